@@ -1,0 +1,44 @@
+# Thin wrapper over CMake. `make run` and `make test` first install what is
+# missing (scripts/deps.sh), then configure and build.
+BUILD      ?= build
+JOBS       ?= 2
+CMAKE_ARGS ?=
+
+.PHONY: all deps build run test test-asan fuzz bench clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/clients/mdae check tests/models/rldc2.mel
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: deps
+	$(MAKE) BUILD=build-asan CMAKE_ARGS="-DMDAE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" test
+
+# libFuzzer targets, built with clang: make fuzz FUZZ_SECONDS=60
+FUZZ_SECONDS ?= 60
+fuzz:
+	@WITH_FUZZ=1 bash scripts/deps.sh
+	CC=clang cmake -S . -B build-fuzz -DMDAE_FUZZ=ON -DMDAE_TESTS=OFF
+	cmake --build build-fuzz -j $(JOBS) --target mel_parse_fuzz
+	mkdir -p build-fuzz/corpus-mel && cp tests/models/*.mel build-fuzz/corpus-mel/ 2>/dev/null || true
+	./build-fuzz/engine/mel_parse_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    -artifact_prefix=build-fuzz/ build-fuzz/corpus-mel tests/corpus/mel_parse
+
+bench: build
+	./$(BUILD)/tests/bench_analyze
+
+clean:
+	rm -rf build build-asan build-fuzz

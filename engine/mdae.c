@@ -1,0 +1,161 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mdae.c -- error names, the replaceable allocator, diagnostics lists.
+ * See engine/mdae.h for the promises.
+ */
+#include "mdae.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static mdae_allocator allocator = {malloc, realloc, calloc, free};
+
+const char *mdae_strerror(int code)
+{
+    switch (code) {
+#define MDAE_ERR_MSG_(name, val, msg) \
+    case val:                         \
+        return msg;
+        MDAE_ERR_MAP(MDAE_ERR_MSG_)
+#undef MDAE_ERR_MSG_
+    }
+    return "unknown error";
+}
+
+const char *mdae_err_name(int code)
+{
+    switch (code) {
+#define MDAE_ERR_NAME_(name, val, msg) \
+    case val:                          \
+        return "MDAE_" #name;
+        MDAE_ERR_MAP(MDAE_ERR_NAME_)
+#undef MDAE_ERR_NAME_
+    }
+    return "MDAE_E_UNKNOWN";
+}
+
+int mdae_replace_allocator(const mdae_allocator *a)
+{
+    if (a == NULL) {
+        allocator = (mdae_allocator){malloc, realloc, calloc, free};
+        return MDAE_OK;
+    }
+    if (!a->malloc_fn || !a->realloc_fn || !a->calloc_fn || !a->free_fn)
+        return MDAE_E_INVAL;
+    allocator = *a;
+    return MDAE_OK;
+}
+
+void *mdae_malloc(size_t n) { return allocator.malloc_fn(n ? n : 1); }
+void *mdae_calloc(size_t count, size_t n)
+{
+    return allocator.calloc_fn(count ? count : 1, n ? n : 1);
+}
+void *mdae_realloc(void *p, size_t n) { return allocator.realloc_fn(p, n ? n : 1); }
+void mdae_free(void *p)
+{
+    if (p != NULL)
+        allocator.free_fn(p);
+}
+
+char *mdae_strndup(const char *s, size_t n)
+{
+    char *r = mdae_malloc(n + 1);
+    if (r == NULL)
+        return NULL;
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
+char *mdae_strdup(const char *s) { return mdae_strndup(s, strlen(s)); }
+
+char *mdae_vasprintf(const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n < 0)
+        return NULL;
+    char *r = mdae_malloc((size_t)n + 1);
+    if (r != NULL)
+        vsnprintf(r, (size_t)n + 1, fmt, ap);
+    return r;
+}
+
+char *mdae_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *r = mdae_vasprintf(fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+void mdae_diags_init(mdae_diags *d) { memset(d, 0, sizeof *d); }
+
+void mdae_diags_close(mdae_diags *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        mdae_free(d->items[i].message);
+    mdae_free(d->items);
+    size_t limit = d->limit;
+    memset(d, 0, sizeof *d);
+    d->limit = limit;
+}
+
+int mdae_diags_add(mdae_diags *d, mdae_severity sev, mdae_range where, const char *fmt, ...)
+{
+    if (d == NULL)
+        return MDAE_OK;
+    if (sev == MDAE_SEV_ERROR)
+        d->errors++;
+    size_t limit = d->limit ? d->limit : 100;
+    if (d->count >= limit) {
+        d->dropped++;
+        return MDAE_OK;
+    }
+    if (d->count == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 8;
+        mdae_diag *items = mdae_realloc(d->items, cap * sizeof *items);
+        if (items == NULL) {
+            d->dropped++;
+            return MDAE_E_NOMEM;
+        }
+        d->items = items;
+        d->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = mdae_vasprintf(fmt, ap);
+    va_end(ap);
+    if (msg == NULL) {
+        d->dropped++;
+        return MDAE_E_NOMEM;
+    }
+    d->items[d->count++] = (mdae_diag){sev, where, msg};
+    return MDAE_OK;
+}
+
+static const char *severity_name(mdae_severity sev)
+{
+    switch (sev) {
+    case MDAE_SEV_ERROR: return "error";
+    case MDAE_SEV_WARNING: return "warning";
+    case MDAE_SEV_NOTE: return "note";
+    }
+    return "error";
+}
+
+char *mdae_diag_format(const mdae_diag *diag, const char *file)
+{
+    if (file == NULL)
+        file = "<input>";
+    if (diag->where.start.line == 0)
+        return mdae_asprintf("%s: %s: %s", file, severity_name(diag->severity), diag->message);
+    return mdae_asprintf("%s:%u:%u: %s: %s", file, (unsigned)diag->where.start.line,
+                         (unsigned)diag->where.start.col, severity_name(diag->severity),
+                         diag->message);
+}

@@ -1,0 +1,139 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mdae.h -- the shared core: error codes, allocator, source ranges and
+ * diagnostics lists.
+ *
+ * Every other module of engine/ and protocol/ includes this header. It holds
+ * no global state except the replaceable allocator (set once, at start-up,
+ * before any other call, like uv_replace_allocator).
+ *
+ * Errors: functions return int, MDAE_OK (0) or a negative MDAE_E_* code, and
+ * write results to out-parameters (last) only on success.
+ *
+ * Diagnostics: functions that read user text take an optional
+ * `mdae_diags *` and append located messages to it; NULL means "don't care".
+ * The engine never prints: callers format diagnostics with
+ * mdae_diag_format().
+ */
+#ifndef MDAE_H
+#define MDAE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define MDAE_API __attribute__((visibility("default")))
+#define MDAE_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MDAE_API
+#define MDAE_PRINTF(a, b)
+#endif
+
+#define MDAE_VERSION "0.1.0"
+
+/* X-macro list of error codes: name, value, message (after UV_ERRNO_MAP). */
+#define MDAE_ERR_MAP(XX)                                                    \
+    XX(OK, 0, "success")                                                    \
+    XX(E_NOMEM, -1, "out of memory")                                        \
+    XX(E_INVAL, -2, "invalid argument")                                     \
+    XX(E_PARSE, -3, "the model has syntax errors")                          \
+    XX(E_MODEL, -4, "the model has semantic errors")                        \
+    XX(E_LIMIT, -5, "the model exceeds a configured limit")                 \
+    XX(E_BDD_LIMIT, -6, "analysis exceeded the BDD node limit")             \
+    XX(E_BDD, -7, "BDD library error")                                      \
+    XX(E_IO, -8, "input/output error")                                      \
+    XX(E_CANCELED, -9, "operation canceled")                                \
+    XX(E_TIMEOUT, -10, "operation exceeded its time budget")                \
+    XX(E_NOTIMPL, -11, "not implemented")                                   \
+    XX(E_STATE, -12, "operation not valid in the current state")            \
+    XX(E_PROTO, -13, "protocol error")
+
+typedef enum mdae_err {
+#define MDAE_ERR_ENUM_(name, val, msg) MDAE_##name = (val),
+    MDAE_ERR_MAP(MDAE_ERR_ENUM_)
+#undef MDAE_ERR_ENUM_
+} mdae_err;
+
+/* Human-readable message for a code; never NULL ("unknown error" if the code
+ * is not in the map). Static storage. */
+MDAE_API const char *mdae_strerror(int code);
+/* Symbolic name ("MDAE_E_NOMEM"); never NULL. Static storage. */
+MDAE_API const char *mdae_err_name(int code);
+
+/* ---- Allocator ------------------------------------------------------------
+ * All engine and protocol allocations go through these, so tests can make
+ * allocation N fail. mdae_free(NULL) does nothing. mdae_strdup/strndup
+ * return NULL on failure. */
+typedef struct mdae_allocator {
+    void *(*malloc_fn)(size_t);
+    void *(*realloc_fn)(void *, size_t);
+    void *(*calloc_fn)(size_t, size_t);
+    void (*free_fn)(void *);
+} mdae_allocator;
+
+/* Replace the allocator (NULL restores libc's). Call before any other mdae
+ * call; returns MDAE_E_INVAL if a function pointer is missing. */
+MDAE_API int mdae_replace_allocator(const mdae_allocator *a);
+MDAE_API void *mdae_malloc(size_t n);
+MDAE_API void *mdae_calloc(size_t count, size_t n);
+MDAE_API void *mdae_realloc(void *p, size_t n);
+MDAE_API void mdae_free(void *p);
+MDAE_API char *mdae_strdup(const char *s);
+MDAE_API char *mdae_strndup(const char *s, size_t n);
+/* printf into a new string (owned: free with mdae_free); NULL on OOM. */
+MDAE_API char *mdae_asprintf(const char *fmt, ...) MDAE_PRINTF(1, 2);
+MDAE_API char *mdae_vasprintf(const char *fmt, va_list ap);
+
+/* ---- Source positions -----------------------------------------------------
+ * line and col are 1-based; col counts bytes from the start of the line
+ * (what `FILE:LINE:COL` shows; the server converts to LSP's UTF-16 columns
+ * from offset). offset is the 0-based byte offset. A zero line means
+ * "no location". end is exclusive. */
+typedef struct mdae_pos {
+    uint32_t line;
+    uint32_t col;
+    uint32_t offset;
+} mdae_pos;
+
+typedef struct mdae_range {
+    mdae_pos start;
+    mdae_pos end;
+} mdae_range;
+
+/* ---- Diagnostics ---------------------------------------------------------- */
+typedef enum mdae_severity {
+    MDAE_SEV_ERROR = 1,
+    MDAE_SEV_WARNING = 2,
+    MDAE_SEV_NOTE = 3
+} mdae_severity;
+
+typedef struct mdae_diag {
+    mdae_severity severity;
+    mdae_range where;
+    char *message; /* owned by the list */
+} mdae_diag;
+
+/* A growable list of diagnostics, capped at `limit` entries (0: 100); entries
+ * past the cap are counted in `dropped`, not stored, so a flood of errors
+ * cannot exhaust memory. */
+typedef struct mdae_diags {
+    mdae_diag *items;
+    size_t count;
+    size_t cap;
+    size_t limit;
+    size_t dropped;
+    size_t errors; /* number of MDAE_SEV_ERROR added, dropped ones included */
+} mdae_diags;
+
+MDAE_API void mdae_diags_init(mdae_diags *d);
+MDAE_API void mdae_diags_close(mdae_diags *d); /* frees items; safe twice */
+/* Append a diagnostic. MDAE_OK or MDAE_E_NOMEM (the entry is then counted as
+ * dropped, and errors still counts it). d may be NULL (no-op, MDAE_OK). */
+MDAE_API int mdae_diags_add(mdae_diags *d, mdae_severity sev, mdae_range where,
+                            const char *fmt, ...) MDAE_PRINTF(4, 5);
+/* Format "FILE:LINE:COL: error: message" (no newline) into a new string
+ * (owned: mdae_free). file may be NULL ("<input>"). NULL on OOM. */
+MDAE_API char *mdae_diag_format(const mdae_diag *diag, const char *file);
+
+#endif /* MDAE_H */

@@ -1,0 +1,169 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mel.h -- the MEL front-end: parse a model text and elaborate it into
+ * a flat *guarded incidence structure* (mel_model).
+ *
+ * Why: every later stage (BDD encoding in sa_*, the brute-force reference in
+ * tests/ref, JSON output) consumes the same flat structure, so it is defined
+ * once here, as plain read-only C data.
+ *
+ * Promises: pure computation; no I/O, no logging, no global state, no BuDDy.
+ * Reentrant. Whatever the input bytes, mel_model_parse returns (never crashes,
+ * never loops without bound): nesting depth, number of instances, loop trip
+ * counts and input size are limited by mel_options and reported as errors.
+ *
+ * Errors: MDAE_OK, MDAE_E_PARSE (syntax errors), MDAE_E_MODEL (semantic
+ * errors: undeclared names, redeclarations, bad types...), MDAE_E_LIMIT (a
+ * limit of mel_options was hit), MDAE_E_NOMEM. On any failure, located
+ * messages are appended to `diags` (several when recovery is possible).
+ *
+ * Ownership: a mel_model and everything reachable from it (names, guards,
+ * arrays) belong to the model and are released by mel_model_free().
+ *
+ * Language: see README.md, "The model language", and RR-9322 section 4.2.
+ */
+#ifndef MEL_H
+#define MEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdae.h"
+
+/* ---- Guards ---------------------------------------------------------------
+ * A guard is a propositional formula over the model's mode variables (the
+ * `boolean` declarations), kept as a tree (possibly shared: a DAG). Integer
+ * comparisons (`i > 1` inside a loop) are folded to TRUE/FALSE during
+ * elaboration, so only these operators remain. */
+typedef enum mel_guard_op {
+    MEL_G_FALSE,
+    MEL_G_TRUE,
+    MEL_G_VAR, /* mode variable `var` */
+    MEL_G_NOT, /* !lhs */
+    MEL_G_AND, /* lhs & rhs */
+    MEL_G_OR   /* lhs | rhs */
+} mel_guard_op;
+
+typedef struct mel_guard {
+    mel_guard_op op;
+    uint32_t var;                /* MEL_G_VAR: index into mel_model.modes */
+    const struct mel_guard *lhs; /* NOT, AND, OR */
+    const struct mel_guard *rhs; /* AND, OR */
+} mel_guard;
+
+/* ---- The flat structure ---------------------------------------------------- */
+
+/* A Boolean mode variable: `g : boolean [= expr]` (instance name, e.g.
+ * "open[3]"). Its defining expression is not part of the structure. */
+typedef struct mel_mode {
+    char *name;
+    mdae_range where; /* the declaration */
+} mel_mode;
+
+/* `invariant c;` — valid modes satisfy every invariant's `cond`. An invariant
+ * inside a conditional statement with guard g is stored as `!g | c`. */
+typedef struct mel_invariant {
+    const mel_guard *cond;
+    mdae_range where;
+} mel_invariant;
+
+/* An unknown `x : real` (instance name "x[3]"); it exists in the modes where
+ * `guard` holds (TRUE unless declared inside a conditional statement). */
+typedef struct mel_variable {
+    char *name;
+    const mel_guard *guard;
+    mdae_range where; /* the declaration */
+} mel_variable;
+
+/* One case of an incidence: in the modes where `guard` holds, the variable
+ * appears in the equation with highest derivative order at least `order`.
+ * `guard` is absolute: it already includes the equation's own guard. */
+typedef struct mel_order_case {
+    const mel_guard *guard;
+    int order;        /* 0..MEL_MAX_ORDER */
+    mdae_range where; /* first use of the variable with this order */
+} mel_order_case;
+
+/* Incidence of one variable in one equation (an *edge* of the bipartite
+ * graph). In mode m the edge is active iff some case's guard holds, and then
+ * sigma(m) = max of the orders of the cases whose guards hold. Cases are
+ * sorted by strictly decreasing order (one case per order). */
+typedef struct mel_incidence {
+    uint32_t var; /* index into mel_model.variables */
+    uint32_t n_cases;
+    const mel_order_case *cases;
+} mel_incidence;
+
+/* A named equation `e : equation lhs = rhs` (instance name "e[3]"), active in
+ * the modes where `guard` holds. Incidences are sorted by variable index,
+ * one per variable. */
+typedef struct mel_equation {
+    char *name;
+    const mel_guard *guard;
+    mdae_range where; /* from the label to the end of the equation */
+    uint32_t n_incs;
+    const mel_incidence *incs;
+} mel_equation;
+
+/* The elaborated model. Arrays are in declaration (instantiation) order. */
+typedef struct mel_model {
+    uint32_t n_modes;
+    const mel_mode *modes;
+    uint32_t n_invariants;
+    const mel_invariant *invariants;
+    uint32_t n_variables;
+    const mel_variable *variables;
+    uint32_t n_equations;
+    const mel_equation *equations;
+    size_t n_edges;      /* total number of incidences */
+    uint32_t n_params;   /* `p : real = e` declarations (instances) */
+    uint32_t n_integers; /* `N : integer = e` declarations (instances) */
+    struct mel_model_priv *priv; /* arena and name tables */
+} mel_model;
+
+#define MEL_MAX_ORDER 1000
+
+/* An integer constant overridden from outside (`-D N=20`). */
+typedef struct mel_define {
+    const char *name;
+    long long value;
+} mel_define;
+
+typedef struct mel_options {
+    const mel_define *defines; /* borrowed for the call */
+    size_t n_defines;
+    size_t max_input_bytes; /* 0: 64 MiB */
+    size_t max_depth;       /* nesting of statements and expressions; 0: 256 */
+    size_t max_instances;   /* equations+variables+modes created; 0: 1,000,000 */
+    size_t max_errors;      /* errors before giving up; 0: 50 */
+} mel_options;
+
+/* Parse and elaborate `text` (len bytes, need not be NUL-terminated; any
+ * bytes). opt may be NULL (defaults). On MDAE_OK, *out is a new model (owned:
+ * mel_model_free). Warnings may be added to diags even on success. */
+MDAE_API int mel_model_parse(const char *text, size_t len, const mel_options *opt,
+                             mel_model **out, mdae_diags *diags);
+
+/* Release a model; NULL is a no-op. */
+MDAE_API void mel_model_free(mel_model *m);
+
+/* Evaluate a guard in a mode: mode[k] is the value of mode variable k. */
+MDAE_API bool mel_guard_eval(const mel_guard *g, const bool *mode);
+
+/* Print a guard as a formula over mode-variable names, with the operators of
+ * the language (`!`, `&`, `|`, parentheses only where needed), into a new
+ * string (owned: mdae_free). NULL on OOM. */
+MDAE_API char *mel_guard_format(const mel_model *m, const mel_guard *g);
+
+/* Sigma of an incidence in a mode: the highest order among the cases whose
+ * guard holds, or -1 when none holds (the edge is inactive). */
+MDAE_API int mel_incidence_order(const mel_incidence *inc, const bool *mode);
+
+/* Index of the equation / variable / mode variable with this instance name,
+ * or -1. */
+MDAE_API long mel_model_find_equation(const mel_model *m, const char *name);
+MDAE_API long mel_model_find_variable(const mel_model *m, const char *name);
+MDAE_API long mel_model_find_mode(const mel_model *m, const char *name);
+
+#endif /* MEL_H */

@@ -1,0 +1,158 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa.h -- structural analysis of a multimode DAE for all modes at once,
+ * on BDDs (RR-9322 section 4): encoding, primal problem (maximum-weight
+ * perfect matchings), singular-mode diagnostics (Dulmage-Mendelsohn coarse
+ * decomposition per mode), dual problem (Pryce's canonical offsets).
+ *
+ * Why: this is the product. It never enumerates modes: every quantity is a
+ * function of the mode held as a BDD (or a vector of BDDs for integers).
+ *
+ * Promises: no I/O, no logging. BuDDy's state is global to the process, so
+ * everything here is single-threaded and the whole process holds one BDD
+ * manager: sa_begin() before anything else, sa_end() after the last result is
+ * freed. BuDDy errors (node table exhausted, node limit reached) never exit
+ * the process: they become MDAE_E_BDD_LIMIT / MDAE_E_BDD results and leave the
+ * manager usable.
+ *
+ * Errors: MDAE_OK, MDAE_E_MODEL (model errors found by the encoding, e.g. a
+ * variable used where it does not exist: located diagnostics are appended),
+ * MDAE_E_BDD_LIMIT, MDAE_E_BDD, MDAE_E_CANCELED, MDAE_E_NOMEM, MDAE_E_STATE
+ * (no sa_begin).
+ *
+ * Ownership: the model passed to sa_analyze is borrowed and must outlive the
+ * result. Results and reports are owned by the caller (free functions below,
+ * which accept NULL).
+ */
+#ifndef SA_H
+#define SA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdae.h"
+#include "mel.h"
+
+/* ---- The BDD manager --------------------------------------------------- */
+typedef struct sa_config {
+    size_t node_limit;    /* max BDD nodes; 0: 50,000,000 */
+    size_t initial_nodes; /* initial node table; 0: sized from the model */
+    size_t cache_size;    /* operation cache entries; 0: sized from the model */
+    bool dynamic_reorder; /* BuDDy's sifting with variable blocks */
+} sa_config;
+
+MDAE_API void sa_config_default(sa_config *cfg);
+
+/* Start BuDDy for this process. MDAE_E_STATE if already started. */
+MDAE_API int sa_begin(const sa_config *cfg /* borrowed; NULL: defaults */);
+/* Stop BuDDy. Every sa_result must have been freed. Safe without sa_begin. */
+MDAE_API void sa_end(void);
+
+/* ---- Analysis ------------------------------------------------------------ */
+typedef struct sa_result sa_result;
+
+/* Called between the steps of an analysis; return non-zero to cancel (the
+ * analysis then returns MDAE_E_CANCELED). `phase` is a static string
+ * ("encode", "matchings", "argmax", "diagnostics", "offsets", ...). */
+typedef int (*sa_progress_fn)(void *ctx, const char *phase, size_t done, size_t total);
+
+typedef struct sa_options {
+    sa_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+} sa_options;
+
+/* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new
+ * result (owned: sa_result_free). */
+MDAE_API int sa_analyze(const mel_model *m, const sa_options *opt, sa_result **out,
+                        mdae_diags *diags);
+MDAE_API void sa_result_free(sa_result *r);
+
+/* Encode the model and check its consistency only (cheap; used by
+ * `mdae check`): every edge is active only where its equation and its
+ * variable exist (chi_E => chi_I & chi_J, RR-9322 section 4.3), and the
+ * invariants leave at least one valid mode (a warning otherwise). Violations
+ * are appended to diags, located at the use of the variable; returns
+ * MDAE_E_MODEL if there are any. Needs sa_begin(). */
+MDAE_API int sa_check(const mel_model *m, mdae_diags *diags);
+
+/* Peak number of live BDD nodes seen during the analysis (for benchmarks). */
+MDAE_API size_t sa_result_peak_nodes(const sa_result *r);
+
+/* ---- What the result says about one mode ---------------------------------
+ * Obtained by restricting the all-modes functions to the mode (no new
+ * analysis). Arrays are indexed like the model's equations/variables. */
+typedef struct sa_mode_view {
+    bool valid;       /* satisfies every invariant */
+    bool singular;    /* valid and no perfect matching (structurally singular) */
+    bool *eq_active;  /* n_equations */
+    bool *var_active; /* n_variables */
+    int *c;           /* equation offsets; -1 when inactive, invalid or singular */
+    int *d;           /* variable offsets; -1 likewise */
+    bool *overdetermined;  /* n_equations; only in singular modes */
+    bool *underdetermined; /* n_variables; only in singular modes */
+    int *matched_var; /* n_equations: the variable the chosen MWPM gives the
+                         equation, -1 if none (inactive/invalid/singular) */
+} sa_mode_view;
+
+/* Fill *out (caller-allocated; arrays owned by it: sa_mode_view_close) for
+ * mode[k] = value of mode variable k. */
+MDAE_API int sa_result_mode(const sa_result *r, const bool *mode, sa_mode_view *out);
+MDAE_API void sa_mode_view_close(sa_mode_view *v);
+
+/* ---- Report: the result as plain data, for JSON and text output ----------- */
+
+/* A set of modes, as a short formula over mode-variable names ("g1 & !g2 | g3",
+ * "true", "false") and as a list of cubes whose union is the set. A cube is a
+ * row of n_modes values: 1 (true), 0 (false), -1 (don't care). */
+typedef struct sa_set {
+    char *formula;       /* owned */
+    size_t n_cubes;
+    signed char *cubes;  /* owned; n_cubes * n_modes */
+} sa_set;
+
+typedef struct sa_offset_case {
+    int value;
+    sa_set modes;
+} sa_offset_case;
+
+/* An equation or a variable: where it is active (valid modes), and its offset
+ * in each part of the valid nonsingular modes where it is active. */
+typedef struct sa_item {
+    const char *name; /* borrowed from the model */
+    sa_set active;
+    size_t n_offsets;
+    sa_offset_case *offsets; /* sorted by value */
+} sa_item;
+
+typedef enum sa_diag_kind {
+    SA_DIAG_OVERDETERMINED, /* `index` is an equation */
+    SA_DIAG_UNDERDETERMINED /* `index` is a variable */
+} sa_diag_kind;
+
+typedef struct sa_diagnostic {
+    sa_diag_kind kind;
+    uint32_t index;
+    sa_set modes; /* the singular modes where it holds; never empty */
+} sa_diagnostic;
+
+typedef struct sa_report {
+    uint32_t n_modes;
+    const char *const *mode_names; /* borrowed from the model */
+    double valid_modes;            /* number of valid modes */
+    bool singular;                 /* some valid mode is singular */
+    sa_set singular_modes;
+    uint32_t n_equations;
+    sa_item *equations;
+    uint32_t n_variables;
+    sa_item *variables;
+    size_t n_diagnostics;
+    sa_diagnostic *diagnostics; /* equations first, then variables, model order */
+} sa_report;
+
+/* Build the report (owned: sa_report_free). The result must stay alive while
+ * the report is used (names are borrowed from the model). */
+MDAE_API int sa_result_report(const sa_result *r, sa_report **out);
+MDAE_API void sa_report_free(sa_report *rep);
+
+#endif /* SA_H */
