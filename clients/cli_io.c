@@ -1,0 +1,319 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * clients/cli_io.c -- read a model file, parse it, and print diagnostics
+ * with the offending source line and a caret (gcc style).
+ *
+ * Files are read whole, with a cap (CLI_MAX_FILE_BYTES), because the parser
+ * wants the text in memory and a model larger than 64 MiB is a mistake (a
+ * wrong path, a binary) rather than a model. The cap is checked while
+ * reading, not only from fstat, so pipes and growing files are bounded too.
+ */
+#include "cli.h"
+
+#include "rpc_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Longest source line we echo under a diagnostic; past it, only the
+ * `FILE:LINE:COL:` line is printed (minified or binary input). */
+#define CLI_MAX_ECHO_LINE 1000
+
+static int read_error(const char *name, const char *what)
+{
+    fprintf(stderr, "mdae: cannot read '%s': %s\n", name, what);
+    return CLI_EXIT_IO;
+}
+
+static int read_fd(int fd, const char *name, cli_source *src)
+{
+    size_t cap = 0, len = 0;
+    char *buf = NULL;
+    for (;;) {
+        if (len == cap) {
+            /* Grow geometrically, to at most the cap plus one byte: reading
+             * that one byte is how an oversized input is detected. */
+            size_t ncap = cap ? cap * 2 : 65536;
+            if (ncap > CLI_MAX_FILE_BYTES + 1)
+                ncap = CLI_MAX_FILE_BYTES + 1;
+            if (ncap == cap) {
+                mdae_free(buf);
+                fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", name,
+                        CLI_MAX_FILE_BYTES >> 20);
+                return CLI_EXIT_IO;
+            }
+            char *nbuf = mdae_realloc(buf, ncap + 1);
+            if (nbuf == NULL) {
+                mdae_free(buf);
+                return read_error(name, "out of memory");
+            }
+            buf = nbuf;
+            cap = ncap;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            mdae_free(buf);
+            return read_error(name, strerror(e));
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    if (len > CLI_MAX_FILE_BYTES) {
+        mdae_free(buf);
+        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", name,
+                CLI_MAX_FILE_BYTES >> 20);
+        return CLI_EXIT_IO;
+    }
+    if (buf == NULL) {
+        buf = mdae_malloc(1);
+        if (buf == NULL)
+            return read_error(name, "out of memory");
+    }
+    buf[len] = '\0';
+    src->text = buf;
+    src->len = len;
+    return CLI_EXIT_OK;
+}
+
+int cli_source_read(const char *path, cli_source *src)
+{
+    memset(src, 0, sizeof *src);
+    bool is_stdin = strcmp(path, "-") == 0;
+    src->name = mdae_strdup(is_stdin ? "<stdin>" : path);
+    if (src->name == NULL)
+        return read_error(path, "out of memory");
+    int fd = STDIN_FILENO;
+    if (!is_stdin) {
+        fd = open(path, O_RDONLY | O_NOCTTY);
+        if (fd < 0) {
+            int e = errno;
+            cli_source_close(src);
+            return read_error(path, strerror(e));
+        }
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        if (!is_stdin)
+            close(fd);
+        cli_source_close(src);
+        return read_error(path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        if (!is_stdin)
+            close(fd);
+        cli_source_close(src);
+        return read_error(path, "is a directory");
+    }
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > CLI_MAX_FILE_BYTES) {
+        if (!is_stdin)
+            close(fd);
+        cli_source_close(src);
+        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", path,
+                CLI_MAX_FILE_BYTES >> 20);
+        return CLI_EXIT_IO;
+    }
+    int code = read_fd(fd, src->name, src);
+    if (!is_stdin)
+        close(fd);
+    if (code != CLI_EXIT_OK)
+        cli_source_close(src);
+    return code;
+}
+
+void cli_source_close(cli_source *src)
+{
+    mdae_free(src->name);
+    mdae_free(src->text);
+    memset(src, 0, sizeof *src);
+}
+
+/* Find the start of the source line of position p: by its offset when it
+ * agrees with line/col, else by counting lines. false if p is not in the
+ * text. */
+static bool find_line(const cli_source *src, mdae_pos p, size_t *start, size_t *end)
+{
+    if (src == NULL || src->text == NULL || p.line == 0 || p.col == 0)
+        return false;
+    size_t s = 0;
+    bool agrees = false;
+    if (p.offset <= src->len && (size_t)p.offset + 1 >= p.col) {
+        /* offset agrees with col if s starts a line and no newline lies
+         * between s and the offset. */
+        s = p.offset + 1 - p.col;
+        agrees = (s == 0 || src->text[s - 1] == '\n') &&
+                 memchr(src->text + s, '\n', p.offset - s) == NULL;
+    }
+    if (!agrees) {
+        uint32_t line = 1;
+        s = 0;
+        while (line < p.line) {
+            const char *nl = memchr(src->text + s, '\n', src->len - s);
+            if (nl == NULL)
+                return false;
+            s = (size_t)(nl - src->text) + 1;
+            line++;
+        }
+    }
+    const char *nl = memchr(src->text + s, '\n', src->len - s);
+    size_t e = nl ? (size_t)(nl - src->text) : src->len;
+    if (e > s && src->text[e - 1] == '\r')
+        e--;
+    /* A column just past the end of the line (a missing ';' at end of line)
+     * still gets a caret. */
+    if ((size_t)p.col - 1 > e - s)
+        return false;
+    *start = s;
+    *end = e;
+    return true;
+}
+
+/* Print the source line, then a caret under column col (with '~' up to
+ * end_col when the range stays on the line). Control bytes are shown as
+ * '?' so a binary file cannot drive the terminal; the caret line copies
+ * tabs so it stays aligned, and counts a UTF-8 character as one column. */
+static void print_caret(const cli_source *src, const mdae_diag *dg)
+{
+    size_t s, e;
+    if (!find_line(src, dg->where.start, &s, &e) || e - s > CLI_MAX_ECHO_LINE)
+        return;
+    const unsigned char *t = (const unsigned char *)src->text;
+    fputc(' ', stderr);
+    for (size_t k = s; k < e; k++)
+        fputc((t[k] < 0x20 && t[k] != '\t') || t[k] == 0x7f ? '?' : t[k], stderr);
+    fputs("\n ", stderr);
+    size_t caret = s + dg->where.start.col - 1;
+    for (size_t k = s; k < caret; k++) {
+        if (t[k] == '\t')
+            fputc('\t', stderr);
+        else if ((t[k] & 0xC0) != 0x80) /* not a UTF-8 continuation byte */
+            fputc(' ', stderr);
+    }
+    fputc('^', stderr);
+    size_t stop = caret + 1;
+    if (dg->where.end.line == dg->where.start.line && dg->where.end.col > dg->where.start.col)
+        stop = s + dg->where.end.col - 1;
+    if (stop > e)
+        stop = e;
+    for (size_t k = caret + 1; k < stop; k++)
+        if ((t[k] & 0xC0) != 0x80)
+            fputc('~', stderr);
+    fputc('\n', stderr);
+}
+
+void cli_print_diags(const cli_source *src, const mdae_diags *d)
+{
+    const char *name = src && src->name ? src->name : NULL;
+    for (size_t i = 0; i < d->count; i++) {
+        const mdae_diag *dg = &d->items[i];
+        char *line = mdae_diag_format(dg, name);
+        if (line == NULL) {
+            fprintf(stderr, "mdae: out of memory while printing diagnostics\n");
+            return;
+        }
+        fprintf(stderr, "%s\n", line);
+        mdae_free(line);
+        print_caret(src, dg);
+    }
+    if (d->dropped > 0)
+        fprintf(stderr, "%s: %zu more diagnostics not shown\n", name ? name : "<input>",
+                d->dropped);
+}
+
+int cli_exit_code(int rc)
+{
+    switch (rc) {
+    case MDAE_OK:
+        return CLI_EXIT_OK;
+    case MDAE_E_PARSE:
+    case MDAE_E_MODEL:
+    case MDAE_E_LIMIT: /* the model exceeds a front-end limit: fix the model */
+        return CLI_EXIT_MODEL;
+    case MDAE_E_BDD_LIMIT:
+        return CLI_EXIT_LIMIT;
+    default:
+        return CLI_EXIT_IO;
+    }
+}
+
+int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m,
+                   mdae_diags *d)
+{
+    int code = cli_source_read(o->file, src);
+    if (code != CLI_EXIT_OK)
+        return code;
+    mel_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.defines = o->defines;
+    mo.n_defines = o->n_defines;
+    mo.max_input_bytes = CLI_MAX_FILE_BYTES;
+    int rc = mel_model_parse(src->text, src->len, &mo, m, d);
+    if (rc < 0) {
+        if (!quiet) {
+            cli_print_diags(src, d);
+            if (d->errors == 0 || rc == MDAE_E_NOMEM)
+                fprintf(stderr, "%s: error: %s\n", src->name, mdae_strerror(rc));
+            else
+                fprintf(stderr, "%s: %zu error%s\n", src->name, d->errors,
+                        d->errors == 1 ? "" : "s");
+        }
+        cli_source_close(src);
+        return cli_exit_code(rc);
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_print_json(const cJSON *json)
+{
+    char *text = NULL;
+    int rc = rpc_json_print(json, true, &text);
+    if (rc < 0) {
+        fprintf(stderr, "mdae: cannot print JSON: %s\n", mdae_strerror(rc));
+        return CLI_EXIT_IO;
+    }
+    fputs(text, stdout);
+    fputc('\n', stdout);
+    mdae_free(text);
+    return CLI_EXIT_OK;
+}
+
+static const char *plural(unsigned long long n) { return n == 1 ? "" : "s"; }
+
+void cli_print_counts(FILE *f, const mel_model *m)
+{
+    fprintf(f, "%u equation%s, %u variable%s, %u mode variable%s", m->n_equations,
+            plural(m->n_equations), m->n_variables, plural(m->n_variables), m->n_modes,
+            plural(m->n_modes));
+    /* 2^n modes, written out while it fits in 64 bits. */
+    if (m->n_modes < 64)
+        fprintf(f, " (%llu mode%s)", 1ULL << m->n_modes, plural(1ULL << m->n_modes));
+    else
+        fprintf(f, " (2^%u modes)", m->n_modes);
+    fprintf(f, ", %zu incidence%s, %u invariant%s, %u parameter%s", m->n_edges,
+            plural(m->n_edges), m->n_invariants, plural(m->n_invariants), m->n_params,
+            plural(m->n_params));
+}
+
+size_t cli_count_severity(const mdae_diags *d, mdae_severity sev)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->count; i++)
+        n += d->items[i].severity == sev;
+    return n;
+}
+
+int cli_finish(int code)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "mdae: error writing to stdout: %s\n", strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    return code;
+}
