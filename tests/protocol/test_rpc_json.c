@@ -1,0 +1,433 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/protocol/test_rpc_json.c -- the JSON shapes of protocol/rpc_json.h:
+ * exact text for a hand-built report, cubes as name->boolean maps, formulas,
+ * empty lists, numbers, the structure of a parsed model, diagnostics, and
+ * allocation failures at every step (no leak, MDAE_E_NOMEM).
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpc_json.h"
+
+/* ---- A hand-built report over g1, g2 ---------------------------------------- */
+
+static const char *const names2[] = {"g1", "g2"};
+static signed char cube_true[] = {-1, -1};
+static signed char cube_g1_ng2[] = {1, 0};
+static signed char cube_g1_g2[] = {1, 1};
+static signed char cube_ng1[] = {0, -1};
+
+static sa_offset_case e1_offsets[] = {
+    {1, {"g1 & g2", 1, cube_g1_g2}},
+    {0, {"!g1", 1, cube_ng1}},
+};
+static sa_item equations1[] = {{"e1", {"true", 1, cube_true}, 2, e1_offsets}};
+static sa_item variables1[] = {{"x", {"true", 1, cube_true}, 0, NULL}};
+static sa_diagnostic diagnostics1[] = {
+    {SA_DIAG_OVERDETERMINED, 0, {"g1 & !g2", 1, cube_g1_ng2}},
+    {SA_DIAG_UNDERDETERMINED, 0, {"g1 & !g2", 1, cube_g1_ng2}},
+};
+
+static sa_report singular_report(void)
+{
+    sa_report r;
+    memset(&r, 0, sizeof r);
+    r.n_modes = 2;
+    r.mode_names = names2;
+    r.valid_modes = 4;
+    r.singular = true;
+    r.singular_modes = (sa_set){"g1 & !g2", 1, cube_g1_ng2};
+    r.n_equations = 1;
+    r.equations = equations1;
+    r.n_variables = 1;
+    r.variables = variables1;
+    r.n_diagnostics = 2;
+    r.diagnostics = diagnostics1;
+    return r;
+}
+
+static char *compact(const cJSON *j)
+{
+    char *s = NULL;
+    cr_assert_eq(rpc_json_print(j, false, &s), MDAE_OK);
+    return s;
+}
+
+Test(rpc_json, encodes_a_singular_report_as_the_documented_text)
+{
+    sa_report r = singular_report();
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
+    char *s = compact(j);
+    cr_assert_str_eq(
+        s, "{\"modeVariables\":[\"g1\",\"g2\"],\"validModes\":4,\"status\":\"singular\","
+           "\"singular\":{\"guard\":\"g1 & !g2\",\"cubes\":[{\"g1\":true,\"g2\":false}]},"
+           "\"equations\":[{\"name\":\"e1\",\"guard\":\"true\",\"cubes\":[{}],"
+           "\"offset\":[{\"value\":1,\"guard\":\"g1 & g2\",\"cubes\":[{\"g1\":true,\"g2\":true}]},"
+           "{\"value\":0,\"guard\":\"!g1\",\"cubes\":[{\"g1\":false}]}]}],"
+           "\"variables\":[{\"name\":\"x\",\"guard\":\"true\",\"cubes\":[{}],\"offset\":[]}],"
+           "\"diagnostics\":[{\"kind\":\"overdetermined\",\"equation\":\"e1\",\"guard\":\"g1 & !g2\","
+           "\"cubes\":[{\"g1\":true,\"g2\":false}]},"
+           "{\"kind\":\"underdetermined\",\"variable\":\"x\",\"guard\":\"g1 & !g2\","
+           "\"cubes\":[{\"g1\":true,\"g2\":false}]}]}");
+    mdae_free(s);
+    cJSON_Delete(j);
+}
+
+Test(rpc_json, maps_cube_values_to_booleans_and_omits_dont_cares)
+{
+    signed char cubes[] = {1, -1, 0, -1, -1, -1};
+    const char *const names[] = {"a", "b", "c"};
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_cubes(3, names, 2, cubes, &j), MDAE_OK);
+    cr_assert(cJSON_IsArray(j));
+    cr_assert_eq(cJSON_GetArraySize(j), 2);
+    cJSON *c0 = cJSON_GetArrayItem(j, 0);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c0, "a")));
+    cr_assert_null(cJSON_GetObjectItemCaseSensitive(c0, "b"));
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c0, "c")));
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetArrayItem(j, 1)), 0);
+    cJSON_Delete(j);
+}
+
+Test(rpc_json, encodes_an_empty_set_as_an_empty_cube_list)
+{
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_cubes(2, names2, 0, NULL, &j), MDAE_OK);
+    char *s = compact(j);
+    cr_assert_str_eq(s, "[]");
+    mdae_free(s);
+    cJSON_Delete(j);
+}
+
+Test(rpc_json, encodes_a_nonsingular_report_with_empty_lists)
+{
+    sa_report r;
+    memset(&r, 0, sizeof r);
+    r.valid_modes = 1;
+    r.singular_modes = (sa_set){"false", 0, NULL};
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
+    char *s = compact(j);
+    cr_assert_str_eq(s, "{\"modeVariables\":[],\"validModes\":1,\"status\":\"nonsingular\","
+                        "\"singular\":{\"guard\":\"false\",\"cubes\":[]},\"equations\":[],"
+                        "\"variables\":[],\"diagnostics\":[]}");
+    mdae_free(s);
+    cJSON_Delete(j);
+}
+
+Test(rpc_json, writes_a_missing_empty_set_formula_as_false)
+{
+    sa_report r;
+    memset(&r, 0, sizeof r);
+    r.singular_modes = (sa_set){NULL, 0, NULL};
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
+    cJSON *sing = cJSON_GetObjectItemCaseSensitive(j, "singular");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sing, "guard")), "false");
+    cJSON_Delete(j);
+}
+
+Test(rpc_json, writes_valid_modes_as_a_json_number)
+{
+    sa_report r = singular_report();
+    r.valid_modes = 1099511627776.0; /* 2^40 */
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "validModes");
+    cr_assert(cJSON_IsNumber(v));
+    cr_assert_eq(cJSON_GetNumberValue(v), 1099511627776.0);
+    char *s = compact(j);
+    cr_assert_not_null(strstr(s, "\"validModes\":1099511627776,"));
+    mdae_free(s);
+    cJSON_Delete(j);
+}
+
+Test(rpc_json, keeps_negative_and_large_offset_values)
+{
+    sa_offset_case offs[] = {{-3, {"g1", 1, cube_g1_g2}}, {1000, {"!g1", 1, cube_ng1}}};
+    sa_item eq = {"e", {"true", 1, cube_true}, 2, offs};
+    sa_report r = singular_report();
+    r.equations = &eq;
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "equations"), 0), "offset");
+    cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(o, 0), "value")), -3);
+    cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(o, 1), "value")), 1000);
+    cJSON_Delete(j);
+}
+
+Test(rpc_json, rejects_a_diagnostic_pointing_past_the_equations)
+{
+    sa_report r = singular_report();
+    sa_diagnostic bad = {SA_DIAG_OVERDETERMINED, 7, {"g1", 1, cube_g1_g2}};
+    r.diagnostics = &bad;
+    r.n_diagnostics = 1;
+    cJSON *j = (cJSON *)0x1;
+    cr_assert_eq(rpc_json_report(&r, &j), MDAE_E_INVAL);
+    cr_assert_eq(j, (cJSON *)0x1, "*out must be untouched on failure");
+}
+
+Test(rpc_json, rejects_null_arguments)
+{
+    cJSON *j = NULL;
+    sa_report r = singular_report();
+    cr_assert_eq(rpc_json_report(NULL, &j), MDAE_E_INVAL);
+    cr_assert_eq(rpc_json_report(&r, NULL), MDAE_E_INVAL);
+    cr_assert_eq(rpc_json_structure(NULL, &j), MDAE_E_INVAL);
+    cr_assert_eq(rpc_json_diags(NULL, &j), MDAE_E_INVAL);
+    cr_assert_eq(rpc_json_print(NULL, false, NULL), MDAE_E_INVAL);
+}
+
+/* ---- Diagnostics --------------------------------------------------------------- */
+
+Test(rpc_json, encodes_diagnostics_with_severity_message_and_range)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mdae_range at = {{3, 5, 40}, {3, 9, 44}};
+    mdae_range nowhere = {{0, 0, 0}, {0, 0, 0}};
+    mdae_diags_add(&d, MDAE_SEV_ERROR, at, "undeclared name '%s'", "y");
+    mdae_diags_add(&d, MDAE_SEV_WARNING, nowhere, "no valid mode");
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_diags(&d, &j), MDAE_OK);
+    char *s = compact(j);
+    cr_assert_str_eq(s, "[{\"severity\":\"error\",\"message\":\"undeclared name 'y'\","
+                        "\"range\":{\"start\":{\"line\":3,\"col\":5,\"offset\":40},"
+                        "\"end\":{\"line\":3,\"col\":9,\"offset\":44}}},"
+                        "{\"severity\":\"warning\",\"message\":\"no valid mode\"}]");
+    mdae_free(s);
+    cJSON_Delete(j);
+    mdae_diags_close(&d);
+}
+
+Test(rpc_json, says_how_many_diagnostics_were_dropped)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    d.limit = 1;
+    mdae_range at = {{1, 1, 0}, {1, 2, 1}};
+    for (int i = 0; i < 4; i++)
+        mdae_diags_add(&d, MDAE_SEV_ERROR, at, "error %d", i);
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_diags(&d, &j), MDAE_OK);
+    cr_assert_eq(cJSON_GetArraySize(j), 2);
+    cJSON *last = cJSON_GetArrayItem(j, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "message")),
+                     "3 more diagnostics not shown");
+    cJSON_Delete(j);
+    mdae_diags_close(&d);
+}
+
+Test(rpc_json, encodes_no_diagnostics_as_an_empty_array)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_diags(&d, &j), MDAE_OK);
+    char *s = compact(j);
+    cr_assert_str_eq(s, "[]");
+    mdae_free(s);
+    cJSON_Delete(j);
+}
+
+/* ---- Structure of a parsed model ------------------------------------------------- */
+
+static const char small_model[] = "g : boolean;\n"
+                                  "x : real;\n"
+                                  "y : real;\n"
+                                  "e1 : equation der(x) = if g then y else 0.0;\n"
+                                  "e2 : equation y = x;\n";
+
+static mel_model *parse_small(void)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    int rc = mel_model_parse(small_model, strlen(small_model), NULL, &m, &d);
+    for (size_t i = 0; i < d.count; i++)
+        cr_log_warn("%s", d.items[i].message);
+    cr_assert_eq(rc, MDAE_OK, "mel_model_parse: %s", mdae_err_name(rc));
+    mdae_diags_close(&d);
+    return m;
+}
+
+static cJSON *item(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static const char *str(const cJSON *o, const char *k) { return cJSON_GetStringValue(item(o, k)); }
+static double num(const cJSON *o, const char *k) { return cJSON_GetNumberValue(item(o, k)); }
+
+Test(rpc_json, encodes_the_structure_of_a_parsed_model)
+{
+    mel_model *m = parse_small();
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_structure(m, &j), MDAE_OK);
+
+    cJSON *modes = item(j, "modeVariables");
+    cr_assert_eq(cJSON_GetArraySize(modes), 1);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(modes, 0), "name"), "g");
+    cr_assert_eq(num(cJSON_GetArrayItem(modes, 0), "line"), 1);
+    cr_assert_eq(num(cJSON_GetArrayItem(modes, 0), "col"), 1);
+    cr_assert_eq(cJSON_GetArraySize(item(j, "invariants")), 0);
+
+    cJSON *vars = item(j, "variables");
+    cr_assert_eq(cJSON_GetArraySize(vars), 2);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(vars, 1), "name"), "y");
+    cr_assert_str_eq(str(cJSON_GetArrayItem(vars, 1), "guard"), "true");
+
+    cJSON *eqs = item(j, "equations");
+    cr_assert_eq(cJSON_GetArraySize(eqs), 2);
+    cJSON *e1 = cJSON_GetArrayItem(eqs, 0);
+    cr_assert_str_eq(str(e1, "name"), "e1");
+    cr_assert_str_eq(str(e1, "guard"), "true");
+    cr_assert_eq(num(item(item(e1, "range"), "start"), "line"), 4);
+    cJSON *incs = item(e1, "incidences");
+    cr_assert_eq(cJSON_GetArraySize(incs), 2);
+    cJSON *ix = cJSON_GetArrayItem(incs, 0), *iy = cJSON_GetArrayItem(incs, 1);
+    cr_assert_str_eq(str(ix, "variable"), "x");
+    cr_assert_eq(cJSON_GetArraySize(item(ix, "cases")), 1);
+    cr_assert_eq(num(cJSON_GetArrayItem(item(ix, "cases"), 0), "order"), 1);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(item(ix, "cases"), 0), "guard"), "true");
+    cr_assert_str_eq(str(iy, "variable"), "y");
+    cr_assert_eq(num(cJSON_GetArrayItem(item(iy, "cases"), 0), "order"), 0);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(item(iy, "cases"), 0), "guard"), "g");
+
+    cJSON *counts = item(j, "counts");
+    cr_assert_eq(num(counts, "equations"), 2);
+    cr_assert_eq(num(counts, "variables"), 2);
+    cr_assert_eq(num(counts, "modeVariables"), 1);
+    cr_assert_eq(num(counts, "incidences"), 4);
+    cr_assert_eq(num(counts, "invariants"), 0);
+    cr_assert_eq(num(counts, "parameters"), 0);
+
+    cJSON_Delete(j);
+    mel_model_free(m);
+}
+
+Test(rpc_json, prints_pretty_and_compact_forms_of_the_same_tree)
+{
+    mel_model *m = parse_small();
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_structure(m, &j), MDAE_OK);
+    char *pretty = NULL, *flat = NULL;
+    cr_assert_eq(rpc_json_print(j, true, &pretty), MDAE_OK);
+    cr_assert_eq(rpc_json_print(j, false, &flat), MDAE_OK);
+    cr_assert_not_null(strchr(pretty, '\n'));
+    cr_assert_null(strchr(flat, '\n'));
+    cJSON *back = cJSON_Parse(pretty);
+    cr_assert_not_null(back);
+    char *again = compact(back);
+    cr_assert_str_eq(again, flat);
+    mdae_free(again);
+    cJSON_Delete(back);
+    mdae_free(pretty);
+    mdae_free(flat);
+    cJSON_Delete(j);
+    mel_model_free(m);
+}
+
+/* ---- Allocation failures ----------------------------------------------------------
+ * Fail allocation N, then N+1, ... until the call succeeds: every failure
+ * must be MDAE_E_NOMEM with nothing leaked (checked by counting live
+ * blocks). */
+
+static long fail_at = -1, n_allocs, live;
+
+static void *t_malloc(size_t n)
+{
+    if (fail_at >= 0 && n_allocs++ == fail_at)
+        return NULL;
+    void *p = malloc(n);
+    if (p)
+        live++;
+    return p;
+}
+static void *t_calloc(size_t c, size_t n)
+{
+    if (fail_at >= 0 && n_allocs++ == fail_at)
+        return NULL;
+    void *p = calloc(c, n);
+    if (p)
+        live++;
+    return p;
+}
+static void *t_realloc(void *old, size_t n)
+{
+    if (fail_at >= 0 && n_allocs++ == fail_at)
+        return NULL;
+    void *p = realloc(old, n);
+    if (p && !old)
+        live++;
+    return p;
+}
+static void t_free(void *p)
+{
+    if (p)
+        live--;
+    free(p);
+}
+
+static const mdae_allocator counting = {t_malloc, t_realloc, t_calloc, t_free};
+
+typedef int (*encode_fn)(const void *arg, cJSON **out);
+
+static void check_oom(encode_fn fn, const void *arg)
+{
+    rpc_json_init();
+    cr_assert_eq(mdae_replace_allocator(&counting), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
+        fail_at = n;
+        n_allocs = 0;
+        live = 0;
+        cJSON *j = NULL;
+        rc = fn(arg, &j);
+        if (rc == MDAE_OK) {
+            char *s = NULL;
+            rc = rpc_json_print(j, n % 2 == 0, &s);
+            mdae_free(s);
+            cJSON_Delete(j);
+        } else {
+            cr_assert_null(j);
+        }
+        cr_assert(rc == MDAE_OK || rc == MDAE_E_NOMEM, "allocation %ld: %s", n, mdae_err_name(rc));
+        cr_assert_eq(live, 0, "allocation %ld failing leaks %ld blocks", n, live);
+    }
+    fail_at = -1;
+    mdae_replace_allocator(NULL);
+    cr_assert_eq(rc, MDAE_OK, "never succeeded");
+    cr_assert_gt(n, 10, "too few allocations to be meaningful");
+}
+
+static int encode_report(const void *arg, cJSON **out) { return rpc_json_report(arg, out); }
+static int encode_structure(const void *arg, cJSON **out) { return rpc_json_structure(arg, out); }
+static int encode_diags(const void *arg, cJSON **out) { return rpc_json_diags(arg, out); }
+
+Test(rpc_json, report_survives_every_allocation_failure)
+{
+    sa_report r = singular_report();
+    check_oom(encode_report, &r);
+}
+
+Test(rpc_json, structure_survives_every_allocation_failure)
+{
+    mel_model *m = parse_small();
+    check_oom(encode_structure, m);
+    mel_model_free(m);
+}
+
+Test(rpc_json, diagnostics_survive_every_allocation_failure)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mdae_range at = {{2, 3, 10}, {2, 4, 11}};
+    mdae_diags_add(&d, MDAE_SEV_ERROR, at, "bad");
+    mdae_diags_add(&d, MDAE_SEV_NOTE, at, "here");
+    check_oom(encode_diags, &d);
+    mdae_diags_close(&d);
+}
