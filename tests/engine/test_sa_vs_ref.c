@@ -1,0 +1,647 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_sa_vs_ref.c -- the implicit BDD engine (engine/sa.h)
+ * against the brute-force reference (tests/ref), mode by mode.
+ *
+ * For every model: parse, sa_analyze, then for every mode (or 1,000 sampled
+ * modes when there are too many) compare sa_result_mode with ref_mode_compute:
+ * validity, singularity, active sets, every c_i and d_j, the DM parts of
+ * singular modes, and that matched_var is a perfect matching of maximum
+ * weight. The report (sa_result_report) is checked on the same modes: each
+ * set's cubes and formula contain the mode iff the reference says so.
+ *
+ * Models: >= 500 random models (ref_random_model; seed base from the
+ * environment variable MDAE_SEED, else fixed; MDAE_RANDOM_MODELS overrides
+ * the count per test), random models with deliberate guard violations (the
+ * engine must refuse them), the paper examples, and the scalable families for
+ * N <= 3 exhaustively and N = 10 on sampled modes.
+ *
+ * On a mismatch the message gives the model (label, seed, text), the mode,
+ * and both answers for that mode: rerun with MDAE_SEED=<seed>
+ * MDAE_RANDOM_MODELS=1 to reproduce one random model.
+ */
+#include <criterion/criterion.h>
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref.h"
+#include "sa.h"
+
+/* ---- Set-up ---------------------------------------------------------------- */
+
+static void begin(void) {
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+}
+
+static void end(void) {
+    sa_end();
+}
+
+TestSuite(sa_vs_ref, .init = begin, .fini = end);
+
+static uint64_t env_u64(const char *name, uint64_t dflt) {
+    const char *s = getenv(name);
+    return s && *s ? strtoull(s, NULL, 0) : dflt;
+}
+
+static char *slurp(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert_not_null(buf);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* ---- Failure messages ---------------------------------------------------------- */
+
+typedef struct cmp {
+    const char *label; /* "random seed 42", "brake N=3" */
+    const char *text;
+    const mel_model *m;
+    const sa_report *rep;
+    const bool *mode;          /* the mode being compared, or NULL */
+    const ref_mode *rm;        /* its reference answer */
+    const sa_mode_view *view;  /* the engine's answer */
+} cmp;
+
+static void dump_ints(FILE *f, const char *what, const int *a, uint32_t n) {
+    fprintf(f, "  %s:", what);
+    for (uint32_t k = 0; k < n; k++) fprintf(f, " %d", a[k]);
+    fputc('\n', f);
+}
+
+static void dump_bools(FILE *f, const char *what, const bool *a, uint32_t n) {
+    fprintf(f, "  %s:", what);
+    for (uint32_t k = 0; k < n; k++) fprintf(f, " %d", a[k]);
+    fputc('\n', f);
+}
+
+static void dump_mode(FILE *f, const cmp *c) {
+    const mel_model *m = c->m;
+    fprintf(f, "mode:");
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        fprintf(f, " %s=%d", m->modes[k].name, c->mode[k]);
+    fprintf(f, "\nequations:");
+    for (uint32_t i = 0; i < m->n_equations; i++) fprintf(f, " %s", m->equations[i].name);
+    fprintf(f, "\nvariables:");
+    for (uint32_t j = 0; j < m->n_variables; j++) fprintf(f, " %s", m->variables[j].name);
+    fputc('\n', f);
+    if (c->rm) {
+        const ref_mode *r = c->rm;
+        fprintf(f, "reference: valid=%d singular=%d weight=%ld\n", r->valid, r->singular,
+                r->weight);
+        dump_bools(f, "eq_active", r->eq_active, m->n_equations);
+        dump_bools(f, "var_active", r->var_active, m->n_variables);
+        dump_ints(f, "c", r->c, m->n_equations);
+        dump_ints(f, "d", r->d, m->n_variables);
+        dump_ints(f, "match", r->match, m->n_equations);
+        dump_bools(f, "overdetermined", r->overdetermined, m->n_equations);
+        dump_bools(f, "underdetermined", r->underdetermined, m->n_variables);
+    }
+    if (c->view) {
+        const sa_mode_view *v = c->view;
+        fprintf(f, "engine: valid=%d singular=%d\n", v->valid, v->singular);
+        dump_bools(f, "eq_active", v->eq_active, m->n_equations);
+        dump_bools(f, "var_active", v->var_active, m->n_variables);
+        dump_ints(f, "c", v->c, m->n_equations);
+        dump_ints(f, "d", v->d, m->n_variables);
+        dump_ints(f, "matched_var", v->matched_var, m->n_equations);
+        dump_bools(f, "overdetermined", v->overdetermined, m->n_equations);
+        dump_bools(f, "underdetermined", v->underdetermined, m->n_variables);
+    }
+}
+
+/* Report a mismatch with everything needed to reproduce it, and stop. */
+static void mismatch(const cmp *c, const char *fmt, ...) MDAE_PRINTF(2, 3);
+static void mismatch(const cmp *c, const char *fmt, ...) {
+    char *msg = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&msg, &len);
+    cr_assert_not_null(f);
+    fprintf(f, "%s: ", c->label);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+    if (c->mode) dump_mode(f, c);
+    fprintf(f, "--- model ---\n%s\n--- end ---\n", c->text);
+    fclose(f);
+    cr_log_error("%s", msg);
+    cr_assert_fail("%s", msg);
+}
+
+/* ---- Sets of modes: cubes and formulas ------------------------------------------ */
+
+static bool cube_contains(const signed char *cube, uint32_t n_modes, const bool *mode) {
+    for (uint32_t k = 0; k < n_modes; k++)
+        if (cube[k] >= 0 && (cube[k] == 1) != mode[k]) return false;
+    return true;
+}
+
+static bool cubes_contain(const sa_set *s, uint32_t n_modes, const bool *mode) {
+    for (size_t t = 0; t < s->n_cubes; t++)
+        if (cube_contains(s->cubes + t * n_modes, n_modes, mode)) return true;
+    return false;
+}
+
+/* A small evaluator for the formulas of sa_set ("g1 & !g2 | g3", "true"):
+ * or := and ('|' and)*; and := not ('&' not)*; not := '!' not | atom;
+ * atom := '(' or ')' | true | false | name. */
+typedef struct fparse {
+    const char *s;
+    const sa_report *rep;
+    const bool *mode;
+    bool err;
+} fparse;
+
+static void f_skip(fparse *p) {
+    while (isspace((unsigned char)*p->s)) p->s++;
+}
+
+static bool f_or(fparse *p, int depth);
+
+static bool f_atom(fparse *p, int depth) {
+    f_skip(p);
+    if (depth > 200) {
+        p->err = true;
+        return false;
+    }
+    if (*p->s == '!') {
+        p->s++;
+        return !f_atom(p, depth + 1);
+    }
+    if (*p->s == '(') {
+        p->s++;
+        bool v = f_or(p, depth + 1);
+        f_skip(p);
+        if (*p->s != ')') p->err = true;
+        else p->s++;
+        return v;
+    }
+    const char *start = p->s;
+    while (isalnum((unsigned char)*p->s) || strchr("_[],.", *p->s)) {
+        if (*p->s == 0) break;
+        p->s++;
+    }
+    size_t n = (size_t)(p->s - start);
+    if (n == 4 && strncmp(start, "true", 4) == 0) return true;
+    if (n == 5 && strncmp(start, "false", 5) == 0) return false;
+    for (uint32_t k = 0; k < p->rep->n_modes; k++) {
+        const char *name = p->rep->mode_names[k];
+        if (strlen(name) == n && strncmp(start, name, n) == 0) return p->mode[k];
+    }
+    p->err = true;
+    return false;
+}
+
+static bool f_and(fparse *p, int depth) {
+    bool v = f_atom(p, depth);
+    for (f_skip(p); *p->s == '&'; f_skip(p)) {
+        p->s++;
+        v = f_atom(p, depth) && v;
+    }
+    return v;
+}
+
+static bool f_or(fparse *p, int depth) {
+    bool v = f_and(p, depth);
+    for (f_skip(p); *p->s == '|'; f_skip(p)) {
+        p->s++;
+        v = f_and(p, depth) || v;
+    }
+    return v;
+}
+
+/* Check that both views of a set (cubes, formula) agree with `want`. */
+static void check_set(const cmp *c, const sa_set *s, bool want, const char *what) {
+    bool in_cubes = cubes_contain(s, c->rep->n_modes, c->mode);
+    if (in_cubes != want)
+        mismatch(c, "report: %s: cubes %s the mode, the reference says %s", what,
+                 in_cubes ? "contain" : "do not contain", want ? "in" : "out");
+    if (!s->formula) mismatch(c, "report: %s: no formula", what);
+    fparse p = {s->formula, c->rep, c->mode, false};
+    bool in_formula = f_or(&p, 0);
+    f_skip(&p);
+    if (p.err || *p.s) mismatch(c, "report: %s: cannot read formula \"%s\"", what, s->formula);
+    if (in_formula != want)
+        mismatch(c, "report: %s: formula \"%s\" is %d, the reference says %d", what,
+                 s->formula, in_formula, want);
+}
+
+/* ---- Comparing one mode ------------------------------------------------------- */
+
+static void compare_view(const cmp *c) {
+    const mel_model *m = c->m;
+    const ref_mode *r = c->rm;
+    const sa_mode_view *v = c->view;
+    if (v->valid != r->valid) mismatch(c, "validity differs");
+    if (!r->valid) return; /* invalid modes: nothing else is defined */
+    if (v->singular != r->singular) mismatch(c, "singularity differs");
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const char *name = m->equations[i].name;
+        if (v->eq_active[i] != r->eq_active[i]) mismatch(c, "activity of %s differs", name);
+        if (v->c[i] != r->c[i]) mismatch(c, "c(%s): engine %d, reference %d", name, v->c[i], r->c[i]);
+        if (v->overdetermined[i] != r->overdetermined[i])
+            mismatch(c, "overdetermined(%s): engine %d, reference %d", name,
+                     v->overdetermined[i], r->overdetermined[i]);
+    }
+    for (uint32_t j = 0; j < m->n_variables; j++) {
+        const char *name = m->variables[j].name;
+        if (v->var_active[j] != r->var_active[j]) mismatch(c, "activity of %s differs", name);
+        if (v->d[j] != r->d[j]) mismatch(c, "d(%s): engine %d, reference %d", name, v->d[j], r->d[j]);
+        if (v->underdetermined[j] != r->underdetermined[j])
+            mismatch(c, "underdetermined(%s): engine %d, reference %d", name,
+                     v->underdetermined[j], r->underdetermined[j]);
+    }
+    if (r->singular) {
+        for (uint32_t i = 0; i < m->n_equations; i++)
+            if (v->matched_var[i] != -1)
+                mismatch(c, "singular mode, but %s is matched", m->equations[i].name);
+        return;
+    }
+    long w = -1;
+    const char *why = NULL;
+    if (!ref_mode_check_matching(r, v->matched_var, &w, &why))
+        mismatch(c, "matched_var is not a perfect matching: %s", why);
+    if (w != r->weight)
+        mismatch(c, "matched_var weighs %ld, a MWPM weighs %ld", w, r->weight);
+}
+
+static void compare_report_mode(const cmp *c) {
+    const mel_model *m = c->m;
+    const sa_report *rep = c->rep;
+    const ref_mode *r = c->rm;
+    const bool valid = r->valid, regular = r->valid && !r->singular;
+    check_set(c, &rep->singular_modes, valid && r->singular, "singular modes");
+    char what[512];
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const sa_item *it = &rep->equations[i];
+        snprintf(what, sizeof what, "active(%s)", m->equations[i].name);
+        check_set(c, &it->active, valid && r->eq_active[i], what);
+        for (size_t t = 0; t < it->n_offsets; t++) {
+            int val = it->offsets[t].value;
+            snprintf(what, sizeof what, "c(%s) = %d", m->equations[i].name, val);
+            check_set(c, &it->offsets[t].modes, regular && r->eq_active[i] && r->c[i] == val,
+                      what);
+        }
+        bool found = false;
+        for (size_t t = 0; t < it->n_offsets; t++) found |= it->offsets[t].value == r->c[i];
+        if (regular && r->eq_active[i] && !found)
+            mismatch(c, "report: no offset case c(%s) = %d", m->equations[i].name, r->c[i]);
+    }
+    for (uint32_t j = 0; j < m->n_variables; j++) {
+        const sa_item *it = &rep->variables[j];
+        snprintf(what, sizeof what, "active(%s)", m->variables[j].name);
+        check_set(c, &it->active, valid && r->var_active[j], what);
+        for (size_t t = 0; t < it->n_offsets; t++) {
+            int val = it->offsets[t].value;
+            snprintf(what, sizeof what, "d(%s) = %d", m->variables[j].name, val);
+            check_set(c, &it->offsets[t].modes,
+                      regular && r->var_active[j] && r->d[j] == val, what);
+        }
+        bool found = false;
+        for (size_t t = 0; t < it->n_offsets; t++) found |= it->offsets[t].value == r->d[j];
+        if (regular && r->var_active[j] && !found)
+            mismatch(c, "report: no offset case d(%s) = %d", m->variables[j].name, r->d[j]);
+    }
+    /* Diagnostics: one per (kind, item) at most (checked in check_report),
+     * so the item's entry contains the mode iff the reference says so. */
+    for (size_t t = 0; t < rep->n_diagnostics; t++) {
+        const sa_diagnostic *dg = &rep->diagnostics[t];
+        bool over = dg->kind == SA_DIAG_OVERDETERMINED;
+        bool want = over ? r->overdetermined[dg->index] : r->underdetermined[dg->index];
+        snprintf(what, sizeof what, "%s(%s)", over ? "overdetermined" : "underdetermined",
+                 over ? m->equations[dg->index].name : m->variables[dg->index].name);
+        check_set(c, &dg->modes, valid && r->singular && want, what);
+    }
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        if (!r->overdetermined[i]) continue;
+        bool listed = false;
+        for (size_t t = 0; t < rep->n_diagnostics; t++)
+            listed |= rep->diagnostics[t].kind == SA_DIAG_OVERDETERMINED &&
+                      rep->diagnostics[t].index == i;
+        if (!listed) mismatch(c, "report: no diagnostic overdetermined(%s)", m->equations[i].name);
+    }
+    for (uint32_t j = 0; j < m->n_variables; j++) {
+        if (!r->underdetermined[j]) continue;
+        bool listed = false;
+        for (size_t t = 0; t < rep->n_diagnostics; t++)
+            listed |= rep->diagnostics[t].kind == SA_DIAG_UNDERDETERMINED &&
+                      rep->diagnostics[t].index == j;
+        if (!listed)
+            mismatch(c, "report: no diagnostic underdetermined(%s)", m->variables[j].name);
+    }
+}
+
+/* Shape of the report, independent of modes. */
+static void check_report(const cmp *c) {
+    const mel_model *m = c->m;
+    const sa_report *rep = c->rep;
+    if (rep->n_modes != m->n_modes || rep->n_equations != m->n_equations ||
+        rep->n_variables != m->n_variables)
+        mismatch(c, "report: wrong sizes");
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (strcmp(rep->mode_names[k], m->modes[k].name) != 0)
+            mismatch(c, "report: mode name %u is %s", k, rep->mode_names[k]);
+    const sa_item *items[2] = {rep->equations, rep->variables};
+    uint32_t counts[2] = {rep->n_equations, rep->n_variables};
+    for (int side = 0; side < 2; side++)
+        for (uint32_t i = 0; i < counts[side]; i++)
+            for (size_t t = 1; t < items[side][i].n_offsets; t++)
+                if (items[side][i].offsets[t - 1].value >= items[side][i].offsets[t].value)
+                    mismatch(c, "report: offsets of %s not sorted by value", items[side][i].name);
+    for (size_t t = 0; t < rep->n_diagnostics; t++) {
+        const sa_diagnostic *dg = &rep->diagnostics[t];
+        if (dg->modes.n_cubes == 0) mismatch(c, "report: empty diagnostic %zu", t);
+        uint32_t lim = dg->kind == SA_DIAG_OVERDETERMINED ? m->n_equations : m->n_variables;
+        if (dg->index >= lim) mismatch(c, "report: diagnostic %zu out of range", t);
+        if (t == 0) continue;
+        const sa_diagnostic *pv = &rep->diagnostics[t - 1];
+        /* equations first, then variables, in model order, one per item */
+        if (pv->kind > dg->kind || (pv->kind == dg->kind && pv->index >= dg->index))
+            mismatch(c, "report: diagnostics out of order at %zu", t);
+    }
+}
+
+/* ---- Comparing one model -------------------------------------------------------- */
+
+typedef struct stats {
+    size_t models, modes, valid, singular, offsets_checked, inconsistent;
+} stats;
+
+static void compare_mode(cmp *c, const sa_result *res, const bool *mode, stats *st) {
+    ref_mode rm;
+    cr_assert_eq(ref_mode_compute(c->m, mode, &rm), MDAE_OK);
+    sa_mode_view v;
+    memset(&v, 0, sizeof v);
+    c->mode = mode;
+    c->rm = &rm;
+    int rc = sa_result_mode(res, mode, &v);
+    if (rc != MDAE_OK) mismatch(c, "sa_result_mode failed: %s", mdae_err_name(rc));
+    c->view = &v;
+    compare_view(c);
+    compare_report_mode(c);
+    st->modes++;
+    st->valid += rm.valid;
+    st->singular += rm.valid && rm.singular;
+    st->offsets_checked += rm.valid && !rm.singular;
+    c->view = NULL;
+    c->rm = NULL;
+    c->mode = NULL;
+    sa_mode_view_close(&v);
+    ref_mode_close(&rm);
+}
+
+static bool valid_mode(const mel_model *m, const bool *mode) {
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode)) return false;
+    return true;
+}
+
+#define ALL_MODES_MAX 12 /* enumerate all modes up to 2^12 */
+
+/* Compare every mode if there are at most 2^ALL_MODES_MAX, otherwise
+ * `samples` modes drawn uniformly among the valid ones (rejection sampling;
+ * the rejected invalid modes are compared too, which only checks validity). */
+static void compare_model(const char *label, const char *text, const mel_options *opt,
+                          size_t samples, uint64_t seed, stats *st) {
+    cmp c = {label, text, NULL, NULL, NULL, NULL, NULL};
+    mel_model *m = NULL;
+    mdae_diags diags;
+    mdae_diags_init(&diags);
+    int rc = mel_model_parse(text, strlen(text), opt, &m, &diags);
+    if (rc != MDAE_OK) mismatch(&c, "does not parse: %s", mdae_err_name(rc));
+    mdae_diags_close(&diags);
+    c.m = m;
+    st->models++;
+
+    bool checked = false;
+    uint32_t be = 0, bv = 0;
+    uint64_t bx = 0;
+    bool consistent = ref_model_consistent(m, &checked, &be, &bv, &bx);
+    sa_result *res = NULL;
+    mdae_diags_init(&diags);
+    rc = sa_analyze(m, NULL, &res, &diags);
+    if (!consistent) {
+        st->inconsistent++;
+        if (rc != MDAE_E_MODEL)
+            mismatch(&c, "%s uses %s in mode #%llu where it does not exist, but sa_analyze "
+                     "returned %s", m->equations[be].name, m->variables[bv].name,
+                     (unsigned long long)bx, mdae_err_name(rc));
+        if (diags.errors == 0) mismatch(&c, "sa_analyze: MDAE_E_MODEL without an error");
+        mdae_diags_close(&diags);
+        mdae_diags_init(&diags);
+        rc = sa_check(m, &diags);
+        if (rc != MDAE_E_MODEL) mismatch(&c, "sa_check returned %s", mdae_err_name(rc));
+        bool located = false;
+        for (size_t k = 0; k < diags.count; k++)
+            located |= diags.items[k].severity == MDAE_SEV_ERROR &&
+                       diags.items[k].where.start.line > 0;
+        if (!located) mismatch(&c, "sa_check: no located error");
+        mdae_diags_close(&diags);
+        mel_model_free(m);
+        return;
+    }
+    if (rc != MDAE_OK) {
+        for (size_t k = 0; k < diags.count; k++) {
+            char *s = mdae_diag_format(&diags.items[k], label);
+            cr_log_error("%s", s ? s : "?");
+            mdae_free(s);
+        }
+        mismatch(&c, "sa_analyze returned %s on a consistent model", mdae_err_name(rc));
+    }
+    mdae_diags_close(&diags);
+    mdae_diags_init(&diags);
+    rc = sa_check(m, &diags);
+    if (rc != MDAE_OK) mismatch(&c, "sa_check returned %s on a consistent model", mdae_err_name(rc));
+    mdae_diags_close(&diags);
+
+    sa_report *rep = NULL;
+    rc = sa_result_report(res, &rep);
+    if (rc != MDAE_OK) mismatch(&c, "sa_result_report returned %s", mdae_err_name(rc));
+    c.rep = rep;
+    check_report(&c);
+
+    bool *mode = calloc(m->n_modes + 1, sizeof *mode);
+    cr_assert_not_null(mode);
+    if (m->n_modes <= ALL_MODES_MAX) {
+        size_t valid = 0, singular = 0;
+        for (uint64_t x = 0; x < ((uint64_t)1 << m->n_modes); x++) {
+            ref_mode_from_index(x, m->n_modes, mode);
+            size_t s0 = st->singular, v0 = st->valid;
+            compare_mode(&c, res, mode, st);
+            valid += st->valid - v0;
+            singular += st->singular - s0;
+        }
+        if (rep->valid_modes != (double)valid)
+            mismatch(&c, "report: %.0f valid modes, the reference counts %zu", rep->valid_modes,
+                     valid);
+        if (rep->singular != (singular > 0))
+            mismatch(&c, "report: singular=%d, the reference finds %zu singular modes",
+                     rep->singular, singular);
+    } else {
+        uint64_t rs = seed;
+        for (size_t n = 0; n < samples; n++) {
+            for (int tries = 0; tries < 10000; tries++) {
+                for (uint32_t k = 0; k < m->n_modes; k++) mode[k] = ref_rand_next(&rs) & 1;
+                if (valid_mode(m, mode)) break;
+                if (tries < 3) compare_mode(&c, res, mode, st); /* checks valid=false */
+            }
+            compare_mode(&c, res, mode, st);
+        }
+    }
+    free(mode);
+    sa_report_free(rep);
+    sa_result_free(res);
+    mel_model_free(m);
+}
+
+/* ---- Random models ----------------------------------------------------------------- */
+
+static void random_models(uint64_t first, uint64_t count, const ref_random_opts *o,
+                          stats *st) {
+    uint64_t base = env_u64("MDAE_SEED", 0x5A5EED00ull);
+    for (uint64_t t = first; t < first + count; t++) {
+        uint64_t seed = base + t;
+        char *text = ref_random_model(seed, o);
+        cr_assert_not_null(text);
+        char label[128];
+        snprintf(label, sizeof label, "random model, seed %llu%s", (unsigned long long)seed,
+                 o->violate ? " (violate)" : "");
+        compare_model(label, text, NULL, 0, seed, st);
+        mdae_free(text);
+    }
+}
+
+static uint64_t random_count(uint64_t dflt) {
+    return env_u64("MDAE_RANDOM_MODELS", dflt);
+}
+
+static void random_batch(int batch) {
+    const uint64_t per = random_count(150);
+    ref_random_opts o = {.nonsquare_percent = 15};
+    stats st = {0};
+    random_models((uint64_t)batch * per, per, &o, &st);
+    cr_log_info("random batch %d: %zu models, %zu modes, %zu valid, %zu singular", batch,
+                st.models, st.modes, st.valid, st.singular);
+    if (per >= 100) {
+        /* The generator must exercise both sides of the comparison. */
+        cr_assert_gt(st.singular, st.modes / 20, "too few singular modes");
+        cr_assert_gt(st.offsets_checked, st.modes / 4, "too few nonsingular modes");
+    }
+}
+
+/* 4 x 150 = 600 random models, in four tests so that --jobs=2 runs them in
+ * parallel. */
+Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_0) { random_batch(0); }
+Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_1) { random_batch(1); }
+Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_2) { random_batch(2); }
+Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_3) { random_batch(3); }
+
+Test(sa_vs_ref, agrees_with_the_reference_on_random_models_with_deeper_orders) {
+    /* Fewer, larger models with orders up to 5 and 4 mode variables. */
+    ref_random_opts o = {.max_equations = 7, .max_order = 5, .nonsquare_percent = 10};
+    stats st = {0};
+    random_models(100000, random_count(100), &o, &st);
+}
+
+Test(sa_vs_ref, rejects_random_models_that_use_variables_outside_their_guard) {
+    ref_random_opts o = {.violate = true, .nonsquare_percent = 10};
+    stats st = {0};
+    random_models(200000, random_count(100), &o, &st);
+    if (st.models >= 50) cr_assert_gt(st.inconsistent, st.models / 2);
+}
+
+/* ---- The paper's models --------------------------------------------------------------- */
+
+static void model_file(const char *file, long n, size_t samples, stats *st) {
+    char *text = slurp(file);
+    char label[256];
+    mel_define def = {"N", n};
+    mel_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (n > 0) {
+        opt.defines = &def;
+        opt.n_defines = 1;
+        snprintf(label, sizeof label, "%s with N=%ld", file, n);
+    } else {
+        snprintf(label, sizeof label, "%s", file);
+    }
+    compare_model(label, text, &opt, samples, 0xB0D1E5ull + (uint64_t)n, st);
+    free(text);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_the_paper_examples) {
+    static const char *const files[] = {"rldc2.mel", "water_tank.mel", "two_equations.mel",
+                                        "clutch.mel", "cup_and_ball.mel",
+                                        "singular_simple.mel"};
+    stats st = {0};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) model_file(files[k], 0, 0, &st);
+    cr_assert_gt(st.modes, 10);
+}
+
+Test(sa_vs_ref, refuses_the_bad_use_model_like_the_reference) {
+    stats st = {0};
+    model_file("bad_use.mel", 0, 0, &st);
+    cr_assert_eq(st.inconsistent, 1);
+}
+
+static void family(const char *file, stats *st) {
+    for (long n = 1; n <= 3; n++) model_file(file, n, 0, st);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_building_compressible_up_to_n3) {
+    stats st = {0};
+    family("building_compressible.mel", &st);
+    cr_assert_gt(st.valid, 0);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_building_incompressible_up_to_n3) {
+    stats st = {0};
+    family("building_incompressible.mel", &st);
+    cr_assert_gt(st.valid, 0);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_brake_up_to_n3) {
+    stats st = {0};
+    family("brake.mel", &st);
+    cr_assert_gt(st.valid, 0);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_rldc_chain_up_to_n4) {
+    stats st = {0};
+    for (long n = 1; n <= 4; n++) model_file("rldc_chain.mel", n, 0, &st);
+    cr_assert_gt(st.valid, 0);
+}
+
+Test(sa_vs_ref, agrees_on_sampled_modes_of_building_compressible_n10) {
+    stats st = {0};
+    model_file("building_compressible.mel", 10, 1000, &st);
+    cr_assert_geq(st.valid, 1000);
+}
+
+Test(sa_vs_ref, agrees_on_sampled_modes_of_building_incompressible_n10) {
+    stats st = {0};
+    model_file("building_incompressible.mel", 10, 1000, &st);
+    cr_assert_geq(st.valid, 1000);
+}
+
+Test(sa_vs_ref, agrees_on_the_modes_of_brake_n10) {
+    /* 2^10 modes: few enough to compare them all. */
+    stats st = {0};
+    model_file("brake.mel", 10, 1000, &st);
+    cr_assert_geq(st.valid, 1000);
+}

@@ -1,0 +1,137 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/ref/ref.h -- the brute-force reference: structural analysis of ONE
+ * mode at a time by textbook algorithms, and a generator of random models.
+ *
+ * Why: the implicit engine (engine/sa_*) computes everything for all modes at
+ * once on BDDs, which is easy to get subtly wrong. This module answers the
+ * same questions mode by mode, with short, obviously right algorithms, so the
+ * tests can compare the two on every mode of many models. It shares no code
+ * with the engine beyond the front-end (mel_model_parse, mel_guard_eval,
+ * mel_incidence_order): it never links mdae_sa.
+ *
+ * Algorithms (one mode; RR-9322 section 3.2.2):
+ *  - validity: every invariant holds (mel_guard_eval);
+ *  - active equations / variables: their guard holds; active edge (i, j):
+ *    sigma_ij = mel_incidence_order(...) >= 0 and both ends active;
+ *  - singular: valid, and #active equations != #active variables or no
+ *    perfect matching (Kuhn's augmenting paths);
+ *  - primal: a maximum-weight perfect matching by the Hungarian algorithm
+ *    (successive shortest paths with potentials) on the square matrix of
+ *    active equations x active variables, non-edges at a prohibitive cost;
+ *  - dual: Pryce's fixpoint from c = 0 (d_j = max_i sigma_ij + c_i,
+ *    c_i = d_j(i) - sigma_i,j(i), until no change), which yields the
+ *    canonical (smallest) offsets whatever the MWPM;
+ *  - singular modes: Dulmage-Mendelsohn coarse parts by the definition:
+ *    equation i is overdetermined iff some maximum-cardinality matching
+ *    leaves it unmatched iff maxmatch(G - i) == maxmatch(G); variables
+ *    (underdetermined) likewise.
+ *
+ * Promises: no I/O, no global state, reentrant. Cost is polynomial per mode
+ * (about n^3 for the matching, n^2 * edges for the DM parts).
+ *
+ * Errors: MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (bad arguments).
+ *
+ * Ownership: the model is borrowed and must outlive the ref_mode; the
+ * arrays of a ref_mode are owned by it (ref_mode_close).
+ */
+#ifndef REF_H
+#define REF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdae.h"
+#include "mel.h"
+
+/* ---- One mode ------------------------------------------------------------ */
+
+/* The analysis of one mode. Arrays are indexed like the model's equations and
+ * variables. Quantities that do not apply are -1 / false, with the same
+ * conventions as sa_mode_view (engine/sa.h). */
+typedef struct ref_mode {
+    const mel_model *model; /* borrowed */
+    bool valid;             /* every invariant holds */
+    bool singular;          /* valid and no perfect matching */
+    bool *eq_active;        /* n_equations */
+    bool *var_active;       /* n_variables */
+    uint32_t n_active_eqs;
+    uint32_t n_active_vars;
+    int *sigma;             /* n_equations * n_variables, row-major: sigma of
+                               the active edge, -1 if no active edge (or the
+                               mode is invalid) */
+    long max_matching;      /* cardinality of a maximum matching (valid modes),
+                               -1 if invalid */
+    long weight;            /* weight of a MWPM; -1 unless valid nonsingular */
+    int *match;             /* n_equations: variable of the reference's MWPM,
+                               -1 unless valid nonsingular and active */
+    int *c;                 /* n_equations: canonical offsets, -1 likewise */
+    int *d;                 /* n_variables: canonical offsets, -1 likewise */
+    bool *overdetermined;   /* n_equations; only in singular modes */
+    bool *underdetermined;  /* n_variables; only in singular modes */
+} ref_mode;
+
+/* Analyse model m in mode (mode[k] = value of mode variable k). On MDAE_OK,
+ * *out is filled (arrays owned by it: ref_mode_close). */
+int ref_mode_compute(const mel_model *m /* borrowed */, const bool *mode,
+                     ref_mode *out /* out */);
+/* Free the arrays of a ref_mode; safe twice and on a zeroed struct. */
+void ref_mode_close(ref_mode *rm);
+
+/* sigma of edge (i, j) in the analysed mode, -1 if not an active edge. */
+int ref_mode_sigma(const ref_mode *rm, uint32_t eq, uint32_t var);
+
+/* Check that matched_var (n_equations entries, -1 = unmatched) is a perfect
+ * matching of the active graph of this valid mode: every active equation is
+ * matched along an active edge, every active variable exactly once, inactive
+ * equations have -1. On true, *weight (may be NULL) is its weight. On false,
+ * *why (may be NULL) points to a static explanation. */
+bool ref_mode_check_matching(const ref_mode *rm, const int *matched_var, long *weight,
+                             const char **why);
+
+/* Run Pryce's fixpoint from c = 0 with a given perfect matching (match[i] =
+ * variable of active equation i) of the active graph of rm; writes c and d
+ * (n_equations / n_variables, -1 for inactive items). Returns MDAE_OK, or
+ * MDAE_E_INVAL if the fixpoint does not converge within its bound (which,
+ * by Pryce's theorem, means the matching is not of maximum weight), or
+ * MDAE_E_NOMEM. Exposed so tests can check that every MWPM gives the same
+ * offsets. */
+int ref_pryce_offsets(const ref_mode *rm, const int *match, int *c, int *d);
+
+/* ---- Whole-model helpers ------------------------------------------------- */
+
+/* mode[k] = bit k of index (k < n_modes); n_modes <= 63. */
+void ref_mode_from_index(uint64_t index, uint32_t n_modes, bool *mode);
+
+/* The encoding's consistency condition (RR-9322 section 4.3): in every mode
+ * (valid or not), an equation uses a variable only where the variable exists.
+ * Returns true if it holds for all 2^n_modes modes (n_modes <= 20; returns
+ * true without checking otherwise, with *checked = false). On a violation,
+ * *eq, *var and mode_index (any may be NULL) identify the first one found. */
+bool ref_model_consistent(const mel_model *m, bool *checked, uint32_t *eq, uint32_t *var,
+                          uint64_t *mode_index);
+/* Same, restricted to valid modes. */
+bool ref_model_consistent_valid(const mel_model *m, uint32_t *eq, uint32_t *var,
+                                uint64_t *mode_index);
+
+/* ---- Random models (ref_random.c) ------------------------------------------ */
+
+typedef struct ref_random_opts {
+    uint32_t max_modes;     /* mode variables: 0..max_modes (<= 8); 0: 4 */
+    uint32_t max_equations; /* equations in the text: 1..max (<= 50); 0: 7 */
+    int max_order;          /* derivative orders 0..max_order; 0: 3 */
+    int nonsquare_percent;  /* chance of a deliberately non-square model */
+    bool violate;           /* use guarded variables outside their guard on
+                               purpose (to test sa_check); off: never */
+} ref_random_opts;
+
+/* A reproducible random MEL model text for this seed (owned: mdae_free), or
+ * NULL on OOM. o may be NULL (defaults). Names: modes g1.., equations e1..,
+ * variables x1.., parameters p1... */
+char *ref_random_model(uint64_t seed, const ref_random_opts *o);
+
+/* splitmix64: the generator's PRNG, exposed for tests that sample modes. */
+uint64_t ref_rand_next(uint64_t *state);
+
+#endif /* REF_H */
