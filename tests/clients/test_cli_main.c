@@ -1,0 +1,350 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/clients/test_cli_main.c -- the `mdae` executable, run as a user
+ * would: exit codes, stdout summaries and JSON, stderr diagnostics with a
+ * caret, strict option parsing, file errors, stdin.
+ *
+ * The binary is spawned (posix_spawn) with stdout and stderr redirected to
+ * temporary files, so a large output can never deadlock a pipe.
+ */
+#include <criterion/criterion.h>
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MDAE MDAE_BINARY_DIR "/clients/mdae"
+#define MODEL(name) MDAE_SOURCE_DIR "/tests/models/" name
+
+extern char **environ;
+
+typedef struct run {
+    int code; /* exit status, or -1 if killed by a signal */
+    char *out;
+    char *err;
+} run;
+
+static char *slurp_fd(int fd)
+{
+    off_t n = lseek(fd, 0, SEEK_END);
+    cr_assert_geq(n, 0);
+    lseek(fd, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert_not_null(buf);
+    size_t got = 0;
+    while (got < (size_t)n) {
+        ssize_t r = read(fd, buf + got, (size_t)n - got);
+        cr_assert_gt(r, 0);
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    return buf;
+}
+
+/* Run mdae with argv (NULL-terminated, without the program name) and stdin
+ * from `in` (a path, or NULL for /dev/null). */
+static run run_mdae_in(const char *in, const char *const *args)
+{
+    const char *argv[32] = {MDAE};
+    size_t n = 1;
+    for (; args[n - 1] != NULL; n++) {
+        cr_assert_lt(n, 31);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+
+    char out_path[] = "/tmp/mdae-cli-out-XXXXXX", err_path[] = "/tmp/mdae-cli-err-XXXXXX";
+    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    cr_assert(out_fd >= 0 && err_fd >= 0);
+    unlink(out_path);
+    unlink(err_path);
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, MDAE, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "cannot spawn %s", MDAE);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+
+    run r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp_fd(out_fd);
+    r.err = slurp_fd(err_fd);
+    close(out_fd);
+    close(err_fd);
+    return r;
+}
+
+#define RUN(...) run_mdae_in(NULL, (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_IN(in, ...) run_mdae_in(in, (const char *const[]){__VA_ARGS__, NULL})
+
+static void run_free(run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static void expect(const run *r, int code)
+{
+    cr_assert_eq(r->code, code, "exit %d, expected %d\n--- stdout:\n%s\n--- stderr:\n%s", r->code,
+                 code, r->out, r->err);
+}
+
+static void contains(const char *hay, const char *needle)
+{
+    cr_assert_not_null(strstr(hay, needle), "expected \"%s\" in:\n%s", needle, hay);
+}
+
+static double num(const cJSON *o, const char *k)
+{
+    return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* ---- check ---------------------------------------------------------------- */
+
+Test(cli, check_prints_the_counts_of_rldc2)
+{
+    run r = RUN("check", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    contains(r.out, "rldc2.mel: 14 equations, 14 variables, 2 mode variables (4 modes), 38 "
+                    "incidences, 0 invariants, 6 parameters\n");
+    contains(r.out, "ok: no errors\n");
+    cr_assert_str_eq(r.err, "");
+    run_free(&r);
+}
+
+Test(cli, check_reads_the_model_from_stdin_when_file_is_a_dash)
+{
+    run r = RUN_IN(MODEL("rldc2.mel"), "check", "-");
+    expect(&r, 0);
+    contains(r.out, "<stdin>: 14 equations");
+    run_free(&r);
+}
+
+Test(cli, check_reports_syntax_errors_with_location_and_caret)
+{
+    run r = RUN("check", MODEL("syntax_error.mel"));
+    expect(&r, 1);
+    contains(r.err, "syntax_error.mel:12:27: error: ");
+    contains(r.err, "syntax_error.mel:13:15: error: ");
+    contains(r.err, "syntax_error.mel:16:22: error: ");
+    /* The source line, then the caret under column 27. */
+    contains(r.err, " e1 : equation x = (y + 1.0;\n                           ^");
+    cr_assert_str_eq(r.out, "");
+    run_free(&r);
+}
+
+Test(cli, check_reports_a_variable_used_where_it_does_not_exist)
+{
+    run r = RUN("check", MODEL("bad_use.mel"));
+    expect(&r, 1);
+    contains(r.err, "bad_use.mel:17:21: error: ");
+    run_free(&r);
+}
+
+Test(cli, check_json_lists_counts_and_diagnostics)
+{
+    run r = RUN("check", "--json", MODEL("syntax_error.mel"));
+    expect(&r, 1);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "not JSON:\n%s", r.out);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "ok")));
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "diagnostics");
+    cr_assert_geq(cJSON_GetArraySize(d), 3);
+    cJSON *start = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(d, 0), "range"), "start");
+    cr_assert_eq(num(start, "line"), 12);
+    cr_assert_eq(num(start, "col"), 27);
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli, check_applies_integer_defines)
+{
+    run r = RUN("check", "-D", "N=3", MODEL("rldc_chain.mel"));
+    expect(&r, 0);
+    contains(r.out, "26 equations, 26 variables, 3 mode variables (8 modes)");
+    run_free(&r);
+    r = RUN("check", "-DN=5", MODEL("rldc_chain.mel"));
+    expect(&r, 0);
+    contains(r.out, "42 equations, 42 variables, 5 mode variables (32 modes)");
+    run_free(&r);
+}
+
+/* ---- structure ----------------------------------------------------------------- */
+
+Test(cli, structure_json_parses_with_the_counts_of_rldc2)
+{
+    run r = RUN("structure", MODEL("rldc2.mel"), "--json");
+    expect(&r, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "not JSON:\n%s", r.out);
+    cJSON *counts = cJSON_GetObjectItemCaseSensitive(j, "counts");
+    cr_assert_eq(num(counts, "equations"), 14);
+    cr_assert_eq(num(counts, "variables"), 14);
+    cr_assert_eq(num(counts, "modeVariables"), 2);
+    cr_assert_eq(num(counts, "incidences"), 38);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "equations")), 14);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "variables")), 14);
+    cJSON *modes = cJSON_GetObjectItemCaseSensitive(j, "modeVariables");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                         cJSON_GetArrayItem(modes, 0), "name")),
+                     "g1");
+    /* Every equation lists its incidences; their total is the edge count. */
+    int edges = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "equations"))
+        edges += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(e, "incidences"));
+    cr_assert_eq(edges, 38);
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli, structure_text_lists_every_equation_with_its_incidences)
+{
+    run r = RUN("structure", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    contains(r.out, "mode variables:\n  g1");
+    contains(r.out, "\n  S1 ");
+    contains(r.out, "order 1");
+    run_free(&r);
+}
+
+/* ---- analyze ---------------------------------------------------------------------- */
+
+Test(cli, analyze_json_finds_rldc2_nonsingular_in_its_4_valid_modes)
+{
+    run r = RUN("analyze", "--json", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "not JSON:\n%s", r.out);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "status")),
+                     "nonsingular");
+    cr_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "validModes")));
+    cr_assert_eq(num(j, "validModes"), 4);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "modeVariables")), 2);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "equations")), 14);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "variables")), 14);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "diagnostics")), 0);
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "equations"))
+        cr_assert_geq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(e, "offset")), 1);
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli, analyze_json_names_the_parts_of_a_singular_model)
+{
+    run r = RUN("analyze", "--json", MODEL("singular_simple.mel"));
+    expect(&r, 0); /* singular is a result, not an error */
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "not JSON:\n%s", r.out);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "status")),
+                     "singular");
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "diagnostics");
+    cr_assert_gt(cJSON_GetArraySize(d), 0);
+    cJSON *first = cJSON_GetArrayItem(d, 0);
+    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "kind"));
+    cr_assert(strcmp(kind, "overdetermined") == 0 || strcmp(kind, "underdetermined") == 0);
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(first, "cubes")));
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli, analyze_text_gives_the_verdict_and_the_offsets)
+{
+    run r = RUN("analyze", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    contains(r.out, "rldc2.mel: nonsingular\n");
+    contains(r.out, "valid modes: 4 of 4");
+    contains(r.out, "equation offsets (c)");
+    contains(r.out, "variable offsets (d)");
+    run_free(&r);
+}
+
+Test(cli, analyze_stops_with_exit_3_at_the_node_limit)
+{
+    run r = RUN("analyze", "--node-limit", "1000", "-D", "N=8", MODEL("rldc_chain.mel"));
+    expect(&r, 3);
+    contains(r.err, "node limit");
+    run_free(&r);
+}
+
+/* ---- usage, help, files ---------------------------------------------------------- */
+
+Test(cli, help_and_version_exit_0)
+{
+    run r = RUN("--help");
+    expect(&r, 0);
+    contains(r.out, "usage: mdae COMMAND");
+    contains(r.out, "exit status:");
+    run_free(&r);
+    r = RUN("--version");
+    expect(&r, 0);
+    cr_assert_str_eq(r.out, "mdae 0.1.0\n");
+    run_free(&r);
+    r = RUN("analyze", "--help");
+    expect(&r, 0);
+    contains(r.out, "usage: mdae analyze FILE");
+    run_free(&r);
+    r = RUN("help", "check");
+    expect(&r, 0);
+    contains(r.out, "usage: mdae check FILE");
+    run_free(&r);
+}
+
+Test(cli, bad_usage_exits_2)
+{
+    static const char *const cases[][5] = {
+        {"frobnicate", MODEL("rldc2.mel")},          /* unknown command */
+        {"check"},                                   /* missing FILE */
+        {"check", MODEL("rldc2.mel"), MODEL("rldc2.mel")}, /* two files */
+        {"check", "--bogus", MODEL("rldc2.mel")},    /* unknown option */
+        {"check", "-D", "N=2O", MODEL("rldc2.mel")}, /* malformed value */
+        {"check", "-D", "=3", MODEL("rldc2.mel")},   /* missing name */
+        {"check", "-D", "N", MODEL("rldc2.mel")},    /* missing '=' */
+        {"check", "-D", "1N=3", MODEL("rldc2.mel")}, /* not an identifier */
+        {"check", "-D", "N=99999999999999999999", MODEL("rldc2.mel")}, /* overflow */
+        {"check", "-D", "N=1", "-D", "N=2"},         /* name twice */
+        {"check", MODEL("rldc2.mel"), "-D"},         /* -D without value */
+        {"analyze", "--node-limit", "lots", MODEL("rldc2.mel")},
+        {"analyze", "--node-limit", "0", MODEL("rldc2.mel")},
+        {"structure", "--node-limit", "10", MODEL("rldc2.mel")}, /* not for structure */
+        {"--json"},                                  /* option before command */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *args[6] = {0};
+        memcpy(args, cases[i], sizeof cases[i]);
+        run r = run_mdae_in(NULL, args);
+        cr_expect_eq(r.code, 2, "case %zu (%s %s): exit %d\n%s", i, args[0],
+                     args[1] ? args[1] : "", r.code, r.err);
+        cr_expect_neq(r.err[0], '\0', "case %zu: no message", i);
+        run_free(&r);
+    }
+    run r = run_mdae_in(NULL, (const char *const[]){NULL});
+    expect(&r, 2);
+    contains(r.err, "usage: mdae");
+    run_free(&r);
+}
+
+Test(cli, unreadable_files_exit_4_with_a_clear_message)
+{
+    run r = RUN("check", MODEL("does_not_exist.mel"));
+    expect(&r, 4);
+    contains(r.err, "does_not_exist.mel': No such file or directory");
+    run_free(&r);
+    r = RUN("check", MDAE_SOURCE_DIR "/tests/models");
+    expect(&r, 4);
+    contains(r.err, "is a directory");
+    run_free(&r);
+}
