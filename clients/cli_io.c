@@ -256,14 +256,17 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
     mo.max_input_bytes = CLI_MAX_FILE_BYTES;
     int rc = mel_model_parse(src->text, src->len, &mo, m, d);
     if (rc < 0) {
-        if (!quiet) {
+        /* A verdict on the model (located errors) may stay quiet for the
+         * JSON output; anything else (out of memory, an engine failure) is
+         * always said. */
+        bool verdict = cli_exit_code(rc) == CLI_EXIT_MODEL && d->errors > 0;
+        if (!quiet)
             cli_print_diags(src, d);
-            if (d->errors == 0 || rc == MDAE_E_NOMEM)
-                fprintf(stderr, "%s: error: %s\n", src->name, mdae_strerror(rc));
-            else
-                fprintf(stderr, "%s: %zu error%s\n", src->name, d->errors,
-                        d->errors == 1 ? "" : "s");
-        }
+        if (!verdict)
+            fprintf(stderr, "%s: error: %s\n", src->name, mdae_strerror(rc));
+        else if (!quiet)
+            fprintf(stderr, "%s: %zu error%s\n", src->name, d->errors,
+                    d->errors == 1 ? "" : "s");
         cli_source_close(src);
         return cli_exit_code(rc);
     }
