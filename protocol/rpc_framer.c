@@ -1,0 +1,609 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * protocol/rpc_framer.c -- framing detection and the three framings. See
+ * protocol/rpc_framer.h for the promises.
+ *
+ * One buffer (fr->buf) holds the bytes of the frame being assembled; a frame
+ * that arrives whole in one feed is handed to the callback straight from the
+ * caller's input, without a copy (the common case for small requests).
+ */
+#include "rpc_framer.h"
+
+#include <http_parser.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HTTP_FIELD_KEEP 32 /* enough to recognise "Authorization" */
+
+struct rpc_framer_http_ {
+    http_parser parser;
+    http_parser_settings settings;
+    rpc_framer *fr;
+    rpc_frame_cb cb;
+    void *ctx;
+    int rc; /* error found inside a callback */
+    char url[RPC_FRAMER_MAX_URL + 1];
+    size_t url_len;
+    char field[HTTP_FIELD_KEEP + 1];
+    size_t field_len;
+    bool last_was_value;
+    bool cur_is_auth;
+    bool have_auth;
+    char auth[RPC_FRAMER_MAX_AUTH + 1];
+    size_t auth_len;
+};
+
+void rpc_framer_init(rpc_framer *fr, size_t max_frame)
+{
+    memset(fr, 0, sizeof *fr);
+    fr->max_frame = max_frame ? max_frame : RPC_FRAMER_DEFAULT_MAX_FRAME;
+}
+
+void rpc_framer_close(rpc_framer *fr)
+{
+    mdae_free(fr->buf);
+    fr->buf = NULL;
+    fr->len = fr->cap = 0;
+    mdae_free(fr->http);
+    fr->http = NULL;
+}
+
+rpc_framing rpc_framer_framing(const rpc_framer *fr) { return fr->framing; }
+
+const char *rpc_framing_name(rpc_framing framing)
+{
+    switch (framing) {
+    case RPC_FRAMING_NDJSON:
+        return "ndjson";
+    case RPC_FRAMING_LSP:
+        return "lsp";
+    case RPC_FRAMING_HTTP:
+        return "http";
+    default:
+        return "unknown";
+    }
+}
+
+/* Append n bytes to the pending buffer. Callers have checked the limits, so
+ * the buffer never grows past max_frame + RPC_FRAMER_MAX_HEADER. */
+static int buf_append(rpc_framer *fr, const char *p, size_t n)
+{
+    if (fr->len + n > fr->cap) {
+        size_t cap = fr->cap ? fr->cap : 256;
+        while (cap < fr->len + n)
+            cap *= 2;
+        char *nb = mdae_realloc(fr->buf, cap);
+        if (nb == NULL)
+            return MDAE_E_NOMEM;
+        fr->buf = nb;
+        fr->cap = cap;
+    }
+    memcpy(fr->buf + fr->len, p, n);
+    fr->len += n;
+    return MDAE_OK;
+}
+
+static int emit(rpc_framer *fr, const char *body, size_t len, rpc_frame_cb cb, void *ctx)
+{
+    rpc_frame f = {0};
+    f.framing = fr->framing;
+    f.body = body;
+    f.len = len;
+    return cb(ctx, &f) ? MDAE_E_CANCELED : MDAE_OK;
+}
+
+/* ---- NDJSON ---------------------------------------------------------------- */
+
+static bool all_blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return false;
+    return true;
+}
+
+static int feed_ndjson(rpc_framer *fr, const char *p, size_t n, rpc_frame_cb cb, void *ctx)
+{
+    while (n > 0) {
+        const char *nl = memchr(p, '\n', n);
+        if (nl == NULL) {
+            /* Refuse as soon as the line is too long: never buffer it. */
+            if (fr->len + n > fr->max_frame)
+                return MDAE_E_LIMIT;
+            return buf_append(fr, p, n);
+        }
+        size_t k = (size_t)(nl - p);
+        const char *line = p;
+        size_t ll = k;
+        if (fr->len + k > fr->max_frame)
+            return MDAE_E_LIMIT;
+        if (fr->len > 0) {
+            int rc = buf_append(fr, p, k);
+            if (rc < 0)
+                return rc;
+            line = fr->buf;
+            ll = fr->len;
+        }
+        p += k + 1;
+        n -= k + 1;
+        fr->len = 0; /* the line stays readable: only the length is reset */
+        if (ll > 0 && line[ll - 1] == '\r')
+            ll--;
+        if (all_blank(line, ll))
+            continue; /* blank lines keep interactive sessions (nc) friendly */
+        int rc = emit(fr, line, ll, cb, ctx);
+        if (rc < 0)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* ---- LSP (Content-Length headers) ------------------------------------------ */
+
+static bool name_is(const char *p, size_t n, const char *lower)
+{
+    size_t k = strlen(lower);
+    if (n != k)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != lower[i])
+            return false;
+    }
+    return true;
+}
+
+/* Parse the header block buf[0..n) (without the final blank line). */
+static int lsp_parse_headers(rpc_framer *fr, const char *p, size_t n, size_t *body_len)
+{
+    bool have_length = false;
+    size_t length = 0;
+    while (n > 0) {
+        const char *eol = NULL;
+        for (size_t i = 0; i + 1 < n; i++)
+            if (p[i] == '\r' && p[i + 1] == '\n') {
+                eol = p + i;
+                break;
+            }
+        size_t ll = eol ? (size_t)(eol - p) : n;
+        const char *colon = memchr(p, ':', ll);
+        if (colon == NULL)
+            return MDAE_E_PROTO;
+        size_t nl = (size_t)(colon - p);
+        const char *v = colon + 1;
+        size_t vl = ll - nl - 1;
+        while (vl > 0 && (*v == ' ' || *v == '\t'))
+            v++, vl--;
+        while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+            vl--;
+        if (name_is(p, nl, "content-length")) {
+            if (vl == 0 || have_length)
+                return MDAE_E_PROTO;
+            length = 0;
+            for (size_t i = 0; i < vl; i++) {
+                if (v[i] < '0' || v[i] > '9')
+                    return MDAE_E_PROTO;
+                if (length > fr->max_frame) /* also stops overflow */
+                    return MDAE_E_LIMIT;
+                length = length * 10 + (size_t)(v[i] - '0');
+            }
+            have_length = true;
+        }
+        /* Other headers (Content-Type) are accepted and ignored: LSP only
+         * allows utf-8, which is what we read anyway. */
+        if (eol == NULL)
+            break;
+        n -= ll + 2;
+        p += ll + 2;
+    }
+    if (!have_length)
+        return MDAE_E_PROTO;
+    if (length > fr->max_frame)
+        return MDAE_E_LIMIT;
+    *body_len = length;
+    return MDAE_OK;
+}
+
+/* Emit every frame complete in the buffer; leave a partial one there. */
+static int lsp_drain(rpc_framer *fr, rpc_frame_cb cb, void *ctx)
+{
+    for (;;) {
+        if (!fr->in_body) {
+            size_t from = fr->scan > 3 ? fr->scan - 3 : 0;
+            size_t end = 0;
+            bool found = false;
+            for (size_t i = from; i + 3 < fr->len; i++)
+                if (memcmp(fr->buf + i, "\r\n\r\n", 4) == 0) {
+                    end = i;
+                    found = true;
+                    break;
+                }
+            if (!found) {
+                fr->scan = fr->len;
+                if (fr->len >= RPC_FRAMER_MAX_HEADER)
+                    return MDAE_E_LIMIT;
+                return MDAE_OK;
+            }
+            int rc = lsp_parse_headers(fr, fr->buf, end, &fr->body_len);
+            if (rc < 0)
+                return rc;
+            memmove(fr->buf, fr->buf + end + 4, fr->len - end - 4);
+            fr->len -= end + 4;
+            fr->scan = 0;
+            fr->in_body = true;
+        }
+        if (fr->len < fr->body_len)
+            return MDAE_OK;
+        int rc = emit(fr, fr->buf, fr->body_len, cb, ctx);
+        if (rc < 0)
+            return rc;
+        memmove(fr->buf, fr->buf + fr->body_len, fr->len - fr->body_len);
+        fr->len -= fr->body_len;
+        fr->in_body = false;
+    }
+}
+
+static int feed_lsp(rpc_framer *fr, const char *p, size_t n, rpc_frame_cb cb, void *ctx)
+{
+    while (n > 0) {
+        if (fr->in_body && fr->len == 0 && n >= fr->body_len) {
+            /* Whole body in the input: no copy. */
+            int rc = emit(fr, p, fr->body_len, cb, ctx);
+            if (rc < 0)
+                return rc;
+            p += fr->body_len;
+            n -= fr->body_len;
+            fr->in_body = false;
+            continue;
+        }
+        size_t room = fr->in_body ? fr->body_len - fr->len : RPC_FRAMER_MAX_HEADER - fr->len;
+        size_t take = n < room ? n : room;
+        int rc = buf_append(fr, p, take);
+        if (rc < 0)
+            return rc;
+        p += take;
+        n -= take;
+        rc = lsp_drain(fr, cb, ctx);
+        if (rc < 0)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* ---- HTTP (http-parser callbacks) ------------------------------------------ */
+
+static int on_http_begin(http_parser *p)
+{
+    struct rpc_framer_http_ *h = p->data;
+    h->url_len = 0;
+    h->field_len = 0;
+    h->last_was_value = true;
+    h->cur_is_auth = false;
+    h->have_auth = false;
+    h->auth_len = 0;
+    h->fr->len = 0;
+    return 0;
+}
+
+static int on_http_url(http_parser *p, const char *at, size_t n)
+{
+    struct rpc_framer_http_ *h = p->data;
+    if (h->url_len + n > RPC_FRAMER_MAX_URL) {
+        h->rc = MDAE_E_LIMIT;
+        return 1;
+    }
+    memcpy(h->url + h->url_len, at, n);
+    h->url_len += n;
+    return 0;
+}
+
+static int on_http_field(http_parser *p, const char *at, size_t n)
+{
+    struct rpc_framer_http_ *h = p->data;
+    if (h->last_was_value) { /* a new header starts */
+        h->field_len = 0;
+        h->last_was_value = false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (h->field_len < HTTP_FIELD_KEEP)
+            h->field[h->field_len] = at[i];
+        h->field_len++; /* keeps counting: a long name is not "authorization" */
+    }
+    return 0;
+}
+
+static int on_http_value(http_parser *p, const char *at, size_t n)
+{
+    struct rpc_framer_http_ *h = p->data;
+    if (!h->last_was_value) {
+        h->last_was_value = true;
+        h->cur_is_auth = h->field_len <= HTTP_FIELD_KEEP &&
+                         name_is(h->field, h->field_len, "authorization");
+        if (h->cur_is_auth) {
+            h->have_auth = true;
+            h->auth_len = 0;
+        }
+    }
+    if (h->cur_is_auth) {
+        if (h->auth_len + n > RPC_FRAMER_MAX_AUTH) {
+            h->rc = MDAE_E_LIMIT;
+            return 1;
+        }
+        memcpy(h->auth + h->auth_len, at, n);
+        h->auth_len += n;
+    }
+    return 0;
+}
+
+static int on_http_body(http_parser *p, const char *at, size_t n)
+{
+    struct rpc_framer_http_ *h = p->data;
+    if (h->fr->len + n > h->fr->max_frame) {
+        h->rc = MDAE_E_LIMIT;
+        return 1;
+    }
+    int rc = buf_append(h->fr, at, n);
+    if (rc < 0) {
+        h->rc = rc;
+        return 1;
+    }
+    return 0;
+}
+
+static int on_http_complete(http_parser *p)
+{
+    struct rpc_framer_http_ *h = p->data;
+    rpc_frame f = {0};
+    h->url[h->url_len] = '\0';
+    h->auth[h->auth_len] = '\0';
+    f.framing = RPC_FRAMING_HTTP;
+    f.body = h->fr->buf ? h->fr->buf : "";
+    f.len = h->fr->len;
+    switch (p->method) {
+    case HTTP_GET:
+        f.method = RPC_HTTP_GET;
+        break;
+    case HTTP_HEAD:
+        f.method = RPC_HTTP_HEAD;
+        break;
+    case HTTP_POST:
+        f.method = RPC_HTTP_POST;
+        break;
+    default:
+        f.method = RPC_HTTP_OTHER;
+        break;
+    }
+    f.url = h->url;
+    f.authorization = h->have_auth ? h->auth : NULL;
+    f.keep_alive = http_should_keep_alive(p) != 0;
+    if (h->cb(h->ctx, &f)) {
+        h->rc = MDAE_E_CANCELED;
+        return 1;
+    }
+    h->fr->len = 0;
+    return 0;
+}
+
+static int http_start(rpc_framer *fr)
+{
+    struct rpc_framer_http_ *h = mdae_calloc(1, sizeof *h);
+    if (h == NULL)
+        return MDAE_E_NOMEM;
+    http_parser_init(&h->parser, HTTP_REQUEST);
+    http_parser_settings_init(&h->settings);
+    h->settings.on_message_begin = on_http_begin;
+    h->settings.on_url = on_http_url;
+    h->settings.on_header_field = on_http_field;
+    h->settings.on_header_value = on_http_value;
+    h->settings.on_body = on_http_body;
+    h->settings.on_message_complete = on_http_complete;
+    h->parser.data = h;
+    h->fr = fr;
+    fr->http = h;
+    return MDAE_OK;
+}
+
+static int feed_http(rpc_framer *fr, const char *p, size_t n, rpc_frame_cb cb, void *ctx)
+{
+    struct rpc_framer_http_ *h = fr->http;
+    if (n == 0)
+        return MDAE_OK;
+    h->cb = cb;
+    h->ctx = ctx;
+    h->rc = MDAE_OK;
+    size_t used = http_parser_execute(&h->parser, &h->settings, p, n);
+    if (h->rc < 0)
+        return h->rc;
+    enum http_errno e = HTTP_PARSER_ERRNO(&h->parser);
+    if (e == HPE_HEADER_OVERFLOW)
+        return MDAE_E_LIMIT;
+    if (e != HPE_OK || h->parser.upgrade || used != n)
+        return MDAE_E_PROTO; /* no upgrades (websockets) and no CONNECT */
+    return MDAE_OK;
+}
+
+/* ---- Detection --------------------------------------------------------------- */
+
+static const struct {
+    const char *prefix;
+    bool any_case;
+    rpc_framing framing;
+} candidates[] = {
+    {"content-", true, RPC_FRAMING_LSP},     {"POST ", false, RPC_FRAMING_HTTP},
+    {"GET ", false, RPC_FRAMING_HTTP},       {"HEAD ", false, RPC_FRAMING_HTTP},
+    {"PUT ", false, RPC_FRAMING_HTTP},       {"DELETE ", false, RPC_FRAMING_HTTP},
+    {"OPTIONS ", false, RPC_FRAMING_HTTP},   {"PATCH ", false, RPC_FRAMING_HTTP},
+};
+#define DETECT_MAX 8 /* longest candidate */
+
+static bool prefix_eq(const char *have, size_t n, const char *want, bool any_case)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = have[i];
+        if (any_case && c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != want[i])
+            return false;
+    }
+    return true;
+}
+
+/* Decide from the bytes buffered so far; RPC_FRAMING_UNKNOWN means "need
+ * more bytes". */
+static rpc_framing detect(const char *p, size_t n)
+{
+    bool maybe = false;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        size_t k = strlen(candidates[i].prefix);
+        size_t m = n < k ? n : k;
+        if (!prefix_eq(p, m, candidates[i].prefix, candidates[i].any_case))
+            continue;
+        if (n >= k)
+            return candidates[i].framing;
+        maybe = true;
+    }
+    return maybe ? RPC_FRAMING_UNKNOWN : RPC_FRAMING_NDJSON;
+}
+
+static int feed_framed(rpc_framer *fr, const char *p, size_t n, rpc_frame_cb cb, void *ctx)
+{
+    switch (fr->framing) {
+    case RPC_FRAMING_NDJSON:
+        return feed_ndjson(fr, p, n, cb, ctx);
+    case RPC_FRAMING_LSP:
+        return feed_lsp(fr, p, n, cb, ctx);
+    case RPC_FRAMING_HTTP:
+        return feed_http(fr, p, n, cb, ctx);
+    default:
+        return MDAE_E_INVAL;
+    }
+}
+
+void rpc_framer_set_framing(rpc_framer *fr, rpc_framing framing)
+{
+    fr->framing = framing;
+}
+
+int rpc_framer_feed(rpc_framer *fr, const char *buf, size_t len, rpc_frame_cb cb, void *ctx)
+{
+    int rc = MDAE_OK;
+    if (fr->error < 0)
+        return fr->error;
+    while (fr->framing == RPC_FRAMING_UNKNOWN && len > 0) {
+        if (fr->len == 0 && (*buf == ' ' || *buf == '\t' || *buf == '\r' || *buf == '\n')) {
+            buf++, len--;
+            continue;
+        }
+        rc = buf_append(fr, buf, 1);
+        if (rc < 0)
+            return rc;
+        buf++, len--;
+        rpc_framing f = detect(fr->buf, fr->len);
+        if (f == RPC_FRAMING_UNKNOWN)
+            continue;
+        /* Replay the detection bytes through the chosen framing. */
+        char head[DETECT_MAX];
+        size_t hn = fr->len;
+        memcpy(head, fr->buf, hn);
+        fr->len = 0;
+        fr->framing = f;
+        if (f == RPC_FRAMING_HTTP && fr->http == NULL) {
+            rc = http_start(fr);
+            if (rc < 0)
+                goto fail;
+        }
+        rc = feed_framed(fr, head, hn, cb, ctx);
+        if (rc < 0)
+            goto fail;
+    }
+    if (len == 0)
+        return MDAE_OK;
+    if (fr->framing == RPC_FRAMING_HTTP && fr->http == NULL) {
+        rc = http_start(fr);
+        if (rc < 0)
+            return rc;
+    }
+    rc = feed_framed(fr, buf, len, cb, ctx);
+    if (rc < 0)
+        goto fail;
+    return MDAE_OK;
+fail:
+    if (rc != MDAE_E_NOMEM)
+        fr->error = rc;
+    return rc;
+}
+
+/* ---- Output ------------------------------------------------------------------ */
+
+int rpc_frame_encode(rpc_framing framing, const char *body, size_t len, char **out,
+                     size_t *out_len)
+{
+    char head[48];
+    int hn;
+    const char *tail = "";
+    switch (framing) {
+    case RPC_FRAMING_NDJSON:
+        hn = 0;
+        tail = "\n";
+        break;
+    case RPC_FRAMING_LSP:
+        hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", len);
+        break;
+    case RPC_FRAMING_HTTP:
+        hn = snprintf(head, sizeof head, "%zx\r\n", len + 1);
+        tail = "\n\r\n";
+        break;
+    default:
+        return MDAE_E_INVAL;
+    }
+    size_t tn = strlen(tail);
+    char *p = mdae_malloc((size_t)hn + len + tn + 1);
+    if (p == NULL)
+        return MDAE_E_NOMEM;
+    memcpy(p, head, (size_t)hn);
+    memcpy(p + hn, body, len);
+    memcpy(p + hn + len, tail, tn + 1);
+    *out = p;
+    *out_len = (size_t)hn + len + tn;
+    return MDAE_OK;
+}
+
+const char *rpc_http_stream_head(bool keep_alive)
+{
+    return keep_alive ? "HTTP/1.1 200 OK\r\n"
+                        "Content-Type: application/x-ndjson\r\n"
+                        "Transfer-Encoding: chunked\r\n"
+                        "Cache-Control: no-store\r\n"
+                        "Connection: keep-alive\r\n\r\n"
+                      : "HTTP/1.1 200 OK\r\n"
+                        "Content-Type: application/x-ndjson\r\n"
+                        "Transfer-Encoding: chunked\r\n"
+                        "Cache-Control: no-store\r\n"
+                        "Connection: close\r\n\r\n";
+}
+
+int rpc_http_response(const char *status, const char *content_type, const char *body,
+                      size_t len, bool keep_alive, char **out, size_t *out_len)
+{
+    char *head = mdae_asprintf("HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                               "Cache-Control: no-store\r\nConnection: %s\r\n\r\n",
+                               status, content_type, len, keep_alive ? "keep-alive" : "close");
+    if (head == NULL)
+        return MDAE_E_NOMEM;
+    size_t hn = strlen(head);
+    char *p = mdae_malloc(hn + len + 1);
+    if (p == NULL) {
+        mdae_free(head);
+        return MDAE_E_NOMEM;
+    }
+    memcpy(p, head, hn);
+    if (len > 0)
+        memcpy(p + hn, body, len);
+    p[hn + len] = '\0';
+    mdae_free(head);
+    *out = p;
+    *out_len = hn + len;
+    return MDAE_OK;
+}

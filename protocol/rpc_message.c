@@ -1,0 +1,268 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * protocol/rpc_message.c -- JSON-RPC 2.0 parsing, validation and builders.
+ * See protocol/rpc_message.h for the promises and the error-code mapping.
+ */
+#include "rpc_message.h"
+
+#include <string.h>
+
+static void *hook_malloc(size_t n) { return mdae_malloc(n); }
+static void hook_free(void *p) { mdae_free(p); }
+
+void rpc_message_init(void)
+{
+    cJSON_Hooks hooks = {hook_malloc, hook_free};
+    cJSON_InitHooks(&hooks);
+}
+
+/* Depth of a tree, stopping as soon as it exceeds `limit`. cJSON itself
+ * refuses nesting beyond CJSON_NESTING_LIMIT (1000), so the recursion here is
+ * bounded. */
+static bool deeper_than(const cJSON *j, int limit)
+{
+    if (limit < 0)
+        return true;
+    if (!cJSON_IsArray(j) && !cJSON_IsObject(j))
+        return false;
+    for (const cJSON *c = j->child; c != NULL; c = c->next)
+        if (deeper_than(c, limit - 1))
+            return true;
+    return false;
+}
+
+bool rpc_id_valid(const cJSON *id)
+{
+    return id != NULL && (cJSON_IsString(id) || cJSON_IsNumber(id) || cJSON_IsNull(id));
+}
+
+static void classify(const cJSON *j, rpc_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    m->json = j;
+    m->kind = RPC_MSG_INVALID;
+    if (!cJSON_IsObject(j)) {
+        m->why = "a message must be a JSON object";
+        return;
+    }
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+    if (id != NULL && rpc_id_valid(id))
+        m->id = id;
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(j, "jsonrpc");
+    if (!cJSON_IsString(version) || strcmp(version->valuestring, "2.0") != 0) {
+        m->why = "\"jsonrpc\" must be \"2.0\"";
+        return;
+    }
+    if (id != NULL && !rpc_id_valid(id)) {
+        m->why = "\"id\" must be a string, a number or null";
+        return;
+    }
+    const cJSON *method = cJSON_GetObjectItemCaseSensitive(j, "method");
+    if (method == NULL) {
+        if (cJSON_GetObjectItemCaseSensitive(j, "result") != NULL ||
+            cJSON_GetObjectItemCaseSensitive(j, "error") != NULL) {
+            m->kind = RPC_MSG_RESPONSE;
+            return;
+        }
+        m->why = "\"method\" is missing";
+        return;
+    }
+    if (!cJSON_IsString(method)) {
+        m->why = "\"method\" must be a string";
+        return;
+    }
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+    if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsArray(params)) {
+        m->why = "\"params\" must be an object or an array";
+        return;
+    }
+    m->method = method->valuestring;
+    m->params = params;
+    m->kind = id != NULL ? RPC_MSG_REQUEST : RPC_MSG_NOTIFICATION;
+}
+
+int rpc_parse(const char *body, size_t len, rpc_parsed *out)
+{
+    rpc_parsed p = {0};
+    /* cJSON_ParseWithLength accepts trailing garbage after the value only if
+     * we do not check; require the whole body to be one value. */
+    const char *end = NULL;
+    p.root = cJSON_ParseWithLengthOpts(body, len, &end, false);
+    if (p.root == NULL)
+        return MDAE_E_PROTO;
+    while (end != NULL && end < body + len &&
+           (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+        end++;
+    if (end != body + len) {
+        cJSON_Delete(p.root);
+        return MDAE_E_PROTO;
+    }
+    if (deeper_than(p.root, RPC_MAX_DEPTH)) {
+        cJSON_Delete(p.root);
+        return MDAE_E_LIMIT;
+    }
+    int n = cJSON_IsArray(p.root) ? cJSON_GetArraySize(p.root) : 1;
+    p.batch = cJSON_IsArray(p.root) && n > 0 && n <= RPC_MAX_BATCH;
+    p.n = p.batch ? (size_t)n : 1;
+    p.msgs = mdae_calloc(p.n, sizeof *p.msgs);
+    if (p.msgs == NULL) {
+        cJSON_Delete(p.root);
+        return MDAE_E_NOMEM;
+    }
+    if (p.batch) {
+        size_t i = 0;
+        for (const cJSON *c = p.root->child; c != NULL; c = c->next)
+            classify(c, &p.msgs[i++]);
+    } else if (cJSON_IsArray(p.root)) {
+        p.msgs[0].kind = RPC_MSG_INVALID;
+        p.msgs[0].json = p.root;
+        p.msgs[0].why = n == 0 ? "empty batch" : "batch too large";
+    } else {
+        classify(p.root, &p.msgs[0]);
+    }
+    *out = p;
+    return MDAE_OK;
+}
+
+void rpc_parsed_close(rpc_parsed *p)
+{
+    cJSON_Delete(p->root);
+    mdae_free(p->msgs);
+    p->root = NULL;
+    p->msgs = NULL;
+    p->n = 0;
+}
+
+static cJSON *envelope(const cJSON *id, bool with_id)
+{
+    cJSON *m = cJSON_CreateObject();
+    if (m == NULL)
+        return NULL;
+    if (cJSON_AddStringToObject(m, "jsonrpc", "2.0") == NULL)
+        goto fail;
+    if (with_id) {
+        cJSON *i = id ? cJSON_Duplicate(id, true) : cJSON_CreateNull();
+        if (i == NULL)
+            goto fail;
+        cJSON_AddItemToObject(m, "id", i);
+    }
+    return m;
+fail:
+    cJSON_Delete(m);
+    return NULL;
+}
+
+cJSON *rpc_response_result(const cJSON *id, cJSON *result)
+{
+    cJSON *m = envelope(id, true);
+    if (result == NULL)
+        result = cJSON_CreateNull();
+    if (m == NULL || result == NULL)
+        goto fail;
+    cJSON_AddItemToObject(m, "result", result);
+    return m;
+fail:
+    cJSON_Delete(m);
+    cJSON_Delete(result);
+    return NULL;
+}
+
+cJSON *rpc_response_error(const cJSON *id, int code, const char *message, cJSON *data)
+{
+    cJSON *m = envelope(id, true);
+    cJSON *e = cJSON_CreateObject();
+    if (m == NULL || e == NULL)
+        goto fail;
+    if (cJSON_AddNumberToObject(e, "code", code) == NULL ||
+        cJSON_AddStringToObject(e, "message", message ? message : "") == NULL)
+        goto fail;
+    if (data != NULL) {
+        cJSON_AddItemToObject(e, "data", data);
+        data = NULL;
+    }
+    cJSON_AddItemToObject(m, "error", e);
+    return m;
+fail:
+    cJSON_Delete(m);
+    cJSON_Delete(e);
+    cJSON_Delete(data);
+    return NULL;
+}
+
+int rpc_error_code(int rc)
+{
+    switch (rc) {
+    case MDAE_E_INVAL:
+        return RPC_INVALID_PARAMS;
+    case MDAE_E_PROTO:
+        return RPC_INVALID_REQUEST;
+    case MDAE_E_NOTIMPL:
+        return RPC_METHOD_NOT_FOUND;
+    case MDAE_E_CANCELED:
+        return RPC_REQUEST_CANCELLED;
+    default:
+        return RPC_MDAE_CODE(rc);
+    }
+}
+
+cJSON *rpc_response_mdae(const cJSON *id, int rc, const char *message, cJSON *details)
+{
+    cJSON *data = cJSON_CreateObject();
+    if (data == NULL || cJSON_AddStringToObject(data, "name", mdae_err_name(rc)) == NULL)
+        goto fail;
+    if (cJSON_IsObject(details)) {
+        cJSON *c;
+        while ((c = details->child) != NULL) {
+            cJSON_DetachItemViaPointer(details, c);
+            cJSON_AddItemToObject(data, c->string, c);
+        }
+    } else if (details != NULL) {
+        cJSON_AddItemToObject(data, "details", details);
+        details = NULL;
+    }
+    cJSON_Delete(details);
+    return rpc_response_error(id, rpc_error_code(rc), message ? message : mdae_strerror(rc),
+                              data);
+fail:
+    cJSON_Delete(data);
+    cJSON_Delete(details);
+    return NULL;
+}
+
+cJSON *rpc_notification_new(const char *method, cJSON *params)
+{
+    cJSON *m = envelope(NULL, false);
+    if (m == NULL || cJSON_AddStringToObject(m, "method", method) == NULL)
+        goto fail;
+    if (params != NULL)
+        cJSON_AddItemToObject(m, "params", params);
+    return m;
+fail:
+    cJSON_Delete(m);
+    cJSON_Delete(params);
+    return NULL;
+}
+
+cJSON *rpc_request_new(const cJSON *id, const char *method, cJSON *params)
+{
+    cJSON *m = envelope(id, true);
+    if (m == NULL || cJSON_AddStringToObject(m, "method", method) == NULL)
+        goto fail;
+    if (params != NULL)
+        cJSON_AddItemToObject(m, "params", params);
+    return m;
+fail:
+    cJSON_Delete(m);
+    cJSON_Delete(params);
+    return NULL;
+}
+
+int rpc_print(const cJSON *msg, char **out, size_t *len)
+{
+    char *s = cJSON_PrintUnformatted(msg);
+    if (s == NULL)
+        return MDAE_E_NOMEM;
+    *out = s;
+    *len = strlen(s);
+    return MDAE_OK;
+}

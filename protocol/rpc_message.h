@@ -1,0 +1,122 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * protocol/rpc_message.h -- JSON-RPC 2.0 messages: parse and validate
+ * requests, notifications and batches; build results, errors and
+ * notifications.
+ *
+ * Why: every transport of mdaed (and the router-to-worker pipes) carries the
+ * same JSON-RPC 2.0 messages (https://www.jsonrpc.org/specification), so the
+ * rules of the spec live here once: what is a request, what gets -32700 or
+ * -32600, how an empty batch is answered.
+ *
+ * Promises: pure data conversion; no I/O, no logging. The only global state
+ * is cJSON's allocator hooks (rpc_message_init). Reentrant after that.
+ *
+ * Error codes on the wire (error.code):
+ *   -32700 parse error, -32600 invalid request, -32601 method not found,
+ *   -32602 invalid params, -32603 internal error (the reserved codes);
+ *   -32800 request cancelled (LSP's RequestCancelled, for MDAE_E_CANCELED);
+ *   otherwise -32000 + rc for an mdae error rc (so -32003 is MDAE_E_PARSE),
+ *   inside the spec's "implementation-defined server errors" range.
+ * error.data is an object; for mdae errors it always carries
+ * "name": mdae_err_name(rc) plus whatever details the caller adds
+ * (diagnostics, the cause of a worker's death...).
+ *
+ * Ownership: rpc_parse() returns a tree owned by the rpc_parsed (free with
+ * rpc_parsed_close); the rpc_msg entries borrow from it. Builders take
+ * ownership of the cJSON they are given (even when they fail) and return a
+ * new tree owned by the caller, or NULL when out of memory.
+ */
+#ifndef RPC_MESSAGE_H
+#define RPC_MESSAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "mdae.h"
+
+/* Deepest JSON nesting accepted in a message (conf: limits.max_json_depth is
+ * not configurable; models travel as strings, so requests are shallow). */
+#define RPC_MAX_DEPTH 64
+/* Largest batch accepted; a bigger one is answered with one -32600. */
+#define RPC_MAX_BATCH 1000
+
+#define RPC_PARSE_ERROR (-32700)
+#define RPC_INVALID_REQUEST (-32600)
+#define RPC_METHOD_NOT_FOUND (-32601)
+#define RPC_INVALID_PARAMS (-32602)
+#define RPC_INTERNAL_ERROR (-32603)
+#define RPC_REQUEST_CANCELLED (-32800)
+/* Our own codes: -32000 + an MDAE_E_* value. */
+#define RPC_MDAE_CODE(rc) (-32000 + (rc))
+
+typedef enum rpc_msg_kind {
+    RPC_MSG_REQUEST,      /* has a method and an id */
+    RPC_MSG_NOTIFICATION, /* has a method, no id */
+    RPC_MSG_RESPONSE,     /* has result or error, no method */
+    RPC_MSG_INVALID       /* answer with -32600 and `id` (null if NULL) */
+} rpc_msg_kind;
+
+typedef struct rpc_msg {
+    rpc_msg_kind kind;
+    const char *method;  /* borrowed; requests and notifications */
+    const cJSON *id;     /* borrowed; NULL for notifications and unreadable ids */
+    const cJSON *params; /* borrowed; NULL when absent; else object or array */
+    const cJSON *json;   /* borrowed; the whole message */
+    const char *why;     /* RPC_MSG_INVALID: what is wrong (static string) */
+} rpc_msg;
+
+typedef struct rpc_parsed {
+    cJSON *root;   /* owned */
+    bool batch;    /* the body was a (non-empty) array */
+    size_t n;      /* messages (1 unless batch) */
+    rpc_msg *msgs; /* owned */
+} rpc_parsed;
+
+/* Point cJSON at mdae_malloc/mdae_free. Call once at start-up; idempotent. */
+MDAE_API void rpc_message_init(void);
+
+/* Parse a frame body (len bytes, not NUL-terminated).
+ * MDAE_OK: *out filled (release with rpc_parsed_close); invalid messages are
+ *   RPC_MSG_INVALID entries, an empty or oversized batch is one invalid
+ *   entry with batch false (the spec wants a single response then).
+ * MDAE_E_PROTO: not JSON (answer -32700 with id null).
+ * MDAE_E_LIMIT: nested deeper than RPC_MAX_DEPTH (answer -32600).
+ * MDAE_E_NOMEM. */
+MDAE_API int rpc_parse(const char *body /* borrowed */, size_t len,
+                       rpc_parsed *out /* out */);
+MDAE_API void rpc_parsed_close(rpc_parsed *p); /* safe twice */
+
+/* {"jsonrpc":"2.0","id":id,"result":result}. id is copied (NULL: null). */
+MDAE_API cJSON *rpc_response_result(const cJSON *id /* borrowed */,
+                                    cJSON *result /* takes ownership; NULL: null */);
+/* {"jsonrpc":"2.0","id":id,"error":{"code","message","data"?}}. */
+MDAE_API cJSON *rpc_response_error(const cJSON *id /* borrowed */, int code,
+                                   const char *message /* borrowed */,
+                                   cJSON *data /* takes ownership; may be NULL */);
+/* An error for mdae code rc (see the file comment for the code mapping).
+ * message NULL means mdae_strerror(rc). details, when an object, has its
+ * members moved into error.data next to "name". */
+MDAE_API cJSON *rpc_response_mdae(const cJSON *id /* borrowed */, int rc,
+                                  const char *message /* borrowed */,
+                                  cJSON *details /* takes ownership; may be NULL */);
+/* The error.code used for mdae code rc. */
+MDAE_API int rpc_error_code(int rc);
+/* {"jsonrpc":"2.0","method":method,"params":params?}. */
+MDAE_API cJSON *rpc_notification_new(const char *method /* borrowed */,
+                                     cJSON *params /* takes ownership; may be NULL */);
+/* {"jsonrpc":"2.0","id":id,"method":method,"params":params?}. */
+MDAE_API cJSON *rpc_request_new(const cJSON *id /* borrowed */, const char *method,
+                                cJSON *params /* takes ownership; may be NULL */);
+
+/* Print compactly (never contains a raw newline, so it suits NDJSON).
+ * MDAE_OK with *out owned (mdae_free) and *len its strlen, or MDAE_E_NOMEM. */
+MDAE_API int rpc_print(const cJSON *msg /* borrowed */, char **out /* out: owned */,
+                       size_t *len /* out */);
+
+/* True when id is a valid JSON-RPC id (string, number or null). */
+MDAE_API bool rpc_id_valid(const cJSON *id);
+
+#endif /* RPC_MESSAGE_H */

@@ -1,0 +1,364 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/protocol/test_rpc_framer.c -- framing detection and the three
+ * framings, driven with byte strings: whole, split at every byte boundary,
+ * coalesced, oversized, garbage.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rpc_framer.h"
+
+#define MAXF 16
+
+typedef struct sink {
+    int n;
+    char body[MAXF][256];
+    size_t len[MAXF];
+    rpc_framing framing[MAXF];
+    rpc_http_method method[MAXF];
+    char url[MAXF][64];
+    char auth[MAXF][64];
+    bool keep_alive[MAXF];
+    int stop_after; /* 0: never */
+} sink;
+
+static int on_frame(void *ctx, const rpc_frame *f)
+{
+    sink *s = ctx;
+    cr_assert_lt(s->n, MAXF);
+    cr_assert_lt(f->len, sizeof s->body[0]);
+    memcpy(s->body[s->n], f->body, f->len);
+    s->body[s->n][f->len] = '\0';
+    s->len[s->n] = f->len;
+    s->framing[s->n] = f->framing;
+    s->method[s->n] = f->method;
+    if (f->url)
+        snprintf(s->url[s->n], sizeof s->url[0], "%s", f->url);
+    if (f->authorization)
+        snprintf(s->auth[s->n], sizeof s->auth[0], "%s", f->authorization);
+    s->keep_alive[s->n] = f->keep_alive;
+    s->n++;
+    return s->stop_after && s->n >= s->stop_after;
+}
+
+/* Feed `in` in pieces of `step` bytes (0: all at once). */
+static int feed(rpc_framer *fr, const char *in, size_t len, size_t step, sink *s)
+{
+    if (step == 0)
+        return rpc_framer_feed(fr, in, len, on_frame, s);
+    for (size_t i = 0; i < len; i += step) {
+        size_t k = len - i < step ? len - i : step;
+        int rc = rpc_framer_feed(fr, in + i, k, on_frame, s);
+        if (rc < 0)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* Feed `in` split into two pieces at every possible boundary, and check the
+ * frames are the same each time. */
+static void check_every_split(const char *in, int want_n, const char *const *want)
+{
+    size_t len = strlen(in);
+    for (size_t cut = 0; cut <= len; cut++) {
+        rpc_framer fr;
+        sink s = {0};
+        rpc_framer_init(&fr, 1024);
+        cr_assert_eq(rpc_framer_feed(&fr, in, cut, on_frame, &s), MDAE_OK, "cut %zu", cut);
+        cr_assert_eq(rpc_framer_feed(&fr, in + cut, len - cut, on_frame, &s), MDAE_OK,
+                     "cut %zu", cut);
+        cr_assert_eq(s.n, want_n, "cut %zu: %d frames", cut, s.n);
+        for (int i = 0; i < want_n; i++)
+            cr_assert_str_eq(s.body[i], want[i], "cut %zu frame %d", cut, i);
+        rpc_framer_close(&fr);
+    }
+}
+
+Test(rpc_framer, detects_ndjson_from_an_opening_brace)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(rpc_framer_framing(&fr), RPC_FRAMING_UNKNOWN);
+    cr_assert_eq(feed(&fr, "  \n{\"a\":1}\n", 11, 0, &s), MDAE_OK);
+    cr_assert_eq(rpc_framer_framing(&fr), RPC_FRAMING_NDJSON);
+    cr_assert_eq(s.n, 1);
+    cr_assert_str_eq(s.body[0], "{\"a\":1}");
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, splits_ndjson_lines_at_every_byte_boundary)
+{
+    const char *want[] = {"{\"id\":1}", "[1,2]", "{\"x\":\"y\"}"};
+    check_every_split("{\"id\":1}\n[1,2]\r\n\n   \n{\"x\":\"y\"}\n", 3, want);
+}
+
+Test(rpc_framer, delivers_coalesced_ndjson_lines_in_order)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    const char *in = "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n{\"a\":";
+    cr_assert_eq(feed(&fr, in, strlen(in), 0, &s), MDAE_OK);
+    cr_assert_eq(s.n, 3);
+    cr_assert_str_eq(s.body[2], "{\"a\":3}");
+    cr_assert_eq(feed(&fr, "4}\n", 3, 0, &s), MDAE_OK);
+    cr_assert_eq(s.n, 4);
+    cr_assert_str_eq(s.body[3], "{\"a\":4}");
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, feeds_one_byte_at_a_time)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    const char *in = "Content-Length: 7\r\n\r\n{\"a\":1}Content-Length: 2\r\n\r\n[]";
+    cr_assert_eq(feed(&fr, in, strlen(in), 1, &s), MDAE_OK);
+    cr_assert_eq(s.n, 2);
+    cr_assert_str_eq(s.body[0], "{\"a\":1}");
+    cr_assert_str_eq(s.body[1], "[]");
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, splits_lsp_frames_at_every_byte_boundary)
+{
+    const char *want[] = {"{\"id\":1}", "{\"b\":22}", ""};
+    check_every_split("Content-Length: 8\r\nContent-Type: application/vscode-jsonrpc; "
+                      "charset=utf-8\r\n\r\n{\"id\":1}"
+                      "content-length:8\r\n\r\n{\"b\":22}"
+                      "CONTENT-LENGTH: 0\r\n\r\n",
+                      3, want);
+}
+
+Test(rpc_framer, detects_lsp_headers_in_any_case)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, "CoNtEnT-LeNgTh: 2\r\n\r\n{}", 23, 0, &s), MDAE_OK);
+    cr_assert_eq(rpc_framer_framing(&fr), RPC_FRAMING_LSP);
+    cr_assert_eq(s.n, 1);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, rejects_lsp_headers_without_content_length)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, "Content-Type: x\r\n\r\n{}", 21, 0, &s), MDAE_E_PROTO);
+    /* sticky: the stream position is lost */
+    cr_assert_eq(feed(&fr, "{}\n", 3, 0, &s), MDAE_E_PROTO);
+    cr_assert_eq(s.n, 0);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, rejects_a_non_numeric_content_length)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, "Content-Length: 1x\r\n\r\n{}", 24, 0, &s), MDAE_E_PROTO);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, reports_oversized_lsp_frame_before_reading_its_body)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 100);
+    cr_assert_eq(feed(&fr, "Content-Length: 101\r\n\r\n", 23, 0, &s), MDAE_E_LIMIT);
+    cr_assert_eq(fr.cap <= 256, true, "nothing large was buffered");
+    rpc_framer_close(&fr);
+    rpc_framer_init(&fr, 100);
+    cr_assert_eq(feed(&fr, "Content-Length: 99999999999999999999999999\r\n\r\n", 46, 0, &s),
+                 MDAE_E_LIMIT);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, reports_oversized_lsp_header_block)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    char big[RPC_FRAMER_MAX_HEADER + 100];
+    memset(big, 'a', sizeof big);
+    memcpy(big, "Content-Type: ", 14);
+    cr_assert_eq(feed(&fr, big, sizeof big, 7, &s), MDAE_E_LIMIT);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, reports_oversized_ndjson_line_without_buffering_it)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 100);
+    char line[300];
+    memset(line, 'x', sizeof line);
+    line[0] = '{';
+    int rc = MDAE_OK;
+    for (int i = 0; i < 100 && rc == MDAE_OK; i++)
+        rc = feed(&fr, line, sizeof line, 0, &s);
+    cr_assert_eq(rc, MDAE_E_LIMIT);
+    cr_assert_leq(fr.cap, 512, "the framer buffered %zu bytes", fr.cap);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, accepts_a_line_of_exactly_the_limit)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 10);
+    cr_assert_eq(feed(&fr, "[1,2,3,44]\n", 11, 3, &s), MDAE_OK);
+    cr_assert_eq(s.n, 1);
+    cr_assert_eq(feed(&fr, "[1,2,3,444]\n", 12, 0, &s), MDAE_E_LIMIT);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, turns_garbage_into_ndjson_lines)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    const char in[] = "\x01\x02garbage\xff\n";
+    cr_assert_eq(feed(&fr, in, sizeof in - 1, 0, &s), MDAE_OK);
+    cr_assert_eq(rpc_framer_framing(&fr), RPC_FRAMING_NDJSON);
+    cr_assert_eq(s.n, 1);
+    cr_assert_eq(s.len[0], 10);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, decides_ndjson_when_a_method_prefix_is_broken)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, "GE\nxyz\n", 7, 1, &s), MDAE_OK);
+    cr_assert_eq(rpc_framer_framing(&fr), RPC_FRAMING_NDJSON);
+    cr_assert_eq(s.n, 2);
+    cr_assert_str_eq(s.body[0], "GE");
+    cr_assert_str_eq(s.body[1], "xyz");
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, parses_http_post_with_body_and_authorization)
+{
+    const char *in = "POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 8\r\n\r\n{\"id\":1}";
+    size_t len = strlen(in);
+    for (size_t step = 0; step <= len; step += (step < 5 ? 1 : 13)) {
+        rpc_framer fr;
+        sink s = {0};
+        rpc_framer_init(&fr, 0);
+        cr_assert_eq(feed(&fr, in, len, step, &s), MDAE_OK, "step %zu", step);
+        cr_assert_eq(s.n, 1, "step %zu", step);
+        cr_assert_eq(s.framing[0], RPC_FRAMING_HTTP);
+        cr_assert_eq(s.method[0], RPC_HTTP_POST);
+        cr_assert_str_eq(s.url[0], "/rpc");
+        cr_assert_str_eq(s.auth[0], "Bearer s3cret");
+        cr_assert_str_eq(s.body[0], "{\"id\":1}");
+        cr_assert(s.keep_alive[0]);
+        rpc_framer_close(&fr);
+    }
+}
+
+Test(rpc_framer, parses_keep_alive_http_requests_one_after_another)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    const char *in = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+                     "POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "3\r\n[1,\r\n2\r\n2]\r\n0\r\n\r\n"
+                     "GET /index.html HTTP/1.0\r\n\r\n";
+    cr_assert_eq(feed(&fr, in, strlen(in), 0, &s), MDAE_OK);
+    cr_assert_eq(s.n, 3);
+    cr_assert_eq(s.method[0], RPC_HTTP_GET);
+    cr_assert_str_eq(s.url[0], "/");
+    cr_assert_str_eq(s.body[0], "");
+    cr_assert_str_eq(s.auth[0], "", "no Authorization header");
+    cr_assert_str_eq(s.body[1], "[1,2]");
+    cr_assert_str_eq(s.url[2], "/index.html");
+    cr_assert_not(s.keep_alive[2], "HTTP/1.0 without keep-alive");
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, reports_oversized_http_body)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 4);
+    const char *in = "POST /rpc HTTP/1.1\r\nContent-Length: 5\r\n\r\n12345";
+    cr_assert_eq(feed(&fr, in, strlen(in), 0, &s), MDAE_E_LIMIT);
+    cr_assert_eq(s.n, 0);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, rejects_malformed_http)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    const char *in = "GET / HTTP/1.1\r\nBad Header Line\r\n\r\n";
+    cr_assert_eq(feed(&fr, in, strlen(in), 0, &s), MDAE_E_PROTO);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, stops_when_the_callback_asks)
+{
+    rpc_framer fr;
+    sink s = {0};
+    s.stop_after = 1;
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, "{}\n{}\n{}\n", 9, 0, &s), MDAE_E_CANCELED);
+    cr_assert_eq(s.n, 1);
+    cr_assert_eq(feed(&fr, "{}\n", 3, 0, &s), MDAE_E_CANCELED);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, encodes_each_framing)
+{
+    char *out;
+    size_t n;
+    cr_assert_eq(rpc_frame_encode(RPC_FRAMING_NDJSON, "{}", 2, &out, &n), MDAE_OK);
+    cr_assert_str_eq(out, "{}\n");
+    cr_assert_eq(n, 3);
+    mdae_free(out);
+    cr_assert_eq(rpc_frame_encode(RPC_FRAMING_LSP, "{}", 2, &out, &n), MDAE_OK);
+    cr_assert_str_eq(out, "Content-Length: 2\r\n\r\n{}");
+    mdae_free(out);
+    cr_assert_eq(rpc_frame_encode(RPC_FRAMING_HTTP, "0123456789abcdef", 16, &out, &n), MDAE_OK);
+    cr_assert_str_eq(out, "11\r\n0123456789abcdef\n\r\n");
+    mdae_free(out);
+    cr_assert_eq(rpc_frame_encode(RPC_FRAMING_UNKNOWN, "{}", 2, &out, &n), MDAE_E_INVAL);
+}
+
+Test(rpc_framer, round_trips_its_own_lsp_encoding)
+{
+    char *out;
+    size_t n;
+    cr_assert_eq(rpc_frame_encode(RPC_FRAMING_LSP, "{\"k\":\"v\"}", 9, &out, &n), MDAE_OK);
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, out, n, 2, &s), MDAE_OK);
+    cr_assert_eq(s.n, 1);
+    cr_assert_str_eq(s.body[0], "{\"k\":\"v\"}");
+    mdae_free(out);
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, builds_a_complete_http_response)
+{
+    char *out;
+    size_t n;
+    cr_assert_eq(rpc_http_response("404 Not Found", "text/plain", "no", 2, false, &out, &n),
+                 MDAE_OK);
+    cr_assert(strstr(out, "HTTP/1.1 404 Not Found\r\n") == out);
+    cr_assert(strstr(out, "Content-Length: 2\r\n") != NULL);
+    cr_assert(strstr(out, "Connection: close\r\n\r\nno") != NULL);
+    mdae_free(out);
+}

@@ -1,0 +1,193 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/protocol/test_rpc_message.c -- JSON-RPC 2.0 parsing, validation and
+ * builders (every reserved error code, batches, our own codes).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "rpc_message.h"
+
+static void setup(void) { rpc_message_init(); }
+
+TestSuite(rpc_message, .init = setup);
+
+static int parse(const char *s, rpc_parsed *p) { return rpc_parse(s, strlen(s), p); }
+
+Test(rpc_message, parses_a_request_with_params)
+{
+    rpc_parsed p;
+    cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server/status\","
+                       "\"params\":{\"a\":1}}",
+                       &p),
+                 MDAE_OK);
+    cr_assert_not(p.batch);
+    cr_assert_eq(p.n, 1);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_REQUEST);
+    cr_assert_str_eq(p.msgs[0].method, "server/status");
+    cr_assert_eq(p.msgs[0].id->valuedouble, 7);
+    cr_assert(cJSON_IsObject(p.msgs[0].params));
+    rpc_parsed_close(&p);
+    rpc_parsed_close(&p); /* safe twice */
+}
+
+Test(rpc_message, tells_notifications_from_requests)
+{
+    rpc_parsed p;
+    cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}", &p), MDAE_OK);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_NOTIFICATION);
+    cr_assert_null(p.msgs[0].id);
+    cr_assert_null(p.msgs[0].params);
+    rpc_parsed_close(&p);
+    cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"m\"}", &p), MDAE_OK);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_REQUEST, "a null id is still a request");
+    rpc_parsed_close(&p);
+}
+
+Test(rpc_message, reports_invalid_json_as_a_parse_error)
+{
+    rpc_parsed p;
+    cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",", &p), MDAE_E_PROTO);
+    cr_assert_eq(parse("", &p), MDAE_E_PROTO);
+    cr_assert_eq(parse("{} {}", &p), MDAE_E_PROTO, "trailing garbage");
+    cr_assert_eq(parse("\x01\xff", &p), MDAE_E_PROTO);
+    cr_assert_eq(rpc_parse("{}", 1, &p), MDAE_E_PROTO, "length is honoured");
+}
+
+Test(rpc_message, refuses_json_nested_too_deep)
+{
+    char s[2 * (RPC_MAX_DEPTH + 5) + 1];
+    int n = RPC_MAX_DEPTH + 5;
+    for (int i = 0; i < n; i++) {
+        s[i] = '[';
+        s[n + i] = ']';
+    }
+    s[2 * n] = '\0';
+    rpc_parsed p;
+    cr_assert_eq(parse(s, &p), MDAE_E_LIMIT);
+}
+
+Test(rpc_message, marks_invalid_requests_with_the_reason)
+{
+    const char *bad[] = {
+        "1",
+        "\"x\"",
+        "{\"id\":1,\"method\":\"m\"}",
+        "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"m\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":1}",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":3}",
+        "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"m\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":3}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rpc_parsed p;
+        cr_assert_eq(parse(bad[i], &p), MDAE_OK, "%s", bad[i]);
+        cr_assert_eq(p.msgs[0].kind, RPC_MSG_INVALID, "%s", bad[i]);
+        cr_assert_not_null(p.msgs[0].why);
+        rpc_parsed_close(&p);
+    }
+}
+
+Test(rpc_message, keeps_the_id_of_an_invalid_request_when_readable)
+{
+    rpc_parsed p;
+    cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":5}", &p), MDAE_OK);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_INVALID);
+    cr_assert_str_eq(p.msgs[0].id->valuestring, "abc");
+    rpc_parsed_close(&p);
+}
+
+Test(rpc_message, parses_a_mixed_batch)
+{
+    rpc_parsed p;
+    cr_assert_eq(parse("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},"
+                       " {\"jsonrpc\":\"2.0\",\"method\":\"n\"}, 3,"
+                       " {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":0}]",
+                       &p),
+                 MDAE_OK);
+    cr_assert(p.batch);
+    cr_assert_eq(p.n, 4);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_REQUEST);
+    cr_assert_eq(p.msgs[1].kind, RPC_MSG_NOTIFICATION);
+    cr_assert_eq(p.msgs[2].kind, RPC_MSG_INVALID);
+    cr_assert_eq(p.msgs[3].kind, RPC_MSG_RESPONSE);
+    rpc_parsed_close(&p);
+}
+
+Test(rpc_message, answers_an_empty_batch_with_one_invalid_request)
+{
+    rpc_parsed p;
+    cr_assert_eq(parse("[]", &p), MDAE_OK);
+    cr_assert_not(p.batch);
+    cr_assert_eq(p.n, 1);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_INVALID);
+    rpc_parsed_close(&p);
+}
+
+static char *print(cJSON *j)
+{
+    char *s;
+    size_t n;
+    cr_assert_not_null(j);
+    cr_assert_eq(rpc_print(j, &s, &n), MDAE_OK);
+    cr_assert_eq(strlen(s), n);
+    cJSON_Delete(j);
+    return s;
+}
+
+Test(rpc_message, builds_results_and_reserved_errors)
+{
+    cJSON *id = cJSON_CreateNumber(3);
+    char *s = print(rpc_response_result(id, cJSON_CreateTrue()));
+    cr_assert_str_eq(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":true}");
+    mdae_free(s);
+    s = print(rpc_response_error(NULL, RPC_PARSE_ERROR, "Parse error", NULL));
+    cr_assert_str_eq(s, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
+                        "\"message\":\"Parse error\"}}");
+    mdae_free(s);
+    s = print(rpc_response_error(id, RPC_METHOD_NOT_FOUND, "no such method: x", NULL));
+    cr_assert(strstr(s, "\"code\":-32601") != NULL);
+    mdae_free(s);
+    s = print(rpc_response_result(id, NULL));
+    cr_assert_str_eq(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":null}");
+    mdae_free(s);
+    cJSON_Delete(id);
+}
+
+Test(rpc_message, names_our_own_error_codes_in_data)
+{
+    cJSON *details = cJSON_CreateObject();
+    cJSON_AddStringToObject(details, "cause", "signal SIGKILL");
+    char *s = print(rpc_response_mdae(NULL, MDAE_E_PARSE, NULL, details));
+    cr_assert(strstr(s, "\"code\":-32003") != NULL, "%s", s);
+    cr_assert(strstr(s, "\"name\":\"MDAE_E_PARSE\"") != NULL, "%s", s);
+    cr_assert(strstr(s, "\"cause\":\"signal SIGKILL\"") != NULL, "%s", s);
+    cr_assert(strstr(s, "the model has syntax errors") != NULL, "%s", s);
+    mdae_free(s);
+    cr_assert_eq(rpc_error_code(MDAE_E_INVAL), RPC_INVALID_PARAMS);
+    cr_assert_eq(rpc_error_code(MDAE_E_CANCELED), RPC_REQUEST_CANCELLED);
+    cr_assert_eq(rpc_error_code(MDAE_E_TIMEOUT), -32010);
+}
+
+Test(rpc_message, builds_notifications_and_requests)
+{
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddNumberToObject(params, "done", 1);
+    char *s = print(rpc_notification_new("analysis/progress", params));
+    cr_assert_str_eq(s, "{\"jsonrpc\":\"2.0\",\"method\":\"analysis/progress\","
+                        "\"params\":{\"done\":1}}");
+    mdae_free(s);
+    cJSON *id = cJSON_CreateString("r1");
+    s = print(rpc_request_new(id, "load", NULL));
+    cr_assert_str_eq(s, "{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"method\":\"load\"}");
+    mdae_free(s);
+    cJSON_Delete(id);
+}
+
+Test(rpc_message, prints_no_raw_newline)
+{
+    cJSON *r = cJSON_CreateString("line1\nline2");
+    char *s = print(rpc_response_result(NULL, r));
+    cr_assert_null(strchr(s, '\n'));
+    mdae_free(s);
+}
