@@ -48,6 +48,10 @@ MDAE_API void sa_config_default(sa_config *cfg);
 MDAE_API int sa_begin(const sa_config *cfg /* borrowed; NULL: defaults */);
 /* Stop BuDDy. Every sa_result must have been freed. Safe without sa_begin. */
 MDAE_API void sa_end(void);
+/* Change the node limit of later analyses (0: 50,000,000): the live nodes
+ * after a garbage collection may not exceed it. MDAE_E_STATE without
+ * sa_begin. (Added by the engine: tests and time budgets need it.) */
+MDAE_API int sa_set_node_limit(size_t limit);
 
 /* ---- Analysis ------------------------------------------------------------ */
 typedef struct sa_result sa_result;

@@ -1,0 +1,188 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_analyze.c -- the entry points: sa_analyze (encode, check,
+ * primal, diagnostics, dual), sa_check, the result and its per-mode view.
+ * How errors and references are handled: sa_int.h.
+ */
+#include "sa_int.h"
+
+#include <string.h>
+
+static void result_free_bdds(BDD *a, size_t n)
+{
+    if (a == NULL)
+        return;
+    if (sa__running())
+        for (size_t k = 0; k < n; k++)
+            bdd_delref(a[k]);
+    mdae_free(a);
+}
+
+void sa_result_free(sa_result *r)
+{
+    if (r == NULL)
+        return;
+    if (sa__running()) {
+        bdd_delref(r->chi_m);
+        bdd_delref(r->ok);
+        bdd_delref(r->singular);
+        bdd_delref(r->modeset);
+        bdd_delref(r->edgeset);
+    }
+    result_free_bdds(r->chi_i, r->n_eq);
+    result_free_bdds(r->chi_j, r->n_var);
+    result_free_bdds(r->chi_e, r->n_edges);
+    result_free_bdds(r->te, r->n_edges);
+    result_free_bdds(r->sigma, r->n_edges * (size_t)r->w_sigma);
+    result_free_bdds(r->c, (size_t)r->n_eq * (size_t)r->w_off);
+    result_free_bdds(r->d, (size_t)r->n_var * (size_t)r->w_off);
+    result_free_bdds(r->over, r->n_eq);
+    result_free_bdds(r->under, r->n_var);
+    mdae_free(r->mode_var);
+    mdae_free(r->var_mode);
+    mdae_free(r->edge_var);
+    mdae_free(r->eq_first);
+    mdae_free(r->edge_eq);
+    mdae_free(r->edge_v);
+    mdae_free(r->eq_order);
+    mdae_free(r);
+}
+
+/* Shared by the entry points: after a jump, report and clean up. */
+static int finish_failed(sa_ctx *c)
+{
+    int rc = c->rc;
+    sa__leave(c);
+    if (rc == MDAE_E_BDD_LIMIT)
+        mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                       "analysis exceeded %zu BDD nodes", c->node_limit);
+    else if (rc == MDAE_E_BDD)
+        mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                       "BDD library error");
+    sa_result_free(c->r);
+    c->r = NULL;
+    return rc;
+}
+
+static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_diags *diags,
+               bool full)
+{
+    if (!sa__running())
+        return MDAE_E_STATE;
+    if (m == NULL || (full && out == NULL))
+        return MDAE_E_INVAL;
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, opt, diags);
+    c->r = mdae_calloc(1, sizeof *c->r);
+    if (c->r == NULL) {
+        mdae_free(c);
+        return MDAE_E_NOMEM;
+    }
+    if (setjmp(c->jb)) {
+        int rc = finish_failed(c);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    sa__peak_reset();
+    sa__progress(c, "encode", 0, m->n_equations);
+    sa__encode(c, m);
+    if (sa__check_edges(c) > 0)
+        sa__fail(c, MDAE_E_MODEL);
+    if (full) {
+        sa__primal(c);
+        sa__dm(c);
+        sa__dual(c);
+        sa__sample(c);
+    }
+    sa_result *r = c->r;
+    r->peak_nodes = sa__peak();
+    sa__leave(c);
+    mdae_free(c);
+    if (full)
+        *out = r;
+    else
+        sa_result_free(r);
+    return MDAE_OK;
+}
+
+int sa_analyze(const mel_model *m, const sa_options *opt, sa_result **out, mdae_diags *diags)
+{
+    return run(m, opt, out, diags, true);
+}
+
+int sa_check(const mel_model *m, mdae_diags *diags)
+{
+    return run(m, NULL, NULL, diags, false);
+}
+
+size_t sa_result_peak_nodes(const sa_result *r) { return r ? r->peak_nodes : 0; }
+
+/* ---- One mode ------------------------------------------------------------------ */
+
+void sa_mode_view_close(sa_mode_view *v)
+{
+    if (v == NULL)
+        return;
+    mdae_free(v->eq_active);
+    mdae_free(v->var_active);
+    mdae_free(v->c);
+    mdae_free(v->d);
+    mdae_free(v->overdetermined);
+    mdae_free(v->underdetermined);
+    mdae_free(v->matched_var);
+    memset(v, 0, sizeof *v);
+}
+
+int sa_result_mode(const sa_result *r, const bool *mode, sa_mode_view *out)
+{
+    if (r == NULL || (mode == NULL && r->n_modes > 0) || out == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    static const bool none[1] = {false};
+    if (mode == NULL)
+        mode = none;
+    sa_mode_view v = {0};
+    size_t ne = r->n_eq + 1, nv = r->n_var + 1;
+    v.eq_active = mdae_calloc(ne, sizeof(bool));
+    v.var_active = mdae_calloc(nv, sizeof(bool));
+    v.c = mdae_calloc(ne, sizeof(int));
+    v.d = mdae_calloc(nv, sizeof(int));
+    v.overdetermined = mdae_calloc(ne, sizeof(bool));
+    v.underdetermined = mdae_calloc(nv, sizeof(bool));
+    v.matched_var = mdae_calloc(ne, sizeof(int));
+    if (!v.eq_active || !v.var_active || !v.c || !v.d || !v.overdetermined ||
+        !v.underdetermined || !v.matched_var) {
+        sa_mode_view_close(&v);
+        return MDAE_E_NOMEM;
+    }
+    v.valid = sa__eval(r, r->chi_m, mode);
+    bool ok = sa__eval(r, r->ok, mode);
+    v.singular = v.valid && !ok;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        v.eq_active[i] = sa__eval(r, r->chi_i[i], mode);
+        v.c[i] = -1;
+        v.matched_var[i] = -1;
+        if (ok && v.eq_active[i]) {
+            v.c[i] = (int)sa__veval(r, &r->c[(size_t)i * r->w_off], r->w_off, mode);
+            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+                if (sa__eval(r, r->te[e], mode))
+                    v.matched_var[i] = (int)r->edge_v[e];
+        }
+        if (v.singular)
+            v.overdetermined[i] = sa__eval(r, r->over[i], mode);
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        v.var_active[j] = sa__eval(r, r->chi_j[j], mode);
+        v.d[j] = -1;
+        if (ok && v.var_active[j])
+            v.d[j] = (int)sa__veval(r, &r->d[(size_t)j * r->w_off], r->w_off, mode);
+        if (v.singular)
+            v.underdetermined[j] = sa__eval(r, r->under[j], mode);
+    }
+    *out = v;
+    return MDAE_OK;
+}

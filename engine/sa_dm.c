@@ -1,0 +1,66 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_dm.c -- diagnostics of the singular modes: the coarse
+ * Dulmage-Mendelsohn decomposition of every singular mode at once.
+ *
+ * An equation is overdetermined in a mode iff some maximum-cardinality
+ * matching of that mode's graph leaves it unmatched; a variable is
+ * underdetermined likewise. So: the matchings (at most one edge per active
+ * equation / variable, along active edges) restricted to the singular modes,
+ * arg-min of the number of unmatched active equations (the same bit-by-bit
+ * pruning as the primal problem), then, per item, the modes where some
+ * remaining matching leaves it unmatched. Skipped when no valid mode is
+ * singular (the common case), so it costs nothing on nonsingular models.
+ */
+#include "sa_int.h"
+
+#define T(f) sa__tmp(c, (f))
+
+static int bits_for(unsigned long long v)
+{
+    int b = 1;
+    while (b < 62 && (v >> b) != 0)
+        b++;
+    return b;
+}
+
+void sa__dm(sa_ctx *c)
+{
+    sa_result *r = c->r;
+    r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
+    r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
+    if (r->singular == bddfalse)
+        return;
+    size_t mark = sa__mark(c);
+    sa__progress(c, "diagnostics", 0, r->n_eq);
+    sa__mats mt;
+    sa__mats_init(c, &mt);
+    BDD *y = sa__slots(c, 1);
+    sa__put(y, r->singular);
+    sa__matchings(c, y, false, &mt, "diagnostics");
+
+    int wu = bits_for(r->n_eq);
+    BDD *u = sa__slots(c, (size_t)wu);
+    BDD *one = sa__slots(c, (size_t)wu);
+    for (uint32_t a = 0; a < r->n_eq; a++) {
+        uint32_t i = r->eq_order[a];
+        size_t m2 = sa__mark(c);
+        sa__put(&one[0], bdd_and(r->chi_i[i], mt.rnone[i]));
+        sa__vadd(c, u, u, one, wu);
+        sa__release(c, m2);
+    }
+    sa__argmin(c, y, u, wu);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        size_t m2 = sa__mark(c);
+        BDD un = T(bdd_and(r->chi_i[i], mt.rnone[i]));
+        sa__put(&r->over[i], bdd_appex(*y, un, bddop_and, r->edgeset));
+        sa__release(c, m2);
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        size_t m2 = sa__mark(c);
+        BDD un = T(bdd_and(r->chi_j[j], mt.cnone[j]));
+        sa__put(&r->under[j], bdd_appex(*y, un, bddop_and, r->edgeset));
+        sa__release(c, m2);
+    }
+    sa__release(c, mark);
+}

@@ -1,0 +1,276 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_enc.c -- the BuDDy boundary: start/stop, the error and garbage
+ * collection hooks, the node limit, the slot stack and temporary memory of an
+ * analysis context. Why errors longjmp and how references are kept: see the
+ * design notes in sa_int.h.
+ */
+#include "sa_int.h"
+
+#include <string.h>
+
+/* BuDDy is process-global, so is this. */
+static bool running;
+static sa_ctx *armed;      /* the entry point the hooks jump to, or NULL */
+static int last_bdd_error; /* reported while nothing was armed */
+static size_t node_limit;
+static size_t peak_nodes;
+
+struct sa__chunk {
+    sa__chunk *prev;
+    size_t base; /* slots below this chunk */
+    size_t n, cap;
+    BDD b[];
+};
+
+struct sa__block {
+    sa__block *next;
+    max_align_t data[];
+};
+
+void sa_config_default(sa_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->node_limit = 50000000;
+}
+
+static int bdd_rc(int e)
+{
+    /* Table exhaustion and the node cap are the configured limit; anything
+     * else is our misuse of BuDDy. */
+    return (e == BDD_NODENUM || e == BDD_MEMORY) ? MDAE_E_BDD_LIMIT : MDAE_E_BDD;
+}
+
+static void on_bdd_error(int e)
+{
+    if (armed != NULL)
+        sa__fail(armed, bdd_rc(e));
+    last_bdd_error = e; /* BuDDy goes on with bddfalse: nothing armed. */
+}
+
+static void on_gbc(int pre, bddGbcStat *s)
+{
+    /* Replaces BuDDy's default handler, which prints: stdout carries JSON. */
+    if (pre)
+        return;
+    size_t live = (size_t)(s->nodes - s->freenodes);
+    if (live > peak_nodes)
+        peak_nodes = live;
+    /* The collection is complete here, so jumping out is as safe as from the
+     * error hook (sa_int.h). */
+    if (armed != NULL && live > node_limit)
+        sa__fail(armed, MDAE_E_BDD_LIMIT);
+}
+
+static int apply_limit(void)
+{
+    /* BuDDy refuses a cap below its current table; then the garbage
+     * collection hook and sa__sample enforce the limit on live nodes. */
+    int size = bdd_getallocnum();
+    size_t cap = node_limit > (size_t)size ? node_limit : (size_t)size;
+    if (cap > (size_t)INT32_MAX)
+        cap = INT32_MAX;
+    bdd_setmaxnodenum((int)cap);
+    return MDAE_OK;
+}
+
+int sa_begin(const sa_config *cfg)
+{
+    sa_config def;
+    if (running)
+        return MDAE_E_STATE;
+    if (cfg == NULL) {
+        sa_config_default(&def);
+        cfg = &def;
+    }
+    node_limit = cfg->node_limit ? cfg->node_limit : 50000000;
+    size_t nodes = cfg->initial_nodes ? cfg->initial_nodes : 1000000;
+    if (nodes > node_limit)
+        nodes = node_limit;
+    if (nodes < 1000)
+        nodes = 1000;
+    size_t cache = cfg->cache_size ? cfg->cache_size : nodes / 4;
+    if (cache < 1000)
+        cache = 1000;
+    bdd_error_hook(on_bdd_error);
+    if (bdd_init((int)nodes, (int)cache) < 0)
+        return MDAE_E_BDD;
+    /* bdd_init installs the default (exiting, printing) handlers. */
+    bdd_error_hook(on_bdd_error);
+    bdd_gbc_hook(on_gbc);
+    bdd_resize_hook(NULL);
+    bdd_reorder_verbose(0);
+    /* Measured on the benchmark families (tests/bench/README.md): growing the
+     * table in large steps avoids many small collections. */
+    bdd_setmaxincrease(4000000);
+    if (cfg->cache_size == 0)
+        bdd_setcacheratio(4);
+    bdd_setvarnum(2);
+    running = true;
+    peak_nodes = 0;
+    apply_limit();
+    if (cfg->dynamic_reorder)
+        bdd_autoreorder(BDD_REORDER_SIFT);
+    return MDAE_OK;
+}
+
+void sa_end(void)
+{
+    if (!running)
+        return;
+    bdd_done();
+    running = false;
+    armed = NULL;
+}
+
+int sa_set_node_limit(size_t limit)
+{
+    if (!running)
+        return MDAE_E_STATE;
+    node_limit = limit ? limit : 50000000;
+    return apply_limit();
+}
+
+bool sa__running(void) { return running; }
+size_t sa__peak(void) { return peak_nodes; }
+void sa__peak_reset(void) { peak_nodes = (size_t)bdd_getnodenum(); }
+size_t sa__node_limit(void) { return node_limit; }
+
+void sa__ctx_init(sa_ctx *c, const sa_options *opt, mdae_diags *diags)
+{
+    memset(c, 0, sizeof *c);
+    c->opt = opt;
+    c->diags = diags;
+    c->node_limit = node_limit;
+}
+
+void sa__enter(sa_ctx *c)
+{
+    armed = c;
+    last_bdd_error = 0;
+}
+
+void sa__leave(sa_ctx *c)
+{
+    if (armed == c)
+        armed = NULL;
+    sa__release(c, 0);
+    while (c->top != NULL) {
+        sa__chunk *p = c->top->prev;
+        mdae_free(c->top);
+        c->top = p;
+    }
+    while (c->blocks != NULL) {
+        sa__block *n = c->blocks->next;
+        mdae_free(c->blocks);
+        c->blocks = n;
+    }
+}
+
+_Noreturn void sa__fail(sa_ctx *c, int rc)
+{
+    c->rc = rc;
+    /* Disarm first: errors raised while cleaning up must not jump again. */
+    if (armed == c)
+        armed = NULL;
+    longjmp(c->jb, 1);
+}
+
+void sa__need_vars(sa_ctx *c, int n)
+{
+    if (bdd_varnum() < n && bdd_setvarnum(n) < 0)
+        sa__fail(c, MDAE_E_BDD);
+}
+
+void sa__sample(sa_ctx *c)
+{
+    size_t used = (size_t)bdd_getnodenum();
+    if (used > c->node_limit) {
+        /* Counted with garbage: collect to see what is really live. */
+        bdd_gbc();
+        used = (size_t)bdd_getnodenum();
+        if (used > c->node_limit)
+            sa__fail(c, MDAE_E_BDD_LIMIT);
+    }
+    if (used > peak_nodes)
+        peak_nodes = used;
+}
+
+/* ---- Slots ------------------------------------------------------------------ */
+
+BDD *sa__slots(sa_ctx *c, size_t n)
+{
+    sa__chunk *t = c->top;
+    if (t == NULL || t->cap - t->n < n) {
+        size_t cap = n > 65536 ? n : 65536;
+        sa__chunk *k = mdae_malloc(sizeof *k + cap * sizeof(BDD));
+        if (k == NULL)
+            sa__fail(c, MDAE_E_NOMEM);
+        k->prev = t;
+        k->base = c->n_slots;
+        k->n = 0;
+        k->cap = cap;
+        c->top = t = k;
+    }
+    BDD *p = t->b + t->n;
+    memset(p, 0, n * sizeof(BDD)); /* bddfalse */
+    t->n += n;
+    c->n_slots += n;
+    return p;
+}
+
+BDD sa__tmp(sa_ctx *c, BDD f)
+{
+    BDD *s = sa__slots(c, 1);
+    *s = bdd_addref(f);
+    return f;
+}
+
+size_t sa__mark(const sa_ctx *c) { return c->n_slots; }
+
+void sa__release(sa_ctx *c, size_t mark)
+{
+    while (c->top != NULL && c->n_slots > mark) {
+        sa__chunk *t = c->top;
+        while (t->n > 0 && c->n_slots > mark) {
+            t->n--;
+            c->n_slots--;
+            if (running)
+                bdd_delref(t->b[t->n]);
+        }
+        if (t->n == 0 && t->prev != NULL) {
+            c->top = t->prev;
+            mdae_free(t);
+        } else {
+            break;
+        }
+    }
+}
+
+/* ---- Memory ----------------------------------------------------------------- */
+
+void *sa__alloc(sa_ctx *c, size_t n)
+{
+    sa__block *b = mdae_calloc(1, sizeof *b + (n ? n : 1));
+    if (b == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    b->next = c->blocks;
+    c->blocks = b;
+    return b->data;
+}
+
+void *sa__alloc_keep(sa_ctx *c, size_t n)
+{
+    void *p = mdae_calloc(1, n ? n : 1);
+    if (p == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    return p;
+}
+
+void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total)
+{
+    sa__sample(c);
+    if (c->opt != NULL && c->opt->progress != NULL &&
+        c->opt->progress(c->opt->progress_ctx, phase, done, total) != 0)
+        sa__fail(c, MDAE_E_CANCELED);
+}

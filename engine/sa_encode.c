@@ -1,0 +1,441 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_encode.c -- from a mel_model to Boolean functions (RR-9322 4.3):
+ * the variable order, chi_M, chi_I, chi_J, chi_E and sigma, and the
+ * consistency check chi_E => chi_J.
+ *
+ * Variable order (issue 3, item 6). The matching constraints tie together
+ * the edges of one equation (rows) and of one variable (columns). Rows are
+ * kept contiguous; columns span the equations using the variable, so the
+ * equations are ordered by a Cuthill-McKee breadth-first traversal of the
+ * bipartite incidence graph from a pseudo-peripheral equation, which keeps
+ * every column within a narrow window. Within a row, edges follow the
+ * traversal order of their variables. Each mode variable sits just before the
+ * first row whose guards mention it; mode variables only used by invariants
+ * come first.
+ */
+#include "sa_int.h"
+
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+/* ---- Guards to BDDs, memoised on the (shared) guard nodes ------------------- */
+
+typedef struct gmemo {
+    const mel_guard **key;
+    BDD **val;
+    size_t cap, n;
+} gmemo;
+
+static size_t ghash(const void *p, size_t cap)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 17;
+    x *= (uintptr_t)0x9E3779B97F4A7C15ull;
+    return (size_t)(x ^ (x >> 29)) & (cap - 1);
+}
+
+static BDD **gmemo_find(gmemo *gm, const mel_guard *g)
+{
+    size_t h = ghash(g, gm->cap);
+    while (gm->key[h] != NULL && gm->key[h] != g)
+        h = (h + 1) & (gm->cap - 1);
+    return &gm->val[h];
+}
+
+static void gmemo_grow(sa_ctx *c, gmemo *gm)
+{
+    gmemo old = *gm;
+    gm->cap = old.cap ? old.cap * 2 : 1024;
+    gm->key = sa__alloc(c, gm->cap * sizeof *gm->key);
+    gm->val = sa__alloc(c, gm->cap * sizeof *gm->val);
+    for (size_t k = 0; k < old.cap; k++) {
+        if (old.key[k] == NULL)
+            continue;
+        size_t h = ghash(old.key[k], gm->cap);
+        while (gm->key[h] != NULL)
+            h = (h + 1) & (gm->cap - 1);
+        gm->key[h] = old.key[k];
+        gm->val[h] = old.val[k];
+    }
+}
+
+static BDD guard_bdd(sa_ctx *c, gmemo *gm, const mel_guard *g)
+{
+    switch (g->op) {
+    case MEL_G_FALSE:
+        return bddfalse;
+    case MEL_G_TRUE:
+        return bddtrue;
+    case MEL_G_VAR:
+        return bdd_ithvar(c->r->mode_var[g->var]);
+    default:
+        break;
+    }
+    if (2 * (gm->n + 1) > gm->cap)
+        gmemo_grow(c, gm);
+    BDD **v = gmemo_find(gm, g);
+    if (*v != NULL)
+        return **v;
+    BDD f;
+    BDD a = guard_bdd(c, gm, g->lhs);
+    if (g->op == MEL_G_NOT) {
+        f = bdd_not(a);
+    } else {
+        BDD b = guard_bdd(c, gm, g->rhs);
+        f = g->op == MEL_G_AND ? bdd_and(a, b) : bdd_or(a, b);
+    }
+    BDD *slot = sa__slots(c, 1);
+    sa__put(slot, f);
+    /* The recursion may have grown the table: look the key up again. */
+    if (2 * (gm->n + 1) > gm->cap)
+        gmemo_grow(c, gm);
+    size_t h = ghash(g, gm->cap);
+    while (gm->key[h] != NULL && gm->key[h] != g)
+        h = (h + 1) & (gm->cap - 1);
+    gm->key[h] = g;
+    gm->val[h] = slot;
+    gm->n++;
+    return f;
+}
+
+/* ---- Ordering -------------------------------------------------------------- */
+
+typedef struct graph {
+    uint32_t n;     /* n_eq + n_var nodes: equations first */
+    size_t *first;  /* n + 1 */
+    uint32_t *adj;
+    uint32_t *deg;
+} graph;
+
+static void graph_build(sa_ctx *c, const mel_model *m, graph *g)
+{
+    uint32_t ne = m->n_equations, n = ne + m->n_variables;
+    g->n = n;
+    g->first = sa__alloc(c, (n + 1) * sizeof *g->first);
+    g->deg = sa__alloc(c, (n + 1) * sizeof *g->deg);
+    g->adj = sa__alloc(c, 2 * m->n_edges * sizeof *g->adj + 1);
+    for (uint32_t i = 0; i < ne; i++) {
+        g->deg[i] = m->equations[i].n_incs;
+        for (uint32_t k = 0; k < m->equations[i].n_incs; k++)
+            g->deg[ne + m->equations[i].incs[k].var]++;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        g->first[v + 1] = g->first[v] + g->deg[v];
+    uint32_t *fill = sa__alloc(c, (n + 1) * sizeof *fill);
+    for (uint32_t i = 0; i < ne; i++)
+        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
+            uint32_t j = ne + m->equations[i].incs[k].var;
+            g->adj[g->first[i] + fill[i]++] = j;
+            g->adj[g->first[j] + fill[j]++] = i;
+        }
+}
+
+/* Breadth-first from start over unvisited nodes, neighbours by increasing
+ * degree (Cuthill-McKee). Appends to order; returns the last node reached. */
+static uint32_t bfs(const graph *g, uint32_t start, uint8_t *seen, uint8_t mark,
+                    uint32_t *order, uint32_t *n_order, uint32_t *tmp)
+{
+    uint32_t head = *n_order, last = start;
+    order[(*n_order)++] = start;
+    seen[start] = mark;
+    while (head < *n_order) {
+        uint32_t u = order[head++];
+        last = u;
+        uint32_t nt = 0;
+        for (size_t k = g->first[u]; k < g->first[u + 1]; k++)
+            if (seen[g->adj[k]] != mark)
+                tmp[nt++] = g->adj[k], seen[g->adj[k]] = mark;
+        for (uint32_t a = 1; a < nt; a++) { /* insertion sort: short lists */
+            uint32_t x = tmp[a], b = a;
+            while (b > 0 && (g->deg[tmp[b - 1]] > g->deg[x] ||
+                             (g->deg[tmp[b - 1]] == g->deg[x] && tmp[b - 1] > x))) {
+                tmp[b] = tmp[b - 1];
+                b--;
+            }
+            tmp[b] = x;
+        }
+        for (uint32_t a = 0; a < nt; a++)
+            order[(*n_order)++] = tmp[a];
+    }
+    return last;
+}
+
+static uint32_t *node_order(sa_ctx *c, const graph *g)
+{
+    uint32_t n = g->n, n_order = 0;
+    uint32_t *order = sa__alloc(c, (n + 1) * sizeof *order);
+    uint32_t *probe = sa__alloc(c, (n + 1) * sizeof *probe);
+    uint32_t *tmp = sa__alloc(c, (n + 1) * sizeof *tmp);
+    uint8_t *seen = sa__alloc(c, n + 1);
+    uint8_t *seen2 = sa__alloc(c, n + 1);
+    for (;;) {
+        /* Next component: an unvisited node of least degree. */
+        uint32_t best = n;
+        for (uint32_t v = 0; v < n; v++)
+            if (!seen[v] && (best == n || g->deg[v] < g->deg[best]))
+                best = v;
+        if (best == n)
+            break;
+        /* One probe from it finds a far end (pseudo-peripheral start). */
+        uint32_t np = 0;
+        memcpy(seen2, seen, n);
+        uint32_t far = bfs(g, best, seen2, 1, probe, &np, tmp);
+        bfs(g, far, seen, 1, order, &n_order, tmp);
+    }
+    return order;
+}
+
+static void mark_modes(const mel_guard *g, uint8_t *used, int *pending, int *n_pending,
+                       gmemo *visited, sa_ctx *c)
+{
+    if (g->op == MEL_G_VAR) {
+        if (!used[g->var]) {
+            used[g->var] = 1;
+            pending[(*n_pending)++] = (int)g->var;
+        }
+        return;
+    }
+    if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
+        return;
+    if (2 * (visited->n + 1) > visited->cap)
+        gmemo_grow(c, visited);
+    BDD **v = gmemo_find(visited, g);
+    if (*v != NULL)
+        return;
+    size_t h = ghash(g, visited->cap);
+    while (visited->key[h] != NULL && visited->key[h] != g)
+        h = (h + 1) & (visited->cap - 1);
+    visited->key[h] = g;
+    visited->val[h] = (BDD *)visited; /* any non-NULL marker */
+    visited->n++;
+    mark_modes(g->lhs, used, pending, n_pending, visited, c);
+    if (g->op != MEL_G_NOT)
+        mark_modes(g->rhs, used, pending, n_pending, visited, c);
+}
+
+/* Fill r's index arrays: BDD variable of every mode variable and edge. */
+static void assign_vars(sa_ctx *c, const mel_model *m)
+{
+    sa_result *r = c->r;
+    graph g;
+    graph_build(c, m, &g);
+    uint32_t *order = node_order(c, &g);
+    uint32_t ne = m->n_equations;
+    uint32_t *pos = sa__alloc(c, (g.n + 1) * sizeof *pos);
+    for (uint32_t k = 0; k < g.n; k++)
+        pos[order[k]] = k;
+    uint32_t n_eo = 0;
+    for (uint32_t k = 0; k < g.n; k++)
+        if (order[k] < ne)
+            r->eq_order[n_eo++] = order[k];
+
+    uint8_t *used = sa__alloc(c, m->n_modes + 1);
+    int *pending = sa__alloc(c, (m->n_modes + 1) * sizeof *pending);
+    gmemo visited = {0};
+    int next = 0, n_pending = 0;
+    /* Mode variables the rows never mention, but invariants do, go first. */
+    {
+        uint8_t *in_rows = sa__alloc(c, m->n_modes + 1);
+        int np = 0;
+        for (uint32_t i = 0; i < ne; i++) {
+            const mel_equation *eq = &m->equations[i];
+            mark_modes(eq->guard, in_rows, pending, &np, &visited, c);
+            for (uint32_t k = 0; k < eq->n_incs; k++) {
+                mark_modes(m->variables[eq->incs[k].var].guard, in_rows, pending, &np,
+                           &visited, c);
+                for (uint32_t q = 0; q < eq->incs[k].n_cases; q++)
+                    mark_modes(eq->incs[k].cases[q].guard, in_rows, pending, &np, &visited,
+                               c);
+            }
+        }
+        for (uint32_t v = 0; v < m->n_variables; v++)
+            mark_modes(m->variables[v].guard, in_rows, pending, &np, &visited, c);
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            if (!in_rows[k]) {
+                used[k] = 1;
+                r->mode_var[k] = next++;
+            }
+        memset(&visited, 0, sizeof visited);
+    }
+    uint32_t *tmp = sa__alloc(c, (m->n_variables + 1) * sizeof *tmp);
+    for (uint32_t a = 0; a < ne; a++) {
+        uint32_t i = r->eq_order[a];
+        const mel_equation *eq = &m->equations[i];
+        n_pending = 0;
+        mark_modes(eq->guard, used, pending, &n_pending, &visited, c);
+        for (uint32_t k = 0; k < eq->n_incs; k++) {
+            mark_modes(m->variables[eq->incs[k].var].guard, used, pending, &n_pending,
+                       &visited, c);
+            for (uint32_t q = 0; q < eq->incs[k].n_cases; q++)
+                mark_modes(eq->incs[k].cases[q].guard, used, pending, &n_pending, &visited,
+                           c);
+        }
+        for (int p = 0; p < n_pending; p++)
+            r->mode_var[pending[p]] = next++;
+        /* Edges of the row by traversal order of their variables. */
+        for (uint32_t k = 0; k < eq->n_incs; k++) {
+            uint32_t x = k, b = k;
+            while (b > 0 && pos[ne + eq->incs[tmp[b - 1]].var] > pos[ne + eq->incs[x].var]) {
+                tmp[b] = tmp[b - 1];
+                b--;
+            }
+            tmp[b] = x;
+        }
+        for (uint32_t k = 0; k < eq->n_incs; k++)
+            r->edge_var[r->eq_first[i] + tmp[k]] = next++;
+    }
+    /* Variables' own guards may name modes no row mentions (unused vars). */
+    for (uint32_t v = 0; v < m->n_variables; v++) {
+        n_pending = 0;
+        mark_modes(m->variables[v].guard, used, pending, &n_pending, &visited, c);
+        for (int p = 0; p < n_pending; p++)
+            r->mode_var[pending[p]] = next++;
+    }
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (!used[k])
+            r->mode_var[k] = next++;
+    r->n_bddvars = next;
+}
+
+/* ---- Encoding -------------------------------------------------------------- */
+
+static int bits_for(unsigned long long v)
+{
+    int b = 1;
+    while (b < 62 && (v >> b) != 0)
+        b++;
+    return b;
+}
+
+void sa__encode(sa_ctx *c, const mel_model *m)
+{
+    sa_result *r = c->r;
+    r->m = m;
+    r->n_eq = m->n_equations;
+    r->n_var = m->n_variables;
+    r->n_modes = m->n_modes;
+    size_t ne = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        ne += m->equations[i].n_incs;
+    r->n_edges = ne;
+    size_t nv = (size_t)m->n_modes + ne;
+    if (nv > 1000000)
+        sa__fail(c, MDAE_E_LIMIT);
+    r->mode_var = sa__alloc_keep(c, (m->n_modes + 1) * sizeof(int));
+    r->var_mode = sa__alloc_keep(c, (nv + 1) * sizeof(int));
+    r->edge_var = sa__alloc_keep(c, (ne + 1) * sizeof(int));
+    r->eq_first = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(size_t));
+    r->edge_eq = sa__alloc_keep(c, (ne + 1) * sizeof(uint32_t));
+    r->edge_v = sa__alloc_keep(c, (ne + 1) * sizeof(uint32_t));
+    r->eq_order = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        r->eq_first[i + 1] = r->eq_first[i] + m->equations[i].n_incs;
+        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
+            r->edge_eq[r->eq_first[i] + k] = i;
+            r->edge_v[r->eq_first[i] + k] = m->equations[i].incs[k].var;
+        }
+    }
+    assign_vars(c, m);
+    sa__need_vars(c, r->n_bddvars);
+    for (size_t v = 0; v < nv; v++)
+        r->var_mode[v] = -1;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        r->var_mode[r->mode_var[k]] = (int)k;
+
+    r->chi_i = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
+    r->chi_j = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
+    r->chi_e = sa__alloc_keep(c, (ne + 1) * sizeof(BDD));
+    int maxo = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        for (uint32_t k = 0; k < m->equations[i].n_incs; k++)
+            for (uint32_t q = 0; q < m->equations[i].incs[k].n_cases; q++)
+                if (m->equations[i].incs[k].cases[q].order > maxo)
+                    maxo = m->equations[i].incs[k].cases[q].order;
+    r->w_sigma = bits_for((unsigned)maxo);
+    r->sigma = sa__alloc_keep(c, (ne * (size_t)r->w_sigma + 1) * sizeof(BDD));
+
+    size_t mark = sa__mark(c);
+    gmemo gm = {0};
+    {
+        int *mv = sa__alloc(c, (m->n_modes + 1) * sizeof(int));
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            mv[k] = r->mode_var[k];
+        sa__put(&r->modeset, bdd_makeset(mv, (int)m->n_modes));
+        int *ev = sa__alloc(c, (ne + 1) * sizeof(int));
+        for (size_t e = 0; e < ne; e++)
+            ev[e] = r->edge_var[e];
+        sa__put(&r->edgeset, bdd_makeset(ev, (int)ne));
+    }
+    sa__put(&r->chi_m, bddtrue);
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        sa__put(&r->chi_m, bdd_and(r->chi_m, guard_bdd(c, &gm, m->invariants[k].cond)));
+    for (uint32_t j = 0; j < r->n_var; j++)
+        sa__put(&r->chi_j[j], guard_bdd(c, &gm, m->variables[j].guard));
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        const mel_equation *eq = &m->equations[i];
+        sa__put(&r->chi_i[i], guard_bdd(c, &gm, eq->guard));
+        for (uint32_t k = 0; k < eq->n_incs; k++) {
+            size_t e = r->eq_first[i] + k;
+            const mel_incidence *inc = &eq->incs[k];
+            BDD *sig = &r->sigma[e * (size_t)r->w_sigma];
+            BDD *any = &r->chi_e[e];
+            /* Cases by decreasing order: the first that holds gives sigma. */
+            for (uint32_t q = inc->n_cases; q-- > 0;) {
+                /* Memoised guards live in slots: mark after computing it. */
+                BDD gq = guard_bdd(c, &gm, inc->cases[q].guard);
+                size_t m2 = sa__mark(c);
+                BDD *cv = sa__slots(c, (size_t)r->w_sigma);
+                sa__vconst(cv, r->w_sigma, (unsigned)inc->cases[q].order);
+                sa__vite(c, sig, gq, cv, sig, r->w_sigma);
+                sa__put(any, bdd_or(*any, gq));
+                sa__release(c, m2);
+            }
+            /* An edge is active where its variable exists (the check reports
+             * models where a case holds outside). */
+            sa__put(any, bdd_and(*any, r->chi_j[inc->var]));
+        }
+        if ((i & 255) == 255)
+            sa__progress(c, "encode", i, r->n_eq);
+    }
+    sa__release(c, mark);
+}
+
+size_t sa__check_edges(sa_ctx *c)
+{
+    sa_result *r = c->r;
+    const mel_model *m = r->m;
+    size_t errors = 0;
+    size_t mark = sa__mark(c);
+    gmemo gm = {0};
+    if (r->chi_m == bddfalse) {
+        mdae_range where = m->n_invariants ? m->invariants[0].where : (mdae_range){{0, 0, 0}, {0, 0, 0}};
+        mdae_diags_add(c->diags, MDAE_SEV_WARNING, where,
+                       "the invariants exclude every mode: there is no valid mode");
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        const mel_equation *eq = &m->equations[i];
+        for (uint32_t k = 0; k < eq->n_incs; k++) {
+            const mel_incidence *inc = &eq->incs[k];
+            for (uint32_t q = 0; q < inc->n_cases; q++) {
+                BDD gq = guard_bdd(c, &gm, inc->cases[q].guard);
+                size_t m2 = sa__mark(c);
+                BDD bad = T(bdd_apply(gq, r->chi_j[inc->var], bddop_diff));
+                if (bad != bddfalse) {
+                    sa_set s = {0};
+                    sa__set_of(c, r, bad, &s);
+                    mdae_diags_add(c->diags, MDAE_SEV_ERROR, inc->cases[q].where,
+                                   "variable '%s' is used in equation '%s' in modes where "
+                                   "it does not exist: %s",
+                                   m->variables[inc->var].name, eq->name, s.formula);
+                    sa__set_close(&s);
+                    errors++;
+                }
+                sa__release(c, m2);
+            }
+        }
+    }
+    sa__release(c, mark);
+    return errors;
+}

@@ -1,0 +1,189 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_int.h -- internals of the implicit engine (engine/sa_*.c), shared
+ * between its files. The only header of the project that includes BuDDy.
+ *
+ * Design notes (the other sa_*.c files point here):
+ *
+ * Errors by longjmp. Every entry point (sa_analyze, sa_check,
+ * sa_result_report) owns an sa_ctx and calls setjmp once. Anything that
+ * fails below it -- a BuDDy error reported through bdd_error_hook (node
+ * limit, memory), an allocation, a cancellation by the progress callback --
+ * calls sa__fail(), which longjmps back with the code. Why not return codes:
+ * BuDDy's hook is called deep inside its recursive operators; when the hook
+ * returns, BuDDy goes on computing garbage, and when the node table is full
+ * every further node costs a full garbage collection, which can take hours on
+ * a large table. Jumping out of the hook stops the operator at once. BuDDy
+ * stays consistent: its operator caches only ever hold finished sub-results
+ * (the failing recursion never writes its entry), its reference stack is
+ * reset by the next operator (INITREF), and the nodes built by the aborted
+ * operator are unreferenced, so the next collection frees them.
+ *
+ * References. BuDDy frees, at any garbage collection (which can happen inside
+ * any operator), every node that is neither referenced nor on its internal
+ * stack. So every BDD that is used again after another BuDDy call lives in a
+ * *slot*: either a field of the sa_result (released by sa_result_free), or a
+ * slot of the context's stack (sa__slots/sa__tmp, released by sa__release to
+ * a mark, or all at once when an entry point ends, error or not). Slots never
+ * move (the stack is a list of chunks), so `BDD *` into it stay valid.
+ * sa__put(slot, f) references f and drops the old value.
+ *
+ * Memory. Temporary C arrays come from sa__alloc(), which records them in the
+ * context; they are freed when the entry point returns. The sa_result and
+ * its arrays are allocated with sa__alloc_keep() (failure still longjmps).
+ *
+ * Variables. One BDD variable per mode variable and per edge (RR-9322 4.3);
+ * there are no equation/variable BDD variables (chi_I, chi_J are kept as mode
+ * functions per item). The order is computed in sa_encode.c.
+ */
+#ifndef SA_INT_H
+#define SA_INT_H
+
+#include <bdd.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "sa.h"
+
+typedef struct sa__chunk sa__chunk;
+typedef struct sa__block sa__block;
+
+/* The analysis result: every mode function later stages need (issue 4 will
+ * read chi_E, T_e, sigma, c, d). All BDDs are referenced. */
+struct sa_result {
+    const mel_model *m; /* borrowed */
+    uint32_t n_eq, n_var, n_modes;
+    size_t n_edges;
+    int n_bddvars;    /* BDD variables used: n_modes + n_edges */
+    int *mode_var;    /* n_modes: BDD variable of mode variable k */
+    int *var_mode;    /* n_bddvars: mode index of a BDD variable, -1: edge */
+    int *edge_var;    /* n_edges: BDD variable of edge e */
+    size_t *eq_first; /* n_eq + 1: edges of equation i are eq_first[i].. */
+    uint32_t *edge_eq, *edge_v; /* n_edges: equation and variable of edge e */
+    uint32_t *eq_order;         /* n_eq: equations in BDD-variable order */
+
+    BDD chi_m;    /* valid modes */
+    BDD ok;       /* valid modes with a perfect matching */
+    BDD singular; /* valid modes without */
+    BDD modeset;  /* the set of mode BDD variables (for counting) */
+    BDD edgeset;  /* the set of edge BDD variables (for quantifying) */
+    BDD *chi_i;   /* n_eq */
+    BDD *chi_j;   /* n_var */
+    BDD *chi_e;   /* n_edges: active (some case holds and the variable exists) */
+    BDD *te;      /* n_edges: in the chosen MWPM (valid nonsingular modes) */
+    int w_sigma;  /* bits of sigma */
+    BDD *sigma;   /* n_edges * w_sigma, little-endian */
+    int w_off;    /* bits of offsets */
+    BDD *c;       /* n_eq * w_off: 0 outside ok & chi_i */
+    BDD *d;       /* n_var * w_off: 0 outside ok & chi_j */
+    BDD *over;    /* n_eq: singular modes where overdetermined */
+    BDD *under;   /* n_var: singular modes where underdetermined */
+    size_t peak_nodes;
+    int fpi_iterations;
+};
+
+typedef struct sa_ctx {
+    jmp_buf jb;
+    int rc;                 /* the code sa__fail() jumped with */
+    const sa_options *opt;  /* may be NULL */
+    mdae_diags *diags;      /* may be NULL */
+    sa__chunk *top;         /* slot stack */
+    size_t n_slots;         /* slots in use, all chunks */
+    sa__block *blocks;      /* temporary allocations */
+    size_t node_limit;
+    sa_result *r;           /* being built; freed on failure */
+    sa_report *rep;         /* being built; freed on failure */
+} sa_ctx;
+
+/* ---- sa_enc.c: the BuDDy boundary ---------------------------------------- */
+
+/* Arm ctx for an entry point: installs it as the target of the error hook.
+ * Use as: `if (setjmp(c->jb)) goto fail; sa__enter(c);` */
+void sa__ctx_init(sa_ctx *c, const sa_options *opt, mdae_diags *diags);
+void sa__enter(sa_ctx *c);
+/* Disarm, release every slot and temporary block. Safe after a failure. */
+void sa__leave(sa_ctx *c);
+/* Jump to the armed entry point with rc (never returns). */
+_Noreturn void sa__fail(sa_ctx *c, int rc);
+bool sa__running(void);
+/* Make sure at least n BDD variables exist. */
+void sa__need_vars(sa_ctx *c, int n);
+/* Record the live node count in the peak statistic. */
+void sa__sample(sa_ctx *c);
+size_t sa__peak(void);
+void sa__peak_reset(void);
+size_t sa__node_limit(void);
+
+/* Slots (see above). */
+BDD *sa__slots(sa_ctx *c, size_t n); /* n slots, bddfalse */
+BDD sa__tmp(sa_ctx *c, BDD f);      /* keep f in a new slot, return it */
+size_t sa__mark(const sa_ctx *c);
+void sa__release(sa_ctx *c, size_t mark);
+static inline void sa__put(BDD *slot, BDD f)
+{
+    bdd_addref(f);
+    bdd_delref(*slot);
+    *slot = f;
+}
+
+/* Temporary memory, zeroed; freed by sa__leave. */
+void *sa__alloc(sa_ctx *c, size_t n);
+/* Memory that outlives the context (mdae_calloc); longjmps on failure. */
+void *sa__alloc_keep(sa_ctx *c, size_t n);
+
+/* Progress / cancellation checkpoint. */
+void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total);
+
+/* ---- sa_vec.c: little-endian integer vectors of BDDs (modular, w bits) ---- */
+void sa__vconst(BDD *dst, int w, unsigned v);
+void sa__vcopy(BDD *dst, const BDD *a, int w);
+void sa__vite(sa_ctx *c, BDD *dst, BDD f, const BDD *a, const BDD *b, int w);
+void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);
+void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);
+BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w); /* in a slot */
+void sa__vmax(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);
+bool sa__vsame(const BDD *a, const BDD *b, int w);
+/* Evaluate at a mode by walking nodes (no new nodes). */
+bool sa__eval(const sa_result *r, BDD f, const bool *mode);
+unsigned sa__veval(const sa_result *r, const BDD *a, int w, const bool *mode);
+
+/* ---- sa_encode.c ---------------------------------------------------------- */
+/* Order, allocate r and build chi_m, chi_i, chi_j, chi_e, sigma. */
+void sa__encode(sa_ctx *c, const mel_model *m);
+/* Consistency check on an encoded result; returns the number of errors. */
+size_t sa__check_edges(sa_ctx *c);
+
+/* ---- sa_primal.c / sa_dm.c / sa_dual.c ------------------------------------ */
+typedef struct sa__mats {
+    size_t *cfirst, *cedges; /* edges of each variable (column) */
+    BDD *rnone, *cnone;      /* slots: "no edge of the row / column" */
+} sa__mats;
+void sa__mats_init(sa_ctx *c, sa__mats *mt);
+/* *x &= the matching constraints (perfect: every active equation and
+ * variable matched exactly once; else at most once), only along active
+ * edges. Fills mt->rnone / cnone. */
+void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *phase);
+void sa__primal(sa_ctx *c);
+void sa__dm(sa_ctx *c);
+void sa__dual(sa_ctx *c);
+/* Lexicographically smallest element of S per mode (edges false first). */
+BDD sa__choose(sa_ctx *c, BDD s);
+/* Over the edges es[0..n) (any order): *one := exactly one of them is true
+ * (at most one if !exactly), each only where act[k] holds (act may be NULL);
+ * *none := none is true. one and none are caller slots. */
+void sa__onehot(sa_ctx *c, const size_t *es, const BDD *act, size_t n, bool exactly,
+                BDD *one, BDD *none);
+/* Bit-by-bit minimisation of the w-bit vector v over the edge variables:
+ * keeps the elements of *s of minimal value per mode. */
+void sa__argmin(sa_ctx *c, BDD *s, const BDD *v, int w);
+
+/* ---- sa_sop.c -------------------------------------------------------------- */
+/* Irredundant sum of products of a mode function f, as cubes and a formula. */
+void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out);
+void sa__set_close(sa_set *s);
+
+#endif /* SA_INT_H */

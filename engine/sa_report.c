@@ -1,0 +1,173 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_report.c -- the result as plain data (sa_report) for the JSON
+ * encoder and the text output: sets of modes as cubes and formulas
+ * (sa_sop.c), offsets split by value, singular-mode diagnostics.
+ *
+ * Offsets by value without enumerating modes: a recursive split over the
+ * bits of the offset vector, high bit first, restricted to the modes where
+ * the item is active in a valid nonsingular mode; an empty branch is cut, so
+ * the work is proportional to the number of distinct values.
+ */
+#include "sa_int.h"
+
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+static void item_free(sa_item *it)
+{
+    sa__set_close(&it->active);
+    for (size_t k = 0; k < it->n_offsets; k++)
+        sa__set_close(&it->offsets[k].modes);
+    mdae_free(it->offsets);
+}
+
+void sa_report_free(sa_report *rep)
+{
+    if (rep == NULL)
+        return;
+    mdae_free((void *)rep->mode_names);
+    sa__set_close(&rep->singular_modes);
+    for (uint32_t i = 0; rep->equations && i < rep->n_equations; i++)
+        item_free(&rep->equations[i]);
+    for (uint32_t j = 0; rep->variables && j < rep->n_variables; j++)
+        item_free(&rep->variables[j]);
+    mdae_free(rep->equations);
+    mdae_free(rep->variables);
+    for (size_t k = 0; rep->diagnostics && k < rep->n_diagnostics; k++)
+        sa__set_close(&rep->diagnostics[k].modes);
+    mdae_free(rep->diagnostics);
+    mdae_free(rep);
+}
+
+typedef struct split {
+    unsigned *values;
+    BDD *sets; /* slots */
+    size_t n, cap;
+} split;
+
+static void split_rec(sa_ctx *c, split *s, const BDD *v, int k, BDD set, unsigned value)
+{
+    if (set == bddfalse)
+        return;
+    if (k < 0) {
+        if (s->n == s->cap) /* values are bounded by 2^w: cannot happen */
+            sa__fail(c, MDAE_E_BDD);
+        s->values[s->n] = value;
+        sa__put(&s->sets[s->n], set);
+        s->n++;
+        return;
+    }
+    size_t mark = sa__mark(c);
+    BDD s0 = T(bdd_apply(set, v[k], bddop_diff));
+    BDD s1 = T(bdd_and(set, v[k]));
+    split_rec(c, s, v, k - 1, s0, value);
+    split_rec(c, s, v, k - 1, s1, value | (1u << k));
+    sa__release(c, mark);
+}
+
+static void fill_item(sa_ctx *c, const sa_result *r, sa_item *it, const char *name, BDD chi,
+                      const BDD *vec)
+{
+    it->name = name;
+    size_t mark = sa__mark(c);
+    BDD act = T(bdd_and(r->chi_m, chi));
+    sa__set_of(c, r, act, &it->active);
+    BDD care = T(bdd_and(r->ok, chi));
+    if (care != bddfalse && vec != NULL) {
+        split s = {0};
+        s.cap = 4096;
+        s.values = sa__alloc(c, s.cap * sizeof *s.values);
+        s.sets = sa__slots(c, s.cap);
+        split_rec(c, &s, vec, r->w_off - 1, care, 0);
+        it->offsets = sa__alloc_keep(c, (s.n + 1) * sizeof *it->offsets);
+        for (size_t k = 0; k < s.n; k++) {
+            it->offsets[k].value = (int)s.values[k];
+            sa__set_of(c, r, s.sets[k], &it->offsets[k].modes);
+            it->n_offsets = k + 1;
+        }
+    }
+    sa__release(c, mark);
+}
+
+static int build(sa_ctx *c, const sa_result *r)
+{
+    sa_report *rep = c->rep;
+    const mel_model *m = r->m;
+    rep->n_modes = r->n_modes;
+    const char **names = sa__alloc_keep(c, (r->n_modes + 1) * sizeof *names);
+    rep->mode_names = names;
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        names[k] = m->modes[k].name;
+    rep->valid_modes = bdd_satcountset(r->chi_m, r->modeset);
+    rep->singular = r->singular != bddfalse;
+    sa__set_of(c, r, r->singular, &rep->singular_modes);
+    rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);
+    rep->n_equations = r->n_eq;
+    rep->variables = sa__alloc_keep(c, (r->n_var + 1) * sizeof *rep->variables);
+    rep->n_variables = r->n_var;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        fill_item(c, r, &rep->equations[i], m->equations[i].name, r->chi_i[i],
+                  r->c ? &r->c[(size_t)i * r->w_off] : NULL);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        fill_item(c, r, &rep->variables[j], m->variables[j].name, r->chi_j[j],
+                  r->d ? &r->d[(size_t)j * r->w_off] : NULL);
+    size_t nd = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        nd += r->over[i] != bddfalse;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        nd += r->under[j] != bddfalse;
+    rep->diagnostics = sa__alloc_keep(c, (nd + 1) * sizeof *rep->diagnostics);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (r->over[i] == bddfalse)
+            continue;
+        sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
+        dg->kind = SA_DIAG_OVERDETERMINED;
+        dg->index = i;
+        sa__set_of(c, r, r->over[i], &dg->modes);
+        rep->n_diagnostics++;
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        if (r->under[j] == bddfalse)
+            continue;
+        sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
+        dg->kind = SA_DIAG_UNDERDETERMINED;
+        dg->index = j;
+        sa__set_of(c, r, r->under[j], &dg->modes);
+        rep->n_diagnostics++;
+    }
+    return MDAE_OK;
+}
+
+int sa_result_report(const sa_result *r, sa_report **out)
+{
+    if (r == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, NULL, NULL);
+    c->rep = mdae_calloc(1, sizeof *c->rep);
+    if (c->rep == NULL) {
+        mdae_free(c);
+        return MDAE_E_NOMEM;
+    }
+    if (setjmp(c->jb)) {
+        int rc = c->rc;
+        sa__leave(c);
+        sa_report_free(c->rep);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    c->r = (sa_result *)r; /* read only here */
+    build(c, r);
+    sa_report *rep = c->rep;
+    sa__leave(c);
+    mdae_free(c);
+    *out = rep;
+    return MDAE_OK;
+}

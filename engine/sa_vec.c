@@ -1,0 +1,124 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_vec.c -- integers as functions of the mode: little-endian vectors
+ * of w BDDs (RR-9322 4.3), with modular arithmetic on w bits.
+ *
+ * Why our own and not BuDDy's bvec: bvec allocates its arrays with malloc and
+ * references every bit, so an operation aborted by the error hook (sa_int.h)
+ * would leak both. Here every result goes to caller-owned slots. Callers
+ * choose w large enough that no value of interest wraps around.
+ */
+#include "sa_int.h"
+
+#define T(f) sa__tmp(c, (f))
+
+void sa__vconst(BDD *dst, int w, unsigned v)
+{
+    for (int k = 0; k < w; k++)
+        sa__put(&dst[k], ((v >> k) & 1u) ? bddtrue : bddfalse);
+}
+
+void sa__vcopy(BDD *dst, const BDD *a, int w)
+{
+    for (int k = 0; k < w; k++)
+        sa__put(&dst[k], a[k]);
+}
+
+void sa__vite(sa_ctx *c, BDD *dst, BDD f, const BDD *a, const BDD *b, int w)
+{
+    size_t mark = sa__mark(c);
+    BDD *t = sa__slots(c, (size_t)w);
+    for (int k = 0; k < w; k++)
+        sa__put(&t[k], bdd_ite(f, a[k], b[k]));
+    sa__vcopy(dst, t, w);
+    sa__release(c, mark);
+}
+
+void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
+{
+    size_t mark = sa__mark(c);
+    BDD *t = sa__slots(c, (size_t)w + 1);
+    BDD *carry = &t[w];
+    for (int k = 0; k < w; k++) {
+        size_t m2 = sa__mark(c);
+        BDD x = T(bdd_xor(a[k], b[k]));
+        sa__put(&t[k], bdd_xor(x, *carry));
+        if (k + 1 < w) {
+            BDD g = T(bdd_and(a[k], b[k]));
+            BDD p = T(bdd_and(x, *carry));
+            sa__put(carry, bdd_or(g, p));
+        }
+        sa__release(c, m2);
+    }
+    sa__vcopy(dst, t, w);
+    sa__release(c, mark);
+}
+
+void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
+{
+    size_t mark = sa__mark(c);
+    BDD *t = sa__slots(c, (size_t)w + 1);
+    BDD *borrow = &t[w];
+    for (int k = 0; k < w; k++) {
+        size_t m2 = sa__mark(c);
+        BDD x = T(bdd_xor(a[k], b[k]));
+        sa__put(&t[k], bdd_xor(x, *borrow));
+        if (k + 1 < w) {
+            /* borrow' = (!a & b) | (borrow & !(a ^ b)) = ite(a^b, b, borrow) */
+            sa__put(borrow, bdd_ite(x, b[k], *borrow));
+        }
+        sa__release(c, m2);
+    }
+    sa__vcopy(dst, t, w);
+    sa__release(c, mark);
+}
+
+BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
+{
+    BDD *g = sa__slots(c, 1);
+    sa__put(g, bddtrue);
+    size_t mark = sa__mark(c);
+    for (int k = 0; k < w; k++) {
+        /* From the low bit up: the highest differing bit decides. */
+        BDD x = T(bdd_xor(a[k], b[k]));
+        sa__put(g, bdd_ite(x, a[k], *g));
+    }
+    sa__release(c, mark);
+    return *g;
+}
+
+void sa__vmax(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
+{
+    size_t mark = sa__mark(c);
+    BDD g = sa__vgte(c, a, b, w);
+    sa__vite(c, dst, g, a, b, w);
+    sa__release(c, mark);
+}
+
+bool sa__vsame(const BDD *a, const BDD *b, int w)
+{
+    for (int k = 0; k < w; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
+bool sa__eval(const sa_result *r, BDD f, const bool *mode)
+{
+    while (f > 1) {
+        int v = bdd_var(f);
+        int k = (v >= 0 && v < r->n_bddvars) ? r->var_mode[v] : -1;
+        /* Mode functions never mention edges; treat one as false. */
+        f = (k >= 0 && mode[k]) ? bdd_high(f) : bdd_low(f);
+    }
+    return f == bddtrue;
+}
+
+unsigned sa__veval(const sa_result *r, const BDD *a, int w, const bool *mode)
+{
+    unsigned v = 0;
+    for (int k = 0; k < w; k++)
+        if (sa__eval(r, a[k], mode))
+            v |= 1u << k;
+    return v;
+}
