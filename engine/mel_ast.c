@@ -1,0 +1,350 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mel_ast.c -- the front-end's small shared utilities: the arena that
+ * holds syntax trees and models, the error report, the symbol table, and an
+ * S-expression printer for syntax trees (tests).
+ *
+ * See engine/mel_ast.h and engine/mel_int.h for the promises.
+ */
+#include "mel_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Arena ---------------------------------------------------------------- */
+
+/* Chunks grow geometrically up to 1 MiB so a small model costs one or two
+ * allocations and a large one does not waste much; a request larger than
+ * the chunk size gets a chunk of its own. */
+#define ARENA_MIN_CHUNK 4096
+#define ARENA_MAX_CHUNK ((size_t)1 << 20)
+
+struct mel__chunk {
+    struct mel__chunk *next;
+    size_t used, cap;
+    _Alignas(max_align_t) unsigned char data[];
+};
+
+void mel__arena_init(mel__arena *a) { memset(a, 0, sizeof *a); }
+
+void *mel__arena_alloc(mel__arena *a, size_t n)
+{
+    const size_t align = _Alignof(max_align_t);
+    if (n > SIZE_MAX / 2)
+        return NULL;
+    n = (n + align - 1) & ~(align - 1);
+    if (n == 0)
+        n = align;
+    struct mel__chunk *c = a->head;
+    if (c == NULL || c->cap - c->used < n) {
+        size_t cap = c ? c->cap * 2 : ARENA_MIN_CHUNK;
+        if (cap > ARENA_MAX_CHUNK)
+            cap = ARENA_MAX_CHUNK;
+        if (cap < n)
+            cap = n;
+        struct mel__chunk *nc = mdae_malloc(sizeof *nc + cap);
+        if (nc == NULL)
+            return NULL;
+        nc->used = 0;
+        nc->cap = cap;
+        if (c != NULL && n > c->cap - c->used && cap == n && c->cap - c->used > 256) {
+            /* A big block: link it behind the current chunk so the current
+             * chunk's free space stays usable. */
+            nc->next = c->next;
+            c->next = nc;
+            nc->used = n;
+            a->total += n;
+            memset(nc->data, 0, n);
+            return nc->data;
+        }
+        nc->next = c;
+        a->head = c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    a->total += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *mel__arena_strndup(mel__arena *a, const char *s, size_t n)
+{
+    char *r = mel__arena_alloc(a, n + 1);
+    if (r == NULL)
+        return NULL;
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
+void mel__arena_free(mel__arena *a)
+{
+    struct mel__chunk *c = a->head;
+    while (c != NULL) {
+        struct mel__chunk *next = c->next;
+        mdae_free(c);
+        c = next;
+    }
+    memset(a, 0, sizeof *a);
+}
+
+/* ---- Error report ------------------------------------------------------- */
+
+void mel__report_init(mel__report *r, mdae_diags *diags, size_t max_errors)
+{
+    memset(r, 0, sizeof *r);
+    r->diags = diags;
+    r->max_errors = max_errors ? max_errors : MEL__DEFAULT_MAX_ERRORS;
+}
+
+static int rc_rank(int rc)
+{
+    switch (rc) {
+    case MDAE_E_NOMEM: return 4;
+    case MDAE_E_LIMIT: return 3;
+    case MDAE_E_PARSE: return 2;
+    case MDAE_E_MODEL: return 1;
+    case MDAE_OK: return 0;
+    }
+    return 2;
+}
+
+int mel__rc_worse(int a, int b) { return rc_rank(b) > rc_rank(a) ? b : a; }
+
+void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...)
+{
+    r->rc = mel__rc_worse(r->rc, code);
+    if (r->stop)
+        return;
+    r->errors++;
+    if (r->diags != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        char *msg = mdae_vasprintf(fmt, ap);
+        va_end(ap);
+        if (msg == NULL) {
+            mel__nomem(r);
+            return;
+        }
+        /* "%s" so that a message containing '%' is not reinterpreted. A
+         * failure to store it is not fatal: the list counts it as dropped. */
+        (void)mdae_diags_add(r->diags, MDAE_SEV_ERROR, where, "%s", msg);
+        mdae_free(msg);
+    }
+    if (r->errors >= r->max_errors) {
+        if (r->diags != NULL)
+            (void)mdae_diags_add(r->diags, MDAE_SEV_NOTE, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                                 "too many errors (%zu), stopping", r->errors);
+        r->stop = true;
+    }
+}
+
+void mel__nomem(mel__report *r)
+{
+    r->rc = MDAE_E_NOMEM;
+    r->stop = true;
+}
+
+/* ---- Symbol table ----------------------------------------------------------- */
+
+uint32_t mel__hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+mel__sym *mel__sym_find(const mel__symtab *t, const char *name)
+{
+    if (t->cap == 0)
+        return NULL;
+    uint32_t h = mel__hash(name, strlen(name));
+    for (mel__sym *s = t->buckets[h & (t->cap - 1)]; s != NULL; s = s->next)
+        if (s->hash == h && strcmp(s->name, name) == 0)
+            return s;
+    return NULL;
+}
+
+static int symtab_grow(mel__symtab *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    mel__sym **b = mdae_calloc(cap, sizeof *b);
+    if (b == NULL)
+        return MDAE_E_NOMEM;
+    for (size_t i = 0; i < t->cap; i++) {
+        mel__sym *s = t->buckets[i];
+        while (s != NULL) {
+            mel__sym *next = s->next;
+            s->next = b[s->hash & (cap - 1)];
+            b[s->hash & (cap - 1)] = s;
+            s = next;
+        }
+    }
+    mdae_free(t->buckets);
+    t->buckets = b;
+    t->cap = cap;
+    return MDAE_OK;
+}
+
+mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name)
+{
+    if (t->cap == 0 || t->count * 4 >= t->cap * 3) { /* load <= 3/4 */
+        if (symtab_grow(t) < 0)
+            return NULL;
+    }
+    size_t n = strlen(name);
+    mel__sym *s = mel__arena_alloc(a, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->name = mel__arena_strndup(a, name, n);
+    if (s->name == NULL)
+        return NULL;
+    s->hash = mel__hash(name, n);
+    s->next = t->buckets[s->hash & (t->cap - 1)];
+    t->buckets[s->hash & (t->cap - 1)] = s;
+    t->count++;
+    return s;
+}
+
+void mel__symtab_close(mel__symtab *t)
+{
+    mdae_free(t->buckets);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- S-expression printer ---------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = mdae_realloc(b->p, cap);
+        if (p == NULL) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+static const char *cmp_text(int op)
+{
+    static const char *const t[] = {"<", "<=", ">", ">=", "==", "<>"};
+    return op >= 0 && op < 6 ? t[op] : "?";
+}
+
+static void fmt_expr(sbuf *b, const mel__expr *e)
+{
+    char tmp[64];
+    if (e == NULL) {
+        sb_puts(b, "<null>");
+        return;
+    }
+    switch (e->kind) {
+    case MEL_X_NUM:
+        if (e->u.num.is_int)
+            snprintf(tmp, sizeof tmp, "%lld", e->u.num.ival);
+        else
+            snprintf(tmp, sizeof tmp, "%g", e->u.num.value);
+        sb_puts(b, tmp);
+        return;
+    case MEL_X_BOOL: sb_puts(b, e->u.b ? "true" : "false"); return;
+    case MEL_X_ID:
+    case MEL_X_CALL:
+        if (e->kind == MEL_X_CALL || e->u.id.n > 0)
+            sb_puts(b, e->kind == MEL_X_CALL ? "(call " : "(idx ");
+        sb_puts(b, e->u.id.name);
+        for (uint32_t i = 0; i < e->u.id.n; i++) {
+            sb_puts(b, " ");
+            fmt_expr(b, e->u.id.args[i]);
+        }
+        if (e->kind == MEL_X_CALL || e->u.id.n > 0)
+            sb_puts(b, ")");
+        return;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE:
+        sb_puts(b, e->kind == MEL_X_NEG    ? "(neg "
+                   : e->kind == MEL_X_NOT  ? "(! "
+                   : e->kind == MEL_X_DER  ? "(der "
+                   : e->kind == MEL_X_LAST ? "(last "
+                                           : "(pre ");
+        fmt_expr(b, e->u.kid);
+        sb_puts(b, ")");
+        return;
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        sb_puts(b, "(");
+        sb_puts(b, e->kind == MEL_X_POW ? "^" : cmp_text(e->u.bin.op));
+        sb_puts(b, " ");
+        fmt_expr(b, e->u.bin.lhs);
+        sb_puts(b, " ");
+        fmt_expr(b, e->u.bin.rhs);
+        sb_puts(b, ")");
+        return;
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        /* "(+ a b)" when all ops are the same; otherwise "(+ a -b +c)"
+         * spelled with the operator before each later operand. */
+        sb_puts(b, "(");
+        sb_puts(b, e->kind == MEL_X_ADD   ? "+"
+                   : e->kind == MEL_X_MUL ? "*"
+                   : e->kind == MEL_X_AND ? "&"
+                                          : "|");
+        for (uint32_t i = 0; i < e->u.nary.n; i++) {
+            sb_puts(b, " ");
+            char op = e->u.nary.ops[i];
+            if (op == '-' || op == '/')
+                sb_put(b, &op, 1);
+            fmt_expr(b, e->u.nary.kids[i]);
+        }
+        sb_puts(b, ")");
+        return;
+    case MEL_X_IF:
+        sb_puts(b, "(if ");
+        fmt_expr(b, e->u.ite.c);
+        sb_puts(b, " ");
+        fmt_expr(b, e->u.ite.a);
+        sb_puts(b, " ");
+        fmt_expr(b, e->u.ite.b);
+        sb_puts(b, ")");
+        return;
+    }
+    sb_puts(b, "<?>");
+}
+
+char *mel__expr_format(const mel__expr *e)
+{
+    sbuf b = {0};
+    fmt_expr(&b, e);
+    sb_puts(&b, "");
+    if (b.oom) {
+        mdae_free(b.p);
+        return NULL;
+    }
+    return b.p;
+}

@@ -1,0 +1,153 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mel_ast.h -- the syntax tree of a MEL text, private to the front-end.
+ *
+ * Why: the parser (mel_parse.c) builds it and the elaborator (mel_elab.c)
+ * walks it; nothing outside engine/mel_*.c and the front-end tests sees it.
+ * Every node, name and array lives in one arena (mel__arena) that the caller
+ * of mel__parse owns, so a syntax tree is released in one call whatever its
+ * shape, which keeps error paths (and allocation-failure paths) trivial.
+ *
+ * Shape: chains of the same associative operator (`a + b - c`, `p & q & r`)
+ * are kept n-ary rather than as left-deep binary trees, so that a sum of 10^5
+ * terms does not turn into a 10^5-deep tree that a recursive walker would
+ * have to descend. Parentheses create no node. Statement lists are singly
+ * linked through `next`.
+ */
+#ifndef MEL_AST_H
+#define MEL_AST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdae.h"
+
+/* ---- Arena ----------------------------------------------------------------
+ * A bump allocator over chunks from mdae_malloc. Allocation failure returns
+ * NULL (the arena stays valid and freeable). */
+typedef struct mel__arena {
+    struct mel__chunk *head;
+    size_t total; /* bytes handed out, for curiosity and tests */
+} mel__arena;
+
+void mel__arena_init(mel__arena *a);
+void *mel__arena_alloc(mel__arena *a, size_t n);  /* zeroed; NULL on OOM */
+char *mel__arena_strndup(mel__arena *a, const char *s, size_t n);
+void mel__arena_free(mel__arena *a); /* releases every chunk; safe twice */
+
+/* ---- Expressions ---------------------------------------------------------- */
+typedef enum mel__expr_kind {
+    MEL_X_NUM,  /* u.num */
+    MEL_X_BOOL, /* u.b: true / false */
+    MEL_X_ID,   /* u.id: x, x[i], x[i,j] */
+    MEL_X_CALL, /* u.id: f(args...) -- name and arguments */
+    MEL_X_NEG,  /* u.kid: -e */
+    MEL_X_NOT,  /* u.kid: !e */
+    MEL_X_DER,  /* u.kid: der(e) */
+    MEL_X_LAST, /* u.kid: last(e) */
+    MEL_X_PRE,  /* u.kid: pre(e) */
+    MEL_X_POW,  /* u.bin: lhs ^ rhs */
+    MEL_X_CMP,  /* u.bin with u.bin.op a mel__cmp */
+    MEL_X_ADD,  /* u.nary: ops[k] is '+' or '-' (ops[0] is '+') */
+    MEL_X_MUL,  /* u.nary: ops[k] is '*' or '/' (ops[0] is '*') */
+    MEL_X_AND,  /* u.nary */
+    MEL_X_OR,   /* u.nary */
+    MEL_X_IF    /* u.ite: if c then a else b */
+} mel__expr_kind;
+
+typedef enum mel__cmp {
+    MEL_CMP_LT,
+    MEL_CMP_LE,
+    MEL_CMP_GT,
+    MEL_CMP_GE,
+    MEL_CMP_EQ,
+    MEL_CMP_NE
+} mel__cmp;
+
+typedef struct mel__expr mel__expr;
+struct mel__expr {
+    mel__expr_kind kind;
+    mdae_range where;
+    union {
+        struct {
+            double value;
+            long long ival; /* valid when is_int */
+            bool is_int;    /* written without '.' or exponent */
+        } num;
+        bool b;
+        struct {
+            const char *name;
+            uint32_t n;     /* number of indices / call arguments */
+            mel__expr **args;
+        } id;
+        mel__expr *kid;
+        struct {
+            int op;
+            mel__expr *lhs, *rhs;
+        } bin;
+        struct {
+            uint32_t n;
+            mel__expr **kids;
+            char *ops;
+        } nary;
+        struct {
+            mel__expr *c, *a, *b;
+        } ite;
+    } u;
+};
+
+/* ---- Statements ---------------------------------------------------------- */
+typedef enum mel__stmt_kind {
+    MEL_S_DECL, /* label : type [= init] */
+    MEL_S_EQU,  /* label : equation lhs = rhs */
+    MEL_S_INV,  /* invariant expr */
+    MEL_S_IF,   /* if cond then body [else orelse] end */
+    MEL_S_FOR   /* foreach index in lo .. hi do body done */
+} mel__stmt_kind;
+
+typedef enum mel__type { MEL_TY_REAL, MEL_TY_BOOLEAN, MEL_TY_INTEGER } mel__type;
+
+/* `name[idx, ...]` at the head of a declaration or an equation. */
+typedef struct mel__label {
+    const char *name;
+    uint32_t n;
+    mel__expr **idx;
+    mdae_range where; /* the whole label, brackets included */
+} mel__label;
+
+typedef struct mel__stmt mel__stmt;
+struct mel__stmt {
+    mel__stmt_kind kind;
+    mdae_range where; /* the whole statement */
+    mel__stmt *next;
+    union {
+        struct {
+            mel__label label;
+            mel__type type;
+            mel__expr *init; /* NULL when absent */
+        } decl;
+        struct {
+            mel__label label;
+            mel__expr *lhs, *rhs;
+        } equ;
+        mel__expr *inv;
+        struct {
+            mel__expr *cond;
+            mel__stmt *body, *orelse; /* either may be NULL (empty) */
+        } cond;
+        struct {
+            const char *index;
+            mdae_range index_where;
+            mel__expr *lo, *hi;
+            mel__stmt *body;
+        } loop;
+    } u;
+};
+
+/* Print an expression as a fully parenthesised S-expression, e.g.
+ * "(+ x (* 2 y))", for tests and debugging. New string (owned: mdae_free);
+ * NULL on OOM. Depth is bounded by the parser's, so recursion is safe. */
+char *mel__expr_format(const mel__expr *e);
+
+#endif /* MEL_AST_H */

@@ -1,0 +1,1244 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mel_elab.c -- elaboration: from the syntax tree to the flat guarded
+ * incidence structure of engine/mel.h; also mel_model_parse and
+ * mel_model_free.
+ *
+ * Two passes, because reals, parameters and mode variables may be used
+ * before they are declared while integer constants may not:
+ *
+ *  1. Expand: walk the statements in order, expanding `foreach` loops and
+ *     folding conditions that are constant (integer comparisons, with
+ *     Kleene three-valued logic so that `i > 1 & g` folds to FALSE when
+ *     i = 1). Integer constants get their values here, sequentially. Every
+ *     declaration becomes a symbol named by its instance ("x[3]"); equations,
+ *     invariants and defining expressions become *items* that remember their
+ *     loop environment and their *context*: the chain of mode-dependent
+ *     conditionals around them (not yet turned into guards, since the mode
+ *     variables they mention may be declared further down).
+ *  2. Resolve: turn contexts into guards, walk each item's expressions to
+ *     collect uses of unknowns (variable, derivative order, absolute guard,
+ *     source range), then group the uses into incidences and order cases.
+ *
+ * Limits (mel_options): objects created (variables, equations, modes,
+ * parameters, integer constants, invariants) and loop iterations are each
+ * bounded by max_instances, and a loop's trip count is checked against the
+ * remaining budget before it runs, so `foreach i in 1..1000000000` fails at
+ * once. Statement executions are bounded by 16 * max_instances so that a big
+ * body inside a big loop cannot run for hours either.
+ *
+ * Redeclaration: an unknown or an equation may be declared more than once
+ * only in different branches of the same conditional statement instance
+ * (`if g then y : real else y : real end`); its guard is then the OR.
+ */
+#include "mel_int.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INDICES 16
+#define NAME_BUF (MEL__MAX_NAME + MAX_INDICES * 24 + 8)
+
+/* ---- Pass-1 records (scratch arena) ----------------------------------------- */
+
+/* A loop index binding; frames are shared by the items created inside. */
+typedef struct env {
+    const char *name;
+    long long value;
+    const struct env *parent;
+} env;
+
+/* One execution of a mode-dependent conditional statement. */
+typedef struct condinst {
+    const mel__expr *cond;
+    const env *env;
+    uint64_t seq;
+    const mel_guard *guard; /* pass 2, memoised */
+    bool done;
+} condinst;
+
+/* Being in one branch of a condinst, inside `parent`. NULL is the
+ * constant-true context. */
+typedef struct ctxnode {
+    condinst *ci;
+    bool pol; /* true: then-branch */
+    const struct ctxnode *parent;
+    const mel_guard *guard; /* pass 2, memoised */
+    bool done;
+} ctxnode;
+
+/* The contexts in which an unknown or an equation was declared. */
+typedef struct ctxlist {
+    const ctxnode *ctx;
+    struct ctxlist *next;
+} ctxlist;
+
+typedef enum item_kind { IT_EQ, IT_INV, IT_CHECK } item_kind;
+
+typedef struct item {
+    item_kind kind;
+    const mel__stmt *s;
+    const mel__expr *e; /* IT_CHECK: the defining expression */
+    const env *env;
+    const ctxnode *ctx;
+    uint64_t seq;
+    uint32_t eq; /* IT_EQ */
+} item;
+
+typedef struct use {
+    uint32_t eq, var;
+    int order;
+    const mel_guard *guard;
+    mdae_range where;
+    uint64_t seq;
+} use;
+
+/* A growable array of mdae_malloc memory. */
+typedef struct vec {
+    void *p;
+    size_t n, cap;
+} vec;
+
+typedef struct elab {
+    mel__report *rep;
+    mel__arena tmp;            /* pass-1 records */
+    mel__arena *ma;            /* the model's arena */
+    struct mel_model_priv *priv;
+    mel__gfactory gf;
+    mel__symtab bases;         /* base name -> kind of its first declaration */
+    const mel_options *opt;
+    bool *define_used;
+    size_t max_instances;
+    size_t objects, iterations;
+    uint64_t seq, max_seq;
+    bool limit_hit;
+    vec modes, invariants, variables, equations; /* mel_* records */
+    vec vctx, ectx;            /* ctxlist * per variable / equation */
+    vec items, uses;
+    uint32_t n_params, n_ints;
+    /* pass 1 */
+    const env *env;
+    const ctxnode *ctx;
+    /* pass 2: the item being resolved */
+    const item *it;
+    uint64_t use_seq;
+    bool gf_reported;
+} elab;
+
+static const mdae_range no_range = {{0, 0, 0}, {0, 0, 0}};
+
+static void *vec_push(elab *el, vec *v, size_t elt)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 16;
+        void *p = mdae_realloc(v->p, cap * elt);
+        if (p == NULL) {
+            mel__nomem(el->rep);
+            return NULL;
+        }
+        v->p = p;
+        v->cap = cap;
+    }
+    void *slot = (char *)v->p + v->n * elt;
+    memset(slot, 0, elt);
+    v->n++;
+    return slot;
+}
+
+static void *talloc(elab *el, size_t n)
+{
+    void *p = mel__arena_alloc(&el->tmp, n);
+    if (p == NULL)
+        mel__nomem(el->rep);
+    return p;
+}
+
+static void *malloc_model(elab *el, size_t n)
+{
+    void *p = mel__arena_alloc(el->ma, n);
+    if (p == NULL)
+        mel__nomem(el->rep);
+    return p;
+}
+
+static void err(elab *el, mdae_range where, const char *fmt, ...) MDAE_PRINTF(3, 4);
+static void err(elab *el, mdae_range where, const char *fmt, ...)
+{
+    char msg[NAME_BUF + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mel__error(el->rep, MDAE_E_MODEL, where, "%s", msg);
+}
+
+static void limit(elab *el, mdae_range where)
+{
+    if (!el->limit_hit)
+        mel__error(el->rep, MDAE_E_LIMIT, where, "model would create more than %zu instances",
+                   el->max_instances);
+    el->limit_hit = true;
+    el->rep->stop = true;
+}
+
+static bool count_object(elab *el, mdae_range where)
+{
+    if (el->objects >= el->max_instances) {
+        limit(el, where);
+        return false;
+    }
+    el->objects++;
+    return true;
+}
+
+static const env *env_find(const env *e, const char *name)
+{
+    for (; e != NULL; e = e->parent)
+        if (strcmp(e->name, name) == 0)
+            return e;
+    return NULL;
+}
+
+static bool base_is(elab *el, const char *name, mel__sym_kind kind)
+{
+    const mel__sym *s = mel__sym_find(&el->bases, name);
+    return s != NULL && s->kind == kind;
+}
+
+/* ---- Integer constant expressions ---------------------------------------------- */
+
+static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out);
+
+/* "x" or "x[1,2]" into buf (NAME_BUF bytes). */
+static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *const *idx,
+                         mdae_range where, const env *en, uint64_t seq, char *buf)
+{
+    if (n > MAX_INDICES) {
+        err(el, where, "more than %d indices", MAX_INDICES);
+        return MDAE_E_MODEL;
+    }
+    size_t len = strlen(base);
+    memcpy(buf, base, len);
+    for (uint32_t k = 0; k < n; k++) {
+        long long v;
+        int rc = eval_int(el, idx[k], en, seq, &v);
+        if (rc < 0)
+            return rc;
+        len += (size_t)snprintf(buf + len, NAME_BUF - len, "%c%lld", k == 0 ? '[' : ',', v);
+    }
+    if (n > 0)
+        buf[len++] = ']';
+    buf[len] = '\0';
+    return MDAE_OK;
+}
+
+static int overflow(elab *el, const mel__expr *e)
+{
+    err(el, e->where, "integer overflow in constant expression");
+    return MDAE_E_MODEL;
+}
+
+static int ipow(elab *el, const mel__expr *e, long long b, long long x, long long *out)
+{
+    if (x < 0) {
+        err(el, e->where, "negative exponent in integer constant expression");
+        return MDAE_E_MODEL;
+    }
+    long long r = 1;
+    while (x > 0) { /* square-and-multiply: O(log x) steps whatever x */
+        if ((x & 1) && __builtin_mul_overflow(r, b, &r))
+            return overflow(el, e);
+        x >>= 1;
+        if (x > 0 && __builtin_mul_overflow(b, b, &b))
+            return overflow(el, e);
+    }
+    *out = r;
+    return MDAE_OK;
+}
+
+static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out)
+{
+    long long a, b;
+    int rc;
+    switch (e->kind) {
+    case MEL_X_NUM:
+        if (!e->u.num.is_int) {
+            err(el, e->where, "expected an integer, found a real number");
+            return MDAE_E_MODEL;
+        }
+        *out = e->u.num.ival;
+        return MDAE_OK;
+    case MEL_X_ID: {
+        if (e->u.id.n == 0) {
+            const env *f = env_find(en, e->u.id.name);
+            if (f != NULL) {
+                *out = f->value;
+                return MDAE_OK;
+            }
+        }
+        char name[NAME_BUF];
+        rc = instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name);
+        if (rc < 0)
+            return rc;
+        const mel__sym *s = mel__sym_find(&el->priv->syms, name);
+        if (s == NULL) {
+            err(el, e->where, "undeclared integer constant '%s'", name);
+            return MDAE_E_MODEL;
+        }
+        if (s->kind != MEL_SYM_INT) {
+            err(el, e->where, "'%s' is not an integer constant", name);
+            return MDAE_E_MODEL;
+        }
+        if (s->seq >= seq) {
+            err(el, e->where, "integer constant '%s' used before its declaration", name);
+            return MDAE_E_MODEL;
+        }
+        *out = s->value;
+        return MDAE_OK;
+    }
+    case MEL_X_NEG:
+        if ((rc = eval_int(el, e->u.kid, en, seq, &a)) < 0)
+            return rc;
+        if (a == LLONG_MIN)
+            return overflow(el, e);
+        *out = -a;
+        return MDAE_OK;
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+        if ((rc = eval_int(el, e->u.nary.kids[0], en, seq, &a)) < 0)
+            return rc;
+        for (uint32_t k = 1; k < e->u.nary.n; k++) {
+            const mel__expr *kid = e->u.nary.kids[k];
+            if ((rc = eval_int(el, kid, en, seq, &b)) < 0)
+                return rc;
+            bool ovf = false;
+            switch (e->u.nary.ops[k]) {
+            case '+': ovf = __builtin_add_overflow(a, b, &a); break;
+            case '-': ovf = __builtin_sub_overflow(a, b, &a); break;
+            case '*': ovf = __builtin_mul_overflow(a, b, &a); break;
+            default: /* '/': truncating integer division */
+                if (b == 0) {
+                    err(el, kid->where, "division by zero in integer constant expression");
+                    return MDAE_E_MODEL;
+                }
+                if (a == LLONG_MIN && b == -1)
+                    ovf = true;
+                else
+                    a /= b;
+                break;
+            }
+            if (ovf)
+                return overflow(el, e);
+        }
+        *out = a;
+        return MDAE_OK;
+    case MEL_X_POW:
+        if ((rc = eval_int(el, e->u.bin.lhs, en, seq, &a)) < 0 ||
+            (rc = eval_int(el, e->u.bin.rhs, en, seq, &b)) < 0)
+            return rc;
+        return ipow(el, e, a, b, out);
+    default:
+        err(el, e->where, "expected an integer constant expression");
+        return MDAE_E_MODEL;
+    }
+}
+
+/* Does e look like an integer expression (int literals, loop indices,
+ * integer constants, + - * / ^)? Structural, so it never reports; eval_int
+ * then gives precise errors. */
+static bool is_int_expr(elab *el, const mel__expr *e, const env *en)
+{
+    switch (e->kind) {
+    case MEL_X_NUM: return e->u.num.is_int;
+    case MEL_X_ID:
+        return (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL) ||
+               base_is(el, e->u.id.name, MEL_SYM_INT);
+    case MEL_X_NEG: return is_int_expr(el, e->u.kid, en);
+    case MEL_X_POW:
+        return is_int_expr(el, e->u.bin.lhs, en) && is_int_expr(el, e->u.bin.rhs, en);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+        for (uint32_t k = 0; k < e->u.nary.n; k++)
+            if (!is_int_expr(el, e->u.nary.kids[k], en))
+                return false;
+        return true;
+    default: return false;
+    }
+}
+
+static bool cmp_ll(int op, long long a, long long b)
+{
+    switch (op) {
+    case MEL_CMP_LT: return a < b;
+    case MEL_CMP_LE: return a <= b;
+    case MEL_CMP_GT: return a > b;
+    case MEL_CMP_GE: return a >= b;
+    case MEL_CMP_EQ: return a == b;
+    default: return a != b;
+    }
+}
+
+/* ---- Pass 1: three-valued folding of conditions ----------------------------------- */
+
+enum { TRI_FALSE, TRI_TRUE, TRI_UNKNOWN, TRI_ERROR };
+
+static int fold3(elab *el, const mel__expr *e, const env *en)
+{
+    int a, b;
+    switch (e->kind) {
+    case MEL_X_BOOL: return e->u.b ? TRI_TRUE : TRI_FALSE;
+    case MEL_X_NOT:
+        a = fold3(el, e->u.kid, en);
+        return a == TRI_TRUE ? TRI_FALSE : a == TRI_FALSE ? TRI_TRUE : a;
+    case MEL_X_AND:
+    case MEL_X_OR: {
+        int absorb = e->kind == MEL_X_AND ? TRI_FALSE : TRI_TRUE;
+        int r = e->kind == MEL_X_AND ? TRI_TRUE : TRI_FALSE;
+        for (uint32_t k = 0; k < e->u.nary.n; k++) {
+            a = fold3(el, e->u.nary.kids[k], en);
+            if (a == TRI_ERROR)
+                return a;
+            if (a == absorb)
+                r = absorb;
+            else if (a == TRI_UNKNOWN && r != absorb)
+                r = TRI_UNKNOWN;
+        }
+        return r;
+    }
+    case MEL_X_CMP: {
+        const mel__expr *l = e->u.bin.lhs, *r = e->u.bin.rhs;
+        if (is_int_expr(el, l, en) && is_int_expr(el, r, en)) {
+            long long x, y;
+            if (eval_int(el, l, en, el->seq, &x) < 0 || eval_int(el, r, en, el->seq, &y) < 0)
+                return TRI_ERROR;
+            return cmp_ll(e->u.bin.op, x, y) ? TRI_TRUE : TRI_FALSE;
+        }
+        if (e->u.bin.op != MEL_CMP_EQ && e->u.bin.op != MEL_CMP_NE)
+            return TRI_UNKNOWN;
+        a = fold3(el, l, en);
+        if (a == TRI_ERROR)
+            return a;
+        b = fold3(el, r, en);
+        if (b == TRI_ERROR)
+            return b;
+        if (a == TRI_UNKNOWN || b == TRI_UNKNOWN)
+            return TRI_UNKNOWN;
+        return ((a == b) == (e->u.bin.op == MEL_CMP_EQ)) ? TRI_TRUE : TRI_FALSE;
+    }
+    case MEL_X_IF:
+        a = fold3(el, e->u.ite.c, en);
+        if (a == TRI_TRUE)
+            return fold3(el, e->u.ite.a, en);
+        if (a == TRI_FALSE)
+            return fold3(el, e->u.ite.b, en);
+        if (a == TRI_ERROR)
+            return a;
+        a = fold3(el, e->u.ite.a, en);
+        b = fold3(el, e->u.ite.b, en);
+        if (a == TRI_ERROR || b == TRI_ERROR)
+            return TRI_ERROR;
+        return a == b ? a : TRI_UNKNOWN;
+    default: return TRI_UNKNOWN;
+    }
+}
+
+/* ---- Pass 1: statements ------------------------------------------------------ */
+
+static void p1_stmts(elab *el, const mel__stmt *s);
+
+/* Are the contexts a and b in different branches of one conditional? */
+static bool disjoint(const ctxnode *a, const ctxnode *b)
+{
+    for (const ctxnode *x = a; x != NULL; x = x->parent)
+        for (const ctxnode *y = b; y != NULL; y = y->parent)
+            if (x->ci == y->ci && x->pol != y->pol)
+                return true;
+    return false;
+}
+
+static item *new_item(elab *el, item_kind kind, const mel__stmt *s)
+{
+    item *it = vec_push(el, &el->items, sizeof(item));
+    if (it != NULL) {
+        it->kind = kind;
+        it->s = s;
+        it->env = el->env;
+        it->ctx = el->ctx;
+        it->seq = el->seq;
+    }
+    return it;
+}
+
+static const char *kind_name(mel__sym_kind k)
+{
+    switch (k) {
+    case MEL_SYM_VAR: return "a real variable";
+    case MEL_SYM_PARAM: return "a parameter";
+    case MEL_SYM_MODE: return "a boolean";
+    case MEL_SYM_INT: return "an integer constant";
+    case MEL_SYM_EQN: return "an equation";
+    }
+    return "a name";
+}
+
+/* Register `name` of kind k; NULL on error (reported). *again is set when
+ * the name is a compatible redeclaration (same kind, disjoint branches). */
+static mel__sym *declare(elab *el, const char *name, const char *base, mel__sym_kind k,
+                         mdae_range where, vec *ctxv, bool *again)
+{
+    *again = false;
+    mel__sym *s = mel__sym_find(&el->priv->syms, name);
+    if (s != NULL) {
+        if (s->kind == k && ctxv != NULL && el->ctx != NULL) {
+            bool ok = true;
+            for (ctxlist *c = ((ctxlist **)ctxv->p)[s->index]; c != NULL; c = c->next)
+                ok = ok && c->ctx != NULL && disjoint(c->ctx, el->ctx);
+            if (ok) {
+                ctxlist *c = talloc(el, sizeof *c);
+                if (c == NULL)
+                    return NULL;
+                c->ctx = el->ctx;
+                c->next = ((ctxlist **)ctxv->p)[s->index];
+                ((ctxlist **)ctxv->p)[s->index] = c;
+                *again = true;
+                return s;
+            }
+        }
+        err(el, where, "'%s' is already declared as %s (line %u)", name, kind_name(s->kind),
+            (unsigned)s->where.start.line);
+        return NULL;
+    }
+    if (env_find(el->env, base) != NULL) {
+        err(el, where, "'%s' is a loop index", base);
+        return NULL;
+    }
+    s = mel__sym_add(&el->priv->syms, el->ma, name);
+    if (s == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    s->kind = k;
+    s->seq = el->seq;
+    s->where = where;
+    if (mel__sym_find(&el->bases, base) == NULL) {
+        mel__sym *b = mel__sym_add(&el->bases, &el->tmp, base);
+        if (b == NULL) {
+            mel__nomem(el->rep);
+            return NULL;
+        }
+        b->kind = k;
+    }
+    if (ctxv != NULL) {
+        ctxlist **slot = vec_push(el, ctxv, sizeof(ctxlist *));
+        ctxlist *c = talloc(el, sizeof *c);
+        if (slot == NULL || c == NULL)
+            return NULL;
+        c->ctx = el->ctx;
+        *slot = c;
+    }
+    return s;
+}
+
+static void p1_decl(elab *el, const mel__stmt *st)
+{
+    const mel__label *l = &st->u.decl.label;
+    char name[NAME_BUF];
+    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name) < 0)
+        return;
+    mel__type ty = st->u.decl.type;
+    const mel__expr *init = st->u.decl.init;
+    mel__sym_kind k = ty == MEL_TY_INTEGER ? MEL_SYM_INT
+                      : ty == MEL_TY_BOOLEAN ? MEL_SYM_MODE
+                      : init != NULL         ? MEL_SYM_PARAM
+                                             : MEL_SYM_VAR;
+    if (k != MEL_SYM_VAR && el->ctx != NULL) {
+        err(el, l->where, "%s cannot be declared under a mode-dependent condition ('%s')",
+            k == MEL_SYM_INT ? "an integer constant" : k == MEL_SYM_MODE ? "a boolean" : "a parameter",
+            name);
+        return;
+    }
+    long long value = 0;
+    if (k == MEL_SYM_INT) {
+        bool defined = false;
+        for (size_t i = 0; i < el->opt->n_defines; i++) {
+            const char *dn = el->opt->defines[i].name;
+            if (dn != NULL && strcmp(dn, name) == 0) {
+                value = el->opt->defines[i].value;
+                el->define_used[i] = true;
+                defined = true;
+                break;
+            }
+        }
+        if (!defined) {
+            if (init == NULL) {
+                err(el, l->where, "integer constant '%s' needs a value ('%s : integer = ...')",
+                    name, name);
+                return;
+            }
+            if (eval_int(el, init, el->env, el->seq, &value) < 0)
+                return;
+        }
+    }
+    if (!count_object(el, st->where))
+        return;
+    bool again;
+    mel__sym *s = declare(el, name, l->name, k, st->where,
+                          k == MEL_SYM_VAR ? &el->vctx : NULL, &again);
+    if (s == NULL || again)
+        return;
+    switch (k) {
+    case MEL_SYM_INT:
+        s->value = value;
+        s->index = el->n_ints++;
+        return;
+    case MEL_SYM_PARAM: {
+        s->index = el->n_params++;
+        item *it = new_item(el, IT_CHECK, st);
+        if (it != NULL)
+            it->e = init;
+        return;
+    }
+    case MEL_SYM_MODE: {
+        s->index = (uint32_t)el->modes.n;
+        mel_mode *m = vec_push(el, &el->modes, sizeof *m);
+        if (m == NULL)
+            return;
+        m->name = (char *)s->name;
+        m->where = st->where;
+        if (init != NULL) {
+            item *it = new_item(el, IT_CHECK, st);
+            if (it != NULL)
+                it->e = init;
+        }
+        return;
+    }
+    case MEL_SYM_VAR: {
+        s->index = (uint32_t)el->variables.n;
+        mel_variable *v = vec_push(el, &el->variables, sizeof *v);
+        if (v == NULL)
+            return;
+        v->name = (char *)s->name;
+        v->where = st->where;
+        v->guard = mel__g_true();
+        return;
+    }
+    case MEL_SYM_EQN: return;
+    }
+}
+
+static void p1_equ(elab *el, const mel__stmt *st)
+{
+    const mel__label *l = &st->u.equ.label;
+    char name[NAME_BUF];
+    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name) < 0)
+        return;
+    if (!count_object(el, st->where))
+        return;
+    bool again;
+    mel__sym *s = declare(el, name, l->name, MEL_SYM_EQN, st->where, &el->ectx, &again);
+    if (s == NULL)
+        return;
+    if (!again) {
+        s->index = (uint32_t)el->equations.n;
+        mel_equation *q = vec_push(el, &el->equations, sizeof *q);
+        if (q == NULL)
+            return;
+        q->name = (char *)s->name;
+        q->where = st->where;
+        q->guard = mel__g_true();
+    }
+    item *it = new_item(el, IT_EQ, st);
+    if (it != NULL)
+        it->eq = s->index;
+}
+
+static void p1_for(elab *el, const mel__stmt *st)
+{
+    long long lo, hi;
+    if (eval_int(el, st->u.loop.lo, el->env, el->seq, &lo) < 0 ||
+        eval_int(el, st->u.loop.hi, el->env, el->seq, &hi) < 0)
+        return;
+    const char *name = st->u.loop.index;
+    if (env_find(el->env, name) != NULL || mel__sym_find(&el->bases, name) != NULL) {
+        err(el, st->u.loop.index_where, "loop index '%s' hides another name", name);
+        return;
+    }
+    if (hi < lo)
+        return;
+    /* hi - lo fits an unsigned long long since hi >= lo. */
+    unsigned long long span = (unsigned long long)hi - (unsigned long long)lo;
+    if (span >= el->max_instances - el->iterations) {
+        limit(el, st->where);
+        return;
+    }
+    el->iterations += (size_t)span + 1;
+    const env *saved = el->env;
+    for (long long v = lo;; v++) {
+        env *f = talloc(el, sizeof *f);
+        if (f == NULL)
+            break;
+        f->name = name;
+        f->value = v;
+        f->parent = saved;
+        el->env = f;
+        p1_stmts(el, st->u.loop.body);
+        if (v == hi || el->rep->stop)
+            break;
+    }
+    el->env = saved;
+}
+
+static void p1_if(elab *el, const mel__stmt *st)
+{
+    int t = fold3(el, st->u.cond.cond, el->env);
+    if (t == TRI_ERROR)
+        return;
+    if (t == TRI_TRUE) {
+        p1_stmts(el, st->u.cond.body);
+        return;
+    }
+    if (t == TRI_FALSE) {
+        p1_stmts(el, st->u.cond.orelse);
+        return;
+    }
+    condinst *ci = talloc(el, sizeof *ci);
+    ctxnode *yes = talloc(el, sizeof *yes), *no = talloc(el, sizeof *no);
+    if (ci == NULL || yes == NULL || no == NULL)
+        return;
+    ci->cond = st->u.cond.cond;
+    ci->env = el->env;
+    ci->seq = el->seq;
+    const ctxnode *saved = el->ctx;
+    *yes = (ctxnode){ci, true, saved, NULL, false};
+    *no = (ctxnode){ci, false, saved, NULL, false};
+    el->ctx = yes;
+    p1_stmts(el, st->u.cond.body);
+    el->ctx = no;
+    p1_stmts(el, st->u.cond.orelse);
+    el->ctx = saved;
+}
+
+static void p1_stmts(elab *el, const mel__stmt *s)
+{
+    for (; s != NULL && !el->rep->stop; s = s->next) {
+        if (++el->seq > el->max_seq) {
+            limit(el, s->where);
+            return;
+        }
+        switch (s->kind) {
+        case MEL_S_DECL: p1_decl(el, s); break;
+        case MEL_S_EQU: p1_equ(el, s); break;
+        case MEL_S_INV: new_item(el, IT_INV, s); break;
+        case MEL_S_IF: p1_if(el, s); break;
+        case MEL_S_FOR: p1_for(el, s); break;
+        }
+    }
+}
+
+/* ---- Pass 2: guards --------------------------------------------------------- */
+
+static void not_boolean(elab *el, const mel__expr *e)
+{
+    err(el, e->where, "condition must be a Boolean formula over mode variables");
+}
+
+/* The guard of a condition; NULL on error (reported). */
+static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, uint64_t seq)
+{
+    mel__gfactory *f = &el->gf;
+    switch (e->kind) {
+    case MEL_X_BOOL: return e->u.b ? mel__g_true() : mel__g_false();
+    case MEL_X_ID: {
+        if (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL) {
+            not_boolean(el, e);
+            return NULL;
+        }
+        char name[NAME_BUF];
+        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name) < 0)
+            return NULL;
+        const mel__sym *s = mel__sym_find(&el->priv->syms, name);
+        if (s == NULL) {
+            err(el, e->where, "undeclared variable '%s'", name);
+            return NULL;
+        }
+        if (s->kind != MEL_SYM_MODE) {
+            not_boolean(el, e);
+            return NULL;
+        }
+        return mel__g_var(f, s->index);
+    }
+    case MEL_X_NOT: {
+        const mel_guard *a = to_guard(el, e->u.kid, en, seq);
+        return a ? mel__g_not(f, a) : NULL;
+    }
+    case MEL_X_AND:
+    case MEL_X_OR: {
+        const mel_guard *r = e->kind == MEL_X_AND ? mel__g_true() : mel__g_false();
+        for (uint32_t k = 0; k < e->u.nary.n; k++) {
+            const mel_guard *a = to_guard(el, e->u.nary.kids[k], en, seq);
+            if (a == NULL)
+                return NULL;
+            r = e->kind == MEL_X_AND ? mel__g_and(f, r, a) : mel__g_or(f, r, a);
+        }
+        return r;
+    }
+    case MEL_X_CMP: {
+        const mel__expr *l = e->u.bin.lhs, *r = e->u.bin.rhs;
+        if (is_int_expr(el, l, en) && is_int_expr(el, r, en)) {
+            long long x, y;
+            if (eval_int(el, l, en, seq, &x) < 0 || eval_int(el, r, en, seq, &y) < 0)
+                return NULL;
+            return cmp_ll(e->u.bin.op, x, y) ? mel__g_true() : mel__g_false();
+        }
+        if (e->u.bin.op != MEL_CMP_EQ && e->u.bin.op != MEL_CMP_NE) {
+            not_boolean(el, e);
+            return NULL;
+        }
+        const mel_guard *a = to_guard(el, l, en, seq);
+        const mel_guard *b = a ? to_guard(el, r, en, seq) : NULL;
+        if (b == NULL)
+            return NULL;
+        const mel_guard *same = mel__g_or(f, mel__g_and(f, a, b),
+                                          mel__g_and(f, mel__g_not(f, a), mel__g_not(f, b)));
+        return e->u.bin.op == MEL_CMP_EQ ? same : mel__g_not(f, same);
+    }
+    case MEL_X_IF: {
+        const mel_guard *c = to_guard(el, e->u.ite.c, en, seq);
+        if (c == NULL)
+            return NULL;
+        const mel_guard *a = c->op == MEL_G_FALSE ? mel__g_false() : to_guard(el, e->u.ite.a, en, seq);
+        if (a == NULL)
+            return NULL;
+        const mel_guard *b = c->op == MEL_G_TRUE ? mel__g_false() : to_guard(el, e->u.ite.b, en, seq);
+        if (b == NULL)
+            return NULL;
+        return mel__g_or(f, mel__g_and(f, c, a), mel__g_and(f, mel__g_not(f, c), b));
+    }
+    default: not_boolean(el, e); return NULL;
+    }
+}
+
+/* Guard of a context; on a bad condition (reported) the branch is TRUE so
+ * elaboration can go on and report more; the model is discarded anyway. */
+static const mel_guard *ctx_guard(elab *el, const ctxnode *c)
+{
+    if (c == NULL)
+        return mel__g_true();
+    ctxnode *w = (ctxnode *)c; /* memo fields only */
+    if (w->done)
+        return w->guard;
+    condinst *ci = c->ci;
+    if (!ci->done) {
+        ci->guard = to_guard(el, ci->cond, ci->env, ci->seq);
+        if (ci->guard == NULL)
+            ci->guard = mel__g_true();
+        ci->done = true;
+    }
+    const mel_guard *g = c->pol ? ci->guard : mel__g_not(&el->gf, ci->guard);
+    w->guard = mel__g_and(&el->gf, ctx_guard(el, c->parent), g);
+    w->done = true;
+    return w->guard;
+}
+
+static const mel_guard *ctxlist_guard(elab *el, const ctxlist *l)
+{
+    const mel_guard *g = mel__g_false();
+    for (; l != NULL; l = l->next)
+        g = mel__g_or(&el->gf, g, ctx_guard(el, l->ctx));
+    return g;
+}
+
+/* ---- Pass 2: expressions ---------------------------------------------------------- */
+
+static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, mdae_range where)
+{
+    if (g->op == MEL_G_FALSE)
+        return;
+    use *u = vec_push(el, &el->uses, sizeof *u);
+    if (u == NULL)
+        return;
+    u->eq = el->it->eq;
+    u->var = var;
+    u->order = order;
+    u->guard = g;
+    u->where = where;
+    u->seq = el->use_seq++;
+}
+
+/* Collect the uses of unknowns in e (incident: not under last/pre; collect:
+ * an equation, not a defining expression, which is only resolved). */
+static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bool incident,
+                 bool collect)
+{
+    const env *en = el->it->env;
+    uint64_t seq = el->it->seq;
+    if (el->rep->stop)
+        return;
+    switch (e->kind) {
+    case MEL_X_NUM:
+    case MEL_X_BOOL: return;
+    case MEL_X_ID: {
+        if (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL)
+            return;
+        char name[NAME_BUF];
+        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name) < 0)
+            return;
+        const mel__sym *s = mel__sym_find(&el->priv->syms, name);
+        if (s == NULL) {
+            err(el, e->where, "undeclared variable '%s'", name);
+            return;
+        }
+        switch (s->kind) {
+        case MEL_SYM_VAR:
+            if (incident && collect)
+                add_use(el, s->index, order, g, e->where);
+            return;
+        case MEL_SYM_INT:
+            if (s->seq >= seq)
+                err(el, e->where, "integer constant '%s' used before its declaration", name);
+            return;
+        case MEL_SYM_EQN:
+            err(el, e->where, "'%s' is an equation, not a variable", name);
+            return;
+        default: return;
+        }
+    }
+    case MEL_X_CALL:
+        if (mel__sym_find(&el->bases, e->u.id.name) != NULL ||
+            (env_find(en, e->u.id.name) != NULL)) {
+            err(el, e->where, "'%s' is not a function", e->u.id.name);
+            return;
+        }
+        for (uint32_t k = 0; k < e->u.id.n; k++)
+            walk(el, e->u.id.args[k], g, order, incident, collect);
+        return;
+    case MEL_X_NEG:
+    case MEL_X_NOT: walk(el, e->u.kid, g, order, incident, collect); return;
+    case MEL_X_DER:
+        if (order >= MEL_MAX_ORDER) {
+            err(el, e->where, "derivative order exceeds %d", MEL_MAX_ORDER);
+            return;
+        }
+        walk(el, e->u.kid, g, order + 1, incident, collect);
+        return;
+    case MEL_X_LAST:
+    case MEL_X_PRE: walk(el, e->u.kid, g, order, false, collect); return;
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        walk(el, e->u.bin.lhs, g, order, incident, collect);
+        walk(el, e->u.bin.rhs, g, order, incident, collect);
+        return;
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n; k++)
+            walk(el, e->u.nary.kids[k], g, order, incident, collect);
+        return;
+    case MEL_X_IF: {
+        if (!collect) {
+            /* A defining expression may branch on anything (`x > 0`): it is
+             * not part of the structure, its names only have to exist. */
+            walk(el, e->u.ite.c, g, order, incident, collect);
+            walk(el, e->u.ite.a, g, order, incident, collect);
+            walk(el, e->u.ite.b, g, order, incident, collect);
+            return;
+        }
+        const mel_guard *c = to_guard(el, e->u.ite.c, en, seq);
+        if (c == NULL)
+            return;
+        const mel_guard *ga = mel__g_and(&el->gf, g, c);
+        const mel_guard *gb = mel__g_and(&el->gf, g, mel__g_not(&el->gf, c));
+        /* A branch that cannot be taken is not elaborated: `if i > 1 then
+         * x[i-1] else 0` must not complain about x[0] when i = 1. */
+        if (ga->op != MEL_G_FALSE)
+            walk(el, e->u.ite.a, ga, order, incident, collect);
+        if (gb->op != MEL_G_FALSE)
+            walk(el, e->u.ite.b, gb, order, incident, collect);
+        return;
+    }
+    }
+}
+
+static void check_gf(elab *el, mdae_range where)
+{
+    if (el->gf.err == MDAE_OK || el->gf_reported)
+        return;
+    el->gf_reported = true;
+    if (el->gf.err == MDAE_E_NOMEM)
+        mel__nomem(el->rep);
+    else
+        mel__error(el->rep, MDAE_E_LIMIT, where, "condition too complex (more than %llu nodes)",
+                   (unsigned long long)MEL__MAX_GUARD_SIZE);
+    el->rep->stop = true;
+}
+
+static void p2_item(elab *el, const item *it)
+{
+    el->it = it;
+    switch (it->kind) {
+    case IT_CHECK: walk(el, it->e, mel__g_true(), 0, false, false); break;
+    case IT_EQ: {
+        const mel_guard *g = ctx_guard(el, it->ctx);
+        walk(el, it->s->u.equ.lhs, g, 0, true, true);
+        walk(el, it->s->u.equ.rhs, g, 0, true, true);
+        break;
+    }
+    case IT_INV: {
+        const mel_guard *c = to_guard(el, it->s->u.inv, it->env, it->seq);
+        if (c == NULL)
+            break;
+        const mel_guard *g = ctx_guard(el, it->ctx);
+        if (g->op == MEL_G_FALSE)
+            break;
+        if (!count_object(el, it->s->where))
+            break;
+        mel_invariant *inv = vec_push(el, &el->invariants, sizeof *inv);
+        if (inv == NULL)
+            break;
+        inv->cond = mel__g_or(&el->gf, mel__g_not(&el->gf, g), c);
+        inv->where = it->s->where;
+        break;
+    }
+    }
+    check_gf(el, it->s->where);
+}
+
+static int cmp_use(const void *x, const void *y)
+{
+    const use *a = x, *b = y;
+    if (a->eq != b->eq)
+        return a->eq < b->eq ? -1 : 1;
+    if (a->var != b->var)
+        return a->var < b->var ? -1 : 1;
+    if (a->order != b->order)
+        return a->order > b->order ? -1 : 1; /* decreasing order */
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Group the sorted uses into incidences and cases, equation by equation. */
+static void build_incidences(elab *el, size_t *n_edges)
+{
+    use *u = el->uses.p;
+    size_t n = el->uses.n;
+    mel_equation *eqs = el->equations.p;
+    const mel_guard **gs = NULL;
+    size_t gcap = 0;
+    qsort(u, n, sizeof *u, cmp_use);
+    *n_edges = 0;
+    size_t i = 0;
+    while (i < n && !el->rep->stop) {
+        uint32_t eq = u[i].eq;
+        size_t j = i;
+        uint32_t nvars = 0;
+        for (; j < n && u[j].eq == eq; j++)
+            if (j == i || u[j].var != u[j - 1].var)
+                nvars++;
+        mel_incidence *incs = malloc_model(el, nvars * sizeof *incs);
+        if (incs == NULL)
+            break;
+        uint32_t ninc = 0;
+        for (size_t a = i; a < j;) {
+            size_t b = a;
+            uint32_t ncase = 0;
+            for (; b < j && u[b].var == u[a].var; b++)
+                if (b == a || u[b].order != u[b - 1].order)
+                    ncase++;
+            mel_order_case *cases = malloc_model(el, ncase * sizeof *cases);
+            if (cases == NULL)
+                goto out;
+            uint32_t nc = 0;
+            for (size_t c = a; c < b;) {
+                size_t d = c;
+                while (d < b && u[d].order == u[c].order)
+                    d++;
+                if (d - c > gcap) {
+                    gcap = (d - c) * 2;
+                    mdae_free(gs);
+                    gs = mdae_malloc(gcap * sizeof *gs);
+                    if (gs == NULL) {
+                        mel__nomem(el->rep);
+                        goto out;
+                    }
+                }
+                for (size_t k = c; k < d; k++)
+                    gs[k - c] = u[k].guard;
+                const mel_guard *g = mel__g_or_all(&el->gf, gs, d - c);
+                if (g->op != MEL_G_FALSE)
+                    cases[nc++] = (mel_order_case){g, u[c].order, u[c].where};
+                c = d;
+            }
+            if (nc > 0) {
+                incs[ninc++] = (mel_incidence){u[a].var, nc, cases};
+            }
+            a = b;
+        }
+        eqs[eq].n_incs = ninc;
+        eqs[eq].incs = incs;
+        *n_edges += ninc;
+        i = j;
+    }
+out:
+    mdae_free(gs);
+    check_gf(el, no_range);
+}
+
+/* ---- Driver ------------------------------------------------------------------ */
+
+static void elab_close(elab *el)
+{
+    mel__arena_free(&el->tmp);
+    mel__gf_close(&el->gf);
+    mel__symtab_close(&el->bases);
+    mdae_free(el->define_used);
+    mdae_free(el->vctx.p);
+    mdae_free(el->ectx.p);
+    mdae_free(el->items.p);
+    mdae_free(el->uses.p);
+}
+
+static void model_release_arrays(elab *el)
+{
+    mdae_free(el->modes.p);
+    mdae_free(el->invariants.p);
+    mdae_free(el->variables.p);
+    mdae_free(el->equations.p);
+}
+
+void mel_model_free(mel_model *m)
+{
+    if (m == NULL)
+        return;
+    struct mel_model_priv *priv = m->priv;
+    if (priv != NULL) {
+        mdae_free(priv->modes);
+        mdae_free(priv->invariants);
+        mdae_free(priv->variables);
+        mdae_free(priv->equations);
+        mel__symtab_close(&priv->syms);
+        mel__arena_free(&priv->arena);
+        mdae_free(priv);
+    }
+    mdae_free(m);
+}
+
+static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report *rep,
+                     mel_model **out)
+{
+    elab el;
+    memset(&el, 0, sizeof el);
+    el.rep = rep;
+    el.opt = opt;
+    el.max_instances = opt->max_instances ? opt->max_instances : MEL__DEFAULT_MAX_INSTANCES;
+    el.max_seq = (uint64_t)el.max_instances * 16;
+    mel__arena_init(&el.tmp);
+    mel_model *m = mdae_calloc(1, sizeof *m);
+    struct mel_model_priv *priv = mdae_calloc(1, sizeof *priv);
+    if (m == NULL || priv == NULL) {
+        mdae_free(m);
+        mdae_free(priv);
+        mel__nomem(rep);
+        return MDAE_E_NOMEM;
+    }
+    m->priv = priv;
+    mel__arena_init(&priv->arena);
+    el.priv = priv;
+    el.ma = &priv->arena;
+    mel__gf_init(&el.gf, el.ma);
+    if (opt->n_defines > 0) {
+        el.define_used = mdae_calloc(opt->n_defines, sizeof(bool));
+        if (el.define_used == NULL)
+            mel__nomem(rep);
+    }
+
+    if (!rep->stop)
+        p1_stmts(&el, prog);
+    for (size_t i = 0; i < opt->n_defines && !rep->stop; i++) {
+        if (!el.define_used[i])
+            mel__error(rep, MDAE_E_MODEL, no_range,
+                       "-D %s: the model declares no integer constant '%s'",
+                       opt->defines[i].name ? opt->defines[i].name : "(null)",
+                       opt->defines[i].name ? opt->defines[i].name : "(null)");
+    }
+
+    /* Pass 2: guards of unknowns and equations, then the items. */
+    mel_variable *vars = el.variables.p;
+    ctxlist **vctx = el.vctx.p;
+    for (size_t i = 0; i < el.variables.n && !rep->stop; i++) {
+        vars[i].guard = ctxlist_guard(&el, vctx[i]);
+        check_gf(&el, vars[i].where);
+    }
+    mel_equation *eqs = el.equations.p;
+    ctxlist **ectx = el.ectx.p;
+    for (size_t i = 0; i < el.equations.n && !rep->stop; i++) {
+        eqs[i].guard = ctxlist_guard(&el, ectx[i]);
+        check_gf(&el, eqs[i].where);
+    }
+    item *items = el.items.p;
+    for (size_t i = 0; i < el.items.n && !rep->stop; i++)
+        p2_item(&el, &items[i]);
+    size_t n_edges = 0;
+    if (rep->rc == MDAE_OK)
+        build_incidences(&el, &n_edges);
+
+    int rc = rep->rc;
+    if (rc == MDAE_OK && el.gf.err)
+        rc = el.gf.err;
+    if (rc != MDAE_OK) {
+        elab_close(&el);
+        model_release_arrays(&el);
+        mel_model_free(m);
+        return rc;
+    }
+    m->n_modes = (uint32_t)el.modes.n;
+    m->modes = priv->modes = el.modes.p;
+    m->n_invariants = (uint32_t)el.invariants.n;
+    m->invariants = priv->invariants = el.invariants.p;
+    m->n_variables = (uint32_t)el.variables.n;
+    m->variables = priv->variables = el.variables.p;
+    m->n_equations = (uint32_t)el.equations.n;
+    m->equations = priv->equations = el.equations.p;
+    m->n_edges = n_edges;
+    m->n_params = el.n_params;
+    m->n_integers = el.n_ints;
+    elab_close(&el);
+    *out = m;
+    return MDAE_OK;
+}
+
+int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
+                    mdae_diags *diags)
+{
+    static const mel_options defaults;
+    if (out == NULL || (text == NULL && len > 0))
+        return MDAE_E_INVAL;
+    if (opt == NULL)
+        opt = &defaults;
+    if (opt->n_defines > 0 && opt->defines == NULL)
+        return MDAE_E_INVAL;
+    size_t max_input = opt->max_input_bytes ? opt->max_input_bytes : MEL__DEFAULT_MAX_INPUT;
+    if (max_input > UINT32_MAX - 1)
+        max_input = UINT32_MAX - 1; /* positions are 32-bit */
+    if (len > max_input) {
+        if (diags != NULL)
+            (void)mdae_diags_add(diags, MDAE_SEV_ERROR, no_range, "input larger than %zu bytes",
+                                 max_input);
+        return MDAE_E_LIMIT;
+    }
+    mel__report rep;
+    mel__report_init(&rep, diags, opt->max_errors);
+    mel__arena ast;
+    mel__arena_init(&ast);
+    mel__stmt *prog = NULL;
+    int rc = mel__parse(text ? text : "", len, opt->max_depth, &ast, &rep, &prog);
+    if (rc == MDAE_OK) {
+        mel_model *m = NULL;
+        rc = elaborate(prog, opt, &rep, &m);
+        if (rc == MDAE_OK)
+            *out = m;
+    }
+    mel__arena_free(&ast);
+    return rc;
+}

@@ -1,0 +1,219 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mel_int.h -- declarations shared by the files of the MEL front-end
+ * (mel_lex.c, mel_parse.c, mel_ast.c, mel_elab.c, mel_guard.c) and its
+ * tests; not part of the public interface (engine/mel.h).
+ *
+ * Pipeline: mel_model_parse (mel_elab.c) checks the input size, runs
+ * mel__parse (lexer + recursive-descent parser into a mel__stmt list in a
+ * scratch arena), then elaborates the tree into a mel_model whose guards are
+ * hash-consed by mel_guard.c.
+ *
+ * Errors: every stage reports through one mel__report, which counts errors,
+ * remembers the most serious return code and tells the stages to stop once
+ * opt->max_errors is reached.
+ *
+ * Stack safety: the parser counts nesting (statements, parentheses, unary
+ * operators, right operands of `^`, calls, if-expressions) and stops at
+ * max_depth, which is clamped to MEL__DEPTH_CAP whatever the caller asks,
+ * because each level costs a few C stack frames and every later walker
+ * (elaboration, guards) recurses at most a small constant times per level.
+ */
+#ifndef MEL_INT_H
+#define MEL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "mel_ast.h"
+
+#define MEL__DEFAULT_MAX_INPUT ((size_t)64 << 20)
+#define MEL__DEFAULT_MAX_DEPTH 256
+#define MEL__DEPTH_CAP 1024
+#define MEL__DEFAULT_MAX_INSTANCES 1000000
+#define MEL__DEFAULT_MAX_ERRORS 50
+/* Longest identifier or number token, in bytes. */
+#define MEL__MAX_NAME 256
+/* Largest guard, counted as a tree (shared nodes counted once per use):
+ * consumers evaluate guards recursively without memoisation, so a formula
+ * like ((a == b) == c) == ... must not expand exponentially behind a small
+ * DAG. */
+#define MEL__MAX_GUARD_SIZE ((uint64_t)1 << 22)
+
+/* ---- Error reporting ------------------------------------------------------ */
+typedef struct mel__report {
+    mdae_diags *diags; /* borrowed; may be NULL */
+    size_t errors;
+    size_t max_errors;
+    int rc;    /* most serious code so far (NOMEM > LIMIT > PARSE > MODEL) */
+    bool stop; /* max_errors reached, a fatal limit, or out of memory */
+} mel__report;
+
+void mel__report_init(mel__report *r, mdae_diags *diags, size_t max_errors);
+/* Count an error of class `code` (MDAE_E_PARSE, _MODEL, _LIMIT) and append a
+ * located message. */
+void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...)
+    MDAE_PRINTF(4, 5);
+/* Record out-of-memory: no message (it might not fit), stop everything. */
+void mel__nomem(mel__report *r);
+/* Combine two return codes, keeping the more serious. */
+int mel__rc_worse(int a, int b);
+
+/* ---- Lexer ---------------------------------------------------------------- */
+typedef enum mel__tok {
+    MEL_T_EOF,
+    MEL_T_ID,
+    MEL_T_NUM,
+    /* keywords, in the order of mel__keywords[] */
+    MEL_T_REAL,
+    MEL_T_BOOLEAN,
+    MEL_T_INTEGER,
+    MEL_T_EQUATION,
+    MEL_T_INVARIANT,
+    MEL_T_IF,
+    MEL_T_THEN,
+    MEL_T_ELSE,
+    MEL_T_END,
+    MEL_T_FOREACH,
+    MEL_T_IN,
+    MEL_T_DO,
+    MEL_T_DONE,
+    MEL_T_DER,
+    MEL_T_LAST,
+    MEL_T_PRE,
+    MEL_T_TRUE,
+    MEL_T_FALSE,
+    /* punctuation */
+    MEL_T_SEMI,   /* ; */
+    MEL_T_COLON,  /* : */
+    MEL_T_COMMA,  /* , */
+    MEL_T_DOTDOT, /* .. */
+    MEL_T_LPAREN,
+    MEL_T_RPAREN,
+    MEL_T_LBRACK,
+    MEL_T_RBRACK,
+    MEL_T_ASSIGN, /* = */
+    MEL_T_EQ,     /* == */
+    MEL_T_NE,     /* <> */
+    MEL_T_LT,
+    MEL_T_LE,
+    MEL_T_GT,
+    MEL_T_GE,
+    MEL_T_PLUS,
+    MEL_T_MINUS,
+    MEL_T_STAR,
+    MEL_T_SLASH,
+    MEL_T_CARET,
+    MEL_T_AMP,
+    MEL_T_BAR,
+    MEL_T_BANG,
+    MEL_T__COUNT
+} mel__tok;
+
+typedef struct mel__token {
+    mel__tok kind;
+    mdae_range where;
+    const char *text; /* into the source; len bytes */
+    size_t len;
+    double value;    /* MEL_T_NUM */
+    long long ival;  /* MEL_T_NUM with is_int */
+    bool is_int;
+} mel__token;
+
+typedef struct mel__lexer {
+    const char *src;
+    size_t len;
+    size_t pos;
+    uint32_t line;
+    size_t line_start;
+    mel__report *rep; /* borrowed */
+} mel__lexer;
+
+void mel__lex_init(mel__lexer *lx, const char *src, size_t len, mel__report *rep);
+/* Next token. Malformed input (invalid bytes, unterminated comments, over-long
+ * names or numbers) is reported through rep and skipped, so this always makes
+ * progress and ends with MEL_T_EOF. */
+void mel__lex_next(mel__lexer *lx, mel__token *out);
+/* "identifier", "'then'", "';'", "end of input" ... for messages. */
+const char *mel__tok_name(mel__tok kind);
+
+/* ---- Parser ----------------------------------------------------------------
+ * Parse the whole text into a statement list allocated in `arena`. Returns
+ * MDAE_OK (possibly an empty list: *out = NULL) or the report's code; the
+ * partial tree is left in the arena either way. */
+int mel__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
+               mel__report *rep, mel__stmt **out);
+
+/* ---- Guards (mel_guard.c) -------------------------------------------------
+ * A hash-consing guard factory: structurally equal guards are the same
+ * pointer, so x & x, x | !x and the like fold by pointer comparison. Nodes are
+ * allocated in the model's arena. On failure (OOM, MEL__MAX_GUARD_SIZE) a
+ * builder records the error in `err` and returns the TRUE guard, so callers
+ * may carry on and check `err` at a convenient point. */
+typedef struct mel__gfactory {
+    mel__arena *arena; /* borrowed: the model's */
+    struct mel__gnode **table;
+    size_t cap, count;
+    uint32_t next_id;
+    int err; /* MDAE_OK, MDAE_E_NOMEM or MDAE_E_LIMIT */
+} mel__gfactory;
+
+void mel__gf_init(mel__gfactory *f, mel__arena *arena);
+void mel__gf_close(mel__gfactory *f); /* frees the table, not the nodes */
+const mel_guard *mel__g_true(void);
+const mel_guard *mel__g_false(void);
+const mel_guard *mel__g_var(mel__gfactory *f, uint32_t var);
+const mel_guard *mel__g_not(mel__gfactory *f, const mel_guard *a);
+const mel_guard *mel__g_and(mel__gfactory *f, const mel_guard *a, const mel_guard *b);
+const mel_guard *mel__g_or(mel__gfactory *f, const mel_guard *a, const mel_guard *b);
+/* OR of n guards as a balanced tree (depth log n). gs is reordered. */
+const mel_guard *mel__g_or_all(mel__gfactory *f, const mel_guard **gs, size_t n);
+/* A stable creation number (0 for FALSE, 1 for TRUE), for ordering. */
+uint32_t mel__g_id(const mel_guard *g);
+
+/* ---- The model's private part ---------------------------------------------- */
+typedef enum mel__sym_kind {
+    MEL_SYM_VAR,    /* real unknown: index into variables */
+    MEL_SYM_PARAM,  /* real parameter: index = parameter number */
+    MEL_SYM_MODE,   /* boolean: index into modes */
+    MEL_SYM_INT,    /* integer constant: value */
+    MEL_SYM_EQN     /* equation label: index into equations */
+} mel__sym_kind;
+
+typedef struct mel__sym {
+    const char *name; /* instance name, in the model arena */
+    uint32_t hash;
+    mel__sym_kind kind;
+    uint32_t index;
+    long long value;  /* MEL_SYM_INT */
+    uint64_t seq;     /* elaboration order of the declaration */
+    mdae_range where; /* first declaration */
+    struct mel__sym *next; /* hash chain */
+} mel__sym;
+
+typedef struct mel__symtab {
+    mel__sym **buckets;
+    size_t cap, count;
+} mel__symtab;
+
+struct mel_model_priv {
+    mel__arena arena; /* names, guards, cases, incidences, symbols */
+    mel__symtab syms;
+    /* arrays handed out through mel_model, from mdae_malloc */
+    mel_mode *modes;
+    mel_invariant *invariants;
+    mel_variable *variables;
+    mel_equation *equations;
+};
+
+uint32_t mel__hash(const char *s, size_t n);
+mel__sym *mel__sym_find(const mel__symtab *t, const char *name);
+/* Insert a new symbol (name must be unique: check with find first). NULL on
+ * OOM. */
+mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name);
+void mel__symtab_close(mel__symtab *t);
+
+#endif /* MEL_INT_H */

@@ -1,0 +1,659 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mel_parse.c -- recursive-descent parser for MEL, into the syntax tree
+ * of engine/mel_ast.h.
+ *
+ * Grammar (issue text; precedence low to high: `|`, `&`, comparisons
+ * (non-associative), `+ -`, `* /`, unary `- !`, `^` (right-associative),
+ * postfix/primary):
+ *
+ *   stmts ::= { stmt ';' }      (';' optional before else/end/done/EOF;
+ *                                stray ';' are allowed)
+ *   stmt  ::= label ':' type ['=' expr] | label ':' 'equation' expr '=' expr
+ *           | 'invariant' expr | 'if' expr 'then' stmts ['else' stmts] 'end'
+ *           | 'foreach' id 'in' expr '..' expr 'do' stmts 'done'
+ *   label ::= id ['[' expr {',' expr} ']']
+ *   expr  ::= number | true | false | label | id '(' [expr {',' expr}] ')'
+ *           | expr op expr | '-' expr | '!' expr | '(' expr ')'
+ *           | 'if' expr 'then' expr 'else' expr | der(expr) | last(expr) | pre(expr)
+ *
+ * Errors: syntax errors are reported once per statement (the `panic` flag
+ * mutes the cascade) and the parser resynchronises at the next ';', `else`,
+ * `end` or `done`. Nesting beyond max_depth is fatal: the parser reports it
+ * and then sees only end-of-input, so it unwinds without recursing further.
+ * Out-of-memory is handled the same way.
+ */
+#include "mel_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct parser {
+    mel__lexer lx;
+    mel__token tok;
+    mdae_pos prev_end; /* end of the last consumed token */
+    mel__arena *arena;
+    mel__report *rep;
+    size_t depth, max_depth;
+    bool panic; /* a syntax error was reported in this statement */
+    bool fatal; /* stop: pretend the input ends here */
+} parser;
+
+static void advance(parser *p)
+{
+    p->prev_end = p->tok.where.end;
+    if (p->fatal || p->rep->stop) {
+        p->tok.kind = MEL_T_EOF;
+        return;
+    }
+    mel__lex_next(&p->lx, &p->tok);
+}
+
+static void syntax_error_at(parser *p, mdae_range where, const char *fmt, const char *a,
+                            const char *b)
+{
+    if (p->panic || p->fatal)
+        return;
+    p->panic = true;
+    mel__error(p->rep, MDAE_E_PARSE, where, fmt, a, b);
+}
+
+/* "expected X, found Y" at the current token. */
+static void expected(parser *p, const char *what)
+{
+    syntax_error_at(p, p->tok.where, "expected %s, found %s", what, mel__tok_name(p->tok.kind));
+}
+
+static bool expect(parser *p, mel__tok kind, const char *what)
+{
+    if (p->tok.kind == kind) {
+        advance(p);
+        return true;
+    }
+    expected(p, what ? what : mel__tok_name(kind));
+    return false;
+}
+
+static void *alloc(parser *p, size_t n)
+{
+    void *r = mel__arena_alloc(p->arena, n);
+    if (r == NULL) {
+        mel__nomem(p->rep);
+        p->fatal = true;
+        p->tok.kind = MEL_T_EOF;
+    }
+    return r;
+}
+
+static bool enter(parser *p)
+{
+    if (p->depth >= p->max_depth) {
+        if (!p->fatal)
+            mel__error(p->rep, MDAE_E_LIMIT, p->tok.where, "nesting deeper than %zu",
+                       p->max_depth);
+        p->fatal = true;
+        p->tok.kind = MEL_T_EOF;
+        return false;
+    }
+    p->depth++;
+    return true;
+}
+
+static void leave(parser *p) { p->depth--; }
+
+static mel__expr *new_expr(parser *p, mel__expr_kind kind, mdae_pos start)
+{
+    mel__expr *e = alloc(p, sizeof *e);
+    if (e != NULL) {
+        e->kind = kind;
+        e->where.start = start;
+        e->where.end = p->prev_end;
+    }
+    return e;
+}
+
+static const char *copy_name(parser *p, const mel__token *t)
+{
+    char *s = mel__arena_strndup(p->arena, t->text, t->len);
+    if (s == NULL) {
+        mel__nomem(p->rep);
+        p->fatal = true;
+        p->tok.kind = MEL_T_EOF;
+    }
+    return s;
+}
+
+/* A growable array of pointers in the arena: doubling leaves the old copies
+ * behind, which at most doubles the space, and needs no cleanup path. */
+typedef struct pvec {
+    void **items;
+    uint32_t n, cap;
+} pvec;
+
+static bool pvec_push(parser *p, pvec *v, void *x)
+{
+    if (v->n == v->cap) {
+        if (v->cap >= UINT32_MAX / 2) {
+            mel__error(p->rep, MDAE_E_LIMIT, p->tok.where, "too many operands");
+            p->fatal = true;
+            return false;
+        }
+        uint32_t cap = v->cap ? v->cap * 2 : 4;
+        void **items = alloc(p, cap * sizeof *items);
+        if (items == NULL)
+            return false;
+        if (v->n)
+            memcpy(items, v->items, v->n * sizeof *items);
+        v->items = items;
+        v->cap = cap;
+    }
+    v->items[v->n++] = x;
+    return true;
+}
+
+static mel__expr *parse_expr(parser *p);
+static mel__expr *parse_unary(parser *p);
+
+/* '(' or '[' already consumed: expr {',' expr} until `close`. */
+static bool parse_list(parser *p, mel__tok close, pvec *out)
+{
+    if (p->tok.kind == close) {
+        advance(p);
+        return true;
+    }
+    for (;;) {
+        mel__expr *e = parse_expr(p);
+        if (e == NULL || !pvec_push(p, out, e))
+            return false;
+        if (p->tok.kind == MEL_T_COMMA) {
+            advance(p);
+            continue;
+        }
+        return expect(p, close, close == MEL_T_RPAREN ? "',' or ')'" : "',' or ']'");
+    }
+}
+
+static mel__expr *parse_primary(parser *p)
+{
+    mdae_pos start = p->tok.where.start;
+    mel__token t = p->tok;
+    switch (t.kind) {
+    case MEL_T_NUM: {
+        advance(p);
+        mel__expr *e = new_expr(p, MEL_X_NUM, start);
+        if (e != NULL) {
+            e->u.num.value = t.value;
+            e->u.num.ival = t.ival;
+            e->u.num.is_int = t.is_int;
+        }
+        return e;
+    }
+    case MEL_T_TRUE:
+    case MEL_T_FALSE: {
+        advance(p);
+        mel__expr *e = new_expr(p, MEL_X_BOOL, start);
+        if (e != NULL)
+            e->u.b = t.kind == MEL_T_TRUE;
+        return e;
+    }
+    case MEL_T_ID: {
+        const char *name = copy_name(p, &t);
+        if (name == NULL)
+            return NULL;
+        advance(p);
+        mel__expr_kind kind = MEL_X_ID;
+        pvec args = {0};
+        if (p->tok.kind == MEL_T_LPAREN || p->tok.kind == MEL_T_LBRACK) {
+            kind = p->tok.kind == MEL_T_LPAREN ? MEL_X_CALL : MEL_X_ID;
+            mel__tok close = kind == MEL_X_CALL ? MEL_T_RPAREN : MEL_T_RBRACK;
+            if (!enter(p))
+                return NULL;
+            advance(p);
+            bool ok = parse_list(p, close, &args);
+            leave(p);
+            if (!ok)
+                return NULL;
+            if (kind == MEL_X_ID && args.n == 0) {
+                syntax_error_at(p, (mdae_range){start, p->prev_end}, "%s%s",
+                                "empty index list", "");
+                return NULL;
+            }
+        }
+        mel__expr *e = new_expr(p, kind, start);
+        if (e != NULL) {
+            e->u.id.name = name;
+            e->u.id.n = args.n;
+            e->u.id.args = (mel__expr **)args.items;
+        }
+        return e;
+    }
+    case MEL_T_DER:
+    case MEL_T_LAST:
+    case MEL_T_PRE: {
+        advance(p);
+        if (!expect(p, MEL_T_LPAREN, NULL))
+            return NULL;
+        mel__expr *kid = parse_expr(p);
+        if (kid == NULL || !expect(p, MEL_T_RPAREN, NULL))
+            return NULL;
+        mel__expr *e = new_expr(p,
+                                t.kind == MEL_T_DER    ? MEL_X_DER
+                                : t.kind == MEL_T_LAST ? MEL_X_LAST
+                                                       : MEL_X_PRE,
+                                start);
+        if (e != NULL)
+            e->u.kid = kid;
+        return e;
+    }
+    case MEL_T_LPAREN: {
+        advance(p);
+        mel__expr *e = parse_expr(p);
+        if (e == NULL || !expect(p, MEL_T_RPAREN, NULL))
+            return NULL;
+        return e;
+    }
+    case MEL_T_IF: {
+        advance(p);
+        mel__expr *c = parse_expr(p);
+        if (c == NULL || !expect(p, MEL_T_THEN, NULL))
+            return NULL;
+        mel__expr *a = parse_expr(p);
+        if (a == NULL || !expect(p, MEL_T_ELSE, "'else' (an if-expression needs one)"))
+            return NULL;
+        mel__expr *b = parse_expr(p);
+        if (b == NULL)
+            return NULL;
+        mel__expr *e = new_expr(p, MEL_X_IF, start);
+        if (e != NULL) {
+            e->u.ite.c = c;
+            e->u.ite.a = a;
+            e->u.ite.b = b;
+        }
+        return e;
+    }
+    default:
+        expected(p, "an expression");
+        return NULL;
+    }
+}
+
+/* power ::= primary ['^' unary]   (right-associative through unary) */
+static mel__expr *parse_power(parser *p)
+{
+    mdae_pos start = p->tok.where.start;
+    mel__expr *base = parse_primary(p);
+    if (base == NULL || p->tok.kind != MEL_T_CARET)
+        return base;
+    advance(p);
+    if (!enter(p))
+        return NULL;
+    mel__expr *ex = parse_unary(p);
+    leave(p);
+    if (ex == NULL)
+        return NULL;
+    mel__expr *e = new_expr(p, MEL_X_POW, start);
+    if (e != NULL) {
+        e->u.bin.op = '^';
+        e->u.bin.lhs = base;
+        e->u.bin.rhs = ex;
+    }
+    return e;
+}
+
+/* unary ::= ('-' | '!') unary | power */
+static mel__expr *parse_unary(parser *p)
+{
+    if (p->tok.kind != MEL_T_MINUS && p->tok.kind != MEL_T_BANG)
+        return parse_power(p);
+    mdae_pos start = p->tok.where.start;
+    mel__expr_kind kind = p->tok.kind == MEL_T_MINUS ? MEL_X_NEG : MEL_X_NOT;
+    advance(p);
+    if (!enter(p))
+        return NULL;
+    mel__expr *kid = parse_unary(p);
+    leave(p);
+    if (kid == NULL)
+        return NULL;
+    mel__expr *e = new_expr(p, kind, start);
+    if (e != NULL)
+        e->u.kid = kid;
+    return e;
+}
+
+typedef mel__expr *(*parse_fn)(parser *);
+
+/* An n-ary chain of one precedence level: first {op next}. */
+static mel__expr *parse_chain(parser *p, parse_fn next, mel__expr_kind kind, mel__tok op1,
+                              char c1, mel__tok op2, char c2)
+{
+    mdae_pos start = p->tok.where.start;
+    mel__expr *first = next(p);
+    if (first == NULL || (p->tok.kind != op1 && p->tok.kind != op2))
+        return first;
+    pvec kids = {0}, ops = {0};
+    if (!pvec_push(p, &kids, first) || !pvec_push(p, &ops, (void *)(uintptr_t)c1))
+        return NULL;
+    while (p->tok.kind == op1 || p->tok.kind == op2) {
+        char c = p->tok.kind == op1 ? c1 : c2;
+        advance(p);
+        mel__expr *e = next(p);
+        if (e == NULL || !pvec_push(p, &kids, e) || !pvec_push(p, &ops, (void *)(uintptr_t)c))
+            return NULL;
+    }
+    mel__expr *e = new_expr(p, kind, start);
+    char *opv = alloc(p, kids.n);
+    if (e == NULL || opv == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < ops.n; i++)
+        opv[i] = (char)(uintptr_t)ops.items[i];
+    e->u.nary.n = kids.n;
+    e->u.nary.kids = (mel__expr **)kids.items;
+    e->u.nary.ops = opv;
+    return e;
+}
+
+static mel__expr *parse_mul(parser *p)
+{
+    return parse_chain(p, parse_unary, MEL_X_MUL, MEL_T_STAR, '*', MEL_T_SLASH, '/');
+}
+
+static mel__expr *parse_add(parser *p)
+{
+    return parse_chain(p, parse_mul, MEL_X_ADD, MEL_T_PLUS, '+', MEL_T_MINUS, '-');
+}
+
+static int cmp_op(mel__tok k)
+{
+    switch (k) {
+    case MEL_T_LT: return MEL_CMP_LT;
+    case MEL_T_LE: return MEL_CMP_LE;
+    case MEL_T_GT: return MEL_CMP_GT;
+    case MEL_T_GE: return MEL_CMP_GE;
+    case MEL_T_EQ: return MEL_CMP_EQ;
+    case MEL_T_NE: return MEL_CMP_NE;
+    default: return -1;
+    }
+}
+
+static mel__expr *parse_cmp(parser *p)
+{
+    mdae_pos start = p->tok.where.start;
+    mel__expr *lhs = parse_add(p);
+    int op = cmp_op(p->tok.kind);
+    if (lhs == NULL || op < 0)
+        return lhs;
+    advance(p);
+    mel__expr *rhs = parse_add(p);
+    if (rhs == NULL)
+        return NULL;
+    if (cmp_op(p->tok.kind) >= 0) {
+        syntax_error_at(p, p->tok.where, "%s%s",
+                        "comparisons cannot be chained; use parentheses", "");
+        return NULL;
+    }
+    mel__expr *e = new_expr(p, MEL_X_CMP, start);
+    if (e != NULL) {
+        e->u.bin.op = op;
+        e->u.bin.lhs = lhs;
+        e->u.bin.rhs = rhs;
+    }
+    return e;
+}
+
+static mel__expr *parse_and(parser *p)
+{
+    return parse_chain(p, parse_cmp, MEL_X_AND, MEL_T_AMP, '&', MEL_T_AMP, '&');
+}
+
+static mel__expr *parse_expr(parser *p)
+{
+    if (!enter(p))
+        return NULL;
+    mel__expr *e = parse_chain(p, parse_and, MEL_X_OR, MEL_T_BAR, '|', MEL_T_BAR, '|');
+    leave(p);
+    return e;
+}
+
+/* ---- Statements -------------------------------------------------------------- */
+
+static mel__stmt *parse_stmts(parser *p, bool top);
+
+static bool parse_label(parser *p, mel__label *l)
+{
+    mdae_pos start = p->tok.where.start;
+    l->name = copy_name(p, &p->tok);
+    if (l->name == NULL)
+        return false;
+    advance(p);
+    if (p->tok.kind == MEL_T_LBRACK) {
+        pvec idx = {0};
+        if (!enter(p))
+            return false;
+        advance(p);
+        bool ok = parse_list(p, MEL_T_RBRACK, &idx);
+        leave(p);
+        if (!ok)
+            return false;
+        if (idx.n == 0) {
+            syntax_error_at(p, (mdae_range){start, p->prev_end}, "%s%s", "empty index list",
+                            "");
+            return false;
+        }
+        l->n = idx.n;
+        l->idx = (mel__expr **)idx.items;
+    }
+    l->where = (mdae_range){start, p->prev_end};
+    return true;
+}
+
+static mel__stmt *new_stmt(parser *p, mel__stmt_kind kind, mdae_pos start)
+{
+    mel__stmt *s = alloc(p, sizeof *s);
+    if (s != NULL) {
+        s->kind = kind;
+        s->where.start = start;
+    }
+    return s;
+}
+
+static mel__stmt *parse_decl_or_equ(parser *p)
+{
+    mdae_pos start = p->tok.where.start;
+    mel__label label = {0};
+    if (!parse_label(p, &label))
+        return NULL;
+    if (!expect(p, MEL_T_COLON, "':' after a declared name"))
+        return NULL;
+    mel__stmt *s;
+    switch (p->tok.kind) {
+    case MEL_T_REAL:
+    case MEL_T_BOOLEAN:
+    case MEL_T_INTEGER:
+        s = new_stmt(p, MEL_S_DECL, start);
+        if (s == NULL)
+            return NULL;
+        s->u.decl.label = label;
+        s->u.decl.type = p->tok.kind == MEL_T_REAL      ? MEL_TY_REAL
+                         : p->tok.kind == MEL_T_BOOLEAN ? MEL_TY_BOOLEAN
+                                                        : MEL_TY_INTEGER;
+        advance(p);
+        if (p->tok.kind == MEL_T_ASSIGN) {
+            advance(p);
+            s->u.decl.init = parse_expr(p);
+            if (s->u.decl.init == NULL)
+                return NULL;
+        }
+        break;
+    case MEL_T_EQUATION:
+        s = new_stmt(p, MEL_S_EQU, start);
+        if (s == NULL)
+            return NULL;
+        s->u.equ.label = label;
+        advance(p);
+        s->u.equ.lhs = parse_expr(p);
+        if (s->u.equ.lhs == NULL)
+            return NULL;
+        if (!expect(p, MEL_T_ASSIGN, "'=' in equation"))
+            return NULL;
+        s->u.equ.rhs = parse_expr(p);
+        if (s->u.equ.rhs == NULL)
+            return NULL;
+        break;
+    default:
+        expected(p, "'real', 'boolean', 'integer' or 'equation'");
+        return NULL;
+    }
+    s->where.end = p->prev_end;
+    return s;
+}
+
+static mel__stmt *parse_stmt(parser *p)
+{
+    mdae_pos start = p->tok.where.start;
+    switch (p->tok.kind) {
+    case MEL_T_ID: return parse_decl_or_equ(p);
+    case MEL_T_INVARIANT: {
+        advance(p);
+        mel__expr *e = parse_expr(p);
+        if (e == NULL)
+            return NULL;
+        mel__stmt *s = new_stmt(p, MEL_S_INV, start);
+        if (s != NULL) {
+            s->u.inv = e;
+            s->where.end = p->prev_end;
+        }
+        return s;
+    }
+    case MEL_T_IF: {
+        if (!enter(p))
+            return NULL;
+        mel__stmt *s = NULL;
+        advance(p);
+        mel__expr *c = parse_expr(p);
+        if (c == NULL || !expect(p, MEL_T_THEN, NULL))
+            goto if_done;
+        mel__stmt *body = parse_stmts(p, false), *orelse = NULL;
+        if (p->tok.kind == MEL_T_ELSE) {
+            advance(p);
+            orelse = parse_stmts(p, false);
+        }
+        if (p->tok.kind != MEL_T_END) {
+            char what[64];
+            snprintf(what, sizeof what, "'end' closing the 'if' of line %u", (unsigned)start.line);
+            expected(p, what);
+            goto if_done;
+        }
+        advance(p);
+        s = new_stmt(p, MEL_S_IF, start);
+        if (s != NULL) {
+            s->u.cond.cond = c;
+            s->u.cond.body = body;
+            s->u.cond.orelse = orelse;
+            s->where.end = p->prev_end;
+        }
+    if_done:
+        leave(p);
+        return s;
+    }
+    case MEL_T_FOREACH: {
+        if (!enter(p))
+            return NULL;
+        mel__stmt *s = NULL;
+        advance(p);
+        mel__token idx = p->tok;
+        if (!expect(p, MEL_T_ID, "a loop index name"))
+            goto for_done;
+        const char *name = copy_name(p, &idx);
+        if (name == NULL || !expect(p, MEL_T_IN, NULL))
+            goto for_done;
+        mel__expr *lo = parse_expr(p);
+        if (lo == NULL || !expect(p, MEL_T_DOTDOT, NULL))
+            goto for_done;
+        mel__expr *hi = parse_expr(p);
+        if (hi == NULL || !expect(p, MEL_T_DO, NULL))
+            goto for_done;
+        mel__stmt *body = parse_stmts(p, false);
+        if (p->tok.kind != MEL_T_DONE) {
+            char what[64];
+            snprintf(what, sizeof what, "'done' closing the 'foreach' of line %u",
+                     (unsigned)start.line);
+            expected(p, what);
+            goto for_done;
+        }
+        advance(p);
+        s = new_stmt(p, MEL_S_FOR, start);
+        if (s != NULL) {
+            s->u.loop.index = name;
+            s->u.loop.index_where = idx.where;
+            s->u.loop.lo = lo;
+            s->u.loop.hi = hi;
+            s->u.loop.body = body;
+            s->where.end = p->prev_end;
+        }
+    for_done:
+        leave(p);
+        return s;
+    }
+    default:
+        expected(p, "a statement");
+        return NULL;
+    }
+}
+
+static bool is_closer(mel__tok k) { return k == MEL_T_ELSE || k == MEL_T_END || k == MEL_T_DONE; }
+
+/* Panic-mode recovery: skip to a token that can follow a statement. */
+static void sync(parser *p)
+{
+    while (p->tok.kind != MEL_T_EOF && p->tok.kind != MEL_T_SEMI && !is_closer(p->tok.kind))
+        advance(p);
+}
+
+static mel__stmt *parse_stmts(parser *p, bool top)
+{
+    mel__stmt *head = NULL, **tail = &head;
+    for (;;) {
+        while (p->tok.kind == MEL_T_SEMI)
+            advance(p);
+        if (p->tok.kind == MEL_T_EOF)
+            break;
+        if (is_closer(p->tok.kind)) {
+            if (!top)
+                break;
+            p->panic = false;
+            expected(p, "a statement");
+            advance(p);
+            continue;
+        }
+        p->panic = false;
+        mel__stmt *s = parse_stmt(p);
+        if (s == NULL) {
+            sync(p);
+            continue;
+        }
+        *tail = s;
+        tail = &s->next;
+        if (p->tok.kind == MEL_T_SEMI || p->tok.kind == MEL_T_EOF || is_closer(p->tok.kind))
+            continue;
+        expected(p, "';' after the statement");
+        sync(p);
+    }
+    return head;
+}
+
+int mel__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
+               mel__report *rep, mel__stmt **out)
+{
+    parser p;
+    memset(&p, 0, sizeof p);
+    p.arena = arena;
+    p.rep = rep;
+    p.max_depth = max_depth ? max_depth : MEL__DEFAULT_MAX_DEPTH;
+    if (p.max_depth > MEL__DEPTH_CAP)
+        p.max_depth = MEL__DEPTH_CAP;
+    mel__lex_init(&p.lx, src, len, rep);
+    mel__lex_next(&p.lx, &p.tok);
+    mel__stmt *list = parse_stmts(&p, true);
+    *out = list;
+    return rep->rc;
+}
