@@ -91,6 +91,16 @@ void sa__set_close(sa_set *s)
     memset(s, 0, sizeof *s);
 }
 
+static int cube_cmp(const signed char *a, const signed char *b, size_t nm)
+{
+    for (size_t k = 0; k < nm; k++) {
+        int x = a[k] < 0 ? 2 : a[k], y = b[k] < 0 ? 2 : b[k];
+        if (x != y)
+            return x - y;
+    }
+    return 0;
+}
+
 void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out)
 {
     size_t nm = r->n_modes;
@@ -102,6 +112,16 @@ void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out)
     isop(c, &o, f, f, cover);
     sa__release(c, mark);
 
+    /* A stable, readable order: by the first mode variable that differs,
+     * negative literal, then positive, then don't care. */
+    signed char *tmp = sa__alloc(c, nm + 1);
+    for (size_t a = 1; a < o.n; a++)
+        for (size_t b = a; b > 0 && cube_cmp(o.cubes + (b - 1) * nm, o.cubes + b * nm, nm) > 0;
+             b--) {
+            memcpy(tmp, o.cubes + b * nm, nm);
+            memcpy(o.cubes + b * nm, o.cubes + (b - 1) * nm, nm);
+            memcpy(o.cubes + (b - 1) * nm, tmp, nm);
+        }
     /* The formula: cubes joined by " | ", literals by " & ". */
     size_t len = 8;
     for (size_t q = 0; q < o.n; q++)

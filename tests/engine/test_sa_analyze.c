@@ -1,0 +1,439 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_sa_analyze.c -- the implicit engine on small models built
+ * by hand (so these tests do not depend on the MEL front-end): the paper's
+ * RLDC2 offsets (RR-9322 Fig. 6), singular modes and their
+ * Dulmage-Mendelsohn diagnostics, formulas and cubes, the consistency check,
+ * node-limit errors and recovery, cancellation.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "sa.h"
+
+/* ---- A tiny hand builder for mel_model ------------------------------------
+ * Equations are written "K1 : i1 j1:1 u1@g1 i1@!g1", with an optional
+ * equation guard "S @g : ...": a token is var[:order][@[!]mode]. */
+#define HB_MAX 64
+typedef struct hb {
+    mel_model m;
+    mel_mode modes[8];
+    mel_variable vars[HB_MAX];
+    mel_equation eqs[HB_MAX];
+    mel_incidence incs[HB_MAX][HB_MAX];
+    mel_order_case cases[HB_MAX][HB_MAX][4];
+    mel_invariant invs[4];
+    mel_guard g[2048];
+    int ng;
+    char names[4096];
+    size_t nn;
+} hb;
+
+static mel_guard g_true = {MEL_G_TRUE, 0, NULL, NULL};
+
+static char *hb_str(hb *h, const char *s, size_t n)
+{
+    char *p = h->names + h->nn;
+    memcpy(p, s, n);
+    p[n] = 0;
+    h->nn += n + 1;
+    return p;
+}
+
+static const mel_guard *hb_g(hb *h, mel_guard_op op, uint32_t var, const mel_guard *l,
+                             const mel_guard *r)
+{
+    mel_guard *g = &h->g[h->ng++];
+    *g = (mel_guard){op, var, l, r};
+    return g;
+}
+
+static uint32_t hb_mode(hb *h, const char *name, size_t n)
+{
+    for (uint32_t k = 0; k < h->m.n_modes; k++)
+        if (strlen(h->modes[k].name) == n && !strncmp(h->modes[k].name, name, n))
+            return k;
+    cr_assert_fail("unknown mode");
+    return 0;
+}
+
+/* "g" or "!g" */
+static const mel_guard *hb_lit(hb *h, const char *s, size_t n)
+{
+    if (s[0] == '!')
+        return hb_g(h, MEL_G_NOT, 0, hb_lit(h, s + 1, n - 1), NULL);
+    return hb_g(h, MEL_G_VAR, hb_mode(h, s, n), NULL, NULL);
+}
+
+static uint32_t hb_var(hb *h, const char *name, size_t n)
+{
+    for (uint32_t k = 0; k < h->m.n_variables; k++)
+        if (strlen(h->vars[k].name) == n && !strncmp(h->vars[k].name, name, n))
+            return k;
+    cr_assert_fail("unknown variable %.*s", (int)n, name);
+    return 0;
+}
+
+static void hb_init(hb *h, const char *modes, const char *vars)
+{
+    memset(h, 0, sizeof *h);
+    h->m.modes = h->modes;
+    h->m.variables = h->vars;
+    h->m.equations = h->eqs;
+    h->m.invariants = h->invs;
+    for (const char *p = modes; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n) {
+            h->modes[h->m.n_modes].name = hb_str(h, p, n);
+            h->m.n_modes++;
+        }
+        p += n + (p[n] != 0);
+    }
+    /* vars: "x y@g z" */
+    for (const char *p = vars; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n) {
+            size_t at = strcspn(p, "@");
+            mel_variable *v = &h->vars[h->m.n_variables++];
+            v->name = hb_str(h, p, at < n ? at : n);
+            v->guard = at < n ? hb_lit(h, p + at + 1, n - at - 1) : &g_true;
+        }
+        p += n + (p[n] != 0);
+    }
+}
+
+static void hb_eq(hb *h, const char *spec)
+{
+    uint32_t i = h->m.n_equations++;
+    mel_equation *eq = &h->eqs[i];
+    size_t n = strcspn(spec, " ");
+    size_t at = strcspn(spec, "@");
+    eq->name = hb_str(h, spec, at < n ? at : n);
+    eq->guard = at < n ? hb_lit(h, spec + at + 1, n - at - 1) : &g_true;
+    eq->incs = h->incs[i];
+    const char *p = strchr(spec, ':') + 1;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t t = strcspn(p, " ");
+        size_t vn = strcspn(p, ":@ ");
+        uint32_t var = hb_var(h, p, vn);
+        int order = 0;
+        const mel_guard *g = eq->guard;
+        const char *q = p + vn;
+        if (*q == ':')
+            order = atoi(++q), q += strspn(q, "0123456789");
+        if (*q == '@') {
+            size_t ln = strcspn(q + 1, " ");
+            g = hb_g(h, MEL_G_AND, 0, eq->guard, hb_lit(h, q + 1, ln));
+        }
+        /* Find or add the incidence, cases by decreasing order. */
+        uint32_t k = 0;
+        while (k < eq->n_incs && eq->incs[k].var != var)
+            k++;
+        mel_incidence *inc = &h->incs[i][k];
+        if (k == eq->n_incs) {
+            eq->n_incs++;
+            inc->var = var;
+            inc->cases = h->cases[i][k];
+        }
+        mel_order_case *cs = h->cases[i][k];
+        uint32_t c = inc->n_cases++;
+        while (c > 0 && cs[c - 1].order < order) {
+            cs[c] = cs[c - 1];
+            c--;
+        }
+        cs[c] = (mel_order_case){g, order, {{(uint32_t)i + 1, (uint32_t)(p - spec) + 1, 0}, {0, 0, 0}}};
+        p += t;
+    }
+    /* Incidences sorted by variable (the mel.h promise). */
+    for (uint32_t a = 1; a < eq->n_incs; a++)
+        for (uint32_t b = a; b > 0 && h->incs[i][b - 1].var > h->incs[i][b].var; b--) {
+            mel_incidence tmp = h->incs[i][b];
+            h->incs[i][b] = h->incs[i][b - 1];
+            h->incs[i][b - 1] = tmp;
+        }
+    h->m.n_edges += 0;
+}
+
+static void hb_done(hb *h)
+{
+    h->m.n_edges = 0;
+    for (uint32_t i = 0; i < h->m.n_equations; i++)
+        h->m.n_edges += h->eqs[i].n_incs;
+}
+
+static void rldc2(hb *h)
+{
+    hb_init(h, "g1 g2", "i1 i2 j1 j2 u1 u2 v1 v2 w1 w2 x1 x2 s1 s2");
+    hb_eq(h, "K1 : i1 i2 j1 j2");
+    hb_eq(h, "K2 : x1 w1 u1 v1");
+    hb_eq(h, "K3 : u1 v1 u2 v2");
+    hb_eq(h, "K4 : u2 v2 x2 w2");
+    hb_eq(h, "L1 : w1 j1:1");
+    hb_eq(h, "L2 : w2 j2:1");
+    hb_eq(h, "C1 : i1 v1:1");
+    hb_eq(h, "C2 : i2 v2:1");
+    hb_eq(h, "R1 : x1 j1");
+    hb_eq(h, "R2 : x2 j2");
+    hb_eq(h, "S1 : s1 i1@g1 u1@!g1");
+    hb_eq(h, "S2 : s2 i2@g2 u2@!g2");
+    hb_eq(h, "Z1 : u1@g1 i1@!g1");
+    hb_eq(h, "Z2 : u2@g2 i2@!g2");
+    hb_done(h);
+}
+
+static void singular_simple(hb *h)
+{
+    hb_init(h, "g h", "x y z");
+    hb_eq(h, "e1 : x y z");
+    hb_eq(h, "e2 : x@g");
+    hb_eq(h, "e3 : x@h y@!h z@!h");
+    hb_done(h);
+}
+
+static void setup(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void teardown(void) { sa_end(); }
+
+static int analyze(const mel_model *m, sa_result **r)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    int rc = sa_analyze(m, NULL, r, &d);
+    mdae_diags_close(&d);
+    return rc;
+}
+
+TestSuite(sa_analyze, .init = setup, .fini = teardown);
+
+Test(sa_analyze, rldc2_is_nonsingular_in_all_four_modes)
+{
+    static hb h;
+    rldc2(&h);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    sa_report *rep = NULL;
+    cr_assert_eq(sa_result_report(r, &rep), MDAE_OK);
+    cr_expect_eq(rep->valid_modes, 4.0);
+    cr_expect(!rep->singular);
+    cr_expect_str_eq(rep->singular_modes.formula, "false");
+    cr_expect_eq(rep->n_diagnostics, 0);
+    sa_report_free(rep);
+    sa_result_free(r);
+}
+
+Test(sa_analyze, rldc2_with_both_diodes_passing_has_the_offsets_of_figure_6)
+{
+    static hb h;
+    rldc2(&h);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    bool mode[2] = {true, true};
+    sa_mode_view v;
+    cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+    cr_expect(v.valid && !v.singular);
+    const char *one_c[] = {"K3", "Z1", "Z2"};
+    const char *one_d[] = {"j1", "j2", "v1", "v2", "u1", "u2"};
+    for (uint32_t i = 0; i < h.m.n_equations; i++) {
+        int want = 0;
+        for (size_t k = 0; k < 3; k++)
+            want |= !strcmp(h.eqs[i].name, one_c[k]);
+        cr_expect_eq(v.c[i], want, "c(%s) = %d", h.eqs[i].name, v.c[i]);
+        cr_expect_geq(v.matched_var[i], 0);
+    }
+    for (uint32_t j = 0; j < h.m.n_variables; j++) {
+        int want = 0;
+        for (size_t k = 0; k < 6; k++)
+            want |= !strcmp(h.vars[j].name, one_d[k]);
+        cr_expect_eq(v.d[j], want, "d(%s) = %d", h.vars[j].name, v.d[j]);
+    }
+    sa_mode_view_close(&v);
+    sa_result_free(r);
+}
+
+Test(sa_analyze, reports_the_singular_modes_and_their_dm_parts)
+{
+    static hb h;
+    singular_simple(&h);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    sa_report *rep = NULL;
+    cr_assert_eq(sa_result_report(r, &rep), MDAE_OK);
+    cr_expect(rep->singular);
+    /* Nonsingular only in g & !h. */
+    cr_expect_str_eq(rep->singular_modes.formula, "!g | h", "got %s",
+                     rep->singular_modes.formula);
+    /* g & h: e2, e3 both need x: e2 and e3 overdetermined, y, z under. */
+    bool m_gh[2] = {true, true};
+    sa_mode_view v;
+    cr_assert_eq(sa_result_mode(r, m_gh, &v), MDAE_OK);
+    cr_expect(v.singular);
+    cr_expect(!v.overdetermined[0] && v.overdetermined[1] && v.overdetermined[2]);
+    cr_expect(!v.underdetermined[0] && v.underdetermined[1] && v.underdetermined[2]);
+    sa_mode_view_close(&v);
+    /* !g & !h: e2 is empty: overdetermined (unmatched in every maximum
+     * matching); e1, e3 match two of x, y, z, any of which can be left. */
+    bool m_none[2] = {false, false};
+    cr_assert_eq(sa_result_mode(r, m_none, &v), MDAE_OK);
+    cr_expect(v.singular);
+    cr_expect(!v.overdetermined[0] && v.overdetermined[1] && !v.overdetermined[2]);
+    cr_expect(v.underdetermined[0] && v.underdetermined[1] && v.underdetermined[2]);
+    sa_mode_view_close(&v);
+    /* g & !h: nonsingular: no diagnostics, offsets 0. */
+    bool m_ok[2] = {true, false};
+    cr_assert_eq(sa_result_mode(r, m_ok, &v), MDAE_OK);
+    cr_expect(!v.singular && v.valid);
+    for (int i = 0; i < 3; i++) {
+        cr_expect(!v.overdetermined[i]);
+        cr_expect_eq(v.c[i], 0);
+    }
+    sa_mode_view_close(&v);
+    sa_report_free(rep);
+    sa_result_free(r);
+}
+
+Test(sa_analyze, formulas_and_cubes_describe_the_same_set)
+{
+    static hb h;
+    singular_simple(&h);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    sa_report *rep = NULL;
+    cr_assert_eq(sa_result_report(r, &rep), MDAE_OK);
+    /* Every mode: in the singular set iff some cube matches. */
+    for (int g = 0; g < 2; g++)
+        for (int hh = 0; hh < 2; hh++) {
+            bool mode[2] = {g, hh};
+            bool in = false;
+            for (size_t q = 0; q < rep->singular_modes.n_cubes; q++) {
+                bool ok = true;
+                for (int k = 0; k < 2; k++) {
+                    signed char b = rep->singular_modes.cubes[q * 2 + k];
+                    if (b >= 0 && b != mode[k])
+                        ok = false;
+                }
+                in |= ok;
+            }
+            cr_expect_eq(in, !(g && !hh));
+        }
+    /* Offsets of e1 are reported on the nonsingular modes only. */
+    cr_assert_eq(rep->equations[0].n_offsets, 1);
+    cr_expect_str_eq(rep->equations[0].offsets[0].modes.formula, "g & !h");
+    cr_expect_str_eq(rep->equations[0].active.formula, "true");
+    sa_report_free(rep);
+    sa_result_free(r);
+}
+
+Test(sa_analyze, check_reports_a_variable_used_where_it_does_not_exist)
+{
+    static hb h;
+    hb_init(&h, "g", "x y@g");
+    hb_eq(&h, "e1 : x y");
+    hb_eq(&h, "e2 : x");
+    hb_done(&h);
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_assert_eq(sa_check(&h.m, &d), MDAE_E_MODEL);
+    cr_assert_eq(d.count, 1);
+    cr_expect_eq(d.items[0].severity, MDAE_SEV_ERROR);
+    /* Located at the use: line 1 (equation e1), the column of "y". */
+    cr_expect_eq(d.items[0].where.start.line, 1);
+    cr_expect_eq(d.items[0].where.start.col, 8);
+    cr_expect(strstr(d.items[0].message, "'y'") != NULL, "%s", d.items[0].message);
+    cr_expect(strstr(d.items[0].message, "!g") != NULL, "%s", d.items[0].message);
+    mdae_diags_close(&d);
+    sa_result *r = NULL;
+    mdae_diags_init(&d);
+    cr_expect_eq(sa_analyze(&h.m, NULL, &r, &d), MDAE_E_MODEL);
+    cr_expect_null(r);
+    mdae_diags_close(&d);
+}
+
+Test(sa_analyze, node_limit_fails_cleanly_and_the_manager_recovers)
+{
+    static hb h;
+    rldc2(&h);
+    cr_assert_eq(sa_set_node_limit(50), MDAE_OK);
+    sa_result *r = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_expect_eq(sa_analyze(&h.m, NULL, &r, &d), MDAE_E_BDD_LIMIT);
+    cr_expect_null(r);
+    cr_assert_geq(d.count, 1);
+    cr_expect(strstr(d.items[0].message, "50 BDD nodes") != NULL, "%s", d.items[0].message);
+    mdae_diags_close(&d);
+    cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    bool mode[2] = {true, true};
+    sa_mode_view v;
+    cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+    cr_expect_eq(v.c[2], 1); /* K3 */
+    sa_mode_view_close(&v);
+    sa_result_free(r);
+}
+
+static int cancel_at(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)done;
+    (void)total;
+    return strcmp(phase, (const char *)ctx) == 0;
+}
+
+Test(sa_analyze, progress_callback_cancels_the_analysis)
+{
+    static hb h;
+    rldc2(&h);
+    const char *phases[] = {"encode", "weights", "argmax", "choice", "offsets"};
+    for (size_t k = 0; k < 5; k++) {
+        sa_options o = {cancel_at, (void *)phases[k]};
+        sa_result *r = NULL;
+        cr_expect_eq(sa_analyze(&h.m, &o, &r, NULL), MDAE_E_CANCELED, "phase %s", phases[k]);
+        cr_expect_null(r);
+    }
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    sa_result_free(r);
+}
+
+Test(sa_analyze, invariants_restrict_the_valid_modes)
+{
+    static hb h;
+    singular_simple(&h);
+    /* invariant g & !h: the only valid mode is the nonsingular one. */
+    h.invs[0].cond = hb_g(&h, MEL_G_AND, 0, hb_lit(&h, "g", 1), hb_lit(&h, "!h", 2));
+    h.m.n_invariants = 1;
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    sa_report *rep = NULL;
+    cr_assert_eq(sa_result_report(r, &rep), MDAE_OK);
+    cr_expect_eq(rep->valid_modes, 1.0);
+    cr_expect(!rep->singular);
+    cr_expect_str_eq(rep->equations[1].active.formula, "g & !h");
+    sa_report_free(rep);
+    bool mode[2] = {false, false};
+    sa_mode_view v;
+    cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+    cr_expect(!v.valid && !v.singular && v.c[0] == -1);
+    sa_mode_view_close(&v);
+    sa_result_free(r);
+}
+
+Test(sa_analyze, warns_when_no_mode_is_valid)
+{
+    static hb h;
+    singular_simple(&h);
+    h.invs[0].cond = hb_g(&h, MEL_G_AND, 0, hb_lit(&h, "g", 1), hb_lit(&h, "!g", 2));
+    h.m.n_invariants = 1;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_expect_eq(sa_check(&h.m, &d), MDAE_OK);
+    cr_assert_eq(d.count, 1);
+    cr_expect_eq(d.items[0].severity, MDAE_SEV_WARNING);
+    mdae_diags_close(&d);
+}
