@@ -762,3 +762,43 @@ Test(mel_corpus, bad_use_elaborates_with_an_incidence_outside_its_variable_s_mod
     cr_expect_eq(inc->cases[0].where.start.col, 21u);
     mel_model_free(m);
 }
+
+/* ---- Larger instances (elaboration at scale, counts only) ------------------ */
+
+Test(mel_corpus, parameterised_models_scale_to_n_200_with_square_random_modes)
+{
+    static const struct {
+        const char *file;
+        long long eq_a, eq_b;  /* declared equations: eq_a*N + eq_b */
+        long long act_a, act_b; /* active per mode, = unknowns */
+        long long modes_a;
+    } cases[] = {
+        {"building_incompressible.mel", 17, 5, 16, 5, 3},
+        {"building_compressible.mel", 17, 5, 16, 5, 3},
+        {"brake.mel", 12, 3, 11, 3, 1},
+        {"rldc_chain.mel", 8, 2, 8, 2, 1},
+    };
+    const long long n = 200;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mel_model *m = load(cases[c].file, n);
+        cr_expect_eq(m->n_equations, (uint32_t)(cases[c].eq_a * n + cases[c].eq_b), "%s",
+                     cases[c].file);
+        cr_expect_eq(m->n_variables, (uint32_t)(cases[c].act_a * n + cases[c].act_b), "%s",
+                     cases[c].file);
+        cr_expect_eq(m->n_modes, (uint32_t)(cases[c].modes_a * n), "%s", cases[c].file);
+        bool *mode = calloc(m->n_modes, sizeof(bool));
+        cr_assert_not_null(mode);
+        uint64_t seed = 200u + c;
+        for (int r = 0; r < 5; r++) {
+            for (uint32_t k = 0; k < m->n_modes; k++)
+                mode[k] = rng_next(&seed) & 1u;
+            uint32_t neq, nvar;
+            count_active(m, mode, &neq, &nvar);
+            cr_expect_eq(neq, (uint32_t)(cases[c].act_a * n + cases[c].act_b), "%s #%d",
+                         cases[c].file, r);
+            cr_expect_eq(nvar, neq, "%s #%d", cases[c].file, r);
+        }
+        free(mode);
+        mel_model_free(m);
+    }
+}
