@@ -500,8 +500,11 @@ static mel__sym *declare(elab *el, const char *name, const char *base, mel__sym_
                 if (c == NULL)
                     return NULL;
                 c->ctx = el->ctx;
-                c->next = ((ctxlist **)ctxv->p)[s->index];
-                ((ctxlist **)ctxv->p)[s->index] = c;
+                c->next = NULL;
+                ctxlist **tail = &((ctxlist **)ctxv->p)[s->index];
+                while (*tail != NULL) /* declaration order, for readable guards */
+                    tail = &(*tail)->next;
+                *tail = c;
                 *again = true;
                 return s;
             }
@@ -1066,7 +1069,13 @@ static void build_incidences(elab *el, size_t *n_edges)
                 for (size_t k = c; k < d; k++)
                     gs[k - c] = u[k].guard;
                 const mel_guard *g = mel__g_or_all(&el->gf, gs, d - c);
-                if (g->op != MEL_G_FALSE)
+                /* A case whose guard equals a higher-order case's adds
+                 * nothing (sigma is the max), nor does anything below a TRUE
+                 * case: drop them, so `der(x) + x` is one case. */
+                bool redundant = g->op == MEL_G_FALSE || (nc > 0 && cases[nc - 1].guard->op == MEL_G_TRUE);
+                for (uint32_t k = 0; k < nc && !redundant; k++)
+                    redundant = cases[k].guard == g;
+                if (!redundant)
                     cases[nc++] = (mel_order_case){g, u[c].order, u[c].where};
                 c = d;
             }

@@ -7,8 +7,8 @@
  * Why hash-consing: equal sub-formulas become equal pointers, so the cheap
  * simplifications (TRUE/FALSE folding, x & x = x, x & !x = FALSE, !!x = x)
  * are pointer comparisons, and the model's guards form a small DAG.
- * Operands of & and | are ordered by creation number so `a & b` and `b & a`
- * are one node.
+ * Operands of & and | keep their source order (`a & b` and `b & a` are two
+ * nodes) so that formatted guards read like the model.
  *
  * What it leaves out: no normal forms, no satisfiability; the BDD engine
  * (sa_*) decides equivalence.
@@ -160,11 +160,6 @@ const mel_guard *mel__g_and(mel__gfactory *f, const mel_guard *a, const mel_guar
         return b;
     if (b->op == MEL_G_TRUE)
         return a;
-    if (mel__g_id(a) > mel__g_id(b)) {
-        const mel_guard *t = a;
-        a = b;
-        b = t;
-    }
     return make(f, MEL_G_AND, 0, a, b);
 }
 
@@ -176,11 +171,6 @@ const mel_guard *mel__g_or(mel__gfactory *f, const mel_guard *a, const mel_guard
         return b;
     if (b->op == MEL_G_FALSE)
         return a;
-    if (mel__g_id(a) > mel__g_id(b)) {
-        const mel_guard *t = a;
-        a = b;
-        b = t;
-    }
     return make(f, MEL_G_OR, 0, a, b);
 }
 
