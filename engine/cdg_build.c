@@ -1,0 +1,869 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/cdg_build.c -- mode-dependent blocks and block edges for all modes
+ * at once (RR-9322 4.6), from the functions of an sa_result. Semantics: see
+ * engine/cdg.h. Error and reference discipline: engine/sa_int.h.
+ *
+ * Steps, none of which enumerates modes:
+ *
+ * 1. Saturation. Xi_e = chi_E(e) & ok & (d_j = c_i + sigma_e) (4.6.1), with
+ *    the sums s_e = c_i + sigma_e kept: they are the orders of the reads.
+ *
+ * 2. Dependencies. i ~> i' = OR over variables j of T_(i,j) & Xi_(i',j),
+ *    i' != i (a matched edge is saturated in every ok mode, so T & Xi = T).
+ *    Only pairs sharing a variable can be related: built column by column.
+ *
+ * 3. Mode-dependent SCCs, exactly and cheaply. Tarjan's SCCs of the UNION
+ *    graph (i -> i' wherever i ~> i' is not the false function) first. Every
+ *    cycle of the dependency graph of one mode is a cycle of the union graph,
+ *    so two equations that are in the same SCC in some mode are in the same
+ *    union-SCC. Hence the mode-dependent reachability (the transitive
+ *    closure ~>*, a BDD per ordered pair) is only needed inside each
+ *    union-SCC, computed by a sparse worklist per source; a union-SCC of one
+ *    equation is its own class in every mode. This keeps the closure local
+ *    on models whose blocks are local (building, brake), where a global
+ *    closure would cost n^2 BDDs.
+ *
+ * 4. Blocks. Inside a union-SCC S, mutual reachability M(i,i') = (i ~>* i')
+ *    & (i' ~>* i). The block of a mode is led by its smallest equation s:
+ *    its modes are ok & chi_I(s) & !M(s,k) for every k < s in S. These modes
+ *    are split recursively by M(s,k) for k > s (the equation set), then by
+ *    everything the identity depends on, each split a pair of conjunctions
+ *    cut as soon as a side is empty: the bits of c_i (orders of the
+ *    equations), and per edge of the block, chi_E, T_e and the bits of s_e
+ *    (unknowns, their orders d_j = s_e, and the reads). Leaves with the same
+ *    identity (e.g. the same read coming from another edge) are merged and
+ *    their mode sets OR-ed: the guard is the union of all modes giving the
+ *    block. The work is proportional to the number of distinct cases, never
+ *    to the number of modes.
+ *
+ * 5. Edges. A -> B iff unknowns(A) and reads(B) share a (variable, order)
+ *    pair, in the modes guard(A) & guard(B): in such a mode the read is at
+ *    the variable's leading order d_j, so the edge is saturated, and
+ *    conversely (see cdg.h). Found through an index of writers per variable.
+ */
+#include "cdg_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+/* ---- Growable temporary arrays (sa__alloc blocks, freed with the ctx) ---- */
+
+static void *grow(sa_ctx *c, void *p, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return p;
+    size_t nc = *cap ? 2 * *cap : 64;
+    void *q = sa__alloc(c, nc * size);
+    if (n)
+        memcpy(q, p, n * size);
+    *cap = nc; /* the old block is freed with the context */
+    return q;
+}
+
+/* ---- The state of one build ---------------------------------------------- */
+
+typedef struct dep {
+    uint32_t from, to;
+    BDD *f; /* slot */
+} dep;
+
+/* A distinct block found so far: its identity key and its guard. Key layout:
+ * [n_eq, n_rd, (i, c_i) * n_eq, (j, d_j) * n_eq, (j, k) * n_rd]. */
+typedef struct tblock {
+    int32_t *key;
+    size_t len;
+    BDD guard; /* referenced by hand, released by drop_blocks(): a slot would
+                  be released by the split's marks, which it outlives */
+    uint32_t id;
+} tblock;
+
+/* One item of the identity split (step 4). */
+typedef struct sitem {
+    bool is_edge;
+    uint32_t pos; /* position of the equation in the leaf's equation list */
+    size_t e;     /* edge (is_edge) */
+    bool act, te;
+    unsigned val; /* c_i (equation) or s_e (edge) */
+} sitem;
+
+typedef struct build {
+    sa_ctx *c;
+    const sa_result *r;
+    int w;          /* r->w_off */
+    BDD *sum;       /* n_edges * w slots: c_i + sigma_e */
+    BDD *xi;        /* n_edges slots */
+    /* step 2: dependencies, CSR by source equation */
+    size_t *out_first;
+    uint32_t *out_to;
+    BDD **out_f;
+    /* step 4 */
+    uint32_t *elist; /* the equation set of the leaf being split */
+    size_t n_elist;
+    sitem *items;
+    size_t n_items, cap_items;
+    int32_t *kbuf;   /* key being built */
+    size_t cap_kbuf;
+    tblock *blocks;
+    size_t n_blocks, cap_blocks;
+    size_t *htab; /* open addressing: index + 1 into blocks, 0 empty */
+    size_t hcap;
+} build;
+
+/* ---- Step 1 --------------------------------------------------------------- */
+
+static void saturation(build *b)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    int w = b->w;
+    b->sum = sa__slots(c, r->n_edges * (size_t)w + 1);
+    b->xi = sa__slots(c, r->n_edges + 1);
+    size_t mark = sa__mark(c);
+    BDD *sig = sa__slots(c, (size_t)w);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        uint32_t i = r->edge_eq[e], j = r->edge_v[e];
+        for (int k = 0; k < w; k++)
+            sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
+        BDD *s = &b->sum[e * w];
+        sa__vadd(c, s, &r->c[(size_t)i * w], sig, w);
+        size_t m2 = sa__mark(c);
+        BDD *eq = sa__slots(c, 1);
+        sa__put(eq, bdd_and(r->chi_e[e], r->ok));
+        for (int k = 0; k < w && *eq != bddfalse; k++)
+            sa__put(eq, bdd_and(*eq, T(bdd_biimp(s[k], r->d[(size_t)j * w + k]))));
+        sa__put(&b->xi[e], *eq);
+        sa__release(c, m2);
+        if ((e & 255) == 255)
+            sa__progress(c, "dependencies", e, r->n_edges);
+    }
+    sa__release(c, mark);
+}
+
+/* ---- Step 2 --------------------------------------------------------------- */
+
+static int dep_cmp(const void *a, const void *b)
+{
+    const dep *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    if (x->to != y->to)
+        return x->to < y->to ? -1 : 1;
+    return 0;
+}
+
+static void dependencies(build *b)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    /* Edges by variable. */
+    size_t *cfirst = sa__alloc(c, (r->n_var + 2) * sizeof *cfirst);
+    size_t *cedges = sa__alloc(c, (r->n_edges + 1) * sizeof *cedges);
+    for (size_t e = 0; e < r->n_edges; e++)
+        cfirst[r->edge_v[e] + 1]++;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        cfirst[j + 1] += cfirst[j];
+    size_t *fill = sa__alloc(c, (r->n_var + 1) * sizeof *fill);
+    memcpy(fill, cfirst, r->n_var * sizeof *fill);
+    for (size_t e = 0; e < r->n_edges; e++)
+        cedges[fill[r->edge_v[e]]++] = e;
+
+    dep *ds = NULL;
+    size_t nd = 0, cap = 0;
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        for (size_t a = cfirst[j]; a < cfirst[j + 1]; a++) {
+            size_t e = cedges[a];
+            if (r->te[e] == bddfalse)
+                continue;
+            for (size_t q = cfirst[j]; q < cfirst[j + 1]; q++) {
+                size_t e2 = cedges[q];
+                if (r->edge_eq[e2] == r->edge_eq[e])
+                    continue;
+                BDD f = bdd_and(r->te[e], b->xi[e2]);
+                if (f == bddfalse)
+                    continue;
+                ds = grow(c, ds, nd, &cap, sizeof *ds);
+                ds[nd].from = r->edge_eq[e];
+                ds[nd].to = r->edge_eq[e2];
+                ds[nd].f = sa__slots(c, 1);
+                sa__put(ds[nd].f, f);
+                nd++;
+            }
+        }
+        if ((j & 255) == 255)
+            sa__progress(c, "dependencies", j, r->n_var);
+    }
+    if (nd > 1)
+        qsort(ds, nd, sizeof *ds, dep_cmp);
+    /* Merge duplicates (two variables giving the same pair) by OR. */
+    size_t m = 0;
+    for (size_t k = 0; k < nd; k++) {
+        if (m > 0 && ds[m - 1].from == ds[k].from && ds[m - 1].to == ds[k].to) {
+            sa__put(ds[m - 1].f, bdd_or(*ds[m - 1].f, *ds[k].f));
+            continue;
+        }
+        ds[m++] = ds[k];
+    }
+    b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
+    b->out_to = sa__alloc(c, (m + 1) * sizeof *b->out_to);
+    b->out_f = sa__alloc(c, (m + 1) * sizeof *b->out_f);
+    for (size_t k = 0; k < m; k++) {
+        b->out_first[ds[k].from + 1]++;
+        b->out_to[k] = ds[k].to;
+        b->out_f[k] = ds[k].f;
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        b->out_first[i + 1] += b->out_first[i];
+}
+
+/* ---- Step 3: Tarjan on the union graph (iterative: chains can be long) ---- */
+
+/* comp[i] = component number; returns the number of components. Components
+ * are numbered in reverse topological order (Tarjan's). */
+static uint32_t union_sccs(build *b, uint32_t *comp)
+{
+    sa_ctx *c = b->c;
+    uint32_t n = b->r->n_eq;
+    uint32_t *index = sa__alloc(c, (n + 1) * sizeof *index);
+    uint32_t *low = sa__alloc(c, (n + 1) * sizeof *low);
+    bool *on = sa__alloc(c, n + 1);
+    uint32_t *stack = sa__alloc(c, (n + 1) * sizeof *stack);
+    uint32_t *cs_node = sa__alloc(c, (n + 1) * sizeof *cs_node);
+    size_t *cs_edge = sa__alloc(c, (n + 1) * sizeof *cs_edge);
+    uint32_t next = 1, sp = 0, ncomp = 0;
+    for (uint32_t root = 0; root < n; root++) {
+        if (index[root])
+            continue;
+        uint32_t csp = 0;
+        cs_node[csp] = root;
+        cs_edge[csp] = b->out_first[root];
+        csp++;
+        index[root] = low[root] = next++;
+        stack[sp++] = root;
+        on[root] = true;
+        while (csp > 0) {
+            uint32_t v = cs_node[csp - 1];
+            if (cs_edge[csp - 1] < b->out_first[v + 1]) {
+                uint32_t w = b->out_to[cs_edge[csp - 1]++];
+                if (!index[w]) {
+                    index[w] = low[w] = next++;
+                    stack[sp++] = w;
+                    on[w] = true;
+                    cs_node[csp] = w;
+                    cs_edge[csp] = b->out_first[w];
+                    csp++;
+                } else if (on[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            csp--;
+            if (csp > 0) {
+                uint32_t u = cs_node[csp - 1];
+                if (low[v] < low[u])
+                    low[u] = low[v];
+            }
+            if (low[v] == index[v]) {
+                uint32_t x;
+                do {
+                    x = stack[--sp];
+                    on[x] = false;
+                    comp[x] = ncomp;
+                } while (x != v);
+                ncomp++;
+            }
+        }
+    }
+    return ncomp;
+}
+
+/* ---- Step 4: identities ------------------------------------------------- */
+
+static uint64_t key_hash(const int32_t *k, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t a = 0; a < len; a++) {
+        h ^= (uint32_t)k[a];
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
+static void htab_grow(build *b)
+{
+    size_t cap = b->hcap ? 2 * b->hcap : 1024;
+    size_t *t = sa__alloc(b->c, cap * sizeof *t);
+    for (size_t k = 0; k < b->n_blocks; k++) {
+        size_t h = key_hash(b->blocks[k].key, b->blocks[k].len) & (cap - 1);
+        while (t[h])
+            h = (h + 1) & (cap - 1);
+        t[h] = k + 1;
+    }
+    b->htab = t;
+    b->hcap = cap;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    if (x[1] != y[1])
+        return x[1] < y[1] ? -1 : 1;
+    return 0;
+}
+
+/* A leaf of the split: every item has its value on the current path. */
+static void emit(build *b, BDD set)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    size_t ne = b->n_elist;
+    size_t need = 2 + 4 * ne + 2 * b->n_items;
+    if (b->cap_kbuf < need) {
+        b->cap_kbuf = 2 * need;
+        b->kbuf = sa__alloc(c, b->cap_kbuf * sizeof *b->kbuf);
+    }
+    int32_t *k = b->kbuf;
+    int32_t *eqs = k + 2, *unk = eqs + 2 * ne, *rd = unk + 2 * ne;
+    size_t nu = 0, nr = 0;
+    for (size_t a = 0; a < b->n_items; a++) {
+        const sitem *it = &b->items[a];
+        if (!it->is_edge) {
+            eqs[2 * it->pos] = (int32_t)b->elist[it->pos];
+            eqs[2 * it->pos + 1] = (int32_t)it->val;
+        } else if (it->act && it->te) {
+            unk[2 * nu] = (int32_t)r->edge_v[it->e];
+            unk[2 * nu + 1] = (int32_t)it->val;
+            nu++;
+        }
+    }
+    if (nu != ne) {
+        /* T gives each active equation exactly one edge in ok modes. */
+        mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                       "internal error: a block has %zu equations and %zu unknowns", ne, nu);
+        sa__fail(c, MDAE_E_BDD);
+    }
+    qsort(unk, nu, 2 * sizeof *unk, pair_cmp);
+    for (size_t a = 0; a < b->n_items; a++) {
+        const sitem *it = &b->items[a];
+        if (!it->is_edge || !it->act || it->te)
+            continue;
+        int32_t p[2] = {(int32_t)r->edge_v[it->e], (int32_t)it->val};
+        if (bsearch(p, unk, nu, 2 * sizeof *unk, pair_cmp) != NULL)
+            continue;
+        rd[2 * nr] = p[0];
+        rd[2 * nr + 1] = p[1];
+        nr++;
+    }
+    if (nr > 1)
+        qsort(rd, nr, 2 * sizeof *rd, pair_cmp);
+    size_t m = 0;
+    for (size_t a = 0; a < nr; a++)
+        if (m == 0 || pair_cmp(&rd[2 * (m - 1)], &rd[2 * a]) != 0) {
+            rd[2 * m] = rd[2 * a];
+            rd[2 * m + 1] = rd[2 * a + 1];
+            m++;
+        }
+    nr = m;
+    k[0] = (int32_t)ne;
+    k[1] = (int32_t)nr;
+    size_t len = 2 + 4 * ne + 2 * nr;
+
+    if (2 * (b->n_blocks + 1) > b->hcap)
+        htab_grow(b);
+    size_t h = key_hash(k, len) & (b->hcap - 1);
+    while (b->htab[h]) {
+        tblock *t = &b->blocks[b->htab[h] - 1];
+        if (t->len == len && memcmp(t->key, k, len * sizeof *k) == 0) {
+            BDD nv = bdd_addref(bdd_or(t->guard, set));
+            bdd_delref(t->guard);
+            t->guard = nv;
+            return;
+        }
+        h = (h + 1) & (b->hcap - 1);
+    }
+    b->blocks = grow(c, b->blocks, b->n_blocks, &b->cap_blocks, sizeof *b->blocks);
+    tblock *t = &b->blocks[b->n_blocks];
+    t->key = sa__alloc(c, len * sizeof *k);
+    memcpy(t->key, k, len * sizeof *k);
+    t->len = len;
+    t->guard = bdd_addref(set);
+    b->htab[h] = ++b->n_blocks;
+}
+
+/* Split `set` by the values of items[it..] (see step 4); sub is the position
+ * inside item `it`: for an equation, the bits of c_i from the top; for an
+ * edge, 0: chi_E, 1: T_e, 2..: the bits of s_e from the top. */
+static void split_items(build *b, BDD set, size_t it, int sub, unsigned acc)
+{
+    if (set == bddfalse)
+        return;
+    if (it == b->n_items) {
+        emit(b, set);
+        return;
+    }
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    int w = b->w;
+    sitem *x = &b->items[it];
+    const BDD *vec;
+    int bit;
+    if (!x->is_edge) {
+        vec = &r->c[(size_t)b->elist[x->pos] * w];
+        bit = w - 1 - sub;
+        if (bit < 0) {
+            x->val = acc;
+            split_items(b, set, it + 1, 0, 0);
+            return;
+        }
+    } else {
+        size_t mark = sa__mark(c);
+        if (sub == 0 || sub == 1) {
+            BDD f = sub == 0 ? r->chi_e[x->e] : r->te[x->e];
+            BDD s0 = T(bdd_apply(set, f, bddop_diff));
+            BDD s1 = T(bdd_and(set, f));
+            if (sub == 0) {
+                x->act = false;
+                x->te = false;
+                split_items(b, s0, it + 1, 0, 0);
+                x->act = true;
+                split_items(b, s1, it, 1, 0);
+            } else {
+                x->te = false;
+                split_items(b, s0, it, 2, 0);
+                x->te = true;
+                split_items(b, s1, it, 2, 0);
+            }
+            sa__release(c, mark);
+            return;
+        }
+        vec = &b->sum[x->e * w];
+        bit = w - 1 - (sub - 2);
+        if (bit < 0) {
+            x->val = acc;
+            split_items(b, set, it + 1, 0, 0);
+            return;
+        }
+    }
+    size_t mark = sa__mark(c);
+    BDD s0 = T(bdd_apply(set, vec[bit], bddop_diff));
+    BDD s1 = T(bdd_and(set, vec[bit]));
+    split_items(b, s0, it, sub + 1, acc);
+    split_items(b, s1, it, sub + 1, acc | (1u << bit));
+    sa__release(c, mark);
+}
+
+/* The leaf's equation set is elist[0..n_elist): split by identity. */
+static void split_identity(build *b, BDD set)
+{
+    const sa_result *r = b->r;
+    b->n_items = 0;
+    for (size_t p = 0; p < b->n_elist; p++) {
+        uint32_t i = b->elist[p];
+        size_t need = b->n_items + 1 + (r->eq_first[i + 1] - r->eq_first[i]);
+        if (b->cap_items < need) {
+            size_t cap = 2 * need;
+            sitem *q = sa__alloc(b->c, cap * sizeof *q);
+            if (b->n_items)
+                memcpy(q, b->items, b->n_items * sizeof *q);
+            b->items = q;
+            b->cap_items = cap;
+        }
+        b->items[b->n_items++] = (sitem){.is_edge = false, .pos = (uint32_t)p};
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+            b->items[b->n_items++] = (sitem){.is_edge = true, .pos = (uint32_t)p, .e = e};
+    }
+    split_items(b, set, 0, 0, 0);
+}
+
+/* Split `set` (modes led by s) by the equation set: cand[0..n) are the
+ * equations k > s with M(s, k) not false, mk their M(s, k). */
+static void split_members(build *b, BDD set, const uint32_t *cand, BDD *const *mk, size_t n,
+                          size_t at)
+{
+    if (set == bddfalse)
+        return;
+    if (at == n) {
+        split_identity(b, set);
+        return;
+    }
+    sa_ctx *c = b->c;
+    size_t mark = sa__mark(c);
+    BDD out = T(bdd_apply(set, *mk[at], bddop_diff));
+    BDD in = T(bdd_and(set, *mk[at]));
+    split_members(b, out, cand, mk, n, at + 1);
+    size_t keep = b->n_elist;
+    b->elist[b->n_elist++] = cand[at];
+    split_members(b, in, cand, mk, n, at + 1);
+    b->n_elist = keep;
+    sa__release(c, mark);
+}
+
+/* One union-SCC S (sorted equation indices, |S| >= 2). */
+static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    size_t mark = sa__mark(c);
+    for (size_t a = 0; a < n; a++)
+        loc[S[a]] = (int32_t)a;
+    /* F[s * n + k]: modes where S[s] ~>* S[k]. A worklist per source. */
+    BDD *F = sa__slots(c, n * n);
+    uint32_t *queue = sa__alloc(c, (n + 1) * sizeof *queue);
+    bool *inq = sa__alloc(c, n + 1);
+    for (size_t s = 0; s < n; s++) {
+        BDD *row = &F[s * n];
+        sa__put(&row[s], bdd_and(r->ok, r->chi_i[S[s]]));
+        size_t qh = 0, qn = 0; /* circular queue of at most n entries */
+        queue[0] = (uint32_t)s;
+        qn = 1;
+        inq[s] = true;
+        while (qn > 0) {
+            uint32_t k = queue[qh];
+            qh = (qh + 1) % n;
+            qn--;
+            inq[k] = false;
+            uint32_t i = S[k];
+            for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++) {
+                int32_t k2 = loc[b->out_to[q]];
+                if (k2 < 0)
+                    continue;
+                size_t m2 = sa__mark(c);
+                BDD step = T(bdd_and(row[k], *b->out_f[q]));
+                BDD nv = T(bdd_or(row[k2], step));
+                if (nv != row[k2]) {
+                    sa__put(&row[k2], nv);
+                    if (!inq[k2]) {
+                        queue[(qh + qn) % n] = (uint32_t)k2;
+                        qn++;
+                        inq[k2] = true;
+                    }
+                }
+                sa__release(c, m2);
+            }
+        }
+        sa__progress(c, "blocks", s, n);
+    }
+    /* M(s, k) = F(s, k) & F(k, s), stored in the upper triangle of F. */
+    for (size_t s = 0; s < n; s++)
+        for (size_t k = s + 1; k < n; k++) {
+            BDD m = (F[s * n + k] == bddfalse || F[k * n + s] == bddfalse)
+                        ? bddfalse
+                        : bdd_and(F[s * n + k], F[k * n + s]);
+            sa__put(&F[s * n + k], m);
+        }
+    uint32_t *cand = sa__alloc(c, (n + 1) * sizeof *cand);
+    BDD **mk = sa__alloc(c, (n + 1) * sizeof *mk);
+    for (size_t s = 0; s < n; s++) {
+        size_t m2 = sa__mark(c);
+        BDD *lead = sa__slots(c, 1);
+        sa__put(lead, bdd_and(r->ok, r->chi_i[S[s]]));
+        for (size_t k = 0; k < s && *lead != bddfalse; k++)
+            if (F[k * n + s] != bddfalse)
+                sa__put(lead, bdd_apply(*lead, F[k * n + s], bddop_diff));
+        size_t nc = 0;
+        for (size_t k = s + 1; k < n && *lead != bddfalse; k++)
+            if (F[s * n + k] != bddfalse) {
+                cand[nc] = S[k];
+                mk[nc] = &F[s * n + k];
+                nc++;
+            }
+        b->n_elist = 1;
+        b->elist[0] = S[s];
+        split_members(b, *lead, cand, mk, nc, 0);
+        sa__release(c, m2);
+    }
+    for (size_t a = 0; a < n; a++)
+        loc[S[a]] = -1;
+    sa__release(c, mark);
+}
+
+/* ---- Final order and edges ------------------------------------------------ */
+
+static int tblock_cmp(const void *a, const void *b)
+{
+    const tblock *x = a, *y = b;
+    /* Smallest equation index first (keys list equations sorted), then the
+     * whole key. */
+    if (x->key[2] != y->key[2])
+        return x->key[2] < y->key[2] ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    for (size_t k = 0; k < n; k++)
+        if (x->key[k] != y->key[k])
+            return x->key[k] < y->key[k] ? -1 : 1;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+typedef struct bedge {
+    uint32_t from, to;
+    BDD *f;
+} bedge;
+
+static int bedge_cmp(const void *a, const void *b)
+{
+    const bedge *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    if (x->to != y->to)
+        return x->to < y->to ? -1 : 1;
+    return 0;
+}
+
+static void finish(build *b, cdg_graph *g)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    const mel_model *m = r->m;
+    size_t nb = b->n_blocks;
+    if (nb > 1)
+        qsort(b->blocks, nb, sizeof *b->blocks, tblock_cmp);
+    size_t nitems = 0;
+    for (size_t k = 0; k < nb; k++) {
+        b->blocks[k].id = (uint32_t)k;
+        nitems += (b->blocks[k].len - 2) / 2;
+    }
+    g->blocks = sa__alloc_keep(c, (nb + 1) * sizeof *g->blocks);
+    g->bguard = sa__alloc_keep(c, (nb + 1) * sizeof *g->bguard);
+    g->items = sa__alloc_keep(c, (nitems + 1) * sizeof *g->items);
+    g->n_blocks = nb;
+    cdg_item *it = g->items;
+    for (size_t k = 0; k < nb; k++) {
+        const tblock *t = &b->blocks[k];
+        size_t ne = (size_t)t->key[0], nr = (size_t)t->key[1];
+        const int32_t *p = t->key + 2;
+        cdg_block *blk = &g->blocks[k];
+        blk->id = (uint32_t)k;
+        blk->n_equations = blk->n_unknowns = ne;
+        blk->n_reads = nr;
+        blk->equations = it;
+        for (size_t a = 0; a < ne; a++, p += 2, it++)
+            *it = (cdg_item){(uint32_t)p[0], p[1], m->equations[p[0]].name};
+        blk->unknowns = it;
+        for (size_t a = 0; a < ne; a++, p += 2, it++)
+            *it = (cdg_item){(uint32_t)p[0], p[1], m->variables[p[0]].name};
+        blk->reads = it;
+        for (size_t a = 0; a < nr; a++, p += 2, it++)
+            *it = (cdg_item){(uint32_t)p[0], p[1], m->variables[p[0]].name};
+        if (ne > g->max_block)
+            g->max_block = ne;
+        g->bguard[k] = bdd_addref(t->guard);
+    }
+
+    /* Writers of each variable: (block, order). */
+    size_t *wfirst = sa__alloc(c, (r->n_var + 2) * sizeof *wfirst);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++)
+            wfirst[g->blocks[k].unknowns[a].index + 1]++;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        wfirst[j + 1] += wfirst[j];
+    size_t *fill = sa__alloc(c, (r->n_var + 1) * sizeof *fill);
+    memcpy(fill, wfirst, r->n_var * sizeof *fill);
+    uint32_t *wblk = sa__alloc(c, (wfirst[r->n_var] + 1) * sizeof *wblk);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++)
+            wblk[fill[g->blocks[k].unknowns[a].index]++] = (uint32_t)k;
+
+    bedge *es = NULL;
+    size_t ne = 0, cap = 0;
+    uint32_t *seen = sa__alloc(c, (nb + 1) * sizeof *seen); /* last B + 1 */
+    for (size_t bb = 0; bb < nb; bb++) {
+        const cdg_block *B = &g->blocks[bb];
+        for (size_t a = 0; a < B->n_reads; a++) {
+            uint32_t j = B->reads[a].index;
+            for (size_t q = wfirst[j]; q < wfirst[j + 1]; q++) {
+                uint32_t A = wblk[q];
+                if (A == bb || seen[A] == bb + 1)
+                    continue;
+                const cdg_block *BA = &g->blocks[A];
+                bool writes = false;
+                for (size_t u = 0; u < BA->n_unknowns; u++)
+                    if (BA->unknowns[u].index == j && BA->unknowns[u].order == B->reads[a].order)
+                        writes = true;
+                if (!writes)
+                    continue;
+                BDD f = bdd_and(g->bguard[A], g->bguard[bb]);
+                seen[A] = (uint32_t)bb + 1;
+                if (f == bddfalse)
+                    continue;
+                es = grow(c, es, ne, &cap, sizeof *es);
+                es[ne].from = A;
+                es[ne].to = (uint32_t)bb;
+                es[ne].f = sa__slots(c, 1);
+                sa__put(es[ne].f, f);
+                ne++;
+            }
+        }
+        if ((bb & 255) == 255)
+            sa__progress(c, "edges", bb, nb);
+    }
+    if (ne > 1)
+        qsort(es, ne, sizeof *es, bedge_cmp);
+    g->efrom = sa__alloc_keep(c, (ne + 1) * sizeof *g->efrom);
+    g->eto = sa__alloc_keep(c, (ne + 1) * sizeof *g->eto);
+    g->eguard = sa__alloc_keep(c, (ne + 1) * sizeof *g->eguard);
+    for (size_t k = 0; k < ne; k++) {
+        g->efrom[k] = es[k].from;
+        g->eto[k] = es[k].to;
+        g->eguard[k] = bdd_addref(*es[k].f);
+        g->n_edges = k + 1;
+    }
+}
+
+static void run(build *b, cdg_graph *g)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    b->w = r->w_off;
+    sa__progress(c, "dependencies", 0, r->n_edges);
+    if (r->ok == bddfalse || r->n_eq == 0) {
+        finish(b, g);
+        return;
+    }
+    saturation(b);
+    dependencies(b);
+    uint32_t *comp = sa__alloc(c, (r->n_eq + 1) * sizeof *comp);
+    uint32_t ncomp = union_sccs(b, comp);
+    /* Members of each component, sorted by equation index. */
+    size_t *cfirst = sa__alloc(c, ((size_t)ncomp + 2) * sizeof *cfirst);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        cfirst[comp[i] + 1]++;
+    for (uint32_t k = 0; k < ncomp; k++)
+        cfirst[k + 1] += cfirst[k];
+    size_t *fill = sa__alloc(c, ((size_t)ncomp + 1) * sizeof *fill);
+    memcpy(fill, cfirst, ncomp * sizeof *fill);
+    uint32_t *members = sa__alloc(c, (r->n_eq + 1) * sizeof *members);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        members[fill[comp[i]]++] = i;
+    int32_t *loc = sa__alloc(c, (r->n_eq + 1) * sizeof *loc);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        loc[i] = -1;
+    b->elist = sa__alloc(c, (r->n_eq + 1) * sizeof *b->elist);
+    size_t done = 0;
+    for (uint32_t k = 0; k < ncomp; k++) {
+        const uint32_t *S = &members[cfirst[k]];
+        size_t n = cfirst[k + 1] - cfirst[k];
+        if (n == 1) {
+            size_t mark = sa__mark(c);
+            BDD set = T(bdd_and(r->ok, r->chi_i[S[0]]));
+            b->n_elist = 1;
+            b->elist[0] = S[0];
+            split_identity(b, set);
+            sa__release(c, mark);
+        } else {
+            scc_blocks(b, S, n, loc);
+        }
+        done += n;
+        sa__progress(c, "blocks", done, r->n_eq);
+    }
+    finish(b, g);
+}
+
+static void drop_blocks(build *b)
+{
+    if (sa__running())
+        for (size_t k = 0; k < b->n_blocks; k++)
+            bdd_delref(b->blocks[k].guard);
+    b->n_blocks = 0;
+}
+
+void cdg__fail_diag(sa_ctx *c)
+{
+    if (c->rc == MDAE_E_BDD_LIMIT)
+        mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                       "analysis exceeded %zu BDD nodes", c->node_limit);
+    else if (c->rc == MDAE_E_BDD)
+        mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                       "BDD library error");
+}
+
+void cdg_graph_free(cdg_graph *g)
+{
+    if (g == NULL)
+        return;
+    if (sa__running()) {
+        for (size_t k = 0; g->bguard && k < g->n_blocks; k++)
+            bdd_delref(g->bguard[k]);
+        for (size_t k = 0; g->eguard && k < g->n_edges; k++)
+            bdd_delref(g->eguard[k]);
+    }
+    mdae_free(g->blocks);
+    mdae_free(g->bguard);
+    mdae_free(g->items);
+    mdae_free(g->efrom);
+    mdae_free(g->eto);
+    mdae_free(g->eguard);
+    mdae_free(g);
+}
+
+int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_diags *diags)
+{
+    if (r == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, opt, diags);
+    cdg_graph *g = mdae_calloc(1, sizeof *g);
+    if (g == NULL) {
+        mdae_free(c);
+        return MDAE_E_NOMEM;
+    }
+    g->r = r;
+    build *b = mdae_calloc(1, sizeof *b);
+    if (b == NULL) {
+        mdae_free(g);
+        mdae_free(c);
+        return MDAE_E_NOMEM;
+    }
+    if (setjmp(c->jb)) {
+        int rc = c->rc;
+        sa__leave(c);
+        drop_blocks(b);
+        cdg__fail_diag(c);
+        /* n_blocks / n_edges count only the guards already referenced. */
+        cdg_graph_free(g);
+        mdae_free(b);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    b->c = c;
+    b->r = r;
+    run(b, g);
+    sa__leave(c);
+    drop_blocks(b);
+    mdae_free(b);
+    mdae_free(c);
+    *out = g;
+    return MDAE_OK;
+}
+
+/* ---- Plain accessors --------------------------------------------------------- */
+
+size_t cdg_graph_n_blocks(const cdg_graph *g) { return g ? g->n_blocks : 0; }
+size_t cdg_graph_n_edges(const cdg_graph *g) { return g ? g->n_edges : 0; }
+size_t cdg_graph_max_block(const cdg_graph *g) { return g ? g->max_block : 0; }
+
+int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out)
+{
+    if (g == NULL || out == NULL || id >= g->n_blocks)
+        return MDAE_E_INVAL;
+    *out = g->blocks[id];
+    return MDAE_OK;
+}
+
+int cdg_graph_edge(const cdg_graph *g, size_t k, uint32_t *from, uint32_t *to)
+{
+    if (g == NULL || k >= g->n_edges)
+        return MDAE_E_INVAL;
+    if (from)
+        *from = g->efrom[k];
+    if (to)
+        *to = g->eto[k];
+    return MDAE_OK;
+}

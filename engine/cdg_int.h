@@ -1,0 +1,31 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/cdg_int.h -- internals of the CDG module (engine/cdg_*.c): the
+ * graph structure shared by cdg_build.c (construction) and cdg_view.c
+ * (report, one-mode view, DOT). Errors and BDD references follow the
+ * discipline of engine/sa_int.h (entry points own an sa_ctx, failures
+ * longjmp through sa__fail, temporaries live in slots).
+ */
+#ifndef CDG_INT_H
+#define CDG_INT_H
+
+#include "cdg.h"
+#include "sa_int.h"
+
+struct cdg_graph {
+    const sa_result *r; /* borrowed */
+    size_t n_blocks;
+    cdg_block *blocks;  /* blocks[k].id == k; item arrays point into items */
+    BDD *bguard;        /* n_blocks, referenced (bddfalse where not yet set) */
+    cdg_item *items;    /* pool of every block's items */
+    size_t n_edges;
+    uint32_t *efrom, *eto; /* n_edges, sorted by (from, to) */
+    BDD *eguard;           /* n_edges, referenced */
+    size_t max_block;
+};
+
+/* Shared by the entry points: the failure epilogue of sa_analyze (a
+ * diagnostic for the node limit and BuDDy errors). */
+void cdg__fail_diag(sa_ctx *c);
+
+#endif /* CDG_INT_H */

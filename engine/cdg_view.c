@@ -1,0 +1,314 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/cdg_view.c -- what a built CDG says, as plain data: the report
+ * (guards as formulas and cubes, through sa_sop.c), the projection on one
+ * mode (guards evaluated at the mode, then a topological sort of the active
+ * blocks: RR-9322 4.6.3 leaves this to run time, we do it for the CLI and
+ * the tests), and Graphviz DOT in the notation of RR-9322 Fig. 11.
+ */
+#include "cdg_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Report ------------------------------------------------------------------ */
+
+void cdg_report_free(cdg_report *rep)
+{
+    if (rep == NULL)
+        return;
+    mdae_free((void *)rep->mode_names);
+    for (size_t k = 0; rep->blocks && k < rep->n_blocks; k++)
+        sa__set_close(&rep->blocks[k].guard);
+    for (size_t k = 0; rep->edges && k < rep->n_edges; k++)
+        sa__set_close(&rep->edges[k].guard);
+    mdae_free(rep->blocks);
+    mdae_free(rep->edges);
+    mdae_free(rep);
+}
+
+static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
+{
+    const sa_result *r = g->r;
+    const char **names = sa__alloc_keep(c, (r->n_modes + 1) * sizeof *names);
+    rep->mode_names = names;
+    rep->n_modes = r->n_modes;
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        names[k] = r->m->modes[k].name;
+    rep->blocks = sa__alloc_keep(c, (g->n_blocks + 1) * sizeof *rep->blocks);
+    for (size_t k = 0; k < g->n_blocks; k++) {
+        rep->blocks[k].block = g->blocks[k];
+        sa__set_of(c, r, g->bguard[k], &rep->blocks[k].guard);
+        rep->n_blocks = k + 1;
+        if ((k & 255) == 255)
+            sa__progress(c, "report", k, g->n_blocks);
+    }
+    rep->edges = sa__alloc_keep(c, (g->n_edges + 1) * sizeof *rep->edges);
+    for (size_t k = 0; k < g->n_edges; k++) {
+        rep->edges[k].from = g->efrom[k];
+        rep->edges[k].to = g->eto[k];
+        sa__set_of(c, r, g->eguard[k], &rep->edges[k].guard);
+        rep->n_edges = k + 1;
+        if ((k & 255) == 255)
+            sa__progress(c, "report", k, g->n_edges);
+    }
+}
+
+int cdg_graph_report(const cdg_graph *g, cdg_report **out)
+{
+    if (g == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, NULL, NULL);
+    cdg_report *rep = mdae_calloc(1, sizeof *rep);
+    if (rep == NULL) {
+        mdae_free(c);
+        return MDAE_E_NOMEM;
+    }
+    if (setjmp(c->jb)) {
+        int rc = c->rc;
+        sa__leave(c);
+        cdg_report_free(rep);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    report_fill(c, g, rep);
+    sa__leave(c);
+    mdae_free(c);
+    *out = rep;
+    return MDAE_OK;
+}
+
+/* ---- One mode ------------------------------------------------------------------ */
+
+void cdg_mode_view_close(cdg_mode_view *v)
+{
+    if (v == NULL)
+        return;
+    mdae_free(v->blocks);
+    mdae_free(v->edges);
+    memset(v, 0, sizeof *v);
+}
+
+/* Min-heap of block ids: among ready blocks, the smallest id first, so the
+ * order is deterministic. */
+static void heap_push(uint32_t *h, size_t *n, uint32_t x)
+{
+    size_t k = (*n)++;
+    while (k > 0 && h[(k - 1) / 2] > x) {
+        h[k] = h[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    h[k] = x;
+}
+
+static uint32_t heap_pop(uint32_t *h, size_t *n)
+{
+    uint32_t top = h[0], x = h[--*n];
+    size_t k = 0;
+    for (;;) {
+        size_t a = 2 * k + 1;
+        if (a >= *n)
+            break;
+        if (a + 1 < *n && h[a + 1] < h[a])
+            a++;
+        if (h[a] >= x)
+            break;
+        h[k] = h[a];
+        k = a;
+    }
+    if (*n > 0)
+        h[k] = x;
+    return top;
+}
+
+int cdg_graph_mode(const cdg_graph *g, const bool *mode, cdg_mode_view *out)
+{
+    if (g == NULL || out == NULL || (mode == NULL && g->r->n_modes > 0))
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    static const bool none[1] = {false};
+    if (mode == NULL)
+        mode = none;
+    const sa_result *r = g->r;
+    cdg_mode_view v = {0};
+    size_t nb = g->n_blocks;
+    int rc = MDAE_OK;
+    bool *act = mdae_calloc(nb + 1, sizeof *act);
+    uint32_t *indeg = mdae_calloc(nb + 1, sizeof *indeg);
+    size_t *efirst = mdae_calloc(nb + 2, sizeof *efirst); /* active edges by from */
+    uint32_t *heap = mdae_calloc(nb + 1, sizeof *heap);
+    v.blocks = mdae_calloc(nb + 1, sizeof *v.blocks);
+    v.edges = mdae_calloc(2 * g->n_edges + 1, sizeof *v.edges);
+    if (!act || !indeg || !efirst || !heap || !v.blocks || !v.edges) {
+        rc = MDAE_E_NOMEM;
+        goto done;
+    }
+    v.valid = sa__eval(r, r->chi_m, mode);
+    v.singular = v.valid && !sa__eval(r, r->ok, mode);
+    size_t na = 0;
+    for (size_t k = 0; k < nb; k++)
+        if ((act[k] = sa__eval(r, g->bguard[k], mode)))
+            na++;
+    /* Edges are sorted by (from, to), so the active ones are too. */
+    for (size_t k = 0; k < g->n_edges; k++) {
+        if (!sa__eval(r, g->eguard[k], mode))
+            continue;
+        uint32_t a = g->efrom[k], b = g->eto[k];
+        if (!act[a] || !act[b]) { /* guard(A->B) implies both guards */
+            rc = MDAE_E_BDD;
+            goto done;
+        }
+        v.edges[2 * v.n_edges] = a;
+        v.edges[2 * v.n_edges + 1] = b;
+        v.n_edges++;
+        efirst[a + 1]++;
+        indeg[b]++;
+    }
+    for (size_t k = 0; k < nb; k++)
+        efirst[k + 1] += efirst[k];
+    size_t nh = 0;
+    for (size_t k = 0; k < nb; k++)
+        if (act[k] && indeg[k] == 0)
+            heap_push(heap, &nh, (uint32_t)k);
+    while (nh > 0) {
+        uint32_t a = heap_pop(heap, &nh);
+        v.blocks[v.n_blocks++] = a;
+        for (size_t q = efirst[a]; q < efirst[a + 1]; q++) {
+            uint32_t b = v.edges[2 * q + 1];
+            if (--indeg[b] == 0)
+                heap_push(heap, &nh, b);
+        }
+    }
+    if (v.n_blocks != na) /* a cycle among blocks: SCCs were wrong */
+        rc = MDAE_E_BDD;
+done:
+    mdae_free(act);
+    mdae_free(indeg);
+    mdae_free(efirst);
+    mdae_free(heap);
+    if (rc < 0) {
+        cdg_mode_view_close(&v);
+        return rc;
+    }
+    *out = v;
+    return MDAE_OK;
+}
+
+/* ---- DOT ------------------------------------------------------------------------ */
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sbuf;
+
+static void sb_put(sbuf *s, const char *z, size_t n)
+{
+    if (s->oom)
+        return;
+    if (s->n + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 1024;
+        while (s->n + n + 1 > cap)
+            cap *= 2;
+        char *q = mdae_realloc(s->p, cap);
+        if (q == NULL) {
+            s->oom = true;
+            return;
+        }
+        s->p = q;
+        s->cap = cap;
+    }
+    memcpy(s->p + s->n, z, n);
+    s->n += n;
+    s->p[s->n] = '\0';
+}
+
+static void sb_str(sbuf *s, const char *z) { sb_put(s, z, strlen(z)); }
+
+/* A name inside a double-quoted DOT string. */
+static void sb_esc(sbuf *s, const char *z)
+{
+    for (; *z; z++) {
+        if (*z == '"' || *z == '\\')
+            sb_put(s, "\\", 1);
+        sb_put(s, z, 1);
+    }
+}
+
+static void sb_item(sbuf *s, const cdg_item *it)
+{
+    sb_esc(s, it->name);
+    if (it->order <= 3) {
+        sb_put(s, "'''", (size_t)it->order);
+    } else {
+        char buf[32];
+        int n = snprintf(buf, sizeof buf, "^(%d)", it->order);
+        sb_put(s, buf, (size_t)n);
+    }
+}
+
+static void sb_items(sbuf *s, const cdg_item *its, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (k)
+            sb_str(s, ", ");
+        sb_item(s, &its[k]);
+    }
+}
+
+int cdg_graph_dot(const cdg_graph *g, char **out)
+{
+    if (g == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    cdg_report *rep = NULL;
+    int rc = cdg_graph_report(g, &rep);
+    if (rc < 0)
+        return rc;
+    sbuf s = {0};
+    sb_str(&s, "digraph cdg {\n  node [shape=box];\n");
+    for (size_t k = 0; k < rep->n_blocks; k++) {
+        const cdg_block *b = &rep->blocks[k].block;
+        char head[48];
+        snprintf(head, sizeof head, "  b%zu [label=\"", k);
+        sb_str(&s, head);
+        if (strcmp(rep->blocks[k].guard.formula, "true") != 0) {
+            sb_esc(&s, rep->blocks[k].guard.formula);
+            sb_str(&s, " : ");
+        }
+        if (b->n_reads > 0) {
+            sb_items(&s, b->reads, b->n_reads);
+            sb_str(&s, " \xe2\x86\x92 "); /* U+2192 RIGHTWARDS ARROW */
+        }
+        sb_items(&s, b->equations, b->n_equations);
+        sb_str(&s, " \xe2\x86\x92 ");
+        sb_items(&s, b->unknowns, b->n_unknowns);
+        sb_str(&s, "\"];\n");
+    }
+    for (size_t k = 0; k < rep->n_edges; k++) {
+        char head[64];
+        snprintf(head, sizeof head, "  b%u -> b%u", rep->edges[k].from, rep->edges[k].to);
+        sb_str(&s, head);
+        if (strcmp(rep->edges[k].guard.formula, "true") != 0) {
+            sb_str(&s, " [label=\"");
+            sb_esc(&s, rep->edges[k].guard.formula);
+            sb_str(&s, "\"]");
+        }
+        sb_str(&s, ";\n");
+    }
+    sb_str(&s, "}\n");
+    cdg_report_free(rep);
+    if (s.oom) {
+        mdae_free(s.p);
+        return MDAE_E_NOMEM;
+    }
+    *out = s.p;
+    return MDAE_OK;
+}
