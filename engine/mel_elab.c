@@ -1029,7 +1029,8 @@ static void build_incidences(elab *el, size_t *n_edges)
     mel_equation *eqs = el->equations.p;
     const mel_guard **gs = NULL;
     size_t gcap = 0;
-    qsort(u, n, sizeof *u, cmp_use);
+    if (n > 1)
+        qsort(u, n, sizeof *u, cmp_use);
     *n_edges = 0;
     size_t i = 0;
     while (i < n && !el->rep->stop) {
