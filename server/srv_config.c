@@ -1,0 +1,237 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/srv_config.c -- read conf/mdaed.json once, at startup.
+ *
+ * The file is JSON with comments (stripped with cJSON_Minify). Every key is
+ * optional; unknown keys are errors, so that a typo does not silently leave a
+ * limit at its default. The keys and defaults are documented in
+ * conf/mdaed.json itself. Relative paths are relative to the configuration
+ * file's directory.
+ */
+#include "srv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void srv_config_default(srv_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->listen_tcp = mdae_strdup("127.0.0.1:7420");
+    c->max_message_bytes = RPC_FRAMER_DEFAULT_MAX_FRAME;
+    c->max_sessions = 1024;
+    c->max_workers = 32;
+    c->worker_memory_mb = 4096;
+    c->request_timeout_ms = 10 * 60 * 1000;
+    c->cancel_grace_ms = 2000;
+    c->worker_idle_ms = 5 * 60 * 1000;
+    c->session_idle_ms = 60 * 60 * 1000;
+    c->write_queue_bytes = 64u * 1024 * 1024;
+    c->log_level = SRV_LOG_INFO;
+}
+
+void srv_config_close(srv_config *c)
+{
+    mdae_free(c->listen_tcp);
+    mdae_free(c->listen_unix);
+    mdae_free(c->token);
+    mdae_free(c->web_root);
+    mdae_free(c->port_file);
+    memset(c, 0, sizeof *c);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = mdae_malloc(cap);
+    while (buf != NULL) {
+        size_t k = fread(buf + n, 1, cap - n - 1, f);
+        n += k;
+        if (k == 0)
+            break;
+        if (n + 1 == cap) {
+            if (cap > (1u << 20)) { /* a configuration file is small */
+                mdae_free(buf);
+                buf = NULL;
+                break;
+            }
+            char *nb = mdae_realloc(buf, cap * 2);
+            if (nb == NULL) {
+                mdae_free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf != NULL) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+typedef struct key_spec {
+    const char *group; /* NULL: top level */
+    const char *name;
+    char type;         /* 's' string (or null), 'n' size, 'm' milliseconds, 'b' bool, 'l' level, 'p' path */
+    size_t offset;
+} key_spec;
+
+#define K(g, n, t, field) {g, n, t, offsetof(srv_config, field)}
+static const key_spec keys[] = {
+    K("listen", "tcp", 's', listen_tcp),
+    K("listen", "unix", 'p', listen_unix),
+    K(NULL, "token", 's', token),
+    K(NULL, "web_root", 'p', web_root),
+    K(NULL, "log_level", 'l', log_level),
+    K(NULL, "debug_methods", 'b', debug_methods),
+    K("limits", "max_message_bytes", 'n', max_message_bytes),
+    K("limits", "max_sessions", 'n', max_sessions),
+    K("limits", "max_workers", 'n', max_workers),
+    K("limits", "worker_memory_mb", 'n', worker_memory_mb),
+    K("limits", "request_timeout_ms", 'm', request_timeout_ms),
+    K("limits", "cancel_grace_ms", 'm', cancel_grace_ms),
+    K("limits", "worker_idle_ms", 'm', worker_idle_ms),
+    K("limits", "session_idle_ms", 'm', session_idle_ms),
+    K("limits", "write_queue_bytes", 'n', write_queue_bytes),
+    K("bdd", "node_limit", 'n', bdd_node_limit),
+    K("bdd", "initial_nodes", 'n', bdd_initial_nodes),
+    K("bdd", "cache_size", 'n', bdd_cache_size),
+};
+#undef K
+
+static const key_spec *find_key(const char *group, const char *name)
+{
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        bool gsame = (group == NULL && keys[i].group == NULL) ||
+                     (group != NULL && keys[i].group != NULL && strcmp(group, keys[i].group) == 0);
+        if (gsame && strcmp(name, keys[i].name) == 0)
+            return &keys[i];
+    }
+    return NULL;
+}
+
+static bool is_group(const char *name)
+{
+    return strcmp(name, "listen") == 0 || strcmp(name, "limits") == 0 ||
+           strcmp(name, "bdd") == 0;
+}
+
+static int set_key(srv_config *c, const key_spec *k, const cJSON *v, const char *dir,
+                   char *err, size_t errlen)
+{
+    char *base = (char *)c + k->offset;
+    switch (k->type) {
+    case 's':
+    case 'p': {
+        char **slot = (char **)(void *)base;
+        if (cJSON_IsNull(v)) {
+            mdae_free(*slot);
+            *slot = NULL;
+            return MDAE_OK;
+        }
+        if (!cJSON_IsString(v))
+            goto bad;
+        char *s = (k->type == 'p' && v->valuestring[0] != '/' && dir != NULL)
+                      ? mdae_asprintf("%s/%s", dir, v->valuestring)
+                      : mdae_strdup(v->valuestring);
+        if (s == NULL)
+            return MDAE_E_NOMEM;
+        mdae_free(*slot);
+        *slot = s;
+        return MDAE_OK;
+    }
+    case 'n':
+    case 'm':
+        if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15)
+            goto bad;
+        if (k->type == 'n')
+            *(size_t *)(void *)base = (size_t)v->valuedouble;
+        else
+            *(uint64_t *)(void *)base = (uint64_t)v->valuedouble;
+        return MDAE_OK;
+    case 'b':
+        if (!cJSON_IsBool(v))
+            goto bad;
+        *(bool *)(void *)base = cJSON_IsTrue(v);
+        return MDAE_OK;
+    case 'l': {
+        int l = cJSON_IsString(v) ? srv_log_level_parse(v->valuestring) : -1;
+        if (l < 0)
+            goto bad;
+        *(int *)(void *)base = l;
+        return MDAE_OK;
+    }
+    }
+bad:
+    snprintf(err, errlen, "bad value for %s%s%s", k->group ? k->group : "",
+             k->group ? "." : "", k->name);
+    return MDAE_E_PARSE;
+}
+
+int srv_config_load(srv_config *c, const char *path, char *err, size_t errlen)
+{
+    size_t len;
+    char *text = read_file(path, &len);
+    if (text == NULL) {
+        snprintf(err, errlen, "cannot read: %s", strerror(errno ? errno : EIO));
+        return MDAE_E_IO;
+    }
+    char *dir = mdae_strdup(path);
+    if (dir == NULL) {
+        mdae_free(text);
+        return MDAE_E_NOMEM;
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    else {
+        mdae_free(dir);
+        dir = mdae_strdup(".");
+    }
+    cJSON_Minify(text);
+    cJSON *root = cJSON_Parse(text);
+    mdae_free(text);
+    int rc = MDAE_OK;
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, errlen, "not a JSON object (comments allowed)");
+        rc = MDAE_E_PARSE;
+        goto done;
+    }
+    for (const cJSON *e = root->child; e != NULL && rc == MDAE_OK; e = e->next) {
+        if (is_group(e->string)) {
+            if (!cJSON_IsObject(e)) {
+                snprintf(err, errlen, "%s must be an object", e->string);
+                rc = MDAE_E_PARSE;
+                break;
+            }
+            for (const cJSON *f = e->child; f != NULL && rc == MDAE_OK; f = f->next) {
+                const key_spec *k = find_key(e->string, f->string);
+                if (k == NULL) {
+                    snprintf(err, errlen, "unknown key %s.%s", e->string, f->string);
+                    rc = MDAE_E_PARSE;
+                } else {
+                    rc = set_key(c, k, f, dir, err, errlen);
+                }
+            }
+            continue;
+        }
+        const key_spec *k = find_key(NULL, e->string);
+        if (k == NULL) {
+            snprintf(err, errlen, "unknown key %s", e->string);
+            rc = MDAE_E_PARSE;
+        } else {
+            rc = set_key(c, k, e, dir, err, errlen);
+        }
+    }
+done:
+    cJSON_Delete(root);
+    mdae_free(dir);
+    return rc;
+}

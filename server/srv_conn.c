@@ -1,0 +1,290 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/srv_conn.c -- client connections: read, frame, hand frames to the
+ * router, write with a capped queue, close once.
+ *
+ * Close discipline (STYLE.md section 10): srv_conn_close() may be called any
+ * number of times; it closes each handle once and counts the closes still
+ * outstanding. The memory is freed when the last close callback has run *and*
+ * no pending call references the connection (a worker may answer after the
+ * client left: the reply is then dropped).
+ *
+ * The access token (when configured) is checked on every TCP connection:
+ * HTTP requests carry `Authorization: Bearer TOKEN`; NDJSON and LSP
+ * connections must first send {"method":"auth","params":{"token":TOKEN}}
+ * (see srv_router.c). Unix sockets and stdio are protected by file
+ * permissions and process ownership instead.
+ */
+#include "srv.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#define SRV_READ_BUFFER 65536
+
+typedef struct srv_write {
+    uv_write_t req;
+    srv_conn *conn;
+    char *data;
+    size_t len;
+} srv_write;
+
+static void link_conn(srv_conn *c)
+{
+    c->next = srv.conns;
+    if (srv.conns)
+        srv.conns->prev = c;
+    srv.conns = c;
+    srv.n_conns++;
+}
+
+static void unlink_conn(srv_conn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else if (srv.conns == c)
+        srv.conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    srv.n_conns--;
+}
+
+srv_conn *srv_conn_new(srv_conn_kind kind)
+{
+    srv_conn *c = mdae_calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->id = ++srv.next_conn_id;
+    c->kind = kind;
+    rpc_framer_init(&c->fr, srv.cfg.max_message_bytes);
+    /* The token protects TCP only; see the file comment. */
+    c->authed = kind != SRV_CONN_TCP || srv.cfg.token == NULL;
+    return c;
+}
+
+static void maybe_free(srv_conn *c)
+{
+    if (c->closing && c->pending_closes == 0 && c->refs == 0) {
+        rpc_framer_close(&c->fr);
+        mdae_free(c);
+    }
+}
+
+void srv_conn_ref(srv_conn *c) { c->refs++; }
+
+void srv_conn_unref(srv_conn *c)
+{
+    c->refs--;
+    maybe_free(c);
+}
+
+static void on_close(uv_handle_t *h)
+{
+    srv_conn *c = h->data;
+    c->pending_closes--;
+    maybe_free(c);
+}
+
+void srv_conn_close(srv_conn *c, const char *why)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    MDAE_LOG(SRV_LOG_INFO, "conn %llu: closed (%s)", (unsigned long long)c->id, why);
+    unlink_conn(c);
+    srv_session_close_owned(c);
+    c->pending_closes++;
+    uv_close((uv_handle_t *)&c->h, on_close);
+    if (c->out_open) {
+        c->pending_closes++;
+        uv_close((uv_handle_t *)&c->out, on_close);
+    }
+    if (c->kind == SRV_CONN_STDIO)
+        srv_loop_stop("the stdio client went away");
+}
+
+static void on_write(uv_write_t *req, int status)
+{
+    srv_write *w = (srv_write *)req;
+    srv_conn *c = w->conn;
+    c->queued -= w->len;
+    mdae_free(w->data);
+    mdae_free(w);
+    if (status < 0 && status != UV_ECANCELED && !c->closing)
+        srv_conn_close(c, uv_strerror(status));
+}
+
+void srv_conn_write(srv_conn *c, char *data, size_t len)
+{
+    if (c->closing) {
+        mdae_free(data);
+        return;
+    }
+    /* A client that stops reading would make us buffer without bound. */
+    if (c->queued + len > srv.cfg.write_queue_bytes) {
+        mdae_free(data);
+        MDAE_LOG(SRV_LOG_WARN, "conn %llu: write queue over %zu bytes: client not reading",
+                 (unsigned long long)c->id, srv.cfg.write_queue_bytes);
+        srv_conn_close(c, "write queue full");
+        return;
+    }
+    srv_write *w = mdae_malloc(sizeof *w);
+    if (w == NULL) {
+        mdae_free(data);
+        srv_conn_close(c, "out of memory");
+        return;
+    }
+    w->conn = c;
+    w->data = data;
+    w->len = len;
+    uv_buf_t b = uv_buf_init(data, (unsigned)len);
+    int rc = uv_write(&w->req, c->wr, &b, 1, on_write);
+    if (rc < 0) { /* no callback will come */
+        mdae_free(data);
+        mdae_free(w);
+        srv_conn_close(c, uv_strerror(rc));
+        return;
+    }
+    c->queued += len;
+}
+
+void srv_conn_send(srv_conn *c, cJSON *msg, bool is_response)
+{
+    if (msg == NULL) {
+        if (!c->closing)
+            srv_conn_close(c, "out of memory building a reply");
+        return;
+    }
+    if (c->closing) {
+        cJSON_Delete(msg);
+        return;
+    }
+    char *body, *out;
+    size_t blen, olen;
+    rpc_framing f = rpc_framer_framing(&c->fr);
+    if (f == RPC_FRAMING_UNKNOWN)
+        f = RPC_FRAMING_NDJSON;
+    int rc = rpc_print(msg, &body, &blen);
+    cJSON_Delete(msg);
+    if (rc == MDAE_OK) {
+        rc = rpc_frame_encode(f, body, blen, &out, &olen);
+        mdae_free(body);
+    }
+    if (rc < 0) {
+        srv_conn_close(c, mdae_strerror(rc));
+        return;
+    }
+    MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: <- %.*s", (unsigned long long)c->id,
+             (int)(olen > 300 ? 300 : olen), out);
+    srv_conn_write(c, out, olen);
+    if (f == RPC_FRAMING_HTTP && is_response && !c->closing) {
+        if (--c->http_outstanding <= 0) {
+            char *end = mdae_strdup(RPC_HTTP_STREAM_END);
+            if (end != NULL)
+                srv_conn_write(c, end, strlen(end));
+            c->http_busy = false;
+            if (!c->http_keep_alive)
+                srv_conn_close(c, "HTTP exchange done");
+        }
+    }
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    /* One buffer for every connection: frames are cut synchronously in
+     * on_read, and the framer copies what it keeps. */
+    static char shared[SRV_READ_BUFFER];
+    *buf = uv_buf_init(shared, sizeof shared);
+}
+
+static int on_frame(void *ctx, const rpc_frame *f)
+{
+    srv_conn *c = ctx;
+    srv_router_frame(c, f);
+    return c->closing; /* stop framing a connection the router closed */
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    srv_conn *c = s->data;
+    if (n == 0)
+        return;
+    if (n < 0) {
+        srv_conn_close(c, n == UV_EOF ? "end of stream" : uv_strerror((int)n));
+        return;
+    }
+    int rc = rpc_framer_feed(&c->fr, buf->base, (size_t)n, on_frame, c);
+    if (c->closing || rc == MDAE_OK)
+        return;
+    /* An oversized or broken frame: say so (when the framing is known) and
+     * close, since the stream position is lost. */
+    rpc_framing f = rpc_framer_framing(&c->fr);
+    MDAE_LOG(SRV_LOG_WARN, "conn %llu: framing (%s) error: %s", (unsigned long long)c->id,
+             rpc_framing_name(f), mdae_err_name(rc));
+    const char *msg = rc == MDAE_E_LIMIT ? "message too large" : "malformed framing";
+    if (f == RPC_FRAMING_HTTP && !c->http_busy) {
+        char *out;
+        size_t olen;
+        const char *status = rc == MDAE_E_LIMIT ? "413 Payload Too Large" : "400 Bad Request";
+        if (rpc_http_response(status, "text/plain", msg, strlen(msg), false, &out, &olen) ==
+            MDAE_OK)
+            srv_conn_write(c, out, olen);
+    } else if (f != RPC_FRAMING_HTTP) {
+        cJSON *data = cJSON_CreateObject();
+        if (data != NULL) {
+            cJSON_AddNumberToObject(data, "limit", (double)srv.cfg.max_message_bytes);
+        }
+        srv_conn_send(c, rpc_response_mdae(NULL, rc, msg, data), true);
+    }
+    srv_conn_close(c, msg);
+}
+
+void srv_conn_start(srv_conn *c)
+{
+    link_conn(c);
+    int rc = uv_read_start(c->rd, on_alloc, on_read);
+    MDAE_LOG(SRV_LOG_INFO, "conn %llu: open (%s)", (unsigned long long)c->id,
+             c->kind == SRV_CONN_TCP ? "tcp" : c->kind == SRV_CONN_UNIX ? "unix" : "stdio");
+    if (rc < 0)
+        srv_conn_close(c, uv_strerror(rc));
+}
+
+int srv_conn_open_stdio(void)
+{
+    srv_conn *c = srv_conn_new(SRV_CONN_STDIO);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    int rc;
+    if (uv_guess_handle(0) == UV_TTY) {
+        rc = uv_tty_init(srv.loop, &c->h.tty, 0, 1);
+    } else {
+        rc = uv_pipe_init(srv.loop, &c->h.pipe, 0);
+        if (rc == 0 && (rc = uv_pipe_open(&c->h.pipe, 0)) < 0) {
+            c->h.pipe.data = c;
+            c->closing = true;
+            c->pending_closes = 1;
+            uv_close((uv_handle_t *)&c->h, on_close);
+            MDAE_LOG(SRV_LOG_ERROR, "--stdio: stdin is not a pipe: %s", uv_strerror(rc));
+            return MDAE_E_IO;
+        }
+    }
+    if (rc < 0) {
+        mdae_free(c);
+        return MDAE_E_IO;
+    }
+    c->h.pipe.data = c;
+    c->rd = (uv_stream_t *)&c->h;
+    if (uv_pipe_init(srv.loop, &c->out, 0) == 0) {
+        c->out.data = c;
+        c->out_open = true;
+        rc = uv_pipe_open(&c->out, 1);
+    }
+    c->wr = (uv_stream_t *)&c->out;
+    srv_conn_start(c);
+    if (rc < 0) {
+        srv_conn_close(c, "stdout is not a pipe");
+        return MDAE_E_IO;
+    }
+    return MDAE_OK;
+}

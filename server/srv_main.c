@@ -1,0 +1,202 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/srv_main.c -- mdaed's entry point: command line, configuration,
+ * logging; then either the router loop (srv_loop.c) or, with --worker, the
+ * worker process (srv_workermain.c).
+ *
+ *   mdaed [--config FILE] [--listen tcp://HOST:PORT | unix://PATH] [--unix PATH]
+ *         [--stdio] [--port-file FILE] [--log-level LEVEL] [--worker ...]
+ *
+ * Flags override the configuration file. --stdio serves one client on
+ * stdin/stdout (editors) and opens no listener unless --listen or --unix is
+ * also given.
+ */
+#include "srv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+int srv_log_level = SRV_LOG_INFO;
+
+static const char *level_names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
+
+int srv_log_level_parse(const char *name)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(name, level_names[i]) == 0 ||
+            (i == SRV_LOG_WARN && strcasecmp(name, "warning") == 0))
+            return i;
+    return -1;
+}
+
+void srv_log_write(int level, const char *fmt, ...)
+{
+    char ts[32];
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm tm;
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(ts, sizeof ts, "%H:%M:%S", &tm);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s.%03ld mdaed[%d] %s ", ts, now.tv_nsec / 1000000, (int)uv_os_getpid(),
+            level_names[level < 0 ? 0 : level > 3 ? 3 : level]);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mdaed [--config FILE] [--listen tcp://HOST:PORT|unix://PATH] "
+               "[--unix PATH] [--stdio]\n"
+               "             [--port-file FILE] [--log-level debug|info|warn|error]\n");
+}
+
+static int replace(char **slot, const char *value)
+{
+    char *v = value ? mdae_strdup(value) : NULL;
+    if (value && v == NULL)
+        return MDAE_E_NOMEM;
+    mdae_free(*slot);
+    *slot = v;
+    return MDAE_OK;
+}
+
+static size_t arg_size(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0') {
+        fprintf(stderr, "mdaed: not a number: %s\n", s);
+        exit(2);
+    }
+    return (size_t)v;
+}
+
+int main(int argc, char **argv)
+{
+    const char *config = NULL;
+    const char *listen = NULL, *unix_path = NULL, *port_file = NULL, *level = NULL;
+    bool stdio = false, worker = false;
+    srv_worker_opts wo = {0};
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDS_VALUE()                                                   \
+    do {                                                                \
+        if (v == NULL) {                                                \
+            fprintf(stderr, "mdaed: %s needs a value\n", a);            \
+            return 2;                                                   \
+        }                                                               \
+        i++;                                                            \
+    } while (0)
+        if (strcmp(a, "--config") == 0) {
+            NEEDS_VALUE();
+            config = v;
+        } else if (strcmp(a, "--listen") == 0) {
+            NEEDS_VALUE();
+            listen = v;
+        } else if (strcmp(a, "--unix") == 0) {
+            NEEDS_VALUE();
+            unix_path = v;
+        } else if (strcmp(a, "--port-file") == 0) {
+            NEEDS_VALUE();
+            port_file = v;
+        } else if (strcmp(a, "--log-level") == 0) {
+            NEEDS_VALUE();
+            level = v;
+        } else if (strcmp(a, "--stdio") == 0) {
+            stdio = true;
+        } else if (strcmp(a, "--worker") == 0) {
+            worker = true;
+        } else if (strcmp(a, "--memory-mb") == 0) { /* worker options, set by the router */
+            NEEDS_VALUE();
+            wo.memory_mb = arg_size(v);
+        } else if (strcmp(a, "--node-limit") == 0) {
+            NEEDS_VALUE();
+            wo.node_limit = arg_size(v);
+        } else if (strcmp(a, "--initial-nodes") == 0) {
+            NEEDS_VALUE();
+            wo.initial_nodes = arg_size(v);
+        } else if (strcmp(a, "--cache-size") == 0) {
+            NEEDS_VALUE();
+            wo.cache_size = arg_size(v);
+        } else if (strcmp(a, "--debug-methods") == 0) {
+            wo.debug_methods = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("mdaed %s\n", MDAE_VERSION);
+            return 0;
+        } else {
+            fprintf(stderr, "mdaed: unknown argument: %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+#undef NEEDS_VALUE
+    }
+    if (level != NULL) {
+        srv_log_level = srv_log_level_parse(level);
+        if (srv_log_level < 0) {
+            fprintf(stderr, "mdaed: unknown log level: %s\n", level);
+            return 2;
+        }
+    }
+    rpc_message_init();
+    if (worker)
+        return srv_worker_main(&wo);
+
+    srv_config_default(&srv.cfg);
+    if (config != NULL) {
+        char err[256];
+        int rc = srv_config_load(&srv.cfg, config, err, sizeof err);
+        if (rc < 0) {
+            fprintf(stderr, "mdaed: %s: %s\n", config, err);
+            return 2;
+        }
+    }
+    if (level != NULL)
+        srv.cfg.log_level = srv_log_level;
+    srv_log_level = srv.cfg.log_level;
+    if (stdio) {
+        srv.cfg.stdio = true;
+        if (listen == NULL && unix_path == NULL) { /* an editor's private server */
+            replace(&srv.cfg.listen_tcp, NULL);
+            replace(&srv.cfg.listen_unix, NULL);
+        }
+    }
+    if (listen != NULL) {
+        if (strncmp(listen, "tcp://", 6) == 0) {
+            replace(&srv.cfg.listen_tcp, listen + 6);
+        } else if (strncmp(listen, "unix://", 7) == 0) {
+            replace(&srv.cfg.listen_unix, listen + 7);
+            if (unix_path == NULL)
+                replace(&srv.cfg.listen_tcp, NULL);
+        } else {
+            fprintf(stderr, "mdaed: --listen wants tcp://HOST:PORT or unix://PATH\n");
+            return 2;
+        }
+    }
+    if (unix_path != NULL) {
+        replace(&srv.cfg.listen_unix, unix_path);
+        if (listen == NULL)
+            replace(&srv.cfg.listen_tcp, NULL);
+    }
+    if (port_file != NULL)
+        replace(&srv.cfg.port_file, port_file);
+    size_t n = sizeof srv.exe;
+    if (uv_exepath(srv.exe, &n) != 0) {
+        fprintf(stderr, "mdaed: cannot find my own executable\n");
+        return 1;
+    }
+    int rc = srv_loop_run();
+    srv_config_close(&srv.cfg);
+    return rc < 0 ? 1 : 0;
+}

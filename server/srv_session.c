@@ -1,0 +1,216 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/srv_session.c -- the session table: each session's model text,
+ * version and defines, kept by the router so that a worker that dies or is
+ * stopped for idleness can be restarted from them (issue 5 section 1).
+ *
+ * Edits use LSP positions: 0-based lines and UTF-16 code units within the
+ * line (what editors send), converted here to byte offsets of the UTF-8 text.
+ * A character past the end of its line means the end of the line, and a line
+ * past the end of the text means the end of the text (LSP's leniency).
+ */
+#include "srv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void link_session(srv_session *s)
+{
+    s->next = srv.sessions;
+    if (srv.sessions)
+        srv.sessions->prev = s;
+    srv.sessions = s;
+    srv.n_sessions++;
+}
+
+static void unlink_session(srv_session *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        srv.sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+    srv.n_sessions--;
+}
+
+int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
+                    srv_session **out)
+{
+    if (srv.n_sessions >= srv.cfg.max_sessions)
+        return MDAE_E_LIMIT;
+    srv_session *s = mdae_calloc(1, sizeof *s);
+    if (s == NULL)
+        return MDAE_E_NOMEM;
+    s->text = mdae_strndup(text, len);
+    s->defines = defines ? cJSON_Duplicate(defines, true) : NULL;
+    if (s->text == NULL || (defines != NULL && s->defines == NULL)) {
+        mdae_free(s->text);
+        cJSON_Delete(s->defines);
+        mdae_free(s);
+        return MDAE_E_NOMEM;
+    }
+    s->len = len;
+    s->num = ++srv.next_session_num;
+    snprintf(s->id, sizeof s->id, "s%llu", (unsigned long long)s->num);
+    s->version = 1;
+    s->owner = owner;
+    s->last_used = uv_now(srv.loop);
+    link_session(s);
+    MDAE_LOG(SRV_LOG_INFO, "session %s: open (%zu bytes%s)", s->id, len,
+             owner ? "" : ", persistent");
+    *out = s;
+    return MDAE_OK;
+}
+
+srv_session *srv_session_find(const char *id)
+{
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
+        if (strcmp(s->id, id) == 0)
+            return s;
+    return NULL;
+}
+
+srv_session *srv_session_find_uri(srv_conn *conn, const char *uri)
+{
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
+        if (s->owner == conn && s->uri != NULL && strcmp(s->uri, uri) == 0)
+            return s;
+    return NULL;
+}
+
+void srv_session_close(srv_session *s)
+{
+    unlink_session(s);
+    if (s->worker != NULL) {
+        srv_worker *w = s->worker;
+        s->worker = NULL;
+        w->session = NULL;
+        srv_worker_stop(w, "session closed");
+    }
+    MDAE_LOG(SRV_LOG_INFO, "session %s: closed", s->id);
+    mdae_free(s->text);
+    mdae_free(s->uri);
+    cJSON_Delete(s->defines);
+    mdae_free(s);
+}
+
+void srv_session_close_owned(srv_conn *conn)
+{
+    srv_session *s = srv.sessions;
+    while (s != NULL) {
+        srv_session *next = s->next;
+        if (s->owner == conn)
+            srv_session_close(s);
+        s = next;
+    }
+}
+
+void srv_session_expire(uint64_t now)
+{
+    srv_session *s = srv.sessions;
+    while (s != NULL) {
+        srv_session *next = s->next;
+        bool busy = s->worker != NULL && s->worker->head != NULL;
+        if (s->owner == NULL && !busy && now - s->last_used > srv.cfg.session_idle_ms) {
+            MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms, expired", s->id,
+                     (unsigned long long)(now - s->last_used));
+            srv_session_close(s);
+        }
+        s = next;
+    }
+}
+
+void srv_session_set_text(srv_session *s, char *text, size_t len)
+{
+    mdae_free(s->text);
+    s->text = text;
+    s->len = len;
+    s->version++;
+    s->last_used = uv_now(srv.loop);
+}
+
+/* Byte offset of an LSP position in text[0..len). */
+static size_t offset_of(const char *text, size_t len, double line, double character)
+{
+    size_t i = 0;
+    for (double l = 0; l < line; l++) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (nl == NULL)
+            return len;
+        i = (size_t)(nl - text) + 1;
+    }
+    double units = 0;
+    while (i < len && text[i] != '\n' && units < character) {
+        unsigned char b = (unsigned char)text[i];
+        size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+        if (i + n > len)
+            n = len - i;
+        units += n == 4 ? 2 : 1; /* astral characters are surrogate pairs */
+        i += n;
+    }
+    return i;
+}
+
+static bool position(const cJSON *p, double *line, double *character)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(p, "line");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "character");
+    if (!cJSON_IsNumber(l) || !cJSON_IsNumber(c) || l->valuedouble < 0 || c->valuedouble < 0)
+        return false;
+    *line = l->valuedouble;
+    *character = c->valuedouble;
+    return true;
+}
+
+int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why)
+{
+    if (!cJSON_IsArray(edits)) {
+        *why = "\"edits\" must be an array";
+        return MDAE_E_INVAL;
+    }
+    char *text = mdae_strndup(s->text, s->len);
+    size_t len = s->len;
+    if (text == NULL)
+        return MDAE_E_NOMEM;
+    for (const cJSON *e = edits->child; e != NULL; e = e->next) {
+        const cJSON *range = cJSON_GetObjectItemCaseSensitive(e, "range");
+        const cJSON *nt = cJSON_GetObjectItemCaseSensitive(e, "text");
+        double sl, sc, el, ec;
+        if (!cJSON_IsObject(range) || !cJSON_IsString(nt) ||
+            !position(cJSON_GetObjectItemCaseSensitive(range, "start"), &sl, &sc) ||
+            !position(cJSON_GetObjectItemCaseSensitive(range, "end"), &el, &ec)) {
+            *why = "an edit is {range:{start:{line,character},end:{line,character}},text}";
+            mdae_free(text);
+            return MDAE_E_INVAL;
+        }
+        size_t a = offset_of(text, len, sl, sc), b = offset_of(text, len, el, ec);
+        if (b < a) {
+            *why = "an edit's range ends before it starts";
+            mdae_free(text);
+            return MDAE_E_INVAL;
+        }
+        size_t tl = strlen(nt->valuestring);
+        size_t nlen = len - (b - a) + tl;
+        if (nlen > srv.cfg.max_message_bytes * 4) {
+            *why = "the edited text is too large";
+            mdae_free(text);
+            return MDAE_E_INVAL;
+        }
+        char *n = mdae_malloc(nlen + 1);
+        if (n == NULL) {
+            mdae_free(text);
+            return MDAE_E_NOMEM;
+        }
+        memcpy(n, text, a);
+        memcpy(n + a, nt->valuestring, tl);
+        memcpy(n + a + tl, text + b, len - b);
+        n[nlen] = '\0';
+        mdae_free(text);
+        text = n;
+        len = nlen;
+    }
+    srv_session_set_text(s, text, len);
+    return MDAE_OK;
+}

@@ -1,0 +1,662 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/srv_workermain.c -- the worker process (`mdaed --worker`): one
+ * session's BuDDy manager, model and analysis, driven by the router over
+ * stdin/stdout (JSON-RPC, Content-Length framing).
+ *
+ * Why a separate process: BuDDy's state is global to a process, so
+ * per-session managers mean per-session processes; that also isolates
+ * crashes and lets the kernel enforce a memory cap (issue 5 section 1).
+ *
+ * This process has no event loop: it blocks on stdin between requests, runs
+ * one request at a time, and looks at stdin again only between analysis
+ * steps (the sa_options.progress callback) to see `$/cancelRequest`.
+ *
+ * Memory: RLIMIT_AS caps the whole process (not under AddressSanitizer, which
+ * reserves terabytes of address space), and the mdae allocator counts bytes
+ * against the same cap. Running out of memory ends the process with
+ * SRV_EXIT_NOMEM (Redis's choice, STYLE.md section 8): the router reports the
+ * cap to the client and restarts the worker from the kept text on next use.
+ *
+ * Methods (router to worker):
+ *   load {text, defines?, name?}   -> {summary:{counts, diagnostics}} or the
+ *                                     model error with data.diagnostics
+ *   analyze {stream}               -> the rpc_json_report JSON (`mdae analyze
+ *                                     --json`); analysis/progress first when
+ *                                     streaming
+ *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
+ *                                     then singular-mode diagnostics
+ *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms, ignore_cancel?}
+ *                                     (only with --debug-methods)
+ */
+#include "srv.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mel.h"
+#include "rpc_json.h"
+#include "sa.h"
+
+/* Worker input: model texts, possibly edited past the client frame limit. */
+#define SRV_WORKER_MAX_IN (512u * 1024u * 1024u)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SRV_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SRV_ASAN 1
+#endif
+#endif
+
+/* ---- The counting allocator ---------------------------------------------------- */
+
+#define HDR 16 /* keeps malloc's alignment */
+static size_t mem_used, mem_cap;
+
+static void out_of_memory(void)
+{
+    static const char msg[] = "mdaed worker: memory cap reached, exiting\n";
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    (void)r;
+    _exit(SRV_EXIT_NOMEM);
+}
+
+static void *cm_malloc(size_t n)
+{
+    if (mem_cap && (n > mem_cap || mem_used + n > mem_cap))
+        out_of_memory();
+    char *p = malloc(n + HDR);
+    if (p == NULL)
+        out_of_memory();
+    *(size_t *)(void *)p = n;
+    mem_used += n;
+    return p + HDR;
+}
+
+static void cm_free(void *q)
+{
+    char *p = (char *)q - HDR;
+    mem_used -= *(size_t *)(void *)p;
+    free(p);
+}
+
+static void *cm_realloc(void *q, size_t n)
+{
+    if (q == NULL)
+        return cm_malloc(n);
+    char *p = (char *)q - HDR;
+    size_t old = *(size_t *)(void *)p;
+    if (mem_cap && n > old && (n > mem_cap || mem_used + (n - old) > mem_cap))
+        out_of_memory();
+    char *np = realloc(p, n + HDR);
+    if (np == NULL)
+        out_of_memory();
+    *(size_t *)(void *)np = n;
+    mem_used = mem_used - old + n;
+    return np + HDR;
+}
+
+static void *cm_calloc(size_t count, size_t n)
+{
+    if (n != 0 && count > (size_t)-1 / n)
+        out_of_memory();
+    void *p = cm_malloc(count * n);
+    memset(p, 0, count * n);
+    return p;
+}
+
+/* ---- Pipe I/O ------------------------------------------------------------------- */
+
+typedef struct qmsg {
+    char *body;
+    size_t len;
+    struct qmsg *next;
+} qmsg;
+
+static rpc_framer in_fr;
+static qmsg *q_head, *q_tail;
+static bool in_eof;
+static uint64_t current_wid;
+static bool current_cancelled;
+
+static int on_in_frame(void *ctx, const rpc_frame *f)
+{
+    qmsg *m = mdae_malloc(sizeof *m);
+    m->body = mdae_strndup(f->body, f->len);
+    m->len = f->len;
+    m->next = NULL;
+    if (q_tail)
+        q_tail->next = m;
+    else
+        q_head = m;
+    q_tail = m;
+    return 0;
+}
+
+/* Read what stdin has (waiting up to timeout_ms; -1: forever). */
+static void pump(int timeout_ms)
+{
+    if (in_eof)
+        return;
+    struct pollfd pfd = {0, POLLIN, 0};
+    int r = poll(&pfd, 1, timeout_ms);
+    if (r <= 0)
+        return;
+    char buf[65536];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        in_eof = true;
+        return;
+    }
+    if (rpc_framer_feed(&in_fr, buf, (size_t)n, on_in_frame, NULL) < 0)
+        _exit(SRV_EXIT_PROTO);
+}
+
+static void write_all(const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(1, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            _exit(0); /* the router is gone */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void send_msg(cJSON *msg /* takes */)
+{
+    char *body, *out;
+    size_t blen, olen;
+    if (msg == NULL)
+        out_of_memory();
+    if (rpc_print(msg, &body, &blen) < 0)
+        out_of_memory();
+    cJSON_Delete(msg);
+    if (rpc_frame_encode(RPC_FRAMING_LSP, body, blen, &out, &olen) < 0)
+        out_of_memory();
+    mdae_free(body);
+    write_all(out, olen);
+    mdae_free(out);
+}
+
+/* True when the running request has been cancelled. Looks at stdin without
+ * waiting; other messages stay queued for the main loop. */
+static bool cancelled(void)
+{
+    if (current_cancelled)
+        return true;
+    pump(0);
+    qmsg *prev = NULL;
+    for (qmsg *m = q_head; m != NULL; prev = m, m = m->next) {
+        rpc_parsed p;
+        if (rpc_parse(m->body, m->len, &p) < 0)
+            continue;
+        bool hit = false;
+        if (p.msgs[0].kind == RPC_MSG_NOTIFICATION &&
+            strcmp(p.msgs[0].method, "$/cancelRequest") == 0) {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(p.msgs[0].params, "id");
+            hit = cJSON_IsNumber(id) && (uint64_t)id->valuedouble == current_wid;
+        }
+        rpc_parsed_close(&p);
+        if (hit) {
+            if (prev)
+                prev->next = m->next;
+            else
+                q_head = m->next;
+            if (q_tail == m)
+                q_tail = prev;
+            mdae_free(m->body);
+            mdae_free(m);
+            current_cancelled = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- Session state ---------------------------------------------------------------- */
+
+static srv_worker_opts wopts;
+static char *text;       /* the loaded model text */
+static size_t text_len;
+static char *text_name;  /* for FILE:LINE:COL */
+static mel_model *model;
+static int model_rc = MDAE_E_STATE; /* why the model cannot be analysed */
+static mdae_diags model_diags;
+static cJSON *cached_report; /* analysis of the current model */
+
+static cJSON *error_reply(const cJSON *id, int rc, const char *message, cJSON *details)
+{
+    return rpc_response_mdae(id, rc, message, details);
+}
+
+static cJSON *diags_json(const mdae_diags *d)
+{
+    cJSON *arr = NULL;
+    if (rpc_json_diags(d, &arr) < 0)
+        out_of_memory();
+    return arr;
+}
+
+/* "FILE:LINE:COL: error: message" lines, what the CLI prints. */
+static cJSON *diags_messages(const mdae_diags *d)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < d->count; i++) {
+        char *s = mdae_diag_format(&d->items[i], text_name);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(s ? s : ""));
+        mdae_free(s);
+    }
+    return arr;
+}
+
+static cJSON *counts_json(const mel_model *m)
+{
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "equations", m->n_equations);
+    cJSON_AddNumberToObject(c, "variables", m->n_variables);
+    cJSON_AddNumberToObject(c, "modeVariables", m->n_modes);
+    cJSON_AddNumberToObject(c, "incidences", (double)m->n_edges);
+    cJSON_AddNumberToObject(c, "invariants", m->n_invariants);
+    cJSON_AddNumberToObject(c, "parameters", m->n_params);
+    cJSON_AddNumberToObject(c, "integers", m->n_integers);
+    return c;
+}
+
+static cJSON *model_error_details(void)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddItemToObject(d, "diagnostics", diags_json(&model_diags));
+    cJSON_AddItemToObject(d, "messages", diags_messages(&model_diags));
+    return d;
+}
+
+static void unload(void)
+{
+    cJSON_Delete(cached_report);
+    cached_report = NULL;
+    mel_model_free(model);
+    model = NULL;
+    mdae_diags_close(&model_diags);
+    mdae_diags_init(&model_diags);
+    mdae_free(text);
+    text = NULL;
+    mdae_free(text_name);
+    text_name = NULL;
+    model_rc = MDAE_E_STATE;
+}
+
+/* Parse (and check) params.text; sets model/model_rc/model_diags. Returns
+ * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. */
+static int do_load(const cJSON *params)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "text");
+    const cJSON *defs = cJSON_GetObjectItemCaseSensitive(params, "defines");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+    if (!cJSON_IsString(t))
+        return MDAE_E_INVAL;
+    unload();
+    text_len = strlen(t->valuestring);
+    text = mdae_strndup(t->valuestring, text_len);
+    text_name = mdae_strdup(cJSON_IsString(name) ? name->valuestring : "<input>");
+    mel_define defines[64];
+    size_t nd = 0;
+    if (cJSON_IsObject(defs))
+        for (const cJSON *d = defs->child; d != NULL && nd < 64; d = d->next)
+            if (cJSON_IsNumber(d))
+                defines[nd++] = (mel_define){d->string, (long long)d->valuedouble};
+    mel_options mo = {0};
+    mo.defines = defines;
+    mo.n_defines = nd;
+    int rc = mel_model_parse(text, text_len, &mo, &model, &model_diags);
+    if (rc == MDAE_OK)
+        rc = sa_check(model, &model_diags);
+    if (rc == MDAE_E_NOMEM)
+        out_of_memory();
+    model_rc = rc;
+    return rc;
+}
+
+static cJSON *m_load(const cJSON *id, const cJSON *params)
+{
+    int rc = do_load(params);
+    if (rc == MDAE_E_INVAL)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
+    if (rc < 0)
+        return error_reply(id, rc, NULL, model_error_details());
+    cJSON *r = cJSON_CreateObject();
+    cJSON *sum = cJSON_AddObjectToObject(r, "summary");
+    cJSON_AddItemToObject(sum, "counts", counts_json(model));
+    cJSON_AddItemToObject(sum, "diagnostics", diags_json(&model_diags));
+    return rpc_response_result(id, r);
+}
+
+typedef struct progress_ctx {
+    bool stream;
+    const char *last_phase;
+    uint64_t last_ms;
+} progress_ctx;
+
+static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
+{
+    progress_ctx *pc = vctx;
+    if (pc->stream) {
+        /* Throttled: a phase change, its end, or every 50 ms. */
+        uint64_t now = now_ms();
+        if (pc->last_phase != phase || done == total || now - pc->last_ms >= 50) {
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddNumberToObject(p, "id", (double)current_wid);
+            cJSON_AddStringToObject(p, "phase", phase ? phase : "");
+            cJSON_AddNumberToObject(p, "done", (double)done);
+            cJSON_AddNumberToObject(p, "total", (double)total);
+            send_msg(rpc_notification_new("analysis/progress", p));
+            pc->last_phase = phase;
+            pc->last_ms = now;
+        }
+    }
+    return cancelled() ? 1 : 0;
+}
+
+/* Run the analysis of the loaded model; *out is the report JSON. */
+static int run_analysis(bool stream, cJSON **out, sa_report **rep_out, sa_result **res_out)
+{
+    progress_ctx pc = {stream, NULL, 0};
+    sa_options so = {on_progress, &pc};
+    sa_result *res = NULL;
+    sa_report *rep = NULL;
+    int rc = sa_analyze(model, &so, &res, &model_diags);
+    if (rc == MDAE_OK)
+        rc = sa_result_report(res, &rep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_report(rep, out);
+    if (rc == MDAE_E_NOMEM)
+        out_of_memory();
+    if (rc == MDAE_OK && rep_out != NULL) {
+        *rep_out = rep;
+        *res_out = res;
+        return rc;
+    }
+    sa_report_free(rep);
+    sa_result_free(res);
+    return rc;
+}
+
+static cJSON *analysis_error(const cJSON *id, int rc)
+{
+    if (rc == MDAE_E_BDD_LIMIT) {
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddNumberToObject(d, "node_limit", (double)wopts.node_limit);
+        return error_reply(id, rc, "analysis exceeded the BDD node limit (raise bdd.node_limit)",
+                           d);
+    }
+    if (rc == MDAE_E_CANCELED)
+        return error_reply(id, rc, "request cancelled", NULL);
+    if (rc == MDAE_E_MODEL || rc == MDAE_E_PARSE)
+        return error_reply(id, rc, NULL, model_error_details());
+    return error_reply(id, rc, NULL, NULL);
+}
+
+static cJSON *m_analyze(const cJSON *id, const cJSON *params)
+{
+    const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
+    if (model == NULL || model_rc < 0) {
+        if (model_rc == MDAE_E_STATE)
+            return error_reply(id, MDAE_E_STATE, "no model loaded", NULL);
+        return analysis_error(id, model_rc);
+    }
+    if (cached_report != NULL)
+        return rpc_response_result(id, cJSON_Duplicate(cached_report, true));
+    cJSON *json = NULL;
+    int rc = run_analysis(cJSON_IsTrue(stream), &json, NULL, NULL);
+    if (rc < 0)
+        return analysis_error(id, rc);
+    cached_report = cJSON_Duplicate(json, true);
+    return rpc_response_result(id, json);
+}
+
+/* ---- LSP diagnostics ----------------------------------------------------------------- */
+
+/* LSP position: 0-based line, UTF-16 units from the start of the line. */
+static cJSON *lsp_pos(const mdae_pos *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    uint32_t line = p->line ? p->line - 1 : 0;
+    size_t units = 0;
+    if (p->line != 0 && p->offset <= text_len && p->col >= 1 && p->col - 1 <= p->offset) {
+        size_t start = p->offset - (p->col - 1);
+        for (size_t i = start; i < p->offset;) {
+            unsigned char b = (unsigned char)text[i];
+            size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+            units += n == 4 ? 2 : 1;
+            i += n;
+        }
+    }
+    cJSON_AddNumberToObject(o, "line", line);
+    cJSON_AddNumberToObject(o, "character", (double)units);
+    return o;
+}
+
+static void add_lsp_diag(cJSON *arr, const mdae_range *r, int severity, const char *msg)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON *range = cJSON_AddObjectToObject(d, "range");
+    mdae_range rr = *r;
+    if (rr.end.line == 0)
+        rr.end = rr.start;
+    cJSON_AddItemToObject(range, "start", lsp_pos(&rr.start));
+    cJSON_AddItemToObject(range, "end", lsp_pos(&rr.end));
+    cJSON_AddNumberToObject(d, "severity", severity);
+    cJSON_AddStringToObject(d, "source", "mdae");
+    cJSON_AddStringToObject(d, "message", msg);
+    cJSON_AddItemToArray(arr, d);
+}
+
+static cJSON *m_diagnose(const cJSON *id, const cJSON *params)
+{
+    int rc = do_load(params);
+    if (rc == MDAE_E_INVAL)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
+    cJSON *arr = cJSON_CreateArray();
+    if (rc == MDAE_OK) {
+        cJSON *json = NULL;
+        sa_report *rep = NULL;
+        sa_result *res = NULL;
+        int arc = run_analysis(false, &json, &rep, &res);
+        if (arc == MDAE_OK) {
+            cached_report = json;
+            for (size_t k = 0; k < rep->n_diagnostics; k++) {
+                const sa_diagnostic *dg = &rep->diagnostics[k];
+                bool over = dg->kind == SA_DIAG_OVERDETERMINED;
+                if (over ? dg->index >= model->n_equations : dg->index >= model->n_variables)
+                    continue;
+                const mdae_range *where = over ? &model->equations[dg->index].where
+                                               : &model->variables[dg->index].where;
+                const char *nm = over ? model->equations[dg->index].name
+                                      : model->variables[dg->index].name;
+                char *msg = mdae_asprintf("structurally singular: %s %s is %s in the modes "
+                                          "where %s",
+                                          over ? "equation" : "variable", nm,
+                                          over ? "overdetermined" : "underdetermined",
+                                          dg->modes.formula ? dg->modes.formula : "false");
+                add_lsp_diag(arr, where, 1, msg ? msg : "structurally singular");
+                mdae_free(msg);
+            }
+            sa_report_free(rep);
+            sa_result_free(res);
+        } else if (arc != MDAE_E_CANCELED) {
+            mdae_range none = {{0, 0, 0}, {0, 0, 0}};
+            char *msg = mdae_asprintf("analysis failed: %s", mdae_strerror(arc));
+            add_lsp_diag(arr, &none, 2, msg ? msg : "analysis failed");
+            mdae_free(msg);
+        }
+    }
+    for (size_t i = 0; i < model_diags.count; i++) {
+        const mdae_diag *d = &model_diags.items[i];
+        int sev = d->severity == MDAE_SEV_ERROR ? 1 : d->severity == MDAE_SEV_WARNING ? 2 : 3;
+        add_lsp_diag(arr, &d->where, sev, d->message ? d->message : "");
+    }
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddItemToObject(r, "diagnostics", arr);
+    return rpc_response_result(id, r);
+}
+
+/* ---- Debug methods (tests only) --------------------------------------------------------- */
+
+static cJSON *m_crash(const cJSON *id, const cJSON *params)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(params, "signal");
+    int sig = SIGKILL;
+    if (cJSON_IsString(s) && strcmp(s->valuestring, "SIGSEGV") == 0)
+        sig = SIGSEGV;
+    else if (cJSON_IsString(s) && strcmp(s->valuestring, "SIGABRT") == 0)
+        sig = SIGABRT;
+    signal(sig, SIG_DFL);
+    raise(sig);
+    _exit(1);
+}
+
+static cJSON *m_alloc(const cJSON *id, const cJSON *params)
+{
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(params, "mb");
+    if (!cJSON_IsNumber(mb) || mb->valuedouble < 0)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"mb\" is required", NULL);
+    size_t n = (size_t)mb->valuedouble;
+    void **blocks = mdae_calloc(n ? n : 1, sizeof *blocks);
+    for (size_t i = 0; i < n; i++) {
+        blocks[i] = mdae_malloc(1u << 20); /* exits at the cap */
+        memset(blocks[i], 0x5a, 1u << 20);
+    }
+    for (size_t i = 0; i < n; i++)
+        mdae_free(blocks[i]);
+    mdae_free(blocks);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "allocated_mb", (double)n);
+    return rpc_response_result(id, r);
+}
+
+static cJSON *m_sleep(const cJSON *id, const cJSON *params)
+{
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(params, "ms");
+    bool ignore = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "ignore_cancel"));
+    if (!cJSON_IsNumber(ms) || ms->valuedouble < 0)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"ms\" is required", NULL);
+    uint64_t end = now_ms() + (uint64_t)ms->valuedouble;
+    while (now_ms() < end) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (!ignore && cancelled())
+            return error_reply(id, MDAE_E_CANCELED, "request cancelled", NULL);
+    }
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "slept_ms", ms->valuedouble);
+    return rpc_response_result(id, r);
+}
+
+/* ---- Main loop ----------------------------------------------------------------------------- */
+
+static void handle(const char *body, size_t len)
+{
+    rpc_parsed p;
+    if (rpc_parse(body, len, &p) < 0 || p.batch)
+        _exit(SRV_EXIT_PROTO); /* the router only sends what we understand */
+    const rpc_msg *m = &p.msgs[0];
+    if (m->kind != RPC_MSG_REQUEST) { /* a late cancel for a finished request */
+        rpc_parsed_close(&p);
+        return;
+    }
+    current_wid = cJSON_IsNumber(m->id) ? (uint64_t)m->id->valuedouble : 0;
+    current_cancelled = false;
+    cJSON *reply;
+    const char *meth = m->method;
+    if (strcmp(meth, "load") == 0)
+        reply = m_load(m->id, m->params);
+    else if (strcmp(meth, "analyze") == 0)
+        reply = m_analyze(m->id, m->params);
+    else if (strcmp(meth, "diagnose") == 0)
+        reply = m_diagnose(m->id, m->params);
+    else if (wopts.debug_methods && strcmp(meth, "debug/crash") == 0)
+        reply = m_crash(m->id, m->params);
+    else if (wopts.debug_methods && strcmp(meth, "debug/alloc") == 0)
+        reply = m_alloc(m->id, m->params);
+    else if (wopts.debug_methods && strcmp(meth, "debug/sleep") == 0)
+        reply = m_sleep(m->id, m->params);
+    else
+        reply = rpc_response_error(m->id, RPC_METHOD_NOT_FOUND, "unknown worker method", NULL);
+    send_msg(reply);
+    rpc_parsed_close(&p);
+    current_wid = 0;
+}
+
+int srv_worker_main(const srv_worker_opts *o)
+{
+    wopts = *o;
+    signal(SIGPIPE, SIG_IGN);
+    if (o->memory_mb > 0) {
+        mem_cap = o->memory_mb * 1024 * 1024;
+#ifndef SRV_ASAN
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = (rlim_t)o->memory_mb * 1024 * 1024 + (64u << 20);
+        /* +64 MiB: the binary, its libraries and stacks are not the model's */
+        if (setrlimit(RLIMIT_AS, &rl) < 0)
+            MDAE_LOG(SRV_LOG_WARN, "worker: setrlimit(RLIMIT_AS): %s", strerror(errno));
+#endif
+    }
+    mdae_allocator a = {cm_malloc, cm_realloc, cm_calloc, cm_free};
+    mdae_replace_allocator(&a);
+    rpc_message_init();
+    rpc_json_init();
+    mdae_diags_init(&model_diags);
+    rpc_framer_init(&in_fr, SRV_WORKER_MAX_IN);
+    rpc_framer_set_framing(&in_fr, RPC_FRAMING_LSP);
+
+    sa_config cfg;
+    sa_config_default(&cfg);
+    if (o->node_limit)
+        cfg.node_limit = o->node_limit;
+    if (o->initial_nodes)
+        cfg.initial_nodes = o->initial_nodes;
+    if (o->cache_size)
+        cfg.cache_size = o->cache_size;
+    int rc = sa_begin(&cfg);
+    if (rc < 0) {
+        MDAE_LOG(SRV_LOG_ERROR, "worker: cannot start BuDDy: %s", mdae_err_name(rc));
+        return 1;
+    }
+    for (;;) {
+        while (q_head == NULL && !in_eof)
+            pump(-1);
+        if (q_head == NULL)
+            break; /* the router closed our stdin: stop */
+        qmsg *m = q_head;
+        q_head = m->next;
+        if (q_head == NULL)
+            q_tail = NULL;
+        handle(m->body, m->len);
+        mdae_free(m->body);
+        mdae_free(m);
+    }
+    unload();
+    mdae_diags_close(&model_diags);
+    sa_end();
+    rpc_framer_close(&in_fr);
+    return 0;
+}
