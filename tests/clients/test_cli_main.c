@@ -169,6 +169,40 @@ Test(cli, check_json_lists_counts_and_diagnostics)
     run_free(&r);
 }
 
+Test(cli, check_json_says_ok_with_the_counts_of_a_good_model)
+{
+    run r = RUN("check", "--json", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "not JSON:\n%s", r.out);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")));
+    cJSON *counts = cJSON_GetObjectItemCaseSensitive(j, "counts");
+    cr_assert_eq(num(counts, "equations"), 14);
+    cr_assert_eq(num(counts, "incidences"), 38);
+    cr_assert_eq(num(counts, "parameters"), 6);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "diagnostics")), 0);
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+/* The caret line copies tabs, so it lines up under the column in a
+ * terminal whatever the tab width. */
+Test(cli, caret_line_keeps_tabs_aligned)
+{
+    char path[] = "/tmp/mdae-cli-model-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    static const char text[] = "x : real;\n\te1 : equation x = (x;\n";
+    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    run r = RUN("check", path);
+    unlink(path);
+    expect(&r, 1);
+    contains(r.err, ":2:22: error: ");
+    contains(r.err, " \te1 : equation x = (x;\n \t                    ^\n");
+    run_free(&r);
+}
+
 Test(cli, check_applies_integer_defines)
 {
     run r = RUN("check", "-D", "N=3", MODEL("rldc_chain.mel"));
@@ -236,6 +270,9 @@ Test(cli, analyze_json_finds_rldc2_nonsingular_in_its_4_valid_modes)
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "equations")), 14);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "variables")), 14);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "diagnostics")), 0);
+    cJSON *sing = cJSON_GetObjectItemCaseSensitive(j, "singular");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sing, "guard")), "false");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(sing, "cubes")), 0);
     cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "equations"))
         cr_assert_geq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(e, "offset")), 1);
@@ -257,6 +294,16 @@ Test(cli, analyze_json_names_the_parts_of_a_singular_model)
     const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "kind"));
     cr_assert(strcmp(kind, "overdetermined") == 0 || strcmp(kind, "underdetermined") == 0);
     cr_assert(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(first, "cubes")));
+    /* From the model's comments: e2 is overdetermined where it loses x. */
+    bool e2_over = false;
+    cJSON *dg;
+    cJSON_ArrayForEach(dg, d) {
+        const char *eq = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dg, "equation"));
+        if (eq && strcmp(eq, "e2") == 0)
+            e2_over = strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dg, "kind")),
+                             "overdetermined") == 0;
+    }
+    cr_assert(e2_over);
     cJSON_Delete(j);
     run_free(&r);
 }
@@ -346,5 +393,10 @@ Test(cli, unreadable_files_exit_4_with_a_clear_message)
     r = RUN("check", MDAE_SOURCE_DIR "/tests/models");
     expect(&r, 4);
     contains(r.err, "is a directory");
+    run_free(&r);
+    /* An endless device: the size cap, not memory, ends the read. */
+    r = RUN("check", "/dev/zero");
+    expect(&r, 4);
+    contains(r.err, "file too large");
     run_free(&r);
 }
