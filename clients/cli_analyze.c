@@ -18,6 +18,8 @@
 
 /* Widest name/formula column we pad to; longer ones just push the line. */
 #define CLI_MAX_COLUMN 32
+/* Mode variables named in the verdict line before eliding. */
+#define CLI_MAX_MODE_NAMES 12
 
 static const char *set_formula(const sa_set *s) { return s->formula ? s->formula : "false"; }
 
@@ -83,9 +85,14 @@ static void print_report_text(const char *file, const sa_report *rep, size_t pea
         printf("%llu", 1ULL << rep->n_modes);
     else
         printf("2^%u", rep->n_modes);
+    /* A long list (open[1..100]) would drown the verdict: show the first
+     * few; `mdae structure` lists them all. */
     printf(" (mode variables:");
-    for (uint32_t k = 0; k < rep->n_modes; k++)
+    uint32_t shown = rep->n_modes > CLI_MAX_MODE_NAMES ? CLI_MAX_MODE_NAMES - 2 : rep->n_modes;
+    for (uint32_t k = 0; k < shown; k++)
         printf(" %s", rep->mode_names[k]);
+    if (shown < rep->n_modes)
+        printf(" ... %s, %u in all", rep->mode_names[rep->n_modes - 1], rep->n_modes);
     printf("%s)\n", rep->n_modes ? "" : " none");
 
     if (rep->singular) {
