@@ -213,6 +213,10 @@ Test(cli, check_applies_integer_defines)
     expect(&r, 0);
     contains(r.out, "42 equations, 42 variables, 5 mode variables (32 modes)");
     run_free(&r);
+    r = RUN("check", "--define=N=2", "--", MODEL("rldc_chain.mel"));
+    expect(&r, 0);
+    contains(r.out, "18 equations, 18 variables, 2 mode variables (4 modes)");
+    run_free(&r);
 }
 
 /* ---- structure ----------------------------------------------------------------- */
