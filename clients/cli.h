@@ -111,7 +111,8 @@ void cli_print_diags(const cli_source *src, const mdae_diags *d);
 int cli_load_model(const cli_opts *o, bool quiet, cli_source *src /* out */,
                    mel_model **m /* out */, mdae_diags *d);
 
-/* Print a JSON tree (borrowed) to stdout, indented, with a final newline.
+/* Print a JSON tree (borrowed) to stdout, compact (one line: pipe it to
+ * `jq` to read it), with a final newline.
  * CLI_EXIT_OK, or CLI_EXIT_IO on out of memory (printed). */
 int cli_print_json(const cJSON *json);
 

@@ -37,13 +37,9 @@ static cJSON *counts_json(const mel_model *m)
 static int print_check_json(const char *file, bool ok, const mel_model *m, const mdae_diags *d)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON *diags = NULL;
-    if (root == NULL || rpc_json_diags(d, &diags) < 0)
+    if (root == NULL || !cJSON_AddStringToObject(root, "file", file) ||
+        !cJSON_AddBoolToObject(root, "ok", ok))
         goto nomem;
-    if (!cJSON_AddItemToObject(root, "diagnostics", diags)) {
-        cJSON_Delete(diags);
-        goto nomem;
-    }
     cJSON *counts = m ? counts_json(m) : cJSON_CreateNull();
     if (counts == NULL)
         goto nomem;
@@ -51,8 +47,13 @@ static int print_check_json(const char *file, bool ok, const mel_model *m, const
         cJSON_Delete(counts);
         goto nomem;
     }
-    if (!cJSON_AddStringToObject(root, "file", file) || !cJSON_AddBoolToObject(root, "ok", ok))
+    cJSON *diags = NULL;
+    if (rpc_json_diags(d, &diags) < 0)
         goto nomem;
+    if (!cJSON_AddItemToObject(root, "diagnostics", diags)) {
+        cJSON_Delete(diags);
+        goto nomem;
+    }
     int code = cli_print_json(root);
     cJSON_Delete(root);
     return code;

@@ -276,7 +276,7 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
 int cli_print_json(const cJSON *json)
 {
     char *text = NULL;
-    int rc = rpc_json_print(json, true, &text);
+    int rc = rpc_json_print(json, false, &text);
     if (rc < 0) {
         fprintf(stderr, "mdae: cannot print JSON: %s\n", mdae_strerror(rc));
         return CLI_EXIT_IO;
