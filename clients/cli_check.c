@@ -95,7 +95,9 @@ int cli_check_run(const cli_opts *o)
     code = cli_exit_code(rc);
     if (rc < 0 && rc != MDAE_E_MODEL) {
         /* Not a verdict on the model: the check itself could not finish. */
-        fprintf(stderr, "%s: error: %s\n", src.name, mdae_strerror(rc));
+        cli_print_diags(&src, &d);
+        fprintf(stderr, "%s: error: %s%s\n", src.name, mdae_strerror(rc),
+                rc == MDAE_E_BDD_LIMIT ? " (raise it with --node-limit N)" : "");
         goto done;
     }
 
