@@ -1,0 +1,472 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_cdg_brute.c -- the all-modes CDG (engine/cdg.h) against
+ * a brute-force block triangular form, mode by mode.
+ *
+ * For each mode (all of them up to 2^10, else a fixed sample): the
+ * reference (tests/ref) gives validity, singularity, sigma, a MWPM and the
+ * canonical offsets; this file then builds the dependency graph of the
+ * leading-level system (i -> i' iff (i', match(i)) is saturated), runs
+ * Tarjan, and derives each SCC's identity (equations with c_i, unknowns with
+ * d_j, reads) and the condensation edges, exactly as cdg.h defines them.
+ * cdg_graph_mode() on the same mode must give the same set of blocks, the
+ * same edges, and a block list that is a topological order. The
+ * reference's MWPM may differ from the engine's: the blocks must not
+ * depend on it (they are the fine Dulmage-Mendelsohn blocks).
+ *
+ * Models: the corpus (paper examples, scalable families for small N) and
+ * random models (ref_random_model; MDAE_SEED / MDAE_RANDOM_MODELS as in
+ * test_sa_vs_ref.c).
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdg.h"
+#include "ref.h"
+#include "sa.h"
+
+static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void end(void) { sa_end(); }
+
+TestSuite(cdg_brute, .init = begin, .fini = end, .timeout = 900);
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *s = getenv(name);
+    return s && *s ? strtoull(s, NULL, 0) : dflt;
+}
+
+static char *slurp(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert_not_null(buf);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* ---- Canonical strings for blocks ------------------------------------------ */
+
+typedef struct strs {
+    char **s;
+    size_t n, cap;
+} strs;
+
+static void strs_add(strs *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->s = realloc(l->s, l->cap * sizeof *l->s);
+        cr_assert_not_null(l->s);
+    }
+    l->s[l->n++] = s;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void strs_sort(strs *l)
+{
+    if (l->n > 1)
+        qsort(l->s, l->n, sizeof *l->s, str_cmp);
+}
+
+static void strs_free(strs *l)
+{
+    for (size_t k = 0; k < l->n; k++)
+        free(l->s[k]);
+    free(l->s);
+    memset(l, 0, sizeof *l);
+}
+
+typedef struct pair {
+    int a, b;
+} pair;
+
+static int pair_cmp(const void *x, const void *y)
+{
+    const pair *p = x, *q = y;
+    return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b != q->b ? (p->b < q->b ? -1 : 1) : 0);
+}
+
+/* "E:i.c,..|U:j.d,..|R:j.k,.." from sorted pair lists. */
+static char *block_str(const pair *e, size_t ne, const pair *u, size_t nu, const pair *r,
+                       size_t nr)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    fputs("E:", f);
+    for (size_t k = 0; k < ne; k++)
+        fprintf(f, "%d.%d,", e[k].a, e[k].b);
+    fputs("|U:", f);
+    for (size_t k = 0; k < nu; k++)
+        fprintf(f, "%d.%d,", u[k].a, u[k].b);
+    fputs("|R:", f);
+    for (size_t k = 0; k < nr; k++)
+        fprintf(f, "%d.%d,", r[k].a, r[k].b);
+    fclose(f);
+    return buf;
+}
+
+static char *cdg_block_str(const cdg_graph *g, uint32_t id)
+{
+    cdg_block b;
+    cr_assert_eq(cdg_graph_block(g, id, &b), MDAE_OK);
+    pair *p = calloc(2 * b.n_equations + b.n_reads + 1, sizeof *p);
+    cr_assert_not_null(p);
+    for (size_t k = 0; k < b.n_equations; k++)
+        p[k] = (pair){(int)b.equations[k].index, b.equations[k].order};
+    for (size_t k = 0; k < b.n_unknowns; k++)
+        p[b.n_equations + k] = (pair){(int)b.unknowns[k].index, b.unknowns[k].order};
+    for (size_t k = 0; k < b.n_reads; k++)
+        p[2 * b.n_equations + k] = (pair){(int)b.reads[k].index, b.reads[k].order};
+    char *s = block_str(p, b.n_equations, p + b.n_equations, b.n_unknowns,
+                        p + 2 * b.n_equations, b.n_reads);
+    free(p);
+    return s;
+}
+
+static char *dup(const char *a)
+{
+    size_t n = strlen(a) + 1;
+    char *s = malloc(n);
+    cr_assert_not_null(s);
+    return memcpy(s, a, n);
+}
+
+static char *arrow(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *s = malloc(na + nb + 5);
+    cr_assert_not_null(s);
+    memcpy(s, a, na);
+    memcpy(s + na, " -> ", 4);
+    memcpy(s + na + 4, b, nb + 1);
+    return s;
+}
+
+/* ---- Brute force: Tarjan on one mode's dependency graph -------------------- */
+
+typedef struct brute {
+    const ref_mode *rm;
+    uint32_t n;
+    bool **adj; /* adj[i][i']: i -> i' */
+    int *index, *low, *comp, *stack;
+    bool *on;
+    int next, sp, ncomp;
+} brute;
+
+static void tarjan(brute *b, uint32_t v)
+{
+    b->index[v] = b->low[v] = b->next++;
+    b->stack[b->sp++] = (int)v;
+    b->on[v] = true;
+    for (uint32_t w = 0; w < b->n; w++) {
+        if (!b->adj[v][w])
+            continue;
+        if (b->index[w] < 0) {
+            tarjan(b, w);
+            if (b->low[w] < b->low[v])
+                b->low[v] = b->low[w];
+        } else if (b->on[w] && b->index[w] < b->low[v]) {
+            b->low[v] = b->index[w];
+        }
+    }
+    if (b->low[v] == b->index[v]) {
+        int x;
+        do {
+            x = b->stack[--b->sp];
+            b->on[x] = false;
+            b->comp[x] = b->ncomp;
+        } while (x != (int)v);
+        b->ncomp++;
+    }
+}
+
+/* Blocks (canonical strings, sorted) and condensation edges (pairs of
+ * strings joined by " -> ", sorted) of one valid nonsingular mode. */
+static void brute_mode(const mel_model *m, const ref_mode *rm, strs *blocks, strs *edges)
+{
+    uint32_t n = m->n_equations, nv = m->n_variables;
+    brute b = {.rm = rm, .n = n, .next = 0};
+    b.adj = calloc(n + 1, sizeof *b.adj);
+    b.index = malloc((n + 1) * sizeof(int));
+    b.low = malloc((n + 1) * sizeof(int));
+    b.comp = malloc((n + 1) * sizeof(int));
+    b.stack = malloc((n + 1) * sizeof(int));
+    b.on = calloc(n + 1, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        b.adj[i] = calloc(n + 1, 1);
+        b.index[i] = -1;
+        b.comp[i] = -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rm->eq_active[i])
+            continue;
+        int j = rm->match[i];
+        cr_assert_geq(j, 0);
+        for (uint32_t i2 = 0; i2 < n; i2++) {
+            if (i2 == i || !rm->eq_active[i2])
+                continue;
+            int s = ref_mode_sigma(rm, i2, (uint32_t)j);
+            if (s >= 0 && rm->d[j] == rm->c[i2] + s)
+                b.adj[i][i2] = true;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (rm->eq_active[i] && b.index[i] < 0)
+            tarjan(&b, i);
+    char **name = calloc((size_t)b.ncomp + 1, sizeof *name);
+    pair *e = calloc(n + 1, sizeof *e), *u = calloc(n + 1, sizeof *u);
+    pair *r = calloc((size_t)n * nv + 1, sizeof *r);
+    for (int k = 0; k < b.ncomp; k++) {
+        size_t ne = 0, nr = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (b.comp[i] == k) {
+                e[ne] = (pair){(int)i, rm->c[i]};
+                u[ne] = (pair){rm->match[i], rm->d[rm->match[i]]};
+                ne++;
+            }
+        qsort(u, ne, sizeof *u, pair_cmp);
+        for (uint32_t i = 0; i < n; i++) {
+            if (b.comp[i] != k)
+                continue;
+            for (uint32_t j = 0; j < nv; j++) {
+                int s = ref_mode_sigma(rm, i, j);
+                if (s < 0)
+                    continue;
+                pair p = {(int)j, rm->c[i] + s};
+                if (bsearch(&p, u, ne, sizeof *u, pair_cmp))
+                    continue;
+                bool dup = false;
+                for (size_t q = 0; q < nr; q++)
+                    dup |= !pair_cmp(&r[q], &p);
+                if (!dup)
+                    r[nr++] = p;
+            }
+        }
+        qsort(r, nr, sizeof *r, pair_cmp);
+        name[k] = block_str(e, ne, u, ne, r, nr);
+        strs_add(blocks, dup(name[k]));
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i2 = 0; i2 < n; i2++)
+            if (b.adj[i][i2] && b.comp[i] != b.comp[i2]) {
+                strs_add(edges, arrow(name[b.comp[i]], name[b.comp[i2]]));
+            }
+    strs_sort(blocks);
+    strs_sort(edges);
+    /* Several dependencies can join the same two blocks. */
+    size_t w = 0;
+    for (size_t k = 0; k < edges->n; k++) {
+        if (w > 0 && !strcmp(edges->s[w - 1], edges->s[k])) {
+            free(edges->s[k]);
+            continue;
+        }
+        edges->s[w++] = edges->s[k];
+    }
+    edges->n = w;
+    for (int k = 0; k < b.ncomp; k++)
+        free(name[k]);
+    free(name);
+    free(e);
+    free(u);
+    free(r);
+    for (uint32_t i = 0; i < n; i++)
+        free(b.adj[i]);
+    free(b.adj);
+    free(b.index);
+    free(b.low);
+    free(b.comp);
+    free(b.stack);
+    free(b.on);
+}
+
+/* ---- One model ------------------------------------------------------------------ */
+
+static void fail_dump(const char *label, const char *text, const mel_model *m, const bool *mode,
+                      const strs *want, const strs *got, const char *what)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "%s: %s differ in mode", label, what);
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        fprintf(f, " %s=%d", m->modes[k].name, mode[k]);
+    fprintf(f, "\nreference:\n");
+    for (size_t k = 0; k < want->n; k++)
+        fprintf(f, "  %s\n", want->s[k]);
+    fprintf(f, "cdg:\n");
+    for (size_t k = 0; k < got->n; k++)
+        fprintf(f, "  %s\n", got->s[k]);
+    if (text)
+        fprintf(f, "--- model ---\n%s\n", text);
+    fclose(f);
+    cr_assert_fail("%s", buf);
+}
+
+static size_t check_model(const char *label, const char *text, long long N)
+{
+    mel_define def = {"N", N};
+    mel_options o = {0};
+    if (N >= 0) {
+        o.defines = &def;
+        o.n_defines = 1;
+    }
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), &o, &m, &d), MDAE_OK, "%s: parse", label);
+    sa_result *r = NULL;
+    cr_assert_eq(sa_analyze(m, NULL, &r, &d), MDAE_OK, "%s: analyze", label);
+    cdg_graph *g = NULL;
+    cr_assert_eq(cdg_build(r, NULL, &g, &d), MDAE_OK, "%s: cdg_build", label);
+    mdae_diags_close(&d);
+
+    uint32_t nm = m->n_modes;
+    uint64_t total = nm >= 63 ? UINT64_MAX : (1ull << nm);
+    bool exhaustive = nm <= 10;
+    size_t count = exhaustive ? (size_t)total : 300;
+    uint64_t rng = 12345;
+    bool *mode = calloc(nm + 1, 1);
+    size_t checked = 0;
+    for (size_t q = 0; q < count; q++) {
+        if (exhaustive)
+            ref_mode_from_index(q, nm, mode);
+        else
+            for (uint32_t k = 0; k < nm; k++)
+                mode[k] = ref_rand_next(&rng) & 1;
+        ref_mode rm;
+        cr_assert_eq(ref_mode_compute(m, mode, &rm), MDAE_OK);
+        cdg_mode_view v;
+        cr_assert_eq(cdg_graph_mode(g, mode, &v), MDAE_OK, "%s: cdg_graph_mode", label);
+        cr_assert_eq(v.valid, rm.valid, "%s: validity", label);
+        cr_assert_eq(v.singular, rm.singular, "%s: singularity", label);
+        strs want = {0}, wantE = {0}, got = {0}, gotE = {0};
+        if (rm.valid && !rm.singular)
+            brute_mode(m, &rm, &want, &wantE);
+        /* Topological order: every active edge goes forward. */
+        size_t nb = cdg_graph_n_blocks(g);
+        int *pos = malloc((nb + 1) * sizeof *pos);
+        for (size_t k = 0; k < nb; k++)
+            pos[k] = -1;
+        for (size_t k = 0; k < v.n_blocks; k++) {
+            cr_assert_eq(pos[v.blocks[k]], -1, "%s: block listed twice", label);
+            pos[v.blocks[k]] = (int)k;
+            strs_add(&got, cdg_block_str(g, v.blocks[k]));
+        }
+        for (size_t k = 0; k < v.n_edges; k++) {
+            uint32_t a = v.edges[2 * k], b = v.edges[2 * k + 1];
+            cr_assert(pos[a] >= 0 && pos[b] >= 0, "%s: edge to an inactive block", label);
+            cr_assert_lt(pos[a], pos[b], "%s: block order is not topological", label);
+            char *sa = cdg_block_str(g, a), *sb = cdg_block_str(g, b);
+            strs_add(&gotE, arrow(sa, sb));
+            free(sa);
+            free(sb);
+        }
+        free(pos);
+        strs_sort(&got);
+        strs_sort(&gotE);
+        bool same = want.n == got.n;
+        for (size_t k = 0; same && k < want.n; k++)
+            same = !strcmp(want.s[k], got.s[k]);
+        if (!same)
+            fail_dump(label, text, m, mode, &want, &got, "blocks");
+        same = wantE.n == gotE.n;
+        for (size_t k = 0; same && k < wantE.n; k++)
+            same = !strcmp(wantE.s[k], gotE.s[k]);
+        if (!same)
+            fail_dump(label, text, m, mode, &wantE, &gotE, "edges");
+        strs_free(&want);
+        strs_free(&wantE);
+        strs_free(&got);
+        strs_free(&gotE);
+        cdg_mode_view_close(&v);
+        ref_mode_close(&rm);
+        checked++;
+    }
+    free(mode);
+    if (getenv("MDAE_CDG_VERBOSE"))
+        fprintf(stderr, "%s: %zu modes, %zu blocks, %zu edges\n", label, checked,
+                cdg_graph_n_blocks(g), cdg_graph_n_edges(g));
+    cdg_graph_free(g);
+    sa_result_free(r);
+    mel_model_free(m);
+    return checked;
+}
+
+static void check_file(const char *name, long long N)
+{
+    char *text = slurp(name);
+    char label[256];
+    snprintf(label, sizeof label, "%s N=%lld", name, N);
+    check_model(label, text, N);
+    free(text);
+}
+
+/* ---- Tests -------------------------------------------------------------------------- */
+
+Test(cdg_brute, paper_examples_match_the_brute_force_btf_in_every_mode)
+{
+    const char *files[] = {"rldc2.mel", "water_tank.mel", "two_equations.mel", "clutch.mel",
+                           "cup_and_ball.mel", "singular_simple.mel"};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++)
+        check_file(files[k], -1);
+}
+
+Test(cdg_brute, scalable_families_match_the_brute_force_btf_for_small_n)
+{
+    for (long long N = 1; N <= 3; N++) {
+        check_file("rldc_chain.mel", N);
+        check_file("brake.mel", N);
+    }
+    for (long long N = 1; N <= 2; N++) {
+        check_file("building_compressible.mel", N);
+        check_file("building_incompressible.mel", N);
+    }
+}
+
+Test(cdg_brute, random_models_match_the_brute_force_btf_in_every_mode)
+{
+    uint64_t base = env_u64("MDAE_SEED", 0xCD6);
+    uint64_t count = env_u64("MDAE_RANDOM_MODELS", 300);
+    ref_random_opts o = {.nonsquare_percent = 10};
+    for (uint64_t s = base; s < base + count; s++) {
+        char *text = ref_random_model(s, &o);
+        cr_assert_not_null(text);
+        char label[64];
+        snprintf(label, sizeof label, "random seed %llu", (unsigned long long)s);
+        check_model(label, text, -1);
+        mdae_free(text);
+    }
+}
+
+Test(cdg_brute, random_models_with_high_orders_match_the_brute_force_btf)
+{
+    uint64_t base = env_u64("MDAE_SEED", 0xCD6) + 100000;
+    uint64_t count = env_u64("MDAE_RANDOM_MODELS", 200);
+    ref_random_opts o = {.max_equations = 9, .max_order = 5, .max_modes = 5};
+    for (uint64_t s = base; s < base + count; s++) {
+        char *text = ref_random_model(s, &o);
+        cr_assert_not_null(text);
+        char label[64];
+        snprintf(label, sizeof label, "random seed %llu", (unsigned long long)s);
+        check_model(label, text, -1);
+        mdae_free(text);
+    }
+}
