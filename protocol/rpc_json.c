@@ -12,6 +12,7 @@
 #include "rpc_json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool hooks_installed;
@@ -133,8 +134,10 @@ nomem:
     return MDAE_E_NOMEM;
 }
 
-/* Add "guard" and "cubes" of a report set to obj. MDAE_E_NOMEM/INVAL. */
-static int add_set(cJSON *obj, const sa_report *rep, const sa_set *s)
+/* Add "guard" and "cubes" of a set over n_modes named mode variables to
+ * obj. MDAE_E_NOMEM/INVAL. */
+static int add_set_over(cJSON *obj, uint32_t n_modes, const char *const *names,
+                        const sa_set *s)
 {
     const char *formula = s->formula;
     if (formula == NULL) {
@@ -146,10 +149,15 @@ static int add_set(cJSON *obj, const sa_report *rep, const sa_set *s)
     if (!add_str(obj, "guard", formula))
         return MDAE_E_NOMEM;
     cJSON *cubes = NULL;
-    int rc = rpc_json_cubes(rep->n_modes, rep->mode_names, s->n_cubes, s->cubes, &cubes);
+    int rc = rpc_json_cubes(n_modes, names, s->n_cubes, s->cubes, &cubes);
     if (rc < 0)
         return rc;
     return attach(obj, "cubes", cubes) ? MDAE_OK : MDAE_E_NOMEM;
+}
+
+static int add_set(cJSON *obj, const sa_report *rep, const sa_set *s)
+{
+    return add_set_over(obj, rep->n_modes, rep->mode_names, s);
 }
 
 /* ---- Structure ----------------------------------------------------------------- */
@@ -346,6 +354,384 @@ int rpc_json_report(const sa_report *rep, cJSON **out)
     *out = root;
     return MDAE_OK;
 fail:
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ---- Blocks and edges --------------------------------------------------------------- */
+
+/* [{"name":"x","order":1}...] */
+static cJSON *items_json(const cdg_item *items, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (arr == NULL)
+        return NULL;
+    for (size_t k = 0; k < n; k++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(arr, NULL, o) || !add_str(o, "name", items[k].name ? items[k].name : "?") ||
+            !add_num(o, "order", items[k].order)) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* "equations", "unknowns", "reads" of a block identity. */
+static bool add_block_items(cJSON *o, const cdg_block *b)
+{
+    return attach(o, "equations", items_json(b->equations, b->n_equations)) &&
+           attach(o, "unknowns", items_json(b->unknowns, b->n_unknowns)) &&
+           attach(o, "reads", items_json(b->reads, b->n_reads));
+}
+
+static bool block_arrays_ok(const cdg_block *b)
+{
+    return (b->n_equations == 0 || b->equations != NULL) &&
+           (b->n_unknowns == 0 || b->unknowns != NULL) && (b->n_reads == 0 || b->reads != NULL);
+}
+
+int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
+{
+    if (rep == NULL || !cJSON_IsObject(analysis) || (rep->n_blocks > 0 && rep->blocks == NULL) ||
+        (rep->n_edges > 0 && rep->edges == NULL) || (rep->n_modes > 0 && rep->mode_names == NULL))
+        return MDAE_E_INVAL;
+    for (size_t k = 0; k < rep->n_blocks; k++)
+        if (!block_arrays_ok(&rep->blocks[k].block))
+            return MDAE_E_INVAL;
+    for (size_t k = 0; k < rep->n_edges; k++)
+        if (rep->edges[k].from >= rep->n_blocks || rep->edges[k].to >= rep->n_blocks)
+            return MDAE_E_INVAL;
+    rpc_json_init();
+    int rc = MDAE_E_NOMEM;
+    /* Both arrays are built apart and attached last, so a failure leaves
+     * the analysis untouched. */
+    cJSON *blocks = cJSON_CreateArray(), *edges = cJSON_CreateArray();
+    if (blocks == NULL || edges == NULL)
+        goto fail;
+    for (size_t k = 0; k < rep->n_blocks; k++) {
+        const cdg_report_block *rb = &rep->blocks[k];
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(blocks, NULL, o) || !add_num(o, "id", rb->block.id))
+            goto fail;
+        if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &rb->guard)) < 0)
+            goto fail;
+        rc = MDAE_E_NOMEM;
+        if (!add_block_items(o, &rb->block))
+            goto fail;
+    }
+    for (size_t k = 0; k < rep->n_edges; k++) {
+        const cdg_report_edge *re = &rep->edges[k];
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(edges, NULL, o) || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
+            goto fail;
+        if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &re->guard)) < 0)
+            goto fail;
+        rc = MDAE_E_NOMEM;
+    }
+    if (!cJSON_AddItemToObject(analysis, "blocks", blocks))
+        goto fail;
+    if (!cJSON_AddItemToObject(analysis, "edges", edges)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(analysis, "blocks"); /* deletes `blocks` */
+        blocks = NULL;
+        goto fail;
+    }
+    return MDAE_OK;
+fail:
+    cJSON_Delete(blocks);
+    cJSON_Delete(edges);
+    return rc;
+}
+
+int rpc_json_analysis(const sa_report *rep, const cdg_report *cdg, cJSON **out)
+{
+    if (rep == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    cJSON *root = NULL;
+    int rc = rpc_json_report(rep, &root);
+    if (rc < 0)
+        return rc;
+    if (cdg != NULL && (rc = rpc_json_cdg(cdg, root)) < 0) {
+        cJSON_Delete(root);
+        return rc;
+    }
+    *out = root;
+    return MDAE_OK;
+}
+
+/* ---- One mode ---------------------------------------------------------------------- */
+
+static int why_fail(char *why, size_t why_len, const char *fmt, const char *a, size_t alen)
+{
+    if (why != NULL && why_len > 0)
+        snprintf(why, why_len, fmt, (int)alen, a);
+    return MDAE_E_INVAL;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+static bool is_name_char(char c)
+{
+    /* Instance names of mode variables may carry indices: "open[3]". */
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '[' || c == ']' || c == '.';
+}
+
+/* Does [p, p+n) spell word w? */
+static bool word_is(const char *p, size_t n, const char *w)
+{
+    return strlen(w) == n && memcmp(p, w, n) == 0;
+}
+
+int rpc_json_mode_spec(const char *spec, cJSON **out, char *why, size_t why_len)
+{
+    if (spec == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    cJSON *obj = cJSON_CreateObject();
+    if (obj == NULL)
+        return MDAE_E_NOMEM;
+    int rc = MDAE_E_INVAL;
+    const char *p = spec;
+    while (is_space(*p))
+        p++;
+    if (*p == '\0')
+        goto done; /* the all-false mode */
+    for (;;) {
+        while (is_space(*p))
+            p++;
+        const char *name = p;
+        while (is_name_char(*p))
+            p++;
+        size_t nlen = (size_t)(p - name);
+        if (nlen == 0) {
+            rc = why_fail(why, why_len, "expected a mode variable name at '%.*s'", p, strlen(p));
+            goto fail;
+        }
+        while (is_space(*p))
+            p++;
+        if (*p != '=') {
+            rc = why_fail(why, why_len, "expected '=' after '%.*s' (write NAME=1 or NAME=0)",
+                          name, nlen);
+            goto fail;
+        }
+        p++;
+        while (is_space(*p))
+            p++;
+        const char *val = p;
+        while (*p != '\0' && *p != ',' && !is_space(*p))
+            p++;
+        size_t vlen = (size_t)(p - val);
+        bool v;
+        if (word_is(val, vlen, "1") || word_is(val, vlen, "true"))
+            v = true;
+        else if (word_is(val, vlen, "0") || word_is(val, vlen, "false"))
+            v = false;
+        else {
+            rc = why_fail(why, why_len, "value of '%.*s' must be 1, 0, true or false", name,
+                          nlen);
+            goto fail;
+        }
+        char *key = mdae_strndup(name, nlen);
+        if (key == NULL) {
+            rc = MDAE_E_NOMEM;
+            goto fail;
+        }
+        bool twice = cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
+        bool ok = !twice && cJSON_AddBoolToObject(obj, key, v) != NULL;
+        mdae_free(key);
+        if (twice) {
+            rc = why_fail(why, why_len, "mode variable '%.*s' is given twice", name, nlen);
+            goto fail;
+        }
+        if (!ok) {
+            rc = MDAE_E_NOMEM;
+            goto fail;
+        }
+        while (is_space(*p))
+            p++;
+        if (*p == '\0')
+            break;
+        if (*p != ',') {
+            rc = why_fail(why, why_len, "expected ',' at '%.*s'", p, strlen(p));
+            goto fail;
+        }
+        p++;
+    }
+done:
+    *out = obj;
+    return MDAE_OK;
+fail:
+    cJSON_Delete(obj);
+    return rc;
+}
+
+int rpc_json_mode_read(const cJSON *obj, const mel_model *m, bool *mode, char *why,
+                       size_t why_len)
+{
+    if (m == NULL || (mode == NULL && m->n_modes > 0))
+        return MDAE_E_INVAL;
+    if (!cJSON_IsObject(obj)) {
+        if (why != NULL && why_len > 0)
+            snprintf(why, why_len, "the mode must be an object {\"NAME\": true|false, ...}");
+        return MDAE_E_INVAL;
+    }
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        mode[k] = false;
+    for (const cJSON *it = obj->child; it != NULL; it = it->next) {
+        const char *name = it->string ? it->string : "";
+        long k = mel_model_find_mode(m, name);
+        if (k < 0)
+            return why_fail(why, why_len, "unknown mode variable '%.*s'", name, strlen(name));
+        if (cJSON_IsBool(it))
+            mode[k] = cJSON_IsTrue(it);
+        else if (cJSON_IsNumber(it) && (it->valuedouble == 0 || it->valuedouble == 1))
+            mode[k] = it->valuedouble == 1;
+        else
+            return why_fail(why, why_len, "value of '%.*s' must be true, false, 1 or 0", name,
+                            strlen(name));
+    }
+    return MDAE_OK;
+}
+
+/* [{"name","active","offset"}...] for the equations (or variables). */
+static cJSON *mode_items(const mel_model *m, bool equations, const sa_mode_view *sv,
+                         bool offsets)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (arr == NULL)
+        return NULL;
+    uint32_t n = equations ? m->n_equations : m->n_variables;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = equations ? m->equations[i].name : m->variables[i].name;
+        bool active = equations ? sv->eq_active[i] : sv->var_active[i];
+        int off = equations ? sv->c[i] : sv->d[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(arr, NULL, o) || !add_str(o, "name", name ? name : "?") ||
+            !add_bool(o, "active", active))
+            goto fail;
+        bool ok = offsets && active && off >= 0 ? add_num(o, "offset", off)
+                                               : cJSON_AddNullToObject(o, "offset") != NULL;
+        if (!ok)
+            goto fail;
+    }
+    return arr;
+fail:
+    cJSON_Delete(arr);
+    return NULL;
+}
+
+/* Names of the flagged equations (or variables). */
+static cJSON *mode_flagged(const mel_model *m, bool equations, const bool *flags)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (arr == NULL)
+        return NULL;
+    uint32_t n = equations ? m->n_equations : m->n_variables;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!flags[i])
+            continue;
+        const char *name = equations ? m->equations[i].name : m->variables[i].name;
+        if (!attach(arr, NULL, cJSON_CreateString(name ? name : "?"))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+    const uint32_t *a = pa, *b = pb;
+    if (a[0] != b[0])
+        return a[0] < b[0] ? -1 : 1;
+    return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
+                  const cdg_graph *g, const cdg_mode_view *cv, cJSON **out)
+{
+    if (m == NULL || sv == NULL || out == NULL || (mode == NULL && m->n_modes > 0) ||
+        (g == NULL) != (cv == NULL))
+        return MDAE_E_INVAL;
+    if ((m->n_equations > 0 && (!sv->eq_active || !sv->c || !sv->overdetermined)) ||
+        (m->n_variables > 0 && (!sv->var_active || !sv->d || !sv->underdetermined)))
+        return MDAE_E_INVAL;
+    if (cv != NULL && ((cv->n_blocks > 0 && cv->blocks == NULL) ||
+                       (cv->n_edges > 0 && cv->edges == NULL)))
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    int rc = MDAE_E_NOMEM;
+    uint32_t *pos = NULL;   /* block id -> position in the solving order */
+    uint32_t *pairs = NULL; /* edges as positions */
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return MDAE_E_NOMEM;
+    cJSON *mo = cJSON_CreateObject();
+    if (!attach(root, "mode", mo))
+        goto fail;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (!add_bool(mo, m->modes[k].name, mode[k]))
+            goto fail;
+    bool offsets = sv->valid && !sv->singular;
+    if (!add_bool(root, "valid", sv->valid) || !add_bool(root, "singular", sv->singular) ||
+        !attach(root, "equations", mode_items(m, true, sv, offsets)) ||
+        !attach(root, "variables", mode_items(m, false, sv, offsets)))
+        goto fail;
+    if (cv != NULL) {
+        size_t nb = cdg_graph_n_blocks(g);
+        pos = mdae_calloc(nb + 1, sizeof *pos);
+        cJSON *blocks = cJSON_CreateArray();
+        if (pos == NULL || !attach(root, "blocks", blocks))
+            goto fail;
+        for (size_t k = 0; k < nb; k++)
+            pos[k] = UINT32_MAX;
+        for (size_t k = 0; k < cv->n_blocks; k++) {
+            cdg_block b;
+            if (cv->blocks[k] >= nb || cdg_graph_block(g, cv->blocks[k], &b) < 0 ||
+                !block_arrays_ok(&b)) {
+                rc = MDAE_E_INVAL;
+                goto fail;
+            }
+            pos[cv->blocks[k]] = (uint32_t)k;
+            cJSON *o = cJSON_CreateObject();
+            if (!attach(blocks, NULL, o) || !add_num(o, "id", b.id) || !add_block_items(o, &b))
+                goto fail;
+        }
+        /* The view sorts edges by ids; readers want them by position. */
+        pairs = mdae_calloc(2 * cv->n_edges + 1, sizeof *pairs);
+        cJSON *edges = cJSON_CreateArray();
+        if (pairs == NULL || !attach(root, "edges", edges))
+            goto fail;
+        for (size_t k = 0; k < cv->n_edges; k++) {
+            uint32_t a = cv->edges[2 * k], b = cv->edges[2 * k + 1];
+            if (a >= nb || b >= nb || pos[a] == UINT32_MAX || pos[b] == UINT32_MAX) {
+                rc = MDAE_E_INVAL; /* an edge between blocks not in the view */
+                goto fail;
+            }
+            pairs[2 * k] = pos[a];
+            pairs[2 * k + 1] = pos[b];
+        }
+        if (cv->n_edges > 1)
+            qsort(pairs, cv->n_edges, 2 * sizeof *pairs, cmp_pair);
+        for (size_t k = 0; k < cv->n_edges; k++) {
+            cJSON *pair = cJSON_CreateArray();
+            if (!attach(edges, NULL, pair) ||
+                !attach(pair, NULL, cJSON_CreateNumber(pairs[2 * k])) ||
+                !attach(pair, NULL, cJSON_CreateNumber(pairs[2 * k + 1])))
+                goto fail;
+        }
+    }
+    if (!attach(root, "overdetermined", mode_flagged(m, true, sv->overdetermined)) ||
+        !attach(root, "underdetermined", mode_flagged(m, false, sv->underdetermined)))
+        goto fail;
+    mdae_free(pos);
+    mdae_free(pairs);
+    *out = root;
+    return MDAE_OK;
+fail:
+    mdae_free(pos);
+    mdae_free(pairs);
     cJSON_Delete(root);
     return rc;
 }

@@ -10,8 +10,10 @@
  * never change.
  *
  * Promises: pure data conversion; no I/O, no logging, no BuDDy. It reads
- * engine/mel.h and engine/sa.h structures as plain data only (the agreed
- * exception to the layering rule). Reentrant once rpc_json_init() has run.
+ * engine/mel.h, engine/sa.h and engine/cdg.h structures as plain data only
+ * (the agreed exception to the layering rule; the one engine call is
+ * cdg_graph_block(), an array lookup). Reentrant once rpc_json_init() has
+ * run.
  *
  * Errors: MDAE_OK, MDAE_E_NOMEM (cJSON could not allocate; nothing is leaked
  * and *out is untouched), MDAE_E_INVAL (NULL argument, or a report whose
@@ -43,6 +45,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
+#include "cdg.h"
 
 /* Point cJSON at mdae_malloc/mdae_free (cJSON_InitHooks), so that tests that
  * make allocations fail reach cJSON too, and so that strings printed by
@@ -94,6 +97,75 @@ MDAE_API int rpc_json_cubes(uint32_t n_modes, const char *const *names /* borrow
  * {"severity":"note","message":"N more diagnostics not shown"} says so. */
 MDAE_API int rpc_json_diags(const mdae_diags *d /* borrowed */,
                             cJSON **out /* out: owned */);
+
+/* ---- Blocks and edges (issue 4) ------------------------------------------- */
+
+/* Add the conditional dependency graph to an analysis object (issue 4
+ * section 3) as two new members:
+ *   "blocks":[{"id":0,"guard":..,"cubes":[..],
+ *              "equations":[{"name":"K1","order":0}...],
+ *              "unknowns":[{"name":"i1","order":0}...],
+ *              "reads":[{"name":"x1","order":0}...]}...],
+ *   "edges":[{"from":0,"to":3,"guard":..,"cubes":[..]}...]
+ * A block's guard is the set of valid nonsingular modes where it is a block;
+ * "from"/"to" are block ids (positions in "blocks"). Arrays are in the
+ * order of the report (blocks by id, edges by (from, to)). On failure
+ * `analysis` is left as it was. */
+MDAE_API int rpc_json_cdg(const cdg_report *rep /* borrowed */,
+                          cJSON *analysis /* borrowed: gains two members */);
+
+/* The complete analysis (`mdae analyze --json`, the server's analyze
+ * result): rpc_json_report()'s object, plus rpc_json_cdg()'s members when
+ * cdg is not NULL. */
+MDAE_API int rpc_json_analysis(const sa_report *rep /* borrowed */,
+                               const cdg_report *cdg /* borrowed; may be NULL */,
+                               cJSON **out /* out: owned */);
+
+/* ---- One mode (issue 4 section 4) ------------------------------------------ */
+
+/* The mode syntax of the command line, "g1=1,g2=false" (spaces allowed
+ * around names, values and commas; values 1/0/true/false; the empty string
+ * is the mode where every variable is false), as the JSON object the
+ * protocol carries: {"g1":true,"g2":false}. Purely syntactic: names are not
+ * checked against a model (rpc_json_mode_read does that). MDAE_E_INVAL
+ * with a reason in why (NUL-terminated, truncated to why_len) on a syntax
+ * error or a name given twice. */
+MDAE_API int rpc_json_mode_spec(const char *spec /* borrowed */, cJSON **out /* out: owned */,
+                                char *why /* out */, size_t why_len);
+
+/* Read a mode object ({"g1":true,"g2":0}: booleans, or the numbers 1 and 0)
+ * into mode[k] for mode variable k of m; variables the object does not
+ * list are false. MDAE_E_INVAL, with a reason naming the culprit in why,
+ * for a non-object, a name that is not a mode variable of m, or another
+ * value. mode must hold m->n_modes entries (may be NULL when 0). */
+MDAE_API int rpc_json_mode_read(const cJSON *obj /* borrowed */, const mel_model *m /* borrowed */,
+                                bool *mode /* out */, char *why /* out */, size_t why_len);
+
+/* The per-mode projection (`mdae mode --json`, the server's mode result):
+ *   {"mode":{"g1":true,"g2":false},      every mode variable
+ *    "valid":bool, "singular":bool,
+ *    "equations":[{"name":"K1","active":bool,"offset":c|null}...],
+ *    "variables":[{"name":"x","active":bool,"offset":d|null}...],
+ *    "blocks":[{"id":3,"equations":[{"name","order"}..],"unknowns":[..],
+ *               "reads":[..]}...],
+ *    "edges":[[0,2],...],
+ *    "overdetermined":["e2",...], "underdetermined":["x",...]}
+ * equations/variables list every one of the model, in model order;
+ * "offset" is null when the item is inactive in the mode, or when the mode
+ * is invalid or singular (no offsets exist there). "blocks" are the blocks
+ * active in the mode in a valid solving order (cdg_mode_view.blocks), "id"
+ * being the block's id in the analysis JSON; each edge [from,to] gives
+ * POSITIONS in this "blocks" array (not ids), so from < to always holds.
+ * Both are empty in invalid and singular modes. overdetermined and
+ * underdetermined are names, non-empty only in singular modes.
+ * sv and cv must come from sa_result_mode()/cdg_graph_mode() on the same
+ * mode, for the result g was built from (whose model is m). g and cv may
+ * both be NULL (no CDG): "blocks" and "edges" are then omitted. */
+MDAE_API int rpc_json_mode(const mel_model *m /* borrowed */, const bool *mode /* borrowed */,
+                           const sa_mode_view *sv /* borrowed */,
+                           const cdg_graph *g /* borrowed; may be NULL */,
+                           const cdg_mode_view *cv /* borrowed; may be NULL */,
+                           cJSON **out /* out: owned */);
 
 /* Print a tree to a new NUL-terminated string (owned: mdae_free), indented
  * when `pretty`, compact otherwise. MDAE_E_NOMEM on failure. */
