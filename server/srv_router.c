@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 /* Error code for a missing or wrong access token (server-defined range). */
-#define SRV_UNAUTHORIZED (-32001)
+#define SRV_UNAUTHORIZED (-32099) /* not -32000+rc: -32001 is MDAE_E_NOMEM */
 
 struct srv_batch {
     srv_conn *conn; /* referenced */

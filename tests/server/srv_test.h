@@ -1,0 +1,391 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/server/srv_test.h -- shared harness of the server tests: start a real
+ * mdaed on 127.0.0.1 with an ephemeral port (and a Unix socket in a temporary
+ * directory), talk to it over sockets with bounded waits, stop it.
+ *
+ * Every wait is bounded (SRV_TEST_WAIT_MS) so a broken server fails a test
+ * instead of hanging it. Functions are static: each test file is its own
+ * executable.
+ */
+#ifndef SRV_TEST_H
+#define SRV_TEST_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "rpc_message.h"
+
+#define SRV_TEST_WAIT_MS 20000
+
+typedef struct srv_proc {
+    pid_t pid;
+    int port;
+    char dir[64];
+    char sock[100];
+} srv_proc;
+
+typedef struct client {
+    int fd;
+    char *buf;
+    size_t len, cap;
+} client;
+
+static uint64_t t_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void t_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static char *t_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static char *t_model(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
+    return t_read_file(path);
+}
+
+/* Start mdaed; `limits` is inserted in the "limits" object (may be ""),
+ * `top` among the top-level keys (may be ""). */
+static void srv_start(srv_proc *p, const char *limits, const char *top)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->dir, sizeof p->dir, "/tmp/mdaed-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(p->dir));
+    snprintf(p->sock, sizeof p->sock, "%s/sock", p->dir);
+    char conf[256], port_file[256];
+    snprintf(conf, sizeof conf, "%s/mdaed.json", p->dir);
+    snprintf(port_file, sizeof port_file, "%s/port", p->dir);
+    FILE *f = fopen(conf, "w");
+    cr_assert_not_null(f);
+    fprintf(f,
+            "// test configuration\n{\n"
+            "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
+            "  \"web_root\": \"%s/clients/web\",\n"
+            "  \"log_level\": \"warn\",\n"
+            "  \"debug_methods\": true,\n"
+            "  %s%s\n"
+            "  \"limits\": {\"worker_idle_ms\": 60000 %s%s}\n"
+            "}\n",
+            p->sock, MDAE_SOURCE_DIR, top, top[0] ? "," : "", limits[0] ? "," : "", limits);
+    fclose(f);
+    char exe[512];
+    snprintf(exe, sizeof exe, "%s/server/mdaed", MDAE_BINARY_DIR);
+    p->pid = fork();
+    cr_assert_geq(p->pid, 0);
+    if (p->pid == 0) {
+        /* A failed assertion ends the test process without srv_stop: take
+         * the server with it (its workers follow when their pipe closes). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 1); /* keep Criterion's pipes free of our output */
+        execl(exe, exe, "--config", conf, "--port-file", port_file, (char *)NULL);
+        _exit(127);
+    }
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (t_now_ms() < end) {
+        FILE *pf = fopen(port_file, "r");
+        if (pf != NULL) {
+            int ok = fscanf(pf, "%d", &p->port);
+            fclose(pf);
+            if (ok == 1 && p->port > 0)
+                return;
+        }
+        int st;
+        cr_assert_eq(waitpid(p->pid, &st, WNOHANG), 0, "mdaed exited at startup");
+        t_sleep_ms(10);
+    }
+    cr_assert_fail("mdaed did not write its port");
+}
+
+/* Stop with SIGTERM; returns the exit status (or -1 when it had to be
+ * killed). */
+static int srv_stop(srv_proc *p)
+{
+    int st = 0;
+    kill(p->pid, SIGTERM);
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    int rc = -1;
+    while (t_now_ms() < end) {
+        pid_t r = waitpid(p->pid, &st, WNOHANG);
+        if (r == p->pid) {
+            rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            break;
+        }
+        t_sleep_ms(10);
+    }
+    if (rc == -1 && waitpid(p->pid, &st, WNOHANG) == 0) {
+        kill(p->pid, SIGKILL);
+        waitpid(p->pid, &st, 0);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", p->dir);
+    return rc;
+}
+
+static void cl_open_fd(client *c, int fd)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = fd;
+    c->cap = 1 << 16;
+    c->buf = malloc(c->cap);
+}
+
+static void cl_connect(client *c, const srv_proc *p)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)p->port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    cl_open_fd(c, fd);
+}
+
+static void cl_connect_unix(client *c, const srv_proc *p)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_un a = {0};
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", p->sock);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    cl_open_fd(c, fd);
+}
+
+static void cl_close(client *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    free(c->buf);
+    c->buf = NULL;
+}
+
+static void cl_send_raw(client *c, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        cr_assert_gt(w, 0, "send: %s", strerror(errno));
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void cl_send(client *c, const char *s) { cl_send_raw(c, s, strlen(s)); }
+
+/* Read more bytes; false on EOF or timeout. */
+static bool cl_fill(client *c, int timeout_ms)
+{
+    struct pollfd pfd = {c->fd, POLLIN, 0};
+    if (poll(&pfd, 1, timeout_ms) <= 0)
+        return false;
+    if (c->len + 65536 > c->cap) {
+        c->cap = c->cap * 2 + 65536;
+        c->buf = realloc(c->buf, c->cap);
+    }
+    ssize_t n = recv(c->fd, c->buf + c->len, c->cap - c->len - 1, 0);
+    if (n <= 0)
+        return false;
+    c->len += (size_t)n;
+    return true;
+}
+
+/* True when the server closed the connection (EOF) within the wait. */
+static bool cl_wait_eof(client *c)
+{
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (t_now_ms() < end) {
+        struct pollfd pfd = {c->fd, POLLIN, 0};
+        if (poll(&pfd, 1, 100) <= 0)
+            continue;
+        char tmp[4096];
+        ssize_t n = recv(c->fd, tmp, sizeof tmp, 0);
+        if (n <= 0)
+            return true;
+    }
+    return false;
+}
+
+static void cl_consume(client *c, size_t n)
+{
+    memmove(c->buf, c->buf + n, c->len - n);
+    c->len -= n;
+}
+
+/* One NDJSON line (malloc'd, without the newline), or NULL on timeout/EOF. */
+static char *cl_line(client *c)
+{
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    for (;;) {
+        char *nl = memchr(c->buf, '\n', c->len);
+        if (nl != NULL) {
+            size_t k = (size_t)(nl - c->buf);
+            char *s = malloc(k + 1);
+            memcpy(s, c->buf, k);
+            s[k] = '\0';
+            cl_consume(c, k + 1);
+            return s;
+        }
+        uint64_t now = t_now_ms();
+        if (now >= end || !cl_fill(c, (int)(end - now)))
+            return NULL;
+    }
+}
+
+/* One Content-Length framed body, or NULL. */
+static char *cl_lsp(client *c)
+{
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    for (;;) {
+        c->buf[c->len] = '\0';
+        char *hdr_end = strstr(c->buf, "\r\n\r\n");
+        if (hdr_end != NULL) {
+            size_t n = 0;
+            cr_assert_eq(sscanf(c->buf, "Content-Length: %zu", &n), 1, "bad header: %s", c->buf);
+            size_t h = (size_t)(hdr_end - c->buf) + 4;
+            if (c->len >= h + n) {
+                char *s = malloc(n + 1);
+                memcpy(s, c->buf + h, n);
+                s[n] = '\0';
+                cl_consume(c, h + n);
+                return s;
+            }
+        }
+        uint64_t now = t_now_ms();
+        if (now >= end || !cl_fill(c, (int)(end - now)))
+            return NULL;
+    }
+}
+
+static cJSON *cl_json(client *c)
+{
+    char *s = cl_line(c);
+    cr_assert_not_null(s, "no reply from the server");
+    cJSON *j = cJSON_Parse(s);
+    cr_assert_not_null(j, "not JSON: %s", s);
+    free(s);
+    return j;
+}
+
+static cJSON *cl_lsp_json(client *c)
+{
+    char *s = cl_lsp(c);
+    cr_assert_not_null(s, "no reply from the server");
+    cJSON *j = cJSON_Parse(s);
+    cr_assert_not_null(j, "not JSON: %s", s);
+    free(s);
+    return j;
+}
+
+/* Send one NDJSON request and return the response with that id, skipping
+ * notifications. */
+static cJSON *cl_call(client *c, const char *json)
+{
+    cl_send(c, json);
+    cl_send(c, "\n");
+    for (;;) {
+        cJSON *j = cl_json(c);
+        if (cJSON_GetObjectItem(j, "method") == NULL)
+            return j;
+        cJSON_Delete(j);
+    }
+}
+
+/* Build {"jsonrpc":"2.0","id":id,"method":m,"params":params} (params taken). */
+static char *t_request(int id, const char *method, cJSON *params)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+    cJSON_AddNumberToObject(r, "id", id);
+    cJSON_AddStringToObject(r, "method", method);
+    if (params)
+        cJSON_AddItemToObject(r, "params", params);
+    char *s = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    return s;
+}
+
+static cJSON *cl_request(client *c, int id, const char *method, cJSON *params)
+{
+    char *s = t_request(id, method, params);
+    cJSON *r = cl_call(c, s);
+    cJSON_free(s);
+    return r;
+}
+
+/* Open a session on text; returns its id (malloc'd). */
+static char *cl_open(client *c, const char *text)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "text", text);
+    cJSON *r = cl_request(c, 100, "session/open", p);
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "session/open failed: %s", cJSON_PrintUnformatted(r));
+    char *id = strdup(cJSON_GetObjectItem(res, "session")->valuestring);
+    cJSON_Delete(r);
+    return id;
+}
+
+static cJSON *session_params(const char *sid)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "session", sid);
+    return p;
+}
+
+static int error_code(const cJSON *r)
+{
+    const cJSON *e = cJSON_GetObjectItem(r, "error");
+    cr_assert_not_null(e, "expected an error: %s", cJSON_PrintUnformatted(r));
+    return cJSON_GetObjectItem(e, "code")->valueint;
+}
+
+static const char *error_message(const cJSON *r)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "message")->valuestring;
+}
+
+#endif /* SRV_TEST_H */

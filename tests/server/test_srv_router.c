@@ -1,0 +1,468 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/server/test_srv_router.c -- a real mdaed driven over each transport
+ * and framing: NDJSON, Content-Length, HTTP, Unix socket; batches, every
+ * error code, streaming order, results identical to the CLI's, oversized
+ * messages, garbage, the access token.
+ */
+#include "srv_test.h"
+
+Test(srv_router, answers_server_status_over_ndjson)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    cJSON *r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}");
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res);
+    cr_assert_str_eq(cJSON_GetObjectItem(res, "version")->valuestring, "0.1.0");
+    cr_assert_eq(cJSON_GetObjectItem(res, "sessions")->valueint, 0);
+    cr_assert_not_null(cJSON_GetObjectItem(res, "memory"));
+    cr_assert_not_null(cJSON_GetObjectItem(res, "uptime_ms"));
+    cJSON_Delete(r);
+    cl_close(&c);
+    cr_assert_eq(srv_stop(&p), 0, "clean shutdown on SIGTERM");
+}
+
+/* The CLI's `mdae analyze --json` output for a model, parsed. */
+static cJSON *cli_analysis(const char *model)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/clients/mdae analyze --json %s/tests/models/%s",
+             MDAE_BINARY_DIR, MDAE_SOURCE_DIR, model);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0)
+        n += k;
+    buf[n] = '\0';
+    pclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    return j;
+}
+
+Test(srv_router, analyses_like_the_cli_over_content_length_framing)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    cJSON_AddStringToObject(params, "format", "mel");
+    char *req = t_request(1, "session/open", params);
+    char hdr[64];
+    snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(req));
+    cl_send(&c, hdr);
+    cl_send(&c, req);
+    cJSON_free(req);
+    cJSON *r = cl_lsp_json(&c);
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    cr_assert_str_eq(cJSON_GetObjectItem(res, "session")->valuestring, "s1");
+    cJSON *counts = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "summary"), "counts");
+    cr_assert_eq(cJSON_GetObjectItem(counts, "equations")->valueint, 14);
+    cJSON_Delete(r);
+
+    req = t_request(2, "session/analyze", session_params("s1"));
+    snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(req));
+    cl_send(&c, hdr);
+    cl_send(&c, req);
+    cJSON_free(req);
+    r = cl_lsp_json(&c);
+    res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    cJSON *cli = cli_analysis("rldc2.mel");
+    if (cli != NULL) /* the CLI is built by its own target */
+        cr_assert(cJSON_Compare(res, cli, true), "server and CLI disagree");
+    cJSON_Delete(cli);
+    cJSON_Delete(r);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, streams_every_progress_notification_before_the_result)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("brake.mel");
+    char *sid = cl_open(&c, text);
+    cJSON *params = session_params(sid);
+    cJSON_AddBoolToObject(params, "stream", true);
+    char *req = t_request(7, "session/analyze", params);
+    cl_send(&c, req);
+    cl_send(&c, "\n");
+    cJSON_free(req);
+    int notes = 0;
+    for (;;) {
+        cJSON *j = cl_json(&c);
+        const cJSON *m = cJSON_GetObjectItem(j, "method");
+        if (m == NULL) {
+            cr_assert_not_null(cJSON_GetObjectItem(j, "result"), "%s", cJSON_PrintUnformatted(j));
+            cr_assert_eq(cJSON_GetObjectItem(j, "id")->valueint, 7);
+            cJSON_Delete(j);
+            break;
+        }
+        cr_assert_str_eq(m->valuestring, "analysis/progress");
+        cJSON *np = cJSON_GetObjectItem(j, "params");
+        cr_assert_eq(cJSON_GetObjectItem(np, "id")->valueint, 7, "the request's own id");
+        cr_assert_str_eq(cJSON_GetObjectItem(np, "session")->valuestring, sid);
+        cr_assert_not_null(cJSON_GetObjectItem(np, "phase"));
+        cr_assert_not_null(cJSON_GetObjectItem(np, "done"));
+        cr_assert_not_null(cJSON_GetObjectItem(np, "total"));
+        notes++;
+        cJSON_Delete(j);
+    }
+    cr_assert_gt(notes, 0);
+    free(sid);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, answers_a_batch_with_one_array_in_any_order)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("two_equations.mel");
+    char *sid = cl_open(&c, text);
+    char batch[512];
+    snprintf(batch, sizeof batch,
+             "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/analyze\",\"params\":"
+             "{\"session\":\"%s\"}},"
+             "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"},"
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"},"
+             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"no/such\"},"
+             "42]",
+             sid);
+    cJSON *r = cl_call(&c, batch);
+    cr_assert(cJSON_IsArray(r), "%s", cJSON_PrintUnformatted(r));
+    cr_assert_eq(cJSON_GetArraySize(r), 4, "no response for the notification");
+    bool seen[5] = {false};
+    cJSON *e;
+    cJSON_ArrayForEach(e, r)
+    {
+        cJSON *id = cJSON_GetObjectItem(e, "id");
+        if (cJSON_IsNull(id)) {
+            cr_assert_eq(error_code(e), RPC_INVALID_REQUEST);
+            seen[4] = true;
+            continue;
+        }
+        seen[id->valueint] = true;
+        if (id->valueint == 3)
+            cr_assert_eq(error_code(e), RPC_METHOD_NOT_FOUND);
+        else
+            cr_assert_not_null(cJSON_GetObjectItem(e, "result"));
+    }
+    cr_assert(seen[1] && seen[2] && seen[3] && seen[4]);
+    cJSON_Delete(r);
+    r = cl_call(&c, "[{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}]\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"server/status\"}");
+    cr_assert_eq(cJSON_GetObjectItem(r, "id")->valueint, 9, "a batch of notifications gets nothing");
+    cJSON_Delete(r);
+    free(sid);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, reports_each_protocol_error_code)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    cJSON *r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,");
+    cr_assert_eq(error_code(r), RPC_PARSE_ERROR);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "id")));
+    cJSON_Delete(r);
+    r = cl_call(&c, "{\"jsonrpc\":\"1.0\",\"id\":2,\"method\":\"server/status\"}");
+    cr_assert_eq(error_code(r), RPC_INVALID_REQUEST);
+    cr_assert_eq(cJSON_GetObjectItem(r, "id")->valueint, 2);
+    cJSON_Delete(r);
+    r = cl_call(&c, "[]");
+    cr_assert_eq(error_code(r), RPC_INVALID_REQUEST);
+    cJSON_Delete(r);
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/fly\"}");
+    cr_assert_eq(error_code(r), RPC_METHOD_NOT_FOUND);
+    cJSON_Delete(r);
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session/open\",\"params\":{}}");
+    cr_assert_eq(error_code(r), RPC_INVALID_PARAMS);
+    cr_assert(strstr(error_message(r), "text") != NULL, "says what is wrong");
+    cJSON_Delete(r);
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session/analyze\","
+                    "\"params\":{\"session\":\"s999\"}}");
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_STATE));
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"),
+                                                             "data"), "name")->valuestring,
+                     "MDAE_E_STATE");
+    cJSON_Delete(r);
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/mode\","
+                    "\"params\":{\"session\":\"s1\",\"mode\":{}}}");
+    cr_assert_eq(error_code(r), RPC_METHOD_NOT_FOUND);
+    cr_assert(strstr(error_message(r), "not implemented yet") != NULL);
+    cJSON_Delete(r);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, reports_model_errors_with_located_diagnostics)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("syntax_error.mel");
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    cJSON *r = cl_request(&c, 1, "session/open", params);
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_PARSE), "%s", cJSON_PrintUnformatted(r));
+    cJSON *data = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
+    cJSON *msgs = cJSON_GetObjectItem(data, "messages");
+    cr_assert_gt(cJSON_GetArraySize(msgs), 0);
+    cr_assert(strstr(cJSON_GetArrayItem(msgs, 0)->valuestring, ":12:27: error") != NULL, "%s",
+              cJSON_GetArrayItem(msgs, 0)->valuestring);
+    cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(data, "diagnostics")), 0);
+    cJSON_Delete(r);
+    r = cl_request(&c, 2, "server/status", NULL);
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "sessions")->valueint, 0,
+                 "a model that does not load opens no session");
+    cJSON_Delete(r);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, serves_post_rpc_as_chunked_ndjson)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
+    char req[512];
+    snprintf(req, sizeof req,
+             "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+             strlen(body), body);
+    cl_send(&c, req);
+    /* read everything until EOF (Connection: close) */
+    while (cl_fill(&c, 2000))
+        ;
+    c.buf[c.len] = '\0';
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK\r\n", 17) == 0, "%s", c.buf);
+    cr_assert(strstr(c.buf, "Transfer-Encoding: chunked") != NULL);
+    cr_assert(strstr(c.buf, "application/x-ndjson") != NULL);
+    cr_assert(strstr(c.buf, "\"result\":{") != NULL);
+    cr_assert(strstr(c.buf, "\r\n0\r\n\r\n") != NULL, "the chunked stream ends");
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, streams_notifications_then_the_result_over_http)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    char *sid = cl_open(&c, text); /* opened over NDJSON, persistent? no: same server */
+    cJSON_free(NULL);
+    client h;
+    cl_connect(&h, &p);
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"session/analyze\","
+             "\"params\":{\"session\":\"%s\",\"stream\":true}}",
+             sid);
+    char req[512];
+    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(body), body);
+    cl_send(&h, req);
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (t_now_ms() < end) {
+        h.buf[h.len] = '\0';
+        if (strstr(h.buf, "\r\n0\r\n\r\n") != NULL)
+            break;
+        cl_fill(&h, 200);
+    }
+    h.buf[h.len] = '\0';
+    char *progress = strstr(h.buf, "analysis/progress");
+    char *result = strstr(h.buf, "\"result\"");
+    cr_assert_not_null(progress, "%s", h.buf);
+    cr_assert_not_null(result);
+    cr_assert_lt(progress, result, "notifications come before the result");
+    /* keep-alive: a second request on the same connection */
+    h.len = 0;
+    const char *b2 = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}";
+    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(b2), b2);
+    cl_send(&h, req);
+    end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (t_now_ms() < end) {
+        h.buf[h.len] = '\0';
+        if (strstr(h.buf, "\r\n0\r\n\r\n") != NULL)
+            break;
+        cl_fill(&h, 200);
+    }
+    cr_assert(strstr(h.buf, "\"id\":2") != NULL, "%s", h.buf);
+    free(sid);
+    free(text);
+    cl_close(&h);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, serves_the_placeholder_page_on_get)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    cl_send(&c, "GET / HTTP/1.0\r\n\r\n");
+    while (cl_fill(&c, 2000))
+        ;
+    c.buf[c.len] = '\0';
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
+    cr_assert(strstr(c.buf, "text/html") != NULL);
+    cr_assert(strstr(c.buf, "<h1>mdaed</h1>") != NULL);
+    cl_close(&c);
+    cl_connect(&c, &p);
+    cl_send(&c, "GET /../../etc/passwd HTTP/1.0\r\n\r\n");
+    while (cl_fill(&c, 2000))
+        ;
+    c.buf[c.len] = '\0';
+    cr_assert(strstr(c.buf, "root:") == NULL);
+    cr_assert(strncmp(c.buf, "HTTP/1.1 400", 12) == 0, "%s", c.buf);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, closes_a_connection_after_an_oversized_message_only)
+{
+    srv_proc p;
+    client big, other;
+    srv_start(&p, "\"max_message_bytes\": 4096", "");
+    cl_connect(&other, &p);
+    cl_connect(&big, &p);
+    char *line = malloc(10000);
+    memset(line, ' ', 10000);
+    memcpy(line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"pad\":\"", 45);
+    cl_send_raw(&big, line, 10000);
+    free(line);
+    cJSON *r = cl_json(&big);
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_LIMIT), "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cr_assert(cl_wait_eof(&big), "the connection is closed after the error");
+    r = cl_call(&other, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}");
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "other connections are unaffected");
+    cJSON_Delete(r);
+    cl_close(&big);
+    cl_close(&other);
+    srv_stop(&p);
+}
+
+Test(srv_router, survives_garbage_bytes)
+{
+    srv_proc p;
+    client c, d;
+    srv_start(&p, "\"max_message_bytes\": 65536", "");
+    cl_connect(&c, &p);
+    unsigned char junk[70000];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof junk; i++) {
+        x = x * 1103515245u + 12345u;
+        junk[i] = (unsigned char)(x >> 16);
+        if (junk[i] == '\n')
+            junk[i] = 0;
+    }
+    cl_send_raw(&c, (const char *)junk, 100);
+    cl_send(&c, "\n");
+    cJSON *r = cl_json(&c);
+    cr_assert_eq(error_code(r), RPC_PARSE_ERROR);
+    cJSON_Delete(r);
+    /* a garbage stream without newlines hits the frame limit and is cut off */
+    cl_send_raw(&c, (const char *)junk, sizeof junk);
+    cr_assert(cl_wait_eof(&c));
+    cl_connect(&d, &p);
+    r = cl_call(&d, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}");
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
+    cJSON_Delete(r);
+    cl_close(&c);
+    cl_close(&d);
+    srv_stop(&p);
+}
+
+Test(srv_router, works_over_the_unix_socket)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect_unix(&c, &p);
+    cJSON *r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}");
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
+    cJSON_Delete(r);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, requires_the_access_token_on_tcp)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "\"token\": \"s3cret\"");
+    cl_connect(&c, &p);
+    cJSON *r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}");
+    cr_assert_eq(error_code(r), -32099);
+    cJSON_Delete(r);
+    cr_assert(cl_wait_eof(&c));
+    cl_close(&c);
+    cl_connect(&c, &p);
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"s3cret\"}}");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "result")));
+    cJSON_Delete(r);
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}");
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
+    cJSON_Delete(r);
+    cl_close(&c);
+    /* HTTP: Bearer header on each request */
+    cl_connect(&c, &p);
+    const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
+    char req[512];
+    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nContent-Length: %zu\r\n\r\n%s", strlen(body),
+             body);
+    cl_send(&c, req);
+    while (cl_fill(&c, 2000))
+        ;
+    c.buf[c.len] = '\0';
+    cr_assert(strncmp(c.buf, "HTTP/1.1 401", 12) == 0, "%s", c.buf);
+    cl_close(&c);
+    cl_connect(&c, &p);
+    snprintf(req, sizeof req,
+             "POST /rpc HTTP/1.1\r\nAuthorization: Bearer s3cret\r\nConnection: close\r\n"
+             "Content-Length: %zu\r\n\r\n%s",
+             strlen(body), body);
+    cl_send(&c, req);
+    while (cl_fill(&c, 2000))
+        ;
+    c.buf[c.len] = '\0';
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200", 12) == 0, "%s", c.buf);
+    cl_close(&c);
+    /* the Unix socket does not need the token */
+    cl_connect_unix(&c, &p);
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}");
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
+    cJSON_Delete(r);
+    cl_close(&c);
+    srv_stop(&p);
+}
