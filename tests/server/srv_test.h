@@ -47,20 +47,20 @@ typedef struct client {
     size_t len, cap;
 } client;
 
-static uint64_t t_now_ms(void)
+static inline uint64_t t_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void t_sleep_ms(int ms)
+static inline void t_sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
-static char *t_read_file(const char *path)
+static inline char *t_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "cannot open %s", path);
@@ -74,7 +74,7 @@ static char *t_read_file(const char *path)
     return s;
 }
 
-static char *t_model(const char *name)
+static inline char *t_model(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
@@ -83,7 +83,7 @@ static char *t_model(const char *name)
 
 /* Start mdaed; `limits` is inserted in the "limits" object (may be ""),
  * `top` among the top-level keys (may be ""). */
-static void srv_start(srv_proc *p, const char *limits, const char *top)
+static inline void srv_start(srv_proc *p, const char *limits, const char *top)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dir, sizeof p->dir, "/tmp/mdaed-test-XXXXXX");
@@ -137,7 +137,7 @@ static void srv_start(srv_proc *p, const char *limits, const char *top)
 
 /* Stop with SIGTERM; returns the exit status (or -1 when it had to be
  * killed). */
-static int srv_stop(srv_proc *p)
+static inline int srv_stop(srv_proc *p)
 {
     int st = 0;
     kill(p->pid, SIGTERM);
@@ -162,7 +162,7 @@ static int srv_stop(srv_proc *p)
     return rc;
 }
 
-static void cl_open_fd(client *c, int fd)
+static inline void cl_open_fd(client *c, int fd)
 {
     memset(c, 0, sizeof *c);
     c->fd = fd;
@@ -170,7 +170,7 @@ static void cl_open_fd(client *c, int fd)
     c->buf = malloc(c->cap);
 }
 
-static void cl_connect(client *c, const srv_proc *p)
+static inline void cl_connect(client *c, const srv_proc *p)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     cr_assert_geq(fd, 0);
@@ -182,7 +182,7 @@ static void cl_connect(client *c, const srv_proc *p)
     cl_open_fd(c, fd);
 }
 
-static void cl_connect_unix(client *c, const srv_proc *p)
+static inline void cl_connect_unix(client *c, const srv_proc *p)
 {
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     cr_assert_geq(fd, 0);
@@ -193,7 +193,7 @@ static void cl_connect_unix(client *c, const srv_proc *p)
     cl_open_fd(c, fd);
 }
 
-static void cl_close(client *c)
+static inline void cl_close(client *c)
 {
     if (c->fd >= 0)
         close(c->fd);
@@ -202,7 +202,7 @@ static void cl_close(client *c)
     c->buf = NULL;
 }
 
-static void cl_send_raw(client *c, const char *s, size_t n)
+static inline void cl_send_raw(client *c, const char *s, size_t n)
 {
     while (n > 0) {
         ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL);
@@ -214,10 +214,10 @@ static void cl_send_raw(client *c, const char *s, size_t n)
     }
 }
 
-static void cl_send(client *c, const char *s) { cl_send_raw(c, s, strlen(s)); }
+static inline void cl_send(client *c, const char *s) { cl_send_raw(c, s, strlen(s)); }
 
 /* Read more bytes; false on EOF or timeout. */
-static bool cl_fill(client *c, int timeout_ms)
+static inline bool cl_fill(client *c, int timeout_ms)
 {
     struct pollfd pfd = {c->fd, POLLIN, 0};
     if (poll(&pfd, 1, timeout_ms) <= 0)
@@ -234,7 +234,7 @@ static bool cl_fill(client *c, int timeout_ms)
 }
 
 /* True when the server closed the connection (EOF) within the wait. */
-static bool cl_wait_eof(client *c)
+static inline bool cl_wait_eof(client *c)
 {
     uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
     while (t_now_ms() < end) {
@@ -249,14 +249,14 @@ static bool cl_wait_eof(client *c)
     return false;
 }
 
-static void cl_consume(client *c, size_t n)
+static inline void cl_consume(client *c, size_t n)
 {
     memmove(c->buf, c->buf + n, c->len - n);
     c->len -= n;
 }
 
 /* One NDJSON line (malloc'd, without the newline), or NULL on timeout/EOF. */
-static char *cl_line(client *c)
+static inline char *cl_line(client *c)
 {
     uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
     for (;;) {
@@ -276,7 +276,7 @@ static char *cl_line(client *c)
 }
 
 /* One Content-Length framed body, or NULL. */
-static char *cl_lsp(client *c)
+static inline char *cl_lsp(client *c)
 {
     uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
     for (;;) {
@@ -300,7 +300,7 @@ static char *cl_lsp(client *c)
     }
 }
 
-static cJSON *cl_json(client *c)
+static inline cJSON *cl_json(client *c)
 {
     char *s = cl_line(c);
     cr_assert_not_null(s, "no reply from the server");
@@ -310,7 +310,7 @@ static cJSON *cl_json(client *c)
     return j;
 }
 
-static cJSON *cl_lsp_json(client *c)
+static inline cJSON *cl_lsp_json(client *c)
 {
     char *s = cl_lsp(c);
     cr_assert_not_null(s, "no reply from the server");
@@ -322,7 +322,7 @@ static cJSON *cl_lsp_json(client *c)
 
 /* Send one NDJSON request and return the response with that id, skipping
  * notifications. */
-static cJSON *cl_call(client *c, const char *json)
+static inline cJSON *cl_call(client *c, const char *json)
 {
     cl_send(c, json);
     cl_send(c, "\n");
@@ -335,7 +335,7 @@ static cJSON *cl_call(client *c, const char *json)
 }
 
 /* Build {"jsonrpc":"2.0","id":id,"method":m,"params":params} (params taken). */
-static char *t_request(int id, const char *method, cJSON *params)
+static inline char *t_request(int id, const char *method, cJSON *params)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "jsonrpc", "2.0");
@@ -348,7 +348,7 @@ static char *t_request(int id, const char *method, cJSON *params)
     return s;
 }
 
-static cJSON *cl_request(client *c, int id, const char *method, cJSON *params)
+static inline cJSON *cl_request(client *c, int id, const char *method, cJSON *params)
 {
     char *s = t_request(id, method, params);
     cJSON *r = cl_call(c, s);
@@ -357,7 +357,7 @@ static cJSON *cl_request(client *c, int id, const char *method, cJSON *params)
 }
 
 /* Open a session on text; returns its id (malloc'd). */
-static char *cl_open(client *c, const char *text)
+static inline char *cl_open(client *c, const char *text)
 {
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "text", text);
@@ -369,21 +369,21 @@ static char *cl_open(client *c, const char *text)
     return id;
 }
 
-static cJSON *session_params(const char *sid)
+static inline cJSON *session_params(const char *sid)
 {
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "session", sid);
     return p;
 }
 
-static int error_code(const cJSON *r)
+static inline int error_code(const cJSON *r)
 {
     const cJSON *e = cJSON_GetObjectItem(r, "error");
     cr_assert_not_null(e, "expected an error: %s", cJSON_PrintUnformatted(r));
     return cJSON_GetObjectItem(e, "code")->valueint;
 }
 
-static const char *error_message(const cJSON *r)
+static inline const char *error_message(const cJSON *r)
 {
     return cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "message")->valuestring;
 }

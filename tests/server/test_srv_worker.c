@@ -1,0 +1,279 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/server/test_srv_worker.c -- worker processes seen from a client: a
+ * crash, a SIGKILL from outside, the memory cap, the time budget,
+ * cancellation (honoured, ignored, queued), restart from the kept text, and
+ * the limits on sessions and workers. Uses the debug methods, enabled by
+ * the test configuration only.
+ */
+#include "srv_test.h"
+
+static cJSON *debug_params(const char *sid, const char *key, double value)
+{
+    cJSON *p = session_params(sid);
+    if (key)
+        cJSON_AddNumberToObject(p, key, value);
+    return p;
+}
+
+static void assert_analyses(client *c, const char *sid, int id)
+{
+    cJSON *r = cl_request(c, id, "session/analyze", session_params(sid));
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "analysis failed: %s", cJSON_PrintUnformatted(r));
+    cr_assert_str_eq(cJSON_GetObjectItem(res, "status")->valuestring, "nonsingular");
+    cJSON_Delete(r);
+}
+
+static const char *data_string(const cJSON *r, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data"), key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+Test(srv_worker, reports_a_crash_and_keeps_other_sessions)
+{
+    srv_proc p;
+    client a, b;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    cl_connect(&b, &p);
+    char *text = t_model("rldc2.mel");
+    char *s1 = cl_open(&a, text);
+    char *s2 = cl_open(&b, text);
+    cJSON *params = session_params(s1);
+    cJSON_AddStringToObject(params, "signal", "SIGSEGV");
+    cJSON *r = cl_request(&a, 1, "debug/crash", params);
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_IO), "%s", cJSON_PrintUnformatted(r));
+    cr_assert(strstr(error_message(r), "SIGSEGV") != NULL, "names the cause: %s",
+              error_message(r));
+    cr_assert_str_eq(data_string(r, "signalName"), "SIGSEGV");
+    cJSON_Delete(r);
+    assert_analyses(&b, s2, 2);  /* the other session carries on */
+    assert_analyses(&a, s1, 3);  /* the crashed one restarts from its text */
+    free(s1);
+    free(s2);
+    free(text);
+    cl_close(&a);
+    cl_close(&b);
+    cr_assert_eq(srv_stop(&p), 0);
+}
+
+Test(srv_worker, reports_a_worker_killed_from_outside_mid_request)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    /* A long request, then SIGKILL every worker of this server. */
+    char *req = t_request(5, "debug/sleep", debug_params(s1, "ms", 60000));
+    cl_send(&a, req);
+    cl_send(&a, "\n");
+    cJSON_free(req);
+    t_sleep_ms(200); /* not needed for correctness: the kill may land before the sleep */
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "pkill -KILL -P %d", (int)p.pid);
+    cr_assert_eq(system(cmd), 0);
+    cJSON *r = cl_json(&a);
+    cr_assert_eq(cJSON_GetObjectItem(r, "id")->valueint, 5);
+    cr_assert(strstr(error_message(r), "SIGKILL") != NULL, "%s", error_message(r));
+    cJSON_Delete(r);
+    assert_analyses(&a, s1, 6);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, reports_the_memory_cap)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"worker_memory_mb\": 64", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    cJSON *r = cl_request(&a, 1, "debug/alloc", debug_params(s1, "mb", 16));
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "16 MiB fit under 64");
+    cJSON_Delete(r);
+    r = cl_request(&a, 2, "debug/alloc", debug_params(s1, "mb", 200));
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_NOMEM), "%s", cJSON_PrintUnformatted(r));
+    cr_assert(strstr(error_message(r), "memory cap of 64 MiB") != NULL, "%s", error_message(r));
+    cJSON_Delete(r);
+    assert_analyses(&a, s1, 3);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, kills_a_request_past_its_time_budget)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"request_timeout_ms\": 300", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    cJSON *r = cl_request(&a, 1, "debug/sleep", debug_params(s1, "ms", 60000));
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_TIMEOUT), "%s", cJSON_PrintUnformatted(r));
+    cr_assert(strstr(error_message(r), "time budget of 300 ms") != NULL, "%s", error_message(r));
+    cJSON_Delete(r);
+    assert_analyses(&a, s1, 2);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, cancels_a_running_request)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    char *req = t_request(11, "debug/sleep", debug_params(s1, "ms", 60000));
+    cl_send(&a, req);
+    cl_send(&a, "\n{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":11}}\n");
+    cJSON_free(req);
+    cJSON *r = cl_json(&a);
+    cr_assert_eq(cJSON_GetObjectItem(r, "id")->valueint, 11);
+    cr_assert_eq(error_code(r), RPC_REQUEST_CANCELLED, "%s", cJSON_PrintUnformatted(r));
+    cr_assert(strstr(error_message(r), "killed") == NULL, "the worker stopped by itself");
+    cJSON_Delete(r);
+    assert_analyses(&a, s1, 12);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, kills_a_worker_that_ignores_a_cancel)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"cancel_grace_ms\": 200", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    cJSON *params = debug_params(s1, "ms", 60000);
+    cJSON_AddBoolToObject(params, "ignore_cancel", true);
+    char *req = t_request(21, "debug/sleep", params);
+    cl_send(&a, req);
+    cl_send(&a, "\n{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":21}}\n");
+    cJSON_free(req);
+    cJSON *r = cl_json(&a);
+    cr_assert_eq(error_code(r), RPC_REQUEST_CANCELLED, "%s", cJSON_PrintUnformatted(r));
+    cr_assert(strstr(error_message(r), "did not stop within 200 ms") != NULL, "%s",
+              error_message(r));
+    cJSON_Delete(r);
+    assert_analyses(&a, s1, 22);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, cancels_a_queued_request_before_it_starts)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    char *r1 = t_request(31, "debug/sleep", debug_params(s1, "ms", 60000));
+    char *r2 = t_request(32, "session/analyze", session_params(s1));
+    cl_send(&a, r1);
+    cl_send(&a, "\n");
+    cl_send(&a, r2);
+    cl_send(&a, "\n{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":32}}\n"
+                "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":31}}\n");
+    cJSON_free(r1);
+    cJSON_free(r2);
+    cJSON *x = cl_json(&a), *y = cl_json(&a);
+    cr_assert_eq(cJSON_GetObjectItem(x, "id")->valueint, 32, "the queued one is answered first");
+    cr_assert_eq(error_code(x), RPC_REQUEST_CANCELLED);
+    cr_assert_eq(cJSON_GetObjectItem(y, "id")->valueint, 31);
+    cr_assert_eq(error_code(y), RPC_REQUEST_CANCELLED);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, refuses_sessions_past_the_limit)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"max_sessions\": 2", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    free(cl_open(&a, text));
+    free(cl_open(&a, text));
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    cJSON *r = cl_request(&a, 1, "session/open", params);
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_LIMIT));
+    cJSON_Delete(r);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, shares_few_workers_among_many_sessions)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"max_workers\": 2", "");
+    cl_connect(&a, &p);
+    char *text = t_model("rldc2.mel");
+    char *sid[5];
+    for (int i = 0; i < 5; i++)
+        sid[i] = cl_open(&a, text);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 5; i++)
+            assert_analyses(&a, sid[i], 10 * round + i);
+    cJSON *r = cl_request(&a, 99, "server/status", NULL);
+    cr_assert_leq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "workers")->valueint, 2);
+    cJSON_Delete(r);
+    for (int i = 0; i < 5; i++)
+        free(sid[i]);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+Test(srv_worker, stops_idle_workers_and_restarts_them_on_demand)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"worker_idle_ms\": 100", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    int workers = -1;
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (t_now_ms() < end && workers != 0) {
+        t_sleep_ms(50);
+        cJSON *r = cl_request(&a, 1, "server/status", NULL);
+        workers = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "workers")->valueint;
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(workers, 0, "the idle worker was stopped");
+    cJSON *r = cl_request(&a, 2, "server/status", NULL);
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "sessions")->valueint, 1,
+                 "the session stays");
+    cJSON_Delete(r);
+    assert_analyses(&a, s1, 3);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
