@@ -666,6 +666,7 @@ static void finish(build *b, cdg_graph *g)
         for (size_t a = 0; a < g->blocks[k].n_unknowns; a++)
             wblk[fill[g->blocks[k].unknowns[a].index]++] = (uint32_t)k;
 
+    sa__progress(c, "edges", 0, nb);
     bedge *es = NULL;
     size_t ne = 0, cap = 0;
     uint32_t *seen = sa__alloc(c, (nb + 1) * sizeof *seen); /* last B + 1 */
