@@ -823,8 +823,8 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     }
     if (setjmp(c->jb)) {
         int rc = c->rc;
+        drop_blocks(b); /* before sa__leave frees b->blocks */
         sa__leave(c);
-        drop_blocks(b);
         cdg__fail_diag(c);
         /* n_blocks / n_edges count only the guards already referenced. */
         cdg_graph_free(g);
@@ -836,8 +836,8 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     b->c = c;
     b->r = r;
     run(b, g);
-    sa__leave(c);
     drop_blocks(b);
+    sa__leave(c);
     mdae_free(b);
     mdae_free(c);
     *out = g;
