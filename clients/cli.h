@@ -6,8 +6,10 @@
  *
  * Why: main stays a small dispatcher (cli_main.c); each command family lives
  * in its own file (cli_check.c: check and structure; cli_analyze.c:
- * analyze) and adds one row to the table in cli_main.c. Future commands
- * (`mode`, `analyze --dot`, talking to mdaed) plug in the same way.
+ * analyze; cli_mode.c: mode) and adds one row to the table in cli_main.c.
+ * Text output is printed from the JSON form (cli_render.c), which is what
+ * lets `mdae --server ADDRESS ...` (cli_remote.c) print exactly what the
+ * embedded engine prints.
  *
  * Unlike engine/ and protocol/, this is a program: it prints (results to
  * stdout, diagnostics and errors to stderr) and turns every failure into one
@@ -26,6 +28,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
+#include "cdg.h"
 
 /* Exit codes: documented in the usage text (cli_main.c) and the README. */
 enum {
@@ -42,6 +45,8 @@ enum {
 #define CLI_OPT_JSON 0x2u       /* --json */
 #define CLI_OPT_NODE_LIMIT 0x4u /* --node-limit N */
 #define CLI_OPT_REORDER 0x8u    /* --reorder */
+#define CLI_OPT_DOT 0x10u       /* --dot, --dot=FILE */
+#define CLI_OPT_MODE 0x20u      /* --mode SPEC (required by `mode`) */
 
 /* The model read from a file (or stdin) of the command line. */
 typedef struct cli_source {
@@ -57,6 +62,12 @@ typedef struct cli_opts {
     bool json;
     bool reorder;
     size_t node_limit; /* 0: the engine's default */
+    bool dot;             /* --dot: write the CDG in Graphviz DOT */
+    const char *dot_file; /* borrowed from argv; NULL: stdout */
+    const char *mode;     /* borrowed from argv: --mode SPEC */
+    /* Global options (before the command), set by main. */
+    const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
+    int timeout_ms;       /* --timeout SECONDS for a server's answer */
 } cli_opts;
 
 typedef struct cli_command {
@@ -135,9 +146,65 @@ int cli_finish(int code);
 /* The BDD manager configuration of o (--node-limit, --reorder). */
 void cli_sa_config(const cli_opts *o, sa_config *cfg /* out */);
 
+/* ---- cli_analyze.c: the embedded engine ----------------------------------- */
+
+/* A model analysed in this process: everything `analyze` and `mode` need. */
+typedef struct cli_engine {
+    cli_source src;
+    mel_model *m;
+    sa_result *res;
+    cdg_graph *g;
+    mdae_diags d;
+} cli_engine;
+
+/* Read and parse o's FILE, start BuDDy, run sa_analyze and cdg_build.
+ * Diagnostics (warnings included) and errors are printed to stderr.
+ * Returns a CLI_EXIT_* code; release *e with cli_engine_close whatever it
+ * is (it also stops BuDDy). */
+int cli_engine_run(const cli_opts *o, cli_engine *e /* out */);
+/* The two halves of cli_engine_run: parse only (warnings stay in e->d,
+ * unprinted), then analyse a loaded engine. */
+int cli_engine_load(const cli_opts *o, cli_engine *e /* out */);
+int cli_engine_analyze(const cli_opts *o, cli_engine *e);
+void cli_engine_close(cli_engine *e);
+
+/* ---- cli_render.c -----------------------------------------------------------
+ * Text forms, printed from the JSON (rpc_json_analysis, rpc_json_mode) so
+ * that the embedded engine and a server (which only sends JSON) print the
+ * very same text. The JSON is borrowed; missing members (an older server)
+ * print as absent, never crash. */
+
+/* `mdae analyze` text: verdict, singular parts, offsets, blocks, edges. */
+void cli_render_analysis(const char *file, const cJSON *analysis);
+/* `mdae mode` text: status, block triangular form in solving order with
+ * edges, offsets, singular parts. */
+void cli_render_mode(const char *file, const cJSON *mode);
+/* Write DOT text to o->dot_file (or stdout). CLI_EXIT_OK or CLI_EXIT_IO
+ * (printed). */
+int cli_write_dot(const cli_opts *o, const char *dot);
+
+/* ---- cli_remote.c: the CLI as a client of mdaed --------------------------- */
+
+typedef enum cli_remote_cmd {
+    CLI_REMOTE_ANALYZE, /* session/analyze (or session/dot with --dot) */
+    CLI_REMOTE_MODE     /* session/mode */
+} cli_remote_cmd;
+
+/* Default wait for one answer of the server: its default request budget
+ * (conf/mdaed.json, limits.request_timeout_ms = 600 s) plus a margin. */
+#define CLI_DEFAULT_TIMEOUT_MS 630000
+/* Largest answer line we accept from a server. */
+#define CLI_MAX_REPLY_BYTES ((size_t)256 << 20)
+
+/* Run a command through the server at o->server: read FILE, session/open,
+ * then the command's method; print what the embedded engine prints.
+ * Returns a CLI_EXIT_* code (JSON-RPC errors mapped, see cli_remote.c). */
+int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd);
+
 /* ---- commands ---------------------------------------------------------- */
 int cli_check_run(const cli_opts *o);     /* cli_check.c */
 int cli_structure_run(const cli_opts *o); /* cli_check.c */
 int cli_analyze_run(const cli_opts *o);   /* cli_analyze.c */
+int cli_mode_run(const cli_opts *o);      /* cli_mode.c */
 
 #endif /* CLI_H */

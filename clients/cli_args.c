@@ -92,6 +92,10 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
         fprintf(f, "  --node-limit N  give up past N BDD nodes (exit status 3)\n");
     if (cmd->opts & CLI_OPT_REORDER)
         fprintf(f, "  --reorder       enable dynamic BDD variable reordering\n");
+    if (cmd->opts & CLI_OPT_DOT)
+        fprintf(f, "  --dot[=OUT]     write the CDG in Graphviz DOT to stdout (or to OUT)\n");
+    if (cmd->opts & CLI_OPT_MODE)
+        fprintf(f, "  --mode SPEC     the mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n");
     fprintf(f, "  -h, --help      print this help\n"
                "\nexit status: 0 success, 1 model errors, 2 usage error,\n"
                "3 BDD node limit reached, 4 input/output or internal error\n");
@@ -205,6 +209,21 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             o->json = true;
         } else if ((cmd->opts & CLI_OPT_REORDER) && strcmp(a, "--reorder") == 0) {
             o->reorder = true;
+        } else if ((cmd->opts & CLI_OPT_DOT) && is_option(a, "--dot")) {
+            /* Only "--dot=FILE": a separate word after --dot is FILE, the
+             * model. */
+            o->dot = true;
+            o->dot_file = a[5] == '=' ? a + 6 : NULL;
+            if (o->dot_file != NULL && o->dot_file[0] == '\0')
+                return usage_error(cmd, o, "option '%s' needs a file name after '='", a, NULL);
+        } else if ((cmd->opts & CLI_OPT_MODE) && is_option(a, "--mode")) {
+            const char *v = option_value(argc, argv, &i, "--mode");
+            if (v == NULL)
+                return usage_error(cmd, o, "option '%s' needs a mode such as 'g1=1,g2=0'", a,
+                                   NULL);
+            if (o->mode != NULL)
+                return usage_error(cmd, o, "option '%s' given twice", "--mode", NULL);
+            o->mode = v;
         } else if ((cmd->opts & CLI_OPT_NODE_LIMIT) && is_option(a, "--node-limit")) {
             const char *v = option_value(argc, argv, &i, "--node-limit");
             if (v == NULL)
@@ -218,5 +237,9 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
     }
     if (o->file == NULL)
         return usage_error(cmd, o, "missing FILE%s", "", NULL);
+    if ((cmd->opts & CLI_OPT_MODE) && o->mode == NULL)
+        return usage_error(cmd, o, "missing --mode%s (e.g. --mode 'g1=1,g2=0')", "", NULL);
+    if (o->dot && o->json)
+        return usage_error(cmd, o, "--dot and --json%s exclude each other", "", NULL);
     return CLI_EXIT_OK;
 }

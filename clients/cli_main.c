@@ -4,12 +4,15 @@
  *
  * A command is one row of `commands` below; its options are parsed by
  * cli_args.c from the CLI_OPT_* flags of the row, so adding a command
- * (issue 4: `mode`; issue 5: remote analysis through mdaed) touches this
- * table and a new cli_<family>.c file, nothing else.
+ * touches this table and a new cli_<family>.c file, nothing else. Global
+ * options come before the command (`mdae --server ADDRESS analyze ...`,
+ * issue 5): they choose where the command runs, not what it does.
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const cli_command commands[] = {
@@ -28,21 +31,44 @@ static const cli_command commands[] = {
      "elaborated model, with the guard of every incidence case. With --json,\n"
      "prints the JSON form (modeVariables, invariants, equations, variables,\n"
      "counts).\n"},
-    {"analyze", cli_analyze_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER,
-     "FILE [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]",
-     "structural analysis in all modes at once",
+    {"analyze", cli_analyze_run,
+     CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_DOT,
+     "FILE [-D NAME=VALUE]... [--json | --dot[=OUT]] [--node-limit N] [--reorder]",
+     "structural analysis in all modes at once: offsets, blocks, dependencies",
      "Runs the structural analysis on BDDs: valid modes, structurally singular\n"
-     "modes with their over- and underdetermined parts, and the offsets of every\n"
-     "equation (c) and variable (d) as functions of the mode. Exit status 0 even\n"
-     "when some modes are singular. With --json, prints the report as JSON (the\n"
-     "same object as the server's analyze result).\n"},
+     "modes with their over- and underdetermined parts, the offsets of every\n"
+     "equation (c) and variable (d) as functions of the mode, then the\n"
+     "mode-dependent blocks (which equations, differentiated how often, are\n"
+     "solved together for which unknowns, in which modes) and the conditional\n"
+     "dependency graph between them. Exit status 0 even when some modes are\n"
+     "singular. With --json, prints the analysis as JSON (the same object as\n"
+     "the server's analyze result, with \"blocks\" and \"edges\"; edges name\n"
+     "block ids). With --dot, writes the dependency graph in Graphviz DOT\n"
+     "instead (vertices `guard : reads -> equations -> unknowns`, edges\n"
+     "labelled by their guard), to stdout or, with --dot=OUT, to the file OUT.\n"},
+    {"mode", cli_mode_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER |
+                               CLI_OPT_MODE,
+     "FILE --mode SPEC [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]",
+     "what the all-modes analysis says about one mode",
+     "SPEC sets mode variables: 'g1=1,g2=0' (values 1, 0, true, false); the\n"
+     "variables it does not list are false, and a name that is not a mode\n"
+     "variable of the model is a usage error (exit status 2). The result is\n"
+     "the all-modes analysis restricted to this mode, not a new analysis:\n"
+     "whether the mode is valid and nonsingular, the offsets, the blocks in a\n"
+     "valid solving order (block triangular form: equations with ' per\n"
+     "derivative -> unknowns, and what each block reads) and the edges\n"
+     "between them. With --json, prints {mode, valid, singular, equations,\n"
+     "variables, blocks, edges, overdetermined, underdetermined}: \"offset\"\n"
+     "is null for inactive items and in invalid or singular modes; \"blocks\"\n"
+     "are in solving order and each edge [from,to] gives positions in that\n"
+     "list (so from < to); a block's \"id\" is its id in `analyze --json`.\n"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static void print_usage(FILE *f)
 {
-    fprintf(f, "usage: mdae COMMAND [OPTIONS] FILE\n"
+    fprintf(f, "usage: mdae [--server ADDRESS [--timeout SECONDS]] COMMAND [OPTIONS] FILE\n"
                "       mdae --help | --version\n"
                "       mdae help COMMAND\n"
                "\n"
@@ -53,11 +79,22 @@ static void print_usage(FILE *f)
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n"
+               "global options (before COMMAND):\n"
+               "  --server ADDRESS   run the command on a running mdaed instead of the\n"
+               "                     embedded engine: tcp://HOST:PORT (tcp:// may be\n"
+               "                     omitted) or unix:PATH; the output is the same. The\n"
+               "                     access token, if the server wants one, is read from\n"
+               "                     the environment variable MDAE_TOKEN. Commands:\n"
+               "                     analyze (with --json or --dot) and mode.\n"
+               "  --timeout SECONDS  longest wait for one answer of the server (630)\n"
+               "\n"
                "options (see `mdae help COMMAND` for which apply):\n"
                "  -D NAME=VALUE      override integer constant NAME (repeatable)\n"
                "  --json             print JSON to stdout instead of text\n"
                "  --node-limit N     stop the analysis past N BDD nodes (exit status 3)\n"
                "  --reorder          enable dynamic BDD variable reordering\n"
+               "  --dot[=OUT]        analyze: write the dependency graph in Graphviz DOT\n"
+               "  --mode SPEC        mode: the mode to look at, e.g. 'g1=1,g2=0'\n"
                "  -h, --help         print help and exit\n"
                "\n"
                "exit status:\n"
@@ -65,7 +102,8 @@ static void print_usage(FILE *f)
                "  1  the model has errors (syntax or semantic)\n"
                "  2  usage error (bad command line)\n"
                "  3  analysis resource limit (BDD node limit) reached\n"
-               "  4  input/output or internal error\n");
+               "  4  input/output or internal error; with --server: cannot reach the\n"
+               "     server, or it failed or does not support the request\n");
 }
 
 static const cli_command *find_command(const char *name)
@@ -83,12 +121,72 @@ static int unknown_command(const char *name)
     return CLI_EXIT_USAGE;
 }
 
+/* Global options before the command: --server ADDRESS, --timeout SECONDS
+ * (also as --server=ADDRESS, --timeout=SECONDS). Returns the index of the
+ * command in argv, or -1 after printing a usage error. */
+static int parse_globals(int argc, char **argv, const char **server, int *timeout_ms)
+{
+    int i = 1;
+    bool timeout_given = false;
+    while (i < argc) {
+        const char *a = argv[i];
+        const char *v = NULL;
+        bool is_server = strncmp(a, "--server", 8) == 0 && (a[8] == '\0' || a[8] == '=');
+        bool is_timeout = strncmp(a, "--timeout", 9) == 0 && (a[9] == '\0' || a[9] == '=');
+        if (!is_server && !is_timeout)
+            break;
+        const char *eq = strchr(a, '=');
+        if (eq != NULL) {
+            v = eq + 1;
+        } else if (i + 1 < argc) {
+            v = argv[++i];
+        }
+        if (v == NULL || v[0] == '\0') {
+            fprintf(stderr, "mdae: option '%s' needs a value\n", a);
+            return -1;
+        }
+        if (is_server) {
+            *server = v;
+        } else {
+            char *end = NULL;
+            errno = 0;
+            long secs = strtol(v, &end, 10);
+            if (errno != 0 || end == v || *end != '\0' || secs <= 0 || secs > 86400) {
+                fprintf(stderr, "mdae: invalid --timeout '%s': expected seconds, 1 to 86400\n",
+                        v);
+                return -1;
+            }
+            *timeout_ms = (int)secs * 1000;
+            timeout_given = true;
+        }
+        i++;
+    }
+    if (timeout_given && *server == NULL) {
+        fprintf(stderr, "mdae: --timeout only applies with --server\n");
+        return -1;
+    }
+    return i;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         print_usage(stderr);
         return CLI_EXIT_USAGE;
     }
+    const char *server = NULL;
+    int timeout_ms = CLI_DEFAULT_TIMEOUT_MS;
+    int first_i = parse_globals(argc, argv, &server, &timeout_ms);
+    if (first_i < 0) {
+        fprintf(stderr, "Try 'mdae --help' for more information.\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (first_i >= argc) {
+        fprintf(stderr, "mdae: expected a command after the global options\n");
+        return CLI_EXIT_USAGE;
+    }
+    argc -= first_i - 1;
+    argv += first_i - 1;
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
         print_usage(stdout);
@@ -130,6 +228,14 @@ int main(int argc, char **argv)
     if (help) {
         cli_print_command_help(stdout, cmd);
         return cli_finish(CLI_EXIT_OK);
+    }
+    o.server = server;
+    o.timeout_ms = timeout_ms;
+    if (server != NULL && cmd->run != cli_analyze_run && cmd->run != cli_mode_run) {
+        fprintf(stderr, "mdae %s: not available with --server (the server runs analyze and "
+                        "mode)\n", cmd->name);
+        cli_opts_close(&o);
+        return CLI_EXIT_USAGE;
     }
     code = cmd->run(&o);
     cli_opts_close(&o);

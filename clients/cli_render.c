@@ -1,0 +1,386 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * clients/cli_render.c -- the text forms of `mdae analyze` and `mdae mode`,
+ * printed from their JSON (protocol/rpc_json.h), and writing DOT text.
+ *
+ * Why from the JSON: a server only sends JSON, and `mdae --server ...` must
+ * print what the embedded engine prints. Rendering one representation
+ * makes that true by construction instead of by two printers kept in step.
+ * The JSON may come from another program (a server of another version), so
+ * every member is looked up defensively: a missing or mistyped member
+ * prints as absent ("?", nothing), never crashes.
+ *
+ * Orders are written like the DOT output (cdg_graph_dot) and the papers:
+ * x, x', x'', x''' and from 4 on x^(4).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Widest name/formula column we pad to; longer ones just push the line. */
+#define CLI_MAX_COLUMN 32
+/* Mode variables named in the verdict line before eliding. */
+#define CLI_MAX_MODE_NAMES 12
+
+/* ---- Defensive accessors ------------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+static const char *str_or(const cJSON *o, const char *key, const char *dflt)
+{
+    const char *s = cJSON_GetStringValue(get(o, key));
+    return s ? s : dflt;
+}
+
+/* An array member, or NULL (iterating NULL with cJSON_ArrayForEach is a
+ * no-op, and the size of NULL is 0). */
+static const cJSON *arr(const cJSON *o, const char *key)
+{
+    const cJSON *a = get(o, key);
+    return cJSON_IsArray(a) ? a : NULL;
+}
+
+static int size(const cJSON *a) { return a ? cJSON_GetArraySize(a) : 0; }
+
+static bool num(const cJSON *o, const char *key, double *out)
+{
+    const cJSON *n = get(o, key);
+    if (!cJSON_IsNumber(n))
+        return false;
+    *out = n->valuedouble;
+    return true;
+}
+
+static bool flag(const cJSON *o, const char *key) { return cJSON_IsTrue(get(o, key)); }
+
+/* ---- Pieces ---------------------------------------------------------------- */
+
+/* "x''" for {"name":"x","order":2}. */
+static void print_item(const cJSON *it)
+{
+    double order = 0;
+    fputs(str_or(it, "name", "?"), stdout);
+    if (!num(it, "order", &order) || order <= 0)
+        return;
+    if (order <= 3) {
+        for (int k = 0; k < (int)order; k++)
+            putchar('\'');
+    } else {
+        printf("^(%.0f)", order);
+    }
+}
+
+/* "K1, K2'" */
+static void print_items(const cJSON *items)
+{
+    const cJSON *it;
+    bool first = true;
+    cJSON_ArrayForEach(it, items) {
+        if (!first)
+            fputs(", ", stdout);
+        print_item(it);
+        first = false;
+    }
+    if (first)
+        fputs("(none)", stdout);
+}
+
+/* One block: "K3', Z1 → u1', i1   reads v1', ..." */
+static void print_block(const cJSON *b)
+{
+    print_items(arr(b, "equations"));
+    fputs(" \u2192 ", stdout);
+    print_items(arr(b, "unknowns"));
+    const cJSON *reads = arr(b, "reads");
+    if (size(reads) > 0) {
+        fputs("   reads ", stdout);
+        print_items(reads);
+    }
+}
+
+static void print_count(double v)
+{
+    /* Exact below 2^53, where the double holds every integer. */
+    if (v < 9007199254740992.0)
+        printf("%.0f", v);
+    else
+        printf("%.6g", v);
+}
+
+static int width(const cJSON *items, const char *key)
+{
+    size_t w = 1;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items) {
+        size_t len = strlen(str_or(it, key, "?"));
+        if (len > w)
+            w = len;
+    }
+    return w > CLI_MAX_COLUMN ? CLI_MAX_COLUMN : (int)w;
+}
+
+/* ---- analyze ------------------------------------------------------------------ */
+
+/* "K3  active g1  c = 1 when g1 & g2; 0 otherwise" */
+static void print_offsets(const char *title, const char *sym, const cJSON *items)
+{
+    printf("\n%s:\n", title);
+    if (size(items) == 0) {
+        printf("  (none)\n");
+        return;
+    }
+    int wn = width(items, "name"), wa = width(items, "guard");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items) {
+        printf("  %-*s  active %-*s  %s = ", wn, str_or(it, "name", "?"), wa,
+               str_or(it, "guard", "?"), sym);
+        const cJSON *offs = arr(it, "offset");
+        int n = size(offs);
+        if (n == 0)
+            printf("-  (active in no valid nonsingular mode)");
+        int k = 0;
+        const cJSON *oc;
+        cJSON_ArrayForEach(oc, offs) {
+            double v = 0;
+            if (k > 0)
+                printf("; ");
+            if (num(oc, "value", &v))
+                printf("%.0f", v);
+            else
+                printf("?");
+            if (n == 1)
+                break; /* one value wherever it is active */
+            if (k + 1 == n)
+                printf(" otherwise");
+            else
+                printf(" when %s", str_or(oc, "guard", "?"));
+            k++;
+        }
+        printf("\n");
+    }
+}
+
+static void print_singular(const cJSON *a)
+{
+    printf("\nstructurally singular in: %s\n", str_or(get(a, "singular"), "guard", "?"));
+    const cJSON *diags = arr(a, "diagnostics");
+    size_t wn = 1;
+    const cJSON *dg;
+    cJSON_ArrayForEach(dg, diags) {
+        bool over = strcmp(str_or(dg, "kind", ""), "overdetermined") == 0;
+        size_t len = strlen(str_or(dg, over ? "equation" : "variable", "?"));
+        if (len > wn)
+            wn = len;
+    }
+    if (wn > CLI_MAX_COLUMN)
+        wn = CLI_MAX_COLUMN;
+    cJSON_ArrayForEach(dg, diags) {
+        bool over = strcmp(str_or(dg, "kind", ""), "overdetermined") == 0;
+        printf("  %-15s %-8s %-*s  when %s\n", over ? "overdetermined" : "underdetermined",
+               over ? "equation" : "variable", (int)wn,
+               str_or(dg, over ? "equation" : "variable", "?"), str_or(dg, "guard", "?"));
+    }
+}
+
+/* "  b4  el2' → x'   reads z, yl   when bl" */
+static void print_cdg(const cJSON *a)
+{
+    const cJSON *blocks = arr(a, "blocks"), *edges = arr(a, "edges");
+    if (blocks == NULL) {
+        /* An analysis without blocks: a server that predates issue 4. */
+        printf("\nblocks: not in this analysis (the server sent none)\n");
+        return;
+    }
+    printf("\nblocks (%d), each with the valid nonsingular modes where it is a block:\n",
+           size(blocks));
+    if (size(blocks) == 0)
+        printf("  (none)\n");
+    const cJSON *b;
+    cJSON_ArrayForEach(b, blocks) {
+        double id = -1;
+        num(b, "id", &id);
+        printf("  b%-3.0f ", id);
+        print_block(b);
+        const char *guard = str_or(b, "guard", "?");
+        if (strcmp(guard, "true") != 0)
+            printf("   when %s", guard);
+        printf("\n");
+    }
+    printf("\nedges (%d): block A \u2192 block B when B reads an unknown A solves\n",
+           size(edges));
+    if (size(edges) == 0)
+        printf("  (none)\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edges) {
+        double from = -1, to = -1;
+        num(e, "from", &from);
+        num(e, "to", &to);
+        printf("  b%.0f \u2192 b%.0f", from, to);
+        const char *guard = str_or(e, "guard", "?");
+        if (strcmp(guard, "true") != 0)
+            printf("   when %s", guard);
+        printf("\n");
+    }
+}
+
+void cli_render_analysis(const char *file, const cJSON *a)
+{
+    printf("%s: %s\n", file, str_or(a, "status", "?"));
+    const cJSON *names = arr(a, "modeVariables");
+    int n_modes = size(names);
+    double valid = 0;
+    printf("valid modes: ");
+    if (num(a, "validModes", &valid))
+        print_count(valid);
+    else
+        printf("?");
+    printf(" of ");
+    if (n_modes < 64)
+        printf("%llu", 1ULL << n_modes);
+    else
+        printf("2^%d", n_modes);
+    /* A long list (open[1..100]) would drown the verdict: show the first
+     * few; `mdae structure` lists them all. */
+    printf(" (mode variables:");
+    int shown = n_modes > CLI_MAX_MODE_NAMES ? CLI_MAX_MODE_NAMES - 2 : n_modes;
+    for (int k = 0; k < shown; k++) {
+        const char *nm = cJSON_GetStringValue(cJSON_GetArrayItem(names, k));
+        printf(" %s", nm ? nm : "?");
+    }
+    if (shown < n_modes) {
+        const char *nm = cJSON_GetStringValue(cJSON_GetArrayItem(names, n_modes - 1));
+        printf(" ... %s, %d in all", nm ? nm : "?", n_modes);
+    }
+    printf("%s)\n", n_modes ? "" : " none");
+
+    if (strcmp(str_or(a, "status", ""), "singular") == 0)
+        print_singular(a);
+    print_offsets("equation offsets (c), in the valid nonsingular modes", "c",
+                  arr(a, "equations"));
+    print_offsets("variable offsets (d), in the valid nonsingular modes", "d",
+                  arr(a, "variables"));
+    print_cdg(a);
+}
+
+/* ---- mode ----------------------------------------------------------------------- */
+
+/* "K1 0, K2 0, K3 1" for the active items; the inactive ones after. */
+static void print_mode_offsets(const char *title, const cJSON *items, bool offsets)
+{
+    printf("%s:", title);
+    const cJSON *it;
+    int n = 0;
+    cJSON_ArrayForEach(it, items) {
+        if (!flag(it, "active"))
+            continue;
+        double v = 0;
+        printf("%s %s", n++ ? "," : "", str_or(it, "name", "?"));
+        if (offsets && num(it, "offset", &v))
+            printf(" %.0f", v);
+    }
+    if (n == 0)
+        printf(" (none active)");
+    printf("\n");
+    int k = 0;
+    cJSON_ArrayForEach(it, items) {
+        if (flag(it, "active"))
+            continue;
+        printf("%s %s", k++ ? "," : "  inactive:", str_or(it, "name", "?"));
+    }
+    if (k > 0)
+        printf("\n");
+}
+
+static void print_names(const char *title, const cJSON *names)
+{
+    printf("%s:", title);
+    const cJSON *n;
+    cJSON_ArrayForEach(n, names) {
+        const char *s = cJSON_GetStringValue(n);
+        printf(" %s", s ? s : "?");
+    }
+    printf("\n");
+}
+
+void cli_render_mode(const char *file, const cJSON *mj)
+{
+    printf("%s: mode", file);
+    const cJSON *mode = get(mj, "mode");
+    const cJSON *mv;
+    int k = 0;
+    if (cJSON_IsObject(mode)) {
+        cJSON_ArrayForEach(mv, mode) {
+            printf("%s%s=%d", k++ ? "," : " ", mv->string ? mv->string : "?",
+                   cJSON_IsTrue(mv) ? 1 : 0);
+        }
+    }
+    if (k == 0)
+        printf(" (no mode variables)");
+    bool valid = flag(mj, "valid"), singular = flag(mj, "singular");
+    if (!valid) {
+        printf(": invalid (an invariant excludes it): the model has no behaviour here\n");
+        return;
+    }
+    printf(": %s\n", singular ? "structurally singular" : "valid, nonsingular");
+    if (singular) {
+        print_names("overdetermined equations", arr(mj, "overdetermined"));
+        print_names("underdetermined variables", arr(mj, "underdetermined"));
+        print_mode_offsets("active equations", arr(mj, "equations"), false);
+        print_mode_offsets("active variables", arr(mj, "variables"), false);
+        return;
+    }
+    const cJSON *blocks = arr(mj, "blocks"), *edges = arr(mj, "edges");
+    if (blocks == NULL) {
+        printf("blocks: not in this result (the server sent none)\n");
+    } else {
+        printf("\nblock triangular form, in solving order (%d block%s; equations \u2192 "
+               "unknowns):\n",
+               size(blocks), size(blocks) == 1 ? "" : "s");
+        int pos = 0;
+        const cJSON *b;
+        cJSON_ArrayForEach(b, blocks) {
+            double id = -1;
+            num(b, "id", &id);
+            printf("  %2d. ", pos++);
+            print_block(b);
+            printf("   [b%.0f]\n", id);
+        }
+        printf("edges (by position above):");
+        const cJSON *e;
+        int ne = 0;
+        cJSON_ArrayForEach(e, edges) {
+            const cJSON *f = cJSON_GetArrayItem(e, 0), *t = cJSON_GetArrayItem(e, 1);
+            printf("%s %.0f \u2192 %.0f", ne++ ? "," : "", cJSON_IsNumber(f) ? f->valuedouble : -1,
+                   cJSON_IsNumber(t) ? t->valuedouble : -1);
+        }
+        printf("%s\n", ne ? "" : " (none: the blocks are independent)");
+    }
+    printf("\n");
+    print_mode_offsets("equation offsets (c)", arr(mj, "equations"), true);
+    print_mode_offsets("variable offsets (d)", arr(mj, "variables"), true);
+}
+
+/* ---- DOT ------------------------------------------------------------------------ */
+
+int cli_write_dot(const cli_opts *o, const char *dot)
+{
+    if (o->dot_file == NULL) {
+        fputs(dot, stdout);
+        return CLI_EXIT_OK;
+    }
+    FILE *f = fopen(o->dot_file, "w");
+    if (f == NULL) {
+        fprintf(stderr, "mdae: cannot write '%s': %s\n", o->dot_file, strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    fputs(dot, f);
+    if (ferror(f) | (fclose(f) != 0)) {
+        fprintf(stderr, "mdae: error writing '%s': %s\n", o->dot_file, strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
