@@ -68,7 +68,8 @@ static const cli_command commands[] = {
 
 static void print_usage(FILE *f)
 {
-    fprintf(f, "usage: mdae [--server ADDRESS [--timeout SECONDS]] COMMAND [OPTIONS] FILE\n"
+    fprintf(f, "usage: mdae COMMAND [OPTIONS] FILE\n"
+               "       mdae --server ADDRESS [--timeout SECONDS] COMMAND [OPTIONS] FILE\n"
                "       mdae --help | --version\n"
                "       mdae help COMMAND\n"
                "\n"
