@@ -1,0 +1,383 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/server/test_srv_session.c -- sessions seen from clients: edits
+ * (whole text and ranges), defines, LSP documents and their diagnostics,
+ * sessions closing with their connection (or persisting), 50 concurrent
+ * sessions agreeing with the CLI, and no file-descriptor growth over many
+ * open/close cycles.
+ */
+#include "srv_test.h"
+
+#include <dirent.h>
+
+static cJSON *result_of(cJSON *r)
+{
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    return res;
+}
+
+static int count_of(cJSON *summary_owner, const char *what)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(summary_owner, "summary"),
+                                                   "counts"),
+                               what)
+        ->valueint;
+}
+
+static cJSON *edit(const char *sid, int sl, int sc, int el, int ec, const char *text)
+{
+    cJSON *p = session_params(sid);
+    cJSON *edits = cJSON_AddArrayToObject(p, "edits");
+    cJSON *e = cJSON_CreateObject();
+    cJSON *range = cJSON_AddObjectToObject(e, "range");
+    cJSON *s = cJSON_AddObjectToObject(range, "start");
+    cJSON_AddNumberToObject(s, "line", sl);
+    cJSON_AddNumberToObject(s, "character", sc);
+    cJSON *en = cJSON_AddObjectToObject(range, "end");
+    cJSON_AddNumberToObject(en, "line", el);
+    cJSON_AddNumberToObject(en, "character", ec);
+    cJSON_AddStringToObject(e, "text", text);
+    cJSON_AddItemToArray(edits, e);
+    return p;
+}
+
+Test(srv_session, applies_whole_text_and_range_edits)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    const char *t0 = "x : real;\ne : equation der(x) = 1;\n";
+    char *sid = cl_open(&c, t0);
+    /* append two lines at a position past the end (LSP: the end) */
+    cJSON *r = cl_request(&c, 1, "session/edit",
+                          edit(sid, 99, 0, 99, 0, "y : real;\nf : equation y = x;\n"));
+    cJSON *res = result_of(r);
+    cr_assert_eq(cJSON_GetObjectItem(res, "version")->valueint, 2);
+    cr_assert_eq(count_of(res, "equations"), 2);
+    cr_assert_eq(count_of(res, "variables"), 2);
+    cJSON_Delete(r);
+    /* rename y to zz on line 2 (0-based) and in f's equation */
+    r = cl_request(&c, 2, "session/edit", edit(sid, 2, 0, 2, 1, "zz"));
+    cJSON *err = cJSON_GetObjectItem(r, "error");
+    cr_assert_not_null(err, "f still uses y: a model error, %s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    r = cl_request(&c, 3, "session/edit", edit(sid, 3, 13, 3, 14, "zz"));
+    res = result_of(r);
+    cr_assert_eq(cJSON_GetObjectItem(res, "version")->valueint, 4);
+    cr_assert_eq(count_of(res, "variables"), 2);
+    cJSON_Delete(r);
+    /* a range that ends before it starts is refused and changes nothing */
+    r = cl_request(&c, 4, "session/edit", edit(sid, 1, 5, 0, 0, ""));
+    cr_assert_eq(error_code(r), RPC_INVALID_PARAMS);
+    cJSON_Delete(r);
+    /* whole text */
+    cJSON *params = session_params(sid);
+    cJSON_AddStringToObject(params, "text", t0);
+    r = cl_request(&c, 5, "session/edit", params);
+    res = result_of(r);
+    cr_assert_eq(count_of(res, "equations"), 1);
+    cJSON_Delete(r);
+    r = cl_request(&c, 6, "session/analyze", session_params(sid));
+    cr_assert_str_eq(cJSON_GetObjectItem(result_of(r), "status")->valuestring, "nonsingular");
+    cJSON_Delete(r);
+    r = cl_request(&c, 7, "session/close", session_params(sid));
+    cr_assert(cJSON_IsTrue(result_of(r)));
+    cJSON_Delete(r);
+    r = cl_request(&c, 8, "session/analyze", session_params(sid));
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_STATE));
+    cJSON_Delete(r);
+    free(sid);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_session, honours_defines)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("rldc_chain.mel");
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(params, "defines"), "N", 5);
+    cJSON *r = cl_request(&c, 1, "session/open", params);
+    cr_assert_eq(count_of(result_of(r), "equations"), 8 * 5 + 2);
+    cJSON_Delete(r);
+    params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(params, "defines"), "N", 1.5);
+    r = cl_request(&c, 2, "session/open", params);
+    cr_assert_eq(error_code(r), RPC_INVALID_PARAMS);
+    cJSON_Delete(r);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+static void lsp_send(client *c, const char *method, int id, cJSON *params)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    if (id >= 0)
+        cJSON_AddNumberToObject(m, "id", id);
+    cJSON_AddStringToObject(m, "method", method);
+    if (params)
+        cJSON_AddItemToObject(m, "params", params);
+    char *s = cJSON_PrintUnformatted(m);
+    char hdr[64];
+    snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(s));
+    cl_send(c, hdr);
+    cl_send(c, s);
+    cJSON_free(s);
+    cJSON_Delete(m);
+}
+
+static cJSON *doc(const char *uri, const char *text)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON *d = cJSON_AddObjectToObject(p, "textDocument");
+    cJSON_AddStringToObject(d, "uri", uri);
+    if (text) {
+        cJSON_AddStringToObject(d, "languageId", "mel");
+        cJSON_AddNumberToObject(d, "version", 1);
+        cJSON_AddStringToObject(d, "text", text);
+    }
+    return p;
+}
+
+/* The next publishDiagnostics' diagnostics array (owned by *msg). */
+static cJSON *next_diags(client *c, cJSON **msg)
+{
+    for (;;) {
+        cJSON *m = cl_lsp_json(c);
+        const cJSON *meth = cJSON_GetObjectItem(m, "method");
+        if (cJSON_IsString(meth) &&
+            strcmp(meth->valuestring, "textDocument/publishDiagnostics") == 0) {
+            *msg = m;
+            cJSON *p = cJSON_GetObjectItem(m, "params");
+            cr_assert_str_eq(cJSON_GetObjectItem(p, "uri")->valuestring, "file:///m.mel");
+            return cJSON_GetObjectItem(p, "diagnostics");
+        }
+        cJSON_Delete(m);
+    }
+}
+
+static bool any_message_has(const cJSON *diags, const char *needle)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach(d, diags)
+    {
+        if (strstr(cJSON_GetObjectItem(d, "message")->valuestring, needle) != NULL)
+            return true;
+    }
+    return false;
+}
+
+Test(srv_session, publishes_lsp_diagnostics_for_a_document)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    lsp_send(&c, "initialize", 1, cJSON_CreateObject());
+    cJSON *r = cl_lsp_json(&c);
+    cJSON *caps = cJSON_GetObjectItem(result_of(r), "capabilities");
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(caps, "textDocumentSync"), "change")->valueint,
+                 2, "incremental sync");
+    cJSON_Delete(r);
+    lsp_send(&c, "initialized", -1, cJSON_CreateObject());
+
+    char *bad = t_model("syntax_error.mel");
+    lsp_send(&c, "textDocument/didOpen", -1, doc("file:///m.mel", bad));
+    cJSON *msg;
+    cJSON *diags = next_diags(&c, &msg);
+    cr_assert_gt(cJSON_GetArraySize(diags), 0);
+    cJSON *first = cJSON_GetArrayItem(diags, 0);
+    cJSON *start = cJSON_GetObjectItem(cJSON_GetObjectItem(first, "range"), "start");
+    cr_assert_eq(cJSON_GetObjectItem(start, "line")->valueint, 11, "12:27 is line 11, 0-based");
+    cr_assert_eq(cJSON_GetObjectItem(start, "character")->valueint, 26);
+    cr_assert_eq(cJSON_GetObjectItem(first, "severity")->valueint, 1);
+    cJSON_Delete(msg);
+
+    char *good = t_model("singular_simple.mel");
+    cJSON *ch = doc("file:///m.mel", NULL);
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(ch, "textDocument"), "version", 2);
+    cJSON *whole = cJSON_CreateObject();
+    cJSON_AddStringToObject(whole, "text", good);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(ch, "contentChanges"), whole);
+    lsp_send(&c, "textDocument/didChange", -1, ch);
+    diags = next_diags(&c, &msg);
+    cr_assert(any_message_has(diags, "overdetermined"), "%s", cJSON_PrintUnformatted(diags));
+    cJSON_Delete(msg);
+
+    /* incremental: make e2 always mention x (g -> true): nonsingular when !h */
+    lsp_send(&c, "textDocument/didClose", -1, doc("file:///m.mel", NULL));
+    diags = next_diags(&c, &msg);
+    cr_assert_eq(cJSON_GetArraySize(diags), 0, "closing clears the markers");
+    cJSON_Delete(msg);
+
+    lsp_send(&c, "shutdown", 2, NULL);
+    r = cl_lsp_json(&c);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "result")));
+    cJSON_Delete(r);
+    lsp_send(&c, "exit", -1, NULL);
+    cr_assert(cl_wait_eof(&c), "exit closes the connection");
+    free(bad);
+    free(good);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+static int status_field(client *c, const char *field)
+{
+    cJSON *r = cl_request(c, 900, "server/status", NULL);
+    int v = cJSON_GetObjectItem(result_of(r), field)->valueint;
+    cJSON_Delete(r);
+    return v;
+}
+
+/* Poll server/status until field == want (bounded). */
+static bool wait_status(client *c, const char *field, int want)
+{
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (t_now_ms() < end) {
+        if (status_field(c, field) == want)
+            return true;
+        t_sleep_ms(20);
+    }
+    return false;
+}
+
+Test(srv_session, closes_sessions_with_their_connection_unless_persistent)
+{
+    srv_proc p;
+    client a, b;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    cl_connect(&b, &p);
+    char *text = t_model("two_equations.mel");
+    free(cl_open(&a, text));
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    cJSON_AddBoolToObject(params, "persist", true);
+    cJSON *r = cl_request(&a, 1, "session/open", params);
+    char *keep = strdup(cJSON_GetObjectItem(result_of(r), "session")->valuestring);
+    cJSON_Delete(r);
+    cr_assert_eq(status_field(&b, "sessions"), 2);
+    cl_close(&a);
+    cr_assert(wait_status(&b, "sessions", 1));
+    r = cl_request(&b, 2, "session/analyze", session_params(keep));
+    result_of(r);
+    cJSON_Delete(r);
+    free(keep);
+    free(text);
+    cl_close(&b);
+    srv_stop(&p);
+}
+
+static int count_fds(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d);
+    int n = 0;
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+Test(srv_session, leaks_no_descriptors_over_many_open_close_cycles)
+{
+    srv_proc p;
+    client c, s;
+    srv_start(&p, "", "");
+    cl_connect(&s, &p);
+    status_field(&s, "sessions"); /* s is accepted before we count */
+    int before = count_fds(p.pid);
+    const char *text = "x : real;\ne : equation der(x) = 1;\n";
+    for (int i = 0; i < 200; i++) {
+        cl_connect(&c, &p);
+        char *sid = cl_open(&c, text);
+        if (i % 2 == 0) { /* half close the session, half just drop the connection */
+            cJSON *r = cl_request(&c, 1, "session/close", session_params(sid));
+            cJSON_Delete(r);
+        }
+        free(sid);
+        cl_close(&c);
+    }
+    cr_assert(wait_status(&s, "sessions", 0));
+    cr_assert(wait_status(&s, "workers", 0));
+    cr_assert(wait_status(&s, "connections", 1));
+    int after = count_fds(p.pid);
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (after != before && t_now_ms() < end) { /* worker pipes close after their exit */
+        t_sleep_ms(20);
+        after = count_fds(p.pid);
+    }
+    cr_assert_eq(after, before, "descriptors: %d before, %d after", before, after);
+    cl_close(&s);
+    srv_stop(&p);
+}
+
+static cJSON *cli_json(const char *model)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/clients/mdae analyze --json %s/tests/models/%s 2>/dev/null",
+             MDAE_BINARY_DIR, MDAE_SOURCE_DIR, model);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t cap = 1 << 22, n = 0, k;
+    char *buf = malloc(cap);
+    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0)
+        n += k;
+    buf[n] = '\0';
+    pclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    return j;
+}
+
+Test(srv_session, analyses_50_concurrent_sessions_like_the_cli, .timeout = 300)
+{
+    static const char *models[] = {"rldc2.mel",        "two_equations.mel", "clutch.mel",
+                                   "cup_and_ball.mel", "singular_simple.mel", "water_tank.mel",
+                                   "brake.mel",        "rldc_chain.mel"};
+    enum { NM = sizeof models / sizeof models[0], NS = 50 };
+    srv_proc p;
+    srv_start(&p, "\"max_workers\": 64", "");
+    cJSON *want[NM];
+    for (int m = 0; m < NM; m++)
+        want[m] = cli_json(models[m]);
+    client c[NS];
+    char *sid[NS];
+    for (int i = 0; i < NS; i++) {
+        cl_connect(&c[i], &p);
+        char *text = t_model(models[i % NM]);
+        sid[i] = cl_open(&c[i], text);
+        free(text);
+    }
+    for (int i = 0; i < NS; i++) { /* all in flight at once */
+        char *req = t_request(i, "session/analyze", session_params(sid[i]));
+        cl_send(&c[i], req);
+        cl_send(&c[i], "\n");
+        cJSON_free(req);
+    }
+    for (int i = 0; i < NS; i++) {
+        cJSON *r = cl_json(&c[i]);
+        cJSON *res = result_of(r);
+        if (want[i % NM] != NULL)
+            cr_assert(cJSON_Compare(res, want[i % NM], true), "session %d (%s) differs from the CLI",
+                      i, models[i % NM]);
+        cJSON_Delete(r);
+        free(sid[i]);
+        cl_close(&c[i]);
+    }
+    for (int m = 0; m < NM; m++)
+        cJSON_Delete(want[m]);
+    srv_stop(&p);
+}
