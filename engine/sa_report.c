@@ -11,6 +11,7 @@
  */
 #include "sa_int.h"
 
+#include <math.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -67,6 +68,59 @@ static void split_rec(sa_ctx *c, split *s, const BDD *v, int k, BDD set, unsigne
     sa__release(c, mark);
 }
 
+/* Number of mode assignments satisfying a mode function. BuDDy's
+ * bdd_satcountset scales by 2^(all variables), which overflows a double on
+ * models with a few thousand edges, and returns 0 for an empty set. */
+typedef struct cnt_memo {
+    int *key;
+    double *val;
+    size_t cap;
+} cnt_memo;
+
+static double count_rec(const sa_result *r, const int *rank, cnt_memo *cm, BDD f, int *rk)
+{
+    if (f < 2) {
+        *rk = (int)r->n_modes;
+        return f == bddtrue ? 1.0 : 0.0;
+    }
+    *rk = rank[bdd_var(f)];
+    size_t h = ((size_t)f * 2654435761u) & (cm->cap - 1);
+    while (cm->key[h] != -1 && cm->key[h] != f)
+        h = (h + 1) & (cm->cap - 1);
+    if (cm->key[h] == f)
+        return cm->val[h];
+    int rl, rh;
+    double lo = count_rec(r, rank, cm, bdd_low(f), &rl);
+    double hi = count_rec(r, rank, cm, bdd_high(f), &rh);
+    double v = ldexp(lo, rl - *rk - 1) + ldexp(hi, rh - *rk - 1);
+    cm->key[h] = f;
+    cm->val[h] = v;
+    return v;
+}
+
+static double count_modes(sa_ctx *c, const sa_result *r, BDD f)
+{
+    /* rank of a mode variable: how many mode variables come before it. */
+    int *rank = sa__alloc(c, (size_t)(r->n_bddvars + 1) * sizeof *rank);
+    for (uint32_t k = 0; k < r->n_modes; k++) {
+        int lv = bdd_var2level(r->mode_var[k]), n = 0;
+        for (uint32_t q = 0; q < r->n_modes; q++)
+            n += bdd_var2level(r->mode_var[q]) < lv;
+        rank[r->mode_var[k]] = n;
+    }
+    cnt_memo cm;
+    cm.cap = 16;
+    while (cm.cap < 2 * (size_t)bdd_nodecount(f) + 2)
+        cm.cap *= 2;
+    cm.key = sa__alloc(c, cm.cap * sizeof *cm.key);
+    cm.val = sa__alloc(c, cm.cap * sizeof *cm.val);
+    for (size_t k = 0; k < cm.cap; k++)
+        cm.key[k] = -1;
+    int rk;
+    double v = count_rec(r, rank, &cm, f, &rk);
+    return ldexp(v, rk);
+}
+
 static void fill_item(sa_ctx *c, const sa_result *r, sa_item *it, const char *name, BDD chi,
                       const BDD *vec)
 {
@@ -100,7 +154,7 @@ static int build(sa_ctx *c, const sa_result *r)
     rep->mode_names = names;
     for (uint32_t k = 0; k < r->n_modes; k++)
         names[k] = m->modes[k].name;
-    rep->valid_modes = bdd_satcountset(r->chi_m, r->modeset);
+    rep->valid_modes = count_modes(c, r, r->chi_m);
     rep->singular = r->singular != bddfalse;
     sa__set_of(c, r, r->singular, &rep->singular_modes);
     rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);
