@@ -299,11 +299,12 @@ static void print_names(const char *title, const cJSON *names)
 {
     printf("%s:", title);
     const cJSON *n;
+    int k = 0;
     cJSON_ArrayForEach(n, names) {
         const char *s = cJSON_GetStringValue(n);
-        printf(" %s", s ? s : "?");
+        printf("%s %s", k++ ? "," : "", s ? s : "?");
     }
-    printf("\n");
+    printf("%s\n", k ? "" : " (none)");
 }
 
 void cli_render_mode(const char *file, const cJSON *mj)

@@ -682,7 +682,7 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
         size_t nb = cdg_graph_n_blocks(g);
         pos = mdae_calloc(nb + 1, sizeof *pos);
         cJSON *blocks = cJSON_CreateArray();
-        if (pos == NULL || !attach(root, "blocks", blocks))
+        if (!attach(root, "blocks", blocks) || pos == NULL)
             goto fail;
         for (size_t k = 0; k < nb; k++)
             pos[k] = UINT32_MAX;
@@ -701,7 +701,7 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
         /* The view sorts edges by ids; readers want them by position. */
         pairs = mdae_calloc(2 * cv->n_edges + 1, sizeof *pairs);
         cJSON *edges = cJSON_CreateArray();
-        if (pairs == NULL || !attach(root, "edges", edges))
+        if (!attach(root, "edges", edges) || pairs == NULL)
             goto fail;
         for (size_t k = 0; k < cv->n_edges; k++) {
             uint32_t a = cv->edges[2 * k], b = cv->edges[2 * k + 1];

@@ -8,9 +8,11 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdg.h"
 #include "rpc_json.h"
 
 /* ---- A hand-built report over g1, g2 ---------------------------------------- */
@@ -430,4 +432,373 @@ Test(rpc_json, diagnostics_survive_every_allocation_failure)
     mdae_diags_add(&d, MDAE_SEV_NOTE, at, "here");
     check_oom(encode_diags, &d);
     mdae_diags_close(&d);
+}
+
+/* ---- Blocks, edges and one mode (issue 4) -----------------------------------------
+ * On the paper models, analysed for real: the JSON must say what the
+ * engine's graph says (same counts, ids, items), in the documented shape. */
+
+typedef struct analysed {
+    mel_model *m;
+    sa_result *res;
+    cdg_graph *g;
+    sa_report *rep;
+    cdg_report *crep;
+} analysed;
+
+static analysed analyse_file(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text, f);
+    fclose(f);
+    analysed a;
+    memset(&a, 0, sizeof a);
+    cr_assert_eq(mel_model_parse(text, n, NULL, &a.m, NULL), MDAE_OK);
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(a.m, NULL, &a.res, NULL), MDAE_OK);
+    cr_assert_eq(cdg_build(a.res, NULL, &a.g, NULL), MDAE_OK);
+    cr_assert_eq(sa_result_report(a.res, &a.rep), MDAE_OK);
+    cr_assert_eq(cdg_graph_report(a.g, &a.crep), MDAE_OK);
+    return a;
+}
+
+static void analysed_free(analysed *a)
+{
+    cdg_report_free(a->crep);
+    sa_report_free(a->rep);
+    cdg_graph_free(a->g);
+    sa_result_free(a->res);
+    sa_end();
+    mel_model_free(a->m);
+}
+
+/* "K3'" style key of a block's items, to find blocks by content. */
+static void items_key(const cJSON *items, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, len - k, "%s%s%.*s", k ? "," : "", str(it, "name"),
+                 (int)num(it, "order"), "''''''''");
+    }
+}
+
+/* The block whose equations and unknowns are eqs -> unks, or NULL. */
+static const cJSON *find_block(const cJSON *blocks, const char *eqs, const char *unks)
+{
+    const cJSON *b;
+    cJSON_ArrayForEach(b, blocks) {
+        char e[256], u[256];
+        items_key(item(b, "equations"), e, sizeof e);
+        items_key(item(b, "unknowns"), u, sizeof u);
+        if (strcmp(e, eqs) == 0 && strcmp(u, unks) == 0)
+            return b;
+    }
+    return NULL;
+}
+
+static void check_cdg_shape(const cJSON *j, const analysed *a)
+{
+    const cJSON *blocks = item(j, "blocks"), *edges = item(j, "edges");
+    cr_assert(cJSON_IsArray(blocks) && cJSON_IsArray(edges));
+    cr_assert_eq((size_t)cJSON_GetArraySize(blocks), cdg_graph_n_blocks(a->g));
+    cr_assert_eq((size_t)cJSON_GetArraySize(edges), cdg_graph_n_edges(a->g));
+    int k = 0;
+    const cJSON *b;
+    cJSON_ArrayForEach(b, blocks) {
+        cr_assert_eq(num(b, "id"), k, "blocks are listed by id");
+        cr_assert_not_null(str(b, "guard"));
+        cr_assert(cJSON_IsArray(item(b, "cubes")));
+        cr_assert_gt(cJSON_GetArraySize(item(b, "equations")), 0);
+        cr_assert_eq(cJSON_GetArraySize(item(b, "equations")),
+                     cJSON_GetArraySize(item(b, "unknowns")));
+        cr_assert(cJSON_IsArray(item(b, "reads")));
+        const cJSON *it = cJSON_GetArrayItem(item(b, "equations"), 0);
+        cr_assert_not_null(str(it, "name"));
+        cr_assert(cJSON_IsNumber(item(it, "order")));
+        k++;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edges) {
+        cr_assert(num(e, "from") >= 0 && num(e, "from") < k);
+        cr_assert(num(e, "to") >= 0 && num(e, "to") < k);
+        cr_assert_neq(num(e, "from"), num(e, "to"));
+        cr_assert_not_null(str(e, "guard"));
+        cr_assert(cJSON_IsArray(item(e, "cubes")));
+    }
+}
+
+Test(rpc_json, analysis_of_rldc2_carries_its_blocks_and_edges)
+{
+    analysed a = analyse_file("rldc2.mel");
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_analysis(a.rep, a.crep, &j), MDAE_OK);
+    cr_assert_str_eq(str(j, "status"), "nonsingular");
+    check_cdg_shape(j, &a);
+    /* RR-9322 section 3.3, g1 = g2 = true: K3 differentiated once is solved
+     * with K1, C1, C2 for the currents and the capacitor voltages' rates. */
+    const cJSON *b = find_block(item(j, "blocks"), "K1,K3',C1,C2", "i1,i2,v1',v2'");
+    cr_assert_not_null(b);
+    cr_assert_str_eq(str(b, "guard"), "g1 & g2");
+    const cJSON *c0 = cJSON_GetArrayItem(item(b, "cubes"), 0);
+    cr_assert(cJSON_IsTrue(item(c0, "g1")) && cJSON_IsTrue(item(c0, "g2")));
+    /* ... and g1 = g2 = false: one block of six. */
+    cr_assert_not_null(find_block(item(j, "blocks"), "K1',K2,K3,K4,L1,L2", "j1',j2',u1,u2,w1,w2"));
+    cJSON_Delete(j);
+    analysed_free(&a);
+}
+
+Test(rpc_json, analysis_of_the_water_tank_shows_el2_and_eh2_as_in_the_paper)
+{
+    analysed a = analyse_file("water_tank.mel");
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_analysis(a.rep, a.crep, &j), MDAE_OK);
+    check_cdg_shape(j, &a);
+    const cJSON *blocks = item(j, "blocks");
+    /* RR-9459 section 4.1: el2 is differentiated to solve for x' when bl,
+     * solved for yl otherwise; eh2 computes yh only when !bh. */
+    const cJSON *b = find_block(blocks, "el2'", "x'");
+    cr_assert_not_null(b);
+    cr_assert_str_eq(str(b, "guard"), "!bh & bl");
+    b = find_block(blocks, "el2", "yl");
+    cr_assert_not_null(b);
+    cr_assert_str_eq(str(b, "guard"), "!bl");
+    b = find_block(blocks, "eh2", "yh");
+    cr_assert_not_null(b);
+    cr_assert_str_eq(str(b, "guard"), "!bh");
+    cJSON_Delete(j);
+    analysed_free(&a);
+}
+
+Test(rpc_json, analysis_without_a_graph_is_the_report_alone)
+{
+    sa_report r = singular_report();
+    cJSON *j = NULL, *k = NULL;
+    cr_assert_eq(rpc_json_analysis(&r, NULL, &j), MDAE_OK);
+    cr_assert_eq(rpc_json_report(&r, &k), MDAE_OK);
+    cr_assert(cJSON_Compare(j, k, true));
+    cr_assert_null(item(j, "blocks"));
+    cJSON_Delete(j);
+    cJSON_Delete(k);
+}
+
+Test(rpc_json, cdg_rejects_an_edge_to_a_missing_block_and_leaves_the_object_alone)
+{
+    cdg_report rep;
+    memset(&rep, 0, sizeof rep);
+    cdg_report_edge e = {0, 1, {"true", 0, NULL}};
+    rep.n_edges = 1;
+    rep.edges = &e;
+    cJSON *o = cJSON_CreateObject();
+    cr_assert_eq(rpc_json_cdg(&rep, o), MDAE_E_INVAL);
+    cr_assert_null(o->child);
+    cr_assert_eq(rpc_json_cdg(NULL, o), MDAE_E_INVAL);
+    cJSON_Delete(o);
+}
+
+/* The projection on one mode, from the engine's own views. */
+static cJSON *mode_json(const analysed *a, const bool *mode)
+{
+    sa_mode_view sv;
+    cdg_mode_view cv;
+    cr_assert_eq(sa_result_mode(a->res, mode, &sv), MDAE_OK);
+    cr_assert_eq(cdg_graph_mode(a->g, mode, &cv), MDAE_OK);
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_mode(a->m, mode, &sv, a->g, &cv, &j), MDAE_OK);
+    cdg_mode_view_close(&cv);
+    sa_mode_view_close(&sv);
+    return j;
+}
+
+static double offset_of(const cJSON *items, const char *name)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items)
+        if (strcmp(str(it, "name"), name) == 0)
+            return cJSON_IsNull(item(it, "offset")) ? -1 : num(it, "offset");
+    cr_assert_fail("no item %s", name);
+    return -2;
+}
+
+Test(rpc_json, mode_of_rldc2_with_both_diodes_passing_has_the_offsets_of_fig6)
+{
+    analysed a = analyse_file("rldc2.mel");
+    bool mode[2] = {true, true};
+    cJSON *j = mode_json(&a, mode);
+    cr_assert(cJSON_IsTrue(item(item(j, "mode"), "g1")) && cJSON_IsTrue(item(item(j, "mode"), "g2")));
+    cr_assert(cJSON_IsTrue(item(j, "valid")));
+    cr_assert(cJSON_IsFalse(item(j, "singular")));
+    const cJSON *eqs = item(j, "equations");
+    cr_assert_eq(cJSON_GetArraySize(eqs), 14);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, eqs) {
+        const char *nm = str(e, "name");
+        bool one = strcmp(nm, "K3") == 0 || strcmp(nm, "Z1") == 0 || strcmp(nm, "Z2") == 0;
+        cr_assert_eq(num(e, "offset"), one ? 1 : 0, "c(%s)", nm);
+        cr_assert(cJSON_IsTrue(item(e, "active")));
+    }
+    cr_assert_eq(offset_of(item(j, "variables"), "u1"), 1);
+    cr_assert_eq(offset_of(item(j, "variables"), "w1"), 0);
+    /* Every equation is in exactly one block, at its offset. */
+    const cJSON *blocks = item(j, "blocks");
+    int n_eq = 0;
+    const cJSON *b;
+    cJSON_ArrayForEach(b, blocks) {
+        const cJSON *it;
+        cJSON_ArrayForEach(it, item(b, "equations")) {
+            cr_assert_eq(num(it, "order"), offset_of(eqs, str(it, "name")));
+            n_eq++;
+        }
+    }
+    cr_assert_eq(n_eq, 14);
+    cr_assert_not_null(find_block(blocks, "K1,K3',C1,C2", "i1,i2,v1',v2'"));
+    /* Edges give positions in the solving order: from < to. */
+    const cJSON *pair;
+    cr_assert_gt(cJSON_GetArraySize(item(j, "edges")), 0);
+    cJSON_ArrayForEach(pair, item(j, "edges")) {
+        double f = cJSON_GetNumberValue(cJSON_GetArrayItem(pair, 0));
+        double t = cJSON_GetNumberValue(cJSON_GetArrayItem(pair, 1));
+        cr_assert(f < t && t < cJSON_GetArraySize(blocks));
+    }
+    cr_assert_eq(cJSON_GetArraySize(item(j, "overdetermined")), 0);
+    cJSON_Delete(j);
+    analysed_free(&a);
+}
+
+Test(rpc_json, mode_excluded_by_an_invariant_is_invalid_with_no_offsets_or_blocks)
+{
+    analysed a = analyse_file("water_tank.mel");
+    bool mode[2] = {true, true}; /* invariant !(bh & bl) */
+    cJSON *j = mode_json(&a, mode);
+    cr_assert(cJSON_IsFalse(item(j, "valid")));
+    cr_assert(cJSON_IsFalse(item(j, "singular")));
+    const cJSON *e;
+    cJSON_ArrayForEach(e, item(j, "equations"))
+        cr_assert(cJSON_IsNull(item(e, "offset")));
+    cr_assert_eq(cJSON_GetArraySize(item(j, "blocks")), 0);
+    cr_assert_eq(cJSON_GetArraySize(item(j, "edges")), 0);
+    cJSON_Delete(j);
+    /* The empty-tank mode: el2 differentiated for x', e2 solved for yl. */
+    mode[0] = false;
+    j = mode_json(&a, mode);
+    cr_assert(cJSON_IsTrue(item(j, "valid")));
+    cr_assert_eq(offset_of(item(j, "equations"), "el2"), 1);
+    cr_assert_not_null(find_block(item(j, "blocks"), "el2'", "x'"));
+    cr_assert_not_null(find_block(item(j, "blocks"), "e2", "yl"));
+    cJSON_Delete(j);
+    analysed_free(&a);
+}
+
+Test(rpc_json, mode_of_a_singular_model_names_its_parts)
+{
+    analysed a = analyse_file("singular_simple.mel");
+    bool mode[2] = {false, false};
+    cJSON *j = mode_json(&a, mode);
+    cr_assert(cJSON_IsTrue(item(j, "valid")));
+    cr_assert(cJSON_IsTrue(item(j, "singular")));
+    cr_assert_gt(cJSON_GetArraySize(item(j, "overdetermined")), 0);
+    cr_assert_gt(cJSON_GetArraySize(item(j, "underdetermined")), 0);
+    cr_assert_eq(cJSON_GetArraySize(item(j, "blocks")), 0);
+    cJSON_Delete(j);
+    analysed_free(&a);
+}
+
+Test(rpc_json, mode_spec_reads_the_command_line_syntax)
+{
+    char why[128];
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_mode_spec(" g1 = 1 , g2=false,open[3]=true ", &j, why, sizeof why),
+                 MDAE_OK);
+    char *s = compact(j);
+    cr_assert_str_eq(s, "{\"g1\":true,\"g2\":false,\"open[3]\":true}");
+    mdae_free(s);
+    cJSON_Delete(j);
+    cr_assert_eq(rpc_json_mode_spec("", &j, why, sizeof why), MDAE_OK);
+    cr_assert_eq(cJSON_GetArraySize(j), 0);
+    cJSON_Delete(j);
+    static const char *const bad[] = {"g1", "g1=2", "g1=1,g1=0", "g1=1,,g2=0", "=1", "g1=1;g2=0",
+                                      "g1=yes", "g1=1,"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        j = NULL;
+        why[0] = '\0';
+        cr_expect_eq(rpc_json_mode_spec(bad[k], &j, why, sizeof why), MDAE_E_INVAL, "%s", bad[k]);
+        cr_expect_null(j);
+        cr_expect_neq(why[0], '\0', "no reason for %s", bad[k]);
+    }
+    cr_assert_eq(rpc_json_mode_spec("g1=1,g1=0", &j, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_not_null(strstr(why, "'g1' is given twice"), "%s", why);
+}
+
+Test(rpc_json, mode_read_names_an_unknown_mode_variable)
+{
+    mel_model *m = parse_small(); /* one mode variable, g */
+    bool mode[1] = {true};
+    char why[128] = "";
+    cJSON *j = cJSON_Parse("{\"g\":0}");
+    cr_assert_eq(rpc_json_mode_read(j, m, mode, why, sizeof why), MDAE_OK);
+    cr_assert(!mode[0]);
+    cJSON_Delete(j);
+    j = cJSON_Parse("{}");
+    mode[0] = true;
+    cr_assert_eq(rpc_json_mode_read(j, m, mode, why, sizeof why), MDAE_OK);
+    cr_assert(!mode[0], "unlisted mode variables are false");
+    cJSON_Delete(j);
+    j = cJSON_Parse("{\"g\":true,\"h\":false}");
+    cr_assert_eq(rpc_json_mode_read(j, m, mode, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_str_eq(why, "unknown mode variable 'h'");
+    cJSON_Delete(j);
+    j = cJSON_Parse("{\"g\":2}");
+    cr_assert_eq(rpc_json_mode_read(j, m, mode, why, sizeof why), MDAE_E_INVAL);
+    cJSON_Delete(j);
+    j = cJSON_Parse("[1]");
+    cr_assert_eq(rpc_json_mode_read(j, m, mode, why, sizeof why), MDAE_E_INVAL);
+    cJSON_Delete(j);
+    mel_model_free(m);
+}
+
+/* Allocation failures in the new encoders, on rldc2. */
+static const bool oom_mode[2] = {true, false};
+
+static int encode_analysis(const void *arg, cJSON **out)
+{
+    const analysed *a = arg;
+    return rpc_json_analysis(a->rep, a->crep, out);
+}
+
+typedef struct mode_subject {
+    const analysed *a;
+    sa_mode_view sv;
+    cdg_mode_view cv;
+} mode_subject;
+
+static int encode_mode(const void *arg, cJSON **out)
+{
+    const mode_subject *ms = arg;
+    return rpc_json_mode(ms->a->m, oom_mode, &ms->sv, ms->a->g, &ms->cv, out);
+}
+
+Test(rpc_json, analysis_survives_every_allocation_failure)
+{
+    analysed a = analyse_file("rldc2.mel");
+    check_oom(encode_analysis, &a);
+    analysed_free(&a);
+}
+
+Test(rpc_json, mode_survives_every_allocation_failure)
+{
+    analysed a = analyse_file("rldc2.mel");
+    /* The views are the engine's (built before the failing allocator is
+     * installed): this checks the encoder only. */
+    mode_subject ms = {&a, {0}, {0}};
+    cr_assert_eq(sa_result_mode(a.res, oom_mode, &ms.sv), MDAE_OK);
+    cr_assert_eq(cdg_graph_mode(a.g, oom_mode, &ms.cv), MDAE_OK);
+    check_oom(encode_mode, &ms);
+    cdg_mode_view_close(&ms.cv);
+    sa_mode_view_close(&ms.sv);
+    analysed_free(&a);
 }
