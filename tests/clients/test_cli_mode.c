@@ -1,0 +1,597 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/clients/test_cli_mode.c -- the issue 4 and 5 side of the `mdae`
+ * executable: analyze with blocks and edges (text, JSON, DOT), `mdae mode`
+ * (JSON, text, invalid and singular modes, bad mode names), and
+ * `mdae --server ADDRESS ...` against a real mdaed started on an ephemeral
+ * loopback port and a Unix socket.
+ *
+ * The binaries are spawned with stdout and stderr redirected to temporary
+ * files (never pipes: no deadlock on large outputs); every wait on the
+ * server is bounded.
+ */
+#include <criterion/criterion.h>
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MDAE MDAE_BINARY_DIR "/clients/mdae"
+#define MDAED MDAE_BINARY_DIR "/server/mdaed"
+#define MODEL(name) MDAE_SOURCE_DIR "/tests/models/" name
+
+extern char **environ;
+
+typedef struct run {
+    int code; /* exit status, or -1 if killed by a signal */
+    char *out;
+    char *err;
+} run;
+
+static char *slurp_fd(int fd)
+{
+    off_t n = lseek(fd, 0, SEEK_END);
+    cr_assert_geq(n, 0);
+    lseek(fd, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert_not_null(buf);
+    size_t got = 0;
+    while (got < (size_t)n) {
+        ssize_t r = read(fd, buf + got, (size_t)n - got);
+        cr_assert_gt(r, 0);
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    return buf;
+}
+
+static run run_args(const char *const *args)
+{
+    const char *argv[40] = {MDAE};
+    size_t n = 1;
+    for (; args[n - 1] != NULL; n++) {
+        cr_assert_lt(n, 39);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+    char out_path[] = "/tmp/mdae-mode-out-XXXXXX", err_path[] = "/tmp/mdae-mode-err-XXXXXX";
+    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    cr_assert(out_fd >= 0 && err_fd >= 0);
+    unlink(out_path);
+    unlink(err_path);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, MDAE, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "cannot spawn %s", MDAE);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    run r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp_fd(out_fd);
+    r.err = slurp_fd(err_fd);
+    close(out_fd);
+    close(err_fd);
+    return r;
+}
+
+#define RUN(...) run_args((const char *const[]){__VA_ARGS__, NULL})
+
+static void run_free(run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static void expect(const run *r, int code)
+{
+    cr_assert_eq(r->code, code, "exit %d, expected %d\n--- stdout:\n%s\n--- stderr:\n%s", r->code,
+                 code, r->out, r->err);
+}
+
+static void contains(const char *hay, const char *needle)
+{
+    cr_assert_not_null(strstr(hay, needle), "expected \"%s\" in:\n%s", needle, hay);
+}
+
+static const cJSON *item(const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *str(const cJSON *o, const char *k) { return cJSON_GetStringValue(item(o, k)); }
+
+static cJSON *parse_out(const run *r)
+{
+    cJSON *j = cJSON_Parse(r->out);
+    cr_assert_not_null(j, "not JSON:\n%s", r->out);
+    return j;
+}
+
+/* Number of occurrences of needle in hay. */
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* ---- analyze: blocks, edges, DOT ------------------------------------------------- */
+
+Test(cli_mode, analyze_json_lists_the_blocks_and_edges_of_the_water_tank)
+{
+    run r = RUN("analyze", "--json", MODEL("water_tank.mel"));
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *blocks = item(j, "blocks"), *edges = item(j, "edges");
+    cr_assert_gt(cJSON_GetArraySize(blocks), 0);
+    cr_assert_gt(cJSON_GetArraySize(edges), 0);
+    bool el2_diff = false;
+    const cJSON *b;
+    cJSON_ArrayForEach(b, blocks) {
+        const cJSON *e0 = cJSON_GetArrayItem(item(b, "equations"), 0);
+        const cJSON *u0 = cJSON_GetArrayItem(item(b, "unknowns"), 0);
+        cr_assert(cJSON_IsNumber(item(b, "id")));
+        cr_assert(cJSON_IsArray(item(b, "cubes")));
+        cr_assert(cJSON_IsArray(item(b, "reads")));
+        if (strcmp(str(e0, "name"), "el2") == 0 && cJSON_GetNumberValue(item(e0, "order")) == 1) {
+            cr_assert_str_eq(str(u0, "name"), "x");
+            cr_assert_eq(cJSON_GetNumberValue(item(u0, "order")), 1);
+            cr_assert_str_eq(str(b, "guard"), "!bh & bl");
+            el2_diff = true;
+        }
+    }
+    cr_assert(el2_diff, "no block el2' -> x'");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edges) {
+        cr_assert(cJSON_IsNumber(item(e, "from")) && cJSON_IsNumber(item(e, "to")));
+        cr_assert_not_null(str(e, "guard"));
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli_mode, analyze_text_lists_blocks_with_their_guards_and_the_edges)
+{
+    run r = RUN("analyze", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    contains(r.out, "rldc2.mel: nonsingular\n");
+    contains(r.out, "\nblocks (26)");
+    contains(r.out, "K1, K3', C1, C2 \u2192 i1, i2, v1', v2'   reads j1, j2, u1', u2'   when g1 & g2\n");
+    contains(r.out, "\nedges (30)");
+    contains(r.out, "  b21 \u2192 b2   when g1 & g2\n");
+    run_free(&r);
+}
+
+Test(cli_mode, dot_starts_with_digraph_and_has_one_vertex_per_block)
+{
+    static const char *const models[] = {MODEL("rldc2.mel"), MODEL("water_tank.mel")};
+    for (size_t k = 0; k < 2; k++) {
+        run j = RUN("analyze", "--json", models[k]);
+        expect(&j, 0);
+        cJSON *a = parse_out(&j);
+        int nb = cJSON_GetArraySize(item(a, "blocks"));
+        int ne = cJSON_GetArraySize(item(a, "edges"));
+        cJSON_Delete(a);
+        run_free(&j);
+        run r = RUN("analyze", "--dot", models[k]);
+        expect(&r, 0);
+        cr_assert_eq(strncmp(r.out, "digraph", 7), 0, "%s", r.out);
+        cr_assert_eq(count(r.out, " [label="), nb + ne, "%d blocks, %d edges:\n%s", nb, ne,
+                     r.out);
+        cr_assert_eq(count(r.out, " -> "), ne);
+        char last[32];
+        snprintf(last, sizeof last, "  b%d [label=", nb - 1);
+        contains(r.out, last);
+        run_free(&r);
+    }
+}
+
+Test(cli_mode, dot_goes_to_the_file_given_with_dot_equals)
+{
+    char path[] = "/tmp/mdae-dot-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char opt[64];
+    snprintf(opt, sizeof opt, "--dot=%s", path);
+    run r = RUN("analyze", opt, MODEL("water_tank.mel"));
+    expect(&r, 0);
+    cr_assert_str_eq(r.out, "");
+    FILE *f = fopen(path, "r");
+    char head[16] = "";
+    cr_assert_not_null(fgets(head, sizeof head, f));
+    fclose(f);
+    unlink(path);
+    cr_assert_eq(strncmp(head, "digraph", 7), 0);
+    run_free(&r);
+    r = RUN("analyze", "--dot=/nonexistent-dir/x.dot", MODEL("water_tank.mel"));
+    expect(&r, 4);
+    contains(r.err, "cannot write '/nonexistent-dir/x.dot'");
+    run_free(&r);
+}
+
+/* ---- mode ---------------------------------------------------------------------------- */
+
+static double offset_of(const cJSON *items, const char *name)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items)
+        if (strcmp(str(it, "name"), name) == 0)
+            return cJSON_IsNull(item(it, "offset")) ? -1
+                                                    : cJSON_GetNumberValue(item(it, "offset"));
+    cr_assert_fail("no item %s", name);
+    return -2;
+}
+
+Test(cli_mode, mode_json_of_rldc2_with_both_diodes_passing_has_the_offsets_of_fig6)
+{
+    run r = RUN("mode", MODEL("rldc2.mel"), "--mode", "g1=1,g2=true", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert(cJSON_IsTrue(item(item(j, "mode"), "g1")));
+    cr_assert(cJSON_IsTrue(item(item(j, "mode"), "g2")));
+    cr_assert(cJSON_IsTrue(item(j, "valid")));
+    cr_assert(cJSON_IsFalse(item(j, "singular")));
+    const cJSON *eqs = item(j, "equations");
+    cr_assert_eq(cJSON_GetArraySize(eqs), 14);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, eqs) {
+        const char *nm = str(e, "name");
+        bool one = strcmp(nm, "K3") == 0 || strcmp(nm, "Z1") == 0 || strcmp(nm, "Z2") == 0;
+        cr_assert_eq(cJSON_GetNumberValue(item(e, "offset")), one ? 1 : 0, "c(%s)", nm);
+    }
+    cr_assert_eq(offset_of(item(j, "variables"), "v1"), 1);
+    const cJSON *blocks = item(j, "blocks");
+    cr_assert_eq(cJSON_GetArraySize(blocks), 11);
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, item(j, "edges")) {
+        double f = cJSON_GetNumberValue(cJSON_GetArrayItem(pair, 0));
+        double t = cJSON_GetNumberValue(cJSON_GetArrayItem(pair, 1));
+        cr_assert(f < t, "edges are positions in the solving order");
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli_mode, mode_text_prints_the_block_triangular_form_in_solving_order)
+{
+    run r = RUN("mode", "--mode", "g1=1,g2=1", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    contains(r.out, "rldc2.mel: mode g1=1,g2=1: valid, nonsingular\n");
+    contains(r.out, "block triangular form, in solving order (11 blocks");
+    contains(r.out, ". K1, K3', C1, C2 \u2192 i1, i2, v1', v2'   reads j1, j2, u1', u2'   [b2]\n");
+    contains(r.out, "edges (by position above): 0 \u2192 1,");
+    contains(r.out, "equation offsets (c): K1 0, K2 0, K3 1,");
+    /* Z1' solves u1' before the big block reads it. */
+    const char *z1 = strstr(r.out, "Z1' \u2192 u1'"), *big = strstr(r.out, "K1, K3'");
+    cr_assert(z1 != NULL && big != NULL && z1 < big);
+    run_free(&r);
+}
+
+Test(cli_mode, unlisted_mode_variables_are_false)
+{
+    run r = RUN("mode", "--mode", "g1=1", "--json", MODEL("rldc2.mel"));
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert(cJSON_IsTrue(item(item(j, "mode"), "g1")));
+    cr_assert(cJSON_IsFalse(item(item(j, "mode"), "g2")));
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli_mode, a_mode_excluded_by_an_invariant_is_reported_invalid)
+{
+    run r = RUN("mode", "--mode", "bh=1,bl=1", "--json", MODEL("water_tank.mel"));
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert(cJSON_IsFalse(item(j, "valid")));
+    cr_assert_eq(cJSON_GetArraySize(item(j, "blocks")), 0);
+    cr_assert_eq(offset_of(item(j, "equations"), "el2"), -1);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("mode", "--mode", "bh=1,bl=1", MODEL("water_tank.mel"));
+    expect(&r, 0);
+    contains(r.out, "water_tank.mel: mode bh=1,bl=1: invalid");
+    run_free(&r);
+    /* The full tank: eh2 differentiated for x', e2 gives yh. */
+    r = RUN("mode", "--mode", "bh=1", MODEL("water_tank.mel"));
+    expect(&r, 0);
+    contains(r.out, ". eh2' \u2192 x'");
+    contains(r.out, ". e2 \u2192 yh");
+    run_free(&r);
+}
+
+Test(cli_mode, a_singular_mode_names_its_over_and_underdetermined_parts)
+{
+    run r = RUN("mode", "--mode", "", MODEL("singular_simple.mel"));
+    expect(&r, 0);
+    contains(r.out, "structurally singular\n");
+    contains(r.out, "overdetermined equations: e2\n");
+    contains(r.out, "underdetermined variables: ");
+    run_free(&r);
+}
+
+Test(cli_mode, bad_modes_are_usage_errors_that_name_the_culprit)
+{
+    run r = RUN("mode", "--mode", "g1=1,g3=0", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    contains(r.err, "unknown mode variable 'g3'");
+    contains(r.err, "mode variables of ");
+    cr_assert_str_eq(r.out, "");
+    run_free(&r);
+    static const char *const specs[] = {"g1", "g1=2", "g1=1,g1=0", "g1=1,,g2=1", "g1=maybe"};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        r = RUN("mode", "--mode", specs[k], MODEL("rldc2.mel"));
+        cr_expect_eq(r.code, 2, "--mode '%s': exit %d\n%s", specs[k], r.code, r.err);
+        contains(r.err, "invalid --mode");
+        run_free(&r);
+    }
+    r = RUN("mode", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    contains(r.err, "missing --mode");
+    run_free(&r);
+    r = RUN("mode", "--mode", "g1=1", "--mode", "g2=1", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    run_free(&r);
+    r = RUN("analyze", "--dot", "--json", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    run_free(&r);
+    r = RUN("check", "--dot", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    run_free(&r);
+}
+
+Test(cli_mode, model_errors_exit_1_before_any_mode_work)
+{
+    run r = RUN("mode", "--mode", "g=1", MODEL("syntax_error.mel"));
+    expect(&r, 1);
+    contains(r.err, "syntax_error.mel:12:27: error: ");
+    run_free(&r);
+}
+
+/* ---- --server ---------------------------------------------------------------------- */
+
+typedef struct server {
+    pid_t pid;
+    int port;
+    char dir[64];
+    char tcp[64];
+    char unix_addr[128];
+} server;
+
+static long long t_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* mdaed on 127.0.0.1:0 (the port it got is written to a file) and a Unix
+ * socket in a temporary directory. */
+static void server_start(server *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "/tmp/mdae-cli-srv-XXXXXX");
+    cr_assert_not_null(mkdtemp(s->dir));
+    char conf[128], port_file[128];
+    snprintf(conf, sizeof conf, "%s/mdaed.json", s->dir);
+    snprintf(port_file, sizeof port_file, "%s/port", s->dir);
+    FILE *f = fopen(conf, "w");
+    cr_assert_not_null(f);
+    fprintf(f,
+            "{\"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s/sock\"},\n"
+            " \"web_root\": \"%s/clients/web\", \"log_level\": \"error\"}\n",
+            s->dir, MDAE_SOURCE_DIR);
+    fclose(f);
+    snprintf(s->unix_addr, sizeof s->unix_addr, "unix:%s/sock", s->dir);
+    s->pid = fork();
+    cr_assert_geq(s->pid, 0);
+    if (s->pid == 0) {
+        execl(MDAED, MDAED, "--config", conf, "--port-file", port_file, (char *)NULL);
+        _exit(127);
+    }
+    long long end = t_ms() + 20000;
+    while (t_ms() < end) {
+        FILE *pf = fopen(port_file, "r");
+        if (pf != NULL) {
+            int ok = fscanf(pf, "%d", &s->port);
+            fclose(pf);
+            if (ok == 1 && s->port > 0) {
+                snprintf(s->tcp, sizeof s->tcp, "tcp://127.0.0.1:%d", s->port);
+                return;
+            }
+        }
+        int st;
+        cr_assert_eq(waitpid(s->pid, &st, WNOHANG), 0, "mdaed exited at startup");
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_fail("mdaed did not write its port");
+}
+
+static void server_stop(server *s)
+{
+    int st;
+    kill(s->pid, SIGTERM);
+    long long end = t_ms() + 20000;
+    while (t_ms() < end && waitpid(s->pid, &st, WNOHANG) == 0) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    if (waitpid(s->pid, &st, WNOHANG) == 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, &st, 0);
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
+    if (system(cmd) != 0)
+        cr_log_warn("could not remove %s", s->dir);
+}
+
+/* Every member the server sent equals the embedded engine's; members the
+ * server did not send (blocks and edges, from a server that does not build
+ * the CDG yet) are named in a warning, not hidden. */
+static void same_members(const cJSON *remote, const cJSON *local)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, local) {
+        const cJSON *r = item(remote, m->string);
+        if (r == NULL) {
+            cr_assert(strcmp(m->string, "blocks") == 0 || strcmp(m->string, "edges") == 0,
+                      "the server's answer lacks \"%s\"", m->string);
+            cr_log_warn("the server's analysis has no \"%s\" (server predates issue 4)",
+                        m->string);
+            continue;
+        }
+        cr_assert(cJSON_Compare(r, m, true), "\"%s\" differs", m->string);
+    }
+    cJSON_ArrayForEach(m, remote)
+        cr_assert_not_null(item(local, m->string), "the server added \"%s\"", m->string);
+}
+
+Test(cli_mode, server_analyze_json_matches_the_embedded_engine_over_tcp_and_unix)
+{
+    server s;
+    server_start(&s);
+    run loc = RUN("analyze", "--json", "-D", "N=3", MODEL("rldc_chain.mel"));
+    expect(&loc, 0);
+    cJSON *l = parse_out(&loc);
+    const char *addrs[] = {s.tcp, s.unix_addr};
+    for (int k = 0; k < 2; k++) {
+        run rem = RUN("--server", addrs[k], "analyze", "--json", "-D", "N=3",
+                      MODEL("rldc_chain.mel"));
+        expect(&rem, 0);
+        cJSON *r = parse_out(&rem);
+        same_members(r, l);
+        cJSON_Delete(r);
+        run_free(&rem);
+    }
+    cJSON_Delete(l);
+    run_free(&loc);
+    server_stop(&s);
+}
+
+Test(cli_mode, server_analyze_text_matches_the_embedded_engine)
+{
+    server s;
+    server_start(&s);
+    run loc = RUN("analyze", MODEL("water_tank.mel"));
+    run rem = RUN("--server", s.tcp, "analyze", MODEL("water_tank.mel"));
+    expect(&loc, 0);
+    expect(&rem, 0);
+    /* Identical up to the blocks section, which needs a server with the
+     * CDG (issue 4); identical everywhere once it has it. */
+    const char *cut = strstr(rem.out, "\nblocks: not in this analysis");
+    if (cut != NULL) {
+        cr_log_warn("the server sent no blocks: comparing the text before them");
+        size_t n = (size_t)(cut - rem.out);
+        cr_assert_eq(strncmp(loc.out, rem.out, n), 0, "local:\n%s\nremote:\n%s", loc.out,
+                     rem.out);
+        cr_assert_eq(strncmp(loc.out + n, "\nblocks (", 9), 0);
+    } else {
+        cr_assert_str_eq(rem.out, loc.out);
+    }
+    run_free(&loc);
+    run_free(&rem);
+    server_stop(&s);
+}
+
+Test(cli_mode, server_reports_model_errors_like_the_embedded_engine)
+{
+    server s;
+    server_start(&s);
+    run loc = RUN("analyze", MODEL("syntax_error.mel"));
+    run rem = RUN("--server", s.tcp, "analyze", MODEL("syntax_error.mel"));
+    expect(&loc, 1);
+    expect(&rem, 1);
+    cr_assert_str_eq(rem.err, loc.err);
+    cr_assert_str_eq(rem.out, "");
+    run_free(&loc);
+    run_free(&rem);
+    server_stop(&s);
+}
+
+Test(cli_mode, server_mode_and_dot_match_the_embedded_engine_or_fail_loudly)
+{
+    server s;
+    server_start(&s);
+    run loc = RUN("mode", "--mode", "g1=1,g2=1", "--json", MODEL("rldc2.mel"));
+    run rem = RUN("--server", s.tcp, "mode", "--mode", "g1=1,g2=1", "--json", MODEL("rldc2.mel"));
+    expect(&loc, 0);
+    if (rem.code == 4) {
+        /* A server without session/mode: said, with the server's words. */
+        contains(rem.err, "cannot answer session/mode");
+        cr_assert_str_eq(rem.out, "");
+        cr_log_warn("the server does not implement session/mode yet: %s", rem.err);
+    } else {
+        expect(&rem, 0);
+        cJSON *l = parse_out(&loc), *r = parse_out(&rem);
+        cr_assert(cJSON_Compare(l, r, true), "local:\n%s\nremote:\n%s", loc.out, rem.out);
+        cJSON_Delete(l);
+        cJSON_Delete(r);
+    }
+    run_free(&loc);
+    run_free(&rem);
+    loc = RUN("analyze", "--dot", MODEL("rldc2.mel"));
+    rem = RUN("--server", s.unix_addr, "analyze", "--dot", MODEL("rldc2.mel"));
+    expect(&loc, 0);
+    if (rem.code == 4) {
+        contains(rem.err, "cannot answer session/dot");
+        cr_log_warn("the server does not implement session/dot yet: %s", rem.err);
+    } else {
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+    }
+    run_free(&loc);
+    run_free(&rem);
+    server_stop(&s);
+}
+
+Test(cli_mode, server_addresses_and_reachability_have_their_exit_codes)
+{
+    /* Nothing listens on port 1 of loopback. */
+    run r = RUN("--server", "tcp://127.0.0.1:1", "analyze", MODEL("rldc2.mel"));
+    expect(&r, 4);
+    contains(r.err, "cannot connect to the server at 'tcp://127.0.0.1:1'");
+    run_free(&r);
+    r = RUN("--server", "unix:/nonexistent/mdaed.sock", "analyze", MODEL("rldc2.mel"));
+    expect(&r, 4);
+    run_free(&r);
+    static const char *const bad[] = {"tcp://127.0.0.1", "tcp://:7420", "unix:", "http://x/y:1"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        r = RUN("--server", bad[k], "analyze", MODEL("rldc2.mel"));
+        cr_expect_eq(r.code, 2, "'%s': exit %d\n%s", bad[k], r.code, r.err);
+        run_free(&r);
+    }
+    r = RUN("--server", "tcp://127.0.0.1:1", "structure", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    contains(r.err, "not available with --server");
+    run_free(&r);
+    r = RUN("--server", "tcp://127.0.0.1:1", "analyze", "--node-limit", "10", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    run_free(&r);
+    r = RUN("--timeout", "5", "analyze", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    run_free(&r);
+    r = RUN("--server");
+    expect(&r, 2);
+    run_free(&r);
+    /* A bad mode is refused before connecting. */
+    r = RUN("--server", "tcp://127.0.0.1:1", "mode", "--mode", "g1=7", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    contains(r.err, "invalid --mode");
+    run_free(&r);
+}
