@@ -7,8 +7,8 @@
  * session/close, the LSP lifecycle (initialize, initialized, shutdown, exit)
  * and $/cancelRequest. Everything that needs the model's meaning (open,
  * edit, analyze, LSP document diagnostics) becomes a job for the session's
- * worker (srv_worker.c). session/mode and session/dot belong to issue 4 and
- * answer -32601 "not implemented yet" until then.
+ * worker (srv_worker.c), including session/mode and session/dot (issue 4),
+ * which read the worker's kept analysis.
  *
  * Codes become JSON-RPC errors only here and in srv_worker.c (STYLE.md
  * section 7): reserved codes for protocol faults, -32000+rc otherwise.
@@ -363,15 +363,41 @@ static void m_close(srv_call *call, const cJSON *params)
     srv_call_result(call, cJSON_CreateTrue());
 }
 
-static void m_later(srv_call *call, const cJSON *params)
+/* session/mode {session, mode:{"g1":true,...}} and session/dot {session}:
+ * the per-mode projection and the DOT graph, from the worker's kept
+ * analysis (issue 4). */
+static void m_mode(srv_call *call, const cJSON *params)
 {
-    char msg[160];
-    snprintf(msg, sizeof msg, "%s is not implemented yet (issue 4: per-mode projection and "
-                              "DOT output)", call->method);
-    cJSON *d = cJSON_CreateObject();
-    if (d)
-        cJSON_AddStringToObject(d, "name", mdae_err_name(MDAE_E_NOTIMPL));
-    srv_call_error(call, RPC_METHOD_NOT_FOUND, msg, d);
+    if (!params_object(call, params))
+        return;
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    const cJSON *mode = get_param(params, "mode");
+    if (!cJSON_IsObject(mode)) {
+        bad_params(call, "%s", "\"mode\" must be an object such as {\"g1\":true}");
+        return;
+    }
+    cJSON *wp = cJSON_CreateObject();
+    cJSON *m = cJSON_Duplicate(mode, true);
+    if (wp == NULL || m == NULL) {
+        cJSON_Delete(wp);
+        cJSON_Delete(m);
+        srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return;
+    }
+    cJSON_AddItemToObject(wp, "mode", m);
+    submit(s, SRV_JOB_RAW, "mode", wp, call);
+}
+
+static void m_dot(srv_call *call, const cJSON *params)
+{
+    if (!params_object(call, params))
+        return;
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    submit(s, SRV_JOB_RAW, "dot", cJSON_CreateObject(), call);
 }
 
 /* debug/crash, debug/alloc, debug/sleep: forwarded to the session's worker;
@@ -437,8 +463,8 @@ typedef struct method {
 static const method methods[] = {
     {"server/status", m_status, false},   {"session/open", m_open, false},
     {"session/edit", m_edit, false},      {"session/analyze", m_analyze, false},
-    {"session/close", m_close, false},    {"session/mode", m_later, false},
-    {"session/dot", m_later, false},      {"auth", m_auth, false},
+    {"session/close", m_close, false},    {"session/mode", m_mode, false},
+    {"session/dot", m_dot, false},      {"auth", m_auth, false},
     {"initialize", m_initialize, false},  {"shutdown", m_shutdown, false},
     {"debug/crash", m_debug, true},       {"debug/alloc", m_debug, true},
     {"debug/sleep", m_debug, true},

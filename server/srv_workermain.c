@@ -21,9 +21,11 @@
  * Methods (router to worker):
  *   load {text, defines?, name?}   -> {summary:{counts, diagnostics}} or the
  *                                     model error with data.diagnostics
- *   analyze {stream}               -> the rpc_json_report JSON (`mdae analyze
- *                                     --json`); analysis/progress first when
- *                                     streaming
+ *   analyze {stream}               -> the rpc_json_analysis JSON (`mdae
+ *                                     analyze --json`); analysis/progress
+ *                                     first when streaming
+ *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
+ *   dot {}                         -> the CDG as DOT text (a JSON string)
  *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
  *                                     then singular-mode diagnostics
  *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms, ignore_cancel?}
@@ -41,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cdg.h"
 #include "mel.h"
 #include "rpc_json.h"
 #include "sa.h"
@@ -242,7 +245,9 @@ static char *text_name;  /* for FILE:LINE:COL */
 static mel_model *model;
 static int model_rc = MDAE_E_STATE; /* why the model cannot be analysed */
 static mdae_diags model_diags;
-static cJSON *cached_report; /* analysis of the current model */
+static sa_result *result;     /* analysis of the current model, or NULL */
+static cdg_graph *graph;      /* its blocks and edges (issue 4) */
+static cJSON *cached_report;  /* its JSON */
 
 static cJSON *error_reply(const cJSON *id, int rc, const char *message, cJSON *details)
 {
@@ -290,10 +295,19 @@ static cJSON *model_error_details(void)
     return d;
 }
 
-static void unload(void)
+static void forget_analysis(void)
 {
     cJSON_Delete(cached_report);
     cached_report = NULL;
+    cdg_graph_free(graph); /* before the result: it holds BDDs */
+    graph = NULL;
+    sa_result_free(result);
+    result = NULL;
+}
+
+static void unload(void)
+{
+    forget_analysis();
     mel_model_free(model);
     model = NULL;
     mdae_diags_close(&model_diags);
@@ -376,61 +390,148 @@ static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
     return cancelled() ? 1 : 0;
 }
 
-/* Run the analysis of the loaded model; *out is the report JSON. */
-static int run_analysis(bool stream, cJSON **out, sa_report **rep_out, sa_result **res_out)
+/* Analyse the loaded model unless done already: the all-modes result and
+ * its conditional dependency graph, kept for mode and dot requests. Errors
+ * found on the way go to *ad. */
+static int ensure_analysis(bool stream, mdae_diags *ad)
 {
+    if (result != NULL && graph != NULL)
+        return MDAE_OK;
+    forget_analysis();
     progress_ctx pc = {stream, NULL, 0};
     sa_options so = {on_progress, &pc};
-    sa_result *res = NULL;
-    sa_report *rep = NULL;
-    int rc = sa_analyze(model, &so, &res, &model_diags);
+    int rc = sa_analyze(model, &so, &result, ad);
     if (rc == MDAE_OK)
-        rc = sa_result_report(res, &rep);
-    if (rc == MDAE_OK)
-        rc = rpc_json_report(rep, out);
+        rc = cdg_build(result, &so, &graph, ad);
     if (rc == MDAE_E_NOMEM)
         out_of_memory();
-    if (rc == MDAE_OK && rep_out != NULL) {
-        *rep_out = rep;
-        *res_out = res;
-        return rc;
-    }
-    sa_report_free(rep);
-    sa_result_free(res);
+    if (rc < 0)
+        forget_analysis();
     return rc;
 }
 
-static cJSON *analysis_error(const cJSON *id, int rc)
+/* The analysis JSON, exactly what `mdae analyze --json` prints. */
+static int analysis_json(cJSON **out)
 {
+    if (cached_report == NULL) {
+        sa_report *rep = NULL;
+        cdg_report *crep = NULL;
+        int rc = sa_result_report(result, &rep);
+        if (rc == MDAE_OK)
+            rc = cdg_graph_report(graph, &crep);
+        if (rc == MDAE_OK)
+            rc = rpc_json_analysis(rep, crep, &cached_report);
+        cdg_report_free(crep);
+        sa_report_free(rep);
+        if (rc == MDAE_E_NOMEM)
+            out_of_memory();
+        if (rc < 0)
+            return rc;
+    }
+    *out = cJSON_Duplicate(cached_report, true);
+    if (*out == NULL)
+        out_of_memory();
+    return MDAE_OK;
+}
+
+static cJSON *analysis_error(const cJSON *id, int rc, const mdae_diags *ad)
+{
+    if (rc == MDAE_E_MODEL || rc == MDAE_E_PARSE)
+        return error_reply(id, rc, NULL, model_error_details());
+    cJSON *d = cJSON_CreateObject();
+    if (ad != NULL && ad->count > 0)
+        cJSON_AddItemToObject(d, "diagnostics", diags_json(ad));
     if (rc == MDAE_E_BDD_LIMIT) {
-        cJSON *d = cJSON_CreateObject();
         cJSON_AddNumberToObject(d, "node_limit", (double)wopts.node_limit);
         return error_reply(id, rc, "analysis exceeded the BDD node limit (raise bdd.node_limit)",
                            d);
     }
     if (rc == MDAE_E_CANCELED)
-        return error_reply(id, rc, "request cancelled", NULL);
-    if (rc == MDAE_E_MODEL || rc == MDAE_E_PARSE)
-        return error_reply(id, rc, NULL, model_error_details());
-    return error_reply(id, rc, NULL, NULL);
+        return error_reply(id, rc, "request cancelled", d);
+    return error_reply(id, rc, NULL, d);
+}
+
+/* Loaded and analysed, or an error reply in *err. */
+static bool analysed(const cJSON *id, bool stream, cJSON **err)
+{
+    if (model == NULL || model_rc < 0) {
+        *err = model_rc == MDAE_E_STATE ? error_reply(id, MDAE_E_STATE, "no model loaded", NULL)
+                                        : analysis_error(id, model_rc, NULL);
+        return false;
+    }
+    mdae_diags ad;
+    mdae_diags_init(&ad);
+    int rc = ensure_analysis(stream, &ad);
+    if (rc < 0)
+        *err = analysis_error(id, rc, &ad);
+    mdae_diags_close(&ad);
+    return rc == MDAE_OK;
 }
 
 static cJSON *m_analyze(const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
-    if (model == NULL || model_rc < 0) {
-        if (model_rc == MDAE_E_STATE)
-            return error_reply(id, MDAE_E_STATE, "no model loaded", NULL);
-        return analysis_error(id, model_rc);
-    }
-    if (cached_report != NULL)
-        return rpc_response_result(id, cJSON_Duplicate(cached_report, true));
-    cJSON *json = NULL;
-    int rc = run_analysis(cJSON_IsTrue(stream), &json, NULL, NULL);
+    cJSON *err = NULL, *json = NULL;
+    if (!analysed(id, cJSON_IsTrue(stream), &err))
+        return err;
+    int rc = analysis_json(&json);
     if (rc < 0)
-        return analysis_error(id, rc);
-    cached_report = cJSON_Duplicate(json, true);
+        return analysis_error(id, rc, NULL);
     return rpc_response_result(id, json);
+}
+
+/* session/mode: the per-mode projection (`mdae mode --json`), from the kept
+ * all-modes result, never a new single-mode analysis (issue 4). */
+static cJSON *m_mode(const cJSON *id, const cJSON *params)
+{
+    const cJSON *mode_obj = cJSON_GetObjectItemCaseSensitive(params, "mode");
+    cJSON *err = NULL, *json = NULL;
+    if (!analysed(id, false, &err))
+        return err;
+    char why[200];
+    bool *mode = mdae_calloc(model->n_modes + 1, sizeof *mode);
+    int rc = rpc_json_mode_read(mode_obj, model, mode, why, sizeof why);
+    if (rc == MDAE_E_INVAL) {
+        mdae_free(mode);
+        char msg[260];
+        snprintf(msg, sizeof msg, "invalid \"mode\": %s", why);
+        return rpc_response_error(id, RPC_INVALID_PARAMS, msg, NULL);
+    }
+    sa_mode_view sv;
+    cdg_mode_view cv;
+    memset(&sv, 0, sizeof sv);
+    memset(&cv, 0, sizeof cv);
+    if (rc == MDAE_OK)
+        rc = sa_result_mode(result, mode, &sv);
+    if (rc == MDAE_OK)
+        rc = cdg_graph_mode(graph, mode, &cv);
+    if (rc == MDAE_OK)
+        rc = rpc_json_mode(model, mode, &sv, graph, &cv, &json);
+    cdg_mode_view_close(&cv);
+    sa_mode_view_close(&sv);
+    mdae_free(mode);
+    if (rc == MDAE_E_NOMEM)
+        out_of_memory();
+    if (rc < 0)
+        return analysis_error(id, rc, NULL);
+    return rpc_response_result(id, json);
+}
+
+/* session/dot: the CDG in Graphviz DOT, as a JSON string. */
+static cJSON *m_dot(const cJSON *id, const cJSON *params)
+{
+    cJSON *err = NULL;
+    if (!analysed(id, false, &err))
+        return err;
+    char *dot = NULL;
+    int rc = cdg_graph_dot(graph, &dot);
+    if (rc == MDAE_E_NOMEM)
+        out_of_memory();
+    if (rc < 0)
+        return analysis_error(id, rc, NULL);
+    cJSON *s = cJSON_CreateString(dot);
+    mdae_free(dot);
+    return rpc_response_result(id, s);
 }
 
 /* ---- LSP diagnostics ----------------------------------------------------------------- */
@@ -477,12 +578,15 @@ static cJSON *m_diagnose(const cJSON *id, const cJSON *params)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     cJSON *arr = cJSON_CreateArray();
     if (rc == MDAE_OK) {
-        cJSON *json = NULL;
+        mdae_diags ad;
+        mdae_diags_init(&ad);
         sa_report *rep = NULL;
-        sa_result *res = NULL;
-        int arc = run_analysis(false, &json, &rep, &res);
+        int arc = ensure_analysis(false, &ad);
+        if (arc == MDAE_OK)
+            arc = sa_result_report(result, &rep);
+        if (arc == MDAE_E_NOMEM)
+            out_of_memory();
         if (arc == MDAE_OK) {
-            cached_report = json;
             for (size_t k = 0; k < rep->n_diagnostics; k++) {
                 const sa_diagnostic *dg = &rep->diagnostics[k];
                 bool over = dg->kind == SA_DIAG_OVERDETERMINED;
@@ -500,14 +604,14 @@ static cJSON *m_diagnose(const cJSON *id, const cJSON *params)
                 add_lsp_diag(arr, where, 1, msg ? msg : "structurally singular");
                 mdae_free(msg);
             }
-            sa_report_free(rep);
-            sa_result_free(res);
         } else if (arc != MDAE_E_CANCELED) {
             mdae_range none = {{0, 0, 0}, {0, 0, 0}};
             char *msg = mdae_asprintf("analysis failed: %s", mdae_strerror(arc));
             add_lsp_diag(arr, &none, 2, msg ? msg : "analysis failed");
             mdae_free(msg);
         }
+        sa_report_free(rep);
+        mdae_diags_close(&ad);
     }
     for (size_t i = 0; i < model_diags.count; i++) {
         const mdae_diag *d = &model_diags.items[i];
@@ -591,6 +695,10 @@ static void handle(const char *body, size_t len)
         reply = m_load(m->id, m->params);
     else if (strcmp(meth, "analyze") == 0)
         reply = m_analyze(m->id, m->params);
+    else if (strcmp(meth, "mode") == 0)
+        reply = m_mode(m->id, m->params);
+    else if (strcmp(meth, "dot") == 0)
+        reply = m_dot(m->id, m->params);
     else if (strcmp(meth, "diagnose") == 0)
         reply = m_diagnose(m->id, m->params);
     else if (wopts.debug_methods && strcmp(meth, "debug/crash") == 0)

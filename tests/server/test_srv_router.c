@@ -26,11 +26,11 @@ Test(srv_router, answers_server_status_over_ndjson)
 }
 
 /* The CLI's `mdae analyze --json` output for a model, parsed. */
-static cJSON *cli_analysis(const char *model)
+static cJSON *cli_run(const char *args, const char *model)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/clients/mdae analyze --json %s/tests/models/%s",
-             MDAE_BINARY_DIR, MDAE_SOURCE_DIR, model);
+    snprintf(cmd, sizeof cmd, "%s/clients/mdae %s %s/tests/models/%s 2>/dev/null",
+             MDAE_BINARY_DIR, args, MDAE_SOURCE_DIR, model);
     FILE *f = popen(cmd, "r");
     cr_assert_not_null(f);
     size_t cap = 1 << 20, n = 0;
@@ -77,7 +77,7 @@ Test(srv_router, analyses_like_the_cli_over_content_length_framing)
     r = cl_lsp_json(&c);
     res = cJSON_GetObjectItem(r, "result");
     cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
-    cJSON *cli = cli_analysis("rldc2.mel");
+    cJSON *cli = cli_run("analyze --json", "rldc2.mel");
     if (cli != NULL) /* the CLI is built by its own target */
         cr_assert(cJSON_Compare(res, cli, true), "server and CLI disagree");
     cJSON_Delete(cli);
@@ -206,11 +206,6 @@ Test(srv_router, reports_each_protocol_error_code)
     cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"),
                                                              "data"), "name")->valuestring,
                      "MDAE_E_STATE");
-    cJSON_Delete(r);
-    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"session/mode\","
-                    "\"params\":{\"session\":\"s1\",\"mode\":{}}}");
-    cr_assert_eq(error_code(r), RPC_METHOD_NOT_FOUND);
-    cr_assert(strstr(error_message(r), "not implemented yet") != NULL);
     cJSON_Delete(r);
     cl_close(&c);
     srv_stop(&p);
@@ -463,6 +458,44 @@ Test(srv_router, requires_the_access_token_on_tcp)
     r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}");
     cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
     cJSON_Delete(r);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_router, projects_a_mode_and_draws_the_graph_like_the_cli)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    char *sid = cl_open(&c, text);
+    cJSON *params = session_params(sid);
+    cJSON *mode = cJSON_AddObjectToObject(params, "mode");
+    cJSON_AddTrueToObject(mode, "g1");
+    cJSON_AddFalseToObject(mode, "g2");
+    cJSON *r = cl_request(&c, 1, "session/mode", params);
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    cJSON *cli = cli_run("mode --json --mode g1=1,g2=0", "rldc2.mel");
+    if (cli != NULL)
+        cr_assert(cJSON_Compare(res, cli, true), "server and CLI disagree on the mode");
+    cJSON_Delete(cli);
+    cJSON_Delete(r);
+    params = session_params(sid);
+    cJSON_AddTrueToObject(cJSON_AddObjectToObject(params, "mode"), "nosuch");
+    r = cl_request(&c, 2, "session/mode", params);
+    cr_assert_eq(error_code(r), RPC_INVALID_PARAMS);
+    cr_assert(strstr(error_message(r), "nosuch") != NULL, "names the culprit: %s",
+              error_message(r));
+    cJSON_Delete(r);
+    r = cl_request(&c, 3, "session/dot", session_params(sid));
+    res = cJSON_GetObjectItem(r, "result");
+    cr_assert(cJSON_IsString(res), "%s", cJSON_PrintUnformatted(r));
+    cr_assert(strncmp(res->valuestring, "digraph", 7) == 0, "%s", res->valuestring);
+    cJSON_Delete(r);
+    free(sid);
+    free(text);
     cl_close(&c);
     srv_stop(&p);
 }
