@@ -1,0 +1,132 @@
+# mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+"""clients/python/test_mdae_client.py -- the Python client against a real mdaed.
+
+Run: MDAED=build/server/mdaed python3 -m unittest clients/python/test_mdae_client.py
+(MDAED defaults to build/server/mdaed under the repository). Loopback only;
+every wait has a timeout.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import mdae_client  # noqa: E402
+
+MDAED = os.environ.get("MDAED", os.path.join(ROOT, "build", "server", "mdaed"))
+
+
+def model(name):
+    with open(os.path.join(ROOT, "tests", "models", name)) as f:
+        return f.read()
+
+
+@unittest.skipUnless(os.access(MDAED, os.X_OK), "mdaed not built (set MDAED)")
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="mdae-py-")
+        self.sock = os.path.join(self.dir, "sock")
+        conf = os.path.join(self.dir, "mdaed.json")
+        with open(conf, "w") as f:
+            json.dump({"listen": {"tcp": "127.0.0.1:0", "unix": self.sock},
+                       "log_level": "warn", "debug_methods": True}, f)
+        port_file = os.path.join(self.dir, "port")
+        self.proc = subprocess.Popen([MDAED, "--config", conf, "--port-file", port_file])
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if os.path.exists(port_file):
+                with open(port_file) as f:
+                    self.port = int(f.read())
+                return
+            self.assertIsNone(self.proc.poll(), "mdaed exited at startup")
+            time.sleep(0.01)
+        self.fail("mdaed did not start")
+
+    def tearDown(self):
+        self.proc.terminate()
+        try:
+            self.assertEqual(self.proc.wait(timeout=20), 0)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def client(self):
+        return mdae_client.Client.connect("tcp://127.0.0.1:%d" % self.port, timeout=30)
+
+    def test_reports_status(self):
+        with self.client() as c:
+            st = c.status()
+            self.assertEqual(st["name"], "mdaed")
+            self.assertEqual(st["sessions"], 0)
+
+    def test_opens_and_analyses_a_model(self):
+        with self.client() as c:
+            s = c.open(model("rldc2.mel"))
+            self.assertEqual(s.summary["counts"]["equations"], 14)
+            result = s.analyze()
+            self.assertEqual(result["status"], "nonsingular")
+            self.assertIn("blocks", result)
+            self.assertTrue(s.dot().startswith("digraph"))
+            self.assertTrue(s.mode({"g1": True, "g2": False})["valid"])
+            s.close()
+
+    def test_streams_notifications_then_the_result(self):
+        with self.client() as c:
+            s = c.open(model("brake.mel"))
+            kinds = [kind for kind, _ in s.analyze_stream()]
+            self.assertGreater(len(kinds), 1)
+            self.assertEqual(kinds[-1], "result")
+            self.assertTrue(all(k == "notification" for k in kinds[:-1]))
+
+    def test_raises_rpc_errors_with_their_code(self):
+        with self.client() as c:
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                c.call("no/such/method")
+            self.assertEqual(cm.exception.code, mdae_client.METHOD_NOT_FOUND)
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                c.open(model("syntax_error.mel"))
+            self.assertEqual(cm.exception.name, "MDAE_E_PARSE")
+            self.assertTrue(cm.exception.data["messages"])
+
+    def test_edits_a_session(self):
+        with self.client() as c:
+            s = c.open("x : real;\ne : equation der(x) = 1;\n")
+            r = s.edit(edits=[{"range": {"start": {"line": 9, "character": 0},
+                                         "end": {"line": 9, "character": 0}},
+                               "text": "y : real;\nf : equation y = x;\n"}])
+            self.assertEqual(r["version"], 2)
+            self.assertEqual(s.summary["counts"]["equations"], 2)
+
+    def test_cancels_a_request(self):
+        with self.client() as c:
+            s = c.open(model("two_equations.mel"))
+            rid = c.send_request("debug/sleep", {"session": s.id, "ms": 60000})
+            c.cancel(rid)
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                list(c.stream(rid))
+            self.assertEqual(cm.exception.code, mdae_client.REQUEST_CANCELLED)
+
+    def test_connects_over_the_unix_socket(self):
+        with mdae_client.Client.connect("unix://" + self.sock) as c:
+            self.assertEqual(c.status()["name"], "mdaed")
+
+    def test_talks_to_mdaed_over_stdio(self):
+        c = mdae_client.Client.spawn([MDAED, "--stdio", "--log-level", "warn"])
+        try:
+            self.assertEqual(c.open(model("clutch.mel")).analyze()["status"], "nonsingular")
+        finally:
+            c.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
