@@ -380,8 +380,9 @@ static long long t_ms(void)
 }
 
 /* mdaed on 127.0.0.1:0 (the port it got is written to a file) and a Unix
- * socket in a temporary directory. */
-static void server_start(server *s)
+ * socket in a temporary directory; `extra` adds top-level configuration
+ * members (", \"bdd\": {...}") or is "". */
+static void server_start_with(server *s, const char *extra)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->dir, sizeof s->dir, "/tmp/mdae-cli-srv-XXXXXX");
@@ -393,8 +394,8 @@ static void server_start(server *s)
     cr_assert_not_null(f);
     fprintf(f,
             "{\"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s/sock\"},\n"
-            " \"web_root\": \"%s/clients/web\", \"log_level\": \"error\"}\n",
-            s->dir, MDAE_SOURCE_DIR);
+            " \"web_root\": \"%s/clients/web\", \"log_level\": \"error\"%s}\n",
+            s->dir, MDAE_SOURCE_DIR, extra);
     fclose(f);
     snprintf(s->unix_addr, sizeof s->unix_addr, "unix:%s/sock", s->dir);
     s->pid = fork();
@@ -421,6 +422,8 @@ static void server_start(server *s)
     }
     cr_assert_fail("mdaed did not write its port");
 }
+
+static void server_start(server *s) { server_start_with(s, ""); }
 
 static void server_stop(server *s)
 {
@@ -594,4 +597,16 @@ Test(cli_mode, server_addresses_and_reachability_have_their_exit_codes)
     expect(&r, 2);
     contains(r.err, "invalid --mode");
     run_free(&r);
+}
+
+Test(cli_mode, server_node_limit_exits_3_like_the_embedded_engine)
+{
+    server s;
+    server_start_with(&s, ", \"bdd\": {\"node_limit\": 1000}");
+    run r = RUN("--server", s.tcp, "analyze", "-D", "N=8", MODEL("rldc_chain.mel"));
+    expect(&r, 3);
+    contains(r.err, "node limit");
+    cr_assert_str_eq(r.out, "");
+    run_free(&r);
+    server_stop(&s);
 }
