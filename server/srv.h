@@ -158,6 +158,11 @@ typedef struct srv_session {
     srv_worker *worker; /* NULL when stopped */
     uint64_t last_used; /* uv_now */
     struct srv_session *prev, *next;
+    /* Jobs waiting for a worker slot (max_workers reached, all busy), in
+     * order, and the session's place in srv.waiting. */
+    struct srv_job *wait_head, *wait_tail;
+    struct srv_session *wait_next;
+    bool waiting;
 } srv_session;
 
 int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
@@ -224,6 +229,8 @@ void srv_job_free(srv_job *job);
 void srv_worker_stop(srv_worker *w, const char *why);
 /* $/cancelRequest from conn for request id. True if a job was found. */
 bool srv_worker_cancel(srv_conn *conn, const cJSON *id);
+/* A session closes: fail the jobs it has waiting for a worker slot. */
+void srv_worker_forget_waiting(srv_session *s);
 
 /* ---- The worker process (srv_workermain.c) --------------------------------------- */
 typedef struct srv_worker_opts {
@@ -255,6 +262,8 @@ typedef struct srv_server {
     size_t n_sessions;
     uint64_t next_session_num;
     size_t n_workers;
+    srv_session *waiting, *waiting_tail; /* sessions waiting for a worker slot */
+    size_t n_waiting_jobs;
     uint64_t next_wid;
     uint64_t requests; /* served, for server/status */
 } srv_server;

@@ -225,6 +225,7 @@ static void m_status(srv_call *call, const cJSON *params)
         !cJSON_AddNumberToObject(r, "uptime_ms", (double)(uv_now(srv.loop) - srv.start_ms)) ||
         !cJSON_AddNumberToObject(r, "sessions", (double)srv.n_sessions) ||
         !cJSON_AddNumberToObject(r, "workers", (double)srv.n_workers) ||
+        !cJSON_AddNumberToObject(r, "waiting", (double)srv.n_waiting_jobs) ||
         !cJSON_AddNumberToObject(r, "connections", (double)srv.n_conns) ||
         !cJSON_AddNumberToObject(r, "requests", (double)srv.requests) || mem == NULL ||
         !cJSON_AddNumberToObject(mem, "rss_bytes", (double)rss) ||

@@ -83,6 +83,7 @@ srv_session *srv_session_find_uri(srv_conn *conn, const char *uri)
 void srv_session_close(srv_session *s)
 {
     unlink_session(s);
+    srv_worker_forget_waiting(s);
     if (s->worker != NULL) {
         srv_worker *w = s->worker;
         s->worker = NULL;

@@ -37,6 +37,7 @@ typedef struct worker_write {
 } worker_write;
 
 void srv_router_lsp_done(srv_conn *c, const char *uri, cJSON *diagnostics);
+static void retry_waiting(void);
 
 /* ---- Jobs -------------------------------------------------------------------- */
 
@@ -356,10 +357,12 @@ static int on_worker_frame(void *ctx, const rpc_frame *f)
         deliver(w, job, p.root);
         srv_job_free(job);
         if (!w->closing && w->session != NULL && !w->exited && w->kill_cause == NULL) {
-            if (w->head != NULL)
+            if (w->head != NULL) {
                 start_head(w);
-            else
+            } else {
                 timer_start(w, TIMER_IDLE, srv.cfg.worker_idle_ms);
+                retry_waiting(); /* this idle worker may make room */
+            }
         }
     } else {
         MDAE_LOG(SRV_LOG_WARN, "worker %d: unexpected message dropped", w->pid);
@@ -452,6 +455,7 @@ static void on_worker_exit(uv_process_t *proc, int64_t status, int sig)
     fail_all(w, rc, cause, details);
     mdae_free(cause);
     close_handles(w);
+    retry_waiting();
 }
 
 static void on_timer(uv_timer_t *t)
@@ -564,12 +568,117 @@ static int spawn(srv_session *s, srv_worker **out)
     return MDAE_OK;
 }
 
+/* Queue a job until a worker slot frees (srv_worker_retry). */
+static void wait_for_slot(srv_session *s, srv_job *job)
+{
+    job->next = NULL;
+    if (s->wait_tail)
+        s->wait_tail->next = job;
+    else
+        s->wait_head = job;
+    s->wait_tail = job;
+    srv.n_waiting_jobs++;
+    if (!s->waiting) {
+        s->waiting = true;
+        s->wait_next = NULL;
+        if (srv.waiting_tail)
+            srv.waiting_tail->wait_next = s;
+        else
+            srv.waiting = s;
+        srv.waiting_tail = s;
+    }
+}
+
+static void unlink_waiting(srv_session *s)
+{
+    srv_session *prev = NULL;
+    for (srv_session *x = srv.waiting; x != NULL; prev = x, x = x->wait_next)
+        if (x == s) {
+            if (prev)
+                prev->wait_next = s->wait_next;
+            else
+                srv.waiting = s->wait_next;
+            if (srv.waiting_tail == s)
+                srv.waiting_tail = prev;
+            break;
+        }
+    s->waiting = false;
+    s->wait_next = NULL;
+}
+
+void srv_worker_forget_waiting(srv_session *s)
+{
+    if (!s->waiting)
+        return;
+    unlink_waiting(s);
+    srv_job *job;
+    while ((job = s->wait_head) != NULL) {
+        s->wait_head = job->next;
+        srv.n_waiting_jobs--;
+        job_fail(job, MDAE_E_STATE, "session closed", NULL);
+    }
+    s->wait_tail = NULL;
+}
+
+static int start_for(srv_session *s, srv_job *first, srv_worker **out);
+
+/* Give freed worker slots to waiting sessions, oldest first. Called where a
+ * slot may have freed: a worker went idle or exited. */
+static void retry_waiting(void)
+{
+    while (srv.waiting != NULL) {
+        srv_session *s = srv.waiting;
+        if (srv.n_workers >= srv.cfg.max_workers && !evict_idle())
+            return;
+        srv_worker *w;
+        if (start_for(s, s->wait_head, &w) < 0)
+            return; /* try again at the next freed slot */
+        unlink_waiting(s);
+        srv_job *job;
+        while ((job = s->wait_head) != NULL) {
+            s->wait_head = job->next;
+            srv.n_waiting_jobs--;
+            enqueue(w, job);
+        }
+        s->wait_tail = NULL;
+    }
+}
+
+/* Spawn a worker for s and, unless `first` carries the text itself, queue
+ * the reload of the kept text. */
+static int start_for(srv_session *s, srv_job *first, srv_worker **out)
+{
+    srv_worker *w;
+    int rc = spawn(s, &w);
+    if (rc < 0)
+        return rc;
+    if (first == NULL || first->kind == SRV_JOB_RAW) {
+        srv_job *load = srv_job_new(SRV_JOB_LOAD, "load", load_params(s), NULL);
+        if (load == NULL) {
+            srv_worker_stop(w, "out of memory");
+            return MDAE_E_NOMEM;
+        }
+        enqueue(w, load);
+    }
+    *out = w;
+    return MDAE_OK;
+}
+
 void srv_worker_submit(srv_session *s, srv_job *job)
 {
     srv_worker *w = s->worker;
     s->last_used = uv_now(srv.loop);
+    if (s->waiting) { /* keep the order of the session's requests */
+        wait_for_slot(s, job);
+        return;
+    }
     if (w == NULL) {
-        int rc = spawn(s, &w);
+        int rc = start_for(s, job, &w);
+        if (rc == MDAE_E_LIMIT) {
+            MDAE_LOG(SRV_LOG_INFO, "session %s: every worker busy, request queued", s->id);
+            wait_for_slot(s, job);
+            return;
+        }
         if (rc < 0) {
             cJSON *d = NULL;
             if (rc == MDAE_E_LIMIT && (d = cJSON_CreateObject()) != NULL)
@@ -577,16 +686,6 @@ void srv_worker_submit(srv_session *s, srv_job *job)
             job_fail(job, rc, rc == MDAE_E_LIMIT ? "every worker is busy (max_workers reached)"
                                                  : "cannot start a worker", d);
             return;
-        }
-        /* A fresh worker knows nothing: reload the kept text first, unless
-         * the job itself carries it. */
-        if (job->kind == SRV_JOB_RAW) {
-            srv_job *load = srv_job_new(SRV_JOB_LOAD, "load", load_params(s), NULL);
-            if (load == NULL) {
-                job_fail(job, MDAE_E_NOMEM, NULL, NULL);
-                return;
-            }
-            enqueue(w, load);
         }
     }
     enqueue(w, job);
@@ -605,6 +704,22 @@ void srv_worker_stop(srv_worker *w, const char *why)
 bool srv_worker_cancel(srv_conn *conn, const cJSON *id)
 {
     for (srv_session *s = srv.sessions; s != NULL; s = s->next) {
+        srv_job *wprev = NULL;
+        for (srv_job *job = s->wait_head; job != NULL; wprev = job, job = job->next) {
+            if (job->call == NULL || job->call->conn != conn || !cJSON_Compare(job->call->id, id, true))
+                continue;
+            if (wprev)
+                wprev->next = job->next;
+            else
+                s->wait_head = job->next;
+            if (s->wait_tail == job)
+                s->wait_tail = wprev;
+            srv.n_waiting_jobs--;
+            if (s->wait_head == NULL)
+                unlink_waiting(s);
+            job_fail(job, MDAE_E_CANCELED, "request cancelled before it started", NULL);
+            return true;
+        }
         srv_worker *w = s->worker;
         if (w == NULL)
             continue;

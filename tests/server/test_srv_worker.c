@@ -277,3 +277,35 @@ Test(srv_worker, stops_idle_workers_and_restarts_them_on_demand)
     cl_close(&a);
     srv_stop(&p);
 }
+
+Test(srv_worker, queues_requests_until_a_worker_slot_frees)
+{
+    srv_proc p;
+    enum { N = 6 };
+    client c[N];
+    char *sid[N];
+    srv_start(&p, "\"max_workers\": 2", "");
+    char *text = t_model("rldc2.mel");
+    for (int i = 0; i < N; i++) {
+        cl_connect(&c[i], &p);
+        sid[i] = cl_open(&c[i], text);
+    }
+    /* two sessions keep their worker busy; the others must wait, not fail */
+    for (int i = 0; i < N; i++) {
+        char *req = i < 2 ? t_request(i, "debug/sleep", debug_params(sid[i], "ms", 300))
+                          : t_request(i, "session/analyze", session_params(sid[i]));
+        cl_send(&c[i], req);
+        cl_send(&c[i], "\n");
+        cJSON_free(req);
+    }
+    for (int i = 0; i < N; i++) {
+        cJSON *r = cl_json(&c[i]);
+        cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "session %d: %s", i,
+                           cJSON_PrintUnformatted(r));
+        cJSON_Delete(r);
+        free(sid[i]);
+        cl_close(&c[i]);
+    }
+    free(text);
+    srv_stop(&p);
+}
