@@ -385,6 +385,8 @@ static long long t_ms(void)
 static void server_start_with(server *s, const char *extra)
 {
     memset(s, 0, sizeof *s);
+    cr_assert_eq(access(MDAED, X_OK), 0, "%s is not built (cmake --build ... --target mdaed)",
+                 MDAED);
     snprintf(s->dir, sizeof s->dir, "/tmp/mdae-cli-srv-XXXXXX");
     cr_assert_not_null(mkdtemp(s->dir));
     char conf[128], port_file[128];
