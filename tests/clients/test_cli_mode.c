@@ -14,11 +14,13 @@
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,7 +54,11 @@ static char *slurp_fd(int fd)
     return buf;
 }
 
-static run run_args(const char *const *args)
+static run run_env(char *const *envp, const char *const *args);
+
+static run run_args(const char *const *args) { return run_env(environ, args); }
+
+static run run_env(char *const *envp, const char *const *args)
 {
     const char *argv[40] = {MDAE};
     size_t n = 1;
@@ -72,7 +78,7 @@ static run run_args(const char *const *args)
     posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
     posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
     pid_t pid;
-    int rc = posix_spawn(&pid, MDAE, &fa, NULL, (char *const *)argv, environ);
+    int rc = posix_spawn(&pid, MDAE, &fa, NULL, (char *const *)argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     cr_assert_eq(rc, 0, "cannot spawn %s", MDAE);
     int status;
@@ -611,4 +617,101 @@ Test(cli_mode, server_node_limit_exits_3_like_the_embedded_engine)
     cr_assert_str_eq(r.out, "");
     run_free(&r);
     server_stop(&s);
+}
+
+Test(cli_mode, server_token_is_sent_from_mdae_token)
+{
+    server s;
+    server_start_with(&s, ", \"token\": \"s3cret\"");
+    char *with[] = {"MDAE_TOKEN=s3cret", NULL};
+    char *none[] = {NULL};
+    run r = run_env(with, (const char *const[]){"--server", s.tcp, "analyze", "--json",
+                                                 MODEL("rldc2.mel"), NULL});
+    expect(&r, 0);
+    run_free(&r);
+    r = run_env(none, (const char *const[]){"--server", s.tcp, "analyze", MODEL("rldc2.mel"),
+                                            NULL});
+    expect(&r, 4);
+    contains(r.err, "token");
+    run_free(&r);
+    server_stop(&s);
+}
+
+/* A fake server on an ephemeral loopback port: a child that accepts one
+ * connection, reads the request, answers `reply` and waits for the client
+ * to leave; reply "" hangs up instead, NULL never answers. */
+static pid_t fake_server(const char *reply, int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(fd, 1), 0);
+    socklen_t len = sizeof a;
+    cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        alarm(30); /* never outlive a broken test */
+        int c = accept(fd, NULL, NULL);
+        char buf[4096];
+        /* The whole request line first: hanging up on unread bytes would
+         * send a reset instead of an end of file. */
+        ssize_t n;
+        while (c >= 0 && (n = read(c, buf, sizeof buf)) > 0 && memchr(buf, '\n', (size_t)n) == NULL)
+            ;
+        if (c >= 0 && reply != NULL && write(c, reply, strlen(reply)) < 0)
+            _exit(1);
+        if (reply != NULL && reply[0] == '\0')
+            _exit(0); /* hang up without a word */
+        while (c >= 0 && read(c, buf, sizeof buf) > 0)
+            ;
+        _exit(0);
+    }
+    close(fd);
+    return pid;
+}
+
+static void fake_reap(pid_t pid)
+{
+    int st;
+    kill(pid, SIGTERM);
+    waitpid(pid, &st, 0);
+}
+
+Test(cli_mode, a_server_that_sends_garbage_or_nothing_is_an_error_not_a_hang)
+{
+    static const char *const replies[] = {
+        "this is not json\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":1}\n", /* neither result nor error */
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"boom\"}}\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", /* no session */
+        "",                                                     /* closes at once */
+    };
+    static const char *const says[] = {"not JSON", "neither result nor error", "boom",
+                                       "opened no session", "closed the connection"};
+    for (size_t k = 0; k < sizeof replies / sizeof replies[0]; k++) {
+        int port;
+        pid_t pid = fake_server(replies[k], &port);
+        char addr[64];
+        snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+        run r = RUN("--server", addr, "--timeout", "5", "analyze", MODEL("rldc2.mel"));
+        cr_expect_eq(r.code, 4, "reply %zu: exit %d\n%s", k, r.code, r.err);
+        cr_expect_not_null(strstr(r.err, says[k]), "reply %zu: %s", k, r.err);
+        fake_reap(pid);
+        run_free(&r);
+    }
+    int port;
+    pid_t pid = fake_server(NULL, &port);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+    run r = RUN("--server", addr, "--timeout", "1", "analyze", MODEL("rldc2.mel"));
+    expect(&r, 4);
+    contains(r.err, "no answer from the server");
+    run_free(&r);
+    fake_reap(pid);
 }
