@@ -121,8 +121,11 @@ void srv_conn_write(srv_conn *c, char *data, size_t len)
         mdae_free(data);
         return;
     }
-    /* A client that stops reading would make us buffer without bound. */
-    if (c->queued + len > srv.cfg.write_queue_bytes) {
+    /* A client that stops reading would make us buffer without bound. What
+     * counts is what the kernel has not taken yet (libuv's queue), not what
+     * merely awaits its write callback: a client that pipelines many
+     * requests in one read is not cut off for that. */
+    if (uv_stream_get_write_queue_size(c->wr) + len > srv.cfg.write_queue_bytes) {
         mdae_free(data);
         MDAE_LOG(SRV_LOG_WARN, "conn %llu: write queue over %zu bytes: client not reading",
                  (unsigned long long)c->id, srv.cfg.write_queue_bytes);

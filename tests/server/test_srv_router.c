@@ -499,3 +499,42 @@ Test(srv_router, projects_a_mode_and_draws_the_graph_like_the_cli)
     cl_close(&c);
     srv_stop(&p);
 }
+
+Test(srv_router, cuts_off_a_client_that_never_reads)
+{
+    srv_proc p;
+    client lazy, other;
+    srv_start(&p, "\"write_queue_bytes\": 65536", "");
+    /* A Unix socket: no TCP window games (zero-window probes back off for
+     * seconds), the server's writes block as soon as our buffer is full. */
+    cl_connect_unix(&lazy, &p);
+    const char *req = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}\n";
+    size_t n = strlen(req);
+    bool cut = false;
+    size_t total = 0;
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (!cut && t_now_ms() < end) {
+        ssize_t w = send(lazy.fd, req, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* our send buffer is full: is the server still there? */
+            struct pollfd pfd = {lazy.fd, POLLOUT, 0};
+            poll(&pfd, 1, 50);
+            if (pfd.revents & (POLLHUP | POLLERR))
+                cut = true;
+            continue;
+        }
+        if (w < 0)
+            cut = true; /* EPIPE / ECONNRESET: the server closed us */
+        else
+            total += (size_t)w;
+    }
+    cr_assert(cut, "the server kept buffering for a client that never reads (%zu bytes sent)",
+              total);
+    cl_connect(&other, &p);
+    cJSON *r = cl_call(&other, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}");
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
+    cJSON_Delete(r);
+    cl_close(&lazy);
+    cl_close(&other);
+    srv_stop(&p);
+}
