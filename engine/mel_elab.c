@@ -125,6 +125,8 @@ typedef struct elab {
     const item *it;
     uint64_t use_seq;
     bool gf_reported;
+    uint32_t seen[128]; /* offsets of reported errors (err) */
+    size_t n_seen;
 } elab;
 
 static const mdae_range no_range = {{0, 0, 0}, {0, 0, 0}};
@@ -164,8 +166,21 @@ static void *malloc_model(elab *el, size_t n)
 }
 
 static void err(elab *el, mdae_range where, const char *fmt, ...) MDAE_PRINTF(3, 4);
+/* A semantic error. The same source position is reported once: an error in
+ * a loop body would otherwise repeat for every iteration and use up
+ * max_errors on one mistake. */
 static void err(elab *el, mdae_range where, const char *fmt, ...)
 {
+    if (where.start.line != 0) {
+        for (size_t i = 0; i < el->n_seen; i++) {
+            if (el->seen[i] == where.start.offset) {
+                el->rep->rc = mel__rc_worse(el->rep->rc, MDAE_E_MODEL);
+                return;
+            }
+        }
+        if (el->n_seen < sizeof el->seen / sizeof *el->seen)
+            el->seen[el->n_seen++] = where.start.offset;
+    }
     char msg[NAME_BUF + 256];
     va_list ap;
     va_start(ap, fmt);
@@ -747,6 +762,24 @@ static void not_boolean(elab *el, const mel__expr *e)
     err(el, e->where, "condition must be a Boolean formula over mode variables");
 }
 
+static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, uint64_t seq);
+
+/* Operands lo..hi-1 of an n-ary & or |, combined as a balanced tree: a chain
+ * `a1 & a2 & ... & a100000` must not become a 10^5-deep guard that every
+ * recursive consumer (mel_guard_eval, the BDD encoding) would descend. */
+static const mel_guard *nary_guard(elab *el, const mel__expr *e, uint32_t lo, uint32_t hi,
+                                   const env *en, uint64_t seq)
+{
+    if (hi - lo == 1)
+        return to_guard(el, e->u.nary.kids[lo], en, seq);
+    uint32_t mid = lo + (hi - lo) / 2;
+    const mel_guard *a = nary_guard(el, e, lo, mid, en, seq);
+    const mel_guard *b = a ? nary_guard(el, e, mid, hi, en, seq) : NULL;
+    if (b == NULL)
+        return NULL;
+    return e->kind == MEL_X_AND ? mel__g_and(&el->gf, a, b) : mel__g_or(&el->gf, a, b);
+}
+
 /* The guard of a condition; NULL on error (reported). */
 static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, uint64_t seq)
 {
@@ -777,16 +810,7 @@ static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, ui
         return a ? mel__g_not(f, a) : NULL;
     }
     case MEL_X_AND:
-    case MEL_X_OR: {
-        const mel_guard *r = e->kind == MEL_X_AND ? mel__g_true() : mel__g_false();
-        for (uint32_t k = 0; k < e->u.nary.n; k++) {
-            const mel_guard *a = to_guard(el, e->u.nary.kids[k], en, seq);
-            if (a == NULL)
-                return NULL;
-            r = e->kind == MEL_X_AND ? mel__g_and(f, r, a) : mel__g_or(f, r, a);
-        }
-        return r;
-    }
+    case MEL_X_OR: return nary_guard(el, e, 0, e->u.nary.n, en, seq);
     case MEL_X_CMP: {
         const mel__expr *l = e->u.bin.lhs, *r = e->u.bin.rhs;
         if (is_int_expr(el, l, en) && is_int_expr(el, r, en)) {

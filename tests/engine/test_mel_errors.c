@@ -316,6 +316,49 @@ Test(mel_errors, reports_several_errors_in_one_run)
     mdae_diags_close(&d);
 }
 
+Test(mel_errors, reports_an_error_in_a_loop_body_once)
+{
+    mdae_diags d;
+    const char *src = "foreach i in 1..1000 do e[i] : equation 0 = y[i] done";
+    cr_assert_eq(mt_parse_fail(src, strlen(src), NULL, &d), MDAE_E_MODEL);
+    cr_assert_eq(d.errors, 1);
+    cr_assert(mt_has(&d, 1, 45, "undeclared variable 'y[1]'"));
+    mdae_diags_close(&d);
+}
+
+static int guard_depth(const mel_guard *g)
+{
+    if (g->lhs == NULL)
+        return 1;
+    int a = guard_depth(g->lhs), b = g->rhs ? guard_depth(g->rhs) : 0;
+    return 1 + (a > b ? a : b);
+}
+
+Test(mel_errors, builds_long_conjunctions_as_shallow_guards)
+{
+    /* 20000 distinct operands, in one n-ary chain */
+    size_t cap = 20000 * 16 + 128, n = 0;
+    char *src = malloc(cap);
+    cr_assert_not_null(src);
+    n += (size_t)snprintf(src + n, cap - n, "foreach i in 1..20000 do g[i] : boolean done;\n"
+                                            "invariant g[1]");
+    for (int i = 2; i <= 20000; i++)
+        n += (size_t)snprintf(src + n, cap - n, " %c g[%d]", i % 3 ? '&' : '|', i);
+    mel_model *m = mt_parse(src);
+    cr_assert_eq(m->n_invariants, 1);
+    cr_assert_leq(guard_depth(m->invariants[0].cond), 64);
+    bool *mode = calloc(m->n_modes, sizeof *mode);
+    cr_assert_not_null(mode);
+    (void)mel_guard_eval(m->invariants[0].cond, mode);
+    char *text = mel_guard_format(m, m->invariants[0].cond);
+    cr_assert_not_null(text);
+    cr_assert_eq(strncmp(text, "g[1] & g[2] | g[3] & g[4] & g[5] | ", 35), 0, "%.60s", text);
+    mdae_free(text);
+    free(mode);
+    mel_model_free(m);
+    free(src);
+}
+
 /* ---- Allocation failures ---------------------------------------------------- */
 
 static long fail_at;  /* the allocation number that fails; -1: never */
