@@ -121,6 +121,10 @@ struct mel__stmt {
     mel__stmt_kind kind;
     mdae_range where; /* the whole statement */
     mel__stmt *next;
+    /* Expression nodes of this statement, not counting nested statements:
+     * elaboration charges it each time the statement is executed, so the
+     * total work is bounded (loop iterations x statement sizes). */
+    uint32_t size;
     union {
         struct {
             mel__label label;

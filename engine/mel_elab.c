@@ -24,7 +24,9 @@
  * parameters, integer constants, invariants) and loop iterations are each
  * bounded by max_instances, and a loop's trip count is checked against the
  * remaining budget before it runs, so `foreach i in 1..1000000000` fails at
- * once. Statement executions are bounded by 16 * max_instances so that a big
+ * once. Statement executions are bounded by 16 * max_instances, and the
+ * expression nodes they carry (each execution charges its statement's size,
+ * which bounds the work of both passes) by 64 * max_instances, so that a big
  * body inside a big loop cannot run for hours either.
  *
  * Redeclaration: an unknown or an equation may be declared more than once
@@ -113,6 +115,7 @@ typedef struct elab {
     size_t max_instances;
     size_t objects, iterations;
     uint64_t seq, max_seq;
+    uint64_t work, max_work; /* expression nodes to elaborate (see p1_stmts) */
     bool limit_hit;
     vec modes, invariants, variables, equations; /* mel_* records */
     vec vctx, ectx;            /* ctxlist * per variable / equation */
@@ -741,7 +744,8 @@ static void p1_if(elab *el, const mel__stmt *st)
 static void p1_stmts(elab *el, const mel__stmt *s)
 {
     for (; s != NULL && !el->rep->stop; s = s->next) {
-        if (++el->seq > el->max_seq) {
+        el->work += (uint64_t)s->size + 1;
+        if (++el->seq > el->max_seq || el->work > el->max_work) {
             limit(el, s->where);
             return;
         }
@@ -1167,6 +1171,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     el.opt = opt;
     el.max_instances = opt->max_instances ? opt->max_instances : MEL__DEFAULT_MAX_INSTANCES;
     el.max_seq = (uint64_t)el.max_instances * 16;
+    el.max_work = (uint64_t)el.max_instances * 64;
     mel__arena_init(&el.tmp);
     mel_model *m = mdae_calloc(1, sizeof *m);
     struct mel_model_priv *priv = mdae_calloc(1, sizeof *priv);

@@ -35,6 +35,7 @@ typedef struct parser {
     mel__arena *arena;
     mel__report *rep;
     size_t depth, max_depth;
+    size_t nodes; /* expression nodes created so far */
     bool panic; /* a syntax error was reported in this statement */
     bool fatal; /* stop: pretend the input ends here */
 } parser;
@@ -104,6 +105,7 @@ static void leave(parser *p) { p->depth--; }
 static mel__expr *new_expr(parser *p, mel__expr_kind kind, mdae_pos start)
 {
     mel__expr *e = alloc(p, sizeof *e);
+    p->nodes++;
     if (e != NULL) {
         e->kind = kind;
         e->where.start = start;
@@ -418,6 +420,8 @@ static mel__expr *parse_expr(parser *p)
 
 static mel__stmt *parse_stmts(parser *p, bool top);
 
+static uint32_t sat32(size_t n) { return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n; }
+
 static bool parse_label(parser *p, mel__label *l)
 {
     mdae_pos start = p->tok.where.start;
@@ -529,7 +533,9 @@ static mel__stmt *parse_stmt(parser *p)
             return NULL;
         mel__stmt *s = NULL;
         advance(p);
+        size_t n0 = p->nodes;
         mel__expr *c = parse_expr(p);
+        size_t header = p->nodes - n0;
         if (c == NULL || !expect(p, MEL_T_THEN, NULL))
             goto if_done;
         mel__stmt *body = parse_stmts(p, false), *orelse = NULL;
@@ -550,6 +556,7 @@ static mel__stmt *parse_stmt(parser *p)
             s->u.cond.body = body;
             s->u.cond.orelse = orelse;
             s->where.end = p->prev_end;
+            s->size = sat32(header);
         }
     if_done:
         leave(p);
@@ -566,10 +573,12 @@ static mel__stmt *parse_stmt(parser *p)
         const char *name = copy_name(p, &idx);
         if (name == NULL || !expect(p, MEL_T_IN, NULL))
             goto for_done;
+        size_t n0 = p->nodes;
         mel__expr *lo = parse_expr(p);
         if (lo == NULL || !expect(p, MEL_T_DOTDOT, NULL))
             goto for_done;
         mel__expr *hi = parse_expr(p);
+        size_t header = p->nodes - n0;
         if (hi == NULL || !expect(p, MEL_T_DO, NULL))
             goto for_done;
         mel__stmt *body = parse_stmts(p, false);
@@ -589,6 +598,7 @@ static mel__stmt *parse_stmt(parser *p)
             s->u.loop.hi = hi;
             s->u.loop.body = body;
             s->where.end = p->prev_end;
+            s->size = sat32(header);
         }
     for_done:
         leave(p);
@@ -598,6 +608,18 @@ static mel__stmt *parse_stmt(parser *p)
         expected(p, "a statement");
         return NULL;
     }
+}
+
+/* Declarations, equations and invariants are sized here; if/foreach size
+ * only their header (condition, bounds) in parse_stmt, since the statements
+ * of their bodies carry their own sizes. */
+static mel__stmt *parse_stmt_sized(parser *p)
+{
+    size_t before = p->nodes;
+    mel__stmt *s = parse_stmt(p);
+    if (s != NULL && s->kind != MEL_S_IF && s->kind != MEL_S_FOR)
+        s->size = sat32(p->nodes - before);
+    return s;
 }
 
 static bool is_closer(mel__tok k) { return k == MEL_T_ELSE || k == MEL_T_END || k == MEL_T_DONE; }
@@ -626,7 +648,7 @@ static mel__stmt *parse_stmts(parser *p, bool top)
             continue;
         }
         p->panic = false;
-        mel__stmt *s = parse_stmt(p);
+        mel__stmt *s = parse_stmt_sized(p);
         if (s == NULL) {
             sync(p);
             continue;

@@ -197,6 +197,18 @@ Test(mel_errors, honours_max_instances)
                         "model would create more than 10 instances");
 }
 
+Test(mel_errors, bounds_the_work_of_a_big_body_in_a_big_loop)
+{
+    /* 50 iterations, no object created, but 50 x 400 expression nodes: more
+     * than 64 x max_instances */
+    char *src = repeat("g : boolean; foreach i in 1..50 do\n  invariant g", " | g", 200, "",
+                       "", "\ndone");
+    mel_options opt = {.max_instances = 100};
+    mt_expect_error_opt(src, strlen(src), &opt, MDAE_E_LIMIT, 2, 3,
+                        "model would create more than 100 instances");
+    free(src);
+}
+
 Test(mel_errors, reports_integer_overflow_and_division_by_zero)
 {
     mt_expect_error("N : integer = 9223372036854775807 + 1", MDAE_E_MODEL, 1, 15,
