@@ -209,6 +209,14 @@ Test(mel_errors, bounds_the_work_of_a_big_body_in_a_big_loop)
     free(src);
 }
 
+Test(mel_errors, limits_conditions_that_expand_exponentially)
+{
+    /* (((a == b) == b) == b)...: a small DAG whose tree doubles per level */
+    char *src = repeat("a : boolean; b : boolean;\ninvariant ", "(", 40, "a", " == b)", "");
+    mt_expect_error(src, MDAE_E_LIMIT, 2, 1, "condition too complex (more than 4194304 nodes)");
+    free(src);
+}
+
 Test(mel_errors, reports_integer_overflow_and_division_by_zero)
 {
     mt_expect_error("N : integer = 9223372036854775807 + 1", MDAE_E_MODEL, 1, 15,
