@@ -768,6 +768,48 @@ static void not_boolean(elab *el, const mel__expr *e)
 
 static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, uint64_t seq);
 
+/* The first name in e that is neither a loop index nor declared (by base
+ * name), or NULL. */
+static const mel__expr *first_unknown(elab *el, const mel__expr *e, const env *en)
+{
+    const mel__expr *u = NULL;
+    switch (e->kind) {
+    case MEL_X_ID:
+        if ((e->u.id.n > 0 || env_find(en, e->u.id.name) == NULL) &&
+            mel__sym_find(&el->bases, e->u.id.name) == NULL)
+            return e;
+        for (uint32_t k = 0; k < e->u.id.n && u == NULL; k++)
+            u = first_unknown(el, e->u.id.args[k], en);
+        return u;
+    case MEL_X_CALL:
+        for (uint32_t k = 0; k < e->u.id.n && u == NULL; k++)
+            u = first_unknown(el, e->u.id.args[k], en);
+        return u;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE: return first_unknown(el, e->u.kid, en);
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        u = first_unknown(el, e->u.bin.lhs, en);
+        return u ? u : first_unknown(el, e->u.bin.rhs, en);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n && u == NULL; k++)
+            u = first_unknown(el, e->u.nary.kids[k], en);
+        return u;
+    case MEL_X_IF:
+        u = first_unknown(el, e->u.ite.c, en);
+        if (u == NULL)
+            u = first_unknown(el, e->u.ite.a, en);
+        return u ? u : first_unknown(el, e->u.ite.b, en);
+    default: return NULL;
+    }
+}
+
 /* Operands lo..hi-1 of an n-ary & or |, combined as a balanced tree: a chain
  * `a1 & a2 & ... & a100000` must not become a 10^5-deep guard that every
  * recursive consumer (mel_guard_eval, the BDD encoding) would descend. */
@@ -824,7 +866,17 @@ static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, ui
             return cmp_ll(e->u.bin.op, x, y) ? mel__g_true() : mel__g_false();
         }
         if (e->u.bin.op != MEL_CMP_EQ && e->u.bin.op != MEL_CMP_NE) {
-            not_boolean(el, e);
+            /* `i > N` with N misspelt: say so rather than blame the shape. */
+            const mel__expr *u = first_unknown(el, l, en);
+            if (u == NULL)
+                u = first_unknown(el, r, en);
+            if (u != NULL)
+                err(el, u->where, "undeclared %s '%s'",
+                    is_int_expr(el, u == first_unknown(el, l, en) ? r : l, en) ? "integer constant"
+                                                                                : "variable",
+                    u->u.id.name);
+            else
+                not_boolean(el, e);
             return NULL;
         }
         const mel_guard *a = to_guard(el, l, en, seq);
