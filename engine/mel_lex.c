@@ -55,6 +55,10 @@ void mel__lex_init(mel__lexer *lx, const char *src, size_t len, mel__report *rep
     lx->len = len;
     lx->line = 1;
     lx->rep = rep;
+    /* Editors on some systems start UTF-8 files with a byte-order mark:
+     * skip it, and count columns from after it. */
+    if (len >= 3 && memcmp(src, "\xef\xbb\xbf", 3) == 0)
+        lx->pos = lx->line_start = 3;
 }
 
 static mdae_pos pos_at(const mel__lexer *lx, size_t off)

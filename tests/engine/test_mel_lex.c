@@ -259,3 +259,15 @@ Test(mel_lex, ends_with_eof_on_empty_and_blank_input)
     cr_assert_eq(L.t[0].where.start.line, 2);
     mdae_diags_close(&L.d);
 }
+
+Test(mel_lex, skips_a_utf8_byte_order_mark_at_the_start_only)
+{
+    lexed L;
+    lex_str(&L, "\xef\xbb\xbfx \xef\xbb\xbf");
+    cr_assert_eq(L.t[0].kind, MEL_T_ID);
+    cr_assert_eq(L.t[0].where.start.col, 1);
+    cr_assert_eq(L.t[0].where.start.offset, 3);
+    cr_assert_eq(L.d.count, 1); /* the second one is an invalid character */
+    cr_assert_eq(L.d.items[0].where.start.col, 3);
+    mdae_diags_close(&L.d);
+}
