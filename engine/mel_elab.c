@@ -950,6 +950,37 @@ static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, mdae_
     u->seq = el->use_seq++;
 }
 
+/* A name in an expression; kept out of walk() (and not inlined) so the name
+ * buffer is not part of every recursive frame. */
+static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, const mel_guard *g,
+                                              int order, bool collect_use)
+{
+    const env *en = el->it->env;
+    uint64_t seq = el->it->seq;
+    if (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL)
+        return;
+    char name[NAME_BUF];
+    if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name) < 0)
+        return;
+    const mel__sym *s = mel__sym_find(&el->priv->syms, name);
+    if (s == NULL) {
+        err(el, e->where, "undeclared variable '%s'", name);
+        return;
+    }
+    switch (s->kind) {
+    case MEL_SYM_VAR:
+        if (collect_use)
+            add_use(el, s->index, order, g, e->where);
+        return;
+    case MEL_SYM_INT:
+        if (s->seq >= seq)
+            err(el, e->where, "integer constant '%s' used before its declaration", name);
+        return;
+    case MEL_SYM_EQN: err(el, e->where, "'%s' is an equation, not a variable", name); return;
+    default: return;
+    }
+}
+
 /* Collect the uses of unknowns in e (incident: not under last/pre; collect:
  * an equation, not a defining expression, which is only resolved). */
 static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bool incident,
@@ -962,32 +993,7 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
     switch (e->kind) {
     case MEL_X_NUM:
     case MEL_X_BOOL: return;
-    case MEL_X_ID: {
-        if (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL)
-            return;
-        char name[NAME_BUF];
-        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name) < 0)
-            return;
-        const mel__sym *s = mel__sym_find(&el->priv->syms, name);
-        if (s == NULL) {
-            err(el, e->where, "undeclared variable '%s'", name);
-            return;
-        }
-        switch (s->kind) {
-        case MEL_SYM_VAR:
-            if (incident && collect)
-                add_use(el, s->index, order, g, e->where);
-            return;
-        case MEL_SYM_INT:
-            if (s->seq >= seq)
-                err(el, e->where, "integer constant '%s' used before its declaration", name);
-            return;
-        case MEL_SYM_EQN:
-            err(el, e->where, "'%s' is an equation, not a variable", name);
-            return;
-        default: return;
-        }
-    }
+    case MEL_X_ID: walk_id(el, e, g, order, incident && collect); return;
     case MEL_X_CALL:
         if (mel__sym_find(&el->bases, e->u.id.name) != NULL ||
             (env_find(en, e->u.id.name) != NULL)) {
