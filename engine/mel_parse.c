@@ -50,13 +50,18 @@ static void advance(parser *p)
     mel__lex_next(&p->lx, &p->tok);
 }
 
-static void syntax_error_at(parser *p, mdae_range where, const char *fmt, const char *a,
-                            const char *b)
+static void syntax_error_at(parser *p, mdae_range where, const char *fmt, ...) MDAE_PRINTF(3, 4);
+static void syntax_error_at(parser *p, mdae_range where, const char *fmt, ...)
 {
     if (p->panic || p->fatal)
         return;
     p->panic = true;
-    mel__error(p->rep, MDAE_E_PARSE, where, fmt, a, b);
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mel__error(p->rep, MDAE_E_PARSE, where, "%s", msg);
 }
 
 /* "expected X, found Y" at the current token. */
@@ -216,8 +221,7 @@ static mel__expr *parse_primary(parser *p)
             if (!ok)
                 return NULL;
             if (kind == MEL_X_ID && args.n == 0) {
-                syntax_error_at(p, (mdae_range){start, p->prev_end}, "%s%s",
-                                "empty index list", "");
+                syntax_error_at(p, (mdae_range){start, p->prev_end}, "empty index list");
                 return NULL;
             }
         }
@@ -389,8 +393,7 @@ static mel__expr *parse_cmp(parser *p)
     if (rhs == NULL)
         return NULL;
     if (cmp_op(p->tok.kind) >= 0) {
-        syntax_error_at(p, p->tok.where, "%s%s",
-                        "comparisons cannot be chained; use parentheses", "");
+        syntax_error_at(p, p->tok.where, "comparisons cannot be chained; use parentheses");
         return NULL;
     }
     mel__expr *e = new_expr(p, MEL_X_CMP, start);
@@ -439,8 +442,7 @@ static bool parse_label(parser *p, mel__label *l)
         if (!ok)
             return false;
         if (idx.n == 0) {
-            syntax_error_at(p, (mdae_range){start, p->prev_end}, "%s%s", "empty index list",
-                            "");
+            syntax_error_at(p, (mdae_range){start, p->prev_end}, "empty index list");
             return false;
         }
         l->n = idx.n;
