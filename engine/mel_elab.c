@@ -585,11 +585,10 @@ static void p1_decl(elab *el, const mel__stmt *st)
         bool defined = false;
         for (size_t i = 0; i < el->opt->n_defines; i++) {
             const char *dn = el->opt->defines[i].name;
-            if (dn != NULL && strcmp(dn, name) == 0) {
+            if (dn != NULL && strcmp(dn, name) == 0) { /* the last one wins, like cc -D */
                 value = el->opt->defines[i].value;
                 el->define_used[i] = true;
                 defined = true;
-                break;
             }
         }
         if (!defined) {

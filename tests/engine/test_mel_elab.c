@@ -204,8 +204,8 @@ Test(mel_elab, stores_a_guarded_invariant_as_an_implication)
 
 Test(mel_elab, lets_defines_override_integer_constants)
 {
-    mel_define defs[] = {{"N", 5}};
-    mel_options opt = {.defines = defs, .n_defines = 1};
+    mel_define defs[] = {{"N", 4}, {"N", 5}}; /* the last one wins */
+    mel_options opt = {.defines = defs, .n_defines = 2};
     mel_model *m = mt_parse_opt("N : integer = 2; M : integer = N * 2;\n"
                                 "foreach i in 1..M do x[i] : real done",
                                 &opt);
