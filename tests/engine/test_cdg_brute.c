@@ -470,3 +470,18 @@ Test(cdg_brute, random_models_with_high_orders_match_the_brute_force_btf)
         mdae_free(text);
     }
 }
+
+Test(cdg_brute, larger_random_models_match_the_brute_force_btf)
+{
+    uint64_t base = env_u64("MDAE_SEED", 0xCD6) + 200000;
+    uint64_t count = env_u64("MDAE_RANDOM_MODELS", 60);
+    ref_random_opts o = {.max_equations = 20, .max_order = 2, .max_modes = 6};
+    for (uint64_t s = base; s < base + count; s++) {
+        char *text = ref_random_model(s, &o);
+        cr_assert_not_null(text);
+        char label[64];
+        snprintf(label, sizeof label, "random seed %llu", (unsigned long long)s);
+        check_model(label, text, -1);
+        mdae_free(text);
+    }
+}
