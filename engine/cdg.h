@@ -154,12 +154,14 @@ MDAE_API void cdg_mode_view_close(cdg_mode_view *v /* NULL ok; safe twice */);
 
 /* ---- Graphviz ---------------------------------------------------------------
  * The CDG in DOT (RR-9322 Fig. 11, RR-9459 Fig. 10): one vertex per block,
- * labelled `p : R → B → W` where p is the guard's formula (omitted with its
- * colon when true), R the reads (omitted with its arrow when empty), B the
- * equations, W the unknowns; one edge per block edge, labelled by its guard's formula (no
- * label when true). Orders are written with primes (x, x', x'', x''') and
- * from 4 on as x^(4). Vertices are named b<id>. UTF-8. *out is owned
- * (mdae_free). */
+ * labelled `p : R → B → W` where p is the guard's formula, minimised with
+ * the invalid modes as don't-cares (so it may differ from the report's exact
+ * formula: `bl` for `!bh & bl` under `invariant !(bh & bl)`; omitted with
+ * its colon when true), R the reads (omitted with its arrow when empty), B
+ * the equations, W the unknowns; one edge per block edge, labelled by its
+ * guard's formula (minimised likewise; no label when true). Orders are
+ * written with primes (x, x', x'', x''') and from 4 on as x^(4). Vertices
+ * are named b<id>. UTF-8. *out is owned (mdae_free). */
 MDAE_API int cdg_graph_dot(const cdg_graph *g, char **out);
 
 #endif /* CDG_H */

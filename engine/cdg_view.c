@@ -264,51 +264,181 @@ static void sb_items(sbuf *s, const cdg_item *its, size_t n)
     }
 }
 
+/* Labels. A guard only matters among the valid modes, so the DOT labels
+ * are minimised with the invalid modes as don't-cares (Minato-Morreale ISOP
+ * on the interval [guard, guard | !chi_M], as in sa_sop.c): the Water Tank's
+ * `el2' -> x'` is labelled `bl`, not `!bh & bl` (the invariant excludes
+ * bh & bl). The report keeps exact sets: its cubes must be the set itself. */
+typedef struct label {
+    const sa_result *r;
+    signed char *cur; /* n_modes: the current partial assignment */
+    sbuf out;
+    size_t n_cubes;
+} label;
+
+static void label_emit(label *o)
+{
+    const sa_result *r = o->r;
+    if (o->n_cubes++ > 0)
+        sb_str(&o->out, " | ");
+    bool lit = false;
+    for (uint32_t k = 0; k < r->n_modes; k++) {
+        if (o->cur[k] < 0)
+            continue;
+        if (lit)
+            sb_str(&o->out, " & ");
+        if (o->cur[k] == 0)
+            sb_str(&o->out, "!");
+        sb_esc(&o->out, r->m->modes[k].name);
+        lit = true;
+    }
+    if (!lit)
+        sb_str(&o->out, "true");
+}
+
+static int label_level(BDD f) { return f < 2 ? 0x7fffffff : bdd_var2level(bdd_var(f)); }
+
+static void label_cof(BDD f, int lv, BDD *f0, BDD *f1)
+{
+    if (label_level(f) == lv) {
+        *f0 = bdd_low(f);
+        *f1 = bdd_high(f);
+    } else {
+        *f0 = *f1 = f;
+    }
+}
+
+/* Cover of [l, u] in *out (a caller slot); cubes are printed as found. */
+static void label_isop(sa_ctx *c, label *o, BDD l, BDD u, BDD *out)
+{
+    if (l == bddfalse) {
+        sa__put(out, bddfalse);
+        return;
+    }
+    if (u == bddtrue) {
+        label_emit(o);
+        sa__put(out, bddtrue);
+        return;
+    }
+    size_t mark = sa__mark(c);
+    int lv = label_level(l) < label_level(u) ? label_level(l) : label_level(u);
+    int v = bdd_level2var(lv);
+    int k = o->r->var_mode[v];
+    BDD l0, l1, u0, u1;
+    label_cof(l, lv, &l0, &l1);
+    label_cof(u, lv, &u0, &u1);
+    BDD *cv = sa__slots(c, 3);
+    o->cur[k] = 0;
+    label_isop(c, o, sa__tmp(c, bdd_apply(l0, u1, bddop_diff)), u0, &cv[0]);
+    o->cur[k] = 1;
+    label_isop(c, o, sa__tmp(c, bdd_apply(l1, u0, bddop_diff)), u1, &cv[1]);
+    o->cur[k] = -1;
+    BDD a = sa__tmp(c, bdd_apply(l0, cv[0], bddop_diff));
+    BDD b = sa__tmp(c, bdd_apply(l1, cv[1], bddop_diff));
+    label_isop(c, o, sa__tmp(c, bdd_or(a, b)), sa__tmp(c, bdd_and(u0, u1)), &cv[2]);
+    BDD t = sa__tmp(c, bdd_ite(bdd_ithvar(v), cv[1], cv[0]));
+    sa__put(out, bdd_or(t, cv[2]));
+    sa__release(c, mark);
+}
+
+/* Append " : "-less label text of guard f to s; "true" is left to the
+ * caller to omit. Returns false if the label is "true". */
+static bool label_of(sa_ctx *c, const sa_result *r, BDD f, sbuf *s)
+{
+    size_t mark = sa__mark(c);
+    label o = {r, NULL, {0}, 0};
+    o.cur = sa__alloc(c, r->n_modes + 1);
+    memset(o.cur, -1, r->n_modes + 1);
+    BDD *cover = sa__slots(c, 1);
+    BDD dc = sa__tmp(c, bdd_not(r->chi_m));
+    label_isop(c, &o, f, sa__tmp(c, bdd_or(f, dc)), cover);
+    sa__release(c, mark);
+    if (o.n_cubes == 0)
+        sb_str(&o.out, "false");
+    bool is_true = o.out.p != NULL && !strcmp(o.out.p, "true");
+    if (!is_true && o.out.p != NULL)
+        sb_str(s, o.out.p);
+    s->oom |= o.out.oom;
+    mdae_free(o.out.p);
+    if (s->oom)
+        sa__fail(c, MDAE_E_NOMEM);
+    return !is_true;
+}
+
+static void dot_fill(sa_ctx *c, const cdg_graph *g, sbuf *s)
+{
+    const sa_result *r = g->r;
+    sb_str(s, "digraph cdg {\n  node [shape=box];\n");
+    for (size_t k = 0; k < g->n_blocks; k++) {
+        const cdg_block *b = &g->blocks[k];
+        char head[48];
+        snprintf(head, sizeof head, "  b%zu [label=\"", k);
+        sb_str(s, head);
+        if (label_of(c, r, g->bguard[k], s))
+            sb_str(s, " : ");
+        if (b->n_reads > 0) {
+            sb_items(s, b->reads, b->n_reads);
+            sb_str(s, " \xe2\x86\x92 "); /* U+2192 RIGHTWARDS ARROW */
+        }
+        sb_items(s, b->equations, b->n_equations);
+        sb_str(s, " \xe2\x86\x92 ");
+        sb_items(s, b->unknowns, b->n_unknowns);
+        sb_str(s, "\"];\n");
+    }
+    for (size_t k = 0; k < g->n_edges; k++) {
+        char head[64];
+        snprintf(head, sizeof head, "  b%u -> b%u", g->efrom[k], g->eto[k]);
+        sb_str(s, head);
+        sbuf lab = {0};
+        bool show = label_of(c, r, g->eguard[k], &lab);
+        if (lab.oom) {
+            mdae_free(lab.p);
+            sa__fail(c, MDAE_E_NOMEM);
+        }
+        if (show) {
+            sb_str(s, " [label=\"");
+            sb_str(s, lab.p);
+            sb_str(s, "\"]");
+        }
+        mdae_free(lab.p);
+        sb_str(s, ";\n");
+        if ((k & 255) == 255)
+            sa__progress(c, "dot", k, g->n_edges);
+    }
+    sb_str(s, "}\n");
+    if (s->oom)
+        sa__fail(c, MDAE_E_NOMEM);
+}
+
 int cdg_graph_dot(const cdg_graph *g, char **out)
 {
     if (g == NULL || out == NULL)
         return MDAE_E_INVAL;
-    cdg_report *rep = NULL;
-    int rc = cdg_graph_report(g, &rep);
-    if (rc < 0)
-        return rc;
-    sbuf s = {0};
-    sb_str(&s, "digraph cdg {\n  node [shape=box];\n");
-    for (size_t k = 0; k < rep->n_blocks; k++) {
-        const cdg_block *b = &rep->blocks[k].block;
-        char head[48];
-        snprintf(head, sizeof head, "  b%zu [label=\"", k);
-        sb_str(&s, head);
-        if (strcmp(rep->blocks[k].guard.formula, "true") != 0) {
-            sb_esc(&s, rep->blocks[k].guard.formula);
-            sb_str(&s, " : ");
-        }
-        if (b->n_reads > 0) {
-            sb_items(&s, b->reads, b->n_reads);
-            sb_str(&s, " \xe2\x86\x92 "); /* U+2192 RIGHTWARDS ARROW */
-        }
-        sb_items(&s, b->equations, b->n_equations);
-        sb_str(&s, " \xe2\x86\x92 ");
-        sb_items(&s, b->unknowns, b->n_unknowns);
-        sb_str(&s, "\"];\n");
-    }
-    for (size_t k = 0; k < rep->n_edges; k++) {
-        char head[64];
-        snprintf(head, sizeof head, "  b%u -> b%u", rep->edges[k].from, rep->edges[k].to);
-        sb_str(&s, head);
-        if (strcmp(rep->edges[k].guard.formula, "true") != 0) {
-            sb_str(&s, " [label=\"");
-            sb_esc(&s, rep->edges[k].guard.formula);
-            sb_str(&s, "\"]");
-        }
-        sb_str(&s, ";\n");
-    }
-    sb_str(&s, "}\n");
-    cdg_report_free(rep);
-    if (s.oom) {
-        mdae_free(s.p);
+    if (!sa__running())
+        return MDAE_E_STATE;
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, NULL, NULL);
+    /* volatile: read after longjmp, modified between setjmp and the jump. */
+    sbuf *volatile s = mdae_calloc(1, sizeof *s);
+    if (s == NULL) {
+        mdae_free(c);
         return MDAE_E_NOMEM;
     }
-    *out = s.p;
+    if (setjmp(c->jb)) {
+        int rc = c->rc;
+        sa__leave(c);
+        mdae_free(s->p);
+        mdae_free(s);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    dot_fill(c, g, s);
+    sa__leave(c);
+    *out = s->p;
+    mdae_free(s);
+    mdae_free(c);
     return MDAE_OK;
 }
