@@ -202,6 +202,21 @@ Test(cdg_papers, water_tank_eh2_computes_yh_exactly_when_not_bh)
     unload(&fx);
 }
 
+Test(cdg_papers, water_tank_dot_reads_like_figure_10)
+{
+    fixture fx;
+    load(&fx, "water_tank.mel");
+    char *dot;
+    cr_assert_eq(cdg_graph_dot(fx.g, &dot), MDAE_OK);
+    /* Guards are minimised modulo the invariant !(bh & bl). */
+    cr_assert_not_null(strstr(dot, "[label=\"bl : el2' \xe2\x86\x92 x'\"]"), "%s", dot);
+    cr_assert_not_null(strstr(dot, "[label=\"!bl : el2 \xe2\x86\x92 yl\"]"), "%s", dot);
+    cr_assert_not_null(strstr(dot, "[label=\"!bh : eh2 \xe2\x86\x92 yh\"]"), "%s", dot);
+    cr_assert_not_null(strstr(dot, "[label=\"e0 \xe2\x86\x92 y\"]"), "%s", dot);
+    mdae_free(dot);
+    unload(&fx);
+}
+
 Test(cdg_papers, water_tank_blocks_are_scalar_and_e2_reads_the_corrections)
 {
     fixture fx;
