@@ -23,6 +23,7 @@
 #include <criterion/criterion.h>
 
 #include <ctype.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,18 @@ static void dump_mode(FILE *f, const cmp *c) {
     }
 }
 
+/* MDAE_KEEP_GOING=1 (for investigating, not for CI): log each mismatch and go
+ * on with the next model instead of stopping the test; the test still fails.
+ * The abandoned model's memory is leaked (longjmp), so don't run it under
+ * LeakSanitizer. */
+static jmp_buf *g_next_model;
+static size_t g_failures;
+
+static bool keep_going(void) {
+    const char *s = getenv("MDAE_KEEP_GOING");
+    return s && *s && *s != '0';
+}
+
 /* Report a mismatch with everything needed to reproduce it, and stop. */
 static void mismatch(const cmp *c, const char *fmt, ...) MDAE_PRINTF(2, 3);
 static void mismatch(const cmp *c, const char *fmt, ...) {
@@ -140,6 +153,11 @@ static void mismatch(const cmp *c, const char *fmt, ...) {
     fprintf(f, "--- model ---\n%s\n--- end ---\n", c->text);
     fclose(f);
     cr_log_error("%s", msg);
+    if (g_next_model && keep_going()) {
+        free(msg);
+        g_failures++;
+        longjmp(*g_next_model, 1);
+    }
     cr_assert_fail("%s", msg);
 }
 
@@ -486,12 +504,12 @@ static void compare_model(const char *label, const char *text, const mel_options
             valid += st->valid - v0;
             singular += st->singular - s0;
         }
-        if (rep->valid_modes != (double)valid)
-            mismatch(&c, "report: %.0f valid modes, the reference counts %zu", rep->valid_modes,
-                     valid);
         if (rep->singular != (singular > 0))
             mismatch(&c, "report: singular=%d, the reference finds %zu singular modes",
                      rep->singular, singular);
+        if (rep->valid_modes != (double)valid)
+            mismatch(&c, "report: %.0f valid modes, the reference counts %zu", rep->valid_modes,
+                     valid);
     } else {
         uint64_t rs = seed;
         for (size_t n = 0; n < samples; n++) {
@@ -511,6 +529,16 @@ static void compare_model(const char *label, const char *text, const mel_options
 
 /* ---- Random models ----------------------------------------------------------------- */
 
+/* compare_model, but with MDAE_KEEP_GOING a mismatch only abandons this
+ * model. */
+static void compare_model_or_skip(const char *label, const char *text, uint64_t seed,
+                                  stats *st) {
+    jmp_buf jb;
+    g_next_model = &jb;
+    if (setjmp(jb) == 0) compare_model(label, text, NULL, 0, seed, st);
+    g_next_model = NULL;
+}
+
 static void random_models(uint64_t first, uint64_t count, const ref_random_opts *o,
                           stats *st) {
     uint64_t base = env_u64("MDAE_SEED", 0x5A5EED00ull);
@@ -521,9 +549,10 @@ static void random_models(uint64_t first, uint64_t count, const ref_random_opts 
         char label[128];
         snprintf(label, sizeof label, "random model, seed %llu%s", (unsigned long long)seed,
                  o->violate ? " (violate)" : "");
-        compare_model(label, text, NULL, 0, seed, st);
+        compare_model_or_skip(label, text, seed, st);
         mdae_free(text);
     }
+    cr_assert_eq(g_failures, 0, "%zu models disagree with the reference", g_failures);
 }
 
 static uint64_t random_count(uint64_t dflt) {
@@ -531,7 +560,7 @@ static uint64_t random_count(uint64_t dflt) {
 }
 
 static void random_batch(int batch) {
-    const uint64_t per = random_count(150);
+    const uint64_t per = random_count(250);
     ref_random_opts o = {.nonsquare_percent = 15};
     stats st = {0};
     random_models((uint64_t)batch * per, per, &o, &st);
@@ -544,7 +573,7 @@ static void random_batch(int batch) {
     }
 }
 
-/* 4 x 150 = 600 random models, in four tests so that --jobs=2 runs them in
+/* 4 x 250 = 1,000 random models, in four tests so that --jobs=2 runs them in
  * parallel. */
 Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_0) { random_batch(0); }
 Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_1) { random_batch(1); }
