@@ -396,63 +396,72 @@ static void emit(build *b, BDD set)
 
 /* Split `set` by the values of items[it..] (see step 4); sub is the position
  * inside item `it`: for an equation, the bits of c_i from the top; for an
- * edge, 0: chi_E, 1: T_e, 2..: the bits of s_e from the top. */
-static void split_items(build *b, BDD set, size_t it, int sub, unsigned acc)
+ * edge, 0: chi_E, 1: T_e, 2..: the bits of s_e from the top. A test whose
+ * one side is empty (the common case: most bits are constant on the set)
+ * just advances in the loop; only real splits recurse, so the depth is the
+ * number of real splits on a path, not the size of the block. */
+static void split_items(build *b, BDD set0, size_t it, int sub, unsigned acc)
 {
-    if (set == bddfalse)
-        return;
-    if (it == b->n_items) {
-        emit(b, set);
-        return;
-    }
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
     int w = b->w;
-    sitem *x = &b->items[it];
-    const BDD *vec;
-    int bit;
-    if (!x->is_edge) {
-        vec = &r->c[(size_t)b->elist[x->pos] * w];
-        bit = w - 1 - sub;
-        if (bit < 0) {
-            x->val = acc;
-            split_items(b, set, it + 1, 0, 0);
-            return;
-        }
-    } else {
-        size_t mark = sa__mark(c);
-        if (sub == 0 || sub == 1) {
-            BDD f = sub == 0 ? r->chi_e[x->e] : r->te[x->e];
-            BDD s0 = T(bdd_apply(set, f, bddop_diff));
-            BDD s1 = T(bdd_and(set, f));
-            if (sub == 0) {
-                x->act = false;
-                x->te = false;
-                split_items(b, s0, it + 1, 0, 0);
-                x->act = true;
-                split_items(b, s1, it, 1, 0);
-            } else {
-                x->te = false;
-                split_items(b, s0, it, 2, 0);
-                x->te = true;
-                split_items(b, s1, it, 2, 0);
-            }
-            sa__release(c, mark);
-            return;
-        }
-        vec = &b->sum[x->e * w];
-        bit = w - 1 - (sub - 2);
-        if (bit < 0) {
-            x->val = acc;
-            split_items(b, set, it + 1, 0, 0);
-            return;
-        }
-    }
     size_t mark = sa__mark(c);
-    BDD s0 = T(bdd_apply(set, vec[bit], bddop_diff));
-    BDD s1 = T(bdd_and(set, vec[bit]));
-    split_items(b, s0, it, sub + 1, acc);
-    split_items(b, s1, it, sub + 1, acc | (1u << bit));
+    BDD *s = sa__slots(c, 3); /* the current set, its 0 and 1 sides */
+    sa__put(&s[0], set0);
+    for (;;) {
+        if (s[0] == bddfalse)
+            break;
+        if (it == b->n_items) {
+            emit(b, s[0]);
+            break;
+        }
+        sitem *x = &b->items[it];
+        BDD f;
+        int kind = 0; /* 0: a bit of a value, 1: chi_E, 2: T_e */
+        int bit = -1;
+        if (!x->is_edge || sub >= 2) {
+            bit = w - 1 - (x->is_edge ? sub - 2 : sub);
+            if (bit < 0) {
+                x->val = acc;
+                it++;
+                sub = 0;
+                acc = 0;
+                continue;
+            }
+            f = x->is_edge ? b->sum[x->e * w + bit]
+                           : r->c[(size_t)b->elist[x->pos] * w + bit];
+        } else {
+            kind = sub == 0 ? 1 : 2;
+            f = sub == 0 ? r->chi_e[x->e] : r->te[x->e];
+        }
+        sa__put(&s[1], bdd_apply(s[0], f, bddop_diff));
+        sa__put(&s[2], bdd_and(s[0], f));
+        /* Side 0: an inactive edge is finished (no T_e, no order). */
+        size_t it0 = kind == 1 ? it + 1 : it;
+        int sub0 = kind == 1 ? 0 : sub + 1;
+        unsigned acc0 = kind == 1 ? 0 : acc;
+        unsigned acc1 = kind == 0 ? acc | (1u << bit) : 0;
+        if (s[1] != bddfalse) {
+            if (kind == 1)
+                x->act = x->te = false;
+            else if (kind == 2)
+                x->te = false;
+            if (s[2] == bddfalse) {
+                sa__put(&s[0], s[1]);
+                it = it0, sub = sub0, acc = acc0;
+                continue;
+            }
+            split_items(b, s[1], it0, sub0, acc0);
+        }
+        /* Side 1. */
+        if (kind == 1)
+            x->act = true;
+        else if (kind == 2)
+            x->te = true;
+        sa__put(&s[0], s[2]);
+        sub = sub + 1;
+        acc = acc1;
+    }
     sa__release(c, mark);
 }
 
@@ -662,9 +671,13 @@ static void finish(build *b, cdg_graph *g)
     size_t *fill = sa__alloc(c, (r->n_var + 1) * sizeof *fill);
     memcpy(fill, wfirst, r->n_var * sizeof *fill);
     uint32_t *wblk = sa__alloc(c, (wfirst[r->n_var] + 1) * sizeof *wblk);
+    int *word = sa__alloc(c, (wfirst[r->n_var] + 1) * sizeof *word);
     for (size_t k = 0; k < nb; k++)
-        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++)
-            wblk[fill[g->blocks[k].unknowns[a].index]++] = (uint32_t)k;
+        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++) {
+            size_t q = fill[g->blocks[k].unknowns[a].index]++;
+            wblk[q] = (uint32_t)k;
+            word[q] = g->blocks[k].unknowns[a].order;
+        }
 
     sa__progress(c, "edges", 0, nb);
     bedge *es = NULL;
@@ -676,14 +689,7 @@ static void finish(build *b, cdg_graph *g)
             uint32_t j = B->reads[a].index;
             for (size_t q = wfirst[j]; q < wfirst[j + 1]; q++) {
                 uint32_t A = wblk[q];
-                if (A == bb || seen[A] == bb + 1)
-                    continue;
-                const cdg_block *BA = &g->blocks[A];
-                bool writes = false;
-                for (size_t u = 0; u < BA->n_unknowns; u++)
-                    if (BA->unknowns[u].index == j && BA->unknowns[u].order == B->reads[a].order)
-                        writes = true;
-                if (!writes)
+                if (A == bb || seen[A] == bb + 1 || word[q] != B->reads[a].order)
                     continue;
                 BDD f = bdd_and(g->bguard[A], g->bguard[bb]);
                 seen[A] = (uint32_t)bb + 1;
