@@ -41,6 +41,7 @@ void sa_result_free(sa_result *r)
     mdae_free(r->mode_var);
     mdae_free(r->var_mode);
     mdae_free(r->edge_var);
+    mdae_free(r->var_edge);
     mdae_free(r->eq_first);
     mdae_free(r->edge_eq);
     mdae_free(r->edge_v);

@@ -39,17 +39,14 @@ void sa__dm(sa_ctx *c)
     sa__put(y, r->singular);
     sa__matchings(c, y, false, &mt, "diagnostics");
 
+    /* Maximum cardinality: every edge costs 1, maximised. */
     int wu = bits_for(r->n_eq);
-    BDD *u = sa__slots(c, (size_t)wu);
-    BDD *one = sa__slots(c, (size_t)wu);
-    for (uint32_t a = 0; a < r->n_eq; a++) {
-        uint32_t i = r->eq_order[a];
-        size_t m2 = sa__mark(c);
-        sa__put(&one[0], bdd_and(r->chi_i[i], mt.rnone[i]));
-        sa__vadd(c, u, u, one, wu);
-        sa__release(c, m2);
-    }
-    sa__argmin(c, y, u, wu);
+    BDD *one = sa__slots(c, 1);
+    sa__put(one, bddtrue);
+    const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);
+    for (size_t e = 0; e < r->n_edges; e++)
+        cost[e] = one;
+    sa__best(c, y, (const BDD *const *)cost, 1, wu, true);
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
         BDD un = T(bdd_and(r->chi_i[i], mt.rnone[i]));

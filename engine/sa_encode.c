@@ -16,6 +16,7 @@
  */
 #include "sa_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -222,6 +223,10 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
     graph g;
     graph_build(c, m, &g);
     uint32_t *order = node_order(c, &g);
+    if (getenv("MDAE_SA_ORDER") && !strcmp(getenv("MDAE_SA_ORDER"), "model")) {
+        for (uint32_t k = 0; k < g.n; k++)
+            order[k] = k;
+    }
     uint32_t ne = m->n_equations;
     uint32_t *pos = sa__alloc(c, (g.n + 1) * sizeof *pos);
     for (uint32_t k = 0; k < g.n; k++)
@@ -343,6 +348,11 @@ void sa__encode(sa_ctx *c, const mel_model *m)
         r->var_mode[v] = -1;
     for (uint32_t k = 0; k < m->n_modes; k++)
         r->var_mode[r->mode_var[k]] = (int)k;
+    r->var_edge = sa__alloc_keep(c, (nv + 1) * sizeof(int));
+    for (size_t v = 0; v < nv; v++)
+        r->var_edge[v] = -1;
+    for (size_t e = 0; e < ne; e++)
+        r->var_edge[r->edge_var[e]] = (int)e;
 
     r->chi_i = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
     r->chi_j = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));

@@ -62,6 +62,7 @@ struct sa_result {
     int *mode_var;    /* n_modes: BDD variable of mode variable k */
     int *var_mode;    /* n_bddvars: mode index of a BDD variable, -1: edge */
     int *edge_var;    /* n_edges: BDD variable of edge e */
+    int *var_edge;    /* n_bddvars: edge of a BDD variable, -1: mode */
     size_t *eq_first; /* n_eq + 1: edges of equation i are eq_first[i].. */
     uint32_t *edge_eq, *edge_v; /* n_edges: equation and variable of edge e */
     uint32_t *eq_order;         /* n_eq: equations in BDD-variable order */
@@ -177,9 +178,10 @@ BDD sa__choose(sa_ctx *c, BDD s);
  * *none := none is true. one and none are caller slots. */
 void sa__onehot(sa_ctx *c, const size_t *es, const BDD *act, size_t n, bool exactly,
                 BDD *one, BDD *none);
-/* Bit-by-bit minimisation of the w-bit vector v over the edge variables:
- * keeps the elements of *s of minimal value per mode. */
-void sa__argmin(sa_ctx *c, BDD *s, const BDD *v, int w);
+/* Keep, per mode, the elements of *s (edge sets) of minimal (maximal) cost,
+ * the cost of a set being the sum of cost[e] (wc-bit vectors, NULL: 0) over
+ * its edges, computed on w bits (no overflow: the caller's bound). */
+void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool maximize);
 
 /* ---- sa_sop.c -------------------------------------------------------------- */
 /* Irredundant sum of products of a mode function f, as cubes and a formula. */

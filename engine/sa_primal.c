@@ -13,6 +13,8 @@
  */
 #include "sa_int.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -85,13 +87,16 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
         pos[r->eq_order[a]] = a;
     /* Variables grouped by the position of their last row. */
     uint32_t *last = sa__alloc(c, (r->n_var + 1) * sizeof *last);
+    bool up = !(getenv("MDAE_SA_BUILD") && !strcmp(getenv("MDAE_SA_BUILD"), "topdown"));
     size_t *gfirst = sa__alloc(c, (r->n_eq + 2) * sizeof *gfirst);
     uint32_t *gvars = sa__alloc(c, (r->n_var + 1) * sizeof *gvars);
     for (uint32_t j = 0; j < r->n_var; j++) {
-        last[j] = 0;
-        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++)
-            if (pos[r->edge_eq[mt->cedges[k]]] > last[j])
-                last[j] = pos[r->edge_eq[mt->cedges[k]]];
+        last[j] = up ? r->n_eq - 1 : 0;
+        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+            uint32_t p = pos[r->edge_eq[mt->cedges[k]]];
+            if (up ? p < last[j] : p > last[j])
+                last[j] = p;
+        }
         gfirst[last[j] + 2]++;
     }
     for (uint32_t a = 0; a < r->n_eq; a++)
@@ -105,7 +110,8 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
     for (uint32_t j = 0; j < r->n_var; j++)
         if (mt->cfirst[j] == mt->cfirst[j + 1] && perfect)
             sa__put(x, bdd_apply(*x, r->chi_j[j], bddop_diff));
-    for (uint32_t a = 0; a < r->n_eq; a++) {
+    for (uint32_t step = 0; step < r->n_eq; step++) {
+        uint32_t a = up ? r->n_eq - 1 - step : step;
         uint32_t i = r->eq_order[a];
         size_t n = r->eq_first[i + 1] - r->eq_first[i];
         size_t m2 = sa__mark(c);
@@ -129,26 +135,158 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
             sa__put(x, bdd_and(*x, col));
             sa__release(c, m2);
         }
-        if ((a & 63) == 63)
-            sa__progress(c, phase, a, r->n_eq);
+        if (getenv("MDAE_SA_DEBUG"))
+            fprintf(stderr, "row %u %s: X %d nodes, live %d\n", a, r->m->equations[i].name,
+                    bdd_nodecount(*x), bdd_getnodenum());
+        if ((step & 63) == 63)
+            sa__progress(c, phase, step, r->n_eq);
     }
 }
 
-void sa__argmin(sa_ctx *c, BDD *s, const BDD *v, int w)
+/* ---- Optimal elements by dynamic programming on the BDD ---------------------
+ * Why not RR-9322's bit-by-bit pruning of a weight vector: measured on the
+ * building model (N = 10), the sum of the weights couples every edge through
+ * its carries, and the intermediate sets (elements whose high bits are
+ * optimal) grew 20-fold, to 585,000 nodes, before shrinking; thresholding by
+ * value needed one pass per distinct optimum, which grows with N. The cost is
+ * additive over edges, so the optimum is a shortest path in the BDD of s:
+ * for each node n, F(n) = modes where n has a solution, val(n) = the optimal
+ * cost from n (a mode-dependent integer), and S(n) = the optimal solutions
+ * from n: at an edge node, the branches whose cost equals val(n) in a mode.
+ * Mode nodes just select. One memoised pass, linear in |s| operations on
+ * mode functions. The result is the same set as the paper's S. */
+
+typedef struct best_ctx {
+    const BDD *const *cost; /* per edge: wc-bit cost when taken, or NULL */
+    int w, wc;
+    bool maximize;
+    int *key;
+    BDD *ent; /* cap entries of (w + 2) slots: F, S, val[w] */
+    size_t cap;
+    /* Edge variables a path skips are free in s. When maximising a cost of
+     * 1 per edge (the diagnostics), the best is to take them all: ecount
+     * (by level) counts them and the branch's solutions force them to 1.
+     * When minimising deficits, s is a set of perfect matchings, which never
+     * leaves an edge free (flipping it changes a row's count). */
+    int *ecount; /* n_levels + 1, or NULL */
+} best_ctx;
+
+static int lvl(BDD f) { return f < 2 ? bdd_varnum() : bdd_var2level(bdd_var(f)); }
+
+static BDD *best_ent(best_ctx *b, size_t h) { return &b->ent[h * (size_t)(b->w + 2)]; }
+
+/* The conjunction of the edge variables at levels strictly between l1, l2. */
+static BDD skipped_cube(sa_ctx *c, int l1, int l2)
 {
-    sa_result *r = c->r;
-    for (int k = w; k-- > 0;) {
-        if (v[k] == bddfalse)
-            continue;
-        size_t mark = sa__mark(c);
-        /* Modes where some remaining element has bit k clear: there, drop
-         * the elements with bit k set (RR-9322 4.4, for a minimum). */
-        BDD nv = T(bdd_not(v[k]));
-        BDD can0 = T(bdd_appex(*s, nv, bddop_and, r->edgeset));
-        BDD drop = T(bdd_and(v[k], can0));
-        sa__put(s, bdd_apply(*s, drop, bddop_diff));
-        sa__release(c, mark);
+    BDD *f = sa__slots(c, 1);
+    sa__put(f, bddtrue);
+    for (int l = l2 - 1; l > l1; l--) {
+        int v = bdd_level2var(l);
+        if (v < c->r->n_bddvars && c->r->var_edge[v] >= 0)
+            sa__put(f, bdd_and(bdd_ithvar(v), *f));
     }
+    return *f;
+}
+
+static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f);
+
+/* One branch of node f (level lf) to child: its value (w slots, out) and
+ * its optimal solutions (returned, in a slot), the edge cost not included. */
+static BDD branch(sa_ctx *c, best_ctx *b, int lf, BDD child, BDD *val)
+{
+    BDD *ch = best_rec(c, b, child);
+    int skip = b->ecount ? b->ecount[lvl(child)] - b->ecount[lf + 1] : 0;
+    if (skip <= 0) {
+        sa__vcopy(val, &ch[2], b->w);
+        return sa__tmp(c, ch[1]);
+    }
+    BDD *k = sa__slots(c, (size_t)b->w);
+    sa__vconst(k, b->w, (unsigned)skip);
+    sa__vadd(c, val, &ch[2], k, b->w);
+    BDD cube = skipped_cube(c, lf, lvl(child));
+    return T(bdd_and(ch[1], cube));
+}
+
+static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
+{
+    if (f < 2)
+        return best_ent(b, (size_t)f); /* entries 0 and 1 are the constants */
+    size_t h = ((size_t)f * 2654435761u) % (b->cap - 2) + 2;
+    while (b->key[h] != -1 && b->key[h] != f)
+        h = h + 1 < b->cap ? h + 1 : 2;
+    if (b->key[h] == f)
+        return best_ent(b, h);
+    int v = bdd_var(f), lf = bdd_var2level(v), w = b->w;
+    BDD flo = best_rec(c, b, bdd_low(f))[0];
+    BDD fhi = best_rec(c, b, bdd_high(f))[0];
+    BDD *n = best_ent(b, h);
+    size_t mark = sa__mark(c);
+    BDD *vl = sa__slots(c, (size_t)w), *vh = sa__slots(c, (size_t)w);
+    BDD sl = branch(c, b, lf, bdd_low(f), vl);
+    BDD sh = branch(c, b, lf, bdd_high(f), vh);
+    BDD x = bdd_ithvar(v);
+    if (c->r->var_mode[v] >= 0) {
+        sa__put(&n[0], bdd_ite(x, fhi, flo));
+        sa__put(&n[1], bdd_ite(x, sh, sl));
+        sa__vite(c, &n[2], x, vh, vl, w);
+    } else {
+        size_t e = (size_t)c->r->var_edge[v];
+        const BDD *ce = b->cost[e];
+        if (ce != NULL) { /* the cost of taking the edge */
+            BDD *wide = sa__slots(c, (size_t)w);
+            for (int k = 0; k < b->wc && k < w; k++)
+                sa__put(&wide[k], ce[k]);
+            sa__vadd(c, vh, vh, wide, w);
+        }
+        /* Where both branches have solutions, keep the low one if it is at
+         * least as good. */
+        BDD lo_good = b->maximize ? sa__vgte(c, vl, vh, w) : sa__vgte(c, vh, vl, w);
+        BDD nfh = T(bdd_not(fhi));
+        BDD pick_lo = T(bdd_and(flo, T(bdd_or(nfh, lo_good))));
+        BDD *zero = sa__slots(c, (size_t)w);
+        BDD *vhm = sa__slots(c, (size_t)w);
+        sa__vite(c, vhm, fhi, vh, zero, w);
+        sa__vite(c, &n[2], pick_lo, vl, vhm, w);
+        sa__put(&n[0], bdd_or(flo, fhi));
+        /* Branches that reach the optimum. */
+        BDD lo_ok = flo, hi_ok = fhi;
+        for (int k = 0; k < w; k++) {
+            lo_ok = T(bdd_and(lo_ok, T(bdd_biimp(vl[k], n[2 + k]))));
+            hi_ok = T(bdd_and(hi_ok, T(bdd_biimp(vh[k], n[2 + k]))));
+        }
+        sl = T(bdd_and(lo_ok, sl));
+        sh = T(bdd_and(hi_ok, sh));
+        sa__put(&n[1], bdd_ite(x, sh, sl));
+    }
+    b->key[h] = f;
+    sa__release(c, mark);
+    return n;
+}
+
+void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool maximize)
+{
+    size_t mark = sa__mark(c);
+    best_ctx b = {cost, w, wc, maximize, NULL, NULL, 0, NULL};
+    size_t n = (size_t)bdd_nodecount(*s) + 2;
+    b.cap = 2 * n + 3;
+    b.key = sa__alloc(c, b.cap * sizeof *b.key);
+    for (size_t k = 0; k < b.cap; k++)
+        b.key[k] = -1;
+    b.ent = sa__slots(c, b.cap * (size_t)(w + 2));
+    sa__put(&best_ent(&b, 1)[0], bddtrue); /* the true leaf: solution, cost 0 */
+    sa__put(&best_ent(&b, 1)[1], bddtrue);
+    if (maximize) {
+        int nl = bdd_varnum();
+        b.ecount = sa__alloc(c, (size_t)(nl + 2) * sizeof *b.ecount);
+        for (int l = 0; l < nl; l++)
+            b.ecount[l + 1] = b.ecount[l] + (bdd_level2var(l) < c->r->n_bddvars &&
+                                             c->r->var_edge[bdd_level2var(l)] >= 0);
+        b.ecount[nl + 1] = b.ecount[nl];
+    }
+    BDD *val = sa__slots(c, (size_t)w);
+    BDD top = branch(c, &b, -1, *s, val);
+    sa__put(s, top);
+    sa__release(c, mark);
 }
 
 /* ---- Choice of one element per mode ----------------------------------------
@@ -267,61 +405,62 @@ void sa__primal(sa_ctx *c)
     sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
     sa__progress(c, "weights", 0, r->n_edges);
 
-    /* Deficits: column maximum minus sigma, per edge, where it is active. */
+    /* Deficits (see the top of the file): column maximum minus sigma, then
+     * minus the row minimum (every perfect matching also uses one edge per
+     * active row), as in the first step of the Hungarian method. Both shifts
+     * change every perfect matching's weight by the same amount in a mode.
+     * Only the valid modes with a perfect matching matter (mask: ok). */
     int ws = r->w_sigma;
     unsigned long long bound = 0;
     for (uint32_t i = 0; i < r->n_eq; i++)
         bound += (1ull << ws) - 1;
     int wd = bits_for(bound);
-    BDD *dsum = sa__slots(c, (size_t)wd);
-    BDD *colmax = sa__slots(c, (size_t)ws);
-    BDD *term = sa__slots(c, (size_t)wd);
-    BDD *def = sa__slots(c, (size_t)ws);
-    BDD **deficit = sa__alloc(c, (r->n_edges + 1) * sizeof *deficit);
+    BDD *acc = sa__slots(c, (size_t)ws);
+    BDD *inf = sa__slots(c, (size_t)ws);
+    BDD *act = sa__slots(c, r->n_edges + 1);
+    BDD *def = sa__slots(c, r->n_edges * (size_t)ws + 1);
+    sa__vconst(inf, ws, (1u << ws) - 1);
+    for (size_t e = 0; e < r->n_edges; e++)
+        sa__put(&act[e], bdd_and(r->chi_e[e], r->ok));
     for (uint32_t j = 0; j < r->n_var; j++) {
-        sa__vconst(colmax, ws, 0);
+        sa__vconst(acc, ws, 0);
         for (size_t k = mt.cfirst[j]; k < mt.cfirst[j + 1]; k++) {
             size_t e = mt.cedges[k];
             size_t m2 = sa__mark(c);
             BDD *sg = sa__slots(c, (size_t)ws);
-            sa__vite(c, sg, r->chi_e[e], &r->sigma[e * ws], sg, ws);
-            sa__vmax(c, colmax, colmax, sg, ws);
+            sa__vite(c, sg, act[e], &r->sigma[e * ws], sg, ws);
+            sa__vmax(c, acc, acc, sg, ws);
             sa__release(c, m2);
         }
         for (size_t k = mt.cfirst[j]; k < mt.cfirst[j + 1]; k++) {
             size_t e = mt.cedges[k];
-            size_t m2 = sa__mark(c);
-            sa__vsub(c, def, colmax, &r->sigma[e * ws], ws);
-            bool zero = true;
-            for (int b = 0; b < ws && zero; b++)
-                zero = T(bdd_and(def[b], r->chi_e[e])) == bddfalse;
-            sa__release(c, m2);
-            if (!zero) {
-                deficit[e] = sa__slots(c, (size_t)ws);
-                for (int b = 0; b < ws; b++)
-                    sa__put(&deficit[e][b], bdd_and(def[b], r->chi_e[e]));
-            }
+            sa__vsub(c, &def[e * ws], acc, &r->sigma[e * ws], ws);
         }
     }
-    /* D = sum of the deficits of the chosen edges, added in variable order. */
-    for (uint32_t a = 0; a < r->n_eq; a++) {
-        uint32_t i = r->eq_order[a];
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        sa__vcopy(acc, inf, ws);
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            if (deficit[e] == NULL)
-                continue;
             size_t m2 = sa__mark(c);
-            BDD v = bdd_ithvar(r->edge_var[e]);
-            for (int b = 0; b < wd; b++)
-                sa__put(&term[b], b < ws ? bdd_and(v, deficit[e][b]) : bddfalse);
-            sa__vadd(c, dsum, dsum, term, wd);
+            BDD *cand = sa__slots(c, (size_t)ws);
+            sa__vite(c, cand, act[e], &def[e * ws], inf, ws);
+            BDD g = sa__vgte(c, acc, cand, ws); /* min(acc, cand) */
+            sa__vite(c, acc, g, cand, acc, ws);
             sa__release(c, m2);
         }
-        if ((a & 63) == 63)
-            sa__progress(c, "weights", a, r->n_eq);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            BDD *de = &def[e * ws];
+            sa__vsub(c, de, de, acc, ws);
+            for (int b = 0; b < ws; b++)
+                sa__put(&de[b], bdd_and(de[b], act[e]));
+        }
     }
-
+    BDD **deficit = sa__alloc(c, (r->n_edges + 1) * sizeof *deficit);
+    for (size_t e = 0; e < r->n_edges; e++)
+        for (int b = 0; b < ws; b++)
+            if (def[e * ws + b] != bddfalse)
+                deficit[e] = &def[e * ws];
     sa__progress(c, "argmax", 0, (size_t)wd);
-    sa__argmin(c, x, dsum, wd);
+    sa__best(c, x, (const BDD *const *)deficit, ws, wd, false);
     sa__progress(c, "choice", 0, r->n_edges);
     BDD t = sa__choose(c, *x);
     for (size_t e = 0; e < r->n_edges; e++) {

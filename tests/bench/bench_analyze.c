@@ -1,0 +1,169 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/bench/bench_analyze.c -- how the implicit engine scales: analyse the
+ * parameterised model families of tests/models for growing N and print one
+ * row per run:
+ *
+ *   model N equations modes_log10 seconds peak_nodes status
+ *
+ * Usage: bench_analyze [--model NAME] [--max-seconds S] [--n LIST] [--phases]
+ *   --model   one family (building_compressible, building_incompressible,
+ *             brake, rldc_chain); default: all
+ *   --n       comma-separated N values; default: a growing series
+ *   --max-seconds  per-run budget (default 10): a family stops growing after
+ *             a run that exceeds it (the run is cancelled at 3x the budget)
+ *   --phases  also print the time spent in each phase of each run (stderr)
+ * See tests/bench/README.md for measured numbers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "sa.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct prog {
+    double start, last, limit;
+    const char *phase;
+    bool phases;
+} prog;
+
+static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
+{
+    prog *p = ctx;
+    double t = now();
+    if (p->phases && (p->phase == NULL || strcmp(p->phase, phase) != 0)) {
+        if (p->phase != NULL)
+            fprintf(stderr, "    %-12s %8.3f s\n", p->phase, t - p->last);
+        p->phase = phase;
+        p->last = t;
+    }
+    (void)done;
+    (void)total;
+    return p->limit > 0 && t - p->start > p->limit;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s == NULL || fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return s;
+}
+
+/* One run; returns the wall time, or -1 on error. */
+static double run(const char *model, long n, double budget, bool phases)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, model);
+    size_t len;
+    char *text = slurp(path, &len);
+    if (text == NULL) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return -1;
+    }
+    mel_define def = {"N", n};
+    mel_options o = {&def, 1, 0, 0, 0, 0};
+    mel_model *m = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    int rc = mel_model_parse(text, len, &o, &m, &d);
+    free(text);
+    if (rc != MDAE_OK) {
+        printf("%s %ld - - - - parse:%s\n", model, n, mdae_err_name(rc));
+        mdae_diags_close(&d);
+        return -1;
+    }
+    prog p = {now(), now(), budget * 3, NULL, phases};
+    sa_options so = {on_progress, &p};
+    sa_result *r = NULL;
+    double t0 = now();
+    rc = sa_analyze(m, &so, &r, &d);
+    double t = now() - t0;
+    if (phases && p.phase != NULL)
+        fprintf(stderr, "    %-12s %8.3f s\n", p.phase, now() - p.last);
+    const char *status = mdae_err_name(rc);
+    sa_report *rep = NULL;
+    double modes = ldexp(1.0, (int)m->n_modes);
+    if (rc == MDAE_OK && sa_result_report(r, &rep) == MDAE_OK) {
+        modes = rep->valid_modes;
+        status = rep->singular ? "singular" : "nonsingular";
+    }
+    printf("%s %ld %u %.2f %.3f %zu %s\n", model, n, m->n_equations,
+           modes > 0 ? log10(modes) : 0.0, t, sa_result_peak_nodes(r), status);
+    fflush(stdout);
+    sa_report_free(rep);
+    sa_result_free(r);
+    mel_model_free(m);
+    mdae_diags_close(&d);
+    return rc == MDAE_OK ? t : t + 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = NULL, *list = NULL;
+    double budget = 10;
+    bool phases = false;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--model") && k + 1 < argc)
+            only = argv[++k];
+        else if (!strcmp(argv[k], "--max-seconds") && k + 1 < argc)
+            budget = atof(argv[++k]);
+        else if (!strcmp(argv[k], "--n") && k + 1 < argc)
+            list = argv[++k];
+        else if (!strcmp(argv[k], "--phases"))
+            phases = true;
+        else {
+            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    static const char *families[] = {"building_compressible", "building_incompressible",
+                                     "brake", "rldc_chain"};
+    static const long series[] = {1, 2, 3, 5, 7, 10, 14, 20, 28, 40, 50, 70, 100, 140, 200};
+    if (sa_begin(NULL) != MDAE_OK)
+        return 1;
+    printf("model N equations modes_log10 seconds peak_nodes status\n");
+    for (size_t f = 0; f < 4; f++) {
+        if (only && strcmp(only, families[f]) != 0)
+            continue;
+        if (list) {
+            for (const char *p = list; *p;) {
+                long n = strtol(p, NULL, 10);
+                run(families[f], n, budget, phases);
+                p += strcspn(p, ",");
+                p += *p == ',';
+            }
+            continue;
+        }
+        for (size_t k = 0; k < sizeof series / sizeof *series; k++) {
+            double t = run(families[f], series[k], budget, phases);
+            if (t < 0 || t > budget)
+                break;
+        }
+    }
+    sa_end();
+    return 0;
+}
