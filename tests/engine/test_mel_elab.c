@@ -161,6 +161,36 @@ Test(mel_elab, folds_constant_conditions_inside_loops)
     mel_model_free(m);
 }
 
+Test(mel_elab, folds_every_kind_of_constant_condition)
+{
+    mel_model *m = mt_parse("N : integer = 3; g : boolean;\n"
+                            "foreach i in 1..N do\n"
+                            "  if (i + 1 > N) == false then a[i] : real end;\n"
+                            "  if (if i == 2 then true else false) then b[i] : real end;\n"
+                            "  if true <> (i >= 3) then c[i] : real end;\n"
+                            "  if (i <= 1 | g) & !(i < 1) then d[i] : real end;\n"
+                            "  if -i ^ 2 == -(i * i) then e[i] : real end;\n"
+                            "  if (if g then i > 2 else i > 2) then f[i] : real end\n"
+                            "done");
+    static const char *const want[][2] = {
+        {"a[1]", "true"}, {"b[1]", NULL},   {"c[1]", "true"}, {"d[1]", "true"},
+        {"e[1]", "true"}, {"f[1]", NULL},   {"a[2]", "true"}, {"b[2]", "true"},
+        {"c[2]", "true"}, {"d[2]", "g"},    {"e[2]", "true"}, {"a[3]", NULL},
+        {"c[3]", NULL},   {"d[3]", "g"},    {"e[3]", "true"}, {"f[3]", "true"},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        long v = mel_model_find_variable(m, want[k][0]);
+        if (want[k][1] == NULL) {
+            cr_assert_eq(v, -1, "%s should not exist", want[k][0]);
+            continue;
+        }
+        cr_assert_geq(v, 0, "%s should exist", want[k][0]);
+        cr_assert_str_eq(mt_guard(m, m->variables[v].guard), want[k][1], "%s", want[k][0]);
+    }
+    cr_assert_eq(m->n_variables, 12);
+    mel_model_free(m);
+}
+
 Test(mel_elab, allows_one_name_in_both_branches_and_ors_the_guards)
 {
     mel_model *m = mt_parse("g : boolean; h : boolean;\n"

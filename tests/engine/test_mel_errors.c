@@ -299,6 +299,10 @@ Test(mel_errors, requires_integer_constants_before_use)
                     "integer constant 'N' used before its declaration");
     mt_expect_error("foreach i in 1..3 do if i > Nn then x[i] : real end done", MDAE_E_MODEL, 1,
                     29, "undeclared integer constant 'Nn'");
+    mt_expect_error("x[1] : real; e : equation x[N] = 0; N : integer = 1", MDAE_E_MODEL, 1, 29,
+                    "integer constant 'N' used before its declaration");
+    mt_expect_error("foreach i in 1..2 do i : real done", MDAE_E_MODEL, 1, 22,
+                    "'i' is a loop index");
     mt_expect_error("N : integer", MDAE_E_MODEL, 1, 1,
                     "integer constant 'N' needs a value");
     mt_expect_error("x : real; N : integer = x + 1", MDAE_E_MODEL, 1, 25,
