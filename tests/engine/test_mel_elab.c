@@ -342,6 +342,11 @@ Test(mel_elab, formats_guards_with_minimal_parentheses)
     cr_assert_str_eq(mt_cases(m, mt_inc(m, "e4", "x")), "0:a");
     cr_assert_null(mt_inc(m, "e5", "x")); /* a FALSE case is dropped */
     cr_assert_str_eq(mt_guard(m, mel__g_true()), "true");
+    cr_assert_str_eq(mt_guard(m, mel__g_false()), "false");
+    /* without a model, mode variables are numbered */
+    char *s = mel_guard_format(NULL, m->equations[0].incs[0].cases[0].guard);
+    cr_assert_str_eq(s, "(mode#0 | mode#1) & mode#2");
+    mdae_free(s);
     mel_model_free(m);
 }
 

@@ -271,3 +271,16 @@ Test(mel_lex, skips_a_utf8_byte_order_mark_at_the_start_only)
     cr_assert_eq(L.d.items[0].where.start.col, 3);
     mdae_diags_close(&L.d);
 }
+
+Test(mel_lex, rejects_a_number_longer_than_256_characters)
+{
+    char src[400];
+    memset(src, '1', 300);
+    memcpy(src + 300, ".5", 3);
+    lexed L;
+    lex_str(&L, src);
+    cr_assert_eq(L.n, 2);
+    cr_assert_eq(L.d.count, 1);
+    cr_assert_str_eq(L.d.items[0].message, "number longer than 256 characters");
+    mdae_diags_close(&L.d);
+}
