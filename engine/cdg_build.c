@@ -519,13 +519,17 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
     size_t mark = sa__mark(c);
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = (int32_t)a;
-    /* F[s * n + k]: modes where S[s] ~>* S[k]. A worklist per source. */
+    /* F[s * n + k]: modes where S[s] ~>* S[k]. A worklist per source,
+     * semi-naive: a node passes on only the modes it gained since it was
+     * last processed (delta), not its whole reach set again. */
     BDD *F = sa__slots(c, n * n);
+    BDD *delta = sa__slots(c, n);
     uint32_t *queue = sa__alloc(c, (n + 1) * sizeof *queue);
     bool *inq = sa__alloc(c, n + 1);
     for (size_t s = 0; s < n; s++) {
         BDD *row = &F[s * n];
         sa__put(&row[s], bdd_and(r->ok, r->chi_i[S[s]]));
+        sa__put(&delta[s], row[s]);
         size_t qh = 0, qn = 0; /* circular queue of at most n entries */
         queue[0] = (uint32_t)s;
         qn = 1;
@@ -536,15 +540,19 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
             qn--;
             inq[k] = false;
             uint32_t i = S[k];
+            size_t m1 = sa__mark(c);
+            BDD d = T(delta[k]);
+            sa__put(&delta[k], bddfalse);
             for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++) {
                 int32_t k2 = loc[b->out_to[q]];
                 if (k2 < 0)
                     continue;
                 size_t m2 = sa__mark(c);
-                BDD step = T(bdd_and(row[k], *b->out_f[q]));
-                BDD nv = T(bdd_or(row[k2], step));
-                if (nv != row[k2]) {
-                    sa__put(&row[k2], nv);
+                BDD step = T(bdd_and(d, *b->out_f[q]));
+                BDD gain = T(bdd_apply(step, row[k2], bddop_diff));
+                if (gain != bddfalse) {
+                    sa__put(&row[k2], bdd_or(row[k2], gain));
+                    sa__put(&delta[k2], bdd_or(delta[k2], gain));
                     if (!inq[k2]) {
                         queue[(qh + qn) % n] = (uint32_t)k2;
                         qn++;
@@ -553,6 +561,7 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
                 }
                 sa__release(c, m2);
             }
+            sa__release(c, m1);
         }
         sa__progress(c, "blocks", s, n);
     }
