@@ -116,6 +116,8 @@ void srv_conn_unref(srv_conn *conn);
  * is_response: counts against an HTTP exchange (notifications do not).
  * Errors close the connection (nobody to tell). */
 void srv_conn_send(srv_conn *conn, cJSON *msg /* takes */, bool is_response);
+/* The same for a message already printed (body borrowed). */
+void srv_conn_send_text(srv_conn *conn, const char *body, size_t len, bool is_response);
 /* Write raw bytes (takes ownership of data, allocated with mdae_malloc). */
 void srv_conn_write(srv_conn *conn, char *data /* takes */, size_t len);
 
@@ -135,6 +137,8 @@ srv_call *srv_call_new(srv_conn *conn, const cJSON *id, const char *method, srv_
  * response built for call->id). */
 void srv_call_reply(srv_call *call, cJSON *response /* takes */);
 void srv_call_result(srv_call *call, cJSON *result /* takes */);
+/* Answer with a result already printed as JSON text (borrowed). */
+void srv_call_result_text(srv_call *call, const char *result);
 void srv_call_error(srv_call *call, int code, const char *message, cJSON *data /* takes */);
 void srv_call_mdae_error(srv_call *call, int rc, const char *message, cJSON *details);
 /* Send a notification to the call's connection (if still open). */
@@ -144,6 +148,10 @@ void srv_call_notify(srv_call *call, const char *method, cJSON *params /* takes 
 void srv_router_frame(srv_conn *conn, const rpc_frame *frame);
 
 /* ---- Sessions (srv_session.c) -------------------------------------------------- */
+/* session/mode answers kept per session: a mode projection is pure given the
+ * text version, and editors and dashboards ask for the same few modes over
+ * and over (issue 5's benchmark: 10,000 session/mode requests/s). */
+#define SRV_MODE_CACHE 64
 typedef struct srv_worker srv_worker;
 
 typedef struct srv_session {
@@ -163,6 +171,15 @@ typedef struct srv_session {
     struct srv_job *wait_head, *wait_tail;
     struct srv_session *wait_next;
     bool waiting;
+    /* session/mode results of the current version, keyed by the canonical
+     * mode (srv_router.c); replaced round-robin. */
+    struct srv_mode_cache {
+        char *key;    /* owned; NULL: empty slot */
+        long version; /* the text version it was computed from */
+        cJSON *result; /* owned */
+        char *text;    /* owned: result printed, spliced into replies */
+    } mode_cache[SRV_MODE_CACHE];
+    unsigned mode_cache_next;
 } srv_session;
 
 int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
@@ -177,6 +194,11 @@ void srv_session_set_text(srv_session *s, char *text, size_t len);
 /* Apply LSP-style edits: range in lines and UTF-16 characters. MDAE_E_INVAL
  * with *why set on a bad edit (the text is then unchanged). */
 int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why);
+/* The cached session/mode result for key at the current version, or NULL
+ * (borrowed; *text, when not NULL, receives the printed form). */
+const cJSON *srv_session_mode_get(srv_session *s, const char *key, const char **text);
+/* Keep a result computed for `version` (takes ownership of result). */
+void srv_session_mode_put(srv_session *s, const char *key, long version, cJSON *result);
 
 /* ---- Workers, router side (srv_worker.c) ---------------------------------------- */
 typedef enum srv_job_kind {
@@ -184,7 +206,8 @@ typedef enum srv_job_kind {
     SRV_JOB_OPEN, /* session/open: on error close the session */
     SRV_JOB_EDIT, /* session/edit: add the version */
     SRV_JOB_LOAD, /* reload after a restart: no call */
-    SRV_JOB_LSP   /* publish diagnostics for an LSP document */
+    SRV_JOB_LSP,  /* publish diagnostics for an LSP document */
+    SRV_JOB_MODE  /* session/mode: reply, and keep the result (cache_key) */
 } srv_job_kind;
 
 typedef struct srv_job {
@@ -195,6 +218,7 @@ typedef struct srv_job {
     srv_call *call; /* owned; NULL for LOAD and LSP */
     srv_conn *conn; /* LSP: referenced connection to publish on */
     char *uri;      /* LSP: owned */
+    char *cache_key; /* MODE: owned */
     long version;   /* EDIT/LSP: the session version it was built for */
     bool stream;    /* forward progress notifications */
     bool started;   /* sent to the worker */

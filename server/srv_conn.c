@@ -163,17 +163,28 @@ void srv_conn_send(srv_conn *c, cJSON *msg, bool is_response)
         cJSON_Delete(msg);
         return;
     }
-    char *body, *out;
-    size_t blen, olen;
+    char *body;
+    size_t blen;
+    int rc = rpc_print(msg, &body, &blen);
+    cJSON_Delete(msg);
+    if (rc < 0) {
+        srv_conn_close(c, mdae_strerror(rc));
+        return;
+    }
+    srv_conn_send_text(c, body, blen, is_response);
+    mdae_free(body);
+}
+
+void srv_conn_send_text(srv_conn *c, const char *body, size_t blen, bool is_response)
+{
+    char *out;
+    size_t olen;
+    if (c->closing)
+        return;
     rpc_framing f = rpc_framer_framing(&c->fr);
     if (f == RPC_FRAMING_UNKNOWN)
         f = RPC_FRAMING_NDJSON;
-    int rc = rpc_print(msg, &body, &blen);
-    cJSON_Delete(msg);
-    if (rc == MDAE_OK) {
-        rc = rpc_frame_encode(f, body, blen, &out, &olen);
-        mdae_free(body);
-    }
+    int rc = rpc_frame_encode(f, body, blen, &out, &olen);
     if (rc < 0) {
         srv_conn_close(c, mdae_strerror(rc));
         return;

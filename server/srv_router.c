@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,6 +89,25 @@ void srv_call_reply(srv_call *call, cJSON *response)
 void srv_call_result(srv_call *call, cJSON *result)
 {
     srv_call_reply(call, rpc_response_result(call->id, result));
+}
+
+void srv_call_result_text(srv_call *call, const char *result)
+{
+    srv_conn *c = call->conn;
+    char *id = cJSON_PrintUnformatted(call->id);
+    char *body = id ? mdae_asprintf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, result)
+                    : NULL;
+    srv.requests++;
+    if (body != NULL)
+        srv_conn_send_text(c, body, strlen(body), true);
+    else if (!c->closing)
+        srv_conn_close(c, "out of memory building a reply");
+    mdae_free(body);
+    mdae_free(id);
+    cJSON_Delete(call->id);
+    mdae_free(call->method);
+    mdae_free(call);
+    srv_conn_unref(c);
 }
 
 void srv_call_error(srv_call *call, int code, const char *message, cJSON *data)
@@ -367,6 +387,54 @@ static void m_close(srv_call *call, const cJSON *params)
 /* session/mode {session, mode:{"g1":true,...}} and session/dot {session}:
  * the per-mode projection and the DOT graph, from the worker's kept
  * analysis (issue 4). */
+static int cmp_members(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* A mode object as a canonical string: members sorted by name, "name=value;"
+ * (value printed compactly). Different spellings of one mode ({"g":1} and
+ * {"g":true}) get different keys: only a cache miss. NULL on OOM or when
+ * the object is too large to be worth caching. */
+static char *mode_key(const cJSON *mode)
+{
+    int n = cJSON_GetArraySize(mode);
+    if (n > 256)
+        return NULL;
+    const cJSON *items[256];
+    int k = 0;
+    for (const cJSON *c = mode->child; c != NULL && k < n; c = c->next)
+        items[k++] = c;
+    qsort(items, (size_t)k, sizeof items[0], cmp_members);
+    size_t cap = 64, len = 0;
+    char *key = mdae_malloc(cap);
+    if (key == NULL)
+        return NULL;
+    key[0] = '\0';
+    for (int i = 0; i < k; i++) {
+        char *v = cJSON_PrintUnformatted(items[i]);
+        if (v == NULL) {
+            mdae_free(key);
+            return NULL;
+        }
+        size_t need = len + strlen(items[i]->string) + strlen(v) + 3;
+        if (need > cap) {
+            while (cap < need)
+                cap *= 2;
+            char *nk = mdae_realloc(key, cap);
+            if (nk == NULL) {
+                mdae_free(v);
+                mdae_free(key);
+                return NULL;
+            }
+            key = nk;
+        }
+        len += (size_t)sprintf(key + len, "%s=%s;", items[i]->string, v);
+        mdae_free(v);
+    }
+    return key;
+}
+
 static void m_mode(srv_call *call, const cJSON *params)
 {
     if (!params_object(call, params))
@@ -388,7 +456,27 @@ static void m_mode(srv_call *call, const cJSON *params)
         return;
     }
     cJSON_AddItemToObject(wp, "mode", m);
-    submit(s, SRV_JOB_RAW, "mode", wp, call);
+    char *key = mode_key(mode);
+    const char *text = NULL;
+    const cJSON *hit = key ? srv_session_mode_get(s, key, &text) : NULL;
+    if (hit != NULL) {
+        cJSON_Delete(wp);
+        mdae_free(key);
+        if (call->batch == NULL && text != NULL)
+            srv_call_result_text(call, text); /* no copy of the tree, no reprint */
+        else
+            srv_call_result(call, cJSON_Duplicate(hit, true));
+        return;
+    }
+    srv_job *job = srv_job_new(SRV_JOB_MODE, "mode", wp, call);
+    if (job == NULL) {
+        mdae_free(key);
+        srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return;
+    }
+    job->cache_key = key;
+    job->version = s->version;
+    srv_worker_submit(s, job);
 }
 
 static void m_dot(srv_call *call, const cJSON *params)

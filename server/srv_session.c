@@ -91,6 +91,11 @@ void srv_session_close(srv_session *s)
         srv_worker_stop(w, "session closed");
     }
     MDAE_LOG(SRV_LOG_INFO, "session %s: closed", s->id);
+    for (unsigned i = 0; i < SRV_MODE_CACHE; i++) {
+        mdae_free(s->mode_cache[i].key);
+        mdae_free(s->mode_cache[i].text);
+        cJSON_Delete(s->mode_cache[i].result);
+    }
     mdae_free(s->text);
     mdae_free(s->uri);
     cJSON_Delete(s->defines);
@@ -214,4 +219,38 @@ int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why
     }
     srv_session_set_text(s, text, len);
     return MDAE_OK;
+}
+
+const cJSON *srv_session_mode_get(srv_session *s, const char *key, const char **text)
+{
+    for (unsigned i = 0; i < SRV_MODE_CACHE; i++) {
+        const struct srv_mode_cache *e = &s->mode_cache[i];
+        if (e->key != NULL && e->version == s->version && strcmp(e->key, key) == 0) {
+            if (text != NULL)
+                *text = e->text;
+            return e->result;
+        }
+    }
+    return NULL;
+}
+
+void srv_session_mode_put(srv_session *s, const char *key, long version, cJSON *result)
+{
+    char *k = mdae_strdup(key);
+    char *text = result ? cJSON_PrintUnformatted(result) : NULL;
+    if (k == NULL || text == NULL || version != s->version) { /* stale: the text changed */
+        mdae_free(k);
+        mdae_free(text);
+        cJSON_Delete(result);
+        return;
+    }
+    struct srv_mode_cache *e = &s->mode_cache[s->mode_cache_next];
+    s->mode_cache_next = (s->mode_cache_next + 1) % SRV_MODE_CACHE;
+    mdae_free(e->key);
+    mdae_free(e->text);
+    cJSON_Delete(e->result);
+    e->key = k;
+    e->text = text;
+    e->version = version;
+    e->result = result;
 }

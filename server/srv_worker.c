@@ -66,6 +66,7 @@ void srv_job_free(srv_job *job)
     cJSON_Delete(job->params);
     mdae_free(job->method);
     mdae_free(job->uri);
+    mdae_free(job->cache_key);
     if (job->conn)
         srv_conn_unref(job->conn);
     mdae_free(job);
@@ -192,21 +193,48 @@ static void timer_start(srv_worker *w, int mode, uint64_t ms)
     uv_timer_start(&w->timer, on_timer, ms, 0);
 }
 
-static void start_head(srv_worker *w)
+/* Projections of a kept analysis (session/mode, session/dot) take well under
+ * a millisecond in the worker, so waiting for each reply before sending the
+ * next would leave the worker idle for a pipe round trip per request. Such
+ * jobs are sent ahead, up to SRV_WORKER_WINDOW at once, but only behind a
+ * head of the same kind: anything that may run long keeps the one-at-a-time
+ * rule, so that cancelling a queued request never has to reach the worker. */
+#define SRV_WORKER_WINDOW 16
+
+static bool pipelinable(const srv_job *job)
 {
-    srv_job *job = w->head;
+    return strcmp(job->method, "mode") == 0 || strcmp(job->method, "dot") == 0;
+}
+
+static int send_job(srv_worker *w, srv_job *job)
+{
     cJSON *id = cJSON_CreateNumber((double)job->wid);
     cJSON *req = id ? rpc_request_new(id, job->method, job->params) : NULL;
     job->params = NULL; /* taken by rpc_request_new */
     cJSON_Delete(id);
     job->started = true;
     int rc = worker_send(w, req);
-    if (rc < 0) {
+    if (rc < 0)
         kill_worker(w, SIGKILL, rc, mdae_asprintf("cannot send to the worker: %s",
                                                   mdae_strerror(rc)));
+    return rc;
+}
+
+/* Send the head if it is not sent yet, and cheap jobs behind a cheap head. */
+static void pump_jobs(srv_worker *w)
+{
+    srv_job *job = w->head;
+    if (job == NULL || w->kill_cause != NULL)
         return;
-    }
-    timer_start(w, TIMER_BUDGET, srv.cfg.request_timeout_ms);
+    if (!job->started && send_job(w, job) < 0)
+        return;
+    if (!pipelinable(job))
+        return;
+    int n = 1;
+    for (srv_job *j = job->next; j != NULL && n < SRV_WORKER_WINDOW && pipelinable(j);
+         j = j->next, n++)
+        if (!j->started && send_job(w, j) < 0)
+            return;
 }
 
 static void enqueue(srv_worker *w, srv_job *job)
@@ -217,8 +245,9 @@ static void enqueue(srv_worker *w, srv_job *job)
     else
         w->head = job;
     w->tail = job;
-    if (w->head == job)
-        start_head(w);
+    pump_jobs(w);
+    if (w->head == job) /* the budget of a job starts when the worker can run it */
+        timer_start(w, TIMER_BUDGET, srv.cfg.request_timeout_ms);
 }
 
 static srv_job *pop_head(srv_worker *w)
@@ -300,6 +329,17 @@ static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
         }
         job->call = NULL;
         break;
+    case SRV_JOB_MODE:
+        if (error) {
+            forward_error(job->call, error);
+        } else {
+            cJSON *r = take(resp, "result");
+            if (s != NULL && job->cache_key != NULL && r != NULL)
+                srv_session_mode_put(s, job->cache_key, job->version, cJSON_Duplicate(r, true));
+            srv_call_result(job->call, r);
+        }
+        job->call = NULL;
+        break;
     case SRV_JOB_LOAD:
         break; /* a model error shows up in the request that follows */
     case SRV_JOB_LSP:
@@ -358,7 +398,8 @@ static int on_worker_frame(void *ctx, const rpc_frame *f)
         srv_job_free(job);
         if (!w->closing && w->session != NULL && !w->exited && w->kill_cause == NULL) {
             if (w->head != NULL) {
-                start_head(w);
+                pump_jobs(w);
+                timer_start(w, TIMER_BUDGET, srv.cfg.request_timeout_ms);
             } else {
                 timer_start(w, TIMER_IDLE, srv.cfg.worker_idle_ms);
                 retry_waiting(); /* this idle worker may make room */
@@ -652,7 +693,7 @@ static int start_for(srv_session *s, srv_job *first, srv_worker **out)
     int rc = spawn(s, &w);
     if (rc < 0)
         return rc;
-    if (first == NULL || first->kind == SRV_JOB_RAW) {
+    if (first == NULL || first->kind == SRV_JOB_RAW || first->kind == SRV_JOB_MODE) {
         srv_job *load = srv_job_new(SRV_JOB_LOAD, "load", load_params(s), NULL);
         if (load == NULL) {
             srv_worker_stop(w, "out of memory");
@@ -743,7 +784,11 @@ bool srv_worker_cancel(srv_conn *conn, const cJSON *id)
                 if (p != NULL)
                     cJSON_AddNumberToObject(p, "id", (double)job->wid);
                 worker_send(w, rpc_notification_new("$/cancelRequest", p));
-                timer_start(w, TIMER_GRACE, srv.cfg.cancel_grace_ms ? srv.cfg.cancel_grace_ms : 1);
+                /* Only the running job gets a grace period; one sent ahead
+                 * is a quick projection and answers soon anyway. */
+                if (job == w->head)
+                    timer_start(w, TIMER_GRACE,
+                                srv.cfg.cancel_grace_ms ? srv.cfg.cancel_grace_ms : 1);
             }
             return true;
         }

@@ -381,3 +381,47 @@ Test(srv_session, analyses_50_concurrent_sessions_like_the_cli, .timeout = 300)
         cJSON_Delete(want[m]);
     srv_stop(&p);
 }
+
+Test(srv_session, answers_repeated_modes_from_the_current_version_only)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("two_equations.mel");
+    char *sid = cl_open(&c, text);
+    for (int round = 0; round < 2; round++) { /* the second answer comes from the cache */
+        cJSON *params = session_params(sid);
+        cJSON_AddTrueToObject(cJSON_AddObjectToObject(params, "mode"), "p");
+        cJSON *r = cl_request(&c, 1 + round, "session/mode", params);
+        cJSON *eqs = cJSON_GetObjectItem(result_of(r), "equations");
+        cr_assert_eq(cJSON_GetArraySize(eqs), 1);
+        cJSON_Delete(r);
+    }
+    /* batch form of a cached answer */
+    char batch[300];
+    snprintf(batch, sizeof batch,
+             "[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session/mode\",\"params\":"
+             "{\"session\":\"%s\",\"mode\":{\"p\":true}}}]",
+             sid);
+    cJSON *r = cl_call(&c, batch);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(result_of(cJSON_GetArrayItem(r, 0)),
+                                                        "equations")),
+                 1);
+    cJSON_Delete(r);
+    /* after an edit, the same mode is computed again */
+    cJSON *ep = edit(sid, 999, 0, 999, 0, "\ny : real;\nf : equation y = x;\n");
+    r = cl_request(&c, 3, "session/edit", ep);
+    result_of(r);
+    cJSON_Delete(r);
+    cJSON *params = session_params(sid);
+    cJSON_AddTrueToObject(cJSON_AddObjectToObject(params, "mode"), "p");
+    r = cl_request(&c, 4, "session/mode", params);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(result_of(r), "equations")), 2,
+                 "a stale cached answer was served");
+    cJSON_Delete(r);
+    free(sid);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
