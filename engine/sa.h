@@ -40,7 +40,12 @@ typedef struct sa_config {
     size_t initial_nodes; /* initial node table; 0: sized from the model */
     size_t cache_size;    /* operation cache entries; 0: sized from the model */
     bool dynamic_reorder; /* BuDDy's sifting with variable blocks */
+    int order;            /* SA_ORDER_*: how rows are ordered (added by the
+                             engine, see engine/sa_encode.c) */
 } sa_config;
+
+#define SA_ORDER_DECLARATION 0   /* equations in model order (default) */
+#define SA_ORDER_CUTHILL_MCKEE 1 /* bandwidth-reducing traversal */
 
 MDAE_API void sa_config_default(sa_config *cfg);
 
@@ -82,6 +87,11 @@ MDAE_API int sa_check(const mel_model *m, mdae_diags *diags);
 
 /* Peak number of live BDD nodes seen during the analysis (for benchmarks). */
 MDAE_API size_t sa_result_peak_nodes(const sa_result *r);
+/* Whether some valid mode is singular, without building a report (which can
+ * be large: see sa_result_report). (Added by the engine, for benchmarks.) */
+MDAE_API bool sa_result_singular(const sa_result *r);
+/* The number of valid modes (as in the report). (Added by the engine.) */
+MDAE_API double sa_result_valid_modes(const sa_result *r);
 
 /* ---- What the result says about one mode ---------------------------------
  * Obtained by restricting the all-modes functions to the mode (no new
@@ -155,7 +165,12 @@ typedef struct sa_report {
 } sa_report;
 
 /* Build the report (owned: sa_report_free). The result must stay alive while
- * the report is used (names are borrowed from the model). */
+ * the report is used (names are borrowed from the model). Sets are exact
+ * (invalid modes excluded), so their cube lists can be exponential in the
+ * number of mode variables (the building model's invariants alone need 2^N
+ * cubes): a set of more than SA_MAX_CUBES cubes makes it fail with
+ * MDAE_E_LIMIT. */
+#define SA_MAX_CUBES 65536
 MDAE_API int sa_result_report(const sa_result *r, sa_report **out);
 MDAE_API void sa_report_free(sa_report *rep);
 

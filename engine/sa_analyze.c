@@ -99,6 +99,7 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
         sa__sample(c);
     }
     sa_result *r = c->r;
+    r->valid_count = sa__count_modes(c, r, r->chi_m);
     r->peak_nodes = sa__peak();
     sa__leave(c);
     mdae_free(c);
@@ -120,6 +121,8 @@ int sa_check(const mel_model *m, mdae_diags *diags)
 }
 
 size_t sa_result_peak_nodes(const sa_result *r) { return r ? r->peak_nodes : 0; }
+bool sa_result_singular(const sa_result *r) { return r && r->singular != bddfalse; }
+double sa_result_valid_modes(const sa_result *r) { return r ? r->valid_count : 0; }
 
 /* ---- One mode ------------------------------------------------------------------ */
 

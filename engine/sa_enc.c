@@ -15,6 +15,7 @@ static sa_ctx *armed;      /* the entry point the hooks jump to, or NULL */
 static int last_bdd_error; /* reported while nothing was armed */
 static size_t node_limit;
 static size_t peak_nodes;
+static int order_kind;
 
 struct sa__chunk {
     sa__chunk *prev;
@@ -84,6 +85,7 @@ int sa_begin(const sa_config *cfg)
         cfg = &def;
     }
     node_limit = cfg->node_limit ? cfg->node_limit : 50000000;
+    order_kind = cfg->order;
     size_t nodes = cfg->initial_nodes ? cfg->initial_nodes : 1000000;
     if (nodes > node_limit)
         nodes = node_limit;
@@ -135,6 +137,7 @@ bool sa__running(void) { return running; }
 size_t sa__peak(void) { return peak_nodes; }
 void sa__peak_reset(void) { peak_nodes = (size_t)bdd_getnodenum(); }
 size_t sa__node_limit(void) { return node_limit; }
+int sa__order(void) { return order_kind; }
 
 void sa__ctx_init(sa_ctx *c, const sa_options *opt, mdae_diags *diags)
 {

@@ -85,6 +85,7 @@ struct sa_result {
     BDD *under;   /* n_var: singular modes where underdetermined */
     size_t peak_nodes;
     int fpi_iterations;
+    double valid_count; /* number of valid modes */
 };
 
 typedef struct sa_ctx {
@@ -118,6 +119,7 @@ void sa__sample(sa_ctx *c);
 size_t sa__peak(void);
 void sa__peak_reset(void);
 size_t sa__node_limit(void);
+int sa__order(void); /* sa_config.order */
 
 /* Slots (see above). */
 BDD *sa__slots(sa_ctx *c, size_t n); /* n slots, bddfalse */
@@ -187,5 +189,7 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
 /* Irredundant sum of products of a mode function f, as cubes and a formula. */
 void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out);
 void sa__set_close(sa_set *s);
+/* Number of mode assignments in the mode function f (no overflow). */
+double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
 
 #endif /* SA_INT_H */

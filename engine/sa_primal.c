@@ -13,8 +13,6 @@
  */
 #include "sa_int.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -87,7 +85,10 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
         pos[r->eq_order[a]] = a;
     /* Variables grouped by the position of their last row. */
     uint32_t *last = sa__alloc(c, (r->n_var + 1) * sizeof *last);
-    bool up = !(getenv("MDAE_SA_BUILD") && !strcmp(getenv("MDAE_SA_BUILD"), "topdown"));
+    /* Bottom-up (last row first): each new row lands on top of the BDD
+     * built so far, so the conjunction stays near the root. Measured on the
+     * building model, N = 10: 0.2 s instead of 3.5 s top-down. */
+    bool up = true;
     size_t *gfirst = sa__alloc(c, (r->n_eq + 2) * sizeof *gfirst);
     uint32_t *gvars = sa__alloc(c, (r->n_var + 1) * sizeof *gvars);
     for (uint32_t j = 0; j < r->n_var; j++) {
@@ -135,9 +136,6 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
             sa__put(x, bdd_and(*x, col));
             sa__release(c, m2);
         }
-        if (getenv("MDAE_SA_DEBUG"))
-            fprintf(stderr, "row %u %s: X %d nodes, live %d\n", a, r->m->equations[i].name,
-                    bdd_nodecount(*x), bdd_getnodenum());
         if ((step & 63) == 63)
             sa__progress(c, phase, step, r->n_eq);
     }

@@ -98,7 +98,7 @@ static double count_rec(const sa_result *r, const int *rank, cnt_memo *cm, BDD f
     return v;
 }
 
-static double count_modes(sa_ctx *c, const sa_result *r, BDD f)
+double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
 {
     /* rank of a mode variable: how many mode variables come before it. */
     int *rank = sa__alloc(c, (size_t)(r->n_bddvars + 1) * sizeof *rank);
@@ -154,7 +154,7 @@ static int build(sa_ctx *c, const sa_result *r)
     rep->mode_names = names;
     for (uint32_t k = 0; k < r->n_modes; k++)
         names[k] = m->modes[k].name;
-    rep->valid_modes = count_modes(c, r, r->chi_m);
+    rep->valid_modes = r->valid_count;
     rep->singular = r->singular != bddfalse;
     sa__set_of(c, r, r->singular, &rep->singular_modes);
     rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);

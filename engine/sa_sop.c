@@ -26,6 +26,8 @@ typedef struct isop_out {
 static void emit(sa_ctx *c, isop_out *o)
 {
     size_t nm = o->r->n_modes;
+    if (o->n >= SA_MAX_CUBES)
+        sa__fail(c, MDAE_E_LIMIT);
     if (o->n == o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 8;
         signed char *p = sa__alloc(c, cap * nm + 1);

@@ -13,6 +13,9 @@
  *   --max-seconds  per-run budget (default 10): a family stops growing after
  *             a run that exceeds it (the run is cancelled at 3x the budget)
  *   --phases  also print the time spent in each phase of each run (stderr)
+ *   --order   cm: rows in Cuthill-McKee order instead of declaration order
+ * Times cover sa_analyze only (not the report, whose cube lists can be
+ * exponential, see sa.h).
  * See tests/bench/README.md for measured numbers.
  */
 #include <math.h>
@@ -104,16 +107,14 @@ static double run(const char *model, long n, double budget, bool phases)
     if (phases && p.phase != NULL)
         fprintf(stderr, "    %-12s %8.3f s\n", p.phase, now() - p.last);
     const char *status = mdae_err_name(rc);
-    sa_report *rep = NULL;
     double modes = ldexp(1.0, (int)m->n_modes);
-    if (rc == MDAE_OK && sa_result_report(r, &rep) == MDAE_OK) {
-        modes = rep->valid_modes;
-        status = rep->singular ? "singular" : "nonsingular";
+    if (rc == MDAE_OK) {
+        modes = sa_result_valid_modes(r);
+        status = sa_result_singular(r) ? "singular" : "nonsingular";
     }
     printf("%s %ld %u %.2f %.3f %zu %s\n", model, n, m->n_equations,
            modes > 0 ? log10(modes) : 0.0, t, sa_result_peak_nodes(r), status);
     fflush(stdout);
-    sa_report_free(rep);
     sa_result_free(r);
     mel_model_free(m);
     mdae_diags_close(&d);
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
 {
     const char *only = NULL, *list = NULL;
     double budget = 10;
-    bool phases = false;
+    bool phases = false, cm = false;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--model") && k + 1 < argc)
             only = argv[++k];
@@ -134,8 +135,10 @@ int main(int argc, char **argv)
             list = argv[++k];
         else if (!strcmp(argv[k], "--phases"))
             phases = true;
+        else if (!strcmp(argv[k], "--order") && k + 1 < argc)
+            cm = !strcmp(argv[++k], "cm");
         else {
-            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases]\n",
+            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm]\n",
                     argv[0]);
             return 2;
         }
@@ -143,7 +146,10 @@ int main(int argc, char **argv)
     static const char *families[] = {"building_compressible", "building_incompressible",
                                      "brake", "rldc_chain"};
     static const long series[] = {1, 2, 3, 5, 7, 10, 14, 20, 28, 40, 50, 70, 100, 140, 200};
-    if (sa_begin(NULL) != MDAE_OK)
+    sa_config cfg;
+    sa_config_default(&cfg);
+    cfg.order = cm ? SA_ORDER_CUTHILL_MCKEE : SA_ORDER_DECLARATION;
+    if (sa_begin(&cfg) != MDAE_OK)
         return 1;
     printf("model N equations modes_log10 seconds peak_nodes status\n");
     for (size_t f = 0; f < 4; f++) {
