@@ -674,3 +674,11 @@ Test(sa_vs_ref, agrees_on_the_modes_of_brake_n10) {
     model_file("brake.mel", 10, 1000, &st);
     cr_assert_geq(st.valid, 1000);
 }
+
+Test(sa_vs_ref, agrees_on_sampled_modes_of_rldc_chain_n16) {
+    /* 2^16 modes, more than ALL_MODES_MAX: exercises mode sampling on a
+     * model the engine analyses quickly. */
+    stats st = {0};
+    model_file("rldc_chain.mel", 16, 1000, &st);
+    cr_assert_geq(st.valid, 1000);
+}
