@@ -99,6 +99,31 @@ bool ref_mode_check_matching(const ref_mode *rm, const int *matched_var, long *w
  * offsets. */
 int ref_pryce_offsets(const ref_mode *rm, const int *match, int *c, int *d);
 
+/* ---- Block triangular form (ref_btf.c; for issue 4) -------------------------
+ * In a valid nonsingular mode: edge (i, j) is *saturated* iff active and
+ * d_j = c_i + sigma_ij; equation i' depends on i (i -> i') iff i' != i and
+ * (i', j(i)) is saturated, j(i) being i's variable in the reference's MWPM.
+ * Blocks are the strongly connected components of this graph (Tarjan),
+ * numbered in a topological order (a block's dependencies have smaller
+ * numbers). Being the fine DM blocks of the leading-level system, the
+ * partition does not depend on the MWPM. A block's unknowns are
+ * (match[i], d[match[i]]) for its equations i; it reads (j, c_i + sigma_ij)
+ * for its equations' active edges that are not its own unknowns. */
+typedef struct ref_blocks {
+    uint32_t n_blocks;
+    int *block_of_eq; /* n_equations: block number, -1 for inactive equations */
+    bool *dep;        /* n_blocks * n_blocks: dep[a * n_blocks + b] iff
+                         block b depends on block a (a != b) */
+} ref_blocks;
+
+/* Blocks of rm's mode (valid and nonsingular, else MDAE_E_INVAL). On MDAE_OK
+ * *out is filled (owned: ref_blocks_close). */
+int ref_mode_blocks(const ref_mode *rm /* borrowed */, ref_blocks *out /* out */);
+void ref_blocks_close(ref_blocks *b); /* safe twice and on a zeroed struct */
+/* Is (eq, var) an active edge with d_var = c_eq + sigma (valid nonsingular
+ * modes)? */
+bool ref_mode_saturated(const ref_mode *rm, uint32_t eq, uint32_t var);
+
 /* ---- Whole-model helpers ------------------------------------------------- */
 
 /* mode[k] = bit k of index (k < n_modes); n_modes <= 63. */

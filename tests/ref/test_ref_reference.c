@@ -514,3 +514,72 @@ Test(ref_reference, random_models_are_reproducible_and_parse) {
     }
     cr_assert_gt(inconsistent, 50);
 }
+
+/* ---- Block triangular form ---------------------------------------------------- */
+
+Test(ref_reference, finds_the_rldc2_blocks_of_figure_8) {
+    /* RR-9322 Fig. 7: with both diodes passing, K1, C1, K3 (differentiated)
+     * and C2 form the only cycle; every other equation is a block alone. */
+    mel_model *m = parse_file("rldc2.mel");
+    ref_mode rm;
+    analyse(m, mode_bits(m, "g1=1 g2=1"), &rm);
+    ref_blocks b;
+    cr_assert_eq(ref_mode_blocks(&rm, &b), MDAE_OK);
+    cr_assert_eq(b.n_blocks, 11);
+    int big = b.block_of_eq[eq(m, "K1")];
+    cr_assert_eq(b.block_of_eq[eq(m, "C1")], big);
+    cr_assert_eq(b.block_of_eq[eq(m, "K3")], big);
+    cr_assert_eq(b.block_of_eq[eq(m, "C2")], big);
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        cr_assert_geq(b.block_of_eq[i], 0);
+        if (b.block_of_eq[i] == big) continue;
+        for (uint32_t k = 0; k < m->n_equations; k++)
+            if (k != i) cr_assert_neq(b.block_of_eq[k], b.block_of_eq[i]);
+    }
+    /* Topological numbering: dependencies first. */
+    for (uint32_t x = 0; x < b.n_blocks; x++)
+        for (uint32_t y = 0; y < b.n_blocks; y++)
+            if (b.dep[x * b.n_blocks + y]) cr_assert_lt(x, y);
+    ref_blocks_close(&b);
+    ref_mode_close(&rm);
+    mel_model_free(m);
+}
+
+Test(ref_reference, blocks_do_not_depend_on_the_chosen_matching) {
+    /* Re-run the BTF with every MWPM of random matrices: same partition. */
+    uint64_t st = 777;
+    int checked = 0;
+    for (int t = 0; t < 200; t++) {
+        int n = 2 + (int)(ref_rand_next(&st) % (NMAX - 1));
+        brute bf;
+        char *text = matrix_model(&st, n, &bf);
+        mel_model *m = parse(text);
+        ref_mode rm;
+        analyse(m, 0, &rm);
+        if (!rm.singular) {
+            ref_blocks b0;
+            cr_assert_eq(ref_mode_blocks(&rm, &b0), MDAE_OK);
+            int *saved = malloc(sizeof(int) * (size_t)n);
+            memcpy(saved, rm.match, sizeof(int) * (size_t)n);
+            for (int k = 0; k < bf.n_best; k++) {
+                memcpy(rm.match, bf.best_perm[k], sizeof(int) * (size_t)n);
+                ref_blocks b1;
+                cr_assert_eq(ref_mode_blocks(&rm, &b1), MDAE_OK);
+                cr_assert_eq(b1.n_blocks, b0.n_blocks, "%s", text);
+                for (int i = 0; i < n; i++)
+                    for (int i2 = 0; i2 < n; i2++)
+                        cr_assert_eq(b0.block_of_eq[i] == b0.block_of_eq[i2],
+                                     b1.block_of_eq[i] == b1.block_of_eq[i2], "%s", text);
+                ref_blocks_close(&b1);
+                checked++;
+            }
+            memcpy(rm.match, saved, sizeof(int) * (size_t)n);
+            free(saved);
+            ref_blocks_close(&b0);
+        }
+        ref_mode_close(&rm);
+        mel_model_free(m);
+        free(text);
+    }
+    cr_assert_gt(checked, 100);
+}
