@@ -100,7 +100,7 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
     }
     sa_result *r = c->r;
     r->valid_count = sa__count_modes(c, r, r->chi_m);
-    r->peak_nodes = sa__peak();
+    r->peak_nodes = sa__peak_final();
     sa__leave(c);
     mdae_free(c);
     if (full)

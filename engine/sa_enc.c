@@ -52,9 +52,12 @@ static void on_bdd_error(int e)
 static void on_gbc(int pre, bddGbcStat *s)
 {
     /* Replaces BuDDy's default handler, which prints: stdout carries JSON. */
-    if (pre)
-        return;
     size_t live = (size_t)(s->nodes - s->freenodes);
+    if (pre) {
+        if (live > peak_nodes)
+            peak_nodes = live;
+        return;
+    }
     if (live > peak_nodes)
         peak_nodes = live;
     /* The collection is complete here, so jumping out is as safe as from the
@@ -134,8 +137,12 @@ int sa_set_node_limit(size_t limit)
 }
 
 bool sa__running(void) { return running; }
-size_t sa__peak(void) { return peak_nodes; }
-void sa__peak_reset(void) { peak_nodes = (size_t)bdd_getnodenum(); }
+void sa__peak_reset(void)
+{
+    /* Start from the live nodes (other results), not earlier garbage. */
+    bdd_gbc();
+    peak_nodes = (size_t)bdd_getnodenum();
+}
 size_t sa__node_limit(void) { return node_limit; }
 int sa__order(void) { return order_kind; }
 
@@ -197,6 +204,15 @@ void sa__sample(sa_ctx *c)
     }
     if (used > peak_nodes)
         peak_nodes = used;
+}
+
+size_t sa__peak_final(void)
+{
+    /* Nodes in use (live, plus garbage made by this analysis and not yet
+     * collected), sampled at every checkpoint and before each collection:
+     * what the analysis needed from the node table. */
+    size_t used = (size_t)bdd_getnodenum();
+    return used > peak_nodes ? used : peak_nodes;
 }
 
 /* ---- Slots ------------------------------------------------------------------ */

@@ -114,9 +114,9 @@ _Noreturn void sa__fail(sa_ctx *c, int rc);
 bool sa__running(void);
 /* Make sure at least n BDD variables exist. */
 void sa__need_vars(sa_ctx *c, int n);
-/* Record the live node count in the peak statistic. */
+/* Enforce the node limit on live nodes. */
 void sa__sample(sa_ctx *c);
-size_t sa__peak(void);
+size_t sa__peak_final(void);
 void sa__peak_reset(void);
 size_t sa__node_limit(void);
 int sa__order(void); /* sa_config.order */
