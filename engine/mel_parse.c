@@ -499,6 +499,12 @@ static mel__stmt *parse_decl_or_equ(parser *p)
         s->u.equ.lhs = parse_expr(p);
         if (s->u.equ.lhs == NULL)
             return NULL;
+        if (p->tok.kind != MEL_T_ASSIGN && s->u.equ.lhs->kind == MEL_X_CMP &&
+            s->u.equ.lhs->u.bin.op == MEL_CMP_EQ) {
+            /* `e : equation x == 2` parses as a comparison, then misses '=' */
+            syntax_error_at(p, s->u.equ.lhs->where, "an equation is written 'lhs = rhs', not '=='");
+            return NULL;
+        }
         if (!expect(p, MEL_T_ASSIGN, "'=' in equation"))
             return NULL;
         s->u.equ.rhs = parse_expr(p);

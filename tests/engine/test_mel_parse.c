@@ -211,6 +211,11 @@ Test(mel_parse, rejects_double_equals_in_an_equation)
     parsed P;
     parse(&P, "e : equation x == 1");
     cr_assert_eq(P.rc, MDAE_E_PARSE);
+    cr_assert_str_eq(P.d.items[0].message, "an equation is written 'lhs = rhs', not '=='");
+    cr_assert_eq(P.d.items[0].where.start.col, 14);
+    done(&P);
+    parse(&P, "e : equation x + 1");
+    cr_assert_eq(P.rc, MDAE_E_PARSE);
     cr_assert_str_eq(P.d.items[0].message, "expected '=' in equation, found end of input");
     done(&P);
 }
