@@ -1304,6 +1304,33 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     return MDAE_OK;
 }
 
+/* Sort key of a diagnostic: unlocated errors (the -D ones) first, then by
+ * position; the unlocated "too many errors" note stays last. */
+static uint64_t diag_key(const mdae_diag *d)
+{
+    if (d->where.start.line == 0)
+        return d->severity == MDAE_SEV_NOTE ? UINT64_MAX : 0;
+    return 1 + (uint64_t)d->where.start.offset;
+}
+
+/* Pass 1 reports before pass 2, so a run's messages come out of order: put
+ * the ones this call appended (from index `first`) in source order. Stable
+ * insertion sort: there are at most max_errors + 1 of them. */
+static void sort_diags(mdae_diags *diags, size_t first)
+{
+    if (diags == NULL)
+        return;
+    for (size_t i = first + 1; i < diags->count; i++) {
+        mdae_diag d = diags->items[i];
+        size_t j = i;
+        while (j > first && diag_key(&diags->items[j - 1]) > diag_key(&d)) {
+            diags->items[j] = diags->items[j - 1];
+            j--;
+        }
+        diags->items[j] = d;
+    }
+}
+
 int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
                     mdae_diags *diags)
 {
@@ -1323,6 +1350,7 @@ int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_mo
                                  max_input);
         return MDAE_E_LIMIT;
     }
+    size_t first_diag = diags ? diags->count : 0;
     mel__report rep;
     mel__report_init(&rep, diags, opt->max_errors);
     mel__arena ast;
@@ -1336,5 +1364,6 @@ int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_mo
             *out = m;
     }
     mel__arena_free(&ast);
+    sort_diags(diags, first_diag);
     return rc;
 }

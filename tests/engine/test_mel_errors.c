@@ -336,6 +336,10 @@ Test(mel_errors, reports_several_errors_in_one_run)
     const char *src = "x : real;\ne1 : equation x = y;\ne2 : equation x = z;\nx : real";
     cr_assert_eq(mt_parse_fail(src, strlen(src), NULL, &d), MDAE_E_MODEL);
     cr_assert_eq(d.errors, 3);
+    /* pass 1 found the redeclaration first; the list is in source order */
+    cr_assert_eq(d.items[0].where.start.line, 2);
+    cr_assert_eq(d.items[1].where.start.line, 3);
+    cr_assert_eq(d.items[2].where.start.line, 4);
     cr_assert(mt_has(&d, 2, 19, "undeclared variable 'y'"));
     cr_assert(mt_has(&d, 3, 19, "undeclared variable 'z'"));
     cr_assert(mt_has(&d, 4, 1, "'x' is already declared"));
