@@ -22,8 +22,12 @@
  *   load {text, defines?, name?}   -> {summary:{counts, diagnostics}} or the
  *                                     model error with data.diagnostics
  *   analyze {stream}               -> the rpc_json_analysis JSON (`mdae
- *                                     analyze --json`); analysis/progress
- *                                     first when streaming
+ *                                     analyze --json`); when streaming,
+ *                                     analysis/progress {phase,done,total}
+ *                                     first, then analysis/diagnostic,
+ *                                     analysis/block (the block's id is
+ *                                     "block": "id" is the request's) and
+ *                                     analysis/edge, one per report entry
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
  *   dot {}                         -> the CDG as DOT text (a JSON string)
  *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
@@ -477,6 +481,36 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
     int rc = analysis_json(&json);
     if (rc < 0)
         return analysis_error(id, rc, NULL);
+    if (cJSON_IsTrue(stream)) {
+        /* The parts of the result as notifications before it (issue 5
+         * section 3), each carrying the request's id: the engine builds them
+         * as a whole, so they come after the progress, in report order. */
+        static const struct {
+            const char *member, *method;
+        } parts[] = {{"diagnostics", "analysis/diagnostic"},
+                     {"blocks", "analysis/block"},
+                     {"edges", "analysis/edge"}};
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+            const cJSON *item;
+            cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(json, parts[k].member))
+            {
+                cJSON *p = cJSON_Duplicate(item, true);
+                if (!cJSON_IsObject(p)) {
+                    cJSON_Delete(p);
+                    continue;
+                }
+                cJSON_DeleteItemFromObjectCaseSensitive(p, "id");
+                if (strcmp(parts[k].member, "blocks") == 0) /* keep the block's own id */
+                    cJSON_AddNumberToObject(p, "block",
+                                            cJSON_GetObjectItemCaseSensitive(item, "id")
+                                                ? cJSON_GetObjectItemCaseSensitive(item, "id")
+                                                      ->valuedouble
+                                                : 0);
+                cJSON_AddNumberToObject(p, "id", (double)current_wid);
+                send_msg(rpc_notification_new(parts[k].method, p));
+            }
+        }
+    }
     return rpc_response_result(id, json);
 }
 

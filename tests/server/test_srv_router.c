@@ -101,7 +101,7 @@ Test(srv_router, streams_every_progress_notification_before_the_result)
     cl_send(&c, req);
     cl_send(&c, "\n");
     cJSON_free(req);
-    int notes = 0;
+    int notes = 0, blocks = 0;
     for (;;) {
         cJSON *j = cl_json(&c);
         const cJSON *m = cJSON_GetObjectItem(j, "method");
@@ -111,17 +111,28 @@ Test(srv_router, streams_every_progress_notification_before_the_result)
             cJSON_Delete(j);
             break;
         }
-        cr_assert_str_eq(m->valuestring, "analysis/progress");
         cJSON *np = cJSON_GetObjectItem(j, "params");
         cr_assert_eq(cJSON_GetObjectItem(np, "id")->valueint, 7, "the request's own id");
         cr_assert_str_eq(cJSON_GetObjectItem(np, "session")->valuestring, sid);
-        cr_assert_not_null(cJSON_GetObjectItem(np, "phase"));
-        cr_assert_not_null(cJSON_GetObjectItem(np, "done"));
-        cr_assert_not_null(cJSON_GetObjectItem(np, "total"));
-        notes++;
+        if (strcmp(m->valuestring, "analysis/progress") == 0) {
+            cr_assert_eq(blocks, 0, "progress comes before the parts of the result");
+            cr_assert_not_null(cJSON_GetObjectItem(np, "phase"));
+            cr_assert_not_null(cJSON_GetObjectItem(np, "done"));
+            cr_assert_not_null(cJSON_GetObjectItem(np, "total"));
+            notes++;
+        } else if (strcmp(m->valuestring, "analysis/block") == 0) {
+            cr_assert_not_null(cJSON_GetObjectItem(np, "block"));
+            cr_assert_not_null(cJSON_GetObjectItem(np, "equations"));
+            blocks++;
+        } else {
+            cr_assert(strcmp(m->valuestring, "analysis/edge") == 0 ||
+                          strcmp(m->valuestring, "analysis/diagnostic") == 0,
+                      "unexpected %s", m->valuestring);
+        }
         cJSON_Delete(j);
     }
     cr_assert_gt(notes, 0);
+    cr_assert_gt(blocks, 0);
     free(sid);
     free(text);
     cl_close(&c);

@@ -425,3 +425,20 @@ Test(srv_session, answers_repeated_modes_from_the_current_version_only)
     cl_close(&c);
     srv_stop(&p);
 }
+
+Test(srv_session, expires_idle_persistent_sessions)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "\"session_idle_ms\": 100", "");
+    cl_connect(&c, &p);
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", "x : real;\ne : equation der(x) = 1;\n");
+    cJSON_AddBoolToObject(params, "persist", true);
+    cJSON *r = cl_request(&c, 1, "session/open", params);
+    result_of(r);
+    cJSON_Delete(r);
+    cr_assert(wait_status(&c, "sessions", 0), "the idle persistent session expired");
+    cl_close(&c);
+    srv_stop(&p);
+}
