@@ -4,7 +4,7 @@ BUILD      ?= build
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps build run test test-asan fuzz bench clean
+.PHONY: all deps build run test test-asan fuzz fuzz-rpc bench clean
 
 all: build
 
@@ -17,8 +17,11 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The main job: the analysis server on 127.0.0.1:7420, in the foreground.
 run: build
 	./$(BUILD)/clients/mdae check tests/models/rldc2.mel
+	@echo "mdaed: listening on 127.0.0.1:7420 (newline-delimited JSON-RPC, LSP, HTTP POST /rpc); Ctrl-C stops it"
+	./$(BUILD)/server/mdaed --config conf/mdaed.json
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -36,6 +39,14 @@ fuzz:
 	mkdir -p build-fuzz/corpus-mel && cp tests/models/*.mel build-fuzz/corpus-mel/ 2>/dev/null || true
 	./build-fuzz/engine/mel_parse_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=build-fuzz/ build-fuzz/corpus-mel tests/corpus/mel_parse
+
+fuzz-rpc:
+	@WITH_FUZZ=1 bash scripts/deps.sh
+	CC=clang cmake -S . -B build-fuzz -DMDAE_FUZZ=ON -DMDAE_TESTS=OFF
+	cmake --build build-fuzz -j $(JOBS) --target rpc_framer_fuzz
+	mkdir -p build-fuzz/corpus-rpc
+	./build-fuzz/protocol/rpc_framer_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    -artifact_prefix=build-fuzz/ build-fuzz/corpus-rpc tests/corpus/rpc_framer
 
 bench: build
 	./$(BUILD)/tests/bench_analyze
