@@ -92,6 +92,9 @@ void srv_conn_close(srv_conn *c, const char *why)
         return;
     c->closing = true;
     MDAE_LOG(SRV_LOG_INFO, "conn %llu: closed (%s)", (unsigned long long)c->id, why);
+    /* Closing the sessions may answer (and release) calls that reference
+     * this connection: hold it until its handles are closing. */
+    srv_conn_ref(c);
     unlink_conn(c);
     srv_session_close_owned(c);
     c->pending_closes++;
@@ -100,7 +103,9 @@ void srv_conn_close(srv_conn *c, const char *why)
         c->pending_closes++;
         uv_close((uv_handle_t *)&c->out, on_close);
     }
-    if (c->kind == SRV_CONN_STDIO)
+    bool stdio = c->kind == SRV_CONN_STDIO;
+    srv_conn_unref(c);
+    if (stdio)
         srv_loop_stop("the stdio client went away");
 }
 

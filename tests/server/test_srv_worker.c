@@ -309,3 +309,51 @@ Test(srv_worker, queues_requests_until_a_worker_slot_frees)
     free(text);
     srv_stop(&p);
 }
+
+Test(srv_worker, drops_waiting_requests_of_a_connection_that_leaves)
+{
+    srv_proc p;
+    client a, b, c_status;
+    srv_start(&p, "\"max_workers\": 1", "");
+    cl_connect(&a, &p);
+    cl_connect(&b, &p);
+    cl_connect(&c_status, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    char *req = t_request(1, "debug/sleep", debug_params(s1, "ms", 3000));
+    cl_send(&a, req);
+    cl_send(&a, "\n");
+    cJSON_free(req);
+    /* answered after the router has handed the sleep to the worker */
+    cJSON *st = cl_call(&a, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"server/status\"}");
+    cJSON_Delete(st);
+    /* b's open must wait for the only worker, then b goes away */
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    req = t_request(2, "session/open", params);
+    cl_send(&b, req);
+    cl_send(&b, "\n");
+    cJSON_free(req);
+    int waiting = 0;
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (waiting == 0 && t_now_ms() < end) { /* b's request reaches the router */
+        cJSON *r = cl_call(&c_status, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server/status\"}");
+        waiting = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "waiting")->valueint;
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(waiting, 1);
+    cl_close(&b);
+    cJSON *r;
+    r = cl_json(&a);
+    cr_assert_eq(cJSON_GetObjectItem(r, "id")->valueint, 1);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    r = cl_call(&a, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/status\"}");
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "sessions")->valueint, 1);
+    cJSON_Delete(r);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    cl_close(&c_status);
+    cr_assert_eq(srv_stop(&p), 0);
+}
