@@ -146,6 +146,9 @@ void srv_call_notify(srv_call *call, const char *method, cJSON *params /* takes 
 
 /* Hand one frame body from a connection to the router. */
 void srv_router_frame(srv_conn *conn, const rpc_frame *frame);
+/* A "diagnose" job finished: publish an LSP document's diagnostics (takes
+ * ownership of diagnostics; NULL publishes an empty list). */
+void srv_router_lsp_done(srv_conn *conn, const char *uri, cJSON *diagnostics);
 
 /* ---- Sessions (srv_session.c) -------------------------------------------------- */
 /* session/mode answers kept per session: a mode projection is pure given the

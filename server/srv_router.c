@@ -682,8 +682,6 @@ static void notification(srv_conn *c, const char *name, const cJSON *params)
     /* Anything else (initialized, $/setTrace...) needs no answer. */
 }
 
-/* Called by srv_worker.c when a "diagnose" job finishes. */
-void srv_router_lsp_done(srv_conn *c, const char *uri, cJSON *diagnostics);
 void srv_router_lsp_done(srv_conn *c, const char *uri, cJSON *diagnostics)
 {
     lsp_publish(c, uri, diagnostics);

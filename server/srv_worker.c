@@ -36,7 +36,6 @@ typedef struct worker_write {
     char *data;
 } worker_write;
 
-void srv_router_lsp_done(srv_conn *c, const char *uri, cJSON *diagnostics);
 static void retry_waiting(void);
 
 /* ---- Jobs -------------------------------------------------------------------- */
