@@ -16,6 +16,8 @@ static int last_bdd_error; /* reported while nothing was armed */
 static size_t node_limit;
 static size_t peak_nodes;
 static int order_kind;
+static bool reorder;
+static bool reordered; /* the level order is no longer the identity */
 
 struct sa__chunk {
     sa__chunk *prev;
@@ -114,8 +116,11 @@ int sa_begin(const sa_config *cfg)
     running = true;
     peak_nodes = 0;
     apply_limit();
-    if (cfg->dynamic_reorder)
-        bdd_autoreorder(BDD_REORDER_SIFT);
+    /* Never automatic: the memo tables of sa_primal.c key on node handles
+     * and levels, which sifting would change under them. sa__reorder() sifts
+     * at one safe point instead (sa_config.dynamic_reorder). */
+    bdd_autoreorder(BDD_REORDER_NONE);
+    reorder = cfg->dynamic_reorder;
     return MDAE_OK;
 }
 
@@ -145,6 +150,45 @@ void sa__peak_reset(void)
 }
 size_t sa__node_limit(void) { return node_limit; }
 int sa__order(void) { return order_kind; }
+
+void sa__need_vars(sa_ctx *c, int n)
+{
+    if (bdd_varnum() < n && bdd_setvarnum(n) < 0)
+        sa__fail(c, MDAE_E_BDD);
+    if (reordered) {
+        /* sa_encode.c lays the variables out by index: restore levels. */
+        int nv = bdd_varnum();
+        int *ord = sa__alloc(c, (size_t)nv * sizeof *ord);
+        for (int v = 0; v < nv; v++)
+            ord[v] = v;
+        bdd_clrvarblocks();
+        bdd_setvarorder(ord);
+        reordered = false;
+    }
+}
+
+void sa__reorder(sa_ctx *c)
+{
+    if (!reorder)
+        return;
+    /* One block per row (its edges keep their relative order inside);
+     * mode variables move alone. */
+    sa_result *r = c->r;
+    bdd_clrvarblocks();
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        size_t a = r->eq_first[i], b = r->eq_first[i + 1];
+        if (b - a < 2)
+            continue;
+        int lo = r->edge_var[a], hi = r->edge_var[a];
+        for (size_t e = a; e < b; e++) {
+            lo = r->edge_var[e] < lo ? r->edge_var[e] : lo;
+            hi = r->edge_var[e] > hi ? r->edge_var[e] : hi;
+        }
+        bdd_intaddvarblock(lo, hi, BDD_REORDER_FIXED);
+    }
+    reordered = true;
+    bdd_reorder(BDD_REORDER_SIFT);
+}
 
 void sa__ctx_init(sa_ctx *c, const sa_options *opt, mdae_diags *diags)
 {
@@ -184,12 +228,6 @@ _Noreturn void sa__fail(sa_ctx *c, int rc)
     if (armed == c)
         armed = NULL;
     longjmp(c->jb, 1);
-}
-
-void sa__need_vars(sa_ctx *c, int n)
-{
-    if (bdd_varnum() < n && bdd_setvarnum(n) < 0)
-        sa__fail(c, MDAE_E_BDD);
 }
 
 void sa__sample(sa_ctx *c)

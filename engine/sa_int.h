@@ -120,6 +120,9 @@ size_t sa__peak_final(void);
 void sa__peak_reset(void);
 size_t sa__node_limit(void);
 int sa__order(void); /* sa_config.order */
+/* With sa_config.dynamic_reorder: sift once, rows as blocks (a safe point:
+ * no memo table alive). */
+void sa__reorder(sa_ctx *c);
 
 /* Slots (see above). */
 BDD *sa__slots(sa_ctx *c, size_t n); /* n slots, bddfalse */

@@ -398,6 +398,7 @@ void sa__primal(sa_ctx *c)
     BDD *x = sa__slots(c, 1);
     sa__put(x, r->chi_m);
     sa__matchings(c, x, true, &mt, "matchings");
+    sa__reorder(c);
     BDD pm = T(bdd_exist(*x, r->edgeset));
     sa__put(&r->ok, pm);
     sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));

@@ -14,6 +14,7 @@
  *             a run that exceeds it (the run is cancelled at 3x the budget)
  *   --phases  also print the time spent in each phase of each run (stderr)
  *   --order   cm: rows in Cuthill-McKee order instead of declaration order
+ *   --reorder sift once after building X (sa_config.dynamic_reorder)
  * Times cover sa_analyze only (not the report, whose cube lists can be
  * exponential, see sa.h).
  * See tests/bench/README.md for measured numbers.
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
 {
     const char *only = NULL, *list = NULL;
     double budget = 10;
-    bool phases = false, cm = false;
+    bool phases = false, cm = false, reorder = false;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--model") && k + 1 < argc)
             only = argv[++k];
@@ -135,10 +136,12 @@ int main(int argc, char **argv)
             list = argv[++k];
         else if (!strcmp(argv[k], "--phases"))
             phases = true;
+        else if (!strcmp(argv[k], "--reorder"))
+            reorder = true;
         else if (!strcmp(argv[k], "--order") && k + 1 < argc)
             cm = !strcmp(argv[++k], "cm");
         else {
-            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm]\n",
+            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm] [--reorder]\n",
                     argv[0]);
             return 2;
         }
@@ -149,6 +152,7 @@ int main(int argc, char **argv)
     sa_config cfg;
     sa_config_default(&cfg);
     cfg.order = cm ? SA_ORDER_CUTHILL_MCKEE : SA_ORDER_DECLARATION;
+    cfg.dynamic_reorder = reorder;
     if (sa_begin(&cfg) != MDAE_OK)
         return 1;
     printf("model N equations modes_log10 seconds peak_nodes status\n");

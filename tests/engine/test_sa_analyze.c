@@ -437,3 +437,144 @@ Test(sa_analyze, warns_when_no_mode_is_valid)
     cr_expect_eq(d.items[0].severity, MDAE_SEV_WARNING);
     mdae_diags_close(&d);
 }
+
+/* ---- The model corpus, through the front-end ------------------------------ */
+
+static mel_model *parse_file(const char *name, long n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text, f);
+    fclose(f);
+    mel_define def = {"N", n};
+    mel_options o = {&def, n > 0, 0, 0, 0, 0};
+    mel_model *m = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_assert_eq(mel_model_parse(text, len, &o, &m, &d), MDAE_OK, "%s does not parse", name);
+    mdae_diags_close(&d);
+    return m;
+}
+
+Test(sa_analyze, check_locates_the_bad_use_of_bad_use_mel_at_17_21)
+{
+    mel_model *m = parse_file("bad_use.mel", 0);
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_assert_eq(sa_check(m, &d), MDAE_E_MODEL);
+    cr_assert_eq(d.count, 1);
+    cr_expect_eq(d.items[0].where.start.line, 17);
+    cr_expect_eq(d.items[0].where.start.col, 21);
+    cr_expect_str_eq(d.items[0].message,
+                     "variable 'y' is used in equation 'e2' in modes where it does not exist: "
+                     "!g");
+    mdae_diags_close(&d);
+    mel_model_free(m);
+}
+
+static int offset_of(const sa_report *rep, bool eq, const char *name, const char *formula)
+{
+    uint32_t n = eq ? rep->n_equations : rep->n_variables;
+    const sa_item *items = eq ? rep->equations : rep->variables;
+    for (uint32_t k = 0; k < n; k++) {
+        if (strcmp(items[k].name, name) != 0)
+            continue;
+        for (size_t q = 0; q < items[k].n_offsets; q++)
+            if (!strcmp(items[k].offsets[q].modes.formula, formula))
+                return items[k].offsets[q].value;
+        return -2;
+    }
+    return -3;
+}
+
+Test(sa_analyze, water_tank_differentiates_el2_when_bl_and_eh2_when_bh)
+{
+    mel_model *m = parse_file("water_tank.mel", 0);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    sa_report *rep = NULL;
+    cr_assert_eq(sa_result_report(r, &rep), MDAE_OK);
+    cr_expect_eq(rep->valid_modes, 3.0);
+    cr_expect(!rep->singular);
+    /* Invariant !(bh & bl): the sets below are exact on all four modes. */
+    cr_expect_eq(offset_of(rep, true, "el2", "!bh & bl"), 1);
+    cr_expect_eq(offset_of(rep, true, "eh2", "bh & !bl"), 1);
+    sa_report_free(rep);
+    sa_result_free(r);
+    mel_model_free(m);
+}
+
+Test(sa_analyze, rldc2_file_matches_figure_6_and_the_hand_built_model)
+{
+    mel_model *m = parse_file("rldc2.mel", 0);
+    static hb h;
+    rldc2(&h);
+    sa_result *r = NULL, *rh = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    cr_assert_eq(analyze(&h.m, &rh), MDAE_OK);
+    long g1 = mel_model_find_mode(m, "g1"), g2 = mel_model_find_mode(m, "g2");
+    for (int a = 0; a < 4; a++) {
+        bool mode[2], hmode[2] = {a & 1, (a >> 1) & 1};
+        mode[g1] = hmode[0];
+        mode[g2] = hmode[1];
+        sa_mode_view v, vh;
+        cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+        cr_assert_eq(sa_result_mode(rh, hmode, &vh), MDAE_OK);
+        cr_expect(v.valid && !v.singular);
+        for (uint32_t i = 0; i < h.m.n_equations; i++) {
+            long k = mel_model_find_equation(m, h.eqs[i].name);
+            cr_assert_geq(k, 0);
+            cr_expect_eq(v.c[k], vh.c[i], "mode %d: c(%s)", a, h.eqs[i].name);
+        }
+        for (uint32_t j = 0; j < h.m.n_variables; j++) {
+            long k = mel_model_find_variable(m, h.vars[j].name);
+            cr_assert_geq(k, 0);
+            cr_expect_eq(v.d[k], vh.d[j], "mode %d: d(%s)", a, h.vars[j].name);
+        }
+        sa_mode_view_close(&v);
+        sa_mode_view_close(&vh);
+    }
+    sa_result_free(r);
+    sa_result_free(rh);
+    mel_model_free(m);
+}
+
+Test(sa_analyze, both_row_orders_give_the_same_offsets)
+{
+    mel_model *m = parse_file("building_compressible.mel", 2);
+    uint32_t nm = m->n_modes, ne = m->n_equations, nv = m->n_variables;
+    cr_assert_leq(nm, 10);
+    int *cd[2];
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) { /* restart the manager with the other order */
+            sa_end();
+            sa_config cfg;
+            sa_config_default(&cfg);
+            cfg.order = SA_ORDER_CUTHILL_MCKEE;
+            cr_assert_eq(sa_begin(&cfg), MDAE_OK);
+        }
+        sa_result *r = NULL;
+        cr_assert_eq(analyze(m, &r), MDAE_OK);
+        cr_expect(!sa_result_singular(r));
+        cr_expect_eq(sa_result_valid_modes(r), 18.0); /* 3^2 * 2^(2-1) */
+        cd[pass] = calloc((size_t)(1u << nm) * (ne + nv), sizeof(int));
+        for (uint32_t a = 0; a < (1u << nm); a++) {
+            bool mode[10];
+            for (uint32_t k = 0; k < nm; k++)
+                mode[k] = (a >> k) & 1;
+            sa_mode_view v;
+            cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+            memcpy(&cd[pass][a * (ne + nv)], v.c, ne * sizeof(int));
+            memcpy(&cd[pass][a * (ne + nv) + ne], v.d, nv * sizeof(int));
+            sa_mode_view_close(&v);
+        }
+        sa_result_free(r);
+    }
+    cr_expect_arr_eq(cd[0], cd[1], (size_t)(1u << nm) * (ne + nv) * sizeof(int));
+    free(cd[0]);
+    free(cd[1]);
+    mel_model_free(m);
+}
