@@ -205,6 +205,8 @@ static bool cancelled(void)
     if (current_cancelled)
         return true;
     pump(0);
+    if (in_eof) /* the router is gone: nobody wants the answer */
+        return current_cancelled = true;
     qmsg *prev = NULL;
     for (qmsg *m = q_head; m != NULL; prev = m, m = m->next) {
         rpc_parsed p;

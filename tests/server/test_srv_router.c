@@ -549,3 +549,35 @@ Test(srv_router, cuts_off_a_client_that_never_reads)
     cl_close(&other);
     srv_stop(&p);
 }
+
+Test(srv_router, refuses_a_non_loopback_address_without_a_token)
+{
+    char exe[512];
+    snprintf(exe, sizeof exe, "%s/server/mdaed", MDAE_BINARY_DIR);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execl(exe, exe, "--listen", "tcp://0.0.0.0:0", "--log-level", "error", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    pid_t r = 0;
+    while (r == 0 && t_now_ms() < end) {
+        r = waitpid(pid, &st, WNOHANG);
+        if (r == 0)
+            t_sleep_ms(10);
+    }
+    if (r == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        cr_assert_fail("mdaed started on 0.0.0.0 without a token");
+    }
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+}
