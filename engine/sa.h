@@ -172,6 +172,12 @@ typedef struct sa_report {
  * MDAE_E_LIMIT. */
 #define SA_MAX_CUBES 65536
 MDAE_API int sa_result_report(const sa_result *r, sa_report **out);
+/* Same with flags. SA_REPORT_VALID_CARE: every set is exact on the valid
+ * modes only (invalid modes are don't-cares), which keeps formulas short
+ * when invariants are many: for the building model the active sets become
+ * single literals instead of 2^N cubes. (Added by the engine.) */
+#define SA_REPORT_VALID_CARE 1u
+MDAE_API int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out);
 MDAE_API void sa_report_free(sa_report *rep);
 
 #endif /* SA_H */

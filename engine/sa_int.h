@@ -99,6 +99,7 @@ typedef struct sa_ctx {
     size_t node_limit;
     sa_result *r;           /* being built; freed on failure */
     sa_report *rep;         /* being built; freed on failure */
+    BDD care;               /* sa_result_report_ex: the sets' care set */
 } sa_ctx;
 
 /* ---- sa_enc.c: the BuDDy boundary ---------------------------------------- */
@@ -191,6 +192,8 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
 /* ---- sa_sop.c -------------------------------------------------------------- */
 /* Irredundant sum of products of a mode function f, as cubes and a formula. */
 void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out);
+/* Same, exact only inside care (a cover of f & care within f | !care). */
+void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out);
 void sa__set_close(sa_set *s);
 /* Number of mode assignments in the mode function f (no overflow). */
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);

@@ -167,6 +167,8 @@ typedef struct best_ctx {
      * When minimising deficits, s is a set of perfect matchings, which never
      * leaves an edge free (flipping it changes a row's count). */
     int *ecount; /* n_levels + 1, or NULL */
+    const char *phase;
+    size_t done, total; /* nodes, for progress and cancellation */
 } best_ctx;
 
 static int lvl(BDD f) { return f < 2 ? bdd_varnum() : bdd_var2level(bdd_var(f)); }
@@ -258,14 +260,18 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
     }
     b->key[h] = f;
     sa__release(c, mark);
+    if ((++b->done & 1023) == 0)
+        sa__progress(c, b->phase, b->done, b->total);
     return n;
 }
 
 void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool maximize)
 {
     size_t mark = sa__mark(c);
-    best_ctx b = {cost, w, wc, maximize, NULL, NULL, 0, NULL};
+    best_ctx b = {cost, w, wc, maximize, NULL, NULL, 0, NULL, NULL, 0, 0};
     size_t n = (size_t)bdd_nodecount(*s) + 2;
+    b.phase = maximize ? "diagnostics" : "argmax";
+    b.total = n;
     b.cap = 2 * n + 3;
     b.key = sa__alloc(c, b.cap * sizeof *b.key);
     for (size_t k = 0; k < b.cap; k++)
@@ -297,7 +303,7 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
 typedef struct memo {
     int *key;
     BDD *val; /* slots */
-    size_t cap;
+    size_t cap, done, total;
 } memo;
 
 static void memo_init(sa_ctx *c, memo *mm, BDD f)
@@ -310,6 +316,8 @@ static void memo_init(sa_ctx *c, memo *mm, BDD f)
     for (size_t k = 0; k < cap; k++)
         mm->key[k] = -1;
     mm->val = sa__slots(c, cap);
+    mm->done = 0;
+    mm->total = n;
 }
 
 static BDD *memo_at(memo *mm, int f, bool *found)
@@ -361,6 +369,8 @@ static BDD choose_rec(sa_ctx *c, memo *cm, memo *sm, BDD f)
         sa__put(slot, bdd_ite(bdd_ithvar(v), x, cl));
     }
     sa__release(c, mark);
+    if ((++cm->done & 1023) == 0)
+        sa__progress(c, "choice", cm->done, cm->total);
     return *slot;
 }
 

@@ -127,7 +127,7 @@ static void fill_item(sa_ctx *c, const sa_result *r, sa_item *it, const char *na
     it->name = name;
     size_t mark = sa__mark(c);
     BDD act = T(bdd_and(r->chi_m, chi));
-    sa__set_of(c, r, act, &it->active);
+    sa__set_of_care(c, r, act, c->care, &it->active);
     BDD care = T(bdd_and(r->ok, chi));
     if (care != bddfalse && vec != NULL) {
         split s = {0};
@@ -138,7 +138,7 @@ static void fill_item(sa_ctx *c, const sa_result *r, sa_item *it, const char *na
         it->offsets = sa__alloc_keep(c, (s.n + 1) * sizeof *it->offsets);
         for (size_t k = 0; k < s.n; k++) {
             it->offsets[k].value = (int)s.values[k];
-            sa__set_of(c, r, s.sets[k], &it->offsets[k].modes);
+            sa__set_of_care(c, r, s.sets[k], c->care, &it->offsets[k].modes);
             it->n_offsets = k + 1;
         }
     }
@@ -156,7 +156,7 @@ static int build(sa_ctx *c, const sa_result *r)
         names[k] = m->modes[k].name;
     rep->valid_modes = r->valid_count;
     rep->singular = r->singular != bddfalse;
-    sa__set_of(c, r, r->singular, &rep->singular_modes);
+    sa__set_of_care(c, r, r->singular, c->care, &rep->singular_modes);
     rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);
     rep->n_equations = r->n_eq;
     rep->variables = sa__alloc_keep(c, (r->n_var + 1) * sizeof *rep->variables);
@@ -179,7 +179,7 @@ static int build(sa_ctx *c, const sa_result *r)
         sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
         dg->kind = SA_DIAG_OVERDETERMINED;
         dg->index = i;
-        sa__set_of(c, r, r->over[i], &dg->modes);
+        sa__set_of_care(c, r, r->over[i], c->care, &dg->modes);
         rep->n_diagnostics++;
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
@@ -188,13 +188,18 @@ static int build(sa_ctx *c, const sa_result *r)
         sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
         dg->kind = SA_DIAG_UNDERDETERMINED;
         dg->index = j;
-        sa__set_of(c, r, r->under[j], &dg->modes);
+        sa__set_of_care(c, r, r->under[j], c->care, &dg->modes);
         rep->n_diagnostics++;
     }
     return MDAE_OK;
 }
 
 int sa_result_report(const sa_result *r, sa_report **out)
+{
+    return sa_result_report_ex(r, 0, out);
+}
+
+int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
 {
     if (r == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -218,6 +223,7 @@ int sa_result_report(const sa_result *r, sa_report **out)
     }
     sa__enter(c);
     c->r = (sa_result *)r; /* read only here */
+    c->care = (flags & SA_REPORT_VALID_CARE) ? r->chi_m : bddtrue;
     build(c, r);
     sa_report *rep = c->rep;
     sa__leave(c);

@@ -105,13 +105,21 @@ static int cube_cmp(const signed char *a, const signed char *b, size_t nm)
 
 void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out)
 {
+    sa__set_of_care(c, r, f, bddtrue, out);
+}
+
+void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out)
+{
     size_t nm = r->n_modes;
     size_t mark = sa__mark(c);
     isop_out o = {r, NULL, NULL, 0, 0};
     o.cur = sa__alloc(c, nm + 1);
     memset(o.cur, -1, nm + 1);
-    BDD *cover = sa__slots(c, 1);
-    isop(c, &o, f, f, cover);
+    BDD *cover = sa__slots(c, 3);
+    /* Outside the care set anything goes: L = f & care, U = f | !care. */
+    sa__put(&cover[1], bdd_and(f, care));
+    sa__put(&cover[2], bdd_imp(care, f));
+    isop(c, &o, cover[1], cover[2], cover);
     sa__release(c, mark);
 
     /* A stable, readable order: by the first mode variable that differs,

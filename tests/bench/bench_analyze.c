@@ -15,6 +15,7 @@
  *   --phases  also print the time spent in each phase of each run (stderr)
  *   --order   cm: rows in Cuthill-McKee order instead of declaration order
  *   --reorder sift once after building X (sa_config.dynamic_reorder)
+ *   --report  also time sa_result_report (stderr)
  * Times cover sa_analyze only (not the report, whose cube lists can be
  * exponential, see sa.h).
  * See tests/bench/README.md for measured numbers.
@@ -77,6 +78,8 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* One run; returns the wall time, or -1 on error. */
+static bool with_report;
+
 static double run(const char *model, long n, double budget, bool phases)
 {
     char path[512];
@@ -113,6 +116,18 @@ static double run(const char *model, long n, double budget, bool phases)
         modes = sa_result_valid_modes(r);
         status = sa_result_singular(r) ? "singular" : "nonsingular";
     }
+    if (with_report && rc == MDAE_OK) {
+        sa_report *rep = NULL;
+        double t1 = now();
+        int rr = sa_result_report(r, &rep);
+        if (rr == MDAE_E_LIMIT) {
+            sa_report_free(rep);
+            rep = NULL;
+            rr = sa_result_report_ex(r, SA_REPORT_VALID_CARE, &rep);
+        }
+        fprintf(stderr, "    report       %8.3f s (%s)\n", now() - t1, mdae_err_name(rr));
+        sa_report_free(rep);
+    }
     printf("%s %ld %u %.2f %.3f %zu %s\n", model, n, m->n_equations,
            modes > 0 ? log10(modes) : 0.0, t, sa_result_peak_nodes(r), status);
     fflush(stdout);
@@ -136,12 +151,14 @@ int main(int argc, char **argv)
             list = argv[++k];
         else if (!strcmp(argv[k], "--phases"))
             phases = true;
+        else if (!strcmp(argv[k], "--report"))
+            with_report = true;
         else if (!strcmp(argv[k], "--reorder"))
             reorder = true;
         else if (!strcmp(argv[k], "--order") && k + 1 < argc)
             cm = !strcmp(argv[++k], "cm");
         else {
-            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm] [--reorder]\n",
+            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm] [--reorder] [--report]\n",
                     argv[0]);
             return 2;
         }

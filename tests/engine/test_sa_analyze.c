@@ -578,3 +578,22 @@ Test(sa_analyze, both_row_orders_give_the_same_offsets)
     free(cd[1]);
     mel_model_free(m);
 }
+
+Test(sa_analyze, report_with_valid_care_gives_short_formulas)
+{
+    mel_model *m = parse_file("building_compressible.mel", 3);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    sa_report *rep = NULL;
+    cr_assert_eq(sa_result_report_ex(r, SA_REPORT_VALID_CARE, &rep), MDAE_OK);
+    long i = mel_model_find_equation(m, "dop[2]");
+    cr_assert_geq(i, 0);
+    cr_expect_str_eq(rep->equations[i].active.formula, "open[2]");
+    sa_report_free(rep);
+    /* The exact report needs the invariants in every set. */
+    cr_assert_eq(sa_result_report(r, &rep), MDAE_OK);
+    cr_expect_gt(rep->equations[i].active.n_cubes, 1);
+    sa_report_free(rep);
+    sa_result_free(r);
+    mel_model_free(m);
+}
