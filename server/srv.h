@@ -98,6 +98,12 @@ typedef struct srv_conn {
     bool http_keep_alive;
     /* LSP */
     bool lsp_shutdown;
+    /* Graceful end (srv_conn_end): the peer finished sending, or we are done;
+     * close once the replies owed and the bytes queued are out. */
+    bool read_eof;
+    bool ending;
+    const char *end_why; /* static string */
+    uv_shutdown_t shutdown;
     struct srv_conn *prev, *next;
 } srv_conn;
 
@@ -110,6 +116,9 @@ int srv_conn_open_stdio(void);
 /* Close once (safe twice); the memory goes when the last close callback has
  * run and no call references it. */
 void srv_conn_close(srv_conn *conn, const char *why);
+/* Close gracefully: stop reading, let queued writes reach the peer
+ * (uv_shutdown), then srv_conn_close. why is a static string. */
+void srv_conn_end(srv_conn *conn, const char *why);
 void srv_conn_ref(srv_conn *conn);
 void srv_conn_unref(srv_conn *conn);
 /* Write one message (framed for the connection). Takes ownership of msg.

@@ -76,7 +76,35 @@ void srv_conn_ref(srv_conn *c) { c->refs++; }
 void srv_conn_unref(srv_conn *c)
 {
     c->refs--;
+    /* A peer that half-closed after its requests gets their answers first. */
+    if (c->refs == 0 && c->read_eof && !c->closing && !c->ending)
+        srv_conn_end(c, "end of stream");
     maybe_free(c);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    srv_conn *c = req->data;
+    if (!c->closing)
+        srv_conn_close(c, c->end_why);
+}
+
+void srv_conn_end(srv_conn *c, const char *why)
+{
+    if (c->closing || c->ending)
+        return;
+    if (uv_stream_get_write_queue_size(c->wr) == 0) { /* all handed to the kernel */
+        srv_conn_close(c, why);
+        return;
+    }
+    c->ending = true;
+    c->end_why = why;
+    uv_read_stop(c->rd);
+    c->shutdown.data = c;
+    if (uv_shutdown(&c->shutdown, c->wr, on_shutdown) < 0) {
+        c->ending = false;
+        srv_conn_close(c, why);
+    }
 }
 
 static void on_close(uv_handle_t *h)
@@ -122,7 +150,7 @@ static void on_write(uv_write_t *req, int status)
 
 void srv_conn_write(srv_conn *c, char *data, size_t len)
 {
-    if (c->closing) {
+    if (c->closing || c->ending) { /* nothing may follow uv_shutdown */
         mdae_free(data);
         return;
     }
@@ -184,7 +212,7 @@ void srv_conn_send_text(srv_conn *c, const char *body, size_t blen, bool is_resp
 {
     char *out;
     size_t olen;
-    if (c->closing)
+    if (c->closing || c->ending)
         return;
     rpc_framing f = rpc_framer_framing(&c->fr);
     if (f == RPC_FRAMING_UNKNOWN)
@@ -204,7 +232,7 @@ void srv_conn_send_text(srv_conn *c, const char *body, size_t blen, bool is_resp
                 srv_conn_write(c, end, strlen(end));
             c->http_busy = false;
             if (!c->http_keep_alive)
-                srv_conn_close(c, "HTTP exchange done");
+                srv_conn_end(c, "HTTP exchange done");
         }
     }
 }
@@ -221,7 +249,7 @@ static int on_frame(void *ctx, const rpc_frame *f)
 {
     srv_conn *c = ctx;
     srv_router_frame(c, f);
-    return c->closing; /* stop framing a connection the router closed */
+    return c->closing || c->ending; /* stop framing a connection the router ended */
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -229,12 +257,19 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     srv_conn *c = s->data;
     if (n == 0)
         return;
+    if (n == UV_EOF) {
+        c->read_eof = true;
+        uv_read_stop(s);
+        if (c->refs == 0)
+            srv_conn_end(c, "end of stream");
+        return; /* else when the last pending call is answered */
+    }
     if (n < 0) {
-        srv_conn_close(c, n == UV_EOF ? "end of stream" : uv_strerror((int)n));
+        srv_conn_close(c, uv_strerror((int)n));
         return;
     }
     int rc = rpc_framer_feed(&c->fr, buf->base, (size_t)n, on_frame, c);
-    if (c->closing || rc == MDAE_OK)
+    if (c->closing || c->ending || rc == MDAE_OK)
         return;
     /* An oversized or broken frame: say so (when the framing is known) and
      * close, since the stream position is lost. */
@@ -256,7 +291,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         }
         srv_conn_send(c, rpc_response_mdae(NULL, rc, msg, data), true);
     }
-    srv_conn_close(c, msg);
+    srv_conn_end(c, msg);
 }
 
 void srv_conn_start(srv_conn *c)

@@ -521,7 +521,7 @@ static void m_auth(srv_call *call, const cJSON *params)
         return;
     }
     srv_call_error(call, SRV_UNAUTHORIZED, "wrong access token", NULL);
-    srv_conn_close(c, "wrong access token");
+    srv_conn_end(c, "wrong access token");
 }
 
 static void m_initialize(srv_call *call, const cJSON *params)
@@ -671,7 +671,7 @@ static void notification(srv_conn *c, const char *name, const cJSON *params)
             MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: cancel for an unknown request",
                      (unsigned long long)c->id);
     } else if (strcmp(name, "exit") == 0) {
-        srv_conn_close(c, c->lsp_shutdown ? "LSP exit" : "LSP exit without shutdown");
+        srv_conn_end(c, c->lsp_shutdown ? "LSP exit" : "LSP exit without shutdown");
     } else if (strcmp(name, "textDocument/didOpen") == 0) {
         n_did_open(c, params);
     } else if (strcmp(name, "textDocument/didChange") == 0) {
@@ -719,7 +719,7 @@ static bool dispatch_msg(srv_conn *c, const rpc_msg *m, srv_batch *b)
                                          "authentication required: send {\"method\":\"auth\","
                                          "\"params\":{\"token\":...}} first",
                                          NULL));
-        srv_conn_close(c, "not authenticated");
+        srv_conn_end(c, "not authenticated");
         return m->kind == RPC_MSG_REQUEST;
     }
     MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: %s %s", (unsigned long long)c->id,
@@ -782,7 +782,7 @@ static bool dispatch_body(srv_conn *c, const char *body, size_t len)
         b->conn = c;
         srv_conn_ref(c);
         b->dispatching = true;
-        for (size_t i = 0; i < p.n && !c->closing; i++)
+        for (size_t i = 0; i < p.n && !c->closing && !c->ending; i++)
             owed |= dispatch_msg(c, &p.msgs[i], b);
         b->dispatching = false;
         batch_maybe_send(b);
@@ -801,7 +801,7 @@ static void http_simple(srv_conn *c, const char *status, const char *type, const
     if (rpc_http_response(status, type, body, len, keep_alive, &out, &olen) == MDAE_OK)
         srv_conn_write(c, out, olen);
     if (!keep_alive)
-        srv_conn_close(c, "HTTP response sent");
+        srv_conn_end(c, "HTTP response sent");
 }
 
 static const char *content_type(const char *path)
@@ -907,14 +907,14 @@ static void http_frame(srv_conn *c, const rpc_frame *f)
     bool owed = dispatch_body(c, f->body, f->len);
     if (c->kind == SRV_CONN_TCP && srv.cfg.token != NULL)
         c->authed = false;
-    if (!owed && !c->closing) { /* notifications only: end the stream now */
+    if (!owed && !c->closing && !c->ending) { /* notifications only: end the stream now */
         c->http_outstanding = 0;
         char *end = mdae_strdup(RPC_HTTP_STREAM_END);
         if (end != NULL)
             srv_conn_write(c, end, strlen(end));
         c->http_busy = false;
         if (!c->http_keep_alive)
-            srv_conn_close(c, "HTTP exchange done");
+            srv_conn_end(c, "HTTP exchange done");
     }
 }
 

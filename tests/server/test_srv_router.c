@@ -581,3 +581,26 @@ Test(srv_router, refuses_a_non_loopback_address_without_a_token)
     }
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0);
 }
+
+Test(srv_router, answers_a_client_that_half_closes_after_its_requests)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddStringToObject(params, "text", text);
+    char *req = t_request(1, "session/open", params);
+    cl_send(&c, req);
+    cl_send(&c, "\n");
+    cJSON_free(req);
+    shutdown(c.fd, SHUT_WR); /* `printf ... | nc`: the replies still come */
+    cJSON *r = cl_json(&c);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cr_assert(cl_wait_eof(&c), "then the server closes");
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
