@@ -187,7 +187,8 @@ int cli_write_dot(const cli_opts *o, const char *dot);
 
 typedef enum cli_remote_cmd {
     CLI_REMOTE_ANALYZE, /* session/analyze (or session/dot with --dot) */
-    CLI_REMOTE_MODE     /* session/mode */
+    CLI_REMOTE_MODE,    /* session/mode */
+    CLI_REMOTE_CHECK    /* session/open's summary */
 } cli_remote_cmd;
 
 /* Default wait for one answer of the server: its default request budget

@@ -73,6 +73,8 @@ void cli_sa_config(const cli_opts *o, sa_config *cfg)
 
 int cli_check_run(const cli_opts *o)
 {
+    if (o->server != NULL)
+        return cli_remote_run(o, CLI_REMOTE_CHECK);
     mdae_diags d;
     mdae_diags_init(&d);
     cli_source src;

@@ -86,7 +86,7 @@ static void print_usage(FILE *f)
                "                     omitted) or unix:PATH; the output is the same. The\n"
                "                     access token, if the server wants one, is read from\n"
                "                     the environment variable MDAE_TOKEN. Commands:\n"
-               "                     analyze (with --json or --dot) and mode.\n"
+               "                     check, analyze (with --json or --dot) and mode.\n"
                "  --timeout SECONDS  longest wait for one answer of the server (630)\n"
                "\n"
                "options (see `mdae help COMMAND` for which apply):\n"
@@ -232,9 +232,9 @@ int main(int argc, char **argv)
     }
     o.server = server;
     o.timeout_ms = timeout_ms;
-    if (server != NULL && cmd->run != cli_analyze_run && cmd->run != cli_mode_run) {
-        fprintf(stderr, "mdae %s: not available with --server (the server runs analyze and "
-                        "mode)\n", cmd->name);
+    if (server != NULL && cmd->run == cli_structure_run) {
+        fprintf(stderr, "mdae %s: not available with --server (the server runs check, "
+                        "analyze and mode)\n", cmd->name);
         cli_opts_close(&o);
         return CLI_EXIT_USAGE;
     }

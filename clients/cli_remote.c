@@ -11,6 +11,12 @@
  *   analyze --dot:    session/dot {session}      (result: DOT text, or
  *                                                 {"dot": text})
  *   mode:             session/mode {session, mode:{"g1":true,...}}
+ *   check:            nothing more: session/open's summary {counts,
+ *                     diagnostics} is the check (the server runs sa_check
+ *                     on open). One difference with the embedded check:
+ *                     when the consistency check (not the parse) fails,
+ *                     the server's error carries no counts, so the counts
+ *                     line (JSON: "counts") is missing (null).
  *   session/close {session}                      (best effort)
  * and it prints what the embedded engine prints: the JSON as the server
  * sends it (the same rpc_json encoders made it), the text rendered from that
@@ -56,6 +62,7 @@ typedef struct conn {
     char *buf;        /* received bytes not consumed yet */
     size_t len, cap;
     int next_id;
+    cli_remote_cmd cmd;
     bool broken; /* a call failed: the stream may be out of step */
     bool quiet;  /* do not print failures (the courtesy session/close) */
 } conn;
@@ -391,6 +398,80 @@ static void diags_from_json(const cJSON *arr, mdae_diags *d)
     }
 }
 
+/* `check --json` from the server's data: {"file","ok","counts","diagnostics"}
+ * as cli_check.c prints it (counts and diagnostics borrowed, copied). */
+static int print_check_json(const char *file, bool ok, const cJSON *counts,
+                            const cJSON *diags)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *cc = counts ? cJSON_Duplicate(counts, true) : cJSON_CreateNull();
+    cJSON *dc = diags ? cJSON_Duplicate(diags, true) : cJSON_CreateArray();
+    if (root == NULL || cc == NULL || dc == NULL || !cJSON_AddStringToObject(root, "file", file) ||
+        !cJSON_AddBoolToObject(root, "ok", ok) || !cJSON_AddItemToObject(root, "counts", cc)) {
+        cJSON_Delete(cc);
+        cJSON_Delete(dc);
+        cJSON_Delete(root);
+        fprintf(stderr, "mdae: out of memory\n");
+        return CLI_EXIT_IO;
+    }
+    if (!cJSON_AddItemToObject(root, "diagnostics", dc)) {
+        cJSON_Delete(dc);
+        cJSON_Delete(root);
+        fprintf(stderr, "mdae: out of memory\n");
+        return CLI_EXIT_IO;
+    }
+    int code = cli_print_json(root);
+    cJSON_Delete(root);
+    return code;
+}
+
+static unsigned long long count_of(const cJSON *counts, const char *key)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(counts, key);
+    return cJSON_IsNumber(n) && n->valuedouble >= 0 ? (unsigned long long)n->valuedouble : 0;
+}
+
+static const char *plural(unsigned long long n) { return n == 1 ? "" : "s"; }
+
+/* cli_print_counts() from the summary's counts. */
+static void print_counts_json(const cJSON *counts)
+{
+    unsigned long long ne = count_of(counts, "equations"), nv = count_of(counts, "variables"),
+                       nm = count_of(counts, "modeVariables"),
+                       ni = count_of(counts, "incidences"), nin = count_of(counts, "invariants"),
+                       np = count_of(counts, "parameters");
+    printf("%llu equation%s, %llu variable%s, %llu mode variable%s", ne, plural(ne), nv,
+           plural(nv), nm, plural(nm));
+    if (nm < 64)
+        printf(" (%llu mode%s)", 1ULL << nm, plural(1ULL << nm));
+    else
+        printf(" (2^%llu modes)", nm);
+    printf(", %llu incidence%s, %llu invariant%s, %llu parameter%s", ni, plural(ni), nin,
+           plural(nin), np, plural(np));
+}
+
+/* `check` from session/open's summary {counts, diagnostics}. */
+static int print_check(const cli_source *src, const cli_opts *o, const cJSON *summary)
+{
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(summary, "counts");
+    const cJSON *diags = cJSON_GetObjectItemCaseSensitive(summary, "diagnostics");
+    if (o->json)
+        return print_check_json(src->name, true, counts, diags);
+    size_t warnings = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, diags) {
+        const char *sev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "severity"));
+        warnings += sev != NULL && strcmp(sev, "warning") == 0;
+    }
+    printf("%s: ", src->name);
+    print_counts_json(counts);
+    printf("\nok: no errors");
+    if (warnings > 0)
+        printf(", %zu warning%s", warnings, warnings == 1 ? "" : "s");
+    printf("\n");
+    return CLI_EXIT_OK;
+}
+
 /* Print a JSON-RPC error of `method` and return its exit code. */
 static int remote_error(const conn *c, const cli_source *src, const char *method,
                         const cli_opts *o, const cJSON *err)
@@ -414,6 +495,12 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
     if (code <= RPC_MDAE_CODE(-1) && code >= RPC_MDAE_CODE(MDAE_E_PROTO)) {
         const cJSON *dj = cJSON_GetObjectItemCaseSensitive(data, "diagnostics");
         int exit_code = cli_exit_code(rc);
+        if (exit_code == CLI_EXIT_MODEL && cJSON_IsArray(dj) && c->cmd == CLI_REMOTE_CHECK &&
+            o->json) {
+            /* `check --json` says it on stdout, like the embedded check. */
+            int pc = print_check_json(src->name, false, NULL, dj);
+            return pc == CLI_EXIT_OK ? exit_code : pc;
+        }
         if (exit_code == CLI_EXIT_MODEL && cJSON_IsArray(dj) && cJSON_GetArraySize(dj) > 0) {
             mdae_diags d;
             mdae_diags_init(&d);
@@ -585,6 +672,7 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
     code = conn_open(&c, o->server);
     if (code != CLI_EXIT_OK)
         goto done;
+    c.cmd = cmd;
     const char *token = getenv("MDAE_TOKEN");
     if (token != NULL && token[0] != '\0') {
         cJSON *ap = cJSON_CreateObject();
@@ -610,17 +698,20 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
     /* Warnings of the model, as the embedded engine prints them. */
     const cJSON *summary = cJSON_GetObjectItemCaseSensitive(result, "summary");
     const cJSON *warns = cJSON_GetObjectItemCaseSensitive(summary, "diagnostics");
-    if (cJSON_GetArraySize(warns) > 0) {
+    if (cJSON_GetArraySize(warns) > 0 && !(cmd == CLI_REMOTE_CHECK && o->json)) {
         mdae_diags d;
         mdae_diags_init(&d);
         diags_from_json(warns, &d);
         cli_print_diags(&src, &d);
         mdae_diags_close(&d);
     }
+
+    if (cmd == CLI_REMOTE_CHECK)
+        code = print_check(&src, o, summary); /* summary is still in resp */
     cJSON_Delete(resp);
     resp = NULL;
-
-    code = run_command(&c, &src, o, cmd, sid, mode_obj);
+    if (cmd != CLI_REMOTE_CHECK)
+        code = run_command(&c, &src, o, cmd, sid, mode_obj);
 
     /* The session would also close with the connection; say it anyway. */
     cJSON *cr = NULL;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -409,6 +410,18 @@ static void server_start_with(server *s, const char *extra)
     s->pid = fork();
     cr_assert_geq(s->pid, 0);
     if (s->pid == 0) {
+        /* A failed assertion ends the test process without server_stop():
+         * take the server down with it, and never let it hold the test's
+         * output pipes. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        char log[160];
+        snprintf(log, sizeof log, "%s/mdaed.log", s->dir);
+        int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (lfd >= 0) {
+            dup2(lfd, 1);
+            dup2(lfd, 2);
+            close(lfd);
+        }
         execl(MDAED, MDAED, "--config", conf, "--port-file", port_file, (char *)NULL);
         _exit(127);
     }
@@ -714,4 +727,32 @@ Test(cli_mode, a_server_that_sends_garbage_or_nothing_is_an_error_not_a_hang)
     contains(r.err, "no answer from the server");
     run_free(&r);
     fake_reap(pid);
+}
+
+Test(cli_mode, server_check_prints_what_the_embedded_check_prints)
+{
+    server s;
+    server_start(&s);
+    static const char *const models[] = {MODEL("rldc2.mel"), MODEL("water_tank.mel"),
+                                         MODEL("syntax_error.mel")};
+    for (size_t k = 0; k < 3; k++) {
+        for (int json = 0; json < 2; json++) {
+            run loc = json ? RUN("check", "--json", models[k]) : RUN("check", models[k]);
+            run rem = json ? RUN("--server", s.tcp, "check", "--json", models[k])
+                           : RUN("--server", s.tcp, "check", models[k]);
+            cr_expect_eq(rem.code, loc.code, "%s: exit %d, embedded %d", models[k], rem.code,
+                         loc.code);
+            cr_expect_str_eq(rem.out, loc.out);
+            cr_expect_str_eq(rem.err, loc.err);
+            run_free(&loc);
+            run_free(&rem);
+        }
+    }
+    /* A consistency error (not a parse error): same verdict and message;
+     * the server sends no counts with it (see cli_remote.c). */
+    run rem = RUN("--server", s.tcp, "check", MODEL("bad_use.mel"));
+    expect(&rem, 1);
+    contains(rem.err, "bad_use.mel:17:21: error: variable 'y' is used in equation 'e2'");
+    run_free(&rem);
+    server_stop(&s);
 }
