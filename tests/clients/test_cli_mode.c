@@ -566,6 +566,24 @@ Test(cli_mode, server_mode_and_dot_match_the_embedded_engine_or_fail_loudly)
         cr_assert(cJSON_Compare(l, r, true), "local:\n%s\nremote:\n%s", loc.out, rem.out);
         cJSON_Delete(l);
         cJSON_Delete(r);
+        run_free(&loc);
+        run_free(&rem);
+        /* The text, and an invalid mode, and a name the model lacks. */
+        static const char *const cases[][2] = {{MODEL("rldc2.mel"), "g1=1,g2=1"},
+                                               {MODEL("water_tank.mel"), "bh=1,bl=1"},
+                                               {MODEL("singular_simple.mel"), "h=1"}};
+        for (size_t k = 0; k < 3; k++) {
+            loc = RUN("mode", "--mode", cases[k][1], cases[k][0]);
+            rem = RUN("--server", s.unix_addr, "mode", "--mode", cases[k][1], cases[k][0]);
+            expect(&rem, 0);
+            cr_assert_str_eq(rem.out, loc.out);
+            run_free(&loc);
+            run_free(&rem);
+        }
+        loc = (run){0, NULL, NULL}; /* freed below, like rem */
+        rem = RUN("--server", s.tcp, "mode", "--mode", "g1=1,g7=0", MODEL("rldc2.mel"));
+        expect(&rem, 2);
+        contains(rem.err, "'g7'");
     }
     run_free(&loc);
     run_free(&rem);
