@@ -30,7 +30,7 @@
  * implement a method yet, is 4 with the server's message. Nothing is faked:
  * what the server cannot do is reported as such.
  *
- * Plain blocking-free POSIX sockets (no libuv in a client): every wait is a
+ * Plain non-blocking POSIX sockets (no libuv in a client): every wait is a
  * poll() with a deadline, every buffer has a cap (CLI_MAX_REPLY_BYTES), and
  * SIGPIPE is avoided with MSG_NOSIGNAL.
  */
@@ -240,17 +240,17 @@ static bool send_all(conn *c, const char *p, size_t n, long long deadline)
 }
 
 /* Next line from the server (without '\n', NUL-terminated, inside c->buf;
- * valid until the next call), its length in *n. false with a message
- * printed on EOF, timeout, error or an oversized line. *consume is what
- * to drop from the buffer before the next read. */
-static bool read_line(conn *c, long long deadline, char **line, size_t *consume)
+ * valid until consume()). false with a message printed (unless quiet) on
+ * EOF, timeout, error or an oversized line. *used is what consume() must
+ * drop before the next read. */
+static bool read_line(conn *c, long long deadline, char **line, size_t *used)
 {
     for (;;) {
         char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
         if (nl != NULL) {
             *nl = '\0';
             *line = c->buf;
-            *consume = (size_t)(nl - c->buf) + 1;
+            *used = (size_t)(nl - c->buf) + 1;
             return true;
         }
         if (c->len >= CLI_MAX_REPLY_BYTES) {
