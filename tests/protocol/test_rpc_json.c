@@ -802,3 +802,29 @@ Test(rpc_json, mode_survives_every_allocation_failure)
     sa_mode_view_close(&ms.sv);
     analysed_free(&a);
 }
+
+/* The whole projection path of `mdae mode` and the server's session/mode:
+ * the engine's views and the encoder, all under failing allocations. */
+static int project_mode(const void *arg, cJSON **out)
+{
+    const analysed *a = arg;
+    sa_mode_view sv;
+    cdg_mode_view cv;
+    int rc = sa_result_mode(a->res, oom_mode, &sv);
+    if (rc < 0)
+        return rc;
+    rc = cdg_graph_mode(a->g, oom_mode, &cv);
+    if (rc == MDAE_OK) {
+        rc = rpc_json_mode(a->m, oom_mode, &sv, a->g, &cv, out);
+        cdg_mode_view_close(&cv);
+    }
+    sa_mode_view_close(&sv);
+    return rc;
+}
+
+Test(rpc_json, mode_projection_survives_every_allocation_failure)
+{
+    analysed a = analyse_file("water_tank.mel");
+    check_oom(project_mode, &a);
+    analysed_free(&a);
+}
