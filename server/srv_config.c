@@ -85,7 +85,9 @@ static char *read_file(const char *path, size_t *len)
 typedef struct key_spec {
     const char *group; /* NULL: top level */
     const char *name;
-    char type;         /* 's' string (or null), 'n' size, 'm' milliseconds, 'b' bool, 'l' level, 'p' path */
+    /* 's' string (or null), 'n' size, 'm' milliseconds, 'b' bool, 'l' log
+     * level, 'p' path (relative to the configuration file) */
+    char type;
     size_t offset;
 } key_spec;
 

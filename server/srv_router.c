@@ -528,7 +528,8 @@ static void m_initialize(srv_call *call, const cJSON *params)
 {
     /* Incremental sync (2): didChange carries ranges (issue 5 section 3). */
     cJSON *r = cJSON_Parse("{\"capabilities\":{\"textDocumentSync\":{\"openClose\":true,"
-                           "\"change\":2}},\"serverInfo\":{\"name\":\"mdaed\",\"version\":\"" MDAE_VERSION
+                           "\"change\":2}},\"serverInfo\":{\"name\":\"mdaed\","
+                           "\"version\":\"" MDAE_VERSION
                            "\"}}");
     if (r == NULL) {
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
@@ -756,7 +757,8 @@ static bool dispatch_body(srv_conn *c, const char *body, size_t len)
     rpc_parsed p;
     int rc = rpc_parse(body, len, &p);
     if (rc == MDAE_E_PROTO) {
-        reply_now(c, NULL, rpc_response_error(NULL, RPC_PARSE_ERROR, "Parse error: not JSON", NULL));
+        reply_now(c, NULL,
+                  rpc_response_error(NULL, RPC_PARSE_ERROR, "Parse error: not JSON", NULL));
         return true;
     }
     if (rc == MDAE_E_LIMIT) {

@@ -741,12 +741,17 @@ void srv_worker_stop(srv_worker *w, const char *why)
     kill_worker(w, SIGTERM, MDAE_E_STATE, mdae_asprintf("the worker was stopped: %s", why));
 }
 
+static bool job_is(const srv_job *job, const srv_conn *conn, const cJSON *id)
+{
+    return job->call != NULL && job->call->conn == conn && cJSON_Compare(job->call->id, id, true);
+}
+
 bool srv_worker_cancel(srv_conn *conn, const cJSON *id)
 {
     for (srv_session *s = srv.sessions; s != NULL; s = s->next) {
         srv_job *wprev = NULL;
         for (srv_job *job = s->wait_head; job != NULL; wprev = job, job = job->next) {
-            if (job->call == NULL || job->call->conn != conn || !cJSON_Compare(job->call->id, id, true))
+            if (!job_is(job, conn, id))
                 continue;
             if (wprev)
                 wprev->next = job->next;
@@ -765,7 +770,7 @@ bool srv_worker_cancel(srv_conn *conn, const cJSON *id)
             continue;
         srv_job *prev = NULL;
         for (srv_job *job = w->head; job != NULL; prev = job, job = job->next) {
-            if (job->call == NULL || job->call->conn != conn || !cJSON_Compare(job->call->id, id, true))
+            if (!job_is(job, conn, id))
                 continue;
             if (!job->started) { /* never reached the worker: answer now */
                 if (prev)

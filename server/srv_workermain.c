@@ -582,7 +582,11 @@ static cJSON *lsp_pos(const mdae_pos *p)
         size_t start = p->offset - (p->col - 1);
         for (size_t i = start; i < p->offset;) {
             unsigned char b = (unsigned char)text[i];
-            size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+            size_t n = b < 0x80           ? 1
+                       : (b >> 5) == 6    ? 2
+                       : (b >> 4) == 14   ? 3
+                       : (b >> 3) == 30   ? 4
+                                          : 1; /* a stray byte counts as one */
             units += n == 4 ? 2 : 1;
             i += n;
         }
