@@ -498,7 +498,7 @@ int rpc_framer_feed(rpc_framer *fr, const char *buf, size_t len, rpc_frame_cb cb
         }
         rc = buf_append(fr, buf, 1);
         if (rc < 0)
-            return rc;
+            goto fail;
         buf++, len--;
         rpc_framing f = detect(fr->buf, fr->len);
         if (f == RPC_FRAMING_UNKNOWN)
@@ -523,15 +523,16 @@ int rpc_framer_feed(rpc_framer *fr, const char *buf, size_t len, rpc_frame_cb cb
     if (fr->framing == RPC_FRAMING_HTTP && fr->http == NULL) {
         rc = http_start(fr);
         if (rc < 0)
-            return rc;
+            goto fail;
     }
     rc = feed_framed(fr, buf, len, cb, ctx);
     if (rc < 0)
         goto fail;
     return MDAE_OK;
 fail:
-    if (rc != MDAE_E_NOMEM)
-        fr->error = rc;
+    /* Sticky, MDAE_E_NOMEM included: bytes that could not be kept are lost,
+     * so the stream position is. */
+    fr->error = rc;
     return rc;
 }
 

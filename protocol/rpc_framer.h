@@ -23,8 +23,8 @@
  * Errors: rpc_framer_feed returns MDAE_OK, MDAE_E_LIMIT (a frame or a header
  * block is larger than allowed), MDAE_E_PROTO (malformed LSP headers or HTTP),
  * MDAE_E_NOMEM, or MDAE_E_CANCELED (the frame callback asked to stop). Every
- * error but MDAE_E_NOMEM is sticky: the framer refuses further input, because
- * the stream position is lost and the connection must be closed.
+ * error is sticky: the framer refuses further input, because the stream
+ * position is lost and the connection must be closed.
  *
  * Ownership: the framer is caller-allocated (rpc_framer_init/close). A frame
  * passed to the callback borrows the framer's buffers (or the caller's input)

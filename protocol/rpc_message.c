@@ -133,6 +133,16 @@ void rpc_parsed_close(rpc_parsed *p)
     p->n = 0;
 }
 
+/* Attach item to obj under key; on failure (cJSON could not copy the key)
+ * the item is deleted, so the caller never leaks it. */
+static bool attach(cJSON *obj, const char *key, cJSON *item)
+{
+    if (cJSON_AddItemToObject(obj, key, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
 static cJSON *envelope(const cJSON *id, bool with_id)
 {
     cJSON *m = cJSON_CreateObject();
@@ -142,9 +152,8 @@ static cJSON *envelope(const cJSON *id, bool with_id)
         goto fail;
     if (with_id) {
         cJSON *i = id ? cJSON_Duplicate(id, true) : cJSON_CreateNull();
-        if (i == NULL)
+        if (i == NULL || !attach(m, "id", i))
             goto fail;
-        cJSON_AddItemToObject(m, "id", i);
     }
     return m;
 fail:
@@ -159,7 +168,10 @@ cJSON *rpc_response_result(const cJSON *id, cJSON *result)
         result = cJSON_CreateNull();
     if (m == NULL || result == NULL)
         goto fail;
-    cJSON_AddItemToObject(m, "result", result);
+    if (!attach(m, "result", result)) {
+        cJSON_Delete(m);
+        return NULL;
+    }
     return m;
 fail:
     cJSON_Delete(m);
@@ -177,10 +189,15 @@ cJSON *rpc_response_error(const cJSON *id, int code, const char *message, cJSON 
         cJSON_AddStringToObject(e, "message", message ? message : "") == NULL)
         goto fail;
     if (data != NULL) {
-        cJSON_AddItemToObject(e, "data", data);
+        cJSON *d = data;
         data = NULL;
+        if (!attach(e, "data", d))
+            goto fail;
     }
-    cJSON_AddItemToObject(m, "error", e);
+    if (!attach(m, "error", e)) {
+        cJSON_Delete(m);
+        return NULL;
+    }
     return m;
 fail:
     cJSON_Delete(m);
@@ -214,11 +231,14 @@ cJSON *rpc_response_mdae(const cJSON *id, int rc, const char *message, cJSON *de
         cJSON *c;
         while ((c = details->child) != NULL) {
             cJSON_DetachItemViaPointer(details, c);
-            cJSON_AddItemToObject(data, c->string, c);
+            if (!attach(data, c->string, c))
+                goto fail;
         }
     } else if (details != NULL) {
-        cJSON_AddItemToObject(data, "details", details);
+        cJSON *d = details;
         details = NULL;
+        if (!attach(data, "details", d))
+            goto fail;
     }
     cJSON_Delete(details);
     return rpc_response_error(id, rpc_error_code(rc), message ? message : mdae_strerror(rc),
@@ -234,8 +254,12 @@ cJSON *rpc_notification_new(const char *method, cJSON *params)
     cJSON *m = envelope(NULL, false);
     if (m == NULL || cJSON_AddStringToObject(m, "method", method) == NULL)
         goto fail;
-    if (params != NULL)
-        cJSON_AddItemToObject(m, "params", params);
+    if (params != NULL) {
+        cJSON *p = params;
+        params = NULL;
+        if (!attach(m, "params", p))
+            goto fail;
+    }
     return m;
 fail:
     cJSON_Delete(m);
@@ -248,8 +272,12 @@ cJSON *rpc_request_new(const cJSON *id, const char *method, cJSON *params)
     cJSON *m = envelope(id, true);
     if (m == NULL || cJSON_AddStringToObject(m, "method", method) == NULL)
         goto fail;
-    if (params != NULL)
-        cJSON_AddItemToObject(m, "params", params);
+    if (params != NULL) {
+        cJSON *p = params;
+        params = NULL;
+        if (!attach(m, "params", p))
+            goto fail;
+    }
     return m;
 fail:
     cJSON_Delete(m);

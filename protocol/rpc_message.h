@@ -82,7 +82,9 @@ MDAE_API void rpc_message_init(void);
  * MDAE_OK: *out filled (release with rpc_parsed_close); invalid messages are
  *   RPC_MSG_INVALID entries, an empty or oversized batch is one invalid
  *   entry with batch false (the spec wants a single response then).
- * MDAE_E_PROTO: not JSON (answer -32700 with id null).
+ * MDAE_E_PROTO: not JSON (answer -32700 with id null). cJSON cannot tell a
+ *   failed allocation from bad JSON, so out of memory inside cJSON also
+ *   reads as MDAE_E_PROTO (a known limit of cJSON 1.7).
  * MDAE_E_LIMIT: nested deeper than RPC_MAX_DEPTH (answer -32600).
  * MDAE_E_NOMEM. */
 MDAE_API int rpc_parse(const char *body /* borrowed */, size_t len,

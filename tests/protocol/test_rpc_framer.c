@@ -411,3 +411,40 @@ Test(rpc_framer, replays_the_fuzz_corpus)
     closedir(d);
     cr_assert_gt(files, 0);
 }
+
+static long fr_fail_after = -1;
+
+static void *fr_malloc(size_t n) { return fr_fail_after == 0 ? NULL : (fr_fail_after > 0 ? fr_fail_after-- : 0, malloc(n)); }
+static void *fr_realloc(void *p, size_t n)
+{
+    return fr_fail_after == 0 ? NULL : (fr_fail_after > 0 ? fr_fail_after-- : 0, realloc(p, n));
+}
+static void *fr_calloc(size_t c, size_t n)
+{
+    return fr_fail_after == 0 ? NULL : (fr_fail_after > 0 ? fr_fail_after-- : 0, calloc(c, n));
+}
+
+Test(rpc_framer, reports_allocation_failures_and_stays_closable)
+{
+    mdae_allocator a = {fr_malloc, fr_realloc, fr_calloc, free};
+    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    const char *ins[] = {"{\"a\":1}\n{\"b\":",
+                         "Content-Length: 7\r\n\r\n{\"a\":",
+                         "POST /rpc HTTP/1.1\r\nContent-Length: 4\r\n\r\n[1,"};
+    for (size_t k = 0; k < 3; k++) {
+        int rc = MDAE_E_NOMEM;
+        for (long n = 0; n < 100 && rc == MDAE_E_NOMEM; n++) {
+            rpc_framer fr;
+            sink s = {0};
+            rpc_framer_init(&fr, 0);
+            fr_fail_after = n;
+            rc = feed(&fr, ins[k], strlen(ins[k]), 0, &s);
+            fr_fail_after = -1;
+            if (rc == MDAE_E_NOMEM)
+                cr_assert_eq(feed(&fr, "x", 1, 0, &s), MDAE_E_NOMEM, "sticky");
+            rpc_framer_close(&fr); /* no leak under ASan */
+        }
+        cr_assert_eq(rc, MDAE_OK, "input %zu", k);
+    }
+    mdae_replace_allocator(NULL);
+}

@@ -191,3 +191,77 @@ Test(rpc_message, prints_no_raw_newline)
     cr_assert_null(strchr(s, '\n'));
     mdae_free(s);
 }
+
+/* ---- Allocation failures (test-loop-oom.c, *fault.test) ------------------- */
+
+static long fail_after = -1; /* allocations left before failing; -1: never */
+static long live;
+
+static void *oom_malloc(size_t n)
+{
+    if (fail_after == 0)
+        return NULL;
+    if (fail_after > 0)
+        fail_after--;
+    void *p = malloc(n);
+    live += p != NULL;
+    return p;
+}
+static void *oom_realloc(void *p, size_t n)
+{
+    if (fail_after == 0)
+        return NULL;
+    if (fail_after > 0)
+        fail_after--;
+    return realloc(p, n);
+}
+static void *oom_calloc(size_t c, size_t n)
+{
+    if (fail_after == 0)
+        return NULL;
+    if (fail_after > 0)
+        fail_after--;
+    void *p = calloc(c, n);
+    live += p != NULL;
+    return p;
+}
+static void oom_free(void *p)
+{
+    live -= p != NULL;
+    free(p);
+}
+
+Test(rpc_message, survives_every_allocation_failure_in_parse_and_build)
+{
+    mdae_allocator a = {oom_malloc, oom_realloc, oom_calloc, oom_free};
+    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    const char *in = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"params\":{\"x\":[1,2]}},"
+                     "{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]";
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; n < 10000; n++) {
+        fail_after = n;
+        live = 0;
+        rpc_parsed p;
+        rc = rpc_parse(in, strlen(in), &p);
+        if (rc == MDAE_OK) {
+            cJSON *r = rpc_response_mdae(p.msgs[0].id, MDAE_E_MODEL, NULL, cJSON_CreateObject());
+            char *s = NULL;
+            size_t len;
+            if (r != NULL && rpc_print(r, &s, &len) == MDAE_OK)
+                mdae_free(s);
+            cJSON_Delete(r);
+            rpc_parsed_close(&p);
+            if (r != NULL && s != NULL)
+                break;
+        } else {
+            /* cJSON reports its own allocation failures as bad JSON */
+            cr_assert(rc == MDAE_E_NOMEM || rc == MDAE_E_PROTO, "n=%ld rc=%d", n, rc);
+        }
+        cr_assert_eq(live, 0, "n=%ld: %ld blocks leaked", n, live);
+    }
+    fail_after = -1;
+    cr_assert_eq(rc, MDAE_OK);
+    cr_assert_gt(n, 3, "allocation failures were exercised");
+    mdae_replace_allocator(NULL);
+}
