@@ -414,15 +414,18 @@ Test(rpc_framer, replays_the_fuzz_corpus)
 
 static long fr_fail_after = -1;
 
-static void *fr_malloc(size_t n) { return fr_fail_after == 0 ? NULL : (fr_fail_after > 0 ? fr_fail_after-- : 0, malloc(n)); }
-static void *fr_realloc(void *p, size_t n)
+/* True when this allocation must fail. */
+static bool fr_fail(void)
 {
-    return fr_fail_after == 0 ? NULL : (fr_fail_after > 0 ? fr_fail_after-- : 0, realloc(p, n));
+    if (fr_fail_after == 0)
+        return true;
+    if (fr_fail_after > 0)
+        fr_fail_after--;
+    return false;
 }
-static void *fr_calloc(size_t c, size_t n)
-{
-    return fr_fail_after == 0 ? NULL : (fr_fail_after > 0 ? fr_fail_after-- : 0, calloc(c, n));
-}
+static void *fr_malloc(size_t n) { return fr_fail() ? NULL : malloc(n); }
+static void *fr_realloc(void *p, size_t n) { return fr_fail() ? NULL : realloc(p, n); }
+static void *fr_calloc(size_t c, size_t n) { return fr_fail() ? NULL : calloc(c, n); }
 
 Test(rpc_framer, reports_allocation_failures_and_stays_closable)
 {
