@@ -75,6 +75,10 @@ typedef struct cmp {
     const bool *mode;          /* the mode being compared, or NULL */
     const ref_mode *rm;        /* its reference answer */
     const sa_mode_view *view;  /* the engine's answer */
+    struct set_cache *cache;   /* compiled cubes of the report's sets */
+    uint64_t mode_bits;        /* the mode as bits (n_modes <= 64) */
+    bool check_formulas;       /* also evaluate the sets' formulas */
+    size_t *name_len;          /* lengths of the mode names */
 } cmp;
 
 static void dump_ints(FILE *f, const char *what, const int *a, uint32_t n) {
@@ -175,12 +179,76 @@ static bool cubes_contain(const sa_set *s, uint32_t n_modes, const bool *mode) {
     return false;
 }
 
+/* Cubes compiled to bit masks (for n_modes <= 64): a mode is in the cube iff
+ * ((mode ^ val) & care) == 0. Large models (building N=10: about 2^10 cubes
+ * per set, hundreds of sets, a thousand modes) need this speed. The cache is
+ * keyed by the address of the sa_set in the report. */
+typedef struct set_entry {
+    const sa_set *key;
+    size_t n;
+    uint64_t *care, *val;
+} set_entry;
+
+typedef struct set_cache {
+    size_t cap; /* power of two */
+    set_entry *tab;
+} set_cache;
+
+static void cache_init(set_cache *sc, size_t n_sets) {
+    sc->cap = 16;
+    while (sc->cap < 2 * n_sets) sc->cap *= 2;
+    sc->tab = calloc(sc->cap, sizeof *sc->tab);
+    cr_assert_not_null(sc->tab);
+}
+
+static void cache_close(set_cache *sc) {
+    for (size_t k = 0; k < sc->cap; k++) {
+        free(sc->tab[k].care);
+        free(sc->tab[k].val);
+    }
+    free(sc->tab);
+    memset(sc, 0, sizeof *sc);
+}
+
+static const set_entry *cache_get(set_cache *sc, const sa_set *s, uint32_t n_modes) {
+    size_t h = ((uintptr_t)s >> 3) * 0x9E3779B97F4A7C15ull;
+    for (size_t k = h & (sc->cap - 1);; k = (k + 1) & (sc->cap - 1)) {
+        set_entry *e = &sc->tab[k];
+        if (e->key == s) return e;
+        if (e->key) continue;
+        cr_assert_not_null(s); /* the table is sized for every set: never full */
+        e->key = s;
+        e->n = s->n_cubes;
+        e->care = calloc(e->n + 1, sizeof *e->care);
+        e->val = calloc(e->n + 1, sizeof *e->val);
+        cr_assert(e->care && e->val);
+        for (size_t t = 0; t < e->n; t++)
+            for (uint32_t v = 0; v < n_modes; v++) {
+                signed char x = s->cubes[t * n_modes + v];
+                if (x < 0) continue;
+                e->care[t] |= (uint64_t)1 << v;
+                if (x == 1) e->val[t] |= (uint64_t)1 << v;
+            }
+        return e;
+    }
+}
+
+static bool set_contains(const cmp *c, const sa_set *s) {
+    const uint32_t n_modes = c->rep->n_modes;
+    if (!c->cache || n_modes > 64) return cubes_contain(s, n_modes, c->mode);
+    const set_entry *e = cache_get(c->cache, s, n_modes);
+    for (size_t t = 0; t < e->n; t++)
+        if (((c->mode_bits ^ e->val[t]) & e->care[t]) == 0) return true;
+    return false;
+}
+
 /* A small evaluator for the formulas of sa_set ("g1 & !g2 | g3", "true"):
  * or := and ('|' and)*; and := not ('&' not)*; not := '!' not | atom;
  * atom := '(' or ')' | true | false | name. */
 typedef struct fparse {
     const char *s;
     const sa_report *rep;
+    const size_t *name_len;
     const bool *mode;
     bool err;
 } fparse;
@@ -219,7 +287,8 @@ static bool f_atom(fparse *p, int depth) {
     if (n == 5 && strncmp(start, "false", 5) == 0) return false;
     for (uint32_t k = 0; k < p->rep->n_modes; k++) {
         const char *name = p->rep->mode_names[k];
-        if (strlen(name) == n && strncmp(start, name, n) == 0) return p->mode[k];
+        if (p->name_len[k] == n && name[0] == start[0] && memcmp(start, name, n) == 0)
+            return p->mode[k];
     }
     p->err = true;
     return false;
@@ -245,12 +314,13 @@ static bool f_or(fparse *p, int depth) {
 
 /* Check that both views of a set (cubes, formula) agree with `want`. */
 static void check_set(const cmp *c, const sa_set *s, bool want, const char *what) {
-    bool in_cubes = cubes_contain(s, c->rep->n_modes, c->mode);
+    bool in_cubes = set_contains(c, s);
     if (in_cubes != want)
         mismatch(c, "report: %s: cubes %s the mode, the reference says %s", what,
                  in_cubes ? "contain" : "do not contain", want ? "in" : "out");
     if (!s->formula) mismatch(c, "report: %s: no formula", what);
-    fparse p = {s->formula, c->rep, c->mode, false};
+    if (!c->check_formulas) return;
+    fparse p = {s->formula, c->rep, c->name_len, c->mode, false};
     bool in_formula = f_or(&p, 0);
     f_skip(&p);
     if (p.err || *p.s) mismatch(c, "report: %s: cannot read formula \"%s\"", what, s->formula);
@@ -407,6 +477,9 @@ static void compare_mode(cmp *c, const sa_result *res, const bool *mode, stats *
     memset(&v, 0, sizeof v);
     c->mode = mode;
     c->rm = &rm;
+    c->mode_bits = 0;
+    for (uint32_t k = 0; k < c->m->n_modes && k < 64; k++)
+        if (mode[k]) c->mode_bits |= (uint64_t)1 << k;
     int rc = sa_result_mode(res, mode, &v);
     if (rc != MDAE_OK) mismatch(c, "sa_result_mode failed: %s", mdae_err_name(rc));
     c->view = &v;
@@ -436,7 +509,8 @@ static bool valid_mode(const mel_model *m, const bool *mode) {
  * the rejected invalid modes are compared too, which only checks validity). */
 static void compare_model(const char *label, const char *text, const mel_options *opt,
                           size_t samples, uint64_t seed, stats *st) {
-    cmp c = {label, text, NULL, NULL, NULL, NULL, NULL};
+    cmp c = {label, text, NULL, NULL, NULL, NULL, NULL, NULL, 0, true, NULL};
+    set_cache cache = {0, NULL};
     mel_model *m = NULL;
     mdae_diags diags;
     mdae_diags_init(&diags);
@@ -492,6 +566,14 @@ static void compare_model(const char *label, const char *text, const mel_options
     if (rc != MDAE_OK) mismatch(&c, "sa_result_report returned %s", mdae_err_name(rc));
     c.rep = rep;
     check_report(&c);
+    size_t n_sets = 1 + rep->n_diagnostics;
+    for (uint32_t i = 0; i < rep->n_equations; i++) n_sets += 1 + rep->equations[i].n_offsets;
+    for (uint32_t j = 0; j < rep->n_variables; j++) n_sets += 1 + rep->variables[j].n_offsets;
+    cache_init(&cache, n_sets);
+    c.cache = &cache;
+    c.name_len = calloc(m->n_modes + 1, sizeof *c.name_len);
+    cr_assert_not_null(c.name_len);
+    for (uint32_t k = 0; k < m->n_modes; k++) c.name_len[k] = strlen(m->modes[k].name);
 
     bool *mode = calloc(m->n_modes + 1, sizeof *mode);
     cr_assert_not_null(mode);
@@ -510,18 +592,30 @@ static void compare_model(const char *label, const char *text, const mel_options
         if (rep->valid_modes != (double)valid)
             mismatch(&c, "report: %.0f valid modes, the reference counts %zu", rep->valid_modes,
                      valid);
+        if (sa_result_valid_modes(res) != (double)valid)
+            mismatch(&c, "sa_result_valid_modes: %.0f, the reference counts %zu",
+                     sa_result_valid_modes(res), valid);
+        if (sa_result_singular(res) != (singular > 0))
+            mismatch(&c, "sa_result_singular: %d, the reference finds %zu singular modes",
+                     sa_result_singular(res), singular);
     } else {
+        /* Formulas of big sets are long (building N=10: thousands of
+         * literals, hundreds of sets): read them on the first modes only; the
+         * cubes are checked on every mode. */
         uint64_t rs = seed;
         for (size_t n = 0; n < samples; n++) {
+            c.check_formulas = n < 20;
             for (int tries = 0; tries < 10000; tries++) {
                 for (uint32_t k = 0; k < m->n_modes; k++) mode[k] = ref_rand_next(&rs) & 1;
                 if (valid_mode(m, mode)) break;
-                if (tries < 3) compare_mode(&c, res, mode, st); /* checks valid=false */
+                if (tries == 0) compare_mode(&c, res, mode, st); /* checks valid=false */
             }
             compare_mode(&c, res, mode, st);
         }
     }
     free(mode);
+    cache_close(&cache);
+    free(c.name_len);
     sa_report_free(rep);
     sa_result_free(res);
     mel_model_free(m);
