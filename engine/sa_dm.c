@@ -7,8 +7,8 @@
  * matching of that mode's graph leaves it unmatched; a variable is
  * underdetermined likewise. So: the matchings (at most one edge per active
  * equation / variable, along active edges) restricted to the singular modes,
- * arg-min of the number of unmatched active equations (the same bit-by-bit
- * pruning as the primal problem), then, per item, the modes where some
+ * the ones of maximum cardinality (sa__best with a cost of 1 per edge, the
+ * dynamic programme of the primal problem), then, per item, the modes where some
  * remaining matching leaves it unmatched. Skipped when no valid mode is
  * singular (the common case), so it costs nothing on nonsingular models.
  */

@@ -1,15 +1,20 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * engine/sa_primal.c -- the primal problem for all modes (RR-9322 4.4): the
- * perfect matchings X, the maximum-weight ones S by bit-by-bit pruning, one
- * chosen MWPM T per mode, T_e per edge, and the singular modes.
+ * perfect matchings X, the maximum-weight ones S, one chosen MWPM T per
+ * mode, T_e per edge, and the singular modes.
  *
  * Weight shift. Instead of omega = sum of sigma over the matching, we
- * minimise the deficit D = sum over matched edges of
- * (max sigma of the edge's column in the mode) - sigma. In a perfect matching
- * every active variable is matched once, so D = (sum of column maxima) -
- * omega: the same matchings are optimal, but most edges have deficit 0 and
- * drop out of the sum, which keeps D's bits small (issue 3, item 6).
+ * minimise the deficit: per edge, (max sigma of the edge's column in the
+ * mode) - sigma, then minus the least such value of the edge's row. In a
+ * perfect matching every active variable and equation is matched once, so
+ * the total deficit is a mode-dependent constant minus omega: the same
+ * matchings are optimal, but most edges have deficit 0 and the values stay
+ * small (issue 3, item 6).
+ *
+ * S is not computed by the paper's bit-by-bit pruning of a weight vector but
+ * by a shortest-path dynamic programme on the BDD of X (sa__best, below,
+ * which says why); S is the same set.
  */
 #include "sa_int.h"
 
