@@ -17,8 +17,9 @@
  * N <= 3 exhaustively and N = 10 on sampled modes.
  *
  * On a mismatch the message gives the model (label, seed, text), the mode,
- * and both answers for that mode: rerun with MDAE_SEED=<seed>
- * MDAE_RANDOM_MODELS=1 to reproduce one random model.
+ * and both answers for that mode, and for a random model the command that
+ * reruns it alone. MDAE_KEEP_GOING=1 lists every disagreeing model instead of
+ * stopping at the first.
  */
 #include <criterion/criterion.h>
 
@@ -633,16 +634,21 @@ static void compare_model_or_skip(const char *label, const char *text, uint64_t 
     g_next_model = NULL;
 }
 
+/* Models seeds base + first .. base + first + count - 1; `origin` is the
+ * `first` of `test` when MDAE_RANDOM_MODELS=1, so a failing seed S is
+ * reproduced by MDAE_SEED=S-origin in that test. */
 static void random_models(uint64_t first, uint64_t count, const ref_random_opts *o,
-                          stats *st) {
+                          const char *test, uint64_t origin, stats *st) {
     uint64_t base = env_u64("MDAE_SEED", 0x5A5EED00ull);
     for (uint64_t t = first; t < first + count; t++) {
         uint64_t seed = base + t;
         char *text = ref_random_model(seed, o);
         cr_assert_not_null(text);
-        char label[128];
-        snprintf(label, sizeof label, "random model, seed %llu%s", (unsigned long long)seed,
-                 o->violate ? " (violate)" : "");
+        char label[256];
+        snprintf(label, sizeof label,
+                 "random model, seed %llu (rerun: MDAE_SEED=%llu MDAE_RANDOM_MODELS=1 "
+                 "test_sa_vs_ref --filter 'sa_vs_ref/%s')",
+                 (unsigned long long)seed, (unsigned long long)(seed - origin), test);
         compare_model_or_skip(label, text, seed, st);
         mdae_free(text);
     }
@@ -657,7 +663,8 @@ static void random_batch(int batch) {
     const uint64_t per = random_count(250);
     ref_random_opts o = {.nonsquare_percent = 15};
     stats st = {0};
-    random_models((uint64_t)batch * per, per, &o, &st);
+    random_models((uint64_t)batch * per, per, &o,
+                  "agrees_with_the_reference_on_random_models_batch_0", 0, &st);
     cr_log_info("random batch %d: %zu models, %zu modes, %zu valid, %zu singular", batch,
                 st.models, st.modes, st.valid, st.singular);
     if (per >= 100) {
@@ -678,13 +685,15 @@ Test(sa_vs_ref, agrees_with_the_reference_on_random_models_with_deeper_orders) {
     /* Fewer, larger models with orders up to 5 and 4 mode variables. */
     ref_random_opts o = {.max_equations = 7, .max_order = 5, .nonsquare_percent = 10};
     stats st = {0};
-    random_models(100000, random_count(100), &o, &st);
+    random_models(100000, random_count(100), &o,
+                  "agrees_with_the_reference_on_random_models_with_deeper_orders", 100000, &st);
 }
 
 Test(sa_vs_ref, rejects_random_models_that_use_variables_outside_their_guard) {
     ref_random_opts o = {.violate = true, .nonsquare_percent = 10};
     stats st = {0};
-    random_models(200000, random_count(100), &o, &st);
+    random_models(200000, random_count(100), &o,
+                  "rejects_random_models_that_use_variables_outside_their_guard", 200000, &st);
     if (st.models >= 50) cr_assert_gt(st.inconsistent, st.models / 2);
 }
 
