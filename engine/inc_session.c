@@ -1,0 +1,1017 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/inc_session.c -- the incremental session: split a model into the
+ * connected components of its all-modes incidence graph, key each by its
+ * canonical structure, reuse cached analyses, compose per mode. Why this is
+ * exact, and the cache policy: engine/inc.h.
+ *
+ * Only the public sa.h / cdg.h API is used: a cached part is a private
+ * mel_model (deep copy) with its sa_result and cdg_graph.
+ */
+#include "inc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- A growable byte buffer (sticky OOM) -------------------------------- */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = mdae_realloc(b->p, cap);
+        if (p == NULL) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+static void sb_fmt(sbuf *b, const char *fmt, ...) MDAE_PRINTF(2, 3);
+static void sb_fmt(sbuf *b, const char *fmt, ...)
+{
+    char tmp[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        b->oom = true; /* only short numeric formats are used */
+        return;
+    }
+    sb_put(b, tmp, (size_t)n);
+}
+
+/* Names are written length-prefixed, so no name can fake a separator. */
+static void sb_name(sbuf *b, const char *s)
+{
+    sb_fmt(b, "%zu:", strlen(s));
+    sb_str(b, s);
+}
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Said by sa_analyze (engine/sa_encode.c) when no mode is valid. */
+#define NO_VALID_MODE "the invariants exclude every mode: there is no valid mode"
+
+/* ---- Pointer map (guard DAG memo) --------------------------------------- */
+typedef struct pmap {
+    const void **keys;
+    void **vals;
+    size_t cap, n;
+    bool oom;
+} pmap;
+
+static size_t pm_slot(const pmap *m, const void *k)
+{
+    uint64_t h = (uint64_t)(uintptr_t)k * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(h >> 17) & (m->cap - 1);
+    while (m->keys[i] != NULL && m->keys[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static void *pm_get(const pmap *m, const void *k)
+{
+    if (m->cap == 0)
+        return NULL;
+    size_t i = pm_slot(m, k);
+    return m->keys[i] == k ? m->vals[i] : NULL;
+}
+
+static void pm_put(pmap *m, const void *k, void *v)
+{
+    if (m->oom)
+        return;
+    if ((m->n + 1) * 2 > m->cap) {
+        pmap n = {0};
+        n.cap = m->cap ? m->cap * 2 : 64;
+        n.keys = mdae_calloc(n.cap, sizeof *n.keys);
+        n.vals = mdae_calloc(n.cap, sizeof *n.vals);
+        if (n.keys == NULL || n.vals == NULL) {
+            mdae_free(n.keys);
+            mdae_free(n.vals);
+            m->oom = true;
+            return;
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i] != NULL) {
+                size_t j = pm_slot(&n, m->keys[i]);
+                n.keys[j] = m->keys[i];
+                n.vals[j] = m->vals[i];
+                n.n++;
+            }
+        mdae_free(m->keys);
+        mdae_free(m->vals);
+        *m = n;
+    }
+    size_t i = pm_slot(m, k);
+    if (m->keys[i] == NULL)
+        m->n++;
+    m->keys[i] = k;
+    m->vals[i] = v;
+}
+
+static void pm_clear(pmap *m)
+{
+    mdae_free(m->keys);
+    mdae_free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* Serialise a guard DAG: a node seen before is "@id", a new one gets the
+ * next id and is written in full. Canonical for a given DAG shape. */
+static void key_guard(sbuf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
+{
+    void *id = pm_get(seen, g);
+    if (id != NULL) {
+        sb_fmt(b, "@%zu", (size_t)(uintptr_t)id);
+        return;
+    }
+    pm_put(seen, g, (void *)++*next);
+    switch (g->op) {
+    case MEL_G_FALSE: sb_str(b, "F"); break;
+    case MEL_G_TRUE: sb_str(b, "T"); break;
+    case MEL_G_VAR: sb_fmt(b, "v%u", (unsigned)g->var); break;
+    case MEL_G_NOT:
+        sb_str(b, "!(");
+        key_guard(b, seen, next, g->lhs);
+        sb_str(b, ")");
+        break;
+    case MEL_G_AND:
+    case MEL_G_OR:
+        sb_str(b, g->op == MEL_G_AND ? "&(" : "|(");
+        key_guard(b, seen, next, g->lhs);
+        sb_str(b, ",");
+        key_guard(b, seen, next, g->rhs);
+        sb_str(b, ")");
+        break;
+    }
+}
+
+/* ---- Cached parts ------------------------------------------------------- */
+
+/* Every allocation of a part's private model, freed together. */
+typedef struct arena {
+    void **p;
+    size_t n, cap;
+    bool oom;
+} arena;
+
+static void *ar_alloc(arena *a, size_t n)
+{
+    if (a->oom)
+        return NULL;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 32;
+        void **p = mdae_realloc(a->p, cap * sizeof *p);
+        if (p == NULL) {
+            a->oom = true;
+            return NULL;
+        }
+        a->p = p;
+        a->cap = cap;
+    }
+    void *q = mdae_calloc(1, n ? n : 1);
+    if (q == NULL) {
+        a->oom = true;
+        return NULL;
+    }
+    a->p[a->n++] = q;
+    return q;
+}
+
+static char *ar_strdup(arena *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *q = ar_alloc(a, n);
+    if (q != NULL)
+        memcpy(q, s, n);
+    return q;
+}
+
+static void ar_free(arena *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        mdae_free(a->p[i]);
+    mdae_free(a->p);
+    memset(a, 0, sizeof *a);
+}
+
+static const mel_guard *copy_guard(arena *a, pmap *memo, const mel_guard *g)
+{
+    mel_guard *c = pm_get(memo, g);
+    if (c != NULL)
+        return c;
+    c = ar_alloc(a, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->op = g->op;
+    c->var = g->var;
+    if (g->lhs != NULL && (c->lhs = copy_guard(a, memo, g->lhs)) == NULL)
+        return NULL;
+    if (g->rhs != NULL && (c->rhs = copy_guard(a, memo, g->rhs)) == NULL)
+        return NULL;
+    pm_put(memo, g, c);
+    return memo->oom ? NULL : c;
+}
+
+/* The serialised modes and invariants, shared by the parts keyed with it. */
+typedef struct inc_prefix {
+    int refs;
+    size_t len;
+    char *text; /* owned */
+} inc_prefix;
+
+static void prefix_unref(inc_prefix *p)
+{
+    if (p == NULL || --p->refs > 0)
+        return;
+    mdae_free(p->text);
+    mdae_free(p);
+}
+
+typedef struct inc_part inc_part;
+struct inc_part {
+    inc_part *next;   /* session cache list */
+    int refs;         /* the cache's + results' */
+    bool cached;      /* still in the session list */
+    unsigned gen;     /* last analysis that used it */
+    struct inc_prefix *prefix; /* one reference: modes and invariants */
+    uint64_t hash;
+    char *key;        /* owned */
+    size_t key_len;
+    arena mem;        /* the private model's data */
+    mel_model model;  /* modes, invariants, equations, variables in mem */
+    sa_result *res;
+    cdg_graph *graph;
+};
+
+static void part_unref(inc_part *p)
+{
+    if (p == NULL || --p->refs > 0)
+        return;
+    cdg_graph_free(p->graph);
+    sa_result_free(p->res);
+    ar_free(&p->mem);
+    prefix_unref(p->prefix);
+    mdae_free(p->key);
+    mdae_free(p);
+}
+
+/* ---- Session ----------------------------------------------------------- */
+
+/* Session-wide block identity -> id map (chained hash). */
+typedef struct bid {
+    struct bid *next;
+    uint64_t hash;
+    char *key;
+    uint32_t id;
+} bid;
+
+struct inc_session {
+    inc_part *parts;
+    size_t n_parts;
+    unsigned gen;
+    inc_prefix *prefix;  /* of the last analysis (one reference) */
+    bid **bids;
+    size_t bids_cap, n_bids;
+    uint32_t next_id;
+    inc_stats total;
+};
+
+int inc_session_new(inc_session **out)
+{
+    if (out == NULL)
+        return MDAE_E_INVAL;
+    inc_session *s = mdae_calloc(1, sizeof *s);
+    if (s == NULL)
+        return MDAE_E_NOMEM;
+    *out = s;
+    return MDAE_OK;
+}
+
+void inc_session_free(inc_session *s)
+{
+    if (s == NULL)
+        return;
+    for (inc_part *p = s->parts, *n; p != NULL; p = n) {
+        n = p->next;
+        p->cached = false;
+        part_unref(p);
+    }
+    for (size_t i = 0; i < s->bids_cap; i++)
+        for (bid *b = s->bids[i], *n; b != NULL; b = n) {
+            n = b->next;
+            mdae_free(b->key);
+            mdae_free(b);
+        }
+    mdae_free(s->bids);
+    prefix_unref(s->prefix);
+    mdae_free(s);
+}
+
+void inc_session_stats(const inc_session *s, inc_stats *total, size_t *cached)
+{
+    if (total != NULL)
+        *total = s->total;
+    if (cached != NULL)
+        *cached = s->n_parts;
+}
+
+static int block_id(inc_session *s, const char *key, size_t len, uint32_t *out)
+{
+    uint64_t h = fnv1a(key, len);
+    if (s->bids_cap > 0)
+        for (bid *b = s->bids[h & (s->bids_cap - 1)]; b != NULL; b = b->next)
+            if (b->hash == h && strcmp(b->key, key) == 0) {
+                *out = b->id;
+                return MDAE_OK;
+            }
+    if ((s->n_bids + 1) * 2 > s->bids_cap) {
+        size_t cap = s->bids_cap ? s->bids_cap * 2 : 256;
+        bid **t = mdae_calloc(cap, sizeof *t);
+        if (t == NULL)
+            return MDAE_E_NOMEM;
+        for (size_t i = 0; i < s->bids_cap; i++)
+            for (bid *b = s->bids[i], *n; b != NULL; b = n) {
+                n = b->next;
+                b->next = t[b->hash & (cap - 1)];
+                t[b->hash & (cap - 1)] = b;
+            }
+        mdae_free(s->bids);
+        s->bids = t;
+        s->bids_cap = cap;
+    }
+    bid *b = mdae_calloc(1, sizeof *b);
+    if (b == NULL || (b->key = mdae_strdup(key)) == NULL) {
+        mdae_free(b);
+        return MDAE_E_NOMEM;
+    }
+    b->hash = h;
+    b->id = s->next_id++;
+    b->next = s->bids[h & (s->bids_cap - 1)];
+    s->bids[h & (s->bids_cap - 1)] = b;
+    s->n_bids++;
+    *out = b->id;
+    return MDAE_OK;
+}
+
+/* ---- Result ------------------------------------------------------------ */
+
+typedef struct rpart {
+    inc_part *part;      /* one reference */
+    uint32_t n_eq, n_var;
+    uint32_t *eq_map;    /* local -> model index */
+    uint32_t *var_map;
+    uint32_t *ids;       /* local block id -> stable id */
+} rpart;
+
+typedef struct rblock {
+    cdg_block b;         /* items with model indices; arrays owned */
+} rblock;
+
+struct inc_result {
+    uint32_t n_eq, n_var, n_modes;
+    size_t n_parts;
+    rpart *parts;
+    size_t n_blocks;
+    rblock *blocks;      /* sorted by id */
+    inc_stats stats;
+};
+
+void inc_result_free(inc_result *r)
+{
+    if (r == NULL)
+        return;
+    for (size_t k = 0; k < r->n_parts; k++) {
+        part_unref(r->parts[k].part);
+        mdae_free(r->parts[k].eq_map);
+        mdae_free(r->parts[k].var_map);
+        mdae_free(r->parts[k].ids);
+    }
+    mdae_free(r->parts);
+    for (size_t k = 0; k < r->n_blocks; k++) {
+        mdae_free((void *)r->blocks[k].b.equations);
+        mdae_free((void *)r->blocks[k].b.unknowns);
+        mdae_free((void *)r->blocks[k].b.reads);
+    }
+    mdae_free(r->blocks);
+    mdae_free(r);
+}
+
+void inc_result_stats(const inc_result *r, inc_stats *out)
+{
+    *out = r->stats;
+}
+
+size_t inc_result_n_blocks(const inc_result *r)
+{
+    return r->n_blocks;
+}
+
+int inc_result_block(const inc_result *r, size_t k, cdg_block *out)
+{
+    if (r == NULL || out == NULL || k >= r->n_blocks)
+        return MDAE_E_INVAL;
+    *out = r->blocks[k].b;
+    return MDAE_OK;
+}
+
+int inc_result_block_by_id(const inc_result *r, uint32_t id, cdg_block *out)
+{
+    if (r == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    size_t lo = 0, hi = r->n_blocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->blocks[mid].b.id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == r->n_blocks || r->blocks[lo].b.id != id)
+        return MDAE_E_INVAL;
+    *out = r->blocks[lo].b;
+    return MDAE_OK;
+}
+
+/* ---- Splitting --------------------------------------------------------- */
+
+static uint32_t uf_find(uint32_t *up, uint32_t x)
+{
+    while (up[x] != x) {
+        up[x] = up[up[x]];
+        x = up[x];
+    }
+    return x;
+}
+
+/* Key prefix: mode names and invariants (shared by every part). */
+static int build_prefix(const mel_model *m, sbuf *b)
+{
+    pmap seen = {0};
+    uintptr_t next = 0;
+    sb_fmt(b, "M%u;", (unsigned)m->n_modes);
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        sb_name(b, m->modes[k].name);
+    sb_fmt(b, "I%u;", (unsigned)m->n_invariants);
+    for (uint32_t k = 0; k < m->n_invariants; k++) {
+        key_guard(b, &seen, &next, m->invariants[k].cond);
+        sb_str(b, ";");
+    }
+    bool oom = seen.oom || b->oom;
+    pm_clear(&seen);
+    return oom ? MDAE_E_NOMEM : MDAE_OK;
+}
+
+/* Key of one part: its equations then variables, in model order, variables
+ * numbered locally. local[] maps model variable -> local number. */
+static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local, sbuf *b)
+{
+    pmap seen = {0};
+    uintptr_t next = 0;
+    sb_fmt(b, "E%u;", (unsigned)rp->n_eq);
+    for (uint32_t q = 0; q < rp->n_eq; q++) {
+        const mel_equation *e = &m->equations[rp->eq_map[q]];
+        sb_name(b, e->name);
+        key_guard(b, &seen, &next, e->guard);
+        sb_fmt(b, "[%u", (unsigned)e->n_incs);
+        for (uint32_t k = 0; k < e->n_incs; k++) {
+            const mel_incidence *inc = &e->incs[k];
+            sb_fmt(b, "(%u,%u", (unsigned)local[inc->var], (unsigned)inc->n_cases);
+            for (uint32_t c = 0; c < inc->n_cases; c++) {
+                sb_fmt(b, ",%d:", inc->cases[c].order);
+                key_guard(b, &seen, &next, inc->cases[c].guard);
+            }
+            sb_str(b, ")");
+        }
+        sb_str(b, "]");
+    }
+    sb_fmt(b, "V%u;", (unsigned)rp->n_var);
+    for (uint32_t q = 0; q < rp->n_var; q++) {
+        const mel_variable *v = &m->variables[rp->var_map[q]];
+        sb_name(b, v->name);
+        key_guard(b, &seen, &next, v->guard);
+        sb_str(b, ";");
+    }
+    bool oom = seen.oom || b->oom;
+    pm_clear(&seen);
+    return oom ? MDAE_E_NOMEM : MDAE_OK;
+}
+
+/* The part's private model: a deep copy of its equations and variables and
+ * of all modes and invariants. Ranges are kept (diagnostics point into the
+ * text of the version that created the part; a reused part has produced no
+ * diagnostics, see inc_analyze). */
+static int build_model(const mel_model *m, const rpart *rp, const uint32_t *local, inc_part *p)
+{
+    arena *a = &p->mem;
+    pmap memo = {0};
+    mel_model *sm = &p->model;
+    mel_mode *modes = ar_alloc(a, (m->n_modes + 1) * sizeof *modes);
+    mel_invariant *invs = ar_alloc(a, (m->n_invariants + 1) * sizeof *invs);
+    mel_variable *vars = ar_alloc(a, (rp->n_var + 1) * sizeof *vars);
+    mel_equation *eqs = ar_alloc(a, (rp->n_eq + 1) * sizeof *eqs);
+    if (a->oom)
+        goto fail;
+    for (uint32_t k = 0; k < m->n_modes; k++) {
+        modes[k].where = m->modes[k].where;
+        if ((modes[k].name = ar_strdup(a, m->modes[k].name)) == NULL)
+            goto fail;
+    }
+    for (uint32_t k = 0; k < m->n_invariants; k++) {
+        invs[k].where = m->invariants[k].where;
+        if ((invs[k].cond = copy_guard(a, &memo, m->invariants[k].cond)) == NULL)
+            goto fail;
+    }
+    for (uint32_t q = 0; q < rp->n_var; q++) {
+        const mel_variable *v = &m->variables[rp->var_map[q]];
+        vars[q].where = v->where;
+        if ((vars[q].name = ar_strdup(a, v->name)) == NULL ||
+            (vars[q].guard = copy_guard(a, &memo, v->guard)) == NULL)
+            goto fail;
+    }
+    size_t n_edges = 0;
+    for (uint32_t q = 0; q < rp->n_eq; q++) {
+        const mel_equation *e = &m->equations[rp->eq_map[q]];
+        eqs[q].where = e->where;
+        eqs[q].n_incs = e->n_incs;
+        n_edges += e->n_incs;
+        if ((eqs[q].name = ar_strdup(a, e->name)) == NULL ||
+            (eqs[q].guard = copy_guard(a, &memo, e->guard)) == NULL)
+            goto fail;
+        mel_incidence *incs = ar_alloc(a, (e->n_incs + 1) * sizeof *incs);
+        if (incs == NULL)
+            goto fail;
+        for (uint32_t k = 0; k < e->n_incs; k++) {
+            const mel_incidence *inc = &e->incs[k];
+            mel_order_case *cs = ar_alloc(a, (inc->n_cases + 1) * sizeof *cs);
+            if (cs == NULL)
+                goto fail;
+            for (uint32_t c = 0; c < inc->n_cases; c++) {
+                cs[c].order = inc->cases[c].order;
+                cs[c].where = inc->cases[c].where;
+                if ((cs[c].guard = copy_guard(a, &memo, inc->cases[c].guard)) == NULL)
+                    goto fail;
+            }
+            /* Local numbers keep the model's order, so incidences stay
+             * sorted by variable. */
+            incs[k].var = local[inc->var];
+            incs[k].n_cases = inc->n_cases;
+            incs[k].cases = cs;
+        }
+        eqs[q].incs = incs;
+    }
+    pm_clear(&memo);
+    sm->n_modes = m->n_modes;
+    sm->modes = modes;
+    sm->n_invariants = m->n_invariants;
+    sm->invariants = invs;
+    sm->n_variables = rp->n_var;
+    sm->variables = vars;
+    sm->n_equations = rp->n_eq;
+    sm->equations = eqs;
+    sm->n_edges = n_edges;
+    return MDAE_OK;
+fail:
+    pm_clear(&memo);
+    return MDAE_E_NOMEM;
+}
+
+static bool diag_seen(const mdae_diags *d, size_t upto, const mdae_diag *x)
+{
+    for (size_t k = 0; k < upto; k++)
+        if (d->items[k].severity == x->severity &&
+            memcmp(&d->items[k].where, &x->where, sizeof x->where) == 0 &&
+            strcmp(d->items[k].message, x->message) == 0)
+            return true;
+    return false;
+}
+
+/* Identity string of a block, by names and orders (inc.h: "Block ids"). */
+static void block_key(sbuf *b, const cdg_block *blk)
+{
+    const cdg_item *sets[3] = {blk->equations, blk->unknowns, blk->reads};
+    size_t ns[3] = {blk->n_equations, blk->n_unknowns, blk->n_reads};
+    for (int s = 0; s < 3; s++) {
+        sb_str(b, s == 0 ? "E" : s == 1 ? "|U" : "|R");
+        for (size_t k = 0; k < ns[s]; k++) {
+            sb_name(b, sets[s][k].name);
+            sb_fmt(b, "^%d,", sets[s][k].order);
+        }
+    }
+}
+
+static cdg_item *map_items(const cdg_item *it, size_t n, const uint32_t *map)
+{
+    cdg_item *o = mdae_calloc(n + 1, sizeof *o);
+    if (o == NULL)
+        return NULL;
+    for (size_t k = 0; k < n; k++) {
+        o[k] = it[k];
+        o[k].index = map[it[k].index];
+    }
+    return o;
+}
+
+static int cmp_block(const void *a, const void *b)
+{
+    uint32_t x = ((const rblock *)a)->b.id, y = ((const rblock *)b)->b.id;
+    return x < y ? -1 : x > y;
+}
+
+/* Analyse one part anew: private model, sa_analyze, cdg_build. */
+static int analyse_part(inc_part *p, const sa_options *opt, mdae_diags *diags)
+{
+    int rc = sa_analyze(&p->model, opt, &p->res, diags);
+    if (rc < 0)
+        return rc;
+    return cdg_build(p->res, opt, &p->graph, diags);
+}
+
+/* Drop cache entries unused for INC_KEEP_GENERATIONS analyses. */
+static void trim_cache(inc_session *s)
+{
+    inc_part **pp = &s->parts;
+    while (*pp != NULL) {
+        inc_part *p = *pp;
+        if (s->gen - p->gen >= INC_KEEP_GENERATIONS) {
+            *pp = p->next;
+            p->cached = false;
+            s->n_parts--;
+            part_unref(p);
+        } else {
+            pp = &p->next;
+        }
+    }
+}
+
+int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
+                mdae_diags *diags)
+{
+    if (s == NULL || m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    int rc = MDAE_E_NOMEM;
+    uint32_t ne = m->n_equations, nv = m->n_variables;
+    uint32_t *up = mdae_malloc(((size_t)ne + nv + 1) * sizeof *up);
+    uint32_t *comp = mdae_malloc(((size_t)ne + nv + 1) * sizeof *comp);
+    uint32_t *local = mdae_malloc(((size_t)nv + 1) * sizeof *local);
+    inc_result *r = mdae_calloc(1, sizeof *r);
+    sbuf pre = {0}, key = {0};
+    mdae_diags tmp;
+    mdae_diags_init(&tmp);
+    bool model_error = false;
+    if (up == NULL || comp == NULL || local == NULL || r == NULL)
+        goto fail;
+    r->n_eq = ne;
+    r->n_var = nv;
+    r->n_modes = m->n_modes;
+
+    /* Components: equations are nodes 0..ne-1, variables ne..ne+nv-1. */
+    for (uint32_t x = 0; x < ne + nv; x++)
+        up[x] = x;
+    for (uint32_t i = 0; i < ne; i++)
+        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
+            uint32_t a = uf_find(up, i), b = uf_find(up, ne + m->equations[i].incs[k].var);
+            if (a != b)
+                up[a < b ? b : a] = a < b ? a : b; /* root = smallest node */
+        }
+    size_t n_parts = 0;
+    for (uint32_t x = 0; x < ne + nv; x++)
+        comp[x] = uf_find(up, x) == x ? (uint32_t)n_parts++ : UINT32_MAX;
+    for (uint32_t x = 0; x < ne + nv; x++)
+        comp[x] = comp[uf_find(up, x)]; /* the root comes first: numbered */
+    if (n_parts == 0)
+        n_parts = 1; /* an empty model is one empty part: it still has modes */
+    r->parts = mdae_calloc(n_parts + 1, sizeof *r->parts);
+    if (r->parts == NULL)
+        goto fail;
+    r->n_parts = n_parts;
+    for (uint32_t x = 0; x < ne + nv; x++) {
+        rpart *rp = &r->parts[comp[x]];
+        if (x < ne)
+            rp->n_eq++;
+        else
+            rp->n_var++;
+    }
+    for (size_t k = 0; k < n_parts; k++) {
+        rpart *rp = &r->parts[k];
+        rp->eq_map = mdae_malloc((rp->n_eq + 1) * sizeof *rp->eq_map);
+        rp->var_map = mdae_malloc((rp->n_var + 1) * sizeof *rp->var_map);
+        if (rp->eq_map == NULL || rp->var_map == NULL)
+            goto fail;
+        rp->n_eq = rp->n_var = 0;
+    }
+    for (uint32_t x = 0; x < ne + nv; x++) {
+        rpart *rp = &r->parts[comp[x]];
+        if (x < ne) {
+            rp->eq_map[rp->n_eq++] = x;
+        } else {
+            local[x - ne] = rp->n_var;
+            rp->var_map[rp->n_var++] = x - ne;
+        }
+    }
+
+    /* Modes and invariants: parts match only under the same ones. Reuse
+     * the prefix object of a cached part when the text is the same (coming
+     * back to an earlier N finds that N's parts). */
+    if ((rc = build_prefix(m, &pre)) < 0)
+        goto fail;
+    inc_prefix *cur = NULL;
+    if (s->prefix != NULL && s->prefix->len == pre.len && memcmp(s->prefix->text, pre.p, pre.len) == 0)
+        cur = s->prefix;
+    for (inc_part *p = s->parts; p != NULL && cur == NULL; p = p->next)
+        if (p->prefix->len == pre.len && memcmp(p->prefix->text, pre.p, pre.len) == 0)
+            cur = p->prefix;
+    if (cur == NULL) {
+        if ((cur = mdae_calloc(1, sizeof *cur)) == NULL) {
+            rc = MDAE_E_NOMEM;
+            goto fail;
+        }
+        cur->text = pre.p;
+        cur->len = pre.len;
+        pre.p = NULL;
+    }
+    cur->refs++;
+    prefix_unref(s->prefix);
+    s->prefix = cur;
+    s->gen++;
+    r->stats.components = n_parts;
+
+    for (size_t k = 0; k < n_parts; k++) {
+        rpart *rp = &r->parts[k];
+        key.len = 0;
+        rc = build_key(m, rp, local, &key);
+        if (rc < 0)
+            goto fail;
+        uint64_t h = fnv1a(key.p, key.len);
+        inc_part *hit = NULL;
+        for (inc_part *p = s->parts; p != NULL; p = p->next)
+            if (p->prefix == s->prefix && p->hash == h && p->key_len == key.len &&
+                memcmp(p->key, key.p, key.len) == 0) {
+                hit = p;
+                break;
+            }
+        if (hit != NULL) {
+            hit->gen = s->gen;
+            hit->refs++;
+            rp->part = hit;
+            r->stats.reused++;
+            continue;
+        }
+        inc_part *p = mdae_calloc(1, sizeof *p);
+        if (p == NULL) {
+            rc = MDAE_E_NOMEM;
+            goto fail;
+        }
+        p->refs = 1;
+        p->key = key.p;
+        p->key_len = key.len;
+        p->hash = h;
+        p->prefix = s->prefix;
+        s->prefix->refs++;
+        p->gen = s->gen;
+        key = (sbuf){0};
+        rc = build_model(m, rp, local, p);
+        size_t before = tmp.count;
+        if (rc == MDAE_OK)
+            rc = analyse_part(p, opt, &tmp);
+        /* Parts share modes and invariants: drop repeated diagnostics. The
+         * no-valid-mode warning is said once, below, also when every part
+         * is reused (a reused part says nothing). */
+        for (size_t q = before; q < tmp.count; q++)
+            if (!diag_seen(&tmp, before, &tmp.items[q]) &&
+                strcmp(tmp.items[q].message, NO_VALID_MODE) != 0)
+                mdae_diags_add(diags, tmp.items[q].severity, tmp.items[q].where, "%s",
+                               tmp.items[q].message);
+        if (rc == MDAE_E_MODEL) {
+            /* Go on: the cold analysis reports every part's violations. */
+            model_error = true;
+            part_unref(p);
+            continue;
+        }
+        if (rc < 0) {
+            part_unref(p);
+            goto fail;
+        }
+        rp->part = p;
+        r->stats.recomputed++;
+        /* Into the cache (the result holds the part's first reference). */
+        p->refs++;
+        p->cached = true;
+        p->next = s->parts;
+        s->parts = p;
+        s->n_parts++;
+    }
+    if (r->parts[0].part != NULL && sa_result_valid_modes(r->parts[0].part->res) == 0)
+        mdae_diags_add(diags, MDAE_SEV_WARNING,
+                       m->n_invariants ? m->invariants[0].where : (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                       "%s", NO_VALID_MODE);
+    if (model_error) {
+        rc = MDAE_E_MODEL;
+        goto fail;
+    }
+
+    /* Blocks with stable ids and model indices. */
+    size_t nb = 0;
+    for (size_t k = 0; k < n_parts; k++)
+        nb += cdg_graph_n_blocks(r->parts[k].part->graph);
+    r->blocks = mdae_calloc(nb + 1, sizeof *r->blocks);
+    if (r->blocks == NULL) {
+        rc = MDAE_E_NOMEM;
+        goto fail;
+    }
+    for (size_t k = 0; k < n_parts; k++) {
+        rpart *rp = &r->parts[k];
+        size_t n = cdg_graph_n_blocks(rp->part->graph);
+        rp->ids = mdae_malloc((n + 1) * sizeof *rp->ids);
+        if (rp->ids == NULL) {
+            rc = MDAE_E_NOMEM;
+            goto fail;
+        }
+        for (size_t q = 0; q < n; q++) {
+            cdg_block blk;
+            if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
+                goto fail;
+            key.len = 0;
+            block_key(&key, &blk);
+            if (key.oom) {
+                rc = MDAE_E_NOMEM;
+                goto fail;
+            }
+            if ((rc = block_id(s, key.p, key.len, &rp->ids[q])) < 0)
+                goto fail;
+            rblock *rb = &r->blocks[r->n_blocks];
+            rb->b = blk;
+            rb->b.id = rp->ids[q];
+            rb->b.equations = map_items(blk.equations, blk.n_equations, rp->eq_map);
+            rb->b.unknowns = map_items(blk.unknowns, blk.n_unknowns, rp->var_map);
+            rb->b.reads = map_items(blk.reads, blk.n_reads, rp->var_map);
+            r->n_blocks++;
+            if (!rb->b.equations || !rb->b.unknowns || !rb->b.reads) {
+                rc = MDAE_E_NOMEM;
+                goto fail;
+            }
+        }
+    }
+    qsort(r->blocks, r->n_blocks, sizeof *r->blocks, cmp_block);
+
+    s->total.components += r->stats.components;
+    s->total.reused += r->stats.reused;
+    s->total.recomputed += r->stats.recomputed;
+    trim_cache(s);
+    mdae_free(up);
+    mdae_free(comp);
+    mdae_free(local);
+    mdae_free(pre.p);
+    mdae_free(key.p);
+    mdae_diags_close(&tmp);
+    *out = r;
+    return MDAE_OK;
+fail:
+    mdae_free(up);
+    mdae_free(comp);
+    mdae_free(local);
+    mdae_free(pre.p);
+    mdae_free(key.p);
+    mdae_diags_close(&tmp);
+    inc_result_free(r);
+    trim_cache(s);
+    return rc;
+}
+
+/* ---- One mode ----------------------------------------------------------- */
+
+void inc_mode_view_close(inc_mode_view *v)
+{
+    if (v == NULL)
+        return;
+    sa_mode_view_close(&v->sa);
+    mdae_free(v->blocks);
+    mdae_free(v->edges);
+    memset(v, 0, sizeof *v);
+}
+
+int inc_result_mode(const inc_result *r, const bool *mode, inc_mode_view *out)
+{
+    if (r == NULL || out == NULL || (mode == NULL && r->n_modes > 0))
+        return MDAE_E_INVAL;
+    inc_mode_view v = {0};
+    sa_mode_view pv = {0};
+    cdg_mode_view gv = {0};
+    int rc = MDAE_E_NOMEM;
+    size_t ne = r->n_eq + 1, nv = r->n_var + 1;
+    v.sa.eq_active = mdae_calloc(ne, sizeof(bool));
+    v.sa.var_active = mdae_calloc(nv, sizeof(bool));
+    v.sa.c = mdae_calloc(ne, sizeof(int));
+    v.sa.d = mdae_calloc(nv, sizeof(int));
+    v.sa.overdetermined = mdae_calloc(ne, sizeof(bool));
+    v.sa.underdetermined = mdae_calloc(nv, sizeof(bool));
+    v.sa.matched_var = mdae_calloc(ne, sizeof(int));
+    v.blocks = mdae_calloc(r->n_blocks + 1, sizeof *v.blocks);
+    size_t cap_edges = 0;
+    if (!v.sa.eq_active || !v.sa.var_active || !v.sa.c || !v.sa.d || !v.sa.overdetermined ||
+        !v.sa.underdetermined || !v.sa.matched_var || !v.blocks)
+        goto fail;
+    /* Validity is the same in every part (all have all invariants; there
+     * is always at least one part). */
+    v.sa.valid = true;
+    bool singular = false;
+    for (size_t k = 0; k < r->n_parts; k++) {
+        const rpart *rp = &r->parts[k];
+        if ((rc = sa_result_mode(rp->part->res, mode, &pv)) < 0)
+            goto fail;
+        v.sa.valid = pv.valid;
+        singular = singular || pv.singular;
+        for (uint32_t q = 0; q < rp->n_eq; q++) {
+            uint32_t i = rp->eq_map[q];
+            v.sa.eq_active[i] = pv.eq_active[q];
+            v.sa.c[i] = pv.c[q];
+            v.sa.overdetermined[i] = pv.overdetermined[q];
+            v.sa.matched_var[i] = pv.matched_var[q] < 0 ? -1 : (int)rp->var_map[pv.matched_var[q]];
+        }
+        for (uint32_t q = 0; q < rp->n_var; q++) {
+            uint32_t j = rp->var_map[q];
+            v.sa.var_active[j] = pv.var_active[q];
+            v.sa.d[j] = pv.d[q];
+            v.sa.underdetermined[j] = pv.underdetermined[q];
+            /* A part without equations: sa_analyze reports it singular
+             * where its variable is active but (as of this writing) not the
+             * variable as underdetermined; by definition it is (the empty
+             * matching is maximum and leaves it unmatched). */
+            if (rp->n_eq == 0)
+                v.sa.underdetermined[j] = pv.singular && pv.var_active[q];
+        }
+        sa_mode_view_close(&pv);
+    }
+    v.sa.singular = singular;
+    if (singular || !v.sa.valid) {
+        /* Offsets and matchings exist only where every part is nonsingular. */
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            v.sa.c[i] = v.sa.matched_var[i] = -1;
+        for (uint32_t j = 0; j < r->n_var; j++)
+            v.sa.d[j] = -1;
+    }
+    if (v.sa.valid && !singular) {
+        for (size_t k = 0; k < r->n_parts; k++) {
+            const rpart *rp = &r->parts[k];
+            if ((rc = cdg_graph_mode(rp->part->graph, mode, &gv)) < 0)
+                goto fail;
+            for (size_t q = 0; q < gv.n_blocks; q++)
+                v.blocks[v.n_blocks++] = rp->ids[gv.blocks[q]];
+            if (v.n_edges + gv.n_edges > cap_edges) {
+                size_t cap = (cap_edges + gv.n_edges) * 2 + 8;
+                uint32_t *e = mdae_realloc(v.edges, 2 * cap * sizeof *e);
+                if (e == NULL) {
+                    rc = MDAE_E_NOMEM;
+                    goto fail;
+                }
+                v.edges = e;
+                cap_edges = cap;
+            }
+            for (size_t q = 0; q < gv.n_edges; q++) {
+                v.edges[2 * v.n_edges] = rp->ids[gv.edges[2 * q]];
+                v.edges[2 * v.n_edges + 1] = rp->ids[gv.edges[2 * q + 1]];
+                v.n_edges++;
+            }
+            cdg_mode_view_close(&gv);
+        }
+    }
+    *out = v;
+    return MDAE_OK;
+fail:
+    sa_mode_view_close(&pv);
+    cdg_mode_view_close(&gv);
+    inc_mode_view_close(&v);
+    return rc;
+}
