@@ -597,3 +597,73 @@ Test(sa_analyze, report_with_valid_care_gives_short_formulas)
     sa_result_free(r);
     mel_model_free(m);
 }
+
+/* ---- Failure injection ------------------------------------------------------ */
+
+static long alloc_budget = -1; /* allocations left before failing; -1: never */
+
+static bool take_one(void)
+{
+    if (alloc_budget == 0)
+        return false;
+    if (alloc_budget > 0)
+        alloc_budget--;
+    return true;
+}
+
+static void *fail_malloc(size_t n) { return take_one() ? malloc(n) : NULL; }
+static void *fail_realloc(void *p, size_t n) { return take_one() ? realloc(p, n) : NULL; }
+static void *fail_calloc(size_t a, size_t b) { return take_one() ? calloc(a, b) : NULL; }
+
+Test(sa_analyze, allocation_failures_at_every_point_return_nomem_and_leak_nothing)
+{
+    static hb h;
+    singular_simple(&h); /* exercises the diagnostics too */
+    mdae_allocator a = {fail_malloc, fail_realloc, fail_calloc, free};
+    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
+        alloc_budget = n;
+        sa_result *r = NULL;
+        rc = sa_analyze(&h.m, NULL, &r, NULL);
+        if (rc == MDAE_OK) {
+            sa_report *rep = NULL;
+            rc = sa_result_report(r, &rep);
+            sa_report_free(rep);
+            sa_result_free(r);
+        } else {
+            cr_assert_null(r);
+        }
+    }
+    alloc_budget = -1;
+    mdae_replace_allocator(NULL);
+    cr_expect_eq(rc, MDAE_OK, "still %s after %ld allocations", mdae_err_name(rc), n);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(&h.m, &r), MDAE_OK);
+    sa_result_free(r);
+}
+
+Test(sa_analyze, node_limits_at_every_scale_fail_cleanly)
+{
+    mel_model *m = parse_file("building_compressible.mel", 2);
+    int ok = 0, limited = 0;
+    for (size_t lim = 64; lim <= (1u << 20); lim *= 2) {
+        cr_assert_eq(sa_set_node_limit(lim), MDAE_OK);
+        sa_result *r = NULL;
+        int rc = sa_analyze(m, NULL, &r, NULL);
+        cr_assert(rc == MDAE_OK || rc == MDAE_E_BDD_LIMIT, "limit %zu: %s", lim,
+                  mdae_err_name(rc));
+        ok += rc == MDAE_OK;
+        limited += rc == MDAE_E_BDD_LIMIT;
+        sa_result_free(r);
+    }
+    cr_expect_gt(limited, 0);
+    cr_expect_gt(ok, 0);
+    cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    cr_expect(!sa_result_singular(r));
+    sa_result_free(r);
+    mel_model_free(m);
+}
