@@ -18,6 +18,7 @@
  */
 #include "sa_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -391,6 +392,108 @@ BDD sa__choose(sa_ctx *c, BDD s)
     return *out;
 }
 
+/* ---- T_e for every edge in one pass ------------------------------------------
+ * T_e = exists E. (T & e), for all edges at once. Why not one quantification
+ * per edge: measured on the brake (N = 200, 5,000 edges) it took 8.4 s of
+ * an 11 s analysis. T holds exactly one edge set per mode, so in each mode
+ * exactly one path of T reaches true. Top-down, in level order, ctx(n) =
+ * the modes whose path goes through n: a mode node splits ctx by its
+ * literal, an edge node sends ctx to the branch that has a solution in the
+ * mode (sat = exists E of the branch), and the edge is chosen in
+ * ctx(n) & sat(high). */
+
+static int cmp_level(const void *a, const void *b)
+{
+    int la = bdd_var2level(bdd_var(*(const BDD *)a));
+    int lb = bdd_var2level(bdd_var(*(const BDD *)b));
+    return (la > lb) - (la < lb);
+}
+
+typedef struct nodeset {
+    int *key; /* node -> index into nodes, open addressing */
+    uint32_t *idx;
+    size_t cap;
+    BDD *nodes;
+    size_t n;
+} nodeset;
+
+static size_t ns_find(const nodeset *ns, BDD f)
+{
+    size_t h = ((size_t)f * 2654435761u) & (ns->cap - 1);
+    while (ns->key[h] != -1 && ns->key[h] != f)
+        h = (h + 1) & (ns->cap - 1);
+    return h;
+}
+
+static void ns_collect(nodeset *ns, BDD f)
+{
+    if (f < 2)
+        return;
+    size_t h = ns_find(ns, f);
+    if (ns->key[h] == f)
+        return;
+    ns->key[h] = f;
+    ns->nodes[ns->n++] = f;
+    ns_collect(ns, bdd_low(f));
+    ns_collect(ns, bdd_high(f));
+}
+
+static void edge_modes(sa_ctx *c, BDD t)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    nodeset ns = {0};
+    size_t n = (size_t)bdd_nodecount(t) + 1;
+    ns.cap = 16;
+    while (ns.cap < 2 * n)
+        ns.cap *= 2;
+    ns.key = sa__alloc(c, ns.cap * sizeof *ns.key);
+    ns.idx = sa__alloc(c, ns.cap * sizeof *ns.idx);
+    for (size_t k = 0; k < ns.cap; k++)
+        ns.key[k] = -1;
+    ns.nodes = sa__alloc(c, n * sizeof *ns.nodes);
+    ns_collect(&ns, t);
+    /* Nodes only: they are reachable from t, which is referenced. */
+    qsort(ns.nodes, ns.n, sizeof *ns.nodes, cmp_level);
+    for (size_t k = 0; k < ns.n; k++)
+        ns.idx[ns_find(&ns, ns.nodes[k])] = (uint32_t)k;
+    BDD *ctx = sa__slots(c, ns.n + 1);
+    memo sm;
+    memo_init(c, &sm, t);
+    if (ns.n > 0)
+        sa__put(&ctx[0], bddtrue); /* the root comes first */
+    for (size_t k = 0; k < ns.n; k++) {
+        BDD f = ns.nodes[k], here = ctx[k];
+        if (here == bddfalse)
+            continue;
+        int v = bdd_var(f);
+        BDD lo = bdd_low(f), hi = bdd_high(f);
+        size_t m2 = sa__mark(c);
+        BDD to_lo, to_hi;
+        if (r->var_mode[v] >= 0) {
+            to_lo = T(bdd_apply(here, bdd_ithvar(v), bddop_diff));
+            to_hi = T(bdd_and(here, bdd_ithvar(v)));
+        } else {
+            to_hi = T(bdd_and(here, sat_rec(c, &sm, hi)));
+            to_lo = T(bdd_and(here, sat_rec(c, &sm, lo)));
+            size_t e = (size_t)r->var_edge[v];
+            sa__put(&r->te[e], bdd_or(r->te[e], to_hi));
+        }
+        if (lo >= 2) {
+            BDD *cl = &ctx[ns.idx[ns_find(&ns, lo)]];
+            sa__put(cl, bdd_or(*cl, to_lo));
+        }
+        if (hi >= 2) {
+            BDD *chh = &ctx[ns.idx[ns_find(&ns, hi)]];
+            sa__put(chh, bdd_or(*chh, to_hi));
+        }
+        sa__release(c, m2);
+        if ((k & 1023) == 1023)
+            sa__progress(c, "choice", k, ns.n);
+    }
+    sa__release(c, mark);
+}
+
 /* ---- The primal problem ------------------------------------------------------ */
 
 static int bits_for(unsigned long long v)
@@ -477,10 +580,6 @@ void sa__primal(sa_ctx *c)
     sa__best(c, x, (const BDD *const *)deficit, ws, wd, false);
     sa__progress(c, "choice", 0, r->n_edges);
     BDD t = sa__choose(c, *x);
-    for (size_t e = 0; e < r->n_edges; e++) {
-        sa__put(&r->te[e], bdd_appex(t, bdd_ithvar(r->edge_var[e]), bddop_and, r->edgeset));
-        if ((e & 255) == 255)
-            sa__progress(c, "choice", e, r->n_edges);
-    }
+    edge_modes(c, t);
     sa__release(c, mark);
 }
