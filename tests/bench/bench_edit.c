@@ -1,0 +1,165 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/bench/bench_edit.c -- re-analysis after an edit through the
+ * incremental session (engine/inc.h), against the cold analysis (issue 6,
+ * "Speed"): compressible building N = 20, 40 and brake N = 50, 100.
+ *
+ * Per model: the cold time (fresh session: split, sa_analyze, cdg_build),
+ * then, in the same session, each edit applied to the original text and
+ * re-analysed: (a) one equation instance in the middle of the chain gets a
+ * different incidence (a derivative where there was none), (b) one guard
+ * instance in the middle is flipped, (c) N + 1, (s) the same text again
+ * (the cache alone). Each row prints the time, the ratio to cold and the
+ * parts reused / recomputed.
+ *
+ * Honest note: the building and the brake are ONE connected component each
+ * (the corridor / brake line chains every room / car), so component reuse
+ * cannot make (a)-(c) cheap: only (s) and edits that keep the structure are.
+ *
+ * Usage: bench_edit [building|brake] (default both)
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "inc.h"
+#include "mel.h"
+#include "sa.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static char *slurp(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        perror(path);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)n + 1);
+    if (t == NULL || fread(t, 1, (size_t)n, f) != (size_t)n)
+        exit(1);
+    t[n] = '\0';
+    fclose(f);
+    return t;
+}
+
+/* text with the first occurrence of `from` replaced by `to` (must exist). */
+static char *replace(const char *text, const char *from, const char *to)
+{
+    const char *p = strstr(text, from);
+    if (p == NULL) {
+        fprintf(stderr, "bench_edit: '%s' not found\n", from);
+        exit(1);
+    }
+    size_t a = (size_t)(p - text), b = strlen(from), c = strlen(to), n = strlen(text);
+    char *o = malloc(n - b + c + 1);
+    memcpy(o, text, a);
+    memcpy(o + a, to, c);
+    memcpy(o + a + c, p + b, n - a - b + 1);
+    return o;
+}
+
+/* Analyse; returns seconds, fills stats. Exits on failure. */
+static double run(inc_session *s, const char *text, long long n, inc_stats *st)
+{
+    mel_define d = {"N", n};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = 1;
+    double t0 = now();
+    mel_model *m = NULL;
+    int rc = mel_model_parse(text, strlen(text), &mo, &m, NULL);
+    inc_result *r = NULL;
+    if (rc == MDAE_OK)
+        rc = inc_analyze(s, m, NULL, &r, NULL);
+    double t = now() - t0;
+    if (rc != MDAE_OK) {
+        fprintf(stderr, "bench_edit: %s\n", mdae_err_name(rc));
+        exit(1);
+    }
+    inc_result_stats(r, st);
+    inc_result_free(r);
+    mel_model_free(m);
+    return t;
+}
+
+typedef struct edit {
+    const char *name;
+    const char *from, *to; /* "%d": the middle instance */
+} edit;
+
+static void family(const char *file, const long long *ns, size_t n_ns, const edit *ed,
+                   size_t n_ed)
+{
+    char *text = slurp(file);
+    for (size_t k = 0; k < n_ns; k++) {
+        long long n = ns[k];
+        inc_session *s = NULL;
+        if (inc_session_new(&s) != MDAE_OK)
+            exit(1);
+        inc_stats st;
+        double cold = run(s, text, n, &st);
+        printf("%s\t%lld\tcold\t%.3f\t1.000\t%zu/%zu\n", file, n, cold, st.reused,
+               st.components);
+        for (size_t e = 0; e < n_ed; e++) {
+            char to[512];
+            snprintf(to, sizeof to, ed[e].to, (int)(n / 2), (int)(n / 2));
+            char *t2 = replace(text, ed[e].from, to);
+            run(s, text, n, &st); /* back to the original version */
+            double t = run(s, t2, n, &st);
+            printf("%s\t%lld\t%s\t%.3f\t%.3f\t%zu/%zu\n", file, n, ed[e].name, t, t / cold,
+                   st.reused, st.components);
+            free(t2);
+        }
+        double t = run(s, text, n + 1, &st);
+        printf("%s\t%lld\t(c) N+1\t%.3f\t%.3f\t%zu/%zu\n", file, n, t, t / cold, st.reused,
+               st.components);
+        t = run(s, text, n, &st);
+        printf("%s\t%lld\t(s) same text\t%.3f\t%.3f\t%zu/%zu\n", file, n, t, t / cold,
+               st.reused, st.components);
+        fflush(stdout);
+        inc_session_free(s);
+    }
+    free(text);
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;
+    if (sa_begin(NULL) != MDAE_OK)
+        return 1;
+    printf("model\tN\trun\tseconds\tratio\treused/parts\n");
+    if (only == NULL || strcmp(only, "building") == 0) {
+        static const long long ns[] = {20, 40};
+        static const edit ed[] = {
+            {"(a) rhs", "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);",
+             "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]) + "
+             "(if i == %d then der(Tr[i]) else 0);"},
+            {"(b) guard", "if open[i] then", "if open[i] & i <> %d | !open[i] & i == %d then"},
+        };
+        family("building_compressible.mel", ns, 2, ed, 2);
+    }
+    if (only == NULL || strcmp(only, "brake") == 0) {
+        static const long long ns[] = {50, 100};
+        static const edit ed[] = {
+            {"(a) rhs", "px[i] : equation b[i] = K*x[i];",
+             "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);"},
+            {"(b) guard", "if open[i] then", "if open[i] & i <> %d | !open[i] & i == %d then"},
+        };
+        family("brake.mel", ns, 2, ed, 2);
+    }
+    sa_end();
+    return 0;
+}
