@@ -16,6 +16,11 @@
  * Usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]
  *                     [--seconds 5] [--sessions 200] [--reps 3]
  *                     [--workers 32] [--rows 123] [--timeout 900]
+ *                     [--initial-nodes N]
+ *
+ * --initial-nodes sets the workers' first BuDDy node table (bdd.initial_nodes;
+ * 0: sized from the model, as the embedded CLI does); without it the
+ * server's default (10k nodes) applies. Row 3 then compares like with like.
  *
  * Plain POSIX sockets and poll, single-threaded: the load generator needs
  * one core, which leaves the other of our two to the server. Every wait has
@@ -263,7 +268,9 @@ static void on_fatal_signal(int sig)
     _exit(3);
 }
 
-static int server_start(const char *mdaed, int workers)
+/* initial_nodes < 0: the server's default (conf: 10k nodes, fast worker
+ * starts); 0: sized from the model, as the embedded CLI does. */
+static int server_start(const char *mdaed, int workers, long initial_nodes)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bench-server-XXXXXX");
     if (mkdtemp(tmpdir) == NULL)
@@ -286,9 +293,11 @@ static int server_start(const char *mdaed, int workers)
             "             \"worker_idle_ms\": 600000, \"session_idle_ms\": 3600000,\n"
             "             \"request_timeout_ms\": 300000,\n"
             "             \"max_message_bytes\": 67108864,\n"
-            "             \"write_queue_bytes\": 268435456}\n"
-            "}\n",
+            "             \"write_queue_bytes\": 268435456}",
             MDAE_SOURCE_DIR, workers);
+    if (initial_nodes >= 0)
+        fprintf(f, ",\n  \"bdd\": {\"initial_nodes\": %ld}", initial_nodes);
+    fprintf(f, "\n}\n");
     fclose(f);
     pid_t pid = fork();
     if (pid < 0)
@@ -954,7 +963,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]\n"
             "                    [--seconds 5] [--sessions 200] [--reps 3] [--workers 32]\n"
-            "                    [--rows 123] [--timeout 900]\n");
+            "                    [--rows 123] [--timeout 900] [--initial-nodes N]\n");
     exit(2);
 }
 
@@ -964,6 +973,7 @@ int main(int argc, char **argv)
     sibling(mdaed, sizeof mdaed, "../server/mdaed");
     sibling(mdae, sizeof mdae, "../clients/mdae");
     int n_conns = 50, n_sessions = 200, reps = 3, workers = 32, timeout = 900;
+    long initial_nodes = -1;
     double seconds = 5;
     const char *rows = "123";
     for (int i = 1; i < argc; i++) {
@@ -987,6 +997,8 @@ int main(int argc, char **argv)
             workers = atoi(v);
         else if (strcmp(a, "--rows") == 0)
             rows = v;
+        else if (strcmp(a, "--initial-nodes") == 0)
+            initial_nodes = atol(v);
         else if (strcmp(a, "--timeout") == 0)
             timeout = atoi(v);
         else
@@ -1001,9 +1013,12 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     alarm((unsigned)timeout);
 
-    server_port = server_start(mdaed, workers);
-    printf("# bench_server: mdaed %s on 127.0.0.1:%d (max_workers %d), mdae %s\n", mdaed,
-           server_port, workers, mdae);
+    server_port = server_start(mdaed, workers, initial_nodes);
+    printf("# bench_server: mdaed %s on 127.0.0.1:%d (max_workers %d, bdd.initial_nodes %s),"
+           " mdae %s\n",
+           mdaed, server_port, workers,
+           initial_nodes < 0 ? "conf default" : initial_nodes == 0 ? "0 (as the CLI)" : "set",
+           mdae);
     printf("# machine: %ld cores online\n", sysconf(_SC_NPROCESSORS_ONLN));
     print_loadavg("at start");
 
