@@ -238,31 +238,35 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
     } else {
         size_t e = (size_t)c->r->var_edge[v];
         const BDD *ce = b->cost[e];
-        if (ce != NULL) { /* the cost of taking the edge */
-            BDD *wide = sa__slots(c, (size_t)w);
-            for (int k = 0; k < b->wc && k < w; k++)
-                sa__put(&wide[k], ce[k]);
-            sa__vadd(c, vh, vh, wide, w);
-        }
-        /* Where both branches have solutions, keep the low one if it is at
-         * least as good. */
-        BDD lo_good = b->maximize ? sa__vgte(c, vl, vh, w) : sa__vgte(c, vh, vl, w);
-        BDD nfh = T(bdd_not(fhi));
-        BDD pick_lo = T(bdd_and(flo, T(bdd_or(nfh, lo_good))));
-        BDD *zero = sa__slots(c, (size_t)w);
-        BDD *vhm = sa__slots(c, (size_t)w);
-        sa__vite(c, vhm, fhi, vh, zero, w);
-        sa__vite(c, &n[2], pick_lo, vl, vhm, w);
         sa__put(&n[0], bdd_or(flo, fhi));
-        /* Branches that reach the optimum. */
-        BDD lo_ok = flo, hi_ok = fhi;
-        for (int k = 0; k < w; k++) {
-            lo_ok = T(bdd_and(lo_ok, T(bdd_biimp(vl[k], n[2 + k]))));
-            hi_ok = T(bdd_and(hi_ok, T(bdd_biimp(vh[k], n[2 + k]))));
+        if (fhi == bddfalse) { /* one-hot rows make most nodes one-sided */
+            sa__vcopy(&n[2], vl, w);
+            sa__put(&n[1], bdd_ite(x, bddfalse, sl));
+        } else {
+            BDD *zero = sa__slots(c, (size_t)w);
+            if (ce != NULL) { /* the cost of taking the edge */
+                BDD *wide = sa__slots(c, (size_t)w);
+                for (int k = 0; k < b->wc && k < w; k++)
+                    sa__put(&wide[k], ce[k]);
+                sa__vadd(c, vh, vh, wide, w);
+                sa__vite(c, vh, fhi, vh, zero, w); /* 0 where no solution */
+            }
+            if (flo == bddfalse) {
+                sa__vcopy(&n[2], vh, w);
+                sa__put(&n[1], bdd_ite(x, sh, bddfalse));
+            } else {
+                /* Low is optimal where it has a solution and high has none
+                 * or is no better; high likewise. Both may be. */
+                BDD lo_good = b->maximize ? sa__vgte(c, vl, vh, w) : sa__vgte(c, vh, vl, w);
+                BDD hi_good = b->maximize ? sa__vgte(c, vh, vl, w) : sa__vgte(c, vl, vh, w);
+                BDD pick_lo = T(bdd_and(flo, T(bdd_imp(fhi, lo_good))));
+                BDD hi_ok = T(bdd_and(fhi, T(bdd_imp(flo, hi_good))));
+                sa__vite(c, &n[2], pick_lo, vl, vh, w);
+                sl = T(bdd_and(pick_lo, sl));
+                sh = T(bdd_and(hi_ok, sh));
+                sa__put(&n[1], bdd_ite(x, sh, sl));
+            }
         }
-        sl = T(bdd_and(lo_ok, sl));
-        sh = T(bdd_and(hi_ok, sh));
-        sa__put(&n[1], bdd_ite(x, sh, sl));
     }
     b->key[h] = f;
     sa__release(c, mark);

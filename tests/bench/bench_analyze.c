@@ -16,6 +16,7 @@
  *   --order   cm: rows in Cuthill-McKee order instead of declaration order
  *   --reorder sift once after building X (sa_config.dynamic_reorder)
  *   --report  also time sa_result_report (stderr)
+ *   --nodes N initial node table (sa_config.initial_nodes)
  * Times cover sa_analyze only (not the report, whose cube lists can be
  * exponential, see sa.h).
  * See tests/bench/README.md for measured numbers.
@@ -142,6 +143,7 @@ int main(int argc, char **argv)
     const char *only = NULL, *list = NULL;
     double budget = 10;
     bool phases = false, cm = false, reorder = false;
+    size_t init_nodes = 0;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--model") && k + 1 < argc)
             only = argv[++k];
@@ -151,6 +153,8 @@ int main(int argc, char **argv)
             list = argv[++k];
         else if (!strcmp(argv[k], "--phases"))
             phases = true;
+        else if (!strcmp(argv[k], "--nodes") && k + 1 < argc)
+            init_nodes = (size_t)atol(argv[++k]);
         else if (!strcmp(argv[k], "--report"))
             with_report = true;
         else if (!strcmp(argv[k], "--reorder"))
@@ -158,7 +162,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[k], "--order") && k + 1 < argc)
             cm = !strcmp(argv[++k], "cm");
         else {
-            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm] [--reorder] [--report]\n",
+            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm] [--reorder] [--report] [--nodes N]\n",
                     argv[0]);
             return 2;
         }
@@ -170,6 +174,7 @@ int main(int argc, char **argv)
     sa_config_default(&cfg);
     cfg.order = cm ? SA_ORDER_CUTHILL_MCKEE : SA_ORDER_DECLARATION;
     cfg.dynamic_reorder = reorder;
+    cfg.initial_nodes = init_nodes;
     if (sa_begin(&cfg) != MDAE_OK)
         return 1;
     printf("model N equations modes_log10 seconds peak_nodes status\n");
