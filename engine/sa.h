@@ -85,7 +85,8 @@ MDAE_API void sa_result_free(sa_result *r);
  * MDAE_E_MODEL if there are any. Needs sa_begin(). */
 MDAE_API int sa_check(const mel_model *m, mdae_diags *diags);
 
-/* Peak number of live BDD nodes seen during the analysis (for benchmarks). */
+/* Peak number of BDD nodes the analysis took from the node table (live, plus
+ * its garbage not yet collected; for benchmarks). */
 MDAE_API size_t sa_result_peak_nodes(const sa_result *r);
 /* Whether some valid mode is singular, without building a report (which can
  * be large: see sa_result_report). (Added by the engine, for benchmarks.) */
