@@ -60,6 +60,8 @@ typedef struct srv_config {
     uint64_t cancel_grace_ms;
     uint64_t worker_idle_ms;
     uint64_t session_idle_ms;
+    uint64_t lsp_debounce_ms; /* quiet time after didChange before the
+                                 diagnostics run; 0: at once (issue 6) */
     size_t write_queue_bytes;
     size_t bdd_node_limit, bdd_initial_nodes, bdd_cache_size;
     int log_level;
@@ -158,6 +160,10 @@ void srv_router_frame(srv_conn *conn, const rpc_frame *frame);
 /* A "diagnose" job finished: publish an LSP document's diagnostics (takes
  * ownership of diagnostics; NULL publishes an empty list). */
 void srv_router_lsp_done(srv_conn *conn, const char *uri, cJSON *diagnostics);
+/* Same, with the document version the client gave (LSP's optional
+ * PublishDiagnosticsParams.version; < 0: none). */
+void srv_router_lsp_done_version(srv_conn *conn, const char *uri, long lsp_version,
+                                 cJSON *diagnostics);
 
 /* ---- Sessions (srv_session.c) -------------------------------------------------- */
 /* session/mode answers kept per session: a mode projection is pure given the
@@ -192,6 +198,10 @@ typedef struct srv_session {
         char *text;    /* owned: result printed, spliced into replies */
     } mode_cache[SRV_MODE_CACHE];
     unsigned mode_cache_next;
+    /* LSP: uv_now() when the debounced check of the latest didChange is due
+     * (0: none pending); see srv_router.c, lsp_schedule. */
+    uint64_t lsp_due;
+    long lsp_version; /* the client's textDocument.version (0: none given) */
 } srv_session;
 
 int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
@@ -232,6 +242,7 @@ typedef struct srv_job {
     char *uri;      /* LSP: owned */
     char *cache_key; /* MODE: owned */
     long version;   /* EDIT/LSP: the session version it was built for */
+    long lsp_version; /* LSP: the client's document version, -1: none */
     bool stream;    /* forward progress notifications */
     bool started;   /* sent to the worker */
     bool cancelled;
@@ -265,6 +276,10 @@ void srv_job_free(srv_job *job);
 void srv_worker_stop(srv_worker *w, const char *why);
 /* $/cancelRequest from conn for request id. True if a job was found. */
 bool srv_worker_cancel(srv_conn *conn, const cJSON *id);
+/* A newer didChange: drop the session's LSP checks that have not started
+ * and ask the worker to stop the running one (its stale answer is dropped
+ * anyway). */
+void srv_worker_cancel_lsp(srv_session *s);
 /* A session closes: fail the jobs it has waiting for a worker slot. */
 void srv_worker_forget_waiting(srv_session *s);
 
@@ -290,6 +305,7 @@ typedef struct srv_server {
     bool unix_on;
     uv_signal_t sigint, sigterm;
     uv_timer_t sweep;
+    uv_timer_t lsp_timer; /* debounced LSP checks (srv_router.c) */
     bool stopping;
     srv_conn *conns;
     size_t n_conns;

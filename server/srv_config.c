@@ -26,6 +26,7 @@ void srv_config_default(srv_config *c)
     c->cancel_grace_ms = 2000;
     c->worker_idle_ms = 5 * 60 * 1000;
     c->session_idle_ms = 60 * 60 * 1000;
+    c->lsp_debounce_ms = 150;
     c->write_queue_bytes = 64u * 1024 * 1024;
     c->log_level = SRV_LOG_INFO;
     /* BuDDy's default first table (1M nodes) costs ~150 ms at every worker
@@ -108,6 +109,7 @@ static const key_spec keys[] = {
     K("limits", "worker_idle_ms", 'm', worker_idle_ms),
     K("limits", "session_idle_ms", 'm', session_idle_ms),
     K("limits", "write_queue_bytes", 'n', write_queue_bytes),
+    K("lsp", "debounce_ms", 'm', lsp_debounce_ms),
     K("bdd", "node_limit", 'n', bdd_node_limit),
     K("bdd", "initial_nodes", 'n', bdd_initial_nodes),
     K("bdd", "cache_size", 'n', bdd_cache_size),
@@ -128,7 +130,7 @@ static const key_spec *find_key(const char *group, const char *name)
 static bool is_group(const char *name)
 {
     return strcmp(name, "listen") == 0 || strcmp(name, "limits") == 0 ||
-           strcmp(name, "bdd") == 0;
+           strcmp(name, "bdd") == 0 || strcmp(name, "lsp") == 0;
 }
 
 static int set_key(srv_config *c, const key_spec *k, const cJSON *v, const char *dir,

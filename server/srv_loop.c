@@ -178,6 +178,7 @@ void srv_loop_stop(const char *why)
     uv_close((uv_handle_t *)&srv.sigint, NULL);
     uv_close((uv_handle_t *)&srv.sigterm, NULL);
     uv_close((uv_handle_t *)&srv.sweep, NULL);
+    uv_close((uv_handle_t *)&srv.lsp_timer, NULL);
     while (srv.conns != NULL) {
         srv_conn *c = srv.conns;
         srv_conn_close(c, "server stopping"); /* unlinks c */
@@ -198,6 +199,8 @@ int srv_loop_run(void)
     uv_timer_init(srv.loop, &srv.sweep);
     uv_timer_start(&srv.sweep, on_sweep, 1000, 1000);
     uv_unref((uv_handle_t *)&srv.sweep);
+    uv_timer_init(srv.loop, &srv.lsp_timer);
+    uv_unref((uv_handle_t *)&srv.lsp_timer);
 
     int rc = MDAE_OK;
     if (srv.cfg.listen_tcp != NULL)

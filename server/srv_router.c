@@ -562,10 +562,11 @@ static const method methods[] = {
 
 /* ---- LSP documents (notifications) ------------------------------------------------ */
 
-static void lsp_publish(srv_conn *c, const char *uri, cJSON *diagnostics)
+static void lsp_publish(srv_conn *c, const char *uri, long version, cJSON *diagnostics)
 {
     cJSON *p = cJSON_CreateObject();
-    if (p == NULL || !cJSON_AddStringToObject(p, "uri", uri)) {
+    if (p == NULL || !cJSON_AddStringToObject(p, "uri", uri) ||
+        (version > 0 && !cJSON_AddNumberToObject(p, "version", (double)version))) {
         cJSON_Delete(p);
         cJSON_Delete(diagnostics);
         return;
@@ -573,6 +574,9 @@ static void lsp_publish(srv_conn *c, const char *uri, cJSON *diagnostics)
     cJSON_AddItemToObject(p, "diagnostics", diagnostics ? diagnostics : cJSON_CreateArray());
     srv_conn_send(c, rpc_notification_new("textDocument/publishDiagnostics", p), false);
 }
+
+static void lsp_on_timer(uv_timer_t *t);
+static long lsp_doc_version(const cJSON *doc);
 
 static void lsp_check(srv_conn *c, srv_session *s)
 {
@@ -583,7 +587,52 @@ static void lsp_check(srv_conn *c, srv_session *s)
     srv_conn_ref(c);
     job->uri = mdae_strdup(s->uri);
     job->version = s->version;
+    job->lsp_version = s->lsp_version;
     srv_worker_submit(s, job);
+}
+
+/* Debounce (issue 6): a didChange does not analyse at once. It cancels the
+ * check in flight for the document (its answer would be stale) and makes
+ * the document due lsp_debounce_ms later; a newer change moves the due time.
+ * One timer serves every document: it fires at the earliest due time, runs
+ * the due checks and re-arms for the next one. */
+static void lsp_arm(void)
+{
+    uint64_t now = uv_now(srv.loop), first = 0;
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
+        if (s->lsp_due != 0 && (first == 0 || s->lsp_due < first))
+            first = s->lsp_due;
+    if (first == 0) {
+        uv_timer_stop(&srv.lsp_timer);
+        return;
+    }
+    uv_timer_start(&srv.lsp_timer, lsp_on_timer, first > now ? first - now : 0, 0);
+}
+
+static void lsp_on_timer(uv_timer_t *t)
+{
+    (void)t;
+    uint64_t now = uv_now(srv.loop);
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next) {
+        if (s->lsp_due == 0 || s->lsp_due > now)
+            continue;
+        s->lsp_due = 0;
+        if (s->owner != NULL && !s->owner->closing)
+            lsp_check(s->owner, s);
+    }
+    lsp_arm();
+}
+
+static void lsp_schedule(srv_conn *c, srv_session *s)
+{
+    srv_worker_cancel_lsp(s);
+    if (srv.cfg.lsp_debounce_ms == 0 || s->owner != c) {
+        s->lsp_due = 0;
+        lsp_check(c, s);
+        return;
+    }
+    s->lsp_due = uv_now(srv.loop) + srv.cfg.lsp_debounce_ms;
+    lsp_arm();
 }
 
 static void n_did_open(srv_conn *c, const cJSON *params)
@@ -609,6 +658,8 @@ static void n_did_open(srv_conn *c, const cJSON *params)
             return;
         }
     }
+    s->lsp_version = lsp_doc_version(doc);
+    s->lsp_due = 0;
     lsp_check(c, s);
 }
 
@@ -622,6 +673,7 @@ static void n_did_change(srv_conn *c, const cJSON *params)
     srv_session *s = srv_session_find_uri(c, uri->valuestring);
     if (s == NULL)
         return;
+    s->lsp_version = lsp_doc_version(doc);
     for (const cJSON *ch = changes->child; ch != NULL; ch = ch->next) {
         const cJSON *range = get_param(ch, "range");
         const cJSON *text = get_param(ch, "text");
@@ -649,7 +701,7 @@ static void n_did_change(srv_conn *c, const cJSON *params)
                      uri->valuestring, why ? why : "cannot apply");
         cJSON_Delete(one);
     }
-    lsp_check(c, s);
+    lsp_schedule(c, s);
 }
 
 static void n_did_close(srv_conn *c, const cJSON *params)
@@ -661,7 +713,7 @@ static void n_did_close(srv_conn *c, const cJSON *params)
     if (s == NULL)
         return;
     srv_session_close(s);
-    lsp_publish(c, uri->valuestring, NULL); /* clear the editor's markers */
+    lsp_publish(c, uri->valuestring, -1, NULL); /* clear the editor's markers */
 }
 
 static void notification(srv_conn *c, const char *name, const cJSON *params)
@@ -685,7 +737,21 @@ static void notification(srv_conn *c, const char *name, const cJSON *params)
 
 void srv_router_lsp_done(srv_conn *c, const char *uri, cJSON *diagnostics)
 {
-    lsp_publish(c, uri, diagnostics);
+    lsp_publish(c, uri, -1, diagnostics);
+}
+
+void srv_router_lsp_done_version(srv_conn *c, const char *uri, long lsp_version,
+                                 cJSON *diagnostics)
+{
+    lsp_publish(c, uri, lsp_version, diagnostics);
+}
+
+/* textDocument.version of a didOpen / didChange, 0 when absent. */
+static long lsp_doc_version(const cJSON *doc)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "version");
+    return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (long)v->valuedouble
+                                                                            : 0;
 }
 
 /* ---- Dispatch ------------------------------------------------------------------------ */

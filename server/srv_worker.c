@@ -345,7 +345,8 @@ static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
         /* A stale check (the document changed since) is dropped: the newer
          * one is queued behind it and will publish. */
         if (s != NULL && job->conn != NULL && !job->conn->closing && s->version == job->version)
-            srv_router_lsp_done(job->conn, job->uri, take(result, "diagnostics"));
+            srv_router_lsp_done_version(job->conn, job->uri, job->lsp_version,
+                                        take(result, "diagnostics"));
         break;
     }
 }
@@ -739,6 +740,59 @@ void srv_worker_stop(srv_worker *w, const char *why)
     detach(w);
     timer_start(w, TIMER_NONE, 0);
     kill_worker(w, SIGTERM, MDAE_E_STATE, mdae_asprintf("the worker was stopped: %s", why));
+}
+
+void srv_worker_cancel_lsp(srv_session *s)
+{
+    srv_job *wprev = NULL;
+    for (srv_job *job = s->wait_head, *next; job != NULL; job = next) {
+        next = job->next;
+        if (job->kind != SRV_JOB_LSP) {
+            wprev = job;
+            continue;
+        }
+        if (wprev)
+            wprev->next = next;
+        else
+            s->wait_head = next;
+        if (s->wait_tail == job)
+            s->wait_tail = wprev;
+        srv.n_waiting_jobs--;
+        job_fail(job, MDAE_E_CANCELED, NULL, NULL);
+    }
+    if (s->wait_head == NULL && s->waiting)
+        unlink_waiting(s);
+    srv_worker *w = s->worker;
+    if (w == NULL)
+        return;
+    srv_job *prev = NULL;
+    for (srv_job *job = w->head, *next; job != NULL; job = next) {
+        next = job->next;
+        if (job->kind != SRV_JOB_LSP) {
+            prev = job;
+            continue;
+        }
+        if (!job->started) {
+            if (prev)
+                prev->next = next;
+            else
+                w->head = next;
+            if (w->tail == job)
+                w->tail = prev;
+            job_fail(job, MDAE_E_CANCELED, NULL, NULL);
+            continue;
+        }
+        if (!job->cancelled) {
+            /* No grace timer: a check that does not stop in time only
+             * delays the next one, and its answer is dropped as stale. */
+            job->cancelled = true;
+            cJSON *p = cJSON_CreateObject();
+            if (p != NULL)
+                cJSON_AddNumberToObject(p, "id", (double)job->wid);
+            worker_send(w, rpc_notification_new("$/cancelRequest", p));
+        }
+        prev = job;
+    }
 }
 
 static bool job_is(const srv_job *job, const srv_conn *conn, const cJSON *id)
