@@ -109,6 +109,20 @@ MDAE_API int inc_analyze(inc_session *s, const mel_model *m, const sa_options *o
 MDAE_API void inc_result_free(inc_result *r /* takes ownership; NULL ok */);
 MDAE_API void inc_result_stats(const inc_result *r, inc_stats *out /* out */);
 
+/* Number of parts (connected components) of m; no BDD work. */
+MDAE_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
+
+/* When the analysed model is ONE part, its numbering is the model's, and the
+ * part's sa_result and cdg_graph are exactly those of a cold analysis of
+ * the model (same structure, same names, same order): *res and *graph are
+ * set to them, borrowed (never free them; valid while r lives; names in
+ * their reports are borrowed from the part's copy of the model). With
+ * several parts: MDAE_E_NOTIMPL, because composing all-modes reports
+ * (formulas of sets over several results' BDDs) is not implemented: use the
+ * per-mode views, or a cold analysis for reports. */
+MDAE_API int inc_result_whole(const inc_result *r, sa_result **res /* out */,
+                              cdg_graph **graph /* out */);
+
 /* The blocks of the whole model (over all modes), as cdg_block identities
  * with indices into the analysed model's equations/variables and the
  * session-stable ids. k < inc_result_n_blocks(r); blocks are sorted by id.

@@ -465,6 +465,18 @@ int inc_result_block_by_id(const inc_result *r, uint32_t id, cdg_block *out)
     return MDAE_OK;
 }
 
+int inc_result_whole(const inc_result *r, sa_result **res, cdg_graph **graph)
+{
+    if (r == NULL || res == NULL || graph == NULL)
+        return MDAE_E_INVAL;
+    if (r->n_parts != 1)
+        return MDAE_E_NOTIMPL;
+    /* One part holds every equation and variable, in model order. */
+    *res = r->parts[0].part->res;
+    *graph = r->parts[0].part->graph;
+    return MDAE_OK;
+}
+
 /* ---- Splitting --------------------------------------------------------- */
 
 static uint32_t uf_find(uint32_t *up, uint32_t x)
@@ -474,6 +486,30 @@ static uint32_t uf_find(uint32_t *up, uint32_t x)
         x = up[x];
     }
     return x;
+}
+
+int inc_model_parts(const mel_model *m, size_t *out)
+{
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    uint32_t ne = m->n_equations, nv = m->n_variables;
+    uint32_t *up = mdae_malloc(((size_t)ne + nv + 1) * sizeof *up);
+    if (up == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t x = 0; x < ne + nv; x++)
+        up[x] = x;
+    size_t n = ne + (size_t)nv;
+    for (uint32_t i = 0; i < ne; i++)
+        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
+            uint32_t a = uf_find(up, i), b = uf_find(up, ne + m->equations[i].incs[k].var);
+            if (a != b) {
+                up[a < b ? b : a] = a < b ? a : b;
+                n--;
+            }
+        }
+    mdae_free(up);
+    *out = n ? n : 1;
+    return MDAE_OK;
 }
 
 /* Key prefix: mode names and invariants (shared by every part). */

@@ -357,8 +357,17 @@ static void m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"stream\" must be a boolean");
         return;
     }
+    /* reuse: true adds {"reuse":{components, reused, recomputed}} (issue 6)
+     * to the result; off by default so the result stays `mdae analyze
+     * --json`. */
+    const cJSON *reuse = get_param(params, "reuse");
+    if (reuse != NULL && !cJSON_IsBool(reuse)) {
+        bad_params(call, "%s", "\"reuse\" must be a boolean");
+        return;
+    }
     cJSON *wp = cJSON_CreateObject();
-    if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream))) {
+    if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
+        !cJSON_AddBoolToObject(wp, "reuse", cJSON_IsTrue(reuse))) {
         cJSON_Delete(wp);
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;

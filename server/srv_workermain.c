@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "cdg.h"
+#include "inc.h"
 #include "mel.h"
 #include "rpc_json.h"
 #include "sa.h"
@@ -254,6 +255,16 @@ static mdae_diags model_diags;
 static sa_result *result;     /* analysis of the current model, or NULL */
 static cdg_graph *graph;      /* its blocks and edges (issue 4) */
 static cJSON *cached_report;  /* its JSON */
+/* Incremental analysis (engine/inc.h, issue 6): the session's cache lives
+ * as long as the worker, across loads and edits. When the model is one
+ * connected component (the usual case: the building, the brake), result and
+ * graph are borrowed from inc_res, whose part is reused when the structure
+ * did not change (a comment, a constant, a moved line); the JSON is then
+ * exactly the cold one. Models of several components are analysed cold
+ * (composed all-modes reports are not implemented: engine/inc.h). */
+static inc_session *inc_sess;
+static inc_result *inc_res;   /* when set, result and graph are its part's */
+static inc_stats inc_last;    /* reuse of the last analysis */
 
 static cJSON *error_reply(const cJSON *id, int rc, const char *message, cJSON *details)
 {
@@ -305,9 +316,14 @@ static void forget_analysis(void)
 {
     cJSON_Delete(cached_report);
     cached_report = NULL;
-    cdg_graph_free(graph); /* before the result: it holds BDDs */
+    if (inc_res != NULL) {
+        inc_result_free(inc_res); /* result and graph were borrowed */
+        inc_res = NULL;
+    } else {
+        cdg_graph_free(graph); /* before the result: it holds BDDs */
+        sa_result_free(result);
+    }
     graph = NULL;
-    sa_result_free(result);
     result = NULL;
 }
 
@@ -406,9 +422,22 @@ static int ensure_analysis(bool stream, mdae_diags *ad)
     forget_analysis();
     progress_ctx pc = {stream, NULL, 0};
     sa_options so = {on_progress, &pc};
-    int rc = sa_analyze(model, &so, &result, ad);
-    if (rc == MDAE_OK)
-        rc = cdg_build(result, &so, &graph, ad);
+    size_t parts = 0;
+    int rc = inc_model_parts(model, &parts);
+    if (rc == MDAE_OK && parts == 1 && inc_sess == NULL)
+        rc = inc_session_new(&inc_sess);
+    if (rc == MDAE_OK && parts == 1) {
+        rc = inc_analyze(inc_sess, model, &so, &inc_res, ad);
+        if (rc == MDAE_OK) {
+            inc_result_stats(inc_res, &inc_last);
+            rc = inc_result_whole(inc_res, &result, &graph);
+        }
+    } else if (rc == MDAE_OK) {
+        inc_last = (inc_stats){parts, 0, parts};
+        rc = sa_analyze(model, &so, &result, ad);
+        if (rc == MDAE_OK)
+            rc = cdg_build(result, &so, &graph, ad);
+    }
     if (rc == MDAE_E_NOMEM)
         out_of_memory();
     if (rc < 0)
@@ -512,6 +541,13 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
                 send_msg(rpc_notification_new(parts[k].method, p));
             }
         }
+    }
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "reuse"))) {
+        cJSON *ru = cJSON_AddObjectToObject(json, "reuse");
+        if (ru == NULL || !cJSON_AddNumberToObject(ru, "components", (double)inc_last.components) ||
+            !cJSON_AddNumberToObject(ru, "reused", (double)inc_last.reused) ||
+            !cJSON_AddNumberToObject(ru, "recomputed", (double)inc_last.recomputed))
+            out_of_memory();
     }
     return rpc_response_result(id, json);
 }
@@ -803,6 +839,7 @@ int srv_worker_main(const srv_worker_opts *o)
         mdae_free(m);
     }
     unload();
+    inc_session_free(inc_sess); /* before sa_end: its parts hold BDDs */
     mdae_diags_close(&model_diags);
     sa_end();
     rpc_framer_close(&in_fr);

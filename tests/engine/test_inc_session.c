@@ -659,3 +659,52 @@ Test(inc_session, a_result_outlives_the_cache_entries_it_uses)
     mel_model_free(m);
     inc_session_free(s);
 }
+
+Test(inc_session, a_one_part_model_exposes_its_whole_cold_result)
+{
+    static const char *one = "g : boolean;\na : real; b : real;\n"
+                             "e1 : equation der(a) = b;\n"
+                             "if g then e2 : equation b = a; else e3 : equation b = 0; end;\n";
+    static const char *two = "a : real; b : real;\ne1 : equation der(a) = 0;\ne2 : equation b = 0;\n";
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    const char *texts[2] = {one, two};
+    for (int k = 0; k < 2; k++) {
+        mel_model *m = NULL;
+        cr_assert_eq(mel_model_parse(texts[k], strlen(texts[k]), NULL, &m, NULL), MDAE_OK);
+        size_t parts = 0;
+        cr_assert_eq(inc_model_parts(m, &parts), MDAE_OK);
+        inc_result *r = NULL;
+        cr_assert_eq(inc_analyze(s, m, NULL, &r, NULL), MDAE_OK);
+        inc_stats st;
+        inc_result_stats(r, &st);
+        cr_assert_eq(parts, st.components);
+        sa_result *whole = NULL;
+        cdg_graph *g = NULL;
+        if (parts != 1) {
+            cr_assert_eq(inc_result_whole(r, &whole, &g), MDAE_E_NOTIMPL);
+        } else {
+            cr_assert_eq(inc_result_whole(r, &whole, &g), MDAE_OK);
+            /* Same report as a cold analysis. */
+            sa_result *cr = NULL;
+            cr_assert_eq(sa_analyze(m, NULL, &cr, NULL), MDAE_OK);
+            sa_report *a = NULL, *b = NULL;
+            cr_assert_eq(sa_result_report(cr, &a), MDAE_OK);
+            cr_assert_eq(sa_result_report(whole, &b), MDAE_OK);
+            cr_assert_str_eq(a->singular_modes.formula, b->singular_modes.formula);
+            cr_assert_eq(a->n_equations, b->n_equations);
+            for (uint32_t i = 0; i < a->n_equations; i++) {
+                cr_assert_str_eq(a->equations[i].name, b->equations[i].name);
+                cr_assert_str_eq(a->equations[i].active.formula, b->equations[i].active.formula);
+                cr_assert_eq(a->equations[i].n_offsets, b->equations[i].n_offsets);
+            }
+            sa_report_free(a);
+            sa_report_free(b);
+            sa_result_free(cr);
+            cr_assert_eq(cdg_graph_n_blocks(g), inc_result_n_blocks(r));
+        }
+        inc_result_free(r);
+        mel_model_free(m);
+    }
+    inc_session_free(s);
+}
