@@ -365,9 +365,21 @@ static void m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"reuse\" must be a boolean");
         return;
     }
+    /* since: the difference from that version's result; stableIds: the full
+     * result with stable block ids (srv_workermain.c, "Differences"). */
+    const cJSON *since = get_param(params, "since");
+    const cJSON *stable = get_param(params, "stableIds");
+    if ((since != NULL && (!cJSON_IsNumber(since) || since->valuedouble < 0)) ||
+        (stable != NULL && !cJSON_IsBool(stable))) {
+        bad_params(call, "%s", "\"since\" must be a version, \"stableIds\" a boolean");
+        return;
+    }
     cJSON *wp = cJSON_CreateObject();
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
-        !cJSON_AddBoolToObject(wp, "reuse", cJSON_IsTrue(reuse))) {
+        !cJSON_AddBoolToObject(wp, "reuse", cJSON_IsTrue(reuse)) ||
+        !cJSON_AddBoolToObject(wp, "stableIds", cJSON_IsTrue(stable)) ||
+        !cJSON_AddNumberToObject(wp, "version", (double)s->version) ||
+        (since != NULL && !cJSON_AddNumberToObject(wp, "since", since->valuedouble))) {
         cJSON_Delete(wp);
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;

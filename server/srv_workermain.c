@@ -503,6 +503,273 @@ static bool analysed(const cJSON *id, bool stream, cJSON **err)
     return rc == MDAE_OK;
 }
 
+/* ---- Differences between versions (issue 6) ----------------------------------------
+ *
+ * session/analyze {since: S} answers the difference between the result of
+ * version S and the current one; {stableIds: true} answers the full result
+ * with stable block ids. Both use the same ids: a block's id is given once
+ * per worker from its identity (equations, unknowns, reads with orders), so
+ * a block that did not change keeps it in every later version, whatever the
+ * canonical numbering of each result. (A restarted worker starts a new map;
+ * the versions it kept are gone too, so since then fails cleanly.)
+ *
+ * The difference, every array being a set keyed as said:
+ *   {"since":S, "version":V,
+ *    "blocks":      {"added":[block], "removed":[id], "changed":[block]},
+ *    "edges":       {"added":[edge], "removed":[{"from","to"}], "changed":[edge]},
+ *    "equations":   {"added":[item], "removed":[name], "changed":[item]},
+ *    "variables":   {"added":[item], "removed":[name], "changed":[item]},
+ *    "diagnostics": {"added":[diag], "removed":[diag]},
+ *    "members":     {name: value, ...}}   (other members that changed)
+ * blocks by id, edges by (from, to), equations and variables by name,
+ * diagnostics by their whole content. Applying it to the full result of S
+ * (stable ids) gives the full result of V up to the order of the arrays
+ * (blocks by id, edges by (from, to), items and diagnostics in model order). */
+#define KEEP_VERSIONS 4
+static struct kept {
+    long version; /* -1: empty */
+    cJSON *full;  /* stable ids */
+} kept[KEEP_VERSIONS] = {{-1, NULL}, {-1, NULL}, {-1, NULL}, {-1, NULL}};
+static unsigned kept_next;
+static cJSON *stable_map; /* identity -> id */
+static double stable_next;
+
+static char *block_identity(const cJSON *b)
+{
+    static const char *const parts[] = {"equations", "unknowns", "reads"};
+    char *s = mdae_strdup("");
+    for (size_t k = 0; k < 3 && s != NULL; k++) {
+        char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(b, parts[k]));
+        char *n = a ? mdae_asprintf("%s|%s", s, a) : NULL;
+        cJSON_free(a);
+        mdae_free(s);
+        s = n;
+    }
+    if (s == NULL)
+        out_of_memory();
+    return s;
+}
+
+/* A copy of the result with stable block ids (blocks sorted by id). */
+static cJSON *with_stable_ids(const cJSON *json)
+{
+    if (stable_map == NULL && (stable_map = cJSON_CreateObject()) == NULL)
+        out_of_memory();
+    cJSON *out = cJSON_Duplicate(json, true);
+    if (out == NULL)
+        out_of_memory();
+    cJSON *blocks = cJSON_GetObjectItemCaseSensitive(out, "blocks");
+    int n = cJSON_GetArraySize(blocks);
+    double *ids = mdae_calloc((size_t)n + 1, sizeof *ids);
+    if (ids == NULL)
+        out_of_memory();
+    int k = 0;
+    cJSON *b;
+    cJSON_ArrayForEach(b, blocks)
+    {
+        char *key = block_identity(b);
+        cJSON *have = cJSON_GetObjectItemCaseSensitive(stable_map, key);
+        if (have == NULL) {
+            have = cJSON_AddNumberToObject(stable_map, key, stable_next++);
+            if (have == NULL)
+                out_of_memory();
+        }
+        mdae_free(key);
+        ids[k++] = have->valuedouble;
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(b, "id"), have->valuedouble);
+    }
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(out, "edges"))
+    {
+        cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "from");
+        cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "to");
+        if (cJSON_IsNumber(f) && f->valueint >= 0 && f->valueint < n)
+            cJSON_SetNumberValue(f, ids[f->valueint]);
+        if (cJSON_IsNumber(t) && t->valueint >= 0 && t->valueint < n)
+            cJSON_SetNumberValue(t, ids[t->valueint]);
+    }
+    mdae_free(ids);
+    /* Blocks by id: a simple insertion sort (detach and re-insert). */
+    cJSON *sorted = cJSON_CreateArray();
+    if (sorted == NULL)
+        out_of_memory();
+    while (cJSON_GetArraySize(blocks) > 0) {
+        cJSON *best = NULL;
+        int bi = 0, i = 0;
+        cJSON_ArrayForEach(b, blocks)
+        {
+            double v = cJSON_GetObjectItemCaseSensitive(b, "id")->valuedouble;
+            if (best == NULL || v < cJSON_GetObjectItemCaseSensitive(best, "id")->valuedouble) {
+                best = b;
+                bi = i;
+            }
+            i++;
+        }
+        cJSON_AddItemToArray(sorted, cJSON_DetachItemFromArray(blocks, bi));
+    }
+    cJSON_ReplaceItemInObjectCaseSensitive(out, "blocks", sorted);
+    return out;
+}
+
+typedef char *(*key_fn)(const cJSON *item);
+
+static char *key_whole(const cJSON *x)
+{
+    char *s = cJSON_PrintUnformatted(x);
+    char *k = s ? mdae_strdup(s) : NULL;
+    cJSON_free(s);
+    if (k == NULL)
+        out_of_memory();
+    return k;
+}
+
+static char *key_id(const cJSON *x)
+{
+    char *k = mdae_asprintf("%.0f", cJSON_GetObjectItemCaseSensitive(x, "id")->valuedouble);
+    if (k == NULL)
+        out_of_memory();
+    return k;
+}
+
+static char *key_edge(const cJSON *x)
+{
+    char *k = mdae_asprintf("%.0f>%.0f", cJSON_GetObjectItemCaseSensitive(x, "from")->valuedouble,
+                            cJSON_GetObjectItemCaseSensitive(x, "to")->valuedouble);
+    if (k == NULL)
+        out_of_memory();
+    return k;
+}
+
+static char *key_name(const cJSON *x)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(x, "name");
+    char *k = mdae_strdup(cJSON_IsString(n) ? n->valuestring : "");
+    if (k == NULL)
+        out_of_memory();
+    return k;
+}
+
+static const cJSON *find_keyed(const cJSON *arr, key_fn key, const char *k)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, arr)
+    {
+        char *kx = key(x);
+        bool same = strcmp(kx, k) == 0;
+        mdae_free(kx);
+        if (same)
+            return x;
+    }
+    return NULL;
+}
+
+/* {"added", "removed", "changed"} of two keyed sets. removed_item builds
+ * what "removed" lists for an old item (its key as JSON). */
+static cJSON *diff_set(const cJSON *old, const cJSON *neu, key_fn key, bool with_changed,
+                       cJSON *(*removed_item)(const cJSON *x))
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON *add = cJSON_AddArrayToObject(d, "added");
+    cJSON *rem = cJSON_AddArrayToObject(d, "removed");
+    cJSON *chg = with_changed ? cJSON_AddArrayToObject(d, "changed") : NULL;
+    if (d == NULL || add == NULL || rem == NULL || (with_changed && chg == NULL))
+        out_of_memory();
+    const cJSON *x;
+    cJSON_ArrayForEach(x, neu)
+    {
+        char *k = key(x);
+        const cJSON *o = find_keyed(old, key, k);
+        mdae_free(k);
+        if (o == NULL)
+            cJSON_AddItemToArray(add, cJSON_Duplicate(x, true));
+        else if (with_changed && !cJSON_Compare(o, x, true))
+            cJSON_AddItemToArray(chg, cJSON_Duplicate(x, true));
+    }
+    cJSON_ArrayForEach(x, old)
+    {
+        char *k = key(x);
+        if (find_keyed(neu, key, k) == NULL)
+            cJSON_AddItemToArray(rem, removed_item(x));
+        mdae_free(k);
+    }
+    return d;
+}
+
+static cJSON *rm_id(const cJSON *x)
+{
+    return cJSON_CreateNumber(cJSON_GetObjectItemCaseSensitive(x, "id")->valuedouble);
+}
+
+static cJSON *rm_edge(const cJSON *x)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "from", cJSON_GetObjectItemCaseSensitive(x, "from")->valuedouble);
+    cJSON_AddNumberToObject(e, "to", cJSON_GetObjectItemCaseSensitive(x, "to")->valuedouble);
+    return e;
+}
+
+static cJSON *rm_name(const cJSON *x)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(x, "name");
+    return cJSON_CreateString(cJSON_IsString(n) ? n->valuestring : "");
+}
+
+static cJSON *rm_whole(const cJSON *x)
+{
+    return cJSON_Duplicate(x, true);
+}
+
+static cJSON *result_diff(const cJSON *old, const cJSON *neu, long since, long version)
+{
+    cJSON *d = cJSON_CreateObject();
+    if (d == NULL)
+        out_of_memory();
+    cJSON_AddNumberToObject(d, "since", (double)since);
+    cJSON_AddNumberToObject(d, "version", (double)version);
+    static const struct {
+        const char *member;
+        key_fn key;
+        bool changed;
+        cJSON *(*rm)(const cJSON *);
+    } sets[] = {{"blocks", key_id, true, rm_id},
+                {"edges", key_edge, true, rm_edge},
+                {"equations", key_name, true, rm_name},
+                {"variables", key_name, true, rm_name},
+                {"diagnostics", key_whole, false, rm_whole}};
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++)
+        cJSON_AddItemToObject(d, sets[k].member,
+                              diff_set(cJSON_GetObjectItemCaseSensitive(old, sets[k].member),
+                                       cJSON_GetObjectItemCaseSensitive(neu, sets[k].member),
+                                       sets[k].key, sets[k].changed, sets[k].rm));
+    cJSON *members = cJSON_AddObjectToObject(d, "members");
+    const cJSON *x;
+    cJSON_ArrayForEach(x, neu)
+    {
+        bool is_set = false;
+        for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++)
+            is_set = is_set || strcmp(x->string, sets[k].member) == 0;
+        if (is_set)
+            continue;
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(old, x->string);
+        if (o == NULL || !cJSON_Compare(o, x, true))
+            cJSON_AddItemToObject(members, x->string, cJSON_Duplicate(x, true));
+    }
+    return d;
+}
+
+static void keep_version(long version, const cJSON *full)
+{
+    for (unsigned k = 0; k < KEEP_VERSIONS; k++)
+        if (kept[k].version == version)
+            return;
+    struct kept *slot = &kept[kept_next++ % KEEP_VERSIONS];
+    cJSON_Delete(slot->full);
+    slot->full = cJSON_Duplicate(full, true);
+    if (slot->full == NULL)
+        out_of_memory();
+    slot->version = version;
+}
+
 static cJSON *m_analyze(const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
@@ -540,6 +807,32 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
                 cJSON_AddNumberToObject(p, "id", (double)current_wid);
                 send_msg(rpc_notification_new(parts[k].method, p));
             }
+        }
+    }
+    const cJSON *since = cJSON_GetObjectItemCaseSensitive(params, "since");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(params, "version");
+    bool stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "stableIds"));
+    if (cJSON_IsNumber(since) || stable) {
+        cJSON *full = with_stable_ids(json);
+        long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
+        keep_version(v, full);
+        cJSON_Delete(json);
+        json = full;
+        if (cJSON_IsNumber(since)) {
+            const cJSON *old = NULL;
+            for (unsigned k = 0; k < KEEP_VERSIONS; k++)
+                if (kept[k].version == (long)since->valuedouble)
+                    old = kept[k].full;
+            if (old == NULL) {
+                cJSON_Delete(json);
+                return error_reply(id, MDAE_E_STATE,
+                                   "that version's result is not kept (only the last few "
+                                   "analysed with since or stableIds are)",
+                                   NULL);
+            }
+            cJSON *d = result_diff(old, json, (long)since->valuedouble, v);
+            cJSON_Delete(json);
+            json = d;
         }
     }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "reuse"))) {
@@ -840,6 +1133,9 @@ int srv_worker_main(const srv_worker_opts *o)
     }
     unload();
     inc_session_free(inc_sess); /* before sa_end: its parts hold BDDs */
+    for (unsigned k = 0; k < KEEP_VERSIONS; k++)
+        cJSON_Delete(kept[k].full);
+    cJSON_Delete(stable_map);
     mdae_diags_close(&model_diags);
     sa_end();
     rpc_framer_close(&in_fr);

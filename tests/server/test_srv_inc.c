@@ -47,6 +47,13 @@ static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[3])
     return res;
 }
 
+static cJSON *result_of_edit(cJSON *r)
+{
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    return res;
+}
+
 static void assert_same(const cJSON *a, const cJSON *b, const char *what)
 {
     char *x = cJSON_PrintUnformatted(a), *y = cJSON_PrintUnformatted(b);
@@ -113,6 +120,241 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
     free(sid);
     free(cold_sid);
     free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+/* ---- session/analyze {since} ------------------------------------------------ */
+
+static char *item_key(const char *member, const cJSON *x)
+{
+    char buf[256];
+    if (strcmp(member, "blocks") == 0)
+        snprintf(buf, sizeof buf, "%d", cJSON_GetObjectItem(x, "id")->valueint);
+    else if (strcmp(member, "edges") == 0)
+        snprintf(buf, sizeof buf, "%d>%d", cJSON_GetObjectItem(x, "from")->valueint,
+                 cJSON_GetObjectItem(x, "to")->valueint);
+    else if (strcmp(member, "equations") == 0 || strcmp(member, "variables") == 0)
+        snprintf(buf, sizeof buf, "%s", cJSON_GetObjectItem(x, "name")->valuestring);
+    else {
+        char *s = cJSON_PrintUnformatted(x);
+        char *k = strdup(s);
+        cJSON_free(s);
+        return k;
+    }
+    return strdup(buf);
+}
+
+/* The key of a "removed" entry (an id, {from,to}, a name or a whole item). */
+static char *removed_key(const char *member, const cJSON *x)
+{
+    char buf[256];
+    if (strcmp(member, "blocks") == 0)
+        snprintf(buf, sizeof buf, "%d", x->valueint);
+    else if (strcmp(member, "equations") == 0 || strcmp(member, "variables") == 0)
+        snprintf(buf, sizeof buf, "%s", x->valuestring);
+    else
+        return item_key(member, x);
+    return strdup(buf);
+}
+
+static const char *const set_members[] = {"blocks", "edges", "equations", "variables",
+                                          "diagnostics"};
+
+static void drop_key(cJSON *arr, const char *member, const char *k)
+{
+    int i = 0;
+    cJSON *x;
+    cJSON_ArrayForEach(x, arr)
+    {
+        char *kx = item_key(member, x);
+        bool same = strcmp(kx, k) == 0;
+        free(kx);
+        if (same) {
+            cJSON_DeleteItemFromArray(arr, i);
+            return;
+        }
+        i++;
+    }
+    cr_assert_fail("removed %s %s is not in the old result", member, k);
+}
+
+/* old + diff, in place. */
+static void apply_diff(cJSON *full, const cJSON *diff)
+{
+    for (size_t m = 0; m < sizeof set_members / sizeof set_members[0]; m++) {
+        const char *member = set_members[m];
+        cJSON *arr = cJSON_GetObjectItem(full, member);
+        const cJSON *d = cJSON_GetObjectItem(diff, member);
+        cr_assert_not_null(arr);
+        cr_assert_not_null(d, "diff has %s", member);
+        const cJSON *x;
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(d, "removed"))
+        {
+            char *k = removed_key(member, x);
+            drop_key(arr, member, k);
+            free(k);
+        }
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(d, "changed"))
+        {
+            char *k = item_key(member, x);
+            drop_key(arr, member, k);
+            free(k);
+            cJSON_AddItemToArray(arr, cJSON_Duplicate(x, true));
+        }
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(d, "added"))
+            cJSON_AddItemToArray(arr, cJSON_Duplicate(x, true));
+    }
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItem(diff, "members"))
+    {
+        if (cJSON_GetObjectItem(full, x->string) != NULL)
+            cJSON_DeleteItemFromObject(full, x->string);
+        cJSON_AddItemToObject(full, x->string, cJSON_Duplicate(x, true));
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sets sorted by their printed items, other members as they are. */
+static char *canonical(const cJSON *full)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap);
+    out[0] = '\0';
+    const cJSON *x;
+    char **names = calloc(64, sizeof *names);
+    size_t nn = 0;
+    cJSON_ArrayForEach(x, full)
+        names[nn++] = x->string;
+    qsort(names, nn, sizeof *names, cmp_str);
+    for (size_t q = 0; q < nn; q++) {
+        const cJSON *v = cJSON_GetObjectItem(full, names[q]);
+        bool is_set = false;
+        for (size_t m = 0; m < sizeof set_members / sizeof set_members[0]; m++)
+            is_set = is_set || strcmp(names[q], set_members[m]) == 0;
+        int n = is_set ? cJSON_GetArraySize(v) : 1;
+        char **items = calloc((size_t)n + 1, sizeof *items);
+        for (int i = 0; i < n; i++)
+            items[i] = cJSON_PrintUnformatted(is_set ? cJSON_GetArrayItem(v, i) : v);
+        if (is_set)
+            qsort(items, (size_t)n, sizeof *items, cmp_str);
+        for (int i = -1; i < n; i++) {
+            const char *s = i < 0 ? names[q] : items[i];
+            size_t sl = strlen(s);
+            while (len + sl + 2 > cap)
+                out = realloc(out, cap *= 2);
+            memcpy(out + len, s, sl);
+            len += sl;
+            out[len++] = '\n';
+            out[len] = '\0';
+        }
+        for (int i = 0; i < n; i++)
+            cJSON_free(items[i]);
+        free(items);
+    }
+    free(names);
+    return out;
+}
+
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *p = strstr(text, from);
+    cr_assert_not_null(p, "%s", from);
+    size_t a = (size_t)(p - text), b = strlen(from), c = strlen(to), n = strlen(text);
+    char *o = malloc(n - b + c + 1);
+    memcpy(o, text, a);
+    memcpy(o + a, to, c);
+    memcpy(o + a + c, p + b, n - a - b + 1);
+    return o;
+}
+
+static char *appended(const char *text, const char *more)
+{
+    char *o = malloc(strlen(text) + strlen(more) + 1);
+    strcpy(o, text);
+    strcat(o, more);
+    return o;
+}
+
+static cJSON *analyze_with(client *c, const char *sid, const char *key, int since)
+{
+    cJSON *p = session_params(sid);
+    if (strcmp(key, "since") == 0)
+        cJSON_AddNumberToObject(p, "since", since);
+    else
+        cJSON_AddBoolToObject(p, key, true);
+    cJSON *r = cl_request(c, 11, "session/analyze", p);
+    cJSON *res = cJSON_DetachItemFromObject(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    return res;
+}
+
+Test(srv_inc, differences_applied_to_the_previous_result_give_the_new_one)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *t[7];
+    t[0] = t_model("water_tank.mel");
+    t[1] = replaced(t[0], "e1 : equation z = inputFlow(time);",
+                    "e1 : equation z = inputFlow(time) + der(y);");
+    t[2] = replaced(t[1], "invariant !(bh & bl);", "");
+    t[3] = appended(t[2], "w : real;\new : equation der(w) = x;\n");
+    t[4] = appended(t[3], "if bh then q : real; eq : equation q = w; end;\n");
+    t[5] = replaced(t[4], "eh2 : equation 0 = if bh then x - xmax else yh;",
+                    "eh2 : equation 0 = if bl then x - xmax else yh;");
+    t[6] = strdup(t[0]);
+    char *sid = cl_open(&c, t[0]);
+    cJSON *prev = analyze_with(&c, sid, "stableIds", 0);
+    cJSON *first = cJSON_Duplicate(prev, true);
+    int version = 1, kept_blocks = 0;
+    for (int k = 1; k < 7; k++) {
+        cJSON *params = session_params(sid);
+        cJSON_AddStringToObject(params, "text", t[k]);
+        cJSON *r = cl_request(&c, 12, "session/edit", params);
+        version = cJSON_GetObjectItem(result_of_edit(r), "version")->valueint;
+        cJSON_Delete(r);
+        cJSON *diff = analyze_with(&c, sid, "since", version - 1);
+        cr_assert_eq(cJSON_GetObjectItem(diff, "since")->valueint, version - 1);
+        cr_assert_eq(cJSON_GetObjectItem(diff, "version")->valueint, version);
+        cJSON *full = analyze_with(&c, sid, "stableIds", 0);
+        apply_diff(prev, diff);
+        char *a = canonical(prev), *b = canonical(full);
+        cr_assert_str_eq(a, b, "edit %d: old + diff == new\n%s", k, cJSON_PrintUnformatted(diff));
+        free(a);
+        free(b);
+        /* Blocks that did not change keep their id (not all change). */
+        const cJSON *d = cJSON_GetObjectItem(diff, "blocks");
+        int n_full = cJSON_GetArraySize(cJSON_GetObjectItem(full, "blocks"));
+        kept_blocks += n_full - cJSON_GetArraySize(cJSON_GetObjectItem(d, "added")) -
+                       cJSON_GetArraySize(cJSON_GetObjectItem(d, "changed"));
+        cJSON_Delete(diff);
+        cJSON_Delete(prev);
+        prev = full;
+    }
+    cr_assert_gt(kept_blocks, 0, "some blocks kept their ids");
+    /* Back to the first text: the same blocks, the same ids. */
+    char *a = canonical(first), *b = canonical(prev);
+    cr_assert_str_eq(a, b, "same text, same stable result");
+    free(a);
+    free(b);
+    /* A version that was never kept is refused. */
+    cJSON *pp = session_params(sid);
+    cJSON_AddNumberToObject(pp, "since", 999);
+    cJSON *r = cl_request(&c, 13, "session/analyze", pp);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "error"));
+    cJSON_Delete(r);
+    cJSON_Delete(first);
+    cJSON_Delete(prev);
+    for (int k = 0; k < 7; k++)
+        free(t[k]);
+    free(sid);
     cl_close(&c);
     srv_stop(&p);
 }
