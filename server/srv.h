@@ -244,6 +244,7 @@ typedef struct srv_job {
     long version;   /* EDIT/LSP: the session version it was built for */
     long lsp_version; /* LSP: the client's document version, -1: none */
     bool stream;    /* forward progress notifications */
+    bool want_reuse; /* analyze: the client asked for the "reuse" member */
     bool started;   /* sent to the worker */
     bool cancelled;
     struct srv_job *next;
@@ -318,6 +319,9 @@ typedef struct srv_server {
     size_t n_waiting_jobs;
     uint64_t next_wid;
     uint64_t requests; /* served, for server/status */
+    /* Incremental analysis totals over all workers (issue 6): components
+     * of the analysed models, reused from a worker's cache, recomputed. */
+    uint64_t reuse_components, reuse_reused, reuse_recomputed;
 } srv_server;
 
 extern srv_server srv;

@@ -260,6 +260,13 @@ static void m_status(srv_call *call, const cJSON *params)
         !cJSON_AddNumberToObject(limits, "request_timeout_ms",
                                  (double)srv.cfg.request_timeout_ms))
         goto nomem;
+    /* What the workers' incremental analyses reused (issue 6). */
+    cJSON *reuse = cJSON_AddObjectToObject(r, "reuse");
+    if (reuse == NULL ||
+        !cJSON_AddNumberToObject(reuse, "components", (double)srv.reuse_components) ||
+        !cJSON_AddNumberToObject(reuse, "reused", (double)srv.reuse_reused) ||
+        !cJSON_AddNumberToObject(reuse, "recomputed", (double)srv.reuse_recomputed))
+        goto nomem;
     srv_call_result(call, r);
     return;
 nomem:
@@ -376,7 +383,7 @@ static void m_analyze(srv_call *call, const cJSON *params)
     }
     cJSON *wp = cJSON_CreateObject();
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
-        !cJSON_AddBoolToObject(wp, "reuse", cJSON_IsTrue(reuse)) ||
+        !cJSON_AddBoolToObject(wp, "reuse", true) ||
         !cJSON_AddBoolToObject(wp, "stableIds", cJSON_IsTrue(stable)) ||
         !cJSON_AddNumberToObject(wp, "version", (double)s->version) ||
         (since != NULL && !cJSON_AddNumberToObject(wp, "since", since->valuedouble))) {
@@ -390,6 +397,7 @@ static void m_analyze(srv_call *call, const cJSON *params)
         return;
     }
     job->stream = cJSON_IsTrue(stream);
+    job->want_reuse = cJSON_IsTrue(reuse);
     job->version = s->version;
     srv_worker_submit(s, job);
 }

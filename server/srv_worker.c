@@ -285,10 +285,29 @@ static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
     srv_session *s = w->session;
     switch (job->kind) {
     case SRV_JOB_RAW:
-        if (error)
+        if (error) {
             forward_error(job->call, error);
-        else
+        } else {
+            /* analyze answers always carry "reuse" (with "analysed": this
+             * request ran an analysis) for server/status; the client sees
+             * it only when it asked. */
+            cJSON *ru = cJSON_GetObjectItemCaseSensitive(result, "reuse");
+            if (cJSON_IsObject(ru)) {
+                if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ru, "analysed"))) {
+                    const cJSON *n = cJSON_GetObjectItemCaseSensitive(ru, "components");
+                    const cJSON *u = cJSON_GetObjectItemCaseSensitive(ru, "reused");
+                    const cJSON *r = cJSON_GetObjectItemCaseSensitive(ru, "recomputed");
+                    srv.reuse_components += cJSON_IsNumber(n) ? (uint64_t)n->valuedouble : 0;
+                    srv.reuse_reused += cJSON_IsNumber(u) ? (uint64_t)u->valuedouble : 0;
+                    srv.reuse_recomputed += cJSON_IsNumber(r) ? (uint64_t)r->valuedouble : 0;
+                }
+                if (job->want_reuse)
+                    cJSON_DeleteItemFromObjectCaseSensitive(ru, "analysed");
+                else
+                    cJSON_DeleteItemFromObjectCaseSensitive(result, "reuse");
+            }
             srv_call_result(job->call, take(resp, "result"));
+        }
         job->call = NULL;
         break;
     case SRV_JOB_OPEN:

@@ -265,6 +265,7 @@ static cJSON *cached_report;  /* its JSON */
 static inc_session *inc_sess;
 static inc_result *inc_res;   /* when set, result and graph are its part's */
 static inc_stats inc_last;    /* reuse of the last analysis */
+static bool inc_fresh;        /* the current request ran that analysis */
 
 static cJSON *error_reply(const cJSON *id, int rc, const char *message, cJSON *details)
 {
@@ -422,6 +423,7 @@ static int ensure_analysis(bool stream, mdae_diags *ad)
     forget_analysis();
     progress_ctx pc = {stream, NULL, 0};
     sa_options so = {on_progress, &pc};
+    inc_fresh = true;
     size_t parts = 0;
     int rc = inc_model_parts(model, &parts);
     if (rc == MDAE_OK && parts == 1 && inc_sess == NULL)
@@ -774,6 +776,7 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
     cJSON *err = NULL, *json = NULL;
+    inc_fresh = false;
     if (!analysed(id, cJSON_IsTrue(stream), &err))
         return err;
     int rc = analysis_json(&json);
@@ -839,7 +842,8 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
         cJSON *ru = cJSON_AddObjectToObject(json, "reuse");
         if (ru == NULL || !cJSON_AddNumberToObject(ru, "components", (double)inc_last.components) ||
             !cJSON_AddNumberToObject(ru, "reused", (double)inc_last.reused) ||
-            !cJSON_AddNumberToObject(ru, "recomputed", (double)inc_last.recomputed))
+            !cJSON_AddNumberToObject(ru, "recomputed", (double)inc_last.recomputed) ||
+            !cJSON_AddBoolToObject(ru, "analysed", inc_fresh))
             out_of_memory();
     }
     return rpc_response_result(id, json);

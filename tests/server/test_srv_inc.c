@@ -111,6 +111,16 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
     cr_assert_eq(rs[1], 1, "N = 3 again is reused");
     assert_same(r1, r4, "same result as the first N = 3");
 
+    /* server/status adds up what the workers reused: 4 analyses of the
+     * session (2 reused, 2 recomputed) and the cold session's one. */
+    cJSON *st = cl_request(&c, 14, "server/status", NULL);
+    cJSON *ru = cJSON_GetObjectItem(cJSON_GetObjectItem(st, "result"), "reuse");
+    cr_assert_not_null(ru, "%s", cJSON_PrintUnformatted(st));
+    cr_assert_eq(cJSON_GetObjectItem(ru, "components")->valueint, 5);
+    cr_assert_eq(cJSON_GetObjectItem(ru, "reused")->valueint, 2);
+    cr_assert_eq(cJSON_GetObjectItem(ru, "recomputed")->valueint, 3);
+    cJSON_Delete(st);
+
     cJSON_Delete(r1);
     cJSON_Delete(r2);
     cJSON_Delete(r3);
