@@ -53,6 +53,34 @@
  * for all, so a block that did not change keeps its id in every later
  * version (its guard may still change: a diff reports it as changed).
  *
+ * Where this helps, and where it does not (tests/bench/bench_edit.c,
+ * measured 2026-11-21 on the shared 2-core box, Release): the compressible
+ * building and the brake are ONE component each (the corridor / the brake
+ * line chains every room / car), so an edit that changes the structure
+ * anywhere recomputes everything: building N=20 cold 14.1 s, (a) one
+ * equation instance 13.2 s (0.94), (b) one guard instance 13.2 s (0.94),
+ * (c) N+1 12.9 s; N=40 cold 20.2 s, (a) 1.00, (b) 0.96, (c) 0.81; brake
+ * N=50 cold 0.75 s, (a) 1.02, (b) 1.28, (c) 1.00; N=100 cold 2.5 s, (a)
+ * 0.75, (b) 0.82, (c) 0.99 (noise: other analyses ran on the box). An edit
+ * that keeps the structure (a comment, a constant, a moved line, going back
+ * to an earlier N) is a cache hit: 1-11 ms, ratio <= 0.004. The issue's
+ * targets for (a)-(c) are NOT met.
+ *
+ * A finer exact decomposition (not built). What would fit the chains: (1)
+ * per-equation encodings (chi_E, sigma of each edge, RR-9322 4.3) depend
+ * only on that equation's incidences and guards and on the mode variables,
+ * so they could be cached by the equation's key if the BDD variable layout
+ * were kept stable across versions (the engine lays variables out anew per
+ * analysis: sa_encode.c); the encoding is not where the time goes for these
+ * models, though: the matching/offset fixpoints over the whole chain are. (2)
+ * A decomposition of the matching itself: an equation or variable whose
+ * matched partner is the same in every valid mode (e.g. `dt` and `t`, or
+ * the plug equations) could be peeled off with its offsets computed
+ * locally, splitting the chain at each such pair only when the pair's
+ * offsets do not feed back (Pryce's dual couples the whole chain through
+ * d_j >= c_i + sigma_ij); checking that exactly needs the all-modes dual of
+ * the rest, so it was left as future work.
+ *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
  * through sa_analyze/cdg_build (sa_begin() first; single-threaded). Several
  * parts' sa_results are alive at once; each has its own BDD variable map
