@@ -1,0 +1,131 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_inc_oom.c -- allocation failures in the incremental
+ * session (test_cdg_oom.c style): allocation N fails, for N = 0, 1, ...
+ * until inc_analyze succeeds; every failing call returns MDAE_E_NOMEM (or
+ * the engine's BDD error for a failure inside BuDDy's own tables), writes
+ * nothing to *out, leaks nothing (LeakSanitizer in the asan build), and the
+ * session stays usable: the next analysis equals the result of a session
+ * that never failed, and the cache is still used.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inc.h"
+#include "sa.h"
+
+static long budget_left = -1; /* allocations still allowed; -1: unlimited */
+
+static bool take(void)
+{
+    if (budget_left < 0)
+        return true;
+    if (budget_left == 0)
+        return false;
+    budget_left--;
+    return true;
+}
+
+static void *f_malloc(size_t n) { return take() ? malloc(n) : NULL; }
+static void *f_realloc(void *p, size_t n) { return take() ? realloc(p, n) : NULL; }
+static void *f_calloc(size_t c, size_t n) { return take() ? calloc(c, n) : NULL; }
+
+static void begin(void)
+{
+    mdae_allocator a = {f_malloc, f_realloc, f_calloc, free};
+    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+}
+
+static void end(void)
+{
+    sa_end();
+    mdae_replace_allocator(NULL);
+}
+
+TestSuite(inc_oom, .init = begin, .fini = end, .timeout = 300);
+
+/* Two components (e1..e3 and f1/w) and a lone variable. */
+static const char *v1 = "x : real; y : real; z : real; w : real; lone : real;\n"
+                        "g : boolean = x >= 0;\nh : boolean = y >= 0;\n"
+                        "invariant !(g & h);\n"
+                        "e1 : equation x + y + z = 0;\n"
+                        "e2 : equation 0 = if g then y + z else der(x);\n"
+                        "e3 : equation 0 = if h then der(z) + x else y;\n"
+                        "f1 : equation der(w) = 1;\n";
+static const char *v2 = "x : real; y : real; z : real; w : real; lone : real;\n"
+                        "g : boolean = x >= 0;\nh : boolean = y >= 0;\n"
+                        "invariant !(g & h);\n"
+                        "e1 : equation x + y + z = 0;\n"
+                        "e2 : equation 0 = if g then y + z else der(x);\n"
+                        "e3 : equation 0 = if h then der(z) + x else y;\n"
+                        "f1 : equation der(der(w)) = 1;\n";
+
+static void same_views(const inc_result *a, const inc_result *b, uint32_t n_modes)
+{
+    for (uint32_t x = 0; x < (1u << n_modes); x++) {
+        bool mode[8] = {0};
+        for (uint32_t k = 0; k < n_modes; k++)
+            mode[k] = (x >> k) & 1;
+        inc_mode_view va = {0}, vb = {0};
+        cr_assert_eq(inc_result_mode(a, mode, &va), MDAE_OK);
+        cr_assert_eq(inc_result_mode(b, mode, &vb), MDAE_OK);
+        cr_assert_eq(va.sa.valid, vb.sa.valid);
+        cr_assert_eq(va.sa.singular, vb.sa.singular);
+        cr_assert_eq(va.n_blocks, vb.n_blocks);
+        inc_mode_view_close(&va);
+        inc_mode_view_close(&vb);
+    }
+}
+
+Test(inc_oom, every_failing_allocation_of_an_analysis_is_clean_and_the_session_stays_usable)
+{
+    mel_model *m1 = NULL, *m2 = NULL;
+    cr_assert_eq(mel_model_parse(v1, strlen(v1), NULL, &m1, NULL), MDAE_OK);
+    cr_assert_eq(mel_model_parse(v2, strlen(v2), NULL, &m2, NULL), MDAE_OK);
+    inc_session *ref = NULL;
+    cr_assert_eq(inc_session_new(&ref), MDAE_OK);
+    inc_result *want = NULL;
+    cr_assert_eq(inc_analyze(ref, m2, NULL, &want, NULL), MDAE_OK);
+
+    long failures = 0;
+    for (long n = 0;; n++) {
+        inc_session *s = NULL;
+        cr_assert_eq(inc_session_new(&s), MDAE_OK);
+        inc_result *r1 = NULL;
+        cr_assert_eq(inc_analyze(s, m1, NULL, &r1, NULL), MDAE_OK);
+        inc_result *r2 = (inc_result *)0x1;
+        budget_left = n;
+        int rc = inc_analyze(s, m2, NULL, &r2, NULL);
+        budget_left = -1;
+        if (rc == MDAE_OK) {
+            same_views(r2, want, m2->n_modes);
+            inc_result_free(r2);
+            inc_result_free(r1);
+            inc_session_free(s);
+            break;
+        }
+        failures++;
+        cr_assert(rc == MDAE_E_NOMEM || rc == MDAE_E_BDD || rc == MDAE_E_BDD_LIMIT,
+                  "allocation %ld: %s", n, mdae_err_name(rc));
+        cr_assert_eq(r2, (inc_result *)0x1, "nothing written on failure");
+        /* Usable afterwards, and still reusing the untouched part. */
+        cr_assert_eq(inc_analyze(s, m2, NULL, &r2, NULL), MDAE_OK);
+        inc_stats st;
+        inc_result_stats(r2, &st);
+        cr_assert_eq(st.components, 3);
+        cr_assert_geq(st.reused, 1, "allocation %ld", n);
+        same_views(r2, want, m2->n_modes);
+        inc_result_free(r2);
+        inc_result_free(r1);
+        inc_session_free(s);
+    }
+    cr_assert_gt(failures, 10);
+    inc_result_free(want);
+    inc_session_free(ref);
+    mel_model_free(m1);
+    mel_model_free(m2);
+}
