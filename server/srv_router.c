@@ -652,9 +652,11 @@ static void lsp_on_timer(uv_timer_t *t)
     lsp_arm();
 }
 
-static void lsp_schedule(srv_conn *c, srv_session *s)
+/* changed: the text did change (else the check in flight is still right). */
+static void lsp_schedule(srv_conn *c, srv_session *s, bool changed)
 {
-    srv_worker_cancel_lsp(s);
+    if (changed)
+        srv_worker_cancel_lsp(s);
     if (srv.cfg.lsp_debounce_ms == 0 || s->owner != c) {
         s->lsp_due = 0;
         lsp_check(c, s);
@@ -703,6 +705,7 @@ static void n_did_change(srv_conn *c, const cJSON *params)
     if (s == NULL)
         return;
     s->lsp_version = lsp_doc_version(doc);
+    long before = s->version;
     for (const cJSON *ch = changes->child; ch != NULL; ch = ch->next) {
         const cJSON *range = get_param(ch, "range");
         const cJSON *text = get_param(ch, "text");
@@ -730,7 +733,7 @@ static void n_did_change(srv_conn *c, const cJSON *params)
                      uri->valuestring, why ? why : "cannot apply");
         cJSON_Delete(one);
     }
-    lsp_schedule(c, s);
+    lsp_schedule(c, s, s->version != before);
 }
 
 static void n_did_close(srv_conn *c, const cJSON *params)

@@ -363,7 +363,8 @@ static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
     case SRV_JOB_LSP:
         /* A stale check (the document changed since) is dropped: the newer
          * one is queued behind it and will publish. */
-        if (s != NULL && job->conn != NULL && !job->conn->closing && s->version == job->version)
+        if (error == NULL && s != NULL && job->conn != NULL && !job->conn->closing &&
+            s->version == job->version)
             srv_router_lsp_done_version(job->conn, job->uri, job->lsp_version,
                                         take(result, "diagnostics"));
         break;
