@@ -667,3 +667,27 @@ Test(sa_analyze, node_limits_at_every_scale_fail_cleanly)
     sa_result_free(r);
     mel_model_free(m);
 }
+
+static int cancel_inside(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)total;
+    return strcmp(phase, (const char *)ctx) == 0 && done > 0;
+}
+
+Test(sa_analyze, cancels_from_inside_the_long_loops)
+{
+    mel_model *m = parse_file("building_compressible.mel", 5);
+    /* N = 5: X has a few thousand nodes, enough for checkpoints inside the
+     * row loop and the dynamic programme (every 1024 nodes). */
+    const char *phases[] = {"matchings", "argmax"};
+    for (size_t k = 0; k < 2; k++) {
+        sa_options o = {cancel_inside, (void *)phases[k]};
+        sa_result *r = NULL;
+        cr_expect_eq(sa_analyze(m, &o, &r, NULL), MDAE_E_CANCELED, "phase %s", phases[k]);
+        cr_expect_null(r);
+    }
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    sa_result_free(r);
+    mel_model_free(m);
+}
