@@ -188,6 +188,9 @@ typedef struct set_entry {
     const sa_set *key;
     size_t n;
     uint64_t *care, *val;
+    int *code;          /* the formula in postfix (see compile_formula) */
+    size_t n_code;
+    bool formula_done, formula_ok;
 } set_entry;
 
 typedef struct set_cache {
@@ -206,12 +209,13 @@ static void cache_close(set_cache *sc) {
     for (size_t k = 0; k < sc->cap; k++) {
         free(sc->tab[k].care);
         free(sc->tab[k].val);
+        free(sc->tab[k].code);
     }
     free(sc->tab);
     memset(sc, 0, sizeof *sc);
 }
 
-static const set_entry *cache_get(set_cache *sc, const sa_set *s, uint32_t n_modes) {
+static set_entry *cache_get(set_cache *sc, const sa_set *s, uint32_t n_modes) {
     size_t h = ((uintptr_t)s >> 3) * 0x9E3779B97F4A7C15ull;
     for (size_t k = h & (sc->cap - 1);; k = (k + 1) & (sc->cap - 1)) {
         set_entry *e = &sc->tab[k];
@@ -224,7 +228,7 @@ static const set_entry *cache_get(set_cache *sc, const sa_set *s, uint32_t n_mod
         e->val = calloc(e->n + 1, sizeof *e->val);
         cr_assert(e->care && e->val);
         for (size_t t = 0; t < e->n; t++)
-            for (uint32_t v = 0; v < n_modes; v++) {
+            for (uint32_t v = 0; v < n_modes && v < 64; v++) { /* masks: <= 64 modes */
                 signed char x = s->cubes[t * n_modes + v];
                 if (x < 0) continue;
                 e->care[t] |= (uint64_t)1 << v;
@@ -236,80 +240,120 @@ static const set_entry *cache_get(set_cache *sc, const sa_set *s, uint32_t n_mod
 
 static bool set_contains(const cmp *c, const sa_set *s) {
     const uint32_t n_modes = c->rep->n_modes;
-    if (!c->cache || n_modes > 64) return cubes_contain(s, n_modes, c->mode);
+    if (n_modes > 64) return cubes_contain(s, n_modes, c->mode);
     const set_entry *e = cache_get(c->cache, s, n_modes);
     for (size_t t = 0; t < e->n; t++)
         if (((c->mode_bits ^ e->val[t]) & e->care[t]) == 0) return true;
     return false;
 }
 
-/* A small evaluator for the formulas of sa_set ("g1 & !g2 | g3", "true"):
+/* The formulas of sa_set ("g1 & !g2 | g3", "true") are compiled once per set
+ * to postfix code, then evaluated per mode:
  * or := and ('|' and)*; and := not ('&' not)*; not := '!' not | atom;
  * atom := '(' or ')' | true | false | name. */
-typedef struct fparse {
+enum { OP_TRUE = -1, OP_FALSE = -2, OP_NOT = -3, OP_AND = -4, OP_OR = -5 };
+
+typedef struct fcomp {
     const char *s;
     const sa_report *rep;
     const size_t *name_len;
-    const bool *mode;
+    set_entry *e; /* code goes to e->code */
+    size_t cap;
     bool err;
-} fparse;
+} fcomp;
 
-static void f_skip(fparse *p) {
+static void f_emit(fcomp *p, int op) {
+    set_entry *e = p->e;
+    if (e->n_code == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        e->code = realloc(e->code, p->cap * sizeof *e->code);
+        cr_assert_not_null(e->code);
+    }
+    e->code[e->n_code++] = op;
+}
+
+static void f_skip(fcomp *p) {
     while (isspace((unsigned char)*p->s)) p->s++;
 }
 
-static bool f_or(fparse *p, int depth);
+static void f_or(fcomp *p, int depth);
 
-static bool f_atom(fparse *p, int depth) {
+static void f_atom(fcomp *p, int depth) {
     f_skip(p);
     if (depth > 200) {
         p->err = true;
-        return false;
+        return;
     }
     if (*p->s == '!') {
         p->s++;
-        return !f_atom(p, depth + 1);
+        f_atom(p, depth + 1);
+        f_emit(p, OP_NOT);
+        return;
     }
     if (*p->s == '(') {
         p->s++;
-        bool v = f_or(p, depth + 1);
+        f_or(p, depth + 1);
         f_skip(p);
         if (*p->s != ')') p->err = true;
         else p->s++;
-        return v;
+        return;
     }
     const char *start = p->s;
-    while (isalnum((unsigned char)*p->s) || strchr("_[],.", *p->s)) {
-        if (*p->s == 0) break;
-        p->s++;
-    }
+    while (*p->s && (isalnum((unsigned char)*p->s) || strchr("_[],.", *p->s))) p->s++;
     size_t n = (size_t)(p->s - start);
-    if (n == 4 && strncmp(start, "true", 4) == 0) return true;
-    if (n == 5 && strncmp(start, "false", 5) == 0) return false;
-    for (uint32_t k = 0; k < p->rep->n_modes; k++) {
-        const char *name = p->rep->mode_names[k];
-        if (p->name_len[k] == n && name[0] == start[0] && memcmp(start, name, n) == 0)
-            return p->mode[k];
-    }
+    if (n == 4 && strncmp(start, "true", 4) == 0) return f_emit(p, OP_TRUE);
+    if (n == 5 && strncmp(start, "false", 5) == 0) return f_emit(p, OP_FALSE);
+    for (uint32_t k = 0; k < p->rep->n_modes; k++)
+        if (p->name_len[k] == n && memcmp(start, p->rep->mode_names[k], n) == 0)
+            return f_emit(p, (int)k);
     p->err = true;
-    return false;
 }
 
-static bool f_and(fparse *p, int depth) {
-    bool v = f_atom(p, depth);
+static void f_and(fcomp *p, int depth) {
+    f_atom(p, depth);
     for (f_skip(p); *p->s == '&'; f_skip(p)) {
         p->s++;
-        v = f_atom(p, depth) && v;
+        f_atom(p, depth);
+        f_emit(p, OP_AND);
     }
-    return v;
 }
 
-static bool f_or(fparse *p, int depth) {
-    bool v = f_and(p, depth);
+static void f_or(fcomp *p, int depth) {
+    f_and(p, depth);
     for (f_skip(p); *p->s == '|'; f_skip(p)) {
         p->s++;
-        v = f_and(p, depth) || v;
+        f_and(p, depth);
+        f_emit(p, OP_OR);
     }
+}
+
+static void compile_formula(const cmp *c, const sa_set *s, set_entry *e) {
+    fcomp p = {s->formula, c->rep, c->name_len, e, 0, false};
+    f_or(&p, 0);
+    f_skip(&p);
+    e->formula_ok = !p.err && *p.s == 0 && e->n_code > 0;
+}
+
+static bool eval_formula(const set_entry *e, const bool *mode) {
+    bool stack[256 + 1], *sp = stack;
+    bool *heap = NULL;
+    if (e->n_code > 256) { /* deep enough stacks only for long formulas */
+        heap = malloc((e->n_code + 1) * sizeof *heap);
+        cr_assert_not_null(heap);
+        sp = heap;
+    }
+    bool *base = sp;
+    for (size_t t = 0; t < e->n_code; t++) {
+        int op = e->code[t];
+        if (op >= 0) *sp++ = mode[op];
+        else if (op == OP_TRUE) *sp++ = true;
+        else if (op == OP_FALSE) *sp++ = false;
+        else if (op == OP_NOT) sp[-1] = !sp[-1];
+        else if (op == OP_AND) sp--, sp[-1] = sp[-1] && sp[0];
+        else sp--, sp[-1] = sp[-1] || sp[0];
+    }
+    bool v = base[0];
+    free(heap);
     return v;
 }
 
@@ -321,10 +365,13 @@ static void check_set(const cmp *c, const sa_set *s, bool want, const char *what
                  in_cubes ? "contain" : "do not contain", want ? "in" : "out");
     if (!s->formula) mismatch(c, "report: %s: no formula", what);
     if (!c->check_formulas) return;
-    fparse p = {s->formula, c->rep, c->name_len, c->mode, false};
-    bool in_formula = f_or(&p, 0);
-    f_skip(&p);
-    if (p.err || *p.s) mismatch(c, "report: %s: cannot read formula \"%s\"", what, s->formula);
+    set_entry *e = cache_get(c->cache, s, c->rep->n_modes);
+    if (!e->formula_done) {
+        compile_formula(c, s, e);
+        e->formula_done = true;
+    }
+    if (!e->formula_ok) mismatch(c, "report: %s: cannot read formula \"%s\"", what, s->formula);
+    bool in_formula = eval_formula(e, c->mode);
     if (in_formula != want)
         mismatch(c, "report: %s: formula \"%s\" is %d, the reference says %d", what,
                  s->formula, in_formula, want);
