@@ -46,7 +46,12 @@
  * A cached part owns a deep copy of its sub-model (names, guards, ranges),
  * so it never depends on the mel_model of the version that produced it.
  * Entries unused by the last INC_KEEP_GENERATIONS analyses are dropped
- * (results still referencing them keep them alive: reference counts).
+ * (results still referencing them keep them alive: reference counts). The
+ * cached parts' BDD nodes count against the node limit (sa_set_node_limit):
+ * when a part's analysis hits it, the entries the current analysis does not
+ * use are dropped and the part is analysed once more, so keeping a cache
+ * never makes an analysis fail that would succeed cold (unless the caller
+ * itself keeps old results alive).
  *
  * Block ids. A block's identity is its equations, unknowns and reads as
  * (name, order) sets (cdg.h). The session maps identities to ids once and

@@ -695,6 +695,26 @@ static int analyse_part(inc_part *p, const sa_options *opt, mdae_diags *diags)
     return cdg_build(p->res, opt, &p->graph, diags);
 }
 
+/* Drop every cache entry the current analysis does not use; true if any. */
+static bool evict_unused(inc_session *s)
+{
+    bool any = false;
+    inc_part **pp = &s->parts;
+    while (*pp != NULL) {
+        inc_part *p = *pp;
+        if (p->gen != s->gen) {
+            *pp = p->next;
+            p->cached = false;
+            s->n_parts--;
+            part_unref(p);
+            any = true;
+        } else {
+            pp = &p->next;
+        }
+    }
+    return any;
+}
+
 /* Drop cache entries unused for INC_KEEP_GENERATIONS analyses. */
 static void trim_cache(inc_session *s)
 {
@@ -840,8 +860,27 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         key = (sbuf){0};
         rc = build_model(m, rp, local, p);
         size_t before = tmp.count;
-        if (rc == MDAE_OK)
-            rc = analyse_part(p, opt, &tmp);
+        if (rc == MDAE_OK) {
+            mdae_diags one;
+            mdae_diags_init(&one);
+            rc = analyse_part(p, opt, &one);
+            if (rc == MDAE_E_BDD_LIMIT && evict_unused(s)) {
+                /* Parts of older versions hold nodes that a cold analysis
+                 * would not have: drop them and try once more, so the
+                 * cache never makes an analysis fail that cold succeeds. */
+                cdg_graph_free(p->graph);
+                p->graph = NULL;
+                sa_result_free(p->res);
+                p->res = NULL;
+                mdae_diags_close(&one);
+                mdae_diags_init(&one);
+                rc = analyse_part(p, opt, &one);
+            }
+            for (size_t q = 0; q < one.count; q++)
+                mdae_diags_add(&tmp, one.items[q].severity, one.items[q].where, "%s",
+                               one.items[q].message);
+            mdae_diags_close(&one);
+        }
         /* Parts share modes and invariants: drop repeated diagnostics. The
          * no-valid-mode warning is said once, below, also when every part
          * is reused (a reused part says nothing). */

@@ -708,3 +708,62 @@ Test(inc_session, a_one_part_model_exposes_its_whole_cold_result)
     }
     inc_session_free(s);
 }
+
+Test(inc_session, the_cache_gives_way_when_the_node_limit_is_reached)
+{
+    char *big = slurp("building_compressible.mel");
+    char *small = slurp("water_tank.mel");
+    mel_define d = {"N", 4};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = 1;
+    mel_model *mb = NULL, *ms = NULL;
+    cr_assert_eq(mel_model_parse(big, strlen(big), &mo, &mb, NULL), MDAE_OK);
+    cr_assert_eq(mel_model_parse(small, strlen(small), NULL, &ms, NULL), MDAE_OK);
+    /* BuDDy keeps 2 nodes per variable for good: let the big model create
+     * its variables first, then find the smallest node limit under which
+     * the small model's cold analysis (sa_analyze + cdg_build) succeeds. */
+    sa_result *warm = NULL;
+    cr_assert_eq(sa_analyze(mb, NULL, &warm, NULL), MDAE_OK);
+    sa_result_free(warm);
+    size_t lo = 1, hi = 1u << 22;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        cr_assert_eq(sa_set_node_limit(mid), MDAE_OK);
+        sa_result *cr = NULL;
+        cdg_graph *cg = NULL;
+        int crc = sa_analyze(ms, NULL, &cr, NULL);
+        if (crc == MDAE_OK)
+            crc = cdg_build(cr, NULL, &cg, NULL);
+        cdg_graph_free(cg);
+        sa_result_free(cr);
+        if (crc == MDAE_OK)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
+    size_t need = lo;
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    inc_result *r = NULL;
+    cr_assert_eq(inc_analyze(s, mb, NULL, &r, NULL), MDAE_OK);
+    inc_result_free(r); /* only the cache holds the big part now */
+    size_t cached = 0;
+    inc_session_stats(s, NULL, &cached);
+    cr_assert_eq(cached, 1);
+    /* With the big part's nodes alive, the same limit would not do: the
+     * session drops the part it does not need and succeeds. */
+    cr_assert_eq(sa_set_node_limit(need), MDAE_OK);
+    int rc = inc_analyze(s, ms, NULL, &r, NULL);
+    cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
+    cr_assert_eq(rc, MDAE_OK, "%s (limit %zu)", mdae_err_name(rc), need);
+    inc_session_stats(s, NULL, &cached);
+    cr_assert_eq(cached, 1, "the big part gave way");
+    inc_result_free(r);
+    inc_session_free(s);
+    mel_model_free(mb);
+    mel_model_free(ms);
+    free(big);
+    free(small);
+}
