@@ -6,6 +6,8 @@
  * and either way the result is exactly the cold one (a fresh session on the
  * same text).
  */
+#include <stdarg.h>
+
 #include "srv_test.h"
 
 static cJSON *edit_line(const char *sid, int line, int from, int to, const char *text)
@@ -365,6 +367,113 @@ Test(srv_inc, differences_applied_to_the_previous_result_give_the_new_one)
     for (int k = 0; k < 7; k++)
         free(t[k]);
     free(sid);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+/* A small random model: mode variables, unknowns, equations with random
+ * derivative orders, some in if/else pairs (one equation per branch), and
+ * sometimes an invariant. */
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void put(char **t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *o = appended(*t, buf);
+    free(*t);
+    *t = o;
+}
+
+static void term(char **t, uint64_t *s, unsigned n_vars)
+{
+    unsigned v = 1 + (unsigned)(rnd(s) % n_vars), o = (unsigned)(rnd(s) % 3);
+    put(t, "%sx%u%s", o == 0 ? "" : o == 1 ? "der(" : "der(der(", v,
+        o == 0 ? "" : o == 1 ? ")" : "))");
+}
+
+static char *random_text(uint64_t *s)
+{
+    char *t = strdup("");
+    unsigned n_modes = 1 + (unsigned)(rnd(s) % 3), n_vars = 2 + (unsigned)(rnd(s) % 4);
+    for (unsigned k = 1; k <= n_modes; k++)
+        put(&t, "g%u : boolean;\n", k);
+    for (unsigned k = 1; k <= n_vars; k++)
+        put(&t, "x%u : real;\n", k);
+    if (rnd(s) % 3 == 0)
+        put(&t, "invariant !g1 | g%u;\n", 1 + (unsigned)(rnd(s) % n_modes));
+    for (unsigned k = 1; k <= n_vars; k++) {
+        bool cond = rnd(s) % 3 == 0;
+        if (cond)
+            put(&t, "if %sg%u then\n", rnd(s) % 2 ? "!" : "", 1 + (unsigned)(rnd(s) % n_modes));
+        for (int branch = 0; branch < (cond ? 2 : 1); branch++) {
+            if (branch == 1)
+                put(&t, "else\n");
+            put(&t, "e%u%s : equation ", k, branch ? "b" : "");
+            term(&t, s, n_vars);
+            for (unsigned q = rnd(s) % 3; q > 0; q--) {
+                put(&t, " + ");
+                term(&t, s, n_vars);
+            }
+            put(&t, " = 0;\n");
+        }
+        if (cond)
+            put(&t, "end;\n");
+    }
+    return t;
+}
+
+Test(srv_inc, random_texts_differences_applied_give_the_new_results)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    uint64_t seed = 4242;
+    int checked = 0;
+    for (int seq = 0; seq < 30; seq++) {
+        char *t = random_text(&seed);
+        char *sid = cl_open(&c, t);
+        free(t);
+        cJSON *prev = analyze_with(&c, sid, "stableIds", 0);
+        for (int k = 0; k < 6; k++) {
+            /* A new random text half the time, else a local edit: an extra
+             * equation with its unknown, or an invariant. */
+            cJSON *params = session_params(sid);
+            char *nt = random_text(&seed);
+            if (rnd(&seed) % 2)
+                put(&nt, "y : real;\nf : equation der(y) = x1;\n");
+            cJSON_AddStringToObject(params, "text", nt);
+            cJSON *r = cl_request(&c, 12, "session/edit", params);
+            int version = cJSON_GetObjectItem(result_of_edit(r), "version")->valueint;
+            cJSON_Delete(r);
+            cJSON *diff = analyze_with(&c, sid, "since", version - 1);
+            cJSON *full = analyze_with(&c, sid, "stableIds", 0);
+            apply_diff(prev, diff);
+            char *a = canonical(prev), *b = canonical(full);
+            cr_assert_str_eq(a, b, "seq %d edit %d:\n%s", seq, k, nt);
+            free(a);
+            free(b);
+            free(nt);
+            cJSON_Delete(diff);
+            cJSON_Delete(prev);
+            prev = full;
+            checked++;
+        }
+        cJSON_Delete(prev);
+        cJSON_Delete(cl_request(&c, 13, "session/close", session_params(sid)));
+        free(sid);
+    }
+    cr_assert_eq(checked, 180);
     cl_close(&c);
     srv_stop(&p);
 }
