@@ -127,6 +127,8 @@ typedef struct cdg_report {
     cdg_report_edge *edges;   /* sorted by (from, to) */
 } cdg_report;
 
+/* Guards in the report are exact on the valid modes, invalid modes being
+ * don't-cares (as in sa_result_report: see sa.h for why). */
 /* The graph with guards as formulas/cubes (owned: cdg_report_free). The
  * graph must outlive the report (the item arrays are borrowed from it). */
 MDAE_API int cdg_graph_report(const cdg_graph *g, cdg_report **out);

@@ -166,17 +166,20 @@ typedef struct sa_report {
 } sa_report;
 
 /* Build the report (owned: sa_report_free). The result must stay alive while
- * the report is used (names are borrowed from the model). Sets are exact
- * (invalid modes excluded), so their cube lists can be exponential in the
- * number of mode variables (the building model's invariants alone need 2^N
- * cubes): a set of more than SA_MAX_CUBES cubes makes it fail with
- * MDAE_E_LIMIT. */
+ * the report is used (names are borrowed from the model).
+ *
+ * Every set of the report is exact ON THE VALID MODES: invalid modes are
+ * don't-cares when the formula and cubes are minimised, so a set S is
+ * reported as some S' with S' & valid == S & valid. Why: exact sets must
+ * exclude the invalid modes, and the building model's invariants alone need
+ * 2^N cubes (N = 12 printed 383 MB of JSON); relative to the valid modes,
+ * an always-active equation is simply `true` and `dop[2]` is `open[2]`.
+ * Readers intersect with validity (the invariants, or sa_result_mode()).
+ * A set of more than SA_MAX_CUBES cubes fails with MDAE_E_LIMIT. */
 #define SA_MAX_CUBES 65536
 MDAE_API int sa_result_report(const sa_result *r, sa_report **out);
-/* Same with flags. SA_REPORT_VALID_CARE: every set is exact on the valid
- * modes only (invalid modes are don't-cares), which keeps formulas short
- * when invariants are many: for the building model the active sets become
- * single literals instead of 2^N cubes. (Added by the engine.) */
+/* Same with flags: SA_REPORT_VALID_CARE (what sa_result_report uses), or 0
+ * for sets exact on all modes (invalid modes excluded; can be exponential). */
 #define SA_REPORT_VALID_CARE 1u
 MDAE_API int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out);
 MDAE_API void sa_report_free(sa_report *rep);

@@ -196,7 +196,7 @@ static int build(sa_ctx *c, const sa_result *r)
 
 int sa_result_report(const sa_result *r, sa_report **out)
 {
-    return sa_result_report_ex(r, 0, out);
+    return sa_result_report_ex(r, SA_REPORT_VALID_CARE, out);
 }
 
 int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)

@@ -413,7 +413,7 @@ Test(cdg_papers, tiny_model_has_mode_dependent_blocks_and_a_guarded_edge)
 static const char *small_models[] = {"rldc2.mel", "water_tank.mel", "two_equations.mel",
                                      "clutch.mel", "cup_and_ball.mel", "singular_simple.mel"};
 
-Test(cdg_papers, report_guards_hold_exactly_in_the_modes_where_the_view_lists_the_block)
+Test(cdg_papers, report_guards_hold_exactly_in_the_valid_modes_where_the_view_lists_the_block)
 {
     for (size_t f = 0; f < sizeof small_models / sizeof *small_models; f++) {
         fixture fx;
@@ -427,6 +427,10 @@ Test(cdg_papers, report_guards_hold_exactly_in_the_modes_where_the_view_lists_th
                 mode[k] = (q >> k) & 1;
             cdg_mode_view v;
             cr_assert_eq(cdg_graph_mode(fx.g, mode, &v), MDAE_OK);
+            if (!v.valid) { /* guards are exact on valid modes only (cdg.h) */
+                cdg_mode_view_close(&v);
+                continue;
+            }
             for (size_t k = 0; k < rep->n_blocks; k++) {
                 bool listed = false;
                 for (size_t a = 0; a < v.n_blocks; a++)

@@ -564,7 +564,7 @@ Test(rpc_json, analysis_of_the_water_tank_shows_el2_and_eh2_as_in_the_paper)
      * solved for yl otherwise; eh2 computes yh only when !bh. */
     const cJSON *b = find_block(blocks, "el2'", "x'");
     cr_assert_not_null(b);
-    cr_assert_str_eq(str(b, "guard"), "!bh & bl");
+    cr_assert_str_eq(str(b, "guard"), "bl"); /* bh & bl is invalid: a don't-care */
     b = find_block(blocks, "el2", "yl");
     cr_assert_not_null(b);
     cr_assert_str_eq(str(b, "guard"), "!bl");
