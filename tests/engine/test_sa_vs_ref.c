@@ -7,8 +7,11 @@
  * modes when there are too many) compare sa_result_mode with ref_mode_compute:
  * validity, singularity, active sets, every c_i and d_j, the DM parts of
  * singular modes, and that matched_var is a perfect matching of maximum
- * weight. The report (sa_result_report) is checked on the same modes: each
- * set's cubes and formula contain the mode iff the reference says so.
+ * weight. The reports are checked on the same modes: each set's cubes and
+ * formula contain the mode iff the reference says so -- on valid modes for
+ * sa_result_report and sa_result_report_ex(SA_REPORT_VALID_CARE) (invalid
+ * modes are don't-cares there), on every mode for sa_result_report_ex(0)
+ * (exact sets; small models only).
  *
  * Models: >= 500 random models (ref_random_model; seed base from the
  * environment variable MDAE_SEED, else fixed; MDAE_RANDOM_MODELS overrides
@@ -80,6 +83,14 @@ typedef struct cmp {
     uint64_t mode_bits;        /* the mode as bits (n_modes <= 64) */
     bool check_formulas;       /* also evaluate the sets' formulas */
     size_t *name_len;          /* lengths of the mode names */
+    /* The reports checked on each mode: sa_result_report (sets exact on the
+     * valid modes at least), sa_result_report_ex(VALID_CARE) (exact on the
+     * valid modes; invalid modes are don't-cares) and, on small models,
+     * sa_result_report_ex(0) (exact on every mode). */
+    const sa_report *reps[3];
+    bool rep_exact[3];         /* check invalid modes too */
+    const char *rep_name[3];
+    int n_reps;
 } cmp;
 
 static void dump_ints(FILE *f, const char *what, const int *a, uint32_t n) {
@@ -149,6 +160,9 @@ static void mismatch(const cmp *c, const char *fmt, ...) {
     FILE *f = open_memstream(&msg, &len);
     cr_assert_not_null(f);
     fprintf(f, "%s: ", c->label);
+    if (c->rep)
+        for (int k = 0; k < c->n_reps; k++)
+            if (c->reps[k] == c->rep) fprintf(f, "[%s] ", c->rep_name[k]);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(f, fmt, ap);
@@ -534,8 +548,13 @@ static void compare_mode(cmp *c, const sa_result *res, const bool *mode, stats *
     int rc = sa_result_mode(res, mode, &v);
     if (rc != MDAE_OK) mismatch(c, "sa_result_mode failed: %s", mdae_err_name(rc));
     c->view = &v;
+    c->rep = NULL; /* mismatches of the view name no report */
     compare_view(c);
-    compare_report_mode(c);
+    for (int k = 0; k < c->n_reps; k++) {
+        if (!rm.valid && !c->rep_exact[k]) continue; /* don't-care */
+        c->rep = c->reps[k];
+        compare_report_mode(c);
+    }
     st->modes++;
     st->valid += rm.valid;
     st->singular += rm.valid && rm.singular;
@@ -560,7 +579,11 @@ static bool valid_mode(const mel_model *m, const bool *mode) {
  * the rejected invalid modes are compared too, which only checks validity). */
 static void compare_model(const char *label, const char *text, const mel_options *opt,
                           size_t samples, uint64_t seed, stats *st) {
-    cmp c = {label, text, NULL, NULL, NULL, NULL, NULL, NULL, 0, true, NULL};
+    cmp c;
+    memset(&c, 0, sizeof c);
+    c.label = label;
+    c.text = text;
+    c.check_formulas = true;
     set_cache cache = {0, NULL};
     mel_model *m = NULL;
     mdae_diags diags;
@@ -612,14 +635,31 @@ static void compare_model(const char *label, const char *text, const mel_options
     if (rc != MDAE_OK) mismatch(&c, "sa_check returned %s on a consistent model", mdae_err_name(rc));
     mdae_diags_close(&diags);
 
-    sa_report *rep = NULL;
-    rc = sa_result_report(res, &rep);
+    sa_report *reps[3] = {NULL, NULL, NULL};
+    rc = sa_result_report(res, &reps[0]);
     if (rc != MDAE_OK) mismatch(&c, "sa_result_report returned %s", mdae_err_name(rc));
+    rc = sa_result_report_ex(res, SA_REPORT_VALID_CARE, &reps[1]);
+    if (rc != MDAE_OK) mismatch(&c, "sa_result_report_ex(VALID_CARE) returned %s", mdae_err_name(rc));
+    c.reps[0] = reps[0], c.rep_name[0] = "sa_result_report";
+    c.reps[1] = reps[1], c.rep_name[1] = "sa_result_report_ex(VALID_CARE)";
+    c.n_reps = 2;
+    if (m->n_modes <= ALL_MODES_MAX) {
+        rc = sa_result_report_ex(res, 0, &reps[2]);
+        if (rc != MDAE_OK) mismatch(&c, "sa_result_report_ex(0) returned %s", mdae_err_name(rc));
+        c.reps[2] = reps[2], c.rep_name[2] = "sa_result_report_ex(0)", c.rep_exact[2] = true;
+        c.n_reps = 3;
+    }
+    size_t n_sets = 0;
+    for (int k = 0; k < c.n_reps; k++) {
+        const sa_report *rep = c.reps[k];
+        c.rep = rep;
+        check_report(&c);
+        n_sets += 1 + rep->n_diagnostics;
+        for (uint32_t i = 0; i < rep->n_equations; i++) n_sets += 1 + rep->equations[i].n_offsets;
+        for (uint32_t j = 0; j < rep->n_variables; j++) n_sets += 1 + rep->variables[j].n_offsets;
+    }
+    const sa_report *rep = reps[0];
     c.rep = rep;
-    check_report(&c);
-    size_t n_sets = 1 + rep->n_diagnostics;
-    for (uint32_t i = 0; i < rep->n_equations; i++) n_sets += 1 + rep->equations[i].n_offsets;
-    for (uint32_t j = 0; j < rep->n_variables; j++) n_sets += 1 + rep->variables[j].n_offsets;
     cache_init(&cache, n_sets);
     c.cache = &cache;
     c.name_len = calloc(m->n_modes + 1, sizeof *c.name_len);
@@ -667,7 +707,7 @@ static void compare_model(const char *label, const char *text, const mel_options
     free(mode);
     cache_close(&cache);
     free(c.name_len);
-    sa_report_free(rep);
+    for (int k = 0; k < 3; k++) sa_report_free(reps[k]);
     sa_result_free(res);
     mel_model_free(m);
 }
