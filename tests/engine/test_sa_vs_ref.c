@@ -435,9 +435,9 @@ static void compare_report_mode(const cmp *c) {
     const sa_report *rep = c->rep;
     const ref_mode *r = c->rm;
     const bool valid = r->valid, regular = r->valid && !r->singular;
-    /* The report's sets are exact on the valid modes only (sa.h: invalid
-     * modes are don't-cares), so there is nothing to check elsewhere. */
-    if (!valid) return;
+    /* compare_mode calls this on invalid modes only for the exact report
+     * (sa_result_report_ex(0)); the others leave invalid modes as
+     * don't-cares (sa.h). */
     check_set(c, &rep->singular_modes, valid && r->singular, "singular modes");
     char what[512];
     for (uint32_t i = 0; i < m->n_equations; i++) {
