@@ -782,36 +782,6 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
     int rc = analysis_json(&json);
     if (rc < 0)
         return analysis_error(id, rc, NULL);
-    if (cJSON_IsTrue(stream)) {
-        /* The parts of the result as notifications before it (issue 5
-         * section 3), each carrying the request's id: the engine builds them
-         * as a whole, so they come after the progress, in report order. */
-        static const struct {
-            const char *member, *method;
-        } parts[] = {{"diagnostics", "analysis/diagnostic"},
-                     {"blocks", "analysis/block"},
-                     {"edges", "analysis/edge"}};
-        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
-            const cJSON *item;
-            cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(json, parts[k].member))
-            {
-                cJSON *p = cJSON_Duplicate(item, true);
-                if (!cJSON_IsObject(p)) {
-                    cJSON_Delete(p);
-                    continue;
-                }
-                cJSON_DeleteItemFromObjectCaseSensitive(p, "id");
-                if (strcmp(parts[k].member, "blocks") == 0) /* keep the block's own id */
-                    cJSON_AddNumberToObject(p, "block",
-                                            cJSON_GetObjectItemCaseSensitive(item, "id")
-                                                ? cJSON_GetObjectItemCaseSensitive(item, "id")
-                                                      ->valuedouble
-                                                : 0);
-                cJSON_AddNumberToObject(p, "id", (double)current_wid);
-                send_msg(rpc_notification_new(parts[k].method, p));
-            }
-        }
-    }
     const cJSON *since = cJSON_GetObjectItemCaseSensitive(params, "since");
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(params, "version");
     bool stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "stableIds"));
@@ -836,6 +806,44 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
             cJSON *d = result_diff(old, json, (long)since->valuedouble, v);
             cJSON_Delete(json);
             json = d;
+        }
+    }
+    if (cJSON_IsTrue(stream)) {
+        /* The parts of the result as notifications before it (issue 5
+         * section 3), each carrying the request's id: the engine builds them
+         * as a whole, so they come after the progress, in report order. */
+        static const struct {
+            const char *member, *method;
+        } parts[] = {{"diagnostics", "analysis/diagnostic"},
+                     {"blocks", "analysis/block"},
+                     {"edges", "analysis/edge"}};
+        /* With since, only what the difference adds or changes (removals
+         * are in the result). */
+        bool diff = cJSON_IsNumber(since);
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0] * (diff ? 2 : 1); k++) {
+            size_t pk = k % (sizeof parts / sizeof parts[0]);
+            const cJSON *src = cJSON_GetObjectItemCaseSensitive(json, parts[pk].member);
+            if (diff)
+                src = cJSON_GetObjectItemCaseSensitive(
+                    src, k < sizeof parts / sizeof parts[0] ? "added" : "changed");
+            const cJSON *item;
+            cJSON_ArrayForEach(item, src)
+            {
+                cJSON *p = cJSON_Duplicate(item, true);
+                if (!cJSON_IsObject(p)) {
+                    cJSON_Delete(p);
+                    continue;
+                }
+                cJSON_DeleteItemFromObjectCaseSensitive(p, "id");
+                if (strcmp(parts[pk].member, "blocks") == 0) /* keep the block's own id */
+                    cJSON_AddNumberToObject(p, "block",
+                                            cJSON_GetObjectItemCaseSensitive(item, "id")
+                                                ? cJSON_GetObjectItemCaseSensitive(item, "id")
+                                                      ->valuedouble
+                                                : 0);
+                cJSON_AddNumberToObject(p, "id", (double)current_wid);
+                send_msg(rpc_notification_new(parts[pk].method, p));
+            }
         }
     }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "reuse"))) {

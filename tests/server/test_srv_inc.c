@@ -351,6 +351,45 @@ Test(srv_inc, differences_applied_to_the_previous_result_give_the_new_one)
         prev = full;
     }
     cr_assert_gt(kept_blocks, 0, "some blocks kept their ids");
+
+    /* Streamed, a difference sends only the blocks it adds or changes. */
+    {
+        cJSON *params = session_params(sid);
+        cJSON_AddStringToObject(params, "text", t[1]);
+        cJSON_Delete(cl_request(&c, 15, "session/edit", params));
+        cJSON *ap = session_params(sid);
+        cJSON_AddNumberToObject(ap, "since", version);
+        cJSON_AddBoolToObject(ap, "stream", true);
+        char *req = t_request(16, "session/analyze", ap);
+        cl_send(&c, req);
+        cl_send(&c, "\n");
+        cJSON_free(req);
+        int streamed = 0;
+        cJSON *resp = NULL;
+        while (resp == NULL) {
+            cJSON *j = cl_json(&c);
+            const cJSON *m = cJSON_GetObjectItem(j, "method");
+            if (m == NULL) {
+                resp = j;
+                break;
+            }
+            if (strcmp(m->valuestring, "analysis/block") == 0)
+                streamed++;
+            cJSON_Delete(j);
+        }
+        const cJSON *d = cJSON_GetObjectItem(cJSON_GetObjectItem(resp, "result"), "blocks");
+        cr_assert_not_null(d, "%s", cJSON_PrintUnformatted(resp));
+        cr_assert_eq(streamed, cJSON_GetArraySize(cJSON_GetObjectItem(d, "added")) +
+                                   cJSON_GetArraySize(cJSON_GetObjectItem(d, "changed")));
+        cr_assert_gt(streamed, 0);
+        cJSON_Delete(resp);
+        /* Back to t[0] for the check below. */
+        params = session_params(sid);
+        cJSON_AddStringToObject(params, "text", t[0]);
+        cJSON_Delete(cl_request(&c, 17, "session/edit", params));
+        cJSON_Delete(prev);
+        prev = analyze_with(&c, sid, "stableIds", 0);
+    }
     /* Back to the first text: the same blocks, the same ids. */
     char *a = canonical(first), *b = canonical(prev);
     cr_assert_str_eq(a, b, "same text, same stable result");
