@@ -583,3 +583,83 @@ Test(ref_reference, blocks_do_not_depend_on_the_chosen_matching) {
     }
     cr_assert_gt(checked, 100);
 }
+
+/* DM parts of non-square modes (nr equations, nc variables), against all
+ * matchings enumerated. */
+typedef struct rect {
+    int nr, nc;
+    int w[NMAX][NMAX];
+    int max_card;
+    bool row_free[NMAX], col_free[NMAX];
+} rect;
+
+static void rect_matchings(rect *b, int r, bool *used, int *row_col, int card) {
+    if (r == b->nr) {
+        if (card > b->max_card) {
+            b->max_card = card;
+            memset(b->row_free, 0, sizeof b->row_free);
+            memset(b->col_free, 0, sizeof b->col_free);
+        }
+        if (card == b->max_card) {
+            for (int i = 0; i < b->nr; i++)
+                if (row_col[i] < 0) b->row_free[i] = true;
+            for (int k = 0; k < b->nc; k++)
+                if (!used[k]) b->col_free[k] = true;
+        }
+        return;
+    }
+    row_col[r] = -1;
+    rect_matchings(b, r + 1, used, row_col, card);
+    for (int k = 0; k < b->nc; k++) {
+        if (used[k] || b->w[r][k] < 0) continue;
+        used[k] = true;
+        row_col[r] = k;
+        rect_matchings(b, r + 1, used, row_col, card + 1);
+        used[k] = false;
+    }
+}
+
+Test(ref_reference, finds_the_dm_parts_of_non_square_modes) {
+    uint64_t st = 4242;
+    int checked = 0;
+    for (int t = 0; t < 300; t++) {
+        rect b;
+        memset(&b, 0, sizeof b);
+        b.nr = 1 + (int)(ref_rand_next(&st) % NMAX);
+        b.nc = 1 + (int)(ref_rand_next(&st) % NMAX);
+        char text[4096];
+        size_t len = 0;
+        for (int j = 0; j < b.nc; j++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "x%d : real;\n", j);
+        for (int i = 0; i < b.nr; i++) {
+            len += (size_t)snprintf(text + len, sizeof text - len, "e%d : equation 0", i);
+            for (int j = 0; j < b.nc; j++) {
+                b.w[i][j] = -1;
+                if (ref_rand_next(&st) % 100 < 60) continue;
+                b.w[i][j] = 0;
+                len += (size_t)snprintf(text + len, sizeof text - len, " + x%d", j);
+            }
+            len += (size_t)snprintf(text + len, sizeof text - len, " = 0;\n");
+        }
+        bool used[NMAX] = {false};
+        int row_col[NMAX];
+        b.max_card = -1;
+        rect_matchings(&b, 0, used, row_col, 0);
+        mel_model *m = parse(text);
+        ref_mode rm;
+        analyse(m, 0, &rm);
+        bool square_perfect = b.nr == b.nc && b.max_card == b.nr;
+        cr_assert_eq(rm.singular, !square_perfect, "%s", text);
+        cr_assert_eq(rm.max_matching, b.max_card, "%s", text);
+        if (rm.singular) {
+            for (int i = 0; i < b.nr; i++)
+                cr_assert_eq(rm.overdetermined[i], b.row_free[i], "over e%d\n%s", i, text);
+            for (int j = 0; j < b.nc; j++)
+                cr_assert_eq(rm.underdetermined[j], b.col_free[j], "under x%d\n%s", j, text);
+            checked += b.nr != b.nc;
+        }
+        ref_mode_close(&rm);
+        mel_model_free(m);
+    }
+    cr_assert_gt(checked, 100);
+}
