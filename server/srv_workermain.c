@@ -28,6 +28,17 @@
  *                                     analysis/block (the block's id is
  *                                     "block": "id" is the request's) and
  *                                     analysis/edge, one per report entry
+ *   analyze {..., reuse, version, since?, stableIds?}
+ *                                  -> (issue 6) with stableIds or since,
+ *                                     stable block ids; with since, the
+ *                                     difference from that kept version
+ *                                     (see "Differences" below; streaming
+ *                                     then sends only added/changed
+ *                                     entries); "reuse":{components, reused,
+ *                                     recomputed, analysed} is added for the
+ *                                     router, which sums it for
+ *                                     server/status and strips it unless
+ *                                     the client asked (reuse:true)
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
  *   dot {}                         -> the CDG as DOT text (a JSON string)
  *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
