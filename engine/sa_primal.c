@@ -113,10 +113,16 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
 
     size_t *es = sa__alloc(c, (r->n_edges + 1) * sizeof *es);
     BDD *one = sa__slots(c, 1);
-    /* Variables in no equation: where they exist, nothing can match them. */
-    for (uint32_t j = 0; j < r->n_var; j++)
-        if (mt->cfirst[j] == mt->cfirst[j + 1] && perfect)
+    /* Variables in no equation: where they exist, nothing can match them.
+     * Their "no edge" set is set here, not in the row loop below, which
+     * never runs for a model without equations. */
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        if (mt->cfirst[j] != mt->cfirst[j + 1])
+            continue;
+        sa__put(&mt->cnone[j], bddtrue);
+        if (perfect)
             sa__put(x, bdd_apply(*x, r->chi_j[j], bddop_diff));
+    }
     for (uint32_t step = 0; step < r->n_eq; step++) {
         uint32_t a = up ? r->n_eq - 1 - step : step;
         uint32_t i = r->eq_order[a];

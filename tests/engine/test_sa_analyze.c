@@ -697,3 +697,26 @@ Test(sa_analyze, cancels_from_inside_the_long_loops)
     sa_result_free(r);
     mel_model_free(m);
 }
+
+/* A model with variables and no equation at all is singular, and every
+ * variable is underdetermined (found by the incremental layer, which splits
+ * models into parts that can have no equation). */
+Test(sa_analyze, variables_without_any_equation_are_underdetermined)
+{
+    static const char text[] = "g : boolean;\ny : real;\nif g then z : real; end\n";
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, sizeof text - 1, NULL, &m, NULL), MDAE_OK);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    for (int q = 0; q < 2; q++) {
+        bool mode[1] = {q == 1};
+        sa_mode_view v;
+        cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+        cr_expect(v.valid && v.singular);
+        cr_expect(v.underdetermined[0], "y in mode g=%d", q);
+        cr_expect_eq(v.underdetermined[1], q == 1, "z in mode g=%d", q);
+        sa_mode_view_close(&v);
+    }
+    sa_result_free(r);
+    mel_model_free(m);
+}
