@@ -37,8 +37,9 @@
 /* ---- The BDD manager --------------------------------------------------- */
 typedef struct sa_config {
     size_t node_limit;    /* max BDD nodes; 0: 50,000,000 */
-    size_t initial_nodes; /* initial node table; 0: sized from the model */
-    size_t cache_size;    /* operation cache entries; 0: sized from the model */
+    size_t initial_nodes; /* initial node table; 0: 1,000,000 (the table then
+                             grows by up to 4M nodes at a time, as needed) */
+    size_t cache_size;    /* operation cache entries; 0: initial_nodes / 4 */
     bool dynamic_reorder; /* BuDDy's sifting with variable blocks */
     int order;            /* SA_ORDER_*: how rows are ordered (added by the
                              engine, see engine/sa_encode.c) */
