@@ -388,4 +388,40 @@ static inline const char *error_message(const cJSON *r)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "message")->valuestring;
 }
 
+/* Send {"jsonrpc":"2.0"[,"id":id],"method":m[,"params":params]} in LSP
+ * Content-Length framing; id < 0 makes it a notification (params taken). */
+static inline void cl_lsp_send(client *c, const char *method, int id, cJSON *params)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    if (id >= 0)
+        cJSON_AddNumberToObject(m, "id", id);
+    cJSON_AddStringToObject(m, "method", method);
+    if (params)
+        cJSON_AddItemToObject(m, "params", params);
+    char *s = cJSON_PrintUnformatted(m);
+    char hdr[64];
+    snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(s));
+    cl_send(c, hdr);
+    cl_send(c, s);
+    cJSON_free(s);
+    cJSON_Delete(m);
+}
+
+/* One text edit as session/edit and LSP didChange spell it:
+ * {"range":{"start":{line,character},"end":{line,character}},"text":text}. */
+static inline cJSON *t_range_edit(int sl, int sc, int el, int ec, const char *text)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON *range = cJSON_AddObjectToObject(e, "range");
+    cJSON *s = cJSON_AddObjectToObject(range, "start");
+    cJSON_AddNumberToObject(s, "line", sl);
+    cJSON_AddNumberToObject(s, "character", sc);
+    cJSON *en = cJSON_AddObjectToObject(range, "end");
+    cJSON_AddNumberToObject(en, "line", el);
+    cJSON_AddNumberToObject(en, "character", ec);
+    cJSON_AddStringToObject(e, "text", text);
+    return e;
+}
+
 #endif /* SRV_TEST_H */

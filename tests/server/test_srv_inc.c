@@ -13,17 +13,8 @@
 static cJSON *edit_line(const char *sid, int line, int from, int to, const char *text)
 {
     cJSON *p = session_params(sid);
-    cJSON *edits = cJSON_AddArrayToObject(p, "edits");
-    cJSON *e = cJSON_CreateObject();
-    cJSON *range = cJSON_AddObjectToObject(e, "range");
-    cJSON *s = cJSON_AddObjectToObject(range, "start");
-    cJSON_AddNumberToObject(s, "line", line);
-    cJSON_AddNumberToObject(s, "character", from);
-    cJSON *en = cJSON_AddObjectToObject(range, "end");
-    cJSON_AddNumberToObject(en, "line", line);
-    cJSON_AddNumberToObject(en, "character", to);
-    cJSON_AddStringToObject(e, "text", text);
-    cJSON_AddItemToArray(edits, e);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "edits"),
+                         t_range_edit(line, from, line, to, text));
     return p;
 }
 

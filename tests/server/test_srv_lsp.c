@@ -10,24 +10,6 @@
  */
 #include "srv_test.h"
 
-static void lsp_send(client *c, const char *method, int id, cJSON *params)
-{
-    cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
-    if (id >= 0)
-        cJSON_AddNumberToObject(m, "id", id);
-    cJSON_AddStringToObject(m, "method", method);
-    if (params)
-        cJSON_AddItemToObject(m, "params", params);
-    char *s = cJSON_PrintUnformatted(m);
-    char hdr[64];
-    snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(s));
-    cl_send(c, hdr);
-    cl_send(c, s);
-    cJSON_free(s);
-    cJSON_Delete(m);
-}
-
 static cJSON *open_params(const char *uri, const char *text)
 {
     cJSON *p = cJSON_CreateObject();
@@ -46,16 +28,8 @@ static cJSON *change_params(const char *uri, int v, int line, int from, int to, 
     cJSON *d = cJSON_AddObjectToObject(p, "textDocument");
     cJSON_AddStringToObject(d, "uri", uri);
     cJSON_AddNumberToObject(d, "version", v);
-    cJSON *ch = cJSON_CreateObject();
-    cJSON *range = cJSON_AddObjectToObject(ch, "range");
-    cJSON *s = cJSON_AddObjectToObject(range, "start");
-    cJSON_AddNumberToObject(s, "line", line);
-    cJSON_AddNumberToObject(s, "character", from);
-    cJSON *e = cJSON_AddObjectToObject(range, "end");
-    cJSON_AddNumberToObject(e, "line", line);
-    cJSON_AddNumberToObject(e, "character", to);
-    cJSON_AddStringToObject(ch, "text", text);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "contentChanges"), ch);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "contentChanges"),
+                         t_range_edit(line, from, line, to, text));
     return p;
 }
 
@@ -65,9 +39,9 @@ static void editor_session(const char *top)
     client c;
     srv_start(&p, "", top);
     cl_connect(&c, &p);
-    lsp_send(&c, "initialize", 1, cJSON_CreateObject());
+    cl_lsp_send(&c, "initialize", 1, cJSON_CreateObject());
     cJSON_Delete(cl_lsp_json(&c));
-    lsp_send(&c, "initialized", -1, cJSON_CreateObject());
+    cl_lsp_send(&c, "initialized", -1, cJSON_CreateObject());
 
     char *base = t_model("singular_simple.mel");
     size_t n = strlen(base);
@@ -75,7 +49,7 @@ static void editor_session(const char *top)
     int line = 0;
     for (size_t k = 0; k < n; k++)
         line += base[k] == '\n';
-    lsp_send(&c, "textDocument/didOpen", -1, open_params("file:///a.mel", base));
+    cl_lsp_send(&c, "textDocument/didOpen", -1, open_params("file:///a.mel", base));
 
     /* 100 changes on the (empty) last line: type S1, delete it, type the
      * start of S2. The final text has a syntax error. */
@@ -86,19 +60,19 @@ static void editor_session(const char *top)
     char final_line[64] = {0};
     for (size_t k = 0; k < strlen(s1); k++) {
         one[0] = s1[k];
-        lsp_send(&c, "textDocument/didChange", -1,
+        cl_lsp_send(&c, "textDocument/didChange", -1,
                  change_params("file:///a.mel", ++v, line, col, col, one));
         col++;
     }
     while (col > 0) {
-        lsp_send(&c, "textDocument/didChange", -1,
+        cl_lsp_send(&c, "textDocument/didChange", -1,
                  change_params("file:///a.mel", ++v, line, col - 1, col, ""));
         col--;
     }
     for (size_t k = 0; v < 101; k++) {
         one[0] = s2[k];
         final_line[k] = s2[k];
-        lsp_send(&c, "textDocument/didChange", -1,
+        cl_lsp_send(&c, "textDocument/didChange", -1,
                  change_params("file:///a.mel", ++v, line, col, col, one));
         col++;
     }
@@ -109,7 +83,7 @@ static void editor_session(const char *top)
     char *final_text = malloc(n + fl + 1);
     memcpy(final_text, base, n);
     memcpy(final_text + n, final_line, fl + 1);
-    lsp_send(&c, "textDocument/didOpen", -1, open_params("file:///b.mel", final_text));
+    cl_lsp_send(&c, "textDocument/didOpen", -1, open_params("file:///b.mel", final_text));
 
     cJSON *last_a = NULL, *cold_b = NULL;
     int published_a = 0;
@@ -146,9 +120,9 @@ static void editor_session(const char *top)
     free(final_text);
     free(base);
 
-    lsp_send(&c, "shutdown", 2, NULL);
+    cl_lsp_send(&c, "shutdown", 2, NULL);
     cJSON_Delete(cl_lsp_json(&c));
-    lsp_send(&c, "exit", -1, NULL);
+    cl_lsp_send(&c, "exit", -1, NULL);
     cr_assert(cl_wait_eof(&c));
     cl_close(&c);
     srv_stop(&p);

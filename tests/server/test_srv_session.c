@@ -28,17 +28,7 @@ static int count_of(cJSON *summary_owner, const char *what)
 static cJSON *edit(const char *sid, int sl, int sc, int el, int ec, const char *text)
 {
     cJSON *p = session_params(sid);
-    cJSON *edits = cJSON_AddArrayToObject(p, "edits");
-    cJSON *e = cJSON_CreateObject();
-    cJSON *range = cJSON_AddObjectToObject(e, "range");
-    cJSON *s = cJSON_AddObjectToObject(range, "start");
-    cJSON_AddNumberToObject(s, "line", sl);
-    cJSON_AddNumberToObject(s, "character", sc);
-    cJSON *en = cJSON_AddObjectToObject(range, "end");
-    cJSON_AddNumberToObject(en, "line", el);
-    cJSON_AddNumberToObject(en, "character", ec);
-    cJSON_AddStringToObject(e, "text", text);
-    cJSON_AddItemToArray(edits, e);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "edits"), t_range_edit(sl, sc, el, ec, text));
     return p;
 }
 
@@ -117,24 +107,6 @@ Test(srv_session, honours_defines)
     srv_stop(&p);
 }
 
-static void lsp_send(client *c, const char *method, int id, cJSON *params)
-{
-    cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
-    if (id >= 0)
-        cJSON_AddNumberToObject(m, "id", id);
-    cJSON_AddStringToObject(m, "method", method);
-    if (params)
-        cJSON_AddItemToObject(m, "params", params);
-    char *s = cJSON_PrintUnformatted(m);
-    char hdr[64];
-    snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(s));
-    cl_send(c, hdr);
-    cl_send(c, s);
-    cJSON_free(s);
-    cJSON_Delete(m);
-}
-
 static cJSON *doc(const char *uri, const char *text)
 {
     cJSON *p = cJSON_CreateObject();
@@ -182,16 +154,16 @@ Test(srv_session, publishes_lsp_diagnostics_for_a_document)
     client c;
     srv_start(&p, "", "");
     cl_connect(&c, &p);
-    lsp_send(&c, "initialize", 1, cJSON_CreateObject());
+    cl_lsp_send(&c, "initialize", 1, cJSON_CreateObject());
     cJSON *r = cl_lsp_json(&c);
     cJSON *caps = cJSON_GetObjectItem(result_of(r), "capabilities");
     cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(caps, "textDocumentSync"), "change")->valueint,
                  2, "incremental sync");
     cJSON_Delete(r);
-    lsp_send(&c, "initialized", -1, cJSON_CreateObject());
+    cl_lsp_send(&c, "initialized", -1, cJSON_CreateObject());
 
     char *bad = t_model("syntax_error.mel");
-    lsp_send(&c, "textDocument/didOpen", -1, doc("file:///m.mel", bad));
+    cl_lsp_send(&c, "textDocument/didOpen", -1, doc("file:///m.mel", bad));
     cJSON *msg;
     cJSON *diags = next_diags(&c, &msg);
     cr_assert_gt(cJSON_GetArraySize(diags), 0);
@@ -208,22 +180,22 @@ Test(srv_session, publishes_lsp_diagnostics_for_a_document)
     cJSON *whole = cJSON_CreateObject();
     cJSON_AddStringToObject(whole, "text", good);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(ch, "contentChanges"), whole);
-    lsp_send(&c, "textDocument/didChange", -1, ch);
+    cl_lsp_send(&c, "textDocument/didChange", -1, ch);
     diags = next_diags(&c, &msg);
     cr_assert(any_message_has(diags, "overdetermined"), "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
 
     /* incremental: make e2 always mention x (g -> true): nonsingular when !h */
-    lsp_send(&c, "textDocument/didClose", -1, doc("file:///m.mel", NULL));
+    cl_lsp_send(&c, "textDocument/didClose", -1, doc("file:///m.mel", NULL));
     diags = next_diags(&c, &msg);
     cr_assert_eq(cJSON_GetArraySize(diags), 0, "closing clears the markers");
     cJSON_Delete(msg);
 
-    lsp_send(&c, "shutdown", 2, NULL);
+    cl_lsp_send(&c, "shutdown", 2, NULL);
     r = cl_lsp_json(&c);
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "result")));
     cJSON_Delete(r);
-    lsp_send(&c, "exit", -1, NULL);
+    cl_lsp_send(&c, "exit", -1, NULL);
     cr_assert(cl_wait_eof(&c), "exit closes the connection");
     free(bad);
     free(good);
