@@ -6,8 +6,7 @@
  * write nothing to *out, and leak nothing (LeakSanitizer in the asan
  * build), and the BDD manager must stay usable.
  *
- * The failing allocator wraps libc's, so blocks allocated before or after
- * the window are freed by the same functions.
+ * The failing allocator (budget_left) is in oom_test.h.
  */
 #include <criterion/criterion.h>
 
@@ -18,36 +17,9 @@
 #include "cdg.h"
 #include "sa.h"
 
-static long budget_left = -1; /* allocations still allowed; -1: unlimited */
+#include "oom_test.h"
 
-static bool take(void)
-{
-    if (budget_left < 0)
-        return true;
-    if (budget_left == 0)
-        return false;
-    budget_left--;
-    return true;
-}
-
-static void *f_malloc(size_t n) { return take() ? malloc(n) : NULL; }
-static void *f_realloc(void *p, size_t n) { return take() ? realloc(p, n) : NULL; }
-static void *f_calloc(size_t c, size_t n) { return take() ? calloc(c, n) : NULL; }
-
-static void begin(void)
-{
-    mdae_allocator a = {f_malloc, f_realloc, f_calloc, free};
-    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
-    cr_assert_eq(sa_begin(NULL), MDAE_OK);
-}
-
-static void end(void)
-{
-    sa_end();
-    mdae_replace_allocator(NULL);
-}
-
-TestSuite(cdg_oom, .init = begin, .fini = end, .timeout = 300);
+TestSuite(cdg_oom, .init = oom_begin, .fini = oom_end, .timeout = 300);
 
 static const char *model =
     "x : real;\n"
