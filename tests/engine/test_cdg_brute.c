@@ -28,6 +28,8 @@
 #include "ref.h"
 #include "sa.h"
 
+#include "model_files.h"
+
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
 
@@ -37,23 +39,6 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 {
     const char *s = getenv(name);
     return s && *s ? strtoull(s, NULL, 0) : dflt;
-}
-
-static char *slurp(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
 }
 
 /* ---- Canonical strings for blocks ------------------------------------------ */
@@ -412,7 +397,7 @@ static size_t check_model(const char *label, const char *text, long long N)
 
 static void check_file(const char *name, long long N)
 {
-    char *text = slurp(name);
+    char *text = tm_slurp(name);
     char label[256];
     snprintf(label, sizeof label, "%s N=%lld", name, N);
     check_model(label, text, N);

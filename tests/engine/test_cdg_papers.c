@@ -17,6 +17,8 @@
 #include "cdg.h"
 #include "sa.h"
 
+#include "model_files.h"
+
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
 
@@ -30,23 +32,6 @@ typedef struct fixture {
     sa_result *r;
     cdg_graph *g;
 } fixture;
-
-static char *slurp(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-}
 
 static void load_text(fixture *fx, char *text, long long N)
 {
@@ -66,7 +51,7 @@ static void load_text(fixture *fx, char *text, long long N)
     mdae_diags_close(&d);
 }
 
-static void load(fixture *fx, const char *name) { load_text(fx, slurp(name), -1); }
+static void load(fixture *fx, const char *name) { load_text(fx, tm_slurp(name), -1); }
 
 static void unload(fixture *fx)
 {
@@ -569,7 +554,7 @@ Test(cdg_papers, progress_callback_cancels_the_build)
 Test(cdg_papers, node_limit_fails_cleanly_and_the_manager_recovers)
 {
     fixture fx;
-    char *text = slurp("building_incompressible.mel");
+    char *text = tm_slurp("building_incompressible.mel");
     load_text(&fx, text, 2);
     size_t nb = cdg_graph_n_blocks(fx.g);
     cr_assert_eq(sa_set_node_limit(100), MDAE_OK);

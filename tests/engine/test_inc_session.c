@@ -25,6 +25,8 @@
 #include "ref/ref.h"
 #include "sa.h"
 
+#include "model_files.h"
+
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
 
@@ -521,22 +523,6 @@ Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
     cr_assert_gt(sum.reused, 0);
 }
 
-static char *slurp(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    cr_assert_eq(fread(t, 1, (size_t)n, f), (size_t)n);
-    t[n] = '\0';
-    fclose(f);
-    return t;
-}
-
 Test(inc_session, changing_n_of_paper_models_equals_cold_analyses)
 {
     static const struct {
@@ -549,7 +535,7 @@ Test(inc_session, changing_n_of_paper_models_equals_cold_analyses)
         {"building_incompressible.mel", {1, 2, 3, 2, 1}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        char *text = slurp(cases[c].file);
+        char *text = tm_slurp(cases[c].file);
         inc_session *s = NULL;
         cr_assert_eq(inc_session_new(&s), MDAE_OK);
         for (int k = 0; k < 5; k++) {
@@ -572,7 +558,7 @@ Test(inc_session, paper_models_equal_cold_analyses)
                                   "rldc2.mel", "singular_simple.mel", "two_equations.mel",
                                   "bad_use.mel"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        char *text = slurp(files[k]);
+        char *text = tm_slurp(files[k]);
         inc_session *s = NULL;
         cr_assert_eq(inc_session_new(&s), MDAE_OK);
         check_text(s, text, NULL, 0, files[k]);
@@ -711,8 +697,8 @@ Test(inc_session, a_one_part_model_exposes_its_whole_cold_result)
 
 Test(inc_session, the_cache_gives_way_when_the_node_limit_is_reached)
 {
-    char *big = slurp("building_compressible.mel");
-    char *small = slurp("water_tank.mel");
+    char *big = tm_slurp("building_compressible.mel");
+    char *small = tm_slurp("water_tank.mel");
     mel_define d = {"N", 4};
     mel_options mo = {0};
     mo.defines = &d;

@@ -19,26 +19,9 @@
 
 #include "mel.h"
 
-/* ---- Helpers ------------------------------------------------------------- */
+#include "model_files.h"
 
-static char *read_model(const char *name, size_t *len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert_geq(n, 0);
-    cr_assert_eq(fseek(f, 0, SEEK_SET), 0);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
+/* ---- Helpers ------------------------------------------------------------- */
 
 static void print_diags(const char *name, const mdae_diags *d)
 {
@@ -54,7 +37,7 @@ static void print_diags(const char *name, const mdae_diags *d)
 static int parse_model_n(const char *name, long long n, mel_model **out, mdae_diags *diags)
 {
     size_t len;
-    char *text = read_model(name, &len);
+    char *text = tm_read(name, &len);
     mel_define def = {"N", n};
     mel_options opt;
     memset(&opt, 0, sizeof opt);

@@ -36,6 +36,8 @@
 #include "ref.h"
 #include "sa.h"
 
+#include "model_files.h"
+
 /* ---- Set-up ---------------------------------------------------------------- */
 
 static void begin(void) {
@@ -51,22 +53,6 @@ TestSuite(sa_vs_ref, .init = begin, .fini = end);
 static uint64_t env_u64(const char *name, uint64_t dflt) {
     const char *s = getenv(name);
     return s && *s ? strtoull(s, NULL, 0) : dflt;
-}
-
-static char *slurp(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
 }
 
 /* ---- Failure messages ---------------------------------------------------------- */
@@ -790,7 +776,7 @@ Test(sa_vs_ref, rejects_random_models_that_use_variables_outside_their_guard) {
 /* ---- The paper's models --------------------------------------------------------------- */
 
 static void model_file(const char *file, long n, size_t samples, stats *st) {
-    char *text = slurp(file);
+    char *text = tm_slurp(file);
     char label[256];
     mel_define def = {"N", n};
     mel_options opt;

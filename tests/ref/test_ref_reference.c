@@ -15,6 +15,8 @@
 
 #include "ref.h"
 
+#include "model_files.h"
+
 /* ---- Helpers ----------------------------------------------------------------- */
 
 static mel_model *parse(const char *text) {
@@ -34,24 +36,8 @@ static mel_model *parse(const char *text) {
     return m;
 }
 
-static char *slurp(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
 static mel_model *parse_file(const char *name) {
-    char *text = slurp(name);
+    char *text = tm_slurp(name);
     mel_model *m = parse(text);
     free(text);
     return m;
