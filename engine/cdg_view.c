@@ -204,62 +204,33 @@ done:
 
 /* ---- DOT ------------------------------------------------------------------------ */
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *s, const char *z, size_t n)
-{
-    if (s->oom)
-        return;
-    if (s->n + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 1024;
-        while (s->n + n + 1 > cap)
-            cap *= 2;
-        char *q = mdae_realloc(s->p, cap);
-        if (q == NULL) {
-            s->oom = true;
-            return;
-        }
-        s->p = q;
-        s->cap = cap;
-    }
-    memcpy(s->p + s->n, z, n);
-    s->n += n;
-    s->p[s->n] = '\0';
-}
-
-static void sb_str(sbuf *s, const char *z) { sb_put(s, z, strlen(z)); }
-
 /* A name inside a double-quoted DOT string. */
-static void sb_esc(sbuf *s, const char *z)
+static void sb_esc(mdae_buf *s, const char *z)
 {
     for (; *z; z++) {
         if (*z == '"' || *z == '\\')
-            sb_put(s, "\\", 1);
-        sb_put(s, z, 1);
+            mdae_buf_put(s, "\\", 1);
+        mdae_buf_put(s, z, 1);
     }
 }
 
-static void sb_item(sbuf *s, const cdg_item *it)
+static void sb_item(mdae_buf *s, const cdg_item *it)
 {
     sb_esc(s, it->name);
     if (it->order <= 3) {
-        sb_put(s, "'''", (size_t)it->order);
+        mdae_buf_put(s, "'''", (size_t)it->order);
     } else {
         char buf[32];
         int n = snprintf(buf, sizeof buf, "^(%d)", it->order);
-        sb_put(s, buf, (size_t)n);
+        mdae_buf_put(s, buf, (size_t)n);
     }
 }
 
-static void sb_items(sbuf *s, const cdg_item *its, size_t n)
+static void sb_items(mdae_buf *s, const cdg_item *its, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         if (k)
-            sb_str(s, ", ");
+            mdae_buf_puts(s, ", ");
         sb_item(s, &its[k]);
     }
 }
@@ -272,7 +243,7 @@ static void sb_items(sbuf *s, const cdg_item *its, size_t n)
 typedef struct label {
     const sa_result *r;
     signed char *cur; /* n_modes: the current partial assignment */
-    sbuf out;
+    mdae_buf out;
     size_t n_cubes;
 } label;
 
@@ -280,20 +251,20 @@ static void label_emit(label *o)
 {
     const sa_result *r = o->r;
     if (o->n_cubes++ > 0)
-        sb_str(&o->out, " | ");
+        mdae_buf_puts(&o->out, " | ");
     bool lit = false;
     for (uint32_t k = 0; k < r->n_modes; k++) {
         if (o->cur[k] < 0)
             continue;
         if (lit)
-            sb_str(&o->out, " & ");
+            mdae_buf_puts(&o->out, " & ");
         if (o->cur[k] == 0)
-            sb_str(&o->out, "!");
+            mdae_buf_puts(&o->out, "!");
         sb_esc(&o->out, r->m->modes[k].name);
         lit = true;
     }
     if (!lit)
-        sb_str(&o->out, "true");
+        mdae_buf_puts(&o->out, "true");
 }
 
 static int label_level(BDD f) { return f < 2 ? 0x7fffffff : bdd_var2level(bdd_var(f)); }
@@ -343,7 +314,7 @@ static void label_isop(sa_ctx *c, label *o, BDD l, BDD u, BDD *out)
 
 /* Append " : "-less label text of guard f to s; "true" is left to the
  * caller to omit. Returns false if the label is "true". */
-static bool label_of(sa_ctx *c, const sa_result *r, BDD f, sbuf *s)
+static bool label_of(sa_ctx *c, const sa_result *r, BDD f, mdae_buf *s)
 {
     size_t mark = sa__mark(c);
     label o = {r, NULL, {0}, 0};
@@ -354,10 +325,10 @@ static bool label_of(sa_ctx *c, const sa_result *r, BDD f, sbuf *s)
     label_isop(c, &o, f, sa__tmp(c, bdd_or(f, dc)), cover);
     sa__release(c, mark);
     if (o.n_cubes == 0)
-        sb_str(&o.out, "false");
+        mdae_buf_puts(&o.out, "false");
     bool is_true = o.out.p != NULL && !strcmp(o.out.p, "true");
     if (!is_true && o.out.p != NULL)
-        sb_str(s, o.out.p);
+        mdae_buf_puts(s, o.out.p);
     s->oom |= o.out.oom;
     mdae_free(o.out.p);
     if (s->oom)
@@ -365,47 +336,47 @@ static bool label_of(sa_ctx *c, const sa_result *r, BDD f, sbuf *s)
     return !is_true;
 }
 
-static void dot_fill(sa_ctx *c, const cdg_graph *g, sbuf *s)
+static void dot_fill(sa_ctx *c, const cdg_graph *g, mdae_buf *s)
 {
     const sa_result *r = g->r;
-    sb_str(s, "digraph cdg {\n  node [shape=box];\n");
+    mdae_buf_puts(s, "digraph cdg {\n  node [shape=box];\n");
     for (size_t k = 0; k < g->n_blocks; k++) {
         const cdg_block *b = &g->blocks[k];
         char head[48];
         snprintf(head, sizeof head, "  b%zu [label=\"", k);
-        sb_str(s, head);
+        mdae_buf_puts(s, head);
         if (label_of(c, r, g->bguard[k], s))
-            sb_str(s, " : ");
+            mdae_buf_puts(s, " : ");
         if (b->n_reads > 0) {
             sb_items(s, b->reads, b->n_reads);
-            sb_str(s, " \xe2\x86\x92 "); /* U+2192 RIGHTWARDS ARROW */
+            mdae_buf_puts(s, " \xe2\x86\x92 "); /* U+2192 RIGHTWARDS ARROW */
         }
         sb_items(s, b->equations, b->n_equations);
-        sb_str(s, " \xe2\x86\x92 ");
+        mdae_buf_puts(s, " \xe2\x86\x92 ");
         sb_items(s, b->unknowns, b->n_unknowns);
-        sb_str(s, "\"];\n");
+        mdae_buf_puts(s, "\"];\n");
     }
     for (size_t k = 0; k < g->n_edges; k++) {
         char head[64];
         snprintf(head, sizeof head, "  b%u -> b%u", g->efrom[k], g->eto[k]);
-        sb_str(s, head);
-        sbuf lab = {0};
+        mdae_buf_puts(s, head);
+        mdae_buf lab = {0};
         bool show = label_of(c, r, g->eguard[k], &lab);
         if (lab.oom) {
             mdae_free(lab.p);
             sa__fail(c, MDAE_E_NOMEM);
         }
         if (show) {
-            sb_str(s, " [label=\"");
-            sb_str(s, lab.p);
-            sb_str(s, "\"]");
+            mdae_buf_puts(s, " [label=\"");
+            mdae_buf_puts(s, lab.p);
+            mdae_buf_puts(s, "\"]");
         }
         mdae_free(lab.p);
-        sb_str(s, ";\n");
+        mdae_buf_puts(s, ";\n");
         if ((k & 255) == 255)
             sa__progress(c, "dot", k, g->n_edges);
     }
-    sb_str(s, "}\n");
+    mdae_buf_puts(s, "}\n");
     if (s->oom)
         sa__fail(c, MDAE_E_NOMEM);
 }
@@ -421,7 +392,7 @@ int cdg_graph_dot(const cdg_graph *g, char **out)
         return MDAE_E_NOMEM;
     sa__ctx_init(c, NULL, NULL);
     /* volatile: read after longjmp, modified between setjmp and the jump. */
-    sbuf *volatile s = mdae_calloc(1, sizeof *s);
+    mdae_buf *volatile s = mdae_calloc(1, sizeof *s);
     if (s == NULL) {
         mdae_free(c);
         return MDAE_E_NOMEM;

@@ -15,41 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- A growable byte buffer (sticky OOM) -------------------------------- */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = mdae_realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-    sb_put(b, s, strlen(s));
-}
-
-static void sb_fmt(sbuf *b, const char *fmt, ...) MDAE_PRINTF(2, 3);
-static void sb_fmt(sbuf *b, const char *fmt, ...)
+/* ---- Key strings (an mdae_buf: sticky OOM) ------------------------------ */
+static void sb_fmt(mdae_buf *b, const char *fmt, ...) MDAE_PRINTF(2, 3);
+static void sb_fmt(mdae_buf *b, const char *fmt, ...)
 {
     char tmp[64];
     va_list ap;
@@ -60,14 +28,14 @@ static void sb_fmt(sbuf *b, const char *fmt, ...)
         b->oom = true; /* only short numeric formats are used */
         return;
     }
-    sb_put(b, tmp, (size_t)n);
+    mdae_buf_put(b, tmp, (size_t)n);
 }
 
 /* Names are written length-prefixed, so no name can fake a separator. */
-static void sb_name(sbuf *b, const char *s)
+static void sb_name(mdae_buf *b, const char *s)
 {
     sb_fmt(b, "%zu:", strlen(s));
-    sb_str(b, s);
+    mdae_buf_puts(b, s);
 }
 
 static uint64_t fnv1a(const char *p, size_t n)
@@ -150,7 +118,7 @@ static void pm_clear(pmap *m)
 
 /* Serialise a guard DAG: a node seen before is "@id", a new one gets the
  * next id and is written in full. Canonical for a given DAG shape. */
-static void key_guard(sbuf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
+static void key_guard(mdae_buf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
 {
     void *id = pm_get(seen, g);
     if (id != NULL) {
@@ -159,21 +127,21 @@ static void key_guard(sbuf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
     }
     pm_put(seen, g, (void *)++*next);
     switch (g->op) {
-    case MEL_G_FALSE: sb_str(b, "F"); break;
-    case MEL_G_TRUE: sb_str(b, "T"); break;
+    case MEL_G_FALSE: mdae_buf_puts(b, "F"); break;
+    case MEL_G_TRUE: mdae_buf_puts(b, "T"); break;
     case MEL_G_VAR: sb_fmt(b, "v%u", (unsigned)g->var); break;
     case MEL_G_NOT:
-        sb_str(b, "!(");
+        mdae_buf_puts(b, "!(");
         key_guard(b, seen, next, g->lhs);
-        sb_str(b, ")");
+        mdae_buf_puts(b, ")");
         break;
     case MEL_G_AND:
     case MEL_G_OR:
-        sb_str(b, g->op == MEL_G_AND ? "&(" : "|(");
+        mdae_buf_puts(b, g->op == MEL_G_AND ? "&(" : "|(");
         key_guard(b, seen, next, g->lhs);
-        sb_str(b, ",");
+        mdae_buf_puts(b, ",");
         key_guard(b, seen, next, g->rhs);
-        sb_str(b, ")");
+        mdae_buf_puts(b, ")");
         break;
     }
 }
@@ -513,7 +481,7 @@ int inc_model_parts(const mel_model *m, size_t *out)
 }
 
 /* Key prefix: mode names and invariants (shared by every part). */
-static int build_prefix(const mel_model *m, sbuf *b)
+static int build_prefix(const mel_model *m, mdae_buf *b)
 {
     pmap seen = {0};
     uintptr_t next = 0;
@@ -523,7 +491,7 @@ static int build_prefix(const mel_model *m, sbuf *b)
     sb_fmt(b, "I%u;", (unsigned)m->n_invariants);
     for (uint32_t k = 0; k < m->n_invariants; k++) {
         key_guard(b, &seen, &next, m->invariants[k].cond);
-        sb_str(b, ";");
+        mdae_buf_puts(b, ";");
     }
     bool oom = seen.oom || b->oom;
     pm_clear(&seen);
@@ -532,7 +500,7 @@ static int build_prefix(const mel_model *m, sbuf *b)
 
 /* Key of one part: its equations then variables, in model order, variables
  * numbered locally. local[] maps model variable -> local number. */
-static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local, sbuf *b)
+static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local, mdae_buf *b)
 {
     pmap seen = {0};
     uintptr_t next = 0;
@@ -549,16 +517,16 @@ static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local,
                 sb_fmt(b, ",%d:", inc->cases[c].order);
                 key_guard(b, &seen, &next, inc->cases[c].guard);
             }
-            sb_str(b, ")");
+            mdae_buf_puts(b, ")");
         }
-        sb_str(b, "]");
+        mdae_buf_puts(b, "]");
     }
     sb_fmt(b, "V%u;", (unsigned)rp->n_var);
     for (uint32_t q = 0; q < rp->n_var; q++) {
         const mel_variable *v = &m->variables[rp->var_map[q]];
         sb_name(b, v->name);
         key_guard(b, &seen, &next, v->guard);
-        sb_str(b, ";");
+        mdae_buf_puts(b, ";");
     }
     bool oom = seen.oom || b->oom;
     pm_clear(&seen);
@@ -655,12 +623,12 @@ static bool diag_seen(const mdae_diags *d, size_t upto, const mdae_diag *x)
 }
 
 /* Identity string of a block, by names and orders (inc.h: "Block ids"). */
-static void block_key(sbuf *b, const cdg_block *blk)
+static void block_key(mdae_buf *b, const cdg_block *blk)
 {
     const cdg_item *sets[3] = {blk->equations, blk->unknowns, blk->reads};
     size_t ns[3] = {blk->n_equations, blk->n_unknowns, blk->n_reads};
     for (int s = 0; s < 3; s++) {
-        sb_str(b, s == 0 ? "E" : s == 1 ? "|U" : "|R");
+        mdae_buf_puts(b, s == 0 ? "E" : s == 1 ? "|U" : "|R");
         for (size_t k = 0; k < ns[s]; k++) {
             sb_name(b, sets[s][k].name);
             sb_fmt(b, "^%d,", sets[s][k].order);
@@ -743,7 +711,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     uint32_t *comp = mdae_malloc(((size_t)ne + nv + 1) * sizeof *comp);
     uint32_t *local = mdae_malloc(((size_t)nv + 1) * sizeof *local);
     inc_result *r = mdae_calloc(1, sizeof *r);
-    sbuf pre = {0}, key = {0};
+    mdae_buf pre = {0}, key = {0};
     mdae_diags tmp;
     mdae_diags_init(&tmp);
     bool model_error = false;
@@ -857,7 +825,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         p->prefix = s->prefix;
         s->prefix->refs++;
         p->gen = s->gen;
-        key = (sbuf){0};
+        key = (mdae_buf){0};
         rc = build_model(m, rp, local, p);
         size_t before = tmp.count;
         if (rc == MDAE_OK) {

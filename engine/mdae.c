@@ -159,3 +159,28 @@ char *mdae_diag_format(const mdae_diag *diag, const char *file)
                          (unsigned)diag->where.start.col, severity_name(diag->severity),
                          diag->message);
 }
+
+/* ---- String builder ---------------------------------------------------------- */
+
+void mdae_buf_put(mdae_buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = mdae_realloc(b->p, cap);
+        if (p == NULL) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void mdae_buf_puts(mdae_buf *b, const char *s) { mdae_buf_put(b, s, strlen(s)); }

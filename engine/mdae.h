@@ -19,6 +19,7 @@
 #define MDAE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +85,23 @@ MDAE_API char *mdae_strndup(const char *s, size_t n);
 /* printf into a new string (owned: free with mdae_free); NULL on OOM. */
 MDAE_API char *mdae_asprintf(const char *fmt, ...) MDAE_PRINTF(1, 2);
 MDAE_API char *mdae_vasprintf(const char *fmt, va_list ap);
+
+/* ---- String builder -------------------------------------------------------
+ * A growable NUL-terminated string for the engine's printers (S-expressions,
+ * guards, DOT, cache keys). Out of memory is sticky, as in SQLite's StrAccum:
+ * once a growth fails, oom is set and every later put does nothing, so a
+ * printer checks once at the end. Start from {0}: p stays NULL until the
+ * first put. p is owned by the caller (free with mdae_free, oom or not). */
+typedef struct mdae_buf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} mdae_buf;
+
+/* Append n bytes of s (which need not be NUL-terminated). */
+MDAE_API void mdae_buf_put(mdae_buf *b, const char *s, size_t n);
+/* Append the string s. */
+MDAE_API void mdae_buf_puts(mdae_buf *b, const char *s);
 
 /* ---- Source positions -----------------------------------------------------
  * line and col are 1-based; col counts bytes from the start of the line

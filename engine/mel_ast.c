@@ -218,46 +218,17 @@ void mel__symtab_close(mel__symtab *t)
 
 /* ---- S-expression printer ---------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = mdae_realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
 static const char *cmp_text(int op)
 {
     static const char *const t[] = {"<", "<=", ">", ">=", "==", "<>"};
     return op >= 0 && op < 6 ? t[op] : "?";
 }
 
-static void fmt_expr(sbuf *b, const mel__expr *e)
+static void fmt_expr(mdae_buf *b, const mel__expr *e)
 {
     char tmp[64];
     if (e == NULL) {
-        sb_puts(b, "<null>");
+        mdae_buf_puts(b, "<null>");
         return;
     }
     switch (e->kind) {
@@ -266,43 +237,43 @@ static void fmt_expr(sbuf *b, const mel__expr *e)
             snprintf(tmp, sizeof tmp, "%lld", e->u.num.ival);
         else
             snprintf(tmp, sizeof tmp, "%g", e->u.num.value);
-        sb_puts(b, tmp);
+        mdae_buf_puts(b, tmp);
         return;
-    case MEL_X_BOOL: sb_puts(b, e->u.b ? "true" : "false"); return;
+    case MEL_X_BOOL: mdae_buf_puts(b, e->u.b ? "true" : "false"); return;
     case MEL_X_ID:
     case MEL_X_CALL:
         if (e->kind == MEL_X_CALL || e->u.id.n > 0)
-            sb_puts(b, e->kind == MEL_X_CALL ? "(call " : "(idx ");
-        sb_puts(b, e->u.id.name);
+            mdae_buf_puts(b, e->kind == MEL_X_CALL ? "(call " : "(idx ");
+        mdae_buf_puts(b, e->u.id.name);
         for (uint32_t i = 0; i < e->u.id.n; i++) {
-            sb_puts(b, " ");
+            mdae_buf_puts(b, " ");
             fmt_expr(b, e->u.id.args[i]);
         }
         if (e->kind == MEL_X_CALL || e->u.id.n > 0)
-            sb_puts(b, ")");
+            mdae_buf_puts(b, ")");
         return;
     case MEL_X_NEG:
     case MEL_X_NOT:
     case MEL_X_DER:
     case MEL_X_LAST:
     case MEL_X_PRE:
-        sb_puts(b, e->kind == MEL_X_NEG    ? "(neg "
+        mdae_buf_puts(b, e->kind == MEL_X_NEG    ? "(neg "
                    : e->kind == MEL_X_NOT  ? "(! "
                    : e->kind == MEL_X_DER  ? "(der "
                    : e->kind == MEL_X_LAST ? "(last "
                                            : "(pre ");
         fmt_expr(b, e->u.kid);
-        sb_puts(b, ")");
+        mdae_buf_puts(b, ")");
         return;
     case MEL_X_POW:
     case MEL_X_CMP:
-        sb_puts(b, "(");
-        sb_puts(b, e->kind == MEL_X_POW ? "^" : cmp_text(e->u.bin.op));
-        sb_puts(b, " ");
+        mdae_buf_puts(b, "(");
+        mdae_buf_puts(b, e->kind == MEL_X_POW ? "^" : cmp_text(e->u.bin.op));
+        mdae_buf_puts(b, " ");
         fmt_expr(b, e->u.bin.lhs);
-        sb_puts(b, " ");
+        mdae_buf_puts(b, " ");
         fmt_expr(b, e->u.bin.rhs);
-        sb_puts(b, ")");
+        mdae_buf_puts(b, ")");
         return;
     case MEL_X_ADD:
     case MEL_X_MUL:
@@ -310,38 +281,38 @@ static void fmt_expr(sbuf *b, const mel__expr *e)
     case MEL_X_OR:
         /* "(+ a b)" when all ops are the same; otherwise "(+ a -b +c)"
          * spelled with the operator before each later operand. */
-        sb_puts(b, "(");
-        sb_puts(b, e->kind == MEL_X_ADD   ? "+"
+        mdae_buf_puts(b, "(");
+        mdae_buf_puts(b, e->kind == MEL_X_ADD   ? "+"
                    : e->kind == MEL_X_MUL ? "*"
                    : e->kind == MEL_X_AND ? "&"
                                           : "|");
         for (uint32_t i = 0; i < e->u.nary.n; i++) {
-            sb_puts(b, " ");
+            mdae_buf_puts(b, " ");
             char op = e->u.nary.ops[i];
             if (op == '-' || op == '/')
-                sb_put(b, &op, 1);
+                mdae_buf_put(b, &op, 1);
             fmt_expr(b, e->u.nary.kids[i]);
         }
-        sb_puts(b, ")");
+        mdae_buf_puts(b, ")");
         return;
     case MEL_X_IF:
-        sb_puts(b, "(if ");
+        mdae_buf_puts(b, "(if ");
         fmt_expr(b, e->u.ite.c);
-        sb_puts(b, " ");
+        mdae_buf_puts(b, " ");
         fmt_expr(b, e->u.ite.a);
-        sb_puts(b, " ");
+        mdae_buf_puts(b, " ");
         fmt_expr(b, e->u.ite.b);
-        sb_puts(b, ")");
+        mdae_buf_puts(b, ")");
         return;
     }
-    sb_puts(b, "<?>");
+    mdae_buf_puts(b, "<?>");
 }
 
 char *mel__expr_format(const mel__expr *e)
 {
-    sbuf b = {0};
+    mdae_buf b = {0};
     fmt_expr(&b, e);
-    sb_puts(&b, "");
+    mdae_buf_puts(&b, "");
     if (b.oom) {
         mdae_free(b.p);
         return NULL;

@@ -242,33 +242,6 @@ int mel_incidence_order(const mel_incidence *inc, const bool *mode)
     return -1;
 }
 
-typedef struct gbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} gbuf;
-
-static void gb_put(gbuf *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = mdae_realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n + 1);
-    b->len += n;
-}
-
 static int prec(const mel_guard *g)
 {
     switch (g->op) {
@@ -279,25 +252,25 @@ static int prec(const mel_guard *g)
     }
 }
 
-static void fmt_guard(gbuf *b, const mel_model *m, const mel_guard *g, int min_prec)
+static void fmt_guard(mdae_buf *b, const mel_model *m, const mel_guard *g, int min_prec)
 {
     bool paren = prec(g) < min_prec;
     if (paren)
-        gb_put(b, "(");
+        mdae_buf_puts(b, "(");
     switch (g->op) {
-    case MEL_G_FALSE: gb_put(b, "false"); break;
-    case MEL_G_TRUE: gb_put(b, "true"); break;
+    case MEL_G_FALSE: mdae_buf_puts(b, "false"); break;
+    case MEL_G_TRUE: mdae_buf_puts(b, "true"); break;
     case MEL_G_VAR:
         if (m != NULL && g->var < m->n_modes) {
-            gb_put(b, m->modes[g->var].name);
+            mdae_buf_puts(b, m->modes[g->var].name);
         } else {
             char tmp[32];
             snprintf(tmp, sizeof tmp, "mode#%u", (unsigned)g->var);
-            gb_put(b, tmp);
+            mdae_buf_puts(b, tmp);
         }
         break;
     case MEL_G_NOT:
-        gb_put(b, "!");
+        mdae_buf_puts(b, "!");
         fmt_guard(b, m, g->lhs, 3);
         break;
     case MEL_G_AND:
@@ -305,17 +278,17 @@ static void fmt_guard(gbuf *b, const mel_model *m, const mel_guard *g, int min_p
         /* & and | are associative: a child of the same operator needs no
          * parentheses, a looser one does. */
         fmt_guard(b, m, g->lhs, prec(g));
-        gb_put(b, g->op == MEL_G_AND ? " & " : " | ");
+        mdae_buf_puts(b, g->op == MEL_G_AND ? " & " : " | ");
         fmt_guard(b, m, g->rhs, prec(g));
         break;
     }
     if (paren)
-        gb_put(b, ")");
+        mdae_buf_puts(b, ")");
 }
 
 char *mel_guard_format(const mel_model *m, const mel_guard *g)
 {
-    gbuf b = {0};
+    mdae_buf b = {0};
     fmt_guard(&b, m, g, 0);
     if (b.oom) {
         mdae_free(b.p);
