@@ -236,29 +236,31 @@ static void sb_items(mdae_buf *s, const cdg_item *its, size_t n)
 }
 
 /* Labels. A guard only matters among the valid modes, so the DOT labels
- * are minimised with the invalid modes as don't-cares (Minato-Morreale ISOP
- * on the interval [guard, guard | !chi_M], as in sa_sop.c): the Water Tank's
+ * are minimised with the invalid modes as don't-cares (sa__isop, sa_sop.c's
+ * Minato-Morreale ISOP, on the interval [guard, guard | !chi_M]): the Water Tank's
  * `el2' -> x'` is labelled `bl`, not `!bh & bl` (the invariant excludes
  * bh & bl). The report keeps exact sets: its cubes must be the set itself. */
 typedef struct label {
     const sa_result *r;
-    signed char *cur; /* n_modes: the current partial assignment */
     mdae_buf out;
     size_t n_cubes;
 } label;
 
-static void label_emit(label *o)
+/* An sa__cube_fn: print the cube cur as "g1 & !g2", after " | ". */
+static void label_emit(sa_ctx *c, void *arg, const signed char *cur)
 {
+    (void)c;
+    label *o = arg;
     const sa_result *r = o->r;
     if (o->n_cubes++ > 0)
         mdae_buf_puts(&o->out, " | ");
     bool lit = false;
     for (uint32_t k = 0; k < r->n_modes; k++) {
-        if (o->cur[k] < 0)
+        if (cur[k] < 0)
             continue;
         if (lit)
             mdae_buf_puts(&o->out, " & ");
-        if (o->cur[k] == 0)
+        if (cur[k] == 0)
             mdae_buf_puts(&o->out, "!");
         sb_esc(&o->out, r->m->modes[k].name);
         lit = true;
@@ -267,62 +269,15 @@ static void label_emit(label *o)
         mdae_buf_puts(&o->out, "true");
 }
 
-static int label_level(BDD f) { return f < 2 ? 0x7fffffff : bdd_var2level(bdd_var(f)); }
-
-static void label_cof(BDD f, int lv, BDD *f0, BDD *f1)
-{
-    if (label_level(f) == lv) {
-        *f0 = bdd_low(f);
-        *f1 = bdd_high(f);
-    } else {
-        *f0 = *f1 = f;
-    }
-}
-
-/* Cover of [l, u] in *out (a caller slot); cubes are printed as found. */
-static void label_isop(sa_ctx *c, label *o, BDD l, BDD u, BDD *out)
-{
-    if (l == bddfalse) {
-        sa__put(out, bddfalse);
-        return;
-    }
-    if (u == bddtrue) {
-        label_emit(o);
-        sa__put(out, bddtrue);
-        return;
-    }
-    size_t mark = sa__mark(c);
-    int lv = label_level(l) < label_level(u) ? label_level(l) : label_level(u);
-    int v = bdd_level2var(lv);
-    int k = o->r->var_mode[v];
-    BDD l0, l1, u0, u1;
-    label_cof(l, lv, &l0, &l1);
-    label_cof(u, lv, &u0, &u1);
-    BDD *cv = sa__slots(c, 3);
-    o->cur[k] = 0;
-    label_isop(c, o, sa__tmp(c, bdd_apply(l0, u1, bddop_diff)), u0, &cv[0]);
-    o->cur[k] = 1;
-    label_isop(c, o, sa__tmp(c, bdd_apply(l1, u0, bddop_diff)), u1, &cv[1]);
-    o->cur[k] = -1;
-    BDD a = sa__tmp(c, bdd_apply(l0, cv[0], bddop_diff));
-    BDD b = sa__tmp(c, bdd_apply(l1, cv[1], bddop_diff));
-    label_isop(c, o, sa__tmp(c, bdd_or(a, b)), sa__tmp(c, bdd_and(u0, u1)), &cv[2]);
-    BDD t = sa__tmp(c, bdd_ite(bdd_ithvar(v), cv[1], cv[0]));
-    sa__put(out, bdd_or(t, cv[2]));
-    sa__release(c, mark);
-}
-
 /* Append " : "-less label text of guard f to s; "true" is left to the
  * caller to omit. Returns false if the label is "true". */
 static bool label_of(sa_ctx *c, const sa_result *r, BDD f, mdae_buf *s)
 {
     size_t mark = sa__mark(c);
-    label o = {r, NULL, {0}, 0};
-    o.cur = sa__alloc(c, r->n_modes + 1);
-    memset(o.cur, -1, r->n_modes + 1);
+    label o = {r, {0}, 0};
     BDD *cover = sa__slots(c, 1);
     BDD dc = sa__tmp(c, bdd_not(r->chi_m));
-    label_isop(c, &o, f, sa__tmp(c, bdd_or(f, dc)), cover);
+    sa__isop(c, r, f, sa__tmp(c, bdd_or(f, dc)), label_emit, &o, cover);
     sa__release(c, mark);
     if (o.n_cubes == 0)
         mdae_buf_puts(&o.out, "false");

@@ -195,6 +195,16 @@ void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out);
 /* Same, exact only inside care (a cover of f & care within f | !care). */
 void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out);
 void sa__set_close(sa_set *s);
+/* Called by sa__isop with each cube of the cover as it is found: cur[k] is
+ * 0 or 1 for a literal of mode variable k, -1 where k does not appear. cur
+ * is borrowed for the call. */
+typedef void sa__cube_fn(sa_ctx *c, void *arg, const signed char *cur);
+/* Minato-Morreale ISOP on [l, u] over r's mode variables: an irredundant
+ * cover C, l <= C <= u, in *out (a caller slot); each cube goes to
+ * emit(c, arg, cur) during the recursion. Shared by the sets (sa_sop.c)
+ * and the DOT labels (cdg_view.c). */
+void sa__isop(sa_ctx *c, const sa_result *r, BDD l, BDD u, sa__cube_fn *emit, void *arg,
+              BDD *out);
 /* Number of mode assignments in the mode function f (no overflow). */
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
 

@@ -7,8 +7,10 @@
  * Minato-Morreale ISOP on BuDDy nodes (Minato 1992): isop(L, U) returns a
  * cover C with L <= C <= U whose cubes are irredundant; here L = U = f. The
  * cubes are emitted during the recursion, following the current partial
- * assignment of the mode variables. Not memoised: the sets we print are
- * small, and cubes would have to be shared with their prefixes otherwise.
+ * assignment of the mode variables, to a sink (sa__cube_fn): here the set's
+ * cube list, in cdg_view.c the text of a DOT label. Not memoised: the sets
+ * we print are small, and cubes would have to be shared with their prefixes
+ * otherwise.
  */
 #include "sa_int.h"
 
@@ -16,15 +18,24 @@
 
 #define T(f) sa__tmp(c, (f))
 
-typedef struct isop_out {
+/* The recursion's state: the current partial assignment and the sink. */
+typedef struct isop_walk {
     const sa_result *r;
     signed char *cur; /* n_modes: the current partial assignment */
+    sa__cube_fn *emit;
+    void *arg;
+} isop_walk;
+
+/* The cubes of a set, collected for sa__set_of_care. */
+typedef struct isop_out {
+    const sa_result *r;
     signed char *cubes;
     size_t n, cap;
 } isop_out;
 
-static void emit(sa_ctx *c, isop_out *o)
+static void collect_cube(sa_ctx *c, void *arg, const signed char *cur)
 {
+    isop_out *o = arg;
     size_t nm = o->r->n_modes;
     if (o->n >= SA_MAX_CUBES)
         sa__fail(c, MDAE_E_LIMIT);
@@ -37,7 +48,7 @@ static void emit(sa_ctx *c, isop_out *o)
         o->cap = cap;
     }
     if (nm)
-        memcpy(o->cubes + o->n * nm, o->cur, nm);
+        memcpy(o->cubes + o->n * nm, cur, nm);
     o->n++;
 }
 
@@ -54,14 +65,14 @@ static void cofactors(BDD f, int lv, BDD *f0, BDD *f1)
 }
 
 /* Result in *out (a caller slot). */
-static void isop(sa_ctx *c, isop_out *o, BDD l, BDD u, BDD *out)
+static void isop(sa_ctx *c, isop_walk *o, BDD l, BDD u, BDD *out)
 {
     if (l == bddfalse) {
         sa__put(out, bddfalse);
         return;
     }
     if (u == bddtrue) {
-        emit(c, o);
+        o->emit(c, o->arg, o->cur);
         sa__put(out, bddtrue);
         return;
     }
@@ -84,6 +95,14 @@ static void isop(sa_ctx *c, isop_out *o, BDD l, BDD u, BDD *out)
     BDD t = T(bdd_ite(bdd_ithvar(v), cv[1], cv[0]));
     sa__put(out, bdd_or(t, cv[2]));
     sa__release(c, mark);
+}
+
+void sa__isop(sa_ctx *c, const sa_result *r, BDD l, BDD u, sa__cube_fn *emit, void *arg,
+              BDD *out)
+{
+    isop_walk w = {r, sa__alloc(c, r->n_modes + 1), emit, arg};
+    memset(w.cur, -1, r->n_modes + 1);
+    isop(c, &w, l, u, out);
 }
 
 void sa__set_close(sa_set *s)
@@ -112,14 +131,12 @@ void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out
 {
     size_t nm = r->n_modes;
     size_t mark = sa__mark(c);
-    isop_out o = {r, NULL, NULL, 0, 0};
-    o.cur = sa__alloc(c, nm + 1);
-    memset(o.cur, -1, nm + 1);
+    isop_out o = {r, NULL, 0, 0};
     BDD *cover = sa__slots(c, 3);
     /* Outside the care set anything goes: L = f & care, U = f | !care. */
     sa__put(&cover[1], bdd_and(f, care));
     sa__put(&cover[2], bdd_imp(care, f));
-    isop(c, &o, cover[1], cover[2], cover);
+    sa__isop(c, r, cover[1], cover[2], collect_cube, &o, cover);
     sa__release(c, mark);
 
     /* A stable, readable order: by the first mode variable that differs,
