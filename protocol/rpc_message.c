@@ -143,6 +143,16 @@ static bool attach(cJSON *obj, const char *key, cJSON *item)
     return false;
 }
 
+/* attach() an optional item the caller owns through *item: *item is NULL
+ * afterwards whatever happens (attached, or deleted on failure), so the
+ * caller's cleanup cannot free it twice. True when there was nothing to do. */
+static bool attach_taken(cJSON *obj, const char *key, cJSON **item)
+{
+    cJSON *it = *item;
+    *item = NULL;
+    return it == NULL || attach(obj, key, it);
+}
+
 static cJSON *envelope(const cJSON *id, bool with_id)
 {
     cJSON *m = cJSON_CreateObject();
@@ -188,12 +198,8 @@ cJSON *rpc_response_error(const cJSON *id, int code, const char *message, cJSON 
     if (cJSON_AddNumberToObject(e, "code", code) == NULL ||
         cJSON_AddStringToObject(e, "message", message ? message : "") == NULL)
         goto fail;
-    if (data != NULL) {
-        cJSON *d = data;
-        data = NULL;
-        if (!attach(e, "data", d))
-            goto fail;
-    }
+    if (!attach_taken(e, "data", &data))
+        goto fail;
     if (!attach(m, "error", e)) {
         cJSON_Delete(m);
         return NULL;
@@ -234,11 +240,8 @@ cJSON *rpc_response_mdae(const cJSON *id, int rc, const char *message, cJSON *de
             if (!attach(data, c->string, c))
                 goto fail;
         }
-    } else if (details != NULL) {
-        cJSON *d = details;
-        details = NULL;
-        if (!attach(data, "details", d))
-            goto fail;
+    } else if (!attach_taken(data, "details", &details)) {
+        goto fail;
     }
     cJSON_Delete(details);
     return rpc_response_error(id, rpc_error_code(rc), message ? message : mdae_strerror(rc),
@@ -249,17 +252,14 @@ fail:
     return NULL;
 }
 
-cJSON *rpc_notification_new(const char *method, cJSON *params)
+/* A request (with_id) or a notification: envelope, method, params (taken). */
+static cJSON *call_new(const cJSON *id, bool with_id, const char *method, cJSON *params)
 {
-    cJSON *m = envelope(NULL, false);
+    cJSON *m = envelope(id, with_id);
     if (m == NULL || cJSON_AddStringToObject(m, "method", method) == NULL)
         goto fail;
-    if (params != NULL) {
-        cJSON *p = params;
-        params = NULL;
-        if (!attach(m, "params", p))
-            goto fail;
-    }
+    if (!attach_taken(m, "params", &params))
+        goto fail;
     return m;
 fail:
     cJSON_Delete(m);
@@ -267,22 +267,14 @@ fail:
     return NULL;
 }
 
+cJSON *rpc_notification_new(const char *method, cJSON *params)
+{
+    return call_new(NULL, false, method, params);
+}
+
 cJSON *rpc_request_new(const cJSON *id, const char *method, cJSON *params)
 {
-    cJSON *m = envelope(id, true);
-    if (m == NULL || cJSON_AddStringToObject(m, "method", method) == NULL)
-        goto fail;
-    if (params != NULL) {
-        cJSON *p = params;
-        params = NULL;
-        if (!attach(m, "params", p))
-            goto fail;
-    }
-    return m;
-fail:
-    cJSON_Delete(m);
-    cJSON_Delete(params);
-    return NULL;
+    return call_new(id, true, method, params);
 }
 
 int rpc_print(const cJSON *msg, char **out, size_t *len)
