@@ -213,6 +213,9 @@ void srv_session_close_owned(srv_conn *conn); /* all non-persistent of conn */
 void srv_session_expire(uint64_t now);        /* persistent idle ones */
 /* Replace the text (takes ownership of text). */
 void srv_session_set_text(srv_session *s, char *text, size_t len);
+/* The params of the worker's "load" and "diagnose" ({text, name, defines}) for s's
+ * current text; owned by the caller, NULL on OOM. */
+cJSON *srv_session_load_params(const srv_session *s);
 /* Apply LSP-style edits: range in lines and UTF-16 characters. MDAE_E_INVAL
  * with *why set on a bad edit (the text is then unchanged). */
 int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why);

@@ -189,33 +189,6 @@ static bool defines_ok(srv_call *call, const cJSON *defines)
     return true;
 }
 
-static cJSON *text_params(const srv_session *s)
-{
-    cJSON *p = cJSON_CreateObject();
-    if (p == NULL)
-        return NULL;
-    cJSON *t = cJSON_CreateString(s->text);
-    if (t == NULL) {
-        cJSON_Delete(p);
-        return NULL;
-    }
-    cJSON_AddItemToObject(p, "text", t);
-    /* FILE in FILE:LINE:COL diagnostics */
-    if (!cJSON_AddStringToObject(p, "name", s->uri ? s->uri : s->id)) {
-        cJSON_Delete(p);
-        return NULL;
-    }
-    if (s->defines != NULL) {
-        cJSON *d = cJSON_Duplicate(s->defines, true);
-        if (d == NULL) {
-            cJSON_Delete(p);
-            return NULL;
-        }
-        cJSON_AddItemToObject(p, "defines", d);
-    }
-    return p;
-}
-
 /* Submit a job on s; on allocation failure answer the call. */
 static void submit(srv_session *s, srv_job_kind kind, const char *method, cJSON *params,
                    srv_call *call)
@@ -310,7 +283,7 @@ static void m_open(srv_call *call, const cJSON *params)
         srv_call_mdae_error(call, rc, rc == MDAE_E_LIMIT ? "too many sessions" : NULL, d);
         return;
     }
-    submit(s, SRV_JOB_OPEN, "load", text_params(s), call);
+    submit(s, SRV_JOB_OPEN, "load", srv_session_load_params(s), call);
 }
 
 static void m_edit(srv_call *call, const cJSON *params)
@@ -349,7 +322,7 @@ static void m_edit(srv_call *call, const cJSON *params)
             return;
         }
     }
-    submit(s, SRV_JOB_EDIT, "load", text_params(s), call);
+    submit(s, SRV_JOB_EDIT, "load", srv_session_load_params(s), call);
 }
 
 static void m_analyze(srv_call *call, const cJSON *params)
@@ -609,7 +582,7 @@ static long lsp_doc_version(const cJSON *doc);
 
 static void lsp_check(srv_conn *c, srv_session *s)
 {
-    srv_job *job = srv_job_new(SRV_JOB_LSP, "diagnose", text_params(s), NULL);
+    srv_job *job = srv_job_new(SRV_JOB_LSP, "diagnose", srv_session_load_params(s), NULL);
     if (job == NULL)
         return;
     job->conn = c;

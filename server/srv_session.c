@@ -138,6 +138,26 @@ void srv_session_set_text(srv_session *s, char *text, size_t len)
 }
 
 /* Byte offset of an LSP position in text[0..len). */
+cJSON *srv_session_load_params(const srv_session *s)
+{
+    cJSON *p = cJSON_CreateObject();
+    /* name: FILE in FILE:LINE:COL diagnostics */
+    if (p == NULL || !cJSON_AddStringToObject(p, "text", s->text) ||
+        !cJSON_AddStringToObject(p, "name", s->uri ? s->uri : s->id)) {
+        cJSON_Delete(p);
+        return NULL;
+    }
+    if (s->defines != NULL) {
+        cJSON *d = cJSON_Duplicate(s->defines, true);
+        if (d == NULL) {
+            cJSON_Delete(p);
+            return NULL;
+        }
+        cJSON_AddItemToObject(p, "defines", d);
+    }
+    return p;
+}
+
 static size_t offset_of(const char *text, size_t len, double line, double character)
 {
     size_t i = 0;

@@ -268,6 +268,22 @@ static cJSON *take(cJSON *obj, const char *name)
     return obj ? cJSON_DetachItemFromObjectCaseSensitive(obj, name) : NULL;
 }
 
+/* The reply of session/open ({session, version, summary}) and of
+ * session/edit (session NULL: {version, summary}); the summary is taken
+ * from the worker's result (null if it has none). NULL on OOM. */
+static cJSON *version_reply(const char *session, long version, cJSON *result)
+{
+    cJSON *r = cJSON_CreateObject();
+    if (r != NULL) {
+        if (session != NULL)
+            cJSON_AddStringToObject(r, "session", session);
+        cJSON_AddNumberToObject(r, "version", (double)version);
+        cJSON *sum = take(result, "summary");
+        cJSON_AddItemToObject(r, "summary", sum ? sum : cJSON_CreateNull());
+    }
+    return r;
+}
+
 /* Rebuild the worker's error object for the client's id. */
 static void forward_error(srv_call *call, cJSON *error)
 {
@@ -321,29 +337,14 @@ static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
                 srv_session_close(s); /* a model that does not load opens nothing */
             break;
         }
-        {
-            cJSON *r = cJSON_CreateObject();
-            if (r != NULL) {
-                cJSON_AddStringToObject(r, "session", s->id);
-                cJSON_AddNumberToObject(r, "version", (double)job->version);
-                cJSON *sum = take(result, "summary");
-                cJSON_AddItemToObject(r, "summary", sum ? sum : cJSON_CreateNull());
-            }
-            srv_call_result(job->call, r);
-            job->call = NULL;
-        }
+        srv_call_result(job->call, version_reply(s->id, job->version, result));
+        job->call = NULL;
         break;
     case SRV_JOB_EDIT:
         if (error) {
             forward_error(job->call, error);
         } else {
-            cJSON *r = cJSON_CreateObject();
-            if (r != NULL) {
-                cJSON_AddNumberToObject(r, "version", (double)job->version);
-                cJSON *sum = take(result, "summary");
-                cJSON_AddItemToObject(r, "summary", sum ? sum : cJSON_CreateNull());
-            }
-            srv_call_result(job->call, r);
+            srv_call_result(job->call, version_reply(NULL, job->version, result));
         }
         job->call = NULL;
         break;
@@ -538,25 +539,6 @@ static void on_timer(uv_timer_t *t)
     }
 }
 
-static cJSON *load_params(const srv_session *s)
-{
-    cJSON *p = cJSON_CreateObject();
-    if (p == NULL || !cJSON_AddStringToObject(p, "text", s->text) ||
-        !cJSON_AddStringToObject(p, "name", s->uri ? s->uri : s->id)) {
-        cJSON_Delete(p);
-        return NULL;
-    }
-    if (s->defines != NULL) {
-        cJSON *d = cJSON_Duplicate(s->defines, true);
-        if (d == NULL) {
-            cJSON_Delete(p);
-            return NULL;
-        }
-        cJSON_AddItemToObject(p, "defines", d);
-    }
-    return p;
-}
-
 /* Make room under max_workers by stopping the idle worker used least
  * recently; false if every worker is busy. */
 static bool evict_idle(void)
@@ -714,7 +696,7 @@ static int start_for(srv_session *s, srv_job *first, srv_worker **out)
     if (rc < 0)
         return rc;
     if (first == NULL || first->kind == SRV_JOB_RAW || first->kind == SRV_JOB_MODE) {
-        srv_job *load = srv_job_new(SRV_JOB_LOAD, "load", load_params(s), NULL);
+        srv_job *load = srv_job_new(SRV_JOB_LOAD, "load", srv_session_load_params(s), NULL);
         if (load == NULL) {
             srv_worker_stop(w, "out of memory");
             return MDAE_E_NOMEM;
