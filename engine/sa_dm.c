@@ -16,14 +16,6 @@
 
 #define T(f) sa__tmp(c, (f))
 
-static int bits_for(unsigned long long v)
-{
-    int b = 1;
-    while (b < 62 && (v >> b) != 0)
-        b++;
-    return b;
-}
-
 void sa__dm(sa_ctx *c)
 {
     sa_result *r = c->r;
@@ -40,7 +32,7 @@ void sa__dm(sa_ctx *c)
     sa__matchings(c, y, false, &mt, "diagnostics");
 
     /* Maximum cardinality: every edge costs 1, maximised. */
-    int wu = bits_for(r->n_eq);
+    int wu = sa__vbits(r->n_eq);
     BDD *one = sa__slots(c, 1);
     sa__put(one, bddtrue);
     const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);

@@ -17,19 +17,11 @@
 
 #define T(f) sa__tmp(c, (f))
 
-static int bits_for(unsigned long long v)
-{
-    int b = 1;
-    while (b < 62 && (v >> b) != 0)
-        b++;
-    return b;
-}
-
 void sa__dual(sa_ctx *c)
 {
     sa_result *r = c->r;
     unsigned long long maxs = (1ull << r->w_sigma) - 1;
-    int w = bits_for(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
+    int w = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
     if (w > 31)
         sa__fail(c, MDAE_E_LIMIT);
     r->w_off = w;

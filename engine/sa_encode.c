@@ -318,14 +318,6 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
 
 /* ---- Encoding -------------------------------------------------------------- */
 
-static int bits_for(unsigned long long v)
-{
-    int b = 1;
-    while (b < 62 && (v >> b) != 0)
-        b++;
-    return b;
-}
-
 void sa__encode(sa_ctx *c, const mel_model *m)
 {
     sa_result *r = c->r;
@@ -375,7 +367,7 @@ void sa__encode(sa_ctx *c, const mel_model *m)
             for (uint32_t q = 0; q < m->equations[i].incs[k].n_cases; q++)
                 if (m->equations[i].incs[k].cases[q].order > maxo)
                     maxo = m->equations[i].incs[k].cases[q].order;
-    r->w_sigma = bits_for((unsigned)maxo);
+    r->w_sigma = sa__vbits((unsigned)maxo);
     r->sigma = sa__alloc_keep(c, (ne * (size_t)r->w_sigma + 1) * sizeof(BDD));
 
     size_t mark = sa__mark(c);

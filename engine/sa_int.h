@@ -146,6 +146,8 @@ void *sa__alloc_keep(sa_ctx *c, size_t n);
 void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total);
 
 /* ---- sa_vec.c: little-endian integer vectors of BDDs (modular, w bits) ---- */
+/* The width w that holds v: its bit length, at least 1, at most 62. */
+int sa__vbits(unsigned long long v);
 void sa__vconst(BDD *dst, int w, unsigned v);
 void sa__vcopy(BDD *dst, const BDD *a, int w);
 void sa__vite(sa_ctx *c, BDD *dst, BDD f, const BDD *a, const BDD *b, int w);

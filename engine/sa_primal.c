@@ -506,14 +506,6 @@ static void edge_modes(sa_ctx *c, BDD t)
 
 /* ---- The primal problem ------------------------------------------------------ */
 
-static int bits_for(unsigned long long v)
-{
-    int b = 1;
-    while (b < 62 && (v >> b) != 0)
-        b++;
-    return b;
-}
-
 void sa__primal(sa_ctx *c)
 {
     sa_result *r = c->r;
@@ -541,7 +533,7 @@ void sa__primal(sa_ctx *c)
     unsigned long long bound = 0;
     for (uint32_t i = 0; i < r->n_eq; i++)
         bound += (1ull << ws) - 1;
-    int wd = bits_for(bound);
+    int wd = sa__vbits(bound);
     BDD *acc = sa__slots(c, (size_t)ws);
     BDD *inf = sa__slots(c, (size_t)ws);
     BDD *act = sa__slots(c, r->n_edges + 1);

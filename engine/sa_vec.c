@@ -12,6 +12,14 @@
 
 #define T(f) sa__tmp(c, (f))
 
+int sa__vbits(unsigned long long v)
+{
+    int b = 1;
+    while (b < 62 && (v >> b) != 0)
+        b++;
+    return b;
+}
+
 void sa__vconst(BDD *dst, int w, unsigned v)
 {
     for (int k = 0; k < w; k++)
