@@ -426,19 +426,25 @@ Test(cdg_brute, scalable_families_match_the_brute_force_btf_for_small_n)
     }
 }
 
-Test(cdg_brute, random_models_match_the_brute_force_btf_in_every_mode)
+/* check_model on the random models of seeds base .. base + count - 1. */
+static void check_random(uint64_t base, uint64_t count, const ref_random_opts *o)
 {
-    uint64_t base = env_u64("MDAE_SEED", 0xCD6);
-    uint64_t count = env_u64("MDAE_RANDOM_MODELS", 300);
-    ref_random_opts o = {.nonsquare_percent = 10};
     for (uint64_t s = base; s < base + count; s++) {
-        char *text = ref_random_model(s, &o);
+        char *text = ref_random_model(s, o);
         cr_assert_not_null(text);
         char label[64];
         snprintf(label, sizeof label, "random seed %llu", (unsigned long long)s);
         check_model(label, text, -1);
         mdae_free(text);
     }
+}
+
+Test(cdg_brute, random_models_match_the_brute_force_btf_in_every_mode)
+{
+    uint64_t base = env_u64("MDAE_SEED", 0xCD6);
+    uint64_t count = env_u64("MDAE_RANDOM_MODELS", 300);
+    ref_random_opts o = {.nonsquare_percent = 10};
+    check_random(base, count, &o);
 }
 
 Test(cdg_brute, random_models_with_high_orders_match_the_brute_force_btf)
@@ -446,14 +452,7 @@ Test(cdg_brute, random_models_with_high_orders_match_the_brute_force_btf)
     uint64_t base = env_u64("MDAE_SEED", 0xCD6) + 100000;
     uint64_t count = env_u64("MDAE_RANDOM_MODELS", 200);
     ref_random_opts o = {.max_equations = 9, .max_order = 5, .max_modes = 5};
-    for (uint64_t s = base; s < base + count; s++) {
-        char *text = ref_random_model(s, &o);
-        cr_assert_not_null(text);
-        char label[64];
-        snprintf(label, sizeof label, "random seed %llu", (unsigned long long)s);
-        check_model(label, text, -1);
-        mdae_free(text);
-    }
+    check_random(base, count, &o);
 }
 
 Test(cdg_brute, larger_random_models_match_the_brute_force_btf)
@@ -461,12 +460,5 @@ Test(cdg_brute, larger_random_models_match_the_brute_force_btf)
     uint64_t base = env_u64("MDAE_SEED", 0xCD6) + 200000;
     uint64_t count = env_u64("MDAE_RANDOM_MODELS", 60);
     ref_random_opts o = {.max_equations = 20, .max_order = 2, .max_modes = 6};
-    for (uint64_t s = base; s < base + count; s++) {
-        char *text = ref_random_model(s, &o);
-        cr_assert_not_null(text);
-        char label[64];
-        snprintf(label, sizeof label, "random seed %llu", (unsigned long long)s);
-        check_model(label, text, -1);
-        mdae_free(text);
-    }
+    check_random(base, count, &o);
 }
