@@ -477,6 +477,33 @@ static char *edit(const char *text, uint64_t *st, unsigned *serial, char *what, 
     return t;
 }
 
+/* A walk of `steps` random edits (random state st) from text (taken) in one
+ * session, each checked against a cold analysis; the cache counts are added
+ * to *sum. Failures are labelled "TAG SEQ step K (the edit)". */
+static void edit_walk(const char *tag, uint64_t seq, char *text, uint64_t st, int steps,
+                      inc_stats *sum)
+{
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    unsigned serial = 0;
+    char what[256], label[320];
+    snprintf(label, sizeof label, "%s %llu start", tag, (unsigned long long)seq);
+    check_text(s, text, NULL, 0, label);
+    for (int step = 0; step < steps; step++) {
+        char *next = edit(text, &st, &serial, what, sizeof what);
+        free(text);
+        text = next;
+        snprintf(label, sizeof label, "%s %llu step %d (%s)", tag, (unsigned long long)seq,
+                 step, what);
+        inc_stats one = check_text(s, text, NULL, 0, label);
+        sum->components += one.components;
+        sum->reused += one.reused;
+        sum->recomputed += one.recomputed;
+    }
+    inc_session_free(s);
+    free(text);
+}
+
 /* ---- Tests ------------------------------------------------------------------ */
 
 Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
@@ -493,27 +520,8 @@ Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
         cr_assert_not_null(text0);
         char *text = strdup(text0);
         mdae_free(text0);
-        inc_session *s = NULL;
-        cr_assert_eq(inc_session_new(&s), MDAE_OK);
-        uint64_t st = 77 + seq * 1000003;
-        unsigned serial = 0;
-        char what[256], label[320];
-        snprintf(label, sizeof label, "seq %llu start", (unsigned long long)seq);
-        check_text(s, text, NULL, 0, label);
-        for (int step = 0; step < 6; step++) {
-            char *next = edit(text, &st, &serial, what, sizeof what);
-            free(text);
-            text = next;
-            snprintf(label, sizeof label, "seq %llu step %d (%s)", (unsigned long long)seq,
-                     step, what);
-            inc_stats one = check_text(s, text, NULL, 0, label);
-            sum.components += one.components;
-            sum.reused += one.reused;
-            sum.recomputed += one.recomputed;
-            analyses++;
-        }
-        inc_session_free(s);
-        free(text);
+        edit_walk("seq", seq, text, 77 + seq * 1000003, 6, &sum);
+        analyses += 6;
     }
     cr_log_info("%zu edits: %zu parts, %zu reused, %zu recomputed", analyses, sum.components,
                 sum.reused, sum.recomputed);
@@ -789,26 +797,7 @@ Test(inc_session, edits_of_models_with_several_parts_reuse_the_others_and_equal_
             cat(&text, pt);
             free(pt);
         }
-        inc_session *s = NULL;
-        cr_assert_eq(inc_session_new(&s), MDAE_OK);
-        uint64_t st = 991 + seq;
-        unsigned serial = 0;
-        char what[256], label[320];
-        snprintf(label, sizeof label, "multi %llu start", (unsigned long long)seq);
-        check_text(s, text, NULL, 0, label);
-        for (int step = 0; step < 5; step++) {
-            char *next = edit(text, &st, &serial, what, sizeof what);
-            free(text);
-            text = next;
-            snprintf(label, sizeof label, "multi %llu step %d (%s)", (unsigned long long)seq,
-                     step, what);
-            inc_stats one = check_text(s, text, NULL, 0, label);
-            sum.components += one.components;
-            sum.reused += one.reused;
-            sum.recomputed += one.recomputed;
-        }
-        inc_session_free(s);
-        free(text);
+        edit_walk("multi", seq, text, 991 + seq, 5, &sum);
     }
     cr_log_info("multi-part edits: %zu parts, %zu reused, %zu recomputed", sum.components,
                 sum.reused, sum.recomputed);
