@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counting_alloc.h"
 #include "mel_test_util.h"
 
 /* Build a text of `n` repetitions of `unit` between `pre` and `post`. */
@@ -391,47 +392,6 @@ Test(mel_errors, builds_long_conjunctions_as_shallow_guards)
 
 /* ---- Allocation failures ---------------------------------------------------- */
 
-static long fail_at;  /* the allocation number that fails; -1: never */
-static long n_allocs; /* allocations attempted */
-static long live;     /* blocks allocated and not freed */
-
-static void *t_malloc(size_t n)
-{
-    if (fail_at >= 0 && n_allocs++ == fail_at)
-        return NULL;
-    void *p = malloc(n);
-    if (p)
-        live++;
-    return p;
-}
-
-static void *t_calloc(size_t c, size_t n)
-{
-    if (fail_at >= 0 && n_allocs++ == fail_at)
-        return NULL;
-    void *p = calloc(c, n);
-    if (p)
-        live++;
-    return p;
-}
-
-static void *t_realloc(void *q, size_t n)
-{
-    if (fail_at >= 0 && n_allocs++ == fail_at)
-        return NULL;
-    void *p = realloc(q, n);
-    if (p && q == NULL)
-        live++;
-    return p;
-}
-
-static void t_free(void *p)
-{
-    if (p)
-        live--;
-    free(p);
-}
-
 Test(mel_errors, returns_nomem_at_every_failing_allocation_without_leaking)
 {
     const char *src = "N : integer = 2; g : boolean = x > 0;\n"
@@ -442,14 +402,11 @@ Test(mel_errors, returns_nomem_at_every_failing_allocation_without_leaking)
                       "done;\n"
                       "if g then f : equation x = y[1] + y[2] else f : equation x = 0 end;\n"
                       "invariant g | !g";
-    mdae_allocator a = {t_malloc, t_realloc, t_calloc, t_free};
-    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
     int rc = MDAE_E_NOMEM;
     long n;
     for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
-        fail_at = n;
-        n_allocs = 0;
-        live = 0;
+        counting_arm(n);
         mel_model *m = NULL;
         rc = mel_model_parse(src, strlen(src), NULL, &m, NULL);
         if (rc == MDAE_OK) {
@@ -470,13 +427,10 @@ Test(mel_errors, returns_nomem_at_every_failing_allocation_without_leaking)
 Test(mel_errors, returns_nomem_with_diagnostics_enabled_without_leaking)
 {
     const char *src = "x : real; e : equation x = y; @";
-    mdae_allocator a = {t_malloc, t_realloc, t_calloc, t_free};
-    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
     int rc = MDAE_E_NOMEM;
     for (long n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
-        fail_at = n;
-        n_allocs = 0;
-        live = 0;
+        counting_arm(n);
         mdae_diags d;
         mdae_diags_init(&d);
         mel_model *m = NULL;

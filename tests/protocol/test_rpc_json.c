@@ -15,6 +15,8 @@
 #include "cdg.h"
 #include "rpc_json.h"
 
+#include "counting_alloc.h"
+
 /* ---- A hand-built report over g1, g2 ---------------------------------------- */
 
 static const char *const names2[] = {"g1", "g2"};
@@ -337,56 +339,16 @@ Test(rpc_json, prints_pretty_and_compact_forms_of_the_same_tree)
  * must be MDAE_E_NOMEM with nothing leaked (checked by counting live
  * blocks). */
 
-static long fail_at = -1, n_allocs, live;
-
-static void *t_malloc(size_t n)
-{
-    if (fail_at >= 0 && n_allocs++ == fail_at)
-        return NULL;
-    void *p = malloc(n);
-    if (p)
-        live++;
-    return p;
-}
-static void *t_calloc(size_t c, size_t n)
-{
-    if (fail_at >= 0 && n_allocs++ == fail_at)
-        return NULL;
-    void *p = calloc(c, n);
-    if (p)
-        live++;
-    return p;
-}
-static void *t_realloc(void *old, size_t n)
-{
-    if (fail_at >= 0 && n_allocs++ == fail_at)
-        return NULL;
-    void *p = realloc(old, n);
-    if (p && !old)
-        live++;
-    return p;
-}
-static void t_free(void *p)
-{
-    if (p)
-        live--;
-    free(p);
-}
-
-static const mdae_allocator counting = {t_malloc, t_realloc, t_calloc, t_free};
-
 typedef int (*encode_fn)(const void *arg, cJSON **out);
 
 static void check_oom(encode_fn fn, const void *arg)
 {
     rpc_json_init();
-    cr_assert_eq(mdae_replace_allocator(&counting), MDAE_OK);
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
     int rc = MDAE_E_NOMEM;
     long n;
     for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
-        fail_at = n;
-        n_allocs = 0;
-        live = 0;
+        counting_arm(n);
         cJSON *j = NULL;
         rc = fn(arg, &j);
         if (rc == MDAE_OK) {
