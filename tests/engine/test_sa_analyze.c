@@ -15,6 +15,8 @@
 #include "mel.h"
 #include "sa.h"
 
+#include "budget_alloc.h"
+
 /* ---- A tiny hand builder for mel_model ------------------------------------
  * Equations are written "K1 : i1 j1:1 u1@g1 i1@!g1", with an optional
  * equation guard "S @g : ...": a token is var[:order][@[!]mode]. */
@@ -606,31 +608,15 @@ Test(sa_analyze, report_with_valid_care_gives_short_formulas)
 
 /* ---- Failure injection ------------------------------------------------------ */
 
-static long alloc_budget = -1; /* allocations left before failing; -1: never */
-
-static bool take_one(void)
-{
-    if (alloc_budget == 0)
-        return false;
-    if (alloc_budget > 0)
-        alloc_budget--;
-    return true;
-}
-
-static void *fail_malloc(size_t n) { return take_one() ? malloc(n) : NULL; }
-static void *fail_realloc(void *p, size_t n) { return take_one() ? realloc(p, n) : NULL; }
-static void *fail_calloc(size_t a, size_t b) { return take_one() ? calloc(a, b) : NULL; }
-
 Test(sa_analyze, allocation_failures_at_every_point_return_nomem_and_leak_nothing)
 {
     static hb h;
     singular_simple(&h); /* exercises the diagnostics too */
-    mdae_allocator a = {fail_malloc, fail_realloc, fail_calloc, free};
-    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    cr_assert_eq(mdae_replace_allocator(&budget_allocator), MDAE_OK);
     int rc = MDAE_E_NOMEM;
     long n;
     for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
-        alloc_budget = n;
+        budget_left = n;
         sa_result *r = NULL;
         rc = sa_analyze(&h.m, NULL, &r, NULL);
         if (rc == MDAE_OK) {
@@ -642,7 +628,7 @@ Test(sa_analyze, allocation_failures_at_every_point_return_nomem_and_leak_nothin
             cr_assert_null(r);
         }
     }
-    alloc_budget = -1;
+    budget_left = -1;
     mdae_replace_allocator(NULL);
     cr_expect_eq(rc, MDAE_OK, "still %s after %ld allocations", mdae_err_name(rc), n);
     sa_result *r = NULL;

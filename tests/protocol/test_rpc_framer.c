@@ -14,6 +14,8 @@
 #include "rpc_framer.h"
 #include "rpc_message.h"
 
+#include "budget_alloc.h"
+
 #define MAXF 16
 
 typedef struct sink {
@@ -412,25 +414,9 @@ Test(rpc_framer, replays_the_fuzz_corpus)
     cr_assert_gt(files, 0);
 }
 
-static long fr_fail_after = -1;
-
-/* True when this allocation must fail. */
-static bool fr_fail(void)
-{
-    if (fr_fail_after == 0)
-        return true;
-    if (fr_fail_after > 0)
-        fr_fail_after--;
-    return false;
-}
-static void *fr_malloc(size_t n) { return fr_fail() ? NULL : malloc(n); }
-static void *fr_realloc(void *p, size_t n) { return fr_fail() ? NULL : realloc(p, n); }
-static void *fr_calloc(size_t c, size_t n) { return fr_fail() ? NULL : calloc(c, n); }
-
 Test(rpc_framer, reports_allocation_failures_and_stays_closable)
 {
-    mdae_allocator a = {fr_malloc, fr_realloc, fr_calloc, free};
-    cr_assert_eq(mdae_replace_allocator(&a), MDAE_OK);
+    cr_assert_eq(mdae_replace_allocator(&budget_allocator), MDAE_OK);
     const char *ins[] = {"{\"a\":1}\n{\"b\":",
                          "Content-Length: 7\r\n\r\n{\"a\":",
                          "POST /rpc HTTP/1.1\r\nContent-Length: 4\r\n\r\n[1,"};
@@ -440,9 +426,9 @@ Test(rpc_framer, reports_allocation_failures_and_stays_closable)
             rpc_framer fr;
             sink s = {0};
             rpc_framer_init(&fr, 0);
-            fr_fail_after = n;
+            budget_left = n;
             rc = feed(&fr, ins[k], strlen(ins[k]), 0, &s);
-            fr_fail_after = -1;
+            budget_left = -1;
             if (rc == MDAE_E_NOMEM)
                 cr_assert_eq(feed(&fr, "x", 1, 0, &s), MDAE_E_NOMEM, "sticky");
             rpc_framer_close(&fr); /* no leak under ASan */
