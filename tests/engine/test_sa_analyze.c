@@ -16,6 +16,7 @@
 #include "sa.h"
 
 #include "budget_alloc.h"
+#include "model_files.h"
 
 /* ---- A tiny hand builder for mel_model ------------------------------------
  * Equations are written "K1 : i1 j1:1 u1@g1 i1@!g1", with an optional
@@ -445,13 +446,8 @@ Test(sa_analyze, warns_when_no_mode_is_valid)
 
 static mel_model *parse_file(const char *name, long n)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    static char text[1 << 16];
-    size_t len = fread(text, 1, sizeof text, f);
-    fclose(f);
+    size_t len;
+    char *text = tm_read(name, &len);
     mel_define def = {"N", n};
     mel_options o = {&def, n > 0, 0, 0, 0, 0};
     mel_model *m = NULL;
@@ -459,6 +455,7 @@ static mel_model *parse_file(const char *name, long n)
     mdae_diags_init(&d);
     cr_assert_eq(mel_model_parse(text, len, &o, &m, &d), MDAE_OK, "%s does not parse", name);
     mdae_diags_close(&d);
+    free(text);
     return m;
 }
 

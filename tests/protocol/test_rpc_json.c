@@ -16,6 +16,7 @@
 #include "rpc_json.h"
 
 #include "counting_alloc.h"
+#include "model_files.h"
 
 /* ---- A hand-built report over g1, g2 ---------------------------------------- */
 
@@ -410,16 +411,12 @@ typedef struct analysed {
 
 static analysed analyse_file(const char *name)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text, f);
-    fclose(f);
+    size_t n;
+    char *text = tm_read(name, &n);
     analysed a;
     memset(&a, 0, sizeof a);
     cr_assert_eq(mel_model_parse(text, n, NULL, &a.m, NULL), MDAE_OK);
+    free(text);
     cr_assert_eq(sa_begin(NULL), MDAE_OK);
     cr_assert_eq(sa_analyze(a.m, NULL, &a.res, NULL), MDAE_OK);
     cr_assert_eq(cdg_build(a.res, NULL, &a.g, NULL), MDAE_OK);
