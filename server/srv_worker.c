@@ -236,14 +236,41 @@ static void pump_jobs(srv_worker *w)
             return;
 }
 
-static void enqueue(srv_worker *w, srv_job *job)
+/* The two job lists, a worker's queue (head/tail) and a session's waiting
+ * list (wait_head/wait_tail), are singly linked with a tail pointer. */
+static void jobs_append(srv_job **head, srv_job **tail, srv_job *job)
 {
     job->next = NULL;
-    if (w->tail)
-        w->tail->next = job;
+    if (*tail)
+        (*tail)->next = job;
     else
-        w->head = job;
-    w->tail = job;
+        *head = job;
+    *tail = job;
+}
+
+/* Unlink job, whose predecessor is prev (NULL: job is the head). */
+static void jobs_unlink(srv_job **head, srv_job **tail, srv_job *prev, srv_job *job)
+{
+    if (prev)
+        prev->next = job->next;
+    else
+        *head = job->next;
+    if (*tail == job)
+        *tail = prev;
+}
+
+/* Ask the worker to stop a job it has been sent. */
+static void send_cancel(srv_worker *w, const srv_job *job)
+{
+    cJSON *p = cJSON_CreateObject();
+    if (p != NULL)
+        cJSON_AddNumberToObject(p, "id", (double)job->wid);
+    worker_send(w, rpc_notification_new("$/cancelRequest", p));
+}
+
+static void enqueue(srv_worker *w, srv_job *job)
+{
+    jobs_append(&w->head, &w->tail, job);
     pump_jobs(w);
     if (w->head == job) /* the budget of a job starts when the worker can run it */
         timer_start(w, TIMER_BUDGET, srv.cfg.request_timeout_ms);
@@ -614,12 +641,7 @@ static int spawn(srv_session *s, srv_worker **out)
 /* Queue a job until a worker slot frees (srv_worker_retry). */
 static void wait_for_slot(srv_session *s, srv_job *job)
 {
-    job->next = NULL;
-    if (s->wait_tail)
-        s->wait_tail->next = job;
-    else
-        s->wait_head = job;
-    s->wait_tail = job;
+    jobs_append(&s->wait_head, &s->wait_tail, job);
     srv.n_waiting_jobs++;
     if (!s->waiting) {
         s->waiting = true;
@@ -753,12 +775,7 @@ void srv_worker_cancel_lsp(srv_session *s)
             wprev = job;
             continue;
         }
-        if (wprev)
-            wprev->next = next;
-        else
-            s->wait_head = next;
-        if (s->wait_tail == job)
-            s->wait_tail = wprev;
+        jobs_unlink(&s->wait_head, &s->wait_tail, wprev, job);
         srv.n_waiting_jobs--;
         job_fail(job, MDAE_E_CANCELED, NULL, NULL);
     }
@@ -775,12 +792,7 @@ void srv_worker_cancel_lsp(srv_session *s)
             continue;
         }
         if (!job->started) {
-            if (prev)
-                prev->next = next;
-            else
-                w->head = next;
-            if (w->tail == job)
-                w->tail = prev;
+            jobs_unlink(&w->head, &w->tail, prev, job);
             job_fail(job, MDAE_E_CANCELED, NULL, NULL);
             continue;
         }
@@ -788,10 +800,7 @@ void srv_worker_cancel_lsp(srv_session *s)
             /* No grace timer: a check that does not stop in time only
              * delays the next one, and its answer is dropped as stale. */
             job->cancelled = true;
-            cJSON *p = cJSON_CreateObject();
-            if (p != NULL)
-                cJSON_AddNumberToObject(p, "id", (double)job->wid);
-            worker_send(w, rpc_notification_new("$/cancelRequest", p));
+            send_cancel(w, job);
         }
         prev = job;
     }
@@ -809,12 +818,7 @@ bool srv_worker_cancel(srv_conn *conn, const cJSON *id)
         for (srv_job *job = s->wait_head; job != NULL; wprev = job, job = job->next) {
             if (!job_is(job, conn, id))
                 continue;
-            if (wprev)
-                wprev->next = job->next;
-            else
-                s->wait_head = job->next;
-            if (s->wait_tail == job)
-                s->wait_tail = wprev;
+            jobs_unlink(&s->wait_head, &s->wait_tail, wprev, job);
             srv.n_waiting_jobs--;
             if (s->wait_head == NULL)
                 unlink_waiting(s);
@@ -829,21 +833,13 @@ bool srv_worker_cancel(srv_conn *conn, const cJSON *id)
             if (!job_is(job, conn, id))
                 continue;
             if (!job->started) { /* never reached the worker: answer now */
-                if (prev)
-                    prev->next = job->next;
-                else
-                    w->head = job->next;
-                if (w->tail == job)
-                    w->tail = prev;
+                jobs_unlink(&w->head, &w->tail, prev, job);
                 job_fail(job, MDAE_E_CANCELED, "request cancelled before it started", NULL);
                 return true;
             }
             if (!job->cancelled) {
                 job->cancelled = true;
-                cJSON *p = cJSON_CreateObject();
-                if (p != NULL)
-                    cJSON_AddNumberToObject(p, "id", (double)job->wid);
-                worker_send(w, rpc_notification_new("$/cancelRequest", p));
+                send_cancel(w, job);
                 /* Only the running job gets a grace period; one sent ahead
                  * is a quick projection and answers soon anyway. */
                 if (job == w->head)
