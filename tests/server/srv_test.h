@@ -424,4 +424,25 @@ static inline cJSON *t_range_edit(int sl, int sc, int el, int ec, const char *te
     return e;
 }
 
+/* The `mdae ARGS tests/models/MODEL` output (the built CLI, stdout only),
+ * parsed as JSON; NULL if it is not JSON. Up to 4 MiB of output. */
+static inline cJSON *t_cli_json(const char *args, const char *model)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/clients/mdae %s %s/tests/models/%s 2>/dev/null",
+             MDAE_BINARY_DIR, args, MDAE_SOURCE_DIR, model);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t cap = 1 << 22, n = 0, k;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0)
+        n += k;
+    buf[n] = '\0';
+    pclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    return j;
+}
+
 #endif /* SRV_TEST_H */

@@ -25,26 +25,6 @@ Test(srv_router, answers_server_status_over_ndjson)
     cr_assert_eq(srv_stop(&p), 0, "clean shutdown on SIGTERM");
 }
 
-/* The CLI's `mdae analyze --json` output for a model, parsed. */
-static cJSON *cli_run(const char *args, const char *model)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/clients/mdae %s %s/tests/models/%s 2>/dev/null",
-             MDAE_BINARY_DIR, args, MDAE_SOURCE_DIR, model);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0)
-        n += k;
-    buf[n] = '\0';
-    pclose(f);
-    cJSON *j = cJSON_Parse(buf);
-    free(buf);
-    return j;
-}
-
 Test(srv_router, analyses_like_the_cli_over_content_length_framing)
 {
     srv_proc p;
@@ -77,7 +57,7 @@ Test(srv_router, analyses_like_the_cli_over_content_length_framing)
     r = cl_lsp_json(&c);
     res = cJSON_GetObjectItem(r, "result");
     cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
-    cJSON *cli = cli_run("analyze --json", "rldc2.mel");
+    cJSON *cli = t_cli_json("analyze --json", "rldc2.mel");
     if (cli != NULL) /* the CLI is built by its own target */
         cr_assert(cJSON_Compare(res, cli, true), "server and CLI disagree");
     cJSON_Delete(cli);
@@ -488,7 +468,7 @@ Test(srv_router, projects_a_mode_and_draws_the_graph_like_the_cli)
     cJSON *r = cl_request(&c, 1, "session/mode", params);
     cJSON *res = cJSON_GetObjectItem(r, "result");
     cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
-    cJSON *cli = cli_run("mode --json --mode g1=1,g2=0", "rldc2.mel");
+    cJSON *cli = t_cli_json("mode --json --mode g1=1,g2=0", "rldc2.mel");
     if (cli != NULL)
         cr_assert(cJSON_Compare(res, cli, true), "server and CLI disagree on the mode");
     cJSON_Delete(cli);

@@ -296,24 +296,6 @@ Test(srv_session, leaks_no_descriptors_over_many_open_close_cycles)
     srv_stop(&p);
 }
 
-static cJSON *cli_json(const char *model)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/clients/mdae analyze --json %s/tests/models/%s 2>/dev/null",
-             MDAE_BINARY_DIR, MDAE_SOURCE_DIR, model);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t cap = 1 << 22, n = 0, k;
-    char *buf = malloc(cap);
-    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0)
-        n += k;
-    buf[n] = '\0';
-    pclose(f);
-    cJSON *j = cJSON_Parse(buf);
-    free(buf);
-    return j;
-}
-
 Test(srv_session, analyses_50_concurrent_sessions_like_the_cli, .timeout = 300)
 {
     static const char *models[] = {"rldc2.mel",        "two_equations.mel", "clutch.mel",
@@ -324,7 +306,7 @@ Test(srv_session, analyses_50_concurrent_sessions_like_the_cli, .timeout = 300)
     srv_start(&p, "\"max_workers\": 64", "");
     cJSON *want[NM];
     for (int m = 0; m < NM; m++)
-        want[m] = cli_json(models[m]);
+        want[m] = t_cli_json("analyze --json", models[m]);
     client c[NS];
     char *sid[NS];
     for (int i = 0; i < NS; i++) {
