@@ -5,10 +5,11 @@
  *
  * For each mode (all of them up to 2^10, else a fixed sample): the
  * reference (tests/ref) gives validity, singularity, sigma, a MWPM and the
- * canonical offsets; this file then builds the dependency graph of the
- * leading-level system (i -> i' iff (i', match(i)) is saturated), runs
- * Tarjan, and derives each SCC's identity (equations with c_i, unknowns with
- * d_j, reads) and the condensation edges, exactly as cdg.h defines them.
+ * canonical offsets, and its block triangular form (ref_mode_blocks:
+ * Tarjan on the dependency graph of the leading-level system, i -> i' iff
+ * (i', match(i)) is saturated); this file derives each block's identity
+ * (equations with c_i, unknowns with d_j, reads) and the condensation edges,
+ * exactly as cdg.h defines them.
  * cdg_graph_mode() on the same mode must give the same set of blocks, the
  * same edges, and a block list that is a topological order. The
  * reference's MWPM may differ from the engine's: the blocks must not
@@ -145,91 +146,31 @@ static char *arrow(const char *a, const char *b)
     return s;
 }
 
-/* ---- Brute force: Tarjan on one mode's dependency graph -------------------- */
-
-typedef struct brute {
-    const ref_mode *rm;
-    uint32_t n;
-    bool **adj; /* adj[i][i']: i -> i' */
-    int *index, *low, *comp, *stack;
-    bool *on;
-    int next, sp, ncomp;
-} brute;
-
-static void tarjan(brute *b, uint32_t v)
-{
-    b->index[v] = b->low[v] = b->next++;
-    b->stack[b->sp++] = (int)v;
-    b->on[v] = true;
-    for (uint32_t w = 0; w < b->n; w++) {
-        if (!b->adj[v][w])
-            continue;
-        if (b->index[w] < 0) {
-            tarjan(b, w);
-            if (b->low[w] < b->low[v])
-                b->low[v] = b->low[w];
-        } else if (b->on[w] && b->index[w] < b->low[v]) {
-            b->low[v] = b->index[w];
-        }
-    }
-    if (b->low[v] == b->index[v]) {
-        int x;
-        do {
-            x = b->stack[--b->sp];
-            b->on[x] = false;
-            b->comp[x] = b->ncomp;
-        } while (x != (int)v);
-        b->ncomp++;
-    }
-}
+/* ---- Brute force: the reference's block triangular form of one mode --------- */
 
 /* Blocks (canonical strings, sorted) and condensation edges (pairs of
- * strings joined by " -> ", sorted) of one valid nonsingular mode. */
+ * strings joined by " -> ", sorted) of one valid nonsingular mode, from the
+ * reference's Tarjan on the leading-level dependency graph (ref_btf.c). */
 static void brute_mode(const mel_model *m, const ref_mode *rm, strs *blocks, strs *edges)
 {
     uint32_t n = m->n_equations, nv = m->n_variables;
-    brute b = {.rm = rm, .n = n, .next = 0};
-    b.adj = calloc(n + 1, sizeof *b.adj);
-    b.index = malloc((n + 1) * sizeof(int));
-    b.low = malloc((n + 1) * sizeof(int));
-    b.comp = malloc((n + 1) * sizeof(int));
-    b.stack = malloc((n + 1) * sizeof(int));
-    b.on = calloc(n + 1, 1);
-    for (uint32_t i = 0; i < n; i++) {
-        b.adj[i] = calloc(n + 1, 1);
-        b.index[i] = -1;
-        b.comp[i] = -1;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        if (!rm->eq_active[i])
-            continue;
-        int j = rm->match[i];
-        cr_assert_geq(j, 0);
-        for (uint32_t i2 = 0; i2 < n; i2++) {
-            if (i2 == i || !rm->eq_active[i2])
-                continue;
-            int s = ref_mode_sigma(rm, i2, (uint32_t)j);
-            if (s >= 0 && rm->d[j] == rm->c[i2] + s)
-                b.adj[i][i2] = true;
-        }
-    }
-    for (uint32_t i = 0; i < n; i++)
-        if (rm->eq_active[i] && b.index[i] < 0)
-            tarjan(&b, i);
-    char **name = calloc((size_t)b.ncomp + 1, sizeof *name);
+    ref_blocks rb = {0};
+    cr_assert_eq(ref_mode_blocks(rm, &rb), MDAE_OK);
+    uint32_t nb = rb.n_blocks;
+    char **name = calloc((size_t)nb + 1, sizeof *name);
     pair *e = calloc(n + 1, sizeof *e), *u = calloc(n + 1, sizeof *u);
     pair *r = calloc((size_t)n * nv + 1, sizeof *r);
-    for (int k = 0; k < b.ncomp; k++) {
+    for (uint32_t k = 0; k < nb; k++) {
         size_t ne = 0, nr = 0;
         for (uint32_t i = 0; i < n; i++)
-            if (b.comp[i] == k) {
+            if (rb.block_of_eq[i] == (int)k) {
                 e[ne] = (pair){(int)i, rm->c[i]};
                 u[ne] = (pair){rm->match[i], rm->d[rm->match[i]]};
                 ne++;
             }
         qsort(u, ne, sizeof *u, pair_cmp);
         for (uint32_t i = 0; i < n; i++) {
-            if (b.comp[i] != k)
+            if (rb.block_of_eq[i] != (int)k)
                 continue;
             for (uint32_t j = 0; j < nv; j++) {
                 int s = ref_mode_sigma(rm, i, j);
@@ -249,37 +190,19 @@ static void brute_mode(const mel_model *m, const ref_mode *rm, strs *blocks, str
         name[k] = block_str(e, ne, u, ne, r, nr);
         strs_add(blocks, dup(name[k]));
     }
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t i2 = 0; i2 < n; i2++)
-            if (b.adj[i][i2] && b.comp[i] != b.comp[i2]) {
-                strs_add(edges, arrow(name[b.comp[i]], name[b.comp[i2]]));
-            }
+    for (uint32_t a = 0; a < nb; a++)
+        for (uint32_t b = 0; b < nb; b++)
+            if (rb.dep[(size_t)a * nb + b])
+                strs_add(edges, arrow(name[a], name[b]));
     strs_sort(blocks);
     strs_sort(edges);
-    /* Several dependencies can join the same two blocks. */
-    size_t w = 0;
-    for (size_t k = 0; k < edges->n; k++) {
-        if (w > 0 && !strcmp(edges->s[w - 1], edges->s[k])) {
-            free(edges->s[k]);
-            continue;
-        }
-        edges->s[w++] = edges->s[k];
-    }
-    edges->n = w;
-    for (int k = 0; k < b.ncomp; k++)
+    for (uint32_t k = 0; k < nb; k++)
         free(name[k]);
     free(name);
     free(e);
     free(u);
     free(r);
-    for (uint32_t i = 0; i < n; i++)
-        free(b.adj[i]);
-    free(b.adj);
-    free(b.index);
-    free(b.low);
-    free(b.comp);
-    free(b.stack);
-    free(b.on);
+    ref_blocks_close(&rb);
 }
 
 /* ---- One model ------------------------------------------------------------------ */
