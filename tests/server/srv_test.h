@@ -233,6 +233,16 @@ static inline bool cl_fill(client *c, int timeout_ms)
     return true;
 }
 
+/* Read until the server closes (EOF) or stays silent for 2 s, keeping
+ * everything in c->buf, NUL-terminated (HTTP with Connection: close). */
+static inline void cl_read_all(client *c)
+{
+    while (cl_fill(c, 2000))
+        ;
+    if (c->buf != NULL)
+        c->buf[c->len] = '\0';
+}
+
 /* True when the server closed the connection (EOF) within the wait. */
 static inline bool cl_wait_eof(client *c)
 {

@@ -242,10 +242,7 @@ Test(srv_router, serves_post_rpc_as_chunked_ndjson)
              "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
              strlen(body), body);
     cl_send(&c, req);
-    /* read everything until EOF (Connection: close) */
-    while (cl_fill(&c, 2000))
-        ;
-    c.buf[c.len] = '\0';
+    cl_read_all(&c);
     cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK\r\n", 17) == 0, "%s", c.buf);
     cr_assert(strstr(c.buf, "Transfer-Encoding: chunked") != NULL);
     cr_assert(strstr(c.buf, "application/x-ndjson") != NULL);
@@ -316,18 +313,14 @@ Test(srv_router, serves_the_placeholder_page_on_get)
     srv_start(&p, "", "");
     cl_connect(&c, &p);
     cl_send(&c, "GET / HTTP/1.0\r\n\r\n");
-    while (cl_fill(&c, 2000))
-        ;
-    c.buf[c.len] = '\0';
+    cl_read_all(&c);
     cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
     cr_assert(strstr(c.buf, "text/html") != NULL);
     cr_assert(strstr(c.buf, "<h1>mdaed</h1>") != NULL);
     cl_close(&c);
     cl_connect(&c, &p);
     cl_send(&c, "GET /../../etc/passwd HTTP/1.0\r\n\r\n");
-    while (cl_fill(&c, 2000))
-        ;
-    c.buf[c.len] = '\0';
+    cl_read_all(&c);
     cr_assert(strstr(c.buf, "root:") == NULL);
     cr_assert(strncmp(c.buf, "HTTP/1.1 400", 12) == 0, "%s", c.buf);
     cl_close(&c);
@@ -428,9 +421,7 @@ Test(srv_router, requires_the_access_token_on_tcp)
     snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nContent-Length: %zu\r\n\r\n%s", strlen(body),
              body);
     cl_send(&c, req);
-    while (cl_fill(&c, 2000))
-        ;
-    c.buf[c.len] = '\0';
+    cl_read_all(&c);
     cr_assert(strncmp(c.buf, "HTTP/1.1 401", 12) == 0, "%s", c.buf);
     cl_close(&c);
     cl_connect(&c, &p);
@@ -439,9 +430,7 @@ Test(srv_router, requires_the_access_token_on_tcp)
              "Content-Length: %zu\r\n\r\n%s",
              strlen(body), body);
     cl_send(&c, req);
-    while (cl_fill(&c, 2000))
-        ;
-    c.buf[c.len] = '\0';
+    cl_read_all(&c);
     cr_assert(strncmp(c.buf, "HTTP/1.1 200", 12) == 0, "%s", c.buf);
     cl_close(&c);
     /* the Unix socket does not need the token */
