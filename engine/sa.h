@@ -70,6 +70,12 @@ typedef int (*sa_progress_fn)(void *ctx, const char *phase, size_t done, size_t 
 typedef struct sa_options {
     sa_progress_fn progress; /* may be NULL */
     void *progress_ctx;
+    /* An earlier result (borrowed for the call; may be NULL; its model must
+     * still be alive) whose offsets seed the primal problem: equations and
+     * mode variables are matched by name. It only changes how fast the
+     * maximum-weight matchings are found, never the result (issue 6: an
+     * edited model is re-analysed with the previous version's offsets). */
+    const sa_result *hint;
 } sa_options;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new
@@ -77,6 +83,26 @@ typedef struct sa_options {
 MDAE_API int sa_analyze(const mel_model *m, const sa_options *opt, sa_result **out,
                         mdae_diags *diags);
 MDAE_API void sa_result_free(sa_result *r);
+
+/* One independent part of a model (issue 6, engine/inc.h): the result of
+ * analysing a sub-model made of some of m's equations and variables, with
+ * ALL of m's mode variables (same order) and invariants, its equations and
+ * variables in m's order and each equation's incidences as in m. */
+typedef struct sa_part {
+    const sa_result *res;  /* borrowed */
+    const uint32_t *eq_of;  /* res's equation q is m's equation eq_of[q] */
+    const uint32_t *var_of; /* res's variable q is m's variable var_of[q] */
+} sa_part;
+
+/* The result sa_analyze(m) would return, built from the results of the parts
+ * of m (the connected components of its all-modes incidence graph: every
+ * equation and variable in exactly one part, no incidence across parts)
+ * without solving anything again: m is encoded, and the parts' mode
+ * functions are carried over (engine/sa_compose.c says why this equals a
+ * cold analysis). MDAE_E_INVAL if the parts do not cover m as said. m is
+ * borrowed and must outlive the result; parts only for the call. */
+MDAE_API int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts,
+                        sa_result **out /* out */);
 
 /* Encode the model and check its consistency only (cheap; used by
  * `mdae check`): every edge is active only where its equation and its
