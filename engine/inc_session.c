@@ -654,13 +654,32 @@ static int cmp_block(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Analyse one part anew: private model, sa_analyze, cdg_build. */
-static int analyse_part(inc_part *p, const sa_options *opt, mdae_diags *diags)
+/* Analyse one part anew: private model, sa_analyze (seeded with hint's
+ * offsets, which only changes its speed: sa.h), cdg_build. */
+static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint,
+                        mdae_diags *diags)
 {
-    int rc = sa_analyze(&p->model, opt, &p->res, diags);
+    sa_options o = {0};
+    if (opt != NULL)
+        o = *opt;
+    o.hint = hint != NULL ? hint->res : NULL;
+    int rc = sa_analyze(&p->model, &o, &p->res, diags);
     if (rc < 0)
         return rc;
-    return cdg_build(p->res, opt, &p->graph, diags);
+    return cdg_build(p->res, &o, &p->graph, diags);
+}
+
+/* The analysed part most like a new one: the largest of the latest
+ * version. An edited model's part is usually its previous version. */
+static inc_part *hint_part(const inc_session *s)
+{
+    inc_part *best = NULL;
+    for (inc_part *p = s->parts; p != NULL; p = p->next)
+        if (p->res != NULL && (best == NULL || p->gen > best->gen ||
+                               (p->gen == best->gen && p->model.n_equations >
+                                                          best->model.n_equations)))
+            best = p;
+    return best;
 }
 
 /* Drop every cache entry the current analysis does not use; true if any. */
@@ -715,6 +734,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     mdae_diags tmp;
     mdae_diags_init(&tmp);
     bool model_error = false;
+    inc_part *hint = NULL; /* seeds new parts' analyses (one reference) */
     if (up == NULL || comp == NULL || local == NULL || r == NULL)
         goto fail;
     r->n_eq = ne;
@@ -791,6 +811,10 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     s->prefix = cur;
     s->gen++;
     r->stats.components = n_parts;
+    /* Referenced: an eviction below must not free it while in use. */
+    hint = hint_part(s);
+    if (hint != NULL)
+        hint->refs++;
 
     for (size_t k = 0; k < n_parts; k++) {
         rpart *rp = &r->parts[k];
@@ -831,7 +855,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         if (rc == MDAE_OK) {
             mdae_diags one;
             mdae_diags_init(&one);
-            rc = analyse_part(p, opt, &one);
+            rc = analyse_part(p, opt, hint, &one);
             if (rc == MDAE_E_BDD_LIMIT && evict_unused(s)) {
                 /* Parts of older versions hold nodes that a cold analysis
                  * would not have: drop them and try once more, so the
@@ -842,7 +866,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
                 p->res = NULL;
                 mdae_diags_close(&one);
                 mdae_diags_init(&one);
-                rc = analyse_part(p, opt, &one);
+                rc = analyse_part(p, opt, NULL, &one);
             }
             for (size_t q = 0; q < one.count; q++)
                 mdae_diags_add(&tmp, one.items[q].severity, one.items[q].where, "%s",
@@ -932,6 +956,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     s->total.components += r->stats.components;
     s->total.reused += r->stats.reused;
     s->total.recomputed += r->stats.recomputed;
+    part_unref(hint);
     trim_cache(s);
     mdae_free(up);
     mdae_free(comp);
@@ -949,6 +974,7 @@ fail:
     mdae_free(key.p);
     mdae_diags_close(&tmp);
     inc_result_free(r);
+    part_unref(hint);
     trim_cache(s);
     return rc;
 }
