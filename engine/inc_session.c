@@ -856,6 +856,10 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
             mdae_diags one;
             mdae_diags_init(&one);
             rc = analyse_part(p, opt, hint, &one);
+            if (rc == MDAE_E_BDD_LIMIT) {
+                part_unref(hint); /* evictable from now on */
+                hint = NULL;
+            }
             if (rc == MDAE_E_BDD_LIMIT && evict_unused(s)) {
                 /* Parts of older versions hold nodes that a cold analysis
                  * would not have: drop them and try once more, so the
