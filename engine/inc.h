@@ -148,16 +148,19 @@ MDAE_API void inc_result_stats(const inc_result *r, inc_stats *out /* out */);
 /* Number of parts (connected components) of m; no BDD work. */
 MDAE_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
 
-/* When the analysed model is ONE part, its numbering is the model's, and the
- * part's sa_result and cdg_graph are exactly those of a cold analysis of
- * the model (same structure, same names, same order): *res and *graph are
- * set to them, borrowed (never free them; valid while r lives; names in
- * their reports are borrowed from the part's copy of the model). With
- * several parts: MDAE_E_NOTIMPL, because composing all-modes reports
- * (formulas of sets over several results' BDDs) is not implemented: use the
- * per-mode views, or a cold analysis for reports. */
-MDAE_API int inc_result_whole(const inc_result *r, sa_result **res /* out */,
-                              cdg_graph **graph /* out */);
+/* The all-modes result and dependency graph of the whole model, exactly
+ * those of a cold sa_analyze + cdg_build of m (same BDDs, hence the same
+ * reports byte for byte). m must be the model given to inc_analyze (checked
+ * by its counts only) and outlive r. With one part they are the part's own
+ * (its numbering is the model's); with several, they are composed from the
+ * parts' results by sa_compose (no solving: the model is encoded again and
+ * the parts' functions carried over, engine/sa_compose.c) and cdg_build on
+ * the composition, on the first call (opt: progress and cancellation, may
+ * be NULL; diags as cdg_build's). *res and *graph are borrowed: valid while
+ * r lives; never free them. */
+MDAE_API int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
+                              sa_result **res /* out */, cdg_graph **graph /* out */,
+                              mdae_diags *diags);
 
 /* The blocks of the whole model (over all modes), as cdg_block identities
  * with indices into the analysed model's equations/variables and the

@@ -375,12 +375,16 @@ struct inc_result {
     size_t n_blocks;
     rblock *blocks;      /* sorted by id */
     inc_stats stats;
+    sa_result *whole;    /* several parts: composed on demand (owned) */
+    cdg_graph *whole_graph;
 };
 
 void inc_result_free(inc_result *r)
 {
     if (r == NULL)
         return;
+    cdg_graph_free(r->whole_graph);
+    sa_result_free(r->whole);
     for (size_t k = 0; k < r->n_parts; k++) {
         part_unref(r->parts[k].part);
         mdae_free(r->parts[k].eq_map);
@@ -433,15 +437,33 @@ int inc_result_block_by_id(const inc_result *r, uint32_t id, cdg_block *out)
     return MDAE_OK;
 }
 
-int inc_result_whole(const inc_result *r, sa_result **res, cdg_graph **graph)
+int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
+                     sa_result **res, cdg_graph **graph, mdae_diags *diags)
 {
-    if (r == NULL || res == NULL || graph == NULL)
+    if (r == NULL || m == NULL || res == NULL || graph == NULL ||
+        m->n_equations != r->n_eq || m->n_variables != r->n_var || m->n_modes != r->n_modes)
         return MDAE_E_INVAL;
-    if (r->n_parts != 1)
-        return MDAE_E_NOTIMPL;
-    /* One part holds every equation and variable, in model order. */
-    *res = r->parts[0].part->res;
-    *graph = r->parts[0].part->graph;
+    if (r->n_parts == 1) {
+        /* One part holds every equation and variable, in model order. */
+        *res = r->parts[0].part->res;
+        *graph = r->parts[0].part->graph;
+        return MDAE_OK;
+    }
+    if (r->whole_graph == NULL) {
+        sa_part *pp = mdae_calloc(r->n_parts + 1, sizeof *pp);
+        if (pp == NULL)
+            return MDAE_E_NOMEM;
+        for (size_t k = 0; k < r->n_parts; k++)
+            pp[k] = (sa_part){r->parts[k].part->res, r->parts[k].eq_map, r->parts[k].var_map};
+        int rc = r->whole ? MDAE_OK : sa_compose(m, pp, r->n_parts, &r->whole);
+        mdae_free(pp);
+        if (rc == MDAE_OK)
+            rc = cdg_build(r->whole, opt, &r->whole_graph, diags);
+        if (rc < 0)
+            return rc;
+    }
+    *res = r->whole;
+    *graph = r->whole_graph;
     return MDAE_OK;
 }
 

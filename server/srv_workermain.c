@@ -268,13 +268,14 @@ static cdg_graph *graph;      /* its blocks and edges (issue 4) */
 static cJSON *cached_report;  /* its JSON */
 /* Incremental analysis (engine/inc.h, issue 6): the session's cache lives
  * as long as the worker, across loads and edits. When the model is one
- * connected component (the usual case: the building, the brake), result and
- * graph are borrowed from inc_res, whose part is reused when the structure
- * did not change (a comment, a constant, a moved line); the JSON is then
- * exactly the cold one. Models of several components are analysed cold
- * (composed all-modes reports are not implemented: engine/inc.h). */
+ * result and graph are borrowed from inc_res (inc_result_whole): with one
+ * connected component (the building, the brake) its part is reused when the
+ * structure did not change (a comment, a constant, a moved line); with
+ * several, only the components an edit touched are analysed again and the
+ * whole is composed from the parts. Either way the JSON is exactly the
+ * cold one. */
 static inc_session *inc_sess;
-static inc_result *inc_res;   /* when set, result and graph are its part's */
+static inc_result *inc_res;   /* when set, result and graph are borrowed from it */
 static inc_stats inc_last;    /* reuse of the last analysis */
 static bool inc_fresh;        /* the current request ran that analysis */
 
@@ -433,23 +434,16 @@ static int ensure_analysis(bool stream, mdae_diags *ad)
         return MDAE_OK;
     forget_analysis();
     progress_ctx pc = {stream, NULL, 0};
-    sa_options so = {on_progress, &pc};
+    sa_options so = {on_progress, &pc, NULL};
     inc_fresh = true;
-    size_t parts = 0;
-    int rc = inc_model_parts(model, &parts);
-    if (rc == MDAE_OK && parts == 1 && inc_sess == NULL)
+    int rc = MDAE_OK;
+    if (inc_sess == NULL)
         rc = inc_session_new(&inc_sess);
-    if (rc == MDAE_OK && parts == 1) {
+    if (rc == MDAE_OK)
         rc = inc_analyze(inc_sess, model, &so, &inc_res, ad);
-        if (rc == MDAE_OK) {
-            inc_result_stats(inc_res, &inc_last);
-            rc = inc_result_whole(inc_res, &result, &graph);
-        }
-    } else if (rc == MDAE_OK) {
-        inc_last = (inc_stats){parts, 0, parts};
-        rc = sa_analyze(model, &so, &result, ad);
-        if (rc == MDAE_OK)
-            rc = cdg_build(result, &so, &graph, ad);
+    if (rc == MDAE_OK) {
+        inc_result_stats(inc_res, &inc_last);
+        rc = inc_result_whole(inc_res, model, &so, &result, &graph, ad);
     }
     if (rc == MDAE_E_NOMEM)
         out_of_memory();

@@ -206,6 +206,100 @@ static void compare_mode(const mel_model *m, const sa_result *cr, const cdg_grap
     inc_mode_view_close(&iv);
 }
 
+/* ---- The whole result against the cold one ------------------------------- */
+
+static void put_set(char **s, const sa_set *set, uint32_t n_modes)
+{
+    cat(s, set->formula);
+    cat(s, "{");
+    for (size_t k = 0; k < set->n_cubes * n_modes; k++)
+        cat(s, set->cubes[k] < 0 ? "-" : set->cubes[k] ? "1" : "0");
+    cat(s, "}");
+}
+
+static void put_item(char **s, const sa_item *it, uint32_t n_modes)
+{
+    cat(s, it->name);
+    cat(s, ":");
+    put_set(s, &it->active, n_modes);
+    for (size_t k = 0; k < it->n_offsets; k++) {
+        char v[32];
+        snprintf(v, sizeof v, "=%d@", it->offsets[k].value);
+        cat(s, v);
+        put_set(s, &it->offsets[k].modes, n_modes);
+    }
+    cat(s, "\n");
+}
+
+/* Every field of the report, as text. */
+static char *report_text(const sa_result *r)
+{
+    sa_report *rep = NULL;
+    cr_assert_eq(sa_result_report(r, &rep), MDAE_OK);
+    char *s = NULL;
+    char v[64];
+    snprintf(v, sizeof v, "%u %.17g %d\n", (unsigned)rep->n_modes, rep->valid_modes,
+             rep->singular);
+    cat(&s, v);
+    put_set(&s, &rep->singular_modes, rep->n_modes);
+    for (uint32_t i = 0; i < rep->n_equations; i++)
+        put_item(&s, &rep->equations[i], rep->n_modes);
+    for (uint32_t j = 0; j < rep->n_variables; j++)
+        put_item(&s, &rep->variables[j], rep->n_modes);
+    for (size_t k = 0; k < rep->n_diagnostics; k++) {
+        snprintf(v, sizeof v, "%d %u ", (int)rep->diagnostics[k].kind,
+                 (unsigned)rep->diagnostics[k].index);
+        cat(&s, v);
+        put_set(&s, &rep->diagnostics[k].modes, rep->n_modes);
+    }
+    sa_report_free(rep);
+    return s;
+}
+
+/* inc_result_whole's result and graph give exactly the cold report, the
+ * cold per-mode views (matched variables included) and the cold DOT. */
+static void check_whole(const mel_model *m, const sa_result *whole, const cdg_graph *wg,
+                        const char *what)
+{
+    sa_result *cr = NULL;
+    cdg_graph *cg = NULL;
+    cr_assert_eq(sa_analyze(m, NULL, &cr, NULL), MDAE_OK, "%s", what);
+    cr_assert_eq(cdg_build(cr, NULL, &cg, NULL), MDAE_OK, "%s", what);
+    char *a = report_text(cr), *b = report_text(whole);
+    cr_assert_str_eq(a, b, "%s: report", what);
+    free(a);
+    free(b);
+    char *da = NULL, *db = NULL;
+    cr_assert_eq(cdg_graph_dot(cg, &da), MDAE_OK);
+    cr_assert_eq(cdg_graph_dot(wg, &db), MDAE_OK);
+    cr_assert_str_eq(da, db, "%s: dot", what);
+    mdae_free(da);
+    mdae_free(db);
+    uint32_t nm = m->n_modes;
+    uint64_t total = nm <= 8 ? (uint64_t)1 << nm : 256, rs = 99;
+    bool *mode = calloc(nm + 1, 1);
+    for (uint64_t x = 0; x < total; x++) {
+        if (nm <= 8)
+            ref_mode_from_index(x, nm, mode);
+        else
+            for (uint32_t k = 0; k < nm; k++)
+                mode[k] = ref_rand_next(&rs) & 1;
+        sa_mode_view u = {0}, w = {0};
+        cr_assert_eq(sa_result_mode(cr, mode, &u), MDAE_OK);
+        cr_assert_eq(sa_result_mode(whole, mode, &w), MDAE_OK);
+        cr_assert_eq(u.valid, w.valid);
+        cr_assert_eq(u.singular, w.singular);
+        for (uint32_t i = 0; i < m->n_equations; i++)
+            cr_assert_eq(u.matched_var[i], w.matched_var[i], "%s: matched %s", what,
+                         m->equations[i].name);
+        sa_mode_view_close(&u);
+        sa_mode_view_close(&w);
+    }
+    free(mode);
+    cdg_graph_free(cg);
+    sa_result_free(cr);
+}
+
 /* Analyse `text` cold and through the session; compare on every mode (at
  * most 2^10: beyond, 1024 sampled modes). Returns the session's stats of
  * this analysis. */
@@ -258,6 +352,10 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
             compare_mode(m, cr, cg, ir, mode, what);
         }
         free(mode);
+        sa_result *wr = NULL;
+        cdg_graph *wg = NULL;
+        cr_assert_eq(inc_result_whole(ir, m, NULL, &wr, &wg, NULL), MDAE_OK, "%s", what);
+        check_whole(m, wr, wg, what);
     }
     inc_result_free(ir);
     cdg_graph_free(cg);
@@ -654,7 +752,7 @@ Test(inc_session, a_result_outlives_the_cache_entries_it_uses)
     inc_session_free(s);
 }
 
-Test(inc_session, a_one_part_model_exposes_its_whole_cold_result)
+Test(inc_session, the_whole_result_is_the_cold_one_with_one_part_or_several)
 {
     static const char *one = "g : boolean;\na : real; b : real;\n"
                              "e1 : equation der(a) = b;\n"
@@ -675,28 +773,9 @@ Test(inc_session, a_one_part_model_exposes_its_whole_cold_result)
         cr_assert_eq(parts, st.components);
         sa_result *whole = NULL;
         cdg_graph *g = NULL;
-        if (parts != 1) {
-            cr_assert_eq(inc_result_whole(r, &whole, &g), MDAE_E_NOTIMPL);
-        } else {
-            cr_assert_eq(inc_result_whole(r, &whole, &g), MDAE_OK);
-            /* Same report as a cold analysis. */
-            sa_result *cr = NULL;
-            cr_assert_eq(sa_analyze(m, NULL, &cr, NULL), MDAE_OK);
-            sa_report *a = NULL, *b = NULL;
-            cr_assert_eq(sa_result_report(cr, &a), MDAE_OK);
-            cr_assert_eq(sa_result_report(whole, &b), MDAE_OK);
-            cr_assert_str_eq(a->singular_modes.formula, b->singular_modes.formula);
-            cr_assert_eq(a->n_equations, b->n_equations);
-            for (uint32_t i = 0; i < a->n_equations; i++) {
-                cr_assert_str_eq(a->equations[i].name, b->equations[i].name);
-                cr_assert_str_eq(a->equations[i].active.formula, b->equations[i].active.formula);
-                cr_assert_eq(a->equations[i].n_offsets, b->equations[i].n_offsets);
-            }
-            sa_report_free(a);
-            sa_report_free(b);
-            sa_result_free(cr);
-            cr_assert_eq(cdg_graph_n_blocks(g), inc_result_n_blocks(r));
-        }
+        cr_assert_eq(inc_result_whole(r, m, NULL, &whole, &g, NULL), MDAE_OK);
+        check_whole(m, whole, g, texts[k]);
+        cr_assert_eq(cdg_graph_n_blocks(g), inc_result_n_blocks(r));
         inc_result_free(r);
         mel_model_free(m);
     }

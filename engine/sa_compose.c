@@ -1,0 +1,227 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_compose.c -- the all-modes result of a model from the results of
+ * its independent parts (sa_compose, issue 6), without solving anything
+ * again.
+ *
+ * Why the composition equals a cold sa_analyze of the model. The parts are
+ * the connected components of the all-modes incidence graph (engine/inc.h
+ * says why every per-mode quantity splits over them); each was analysed as
+ * a sub-model carrying all mode variables and invariants. Field by field,
+ * every one of them a function of the modes only:
+ *   - chi_m, chi_i, chi_j, chi_e, sigma: the model is encoded here, as
+ *     sa_analyze would (same variable layout, hence the same BDDs);
+ *   - ok: a mode has a perfect matching iff every part has one: the
+ *     conjunction of the parts' ok; singular = chi_m & !ok;
+ *   - te (the chosen MWPM): the lexicographically smallest element of a
+ *     product of independent sets is the product of the parts' smallest
+ *     elements, as long as each part orders its edges as the model does
+ *     (rows in model order, and a part's variables keep the model's relative
+ *     order: sa_encode.c); cold te is empty outside ok, hence the mask;
+ *   - c, d (canonical offsets): the parts' smallest offsets, 0 outside ok
+ *     (sa_dual.c); the width is the one sa__dual would choose for m;
+ *   - over, under: the coarse DM sets of a singular mode are the union of
+ *     the singular parts' sets (a part with a perfect matching has none).
+ * The parts' functions live over their own BDD variables; they are carried
+ * into the model's layout with bdd_replace on mode variables (their only
+ * support). Reports and the dependency graph built from the composed result
+ * are therefore those of a cold analysis, byte for byte.
+ */
+#include "sa_int.h"
+
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+/* The parts cover m exactly: every equation and variable once, the same
+ * modes, each equation's incidences in the same order on the same
+ * variables. */
+static bool parts_cover(const mel_model *m, const sa_part *parts, size_t n_parts)
+{
+    uint8_t *eq_seen = mdae_calloc(m->n_equations + 1, 1);
+    uint8_t *var_seen = mdae_calloc(m->n_variables + 1, 1);
+    bool ok = eq_seen != NULL && var_seen != NULL;
+    size_t n_eq = 0, n_var = 0;
+    for (size_t k = 0; ok && k < n_parts; k++) {
+        const sa_result *pr = parts[k].res;
+        if (pr == NULL || pr->n_modes != m->n_modes || (pr->n_eq && !parts[k].eq_of) ||
+            (pr->n_var && !parts[k].var_of)) {
+            ok = false;
+            break;
+        }
+        for (uint32_t q = 0; ok && q < pr->n_var; q++) {
+            uint32_t j = parts[k].var_of[q];
+            ok = j < m->n_variables && !var_seen[j];
+            if (ok)
+                var_seen[j] = 1;
+        }
+        for (uint32_t q = 0; ok && q < pr->n_eq; q++) {
+            uint32_t i = parts[k].eq_of[q];
+            ok = i < m->n_equations && !eq_seen[i] &&
+                 pr->eq_first[q + 1] - pr->eq_first[q] == m->equations[i].n_incs;
+            for (uint32_t e = 0; ok && e < m->equations[i].n_incs; e++) {
+                uint32_t pv = pr->edge_v[pr->eq_first[q] + e];
+                ok = pv < pr->n_var && parts[k].var_of[pv] == m->equations[i].incs[e].var;
+            }
+            if (ok)
+                eq_seen[i] = 1;
+        }
+        n_eq += pr->n_eq;
+        n_var += pr->n_var;
+    }
+    ok = ok && n_eq == m->n_equations && n_var == m->n_variables;
+    mdae_free(eq_seen);
+    mdae_free(var_seen);
+    return ok;
+}
+
+/* Pairs live in the context so that a jump out of BuDDy frees them. */
+typedef struct compose_ctx {
+    bddPair **pairs;
+    size_t n;
+} compose_ctx;
+
+static void pairs_free(compose_ctx *cc)
+{
+    for (size_t k = 0; k < cc->n; k++)
+        if (cc->pairs[k] != NULL)
+            bdd_freepair(cc->pairs[k]);
+    cc->n = 0;
+}
+
+/* Part k's mode variables onto the model's. */
+static void make_pairs(sa_ctx *c, compose_ctx *cc, const sa_part *parts, size_t n_parts)
+{
+    sa_result *r = c->r;
+    for (size_t k = 0; k < n_parts; k++) {
+        bddPair *p = bdd_newpair();
+        if (p == NULL)
+            sa__fail(c, MDAE_E_NOMEM);
+        cc->pairs[cc->n++] = p;
+        for (uint32_t q = 0; q < r->n_modes; q++)
+            if (parts[k].res->mode_var[q] != r->mode_var[q] &&
+                bdd_setpair(p, parts[k].res->mode_var[q], r->mode_var[q]) < 0)
+                sa__fail(c, MDAE_E_BDD);
+    }
+}
+
+/* *slot := f carried over by pair, and mask. */
+static void carry(sa_ctx *c, BDD *slot, BDD f, bddPair *pair, BDD mask)
+{
+    size_t mark = sa__mark(c);
+    BDD g = T(bdd_replace(f, pair));
+    sa__put(slot, bdd_and(g, mask));
+    sa__release(c, mark);
+}
+
+static void compose_primal(sa_ctx *c, const compose_ctx *cc, const sa_part *parts,
+                           size_t n_parts)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *ok = sa__slots(c, 1);
+    sa__put(ok, r->chi_m);
+    for (size_t k = 0; k < n_parts; k++)
+        carry(c, ok, parts[k].res->ok, cc->pairs[k], *ok);
+    sa__put(&r->ok, *ok);
+    sa__put(&r->singular, bdd_apply(r->chi_m, r->ok, bddop_diff));
+    r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+    r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
+    r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
+    for (size_t k = 0; k < n_parts; k++) {
+        const sa_result *pr = parts[k].res;
+        for (uint32_t q = 0; q < pr->n_eq; q++) {
+            uint32_t i = parts[k].eq_of[q];
+            for (size_t e = 0; e < pr->eq_first[q + 1] - pr->eq_first[q]; e++)
+                carry(c, &r->te[r->eq_first[i] + e], pr->te[pr->eq_first[q] + e],
+                      cc->pairs[k], r->ok);
+            carry(c, &r->over[i], pr->over[q], cc->pairs[k], r->singular);
+        }
+        for (uint32_t q = 0; q < pr->n_var; q++)
+            carry(c, &r->under[parts[k].var_of[q]], pr->under[q], cc->pairs[k],
+                  r->singular);
+    }
+    sa__release(c, mark);
+}
+
+/* Offsets on the width sa__dual would choose for the model (sa_dual.c). */
+static void compose_dual(sa_ctx *c, const compose_ctx *cc, const sa_part *parts,
+                         size_t n_parts)
+{
+    sa_result *r = c->r;
+    unsigned long long maxs = (1ull << r->w_sigma) - 1;
+    int w = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
+    if (w > 31)
+        sa__fail(c, MDAE_E_LIMIT);
+    r->w_off = w;
+    r->c = sa__alloc_keep(c, ((size_t)r->n_eq * w + 1) * sizeof(BDD));
+    r->d = sa__alloc_keep(c, ((size_t)r->n_var * w + 1) * sizeof(BDD));
+    if (r->ok == bddfalse)
+        return;
+    for (size_t k = 0; k < n_parts; k++) {
+        const sa_result *pr = parts[k].res;
+        int wp = pr->w_off < w ? pr->w_off : w;
+        for (uint32_t q = 0; q < pr->n_eq; q++)
+            for (int b = 0; b < wp; b++)
+                carry(c, &r->c[(size_t)parts[k].eq_of[q] * w + b],
+                      pr->c[(size_t)q * pr->w_off + b], cc->pairs[k], r->ok);
+        for (uint32_t q = 0; q < pr->n_var; q++)
+            for (int b = 0; b < wp; b++)
+                carry(c, &r->d[(size_t)parts[k].var_of[q] * w + b],
+                      pr->d[(size_t)q * pr->w_off + b], cc->pairs[k], r->ok);
+        if (pr->fpi_iterations > r->fpi_iterations)
+            r->fpi_iterations = pr->fpi_iterations;
+    }
+}
+
+int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_result **out)
+{
+    if (!sa__running())
+        return MDAE_E_STATE;
+    if (m == NULL || out == NULL || (n_parts > 0 && parts == NULL))
+        return MDAE_E_INVAL;
+    if (!parts_cover(m, parts, n_parts))
+        return MDAE_E_INVAL;
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    compose_ctx *cc = mdae_calloc(1, sizeof *cc);
+    bddPair **pairs = mdae_calloc(n_parts + 1, sizeof *pairs);
+    if (c == NULL || cc == NULL || pairs == NULL) {
+        mdae_free(c);
+        mdae_free(cc);
+        mdae_free(pairs);
+        return MDAE_E_NOMEM;
+    }
+    cc->pairs = pairs;
+    sa__ctx_init(c, NULL, NULL);
+    c->r = mdae_calloc(1, sizeof *c->r);
+    int rc = MDAE_E_NOMEM;
+    if (c->r == NULL)
+        goto done;
+    if (setjmp(c->jb)) {
+        rc = c->rc;
+        sa__leave(c);
+        sa_result_free(c->r);
+        goto done;
+    }
+    sa__enter(c);
+    sa__encode(c, m);
+    if (sa__check_edges(c) > 0) /* the parts passed the same check */
+        sa__fail(c, MDAE_E_MODEL);
+    make_pairs(c, cc, parts, n_parts);
+    compose_primal(c, cc, parts, n_parts);
+    compose_dual(c, cc, parts, n_parts);
+    sa_result *r = c->r;
+    r->valid_count = sa__count_modes(c, r, r->chi_m);
+    for (size_t k = 0; k < n_parts; k++)
+        if (parts[k].res->peak_nodes > r->peak_nodes)
+            r->peak_nodes = parts[k].res->peak_nodes;
+    sa__leave(c);
+    *out = r;
+    rc = MDAE_OK;
+done:
+    pairs_free(cc);
+    mdae_free(pairs);
+    mdae_free(cc);
+    mdae_free(c);
+    return rc;
+}
