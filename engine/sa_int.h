@@ -191,6 +191,15 @@ void sa__onehot(sa_ctx *c, const size_t *es, const BDD *act, size_t n, bool exac
  * its edges, computed on w bits (no overflow: the caller's bound). */
 void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool maximize);
 
+/* ---- sa_hint.c (added for issue 6: offsets seeding the primal) ------------
+ * c->opt->hint's equation offsets carried into c->r (equations and mode
+ * variables matched by name; unmatched equations, and values that need more
+ * than w bits, are 0): n_eq * w slots of the context's stack, w bits per
+ * equation, little-endian. NULL when there is no usable hint (no options, no
+ * hint, nothing matches). Any result is a valid seed: sa_primal.c only needs
+ * c >= 0. */
+BDD *sa__hint_offsets(sa_ctx *c, int w);
+
 /* ---- sa_sop.c -------------------------------------------------------------- */
 /* Irredundant sum of products of a mode function f, as cubes and a formula. */
 void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out);

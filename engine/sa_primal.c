@@ -12,6 +12,17 @@
  * matchings are optimal, but most edges have deficit 0 and the values stay
  * small (issue 3, item 6).
  *
+ * Seeding (issue 6). With sa_options.hint, the costs are reduced costs
+ * instead: for c_i = the hint's offsets carried over by name (sa_hint.c),
+ * d_j = max over the active edges (i, j) of c_i + sigma_ij and
+ * r_ij = d_j - c_i - sigma_ij. LP duality makes this exact for ANY c >= 0:
+ * r >= 0 on active edges, and over a perfect matching M of a mode the sum of
+ * r is (sum_j d_j - sum_i c_i) - omega(M), a constant of the mode minus the
+ * weight, so the minimal ones are again exactly the maximum-weight ones: the
+ * same S, hence the same chosen T and everything after it. When c is the
+ * previous version's canonical offsets, r is 0 on the tight edges away from
+ * the edit, and the value functions of the dynamic programme stay small.
+ *
  * S is not computed by the paper's bit-by-bit pruning of a weight vector but
  * by a shortest-path dynamic programme on the BDD of X (sa__best, below,
  * which says why); S is the same set.
@@ -504,26 +515,11 @@ static void edge_modes(sa_ctx *c, BDD t)
     sa__release(c, mark);
 }
 
-/* ---- The primal problem ------------------------------------------------------ */
-
-void sa__primal(sa_ctx *c)
+/* The cold costs: deficits (slots of the context's stack; NULL: 0). */
+static void cold_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD ***out,
+                       int *wc, int *wd)
 {
     sa_result *r = c->r;
-    size_t mark = sa__mark(c);
-    sa__mats mt;
-    sa__mats_init(c, &mt);
-    r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
-
-    /* X: perfect matchings, within the valid modes. */
-    BDD *x = sa__slots(c, 1);
-    sa__put(x, r->chi_m);
-    sa__matchings(c, x, true, &mt, "matchings");
-    sa__reorder(c);
-    BDD pm = T(bdd_exist(*x, r->edgeset));
-    sa__put(&r->ok, pm);
-    sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
-    sa__progress(c, "weights", 0, r->n_edges);
-
     /* Deficits (see the top of the file): column maximum minus sigma, then
      * minus the row minimum (every perfect matching also uses one edge per
      * active row), as in the first step of the Hungarian method. Both shifts
@@ -533,26 +529,24 @@ void sa__primal(sa_ctx *c)
     unsigned long long bound = 0;
     for (uint32_t i = 0; i < r->n_eq; i++)
         bound += (1ull << ws) - 1;
-    int wd = sa__vbits(bound);
+    *wd = sa__vbits(bound);
+    *wc = ws;
     BDD *acc = sa__slots(c, (size_t)ws);
     BDD *inf = sa__slots(c, (size_t)ws);
-    BDD *act = sa__slots(c, r->n_edges + 1);
     BDD *def = sa__slots(c, r->n_edges * (size_t)ws + 1);
     sa__vconst(inf, ws, (1u << ws) - 1);
-    for (size_t e = 0; e < r->n_edges; e++)
-        sa__put(&act[e], bdd_and(r->chi_e[e], r->ok));
     for (uint32_t j = 0; j < r->n_var; j++) {
         sa__vconst(acc, ws, 0);
-        for (size_t k = mt.cfirst[j]; k < mt.cfirst[j + 1]; k++) {
-            size_t e = mt.cedges[k];
+        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+            size_t e = mt->cedges[k];
             size_t m2 = sa__mark(c);
             BDD *sg = sa__slots(c, (size_t)ws);
             sa__vite(c, sg, act[e], &r->sigma[e * ws], sg, ws);
             sa__vmax(c, acc, acc, sg, ws);
             sa__release(c, m2);
         }
-        for (size_t k = mt.cfirst[j]; k < mt.cfirst[j + 1]; k++) {
-            size_t e = mt.cedges[k];
+        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+            size_t e = mt->cedges[k];
             sa__vsub(c, &def[e * ws], acc, &r->sigma[e * ws], ws);
         }
     }
@@ -573,13 +567,140 @@ void sa__primal(sa_ctx *c)
                 sa__put(&de[b], bdd_and(de[b], act[e]));
         }
     }
-    BDD **deficit = sa__alloc(c, (r->n_edges + 1) * sizeof *deficit);
+    const BDD **deficit = sa__alloc(c, (r->n_edges + 1) * sizeof *deficit);
     for (size_t e = 0; e < r->n_edges; e++)
         for (int b = 0; b < ws; b++)
             if (def[e * ws + b] != bddfalse)
                 deficit[e] = &def[e * ws];
+    *out = deficit;
+}
+
+/* The seeded costs (see the top of the file): reduced costs of the hint's
+ * offsets, then minus each row's minimum as in the cold deficits (c_i plus
+ * that minimum is another c >= 0, so this stays exact; it also makes a
+ * useless hint no worse than no hint). False if there is no usable hint:
+ * the caller then takes the cold costs. Widths: c fits in wh bits (the
+ * width the dual would use for this model: larger hint values cannot be
+ * this model's canonical offsets and become 0, sa_hint.c), so c + sigma and
+ * d fit in wc bits and no difference can wrap (0 <= r_e <= d_j). The
+ * programme's width wd holds the sum over rows of each row's largest cost,
+ * a bound on the cost of any matching (one edge per row). */
+static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD ***out,
+                         int *wc_out, int *wd_out)
+{
+    sa_result *r = c->r;
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    if (h == NULL)
+        return false;
+    int ws = r->w_sigma;
+    unsigned long long maxs = (1ull << ws) - 1;
+    int wh = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
+    if (h->w_off < wh)
+        wh = h->w_off;
+    if (wh <= 0 || wh > 30)
+        return false;
+    int wc = sa__vbits(((1ull << wh) - 1) + maxs);
+    if (wc > 31)
+        return false;
+    size_t mark = sa__mark(c);
+    BDD *hc = sa__hint_offsets(c, wh);
+    if (hc == NULL) {
+        sa__release(c, mark);
+        return false;
+    }
+    size_t uw = (size_t)wc;
+    /* term_e = c_i + sigma_e on wc bits, 0 where the edge is not active. */
+    BDD *term = sa__slots(c, r->n_edges * uw + 1);
+    BDD *ci = sa__slots(c, uw), *sg = sa__slots(c, uw), *zero = sa__slots(c, uw);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        for (int b = 0; b < wc; b++)
+            sa__put(&ci[b], b < wh ? hc[(size_t)i * (size_t)wh + b] : bddfalse);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            for (int b = 0; b < wc; b++)
+                sa__put(&sg[b], b < ws ? r->sigma[e * (size_t)ws + b] : bddfalse);
+            sa__vadd(c, &term[e * uw], ci, sg, wc);
+            sa__vite(c, &term[e * uw], act[e], &term[e * uw], zero, wc);
+        }
+    }
+    /* d_j, then r_e = d_j - term_e (masked). */
+    BDD *acc = sa__slots(c, uw);
+    BDD *red = sa__slots(c, r->n_edges * uw + 1);
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        sa__vconst(acc, wc, 0);
+        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++)
+            sa__vmax(c, acc, acc, &term[mt->cedges[k] * uw], wc);
+        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+            size_t e = mt->cedges[k];
+            sa__vsub(c, &red[e * uw], acc, &term[e * uw], wc);
+            sa__vite(c, &red[e * uw], act[e], &red[e * uw], zero, wc);
+        }
+    }
+    /* Minus the row minimum; the bound from each row's largest bit. */
+    BDD *inf = sa__slots(c, uw);
+    sa__vconst(inf, wc, (unsigned)((1ull << wc) - 1));
+    unsigned long long bound = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        sa__vcopy(acc, inf, wc);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            size_t m2 = sa__mark(c);
+            BDD *cand = sa__slots(c, uw);
+            sa__vite(c, cand, act[e], &red[e * uw], inf, wc);
+            BDD g = sa__vgte(c, acc, cand, wc); /* min(acc, cand) */
+            sa__vite(c, acc, g, cand, acc, wc);
+            sa__release(c, m2);
+        }
+        int top = 0;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            BDD *re = &red[e * uw];
+            sa__vsub(c, re, re, acc, wc);
+            for (int b = 0; b < wc; b++) {
+                sa__put(&re[b], bdd_and(re[b], act[e]));
+                if (re[b] != bddfalse && b + 1 > top)
+                    top = b + 1;
+            }
+        }
+        bound += (1ull << top) - 1;
+    }
+    const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);
+    for (size_t e = 0; e < r->n_edges; e++)
+        for (int b = 0; b < wc; b++)
+            if (red[e * uw + b] != bddfalse)
+                cost[e] = &red[e * uw];
+    *out = cost;
+    *wc_out = wc;
+    *wd_out = sa__vbits(bound);
+    return true;
+}
+
+/* ---- The primal problem ------------------------------------------------------ */
+
+void sa__primal(sa_ctx *c)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    sa__mats mt;
+    sa__mats_init(c, &mt);
+    r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+
+    /* X: perfect matchings, within the valid modes. */
+    BDD *x = sa__slots(c, 1);
+    sa__put(x, r->chi_m);
+    sa__matchings(c, x, true, &mt, "matchings");
+    sa__reorder(c);
+    BDD pm = T(bdd_exist(*x, r->edgeset));
+    sa__put(&r->ok, pm);
+    sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
+    sa__progress(c, "weights", 0, r->n_edges);
+
+    BDD *act = sa__slots(c, r->n_edges + 1);
+    for (size_t e = 0; e < r->n_edges; e++)
+        sa__put(&act[e], bdd_and(r->chi_e[e], r->ok));
+    const BDD **deficit = NULL;
+    int wc = 0, wd = 0;
+    if (!hinted_costs(c, &mt, act, &deficit, &wc, &wd))
+        cold_costs(c, &mt, act, &deficit, &wc, &wd);
     sa__progress(c, "argmax", 0, (size_t)wd);
-    sa__best(c, x, (const BDD *const *)deficit, ws, wd, false);
+    sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
     sa__progress(c, "choice", 0, r->n_edges);
     BDD t = sa__choose(c, *x);
     edge_modes(c, t);

@@ -1,0 +1,201 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_hint.c -- the offsets of an earlier result (sa_options.hint),
+ * carried into the layout of the result being built, to seed the primal
+ * problem (issue 6: an edited model is re-analysed with the previous
+ * version's offsets; sa_primal.c says how they are used and why the result
+ * cannot change).
+ *
+ * The hint may be the result of a different model: equations and mode
+ * variables are matched by NAME. Its offsets c_i are mode functions over
+ * the hint's own BDD variables (hint->mode_var); they are rebuilt over ours
+ * by one memoised pass over the hint's nodes, ite(our variable, high, low),
+ * and a hint mode variable that this model does not have is taken as false
+ * (the low branch), i.e. restricted to false. Why not bdd_replace: a
+ * bddPair is malloc'ed by BuDDy, and a jump out of the analysis (node limit,
+ * cancellation; sa_int.h) in the middle of the replacement would leak it,
+ * since sa__primal owns no cleanup path; the pass below keeps everything in
+ * slots and sa__alloc blocks.
+ *
+ * Anything is allowed to be wrong here without harming the result: the
+ * primal problem is exact for any nonnegative c. Equations without a match
+ * get 0, and so does an equation whose hint value does not fit the width the
+ * caller asks for.
+ */
+#include "sa_int.h"
+
+#include <string.h>
+
+/* ---- Names to indices: open addressing over a borrowed string array ---------- */
+
+typedef struct name_map {
+    uint32_t *slot; /* index + 1, 0: empty */
+    size_t mask;
+} name_map;
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Names come from name(arg, k), k < n; a NULL name is never found. Where two
+ * items share a name the first wins (any match is valid, see above). */
+static void map_build(sa_ctx *c, name_map *nm, uint32_t n,
+                      const char *(*name)(const void *, uint32_t), const void *arg)
+{
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n + 2)
+        cap *= 2;
+    nm->mask = cap - 1;
+    nm->slot = sa__alloc(c, cap * sizeof *nm->slot);
+    for (uint32_t k = 0; k < n; k++) {
+        const char *s = name(arg, k);
+        if (s == NULL)
+            continue;
+        size_t h = name_hash(s) & nm->mask;
+        while (nm->slot[h] != 0 && strcmp(name(arg, nm->slot[h] - 1), s) != 0)
+            h = (h + 1) & nm->mask;
+        if (nm->slot[h] == 0)
+            nm->slot[h] = k + 1;
+    }
+}
+
+/* Index of s, or -1. */
+static long map_find(const name_map *nm, const char *s,
+                     const char *(*name)(const void *, uint32_t), const void *arg)
+{
+    if (s == NULL)
+        return -1;
+    size_t h = name_hash(s) & nm->mask;
+    while (nm->slot[h] != 0) {
+        if (strcmp(name(arg, nm->slot[h] - 1), s) == 0)
+            return (long)nm->slot[h] - 1;
+        h = (h + 1) & nm->mask;
+    }
+    return -1;
+}
+
+static const char *eq_name(const void *m, uint32_t k)
+{
+    return ((const mel_model *)m)->equations[k].name;
+}
+
+static const char *mode_name(const void *m, uint32_t k)
+{
+    return ((const mel_model *)m)->modes[k].name;
+}
+
+/* ---- Carrying a hint mode function into our variables --------------------- */
+
+typedef struct carry_ctx {
+    const sa_result *h;
+    const int *to_var; /* hint BDD variable -> ours, -1: absent (false) */
+    int *key;          /* memo: hint node, -1 empty */
+    BDD *val;          /* memo: slots */
+    size_t mask;
+} carry_ctx;
+
+static size_t carry_probe(const carry_ctx *cc, BDD f)
+{
+    size_t h = ((size_t)f * 2654435761u) & cc->mask;
+    while (cc->key[h] != -1 && cc->key[h] != f)
+        h = (h + 1) & cc->mask;
+    return h;
+}
+
+static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
+{
+    if (f < 2)
+        return f;
+    size_t h = carry_probe(cc, f);
+    if (cc->key[h] == f)
+        return cc->val[h];
+    int v = bdd_var(f);
+    int to = v < cc->h->n_bddvars ? cc->to_var[v] : -1;
+    BDD lo = carry_rec(c, cc, bdd_low(f)), out = lo;
+    if (to >= 0) {
+        BDD hi = carry_rec(c, cc, bdd_high(f));
+        out = bdd_ite(bdd_ithvar(to), hi, lo);
+    }
+    /* Else an absent mode variable: restricted to false. (An edge variable
+     * cannot occur in an offset, a mode function; if it did, the same
+     * restriction would still yield some nonnegative function: harmless.)
+     * Probe again: the recursion may have taken the slot found above. */
+    h = carry_probe(cc, f);
+    cc->key[h] = f;
+    sa__put(&cc->val[h], out);
+    return out;
+}
+
+/* ---- Entry point ------------------------------------------------------------ */
+
+BDD *sa__hint_offsets(sa_ctx *c, int w)
+{
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    sa_result *r = c->r;
+    if (h == NULL || h == r || h->m == NULL || h->c == NULL || h->w_off <= 0 ||
+        h->ok == bddfalse || r->n_eq == 0 || w <= 0)
+        return NULL;
+    const mel_model *hm = h->m, *m = r->m;
+
+    /* Mode variables by name: hint BDD variable -> our BDD variable. */
+    name_map modes;
+    map_build(c, &modes, m->n_modes, mode_name, m);
+    int *to_var = sa__alloc(c, ((size_t)h->n_bddvars + 1) * sizeof *to_var);
+    for (int v = 0; v < h->n_bddvars; v++)
+        to_var[v] = -1;
+    for (uint32_t k = 0; k < h->n_modes && k < hm->n_modes; k++) {
+        long q = map_find(&modes, hm->modes[k].name, mode_name, m);
+        if (q >= 0 && h->mode_var[k] >= 0 && h->mode_var[k] < h->n_bddvars)
+            to_var[h->mode_var[k]] = r->mode_var[q];
+    }
+
+    /* Equations by name: ours -> the hint's. */
+    name_map eqs;
+    map_build(c, &eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
+    long *from = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *from);
+    bool any = false;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        from[i] = map_find(&eqs, m->equations[i].name, eq_name, hm);
+        any = any || from[i] >= 0;
+    }
+    if (!any)
+        return NULL;
+
+    BDD *out = sa__slots(c, (size_t)r->n_eq * (size_t)w + 1);
+    size_t mark = sa__mark(c);
+    carry_ctx cc = {h, to_var, NULL, NULL, 0};
+    int hw = h->w_off;
+    size_t cap = 16, n = (size_t)bdd_anodecount(h->c, (int)((size_t)h->n_eq * (size_t)hw)) + 2;
+    while (cap < 2 * n)
+        cap *= 2;
+    cc.mask = cap - 1;
+    cc.key = sa__alloc(c, cap * sizeof *cc.key);
+    for (size_t k = 0; k < cap; k++)
+        cc.key[k] = -1;
+    cc.val = sa__slots(c, cap);
+    BDD *over = sa__slots(c, 1);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (from[i] < 0)
+            continue;
+        const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
+        /* Bits we cannot hold: where any is set, the equation gets 0. */
+        sa__put(over, bddfalse);
+        for (int b = w; b < hw; b++) {
+            BDD x = carry_rec(c, &cc, hc[b]);
+            sa__put(over, bdd_or(*over, x));
+        }
+        BDD *ci = &out[(size_t)i * (size_t)w];
+        for (int b = 0; b < w && b < hw; b++) {
+            BDD x = carry_rec(c, &cc, hc[b]);
+            sa__put(&ci[b], bdd_apply(x, *over, bddop_diff));
+        }
+        if ((i & 1023) == 1023)
+            sa__progress(c, "weights", i, r->n_eq);
+    }
+    sa__release(c, mark);
+    return out;
+}

@@ -1,0 +1,389 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_sa_hint.c -- sa_options.hint (engine/sa_hint.c and the
+ * seeded costs of engine/sa_primal.c) never changes a result.
+ *
+ * Each model is analysed cold, then again with a hint: (a) its own result,
+ * (b) the result of an unrelated model (a garbage hint: random models share
+ * the names g1.., e1.., so it does match by name), (c) the result of a small
+ * edit of the model (a derivative added, a guard negated, N vs N + 1), and
+ * hints whose models have other mode variables (renamed, reordered).
+ * The hinted result must equal the cold one on every mode (all of them when
+ * there are at most 2^10, else 256 sampled): validity, singularity, active
+ * sets, c, d, the DM parts and the chosen matching (matched_var); and the
+ * two reports must be equal field by field, formulas and cubes included.
+ * Why so strict: the hint is exact by LP duality, so S, hence the chosen
+ * MWPM and everything after it, must be the very same.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "ref.h"
+#include "sa.h"
+
+#include "model_files.h"
+
+static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void end(void) { sa_end(); }
+
+TestSuite(sa_hint, .init = begin, .fini = end);
+
+/* ---- Helpers ------------------------------------------------------------------ */
+
+static mel_model *parse(const char *text, long long n, const char *what)
+{
+    mel_define d = {"N", n};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = n > 0 ? 1 : 0;
+    mel_model *m = NULL;
+    int rc = mel_model_parse(text, strlen(text), &mo, &m, NULL);
+    cr_assert_eq(rc, MDAE_OK, "%s: parse: %s\n%s", what, mdae_err_name(rc), text);
+    return m;
+}
+
+/* sa_analyze with hint (may be NULL); NULL if the model is refused (the same
+ * must then happen cold and hinted). */
+static sa_result *analyze(const mel_model *m, const sa_result *hint, int *rc_out)
+{
+    sa_options o = {0};
+    o.hint = hint;
+    sa_result *r = NULL;
+    mdae_diags dg;
+    mdae_diags_init(&dg);
+    int rc = sa_analyze(m, &o, &r, &dg);
+    mdae_diags_close(&dg);
+    *rc_out = rc;
+    return rc == MDAE_OK ? r : NULL;
+}
+
+static bool word_char(char ch)
+{
+    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch >= '0' && ch <= '9');
+}
+
+/* text with the whole-word `from` replaced by `to` (every one if all, else
+ * the first), only after the first `after` (NULL: anywhere). malloc'ed. */
+static char *subst(const char *text, const char *after, const char *from, const char *to,
+                   bool all)
+{
+    size_t nf = strlen(from), nt = strlen(to), n = strlen(text);
+    char *o = malloc(n * (nt + 1) + 1);
+    cr_assert_not_null(o);
+    const char *start = after != NULL ? strstr(text, after) : text;
+    if (start == NULL)
+        start = text + n;
+    size_t k = 0;
+    bool done = false;
+    for (const char *p = text; *p;) {
+        bool hit = !done && p >= start && strncmp(p, from, nf) == 0 &&
+                   (p == text || !word_char(p[-1])) && !word_char(p[nf]);
+        if (hit) {
+            memcpy(o + k, to, nt);
+            k += nt;
+            p += nf;
+            done = !all;
+        } else {
+            o[k++] = *p++;
+        }
+    }
+    o[k] = '\0';
+    return o;
+}
+
+/* text with the condition of its first `if ... then` negated (malloc'ed;
+ * a copy if there is none). */
+static char *negate_first_guard(const char *text)
+{
+    size_t n = strlen(text);
+    char *o = malloc(n + 8);
+    cr_assert_not_null(o);
+    const char *a = strstr(text, "if ");
+    const char *b = a != NULL ? strstr(a, " then") : NULL;
+    if (b == NULL) {
+        memcpy(o, text, n + 1);
+        return o;
+    }
+    size_t la = (size_t)(a - text) + 3, lb = (size_t)(b - (a + 3));
+    memcpy(o, text, la);
+    memcpy(o + la, "!(", 2);
+    memcpy(o + la + 2, a + 3, lb);
+    memcpy(o + la + 2 + lb, ")", 1);
+    memcpy(o + la + 3 + lb, b, strlen(b) + 1);
+    return o;
+}
+
+static void same_set(const sa_set *a, const sa_set *b, uint32_t n_modes, const char *what,
+                     const char *item)
+{
+    cr_assert_str_eq(a->formula, b->formula, "%s: %s: formula", what, item);
+    cr_assert_eq(a->n_cubes, b->n_cubes, "%s: %s: cubes", what, item);
+    if (a->n_cubes > 0 && n_modes > 0)
+        cr_assert_eq(memcmp(a->cubes, b->cubes, a->n_cubes * n_modes), 0, "%s: %s: cubes",
+                     what, item);
+}
+
+static void same_item(const sa_item *a, const sa_item *b, uint32_t n_modes, const char *what)
+{
+    cr_assert_str_eq(a->name, b->name, "%s", what);
+    same_set(&a->active, &b->active, n_modes, what, a->name);
+    cr_assert_eq(a->n_offsets, b->n_offsets, "%s: %s: offset cases", what, a->name);
+    for (size_t k = 0; k < a->n_offsets; k++) {
+        cr_assert_eq(a->offsets[k].value, b->offsets[k].value, "%s: %s: offset", what,
+                     a->name);
+        same_set(&a->offsets[k].modes, &b->offsets[k].modes, n_modes, what, a->name);
+    }
+}
+
+static void same_reports(const sa_result *a, const sa_result *b, const char *what)
+{
+    sa_report *ra = NULL, *rb = NULL;
+    int rca = sa_result_report(a, &ra), rcb = sa_result_report(b, &rb);
+    cr_assert_eq(rca, rcb, "%s: report %s vs %s", what, mdae_err_name(rca),
+                 mdae_err_name(rcb));
+    if (rca != MDAE_OK)
+        return;
+    cr_assert_eq(ra->n_modes, rb->n_modes);
+    cr_assert_eq(ra->valid_modes, rb->valid_modes, "%s: valid modes", what);
+    cr_assert_eq(ra->singular, rb->singular, "%s: singular", what);
+    same_set(&ra->singular_modes, &rb->singular_modes, ra->n_modes, what, "singular modes");
+    cr_assert_eq(ra->n_equations, rb->n_equations);
+    for (uint32_t i = 0; i < ra->n_equations; i++)
+        same_item(&ra->equations[i], &rb->equations[i], ra->n_modes, what);
+    cr_assert_eq(ra->n_variables, rb->n_variables);
+    for (uint32_t j = 0; j < ra->n_variables; j++)
+        same_item(&ra->variables[j], &rb->variables[j], ra->n_modes, what);
+    cr_assert_eq(ra->n_diagnostics, rb->n_diagnostics, "%s: diagnostics", what);
+    for (size_t k = 0; k < ra->n_diagnostics; k++) {
+        cr_assert_eq(ra->diagnostics[k].kind, rb->diagnostics[k].kind, "%s", what);
+        cr_assert_eq(ra->diagnostics[k].index, rb->diagnostics[k].index, "%s", what);
+        same_set(&ra->diagnostics[k].modes, &rb->diagnostics[k].modes, ra->n_modes, what,
+                 "diagnostic");
+    }
+    sa_report_free(ra);
+    sa_report_free(rb);
+}
+
+/* Every mode (n_modes <= 10) or 256 sampled: the views agree field by field. */
+static void same_modes(const mel_model *m, const sa_result *a, const sa_result *b,
+                       const char *what)
+{
+    uint32_t nm = m->n_modes;
+    uint64_t total = nm <= 10 ? 1ull << nm : 256, rs = 0x6A17ull + nm;
+    bool *mode = calloc(nm + 1, 1);
+    cr_assert_not_null(mode);
+    for (uint64_t x = 0; x < total; x++) {
+        if (nm <= 10)
+            ref_mode_from_index(x, nm, mode);
+        else
+            for (uint32_t k = 0; k < nm; k++)
+                mode[k] = ref_rand_next(&rs) & 1;
+        sa_mode_view u = {0}, v = {0};
+        cr_assert_eq(sa_result_mode(a, mode, &u), MDAE_OK);
+        cr_assert_eq(sa_result_mode(b, mode, &v), MDAE_OK);
+        cr_assert_eq(u.valid, v.valid, "%s: mode %llu", what, (unsigned long long)x);
+        cr_assert_eq(u.singular, v.singular, "%s: mode %llu", what, (unsigned long long)x);
+        for (uint32_t i = 0; i < m->n_equations; i++) {
+            const char *nmq = m->equations[i].name;
+            cr_assert_eq(u.eq_active[i], v.eq_active[i], "%s: %s", what, nmq);
+            cr_assert_eq(u.c[i], v.c[i], "%s: mode %llu: c of %s", what,
+                         (unsigned long long)x, nmq);
+            cr_assert_eq(u.matched_var[i], v.matched_var[i], "%s: mode %llu: matched %s",
+                         what, (unsigned long long)x, nmq);
+            cr_assert_eq(u.overdetermined[i], v.overdetermined[i], "%s: %s", what, nmq);
+        }
+        for (uint32_t j = 0; j < m->n_variables; j++) {
+            const char *nmq = m->variables[j].name;
+            cr_assert_eq(u.var_active[j], v.var_active[j], "%s: %s", what, nmq);
+            cr_assert_eq(u.d[j], v.d[j], "%s: mode %llu: d of %s", what,
+                         (unsigned long long)x, nmq);
+            cr_assert_eq(u.underdetermined[j], v.underdetermined[j], "%s: %s", what, nmq);
+        }
+        sa_mode_view_close(&u);
+        sa_mode_view_close(&v);
+    }
+    free(mode);
+}
+
+/* Analyse m with hint and compare with cold (a result of m without hint). */
+static void check_hinted(const mel_model *m, const sa_result *cold, int cold_rc,
+                         const sa_result *hint, const char *what)
+{
+    int rc;
+    sa_result *r = analyze(m, hint, &rc);
+    cr_assert_eq(rc, cold_rc, "%s: %s hinted, %s cold", what, mdae_err_name(rc),
+                 mdae_err_name(cold_rc));
+    if (r == NULL)
+        return;
+    cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold), "%s", what);
+    cr_assert_eq(sa_result_singular(r), sa_result_singular(cold), "%s", what);
+    same_modes(m, cold, r, what);
+    same_reports(cold, r, what);
+    sa_result_free(r);
+}
+
+/* The model `text` against hints: itself, `other` (garbage) and each of
+ * `edits` (variants whose results are the hint). Texts parse with N = n. */
+static void check_text(const char *text, long long n, const char *other, long long n_other,
+                       const char *const *edits, size_t n_edits, const char *what)
+{
+    char label[256];
+    mel_model *m = parse(text, n, what);
+    int cold_rc;
+    sa_result *cold = analyze(m, NULL, &cold_rc);
+    if (cold != NULL) {
+        snprintf(label, sizeof label, "%s, own hint", what);
+        check_hinted(m, cold, cold_rc, cold, label);
+    }
+    const char *hints[8];
+    long long hn[8];
+    size_t nh = 0;
+    if (other != NULL) {
+        hints[nh] = other;
+        hn[nh++] = n_other;
+    }
+    for (size_t k = 0; k < n_edits && nh < 8; k++) {
+        hints[nh] = edits[k];
+        hn[nh++] = n;
+    }
+    for (size_t k = 0; k < nh; k++) {
+        mel_model *hm = parse(hints[k], hn[k], what);
+        int hrc;
+        sa_result *h = analyze(hm, NULL, &hrc);
+        if (h != NULL) {
+            snprintf(label, sizeof label, "%s, hint #%zu", what, k);
+            check_hinted(m, cold, cold_rc, h, label);
+            /* And the other way round: the cold result seeds the variant. */
+            if (cold != NULL && k > 0) {
+                snprintf(label, sizeof label, "%s, variant #%zu seeded by the model", what, k);
+                check_hinted(hm, h, hrc, cold, label);
+            }
+            sa_result_free(h);
+        }
+        mel_model_free(hm);
+    }
+    sa_result_free(cold);
+    mel_model_free(m);
+}
+
+/* ---- Random models -------------------------------------------------------------- */
+
+static void random_models(uint64_t first, uint64_t count)
+{
+    ref_random_opts o = {.nonsquare_percent = 10};
+    for (uint64_t t = first; t < first + count; t++) {
+        uint64_t seed = 0x41E7ull + t;
+        char *text = ref_random_model(seed, &o);
+        char *other = ref_random_model(seed + 1000003, &o);
+        cr_assert(text != NULL && other != NULL);
+        /* Edits: one more derivative; a guard negated; two mode variables
+         * swapped in the declarations (same names, other BDD variables);
+         * g1 renamed (the hint's g1 is absent here: restricted to false). */
+        char *e1 = subst(text, ": equation", "x1", "der(x1)", false);
+        char *e2 = negate_first_guard(text);
+        char *e3 = subst(text, NULL, "g1 : boolean;\ng2 : boolean;",
+                         "g2 : boolean;\ng1 : boolean;", false);
+        char *e4 = subst(text, NULL, "g1", "q1", true);
+        const char *edits[] = {e1, e2, e3, e4};
+        char what[64];
+        snprintf(what, sizeof what, "random model seed %llu", (unsigned long long)seed);
+        check_text(text, 0, other, 0, edits, 4, what);
+        free(e1);
+        free(e2);
+        free(e3);
+        free(e4);
+        mdae_free(text);
+        mdae_free(other);
+    }
+}
+
+Test(sa_hint, random_models_batch_0_get_the_cold_result_whatever_the_hint)
+{
+    random_models(0, 110);
+}
+
+Test(sa_hint, random_models_batch_1_get_the_cold_result_whatever_the_hint)
+{
+    random_models(110, 110);
+}
+
+/* ---- The corpus ------------------------------------------------------------------ */
+
+static void family(const char *file, const char *other_file, long long lo, long long hi)
+{
+    char *text = tm_slurp(file);
+    char *other = tm_slurp(other_file);
+    for (long long n = lo; n <= hi; n++) {
+        char what[128];
+        snprintf(what, sizeof what, "%s N=%lld", file, n);
+        /* Own result, and an unrelated model as the garbage hint (the two
+         * buildings share most names, with other incidences). */
+        check_text(text, n, other, n, NULL, 0, what);
+        /* (c) N + 1 seeds N and N seeds N + 1. */
+        mel_model *m = parse(text, n, what);
+        mel_model *h = parse(text, n + 1, what);
+        int rc, hrc;
+        sa_result *cold = analyze(m, NULL, &rc);
+        sa_result *hr = analyze(h, NULL, &hrc);
+        cr_assert_not_null(cold);
+        cr_assert_not_null(hr);
+        snprintf(what, sizeof what, "%s N=%lld seeded by N=%lld", file, n, n + 1);
+        check_hinted(m, cold, rc, hr, what);
+        snprintf(what, sizeof what, "%s N=%lld seeded by N=%lld", file, n + 1, n);
+        check_hinted(h, hr, hrc, cold, what);
+        sa_result_free(cold);
+        sa_result_free(hr);
+        mel_model_free(m);
+        mel_model_free(h);
+    }
+    free(text);
+    free(other);
+}
+
+Test(sa_hint, building_compressible_gets_the_cold_result_seeded_by_its_neighbours)
+{
+    family("building_compressible.mel", "building_incompressible.mel", 2, 3);
+}
+
+Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
+{
+    family("brake.mel", "rldc_chain.mel", 2, 4);
+}
+
+Test(sa_hint, small_corpus_models_get_the_cold_result_whatever_the_hint)
+{
+    static const char *const files[] = {"rldc2.mel",        "water_tank.mel",
+                                        "two_equations.mel", "clutch.mel",
+                                        "cup_and_ball.mel",  "singular_simple.mel"};
+    size_t nf = sizeof files / sizeof *files;
+    for (size_t k = 0; k < nf; k++) {
+        char *text = tm_slurp(files[k]);
+        char *other = tm_slurp(files[(k + 1) % nf]);
+        check_text(text, 0, other, 0, NULL, 0, files[k]);
+        free(text);
+        free(other);
+    }
+}
+
+/* The hint's model has other mode variables: one of ours is missing there,
+ * one of its own is not ours, and they are declared in another order. */
+Test(sa_hint, a_hint_with_other_mode_variables_gets_the_cold_result)
+{
+    char *text = tm_slurp("rldc2.mel");
+    char *renamed = subst(text, NULL, "g1", "zz", true);
+    char *extra = malloc(strlen(renamed) + 64);
+    cr_assert_not_null(extra);
+    /* A mode variable only the hint has, declared first. */
+    snprintf(extra, strlen(renamed) + 64, "hx : boolean;\n%s", renamed);
+    const char *edits[] = {renamed, extra};
+    check_text(text, 0, NULL, 0, edits, 2, "rldc2 vs renamed modes");
+    free(extra);
+    free(renamed);
+    free(text);
+}
