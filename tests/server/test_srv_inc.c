@@ -507,3 +507,59 @@ Test(srv_inc, random_texts_differences_applied_give_the_new_results)
     cl_close(&c);
     srv_stop(&p);
 }
+
+/* ---- Several components ------------------------------------------------------ */
+
+Test(srv_inc, an_edit_of_one_component_reuses_the_others_and_the_result_equals_cold)
+{
+    static const char *text = "g : boolean; h : boolean;\n"
+                              "a : real; b : real; x : real; y : real;\n"
+                              "e1 : equation der(a) = b;\n"
+                              "if g then e2 : equation b = a; else e3 : equation b = 0; end;\n"
+                              "f1 : equation der(x) = y;\n"
+                              "if h then f2 : equation y = x; else f3 : equation y = 0; end;\n";
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *sid = cl_open(&c, text);
+    int rs[3];
+    cJSON *r1 = analyze(&c, sid, true, rs);
+    cr_assert_eq(rs[0], 2, "two components");
+    cr_assert_eq(rs[2], 2);
+    char *cold_sid = cl_open(&c, text);
+    cJSON *cold = analyze(&c, cold_sid, false, NULL);
+    assert_same(r1, cold, "composed result equals cold");
+
+    /* Line 5 (0-based): `f2 : equation y = x;` becomes `y = der(x)`. */
+    cJSON_Delete(cl_request(&c, 8, "session/edit",
+                            edit_line(sid, 5, 10, 30, "f2 : equation y = der(x);")));
+    cJSON *r2 = analyze(&c, sid, true, rs);
+    cr_assert_eq(rs[0], 2);
+    cr_assert_eq(rs[1], 1, "the untouched component is reused");
+    cr_assert_eq(rs[2], 1, "the edited one is recomputed");
+    char *t2 = strdup(text);
+    char *q = strstr(t2, "f2 : equation y = x;");
+    cr_assert_not_null(q);
+    char *t3 = malloc(strlen(t2) + 16);
+    sprintf(t3, "%.*sf2 : equation y = der(x);%s", (int)(q - t2), t2, q + 20);
+    char *cold2_sid = cl_open(&c, t3);
+    cJSON *cold2 = analyze(&c, cold2_sid, false, NULL);
+    assert_same(r2, cold2, "composed result after the edit equals cold");
+    char *s1 = cJSON_PrintUnformatted(r1), *s2 = cJSON_PrintUnformatted(r2);
+    cr_assert_str_neq(s1, s2, "the edit changed the result");
+    cJSON_free(s1);
+    cJSON_free(s2);
+
+    cJSON_Delete(r1);
+    cJSON_Delete(r2);
+    cJSON_Delete(cold);
+    cJSON_Delete(cold2);
+    free(t2);
+    free(t3);
+    free(sid);
+    free(cold_sid);
+    free(cold2_sid);
+    cl_close(&c);
+    srv_stop(&p);
+}
