@@ -36,11 +36,16 @@
 /* The parts cover m exactly: every equation and variable once, the same
  * modes, each equation's incidences in the same order on the same
  * variables. */
-static bool parts_cover(const mel_model *m, const sa_part *parts, size_t n_parts)
+static int parts_cover(const mel_model *m, const sa_part *parts, size_t n_parts)
 {
     uint8_t *eq_seen = mdae_calloc(m->n_equations + 1, 1);
     uint8_t *var_seen = mdae_calloc(m->n_variables + 1, 1);
-    bool ok = eq_seen != NULL && var_seen != NULL;
+    if (eq_seen == NULL || var_seen == NULL) {
+        mdae_free(eq_seen);
+        mdae_free(var_seen);
+        return MDAE_E_NOMEM;
+    }
+    bool ok = true;
     size_t n_eq = 0, n_var = 0;
     for (size_t k = 0; ok && k < n_parts; k++) {
         const sa_result *pr = parts[k].res;
@@ -72,7 +77,7 @@ static bool parts_cover(const mel_model *m, const sa_part *parts, size_t n_parts
     ok = ok && n_eq == m->n_equations && n_var == m->n_variables;
     mdae_free(eq_seen);
     mdae_free(var_seen);
-    return ok;
+    return ok ? MDAE_OK : MDAE_E_INVAL;
 }
 
 /* Pairs live in the context so that a jump out of BuDDy frees them. */
@@ -180,8 +185,9 @@ int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_resu
         return MDAE_E_STATE;
     if (m == NULL || out == NULL || (n_parts > 0 && parts == NULL))
         return MDAE_E_INVAL;
-    if (!parts_cover(m, parts, n_parts))
-        return MDAE_E_INVAL;
+    int rc = parts_cover(m, parts, n_parts);
+    if (rc < 0)
+        return rc;
     sa_ctx *c = mdae_malloc(sizeof *c);
     compose_ctx *cc = mdae_calloc(1, sizeof *cc);
     bddPair **pairs = mdae_calloc(n_parts + 1, sizeof *pairs);
@@ -194,7 +200,7 @@ int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_resu
     cc->pairs = pairs;
     sa__ctx_init(c, NULL, NULL);
     c->r = mdae_calloc(1, sizeof *c->r);
-    int rc = MDAE_E_NOMEM;
+    rc = MDAE_E_NOMEM;
     if (c->r == NULL)
         goto done;
     if (setjmp(c->jb)) {

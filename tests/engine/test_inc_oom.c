@@ -102,3 +102,47 @@ Test(inc_oom, every_failing_allocation_of_an_analysis_is_clean_and_the_session_s
     mel_model_free(m1);
     mel_model_free(m2);
 }
+
+Test(inc_oom, every_failing_allocation_of_the_composed_whole_result_is_clean)
+{
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(v2, strlen(v2), NULL, &m, NULL), MDAE_OK);
+    sa_result *cold = NULL;
+    cr_assert_eq(sa_analyze(m, NULL, &cold, NULL), MDAE_OK);
+    sa_report *want = NULL;
+    cr_assert_eq(sa_result_report(cold, &want), MDAE_OK);
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    long failures = 0;
+    for (long n = 0;; n++) {
+        inc_result *r = NULL;
+        cr_assert_eq(inc_analyze(s, m, NULL, &r, NULL), MDAE_OK);
+        sa_result *w = (sa_result *)0x1;
+        cdg_graph *g = (cdg_graph *)0x1;
+        budget_left = n;
+        int rc = inc_result_whole(r, m, NULL, &w, &g, NULL);
+        budget_left = -1;
+        if (rc != MDAE_OK) {
+            failures++;
+            cr_assert(rc == MDAE_E_NOMEM || rc == MDAE_E_BDD || rc == MDAE_E_BDD_LIMIT,
+                      "allocation %ld: %s", n, mdae_err_name(rc));
+            cr_assert(w == (sa_result *)0x1 && g == (cdg_graph *)0x1, "nothing written");
+            /* The same result object can try again. */
+            cr_assert_eq(inc_result_whole(r, m, NULL, &w, &g, NULL), MDAE_OK);
+        }
+        sa_report *got = NULL;
+        cr_assert_eq(sa_result_report(w, &got), MDAE_OK);
+        cr_assert_str_eq(got->singular_modes.formula, want->singular_modes.formula);
+        for (uint32_t i = 0; i < got->n_equations; i++)
+            cr_assert_eq(got->equations[i].n_offsets, want->equations[i].n_offsets);
+        sa_report_free(got);
+        inc_result_free(r);
+        if (rc == MDAE_OK)
+            break;
+    }
+    cr_assert_gt(failures, 10);
+    sa_report_free(want);
+    sa_result_free(cold);
+    inc_session_free(s);
+    mel_model_free(m);
+}
