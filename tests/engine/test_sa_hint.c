@@ -274,13 +274,31 @@ static void check_text(const char *text, long long n, const char *other, long lo
 
 /* ---- Random models -------------------------------------------------------------- */
 
-static void random_models(uint64_t first, uint64_t count)
+/* A garbage hint with large, mode-dependent offsets on the random models'
+ * names (e_k is differentiated 5 times per step down the chain). */
+static const char big_offsets[] =
+    "g1 : boolean; g2 : boolean; g3 : boolean;\n"
+    "x1 : real; x2 : real; x3 : real; x4 : real; x5 : real; x6 : real; x7 : real;\n"
+    "e1 : equation x1 + der(der(der(der(der(x2))))) = 0;\n"
+    "e2 : equation x2 + (if g1 then der(der(der(der(der(x3))))) else x3) = 0;\n"
+    "e3 : equation x3 + der(der(der(der(der(x4))))) = 0;\n"
+    "e4 : equation x4 + (if g2 | g3 then der(der(der(der(der(x5))))) else 0) = 0;\n"
+    "e5 : equation x5 + der(der(der(der(der(x6))))) = 0;\n"
+    "e6 : equation x6 + (if !g1 then der(der(der(der(der(x7))))) else x7) = 0;\n"
+    "e7 : equation x7 = 0;\n";
+
+static void random_models(uint64_t first, uint64_t count, int max_order, bool big)
 {
-    ref_random_opts o = {.nonsquare_percent = 10};
+    ref_random_opts o = {.nonsquare_percent = 10, .max_order = max_order};
     for (uint64_t t = first; t < first + count; t++) {
         uint64_t seed = 0x41E7ull + t;
         char *text = ref_random_model(seed, &o);
-        char *other = ref_random_model(seed + 1000003, &o);
+        char *other = big ? NULL : ref_random_model(seed + 1000003, &o);
+        if (big) {
+            other = mdae_malloc(sizeof big_offsets);
+            cr_assert_not_null(other);
+            memcpy(other, big_offsets, sizeof big_offsets);
+        }
         cr_assert(text != NULL && other != NULL);
         /* Edits: one more derivative; a guard negated; two mode variables
          * swapped in the declarations (same names, other BDD variables);
@@ -305,12 +323,22 @@ static void random_models(uint64_t first, uint64_t count)
 
 Test(sa_hint, random_models_batch_0_get_the_cold_result_whatever_the_hint)
 {
-    random_models(0, 110);
+    random_models(0, 110, 0, false);
 }
 
 Test(sa_hint, random_models_batch_1_get_the_cold_result_whatever_the_hint)
 {
-    random_models(110, 110);
+    random_models(110, 110, 0, false);
+}
+
+/* Deeper derivatives, and a garbage hint with large offsets: the reduced
+ * costs are then large, so the optimum is often beyond the cheap elements'
+ * budgets and the dynamic programme runs on the modes left
+ * (engine/sa_primal.c). */
+Test(sa_hint, random_models_with_deep_orders_get_the_cold_result_whatever_the_hint)
+{
+    random_models(220, 80, 12, false);
+    random_models(300, 80, 0, true);
 }
 
 /* ---- The corpus ------------------------------------------------------------------ */
