@@ -693,6 +693,7 @@ static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BD
  * node walk, 0.05 s for X & C_0 (C_0 has 900 nodes, X 76,000). When C_k
  * grows past X (costs that depend on modes far from their rows), the
  * caller falls back to the dynamic programme: returns false. */
+
 /* The largest budget tried before the dynamic programme. Measured on the
  * building (bench_edit, N = 20 and 40): an edit leaves optima of 0 or 1,
  * N + 1 needs 1; each budget costs about one X & C_k. */
@@ -732,9 +733,12 @@ static bool cheap_part(sa_ctx *c, BDD x, const BDD *const *cost, int wc, int k, 
         for (size_t t = 0; t < nk; t++)
             sa__put(&f[t], nf[t]);
         sa__release(c, m2);
-        if ((++added & 63) == 0 && bdd_nodecount(f[k]) > limit) {
-            sa__release(c, mark);
-            return false;
+        if ((++added & 63) == 0) {
+            if (bdd_nodecount(f[k]) > limit) {
+                sa__release(c, mark);
+                return false;
+            }
+            sa__progress(c, "argmax", (size_t)k, SA_CHEAP_MAX + 1);
         }
     }
     BDD xk = T(bdd_and(T(bdd_and(x, *rest)), f[k]));

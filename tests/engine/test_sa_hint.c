@@ -415,3 +415,60 @@ Test(sa_hint, a_hint_with_other_mode_variables_gets_the_cold_result)
     free(renamed);
     free(text);
 }
+
+/* ---- Failures -------------------------------------------------------------------- */
+
+typedef struct cancel_at {
+    int n;     /* cancel at the n-th checkpoint from "weights" on */
+    int seen;  /* checkpoints counted so far */
+    bool armed;
+} cancel_at;
+
+static int cancel_cb(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)done;
+    (void)total;
+    cancel_at *ca = ctx;
+    if (strcmp(phase, "weights") == 0)
+        ca->armed = true;
+    return ca->armed && ++ca->seen >= ca->n;
+}
+
+/* A seeded analysis canceled at every checkpoint where the hint is carried
+ * and used fails cleanly (no leak under ASan, the hint untouched), and the
+ * next one still equals the cold result. */
+Test(sa_hint, a_seeded_analysis_canceled_anywhere_fails_cleanly)
+{
+    char *text = tm_slurp("building_compressible.mel");
+    mel_model *m = parse(text, 3, "building N=3");
+    mel_model *hm = parse(text, 4, "building N=4");
+    int rc;
+    sa_result *cold = analyze(m, NULL, &rc);
+    sa_result *hint = analyze(hm, NULL, &rc);
+    cr_assert(cold != NULL && hint != NULL);
+    int canceled = 0;
+    for (int n = 1; n < 10000; n++) {
+        cancel_at ca = {n, 0, false};
+        sa_options o = {0};
+        o.progress = cancel_cb;
+        o.progress_ctx = &ca;
+        o.hint = hint;
+        sa_result *r = NULL;
+        rc = sa_analyze(m, &o, &r, NULL);
+        if (rc == MDAE_OK) {
+            sa_result_free(r);
+            break;
+        }
+        cr_assert_eq(rc, MDAE_E_CANCELED);
+        cr_assert_null(r);
+        canceled++;
+    }
+    cr_assert_geq(canceled, 3, "only %d checkpoints", canceled);
+    check_hinted(m, cold, MDAE_OK, hint, "building N=3 seeded by N=4 after cancellations");
+    check_hinted(hm, hint, MDAE_OK, cold, "building N=4 seeded by N=3 after cancellations");
+    sa_result_free(cold);
+    sa_result_free(hint);
+    mel_model_free(m);
+    mel_model_free(hm);
+    free(text);
+}
