@@ -245,6 +245,10 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
         h = h + 1 < b->cap ? h + 1 : 2;
     if (b->key[h] == f)
         return best_ent(b, h);
+    /* Claim the slot before the recursion: a child probing past it would
+     * otherwise take it, and this node's results would then overwrite the
+     * child's F while flo/fhi (unreferenced copies of it) are still used. */
+    b->key[h] = f;
     int v = bdd_var(f), lf = bdd_var2level(v), w = b->w;
     BDD flo = best_rec(c, b, bdd_low(f))[0];
     BDD fhi = best_rec(c, b, bdd_high(f))[0];
@@ -291,7 +295,6 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
             }
         }
     }
-    b->key[h] = f;
     sa__release(c, mark);
     if ((++b->done & 1023) == 0)
         sa__progress(c, b->phase, b->done, b->total);
