@@ -16,7 +16,8 @@
  * (the corridor / brake line chains every room / car), so component reuse
  * cannot make (a)-(c) cheap: only (s) and edits that keep the structure are.
  *
- * Usage: bench_edit [building|brake] (default both)
+ * Usage: bench_edit [--phases] [building|brake] (default both)
+ *   --phases: also the time of each analysis phase of each run (stderr)
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,9 +72,34 @@ static char *replace(const char *text, const char *from, const char *to)
     return o;
 }
 
+static bool show_phases;
+
+/* Phase timing through the progress callback (--phases). */
+typedef struct phase_clock {
+    const char *phase;
+    double last;
+} phase_clock;
+
+static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
+{
+    phase_clock *pc = ctx;
+    if (pc->phase == NULL || strcmp(pc->phase, phase) != 0) {
+        double t = now();
+        if (pc->phase != NULL)
+            fprintf(stderr, "    %-12s %8.3f s\n", pc->phase, t - pc->last);
+        pc->phase = phase;
+        pc->last = t;
+    }
+    (void)done;
+    (void)total;
+    return 0;
+}
+
 /* Analyse; returns seconds, fills stats. Exits on failure. */
 static double run(inc_session *s, const char *text, long long n, inc_stats *st)
 {
+    phase_clock pc = {NULL, 0};
+    sa_options so = {on_progress, &pc, NULL};
     mel_define d = {"N", n};
     mel_options mo = {0};
     mo.defines = &d;
@@ -83,8 +109,10 @@ static double run(inc_session *s, const char *text, long long n, inc_stats *st)
     int rc = mel_model_parse(text, strlen(text), &mo, &m, NULL);
     inc_result *r = NULL;
     if (rc == MDAE_OK)
-        rc = inc_analyze(s, m, NULL, &r, NULL);
+        rc = inc_analyze(s, m, show_phases ? &so : NULL, &r, NULL);
     double t = now() - t0;
+    if (show_phases && pc.phase != NULL)
+        fprintf(stderr, "    %-12s %8.3f s (and what follows it)\n", pc.phase, now() - pc.last);
     if (rc != MDAE_OK) {
         fprintf(stderr, "bench_edit: %s\n", mdae_err_name(rc));
         exit(1);
@@ -137,7 +165,12 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
 
 int main(int argc, char **argv)
 {
-    const char *only = argc > 1 ? argv[1] : NULL;
+    int a = 1;
+    if (a < argc && strcmp(argv[a], "--phases") == 0) {
+        show_phases = true;
+        a++;
+    }
+    const char *only = a < argc ? argv[a] : NULL;
     if (sa_begin(NULL) != MDAE_OK)
         return 1;
     printf("model\tN\trun\tseconds\tratio\treused/parts\n");
