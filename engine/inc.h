@@ -122,11 +122,16 @@ typedef struct inc_session inc_session;
 typedef struct inc_result inc_result;
 
 /* What an analysis reused: parts (components) in the model, found in the
- * cache, analysed anew. components == reused + recomputed. */
+ * cache, analysed anew (components == reused + recomputed); of the parts
+ * analysed anew, the equations whose offsets were seeded from the previous
+ * version (sa_options.hint: matched by name) and the parts that still needed
+ * the full search for optimal matchings (sa_result_searched). */
 typedef struct inc_stats {
     size_t components;
     size_t reused;
     size_t recomputed;
+    size_t seeded;
+    size_t searched;
 } inc_stats;
 
 /* New empty session (owned: inc_session_free). */

@@ -691,15 +691,72 @@ static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint
     return cdg_build(p->res, &o, &p->graph, diags);
 }
 
-/* The analysed part most like a new one: the largest of the latest
- * version. An edited model's part is usually its previous version. */
-static inc_part *hint_part(const inc_session *s)
+/* Which cached part seeds a new part's analysis (sa_options.hint: only its
+ * speed depends on the choice). An edited part is usually the previous
+ * version of a part with the same equation names: the cached part holding
+ * the new part's first equation, the latest and then the largest if
+ * several do. Names are borrowed from the cached parts' models, so the map
+ * is dropped as soon as an eviction may have freed one. */
+typedef struct hint_map {
+    const char **name;
+    inc_part **part;
+    size_t mask;
+    bool valid;
+} hint_map;
+
+static bool better_hint(const inc_part *a, const inc_part *b)
 {
-    inc_part *best = NULL;
+    return b == NULL || a->gen > b->gen ||
+           (a->gen == b->gen && a->model.n_equations > b->model.n_equations);
+}
+
+static size_t hint_slot(const hint_map *hm, const char *name)
+{
+    size_t h = (size_t)fnv1a(name, strlen(name)) & hm->mask;
+    while (hm->name[h] != NULL && strcmp(hm->name[h], name) != 0)
+        h = (h + 1) & hm->mask;
+    return h;
+}
+
+static void hint_map_build(hint_map *hm, const inc_session *s)
+{
+    size_t n = 0, cap = 16;
+    for (const inc_part *p = s->parts; p != NULL; p = p->next)
+        n += p->res != NULL ? p->model.n_equations : 0;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    hm->name = mdae_calloc(cap, sizeof *hm->name);
+    hm->part = mdae_calloc(cap, sizeof *hm->part);
+    hm->mask = cap - 1;
+    hm->valid = hm->name != NULL && hm->part != NULL;
+    for (inc_part *p = s->parts; hm->valid && p != NULL; p = p->next)
+        for (uint32_t i = 0; p->res != NULL && i < p->model.n_equations; i++) {
+            size_t h = hint_slot(hm, p->model.equations[i].name);
+            if (hm->name[h] == NULL || better_hint(p, hm->part[h])) {
+                hm->name[h] = p->model.equations[i].name;
+                hm->part[h] = p;
+            }
+        }
+}
+
+static void hint_map_free(hint_map *hm)
+{
+    mdae_free(hm->name);
+    mdae_free(hm->part);
+    memset(hm, 0, sizeof *hm);
+}
+
+/* The seed for a new part whose first equation is `first` (NULL: none). */
+static inc_part *hint_for(const hint_map *hm, const inc_session *s, const char *first)
+{
+    if (hm->valid && first != NULL) {
+        size_t h = hint_slot(hm, first);
+        if (hm->name[h] != NULL)
+            return hm->part[h];
+    }
+    inc_part *best = NULL; /* no equation in common: the latest, largest */
     for (inc_part *p = s->parts; p != NULL; p = p->next)
-        if (p->res != NULL && (best == NULL || p->gen > best->gen ||
-                               (p->gen == best->gen && p->model.n_equations >
-                                                          best->model.n_equations)))
+        if (p->res != NULL && better_hint(p, best))
             best = p;
     return best;
 }
@@ -756,7 +813,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     mdae_diags tmp;
     mdae_diags_init(&tmp);
     bool model_error = false;
-    inc_part *hint = NULL; /* seeds new parts' analyses (one reference) */
+    hint_map hints = {0};
     if (up == NULL || comp == NULL || local == NULL || r == NULL)
         goto fail;
     r->n_eq = ne;
@@ -833,10 +890,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     s->prefix = cur;
     s->gen++;
     r->stats.components = n_parts;
-    /* Referenced: an eviction below must not free it while in use. */
-    hint = hint_part(s);
-    if (hint != NULL)
-        hint->refs++;
+    hint_map_build(&hints, s);
 
     for (size_t k = 0; k < n_parts; k++) {
         rpart *rp = &r->parts[k];
@@ -877,11 +931,15 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         if (rc == MDAE_OK) {
             mdae_diags one;
             mdae_diags_init(&one);
+            /* Referenced: an eviction must not free it while in use. */
+            const char *first = rp->n_eq ? m->equations[rp->eq_map[0]].name : NULL;
+            inc_part *hint = hint_for(&hints, s, first);
+            if (hint != NULL)
+                hint->refs++;
             rc = analyse_part(p, opt, hint, &one);
-            if (rc == MDAE_E_BDD_LIMIT) {
-                part_unref(hint); /* evictable from now on */
-                hint = NULL;
-            }
+            part_unref(hint); /* evictable from now on */
+            if (rc == MDAE_E_BDD_LIMIT)
+                hints.valid = false;
             if (rc == MDAE_E_BDD_LIMIT && evict_unused(s)) {
                 /* Parts of older versions hold nodes that a cold analysis
                  * would not have: drop them and try once more, so the
@@ -919,6 +977,8 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         }
         rp->part = p;
         r->stats.recomputed++;
+        r->stats.seeded += sa_result_seeded(p->res);
+        r->stats.searched += sa_result_searched(p->res);
         /* Into the cache (the result holds the part's first reference). */
         p->refs++;
         p->cached = true;
@@ -982,7 +1042,9 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     s->total.components += r->stats.components;
     s->total.reused += r->stats.reused;
     s->total.recomputed += r->stats.recomputed;
-    part_unref(hint);
+    s->total.seeded += r->stats.seeded;
+    s->total.searched += r->stats.searched;
+    hint_map_free(&hints);
     trim_cache(s);
     mdae_free(up);
     mdae_free(comp);
@@ -1000,7 +1062,7 @@ fail:
     mdae_free(key.p);
     mdae_diags_close(&tmp);
     inc_result_free(r);
-    part_unref(hint);
+    hint_map_free(&hints);
     trim_cache(s);
     return rc;
 }

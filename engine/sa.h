@@ -120,6 +120,12 @@ MDAE_API size_t sa_result_peak_nodes(const sa_result *r);
 MDAE_API bool sa_result_singular(const sa_result *r);
 /* The number of valid modes (as in the report). (Added by the engine.) */
 MDAE_API double sa_result_valid_modes(const sa_result *r);
+/* What the hint did (sa_options.hint; issue 6, for reuse statistics): the
+ * number of equations whose offsets it gave, and whether the primal problem
+ * still needed its dynamic programme over all perfect matchings (false when
+ * the seeded passes settled every mode: sa_primal.c). */
+MDAE_API uint32_t sa_result_seeded(const sa_result *r);
+MDAE_API bool sa_result_searched(const sa_result *r);
 
 /* ---- What the result says about one mode ---------------------------------
  * Obtained by restricting the all-modes functions to the mode (no new

@@ -123,6 +123,8 @@ int sa_check(const mel_model *m, mdae_diags *diags)
 size_t sa_result_peak_nodes(const sa_result *r) { return r ? r->peak_nodes : 0; }
 bool sa_result_singular(const sa_result *r) { return r && r->singular != bddfalse; }
 double sa_result_valid_modes(const sa_result *r) { return r ? r->valid_count : 0; }
+uint32_t sa_result_seeded(const sa_result *r) { return r ? r->seeded : 0; }
+bool sa_result_searched(const sa_result *r) { return r && r->searched; }
 
 /* ---- One mode ------------------------------------------------------------------ */
 

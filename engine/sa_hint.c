@@ -181,6 +181,7 @@ BDD *sa__hint_offsets(sa_ctx *c, int w)
     for (uint32_t i = 0; i < r->n_eq; i++) {
         if (from[i] < 0)
             continue;
+        r->seeded++;
         const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
         /* Bits we cannot hold: where any is set, the equation gets 0. */
         sa__put(over, bddfalse);

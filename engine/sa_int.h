@@ -84,6 +84,8 @@ struct sa_result {
     BDD *over;    /* n_eq: singular modes where overdetermined */
     BDD *under;   /* n_var: singular modes where underdetermined */
     size_t peak_nodes;
+    uint32_t seeded;  /* equations whose offsets the hint gave (sa_hint.c) */
+    bool searched;    /* the primal ran a dynamic programme over X */
     int fpi_iterations;
     double valid_count; /* number of valid modes */
 };

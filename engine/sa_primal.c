@@ -791,6 +791,7 @@ void sa__primal(sa_ctx *c)
         if (*rest != bddfalse) {
             cold_costs(c, &mt, act, &deficit, &wc, &wd);
             sa__put(x, bdd_and(*x, *rest));
+            r->searched = true;
             sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
             sa__put(s, bdd_or(*s, *x));
         }
@@ -798,6 +799,7 @@ void sa__primal(sa_ctx *c)
     } else {
         cold_costs(c, &mt, act, &deficit, &wc, &wd);
         sa__progress(c, "argmax", 0, (size_t)wd);
+        r->searched = true;
         sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
     }
     sa__progress(c, "choice", 0, r->n_edges);

@@ -325,6 +325,7 @@ typedef struct srv_server {
     /* Incremental analysis totals over all workers (issue 6): components
      * of the analysed models, reused from a worker's cache, recomputed. */
     uint64_t reuse_components, reuse_reused, reuse_recomputed;
+    uint64_t reuse_seeded, reuse_searched; /* equations seeded, parts searched */
 } srv_server;
 
 extern srv_server srv;

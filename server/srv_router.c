@@ -238,7 +238,9 @@ static void m_status(srv_call *call, const cJSON *params)
     if (reuse == NULL ||
         !cJSON_AddNumberToObject(reuse, "components", (double)srv.reuse_components) ||
         !cJSON_AddNumberToObject(reuse, "reused", (double)srv.reuse_reused) ||
-        !cJSON_AddNumberToObject(reuse, "recomputed", (double)srv.reuse_recomputed))
+        !cJSON_AddNumberToObject(reuse, "recomputed", (double)srv.reuse_recomputed) ||
+        !cJSON_AddNumberToObject(reuse, "seeded", (double)srv.reuse_seeded) ||
+        !cJSON_AddNumberToObject(reuse, "searched", (double)srv.reuse_searched))
         goto nomem;
     srv_call_result(call, r);
     return;
@@ -337,7 +339,8 @@ static void m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"stream\" must be a boolean");
         return;
     }
-    /* reuse: true adds {"reuse":{components, reused, recomputed}} (issue 6)
+    /* reuse: true adds {"reuse":{components, reused, recomputed, seeded,
+     * searched}} (issue 6)
      * to the result; off by default so the result stays `mdae analyze
      * --json`. */
     const cJSON *reuse = get_param(params, "reuse");

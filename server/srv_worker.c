@@ -340,9 +340,13 @@ static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
                     const cJSON *n = cJSON_GetObjectItemCaseSensitive(ru, "components");
                     const cJSON *u = cJSON_GetObjectItemCaseSensitive(ru, "reused");
                     const cJSON *r = cJSON_GetObjectItemCaseSensitive(ru, "recomputed");
+                    const cJSON *sd = cJSON_GetObjectItemCaseSensitive(ru, "seeded");
+                    const cJSON *sr = cJSON_GetObjectItemCaseSensitive(ru, "searched");
                     srv.reuse_components += cJSON_IsNumber(n) ? (uint64_t)n->valuedouble : 0;
                     srv.reuse_reused += cJSON_IsNumber(u) ? (uint64_t)u->valuedouble : 0;
                     srv.reuse_recomputed += cJSON_IsNumber(r) ? (uint64_t)r->valuedouble : 0;
+                    srv.reuse_seeded += cJSON_IsNumber(sd) ? (uint64_t)sd->valuedouble : 0;
+                    srv.reuse_searched += cJSON_IsNumber(sr) ? (uint64_t)sr->valuedouble : 0;
                 }
                 if (job->want_reuse)
                     cJSON_DeleteItemFromObjectCaseSensitive(ru, "analysed");

@@ -35,7 +35,8 @@
  *                                     (see "Differences" below; streaming
  *                                     then sends only added/changed
  *                                     entries); "reuse":{components, reused,
- *                                     recomputed, analysed} is added for the
+ *                                     recomputed, seeded, searched,
+ *                                     analysed} is added for the
  *                                     router, which sums it for
  *                                     server/status and strips it unless
  *                                     the client asked (reuse:true)
@@ -856,6 +857,8 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
         if (ru == NULL || !cJSON_AddNumberToObject(ru, "components", (double)inc_last.components) ||
             !cJSON_AddNumberToObject(ru, "reused", (double)inc_last.reused) ||
             !cJSON_AddNumberToObject(ru, "recomputed", (double)inc_last.recomputed) ||
+            !cJSON_AddNumberToObject(ru, "seeded", (double)inc_last.seeded) ||
+            !cJSON_AddNumberToObject(ru, "searched", (double)inc_last.searched) ||
             !cJSON_AddBoolToObject(ru, "analysed", inc_fresh))
             out_of_memory();
     }

@@ -18,9 +18,9 @@ static cJSON *edit_line(const char *sid, int line, int from, int to, const char 
     return p;
 }
 
-/* session/analyze; *reuse (may be NULL) gets {components, reused,
- * recomputed}, and the result is returned without that member. */
-static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[3])
+/* session/analyze; rs (may be NULL) gets {components, reused, recomputed,
+ * seeded, searched}, and the result is returned without that member. */
+static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
 {
     cJSON *p = session_params(sid);
     if (with_reuse)
@@ -35,6 +35,8 @@ static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[3])
         rs[0] = cJSON_GetObjectItem(ru, "components")->valueint;
         rs[1] = cJSON_GetObjectItem(ru, "reused")->valueint;
         rs[2] = cJSON_GetObjectItem(ru, "recomputed")->valueint;
+        rs[3] = cJSON_GetObjectItem(ru, "seeded")->valueint;
+        rs[4] = cJSON_GetObjectItem(ru, "searched")->valueint;
         cJSON_Delete(ru);
     }
     return res;
@@ -70,7 +72,7 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
         nline += *q == '\n';
 
     char *sid = cl_open(&c, text);
-    int rs[3];
+    int rs[5];
     cJSON *r1 = analyze(&c, sid, true, rs);
     cr_assert_eq(rs[0], 1, "the brake is one component");
     cr_assert_eq(rs[2], 1);
@@ -87,6 +89,7 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
                             edit_line(sid, nline + 1, 0, 16, "N : integer = 4;")));
     cJSON *r3 = analyze(&c, sid, true, rs);
     cr_assert_eq(rs[2], 1, "recomputed after N changed");
+    cr_assert_eq(rs[3], 39, "the 12N+3 = 39 equations of N = 3 seed N = 4's offsets");
     char *t4 = malloc(strlen(text) + 16);
     size_t before = (size_t)(np - text);
     memcpy(t4, "// edited\n", 10);
@@ -112,6 +115,8 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
     cr_assert_eq(cJSON_GetObjectItem(ru, "components")->valueint, 5);
     cr_assert_eq(cJSON_GetObjectItem(ru, "reused")->valueint, 2);
     cr_assert_eq(cJSON_GetObjectItem(ru, "recomputed")->valueint, 3);
+    cr_assert_eq(cJSON_GetObjectItem(ru, "seeded")->valueint, 39,
+                 "only N = 4 was analysed with a seed (N = 3 again was reused)");
     cJSON_Delete(st);
 
     cJSON_Delete(r1);
@@ -523,7 +528,7 @@ Test(srv_inc, an_edit_of_one_component_reuses_the_others_and_the_result_equals_c
     srv_start(&p, "", "");
     cl_connect(&c, &p);
     char *sid = cl_open(&c, text);
-    int rs[3];
+    int rs[5];
     cJSON *r1 = analyze(&c, sid, true, rs);
     cr_assert_eq(rs[0], 2, "two components");
     cr_assert_eq(rs[2], 2);
@@ -538,6 +543,7 @@ Test(srv_inc, an_edit_of_one_component_reuses_the_others_and_the_result_equals_c
     cr_assert_eq(rs[0], 2);
     cr_assert_eq(rs[1], 1, "the untouched component is reused");
     cr_assert_eq(rs[2], 1, "the edited one is recomputed");
+    cr_assert_eq(rs[3], 3, "f1, f2, f3 seeded by the previous version of their component");
     char *t2 = strdup(text);
     char *q = strstr(t2, "f2 : equation y = x;");
     cr_assert_not_null(q);
