@@ -58,42 +58,65 @@
  * for all, so a block that did not change keeps its id in every later
  * version (its guard may still change: a diff reports it as changed).
  *
- * Where this helps, and where it does not (tests/bench/bench_edit.c,
- * Release, the shared 2-core box with other jobs running, 2026-11-21; two
- * runs differed by up to 8x on the building, so only the shape is
- * meaningful): the compressible building and the brake are ONE component
- * each (the corridor / the brake line chains every room / car), so an edit
- * that changes the structure anywhere recomputes everything. Second run,
- * seconds and ratio to cold: building N=20 cold 1.59, (a) one equation
- * instance 1.87 (1.18), (b) one guard instance 1.94 (1.22), (c) N+1 2.19
- * (1.38); N=40 cold 12.6, (a) 0.73, (b) 0.72, (c) 1.13; brake N=50 cold
- * 0.31, (a) 0.62, (b) 0.85, (c) 1.08; N=100 cold 1.18, (a) 0.73, (b) 0.95,
- * (c) 1.15. Ratios below 1 come from a warm BuDDy table, above 1 from the
- * cached parts' nodes making collections dearer, not from reuse. An edit
- * that keeps the structure (a comment, a constant, a moved line, going back
- * to an earlier N) is a cache hit: 2-15 ms, ratio <= 0.013. The issue's
- * targets for (a)-(c) (<= 10 % / <= 30 % of cold) are NOT met.
+ * The whole result. With several parts, inc_result_whole composes the
+ * all-modes result from the parts' results (sa_compose: the model is
+ * encoded again and each part's mode functions are carried into its
+ * layout; engine/sa_compose.c says why this equals a cold analysis, BDD for
+ * BDD) and builds the dependency graph on it, so reports, DOT and
+ * differences are those of a cold analysis while only the edited parts were
+ * solved again.
  *
- * A finer exact decomposition (not built). What would fit the chains: (1)
- * per-equation encodings (chi_E, sigma of each edge, RR-9322 4.3) depend
- * only on that equation's incidences and guards and on the mode variables,
- * so they could be cached by the equation's key if the BDD variable layout
- * were kept stable across versions (the engine lays variables out anew per
- * analysis: sa_encode.c); the encoding is not where the time goes for these
- * models, though: the matching/offset fixpoints over the whole chain are. (2)
- * A decomposition of the matching itself: an equation or variable whose
- * matched partner is the same in every valid mode (e.g. `dt` and `t`, or
- * the plug equations) could be peeled off with its offsets computed
- * locally, splitting the chain at each such pair only when the pair's
- * offsets do not feed back (Pryce's dual couples the whole chain through
- * d_j >= c_i + sigma_ij); checking that exactly needs the all-modes dual of
- * the rest, so it was left as future work.
+ * No finer exact decomposition of a chain (measured, tests/bench/README.md,
+ * "Why the chains do not split further"). Before the offsets are known, an
+ * exact decomposition can only use the incidence pattern, and the finest
+ * one, in one mode, is the fine Dulmage-Mendelsohn form of that pattern.
+ * bench_blocks measures it with the reference on 50 valid modes: at N = 40
+ * the brake keeps at least 415 of its 443 equations in one block in every
+ * sampled mode, the building at least 461 of 645; the Sigma method's own
+ * blocks (at most 8 / 10 equations) exist only once the offsets say which
+ * edges are saturated. So the parts below a connected component depend on
+ * the offsets, a global optimum (Pryce's dual couples the chain through
+ * d_j >= c_i + sigma_ij), and cannot be cut before solving.
+ *
+ * What is reused inside a component instead: the previous version's
+ * offsets. A part analysed anew is seeded (sa_options.hint) with the cached
+ * part that held its first equation, equations and mode variables matched
+ * by name: its offsets are a dual for the new primal problem, whose reduced
+ * costs are 0 almost everywhere, so the optimal matchings of most modes are
+ * found as "perfect matchings of cost <= k" for k = 0, 1, ... without the
+ * dynamic programme (engine/sa_primal.c; exact by LP duality for any seed:
+ * a seed only changes the speed, and a foreign one costs nothing measurable:
+ * building N = 20 seeded by the brake, 0.75 s against 0.76 s cold).
+ *
+ * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
+ * 2026-11-22, two runs; seconds and ratio to cold): building N = 20 cold
+ * 0.60-0.75, (a) one equation's incidence 0.19-0.21 (0.25-0.36), (b) one
+ * guard 0.18-0.20 (0.25-0.34), (c) N + 1 0.24-0.28 (0.33-0.47); N = 40 cold
+ * 3.6-3.7, (a) 0.61-0.67 (0.17-0.18), (b) 0.53-0.56 (0.15), (c) 0.68-0.72
+ * (0.19); brake N = 50 cold 0.09, (a) 0.051 (0.55), (b) 0.060 (0.64), (c)
+ * 0.08 (0.83); N = 100 cold 0.20, (a) 0.11 (0.54), (b) 0.13 (0.63), (c)
+ * 0.16 (0.81); an edit that keeps the structure is a cache hit: 1-5 ms. The
+ * rest is linear in the component: building X (about half of a building
+ * edit), the seeded costs, the choice of one matching per mode, the
+ * offsets' fixpoint, the blocks, each 5-15 ms on the brake. The issue's
+ * ratios (<= 10 % for (a), (b); <= 30 % for (c)) are met by none of the
+ * brake's rows and by the building's only at N = 40 for (c); the absolute
+ * bound (under 200 ms at N = 20 / 50) holds for the brake and, at the edge,
+ * for the building. Tried and dropped: finding the cost-0 matchings without
+ * building X first (X & C_0 built directly): building (a) 0.11 s instead of
+ * 0.19, but (b), (c) and every brake row slower (brake N = 100 (a) 0.30 s
+ * instead of 0.11: X restricted to the unsettled modes is larger than X).
+ * Not built: a per-equation cache of encodings with a BDD variable layout
+ * kept across versions: the encoding is 1-2 % of an edit (building N = 20:
+ * 7-11 ms of 190; brake N = 50: 1-2 ms of 50), and the layout must follow
+ * the model's order for X to stay small (sa_encode.c).
  *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
  * through sa_analyze/cdg_build (sa_begin() first; single-threaded). Several
- * parts' sa_results are alive at once; each has its own BDD variable map
- * and their BDDs are never combined: composition is done per mode, on the
- * parts' mode views.
+ * parts' sa_results are alive at once; each has its own BDD variable map;
+ * their BDDs are combined only by sa_compose, which carries them into the
+ * whole model's map first; per-mode views are composed on the parts'
+ * mode views.
  *
  * Errors: those of sa_analyze and cdg_build (MDAE_E_MODEL with located
  * diagnostics from every part, deduplicated), MDAE_E_INVAL, MDAE_E_NOMEM.

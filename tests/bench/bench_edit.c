@@ -14,7 +14,9 @@
  *
  * Honest note: the building and the brake are ONE connected component each
  * (the corridor / brake line chains every room / car), so component reuse
- * cannot make (a)-(c) cheap: only (s) and edits that keep the structure are.
+ * alone cannot make (a)-(c) cheap: only (s) and edits that keep the
+ * structure are. What makes (a)-(c) cheaper is the seed: the previous
+ * version's offsets (sa_options.hint, engine/sa_primal.c).
  *
  * Usage: bench_edit [--phases] [building|brake] (default both)
  *   --phases: also the time of each analysis phase of each run (stderr)
