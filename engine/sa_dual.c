@@ -17,6 +17,65 @@
 
 #define T(f) sa__tmp(c, (f))
 
+/* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d,
+ * all zero on entry). False if a d reached 2^(wk-1): the values might then
+ * not fit, and the caller starts again on more bits. Why it is exact when it
+ * returns true: the iteration only increases c and d; while every c is below
+ * 2^(wk-1), c + sigma (sigma < 2^(wk-2)) cannot wrap, so every d computed
+ * is exact, and it is checked before any c is derived from it. */
+static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *act, int w,
+                     int wk)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *acc = sa__slots(c, (size_t)w);
+    BDD *term = sa__slots(c, (size_t)w);
+    BDD *zero = sa__slots(c, (size_t)w);
+    size_t bound = (size_t)r->n_eq + r->n_var + 3;
+    bool fits = true;
+    for (size_t it = 0; fits; it++) {
+        if (it > bound) {
+            mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                           "internal error: the offsets did not converge");
+            sa__fail(c, MDAE_E_BDD);
+        }
+        r->fpi_iterations = (int)it + 1;
+        for (uint32_t j = 0; j < r->n_var && fits; j++) {
+            sa__vconst(acc, wk, 0);
+            for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+                size_t e = mt->cedges[k];
+                sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], &sig[e * w], wk);
+                sa__vite(c, term, act[e], term, zero, wk);
+                sa__vmax(c, acc, acc, term, wk);
+            }
+            sa__vcopy(&r->d[(size_t)j * w], acc, wk);
+            fits = wk == w || acc[wk - 1] == bddfalse;
+        }
+        if (!fits)
+            break;
+        bool changed = false;
+        for (uint32_t i = 0; i < r->n_eq; i++) {
+            sa__vconst(acc, wk, 0);
+            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+                if (r->te[e] == bddfalse)
+                    continue;
+                sa__vsub(c, term, &r->d[(size_t)r->edge_v[e] * w], &sig[e * w], wk);
+                sa__vite(c, acc, r->te[e], term, acc, wk);
+            }
+            BDD *ci = &r->c[(size_t)i * w];
+            if (!sa__vsame(ci, acc, wk)) {
+                changed = true;
+                sa__vcopy(ci, acc, wk);
+            }
+        }
+        sa__progress(c, "offsets", it, bound);
+        if (!changed)
+            break;
+    }
+    sa__release(c, mark);
+    return fits;
+}
+
 void sa__dual(sa_ctx *c)
 {
     sa_result *r = c->r;
@@ -40,45 +99,16 @@ void sa__dual(sa_ctx *c)
             sa__put(&sig[e * w + b], r->sigma[e * r->w_sigma + b]);
         sa__put(&act[e], bdd_and(r->chi_e[e], r->ok));
     }
-    BDD *acc = sa__slots(c, (size_t)w);
-    BDD *term = sa__slots(c, (size_t)w);
-    BDD *zero = sa__slots(c, (size_t)w);
-    size_t bound = (size_t)r->n_eq + r->n_var + 3;
-    for (size_t it = 0;; it++) {
-        if (it > bound) {
-            mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                           "internal error: the offsets did not converge");
-            sa__fail(c, MDAE_E_BDD);
-        }
-        r->fpi_iterations = (int)it + 1;
-        for (uint32_t j = 0; j < r->n_var; j++) {
-            sa__vconst(acc, w, 0);
-            for (size_t k = mt.cfirst[j]; k < mt.cfirst[j + 1]; k++) {
-                size_t e = mt.cedges[k];
-                sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], &sig[e * w], w);
-                sa__vite(c, term, act[e], term, zero, w);
-                sa__vmax(c, acc, acc, term, w);
-            }
-            sa__vcopy(&r->d[(size_t)j * w], acc, w);
-        }
-        bool changed = false;
-        for (uint32_t i = 0; i < r->n_eq; i++) {
-            sa__vconst(acc, w, 0);
-            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-                if (r->te[e] == bddfalse)
-                    continue;
-                sa__vsub(c, term, &r->d[(size_t)r->edge_v[e] * w], &sig[e * w], w);
-                sa__vite(c, acc, r->te[e], term, acc, w);
-            }
-            BDD *ci = &r->c[(size_t)i * w];
-            if (!sa__vsame(ci, acc, w)) {
-                changed = true;
-                sa__vcopy(ci, acc, w);
-            }
-        }
-        sa__progress(c, "offsets", it, bound);
-        if (!changed)
-            break;
+    /* Offsets are small in practice: first on a few bits (the arithmetic
+     * costs per bit: brake N = 50, 12 bits, 10 ms), on all w if they do not
+     * fit. The result has w bits either way (the high ones false). */
+    int wk = r->w_sigma + 3 < w ? r->w_sigma + 3 : w;
+    if (!fixpoint(c, &mt, sig, act, w, wk)) {
+        for (size_t k = 0; k < (size_t)r->n_eq * w; k++)
+            sa__put(&r->c[k], bddfalse);
+        for (size_t k = 0; k < (size_t)r->n_var * w; k++)
+            sa__put(&r->d[k], bddfalse);
+        fixpoint(c, &mt, sig, act, w, w);
     }
     sa__release(c, mark);
 }

@@ -608,12 +608,22 @@ static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BD
         wh = h->w_off;
     if (wh <= 0 || wh > 30)
         return false;
-    int wc = sa__vbits(((1ull << wh) - 1) + maxs);
-    if (wc > 31)
-        return false;
     size_t mark = sa__mark(c);
     BDD *hc = sa__hint_offsets(c, wh);
     if (hc == NULL) {
+        sa__release(c, mark);
+        return false;
+    }
+    /* The arithmetic below on the bits the seed uses (offsets are small:
+     * 12-bit vectors where 2 bits hold every value made the brake's seeded
+     * costs cost 10 ms instead of 3). hc keeps its stride wh. */
+    int wv = 1;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        for (int b = wv; b < wh; b++)
+            if (hc[(size_t)i * (size_t)wh + b] != bddfalse)
+                wv = b + 1;
+    int wc = sa__vbits(((1ull << wv) - 1) + maxs);
+    if (wc > 31) {
         sa__release(c, mark);
         return false;
     }
@@ -623,7 +633,7 @@ static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BD
     BDD *ci = sa__slots(c, uw), *sg = sa__slots(c, uw), *zero = sa__slots(c, uw);
     for (uint32_t i = 0; i < r->n_eq; i++) {
         for (int b = 0; b < wc; b++)
-            sa__put(&ci[b], b < wh ? hc[(size_t)i * (size_t)wh + b] : bddfalse);
+            sa__put(&ci[b], b < wv ? hc[(size_t)i * (size_t)wh + b] : bddfalse);
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             for (int b = 0; b < wc; b++)
                 sa__put(&sg[b], b < ws ? r->sigma[e * (size_t)ws + b] : bddfalse);

@@ -703,3 +703,36 @@ Test(sa_analyze, variables_without_any_equation_are_underdetermined)
     sa_result_free(r);
     mel_model_free(m);
 }
+
+/* Offsets larger than the few bits the fixpoint tries first (sa_dual.c):
+ * a chain x[k+1] = x[k]' of index 20, whose canonical offsets are known by
+ * hand: c(f0) = 19, c(f[k]) = 19 - k, d(x[1]) = 19, d(x[k]) = 20 - k. */
+Test(sa_analyze, offsets_beyond_the_first_width_are_exact)
+{
+    static const char *text = "N : integer = 20;\n"
+                               "foreach i in 1 .. N do x[i] : real done;\n"
+                               "f0 : equation x[1] = 0;\n"
+                               "foreach k in 1 .. N - 1 do\n"
+                               "  f[k] : equation x[k + 1] = der(x[k])\n"
+                               "done;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, NULL), MDAE_OK);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    sa_mode_view v = {0};
+    cr_assert_eq(sa_result_mode(r, NULL, &v), MDAE_OK);
+    cr_assert(v.valid && !v.singular);
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const char *n = m->equations[i].name;
+        int want = strcmp(n, "f0") == 0 ? 19 : 19 - atoi(n + 2);
+        cr_assert_eq(v.c[i], want, "c(%s) = %d, want %d", n, v.c[i], want);
+    }
+    for (uint32_t j = 0; j < m->n_variables; j++) {
+        int k = atoi(m->variables[j].name + 2);
+        int want = k == 1 ? 19 : 20 - k;
+        cr_assert_eq(v.d[j], want, "d(%s) = %d, want %d", m->variables[j].name, v.d[j], want);
+    }
+    sa_mode_view_close(&v);
+    sa_result_free(r);
+    mel_model_free(m);
+}
