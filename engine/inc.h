@@ -89,26 +89,25 @@
  * building N = 20 seeded by the brake, 0.75 s against 0.76 s cold).
  *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
- * 2026-11-22, two runs; seconds and ratio to cold): building N = 20 cold
- * 0.60-0.75, (a) one equation's incidence 0.19-0.21 (0.25-0.36), (b) one
- * guard 0.18-0.20 (0.25-0.34), (c) N + 1 0.24-0.28 (0.33-0.47); N = 40 cold
- * 3.6-3.7, (a) 0.61-0.67 (0.17-0.18), (b) 0.53-0.56 (0.15), (c) 0.68-0.72
- * (0.19); brake N = 50 cold 0.09, (a) 0.051 (0.55), (b) 0.060 (0.64), (c)
- * 0.08 (0.83); N = 100 cold 0.20, (a) 0.11 (0.54), (b) 0.13 (0.63), (c)
- * 0.16 (0.81); an edit that keeps the structure is a cache hit: 1-5 ms. The
+ * 2026-11-22; seconds and ratio to cold): building N = 20 cold 0.68, (a)
+ * one equation's incidence 0.17 (0.25), (b) one guard 0.17 (0.25), (c) N + 1
+ * 0.24 (0.35); N = 40 cold 3.5, (a) 0.57 (0.16), (b) 0.49 (0.14), (c) 0.64
+ * (0.18); brake N = 50 cold 0.082, (a) 0.031 (0.38), (b) 0.039 (0.48), (c)
+ * 0.056 (0.68); N = 100 cold 0.18, (a) 0.066 (0.37), (b) 0.084 (0.47), (c)
+ * 0.12 (0.68); an edit that keeps the structure is a cache hit: 1-4 ms. The
  * rest is linear in the component: building X (about half of a building
- * edit), the seeded costs, the choice of one matching per mode, the
- * offsets' fixpoint, the blocks, each 5-15 ms on the brake. The issue's
- * ratios (<= 10 % for (a), (b); <= 30 % for (c)) are met by none of the
- * brake's rows and by the building's only at N = 40 for (c); the absolute
- * bound (under 200 ms at N = 20 / 50) holds for the brake and, at the edge,
- * for the building. Tried and dropped: finding the cost-0 matchings without
- * building X first (X & C_0 built directly): building (a) 0.11 s instead of
- * 0.19, but (b), (c) and every brake row slower (brake N = 100 (a) 0.30 s
- * instead of 0.11: X restricted to the unsettled modes is larger than X).
+ * edit), the seeded costs, the choice of one matching per mode (11 ms on
+ * the brake), the offsets' fixpoint, the blocks. The issue's ratios (<= 10 %
+ * for (a), (b); <= 30 % for (c)) are met by none of the brake's rows and by
+ * the building's only for (c) at N = 40; the absolute bound (under 200 ms
+ * at N = 20 / 50) holds for both. Tried and dropped: finding the cost-0
+ * matchings without building X first (X & C_0 built directly): building (a)
+ * 0.11 s instead of 0.19, but (b), (c) and every brake row slower (brake
+ * N = 100 (a) 0.30 s instead of 0.11: X restricted to the unsettled modes
+ * is larger than X).
  * Not built: a per-equation cache of encodings with a BDD variable layout
- * kept across versions: the encoding is 1-2 % of an edit (building N = 20:
- * 7-11 ms of 190; brake N = 50: 1-2 ms of 50), and the layout must follow
+ * kept across versions: the encoding is 2-5 % of an edit (building N = 20:
+ * 7-11 ms of 170; brake N = 50: 1-2 ms of 31-56), and the layout must follow
  * the model's order for X to stay small (sa_encode.c).
  *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
