@@ -154,13 +154,8 @@ static void compose_dual(sa_ctx *c, const compose_ctx *cc, const sa_part *parts,
                          size_t n_parts)
 {
     sa_result *r = c->r;
-    unsigned long long maxs = (1ull << r->w_sigma) - 1;
-    int w = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
-    if (w > 31)
-        sa__fail(c, MDAE_E_LIMIT);
-    r->w_off = w;
-    r->c = sa__alloc_keep(c, ((size_t)r->n_eq * w + 1) * sizeof(BDD));
-    r->d = sa__alloc_keep(c, ((size_t)r->n_var * w + 1) * sizeof(BDD));
+    sa__offsets_alloc(c);
+    int w = r->w_off;
     if (r->ok == bddfalse)
         return;
     for (size_t k = 0; k < n_parts; k++) {

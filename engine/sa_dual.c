@@ -76,7 +76,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
     return fits;
 }
 
-void sa__dual(sa_ctx *c)
+void sa__offsets_alloc(sa_ctx *c)
 {
     sa_result *r = c->r;
     unsigned long long maxs = (1ull << r->w_sigma) - 1;
@@ -86,6 +86,13 @@ void sa__dual(sa_ctx *c)
     r->w_off = w;
     r->c = sa__alloc_keep(c, ((size_t)r->n_eq * w + 1) * sizeof(BDD));
     r->d = sa__alloc_keep(c, ((size_t)r->n_var * w + 1) * sizeof(BDD));
+}
+
+void sa__dual(sa_ctx *c)
+{
+    sa_result *r = c->r;
+    sa__offsets_alloc(c);
+    int w = r->w_off;
     if (r->ok == bddfalse)
         return;
     size_t mark = sa__mark(c);

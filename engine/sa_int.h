@@ -181,6 +181,10 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
 void sa__primal(sa_ctx *c);
 void sa__dm(sa_ctx *c);
 void sa__dual(sa_ctx *c);
+/* r->w_off (wide enough for any canonical offset of this model) and r->c,
+ * r->d allocated on it, all zero (bddfalse). Shared by sa__dual and
+ * sa_compose, which must agree on the width. */
+void sa__offsets_alloc(sa_ctx *c);
 /* Lexicographically smallest element of S per mode (edges false first). */
 BDD sa__choose(sa_ctx *c, BDD s);
 /* Over the edges es[0..n) (any order): *one := exactly one of them is true

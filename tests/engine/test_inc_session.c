@@ -276,14 +276,10 @@ static void check_whole(const mel_model *m, const sa_result *whole, const cdg_gr
     mdae_free(da);
     mdae_free(db);
     uint32_t nm = m->n_modes;
-    uint64_t total = nm <= 8 ? (uint64_t)1 << nm : 256, rs = 99;
+    uint64_t total = ref_modes_total(nm, 8, 256), rs = 99;
     bool *mode = calloc(nm + 1, 1);
     for (uint64_t x = 0; x < total; x++) {
-        if (nm <= 8)
-            ref_mode_from_index(x, nm, mode);
-        else
-            for (uint32_t k = 0; k < nm; k++)
-                mode[k] = ref_rand_next(&rs) & 1;
+        ref_modes_at(x, nm, 8, &rs, mode);
         sa_mode_view u = {0}, w = {0};
         cr_assert_eq(sa_result_mode(cr, mode, &u), MDAE_OK);
         cr_assert_eq(sa_result_mode(whole, mode, &w), MDAE_OK);
@@ -340,15 +336,10 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
         inc_result_stats(ir, &st);
         cr_assert_eq(st.components, st.reused + st.recomputed);
         uint32_t nm = m->n_modes;
-        uint64_t total = nm <= 10 ? (uint64_t)1 << nm : 1024;
+        uint64_t total = ref_modes_total(nm, 10, 1024), rs = 12345;
         bool *mode = calloc(nm + 1, 1);
-        uint64_t rs = 12345;
         for (uint64_t x = 0; x < total; x++) {
-            if (nm <= 10)
-                ref_mode_from_index(x, nm, mode);
-            else
-                for (uint32_t k = 0; k < nm; k++)
-                    mode[k] = ref_rand_next(&rs) & 1;
+            ref_modes_at(x, nm, 10, &rs, mode);
             compare_mode(m, cr, cg, ir, mode, what);
         }
         free(mode);

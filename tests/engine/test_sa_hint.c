@@ -181,15 +181,11 @@ static void same_modes(const mel_model *m, const sa_result *a, const sa_result *
                        const char *what)
 {
     uint32_t nm = m->n_modes;
-    uint64_t total = nm <= 10 ? 1ull << nm : 256, rs = 0x6A17ull + nm;
+    uint64_t total = ref_modes_total(nm, 10, 256), rs = 0x6A17ull + nm;
     bool *mode = calloc(nm + 1, 1);
     cr_assert_not_null(mode);
     for (uint64_t x = 0; x < total; x++) {
-        if (nm <= 10)
-            ref_mode_from_index(x, nm, mode);
-        else
-            for (uint32_t k = 0; k < nm; k++)
-                mode[k] = ref_rand_next(&rs) & 1;
+        ref_modes_at(x, nm, 10, &rs, mode);
         sa_mode_view u = {0}, v = {0};
         cr_assert_eq(sa_result_mode(a, mode, &u), MDAE_OK);
         cr_assert_eq(sa_result_mode(b, mode, &v), MDAE_OK);

@@ -129,6 +129,13 @@ bool ref_mode_saturated(const ref_mode *rm, uint32_t eq, uint32_t var);
 /* mode[k] = bit k of index (k < n_modes); n_modes <= 63. */
 void ref_mode_from_index(uint64_t index, uint32_t n_modes, bool *mode);
 
+/* The modes a test walks: every mode when n_modes <= max_bits (2^n_modes of
+ * them), else `samples` pseudo-random ones drawn from *state. */
+uint64_t ref_modes_total(uint32_t n_modes, uint32_t max_bits, uint64_t samples);
+/* The x-th of them (x < ref_modes_total(..)), in mode[0..n_modes). */
+void ref_modes_at(uint64_t x, uint32_t n_modes, uint32_t max_bits, uint64_t *state,
+                  bool *mode);
+
 /* The encoding's consistency condition (RR-9322 section 4.3): in every mode
  * (valid or not), an equation uses a variable only where the variable exists.
  * Returns true if it holds for all 2^n_modes modes (n_modes <= 20; returns

@@ -416,6 +416,18 @@ void ref_mode_from_index(uint64_t index, uint32_t n_modes, bool *mode) {
     for (uint32_t k = 0; k < n_modes; k++) mode[k] = (index >> k) & 1u;
 }
 
+uint64_t ref_modes_total(uint32_t n_modes, uint32_t max_bits, uint64_t samples) {
+    return n_modes <= max_bits ? (uint64_t)1 << n_modes : samples;
+}
+
+void ref_modes_at(uint64_t x, uint32_t n_modes, uint32_t max_bits, uint64_t *state,
+                  bool *mode) {
+    if (n_modes <= max_bits)
+        ref_mode_from_index(x, n_modes, mode);
+    else
+        for (uint32_t k = 0; k < n_modes; k++) mode[k] = ref_rand_next(state) & 1u;
+}
+
 /* First edge used where its variable does not exist in this mode, if any. */
 static bool mode_consistent(const mel_model *m, const bool *mode, uint32_t *eq,
                             uint32_t *var) {
