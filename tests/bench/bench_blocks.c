@@ -18,8 +18,8 @@
  * time; the implicit engine is not used. Full-pattern blocks: with the
  * reference's perfect matching j(i), equation i -> i' iff i' != i and
  * (i', j(i)) is an active edge; blocks are the strongly connected components
- * (Tarjan). As for ref_btf.c, the partition does not depend on the perfect
- * matching chosen (fine DM).
+ * (the reference's Tarjan, ref_mode_blocks_by). As for ref_btf.c, the
+ * partition does not depend on the perfect matching chosen (fine DM).
  *
  * Modes: K per (family, N), drawn uniformly among the VALID modes by
  * rejection (splitmix64, ref_rand_next, seeded from the family and N, so runs
@@ -83,132 +83,42 @@ fail:
     return NULL;
 }
 
-/* ---- Tarjan on the full-pattern dependency graph (CSR) ------------------- */
+/* ---- Blocks ---------------------------------------------------------------- */
 
-typedef struct scc {
-    uint32_t n;
-    const uint32_t *start; /* n + 1 */
-    const uint32_t *succ;
-    int *index;
-    int *low;
-    uint32_t *stack;
-    bool *on_stack;
-    uint32_t sp;
-    int counter;
-    int *comp;
-    int n_comp;
-} scc;
-
-/* Recursion depth is bounded by the number of equations (under 1,000 here). */
-static void strongconnect(scc *t, uint32_t v)
+/* Full pattern: b depends on a when b uses, along any active edge, the
+ * variable the reference's perfect matching gives a. */
+static bool full_dep(const ref_mode *rm, uint32_t a, uint32_t b)
 {
-    t->index[v] = t->low[v] = t->counter++;
-    t->stack[t->sp++] = v;
-    t->on_stack[v] = true;
-    for (uint32_t k = t->start[v]; k < t->start[v + 1]; k++) {
-        uint32_t w = t->succ[k];
-        if (t->index[w] < 0) {
-            strongconnect(t, w);
-            if (t->low[w] < t->low[v])
-                t->low[v] = t->low[w];
-        } else if (t->on_stack[w] && t->index[w] < t->low[v]) {
-            t->low[v] = t->index[w];
-        }
-    }
-    if (t->low[v] == t->index[v]) {
-        uint32_t w;
-        do {
-            w = t->stack[--t->sp];
-            t->on_stack[w] = false;
-            t->comp[w] = t->n_comp;
-        } while (w != v);
-        t->n_comp++;
-    }
+    return rm->match[a] >= 0 && ref_mode_sigma(rm, b, (uint32_t)rm->match[a]) >= 0;
 }
 
 /* Number of fine blocks of the full active pattern of rm (valid,
  * nonsingular) and the size of the largest, in equations; block_of_eq
- * (n_equations) receives each equation's block, -1 if inactive. With
- * saturated_only, only saturated edges count: the Sigma-method's blocks,
- * which lets the bench check its own Tarjan against ref_mode_blocks. */
-static int full_blocks(const ref_mode *rm, bool saturated_only, int *block_of_eq,
-                       uint32_t *n_blocks, uint32_t *largest)
+ * (n_equations) receives each equation's block, -1 if inactive. The blocks
+ * are the reference's Tarjan (ref_mode_blocks_by) on full_dep. */
+static int full_blocks(const ref_mode *rm, int *block_of_eq, uint32_t *n_blocks,
+                       uint32_t *largest)
 {
-    const mel_model *m = rm->model;
-    const uint32_t ne = m->n_equations, nv = m->n_variables;
-    int rc = MDAE_E_NOMEM;
-    int *eq_of_var = mdae_malloc((nv + 1) * sizeof *eq_of_var);
-    uint32_t *start = mdae_calloc(ne + 2, sizeof *start);
-    uint32_t *succ = mdae_malloc((m->n_edges + 1) * sizeof *succ);
-    uint32_t *fill = mdae_calloc(ne + 1, sizeof *fill);
-    scc t;
-    memset(&t, 0, sizeof t);
-    t.index = mdae_malloc((ne + 1) * sizeof *t.index);
-    t.low = mdae_malloc((ne + 1) * sizeof *t.low);
-    t.stack = mdae_malloc((ne + 1) * sizeof *t.stack);
-    t.on_stack = mdae_calloc(ne + 1, sizeof *t.on_stack);
-    t.comp = mdae_malloc((ne + 1) * sizeof *t.comp);
-    uint32_t *size = mdae_calloc(ne + 1, sizeof *size);
-    if (!eq_of_var || !start || !succ || !fill || !t.index || !t.low || !t.stack ||
-        !t.on_stack || !t.comp || !size)
-        goto done;
-    for (uint32_t j = 0; j < nv; j++)
-        eq_of_var[j] = -1;
-    for (uint32_t i = 0; i < ne; i++)
-        if (rm->match[i] >= 0)
-            eq_of_var[rm->match[i]] = (int)i;
-    /* Edge k -> i for every active edge (i, j) with j = match[k], k != i:
-     * count out-degrees, then fill (CSR). */
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < ne; i++) {
-            if (!rm->eq_active[i])
-                continue;
-            const mel_equation *e = &m->equations[i];
-            for (uint32_t s = 0; s < e->n_incs; s++) {
-                uint32_t j = e->incs[s].var;
-                int k = eq_of_var[j];
-                if (ref_mode_sigma(rm, i, j) < 0 || k < 0 || (uint32_t)k == i)
-                    continue;
-                if (saturated_only && !ref_mode_saturated(rm, i, j))
-                    continue;
-                if (pass == 0)
-                    start[k + 1]++;
-                else
-                    succ[start[k] + fill[k]++] = i;
-            }
-        }
-        if (pass == 0)
-            for (uint32_t i = 0; i < ne; i++)
-                start[i + 1] += start[i];
+    ref_blocks b;
+    int rc = ref_mode_blocks_by(rm, full_dep, &b);
+    if (rc < 0)
+        return rc;
+    const uint32_t ne = rm->model->n_equations;
+    uint32_t *size = mdae_calloc(b.n_blocks + 1, sizeof *size);
+    if (size == NULL) {
+        ref_blocks_close(&b);
+        return MDAE_E_NOMEM;
     }
-    t.n = ne;
-    t.start = start;
-    t.succ = succ;
-    for (uint32_t i = 0; i < ne; i++)
-        t.index[i] = t.comp[i] = -1;
-    for (uint32_t i = 0; i < ne; i++)
-        if (rm->eq_active[i] && t.index[i] < 0)
-            strongconnect(&t, i);
     uint32_t big = 0;
     for (uint32_t i = 0; i < ne; i++)
-        if (t.comp[i] >= 0 && ++size[t.comp[i]] > big)
-            big = size[t.comp[i]];
-    memcpy(block_of_eq, t.comp, ne * sizeof *block_of_eq);
-    *n_blocks = (uint32_t)t.n_comp;
+        if (b.block_of_eq[i] >= 0 && ++size[b.block_of_eq[i]] > big)
+            big = size[b.block_of_eq[i]];
+    memcpy(block_of_eq, b.block_of_eq, ne * sizeof *block_of_eq);
+    *n_blocks = b.n_blocks;
     *largest = big;
-    rc = MDAE_OK;
-done:
-    mdae_free(eq_of_var);
-    mdae_free(start);
-    mdae_free(succ);
-    mdae_free(fill);
-    mdae_free(t.index);
-    mdae_free(t.low);
-    mdae_free(t.stack);
-    mdae_free(t.on_stack);
-    mdae_free(t.comp);
     mdae_free(size);
-    return rc;
+    ref_blocks_close(&b);
+    return MDAE_OK;
 }
 
 /* Number of Sigma-method blocks of rm and the size of the largest. Checks
@@ -353,17 +263,10 @@ static int run(const char *family, long long N, uint32_t K, uint64_t seed)
             ref_mode_close(&rm);
             continue;
         }
-        uint32_t fb = 0, fl = 0, sb = 0, sl = 0, xb = 0, xl = 0;
-        rc = full_blocks(&rm, false, full, &fb, &fl);
+        uint32_t fb = 0, fl = 0, sb = 0, sl = 0;
+        rc = full_blocks(&rm, full, &fb, &fl);
         if (rc == MDAE_OK)
             rc = sigma_blocks(&rm, full, &sb, &sl);
-        if (rc == MDAE_OK) /* self-check: our Tarjan on saturated edges */
-            rc = full_blocks(&rm, true, full, &xb, &xl);
-        if (rc == MDAE_OK && (xb != sb || xl != sl)) {
-            fprintf(stderr, "bench_blocks: %s N=%lld: own Sigma blocks %u (largest %u) vs "
-                    "reference %u (largest %u) (bug)\n", family, N, xb, xl, sb, sl);
-            rc = MDAE_E_INVAL;
-        }
         uint32_t ne = rm.n_active_eqs;
         ref_mode_close(&rm);
         if (rc == MDAE_E_STATE)

@@ -120,6 +120,12 @@ typedef struct ref_blocks {
  * *out is filled (owned: ref_blocks_close). */
 int ref_mode_blocks(const ref_mode *rm /* borrowed */, ref_blocks *out /* out */);
 void ref_blocks_close(ref_blocks *b); /* safe twice and on a zeroed struct */
+/* The same for another dependency relation between active equations:
+ * dep(rm, a, b) says b depends on a (called with a != b). ref_mode_blocks
+ * is ref_mode_blocks_by with the leading-level relation above. */
+typedef bool ref_dep_fn(const ref_mode *rm, uint32_t a, uint32_t b);
+int ref_mode_blocks_by(const ref_mode *rm /* borrowed */, ref_dep_fn *dep,
+                       ref_blocks *out /* out */);
 /* Is (eq, var) an active edge with d_var = c_eq + sigma (valid nonsingular
  * modes)? */
 bool ref_mode_saturated(const ref_mode *rm, uint32_t eq, uint32_t var);

@@ -16,6 +16,7 @@
 
 typedef struct tarjan {
     const ref_mode *rm;
+    ref_dep_fn *dep;
     uint32_t n;      /* equations of the model */
     int *index;      /* discovery index, -1 = unvisited */
     int *low;
@@ -44,7 +45,7 @@ static void strongconnect(tarjan *t, uint32_t v) {
     t->stack[t->sp++] = v;
     t->on_stack[v] = true;
     for (uint32_t w = 0; w < t->n; w++) {
-        if (!t->rm->eq_active[w] || !depends(t->rm, v, w)) continue;
+        if (!t->rm->eq_active[w] || !t->dep(t->rm, v, w)) continue;
         if (t->index[w] < 0) {
             strongconnect(t, w);
             if (t->low[w] < t->low[v]) t->low[v] = t->low[w];
@@ -70,11 +71,16 @@ void ref_blocks_close(ref_blocks *b) {
 }
 
 int ref_mode_blocks(const ref_mode *rm, ref_blocks *out) {
-    if (!rm || !out || !rm->valid || rm->singular) return MDAE_E_INVAL;
+    return ref_mode_blocks_by(rm, depends, out);
+}
+
+int ref_mode_blocks_by(const ref_mode *rm, ref_dep_fn *dep, ref_blocks *out) {
+    if (!rm || !dep || !out || !rm->valid || rm->singular) return MDAE_E_INVAL;
     const uint32_t n = rm->model->n_equations;
     tarjan t;
     memset(&t, 0, sizeof t);
     t.rm = rm;
+    t.dep = dep;
     t.n = n;
     t.index = mdae_malloc((n + 1) * sizeof *t.index);
     t.low = mdae_malloc((n + 1) * sizeof *t.low);
@@ -99,7 +105,7 @@ int ref_mode_blocks(const ref_mode *rm, ref_blocks *out) {
     for (uint32_t a = 0; a < n; a++)
         for (uint32_t c = 0; c < n; c++)
             if (rm->eq_active[a] && rm->eq_active[c] && b.block_of_eq[a] != b.block_of_eq[c] &&
-                depends(rm, a, c))
+                dep(rm, a, c))
                 b.dep[(size_t)b.block_of_eq[a] * b.n_blocks + (size_t)b.block_of_eq[c]] = true;
     *out = b;
     memset(&b, 0, sizeof b);
