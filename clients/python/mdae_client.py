@@ -230,9 +230,21 @@ class Session:
         self.summary = result.get("summary")
         return result
 
-    def analyze(self):
-        """The analysis, exactly as ``mdae analyze --json`` prints it."""
-        return self.client.call("session/analyze", {"session": self.id})
+    def analyze(self, since=None, stable_ids=False, reuse=False):
+        """The analysis, exactly as ``mdae analyze --json`` prints it.
+
+        since: a version analysed before (with stable_ids or since): only
+        the difference from its result. stable_ids: block ids that stay the
+        same across versions. reuse: add {"reuse": {...}}, what the
+        session's cache reused (components, seeded equations)."""
+        params = {"session": self.id}
+        if since is not None:
+            params["since"] = since
+        if stable_ids:
+            params["stableIds"] = True
+        if reuse:
+            params["reuse"] = True
+        return self.client.call("session/analyze", params)
 
     def analyze_stream(self):
         """Yield progress notifications, then ("result", analysis)."""

@@ -107,6 +107,23 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(r["version"], 2)
             self.assertEqual(s.summary["counts"]["equations"], 2)
 
+    def test_analyses_an_edit_incrementally(self):
+        text = model("brake.mel")
+        with self.client() as c:
+            s = c.open(text, defines={"N": 3})
+            first = s.analyze(stable_ids=True)
+            v1 = s.version
+            s.edit(text=text.replace("me2[i] : equation fv[i] - fch[i]",
+                                     "me2[i] : equation der(fv[i]) - fch[i]"))
+            diff = s.analyze(since=v1, reuse=True)
+            self.assertEqual(diff["since"], v1)
+            self.assertEqual(diff["version"], s.version)
+            self.assertEqual(diff["reuse"]["recomputed"], 1)
+            self.assertGreater(diff["reuse"]["seeded"], 0)
+            self.assertTrue(diff["equations"]["changed"])
+            self.assertNotIn("reuse", s.analyze())
+            self.assertIn("blocks", first)
+
     def test_cancels_a_request(self):
         with self.client() as c:
             s = c.open(model("two_equations.mel"))
