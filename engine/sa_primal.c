@@ -524,6 +524,58 @@ static void edge_modes(sa_ctx *c, BDD t)
     sa__release(c, mark);
 }
 
+/* cost (n_edges vectors of w bits, stride w) minus, per row, its minimum over
+ * the row's active edges, then masked by act: as in the first step of the
+ * Hungarian method, every perfect matching's cost drops by the same amount
+ * in a mode, so the optimal ones stay the same, and most costs become 0.
+ * Returns the sum over rows of the largest cost a row can have (2^top - 1,
+ * top its highest bit in use): a bound on any matching's cost. */
+static unsigned long long minus_row_minimum(sa_ctx *c, BDD *cost, const BDD *act, int w)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c), uw = (size_t)w;
+    BDD *acc = sa__slots(c, uw), *inf = sa__slots(c, uw);
+    sa__vconst(inf, w, (unsigned)((1ull << w) - 1));
+    unsigned long long bound = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        sa__vcopy(acc, inf, w);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            size_t m2 = sa__mark(c);
+            BDD *cand = sa__slots(c, uw);
+            sa__vite(c, cand, act[e], &cost[e * uw], inf, w);
+            BDD g = sa__vgte(c, acc, cand, w); /* min(acc, cand) */
+            sa__vite(c, acc, g, cand, acc, w);
+            sa__release(c, m2);
+        }
+        int top = 0;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            BDD *ce = &cost[e * uw];
+            sa__vsub(c, ce, ce, acc, w);
+            for (int b = 0; b < w; b++) {
+                sa__put(&ce[b], bdd_and(ce[b], act[e]));
+                if (ce[b] != bddfalse && b + 1 > top)
+                    top = b + 1;
+            }
+        }
+        bound += (1ull << top) - 1;
+    }
+    sa__release(c, mark);
+    return bound;
+}
+
+/* The per-edge costs sa__best takes: a pointer into cost (stride w), NULL
+ * where the cost is 0 in every mode. */
+static const BDD **cost_table(sa_ctx *c, const BDD *cost, int w)
+{
+    sa_result *r = c->r;
+    const BDD **t = sa__alloc(c, (r->n_edges + 1) * sizeof *t);
+    for (size_t e = 0; e < r->n_edges; e++)
+        for (int b = 0; b < w; b++)
+            if (cost[e * (size_t)w + b] != bddfalse)
+                t[e] = &cost[e * (size_t)w];
+    return t;
+}
+
 /* The cold costs: deficits (slots of the context's stack; NULL: 0). */
 static void cold_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD ***out,
                        int *wc, int *wd)
@@ -535,15 +587,9 @@ static void cold_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD 
      * change every perfect matching's weight by the same amount in a mode.
      * Only the valid modes with a perfect matching matter (mask: ok). */
     int ws = r->w_sigma;
-    unsigned long long bound = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        bound += (1ull << ws) - 1;
-    *wd = sa__vbits(bound);
     *wc = ws;
     BDD *acc = sa__slots(c, (size_t)ws);
-    BDD *inf = sa__slots(c, (size_t)ws);
     BDD *def = sa__slots(c, r->n_edges * (size_t)ws + 1);
-    sa__vconst(inf, ws, (1u << ws) - 1);
     for (uint32_t j = 0; j < r->n_var; j++) {
         sa__vconst(acc, ws, 0);
         for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
@@ -559,29 +605,8 @@ static void cold_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD 
             sa__vsub(c, &def[e * ws], acc, &r->sigma[e * ws], ws);
         }
     }
-    for (uint32_t i = 0; i < r->n_eq; i++) {
-        sa__vcopy(acc, inf, ws);
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            size_t m2 = sa__mark(c);
-            BDD *cand = sa__slots(c, (size_t)ws);
-            sa__vite(c, cand, act[e], &def[e * ws], inf, ws);
-            BDD g = sa__vgte(c, acc, cand, ws); /* min(acc, cand) */
-            sa__vite(c, acc, g, cand, acc, ws);
-            sa__release(c, m2);
-        }
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            BDD *de = &def[e * ws];
-            sa__vsub(c, de, de, acc, ws);
-            for (int b = 0; b < ws; b++)
-                sa__put(&de[b], bdd_and(de[b], act[e]));
-        }
-    }
-    const BDD **deficit = sa__alloc(c, (r->n_edges + 1) * sizeof *deficit);
-    for (size_t e = 0; e < r->n_edges; e++)
-        for (int b = 0; b < ws; b++)
-            if (def[e * ws + b] != bddfalse)
-                deficit[e] = &def[e * ws];
-    *out = deficit;
+    *wd = sa__vbits(minus_row_minimum(c, def, act, ws));
+    *out = cost_table(c, def, ws);
 }
 
 /* The seeded costs (see the top of the file): reduced costs of the hint's
@@ -654,38 +679,8 @@ static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BD
             sa__vite(c, &red[e * uw], act[e], &red[e * uw], zero, wc);
         }
     }
-    /* Minus the row minimum; the bound from each row's largest bit. */
-    BDD *inf = sa__slots(c, uw);
-    sa__vconst(inf, wc, (unsigned)((1ull << wc) - 1));
-    unsigned long long bound = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++) {
-        sa__vcopy(acc, inf, wc);
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            size_t m2 = sa__mark(c);
-            BDD *cand = sa__slots(c, uw);
-            sa__vite(c, cand, act[e], &red[e * uw], inf, wc);
-            BDD g = sa__vgte(c, acc, cand, wc); /* min(acc, cand) */
-            sa__vite(c, acc, g, cand, acc, wc);
-            sa__release(c, m2);
-        }
-        int top = 0;
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            BDD *re = &red[e * uw];
-            sa__vsub(c, re, re, acc, wc);
-            for (int b = 0; b < wc; b++) {
-                sa__put(&re[b], bdd_and(re[b], act[e]));
-                if (re[b] != bddfalse && b + 1 > top)
-                    top = b + 1;
-            }
-        }
-        bound += (1ull << top) - 1;
-    }
-    const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);
-    for (size_t e = 0; e < r->n_edges; e++)
-        for (int b = 0; b < wc; b++)
-            if (red[e * uw + b] != bddfalse)
-                cost[e] = &red[e * uw];
-    *out = cost;
+    unsigned long long bound = minus_row_minimum(c, red, act, wc);
+    *out = cost_table(c, red, wc);
     *wc_out = wc;
     *wd_out = sa__vbits(bound);
     return true;
