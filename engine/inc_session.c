@@ -693,10 +693,11 @@ static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint
 
 /* Which cached part seeds a new part's analysis (sa_options.hint: only its
  * speed depends on the choice). An edited part is usually the previous
- * version of a part with the same equation names: the cached part holding
- * the new part's first equation, the latest and then the largest if
- * several do. Names are borrowed from the cached parts' models, so the map
- * is dropped as soon as an eviction may have freed one. */
+ * version of a part with the same equation names: a cached part holding
+ * some of the new part's equations (hint_for), the latest and then the
+ * largest if several do. Names are borrowed from the cached parts' models,
+ * so the map is dropped as soon as an eviction may have freed one (the
+ * parts analysed after that are not seeded). */
 typedef struct hint_map {
     const char **name;
     inc_part **part;
@@ -746,19 +747,20 @@ static void hint_map_free(hint_map *hm)
     memset(hm, 0, sizeof *hm);
 }
 
-/* The seed for a new part whose first equation is `first` (NULL: none). */
-static inc_part *hint_for(const hint_map *hm, const inc_session *s, const char *first)
+/* The seed for a new part: the cached part holding its first, middle or
+ * last equation (a rename or an insertion rarely hits all three), or none:
+ * a part with no equation in common would only cost its translation. */
+static inc_part *hint_for(const hint_map *hm, const mel_model *m, const rpart *rp)
 {
-    if (hm->valid && first != NULL) {
-        size_t h = hint_slot(hm, first);
+    if (!hm->valid || rp->n_eq == 0)
+        return NULL;
+    const uint32_t probe[3] = {0, rp->n_eq / 2, rp->n_eq - 1};
+    for (int k = 0; k < 3; k++) {
+        size_t h = hint_slot(hm, m->equations[rp->eq_map[probe[k]]].name);
         if (hm->name[h] != NULL)
             return hm->part[h];
     }
-    inc_part *best = NULL; /* no equation in common: the latest, largest */
-    for (inc_part *p = s->parts; p != NULL; p = p->next)
-        if (p->res != NULL && better_hint(p, best))
-            best = p;
-    return best;
+    return NULL;
 }
 
 /* Drop every cache entry the current analysis does not use; true if any. */
@@ -932,8 +934,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
             mdae_diags one;
             mdae_diags_init(&one);
             /* Referenced: an eviction must not free it while in use. */
-            const char *first = rp->n_eq ? m->equations[rp->eq_map[0]].name : NULL;
-            inc_part *hint = hint_for(&hints, s, first);
+            inc_part *hint = hint_for(&hints, m, rp);
             if (hint != NULL)
                 hint->refs++;
             rc = analyse_part(p, opt, hint, &one);

@@ -685,10 +685,16 @@ Test(inc_session, an_edit_in_one_part_recomputes_only_that_part)
     inc_stats a = check_text(s, v1, NULL, 0, "v1");
     cr_assert_eq(a.components, 2);
     cr_assert_eq(a.recomputed, 2);
+    cr_assert_eq(a.seeded, 0, "nothing cached yet: no seed");
     inc_stats b = check_text(s, v2, NULL, 0, "v2");
     cr_assert_eq(b.components, 2);
     cr_assert_eq(b.reused, 1);
     cr_assert_eq(b.recomputed, 1);
+    cr_assert_eq(b.seeded, 2, "e1, e2 seeded by their previous version");
+    /* A part with no equation in common with the cache is not seeded. */
+    inc_stats c = check_text(s, "x : real; f : equation der(x) = 1;\n", NULL, 0, "other");
+    cr_assert_eq(c.recomputed, 1);
+    cr_assert_eq(c.seeded, 0);
     /* Stable ids: the untouched part's blocks keep theirs. */
     mel_model *m1 = NULL, *m2 = NULL;
     cr_assert_eq(mel_model_parse(v1, strlen(v1), NULL, &m1, NULL), MDAE_OK);
