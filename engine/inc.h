@@ -86,8 +86,10 @@
  * costs are 0 almost everywhere, so the optimal matchings of most modes are
  * found as "perfect matchings of cost <= k" for k = 0, 1, ... without the
  * dynamic programme (engine/sa_primal.c; exact by LP duality for any seed:
- * a seed only changes the speed, and a foreign one costs nothing measurable:
- * building N = 20 seeded by the brake, 0.75 s against 0.76 s cold).
+ * a seed only changes the speed, and even a foreign one costs nothing
+ * measurable: building N = 20 seeded by the brake, 0.75 s against 0.76 s
+ * cold; the session seeds a part only from a cached part holding its first,
+ * middle or last equation).
  *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
  * 2026-11-22; seconds and ratio to cold): building N = 20 cold 0.68, (a)
