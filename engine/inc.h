@@ -80,8 +80,8 @@
  * d_j >= c_i + sigma_ij), and cannot be cut before solving.
  *
  * What is reused inside a component instead: the previous version's
- * offsets. A part analysed anew is seeded (sa_options.hint) with the cached
- * part that held its first equation, equations and mode variables matched
+ * offsets. A part analysed anew is seeded (sa_options.hint) with a cached
+ * part holding some of its equations, equations and mode variables matched
  * by name: its offsets are a dual for the new primal problem, whose reduced
  * costs are 0 almost everywhere, so the optimal matchings of most modes are
  * found as "perfect matchings of cost <= k" for k = 0, 1, ... without the
