@@ -38,16 +38,6 @@ static void sb_name(mdae_buf *b, const char *s)
     mdae_buf_puts(b, s);
 }
 
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* Said by sa_analyze (engine/sa_encode.c) when no mode is valid. */
 #define NO_VALID_MODE "the invariants exclude every mode: there is no valid mode"
 
@@ -318,7 +308,7 @@ void inc_session_stats(const inc_session *s, inc_stats *total, size_t *cached)
 
 static int block_id(inc_session *s, const char *key, size_t len, uint32_t *out)
 {
-    uint64_t h = fnv1a(key, len);
+    uint64_t h = mdae_hash(key, len);
     if (s->bids_cap > 0)
         for (bid *b = s->bids[h & (s->bids_cap - 1)]; b != NULL; b = b->next)
             if (b->hash == h && strcmp(b->key, key) == 0) {
@@ -713,7 +703,7 @@ static bool better_hint(const inc_part *a, const inc_part *b)
 
 static size_t hint_slot(const hint_map *hm, const char *name)
 {
-    size_t h = (size_t)fnv1a(name, strlen(name)) & hm->mask;
+    size_t h = (size_t)mdae_hash(name, strlen(name)) & hm->mask;
     while (hm->name[h] != NULL && strcmp(hm->name[h], name) != 0)
         h = (h + 1) & hm->mask;
     return h;
@@ -900,7 +890,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         rc = build_key(m, rp, local, &key);
         if (rc < 0)
             goto fail;
-        uint64_t h = fnv1a(key.p, key.len);
+        uint64_t h = mdae_hash(key.p, key.len);
         inc_part *hit = NULL;
         for (inc_part *p = s->parts; p != NULL; p = p->next)
             if (p->prefix == s->prefix && p->hash == h && p->key_len == key.len &&

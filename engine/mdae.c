@@ -71,6 +71,17 @@ char *mdae_strndup(const char *s, size_t n)
 
 char *mdae_strdup(const char *s) { return mdae_strndup(s, strlen(s)); }
 
+uint64_t mdae_hash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 char *mdae_vasprintf(const char *fmt, va_list ap)
 {
     va_list copy;

@@ -85,6 +85,9 @@ MDAE_API char *mdae_strndup(const char *s, size_t n);
 /* printf into a new string (owned: free with mdae_free); NULL on OOM. */
 MDAE_API char *mdae_asprintf(const char *fmt, ...) MDAE_PRINTF(1, 2);
 MDAE_API char *mdae_vasprintf(const char *fmt, va_list ap);
+/* 64-bit FNV-1a of n bytes: for hash tables keyed by names or serialised
+ * keys (callers compare keys in full; the hash only spreads them). */
+MDAE_API uint64_t mdae_hash(const void *p, size_t n);
 
 /* ---- String builder -------------------------------------------------------
  * A growable NUL-terminated string for the engine's printers (S-expressions,

@@ -33,14 +33,6 @@ typedef struct name_map {
     size_t mask;
 } name_map;
 
-static size_t name_hash(const char *s)
-{
-    size_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 /* Names come from name(arg, k), k < n; a NULL name is never found. Where two
  * items share a name the first wins (any match is valid, see above). */
 static void map_build(sa_ctx *c, name_map *nm, uint32_t n,
@@ -55,7 +47,7 @@ static void map_build(sa_ctx *c, name_map *nm, uint32_t n,
         const char *s = name(arg, k);
         if (s == NULL)
             continue;
-        size_t h = name_hash(s) & nm->mask;
+        size_t h = (size_t)mdae_hash(s, strlen(s)) & nm->mask;
         while (nm->slot[h] != 0 && strcmp(name(arg, nm->slot[h] - 1), s) != 0)
             h = (h + 1) & nm->mask;
         if (nm->slot[h] == 0)
@@ -69,7 +61,7 @@ static long map_find(const name_map *nm, const char *s,
 {
     if (s == NULL)
         return -1;
-    size_t h = name_hash(s) & nm->mask;
+    size_t h = (size_t)mdae_hash(s, strlen(s)) & nm->mask;
     while (nm->slot[h] != 0) {
         if (strcmp(name(arg, nm->slot[h] - 1), s) == 0)
             return (long)nm->slot[h] - 1;
