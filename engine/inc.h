@@ -157,6 +157,12 @@ typedef struct inc_stats {
     size_t recomputed;
     size_t seeded;
     size_t searched;
+    /* Of the parts analysed anew, how (issue 10, sa_options.method): on
+     * BDDs, by enumerating their valid modes, and how many of those
+     * enumerated after the implicit path exceeded its budget. */
+    size_t implicit;
+    size_t enumerated;
+    size_t fell_back;
 } inc_stats;
 
 /* New empty session (owned: inc_session_free). */
@@ -174,6 +180,19 @@ MDAE_API int inc_analyze(inc_session *s, const mel_model *m, const sa_options *o
                          inc_result **out /* out */, mdae_diags *diags);
 MDAE_API void inc_result_free(inc_result *r /* takes ownership; NULL ok */);
 MDAE_API void inc_result_stats(const inc_result *r, inc_stats *out /* out */);
+
+/* The parts of an analysis, in the order of their first equation: their
+ * size, whether the cache had them, and how each was analysed (for a
+ * reused part: how it was analysed when it was cached). */
+typedef struct inc_part_info {
+    uint32_t equations, variables;
+    bool reused;
+    sa_method_info method;
+} inc_part_info;
+MDAE_API size_t inc_result_n_parts(const inc_result *r);
+/* k < inc_result_n_parts(r); MDAE_E_INVAL otherwise (and for a part whose
+ * analysis failed on a model error). */
+MDAE_API int inc_result_part(const inc_result *r, size_t k, inc_part_info *out /* out */);
 
 /* Number of parts (connected components) of m; no BDD work. */
 MDAE_API int inc_model_parts(const mel_model *m, size_t *out /* out */);

@@ -352,6 +352,7 @@ typedef struct rpart {
     uint32_t *eq_map;    /* local -> model index */
     uint32_t *var_map;
     uint32_t *ids;       /* local block id -> stable id */
+    bool reused;         /* found in the cache */
 } rpart;
 
 typedef struct rblock {
@@ -394,6 +395,20 @@ void inc_result_free(inc_result *r)
 void inc_result_stats(const inc_result *r, inc_stats *out)
 {
     *out = r->stats;
+}
+
+size_t inc_result_n_parts(const inc_result *r) { return r->n_parts; }
+
+int inc_result_part(const inc_result *r, size_t k, inc_part_info *out)
+{
+    if (r == NULL || out == NULL || k >= r->n_parts || r->parts[k].part == NULL)
+        return MDAE_E_INVAL;
+    const rpart *rp = &r->parts[k];
+    out->equations = rp->n_eq;
+    out->variables = rp->n_var;
+    out->reused = rp->reused;
+    sa_result_method(rp->part->res, &out->method);
+    return MDAE_OK;
 }
 
 size_t inc_result_n_blocks(const inc_result *r)
@@ -902,6 +917,7 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
             hit->gen = s->gen;
             hit->refs++;
             rp->part = hit;
+            rp->reused = true;
             r->stats.reused++;
             continue;
         }
@@ -970,6 +986,11 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         r->stats.recomputed++;
         r->stats.seeded += sa_result_seeded(p->res);
         r->stats.searched += sa_result_searched(p->res);
+        sa_method_info mi;
+        sa_result_method(p->res, &mi);
+        r->stats.enumerated += mi.method == SA_METHOD_ENUMERATE;
+        r->stats.implicit += mi.method == SA_METHOD_IMPLICIT;
+        r->stats.fell_back += mi.fell_back;
         /* Into the cache (the result holds the part's first reference). */
         p->refs++;
         p->cached = true;
@@ -1035,6 +1056,9 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     s->total.recomputed += r->stats.recomputed;
     s->total.seeded += r->stats.seeded;
     s->total.searched += r->stats.searched;
+    s->total.implicit += r->stats.implicit;
+    s->total.enumerated += r->stats.enumerated;
+    s->total.fell_back += r->stats.fell_back;
     hint_map_free(&hints);
     trim_cache(s);
     mdae_free(up);

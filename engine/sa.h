@@ -76,7 +76,28 @@ typedef struct sa_options {
      * maximum-weight matchings are found, never the result (issue 6: an
      * edited model is re-analysed with the previous version's offsets). */
     const sa_result *hint;
+    /* How to analyse (issue 10): SA_METHOD_AUTO (0, the default) chooses
+     * between the implicit analysis on BDDs and the enumeration of the
+     * model's valid modes by an estimate, with a fallback (sa_analyze.c
+     * says how); the others force one path. Both give the same result. */
+    int method;
 } sa_options;
+
+#define SA_METHOD_AUTO 0
+#define SA_METHOD_IMPLICIT 1  /* RR-9322: every mode at once on BDDs */
+#define SA_METHOD_ENUMERATE 2 /* each valid mode by the single-mode path
+                                 (engine/sm.h), written back as BDDs */
+
+/* How a result was computed. */
+typedef struct sa_method_info {
+    int method;        /* SA_METHOD_IMPLICIT or SA_METHOD_ENUMERATE */
+    bool fell_back;    /* AUTO tried the implicit path first and it exceeded
+                          its budget */
+    double modes;      /* assignments of the mode variables the model's
+                          functions depend on that extend to a valid mode */
+    size_t enumerated; /* enumeration: assignments solved */
+    size_t graphs;     /* enumeration: distinct active graphs among them */
+} sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new
  * result (owned: sa_result_free). */
@@ -120,6 +141,10 @@ MDAE_API size_t sa_result_peak_nodes(const sa_result *r);
 MDAE_API bool sa_result_singular(const sa_result *r);
 /* The number of valid modes (as in the report). (Added by the engine.) */
 MDAE_API double sa_result_valid_modes(const sa_result *r);
+/* How r was computed (sa_options.method). */
+MDAE_API void sa_result_method(const sa_result *r, sa_method_info *out /* out */);
+/* "implicit" or "enumeration" (a static string); "auto" for SA_METHOD_AUTO. */
+MDAE_API const char *sa_method_name(int method);
 /* What the hint did (sa_options.hint; issue 6, for reuse statistics): the
  * number of equations whose offsets it gave, and whether the primal problem
  * still needed its dynamic programme over all perfect matchings (false when

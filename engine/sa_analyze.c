@@ -49,12 +49,14 @@ void sa_result_free(sa_result *r)
     mdae_free(r);
 }
 
-/* Shared by the entry points: after a jump, report and clean up. */
+/* Shared by the entry points: after a jump, report and clean up. A jump
+ * for the budget of the implicit path is not an error of the analysis:
+ * sa_analyze tries the enumeration next, and says nothing. */
 static int finish_failed(sa_ctx *c)
 {
     int rc = c->rc;
     sa__leave(c);
-    if (rc == MDAE_E_BDD_LIMIT)
+    if (rc == MDAE_E_BDD_LIMIT && !c->budget_hit)
         mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
                        "analysis exceeded %zu BDD nodes", c->node_limit);
     else if (rc == MDAE_E_BDD)
@@ -65,13 +67,78 @@ static int finish_failed(sa_ctx *c)
     return rc;
 }
 
-static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_diags *diags,
-               bool full)
+/* ---- Choosing the path (issue 10) --------------------------------------------
+ * The implicit analysis represents the perfect matchings of all modes as one
+ * BDD: small on the papers' chains, whose structure is local, but possibly
+ * exponential in the number of equations on a graph without locality, even
+ * with two modes. Enumeration costs about (valid assignments) x (size of the
+ * graph): nothing for a component with a few modes, hopeless for a chain
+ * with 2^100. So, with SA_METHOD_AUTO:
+ *   - enumerate when its work (assignments x (equations + variables +
+ *     incidences)) is at most SA_ENUM_CHEAP;
+ *   - else, if there are at most SA_ENUM_MAX_MODES assignments, try the
+ *     implicit path with a budget of live nodes of the same order as the
+ *     enumeration's work, and enumerate if it is exceeded (a fallback,
+ *     reported by sa_result_method);
+ *   - else the implicit path alone (enumeration is out of reach).
+ * Measured (tests/bench/bench_random.c, README): a single-mode analysis of
+ * a graph of a few hundred edges takes microseconds, an implicit node a
+ * fraction of one. SA_METHOD_ENUMERATE refuses more than SA_ENUM_MAX_MODES
+ * assignments with MDAE_E_LIMIT. */
+#define SA_ENUM_CHEAP 4000000.0
+#define SA_ENUM_MAX_MODES 65536.0
+#define SA_BUDGET_MIN 200000
+
+static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
 {
-    if (!sa__running())
-        return MDAE_E_STATE;
-    if (m == NULL || (full && out == NULL))
-        return MDAE_E_INVAL;
+    const sa_result *r = c->r;
+    double size = (double)r->n_eq + r->n_var + (double)r->n_edges + 1;
+    double work = plan->modes * size;
+    *budget = 0;
+    if (method == SA_METHOD_ENUMERATE) {
+        if (plan->modes > SA_ENUM_MAX_MODES) {
+            mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                           "enumeration of %.0f modes exceeds its limit of %.0f",
+                           plan->modes, SA_ENUM_MAX_MODES);
+            sa__fail(c, MDAE_E_LIMIT);
+        }
+        return SA_METHOD_ENUMERATE;
+    }
+    if (method == SA_METHOD_IMPLICIT)
+        return SA_METHOD_IMPLICIT;
+    if (work <= SA_ENUM_CHEAP)
+        return SA_METHOD_ENUMERATE;
+    if (plan->modes <= SA_ENUM_MAX_MODES)
+        *budget = work > SA_BUDGET_MIN ? (size_t)work : SA_BUDGET_MIN;
+    return SA_METHOD_IMPLICIT;
+}
+
+static void solve(sa_ctx *c, int method, bool fell_back)
+{
+    sa_result *r = c->r;
+    sa__plan plan;
+    sa__enum_plan(c, &plan);
+    size_t budget;
+    r->method = decide(c, &plan, method, &budget);
+    r->fell_back = fell_back;
+    r->modes_s = plan.modes;
+    if (r->method == SA_METHOD_ENUMERATE) {
+        sa__enumerate(c, &plan);
+        return;
+    }
+    c->budget = budget;
+    sa__primal(c);
+    sa__dm(c);
+    sa__dual(c);
+    c->budget = 0;
+    sa__sample(c);
+}
+
+/* One attempt with a given method. *budget_hit: it failed on the budget of
+ * the implicit path. */
+static int attempt(const mel_model *m, const sa_options *opt, mdae_diags *diags, bool full,
+                   int method, bool fell_back, sa_result **out, bool *budget_hit)
+{
     sa_ctx *c = mdae_malloc(sizeof *c);
     if (c == NULL)
         return MDAE_E_NOMEM;
@@ -83,6 +150,7 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
     }
     if (setjmp(c->jb)) {
         int rc = finish_failed(c);
+        *budget_hit = c->budget_hit;
         mdae_free(c);
         return rc;
     }
@@ -92,12 +160,8 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
     sa__encode(c, m);
     if (sa__check_edges(c) > 0)
         sa__fail(c, MDAE_E_MODEL);
-    if (full) {
-        sa__primal(c);
-        sa__dm(c);
-        sa__dual(c);
-        sa__sample(c);
-    }
+    if (full)
+        solve(c, method, fell_back);
     sa_result *r = c->r;
     r->valid_count = sa__count_modes(c, r, r->chi_m);
     r->peak_nodes = sa__peak_final();
@@ -108,6 +172,23 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
     else
         sa_result_free(r);
     return MDAE_OK;
+}
+
+static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_diags *diags,
+               bool full)
+{
+    if (!sa__running())
+        return MDAE_E_STATE;
+    if (m == NULL || (full && out == NULL))
+        return MDAE_E_INVAL;
+    int method = opt ? opt->method : SA_METHOD_AUTO;
+    if (method < SA_METHOD_AUTO || method > SA_METHOD_ENUMERATE)
+        return MDAE_E_INVAL;
+    bool hit = false;
+    int rc = attempt(m, opt, diags, full, method, false, out, &hit);
+    if (rc == MDAE_E_BDD_LIMIT && hit)
+        rc = attempt(m, opt, diags, full, SA_METHOD_ENUMERATE, true, out, &hit);
+    return rc;
 }
 
 int sa_analyze(const mel_model *m, const sa_options *opt, sa_result **out, mdae_diags *diags)
@@ -125,6 +206,30 @@ bool sa_result_singular(const sa_result *r) { return r && r->singular != bddfals
 double sa_result_valid_modes(const sa_result *r) { return r ? r->valid_count : 0; }
 uint32_t sa_result_seeded(const sa_result *r) { return r ? r->seeded : 0; }
 bool sa_result_searched(const sa_result *r) { return r && r->searched; }
+
+void sa_result_method(const sa_result *r, sa_method_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (r == NULL)
+        return;
+    out->method = r->method;
+    out->fell_back = r->fell_back;
+    out->modes = r->modes_s;
+    out->enumerated = r->enumerated_modes;
+    out->graphs = r->distinct_graphs;
+}
+
+const char *sa_method_name(int method)
+{
+    switch (method) {
+    case SA_METHOD_IMPLICIT:
+        return "implicit";
+    case SA_METHOD_ENUMERATE:
+        return "enumeration";
+    default:
+        return "auto";
+    }
+}
 
 /* ---- One mode ------------------------------------------------------------------ */
 

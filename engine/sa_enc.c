@@ -52,6 +52,18 @@ static void on_bdd_error(int e)
     last_bdd_error = e; /* BuDDy goes on with bddfalse: nothing armed. */
 }
 
+/* Fail if `live` nodes exceed the node limit, or the context's budget
+ * (counted above the nodes in use when the analysis started). */
+static void check_live(sa_ctx *c, size_t live)
+{
+    if (live > c->node_limit)
+        sa__fail(c, MDAE_E_BDD_LIMIT);
+    if (c->budget > 0 && live > base_nodes && live - base_nodes > c->budget) {
+        c->budget_hit = true;
+        sa__fail(c, MDAE_E_BDD_LIMIT);
+    }
+}
+
 static void on_gbc(int pre, bddGbcStat *s)
 {
     /* Replaces BuDDy's default handler, which prints: stdout carries JSON. */
@@ -65,8 +77,8 @@ static void on_gbc(int pre, bddGbcStat *s)
         base_nodes = live; /* the garbage we started with is gone */
     /* The collection is complete here, so jumping out is as safe as from the
      * error hook (sa_int.h). */
-    if (armed != NULL && live > node_limit)
-        sa__fail(armed, MDAE_E_BDD_LIMIT);
+    if (armed != NULL)
+        check_live(armed, live);
 }
 
 static int apply_limit(void)
@@ -209,6 +221,11 @@ void sa__leave(sa_ctx *c)
 {
     if (armed == c)
         armed = NULL;
+    if (c->cleanup != NULL) {
+        c->cleanup(c->cleanup_arg);
+        c->cleanup = NULL;
+        c->cleanup_arg = NULL;
+    }
     sa__release(c, 0);
     while (c->top != NULL) {
         sa__chunk *p = c->top->prev;
@@ -234,12 +251,14 @@ _Noreturn void sa__fail(sa_ctx *c, int rc)
 void sa__sample(sa_ctx *c)
 {
     size_t used = (size_t)bdd_getnodenum();
-    if (used > c->node_limit) {
+    size_t allowed = c->node_limit;
+    if (c->budget > 0 && base_nodes + c->budget < allowed)
+        allowed = base_nodes + c->budget;
+    if (used > allowed) {
         /* Counted with garbage: collect to see what is really live. */
         bdd_gbc();
+        check_live(c, (size_t)bdd_getnodenum());
         used = (size_t)bdd_getnodenum();
-        if (used > c->node_limit)
-            sa__fail(c, MDAE_E_BDD_LIMIT);
     }
     if (used > base_nodes && used - base_nodes > peak_nodes)
         peak_nodes = used - base_nodes;

@@ -88,6 +88,12 @@ struct sa_result {
     bool searched;    /* the primal ran a dynamic programme over X */
     int fpi_iterations;
     double valid_count; /* number of valid modes */
+    /* How it was computed (issue 10; sa_analyze.c). */
+    int method;              /* SA_METHOD_IMPLICIT or SA_METHOD_ENUMERATE */
+    bool fell_back;          /* the implicit path exceeded its budget */
+    size_t enumerated_modes; /* enumeration: assignments solved */
+    size_t distinct_graphs;  /* enumeration: distinct active graphs */
+    double modes_s;          /* valid assignments of the support (plan) */
 };
 
 typedef struct sa_ctx {
@@ -102,6 +108,11 @@ typedef struct sa_ctx {
     sa_result *r;           /* being built; freed on failure */
     sa_report *rep;         /* being built; freed on failure */
     BDD care;               /* sa_result_report_ex: the sets' care set */
+    size_t budget;          /* live nodes above the start allowed to this
+                               analysis (0: only node_limit; sa_analyze.c) */
+    bool budget_hit;        /* the jump was the budget, not node_limit */
+    void (*cleanup)(void *arg); /* run by sa__leave (state of sa_enum.c) */
+    void *cleanup_arg;
 } sa_ctx;
 
 /* ---- sa_enc.c: the BuDDy boundary ---------------------------------------- */
@@ -205,6 +216,21 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
  * hint, nothing matches). Any result is a valid seed: sa_primal.c only needs
  * c >= 0. */
 BDD *sa__hint_offsets(sa_ctx *c, int w);
+
+/* ---- sa_enum.c (issue 10): the enumeration path ---------------------------
+ * The plan: S, the mode variables the encoded model's functions depend on
+ * (in_s, n_modes entries, temporary), the assignments of S that extend to
+ * a valid mode (*valid_s, a slot) and their number. */
+typedef struct sa__plan {
+    uint32_t n_s;
+    double modes;
+    bool *in_s;
+    BDD *valid_s;
+} sa__plan;
+void sa__enum_plan(sa_ctx *c, sa__plan *plan);
+/* Fill r->ok, singular, te, over, under, c, d (everything sa__primal,
+ * sa__dm and sa__dual fill) by solving each assignment of the plan. */
+void sa__enumerate(sa_ctx *c, const sa__plan *plan);
 
 /* ---- sa_sop.c -------------------------------------------------------------- */
 /* Irredundant sum of products of a mode function f, as cubes and a formula. */

@@ -104,7 +104,7 @@ static double run(const char *model, long n, double budget, bool phases)
         return -1;
     }
     prog p = {now(), now(), budget * 3, NULL, phases};
-    sa_options so = {on_progress, &p, NULL};
+    sa_options so = {.progress = on_progress, .progress_ctx = &p};
     sa_result *r = NULL;
     double t0 = now();
     rc = sa_analyze(m, &so, &r, &d);

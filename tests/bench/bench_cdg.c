@@ -86,7 +86,7 @@ static bool run(const char *family, long long N, double limit)
     cdg_graph *g = NULL;
     cdg_report *rep = NULL;
     budget bu = {now() + limit};
-    sa_options opt = {on_progress, &bu, NULL};
+    sa_options opt = {.progress = on_progress, .progress_ctx = &bu};
     double t0 = now();
     int rc = mel_model_parse(text, len, &mo, &m, &d);
     double t1 = now(), t2 = t1, t3 = t1, t4 = t1;

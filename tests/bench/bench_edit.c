@@ -101,7 +101,7 @@ static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
 static double run(inc_session *s, const char *text, long long n, inc_stats *st)
 {
     phase_clock pc = {NULL, 0};
-    sa_options so = {on_progress, &pc, NULL};
+    sa_options so = {.progress = on_progress, .progress_ctx = &pc};
     mel_define d = {"N", n};
     mel_options mo = {0};
     mo.defines = &d;

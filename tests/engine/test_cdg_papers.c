@@ -539,7 +539,7 @@ Test(cdg_papers, progress_callback_cancels_the_build)
     fixture fx;
     load(&fx, "rldc2.mel");
     int seen = 0;
-    sa_options opt = {cancel_at_blocks, &seen, NULL};
+    sa_options opt = {.progress = cancel_at_blocks, .progress_ctx = &seen};
     cdg_graph *g = NULL;
     cr_assert_eq(cdg_build(fx.r, &opt, &g, NULL), MDAE_E_CANCELED);
     cr_assert_null(g);

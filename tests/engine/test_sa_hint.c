@@ -59,6 +59,7 @@ static sa_result *analyze(const mel_model *m, const sa_result *hint, int *rc_out
 {
     sa_options o = {0};
     o.hint = hint;
+    o.method = SA_METHOD_IMPLICIT; /* the seed only serves the implicit path */
     sa_result *r = NULL;
     mdae_diags dg;
     mdae_diags_init(&dg);
@@ -472,6 +473,7 @@ Test(sa_hint, a_seeded_analysis_canceled_anywhere_fails_cleanly)
     for (int n = 1; n < 10000; n++) {
         cancel_at ca = {n, 0, false};
         sa_options o = {0};
+        o.method = SA_METHOD_IMPLICIT;
         o.progress = cancel_cb;
         o.progress_ctx = &ca;
         o.hint = hint;

@@ -1,0 +1,469 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_enum.c -- the enumeration path (issue 10): the all-modes result
+ * of a model built by analysing each of its valid modes with the ordinary
+ * single-mode algorithms (engine/sm.h), then writing the per-mode answers
+ * back as mode functions. Which path a model takes: sa_analyze.c.
+ *
+ * Which modes. The model's functions (chi_i, chi_j, chi_e, sigma, from the
+ * encoding) depend on a set S of mode variables, usually far fewer than all
+ * when the model is one component of a larger one. Only the assignments of
+ * S that extend to a valid mode (P = exists the others. chi_m) are solved;
+ * each gives the answer of every valid mode that extends it. Modes whose
+ * active graphs are identical (same active equations, variables, edges and
+ * orders) are solved once.
+ *
+ * Why the result equals the implicit path's, BDD for BDD. Every field of
+ * sa_result is a mode function, and BDDs are canonical, so it suffices that
+ * both paths give each field the same value in every mode:
+ *   - ok / singular: a perfect matching exists (sm_solve), within chi_m;
+ *   - te: sa__choose keeps, per mode, the maximum-weight perfect matching
+ *     that is lexicographically smallest in the BDD variable order, edges
+ *     false first; sm_solve picks that same matching when the edges are
+ *     ranked by their BDD levels (sm.h says how); 0 outside ok;
+ *   - c, d: Pryce's canonical offsets (the smallest dual, which does not
+ *     depend on the matching), 0 outside ok and where inactive (sa_dual.c),
+ *     on the width sa__offsets_alloc gives both paths;
+ *   - over, under: the coarse Dulmage-Mendelsohn parts (sa_dm.c defines
+ *     them by maximum matchings as sm_solve does), within the singular
+ *     modes.
+ * A function is built over S from its values on the enumerated assignments
+ * (a decision over S in level order, a constant wherever the remaining
+ * assignments agree) and then masked with chi_m, ok or singular; values on
+ * assignments of S that no valid mode extends are never looked at, since
+ * the mask removes them. tests/engine/test_sa_enum.c checks the equality
+ * field by field against the implicit path.
+ */
+#include "sa_int.h"
+#include "sm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+/* Per-mode answers of one distinct active graph. */
+typedef struct answer {
+    bool ok;
+    int *c, *d;       /* n_eq / n_var: -1 where none */
+    long *mate;       /* n_eq: edge of the chosen matching, -1 */
+    bool *over, *under;
+} answer;
+
+/* The enumeration's state; lives in sa_ctx.cleanup so a jump frees it. */
+typedef struct enum_state {
+    sa_ctx *ctx;
+    sm_frame *frame;
+    uint32_t n_s;          /* |S| */
+    int *s_var;            /* n_s: BDD variables of S, by level */
+    int *s_mode;           /* n_s: their mode indices */
+    size_t n_modes, cap_modes;
+    unsigned char *assign; /* n_modes * n_s: the enumerated assignments */
+    uint32_t *answer_of;   /* n_modes */
+    size_t n_answers, cap_answers;
+    answer *answers;
+    /* Distinct active graphs: key arrays per answer, hash table. */
+    unsigned char **keys;
+    size_t key_len;
+    uint64_t *hashes;
+    long *table;
+    size_t table_cap;
+    /* Building functions. */
+    unsigned char *val; /* n_modes: the field's value per mode */
+    uint32_t *ones;     /* n_modes + 1: prefix counts of val */
+} enum_state;
+
+static void answer_free(answer *a)
+{
+    mdae_free(a->c);
+    mdae_free(a->d);
+    mdae_free(a->mate);
+    mdae_free(a->over);
+    mdae_free(a->under);
+}
+
+static void enum_free(void *arg)
+{
+    enum_state *st = arg;
+    if (st == NULL)
+        return;
+    sm_frame_free(st->frame);
+    for (size_t k = 0; k < st->n_answers; k++) {
+        answer_free(&st->answers[k]);
+        mdae_free(st->keys[k]);
+    }
+    mdae_free(st->answers);
+    mdae_free(st->keys);
+    mdae_free(st->hashes);
+    mdae_free(st->table);
+    mdae_free(st->s_var);
+    mdae_free(st->s_mode);
+    mdae_free(st->assign);
+    mdae_free(st->answer_of);
+    mdae_free(st->val);
+    mdae_free(st->ones);
+    mdae_free(st);
+}
+
+static void *need(sa_ctx *c, void *p)
+{
+    if (p == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    return p;
+}
+
+static void *grow(sa_ctx *c, void *p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return p;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc <= n)
+        nc *= 2;
+    void *q = need(c, mdae_realloc(p, nc * size));
+    *cap = nc;
+    return q;
+}
+
+/* ---- S and the valid assignments -------------------------------------------------- */
+
+/* Mark the mode variables f depends on. Not bdd_support: BuDDy 2.4 keeps
+ * its support buffer across bdd_done / bdd_init and overruns it when the
+ * next manager has more variables (seen under valgrind). A walk over the
+ * nodes instead, each node once (seen: a bitmap over the node table). */
+typedef struct walk {
+    unsigned char *seen;
+    BDD *stack;
+    size_t cap;
+} walk;
+
+static void mark_support(sa_ctx *c, BDD f, bool *in_s, walk *w)
+{
+    const sa_result *r = c->r;
+    size_t top = 0;
+    w->stack[top++] = f;
+    while (top > 0) {
+        BDD g = w->stack[--top];
+        if (g < 2 || (w->seen[g >> 3] >> (g & 7) & 1))
+            continue;
+        w->seen[g >> 3] |= (unsigned char)(1u << (g & 7));
+        int k = r->var_mode[bdd_var(g)];
+        if (k >= 0)
+            in_s[k] = true;
+        if (top + 2 > w->cap) { /* the old block is freed with the context */
+            BDD *bigger = sa__alloc(c, 2 * w->cap * sizeof *bigger);
+            memcpy(bigger, w->stack, top * sizeof *bigger);
+            w->stack = bigger;
+            w->cap *= 2;
+        }
+        w->stack[top++] = bdd_low(g);
+        w->stack[top++] = bdd_high(g);
+    }
+}
+
+void sa__enum_plan(sa_ctx *c, sa__plan *plan)
+{
+    sa_result *r = c->r;
+    plan->valid_s = sa__slots(c, 1);
+    size_t mark = sa__mark(c);
+    bool *in_s = sa__alloc(c, (size_t)r->n_modes + 1);
+    walk w = {sa__alloc(c, (size_t)bdd_getallocnum() / 8 + 1), NULL, 1024};
+    w.stack = sa__alloc(c, w.cap * sizeof *w.stack);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        mark_support(c, r->chi_i[i], in_s, &w);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        mark_support(c, r->chi_j[j], in_s, &w);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        mark_support(c, r->chi_e[e], in_s, &w);
+        for (int b = 0; b < r->w_sigma; b++)
+            mark_support(c, r->sigma[e * (size_t)r->w_sigma + b], in_s, &w);
+    }
+    BDD others = bddtrue;
+    uint32_t n_s = 0;
+    for (uint32_t k = 0; k < r->n_modes; k++) {
+        if (in_s[k])
+            n_s++;
+        else
+            others = T(bdd_and(others, bdd_ithvar(r->mode_var[k])));
+    }
+    sa__put(plan->valid_s, bdd_exist(r->chi_m, others));
+    plan->n_s = n_s;
+    plan->modes = ldexp(sa__count_modes(c, r, *plan->valid_s), -(int)(r->n_modes - n_s));
+    plan->in_s = in_s;
+    sa__release(c, mark);
+}
+
+/* Enumerate the assignments of S satisfying P, in lexicographic order of
+ * the levels (0 first). P depends on S only. */
+static void enum_rec(enum_state *st, BDD f, uint32_t k, unsigned char *cur)
+{
+    if (f == bddfalse)
+        return;
+    if (k == st->n_s) {
+        sa_ctx *c = st->ctx;
+        st->assign = grow(c, st->assign, &st->cap_modes, st->n_modes, st->n_s + 1);
+        memcpy(st->assign + st->n_modes * st->n_s, cur, st->n_s);
+        st->n_modes++;
+        return;
+    }
+    int v = st->s_var[k];
+    bool splits = f != bddtrue && bdd_var(f) == v;
+    cur[k] = 0;
+    enum_rec(st, splits ? bdd_low(f) : f, k + 1, cur);
+    cur[k] = 1;
+    enum_rec(st, splits ? bdd_high(f) : f, k + 1, cur);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static void collect_modes(sa_ctx *c, enum_state *st, const sa__plan *plan)
+{
+    sa_result *r = c->r;
+    st->s_var = need(c, mdae_calloc((size_t)plan->n_s + 1, sizeof *st->s_var));
+    st->s_mode = need(c, mdae_calloc((size_t)plan->n_s + 1, sizeof *st->s_mode));
+    /* S by level: sort the levels, then map back. */
+    int *lv = sa__alloc(c, ((size_t)plan->n_s + 1) * sizeof *lv);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        if (plan->in_s[k])
+            lv[n++] = bdd_var2level(r->mode_var[k]);
+    qsort(lv, n, sizeof *lv, cmp_int);
+    for (uint32_t q = 0; q < n; q++) {
+        st->s_var[q] = bdd_level2var(lv[q]);
+        st->s_mode[q] = r->var_mode[st->s_var[q]];
+    }
+    st->n_s = n;
+    unsigned char *cur = sa__alloc(c, (size_t)n + 1);
+    enum_rec(st, *plan->valid_s, 0, cur);
+}
+
+/* ---- Solving each mode --------------------------------------------------------------- */
+
+static uint32_t find_or_add(sa_ctx *c, enum_state *st, const unsigned char *key, bool *added)
+{
+    uint64_t h = mdae_hash(key, st->key_len);
+    if (st->table_cap < 2 * (st->n_answers + 1)) { /* rehash */
+        size_t cap = st->table_cap ? st->table_cap * 2 : 64;
+        long *t = need(c, mdae_malloc(cap * sizeof *t));
+        for (size_t k = 0; k < cap; k++)
+            t[k] = -1;
+        for (size_t a = 0; a < st->n_answers; a++) {
+            size_t p = st->hashes[a] & (cap - 1);
+            while (t[p] >= 0)
+                p = (p + 1) & (cap - 1);
+            t[p] = (long)a;
+        }
+        mdae_free(st->table);
+        st->table = t;
+        st->table_cap = cap;
+    }
+    size_t p = h & (st->table_cap - 1);
+    for (; st->table[p] >= 0; p = (p + 1) & (st->table_cap - 1)) {
+        size_t a = (size_t)st->table[p];
+        if (st->hashes[a] == h && memcmp(st->keys[a], key, st->key_len) == 0) {
+            *added = false;
+            return (uint32_t)a;
+        }
+    }
+    size_t cap = st->cap_answers;
+    st->answers = grow(c, st->answers, &cap, st->n_answers, sizeof *st->answers);
+    size_t cap2 = st->cap_answers;
+    st->keys = grow(c, st->keys, &cap2, st->n_answers, sizeof *st->keys);
+    size_t cap3 = st->cap_answers;
+    st->hashes = grow(c, st->hashes, &cap3, st->n_answers, sizeof *st->hashes);
+    st->cap_answers = cap;
+    size_t a = st->n_answers;
+    memset(&st->answers[a], 0, sizeof st->answers[a]);
+    st->keys[a] = need(c, mdae_malloc(st->key_len + 1));
+    memcpy(st->keys[a], key, st->key_len);
+    st->hashes[a] = h;
+    st->n_answers++;
+    st->table[p] = (long)a;
+    *added = true;
+    return (uint32_t)a;
+}
+
+static void keep_answer(sa_ctx *c, answer *a, const sm_mode *v, uint32_t n_eq, uint32_t n_var)
+{
+    size_t ne = (size_t)n_eq + 1, nv = (size_t)n_var + 1;
+    a->ok = !v->singular;
+    a->c = need(c, mdae_malloc(ne * sizeof *a->c));
+    a->d = need(c, mdae_malloc(nv * sizeof *a->d));
+    a->mate = need(c, mdae_malloc(ne * sizeof *a->mate));
+    a->over = need(c, mdae_malloc(ne * sizeof *a->over));
+    a->under = need(c, mdae_malloc(nv * sizeof *a->under));
+    memcpy(a->c, v->c, n_eq * sizeof *a->c);
+    memcpy(a->mate, v->matched_edge, n_eq * sizeof *a->mate);
+    memcpy(a->over, v->overdetermined, n_eq * sizeof *a->over);
+    memcpy(a->d, v->d, n_var * sizeof *a->d);
+    memcpy(a->under, v->underdetermined, n_var * sizeof *a->under);
+}
+
+static void solve_modes(sa_ctx *c, enum_state *st)
+{
+    sa_result *r = c->r;
+    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
+    for (size_t e = 0; e < r->n_edges; e++)
+        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
+    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &st->frame);
+    if (rc < 0)
+        sa__fail(c, rc);
+    /* The key of a mode: active equations, variables, edge orders (+1). */
+    st->key_len = (size_t)r->n_eq + r->n_var + r->n_edges * sizeof(int);
+    unsigned char *key = sa__alloc(c, st->key_len + 1);
+    bool *mode = sa__alloc(c, (size_t)r->n_modes + 1);
+    bool *eq_active = (bool *)key, *var_active = (bool *)(key + r->n_eq);
+    int *sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *sigma);
+    st->answer_of = need(c, mdae_malloc((st->n_modes + 1) * sizeof *st->answer_of));
+    for (size_t t = 0; t < st->n_modes; t++) {
+        for (uint32_t q = 0; q < st->n_s; q++)
+            mode[st->s_mode[q]] = st->assign[t * st->n_s + q];
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            eq_active[i] = sa__eval(r, r->chi_i[i], mode);
+        for (uint32_t j = 0; j < r->n_var; j++)
+            var_active[j] = sa__eval(r, r->chi_j[j], mode);
+        for (size_t e = 0; e < r->n_edges; e++)
+            sigma[e] = sa__eval(r, r->chi_e[e], mode)
+                           ? (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode)
+                           : -1;
+        memcpy(key + r->n_eq + r->n_var, sigma, r->n_edges * sizeof *sigma);
+        bool added;
+        uint32_t a = find_or_add(c, st, key, &added);
+        st->answer_of[t] = a;
+        if (added) {
+            const sm_mode *v;
+            rc = sm_frame_solve(st->frame, eq_active, var_active, sigma, &v);
+            if (rc < 0)
+                sa__fail(c, rc);
+            keep_answer(c, &st->answers[a], v, r->n_eq, r->n_var);
+        }
+        if ((t & 63) == 63)
+            sa__progress(c, "enumerate", t, st->n_modes);
+    }
+}
+
+/* ---- Writing the answers back as mode functions -------------------------------------- */
+
+typedef enum field_kind { F_OK, F_TE, F_C, F_D, F_OVER, F_UNDER } field_kind;
+
+static bool field_value(const enum_state *st, const answer *a, field_kind kind, size_t at,
+                        int bit)
+{
+    switch (kind) {
+    case F_OK:
+        return a->ok;
+    case F_TE:
+        return a->ok && a->mate[st->ctx->r->edge_eq[at]] == (long)at;
+    case F_C:
+        return a->ok && a->c[at] >= 0 && ((unsigned)a->c[at] >> bit & 1u);
+    case F_D:
+        return a->ok && a->d[at] >= 0 && ((unsigned)a->d[at] >> bit & 1u);
+    case F_OVER:
+        return !a->ok && a->over[at];
+    case F_UNDER:
+        return !a->ok && a->under[at];
+    }
+    return false;
+}
+
+/* The function over [lo, hi) (assignments sharing their first k values). */
+static BDD build_rec(sa_ctx *c, const enum_state *st, size_t lo, size_t hi, uint32_t k)
+{
+    uint32_t ones = st->ones[hi] - st->ones[lo];
+    if (ones == 0)
+        return bddfalse;
+    if (ones == hi - lo)
+        return bddtrue;
+    /* Skip the variables on which the whole range agrees (sorted: the first
+     * and last assignments tell). */
+    while (st->assign[lo * st->n_s + k] == st->assign[(hi - 1) * st->n_s + k])
+        k++;
+    size_t a = lo, b = hi; /* first assignment with value 1 at k */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (st->assign[mid * st->n_s + k])
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    BDD high = T(build_rec(c, st, a, hi, k + 1));
+    BDD low = T(build_rec(c, st, lo, a, k + 1));
+    return bdd_ite(bdd_ithvar(st->s_var[k]), high, low);
+}
+
+/* *slot := the field as a function, masked. */
+static void build(sa_ctx *c, enum_state *st, field_kind kind, size_t at, int bit, BDD mask,
+                  BDD *slot)
+{
+    uint32_t ones = 0;
+    st->ones[0] = 0;
+    for (size_t t = 0; t < st->n_modes; t++) {
+        ones += field_value(st, &st->answers[st->answer_of[t]], kind, at, bit);
+        st->ones[t + 1] = ones;
+    }
+    if (ones == 0) {
+        sa__put(slot, bddfalse);
+        return;
+    }
+    size_t mark = sa__mark(c);
+    BDD f = T(build_rec(c, st, 0, st->n_modes, 0));
+    sa__put(slot, bdd_and(f, mask));
+    sa__release(c, mark);
+}
+
+static void write_back(sa_ctx *c, enum_state *st)
+{
+    sa_result *r = c->r;
+    st->ones = need(c, mdae_malloc((st->n_modes + 1) * sizeof *st->ones));
+    build(c, st, F_OK, 0, 0, r->chi_m, &r->ok);
+    sa__put(&r->singular, bdd_apply(r->chi_m, r->ok, bddop_diff));
+    r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+    r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
+    r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
+    sa__offsets_alloc(c);
+    int w = r->w_off;
+    for (size_t a = 0; a < st->n_answers; a++) { /* the width holds every value */
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            if (st->answers[a].ok && st->answers[a].c[i] > 0 &&
+                (unsigned long long)st->answers[a].c[i] >> w != 0)
+                sa__fail(c, MDAE_E_LIMIT);
+        for (uint32_t j = 0; j < r->n_var; j++)
+            if (st->answers[a].ok && st->answers[a].d[j] > 0 &&
+                (unsigned long long)st->answers[a].d[j] >> w != 0)
+                sa__fail(c, MDAE_E_LIMIT);
+    }
+    sa__progress(c, "offsets", 0, r->n_eq);
+    for (size_t e = 0; e < r->n_edges; e++)
+        build(c, st, F_TE, e, 0, r->ok, &r->te[e]);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        for (int b = 0; b < w; b++)
+            build(c, st, F_C, i, b, r->ok, &r->c[(size_t)i * w + b]);
+        build(c, st, F_OVER, i, 0, r->singular, &r->over[i]);
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        for (int b = 0; b < w; b++)
+            build(c, st, F_D, j, b, r->ok, &r->d[(size_t)j * w + b]);
+        build(c, st, F_UNDER, j, 0, r->singular, &r->under[j]);
+    }
+}
+
+void sa__enumerate(sa_ctx *c, const sa__plan *plan)
+{
+    enum_state *st = need(c, mdae_calloc(1, sizeof *st));
+    st->ctx = c;
+    c->cleanup = enum_free;
+    c->cleanup_arg = st;
+    sa__progress(c, "enumerate", 0, (size_t)plan->modes);
+    collect_modes(c, st, plan);
+    solve_modes(c, st);
+    write_back(c, st);
+    c->r->enumerated_modes = st->n_modes;
+    c->r->distinct_graphs = st->n_answers;
+    c->cleanup = NULL;
+    c->cleanup_arg = NULL;
+    enum_free(st);
+}

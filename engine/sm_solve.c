@@ -1,0 +1,579 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sm_solve.c -- the single-mode analysis of one bipartite graph
+ * (sm_solve): maximum matching, Dulmage-Mendelsohn coarse parts, maximum-
+ * weight perfect matching, canonical offsets, lexicographic choice. What
+ * each step computes and why the choice agrees with the implicit engine:
+ * engine/sm.h. Every loop over the graph is iterative.
+ */
+#include "sm.h"
+
+#include <limits.h>
+#include <string.h>
+
+typedef struct heap_item {
+    long long key;
+    uint32_t col;
+} heap_item;
+
+struct sm_ws {
+    uint32_t cap_rows, cap_cols;
+    size_t cap_edges;
+    /* The graph, completed: the row of each edge, the edges of each column. */
+    uint32_t *edge_row;
+    size_t *col_first;
+    uint32_t *col_edges;
+    /* Matching: mate_row[i] is an edge, mate_col[j] a row (-1: free). */
+    int *mate_row, *mate_col;
+    /* Searches: stamps avoid clearing per search. */
+    uint32_t stamp;
+    uint32_t *col_seen;
+    uint32_t *col_done;
+    size_t *stack_it;  /* Kuhn: next edge of each stacked row */
+    uint32_t *stack_row;
+    uint32_t *queue;   /* rows, for breadth-first searches and the worklist */
+    int *par_edge;     /* per column: the edge a search reached it by */
+    /* Shortest paths. */
+    long long *u, *v, *dist;
+    heap_item *heap;
+    size_t n_heap;
+    uint32_t *done_cols;
+    /* Offsets and the choice. */
+    bool *in_queue;
+    unsigned char *forbidden;
+    bool *forced_row, *forced_col;
+    /* The solution's arrays. */
+    sm_solution sol;
+    int *c, *d;
+    bool *over, *under;
+};
+
+sm_ws *sm_ws_new(void) { return mdae_calloc(1, sizeof(sm_ws)); }
+
+static void free_arrays(sm_ws *ws)
+{
+    void *arrays[] = {ws->edge_row, ws->col_first, ws->col_edges, ws->mate_row, ws->mate_col,
+                      ws->col_seen, ws->col_done, ws->stack_it, ws->stack_row, ws->queue,
+                      ws->par_edge, ws->u, ws->v, ws->dist, ws->heap, ws->done_cols,
+                      ws->in_queue, ws->forbidden, ws->forced_row, ws->forced_col,
+                      ws->c, ws->d, ws->over, ws->under};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        mdae_free(arrays[k]);
+}
+
+void sm_ws_free(sm_ws *ws)
+{
+    if (ws == NULL)
+        return;
+    free_arrays(ws);
+    mdae_free(ws);
+}
+
+/* Grow the workspace to the graph; MDAE_E_NOMEM leaves it empty but
+ * usable. */
+static int ws_reserve(sm_ws *ws, uint32_t nr, uint32_t nc, size_t ne)
+{
+    if (ws->edge_row != NULL && nr <= ws->cap_rows && nc <= ws->cap_cols &&
+        ne <= ws->cap_edges)
+        return MDAE_OK;
+    free_arrays(ws);
+    sm_ws fresh = {0};
+    *ws = fresh;
+    size_t r = (size_t)nr + 1, c = (size_t)nc + 1, e = ne + 1;
+    ws->edge_row = mdae_malloc(e * sizeof *ws->edge_row);
+    ws->col_first = mdae_malloc((c + 1) * sizeof *ws->col_first);
+    ws->col_edges = mdae_malloc(e * sizeof *ws->col_edges);
+    ws->mate_row = mdae_malloc(r * sizeof *ws->mate_row);
+    ws->mate_col = mdae_malloc(c * sizeof *ws->mate_col);
+    ws->col_seen = mdae_calloc(c, sizeof *ws->col_seen);
+    ws->col_done = mdae_calloc(c, sizeof *ws->col_done);
+    ws->stack_it = mdae_malloc(r * sizeof *ws->stack_it);
+    ws->stack_row = mdae_malloc(r * sizeof *ws->stack_row);
+    ws->queue = mdae_malloc(r * sizeof *ws->queue);
+    ws->par_edge = mdae_malloc(c * sizeof *ws->par_edge);
+    ws->u = mdae_malloc(r * sizeof *ws->u);
+    ws->v = mdae_malloc(c * sizeof *ws->v);
+    ws->dist = mdae_malloc(c * sizeof *ws->dist);
+    ws->heap = mdae_malloc((e + c) * sizeof *ws->heap);
+    ws->done_cols = mdae_malloc(c * sizeof *ws->done_cols);
+    ws->in_queue = mdae_malloc(r * sizeof *ws->in_queue);
+    ws->forbidden = mdae_malloc(e);
+    ws->forced_row = mdae_malloc(r * sizeof *ws->forced_row);
+    ws->forced_col = mdae_malloc(c * sizeof *ws->forced_col);
+    ws->c = mdae_malloc(r * sizeof *ws->c);
+    ws->d = mdae_malloc(c * sizeof *ws->d);
+    ws->over = mdae_malloc(r * sizeof *ws->over);
+    ws->under = mdae_malloc(c * sizeof *ws->under);
+    void *arrays[] = {ws->edge_row, ws->col_first, ws->col_edges, ws->mate_row, ws->mate_col,
+                      ws->col_seen, ws->col_done, ws->stack_it, ws->stack_row, ws->queue,
+                      ws->par_edge, ws->u, ws->v, ws->dist, ws->heap, ws->done_cols,
+                      ws->in_queue, ws->forbidden, ws->forced_row, ws->forced_col,
+                      ws->c, ws->d, ws->over, ws->under};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        if (arrays[k] == NULL) {
+            free_arrays(ws);
+            *ws = fresh;
+            return MDAE_E_NOMEM;
+        }
+    ws->cap_rows = nr;
+    ws->cap_cols = nc;
+    ws->cap_edges = ne;
+    return MDAE_OK;
+}
+
+/* A fresh stamp for col_seen / col_done (cleared when it wraps). */
+static uint32_t next_stamp(sm_ws *ws)
+{
+    if (++ws->stamp == 0) {
+        memset(ws->col_seen, 0, ((size_t)ws->cap_cols + 1) * sizeof *ws->col_seen);
+        memset(ws->col_done, 0, ((size_t)ws->cap_cols + 1) * sizeof *ws->col_done);
+        ws->stamp = 1;
+    }
+    return ws->stamp;
+}
+
+static bool valid_graph(const sm_graph *g, size_t ne)
+{
+    if (g->row_first[0] != 0)
+        return false;
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        if (g->row_first[i + 1] < g->row_first[i])
+            return false;
+    for (size_t e = 0; e < ne; e++)
+        if (g->col[e] >= g->n_cols || g->sigma[e] < 0 || g->sigma[e] > MEL_MAX_ORDER ||
+            (g->order != NULL && g->order[e] >= ne))
+            return false;
+    return true;
+}
+
+/* Row of each edge and the column lists (counting sort, edges of a column
+ * in index order). */
+static void index_columns(sm_ws *ws, const sm_graph *g, size_t ne)
+{
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        for (size_t e = g->row_first[i]; e < g->row_first[i + 1]; e++)
+            ws->edge_row[e] = i;
+    memset(ws->col_first, 0, ((size_t)g->n_cols + 2) * sizeof *ws->col_first);
+    for (size_t e = 0; e < ne; e++)
+        ws->col_first[g->col[e] + 2]++;
+    for (uint32_t j = 0; j < g->n_cols; j++)
+        ws->col_first[j + 2] += ws->col_first[j + 1];
+    for (size_t e = 0; e < ne; e++)
+        ws->col_edges[ws->col_first[g->col[e] + 1]++] = (uint32_t)e;
+}
+
+static void unmatch_all(sm_ws *ws, const sm_graph *g)
+{
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        ws->mate_row[i] = -1;
+    for (uint32_t j = 0; j < g->n_cols; j++)
+        ws->mate_col[j] = -1;
+}
+
+/* ---- Maximum matching (Kuhn) ------------------------------------------------ */
+
+/* One augmenting path from the free row s, depth first with an explicit
+ * stack; each column is visited once per search. */
+static bool augment_from(sm_ws *ws, const sm_graph *g, uint32_t s)
+{
+    uint32_t stamp = next_stamp(ws);
+    size_t top = 0;
+    ws->stack_row[top] = s;
+    ws->stack_it[top] = g->row_first[s];
+    top++;
+    while (top > 0) {
+        uint32_t r = ws->stack_row[top - 1];
+        size_t e = ws->stack_it[top - 1]++;
+        if (e >= g->row_first[r + 1]) {
+            top--;
+            continue;
+        }
+        uint32_t j = g->col[e];
+        if (ws->col_seen[j] == stamp)
+            continue;
+        ws->col_seen[j] = stamp;
+        if (ws->mate_col[j] >= 0) {
+            uint32_t next = (uint32_t)ws->mate_col[j];
+            ws->stack_row[top] = next;
+            ws->stack_it[top] = g->row_first[next];
+            top++;
+            continue;
+        }
+        /* Free column: every stacked row takes the edge it is exploring. */
+        for (size_t k = 0; k < top; k++) {
+            uint32_t rr = ws->stack_row[k];
+            size_t ee = ws->stack_it[k] - 1;
+            ws->mate_row[rr] = (int)ee;
+            ws->mate_col[g->col[ee]] = (int)rr;
+        }
+        return true;
+    }
+    return false;
+}
+
+static uint32_t max_matching(sm_ws *ws, const sm_graph *g)
+{
+    unmatch_all(ws, g);
+    uint32_t size = 0;
+    for (uint32_t i = 0; i < g->n_rows; i++) /* greedy start */
+        for (size_t e = g->row_first[i]; e < g->row_first[i + 1]; e++)
+            if (ws->mate_col[g->col[e]] < 0) {
+                ws->mate_row[i] = (int)e;
+                ws->mate_col[g->col[e]] = (int)i;
+                size++;
+                break;
+            }
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        if (ws->mate_row[i] < 0 && augment_from(ws, g, i))
+            size++;
+    return size;
+}
+
+/* ---- Dulmage-Mendelsohn coarse parts ------------------------------------------
+ * On a maximum matching: the rows some maximum matching leaves unmatched are
+ * those reachable from an unmatched row by an alternating path (any edge to
+ * a column, its matching edge back to a row); the columns likewise from the
+ * unmatched columns. */
+static void dm_parts(sm_ws *ws, const sm_graph *g)
+{
+    size_t head = 0, tail = 0;
+    for (uint32_t i = 0; i < g->n_rows; i++) {
+        ws->over[i] = ws->mate_row[i] < 0;
+        if (ws->over[i])
+            ws->queue[tail++] = i;
+    }
+    while (head < tail) {
+        uint32_t r = ws->queue[head++];
+        for (size_t e = g->row_first[r]; e < g->row_first[r + 1]; e++) {
+            int next = ws->mate_col[g->col[e]];
+            if (next >= 0 && !ws->over[next]) { /* free: impossible, maximum */
+                ws->over[next] = true;
+                ws->queue[tail++] = (uint32_t)next;
+            }
+        }
+    }
+    /* Columns: the queue holds columns now (n_cols may exceed n_rows: use
+     * done_cols, sized for columns). */
+    head = tail = 0;
+    for (uint32_t j = 0; j < g->n_cols; j++) {
+        ws->under[j] = ws->mate_col[j] < 0;
+        if (ws->under[j])
+            ws->done_cols[tail++] = j;
+    }
+    while (head < tail) {
+        uint32_t j = ws->done_cols[head++];
+        for (size_t k = ws->col_first[j]; k < ws->col_first[j + 1]; k++) {
+            int me = ws->mate_row[ws->edge_row[ws->col_edges[k]]];
+            if (me < 0)
+                continue;
+            uint32_t next = g->col[me];
+            if (!ws->under[next]) {
+                ws->under[next] = true;
+                ws->done_cols[tail++] = next;
+            }
+        }
+    }
+}
+
+/* ---- Maximum-weight perfect matching ------------------------------------------
+ * Successive shortest paths on costs -sigma with potentials u (rows), v
+ * (columns): reduced cost r_e = -sigma_e - u_i - v_j >= 0, zero on the
+ * matching. Called only on a square graph with a perfect matching, so
+ * every search reaches a free column. */
+
+static long long reduced(const sm_ws *ws, const sm_graph *g, size_t e)
+{
+    return -(long long)g->sigma[e] - ws->u[ws->edge_row[e]] - ws->v[g->col[e]];
+}
+
+static void heap_push(sm_ws *ws, long long key, uint32_t col)
+{
+    size_t k = ws->n_heap++;
+    while (k > 0) {
+        size_t p = (k - 1) / 2;
+        if (ws->heap[p].key <= key)
+            break;
+        ws->heap[k] = ws->heap[p];
+        k = p;
+    }
+    ws->heap[k] = (heap_item){key, col};
+}
+
+static heap_item heap_pop(sm_ws *ws)
+{
+    heap_item top = ws->heap[0], last = ws->heap[--ws->n_heap];
+    size_t k = 0, n = ws->n_heap;
+    for (;;) {
+        size_t a = 2 * k + 1;
+        if (a >= n)
+            break;
+        if (a + 1 < n && ws->heap[a + 1].key < ws->heap[a].key)
+            a++;
+        if (ws->heap[a].key >= last.key)
+            break;
+        ws->heap[k] = ws->heap[a];
+        k = a;
+    }
+    if (n > 0)
+        ws->heap[k] = last;
+    return top;
+}
+
+static void relax_row(sm_ws *ws, const sm_graph *g, uint32_t i, long long base, uint32_t stamp)
+{
+    for (size_t e = g->row_first[i]; e < g->row_first[i + 1]; e++) {
+        uint32_t j = g->col[e];
+        if (ws->col_done[j] == stamp)
+            continue;
+        long long nd = base + reduced(ws, g, e);
+        if (ws->col_seen[j] != stamp || nd < ws->dist[j]) {
+            ws->col_seen[j] = stamp;
+            ws->dist[j] = nd;
+            ws->par_edge[j] = (int)e;
+            heap_push(ws, nd, j);
+        }
+    }
+}
+
+/* Dijkstra from the free row s to the nearest free column, then the
+ * potentials (shifted so that unreached vertices keep theirs) and the
+ * augmentation. */
+static void shortest_augment(sm_ws *ws, const sm_graph *g, uint32_t s)
+{
+    uint32_t stamp = next_stamp(ws);
+    size_t n_done = 0;
+    ws->n_heap = 0;
+    relax_row(ws, g, s, 0, stamp);
+    uint32_t t = 0;
+    long long far = 0;
+    while (ws->n_heap > 0) {
+        heap_item it = heap_pop(ws);
+        uint32_t j = it.col;
+        if (ws->col_done[j] == stamp || it.key != ws->dist[j])
+            continue;
+        ws->col_done[j] = stamp;
+        ws->done_cols[n_done++] = j;
+        if (ws->mate_col[j] < 0) {
+            t = j;
+            far = it.key;
+            break;
+        }
+        relax_row(ws, g, (uint32_t)ws->mate_col[j], it.key, stamp);
+    }
+    ws->u[s] += far;
+    for (size_t k = 0; k < n_done; k++) {
+        uint32_t j = ws->done_cols[k];
+        long long shift = far - ws->dist[j];
+        ws->v[j] -= shift;
+        if (ws->mate_col[j] >= 0)
+            ws->u[ws->mate_col[j]] += shift;
+    }
+    for (uint32_t j = t;;) {
+        size_t e = (size_t)ws->par_edge[j];
+        uint32_t i = ws->edge_row[e];
+        int old = ws->mate_row[i];
+        ws->mate_row[i] = (int)e;
+        ws->mate_col[j] = (int)i;
+        if (i == s)
+            break;
+        j = g->col[old];
+    }
+}
+
+static void max_weight_matching(sm_ws *ws, const sm_graph *g)
+{
+    for (uint32_t j = 0; j < g->n_cols; j++)
+        ws->v[j] = LLONG_MAX;
+    for (size_t k = 0; k < g->row_first[g->n_rows]; k++) /* column minima */
+        if (-(long long)g->sigma[k] < ws->v[g->col[k]])
+            ws->v[g->col[k]] = -(long long)g->sigma[k];
+    for (uint32_t i = 0; i < g->n_rows; i++) { /* row minima of what is left */
+        long long best = LLONG_MAX;
+        for (size_t e = g->row_first[i]; e < g->row_first[i + 1]; e++) {
+            long long r = -(long long)g->sigma[e] - ws->v[g->col[e]];
+            if (r < best)
+                best = r;
+        }
+        ws->u[i] = best;
+    }
+    unmatch_all(ws, g);
+    for (uint32_t i = 0; i < g->n_rows; i++) /* tight edges first */
+        for (size_t e = g->row_first[i]; e < g->row_first[i + 1]; e++)
+            if (ws->mate_col[g->col[e]] < 0 && reduced(ws, g, e) == 0) {
+                ws->mate_row[i] = (int)e;
+                ws->mate_col[g->col[e]] = (int)i;
+                break;
+            }
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        if (ws->mate_row[i] < 0)
+            shortest_augment(ws, g, i);
+}
+
+/* ---- Canonical offsets ----------------------------------------------------------
+ * Pryce's fixpoint from c = 0 (d_j = max over edges of c_i + sigma_ij, c_i =
+ * d_j(i) - sigma_i,j(i)) as a worklist: a row is processed again only when
+ * its c rose. Chaotic iteration of a monotone system reaches the same least
+ * fixpoint as Pryce's rounds. */
+static int canonical_offsets(sm_ws *ws, const sm_graph *g)
+{
+    uint32_t n = g->n_rows;
+    for (uint32_t j = 0; j < g->n_cols; j++)
+        ws->d[j] = 0;
+    for (size_t e = 0; e < g->row_first[n]; e++)
+        if (g->sigma[e] > ws->d[g->col[e]])
+            ws->d[g->col[e]] = g->sigma[e];
+    size_t head = 0, count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int me = ws->mate_row[i];
+        ws->c[i] = ws->d[g->col[me]] - g->sigma[me];
+        ws->in_queue[i] = ws->c[i] > 0;
+        if (ws->in_queue[i])
+            ws->queue[(head + count++) % n] = i;
+    }
+    /* Canonical offsets are below n * (MEL_MAX_ORDER + 1); each update
+     * raises one c by at least 1. */
+    unsigned long long updates = 0, bound = (unsigned long long)n * n * (MEL_MAX_ORDER + 1) + 1;
+    while (count > 0) {
+        uint32_t i = ws->queue[head];
+        head = (head + 1) % n;
+        count--;
+        ws->in_queue[i] = false;
+        for (size_t e = g->row_first[i]; e < g->row_first[i + 1]; e++) {
+            uint32_t j = g->col[e];
+            int val = ws->c[i] + g->sigma[e];
+            if (val <= ws->d[j])
+                continue;
+            ws->d[j] = val;
+            uint32_t i2 = (uint32_t)ws->mate_col[j];
+            int nc = val - g->sigma[ws->mate_row[i2]];
+            if (nc <= ws->c[i2])
+                continue;
+            if (++updates > bound || nc > INT_MAX / 4)
+                return MDAE_E_LIMIT;
+            ws->c[i2] = nc;
+            if (!ws->in_queue[i2]) {
+                ws->in_queue[i2] = true;
+                ws->queue[(head + count++) % n] = i2;
+            }
+        }
+    }
+    ws->sol.iterations = (uint32_t)(updates > UINT32_MAX ? UINT32_MAX : updates);
+    return MDAE_OK;
+}
+
+/* ---- The lexicographic choice ------------------------------------------------------ */
+
+static bool tight(const sm_ws *ws, const sm_graph *g, size_t e)
+{
+    return ws->d[g->col[e]] - ws->c[ws->edge_row[e]] == g->sigma[e];
+}
+
+/* Row i gives up its matching edge e (to column j): an alternating path of
+ * allowed edges from i to j (breadth first), applied if found. Allowed:
+ * tight, not forbidden, not into a forced column. */
+static bool reroute(sm_ws *ws, const sm_graph *g, uint32_t i, uint32_t j)
+{
+    uint32_t stamp = next_stamp(ws);
+    size_t head = 0, tail = 0;
+    ws->queue[tail++] = i;
+    while (head < tail) {
+        uint32_t r = ws->queue[head++];
+        for (size_t e = g->row_first[r]; e < g->row_first[r + 1]; e++) {
+            uint32_t jj = g->col[e];
+            if ((int)e == ws->mate_row[r] || ws->forbidden[e] || ws->forced_col[jj] ||
+                ws->col_seen[jj] == stamp || !tight(ws, g, e))
+                continue;
+            ws->col_seen[jj] = stamp;
+            ws->par_edge[jj] = (int)e;
+            if (jj != j) {
+                ws->queue[tail++] = (uint32_t)ws->mate_col[jj];
+                continue;
+            }
+            for (uint32_t x = j;;) {
+                size_t pe = (size_t)ws->par_edge[x];
+                uint32_t pr = ws->edge_row[pe];
+                int old = ws->mate_row[pr];
+                ws->mate_row[pr] = (int)pe;
+                ws->mate_col[x] = (int)pr;
+                if (pr == i)
+                    return true;
+                x = g->col[old];
+            }
+        }
+    }
+    return false;
+}
+
+/* Greedy in the given order: an edge is left out whenever a maximum-weight
+ * perfect matching without it (and agreeing with the decisions so far)
+ * exists; the current matching always is one. */
+static void choose_smallest(sm_ws *ws, const sm_graph *g)
+{
+    size_t ne = g->row_first[g->n_rows];
+    memset(ws->forbidden, 0, ne + 1);
+    memset(ws->forced_row, 0, ((size_t)g->n_rows + 1) * sizeof *ws->forced_row);
+    memset(ws->forced_col, 0, ((size_t)g->n_cols + 1) * sizeof *ws->forced_col);
+    for (size_t k = 0; k < ne; k++) {
+        size_t e = g->order ? g->order[k] : k;
+        uint32_t i = ws->edge_row[e], j = g->col[e];
+        if (ws->forced_row[i] || ws->forced_col[j])
+            continue;
+        if (ws->mate_row[i] != (int)e || !tight(ws, g, e)) {
+            ws->forbidden[e] = 1;
+            continue;
+        }
+        if (reroute(ws, g, i, j)) {
+            ws->forbidden[e] = 1;
+        } else {
+            ws->forced_row[i] = true;
+            ws->forced_col[j] = true;
+        }
+    }
+}
+
+/* ---- Entry point ------------------------------------------------------------------- */
+
+int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
+{
+    if (ws == NULL || g == NULL || out == NULL || g->row_first == NULL ||
+        (g->n_rows > 0 && g->row_first[g->n_rows] > 0 && (g->col == NULL || g->sigma == NULL)))
+        return MDAE_E_INVAL;
+    size_t ne = g->row_first[g->n_rows];
+    if (!valid_graph(g, ne))
+        return MDAE_E_INVAL;
+    int rc = ws_reserve(ws, g->n_rows, g->n_cols, ne);
+    if (rc < 0)
+        return rc;
+    index_columns(ws, g, ne);
+    sm_solution *s = &ws->sol;
+    s->row_edge = ws->mate_row;
+    s->c = ws->c;
+    s->d = ws->d;
+    s->over = ws->over;
+    s->under = ws->under;
+    s->iterations = 0;
+    s->max_matching = max_matching(ws, g);
+    s->perfect = g->n_rows == g->n_cols && s->max_matching == g->n_rows;
+    if (!s->perfect) {
+        dm_parts(ws, g);
+        memset(ws->c, 0, ((size_t)g->n_rows + 1) * sizeof *ws->c);
+        memset(ws->d, 0, ((size_t)g->n_cols + 1) * sizeof *ws->d);
+        s->weight = -1;
+        *out = s;
+        return MDAE_OK;
+    }
+    memset(ws->over, 0, ((size_t)g->n_rows + 1) * sizeof *ws->over);
+    memset(ws->under, 0, ((size_t)g->n_cols + 1) * sizeof *ws->under);
+    if (g->n_rows > 0) {
+        max_weight_matching(ws, g);
+        rc = canonical_offsets(ws, g);
+        if (rc < 0)
+            return rc;
+        choose_smallest(ws, g);
+    }
+    s->weight = 0;
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        s->weight += g->sigma[ws->mate_row[i]];
+    *out = s;
+    return MDAE_OK;
+}
