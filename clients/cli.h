@@ -29,6 +29,7 @@
 #include "mel.h"
 #include "sa.h"
 #include "cdg.h"
+#include "inc.h"
 
 /* Exit codes: documented in the usage text (cli_main.c) and the README. */
 enum {
@@ -47,6 +48,7 @@ enum {
 #define CLI_OPT_REORDER 0x8u    /* --reorder */
 #define CLI_OPT_DOT 0x10u       /* --dot, --dot=FILE */
 #define CLI_OPT_MODE 0x20u      /* --mode SPEC (required by `mode`) */
+#define CLI_OPT_METHOD 0x40u    /* --method auto|implicit|enumeration */
 
 /* The model read from a file (or stdin) of the command line. */
 typedef struct cli_source {
@@ -65,6 +67,7 @@ typedef struct cli_opts {
     bool dot;             /* --dot: write the CDG in Graphviz DOT */
     const char *dot_file; /* borrowed from argv; NULL: stdout */
     const char *mode;     /* borrowed from argv: --mode SPEC */
+    int method;           /* --method: SA_METHOD_* (default SA_METHOD_AUTO) */
     /* Global options (before the command), set by main. */
     const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
     int timeout_ms;       /* --timeout SECONDS for a server's answer */
@@ -152,8 +155,11 @@ void cli_sa_config(const cli_opts *o, sa_config *cfg /* out */);
 typedef struct cli_engine {
     cli_source src;
     mel_model *m;
-    sa_result *res;
-    cdg_graph *g;
+    inc_session *inc; /* each connected component analysed by the method
+                         that fits it, then composed (engine/inc.h) */
+    inc_result *ir;
+    sa_result *res;   /* borrowed from ir */
+    cdg_graph *g;     /* borrowed from ir */
     mdae_diags d;
 } cli_engine;
 

@@ -1,8 +1,8 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * clients/cli_analyze.c -- `mdae analyze`: run the complete all-modes
- * analysis (sa_analyze, then the blocks and their dependency graph,
- * cdg_build) in this process and print it as text, as the JSON the server
+ * analysis (inc_analyze: each connected component by the method that fits
+ * it, sa.h; then the blocks and their dependency graph) in this process and print it as text, as the JSON the server
  * sends (rpc_json_analysis), or as Graphviz DOT (cdg_graph_dot). Also the
  * embedded engine shared with `mdae mode` (cli_engine_run).
  *
@@ -57,17 +57,20 @@ int cli_engine_analyze(const cli_opts *o, cli_engine *e)
         fprintf(stderr, "mdae: cannot start the BDD engine: %s\n", mdae_strerror(rc));
         return CLI_EXIT_IO;
     }
-    rc = sa_analyze(e->m, NULL, &e->res, &e->d);
+    sa_options so = {.method = o->method};
+    rc = inc_session_new(&e->inc);
     if (rc == MDAE_OK)
-        rc = cdg_build(e->res, NULL, &e->g, &e->d);
+        rc = inc_analyze(e->inc, e->m, &so, &e->ir, &e->d);
+    if (rc == MDAE_OK)
+        rc = inc_result_whole(e->ir, e->m, &so, &e->res, &e->g, &e->d);
     cli_print_diags(&e->src, &e->d);
     return rc < 0 ? engine_failure(e, rc) : CLI_EXIT_OK;
 }
 
 void cli_engine_close(cli_engine *e)
 {
-    cdg_graph_free(e->g); /* before sa_end: it holds BDDs */
-    sa_result_free(e->res);
+    inc_result_free(e->ir); /* before sa_end: it holds BDDs (res, g too) */
+    inc_session_free(e->inc);
     sa_end(); /* safe without a successful sa_begin */
     mel_model_free(e->m);
     cli_source_close(&e->src); /* safe after a failed read (cleared) */
@@ -97,6 +100,10 @@ static int analysis_json(cli_engine *e, cJSON **out)
 
 int cli_analyze_run(const cli_opts *o)
 {
+    if (o->server != NULL && o->method != SA_METHOD_AUTO) {
+        fprintf(stderr, "mdae analyze: --method applies to the embedded engine, not --server\n");
+        return CLI_EXIT_USAGE;
+    }
     if (o->server != NULL)
         return cli_remote_run(o, CLI_REMOTE_ANALYZE);
     cli_engine e;

@@ -80,6 +80,17 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
+static int parse_method(const char *s, int *out)
+{
+    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+        if (strcmp(s, sa_method_name(methods[k])) == 0) {
+            *out = methods[k];
+            return 0;
+        }
+    return -1;
+}
+
 void cli_print_command_help(FILE *f, const cli_command *cmd)
 {
     fprintf(f, "usage: mdae %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
@@ -90,6 +101,10 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
         fprintf(f, "  --json          print JSON to stdout\n");
     if (cmd->opts & CLI_OPT_NODE_LIMIT)
         fprintf(f, "  --node-limit N  give up past N BDD nodes (exit status 3)\n");
+    if (cmd->opts & CLI_OPT_METHOD)
+        fprintf(f, "  --method M      how each connected component is analysed: auto (default:\n"
+                   "                  by an estimate), implicit (all modes at once on BDDs) or\n"
+                   "                  enumeration (each valid mode); the result is the same\n");
     if (cmd->opts & CLI_OPT_REORDER)
         fprintf(f, "  --reorder       enable dynamic BDD variable reordering\n");
     if (cmd->opts & CLI_OPT_DOT)
@@ -224,6 +239,11 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             if (o->mode != NULL)
                 return usage_error(cmd, o, "option '%s' given twice", "--mode", NULL);
             o->mode = v;
+        } else if ((cmd->opts & CLI_OPT_METHOD) && is_option(a, "--method")) {
+            const char *v = option_value(argc, argv, &i, "--method");
+            if (v == NULL || parse_method(v, &o->method) != 0)
+                return usage_error(cmd, o, "invalid --method '%s'", v ? v : "",
+                                   "expected auto, implicit or enumeration");
         } else if ((cmd->opts & CLI_OPT_NODE_LIMIT) && is_option(a, "--node-limit")) {
             const char *v = option_value(argc, argv, &i, "--node-limit");
             if (v == NULL)

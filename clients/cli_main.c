@@ -32,8 +32,10 @@ static const cli_command commands[] = {
      "prints the JSON form (modeVariables, invariants, equations, variables,\n"
      "counts).\n"},
     {"analyze", cli_analyze_run,
-     CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_DOT,
-     "FILE [-D NAME=VALUE]... [--json | --dot[=OUT]] [--node-limit N] [--reorder]",
+     CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_DOT |
+         CLI_OPT_METHOD,
+     "FILE [-D NAME=VALUE]... [--json | --dot[=OUT]] [--node-limit N] [--reorder]\n"
+     "       [--method auto|implicit|enumeration]",
      "structural analysis in all modes at once: offsets, blocks, dependencies",
      "Runs the structural analysis on BDDs: valid modes, structurally singular\n"
      "modes with their over- and underdetermined parts, the offsets of every\n"
@@ -45,10 +47,14 @@ static const cli_command commands[] = {
      "the server's analyze result, with \"blocks\" and \"edges\"; edges name\n"
      "block ids). With --dot, writes the dependency graph in Graphviz DOT\n"
      "instead (vertices `guard : reads -> equations -> unknowns`, edges\n"
-     "labelled by their guard), to stdout or, with --dot=OUT, to the file OUT.\n"},
+     "labelled by their guard), to stdout or, with --dot=OUT, to the file OUT.\n"
+     "Each connected component of the model is analysed either implicitly on\n"
+     "BDDs or by enumerating its valid modes, whichever an estimate says is\n"
+     "cheaper (--method forces one); the output does not depend on it.\n"},
     {"mode", cli_mode_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER |
-                               CLI_OPT_MODE,
-     "FILE --mode SPEC [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]",
+                               CLI_OPT_MODE | CLI_OPT_METHOD,
+     "FILE --mode SPEC [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]\n"
+     "       [--method auto|implicit|enumeration]",
      "what the all-modes analysis says about one mode",
      "SPEC sets mode variables: 'g1=1,g2=0' (values 1, 0, true, false); the\n"
      "variables it does not list are false, and a name that is not a mode\n"

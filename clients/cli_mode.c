@@ -52,6 +52,10 @@ static int read_mode(const cli_opts *o, const cli_engine *e, bool **mode)
 
 int cli_mode_run(const cli_opts *o)
 {
+    if (o->server != NULL && o->method != SA_METHOD_AUTO) {
+        fprintf(stderr, "mdae mode: --method applies to the embedded engine, not --server\n");
+        return CLI_EXIT_USAGE;
+    }
     if (o->server != NULL)
         return cli_remote_run(o, CLI_REMOTE_MODE);
     /* Check the mode's syntax before reading and analysing anything. */

@@ -357,8 +357,16 @@ static void m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"since\" must be a version, \"stableIds\" a boolean");
         return;
     }
+    /* method: how the components analysed anew are analysed (issue 10);
+     * the worker checks the name. */
+    const cJSON *method = get_param(params, "method");
+    if (method != NULL && !cJSON_IsString(method)) {
+        bad_params(call, "%s", "\"method\" must be \"auto\", \"implicit\" or \"enumeration\"");
+        return;
+    }
     cJSON *wp = cJSON_CreateObject();
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
+        (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
         !cJSON_AddBoolToObject(wp, "reuse", true) ||
         !cJSON_AddBoolToObject(wp, "stableIds", cJSON_IsTrue(stable)) ||
         !cJSON_AddNumberToObject(wp, "version", (double)s->version) ||

@@ -278,6 +278,7 @@ static cJSON *cached_report;  /* its JSON */
 static inc_session *inc_sess;
 static inc_result *inc_res;   /* when set, result and graph are borrowed from it */
 static inc_stats inc_last;    /* reuse of the last analysis */
+static int inc_method;        /* sa_options.method of the next analysis */
 static bool inc_fresh;        /* the current request ran that analysis */
 
 static cJSON *error_reply(const cJSON *id, int rc, const char *message, cJSON *details)
@@ -435,7 +436,7 @@ static int ensure_analysis(bool stream, mdae_diags *ad)
         return MDAE_OK;
     forget_analysis();
     progress_ctx pc = {stream, NULL, 0};
-    sa_options so = {on_progress, &pc, NULL};
+    sa_options so = {.progress = on_progress, .progress_ctx = &pc, .method = inc_method};
     inc_fresh = true;
     int rc = MDAE_OK;
     if (inc_sess == NULL)
@@ -778,10 +779,52 @@ static void keep_version(long version, const cJSON *full)
     slot->version = version;
 }
 
+/* {method: "auto"|"implicit"|"enumeration"} (issue 10): how the parts
+ * analysed anew are analysed; the result does not depend on it. */
+static bool read_method(const cJSON *params)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(params, "method");
+    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
+    inc_method = SA_METHOD_AUTO;
+    if (m == NULL)
+        return true;
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+        if (cJSON_IsString(m) && strcmp(m->valuestring, sa_method_name(methods[k])) == 0) {
+            inc_method = methods[k];
+            return true;
+        }
+    return false;
+}
+
+/* "parts": how each component was analysed (issue 10). */
+static bool add_parts(cJSON *ru)
+{
+    cJSON *arr = cJSON_AddArrayToObject(ru, "parts");
+    if (arr == NULL)
+        return false;
+    for (size_t k = 0; inc_res != NULL && k < inc_result_n_parts(inc_res); k++) {
+        inc_part_info pi;
+        if (inc_result_part(inc_res, k, &pi) < 0)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(arr, o) ||
+            !cJSON_AddNumberToObject(o, "equations", pi.equations) ||
+            !cJSON_AddStringToObject(o, "method", sa_method_name(pi.method.method)) ||
+            !cJSON_AddNumberToObject(o, "modes", pi.method.modes) ||
+            !cJSON_AddBoolToObject(o, "fellBack", pi.method.fell_back) ||
+            !cJSON_AddBoolToObject(o, "reused", pi.reused))
+            return false;
+    }
+    return true;
+}
+
 static cJSON *m_analyze(const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
     cJSON *err = NULL, *json = NULL;
+    if (!read_method(params))
+        return error_reply(id, MDAE_E_INVAL,
+                           "method must be \"auto\", \"implicit\" or \"enumeration\"", NULL);
     inc_fresh = false;
     if (!analysed(id, cJSON_IsTrue(stream), &err))
         return err;
@@ -859,7 +902,10 @@ static cJSON *m_analyze(const cJSON *id, const cJSON *params)
             !cJSON_AddNumberToObject(ru, "recomputed", (double)inc_last.recomputed) ||
             !cJSON_AddNumberToObject(ru, "seeded", (double)inc_last.seeded) ||
             !cJSON_AddNumberToObject(ru, "searched", (double)inc_last.searched) ||
-            !cJSON_AddBoolToObject(ru, "analysed", inc_fresh))
+            !cJSON_AddNumberToObject(ru, "implicit", (double)inc_last.implicit) ||
+            !cJSON_AddNumberToObject(ru, "enumerated", (double)inc_last.enumerated) ||
+            !cJSON_AddNumberToObject(ru, "fellBack", (double)inc_last.fell_back) ||
+            !add_parts(ru) || !cJSON_AddBoolToObject(ru, "analysed", inc_fresh))
             out_of_memory();
     }
     return rpc_response_result(id, json);

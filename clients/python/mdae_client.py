@@ -230,14 +230,19 @@ class Session:
         self.summary = result.get("summary")
         return result
 
-    def analyze(self, since=None, stable_ids=False, reuse=False):
+    def analyze(self, since=None, stable_ids=False, reuse=False, method=None):
         """The analysis, exactly as ``mdae analyze --json`` prints it.
 
         since: a version analysed before (with stable_ids or since): only
         the difference from its result. stable_ids: block ids that stay the
         same across versions. reuse: add {"reuse": {...}}, what the
-        session's cache reused (components, seeded equations)."""
+        session's cache reused (components, seeded equations) and how each
+        component was analysed ("parts"). method: "auto" (the server's
+        choice per component), "implicit" or "enumeration"; the result is
+        the same."""
         params = {"session": self.id}
+        if method is not None:
+            params["method"] = method
         if since is not None:
             params["since"] = since
         if stable_ids:

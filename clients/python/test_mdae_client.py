@@ -98,6 +98,16 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(cm.exception.name, "MDAE_E_PARSE")
             self.assertTrue(cm.exception.data["messages"])
 
+    def test_reports_how_each_component_was_analysed(self):
+        with self.client() as c:
+            s = c.open(model("rldc2.mel"))
+            auto = s.analyze(reuse=True)
+            parts = auto.pop("reuse")["parts"]
+            self.assertEqual([p["method"] for p in parts], ["enumeration"])
+            s2 = c.open(model("rldc2.mel"))
+            implicit = s2.analyze(method="implicit")
+            self.assertEqual(auto, implicit)
+
     def test_edits_a_session(self):
         with self.client() as c:
             s = c.open("x : real;\ne : equation der(x) = 1;\n")
@@ -115,7 +125,7 @@ class ClientTest(unittest.TestCase):
             v1 = s.version
             s.edit(text=text.replace("me2[i] : equation fv[i] - fch[i]",
                                      "me2[i] : equation der(fv[i]) - fch[i]"))
-            diff = s.analyze(since=v1, reuse=True)
+            diff = s.analyze(since=v1, reuse=True, method="implicit")
             self.assertEqual(diff["since"], v1)
             self.assertEqual(diff["version"], s.version)
             self.assertEqual(diff["reuse"]["recomputed"], 1)

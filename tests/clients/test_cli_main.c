@@ -243,9 +243,43 @@ Test(cli, analyze_text_gives_the_verdict_and_the_offsets)
 
 Test(cli, analyze_stops_with_exit_3_at_the_node_limit)
 {
-    run r = RUN("analyze", "--node-limit", "1000", "-D", "N=8", MODEL("rldc_chain.mel"));
+    run r = RUN("analyze", "--method", "implicit", "--node-limit", "1000", "-D", "N=8",
+                MODEL("rldc_chain.mel"));
     expect(&r, 3);
     contains(r.err, "node limit");
+    run_free(&r);
+}
+
+/* The method changes how, never what (issue 10). */
+static void same_json_by_every_method(const char *model, const char *define)
+{
+    run a = RUN("analyze", "--json", "--method", "auto", "-D", define, model);
+    run b = RUN("analyze", "--json", "--method", "implicit", "-D", define, model);
+    run c = RUN("analyze", "--json", "--method", "enumeration", "-D", define, model);
+    expect(&a, 0);
+    expect(&b, 0);
+    expect(&c, 0);
+    cr_expect_str_eq(a.out, b.out, "%s: auto vs implicit", model);
+    cr_expect_str_eq(b.out, c.out, "%s: implicit vs enumeration", model);
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+}
+
+Test(cli, analyze_gives_the_same_json_by_every_method)
+{
+    same_json_by_every_method(MODEL("building_compressible.mel"), "N=2");
+    same_json_by_every_method(MODEL("brake.mel"), "N=3");
+    same_json_by_every_method(MODEL("rldc_chain.mel"), "N=4");
+}
+
+Test(cli, forced_enumeration_of_too_many_modes_is_a_stated_limit)
+{
+    run r = RUN("analyze", "--method", "enumeration", "-D", "N=20",
+                MODEL("building_compressible.mel"));
+    expect(&r, 1);
+    contains(r.err, "enumeration of");
+    contains(r.err, "exceeds its limit");
     run_free(&r);
 }
 
@@ -288,6 +322,9 @@ Test(cli, bad_usage_exits_2)
         {"check", MODEL("rldc2.mel"), "-D"},         /* -D without value */
         {"analyze", "--node-limit", "lots", MODEL("rldc2.mel")},
         {"analyze", "--node-limit", "0", MODEL("rldc2.mel")},
+        {"analyze", "--method", "magic", MODEL("rldc2.mel")},
+        {"analyze", MODEL("rldc2.mel"), "--method"},
+        {"check", "--method", "implicit", MODEL("rldc2.mel")}, /* not for check */
         {"structure", "--node-limit", "10", MODEL("rldc2.mel")}, /* not for structure */
         {"--json"},                                  /* option before command */
     };

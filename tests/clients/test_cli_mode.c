@@ -569,7 +569,8 @@ Test(cli_mode, server_node_limit_exits_3_like_the_embedded_engine)
 {
     server s;
     server_start_with(&s, ", \"bdd\": {\"node_limit\": 1000}");
-    run r = RUN("--server", s.tcp, "analyze", "-D", "N=8", MODEL("rldc_chain.mel"));
+    /* 2^20 modes: beyond enumeration, so the implicit path meets the limit. */
+    run r = RUN("--server", s.tcp, "analyze", "-D", "N=20", MODEL("rldc_chain.mel"));
     expect(&r, 3);
     contains(r.err, "node limit");
     cr_assert_str_eq(r.out, "");

@@ -20,11 +20,17 @@ static cJSON *edit_line(const char *sid, int line, int from, int to, const char 
 
 /* session/analyze; rs (may be NULL) gets {components, reused, recomputed,
  * seeded, searched}, and the result is returned without that member. */
+/* The "method" of analyze requests (NULL: none, the server's auto): the
+ * seeding tests need the implicit path, which seeds (issue 10). */
+static const char *analyze_method;
+
 static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
 {
     cJSON *p = session_params(sid);
     if (with_reuse)
         cJSON_AddBoolToObject(p, "reuse", true);
+    if (analyze_method != NULL)
+        cJSON_AddStringToObject(p, "method", analyze_method);
     cJSON *r = cl_request(c, 7, "session/analyze", p);
     cJSON *res = cJSON_DetachItemFromObject(r, "result");
     cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
@@ -61,6 +67,7 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
 {
     srv_proc p;
     client c;
+    analyze_method = "implicit";
     srv_start(&p, "", "");
     cl_connect(&c, &p);
     char *text = t_model("brake.mel");
@@ -525,6 +532,7 @@ Test(srv_inc, an_edit_of_one_component_reuses_the_others_and_the_result_equals_c
                               "if h then f2 : equation y = x; else f3 : equation y = 0; end;\n";
     srv_proc p;
     client c;
+    analyze_method = "implicit";
     srv_start(&p, "", "");
     cl_connect(&c, &p);
     char *sid = cl_open(&c, text);
@@ -566,6 +574,64 @@ Test(srv_inc, an_edit_of_one_component_reuses_the_others_and_the_result_equals_c
     free(sid);
     free(cold_sid);
     free(cold2_sid);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+/* ---- How each component is analysed (issue 10) --------------------------------- */
+
+Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_result)
+{
+    /* One component with 2^12 modes and a chain beyond enumeration (2^20). */
+    static const char *text = "g : boolean; h : boolean;\n"
+                              "a : real; b : real;\n"
+                              "e1 : equation der(a) = b;\n"
+                              "if g then e2 : equation b = a; else e3 : equation b = 0; end;\n";
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    const char *methods[] = {"auto", "implicit", "enumeration"};
+    char *first = NULL;
+    for (size_t k = 0; k < 3; k++) {
+        char *sid = cl_open(&c, text);
+        cJSON *pa = session_params(sid);
+        cJSON_AddBoolToObject(pa, "reuse", true);
+        cJSON_AddStringToObject(pa, "method", methods[k]);
+        cJSON *r = cl_request(&c, 7, "session/analyze", pa);
+        cJSON *res = cJSON_GetObjectItem(r, "result");
+        cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+        cJSON *ru = cJSON_DetachItemFromObject(res, "reuse");
+        cr_assert_not_null(ru);
+        cJSON *parts = cJSON_GetObjectItem(ru, "parts");
+        cr_assert_eq(cJSON_GetArraySize(parts), 1);
+        const char *used = cJSON_GetObjectItem(cJSON_GetArrayItem(parts, 0), "method")->valuestring;
+        cr_expect_str_eq(used, k == 1 ? "implicit" : "enumeration", "asked %s", methods[k]);
+        cr_expect_eq(cJSON_GetObjectItem(ru, k == 1 ? "implicit" : "enumerated")->valueint, 1);
+        cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(parts, 0), "modes")->valuedouble,
+                     2.0, "g alone matters");
+        char *txt = cJSON_PrintUnformatted(res);
+        if (first == NULL)
+            first = txt;
+        else {
+            cr_expect_str_eq(txt, first, "%s gives the same result", methods[k]);
+            cJSON_free(txt);
+        }
+        cJSON_Delete(ru);
+        cJSON_Delete(r);
+        free(sid);
+    }
+    cJSON_free(first);
+    /* A method that does not exist: invalid params, nothing analysed. */
+    char *sid = cl_open(&c, text);
+    cJSON *pa = session_params(sid);
+    cJSON_AddStringToObject(pa, "method", "guess");
+    cJSON *r = cl_request(&c, 9, "session/analyze", pa);
+    cJSON *e = cJSON_GetObjectItem(r, "error");
+    cr_assert_not_null(e, "%s", cJSON_PrintUnformatted(r));
+    cr_expect_eq(cJSON_GetObjectItem(e, "code")->valueint, -32602);
+    cJSON_Delete(r);
+    free(sid);
     cl_close(&c);
     srv_stop(&p);
 }
