@@ -52,6 +52,7 @@ int cli_engine_analyze(const cli_opts *o, cli_engine *e)
 {
     sa_config cfg;
     cli_sa_config(o, &cfg);
+    sa_config_size_for(&cfg, e->m);
     int rc = sa_begin(&cfg);
     if (rc < 0) {
         fprintf(stderr, "mdae: cannot start the BDD engine: %s\n", mdae_strerror(rc));

@@ -37,8 +37,9 @@
 /* ---- The BDD manager --------------------------------------------------- */
 typedef struct sa_config {
     size_t node_limit;    /* max BDD nodes; 0: 50,000,000 */
-    size_t initial_nodes; /* initial node table; 0: 1,000,000 (the table then
-                             grows by up to 4M nodes at a time, as needed) */
+    size_t initial_nodes; /* initial node table; 0: 65,536 (the table then
+                             grows by up to 4M nodes at a time, as needed;
+                             sa_config_size_for sizes it from a model) */
     size_t cache_size;    /* operation cache entries; 0: initial_nodes / 4 */
     bool dynamic_reorder; /* BuDDy's sifting with variable blocks */
     int order;            /* SA_ORDER_*: how rows are ordered (added by the
@@ -49,6 +50,11 @@ typedef struct sa_config {
 #define SA_ORDER_CUTHILL_MCKEE 1 /* bandwidth-reducing traversal */
 
 MDAE_API void sa_config_default(sa_config *cfg);
+/* Raise cfg->initial_nodes to what an analysis of m is likely to need
+ * (engine/sa_enc.c says how it is estimated); a table that starts too
+ * small costs a garbage collection per doubling, one too large costs the
+ * memory it clears. */
+MDAE_API void sa_config_size_for(sa_config *cfg, const mel_model *m /* borrowed */);
 
 /* Start BuDDy for this process. MDAE_E_STATE if already started. */
 MDAE_API int sa_begin(const sa_config *cfg /* borrowed; NULL: defaults */);
@@ -81,6 +87,11 @@ typedef struct sa_options {
      * model's valid modes by an estimate, with a fallback (sa_analyze.c
      * says how); the others force one path. Both give the same result. */
     int method;
+    /* With SA_METHOD_AUTO, if not 0: try the implicit path first whatever
+     * the estimate, with this many live BDD nodes at most, and enumerate
+     * if they are exceeded (when the valid modes are few enough to be
+     * enumerated; else the budget is ignored). 0: the estimate's choice. */
+    size_t implicit_budget;
 } sa_options;
 
 #define SA_METHOD_AUTO 0
@@ -141,6 +152,13 @@ MDAE_API size_t sa_result_peak_nodes(const sa_result *r);
 MDAE_API bool sa_result_singular(const sa_result *r);
 /* The number of valid modes (as in the report). (Added by the engine.) */
 MDAE_API double sa_result_valid_modes(const sa_result *r);
+/* Test support (like SQLite's SQLITE_TEST API): whether two results of the
+ * same model hold the same mode functions, field by field (validity,
+ * singular modes, chosen matching, offsets, DM parts): BDDs are canonical,
+ * so equal functions are equal handles. On false, *why (may be NULL) names
+ * the first field that differs (a static string). */
+MDAE_API bool sa_result_same(const sa_result *a, const sa_result *b, const char **why);
+
 /* How r was computed (sa_options.method). */
 MDAE_API void sa_result_method(const sa_result *r, sa_method_info *out /* out */);
 /* "implicit" or "enumeration" (a static string); "auto" for SA_METHOD_AUTO. */

@@ -106,6 +106,11 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
     }
     if (method == SA_METHOD_IMPLICIT)
         return SA_METHOD_IMPLICIT;
+    size_t asked = c->opt != NULL ? c->opt->implicit_budget : 0;
+    if (asked > 0 && plan->modes <= SA_ENUM_MAX_MODES) {
+        *budget = asked;
+        return SA_METHOD_IMPLICIT;
+    }
     if (work <= SA_ENUM_CHEAP)
         return SA_METHOD_ENUMERATE;
     if (plan->modes <= SA_ENUM_MAX_MODES)
@@ -206,6 +211,38 @@ bool sa_result_singular(const sa_result *r) { return r && r->singular != bddfals
 double sa_result_valid_modes(const sa_result *r) { return r ? r->valid_count : 0; }
 uint32_t sa_result_seeded(const sa_result *r) { return r ? r->seeded : 0; }
 bool sa_result_searched(const sa_result *r) { return r && r->searched; }
+
+static bool same_bdds(const BDD *a, const BDD *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n * sizeof *a) == 0;
+}
+
+bool sa_result_same(const sa_result *a, const sa_result *b, const char **why)
+{
+    const char *w = NULL;
+    if (a->n_eq != b->n_eq || a->n_var != b->n_var || a->n_edges != b->n_edges ||
+        a->n_modes != b->n_modes)
+        w = "sizes";
+    else if (a->chi_m != b->chi_m)
+        w = "valid modes";
+    else if (a->ok != b->ok || a->singular != b->singular)
+        w = "singular modes";
+    else if (!same_bdds(a->te, b->te, a->n_edges))
+        w = "chosen matching (te)";
+    else if (a->w_off != b->w_off)
+        w = "offset width";
+    else if (!same_bdds(a->c, b->c, (size_t)a->n_eq * a->w_off))
+        w = "equation offsets (c)";
+    else if (!same_bdds(a->d, b->d, (size_t)a->n_var * a->w_off))
+        w = "variable offsets (d)";
+    else if (!same_bdds(a->over, b->over, a->n_eq))
+        w = "overdetermined equations";
+    else if (!same_bdds(a->under, b->under, a->n_var))
+        w = "underdetermined variables";
+    if (why != NULL)
+        *why = w;
+    return w == NULL;
+}
 
 void sa_result_method(const sa_result *r, sa_method_info *out)
 {

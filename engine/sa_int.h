@@ -102,6 +102,7 @@ typedef struct sa_ctx {
     const sa_options *opt;  /* may be NULL */
     mdae_diags *diags;      /* may be NULL */
     sa__chunk *top;         /* slot stack */
+    sa__chunk *spare;       /* the last chunk emptied, kept for reuse */
     size_t n_slots;         /* slots in use, all chunks */
     sa__block *blocks;      /* temporary allocations */
     size_t node_limit;

@@ -394,7 +394,8 @@ Test(sa_analyze, progress_callback_cancels_the_analysis)
     rldc2(&h);
     const char *phases[] = {"encode", "weights", "argmax", "choice", "offsets"};
     for (size_t k = 0; k < 5; k++) {
-        sa_options o = {cancel_at, (void *)phases[k], NULL, SA_METHOD_IMPLICIT};
+        sa_options o = {.progress = cancel_at, .progress_ctx = (void *)phases[k],
+                        .method = SA_METHOD_IMPLICIT};
         sa_result *r = NULL;
         cr_expect_eq(sa_analyze(&h.m, &o, &r, NULL), MDAE_E_CANCELED, "phase %s", phases[k]);
         cr_expect_null(r);
@@ -670,7 +671,8 @@ Test(sa_analyze, cancels_from_inside_the_long_loops)
      * row loop and the dynamic programme (every 1024 nodes). */
     const char *phases[] = {"matchings", "argmax"};
     for (size_t k = 0; k < 2; k++) {
-        sa_options o = {cancel_inside, (void *)phases[k], NULL, SA_METHOD_IMPLICIT};
+        sa_options o = {.progress = cancel_inside, .progress_ctx = (void *)phases[k],
+                        .method = SA_METHOD_IMPLICIT};
         sa_result *r = NULL;
         cr_expect_eq(sa_analyze(m, &o, &r, NULL), MDAE_E_CANCELED, "phase %s", phases[k]);
         cr_expect_null(r);

@@ -156,8 +156,8 @@ bool ref_model_consistent_valid(const mel_model *m, uint32_t *eq, uint32_t *var,
 /* ---- Random models (ref_random.c) ------------------------------------------ */
 
 typedef struct ref_random_opts {
-    uint32_t max_modes;     /* mode variables: 0..max_modes (<= 8); 0: 4 */
-    uint32_t max_equations; /* equations in the text: 1..max (<= 50); 0: 7 */
+    uint32_t max_modes;     /* mode variables: 0..max_modes (<= 12); 0: 4 */
+    uint32_t max_equations; /* equations in the text: 1..max (<= 100); 0: 7 */
     int max_order;          /* derivative orders 0..max_order; 0: 3 */
     int nonsquare_percent;  /* chance of a deliberately non-square model */
     bool violate;           /* use guarded variables outside their guard on

@@ -306,8 +306,8 @@ char *ref_random_model(uint64_t seed, const ref_random_opts *o) {
     memset(&g, 0, sizeof g);
     g.st = seed;
     if (o) g.o = *o;
-    if (g.o.max_modes == 0 || g.o.max_modes > 8) g.o.max_modes = 4;
-    if (g.o.max_equations == 0 || g.o.max_equations > 50) g.o.max_equations = 7;
+    if (g.o.max_modes == 0 || g.o.max_modes > 12) g.o.max_modes = 4;
+    if (g.o.max_equations == 0 || g.o.max_equations > 100) g.o.max_equations = 7;
     if (g.o.max_order <= 0 || g.o.max_order > 10) g.o.max_order = 3;
     gen_model(&g);
     if (g.oom || !g.buf) {

@@ -1,0 +1,69 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/bench/bench_floor.h -- the floor every all-modes figure is judged
+ * against (issue 10): the time of a single-mode analysis of one valid mode
+ * of the same model by the engine's own single-mode path (sm_model_mode:
+ * matching, offsets, Dulmage-Mendelsohn), and the clock. Header-only,
+ * shared by the benchmarks that print a floor column.
+ */
+#ifndef BENCH_FLOOR_H
+#define BENCH_FLOOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "mel.h"
+#include "sm.h"
+
+static inline double bench_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static inline bool bench_valid(const mel_model *m, const bool *mode)
+{
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode))
+            return false;
+    return true;
+}
+
+/* Seconds of one sm_model_mode on a valid mode of m (all false if valid,
+ * else the first of up to 10,000 pseudo-random modes that is), averaged
+ * over repetitions of at least 20 ms in all. -1 if no valid mode was found
+ * or the analysis failed. */
+static inline double bench_floor(const mel_model *m)
+{
+    bool *mode = calloc((size_t)m->n_modes + 1, sizeof *mode);
+    if (mode == NULL)
+        return -1;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int t = 0; t < 10000 && !bench_valid(m, mode); t++)
+        for (uint32_t k = 0; k < m->n_modes; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            mode[k] = x & 1;
+        }
+    double per = -1;
+    if (bench_valid(m, mode)) {
+        int reps = 0;
+        double t0 = bench_now(), t1 = t0;
+        do {
+            sm_mode v;
+            if (sm_model_mode(m, mode, &v) != MDAE_OK)
+                break;
+            sm_mode_close(&v);
+            reps++;
+            t1 = bench_now();
+        } while (t1 - t0 < 0.02);
+        if (reps > 0)
+            per = (t1 - t0) / reps;
+    }
+    free(mode);
+    return per;
+}
+
+#endif /* BENCH_FLOOR_H */

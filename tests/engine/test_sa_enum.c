@@ -1,0 +1,262 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_sa_enum.c -- the two paths of sa_analyze (issue 10):
+ * the implicit analysis on BDDs and the enumeration of the valid modes by
+ * the single-mode path (engine/sa_enum.c) give the same result, mode
+ * function for mode function (sa_result_same: BDDs are canonical, so equal
+ * functions are equal handles), on random models, the paper models and
+ * the chains at small N; the automatic choice picks enumeration where it is
+ * cheap and the implicit path where enumeration is out of reach; a budget
+ * exceeded by the implicit path falls back to enumeration with the same
+ * result; forced enumeration of too many modes is a stated limit; an
+ * enumeration canceled at any checkpoint fails cleanly. The comparison
+ * with the brute-force reference, whichever path, is test_sa_vs_ref.c.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "ref.h"
+#include "sa.h"
+
+#include "model_files.h"
+
+/* The implicit path can blow up on random models without locality (the
+ * very reason for enumeration): it gets 2M nodes here, and a model it
+ * cannot analyse within them is compared between auto and enumeration
+ * only. */
+static void begin(void)
+{
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    cr_assert_eq(sa_set_node_limit(2000000), MDAE_OK);
+}
+static void end(void) { sa_end(); }
+
+TestSuite(sa_enum, .init = begin, .fini = end);
+
+static mel_model *parse(const char *text, long long n)
+{
+    mel_define d = {"N", n};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = n > 0 ? 1 : 0;
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m, NULL), MDAE_OK, "%s", text);
+    return m;
+}
+
+static sa_result *analyze(const mel_model *m, int method, int *rc)
+{
+    sa_options o = {.method = method};
+    sa_result *r = NULL;
+    *rc = sa_analyze(m, &o, &r, NULL);
+    return r;
+}
+
+static size_t g_implicit_too_big; /* models over the implicit path's limit */
+
+/* Both paths, the same functions; returns the method AUTO chose. */
+static int same_by_both(const mel_model *m, const char *label)
+{
+    int ri, re, ra;
+    sa_result *imp = analyze(m, SA_METHOD_IMPLICIT, &ri);
+    sa_result *enu = analyze(m, SA_METHOD_ENUMERATE, &re);
+    sa_result *aut = analyze(m, SA_METHOD_AUTO, &ra);
+    if (ri == MDAE_E_BDD_LIMIT && re == MDAE_OK) {
+        g_implicit_too_big++;
+        sa_result_free(imp);
+        imp = analyze(m, SA_METHOD_ENUMERATE, &ri);
+    }
+    cr_assert_eq(ri, re, "%s: implicit %s, enumeration %s", label, mdae_err_name(ri),
+                 mdae_err_name(re));
+    cr_assert_eq(ri, ra, "%s", label);
+    int chosen = -1;
+    if (ri == MDAE_OK) {
+        const char *why = NULL;
+        cr_assert(sa_result_same(imp, enu, &why), "%s: %s differ", label, why);
+        cr_assert(sa_result_same(imp, aut, &why), "%s: auto: %s differ", label, why);
+        sa_method_info mi;
+        sa_result_method(enu, &mi);
+        cr_assert_eq(mi.method, SA_METHOD_ENUMERATE);
+        cr_assert_leq(mi.graphs, mi.enumerated);
+        cr_assert_eq((double)mi.enumerated, mi.modes, "%s: every valid assignment", label);
+        sa_result_method(aut, &mi);
+        chosen = mi.method;
+    }
+    sa_result_free(imp);
+    sa_result_free(enu);
+    sa_result_free(aut);
+    return chosen;
+}
+
+static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
+{
+    size_t enumerated = 0;
+    for (uint64_t s = first; s < first + n; s++) {
+        char *text = ref_random_model(s, o);
+        cr_assert_not_null(text);
+        mel_model *m = parse(text, 0);
+        char label[64];
+        snprintf(label, sizeof label, "random model %llu", (unsigned long long)s);
+        enumerated += same_by_both(m, label) == SA_METHOD_ENUMERATE;
+        mel_model_free(m);
+        mdae_free(text);
+    }
+    cr_assert_gt(enumerated, n / 2, "auto enumerates small random models");
+    cr_assert_lt(g_implicit_too_big, n / 10, "the implicit path analysed most of them");
+}
+
+Test(sa_enum, both_paths_agree_on_random_models)
+{
+    ref_random_opts o = {.max_modes = 8, .max_equations = 16, .nonsquare_percent = 20};
+    random_models(1, 300, &o);
+}
+
+Test(sa_enum, both_paths_agree_on_random_models_with_more_modes_and_orders)
+{
+    ref_random_opts o = {.max_modes = 10, .max_equations = 20, .max_order = 5,
+                         .nonsquare_percent = 10};
+    random_models(5000, 80, &o);
+}
+
+Test(sa_enum, both_paths_agree_on_the_paper_models_and_small_chains)
+{
+    static const struct {
+        const char *file;
+        long n;
+    } files[] = {{"rldc2.mel", 0},     {"water_tank.mel", 0},     {"two_equations.mel", 0},
+                 {"clutch.mel", 0},    {"cup_and_ball.mel", 0},   {"singular_simple.mel", 0},
+                 {"brake.mel", 2},     {"brake.mel", 5},          {"rldc_chain.mel", 6},
+                 {"building_compressible.mel", 2}, {"building_compressible.mel", 3},
+                 {"building_incompressible.mel", 2}};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char *text = tm_slurp(files[k].file);
+        mel_model *m = parse(text, files[k].n);
+        char label[96];
+        snprintf(label, sizeof label, "%s N=%ld", files[k].file, files[k].n);
+        same_by_both(m, label);
+        mel_model_free(m);
+        free(text);
+    }
+}
+
+Test(sa_enum, auto_keeps_the_implicit_path_where_enumeration_is_out_of_reach)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *m = parse(text, 30); /* 2^30 modes */
+    int rc;
+    sa_result *r = analyze(m, SA_METHOD_AUTO, &rc);
+    cr_assert_eq(rc, MDAE_OK);
+    sa_method_info mi;
+    sa_result_method(r, &mi);
+    cr_expect_eq(mi.method, SA_METHOD_IMPLICIT);
+    cr_expect_eq(mi.modes, 1073741824.0);
+    sa_result_free(r);
+    mdae_diags d;
+    mdae_diags_init(&d);
+    sa_options o = {.method = SA_METHOD_ENUMERATE};
+    cr_expect_eq(sa_analyze(m, &o, &r, &d), MDAE_E_LIMIT);
+    cr_expect_eq(d.errors, 1);
+    cr_expect(strstr(d.items[0].message, "enumeration of") != NULL, "%s", d.items[0].message);
+    mdae_diags_close(&d);
+    mel_model_free(m);
+    free(text);
+}
+
+Test(sa_enum, an_exceeded_implicit_budget_falls_back_to_enumeration)
+{
+    char *text = tm_slurp("building_compressible.mel");
+    mel_model *m = parse(text, 3);
+    int rc;
+    sa_result *cold = analyze(m, SA_METHOD_IMPLICIT, &rc);
+    cr_assert_eq(rc, MDAE_OK);
+    sa_options o = {.implicit_budget = 10}; /* nodes: exceeded at once */
+    sa_result *r = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_assert_eq(sa_analyze(m, &o, &r, &d), MDAE_OK);
+    cr_expect_eq(d.count, 0, "the budget is not an error");
+    sa_method_info mi;
+    sa_result_method(r, &mi);
+    cr_expect_eq(mi.method, SA_METHOD_ENUMERATE);
+    cr_expect(mi.fell_back);
+    const char *why = NULL;
+    cr_expect(sa_result_same(cold, r, &why), "%s differ", why);
+    sa_result_free(r);
+    /* A budget that suffices keeps the implicit path. */
+    o.implicit_budget = 50000000;
+    cr_assert_eq(sa_analyze(m, &o, &r, &d), MDAE_OK);
+    sa_result_method(r, &mi);
+    cr_expect_eq(mi.method, SA_METHOD_IMPLICIT);
+    cr_expect(!mi.fell_back);
+    sa_result_free(r);
+    sa_result_free(cold);
+    mdae_diags_close(&d);
+    mel_model_free(m);
+    free(text);
+}
+
+/* The enumeration only depends on the mode variables its functions read:
+ * a model whose equations ignore most mode variables enumerates few. */
+Test(sa_enum, only_the_mode_variables_the_model_reads_are_enumerated)
+{
+    static const char *text = "a : boolean; b : boolean; c : boolean; d : boolean;\n"
+                              "invariant a | b;\n"
+                              "x : real; y : real;\n"
+                              "e1 : equation der(x) = if c then y else x;\n"
+                              "e2 : equation y = x;\n";
+    mel_model *m = parse(text, 0);
+    int rc;
+    sa_result *r = analyze(m, SA_METHOD_ENUMERATE, &rc);
+    cr_assert_eq(rc, MDAE_OK);
+    sa_method_info mi;
+    sa_result_method(r, &mi);
+    cr_expect_eq(mi.enumerated, 2, "c alone");
+    cr_expect_eq(mi.graphs, 2);
+    cr_expect_eq(sa_result_valid_modes(r), 12.0);
+    sa_result_free(r);
+    same_by_both(m, "few mode variables read");
+    mel_model_free(m);
+}
+
+typedef struct cancel_at {
+    int at, seen;
+} cancel_at;
+
+static int cancel_cb(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    cancel_at *ca = ctx;
+    return ++ca->seen == ca->at;
+}
+
+Test(sa_enum, an_enumeration_canceled_anywhere_fails_cleanly)
+{
+    char *text = tm_slurp("rldc_chain.mel");
+    mel_model *m = parse(text, 9); /* 512 modes: several checkpoints */
+    int canceled = 0;
+    for (int n = 1; n < 1000; n++) {
+        cancel_at ca = {n, 0};
+        sa_options o = {.method = SA_METHOD_ENUMERATE, .progress = cancel_cb,
+                        .progress_ctx = &ca};
+        sa_result *r = NULL;
+        int rc = sa_analyze(m, &o, &r, NULL);
+        if (rc == MDAE_OK) {
+            sa_result_free(r);
+            break;
+        }
+        cr_assert_eq(rc, MDAE_E_CANCELED);
+        cr_assert_null(r);
+        canceled++;
+    }
+    cr_assert_geq(canceled, 5, "only %d checkpoints", canceled);
+    same_by_both(m, "rldc chain after cancellations");
+    mel_model_free(m);
+    free(text);
+}

@@ -1,0 +1,305 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_sm_single.c -- the engine's single-mode path
+ * (engine/sm.h) against the brute-force reference (tests/ref), which
+ * shares nothing with it but the front-end.
+ *
+ * On every mode of 520 random models (up to 10 mode variables, 60
+ * equations, orders up to 3, some non-square) and of the paper models:
+ * validity, activity, singularity, canonical offsets c and d, the DM parts,
+ * and that the chosen matching is a perfect matching of the reference's
+ * maximum weight. The lexicographic choice is checked against an
+ * exhaustive search over all perfect matchings of small random graphs, in
+ * random edge orders. Bad graphs are refused; allocation failures are
+ * reported, never crashes.
+ */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "ref.h"
+#include "sm.h"
+
+#include "counting_alloc.h"
+#include "model_files.h"
+
+static size_t compare_model(const mel_model *m, const char *label)
+{
+    size_t modes = 0;
+    bool mode[64] = {false};
+    uint64_t st = 0x1234;
+    uint64_t total = ref_modes_total(m->n_modes, 12, 300);
+    for (uint64_t x = 0; x < total; x++) {
+        ref_modes_at(x, m->n_modes, 12, &st, mode);
+        sm_mode v;
+        ref_mode rm;
+        cr_assert_eq(sm_model_mode(m, mode, &v), MDAE_OK, "%s", label);
+        cr_assert_eq(ref_mode_compute(m, mode, &rm), MDAE_OK);
+        cr_assert_eq(v.valid, rm.valid, "%s mode %llu: valid", label, (unsigned long long)x);
+        if (!rm.valid) { /* nothing else is defined in an invalid mode */
+            for (uint32_t i = 0; i < m->n_equations; i++)
+                cr_assert_eq(v.c[i], -1);
+            ref_mode_close(&rm);
+            sm_mode_close(&v);
+            continue;
+        }
+        cr_assert_eq(v.singular, rm.singular, "%s mode %llu: singular", label,
+                     (unsigned long long)x);
+        for (uint32_t i = 0; i < m->n_equations; i++) {
+            cr_assert_eq(v.eq_active[i], rm.eq_active[i], "%s: active %s", label,
+                         m->equations[i].name);
+            cr_assert_eq(v.c[i], rm.c[i], "%s mode %llu: c(%s)", label, (unsigned long long)x,
+                         m->equations[i].name);
+            cr_assert_eq(v.overdetermined[i], rm.overdetermined[i], "%s mode %llu: over %s",
+                         label, (unsigned long long)x, m->equations[i].name);
+        }
+        for (uint32_t j = 0; j < m->n_variables; j++) {
+            cr_assert_eq(v.var_active[j], rm.var_active[j]);
+            cr_assert_eq(v.d[j], rm.d[j], "%s mode %llu: d(%s)", label, (unsigned long long)x,
+                         m->variables[j].name);
+            cr_assert_eq(v.underdetermined[j], rm.underdetermined[j],
+                         "%s mode %llu: under %s", label, (unsigned long long)x,
+                         m->variables[j].name);
+        }
+        if (rm.valid && !rm.singular) {
+            long w = -1;
+            const char *why = NULL;
+            cr_assert(ref_mode_check_matching(&rm, v.matched_var, &w, &why), "%s: %s", label,
+                      why);
+            cr_assert_eq(w, rm.weight, "%s mode %llu: weight", label, (unsigned long long)x);
+        }
+        modes += rm.valid;
+        ref_mode_close(&rm);
+        sm_mode_close(&v);
+    }
+    return modes;
+}
+
+static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
+{
+    size_t modes = 0;
+    for (uint64_t s = first; s < first + n; s++) {
+        char *text = ref_random_model(s, o);
+        cr_assert_not_null(text);
+        mel_model *m = NULL;
+        cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, NULL), MDAE_OK);
+        char label[64];
+        snprintf(label, sizeof label, "random model %llu", (unsigned long long)s);
+        modes += compare_model(m, label);
+        mel_model_free(m);
+        mdae_free(text);
+    }
+    cr_assert_gt(modes, n, "the models have valid modes");
+}
+
+Test(sm_single, agrees_with_the_reference_on_random_models)
+{
+    ref_random_opts o = {.max_modes = 6, .max_equations = 20, .nonsquare_percent = 20};
+    random_models(1, 400, &o);
+}
+
+Test(sm_single, agrees_with_the_reference_on_larger_random_models)
+{
+    ref_random_opts o = {.max_modes = 10, .max_equations = 60, .max_order = 3,
+                         .nonsquare_percent = 15};
+    random_models(1000, 120, &o);
+}
+
+Test(sm_single, agrees_with_the_reference_on_the_paper_models)
+{
+    static const struct {
+        const char *file;
+        long n;
+    } files[] = {{"rldc2.mel", 0},          {"water_tank.mel", 0},
+                 {"two_equations.mel", 0},  {"clutch.mel", 0},
+                 {"cup_and_ball.mel", 0},   {"singular_simple.mel", 0},
+                 {"brake.mel", 4},          {"building_compressible.mel", 2},
+                 {"rldc_chain.mel", 5}};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char *text = tm_slurp(files[k].file);
+        mel_define def = {"N", files[k].n};
+        mel_options mo = {0};
+        mo.defines = &def;
+        mo.n_defines = files[k].n > 0;
+        mel_model *m = NULL;
+        cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m, NULL), MDAE_OK, "%s",
+                     files[k].file);
+        compare_model(m, files[k].file);
+        mel_model_free(m);
+        free(text);
+    }
+}
+
+/* ---- The lexicographic choice ------------------------------------------------------ */
+
+typedef struct small {
+    uint32_t n;            /* rows = cols */
+    size_t first[9];
+    uint32_t col[64];
+    int sigma[64];
+    uint32_t order[64];    /* edge indices, by priority */
+    size_t ne;
+} small;
+
+/* Among all perfect matchings (rows 0..n-1, column of each), those of
+ * maximum weight; the lexicographically smallest edge set in the order,
+ * edges false before true. Exhaustive: n <= 6. */
+static bool best_exhaustive(const small *g, int *best_edge)
+{
+    int pick[8], used = 0;
+    long best_w = -1;
+    bool best_set[64] = {false}, cur_set[64];
+    int stack_e[8];
+    /* Iterate over all choices of one edge per row. */
+    size_t idx[8] = {0};
+    for (uint32_t r = 0; r < g->n; r++)
+        if (g->first[r] == g->first[r + 1])
+            return false;
+    for (;;) {
+        used = 0;
+        bool ok = true;
+        long w = 0;
+        for (uint32_t r = 0; r < g->n && ok; r++) {
+            size_t e = g->first[r] + idx[r];
+            int bit = 1 << g->col[e];
+            ok = !(used & bit);
+            used |= bit;
+            w += g->sigma[e];
+            stack_e[r] = (int)e;
+        }
+        if (ok) {
+            memset(cur_set, 0, sizeof cur_set);
+            for (uint32_t r = 0; r < g->n; r++)
+                cur_set[stack_e[r]] = true;
+            bool better = w > best_w;
+            if (w == best_w) { /* lexicographically smaller in the order? */
+                for (size_t k = 0; k < g->ne; k++) {
+                    uint32_t e = g->order[k];
+                    if (cur_set[e] != best_set[e]) {
+                        better = !cur_set[e];
+                        break;
+                    }
+                }
+            }
+            if (better) {
+                best_w = w;
+                memcpy(best_set, cur_set, sizeof best_set);
+                memcpy(pick, stack_e, sizeof pick);
+            }
+        }
+        uint32_t r = 0; /* next combination */
+        while (r < g->n && ++idx[r] == g->first[r + 1] - g->first[r])
+            idx[r++] = 0;
+        if (r == g->n)
+            break;
+    }
+    if (best_w < 0)
+        return false;
+    for (uint32_t r = 0; r < g->n; r++)
+        best_edge[r] = pick[r];
+    return true;
+}
+
+Test(sm_single, the_choice_is_the_smallest_maximum_weight_matching_in_the_order)
+{
+    uint64_t st = 77;
+    sm_ws *ws = sm_ws_new();
+    cr_assert_not_null(ws);
+    size_t perfect = 0;
+    for (int t = 0; t < 3000; t++) {
+        small g = {0};
+        g.n = 1 + (uint32_t)(ref_rand_next(&st) % 6);
+        for (uint32_t r = 0; r < g.n; r++) {
+            g.first[r] = g.ne;
+            for (uint32_t j = 0; j < g.n; j++)
+                if (ref_rand_next(&st) % 100 < 55) {
+                    g.col[g.ne] = j;
+                    g.sigma[g.ne] = (int)(ref_rand_next(&st) % 3);
+                    g.ne++;
+                }
+        }
+        g.first[g.n] = g.ne;
+        for (size_t e = 0; e < g.ne; e++)
+            g.order[e] = (uint32_t)e;
+        for (size_t e = g.ne; e > 1; e--) { /* a random priority */
+            size_t k = ref_rand_next(&st) % e;
+            uint32_t tmp = g.order[e - 1];
+            g.order[e - 1] = g.order[k];
+            g.order[k] = tmp;
+        }
+        int want[8];
+        bool has = best_exhaustive(&g, want);
+        sm_graph sg = {g.n, g.n, g.first, g.col, g.sigma, g.order};
+        const sm_solution *s = NULL;
+        cr_assert_eq(sm_solve(ws, &sg, &s), MDAE_OK);
+        cr_assert_eq(s->perfect, has, "graph %d", t);
+        if (!has)
+            continue;
+        perfect++;
+        for (uint32_t r = 0; r < g.n; r++)
+            cr_assert_eq(s->row_edge[r], want[r], "graph %d, row %u", t, r);
+    }
+    cr_assert_gt(perfect, 1000);
+    sm_ws_free(ws);
+}
+
+/* ---- Bad input and allocation failures ----------------------------------------------- */
+
+Test(sm_single, bad_graphs_are_refused)
+{
+    sm_ws *ws = sm_ws_new();
+    const sm_solution *s = NULL;
+    size_t first[] = {0, 2, 1}; /* decreasing */
+    uint32_t col[] = {0, 1};
+    int sigma[] = {0, 0};
+    sm_graph g = {2, 2, first, col, sigma, NULL};
+    cr_expect_eq(sm_solve(ws, &g, &s), MDAE_E_INVAL);
+    size_t first2[] = {0, 1, 2};
+    uint32_t col2[] = {0, 5}; /* column out of range */
+    g = (sm_graph){2, 2, first2, col2, sigma, NULL};
+    cr_expect_eq(sm_solve(ws, &g, &s), MDAE_E_INVAL);
+    int neg[] = {0, -1};
+    uint32_t col3[] = {0, 1};
+    g = (sm_graph){2, 2, first2, col3, neg, NULL};
+    cr_expect_eq(sm_solve(ws, &g, &s), MDAE_E_INVAL);
+    uint32_t order[] = {0, 7}; /* not an edge */
+    g = (sm_graph){2, 2, first2, col3, sigma, order};
+    cr_expect_eq(sm_solve(ws, &g, &s), MDAE_E_INVAL);
+    cr_expect_eq(sm_solve(NULL, &g, &s), MDAE_E_INVAL);
+    /* The empty graph is square and perfect. */
+    size_t none[] = {0};
+    g = (sm_graph){0, 0, none, NULL, NULL, NULL};
+    cr_assert_eq(sm_solve(ws, &g, &s), MDAE_OK);
+    cr_expect(s->perfect);
+    sm_ws_free(ws);
+    cr_expect_eq(sm_model_mode(NULL, NULL, NULL), MDAE_E_INVAL);
+}
+
+Test(sm_single, allocation_failures_are_reported)
+{
+    char *text = tm_slurp("rldc2.mel");
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, NULL), MDAE_OK);
+    bool mode[2] = {true, false};
+    bool done = false;
+    mdae_replace_allocator(&counting_allocator);
+    for (long n = 0; !done && n < 10000; n++) {
+        counting_arm(n);
+        sm_mode v;
+        int rc = sm_model_mode(m, mode, &v);
+        if (rc == MDAE_OK) {
+            sm_mode_close(&v);
+            done = true;
+        } else {
+            cr_assert_eq(rc, MDAE_E_NOMEM, "allocation %ld", n);
+        }
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+    }
+    counting_arm(-1);
+    cr_assert(done);
+    mel_model_free(m);
+    free(text);
+}
