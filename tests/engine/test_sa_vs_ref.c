@@ -131,6 +131,9 @@ static void dump_mode(FILE *f, const cmp *c) {
  * The abandoned model's memory is leaked (longjmp), so don't run it under
  * LeakSanitizer. */
 static jmp_buf *g_next_model;
+/* sa_options.method of every analysis (issue 10): the batches run with the
+ * automatic choice, and again with each path forced. */
+static int g_method = SA_METHOD_AUTO;
 static size_t g_failures;
 
 static bool keep_going(void) {
@@ -586,7 +589,8 @@ static void compare_model(const char *label, const char *text, const mel_options
     bool consistent = ref_model_consistent(m, &checked, &be, &bv, &bx);
     sa_result *res = NULL;
     mdae_diags_init(&diags);
-    rc = sa_analyze(m, NULL, &res, &diags);
+    sa_options so = {.method = g_method};
+    rc = sa_analyze(m, &so, &res, &diags);
     if (!consistent) {
         st->inconsistent++;
         if (rc != MDAE_E_MODEL)
@@ -757,6 +761,17 @@ Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_1) { random_bat
 Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_2) { random_batch(2); }
 Test(sa_vs_ref, agrees_with_the_reference_on_random_models_batch_3) { random_batch(3); }
 
+/* Batch 0's models again, each path forced: whichever the automatic choice
+ * takes for a model, both agree with the reference. */
+Test(sa_vs_ref, agrees_with_the_reference_with_the_implicit_path_forced) {
+    g_method = SA_METHOD_IMPLICIT;
+    random_batch(0);
+}
+Test(sa_vs_ref, agrees_with_the_reference_with_enumeration_forced) {
+    g_method = SA_METHOD_ENUMERATE;
+    random_batch(0);
+}
+
 Test(sa_vs_ref, agrees_with_the_reference_on_random_models_with_deeper_orders) {
     /* Fewer, larger models with orders up to 5 and 4 mode variables. */
     ref_random_opts o = {.max_equations = 7, .max_order = 5, .nonsquare_percent = 10};
@@ -797,7 +812,12 @@ Test(sa_vs_ref, agrees_on_every_mode_of_the_paper_examples) {
                                         "clutch.mel", "cup_and_ball.mel",
                                         "singular_simple.mel"};
     stats st = {0};
-    for (size_t k = 0; k < sizeof files / sizeof *files; k++) model_file(files[k], 0, 0, &st);
+    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
+    for (size_t q = 0; q < 3; q++) {
+        g_method = methods[q];
+        for (size_t k = 0; k < sizeof files / sizeof *files; k++)
+            model_file(files[k], 0, 0, &st);
+    }
     cr_assert_gt(st.modes, 10);
 }
 
