@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_floor.h"
 #include "cdg.h"
 #include "mel.h"
 #include "sa.h"
@@ -107,10 +108,13 @@ static bool run(const char *family, long long N, double limit)
         t4 = now();
     }
     if (rc == MDAE_OK) {
-        printf("%s\t%lld\t%u\t%u\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%zu\t%zu\n", family, N,
-               m->n_modes, m->n_equations, t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0,
-               cdg_graph_n_blocks(g), cdg_graph_n_edges(g), cdg_graph_max_block(g),
-               sa_result_peak_nodes(r));
+        double fl = bench_floor(m);
+        sa_method_info mi;
+        sa_result_method(r, &mi);
+        printf("%s\t%lld\t%u\t%u\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%zu\t%zu\t%s\t%.6f\t%.0f\n",
+               family, N, m->n_modes, m->n_equations, t1 - t0, t2 - t1, t3 - t2, t4 - t3,
+               t4 - t0, cdg_graph_n_blocks(g), cdg_graph_n_edges(g), cdg_graph_max_block(g),
+               sa_result_peak_nodes(r), sa_method_name(mi.method), fl, (t4 - t0) / fl);
     } else {
         printf("%s\t%lld\t%u\t%u\t%s in %s after %.1f s\n", family, N, m ? m->n_modes : 0,
                m ? m->n_equations : 0,
@@ -154,7 +158,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("family\tN\tmode_vars\tequations\tparse_s\toffsets_s\tblocks_s\treport_s\t"
-           "total_s\tblocks\tedges\tmax_block\tpeak_nodes\n");
+           "total_s\tblocks\tedges\tmax_block\tpeak_nodes\tmethod\tfloor_s\tratio_to_floor\n");
     if (fam != NULL) {
         if (nn == 0)
             ns[nn++] = 3;

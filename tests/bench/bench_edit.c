@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_floor.h"
 #include "inc.h"
 #include "mel.h"
 #include "sa.h"
@@ -125,6 +126,21 @@ static double run(inc_session *s, const char *text, long long n, inc_stats *st)
     return t;
 }
 
+/* The floor (bench_floor.h) of the model text with N = n. */
+static double floor_of(const char *text, long long n)
+{
+    mel_define d = {"N", n};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = 1;
+    mel_model *m = NULL;
+    double f = -1;
+    if (mel_model_parse(text, strlen(text), &mo, &m, NULL) == MDAE_OK)
+        f = bench_floor(m);
+    mel_model_free(m);
+    return f;
+}
+
 typedef struct edit {
     const char *name;
     const char *from, *to; /* "%d": the middle instance */
@@ -140,25 +156,26 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
         if (inc_session_new(&s) != MDAE_OK)
             exit(1);
         inc_stats st;
+        double fl = floor_of(text, n);
         double cold = run(s, text, n, &st);
-        printf("%s\t%lld\tcold\t%.3f\t1.000\t%zu/%zu\n", file, n, cold, st.reused,
-               st.components);
+        printf("%s\t%lld\tcold\t%.3f\t1.000\t%zu/%zu\t%.6f\t%.0f\n", file, n, cold, st.reused,
+               st.components, fl, cold / fl);
         for (size_t e = 0; e < n_ed; e++) {
             char to[512];
             snprintf(to, sizeof to, ed[e].to, (int)(n / 2), (int)(n / 2));
             char *t2 = replace(text, ed[e].from, to);
             run(s, text, n, &st); /* back to the original version */
             double t = run(s, t2, n, &st);
-            printf("%s\t%lld\t%s\t%.3f\t%.3f\t%zu/%zu\n", file, n, ed[e].name, t, t / cold,
-                   st.reused, st.components);
+            printf("%s\t%lld\t%s\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\n", file, n, ed[e].name, t,
+                   t / cold, st.reused, st.components, fl, t / fl);
             free(t2);
         }
         double t = run(s, text, n + 1, &st);
-        printf("%s\t%lld\t(c) N+1\t%.3f\t%.3f\t%zu/%zu\n", file, n, t, t / cold, st.reused,
-               st.components);
+        printf("%s\t%lld\t(c) N+1\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\n", file, n, t, t / cold,
+               st.reused, st.components, fl, t / fl);
         t = run(s, text, n, &st);
-        printf("%s\t%lld\t(s) same text\t%.3f\t%.3f\t%zu/%zu\n", file, n, t, t / cold,
-               st.reused, st.components);
+        printf("%s\t%lld\t(s) same text\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\n", file, n, t,
+               t / cold, st.reused, st.components, fl, t / fl);
         fflush(stdout);
         inc_session_free(s);
     }
@@ -175,7 +192,7 @@ int main(int argc, char **argv)
     const char *only = a < argc ? argv[a] : NULL;
     if (sa_begin(NULL) != MDAE_OK)
         return 1;
-    printf("model\tN\trun\tseconds\tratio\treused/parts\n");
+    printf("model\tN\trun\tseconds\tratio\treused/parts\tfloor_s\tratio_to_floor\n");
     if (only == NULL || strcmp(only, "building") == 0) {
         static const long long ns[] = {20, 40};
         static const edit ed[] = {
