@@ -49,6 +49,9 @@
 #define RPC_INVALID_PARAMS (-32602)
 #define RPC_INTERNAL_ERROR (-32603)
 #define RPC_REQUEST_CANCELLED (-32800)
+/* The cancellation notification, {"id": <request id>} (LSP's name; the
+ * router also sends it down the worker pipe). */
+#define RPC_CANCEL_METHOD "$/cancelRequest"
 /* Our own codes: -32000 + an MDAE_E_* value. */
 #define RPC_MDAE_CODE(rc) (-32000 + (rc))
 
