@@ -12,7 +12,7 @@
  * Files: wk_main.c is the process (counting allocator, pipe, the loop that
  * runs one request at a time, cancellation); wk_methods.c holds the state
  * of the session's model and analysis and the method handlers, with the
- * method table. Every piece of state is in the one wk_state; the only
+ * method table; wk_svg.c renders the graph with Graphviz. Every piece of state is in the one wk_state; the only
  * file-scope state left is the allocator's byte count, because
  * mdae_allocator's functions take no context.
  *
@@ -58,6 +58,7 @@
  *                                     then singular-mode diagnostics
  *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
  *   their client names: session/dot (the CDG as DOT, a JSON string),
+ *   session/svg (the same graph laid out by Graphviz, as SVG text: wk_svg.c),
  *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms,
  *   ignore_cancel?} (the debug ones only with --debug-methods).
  */
@@ -146,10 +147,17 @@ uint64_t wk_now_ms(void);
 /* ---- wk_methods.c --------------------------------------------------------------- */
 void wk_state_init(wk_state *w, const srv_worker_opts *o);
 void wk_state_close(wk_state *w); /* before sa_end: the cache holds BDDs */
+/* The loaded model's graph, analysing it first if needed: MDAE_OK with
+ * *graph borrowed (valid until the next load), or an error response in
+ * *err. */
+bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err);
 /* The handler of `method`, or NULL (unknown, or a debug method without
  * --debug-methods). */
 wk_method_fn *wk_method_find(const wk_state *w, const char *method);
 
 wk_method_fn wk_m_dot, wk_m_crash, wk_m_alloc, wk_m_sleep;
+
+/* ---- wk_svg.c ------------------------------------------------------------------- */
+wk_method_fn wk_m_svg;
 
 #endif /* WK_H */

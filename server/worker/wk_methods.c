@@ -466,6 +466,14 @@ static cJSON *m_mode(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, json);
 }
 
+bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err)
+{
+    if (!analysed(w, id, false, err))
+        return false;
+    *graph = w->graph;
+    return true;
+}
+
 /* session/dot: the CDG in Graphviz DOT, as a JSON string. */
 cJSON *wk_m_dot(wk_state *w, const cJSON *id, const cJSON *params)
 {
