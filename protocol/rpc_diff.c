@@ -1,7 +1,8 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * protocol/rpc_diff.c -- stable block ids and differences between analysis
- * results; rpc_diff.h gives the shapes and keys. Moved here from the worker
+ * protocol/rpc_diff.c -- stable block ids put into a result, and
+ * differences between analysis results; rpc_diff.h gives the shapes and
+ * keys. Moved here from the worker
  * process (issue 12), where a failed allocation ended the process: here it
  * is MDAE_E_NOMEM like everywhere in protocol/.
  *
@@ -15,107 +16,77 @@
 
 #include "rpc_message.h"
 
-void rpc_block_ids_init(rpc_block_ids *ids)
-{
-    ids->map = NULL;
-    ids->next = 0;
-}
-
-void rpc_block_ids_close(rpc_block_ids *ids)
-{
-    cJSON_Delete(ids->map);
-    ids->map = NULL;
-}
-
-/* "|<equations>|<unknowns>|<reads>" as printed; NULL on OOM. */
-static char *block_identity(const cJSON *b)
-{
-    static const char *const parts[] = {"equations", "unknowns", "reads"};
-    char *s = mdae_strdup("");
-    for (size_t k = 0; k < 3 && s != NULL; k++) {
-        char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(b, parts[k]));
-        char *n = a ? mdae_asprintf("%s|%s", s, a) : NULL;
-        cJSON_free(a);
-        mdae_free(s);
-        s = n;
-    }
-    return s;
-}
-
 static double id_of(const cJSON *b)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(b, "id");
     return cJSON_IsNumber(id) ? id->valuedouble : 0;
 }
 
-int rpc_block_ids_apply(rpc_block_ids *ids, const cJSON *analysis, cJSON **out)
+/* The number id as an index below n, or -1. */
+static long index_of(const cJSON *id, size_t n)
+{
+    if (!cJSON_IsNumber(id) || id->valuedouble < 0 || id->valuedouble >= (double)n ||
+        id->valuedouble != (double)(long)id->valuedouble)
+        return -1;
+    return (long)id->valuedouble;
+}
+
+int rpc_block_ids_relabel(const cJSON *analysis, const uint32_t *ids, size_t n, cJSON **out)
 {
     rpc_message_init();
-    if (ids->map == NULL && (ids->map = cJSON_CreateObject()) == NULL)
-        return MDAE_E_NOMEM;
     cJSON *res = cJSON_Duplicate(analysis, true);
     if (res == NULL)
         return MDAE_E_NOMEM;
-    cJSON *blocks = cJSON_GetObjectItemCaseSensitive(res, "blocks");
-    int n = cJSON_GetArraySize(blocks);
-    double *map = mdae_calloc((size_t)n + 1, sizeof *map);
     cJSON *sorted = NULL;
-    if (map == NULL)
-        goto nomem;
-    int k = 0;
+    int rc = MDAE_E_INVAL;
+    cJSON *blocks = cJSON_GetObjectItemCaseSensitive(res, "blocks");
     cJSON *b;
     cJSON_ArrayForEach(b, blocks)
     {
-        char *key = block_identity(b);
-        if (key == NULL)
-            goto nomem;
-        cJSON *have = cJSON_GetObjectItemCaseSensitive(ids->map, key);
-        if (have == NULL)
-            have = cJSON_AddNumberToObject(ids->map, key, ids->next++);
-        mdae_free(key);
-        if (have == NULL)
-            goto nomem;
-        map[k++] = have->valuedouble;
-        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(b, "id"), have->valuedouble);
+        cJSON *id = cJSON_GetObjectItemCaseSensitive(b, "id");
+        long k = index_of(id, n);
+        if (k < 0)
+            goto fail;
+        cJSON_SetNumberValue(id, ids[k]);
     }
     cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(res, "edges"))
     {
         cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "from");
         cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "to");
-        if (cJSON_IsNumber(f) && f->valueint >= 0 && f->valueint < n)
-            cJSON_SetNumberValue(f, map[f->valueint]);
-        if (cJSON_IsNumber(t) && t->valueint >= 0 && t->valueint < n)
-            cJSON_SetNumberValue(t, map[t->valueint]);
+        long kf = index_of(f, n), kt = index_of(t, n);
+        if (kf < 0 || kt < 0)
+            goto fail;
+        cJSON_SetNumberValue(f, ids[kf]);
+        cJSON_SetNumberValue(t, ids[kt]);
     }
-    /* Blocks by id: selection (detach the smallest, append); stable. */
-    if ((sorted = cJSON_CreateArray()) == NULL)
-        goto nomem;
-    while (cJSON_GetArraySize(blocks) > 0) {
-        cJSON *best = NULL;
-        int bi = 0, i = 0;
-        cJSON_ArrayForEach(b, blocks)
-        {
-            if (best == NULL || id_of(b) < id_of(best)) {
-                best = b;
-                bi = i;
+    if (blocks != NULL) {
+        /* Blocks by id: selection (detach the smallest, append). */
+        rc = MDAE_E_NOMEM;
+        if ((sorted = cJSON_CreateArray()) == NULL)
+            goto fail;
+        while (cJSON_GetArraySize(blocks) > 0) {
+            cJSON *best = NULL;
+            int bi = 0, i = 0;
+            cJSON_ArrayForEach(b, blocks)
+            {
+                if (best == NULL || id_of(b) < id_of(best)) {
+                    best = b;
+                    bi = i;
+                }
+                i++;
             }
-            i++;
+            cJSON_AddItemToArray(sorted, cJSON_DetachItemFromArray(blocks, bi));
         }
-        cJSON_AddItemToArray(sorted, cJSON_DetachItemFromArray(blocks, bi));
+        if (!cJSON_ReplaceItemInObjectCaseSensitive(res, "blocks", sorted))
+            goto fail;
     }
-    if (blocks != NULL && !cJSON_ReplaceItemInObjectCaseSensitive(res, "blocks", sorted))
-        goto nomem;
-    if (blocks == NULL)
-        cJSON_Delete(sorted);
-    mdae_free(map);
     *out = res;
     return MDAE_OK;
-nomem:
+fail:
     cJSON_Delete(sorted);
-    mdae_free(map);
     cJSON_Delete(res);
-    return MDAE_E_NOMEM;
+    return rc;
 }
 
 /* ---- Keyed sets ------------------------------------------------------------ */

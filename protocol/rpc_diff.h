@@ -8,12 +8,11 @@
  * contract), so they sit next to the encoder; the worker process calls them
  * and the tests can check them without a server (issue 12).
  *
- * Stable ids. A block's identity is its "equations", "unknowns" and "reads"
- * (names with orders, as printed). An rpc_block_ids map gives each identity
- * an id the first time it is seen, so a block that did not change keeps its
- * id in every later result relabelled with the same map, whatever the
- * canonical numbering of each result. Edges are relabelled to match, and
- * the blocks are sorted by id.
+ * Stable ids. The engine gives each block of a session an id that stays
+ * the same for a block that did not change (engine/inc.h, "Block ids";
+ * inc_result_whole_ids); rpc_block_ids_relabel puts those ids into an
+ * analysis result, whose own block ids are the canonical numbering of that
+ * result: blocks and edges are relabelled, and the blocks sorted by id.
  *
  * The difference, every array being a set keyed as said:
  *   {"since":S, "version":V,
@@ -28,31 +27,26 @@
  * (stable ids) gives the full result of V up to the order of the arrays
  * (blocks by id, edges by (from, to), items and diagnostics in model order).
  *
- * Promises: pure data conversion; no I/O, no logging. Reentrant (each map
- * is its caller's).
- * Errors: MDAE_OK, MDAE_E_NOMEM (nothing leaked, *out untouched; the map
- * may have learnt some identities, which is harmless).
+ * Promises: pure data conversion; no I/O, no logging. Reentrant.
+ * Errors: MDAE_OK, MDAE_E_NOMEM (nothing leaked, *out untouched).
  * Ownership: inputs are borrowed; *out is a new tree owned by the caller.
- * An rpc_block_ids is caller-allocated: rpc_block_ids_init / _close.
  */
 #ifndef RPC_DIFF_H
 #define RPC_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "mdae.h"
 
-typedef struct rpc_block_ids {
-    cJSON *map;  /* identity -> id (owned) */
-    double next; /* the next id to give */
-} rpc_block_ids;
-
-MDAE_API void rpc_block_ids_init(rpc_block_ids *ids /* out */);
-MDAE_API void rpc_block_ids_close(rpc_block_ids *ids); /* safe twice */
-
-/* A copy of the analysis with stable block ids (blocks sorted by id). */
-MDAE_API int rpc_block_ids_apply(rpc_block_ids *ids, const cJSON *analysis /* borrowed */,
-                                 cJSON **out /* out: owned */);
+/* A copy of the analysis with block k (its "id") relabelled ids[k], edges
+ * too, blocks sorted by id. n: the number of ids; MDAE_E_INVAL if a block or
+ * an edge names an id outside 0..n-1. */
+MDAE_API int rpc_block_ids_relabel(const cJSON *analysis /* borrowed */,
+                                   const uint32_t *ids /* borrowed */, size_t n,
+                                   cJSON **out /* out: owned */);
 
 /* The difference from old (version since) to neu (version), both with
  * stable ids. */

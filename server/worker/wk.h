@@ -118,15 +118,15 @@ typedef struct wk_state {
     inc_stats inc_last;   /* reuse of the last analysis */
     int method;           /* sa_options.method of the next analysis (issue 10) */
     bool inc_fresh;       /* the current request ran that analysis */
-    /* Results kept for since, with stable block ids (protocol/rpc_diff.h).
-     * A restarted worker starts a new map; the versions it kept are gone
-     * too, so since then fails cleanly. */
+    /* Results kept for since, with the engine's stable block ids
+     * (inc_result_whole_ids). A restarted worker starts a new incremental
+     * session, hence new ids; the versions it kept are gone too, so since
+     * then fails cleanly. */
     struct wk_kept {
         long version; /* -1: empty */
         cJSON *full;  /* owned */
     } kept[WK_KEEP_VERSIONS];
     unsigned kept_next;
-    rpc_block_ids ids;
 } wk_state;
 
 /* A method: the response to send (a whole JSON-RPC response for id). */

@@ -35,7 +35,6 @@ void wk_state_init(wk_state *w, const srv_worker_opts *o)
     mdae_diags_init(&w->model_diags);
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         w->kept[k].version = -1;
-    rpc_block_ids_init(&w->ids);
 }
 
 /* ---- The model and its analysis --------------------------------------------------- */
@@ -100,7 +99,6 @@ void wk_state_close(wk_state *w)
         cJSON_Delete(w->kept[k].full);
         w->kept[k].full = NULL;
     }
-    rpc_block_ids_close(&w->ids);
     mdae_diags_close(&w->model_diags);
 }
 
@@ -400,7 +398,16 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
         return analysis_error(w, id, rc, NULL);
     if (cJSON_IsNumber(since) || stable) {
         cJSON *full = NULL;
-        check(rpc_block_ids_apply(&w->ids, json, &full));
+        uint32_t *ids = NULL;
+        rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
+        if (rc == MDAE_OK)
+            rc = rpc_block_ids_relabel(json, ids, cdg_graph_n_blocks(w->graph), &full);
+        mdae_free(ids);
+        check(rc);
+        if (rc < 0) {
+            cJSON_Delete(json);
+            return analysis_error(w, id, rc, NULL);
+        }
         long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
         keep_version(w, v, full);
         cJSON_Delete(json);

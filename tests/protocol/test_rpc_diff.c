@@ -1,9 +1,9 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * tests/protocol/test_rpc_diff.c -- stable block ids and differences between
- * analysis results (protocol/rpc_diff.h) on hand-written results: a block
- * that did not change keeps its id, edges follow their blocks, each set is
- * keyed as documented, and allocation failures leak nothing.
+ * tests/protocol/test_rpc_diff.c -- stable block ids put into a result and
+ * differences between analysis results (protocol/rpc_diff.h) on
+ * hand-written results: edges follow their blocks, each set is keyed as
+ * documented, and allocation failures leak nothing.
  */
 #include <criterion/criterion.h>
 
@@ -36,35 +36,33 @@ static char *print(const cJSON *j)
     return s;
 }
 
-Test(rpc_diff, keeps_the_id_of_a_block_that_did_not_change_and_moves_its_edges)
+/* The engine's ids for the two versions: A=0, B=1, C=2. */
+static const uint32_t ids1[] = {0, 1}, ids2[] = {1, 2};
+
+Test(rpc_diff, relabels_blocks_and_edges_with_the_given_ids_sorted_by_id)
 {
-    cJSON *a = cJSON_Parse(v1), *b = cJSON_Parse(v2), *sa = NULL, *sb = NULL;
-    rpc_block_ids ids;
-    rpc_block_ids_init(&ids);
-    cr_assert_eq(rpc_block_ids_apply(&ids, a, &sa), MDAE_OK);
-    cr_assert_eq(rpc_block_ids_apply(&ids, b, &sb), MDAE_OK);
+    cJSON *b = cJSON_Parse(v2), *sb = NULL;
+    static const uint32_t swapped[] = {7, 3};
+    cr_assert_eq(rpc_block_ids_relabel(b, swapped, 2, &sb), MDAE_OK);
     char *s = print(cJSON_GetObjectItemCaseSensitive(sb, "blocks"));
-    /* B keeps id 1; C is new: 2; sorted by id. */
-    cr_assert_str_eq(s, "[{\"id\":1,\"equations\":[\"b\"],\"unknowns\":[\"y\"],\"reads\":[\"x\"]},"
-                        "{\"id\":2,\"equations\":[\"c\"],\"unknowns\":[\"z\"],\"reads\":[\"y\"]}]");
+    cr_assert_str_eq(s, "[{\"id\":3,\"equations\":[\"c\"],\"unknowns\":[\"z\"],\"reads\":[\"y\"]},"
+                        "{\"id\":7,\"equations\":[\"b\"],\"unknowns\":[\"y\"],\"reads\":[\"x\"]}]");
     cJSON_free(s);
     s = print(cJSON_GetObjectItemCaseSensitive(sb, "edges"));
-    cr_assert_str_eq(s, "[{\"from\":1,\"to\":2,\"guard\":\"true\"}]");
+    cr_assert_str_eq(s, "[{\"from\":7,\"to\":3,\"guard\":\"true\"}]");
     cJSON_free(s);
-    cJSON_Delete(sa);
     cJSON_Delete(sb);
-    cJSON_Delete(a);
+    sb = NULL;
+    cr_assert_eq(rpc_block_ids_relabel(b, swapped, 1, &sb), MDAE_E_INVAL, "id 1 has no label");
+    cr_assert_null(sb);
     cJSON_Delete(b);
-    rpc_block_ids_close(&ids);
 }
 
 Test(rpc_diff, keys_each_set_as_documented)
 {
     cJSON *a = cJSON_Parse(v1), *b = cJSON_Parse(v2), *sa = NULL, *sb = NULL, *d = NULL;
-    rpc_block_ids ids;
-    rpc_block_ids_init(&ids);
-    cr_assert_eq(rpc_block_ids_apply(&ids, a, &sa), MDAE_OK);
-    cr_assert_eq(rpc_block_ids_apply(&ids, b, &sb), MDAE_OK);
+    cr_assert_eq(rpc_block_ids_relabel(a, ids1, 2, &sa), MDAE_OK);
+    cr_assert_eq(rpc_block_ids_relabel(b, ids2, 2, &sb), MDAE_OK);
     cr_assert_eq(rpc_diff_analysis(sa, sb, 1, 2, &d), MDAE_OK);
     char *s = print(d);
     cr_assert_str_eq(
@@ -84,7 +82,6 @@ Test(rpc_diff, keys_each_set_as_documented)
     cJSON_Delete(sb);
     cJSON_Delete(a);
     cJSON_Delete(b);
-    rpc_block_ids_close(&ids);
 }
 
 Test(rpc_diff, reports_allocation_failures_without_leaks)
@@ -94,18 +91,15 @@ Test(rpc_diff, reports_allocation_failures_without_leaks)
     cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
     for (long n = 0;; n++) {
         counting_arm(n);
-        rpc_block_ids ids;
-        rpc_block_ids_init(&ids);
         cJSON *sa = NULL, *sb = NULL, *d = NULL;
-        int rc = rpc_block_ids_apply(&ids, a, &sa);
+        int rc = rpc_block_ids_relabel(a, ids1, 2, &sa);
         if (rc == MDAE_OK)
-            rc = rpc_block_ids_apply(&ids, b, &sb);
+            rc = rpc_block_ids_relabel(b, ids2, 2, &sb);
         if (rc == MDAE_OK)
             rc = rpc_diff_analysis(sa, sb, 1, 2, &d);
         cJSON_Delete(d);
         cJSON_Delete(sa);
         cJSON_Delete(sb);
-        rpc_block_ids_close(&ids);
         cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
         if (rc == MDAE_OK)
             break;
