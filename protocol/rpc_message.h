@@ -107,8 +107,8 @@ MDAE_API cJSON *rpc_response_error(const cJSON *id /* borrowed */, int code,
 MDAE_API cJSON *rpc_response_mdae(const cJSON *id /* borrowed */, int rc,
                                   const char *message /* borrowed */,
                                   cJSON *details /* takes ownership; may be NULL */);
-/* The error.code used for mdae code rc. */
-MDAE_API int rpc_error_code(int rc);
+/* The error.code used for mdae code rc (tests check the mapping). */
+MDAE_TEST_API int rpc_error_code(int rc);
 /* {"jsonrpc":"2.0","method":method,"params":params?}. */
 MDAE_API cJSON *rpc_notification_new(const char *method /* borrowed */,
                                      cJSON *params /* takes ownership; may be NULL */);

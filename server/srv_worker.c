@@ -29,7 +29,6 @@
  */
 #include "srv.h"
 
-#include <assert.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,7 +88,7 @@ static void job_finish(srv_job *job, srv_reply *r)
 /* The job gets no answer: rc < 0, with why. Takes details. */
 static void job_fail(srv_job *job, srv_queue *q, int rc, const char *message, cJSON *details)
 {
-    assert(rc < 0);
+    MDAE_ASSERT(rc < 0);
     srv_reply r = {rc, NULL, NULL, NULL, message, details, q};
     job_finish(job, &r);
     cJSON_Delete(r.details);
@@ -280,6 +279,7 @@ static void send_cancel(srv_worker *w, const srv_job *job)
 
 static void enqueue(srv_worker *w, srv_job *job)
 {
+    MDAE_ASSERT(!job->started && job->done != NULL);
     jobs_append(&w->head, &w->tail, job);
     pump_jobs(w);
     if (w->head == job) /* the budget of a job starts when the worker can run it */
@@ -658,6 +658,7 @@ void srv_queue_close(srv_queue *q)
         w->queue = NULL;
         srv_worker_stop(w, "session closed");
     }
+    MDAE_ASSERT(!q->waiting && q->wait_head == NULL && q->worker == NULL);
     if (q->prev)
         q->prev->next = q->next;
     else
