@@ -4,19 +4,18 @@
 #                                                # mdaed (see the note on tokens below)
 #   docker run --rm -v $PWD:/m mdae mdae analyze /m/model.mel --json
 FROM debian:bookworm-slim AS build
-RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-        cmake make gcc pkg-config libbdd-dev libuv1-dev libcjson-dev \
-        libcriterion-dev libhttp-parser-dev python3 \
-    && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+# The package list lives in scripts/deps.sh only; the tests are not built here,
+# so neither Criterion nor Python is installed.
+COPY scripts/deps.sh scripts/deps.sh
+RUN WITH_TESTS=0 bash scripts/deps.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cmake -S . -B build -DMDAE_TESTS=OFF -DCMAKE_BUILD_TYPE=Release \
     && cmake --build build -j
 
 FROM debian:bookworm-slim
-RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-        libbdd0c2 libuv1 libcjson1 libhttp-parser2.9 \
-    && rm -rf /var/lib/apt/lists/*
+COPY scripts/deps.sh /tmp/deps.sh
+RUN WITH_RUNTIME=1 bash /tmp/deps.sh && rm -rf /var/lib/apt/lists/* /tmp/deps.sh
 COPY --from=build /src/build/clients/mdae /src/build/server/mdaed /usr/local/bin/
 # The configuration finds the web page relative to itself (../clients/web).
 COPY --from=build /src/conf/mdaed.json /etc/mdae/conf/mdaed.json

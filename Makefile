@@ -3,8 +3,11 @@
 BUILD      ?= build
 JOBS       ?= 2
 CMAKE_ARGS ?=
+# WERROR=ON turns warnings into errors (CI does; the default leaves users and
+# packagers with a build whatever their compiler version warns about).
+WERROR     ?= OFF
 
-.PHONY: all deps build run test test-asan fuzz fuzz-rpc bench clean
+.PHONY: all deps build run test test-release test-asan fuzz fuzz-rpc bench clean
 
 all: build
 
@@ -12,7 +15,7 @@ deps:
 	@bash scripts/deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DMDAE_WERROR=$(WERROR) $(CMAKE_ARGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -25,6 +28,10 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The same suite, optimised as a packager builds it.
+test-release: deps
+	$(MAKE) BUILD=build-release CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Release" test
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps
@@ -52,4 +59,4 @@ bench: build
 	./$(BUILD)/tests/bench_analyze
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-release build-asan build-fuzz

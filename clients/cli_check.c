@@ -17,20 +17,8 @@
 
 static cJSON *counts_json(const mel_model *m)
 {
-    cJSON *c = cJSON_CreateObject();
-    if (c == NULL)
-        return NULL;
-    if (!cJSON_AddNumberToObject(c, "equations", m->n_equations) ||
-        !cJSON_AddNumberToObject(c, "variables", m->n_variables) ||
-        !cJSON_AddNumberToObject(c, "modeVariables", m->n_modes) ||
-        !cJSON_AddNumberToObject(c, "incidences", (double)m->n_edges) ||
-        !cJSON_AddNumberToObject(c, "invariants", m->n_invariants) ||
-        !cJSON_AddNumberToObject(c, "parameters", m->n_params) ||
-        !cJSON_AddNumberToObject(c, "integers", m->n_integers)) {
-        cJSON_Delete(c);
-        return NULL;
-    }
-    return c;
+    cJSON *c = NULL;
+    return rpc_json_counts(m, &c) == MDAE_OK ? c : NULL;
 }
 
 /* {"file":..,"ok":bool,"counts":{..}|null,"diagnostics":[..]} */

@@ -4,7 +4,7 @@
  * client of a running mdaed (issue 5 section 6), over newline-delimited
  * JSON-RPC 2.0 on a TCP or Unix socket.
  *
- * What it sends, per command (server/srv_router.c has the methods):
+ * What it sends, per command (server/srv_methods.c lists the methods):
  *   auth {token}                       only when MDAE_TOKEN is set
  *   session/open {text, format:"mel", defines?}
  *   analyze:          session/analyze {session}

@@ -190,11 +190,6 @@ static void print_singular(const cJSON *a)
 static void print_cdg(const cJSON *a)
 {
     const cJSON *blocks = arr(a, "blocks"), *edges = arr(a, "edges");
-    if (blocks == NULL) {
-        /* An analysis without blocks: a server that predates issue 4. */
-        printf("\nblocks: not in this analysis (the server sent none)\n");
-        return;
-    }
     printf("\nblocks (%d), each with the valid nonsingular modes where it is a block:\n",
            size(blocks));
     if (size(blocks) == 0)

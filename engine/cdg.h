@@ -98,14 +98,15 @@ MDAE_API int cdg_build(const sa_result *r /* borrowed */, const sa_options *opt,
 MDAE_API void cdg_graph_free(cdg_graph *g /* takes ownership; NULL ok */);
 
 MDAE_API size_t cdg_graph_n_blocks(const cdg_graph *g);
-MDAE_API size_t cdg_graph_n_edges(const cdg_graph *g);
-/* Largest number of equations in a block (benchmarks). */
-MDAE_API size_t cdg_graph_max_block(const cdg_graph *g);
+/* Tests and benchmarks: the number of edges, the largest number of
+ * equations in a block. */
+MDAE_TEST_API size_t cdg_graph_n_edges(const cdg_graph *g);
+MDAE_TEST_API size_t cdg_graph_max_block(const cdg_graph *g);
 /* The identity of block `id` (no BDD work). *out borrows the graph's arrays:
  * valid while g lives. MDAE_E_INVAL if id >= n_blocks. */
 MDAE_API int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out /* out */);
-/* Edge k (sorted by (from, to)); MDAE_E_INVAL if k >= n_edges. */
-MDAE_API int cdg_graph_edge(const cdg_graph *g, size_t k, uint32_t *from, uint32_t *to);
+/* Edge k (sorted by (from, to)); MDAE_E_INVAL if k >= n_edges. Tests. */
+MDAE_TEST_API int cdg_graph_edge(const cdg_graph *g, size_t k, uint32_t *from, uint32_t *to);
 
 /* ---- Report: guards as formulas and cubes (sa_set, see sa.h) ------------ */
 typedef struct cdg_report_block {

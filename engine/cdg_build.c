@@ -785,7 +785,9 @@ static void drop_blocks(build *b)
     b->n_blocks = 0;
 }
 
-void cdg__fail_diag(sa_ctx *c)
+/* The failure epilogue of cdg_build (as sa_analyze's): a diagnostic for the
+ * node limit and BuDDy errors. */
+static void fail_diag(sa_ctx *c)
 {
     if (c->rc == MDAE_E_BDD_LIMIT)
         mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
@@ -814,6 +816,41 @@ void cdg_graph_free(cdg_graph *g)
     mdae_free(g);
 }
 
+/* The items of a block identity: sorted by (index, order), each index once
+ * (strict) for equations and unknowns, possibly repeated with other orders
+ * for reads (cdg.h). */
+static bool items_sorted(const cdg_item *v, size_t n, bool strict)
+{
+    for (size_t k = 1; k < n; k++) {
+        if (v[k - 1].index > v[k].index)
+            return false;
+        if (v[k - 1].index == v[k].index && (strict || v[k - 1].order >= v[k].order))
+            return false;
+    }
+    return true;
+}
+
+/* What cdg.h promises of a graph (issue 12): blocks[k].id == k, as many
+ * unknowns as equations, sorted identities, edges sorted by (from, to)
+ * between existing blocks. Linear in the graph, once per build. */
+static void check_graph(const cdg_graph *g)
+{
+    for (size_t k = 0; k < g->n_blocks; k++) {
+        const cdg_block *b = &g->blocks[k];
+        MDAE_ASSERT(b->id == k);
+        MDAE_ASSERT(b->n_unknowns == b->n_equations && b->n_equations > 0);
+        MDAE_ASSERT(items_sorted(b->equations, b->n_equations, true));
+        MDAE_ASSERT(items_sorted(b->unknowns, b->n_unknowns, true));
+        MDAE_ASSERT(items_sorted(b->reads, b->n_reads, false));
+        MDAE_ASSERT(b->n_equations <= g->max_block);
+    }
+    for (size_t k = 0; k < g->n_edges; k++) {
+        MDAE_ASSERT(g->efrom[k] < g->n_blocks && g->eto[k] < g->n_blocks);
+        MDAE_ASSERT(k == 0 || g->efrom[k - 1] < g->efrom[k] ||
+                    (g->efrom[k - 1] == g->efrom[k] && g->eto[k - 1] < g->eto[k]));
+    }
+}
+
 int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_diags *diags)
 {
     if (r == NULL || out == NULL)
@@ -840,7 +877,7 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
         int rc = c->rc;
         drop_blocks(b); /* before sa__leave frees b->blocks */
         sa__leave(c);
-        cdg__fail_diag(c);
+        fail_diag(c);
         /* n_blocks / n_edges count only the guards already referenced. */
         cdg_graph_free(g);
         mdae_free(b);
@@ -855,6 +892,7 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     sa__leave(c);
     mdae_free(b);
     mdae_free(c);
+    check_graph(g);
     *out = g;
     return MDAE_OK;
 }

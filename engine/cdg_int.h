@@ -24,8 +24,4 @@ struct cdg_graph {
     size_t max_block;
 };
 
-/* Shared by the entry points: the failure epilogue of sa_analyze (a
- * diagnostic for the node limit and BuDDy errors). */
-void cdg__fail_diag(sa_ctx *c);
-
 #endif /* CDG_INT_H */

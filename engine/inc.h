@@ -237,4 +237,11 @@ MDAE_API int inc_result_mode(const inc_result *r, const bool *mode,
                              inc_mode_view *out /* out; inc_mode_view_close */);
 MDAE_API void inc_mode_view_close(inc_mode_view *v /* NULL ok; safe twice */);
 
+/* The stable id of each block of the whole graph (the graph inc_result_whole
+ * gave for r): (*out)[k] is the id of cdg block k. On MDAE_OK *out is new
+ * (owned: mdae_free). MDAE_E_INVAL if whole is not r's graph
+ * (engine/inc_ids.c). */
+MDAE_API int inc_result_whole_ids(const inc_result *r, const cdg_graph *whole,
+                                  uint32_t **out /* out */);
+
 #endif /* INC_H */

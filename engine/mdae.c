@@ -195,3 +195,9 @@ void mdae_buf_put(mdae_buf *b, const char *s, size_t n)
 }
 
 void mdae_buf_puts(mdae_buf *b, const char *s) { mdae_buf_put(b, s, strlen(s)); }
+
+void mdae__assert_fail(const char *cond, const char *file, int line)
+{
+    fprintf(stderr, "%s:%d: mdae: invariant broken: %s\n", file, line, cond);
+    abort();
+}

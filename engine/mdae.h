@@ -23,6 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* MDAE_TEST_API marks an exported function that only the tests and the
+ * benchmarks call (SQLite's SQLITE_TEST API, issue 12): an accessor kept for
+ * checking a module from outside. Nothing in server/ or clients/ may use
+ * one; `grep MDAE_TEST_API` lists them. */
+#define MDAE_TEST_API MDAE_API
+
 #if defined(__GNUC__)
 #define MDAE_API __attribute__((visibility("default")))
 #define MDAE_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -85,6 +91,22 @@ MDAE_API char *mdae_strndup(const char *s, size_t n);
 /* printf into a new string (owned: free with mdae_free); NULL on OOM. */
 MDAE_API char *mdae_asprintf(const char *fmt, ...) MDAE_PRINTF(1, 2);
 MDAE_API char *mdae_vasprintf(const char *fmt, va_list ap);
+/* ---- Assertions -------------------------------------------------------------
+ * MDAE_ASSERT(cond) checks one of our own invariants, as a header states it
+ * (STYLE.md 15: for our bugs, never for bad input). Unlike assert() it does
+ * not follow NDEBUG: the test suite runs in every build type (CI runs
+ * RelWithDebInfo and Release) and must check them there too, so every
+ * MDAE_ASSERT is cheap -- O(1), or linear in what the call has just built,
+ * once per call. -DMDAE_NO_ASSERT removes them. A failure prints the
+ * condition, file and line to stderr and aborts (the only output the engine
+ * ever makes). */
+#ifdef MDAE_NO_ASSERT
+#define MDAE_ASSERT(cond) ((void)0)
+#else
+#define MDAE_ASSERT(cond) ((cond) ? (void)0 : mdae__assert_fail(#cond, __FILE__, __LINE__))
+#endif
+MDAE_API _Noreturn void mdae__assert_fail(const char *cond, const char *file, int line);
+
 /* 64-bit FNV-1a of n bytes: for hash tables keyed by names or serialised
  * keys (callers compare keys in full; the hash only spreads them). */
 MDAE_API uint64_t mdae_hash(const void *p, size_t n);

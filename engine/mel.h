@@ -163,7 +163,7 @@ MDAE_API int mel_incidence_order(const mel_incidence *inc, const bool *mode);
 /* Index of the equation / variable / mode variable with this instance name,
  * or -1. */
 MDAE_API long mel_model_find_equation(const mel_model *m, const char *name);
-MDAE_API long mel_model_find_variable(const mel_model *m, const char *name);
+MDAE_TEST_API long mel_model_find_variable(const mel_model *m, const char *name); /* tests */
 MDAE_API long mel_model_find_mode(const mel_model *m, const char *name);
 
 #endif /* MEL_H */

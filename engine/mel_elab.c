@@ -1331,6 +1331,30 @@ static void sort_diags(mdae_diags *diags, size_t first)
     }
 }
 
+/* What mel.h promises of an elaborated model (issue 12): per equation,
+ * incidences sorted by variable index, one per variable, each with at least
+ * one case, cases by strictly decreasing order within 0..MEL_MAX_ORDER; and
+ * n_edges counts them. Linear in the model, once per parse. */
+static void check_model(const mel_model *m)
+{
+    size_t edges = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *e = &m->equations[i];
+        for (uint32_t k = 0; k < e->n_incs; k++) {
+            const mel_incidence *inc = &e->incs[k];
+            MDAE_ASSERT(inc->var < m->n_variables);
+            MDAE_ASSERT(k == 0 || e->incs[k - 1].var < inc->var);
+            MDAE_ASSERT(inc->n_cases > 0);
+            for (uint32_t c = 0; c < inc->n_cases; c++) {
+                MDAE_ASSERT(inc->cases[c].order >= 0 && inc->cases[c].order <= MEL_MAX_ORDER);
+                MDAE_ASSERT(c == 0 || inc->cases[c - 1].order > inc->cases[c].order);
+            }
+        }
+        edges += e->n_incs;
+    }
+    MDAE_ASSERT(edges == m->n_edges);
+}
+
 int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
                     mdae_diags *diags)
 {
@@ -1360,8 +1384,10 @@ int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_mo
     if (rc == MDAE_OK) {
         mel_model *m = NULL;
         rc = elaborate(prog, opt, &rep, &m);
-        if (rc == MDAE_OK)
+        if (rc == MDAE_OK) {
+            check_model(m);
             *out = m;
+        }
     }
     mel__arena_free(&ast);
     sort_diags(diags, first_diag);

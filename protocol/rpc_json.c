@@ -751,6 +751,26 @@ static const char *severity_name(mdae_severity s)
     return "error";
 }
 
+int rpc_json_counts(const mel_model *m, cJSON **out)
+{
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    cJSON *c = cJSON_CreateObject();
+    if (c == NULL || !cJSON_AddNumberToObject(c, "equations", m->n_equations) ||
+        !cJSON_AddNumberToObject(c, "variables", m->n_variables) ||
+        !cJSON_AddNumberToObject(c, "modeVariables", m->n_modes) ||
+        !cJSON_AddNumberToObject(c, "incidences", (double)m->n_edges) ||
+        !cJSON_AddNumberToObject(c, "invariants", m->n_invariants) ||
+        !cJSON_AddNumberToObject(c, "parameters", m->n_params) ||
+        !cJSON_AddNumberToObject(c, "integers", m->n_integers)) {
+        cJSON_Delete(c);
+        return MDAE_E_NOMEM;
+    }
+    *out = c;
+    return MDAE_OK;
+}
+
 int rpc_json_diags(const mdae_diags *d, cJSON **out)
 {
     if (d == NULL || out == NULL || (d->count > 0 && d->items == NULL))

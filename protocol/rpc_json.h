@@ -54,6 +54,11 @@
  * forgotten call is harmless in single-threaded programs). */
 MDAE_API void rpc_json_init(void);
 
+/* The size of a model, as `mdae check --json` and session/open's summary
+ * give it: {"equations","variables","modeVariables","incidences",
+ * "invariants","parameters","integers"} (numbers). */
+MDAE_API int rpc_json_counts(const mel_model *m /* borrowed */, cJSON **out /* out: owned */);
+
 /* The flat structure of a model (`mdae structure --json`):
  *   {"modeVariables":[{"name":"g1","line":L,"col":C}...],
  *    "invariants":[{"guard":"<formula>","line":L,"col":C}...],

@@ -49,6 +49,9 @@
 #define RPC_INVALID_PARAMS (-32602)
 #define RPC_INTERNAL_ERROR (-32603)
 #define RPC_REQUEST_CANCELLED (-32800)
+/* The cancellation notification, {"id": <request id>} (LSP's name; the
+ * router also sends it down the worker pipe). */
+#define RPC_CANCEL_METHOD "$/cancelRequest"
 /* Our own codes: -32000 + an MDAE_E_* value. */
 #define RPC_MDAE_CODE(rc) (-32000 + (rc))
 
@@ -104,8 +107,8 @@ MDAE_API cJSON *rpc_response_error(const cJSON *id /* borrowed */, int code,
 MDAE_API cJSON *rpc_response_mdae(const cJSON *id /* borrowed */, int rc,
                                   const char *message /* borrowed */,
                                   cJSON *details /* takes ownership; may be NULL */);
-/* The error.code used for mdae code rc. */
-MDAE_API int rpc_error_code(int rc);
+/* The error.code used for mdae code rc (tests check the mapping). */
+MDAE_TEST_API int rpc_error_code(int rc);
 /* {"jsonrpc":"2.0","method":method,"params":params?}. */
 MDAE_API cJSON *rpc_notification_new(const char *method /* borrowed */,
                                      cJSON *params /* takes ownership; may be NULL */);

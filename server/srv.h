@@ -5,10 +5,40 @@
  *
  * Process model (issue 5 section 1): one libuv loop process (the *router*)
  * owns every client connection and every session's model text; each session
- * is served by its own worker process (`mdaed --worker`, the same binary)
- * holding that session's BuDDy manager, model and results, because BuDDy
- * keeps one global manager per process. Router and worker talk JSON-RPC over
- * the worker's stdin/stdout with Content-Length framing.
+ * is served by its own worker process (`mdaed --worker`, the same binary,
+ * server/worker/wk.h) holding that session's BuDDy manager, model and
+ * results, because BuDDy keeps one global manager per process. Router and
+ * worker talk JSON-RPC over the worker's stdin/stdout with Content-Length
+ * framing.
+ *
+ * Which file may call which (issue 12). Each arrow is "calls functions of";
+ * nothing calls up the list, so there is no circle. Where a lower file must
+ * reach a higher one it does so through a callback it was given, as libuv
+ * does (uv_read_start's read_cb, uv_queue_work's after_work_cb):
+ *
+ *   srv_main     -> srv_loop, srv_config, worker/ (wk_main)
+ *   srv_loop     -> srv_http, srv_router, srv_lsp, srv_session, srv_conn
+ *   srv_http     -> srv_router, srv_conn                  (HTTP exchanges)
+ *   srv_router   -> srv_methods, srv_call, srv_conn       (JSON-RPC dispatch)
+ *   srv_methods  -> the handlers (the table points at them):
+ *                   srv_lsp, srv_m_server, srv_m_session
+ *   srv_lsp      -> srv_m_session (its reload job), and as every handler:
+ *   handlers     -> srv_call, srv_session, srv_worker, srv_conn
+ *   srv_call     -> srv_conn                              (replies, batches)
+ *   srv_session  -> srv_worker, protocol/rpc_lsp
+ *   srv_worker   -> (no other server file; it knows no method: the pool)
+ *   srv_conn     -> (no other server file)                (connections)
+ *   srv_config   -> srv_log; and every file -> srv_log (MDAE_LOG)
+ * Callbacks going up: srv_conn -> its on_frame / on_close (set by srv_loop);
+ * srv_worker -> a job's done / notify (set by the handler that made the job)
+ * and a queue's reload (set by srv_session's creator). Only the handlers
+ * (srv_m_*.c, srv_lsp.c), the method table (srv_methods.c, srv_methods.h)
+ * and server/worker/ name method strings.
+ *
+ * A new method answered by the router is a handler in srv_m_*.c plus one
+ * line in srv_methods.c. A new worker-backed method that needs nothing but
+ * the session is its handler in server/worker/ plus one line in
+ * SRV_FORWARDED_METHODS (srv_methods.h): session/svg is one.
  *
  * Lifetimes (STYLE.md sections 10-11): srv_conn and srv_worker embed their
  * libuv handles and are freed only in their last close callback. A pending
@@ -32,7 +62,7 @@
 #include "rpc_framer.h"
 #include "rpc_message.h"
 
-/* ---- Logging (srv_main.c) ------------------------------------------------- */
+/* ---- Logging (srv_log.c) -------------------------------------------------- */
 enum { SRV_LOG_DEBUG = 0, SRV_LOG_INFO, SRV_LOG_WARN, SRV_LOG_ERROR };
 extern int srv_log_level;
 void srv_log_write(int level, const char *fmt, ...) MDAE_PRINTF(2, 3);
@@ -77,7 +107,15 @@ void srv_config_close(srv_config *c);
 /* ---- Connections (srv_conn.c) ---------------------------------------------- */
 typedef enum srv_conn_kind { SRV_CONN_TCP, SRV_CONN_UNIX, SRV_CONN_STDIO } srv_conn_kind;
 
-typedef struct srv_conn {
+typedef struct srv_conn srv_conn;
+typedef struct srv_call srv_call;
+/* A frame was cut from the connection's input (srv_loop routes it). */
+typedef void (*srv_conn_frame_cb)(srv_conn *conn, const rpc_frame *frame);
+/* The connection is closing (called once, from srv_conn_close, while the
+ * connection is still referenced): what it owns must go. */
+typedef void (*srv_conn_close_cb)(srv_conn *conn);
+
+struct srv_conn {
     uint64_t id;
     srv_conn_kind kind;
     union {
@@ -88,12 +126,15 @@ typedef struct srv_conn {
     uv_pipe_t out;  /* stdio only: stdout */
     bool out_open;
     uv_stream_t *rd, *wr;
+    srv_conn_frame_cb on_frame;
+    srv_conn_close_cb on_close;
     bool closing;
     int pending_closes; /* handle closes still outstanding */
     int refs;           /* srv_call references */
     rpc_framer fr;
     size_t queued;      /* bytes handed to uv_write and not yet written */
     bool authed;        /* token checked (or not needed) */
+    srv_call *calls;    /* requests not answered yet (srv_call.c), for cancel */
     /* HTTP: one exchange at a time */
     bool http_busy;
     int http_outstanding; /* responses still owed to the current request */
@@ -107,14 +148,17 @@ typedef struct srv_conn {
     const char *end_why; /* static string */
     uv_shutdown_t shutdown;
     struct srv_conn *prev, *next;
-} srv_conn;
+};
 
+/* A new connection of `kind` whose frames go to on_frame; the caller
+ * initialises the stream in conn->h and calls srv_conn_start. */
+srv_conn *srv_conn_new(srv_conn_kind kind, srv_conn_frame_cb on_frame,
+                       srv_conn_close_cb on_close);
 /* Take over an accepted stream (already initialised by the caller in
  * conn->h) and start reading. On failure the connection is closed. */
 void srv_conn_start(srv_conn *conn);
-srv_conn *srv_conn_new(srv_conn_kind kind);
 /* Open the stdio connection (fd 0 in, fd 1 out). */
-int srv_conn_open_stdio(void);
+int srv_conn_open_stdio(srv_conn_frame_cb on_frame, srv_conn_close_cb on_close);
 /* Close once (safe twice); the memory goes when the last close callback has
  * run and no call references it. */
 void srv_conn_close(srv_conn *conn, const char *why);
@@ -132,16 +176,22 @@ void srv_conn_send_text(srv_conn *conn, const char *body, size_t len, bool is_re
 /* Write raw bytes (takes ownership of data, allocated with mdae_malloc). */
 void srv_conn_write(srv_conn *conn, char *data /* takes */, size_t len);
 
-/* ---- Calls and batches (srv_router.c) --------------------------------------- */
+/* ---- Calls and batches (srv_call.c) ------------------------------------------ */
 typedef struct srv_batch srv_batch;
+typedef struct srv_job srv_job;
+typedef struct srv_queue srv_queue;
+struct srv_method;
 
 /* A client request waiting for its reply. */
-typedef struct srv_call {
+struct srv_call {
     srv_conn *conn; /* referenced */
     cJSON *id;      /* owned copy */
-    char *method;   /* owned, for logs and cancel */
+    char *method;   /* owned, for logs */
+    const struct srv_method *m; /* its entry in the method table */
     srv_batch *batch; /* referenced, or NULL */
-} srv_call;
+    srv_job *job;     /* the job answering it, while one runs (for cancel) */
+    struct srv_call *prev, *next; /* conn->calls */
+};
 
 srv_call *srv_call_new(srv_conn *conn, const cJSON *id, const char *method, srv_batch *batch);
 /* Answer and free the call. Takes ownership of response (a whole JSON-RPC
@@ -154,23 +204,155 @@ void srv_call_error(srv_call *call, int code, const char *message, cJSON *data /
 void srv_call_mdae_error(srv_call *call, int rc, const char *message, cJSON *details);
 /* Send a notification to the call's connection (if still open). */
 void srv_call_notify(srv_call *call, const char *method, cJSON *params /* takes */);
+/* The pending request of conn with this id, or NULL. */
+srv_call *srv_call_find(srv_conn *conn, const cJSON *id);
 
-/* Hand one frame body from a connection to the router. */
-void srv_router_frame(srv_conn *conn, const rpc_frame *frame);
-/* A "diagnose" job finished: publish an LSP document's diagnostics (takes
- * ownership of diagnostics; NULL publishes an empty list). */
-void srv_router_lsp_done(srv_conn *conn, const char *uri, cJSON *diagnostics);
-/* Same, with the document version the client gave (LSP's optional
- * PublishDiagnosticsParams.version; < 0: none). */
-void srv_router_lsp_done_version(srv_conn *conn, const char *uri, long lsp_version,
-                                 cJSON *diagnostics);
+/* A batch collects the responses of its calls and sends them as one array
+ * when the last is answered and the router has walked the whole batch. */
+srv_batch *srv_batch_new(srv_conn *conn); /* NULL on OOM */
+void srv_batch_dispatched(srv_batch *b);  /* the router has walked it all */
+/* A response made without a call (invalid request, unknown method): into
+ * the batch, or sent at once when b is NULL. */
+void srv_batch_reply(srv_conn *conn, srv_batch *b, cJSON *response /* takes */);
+
+/* ---- The router (srv_router.c) and HTTP (srv_http.c) -------------------------- */
+/* Parse one JSON-RPC body from a connection and dispatch it; true when a
+ * response is owed (HTTP ends its exchange at once otherwise). */
+bool srv_router_body(srv_conn *conn, const char *body, size_t len);
+/* One HTTP request (framing RPC_FRAMING_HTTP): POST /rpc to the router,
+ * GET and HEAD to the static files. */
+void srv_http_frame(srv_conn *conn, const rpc_frame *frame);
+
+/* ---- The method table (srv_methods.c) ------------------------------------------- */
+enum {
+    SRV_M_QUICK = 1,  /* worker-backed and sub-millisecond: may be pipelined */
+    SRV_M_DEBUG = 2,  /* only with debug_methods (tests) */
+    SRV_M_NOAUTH = 4, /* allowed before authentication */
+    SRV_M_FORWARD = 8 /* forwarded to the session's worker (srv_methods.h) */
+};
+typedef void srv_method_fn(srv_call *call, const cJSON *params);
+typedef void srv_notification_fn(srv_conn *conn, const cJSON *params);
+typedef struct srv_method {
+    const char *name;
+    srv_method_fn *fn;          /* a request's handler, or NULL */
+    srv_notification_fn *notify; /* a notification's handler, or NULL */
+    unsigned flags;
+} srv_method;
+/* The entry for a request (notification false) or a notification, or NULL
+ * when there is none (or it is a debug method and they are off). */
+const srv_method *srv_method_find(const char *name, bool notification);
+
+/* ---- Method handlers (srv_m_session.c, srv_m_server.c, srv_lsp.c) ----------------- */
+srv_method_fn srv_m_open, srv_m_edit, srv_m_analyze, srv_m_close, srv_m_mode, srv_m_forward;
+/* The job that reloads a session's text into a fresh worker (the reload of
+ * every session's queue; srv_lsp.c gives it to the documents' sessions). */
+srv_job *srv_m_session_reload(srv_queue *q);
+srv_method_fn srv_m_status, srv_m_auth;
+srv_notification_fn srv_m_cancel;
+srv_method_fn srv_lsp_initialize, srv_lsp_shutdown;
+srv_notification_fn srv_lsp_exit, srv_lsp_did_open, srv_lsp_did_change, srv_lsp_did_close;
+/* The debounce timer of LSP checks (srv_lsp.c): init with the loop, close
+ * when stopping. */
+void srv_lsp_init(void);
+void srv_lsp_close(void);
+
+/* ---- The worker pool (srv_worker.c) ------------------------------------------------ */
+/* The pool runs jobs in sessions' worker processes: it queues, spawns,
+ * reaps, cancels and times out; it knows no method (a job carries the
+ * worker method to send and the callback to call with what came back, like
+ * libuv's uv_queue_work and its after_work_cb, or Redis's blocked.c).
+ * One job runs at a time per worker (BuDDy is single-threaded; keeping the
+ * queue here lets a queued job be cancelled without asking the worker);
+ * jobs flagged SRV_JOB_QUICK may be sent ahead behind a quick head. */
+typedef struct srv_worker srv_worker;
+
+/* What came back for a job, given to its done callback. */
+typedef struct srv_reply {
+    int rc;              /* MDAE_OK: the worker answered (result or error);
+                            < 0: it never will (the worker died or was
+                            stopped, the job was cancelled before it started,
+                            no worker could be started) */
+    cJSON *result;       /* rc == MDAE_OK: the worker's result, or NULL; set
+                            it to NULL to keep it (else the pool frees it) */
+    cJSON *error;        /* rc == MDAE_OK: the worker's error object, or NULL */
+    cJSON *stats;        /* rc == MDAE_OK: the envelope's "stats", or NULL */
+    const char *message; /* rc < 0: why (NULL: mdae_strerror(rc)) */
+    cJSON *details;      /* rc < 0: for error.data, or NULL; detach to keep */
+    srv_queue *queue;    /* the job's queue; NULL once it has been closed */
+} srv_reply;
+
+typedef void (*srv_job_done_cb)(srv_job *job, srv_reply *reply);
+/* A worker notification while the job runs (params taken, "id" removed). */
+typedef void (*srv_job_notify_cb)(srv_job *job, const char *method, cJSON *params);
+
+enum {
+    SRV_JOB_QUICK = 1, /* may be sent ahead behind a quick head (SRV_M_QUICK) */
+    SRV_JOB_LOADS = 2  /* carries the model text: a fresh worker needs no reload first */
+};
+
+struct srv_job {
+    /* Set by whoever makes the job. */
+    const char *method;        /* the worker method (static string) */
+    cJSON *params;             /* owned until sent */
+    srv_job_done_cb done;      /* called exactly once; the job is the maker's
+                                  again then (free it there) */
+    srv_job_notify_cb notify;  /* NULL: notifications are dropped */
+    unsigned flags;            /* SRV_JOB_* */
+    unsigned tag;              /* for srv_queue_cancel_tag; 0: none */
+    /* The pool's. */
+    uint64_t wid; /* id on the worker pipe */
+    bool started; /* sent to the worker */
+    bool cancelled;
+    struct srv_job *next;
+};
+
+/* A session's line to the pool: its worker, if one runs, and its jobs
+ * waiting for a worker slot. Embedded in srv_session; the pool keeps every
+ * queue in a list (eviction of idle workers, waiting order). */
+struct srv_queue {
+    srv_worker *worker; /* NULL when none runs */
+    const char *name;   /* for logs (borrowed: the session id) */
+    uint64_t last_used; /* uv_now of the last submit */
+    /* The job a fresh worker runs first, unless the first job loads the
+     * text itself: reload what the session keeps. NULL on OOM. */
+    srv_job *(*reload)(srv_queue *q);
+    srv_job *wait_head, *wait_tail; /* waiting for a worker slot, in order */
+    struct srv_queue *wait_next;    /* in the pool's waiting list */
+    bool waiting;
+    struct srv_queue *prev, *next;  /* every queue */
+};
+
+/* Prepare a job in the maker's memory (like a libuv request: the maker owns
+ * it, usually as the first member of its own struct, and gets it back in
+ * done). MDAE_E_NOMEM when params is NULL (a failed build). */
+int srv_job_init(srv_job *job, const char *method, cJSON *params /* takes */,
+                 srv_job_done_cb done);
+void srv_queue_init(srv_queue *q, const char *name, srv_job *(*reload)(srv_queue *q));
+/* The session goes: its waiting jobs fail (MDAE_E_STATE "session closed"),
+ * its worker is stopped (the jobs it holds fail when it exits, with queue
+ * NULL in their reply). */
+void srv_queue_close(srv_queue *q);
+/* Queue a job (takes ownership), starting a worker if needed. If no worker
+ * can start, the job's done callback runs (maybe at once) with the error. */
+void srv_queue_submit(srv_queue *q, srv_job *job /* takes */);
+/* Some job of q is queued on its worker or running. */
+bool srv_queue_busy(const srv_queue *q);
+/* Cancel a job (like uv_cancel): one that has not started is answered at
+ * once with MDAE_E_CANCELED; a running one is asked to stop, and killed
+ * after cancel_grace_ms if it does not. */
+void srv_job_cancel(srv_job *job);
+/* Cancel q's jobs with this tag: those not started are dropped (done with
+ * MDAE_E_CANCELED), the running one is asked to stop (no grace: its answer
+ * is simply late). */
+void srv_queue_cancel_tag(srv_queue *q, unsigned tag);
+/* Stop a worker (idle, session closed): its pending jobs fail with `why`. */
+void srv_worker_stop(srv_worker *w, const char *why);
 
 /* ---- Sessions (srv_session.c) -------------------------------------------------- */
 /* session/mode answers kept per session: a mode projection is pure given the
  * text version, and editors and dashboards ask for the same few modes over
  * and over (issue 5's benchmark: 10,000 session/mode requests/s). */
 #define SRV_MODE_CACHE 64
-typedef struct srv_worker srv_worker;
 
 typedef struct srv_session {
     uint64_t num;
@@ -181,16 +363,11 @@ typedef struct srv_session {
     long version;
     srv_conn *owner; /* closes with it; NULL when persistent (not referenced) */
     char *uri;       /* LSP document, or NULL */
-    srv_worker *worker; /* NULL when stopped */
+    srv_queue queue; /* its worker and jobs (srv_worker.c) */
     uint64_t last_used; /* uv_now */
     struct srv_session *prev, *next;
-    /* Jobs waiting for a worker slot (max_workers reached, all busy), in
-     * order, and the session's place in srv.waiting. */
-    struct srv_job *wait_head, *wait_tail;
-    struct srv_session *wait_next;
-    bool waiting;
     /* session/mode results of the current version, keyed by the canonical
-     * mode (srv_router.c); replaced round-robin. */
+     * mode (srv_m_session.c); replaced round-robin. */
     struct srv_mode_cache {
         char *key;    /* owned; NULL: empty slot */
         long version; /* the text version it was computed from */
@@ -199,13 +376,16 @@ typedef struct srv_session {
     } mode_cache[SRV_MODE_CACHE];
     unsigned mode_cache_next;
     /* LSP: uv_now() when the debounced check of the latest didChange is due
-     * (0: none pending); see srv_router.c, lsp_schedule. */
+     * (0: none pending); see srv_lsp.c. */
     uint64_t lsp_due;
     long lsp_version; /* the client's textDocument.version (0: none given) */
 } srv_session;
 
+/* reload: the job that reloads the session's text into a fresh worker
+ * (srv_queue.reload). */
 int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
-                    srv_session **out);
+                    srv_job *(*reload)(srv_queue *q), srv_session **out);
+srv_session *srv_session_of(srv_queue *q); /* the session embedding q */
 srv_session *srv_session_find(const char *id);
 srv_session *srv_session_find_uri(srv_conn *conn, const char *uri);
 void srv_session_close(srv_session *s);
@@ -213,11 +393,12 @@ void srv_session_close_owned(srv_conn *conn); /* all non-persistent of conn */
 void srv_session_expire(uint64_t now);        /* persistent idle ones */
 /* Replace the text (takes ownership of text). */
 void srv_session_set_text(srv_session *s, char *text, size_t len);
-/* The params of the worker's "load" and "diagnose" ({text, name, defines}) for s's
- * current text; owned by the caller, NULL on OOM. */
+/* {text, name, defines} for s's current text: the params of the worker's
+ * "load" and "diagnose"; owned by the caller, NULL on OOM. */
 cJSON *srv_session_load_params(const srv_session *s);
-/* Apply LSP-style edits: range in lines and UTF-16 characters. MDAE_E_INVAL
- * with *why set on a bad edit (the text is then unchanged). */
+/* Apply LSP-style edits: range in lines and UTF-16 characters
+ * (protocol/rpc_lsp.h). MDAE_E_INVAL with *why set on a bad edit (the text
+ * is then unchanged). */
 int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why);
 /* The cached session/mode result for key at the current version, or NULL
  * (borrowed; *text, when not NULL, receives the printed form). */
@@ -225,69 +406,7 @@ const cJSON *srv_session_mode_get(srv_session *s, const char *key, const char **
 /* Keep a result computed for `version` (takes ownership of result). */
 void srv_session_mode_put(srv_session *s, const char *key, long version, cJSON *result);
 
-/* ---- Workers, router side (srv_worker.c) ---------------------------------------- */
-typedef enum srv_job_kind {
-    SRV_JOB_RAW,  /* reply the worker's answer to the call as it is */
-    SRV_JOB_OPEN, /* session/open: on error close the session */
-    SRV_JOB_EDIT, /* session/edit: add the version */
-    SRV_JOB_LOAD, /* reload after a restart: no call */
-    SRV_JOB_LSP,  /* publish diagnostics for an LSP document */
-    SRV_JOB_MODE  /* session/mode: reply, and keep the result (cache_key) */
-} srv_job_kind;
-
-typedef struct srv_job {
-    uint64_t wid; /* id on the worker pipe */
-    srv_job_kind kind;
-    char *method;  /* owned: the worker method */
-    cJSON *params; /* owned until sent */
-    srv_call *call; /* owned; NULL for LOAD and LSP */
-    srv_conn *conn; /* LSP: referenced connection to publish on */
-    char *uri;      /* LSP: owned */
-    char *cache_key; /* MODE: owned */
-    long version;   /* EDIT/LSP: the session version it was built for */
-    long lsp_version; /* LSP: the client's document version, -1: none */
-    bool stream;    /* forward progress notifications */
-    bool want_reuse; /* analyze: the client asked for the "reuse" member */
-    bool started;   /* sent to the worker */
-    bool cancelled;
-    struct srv_job *next;
-} srv_job;
-
-struct srv_worker {
-    uv_process_t proc;
-    uv_pipe_t to;   /* worker's stdin */
-    uv_pipe_t from; /* worker's stdout */
-    uv_timer_t timer; /* time budget, cancel grace, idle */
-    int timer_mode;
-    bool closing, exited, spawned;
-    int pending_closes;
-    int pid;
-    rpc_framer fr;
-    srv_session *session; /* back pointer; NULL once detached */
-    srv_job *head, *tail; /* head runs once started */
-    char *kill_cause;     /* why the router killed it (owned) */
-    int kill_rc;          /* MDAE_E_TIMEOUT, MDAE_E_CANCELED, ... */
-};
-
-/* Queue a job on the session's worker, starting one (and reloading the
- * kept text) if needed. Takes ownership of job. On failure the job's call is
- * answered with the error. */
-void srv_worker_submit(srv_session *s, srv_job *job /* takes */);
-srv_job *srv_job_new(srv_job_kind kind, const char *method, cJSON *params /* takes */,
-                     srv_call *call /* takes */);
-void srv_job_free(srv_job *job);
-/* Stop a worker (idle, session closed): its pending jobs fail with `why`. */
-void srv_worker_stop(srv_worker *w, const char *why);
-/* $/cancelRequest from conn for request id. True if a job was found. */
-bool srv_worker_cancel(srv_conn *conn, const cJSON *id);
-/* A newer didChange: drop the session's LSP checks that have not started
- * and ask the worker to stop the running one (its stale answer is dropped
- * anyway). */
-void srv_worker_cancel_lsp(srv_session *s);
-/* A session closes: fail the jobs it has waiting for a worker slot. */
-void srv_worker_forget_waiting(srv_session *s);
-
-/* ---- The worker process (srv_workermain.c) --------------------------------------- */
+/* ---- The worker process (server/worker/wk.h) --------------------------------------- */
 typedef struct srv_worker_opts {
     size_t memory_mb;
     size_t node_limit, initial_nodes, cache_size;
@@ -295,7 +414,6 @@ typedef struct srv_worker_opts {
 } srv_worker_opts;
 #define SRV_EXIT_NOMEM 3 /* worker exit status: its memory cap was reached */
 #define SRV_EXIT_PROTO 4 /* worker exit status: bad pipe traffic */
-int srv_worker_main(const srv_worker_opts *o);
 
 /* ---- The server (srv_loop.c) -------------------------------------------------------- */
 typedef struct srv_server {
@@ -309,7 +427,7 @@ typedef struct srv_server {
     bool unix_on;
     uv_signal_t sigint, sigterm;
     uv_timer_t sweep;
-    uv_timer_t lsp_timer; /* debounced LSP checks (srv_router.c) */
+    uv_timer_t lsp_timer; /* debounced LSP checks (srv_lsp.c) */
     bool stopping;
     srv_conn *conns;
     size_t n_conns;
@@ -318,7 +436,8 @@ typedef struct srv_server {
     size_t n_sessions;
     uint64_t next_session_num;
     size_t n_workers;
-    srv_session *waiting, *waiting_tail; /* sessions waiting for a worker slot */
+    srv_queue *queues;                  /* every session's queue (srv_worker.c) */
+    srv_queue *waiting, *waiting_tail;  /* queues waiting for a worker slot */
     size_t n_waiting_jobs;
     uint64_t next_wid;
     uint64_t requests; /* served, for server/status */

@@ -1,7 +1,9 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * server/srv_conn.c -- client connections: read, frame, hand frames to the
- * router, write with a capped queue, close once.
+ * server/srv_conn.c -- client connections: read, frame, hand frames to
+ * their on_frame callback (srv_loop.c routes them), write with a capped
+ * queue, close once. It calls no other server file: what a connection owns
+ * beyond its handles goes in its on_close callback.
  *
  * Close discipline (STYLE.md section 10): srv_conn_close() may be called any
  * number of times; it closes each handle once and counts the closes still
@@ -12,7 +14,7 @@
  * The access token (when configured) is checked on every TCP connection:
  * HTTP requests carry `Authorization: Bearer TOKEN`; NDJSON and LSP
  * connections must first send {"method":"auth","params":{"token":TOKEN}}
- * (see srv_router.c). Unix sockets and stdio are protected by file
+ * (see srv_m_server.c). Unix sockets and stdio are protected by file
  * permissions and process ownership instead.
  */
 #include "srv.h"
@@ -50,13 +52,16 @@ static void unlink_conn(srv_conn *c)
     srv.n_conns--;
 }
 
-srv_conn *srv_conn_new(srv_conn_kind kind)
+srv_conn *srv_conn_new(srv_conn_kind kind, srv_conn_frame_cb frame_cb,
+                       srv_conn_close_cb close_cb)
 {
     srv_conn *c = mdae_calloc(1, sizeof *c);
     if (c == NULL)
         return NULL;
     c->id = ++srv.next_conn_id;
     c->kind = kind;
+    c->on_frame = frame_cb;
+    c->on_close = close_cb;
     rpc_framer_init(&c->fr, srv.cfg.max_message_bytes);
     /* The token protects TCP only; see the file comment. */
     c->authed = kind != SRV_CONN_TCP || srv.cfg.token == NULL;
@@ -120,21 +125,20 @@ void srv_conn_close(srv_conn *c, const char *why)
         return;
     c->closing = true;
     MDAE_LOG(SRV_LOG_INFO, "conn %llu: closed (%s)", (unsigned long long)c->id, why);
-    /* Closing the sessions may answer (and release) calls that reference
-     * this connection: hold it until its handles are closing. */
+    /* What the connection owns (its sessions) goes in on_close, which may
+     * answer (and release) calls that reference this connection: hold it
+     * until its handles are closing. */
     srv_conn_ref(c);
     unlink_conn(c);
-    srv_session_close_owned(c);
+    if (c->on_close != NULL)
+        c->on_close(c);
     c->pending_closes++;
     uv_close((uv_handle_t *)&c->h, on_close);
     if (c->out_open) {
         c->pending_closes++;
         uv_close((uv_handle_t *)&c->out, on_close);
     }
-    bool stdio = c->kind == SRV_CONN_STDIO;
     srv_conn_unref(c);
-    if (stdio)
-        srv_loop_stop("the stdio client went away");
 }
 
 static void on_write(uv_write_t *req, int status)
@@ -248,7 +252,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static int on_frame(void *ctx, const rpc_frame *f)
 {
     srv_conn *c = ctx;
-    srv_router_frame(c, f);
+    c->on_frame(c, f);
     return c->closing || c->ending; /* stop framing a connection the router ended */
 }
 
@@ -304,9 +308,9 @@ void srv_conn_start(srv_conn *c)
         srv_conn_close(c, uv_strerror(rc));
 }
 
-int srv_conn_open_stdio(void)
+int srv_conn_open_stdio(srv_conn_frame_cb frame_cb, srv_conn_close_cb close_cb)
 {
-    srv_conn *c = srv_conn_new(SRV_CONN_STDIO);
+    srv_conn *c = srv_conn_new(SRV_CONN_STDIO, frame_cb, close_cb);
     if (c == NULL)
         return MDAE_E_NOMEM;
     int rc;

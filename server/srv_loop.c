@@ -14,11 +14,14 @@
  *   4. frame    -- the framer detects NDJSON / LSP / HTTP on the first bytes
  *                  and cuts frames; one read (at most SRV_READ_BUFFER bytes)
  *                  is framed in one go, which bounds the work per callback.
- *   5. route    -- srv_router_frame: JSON-RPC parse, then a method either
- *                  answers at once (server/status, errors) or becomes a job.
- *   6. hand off -- srv_worker_submit queues the job on the session's worker
+ *   5. route    -- on_conn_frame: HTTP to srv_http.c, JSON-RPC bodies to
+ *                  srv_router_body: parse, then the method's handler
+ *                  (srv_methods.c) either answers at once (server/status,
+ *                  errors) or makes a job.
+ *   6. hand off -- srv_queue_submit queues the job on the session's worker
  *                  (spawned on demand with uv_spawn); one job at a time runs
- *                  per worker, its reply comes back in on_worker_read.
+ *                  per worker, its reply comes back in on_worker_read and
+ *                  goes to the job's done callback, which answers.
  *   7. write    -- replies and notifications are framed for the connection
  *                  and uv_write'n; a client whose write queue passes its cap
  *                  is cut off.
@@ -36,6 +39,27 @@
 
 srv_server srv;
 
+/* A frame from a connection: HTTP exchanges (srv_http.c) or JSON-RPC bodies
+ * (srv_router.c). */
+static void on_conn_frame(srv_conn *c, const rpc_frame *f)
+{
+    MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: -> (%s) %.*s", (unsigned long long)c->id,
+             rpc_framing_name(f->framing), (int)(f->len > 300 ? 300 : f->len), f->body);
+    if (f->framing == RPC_FRAMING_HTTP)
+        srv_http_frame(c, f);
+    else
+        srv_router_body(c, f->body, f->len);
+}
+
+/* A connection closes: its sessions (not the persistent ones) go with it,
+ * and when it is the stdio client, the server too. */
+static void on_conn_close(srv_conn *c)
+{
+    srv_session_close_owned(c);
+    if (c->kind == SRV_CONN_STDIO)
+        srv_loop_stop("the stdio client went away");
+}
+
 static void on_connection(uv_stream_t *server, int status)
 {
     if (status < 0) {
@@ -43,7 +67,7 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     }
     srv_conn_kind kind = server == (uv_stream_t *)&srv.tcp ? SRV_CONN_TCP : SRV_CONN_UNIX;
-    srv_conn *c = srv_conn_new(kind);
+    srv_conn *c = srv_conn_new(kind, on_conn_frame, on_conn_close);
     if (c == NULL) {
         MDAE_LOG(SRV_LOG_ERROR, "out of memory accepting a connection");
         return;
@@ -178,7 +202,7 @@ void srv_loop_stop(const char *why)
     uv_close((uv_handle_t *)&srv.sigint, NULL);
     uv_close((uv_handle_t *)&srv.sigterm, NULL);
     uv_close((uv_handle_t *)&srv.sweep, NULL);
-    uv_close((uv_handle_t *)&srv.lsp_timer, NULL);
+    srv_lsp_close();
     while (srv.conns != NULL) {
         srv_conn *c = srv.conns;
         srv_conn_close(c, "server stopping"); /* unlinks c */
@@ -199,8 +223,7 @@ int srv_loop_run(void)
     uv_timer_init(srv.loop, &srv.sweep);
     uv_timer_start(&srv.sweep, on_sweep, 1000, 1000);
     uv_unref((uv_handle_t *)&srv.sweep);
-    uv_timer_init(srv.loop, &srv.lsp_timer);
-    uv_unref((uv_handle_t *)&srv.lsp_timer);
+    srv_lsp_init();
 
     int rc = MDAE_OK;
     if (srv.cfg.listen_tcp != NULL)
@@ -208,7 +231,7 @@ int srv_loop_run(void)
     if (rc == MDAE_OK && srv.cfg.listen_unix != NULL)
         rc = listen_unix(srv.cfg.listen_unix);
     if (rc == MDAE_OK && srv.cfg.stdio)
-        rc = srv_conn_open_stdio();
+        rc = srv_conn_open_stdio(on_conn_frame, on_conn_close);
     if (rc == MDAE_OK && !srv.tcp_on && !srv.unix_on && !srv.cfg.stdio) {
         MDAE_LOG(SRV_LOG_ERROR, "nothing to listen on");
         rc = MDAE_E_INVAL;

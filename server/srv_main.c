@@ -1,8 +1,8 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * server/srv_main.c -- mdaed's entry point: command line, configuration,
- * logging; then either the router loop (srv_loop.c) or, with --worker, the
- * worker process (srv_workermain.c).
+ * server/srv_main.c -- mdaed's entry point: command line, configuration;
+ * then either the router loop (srv_loop.c) or, with --worker, the
+ * worker process (server/worker/).
  *
  *   mdaed [--config FILE] [--listen tcp://HOST:PORT | unix://PATH] [--unix PATH]
  *         [--stdio] [--port-file FILE] [--log-level LEVEL] [--worker ...]
@@ -12,6 +12,7 @@
  * also given.
  */
 #include "srv.h"
+#include "worker/wk.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,36 +20,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-int srv_log_level = SRV_LOG_INFO;
-
-static const char *level_names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
-
-int srv_log_level_parse(const char *name)
-{
-    for (int i = 0; i < 4; i++)
-        if (strcasecmp(name, level_names[i]) == 0 ||
-            (i == SRV_LOG_WARN && strcasecmp(name, "warning") == 0))
-            return i;
-    return -1;
-}
-
-void srv_log_write(int level, const char *fmt, ...)
-{
-    char ts[32];
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    struct tm tm;
-    gmtime_r(&now.tv_sec, &tm);
-    strftime(ts, sizeof ts, "%H:%M:%S", &tm);
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s.%03ld mdaed[%d] %s ", ts, now.tv_nsec / 1000000, (int)uv_os_getpid(),
-            level_names[level < 0 ? 0 : level > 3 ? 3 : level]);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 static void usage(FILE *f)
 {
@@ -151,7 +122,7 @@ int main(int argc, char **argv)
     }
     rpc_message_init();
     if (worker)
-        return srv_worker_main(&wo);
+        return wk_main(&wo);
 
     srv_config_default(&srv.cfg);
     if (config != NULL) {

@@ -5,14 +5,19 @@
  * stopped for idleness can be restarted from them (issue 5 section 1).
  *
  * Edits use LSP positions: 0-based lines and UTF-16 code units within the
- * line (what editors send), converted here to byte offsets of the UTF-8 text.
- * A character past the end of its line means the end of the line, and a line
- * past the end of the text means the end of the text (LSP's leniency).
+ * line (what editors send), converted to byte offsets of the UTF-8 text by
+ * protocol/rpc_lsp.h, the same code that places the worker's diagnostics.
+ *
+ * Each session embeds its srv_queue, its line to the worker pool
+ * (srv_worker.c); closing the session closes the queue.
  */
 #include "srv.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "rpc_lsp.h"
 
 static void link_session(srv_session *s)
 {
@@ -36,7 +41,7 @@ static void unlink_session(srv_session *s)
 }
 
 int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
-                    srv_session **out)
+                    srv_job *(*reload)(srv_queue *q), srv_session **out)
 {
     if (srv.n_sessions >= srv.cfg.max_sessions)
         return MDAE_E_LIMIT;
@@ -57,11 +62,17 @@ int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *
     s->version = 1;
     s->owner = owner;
     s->last_used = uv_now(srv.loop);
+    srv_queue_init(&s->queue, s->id, reload);
     link_session(s);
     MDAE_LOG(SRV_LOG_INFO, "session %s: open (%zu bytes%s)", s->id, len,
              owner ? "" : ", persistent");
     *out = s;
     return MDAE_OK;
+}
+
+srv_session *srv_session_of(srv_queue *q)
+{
+    return (srv_session *)(void *)((char *)q - offsetof(srv_session, queue));
 }
 
 srv_session *srv_session_find(const char *id)
@@ -83,13 +94,7 @@ srv_session *srv_session_find_uri(srv_conn *conn, const char *uri)
 void srv_session_close(srv_session *s)
 {
     unlink_session(s);
-    srv_worker_forget_waiting(s);
-    if (s->worker != NULL) {
-        srv_worker *w = s->worker;
-        s->worker = NULL;
-        w->session = NULL;
-        srv_worker_stop(w, "session closed");
-    }
+    srv_queue_close(&s->queue);
     MDAE_LOG(SRV_LOG_INFO, "session %s: closed", s->id);
     for (unsigned i = 0; i < SRV_MODE_CACHE; i++) {
         mdae_free(s->mode_cache[i].key);
@@ -118,7 +123,7 @@ void srv_session_expire(uint64_t now)
     srv_session *s = srv.sessions;
     while (s != NULL) {
         srv_session *next = s->next;
-        bool busy = s->worker != NULL && s->worker->head != NULL;
+        bool busy = srv_queue_busy(&s->queue);
         if (s->owner == NULL && !busy && now - s->last_used > srv.cfg.session_idle_ms) {
             MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms, expired", s->id,
                      (unsigned long long)(now - s->last_used));
@@ -137,7 +142,6 @@ void srv_session_set_text(srv_session *s, char *text, size_t len)
     s->last_used = uv_now(srv.loop);
 }
 
-/* Byte offset of an LSP position in text[0..len). */
 cJSON *srv_session_load_params(const srv_session *s)
 {
     cJSON *p = cJSON_CreateObject();
@@ -156,27 +160,6 @@ cJSON *srv_session_load_params(const srv_session *s)
         cJSON_AddItemToObject(p, "defines", d);
     }
     return p;
-}
-
-static size_t offset_of(const char *text, size_t len, double line, double character)
-{
-    size_t i = 0;
-    for (double l = 0; l < line; l++) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        if (nl == NULL)
-            return len;
-        i = (size_t)(nl - text) + 1;
-    }
-    double units = 0;
-    while (i < len && text[i] != '\n' && units < character) {
-        unsigned char b = (unsigned char)text[i];
-        size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
-        if (i + n > len)
-            n = len - i;
-        units += n == 4 ? 2 : 1; /* astral characters are surrogate pairs */
-        i += n;
-    }
-    return i;
 }
 
 static bool position(const cJSON *p, double *line, double *character)
@@ -211,7 +194,7 @@ int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why
             mdae_free(text);
             return MDAE_E_INVAL;
         }
-        size_t a = offset_of(text, len, sl, sc), b = offset_of(text, len, el, ec);
+        size_t a = rpc_lsp_offset(text, len, sl, sc), b = rpc_lsp_offset(text, len, el, ec);
         if (b < a) {
             *why = "an edit's range ends before it starts";
             mdae_free(text);

@@ -1,8 +1,15 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * server/srv_worker.c -- worker processes, router side: spawn on demand, one
- * job at a time over the worker's stdin/stdout (JSON-RPC, Content-Length
- * framing), time budget, cancellation, idle stop, and death.
+ * server/srv_worker.c -- the worker pool: worker processes, router side.
+ * Spawn on demand, one job at a time over the worker's stdin/stdout
+ * (JSON-RPC, Content-Length framing), time budget, cancellation, idle stop,
+ * and death.
+ *
+ * The pool knows no method (issue 12). A job carries the worker method to
+ * send, its params, and the callback to call with what comes back (srv.h,
+ * srv_job, srv_reply), like libuv's uv_queue_work and its after_work_cb;
+ * whoever made the job (a method handler) turns that into a reply. The pool
+ * calls no other server file.
  *
  * Why one job at a time: BuDDy is single-threaded, so the worker could not
  * run two anyway, and keeping the queue here lets the router cancel a job
@@ -12,7 +19,8 @@
  * being stopped while idle, every job it held is answered with an error that
  * names the cause -- the signal, the exit status, its memory cap, its time
  * budget, or a cancel that was not honoured in time. The session keeps its
- * text; its next request starts a fresh worker, which first reloads the text.
+ * text; its next job starts a fresh worker, which first runs the queue's
+ * reload job.
  *
  * Handles: proc, to, from and timer are embedded; they are closed together
  * after the process has exited (or when uv_spawn fails, which still needs
@@ -31,6 +39,22 @@ enum { TIMER_NONE, TIMER_BUDGET, TIMER_GRACE, TIMER_IDLE };
  * many equations); still bounded so a broken worker cannot exhaust us. */
 #define SRV_WORKER_MAX_FRAME (256u * 1024u * 1024u)
 
+struct srv_worker {
+    uv_process_t proc;
+    uv_pipe_t to;   /* worker's stdin */
+    uv_pipe_t from; /* worker's stdout */
+    uv_timer_t timer; /* time budget, cancel grace, idle */
+    int timer_mode;
+    bool closing, exited, spawned;
+    int pending_closes;
+    int pid;
+    rpc_framer fr;
+    srv_queue *queue;     /* back pointer; NULL once detached */
+    srv_job *head, *tail; /* head runs once started */
+    char *kill_cause;     /* why the pool killed it (owned) */
+    int kill_rc;          /* MDAE_E_TIMEOUT, MDAE_E_CANCELED, ... */
+};
+
 typedef struct worker_write {
     uv_write_t req;
     char *data;
@@ -40,47 +64,34 @@ static void retry_waiting(void);
 
 /* ---- Jobs -------------------------------------------------------------------- */
 
-srv_job *srv_job_new(srv_job_kind kind, const char *method, cJSON *params, srv_call *call)
+int srv_job_init(srv_job *job, const char *method, cJSON *params, srv_job_done_cb done)
 {
-    srv_job *job = mdae_calloc(1, sizeof *job);
-    char *m = mdae_strdup(method);
-    if (job == NULL || m == NULL || params == NULL) {
-        mdae_free(job);
-        mdae_free(m);
-        cJSON_Delete(params);
-        return NULL;
-    }
-    job->kind = kind;
-    job->method = m;
+    memset(job, 0, sizeof *job);
+    if (params == NULL)
+        return MDAE_E_NOMEM;
+    job->method = method;
     job->params = params;
-    job->call = call;
+    job->done = done;
     job->wid = ++srv.next_wid;
-    return job;
+    return MDAE_OK;
 }
 
-void srv_job_free(srv_job *job)
+/* Give the job back to its maker (who frees it in done). */
+static void job_finish(srv_job *job, srv_reply *r)
 {
-    if (job == NULL)
-        return;
     cJSON_Delete(job->params);
-    mdae_free(job->method);
-    mdae_free(job->uri);
-    mdae_free(job->cache_key);
-    if (job->conn)
-        srv_conn_unref(job->conn);
-    mdae_free(job);
+    job->params = NULL;
+    job->next = NULL;
+    job->done(job, r);
 }
 
-/* Answer a job's call (if any) with an error and free the job. */
-static void job_fail(srv_job *job, int rc, const char *message, cJSON *details)
+/* The job gets no answer: rc < 0, with why. Takes details. */
+static void job_fail(srv_job *job, srv_queue *q, int rc, const char *message, cJSON *details)
 {
-    if (job->call != NULL) {
-        srv_call_mdae_error(job->call, rc, message, details);
-        job->call = NULL;
-    } else {
-        cJSON_Delete(details);
-    }
-    srv_job_free(job);
+    MDAE_ASSERT(rc < 0);
+    srv_reply r = {rc, NULL, NULL, NULL, message, details, q};
+    job_finish(job, &r);
+    cJSON_Delete(r.details);
 }
 
 /* ---- Handles ------------------------------------------------------------------- */
@@ -107,14 +118,14 @@ static void close_handles(srv_worker *w)
     uv_close((uv_handle_t *)&w->timer, on_worker_close);
 }
 
-/* Forget the session (it may get a new worker at once) and stop counting
+/* Forget the queue (it may get a new worker at once) and stop counting
  * this worker against max_workers. */
 static void detach(srv_worker *w)
 {
-    if (w->session != NULL) {
-        if (w->session->worker == w)
-            w->session->worker = NULL;
-        w->session = NULL;
+    if (w->queue != NULL) {
+        if (w->queue->worker == w)
+            w->queue->worker = NULL;
+        w->queue = NULL;
     }
     if (w->spawned) {
         w->spawned = false;
@@ -130,8 +141,8 @@ static void kill_worker(srv_worker *w, int sig, int rc, char *cause /* takes */)
     } else {
         mdae_free(cause);
     }
-    /* The session gets a fresh worker on its next request; the jobs left
-     * here fail when the exit callback reports the death. */
+    /* The queue gets a fresh worker on its next job; the jobs left here
+     * fail when the exit callback reports the death. */
     detach(w);
     if (!w->exited)
         uv_process_kill(&w->proc, sig);
@@ -195,15 +206,13 @@ static void timer_start(srv_worker *w, int mode, uint64_t ms)
 /* Projections of a kept analysis (session/mode, session/dot) take well under
  * a millisecond in the worker, so waiting for each reply before sending the
  * next would leave the worker idle for a pipe round trip per request. Such
- * jobs are sent ahead, up to SRV_WORKER_WINDOW at once, but only behind a
- * head of the same kind: anything that may run long keeps the one-at-a-time
- * rule, so that cancelling a queued request never has to reach the worker. */
+ * jobs (SRV_JOB_QUICK) are sent ahead, up to SRV_WORKER_WINDOW at once, but
+ * only behind a quick head: anything that may run long keeps the
+ * one-at-a-time rule, so that cancelling a queued request never has to
+ * reach the worker. */
 #define SRV_WORKER_WINDOW 16
 
-static bool pipelinable(const srv_job *job)
-{
-    return strcmp(job->method, "mode") == 0 || strcmp(job->method, "dot") == 0;
-}
+static bool pipelinable(const srv_job *job) { return (job->flags & SRV_JOB_QUICK) != 0; }
 
 static int send_job(srv_worker *w, srv_job *job)
 {
@@ -219,7 +228,7 @@ static int send_job(srv_worker *w, srv_job *job)
     return rc;
 }
 
-/* Send the head if it is not sent yet, and cheap jobs behind a cheap head. */
+/* Send the head if it is not sent yet, and quick jobs behind a quick head. */
 static void pump_jobs(srv_worker *w)
 {
     srv_job *job = w->head;
@@ -236,7 +245,7 @@ static void pump_jobs(srv_worker *w)
             return;
 }
 
-/* The two job lists, a worker's queue (head/tail) and a session's waiting
+/* The two job lists, a worker's queue (head/tail) and a queue's waiting
  * list (wait_head/wait_tail), are singly linked with a tail pointer. */
 static void jobs_append(srv_job **head, srv_job **tail, srv_job *job)
 {
@@ -265,11 +274,12 @@ static void send_cancel(srv_worker *w, const srv_job *job)
     cJSON *p = cJSON_CreateObject();
     if (p != NULL)
         cJSON_AddNumberToObject(p, "id", (double)job->wid);
-    worker_send(w, rpc_notification_new("$/cancelRequest", p));
+    worker_send(w, rpc_notification_new(RPC_CANCEL_METHOD, p));
 }
 
 static void enqueue(srv_worker *w, srv_job *job)
 {
+    MDAE_ASSERT(!job->started && job->done != NULL);
     jobs_append(&w->head, &w->tail, job);
     pump_jobs(w);
     if (w->head == job) /* the budget of a job starts when the worker can run it */
@@ -290,142 +300,41 @@ static srv_job *pop_head(srv_worker *w)
 
 /* ---- Replies ------------------------------------------------------------------------- */
 
-static cJSON *take(cJSON *obj, const char *name)
-{
-    return obj ? cJSON_DetachItemFromObjectCaseSensitive(obj, name) : NULL;
-}
-
-/* The reply of session/open ({session, version, summary}) and of
- * session/edit (session NULL: {version, summary}); the summary is taken
- * from the worker's result (null if it has none). NULL on OOM. */
-static cJSON *version_reply(const char *session, long version, cJSON *result)
-{
-    cJSON *r = cJSON_CreateObject();
-    if (r != NULL) {
-        if (session != NULL)
-            cJSON_AddStringToObject(r, "session", session);
-        cJSON_AddNumberToObject(r, "version", (double)version);
-        cJSON *sum = take(result, "summary");
-        cJSON_AddItemToObject(r, "summary", sum ? sum : cJSON_CreateNull());
-    }
-    return r;
-}
-
-/* Rebuild the worker's error object for the client's id. */
-static void forward_error(srv_call *call, cJSON *error)
-{
-    const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
-    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(error, "message");
-    cJSON *data = take(error, "data");
-    srv_call_error(call, cJSON_IsNumber(code) ? code->valueint : RPC_INTERNAL_ERROR,
-                   cJSON_IsString(msg) ? msg->valuestring : "worker error", data);
-}
-
+/* The response to the running job: its callback gets result or error and
+ * the envelope's stats (the parsed message is freed after). */
 static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
 {
-    cJSON *error = cJSON_GetObjectItemCaseSensitive(resp, "error");
-    cJSON *result = cJSON_GetObjectItemCaseSensitive(resp, "result");
-    srv_session *s = w->session;
-    switch (job->kind) {
-    case SRV_JOB_RAW:
-        if (error) {
-            forward_error(job->call, error);
-        } else {
-            /* analyze answers always carry "reuse" (with "analysed": this
-             * request ran an analysis) for server/status; the client sees
-             * it only when it asked. */
-            cJSON *ru = cJSON_GetObjectItemCaseSensitive(result, "reuse");
-            if (cJSON_IsObject(ru)) {
-                if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ru, "analysed"))) {
-                    const cJSON *n = cJSON_GetObjectItemCaseSensitive(ru, "components");
-                    const cJSON *u = cJSON_GetObjectItemCaseSensitive(ru, "reused");
-                    const cJSON *r = cJSON_GetObjectItemCaseSensitive(ru, "recomputed");
-                    const cJSON *sd = cJSON_GetObjectItemCaseSensitive(ru, "seeded");
-                    const cJSON *sr = cJSON_GetObjectItemCaseSensitive(ru, "searched");
-                    srv.reuse_components += cJSON_IsNumber(n) ? (uint64_t)n->valuedouble : 0;
-                    srv.reuse_reused += cJSON_IsNumber(u) ? (uint64_t)u->valuedouble : 0;
-                    srv.reuse_recomputed += cJSON_IsNumber(r) ? (uint64_t)r->valuedouble : 0;
-                    srv.reuse_seeded += cJSON_IsNumber(sd) ? (uint64_t)sd->valuedouble : 0;
-                    srv.reuse_searched += cJSON_IsNumber(sr) ? (uint64_t)sr->valuedouble : 0;
-                }
-                if (job->want_reuse)
-                    cJSON_DeleteItemFromObjectCaseSensitive(ru, "analysed");
-                else
-                    cJSON_DeleteItemFromObjectCaseSensitive(result, "reuse");
-            }
-            srv_call_result(job->call, take(resp, "result"));
-        }
-        job->call = NULL;
-        break;
-    case SRV_JOB_OPEN:
-        if (error || s == NULL) {
-            if (error)
-                forward_error(job->call, error);
-            else
-                srv_call_mdae_error(job->call, MDAE_E_STATE, "session closed", NULL);
-            job->call = NULL;
-            if (s != NULL)
-                srv_session_close(s); /* a model that does not load opens nothing */
-            break;
-        }
-        srv_call_result(job->call, version_reply(s->id, job->version, result));
-        job->call = NULL;
-        break;
-    case SRV_JOB_EDIT:
-        if (error) {
-            forward_error(job->call, error);
-        } else {
-            srv_call_result(job->call, version_reply(NULL, job->version, result));
-        }
-        job->call = NULL;
-        break;
-    case SRV_JOB_MODE:
-        if (error) {
-            forward_error(job->call, error);
-        } else {
-            cJSON *r = take(resp, "result");
-            if (s != NULL && job->cache_key != NULL && r != NULL)
-                srv_session_mode_put(s, job->cache_key, job->version, cJSON_Duplicate(r, true));
-            srv_call_result(job->call, r);
-        }
-        job->call = NULL;
-        break;
-    case SRV_JOB_LOAD:
-        break; /* a model error shows up in the request that follows */
-    case SRV_JOB_LSP:
-        /* A stale check (the document changed since) is dropped: the newer
-         * one is queued behind it and will publish. */
-        if (error == NULL && s != NULL && job->conn != NULL && !job->conn->closing &&
-            s->version == job->version)
-            srv_router_lsp_done_version(job->conn, job->uri, job->lsp_version,
-                                        take(result, "diagnostics"));
-        break;
-    }
+    srv_reply r = {MDAE_OK,
+                   cJSON_DetachItemFromObjectCaseSensitive(resp, "result"),
+                   cJSON_GetObjectItemCaseSensitive(resp, "error"),
+                   cJSON_GetObjectItemCaseSensitive(resp, "stats"),
+                   NULL,
+                   NULL,
+                   w->queue};
+    job_finish(job, &r);
+    cJSON_Delete(r.result);
 }
 
+/* A notification for the running job goes to its notify callback. */
 static void forward_notification(srv_worker *w, cJSON *msg)
 {
     srv_job *job = w->head;
     cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
     const cJSON *wid = cJSON_GetObjectItemCaseSensitive(params, "id");
-    if (job == NULL || !job->stream || job->call == NULL || !cJSON_IsNumber(wid) ||
-        (uint64_t)wid->valuedouble != job->wid || w->session == NULL)
-        return; /* not for the running streamed job: drop */
-    cJSON *p = take(msg, "params");
+    if (job == NULL || job->notify == NULL || !cJSON_IsNumber(wid) ||
+        (uint64_t)wid->valuedouble != job->wid || w->queue == NULL || !cJSON_IsString(method))
+        return; /* not for the running job, or nobody listens: drop */
+    cJSON *p = cJSON_DetachItemFromObjectCaseSensitive(msg, "params");
     cJSON_DeleteItemFromObjectCaseSensitive(p, "id");
-    cJSON *cid = cJSON_Duplicate(job->call->id, true);
-    if (cid != NULL)
-        cJSON_AddItemToObject(p, "id", cid);
-    cJSON_AddStringToObject(p, "session", w->session->id);
-    srv_call_notify(job->call, method->valuestring, p);
+    job->notify(job, method->valuestring, p);
 }
 
 static void fail_all(srv_worker *w, int rc, const char *cause, cJSON *details)
 {
     srv_job *job;
     while ((job = pop_head(w)) != NULL)
-        job_fail(job, rc, cause, details ? cJSON_Duplicate(details, true) : NULL);
+        job_fail(job, w->queue, rc, cause, details ? cJSON_Duplicate(details, true) : NULL);
     cJSON_Delete(details);
 }
 
@@ -447,8 +356,7 @@ static int on_worker_frame(void *ctx, const rpc_frame *f)
         srv_job *job = pop_head(w);
         timer_start(w, TIMER_NONE, 0);
         deliver(w, job, p.root);
-        srv_job_free(job);
-        if (!w->closing && w->session != NULL && !w->exited && w->kill_cause == NULL) {
+        if (!w->closing && w->queue != NULL && !w->exited && w->kill_cause == NULL) {
             if (w->head != NULL) {
                 pump_jobs(w);
                 timer_start(w, TIMER_BUDGET, srv.cfg.request_timeout_ms);
@@ -574,18 +482,18 @@ static void on_timer(uv_timer_t *t)
  * recently; false if every worker is busy. */
 static bool evict_idle(void)
 {
-    srv_session *victim = NULL;
-    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
-        if (s->worker != NULL && s->worker->head == NULL &&
-            (victim == NULL || s->last_used < victim->last_used))
-            victim = s;
+    srv_queue *victim = NULL;
+    for (srv_queue *q = srv.queues; q != NULL; q = q->next)
+        if (q->worker != NULL && q->worker->head == NULL &&
+            (victim == NULL || q->last_used < victim->last_used))
+            victim = q;
     if (victim == NULL)
         return false;
     srv_worker_stop(victim->worker, "stopped to make room for another session");
     return true;
 }
 
-static int spawn(srv_session *s, srv_worker **out)
+static int spawn(srv_queue *q, srv_worker **out)
 {
     if (srv.n_workers >= srv.cfg.max_workers && !evict_idle())
         return MDAE_E_LIMIT;
@@ -632,97 +540,83 @@ static int spawn(srv_session *s, srv_worker **out)
     w->pid = w->proc.pid;
     w->spawned = true;
     srv.n_workers++;
-    w->session = s;
-    s->worker = w;
+    w->queue = q;
+    q->worker = w;
     rc = uv_read_start((uv_stream_t *)&w->from, on_worker_alloc, on_worker_read);
     if (rc < 0)
         kill_worker(w, SIGKILL, MDAE_E_IO, mdae_strdup("cannot read from the worker"));
-    MDAE_LOG(SRV_LOG_INFO, "worker %d: started for session %s", w->pid, s->id);
+    MDAE_LOG(SRV_LOG_INFO, "worker %d: started for session %s", w->pid, q->name);
     *out = w;
     return MDAE_OK;
 }
 
-/* Queue a job until a worker slot frees (srv_worker_retry). */
-static void wait_for_slot(srv_session *s, srv_job *job)
+/* Queue a job until a worker slot frees (retry_waiting). */
+static void wait_for_slot(srv_queue *q, srv_job *job)
 {
-    jobs_append(&s->wait_head, &s->wait_tail, job);
+    jobs_append(&q->wait_head, &q->wait_tail, job);
     srv.n_waiting_jobs++;
-    if (!s->waiting) {
-        s->waiting = true;
-        s->wait_next = NULL;
+    if (!q->waiting) {
+        q->waiting = true;
+        q->wait_next = NULL;
         if (srv.waiting_tail)
-            srv.waiting_tail->wait_next = s;
+            srv.waiting_tail->wait_next = q;
         else
-            srv.waiting = s;
-        srv.waiting_tail = s;
+            srv.waiting = q;
+        srv.waiting_tail = q;
     }
 }
 
-static void unlink_waiting(srv_session *s)
+static void unlink_waiting(srv_queue *q)
 {
-    srv_session *prev = NULL;
-    for (srv_session *x = srv.waiting; x != NULL; prev = x, x = x->wait_next)
-        if (x == s) {
+    srv_queue *prev = NULL;
+    for (srv_queue *x = srv.waiting; x != NULL; prev = x, x = x->wait_next)
+        if (x == q) {
             if (prev)
-                prev->wait_next = s->wait_next;
+                prev->wait_next = q->wait_next;
             else
-                srv.waiting = s->wait_next;
-            if (srv.waiting_tail == s)
+                srv.waiting = q->wait_next;
+            if (srv.waiting_tail == q)
                 srv.waiting_tail = prev;
             break;
         }
-    s->waiting = false;
-    s->wait_next = NULL;
+    q->waiting = false;
+    q->wait_next = NULL;
 }
 
-void srv_worker_forget_waiting(srv_session *s)
-{
-    if (!s->waiting)
-        return;
-    unlink_waiting(s);
-    srv_job *job;
-    while ((job = s->wait_head) != NULL) {
-        s->wait_head = job->next;
-        srv.n_waiting_jobs--;
-        job_fail(job, MDAE_E_STATE, "session closed", NULL);
-    }
-    s->wait_tail = NULL;
-}
+static int start_for(srv_queue *q, srv_job *first, srv_worker **out);
 
-static int start_for(srv_session *s, srv_job *first, srv_worker **out);
-
-/* Give freed worker slots to waiting sessions, oldest first. Called where a
+/* Give freed worker slots to waiting queues, oldest first. Called where a
  * slot may have freed: a worker went idle or exited. */
 static void retry_waiting(void)
 {
     while (srv.waiting != NULL) {
-        srv_session *s = srv.waiting;
+        srv_queue *q = srv.waiting;
         if (srv.n_workers >= srv.cfg.max_workers && !evict_idle())
             return;
         srv_worker *w;
-        if (start_for(s, s->wait_head, &w) < 0)
+        if (start_for(q, q->wait_head, &w) < 0)
             return; /* try again at the next freed slot */
-        unlink_waiting(s);
+        unlink_waiting(q);
         srv_job *job;
-        while ((job = s->wait_head) != NULL) {
-            s->wait_head = job->next;
+        while ((job = q->wait_head) != NULL) {
+            q->wait_head = job->next;
             srv.n_waiting_jobs--;
             enqueue(w, job);
         }
-        s->wait_tail = NULL;
+        q->wait_tail = NULL;
     }
 }
 
-/* Spawn a worker for s and, unless `first` carries the text itself, queue
- * the reload of the kept text. */
-static int start_for(srv_session *s, srv_job *first, srv_worker **out)
+/* Spawn a worker for q and, unless `first` carries the text itself, queue
+ * the queue's reload job. */
+static int start_for(srv_queue *q, srv_job *first, srv_worker **out)
 {
     srv_worker *w;
-    int rc = spawn(s, &w);
+    int rc = spawn(q, &w);
     if (rc < 0)
         return rc;
-    if (first == NULL || first->kind == SRV_JOB_RAW || first->kind == SRV_JOB_MODE) {
-        srv_job *load = srv_job_new(SRV_JOB_LOAD, "load", srv_session_load_params(s), NULL);
+    if (first == NULL || !(first->flags & SRV_JOB_LOADS)) {
+        srv_job *load = q->reload ? q->reload(q) : NULL;
         if (load == NULL) {
             srv_worker_stop(w, "out of memory");
             return MDAE_E_NOMEM;
@@ -733,27 +627,66 @@ static int start_for(srv_session *s, srv_job *first, srv_worker **out)
     return MDAE_OK;
 }
 
-void srv_worker_submit(srv_session *s, srv_job *job)
+/* ---- The API ------------------------------------------------------------------------------ */
+
+void srv_queue_init(srv_queue *q, const char *name, srv_job *(*reload)(srv_queue *q))
 {
-    srv_worker *w = s->worker;
-    s->last_used = uv_now(srv.loop);
-    if (s->waiting) { /* keep the order of the session's requests */
-        wait_for_slot(s, job);
+    memset(q, 0, sizeof *q);
+    q->name = name;
+    q->reload = reload;
+    q->last_used = uv_now(srv.loop);
+    q->next = srv.queues;
+    if (srv.queues)
+        srv.queues->prev = q;
+    srv.queues = q;
+}
+
+void srv_queue_close(srv_queue *q)
+{
+    if (q->waiting)
+        unlink_waiting(q);
+    srv_job *job;
+    while ((job = q->wait_head) != NULL) {
+        q->wait_head = job->next;
+        srv.n_waiting_jobs--;
+        job_fail(job, NULL, MDAE_E_STATE, "session closed", NULL);
+    }
+    q->wait_tail = NULL;
+    if (q->worker != NULL) {
+        srv_worker *w = q->worker;
+        q->worker = NULL;
+        w->queue = NULL;
+        srv_worker_stop(w, "session closed");
+    }
+    MDAE_ASSERT(!q->waiting && q->wait_head == NULL && q->worker == NULL);
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        srv.queues = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    q->prev = q->next = NULL;
+}
+
+bool srv_queue_busy(const srv_queue *q) { return q->worker != NULL && q->worker->head != NULL; }
+
+void srv_queue_submit(srv_queue *q, srv_job *job)
+{
+    srv_worker *w = q->worker;
+    q->last_used = uv_now(srv.loop);
+    if (q->waiting) { /* keep the order of the session's requests */
+        wait_for_slot(q, job);
         return;
     }
     if (w == NULL) {
-        int rc = start_for(s, job, &w);
+        int rc = start_for(q, job, &w);
         if (rc == MDAE_E_LIMIT) {
-            MDAE_LOG(SRV_LOG_INFO, "session %s: every worker busy, request queued", s->id);
-            wait_for_slot(s, job);
+            MDAE_LOG(SRV_LOG_INFO, "session %s: every worker busy, request queued", q->name);
+            wait_for_slot(q, job);
             return;
         }
         if (rc < 0) {
-            cJSON *d = NULL;
-            if (rc == MDAE_E_LIMIT && (d = cJSON_CreateObject()) != NULL)
-                cJSON_AddNumberToObject(d, "max_workers", (double)srv.cfg.max_workers);
-            job_fail(job, rc, rc == MDAE_E_LIMIT ? "every worker is busy (max_workers reached)"
-                                                 : "cannot start a worker", d);
+            job_fail(job, q, rc, "cannot start a worker", NULL);
             return;
         }
     }
@@ -770,39 +703,39 @@ void srv_worker_stop(srv_worker *w, const char *why)
     kill_worker(w, SIGTERM, MDAE_E_STATE, mdae_asprintf("the worker was stopped: %s", why));
 }
 
-void srv_worker_cancel_lsp(srv_session *s)
+void srv_queue_cancel_tag(srv_queue *q, unsigned tag)
 {
     srv_job *wprev = NULL;
-    for (srv_job *job = s->wait_head, *next; job != NULL; job = next) {
+    for (srv_job *job = q->wait_head, *next; job != NULL; job = next) {
         next = job->next;
-        if (job->kind != SRV_JOB_LSP) {
+        if (job->tag != tag) {
             wprev = job;
             continue;
         }
-        jobs_unlink(&s->wait_head, &s->wait_tail, wprev, job);
+        jobs_unlink(&q->wait_head, &q->wait_tail, wprev, job);
         srv.n_waiting_jobs--;
-        job_fail(job, MDAE_E_CANCELED, NULL, NULL);
+        job_fail(job, q, MDAE_E_CANCELED, NULL, NULL);
     }
-    if (s->wait_head == NULL && s->waiting)
-        unlink_waiting(s);
-    srv_worker *w = s->worker;
+    if (q->wait_head == NULL && q->waiting)
+        unlink_waiting(q);
+    srv_worker *w = q->worker;
     if (w == NULL)
         return;
     srv_job *prev = NULL;
     for (srv_job *job = w->head, *next; job != NULL; job = next) {
         next = job->next;
-        if (job->kind != SRV_JOB_LSP) {
+        if (job->tag != tag) {
             prev = job;
             continue;
         }
         if (!job->started) {
             jobs_unlink(&w->head, &w->tail, prev, job);
-            job_fail(job, MDAE_E_CANCELED, NULL, NULL);
+            job_fail(job, q, MDAE_E_CANCELED, NULL, NULL);
             continue;
         }
         if (!job->cancelled) {
-            /* No grace timer: a check that does not stop in time only
-             * delays the next one, and its answer is dropped as stale. */
+            /* No grace timer: a job that does not stop in time only delays
+             * the next one (an LSP check's answer is dropped as stale). */
             job->cancelled = true;
             send_cancel(w, job);
         }
@@ -810,48 +743,54 @@ void srv_worker_cancel_lsp(srv_session *s)
     }
 }
 
-static bool job_is(const srv_job *job, const srv_conn *conn, const cJSON *id)
+/* Where a job is: waiting in its queue, or on a worker. */
+static bool find_job(const srv_job *job, srv_queue **qo, srv_job **prevo, srv_worker **wo)
 {
-    return job->call != NULL && job->call->conn == conn && cJSON_Compare(job->call->id, id, true);
-}
-
-bool srv_worker_cancel(srv_conn *conn, const cJSON *id)
-{
-    for (srv_session *s = srv.sessions; s != NULL; s = s->next) {
-        srv_job *wprev = NULL;
-        for (srv_job *job = s->wait_head; job != NULL; wprev = job, job = job->next) {
-            if (!job_is(job, conn, id))
-                continue;
-            jobs_unlink(&s->wait_head, &s->wait_tail, wprev, job);
-            srv.n_waiting_jobs--;
-            if (s->wait_head == NULL)
-                unlink_waiting(s);
-            job_fail(job, MDAE_E_CANCELED, "request cancelled before it started", NULL);
-            return true;
-        }
-        srv_worker *w = s->worker;
-        if (w == NULL)
-            continue;
+    for (srv_queue *q = srv.queues; q != NULL; q = q->next) {
         srv_job *prev = NULL;
-        for (srv_job *job = w->head; job != NULL; prev = job, job = job->next) {
-            if (!job_is(job, conn, id))
-                continue;
-            if (!job->started) { /* never reached the worker: answer now */
-                jobs_unlink(&w->head, &w->tail, prev, job);
-                job_fail(job, MDAE_E_CANCELED, "request cancelled before it started", NULL);
+        for (srv_job *j = q->wait_head; j != NULL; prev = j, j = j->next)
+            if (j == job) {
+                *qo = q, *prevo = prev, *wo = NULL;
                 return true;
             }
-            if (!job->cancelled) {
-                job->cancelled = true;
-                send_cancel(w, job);
-                /* Only the running job gets a grace period; one sent ahead
-                 * is a quick projection and answers soon anyway. */
-                if (job == w->head)
-                    timer_start(w, TIMER_GRACE,
-                                srv.cfg.cancel_grace_ms ? srv.cfg.cancel_grace_ms : 1);
+        if (q->worker == NULL)
+            continue;
+        prev = NULL;
+        for (srv_job *j = q->worker->head; j != NULL; prev = j, j = j->next)
+            if (j == job) {
+                *qo = q, *prevo = prev, *wo = q->worker;
+                return true;
             }
-            return true;
-        }
     }
     return false;
+}
+
+void srv_job_cancel(srv_job *job)
+{
+    srv_queue *q;
+    srv_job *prev;
+    srv_worker *w;
+    if (!find_job(job, &q, &prev, &w))
+        return; /* on a worker that died or was stopped: it fails on exit */
+    if (w == NULL) {
+        jobs_unlink(&q->wait_head, &q->wait_tail, prev, job);
+        srv.n_waiting_jobs--;
+        if (q->wait_head == NULL)
+            unlink_waiting(q);
+        job_fail(job, q, MDAE_E_CANCELED, "request cancelled before it started", NULL);
+        return;
+    }
+    if (!job->started) { /* never reached the worker: answer now */
+        jobs_unlink(&w->head, &w->tail, prev, job);
+        job_fail(job, q, MDAE_E_CANCELED, "request cancelled before it started", NULL);
+        return;
+    }
+    if (!job->cancelled) {
+        job->cancelled = true;
+        send_cancel(w, job);
+        /* Only the running job gets a grace period; one sent ahead is a
+         * quick projection and answers soon anyway. */
+        if (job == w->head)
+            timer_start(w, TIMER_GRACE, srv.cfg.cancel_grace_ms ? srv.cfg.cancel_grace_ms : 1);
+    }
 }

@@ -265,5 +265,9 @@ class Session:
         """The conditional dependency graph as Graphviz DOT text."""
         return self.client.call("session/dot", {"session": self.id})
 
+    def svg(self):
+        """The same graph laid out by Graphviz in the server, as SVG text."""
+        return self.client.call("session/svg", {"session": self.id})
+
     def close(self):
         return self.client.call("session/close", {"session": self.id})

@@ -77,6 +77,7 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(result["status"], "nonsingular")
             self.assertIn("blocks", result)
             self.assertTrue(s.dot().startswith("digraph"))
+            self.assertIn("<svg", s.svg())
             self.assertTrue(s.mode({"g1": True, "g2": False})["valid"])
             s.close()
 

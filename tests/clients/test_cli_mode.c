@@ -27,8 +27,9 @@
 #include <unistd.h>
 
 #include "cli_test.h"
+#include "mdaed_proc.h"
 
-#define MDAED MDAE_BINARY_DIR "/server/mdaed"
+#define MDAED MDAED_PROC_EXE
 
 static run run_env(char *const *envp, const char *const *args)
 {
@@ -298,115 +299,43 @@ Test(cli_mode, model_errors_exit_1_before_any_mode_work)
 
 /* ---- --server ---------------------------------------------------------------------- */
 
+/* mdaed on 127.0.0.1:0 and a Unix socket in a temporary directory
+ * (tests/support/mdaed_proc.h), with the addresses the CLI takes. */
 typedef struct server {
+    mdaed_proc p;
     pid_t pid;
-    int port;
-    char dir[64];
     char tcp[64];
     char unix_addr[128];
 } server;
 
-static long long t_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* mdaed on 127.0.0.1:0 (the port it got is written to a file) and a Unix
- * socket in a temporary directory; `extra` adds top-level configuration
- * members (", \"bdd\": {...}") or is "". */
+/* `extra` adds top-level configuration members (", \"bdd\": {...}") or is "". */
 static void server_start_with(server *s, const char *extra)
 {
     memset(s, 0, sizeof *s);
-    cr_assert_eq(access(MDAED, X_OK), 0, "%s is not built (cmake --build ... --target mdaed)",
-                 MDAED);
-    snprintf(s->dir, sizeof s->dir, "/tmp/mdae-cli-srv-XXXXXX");
-    cr_assert_not_null(mkdtemp(s->dir));
-    char conf[128], port_file[128];
-    snprintf(conf, sizeof conf, "%s/mdaed.json", s->dir);
-    snprintf(port_file, sizeof port_file, "%s/port", s->dir);
-    FILE *f = fopen(conf, "w");
-    cr_assert_not_null(f);
-    fprintf(f,
-            "{\"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s/sock\"},\n"
-            " \"web_root\": \"%s/clients/web\", \"log_level\": \"error\"%s}\n",
-            s->dir, MDAE_SOURCE_DIR, extra);
-    fclose(f);
-    snprintf(s->unix_addr, sizeof s->unix_addr, "unix:%s/sock", s->dir);
-    s->pid = fork();
-    cr_assert_geq(s->pid, 0);
-    if (s->pid == 0) {
-        /* A failed assertion ends the test process without server_stop():
-         * take the server down with it, and never let it hold the test's
-         * output pipes. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        char log[160];
-        snprintf(log, sizeof log, "%s/mdaed.log", s->dir);
-        int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (lfd >= 0) {
-            dup2(lfd, 1);
-            dup2(lfd, 2);
-            close(lfd);
-        }
-        execl(MDAED, MDAED, "--config", conf, "--port-file", port_file, (char *)NULL);
-        _exit(127);
-    }
-    long long end = t_ms() + 20000;
-    while (t_ms() < end) {
-        FILE *pf = fopen(port_file, "r");
-        if (pf != NULL) {
-            int ok = fscanf(pf, "%d", &s->port);
-            fclose(pf);
-            if (ok == 1 && s->port > 0) {
-                snprintf(s->tcp, sizeof s->tcp, "tcp://127.0.0.1:%d", s->port);
-                return;
-            }
-        }
-        int st;
-        cr_assert_eq(waitpid(s->pid, &st, WNOHANG), 0, "mdaed exited at startup");
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    cr_assert_fail("mdaed did not write its port");
+    mdaed_prepare(&s->p, "mdae-cli-srv");
+    char conf[4096];
+    cr_assert_lt(snprintf(conf, sizeof conf,
+                           "{\"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
+                           " \"web_root\": \"%s/clients/web\", \"log_level\": \"error\"%s}\n",
+                           s->p.sock, MDAE_SOURCE_DIR, extra),
+                 (int)sizeof conf);
+    mdaed_start(&s->p, conf, true);
+    s->pid = s->p.pid;
+    snprintf(s->unix_addr, sizeof s->unix_addr, "unix:%s", s->p.sock);
+    snprintf(s->tcp, sizeof s->tcp, "tcp://127.0.0.1:%d", s->p.port);
 }
 
 static void server_start(server *s) { server_start_with(s, ""); }
 
-static void server_stop(server *s)
-{
-    int st;
-    kill(s->pid, SIGTERM);
-    long long end = t_ms() + 20000;
-    while (t_ms() < end && waitpid(s->pid, &st, WNOHANG) == 0) {
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    if (waitpid(s->pid, &st, WNOHANG) == 0) {
-        kill(s->pid, SIGKILL);
-        waitpid(s->pid, &st, 0);
-    }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
-    if (system(cmd) != 0)
-        cr_log_warn("could not remove %s", s->dir);
-}
+static void server_stop(server *s) { mdaed_stop(&s->p); }
 
-/* Every member the server sent equals the embedded engine's; members the
- * server did not send (blocks and edges, from a server that does not build
- * the CDG yet) are named in a warning, not hidden. */
+/* The server's answer has exactly the embedded engine's members, each equal. */
 static void same_members(const cJSON *remote, const cJSON *local)
 {
     const cJSON *m;
     cJSON_ArrayForEach(m, local) {
         const cJSON *r = item(remote, m->string);
-        if (r == NULL) {
-            cr_assert(strcmp(m->string, "blocks") == 0 || strcmp(m->string, "edges") == 0,
-                      "the server's answer lacks \"%s\"", m->string);
-            cr_log_warn("the server's analysis has no \"%s\" (server predates issue 4)",
-                        m->string);
-            continue;
-        }
+        cr_assert_not_null(r, "the server's answer lacks \"%s\"", m->string);
         cr_assert(cJSON_Compare(r, m, true), "\"%s\" differs", m->string);
     }
     cJSON_ArrayForEach(m, remote)
@@ -443,18 +372,7 @@ Test(cli_mode, server_analyze_text_matches_the_embedded_engine)
     run rem = RUN("--server", s.tcp, "analyze", MODEL("water_tank.mel"));
     expect(&loc, 0);
     expect(&rem, 0);
-    /* Identical up to the blocks section, which needs a server with the
-     * CDG (issue 4); identical everywhere once it has it. */
-    const char *cut = strstr(rem.out, "\nblocks: not in this analysis");
-    if (cut != NULL) {
-        cr_log_warn("the server sent no blocks: comparing the text before them");
-        size_t n = (size_t)(cut - rem.out);
-        cr_assert_eq(strncmp(loc.out, rem.out, n), 0, "local:\n%s\nremote:\n%s", loc.out,
-                     rem.out);
-        cr_assert_eq(strncmp(loc.out + n, "\nblocks (", 9), 0);
-    } else {
-        cr_assert_str_eq(rem.out, loc.out);
-    }
+    cr_assert_str_eq(rem.out, loc.out);
     run_free(&loc);
     run_free(&rem);
     server_stop(&s);

@@ -2,7 +2,7 @@
  *
  * tests/engine/oom_test.h -- suite set-up of the engine's OOM suites
  * (test_cdg_oom.c, test_inc_oom.c): the failing allocator of
- * tests/budget_alloc.h (set budget_left = N to let N more allocations
+ * tests/support/fail_alloc.h (set budget_left = N to let N more allocations
  * succeed, -1 for unlimited) under a running BDD manager. A suite installs
  * it with `TestSuite(x, .init = oom_begin, .fini = oom_end)`.
  * Header-only (static), so each suite stays one executable.
@@ -12,7 +12,7 @@
 
 #include <criterion/criterion.h>
 
-#include "budget_alloc.h"
+#include "fail_alloc.h"
 #include "sa.h"
 
 /* Suite init: the failing allocator (unlimited until a test sets a budget),

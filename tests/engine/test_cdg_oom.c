@@ -6,7 +6,7 @@
  * write nothing to *out, and leak nothing (LeakSanitizer in the asan
  * build), and the BDD manager must stay usable.
  *
- * The failing allocator (budget_left) is in tests/budget_alloc.h.
+ * The failing allocator (budget_left) is in tests/support/fail_alloc.h.
  */
 #include <criterion/criterion.h>
 

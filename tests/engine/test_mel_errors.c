@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counting_alloc.h"
+#include "fail_alloc.h"
 #include "mel_test_util.h"
 
 /* Build a text of `n` repetitions of `unit` between `pre` and `post`. */

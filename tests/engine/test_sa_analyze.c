@@ -15,7 +15,7 @@
 #include "mel.h"
 #include "sa.h"
 
-#include "budget_alloc.h"
+#include "fail_alloc.h"
 #include "model_files.h"
 
 /* ---- A tiny hand builder for mel_model ------------------------------------

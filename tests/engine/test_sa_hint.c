@@ -353,7 +353,7 @@ static void family(const char *file, const char *other_file, long long lo, long 
 {
     char *text = tm_slurp(file);
     char *other = tm_slurp(other_file);
-    char *variants[4];
+    char *variants[4] = {NULL, NULL, NULL, NULL};
     cr_assert_leq(n_edits, 4);
     for (size_t k = 0; k < n_edits; k++) {
         variants[k] = subst(text, NULL, edits[k][0], edits[k][1], false);

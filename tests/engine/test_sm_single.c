@@ -23,7 +23,7 @@
 #include "ref.h"
 #include "sm.h"
 
-#include "counting_alloc.h"
+#include "fail_alloc.h"
 #include "model_files.h"
 
 static size_t compare_model(const mel_model *m, const char *label)

@@ -14,7 +14,7 @@
 #include "rpc_framer.h"
 #include "rpc_message.h"
 
-#include "budget_alloc.h"
+#include "fail_alloc.h"
 
 #define MAXF 16
 

@@ -15,7 +15,7 @@
 #include "cdg.h"
 #include "rpc_json.h"
 
-#include "counting_alloc.h"
+#include "fail_alloc.h"
 #include "model_files.h"
 
 /* ---- A hand-built report over g1, g2 ---------------------------------------- */

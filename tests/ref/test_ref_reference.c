@@ -308,7 +308,9 @@ static void perms(brute *b, int r, bool *used, int *perm, long weight) {
 
 /* All matchings (each row takes a free column or nothing). */
 static void matchings(brute *b, int r, bool *used, int *row_col, int card) {
-    if (r == b->n) {
+    /* r >= NMAX never holds (n <= NMAX); said so that an optimising gcc
+     * does not warn about w[r] past the array after inlining the recursion. */
+    if (r == b->n || r >= NMAX) {
         if (card > b->max_card) {
             b->max_card = card;
             memset(b->row_free, 0, sizeof b->row_free);
@@ -580,7 +582,7 @@ typedef struct rect {
 } rect;
 
 static void rect_matchings(rect *b, int r, bool *used, int *row_col, int card) {
-    if (r == b->nr) {
+    if (r == b->nr || r >= NMAX) { /* r >= NMAX: as in matchings() */
         if (card > b->max_card) {
             b->max_card = card;
             memset(b->row_free, 0, sizeof b->row_free);

@@ -30,35 +30,18 @@
 
 #include <cjson/cJSON.h>
 
+#include "mdaed_proc.h"
 #include "rpc_message.h"
 
-#define SRV_TEST_WAIT_MS 20000
+#define SRV_TEST_WAIT_MS MDAED_PROC_WAIT_MS
 
-typedef struct srv_proc {
-    pid_t pid;
-    int port;
-    char dir[64];
-    char sock[100];
-} srv_proc;
+typedef mdaed_proc srv_proc;
 
 typedef struct client {
     int fd;
     char *buf;
     size_t len, cap;
 } client;
-
-static inline uint64_t t_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static inline void t_sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static inline char *t_read_file(const char *path)
 {
@@ -81,86 +64,30 @@ static inline char *t_model(const char *name)
     return t_read_file(path);
 }
 
-/* Start mdaed; `limits` is inserted in the "limits" object (may be ""),
- * `top` among the top-level keys (may be ""). */
+/* Start mdaed (tests/support/mdaed_proc.h); `limits` is inserted in the
+ * "limits" object (may be ""), `top` among the top-level keys (may be ""). */
 static inline void srv_start(srv_proc *p, const char *limits, const char *top)
 {
-    memset(p, 0, sizeof *p);
-    snprintf(p->dir, sizeof p->dir, "/tmp/mdaed-test-XXXXXX");
-    cr_assert_not_null(mkdtemp(p->dir));
-    snprintf(p->sock, sizeof p->sock, "%s/sock", p->dir);
-    char conf[256], port_file[256];
-    snprintf(conf, sizeof conf, "%s/mdaed.json", p->dir);
-    snprintf(port_file, sizeof port_file, "%s/port", p->dir);
-    FILE *f = fopen(conf, "w");
-    cr_assert_not_null(f);
-    fprintf(f,
-            "// test configuration\n{\n"
-            "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
-            "  \"web_root\": \"%s/clients/web\",\n"
-            "  \"log_level\": \"warn\",\n"
-            "  \"debug_methods\": true,\n"
-            "  %s%s\n"
-            "  \"limits\": {\"worker_idle_ms\": 60000 %s%s}\n"
-            "}\n",
-            p->sock, MDAE_SOURCE_DIR, top, top[0] ? "," : "", limits[0] ? "," : "", limits);
-    fclose(f);
-    char exe[512];
-    snprintf(exe, sizeof exe, "%s/server/mdaed", MDAE_BINARY_DIR);
-    p->pid = fork();
-    cr_assert_geq(p->pid, 0);
-    if (p->pid == 0) {
-        /* A failed assertion ends the test process without srv_stop: take
-         * the server with it (its workers follow when their pipe closes). */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0)
-            dup2(null, 1); /* keep Criterion's pipes free of our output */
-        execl(exe, exe, "--config", conf, "--port-file", port_file, (char *)NULL);
-        _exit(127);
-    }
-    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
-    while (t_now_ms() < end) {
-        FILE *pf = fopen(port_file, "r");
-        if (pf != NULL) {
-            int ok = fscanf(pf, "%d", &p->port);
-            fclose(pf);
-            if (ok == 1 && p->port > 0)
-                return;
-        }
-        int st;
-        cr_assert_eq(waitpid(p->pid, &st, WNOHANG), 0, "mdaed exited at startup");
-        t_sleep_ms(10);
-    }
-    cr_assert_fail("mdaed did not write its port");
+    mdaed_prepare(p, "mdaed-test");
+    char conf[4096];
+    cr_assert_lt(snprintf(conf, sizeof conf,
+                           "// test configuration\n{\n"
+                           "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
+                           "  \"web_root\": \"%s/clients/web\",\n"
+                           "  \"log_level\": \"warn\",\n"
+                           "  \"debug_methods\": true,\n"
+                           "  %s%s\n"
+                           "  \"limits\": {\"worker_idle_ms\": 60000 %s%s}\n"
+                           "}\n",
+                           p->sock, MDAE_SOURCE_DIR, top, top[0] ? "," : "",
+                           limits[0] ? "," : "", limits),
+                 (int)sizeof conf);
+    mdaed_start(p, conf, false);
 }
 
 /* Stop with SIGTERM; returns the exit status (or -1 when it had to be
  * killed). */
-static inline int srv_stop(srv_proc *p)
-{
-    int st = 0;
-    kill(p->pid, SIGTERM);
-    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
-    int rc = -1;
-    while (t_now_ms() < end) {
-        pid_t r = waitpid(p->pid, &st, WNOHANG);
-        if (r == p->pid) {
-            rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-            break;
-        }
-        t_sleep_ms(10);
-    }
-    if (rc == -1 && waitpid(p->pid, &st, WNOHANG) == 0) {
-        kill(p->pid, SIGKILL);
-        waitpid(p->pid, &st, 0);
-    }
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", p->dir);
-    return rc;
-}
+static inline int srv_stop(srv_proc *p) { return mdaed_stop(p); }
 
 static inline void cl_open_fd(client *c, int fd)
 {

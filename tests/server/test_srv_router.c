@@ -442,7 +442,7 @@ Test(srv_router, requires_the_access_token_on_tcp)
     srv_stop(&p);
 }
 
-Test(srv_router, projects_a_mode_and_draws_the_graph_like_the_cli)
+Test(srv_router, projects_a_mode_and_draws_the_graph_like_the_cli_as_dot_and_svg)
 {
     srv_proc p;
     client c;
@@ -473,6 +473,30 @@ Test(srv_router, projects_a_mode_and_draws_the_graph_like_the_cli)
     res = cJSON_GetObjectItem(r, "result");
     cr_assert(cJSON_IsString(res), "%s", cJSON_PrintUnformatted(r));
     cr_assert(strncmp(res->valuestring, "digraph", 7) == 0, "%s", res->valuestring);
+    cJSON_Delete(r);
+    /* session/svg: the same graph laid out by Graphviz in the worker; one
+     * <g class="node"> per block of the DOT text. */
+    r = cl_request(&c, 4, "session/dot", session_params(sid));
+    char *dot = strdup(cJSON_GetObjectItem(r, "result")->valuestring);
+    cJSON_Delete(r);
+    r = cl_request(&c, 5, "session/svg", session_params(sid));
+    res = cJSON_GetObjectItem(r, "result");
+    cr_assert(cJSON_IsString(res), "%s", cJSON_PrintUnformatted(r));
+    cr_assert_not_null(strstr(res->valuestring, "<svg"), "%.200s", res->valuestring);
+    int nodes = 0, blocks = 0;
+    for (const char *q = res->valuestring; (q = strstr(q, "class=\"node\"")) != NULL; q++)
+        nodes++;
+    for (const char *q = dot; (q = strstr(q, "\n  b")) != NULL; q++)
+        blocks += strchr(q + 1, '\n') != NULL && strstr(q, "->") != NULL &&
+                          strstr(q, "->") < strchr(q + 1, '\n')
+                      ? 0
+                      : 1; /* a node line, not an edge line */
+    cr_assert_gt(nodes, 0);
+    cr_assert_eq(nodes, blocks, "%d nodes in the SVG, %d blocks in the DOT", nodes, blocks);
+    free(dot);
+    cJSON_Delete(r);
+    r = cl_request(&c, 6, "session/svg", session_params("s999"));
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_STATE), "%s", cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
     free(sid);
     free(text);

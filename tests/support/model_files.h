@@ -1,9 +1,9 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * tests/model_files.h -- read a model of the corpus (tests/models/NAME) into
+ * tests/support/model_files.h -- read a model of the corpus (tests/models/NAME) into
  * memory, for the suites that run on the corpus (engine, ref). Failing to
  * read it fails the test. Header-only (static functions), so each suite
- * stays one executable; tests/ is on every suite's include path.
+ * stays one executable; tests/support/ is on every suite's include path.
  */
 #ifndef MODEL_FILES_H
 #define MODEL_FILES_H

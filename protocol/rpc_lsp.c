@@ -1,0 +1,90 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * protocol/rpc_lsp.c -- LSP positions (UTF-16 units) against UTF-8 texts,
+ * and LSP Diagnostic objects; rpc_lsp.h says why and how characters count.
+ */
+#include "rpc_lsp.h"
+
+#include <string.h>
+
+#include "rpc_message.h"
+
+/* Bytes of the UTF-8 sequence that starts with b (1 for a stray byte). */
+static size_t utf8_len(unsigned char b)
+{
+    return b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
+}
+
+size_t rpc_lsp_offset(const char *text, size_t len, double line, double character)
+{
+    size_t i = 0;
+    for (double l = 0; l < line; l++) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (nl == NULL)
+            return len;
+        i = (size_t)(nl - text) + 1;
+    }
+    double units = 0;
+    while (i < len && text[i] != '\n' && units < character) {
+        size_t n = utf8_len((unsigned char)text[i]);
+        if (i + n > len)
+            n = len - i;
+        units += n == 4 ? 2 : 1; /* astral characters are surrogate pairs */
+        i += n;
+    }
+    return i;
+}
+
+int rpc_lsp_position(const char *text, size_t len, const mdae_pos *p, cJSON **out)
+{
+    rpc_message_init();
+    uint32_t line = p->line ? p->line - 1 : 0;
+    size_t units = 0;
+    if (p->line != 0 && p->offset <= len && p->col >= 1 && p->col - 1 <= p->offset) {
+        size_t start = p->offset - (p->col - 1);
+        for (size_t i = start; i < p->offset;) {
+            size_t n = utf8_len((unsigned char)text[i]);
+            units += n == 4 ? 2 : 1;
+            i += n;
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !cJSON_AddNumberToObject(o, "line", line) ||
+        !cJSON_AddNumberToObject(o, "character", (double)units)) {
+        cJSON_Delete(o);
+        return MDAE_E_NOMEM;
+    }
+    *out = o;
+    return MDAE_OK;
+}
+
+int rpc_lsp_diagnostic(const char *text, size_t len, const mdae_range *r, int severity,
+                       const char *message, cJSON **out)
+{
+    rpc_message_init();
+    mdae_range rr = *r;
+    if (rr.end.line == 0)
+        rr.end = rr.start;
+    cJSON *d = cJSON_CreateObject();
+    cJSON *range = cJSON_AddObjectToObject(d, "range");
+    cJSON *start = NULL, *end = NULL;
+    if (d == NULL || range == NULL || rpc_lsp_position(text, len, &rr.start, &start) < 0 ||
+        !cJSON_AddItemToObject(range, "start", start))
+        goto nomem;
+    start = NULL;
+    if (rpc_lsp_position(text, len, &rr.end, &end) < 0 ||
+        !cJSON_AddItemToObject(range, "end", end))
+        goto nomem;
+    end = NULL;
+    if (!cJSON_AddNumberToObject(d, "severity", severity) ||
+        !cJSON_AddStringToObject(d, "source", "mdae") ||
+        !cJSON_AddStringToObject(d, "message", message ? message : ""))
+        goto nomem;
+    *out = d;
+    return MDAE_OK;
+nomem:
+    cJSON_Delete(start);
+    cJSON_Delete(end);
+    cJSON_Delete(d);
+    return MDAE_E_NOMEM;
+}

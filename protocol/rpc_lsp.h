@@ -1,0 +1,51 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * protocol/rpc_lsp.h -- positions of the language-server protocol: 0-based
+ * lines and UTF-16 code units within the line, against our UTF-8 texts and
+ * 1-based byte positions (mdae_pos); and the LSP Diagnostic object.
+ *
+ * Why: the router applies editors' edits (session/edit, didChange) and the
+ * worker places diagnostics for them; both must count characters the same
+ * way, so the conversion is written once, here (issue 12).
+ *
+ * The conversion: a character is one UTF-8 sequence (the length given by its
+ * first byte; a stray continuation or invalid byte counts as one character);
+ * characters outside the BMP (4-byte sequences) are two UTF-16 units (a
+ * surrogate pair), every other one is one unit. LSP's leniency is kept: a
+ * character past the end of its line means the end of the line, and a line
+ * past the end of the text means the end of the text.
+ *
+ * Promises: pure data conversion; no I/O, no logging, no global state but
+ * cJSON's hooks (rpc_message_init). Reentrant.
+ * Errors: MDAE_OK, MDAE_E_NOMEM (nothing leaked, *out untouched).
+ * Ownership: texts are borrowed for the call; *out is a new tree owned by
+ * the caller.
+ */
+#ifndef RPC_LSP_H
+#define RPC_LSP_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "mdae.h"
+
+/* LSP DiagnosticSeverity. */
+enum { RPC_LSP_ERROR = 1, RPC_LSP_WARNING = 2, RPC_LSP_INFORMATION = 3 };
+
+/* The byte offset in text[0..len) of the LSP position (line, character). */
+MDAE_API size_t rpc_lsp_offset(const char *text /* borrowed */, size_t len, double line,
+                               double character);
+
+/* {"line","character"} of p (1-based line and byte column, byte offset) in
+ * text[0..len). A position with line 0 (nowhere) is line 0, character 0. */
+MDAE_API int rpc_lsp_position(const char *text /* borrowed */, size_t len, const mdae_pos *p,
+                              cJSON **out /* out: owned */);
+
+/* An LSP Diagnostic: {"range":{"start","end"},"severity","source":"mdae",
+ * "message"}. A range whose end line is 0 is the empty range at its start. */
+MDAE_API int rpc_lsp_diagnostic(const char *text /* borrowed */, size_t len,
+                                const mdae_range *r, int severity, const char *message,
+                                cJSON **out /* out: owned */);
+
+#endif /* RPC_LSP_H */

@@ -1,0 +1,523 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/srv_m_session.c -- the session methods: session/open, edit,
+ * analyze, close, mode, and the generic forwarding of SRV_FORWARDED_METHODS
+ * (session/dot, session/svg, the debug methods) to the session's worker.
+ *
+ * Everything that needs the model's meaning becomes a job for the session's
+ * worker (srv_worker.c): the handler validates the params, makes the job
+ * with the worker method and its params, and answers the call in the job's
+ * done callback. session/close is answered here; session/mode is answered
+ * from the session's cache when it can (srv_session.c).
+ */
+#include "srv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A job made for a session method, and what its answer needs. */
+typedef struct session_job {
+    srv_job job;     /* first: the pool hands it back */
+    srv_call *call;  /* owned until answered; NULL for a reload */
+    srv_session *s;  /* valid while the job's queue is open (reply->queue) */
+    long version;    /* the session version it was built for */
+    char *cache_key; /* session/mode: owned */
+    bool want_reuse; /* session/analyze: the client asked for "reuse" */
+} session_job;
+
+/* ---- Parameters (shared by the handlers of this file) -------------------------- */
+
+/* Answer -32602 with a message saying what is wrong. */
+static void bad_params(srv_call *call, const char *fmt, const char *name)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg, fmt, name);
+    srv_call_error(call, RPC_INVALID_PARAMS, msg, NULL);
+}
+
+static const cJSON *get_param(const cJSON *params, const char *name)
+{
+    return cJSON_IsObject(params) ? cJSON_GetObjectItemCaseSensitive(params, name) : NULL;
+}
+
+static bool params_object(srv_call *call, const cJSON *params)
+{
+    if (params == NULL || cJSON_IsObject(params))
+        return true;
+    bad_params(call, "%s", "params must be an object");
+    return false;
+}
+
+/* The session named by params.session, or NULL after answering the call. */
+static srv_session *session_param(srv_call *call, const cJSON *params)
+{
+    if (!params_object(call, params))
+        return NULL;
+    const cJSON *sid = get_param(params, "session");
+    if (!cJSON_IsString(sid)) {
+        bad_params(call, "%s", "\"session\" (a string) is required");
+        return NULL;
+    }
+    srv_session *s = srv_session_find(sid->valuestring);
+    if (s == NULL) {
+        cJSON *d = cJSON_CreateObject();
+        if (d)
+            cJSON_AddStringToObject(d, "session", sid->valuestring);
+        srv_call_mdae_error(call, MDAE_E_STATE, "no such session", d);
+        return NULL;
+    }
+    s->last_used = uv_now(srv.loop);
+    return s;
+}
+
+/* Validate {N: 20, ...}; NULL is fine. */
+static bool defines_ok(srv_call *call, const cJSON *defines)
+{
+    if (defines == NULL || cJSON_IsNull(defines))
+        return true;
+    if (!cJSON_IsObject(defines)) {
+        bad_params(call, "%s", "\"defines\" must be an object of integers");
+        return false;
+    }
+    for (const cJSON *d = defines->child; d != NULL; d = d->next) {
+        if (!cJSON_IsNumber(d) || d->valuedouble != (double)(long long)d->valuedouble) {
+            bad_params(call, "\"defines\": %s must be an integer", d->string);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- Jobs ------------------------------------------------------------------------ */
+
+static void job_free(session_job *sj)
+{
+    mdae_free(sj->cache_key);
+    mdae_free(sj);
+}
+
+/* Make a job for call on s (params taken); NULL after answering the call
+ * when out of memory. */
+static session_job *job_make(srv_session *s, srv_call *call, const char *method, cJSON *params,
+                             srv_job_done_cb done, unsigned flags)
+{
+    session_job *sj = mdae_calloc(1, sizeof *sj);
+    if (sj == NULL || srv_job_init(&sj->job, method, params, done) < 0) {
+        if (sj == NULL)
+            cJSON_Delete(params);
+        mdae_free(sj);
+        if (call)
+            srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return NULL;
+    }
+    sj->job.flags = flags;
+    sj->call = call;
+    sj->s = s;
+    sj->version = s->version;
+    return sj;
+}
+
+static void job_submit(session_job *sj)
+{
+    if (sj->call != NULL)
+        sj->call->job = &sj->job;
+    srv_queue_submit(&sj->s->queue, &sj->job);
+}
+
+/* Answer the call with what failed: the pool's error (r->rc < 0) or the
+ * worker's error object, rebuilt for the client's id. True if it did. */
+static bool answer_error(srv_call *call, const srv_reply *r)
+{
+    if (r->rc < 0) {
+        srv_call_mdae_error(call, r->rc, r->message,
+                            r->details ? cJSON_Duplicate(r->details, true) : NULL);
+        return true;
+    }
+    if (r->error == NULL)
+        return false;
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(r->error, "code");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(r->error, "message");
+    cJSON *data = cJSON_DetachItemFromObjectCaseSensitive(r->error, "data");
+    srv_call_error(call, cJSON_IsNumber(code) ? code->valueint : RPC_INTERNAL_ERROR,
+                   cJSON_IsString(msg) ? msg->valuestring : "worker error", data);
+    return true;
+}
+
+/* The worker's result, now ours (the pool frees what we do not take). */
+static cJSON *take_result(srv_reply *r)
+{
+    cJSON *res = r->result;
+    r->result = NULL;
+    return res;
+}
+
+/* The job that reloads the session's text into a fresh worker (the queue's
+ * reload): a model error shows up in the request that follows. */
+static void reload_done(srv_job *job, srv_reply *r) { job_free((session_job *)job); }
+
+srv_job *srv_m_session_reload(srv_queue *q)
+{
+    srv_session *s = srv_session_of(q);
+    session_job *sj = job_make(s, NULL, "load", srv_session_load_params(s), reload_done, 0);
+    return sj ? &sj->job : NULL;
+}
+
+/* ---- session/open, session/edit -------------------------------------------------- */
+
+/* {session, version, summary} of session/open, or {version, summary} of
+ * session/edit (session NULL); the summary from the worker's result. */
+static cJSON *version_reply(const char *session, long version, cJSON *result)
+{
+    cJSON *r = cJSON_CreateObject();
+    if (r != NULL) {
+        if (session != NULL)
+            cJSON_AddStringToObject(r, "session", session);
+        cJSON_AddNumberToObject(r, "version", (double)version);
+        cJSON *sum = result ? cJSON_DetachItemFromObjectCaseSensitive(result, "summary") : NULL;
+        cJSON_AddItemToObject(r, "summary", sum ? sum : cJSON_CreateNull());
+    }
+    return r;
+}
+
+static void open_done(srv_job *job, srv_reply *r)
+{
+    session_job *sj = (session_job *)job;
+    if (r->rc == MDAE_OK && (r->error != NULL || r->queue == NULL)) {
+        if (r->error != NULL)
+            answer_error(sj->call, r);
+        else
+            srv_call_mdae_error(sj->call, MDAE_E_STATE, "session closed", NULL);
+        if (r->queue != NULL)
+            srv_session_close(sj->s); /* a model that does not load opens nothing */
+    } else if (!answer_error(sj->call, r)) {
+        srv_call_result(sj->call, version_reply(sj->s->id, sj->version, r->result));
+    }
+    job_free(sj);
+}
+
+void srv_m_open(srv_call *call, const cJSON *params)
+{
+    if (!params_object(call, params))
+        return;
+    const cJSON *text = get_param(params, "text");
+    const cJSON *format = get_param(params, "format");
+    const cJSON *defines = get_param(params, "defines");
+    const cJSON *persist = get_param(params, "persist");
+    if (!cJSON_IsString(text)) {
+        bad_params(call, "%s", "\"text\" (a string) is required");
+        return;
+    }
+    if (format != NULL && !(cJSON_IsString(format) && strcmp(format->valuestring, "mel") == 0)) {
+        bad_params(call, "%s", "\"format\" must be \"mel\"");
+        return;
+    }
+    if (persist != NULL && !cJSON_IsBool(persist)) {
+        bad_params(call, "%s", "\"persist\" must be a boolean");
+        return;
+    }
+    if (!defines_ok(call, defines))
+        return;
+    /* HTTP sessions outlive their exchange (each POST may be a new
+     * connection), so they are persistent and expire when idle. */
+    bool keep = cJSON_IsTrue(persist) || rpc_framer_framing(&call->conn->fr) == RPC_FRAMING_HTTP;
+    srv_session *s;
+    int rc = srv_session_new(keep ? NULL : call->conn, text->valuestring,
+                             strlen(text->valuestring), cJSON_IsNull(defines) ? NULL : defines,
+                             srv_m_session_reload, &s);
+    if (rc < 0) {
+        cJSON *d = NULL;
+        if (rc == MDAE_E_LIMIT && (d = cJSON_CreateObject()) != NULL)
+            cJSON_AddNumberToObject(d, "max_sessions", (double)srv.cfg.max_sessions);
+        srv_call_mdae_error(call, rc, rc == MDAE_E_LIMIT ? "too many sessions" : NULL, d);
+        return;
+    }
+    session_job *sj =
+        job_make(s, call, "load", srv_session_load_params(s), open_done, SRV_JOB_LOADS);
+    if (sj != NULL)
+        job_submit(sj);
+}
+
+static void edit_done(srv_job *job, srv_reply *r)
+{
+    session_job *sj = (session_job *)job;
+    if (!answer_error(sj->call, r))
+        srv_call_result(sj->call, version_reply(NULL, sj->version, r->result));
+    job_free(sj);
+}
+
+void srv_m_edit(srv_call *call, const cJSON *params)
+{
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    const cJSON *text = get_param(params, "text");
+    const cJSON *edits = get_param(params, "edits");
+    if ((text == NULL) == (edits == NULL)) {
+        bad_params(call, "%s", "give either \"text\" or \"edits\"");
+        return;
+    }
+    if (text != NULL) {
+        if (!cJSON_IsString(text)) {
+            bad_params(call, "%s", "\"text\" must be a string");
+            return;
+        }
+        char *t = mdae_strdup(text->valuestring);
+        if (t == NULL) {
+            srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+            return;
+        }
+        srv_session_set_text(s, t, strlen(t));
+    } else {
+        const char *why = NULL;
+        int rc = srv_session_apply_edits(s, edits, &why);
+        if (rc == MDAE_E_INVAL) {
+            bad_params(call, "%s", why);
+            return;
+        }
+        if (rc < 0) {
+            srv_call_mdae_error(call, rc, NULL, NULL);
+            return;
+        }
+    }
+    session_job *sj =
+        job_make(s, call, "load", srv_session_load_params(s), edit_done, SRV_JOB_LOADS);
+    if (sj != NULL)
+        job_submit(sj);
+}
+
+/* ---- session/analyze -------------------------------------------------------------------- */
+
+static uint64_t stat_num(const cJSON *o, const char *name)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(n) ? (uint64_t)n->valuedouble : 0;
+}
+
+/* The envelope's stats of an analysis (issue 6): summed for server/status
+ * when this request ran an analysis. */
+static void count_reuse(const cJSON *stats)
+{
+    const cJSON *ru = cJSON_GetObjectItemCaseSensitive(stats, "reuse");
+    if (!cJSON_IsObject(ru) || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(stats, "analysed")))
+        return;
+    srv.reuse_components += stat_num(ru, "components");
+    srv.reuse_reused += stat_num(ru, "reused");
+    srv.reuse_recomputed += stat_num(ru, "recomputed");
+    srv.reuse_seeded += stat_num(ru, "seeded");
+    srv.reuse_searched += stat_num(ru, "searched");
+}
+
+static void analyze_done(srv_job *job, srv_reply *r)
+{
+    session_job *sj = (session_job *)job;
+    if (!answer_error(sj->call, r)) {
+        count_reuse(r->stats);
+        cJSON *res = take_result(r);
+        const cJSON *ru = cJSON_GetObjectItemCaseSensitive(r->stats, "reuse");
+        if (sj->want_reuse && res != NULL && cJSON_IsObject(ru))
+            cJSON_AddItemToObject(res, "reuse", cJSON_Duplicate(ru, true));
+        srv_call_result(sj->call, res);
+    }
+    job_free(sj);
+}
+
+/* analysis/progress, /diagnostic, /block, /edge while streaming: the
+ * client's request id and the session are added. */
+static void analyze_notify(srv_job *job, const char *method, cJSON *params)
+{
+    session_job *sj = (session_job *)job;
+    cJSON *cid = cJSON_Duplicate(sj->call->id, true);
+    if (cid != NULL)
+        cJSON_AddItemToObject(params, "id", cid);
+    cJSON_AddStringToObject(params, "session", sj->s->id);
+    srv_call_notify(sj->call, method, params);
+}
+
+void srv_m_analyze(srv_call *call, const cJSON *params)
+{
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    const cJSON *stream = get_param(params, "stream");
+    if (stream != NULL && !cJSON_IsBool(stream)) {
+        bad_params(call, "%s", "\"stream\" must be a boolean");
+        return;
+    }
+    /* reuse: true adds {"reuse":{components, reused, recomputed, seeded,
+     * searched}} (issue 6) to the result; off by default so the result
+     * stays `mdae analyze --json`. */
+    const cJSON *reuse = get_param(params, "reuse");
+    if (reuse != NULL && !cJSON_IsBool(reuse)) {
+        bad_params(call, "%s", "\"reuse\" must be a boolean");
+        return;
+    }
+    /* since: the difference from that version's result; stableIds: the full
+     * result with stable block ids (protocol/rpc_diff.h). */
+    const cJSON *since = get_param(params, "since");
+    const cJSON *stable = get_param(params, "stableIds");
+    if ((since != NULL && (!cJSON_IsNumber(since) || since->valuedouble < 0)) ||
+        (stable != NULL && !cJSON_IsBool(stable))) {
+        bad_params(call, "%s", "\"since\" must be a version, \"stableIds\" a boolean");
+        return;
+    }
+    /* method: how the components analysed anew are analysed (issue 10);
+     * the worker checks the name. */
+    const cJSON *method = get_param(params, "method");
+    if (method != NULL && !cJSON_IsString(method)) {
+        bad_params(call, "%s", "\"method\" must be \"auto\", \"implicit\" or \"enumeration\"");
+        return;
+    }
+    cJSON *wp = cJSON_CreateObject();
+    if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
+        (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
+        !cJSON_AddBoolToObject(wp, "stableIds", cJSON_IsTrue(stable)) ||
+        !cJSON_AddNumberToObject(wp, "version", (double)s->version) ||
+        (since != NULL && !cJSON_AddNumberToObject(wp, "since", since->valuedouble))) {
+        cJSON_Delete(wp);
+        srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return;
+    }
+    session_job *sj = job_make(s, call, "analyze", wp, analyze_done, 0);
+    if (sj == NULL)
+        return;
+    if (cJSON_IsTrue(stream))
+        sj->job.notify = analyze_notify;
+    sj->want_reuse = cJSON_IsTrue(reuse);
+    job_submit(sj);
+}
+
+/* ---- session/close ---------------------------------------------------------------------- */
+
+void srv_m_close(srv_call *call, const cJSON *params)
+{
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    srv_session_close(s);
+    srv_call_result(call, cJSON_CreateTrue());
+}
+
+/* ---- session/mode ----------------------------------------------------------------------- */
+
+/* session/mode {session, mode:{"g1":true,...}}: the per-mode projection,
+ * from the worker's kept analysis (issue 4), or from the session's cache. */
+static int cmp_members(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* A mode object as a canonical string: members sorted by name, "name=value;"
+ * (value printed compactly). Different spellings of one mode ({"g":1} and
+ * {"g":true}) get different keys: only a cache miss. NULL on OOM or when
+ * the object is too large to be worth caching. */
+static char *mode_key(const cJSON *mode)
+{
+    int n = cJSON_GetArraySize(mode);
+    if (n > 256)
+        return NULL;
+    const cJSON *items[256];
+    int k = 0;
+    for (const cJSON *c = mode->child; c != NULL && k < n; c = c->next)
+        items[k++] = c;
+    qsort(items, (size_t)k, sizeof items[0], cmp_members);
+    size_t cap = 64, len = 0;
+    char *key = mdae_malloc(cap);
+    if (key == NULL)
+        return NULL;
+    key[0] = '\0';
+    for (int i = 0; i < k; i++) {
+        char *v = cJSON_PrintUnformatted(items[i]);
+        if (v == NULL) {
+            mdae_free(key);
+            return NULL;
+        }
+        size_t need = len + strlen(items[i]->string) + strlen(v) + 3;
+        if (need > cap) {
+            while (cap < need)
+                cap *= 2;
+            char *nk = mdae_realloc(key, cap);
+            if (nk == NULL) {
+                mdae_free(v);
+                mdae_free(key);
+                return NULL;
+            }
+            key = nk;
+        }
+        len += (size_t)sprintf(key + len, "%s=%s;", items[i]->string, v);
+        mdae_free(v);
+    }
+    return key;
+}
+
+static void mode_done(srv_job *job, srv_reply *r)
+{
+    session_job *sj = (session_job *)job;
+    if (!answer_error(sj->call, r)) {
+        cJSON *res = take_result(r);
+        if (r->queue != NULL && sj->cache_key != NULL && res != NULL)
+            srv_session_mode_put(sj->s, sj->cache_key, sj->version, cJSON_Duplicate(res, true));
+        srv_call_result(sj->call, res);
+    }
+    job_free(sj);
+}
+
+void srv_m_mode(srv_call *call, const cJSON *params)
+{
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    const cJSON *mode = get_param(params, "mode");
+    if (!cJSON_IsObject(mode)) {
+        bad_params(call, "%s", "\"mode\" must be an object such as {\"g1\":true}");
+        return;
+    }
+    char *key = mode_key(mode);
+    const char *text = NULL;
+    const cJSON *hit = key ? srv_session_mode_get(s, key, &text) : NULL;
+    if (hit != NULL) {
+        mdae_free(key);
+        if (call->batch == NULL && text != NULL)
+            srv_call_result_text(call, text); /* no copy of the tree, no reprint */
+        else
+            srv_call_result(call, cJSON_Duplicate(hit, true));
+        return;
+    }
+    cJSON *wp = cJSON_CreateObject();
+    cJSON *m = cJSON_Duplicate(mode, true);
+    if (wp != NULL && m != NULL)
+        cJSON_AddItemToObject(wp, "mode", m);
+    else
+        cJSON_Delete(m), cJSON_Delete(wp), wp = NULL;
+    session_job *sj = job_make(s, call, "mode", wp, mode_done, SRV_JOB_QUICK);
+    if (sj == NULL) {
+        mdae_free(key);
+        return;
+    }
+    sj->cache_key = key;
+    job_submit(sj);
+}
+
+/* ---- Forwarded methods (srv_methods.h) ----------------------------------------------------- */
+
+static void forward_done(srv_job *job, srv_reply *r)
+{
+    session_job *sj = (session_job *)job;
+    if (!answer_error(sj->call, r))
+        srv_call_result(sj->call, take_result(r));
+    job_free(sj);
+}
+
+/* {session, ...}: the client's params go to the worker method of the same
+ * name, its result comes back as it is. */
+void srv_m_forward(srv_call *call, const cJSON *params)
+{
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    cJSON *wp = params ? cJSON_Duplicate(params, true) : cJSON_CreateObject();
+    session_job *sj = job_make(s, call, call->m->name, wp, forward_done,
+                               (call->m->flags & SRV_M_QUICK) ? SRV_JOB_QUICK : 0);
+    if (sj != NULL)
+        job_submit(sj);
+}

@@ -1,0 +1,163 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/worker/wk.h -- the worker process (`mdaed --worker`): one session's
+ * BuDDy manager, model and analysis, driven by the router over stdin/stdout
+ * (JSON-RPC, Content-Length framing). A program of its own that shares the
+ * mdaed binary; nothing of the event loop runs here.
+ *
+ * Why a separate process: BuDDy's state is global to a process, so
+ * per-session managers mean per-session processes; that also isolates
+ * crashes and lets the kernel enforce a memory cap (issue 5 section 1).
+ *
+ * Files: wk_main.c is the process (counting allocator, pipe, the loop that
+ * runs one request at a time, cancellation); wk_methods.c holds the state
+ * of the session's model and analysis and the method handlers, with the
+ * method table; wk_svg.c renders the graph with Graphviz. Every piece of state is in the one wk_state; the only
+ * file-scope state left is the allocator's byte count, because
+ * mdae_allocator's functions take no context.
+ *
+ * The process has no event loop: it blocks on stdin between requests, runs
+ * one request at a time, and looks at stdin again only between analysis
+ * steps (the sa_options.progress callback, wk_cancelled) to see
+ * `$/cancelRequest`.
+ *
+ * Memory: RLIMIT_AS caps the whole process (not under AddressSanitizer, which
+ * reserves terabytes of address space), and the mdae allocator counts bytes
+ * against the same cap. Running out of memory ends the process with
+ * SRV_EXIT_NOMEM (Redis's choice, STYLE.md section 8): the router reports the
+ * cap to the client and restarts the worker from the kept text on next use.
+ * So handlers never see MDAE_E_NOMEM from mdae_malloc (wk_oom() is for the
+ * codes that engine and protocol calls return).
+ *
+ * Methods (router to worker), the replies being JSON-RPC responses:
+ *   load {text, defines?, name?}   -> {summary:{counts, diagnostics}} or the
+ *                                     model error with data.diagnostics
+ *   analyze {stream, version, method?, since?, stableIds?}
+ *                                  -> the rpc_json_analysis JSON (`mdae
+ *                                     analyze --json`); with stableIds or
+ *                                     since, stable block ids; with since,
+ *                                     the difference from that kept version
+ *                                     (protocol/rpc_diff.h). When streaming,
+ *                                     analysis/progress {phase,done,total}
+ *                                     first, then analysis/diagnostic,
+ *                                     analysis/block (the block's id is
+ *                                     "block": "id" is the request's) and
+ *                                     analysis/edge, one per entry (with
+ *                                     since, only added and changed ones).
+ *                                     The response carries, next to the
+ *                                     result, "stats":{"analysed": bool,
+ *                                     "reuse":{components, reused,
+ *                                     recomputed, seeded, searched,
+ *                                     implicit, enumerated, fellBack,
+ *                                     parts}}: the router sums it for
+ *                                     server/status. method (issue 10):
+ *                                     "auto", "implicit" or "enumeration",
+ *                                     how parts analysed anew are analysed.
+ *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
+ *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
+ *                                     then singular-mode diagnostics
+ *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
+ *   their client names: session/dot (the CDG as DOT, a JSON string),
+ *   session/svg (the same graph laid out by Graphviz, as SVG text: wk_svg.c),
+ *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms,
+ *   ignore_cancel?} (the debug ones only with --debug-methods).
+ */
+#ifndef WK_H
+#define WK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "cdg.h"
+#include "inc.h"
+#include "mel.h"
+#include "rpc_diff.h"
+#include "rpc_framer.h"
+#include "sa.h"
+#include "srv.h"
+
+/* Results kept for session/analyze {since} (the last few analysed with since
+ * or stableIds). */
+#define WK_KEEP_VERSIONS 4
+
+typedef struct wk_msg { /* a frame read ahead of its turn */
+    char *body;         /* owned */
+    size_t len;
+    struct wk_msg *next;
+} wk_msg;
+
+typedef struct wk_state {
+    srv_worker_opts opts;
+    /* The pipe from the router (wk_main.c). */
+    rpc_framer in;
+    wk_msg *q_head, *q_tail;
+    bool in_eof;
+    uint64_t current_wid; /* the running request's id; 0 between requests */
+    bool current_cancelled;
+    /* The loaded model (wk_methods.c). */
+    char *text; /* owned */
+    size_t text_len;
+    char *text_name; /* owned: FILE in FILE:LINE:COL */
+    mel_model *model;
+    int model_rc; /* why the model cannot be analysed (MDAE_E_STATE: none loaded) */
+    mdae_diags model_diags;
+    /* Its analysis. Incremental (engine/inc.h, issue 6): the session's cache
+     * lives as long as the worker, across loads and edits; result and graph
+     * are borrowed from inc_res (inc_result_whole): with one connected
+     * component its part is reused when the structure did not change; with
+     * several, only the components an edit touched are analysed again and
+     * the whole is composed from the parts. Either way the JSON is exactly
+     * the cold one. */
+    inc_session *inc_sess;
+    inc_result *inc_res;
+    sa_result *result;   /* borrowed from inc_res, or NULL */
+    cdg_graph *graph;    /* borrowed from inc_res, or NULL */
+    cJSON *cached_report; /* the analysis JSON (owned) */
+    inc_stats inc_last;   /* reuse of the last analysis */
+    int method;           /* sa_options.method of the next analysis (issue 10) */
+    bool inc_fresh;       /* the current request ran that analysis */
+    /* Results kept for since, with the engine's stable block ids
+     * (inc_result_whole_ids). A restarted worker starts a new incremental
+     * session, hence new ids; the versions it kept are gone too, so since
+     * then fails cleanly. */
+    struct wk_kept {
+        long version; /* -1: empty */
+        cJSON *full;  /* owned */
+    } kept[WK_KEEP_VERSIONS];
+    unsigned kept_next;
+} wk_state;
+
+/* A method: the response to send (a whole JSON-RPC response for id). */
+typedef cJSON *wk_method_fn(wk_state *w, const cJSON *id, const cJSON *params);
+
+/* ---- wk_main.c ---------------------------------------------------------------- */
+/* The worker process's main (mdaed --worker); returns the exit status. */
+int wk_main(const srv_worker_opts *o);
+/* Send one message to the router (takes ownership; NULL means out of memory). */
+void wk_send(wk_state *w, cJSON *msg /* takes */);
+/* True when the running request has been cancelled (or the router is gone).
+ * Reads stdin without waiting; other messages stay queued. */
+bool wk_cancelled(wk_state *w);
+/* End the process as out of memory (SRV_EXIT_NOMEM). */
+_Noreturn void wk_oom(void);
+uint64_t wk_now_ms(void);
+
+/* ---- wk_methods.c --------------------------------------------------------------- */
+void wk_state_init(wk_state *w, const srv_worker_opts *o);
+void wk_state_close(wk_state *w); /* before sa_end: the cache holds BDDs */
+/* The loaded model's graph, analysing it first if needed: MDAE_OK with
+ * *graph borrowed (valid until the next load), or an error response in
+ * *err. */
+bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err);
+/* The handler of `method`, or NULL (unknown, or a debug method without
+ * --debug-methods). */
+wk_method_fn *wk_method_find(const wk_state *w, const char *method);
+
+wk_method_fn wk_m_dot, wk_m_crash, wk_m_alloc, wk_m_sleep;
+
+/* ---- wk_svg.c ------------------------------------------------------------------- */
+wk_method_fn wk_m_svg;
+
+#endif /* WK_H */

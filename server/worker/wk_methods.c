@@ -1,0 +1,643 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * server/worker/wk_methods.c -- what a worker knows of its session (the
+ * model text, the model, its analysis, the results kept for since) and the
+ * methods the router sends (wk.h lists them), with the method table.
+ *
+ * Every handler returns the whole JSON-RPC response. Out of memory ends the
+ * process (wk.h), so a code of MDAE_E_NOMEM from the engine or protocol
+ * goes to wk_oom() and the handlers never build partial answers.
+ */
+#include "wk.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpc_json.h"
+#include "rpc_lsp.h"
+#include "rpc_message.h"
+#include "srv_methods.h"
+
+static void check(int rc)
+{
+    if (rc == MDAE_E_NOMEM)
+        wk_oom();
+}
+
+void wk_state_init(wk_state *w, const srv_worker_opts *o)
+{
+    memset(w, 0, sizeof *w);
+    w->opts = *o;
+    w->model_rc = MDAE_E_STATE;
+    mdae_diags_init(&w->model_diags);
+    for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
+        w->kept[k].version = -1;
+}
+
+/* ---- The model and its analysis --------------------------------------------------- */
+
+static cJSON *diags_json(const mdae_diags *d)
+{
+    cJSON *arr = NULL;
+    check(rpc_json_diags(d, &arr));
+    return arr;
+}
+
+/* "FILE:LINE:COL: error: message" lines, what the CLI prints. */
+static cJSON *diags_messages(const wk_state *w, const mdae_diags *d)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < d->count; i++) {
+        char *s = mdae_diag_format(&d->items[i], w->text_name);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(s ? s : ""));
+        mdae_free(s);
+    }
+    return arr;
+}
+
+static cJSON *model_error_details(const wk_state *w)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddItemToObject(d, "diagnostics", diags_json(&w->model_diags));
+    cJSON_AddItemToObject(d, "messages", diags_messages(w, &w->model_diags));
+    return d;
+}
+
+static void forget_analysis(wk_state *w)
+{
+    cJSON_Delete(w->cached_report);
+    w->cached_report = NULL;
+    inc_result_free(w->inc_res); /* result and graph were borrowed from it */
+    w->inc_res = NULL;
+    w->graph = NULL;
+    w->result = NULL;
+}
+
+static void unload(wk_state *w)
+{
+    forget_analysis(w);
+    mel_model_free(w->model);
+    w->model = NULL;
+    mdae_diags_close(&w->model_diags);
+    mdae_diags_init(&w->model_diags);
+    mdae_free(w->text);
+    w->text = NULL;
+    mdae_free(w->text_name);
+    w->text_name = NULL;
+    w->model_rc = MDAE_E_STATE;
+}
+
+void wk_state_close(wk_state *w)
+{
+    unload(w);
+    inc_session_free(w->inc_sess); /* before sa_end: its parts hold BDDs */
+    w->inc_sess = NULL;
+    for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++) {
+        cJSON_Delete(w->kept[k].full);
+        w->kept[k].full = NULL;
+    }
+    mdae_diags_close(&w->model_diags);
+}
+
+/* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
+ * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. */
+static int load(wk_state *w, const cJSON *params)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "text");
+    const cJSON *defs = cJSON_GetObjectItemCaseSensitive(params, "defines");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+    if (!cJSON_IsString(t))
+        return MDAE_E_INVAL;
+    unload(w);
+    w->text_len = strlen(t->valuestring);
+    w->text = mdae_strndup(t->valuestring, w->text_len);
+    w->text_name = mdae_strdup(cJSON_IsString(name) ? name->valuestring : "<input>");
+    mel_define defines[64];
+    size_t nd = 0;
+    if (cJSON_IsObject(defs))
+        for (const cJSON *d = defs->child; d != NULL && nd < 64; d = d->next)
+            if (cJSON_IsNumber(d))
+                defines[nd++] = (mel_define){d->string, (long long)d->valuedouble};
+    mel_options mo = {0};
+    mo.defines = defines;
+    mo.n_defines = nd;
+    int rc = mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
+    if (rc == MDAE_OK)
+        rc = sa_check(w->model, &w->model_diags);
+    check(rc);
+    w->model_rc = rc;
+    return rc;
+}
+
+typedef struct progress_ctx {
+    wk_state *w;
+    bool stream;
+    const char *last_phase;
+    uint64_t last_ms;
+} progress_ctx;
+
+static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
+{
+    progress_ctx *pc = vctx;
+    if (pc->stream) {
+        /* Throttled: a phase change, its end, or every 50 ms. */
+        uint64_t now = wk_now_ms();
+        if (pc->last_phase != phase || done == total || now - pc->last_ms >= 50) {
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddNumberToObject(p, "id", (double)pc->w->current_wid);
+            cJSON_AddStringToObject(p, "phase", phase ? phase : "");
+            cJSON_AddNumberToObject(p, "done", (double)done);
+            cJSON_AddNumberToObject(p, "total", (double)total);
+            wk_send(pc->w, rpc_notification_new("analysis/progress", p));
+            pc->last_phase = phase;
+            pc->last_ms = now;
+        }
+    }
+    return wk_cancelled(pc->w) ? 1 : 0;
+}
+
+/* Analyse the loaded model unless done already: the all-modes result and
+ * its conditional dependency graph, kept for mode and dot requests. Errors
+ * found on the way go to *ad. */
+static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
+{
+    if (w->result != NULL && w->graph != NULL)
+        return MDAE_OK;
+    forget_analysis(w);
+    progress_ctx pc = {w, stream, NULL, 0};
+    sa_options so = {.progress = on_progress, .progress_ctx = &pc, .method = w->method};
+    w->inc_fresh = true;
+    int rc = MDAE_OK;
+    if (w->inc_sess == NULL)
+        rc = inc_session_new(&w->inc_sess);
+    if (rc == MDAE_OK)
+        rc = inc_analyze(w->inc_sess, w->model, &so, &w->inc_res, ad);
+    if (rc == MDAE_OK) {
+        inc_result_stats(w->inc_res, &w->inc_last);
+        rc = inc_result_whole(w->inc_res, w->model, &so, &w->result, &w->graph, ad);
+    }
+    check(rc);
+    if (rc < 0)
+        forget_analysis(w);
+    return rc;
+}
+
+/* The analysis JSON, exactly what `mdae analyze --json` prints (a copy). */
+static int analysis_json(wk_state *w, cJSON **out)
+{
+    if (w->cached_report == NULL) {
+        sa_report *rep = NULL;
+        cdg_report *crep = NULL;
+        int rc = sa_result_report(w->result, &rep);
+        if (rc == MDAE_OK)
+            rc = cdg_graph_report(w->graph, &crep);
+        if (rc == MDAE_OK)
+            rc = rpc_json_analysis(rep, crep, &w->cached_report);
+        cdg_report_free(crep);
+        sa_report_free(rep);
+        check(rc);
+        if (rc < 0)
+            return rc;
+    }
+    *out = cJSON_Duplicate(w->cached_report, true);
+    if (*out == NULL)
+        wk_oom();
+    return MDAE_OK;
+}
+
+static cJSON *analysis_error(const wk_state *w, const cJSON *id, int rc, const mdae_diags *ad)
+{
+    if (rc == MDAE_E_MODEL || rc == MDAE_E_PARSE)
+        return rpc_response_mdae(id, rc, NULL, model_error_details(w));
+    cJSON *d = cJSON_CreateObject();
+    if (ad != NULL && ad->count > 0)
+        cJSON_AddItemToObject(d, "diagnostics", diags_json(ad));
+    if (rc == MDAE_E_BDD_LIMIT) {
+        cJSON_AddNumberToObject(d, "node_limit", (double)w->opts.node_limit);
+        return rpc_response_mdae(id, rc,
+                                 "analysis exceeded the BDD node limit (raise bdd.node_limit)", d);
+    }
+    if (rc == MDAE_E_CANCELED)
+        return rpc_response_mdae(id, rc, "request cancelled", d);
+    return rpc_response_mdae(id, rc, NULL, d);
+}
+
+/* Loaded and analysed, or an error response in *err. */
+static bool analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err)
+{
+    if (w->model == NULL || w->model_rc < 0) {
+        *err = w->model_rc == MDAE_E_STATE
+                   ? rpc_response_mdae(id, MDAE_E_STATE, "no model loaded", NULL)
+                   : analysis_error(w, id, w->model_rc, NULL);
+        return false;
+    }
+    mdae_diags ad;
+    mdae_diags_init(&ad);
+    int rc = ensure_analysis(w, stream, &ad);
+    if (rc < 0)
+        *err = analysis_error(w, id, rc, &ad);
+    mdae_diags_close(&ad);
+    return rc == MDAE_OK;
+}
+
+/* ---- load ------------------------------------------------------------------------------ */
+
+static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    int rc = load(w, params);
+    if (rc == MDAE_E_INVAL)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
+    if (rc < 0)
+        return rpc_response_mdae(id, rc, NULL, model_error_details(w));
+    cJSON *counts = NULL;
+    check(rpc_json_counts(w->model, &counts));
+    cJSON *r = cJSON_CreateObject();
+    cJSON *sum = cJSON_AddObjectToObject(r, "summary");
+    cJSON_AddItemToObject(sum, "counts", counts);
+    cJSON_AddItemToObject(sum, "diagnostics", diags_json(&w->model_diags));
+    return rpc_response_result(id, r);
+}
+
+/* ---- analyze ------------------------------------------------------------------------------ */
+
+static void keep_version(wk_state *w, long version, const cJSON *full)
+{
+    for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
+        if (w->kept[k].version == version)
+            return;
+    struct wk_kept *slot = &w->kept[w->kept_next++ % WK_KEEP_VERSIONS];
+    cJSON_Delete(slot->full);
+    slot->full = cJSON_Duplicate(full, true);
+    if (slot->full == NULL)
+        wk_oom();
+    slot->version = version;
+}
+
+static const cJSON *kept_version(const wk_state *w, long version)
+{
+    const cJSON *old = NULL;
+    for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
+        if (w->kept[k].version == version)
+            old = w->kept[k].full;
+    return old;
+}
+
+/* The parts of the result as notifications before it (issue 5 section 3),
+ * each carrying the request's id: the engine builds them as a whole, so they
+ * come after the progress, in report order. With since (diff), only what
+ * the difference adds or changes (removals are in the result). */
+static void stream_parts(wk_state *w, const cJSON *json, bool diff)
+{
+    static const struct {
+        const char *member, *method;
+    } parts[] = {{"diagnostics", "analysis/diagnostic"},
+                 {"blocks", "analysis/block"},
+                 {"edges", "analysis/edge"}};
+    const size_t n_parts = sizeof parts / sizeof parts[0];
+    for (size_t k = 0; k < n_parts * (diff ? 2 : 1); k++) {
+        size_t pk = k % n_parts;
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(json, parts[pk].member);
+        if (diff)
+            src = cJSON_GetObjectItemCaseSensitive(src, k < n_parts ? "added" : "changed");
+        const cJSON *item;
+        cJSON_ArrayForEach(item, src)
+        {
+            cJSON *p = cJSON_Duplicate(item, true);
+            if (!cJSON_IsObject(p)) {
+                cJSON_Delete(p);
+                continue;
+            }
+            cJSON_DeleteItemFromObjectCaseSensitive(p, "id");
+            if (strcmp(parts[pk].member, "blocks") == 0) { /* keep the block's own id */
+                const cJSON *bid = cJSON_GetObjectItemCaseSensitive(item, "id");
+                cJSON_AddNumberToObject(p, "block", bid ? bid->valuedouble : 0);
+            }
+            cJSON_AddNumberToObject(p, "id", (double)w->current_wid);
+            wk_send(w, rpc_notification_new(parts[pk].method, p));
+        }
+    }
+}
+
+/* {method: "auto"|"implicit"|"enumeration"} (issue 10): how the parts
+ * analysed anew are analysed; the result does not depend on it. */
+static bool read_method(wk_state *w, const cJSON *params)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(params, "method");
+    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
+    w->method = SA_METHOD_AUTO;
+    if (m == NULL)
+        return true;
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+        if (cJSON_IsString(m) && strcmp(m->valuestring, sa_method_name(methods[k])) == 0) {
+            w->method = methods[k];
+            return true;
+        }
+    return false;
+}
+
+/* "parts": how each component was analysed (issue 10). */
+static bool add_parts(const wk_state *w, cJSON *ru)
+{
+    cJSON *arr = cJSON_AddArrayToObject(ru, "parts");
+    if (arr == NULL)
+        return false;
+    for (size_t k = 0; w->inc_res != NULL && k < inc_result_n_parts(w->inc_res); k++) {
+        inc_part_info pi;
+        if (inc_result_part(w->inc_res, k, &pi) < 0)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(arr, o) ||
+            !cJSON_AddNumberToObject(o, "equations", pi.equations) ||
+            !cJSON_AddStringToObject(o, "method", sa_method_name(pi.method.method)) ||
+            !cJSON_AddNumberToObject(o, "modes", pi.method.modes) ||
+            !cJSON_AddBoolToObject(o, "fellBack", pi.method.fell_back) ||
+            !cJSON_AddBoolToObject(o, "reused", pi.reused))
+            return false;
+    }
+    return true;
+}
+
+/* "stats" of the response envelope: what this request's analysis reused
+ * and how its parts were analysed. */
+static cJSON *reuse_stats(const wk_state *w)
+{
+    cJSON *st = cJSON_CreateObject();
+    cJSON *ru = cJSON_CreateObject();
+    if (st == NULL || ru == NULL || !cJSON_AddBoolToObject(st, "analysed", w->inc_fresh) ||
+        !cJSON_AddNumberToObject(ru, "components", (double)w->inc_last.components) ||
+        !cJSON_AddNumberToObject(ru, "reused", (double)w->inc_last.reused) ||
+        !cJSON_AddNumberToObject(ru, "recomputed", (double)w->inc_last.recomputed) ||
+        !cJSON_AddNumberToObject(ru, "seeded", (double)w->inc_last.seeded) ||
+        !cJSON_AddNumberToObject(ru, "searched", (double)w->inc_last.searched) ||
+        !cJSON_AddNumberToObject(ru, "implicit", (double)w->inc_last.implicit) ||
+        !cJSON_AddNumberToObject(ru, "enumerated", (double)w->inc_last.enumerated) ||
+        !cJSON_AddNumberToObject(ru, "fellBack", (double)w->inc_last.fell_back) ||
+        !add_parts(w, ru) || !cJSON_AddItemToObject(st, "reuse", ru))
+        wk_oom();
+    return st;
+}
+
+static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
+    const cJSON *since = cJSON_GetObjectItemCaseSensitive(params, "since");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(params, "version");
+    bool stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "stableIds"));
+    cJSON *err = NULL, *json = NULL;
+    if (!read_method(w, params))
+        return rpc_response_mdae(id, MDAE_E_INVAL,
+                                 "method must be \"auto\", \"implicit\" or \"enumeration\"", NULL);
+    w->inc_fresh = false;
+    if (!analysed(w, id, cJSON_IsTrue(stream), &err))
+        return err;
+    int rc = analysis_json(w, &json);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    if (cJSON_IsNumber(since) || stable) {
+        cJSON *full = NULL;
+        uint32_t *ids = NULL;
+        rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
+        if (rc == MDAE_OK)
+            rc = rpc_block_ids_relabel(json, ids, cdg_graph_n_blocks(w->graph), &full);
+        mdae_free(ids);
+        check(rc);
+        if (rc < 0) {
+            cJSON_Delete(json);
+            return analysis_error(w, id, rc, NULL);
+        }
+        long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
+        keep_version(w, v, full);
+        cJSON_Delete(json);
+        json = full;
+        if (cJSON_IsNumber(since)) {
+            const cJSON *old = kept_version(w, (long)since->valuedouble);
+            if (old == NULL) {
+                cJSON_Delete(json);
+                return rpc_response_mdae(id, MDAE_E_STATE,
+                                         "that version's result is not kept (only the last few "
+                                         "analysed with since or stableIds are)",
+                                         NULL);
+            }
+            cJSON *d = NULL;
+            check(rpc_diff_analysis(old, json, (long)since->valuedouble, v, &d));
+            cJSON_Delete(json);
+            json = d;
+        }
+    }
+    if (cJSON_IsTrue(stream))
+        stream_parts(w, json, cJSON_IsNumber(since));
+    cJSON *resp = rpc_response_result(id, json);
+    if (resp == NULL || !cJSON_AddItemToObject(resp, "stats", reuse_stats(w)))
+        wk_oom();
+    return resp;
+}
+
+/* ---- mode, session/dot ----------------------------------------------------------------- */
+
+/* The per-mode projection (`mdae mode --json`), from the kept all-modes
+ * result, never a new single-mode analysis (issue 4). */
+static cJSON *m_mode(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    const cJSON *mode_obj = cJSON_GetObjectItemCaseSensitive(params, "mode");
+    cJSON *err = NULL, *json = NULL;
+    if (!analysed(w, id, false, &err))
+        return err;
+    char why[200];
+    bool *mode = mdae_calloc(w->model->n_modes + 1, sizeof *mode);
+    int rc = rpc_json_mode_read(mode_obj, w->model, mode, why, sizeof why);
+    if (rc == MDAE_E_INVAL) {
+        mdae_free(mode);
+        char msg[260];
+        snprintf(msg, sizeof msg, "invalid \"mode\": %s", why);
+        return rpc_response_error(id, RPC_INVALID_PARAMS, msg, NULL);
+    }
+    sa_mode_view sv;
+    cdg_mode_view cv;
+    memset(&sv, 0, sizeof sv);
+    memset(&cv, 0, sizeof cv);
+    if (rc == MDAE_OK)
+        rc = sa_result_mode(w->result, mode, &sv);
+    if (rc == MDAE_OK)
+        rc = cdg_graph_mode(w->graph, mode, &cv);
+    if (rc == MDAE_OK)
+        rc = rpc_json_mode(w->model, mode, &sv, w->graph, &cv, &json);
+    cdg_mode_view_close(&cv);
+    sa_mode_view_close(&sv);
+    mdae_free(mode);
+    check(rc);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    return rpc_response_result(id, json);
+}
+
+bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err)
+{
+    if (!analysed(w, id, false, err))
+        return false;
+    *graph = w->graph;
+    return true;
+}
+
+/* session/dot: the CDG in Graphviz DOT, as a JSON string. */
+cJSON *wk_m_dot(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    cJSON *err = NULL;
+    if (!analysed(w, id, false, &err))
+        return err;
+    char *dot = NULL;
+    int rc = cdg_graph_dot(w->graph, &dot);
+    check(rc);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    cJSON *s = cJSON_CreateString(dot);
+    mdae_free(dot);
+    return rpc_response_result(id, s);
+}
+
+/* ---- diagnose (LSP) ------------------------------------------------------------------------ */
+
+static void add_lsp_diag(const wk_state *w, cJSON *arr, const mdae_range *r, int severity,
+                         const char *msg)
+{
+    cJSON *d = NULL;
+    check(rpc_lsp_diagnostic(w->text, w->text_len, r, severity, msg, &d));
+    cJSON_AddItemToArray(arr, d);
+}
+
+/* The singular-mode diagnostics of the analysis, located on the equations
+ * (overdetermined) and variables (underdetermined). */
+static void add_singular(const wk_state *w, cJSON *arr, const sa_report *rep)
+{
+    const mel_model *m = w->model;
+    for (size_t k = 0; k < rep->n_diagnostics; k++) {
+        const sa_diagnostic *dg = &rep->diagnostics[k];
+        bool over = dg->kind == SA_DIAG_OVERDETERMINED;
+        if (over ? dg->index >= m->n_equations : dg->index >= m->n_variables)
+            continue;
+        const mdae_range *where =
+            over ? &m->equations[dg->index].where : &m->variables[dg->index].where;
+        const char *nm = over ? m->equations[dg->index].name : m->variables[dg->index].name;
+        char *msg = mdae_asprintf("structurally singular: %s %s is %s in the modes where %s",
+                                  over ? "equation" : "variable", nm,
+                                  over ? "overdetermined" : "underdetermined",
+                                  dg->modes.formula ? dg->modes.formula : "false");
+        add_lsp_diag(w, arr, where, RPC_LSP_ERROR, msg ? msg : "structurally singular");
+        mdae_free(msg);
+    }
+}
+
+static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    int rc = load(w, params);
+    if (rc == MDAE_E_INVAL)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
+    cJSON *arr = cJSON_CreateArray();
+    if (rc == MDAE_OK) {
+        mdae_diags ad;
+        mdae_diags_init(&ad);
+        sa_report *rep = NULL;
+        int arc = ensure_analysis(w, false, &ad);
+        if (arc == MDAE_OK)
+            arc = sa_result_report(w->result, &rep);
+        check(arc);
+        if (arc == MDAE_OK) {
+            add_singular(w, arr, rep);
+        } else if (arc != MDAE_E_CANCELED) {
+            mdae_range none = {{0, 0, 0}, {0, 0, 0}};
+            char *msg = mdae_asprintf("analysis failed: %s", mdae_strerror(arc));
+            add_lsp_diag(w, arr, &none, RPC_LSP_WARNING, msg ? msg : "analysis failed");
+            mdae_free(msg);
+        }
+        sa_report_free(rep);
+        mdae_diags_close(&ad);
+    }
+    for (size_t i = 0; i < w->model_diags.count; i++) {
+        const mdae_diag *d = &w->model_diags.items[i];
+        int sev = d->severity == MDAE_SEV_ERROR     ? RPC_LSP_ERROR
+                  : d->severity == MDAE_SEV_WARNING ? RPC_LSP_WARNING
+                                                    : RPC_LSP_INFORMATION;
+        add_lsp_diag(w, arr, &d->where, sev, d->message ? d->message : "");
+    }
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddItemToObject(r, "diagnostics", arr);
+    return rpc_response_result(id, r);
+}
+
+/* ---- Debug methods (tests only) ------------------------------------------------------------- */
+
+cJSON *wk_m_crash(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(params, "signal");
+    int sig = SIGKILL;
+    if (cJSON_IsString(s) && strcmp(s->valuestring, "SIGSEGV") == 0)
+        sig = SIGSEGV;
+    else if (cJSON_IsString(s) && strcmp(s->valuestring, "SIGABRT") == 0)
+        sig = SIGABRT;
+    signal(sig, SIG_DFL);
+    raise(sig);
+    _exit(1);
+}
+
+cJSON *wk_m_alloc(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(params, "mb");
+    if (!cJSON_IsNumber(mb) || mb->valuedouble < 0)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"mb\" is required", NULL);
+    size_t n = (size_t)mb->valuedouble;
+    void **blocks = mdae_calloc(n ? n : 1, sizeof *blocks);
+    for (size_t i = 0; i < n; i++) {
+        blocks[i] = mdae_malloc(1u << 20); /* exits at the cap */
+        memset(blocks[i], 0x5a, 1u << 20);
+    }
+    for (size_t i = 0; i < n; i++)
+        mdae_free(blocks[i]);
+    mdae_free(blocks);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "allocated_mb", (double)n);
+    return rpc_response_result(id, r);
+}
+
+cJSON *wk_m_sleep(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(params, "ms");
+    bool ignore = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "ignore_cancel"));
+    if (!cJSON_IsNumber(ms) || ms->valuedouble < 0)
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"ms\" is required", NULL);
+    uint64_t end = wk_now_ms() + (uint64_t)ms->valuedouble;
+    while (wk_now_ms() < end) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (!ignore && wk_cancelled(w))
+            return rpc_response_mdae(id, MDAE_E_CANCELED, "request cancelled", NULL);
+    }
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "slept_ms", ms->valuedouble);
+    return rpc_response_result(id, r);
+}
+
+/* ---- The method table ------------------------------------------------------------------------ */
+
+static const struct wk_method {
+    const char *name;
+    wk_method_fn *fn;
+    bool debug; /* only with --debug-methods */
+} methods[] = {
+    {"load", m_load, false},
+    {"analyze", m_analyze, false},
+    {"mode", m_mode, false},
+    {"diagnose", m_diagnose, false},
+#define XX(name, fn, flags) {name, fn, ((flags) & SRV_M_DEBUG) != 0},
+    SRV_FORWARDED_METHODS(XX)
+#undef XX
+};
+
+wk_method_fn *wk_method_find(const wk_state *w, const char *method)
+{
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+        if (strcmp(methods[k].name, method) == 0 && (!methods[k].debug || w->opts.debug_methods))
+            return methods[k].fn;
+    return NULL;
+}

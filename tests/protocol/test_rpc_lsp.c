@@ -1,0 +1,89 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/protocol/test_rpc_lsp.c -- LSP positions against UTF-8 texts
+ * (protocol/rpc_lsp.h): UTF-16 units (astral characters count two), LSP's
+ * leniency past the end of a line or of the text, the round trip between
+ * the router's conversion (edits) and the worker's (diagnostics), and
+ * allocation failures.
+ */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "rpc_lsp.h"
+#include "rpc_message.h"
+
+#include "fail_alloc.h"
+
+/* "a\xc3\xa9\xf0\x9f\x98\x80b\n" is a, e-acute (2 bytes, 1 unit), an emoji
+ * (4 bytes, 2 units), b. */
+static const char text[] = "x = 1;\na\xc3\xa9\xf0\x9f\x98\x80" "b = 2;\nlast";
+
+static double num(const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, k)->valuedouble;
+}
+
+Test(rpc_lsp, counts_astral_characters_as_two_utf16_units)
+{
+    size_t len = strlen(text);
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 0), 7);
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 1), 8);  /* after a */
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 2), 10); /* after e-acute */
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 4), 14); /* after the emoji */
+    cr_assert_eq(text[14], 'b');
+}
+
+Test(rpc_lsp, clamps_past_the_end_of_a_line_and_of_the_text)
+{
+    size_t len = strlen(text);
+    cr_assert_eq(rpc_lsp_offset(text, len, 0, 99), 6); /* the end of line 0 */
+    cr_assert_eq(rpc_lsp_offset(text, len, 9, 0), len);
+}
+
+Test(rpc_lsp, gives_back_the_position_an_edit_would_use)
+{
+    size_t len = strlen(text);
+    /* b is at byte 14: line 2, column 8 (1-based bytes) */
+    mdae_pos p = {2, 8, 14};
+    cJSON *o = NULL;
+    cr_assert_eq(rpc_lsp_position(text, len, &p, &o), MDAE_OK);
+    cr_assert_eq(num(o, "line"), 1);
+    cr_assert_eq(num(o, "character"), 4);
+    cr_assert_eq(rpc_lsp_offset(text, len, num(o, "line"), num(o, "character")), 14);
+    cJSON_Delete(o);
+}
+
+Test(rpc_lsp, builds_a_diagnostic_with_an_empty_range_when_the_end_is_unknown)
+{
+    mdae_range r = {{2, 8, 14}, {0, 0, 0}};
+    cJSON *d = NULL;
+    cr_assert_eq(rpc_lsp_diagnostic(text, strlen(text), &r, RPC_LSP_WARNING, "m", &d), MDAE_OK);
+    char *s = cJSON_PrintUnformatted(d);
+    cr_assert_str_eq(s, "{\"range\":{\"start\":{\"line\":1,\"character\":4},\"end\":{\"line\":1,"
+                        "\"character\":4}},\"severity\":2,\"source\":\"mdae\",\"message\":\"m\"}");
+    cJSON_free(s);
+    cJSON_Delete(d);
+}
+
+Test(rpc_lsp, reports_allocation_failures_without_leaks)
+{
+    rpc_message_init();
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    mdae_range r = {{1, 1, 0}, {1, 3, 2}};
+    for (long n = 0;; n++) {
+        counting_arm(n);
+        cJSON *d = NULL;
+        int rc = rpc_lsp_diagnostic(text, strlen(text), &r, RPC_LSP_ERROR, "oops", &d);
+        if (rc == MDAE_OK) {
+            cJSON_Delete(d);
+            cr_assert_eq(live, 0);
+            break;
+        }
+        cr_assert_eq(rc, MDAE_E_NOMEM);
+        cr_assert_null(d);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+    }
+    counting_arm(-1);
+    mdae_replace_allocator(NULL);
+}
