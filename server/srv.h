@@ -445,6 +445,8 @@ typedef struct srv_server {
      * of the analysed models, reused from a worker's cache, recomputed. */
     uint64_t reuse_components, reuse_reused, reuse_recomputed;
     uint64_t reuse_seeded, reuse_searched; /* equations seeded, parts searched */
+    /* Parts analysed anew by each method (issue 10), and fallbacks. */
+    uint64_t reuse_implicit, reuse_enumerated, reuse_fell_back;
 } srv_server;
 
 extern srv_server srv;

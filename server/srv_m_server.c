@@ -40,14 +40,18 @@ void srv_m_status(srv_call *call, const cJSON *params)
         !cJSON_AddNumberToObject(limits, "request_timeout_ms",
                                  (double)srv.cfg.request_timeout_ms))
         goto nomem;
-    /* What the workers' incremental analyses reused (issue 6). */
+    /* What the workers' incremental analyses reused (issue 6), and how the
+     * parts analysed anew were analysed (issue 10). */
     cJSON *reuse = cJSON_AddObjectToObject(r, "reuse");
     if (reuse == NULL ||
         !cJSON_AddNumberToObject(reuse, "components", (double)srv.reuse_components) ||
         !cJSON_AddNumberToObject(reuse, "reused", (double)srv.reuse_reused) ||
         !cJSON_AddNumberToObject(reuse, "recomputed", (double)srv.reuse_recomputed) ||
         !cJSON_AddNumberToObject(reuse, "seeded", (double)srv.reuse_seeded) ||
-        !cJSON_AddNumberToObject(reuse, "searched", (double)srv.reuse_searched))
+        !cJSON_AddNumberToObject(reuse, "searched", (double)srv.reuse_searched) ||
+        !cJSON_AddNumberToObject(reuse, "implicit", (double)srv.reuse_implicit) ||
+        !cJSON_AddNumberToObject(reuse, "enumerated", (double)srv.reuse_enumerated) ||
+        !cJSON_AddNumberToObject(reuse, "fellBack", (double)srv.reuse_fell_back))
         goto nomem;
     srv_call_result(call, r);
     return;

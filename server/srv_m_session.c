@@ -306,6 +306,9 @@ static void count_reuse(const cJSON *stats)
     srv.reuse_recomputed += stat_num(ru, "recomputed");
     srv.reuse_seeded += stat_num(ru, "seeded");
     srv.reuse_searched += stat_num(ru, "searched");
+    srv.reuse_implicit += stat_num(ru, "implicit");
+    srv.reuse_enumerated += stat_num(ru, "enumerated");
+    srv.reuse_fell_back += stat_num(ru, "fellBack");
 }
 
 static void analyze_done(srv_job *job, srv_reply *r)

@@ -622,6 +622,14 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         free(sid);
     }
     cJSON_free(first);
+    /* server/status sums the methods over every analysis. */
+    cJSON *st = cl_request(&c, 8, "server/status", NULL);
+    cJSON *sru = cJSON_GetObjectItem(cJSON_GetObjectItem(st, "result"), "reuse");
+    cr_assert_not_null(sru, "%s", cJSON_PrintUnformatted(st));
+    cr_expect_eq(cJSON_GetObjectItem(sru, "implicit")->valueint, 1);
+    cr_expect_eq(cJSON_GetObjectItem(sru, "enumerated")->valueint, 2);
+    cr_expect_eq(cJSON_GetObjectItem(sru, "fellBack")->valueint, 0);
+    cJSON_Delete(st);
     /* A method that does not exist: invalid params, nothing analysed. */
     char *sid = cl_open(&c, text);
     cJSON *pa = session_params(sid);
