@@ -37,7 +37,7 @@
 /* ---- The BDD manager --------------------------------------------------- */
 typedef struct sa_config {
     size_t node_limit;    /* max BDD nodes; 0: 50,000,000 */
-    size_t initial_nodes; /* initial node table; 0: 65,536 (the table then
+    size_t initial_nodes; /* initial node table; 0: 4,096 (the table then
                              grows by up to 4M nodes at a time, as needed;
                              sa_config_size_for sizes it from a model) */
     size_t cache_size;    /* operation cache entries; 0: initial_nodes / 4 */

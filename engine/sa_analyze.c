@@ -121,8 +121,9 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
 static void solve(sa_ctx *c, int method, bool fell_back)
 {
     sa_result *r = c->r;
-    sa__plan plan;
-    sa__enum_plan(c, &plan);
+    sa__plan plan = {0};
+    if (method != SA_METHOD_IMPLICIT) /* the plan is for the choice */
+        sa__enum_plan(c, &plan);
     size_t budget;
     r->method = decide(c, &plan, method, &budget);
     r->fell_back = fell_back;

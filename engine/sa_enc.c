@@ -9,12 +9,38 @@
 
 #include <string.h>
 
-/* The node table a manager starts with when nothing says more: 65,536
- * nodes (1.3 MB, and a quarter of that in cache entries), enough for a
- * model whose components are enumerated; the table doubles as needed (up
- * to 4M nodes a step). Before issue 10 it was 1,000,000 nodes, allocated
- * and cleared by every process: 0.28 s and 58 MB for a one-equation model. */
-#define SA_INITIAL_NODES 65536
+/* The node table a manager starts with when nothing says more: 4,096
+ * nodes, enough for a model whose components are enumerated; the table
+ * doubles as needed (up to 4M nodes a step). Before issue 10 it was
+ * 1,000,000 nodes, allocated and cleared by every process: 0.28 s and 58 MB
+ * for a one-equation model. Memory first touched is what costs on the
+ * reference machine (a virtual machine: about 70 us per page fault):
+ * bdd_init takes 0.7 ms for 4,096 nodes, 22 ms for 65,536 and 0.23 s for
+ * 1,000,000 (measured 2026-11-23). */
+#define SA_INITIAL_NODES 4096
+
+/* BuDDy 2.4's reference stack, which a garbage collection marks from. Its
+ * operators push results with PUSHREF(rec(...)), i.e.
+ * `*(bddrefstacktop++) = rec(...)`: C leaves the order of the increment and
+ * the call unspecified, and GCC reserves the slot first, so while rec runs
+ * the slot holds whatever the memory held before. A collection inside rec
+ * (the node table is full) marks that garbage: a crash in bdd_mark, or a
+ * dead node kept alive. Seen on the building at N = 10 from a table of
+ * 4,096 nodes (before issue 10 too, with any table that fills in the
+ * middle of an operation), found with gdb on BuDDy's sources. The stack is
+ * allocated, uninitialised, by bdd_setvarnum (2 * varnum + 4 entries); once
+ * zeroed, an unwritten slot holds 0 (a constant, never marked) or a node
+ * index an earlier operation left there (a node of the table, which it
+ * never shrinks: marking it at worst keeps a dead node one collection
+ * longer). So: zero it after every bdd_setvarnum. */
+extern int *bddrefstack;
+extern int bddvarnum;
+
+static void clear_refstack(void)
+{
+    if (bddrefstack != NULL)
+        memset(bddrefstack, 0, ((size_t)bddvarnum * 2 + 4) * sizeof *bddrefstack);
+}
 
 /* BuDDy is process-global, so is this. */
 static bool running;
@@ -116,8 +142,8 @@ void sa_config_size_for(sa_config *cfg, const mel_model *m)
     if (m == NULL || m->n_modes <= 16)
         return;
     size_t nodes = m->n_edges * 64;
-    if (nodes < SA_INITIAL_NODES)
-        nodes = SA_INITIAL_NODES;
+    if (nodes < 65536)
+        nodes = 65536;
     if (nodes > (size_t)1 << 21)
         nodes = (size_t)1 << 21;
     if (cfg->initial_nodes < nodes)
@@ -158,6 +184,7 @@ int sa_begin(const sa_config *cfg)
     if (cfg->cache_size == 0)
         bdd_setcacheratio(4);
     bdd_setvarnum(2);
+    clear_refstack();
     running = true;
     peak_nodes = 0;
     apply_limit();
@@ -197,8 +224,11 @@ int sa__order(void) { return order_kind; }
 
 void sa__need_vars(sa_ctx *c, int n)
 {
-    if (bdd_varnum() < n && bdd_setvarnum(n) < 0)
-        sa__fail(c, MDAE_E_BDD);
+    if (bdd_varnum() < n) {
+        if (bdd_setvarnum(n) < 0)
+            sa__fail(c, MDAE_E_BDD);
+        clear_refstack();
+    }
     if (reordered) {
         /* sa_encode.c lays the variables out by index: restore levels. */
         int nv = bdd_varnum();
