@@ -61,7 +61,7 @@ Test(mel_lex, recognises_every_keyword_and_nothing_longer)
     lex_str(&L, "real boolean integer equation invariant if then else end foreach in do "
                 "done der last pre true false iff done_ Real");
     for (size_t i = 0; i < 18; i++)
-        cr_assert_eq(L.t[i].kind, MEL_T_REAL + (int)i, "keyword %zu", i);
+        cr_assert_eq((int)L.t[i].kind, MEL_T_REAL + (int)i, "keyword %zu", i);
     cr_assert_eq(L.t[18].kind, MEL_T_ID);
     cr_assert_eq(L.t[19].kind, MEL_T_ID);
     cr_assert_eq(L.t[20].kind, MEL_T_ID);
