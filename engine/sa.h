@@ -105,7 +105,9 @@ typedef struct sa_method_info {
     bool fell_back;    /* AUTO tried the implicit path first and it exceeded
                           its budget */
     double modes;      /* assignments of the mode variables the model's
-                          functions depend on that extend to a valid mode */
+                          functions depend on that extend to a valid mode
+                          (0 when SA_METHOD_IMPLICIT was forced: not
+                          counted) */
     size_t enumerated; /* enumeration: assignments solved */
     size_t graphs;     /* enumeration: distinct active graphs among them */
 } sa_method_info;

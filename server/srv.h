@@ -423,6 +423,7 @@ typedef struct srv_server {
     uint64_t start_ms;
     uv_tcp_t tcp;
     bool tcp_on;
+    int tcp_port; /* the port bound (the configuration may say 0) */
     uv_pipe_t unix_listener;
     bool unix_on;
     uv_signal_t sigint, sigterm;

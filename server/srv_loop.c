@@ -147,19 +147,26 @@ static int listen_tcp(const char *addr)
     int bport = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                                  : ((struct sockaddr_in6 *)&bound)->sin6_port);
     MDAE_LOG(SRV_LOG_INFO, "listening on tcp://%s:%d", host, bport);
-    if (srv.cfg.port_file != NULL) {
-        /* Written to a temporary name then renamed, so a reader never sees a
-         * half-written port. */
-        char *tmp = mdae_asprintf("%s.tmp", srv.cfg.port_file);
-        FILE *f = tmp ? fopen(tmp, "w") : NULL;
-        if (f != NULL) {
-            fprintf(f, "%d\n", bport);
-            fclose(f);
-            rename(tmp, srv.cfg.port_file);
-        }
-        mdae_free(tmp);
-    }
+    srv.tcp_port = bport;
     return MDAE_OK;
+}
+
+/* The port file, once every listener is up (a test that reads it may then
+ * connect to any of them: written after the TCP listener alone, a client of
+ * the Unix socket was sometimes refused under load). Written to a temporary
+ * name then renamed, so a reader never sees a half-written port. */
+static void write_port_file(void)
+{
+    if (srv.cfg.port_file == NULL || !srv.tcp_on)
+        return;
+    char *tmp = mdae_asprintf("%s.tmp", srv.cfg.port_file);
+    FILE *f = tmp ? fopen(tmp, "w") : NULL;
+    if (f != NULL) {
+        fprintf(f, "%d\n", srv.tcp_port);
+        fclose(f);
+        rename(tmp, srv.cfg.port_file);
+    }
+    mdae_free(tmp);
 }
 
 static int listen_unix(const char *path)
@@ -238,6 +245,8 @@ int srv_loop_run(void)
     }
     if (rc < 0)
         srv_loop_stop("startup failed");
+    else
+        write_port_file();
     uv_run(srv.loop, UV_RUN_DEFAULT);
     int crc = uv_loop_close(srv.loop);
     if (crc != 0)
