@@ -1,14 +1,14 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * engine/inc_session.c -- the incremental session: split a model into the
- * connected components of its all-modes incidence graph, key each by its
- * canonical structure, reuse cached analyses, compose per mode. Why this is
- * exact, and the cache policy: engine/inc.h.
+ * engine/inc_session.c -- the incremental session: key each connected
+ * component of a model (inc_split.c) by its canonical structure, reuse the
+ * cached analyses, analyse the others, give blocks stable ids, compose per
+ * mode. Why this is exact, and the cache policy: engine/inc.h.
  *
  * Only the public sa.h / cdg.h API is used: a cached part is a private
  * mel_model (deep copy) with its sa_result and cdg_graph.
  */
-#include "inc.h"
+#include "inc_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -472,40 +472,7 @@ int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
     return MDAE_OK;
 }
 
-/* ---- Splitting --------------------------------------------------------- */
-
-static uint32_t uf_find(uint32_t *up, uint32_t x)
-{
-    while (up[x] != x) {
-        up[x] = up[up[x]];
-        x = up[x];
-    }
-    return x;
-}
-
-int inc_model_parts(const mel_model *m, size_t *out)
-{
-    if (m == NULL || out == NULL)
-        return MDAE_E_INVAL;
-    uint32_t ne = m->n_equations, nv = m->n_variables;
-    uint32_t *up = mdae_malloc(((size_t)ne + nv + 1) * sizeof *up);
-    if (up == NULL)
-        return MDAE_E_NOMEM;
-    for (uint32_t x = 0; x < ne + nv; x++)
-        up[x] = x;
-    size_t n = ne + (size_t)nv;
-    for (uint32_t i = 0; i < ne; i++)
-        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
-            uint32_t a = uf_find(up, i), b = uf_find(up, ne + m->equations[i].incs[k].var);
-            if (a != b) {
-                up[a < b ? b : a] = a < b ? a : b;
-                n--;
-            }
-        }
-    mdae_free(up);
-    *out = n ? n : 1;
-    return MDAE_OK;
-}
+/* ---- Keys ----------------------------------------------------------------- */
 
 /* Key prefix: mode names and invariants (shared by every part). */
 static int build_prefix(const mel_model *m, mdae_buf *b)
@@ -805,78 +772,57 @@ static void trim_cache(inc_session *s)
     }
 }
 
-int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
-                mdae_diags *diags)
+/* The steps of inc_analyze share this state. */
+typedef struct analysis {
+    inc_session *s;
+    const mel_model *m;
+    const sa_options *opt;
+    inc_result *r;
+    uint32_t *local;   /* variable -> index in its part */
+    mdae_buf key;      /* scratch: the key being built */
+    hint_map hints;
+    mdae_diags tmp;    /* every part's diagnostics, before deduplication */
+    mdae_diags *diags; /* the caller's */
+    bool model_error;  /* some part was refused: go on, fail at the end */
+} analysis;
+
+/* The model's components become the result's parts (maps moved). */
+static int split_into_parts(analysis *an)
 {
-    if (s == NULL || m == NULL || out == NULL)
-        return MDAE_E_INVAL;
-    int rc = MDAE_E_NOMEM;
-    uint32_t ne = m->n_equations, nv = m->n_variables;
-    uint32_t *up = mdae_malloc(((size_t)ne + nv + 1) * sizeof *up);
-    uint32_t *comp = mdae_malloc(((size_t)ne + nv + 1) * sizeof *comp);
-    uint32_t *local = mdae_malloc(((size_t)nv + 1) * sizeof *local);
-    inc_result *r = mdae_calloc(1, sizeof *r);
-    mdae_buf pre = {0}, key = {0};
-    mdae_diags tmp;
-    mdae_diags_init(&tmp);
-    bool model_error = false;
-    hint_map hints = {0};
-    if (up == NULL || comp == NULL || local == NULL || r == NULL)
-        goto fail;
-    r->n_eq = ne;
-    r->n_var = nv;
-    r->n_modes = m->n_modes;
+    inc__piece *pc = NULL;
+    size_t n = 0;
+    int rc = inc__split(an->m, an->local, &pc, &n);
+    if (rc < 0)
+        return rc;
+    inc_result *r = an->r;
+    r->parts = mdae_calloc(n + 1, sizeof *r->parts);
+    if (r->parts == NULL) {
+        inc__pieces_free(pc, n);
+        return MDAE_E_NOMEM;
+    }
+    r->n_parts = n;
+    for (size_t k = 0; k < n; k++) {
+        r->parts[k].n_eq = pc[k].n_eq;
+        r->parts[k].n_var = pc[k].n_var;
+        r->parts[k].eq_map = pc[k].eq_map;
+        r->parts[k].var_map = pc[k].var_map;
+        pc[k].eq_map = pc[k].var_map = NULL;
+    }
+    inc__pieces_free(pc, n);
+    r->stats.components = n;
+    return MDAE_OK;
+}
 
-    /* Components: equations are nodes 0..ne-1, variables ne..ne+nv-1. */
-    for (uint32_t x = 0; x < ne + nv; x++)
-        up[x] = x;
-    for (uint32_t i = 0; i < ne; i++)
-        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
-            uint32_t a = uf_find(up, i), b = uf_find(up, ne + m->equations[i].incs[k].var);
-            if (a != b)
-                up[a < b ? b : a] = a < b ? a : b; /* root = smallest node */
-        }
-    size_t n_parts = 0;
-    for (uint32_t x = 0; x < ne + nv; x++)
-        comp[x] = uf_find(up, x) == x ? (uint32_t)n_parts++ : UINT32_MAX;
-    for (uint32_t x = 0; x < ne + nv; x++)
-        comp[x] = comp[uf_find(up, x)]; /* the root comes first: numbered */
-    if (n_parts == 0)
-        n_parts = 1; /* an empty model is one empty part: it still has modes */
-    r->parts = mdae_calloc(n_parts + 1, sizeof *r->parts);
-    if (r->parts == NULL)
-        goto fail;
-    r->n_parts = n_parts;
-    for (uint32_t x = 0; x < ne + nv; x++) {
-        rpart *rp = &r->parts[comp[x]];
-        if (x < ne)
-            rp->n_eq++;
-        else
-            rp->n_var++;
-    }
-    for (size_t k = 0; k < n_parts; k++) {
-        rpart *rp = &r->parts[k];
-        rp->eq_map = mdae_malloc((rp->n_eq + 1) * sizeof *rp->eq_map);
-        rp->var_map = mdae_malloc((rp->n_var + 1) * sizeof *rp->var_map);
-        if (rp->eq_map == NULL || rp->var_map == NULL)
-            goto fail;
-        rp->n_eq = rp->n_var = 0;
-    }
-    for (uint32_t x = 0; x < ne + nv; x++) {
-        rpart *rp = &r->parts[comp[x]];
-        if (x < ne) {
-            rp->eq_map[rp->n_eq++] = x;
-        } else {
-            local[x - ne] = rp->n_var;
-            rp->var_map[rp->n_var++] = x - ne;
-        }
-    }
-
-    /* Modes and invariants: parts match only under the same ones. Reuse
-     * the prefix object of a cached part when the text is the same (coming
-     * back to an earlier N finds that N's parts). */
-    if ((rc = build_prefix(m, &pre)) < 0)
-        goto fail;
+/* Modes and invariants: parts match only under the same ones. The session
+ * takes the prefix object of a cached part when the text is the same
+ * (coming back to an earlier N finds that N's parts), and starts a new
+ * generation. */
+static int enter_prefix(inc_session *s, const mel_model *m)
+{
+    mdae_buf pre = {0};
+    int rc = build_prefix(m, &pre);
+    if (rc < 0)
+        return rc;
     inc_prefix *cur = NULL;
     if (s->prefix != NULL && s->prefix->len == pre.len && memcmp(s->prefix->text, pre.p, pre.len) == 0)
         cur = s->prefix;
@@ -885,157 +831,169 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
             cur = p->prefix;
     if (cur == NULL) {
         if ((cur = mdae_calloc(1, sizeof *cur)) == NULL) {
-            rc = MDAE_E_NOMEM;
-            goto fail;
+            mdae_free(pre.p);
+            return MDAE_E_NOMEM;
         }
         cur->text = pre.p;
         cur->len = pre.len;
         pre.p = NULL;
     }
+    mdae_free(pre.p);
     cur->refs++;
     prefix_unref(s->prefix);
     s->prefix = cur;
     s->gen++;
-    r->stats.components = n_parts;
-    hint_map_build(&hints, s);
+    return MDAE_OK;
+}
 
-    for (size_t k = 0; k < n_parts; k++) {
-        rpart *rp = &r->parts[k];
-        key.len = 0;
-        rc = build_key(m, rp, local, &key);
-        if (rc < 0)
-            goto fail;
-        uint64_t h = mdae_hash(key.p, key.len);
-        inc_part *hit = NULL;
-        for (inc_part *p = s->parts; p != NULL; p = p->next)
-            if (p->prefix == s->prefix && p->hash == h && p->key_len == key.len &&
-                memcmp(p->key, key.p, key.len) == 0) {
-                hit = p;
-                break;
-            }
-        if (hit != NULL) {
-            hit->gen = s->gen;
-            hit->refs++;
-            rp->part = hit;
-            rp->reused = true;
-            r->stats.reused++;
-            continue;
-        }
-        inc_part *p = mdae_calloc(1, sizeof *p);
-        if (p == NULL) {
-            rc = MDAE_E_NOMEM;
-            goto fail;
-        }
-        p->refs = 1;
-        p->key = key.p;
-        p->key_len = key.len;
-        p->hash = h;
-        p->prefix = s->prefix;
-        s->prefix->refs++;
-        p->gen = s->gen;
-        key = (mdae_buf){0};
-        rc = build_model(m, rp, local, p);
-        size_t before = tmp.count;
-        if (rc == MDAE_OK) {
-            mdae_diags one;
-            mdae_diags_init(&one);
-            /* Referenced: an eviction must not free it while in use. */
-            inc_part *hint = hint_for(&hints, m, rp);
-            if (hint != NULL)
-                hint->refs++;
-            rc = analyse_part(p, opt, hint, &one);
-            part_unref(hint); /* evictable from now on */
-            if (rc == MDAE_E_BDD_LIMIT)
-                hints.valid = false;
-            if (rc == MDAE_E_BDD_LIMIT && evict_unused(s)) {
-                /* Parts of older versions hold nodes that a cold analysis
-                 * would not have: drop them and try once more, so the
-                 * cache never makes an analysis fail that cold succeeds. */
-                cdg_graph_free(p->graph);
-                p->graph = NULL;
-                sa_result_free(p->res);
-                p->res = NULL;
-                mdae_diags_close(&one);
-                mdae_diags_init(&one);
-                rc = analyse_part(p, opt, NULL, &one);
-            }
-            for (size_t q = 0; q < one.count; q++)
-                mdae_diags_add(&tmp, one.items[q].severity, one.items[q].where, "%s",
-                               one.items[q].message);
-            mdae_diags_close(&one);
-        }
-        /* Parts share modes and invariants: drop repeated diagnostics. The
-         * no-valid-mode warning is said once, below, also when every part
-         * is reused (a reused part says nothing). */
-        for (size_t q = before; q < tmp.count; q++)
-            if (!diag_seen(&tmp, before, &tmp.items[q]) &&
-                strcmp(tmp.items[q].message, NO_VALID_MODE) != 0)
-                mdae_diags_add(diags, tmp.items[q].severity, tmp.items[q].where, "%s",
-                               tmp.items[q].message);
-        if (rc == MDAE_E_MODEL) {
-            /* Go on: the cold analysis reports every part's violations. */
-            model_error = true;
-            part_unref(p);
-            continue;
-        }
-        if (rc < 0) {
-            part_unref(p);
-            goto fail;
-        }
-        rp->part = p;
-        r->stats.recomputed++;
-        r->stats.seeded += sa_result_seeded(p->res);
-        r->stats.searched += sa_result_searched(p->res);
-        sa_method_info mi;
-        sa_result_method(p->res, &mi);
-        r->stats.enumerated += mi.method == SA_METHOD_ENUMERATE;
-        r->stats.implicit += mi.method == SA_METHOD_IMPLICIT;
-        r->stats.fell_back += mi.fell_back;
-        /* Into the cache (the result holds the part's first reference). */
-        p->refs++;
-        p->cached = true;
-        p->next = s->parts;
-        s->parts = p;
-        s->n_parts++;
-    }
-    if (r->parts[0].part != NULL && sa_result_valid_modes(r->parts[0].part->res) == 0)
-        mdae_diags_add(diags, MDAE_SEV_WARNING,
-                       m->n_invariants ? m->invariants[0].where : (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                       "%s", NO_VALID_MODE);
-    if (model_error) {
-        rc = MDAE_E_MODEL;
-        goto fail;
-    }
+/* The cached part with this key (under the current prefix), or NULL. */
+static inc_part *find_cached(const inc_session *s, const mdae_buf *key, uint64_t h)
+{
+    for (inc_part *p = s->parts; p != NULL; p = p->next)
+        if (p->prefix == s->prefix && p->hash == h && p->key_len == key->len &&
+            memcmp(p->key, key->p, key->len) == 0)
+            return p;
+    return NULL;
+}
 
-    /* Blocks with stable ids and model indices. */
+/* Analyse part p (its private model built), seeded by a cached part; on
+ * the node limit, drop the cache's unused parts and try once more, so the
+ * cache never makes an analysis fail that a cold one would finish (parts
+ * of older versions hold nodes a cold analysis would not have). */
+static int analyse_new(analysis *an, inc_part *p, const rpart *rp, mdae_diags *one)
+{
+    /* Referenced: an eviction must not free it while in use. */
+    inc_part *hint = hint_for(&an->hints, an->m, rp);
+    if (hint != NULL)
+        hint->refs++;
+    int rc = analyse_part(p, an->opt, hint, one);
+    part_unref(hint); /* evictable from now on */
+    if (rc == MDAE_E_BDD_LIMIT)
+        an->hints.valid = false;
+    if (rc == MDAE_E_BDD_LIMIT && evict_unused(an->s)) {
+        cdg_graph_free(p->graph);
+        p->graph = NULL;
+        sa_result_free(p->res);
+        p->res = NULL;
+        mdae_diags_close(one);
+        mdae_diags_init(one);
+        rc = analyse_part(p, an->opt, NULL, one);
+    }
+    return rc;
+}
+
+/* Parts share modes and invariants: the diagnostics from `before` on go
+ * to the caller's list unless an earlier part said them. The no-valid-mode
+ * warning is said once by inc_analyze, also when every part is reused (a
+ * reused part says nothing). */
+static void pass_diagnostics(analysis *an, const mdae_diags *one, size_t before)
+{
+    for (size_t q = 0; q < one->count; q++)
+        mdae_diags_add(&an->tmp, one->items[q].severity, one->items[q].where, "%s",
+                       one->items[q].message);
+    for (size_t q = before; q < an->tmp.count; q++)
+        if (!diag_seen(&an->tmp, before, &an->tmp.items[q]) &&
+            strcmp(an->tmp.items[q].message, NO_VALID_MODE) != 0)
+            mdae_diags_add(an->diags, an->tmp.items[q].severity, an->tmp.items[q].where, "%s",
+                           an->tmp.items[q].message);
+}
+
+static void count_new(inc_stats *st, const sa_result *res)
+{
+    sa_method_info mi;
+    sa_result_method(res, &mi);
+    st->recomputed++;
+    st->seeded += sa_result_seeded(res);
+    st->searched += sa_result_searched(res);
+    st->enumerated += mi.method == SA_METHOD_ENUMERATE;
+    st->implicit += mi.method == SA_METHOD_IMPLICIT;
+    st->fell_back += mi.fell_back;
+}
+
+/* Part k of the result: from the cache, or analysed and cached. A part
+ * refused for a model error is left empty (an->model_error). */
+static int resolve_part(analysis *an, size_t k)
+{
+    inc_session *s = an->s;
+    rpart *rp = &an->r->parts[k];
+    an->key.len = 0;
+    int rc = build_key(an->m, rp, an->local, &an->key);
+    if (rc < 0)
+        return rc;
+    uint64_t h = mdae_hash(an->key.p, an->key.len);
+    inc_part *hit = find_cached(s, &an->key, h);
+    if (hit != NULL) {
+        hit->gen = s->gen;
+        hit->refs++;
+        rp->part = hit;
+        rp->reused = true;
+        an->r->stats.reused++;
+        return MDAE_OK;
+    }
+    inc_part *p = mdae_calloc(1, sizeof *p);
+    if (p == NULL)
+        return MDAE_E_NOMEM;
+    p->refs = 1;
+    p->key = an->key.p; /* the key moves into the part */
+    p->key_len = an->key.len;
+    p->hash = h;
+    p->prefix = s->prefix;
+    s->prefix->refs++;
+    p->gen = s->gen;
+    an->key = (mdae_buf){0};
+    size_t before = an->tmp.count;
+    mdae_diags one;
+    mdae_diags_init(&one);
+    rc = build_model(an->m, rp, an->local, p);
+    if (rc == MDAE_OK)
+        rc = analyse_new(an, p, rp, &one);
+    pass_diagnostics(an, &one, before);
+    mdae_diags_close(&one);
+    if (rc < 0) {
+        part_unref(p);
+        if (rc != MDAE_E_MODEL)
+            return rc;
+        an->model_error = true; /* go on: cold analysis reports every part */
+        return MDAE_OK;
+    }
+    rp->part = p;
+    count_new(&an->r->stats, p->res);
+    p->refs++; /* into the cache (the result holds the first reference) */
+    p->cached = true;
+    p->next = s->parts;
+    s->parts = p;
+    s->n_parts++;
+    return MDAE_OK;
+}
+
+/* The result's blocks: the parts' blocks with model indices and the
+ * session's stable ids, sorted by id. */
+static int assign_block_ids(analysis *an)
+{
+    inc_result *r = an->r;
     size_t nb = 0;
-    for (size_t k = 0; k < n_parts; k++)
+    for (size_t k = 0; k < r->n_parts; k++)
         nb += cdg_graph_n_blocks(r->parts[k].part->graph);
     r->blocks = mdae_calloc(nb + 1, sizeof *r->blocks);
-    if (r->blocks == NULL) {
-        rc = MDAE_E_NOMEM;
-        goto fail;
-    }
-    for (size_t k = 0; k < n_parts; k++) {
+    if (r->blocks == NULL)
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < r->n_parts; k++) {
         rpart *rp = &r->parts[k];
         size_t n = cdg_graph_n_blocks(rp->part->graph);
         rp->ids = mdae_malloc((n + 1) * sizeof *rp->ids);
-        if (rp->ids == NULL) {
-            rc = MDAE_E_NOMEM;
-            goto fail;
-        }
+        if (rp->ids == NULL)
+            return MDAE_E_NOMEM;
         for (size_t q = 0; q < n; q++) {
             cdg_block blk;
-            if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
-                goto fail;
-            key.len = 0;
-            block_key(&key, &blk);
-            if (key.oom) {
-                rc = MDAE_E_NOMEM;
-                goto fail;
-            }
-            if ((rc = block_id(s, key.p, key.len, &rp->ids[q])) < 0)
-                goto fail;
+            int rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk);
+            if (rc < 0)
+                return rc;
+            an->key.len = 0;
+            block_key(&an->key, &blk);
+            if (an->key.oom)
+                return MDAE_E_NOMEM;
+            if ((rc = block_id(an->s, an->key.p, an->key.len, &rp->ids[q])) < 0)
+                return rc;
             rblock *rb = &r->blocks[r->n_blocks];
             rb->b = blk;
             rb->b.id = rp->ids[q];
@@ -1043,43 +1001,80 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
             rb->b.unknowns = map_items(blk.unknowns, blk.n_unknowns, rp->var_map);
             rb->b.reads = map_items(blk.reads, blk.n_reads, rp->var_map);
             r->n_blocks++;
-            if (!rb->b.equations || !rb->b.unknowns || !rb->b.reads) {
-                rc = MDAE_E_NOMEM;
-                goto fail;
-            }
+            if (!rb->b.equations || !rb->b.unknowns || !rb->b.reads)
+                return MDAE_E_NOMEM;
         }
     }
     qsort(r->blocks, r->n_blocks, sizeof *r->blocks, cmp_block);
-
-    s->total.components += r->stats.components;
-    s->total.reused += r->stats.reused;
-    s->total.recomputed += r->stats.recomputed;
-    s->total.seeded += r->stats.seeded;
-    s->total.searched += r->stats.searched;
-    s->total.implicit += r->stats.implicit;
-    s->total.enumerated += r->stats.enumerated;
-    s->total.fell_back += r->stats.fell_back;
-    hint_map_free(&hints);
-    trim_cache(s);
-    mdae_free(up);
-    mdae_free(comp);
-    mdae_free(local);
-    mdae_free(pre.p);
-    mdae_free(key.p);
-    mdae_diags_close(&tmp);
-    *out = r;
     return MDAE_OK;
-fail:
-    mdae_free(up);
-    mdae_free(comp);
-    mdae_free(local);
-    mdae_free(pre.p);
-    mdae_free(key.p);
-    mdae_diags_close(&tmp);
-    inc_result_free(r);
-    hint_map_free(&hints);
+}
+
+static void add_stats(inc_stats *total, const inc_stats *st)
+{
+    total->components += st->components;
+    total->reused += st->reused;
+    total->recomputed += st->recomputed;
+    total->seeded += st->seeded;
+    total->searched += st->searched;
+    total->implicit += st->implicit;
+    total->enumerated += st->enumerated;
+    total->fell_back += st->fell_back;
+}
+
+/* The steps: split into parts, enter the modes' prefix, resolve every part
+ * (cache or analysis), then stable block ids. */
+static int run_steps(analysis *an)
+{
+    int rc = split_into_parts(an);
+    if (rc == MDAE_OK)
+        rc = enter_prefix(an->s, an->m);
+    if (rc < 0)
+        return rc;
+    hint_map_build(&an->hints, an->s);
+    for (size_t k = 0; k < an->r->n_parts; k++)
+        if ((rc = resolve_part(an, k)) < 0)
+            return rc;
+    const inc_part *first = an->r->parts[0].part;
+    if (first != NULL && sa_result_valid_modes(first->res) == 0) {
+        const mel_model *m = an->m;
+        mdae_diags_add(an->diags, MDAE_SEV_WARNING,
+                       m->n_invariants ? m->invariants[0].where : (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                       "%s", NO_VALID_MODE);
+    }
+    if (an->model_error)
+        return MDAE_E_MODEL;
+    return assign_block_ids(an);
+}
+
+int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
+                mdae_diags *diags)
+{
+    if (s == NULL || m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    analysis an = {.s = s, .m = m, .opt = opt, .diags = diags};
+    mdae_diags_init(&an.tmp);
+    an.local = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.local);
+    an.r = mdae_calloc(1, sizeof *an.r);
+    int rc = MDAE_E_NOMEM;
+    if (an.local != NULL && an.r != NULL) {
+        an.r->n_eq = m->n_equations;
+        an.r->n_var = m->n_variables;
+        an.r->n_modes = m->n_modes;
+        rc = run_steps(&an);
+    }
+    if (rc == MDAE_OK)
+        add_stats(&s->total, &an.r->stats);
+    hint_map_free(&an.hints);
     trim_cache(s);
-    return rc;
+    mdae_free(an.local);
+    mdae_free(an.key.p);
+    mdae_diags_close(&an.tmp);
+    if (rc < 0) {
+        inc_result_free(an.r);
+        return rc;
+    }
+    *out = an.r;
+    return MDAE_OK;
 }
 
 /* ---- One mode ----------------------------------------------------------- */

@@ -1,0 +1,35 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/inc_int.h -- internals of the incremental session (engine/inc_*.c)
+ * shared between its files: the split of a model into its connected
+ * components (inc_split.c), used by the session and its cache
+ * (inc_session.c). Why the split is exact: engine/inc.h.
+ */
+#ifndef INC_INT_H
+#define INC_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inc.h"
+
+/* One connected component of the all-modes incidence graph: its equations
+ * and variables as indices into the model, in model order. */
+typedef struct inc__piece {
+    uint32_t n_eq, n_var;
+    uint32_t *eq_map;  /* owned; n_eq */
+    uint32_t *var_map; /* owned; n_var */
+} inc__piece;
+
+/* Split m into its components, numbered in the order of their first
+ * equation (then variable): every equation and variable is in exactly one;
+ * a model with neither is one empty piece (it still has modes). local must
+ * hold m->n_variables entries: local[j] is variable j's index in its
+ * piece's var_map. On MDAE_OK *out is a new array of *n_out pieces (owned:
+ * inc__pieces_free); on MDAE_E_NOMEM nothing is written. */
+int inc__split(const mel_model *m, uint32_t *local /* out */, inc__piece **out /* out */,
+               size_t *n_out /* out */);
+/* Free n pieces and their maps (maps set to NULL are skipped). NULL ok. */
+void inc__pieces_free(inc__piece *p, size_t n);
+
+#endif /* INC_INT_H */
