@@ -171,7 +171,7 @@ MDAE_API int inc_session_new(inc_session **out /* out */);
  * NULL ok. */
 MDAE_API void inc_session_free(inc_session *s /* takes ownership */);
 /* Totals over the session's analyses, and the cache size. */
-MDAE_API void inc_session_stats(const inc_session *s, inc_stats *total /* out */,
+MDAE_TEST_API void inc_session_stats(const inc_session *s, inc_stats *total /* out */,
                                 size_t *cached /* out; may be NULL */);
 
 /* Analyse m (borrowed for the call), reusing the session's cache. opt may be
@@ -195,7 +195,7 @@ MDAE_API size_t inc_result_n_parts(const inc_result *r);
 MDAE_API int inc_result_part(const inc_result *r, size_t k, inc_part_info *out /* out */);
 
 /* Number of parts (connected components) of m; no BDD work. */
-MDAE_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
+MDAE_TEST_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
 
 /* The all-modes result and dependency graph of the whole model, exactly
  * those of a cold sa_analyze + cdg_build of m (same BDDs, hence the same
@@ -215,10 +215,10 @@ MDAE_API int inc_result_whole(inc_result *r, const mel_model *m, const sa_option
  * with indices into the analysed model's equations/variables and the
  * session-stable ids. k < inc_result_n_blocks(r); blocks are sorted by id.
  * *out borrows the result's arrays. */
-MDAE_API size_t inc_result_n_blocks(const inc_result *r);
-MDAE_API int inc_result_block(const inc_result *r, size_t k, cdg_block *out /* out */);
+MDAE_TEST_API size_t inc_result_n_blocks(const inc_result *r);
+MDAE_TEST_API int inc_result_block(const inc_result *r, size_t k, cdg_block *out /* out */);
 /* Same, by stable id; MDAE_E_INVAL if the result has no block with this id. */
-MDAE_API int inc_result_block_by_id(const inc_result *r, uint32_t id,
+MDAE_TEST_API int inc_result_block_by_id(const inc_result *r, uint32_t id,
                                     cdg_block *out /* out */);
 
 /* One mode of the composed result (see the header comment): the sa view
@@ -233,9 +233,9 @@ typedef struct inc_mode_view {
     uint32_t *edges;
 } inc_mode_view;
 
-MDAE_API int inc_result_mode(const inc_result *r, const bool *mode,
+MDAE_TEST_API int inc_result_mode(const inc_result *r, const bool *mode,
                              inc_mode_view *out /* out; inc_mode_view_close */);
-MDAE_API void inc_mode_view_close(inc_mode_view *v /* NULL ok; safe twice */);
+MDAE_TEST_API void inc_mode_view_close(inc_mode_view *v /* NULL ok; safe twice */);
 
 /* The stable id of each block of the whole graph (the graph inc_result_whole
  * gave for r): (*out)[k] is the id of cdg block k. On MDAE_OK *out is new

@@ -810,6 +810,14 @@ static int split_into_parts(analysis *an)
     }
     inc__pieces_free(pc, n);
     r->stats.components = n;
+    size_t ne = 0, nv = 0; /* every equation and variable in one part */
+    for (size_t k = 0; k < n; k++) {
+        ne += r->parts[k].n_eq;
+        nv += r->parts[k].n_var;
+    }
+    MDAE_ASSERT(ne == an->m->n_equations && nv == an->m->n_variables);
+    (void)ne; /* with -DMDAE_NO_ASSERT */
+    (void)nv;
     return MDAE_OK;
 }
 

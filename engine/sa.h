@@ -63,7 +63,7 @@ MDAE_API void sa_end(void);
 /* Change the node limit of later analyses (0: 50,000,000): the live nodes
  * after a garbage collection may not exceed it. MDAE_E_STATE without
  * sa_begin. (Added by the engine: tests and time budgets need it.) */
-MDAE_API int sa_set_node_limit(size_t limit);
+MDAE_TEST_API int sa_set_node_limit(size_t limit);
 
 /* ---- Analysis ------------------------------------------------------------ */
 typedef struct sa_result sa_result;
@@ -148,10 +148,10 @@ MDAE_API int sa_check(const mel_model *m, mdae_diags *diags);
 
 /* Peak number of BDD nodes the analysis took from the node table (live, plus
  * its garbage not yet collected; for benchmarks). */
-MDAE_API size_t sa_result_peak_nodes(const sa_result *r);
+MDAE_TEST_API size_t sa_result_peak_nodes(const sa_result *r);
 /* Whether some valid mode is singular, without building a report (which can
  * be large: see sa_result_report). (Added by the engine, for benchmarks.) */
-MDAE_API bool sa_result_singular(const sa_result *r);
+MDAE_TEST_API bool sa_result_singular(const sa_result *r);
 /* The number of valid modes (as in the report). (Added by the engine.) */
 MDAE_API double sa_result_valid_modes(const sa_result *r);
 /* Test support (like SQLite's SQLITE_TEST API): whether two results of the
@@ -159,7 +159,7 @@ MDAE_API double sa_result_valid_modes(const sa_result *r);
  * singular modes, chosen matching, offsets, DM parts): BDDs are canonical,
  * so equal functions are equal handles. On false, *why (may be NULL) names
  * the first field that differs (a static string). */
-MDAE_API bool sa_result_same(const sa_result *a, const sa_result *b, const char **why);
+MDAE_TEST_API bool sa_result_same(const sa_result *a, const sa_result *b, const char **why);
 
 /* How r was computed (sa_options.method). */
 MDAE_API void sa_result_method(const sa_result *r, sa_method_info *out /* out */);
@@ -259,7 +259,7 @@ MDAE_API int sa_result_report(const sa_result *r, sa_report **out);
 /* Same with flags: SA_REPORT_VALID_CARE (what sa_result_report uses), or 0
  * for sets exact on all modes (invalid modes excluded; can be exponential). */
 #define SA_REPORT_VALID_CARE 1u
-MDAE_API int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out);
+MDAE_TEST_API int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out);
 MDAE_API void sa_report_free(sa_report *rep);
 
 #endif /* SA_H */

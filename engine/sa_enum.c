@@ -334,6 +334,7 @@ static void solve_modes(sa_ctx *c, enum_state *st)
         bool added;
         uint32_t a = find_or_add(c, st, key, &added);
         st->answer_of[t] = a;
+        MDAE_ASSERT(a < st->n_answers);
         if (added) {
             const sm_mode *v;
             rc = sm_frame_solve(st->frame, eq_active, var_active, sigma, &v);
@@ -390,6 +391,7 @@ static BDD build_rec(sa_ctx *c, const enum_state *st, size_t lo, size_t hi, uint
         else
             a = mid + 1;
     }
+    MDAE_ASSERT(lo < a && a < hi); /* the range splits: values differ */
     BDD high = T(build_rec(c, st, a, hi, k + 1));
     BDD low = T(build_rec(c, st, lo, a, k + 1));
     return bdd_ite(bdd_ithvar(st->s_var[k]), high, low);

@@ -572,8 +572,11 @@ int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
         choose_smallest(ws, g);
     }
     s->weight = 0;
-    for (uint32_t i = 0; i < g->n_rows; i++)
+    for (uint32_t i = 0; i < g->n_rows; i++) { /* still perfect, on tight edges */
+        MDAE_ASSERT(ws->mate_row[i] >= 0 && ws->mate_col[g->col[ws->mate_row[i]]] == (int)i);
+        MDAE_ASSERT(tight(ws, g, (size_t)ws->mate_row[i]));
         s->weight += g->sigma[ws->mate_row[i]];
+    }
     *out = s;
     return MDAE_OK;
 }
