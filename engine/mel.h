@@ -106,6 +106,26 @@ typedef struct mel_equation {
     const mel_incidence *incs;
 } mel_equation;
 
+/* What a Modelica model says that is not part of the continuous system but
+ * is kept for later analyses (the mode-change analysis needs when-conditions
+ * and reinit targets): added 2026-11-23 for issue 11. MEL models have none.
+ * Each text is the normalised source text (owned by the model). */
+typedef enum mel_event_kind {
+    MEL_EV_WHEN,     /* a when- or elsewhen-branch; text: its condition */
+    MEL_EV_REINIT,   /* reinit(x, e) in a when-branch; var: x */
+    MEL_EV_DISCRETE, /* an equation or assignment defining discrete variables */
+    MEL_EV_INITIAL,  /* an initial equation or initial algorithm statement */
+    MEL_EV_ASSERT    /* assert(...) / terminate(...) */
+} mel_event_kind;
+
+typedef struct mel_event {
+    mel_event_kind kind;
+    char *text;
+    mdae_range where;
+    long var;    /* MEL_EV_REINIT: index into variables; otherwise -1 */
+    long parent; /* index of the enclosing MEL_EV_WHEN event, or -1 */
+} mel_event;
+
 /* The elaborated model. Arrays are in declaration (instantiation) order. */
 typedef struct mel_model {
     uint32_t n_modes;
@@ -120,6 +140,8 @@ typedef struct mel_model {
     uint32_t n_params;   /* `p : real = e` declarations (instances) */
     uint32_t n_integers; /* `N : integer = e` declarations (instances) */
     struct mel_model_priv *priv; /* arena and name tables */
+    uint32_t n_events;         /* Modelica only (0 for MEL) */
+    const mel_event *events;   /* in source order; owned by the model */
 } mel_model;
 
 #define MEL_MAX_ORDER 1000

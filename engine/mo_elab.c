@@ -1,0 +1,2445 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mo_elab.c -- the meaning of a Modelica model: from the syntax tree of
+ * mo_parse.c to the flat guarded incidence structure of engine/mel.h; also
+ * mo_model_parse and mo_is_modelica.
+ *
+ * Steps:
+ *  1. Find the model: the one `model` of the file (Base Modelica wraps it in
+ *     a package, with the functions, records and types it uses).
+ *  2. Declare every component (arrays expanded to elements "x[1]", "x[1,2]",
+ *     the names the scalarised export uses); resolve types (enumerations,
+ *     aliases of Real/Integer/Boolean, records and external objects).
+ *  3. Mark the Reals assigned inside when-clauses (discrete); the unknowns
+ *     are the remaining Reals that are not parameter/constant/discrete nor
+ *     top-level inputs. Parameters and constants are evaluated on demand
+ *     from their bindings (cycles and non-constant bindings give "unknown
+ *     value", and a condition over such a parameter becomes a mode atom).
+ *  4. Walk the equation and algorithm sections with a guard (the conjunction
+ *     of the if-equation branches around) and collect, per continuous
+ *     equation, its *uses*: unknown, derivative order, guard. Conditions
+ *     that select incidences become *atoms* (see atomize); an if-expression
+ *     whose branches mention the same unknowns at the same orders, with no
+ *     condition inside, selects nothing and its condition is no atom.
+ *  5. The atoms that occur in some guard become the mode variables (in
+ *     order of first occurrence); guards are rebuilt over them.
+ *  6. Derived invariants (all over mode variables only, so they never add a
+ *     mode variable):
+ *       - a Boolean mode variable b defined by `b = E` (outside when, under
+ *         guard g) whose atoms are all mode variables: !g | (b <=> E);
+ *       - atoms `E == k1`, `E == k2` (same text E, different integer
+ *         constants) exclude each other pairwise;
+ *       - an Integer variable m defined by `m = if c1 then k1 elseif ...
+ *         else kn` (constants) gives, for each branch whose path condition P
+ *         has only mode-variable atoms and each mode atom `m == k`:
+ *         !P | (m == k) or !P | !(m == k).
+ *     Not derived: definitions through atoms that are not mode variables
+ *     (b = x > 0 when `x > 0` selects nothing itself): such an atom is a free
+ *     Boolean in the result, so leaving it out only keeps modes that the
+ *     model might exclude, never hides one; relations between different
+ *     relations over Reals (x > 1 implies x > 0); when-defined variables.
+ *  7. Group the uses into incidences (cases by decreasing order, each the OR
+ *     of its uses' guards), name everything, build the mel_model.
+ *
+ * Names: unknowns and mode variables by their Modelica names (quoted names
+ * unquoted); atoms by normalised source text; equations by their label
+ * comment, else by their normalised text (shortened with a hash beyond 60
+ * bytes), so that the name does not change when unrelated lines change;
+ * loop iterations append "[i=1]", duplicates "#2".
+ */
+#include "mo.h"
+#include "mo_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NAME_TEXT 60
+#define MAX_CHAIN 1000
+
+typedef enum vtype { T_REAL, T_INT, T_BOOL, T_ENUM, T_STRING, T_CLOCK, T_OTHER } vtype;
+
+typedef struct mvar {
+    const char *name;
+    vtype type;
+    unsigned prefixes;
+    mdae_range where;
+    const mo__expr *binding;
+    const mo__class *enum_type; /* T_ENUM */
+    int state;                  /* evaluation: 0 not yet, 1 running, 2 done, 3 no value */
+    double val;
+    bool when_assigned;
+    long unknown;    /* index into variables, or -1 */
+    long next_elem;  /* next element of the same array, or -1 */
+    /* definition `b = E` of a Boolean / Integer variable (for invariants) */
+    const mo__expr *def;
+    const mel_guard *def_guard;
+    int n_defs;
+} mvar;
+
+typedef struct atom {
+    const char *key;  /* canonical text */
+    const char *name; /* display text (first occurrence) */
+    mdae_range where;
+    bool flip;        /* atom = key XOR flip */
+    long mode;        /* index into modes, or -1 */
+    const char *eq_lhs; /* `E == k` atoms: E's text and k */
+    long long eq_k;
+    bool is_eq;
+    const char *var_name; /* a Boolean variable's atom: its name */
+} atom;
+
+typedef struct use {
+    uint32_t var;
+    int order;
+    const mel_guard *guard;
+    mdae_range where;
+} use;
+
+typedef struct eqn {
+    const char *name;
+    const mel_guard *guard;
+    mdae_range where;
+    size_t first_use, n_uses; /* into el->uses */
+} eqn;
+
+typedef struct named_ix {
+    const char *name;
+    long i;
+} named_ix;
+
+typedef struct vec {
+    void *p;
+    size_t n, cap;
+} vec;
+
+typedef struct env {
+    const char *name;
+    long long value;
+    const struct env *parent;
+} env;
+
+typedef struct elab {
+    mel__report *rep;
+    const mel_options *opt;
+    mel__arena tmp;
+    mel__arena *ma;
+    struct mel_model_priv *priv;
+    mel__gfactory gf;
+    mel__symtab vars_by_name; /* index into vars */
+    vec sorted;               /* variable indices sorted by name */
+    vec multi;                /* resolve: the elements of a whole reference */
+    mel__symtab atoms_by_key;
+    mel__symtab types;        /* class name -> index into classes */
+    vec vars, atoms, eqns, uses, events, classes, cur_uses;
+    const mo__class *model;
+    size_t max_instances, instances;
+    bool limit_hit;
+    long cur_when;
+    const env *env;
+    uint32_t seen[64];
+    size_t n_seen;
+} elab;
+
+/* ---- small utilities ---------------------------------------------------------- */
+
+static void *vec_push(elab *el, vec *v, size_t elt)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 16;
+        void *p = mdae_realloc(v->p, cap * elt);
+        if (p == NULL) {
+            mel__nomem(el->rep);
+            return NULL;
+        }
+        v->p = p;
+        v->cap = cap;
+    }
+    void *slot = (char *)v->p + v->n * elt;
+    memset(slot, 0, elt);
+    v->n++;
+    return slot;
+}
+
+#define VAR(el, i) (&((mvar *)(el)->vars.p)[i])
+#define ATOM(el, i) (&((atom *)(el)->atoms.p)[i])
+
+static void err(elab *el, int code, mdae_range where, const char *fmt, ...) MDAE_PRINTF(4, 5);
+/* One error per source position (a loop body would repeat it). */
+static void err(elab *el, int code, mdae_range where, const char *fmt, ...)
+{
+    if (where.start.line != 0) {
+        for (size_t i = 0; i < el->n_seen; i++) {
+            if (el->seen[i] == where.start.offset) {
+                el->rep->rc = mel__rc_worse(el->rep->rc, code);
+                return;
+            }
+        }
+        if (el->n_seen < sizeof el->seen / sizeof *el->seen)
+            el->seen[el->n_seen++] = where.start.offset;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mel__error(el->rep, code, where, "%s", msg);
+}
+
+static bool charge(elab *el, size_t n, mdae_range where)
+{
+    el->instances += n;
+    if (el->instances > el->max_instances) {
+        if (!el->limit_hit)
+            mel__error(el->rep, MDAE_E_LIMIT, where,
+                       "model would create more than %zu instances", el->max_instances);
+        el->limit_hit = true;
+        el->rep->stop = true;
+        return false;
+    }
+    return true;
+}
+
+static char *mdup(elab *el, mel__arena *a, const char *s, size_t n)
+{
+    char *q = mel__arena_strndup(a, s, n);
+    if (q == NULL)
+        mel__nomem(el->rep);
+    return q;
+}
+
+static char *expr_text(elab *el, const mo__expr *e)
+{
+    mdae_buf b = {0};
+    mo__expr_print(&b, e);
+    if (b.oom || b.p == NULL) {
+        mdae_free(b.p);
+        if (b.oom)
+            mel__nomem(el->rep);
+        return mdup(el, &el->tmp, "", 0);
+    }
+    char *s = mdup(el, &el->tmp, b.p, b.len);
+    mdae_free(b.p);
+    return s;
+}
+
+static long find(const mel__symtab *t, const char *name)
+{
+    const mel__sym *s = mel__sym_find(t, name);
+    return s ? (long)s->index : -1;
+}
+
+static bool add_sym(elab *el, mel__symtab *t, const char *name, uint32_t index)
+{
+    mel__sym *s = mel__sym_add(t, &el->tmp, name);
+    if (s == NULL) {
+        mel__nomem(el->rep);
+        return false;
+    }
+    s->index = index;
+    return true;
+}
+
+static const char *plain_name(const mo__expr *e)
+{
+    if ((e->kind == MO_E_CALL || e->kind == MO_E_REF) && e->n_parts == 1 &&
+        e->parts[0].n_subs == 0)
+        return e->parts[0].name;
+    return NULL;
+}
+
+/* ---- evaluation of constant expressions -------------------------------------- */
+
+typedef struct value {
+    bool ok;
+    double v;
+} value;
+
+static value eval(elab *el, const mo__expr *e);
+static long resolve(elab *el, const mo__expr *e, bool *whole, bool quiet);
+
+static value val_of_var(elab *el, long i)
+{
+    value r = {false, 0};
+    mvar *v = VAR(el, i);
+    if (!(v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)))
+        return r;
+    if (v->state == 2) {
+        r.ok = true;
+        r.v = v->val;
+        return r;
+    }
+    if (v->state != 0 || v->binding == NULL)
+        return r;
+    v->state = 1;
+    const env *save = el->env;
+    el->env = NULL;
+    value b = eval(el, v->binding);
+    el->env = save;
+    v = VAR(el, i); /* vars does not grow during evaluation; keep it simple */
+    v->state = b.ok ? 2 : 3;
+    v->val = b.v;
+    return b;
+}
+
+/* The predefined enumerations of Modelica 3.6 section 4.9.5 and 8.3.7. */
+static const char *const state_select[] = {"never", "avoid", "default", "prefer", "always",
+                                           NULL};
+static const char *const assertion_level[] = {"error", "warning", NULL};
+
+static const char *const *builtin_enum(const char *type)
+{
+    if (strcmp(type, "StateSelect") == 0)
+        return state_select;
+    if (strcmp(type, "AssertionLevel") == 0)
+        return assertion_level;
+    return NULL;
+}
+
+static long enum_literal(elab *el, const mo__expr *e)
+{
+    if (e->kind != MO_E_REF || e->n_parts < 2)
+        return -1;
+    if (e->n_parts == 2 && builtin_enum(e->parts[0].name) != NULL) {
+        const char *const *lits = builtin_enum(e->parts[0].name);
+        for (long k = 0; lits[k] != NULL; k++)
+            if (strcmp(lits[k], e->parts[1].name) == 0)
+                return k + 1;
+        return -1;
+    }
+    /* 'T'.'L': the type is all parts but the last */
+    char buf[1024];
+    size_t n = 0;
+    for (uint32_t i = 0; i + 1 < e->n_parts; i++) {
+        int w = snprintf(buf + n, sizeof buf - n, "%s%s", i ? "." : "", e->parts[i].name);
+        if (w < 0 || (size_t)w >= sizeof buf - n)
+            return -1;
+        n += (size_t)w;
+    }
+    long c = find(&el->types, buf);
+    if (c < 0)
+        return -1;
+    const mo__class *cl = ((const mo__class **)el->classes.p)[c];
+    const char *lit = e->parts[e->n_parts - 1].name;
+    for (uint32_t k = 0; k < cl->n_literals; k++)
+        if (strcmp(cl->literals[k], lit) == 0)
+            return (long)k + 1;
+    return -1;
+}
+
+static value eval(elab *el, const mo__expr *e)
+{
+    value r = {false, 0}, a, b;
+    if (e == NULL)
+        return r;
+    switch ((mo__ek)e->kind) {
+    case MO_E_NUM:
+        r.ok = true;
+        r.v = e->is_int ? (double)e->ival : e->num;
+        return r;
+    case MO_E_BOOL:
+        r.ok = true;
+        r.v = (double)e->ival;
+        return r;
+    case MO_E_REF: {
+        const char *pn = plain_name(e);
+        if (pn != NULL) {
+            for (const env *x = el->env; x != NULL; x = x->parent) {
+                if (strcmp(x->name, pn) == 0) {
+                    r.ok = true;
+                    r.v = (double)x->value;
+                    return r;
+                }
+            }
+        }
+        long lit = enum_literal(el, e);
+        if (lit > 0) {
+            r.ok = true;
+            r.v = (double)lit;
+            return r;
+        }
+        bool whole = false;
+        long i = resolve(el, e, &whole, true);
+        if (i < 0 || whole)
+            return r;
+        return val_of_var(el, i);
+    }
+    case MO_E_UN:
+        a = eval(el, e->kids[0]);
+        if (!a.ok)
+            return r;
+        r.ok = true;
+        r.v = e->op == MO_T_NOT ? (double)(a.v == 0) : e->op == MO_T_MINUS ? -a.v : a.v;
+        return r;
+    case MO_E_BIN: {
+        const uint8_t *ops = (const uint8_t *)e->str;
+        a = eval(el, e->kids[0]);
+        if (e->op == MO_T_AND || e->op == MO_T_OR) {
+            /* short-circuit a constant decision even if the rest is not */
+            bool is_and = e->op == MO_T_AND;
+            bool all = true;
+            for (uint32_t i = 0; i < e->n_kids; i++) {
+                value k = i ? eval(el, e->kids[i]) : a;
+                if (k.ok && ((k.v != 0) != is_and)) {
+                    r.ok = true;
+                    r.v = is_and ? 0 : 1;
+                    return r;
+                }
+                all = all && k.ok;
+            }
+            r.ok = all;
+            r.v = is_and ? 1 : 0;
+            return r;
+        }
+        if (!a.ok)
+            return r;
+        double acc = a.v;
+        for (uint32_t i = 1; i < e->n_kids; i++) {
+            b = eval(el, e->kids[i]);
+            if (!b.ok)
+                return r;
+            uint8_t op = ops ? ops[i] : e->op;
+            switch (op) {
+            case MO_T_PLUS: case MO_T_DPLUS: acc += b.v; break;
+            case MO_T_MINUS: case MO_T_DMINUS: acc -= b.v; break;
+            case MO_T_STAR: case MO_T_DSTAR: acc *= b.v; break;
+            case MO_T_SLASH: case MO_T_DSLASH:
+                if (b.v == 0)
+                    return r;
+                acc /= b.v;
+                break;
+            case MO_T_CARET: case MO_T_DCARET: acc = pow(acc, b.v); break;
+            case MO_T_LT: acc = acc < b.v; break;
+            case MO_T_LE: acc = acc <= b.v; break;
+            case MO_T_GT: acc = acc > b.v; break;
+            case MO_T_GE: acc = acc >= b.v; break;
+            case MO_T_EQ: acc = acc == b.v; break;
+            case MO_T_NE: acc = acc != b.v; break;
+            default: return r;
+            }
+        }
+        if (!isfinite(acc))
+            return r;
+        r.ok = true;
+        r.v = acc;
+        return r;
+    }
+    case MO_E_IF:
+        for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
+            a = eval(el, e->kids[i]);
+            if (!a.ok)
+                return r;
+            if (a.v != 0)
+                return eval(el, e->kids[i + 1]);
+        }
+        return eval(el, e->kids[e->n_kids - 1]);
+    case MO_E_CALL: {
+        const char *f = plain_name(e);
+        if (f == NULL || e->n_iters > 0 || e->names != NULL)
+            return r;
+        if ((strcmp(f, "noEvent") == 0 || strcmp(f, "integer") == 0 ||
+             strcmp(f, "Integer") == 0 || strcmp(f, "floor") == 0 || strcmp(f, "ceil") == 0 ||
+             strcmp(f, "abs") == 0 || strcmp(f, "sqrt") == 0) && e->n_kids == 1) {
+            a = eval(el, e->kids[0]);
+            if (!a.ok)
+                return r;
+            r.ok = true;
+            if (strcmp(f, "integer") == 0 || strcmp(f, "floor") == 0)
+                r.v = floor(a.v);
+            else if (strcmp(f, "ceil") == 0)
+                r.v = ceil(a.v);
+            else if (strcmp(f, "abs") == 0)
+                r.v = fabs(a.v);
+            else if (strcmp(f, "sqrt") == 0)
+                r.ok = a.v >= 0, r.v = sqrt(a.v);
+            else
+                r.v = a.v;
+            return r;
+        }
+        if ((strcmp(f, "min") == 0 || strcmp(f, "max") == 0 || strcmp(f, "mod") == 0 ||
+             strcmp(f, "div") == 0) && e->n_kids == 2) {
+            a = eval(el, e->kids[0]);
+            b = eval(el, e->kids[1]);
+            if (!a.ok || !b.ok)
+                return r;
+            r.ok = true;
+            if (f[1] == 'i')
+                r.v = a.v < b.v ? a.v : b.v;
+            else if (f[1] == 'a')
+                r.v = a.v > b.v ? a.v : b.v;
+            else if (b.v == 0)
+                r.ok = false;
+            else if (f[0] == 'm')
+                r.v = a.v - floor(a.v / b.v) * b.v;
+            else
+                r.v = trunc(a.v / b.v);
+            return r;
+        }
+        return r;
+    }
+    default:
+        return r;
+    }
+}
+
+static bool eval_int(elab *el, const mo__expr *e, long long *out)
+{
+    value v = eval(el, e);
+    if (!v.ok || v.v != floor(v.v) || fabs(v.v) > 1e15)
+        return false;
+    *out = (long long)v.v;
+    return true;
+}
+
+/* ---- names and resolution ------------------------------------------------------- */
+
+/* The instance name of a reference with evaluated subscripts into buf; false
+ * if a subscript is not constant (then *partial is set) or the name is too
+ * long. */
+static bool ref_name(elab *el, const mo__expr *e, char *buf, size_t cap, bool *partial)
+{
+    size_t n = 0;
+    *partial = false;
+    for (uint32_t i = 0; i < e->n_parts; i++) {
+        int w = snprintf(buf + n, cap - n, "%s%s", i ? "." : "", e->parts[i].name);
+        if (w < 0 || (size_t)w >= cap - n)
+            return false;
+        n += (size_t)w;
+        if (e->parts[i].n_subs == 0)
+            continue;
+        for (uint32_t k = 0; k < e->parts[i].n_subs; k++) {
+            long long v;
+            if (!eval_int(el, e->parts[i].subs[k], &v)) {
+                *partial = true;
+                return false;
+            }
+            w = snprintf(buf + n, cap - n, "%s%lld", k ? "," : "[", v);
+            if (w < 0 || (size_t)w >= cap - n)
+                return false;
+            n += (size_t)w;
+        }
+        if (n + 2 >= cap)
+            return false;
+        buf[n++] = ']';
+        buf[n] = 0;
+    }
+    return true;
+}
+
+/* All variables whose names start with `prefix` followed by '.' or '[' (the
+ * scalarised elements of an array or a record named whole), into el->multi.
+ * el->sorted holds the variable indices sorted by name. */
+static size_t lower_bound(elab *el, const char *key)
+{
+    const named_ix *v = el->sorted.p;
+    size_t lo = 0, hi = el->sorted.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(v[mid].name, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static size_t collect_prefix(elab *el, const char *prefix)
+{
+    char key[2100];
+    size_t n = strlen(prefix);
+    if (n + 2 > sizeof key)
+        return 0;
+    el->multi.n = 0;
+    const named_ix *v = el->sorted.p;
+    for (int k = 0; k < 2; k++) {
+        memcpy(key, prefix, n);
+        key[n] = k ? '[' : '.';
+        key[n + 1] = 0;
+        for (size_t i = lower_bound(el, key); i < el->sorted.n; i++) {
+            if (strncmp(v[i].name, key, n + 1) != 0)
+                break;
+            long *slot = vec_push(el, &el->multi, sizeof *slot);
+            if (slot == NULL)
+                return 0;
+            *slot = v[i].i;
+        }
+    }
+    return el->multi.n;
+}
+
+/* OpenModelica writes some indexed names inside the quotes, with the loop
+ * index quoted in turn: 'x[\'i\']' in a loop over 'i'. Substitute the
+ * values of the loop indices; false if a quoted index is not one. */
+static bool subst_indices(elab *el, const char *name, char *out, size_t cap)
+{
+    size_t n = 0;
+    bool any = false;
+    for (const char *p = name; *p; ) {
+        if (p[0] == '\\' && p[1] == '\'') {
+            const char *q = strstr(p + 2, "\\'");
+            if (q == NULL)
+                return false;
+            size_t len = (size_t)(q - (p + 2));
+            const env *x = el->env;
+            for (; x != NULL; x = x->parent)
+                if (strlen(x->name) == len && memcmp(x->name, p + 2, len) == 0)
+                    break;
+            if (x == NULL)
+                return false;
+            int w = snprintf(out + n, cap - n, "%lld", x->value);
+            if (w < 0 || (size_t)w >= cap - n)
+                return false;
+            n += (size_t)w;
+            p = q + 2;
+            any = true;
+            continue;
+        }
+        if (n + 1 >= cap)
+            return false;
+        out[n++] = *p++;
+    }
+    out[n] = 0;
+    return any;
+}
+
+/* The variable a reference names: its index; or, for an array or record
+ * named whole (or indexed by something that is not a constant), *whole set,
+ * its elements in el->multi and the first returned; or -1 (reported unless
+ * quiet). Loop indices and enumeration literals are not variables (-1,
+ * never reported). A slice x[{1, 2}] or x[1:2] names the whole array: the
+ * incidence is over-approximated by the elements outside the slice. */
+static long resolve(elab *el, const mo__expr *e, bool *whole, bool quiet)
+{
+    char buf[2048];
+    bool partial;
+    *whole = false;
+    const char *pn = plain_name(e);
+    if (pn != NULL)
+        for (const env *x = el->env; x != NULL; x = x->parent)
+            if (strcmp(x->name, pn) == 0)
+                return -1;
+    if (e->kind != MO_E_REF)
+        return -1;
+    bool named = ref_name(el, e, buf, sizeof buf, &partial);
+    if (named) {
+        long i = find(&el->vars_by_name, buf);
+        if (i >= 0)
+            return i;
+        if (strstr(buf, "\\'") != NULL) {
+            char sub[2048];
+            if (subst_indices(el, buf, sub, sizeof sub) &&
+                (i = find(&el->vars_by_name, sub)) >= 0)
+                return i;
+        }
+        char *lb = strchr(buf, '[');
+        if (lb != NULL && e->n_parts == 1) {
+            /* OpenModelica also writes slices inside the quotes:
+             * 'x[{1, 2, 3}]' and 'x[:]'. A list of constants names those
+             * elements; anything else there, the whole array before it. */
+            *lb = 0;
+            size_t n = strlen(buf);
+            if (lb[1] == '{' && n + 24 < sizeof buf) {
+                el->multi.n = 0;
+                const char *q = lb + 2;
+                bool ok = true;
+                while (ok && *q && *q != '}') {
+                    char *end;
+                    long long k = strtoll(q, &end, 10);
+                    if (end == q) {
+                        ok = false;
+                        break;
+                    }
+                    char elt[2100];
+                    snprintf(elt, sizeof elt, "%s[%lld]", buf, k);
+                    long j = find(&el->vars_by_name, elt);
+                    long *slot = j >= 0 ? vec_push(el, &el->multi, sizeof *slot) : NULL;
+                    if (slot == NULL) {
+                        ok = false;
+                        break;
+                    }
+                    *slot = j;
+                    q = end;
+                    while (*q == ',' || *q == ' ')
+                        q++;
+                }
+                if (ok && el->multi.n > 0) {
+                    *whole = true;
+                    return ((long *)el->multi.p)[0];
+                }
+            }
+        }
+    } else if (partial) {
+        /* x[i] with i not constant: the whole of x (subscripts dropped) */
+        size_t n = 0;
+        named = true;
+        for (uint32_t k = 0; k < e->n_parts && n < sizeof buf - 1; k++) {
+            int w = snprintf(buf + n, sizeof buf - n, "%s%s", k ? "." : "", e->parts[k].name);
+            if (w < 0 || (size_t)w >= sizeof buf - n) {
+                named = false;
+                break;
+            }
+            n += (size_t)w;
+        }
+    }
+    if (named && collect_prefix(el, buf) > 0) {
+        *whole = true;
+        return ((long *)el->multi.p)[0];
+    }
+    if (enum_literal(el, e) > 0)
+        return -1;
+    if (!quiet) {
+        char *t = expr_text(el, e);
+        err(el, MDAE_E_MODEL, e->where, "unknown name '%s'", t ? t : "?");
+    }
+    return -1;
+}
+
+/* ---- atoms and guards ----------------------------------------------------------- */
+
+static const mel_guard *atom_guard(elab *el, const char *key, const char *display, bool pol,
+                                   mdae_range where, const mo__expr *eq_lhs, long long eq_k,
+                                   bool is_eq, const char *var_name)
+{
+    long i = find(&el->atoms_by_key, key);
+    if (i < 0) {
+        if (!charge(el, 1, where))
+            return mel__g_true();
+        i = (long)el->atoms.n;
+        atom *a = vec_push(el, &el->atoms, sizeof *a);
+        if (a == NULL || !add_sym(el, &el->atoms_by_key, key, (uint32_t)i))
+            return mel__g_true();
+        a->key = mdup(el, &el->tmp, key, strlen(key));
+        a->name = display;
+        a->where = where;
+        a->flip = !pol;
+        a->mode = -1;
+        a->is_eq = is_eq;
+        a->eq_k = eq_k;
+        a->eq_lhs = eq_lhs ? expr_text(el, eq_lhs) : NULL;
+        a->var_name = var_name;
+    }
+    const mel_guard *g = mel__g_var(&el->gf, (uint32_t)i);
+    return (pol != !ATOM(el, i)->flip) ? mel__g_not(&el->gf, g) : g;
+}
+
+static bool is_clocked(const char *f)
+{
+    static const char *const names[] = {"hold", "previous", "subSample", "superSample",
+                                        "shiftSample", "backSample", "noClock", "interval",
+                                        "firstTick", "Clock"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(f, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool is_relation(uint8_t op)
+{
+    return op == MO_T_LT || op == MO_T_LE || op == MO_T_GT || op == MO_T_GE || op == MO_T_EQ ||
+           op == MO_T_NE;
+}
+
+/* A Boolean condition as a guard over atoms. Constant parts fold. */
+static const mel_guard *atomize(elab *el, const mo__expr *c)
+{
+    value v = eval(el, c);
+    if (v.ok)
+        return v.v != 0 ? mel__g_true() : mel__g_false();
+    if (el->rep->stop)
+        return mel__g_true();
+    switch ((mo__ek)c->kind) {
+    case MO_E_UN:
+        if (c->op == MO_T_NOT)
+            return mel__g_not(&el->gf, atomize(el, c->kids[0]));
+        break;
+    case MO_E_BIN:
+        if (c->op == MO_T_AND || c->op == MO_T_OR) {
+            const mel_guard *g = atomize(el, c->kids[0]);
+            for (uint32_t i = 1; i < c->n_kids; i++) {
+                const mel_guard *h = atomize(el, c->kids[i]);
+                g = c->op == MO_T_AND ? mel__g_and(&el->gf, g, h) : mel__g_or(&el->gf, g, h);
+            }
+            return g;
+        }
+        if (is_relation(c->op) && c->n_kids == 2) {
+            const mo__expr *a = c->kids[0], *b = c->kids[1];
+            char *ta = expr_text(el, a), *tb = expr_text(el, b);
+            if (ta == NULL || tb == NULL)
+                return mel__g_true();
+            /* canonical: a < b, or a == b; the others are negations/swaps */
+            bool pol = true, swap = false, eq = false;
+            switch (c->op) {
+            case MO_T_LT: break;
+            case MO_T_GE: pol = false; break;
+            case MO_T_GT: swap = true; break;
+            case MO_T_LE: swap = true; pol = false; break;
+            case MO_T_EQ: eq = true; break;
+            default: eq = true; pol = false; break;
+            }
+            char *key = mdae_asprintf("%s\x01%s\x01%s", swap ? tb : ta, eq ? "==" : "<",
+                                      swap ? ta : tb);
+            char *disp = expr_text(el, c);
+            if (key == NULL || disp == NULL) {
+                mdae_free(key);
+                mel__nomem(el->rep);
+                return mel__g_true();
+            }
+            long long k = 0;
+            bool is_eq = false;
+            const mo__expr *lhs = NULL;
+            if (eq) {
+                if (eval_int(el, b, &k)) {
+                    is_eq = true;
+                    lhs = a;
+                } else if (eval_int(el, a, &k)) {
+                    is_eq = true;
+                    lhs = b;
+                }
+            }
+            const mel_guard *g = atom_guard(el, key, disp, pol, c->where, lhs, k, is_eq, NULL);
+            mdae_free(key);
+            return g;
+        }
+        break;
+    case MO_E_IF: {
+        /* (c1 & v1) | (!c1 & c2 & v2) | ... */
+        const mel_guard *rest = mel__g_true(), *acc = mel__g_false();
+        for (uint32_t i = 0; i + 1 < c->n_kids; i += 2) {
+            const mel_guard *ci = atomize(el, c->kids[i]);
+            acc = mel__g_or(&el->gf, acc,
+                            mel__g_and(&el->gf, mel__g_and(&el->gf, rest, ci),
+                                       atomize(el, c->kids[i + 1])));
+            rest = mel__g_and(&el->gf, rest, mel__g_not(&el->gf, ci));
+        }
+        return mel__g_or(&el->gf, acc,
+                         mel__g_and(&el->gf, rest, atomize(el, c->kids[c->n_kids - 1])));
+    }
+    case MO_E_CALL: {
+        const char *f = plain_name(c);
+        if (f != NULL && strcmp(f, "noEvent") == 0 && c->n_kids == 1)
+            return atomize(el, c->kids[0]);
+        if (f != NULL && is_clocked(f)) {
+            err(el, MDAE_E_MODEL, c->where,
+                "clocked partitions are not supported: '%s' (the analysis covers the "
+                "continuous-time part)", f);
+            return mel__g_true();
+        }
+        break;
+    }
+    case MO_E_REF: {
+        bool whole;
+        long i = resolve(el, c, &whole, false);
+        if (i >= 0 && !whole) {
+            mvar *mv = VAR(el, i);
+            if (mv->type != T_BOOL)
+                err(el, MDAE_E_MODEL, c->where, "condition '%s' is not a Boolean", mv->name);
+            return atom_guard(el, mv->name, mv->name, true, c->where, NULL, 0, false, mv->name);
+        }
+        return mel__g_true();
+    }
+    default:
+        break;
+    }
+    /* initial(), edge(b), change(x), sample(t0, dt), pre(b), a Boolean
+     * function call...: an atom named by its text */
+    char *t = expr_text(el, c);
+    if (t == NULL)
+        return mel__g_true();
+    return atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL);
+}
+
+/* ---- incidences ------------------------------------------------------------------ */
+
+static void add_use(elab *el, vec *uses, uint32_t var, int order, const mel_guard *g,
+                    mdae_range where)
+{
+    if (g == mel__g_false())
+        return;
+    use *u = vec_push(el, uses, sizeof *u);
+    if (u == NULL)
+        return;
+    u->var = var;
+    u->order = order;
+    u->guard = g;
+    u->where = where;
+}
+
+static void use_ref(elab *el, vec *uses, const mo__expr *e, int order, const mel_guard *g)
+{
+    bool whole;
+    long i = resolve(el, e, &whole, false);
+    if (i < 0)
+        return;
+    size_t n = whole ? el->multi.n : 1;
+    for (size_t j = 0; j < n; j++) {
+        mvar *v = VAR(el, whole ? ((long *)el->multi.p)[j] : i);
+        if (v->type == T_CLOCK)
+            err(el, MDAE_E_MODEL, e->where,
+                "clocked partitions are not supported: Clock variable '%s'", v->name);
+        if (v->unknown >= 0)
+            add_use(el, uses, (uint32_t)v->unknown, order, g, e->where);
+    }
+}
+
+static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel_guard *g);
+
+/* Signature of an if-branch: its (unknown, order) pairs, sorted; false when
+ * it contains a condition that is not constant (then the branch selects by
+ * itself and the outer condition is kept) or is too big to compare. */
+static int cmp_use_sig(const void *x, const void *y)
+{
+    const use *a = x, *b = y;
+    if (a->var != b->var)
+        return a->var < b->var ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+static bool has_condition(elab *el, const mo__expr *e)
+{
+    if (e == NULL)
+        return false;
+    if (e->kind == MO_E_IF) {
+        for (uint32_t i = 0; i + 1 < e->n_kids; i += 2)
+            if (!eval(el, e->kids[i]).ok)
+                return true;
+    }
+    for (uint32_t i = 0; i < e->n_kids; i++)
+        if (has_condition(el, e->kids[i]))
+            return true;
+    return false;
+}
+
+static bool branch_sig(elab *el, const mo__expr *e, int order, vec *sig)
+{
+    if (has_condition(el, e))
+        return false;
+    collect(el, sig, e, order, mel__g_true());
+    if (sig->n > 1) {
+        qsort(sig->p, sig->n, sizeof(use), cmp_use_sig);
+        size_t w = 1;
+        use *u = sig->p;
+        for (size_t i = 1; i < sig->n; i++)
+            if (cmp_use_sig(&u[i], &u[w - 1]) != 0)
+                u[w++] = u[i];
+        sig->n = w;
+    }
+    return true;
+}
+
+static bool same_sigs(elab *el, const mo__expr *e, int order)
+{
+    vec first = {0}, other = {0};
+    bool same = branch_sig(el, e->kids[1], order, &first);
+    for (uint32_t i = 3; same && i <= e->n_kids; i += 2) {
+        /* values: kids[1], kids[3], ..., and the else part kids[n_kids - 1] */
+        const mo__expr *b = e->kids[i < e->n_kids - 1 ? i : e->n_kids - 1];
+        other.n = 0;
+        same = branch_sig(el, b, order, &other) && other.n == first.n;
+        for (size_t k = 0; same && k < first.n; k++)
+            same = cmp_use_sig(&((use *)first.p)[k], &((use *)other.p)[k]) == 0;
+        if (i >= e->n_kids - 1)
+            break;
+    }
+    mdae_free(first.p);
+    mdae_free(other.p);
+    return same;
+}
+
+static bool call_is(const char *f, const char *name) { return f != NULL && strcmp(f, name) == 0; }
+
+static void collect_iter(elab *el, vec *uses, const mo__expr *e, uint32_t k, int order,
+                         const mel_guard *g)
+{
+    if (k == e->n_iters) {
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            collect(el, uses, e->kids[i], order, g);
+        return;
+    }
+    const mo__iter *it = &e->iters[k];
+    long long a, b, step = 1;
+    const mo__expr *r = it->range;
+    bool ok = r != NULL && r->kind == MO_E_RANGE && eval_int(el, r->kids[0], &a) &&
+              eval_int(el, r->kids[r->n_kids - 1], &b) &&
+              (r->n_kids == 2 || eval_int(el, r->kids[1], &step)) && step != 0;
+    if (!ok || (b - a) / step > 100000) {
+        /* not constant: the body's x[i] name whole arrays */
+        collect_iter(el, uses, e, k + 1, order, g);
+        return;
+    }
+    env frame = {it->name, a, el->env};
+    const env *save = el->env;
+    el->env = &frame;
+    for (long long i = a; step > 0 ? i <= b : i >= b; i += step) {
+        if (!charge(el, 1, e->where))
+            break;
+        frame.value = i;
+        collect_iter(el, uses, e, k + 1, order, g);
+    }
+    el->env = save;
+}
+
+static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel_guard *g)
+{
+    if (e == NULL || el->rep->stop)
+        return;
+    switch ((mo__ek)e->kind) {
+    case MO_E_REF:
+        use_ref(el, uses, e, order, g);
+        for (uint32_t p = 0; p < e->n_parts; p++)
+            for (uint32_t k = 0; k < e->parts[p].n_subs; k++)
+                if (!eval(el, e->parts[p].subs[k]).ok)
+                    collect(el, uses, e->parts[p].subs[k], order, g);
+        return;
+    case MO_E_DER:
+        if (order >= MEL_MAX_ORDER) {
+            err(el, MDAE_E_LIMIT, e->where, "derivative order above %d", MEL_MAX_ORDER);
+            return;
+        }
+        collect(el, uses, e->kids[0], order + 1, g);
+        return;
+    case MO_E_IF: {
+        if (e->n_kids > 2 * MAX_CHAIN) {
+            err(el, MDAE_E_LIMIT, e->where, "if-expression with more than %d branches",
+                MAX_CHAIN);
+            return;
+        }
+        /* constant conditions select a branch now */
+        bool all_const = true;
+        for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
+            value v = eval(el, e->kids[i]);
+            if (!v.ok) {
+                all_const = false;
+                break;
+            }
+            if (v.v != 0) {
+                collect(el, uses, e->kids[i + 1], order, g);
+                return;
+            }
+        }
+        if (all_const) {
+            collect(el, uses, e->kids[e->n_kids - 1], order, g);
+            return;
+        }
+        if (same_sigs(el, e, order)) {
+            collect(el, uses, e->kids[1], order, g);
+            return;
+        }
+        const mel_guard *rest = g;
+        for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
+            const mel_guard *c = atomize(el, e->kids[i]);
+            collect(el, uses, e->kids[i + 1], order, mel__g_and(&el->gf, rest, c));
+            rest = mel__g_and(&el->gf, rest, mel__g_not(&el->gf, c));
+        }
+        collect(el, uses, e->kids[e->n_kids - 1], order, rest);
+        return;
+    }
+    case MO_E_CALL: {
+        const char *f = plain_name(e);
+        if (call_is(f, "pre") || call_is(f, "last") || call_is(f, "edge") ||
+            call_is(f, "change") || call_is(f, "initial") || call_is(f, "terminal") ||
+            call_is(f, "sample") || call_is(f, "size") || call_is(f, "ndims") ||
+            call_is(f, "delay") || call_is(f, "String") || call_is(f, "cardinality") ||
+            call_is(f, "getInstanceName"))
+            return; /* left limits, events, delayed values: not incident */
+        if (f != NULL && is_clocked(f)) {
+            err(el, MDAE_E_MODEL, e->where,
+                "clocked partitions are not supported: '%s' (the analysis covers the "
+                "continuous-time part)", f);
+            return;
+        }
+        if (call_is(f, "reinit") || call_is(f, "assert") || call_is(f, "terminate"))
+            return;
+        if (call_is(f, "homotopy") && e->n_kids >= 1) {
+            /* the actual expression (first or `actual =`) is what is solved */
+            for (uint32_t i = 0; i < e->n_kids; i++)
+                if ((e->names && e->names[i] && strcmp(e->names[i], "actual") == 0) ||
+                    ((e->names == NULL || e->names[i] == NULL) && i == 0)) {
+                    collect(el, uses, e->kids[i], order, g);
+                    return;
+                }
+            return;
+        }
+        if (call_is(f, "smooth") && e->n_kids == 2) {
+            collect(el, uses, e->kids[1], order, g);
+            return;
+        }
+        if (e->n_iters > 0) {
+            collect_iter(el, uses, e, 0, order, g);
+            return;
+        }
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            collect(el, uses, e->kids[i], order, g);
+        if (f == NULL && e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0)
+            for (uint32_t k = 0; k < e->parts[0].n_subs; k++)
+                collect(el, uses, e->parts[0].subs[k], order, g);
+        return;
+    }
+    case MO_E_ARRAY:
+        if (e->n_iters > 0) {
+            collect_iter(el, uses, e, 0, order, g);
+            return;
+        }
+        /* fall through */
+    default:
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            collect(el, uses, e->kids[i], order, g);
+        return;
+    }
+}
+
+/* ---- equations -------------------------------------------------------------------- */
+
+static char *stmt_text(elab *el, const mo__stmt *s)
+{
+    mdae_buf b = {0};
+    switch ((mo__sk)s->kind) {
+    case MO_S_EQ:
+    case MO_S_ASSIGN:
+        mo__expr_print(&b, s->lhs);
+        mdae_buf_puts(&b, s->kind == MO_S_EQ ? " = " : " := ");
+        mo__expr_print(&b, s->rhs);
+        break;
+    case MO_S_CALL:
+        mo__expr_print(&b, s->rhs);
+        break;
+    case MO_S_IF:
+    case MO_S_WHEN:
+        mdae_buf_puts(&b, s->kind == MO_S_IF ? "if " : "when ");
+        mo__expr_print(&b, s->conds[0]);
+        mdae_buf_puts(&b, " then ...");
+        break;
+    case MO_S_FOR:
+        mdae_buf_puts(&b, "for ... loop");
+        break;
+    case MO_S_WHILE:
+        mdae_buf_puts(&b, "while ... loop");
+        break;
+    case MO_S_CONNECT:
+        mdae_buf_puts(&b, "connect(...)");
+        break;
+    case MO_S_BREAK:
+        mdae_buf_puts(&b, "break");
+        break;
+    case MO_S_RETURN:
+        mdae_buf_puts(&b, "return");
+        break;
+    }
+    if (b.oom) {
+        mdae_free(b.p);
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    char *t = mdup(el, el->ma, b.p ? b.p : "", b.len);
+    mdae_free(b.p);
+    return t;
+}
+
+static void add_event(elab *el, mel_event_kind kind, const char *text, mdae_range where,
+                      long var)
+{
+    mel_event *ev = vec_push(el, &el->events, sizeof *ev);
+    if (ev == NULL)
+        return;
+    ev->kind = kind;
+    ev->text = (char *)(text ? text : "");
+    ev->where = where;
+    ev->var = var;
+    ev->parent = el->cur_when;
+}
+
+/* The loop indices, for names: "[i=1,j=2]". */
+static void env_suffix(const env *x, mdae_buf *b, bool labelled)
+{
+    if (x == NULL)
+        return;
+    /* innermost last */
+    const env *stack[16];
+    size_t n = 0;
+    for (; x != NULL && n < 16; x = x->parent)
+        stack[n++] = x;
+    mdae_buf_puts(b, labelled ? "[" : " [");
+    for (size_t i = n; i-- > 0;) {
+        char num[32];
+        if (!labelled) {
+            mdae_buf_puts(b, stack[i]->name);
+            mdae_buf_puts(b, "=");
+        }
+        snprintf(num, sizeof num, "%lld", stack[i]->value);
+        mdae_buf_puts(b, num);
+        if (i > 0)
+            mdae_buf_puts(b, ",");
+    }
+    mdae_buf_puts(b, "]");
+}
+
+static const char *eq_name(elab *el, const mo__stmt *s, const char *text, int slot)
+{
+    mdae_buf b = {0};
+    if (s->label != NULL) {
+        mdae_buf_puts(&b, s->label);
+        env_suffix(el->env, &b, true);
+    } else {
+        size_t n = strlen(text);
+        if (n <= MAX_NAME_TEXT) {
+            mdae_buf_puts(&b, text);
+        } else {
+            char h[32];
+            /* cut at a UTF-8 boundary */
+            size_t cut = 48;
+            while (cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80)
+                cut--;
+            mdae_buf_put(&b, text, cut);
+            snprintf(h, sizeof h, "...#%08llx",
+                     (unsigned long long)(mdae_hash(text, n) & 0xffffffffu));
+            mdae_buf_puts(&b, h);
+        }
+        env_suffix(el->env, &b, false);
+    }
+    if (slot > 0) {
+        char h[32];
+        snprintf(h, sizeof h, "/%d", slot);
+        mdae_buf_puts(&b, h);
+    }
+    if (b.oom) {
+        mdae_free(b.p);
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    char *t = mdup(el, &el->tmp, b.p ? b.p : "", b.len);
+    mdae_free(b.p);
+    return t;
+}
+
+static void new_equation(elab *el, const mo__stmt *s, const char *name, const mel_guard *g,
+                         vec *uses)
+{
+    if (!charge(el, 1, s->where))
+        return;
+    eqn *q = vec_push(el, &el->eqns, sizeof *q);
+    if (q == NULL)
+        return;
+    q->name = name;
+    q->guard = g;
+    q->where = s->where;
+    q->first_use = el->uses.n;
+    for (size_t i = 0; i < uses->n; i++) {
+        use *u = vec_push(el, &el->uses, sizeof *u);
+        if (u == NULL)
+            return;
+        *u = ((use *)uses->p)[i];
+    }
+    q->n_uses = uses->n;
+}
+
+/* Is e a plain reference to a variable that is not a continuous Real? */
+static long discrete_ref(elab *el, const mo__expr *e)
+{
+    if (e == NULL || e->kind != MO_E_REF)
+        return -1;
+    bool whole;
+    long i = resolve(el, e, &whole, true);
+    if (i < 0)
+        return -1;
+    mvar *v = VAR(el, i);
+    return (v->type != T_REAL || (v->unknown < 0 && v->when_assigned)) ? i : -1;
+}
+
+static bool is_whole_array(elab *el, const mo__expr *e)
+{
+    if (e == NULL)
+        return false;
+    if (e->kind == MO_E_ARRAY || e->kind == MO_E_MATRIX)
+        return true;
+    if (e->kind != MO_E_REF)
+        return false;
+    bool whole;
+    long i = resolve(el, e, &whole, true);
+    return i >= 0 && whole;
+}
+
+static void equations(elab *el, const mo__stmt *s, const mel_guard *g);
+
+static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
+{
+    char *text = stmt_text(el, s);
+    if (text == NULL)
+        return;
+    if (el->cur_when >= 0) {
+        add_event(el, MEL_EV_DISCRETE, text, s->where, -1);
+        return;
+    }
+    if (s->lhs->kind == MO_E_TUPLE) {
+        /* (a, , b) = f(x): one equation per unknown output */
+        vec rhs = {0};
+        collect(el, &rhs, s->rhs, 0, g);
+        int slot = 0;
+        bool any = false;
+        for (uint32_t k = 0; k < s->lhs->n_kids; k++) {
+            const mo__expr *t = s->lhs->kids[k];
+            if (t == NULL)
+                continue;
+            vec out = {0};
+            collect(el, &out, t, 0, g);
+            for (size_t j = 0; j < out.n; j++) {
+                vec all = {0};
+                use *u = vec_push(el, &all, sizeof *u);
+                if (u != NULL)
+                    *u = ((use *)out.p)[j];
+                for (size_t r = 0; r < rhs.n && u != NULL; r++) {
+                    use *w = vec_push(el, &all, sizeof *w);
+                    if (w != NULL)
+                        *w = ((use *)rhs.p)[r];
+                }
+                new_equation(el, s, eq_name(el, s, text, ++slot), g, &all);
+                mdae_free(all.p);
+                any = true;
+            }
+            mdae_free(out.p);
+        }
+        mdae_free(rhs.p);
+        if (!any)
+            add_event(el, MEL_EV_DISCRETE, text, s->where, -1);
+        return;
+    }
+    long dl = discrete_ref(el, s->lhs), dr = discrete_ref(el, s->rhs);
+    if (dl >= 0 || dr >= 0) {
+        add_event(el, MEL_EV_DISCRETE, text, s->where, -1);
+        if (dl >= 0) {
+            mvar *v = VAR(el, dl);
+            v->n_defs++;
+            v->def = s->rhs;
+            v->def_guard = g;
+        }
+        return;
+    }
+    if (is_whole_array(el, s->lhs) || is_whole_array(el, s->rhs)) {
+        err(el, MDAE_E_MODEL, s->where,
+            "array equations are not supported: write one equation per element (or export "
+            "with scalarize)");
+        return;
+    }
+    vec uses = {0};
+    collect(el, &uses, s->lhs, 0, g);
+    collect(el, &uses, s->rhs, 0, g);
+    new_equation(el, s, eq_name(el, s, text, 0), g, &uses);
+    mdae_free(uses.p);
+}
+
+static void when_clause(elab *el, const mo__stmt *s, bool eqs);
+
+static void for_loop(elab *el, const mo__stmt *s, uint32_t k, const mel_guard *g, bool eqs,
+                     void (*body)(elab *, const mo__stmt *, const mel_guard *))
+{
+    if (k == s->n_iters) {
+        body(el, s->body, g);
+        return;
+    }
+    const mo__iter *it = &s->iters[k];
+    const mo__expr *r = it->range;
+    long long a = 0, b = -1, step = 1;
+    long long list[256];
+    size_t n_list = 0;
+    bool ok = false;
+    if (r != NULL && r->kind == MO_E_RANGE) {
+        ok = eval_int(el, r->kids[0], &a) && eval_int(el, r->kids[r->n_kids - 1], &b) &&
+             (r->n_kids == 2 || eval_int(el, r->kids[1], &step)) && step != 0;
+    } else if (r != NULL && r->kind == MO_E_ARRAY && r->n_iters == 0 && r->n_kids <= 256) {
+        ok = true;
+        for (uint32_t i = 0; i < r->n_kids && ok; i++)
+            ok = eval_int(el, r->kids[i], &list[n_list++]);
+    }
+    if (!ok) {
+        err(el, MDAE_E_MODEL, r ? r->where : s->where,
+            "the range of a for-%s must be constant (parameters with values)",
+            eqs ? "equation" : "statement");
+        return;
+    }
+    unsigned long long trips = n_list;
+    if (r->kind == MO_E_RANGE) {
+        if ((step > 0 && b < a) || (step < 0 && b > a))
+            trips = 0;
+        else
+            trips = (unsigned long long)((b - a) / step) + 1;
+    }
+    if (trips > el->max_instances || !charge(el, (size_t)trips, s->where))
+        return;
+    env frame = {it->name, a, el->env};
+    const env *save = el->env;
+    el->env = &frame;
+    for (unsigned long long i = 0; i < trips && !el->rep->stop; i++) {
+        frame.value = r->kind == MO_E_RANGE ? a + (long long)i * step : list[i];
+        for_loop(el, s, k + 1, g, eqs, body);
+    }
+    el->env = save;
+}
+
+/* Statements of a model algorithm section: what it reads and assigns. */
+typedef struct alg {
+    vec reads;    /* uses of every unknown read or assigned (guard TRUE) */
+    vec assigned; /* uses of the assigned unknowns */
+} alg;
+
+static void alg_stmts(elab *el, alg *a, const mo__stmt *s);
+
+static void alg_for_body(elab *el, const mo__stmt *s, const mel_guard *g);
+static alg *cur_alg;
+
+static void alg_for_body(elab *el, const mo__stmt *s, const mel_guard *g)
+{
+    (void)g;
+    alg_stmts(el, cur_alg, s);
+}
+
+static void alg_stmts(elab *el, alg *a, const mo__stmt *s)
+{
+    for (; s != NULL && !el->rep->stop; s = s->next) {
+        switch ((mo__sk)s->kind) {
+        case MO_S_ASSIGN: {
+            if (el->cur_when >= 0) {
+                char *t = stmt_text(el, s);
+                add_event(el, MEL_EV_DISCRETE, t, s->where, -1);
+                break;
+            }
+            collect(el, &a->reads, s->rhs, 0, mel__g_true());
+            size_t before = a->reads.n;
+            collect(el, &a->reads, s->lhs, 0, mel__g_true());
+            for (size_t i = before; i < a->reads.n; i++) {
+                use *u = vec_push(el, &a->assigned, sizeof *u);
+                if (u != NULL)
+                    *u = ((use *)a->reads.p)[i];
+            }
+            break;
+        }
+        case MO_S_CALL: {
+            const char *f = plain_name(s->rhs);
+            char *t = stmt_text(el, s);
+            if (call_is(f, "assert") || call_is(f, "terminate"))
+                add_event(el, MEL_EV_ASSERT, t, s->where, -1);
+            else if (call_is(f, "reinit"))
+                err(el, MDAE_E_MODEL, s->where, "reinit outside a when-clause");
+            else
+                collect(el, &a->reads, s->rhs, 0, mel__g_true());
+            break;
+        }
+        case MO_S_IF:
+            for (uint32_t i = 0; i < s->n_branches; i++) {
+                if (s->conds[i] != NULL)
+                    collect(el, &a->reads, s->conds[i], 0, mel__g_true());
+                alg_stmts(el, a, s->bodies[i]);
+            }
+            break;
+        case MO_S_WHILE:
+            collect(el, &a->reads, s->conds[0], 0, mel__g_true());
+            alg_stmts(el, a, s->body);
+            break;
+        case MO_S_FOR: {
+            alg *save = cur_alg;
+            cur_alg = a;
+            for_loop(el, s, 0, mel__g_true(), false, alg_for_body);
+            cur_alg = save;
+            break;
+        }
+        case MO_S_WHEN:
+            when_clause(el, s, false);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void when_body(elab *el, const mo__stmt *s, bool eqs)
+{
+    for (; s != NULL && !el->rep->stop; s = s->next) {
+        if (s->kind == MO_S_CALL) {
+            const char *f = plain_name(s->rhs);
+            char *t = stmt_text(el, s);
+            if (call_is(f, "reinit") && s->rhs->n_kids == 2) {
+                bool whole;
+                long i = resolve(el, s->rhs->kids[0], &whole, false);
+                long var = i >= 0 && !whole ? VAR(el, i)->unknown : -1;
+                if (i >= 0 && var < 0)
+                    err(el, MDAE_E_MODEL, s->rhs->kids[0]->where,
+                        "reinit of '%s', which is not a continuous unknown", VAR(el, i)->name);
+                add_event(el, MEL_EV_REINIT, t, s->where, var);
+            } else if (call_is(f, "assert") || call_is(f, "terminate")) {
+                add_event(el, MEL_EV_ASSERT, t, s->where, -1);
+            } else {
+                add_event(el, MEL_EV_DISCRETE, t, s->where, -1);
+            }
+        } else if (s->kind == MO_S_IF) {
+            for (uint32_t i = 0; i < s->n_branches; i++)
+                when_body(el, s->bodies[i], eqs);
+        } else if (s->kind == MO_S_WHEN) {
+            err(el, MDAE_E_MODEL, s->where, "when-clauses cannot be nested");
+        } else if (s->kind == MO_S_FOR) {
+            char *t = stmt_text(el, s);
+            add_event(el, MEL_EV_DISCRETE, t, s->where, -1);
+        } else {
+            char *t = stmt_text(el, s);
+            add_event(el, MEL_EV_DISCRETE, t, s->where, -1);
+        }
+    }
+}
+
+static void when_clause(elab *el, const mo__stmt *s, bool eqs)
+{
+    long save = el->cur_when;
+    for (uint32_t i = 0; i < s->n_branches; i++) {
+        el->cur_when = save;
+        char *t = expr_text(el, s->conds[i]);
+        char *c = t ? mdup(el, el->ma, t, strlen(t)) : NULL;
+        (void)atomize; /* when-conditions are events, not modes */
+        if (s->conds[i]->kind == MO_E_CALL && plain_name(s->conds[i]) &&
+            is_clocked(plain_name(s->conds[i])))
+            err(el, MDAE_E_MODEL, s->conds[i]->where,
+                "clocked partitions are not supported: clocked when-clause");
+        add_event(el, MEL_EV_WHEN, c, s->conds[i]->where, -1);
+        el->cur_when = (long)el->events.n - 1;
+        when_body(el, s->bodies[i], eqs);
+    }
+    el->cur_when = save;
+}
+
+static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
+{
+    for (; s != NULL && !el->rep->stop; s = s->next) {
+        switch ((mo__sk)s->kind) {
+        case MO_S_EQ:
+            simple_equation(el, s, g);
+            break;
+        case MO_S_CALL: {
+            const char *f = plain_name(s->rhs);
+            char *t = stmt_text(el, s);
+            if (call_is(f, "assert") || call_is(f, "terminate"))
+                add_event(el, MEL_EV_ASSERT, t, s->where, -1);
+            else if (call_is(f, "reinit"))
+                err(el, MDAE_E_MODEL, s->where, "reinit outside a when-clause");
+            else if (f != NULL && is_clocked(f))
+                err(el, MDAE_E_MODEL, s->where, "clocked partitions are not supported: '%s'", f);
+            else
+                add_event(el, MEL_EV_DISCRETE, t, s->where, -1);
+            break;
+        }
+        case MO_S_IF: {
+            if (s->n_branches > MAX_CHAIN) {
+                err(el, MDAE_E_LIMIT, s->where, "if-equation with more than %d branches",
+                    MAX_CHAIN);
+                break;
+            }
+            const mel_guard *rest = g;
+            for (uint32_t i = 0; i < s->n_branches && !el->rep->stop; i++) {
+                if (s->conds[i] == NULL) {
+                    equations(el, s->bodies[i], rest);
+                    break;
+                }
+                value v = eval(el, s->conds[i]);
+                if (v.ok) {
+                    if (v.v != 0) {
+                        equations(el, s->bodies[i], rest);
+                        break;
+                    }
+                    continue;
+                }
+                const mel_guard *c = el->cur_when >= 0 ? mel__g_true() : atomize(el, s->conds[i]);
+                equations(el, s->bodies[i], mel__g_and(&el->gf, rest, c));
+                rest = mel__g_and(&el->gf, rest, mel__g_not(&el->gf, c));
+            }
+            break;
+        }
+        case MO_S_FOR:
+            for_loop(el, s, 0, g, true, equations);
+            break;
+        case MO_S_WHEN:
+            if (el->cur_when >= 0)
+                err(el, MDAE_E_MODEL, s->where, "when-clauses cannot be nested");
+            else
+                when_clause(el, s, true);
+            break;
+        case MO_S_CONNECT:
+            err(el, MDAE_E_MODEL, s->where,
+                "connect equations are not supported: the model must be flat (Base Modelica)");
+            break;
+        default:
+            err(el, MDAE_E_PARSE, s->where, "not an equation");
+            break;
+        }
+    }
+}
+
+/* ---- pre-pass: Reals assigned in when-clauses ------------------------------------ */
+
+static void mark_assigned(elab *el, const mo__expr *lhs)
+{
+    if (lhs == NULL)
+        return;
+    if (lhs->kind == MO_E_TUPLE) {
+        for (uint32_t i = 0; i < lhs->n_kids; i++)
+            mark_assigned(el, lhs->kids[i]);
+        return;
+    }
+    if (lhs->kind != MO_E_REF)
+        return;
+    bool whole;
+    long i = resolve(el, lhs, &whole, true);
+    if (i < 0)
+        return;
+    size_t n = whole ? el->multi.n : 1;
+    for (size_t j = 0; j < n; j++)
+        VAR(el, whole ? ((long *)el->multi.p)[j] : i)->when_assigned = true;
+}
+
+static void mark_when(elab *el, const mo__stmt *s, bool in_when)
+{
+    for (; s != NULL; s = s->next) {
+        switch ((mo__sk)s->kind) {
+        case MO_S_EQ:
+        case MO_S_ASSIGN:
+            if (in_when)
+                mark_assigned(el, s->lhs);
+            break;
+        case MO_S_IF:
+        case MO_S_WHEN:
+            for (uint32_t i = 0; i < s->n_branches; i++)
+                mark_when(el, s->bodies[i], in_when || s->kind == MO_S_WHEN);
+            break;
+        case MO_S_FOR:
+        case MO_S_WHILE:
+            if (in_when) {
+                /* loop indices are unbound here: mark whole arrays */
+                const env *save = el->env;
+                mark_when(el, s->body, in_when);
+                el->env = save;
+            } else {
+                mark_when(el, s->body, in_when);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* ---- declarations --------------------------------------------------------------- */
+
+static long find_class(elab *el, const char *name)
+{
+    return find(&el->types, name);
+}
+
+static vtype type_of(elab *el, const char *type, const mo__class **enum_type, int depth)
+{
+    if (strcmp(type, "Real") == 0)
+        return T_REAL;
+    if (strcmp(type, "Integer") == 0)
+        return T_INT;
+    if (strcmp(type, "Boolean") == 0)
+        return T_BOOL;
+    if (strcmp(type, "String") == 0)
+        return T_STRING;
+    if (strcmp(type, "Clock") == 0)
+        return T_CLOCK;
+    if (builtin_enum(type) != NULL)
+        return T_ENUM;
+    long c = find_class(el, type);
+    if (c < 0 || depth > 16)
+        return T_OTHER;
+    const mo__class *cl = ((const mo__class **)el->classes.p)[c];
+    if (cl->is_enum) {
+        *enum_type = cl;
+        return T_ENUM;
+    }
+    if (cl->alias != NULL)
+        return type_of(el, cl->alias, enum_type, depth + 1);
+    return T_OTHER;
+}
+
+static void declare_elem(elab *el, const mo__comp *k, const char *name, vtype t,
+                         const mo__class *et, long *prev_elem)
+{
+    if (find(&el->vars_by_name, name) >= 0) {
+        err(el, MDAE_E_MODEL, k->where, "'%s' is declared twice", name);
+        return;
+    }
+    if (!charge(el, 1, k->where))
+        return;
+    long i = (long)el->vars.n;
+    mvar *v = vec_push(el, &el->vars, sizeof *v);
+    if (v == NULL)
+        return;
+    v->name = mdup(el, el->ma, name, strlen(name));
+    v->type = t;
+    v->enum_type = et;
+    v->prefixes = k->prefixes;
+    v->where = k->where;
+    v->binding = k->binding;
+    v->unknown = -1;
+    v->next_elem = -1;
+    if (v->name == NULL || !add_sym(el, &el->vars_by_name, name, (uint32_t)i))
+        return;
+    if (prev_elem != NULL) {
+        if (*prev_elem >= 0)
+            VAR(el, *prev_elem)->next_elem = i;
+        *prev_elem = i;
+    }
+}
+
+static int cmp_var_name(const void *x, const void *y)
+{
+    return strcmp(((const named_ix *)x)->name, ((const named_ix *)y)->name);
+}
+
+static void declare(elab *el, const mo__comp *k)
+{
+    const mo__class *et = NULL;
+    vtype t = type_of(el, k->type, &et, 0);
+    if (t == T_OTHER && find_class(el, k->type) < 0 && strchr(k->type, '.') == NULL &&
+        strcmp(k->type, "ExternalObject") != 0)
+        err(el, MDAE_E_MODEL, k->type_where, "unknown type '%s'", k->type);
+    if (t == T_OTHER && !(k->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT))) {
+        long c = find_class(el, k->type);
+        if (c >= 0 && ((const mo__class **)el->classes.p)[c]->kind == MO_C_RECORD)
+            err(el, MDAE_E_MODEL, k->type_where,
+                "record variables are not supported: '%s' of type '%s' (export with scalarize)",
+                k->name, k->type);
+    }
+    if (t == T_CLOCK)
+        err(el, MDAE_E_MODEL, k->type_where,
+            "clocked partitions are not supported: Clock variable '%s'", k->name);
+    if (k->n_dims == 0) {
+        declare_elem(el, k, k->name, t, et, NULL);
+        return;
+    }
+    long long dims[8];
+    if (k->n_dims > 8) {
+        err(el, MDAE_E_MODEL, k->where, "more than 8 array dimensions");
+        return;
+    }
+    unsigned long long total = 1;
+    for (uint32_t d = 0; d < k->n_dims; d++) {
+        if (!eval_int(el, k->dims[d], &dims[d]) || dims[d] < 0) {
+            err(el, MDAE_E_MODEL, k->dims[d]->where,
+                "array size of '%s' must be a constant (a parameter with a value)", k->name);
+            return;
+        }
+        total *= (unsigned long long)dims[d];
+        if (total > el->max_instances) {
+            charge(el, el->max_instances + 1, k->where);
+            return;
+        }
+    }
+    long long idx[8];
+    for (uint32_t d = 0; d < k->n_dims; d++)
+        idx[d] = 1;
+    long prev = -1;
+    for (unsigned long long c = 0; c < total && !el->rep->stop; c++) {
+        char buf[2048];
+        size_t n = (size_t)snprintf(buf, sizeof buf, "%s", k->name);
+        for (uint32_t d = 0; d < k->n_dims && n < sizeof buf; d++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%lld", d ? "," : "[", idx[d]);
+        if (n + 2 >= sizeof buf)
+            return;
+        buf[n++] = ']';
+        buf[n] = 0;
+        declare_elem(el, k, buf, t, et, &prev);
+        for (uint32_t d = k->n_dims; d-- > 0;) {
+            if (++idx[d] <= dims[d])
+                break;
+            idx[d] = 1;
+        }
+    }
+}
+
+static void register_classes(elab *el, const mo__class *c, const char *prefix)
+{
+    for (; c != NULL; c = c->next) {
+        const mo__class **slot = vec_push(el, &el->classes, sizeof *slot);
+        if (slot == NULL)
+            return;
+        *slot = c;
+        if (find(&el->types, c->name) < 0)
+            (void)add_sym(el, &el->types, c->name, (uint32_t)(el->classes.n - 1));
+        if (c->kind == MO_C_PACKAGE)
+            register_classes(el, c->classes, c->name);
+        (void)prefix;
+    }
+}
+
+static bool is_model_kind(const mo__class *c, bool strict)
+{
+    if (c->kind == MO_C_MODEL)
+        return true;
+    return !strict && (c->kind == MO_C_BLOCK || c->kind == MO_C_CLASS) && !c->has_extends;
+}
+
+/* The model of the file: the one `model` (at top level or in the package);
+ * failing that, the one block or class that is not an external object. */
+static const mo__class *find_model(elab *el, const mo__class *top)
+{
+    const mo__class *found = NULL;
+    size_t n = 0;
+    for (int strict = 1; strict >= 0 && found == NULL; strict--) {
+        n = 0;
+        for (const mo__class *c = top; c != NULL; c = c->next) {
+            if (c->kind == MO_C_PACKAGE) {
+                for (const mo__class *d = c->classes; d != NULL; d = d->next)
+                    if (is_model_kind(d, strict)) {
+                        found = d;
+                        n++;
+                    }
+            } else if (is_model_kind(c, strict)) {
+                found = c;
+                n++;
+            }
+        }
+    }
+    if (found == NULL) {
+        mdae_range r = top ? top->where : (mdae_range){{1, 1, 0}, {1, 1, 0}};
+        err(el, MDAE_E_MODEL, r, "no model in this file (expected 'model NAME ... end NAME;')");
+        return NULL;
+    }
+    if (n > 1)
+        err(el, MDAE_E_MODEL, found->where,
+            "more than one model in this file: a flat model is expected");
+    return found;
+}
+
+/* ---- invariants --------------------------------------------------------------------- */
+
+static bool guard_atoms_used(elab *el, const mel_guard *g)
+{
+    switch (g->op) {
+    case MEL_G_FALSE:
+    case MEL_G_TRUE:
+        return true;
+    case MEL_G_VAR:
+        return ATOM(el, g->var)->mode >= 0;
+    case MEL_G_NOT:
+        return guard_atoms_used(el, g->lhs);
+    default:
+        return guard_atoms_used(el, g->lhs) && guard_atoms_used(el, g->rhs);
+    }
+}
+
+static void mark_used(elab *el, const mel_guard *g, vec *order, uint8_t *seen)
+{
+    uint32_t id = mel__g_id(g);
+    if (seen[id])
+        return;
+    seen[id] = 1;
+    switch (g->op) {
+    case MEL_G_VAR: {
+        atom *a = ATOM(el, g->var);
+        if (a->mode == -1) {
+            a->mode = -2; /* used; numbered later in atom order */
+            long *o = vec_push(el, order, sizeof *o);
+            if (o != NULL)
+                *o = (long)g->var;
+        }
+        return;
+    }
+    case MEL_G_NOT:
+        mark_used(el, g->lhs, order, seen);
+        return;
+    case MEL_G_AND:
+    case MEL_G_OR:
+        mark_used(el, g->lhs, order, seen);
+        mark_used(el, g->rhs, order, seen);
+        return;
+    default:
+        return;
+    }
+}
+
+typedef struct remap {
+    const mel_guard **memo; /* by guard id */
+    size_t n;
+} remap;
+
+static const mel_guard *rebuild(elab *el, remap *rm, const mel_guard *g)
+{
+    uint32_t id = mel__g_id(g);
+    if (id < rm->n && rm->memo[id] != NULL)
+        return rm->memo[id];
+    const mel_guard *r;
+    switch (g->op) {
+    case MEL_G_FALSE: return g;
+    case MEL_G_TRUE: return g;
+    case MEL_G_VAR: {
+        long m = ATOM(el, g->var)->mode;
+        r = m >= 0 ? mel__g_var(&el->gf, (uint32_t)m) : mel__g_true();
+        break;
+    }
+    case MEL_G_NOT: r = mel__g_not(&el->gf, rebuild(el, rm, g->lhs)); break;
+    case MEL_G_AND:
+        r = mel__g_and(&el->gf, rebuild(el, rm, g->lhs), rebuild(el, rm, g->rhs));
+        break;
+    default:
+        r = mel__g_or(&el->gf, rebuild(el, rm, g->lhs), rebuild(el, rm, g->rhs));
+        break;
+    }
+    if (id < rm->n)
+        rm->memo[id] = r;
+    return r;
+}
+
+/* ---- building the model ------------------------------------------------------------- */
+
+static int cmp_use(const void *x, const void *y)
+{
+    const use *a = x, *b = y;
+    if (a->var != b->var)
+        return a->var < b->var ? -1 : 1;
+    if (a->order != b->order)
+        return a->order > b->order ? -1 : 1;
+    if (a->where.start.offset != b->where.start.offset)
+        return a->where.start.offset < b->where.start.offset ? -1 : 1;
+    return 0;
+}
+
+typedef struct inv_item {
+    const mel_guard *cond;
+    mdae_range where;
+} inv_item;
+
+static void derive_invariants(elab *el, vec *invs)
+{
+    size_t n_atoms = el->atoms.n;
+    /* b <=> E */
+    for (size_t i = 0; i < n_atoms && !el->rep->stop; i++) {
+        atom *a = ATOM(el, i);
+        if (a->mode < 0 || a->var_name == NULL)
+            continue;
+        long v = find(&el->vars_by_name, a->var_name);
+        if (v < 0)
+            continue;
+        mvar *mv = VAR(el, v);
+        if (mv->n_defs != 1 || mv->def == NULL)
+            continue;
+        const mel_guard *e = atomize(el, mv->def);
+        a = ATOM(el, i); /* atomize may have grown the table */
+        if (!guard_atoms_used(el, e) || !guard_atoms_used(el, mv->def_guard))
+            continue;
+        const mel_guard *b = mel__g_var(&el->gf, (uint32_t)i);
+        if (a->flip)
+            b = mel__g_not(&el->gf, b);
+        const mel_guard *iff = mel__g_and(
+            &el->gf, mel__g_or(&el->gf, mel__g_not(&el->gf, b), e),
+            mel__g_or(&el->gf, b, mel__g_not(&el->gf, e)));
+        inv_item *it = vec_push(el, invs, sizeof *it);
+        if (it == NULL)
+            return;
+        it->cond = mel__g_or(&el->gf, mel__g_not(&el->gf, mv->def_guard), iff);
+        it->where = mv->where;
+    }
+    /* E == k1 excludes E == k2 */
+    for (size_t i = 0; i < n_atoms && !el->rep->stop; i++) {
+        atom *a = ATOM(el, i);
+        if (a->mode < 0 || !a->is_eq)
+            continue;
+        size_t paired = 0;
+        for (size_t j = i + 1; j < n_atoms && paired < 64; j++) {
+            atom *b = ATOM(el, j);
+            if (b->mode < 0 || !b->is_eq || b->eq_k == a->eq_k || strcmp(a->eq_lhs, b->eq_lhs))
+                continue;
+            const mel_guard *ga = mel__g_var(&el->gf, (uint32_t)i);
+            const mel_guard *gb = mel__g_var(&el->gf, (uint32_t)j);
+            if (a->flip)
+                ga = mel__g_not(&el->gf, ga);
+            if (b->flip)
+                gb = mel__g_not(&el->gf, gb);
+            inv_item *it = vec_push(el, invs, sizeof *it);
+            if (it == NULL)
+                return;
+            it->cond = mel__g_not(&el->gf, mel__g_and(&el->gf, ga, gb));
+            it->where = b->where;
+            paired++;
+        }
+    }
+    /* m = if c1 then k1 elseif ... else kn */
+    for (size_t v = 0; v < el->vars.n && !el->rep->stop; v++) {
+        mvar *mv = VAR(el, v);
+        if ((mv->type != T_INT && mv->type != T_ENUM) || mv->n_defs != 1 || mv->def == NULL ||
+            mv->def->kind != MO_E_IF)
+            continue;
+        const mo__expr *e = mv->def;
+        const mel_guard *rest = mv->def_guard;
+        for (uint32_t k = 0; k < e->n_kids; k += 2) {
+            bool last = k + 1 >= e->n_kids;
+            const mel_guard *c = last ? mel__g_true() : atomize(el, e->kids[k]);
+            const mel_guard *path = mel__g_and(&el->gf, rest, c);
+            if (!last)
+                rest = mel__g_and(&el->gf, rest, mel__g_not(&el->gf, c));
+            long long val;
+            if (!eval_int(el, e->kids[last ? k : k + 1], &val) || !guard_atoms_used(el, path))
+                continue;
+            for (size_t i = 0; i < n_atoms; i++) {
+                atom *a = ATOM(el, i);
+                if (a->mode < 0 || !a->is_eq || strcmp(a->eq_lhs, mv->name) != 0)
+                    continue;
+                const mel_guard *ga = mel__g_var(&el->gf, (uint32_t)i);
+                if (a->flip != (val != a->eq_k))
+                    ga = mel__g_not(&el->gf, ga);
+                inv_item *it = vec_push(el, invs, sizeof *it);
+                if (it == NULL)
+                    return;
+                it->cond = mel__g_or(&el->gf, mel__g_not(&el->gf, path), ga);
+                it->where = mv->where;
+            }
+            if (last)
+                break;
+        }
+    }
+}
+
+static const char *unique_name(elab *el, mel__symtab *t, const char *name)
+{
+    if (mel__sym_find(t, name) == NULL)
+        return name;
+    char buf[4096];
+    for (int k = 2;; k++) {
+        snprintf(buf, sizeof buf, "%s#%d", name, k);
+        if (mel__sym_find(t, buf) == NULL)
+            return mdup(el, &el->tmp, buf, strlen(buf));
+    }
+}
+
+static int build(elab *el, mel_model *m)
+{
+    struct mel_model_priv *priv = el->priv;
+    /* 5. mode variables: the atoms used by some guard, in atom order */
+    vec order = {0};
+    eqn *E = el->eqns.p;
+    use *U = el->uses.p;
+    uint8_t *seen = mdae_calloc((size_t)el->gf.next_id + 2, 1);
+    if (seen == NULL)
+        return MDAE_E_NOMEM;
+    for (size_t q = 0; q < el->eqns.n; q++)
+        mark_used(el, E[q].guard, &order, seen);
+    for (size_t u = 0; u < el->uses.n; u++)
+        mark_used(el, U[u].guard, &order, seen);
+    mdae_free(seen);
+    mdae_free(order.p);
+    uint32_t n_modes = 0;
+    for (size_t i = 0; i < el->atoms.n; i++)
+        if (ATOM(el, i)->mode == -2)
+            ATOM(el, i)->mode = n_modes++;
+    /* 6. invariants over the atoms (before renumbering) */
+    vec invs = {0};
+    derive_invariants(el, &invs);
+    if (el->rep->stop) {
+        mdae_free(invs.p);
+        return el->rep->rc ? el->rep->rc : MDAE_E_NOMEM;
+    }
+    remap rm;
+    rm.n = el->gf.next_id + 1;
+    rm.memo = mdae_calloc(rm.n, sizeof *rm.memo);
+    if (rm.memo == NULL) {
+        mdae_free(invs.p);
+        return MDAE_E_NOMEM;
+    }
+    int rc = MDAE_OK;
+    mel_mode *modes = mdae_calloc(n_modes ? n_modes : 1, sizeof *modes);
+    mel_variable *vars = NULL;
+    mel_equation *eqs = mdae_calloc(el->eqns.n ? el->eqns.n : 1, sizeof *eqs);
+    mel_invariant *iv = mdae_calloc(invs.n ? invs.n : 1, sizeof *iv);
+    priv->modes = modes;
+    priv->equations = eqs;
+    priv->invariants = iv;
+    if (modes == NULL || eqs == NULL || iv == NULL)
+        goto nomem;
+    for (size_t i = 0; i < el->atoms.n; i++) {
+        atom *a = ATOM(el, i);
+        if (a->mode < 0)
+            continue;
+        mel_mode *md = &modes[a->mode];
+        md->name = mdup(el, el->ma, a->name, strlen(a->name));
+        md->where = a->where;
+        const char *nm = unique_name(el, &priv->syms, a->name);
+        mel__sym *s = nm ? mel__sym_add(&priv->syms, el->ma, nm) : NULL;
+        if (md->name == NULL || s == NULL)
+            goto nomem;
+        s->kind = MEL_SYM_MODE;
+        s->index = (uint32_t)a->mode;
+        md->name = (char *)s->name;
+    }
+    for (size_t i = 0; i < invs.n; i++) {
+        inv_item *it = &((inv_item *)invs.p)[i];
+        iv[i].cond = rebuild(el, &rm, it->cond);
+        iv[i].where = it->where;
+    }
+    /* unknowns */
+    uint32_t n_vars = 0;
+    for (size_t v = 0; v < el->vars.n; v++)
+        if (VAR(el, v)->unknown >= 0)
+            n_vars++;
+    vars = mdae_calloc(n_vars ? n_vars : 1, sizeof *vars);
+    priv->variables = vars;
+    if (vars == NULL)
+        goto nomem;
+    uint32_t n_params = 0, n_ints = 0;
+    for (size_t v = 0; v < el->vars.n; v++) {
+        mvar *mv = VAR(el, v);
+        if (mv->unknown < 0) {
+            if (mv->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)) {
+                if (mv->type == T_REAL)
+                    n_params++;
+                else if (mv->type == T_INT || mv->type == T_ENUM)
+                    n_ints++;
+            }
+            continue;
+        }
+        mel_variable *x = &vars[mv->unknown];
+        const char *nm = unique_name(el, &priv->syms, mv->name);
+        mel__sym *s = nm ? mel__sym_add(&priv->syms, el->ma, nm) : NULL;
+        if (s == NULL)
+            goto nomem;
+        s->kind = MEL_SYM_VAR;
+        s->index = (uint32_t)mv->unknown;
+        x->name = (char *)s->name;
+        x->guard = mel__g_true();
+        x->where = mv->where;
+    }
+    /* equations and incidences */
+    size_t n_edges = 0;
+    vec gs = {0};
+    for (size_t q = 0; q < el->eqns.n; q++) {
+        eqn *src = &E[q];
+        mel_equation *dst = &eqs[q];
+        const char *nm = unique_name(el, &priv->syms, src->name ? src->name : "equation");
+        mel__sym *s = nm ? mel__sym_add(&priv->syms, el->ma, nm) : NULL;
+        if (s == NULL)
+            goto nomem_gs;
+        s->kind = MEL_SYM_EQN;
+        s->index = (uint32_t)q;
+        dst->name = (char *)s->name;
+        dst->guard = rebuild(el, &rm, src->guard);
+        dst->where = src->where;
+        use *us = U + src->first_use;
+        qsort(us, src->n_uses, sizeof *us, cmp_use);
+        /* count distinct variables */
+        size_t n_incs = 0;
+        for (size_t i = 0; i < src->n_uses; i++)
+            if (i == 0 || us[i].var != us[i - 1].var)
+                n_incs++;
+        mel_incidence *incs = n_incs ? mel__arena_alloc(el->ma, n_incs * sizeof *incs) : NULL;
+        if (n_incs && incs == NULL)
+            goto nomem_gs;
+        size_t ni = 0;
+        for (size_t i = 0; i < src->n_uses;) {
+            size_t j = i;
+            while (j < src->n_uses && us[j].var == us[i].var)
+                j++;
+            /* cases: one per order, decreasing */
+            size_t n_orders = 0;
+            for (size_t k = i; k < j; k++)
+                if (k == i || us[k].order != us[k - 1].order)
+                    n_orders++;
+            mel_order_case *cases = mel__arena_alloc(el->ma, n_orders * sizeof *cases);
+            if (cases == NULL)
+                goto nomem_gs;
+            size_t nc = 0;
+            for (size_t k = i; k < j;) {
+                size_t l = k;
+                gs.n = 0;
+                while (l < j && us[l].order == us[k].order) {
+                    const mel_guard **slot = vec_push(el, &gs, sizeof *slot);
+                    if (slot == NULL)
+                        goto nomem_gs;
+                    *slot = rebuild(el, &rm, us[l].guard);
+                    l++;
+                }
+                const mel_guard *cg = mel__g_or_all(&el->gf, gs.p, gs.n);
+                if (cg != mel__g_false()) {
+                    cases[nc].guard = cg;
+                    cases[nc].order = us[k].order;
+                    cases[nc].where = us[k].where;
+                    nc++;
+                }
+                k = l;
+            }
+            if (nc > 0) {
+                incs[ni].var = us[i].var;
+                incs[ni].n_cases = (uint32_t)nc;
+                incs[ni].cases = cases;
+                ni++;
+            }
+            i = j;
+        }
+        dst->n_incs = (uint32_t)ni;
+        dst->incs = incs;
+        n_edges += ni;
+    }
+    mdae_free(gs.p);
+    if (el->gf.err != MDAE_OK) {
+        rc = el->gf.err;
+        if (rc == MDAE_E_LIMIT)
+            mel__error(el->rep, MDAE_E_LIMIT, el->model->where, "a guard is too large");
+        goto out;
+    }
+    /* events */
+    mel_event *evs = NULL;
+    if (el->events.n > 0) {
+        evs = mel__arena_alloc(el->ma, el->events.n * sizeof *evs);
+        if (evs == NULL)
+            goto nomem;
+        memcpy(evs, el->events.p, el->events.n * sizeof *evs);
+    }
+    m->n_modes = n_modes;
+    m->modes = modes;
+    m->n_invariants = (uint32_t)invs.n;
+    m->invariants = iv;
+    m->n_variables = n_vars;
+    m->variables = vars;
+    m->n_equations = (uint32_t)el->eqns.n;
+    m->equations = eqs;
+    m->n_edges = n_edges;
+    m->n_params = n_params;
+    m->n_integers = n_ints;
+    m->n_events = (uint32_t)el->events.n;
+    m->events = evs;
+    goto out;
+nomem_gs:
+    mdae_free(gs.p);
+nomem:
+    rc = MDAE_E_NOMEM;
+    mel__nomem(el->rep);
+out:
+    mdae_free(rm.memo);
+    mdae_free(invs.p);
+    return rc;
+}
+
+static void elab_close(elab *el)
+{
+    mel__gf_close(&el->gf);
+    mel__symtab_close(&el->vars_by_name);
+    mdae_free(el->sorted.p);
+    mdae_free(el->multi.p);
+    mel__symtab_close(&el->atoms_by_key);
+    mel__symtab_close(&el->types);
+    mdae_free(el->vars.p);
+    mdae_free(el->atoms.p);
+    mdae_free(el->eqns.p);
+    mdae_free(el->uses.p);
+    mdae_free(el->events.p);
+    mdae_free(el->classes.p);
+    mdae_free(el->cur_uses.p);
+    mel__arena_free(&el->tmp);
+}
+
+static int elaborate(const mo__class *top, const mel_options *opt, mel__report *rep,
+                     mel_model **out)
+{
+    elab el;
+    memset(&el, 0, sizeof el);
+    el.rep = rep;
+    el.opt = opt;
+    el.cur_when = -1;
+    el.max_instances = opt->max_instances ? opt->max_instances : MEL__DEFAULT_MAX_INSTANCES;
+    mel__arena_init(&el.tmp);
+    mel_model *m = mdae_calloc(1, sizeof *m);
+    struct mel_model_priv *priv = mdae_calloc(1, sizeof *priv);
+    if (m == NULL || priv == NULL) {
+        mdae_free(m);
+        mdae_free(priv);
+        elab_close(&el);
+        return MDAE_E_NOMEM;
+    }
+    m->priv = priv;
+    mel__arena_init(&priv->arena);
+    el.priv = priv;
+    el.ma = &priv->arena;
+    mel__gf_init(&el.gf, el.ma);
+    int rc = MDAE_OK;
+
+    register_classes(&el, top, NULL);
+    const mo__class *model = find_model(&el, top);
+    el.model = model;
+    if (model == NULL || rep->stop)
+        goto done;
+    for (const mo__comp *k = model->comps; k != NULL && !rep->stop; k = k->next)
+        declare(&el, k);
+    for (size_t i = 0; i < el.vars.n; i++) {
+        named_ix *slot = vec_push(&el, &el.sorted, sizeof *slot);
+        if (slot == NULL)
+            break;
+        slot->name = VAR(&el, i)->name;
+        slot->i = (long)i;
+    }
+    if (el.sorted.n > 1)
+        qsort(el.sorted.p, el.sorted.n, sizeof(named_ix), cmp_var_name);
+    for (const mo__section *s = model->sections; s != NULL; s = s->next)
+        if (s->kind == MO_SEC_EQUATION || s->kind == MO_SEC_ALGORITHM)
+            mark_when(&el, s->stmts, false);
+    /* unknowns, in declaration order */
+    long n_unknowns = 0;
+    for (size_t i = 0; i < el.vars.n; i++) {
+        mvar *v = VAR(&el, i);
+        if (v->type == T_REAL && !(v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT |
+                                                  MO_P_DISCRETE)) &&
+            !(v->prefixes & MO_P_INPUT) && !v->when_assigned)
+            v->unknown = n_unknowns++;
+    }
+    /* bindings of non-parameters are equations */
+    for (const mo__comp *k = model->comps; k != NULL && !rep->stop; k = k->next) {
+        if (k->binding == NULL || (k->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)))
+            continue;
+        if (k->n_dims > 0) {
+            err(&el, MDAE_E_MODEL, k->binding->where,
+                "bindings of arrays are not supported: write one equation per element");
+            continue;
+        }
+        mo__stmt *st = mel__arena_alloc(&el.tmp, sizeof *st);
+        mo__expr *lhs = mel__arena_alloc(&el.tmp, sizeof *lhs);
+        mo__part *part = mel__arena_alloc(&el.tmp, sizeof *part);
+        if (st == NULL || lhs == NULL || part == NULL) {
+            mel__nomem(rep);
+            break;
+        }
+        part->name = k->name;
+        lhs->kind = MO_E_REF;
+        lhs->n_parts = 1;
+        lhs->parts = part;
+        lhs->where = k->where;
+        st->kind = MO_S_EQ;
+        st->lhs = lhs;
+        st->rhs = k->binding;
+        st->where.start = k->where.start;
+        st->where.end = k->binding->where.end;
+        simple_equation(&el, st, mel__g_true());
+    }
+    for (const mo__section *s = model->sections; s != NULL && !rep->stop; s = s->next) {
+        switch (s->kind) {
+        case MO_SEC_EQUATION:
+            equations(&el, s->stmts, mel__g_true());
+            break;
+        case MO_SEC_ALGORITHM: {
+            alg a;
+            memset(&a, 0, sizeof a);
+            alg_stmts(&el, &a, s->stmts);
+            /* one equation per assigned unknown, incident on all it reads */
+            qsort(a.assigned.p, a.assigned.n, sizeof(use), cmp_use);
+            use *as = a.assigned.p;
+            for (size_t i = 0; i < a.assigned.n && !rep->stop; i++) {
+                if (i > 0 && as[i].var == as[i - 1].var)
+                    continue;
+                mo__stmt st;
+                memset(&st, 0, sizeof st);
+                st.where = s->where;
+                long vi = -1;
+                for (size_t v = 0; v < el.vars.n; v++)
+                    if (VAR(&el, v)->unknown == (long)as[i].var) {
+                        vi = (long)v;
+                        break;
+                    }
+                char buf[1200];
+                snprintf(buf, sizeof buf, "algorithm: %s", vi >= 0 ? VAR(&el, vi)->name : "?");
+                const char *nm = mdup(&el, &el.tmp, buf, strlen(buf));
+                const env *save = el.env;
+                el.env = NULL;
+                new_equation(&el, &st, nm, mel__g_true(), &a.reads);
+                el.env = save;
+            }
+            mdae_free(a.reads.p);
+            mdae_free(a.assigned.p);
+            break;
+        }
+        case MO_SEC_INITIAL_EQUATION:
+        case MO_SEC_INITIAL_ALGORITHM:
+            for (const mo__stmt *st = s->stmts; st != NULL; st = st->next) {
+                char *t = stmt_text(&el, st);
+                add_event(&el, MEL_EV_INITIAL, t, st->where, -1);
+            }
+            break;
+        }
+    }
+    if (rep->stop || rep->rc != MDAE_OK)
+        goto done;
+    rc = build(&el, m);
+done:
+    if (rc == MDAE_OK && rep->rc != MDAE_OK)
+        rc = rep->rc;
+    elab_close(&el);
+    if (rc != MDAE_OK) {
+        mel_model_free(m);
+        return rc;
+    }
+    *out = m;
+    return MDAE_OK;
+}
+
+static uint64_t diag_key(const mdae_diag *d)
+{
+    if (d->where.start.line == 0)
+        return d->severity == MDAE_SEV_NOTE ? UINT64_MAX : 0;
+    return 1 + (uint64_t)d->where.start.offset;
+}
+
+static void sort_diags(mdae_diags *diags, size_t first)
+{
+    if (diags == NULL)
+        return;
+    for (size_t i = first + 1; i < diags->count; i++) {
+        mdae_diag d = diags->items[i];
+        size_t j = i;
+        while (j > first && diag_key(&diags->items[j - 1]) > diag_key(&d)) {
+            diags->items[j] = diags->items[j - 1];
+            j--;
+        }
+        diags->items[j] = d;
+    }
+}
+
+int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
+                   mdae_diags *diags)
+{
+    static const mel_options defaults;
+    if (out == NULL || (text == NULL && len > 0))
+        return MDAE_E_INVAL;
+    if (opt == NULL)
+        opt = &defaults;
+    size_t max_input = opt->max_input_bytes ? opt->max_input_bytes : MEL__DEFAULT_MAX_INPUT;
+    if (max_input > UINT32_MAX - 1)
+        max_input = UINT32_MAX - 1;
+    if (len > max_input) {
+        if (diags != NULL)
+            (void)mdae_diags_add(diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                                 "input larger than %zu bytes", max_input);
+        return MDAE_E_LIMIT;
+    }
+    size_t first = diags ? diags->count : 0;
+    mel__report rep;
+    mel__report_init(&rep, diags, opt->max_errors);
+    mel__arena ast;
+    mel__arena_init(&ast);
+    mo__class *top = NULL;
+    int rc = mo__parse(text ? text : "", len, opt->max_depth, &ast, &rep, &top);
+    if (rc == MDAE_OK) {
+        mel_model *m = NULL;
+        rc = elaborate(top, opt, &rep, &m);
+        if (rc == MDAE_OK)
+            *out = m;
+    }
+    mel__arena_free(&ast);
+    sort_diags(diags, first);
+    return rc;
+}
+
+bool mo_is_modelica(const char *text, size_t len, const char *filename)
+{
+    if (filename != NULL) {
+        size_t n = strlen(filename);
+        if ((n >= 3 && strcmp(filename + n - 3, ".mo") == 0) ||
+            (n >= 4 && strcmp(filename + n - 4, ".bmo") == 0))
+            return true;
+    }
+    size_t i = 0;
+    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        i = 3; /* UTF-8 byte-order mark */
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+        i++;
+    return len - i >= 8 && memcmp(text + i, "//! base", 8) == 0;
+}

@@ -1,0 +1,419 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mo_lex.c -- the Modelica lexer: bytes in, tokens out, one at a time.
+ *
+ * Modelica 3.6 A.1 lexical rules: IDENT = NONDIGIT {DIGIT|NONDIGIT} | Q-IDENT
+ * ('...' with backslash escapes; the name is the text between the quotes, so
+ * 'stop1.v' is the one name stop1.v); STRING "..." with escapes; numbers
+ * with optional fraction and exponent. Keywords are reserved only unquoted:
+ * 'end' is a name. Comments are skipped, except that label comments (see
+ * mo__label) are remembered for the parser. The `//! base 0.1.0` header is
+ * an ordinary line comment.
+ *
+ * Whatever the bytes, mo__lex_next progresses and ends at MO_T_EOF; bad
+ * bytes, unterminated strings, quoted names and comments are reported.
+ */
+#include "mo_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const keywords[] = {
+    "algorithm", "and", "annotation", "block", "break", "class", "connect", "connector",
+    "constant", "constrainedby", "discrete", "each", "else", "elseif", "elsewhen",
+    "encapsulated", "end", "enumeration", "equation", "expandable", "extends", "external",
+    "false", "final", "flow", "for", "function", "if", "import", "impure", "in", "initial",
+    "inner", "input", "loop", "model", "not", "operator", "or", "outer", "output", "package",
+    "parameter", "partial", "protected", "public", "pure", "record", "redeclare",
+    "replaceable", "return", "stream", "then", "true", "type", "when", "while", "within"};
+
+const char *mo__tok_name(mo__tok kind)
+{
+    static const char *const punct[] = {"'('", "')'", "'['", "']'", "'{'", "'}'", "','",
+                                        "';'", "'.'", "':'", "'='", "':='", "'=='", "'<>'",
+                                        "'<'", "'<='", "'>'", "'>='", "'+'", "'-'", "'*'",
+                                        "'/'", "'^'", "'.+'", "'.-'", "'.*'", "'./'", "'.^'"};
+    static char kwbuf[sizeof keywords / sizeof *keywords][20];
+    switch (kind) {
+    case MO_T_EOF: return "end of input";
+    case MO_T_ID: return "identifier";
+    case MO_T_STR: return "string";
+    case MO_T_NUM: return "number";
+    default: break;
+    }
+    if (kind >= MO_T_ALGORITHM && kind <= MO_T_WITHIN) {
+        /* Quoted keyword names, built on first use; the buffers are static
+         * and written with the same bytes by every thread (benign). */
+        size_t k = (size_t)(kind - MO_T_ALGORITHM);
+        char *s = kwbuf[k];
+        if (s[0] == 0) {
+            size_t n = strlen(keywords[k]);
+            s[0] = '\'';
+            memcpy(s + 1, keywords[k], n);
+            s[n + 1] = '\'';
+            s[n + 2] = 0;
+        }
+        return s;
+    }
+    if (kind >= MO_T_LPAREN && kind < MO_T__COUNT)
+        return punct[kind - MO_T_LPAREN];
+    return "token";
+}
+
+void mo__lex_init(mo__lexer *lx, const char *src, size_t len, mel__report *rep)
+{
+    memset(lx, 0, sizeof *lx);
+    lx->src = src;
+    lx->len = len;
+    lx->line = 1;
+    lx->rep = rep;
+}
+
+void mo__lex_close(mo__lexer *lx)
+{
+    mdae_free(lx->labels);
+    lx->labels = NULL;
+    lx->n_labels = lx->cap_labels = 0;
+}
+
+static mdae_pos here(const mo__lexer *lx)
+{
+    mdae_pos p = {lx->line, (uint32_t)(lx->pos - lx->line_start + 1), (uint32_t)lx->pos};
+    return p;
+}
+
+static void lex_error(mo__lexer *lx, mdae_pos start, const char *fmt, const char *arg)
+{
+    mdae_range r = {start, here(lx)};
+    mel__error(lx->rep, MDAE_E_PARSE, r, fmt, arg);
+}
+
+static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+
+static void newline(mo__lexer *lx)
+{
+    lx->line++;
+    lx->line_start = lx->pos;
+}
+
+/* Is [s, s+n) blank-padded `NAME:` (block form) or `(NAME)` (line form)?
+ * On success, name and nlen delimit NAME. */
+static bool label_text(const char *s, size_t n, bool line_form, const char **name, size_t *nlen)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (line_form) {
+        if (i >= n || s[i] != '(')
+            return false;
+        i++;
+        while (i < n && s[i] == ' ')
+            i++;
+    }
+    size_t b = i;
+    if (i >= n || !is_alpha((unsigned char)s[i]))
+        return false;
+    while (i < n && (is_alpha((unsigned char)s[i]) || is_digit((unsigned char)s[i])))
+        i++;
+    size_t e = i;
+    while (i < n && s[i] == ' ')
+        i++;
+    if (i >= n || s[i] != (line_form ? ')' : ':'))
+        return false;
+    i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    if (i != n)
+        return false;
+    *name = s + b;
+    *nlen = e - b;
+    return true;
+}
+
+static void add_label(mo__lexer *lx, const char *s, size_t n, bool line_form, size_t start)
+{
+    const char *name;
+    size_t nlen;
+    if (!label_text(s, n, line_form, &name, &nlen) || nlen > MEL__MAX_NAME)
+        return;
+    if (lx->n_labels == lx->cap_labels) {
+        size_t cap = lx->cap_labels ? lx->cap_labels * 2 : 16;
+        mo__label *p = mdae_realloc(lx->labels, cap * sizeof *p);
+        if (p == NULL) {
+            mel__nomem(lx->rep);
+            return;
+        }
+        lx->labels = p;
+        lx->cap_labels = cap;
+    }
+    mo__label *l = &lx->labels[lx->n_labels++];
+    l->name = name;
+    l->len = nlen;
+    l->offset = (uint32_t)start;
+    l->line = lx->line;
+    l->trailing = line_form;
+}
+
+static void skip_space(mo__lexer *lx)
+{
+    while (lx->pos < lx->len) {
+        char c = lx->src[lx->pos];
+        if (c == '\n') {
+            lx->pos++;
+            newline(lx);
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            lx->pos++;
+        } else if (c == '/' && lx->pos + 1 < lx->len && lx->src[lx->pos + 1] == '/') {
+            size_t start = lx->pos;
+            lx->pos += 2;
+            while (lx->pos < lx->len && lx->src[lx->pos] != '\n')
+                lx->pos++;
+            add_label(lx, lx->src + start + 2, lx->pos - start - 2, true, start);
+        } else if (c == '/' && lx->pos + 1 < lx->len && lx->src[lx->pos + 1] == '*') {
+            mdae_pos p = here(lx);
+            size_t start = lx->pos;
+            uint32_t line0 = lx->line;
+            lx->pos += 2;
+            bool closed = false;
+            while (lx->pos < lx->len) {
+                if (lx->src[lx->pos] == '*' && lx->pos + 1 < lx->len &&
+                    lx->src[lx->pos + 1] == '/') {
+                    lx->pos += 2;
+                    closed = true;
+                    break;
+                }
+                if (lx->src[lx->pos] == '\n') {
+                    lx->pos++;
+                    newline(lx);
+                } else {
+                    lx->pos++;
+                }
+            }
+            if (!closed)
+                lex_error(lx, p, "unterminated comment%s", "");
+            else if (lx->line == line0)
+                add_label(lx, lx->src + start + 2, lx->pos - start - 4, false, start);
+        } else {
+            break;
+        }
+    }
+}
+
+/* Skip a quoted run ('...' or "...") with backslash escapes; reports an
+ * unterminated one. Returns false if unterminated. */
+static bool skip_quoted(mo__lexer *lx, char q, mdae_pos p)
+{
+    lx->pos++;
+    while (lx->pos < lx->len) {
+        char c = lx->src[lx->pos];
+        if (c == '\\' && lx->pos + 1 < lx->len) {
+            if (lx->src[lx->pos + 1] == '\n') {
+                lx->pos += 2;
+                newline(lx);
+            } else {
+                lx->pos += 2;
+            }
+            continue;
+        }
+        if (c == q) {
+            lx->pos++;
+            return true;
+        }
+        lx->pos++;
+        if (c == '\n') {
+            if (q == '\'')
+                break; /* a Q-IDENT never spans lines */
+            newline(lx);
+        }
+    }
+    lex_error(lx, p, q == '"' ? "unterminated string%s" : "unterminated quoted name%s", "");
+    return false;
+}
+
+void mo__lex_next(mo__lexer *lx, mo__token *t)
+{
+again:
+    skip_space(lx);
+    memset(t, 0, sizeof *t);
+    t->where.start = here(lx);
+    if (lx->pos >= lx->len || lx->rep->stop) {
+        t->kind = MO_T_EOF;
+        t->where.end = t->where.start;
+        lx->pos = lx->len;
+        return;
+    }
+    const char *s = lx->src;
+    size_t b = lx->pos;
+    unsigned char c = (unsigned char)s[b];
+    if (is_alpha(c)) {
+        while (lx->pos < lx->len &&
+               (is_alpha((unsigned char)s[lx->pos]) || is_digit((unsigned char)s[lx->pos])))
+            lx->pos++;
+        size_t n = lx->pos - b;
+        t->kind = MO_T_ID;
+        t->text = s + b;
+        t->len = n;
+        for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++) {
+            if (strlen(keywords[k]) == n && memcmp(keywords[k], s + b, n) == 0) {
+                t->kind = (mo__tok)(MO_T_ALGORITHM + k);
+                break;
+            }
+        }
+        if (t->kind == MO_T_ID && n > MEL__MAX_NAME) {
+            t->where.end = here(lx);
+            mel__error(lx->rep, MDAE_E_PARSE, t->where, "name longer than %d bytes",
+                       MEL__MAX_NAME);
+            goto again;
+        }
+    } else if (c == '\'') {
+        if (!skip_quoted(lx, '\'', t->where.start))
+            goto again;
+        t->kind = MO_T_ID;
+        t->quoted = true;
+        t->text = s + b + 1;
+        t->len = lx->pos - b - 2;
+        if (t->len == 0 || t->len > 4 * MEL__MAX_NAME) {
+            t->where.end = here(lx);
+            mel__error(lx->rep, MDAE_E_PARSE, t->where,
+                       t->len == 0 ? "empty quoted name" : "name longer than %d bytes",
+                       4 * MEL__MAX_NAME);
+            goto again;
+        }
+    } else if (c == '"') {
+        if (!skip_quoted(lx, '"', t->where.start))
+            goto again;
+        t->kind = MO_T_STR;
+        t->text = s + b + 1;
+        t->len = lx->pos - b - 2;
+    } else if (is_digit(c) || (c == '.' && b + 1 < lx->len && is_digit((unsigned char)s[b + 1]))) {
+        bool is_int = true;
+        while (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos]))
+            lx->pos++;
+        if (lx->pos < lx->len && s[lx->pos] == '.') {
+            is_int = false;
+            lx->pos++;
+            while (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos]))
+                lx->pos++;
+        }
+        if (lx->pos < lx->len && (s[lx->pos] == 'e' || s[lx->pos] == 'E')) {
+            size_t save = lx->pos;
+            lx->pos++;
+            if (lx->pos < lx->len && (s[lx->pos] == '+' || s[lx->pos] == '-'))
+                lx->pos++;
+            if (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos])) {
+                is_int = false;
+                while (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos]))
+                    lx->pos++;
+            } else {
+                lx->pos = save;
+            }
+        }
+        size_t n = lx->pos - b;
+        t->kind = MO_T_NUM;
+        t->text = s + b;
+        t->len = n;
+        if (n > MEL__MAX_NAME) {
+            t->where.end = here(lx);
+            mel__error(lx->rep, MDAE_E_PARSE, t->where, "number longer than %d bytes",
+                       MEL__MAX_NAME);
+            goto again;
+        }
+        char buf[MEL__MAX_NAME + 1];
+        memcpy(buf, s + b, n);
+        buf[n] = 0;
+        t->value = strtod(buf, NULL);
+        if (is_int) {
+            errno = 0;
+            long long v = strtoll(buf, NULL, 10);
+            if (errno == 0) {
+                t->is_int = true;
+                t->ival = v;
+            }
+        }
+    } else {
+        char d = b + 1 < lx->len ? s[b + 1] : 0;
+        lx->pos++;
+        switch (c) {
+        case '(': t->kind = MO_T_LPAREN; break;
+        case ')': t->kind = MO_T_RPAREN; break;
+        case '[': t->kind = MO_T_LBRACK; break;
+        case ']': t->kind = MO_T_RBRACK; break;
+        case '{': t->kind = MO_T_LBRACE; break;
+        case '}': t->kind = MO_T_RBRACE; break;
+        case ',': t->kind = MO_T_COMMA; break;
+        case ';': t->kind = MO_T_SEMI; break;
+        case '+': t->kind = MO_T_PLUS; break;
+        case '-': t->kind = MO_T_MINUS; break;
+        case '*': t->kind = MO_T_STAR; break;
+        case '/': t->kind = MO_T_SLASH; break;
+        case '^': t->kind = MO_T_CARET; break;
+        case ':':
+            if (d == '=') {
+                lx->pos++;
+                t->kind = MO_T_DEFINE;
+            } else {
+                t->kind = MO_T_COLON;
+            }
+            break;
+        case '=':
+            if (d == '=') {
+                lx->pos++;
+                t->kind = MO_T_EQ;
+            } else {
+                t->kind = MO_T_ASSIGN;
+            }
+            break;
+        case '<':
+            if (d == '>') {
+                lx->pos++;
+                t->kind = MO_T_NE;
+            } else if (d == '=') {
+                lx->pos++;
+                t->kind = MO_T_LE;
+            } else {
+                t->kind = MO_T_LT;
+            }
+            break;
+        case '>':
+            if (d == '=') {
+                lx->pos++;
+                t->kind = MO_T_GE;
+            } else {
+                t->kind = MO_T_GT;
+            }
+            break;
+        case '.':
+            switch (d) {
+            case '+': lx->pos++; t->kind = MO_T_DPLUS; break;
+            case '-': lx->pos++; t->kind = MO_T_DMINUS; break;
+            case '*': lx->pos++; t->kind = MO_T_DSTAR; break;
+            case '/': lx->pos++; t->kind = MO_T_DSLASH; break;
+            case '^': lx->pos++; t->kind = MO_T_DCARET; break;
+            default: t->kind = MO_T_DOT; break;
+            }
+            break;
+        default: {
+            /* Skip the whole UTF-8 sequence or bad byte run as one error. */
+            while (lx->pos < lx->len && ((unsigned char)s[lx->pos] & 0xC0) == 0x80)
+                lx->pos++;
+            char shown[8];
+            if (c >= 0x20 && c < 0x7f) {
+                shown[0] = (char)c;
+                shown[1] = 0;
+            } else {
+                static const char hex[] = "0123456789abcdef";
+                shown[0] = '\\';
+                shown[1] = 'x';
+                shown[2] = hex[c >> 4];
+                shown[3] = hex[c & 15];
+                shown[4] = 0;
+            }
+            lex_error(lx, t->where.start, "unexpected character '%s'", shown);
+            goto again;
+        }
+        }
+    }
+    t->where.end = here(lx);
+}
