@@ -49,6 +49,7 @@ enum {
 #define CLI_OPT_DOT 0x10u       /* --dot, --dot=FILE */
 #define CLI_OPT_MODE 0x20u      /* --mode SPEC (required by `mode`) */
 #define CLI_OPT_METHOD 0x40u    /* --method auto|implicit|enumeration */
+#define CLI_OPT_TO 0x80u        /* --to mel (required by `convert`) */
 
 /* The model read from a file (or stdin) of the command line. */
 typedef struct cli_source {
@@ -68,6 +69,8 @@ typedef struct cli_opts {
     const char *dot_file; /* borrowed from argv; NULL: stdout */
     const char *mode;     /* borrowed from argv: --mode SPEC */
     int method;           /* --method: SA_METHOD_* (default SA_METHOD_AUTO) */
+    const char *format;   /* borrowed: --format mel|modelica; NULL: by extension/header */
+    const char *to;       /* borrowed: convert --to mel */
     /* Global options (before the command), set by main. */
     const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
     int timeout_ms;       /* --timeout SECONDS for a server's answer */
@@ -124,6 +127,13 @@ void cli_print_diags(const cli_source *src, const mdae_diags *d);
  * CLI_EXIT_IO. (Read errors are always printed.) */
 int cli_load_model(const cli_opts *o, bool quiet, cli_source *src /* out */,
                    mel_model **m /* out */, mdae_diags *d);
+
+/* Is the file of o Modelica? --format if given, else the extension (.mo,
+ * .bmo) or the Base Modelica header `//! base` of the text. */
+bool cli_is_modelica(const cli_opts *o, const cli_source *src);
+
+/* ---- cli_convert.c ------------------------------------------------------ */
+int cli_convert_run(const cli_opts *o);
 
 /* Print a JSON tree (borrowed) to stdout, compact (one line: pipe it to
  * `jq` to read it), with a final newline.

@@ -111,6 +111,10 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
         fprintf(f, "  --dot[=OUT]     write the CDG in Graphviz DOT to stdout (or to OUT)\n");
     if (cmd->opts & CLI_OPT_MODE)
         fprintf(f, "  --mode SPEC     the mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n");
+    if (cmd->opts & CLI_OPT_TO)
+        fprintf(f, "  --to mel        the language to print (MEL)\n");
+    fprintf(f, "  --format F      read FILE as F: mel or modelica (default: Modelica for\n"
+               "                  .mo/.bmo files and texts starting with //! base)\n");
     fprintf(f, "  -h, --help      print this help\n"
                "\nexit status: 0 success, 1 model errors, 2 usage error,\n"
                "3 BDD node limit reached, 4 input/output or internal error\n");
@@ -244,6 +248,18 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             if (v == NULL || parse_method(v, &o->method) != 0)
                 return usage_error(cmd, o, "invalid --method '%s'", v ? v : "",
                                    "expected auto, implicit or enumeration");
+        } else if (is_option(a, "--format")) {
+            const char *v = option_value(argc, argv, &i, "--format");
+            if (v == NULL || (strcmp(v, "mel") != 0 && strcmp(v, "modelica") != 0))
+                return usage_error(cmd, o, "option '%s' needs 'mel' or 'modelica'", "--format",
+                                   NULL);
+            o->format = v;
+        } else if ((cmd->opts & CLI_OPT_TO) && is_option(a, "--to")) {
+            const char *v = option_value(argc, argv, &i, "--to");
+            if (v == NULL || strcmp(v, "mel") != 0)
+                return usage_error(cmd, o, "option '%s' needs 'mel' (the only target)", "--to",
+                                   NULL);
+            o->to = v;
         } else if ((cmd->opts & CLI_OPT_NODE_LIMIT) && is_option(a, "--node-limit")) {
             const char *v = option_value(argc, argv, &i, "--node-limit");
             if (v == NULL)
@@ -259,6 +275,8 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
         return usage_error(cmd, o, "missing FILE%s", "", NULL);
     if ((cmd->opts & CLI_OPT_MODE) && o->mode == NULL)
         return usage_error(cmd, o, "missing --mode%s (e.g. --mode 'g1=1,g2=0')", "", NULL);
+    if ((cmd->opts & CLI_OPT_TO) && o->to == NULL)
+        return usage_error(cmd, o, "missing --to%s (e.g. --to mel)", "", NULL);
     if (o->dot && o->json)
         return usage_error(cmd, o, "--dot and --json%s exclude each other", "", NULL);
     return CLI_EXIT_OK;

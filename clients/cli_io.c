@@ -9,6 +9,7 @@
  * reading, not only from fstat, so pipes and growing files are bounded too.
  */
 #include "cli.h"
+#include "mo.h"
 
 #include "rpc_json.h"
 
@@ -243,6 +244,14 @@ int cli_exit_code(int rc)
     }
 }
 
+bool cli_is_modelica(const cli_opts *o, const cli_source *src)
+{
+    if (o->format != NULL)
+        return strcmp(o->format, "modelica") == 0;
+    const char *name = strcmp(o->file, "-") == 0 ? NULL : o->file;
+    return mo_is_modelica(src->text, src->len, name);
+}
+
 int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m,
                    mdae_diags *d)
 {
@@ -254,7 +263,8 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
     mo.defines = o->defines;
     mo.n_defines = o->n_defines;
     mo.max_input_bytes = CLI_MAX_FILE_BYTES;
-    int rc = mel_model_parse(src->text, src->len, &mo, m, d);
+    int rc = cli_is_modelica(o, src) ? mo_model_parse(src->text, src->len, &mo, m, d)
+                                     : mel_model_parse(src->text, src->len, &mo, m, d);
     if (rc < 0) {
         /* A verdict on the model (located errors) may stay quiet for the
          * JSON output; anything else (out of memory, an engine failure) is

@@ -68,6 +68,15 @@ static const cli_command commands[] = {
      "is null for inactive items and in invalid or singular modes; \"blocks\"\n"
      "are in solving order and each edge [from,to] gives positions in that\n"
      "list (so from < to); a block's \"id\" is its id in `analyze --json`.\n"},
+    {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel [--format F]",
+     "print what the importer understood, as MEL",
+     "Reads the model (MEL or Modelica) and prints its elaborated structure as\n"
+     "MEL text that reads back into the same structure: the mode variables\n"
+     "with the Modelica atom each stands for, the derived invariants, the\n"
+     "unknowns and the guarded equations (each incidence case as an\n"
+     "if-expression), and, as comments, the when-clauses, reinit, discrete\n"
+     "and initial equations that are kept aside. Names that are not MEL\n"
+     "identifiers are rewritten (the original is given in a comment).\n"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -79,8 +88,8 @@ static void print_usage(FILE *f)
                "       mdae --help | --version\n"
                "       mdae help COMMAND\n"
                "\n"
-               "Structural analysis of multimode DAE models (MEL files), for all modes at\n"
-               "once. FILE may be '-' to read the model from stdin.\n"
+               "Structural analysis of multimode DAE models (MEL or Modelica files), for\n"
+               "all modes at once. FILE may be '-' to read the model from stdin.\n"
                "\n"
                "commands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
