@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 # packagers with a build whatever their compiler version warns about).
 WERROR     ?= OFF
 
-.PHONY: all deps build run test test-release test-asan fuzz fuzz-rpc bench clean
+.PHONY: all deps build run test test-release test-asan fuzz fuzz-rpc fuzz-mo bench msl clean
 
 all: build
 
@@ -54,6 +54,23 @@ fuzz-rpc:
 	mkdir -p build-fuzz/corpus-rpc
 	./build-fuzz/protocol/rpc_framer_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=build-fuzz/ build-fuzz/corpus-rpc tests/corpus/rpc_framer
+
+# libFuzzer on the Modelica front-end, seeded with the Modelica corpus.
+fuzz-mo:
+	@WITH_FUZZ=1 bash scripts/deps.sh
+	CC=clang cmake -S . -B build-fuzz -DMDAE_FUZZ=ON -DMDAE_TESTS=OFF
+	cmake --build build-fuzz -j $(JOBS) --target mo_parse_fuzz
+	mkdir -p build-fuzz/corpus-mo tests/corpus/mo_parse
+	cp tests/models/*.mo tests/models/*.bmo build-fuzz/corpus-mo/ 2>/dev/null || true
+	./build-fuzz/engine/mo_parse_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+	    -artifact_prefix=build-fuzz/ build-fuzz/corpus-mo tests/corpus/mo_parse
+
+# mdae analyze over every ../shared/msl/*.bmo (when that folder exists): a row
+# per model and the totals (issue 11). Not part of `make test`.
+MSL_DIR ?= ../shared/msl
+msl: build
+	@if [ -d "$(MSL_DIR)" ]; then python3 scripts/msl.py --mdae $(BUILD)/clients/mdae $(MSL_DIR); \
+	else echo "msl: $(MSL_DIR) not found: nothing to do"; fi
 
 bench: build
 	./$(BUILD)/tests/bench_analyze

@@ -15,6 +15,8 @@
  */
 #include "cli.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 #include "rpc_json.h"
@@ -64,6 +66,9 @@ int cli_engine_analyze(const cli_opts *o, cli_engine *e)
         rc = inc_analyze(e->inc, e->m, &so, &e->ir, &e->d);
     if (rc == MDAE_OK)
         rc = inc_result_whole(e->ir, e->m, &so, &e->res, &e->g, &e->d);
+    /* MDAE_STATS=1: one line for scripts (scripts/msl.py) */
+    if (getenv("MDAE_STATS") != NULL && e->res != NULL)
+        fprintf(stderr, "mdae-stats: peak_nodes %zu\n", sa_result_peak_nodes(e->res));
     cli_print_diags(&e->src, &e->d);
     return rc < 0 ? engine_failure(e, rc) : CLI_EXIT_OK;
 }

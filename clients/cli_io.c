@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Longest source line we echo under a diagnostic; past it, only the
@@ -263,8 +265,15 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
     mo.defines = o->defines;
     mo.n_defines = o->n_defines;
     mo.max_input_bytes = CLI_MAX_FILE_BYTES;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = cli_is_modelica(o, src) ? mo_model_parse(src->text, src->len, &mo, m, d)
                                      : mel_model_parse(src->text, src->len, &mo, m, d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* MDAE_STATS=1: the front-end's time, for scripts (scripts/msl.py) */
+    if (getenv("MDAE_STATS") != NULL)
+        fprintf(stderr, "mdae-stats: parse_bytes %zu parse_seconds %.6f\n", src->len,
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     if (rc < 0) {
         /* A verdict on the model (located errors) may stay quiet for the
          * JSON output; anything else (out of memory, an engine failure) is

@@ -1302,13 +1302,24 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
             add_event(el, MEL_EV_DISCRETE, text, s->where, -1);
         return;
     }
+    /* A definition of a Boolean, Integer, enumeration or String variable
+     * (either side, as `b = x > 0` or `x > 0 = b` are both written), or of
+     * a Real assigned in a when-clause, is discrete; `y = d` with d
+     * discrete and y an unknown is an ordinary equation for y. */
     long dl = discrete_ref(el, s->lhs), dr = discrete_ref(el, s->rhs);
+    if (dr >= 0 && VAR(el, dr)->type == T_REAL)
+        dr = -1;
+    if (dl < 0 && dr >= 0) {
+        dl = dr;
+        const mo__expr *t = s->lhs;
+        (void)t;
+    }
     if (dl >= 0 || dr >= 0) {
         add_event(el, MEL_EV_DISCRETE, text, s->where, -1);
         if (dl >= 0) {
             mvar *v = VAR(el, dl);
             v->n_defs++;
-            v->def = s->rhs;
+            v->def = dl == discrete_ref(el, s->lhs) ? s->rhs : s->lhs;
             v->def_guard = g;
         }
         return;
