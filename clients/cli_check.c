@@ -63,6 +63,41 @@ void cli_sa_config(const cli_opts *o, sa_config *cfg)
     cfg->dynamic_reorder = o->reorder;
 }
 
+/* For an imported Modelica model: the valid modes with and without the
+ * invariants the importer derived (issue 11), counted by enumeration when
+ * there are at most 2^22 modes (`mdae analyze` counts them on BDDs), and
+ * what was kept aside. */
+static void print_modelica_modes(const mel_model *m)
+{
+    size_t kinds[5] = {0, 0, 0, 0, 0};
+    for (uint32_t k = 0; k < m->n_events; k++)
+        if ((unsigned)m->events[k].kind < 5)
+            kinds[m->events[k].kind]++;
+    if (m->n_events > 0)
+        printf("kept aside: %zu when-clauses, %zu reinit, %zu discrete, %zu initial, "
+               "%zu assert\n", kinds[MEL_EV_WHEN], kinds[MEL_EV_REINIT],
+               kinds[MEL_EV_DISCRETE], kinds[MEL_EV_INITIAL], kinds[MEL_EV_ASSERT]);
+    if (m->n_invariants == 0)
+        return;
+    if (m->n_modes > 22) {
+        printf("valid modes: 2^%u without the %u derived invariants (with them: see "
+               "`mdae analyze`)\n", m->n_modes, m->n_invariants);
+        return;
+    }
+    bool mode[22];
+    unsigned long long valid = 0, all = 1ULL << m->n_modes;
+    for (unsigned long long x = 0; x < all; x++) {
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            mode[k] = (x >> k) & 1;
+        bool ok = true;
+        for (uint32_t i = 0; i < m->n_invariants && ok; i++)
+            ok = mel_guard_eval(m->invariants[i].cond, mode);
+        valid += ok;
+    }
+    printf("valid modes: %llu with the %u derived invariants, %llu without\n", valid,
+           m->n_invariants, all);
+}
+
 int cli_check_run(const cli_opts *o)
 {
     if (o->server != NULL)
@@ -106,6 +141,8 @@ int cli_check_run(const cli_opts *o)
     printf("%s: ", src.name);
     cli_print_counts(stdout, m);
     printf("\n");
+    if (m->n_events > 0 || (cli_is_modelica(o, &src) && m->n_invariants > 0))
+        print_modelica_modes(m);
     if (rc == MDAE_OK)
         printf("ok: no errors");
     else

@@ -137,6 +137,7 @@ typedef struct elab {
     size_t max_instances, instances;
     bool limit_hit;
     long cur_when;
+    long long end_value; /* `end` in the subscript being evaluated, or 0 */
     const env *env;
     uint32_t seen[64];
     size_t n_seen;
@@ -342,6 +343,10 @@ static value eval(elab *el, const mo__expr *e)
         r.ok = true;
         r.v = (double)e->ival;
         return r;
+    case MO_E_END:
+        r.ok = el->end_value > 0;
+        r.v = (double)el->end_value;
+        return r;
     case MO_E_REF: {
         const char *pn = plain_name(e);
         if (pn != NULL) {
@@ -494,6 +499,35 @@ static bool eval_int(elab *el, const mo__expr *e, long long *out)
 
 /* ---- names and resolution ------------------------------------------------------- */
 
+static size_t collect_prefix(elab *el, const char *prefix);
+
+static bool has_end(const mo__expr *e)
+{
+    if (e == NULL)
+        return false;
+    if (e->kind == MO_E_END)
+        return true;
+    if (e->kind == MO_E_REF)
+        return false; /* x[a[end]]: the inner end is a's */
+    for (uint32_t i = 0; i < e->n_kids; i++)
+        if (has_end(e->kids[i]))
+            return true;
+    return false;
+}
+
+/* The number of elements prefix[1], prefix[2], ... (1-D). */
+static size_t count_brackets(elab *el, const char *prefix)
+{
+    char key[2100];
+    size_t k = 0;
+    for (;;) {
+        snprintf(key, sizeof key, "%s[%zu]", prefix, k + 1);
+        if (find(&el->vars_by_name, key) < 0)
+            return k;
+        k++;
+    }
+}
+
 /* The instance name of a reference with evaluated subscripts into buf; false
  * if a subscript is not constant (then *partial is set) or the name is too
  * long. */
@@ -508,9 +542,19 @@ static bool ref_name(elab *el, const mo__expr *e, char *buf, size_t cap, bool *p
         n += (size_t)w;
         if (e->parts[i].n_subs == 0)
             continue;
+        long long save_end = el->end_value;
+        el->end_value = 0;
+        if (e->parts[i].n_subs == 1 && has_end(e->parts[i].subs[0])) {
+            /* `end` of a one-dimensional array: its number of elements */
+            char *save = mdup(el, &el->tmp, buf, n);
+            if (save != NULL && collect_prefix(el, save) > 0)
+                el->end_value = (long long)count_brackets(el, save);
+        }
         for (uint32_t k = 0; k < e->parts[i].n_subs; k++) {
             long long v;
-            if (!eval_int(el, e->parts[i].subs[k], &v)) {
+            bool ok = eval_int(el, e->parts[i].subs[k], &v);
+            el->end_value = save_end;
+            if (!ok) {
                 *partial = true;
                 return false;
             }
