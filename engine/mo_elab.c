@@ -1417,7 +1417,8 @@ static void for_loop(elab *el, const mo__stmt *s, uint32_t k, const mel_guard *g
         else
             trips = (unsigned long long)((b - a) / step) + 1;
     }
-    if (trips > el->max_instances || !charge(el, (size_t)trips, s->where))
+    if (!charge(el, trips > el->max_instances ? el->max_instances + 1 : (size_t)trips,
+                s->where))
         return;
     env frame = {it->name, a, el->env};
     const env *save = el->env;
@@ -2316,6 +2317,8 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
         goto done;
     for (const mo__comp *k = model->comps; k != NULL && !rep->stop; k = k->next)
         declare(&el, k);
+    if (rep->stop)
+        goto done; /* out of memory or a limit: names may be missing */
     for (size_t i = 0; i < el.vars.n; i++) {
         named_ix *slot = vec_push(&el, &el.sorted, sizeof *slot);
         if (slot == NULL)
@@ -2325,6 +2328,8 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
     }
     if (el.sorted.n > 1)
         qsort(el.sorted.p, el.sorted.n, sizeof(named_ix), cmp_var_name);
+    if (rep->stop)
+        goto done;
     for (const mo__section *s = model->sections; s != NULL; s = s->next)
         if (s->kind == MO_SEC_EQUATION || s->kind == MO_SEC_ALGORITHM)
             mark_when(&el, s->stmts, false);

@@ -221,12 +221,11 @@ static bool skip_quoted(mo__lexer *lx, char q, mdae_pos p)
             lx->pos++;
             return true;
         }
+        if (c == '\n' && q == '\'')
+            break; /* a Q-IDENT never spans lines: stop before the newline */
         lx->pos++;
-        if (c == '\n') {
-            if (q == '\'')
-                break; /* a Q-IDENT never spans lines */
+        if (c == '\n')
             newline(lx);
-        }
     }
     lex_error(lx, p, q == '"' ? "unterminated string%s" : "unterminated quoted name%s", "");
     return false;

@@ -1,0 +1,521 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_mo_parse.c -- the Modelica front-end (engine/mo.h):
+ * what each construct becomes in the elaborated structure, names and
+ * locations, located errors with recovery, limits, allocation failures, the
+ * MEL printer (mo_model_to_mel) reading back, and the saved fuzzer inputs.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counting_alloc.h"
+#include "mel.h"
+#include "mo.h"
+
+#include "model_files.h"
+
+static void dump(const mdae_diags *d)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        char *s = mdae_diag_format(&d->items[i], NULL);
+        fprintf(stderr, "%s\n", s ? s : "(oom)");
+        mdae_free(s);
+    }
+}
+
+static mel_model *parse_ok(const char *src)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    int rc = mo_model_parse(src, strlen(src), NULL, &m, &d);
+    if (rc != MDAE_OK)
+        dump(&d);
+    cr_assert_eq(rc, MDAE_OK, "mo_model_parse: %s", mdae_err_name(rc));
+    cr_assert_not_null(m);
+    mdae_diags_close(&d);
+    return m;
+}
+
+static mel_model *parse_file(const char *name)
+{
+    char *text = tm_slurp(name);
+    mel_model *m = parse_ok(text);
+    free(text);
+    return m;
+}
+
+/* Parse expecting failure rc; diagnostics left in *d. */
+static int parse_fail(const char *src, const mel_options *opt, mdae_diags *d)
+{
+    mdae_diags_init(d);
+    mel_model *m = (mel_model *)(uintptr_t)1;
+    int rc = mo_model_parse(src, strlen(src), opt, &m, d);
+    cr_assert_neq(rc, MDAE_OK, "expected a failure");
+    cr_assert_eq((uintptr_t)m, 1, "*out written on failure");
+    return rc;
+}
+
+static bool has_error(const mdae_diags *d, uint32_t line, uint32_t col, const char *msg)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (d->items[i].severity == MDAE_SEV_ERROR && d->items[i].where.start.line == line &&
+            (col == 0 || d->items[i].where.start.col == col) &&
+            strstr(d->items[i].message, msg) != NULL)
+            return true;
+    return false;
+}
+
+static const mel_equation *eq_named(const mel_model *m, const char *name)
+{
+    long i = mel_model_find_equation(m, name);
+    cr_assert_geq(i, 0, "no equation named '%s'", name);
+    return &m->equations[i];
+}
+
+/* sigma of variable `var` in equation `eq` in mode (NULL: no modes). */
+static int order_in(const mel_model *m, const mel_equation *q, const char *var, const bool *mode)
+{
+    long v = mel_model_find_variable(m, var);
+    cr_assert_geq(v, 0, "no unknown '%s'", var);
+    for (uint32_t j = 0; j < q->n_incs; j++)
+        if (q->incs[j].var == (uint32_t)v)
+            return mel_incidence_order(&q->incs[j], mode);
+    return -1;
+}
+
+/* ---- The papers' flat Modelica --------------------------------------------------- */
+
+Test(mo_parse, reads_the_papers_listings_with_their_counts)
+{
+    static const struct {
+        const char *file;
+        uint32_t eqs, vars, modes;
+    } cases[] = {{"water_tank.mo", 7, 7, 2}, {"clutch_basic.mo", 4, 4, 1},
+                 {"cup_and_ball.mo", 6, 6, 1}, {"rldc2_cc.mo", 14, 14, 2},
+                 {"two_equations.mo", 1, 1, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mel_model *m = parse_file(cases[i].file);
+        cr_assert_eq(m->n_equations, cases[i].eqs, "%s", cases[i].file);
+        cr_assert_eq(m->n_variables, cases[i].vars, "%s", cases[i].file);
+        cr_assert_eq(m->n_modes, cases[i].modes, "%s", cases[i].file);
+        mel_model_free(m);
+    }
+}
+
+Test(mo_parse, takes_equation_labels_from_leading_and_trailing_comments)
+{
+    mel_model *m = parse_file("water_tank.mo");
+    const char *labels[] = {"e0", "e1", "e2", "eh1", "eh2", "el1", "el2"};
+    for (size_t i = 0; i < 7; i++)
+        cr_assert_str_eq(m->equations[i].name, labels[i]);
+    /* the range starts at the equation, on its line */
+    cr_assert_eq(m->equations[0].where.start.line, 17);
+    mel_model_free(m);
+    m = parse_file("rldc2_cc.mo");
+    cr_assert_str_eq(m->equations[0].name, "K1");
+    cr_assert_str_eq(m->equations[13].name, "Z2");
+    cr_assert_eq(mel_model_find_mode(m, "g1"), 0);
+    mel_model_free(m);
+}
+
+Test(mo_parse, mode_variables_are_the_booleans_that_select_incidences)
+{
+    mel_model *m = parse_file("two_equations.mo");
+    const mel_equation *e = eq_named(m, "e");
+    bool p = true;
+    cr_assert_eq(order_in(m, e, "x", &p), 0);
+    p = false;
+    cr_assert_eq(order_in(m, e, "x", &p), 1);
+    cr_assert_eq(m->n_events, 1); /* p = (x >= 1), a discrete definition */
+    cr_assert_eq(m->events[0].kind, MEL_EV_DISCRETE);
+    mel_model_free(m);
+}
+
+Test(mo_parse, time_and_parameters_are_known_and_calls_are_opaque)
+{
+    mel_model *m = parse_file("water_tank.mo");
+    const mel_equation *e0 = eq_named(m, "e0");
+    cr_assert_eq(e0->n_incs, 1); /* y only: time is known */
+    cr_assert_eq(m->n_params, 2);
+    mel_model_free(m);
+}
+
+/* ---- Names ------------------------------------------------------------------------- */
+
+Test(mo_parse, reads_quoted_names_as_the_text_between_the_quotes)
+{
+    mel_model *m = parse_ok("//! base 0.1.0\npackage 'P'\n model 'M'\n"
+                            "  Real 'stop1.v';\n  Real 'a b';\n equation\n"
+                            "  der('stop1.v') = 'a b';\n  'a b' = 1.0;\n end 'M';\nend 'P';\n");
+    cr_assert_geq(mel_model_find_variable(m, "stop1.v"), 0);
+    cr_assert_geq(mel_model_find_variable(m, "a b"), 0);
+    cr_assert_str_eq(m->equations[0].name, "der(stop1.v) = a b");
+    mel_model_free(m);
+}
+
+Test(mo_parse, names_of_unlabelled_equations_do_not_change_when_other_lines_change)
+{
+    const char *a = "model M\n Real x; Real y;\nequation\n der(x) = -x + y;\n y = 2 * x;\nend M;\n";
+    const char *b = "model M\n // a comment\n Real x; Real y; Real z;\nequation\n z = 1;\n"
+                    " der(x) = -x + y;\n\n y = 2 * x;\nend M;\n";
+    mel_model *ma = parse_ok(a), *mb = parse_ok(b);
+    for (uint32_t i = 0; i < ma->n_equations; i++)
+        cr_assert_geq(mel_model_find_equation(mb, ma->equations[i].name), 0, "%s",
+                      ma->equations[i].name);
+    mel_model_free(ma);
+    mel_model_free(mb);
+}
+
+Test(mo_parse, shortens_long_equation_names_with_a_hash_and_numbers_duplicates)
+{
+    mel_model *m = parse_ok(
+        "model M\n Real x; Real y;\nequation\n"
+        " x = aVeryLongFunctionName(y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y);\n"
+        " y = x;\n y = x;\nend M;\n");
+    cr_assert_lt(strlen(m->equations[0].name), 70);
+    cr_assert_not_null(strstr(m->equations[0].name, "...#"));
+    cr_assert_str_eq(m->equations[1].name, "y = x");
+    cr_assert_str_eq(m->equations[2].name, "y = x#2");
+    mel_model_free(m);
+}
+
+/* ---- Constructs ------------------------------------------------------------------ */
+
+Test(mo_parse, imports_the_constructs_model)
+{
+    mel_model *m = parse_file("bm_constructs.bmo");
+    cr_assert_eq(m->n_variables, 9);
+    cr_assert_eq(m->n_equations, 10);
+    cr_assert_eq(m->n_modes, 1);
+    cr_assert_str_eq(m->modes[0].name, "on");
+    /* for-equations unrolled, arrays scalarised */
+    cr_assert_geq(mel_model_find_variable(m, "x[3]"), 0);
+    cr_assert_eq(mel_model_find_variable(m, "u"), -1);    /* top-level input: known */
+    cr_assert_eq(mel_model_find_variable(m, "dead"), -1); /* assigned in when */
+    cr_assert_eq(mel_model_find_variable(m, "ts"), -1);   /* discrete */
+    /* (a, b) = f(v, w = x[end]): two equations, x[end] is x[3] */
+    const mel_equation *q1 = &m->equations[4], *q2 = &m->equations[5];
+    cr_assert_eq(q1->n_incs, 3);
+    cr_assert_eq(order_in(m, q1, "x[3]", NULL), 0);
+    cr_assert_eq(order_in(m, q2, "b", NULL), 0);
+    cr_assert_eq(order_in(m, q2, "a", NULL), -1);
+    /* if-equation: two guarded equations */
+    bool on = true;
+    cr_assert(mel_guard_eval(m->equations[6].guard, &on));
+    cr_assert_not(mel_guard_eval(m->equations[7].guard, &on));
+    /* smooth(1, if v >= 0 then v else -v): the condition selects nothing */
+    on = false;
+    cr_assert_eq(order_in(m, &m->equations[7], "v", &on), 0);
+    /* delay(q, ...) is not incident, semiLinear(a, ...) is */
+    cr_assert_eq(order_in(m, &m->equations[0], "q", NULL), -1);
+    cr_assert_eq(order_in(m, &m->equations[0], "a", NULL), 0);
+    /* the algorithm section: one equation for yout, reading q and b */
+    const mel_equation *alg = eq_named(m, "algorithm: yout");
+    cr_assert_eq(order_in(m, alg, "q", NULL), 0);
+    cr_assert_eq(order_in(m, alg, "b", NULL), 0);
+    /* events: when-clauses, reinit with its target, initial equations */
+    size_t when = 0, reinit = 0, initial = 0;
+    for (uint32_t k = 0; k < m->n_events; k++) {
+        when += m->events[k].kind == MEL_EV_WHEN;
+        initial += m->events[k].kind == MEL_EV_INITIAL;
+        if (m->events[k].kind == MEL_EV_REINIT) {
+            reinit++;
+            cr_assert_eq(m->events[k].var, mel_model_find_variable(m, "v"));
+            cr_assert_geq(m->events[k].parent, 0);
+            cr_assert_str_eq(m->events[m->events[k].parent].text, "sample(0.0, 0.1)");
+        }
+    }
+    cr_assert_eq(when, 3);
+    cr_assert_eq(reinit, 1);
+    cr_assert_eq(initial, 2);
+    mel_model_free(m);
+}
+
+Test(mo_parse, derives_invariants_from_boolean_and_integer_definitions)
+{
+    mel_model *m = parse_file("bm_modes.bmo");
+    cr_assert_eq(m->n_modes, 4);
+    cr_assert_str_eq(m->modes[2].name, "gear == 1");
+    unsigned valid = 0;
+    bool mode[4];
+    for (unsigned x = 0; x < 16; x++) {
+        for (int k = 0; k < 4; k++)
+            mode[k] = (x >> k) & 1;
+        bool ok = true;
+        for (uint32_t i = 0; i < m->n_invariants; i++)
+            ok = ok && mel_guard_eval(m->invariants[i].cond, mode);
+        valid += ok;
+    }
+    cr_assert_eq(valid, 2);
+    mel_model_free(m);
+}
+
+Test(mo_parse, relations_are_atoms_named_by_their_text_and_negations_share_them)
+{
+    mel_model *m = parse_ok("model M\n Real x; Real y;\nequation\n"
+                            " 0 = if x >= 0 then y else der(y);\n"
+                            " x = if x < 0 then y else 1;\nend M;\n");
+    cr_assert_eq(m->n_modes, 1);
+    cr_assert_str_eq(m->modes[0].name, "x >= 0");
+    bool t = true;
+    cr_assert_eq(order_in(m, &m->equations[1], "y", &t), -1);
+    mel_model_free(m);
+}
+
+Test(mo_parse, conditions_on_parameters_are_evaluated)
+{
+    mel_model *m = parse_ok("model M\n parameter Integer n = 2;\n parameter Boolean b = n > 1;\n"
+                            " Real x;\nequation\n if b then\n  der(x) = 1;\n else\n  x = 0;\n"
+                            " end if;\nend M;\n");
+    cr_assert_eq(m->n_modes, 0);
+    cr_assert_eq(m->n_equations, 1);
+    cr_assert_eq(order_in(m, &m->equations[0], "x", NULL), 1);
+    mel_model_free(m);
+}
+
+Test(mo_parse, reads_last_as_pre)
+{
+    mel_model *m = parse_ok("model M\n Real s; Boolean g;\nequation\n g = last(s) <= 0;\n"
+                            " s = if g then 1 else 2;\nend M;\n");
+    cr_assert_eq(m->n_equations, 1);
+    mel_model_free(m);
+}
+
+/* ---- Errors ------------------------------------------------------------------------ */
+
+Test(mo_parse, locates_syntax_errors_and_recovers_at_the_next_semicolon)
+{
+    mdae_diags d;
+    int rc = parse_fail("model M\n Real x;\nequation\n x = 1 +;\n der(x) = ) x;\n x == 2;\nend M;\n",
+                        NULL, &d);
+    cr_assert_eq(rc, MDAE_E_PARSE);
+    cr_assert(has_error(&d, 4, 9, "expected an expression"));
+    cr_assert(has_error(&d, 5, 11, "expected an expression"));
+    cr_assert(has_error(&d, 6, 8, "expected '=' in an equation"));
+    char *s = mdae_diag_format(&d.items[0], "m.mo");
+    cr_assert_str_eq(s, "m.mo:4:9: error: expected an expression, found ';'");
+    mdae_free(s);
+    mdae_diags_close(&d);
+}
+
+Test(mo_parse, reports_lexical_errors)
+{
+    mdae_diags d;
+    int rc = parse_fail("model M\n Real 'x;\n Real y @;\nequation\n y = \"open;\nend M;\n", NULL,
+                        &d);
+    cr_assert_eq(rc, MDAE_E_PARSE);
+    cr_assert(has_error(&d, 2, 7, "unterminated quoted name"));
+    cr_assert(has_error(&d, 3, 9, "unexpected character '@'"));
+    mdae_diags_close(&d);
+}
+
+Test(mo_parse, reports_unknown_names_and_mismatched_end)
+{
+    mdae_diags d;
+    int rc = parse_fail("model M\n Real x;\nequation\n der(x) = y;\nend N;\n", NULL, &d);
+    cr_assert(rc == MDAE_E_PARSE || rc == MDAE_E_MODEL);
+    cr_assert(has_error(&d, 5, 5, "'end N' closes class 'M'"));
+    mdae_diags_close(&d);
+    rc = parse_fail("model M\n Real x;\nequation\n der(x) = y;\nend M;\n", NULL, &d);
+    cr_assert_eq(rc, MDAE_E_MODEL);
+    cr_assert(has_error(&d, 4, 11, "unknown name 'y'"));
+    mdae_diags_close(&d);
+}
+
+Test(mo_parse, names_what_the_analysis_cannot_represent)
+{
+    mdae_diags d;
+    int rc = parse_fail("model M\n Clock c = Clock(0.1);\n Real x;\nequation\n x = hold(1.0);\nend M;\n",
+                        NULL, &d);
+    cr_assert_eq(rc, MDAE_E_MODEL);
+    cr_assert(has_error(&d, 2, 2, "clocked partitions are not supported"));
+    cr_assert(has_error(&d, 5, 6, "'hold'"));
+    mdae_diags_close(&d);
+    rc = parse_fail("model M\n Real x; Real y;\nequation\n connect(x, y);\nend M;\n", NULL, &d);
+    cr_assert(has_error(&d, 4, 2, "connect equations are not supported"));
+    mdae_diags_close(&d);
+    rc = parse_fail("model M\n Real x[2];\nequation\n x = {1, 2};\nend M;\n", NULL, &d);
+    cr_assert(has_error(&d, 4, 2, "array equations are not supported"));
+    mdae_diags_close(&d);
+    rc = parse_fail("package P\n function f\n input Real u;\n output Real y;\n algorithm\n y := u;\n"
+                    " end f;\nend P;\n", NULL, &d);
+    cr_assert(has_error(&d, 1, 9, "no model"));
+    mdae_diags_close(&d);
+}
+
+Test(mo_parse, stops_at_the_nesting_limit)
+{
+    char src[8192];
+    size_t n = (size_t)snprintf(src, sizeof src, "model M\n Real x;\nequation\n x = ");
+    for (int i = 0; i < 2000; i++)
+        src[n++] = '(';
+    src[n] = 0;
+    mdae_diags d;
+    int rc = parse_fail(src, NULL, &d);
+    cr_assert_eq(rc, MDAE_E_LIMIT);
+    cr_assert(has_error(&d, 4, 0, "nesting deeper than 256"));
+    mdae_diags_close(&d);
+}
+
+Test(mo_parse, stops_at_the_instance_and_size_limits)
+{
+    mel_options opt = {.max_instances = 100};
+    mdae_diags d;
+    int rc = parse_fail("model M\n parameter Integer n = 1000000000;\n Real x[n];\nequation\n"
+                        " for i in 1:n loop\n  der(x[i]) = 1;\n end for;\nend M;\n", &opt, &d);
+    cr_assert_eq(rc, MDAE_E_LIMIT);
+    cr_assert(has_error(&d, 3, 0, "more than 100 instances"));
+    mdae_diags_close(&d);
+    rc = parse_fail("model M\n Real x;\nequation\n for i in 1:1000 loop\n  x = i;\n end for;\nend M;\n",
+                    &opt, &d);
+    cr_assert_eq(rc, MDAE_E_LIMIT);
+    mdae_diags_close(&d);
+    mel_options small = {.max_input_bytes = 10};
+    rc = parse_fail("model M end M;", &small, &d);
+    cr_assert_eq(rc, MDAE_E_LIMIT);
+    mdae_diags_close(&d);
+}
+
+Test(mo_parse, caps_the_number_of_errors)
+{
+    char src[20000];
+    size_t n = (size_t)snprintf(src, sizeof src, "model M\n Real x;\nequation\n");
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(src + n, sizeof src - n, " x = +;\n");
+    snprintf(src + n, sizeof src - n, "end M;\n");
+    mdae_diags d;
+    (void)parse_fail(src, NULL, &d);
+    cr_assert_leq(d.errors, 51);
+    mdae_diags_close(&d);
+}
+
+Test(mo_parse, returns_nomem_at_every_allocation_without_leaking)
+{
+    char *src = tm_slurp("bm_constructs.bmo");
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; rc == MDAE_E_NOMEM && n < 200000; n++) {
+        counting_arm(n);
+        mdae_diags d;
+        mdae_diags_init(&d);
+        mel_model *m = NULL;
+        rc = mo_model_parse(src, strlen(src), NULL, &m, &d);
+        if (rc == MDAE_OK) {
+            cr_assert_eq(m->n_equations, 10);
+            mel_model_free(m);
+        } else {
+            cr_assert_eq(rc, MDAE_E_NOMEM, "allocation %ld: %s", n, mdae_err_name(rc));
+            cr_assert_null(m);
+        }
+        mdae_diags_close(&d);
+        cr_assert_eq(live, 0, "allocation %ld failing leaks %ld blocks", n, live);
+    }
+    cr_assert_eq(rc, MDAE_OK);
+    mdae_replace_allocator(NULL);
+    free(src);
+}
+
+/* ---- Formats and the MEL printer ------------------------------------------------- */
+
+Test(mo_parse, recognises_modelica_by_extension_or_header)
+{
+    cr_assert(mo_is_modelica("", 0, "a.mo"));
+    cr_assert(mo_is_modelica("", 0, "dir/a.bmo"));
+    cr_assert_not(mo_is_modelica("x : real;", 9, "a.mel"));
+    cr_assert(mo_is_modelica("\n  //! base 0.1.0\n", 17, NULL));
+    cr_assert_not(mo_is_modelica("// base", 7, NULL));
+}
+
+static void check_round_trip(const char *file)
+{
+    mel_model *m = parse_file(file);
+    char *text = NULL;
+    cr_assert_eq(mo_model_to_mel(m, &text), MDAE_OK);
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *back = NULL;
+    int rc = mel_model_parse(text, strlen(text), NULL, &back, &d);
+    if (rc != MDAE_OK) {
+        dump(&d);
+        fprintf(stderr, "%s\n", text);
+    }
+    cr_assert_eq(rc, MDAE_OK, "%s: the printed MEL does not read back", file);
+    cr_assert_eq(back->n_equations, m->n_equations);
+    cr_assert_eq(back->n_variables, m->n_variables);
+    cr_assert_eq(back->n_modes, m->n_modes);
+    cr_assert_eq(back->n_invariants, m->n_invariants);
+    cr_assert_eq(back->n_edges, m->n_edges);
+    /* same incidences, case by case, in every mode (small models) */
+    cr_assert_leq(m->n_modes, 12);
+    bool mode[12];
+    for (uint32_t x = 0; x < (1u << m->n_modes); x++) {
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            mode[k] = (x >> k) & 1;
+        for (uint32_t i = 0; i < m->n_equations; i++) {
+            cr_assert_eq(mel_guard_eval(m->equations[i].guard, mode),
+                         mel_guard_eval(back->equations[i].guard, mode));
+            cr_assert_eq(m->equations[i].n_incs, back->equations[i].n_incs);
+            for (uint32_t j = 0; j < m->equations[i].n_incs; j++)
+                cr_assert_eq(mel_incidence_order(&m->equations[i].incs[j], mode),
+                             mel_incidence_order(&back->equations[i].incs[j], mode), "%s %s",
+                             file, m->equations[i].name);
+        }
+    }
+    mel_model_free(back);
+    mdae_diags_close(&d);
+    mdae_free(text);
+    mel_model_free(m);
+}
+
+Test(mo_parse, prints_mel_that_reads_back_into_the_same_structure)
+{
+    const char *files[] = {"water_tank.mo", "clutch_basic.mo", "cup_and_ball.mo", "rldc2_cc.mo",
+                           "two_equations.mo", "bm_constructs.bmo", "bm_modes.bmo"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        check_round_trip(files[i]);
+}
+
+/* ---- Saved fuzzer inputs ----------------------------------------------------------- */
+
+Test(mo_parse, replays_every_saved_fuzzer_input)
+{
+    const char *dir = MDAE_SOURCE_DIR "/tests/corpus/mo_parse";
+    DIR *dp = opendir(dir);
+    if (dp == NULL)
+        return; /* none saved yet */
+    struct dirent *de;
+    mel_options opt = {.max_instances = 10000, .max_depth = 64};
+    while ((de = readdir(dp)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        FILE *f = fopen(path, "rb");
+        if (f == NULL)
+            continue;
+        static char buf[1 << 20];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        mdae_diags d;
+        mdae_diags_init(&d);
+        mel_model *m = NULL;
+        int rc = mo_model_parse(buf, n, &opt, &m, &d);
+        cr_assert(rc == MDAE_OK || rc == MDAE_E_PARSE || rc == MDAE_E_MODEL ||
+                      rc == MDAE_E_LIMIT,
+                  "%s: %s", de->d_name, mdae_err_name(rc));
+        if (m != NULL) {
+            char *text = NULL;
+            cr_assert_eq(mo_model_to_mel(m, &text), MDAE_OK);
+            mdae_free(text);
+        }
+        mel_model_free(m);
+        mdae_diags_close(&d);
+    }
+    closedir(dp);
+}
