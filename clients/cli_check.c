@@ -54,10 +54,6 @@ nomem:
 void cli_sa_config(const cli_opts *o, sa_config *cfg)
 {
     sa_config_default(cfg);
-    /* One model per process: start BuDDy with a small table (it grows as
-     * needed); the default million nodes cost 0.25 s to set up, more than the
-     * whole analysis of most models (measured on ../shared/msl, issue 11). */
-    cfg->initial_nodes = 1u << 16;
     if (o->node_limit)
         cfg->node_limit = o->node_limit;
     cfg->dynamic_reorder = o->reorder;

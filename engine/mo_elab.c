@@ -535,13 +535,19 @@ static bool ref_name(elab *el, const mo__expr *e, char *buf, size_t cap, bool *p
 {
     size_t n = 0;
     *partial = false;
+    buf[0] = 0;
     for (uint32_t i = 0; i < e->n_parts; i++) {
-        int w = snprintf(buf + n, cap - n, "%s%s", i ? "." : "", e->parts[i].name);
-        if (w < 0 || (size_t)w >= cap - n)
+        /* memcpy, not snprintf: this runs for every reference */
+        size_t len = strlen(e->parts[i].name);
+        if (n + len + 2 >= cap)
             return false;
-        n += (size_t)w;
+        if (i > 0)
+            buf[n++] = '.';
+        memcpy(buf + n, e->parts[i].name, len + 1);
+        n += len;
         if (e->parts[i].n_subs == 0)
             continue;
+        int w;
         long long save_end = el->end_value;
         el->end_value = 0;
         if (e->parts[i].n_subs == 1 && has_end(e->parts[i].subs[0])) {

@@ -192,7 +192,7 @@ typedef struct mo__comp {
     unsigned prefixes;
     uint32_t n_dims;
     mo__expr **dims;   /* type dims then name dims */
-    mo__mod *mods;
+    mo__mod *mods;     /* not filled: attributes are not structural */
     mo__expr *binding; /* `= e` */
     struct mo__comp *next;
 } mo__comp;

@@ -254,10 +254,17 @@ again:
         t->kind = MO_T_ID;
         t->text = s + b;
         t->len = n;
-        for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++) {
-            if (strlen(keywords[k]) == n && memcmp(keywords[k], s + b, n) == 0) {
-                t->kind = (mo__tok)(MO_T_ALGORITHM + k);
-                break;
+        /* keywords are 2..13 lowercase letters: most names fail the first
+         * test (Base Modelica quotes nearly every name anyway) */
+        if (n >= 2 && n <= 13 && c >= 'a' && c <= 'w') {
+            for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++) {
+                /* strncmp stops at a shorter keyword's NUL (names have
+                 * none), so keywords[k][n] is then within the keyword */
+                if (keywords[k][0] == (char)c && strncmp(keywords[k], s + b, n) == 0 &&
+                    keywords[k][n] == 0) {
+                    t->kind = (mo__tok)(MO_T_ALGORITHM + k);
+                    break;
+                }
             }
         }
         if (t->kind == MO_T_ID && n > MEL__MAX_NAME) {

@@ -953,11 +953,12 @@ static void description(parser *p)
         annotation(p);
 }
 
-static bool modification(parser *p, mo__mod **mods, mo__expr **binding, const char *prefix);
+static bool modification(parser *p, mo__mod **mods, mo__expr **binding);
 
-/* class_modification: ( argument {, argument} ); cur is '('. Arguments whose
- * names are attributes (start, fixed, ...) are kept, prefixed by `prefix`. */
-static bool class_mod(parser *p, mo__mod **mods, const char *prefix)
+/* class_modification: ( argument {, argument} ); cur is '('. The attributes
+ * (start, fixed, unit, stateSelect...) say nothing about the structure: they
+ * are parsed, checked for syntax, and dropped (mods stays as it is). */
+static bool class_mod(parser *p, mo__mod **mods)
 {
     next(p);
     if (!enter(p))
@@ -969,46 +970,19 @@ static bool class_mod(parser *p, mo__mod **mods, const char *prefix)
             syntax_error(p, "a modification (redeclarations are not Base Modelica)");
             break;
         }
-        char name[512];
-        size_t n = 0;
-        if (prefix != NULL) {
-            n = (size_t)snprintf(name, sizeof name, "%s.", prefix);
-        }
         if (!at(p, MO_T_ID)) {
             syntax_error(p, "a modification");
             break;
         }
         while (at(p, MO_T_ID)) {
-            int w = snprintf(name + n, sizeof name - n, "%.*s", (int)p->cur.len, p->cur.text);
-            if (w > 0)
-                n += (size_t)w;
-            if (n >= sizeof name - 2)
-                n = sizeof name - 2;
             next(p);
             if (!at(p, MO_T_DOT))
                 break;
             next(p);
-            name[n++] = '.';
-            name[n] = 0;
         }
         mo__expr *value = NULL;
-        mo__mod *inner = NULL;
-        if (!modification(p, &inner, &value, name))
+        if (!modification(p, mods, &value))
             break;
-        mo__mod *m = alloc(p, sizeof *m);
-        if (m == NULL)
-            break;
-        m->name = dup_name(p, name, n);
-        m->value = value;
-        m->next = *mods;
-        *mods = m;
-        /* nested attributes, flattened as "x.start" */
-        while (inner != NULL) {
-            mo__mod *nx = inner->next;
-            inner->next = *mods;
-            *mods = inner;
-            inner = nx;
-        }
         description(p);
         if (!accept(p, MO_T_COMMA))
             break;
@@ -1017,9 +991,9 @@ static bool class_mod(parser *p, mo__mod **mods, const char *prefix)
     return expect(p, MO_T_RPAREN);
 }
 
-static bool modification(parser *p, mo__mod **mods, mo__expr **binding, const char *prefix)
+static bool modification(parser *p, mo__mod **mods, mo__expr **binding)
 {
-    if (at(p, MO_T_LPAREN) && !class_mod(p, mods, prefix))
+    if (at(p, MO_T_LPAREN) && !class_mod(p, mods))
         return false;
     if (at(p, MO_T_ASSIGN) || at(p, MO_T_DEFINE)) {
         next(p);
@@ -1363,7 +1337,7 @@ prefixes_done:;
             if (n_dims)
                 memcpy(k->dims + n_tdims, dims, n_dims * sizeof *dims);
         }
-        if (!modification(p, &k->mods, &k->binding, NULL))
+        if (!modification(p, &k->mods, &k->binding))
             return;
         if (at(p, MO_T_IF)) { /* condition attribute */
             next(p);
@@ -1459,7 +1433,7 @@ static void composition(parser *p, mo__class *c)
                 mo__mod *m = NULL;
                 mo__expr *b = NULL;
                 if (at(p, MO_T_LPAREN))
-                    (void)class_mod(p, &m, NULL);
+                    (void)class_mod(p, &m);
                 (void)b;
                 if (at(p, MO_T_ANNOTATION))
                     annotation(p);
@@ -1551,7 +1525,7 @@ static mo__class *class_def(parser *p, mo__ck kind)
                     mo__expr **d;
                     if (at(p, MO_T_LBRACK))
                         (void)subscripts(p, &nd, &d);
-                    (void)class_mod(p, &m, NULL);
+                    (void)class_mod(p, &m);
                 }
             } else if (c->alias != NULL && at(p, MO_T_LBRACK)) {
                 uint32_t nd;
@@ -1559,7 +1533,7 @@ static mo__class *class_def(parser *p, mo__ck kind)
                 (void)subscripts(p, &nd, &d);
                 if (at(p, MO_T_LPAREN)) {
                     mo__mod *m = NULL;
-                    (void)class_mod(p, &m, NULL);
+                    (void)class_mod(p, &m);
                 }
             }
         }
