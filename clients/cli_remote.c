@@ -6,7 +6,7 @@
  *
  * What it sends, per command (server/srv_methods.c lists the methods):
  *   auth {token}                       only when MDAE_TOKEN is set
- *   session/open {text, format:"mel", defines?}
+ *   session/open {text, format:"mel"|"modelica", defines?}
  *   analyze:          session/analyze {session}
  *   analyze --dot:    session/dot {session}      (result: DOT text, or
  *                                                 {"dot": text})
@@ -555,7 +555,7 @@ static cJSON *open_params(const cli_opts *o, const cli_source *src)
 {
     cJSON *p = cJSON_CreateObject();
     if (p == NULL || !cJSON_AddStringToObject(p, "text", src->text) ||
-        !cJSON_AddStringToObject(p, "format", "mel"))
+        !cJSON_AddStringToObject(p, "format", cli_is_modelica(o, src) ? "modelica" : "mel"))
         goto fail;
     if (o->n_defines > 0) {
         cJSON *d = cJSON_AddObjectToObject(p, "defines");

@@ -363,6 +363,7 @@ typedef struct srv_session {
     long version;
     srv_conn *owner; /* closes with it; NULL when persistent (not referenced) */
     char *uri;       /* LSP document, or NULL */
+    bool modelica;   /* format "modelica" / languageId "modelica" (issue 11) */
     srv_queue queue; /* its worker and jobs (srv_worker.c) */
     uint64_t last_used; /* uv_now */
     struct srv_session *prev, *next;

@@ -196,6 +196,10 @@ void srv_lsp_did_open(srv_conn *c, const cJSON *params)
             return;
         }
     }
+    /* Modelica by languageId here; by a .mo/.bmo URI or the //! base header
+     * in the worker (mo_is_modelica) */
+    const cJSON *lang = get_param(doc, "languageId");
+    s->modelica = cJSON_IsString(lang) && strcmp(lang->valuestring, "modelica") == 0;
     s->lsp_version = lsp_doc_version(doc);
     s->lsp_due = 0;
     lsp_check(c, s);

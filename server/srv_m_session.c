@@ -208,8 +208,10 @@ void srv_m_open(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"text\" (a string) is required");
         return;
     }
-    if (format != NULL && !(cJSON_IsString(format) && strcmp(format->valuestring, "mel") == 0)) {
-        bad_params(call, "%s", "\"format\" must be \"mel\"");
+    bool modelica = cJSON_IsString(format) && strcmp(format->valuestring, "modelica") == 0;
+    if (format != NULL && !modelica &&
+        !(cJSON_IsString(format) && strcmp(format->valuestring, "mel") == 0)) {
+        bad_params(call, "%s", "\"format\" must be \"mel\" or \"modelica\"");
         return;
     }
     if (persist != NULL && !cJSON_IsBool(persist)) {
@@ -232,6 +234,7 @@ void srv_m_open(srv_call *call, const cJSON *params)
         srv_call_mdae_error(call, rc, rc == MDAE_E_LIMIT ? "too many sessions" : NULL, d);
         return;
     }
+    s->modelica = modelica;
     session_job *sj =
         job_make(s, call, "load", srv_session_load_params(s), open_done, SRV_JOB_LOADS);
     if (sj != NULL)

@@ -151,6 +151,10 @@ cJSON *srv_session_load_params(const srv_session *s)
         cJSON_Delete(p);
         return NULL;
     }
+    if (s->modelica && !cJSON_AddStringToObject(p, "format", "modelica")) {
+        cJSON_Delete(p);
+        return NULL;
+    }
     if (s->defines != NULL) {
         cJSON *d = cJSON_Duplicate(s->defines, true);
         if (d == NULL) {

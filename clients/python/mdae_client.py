@@ -197,9 +197,13 @@ class Client:
     def status(self):
         return self.call("server/status")
 
-    def open(self, text, defines=None, persist=False):
-        """Open a session on a MEL model text; returns a Session."""
-        params = {"text": text, "format": "mel"}
+    def open(self, text, defines=None, persist=False, format="mel"):
+        """Open a session on a model text, MEL (format="mel") or Modelica
+        (format="modelica": Base Modelica or the papers' flat Modelica);
+        returns a Session."""
+        if format not in ("mel", "modelica"):
+            raise ValueError("format must be 'mel' or 'modelica'")
+        params = {"text": text, "format": format}
         if defines:
             params["defines"] = dict(defines)
         if persist:

@@ -81,6 +81,18 @@ class ClientTest(unittest.TestCase):
             self.assertTrue(s.mode({"g1": True, "g2": False})["valid"])
             s.close()
 
+    def test_opens_and_analyses_a_modelica_model(self):
+        with self.client() as c:
+            s = c.open(model("rldc2_cc.mo"), format="modelica")
+            self.assertEqual(s.summary["counts"]["equations"], 14)
+            result = s.analyze()
+            self.assertEqual(result["status"], "nonsingular")
+            self.assertEqual(result["equations"][0]["name"], "K1")
+            self.assertTrue(s.mode({"g1": True, "g2": False})["valid"])
+            s.edit(text=model("rldc2_cc.mo").replace("// (K1)", "// (KCL)"))
+            self.assertEqual(s.analyze()["equations"][0]["name"], "KCL")
+            s.close()
+
     def test_streams_notifications_then_the_result(self):
         with self.client() as c:
             s = c.open(model("brake.mel"))

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mo.h"
 #include "rpc_json.h"
 #include "rpc_lsp.h"
 #include "rpc_message.h"
@@ -124,7 +125,11 @@ static int load(wk_state *w, const cJSON *params)
     mel_options mo = {0};
     mo.defines = defines;
     mo.n_defines = nd;
-    int rc = mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(params, "format");
+    bool modelica = (cJSON_IsString(fmt) && strcmp(fmt->valuestring, "modelica") == 0) ||
+                    (w->text != NULL && mo_is_modelica(w->text, w->text_len, w->text_name));
+    int rc = modelica ? mo_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags)
+                      : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
     if (rc == MDAE_OK)
         rc = sa_check(w->model, &w->model_diags);
     check(rc);

@@ -137,3 +137,52 @@ Test(srv_lsp, one_hundred_changes_checked_each_time_end_with_the_diagnostics_of_
 {
     editor_session("\"lsp\": {\"debounce_ms\": 0}");
 }
+
+/* Issue 11: Modelica documents, by languageId or by a .mo/.bmo URI; the
+ * diagnostics point into the Modelica text (LSP lines are 0-based). */
+static cJSON *open_lang(const char *uri, const char *lang, const char *text)
+{
+    cJSON *p = open_params(uri, text);
+    cJSON *d = cJSON_GetObjectItem(p, "textDocument");
+    cJSON_ReplaceItemInObject(d, "languageId", cJSON_CreateString(lang));
+    return p;
+}
+
+Test(srv_lsp, checks_modelica_documents_by_language_id_or_extension)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    cl_lsp_send(&c, "initialize", 1, cJSON_CreateObject());
+    cJSON_Delete(cl_lsp_json(&c));
+    cl_lsp_send(&c, "initialized", -1, cJSON_CreateObject());
+    const char *text = "model M\n  Real x;\nequation\n  der(x) = -x +;\nend M;\n";
+    cl_lsp_send(&c, "textDocument/didOpen", -1, open_lang("file:///m.txt", "modelica", text));
+    cl_lsp_send(&c, "textDocument/didOpen", -1, open_lang("file:///n.bmo", "plaintext", text));
+    int seen = 0;
+    while (seen < 2) {
+        cJSON *m = cl_lsp_json(&c);
+        const cJSON *meth = cJSON_GetObjectItem(m, "method");
+        if (!cJSON_IsString(meth) ||
+            strcmp(meth->valuestring, "textDocument/publishDiagnostics") != 0) {
+            cJSON_Delete(m);
+            continue;
+        }
+        cJSON *params = cJSON_GetObjectItem(m, "params");
+        cJSON *diags = cJSON_GetObjectItem(params, "diagnostics");
+        cr_assert_eq(cJSON_GetArraySize(diags), 1, "one syntax error");
+        cJSON *range = cJSON_GetObjectItem(cJSON_GetArrayItem(diags, 0), "range");
+        cJSON *start = cJSON_GetObjectItem(range, "start");
+        cr_assert_eq(cJSON_GetObjectItem(start, "line")->valueint, 3);
+        cr_assert_eq(cJSON_GetObjectItem(start, "character")->valueint, 15);
+        cJSON_Delete(m);
+        seen++;
+    }
+    cl_lsp_send(&c, "shutdown", 2, NULL);
+    cJSON_Delete(cl_lsp_json(&c));
+    cl_lsp_send(&c, "exit", -1, NULL);
+    cr_assert(cl_wait_eof(&c));
+    cl_close(&c);
+    srv_stop(&p);
+}
