@@ -70,6 +70,7 @@ typedef struct mvar {
     int state;                  /* evaluation: 0 not yet, 1 running, 2 done, 3 no value */
     double val;
     bool when_assigned;
+    bool clocked;    /* in a clocked partition (see infer_clocks) */
     long unknown;    /* index into variables, or -1 */
     long next_elem;  /* next element of the same array, or -1 */
     /* definition `b = E` of a Boolean / Integer variable (for invariants) */
@@ -138,6 +139,7 @@ typedef struct elab {
     bool limit_hit;
     long cur_when;
     long long end_value; /* `end` in the subscript being evaluated, or 0 */
+    bool has_clocks;     /* some variable is clocked or a Clock */
     const env *env;
     uint32_t seen[64];
     size_t n_seen;
@@ -924,9 +926,6 @@ static void use_ref(elab *el, vec *uses, const mo__expr *e, int order, const mel
     size_t n = whole ? el->multi.n : 1;
     for (size_t j = 0; j < n; j++) {
         mvar *v = VAR(el, whole ? ((long *)el->multi.p)[j] : i);
-        if (v->type == T_CLOCK)
-            err(el, MDAE_E_MODEL, e->where,
-                "clocked partitions are not supported: Clock variable '%s'", v->name);
         if (v->unknown >= 0)
             add_use(el, uses, (uint32_t)v->unknown, order, g, e->where);
     }
@@ -1090,8 +1089,8 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
             call_is(f, "change") || call_is(f, "initial") || call_is(f, "terminal") ||
             call_is(f, "sample") || call_is(f, "size") || call_is(f, "ndims") ||
             call_is(f, "delay") || call_is(f, "String") || call_is(f, "cardinality") ||
-            call_is(f, "getInstanceName"))
-            return; /* left limits, events, delayed values: not incident */
+            call_is(f, "getInstanceName") || call_is(f, "hold"))
+            return; /* left limits, events, delayed and clocked values: not incident */
         if (f != NULL && is_clocked(f)) {
             err(el, MDAE_E_MODEL, e->where,
                 "clocked partitions are not supported: '%s' (the analysis covers the "
@@ -1309,13 +1308,15 @@ static bool is_whole_array(elab *el, const mo__expr *e)
 }
 
 static void equations(elab *el, const mo__stmt *s, const mel_guard *g);
+static bool clocked_equation(elab *el, const mo__stmt *s);
+static bool clock_refs(elab *el, const mo__expr *e, vec *refs);
 
 static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
 {
     char *text = stmt_text(el, s);
     if (text == NULL)
         return;
-    if (el->cur_when >= 0) {
+    if (el->cur_when >= 0 || (el->has_clocks && clocked_equation(el, s))) {
         add_event(el, MEL_EV_DISCRETE, text, s->where, -1);
         return;
     }
@@ -1359,6 +1360,15 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
     long dl = discrete_ref(el, s->lhs), dr = discrete_ref(el, s->rhs);
     if (dr >= 0 && VAR(el, dr)->type == T_REAL)
         dr = -1;
+    if (dl >= 0 && VAR(el, dl)->type == T_REAL) {
+        /* d = y with d assigned in a when-clause: an equation for the
+         * unknowns of the other side if it has any (an alias of d) */
+        vec probe = {0};
+        collect(el, &probe, s->rhs, 0, g);
+        if (probe.n > 0)
+            dl = -1;
+        mdae_free(probe.p);
+    }
     if (dl < 0 && dr >= 0) {
         dl = dr;
         const mo__expr *t = s->lhs;
@@ -1553,10 +1563,6 @@ static void when_clause(elab *el, const mo__stmt *s, bool eqs)
         char *t = expr_text(el, s->conds[i]);
         char *c = t ? mdup(el, el->ma, t, strlen(t)) : NULL;
         (void)atomize; /* when-conditions are events, not modes */
-        if (s->conds[i]->kind == MO_E_CALL && plain_name(s->conds[i]) &&
-            is_clocked(plain_name(s->conds[i])))
-            err(el, MDAE_E_MODEL, s->conds[i]->where,
-                "clocked partitions are not supported: clocked when-clause");
         add_event(el, MEL_EV_WHEN, c, s->conds[i]->where, -1);
         el->cur_when = (long)el->events.n - 1;
         when_body(el, s->bodies[i], eqs);
@@ -1596,6 +1602,17 @@ static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
                     equations(el, s->bodies[i], rest);
                     break;
                 }
+                vec crefs = {0};
+                bool clocked = el->has_clocks && clock_refs(el, s->conds[i], &crefs);
+                mdae_free(crefs.p);
+                if (clocked) {
+                    /* a condition on clocked values: the if-equation is
+                     * part of a clocked partition */
+                    for (uint32_t b = 0; b < s->n_branches; b++)
+                        for (const mo__stmt *q = s->bodies[b]; q != NULL; q = q->next)
+                            add_event(el, MEL_EV_DISCRETE, stmt_text(el, q), q->where, -1);
+                    break;
+                }
                 value v = eval(el, s->conds[i]);
                 if (v.ok) {
                     if (v.v != 0) {
@@ -1628,6 +1645,162 @@ static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
             break;
         }
     }
+}
+
+/* ---- clocked partitions -------------------------------------------------------------
+ * Modelica 3.6 chapter 16: clocked equations are discrete-time, solved at the
+ * clock's ticks, so like when-clauses they are not part of the continuous
+ * system. Clock inference, as the structure needs it: an equation is clocked
+ * when it contains a clock operator (sample(u, c) with a clock, subSample,
+ * superSample, shiftSample, backSample, previous, noClock, interval,
+ * firstTick, Clock(...)) or a Clock variable, or mentions a variable of a
+ * clocked equation; its variables are then clocked. hold(u) is the way back
+ * to continuous time and sample(u, c)'s u is continuous: neither propagates.
+ * Equations inside if- and for-equations are left out of the inference. */
+
+typedef struct clk_eq {
+    size_t first, n; /* variable indices in el->clk_refs */
+    bool seed;
+} clk_eq;
+
+/* Collect the variables of e that propagate clocks into refs; true if e has
+ * a clock operator or a Clock variable. */
+static bool clock_refs(elab *el, const mo__expr *e, vec *refs)
+{
+    if (e == NULL)
+        return false;
+    bool seed = false;
+    if (e->kind == MO_E_REF) {
+        bool whole;
+        long i = resolve(el, e, &whole, true);
+        if (i < 0)
+            return false;
+        size_t n = whole ? el->multi.n : 1;
+        for (size_t j = 0; j < n; j++) {
+            long k = whole ? ((long *)el->multi.p)[j] : i;
+            seed |= VAR(el, k)->type == T_CLOCK;
+            long *slot = vec_push(el, refs, sizeof *slot);
+            if (slot != NULL)
+                *slot = k;
+        }
+        return seed;
+    }
+    if (e->kind == MO_E_CALL) {
+        const char *f = plain_name(e);
+        if (call_is(f, "hold"))
+            return false;
+        if (call_is(f, "sample") && e->n_kids == 2) {
+            /* sample(start, interval) is the event operator; sample(u, c)
+             * with c a clock samples u */
+            vec tmp = {0};
+            bool c = clock_refs(el, e->kids[1], &tmp);
+            mdae_free(tmp.p);
+            if (c)
+                return true;
+        }
+        if (call_is(f, "sample") && e->n_kids == 1)
+            return true; /* sample(u): inferred clock */
+        if (f != NULL && is_clocked(f) && !call_is(f, "hold"))
+            seed = true;
+        if (call_is(f, "sample"))
+            return seed;
+    }
+    for (uint32_t i = 0; i < e->n_kids; i++)
+        seed |= clock_refs(el, e->kids[i], refs);
+    return seed;
+}
+
+static bool clk_add(elab *el, vec *eqs, vec *refs, const mo__expr *lhs, const mo__expr *rhs)
+{
+    clk_eq *q = vec_push(el, eqs, sizeof *q);
+    if (q == NULL)
+        return false;
+    q->first = refs->n;
+    q->seed = clock_refs(el, lhs, refs);
+    q->seed |= clock_refs(el, rhs, refs);
+    q->n = refs->n - q->first;
+    return q->seed;
+}
+
+/* The equations of a list, and those of its if-equations' branches. */
+static bool clk_stmts(elab *el, vec *eqs, vec *refs, const mo__stmt *st, int depth)
+{
+    bool any = false;
+    for (; st != NULL && depth < 64; st = st->next) {
+        if (st->kind == MO_S_EQ)
+            any |= clk_add(el, eqs, refs, st->lhs, st->rhs);
+        else if (st->kind == MO_S_IF)
+            for (uint32_t i = 0; i < st->n_branches; i++)
+                any |= clk_stmts(el, eqs, refs, st->bodies[i], depth + 1);
+    }
+    return any;
+}
+
+static void infer_clocks(elab *el, const mo__class *model)
+{
+    bool any_clock = false;
+    for (size_t i = 0; i < el->vars.n && !any_clock; i++)
+        any_clock = VAR(el, i)->type == T_CLOCK;
+    vec eqs = {0}, refs = {0};
+    for (const mo__section *sec = model->sections; sec != NULL; sec = sec->next)
+        if (sec->kind == MO_SEC_EQUATION)
+            any_clock |= clk_stmts(el, &eqs, &refs, sec->stmts, 0);
+    /* declaration bindings of non-parameters are equations too */
+    for (const mo__comp *k = model->comps; k != NULL; k = k->next) {
+        if (k->binding == NULL || k->n_dims > 0 ||
+            (k->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)))
+            continue;
+        long v = find(&el->vars_by_name, k->name);
+        if (v < 0)
+            continue;
+        clk_eq *q = vec_push(el, &eqs, sizeof *q);
+        if (q == NULL)
+            goto out;
+        q->first = refs.n;
+        long *slot = vec_push(el, &refs, sizeof *slot);
+        if (slot == NULL)
+            goto out;
+        *slot = v;
+        q->seed = clock_refs(el, k->binding, &refs);
+        q->n = refs.n - q->first;
+        any_clock |= q->seed;
+    }
+    if (!any_clock)
+        goto out;
+    /* propagate to a fixpoint (each pass marks at least one more variable) */
+    for (bool changed = true; changed && !el->rep->stop;) {
+        changed = false;
+        clk_eq *E = eqs.p;
+        const long *R = refs.p;
+        for (size_t q = 0; q < eqs.n; q++) {
+            bool clocked = E[q].seed;
+            for (size_t k = 0; k < E[q].n && !clocked; k++)
+                clocked = VAR(el, R[E[q].first + k])->clocked;
+            if (!clocked)
+                continue;
+            for (size_t k = 0; k < E[q].n; k++) {
+                mvar *v = VAR(el, R[E[q].first + k]);
+                if (!v->clocked && v->type != T_CLOCK) {
+                    v->clocked = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+out:
+    mdae_free(eqs.p);
+    mdae_free(refs.p);
+}
+
+/* Is this equation in a clocked partition? */
+static bool clocked_equation(elab *el, const mo__stmt *s)
+{
+    vec refs = {0};
+    bool c = clock_refs(el, s->lhs, &refs) || clock_refs(el, s->rhs, &refs);
+    for (size_t k = 0; k < refs.n && !c; k++)
+        c = VAR(el, ((long *)refs.p)[k])->clocked;
+    mdae_free(refs.p);
+    return c;
 }
 
 /* ---- pre-pass: Reals assigned in when-clauses ------------------------------------ */
@@ -1766,9 +1939,6 @@ static void declare(elab *el, const mo__comp *k)
                 "record variables are not supported: '%s' of type '%s' (export with scalarize)",
                 k->name, k->type);
     }
-    if (t == T_CLOCK)
-        err(el, MDAE_E_MODEL, k->type_where,
-            "clocked partitions are not supported: Clock variable '%s'", k->name);
     if (k->n_dims == 0) {
         declare_elem(el, k, k->name, t, et, NULL);
         return;
@@ -2339,13 +2509,18 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
     for (const mo__section *s = model->sections; s != NULL; s = s->next)
         if (s->kind == MO_SEC_EQUATION || s->kind == MO_SEC_ALGORITHM)
             mark_when(&el, s->stmts, false);
+    infer_clocks(&el, model);
+    if (rep->stop)
+        goto done;
+    for (size_t i = 0; i < el.vars.n && !el.has_clocks; i++)
+        el.has_clocks = VAR(&el, i)->clocked || VAR(&el, i)->type == T_CLOCK;
     /* unknowns, in declaration order */
     long n_unknowns = 0;
     for (size_t i = 0; i < el.vars.n; i++) {
         mvar *v = VAR(&el, i);
         if (v->type == T_REAL && !(v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT |
                                                   MO_P_DISCRETE)) &&
-            !(v->prefixes & MO_P_INPUT) && !v->when_assigned)
+            !(v->prefixes & MO_P_INPUT) && !v->when_assigned && !v->clocked)
             v->unknown = n_unknowns++;
     }
     /* bindings of non-parameters are equations */

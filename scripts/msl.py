@@ -84,7 +84,7 @@ def main():
     ap.add_argument("dir", nargs="?", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                             "shared", "msl"))
     ap.add_argument("--mdae", default="build/clients/mdae")
-    ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("--timeout", type=int, default=10)  # the issue: none over 10 s
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.dir, "*.bmo")))
     if not files:
