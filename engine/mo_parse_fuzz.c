@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char *text = NULL;
     if (mo_model_to_mel(m, &text) == MDAE_OK) {
-        mel_options mopt = {.max_instances = 100000, .max_depth = 1024};
+        mel_options mopt = {.max_instances = 10000, .max_depth = 64};
         mel_model *back = NULL;
         mdae_diags d2;
         mdae_diags_init(&d2);
