@@ -1360,6 +1360,15 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
     long dl = discrete_ref(el, s->lhs), dr = discrete_ref(el, s->rhs);
     if (dr >= 0 && VAR(el, dr)->type == T_REAL)
         dr = -1;
+    if (dr >= 0 && dl < 0) {
+        /* y = k with k an Integer variable and y a Real unknown is an
+         * equation for y; `E = b` defines b only if E has no unknown */
+        vec probe = {0};
+        collect(el, &probe, s->lhs, 0, g);
+        if (probe.n > 0)
+            dr = -1;
+        mdae_free(probe.p);
+    }
     if (dl >= 0 && VAR(el, dl)->type == T_REAL) {
         /* d = y with d assigned in a when-clause: an equation for the
          * unknowns of the other side if it has any (an alias of d) */

@@ -278,6 +278,20 @@ Test(mo_parse, conditions_on_parameters_are_evaluated)
     mel_model_free(m);
 }
 
+Test(mo_parse, equations_with_a_discrete_side_are_equations_for_the_unknowns_of_the_other)
+{
+    /* y = k (Integer k) is an equation for y; k = 2 and b = y > 0 define
+     * discrete variables; d = z (d assigned in a when-clause) is one for z */
+    mel_model *m = parse_ok("model M\n Real y; Real z; Real d; Integer k; Boolean b;\nequation\n"
+                            " y = k;\n k = 2;\n b = y > 0;\n d = z;\n"
+                            " when time > 1 then\n  d = 1;\n end when;\nend M;\n");
+    cr_assert_eq(m->n_variables, 2);
+    cr_assert_eq(m->n_equations, 2);
+    cr_assert_str_eq(m->equations[0].name, "y = k");
+    cr_assert_str_eq(m->equations[1].name, "d = z");
+    mel_model_free(m);
+}
+
 Test(mo_parse, reads_last_as_pre)
 {
     mel_model *m = parse_ok("model M\n Real s; Boolean g;\nequation\n g = last(s) <= 0;\n"
