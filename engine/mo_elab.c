@@ -2358,7 +2358,8 @@ static int build(elab *el, mel_model *m)
         dst->guard = rebuild(el, &rm, src->guard);
         dst->where = src->where;
         use *us = U + src->first_use;
-        qsort(us, src->n_uses, sizeof *us, cmp_use);
+        if (src->n_uses > 1)
+            qsort(us, src->n_uses, sizeof *us, cmp_use);
         /* count distinct variables */
         size_t n_incs = 0;
         for (size_t i = 0; i < src->n_uses; i++)
@@ -2570,7 +2571,8 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
             memset(&a, 0, sizeof a);
             alg_stmts(&el, &a, s->stmts);
             /* one equation per assigned unknown, incident on all it reads */
-            qsort(a.assigned.p, a.assigned.n, sizeof(use), cmp_use);
+            if (a.assigned.n > 1)
+                qsort(a.assigned.p, a.assigned.n, sizeof(use), cmp_use);
             use *as = a.assigned.p;
             for (size_t i = 0; i < a.assigned.n && !rep->stop; i++) {
                 if (i > 0 && as[i].var == as[i - 1].var)
