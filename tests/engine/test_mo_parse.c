@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counting_alloc.h"
+#include "fail_alloc.h"
 #include "mel.h"
 #include "mo.h"
 
