@@ -26,12 +26,13 @@
  *  - equations: every continuous scalar equation (for-equations unrolled,
  *    if-equation branches guarded, algorithm sections one equation per
  *    assigned unknown, `(a, b) = f(x)` one per unknown output). When-clauses,
- *    reinit, discrete definitions, initial equations and asserts are kept as
- *    mel_model.events.
+ *    reinit, discrete definitions, clocked equations, initial equations and
+ *    asserts are kept as mel_model.events.
  *
  * Errors: as mel_model_parse (MDAE_E_PARSE, MDAE_E_MODEL, MDAE_E_LIMIT,
  * MDAE_E_NOMEM) with located diagnostics; what the analysis cannot represent
- * (clocks, connect, ...) is a located error naming the construct.
+ * (connect, array equations, record variables) is a located error naming the
+ * construct. Clocked partitions are kept aside like when-clauses.
  *
  * Ownership: the model is released with mel_model_free().
  */

@@ -10,9 +10,9 @@
  *  2. Declare every component (arrays expanded to elements "x[1]", "x[1,2]",
  *     the names the scalarised export uses); resolve types (enumerations,
  *     aliases of Real/Integer/Boolean, records and external objects).
- *  3. Mark the Reals assigned inside when-clauses (discrete); the unknowns
- *     are the remaining Reals that are not parameter/constant/discrete nor
- *     top-level inputs. Parameters and constants are evaluated on demand
+ *  3. Mark the Reals assigned inside when-clauses (discrete) and those of
+ *     clocked partitions (infer_clocks); the unknowns are the remaining
+ *     Reals that are not parameter/constant/discrete nor top-level inputs. Parameters and constants are evaluated on demand
  *     from their bindings (cycles and non-constant bindings give "unknown
  *     value", and a condition over such a parameter becomes a mode atom).
  *  4. Walk the equation and algorithm sections with a guard (the conjunction
