@@ -17,6 +17,7 @@ typedef struct heap_item {
 } heap_item;
 
 struct sm_ws {
+    void *block; /* every array below, carved from one allocation */
     uint32_t cap_rows, cap_cols;
     size_t cap_edges;
     /* The graph, completed: the row of each edge, the edges of each column. */
@@ -50,71 +51,74 @@ struct sm_ws {
 
 sm_ws *sm_ws_new(void) { return mdae_calloc(1, sizeof(sm_ws)); }
 
-static void free_arrays(sm_ws *ws)
-{
-    void *arrays[] = {ws->edge_row, ws->col_first, ws->col_edges, ws->mate_row, ws->mate_col,
-                      ws->col_seen, ws->col_done, ws->stack_it, ws->stack_row, ws->queue,
-                      ws->par_edge, ws->u, ws->v, ws->dist, ws->heap, ws->done_cols,
-                      ws->in_queue, ws->forbidden, ws->forced_row, ws->forced_col,
-                      ws->c, ws->d, ws->over, ws->under};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
-        mdae_free(arrays[k]);
-}
-
 void sm_ws_free(sm_ws *ws)
 {
     if (ws == NULL)
         return;
-    free_arrays(ws);
+    mdae_free(ws->block);
     mdae_free(ws);
 }
 
+/* Carve n elements of `size` bytes at *at (16-byte aligned) when base is
+ * not NULL; always advance *at. */
+static void *carve(char *base, size_t *at, size_t n, size_t size)
+{
+    void *p = base != NULL ? base + *at : NULL;
+    *at += (n * size + 15) & ~(size_t)15;
+    return p;
+}
+
+/* Every array of the workspace, for r rows, c columns and e edges (each
+ * one more, so that none is empty), in one block: measured first with
+ * base NULL, then carved. */
+static size_t lay_out(sm_ws *ws, char *base, size_t r, size_t c, size_t e)
+{
+    size_t at = 0;
+    ws->edge_row = carve(base, &at, e, sizeof *ws->edge_row);
+    ws->col_first = carve(base, &at, c + 1, sizeof *ws->col_first);
+    ws->col_edges = carve(base, &at, e, sizeof *ws->col_edges);
+    ws->mate_row = carve(base, &at, r, sizeof *ws->mate_row);
+    ws->mate_col = carve(base, &at, c, sizeof *ws->mate_col);
+    ws->col_seen = carve(base, &at, c, sizeof *ws->col_seen);
+    ws->col_done = carve(base, &at, c, sizeof *ws->col_done);
+    ws->stack_it = carve(base, &at, r, sizeof *ws->stack_it);
+    ws->stack_row = carve(base, &at, r, sizeof *ws->stack_row);
+    ws->queue = carve(base, &at, r, sizeof *ws->queue);
+    ws->par_edge = carve(base, &at, c, sizeof *ws->par_edge);
+    ws->u = carve(base, &at, r, sizeof *ws->u);
+    ws->v = carve(base, &at, c, sizeof *ws->v);
+    ws->dist = carve(base, &at, c, sizeof *ws->dist);
+    ws->heap = carve(base, &at, e + c, sizeof *ws->heap);
+    ws->done_cols = carve(base, &at, c, sizeof *ws->done_cols);
+    ws->in_queue = carve(base, &at, r, sizeof *ws->in_queue);
+    ws->forbidden = carve(base, &at, e, 1);
+    ws->forced_row = carve(base, &at, r, sizeof *ws->forced_row);
+    ws->forced_col = carve(base, &at, c, sizeof *ws->forced_col);
+    ws->c = carve(base, &at, r, sizeof *ws->c);
+    ws->d = carve(base, &at, c, sizeof *ws->d);
+    ws->over = carve(base, &at, r, sizeof *ws->over);
+    ws->under = carve(base, &at, c, sizeof *ws->under);
+    return at;
+}
+
 /* Grow the workspace to the graph; MDAE_E_NOMEM leaves it empty but
- * usable. */
+ * usable. The stamps' arrays start at 0 (no search has stamped them). */
 static int ws_reserve(sm_ws *ws, uint32_t nr, uint32_t nc, size_t ne)
 {
-    if (ws->edge_row != NULL && nr <= ws->cap_rows && nc <= ws->cap_cols &&
-        ne <= ws->cap_edges)
+    if (ws->block != NULL && nr <= ws->cap_rows && nc <= ws->cap_cols && ne <= ws->cap_edges)
         return MDAE_OK;
-    free_arrays(ws);
-    sm_ws fresh = {0};
-    *ws = fresh;
+    mdae_free(ws->block);
+    *ws = (sm_ws){0};
     size_t r = (size_t)nr + 1, c = (size_t)nc + 1, e = ne + 1;
-    ws->edge_row = mdae_malloc(e * sizeof *ws->edge_row);
-    ws->col_first = mdae_malloc((c + 1) * sizeof *ws->col_first);
-    ws->col_edges = mdae_malloc(e * sizeof *ws->col_edges);
-    ws->mate_row = mdae_malloc(r * sizeof *ws->mate_row);
-    ws->mate_col = mdae_malloc(c * sizeof *ws->mate_col);
-    ws->col_seen = mdae_calloc(c, sizeof *ws->col_seen);
-    ws->col_done = mdae_calloc(c, sizeof *ws->col_done);
-    ws->stack_it = mdae_malloc(r * sizeof *ws->stack_it);
-    ws->stack_row = mdae_malloc(r * sizeof *ws->stack_row);
-    ws->queue = mdae_malloc(r * sizeof *ws->queue);
-    ws->par_edge = mdae_malloc(c * sizeof *ws->par_edge);
-    ws->u = mdae_malloc(r * sizeof *ws->u);
-    ws->v = mdae_malloc(c * sizeof *ws->v);
-    ws->dist = mdae_malloc(c * sizeof *ws->dist);
-    ws->heap = mdae_malloc((e + c) * sizeof *ws->heap);
-    ws->done_cols = mdae_malloc(c * sizeof *ws->done_cols);
-    ws->in_queue = mdae_malloc(r * sizeof *ws->in_queue);
-    ws->forbidden = mdae_malloc(e);
-    ws->forced_row = mdae_malloc(r * sizeof *ws->forced_row);
-    ws->forced_col = mdae_malloc(c * sizeof *ws->forced_col);
-    ws->c = mdae_malloc(r * sizeof *ws->c);
-    ws->d = mdae_malloc(c * sizeof *ws->d);
-    ws->over = mdae_malloc(r * sizeof *ws->over);
-    ws->under = mdae_malloc(c * sizeof *ws->under);
-    void *arrays[] = {ws->edge_row, ws->col_first, ws->col_edges, ws->mate_row, ws->mate_col,
-                      ws->col_seen, ws->col_done, ws->stack_it, ws->stack_row, ws->queue,
-                      ws->par_edge, ws->u, ws->v, ws->dist, ws->heap, ws->done_cols,
-                      ws->in_queue, ws->forbidden, ws->forced_row, ws->forced_col,
-                      ws->c, ws->d, ws->over, ws->under};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
-        if (arrays[k] == NULL) {
-            free_arrays(ws);
-            *ws = fresh;
-            return MDAE_E_NOMEM;
-        }
+    char *block = mdae_malloc(lay_out(ws, NULL, r, c, e));
+    if (block == NULL) {
+        *ws = (sm_ws){0};
+        return MDAE_E_NOMEM;
+    }
+    lay_out(ws, block, r, c, e);
+    memset(ws->col_seen, 0, c * sizeof *ws->col_seen);
+    memset(ws->col_done, 0, c * sizeof *ws->col_done);
+    ws->block = block;
     ws->cap_rows = nr;
     ws->cap_cols = nc;
     ws->cap_edges = ne;

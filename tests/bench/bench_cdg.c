@@ -26,25 +26,6 @@
 #include "mel.h"
 #include "sa.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-typedef struct budget {
-    double deadline;
-} budget;
-
-static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
-{
-    (void)phase;
-    (void)done;
-    (void)total;
-    return now() > ((budget *)ctx)->deadline;
-}
-
 static char *slurp(const char *name, size_t *len)
 {
     char path[1024];
@@ -86,26 +67,26 @@ static bool run(const char *family, long long N, double limit)
     sa_result *r = NULL;
     cdg_graph *g = NULL;
     cdg_report *rep = NULL;
-    budget bu = {now() + limit};
-    sa_options opt = {.progress = on_progress, .progress_ctx = &bu};
-    double t0 = now();
+    bench_deadline bu = {bench_now() + limit};
+    sa_options opt = {.progress = bench_past_deadline, .progress_ctx = &bu};
+    double t0 = bench_now();
     int rc = mel_model_parse(text, len, &mo, &m, &d);
-    double t1 = now(), t2 = t1, t3 = t1, t4 = t1;
+    double t1 = bench_now(), t2 = t1, t3 = t1, t4 = t1;
     const char *stage = "parse";
     if (rc == MDAE_OK) {
         stage = "offsets";
         rc = sa_analyze(m, &opt, &r, &d);
-        t2 = now();
+        t2 = bench_now();
     }
     if (rc == MDAE_OK) {
         stage = "blocks";
         rc = cdg_build(r, &opt, &g, &d);
-        t3 = now();
+        t3 = bench_now();
     }
     if (rc == MDAE_OK) {
         stage = "report";
         rc = cdg_graph_report(g, &rep);
-        t4 = now();
+        t4 = bench_now();
     }
     if (rc == MDAE_OK) {
         double fl = bench_floor(m);
@@ -118,7 +99,7 @@ static bool run(const char *family, long long N, double limit)
     } else {
         printf("%s\t%lld\t%u\t%u\t%s in %s after %.1f s\n", family, N, m ? m->n_modes : 0,
                m ? m->n_equations : 0,
-               rc == MDAE_E_CANCELED ? "over budget" : mdae_err_name(rc), stage, now() - t0);
+               rc == MDAE_E_CANCELED ? "over budget" : mdae_err_name(rc), stage, bench_now() - t0);
     }
     fflush(stdout);
     cdg_report_free(rep);

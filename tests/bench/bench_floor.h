@@ -3,7 +3,8 @@
  * tests/bench/bench_floor.h -- the floor every all-modes figure is judged
  * against (issue 10): the time of a single-mode analysis of one valid mode
  * of the same model by the engine's own single-mode path (sm_model_mode:
- * matching, offsets, Dulmage-Mendelsohn), and the clock. Header-only,
+ * matching, offsets, Dulmage-Mendelsohn), the clock and a deadline for
+ * analyses. Header-only,
  * shared by the benchmarks that print a floor column.
  */
 #ifndef BENCH_FLOOR_H
@@ -22,6 +23,20 @@ static inline double bench_now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A progress callback (sa_options.progress) that cancels an analysis once
+ * the clock passes ctx's deadline (a bench_deadline). */
+typedef struct bench_deadline {
+    double at; /* bench_now() seconds */
+} bench_deadline;
+
+static inline int bench_past_deadline(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    return bench_now() > ((const bench_deadline *)ctx)->at;
 }
 
 static inline bool bench_valid(const mel_model *m, const bool *mode)

@@ -31,23 +31,11 @@
 #include "ref.h"
 #include "sa.h"
 
-typedef struct deadline {
-    double at;
-} deadline;
-
-static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
-{
-    (void)phase;
-    (void)done;
-    (void)total;
-    return bench_now() > ((deadline *)ctx)->at;
-}
-
 /* The analysis `mdae analyze --json` runs. Seconds, or -1 on failure. */
 static double analyse(const mel_model *m, int method, double budget, inc_stats *st, int *rc_out)
 {
-    deadline dl = {bench_now() + budget};
-    sa_options so = {.progress = on_progress, .progress_ctx = &dl, .method = method};
+    bench_deadline dl = {bench_now() + budget};
+    sa_options so = {.progress = bench_past_deadline, .progress_ctx = &dl, .method = method};
     inc_session *s = NULL;
     inc_result *ir = NULL;
     sa_result *res = NULL;
