@@ -80,17 +80,6 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
-static int parse_method(const char *s, int *out)
-{
-    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
-    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
-        if (strcmp(s, sa_method_name(methods[k])) == 0) {
-            *out = methods[k];
-            return 0;
-        }
-    return -1;
-}
-
 void cli_print_command_help(FILE *f, const cli_command *cmd)
 {
     fprintf(f, "usage: mdae %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
@@ -245,7 +234,7 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             o->mode = v;
         } else if ((cmd->opts & CLI_OPT_METHOD) && is_option(a, "--method")) {
             const char *v = option_value(argc, argv, &i, "--method");
-            if (v == NULL || parse_method(v, &o->method) != 0)
+            if (v == NULL || sa_method_from_name(v, &o->method) < 0)
                 return usage_error(cmd, o, "invalid --method '%s'", v ? v : "",
                                    "expected auto, implicit or enumeration");
         } else if (is_option(a, "--format")) {

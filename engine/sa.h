@@ -165,6 +165,9 @@ MDAE_TEST_API bool sa_result_same(const sa_result *a, const sa_result *b, const 
 MDAE_API void sa_result_method(const sa_result *r, sa_method_info *out /* out */);
 /* "implicit" or "enumeration" (a static string); "auto" for SA_METHOD_AUTO. */
 MDAE_API const char *sa_method_name(int method);
+/* The method named name ("auto", "implicit", "enumeration": the inverse of
+ * sa_method_name) in *out; MDAE_E_INVAL for any other name. */
+MDAE_API int sa_method_from_name(const char *name, int *out /* out */);
 /* What the hint did (sa_options.hint; issue 6, for reuse statistics): the
  * number of equations whose offsets it gave, and whether the primal problem
  * still needed its dynamic programme over all perfect matchings (false when

@@ -257,6 +257,17 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->graphs = r->distinct_graphs;
 }
 
+int sa_method_from_name(const char *name, int *out)
+{
+    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
+    for (size_t k = 0; name != NULL && k < sizeof methods / sizeof methods[0]; k++)
+        if (strcmp(name, sa_method_name(methods[k])) == 0) {
+            *out = methods[k];
+            return MDAE_OK;
+        }
+    return MDAE_E_INVAL;
+}
+
 const char *sa_method_name(int method)
 {
     switch (method) {

@@ -331,16 +331,9 @@ static void stream_parts(wk_state *w, const cJSON *json, bool diff)
 static bool read_method(wk_state *w, const cJSON *params)
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(params, "method");
-    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
     w->method = SA_METHOD_AUTO;
-    if (m == NULL)
-        return true;
-    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
-        if (cJSON_IsString(m) && strcmp(m->valuestring, sa_method_name(methods[k])) == 0) {
-            w->method = methods[k];
-            return true;
-        }
-    return false;
+    return m == NULL ||
+           (cJSON_IsString(m) && sa_method_from_name(m->valuestring, &w->method) == MDAE_OK);
 }
 
 /* "parts": how each component was analysed (issue 10). */
