@@ -88,9 +88,10 @@ typedef struct sa_options {
      * says how); the others force one path. Both give the same result. */
     int method;
     /* With SA_METHOD_AUTO, if not 0: try the implicit path first whatever
-     * the estimate, with this many live BDD nodes at most, and enumerate
-     * if they are exceeded (when the valid modes are few enough to be
-     * enumerated; else the budget is ignored). 0: the estimate's choice. */
+     * the estimate, with this many BDD nodes produced at most (its work,
+     * collected or not), and enumerate if they are exceeded (when the
+     * valid modes are few enough to be enumerated; else the budget is
+     * ignored). 0: the estimate's choice. */
     size_t implicit_budget;
 } sa_options;
 

@@ -109,8 +109,9 @@ typedef struct sa_ctx {
     sa_result *r;           /* being built; freed on failure */
     sa_report *rep;         /* being built; freed on failure */
     BDD care;               /* sa_result_report_ex: the sets' care set */
-    size_t budget;          /* live nodes above the start allowed to this
-                               analysis (0: only node_limit; sa_analyze.c) */
+    size_t budget;          /* nodes BuDDy may produce for this analysis,
+                               counted from its start: its work, not its
+                               size (0: only node_limit; sa_analyze.c) */
     bool budget_hit;        /* the jump was the budget, not node_limit */
     void (*cleanup)(void *arg); /* run by sa__leave (state of sa_enum.c) */
     void *cleanup_arg;

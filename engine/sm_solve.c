@@ -176,15 +176,46 @@ static void unmatch_all(sm_ws *ws, const sm_graph *g)
 
 /* ---- Maximum matching (Kuhn) ------------------------------------------------ */
 
+/* A free column of row r, or -1: the look-ahead of MC21 (Duff), checked
+ * before the search goes deeper. Without it a search from one free row
+ * could walk the whole graph before trying the free column next door:
+ * 80 ms per mode on a 7,500-equation component of the MSL's EngineV6. */
+static long free_edge_of(const sm_ws *ws, const sm_graph *g, uint32_t r)
+{
+    for (size_t e = g->row_first[r]; e < g->row_first[r + 1]; e++)
+        if (ws->mate_col[g->col[e]] < 0)
+            return (long)e;
+    return -1;
+}
+
+/* Every stacked row takes the edge it is exploring; the top row takes e. */
+static void augment_stack(sm_ws *ws, const sm_graph *g, size_t top, size_t e)
+{
+    for (size_t k = 0; k + 1 < top; k++) {
+        uint32_t rr = ws->stack_row[k];
+        size_t ee = ws->stack_it[k] - 1;
+        ws->mate_row[rr] = (int)ee;
+        ws->mate_col[g->col[ee]] = (int)rr;
+    }
+    uint32_t r = ws->stack_row[top - 1];
+    ws->mate_row[r] = (int)e;
+    ws->mate_col[g->col[e]] = (int)r;
+}
+
 /* One augmenting path from the free row s, depth first with an explicit
- * stack; each column is visited once per search. */
+ * stack and look-ahead; each column is visited once per search. */
 static bool augment_from(sm_ws *ws, const sm_graph *g, uint32_t s)
 {
     uint32_t stamp = next_stamp(ws);
     size_t top = 0;
+    long fe = free_edge_of(ws, g, s);
     ws->stack_row[top] = s;
     ws->stack_it[top] = g->row_first[s];
     top++;
+    if (fe >= 0) {
+        augment_stack(ws, g, top, (size_t)fe);
+        return true;
+    }
     while (top > 0) {
         uint32_t r = ws->stack_row[top - 1];
         size_t e = ws->stack_it[top - 1]++;
@@ -196,21 +227,16 @@ static bool augment_from(sm_ws *ws, const sm_graph *g, uint32_t s)
         if (ws->col_seen[j] == stamp)
             continue;
         ws->col_seen[j] = stamp;
-        if (ws->mate_col[j] >= 0) {
-            uint32_t next = (uint32_t)ws->mate_col[j];
-            ws->stack_row[top] = next;
-            ws->stack_it[top] = g->row_first[next];
-            top++;
-            continue;
+        MDAE_ASSERT(ws->mate_col[j] >= 0); /* the look-ahead found none free */
+        uint32_t next = (uint32_t)ws->mate_col[j];
+        ws->stack_row[top] = next;
+        ws->stack_it[top] = g->row_first[next];
+        top++;
+        fe = free_edge_of(ws, g, next);
+        if (fe >= 0) {
+            augment_stack(ws, g, top, (size_t)fe);
+            return true;
         }
-        /* Free column: every stacked row takes the edge it is exploring. */
-        for (size_t k = 0; k < top; k++) {
-            uint32_t rr = ws->stack_row[k];
-            size_t ee = ws->stack_it[k] - 1;
-            ws->mate_row[rr] = (int)ee;
-            ws->mate_col[g->col[ee]] = (int)rr;
-        }
-        return true;
     }
     return false;
 }
