@@ -16,7 +16,10 @@
 
 /* Chunks grow geometrically up to 1 MiB so a small model costs one or two
  * allocations and a large one does not waste much; a request larger than
- * the chunk size gets a chunk of its own. */
+ * the chunk size gets a chunk of its own. Chunks come zeroed from calloc
+ * (fresh pages from the kernel for the large ones) and are never reused,
+ * so an allocation needs no memset of its own: clearing every node as it
+ * was handed out took a fifth of the Modelica front-end's time. */
 #define ARENA_MIN_CHUNK 4096
 #define ARENA_MAX_CHUNK ((size_t)1 << 20)
 
@@ -43,7 +46,7 @@ void *mel__arena_alloc(mel__arena *a, size_t n)
             cap = ARENA_MAX_CHUNK;
         if (cap < n)
             cap = n;
-        struct mel__chunk *nc = mdae_malloc(sizeof *nc + cap);
+        struct mel__chunk *nc = mdae_calloc(1, sizeof *nc + cap);
         if (nc == NULL)
             return NULL;
         nc->used = 0;
@@ -55,7 +58,6 @@ void *mel__arena_alloc(mel__arena *a, size_t n)
             c->next = nc;
             nc->used = n;
             a->total += n;
-            memset(nc->data, 0, n);
             return nc->data;
         }
         nc->next = c;
@@ -64,7 +66,6 @@ void *mel__arena_alloc(mel__arena *a, size_t n)
     void *p = c->data + c->used;
     c->used += n;
     a->total += n;
-    memset(p, 0, n);
     return p;
 }
 

@@ -37,6 +37,7 @@ typedef enum mo__tok {
     MO_T_ID,   /* identifier, quoted or not (text: the name, without quotes) */
     MO_T_STR,  /* "string" (text: raw contents, escapes kept) */
     MO_T_NUM,
+    MO_T_EMPTY, /* #EMPTY#: OpenModelica's export of a missing value (a warning) */
     /* keywords, in the order of mo__keywords[] */
     MO_T_ALGORITHM, MO_T_AND, MO_T_ANNOTATION, MO_T_BLOCK, MO_T_BREAK, MO_T_CLASS,
     MO_T_CONNECT, MO_T_CONNECTOR, MO_T_CONSTANT, MO_T_CONSTRAINEDBY, MO_T_DISCRETE,

@@ -40,6 +40,7 @@ const char *mo__tok_name(mo__tok kind)
     case MO_T_ID: return "identifier";
     case MO_T_STR: return "string";
     case MO_T_NUM: return "number";
+    case MO_T_EMPTY: return "'#EMPTY#'";
     default: break;
     }
     if (kind >= MO_T_ALGORITHM && kind <= MO_T_WITHIN) {
@@ -400,6 +401,21 @@ again:
             default: t->kind = MO_T_DOT; break;
             }
             break;
+        case '#':
+            if (lx->len - b >= 7 && memcmp(s + b, "#EMPTY#", 7) == 0) {
+                /* Not Base Modelica: OpenModelica writes it for an argument
+                 * it has no value for (seen in record constructors of
+                 * parameter bindings). Read as an opaque value, so that the
+                 * model is analysed unless its structure depends on it. */
+                lx->pos = b + 7;
+                t->kind = MO_T_EMPTY;
+                t->where.end = here(lx);
+                mdae_diags_add(lx->rep->diags, MDAE_SEV_WARNING, t->where,
+                               "'#EMPTY#' is not Base Modelica (an OpenModelica export of a "
+                               "missing value): read as an unknown value");
+                break;
+            }
+            /* fall through */
         default: {
             /* Skip the whole UTF-8 sequence or bad byte run as one error. */
             while (lx->pos < lx->len && ((unsigned char)s[lx->pos] & 0xC0) == 0x80)

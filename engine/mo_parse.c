@@ -370,6 +370,20 @@ fail:
 
 static mo__expr *factor(parser *p);
 
+/* A call of `name` (one part, no arguments yet) starting at s. */
+static mo__expr *new_call(parser *p, mdae_pos s, const char *name)
+{
+    mo__expr *e = new_expr(p, MO_E_CALL, s);
+    if (e == NULL)
+        return NULL;
+    e->n_parts = 1;
+    e->parts = alloc(p, sizeof *e->parts);
+    if (e->parts == NULL)
+        return NULL;
+    e->parts[0].name = name;
+    return e;
+}
+
 static mo__expr *primary(parser *p)
 {
     mdae_pos s = p->cur.where.start;
@@ -405,20 +419,22 @@ static mo__expr *primary(parser *p)
         e = new_expr(p, MO_E_END, s);
         next(p);
         break;
+    case MO_T_EMPTY:
+        /* An opaque call without arguments: evaluating it fails, located. */
+        e = new_call(p, s, "#EMPTY#");
+        if (e == NULL)
+            return NULL;
+        next(p);
+        break;
     case MO_T_INITIAL:
     case MO_T_DOT:
     case MO_T_ID: {
         if (at(p, MO_T_INITIAL)) {
             /* initial() is a call of a keyword-named function */
             next(p);
-            e = new_expr(p, MO_E_CALL, s);
+            e = new_call(p, s, "initial");
             if (e == NULL)
                 return NULL;
-            e->n_parts = 1;
-            e->parts = alloc(p, sizeof *e->parts);
-            if (e->parts == NULL)
-                return NULL;
-            e->parts[0].name = "initial";
             if (!at(p, MO_T_LPAREN)) {
                 syntax_error(p, "'(' after 'initial'");
                 return NULL;
@@ -696,14 +712,11 @@ static bool is_add(mo__tok k)
     return k == MO_T_PLUS || k == MO_T_MINUS || k == MO_T_DPLUS || k == MO_T_DMINUS;
 }
 
-/* A chain `x op y op z` of one precedence level, n-ary. */
-static mo__expr *chain(parser *p, mo__expr *(*sub)(parser *), bool (*is_op)(mo__tok),
-                       mo__ek kind)
+/* The rest of a chain `a op y op z` of one precedence level, n-ary, whose
+ * first operand a (starting at s) is parsed; the current token is an op. */
+static mo__expr *chain_from(parser *p, mdae_pos s, mo__expr *a, mo__expr *(*sub)(parser *),
+                            bool (*is_op)(mo__tok), mo__ek kind)
 {
-    mdae_pos s = p->cur.where.start;
-    mo__expr *a = sub(p);
-    if (a == NULL || !is_op(p->cur.kind))
-        return a;
     plist l = {0};
     plist ops = {0};
     if (!plist_push(p, &l, a) || !plist_push(p, &ops, (void *)(uintptr_t)0))
@@ -728,6 +741,17 @@ fail:
     return NULL;
 }
 
+/* A chain `x op y op z` of one precedence level, n-ary. */
+static mo__expr *chain(parser *p, mo__expr *(*sub)(parser *), bool (*is_op)(mo__tok),
+                       mo__ek kind)
+{
+    mdae_pos s = p->cur.where.start;
+    mo__expr *a = sub(p);
+    if (a == NULL || !is_op(p->cur.kind))
+        return a;
+    return chain_from(p, s, a, sub, is_op, kind);
+}
+
 static mo__expr *term(parser *p) { return chain(p, factor, is_mul, MO_E_BIN); }
 
 static mo__expr *arith(parser *p)
@@ -750,27 +774,7 @@ static mo__expr *arith(parser *p)
         if (!is_add(p->cur.kind))
             return u;
         /* -a + b ...: continue the chain with u as its first operand */
-        plist l = {0}, ops = {0};
-        if (!plist_push(p, &l, u) || !plist_push(p, &ops, (void *)(uintptr_t)0))
-            goto fail;
-        while (is_add(p->cur.kind)) {
-            uintptr_t o = (uintptr_t)p->cur.kind;
-            next(p);
-            mo__expr *b = term(p);
-            if (b == NULL || !plist_push(p, &l, b) || !plist_push(p, &ops, (void *)o))
-                goto fail;
-        }
-        uint8_t *o = alloc(p, ops.n);
-        if (o == NULL)
-            goto fail;
-        for (size_t i = 0; i < ops.n; i++)
-            o[i] = (uint8_t)(uintptr_t)ops.v[i];
-        mdae_free(ops.v);
-        return nary(p, MO_E_BIN, s, &l, o, o[1]);
-    fail:
-        mdae_free(l.v);
-        mdae_free(ops.v);
-        return NULL;
+        return chain_from(p, s, u, term, is_add, MO_E_BIN);
     }
     return chain(p, term, is_add, MO_E_BIN);
 }

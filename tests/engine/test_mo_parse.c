@@ -328,6 +328,39 @@ Test(mo_parse, reports_lexical_errors)
     mdae_diags_close(&d);
 }
 
+/* OpenModelica's export writes #EMPTY# for an argument it has no value for
+ * (Modelica.Electrical.Spice3.Examples.Graetz): a located warning and an
+ * opaque value, an error as soon as the structure depends on it. */
+Test(mo_parse, reads_the_exporters_empty_marker_as_an_opaque_value_with_a_warning)
+{
+    const char *ok = "model M\n Real x; Real y;\nequation\n der(x) = y;\n y = f(x, #EMPTY#);\nend M;\n";
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    cr_assert_eq(mo_model_parse(ok, strlen(ok), NULL, &m, &d), MDAE_OK);
+    cr_assert_eq(d.count, 1);
+    cr_assert_eq(d.items[0].severity, MDAE_SEV_WARNING);
+    cr_assert_eq(d.items[0].where.start.line, 5);
+    cr_assert_eq(d.items[0].where.start.col, 11);
+    cr_assert_eq(d.items[0].where.end.col, 18);
+    cr_assert(strstr(d.items[0].message, "#EMPTY#") != NULL);
+    cr_assert_eq(m->n_equations, 2);
+    mel_model_free(m);
+    mdae_diags_close(&d);
+
+    int rc = parse_fail("model M\n parameter Integer n = #EMPTY#;\n Real x[n];\nequation\n"
+                        " x = fill(1, n);\nend M;\n",
+                        NULL, &d);
+    cr_assert_eq(rc, MDAE_E_MODEL);
+    cr_assert(has_error(&d, 3, 9, "must be a constant"));
+    mdae_diags_close(&d);
+
+    rc = parse_fail("model M\n Real y;\nequation\n y = #EMPTY + #;\nend M;\n", NULL, &d);
+    cr_assert_eq(rc, MDAE_E_PARSE);
+    cr_assert(has_error(&d, 4, 6, "unexpected character '#'"));
+    mdae_diags_close(&d);
+}
+
 Test(mo_parse, reports_unknown_names_and_mismatched_end)
 {
     mdae_diags d;
