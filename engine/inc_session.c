@@ -544,6 +544,7 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
         goto fail;
     for (uint32_t k = 0; k < m->n_modes; k++) {
         modes[k].where = m->modes[k].where;
+        modes[k].reads_var = -1; /* variable indices are the whole model's */
         if ((modes[k].name = ar_strdup(a, m->modes[k].name)) == NULL)
             goto fail;
     }

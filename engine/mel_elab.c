@@ -87,6 +87,7 @@ typedef struct item {
     const ctxnode *ctx;
     uint64_t seq;
     uint32_t eq; /* IT_EQ */
+    long mode;   /* IT_CHECK of a mode variable: its index; else -1 */
 } item;
 
 typedef struct use {
@@ -485,6 +486,7 @@ static item *new_item(elab *el, item_kind kind, const mel__stmt *s)
         it->env = el->env;
         it->ctx = el->ctx;
         it->seq = el->seq;
+        it->mode = -1;
     }
     return it;
 }
@@ -627,10 +629,14 @@ static void p1_decl(elab *el, const mel__stmt *st)
             return;
         m->name = (char *)s->name;
         m->where = st->where;
+        m->reads_var = -1;
+        memset(&m->reads_where, 0, sizeof m->reads_where);
         if (init != NULL) {
             item *it = new_item(el, IT_CHECK, st);
-            if (it != NULL)
+            if (it != NULL) {
                 it->e = init;
+                it->mode = (long)s->index;
+            }
         }
         return;
     }
@@ -952,7 +958,7 @@ static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, mdae_
 /* A name in an expression; kept out of walk() (and not inlined) so the name
  * buffer is not part of every recursive frame. */
 static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, const mel_guard *g,
-                                              int order, bool collect_use)
+                                              int order, bool collect_use, bool current)
 {
     const env *en = el->it->env;
     uint64_t seq = el->it->seq;
@@ -970,6 +976,14 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
     case MEL_SYM_VAR:
         if (collect_use)
             add_use(el, s->index, order, g, e->where);
+        else if (current && el->it->mode >= 0) {
+            /* a mode variable's definition reads x (not last(x)): engine/mc.h */
+            mel_mode *md = &((mel_mode *)el->modes.p)[el->it->mode];
+            if (md->reads_var < 0) {
+                md->reads_var = (long)s->index;
+                md->reads_where = e->where;
+            }
+        }
         return;
     case MEL_SYM_INT:
         if (s->seq >= seq)
@@ -992,7 +1006,7 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
     switch (e->kind) {
     case MEL_X_NUM:
     case MEL_X_BOOL: return;
-    case MEL_X_ID: walk_id(el, e, g, order, incident && collect); return;
+    case MEL_X_ID: walk_id(el, e, g, order, incident && collect, incident); return;
     case MEL_X_CALL:
         if (mel__sym_find(&el->bases, e->u.id.name) != NULL ||
             (env_find(en, e->u.id.name) != NULL)) {
@@ -1067,7 +1081,7 @@ static void p2_item(elab *el, const item *it)
 {
     el->it = it;
     switch (it->kind) {
-    case IT_CHECK: walk(el, it->e, mel__g_true(), 0, false, false); break;
+    case IT_CHECK: walk(el, it->e, mel__g_true(), 0, true, false); break;
     case IT_EQ: {
         const mel_guard *g = ctx_guard(el, it->ctx);
         walk(el, it->s->u.equ.lhs, g, 0, true, true);

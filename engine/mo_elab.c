@@ -2246,6 +2246,27 @@ static const char *unique_name(elab *el, mel__symtab *t, const char *name)
     }
 }
 
+/* A Boolean mode variable defined by `b = E`: the first unknown E reads at
+ * its current value (collect leaves pre/last out), for the guard-fixpoint
+ * check of the mode-change analysis (mel.h, mel_mode.reads_var; RR-9459
+ * section 5.2: `gamma = (s <= 0)` is model (19)). Relation atoms written
+ * directly in conditions (`if s <= 0 then`) are not followed. */
+static void mode_reads(elab *el, const atom *a, mel_mode *md)
+{
+    if (a->var_name == NULL)
+        return;
+    long v = find(&el->vars_by_name, a->var_name);
+    if (v < 0 || VAR(el, v)->n_defs != 1 || VAR(el, v)->def == NULL)
+        return;
+    vec uses = {0};
+    collect(el, &uses, VAR(el, v)->def, 0, mel__g_true());
+    if (uses.n > 0) {
+        md->reads_var = (long)((use *)uses.p)[0].var;
+        md->reads_where = ((use *)uses.p)[0].where;
+    }
+    mdae_free(uses.p);
+}
+
 static int build(elab *el, mel_model *m)
 {
     struct mel_model_priv *priv = el->priv;
@@ -2297,6 +2318,8 @@ static int build(elab *el, mel_model *m)
         mel_mode *md = &modes[a->mode];
         md->name = mdup(el, el->ma, a->name, strlen(a->name));
         md->where = a->where;
+        md->reads_var = -1;
+        mode_reads(el, a, md);
         const char *nm = unique_name(el, &priv->syms, a->name);
         mel__sym *s = nm ? mel__sym_add(&priv->syms, el->ma, nm) : NULL;
         if (md->name == NULL || s == NULL)

@@ -153,6 +153,45 @@ bool ref_model_consistent(const mel_model *m, bool *checked, uint32_t *eq, uint3
 bool ref_model_consistent_valid(const mel_model *m, uint32_t *eq, uint32_t *var,
                                 uint64_t *mode_index);
 
+/* ---- One mode change (ref_change.c; issue 13) ---------------------------------
+ * The restart analysis of engine/mc.h (its readings R1-R6, read there) by
+ * brute force: the candidate system of each instant is rebuilt from the
+ * two modes' reference offsets; the erasure is chosen among ALL subsets of
+ * the overdetermined rows (found by the definition: maxmatch(G - i) ==
+ * maxmatch(G)) of the right size whose removal leaves a matchable system,
+ * scored by the preference (erase as many equations new to m+ at shift 0
+ * as possible, then new at shift 1, ..., then old ones), ties broken by
+ * keeping the earliest rows in the preference order. Guard fixpoints are
+ * not checked (the comparison tests switch them off in the engine). Items
+ * are keys (index << 16 | shift), sorted. */
+typedef struct ref_items {
+    size_t n;
+    uint64_t *k;
+} ref_items;
+
+typedef struct ref_change_instant {
+    ref_items equations, unknowns, known, context, erased;
+    bool underdetermined;
+    size_t n_alts;    /* the other optimal erasure sets */
+    ref_items *alts;
+} ref_change_instant;
+
+typedef struct ref_change {
+    int status; /* 0 continuous, 1 reset, 2 rejected (as mc_status) */
+    bool singular; /* rejected because a mode is singular */
+    uint32_t n_instants;
+    ref_change_instant *inst;
+} ref_change;
+
+#define REF_KEY(index, shift) (((uint64_t)(index) << 16) | (uint64_t)(shift))
+
+/* MDAE_OK, MDAE_E_INVAL (a mode is invalid, or from = to), MDAE_E_LIMIT (an
+ * erasure needs more subsets than the brute force tries), MDAE_E_NOMEM. On
+ * MDAE_OK *out is filled (ref_change_close). */
+int ref_change_compute(const mel_model *m /* borrowed */, const bool *from, const bool *to,
+                       ref_change *out /* out */);
+void ref_change_close(ref_change *c); /* safe twice and on a zeroed struct */
+
 /* ---- Random models (ref_random.c) ------------------------------------------ */
 
 typedef struct ref_random_opts {

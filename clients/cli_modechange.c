@@ -1,0 +1,139 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * clients/cli_modechange.c -- `mdae modechange FILE --from SPEC --to SPEC`:
+ * the structural analysis of one mode change (engine/mc.h, issue 13), and
+ * `--all` for every change of a small model.
+ *
+ * No BDD work for one change: the analysis runs on the single-mode path, so
+ * the model is only parsed. Modes are checked before anything else: a name
+ * that is not a mode variable, an invalid mode, or from = to is a usage
+ * error (exit 2) that says which; a model with errors exits 1.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+#include "mc.h"
+#include "rpc_json.h"
+
+/* Read one mode spec into a new array (owned: mdae_free). */
+static int read_spec(const char *opt, const char *spec, const cli_source *src,
+                     const mel_model *m, bool **out)
+{
+    char why[200] = "";
+    cJSON *obj = NULL;
+    int rc = rpc_json_mode_spec(spec, &obj, why, sizeof why);
+    bool *mode = NULL;
+    if (rc == MDAE_OK) {
+        mode = mdae_calloc(m->n_modes + 1, sizeof *mode);
+        rc = mode ? rpc_json_mode_read(obj, m, mode, why, sizeof why) : MDAE_E_NOMEM;
+    }
+    cJSON_Delete(obj);
+    if (rc == MDAE_E_NOMEM) {
+        mdae_free(mode);
+        fprintf(stderr, "mdae: out of memory\n");
+        return CLI_EXIT_IO;
+    }
+    if (rc < 0) {
+        mdae_free(mode);
+        fprintf(stderr, "mdae modechange: invalid %s '%s': %s\n", opt, spec, why);
+        if (m->n_modes > 0) {
+            fprintf(stderr, "mode variables of %s:", src->name);
+            for (uint32_t k = 0; k < m->n_modes && k < 20; k++)
+                fprintf(stderr, " %s", m->modes[k].name);
+            fprintf(stderr, "%s\n", m->n_modes > 20 ? " ..." : "");
+        } else {
+            fprintf(stderr, "%s has no mode variables: it has no mode changes\n", src->name);
+        }
+        return CLI_EXIT_USAGE;
+    }
+    *out = mode;
+    return CLI_EXIT_OK;
+}
+
+static int one_change(const cli_opts *o, const cli_source *src, const mel_model *m)
+{
+    bool *from = NULL, *to = NULL;
+    mc_result *r = NULL;
+    cJSON *json = NULL;
+    int code = read_spec("--from", o->from_mode, src, m, &from);
+    if (code == CLI_EXIT_OK)
+        code = read_spec("--to", o->to_mode, src, m, &to);
+    if (code != CLI_EXIT_OK)
+        goto done;
+    char why[256] = "";
+    int rc = mc_change(m, from, to, NULL, &r, why, sizeof why);
+    if (rc == MDAE_E_INVAL) {
+        fprintf(stderr, "mdae modechange: %s\n", why[0] ? why : "invalid request");
+        code = CLI_EXIT_USAGE;
+        goto done;
+    }
+    if (rc == MDAE_OK)
+        rc = rpc_json_modechange(m, from, to, r, &json);
+    if (rc < 0) {
+        fprintf(stderr, "mdae: cannot analyse the mode change: %s\n", mdae_strerror(rc));
+        code = CLI_EXIT_IO;
+        goto done;
+    }
+    if (o->json) {
+        code = cli_print_json(json);
+    } else {
+        cli_print_diags(src, &r->diags);
+        cli_render_modechange(src->name, json);
+    }
+done:
+    cJSON_Delete(json);
+    mc_result_free(r);
+    mdae_free(from);
+    mdae_free(to);
+    return code;
+}
+
+static int all_changes(const cli_opts *o, const cli_source *src, const mel_model *m)
+{
+    mc_all *all = NULL;
+    cJSON *json = NULL;
+    char why[256] = "";
+    int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);
+    if (rc == MDAE_E_INVAL || rc == MDAE_E_NOTIMPL || rc == MDAE_E_LIMIT) {
+        fprintf(stderr, "%s: error: %s\n", src->name, why[0] ? why : mdae_strerror(rc));
+        return rc == MDAE_E_INVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIMIT;
+    }
+    if (rc == MDAE_OK)
+        rc = rpc_json_modechanges(m, all, &json);
+    if (rc < 0) {
+        fprintf(stderr, "mdae: cannot analyse the mode changes: %s\n", mdae_strerror(rc));
+        mc_all_free(all);
+        return CLI_EXIT_IO;
+    }
+    int code = o->json ? cli_print_json(json) : CLI_EXIT_OK;
+    if (!o->json) {
+        cli_print_diags(src, &all->diags); /* model-wide refusals, once */
+        cli_render_modechanges(src->name, json);
+    }
+    cJSON_Delete(json);
+    mc_all_free(all);
+    return code;
+}
+
+int cli_modechange_run(const cli_opts *o)
+{
+    if (o->server != NULL)
+        return cli_remote_run(o, CLI_REMOTE_MODECHANGE);
+    cli_source src;
+    mel_model *m = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    int code = cli_load_model(o, false, &src, &m, &d);
+    if (code != CLI_EXIT_OK) {
+        mdae_diags_close(&d);
+        return code;
+    }
+    if (!o->json)
+        cli_print_diags(&src, &d); /* warnings */
+    code = o->all ? all_changes(o, &src, m) : one_change(o, &src, m);
+    mel_model_free(m);
+    mdae_diags_close(&d);
+    cli_source_close(&src);
+    return code;
+}

@@ -1,0 +1,247 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mc.h -- structural analysis of ONE mode change (issue 13; RR-9459
+ * section 5, RR-8933 sections 2-3): from the old mode m- to the new mode m+,
+ * which equations of the new mode cannot hold at the first instants
+ * (erased), the restart system of each instant, and whether the change is
+ * continuous, needs a finite reset, or is rejected.
+ *
+ * The method (the nonstandard expansion of RR-9459 section 5.1.2, with the
+ * operational rule of ../shared/papers/notes-mode-changes-impulses-rimis-
+ * modelica.md section 1.5; engine/mc_change.c says which reading was chosen
+ * at each point the papers leave open, and why):
+ *   - derivatives are explicit Euler steps of an infinitesimal step, so an
+ *     equation f whose incidence on x has order sigma involves x, x., ...,
+ *     x.^sigma (x. = x at the next instant), and its k-th forward shift f.^k
+ *     involves x.^k .. x.^(k + sigma): a shift counts as a differentiation;
+ *   - each mode's offsets (c_i, d_j, Pryce, engine/sm.h) give its steady
+ *     instant: the leading equations f_i.^c_i solved for x_j.^d_j, the lower
+ *     shifts of f_i being already satisfied (the context) and the lower
+ *     shifts of x_j already known;
+ *   - at the change, the previous instants (in m-) are unfolded as what they
+ *     computed: known values only. The candidate system of instant r is
+ *     every f_i.^k (f_i active in m+, 0 <= k <= c_i(m+)) not in the
+ *     context, over the values it mentions that are not known;
+ *     Dulmage-Mendelsohn on it (engine/sm.h) finds the overdetermined part,
+ *     and Principle 1 erases the fewest current-instant equations that make
+ *     it matchable (the previous instants are never undone); instant after
+ *     instant until nothing is erased.
+ *
+ * Promises: pure computation; no I/O, logging, global state or BuDDy.
+ * Reentrant. Deterministic: ties among erasure sets are broken by a fixed
+ * rule, and reported (mc_instant.alternatives).
+ *
+ * Errors: MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (a bad request: the modes are
+ * equal or not valid; *why says which, as a sentence). A change that cannot
+ * be analysed because of the model (a guard fixpoint, a singular mode) is a
+ * result with status MC_REJECTED and located diagnostics, not an error.
+ *
+ * Ownership: the model is borrowed for the call; on MDAE_OK *out is new
+ * (owned: mc_result_free, which accepts NULL). Indices in the result are
+ * indices into the model's equations and variables.
+ */
+#ifndef MC_H
+#define MC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdae.h"
+#include "mel.h"
+
+/* An equation or a value at a shift: index into mel_model.equations (or
+ * .variables) and shift k >= 0, the k-th forward shift counted from the
+ * instant itself (x.^k at t + r*dt is x at t + (r + k)*dt). */
+typedef struct mc_item {
+    uint32_t index;
+    int shift;
+} mc_item;
+
+typedef struct mc_list {
+    size_t n;
+    mc_item *items; /* owned by the result */
+} mc_list;
+
+typedef enum mc_status {
+    MC_CONTINUOUS, /* nothing erased: the new mode starts from the old state */
+    MC_RESET,      /* a finite restart: n_instants instants erase equations */
+    MC_REJECTED    /* an over- or underdetermined restart, or a refused model */
+} mc_status;
+
+typedef enum mc_sys_status {
+    MC_NONSINGULAR,
+    MC_OVERDETERMINED,
+    MC_UNDERDETERMINED
+} mc_sys_status;
+
+/* One restart instant r (t + r*dt, t the first instant in m+). */
+typedef struct mc_instant {
+    uint32_t r;
+    mc_list equations;  /* the restart system: candidate equations kept */
+    mc_list unknowns;   /* the values it determines */
+    mc_list known;      /* values set by earlier instants that it mentions */
+    mc_list context;    /* equations already satisfied (solved one instant
+                           earlier with the same body), not solved again */
+    mc_list erased;     /* candidate equations erased by Principle 1 */
+    /* MC_OVERDETERMINED is never produced by the rule of mc_change.c: both
+     * modes are nonsingular (or the change is refused), so the new mode's
+     * equations and all their shifts, over all the shifted values, have full
+     * row rank, and an overdetermination of a candidate system always
+     * involves known values: a conflict with the past, which Principle 1
+     * resolves by erasing. Kept for the JSON shape of the issue. */
+    mc_sys_status status;
+    mc_list overdetermined;  /* MC_OVERDETERMINED: equations (DM) */
+    mc_list underdetermined; /* MC_UNDERDETERMINED: values (DM) */
+    /* Other erasure sets the rule allows at this instant (the same number
+     * of equations of each preference class; see mc_change.c), each a list
+     * of equations; at most MC_MAX_ALTERNATIVES, alternatives_truncated
+     * when there are more. */
+    size_t n_alternatives;
+    mc_list *alternatives;
+    bool alternatives_truncated;
+} mc_instant;
+
+#define MC_MAX_ALTERNATIVES 16
+
+/* Impulse order of a value of a restart system (RR-9459 section 6,
+ * RR-8933 App. A; mc_impulse.c says how it is computed): the order o such
+ * that x * dt^o is finite and nonzero; o > 0 means impulsive (infinite,
+ * Dirac-like in standard terms). Structurally only bounds are known: lo and
+ * hi over every assignment of orders the structure allows (MC_ORDER_NEG_INF
+ * for identically zero). Listed: the values with hi > 0. */
+#define MC_ORDER_NEG_INF (-1000)
+typedef struct mc_impulse {
+    uint32_t var;
+    int shift;
+    uint32_t r;  /* the instant */
+    int lo, hi;  /* impulsive for sure when lo > 0; possibly when hi > 0 */
+} mc_impulse;
+
+/* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
+ * impulsive variables"): the equations `from` contain the possibly
+ * impulsive values `eliminate` (hi > 0); when they are linear in them (assumed, as for the clutch's
+ * torques), `relations` = |from| - |eliminate| combinations of them are
+ * free of impulses and relate the values `among` (the new values x. and
+ * the old x: with dt -> 0, x+ and x-). An equation of the restart system
+ * without impulsive values is its own relation (eliminate empty). */
+typedef struct mc_reset {
+    uint32_t r;
+    mc_list eliminate; /* values (variables) */
+    mc_list from;      /* equations */
+    mc_list among;     /* values (variables) */
+    uint32_t relations;
+} mc_reset;
+
+typedef struct mc_result {
+    mc_status status;
+    bool ambiguous;       /* some instant has alternatives */
+    uint32_t n_instants;  /* MC_RESET: the restart instants (each erases);
+                             MC_REJECTED: up to the failing one; else 0 */
+    mc_instant *instants;
+    size_t n_impulsive;   /* the possibly impulsive values, by instant */
+    mc_impulse *impulsive;
+    size_t n_resets;      /* restart relations, by instant */
+    mc_reset *resets;
+    mdae_diags diags;     /* located diagnostics (owned) */
+} mc_result;
+
+typedef struct mc_options {
+    /* Break ties among equally preferred erasure sets from the other end
+     * (last equation first): for tests, which check that the status and
+     * the number of instants do not depend on the choice. */
+    bool tie_reverse;
+    /* Instants before the restart is declared not to settle; 0: a bound
+     * computed from the offsets (see mc_change.c). */
+    uint32_t max_instants;
+    /* Skip the guard-fixpoint refusal (R7), reading every mode definition
+     * as if it were a left limit: for the tests that compare with the
+     * reference on models whose guards are fixpoints (the building). */
+    bool ignore_guard_fixpoints;
+    /* Leave out the impulse analysis (mc_result.impulsive and .resets stay
+     * empty): mc_all_enumerate, which reports neither, sets it. */
+    bool skip_impulses;
+    /* Erase this set at the first instant instead of the rule's choice: one
+     * of its alternatives (mc_instant.alternatives of a previous result),
+     * for the tests that check every allowed choice gives the same status
+     * and number of instants. A set the rule does not allow makes mc_change
+     * return MDAE_E_INVAL. NULL: the rule's choice. */
+    const mc_list *force_first_erasure;
+} mc_options;
+
+/* Analyse the change from mode `from` to mode `to` (arrays of m->n_modes
+ * booleans, borrowed; NULL when the model has no mode variable, which makes
+ * every change from = to). opt may be NULL. On MDAE_E_INVAL, why (may be
+ * NULL) receives a sentence saying what is wrong with the request. */
+MDAE_API int mc_change(const mel_model *m /* borrowed */, const bool *from, const bool *to,
+                       const mc_options *opt /* borrowed, may be NULL */,
+                       mc_result **out /* out: owned */, char *why /* out */, size_t why_len);
+
+MDAE_API void mc_result_free(mc_result *r /* takes ownership; NULL ok */);
+
+/* "continuous", "reset", "rejected" / "nonsingular", ... (static storage). */
+MDAE_API const char *mc_status_name(mc_status s);
+MDAE_API const char *mc_sys_status_name(mc_sys_status s);
+
+/* Guard fixpoints (RR-9459 section 5.2, model (19)): a mode variable defined
+ * from the current value (not last/pre) of an unknown that equations
+ * depending on that mode variable determine, directly or through other
+ * equations (the same connected component of the incidence graph). Adds one
+ * located error per such mode variable to d (may be NULL) and sets *count.
+ * MDAE_OK or MDAE_E_NOMEM. */
+MDAE_API int mc_guard_fixpoints(const mel_model *m /* borrowed */, mdae_diags *d,
+                                size_t *count /* out */);
+
+/* ---- All changes (issue 13 section 3) --------------------------------------
+ * Every pair (m-, m+) of different valid modes. The issue asks for this on
+ * BDDs over two copies of the mode variables, without enumerating pairs;
+ * that method is NOT implemented yet. What exists is the enumeration below,
+ * for small models, and it says so (mc_all.method = "enumeration"). */
+typedef struct mc_pair {
+    uint32_t from, to;   /* the modes as bit masks: bit k = mode variable k */
+    mc_status status;
+    uint32_t n_instants;
+    bool ambiguous;
+    mc_list erased0;     /* equations erased at the first instant */
+} mc_pair;
+
+typedef struct mc_all {
+    const char *method;  /* "enumeration" (static) */
+    uint32_t valid_modes;
+    size_t n_pairs;
+    mc_pair *pairs;      /* by from, then to */
+    size_t counts[3];    /* by mc_status */
+    mdae_diags diags;    /* model-wide refusals (guard fixpoints), once */
+} mc_all;
+
+/* A cube over bit vectors: the vectors x with (x & care) == val. */
+typedef struct mc_cube {
+    uint64_t val, care;
+} mc_cube;
+
+/* An exact cover of the set of n keys (bit vectors of `bits` bits, bits <=
+ * 64) by cubes: prime implicants, greedily, largest first (mc_cover.c);
+ * not necessarily minimum. For pairs of modes the key is
+ * from | to << n_modes (mc_pair_key). On MDAE_OK *out is new (owned:
+ * mdae_free), *n_out cubes. MDAE_E_INVAL or MDAE_E_NOMEM otherwise. */
+MDAE_API int mc_cover(const uint64_t *keys, size_t n, unsigned bits, mc_cube **out /* out */,
+                      size_t *n_out /* out */);
+
+static inline uint64_t mc_pair_key(uint32_t from, uint32_t to, uint32_t n_modes)
+{
+    return (uint64_t)from | ((uint64_t)to << n_modes);
+}
+
+/* Pairs beyond which mc_all_enumerate refuses (MDAE_E_LIMIT). */
+#define MC_ALL_MAX_PAIRS 20000u
+
+/* Analyse every change of m by enumerating its valid modes (at most 20 mode
+ * variables and max_pairs pairs: otherwise MDAE_E_LIMIT with *why saying
+ * so). MDAE_E_INVAL: the model has no mode variables. On MDAE_OK *out is
+ * new (owned: mc_all_free). */
+MDAE_API int mc_all_enumerate(const mel_model *m /* borrowed */, size_t max_pairs,
+                              mc_all **out /* out: owned */, char *why /* out */,
+                              size_t why_len);
+MDAE_API void mc_all_free(mc_all *a /* takes ownership; NULL ok */);
+
+#endif /* MC_H */

@@ -1,0 +1,745 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mc_impulse.c -- impulse analysis of a restart instant (mc_int.h,
+ * mc__impulse): bounds on the impulse order of each value of the restart
+ * system, and its restart relations.
+ *
+ * The papers' rules (RR-9459 section 6, Fig. 19, lost from the extracted
+ * text; RR-8933 App. A; reconstructed in the notes section 2.3) work on
+ * expressions. mel_model has incidences only, so this file applies them to
+ * the structure, reading every equation as a generic sum of terms (the
+ * linear reading of RR-8933 A.1 (20), which is the case of the papers'
+ * restart systems), with these readings, each a choice of ours:
+ *
+ *  I1 Quantities. Y(x, s, l), the s-th Euler derivative of x at shift l
+ *     (Y(x, 0, l) = x.^l), linked by dt * Y(x, s+1, l) = Y(x, s, l+1) -
+ *     Y(x, s, l). A quantity all of whose values are known (set by earlier
+ *     instants) is finite and nonzero: order 0.
+ *  I2 Priors (Assumption 1 and 2 of RR-9459 section 6.2): x, ..., x^(d-1)
+ *     of a variable with d = d_x(m+) >= 1 are states, finite: order <= 0.
+ *     Algebraic values and leading derivatives are free.
+ *  I3 An equation f.^k of the restart system is a generic sum: its terms
+ *     are Y(x, sigma, k) for each incidence (x, sigma) in m+, plus one
+ *     constant term of order 0 (constants, parameters, finite values of
+ *     lower derivatives). The sum rule (R6-R8, (45)): the largest order is
+ *     reached by at least two terms, or every term is identically 0. The
+ *     constant term makes the reading permissive: it can only widen the
+ *     bounds, never invent an impulse.
+ *  I4 A conflict with the past: an equation g.^k erased at this instant
+ *     whose values are all known, while g.^(k+1) is kept, has a residual
+ *     R = g.^k of order 0 (the priors (51): the old state does not satisfy
+ *     the new constraint, by a finite amount: the clutch's w1 - w2), and
+ *     g.^(k+1) - g.^k = -R is a sum over the incidences of dt * Y(x,
+ *     sigma+1, k) and R. Erased equations that involve values of this
+ *     instant give no such constraint: their residuals are consequences of
+ *     the restart, not data (this is why the Cup-and-Ball's k1. says
+ *     nothing: whether the rope's normal velocity is nonzero before the
+ *     impact is not structural).
+ *  I5 Orders are integers in -3..3 or -infinity (identically 0); the
+ *     bounds lo, hi of each quantity are its least and largest order over
+ *     every assignment satisfying I2-I4, found by backtracking with a node
+ *     budget (beyond it, or beyond MC_IMP_MAX_VARS quantities, a note
+ *     says the analysis was not done).
+ * Results on the papers' systems: the clutch engaging, tau1 = tau2 = 1
+ * exactly (RR-8933 A.1, A.2; the notes' derivation); the Cup-and-Ball (24)
+ * and (25), lambda and s at most 1 and the other values finite (RR-9459
+ * (40)); the paper's "= 1" needs the nonzero normal velocity of I4.
+ *
+ * Restart relations (RR-9459 section 6.1.2, first method): the possibly
+ * impulsive values (hi > 0: a relation must hold whatever their order,
+ * and the paper eliminates the Cup-and-Ball's lambda and s this way,
+ * section 5.2.2, (26)-(27)) are eliminated from the equations that contain them;
+ * when these are linear in them, |equations| - rank combinations are free
+ * of impulses; with dt -> 0 they relate the restart values x+ (shifted
+ * values) to the left limits x- (known values): for ClutchBasic, one
+ * relation among w1+, w2+, w1-, w2- (j1 (w1+ - w1-) + j2 (w2+ - w2-) = 0)
+ * and e3. (w1+ = w2+), whence the weighted mean. Coefficients are not
+ * structural: the relation is given by the equations it combines.
+ */
+#include "mc_int.h"
+
+#include <string.h>
+
+#define MC_IMP_MAX_VARS 256
+#define MC_IMP_MAX_NODES 200000L
+#define ORD_MIN (-3)
+#define ORD_MAX 3
+#define N_VALS (ORD_MAX - ORD_MIN + 2) /* -inf and ORD_MIN..ORD_MAX */
+#define NEG MC_ORDER_NEG_INF
+
+typedef struct qty {
+    uint32_t var;
+    int s, l;
+    bool known;
+    unsigned dom; /* bit b: order val_of(b) allowed */
+} qty;
+
+typedef struct term {
+    int q;   /* quantity, or -1 for a constant */
+    int off; /* added to the quantity's order (or the constant's order) */
+} term;
+
+typedef struct cons {
+    size_t first, n; /* terms[first .. first + n) */
+} cons;
+
+typedef struct imp {
+    const mel_model *m;
+    const bool *to;
+    const int *d;
+    const mc_instant *in;
+    uint32_t W;
+    signed char *state; /* n_var * W: 1 known, 2 unknown, 0 not mentioned */
+    qty *q;
+    size_t nq, cq;
+    term *t;
+    size_t nt, ct;
+    cons *c;
+    size_t nc, cc;
+    size_t *qc_first, *qc; /* constraints of each quantity (CSR) */
+    size_t *queue;         /* propagation worklist (a ring of nc + 1) */
+    bool *queued;
+    unsigned *support;     /* per quantity: orders seen in solutions */
+    long nodes;
+    bool gave_up;
+} imp;
+
+static int val_of(int b) { return b == 0 ? NEG : ORD_MIN + b - 1; }
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return MDAE_OK;
+    size_t nc = *cap ? 2 * *cap : 32;
+    while (nc < need)
+        nc *= 2;
+    void *x = mdae_realloc(*p, nc * size);
+    if (x == NULL)
+        return MDAE_E_NOMEM;
+    *p = x;
+    *cap = nc;
+    return MDAE_OK;
+}
+
+static bool value_known(const imp *p, uint32_t j, int l)
+{
+    if (l < 0 || (uint32_t)l >= p->W)
+        return true;
+    return p->state[(size_t)j * p->W + (size_t)l] != 2;
+}
+
+static int add_term(imp *p, int q, int off)
+{
+    int rc = grow((void **)&p->t, &p->ct, p->nt + 1, sizeof *p->t);
+    if (rc < 0)
+        return rc;
+    p->t[p->nt].q = q;
+    p->t[p->nt].off = off;
+    p->nt++;
+    return MDAE_OK;
+}
+
+static int begin_cons(imp *p)
+{
+    int rc = grow((void **)&p->c, &p->cc, p->nc + 1, sizeof *p->c);
+    if (rc < 0)
+        return rc;
+    p->c[p->nc].first = p->nt;
+    p->c[p->nc].n = 0;
+    p->nc++;
+    return MDAE_OK;
+}
+
+static void end_cons(imp *p) { p->c[p->nc - 1].n = p->nt - p->c[p->nc - 1].first; }
+
+/* The quantity Y(j, s, l), created with its defining constraint (I1). *out
+ * is its index, or -1 when it is known (a constant of order 0). */
+static int quantity(imp *p, uint32_t j, int s, int l, int *out)
+{
+    for (size_t k = 0; k < p->nq; k++)
+        if (p->q[k].var == j && p->q[k].s == s && p->q[k].l == l) {
+            *out = p->q[k].known ? -1 : (int)k;
+            return MDAE_OK;
+        }
+    if (p->nq >= MC_IMP_MAX_VARS) {
+        p->gave_up = true;
+        *out = -1;
+        return MDAE_OK;
+    }
+    bool known = true;
+    for (int v = l; v <= l + s; v++)
+        known &= value_known(p, j, v);
+    int rc = grow((void **)&p->q, &p->cq, p->nq + 1, sizeof *p->q);
+    if (rc < 0)
+        return rc;
+    size_t me = p->nq++;
+    p->q[me].var = j;
+    p->q[me].s = s;
+    p->q[me].l = l;
+    p->q[me].known = known;
+    unsigned all = (1u << N_VALS) - 1;
+    unsigned finite = 0; /* orders <= 0, and -inf (I2) */
+    for (int b = 0; b < N_VALS; b++)
+        if (val_of(b) <= 0)
+            finite |= 1u << b;
+    p->q[me].dom = p->d[j] >= 1 && s <= p->d[j] - 1 ? finite : all;
+    if (known) {
+        *out = -1;
+        return MDAE_OK;
+    }
+    if (s >= 1) { /* dt * Y(s) - Y(s-1, l+1) + Y(s-1, l) = 0 */
+        int a, b;
+        rc = quantity(p, j, s - 1, l + 1, &a);
+        if (rc == MDAE_OK)
+            rc = quantity(p, j, s - 1, l, &b);
+        if (rc == MDAE_OK)
+            rc = begin_cons(p);
+        if (rc == MDAE_OK)
+            rc = add_term(p, (int)me, -1);
+        if (rc == MDAE_OK)
+            rc = add_term(p, a, 0);
+        if (rc == MDAE_OK)
+            rc = add_term(p, b, 0);
+        if (rc < 0)
+            return rc;
+        end_cons(p);
+    }
+    *out = (int)me;
+    return MDAE_OK;
+}
+
+/* I3: the sum of the kept equation (i, k). */
+static int row_cons(imp *p, uint32_t i, int k)
+{
+    const mel_equation *q = &p->m->equations[i];
+    int idx[64];
+    uint32_t n = 0;
+    for (uint32_t e = 0; e < q->n_incs && n < 64; e++) {
+        int s = mel_incidence_order(&q->incs[e], p->to);
+        if (s < 0)
+            continue;
+        int rc = quantity(p, q->incs[e].var, s, k, &idx[n++]);
+        if (rc < 0)
+            return rc;
+    }
+    if (q->n_incs > 64)
+        p->gave_up = true;
+    int rc = begin_cons(p);
+    for (uint32_t e = 0; e < n && rc == MDAE_OK; e++)
+        rc = add_term(p, idx[e], 0);
+    if (rc == MDAE_OK)
+        rc = add_term(p, -1, 0); /* the constant term */
+    if (rc == MDAE_OK)
+        end_cons(p);
+    return rc;
+}
+
+/* I4: an erased (i, k) with known values, (i, k + 1) kept. */
+static int jump_cons(imp *p, uint32_t i, int k)
+{
+    const mel_equation *q = &p->m->equations[i];
+    for (uint32_t e = 0; e < q->n_incs; e++) {
+        int s = mel_incidence_order(&q->incs[e], p->to);
+        if (s < 0)
+            continue;
+        for (int v = k; v <= k + s; v++)
+            if (!value_known(p, q->incs[e].var, v))
+                return MDAE_OK; /* involves this instant's values */
+    }
+    int idx[64];
+    uint32_t n = 0;
+    for (uint32_t e = 0; e < q->n_incs && n < 64; e++) {
+        int s = mel_incidence_order(&q->incs[e], p->to);
+        if (s < 0)
+            continue;
+        int rc = quantity(p, q->incs[e].var, s + 1, k, &idx[n++]);
+        if (rc < 0)
+            return rc;
+    }
+    int rc = begin_cons(p);
+    for (uint32_t e = 0; e < n && rc == MDAE_OK; e++)
+        rc = add_term(p, idx[e], -1);
+    if (rc == MDAE_OK)
+        rc = add_term(p, -1, 0); /* the residual R, order 0 */
+    if (rc == MDAE_OK)
+        end_cons(p);
+    return rc;
+}
+
+static bool listed(const mc_list *l, uint32_t index, int shift)
+{
+    for (size_t k = 0; k < l->n; k++)
+        if (l->items[k].index == index && l->items[k].shift == shift)
+            return true;
+    return false;
+}
+
+/* ---- The search (I5) ------------------------------------------------------------
+ * Generalised arc consistency on the domains (a value stays when every
+ * constraint of its quantity has a support with it), then, for the bounds,
+ * maintained-consistency search: each (quantity, order) left is tried, and
+ * every solution found records the orders it uses. Propagation alone is
+ * sound for "impulsive for sure" (it only removes impossible orders); the
+ * search makes lo and hi exact. When the search exceeds its node budget,
+ * the bounds are those of propagation (hi may then be too large) and a
+ * note says so. */
+
+static int bit_of(int v) { return v == NEG ? 0 : v - ORD_MIN + 1; }
+
+/* Orders a term can take, as a mask over levels: bit 0 is -infinity, bit
+ * o + 5 the order o (-4 .. 4: a quantity's -3 .. 3 plus an offset of -1 or
+ * +1). */
+static unsigned level_mask(const imp *p, const unsigned *dom, const term *t, size_t v, int b)
+{
+    if (t->q < 0)
+        return 1u << (t->off + 5);
+    unsigned d = (size_t)t->q == v ? 1u << b : dom[t->q];
+    unsigned out = d & 1u;
+    for (int bb = 1; bb < N_VALS; bb++)
+        if (d & (1u << bb))
+            out |= 1u << (val_of(bb) + t->off + 5);
+    return out;
+}
+
+/* Does constraint c have an assignment from dom with v at order bit b?
+ * The sum rule: every term identically zero, or a level M reached by two
+ * terms while every term can stay at or below M. */
+static bool supported(const imp *p, const unsigned *dom, const cons *c, size_t v, int b)
+{
+    unsigned masks[64];
+    size_t n = c->n < 64 ? c->n : 64;
+    bool all_neg = true;
+    for (size_t k = 0; k < n; k++) {
+        masks[k] = level_mask(p, dom, &p->t[c->first + k], v, b);
+        all_neg &= (masks[k] & 1u) != 0;
+    }
+    if (all_neg || c->n > 64)
+        return true;
+    for (int M = 1; M <= 9; M++) {
+        unsigned at_or_below = (2u << M) - 1;
+        int reach = 0;
+        bool below = true;
+        for (size_t k = 0; k < n && below; k++) {
+            reach += (masks[k] >> M) & 1u;
+            below = (masks[k] & at_or_below) != 0;
+        }
+        if (below && reach >= 2)
+            return true;
+    }
+    return false;
+}
+
+/* Propagate to a fixpoint with a worklist of constraints (all of them at
+ * first; those of a quantity whose domain shrank after); false when a
+ * domain empties. */
+static bool propagate_from(imp *p, unsigned *dom, long only)
+{
+    size_t head = 0, tail = 0, cap = p->nc + 1;
+    if (only < 0) {
+        for (size_t ci = 0; ci < p->nc; ci++) {
+            p->queue[tail++ % cap] = ci;
+            p->queued[ci] = true;
+        }
+    } else { /* the rest is consistent already: the constraints of `only` */
+        for (size_t x = p->qc_first[only]; x < p->qc_first[only + 1]; x++)
+            if (!p->queued[p->qc[x]]) {
+                p->queued[p->qc[x]] = true;
+                p->queue[tail++ % cap] = p->qc[x];
+            }
+    }
+    bool ok = true;
+    while (head != tail) {
+        size_t ci = p->queue[head++ % cap];
+        p->queued[ci] = false;
+        if (!ok)
+            continue; /* drain: leave queued[] clear */
+        if (++p->nodes > MC_IMP_MAX_NODES)
+            p->gave_up = true;
+        const cons *c = &p->c[ci];
+        for (size_t k = 0; k < c->n && ok && !p->gave_up; k++) {
+            int q = p->t[c->first + k].q;
+            if (q < 0)
+                continue;
+            unsigned before = dom[q];
+            for (int b = 0; b < N_VALS; b++)
+                if ((dom[q] & (1u << b)) && !supported(p, dom, c, (size_t)q, b))
+                    dom[q] &= ~(1u << b);
+            if (dom[q] == 0)
+                ok = false;
+            else if (dom[q] != before)
+                for (size_t x = p->qc_first[q]; x < p->qc_first[q + 1]; x++)
+                    if (!p->queued[p->qc[x]]) {
+                        p->queued[p->qc[x]] = true;
+                        p->queue[tail++ % cap] = p->qc[x];
+                    }
+        }
+    }
+    return ok;
+}
+
+static bool propagate(imp *p, unsigned *dom) { return propagate_from(p, dom, -1); }
+
+static void record_solution(imp *p, const unsigned *dom)
+{
+    for (size_t k = 0; k < p->nq; k++)
+        p->support[k] |= dom[k];
+}
+
+/* Depth-first search for one solution below dom (owned by the caller);
+ * records it. */
+static bool search(imp *p, const unsigned *dom)
+{
+    if (p->gave_up)
+        return false;
+    size_t pick = p->nq;
+    int best = N_VALS + 1;
+    for (size_t k = 0; k < p->nq; k++) {
+        int n = __builtin_popcount(dom[k]);
+        if (n > 1 && n < best) {
+            best = n;
+            pick = k;
+        }
+    }
+    if (pick == p->nq) { /* every domain a singleton, arc consistent: a solution */
+        record_solution(p, dom);
+        return true;
+    }
+    unsigned *next = mdae_malloc((p->nq + 1) * sizeof *next);
+    if (next == NULL) {
+        p->gave_up = true;
+        return false;
+    }
+    bool found = false;
+    for (int b = N_VALS - 1; b >= 0 && !found && !p->gave_up; b--) {
+        if (!(dom[pick] & (1u << b)))
+            continue;
+        memcpy(next, dom, p->nq * sizeof *next);
+        next[pick] = 1u << b;
+        if (propagate_from(p, next, (long)pick) && !p->gave_up)
+            found = search(p, next);
+    }
+    mdae_free(next);
+    return found;
+}
+
+/* Exact bounds: try every (quantity, order) the root propagation left and
+ * no solution has used yet. */
+static bool bounds(imp *p, unsigned *root)
+{
+    if (!propagate(p, root))
+        return false;
+    if (p->gave_up)
+        return true;
+    unsigned *dom = mdae_malloc((p->nq + 1) * sizeof *dom);
+    if (dom == NULL) {
+        p->gave_up = true;
+        return true;
+    }
+    bool any = false;
+    for (size_t v = 0; v < p->nq && !p->gave_up; v++)
+        for (int b = 0; b < N_VALS && !p->gave_up; b++) {
+            if (!(root[v] & (1u << b)) || (p->support[v] & (1u << b)))
+                continue;
+            memcpy(dom, root, p->nq * sizeof *dom);
+            dom[v] = 1u << b;
+            if (propagate_from(p, dom, (long)v) && !p->gave_up)
+                any |= search(p, dom);
+        }
+    mdae_free(dom);
+    return any || p->gave_up;
+}
+
+static int index_constraints(imp *p)
+{
+    p->qc_first = mdae_calloc(p->nq + 2, sizeof *p->qc_first);
+    p->qc = mdae_calloc(p->nt + 1, sizeof *p->qc);
+    size_t *fill = mdae_calloc(p->nq + 1, sizeof *fill);
+    if (p->qc_first == NULL || p->qc == NULL || fill == NULL) {
+        mdae_free(fill);
+        return MDAE_E_NOMEM;
+    }
+    for (size_t c = 0; c < p->nc; c++)
+        for (size_t k = 0; k < p->c[c].n; k++) {
+            int q = p->t[p->c[c].first + k].q;
+            if (q >= 0)
+                p->qc_first[q + 1]++;
+        }
+    for (size_t q = 0; q < p->nq; q++)
+        p->qc_first[q + 1] += p->qc_first[q];
+    for (size_t c = 0; c < p->nc; c++)
+        for (size_t k = 0; k < p->c[c].n; k++) {
+            int q = p->t[p->c[c].first + k].q;
+            if (q >= 0)
+                p->qc[p->qc_first[q] + fill[q]++] = c;
+        }
+    mdae_free(fill);
+    return MDAE_OK;
+}
+
+/* ---- Results ------------------------------------------------------------------------ */
+
+static int push_impulse(mc_result *res, size_t *cap, const qty *q, uint32_t r, unsigned sup)
+{
+    int lo = 1000, hi = NEG;
+    for (int b = 0; b < N_VALS; b++)
+        if (sup & (1u << b)) {
+            int v = val_of(b);
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    if (hi <= 0)
+        return MDAE_OK;
+    if (res->n_impulsive == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        mc_impulse *x = mdae_realloc(res->impulsive, nc * sizeof *x);
+        if (x == NULL)
+            return MDAE_E_NOMEM;
+        res->impulsive = x;
+        *cap = nc;
+    }
+    mc_impulse *e = &res->impulsive[res->n_impulsive++];
+    e->var = q->var;
+    e->shift = q->l;
+    e->r = r;
+    e->lo = lo;
+    e->hi = hi;
+    return MDAE_OK;
+}
+
+static bool row_mentions(const imp *p, uint32_t i, int k, uint32_t j, int l)
+{
+    const mel_equation *q = &p->m->equations[i];
+    for (uint32_t e = 0; e < q->n_incs; e++) {
+        if (q->incs[e].var != j)
+            continue;
+        int s = mel_incidence_order(&q->incs[e], p->to);
+        return s >= 0 && l >= k && l <= k + s;
+    }
+    return false;
+}
+
+/* The restart relations of the instant: one entry eliminating the
+ * impulsive values (if any) from the equations that contain them, and one
+ * per equation without them. */
+static int resets(imp *p, const bool *impulsive, mc_result *res)
+{
+    const mc_instant *in = p->in;
+    mc_reset rs;
+    memset(&rs, 0, sizeof rs);
+    rs.r = in->r;
+    size_t ce = 0, cf = 0, ca = 0;
+    int rc = MDAE_OK;
+    for (size_t u = 0; u < in->unknowns.n && rc == MDAE_OK; u++)
+        if (impulsive[u])
+            rc = mc__list_push(&rs.eliminate, &ce, in->unknowns.items[u].index,
+                               in->unknowns.items[u].shift);
+    size_t cap = 0;
+    mc_reset *all = NULL;
+    size_t n_all = 0;
+    for (size_t e = 0; e < in->equations.n && rc == MDAE_OK; e++) {
+        const mc_item *row = &in->equations.items[e];
+        bool has = false;
+        for (size_t u = 0; u < in->unknowns.n && !has; u++)
+            has = impulsive[u] && row_mentions(p, row->index, row->shift,
+                                               in->unknowns.items[u].index,
+                                               in->unknowns.items[u].shift);
+        if (has) {
+            rc = mc__list_push(&rs.from, &cf, row->index, row->shift);
+            continue;
+        }
+        /* its own relation */
+        mc_reset own;
+        memset(&own, 0, sizeof own);
+        own.r = in->r;
+        own.relations = 1;
+        size_t c1 = 0, c2 = 0;
+        rc = mc__list_push(&own.from, &c1, row->index, row->shift);
+        const mel_equation *q = &p->m->equations[row->index];
+        for (uint32_t i2 = 0; i2 < q->n_incs && rc == MDAE_OK; i2++) {
+            int s = mel_incidence_order(&q->incs[i2], p->to);
+            for (int l = row->shift; s >= 0 && l <= row->shift + s && rc == MDAE_OK; l++)
+                rc = mc__list_push(&own.among, &c2, q->incs[i2].var, l);
+        }
+        if (rc == MDAE_OK && n_all == cap) {
+            size_t nc = cap ? 2 * cap : 8;
+            mc_reset *x = mdae_realloc(all, nc * sizeof *x);
+            if (x == NULL)
+                rc = MDAE_E_NOMEM;
+            else {
+                all = x;
+                cap = nc;
+            }
+        }
+        if (rc == MDAE_OK)
+            all[n_all++] = own;
+        else {
+            mdae_free(own.from.items);
+            mdae_free(own.among.items);
+        }
+    }
+    /* values the eliminating combination relates: the non-impulsive values
+     * of its equations */
+    for (size_t e = 0; e < rs.from.n && rc == MDAE_OK; e++) {
+        const mel_equation *q = &p->m->equations[rs.from.items[e].index];
+        int k = rs.from.items[e].shift;
+        for (uint32_t i2 = 0; i2 < q->n_incs && rc == MDAE_OK; i2++) {
+            int s = mel_incidence_order(&q->incs[i2], p->to);
+            for (int l = k; s >= 0 && l <= k + s && rc == MDAE_OK; l++) {
+                uint32_t j = q->incs[i2].var;
+                bool imp_v = false, dup = false;
+                for (size_t u = 0; u < in->unknowns.n; u++)
+                    if (impulsive[u] && in->unknowns.items[u].index == j &&
+                        in->unknowns.items[u].shift == l)
+                        imp_v = true;
+                for (size_t a = 0; a < rs.among.n; a++)
+                    if (rs.among.items[a].index == j && rs.among.items[a].shift == l)
+                        dup = true;
+                if (!imp_v && !dup)
+                    rc = mc__list_push(&rs.among, &ca, j, l);
+            }
+        }
+    }
+    rs.relations = rs.from.n > rs.eliminate.n ? (uint32_t)(rs.from.n - rs.eliminate.n) : 0;
+    size_t need = res->n_resets + n_all + (rs.eliminate.n > 0 ? 1 : 0);
+    mc_reset *x = rc == MDAE_OK ? mdae_realloc(res->resets, (need + 1) * sizeof *x) : NULL;
+    if (x == NULL) {
+        for (size_t k = 0; k < n_all; k++) {
+            mdae_free(all[k].from.items);
+            mdae_free(all[k].among.items);
+        }
+        mdae_free(all);
+        mdae_free(rs.eliminate.items);
+        mdae_free(rs.from.items);
+        mdae_free(rs.among.items);
+        return MDAE_E_NOMEM;
+    }
+    res->resets = x;
+    if (rs.eliminate.n > 0)
+        res->resets[res->n_resets++] = rs;
+    else {
+        mdae_free(rs.eliminate.items);
+        mdae_free(rs.from.items);
+        mdae_free(rs.among.items);
+    }
+    for (size_t k = 0; k < n_all; k++)
+        res->resets[res->n_resets++] = all[k];
+    mdae_free(all);
+    return MDAE_OK;
+}
+
+static void imp_close(imp *p)
+{
+    mdae_free(p->state);
+    mdae_free(p->q);
+    mdae_free(p->t);
+    mdae_free(p->c);
+    mdae_free(p->qc_first);
+    mdae_free(p->queue);
+    mdae_free(p->queued);
+    mdae_free(p->qc);
+    mdae_free(p->support);
+}
+
+static int build(imp *p)
+{
+    const mc_instant *in = p->in;
+    int maxl = 0;
+    const mc_list *ls[2] = {&in->known, &in->unknowns};
+    for (int k = 0; k < 2; k++)
+        for (size_t e = 0; e < ls[k]->n; e++)
+            maxl = ls[k]->items[e].shift > maxl ? ls[k]->items[e].shift : maxl;
+    p->W = (uint32_t)maxl + 3;
+    p->state = mdae_calloc((size_t)p->m->n_variables * p->W + 1, 1);
+    if (p->state == NULL)
+        return MDAE_E_NOMEM;
+    for (int k = 0; k < 2; k++)
+        for (size_t e = 0; e < ls[k]->n; e++)
+            p->state[(size_t)ls[k]->items[e].index * p->W + (size_t)ls[k]->items[e].shift] =
+                (signed char)(k + 1);
+    int rc = MDAE_OK;
+    for (size_t e = 0; e < in->equations.n && rc == MDAE_OK && !p->gave_up; e++)
+        rc = row_cons(p, in->equations.items[e].index, in->equations.items[e].shift);
+    for (size_t e = 0; e < in->erased.n && rc == MDAE_OK && !p->gave_up; e++) {
+        const mc_item *g = &in->erased.items[e];
+        if (listed(&in->equations, g->index, g->shift + 1))
+            rc = jump_cons(p, g->index, g->shift);
+    }
+    return rc;
+}
+
+int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
+                mc_result *res)
+{
+    imp p;
+    memset(&p, 0, sizeof p);
+    p.m = m;
+    p.to = to;
+    p.d = d;
+    p.in = in;
+    int rc = build(&p);
+    if (rc == MDAE_OK && !p.gave_up) {
+        p.support = mdae_calloc(p.nq + 1, sizeof *p.support);
+        p.queue = mdae_calloc(p.nc + 1, sizeof *p.queue);
+        p.queued = mdae_calloc(p.nc + 1, sizeof *p.queued);
+        rc = p.support && p.queue && p.queued ? index_constraints(&p) : MDAE_E_NOMEM;
+    }
+    bool none = false, approx = false;
+    unsigned *root = NULL;
+    if (rc == MDAE_OK && !p.gave_up) {
+        root = mdae_malloc((p.nq + 1) * sizeof *root);
+        if (root == NULL)
+            rc = MDAE_E_NOMEM;
+        for (size_t k = 0; root != NULL && k < p.nq; k++)
+            root[k] = p.q[k].known ? 1u << bit_of(0) : p.q[k].dom;
+    }
+    if (rc == MDAE_OK && !p.gave_up) {
+        none = !bounds(&p, root);
+        if (p.gave_up && !none) { /* the propagation's bounds: sound, wider */
+            approx = true;
+            p.gave_up = false;
+            for (size_t k = 0; k < p.nq; k++)
+                p.support[k] = root[k];
+        }
+    }
+    mdae_free(root);
+    if (rc == MDAE_OK && (p.gave_up || none)) {
+        mdae_range nowhere;
+        memset(&nowhere, 0, sizeof nowhere);
+        rc = mdae_diags_add(&res->diags, MDAE_SEV_NOTE, nowhere,
+                            "restart instant %u: impulse analysis %s", (unsigned)in->r,
+                            none ? "found no assignment of impulse orders satisfying the "
+                                   "structural rules (the orders are not reported)"
+                                 : "not done: the restart system is too large for it");
+    } else if (rc == MDAE_OK) {
+        if (approx) {
+            mdae_range nowhere;
+            memset(&nowhere, 0, sizeof nowhere);
+            rc = mdae_diags_add(&res->diags, MDAE_SEV_NOTE, nowhere,
+                                "restart instant %u: impulse orders are bounds by propagation "
+                                "only (the exact search exceeded its budget): a value said "
+                                "possibly impulsive may not be", (unsigned)in->r);
+        }
+        /* the values of the restart system with hi > 0, in its unknowns' order */
+        size_t cap = res->n_impulsive; /* realloc grows from the current size */
+        bool *impulsive = mdae_calloc(in->unknowns.n + 1, sizeof *impulsive);
+        if (impulsive == NULL)
+            rc = MDAE_E_NOMEM;
+        for (size_t u = 0; u < in->unknowns.n && rc == MDAE_OK; u++) {
+            const mc_item *x = &in->unknowns.items[u];
+            for (size_t k = 0; k < p.nq && rc == MDAE_OK; k++)
+                if (p.q[k].var == x->index && p.q[k].s == 0 && p.q[k].l == x->shift &&
+                    !p.q[k].known) {
+                    unsigned sup = p.support[k];
+                    /* possibly impulsive: some reading gives it an order > 0;
+                     * such a value must not appear in a restart relation */
+                    impulsive[u] = (sup >> (bit_of(0) + 1)) != 0;
+                    rc = push_impulse(res, &cap, &p.q[k], in->r, sup);
+                }
+        }
+        if (rc == MDAE_OK)
+            rc = resets(&p, impulsive, res);
+        mdae_free(impulsive);
+    }
+    imp_close(&p);
+    return rc;
+}

@@ -1,0 +1,174 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/bench/bench_modechange.c -- what the mode-change analysis costs
+ * (issue 13, "Speed"): one row per run, times only, nothing asserted.
+ *
+ *   one  MODEL N equations change seconds_per_change status instants
+ *        (mc_change, median of repetitions; with and without the impulse
+ *        analysis)
+ *   all  MODEL N valid_modes pairs seconds method   (mc_all_enumerate)
+ *   all  MODEL N ... not-implemented               (past the enumeration's
+ *        reach: the BDD method of issue 13 section 3 does not exist yet)
+ *
+ * Usage: bench_modechange [--n-one N] [--n-all LIST]
+ * See tests/bench/README.md for measured numbers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_floor.h"
+#include "mc.h"
+#include "mdae.h"
+#include "mel.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s == NULL || fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return s;
+}
+
+static mel_model *load(const char *name, long long n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, name);
+    size_t len;
+    char *text = slurp(path, &len);
+    if (text == NULL)
+        return NULL;
+    mel_define def = {"N", n};
+    mel_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.defines = &def;
+    opt.n_defines = 1;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    int rc = mel_model_parse(text, len, &opt, &m, &d);
+    mdae_diags_close(&d);
+    free(text);
+    return rc == MDAE_OK ? m : NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median seconds of mc_change over reps runs. */
+static double time_change(const mel_model *m, const bool *from, const bool *to,
+                          const mc_options *opt, int reps, mc_status *st, uint32_t *k)
+{
+    double *t = calloc((size_t)reps, sizeof *t);
+    for (int r = 0; r < reps; r++) {
+        mc_result *res = NULL;
+        double t0 = bench_now();
+        int rc = mc_change(m, from, to, opt, &res, NULL, 0);
+        t[r] = bench_now() - t0;
+        if (rc != MDAE_OK) {
+            free(t);
+            return -1;
+        }
+        *st = res->status;
+        *k = res->n_instants;
+        mc_result_free(res);
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_d);
+    double med = t[reps / 2];
+    free(t);
+    return med;
+}
+
+static void one(const char *model, long long n, const char *label, const bool *from,
+                const bool *to, const mel_model *m)
+{
+    mc_options skip = {.skip_impulses = true};
+    mc_status st = MC_CONTINUOUS;
+    uint32_t k = 0;
+    double full = time_change(m, from, to, NULL, 21, &st, &k);
+    double bare = time_change(m, from, to, &skip, 21, &st, &k);
+    printf("one %-26s N=%-4lld %5u eqs  %-22s %9.6f s  (%9.6f s without impulses)  %s, %u "
+           "instant%s\n", model, n, m->n_equations, label, full, bare, mc_status_name(st), k,
+           k == 1 ? "" : "s");
+}
+
+static void ones(long long n)
+{
+    mel_model *m = load("brake", n);
+    if (m == NULL) {
+        printf("one brake N=%lld: cannot load\n", n);
+        return;
+    }
+    bool *from = calloc(m->n_modes + 1, 1), *to = calloc(m->n_modes + 1, 1);
+    to[0] = true; /* the first valve opens */
+    one("brake", n, "open[1]: 0->1", from, to, m);
+    one("brake", n, "open[1]: 1->0", to, from, m);
+    for (uint32_t k = 0; k < m->n_modes; k += 2)
+        to[k] = true; /* half the valves open at once */
+    one("brake", n, "every other: 0->1", from, to, m);
+    printf("floor brake N=%lld: one single-mode analysis %.6f s\n", n, bench_floor(m));
+    free(from);
+    free(to);
+    mel_model_free(m);
+}
+
+static void all(const char *model, long long n)
+{
+    mel_model *m = load(model, n);
+    if (m == NULL) {
+        printf("all %-26s N=%-4lld cannot load\n", model, n);
+        return;
+    }
+    char why[256] = "";
+    mc_all *a = NULL;
+    double t0 = bench_now();
+    int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &a, why, sizeof why);
+    double t = bench_now() - t0;
+    if (rc == MDAE_OK)
+        printf("all %-26s N=%-4lld %6u valid modes %8zu pairs %9.3f s  method %s "
+               "(%zu continuous, %zu reset, %zu rejected)\n",
+               model, n, a->valid_modes, a->n_pairs, t, a->method, a->counts[MC_CONTINUOUS],
+               a->counts[MC_RESET], a->counts[MC_REJECTED]);
+    else
+        printf("all %-26s N=%-4lld not-implemented: %s\n", model, n, why);
+    mc_all_free(a);
+    mel_model_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    long long n_one = 100;
+    const char *n_all = "3,5,7,10,20,50";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--n-one") == 0 && i + 1 < argc)
+            n_one = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--n-all") == 0 && i + 1 < argc)
+            n_all = argv[++i];
+        else {
+            fprintf(stderr, "usage: bench_modechange [--n-one N] [--n-all LIST]\n");
+            return 2;
+        }
+    }
+    ones(n_one);
+    char *list = strdup(n_all);
+    for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        all("brake", atoll(tok));
+        all("building_compressible", atoll(tok));
+    }
+    free(list);
+    return 0;
+}

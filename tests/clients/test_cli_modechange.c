@@ -1,0 +1,202 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/clients/test_cli_modechange.c -- `mdae modechange` (issue 13): the
+ * JSON shape and the text of one change, --all, bad requests (exit 2 naming
+ * what is wrong, exit 1 for a model with errors), and the same through
+ * `mdae --server` against a real mdaed (session/modechange and
+ * session/modechanges answer what the embedded engine prints).
+ */
+#include <criterion/criterion.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_test.h"
+#include "mdaed_proc.h"
+
+static run run_args(const char *const *args) { return cli_run(NULL, environ, args); }
+
+#define RUN(...) run_args((const char *const[]){__VA_ARGS__, NULL})
+
+static const cJSON *item(const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static cJSON *parse_out(const run *r)
+{
+    cJSON *j = cJSON_Parse(r->out);
+    cr_assert_not_null(j, "not JSON:\n%s", r->out);
+    return j;
+}
+
+Test(cli_modechange, json_of_the_clutch_engaging_has_the_issue_shape)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=0", "--to", "gamma=1",
+                "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    static const char *const keys[] = {"from", "to", "status", "instants", "impulsive",
+                                       "resets", "diagnostics"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        cr_assert_not_null(item(j, keys[k]), "no \"%s\"", keys[k]);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "status")), "reset");
+    cr_assert(cJSON_IsFalse(item(item(j, "from"), "gamma")));
+    cr_assert(cJSON_IsTrue(item(item(j, "to"), "gamma")));
+    const cJSON *in = cJSON_GetArrayItem(item(j, "instants"), 0);
+    cr_assert_eq(cJSON_GetArraySize(item(j, "instants")), 1);
+    static const char *const ikeys[] = {"r", "equations", "unknowns", "known", "context",
+                                        "erased", "status", "overdetermined",
+                                        "underdetermined"};
+    for (size_t k = 0; k < sizeof ikeys / sizeof ikeys[0]; k++)
+        cr_assert_not_null(item(in, ikeys[k]), "no instants[0].\"%s\"", ikeys[k]);
+    const cJSON *e = cJSON_GetArrayItem(item(in, "erased"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "e3");
+    cr_assert_eq(item(e, "shift")->valueint, 0);
+    cr_assert_eq(cJSON_GetArraySize(item(in, "equations")), 4);
+    cr_assert_eq(cJSON_GetArraySize(item(in, "unknowns")), 4);
+    cr_assert_str_eq(cJSON_GetStringValue(item(in, "status")), "nonsingular");
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli_modechange, text_names_the_erased_equations_and_the_restart_system)
+{
+    run r = RUN("modechange", MODEL("cup_and_ball.mel"), "--from", "gamma=0", "--to",
+                "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "reset (2 restart instants)");
+    contains(r.out, "instant 0: erased k1, k1\u2022\n");
+    contains(r.out, "instant 1: erased k1\n");
+    contains(r.out, "context: e1, e2, k1\u2022\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=1", "--to", "gamma=0");
+    expect(&r, 0);
+    contains(r.out, ": continuous");
+    run_free(&r);
+}
+
+Test(cli_modechange, a_guard_fixpoint_is_rejected_with_a_located_hint)
+{
+    run r = RUN("modechange", MODEL("cup_and_ball_19.mel"), "--from", "gamma=0", "--to",
+                "gamma=1");
+    expect(&r, 0); /* the analysis ran; its verdict is "rejected" */
+    contains(r.out, ": rejected");
+    contains(r.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
+    contains(r.err, "last(s)");
+    run_free(&r);
+}
+
+Test(cli_modechange, bad_requests_are_usage_errors_that_say_what_is_wrong)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--from", "gama=0", "--to", "gamma=1");
+    expect(&r, 2);
+    contains(r.err, "unknown mode variable 'gama'");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=1", "--to", "gamma=1");
+    expect(&r, 2);
+    contains(r.err, "same mode");
+    run_free(&r);
+    r = RUN("modechange", MODEL("water_tank.mel"), "--from", "bh=0", "--to", "bh=1,bl=1");
+    expect(&r, 2);
+    contains(r.err, "'to' is not a valid mode");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=1");
+    expect(&r, 2);
+    contains(r.err, "missing --to");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--all", "--from", "gamma=1");
+    expect(&r, 2);
+    run_free(&r);
+    r = RUN("modechange", MODEL("syntax_error.mel"), "--from", "g=0", "--to", "g=1");
+    expect(&r, 1);
+    contains(r.err, "syntax_error.mel:12:27: error: ");
+    run_free(&r);
+}
+
+Test(cli_modechange, all_lists_every_pair_and_says_it_enumerated)
+{
+    run r = RUN("modechange", MODEL("rldc2.mel"), "--all", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "method")), "enumeration");
+    cr_assert_eq(item(j, "pairs")->valueint, 12);
+    cr_assert_eq(cJSON_GetArraySize(item(j, "changes")), 12);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--all");
+    expect(&r, 0);
+    contains(r.out, "2 changes between 2 valid modes (method: enumeration): 1 continuous, "
+                    "1 reset, 0 rejected");
+    contains(r.out, "gamma=0 \u2192 gamma=1: reset (1 instant), erases e3");
+    run_free(&r);
+}
+
+Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
+{
+    mdaed_proc p;
+    mdaed_prepare(&p, "mdae-mc-srv");
+    char conf[1024], addr[160];
+    snprintf(conf, sizeof conf,
+             "{\"listen\": {\"unix\": \"%s\"}, \"log_level\": \"error\"}\n", p.sock);
+    mdaed_start(&p, conf, true);
+    snprintf(addr, sizeof addr, "unix:%s", p.sock);
+    static const char *const files[] = {MODEL("rldc2.mel"), MODEL("cup_and_ball.mel")};
+    static const char *const from[] = {"g1=0,g2=0", "gamma=0"};
+    static const char *const to[] = {"g1=1,g2=1", "gamma=1"};
+    for (int k = 0; k < 2; k++) {
+        run loc = RUN("modechange", files[k], "--from", from[k], "--to", to[k], "--json");
+        run rem = RUN("--server", addr, "modechange", files[k], "--from", from[k], "--to",
+                      to[k], "--json");
+        expect(&loc, 0);
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        run_free(&loc);
+        run_free(&rem);
+        loc = RUN("modechange", files[k], "--from", from[k], "--to", to[k]);
+        rem = RUN("--server", addr, "modechange", files[k], "--from", from[k], "--to", to[k]);
+        cr_assert_str_eq(rem.out, loc.out);
+        run_free(&loc);
+        run_free(&rem);
+    }
+    run rem = RUN("--server", addr, "modechange", MODEL("clutch.mel"), "--from", "gamma=1",
+                  "--to", "gamma=1");
+    expect(&rem, 2);
+    contains(rem.err, "same mode");
+    run_free(&rem);
+    rem = RUN("--server", addr, "modechange", MODEL("clutch.mel"), "--all", "--json");
+    run loc = RUN("modechange", MODEL("clutch.mel"), "--all", "--json");
+    expect(&rem, 0);
+    cr_assert_str_eq(rem.out, loc.out);
+    run_free(&loc);
+    run_free(&rem);
+    mdaed_stop(&p);
+}
+
+/* RR-8933 Exec. Sch. 3 (notes 1.10): the clutch's cold initialisation has
+ * one degree of freedom engaged (6 unknowns w, w', tau for 5 equations
+ * e1, e2, e3, e3', e4: the common speed) and two released. */
+Test(cli_modechange, mode_reports_the_cold_initialisation_degrees_of_freedom)
+{
+    static const char *const modes[] = {"gamma=1", "gamma=0"};
+    static const int dof[] = {1, 2};
+    for (int k = 0; k < 2; k++) {
+        run r = RUN("mode", MODEL("clutch.mel"), "--mode", modes[k], "--json");
+        expect(&r, 0);
+        cJSON *j = parse_out(&r);
+        const cJSON *d = item(item(j, "initialization"), "degreesOfFreedom");
+        cr_assert(cJSON_IsNumber(d), "%s", modes[k]);
+        cr_assert_eq(d->valueint, dof[k], "%s: %d", modes[k], d->valueint);
+        cJSON_Delete(j);
+        run_free(&r);
+    }
+    run r = RUN("mode", MODEL("singular_simple.mel"), "--mode", "g=1,h=1", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert(cJSON_IsNull(item(item(j, "initialization"), "degreesOfFreedom")));
+    cJSON_Delete(j);
+    run_free(&r);
+}
