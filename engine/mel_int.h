@@ -32,6 +32,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "mel_ast.h"
+#include "mel_outline.h"
 
 #define MEL__DEFAULT_MAX_INPUT ((size_t)64 << 20)
 #define MEL__DEFAULT_MAX_DEPTH 256
@@ -218,5 +219,38 @@ mel__sym *mel__sym_find(const mel__symtab *t, const char *name);
  * OOM. */
 mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name);
 void mel__symtab_close(mel__symtab *t);
+
+
+/* ---- Outline builder (mel_outline.c; the Modelica walk in mo_outline.c) ----
+ * Symbols are added as the syntax tree is walked; references are kept by
+ * name and scope (MEL: 0; Modelica: the class's number) and resolved by
+ * mel__outb_finish against the declarations of their scope. Names passed in
+ * are copied. Out of memory is sticky (rc). */
+typedef struct mel__outb {
+    mel_outline *o;
+    size_t cap_sym, cap_occ, cap_scope;
+    uint32_t *scope; /* parallel to o->symbols */
+    struct mel__oref {
+        char *name; /* owned */
+        mdae_range where;
+        uint32_t scope;
+    } *refs;
+    size_t n_refs, cap_refs;
+    int rc;
+} mel__outb;
+
+int mel__outb_init(mel__outb *b);
+/* A symbol (its declaration occurrence too when the kind declares); its
+ * index, or -1 on OOM. detail may be NULL (""). */
+long mel__outb_symbol(mel__outb *b, mel_ol_kind kind, const char *name, size_t name_len,
+                      const char *detail, mdae_range where, mdae_range name_where, long parent,
+                      uint32_t scope);
+void mel__outb_ref(mel__outb *b, const char *name, size_t name_len, mdae_range where,
+                   uint32_t scope);
+/* Resolve the references and hand the outline over (*out), or free
+ * everything and return the sticky code. */
+int mel__outb_finish(mel__outb *b, mel_outline **out);
+/* The Modelica walk (mo_outline.c): symbols and references of text. */
+int mo__outline(const char *text, size_t len, size_t max_depth, mel__outb *b);
 
 #endif /* MEL_INT_H */

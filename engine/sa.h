@@ -155,6 +155,12 @@ MDAE_TEST_API size_t sa_result_peak_nodes(const sa_result *r);
 MDAE_TEST_API bool sa_result_singular(const sa_result *r);
 /* The number of valid modes (as in the report). (Added by the engine.) */
 MDAE_API double sa_result_valid_modes(const sa_result *r);
+/* The number of valid modes where mode variable k has `value` (issue 15: an
+ * editor's hover on a mode variable). MDAE_OK with *out set; MDAE_E_INVAL
+ * for a k out of range; MDAE_E_STATE outside sa_begin/sa_end; MDAE_E_NOMEM,
+ * MDAE_E_BDD. */
+MDAE_API int sa_result_count_mode(const sa_result *r, uint32_t k, bool value,
+                                  double *out /* out */);
 /* Test support (like SQLite's SQLITE_TEST API): whether two results of the
  * same model hold the same mode functions, field by field (validity,
  * singular modes, chosen matching, offsets, DM parts): BDDs are canonical,

@@ -238,3 +238,28 @@ int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
     *out = rep;
     return MDAE_OK;
 }
+
+int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out)
+{
+    if (r == NULL || out == NULL || k >= r->n_modes)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, NULL, NULL);
+    if (setjmp(c->jb)) {
+        int rc = c->rc;
+        sa__leave(c);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    BDD lit = value ? bdd_ithvar(r->mode_var[k]) : bdd_nithvar(r->mode_var[k]);
+    double n = sa__count_modes(c, r, T(bdd_and(r->chi_m, lit)));
+    sa__leave(c);
+    mdae_free(c);
+    *out = n;
+    return MDAE_OK;
+}

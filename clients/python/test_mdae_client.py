@@ -3,7 +3,9 @@
 
 Run: MDAED=build/server/mdaed python3 -m unittest clients/python/test_mdae_client.py
 (MDAED defaults to build/server/mdaed under the repository). Loopback only;
-every wait has a timeout.
+every wait has a timeout. With MDAE_CLIENT_INSTALLED=1 (tests/clients/
+python_package.sh) the package is imported as installed by pip, not from
+this folder.
 """
 
 import json
@@ -16,10 +18,13 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+ROOT = os.environ.get("MDAE_SOURCE_DIR") or os.path.dirname(os.path.dirname(HERE))
+INSTALLED = os.environ.get("MDAE_CLIENT_INSTALLED") == "1"
+if not INSTALLED:
+    sys.path.insert(0, HERE)
 
 import mdae_client  # noqa: E402
+import mdae_client.cli  # noqa: E402
 
 MDAED = os.environ.get("MDAED", os.path.join(ROOT, "build", "server", "mdaed"))
 
@@ -37,7 +42,8 @@ class ClientTest(unittest.TestCase):
         conf = os.path.join(self.dir, "mdaed.json")
         with open(conf, "w") as f:
             json.dump({"listen": {"tcp": "127.0.0.1:0", "unix": self.sock},
-                       "log_level": "warn", "debug_methods": True}, f)
+                       "log_level": "warn", "debug_methods": True,
+                       "state_dir": "none"}, f)
         port_file = os.path.join(self.dir, "port")
         self.proc = subprocess.Popen([MDAED, "--config", conf, "--port-file", port_file])
         deadline = time.monotonic() + 20
@@ -93,6 +99,48 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(s.analyze()["equations"][0]["name"], "KCL")
             s.close()
 
+    def test_names_its_session(self):
+        with self.client() as c:
+            s = c.open(model("rldc2.mel"), session="my-rldc2")
+            self.assertEqual(s.id, "my-rldc2")
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                c.open(model("rldc2.mel"), session="my-rldc2")
+            self.assertEqual(cm.exception.code, mdae_client.INVALID_PARAMS)
+
+    def test_talks_http_and_reopens_a_session_the_server_lost(self):
+        # Over HTTP each request is a POST /rpc with X-Mdae-Session (what a
+        # proxy routes on). A restart without persistence loses the session:
+        # the client opens it again with the text it holds, and retries.
+        text = model("rldc2.mel")
+        c = mdae_client.Client.connect("http://127.0.0.1:%d" % self.port, timeout=30)
+        s = c.open(text)
+        first = s.analyze()
+        self.assertEqual(first["status"], "nonsingular")
+        s.edit(text + "\n// edited\n")
+        self.proc.terminate()
+        self.assertEqual(self.proc.wait(timeout=20), 0)
+        conf = os.path.join(self.dir, "mdaed2.json")
+        with open(conf, "w") as f:  # the same port, nothing kept
+            json.dump({"listen": {"tcp": "127.0.0.1:%d" % self.port, "unix": None},
+                       "log_level": "warn", "state_dir": "none"}, f)
+        port_file = os.path.join(self.dir, "port2")
+        self.proc = subprocess.Popen([MDAED, "--config", conf, "--port-file", port_file])
+        deadline = time.monotonic() + 20
+        while not os.path.exists(port_file) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual(c.status()["sessions"], 0)
+        again = s.analyze()
+        self.assertEqual(s.reopened, 1)
+        self.assertEqual(again, first)  # a comment changes no analysis
+        self.assertEqual(c.status()["sessions"], 1)
+        with self.assertRaises(mdae_client.RpcError) as e:  # range edits: not kept
+            s.edit(edits=[{"range": {"start": {"line": 0, "character": 0},
+                                     "end": {"line": 0, "character": 0}}, "text": ""}])
+            c.call("session/close", {"session": s.id})
+            s.analyze()
+        self.assertEqual(e.exception.name, "MDAE_E_STATE")
+        c.close()
+
     def test_streams_notifications_then_the_result(self):
         with self.client() as c:
             s = c.open(model("brake.mel"))
@@ -110,6 +158,30 @@ class ClientTest(unittest.TestCase):
                 c.open(model("syntax_error.mel"))
             self.assertEqual(cm.exception.name, "MDAE_E_PARSE")
             self.assertTrue(cm.exception.data["messages"])
+
+    def test_analyses_a_mode_change(self):
+        with self.client() as c:
+            s = c.open(model("clutch.mel"))
+            r = s.modechange({"gamma": False}, {"gamma": True})
+            self.assertEqual(r["status"], "reset")
+            self.assertEqual(len(r["instants"]), 1)
+            self.assertEqual(r["instants"][0]["erased"], [{"name": "e3", "shift": 0}])
+            self.assertEqual(r["instants"][0]["status"], "nonsingular")
+            self.assertEqual(s.modechange({"gamma": True}, {"gamma": False})["status"],
+                             "continuous")
+            for bad in (({"gama": True}, {"gamma": False}),
+                        ({"gamma": True}, {"gamma": True}),
+                        ("engaged", {"gamma": True})):
+                with self.assertRaises(mdae_client.RpcError) as cm:
+                    s.modechange(*bad)
+                self.assertEqual(cm.exception.code, -32602)
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                s.modechange({"gamma": True}, {"gamma": True})
+            self.assertIn("same mode", str(cm.exception))
+            a = s.modechanges()
+            self.assertEqual(a["method"], "enumeration")
+            self.assertEqual(a["pairs"], 2)
+            self.assertEqual(a["counts"], {"continuous": 1, "reset": 1, "rejected": 0})
 
     def test_reports_how_each_component_was_analysed(self):
         with self.client() as c:
@@ -166,6 +238,33 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(c.open(model("clutch.mel")).analyze()["status"], "nonsingular")
         finally:
             c.close()
+
+
+    def test_runs_the_command_line_entry_point(self):
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = mdae_client.cli.main(["--server", "tcp://127.0.0.1:%d" % self.port, "mode",
+                                       os.path.join(ROOT, "tests", "models", "rldc2.mel"),
+                                       "--mode", "g1=1,g2=0"])
+        self.assertEqual(rc, 0)
+        self.assertTrue(json.loads(out.getvalue())["valid"])
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = mdae_client.cli.main(["--stdio", "--mdaed", MDAED, "analyze",
+                                       os.path.join(ROOT, "tests", "models", "syntax_error.mel")])
+        self.assertEqual(rc, 1, "a model with errors")
+        self.assertIn("MDAE_E_PARSE", err.getvalue())
+
+
+class PackageTest(unittest.TestCase):
+    def test_is_typed_and_installed_where_expected(self):
+        pkg = os.path.dirname(mdae_client.__file__)
+        self.assertTrue(os.path.exists(os.path.join(pkg, "py.typed")), "PEP 561 marker")
+        if INSTALLED:
+            self.assertIn("site-packages", pkg, "imported from the installed package")
+        self.assertEqual(mdae_client.__version__, "0.1.0")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,464 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/server/test_wk_lsp.c -- the editor's questions (issue 15) over the
+ * LSP framing, against a real mdaed and its workers: capabilities and the
+ * position encoding, hover, documentSymbol, definition, references, code
+ * lenses and mdae.showMode on MEL and Modelica models, positions after
+ * multi-byte characters in both encodings, didSave and
+ * didChangeConfiguration.
+ */
+#include "srv_test.h"
+
+typedef struct editor {
+    srv_proc p;
+    client c;
+    int next_id;
+    char uri[64];
+} editor;
+
+/* Start mdaed, initialize (offering "utf-8" when utf8), open `text` as
+ * `uri` with languageId `lang`. The capabilities go to *caps when not NULL. */
+static void ed_open(editor *e, const char *top, bool utf8, const char *uri, const char *lang,
+                    const char *text, cJSON **caps)
+{
+    memset(e, 0, sizeof *e);
+    e->next_id = 1;
+    snprintf(e->uri, sizeof e->uri, "%s", uri);
+    srv_start(&e->p, "", top);
+    cl_connect(&e->c, &e->p);
+    cJSON *ip = cJSON_CreateObject();
+    if (utf8) {
+        cJSON *encs = cJSON_CreateArray();
+        cJSON_AddItemToArray(encs, cJSON_CreateString("utf-8"));
+        cJSON_AddItemToArray(encs, cJSON_CreateString("utf-16"));
+        cJSON *gen = cJSON_AddObjectToObject(cJSON_AddObjectToObject(ip, "capabilities"), "general");
+        cJSON_AddItemToObject(gen, "positionEncodings", encs);
+    }
+    cl_lsp_send(&e->c, "initialize", e->next_id++, ip);
+    cJSON *r = cl_lsp_json(&e->c);
+    if (caps != NULL)
+        *caps = cJSON_DetachItemFromObject(cJSON_GetObjectItem(r, "result"), "capabilities");
+    cJSON_Delete(r);
+    cl_lsp_send(&e->c, "initialized", -1, cJSON_CreateObject());
+    cJSON *p = cJSON_CreateObject();
+    cJSON *d = cJSON_AddObjectToObject(p, "textDocument");
+    cJSON_AddStringToObject(d, "uri", uri);
+    cJSON_AddStringToObject(d, "languageId", lang);
+    cJSON_AddNumberToObject(d, "version", 1);
+    cJSON_AddStringToObject(d, "text", text);
+    cl_lsp_send(&e->c, "textDocument/didOpen", -1, p);
+}
+
+static void ed_close(editor *e)
+{
+    cl_lsp_send(&e->c, "shutdown", e->next_id++, NULL);
+    cJSON_Delete(cl_lsp_json(&e->c));
+    cl_lsp_send(&e->c, "exit", -1, NULL);
+    cr_assert(cl_wait_eof(&e->c));
+    cl_close(&e->c);
+    srv_stop(&e->p);
+}
+
+/* Send a request and return its result (owned), skipping notifications. */
+static cJSON *ed_ask(editor *e, const char *method, cJSON *params)
+{
+    int id = e->next_id++;
+    cl_lsp_send(&e->c, method, id, params);
+    for (;;) {
+        cJSON *m = cl_lsp_json(&e->c);
+        const cJSON *mid = cJSON_GetObjectItem(m, "id");
+        if (cJSON_IsNumber(mid) && mid->valueint == id) {
+            cr_assert_null(cJSON_GetObjectItem(m, "error"), "%s failed", method);
+            cJSON *r = cJSON_DetachItemFromObject(m, "result");
+            cJSON_Delete(m);
+            return r;
+        }
+        cJSON_Delete(m);
+    }
+}
+
+static cJSON *doc_params(const editor *e)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "textDocument"), "uri", e->uri);
+    return p;
+}
+
+static cJSON *at(const editor *e, int line, int character)
+{
+    cJSON *p = doc_params(e);
+    cJSON *pos = cJSON_AddObjectToObject(p, "position");
+    cJSON_AddNumberToObject(pos, "line", line);
+    cJSON_AddNumberToObject(pos, "character", character);
+    return p;
+}
+
+/* The hover's markdown at (line, character), owned; NULL for a null hover. */
+static char *ed_hover(editor *e, int line, int character)
+{
+    cJSON *r = ed_ask(e, "textDocument/hover", at(e, line, character));
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "contents"), "value");
+    char *s = cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+    cJSON_Delete(r);
+    return s;
+}
+
+static int num(const cJSON *o, const char *path1, const char *path2)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(o, path1), path2)->valueint;
+}
+
+#define assert_has(hay, needle) \
+    cr_assert((hay) != NULL && strstr((hay), (needle)) != NULL, "no \"%s\" in:\n%s", (needle), \
+              (hay) ? (hay) : "(null)")
+
+/* ---- Capabilities ------------------------------------------------------------------- */
+
+Test(wk_lsp, announces_what_it_implements_and_utf16_unless_utf8_is_offered)
+{
+    editor e;
+    cJSON *caps = NULL;
+    ed_open(&e, "", false, "file:///a.mel", "mel", "x : real; e : equation der(x) = 1;", &caps);
+    cr_assert_str_eq(cJSON_GetObjectItem(caps, "positionEncoding")->valuestring, "utf-16");
+    const char *want[] = {"hoverProvider", "documentSymbolProvider", "definitionProvider",
+                          "referencesProvider", "codeLensProvider", "executeCommandProvider"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        cr_assert_not_null(cJSON_GetObjectItem(caps, want[k]), "%s", want[k]);
+    cr_assert_null(cJSON_GetObjectItem(caps, "completionProvider"), "not implemented");
+    cr_assert_null(cJSON_GetObjectItem(caps, "renameProvider"), "not implemented");
+    const cJSON *cmds = cJSON_GetObjectItem(cJSON_GetObjectItem(caps, "executeCommandProvider"),
+                                            "commands");
+    cr_assert_str_eq(cJSON_GetArrayItem(cmds, 0)->valuestring, "mdae.showMode");
+    cJSON_Delete(caps);
+    ed_close(&e);
+
+    ed_open(&e, "", true, "file:///a.mel", "mel", "x : real; e : equation der(x) = 1;", &caps);
+    cr_assert_str_eq(cJSON_GetObjectItem(caps, "positionEncoding")->valuestring, "utf-8");
+    cJSON_Delete(caps);
+    ed_close(&e);
+}
+
+/* ---- MEL: RLDC2 ----------------------------------------------------------------------- */
+/* tests/models/rldc2.mel, 0-based lines: 28 `i1 : real;`, 43 `g1 : boolean =
+ * ...`, 46 `K1 : equation 0 = i1 + i2 + j1 + j2;`, 55 `R2 : equation x2 =
+ * pR2 * j2;`, 56 `S1 : equation s1 = if g1 then i1 else -u1;`. */
+
+Test(wk_lsp, hover_on_an_equation_gives_its_guard_offsets_and_blocks)
+{
+    editor e;
+    char *text = t_model("rldc2.mel");
+    ed_open(&e, "", false, "file:///rldc2.mel", "mel", text, NULL);
+    char *h = ed_hover(&e, 56, 0);
+    assert_has(h, "**equation** `S1`");
+    assert_has(h, "active when `true`");
+    assert_has(h, "c (differentiated): 0 in every mode");
+    assert_has(h, "when `g1`: S1 → s1");
+    assert_has(h, "when `!g1`: S1 → s1");
+    free(h);
+    h = ed_hover(&e, 46, 0);
+    assert_has(h, "c (differentiated): 0 when `g1 | g2`; 1 when `!g1 & !g2`");
+    free(h);
+    free(text);
+    ed_close(&e);
+}
+
+Test(wk_lsp, hover_on_names_gives_declaration_offsets_uses_and_mode_counts)
+{
+    editor e;
+    char *text = t_model("rldc2.mel");
+    ed_open(&e, "", false, "file:///rldc2.mel", "mel", text, NULL);
+    char *h = ed_hover(&e, 28, 1); /* i1, declared */
+    assert_has(h, "**unknown** `i1`");
+    assert_has(h, "i1 : real");
+    assert_has(h, "d (leading derivative): 0 when `g1 | g2`; 1 when `!g1 & !g2`");
+    assert_has(h, "used by: `K1`, `C1`, `S1`, `Z1`");
+    free(h);
+    h = ed_hover(&e, 56, 23); /* g1 in S1 */
+    assert_has(h, "**mode variable** `g1`");
+    assert_has(h, "g1 : boolean = last(s1) >= 0");
+    assert_has(h, "true in 2 of the 4 valid modes");
+    free(h);
+    h = ed_hover(&e, 55, 20); /* pR2 */
+    assert_has(h, "**parameter** `pR2`");
+    assert_has(h, "pR2 : real = 15.0");
+    free(h);
+    cr_assert_null(ed_hover(&e, 3, 5), "a comment: nothing to say");
+    free(text);
+    ed_close(&e);
+}
+
+Test(wk_lsp, definition_and_references_of_a_mode_variable)
+{
+    editor e;
+    char *text = t_model("rldc2.mel");
+    ed_open(&e, "", false, "file:///rldc2.mel", "mel", text, NULL);
+    cJSON *d = ed_ask(&e, "textDocument/definition", at(&e, 56, 22));
+    cr_assert_eq(cJSON_GetArraySize(d), 1);
+    const cJSON *loc = cJSON_GetArrayItem(d, 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(loc, "uri")->valuestring, "file:///rldc2.mel");
+    cr_assert_eq(num(cJSON_GetObjectItem(loc, "range"), "start", "line"), 43);
+    cr_assert_eq(num(cJSON_GetObjectItem(loc, "range"), "end", "character"), 2);
+    cJSON_Delete(d);
+
+    cJSON *p = at(&e, 43, 0);
+    cJSON_AddBoolToObject(cJSON_AddObjectToObject(p, "context"), "includeDeclaration", false);
+    cJSON *refs = ed_ask(&e, "textDocument/references", p);
+    cr_assert_eq(cJSON_GetArraySize(refs), 2, "S1 and Z1");
+    cr_assert_eq(num(cJSON_GetObjectItem(cJSON_GetArrayItem(refs, 0), "range"), "start", "line"),
+                 56);
+    cr_assert_eq(num(cJSON_GetObjectItem(cJSON_GetArrayItem(refs, 1), "range"), "start", "line"),
+                 58);
+    cJSON_Delete(refs);
+    free(text);
+    ed_close(&e);
+}
+
+Test(wk_lsp, code_lenses_say_where_equations_are_differentiated_and_show_that_mode)
+{
+    editor e;
+    char *text = t_model("rldc2.mel");
+    ed_open(&e, "", false, "file:///rldc2.mel", "mel", text, NULL);
+    cJSON *lenses = ed_ask(&e, "textDocument/codeLens", doc_params(&e));
+    cr_assert_eq(cJSON_GetArraySize(lenses), 4, "K1, K3, Z1, Z2");
+    const cJSON *first = cJSON_GetArrayItem(lenses, 0);
+    cr_assert_eq(num(cJSON_GetObjectItem(first, "range"), "start", "line"), 46);
+    const cJSON *cmd = cJSON_GetObjectItem(first, "command");
+    cr_assert_str_eq(cJSON_GetObjectItem(cmd, "title")->valuestring,
+                     "differentiated ×1 when !g1 & !g2");
+    cr_assert_str_eq(cJSON_GetObjectItem(cmd, "command")->valuestring, "mdae.showMode");
+
+    /* the lens's command, as the editor runs it */
+    cJSON *xp = cJSON_CreateObject();
+    cJSON_AddStringToObject(xp, "command", "mdae.showMode");
+    cJSON_AddItemToObject(xp, "arguments",
+                          cJSON_Duplicate(cJSON_GetObjectItem(cmd, "arguments"), true));
+    cJSON *mode = ed_ask(&e, "workspace/executeCommand", xp);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(mode, "valid")));
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(mode, "mode"), "g1")));
+    const cJSON *eq;
+    cJSON_ArrayForEach(eq, cJSON_GetObjectItem(mode, "equations"))
+    {
+        if (strcmp(cJSON_GetObjectItem(eq, "name")->valuestring, "K1") == 0)
+            cr_assert_eq(cJSON_GetObjectItem(eq, "offset")->valueint, 1, "as the lens says");
+    }
+    cJSON_Delete(mode);
+    cJSON_Delete(lenses);
+    free(text);
+    ed_close(&e);
+}
+
+Test(wk_lsp, code_lenses_mark_overdetermined_equations)
+{
+    editor e;
+    char *text = t_model("singular_simple.mel");
+    ed_open(&e, "", false, "file:///s.mel", "mel", text, NULL);
+    free(text);
+    cJSON *lenses = ed_ask(&e, "textDocument/codeLens", doc_params(&e));
+    bool over = false;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, lenses)
+    {
+        const char *t = cJSON_GetObjectItem(cJSON_GetObjectItem(l, "command"), "title")->valuestring;
+        if (strncmp(t, "overdetermined when ", 20) == 0)
+            over = true;
+    }
+    cr_assert(over, "a lens on the overdetermined equation");
+    cJSON_Delete(lenses);
+    ed_close(&e);
+}
+
+/* ---- MEL: the brake's outline ----------------------------------------------------------- */
+
+static const cJSON *child_named(const cJSON *arr, const char *name)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, arr)
+    {
+        if (strcmp(cJSON_GetObjectItem(s, "name")->valuestring, name) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+Test(wk_lsp, outline_nests_loops_and_conditional_statements)
+{
+    editor e;
+    char *text = t_model("brake.mel");
+    ed_open(&e, "", false, "file:///brake.mel", "mel", text, NULL);
+    cJSON *syms = ed_ask(&e, "textDocument/documentSymbol", doc_params(&e));
+    const cJSON *n = child_named(syms, "N");
+    cr_assert_not_null(n);
+    cr_assert_eq(cJSON_GetObjectItem(n, "kind")->valueint, 16, "an integer is a Number");
+    cr_assert_eq(cJSON_GetObjectItem(child_named(syms, "V"), "kind")->valueint, 14,
+                 "a parameter is a Constant");
+    cr_assert_eq(cJSON_GetObjectItem(child_named(syms, "t"), "kind")->valueint, 13);
+    cr_assert_eq(cJSON_GetObjectItem(child_named(syms, "dt"), "kind")->valueint, 12);
+    /* the third foreach holds the equations, the mode variable open and the
+     * conditional statement with both branches */
+    const cJSON *loop = NULL, *s;
+    cJSON_ArrayForEach(s, syms)
+    {
+        if (child_named(cJSON_GetObjectItem(s, "children"), "me1") != NULL)
+            loop = s;
+    }
+    cr_assert_not_null(loop, "me1 inside a foreach");
+    cr_assert_str_eq(cJSON_GetObjectItem(loop, "name")->valuestring, "foreach i");
+    const cJSON *kids = cJSON_GetObjectItem(loop, "children");
+    cr_assert_eq(cJSON_GetObjectItem(child_named(kids, "open"), "kind")->valueint, 17);
+    const cJSON *cond = child_named(kids, "if open[i]");
+    cr_assert_not_null(cond);
+    const cJSON *ck = cJSON_GetObjectItem(cond, "children");
+    cr_assert_not_null(child_named(ck, "ve1"));
+    const cJSON *els = child_named(ck, "else");
+    cr_assert_not_null(child_named(cJSON_GetObjectItem(els, "children"), "ve2"));
+    cJSON_Delete(syms);
+    free(text);
+    ed_close(&e);
+}
+
+/* ---- Modelica -------------------------------------------------------------------------- */
+/* tests/models/rldc2_cc.mo, 0-based lines: 9 `Real i1;`, 23 `Boolean
+ * g1(start=false);`, 26 `0 = j1+i1+i2+j2; // (K1)`, 36 `s1 = if g1 then i1
+ * else -u1; // (S1)`. */
+
+Test(wk_lsp, modelica_hover_definition_symbols_and_lenses)
+{
+    editor e;
+    char *text = t_model("rldc2_cc.mo");
+    ed_open(&e, "", false, "file:///rldc2_cc.mo", "modelica", text, NULL);
+    char *h = ed_hover(&e, 36, 18); /* i1 in S1 */
+    assert_has(h, "**unknown** `i1`");
+    assert_has(h, "Real i1");
+    assert_has(h, "d (leading derivative): 0 when `g1 | g2`; 1 when `!g1 & !g2`");
+    free(h);
+    h = ed_hover(&e, 36, 2); /* s1 = ...: the name s1 */
+    assert_has(h, "**unknown** `s1`");
+    free(h);
+    h = ed_hover(&e, 36, 6); /* `if`: the equation S1 */
+    assert_has(h, "**equation** `S1`");
+    free(h);
+
+    cJSON *d = ed_ask(&e, "textDocument/definition", at(&e, 36, 10)); /* g1 */
+    const cJSON *r = cJSON_GetObjectItem(cJSON_GetArrayItem(d, 0), "range");
+    cr_assert_eq(num(r, "start", "line"), 23);
+    cr_assert_eq(num(r, "start", "character"), 10);
+    cJSON_Delete(d);
+
+    cJSON *syms = ed_ask(&e, "textDocument/documentSymbol", doc_params(&e));
+    const cJSON *model = cJSON_GetArrayItem(syms, 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(model, "name")->valuestring, "RLDC2_CC");
+    cr_assert_eq(cJSON_GetObjectItem(model, "kind")->valueint, 5);
+    const cJSON *kids = cJSON_GetObjectItem(model, "children");
+    cr_assert_eq(cJSON_GetObjectItem(child_named(kids, "R1"), "kind")->valueint, 14,
+                 "parameter Real R1");
+    cr_assert_not_null(child_named(kids, "S1"), "the label comment names the equation");
+    cr_assert_eq(cJSON_GetObjectItem(child_named(kids, "g1"), "kind")->valueint, 17);
+    cJSON_Delete(syms);
+
+    cJSON *lenses = ed_ask(&e, "textDocument/codeLens", doc_params(&e));
+    cr_assert_eq(cJSON_GetArraySize(lenses), 4);
+    const cJSON *cmd = cJSON_GetObjectItem(cJSON_GetArrayItem(lenses, 0), "command");
+    cr_assert_str_eq(cJSON_GetObjectItem(cmd, "title")->valuestring,
+                     "differentiated ×1 when !g1 & !g2");
+    cJSON_Delete(lenses);
+    free(text);
+    ed_close(&e);
+}
+
+Test(wk_lsp, modelica_hover_on_a_mode_variable_or_relation_gives_its_definition_and_count)
+{
+    editor e;
+    char *text = t_model("bm_modes.bmo");
+    ed_open(&e, "", false, "file:///bm_modes.bmo", "modelica", text, NULL);
+    /* line 26: `    'y' = if 'gear' == 1 then 'x' elseif ...`: `==` */
+    char *h = ed_hover(&e, 26, 20);
+    assert_has(h, "**mode variable** `gear == 1`");
+    assert_has(h, "true in 1 of the 2 valid modes");
+    free(h);
+    /* line 15: `    Boolean 'open';`: its defining equation, its count */
+    h = ed_hover(&e, 15, 14);
+    assert_has(h, "**mode variable** `open`");
+    assert_has(h, "defined by `open = s < 0.0`");
+    assert_has(h, "true in 1 of the 2 valid modes");
+    free(h);
+    free(text);
+    ed_close(&e);
+}
+
+/* ---- Positions after multi-byte characters ------------------------------------------------ */
+/* Line 1 is a comment holding e-acute and an emoji, then `y : real;`: y is
+ * UTF-16 unit 10 (e-acute is one unit, the emoji two) and UTF-8 byte 13. */
+static const char mb_text[] = "x : real;\n/* \xc3\xa9\xf0\x9f\x98\x80 */ y : real;\n"
+                              "e1 : equation der(x) = y;\ne2 : equation y = x;\n";
+
+static void multibyte(bool utf8, int col)
+{
+    editor e;
+    ed_open(&e, "", utf8, "file:///mb.mel", "mel", mb_text, NULL);
+    char *h = ed_hover(&e, 1, col);
+    assert_has(h, "**unknown** `y`");
+    free(h);
+    cJSON *d = ed_ask(&e, "textDocument/definition", at(&e, 2, 23)); /* y in e1 */
+    const cJSON *r = cJSON_GetObjectItem(cJSON_GetArrayItem(d, 0), "range");
+    cr_assert_eq(num(r, "start", "line"), 1);
+    cr_assert_eq(num(r, "start", "character"), col);
+    cr_assert_eq(num(r, "end", "character"), col + 1);
+    cJSON_Delete(d);
+    /* the character before y is a space: no hover of y there */
+    h = ed_hover(&e, 1, col - 2);
+    cr_assert(h == NULL || strstr(h, "`y`") == NULL);
+    free(h);
+    ed_close(&e);
+}
+
+Test(wk_lsp, positions_after_multibyte_characters_in_utf16)
+{
+    multibyte(false, 10);
+}
+
+Test(wk_lsp, positions_after_multibyte_characters_in_utf8)
+{
+    multibyte(true, 13);
+}
+
+/* ---- Notifications ---------------------------------------------------------------------- */
+
+/* With a debounce of a minute, a change is checked when saved (didSave),
+ * and a question after a change answers about the changed text. */
+Test(wk_lsp, did_save_checks_at_once_and_questions_see_the_latest_text)
+{
+    editor e;
+    ed_open(&e, "", false, "file:///d.mel", "mel", "x : real;\ne : equation der(x) = 1;\n", NULL);
+    cJSON *cfg = cJSON_CreateObject();
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(cfg, "settings"), "mdae"),
+                            "debounceMs", 60000);
+    cl_lsp_send(&e.c, "workspace/didChangeConfiguration", -1, cfg);
+    cJSON *p = doc_params(&e);
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(p, "textDocument"), "version", 2);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "contentChanges"),
+                         t_range_edit(0, 0, 0, 1, "zz"));
+    cl_lsp_send(&e.c, "textDocument/didChange", -1, p);
+    cl_lsp_send(&e.c, "textDocument/didSave", -1, doc_params(&e));
+    for (;;) { /* version 2 is published long before a minute */
+        cJSON *m = cl_lsp_json(&e.c);
+        const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "version");
+        bool done = cJSON_IsNumber(v) && v->valueint == 2;
+        if (done)
+            cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"),
+                                                                "diagnostics")),
+                         0, "x is no longer declared");
+        cJSON_Delete(m);
+        if (done)
+            break;
+    }
+    /* another change, then a question at once: it sees zz */
+    p = doc_params(&e);
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(p, "textDocument"), "version", 3);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "contentChanges"),
+                         t_range_edit(1, 17, 1, 18, "zz"));
+    cl_lsp_send(&e.c, "textDocument/didChange", -1, p);
+    char *h = ed_hover(&e, 1, 18);
+    assert_has(h, "**unknown** `zz`");
+    free(h);
+    ed_close(&e);
+}
