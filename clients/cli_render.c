@@ -358,6 +358,11 @@ void cli_render_mode(const char *file, const cJSON *mj)
     printf("\n");
     print_mode_offsets("equation offsets (c)", arr(mj, "equations"), true);
     print_mode_offsets("variable offsets (d)", arr(mj, "variables"), true);
+    double dof = 0;
+    if (num(get(mj, "initialization"), "degreesOfFreedom", &dof))
+        printf("\ncold initialisation: %d degree%s of freedom (the values of the unknowns and "
+               "their derivatives up to d, against the equations differentiated up to c)\n",
+               (int)dof, dof == 1 ? "" : "s");
 }
 
 /* ---- DOT ------------------------------------------------------------------------ */
@@ -379,4 +384,172 @@ int cli_write_dot(const cli_opts *o, const char *dot)
         return CLI_EXIT_IO;
     }
     return CLI_EXIT_OK;
+}
+
+/* ---- Mode changes ------------------------------------------------------------------ */
+
+static void print_mode_obj(const cJSON *mode)
+{
+    const cJSON *mv;
+    int k = 0;
+    if (cJSON_IsObject(mode))
+        cJSON_ArrayForEach(mv, mode) {
+            printf("%s%s=%d", k++ ? "," : "", mv->string ? mv->string : "?",
+                   cJSON_IsTrue(mv) ? 1 : 0);
+        }
+}
+
+/* x, x., x.2 for shifts 0, 1, 2 (the papers' x, x\u2022, x\u2022\u00b2). */
+static void print_shifted(const cJSON *list, const char *none)
+{
+    const cJSON *it;
+    int k = 0;
+    cJSON_ArrayForEach(it, list) {
+        const char *n = cJSON_GetStringValue(get(it, "name"));
+        double s = 0;
+        num(it, "shift", &s);
+        bool spaced = n != NULL && strchr(n, ' ') != NULL; /* Modelica: the text */
+        printf("%s%s%s%s", k++ ? ", " : "", spaced ? "[" : "", n ? n : "?", spaced ? "]" : "");
+        if (s == 1)
+            printf("\u2022");
+        else if (s > 1)
+            printf("\u2022%d", (int)s);
+    }
+    if (k == 0)
+        printf("%s", none);
+}
+
+void cli_render_modechange(const char *file, const cJSON *cj)
+{
+    const char *status = cJSON_GetStringValue(get(cj, "status"));
+    const cJSON *ins = arr(cj, "instants");
+    printf("%s: change ", file);
+    print_mode_obj(get(cj, "from"));
+    printf(" \u2192 ");
+    print_mode_obj(get(cj, "to"));
+    status = status ? status : "?";
+    if (strcmp(status, "continuous") == 0)
+        printf(": continuous (nothing erased: the new mode starts from the old state)\n");
+    else if (strcmp(status, "reset") == 0)
+        printf(": reset (%d restart instant%s)%s\n", size(ins), size(ins) == 1 ? "" : "s",
+               flag(cj, "ambiguous") ? ", ambiguous erasure (see alternatives)" : "");
+    else
+        printf(": %s\n", status);
+    const cJSON *in;
+    cJSON_ArrayForEach(in, ins) {
+        double r = 0;
+        num(in, "r", &r);
+        const char *st = cJSON_GetStringValue(get(in, "status"));
+        printf("\ninstant %d: erased ", (int)r);
+        print_shifted(arr(in, "erased"), "(none)");
+        printf("\n  restart system (%d equation%s, %s): ", size(arr(in, "equations")),
+               size(arr(in, "equations")) == 1 ? "" : "s", st ? st : "?");
+        print_shifted(arr(in, "equations"), "(none)");
+        printf(" \u2192 ");
+        print_shifted(arr(in, "unknowns"), "(none)");
+        printf("\n  known: ");
+        print_shifted(arr(in, "known"), "(none)");
+        printf("\n  context: ");
+        print_shifted(arr(in, "context"), "(none)");
+        printf("\n");
+        if (size(arr(in, "underdetermined")) > 0) {
+            printf("  underdetermined: ");
+            print_shifted(arr(in, "underdetermined"), "");
+            printf("\n");
+        }
+        const cJSON *alt;
+        cJSON_ArrayForEach(alt, arr(in, "alternatives")) {
+            printf("  or erase: ");
+            print_shifted(alt, "(none)");
+            printf("\n");
+        }
+    }
+    const cJSON *imp = arr(cj, "impulsive");
+    if (size(imp) > 0) {
+        printf("\nimpulsive:");
+        const cJSON *it;
+        int k = 0;
+        cJSON_ArrayForEach(it, imp) {
+            const char *n = cJSON_GetStringValue(get(it, "name"));
+            if (k++)
+                printf(",");
+            double o = 0, s = 0, r = 0;
+            num(it, "order", &o);
+            num(it, "shift", &s);
+            num(it, "instant", &r);
+            printf(" %s", n ? n : "?");
+            if (s == 1)
+                printf("\u2022");
+            else if (s > 1)
+                printf("\u2022%d", (int)s);
+            double lo = 0;
+            bool exact = num(it, "orderMin", &lo) && lo == o;
+            printf(" (order %s%d, instant %d)", exact ? "" : "\u2264 ", (int)o, (int)r);
+        }
+        printf("\n");
+    }
+    const cJSON *rs;
+    int shown = 0;
+    cJSON_ArrayForEach(rs, arr(cj, "resets")) {
+        if (size(arr(rs, "eliminate")) == 0)
+            continue; /* an equation of the restart system as it is */
+        double r = 0, n = 0;
+        num(rs, "instant", &r);
+        num(rs, "relations", &n);
+        printf("%srestart relation%s at instant %d: eliminate ", shown++ ? "" : "\n",
+               n == 1 ? "" : "s", (int)r);
+        print_shifted(arr(rs, "eliminate"), "");
+        printf(" from ");
+        print_shifted(arr(rs, "from"), "");
+        printf(" (%d relation%s among ", (int)n, n == 1 ? "" : "s");
+        print_shifted(arr(rs, "among"), "");
+        printf("; exact when linear in the eliminated values)\n");
+    }
+}
+
+void cli_render_modechanges(const char *file, const cJSON *aj)
+{
+    const cJSON *counts = get(aj, "counts");
+    double c = 0, r = 0, j = 0, p = 0, v = 0;
+    num(counts, "continuous", &c);
+    num(counts, "reset", &r);
+    num(counts, "rejected", &j);
+    num(aj, "pairs", &p);
+    num(aj, "validModes", &v);
+    const char *method = cJSON_GetStringValue(get(aj, "method"));
+    printf("%s: %d changes between %d valid modes (method: %s): %d continuous, %d reset, "
+           "%d rejected\n", file, (int)p, (int)v, method ? method : "?", (int)c, (int)r,
+           (int)j);
+    static const char *const cls[] = {"continuous", "reset", "rejected"};
+    for (int k = 0; k < 3; k++) {
+        const char *g = cJSON_GetStringValue(get(get(get(aj, "classes"), cls[k]), "guard"));
+        if (g != NULL)
+            printf("  %-10s when %s\n", cls[k], g);
+    }
+    const cJSON *eq;
+    cJSON_ArrayForEach(eq, arr(aj, "equations")) {
+        const char *n = cJSON_GetStringValue(get(eq, "name"));
+        const char *g = cJSON_GetStringValue(get(get(eq, "erasedWhen"), "guard"));
+        if (n != NULL && g != NULL)
+            printf("  %s is erased at the first instant when %s\n", n, g);
+    }
+    printf("(g: before the change, g': after)\n");
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, arr(aj, "changes")) {
+        const char *st = cJSON_GetStringValue(get(ch, "status"));
+        double n = 0;
+        num(ch, "instants", &n);
+        printf("  ");
+        print_mode_obj(get(ch, "from"));
+        printf(" \u2192 ");
+        print_mode_obj(get(ch, "to"));
+        printf(": %s", st ? st : "?");
+        if (n > 0)
+            printf(" (%d instant%s)", (int)n, n == 1 ? "" : "s");
+        if (size(arr(ch, "erased")) > 0) {
+            printf(", erases ");
+            print_shifted(arr(ch, "erased"), "");
+        }
+        printf("%s\n", flag(ch, "ambiguous") ? ", ambiguous" : "");
+    }
 }

@@ -1,0 +1,67 @@
+// mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+// clients/web/src/rpc.js -- JSON-RPC 2.0 over HTTP POST /rpc to mdaed.
+//
+// One fetch per request. mdaed answers each exchange as a chunked stream of
+// newline-delimited JSON: the request's notifications (analysis/progress,
+// analysis/diagnostic, ...) then its response, which this module reads as it
+// arrives. Cancelling is aborting the fetch: the browser closes the
+// connection, and mdaed cancels the request of an HTTP exchange whose client
+// went away (server/srv_conn.c), since over HTTP no $/cancelRequest can name
+// it from another connection.
+
+export class RpcError extends Error {
+  constructor(error) {
+    super(error.message || 'error');
+    this.code = error.code;
+    this.data = error.data || null;
+    this.name = 'RpcError';
+  }
+}
+
+let seq = 0;
+
+// Call method with params; onNotify(method, params) gets the notifications
+// that precede the response. Resolves with the result, rejects with an
+// RpcError (the server's error), a DOMException AbortError (signal), or a
+// TypeError (network).
+export async function call(method, params, { onNotify = null, signal = null } = {}) {
+  const id = ++seq;
+  const headers = { 'Content-Type': 'application/json' };
+  // Behind HAProxy (conf/haproxy.cfg) the header routes a session's requests
+  // to the instance that holds it without reading the body.
+  if (params && typeof params.session === 'string') headers['X-Mdae-Session'] = params.session;
+  const res = await fetch('rpc', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    signal,
+  });
+  if (!res.ok) throw new RpcError({ code: res.status, message: `HTTP ${res.status}: ${await res.text()}` });
+  const reader = res.body.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  let response = null;
+  const take = (line) => {
+    if (line.trim() === '') return;
+    const msg = JSON.parse(line);
+    if (msg.method !== undefined && msg.id === undefined) {
+      if (onNotify) onNotify(msg.method, msg.params);
+    } else if (msg.id === id) {
+      response = msg;
+    }
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      take(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+  }
+  take(buf);
+  if (response === null) throw new RpcError({ code: -32603, message: 'no response from mdaed' });
+  if (response.error) throw new RpcError(response.error);
+  return response.result;
+}

@@ -1,0 +1,472 @@
+// mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+// tests/web/test_web.mjs -- the web mode explorer in a real browser (issue 14).
+//
+//   node tests/web/test_web.mjs [--build build] [--browsers chromium,firefox]
+//        [--chromium /usr/bin/chromium] [--firefox /usr/bin/firefox-esr]
+//
+// Starts a real mdaed on a free loopback port serving BUILD/web (`make web`),
+// drives Debian's Chromium and Firefox ESR headless with puppeteer-core
+// (pinned in clients/web/package-lock.json; Firefox through WebDriver BiDi)
+// and checks, in each, what a user does: the page comes
+// up and analyses a model; a singular model lists its diagnostics, and a
+// click selects the equation in the editor; a syntax error is located and
+// the page stays usable; each mode chosen with the controls highlights
+// exactly the blocks session/mode returns; typing re-analyses; the brake at
+// N = 100 is laid out and drawn; a shared link brings the model back.
+// Screenshots and mdaed's log go to BUILD/web-test/BROWSER/. Prints the timing figures, then
+// "N passed, M failed"; exit status 1 if any check failed.
+
+import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync, openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const require = createRequire(join(root, 'clients/web/package.json'));
+const puppeteer = require('puppeteer-core');
+
+const args = process.argv.slice(2);
+const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : def; };
+const build = resolve(root, opt('--build', 'build'));
+const executables = {
+  chromium: opt('--chromium', process.env.CHROMIUM || '/usr/bin/chromium'),
+  firefox: opt('--firefox', process.env.FIREFOX || '/usr/bin/firefox-esr'),
+};
+const browsers = opt('--browsers', 'chromium,firefox').split(',').filter(Boolean);
+const shotsRoot = join(build, 'web-test');
+mkdirSync(shotsRoot, { recursive: true });
+
+const T0 = Date.now();
+const DEADLINE_MS = 420_000; // the whole run; CI's budget is shared with the C suites
+const WAIT_MS = 30_000;
+const figures = [];
+let passed = 0, failed = 0;
+let current = ''; // the browser under test, in every line
+let stopping = false; // mdaed's exit is expected
+
+function figure(name, ms, target) {
+  const line = `figure: ${current}: ${name}: ${ms.toFixed(0)} ms${target ? ` (target ${target})` : ''}`;
+  figures.push(line);
+  console.log(line);
+}
+
+// A step that never answers fails its check instead of hanging the run
+// (once, under a load average of 8, a run stopped answering: this names where).
+const CHECK_MS = 120_000;
+function withTimeout(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+async function check(name, fn) {
+  const t = Date.now();
+  console.log(`RUN  ${current}: ${name}`);
+  try {
+    if (Date.now() - T0 > DEADLINE_MS) throw new Error('the run is over its time budget');
+    await withTimeout(fn(), CHECK_MS, name);
+    passed++;
+    console.log(`PASS ${current}: ${name} (${Date.now() - t} ms)`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${current}: ${name}: ${e && e.stack ? e.stack : e}`);
+  }
+}
+
+function assert(cond, msg) { if (!cond) throw new Error(msg); }
+function eq(a, b, msg) {
+  const sa = JSON.stringify(a), sb = JSON.stringify(b);
+  if (sa !== sb) throw new Error(`${msg}: ${sa.slice(0, 400)} != ${sb.slice(0, 400)}`);
+}
+
+// ---- mdaed ---------------------------------------------------------------------
+
+async function startServer() {
+  const dir = mkdtempSync(join(tmpdir(), 'mdae-web-'));
+  const portFile = join(dir, 'port');
+  const exe = join(build, 'server/mdaed');
+  assert(existsSync(exe), `${exe} is missing: make build first`);
+  assert(existsSync(join(build, 'web/app.js')), `${build}/web/app.js is missing: make web first`);
+  const log = openSync(join(shotsRoot, `mdaed-${current}.log`), 'w');
+  const proc = spawn(exe, ['--config', join(root, 'conf/mdaed.json'), '--listen', 'tcp://127.0.0.1:0',
+    '--port-file', portFile, '--web-root', join(build, 'web'), '--log-level', 'warn', '--state-dir', 'none'],
+  { stdio: ['ignore', log, log] });
+  proc.on('exit', (code, sig) => { if (!stopping) console.log(`mdaed exited early: code ${code}, signal ${sig}`); });
+  const until = Date.now() + 10_000;
+  while (!existsSync(portFile)) {
+    if (Date.now() > until || proc.exitCode !== null) throw new Error('mdaed did not start');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const port = readFileSync(portFile, 'utf8').trim().split(/\s+/).pop();
+  return { proc, dir, base: `http://127.0.0.1:${port}` };
+}
+
+let rpcId = 1000;
+async function rpc(base, method, params) {
+  const res = await fetch(`${base}/rpc`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }) });
+  const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const r = lines.find((m) => m.id === rpcId);
+  if (!r || r.error) throw new Error(`${method}: ${JSON.stringify(r && r.error)}`);
+  return r.result;
+}
+
+// ---- The page ------------------------------------------------------------------
+
+const counter = (page, name) => page.evaluate((n) => Number(document.body.dataset[n] || 0), name);
+
+// Run action, then wait until the body's counter `name` has grown.
+async function after(page, name, action, timeout = WAIT_MS) {
+  const before = await counter(page, name);
+  await action();
+  await page.waitForFunction((n, b) => Number(document.body.dataset[n] || 0) > b, { timeout, polling: 10 }, name, before);
+}
+
+async function loadExample(page, file, defines = '') {
+  await after(page, 'analyses', async () => {
+    await page.select('#examples', file);
+  });
+  await settled(page);
+  if (defines !== null) {
+    const cur = await page.$eval('#defines', (e) => e.value);
+    if (cur !== defines) {
+      await after(page, 'analyses', async () => {
+        await page.$eval('#defines', (e, d) => { e.value = d; e.dispatchEvent(new Event('change')); }, defines);
+      });
+      await settled(page);
+    }
+  }
+}
+
+// After an analysis the page asks session/mode (and session/svg): wait for both.
+async function settled(page) {
+  await page.waitForFunction(() => window.mdae && document.body.dataset.settled === String(window.mdae.state.run),
+    { timeout: WAIT_MS, polling: 20 });
+}
+
+const editorText = (page) => page.evaluate(() => window.mdae.editor.text());
+
+async function main(name) {
+  current = name;
+  const shots = join(shotsRoot, name);
+  mkdirSync(shots, { recursive: true });
+  const srv = await startServer();
+  const t = Date.now();
+  const browser = await puppeteer.launch(name === 'firefox'
+    ? { browser: 'firefox', executablePath: executables.firefox, headless: true }
+    : {
+      executablePath: executables.chromium,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+    });
+  console.log(`${name}: ${await browser.version()} started in ${Date.now() - t} ms`);
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.setViewport({ width: 1400, height: 900 });
+
+  try {
+    await check('the page loads from mdaed with no other host and analyses its first model', async () => {
+      const outside = [];
+      page.on('request', (r) => { if (!r.url().startsWith(srv.base) && !r.url().startsWith('data:')) outside.push(r.url()); });
+      await page.goto(`${srv.base}/`, { waitUntil: 'load' });
+      await page.waitForFunction(() => document.body.dataset.ready === '1' && window.mdae.state.run >= 1 &&
+        document.body.dataset.settled === String(window.mdae.state.run), { timeout: WAIT_MS, polling: 10 });
+      const st = await page.evaluate(() => window.mdaeStats);
+      figure('page interactive, first load in a new browser (since navigation)', st.interactiveMs, '1000 ms');
+      figure('first analysis of RLDC2 shown (since navigation)', st.interactiveMs + (st.analysisMs || 0));
+      figure('first analysis of RLDC2 (open, structure, analyze)', st.analysisMs);
+      eq(outside, [], 'requests to other hosts');
+      const status = await page.$eval('#summary', (e) => e.textContent);
+      assert(/nonsingular/.test(status) && /validmodes4/.test(status.replace(/\s+/g, '')), `summary: ${status}`);
+      const title = await page.title();
+      assert(title === 'mdae mode explorer', title);
+      await page.screenshot({ path: join(shots, 'rldc2.png') });
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForFunction(() => document.body.dataset.ready === '1' && window.mdae.state.run >= 1 &&
+        document.body.dataset.settled === String(window.mdae.state.run), { timeout: WAIT_MS, polling: 10 });
+      figure('page interactive, reloaded (since navigation)', await page.evaluate(() => window.mdaeStats.interactiveMs), '1000 ms');
+    });
+
+    await check('static files: the licences are served, traversal and hidden files are refused', async () => {
+      const lic = await fetch(`${srv.base}/licenses.txt`);
+      eq(lic.status, 200, 'licenses.txt');
+      assert(/codemirror/i.test(await lic.text()), 'licences name CodeMirror');
+      assert(/text\/plain/.test(lic.headers.get('content-type')), 'text/plain');
+      for (const bad of ['/../conf/mdaed.json', '/models/../../conf', '/.hidden', '/a//b', '/%2e%2e/x']) {
+        const r = await fetch(`${srv.base}${bad}`);
+        assert(r.status === 400 || r.status === 404, `${bad}: ${r.status}`);
+      }
+      const js = await fetch(`${srv.base}/app.js`);
+      assert(/text\/javascript/.test(js.headers.get('content-type')), 'app.js type');
+    });
+
+    await check('a model singular in some modes: diagnostics listed, a click selects the equation', async () => {
+      await loadExample(page, 'singular_simple.mel');
+      await settled(page);
+      const diags = await page.$$eval('#diagnostics button', (bs) => bs.map((b) => ({ text: b.textContent, from: b.dataset.from, to: b.dataset.to })));
+      const e2 = diags.find((d) => /equation e2 is overdetermined/.test(d.text));
+      assert(e2, `no e2 diagnostic in ${JSON.stringify(diags)}`);
+      assert(/!g \| h/.test(e2.text) && /line 21/.test(e2.text), `e2: ${e2.text}`);
+      assert(diags.some((d) => /variable x is underdetermined/.test(d.text) && d.from !== undefined), 'x located');
+      const btn = await page.$$('#diagnostics button');
+      await btn[diags.indexOf(e2)].click();
+      const sel = await page.evaluate(() => window.mdae.editor.selectionText());
+      assert(sel.startsWith('e2 : equation'), `selection: ${JSON.stringify(sel)}`);
+      const singular = await page.$eval('#singular', (e) => e.textContent);
+      assert(/!g \| h/.test(singular), `singular modes: ${singular}`);
+      await page.screenshot({ path: join(shots, 'singular_simple.png') });
+    });
+
+    await check('a syntax error is located and the page stays usable', async () => {
+      await loadExample(page, 'syntax_error.mel');
+      const diags = await page.$$eval('#diagnostics button', (bs) => bs.map((b) => b.textContent));
+      assert(diags.length >= 1 && diags.every((d) => /line \d+/.test(d)), `diagnostics: ${JSON.stringify(diags)}`);
+      const status = await page.$eval('#status', (e) => e.textContent);
+      assert(/syntax/.test(status), `status: ${status}`);
+      await loadExample(page, 'rldc2.mel');
+      await settled(page);
+      const sum = await page.$eval('#summary', (e) => e.textContent);
+      assert(/nonsingular/.test(sum), `after the error: ${sum}`);
+    });
+
+    await check('flipping mode controls highlights exactly the blocks of session/mode', async () => {
+      await settled(page);
+      const session = await page.evaluate(() => window.mdae.state.session);
+      const vars = await page.evaluate(() => window.mdae.state.analysis.modeVariables);
+      eq(vars, ['g1', 'g2'], 'mode variables');
+      const times = [];
+      for (const [g1, g2] of [[true, false], [true, true], [false, true], [false, false]]) {
+        for (const [v, val] of [['g1', g1], ['g2', g2]]) {
+          const cur = await page.evaluate((n) => window.mdae.state.choice.get(n), v);
+          if (cur === String(val)) continue;
+          await after(page, 'modes', () => page.click(`fieldset[data-var="${v}"] input[value="${val}"]`));
+          times.push(await page.evaluate(() => window.mdaeStats.modeSwitchMs));
+        }
+        await page.waitForFunction(() => !document.body.dataset.busy, { timeout: WAIT_MS });
+        const shown = await page.evaluate(() => window.mdae.graph.highlighted());
+        const want = await rpc(srv.base, 'session/mode', { session, mode: { g1, g2 } });
+        eq(shown, want.blocks.map((b) => b.id).sort((a, b) => a - b), `g1=${g1} g2=${g2}`);
+        const listed = await page.$$eval('#mode-view .blocks li', (ls) => ls.map((l) => Number(l.dataset.block)));
+        eq(listed, want.blocks.map((b) => b.id), `solving order g1=${g1} g2=${g2}`);
+      }
+      figure('RLDC2: mode switch, per-mode view complete (median)', median(times), '100 ms');
+      // Either: the blocks of some mode with g1 true.
+      await after(page, 'modes', () => page.click('fieldset[data-var="g2"] input[value="either"]'));
+      await after(page, 'modes', () => page.click('fieldset[data-var="g1"] input[value="true"]'));
+      const partial = await page.evaluate(() => window.mdae.graph.highlighted());
+      const analysis = await page.evaluate(() => window.mdae.state.analysis);
+      const want = analysis.blocks.filter((b) => b.cubes.some((c) => c.g1 !== false)).map((b) => b.id).sort((a, b) => a - b);
+      eq(partial, want, 'g1 = true, g2 either');
+      await page.screenshot({ path: join(shots, 'rldc2_modes.png') });
+      await page.$eval('#h-graph', (e) => e.scrollIntoView());
+      await (await page.$('#graph')).screenshot({ path: join(shots, 'rldc2_graph.png') });
+    });
+
+    await check('a click on a block selects its equations and shows its neighbourhood', async () => {
+      await after(page, 'modes', () => page.click('#mode-false'));
+      const first = await page.$('#graph g.node.on');
+      assert(first, 'a highlighted block');
+      await first.click();
+      const id = await page.evaluate(() => window.mdae.state.selected);
+      const b = await page.evaluate((k) => window.mdae.state.analysis.blocks.find((x) => x.id === k), id);
+      const sel = await page.evaluate(() => window.mdae.editor.view.state.selection.ranges.map((r) => window.mdae.editor.view.state.sliceDoc(r.from, r.to)));
+      eq(sel.length, b.equations.length, 'one selection per equation');
+      for (const [i, e] of b.equations.entries()) assert(sel[i].length > 0, `equation ${e.name} selected`);
+      const hood = await page.$eval('#neighbourhood', (e) => e.textContent);
+      assert(hood.includes(`Block b${id}`) && /needs \(\d+\)/.test(hood), hood.slice(0, 200));
+      // Keyboard: a block takes the focus and shows its guard.
+      await page.$eval('#graph g.node', (g) => g.focus());
+      const tip = await page.$eval('#tooltip', (t) => (t.hidden ? '' : t.textContent));
+      assert(/when /.test(tip), `tooltip: ${tip}`);
+    });
+
+    await check('above the legibility size: no drawing, the block list and a drawn neighbourhood instead', async () => {
+      const big = await browser.newPage();
+      big.on('pageerror', (e) => errors.push(e.message));
+      await big.setViewport({ width: 1400, height: 900 });
+      await big.goto(`${srv.base}/?maxblocks=100`);
+      await big.waitForFunction(() => document.body.dataset.ready === '1' && window.mdae.state.run >= 1 &&
+        document.body.dataset.settled === String(window.mdae.state.run), { timeout: WAIT_MS, polling: 10 });
+      await loadExample(big, 'brake.mel', 'N=20'); // 124 blocks
+      eq(await big.$$eval('#graph g.node', (n) => n.length), 0, 'nothing drawn');
+      const note = await big.$eval('#graph', (e) => e.textContent);
+      assert(/124 blocks .* too many to draw legibly/.test(note), note);
+      const items = await big.$$('#mode-view .blocks li button');
+      assert(items.length > 0, 'the block list of the mode');
+      await items[Math.floor(items.length / 2)].click();
+      const id = await big.evaluate(() => window.mdae.state.selected);
+      const a = await big.evaluate(() => window.mdae.state.analysis);
+      const into = a.edges.filter((e) => e.to === id).length, out = a.edges.filter((e) => e.from === id).length;
+      eq(await big.$$eval('#neighbourhood .hood-box', (n) => n.length), 1 + into + out, 'boxes: the block and its neighbours');
+      eq(await big.$$eval('#neighbourhood .hood-edge', (n) => n.length), into + out, 'edges of the neighbourhood');
+      // A neighbour, by keyboard, becomes the selected block.
+      if (into + out > 0) {
+        const k = await big.$eval('#neighbourhood .hood-box[role=button]', (g) => { g.focus(); return Number(g.dataset.block); });
+        await big.keyboard.press('Enter');
+        eq(await big.evaluate(() => window.mdae.state.selected), k, 'neighbour selected with Enter');
+      }
+      await big.$eval('#neighbourhood', (e) => e.scrollIntoView());
+      await big.screenshot({ path: join(shots, 'brake20_neighbourhood.png') });
+      await big.click('#graph button'); // Draw it anyway
+      await big.waitForFunction(() => window.mdae.graph.nodes.size === 124, { timeout: WAIT_MS });
+      await big.close();
+    });
+
+    await check('typing re-analyses through session/edit', async () => {
+      await loadExample(page, 'singular_simple.mel');
+      await settled(page);
+      const v0 = await page.evaluate(() => window.mdae.state.session);
+      const edits = [];
+      for (let k = 0; k < 3; k++) {
+        await after(page, 'analyses', async () => {
+          await page.evaluate(() => {
+            const v = window.mdae.editor.view;
+            v.dispatch({ selection: { anchor: v.state.doc.length } });
+            v.focus();
+          });
+          await page.keyboard.type(`\nw${k} : real;\nf${k} : equation w${k} = x;`, { delay: 5 });
+        });
+        await settled(page);
+        edits.push(await page.evaluate(() => window.mdaeStats.editRoundTripMs));
+      }
+      const sum = await page.$eval('#summary', (e) => e.textContent.replace(/\s+/g, ''));
+      assert(/equations6/.test(sum) && /unknowns6/.test(sum), `summary: ${sum}`);
+      eq(await page.evaluate(() => window.mdae.state.session), v0, 'same session (session/edit, not a new one)');
+      figure('edit round trip, last keystroke to result (300 ms debounce included), median', median(edits), '300 ms + analysis');
+    });
+
+    await check('the brake at N = 100 is laid out and drawn, and a mode switch re-highlights it', async () => {
+      await loadExample(page, 'brake.mel', 'N=100');
+      await page.waitForFunction(() => window.mdae.state.analysis && window.mdae.state.analysis.blocks.length === 604 &&
+        window.mdae.graph.nodes.size === 604, { timeout: 60_000, polling: 20 });
+      await settled(page);
+      const st = await page.evaluate(() => window.mdaeStats);
+      eq(await page.evaluate(() => window.mdae.graph.edges.size), 1002, 'edges drawn');
+      figure('brake N=100: analysis (open, structure, analyze)', st.analysisMs);
+      figure('brake N=100: layout by Graphviz in the worker (session/svg)', st.graphLayoutMs);
+      figure('brake N=100: drawn in the page', st.graphDrawMs);
+      figure('brake N=100: laid out and drawn', st.graphMs, '2000 ms');
+      const times = [], rpcTimes = [], hlTimes = [];
+      for (const [v, val] of [['open[1]', 'true'], ['open[50]', 'true'], ['open[1]', 'false'], ['open[100]', 'true']]) {
+        await after(page, 'modes', () => page.click(`fieldset[data-var="${v}"] input[value="${val}"]`));
+        times.push(await page.evaluate(() => window.mdaeStats.modeSwitchMs));
+        rpcTimes.push(await page.evaluate(() => window.mdaeStats.modeRpcMs));
+        hlTimes.push(await page.evaluate(() => window.mdaeStats.modeHighlightMs));
+      }
+      figure('brake N=100: mode switch, blocks re-highlighted from the guards (median)', median(hlTimes), '100 ms');
+      figure('brake N=100: session/mode round trip within the switch (median)', median(rpcTimes));
+      const session = await page.evaluate(() => window.mdae.state.session);
+      const mode = await page.evaluate(() => Object.fromEntries([...window.mdae.state.choice].map(([k, v]) => [k, v === 'true'])));
+      const want = await rpc(srv.base, 'session/mode', { session, mode });
+      eq(await page.evaluate(() => window.mdae.graph.highlighted()), want.blocks.map((b) => b.id).sort((a, b) => a - b), 'brake mode');
+      figure('brake N=100: mode switch, per-mode view complete (session/mode, verdict, solving order; median)', median(times));
+      await page.screenshot({ path: join(shots, 'brake100.png') });
+      await page.$eval('#h-graph', (e) => e.scrollIntoView());
+      await (await page.$('#graph')).screenshot({ path: join(shots, 'brake100_graph.png') });
+    });
+
+    await check('by keyboard: Tab reaches every control, the editor, the mode controls and the graph\'s blocks', async () => {
+      await loadExample(page, 'rldc2.mel');
+      await page.click('h1'); // the sequential focus starts at the top
+      const seen = new Set();
+      for (let k = 0; k < 120; k++) {
+        await page.keyboard.press('Tab');
+        const what = await page.evaluate(() => {
+          const e = document.activeElement;
+          if (!e || e === document.body) return 'body';
+          if (e.classList.contains('cm-content')) return 'editor';
+          if (e.matches('g.node')) return 'graph block';
+          if (e.matches('.mode-controls input')) return 'mode control';
+          if (e.matches('#diagnostics button')) return 'diagnostic';
+          if (e.matches('.blocks button')) return 'block in the list';
+          if (e.matches('footer a')) return 'footer';
+          if (e.id) return `#${e.id}`;
+          return e.tagName.toLowerCase();
+        });
+        seen.add(what);
+        if (what === 'footer') break; // the last stop of the page
+      }
+      for (const want of ['#examples', '#open', '#format', '#defines', '#analyze', '#share', 'editor', '#mode-false',
+        'mode control', '#zoom-in', '#graph', 'graph block']) {
+        assert(seen.has(want), `Tab never reached ${want}: ${[...seen].join(', ')}`);
+      }
+      // Enter on a focused block selects it, as a click does.
+      await page.$eval('#graph g.node', (g) => g.focus());
+      await page.keyboard.press('Enter');
+      const sel = await page.evaluate(() => window.mdae.state.selected);
+      assert(sel !== null, 'Enter selected no block');
+    });
+
+    await check('Open file… reads a Modelica file, and an MSL example when ../shared/msl is there', async () => {
+      const files = [join(root, 'tests/models/water_tank.mo')];
+      const msl = resolve(root, '../shared/msl/Modelica.Electrical.Analog.Examples.HeatingRectifier.bmo');
+      if (existsSync(msl)) files.push(msl);
+      for (const f of files) {
+        const input = await page.$('#file');
+        await after(page, 'analyses', () => input.uploadFile(f));
+        await settled(page);
+        eq(await editorText(page), readFileSync(f, 'utf8'), `${f}: the editor holds the file`);
+        const st = await page.evaluate(() => [window.mdae.editor.format, document.getElementById('summary').textContent]);
+        eq(st[0], 'modelica', `${f}: coloured as Modelica`);
+        assert(/^status(nonsingular|singular)equations\d+/.test(st[1]), `${f}: ${st[1]}`);
+      }
+      if (files.length < 2) console.log('note: ../shared/msl not found, no MSL example opened');
+    });
+
+    await check('a shared link carries the model in its fragment', async () => {
+      await loadExample(page, 'two_equations.mel');
+      await page.click('#share');
+      await page.waitForFunction(() => location.hash.startsWith('#m='), { timeout: WAIT_MS });
+      const url = await page.evaluate(() => location.href);
+      const text = await editorText(page);
+      const other = await browser.newPage();
+      await other.goto(url);
+      await other.waitForFunction(() => document.body.dataset.ready === '1', { timeout: WAIT_MS });
+      eq(await editorText(other), text, 'model from the link');
+      await other.close();
+    });
+
+    await check('no uncaught error in the page, and the guards always agreed with session/mode', async () => {
+      eq(errors, [], 'page errors');
+      eq(await counter(page, 'mismatches'), 0, 'mismatches');
+    });
+  } finally {
+    stopping = true;
+    await withTimeout(browser.close(), 20_000, 'closing the browser').catch((e) => {
+      console.log(`${e.message}: killed`);
+      const p = browser.process();
+      if (p) p.kill('SIGKILL');
+    });
+    srv.proc.kill('SIGTERM');
+    rmSync(srv.dir, { recursive: true, force: true });
+    stopping = false;
+  }
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+}
+
+// Whatever happens, the run ends: past its budget it says so and exits
+// (the browsers and mdaed are its children and go with it).
+setTimeout(() => {
+  console.log(`FAIL ${current}: the run exceeded ${DEADLINE_MS + 60_000} ms`);
+  console.log(`web: ${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}, DEADLINE_MS + 60_000).unref();
+
+for (const name of browsers) {
+  try {
+    assert(executables[name], `unknown browser ${name}`);
+    await main(name);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}: setting up: ${e && e.stack ? e.stack : e}`);
+  }
+}
+console.log(`screenshots: ${shotsRoot}`);
+console.log(`web: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
