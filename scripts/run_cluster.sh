@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# scripts/run_cluster.sh -- `make run-cluster`: two mdaed instances (a, b)
+# behind HAProxy (conf/haproxy.cfg), in the foreground; Ctrl-C stops all.
+#
+#   HTTP (web page, POST /rpc):  http://127.0.0.1:7420/  routed by session
+#   NDJSON and LSP over TCP:     127.0.0.1:7421          routed by connection
+#   the instances themselves:    127.0.0.1:7431 (a), 127.0.0.1:7432 (b)
+#
+# Each instance keeps its persistent sessions in its own state directory
+# ($XDG_STATE_HOME/mdae/cluster-a, ...-b). Override the addresses with
+# MDAE_CLUSTER_HTTP, MDAE_CLUSTER_TCP, MDAE_A, MDAE_B.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export MDAE_CLUSTER_HTTP=${MDAE_CLUSTER_HTTP:-127.0.0.1:7420}
+export MDAE_CLUSTER_TCP=${MDAE_CLUSTER_TCP:-127.0.0.1:7421}
+export MDAE_A=${MDAE_A:-127.0.0.1:7431}
+export MDAE_B=${MDAE_B:-127.0.0.1:7432}
+state=${XDG_STATE_HOME:-$HOME/.local/state}/mdae
+haproxy=$(command -v haproxy || echo /usr/sbin/haproxy)
+[ -x "$haproxy" ] || { echo "run-cluster: haproxy is not installed (apt-get install haproxy)" >&2; exit 1; }
+pids=()
+stop() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+trap stop EXIT INT TERM
+for name in a b; do
+    addr=MDAE_${name^^}
+    ./"$BUILD"/server/mdaed --config conf/mdaed.json --web-root "$BUILD/web" --listen "tcp://${!addr}" \
+        --instance "$name" --state-dir "$state/cluster-$name" &
+    pids+=($!)
+done
+"$haproxy" -f conf/haproxy.cfg -db &
+pids+=($!)
+echo "run-cluster: HAProxy on http://$MDAE_CLUSTER_HTTP/ (HTTP) and $MDAE_CLUSTER_TCP (NDJSON, LSP);" \
+     "instances a=$MDAE_A b=$MDAE_B; Ctrl-C stops them"
+wait -n "${pids[@]}"
+echo "run-cluster: a process ended; stopping the others" >&2
