@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 # packagers with a build whatever their compiler version warns about).
 WERROR     ?= OFF
 
-.PHONY: all deps build run test test-release test-asan fuzz fuzz-rpc fuzz-mo bench msl clean
+.PHONY: all deps build run run-cluster soak web test test-web test-release test-asan fuzz fuzz-rpc fuzz-mo bench msl vsix clean
 
 all: build
 
@@ -20,11 +20,29 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: the analysis server on 127.0.0.1:7420, in the foreground.
-run: build
+# The main job: the analysis server on 127.0.0.1:7420, in the foreground,
+# with the web page (open http://127.0.0.1:7420/).
+run: build web
 	./$(BUILD)/clients/mdae check tests/models/rldc2.mel
 	@echo "mdaed: listening on 127.0.0.1:7420 (newline-delimited JSON-RPC, LSP, HTTP POST /rpc); Ctrl-C stops it"
-	./$(BUILD)/server/mdaed --config conf/mdaed.json
+	@echo "mdaed: the mode explorer is at http://127.0.0.1:7420/"
+	./$(BUILD)/server/mdaed --config conf/mdaed.json --web-root $(BUILD)/web
+
+# The web page (clients/web) into $(BUILD)/web: npm packages pinned by
+# clients/web/package-lock.json, bundled by esbuild, with their licences.
+web:
+	@WITH_WEB=1 bash scripts/deps.sh
+	bash scripts/web.sh $(BUILD)/web
+
+# The page in Debian's Chromium and Firefox ESR (puppeteer-core) against a
+# real mdaed: checks, screenshots under $(BUILD)/web-test/, timing figures.
+test-web: build web
+	@WITH_WEB=1 WITH_BROWSER=1 bash scripts/deps.sh
+	node tests/web/test_web.mjs --build $(BUILD)
+
+# Two instances behind HAProxy (conf/haproxy.cfg), in the foreground.
+run-cluster: build web
+	bash scripts/run_cluster.sh
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -72,8 +90,24 @@ msl: build
 	@if [ -d "$(MSL_DIR)" ]; then python3 scripts/msl.py --mdae $(BUILD)/clients/mdae $(MSL_DIR); \
 	else echo "msl: $(MSL_DIR) not found: nothing to do"; fi
 
+# mdaed under sustained mixed load with faults (scripts/soak.py): 200 clients
+# over NDJSON, LSP framing and HTTP, bad input, workers killed at random.
+SOAK_SECONDS ?= 600
+soak: build
+	python3 scripts/soak.py --mdaed $(BUILD)/server/mdaed --mdae $(BUILD)/clients/mdae \
+	    --seconds $(SOAK_SECONDS)
+
 bench: build
 	./$(BUILD)/tests/bench_analyze
+	./$(BUILD)/tests/bench_modechange
+
+# The VS Code extension (clients/vscode, issue 15) as $(BUILD)/mdae.vsix, from
+# the pinned npm packages (package-lock.json); vsce checks the manifest.
+vsix:
+	@command -v npm >/dev/null || { echo "vsix: npm is needed (Node.js 20 or later)"; exit 1; }
+	mkdir -p $(BUILD)
+	cd clients/vscode && npm ci --no-audit --no-fund && npm run --silent check && \
+	    npx vsce package --allow-missing-repository -o ../../$(BUILD)/mdae.vsix
 
 clean:
-	rm -rf build build-release build-asan build-fuzz
+	rm -rf build build-release build-asan build-fuzz clients/vscode/node_modules

@@ -50,6 +50,7 @@ enum {
 #define CLI_OPT_MODE 0x20u      /* --mode SPEC (required by `mode`) */
 #define CLI_OPT_METHOD 0x40u    /* --method auto|implicit|enumeration */
 #define CLI_OPT_TO 0x80u        /* --to mel (required by `convert`) */
+#define CLI_OPT_CHANGE 0x100u   /* --from SPEC --to SPEC | --all (`modechange`) */
 
 /* The model read from a file (or stdin) of the command line. */
 typedef struct cli_source {
@@ -65,12 +66,16 @@ typedef struct cli_opts {
     bool json;
     bool reorder;
     size_t node_limit; /* 0: the engine's default */
-    bool dot;             /* --dot: write the CDG in Graphviz DOT */
-    const char *dot_file; /* borrowed from argv; NULL: stdout */
+    bool dot;             /* --dot or --svg: write the CDG in Graphviz DOT */
+    bool svg;             /* --svg: ... laid out by Graphviz, as SVG (dot is set too) */
+    const char *dot_file; /* borrowed from argv; NULL: stdout (--dot=OUT, --svg=OUT) */
     const char *mode;     /* borrowed from argv: --mode SPEC */
     int method;           /* --method: SA_METHOD_* (default SA_METHOD_AUTO) */
     const char *format;   /* borrowed: --format mel|modelica; NULL: by extension/header */
     const char *to;       /* borrowed: convert --to mel */
+    const char *from_mode; /* borrowed: modechange --from SPEC */
+    const char *to_mode;   /* borrowed: modechange --to SPEC */
+    bool all;              /* modechange --all */
     /* Global options (before the command), set by main. */
     const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
     int timeout_ms;       /* --timeout SECONDS for a server's answer */
@@ -195,8 +200,13 @@ void cli_render_analysis(const char *file, const cJSON *analysis);
 /* `mdae mode` text: status, block triangular form in solving order with
  * edges, offsets, singular parts. */
 void cli_render_mode(const char *file, const cJSON *mode);
-/* Write DOT text to o->dot_file (or stdout). CLI_EXIT_OK or CLI_EXIT_IO
- * (printed). */
+/* `mdae modechange` text: the verdict, then each restart instant (erased
+ * equations, restart system, known values, context), impulsive values. */
+void cli_render_modechange(const char *file, const cJSON *change);
+/* `mdae modechange --all` text: the counts, then one line per change. */
+void cli_render_modechanges(const char *file, const cJSON *changes);
+/* Write the graph's text (DOT, or SVG with --svg) to o->dot_file (or
+ * stdout). CLI_EXIT_OK or CLI_EXIT_IO (printed). */
 int cli_write_dot(const cli_opts *o, const char *dot);
 
 /* ---- cli_remote.c: the CLI as a client of mdaed --------------------------- */
@@ -204,7 +214,8 @@ int cli_write_dot(const cli_opts *o, const char *dot);
 typedef enum cli_remote_cmd {
     CLI_REMOTE_ANALYZE, /* session/analyze (or session/dot with --dot) */
     CLI_REMOTE_MODE,    /* session/mode */
-    CLI_REMOTE_CHECK    /* session/open's summary */
+    CLI_REMOTE_CHECK,   /* session/open's summary */
+    CLI_REMOTE_MODECHANGE /* session/modechange (or session/modechanges) */
 } cli_remote_cmd;
 
 /* Default wait for one answer of the server: its default request budget
@@ -223,5 +234,6 @@ int cli_check_run(const cli_opts *o);     /* cli_check.c */
 int cli_structure_run(const cli_opts *o); /* cli_check.c */
 int cli_analyze_run(const cli_opts *o);   /* cli_analyze.c */
 int cli_mode_run(const cli_opts *o);      /* cli_mode.c */
+int cli_modechange_run(const cli_opts *o); /* cli_modechange.c */
 
 #endif /* CLI_H */

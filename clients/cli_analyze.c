@@ -3,7 +3,8 @@
  * clients/cli_analyze.c -- `mdae analyze`: run the complete all-modes
  * analysis (inc_analyze: each connected component by the method that fits
  * it, sa.h; then the blocks and their dependency graph) in this process and print it as text, as the JSON the server
- * sends (rpc_json_analysis), or as Graphviz DOT (cdg_graph_dot). Also the
+ * sends (rpc_json_analysis), as Graphviz DOT (cdg_graph_dot), or that graph
+ * laid out as SVG (--svg: render/svg_render.h). Also the
  * embedded engine shared with `mdae mode` (cli_engine_run).
  *
  * The text form is for people (cli_render.c): the verdict first, then where
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "rpc_json.h"
+#include "svg_render.h"
 
 /* Say why an engine call failed, in the words of the old analyze. */
 static int engine_failure(const cli_engine *e, int rc)
@@ -123,6 +125,18 @@ int cli_analyze_run(const cli_opts *o)
             fprintf(stderr, "mdae: cannot write the graph: %s\n", mdae_strerror(rc));
             code = CLI_EXIT_IO;
             goto done;
+        }
+        if (o->svg) {
+            char *svg = NULL;
+            const char *why = NULL;
+            rc = svg_render(dot, &svg, &why);
+            mdae_free(dot);
+            if (rc < 0) {
+                fprintf(stderr, "mdae: cannot draw the graph: %s\n", why ? why : mdae_strerror(rc));
+                code = CLI_EXIT_IO;
+                goto done;
+            }
+            dot = svg;
         }
         code = cli_write_dot(o, dot);
         mdae_free(dot);

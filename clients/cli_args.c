@@ -97,11 +97,16 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
     if (cmd->opts & CLI_OPT_REORDER)
         fprintf(f, "  --reorder       enable dynamic BDD variable reordering\n");
     if (cmd->opts & CLI_OPT_DOT)
-        fprintf(f, "  --dot[=OUT]     write the CDG in Graphviz DOT to stdout (or to OUT)\n");
+        fprintf(f, "  --dot[=OUT]     write the CDG in Graphviz DOT to stdout (or to OUT)\n"
+                   "  --svg[=OUT]     write the CDG laid out by Graphviz, as SVG\n");
     if (cmd->opts & CLI_OPT_MODE)
         fprintf(f, "  --mode SPEC     the mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n");
     if (cmd->opts & CLI_OPT_TO)
         fprintf(f, "  --to mel        the language to print (MEL)\n");
+    if (cmd->opts & CLI_OPT_CHANGE)
+        fprintf(f, "  --from SPEC     the old mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n"
+                   "  --to SPEC       the new mode, likewise\n"
+                   "  --all           every change between two valid modes (see above)\n");
     fprintf(f, "  --format F      read FILE as F: mel or modelica (default: Modelica for\n"
                "                  .mo/.bmo files and texts starting with //! base)\n");
     fprintf(f, "  -h, --help      print this help\n"
@@ -220,7 +225,17 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
         } else if ((cmd->opts & CLI_OPT_DOT) && is_option(a, "--dot")) {
             /* Only "--dot=FILE": a separate word after --dot is FILE, the
              * model. */
+            if (o->dot)
+                return usage_error(cmd, o, "--dot and --svg%s exclude each other", "", NULL);
             o->dot = true;
+            o->dot_file = a[5] == '=' ? a + 6 : NULL;
+            if (o->dot_file != NULL && o->dot_file[0] == '\0')
+                return usage_error(cmd, o, "option '%s' needs a file name after '='", a, NULL);
+        } else if ((cmd->opts & CLI_OPT_DOT) && is_option(a, "--svg")) {
+            /* As --dot (issue 14): the same graph, laid out. */
+            if (o->dot)
+                return usage_error(cmd, o, "--dot and --svg%s exclude each other", "", NULL);
+            o->dot = o->svg = true;
             o->dot_file = a[5] == '=' ? a + 6 : NULL;
             if (o->dot_file != NULL && o->dot_file[0] == '\0')
                 return usage_error(cmd, o, "option '%s' needs a file name after '='", a, NULL);
@@ -243,6 +258,19 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
                 return usage_error(cmd, o, "option '%s' needs 'mel' or 'modelica'", "--format",
                                    NULL);
             o->format = v;
+        } else if ((cmd->opts & CLI_OPT_CHANGE) &&
+                   (is_option(a, "--from") || is_option(a, "--to"))) {
+            bool from = is_option(a, "--from");
+            const char *v = option_value(argc, argv, &i, from ? "--from" : "--to");
+            if (v == NULL)
+                return usage_error(cmd, o, "option '%s' needs a mode such as 'g1=1,g2=0'", a,
+                                   NULL);
+            if ((from ? o->from_mode : o->to_mode) != NULL)
+                return usage_error(cmd, o, "option '%s' given twice", from ? "--from" : "--to",
+                                   NULL);
+            *(from ? &o->from_mode : &o->to_mode) = v;
+        } else if ((cmd->opts & CLI_OPT_CHANGE) && strcmp(a, "--all") == 0) {
+            o->all = true;
         } else if ((cmd->opts & CLI_OPT_TO) && is_option(a, "--to")) {
             const char *v = option_value(argc, argv, &i, "--to");
             if (v == NULL || strcmp(v, "mel") != 0)
@@ -264,9 +292,15 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
         return usage_error(cmd, o, "missing FILE%s", "", NULL);
     if ((cmd->opts & CLI_OPT_MODE) && o->mode == NULL)
         return usage_error(cmd, o, "missing --mode%s (e.g. --mode 'g1=1,g2=0')", "", NULL);
+    if ((cmd->opts & CLI_OPT_CHANGE) && o->all && (o->from_mode || o->to_mode))
+        return usage_error(cmd, o, "--all%s excludes --from and --to", "", NULL);
+    if ((cmd->opts & CLI_OPT_CHANGE) && !o->all && (!o->from_mode || !o->to_mode))
+        return usage_error(cmd, o, "missing %s (e.g. --from 'g=0' --to 'g=1', or --all)",
+                           !o->from_mode ? "--from" : "--to", NULL);
     if ((cmd->opts & CLI_OPT_TO) && o->to == NULL)
         return usage_error(cmd, o, "missing --to%s (e.g. --to mel)", "", NULL);
     if (o->dot && o->json)
-        return usage_error(cmd, o, "--dot and --json%s exclude each other", "", NULL);
+        return usage_error(cmd, o, "%s and --json exclude each other", o->svg ? "--svg" : "--dot",
+                           NULL);
     return CLI_EXIT_OK;
 }

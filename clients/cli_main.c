@@ -34,8 +34,8 @@ static const cli_command commands[] = {
     {"analyze", cli_analyze_run,
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_DOT |
          CLI_OPT_METHOD,
-     "FILE [-D NAME=VALUE]... [--json | --dot[=OUT]] [--node-limit N] [--reorder]\n"
-     "       [--method auto|implicit|enumeration]",
+     "FILE [-D NAME=VALUE]... [--json | --dot[=OUT] | --svg[=OUT]] [--node-limit N]\n"
+     "       [--reorder] [--method auto|implicit|enumeration]",
      "structural analysis in all modes at once: offsets, blocks, dependencies",
      "Runs the structural analysis on BDDs: valid modes, structurally singular\n"
      "modes with their over- and underdetermined parts, the offsets of every\n"
@@ -48,6 +48,8 @@ static const cli_command commands[] = {
      "block ids). With --dot, writes the dependency graph in Graphviz DOT\n"
      "instead (vertices `guard : reads -> equations -> unknowns`, edges\n"
      "labelled by their guard), to stdout or, with --dot=OUT, to the file OUT.\n"
+     "With --svg, the same graph laid out by Graphviz's dot (libgvc), as SVG;\n"
+     "with --server, laid out by the server (session/svg).\n"
      "Each connected component of the model is analysed either implicitly on\n"
      "BDDs or by enumerating its valid modes, whichever an estimate says is\n"
      "cheaper (--method forces one); the output does not depend on it.\n"},
@@ -68,6 +70,25 @@ static const cli_command commands[] = {
      "is null for inactive items and in invalid or singular modes; \"blocks\"\n"
      "are in solving order and each edge [from,to] gives positions in that\n"
      "list (so from < to); a block's \"id\" is its id in `analyze --json`.\n"},
+    {"modechange", cli_modechange_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_CHANGE,
+     "FILE --from SPEC --to SPEC [-D NAME=VALUE]... [--json]\n"
+     "       FILE --all [-D NAME=VALUE]... [--json]",
+     "what happens at a mode change: erased equations, restart systems",
+     "The structural analysis of one mode change (RR-9459 section 5): the\n"
+     "nonstandard expansion of the model (derivatives as Euler steps of an\n"
+     "infinitesimal step), the old mode's instants as known values, and, instant\n"
+     "after instant, the equations of the new mode that conflict with what the\n"
+     "previous instants fixed (erased, Principle 1) until none is. The status is\n"
+     "continuous (nothing erased), reset (a finite restart) or rejected (an\n"
+     "underdetermined restart, a singular mode, or a guard defined from the\n"
+     "current value of a variable it controls: use last()/pre()). SPEC is as\n"
+     "for `mdae mode`; --from and --to must be valid and different (exit 2\n"
+     "otherwise). With --json, prints {from, to, status, ambiguous, instants:\n"
+     "[{r, equations, unknowns, known, context, erased, status, overdetermined,\n"
+     "underdetermined, alternatives}], impulsive, resets, diagnostics}, each\n"
+     "item {name, shift}: shift k is the k-th forward shift (x.k) counted from\n"
+     "the instant. --all: every pair of different valid modes, by enumeration\n"
+     "(small models only, see the README).\n"},
     {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel [--format F]",
      "print what the importer understood, as MEL",
      "Reads the model (MEL or Modelica) and prints its elaborated structure as\n"
@@ -101,7 +122,8 @@ static void print_usage(FILE *f)
                "                     omitted) or unix:PATH; the output is the same. The\n"
                "                     access token, if the server wants one, is read from\n"
                "                     the environment variable MDAE_TOKEN. Commands:\n"
-               "                     check, analyze (with --json or --dot) and mode.\n"
+               "                     check, analyze (with --json, --dot or --svg), mode,\n"
+               "                     modechange.\n"
                "  --timeout SECONDS  longest wait for one answer of the server (630)\n"
                "\n"
                "options (see `mdae help COMMAND` for which apply):\n"
@@ -110,6 +132,7 @@ static void print_usage(FILE *f)
                "  --node-limit N     stop the analysis past N BDD nodes (exit status 3)\n"
                "  --reorder          enable dynamic BDD variable reordering\n"
                "  --dot[=OUT]        analyze: write the dependency graph in Graphviz DOT\n"
+               "  --svg[=OUT]        analyze: the dependency graph laid out, as SVG\n"
                "  --mode SPEC        mode: the mode to look at, e.g. 'g1=1,g2=0'\n"
                "  -h, --help         print help and exit\n"
                "\n"

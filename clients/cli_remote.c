@@ -10,7 +10,10 @@
  *   analyze:          session/analyze {session}
  *   analyze --dot:    session/dot {session}      (result: DOT text, or
  *                                                 {"dot": text})
+ *   analyze --svg:    session/svg {session}      (result: SVG text)
  *   mode:             session/mode {session, mode:{"g1":true,...}}
+ *   modechange:       session/modechange {session, from:{...}, to:{...}};
+ *                     with --all, session/modechanges {session}
  *   check:            nothing more: session/open's summary {counts,
  *                     diagnostics} is the check (the server runs sa_check
  *                     on open). One difference with the embedded check:
@@ -25,8 +28,8 @@
  *
  * Exit codes from JSON-RPC errors: -32000+rc (our codes) maps like the
  * engine's rc (model errors 1, BDD node limit 3, others 4); -32602 on
- * session/mode (the server names the bad mode variable) is a usage error,
- * 2; everything else, including -32601 from a server that does not
+ * session/mode and session/modechange (the server names the bad mode
+ * variable, the invalid mode, or from = to) is a usage error, 2; everything else, including -32601 from a server that does not
  * implement a method yet, is 4 with the server's message. Nothing is faked:
  * what the server cannot do is reported as such.
  *
@@ -491,6 +494,10 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
         fprintf(stderr, "mdae mode: invalid --mode '%s': %s\n", o->mode, msg);
         return CLI_EXIT_USAGE;
     }
+    if (code == RPC_INVALID_PARAMS && strncmp(method, "session/modechange", 18) == 0) {
+        fprintf(stderr, "mdae modechange: %s\n", msg);
+        return CLI_EXIT_USAGE;
+    }
     int rc = code - RPC_MDAE_CODE(0);
     if (code <= RPC_MDAE_CODE(-1) && code >= RPC_MDAE_CODE(MDAE_E_PROTO)) {
         const cJSON *dj = cJSON_GetObjectItemCaseSensitive(data, "diagnostics");
@@ -588,9 +595,26 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
     cJSON *resp = NULL;
     const cJSON *result = NULL;
     cJSON *p = session_params(sid);
-    const char *method = cmd == CLI_REMOTE_MODE ? "session/mode"
-                         : o->dot              ? "session/dot"
-                                               : "session/analyze";
+    const char *method = cmd == CLI_REMOTE_MODE         ? "session/mode"
+                         : cmd == CLI_REMOTE_MODECHANGE ? (o->all ? "session/modechanges"
+                                                                  : "session/modechange")
+                         : o->svg                       ? "session/svg"
+                         : o->dot                       ? "session/dot"
+                                                        : "session/analyze";
+    if (p != NULL && cmd == CLI_REMOTE_MODECHANGE && !o->all) {
+        cJSON *f = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(mode_obj, "from"), true);
+        cJSON *t = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(mode_obj, "to"), true);
+        if (f == NULL || !cJSON_AddItemToObject(p, "from", f)) {
+            cJSON_Delete(f);
+            cJSON_Delete(t);
+            cJSON_Delete(p);
+            p = NULL;
+        } else if (t == NULL || !cJSON_AddItemToObject(p, "to", t)) {
+            cJSON_Delete(t);
+            cJSON_Delete(p);
+            p = NULL;
+        }
+    }
     if (p != NULL && cmd == CLI_REMOTE_MODE) {
         cJSON *m = cJSON_Duplicate(mode_obj, true);
         if (m == NULL || !cJSON_AddItemToObject(p, "mode", m)) {
@@ -607,8 +631,8 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
         if (dot == NULL)
             dot = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "dot"));
         if (dot == NULL) {
-            fprintf(stderr, "mdae: the server at '%s' answered session/dot without DOT text\n",
-                    c->addr);
+            fprintf(stderr, "mdae: the server at '%s' answered %s without %s text\n", c->addr,
+                    method, o->svg ? "SVG" : "DOT");
             code = CLI_EXIT_IO;
             goto done;
         }
@@ -621,6 +645,16 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
         code = cli_print_json(result);
     } else if (cmd == CLI_REMOTE_MODE) {
         cli_render_mode(src->name, result);
+    } else if (cmd == CLI_REMOTE_MODECHANGE) {
+        mdae_diags d;
+        mdae_diags_init(&d);
+        diags_from_json(cJSON_GetObjectItemCaseSensitive(result, "diagnostics"), &d);
+        cli_print_diags(src, &d);
+        mdae_diags_close(&d);
+        if (o->all)
+            cli_render_modechanges(src->name, result);
+        else
+            cli_render_modechange(src->name, result);
     } else {
         cli_render_analysis(src->name, result);
     }
@@ -637,6 +671,38 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
         return CLI_EXIT_USAGE;
     }
     cJSON *mode_obj = NULL;
+    if (cmd == CLI_REMOTE_MODECHANGE && !o->all) {
+        /* Syntax first, as for mode: {"from": {...}, "to": {...}}. */
+        char why[200] = "";
+        cJSON *f = NULL, *t = NULL;
+        int rc = rpc_json_mode_spec(o->from_mode, &f, why, sizeof why);
+        const char *bad = rc == MDAE_E_INVAL ? "--from" : NULL;
+        if (rc == MDAE_OK) {
+            rc = rpc_json_mode_spec(o->to_mode, &t, why, sizeof why);
+            bad = rc == MDAE_E_INVAL ? "--to" : NULL;
+        }
+        if (rc == MDAE_OK && (mode_obj = cJSON_CreateObject()) != NULL &&
+            cJSON_AddItemToObject(mode_obj, "from", f)) {
+            f = NULL;
+            if (cJSON_AddItemToObject(mode_obj, "to", t))
+                t = NULL;
+            else
+                rc = MDAE_E_NOMEM;
+        } else if (rc == MDAE_OK) {
+            rc = MDAE_E_NOMEM;
+        }
+        cJSON_Delete(f);
+        cJSON_Delete(t);
+        if (rc < 0) {
+            cJSON_Delete(mode_obj);
+            if (rc == MDAE_E_NOMEM)
+                fprintf(stderr, "mdae: out of memory\n");
+            else
+                fprintf(stderr, "mdae modechange: invalid %s '%s': %s\n", bad,
+                        bad[2] == 'f' ? o->from_mode : o->to_mode, why);
+            return rc == MDAE_E_NOMEM ? CLI_EXIT_IO : CLI_EXIT_USAGE;
+        }
+    }
     if (cmd == CLI_REMOTE_MODE) {
         /* Syntax first: no connection for a malformed mode. Names are the
          * server's to check (it has the model). */

@@ -725,6 +725,26 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
     if (!attach(root, "overdetermined", mode_flagged(m, true, sv->overdetermined)) ||
         !attach(root, "underdetermined", mode_flagged(m, false, sv->underdetermined)))
         goto fail;
+    /* Cold initialisation (RR-8933 Exec. Sch. 3; issue 13 section 6): the
+     * unknowns x_j^(l), l <= d_j, against the equations f_i^(k), k <= c_i:
+     * sum (d_j + 1) - sum (c_i + 1) degrees of freedom (the clutch engaged:
+     * 6 - 5 = 1, the common speed). Null unless valid and nonsingular. */
+    cJSON *init = cJSON_CreateObject();
+    if (!attach(root, "initialization", init))
+        goto fail;
+    if (offsets) {
+        long dof = 0;
+        for (uint32_t j = 0; j < m->n_variables; j++)
+            if (sv->var_active[j] && sv->d[j] >= 0)
+                dof += sv->d[j] + 1;
+        for (uint32_t i = 0; i < m->n_equations; i++)
+            if (sv->eq_active[i] && sv->c[i] >= 0)
+                dof -= sv->c[i] + 1;
+        if (!add_num(init, "degreesOfFreedom", (double)dof))
+            goto fail;
+    } else if (!attach(init, "degreesOfFreedom", cJSON_CreateNull())) {
+        goto fail;
+    }
     mdae_free(pos);
     mdae_free(pairs);
     *out = root;
@@ -815,4 +835,308 @@ int rpc_json_print(const cJSON *json, bool pretty, char **out)
         return MDAE_E_NOMEM;
     *out = s; /* allocated through the hooks, i.e. by mdae_malloc */
     return MDAE_OK;
+}
+
+/* ---- Mode changes (issue 13) --------------------------------------------------- */
+
+static cJSON *mc_items(const mel_model *m, const mc_list *l, bool vars)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (arr == NULL)
+        return NULL;
+    for (size_t k = 0; k < l->n; k++) {
+        uint32_t ix = l->items[k].index;
+        if (ix >= (vars ? m->n_variables : m->n_equations)) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(arr, NULL, o) ||
+            !add_str(o, "name", vars ? m->variables[ix].name : m->equations[ix].name) ||
+            !add_num(o, "shift", l->items[k].shift)) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+static cJSON *mc_mode_obj(const mel_model *m, const bool *mode)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return NULL;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (!add_bool(o, m->modes[k].name, mode[k])) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    return o;
+}
+
+static bool mc_instant_json(const mel_model *m, const mc_instant *in, cJSON *o)
+{
+    if (!add_num(o, "r", in->r) || !attach(o, "equations", mc_items(m, &in->equations, false)) ||
+        !attach(o, "unknowns", mc_items(m, &in->unknowns, true)) ||
+        !attach(o, "known", mc_items(m, &in->known, true)) ||
+        !attach(o, "context", mc_items(m, &in->context, false)) ||
+        !attach(o, "erased", mc_items(m, &in->erased, false)) ||
+        !add_str(o, "status", mc_sys_status_name(in->status)) ||
+        !attach(o, "overdetermined", mc_items(m, &in->overdetermined, false)) ||
+        !attach(o, "underdetermined", mc_items(m, &in->underdetermined, true)))
+        return false;
+    cJSON *alts = cJSON_CreateArray();
+    if (!attach(o, "alternatives", alts))
+        return false;
+    for (size_t a = 0; a < in->n_alternatives; a++)
+        if (!attach(alts, NULL, mc_items(m, &in->alternatives[a], false)))
+            return false;
+    return add_bool(o, "alternativesTruncated", in->alternatives_truncated);
+}
+
+int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
+                        const mc_result *r, cJSON **out)
+{
+    if (m == NULL || r == NULL || out == NULL || (m->n_modes > 0 && (from == NULL || to == NULL)))
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return MDAE_E_NOMEM;
+    if (!attach(root, "from", mc_mode_obj(m, from)) || !attach(root, "to", mc_mode_obj(m, to)) ||
+        !add_str(root, "status", mc_status_name(r->status)) ||
+        !add_bool(root, "ambiguous", r->ambiguous))
+        goto nomem;
+    cJSON *ins = cJSON_CreateArray();
+    if (!attach(root, "instants", ins))
+        goto nomem;
+    for (uint32_t k = 0; k < r->n_instants; k++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(ins, NULL, o) || !mc_instant_json(m, &r->instants[k], o))
+            goto nomem;
+    }
+    cJSON *imp = cJSON_CreateArray();
+    if (!attach(root, "impulsive", imp))
+        goto nomem;
+    for (size_t k = 0; k < r->n_impulsive; k++) {
+        const mc_impulse *p = &r->impulsive[k];
+        cJSON *o = cJSON_CreateObject();
+        if (p->var >= m->n_variables || !attach(imp, NULL, o) ||
+            !add_str(o, "name", m->variables[p->var].name) || !add_num(o, "shift", p->shift) ||
+            !add_num(o, "instant", p->r) || !add_num(o, "order", p->hi) ||
+            !attach(o, "orderMin", p->lo == MC_ORDER_NEG_INF ? cJSON_CreateNull()
+                                                             : cJSON_CreateNumber(p->lo)) ||
+            !add_bool(o, "certain", p->lo > 0))
+            goto nomem;
+    }
+    cJSON *rs = cJSON_CreateArray();
+    if (!attach(root, "resets", rs))
+        goto nomem;
+    for (size_t k = 0; k < r->n_resets; k++) {
+        const mc_reset *x = &r->resets[k];
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(rs, NULL, o) || !add_num(o, "instant", x->r) ||
+            !attach(o, "eliminate", mc_items(m, &x->eliminate, true)) ||
+            !attach(o, "from", mc_items(m, &x->from, false)) ||
+            !add_num(o, "relations", x->relations) ||
+            !attach(o, "among", mc_items(m, &x->among, true)))
+            goto nomem;
+    }
+    cJSON *diags = NULL;
+    int rc = rpc_json_diags(&r->diags, &diags);
+    if (rc < 0) {
+        cJSON_Delete(root);
+        return rc;
+    }
+    if (!attach(root, "diagnostics", diags))
+        goto nomem;
+    *out = root;
+    return MDAE_OK;
+nomem:
+    cJSON_Delete(root);
+    return MDAE_E_NOMEM;
+}
+
+static cJSON *mc_mask_obj(const mel_model *m, uint32_t mask)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return NULL;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (!add_bool(o, m->modes[k].name, (mask >> k) & 1u)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    return o;
+}
+
+/* The "equations" entry of equation i (created and attached on first use),
+ * its erasedIn array; NULL on OOM. */
+static cJSON *erased_in(const mel_model *m, cJSON *eqs, cJSON **per_eq, uint32_t i)
+{
+    if (per_eq[i] != NULL)
+        return per_eq[i];
+    cJSON *e = cJSON_CreateObject();
+    if (!attach(eqs, NULL, e))
+        return NULL;
+    if (!add_str(e, "name", m->equations[i].name))
+        return NULL; /* e is in eqs: freed with the tree */
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(e, "erasedIn", arr))
+        return NULL;
+    per_eq[i] = arr;
+    return arr;
+}
+
+/* {"guard": formula, "cubes": [...]} of a set of pair keys, over g (the old
+ * mode) and g' (the new one); NULL on OOM. */
+static cJSON *pair_set(const mel_model *m, const uint64_t *keys, size_t n)
+{
+    uint32_t nm = m->n_modes;
+    mc_cube *cubes = NULL;
+    size_t nc = 0;
+    if (mc_cover(keys, n, 2 * nm, &cubes, &nc) < 0)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL) {
+        mdae_free(cubes);
+        return NULL;
+    }
+    mdae_buf b = {0};
+    if (nc == 0)
+        mdae_buf_puts(&b, "false");
+    bool ok = attach(o, "cubes", cJSON_CreateArray());
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "cubes");
+    for (size_t k = 0; k < nc && ok; k++) {
+        cJSON *cube = cJSON_CreateObject();
+        ok = attach(arr, NULL, cube);
+        if (k > 0)
+            mdae_buf_puts(&b, " | ");
+        bool first = true;
+        for (uint32_t bit = 0; bit < 2 * nm && ok; bit++) {
+            if (!((cubes[k].care >> bit) & 1u))
+                continue;
+            bool v = (cubes[k].val >> bit) & 1u;
+            const char *name = m->modes[bit % nm].name;
+            char key[300];
+            snprintf(key, sizeof key, "%s%s", name, bit >= nm ? "'" : "");
+            ok = add_bool(cube, key, v);
+            mdae_buf_puts(&b, first ? "" : " & ");
+            mdae_buf_puts(&b, v ? "" : "!");
+            mdae_buf_puts(&b, key);
+            first = false;
+        }
+        if (first)
+            mdae_buf_puts(&b, "true");
+    }
+    mdae_free(cubes);
+    ok = ok && !b.oom && add_str(o, "guard", b.p ? b.p : "false");
+    mdae_free(b.p);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* "classes": the pairs of each status, and per equation the pairs that
+ * erase it at the first instant, as sets over g, g'. */
+static bool pair_classes(const mel_model *m, const mc_all *all, cJSON *root, cJSON *eqs)
+{
+    uint64_t *keys = mdae_malloc((all->n_pairs + 1) * sizeof *keys);
+    if (keys == NULL)
+        return false;
+    cJSON *classes = cJSON_CreateObject();
+    bool ok = attach(root, "classes", classes);
+    for (int st = MC_CONTINUOUS; st <= MC_REJECTED && ok; st++) {
+        size_t n = 0;
+        for (size_t k = 0; k < all->n_pairs; k++)
+            if ((int)all->pairs[k].status == st)
+                keys[n++] = mc_pair_key(all->pairs[k].from, all->pairs[k].to, m->n_modes);
+        ok = attach(classes, mc_status_name((mc_status)st), pair_set(m, keys, n));
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, eqs) {
+        if (!ok)
+            break;
+        size_t n = 0;
+        const cJSON *ix;
+        cJSON_ArrayForEach(ix, cJSON_GetObjectItemCaseSensitive(e, "erasedIn")) {
+            const mc_pair *p = &all->pairs[(size_t)ix->valuedouble];
+            keys[n++] = mc_pair_key(p->from, p->to, m->n_modes);
+        }
+        ok = attach((cJSON *)e, "erasedWhen", pair_set(m, keys, n));
+    }
+    mdae_free(keys);
+    return ok;
+}
+
+int rpc_json_modechanges(const mel_model *m, const mc_all *all, cJSON **out)
+{
+    if (m == NULL || all == NULL || out == NULL || m->n_modes > 32)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    cJSON *root = cJSON_CreateObject();
+    cJSON **per_eq = mdae_calloc((size_t)m->n_equations + 1, sizeof *per_eq);
+    if (root == NULL || per_eq == NULL)
+        goto nomem;
+    /* each child is attached as soon as it exists: on failure, attach has
+     * freed it or the tree owns it, so only the root is ever deleted */
+    if (!add_str(root, "method", all->method ? all->method : "enumeration") ||
+        !add_num(root, "validModes", all->valid_modes) ||
+        !add_num(root, "pairs", (double)all->n_pairs))
+        goto nomem;
+    cJSON *counts = cJSON_CreateObject();
+    if (!attach(root, "counts", counts) ||
+        !add_num(counts, "continuous", (double)all->counts[MC_CONTINUOUS]) ||
+        !add_num(counts, "reset", (double)all->counts[MC_RESET]) ||
+        !add_num(counts, "rejected", (double)all->counts[MC_REJECTED]))
+        goto nomem;
+    cJSON *ch = cJSON_CreateArray();
+    if (!attach(root, "changes", ch))
+        goto nomem;
+    cJSON *eq = cJSON_CreateArray();
+    if (!attach(root, "equations", eq))
+        goto nomem;
+    for (size_t k = 0; k < all->n_pairs; k++) {
+        const mc_pair *p = &all->pairs[k];
+        cJSON *o = cJSON_CreateObject();
+        if (!attach(ch, NULL, o) || !attach(o, "from", mc_mask_obj(m, p->from)) ||
+            !attach(o, "to", mc_mask_obj(m, p->to)) ||
+            !add_str(o, "status", mc_status_name(p->status)) ||
+            !add_num(o, "instants", p->n_instants) || !add_bool(o, "ambiguous", p->ambiguous) ||
+            !attach(o, "erased", mc_items(m, &p->erased0, false)))
+            goto nomem;
+        for (size_t q = 0; q < p->erased0.n; q++) {
+            uint32_t i = p->erased0.items[q].index;
+            if (i >= m->n_equations)
+                goto nomem;
+            cJSON *arr = erased_in(m, eq, per_eq, i);
+            if (arr == NULL)
+                goto nomem;
+            cJSON *last = arr->child ? arr->child->prev : NULL;
+            if (last != NULL && last->valuedouble == (double)k)
+                continue; /* two shifts of one equation in one change */
+            if (!attach(arr, NULL, cJSON_CreateNumber((double)k)))
+                goto nomem;
+        }
+    }
+    if (m->n_modes <= 32 && !pair_classes(m, all, root, eq))
+        goto nomem;
+    cJSON *diags = NULL;
+    int rc = rpc_json_diags(&all->diags, &diags);
+    if (rc < 0) {
+        mdae_free(per_eq);
+        cJSON_Delete(root);
+        return rc;
+    }
+    if (!attach(root, "diagnostics", diags))
+        goto nomem;
+    mdae_free(per_eq);
+    *out = root;
+    return MDAE_OK;
+nomem:
+    mdae_free(per_eq);
+    cJSON_Delete(root);
+    return MDAE_E_NOMEM;
 }

@@ -46,6 +46,7 @@
 #include "mel.h"
 #include "sa.h"
 #include "cdg.h"
+#include "mc.h"
 
 /* Point cJSON at mdae_malloc/mdae_free (cJSON_InitHooks), so that tests that
  * make allocations fail reach cJSON too, and so that strings printed by
@@ -154,7 +155,8 @@ MDAE_API int rpc_json_mode_read(const cJSON *obj /* borrowed */, const mel_model
  *    "blocks":[{"id":3,"equations":[{"name","order"}..],"unknowns":[..],
  *               "reads":[..]}...],
  *    "edges":[[0,2],...],
- *    "overdetermined":["e2",...], "underdetermined":["x",...]}
+ *    "overdetermined":["e2",...], "underdetermined":["x",...],
+ *    "initialization":{"degreesOfFreedom":N|null}}
  * equations/variables list every one of the model, in model order;
  * "offset" is null when the item is inactive in the mode, or when the mode
  * is invalid or singular (no offsets exist there). "blocks" are the blocks
@@ -163,6 +165,10 @@ MDAE_API int rpc_json_mode_read(const cJSON *obj /* borrowed */, const mel_model
  * POSITIONS in this "blocks" array (not ids), so from < to always holds.
  * Both are empty in invalid and singular modes. overdetermined and
  * underdetermined are names, non-empty only in singular modes.
+ * "initialization": the degrees of freedom of the mode's cold
+ * initialisation (RR-8933 Exec. Sch. 3), sum (d_j + 1) - sum (c_i + 1) over
+ * the active items; null in invalid and singular modes (added 2026-11-23,
+ * issue 13 section 6).
  * sv and cv must come from sa_result_mode()/cdg_graph_mode() on the same
  * mode, for the result g was built from (whose model is m). g and cv may
  * both be NULL (no CDG): "blocks" and "edges" are then omitted. */
@@ -171,6 +177,48 @@ MDAE_API int rpc_json_mode(const mel_model *m /* borrowed */, const bool *mode /
                            const cdg_graph *g /* borrowed; may be NULL */,
                            const cdg_mode_view *cv /* borrowed; may be NULL */,
                            cJSON **out /* out: owned */);
+
+/* ---- Mode changes (issue 13) ------------------------------------------------ */
+
+/* One mode change (`mdae modechange --json`, the server's session/modechange
+ * result):
+ *   {"from":{g:bool...},"to":{...},"status":"continuous"|"reset"|"rejected",
+ *    "ambiguous":bool,
+ *    "instants":[{"r":R,"equations":[{"name","shift"}],"unknowns":[...],
+ *                 "known":[...],"context":[...],"erased":[...],
+ *                 "status":"nonsingular"|"overdetermined"|"underdetermined",
+ *                 "overdetermined":[...],"underdetermined":[...],
+ *                 "alternatives":[[{"name","shift"}...]...],
+ *                 "alternativesTruncated":bool}],
+ *    "impulsive":[{"name","shift","instant","order","orderMin","certain"}],
+ *    "resets":[{"instant","eliminate":[...],"from":[...],"relations":N,
+ *               "among":[...]}],
+ *    "diagnostics":[...]}
+ * (equations/unknowns by name; shift k = the k-th forward shift counted
+ * from the instant). "impulsive": the values whose impulse order can be
+ * positive: "order" its largest value, "orderMin" its least (null: it may
+ * be identically zero), "certain" when every reading makes it impulsive
+ * (engine/mc_impulse.c). "resets": the restart relations (mc.h, mc_reset). MDAE_OK, MDAE_E_NOMEM or MDAE_E_INVAL. */
+MDAE_API int rpc_json_modechange(const mel_model *m /* borrowed */, const bool *from,
+                                 const bool *to, const mc_result *r /* borrowed */,
+                                 cJSON **out /* out: owned */);
+
+/* Every change (`mdae modechange --all --json`, session/modechanges):
+ *   {"method":"enumeration","validModes":N,"pairs":P,
+ *    "counts":{"continuous":C,"reset":R,"rejected":J},
+ *    "changes":[{"from":{...},"to":{...},"status","instants","ambiguous",
+ *                "erased":[{"name","shift"}]}],      (erased at the first instant)
+ *    "equations":[{"name","erasedIn":[indices into changes],
+ *                  "erasedWhen":{"guard","cubes"}}],
+ *    "classes":{"continuous":{"guard","cubes"},"reset":{...},"rejected":{...}},
+ *    "diagnostics":[...]}
+ * "guard"/"cubes" are sets of changes over the mode variables before (g)
+ * and after (g'), an exact cover of the enumerated pairs (mc_cover);
+ * "method" says how the pairs were obtained ("enumeration": every pair was
+ * analysed; the implicit BDD method is not implemented). */
+MDAE_API int rpc_json_modechanges(const mel_model *m /* borrowed */,
+                                  const mc_all *all /* borrowed */,
+                                  cJSON **out /* out: owned */);
 
 /* Print a tree to a new NUL-terminated string (owned: mdae_free), indented
  * when `pretty`, compact otherwise. MDAE_E_NOMEM on failure. */

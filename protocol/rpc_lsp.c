@@ -15,7 +15,14 @@ static size_t utf8_len(unsigned char b)
     return b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
 }
 
-size_t rpc_lsp_offset(const char *text, size_t len, double line, double character)
+/* Code units of the character of n UTF-8 bytes in encoding enc. */
+static size_t units_of(size_t n, rpc_lsp_enc enc)
+{
+    return enc == RPC_LSP_UTF8 ? n : n == 4 ? 2 : 1; /* astral: a surrogate pair */
+}
+
+size_t rpc_lsp_offset(const char *text, size_t len, double line, double character,
+                      rpc_lsp_enc enc)
 {
     size_t i = 0;
     for (double l = 0; l < line; l++) {
@@ -29,13 +36,14 @@ size_t rpc_lsp_offset(const char *text, size_t len, double line, double characte
         size_t n = utf8_len((unsigned char)text[i]);
         if (i + n > len)
             n = len - i;
-        units += n == 4 ? 2 : 1; /* astral characters are surrogate pairs */
+        units += (double)units_of(n, enc);
         i += n;
     }
     return i;
 }
 
-int rpc_lsp_position(const char *text, size_t len, const mdae_pos *p, cJSON **out)
+int rpc_lsp_position(const char *text, size_t len, const mdae_pos *p, rpc_lsp_enc enc,
+                     cJSON **out)
 {
     rpc_message_init();
     uint32_t line = p->line ? p->line - 1 : 0;
@@ -44,7 +52,7 @@ int rpc_lsp_position(const char *text, size_t len, const mdae_pos *p, cJSON **ou
         size_t start = p->offset - (p->col - 1);
         for (size_t i = start; i < p->offset;) {
             size_t n = utf8_len((unsigned char)text[i]);
-            units += n == 4 ? 2 : 1;
+            units += units_of(n, enc);
             i += n;
         }
     }
@@ -58,24 +66,41 @@ int rpc_lsp_position(const char *text, size_t len, const mdae_pos *p, cJSON **ou
     return MDAE_OK;
 }
 
-int rpc_lsp_diagnostic(const char *text, size_t len, const mdae_range *r, int severity,
-                       const char *message, cJSON **out)
+int rpc_lsp_range(const char *text, size_t len, const mdae_range *r, rpc_lsp_enc enc,
+                  cJSON **out)
 {
     rpc_message_init();
     mdae_range rr = *r;
     if (rr.end.line == 0)
         rr.end = rr.start;
-    cJSON *d = cJSON_CreateObject();
-    cJSON *range = cJSON_AddObjectToObject(d, "range");
+    cJSON *range = cJSON_CreateObject();
     cJSON *start = NULL, *end = NULL;
-    if (d == NULL || range == NULL || rpc_lsp_position(text, len, &rr.start, &start) < 0 ||
+    if (range == NULL || rpc_lsp_position(text, len, &rr.start, enc, &start) < 0 ||
         !cJSON_AddItemToObject(range, "start", start))
         goto nomem;
     start = NULL;
-    if (rpc_lsp_position(text, len, &rr.end, &end) < 0 ||
+    if (rpc_lsp_position(text, len, &rr.end, enc, &end) < 0 ||
         !cJSON_AddItemToObject(range, "end", end))
         goto nomem;
-    end = NULL;
+    *out = range;
+    return MDAE_OK;
+nomem:
+    cJSON_Delete(start);
+    cJSON_Delete(end);
+    cJSON_Delete(range);
+    return MDAE_E_NOMEM;
+}
+
+int rpc_lsp_diagnostic(const char *text, size_t len, const mdae_range *r, int severity,
+                       const char *message, rpc_lsp_enc enc, cJSON **out)
+{
+    rpc_message_init();
+    cJSON *d = cJSON_CreateObject();
+    cJSON *range = NULL;
+    if (d == NULL || rpc_lsp_range(text, len, r, enc, &range) < 0 ||
+        !cJSON_AddItemToObject(d, "range", range))
+        goto nomem;
+    range = NULL;
     if (!cJSON_AddNumberToObject(d, "severity", severity) ||
         !cJSON_AddStringToObject(d, "source", "mdae") ||
         !cJSON_AddStringToObject(d, "message", message ? message : ""))
@@ -83,8 +108,7 @@ int rpc_lsp_diagnostic(const char *text, size_t len, const mdae_range *r, int se
     *out = d;
     return MDAE_OK;
 nomem:
-    cJSON_Delete(start);
-    cJSON_Delete(end);
+    cJSON_Delete(range);
     cJSON_Delete(d);
     return MDAE_E_NOMEM;
 }

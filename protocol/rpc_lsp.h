@@ -8,7 +8,11 @@
  * worker places diagnostics for them; both must count characters the same
  * way, so the conversion is written once, here (issue 12).
  *
- * The conversion: a character is one UTF-8 sequence (the length given by its
+ * Position encodings (LSP 3.17 general.positionEncodings, issue 15): UTF-16
+ * code units by default; UTF-8 (bytes) when the client offers it and the
+ * server chose it (srv_lsp.c); every conversion takes the encoding.
+ *
+ * The UTF-16 conversion: a character is one UTF-8 sequence (the length given by its
  * first byte; a stray continuation or invalid byte counts as one character);
  * characters outside the BMP (4-byte sequences) are two UTF-16 units (a
  * surrogate pair), every other one is one unit. LSP's leniency is kept: a
@@ -33,19 +37,26 @@
 /* LSP DiagnosticSeverity. */
 enum { RPC_LSP_ERROR = 1, RPC_LSP_WARNING = 2, RPC_LSP_INFORMATION = 3 };
 
+/* LSP PositionEncodingKind: how `character` counts. */
+typedef enum rpc_lsp_enc { RPC_LSP_UTF16 = 0, RPC_LSP_UTF8 = 1 } rpc_lsp_enc;
+
 /* The byte offset in text[0..len) of the LSP position (line, character). */
 MDAE_API size_t rpc_lsp_offset(const char *text /* borrowed */, size_t len, double line,
-                               double character);
+                               double character, rpc_lsp_enc enc);
 
 /* {"line","character"} of p (1-based line and byte column, byte offset) in
  * text[0..len). A position with line 0 (nowhere) is line 0, character 0. */
 MDAE_API int rpc_lsp_position(const char *text /* borrowed */, size_t len, const mdae_pos *p,
-                              cJSON **out /* out: owned */);
+                              rpc_lsp_enc enc, cJSON **out /* out: owned */);
+
+/* {"start","end"} of r; an end with line 0 is the start (an empty range). */
+MDAE_API int rpc_lsp_range(const char *text /* borrowed */, size_t len, const mdae_range *r,
+                           rpc_lsp_enc enc, cJSON **out /* out: owned */);
 
 /* An LSP Diagnostic: {"range":{"start","end"},"severity","source":"mdae",
  * "message"}. A range whose end line is 0 is the empty range at its start. */
 MDAE_API int rpc_lsp_diagnostic(const char *text /* borrowed */, size_t len,
                                 const mdae_range *r, int severity, const char *message,
-                                cJSON **out /* out: owned */);
+                                rpc_lsp_enc enc, cJSON **out /* out: owned */);
 
 #endif /* RPC_LSP_H */

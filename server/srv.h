@@ -17,7 +17,8 @@
  * does (uv_read_start's read_cb, uv_queue_work's after_work_cb):
  *
  *   srv_main     -> srv_loop, srv_config, worker/ (wk_main)
- *   srv_loop     -> srv_http, srv_router, srv_lsp, srv_session, srv_conn
+ *   srv_loop     -> srv_http, srv_router, srv_lsp, srv_session, srv_conn,
+ *                   srv_m_session (restoring the stored sessions), srv_store
  *   srv_http     -> srv_router, srv_conn                  (HTTP exchanges)
  *   srv_router   -> srv_methods, srv_call, srv_conn       (JSON-RPC dispatch)
  *   srv_methods  -> the handlers (the table points at them):
@@ -25,8 +26,9 @@
  *   srv_lsp      -> srv_m_session (its reload job), and as every handler:
  *   handlers     -> srv_call, srv_session, srv_worker, srv_conn
  *   srv_call     -> srv_conn                              (replies, batches)
- *   srv_session  -> srv_worker, protocol/rpc_lsp
+ *   srv_session  -> srv_worker, srv_store, protocol/rpc_lsp
  *   srv_worker   -> (no other server file; it knows no method: the pool)
+ *   srv_store    -> (no other server file)                (SQLite)
  *   srv_conn     -> (no other server file)                (connections)
  *   srv_config   -> srv_log; and every file -> srv_log (MDAE_LOG)
  * Callbacks going up: srv_conn -> its on_frame / on_close (set by srv_loop);
@@ -82,12 +84,23 @@ typedef struct srv_config {
     char *token;    /* access token or NULL (owned) */
     char *web_root; /* directory served by GET / (owned) */
     char *port_file; /* write the bound TCP port there (tests; owned) */
+    char *state_dir; /* persistent sessions (srv_store.c); NULL: none
+                        (owned; "none" in the file and --state-dir none
+                        also give NULL) */
+    bool state_dir_set; /* the configuration or a flag said; else the
+                           default (srv_store_default_dir) */
+    char *instance;  /* prefix of the session ids this instance makes, so
+                        that instances behind one proxy never hand out the
+                        same id (srv_session_id_ok; owned; NULL: none) */
     size_t max_message_bytes;
     size_t max_sessions;
+    size_t max_pending_requests; /* unanswered requests per connection */
     size_t max_workers;
     size_t worker_memory_mb; /* 0: no cap */
     uint64_t request_timeout_ms;
     uint64_t cancel_grace_ms;
+    uint64_t shutdown_grace_ms; /* SIGTERM: how long requests in flight may
+                                   take to finish before they are cut */
     uint64_t worker_idle_ms;
     uint64_t session_idle_ms;
     uint64_t lsp_debounce_ms; /* quiet time after didChange before the
@@ -141,6 +154,9 @@ struct srv_conn {
     bool http_keep_alive;
     /* LSP */
     bool lsp_shutdown;
+    bool lsp_utf8; /* initialize chose positionEncoding "utf-8" (issue 15) */
+    int64_t lsp_debounce_ms; /* workspace/didChangeConfiguration's; -1: the
+                                configuration's lsp.debounce_ms */
     /* Graceful end (srv_conn_end): the peer finished sending, or we are done;
      * close once the replies owed and the bytes queued are out. */
     bool read_eof;
@@ -162,6 +178,10 @@ int srv_conn_open_stdio(srv_conn_frame_cb on_frame, srv_conn_close_cb on_close);
 /* Close once (safe twice); the memory goes when the last close callback has
  * run and no call references it. */
 void srv_conn_close(srv_conn *conn, const char *why);
+/* Is `given` the configured access token? In time independent of where
+ * the two differ (an attacker timing the answers learns nothing of the
+ * token but, at most, its length). False when given is NULL. */
+bool srv_token_ok(const char *given);
 /* Close gracefully: stop reading, let queued writes reach the peer
  * (uv_shutdown), then srv_conn_close. why is a static string. */
 void srv_conn_end(srv_conn *conn, const char *why);
@@ -206,6 +226,11 @@ void srv_call_mdae_error(srv_call *call, int rc, const char *message, cJSON *det
 void srv_call_notify(srv_call *call, const char *method, cJSON *params /* takes */);
 /* The pending request of conn with this id, or NULL. */
 srv_call *srv_call_find(srv_conn *conn, const cJSON *id);
+/* Cancel the job of every call of conn still waiting for its reply, as
+ * $/cancelRequest would one by one: each call is answered (with an error,
+ * or its result if it was finishing) and freed, now or when its worker
+ * stops. */
+void srv_call_cancel_all(srv_conn *conn);
 
 /* A batch collects the responses of its calls and sends them as one array
  * when the last is answered and the router has walked the whole batch. */
@@ -247,10 +272,19 @@ srv_method_fn srv_m_open, srv_m_edit, srv_m_analyze, srv_m_close, srv_m_mode, sr
 /* The job that reloads a session's text into a fresh worker (the reload of
  * every session's queue; srv_lsp.c gives it to the documents' sessions). */
 srv_job *srv_m_session_reload(srv_queue *q);
+/* At startup: open the store and take back its sessions (their workers
+ * start on first use); those idle longer than limits.session_idle_ms are
+ * deleted instead. MDAE_E_IO if the state directory is unusable. */
+int srv_m_session_restore(void);
 srv_method_fn srv_m_status, srv_m_auth;
 srv_notification_fn srv_m_cancel;
 srv_method_fn srv_lsp_initialize, srv_lsp_shutdown;
 srv_notification_fn srv_lsp_exit, srv_lsp_did_open, srv_lsp_did_change, srv_lsp_did_close;
+/* Issue 15: questions about a document, answered by its worker (wk_lsp.c),
+ * the mdae.showMode command, and the notifications an editor sends. */
+srv_method_fn srv_lsp_hover, srv_lsp_document_symbol, srv_lsp_definition, srv_lsp_references,
+    srv_lsp_code_lens, srv_lsp_execute_command;
+srv_notification_fn srv_lsp_did_save, srv_lsp_did_change_configuration;
 /* The debounce timer of LSP checks (srv_lsp.c): init with the loop, close
  * when stopping. */
 void srv_lsp_init(void);
@@ -353,10 +387,16 @@ void srv_worker_stop(srv_worker *w, const char *why);
  * text version, and editors and dashboards ask for the same few modes over
  * and over (issue 5's benchmark: 10,000 session/mode requests/s). */
 #define SRV_MODE_CACHE 64
+/* Longest session id, chosen by a client (session/open {session}) or made
+ * from the instance name and a number. */
+#define SRV_SESSION_ID_MAX 64
+/* Longest instance name: "<instance>-s<20 digits>" fits an id. */
+#define SRV_INSTANCE_MAX 32
 
 typedef struct srv_session {
     uint64_t num;
-    char id[24];   /* "s<num>" */
+    char id[SRV_SESSION_ID_MAX + 1]; /* "s<num>", "<instance>-s<num>" or
+                                        the client's choice */
     char *text;    /* owned: the model text the router keeps */
     size_t len;
     cJSON *defines; /* owned or NULL */
@@ -364,6 +404,8 @@ typedef struct srv_session {
     srv_conn *owner; /* closes with it; NULL when persistent (not referenced) */
     char *uri;       /* LSP document, or NULL */
     bool modelica;   /* format "modelica" / languageId "modelica" (issue 11) */
+    bool lsp_utf8;   /* LSP positions count UTF-8 bytes (negotiated by its
+                        connection, issue 15); else UTF-16 units */
     srv_queue queue; /* its worker and jobs (srv_worker.c) */
     uint64_t last_used; /* uv_now */
     struct srv_session *prev, *next;
@@ -382,14 +424,24 @@ typedef struct srv_session {
     long lsp_version; /* the client's textDocument.version (0: none given) */
 } srv_session;
 
+/* Is `id` usable as a session id or an instance name: 1 to max bytes of
+ * letters, digits, '.', '_', '-'? */
+bool srv_session_id_ok(const char *id, size_t max);
+
 /* reload: the job that reloads the session's text into a fresh worker
- * (srv_queue.reload). */
-int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
+ * (srv_queue.reload). want_id: the id the client chose, or NULL for a
+ * fresh one; the caller has checked it with srv_session_id_ok and
+ * srv_session_find (no session has it). */
+int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size_t len,
+                    const cJSON *defines,
                     srv_job *(*reload)(srv_queue *q), srv_session **out);
 srv_session *srv_session_of(srv_queue *q); /* the session embedding q */
 srv_session *srv_session_find(const char *id);
 srv_session *srv_session_find_uri(srv_conn *conn, const char *uri);
+/* Close s for good: a persistent session leaves the store too. */
 void srv_session_close(srv_session *s);
+/* Free every session at shutdown; the store keeps the persistent ones. */
+void srv_session_drop_all(void);
 void srv_session_close_owned(srv_conn *conn); /* all non-persistent of conn */
 void srv_session_expire(uint64_t now);        /* persistent idle ones */
 /* Replace the text (takes ownership of text). */
@@ -397,8 +449,8 @@ void srv_session_set_text(srv_session *s, char *text, size_t len);
 /* {text, name, defines} for s's current text: the params of the worker's
  * "load" and "diagnose"; owned by the caller, NULL on OOM. */
 cJSON *srv_session_load_params(const srv_session *s);
-/* Apply LSP-style edits: range in lines and UTF-16 characters
- * (protocol/rpc_lsp.h). MDAE_E_INVAL with *why set on a bad edit (the text
+/* Apply LSP-style edits: range in lines and UTF-16 characters, or UTF-8
+ * bytes when the session's lsp_utf8 says so (protocol/rpc_lsp.h). MDAE_E_INVAL with *why set on a bad edit (the text
  * is then unchanged). */
 int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why);
 /* The cached session/mode result for key at the current version, or NULL
@@ -429,6 +481,9 @@ typedef struct srv_server {
     bool unix_on;
     uv_signal_t sigint, sigterm;
     uv_timer_t sweep;
+    uv_timer_t drain;     /* SIGTERM: waiting for requests in flight */
+    bool draining;
+    uint64_t drain_until; /* uv_now when the grace period ends */
     uv_timer_t lsp_timer; /* debounced LSP checks (srv_lsp.c) */
     bool stopping;
     srv_conn *conns;
@@ -449,12 +504,49 @@ typedef struct srv_server {
     uint64_t reuse_seeded, reuse_searched; /* equations seeded, parts searched */
     /* Parts analysed anew by each method (issue 10), and fallbacks. */
     uint64_t reuse_implicit, reuse_enumerated, reuse_fell_back;
+    /* Persistent sessions (srv_store.c): NULL when off. */
+    struct sqlite3 *store;
+    struct sqlite3_stmt *store_put, *store_del;
+    int store_lock; /* the flock'd descriptor of the state directory */
 } srv_server;
 
 extern srv_server srv;
 
+/* ---- Persistent sessions (srv_store.c) ------------------------------------------------ */
+typedef struct srv_store_row {
+    const char *id;
+    const void *text; /* not NUL-terminated */
+    size_t len;
+    bool modelica;
+    const char *defines; /* JSON object text, or NULL */
+    long version;
+    uint64_t idle_ms; /* since its last change, by the wall clock */
+} srv_store_row;
+
+/* $XDG_STATE_HOME/mdae or $HOME/.local/state/mdae (malloc'd), NULL if
+ * neither is set. */
+char *srv_store_default_dir(void);
+/* Create dir if needed, lock it, open DIR/sessions.db. MDAE_OK also when
+ * another mdaed holds the directory (persistence is then off, with a
+ * warning); MDAE_E_IO if it cannot be created or opened. */
+int srv_store_open(const char *dir);
+void srv_store_close(void); /* safe when not open */
+bool srv_store_on(void);
+/* Write s's row (id, text, format, defines, version) if s is persistent
+ * (owner NULL) and the store is open; durable when it returns MDAE_OK. */
+int srv_store_put(const srv_session *s);
+void srv_store_delete(const char *id);
+/* Call each(row) for every stored session, in the order they were first
+ * stored; stops at the first non-OK return, which it returns. Rows are
+ * valid during the call only. */
+int srv_store_each(int (*each)(const srv_store_row *row, void *arg), void *arg);
+
 int srv_loop_run(void);
 /* Stop accepting, close everything, let the loop end. */
 void srv_loop_stop(const char *why);
+/* Stop accepting, let the requests in flight finish (within
+ * limits.shutdown_grace_ms), then srv_loop_stop. Persistent sessions are
+ * already on disk (srv_store.c). */
+void srv_loop_drain(const char *why);
 
 #endif /* SRV_H */

@@ -117,6 +117,17 @@ srv_call *srv_call_find(srv_conn *conn, const cJSON *id)
     return NULL;
 }
 
+void srv_call_cancel_all(srv_conn *conn)
+{
+    srv_call *call = conn->calls;
+    while (call != NULL) {
+        srv_call *next = call->next; /* a job not started yet answers (frees) call now */
+        if (call->job != NULL)
+            srv_job_cancel(call->job);
+        call = next;
+    }
+}
+
 void srv_call_reply(srv_call *call, cJSON *response)
 {
     srv.requests++;

@@ -20,10 +20,12 @@ void srv_config_default(srv_config *c)
     c->listen_tcp = mdae_strdup("127.0.0.1:7420");
     c->max_message_bytes = RPC_FRAMER_DEFAULT_MAX_FRAME;
     c->max_sessions = 1024;
+    c->max_pending_requests = 1024;
     c->max_workers = 32;
     c->worker_memory_mb = 4096;
     c->request_timeout_ms = 10 * 60 * 1000;
     c->cancel_grace_ms = 2000;
+    c->shutdown_grace_ms = 10000;
     c->worker_idle_ms = 5 * 60 * 1000;
     c->session_idle_ms = 60 * 60 * 1000;
     c->lsp_debounce_ms = 150;
@@ -44,6 +46,8 @@ void srv_config_close(srv_config *c)
     mdae_free(c->token);
     mdae_free(c->web_root);
     mdae_free(c->port_file);
+    mdae_free(c->instance);
+    mdae_free(c->state_dir);
     memset(c, 0, sizeof *c);
 }
 
@@ -87,7 +91,9 @@ typedef struct key_spec {
     const char *group; /* NULL: top level */
     const char *name;
     /* 's' string (or null), 'n' size, 'm' milliseconds, 'b' bool, 'l' log
-     * level, 'p' path (relative to the configuration file) */
+     * level, 'p' path (relative to the configuration file), 'i' instance
+     * name (srv_session_id_ok, at most SRV_INSTANCE_MAX bytes), 'd' the
+     * state directory (a path, "none", or null for the default) */
     char type;
     size_t offset;
 } key_spec;
@@ -98,14 +104,18 @@ static const key_spec keys[] = {
     K("listen", "unix", 'p', listen_unix),
     K(NULL, "token", 's', token),
     K(NULL, "web_root", 'p', web_root),
+    K(NULL, "instance", 'i', instance),
+    K(NULL, "state_dir", 'd', state_dir),
     K(NULL, "log_level", 'l', log_level),
     K(NULL, "debug_methods", 'b', debug_methods),
     K("limits", "max_message_bytes", 'n', max_message_bytes),
     K("limits", "max_sessions", 'n', max_sessions),
+    K("limits", "max_pending_requests", 'n', max_pending_requests),
     K("limits", "max_workers", 'n', max_workers),
     K("limits", "worker_memory_mb", 'n', worker_memory_mb),
     K("limits", "request_timeout_ms", 'm', request_timeout_ms),
     K("limits", "cancel_grace_ms", 'm', cancel_grace_ms),
+    K("limits", "shutdown_grace_ms", 'm', shutdown_grace_ms),
     K("limits", "worker_idle_ms", 'm', worker_idle_ms),
     K("limits", "session_idle_ms", 'm', session_idle_ms),
     K("limits", "write_queue_bytes", 'n', write_queue_bytes),
@@ -137,18 +147,31 @@ static int set_key(srv_config *c, const key_spec *k, const cJSON *v, const char 
                    char *err, size_t errlen)
 {
     char *base = (char *)c + k->offset;
+    if (k->type == 'i' && cJSON_IsString(v) &&
+        !srv_session_id_ok(v->valuestring, SRV_INSTANCE_MAX))
+        goto bad;
+    if (k->type == 'd') {
+        if (!cJSON_IsNull(v) && !cJSON_IsString(v))
+            goto bad;
+        c->state_dir_set = cJSON_IsString(v);
+        if (cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0)
+            v = NULL; /* explicitly none */
+    }
     switch (k->type) {
     case 's':
+    case 'i':
+    case 'd':
     case 'p': {
         char **slot = (char **)(void *)base;
-        if (cJSON_IsNull(v)) {
+        if (v == NULL || cJSON_IsNull(v)) {
             mdae_free(*slot);
             *slot = NULL;
             return MDAE_OK;
         }
         if (!cJSON_IsString(v))
             goto bad;
-        char *s = (k->type == 'p' && v->valuestring[0] != '/' && dir != NULL)
+        bool relative = k->type == 'p' || k->type == 'd';
+        char *s = (relative && v->valuestring[0] != '/' && dir != NULL)
                       ? mdae_asprintf("%s/%s", dir, v->valuestring)
                       : mdae_strdup(v->valuestring);
         if (s == NULL)

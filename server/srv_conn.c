@@ -63,6 +63,7 @@ srv_conn *srv_conn_new(srv_conn_kind kind, srv_conn_frame_cb frame_cb,
     c->on_frame = frame_cb;
     c->on_close = close_cb;
     rpc_framer_init(&c->fr, srv.cfg.max_message_bytes);
+    c->lsp_debounce_ms = -1; /* the configuration's until the editor says (issue 15) */
     /* The token protects TCP only; see the file comment. */
     c->authed = kind != SRV_CONN_TCP || srv.cfg.token == NULL;
     return c;
@@ -125,11 +126,19 @@ void srv_conn_close(srv_conn *c, const char *why)
         return;
     c->closing = true;
     MDAE_LOG(SRV_LOG_INFO, "conn %llu: closed (%s)", (unsigned long long)c->id, why);
+    /* A browser that aborts a fetch (the web page dropping a superseded
+     * analysis, issue 14) resets the connection, or closes it and resets
+     * on our next write: over HTTP nobody can send $/cancelRequest for that
+     * exchange any more, so the connection's end cancels it (below). Not
+     * the end of the stream: a client or a proxy that half-closes after its
+     * request (HAProxy does) still gets the answer. */
     /* What the connection owns (its sessions) goes in on_close, which may
      * answer (and release) calls that reference this connection: hold it
      * until its handles are closing. */
     srv_conn_ref(c);
     unlink_conn(c);
+    if (rpc_framer_framing(&c->fr) == RPC_FRAMING_HTTP && c->calls != NULL)
+        srv_call_cancel_all(c); /* held: answering a call may drop its reference */
     if (c->on_close != NULL)
         c->on_close(c);
     c->pending_closes++;
@@ -345,4 +354,16 @@ int srv_conn_open_stdio(srv_conn_frame_cb frame_cb, srv_conn_close_cb close_cb)
         return MDAE_E_IO;
     }
     return MDAE_OK;
+}
+
+bool srv_token_ok(const char *given)
+{
+    const char *want = srv.cfg.token;
+    if (given == NULL || want == NULL)
+        return false;
+    size_t gl = strlen(given), wl = strlen(want);
+    unsigned char diff = gl != wl;
+    for (size_t k = 0; k < gl; k++)
+        diff |= (unsigned char)(given[k] ^ want[k < wl ? k : 0]);
+    return diff == 0;
 }

@@ -3,15 +3,18 @@
  * server/srv_http.c -- HTTP exchanges on the one port (issue 5 section 2):
  * POST /rpc carries a JSON-RPC body to the router and streams its answers
  * back chunked; GET and HEAD serve the small static files of web_root (the
- * placeholder page). One exchange at a time per connection: pipelined
- * requests would interleave chunked replies, so they are refused.
+ * web page built from clients/web, issue 14). One exchange at a time per
+ * connection: pipelined requests would interleave chunked replies, so they
+ * are refused.
  *
  * A TCP exchange under an access token must carry `Authorization: Bearer
  * TOKEN`; the check holds for that exchange only.
  */
 #include "srv.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,27 +31,77 @@ static void http_simple(srv_conn *c, const char *status, const char *type, const
         srv_conn_end(c, "HTTP response sent");
 }
 
+/* The Content-Type of a static file, by its extension: the types the web
+ * page's build writes (clients/web, issue 14); anything else is served as
+ * bytes. */
 static const char *content_type(const char *path)
 {
+    static const struct {
+        const char *ext, *type;
+    } types[] = {
+        {".html", "text/html; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"},
+        {".mjs", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},
+        {".json", "application/json"},
+        {".map", "application/json"},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+        {".ico", "image/x-icon"},
+        {".txt", "text/plain; charset=utf-8"},
+        {".mel", "text/plain; charset=utf-8"},
+        {".mo", "text/plain; charset=utf-8"},
+        {".bmo", "text/plain; charset=utf-8"},
+        {".woff2", "font/woff2"},
+    };
     const char *dot = strrchr(path, '.');
-    if (dot == NULL)
+    const char *slash = strrchr(path, '/');
+    if (dot == NULL || (slash != NULL && dot < slash))
         return "application/octet-stream";
-    if (strcmp(dot, ".html") == 0)
-        return "text/html; charset=utf-8";
-    if (strcmp(dot, ".js") == 0)
-        return "text/javascript; charset=utf-8";
-    if (strcmp(dot, ".css") == 0)
-        return "text/css; charset=utf-8";
-    if (strcmp(dot, ".json") == 0)
-        return "application/json";
-    if (strcmp(dot, ".svg") == 0)
-        return "image/svg+xml";
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(dot, types[i].ext) == 0)
+            return types[i].type;
     return "application/octet-stream";
 }
 
-/* GET / and GET /file from web_root. Small static files only: the read is a
- * blocking read of a local file at most 1 MiB, which we accept in the loop
- * (a placeholder page today, issue 5 section 2). */
+/* Whether the first len bytes of url name a file inside web_root: "/"
+ * followed by segments of letters, digits, '-', '_' and '.', none empty,
+ * none starting with '.' (so no "..", no hidden files), at most
+ * SRV_HTTP_PATH_MAX bytes. Percent-escapes are not decoded, so they cannot
+ * smuggle a "..": a '%' is simply refused, like every other byte. */
+#define SRV_HTTP_PATH_MAX 256
+static bool static_path_ok(const char *url, size_t len)
+{
+    if (len == 0 || len > SRV_HTTP_PATH_MAX || url[0] != '/')
+        return false;
+    if (len == 1)
+        return true;
+    bool seg_start = true;
+    for (size_t i = 1; i < len; i++) {
+        char ch = url[i];
+        if (ch == '/') {
+            if (seg_start)
+                return false; /* empty segment */
+            seg_start = true;
+            continue;
+        }
+        if (seg_start && ch == '.')
+            return false;
+        seg_start = false;
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                  ch == '-' || ch == '_' || ch == '.';
+        if (!ok)
+            return false;
+    }
+    return !seg_start; /* no trailing '/' */
+}
+
+/* Largest static file served. The read is a blocking read of a local file,
+ * which we accept in the loop for files this small (the page and its one
+ * bundled script, about 0.5 MB). */
+#define SRV_HTTP_FILE_MAX (4u << 20)
+
+/* GET / and GET /file from web_root. */
 static void http_static(srv_conn *c, const rpc_frame *f)
 {
     char path[1200];
@@ -59,32 +112,42 @@ static void http_static(srv_conn *c, const rpc_frame *f)
         http_simple(c, "404 Not Found", "text/plain", msg, strlen(msg), f->keep_alive);
         return;
     }
-    if (ulen == 0 || url[0] != '/' || strstr(url, "..") != NULL) {
+    if (!static_path_ok(url, ulen)) {
         http_simple(c, "400 Bad Request", "text/plain", "bad path\n", 9, f->keep_alive);
         return;
     }
-    if (ulen == 1)
-        snprintf(path, sizeof path, "%s/index.html", srv.cfg.web_root);
-    else
-        snprintf(path, sizeof path, "%s%.*s", srv.cfg.web_root, (int)ulen, url);
-    int fd = open(path, O_RDONLY);
+    int pn = ulen == 1 ? snprintf(path, sizeof path, "%s/index.html", srv.cfg.web_root)
+                       : snprintf(path, sizeof path, "%s%.*s", srv.cfg.web_root, (int)ulen, url);
+    int fd = pn > 0 && (size_t)pn < sizeof path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                                                : -1;
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size > SRV_HTTP_FILE_MAX) {
         if (fd >= 0)
             close(fd);
-        http_simple(c, "404 Not Found", "text/plain", "not found\n", 10, f->keep_alive);
+        const char *msg = ulen == 1 ? "mdaed: the web page is not built (make web)\n"
+                                    : "not found\n";
+        http_simple(c, "404 Not Found", "text/plain", msg, strlen(msg), f->keep_alive);
         return;
     }
-    char *buf = mdae_malloc((size_t)st.st_size + 1);
-    ssize_t n = buf ? read(fd, buf, (size_t)st.st_size) : -1;
+    size_t want = (size_t)st.st_size, got = 0;
+    char *buf = mdae_malloc(want + 1);
+    while (buf != NULL && got < want) {
+        ssize_t n = read(fd, buf + got, want - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
     close(fd);
-    if (n < 0) {
+    if (buf == NULL || got < want) {
         mdae_free(buf);
         http_simple(c, "500 Internal Server Error", "text/plain", "read error\n", 11, false);
         return;
     }
     http_simple(c, "200 OK", content_type(path), f->method == RPC_HTTP_HEAD ? "" : buf,
-                f->method == RPC_HTTP_HEAD ? 0 : (size_t)n, f->keep_alive);
+                f->method == RPC_HTTP_HEAD ? 0 : got, f->keep_alive);
     mdae_free(buf);
 }
 
@@ -109,9 +172,8 @@ void srv_http_frame(srv_conn *c, const rpc_frame *f)
         return;
     }
     if (c->kind == SRV_CONN_TCP && srv.cfg.token != NULL) {
-        char want[600];
-        snprintf(want, sizeof want, "Bearer %s", srv.cfg.token);
-        if (f->authorization == NULL || strcmp(f->authorization, want) != 0) {
+        const char *a = f->authorization;
+        if (a == NULL || strncmp(a, "Bearer ", 7) != 0 || !srv_token_ok(a + 7)) {
             const char *msg = "mdaed: Authorization: Bearer TOKEN required\n";
             http_simple(c, "401 Unauthorized", "text/plain", msg, strlen(msg), false);
             return;

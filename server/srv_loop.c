@@ -31,6 +31,10 @@
  */
 #include "srv.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,17 +191,16 @@ static int listen_unix(const char *path)
 
 static void on_signal(uv_signal_t *h, int signum)
 {
-    srv_loop_stop(signum == SIGINT ? "SIGINT" : "SIGTERM");
+    (void)h;
+    const char *why = signum == SIGINT ? "SIGINT" : "SIGTERM";
+    if (srv.draining) /* a second signal: now */
+        srv_loop_stop(why);
+    else
+        srv_loop_drain(why);
 }
 
-static void on_sweep(uv_timer_t *t) { srv_session_expire(uv_now(srv.loop)); }
-
-void srv_loop_stop(const char *why)
+static void close_listeners(void)
 {
-    if (srv.stopping)
-        return;
-    srv.stopping = true;
-    MDAE_LOG(SRV_LOG_INFO, "stopping (%s)", why);
     if (srv.tcp_on)
         uv_close((uv_handle_t *)&srv.tcp, NULL);
     if (srv.unix_on) {
@@ -206,6 +209,63 @@ void srv_loop_stop(const char *why)
             unlink(srv.cfg.listen_unix);
     }
     srv.tcp_on = srv.unix_on = false;
+}
+
+static size_t requests_in_flight(void)
+{
+    size_t n = 0;
+    for (srv_conn *c = srv.conns; c != NULL; c = c->next)
+        n += (size_t)c->refs;
+    return n;
+}
+
+static void on_drain_tick(uv_timer_t *t)
+{
+    (void)t;
+    size_t n = requests_in_flight();
+    if (n == 0) {
+        srv_loop_stop("requests in flight done");
+    } else if (uv_now(srv.loop) >= srv.drain_until) {
+        MDAE_LOG(SRV_LOG_WARN, "grace period over: cutting %zu request%s in flight", n,
+                 n == 1 ? "" : "s");
+        srv_loop_stop("grace period over");
+    }
+}
+
+void srv_loop_drain(const char *why)
+{
+    if (srv.draining || srv.stopping)
+        return;
+    srv.draining = true;
+    MDAE_LOG(SRV_LOG_INFO, "stopping (%s): no new connections, %zu request%s in flight", why,
+             requests_in_flight(), requests_in_flight() == 1 ? "" : "s");
+    close_listeners();
+    srv.drain_until = uv_now(srv.loop) + srv.cfg.shutdown_grace_ms;
+    uv_timer_start(&srv.drain, on_drain_tick, 0, 20);
+}
+
+/* Every second: expire idle sessions, and give the heap's free pages back
+ * to the system. The router passes model texts and results of every size
+ * (bytes to megabytes) through malloc; without the trim its resident size
+ * only ever rose to the high-water mark of that traffic, 10-35 % over a
+ * few minutes of soak (scripts/soak.py), with nothing leaked. */
+static void on_sweep(uv_timer_t *t)
+{
+    (void)t;
+    srv_session_expire(uv_now(srv.loop));
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+void srv_loop_stop(const char *why)
+{
+    if (srv.stopping)
+        return;
+    srv.stopping = true;
+    MDAE_LOG(SRV_LOG_INFO, "stopping (%s)", why);
+    close_listeners();
+    uv_close((uv_handle_t *)&srv.drain, NULL);
     uv_close((uv_handle_t *)&srv.sigint, NULL);
     uv_close((uv_handle_t *)&srv.sigterm, NULL);
     uv_close((uv_handle_t *)&srv.sweep, NULL);
@@ -214,8 +274,8 @@ void srv_loop_stop(const char *why)
         srv_conn *c = srv.conns;
         srv_conn_close(c, "server stopping"); /* unlinks c */
     }
-    while (srv.sessions != NULL)
-        srv_session_close(srv.sessions);
+    srv_session_drop_all(); /* the persistent ones stay in the store */
+    srv_store_close();
 }
 
 int srv_loop_run(void)
@@ -227,13 +287,14 @@ int srv_loop_run(void)
     uv_signal_start(&srv.sigint, on_signal, SIGINT);
     uv_signal_init(srv.loop, &srv.sigterm);
     uv_signal_start(&srv.sigterm, on_signal, SIGTERM);
+    uv_timer_init(srv.loop, &srv.drain);
     uv_timer_init(srv.loop, &srv.sweep);
     uv_timer_start(&srv.sweep, on_sweep, 1000, 1000);
     uv_unref((uv_handle_t *)&srv.sweep);
     srv_lsp_init();
 
-    int rc = MDAE_OK;
-    if (srv.cfg.listen_tcp != NULL)
+    int rc = srv_m_session_restore();
+    if (rc == MDAE_OK && srv.cfg.listen_tcp != NULL)
         rc = listen_tcp(srv.cfg.listen_tcp);
     if (rc == MDAE_OK && srv.cfg.listen_unix != NULL)
         rc = listen_unix(srv.cfg.listen_unix);

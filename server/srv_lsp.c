@@ -11,6 +11,13 @@
  * the document due lsp_debounce_ms later; a newer change moves the due
  * time. One timer serves every document: it fires at the earliest due time,
  * runs the due checks and re-arms for the next one.
+ *
+ * Questions (issue 15): hover, documentSymbol, definition, references,
+ * codeLens and the command mdae.showMode are jobs for the document's worker
+ * (server/worker/wk_lsp.c answers them from what it keeps); a check still
+ * waiting for its debounce runs first, so the answer is about the text the
+ * editor shows. The position encoding is chosen in initialize (UTF-8 when
+ * offered) and carried by each document's session to its worker.
  */
 #include "srv.h"
 
@@ -24,15 +31,47 @@ static const cJSON *get_param(const cJSON *params, const char *name)
 static void lsp_on_timer(uv_timer_t *t);
 static long lsp_doc_version(const cJSON *doc);
 
+#define LSP_SHOW_MODE "mdae.showMode"
+/* LSP ErrorCodes.RequestCancelled */
+#define RPC_LSP_REQUEST_CANCELLED (-32800)
+
 /* ---- Lifecycle -------------------------------------------------------------------- */
+
+/* general.positionEncodings offers "utf-8" (LSP 3.17): then we count bytes,
+ * which is what the engine does; otherwise UTF-16 (the default every client
+ * must accept). */
+static bool offers_utf8(const cJSON *params)
+{
+    const cJSON *encs =
+        get_param(get_param(get_param(params, "capabilities"), "general"), "positionEncodings");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, encs)
+    {
+        if (cJSON_IsString(e) && strcmp(e->valuestring, "utf-8") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* What is implemented, and nothing else (issue 15): incremental sync with
+ * save notifications, hover, outline, definition, references, code lenses
+ * (resolved at once: no codeLens/resolve), and the command mdae.showMode. */
+#define LSP_CAPABILITIES                                                                  \
+    "\"textDocumentSync\":{\"openClose\":true,\"change\":2,\"save\":{\"includeText\":false}},"  \
+    "\"hoverProvider\":true,\"documentSymbolProvider\":true,\"definitionProvider\":true,"     \
+    "\"referencesProvider\":true,\"codeLensProvider\":{\"resolveProvider\":false},"         \
+    "\"executeCommandProvider\":{\"commands\":[\"" LSP_SHOW_MODE "\"]}"
 
 void srv_lsp_initialize(srv_call *call, const cJSON *params)
 {
     /* Incremental sync (2): didChange carries ranges (issue 5 section 3). */
-    cJSON *r = cJSON_Parse("{\"capabilities\":{\"textDocumentSync\":{\"openClose\":true,"
-                           "\"change\":2}},\"serverInfo\":{\"name\":\"mdaed\","
-                           "\"version\":\"" MDAE_VERSION
-                           "\"}}");
+    call->conn->lsp_utf8 = offers_utf8(params);
+    char *text = mdae_asprintf("{\"capabilities\":{\"positionEncoding\":\"%s\"," LSP_CAPABILITIES
+                               "},\"serverInfo\":{\"name\":\"mdaed\",\"version\":\"" MDAE_VERSION
+                               "\"}}",
+                               call->conn->lsp_utf8 ? "utf-8" : "utf-16");
+    cJSON *r = text ? cJSON_Parse(text) : NULL;
+    mdae_free(text);
     if (r == NULL) {
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;
@@ -163,12 +202,14 @@ static void lsp_schedule(srv_conn *c, srv_session *s, bool changed)
 {
     if (changed)
         srv_queue_cancel_tag(&s->queue, LSP_TAG);
-    if (srv.cfg.lsp_debounce_ms == 0 || s->owner != c) {
+    uint64_t debounce =
+        c->lsp_debounce_ms >= 0 ? (uint64_t)c->lsp_debounce_ms : srv.cfg.lsp_debounce_ms;
+    if (debounce == 0 || s->owner != c) {
         s->lsp_due = 0;
         lsp_check(c, s);
         return;
     }
-    s->lsp_due = uv_now(srv.loop) + srv.cfg.lsp_debounce_ms;
+    s->lsp_due = uv_now(srv.loop) + debounce;
     lsp_arm();
 }
 
@@ -184,7 +225,7 @@ void srv_lsp_did_open(srv_conn *c, const cJSON *params)
         char *t = mdae_strdup(text->valuestring);
         if (t != NULL)
             srv_session_set_text(s, t, strlen(t));
-    } else if (srv_session_new(c, text->valuestring, strlen(text->valuestring), NULL,
+    } else if (srv_session_new(c, NULL, text->valuestring, strlen(text->valuestring), NULL,
                                srv_m_session_reload, &s) < 0) {
         MDAE_LOG(SRV_LOG_WARN, "conn %llu: didOpen %s: cannot open a session",
                  (unsigned long long)c->id, uri->valuestring);
@@ -200,6 +241,7 @@ void srv_lsp_did_open(srv_conn *c, const cJSON *params)
      * in the worker (mo_is_modelica) */
     const cJSON *lang = get_param(doc, "languageId");
     s->modelica = cJSON_IsString(lang) && strcmp(lang->valuestring, "modelica") == 0;
+    s->lsp_utf8 = c->lsp_utf8;
     s->lsp_version = lsp_doc_version(doc);
     s->lsp_due = 0;
     lsp_check(c, s);
@@ -265,4 +307,164 @@ static long lsp_doc_version(const cJSON *doc)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "version");
     return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (long)v->valuedouble
                                                                             : 0;
+}
+
+/* didSave: the text is already ours (didChange); a save checks at once what
+ * the debounce would check later (issue 15). */
+void srv_lsp_did_save(srv_conn *c, const cJSON *params)
+{
+    const cJSON *uri = get_param(get_param(params, "textDocument"), "uri");
+    srv_session *s = cJSON_IsString(uri) ? srv_session_find_uri(c, uri->valuestring) : NULL;
+    if (s != NULL && s->lsp_due != 0) {
+        s->lsp_due = 0;
+        lsp_check(c, s);
+        lsp_arm();
+    }
+}
+
+/* workspace/didChangeConfiguration {settings:{mdae:{debounceMs}}}: the
+ * debounce of this connection's documents from now on (issue 15); null goes
+ * back to the configuration's. The server's limits (memory, time, nodes)
+ * are the operator's (conf/mdaed.json), not an editor's: not settable here. */
+void srv_lsp_did_change_configuration(srv_conn *c, const cJSON *params)
+{
+    const cJSON *mdae = get_param(get_param(params, "settings"), "mdae");
+    const cJSON *ms = get_param(mdae, "debounceMs");
+    if (cJSON_IsNull(ms))
+        c->lsp_debounce_ms = -1;
+    else if (cJSON_IsNumber(ms) && ms->valuedouble >= 0 && ms->valuedouble <= 60000)
+        c->lsp_debounce_ms = (int64_t)ms->valuedouble;
+    else
+        return;
+    MDAE_LOG(SRV_LOG_INFO, "conn %llu: lsp debounce %lld ms", (unsigned long long)c->id,
+             (long long)c->lsp_debounce_ms);
+}
+
+/* ---- Questions about a document (issue 15) ------------------------------------------ */
+
+/* A question for the document's worker: the client's call, answered with
+ * the worker's result as it is (null when it fails: an editor asks again). */
+typedef struct ask_job {
+    srv_job job; /* first: the pool hands it back */
+    srv_call *call;
+} ask_job;
+
+static void ask_done(srv_job *job, srv_reply *r)
+{
+    ask_job *aj = (ask_job *)job;
+    if (r->rc == MDAE_OK && r->error == NULL) {
+        cJSON *res = r->result;
+        r->result = NULL;
+        srv_call_result(aj->call, res ? res : cJSON_CreateNull());
+    } else if (r->rc == MDAE_E_CANCELED) {
+        srv_call_error(aj->call, RPC_LSP_REQUEST_CANCELLED, "request cancelled", NULL);
+    } else {
+        srv_call_result(aj->call, cJSON_CreateNull());
+    }
+    mdae_free(aj);
+}
+
+/* The document's session, with the debounced check run first if one is
+ * due, so that the worker answers about the text the client sees. */
+static srv_session *lsp_document(srv_conn *c, const cJSON *params)
+{
+    const cJSON *uri = get_param(get_param(params, "textDocument"), "uri");
+    srv_session *s = cJSON_IsString(uri) ? srv_session_find_uri(c, uri->valuestring) : NULL;
+    if (s != NULL && s->lsp_due != 0) {
+        s->lsp_due = 0;
+        lsp_check(c, s);
+        lsp_arm();
+    }
+    return s;
+}
+
+static void ask(srv_call *call, srv_session *s, const char *method, cJSON *wp /* takes */)
+{
+    ask_job *aj = mdae_calloc(1, sizeof *aj);
+    if (aj == NULL || srv_job_init(&aj->job, method, wp, ask_done) < 0) {
+        if (aj == NULL)
+            cJSON_Delete(wp);
+        mdae_free(aj);
+        srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return;
+    }
+    aj->call = call;
+    call->job = &aj->job;
+    srv_queue_submit(&s->queue, &aj->job);
+}
+
+/* Forward {position, context} of a textDocument/... request to `method`. */
+static void lsp_forward(srv_call *call, const cJSON *params, const char *method)
+{
+    srv_session *s = lsp_document(call->conn, params);
+    if (s == NULL) {
+        srv_call_result(call, cJSON_CreateNull()); /* a document we do not have */
+        return;
+    }
+    cJSON *wp = cJSON_CreateObject();
+    const char *keep[] = {"position", "context"};
+    for (size_t k = 0; wp != NULL && k < 2; k++) {
+        const cJSON *v = get_param(params, keep[k]);
+        if (v != NULL)
+            cJSON_AddItemToObject(wp, keep[k], cJSON_Duplicate(v, true));
+    }
+    ask(call, s, method, wp);
+}
+
+void srv_lsp_hover(srv_call *call, const cJSON *params) { lsp_forward(call, params, "lsp/hover"); }
+
+void srv_lsp_document_symbol(srv_call *call, const cJSON *params)
+{
+    lsp_forward(call, params, "lsp/symbols");
+}
+
+void srv_lsp_definition(srv_call *call, const cJSON *params)
+{
+    lsp_forward(call, params, "lsp/definition");
+}
+
+void srv_lsp_references(srv_call *call, const cJSON *params)
+{
+    lsp_forward(call, params, "lsp/references");
+}
+
+void srv_lsp_code_lens(srv_call *call, const cJSON *params)
+{
+    lsp_forward(call, params, "lsp/codeLens");
+}
+
+/* workspace/executeCommand {command: "mdae.showMode", arguments: [uri,
+ * {g: true, ...}]}: the per-mode projection of session/mode. */
+void srv_lsp_execute_command(srv_call *call, const cJSON *params)
+{
+    const cJSON *cmd = get_param(params, "command");
+    const cJSON *args = get_param(params, "arguments");
+    const cJSON *uri = cJSON_GetArrayItem(args, 0), *mode = cJSON_GetArrayItem(args, 1);
+    if (!cJSON_IsString(cmd) || strcmp(cmd->valuestring, LSP_SHOW_MODE) != 0) {
+        srv_call_error(call, RPC_INVALID_PARAMS, "unknown command (mdae.showMode is the one)",
+                       NULL);
+        return;
+    }
+    if (!cJSON_IsString(uri) || !cJSON_IsObject(mode)) {
+        srv_call_error(call, RPC_INVALID_PARAMS,
+                       "mdae.showMode takes [uri, {\"g1\": true, ...}]", NULL);
+        return;
+    }
+    cJSON *doc = cJSON_CreateObject(), *p = cJSON_CreateObject();
+    if (doc != NULL && p != NULL) {
+        cJSON_AddStringToObject(doc, "uri", uri->valuestring);
+        cJSON_AddItemToObject(p, "textDocument", doc);
+        doc = NULL;
+    }
+    srv_session *s = p ? lsp_document(call->conn, p) : NULL;
+    cJSON_Delete(doc);
+    cJSON_Delete(p);
+    if (s == NULL) {
+        srv_call_mdae_error(call, MDAE_E_STATE, "no such document", NULL);
+        return;
+    }
+    cJSON *wp = cJSON_CreateObject();
+    if (wp != NULL)
+        cJSON_AddItemToObject(wp, "mode", cJSON_Duplicate(mode, true));
+    ask(call, s, "mode", wp);
 }

@@ -70,7 +70,7 @@ void srv_m_auth(srv_call *call, const cJSON *params)
         srv_call_result(call, cJSON_CreateTrue());
         return;
     }
-    if (cJSON_IsString(tok) && strcmp(tok->valuestring, srv.cfg.token) == 0) {
+    if (cJSON_IsString(tok) && srv_token_ok(tok->valuestring)) {
         c->authed = true;
         srv_call_result(call, cJSON_CreateTrue());
         return;

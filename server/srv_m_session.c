@@ -204,6 +204,7 @@ void srv_m_open(srv_call *call, const cJSON *params)
     const cJSON *format = get_param(params, "format");
     const cJSON *defines = get_param(params, "defines");
     const cJSON *persist = get_param(params, "persist");
+    const cJSON *want = get_param(params, "session");
     if (!cJSON_IsString(text)) {
         bad_params(call, "%s", "\"text\" (a string) is required");
         return;
@@ -220,11 +221,25 @@ void srv_m_open(srv_call *call, const cJSON *params)
     }
     if (!defines_ok(call, defines))
         return;
+    if (want != NULL && !cJSON_IsNull(want)) {
+        if (!cJSON_IsString(want) || !srv_session_id_ok(want->valuestring, SRV_SESSION_ID_MAX)) {
+            bad_params(call, "%s",
+                       "\"session\" must be 1 to 64 letters, digits, '.', '_' or '-'");
+            return;
+        }
+        if (srv_session_find(want->valuestring) != NULL) {
+            bad_params(call, "session id '%s' is taken", want->valuestring);
+            return;
+        }
+    } else {
+        want = NULL;
+    }
     /* HTTP sessions outlive their exchange (each POST may be a new
      * connection), so they are persistent and expire when idle. */
     bool keep = cJSON_IsTrue(persist) || rpc_framer_framing(&call->conn->fr) == RPC_FRAMING_HTTP;
     srv_session *s;
-    int rc = srv_session_new(keep ? NULL : call->conn, text->valuestring,
+    int rc = srv_session_new(keep ? NULL : call->conn, want ? want->valuestring : NULL,
+                             text->valuestring,
                              strlen(text->valuestring), cJSON_IsNull(defines) ? NULL : defines,
                              srv_m_session_reload, &s);
     if (rc < 0) {
@@ -235,10 +250,56 @@ void srv_m_open(srv_call *call, const cJSON *params)
         return;
     }
     s->modelica = modelica;
+    srv_store_put(s); /* durable before the reply (srv_store.c) */
     session_job *sj =
         job_make(s, call, "load", srv_session_load_params(s), open_done, SRV_JOB_LOADS);
     if (sj != NULL)
         job_submit(sj);
+}
+
+/* ---- Persistent sessions at startup (srv_store.c) --------------------------------------- */
+
+static int restore_one(const srv_store_row *row, void *arg)
+{
+    size_t *n = arg;
+    if (row->idle_ms > srv.cfg.session_idle_ms) {
+        MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms in the store, expired", row->id,
+                 (unsigned long long)row->idle_ms);
+        srv_store_delete(row->id);
+        return MDAE_OK;
+    }
+    if (!srv_session_id_ok(row->id, SRV_SESSION_ID_MAX) || srv_session_find(row->id) != NULL) {
+        MDAE_LOG(SRV_LOG_WARN, "stored session '%s': not a usable id, left in the store",
+                 row->id);
+        return MDAE_OK;
+    }
+    cJSON *defines = row->defines != NULL ? cJSON_Parse(row->defines) : NULL;
+    srv_session *s;
+    int rc = srv_session_new(NULL, row->id, row->text, row->len, defines, srv_m_session_reload,
+                             &s);
+    cJSON_Delete(defines);
+    if (rc < 0) {
+        MDAE_LOG(SRV_LOG_ERROR, "stored session %s: %s", row->id, mdae_strerror(rc));
+        return rc == MDAE_E_LIMIT ? MDAE_OK : rc;
+    }
+    s->modelica = row->modelica;
+    s->version = row->version;
+    (*n)++;
+    return MDAE_OK;
+}
+
+int srv_m_session_restore(void)
+{
+    if (srv.cfg.state_dir == NULL)
+        return MDAE_OK;
+    int rc = srv_store_open(srv.cfg.state_dir);
+    if (rc < 0)
+        return rc;
+    size_t n = 0;
+    rc = srv_store_each(restore_one, &n);
+    if (n > 0)
+        MDAE_LOG(SRV_LOG_INFO, "%zu persistent session%s restored", n, n == 1 ? "" : "s");
+    return rc;
 }
 
 static void edit_done(srv_job *job, srv_reply *r)

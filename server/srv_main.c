@@ -5,7 +5,8 @@
  * worker process (server/worker/).
  *
  *   mdaed [--config FILE] [--listen tcp://HOST:PORT | unix://PATH] [--unix PATH]
- *         [--stdio] [--port-file FILE] [--log-level LEVEL] [--worker ...]
+ *         [--stdio] [--port-file FILE] [--log-level LEVEL] [--web-root DIR]
+ *         [--worker ...]
  *
  * Flags override the configuration file. --stdio serves one client on
  * stdin/stdout (editors) and opens no listener unless --listen or --unix is
@@ -25,7 +26,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: mdaed [--config FILE] [--listen tcp://HOST:PORT|unix://PATH] "
                "[--unix PATH] [--stdio]\n"
-               "             [--port-file FILE] [--log-level debug|info|warn|error]\n");
+               "             [--port-file FILE] [--log-level debug|info|warn|error]\n"
+               "             [--instance NAME] [--state-dir DIR|none] [--web-root DIR]\n");
 }
 
 static int replace(char **slot, const char *value)
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
 {
     const char *config = NULL;
     const char *listen = NULL, *unix_path = NULL, *port_file = NULL, *level = NULL;
+    const char *instance = NULL, *state_dir = NULL;
+    const char *web_root = NULL;
     bool stdio = false, worker = false;
     srv_worker_opts wo = {0};
 
@@ -76,12 +80,21 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--unix") == 0) {
             NEEDS_VALUE();
             unix_path = v;
+        } else if (strcmp(a, "--state-dir") == 0) {
+            NEEDS_VALUE();
+            state_dir = v;
+        } else if (strcmp(a, "--instance") == 0) {
+            NEEDS_VALUE();
+            instance = v;
         } else if (strcmp(a, "--port-file") == 0) {
             NEEDS_VALUE();
             port_file = v;
         } else if (strcmp(a, "--log-level") == 0) {
             NEEDS_VALUE();
             level = v;
+        } else if (strcmp(a, "--web-root") == 0) {
+            NEEDS_VALUE();
+            web_root = v;
         } else if (strcmp(a, "--stdio") == 0) {
             stdio = true;
         } else if (strcmp(a, "--worker") == 0) {
@@ -162,6 +175,26 @@ int main(int argc, char **argv)
     }
     if (port_file != NULL)
         replace(&srv.cfg.port_file, port_file);
+    if (state_dir != NULL) {
+        replace(&srv.cfg.state_dir, strcmp(state_dir, "none") == 0 ? NULL : state_dir);
+        srv.cfg.state_dir_set = true;
+    } else if (!srv.cfg.state_dir_set && !stdio) {
+        /* The default; an editor's private server (--stdio) keeps nothing. */
+        char *d = srv_store_default_dir();
+        if (d != NULL)
+            replace(&srv.cfg.state_dir, d);
+        mdae_free(d);
+    }
+    if (instance != NULL) {
+        if (!srv_session_id_ok(instance, SRV_INSTANCE_MAX)) {
+            fprintf(stderr, "mdaed: --instance wants 1 to %d letters, digits, '.', '_' or '-'\n",
+                    SRV_INSTANCE_MAX);
+            return 2;
+        }
+        replace(&srv.cfg.instance, instance);
+    }
+    if (web_root != NULL)
+        replace(&srv.cfg.web_root, web_root);
     size_t n = sizeof srv.exe;
     if (uv_exepath(srv.exe, &n) != 0) {
         fprintf(stderr, "mdaed: cannot find my own executable\n");

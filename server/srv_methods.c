@@ -28,6 +28,12 @@ static const srv_method methods[] = {
     /* The language-server protocol. */
     {"initialize", srv_lsp_initialize, NULL, 0},
     {"shutdown", srv_lsp_shutdown, NULL, 0},
+    {"textDocument/hover", srv_lsp_hover, NULL, 0},
+    {"textDocument/documentSymbol", srv_lsp_document_symbol, NULL, 0},
+    {"textDocument/definition", srv_lsp_definition, NULL, 0},
+    {"textDocument/references", srv_lsp_references, NULL, 0},
+    {"textDocument/codeLens", srv_lsp_code_lens, NULL, 0},
+    {"workspace/executeCommand", srv_lsp_execute_command, NULL, 0},
 };
 
 static const srv_method notifications[] = {
@@ -36,6 +42,8 @@ static const srv_method notifications[] = {
     {"textDocument/didOpen", NULL, srv_lsp_did_open, 0},
     {"textDocument/didChange", NULL, srv_lsp_did_change, 0},
     {"textDocument/didClose", NULL, srv_lsp_did_close, 0},
+    {"textDocument/didSave", NULL, srv_lsp_did_save, 0},
+    {"workspace/didChangeConfiguration", NULL, srv_lsp_did_change_configuration, 0},
 };
 
 static const srv_method *find(const srv_method *table, size_t n, const char *name)

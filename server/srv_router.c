@@ -57,6 +57,15 @@ static bool dispatch_msg(srv_conn *c, const rpc_msg *m, srv_batch *b)
         srv_batch_reply(c, b, rpc_response_error(m->id, RPC_METHOD_NOT_FOUND, msg, NULL));
         return true;
     }
+    if ((size_t)c->refs >= srv.cfg.max_pending_requests) {
+        /* A client that sends and never waits must not grow the router's
+         * memory without bound: refused at once, answered all the same. */
+        char msg[120];
+        snprintf(msg, sizeof msg, "too many requests pending on this connection (limit %zu)",
+                 srv.cfg.max_pending_requests);
+        srv_batch_reply(c, b, rpc_response_mdae(m->id, MDAE_E_LIMIT, msg, NULL));
+        return true;
+    }
     srv_call *call = srv_call_new(c, m->id, m->method, b);
     if (call == NULL) {
         srv_batch_reply(c, b, rpc_response_mdae(m->id, MDAE_E_NOMEM, NULL, NULL));

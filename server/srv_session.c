@@ -40,9 +40,37 @@ static void unlink_session(srv_session *s)
     srv.n_sessions--;
 }
 
-int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *defines,
-                    srv_job *(*reload)(srv_queue *q), srv_session **out)
+bool srv_session_id_ok(const char *id, size_t max)
 {
+    size_t n = 0;
+    for (; id[n] != '\0'; n++) {
+        char ch = id[n];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+        if (!ok || n >= max)
+            return false;
+    }
+    return n > 0;
+}
+
+/* The next number whose id no session has (a client may have chosen it). */
+static void fresh_id(srv_session *s)
+{
+    do {
+        s->num = ++srv.next_session_num;
+        if (srv.cfg.instance != NULL)
+            snprintf(s->id, sizeof s->id, "%s-s%llu", srv.cfg.instance,
+                     (unsigned long long)s->num);
+        else
+            snprintf(s->id, sizeof s->id, "s%llu", (unsigned long long)s->num);
+    } while (srv_session_find(s->id) != NULL);
+}
+
+int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size_t len,
+                    const cJSON *defines, srv_job *(*reload)(srv_queue *q), srv_session **out)
+{
+    MDAE_ASSERT(want_id == NULL ||
+                (srv_session_id_ok(want_id, SRV_SESSION_ID_MAX) && !srv_session_find(want_id)));
     if (srv.n_sessions >= srv.cfg.max_sessions)
         return MDAE_E_LIMIT;
     srv_session *s = mdae_calloc(1, sizeof *s);
@@ -57,8 +85,12 @@ int srv_session_new(srv_conn *owner, const char *text, size_t len, const cJSON *
         return MDAE_E_NOMEM;
     }
     s->len = len;
-    s->num = ++srv.next_session_num;
-    snprintf(s->id, sizeof s->id, "s%llu", (unsigned long long)s->num);
+    if (want_id != NULL) {
+        s->num = ++srv.next_session_num;
+        snprintf(s->id, sizeof s->id, "%s", want_id);
+    } else {
+        fresh_id(s);
+    }
     s->version = 1;
     s->owner = owner;
     s->last_used = uv_now(srv.loop);
@@ -91,20 +123,43 @@ srv_session *srv_session_find_uri(srv_conn *conn, const char *uri)
     return NULL;
 }
 
-void srv_session_close(srv_session *s)
+/* Drop every cached mode projection: all of them belong to the text being
+ * replaced or freed (before, stale entries stayed until overwritten, up to
+ * SRV_MODE_CACHE per session: the soak saw the router grow by a quarter). */
+static void mode_cache_clear(srv_session *s)
 {
-    unlink_session(s);
-    srv_queue_close(&s->queue);
-    MDAE_LOG(SRV_LOG_INFO, "session %s: closed", s->id);
     for (unsigned i = 0; i < SRV_MODE_CACHE; i++) {
         mdae_free(s->mode_cache[i].key);
         mdae_free(s->mode_cache[i].text);
         cJSON_Delete(s->mode_cache[i].result);
+        memset(&s->mode_cache[i], 0, sizeof s->mode_cache[i]);
     }
+    s->mode_cache_next = 0;
+}
+
+static void session_free(srv_session *s)
+{
+    unlink_session(s);
+    srv_queue_close(&s->queue);
+    MDAE_LOG(SRV_LOG_INFO, "session %s: closed", s->id);
+    mode_cache_clear(s);
     mdae_free(s->text);
     mdae_free(s->uri);
     cJSON_Delete(s->defines);
     mdae_free(s);
+}
+
+void srv_session_close(srv_session *s)
+{
+    if (s->owner == NULL)
+        srv_store_delete(s->id);
+    session_free(s);
+}
+
+void srv_session_drop_all(void)
+{
+    while (srv.sessions != NULL)
+        session_free(srv.sessions);
 }
 
 void srv_session_close_owned(srv_conn *conn)
@@ -140,6 +195,8 @@ void srv_session_set_text(srv_session *s, char *text, size_t len)
     s->len = len;
     s->version++;
     s->last_used = uv_now(srv.loop);
+    mode_cache_clear(s);
+    srv_store_put(s); /* before the job that acknowledges it is queued */
 }
 
 cJSON *srv_session_load_params(const srv_session *s)
@@ -151,7 +208,8 @@ cJSON *srv_session_load_params(const srv_session *s)
         cJSON_Delete(p);
         return NULL;
     }
-    if (s->modelica && !cJSON_AddStringToObject(p, "format", "modelica")) {
+    if ((s->modelica && !cJSON_AddStringToObject(p, "format", "modelica")) ||
+        (s->lsp_utf8 && !cJSON_AddStringToObject(p, "positionEncoding", "utf-8"))) {
         cJSON_Delete(p);
         return NULL;
     }
@@ -183,6 +241,7 @@ int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why
         *why = "\"edits\" must be an array";
         return MDAE_E_INVAL;
     }
+    rpc_lsp_enc enc = s->lsp_utf8 ? RPC_LSP_UTF8 : RPC_LSP_UTF16;
     char *text = mdae_strndup(s->text, s->len);
     size_t len = s->len;
     if (text == NULL)
@@ -198,7 +257,8 @@ int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why
             mdae_free(text);
             return MDAE_E_INVAL;
         }
-        size_t a = rpc_lsp_offset(text, len, sl, sc), b = rpc_lsp_offset(text, len, el, ec);
+        size_t a = rpc_lsp_offset(text, len, sl, sc, enc),
+               b = rpc_lsp_offset(text, len, el, ec, enc);
         if (b < a) {
             *why = "an edit's range ends before it starts";
             mdae_free(text);

@@ -56,6 +56,11 @@
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
  *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
  *                                     then singular-mode diagnostics
+ *                                     (load and diagnose also take
+ *                                     positionEncoding: "utf-8"; UTF-16
+ *                                     otherwise)
+ *   lsp/hover, lsp/symbols, lsp/definition, lsp/references, lsp/codeLens
+ *                                  -> the LSP results (wk_lsp.c)
  *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
  *   their client names: session/dot (the CDG as DOT, a JSON string),
  *   session/svg (the same graph laid out by Graphviz, as SVG text: wk_svg.c),
@@ -73,6 +78,8 @@
 #include "cdg.h"
 #include "inc.h"
 #include "mel.h"
+#include "mel_outline.h"
+#include "rpc_lsp.h"
 #include "rpc_diff.h"
 #include "rpc_framer.h"
 #include "sa.h"
@@ -101,6 +108,10 @@ typedef struct wk_state {
     size_t text_len;
     char *text_name; /* owned: FILE in FILE:LINE:COL */
     mel_model *model;
+    bool modelica;       /* the text was read as Modelica */
+    rpc_lsp_enc enc;     /* LSP positions: load's positionEncoding (issue 15) */
+    mel_outline *outline; /* the text's outline, built on first use (wk_lsp.c) */
+    int outline_rc;       /* why there is none (MDAE_OK: not built yet) */
     int model_rc; /* why the model cannot be analysed (MDAE_E_STATE: none loaded) */
     mdae_diags model_diags;
     /* Its analysis. Incremental (engine/inc.h, issue 6): the session's cache
@@ -147,17 +158,37 @@ uint64_t wk_now_ms(void);
 /* ---- wk_methods.c --------------------------------------------------------------- */
 void wk_state_init(wk_state *w, const srv_worker_opts *o);
 void wk_state_close(wk_state *w); /* before sa_end: the cache holds BDDs */
+/* Loaded and analysed (analysing now if needed), or an error response in
+ * *err. */
+bool wk_analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err);
+/* The analysis JSON of the loaded model once wk_analysed: MDAE_OK with *out
+ * borrowed (valid until the next load; built once, then kept), or the
+ * engine's code. */
+int wk_report(wk_state *w, const cJSON **out /* out: borrowed */);
 /* The loaded model's graph, analysing it first if needed: MDAE_OK with
  * *graph borrowed (valid until the next load), or an error response in
  * *err. */
 bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err);
+/* The loaded model, without analysing it: true with *model borrowed (valid
+ * until the next load), or false with an error response in *err (no model,
+ * or the model's errors, as session/mode reports them). */
+bool wk_model(wk_state *w, const cJSON *id, const mel_model **model, cJSON **err);
 /* The handler of `method`, or NULL (unknown, or a debug method without
  * --debug-methods). */
 wk_method_fn *wk_method_find(const wk_state *w, const char *method);
 
-wk_method_fn wk_m_dot, wk_m_crash, wk_m_alloc, wk_m_sleep;
+wk_method_fn wk_m_dot, wk_m_structure, wk_m_crash, wk_m_alloc, wk_m_sleep;
+
+/* ---- wk_lsp.c (issue 15): the editor's questions, answered from the kept
+ * model, outline and analysis; params {position?, includeDeclaration?},
+ * results as the LSP spec's (Hover, DocumentSymbol[], Location[],
+ * CodeLens[]), positions in the load's encoding. */
+wk_method_fn wk_m_hover, wk_m_symbols, wk_m_definition, wk_m_references, wk_m_code_lens;
 
 /* ---- wk_svg.c ------------------------------------------------------------------- */
 wk_method_fn wk_m_svg;
+
+/* ---- wk_modechange.c ------------------------------------------------------------ */
+wk_method_fn wk_m_modechange, wk_m_modechanges;
 
 #endif /* WK_H */

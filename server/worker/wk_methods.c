@@ -88,6 +88,9 @@ static void unload(wk_state *w)
     w->text = NULL;
     mdae_free(w->text_name);
     w->text_name = NULL;
+    mel_outline_free(w->outline);
+    w->outline = NULL;
+    w->outline_rc = MDAE_OK;
     w->model_rc = MDAE_E_STATE;
 }
 
@@ -126,8 +129,12 @@ static int load(wk_state *w, const cJSON *params)
     mo.defines = defines;
     mo.n_defines = nd;
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(params, "format");
+    const cJSON *enc = cJSON_GetObjectItemCaseSensitive(params, "positionEncoding");
+    w->enc = cJSON_IsString(enc) && strcmp(enc->valuestring, "utf-8") == 0 ? RPC_LSP_UTF8
+                                                                           : RPC_LSP_UTF16;
     bool modelica = (cJSON_IsString(fmt) && strcmp(fmt->valuestring, "modelica") == 0) ||
                     (w->text != NULL && mo_is_modelica(w->text, w->text_len, w->text_name));
+    w->modelica = modelica;
     int rc = modelica ? mo_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
     if (rc == MDAE_OK)
@@ -190,8 +197,7 @@ static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
     return rc;
 }
 
-/* The analysis JSON, exactly what `mdae analyze --json` prints (a copy). */
-static int analysis_json(wk_state *w, cJSON **out)
+int wk_report(wk_state *w, const cJSON **out)
 {
     if (w->cached_report == NULL) {
         sa_report *rep = NULL;
@@ -207,6 +213,17 @@ static int analysis_json(wk_state *w, cJSON **out)
         if (rc < 0)
             return rc;
     }
+    *out = w->cached_report;
+    return MDAE_OK;
+}
+
+/* The analysis JSON, exactly what `mdae analyze --json` prints (a copy). */
+static int analysis_json(wk_state *w, cJSON **out)
+{
+    const cJSON *rep = NULL;
+    int rc = wk_report(w, &rep);
+    if (rc < 0)
+        return rc;
     *out = cJSON_Duplicate(w->cached_report, true);
     if (*out == NULL)
         wk_oom();
@@ -231,7 +248,7 @@ static cJSON *analysis_error(const wk_state *w, const cJSON *id, int rc, const m
 }
 
 /* Loaded and analysed, or an error response in *err. */
-static bool analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err)
+bool wk_analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err)
 {
     if (w->model == NULL || w->model_rc < 0) {
         *err = w->model_rc == MDAE_E_STATE
@@ -389,7 +406,7 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
         return rpc_response_mdae(id, MDAE_E_INVAL,
                                  "method must be \"auto\", \"implicit\" or \"enumeration\"", NULL);
     w->inc_fresh = false;
-    if (!analysed(w, id, cJSON_IsTrue(stream), &err))
+    if (!wk_analysed(w, id, cJSON_IsTrue(stream), &err))
         return err;
     int rc = analysis_json(w, &json);
     if (rc < 0)
@@ -441,7 +458,7 @@ static cJSON *m_mode(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const cJSON *mode_obj = cJSON_GetObjectItemCaseSensitive(params, "mode");
     cJSON *err = NULL, *json = NULL;
-    if (!analysed(w, id, false, &err))
+    if (!wk_analysed(w, id, false, &err))
         return err;
     char why[200];
     bool *mode = mdae_calloc(w->model->n_modes + 1, sizeof *mode);
@@ -471,9 +488,21 @@ static cJSON *m_mode(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, json);
 }
 
+bool wk_model(wk_state *w, const cJSON *id, const mel_model **model, cJSON **err)
+{
+    if (w->model == NULL || w->model_rc < 0) {
+        *err = w->model_rc == MDAE_E_STATE
+                   ? rpc_response_mdae(id, MDAE_E_STATE, "no model loaded", NULL)
+                   : analysis_error(w, id, w->model_rc, NULL);
+        return false;
+    }
+    *model = w->model;
+    return true;
+}
+
 bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err)
 {
-    if (!analysed(w, id, false, err))
+    if (!wk_analysed(w, id, false, err))
         return false;
     *graph = w->graph;
     return true;
@@ -483,7 +512,7 @@ bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err)
 cJSON *wk_m_dot(wk_state *w, const cJSON *id, const cJSON *params)
 {
     cJSON *err = NULL;
-    if (!analysed(w, id, false, &err))
+    if (!wk_analysed(w, id, false, &err))
         return err;
     char *dot = NULL;
     int rc = cdg_graph_dot(w->graph, &dot);
@@ -495,13 +524,43 @@ cJSON *wk_m_dot(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, s);
 }
 
+/* session/structure {session, incidences?}: the loaded model's flat
+ * structure (rpc_json_structure: equations with their source ranges,
+ * variables and mode variables with their declarations' positions), so
+ * that a client can locate what the analysis names (the web page selects a
+ * diagnostic's equation in its editor, issue 14). The incidences, most of
+ * the text (0.5 MB for the brake at N = 100), only with incidences: true.
+ * Needs a model, not an analysis. */
+cJSON *wk_m_structure(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    const cJSON *inc = cJSON_IsObject(params) ? cJSON_GetObjectItemCaseSensitive(params, "incidences")
+                                              : NULL;
+    if (inc != NULL && !cJSON_IsBool(inc))
+        return rpc_response_error(id, RPC_INVALID_PARAMS, "\"incidences\" must be a boolean", NULL);
+    if (w->model == NULL)
+        return w->model_rc == MDAE_E_STATE || w->model_rc == MDAE_OK
+                   ? rpc_response_mdae(id, MDAE_E_STATE, "no model loaded", NULL)
+                   : analysis_error(w, id, w->model_rc, NULL);
+    cJSON *json = NULL;
+    int rc = rpc_json_structure(w->model, &json);
+    check(rc);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    if (!cJSON_IsTrue(inc)) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(json, "equations"))
+            cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)e, "incidences");
+    }
+    return rpc_response_result(id, json);
+}
+
 /* ---- diagnose (LSP) ------------------------------------------------------------------------ */
 
 static void add_lsp_diag(const wk_state *w, cJSON *arr, const mdae_range *r, int severity,
                          const char *msg)
 {
     cJSON *d = NULL;
-    check(rpc_lsp_diagnostic(w->text, w->text_len, r, severity, msg, &d));
+    check(rpc_lsp_diagnostic(w->text, w->text_len, r, severity, msg, w->enc, &d));
     cJSON_AddItemToArray(arr, d);
 }
 
@@ -627,6 +686,11 @@ static const struct wk_method {
     {"analyze", m_analyze, false},
     {"mode", m_mode, false},
     {"diagnose", m_diagnose, false},
+    {"lsp/hover", wk_m_hover, false},
+    {"lsp/symbols", wk_m_symbols, false},
+    {"lsp/definition", wk_m_definition, false},
+    {"lsp/references", wk_m_references, false},
+    {"lsp/codeLens", wk_m_code_lens, false},
 #define XX(name, fn, flags) {name, fn, ((flags) & SRV_M_DEBUG) != 0},
     SRV_FORWARDED_METHODS(XX)
 #undef XX

@@ -11,11 +11,16 @@
  *      models of tests/models);
  *   3. session/analyze (open+analyze, end to end) versus the embedded CLI
  *      (`mdae analyze --json`, same defines) on large models, 3 repetitions
- *      each, medians, overhead in %.
+ *      each, medians, overhead in %;
+ *   4. row 1 through HAProxy (Debian's, conf/haproxy.cfg, its NDJSON/TCP
+ *      frontend) against the same server directly, alternated in the same
+ *      run, and the proxy's overhead in % (issue 17). Both of the
+ *      configuration's instances point at this one server: on 2 cores a
+ *      second instance adds no capacity, and the row measures the proxy.
  *
  * Usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]
  *                     [--seconds 5] [--sessions 200] [--reps 3]
- *                     [--workers 32] [--rows 123] [--timeout 900]
+ *                     [--workers 32] [--rows 1234] [--timeout 900]
  *                     [--initial-nodes N]
  *
  * --initial-nodes sets the workers' first BuDDy node table (bdd.initial_nodes;
@@ -192,6 +197,7 @@ static void print_loadavg(const char *when)
 /* ---- The server we start ---------------------------------------------------- */
 
 static pid_t server_pid = -1;
+static pid_t haproxy_pid = -1;
 static char tmpdir[256];
 static char server_log[300];
 
@@ -211,8 +217,18 @@ static void remove_tmpdir(void)
 
 /* Stop the server: SIGTERM, up to 5 s, then SIGKILL. Its workers end when
  * their pipe to it closes. */
+static void haproxy_stop(void)
+{
+    if (haproxy_pid <= 0)
+        return;
+    kill(haproxy_pid, SIGTERM);
+    waitpid(haproxy_pid, NULL, 0);
+    haproxy_pid = -1;
+}
+
 static void server_stop(void)
 {
+    haproxy_stop();
     if (server_pid <= 0)
         return;
     kill(server_pid, SIGTERM);
@@ -289,6 +305,7 @@ static int server_start(const char *mdaed, int workers, long initial_nodes)
             "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": null},\n"
             "  \"web_root\": \"%s/clients/web\",\n"
             "  \"log_level\": \"warn\",\n"
+            "  \"state_dir\": \"none\",\n"
             "  \"limits\": {\"max_sessions\": 4096, \"max_workers\": %d,\n"
             "             \"worker_idle_ms\": 600000, \"session_idle_ms\": 3600000,\n"
             "             \"request_timeout_ms\": 300000,\n"
@@ -560,7 +577,9 @@ static void mode_send(mconn *m, const char *sid, long long id)
     conn_send(&m->c, req, (size_t)n);
 }
 
-static void row_mode(const char *sid, int n_conns, int depth, double seconds)
+/* Prints the rows under `label`; returns the throughput (requests/s). */
+static double row_mode(const char *label, const char *sid, int n_conns, int depth,
+                       double seconds)
 {
     mconn *ms = calloc((size_t)n_conns, sizeof *ms);
     struct pollfd *pf = calloc((size_t)n_conns, sizeof *pf);
@@ -637,22 +656,116 @@ static void row_mode(const char *sid, int n_conns, int depth, double seconds)
         owed += ms[i].n_inflight;
     double el = (double)((t_last < t_end ? t_last : t_end) - t0) / 1e9;
     qsort(lat, n_samples, sizeof *lat, cmp_u64);
-    printf("row1 session/mode rldc2 connections=%d depth=%d seconds=%.2f answers=%llu "
+    double rate = (double)n_samples / (el > 0 ? el : 1);
+    printf("%s session/mode rldc2 connections=%d depth=%d seconds=%.2f answers=%llu "
            "errors=%llu unanswered=%d\n",
-           n_conns, depth, el, answers, errors, owed);
-    printf("row1   throughput %.0f req/s (answers within the window / window)\n",
-           (double)n_samples / (el > 0 ? el : 1));
-    printf("row1   latency ms p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (n=%zu)\n",
+           label, n_conns, depth, el, answers, errors, owed);
+    printf("%s   throughput %.0f req/s (answers within the window / window)\n", label, rate);
+    printf("%s   latency ms p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (n=%zu)\n", label,
            pct_ms(lat, n_samples, 50), pct_ms(lat, n_samples, 90), pct_ms(lat, n_samples, 99),
            n_samples ? (double)lat[n_samples - 1] / 1e6 : 0.0, n_samples);
     if (errors)
-        printf("row1   first error: %s\n", first_error);
+        printf("%s   first error: %s\n", label, first_error);
     fflush(stdout);
     for (int i = 0; i < n_conns; i++)
         conn_close(&ms[i].c);
     free(ms);
     free(pf);
     free(lat);
+    return rate;
+}
+
+/* ---- Row 4: row 1 through HAProxy ----------------------------------------------- */
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t n = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &n) != 0)
+        die("no free port: %s", strerror(errno));
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* Start HAProxy with conf/haproxy.cfg, both instances at our server;
+ * returns its NDJSON/TCP port, or 0 if haproxy is not installed. */
+static int haproxy_start(void)
+{
+    const char *exe = "/usr/sbin/haproxy";
+    if (access(exe, X_OK) != 0)
+        return 0;
+    char v[64], cfg[PATH_MAX];
+    int http = free_port(), tcp = free_port();
+    snprintf(v, sizeof v, "127.0.0.1:%d", http);
+    setenv("MDAE_CLUSTER_HTTP", v, 1);
+    snprintf(v, sizeof v, "127.0.0.1:%d", tcp);
+    setenv("MDAE_CLUSTER_TCP", v, 1);
+    snprintf(v, sizeof v, "127.0.0.1:%d", server_port);
+    setenv("MDAE_A", v, 1);
+    setenv("MDAE_B", v, 1);
+    snprintf(cfg, sizeof cfg, "%s/conf/haproxy.cfg", MDAE_SOURCE_DIR);
+    haproxy_pid = fork();
+    if (haproxy_pid < 0)
+        die("fork: %s", strerror(errno));
+    if (haproxy_pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(exe, exe, "-f", cfg, "-db", (char *)NULL);
+        _exit(127);
+    }
+    int keep = server_port;
+    uint64_t end = now_ns() + 10000000000ull;
+    for (;;) {
+        server_port = tcp; /* conn_open connects to server_port */
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {0};
+        a.sin_family = AF_INET;
+        a.sin_port = htons((uint16_t)tcp);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        bool up = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+        close(fd);
+        server_port = keep;
+        if (up)
+            break;
+        if (waitpid(haproxy_pid, NULL, WNOHANG) == haproxy_pid)
+            die("haproxy exited at startup (conf/haproxy.cfg)");
+        if (now_ns() > end)
+            die("haproxy did not listen within 10 s");
+        usleep(20000);
+    }
+    usleep(2500000); /* its health checks mark the servers up (inter 1s, rise 2) */
+    return tcp;
+}
+
+/* Row 1 at depth 1 directly, through HAProxy, directly, through HAProxy:
+ * alternated so that a change of load on the box shows. */
+static void row_proxy(const char *sid, int n_conns, double seconds)
+{
+    int direct = server_port, proxy = haproxy_start();
+    if (proxy == 0) {
+        printf("row4 skipped: /usr/sbin/haproxy is not installed\n");
+        return;
+    }
+    print_loadavg("before row 4");
+    double d = 0, h = 0;
+    for (int k = 0; k < 2; k++) {
+        server_port = direct;
+        d += row_mode("row4 direct ", sid, n_conns, 1, seconds);
+        server_port = proxy;
+        h += row_mode("row4 haproxy", sid, n_conns, 1, seconds);
+    }
+    server_port = direct;
+    haproxy_stop();
+    printf("row4 proxy overhead: %.0f req/s directly, %.0f through HAProxy: %.1f %% fewer "
+           "(target <= 10 %% at 10,000 req/s)\n",
+           d / 2, h / 2, d > 0 ? (d - h) / d * 100 : 0.0);
+    fflush(stdout);
 }
 
 /* ---- Row 2: 200 sessions open+analyse+close at once --------------------------- */
@@ -963,7 +1076,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]\n"
             "                    [--seconds 5] [--sessions 200] [--reps 3] [--workers 32]\n"
-            "                    [--rows 123] [--timeout 900] [--initial-nodes N]\n");
+            "                    [--rows 1234] [--timeout 900] [--initial-nodes N]\n");
     exit(2);
 }
 
@@ -975,7 +1088,7 @@ int main(int argc, char **argv)
     int n_conns = 50, n_sessions = 200, reps = 3, workers = 32, timeout = 900;
     long initial_nodes = -1;
     double seconds = 5;
-    const char *rows = "123";
+    const char *rows = "1234";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (i + 1 >= argc)
@@ -1022,8 +1135,8 @@ int main(int argc, char **argv)
     printf("# machine: %ld cores online\n", sysconf(_SC_NPROCESSORS_ONLN));
     print_loadavg("at start");
 
-    if (strchr(rows, '1') != NULL) {
-        /* One RLDC2 session, kept open by this connection for the row. */
+    if (strchr(rows, '1') != NULL || strchr(rows, '4') != NULL) {
+        /* One RLDC2 session, kept open by this connection for the rows. */
         conn owner;
         conn_open(&owner);
         char *path = model_path("rldc2");
@@ -1047,9 +1160,13 @@ int main(int argc, char **argv)
             free(r);
             free(m.s);
         }
-        print_loadavg("before row 1");
-        row_mode(sid, n_conns, 1, seconds);
-        row_mode(sid, n_conns, 4, seconds);
+        if (strchr(rows, '1') != NULL) {
+            print_loadavg("before row 1");
+            row_mode("row1", sid, n_conns, 1, seconds);
+            row_mode("row1", sid, n_conns, 4, seconds);
+        }
+        if (strchr(rows, '4') != NULL)
+            row_proxy(sid, n_conns, seconds);
         free(call(&owner, 3, "session/close", q.s));
         conn_close(&owner);
         free(sid);

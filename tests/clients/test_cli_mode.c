@@ -316,7 +316,8 @@ static void server_start_with(server *s, const char *extra)
     char conf[4096];
     cr_assert_lt(snprintf(conf, sizeof conf,
                            "{\"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
-                           " \"web_root\": \"%s/clients/web\", \"log_level\": \"error\"%s}\n",
+                           " \"web_root\": \"%s/clients/web\", \"log_level\": \"error\",\n"
+                           " \"state_dir\": \"none\"%s}\n",
                            s->p.sock, MDAE_SOURCE_DIR, extra),
                  (int)sizeof conf);
     mdaed_start(&s->p, conf, true);
@@ -445,6 +446,41 @@ Test(cli_mode, server_mode_and_dot_match_the_embedded_engine_or_fail_loudly)
     run_free(&loc);
     run_free(&rem);
     server_stop(&s);
+}
+
+/* --svg (issue 14): the graph of --dot laid out by Graphviz, one SVG group
+ * per block and per edge; the server (session/svg) draws the same bytes. */
+Test(cli_mode, svg_draws_the_dot_graph_here_and_through_the_server)
+{
+    /* Under ASan, Graphviz's and fontconfig's process-long caches would be
+     * reported as leaks when the CLI exits (the file says why). */
+    setenv("LSAN_OPTIONS", "suppressions=" MDAE_SOURCE_DIR "/tests/support/lsan_graphviz.supp", 1);
+    run d = RUN("analyze", "--dot", MODEL("rldc2.mel"));
+    expect(&d, 0);
+    int nb = count(d.out, " [label=") - count(d.out, " -> ");
+    int ne = count(d.out, " -> ");
+    run_free(&d);
+    run loc = RUN("analyze", "--svg", MODEL("rldc2.mel"));
+    expect(&loc, 0);
+    contains(loc.out, "<svg");
+    cr_assert_eq(count(loc.out, "class=\"node\""), nb, "%d blocks", nb);
+    cr_assert_eq(count(loc.out, "class=\"edge\""), ne, "%d edges", ne);
+    contains(loc.out, "<title>b0</title>");
+    server s;
+    server_start(&s);
+    run rem = RUN("--server", s.unix_addr, "analyze", "--svg", MODEL("rldc2.mel"));
+    expect(&rem, 0);
+    cr_assert_str_eq(rem.out, loc.out);
+    run_free(&rem);
+    server_stop(&s);
+    run_free(&loc);
+    run bad = RUN("analyze", "--svg", "--dot", MODEL("rldc2.mel"));
+    expect(&bad, 2);
+    contains(bad.err, "--dot and --svg exclude each other");
+    run_free(&bad);
+    bad = RUN("analyze", "--svg", "--json", MODEL("rldc2.mel"));
+    expect(&bad, 2);
+    run_free(&bad);
 }
 
 Test(cli_mode, server_addresses_and_reachability_have_their_exit_codes)

@@ -787,3 +787,107 @@ Test(rpc_json, mode_projection_survives_every_allocation_failure)
     check_oom(project_mode, &a);
     analysed_free(&a);
 }
+
+/* ---- Mode changes (issue 13) ------------------------------------------------------ */
+
+typedef struct change_arg {
+    mel_model *m;
+    bool from[4], to[4];
+    mc_result *r;
+    mc_all *all;
+} change_arg;
+
+static change_arg change_of(const char *file, const bool *from, const bool *to)
+{
+    size_t n;
+    char *text = tm_read(file, &n);
+    change_arg a;
+    memset(&a, 0, sizeof a);
+    cr_assert_eq(mel_model_parse(text, n, NULL, &a.m, NULL), MDAE_OK);
+    free(text);
+    memcpy(a.from, from, a.m->n_modes * sizeof *from);
+    memcpy(a.to, to, a.m->n_modes * sizeof *to);
+    cr_assert_eq(mc_change(a.m, a.from, a.to, NULL, &a.r, NULL, 0), MDAE_OK);
+    cr_assert_eq(mc_all_enumerate(a.m, MC_ALL_MAX_PAIRS, &a.all, NULL, 0), MDAE_OK);
+    return a;
+}
+
+static void change_free(change_arg *a)
+{
+    mc_result_free(a->r);
+    mc_all_free(a->all);
+    mel_model_free(a->m);
+}
+
+static int encode_change(const void *arg, cJSON **out)
+{
+    const change_arg *a = arg;
+    return rpc_json_modechange(a->m, a->from, a->to, a->r, out);
+}
+
+static int encode_changes(const void *arg, cJSON **out)
+{
+    const change_arg *a = arg;
+    return rpc_json_modechanges(a->m, a->all, out);
+}
+
+Test(rpc_json, modechange_survives_every_allocation_failure)
+{
+    const bool f[2] = {false, false}, t[2] = {true, true}; /* ambiguous: alternatives */
+    change_arg a = change_of("rldc2.mel", f, t);
+    cr_assert(a.r->ambiguous);
+    check_oom(encode_change, &a);
+    check_oom(encode_changes, &a);
+    change_free(&a);
+    change_arg b = change_of("clutch.mel", f, t); /* impulses and restart relations */
+    cr_assert_gt(b.r->n_impulsive, 0);
+    check_oom(encode_change, &b);
+    change_free(&b);
+}
+
+Test(rpc_json, modechanges_count_pairs_and_index_the_equations)
+{
+    const bool f[1] = {false}, t[1] = {true};
+    change_arg a = change_of("clutch.mel", f, t);
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_modechanges(a.m, a.all, &j), MDAE_OK);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "method")), "enumeration");
+    const cJSON *eqs = cJSON_GetObjectItem(j, "equations");
+    cr_assert_eq(cJSON_GetArraySize(eqs), 1);
+    const cJSON *e3 = cJSON_GetArrayItem(eqs, 0);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e3, "name")), "e3");
+    const cJSON *in = cJSON_GetObjectItem(e3, "erasedIn");
+    cr_assert_eq(cJSON_GetArraySize(in), 1);
+    const cJSON *ch = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "changes"),
+                                         cJSON_GetArrayItem(in, 0)->valueint);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(ch, "to"), "gamma")));
+    cJSON_Delete(j);
+    change_free(&a);
+}
+
+/* The classes and erasedWhen as formulas over g (before) and g' (after). */
+Test(rpc_json, modechanges_give_each_class_as_a_formula_over_g_and_g_prime)
+{
+    const bool f[1] = {false}, t[1] = {true};
+    change_arg a = change_of("clutch.mel", f, t);
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_modechanges(a.m, a.all, &j), MDAE_OK);
+    const cJSON *cl = cJSON_GetObjectItem(j, "classes");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "reset"),
+                                                               "guard")),
+                     "!gamma & gamma'");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
+                         cJSON_GetObjectItem(cl, "continuous"), "guard")),
+                     "gamma & !gamma'");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "rejected"),
+                                                              "guard")),
+                     "false");
+    const cJSON *e3 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "equations"), 0);
+    const cJSON *w = cJSON_GetObjectItem(e3, "erasedWhen");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(w, "guard")), "!gamma & gamma'");
+    const cJSON *cube = cJSON_GetArrayItem(cJSON_GetObjectItem(w, "cubes"), 0);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cube, "gamma")));
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cube, "gamma'")));
+    cJSON_Delete(j);
+    change_free(&a);
+}

@@ -27,18 +27,18 @@ static double num(const cJSON *o, const char *k)
 Test(rpc_lsp, counts_astral_characters_as_two_utf16_units)
 {
     size_t len = strlen(text);
-    cr_assert_eq(rpc_lsp_offset(text, len, 1, 0), 7);
-    cr_assert_eq(rpc_lsp_offset(text, len, 1, 1), 8);  /* after a */
-    cr_assert_eq(rpc_lsp_offset(text, len, 1, 2), 10); /* after e-acute */
-    cr_assert_eq(rpc_lsp_offset(text, len, 1, 4), 14); /* after the emoji */
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 0, RPC_LSP_UTF16), 7);
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 1, RPC_LSP_UTF16), 8);  /* after a */
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 2, RPC_LSP_UTF16), 10); /* after e-acute */
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 4, RPC_LSP_UTF16), 14); /* after the emoji */
     cr_assert_eq(text[14], 'b');
 }
 
 Test(rpc_lsp, clamps_past_the_end_of_a_line_and_of_the_text)
 {
     size_t len = strlen(text);
-    cr_assert_eq(rpc_lsp_offset(text, len, 0, 99), 6); /* the end of line 0 */
-    cr_assert_eq(rpc_lsp_offset(text, len, 9, 0), len);
+    cr_assert_eq(rpc_lsp_offset(text, len, 0, 99, RPC_LSP_UTF16), 6); /* the end of line 0 */
+    cr_assert_eq(rpc_lsp_offset(text, len, 9, 0, RPC_LSP_UTF16), len);
 }
 
 Test(rpc_lsp, gives_back_the_position_an_edit_would_use)
@@ -47,10 +47,10 @@ Test(rpc_lsp, gives_back_the_position_an_edit_would_use)
     /* b is at byte 14: line 2, column 8 (1-based bytes) */
     mdae_pos p = {2, 8, 14};
     cJSON *o = NULL;
-    cr_assert_eq(rpc_lsp_position(text, len, &p, &o), MDAE_OK);
+    cr_assert_eq(rpc_lsp_position(text, len, &p, RPC_LSP_UTF16, &o), MDAE_OK);
     cr_assert_eq(num(o, "line"), 1);
     cr_assert_eq(num(o, "character"), 4);
-    cr_assert_eq(rpc_lsp_offset(text, len, num(o, "line"), num(o, "character")), 14);
+    cr_assert_eq(rpc_lsp_offset(text, len, num(o, "line"), num(o, "character"), RPC_LSP_UTF16), 14);
     cJSON_Delete(o);
 }
 
@@ -58,7 +58,7 @@ Test(rpc_lsp, builds_a_diagnostic_with_an_empty_range_when_the_end_is_unknown)
 {
     mdae_range r = {{2, 8, 14}, {0, 0, 0}};
     cJSON *d = NULL;
-    cr_assert_eq(rpc_lsp_diagnostic(text, strlen(text), &r, RPC_LSP_WARNING, "m", &d), MDAE_OK);
+    cr_assert_eq(rpc_lsp_diagnostic(text, strlen(text), &r, RPC_LSP_WARNING, "m", RPC_LSP_UTF16, &d), MDAE_OK);
     char *s = cJSON_PrintUnformatted(d);
     cr_assert_str_eq(s, "{\"range\":{\"start\":{\"line\":1,\"character\":4},\"end\":{\"line\":1,"
                         "\"character\":4}},\"severity\":2,\"source\":\"mdae\",\"message\":\"m\"}");
@@ -74,7 +74,7 @@ Test(rpc_lsp, reports_allocation_failures_without_leaks)
     for (long n = 0;; n++) {
         counting_arm(n);
         cJSON *d = NULL;
-        int rc = rpc_lsp_diagnostic(text, strlen(text), &r, RPC_LSP_ERROR, "oops", &d);
+        int rc = rpc_lsp_diagnostic(text, strlen(text), &r, RPC_LSP_ERROR, "oops", RPC_LSP_UTF16, &d);
         if (rc == MDAE_OK) {
             cJSON_Delete(d);
             cr_assert_eq(live, 0);
@@ -86,4 +86,22 @@ Test(rpc_lsp, reports_allocation_failures_without_leaks)
     }
     counting_arm(-1);
     mdae_replace_allocator(NULL);
+}
+
+/* Issue 15: a client that offers "utf-8" in general.positionEncodings counts
+ * bytes; the conversion both ways follows the negotiated encoding. */
+Test(rpc_lsp, counts_bytes_when_the_encoding_is_utf8)
+{
+    size_t len = strlen(text);
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 1, RPC_LSP_UTF8), 8);  /* after a */
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 3, RPC_LSP_UTF8), 10); /* after e-acute */
+    cr_assert_eq(rpc_lsp_offset(text, len, 1, 7, RPC_LSP_UTF8), 14); /* after the emoji */
+    mdae_pos p = {2, 8, 14}; /* line 2, byte column 8: before b */
+    cJSON *o = NULL;
+    cr_assert_eq(rpc_lsp_position(text, len, &p, RPC_LSP_UTF8, &o), MDAE_OK);
+    cr_assert_eq(num(o, "character"), 7);
+    cJSON_Delete(o);
+    cr_assert_eq(rpc_lsp_position(text, len, &p, RPC_LSP_UTF16, &o), MDAE_OK);
+    cr_assert_eq(num(o, "character"), 4);
+    cJSON_Delete(o);
 }

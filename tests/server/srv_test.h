@@ -65,7 +65,8 @@ static inline char *t_model(const char *name)
 }
 
 /* Start mdaed (tests/support/mdaed_proc.h); `limits` is inserted in the
- * "limits" object (may be ""), `top` among the top-level keys (may be ""). */
+ * "limits" object (may be ""), `top` among the top-level keys (may be "").
+ * Nothing persists unless `top` gives a "state_dir" (the later key wins). */
 static inline void srv_start(srv_proc *p, const char *limits, const char *top)
 {
     mdaed_prepare(p, "mdaed-test");
@@ -76,6 +77,7 @@ static inline void srv_start(srv_proc *p, const char *limits, const char *top)
                            "  \"web_root\": \"%s/clients/web\",\n"
                            "  \"log_level\": \"warn\",\n"
                            "  \"debug_methods\": true,\n"
+                           "  \"state_dir\": \"none\",\n"
                            "  %s%s\n"
                            "  \"limits\": {\"worker_idle_ms\": 60000 %s%s}\n"
                            "}\n",

@@ -306,23 +306,84 @@ Test(srv_router, streams_notifications_then_the_result_over_http)
     srv_stop(&p);
 }
 
-Test(srv_router, serves_the_placeholder_page_on_get)
+/* GET path on a new connection; the reply in c->buf. */
+static void http_get(client *c, const srv_proc *p, const char *path)
+{
+    char req[512];
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\n\r\n", path);
+    cl_connect(c, p);
+    cl_send(c, req);
+    cl_read_all(c);
+}
+
+Test(srv_router, serves_the_web_page_and_its_files_and_nothing_outside_web_root)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    http_get(&c, &p, "/");
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
+    cr_assert(strstr(c.buf, "Content-Type: text/html; charset=utf-8") != NULL);
+    cr_assert(strstr(c.buf, "<title>mdae mode explorer</title>") != NULL);
+    cl_close(&c);
+    http_get(&c, &p, "/style.css?v=1");
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
+    cr_assert(strstr(c.buf, "Content-Type: text/css") != NULL, "%.200s", c.buf);
+    cl_close(&c);
+    http_get(&c, &p, "/src/main.js");
+    cr_assert(strstr(c.buf, "Content-Type: text/javascript") != NULL, "%.200s", c.buf);
+    cl_close(&c);
+    http_get(&c, &p, "/no-such-file.js");
+    cr_assert(strncmp(c.buf, "HTTP/1.1 404", 12) == 0, "%s", c.buf);
+    cl_close(&c);
+    /* Outside web_root, hidden, or not a plain name: 400, and never the file. */
+    static const char *const bad[] = {
+        "/../../etc/passwd", "/src/../../README.md", "/%2e%2e/README.md", "/.gitignore",
+        "/src//main.js",     "/src/",                "/a\\b",           "/~root",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        http_get(&c, &p, bad[i]);
+        cr_assert(strstr(c.buf, "root:") == NULL && strstr(c.buf, "# mdae") == NULL, "%s", bad[i]);
+        cr_assert(strncmp(c.buf, "HTTP/1.1 400", 12) == 0, "%s: %s", bad[i], c.buf);
+        cl_close(&c);
+    }
+    srv_stop(&p);
+}
+
+Test(srv_router, locates_equations_and_variables_with_session_structure)
 {
     srv_proc p;
     client c;
     srv_start(&p, "", "");
     cl_connect(&c, &p);
-    cl_send(&c, "GET / HTTP/1.0\r\n\r\n");
-    cl_read_all(&c);
-    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
-    cr_assert(strstr(c.buf, "text/html") != NULL);
-    cr_assert(strstr(c.buf, "<h1>mdaed</h1>") != NULL);
-    cl_close(&c);
-    cl_connect(&c, &p);
-    cl_send(&c, "GET /../../etc/passwd HTTP/1.0\r\n\r\n");
-    cl_read_all(&c);
-    cr_assert(strstr(c.buf, "root:") == NULL);
-    cr_assert(strncmp(c.buf, "HTTP/1.1 400", 12) == 0, "%s", c.buf);
+    char *text = t_model("singular_simple.mel");
+    char *sid = cl_open(&c, text);
+    cJSON *r = cl_request(&c, 1, "session/structure", session_params(sid));
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    cJSON *e2 = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "equations"), 1);
+    cr_assert_str_eq(cJSON_GetObjectItem(e2, "name")->valuestring, "e2");
+    cJSON *start = cJSON_GetObjectItem(cJSON_GetObjectItem(e2, "range"), "start");
+    int off = cJSON_GetObjectItem(start, "offset")->valueint;
+    cr_assert_eq(cJSON_GetObjectItem(start, "line")->valueint, 21);
+    cr_assert(strncmp(text + off, "e2 : equation", 13) == 0, "%.20s", text + off);
+    cr_assert_null(cJSON_GetObjectItem(e2, "incidences"), "incidences only when asked");
+    cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "variables"), 0);
+    cr_assert_eq(cJSON_GetObjectItem(x, "line")->valueint, 14);
+    cJSON_Delete(r);
+    cJSON *params = session_params(sid);
+    cJSON_AddTrueToObject(params, "incidences");
+    r = cl_request(&c, 2, "session/structure", params);
+    e2 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "equations"), 1);
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItem(e2, "incidences")), "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    params = session_params(sid);
+    cJSON_AddNumberToObject(params, "incidences", 1);
+    r = cl_request(&c, 3, "session/structure", params);
+    cr_assert_eq(error_code(r), RPC_INVALID_PARAMS, "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    free(sid);
+    free(text);
     cl_close(&c);
     srv_stop(&p);
 }
@@ -406,6 +467,20 @@ Test(srv_router, requires_the_access_token_on_tcp)
     cJSON_Delete(r);
     cr_assert(cl_wait_eof(&c));
     cl_close(&c);
+    /* near misses: a prefix, a longer token, one byte off */
+    const char *wrong[] = {"s3cre", "s3cret0", "s3creT", ""};
+    for (size_t k = 0; k < sizeof wrong / sizeof *wrong; k++) {
+        char auth[160];
+        snprintf(auth, sizeof auth,
+                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"%s\"}}",
+                 wrong[k]);
+        cl_connect(&c, &p);
+        r = cl_call(&c, auth);
+        cr_assert_not_null(cJSON_GetObjectItem(r, "error"), "token '%s' accepted", wrong[k]);
+        cJSON_Delete(r);
+        cr_assert(cl_wait_eof(&c));
+        cl_close(&c);
+    }
     cl_connect(&c, &p);
     r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"s3cret\"}}");
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "result")));
@@ -420,6 +495,14 @@ Test(srv_router, requires_the_access_token_on_tcp)
     char req[512];
     snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nContent-Length: %zu\r\n\r\n%s", strlen(body),
              body);
+    cl_send(&c, req);
+    cl_read_all(&c);
+    cr_assert(strncmp(c.buf, "HTTP/1.1 401", 12) == 0, "%s", c.buf);
+    cl_close(&c);
+    cl_connect(&c, &p);
+    snprintf(req, sizeof req,
+             "POST /rpc HTTP/1.1\r\nAuthorization: Bearer s3cret0\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(body), body);
     cl_send(&c, req);
     cl_read_all(&c);
     cr_assert(strncmp(c.buf, "HTTP/1.1 401", 12) == 0, "%s", c.buf);

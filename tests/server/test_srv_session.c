@@ -396,3 +396,155 @@ Test(srv_session, expires_idle_persistent_sessions)
     cl_close(&c);
     srv_stop(&p);
 }
+
+/* session/open {session}: a client may name its session (issue 17: a
+ * client behind a proxy re-opens its session on another instance under the
+ * same name); a name in use or malformed is -32602 and opens nothing; the
+ * ids the server makes skip the names clients took, and carry the
+ * instance's name as a prefix. */
+static cJSON *open_named(const char *text, const cJSON *name)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "text", text);
+    cJSON_AddItemToObject(p, "session", cJSON_Duplicate(name, true));
+    return p;
+}
+
+Test(srv_session, lets_clients_name_sessions_and_prefixes_ids_with_the_instance)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "\"instance\": \"east-1\"");
+    cl_connect(&c, &p);
+    char *text = t_model("two_equations.mel");
+    cJSON *name = cJSON_CreateString("east-1-s2");
+    cJSON *r = cl_request(&c, 1, "session/open", open_named(text, name));
+    cr_assert_str_eq(cJSON_GetObjectItem(result_of(r), "session")->valuestring, "east-1-s2");
+    cJSON_Delete(r);
+    r = cl_request(&c, 2, "session/open", open_named(text, name));
+    cr_assert_eq(error_code(r), -32602);
+    cr_assert(strstr(error_message(r), "'east-1-s2' is taken") != NULL, "%s", error_message(r));
+    cJSON_Delete(r);
+    const char *bad[] = {"", "a b", "../x", "\xc3\xa9t\xc3\xa9",
+                         "0123456789012345678901234567890123456789012345678901234567890123456789"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        cJSON *b = cJSON_CreateString(bad[k]);
+        r = cl_request(&c, 3, "session/open", open_named(text, b));
+        cr_assert_eq(error_code(r), -32602, "name '%s'", bad[k]);
+        cJSON_Delete(r);
+        cJSON_Delete(b);
+    }
+    cJSON *num = cJSON_CreateNumber(7);
+    r = cl_request(&c, 4, "session/open", open_named(text, num));
+    cr_assert_eq(error_code(r), -32602);
+    cJSON_Delete(r);
+    cJSON_Delete(num);
+    char *made = cl_open(&c, text); /* s2 is taken: the next free number */
+    cr_assert_str_eq(made, "east-1-s3");
+    cr_assert_eq(status_field(&c, "sessions"), 2);
+    r = cl_request(&c, 5, "session/analyze", session_params("east-1-s2"));
+    result_of(r);
+    cJSON_Delete(r);
+    free(made);
+    cJSON_Delete(name);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+/* Persistent sessions across restarts (issue 17): SIGKILL mdaed in the
+ * middle of a burst of edits; restarted on the same state directory, the
+ * session is there at a version at least as new as every acknowledged
+ * one, with that version's text, and analyses as a fresh session of that
+ * text does. Connection-owned sessions are not kept. */
+static char *burst_text(const char *base, long version)
+{
+    size_t n = strlen(base) + 40;
+    char *t = malloc(n);
+    cr_assert_not_null(t);
+    snprintf(t, n, "%s\n// edit %ld\n", base, version);
+    return t;
+}
+
+static cJSON *analysis_of(client *c, int id, const char *sid)
+{
+    cJSON *r = cl_request(c, id, "session/analyze", session_params(sid));
+    cJSON *res = cJSON_DetachItemFromObject(r, "result");
+    cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    return res;
+}
+
+Test(srv_session, keeps_acknowledged_edits_of_persistent_sessions_across_a_kill, .timeout = 120)
+{
+    char state[] = "/tmp/mdaed-state-XXXXXX";
+    cr_assert_not_null(mkdtemp(state));
+    char top[200];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    char *base = t_model("rldc2.mel");
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    cJSON *op = cJSON_CreateObject();
+    cJSON_AddStringToObject(op, "text", base);
+    cJSON_AddBoolToObject(op, "persist", true);
+    cJSON_AddStringToObject(op, "session", "kept");
+    cJSON_Delete(cl_request(&c, 1, "session/open", op));
+    free(cl_open(&c, base)); /* owned by the connection: not kept */
+    enum { EDITS = 40 };
+    for (int k = 0; k < EDITS; k++) { /* pipelined: no wait for replies */
+        cJSON *ep = session_params("kept");
+        char *t = burst_text(base, k + 2);
+        cJSON_AddStringToObject(ep, "text", t);
+        char *req = t_request(1000 + k, "session/edit", ep);
+        cl_send(&c, req);
+        cl_send(&c, "\n");
+        cJSON_free(req);
+        free(t);
+    }
+    long acked = 1;
+    while (acked < 12) { /* kill once a few edits are acknowledged */
+        cJSON *r = cl_json(&c);
+        cr_assert_not_null(r, "no reply to the burst");
+        cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "version");
+        if (cJSON_IsNumber(v) && v->valueint > acked)
+            acked = v->valueint;
+        cJSON_Delete(r);
+    }
+    kill(p.pid, SIGKILL);
+    waitpid(p.pid, NULL, 0);
+    cl_close(&c);
+    mdaed_remove_dir(p.dir);
+
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    cr_assert_eq(status_field(&c, "sessions"), 1, "only the persistent session comes back");
+    cJSON *edit = session_params("kept"); /* a no-op edit tells the version */
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(edit, "edits"), t_range_edit(0, 0, 0, 0, ""));
+    cJSON *r = cl_request(&c, 2, "session/edit", edit);
+    long version = cJSON_GetObjectItem(result_of(r), "version")->valueint - 1;
+    cJSON_Delete(r);
+    cr_assert_geq(version, acked, "acknowledged version %ld lost (restored %ld)", acked, version);
+    cJSON *restored = analysis_of(&c, 3, "kept");
+    char *t = burst_text(base, version);
+    char *fresh_id = cl_open(&c, t);
+    cJSON *fresh = analysis_of(&c, 4, fresh_id);
+    cr_assert(cJSON_Compare(restored, fresh, true), "restored text differs from version %ld",
+              version);
+    cJSON_Delete(cl_request(&c, 5, "session/close", session_params("kept")));
+    cl_close(&c);
+    srv_stop(&p);
+
+    srv_start(&p, "", top); /* closed: gone from the store */
+    cl_connect(&c, &p);
+    cr_assert_eq(status_field(&c, "sessions"), 0);
+    cl_close(&c);
+    srv_stop(&p);
+    cJSON_Delete(restored);
+    cJSON_Delete(fresh);
+    free(fresh_id);
+    free(t);
+    free(base);
+    mdaed_remove_dir(state);
+}

@@ -162,6 +162,54 @@ Test(srv_worker, cancels_a_running_request)
     srv_stop(&p);
 }
 
+/* HTTP POST /rpc of body on a new connection h; returns once the exchange
+ * has begun (the status line is in). */
+static void http_begin(client *h, const srv_proc *p, char *body /* freed */)
+{
+    char req[1024];
+    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(body), body);
+    cJSON_free(body);
+    cl_connect(h, p);
+    cl_send(h, req);
+    uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
+    while (t_now_ms() < end && strstr(h->buf, "200 OK") == NULL) {
+        cl_fill(h, 100);
+        h->buf[h->len] = '\0';
+    }
+}
+
+/* A browser aborting a fetch resets the connection (or closes it, and
+ * resets on the server's next write): over HTTP that is the only way to
+ * cancel (issue 14's page drops a superseded analysis so). A client or a
+ * proxy that only half-closes after its request still gets the answer. */
+Test(srv_worker, cancels_the_request_of_an_http_client_that_goes_away)
+{
+    srv_proc p;
+    client a, h;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    http_begin(&h, &p, t_request(31, "debug/sleep", debug_params(s1, "ms", 60000)));
+    struct linger lg = {1, 0};
+    setsockopt(h.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    cl_close(&h); /* a reset */
+    uint64_t t0 = t_now_ms();
+    assert_analyses(&a, s1, 32); /* queued behind the sleep unless it was cancelled */
+    cr_assert_lt(t_now_ms() - t0, 20000, "the sleep went on after its client left");
+    http_begin(&h, &p, t_request(33, "debug/sleep", debug_params(s1, "ms", 300)));
+    shutdown(h.fd, SHUT_WR); /* half-closed: still listening */
+    cl_read_all(&h);
+    cr_assert(strstr(h.buf, "\"id\":33") != NULL && strstr(h.buf, "\"result\"") != NULL, "%s",
+              h.buf);
+    cl_close(&h);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
 Test(srv_worker, kills_a_worker_that_ignores_a_cancel)
 {
     srv_proc p;
@@ -377,4 +425,117 @@ Test(srv_worker, drops_waiting_requests_of_a_connection_that_leaves)
     cl_close(&a);
     cl_close(&c_status);
     cr_assert_eq(srv_stop(&p), 0);
+}
+
+/* SIGTERM (issue 17, graceful stop): no new connections, the request in
+ * flight finishes and is answered, then mdaed exits 0. Past
+ * limits.shutdown_grace_ms the request is cut, and mdaed still exits. */
+static void start_sleep(client *c, const char *sid, int ms)
+{
+    char *req = t_request(7, "debug/sleep", debug_params(sid, "ms", ms));
+    cl_send(c, req);
+    cl_send(c, "\n");
+    cJSON_free(req);
+    t_sleep_ms(200); /* the sleep is running in the worker */
+}
+
+static int wait_exit(pid_t pid, int within_ms)
+{
+    uint64_t end = t_now_ms() + (uint64_t)within_ms;
+    int st;
+    while (t_now_ms() < end) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        t_sleep_ms(10);
+    }
+    cr_assert_fail("mdaed did not exit within %d ms", within_ms);
+    return -1;
+}
+
+/* A server with `limits`, a session, and a debug/sleep of `ms` running in
+ * its worker when SIGTERM arrives; returns the time of the signal. */
+static uint64_t sigterm_while_sleeping(srv_proc *p, client *a, const char *limits, int ms)
+{
+    srv_start(p, limits, "");
+    cl_connect(a, p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(a, text);
+    start_sleep(a, s1, ms);
+    free(s1);
+    free(text);
+    kill(p->pid, SIGTERM);
+    return t_now_ms();
+}
+
+Test(srv_worker, finishes_requests_in_flight_on_sigterm)
+{
+    srv_proc p;
+    client a;
+    uint64_t t0 = sigterm_while_sleeping(&p, &a, "", 1200);
+    t_sleep_ms(100);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in in = {0};
+    in.sin_family = AF_INET;
+    in.sin_port = htons((uint16_t)p.port);
+    in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_neq(connect(fd, (struct sockaddr *)&in, sizeof in), 0, "still accepting");
+    close(fd);
+    cJSON *r = cl_json(&a); /* the sleep's answer, not a cut */
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cr_assert_eq(wait_exit(p.pid, 5000), 0);
+    cr_assert_geq(t_now_ms() - t0, 900, "did not wait for the request");
+    cl_close(&a);
+    mdaed_remove_dir(p.dir);
+}
+
+Test(srv_worker, cuts_requests_past_the_shutdown_grace_period)
+{
+    srv_proc p;
+    client a;
+    uint64_t t0 = sigterm_while_sleeping(&p, &a, "\"shutdown_grace_ms\": 300", 60000);
+    cr_assert_eq(wait_exit(p.pid, 5000), 0);
+    cr_assert_lt(t_now_ms() - t0, 3000, "the grace period was not applied");
+    cr_assert(cl_wait_eof(&a));
+    cl_close(&a);
+    mdaed_remove_dir(p.dir);
+}
+
+/* A connection with limits.max_pending_requests unanswered requests gets
+ * the next ones refused at once (MDAE_E_LIMIT), not queued; the accepted
+ * ones are answered. */
+Test(srv_worker, refuses_requests_past_the_pending_limit_of_a_connection)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"max_pending_requests\": 4", "");
+    cl_connect(&a, &p);
+    char *text = t_model("two_equations.mel");
+    char *s1 = cl_open(&a, text);
+    enum { SENT = 12 };
+    for (int k = 0; k < SENT; k++) {
+        char *req = t_request(10 + k, "debug/sleep", debug_params(s1, "ms", 200));
+        cl_send(&a, req);
+        cl_send(&a, "\n");
+        cJSON_free(req);
+    }
+    int ok = 0, refused = 0;
+    for (int k = 0; k < SENT; k++) {
+        cJSON *r = cl_json(&a);
+        if (cJSON_GetObjectItem(r, "result") != NULL) {
+            ok++;
+        } else {
+            cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_LIMIT), "%s",
+                         cJSON_PrintUnformatted(r));
+            cr_assert(strstr(error_message(r), "pending") != NULL);
+            refused++;
+        }
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(ok, 4);
+    cr_assert_eq(refused, SENT - 4);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
 }

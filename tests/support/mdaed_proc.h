@@ -71,6 +71,7 @@ static inline void mdaed_start(mdaed_proc *p, const char *conf_text, bool log_to
     snprintf(conf, sizeof conf, "%s/mdaed.json", p->dir);
     snprintf(port_file, sizeof port_file, "%s/port", p->dir);
     snprintf(log, sizeof log, "%s/mdaed.log", p->dir);
+    unlink(port_file); /* a restart must not read the previous port */
     FILE *f = fopen(conf, "w");
     cr_assert_not_null(f);
     fputs(conf_text, f);
@@ -107,6 +108,15 @@ static inline void mdaed_start(mdaed_proc *p, const char *conf_text, bool log_to
     cr_assert_fail("mdaed did not write its port");
 }
 
+/* Remove a directory and what is in it (a server's, a state directory). */
+static inline void mdaed_remove_dir(const char *dir)
+{
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
 /* Stop with SIGTERM; returns the exit status (or -1 when it had to be
  * killed). */
 static inline int mdaed_stop(mdaed_proc *p)
@@ -127,10 +137,7 @@ static inline int mdaed_stop(mdaed_proc *p)
         kill(p->pid, SIGKILL);
         waitpid(p->pid, &st, 0);
     }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", p->dir);
+    mdaed_remove_dir(p->dir);
     return rc;
 }
 
