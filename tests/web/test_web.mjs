@@ -18,7 +18,7 @@
 
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync, openSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,14 +83,20 @@ function eq(a, b, msg) {
 
 // ---- mdaed ---------------------------------------------------------------------
 
-async function startServer() {
+// token: when given, mdaed requires it (a configuration of its own).
+async function startServer(token = null) {
   const dir = mkdtempSync(join(tmpdir(), 'mdae-web-'));
   const portFile = join(dir, 'port');
+  let conf = join(root, 'conf/mdaed.json');
+  if (token !== null) {
+    conf = join(dir, 'mdaed.json');
+    writeFileSync(conf, JSON.stringify({ token }));
+  }
   const exe = join(build, 'server/mdaed');
   assert(existsSync(exe), `${exe} is missing: make build first`);
   assert(existsSync(join(build, 'web/app.js')), `${build}/web/app.js is missing: make web first`);
-  const log = openSync(join(shotsRoot, `mdaed-${current}.log`), 'w');
-  const proc = spawn(exe, ['--config', join(root, 'conf/mdaed.json'), '--listen', 'tcp://127.0.0.1:0',
+  const log = openSync(join(shotsRoot, `mdaed-${current}${token === null ? '' : '-token'}.log`), 'w');
+  const proc = spawn(exe, ['--config', conf, '--listen', 'tcp://127.0.0.1:0',
     '--port-file', portFile, '--web-root', join(build, 'web'), '--log-level', 'warn', '--state-dir', 'none'],
   { stdio: ['ignore', log, log] });
   proc.on('exit', (code, sig) => { if (!stopping) console.log(`mdaed exited early: code ${code}, signal ${sig}`); });
@@ -337,6 +343,54 @@ async function main(name) {
       figure('edit round trip, last keystroke to result (300 ms debounce included), median', median(edits), '300 ms + analysis');
     });
 
+    await check('mode changes: the clutch engaging is a reset as session/modechange says, every change is listed', async () => {
+      await loadExample(page, 'clutch.mel');
+      await settled(page);
+      await after(page, 'modes', () => page.click('#mode-false'));
+      const session = await page.evaluate(() => window.mdae.state.session);
+      // "to" starts as the chosen mode with its first variable flipped.
+      eq(await page.$eval('.change-to input[data-var="gamma"]', (i) => i.checked), true, 'to: gamma true');
+      const t0 = Date.now();
+      await after(page, 'changes', () => page.click('#change-run'));
+      figure('clutch: one mode change analysed and shown', Date.now() - t0);
+      const want = await rpc(srv.base, 'session/modechange', { session, from: { gamma: false }, to: { gamma: true } });
+      eq(want.status, 'reset', 'server: status');
+      const head = await page.$eval('#change-view .change-head', (e) => e.textContent);
+      assert(head.includes('gamma=F → gamma=T') && head.includes(want.status) && /1 restart instant/.test(head), `head: ${head}`);
+      eq(await page.$$eval('#change-view .instant', (n) => n.length), want.instants.length, 'instants');
+      const erased = await page.$eval('#change-view .instant', (e) => e.textContent);
+      assert(/erased: e3/.test(erased) && /nonsingular/.test(erased), `instant 0: ${erased}`);
+      const view = await page.$eval('#change-view', (e) => e.textContent);
+      for (const v of want.impulsive) assert(view.includes(`${v.name} (order ${v.order}`), `impulsive ${v.name}: ${view}`);
+      // A click on the erased equation selects it in the editor.
+      await page.click('#change-view .instant button.name');
+      const sel = await page.evaluate(() => window.mdae.editor.selectionText());
+      assert(sel.startsWith('e3 : equation'), `selection: ${JSON.stringify(sel)}`);
+      // The way back is continuous; the same mode twice is refused, in words.
+      await page.click('.change-to input[data-var="gamma"]');
+      await after(page, 'changes', () => page.click('#change-run'));
+      const same = await page.$eval('#change-view', (e) => e.textContent);
+      assert(/same mode/.test(same), `from = to: ${same}`);
+      await after(page, 'modes', () => page.click('fieldset[data-var="gamma"] input[value="true"]'));
+      // to is still gamma = false
+      await after(page, 'changes', () => page.click('#change-run'));
+      const back = await page.$eval('#change-view .change-head', (e) => e.textContent);
+      assert(/continuous/.test(back), `engaged → released: ${back}`);
+      // Every change: as many rows as the server's pairs, each a click away.
+      await after(page, 'changes', () => page.click('#change-all'));
+      const all = await rpc(srv.base, 'session/modechanges', { session });
+      eq(await page.$$eval('#change-all-view table.changes tr', (r) => r.length - 1), all.pairs, 'rows');
+      await after(page, 'changes', () => page.click('#change-all-view table.changes td button'));
+      const picked = await page.$eval('#change-view .change-head', (e) => e.textContent);
+      assert(picked.includes(all.changes[0].status), `first row: ${picked}`);
+      const from = Object.entries(all.changes[0].from).map(([k, v]) => `${k}=${v ? 'T' : 'F'}`).join(' ');
+      const fromLine = await page.$eval('#mode-changes > p', (e) => e.textContent);
+      assert(fromLine.includes(from), `the row's mode is the chosen one: ${fromLine}`);
+      eq(await page.$eval('#change-all-view', (e) => e.textContent.includes('null')), false, 'no stray null');
+      await page.$eval('#h-changes', (e) => e.scrollIntoView());
+      await page.screenshot({ path: join(shots, 'clutch_modechange.png') });
+    });
+
     await check('the brake at N = 100 is laid out and drawn, and a mode switch re-highlights it', async () => {
       await loadExample(page, 'brake.mel', 'N=100');
       await page.waitForFunction(() => window.mdae.state.analysis && window.mdae.state.analysis.blocks.length === 604 &&
@@ -428,6 +482,38 @@ async function main(name) {
       await other.close();
     });
 
+    await check('a server with an access token: the page asks for it, then analyses', async () => {
+      const secret = 'web-test-token-5f0c2a9e';
+      const tsrv = await startServer(secret);
+      const tp = await browser.newPage();
+      tp.on('pageerror', (e) => errors.push(e.message));
+      try {
+        await tp.goto(`${tsrv.base}/`);
+        await tp.waitForFunction(() => document.body.dataset.ready === '1' && !document.getElementById('token-form').hidden,
+          { timeout: WAIT_MS, polling: 20 });
+        const status = await tp.$eval('#status', (e) => e.textContent);
+        assert(/requires an access token/.test(status), `status: ${status}`);
+        // A wrong token is refused in words; the right one analyses.
+        await after(tp, 'analyses', async () => { await tp.type('#token', 'wrong'); await tp.keyboard.press('Enter'); });
+        assert(/refused the access token/.test(await tp.$eval('#status', (e) => e.textContent)), 'wrong token');
+        await after(tp, 'analyses', async () => { await tp.type('#token', secret); await tp.keyboard.press('Enter'); });
+        await settled(tp);
+        const sum = await tp.$eval('#summary', (e) => e.textContent);
+        assert(/nonsingular/.test(sum), `summary: ${sum}`);
+        eq(await tp.$eval('#token-form', (f) => f.hidden), true, 'form hidden');
+        // The token is not in the address, and the link shared carries none.
+        assert(!(await tp.evaluate(() => location.href)).includes(secret), 'token in the address');
+      } finally {
+        await tp.close();
+        const exited = new Promise((r) => tsrv.proc.once('exit', r));
+        stopping = true;
+        tsrv.proc.kill('SIGTERM');
+        await withTimeout(exited, 15_000, 'mdaed stopping').catch(() => tsrv.proc.kill('SIGKILL'));
+        stopping = false;
+        rmSync(tsrv.dir, { recursive: true, force: true });
+      }
+    });
+
     await check('no uncaught error in the page, and the guards always agreed with session/mode', async () => {
       eq(errors, [], 'page errors');
       eq(await counter(page, 'mismatches'), 0, 'mismatches');
@@ -439,7 +525,10 @@ async function main(name) {
       const p = browser.process();
       if (p) p.kill('SIGKILL');
     });
+    const gone = srv.proc.exitCode !== null || srv.proc.signalCode !== null;
+    const exited = gone ? Promise.resolve() : new Promise((r) => srv.proc.once('exit', r));
     srv.proc.kill('SIGTERM');
+    await withTimeout(exited, 15_000, 'mdaed stopping').catch((e) => { console.log(`${e.message}: killed`); srv.proc.kill('SIGKILL'); });
     rmSync(srv.dir, { recursive: true, force: true });
     stopping = false;
   }

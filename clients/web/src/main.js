@@ -14,11 +14,12 @@
 // window.mdaeStats carries the timings the browser test prints; the
 // data-* attributes of <body> tell a test when each step is done.
 
-import { call, RpcError } from './rpc.js';
+import { call, RpcError, UNAUTHORIZED, setToken, rpcHeaders } from './rpc.js';
 import { Editor, guessFormat } from './editor.js';
 import { Graph, names } from './graph.js';
 import { encodeModel, decodeModel } from './share.js';
 import { drawNeighbourhood } from './neighbourhood.js';
+import { ModeChanges } from './modechange.js';
 
 const DEBOUNCE_MS = 300;
 // Above this many blocks a drawing is a hairball: the page offers the block
@@ -50,6 +51,13 @@ const state = {
 
 const editor = new Editor($('editor'), { onChange: scheduleAnalysis, onRun: () => analyse() });
 const graph = new Graph($('graph'), $('tooltip'), { onBlock: (id) => selectBlock(id) });
+const changes = new ModeChanges($('mode-changes'), {
+  getSession: () => (state.analysis ? state.session : null),
+  getFrom: chosenMode,
+  select: (kind, name) => { const w = locate({ [kind]: name }); if (w) editor.select([w]); },
+  selectRange: (r) => editor.select([rangeOf(r)]),
+  chooseFrom: (mode) => chooseCube(mode),
+});
 
 function setStatus(msg, error = false) {
   const s = $('status');
@@ -202,6 +210,8 @@ async function analyse() {
     if (frame) cancelAnimationFrame(frame);
     if (run !== state.run) return;
     state.analysis = result;
+    $('token-form').hidden = true;
+    if ($('version').textContent === '') showVersion();
     state.selected = null; // block ids are the new analysis'
     $('neighbourhood').replaceChildren();
     stats.analysisMs = performance.now() - t0;
@@ -210,6 +220,7 @@ async function analyse() {
     renderSummary(opened.summary.counts, result);
     renderDiagnostics(modelDiags, result.diagnostics);
     buildModeControls(result.modeVariables);
+    changes.setModel(result.modeVariables);
     setStatus(`Analysed in ${(stats.analysisMs / 1000).toFixed(2)} s (${result.blocks.length} blocks, ${result.edges.length} edges).`);
     bump('analyses');
     delete document.body.dataset.busy;
@@ -234,6 +245,8 @@ function showFailure(e) {
   setProgress({ done: 0, total: 1, phase: 'failed' });
   state.analysis = null;
   state.modeResult = null;
+  $('token-form').hidden = !(e instanceof RpcError && e.code === UNAUTHORIZED);
+  if (!$('token-form').hidden) $('token').focus();
   if (e instanceof RpcError) {
     const name = e.data && e.data.name ? ` (${e.data.name})` : '';
     setStatus(`${e.message}${name}`, true);
@@ -246,6 +259,7 @@ function showFailure(e) {
   $('singular').replaceChildren();
   $('mode-verdict').replaceChildren();
   $('mode-view').replaceChildren();
+  changes.setModel([]);
   graph.clear();
   $('graph-note').textContent = '';
   $('neighbourhood').replaceChildren();
@@ -402,6 +416,16 @@ function syncControls() {
   }
 }
 
+// The chosen mode as {var: bool}, or null while a variable is left free.
+function chosenMode() {
+  const mode = {};
+  for (const [k, v] of state.choice) {
+    if (v === 'either') return null;
+    mode[k] = v === 'true';
+  }
+  return mode;
+}
+
 // A cube is compatible with a partial choice if no fixed variable contradicts it.
 function compatible(cubes) {
   return cubes.some((c) => Object.entries(c).every(([k, b]) => {
@@ -416,6 +440,7 @@ async function updateMode() {
   const a = state.analysis;
   if (!a) return;
   const seq = ++modeSeq;
+  changes.fromChanged();
   const free = [...state.choice.values()].filter((v) => v === 'either').length;
   let blocks, edges;
   // The guards of the analysis give the highlight at once (a block is active
@@ -429,8 +454,7 @@ async function updateMode() {
   graph.highlight(guessIds, guessEdges);
   if (stats.modeChangeAt !== undefined) stats.modeHighlightMs = performance.now() - stats.modeChangeAt;
   if (free === 0) {
-    const mode = {};
-    for (const [k, v] of state.choice) mode[k] = v === 'true';
+    const mode = chosenMode();
     let r;
     const t0 = performance.now();
     try {
@@ -611,6 +635,13 @@ function wire() {
   $('defines').addEventListener('change', () => analyse());
   $('analyze').addEventListener('click', () => analyse());
   $('share').addEventListener('click', () => share());
+  $('token-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    setToken($('token').value.trim());
+    $('token').value = '';
+    state.session = null; // opened under no token, if at all
+    analyse();
+  });
   $('mode-false').addEventListener('click', () => setAll('false'));
   $('mode-either').addEventListener('click', () => setAll('either'));
   $('mode-filter').addEventListener('input', filterModeControls);
@@ -628,7 +659,11 @@ function wire() {
     if (f) readFile(f);
   });
   // The test and curious users: the state behind the page.
-  window.mdae = { state, graph, editor, analyse, selectBlock, stats };
+  window.mdae = { state, graph, editor, changes, analyse, selectBlock, stats };
+}
+
+function showVersion() {
+  call('server/status', {}).then((s) => { $('version').textContent = s.version; }).catch(() => {});
 }
 
 // Sessions opened over HTTP outlive the page (they expire when idle): close
@@ -636,7 +671,12 @@ function wire() {
 function closeOnLeave() {
   addEventListener('pagehide', () => {
     if (state.session) {
-      navigator.sendBeacon('rpc', JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'session/close', params: { session: state.session } }));
+      // keepalive: the request outlives the page, with the token's header
+      // (a beacon cannot carry one).
+      fetch('rpc', {
+        method: 'POST', keepalive: true, headers: rpcHeaders(state.session),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'session/close', params: { session: state.session } }),
+      }).catch(() => {});
     }
   });
 }
@@ -647,7 +687,7 @@ async function start() {
   // Interactive: the editor and every control answer from here on (the
   // first model is still on its way).
   stats.interactiveMs = performance.now(); // since navigation started
-  call('server/status', {}).then((s) => { $('version').textContent = s.version; }).catch(() => {});
+  showVersion();
   loadExamples();
   let model = null;
   if (location.hash.length > 1) {

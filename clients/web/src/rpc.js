@@ -20,22 +20,52 @@ export class RpcError extends Error {
 
 let seq = 0;
 
+// mdaed's access token, when it has one (conf: "token"): sent as
+// `Authorization: Bearer` on every request. Kept for the tab's lifetime in
+// sessionStorage (never in the link, never in localStorage).
+const TOKEN_KEY = 'mdae-token';
+let token = '';
+try { token = sessionStorage.getItem(TOKEN_KEY) || ''; } catch { /* storage off */ }
+
+// HTTP 401 from mdaed: the request needs (another) token.
+export const UNAUTHORIZED = 401;
+
+export function setToken(t) {
+  token = t;
+  try {
+    if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch { /* storage off: kept in memory */ }
+}
+
+export function hasToken() { return token !== ''; }
+
+// The headers of a request to POST /rpc (the token's, and the session's).
+export function rpcHeaders(session) {
+  const headers = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  // Behind HAProxy (conf/haproxy.cfg) the header routes a session's requests
+  // to the instance that holds it without reading the body.
+  if (typeof session === 'string') headers['X-Mdae-Session'] = session;
+  return headers;
+}
+
 // Call method with params; onNotify(method, params) gets the notifications
 // that precede the response. Resolves with the result, rejects with an
 // RpcError (the server's error), a DOMException AbortError (signal), or a
 // TypeError (network).
 export async function call(method, params, { onNotify = null, signal = null } = {}) {
   const id = ++seq;
-  const headers = { 'Content-Type': 'application/json' };
-  // Behind HAProxy (conf/haproxy.cfg) the header routes a session's requests
-  // to the instance that holds it without reading the body.
-  if (params && typeof params.session === 'string') headers['X-Mdae-Session'] = params.session;
   const res = await fetch('rpc', {
     method: 'POST',
-    headers,
+    headers: rpcHeaders(params ? params.session : undefined),
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     signal,
   });
+  if (res.status === UNAUTHORIZED) {
+    await res.text();
+    throw new RpcError({ code: UNAUTHORIZED, message: token ? 'mdaed refused the access token' : 'this mdaed requires an access token' });
+  }
   if (!res.ok) throw new RpcError({ code: res.status, message: `HTTP ${res.status}: ${await res.text()}` });
   const reader = res.body.getReader();
   const dec = new TextDecoder();
