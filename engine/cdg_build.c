@@ -434,8 +434,8 @@ static void split_items(build *b, BDD set0, size_t it, int sub, unsigned acc)
             kind = sub == 0 ? 1 : 2;
             f = sub == 0 ? r->chi_e[x->e] : r->te[x->e];
         }
-        sa__put(&s[1], bdd_apply(s[0], f, bddop_diff));
-        sa__put(&s[2], bdd_and(s[0], f));
+        sa__put(&s[1], sa__diff(s[0], f));
+        sa__put(&s[2], sa__and(s[0], f));
         /* Side 0: an inactive edge is finished (no T_e, no order). */
         size_t it0 = kind == 1 ? it + 1 : it;
         int sub0 = kind == 1 ? 0 : sub + 1;
@@ -501,8 +501,8 @@ static void split_members(build *b, BDD set, const uint32_t *cand, BDD *const *m
     }
     sa_ctx *c = b->c;
     size_t mark = sa__mark(c);
-    BDD out = T(bdd_apply(set, *mk[at], bddop_diff));
-    BDD in = T(bdd_and(set, *mk[at]));
+    BDD out = T(sa__diff(set, *mk[at]));
+    BDD in = T(sa__and(set, *mk[at]));
     split_members(b, out, cand, mk, n, at + 1);
     size_t keep = b->n_elist;
     b->elist[b->n_elist++] = cand[at];

@@ -387,6 +387,8 @@ BDD *sa__slots(sa_ctx *c, size_t n)
 
 BDD sa__tmp(sa_ctx *c, BDD f)
 {
+    if (f < 2)
+        return f; /* a constant needs no slot */
     BDD *s = sa__slots(c, 1);
     *s = bdd_addref(f);
     return f;
@@ -398,12 +400,14 @@ void sa__release(sa_ctx *c, size_t mark)
 {
     while (c->top != NULL && c->n_slots > mark) {
         sa__chunk *t = c->top;
-        while (t->n > 0 && c->n_slots > mark) {
-            t->n--;
-            c->n_slots--;
-            if (running)
-                bdd_delref(t->b[t->n]);
-        }
+        size_t n = c->n_slots - mark < t->n ? c->n_slots - mark : t->n;
+        const BDD *b = t->b + (t->n - n);
+        if (running)
+            for (size_t k = n; k-- > 0;)
+                if (b[k] >= 2)
+                    bdd_delref(b[k]);
+        t->n -= n;
+        c->n_slots -= n;
         if (t->n == 0 && t->prev != NULL) {
             /* Kept for the next sa__slots: a mark / release cycle at a
              * chunk's boundary would otherwise map and unmap 256 KB each

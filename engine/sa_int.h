@@ -147,9 +147,82 @@ size_t sa__mark(const sa_ctx *c);
 void sa__release(sa_ctx *c, size_t mark);
 static inline void sa__put(BDD *slot, BDD f)
 {
-    bdd_addref(f);
-    bdd_delref(*slot);
+    /* Constants carry no reference count and a value put over itself keeps
+     * its own: neither calls BuDDy (most of the vectors of the dynamic
+     * programmes are constant bits; measured, issue 10). */
+    if (f == *slot)
+        return;
+    if (f >= 2)
+        bdd_addref(f);
+    if (*slot >= 2)
+        bdd_delref(*slot);
     *slot = f;
+}
+
+/* bdd_and, bdd_or, bdd_xor and bdd_ite, answered without a call into BuDDy
+ * when an operand decides the result (a constant, or equal operands): the
+ * same results. Each call into BuDDy costs a setjmp and, kept, a reference
+ * and a slot; the dynamic programmes' vectors and mode functions are mostly
+ * constants, and these calls were most of the brake's instructions at
+ * N = 100 (issue 10). */
+static inline BDD sa__and(BDD a, BDD b)
+{
+    if (a == bddfalse || b == bddfalse)
+        return bddfalse;
+    if (a == bddtrue || a == b)
+        return b;
+    if (b == bddtrue)
+        return a;
+    return bdd_and(a, b);
+}
+
+static inline BDD sa__or(BDD a, BDD b)
+{
+    if (a == bddtrue || b == bddtrue)
+        return bddtrue;
+    if (a == bddfalse || a == b)
+        return b;
+    if (b == bddfalse)
+        return a;
+    return bdd_or(a, b);
+}
+
+static inline BDD sa__xor(BDD a, BDD b)
+{
+    if (a == b)
+        return bddfalse;
+    if (a == bddfalse)
+        return b;
+    if (b == bddfalse)
+        return a;
+    return bdd_xor(a, b);
+}
+
+static inline BDD sa__ite(BDD f, BDD a, BDD b)
+{
+    if (f == bddtrue || a == b)
+        return a;
+    if (f == bddfalse)
+        return b;
+    return bdd_ite(f, a, b);
+}
+
+static inline BDD sa__diff(BDD a, BDD b) /* a & !b */
+{
+    if (a == bddfalse || b == bddtrue || a == b)
+        return bddfalse;
+    if (b == bddfalse)
+        return a;
+    return bdd_apply(a, b, bddop_diff);
+}
+
+static inline BDD sa__imp(BDD a, BDD b) /* !a | b */
+{
+    if (a == bddfalse || b == bddtrue || a == b)
+        return bddtrue;
+    if (a == bddtrue)
+        return b;
+    return bdd_imp(a, b);
 }
 
 /* Temporary memory, zeroed; freed by sa__leave. */

@@ -233,7 +233,7 @@ static BDD branch(sa_ctx *c, best_ctx *b, int lf, BDD child, BDD *val)
     sa__vconst(k, b->w, (unsigned)skip);
     sa__vadd(c, val, &ch[2], k, b->w);
     BDD cube = skipped_cube(c, lf, lvl(child));
-    return T(bdd_and(ch[1], cube));
+    return T(sa__and(ch[1], cube));
 }
 
 static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
@@ -259,16 +259,16 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
     BDD sh = branch(c, b, lf, bdd_high(f), vh);
     BDD x = bdd_ithvar(v);
     if (c->r->var_mode[v] >= 0) {
-        sa__put(&n[0], bdd_ite(x, fhi, flo));
-        sa__put(&n[1], bdd_ite(x, sh, sl));
+        sa__put(&n[0], sa__ite(x, fhi, flo));
+        sa__put(&n[1], sa__ite(x, sh, sl));
         sa__vite(c, &n[2], x, vh, vl, w);
     } else {
         size_t e = (size_t)c->r->var_edge[v];
         const BDD *ce = b->cost[e];
-        sa__put(&n[0], bdd_or(flo, fhi));
+        sa__put(&n[0], sa__or(flo, fhi));
         if (fhi == bddfalse) { /* one-hot rows make most nodes one-sided */
             sa__vcopy(&n[2], vl, w);
-            sa__put(&n[1], bdd_ite(x, bddfalse, sl));
+            sa__put(&n[1], sa__ite(x, bddfalse, sl));
         } else {
             BDD *zero = sa__slots(c, (size_t)w);
             if (ce != NULL) { /* the cost of taking the edge */
@@ -280,18 +280,18 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
             }
             if (flo == bddfalse) {
                 sa__vcopy(&n[2], vh, w);
-                sa__put(&n[1], bdd_ite(x, sh, bddfalse));
+                sa__put(&n[1], sa__ite(x, sh, bddfalse));
             } else {
                 /* Low is optimal where it has a solution and high has none
                  * or is no better; high likewise. Both may be. */
                 BDD lo_good = b->maximize ? sa__vgte(c, vl, vh, w) : sa__vgte(c, vh, vl, w);
                 BDD hi_good = b->maximize ? sa__vgte(c, vh, vl, w) : sa__vgte(c, vl, vh, w);
-                BDD pick_lo = T(bdd_and(flo, T(bdd_imp(fhi, lo_good))));
-                BDD hi_ok = T(bdd_and(fhi, T(bdd_imp(flo, hi_good))));
+                BDD pick_lo = T(sa__and(flo, T(sa__imp(fhi, lo_good))));
+                BDD hi_ok = T(sa__and(fhi, T(sa__imp(flo, hi_good))));
                 sa__vite(c, &n[2], pick_lo, vl, vh, w);
-                sl = T(bdd_and(pick_lo, sl));
-                sh = T(bdd_and(hi_ok, sh));
-                sa__put(&n[1], bdd_ite(x, sh, sl));
+                sl = T(sa__and(pick_lo, sl));
+                sh = T(sa__and(hi_ok, sh));
+                sa__put(&n[1], sa__ite(x, sh, sl));
             }
         }
     }
@@ -378,9 +378,9 @@ static BDD sat_rec(sa_ctx *c, memo *mm, BDD f)
     BDD lo = sat_rec(c, mm, bdd_low(f));
     BDD hi = sat_rec(c, mm, bdd_high(f));
     if (c->r->var_mode[v] >= 0)
-        sa__put(slot, bdd_ite(bdd_ithvar(v), hi, lo));
+        sa__put(slot, sa__ite(bdd_ithvar(v), hi, lo));
     else
-        sa__put(slot, bdd_or(lo, hi));
+        sa__put(slot, sa__or(lo, hi));
     return *slot;
 }
 
@@ -398,11 +398,11 @@ static BDD choose_rec(sa_ctx *c, memo *cm, memo *sm, BDD f)
     BDD ch = choose_rec(c, cm, sm, hi);
     size_t mark = sa__mark(c);
     if (c->r->var_mode[v] >= 0) {
-        sa__put(slot, bdd_ite(bdd_ithvar(v), ch, cl));
+        sa__put(slot, sa__ite(bdd_ithvar(v), ch, cl));
     } else {
         BDD sl = sat_rec(c, sm, lo);
-        BDD x = T(bdd_apply(ch, sl, bddop_diff));
-        sa__put(slot, bdd_ite(bdd_ithvar(v), x, cl));
+        BDD x = T(sa__diff(ch, sl));
+        sa__put(slot, sa__ite(bdd_ithvar(v), x, cl));
     }
     sa__release(c, mark);
     if ((++cm->done & 1023) == 0)
@@ -501,21 +501,21 @@ static void edge_modes(sa_ctx *c, BDD t)
         size_t m2 = sa__mark(c);
         BDD to_lo, to_hi;
         if (r->var_mode[v] >= 0) {
-            to_lo = T(bdd_apply(here, bdd_ithvar(v), bddop_diff));
-            to_hi = T(bdd_and(here, bdd_ithvar(v)));
+            to_lo = T(sa__diff(here, bdd_ithvar(v)));
+            to_hi = T(sa__and(here, bdd_ithvar(v)));
         } else {
-            to_hi = T(bdd_and(here, sat_rec(c, &sm, hi)));
-            to_lo = T(bdd_and(here, sat_rec(c, &sm, lo)));
+            to_hi = T(sa__and(here, sat_rec(c, &sm, hi)));
+            to_lo = T(sa__and(here, sat_rec(c, &sm, lo)));
             size_t e = (size_t)r->var_edge[v];
-            sa__put(&r->te[e], bdd_or(r->te[e], to_hi));
+            sa__put(&r->te[e], sa__or(r->te[e], to_hi));
         }
         if (lo >= 2) {
             BDD *cl = &ctx[ns.idx[ns_find(&ns, lo)]];
-            sa__put(cl, bdd_or(*cl, to_lo));
+            sa__put(cl, sa__or(*cl, to_lo));
         }
         if (hi >= 2) {
             BDD *chh = &ctx[ns.idx[ns_find(&ns, hi)]];
-            sa__put(chh, bdd_or(*chh, to_hi));
+            sa__put(chh, sa__or(*chh, to_hi));
         }
         sa__release(c, m2);
         if ((k & 1023) == 1023)

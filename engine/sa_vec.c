@@ -20,6 +20,14 @@ int sa__vbits(unsigned long long v)
     return b;
 }
 
+static bool all_false(const BDD *a, int w)
+{
+    for (int k = 0; k < w; k++)
+        if (a[k] != bddfalse)
+            return false;
+    return true;
+}
+
 void sa__vconst(BDD *dst, int w, unsigned v)
 {
     for (int k = 0; k < w; k++)
@@ -34,27 +42,43 @@ void sa__vcopy(BDD *dst, const BDD *a, int w)
 
 void sa__vite(sa_ctx *c, BDD *dst, BDD f, const BDD *a, const BDD *b, int w)
 {
+    if (f == bddtrue || sa__vsame(a, b, w)) {
+        sa__vcopy(dst, a, w);
+        return;
+    }
+    if (f == bddfalse) {
+        sa__vcopy(dst, b, w);
+        return;
+    }
     size_t mark = sa__mark(c);
     BDD *t = sa__slots(c, (size_t)w);
     for (int k = 0; k < w; k++)
-        sa__put(&t[k], bdd_ite(f, a[k], b[k]));
+        sa__put(&t[k], sa__ite(f, a[k], b[k]));
     sa__vcopy(dst, t, w);
     sa__release(c, mark);
 }
 
 void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 {
+    if (all_false(b, w)) {
+        sa__vcopy(dst, a, w);
+        return;
+    }
+    if (all_false(a, w)) {
+        sa__vcopy(dst, b, w);
+        return;
+    }
     size_t mark = sa__mark(c);
     BDD *t = sa__slots(c, (size_t)w + 1);
     BDD *carry = &t[w];
     for (int k = 0; k < w; k++) {
         size_t m2 = sa__mark(c);
-        BDD x = T(bdd_xor(a[k], b[k]));
-        sa__put(&t[k], bdd_xor(x, *carry));
+        BDD x = T(sa__xor(a[k], b[k]));
+        sa__put(&t[k], sa__xor(x, *carry));
         if (k + 1 < w) {
-            BDD g = T(bdd_and(a[k], b[k]));
-            BDD p = T(bdd_and(x, *carry));
-            sa__put(carry, bdd_or(g, p));
+            BDD g = T(sa__and(a[k], b[k]));
+            BDD p = T(sa__and(x, *carry));
+            sa__put(carry, sa__or(g, p));
         }
         sa__release(c, m2);
     }
@@ -69,11 +93,11 @@ void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
     BDD *borrow = &t[w];
     for (int k = 0; k < w; k++) {
         size_t m2 = sa__mark(c);
-        BDD x = T(bdd_xor(a[k], b[k]));
-        sa__put(&t[k], bdd_xor(x, *borrow));
+        BDD x = T(sa__xor(a[k], b[k]));
+        sa__put(&t[k], sa__xor(x, *borrow));
         if (k + 1 < w) {
             /* borrow' = (!a & b) | (borrow & !(a ^ b)) = ite(a^b, b, borrow) */
-            sa__put(borrow, bdd_ite(x, b[k], *borrow));
+            sa__put(borrow, sa__ite(x, b[k], *borrow));
         }
         sa__release(c, m2);
     }
@@ -88,8 +112,8 @@ BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
     size_t mark = sa__mark(c);
     for (int k = 0; k < w; k++) {
         /* From the low bit up: the highest differing bit decides. */
-        BDD x = T(bdd_xor(a[k], b[k]));
-        sa__put(g, bdd_ite(x, a[k], *g));
+        BDD x = T(sa__xor(a[k], b[k]));
+        sa__put(g, sa__ite(x, a[k], *g));
     }
     sa__release(c, mark);
     return *g;
