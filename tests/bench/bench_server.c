@@ -564,7 +564,8 @@ static const char *rldc2_modes[4] = {
     "{\"g1\":true,\"g2\":true}", "{\"g1\":true,\"g2\":false}",
     "{\"g1\":false,\"g2\":true}", "{\"g1\":false,\"g2\":false}"};
 
-static void mode_send(mconn *m, const char *sid, long long id)
+/* t: when the request counts from (now, or its due time when paced). */
+static void mode_send(mconn *m, const char *sid, long long id, uint64_t t)
 {
     char req[256];
     int n = snprintf(req, sizeof req,
@@ -572,14 +573,24 @@ static void mode_send(mconn *m, const char *sid, long long id)
                      "\"params\":{\"session\":\"%s\",\"mode\":%s}}\n",
                      id, sid, rldc2_modes[id & 3]);
     m->inflight[m->n_inflight].id = id;
-    m->inflight[m->n_inflight].t = now_ns();
+    m->inflight[m->n_inflight].t = t;
     m->n_inflight++;
     conn_send(&m->c, req, (size_t)n);
 }
 
-/* Prints the rows under `label`; returns the throughput (requests/s). */
-static double row_mode(const char *label, const char *sid, int n_conns, int depth,
-                       double seconds)
+/* What row_mode measured. */
+typedef struct mode_figures {
+    double rate, p50_ms, p99_ms;
+} mode_figures;
+
+/* Prints the rows under `label`; returns the throughput and latencies.
+ * rate 0: each connection keeps `depth` requests in flight (as fast as the
+ * server answers). rate > 0: requests are due at that many per second in
+ * all, each sent on a connection with nothing in flight (depth 1) as soon
+ * as it is due, and its latency counts from when it was due, so a server
+ * that falls behind shows in the latency (no coordinated omission). */
+static mode_figures row_mode(const char *label, const char *sid, int n_conns, int depth,
+                             double seconds, double rate_due)
 {
     mconn *ms = calloc((size_t)n_conns, sizeof *ms);
     struct pollfd *pf = calloc((size_t)n_conns, sizeof *pf);
@@ -595,21 +606,35 @@ static double row_mode(const char *label, const char *sid, int n_conns, int dept
     uint64_t t0 = now_ns();
     uint64_t t_end = t0 + (uint64_t)(seconds * 1e9);
     uint64_t drain_end = t_end + 10000000000ull; /* answers owed: 10 s more */
-    for (int i = 0; i < n_conns; i++)
-        for (int d = 0; d < depth; d++)
-            mode_send(&ms[i], sid, next_id++);
+    bool paced = rate_due > 0;
+    uint64_t period = paced ? (uint64_t)(1e9 / rate_due) : 0, due = t0;
+    unsigned long long late = 0; /* paced requests sent over 1 ms after due */
+    if (!paced)
+        for (int i = 0; i < n_conns; i++)
+            for (int d = 0; d < depth; d++)
+                mode_send(&ms[i], sid, next_id++, now_ns());
     uint64_t t_last = t0;
     for (;;) {
         uint64_t t = now_ns();
         bool sending = t < t_end && n_samples < MAX_SAMPLES;
+        for (int i = 0; paced && sending && i < n_conns && due <= t; i++)
+            if (ms[i].n_inflight == 0) {
+                if (t - due > 1000000)
+                    late++;
+                mode_send(&ms[i], sid, next_id++, due);
+                due += period;
+            }
         int owed = 0;
         for (int i = 0; i < n_conns; i++)
             owed += ms[i].n_inflight;
-        if (owed == 0 || t >= drain_end)
+        if ((owed == 0 && !(paced && sending)) || t >= drain_end)
             break;
         for (int i = 0; i < n_conns; i++)
             pf[i] = (struct pollfd){ms[i].c.fd, ms[i].n_inflight ? POLLIN : 0, 0};
-        int r = poll(pf, (nfds_t)n_conns, 100);
+        int wait_ms = 100;
+        if (paced && sending)
+            wait_ms = due > t ? (int)((due - t) / 1000000) : 0;
+        int r = poll(pf, (nfds_t)n_conns, wait_ms);
         if (r < 0 && errno != EINTR)
             die("poll: %s", strerror(errno));
         if (r <= 0)
@@ -644,8 +669,8 @@ static double row_mode(const char *label, const char *sid, int n_conns, int dept
                         }
                         lat[n_samples++] = dt;
                     }
-                    if (sending && tr < t_end)
-                        mode_send(m, sid, next_id++);
+                    if (!paced && sending && tr < t_end)
+                        mode_send(m, sid, next_id++, now_ns());
                 }
                 conn_consume(&m->c, n + 1);
             }
@@ -657,9 +682,14 @@ static double row_mode(const char *label, const char *sid, int n_conns, int dept
     double el = (double)((t_last < t_end ? t_last : t_end) - t0) / 1e9;
     qsort(lat, n_samples, sizeof *lat, cmp_u64);
     double rate = (double)n_samples / (el > 0 ? el : 1);
-    printf("%s session/mode rldc2 connections=%d depth=%d seconds=%.2f answers=%llu "
-           "errors=%llu unanswered=%d\n",
-           label, n_conns, depth, el, answers, errors, owed);
+    if (paced)
+        printf("%s session/mode rldc2 connections=%d paced at %.0f req/s seconds=%.2f "
+               "answers=%llu errors=%llu unanswered=%d late=%llu\n",
+               label, n_conns, rate_due, el, answers, errors, owed, late);
+    else
+        printf("%s session/mode rldc2 connections=%d depth=%d seconds=%.2f answers=%llu "
+               "errors=%llu unanswered=%d\n",
+               label, n_conns, depth, el, answers, errors, owed);
     printf("%s   throughput %.0f req/s (answers within the window / window)\n", label, rate);
     printf("%s   latency ms p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (n=%zu)\n", label,
            pct_ms(lat, n_samples, 50), pct_ms(lat, n_samples, 90), pct_ms(lat, n_samples, 99),
@@ -671,8 +701,9 @@ static double row_mode(const char *label, const char *sid, int n_conns, int dept
         conn_close(&ms[i].c);
     free(ms);
     free(pf);
+    mode_figures fig = {rate, pct_ms(lat, n_samples, 50), pct_ms(lat, n_samples, 99)};
     free(lat);
-    return rate;
+    return fig;
 }
 
 /* ---- Row 4: row 1 through HAProxy ----------------------------------------------- */
@@ -743,8 +774,27 @@ static int haproxy_start(void)
     return tcp;
 }
 
-/* Row 1 at depth 1 directly, through HAProxy, directly, through HAProxy:
- * alternated so that a change of load on the box shows. */
+#define ROW4_RATE 10000.0 /* the offered load */
+
+static double pct_more(double base, double x) { return base > 0 ? (x - base) / base * 100 : 0.0; }
+
+static double median3(double a, double b, double c)
+{
+    return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
+}
+
+/* The median of each figure over three runs. */
+static mode_figures median_figures(const mode_figures *f)
+{
+    return (mode_figures){median3(f[0].rate, f[1].rate, f[2].rate),
+                          median3(f[0].p50_ms, f[1].p50_ms, f[2].p50_ms),
+                          median3(f[0].p99_ms, f[1].p99_ms, f[2].p99_ms)};
+}
+
+/* Row 1 at depth 1 directly and through HAProxy, alternated three times so
+ * that a change of load on the box shows, medians compared; first as fast
+ * as the server answers (saturation: the proxy competes for the same 2
+ * cores), then paced at ROW4_RATE, the load the issue's target is stated at. */
 static void row_proxy(const char *sid, int n_conns, double seconds)
 {
     int direct = server_port, proxy = haproxy_start();
@@ -753,19 +803,27 @@ static void row_proxy(const char *sid, int n_conns, double seconds)
         return;
     }
     print_loadavg("before row 4");
-    double d = 0, h = 0;
-    for (int k = 0; k < 2; k++) {
-        server_port = direct;
-        d += row_mode("row4 direct ", sid, n_conns, 1, seconds);
-        server_port = proxy;
-        h += row_mode("row4 haproxy", sid, n_conns, 1, seconds);
+    for (int paced = 0; paced < 2; paced++) {
+        double rate = paced ? ROW4_RATE : 0;
+        mode_figures a[3], b[3];
+        for (int k = 0; k < 3; k++) {
+            server_port = direct;
+            a[k] = row_mode("row4 direct ", sid, n_conns, 1, seconds, rate);
+            server_port = proxy;
+            b[k] = row_mode("row4 haproxy", sid, n_conns, 1, seconds, rate);
+        }
+        mode_figures d = median_figures(a), h = median_figures(b);
+        printf("row4 proxy overhead %s (medians of 3): %.0f req/s directly, %.0f through "
+               "HAProxy (%.1f %% fewer); p50 %.3f vs %.3f ms (%+.1f %%), p99 %.3f vs %.3f ms "
+               "(%+.1f %%)%s\n",
+               paced ? "at 10,000 req/s offered" : "at saturation", d.rate, h.rate,
+               d.rate > 0 ? (d.rate - h.rate) / d.rate * 100 : 0.0, d.p50_ms, h.p50_ms,
+               pct_more(d.p50_ms, h.p50_ms), d.p99_ms, h.p99_ms, pct_more(d.p99_ms, h.p99_ms),
+               paced ? " (target: <= 10 % fewer)" : "");
+        fflush(stdout);
     }
     server_port = direct;
     haproxy_stop();
-    printf("row4 proxy overhead: %.0f req/s directly, %.0f through HAProxy: %.1f %% fewer "
-           "(target <= 10 %% at 10,000 req/s)\n",
-           d / 2, h / 2, d > 0 ? (d - h) / d * 100 : 0.0);
-    fflush(stdout);
 }
 
 /* ---- Row 2: 200 sessions open+analyse+close at once --------------------------- */
@@ -1162,8 +1220,8 @@ int main(int argc, char **argv)
         }
         if (strchr(rows, '1') != NULL) {
             print_loadavg("before row 1");
-            row_mode("row1", sid, n_conns, 1, seconds);
-            row_mode("row1", sid, n_conns, 4, seconds);
+            row_mode("row1", sid, n_conns, 1, seconds, 0);
+            row_mode("row1", sid, n_conns, 4, seconds, 0);
         }
         if (strchr(rows, '4') != NULL)
             row_proxy(sid, n_conns, seconds);
