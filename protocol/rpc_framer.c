@@ -22,6 +22,7 @@ struct rpc_framer_http_ {
     rpc_frame_cb cb;
     void *ctx;
     int rc; /* error found inside a callback */
+    const char *limit_status; /* the HTTP status of the limit hit, or NULL */
     char url[RPC_FRAMER_MAX_URL + 1];
     size_t url_len;
     char field[HTTP_FIELD_KEEP + 1];
@@ -292,6 +293,7 @@ static int on_http_url(http_parser *p, const char *at, size_t n)
     struct rpc_framer_http_ *h = p->data;
     if (h->url_len + n > RPC_FRAMER_MAX_URL) {
         h->rc = MDAE_E_LIMIT;
+        h->limit_status = "414 URI Too Long";
         return 1;
     }
     memcpy(h->url + h->url_len, at, n);
@@ -329,6 +331,7 @@ static int on_http_value(http_parser *p, const char *at, size_t n)
     if (h->cur_is_auth) {
         if (h->auth_len + n > RPC_FRAMER_MAX_AUTH) {
             h->rc = MDAE_E_LIMIT;
+            h->limit_status = "431 Request Header Fields Too Large";
             return 1;
         }
         memcpy(h->auth + h->auth_len, at, n);
@@ -342,6 +345,7 @@ static int on_http_body(http_parser *p, const char *at, size_t n)
     struct rpc_framer_http_ *h = p->data;
     if (h->fr->len + n > h->fr->max_frame) {
         h->rc = MDAE_E_LIMIT;
+        h->limit_status = "413 Content Too Large";
         return 1;
     }
     int rc = buf_append(h->fr, at, n);
@@ -417,11 +421,18 @@ static int feed_http(rpc_framer *fr, const char *p, size_t n, rpc_frame_cb cb, v
     if (h->rc < 0)
         return h->rc;
     enum http_errno e = HTTP_PARSER_ERRNO(&h->parser);
-    if (e == HPE_HEADER_OVERFLOW)
+    if (e == HPE_HEADER_OVERFLOW) {
+        h->limit_status = "431 Request Header Fields Too Large";
         return MDAE_E_LIMIT;
+    }
     if (e != HPE_OK || h->parser.upgrade || used != n)
         return MDAE_E_PROTO; /* no upgrades (websockets) and no CONNECT */
     return MDAE_OK;
+}
+
+const char *rpc_framer_http_limit_status(const rpc_framer *fr)
+{
+    return fr->http != NULL ? fr->http->limit_status : NULL;
 }
 
 /* ---- Detection --------------------------------------------------------------- */

@@ -115,6 +115,12 @@ MDAE_API rpc_framing rpc_framer_framing(const rpc_framer *fr);
  * Content-Length, and for tests). Only valid before the first feed. */
 MDAE_API void rpc_framer_set_framing(rpc_framer *fr, rpc_framing framing);
 
+/* After an HTTP feed that returned MDAE_E_LIMIT: the status line that names
+ * the limit ("414 URI Too Long", "431 Request Header Fields Too Large" for
+ * the header block or the Authorization value, "413 Content Too Large" for
+ * the body); NULL for any other framing or error. Static storage. */
+MDAE_API const char *rpc_framer_http_limit_status(const rpc_framer *fr);
+
 /* Name of a framing ("ndjson", "lsp", "http", "unknown"); static storage. */
 MDAE_API const char *rpc_framing_name(rpc_framing framing);
 

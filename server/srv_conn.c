@@ -293,7 +293,9 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     if (f == RPC_FRAMING_HTTP && !c->http_busy) {
         char *out;
         size_t olen;
-        const char *status = rc == MDAE_E_LIMIT ? "413 Payload Too Large" : "400 Bad Request";
+        const char *status = rpc_framer_http_limit_status(&c->fr);
+        if (status == NULL)
+            status = rc == MDAE_E_LIMIT ? "413 Content Too Large" : "400 Bad Request";
         if (rpc_http_response(status, "text/plain", msg, strlen(msg), false, &out, &olen) ==
             MDAE_OK)
             srv_conn_write(c, out, olen);

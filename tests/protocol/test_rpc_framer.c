@@ -303,6 +303,43 @@ Test(rpc_framer, reports_oversized_http_body)
     rpc_framer_close(&fr);
 }
 
+/* Issue 17, request limits: a URL past RPC_FRAMER_MAX_URL, an Authorization
+ * value past RPC_FRAMER_MAX_AUTH, a header block past http-parser's own
+ * limit (80 KB) and a body past max_frame are errors with the HTTP status
+ * that names them, fed in small pieces as a slow client would, and the
+ * framer buffers none of it beyond max_frame. */
+Test(rpc_framer, refuses_http_requests_past_their_limits_without_buffering_them)
+{
+    static char buf[200000];
+    struct { const char *head, *unit; size_t units; const char *status; } cases[] = {
+        {"GET /", "a", RPC_FRAMER_MAX_URL + 10, "414 URI Too Long"},
+        {"POST /rpc HTTP/1.1\r\nAuthorization: Bearer ", "x", RPC_FRAMER_MAX_AUTH + 10,
+         "431 Request Header Fields Too Large"},
+        {"POST /rpc HTTP/1.1\r\n", "X-Padding: 0123456789abcdef\r\n", 4000,
+         "431 Request Header Fields Too Large"},
+        {"POST /rpc HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n", "{}", 40000,
+         "413 Content Too Large"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t n = strlen(cases[k].head), u = strlen(cases[k].unit);
+        memcpy(buf, cases[k].head, n);
+        for (size_t i = 0; i < cases[k].units && n + u < sizeof buf; i++, n += u)
+            memcpy(buf + n, cases[k].unit, u);
+        rpc_framer fr;
+        sink s = {0};
+        rpc_framer_init(&fr, 65536);
+        int rc = MDAE_OK;
+        for (size_t at = 0; at < n && rc == MDAE_OK; at += 97) {
+            rc = feed(&fr, buf + at, n - at < 97 ? n - at : 97, 0, &s);
+            cr_assert_leq(fr.len, 65536, "case %zu buffers %zu bytes", k, fr.len);
+        }
+        cr_assert_eq(rc, MDAE_E_LIMIT, "case %zu: %d", k, rc);
+        cr_assert_str_eq(rpc_framer_http_limit_status(&fr), cases[k].status, "case %zu", k);
+        cr_assert_eq(s.n, 0);
+        rpc_framer_close(&fr);
+    }
+}
+
 Test(rpc_framer, rejects_malformed_http)
 {
     rpc_framer fr;

@@ -316,6 +316,38 @@ static void http_get(client *c, const srv_proc *p, const char *path)
     cl_read_all(c);
 }
 
+/* Request limits (issue 17): an overlong URL is 414, a header flood 431,
+ * each with the connection closed, and the server goes on serving. */
+Test(srv_router, answers_http_requests_past_their_limits_with_the_status_that_names_them)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    static char req[120000];
+    int n = snprintf(req, sizeof req, "GET /");
+    while (n < 3000)
+        req[n++] = 'a';
+    snprintf(req + n, sizeof req - (size_t)n, " HTTP/1.1\r\n\r\n");
+    cl_connect(&c, &p);
+    cl_send(&c, req);
+    cl_read_all(&c);
+    cr_assert(strncmp(c.buf, "HTTP/1.1 414 URI Too Long", 25) == 0, "%.200s", c.buf);
+    cl_close(&c);
+    n = snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\n");
+    while (n < 100000)
+        n += snprintf(req + n, sizeof req - (size_t)n, "X-Padding-%d: 0123456789\r\n", n);
+    cl_connect(&c, &p);
+    cl_send(&c, req);
+    cl_read_all(&c);
+    cr_assert(strncmp(c.buf, "HTTP/1.1 431 Request Header Fields Too Large", 44) == 0, "%.200s",
+              c.buf);
+    cl_close(&c);
+    http_get(&c, &p, "/");
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
 Test(srv_router, serves_the_web_page_and_its_files_and_nothing_outside_web_root)
 {
     srv_proc p;
