@@ -550,8 +550,7 @@ Test(mo_parse, replays_every_saved_fuzzer_input)
 {
     const char *dir = MDAE_SOURCE_DIR "/tests/corpus/mo_parse";
     DIR *dp = opendir(dir);
-    if (dp == NULL)
-        return; /* none saved yet */
+    cr_assert_not_null(dp, "%s: the seeds are missing", dir);
     struct dirent *de;
     mel_options opt = {.max_instances = 10000, .max_depth = 64};
     while ((de = readdir(dp)) != NULL) {
