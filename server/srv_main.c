@@ -51,6 +51,15 @@ static size_t arg_size(const char *s)
     return (size_t)v;
 }
 
+/* Workers inherit the router's environment: MDAE_GLIBC_TUNABLES (mdae.h)
+ * reaches them from here. The router itself started without it, which does
+ * not matter: it allocates little. */
+static void worker_tunables(void)
+{
+    if (getenv("GLIBC_TUNABLES") == NULL)
+        (void)setenv("GLIBC_TUNABLES", MDAE_GLIBC_TUNABLES, 0);
+}
+
 int main(int argc, char **argv)
 {
     const char *config = NULL;
@@ -136,6 +145,7 @@ int main(int argc, char **argv)
     rpc_message_init();
     if (worker)
         return wk_main(&wo);
+    worker_tunables();
 
     srv_config_default(&srv.cfg);
     if (config != NULL) {
