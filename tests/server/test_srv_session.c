@@ -551,13 +551,6 @@ Test(srv_session, keeps_acknowledged_edits_of_persistent_sessions_across_a_kill,
 
 /* ---- session/analyze {modechanges} (issue 13 item 7) ---------------------------------- */
 
-/* p=T -> p=F is an underdetermined restart whatever h does: of 12 changes,
- * 4 continuous, 4 reset, 4 rejected. */
-static const char two_modes[] = "x : real;\np : boolean;\n"
-                                "e : equation 1 = if p then x else der(x);\n"
-                                "y : real;\nh : boolean;\n"
-                                "f : equation y = if h then 1.0 else 2.0;\n";
-
 static cJSON *analyze_params(const char *sid, bool stream, cJSON *modechanges /* taken */)
 {
     cJSON *p = session_params(sid);
@@ -573,7 +566,7 @@ Test(srv_session, analyze_with_modechanges_streams_every_pair_and_sums_them_up)
     client c;
     srv_start(&p, "", "");
     cl_connect(&c, &p);
-    char *sid = cl_open(&c, two_modes);
+    char *sid = cl_open(&c, T_TWO_MODES);
     char *req = t_request(7, "session/analyze", analyze_params(sid, true, cJSON_CreateTrue()));
     cl_send(&c, req);
     cl_send(&c, "\n");
@@ -634,12 +627,8 @@ Test(srv_session, analyze_with_modechanges_streams_every_pair_and_sums_them_up)
 
 Test(srv_session, analyze_with_modechanges_skips_a_model_past_the_limits)
 {
-    char text[1024] = "x : real;\ne : equation der(x) = 1;\n";
-    for (int i = 1; i <= 21; i++) {
-        char part[40];
-        snprintf(part, sizeof part, "g%d : boolean;\n", i);
-        strcat(text, part);
-    }
+    char text[1024];
+    t_wide_model(text, sizeof text, 21);
     srv_proc p;
     client c;
     srv_start(&p, "", "");

@@ -168,14 +168,8 @@ Test(srv_worker, cancels_a_running_request)
  * changes, seconds of work; the cancel comes after the first one. */
 Test(srv_worker, cancels_an_analysis_during_its_mode_changes)
 {
-    char text[2048] = "";
-    for (int i = 1; i <= 7; i++) {
-        char part[200];
-        snprintf(part, sizeof part,
-                 "x%d : real;\np%d : boolean;\ne%d : equation 1 = if p%d then x%d else der(x%d);\n",
-                 i, i, i, i, i, i);
-        strcat(text, part);
-    }
+    char text[2048];
+    t_copies_model(text, sizeof text, 7);
     srv_proc p;
     client a;
     srv_start(&p, "", "");

@@ -515,18 +515,10 @@ static int start_of(const cJSON *d, const char *what)
         ->valueint;
 }
 
-/* two_equations_mo.mel with an independent mode variable h: p=T -> p=F is
- * underdetermined (x, x. are not determined), whatever h does: 4 pairs,
- * one reason, one place. */
-static const char two_modes[] = "x : real;\np : boolean;\n"
-                                "e : equation 1 = if p then x else der(x);\n"
-                                "y : real;\nh : boolean;\n"
-                                "f : equation y = if h then 1.0 else 2.0;\n";
-
 Test(wk_lsp, rejected_mode_changes_are_warnings_on_what_is_underdetermined_grouped)
 {
     editor e;
-    ed_open(&e, "", false, "file:///two.mel", "mel", two_modes, NULL);
+    ed_open(&e, "", false, "file:///two.mel", "mel", T_TWO_MODES, NULL);
     cJSON *msg = NULL;
     cJSON *diags = ed_diagnostics(&e, &msg);
     const cJSON *d = NULL;
@@ -565,14 +557,8 @@ Test(wk_lsp, guard_fixpoints_are_errors_on_the_definition_and_hide_the_rejected_
 Test(wk_lsp, rejected_mode_changes_are_capped_with_a_summary)
 {
     /* five independent copies: 781 of 992 changes rejected, for 31 reasons */
-    char text[2048] = "";
-    for (int i = 1; i <= 5; i++) {
-        char part[200];
-        snprintf(part, sizeof part,
-                 "x%d : real;\np%d : boolean;\ne%d : equation 1 = if p%d then x%d else der(x%d);\n",
-                 i, i, i, i, i, i);
-        strcat(text, part);
-    }
+    char text[2048];
+    t_copies_model(text, sizeof text, 5);
     editor e;
     ed_open(&e, "", false, "file:///five.mel", "mel", text, NULL);
     cJSON *msg = NULL;
@@ -598,12 +584,8 @@ Test(wk_lsp, rejected_mode_changes_are_capped_with_a_summary)
 
 Test(wk_lsp, a_model_past_the_enumeration_limits_gets_one_hint)
 {
-    char text[1024] = "x : real;\ne : equation der(x) = 1;\n";
-    for (int i = 1; i <= 21; i++) {
-        char part[40];
-        snprintf(part, sizeof part, "g%d : boolean;\n", i);
-        strcat(text, part);
-    }
+    char text[1024];
+    t_wide_model(text, sizeof text, 21);
     editor e;
     ed_open(&e, "", false, "file:///wide.mel", "mel", text, NULL);
     cJSON *msg = NULL;
@@ -623,7 +605,7 @@ Test(wk_lsp, the_mode_changes_setting_turns_those_diagnostics_off_and_on)
     cJSON *opts = cJSON_CreateObject();
     cJSON_AddFalseToObject(opts, "modeChanges");
     editor e;
-    ed_open_opts(&e, "", false, "file:///two.mel", "mel", two_modes, NULL, opts);
+    ed_open_opts(&e, "", false, "file:///two.mel", "mel", T_TWO_MODES, NULL, opts);
     cJSON *msg = NULL;
     cJSON *diags = ed_diagnostics(&e, &msg);
     cr_assert_eq(cJSON_GetArraySize(diags), 0, "%s", cJSON_PrintUnformatted(diags));
