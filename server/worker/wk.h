@@ -53,9 +53,17 @@
  *                                     server/status. method (issue 10):
  *                                     "auto", "implicit" or "enumeration",
  *                                     how parts analysed anew are analysed.
+ *                                     modechanges: true (issue 13 item 7):
+ *                                     then every mode change, streamed as
+ *                                     analysis/modechange, summed up in
+ *                                     result.modechanges
+ *                                     (wk_modechanges_summary).
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
- *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
- *                                     then singular-mode diagnostics
+ *   diagnose {text, defines?, name?, modeChanges?}
+ *                                  -> {diagnostics:[LSP Diagnostic]}: load,
+ *                                     then singular-mode diagnostics and,
+ *                                     unless modeChanges is false, those of
+ *                                     mode changes (wk_modechange_diags)
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16
  *                                     otherwise)

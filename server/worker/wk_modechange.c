@@ -11,6 +11,11 @@
  * with errors answers as session/mode does (its code and diagnostics).
  * session/modechanges enumerates the pairs (mc_all_enumerate says why) and
  * answers MDAE_E_LIMIT past MC_ALL_MAX_PAIRS.
+ *
+ * The same enumeration serves session/analyze {modechanges: true} (the
+ * pairs streamed one by one, a summary in the result, a cancel seen between
+ * pairs) and the editor's diagnostics of mode changes (guard fixpoints,
+ * rejected changes grouped by reason and capped), issue 13 item 7.
  */
 #include "wk.h"
 
