@@ -343,8 +343,9 @@ static void recheck_documents(srv_conn *c)
  * modeChanges}}}: the debounce of this connection's documents from now on
  * (issue 15; null goes back to the configuration's), and whether their
  * checks publish mode-change diagnostics (issue 13 item 7; a change of it
- * checks the connection's documents again). The server's limits (memory, time, nodes) are the operator's
- * (conf/mdaed.json), not an editor's: not settable here. */
+ * checks the connection's documents again). The server's limits (memory,
+ * time, nodes) are the operator's (conf/mdaed.json), not an editor's: not
+ * settable here. */
 void srv_lsp_did_change_configuration(srv_conn *c, const cJSON *params)
 {
     const cJSON *mdae = get_param(get_param(params, "settings"), "mdae");

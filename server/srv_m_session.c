@@ -390,8 +390,7 @@ static void analyze_done(srv_job *job, srv_reply *r)
 }
 
 /* analysis/progress, /diagnostic, /block, /edge, /modechange while
- * streaming: the
- * client's request id and the session are added. */
+ * streaming: the client's request id and the session are added. */
 static void analyze_notify(srv_job *job, const char *method, cJSON *params)
 {
     session_job *sj = (session_job *)job;
