@@ -244,4 +244,21 @@ MDAE_API int mc_all_enumerate(const mel_model *m /* borrowed */, size_t max_pair
                               size_t why_len);
 MDAE_API void mc_all_free(mc_all *a /* takes ownership; NULL ok */);
 
+/* Called by mc_all_enumerate_each after each pair, in the order of
+ * mc_all.pairs: p is the pair just added (borrowed: all->pairs[all->n_pairs
+ * - 1]), r its whole result (borrowed for the call; for a rejected pair the
+ * failing instant and the located diagnostics; its first instant's erased
+ * list has moved to p->erased0, and the impulse analysis is skipped). A
+ * nonzero return stops the enumeration: mc_all_enumerate_each then returns
+ * MDAE_E_CANCELED and no result. */
+typedef int mc_pair_fn(void *ctx, const mc_pair *p, const mc_result *r);
+
+/* mc_all_enumerate, calling fn (may be NULL) after each pair: for callers
+ * that stream the pairs, look at the rejected ones or stop early
+ * (cancellation). The limits are checked before any pair is analysed, so
+ * MDAE_E_LIMIT costs the enumeration of the valid modes only. */
+MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max_pairs,
+                                   mc_pair_fn *fn, void *ctx, mc_all **out /* out: owned */,
+                                   char *why /* out */, size_t why_len);
+
 #endif /* MC_H */

@@ -62,8 +62,13 @@ static uint32_t *valid_modes(const mel_model *m, uint32_t *count)
     return v;
 }
 
+typedef struct each_cb {
+    mc_pair_fn *fn;
+    void *ctx;
+} each_cb;
+
 static int one_pair(const mel_model *m, uint32_t a, uint32_t b, bool *from, bool *to,
-                    mc_all *all)
+                    mc_all *all, const each_cb *cb)
 {
     to_mode(a, m->n_modes, from);
     to_mode(b, m->n_modes, to);
@@ -91,6 +96,8 @@ static int one_pair(const mel_model *m, uint32_t a, uint32_t b, bool *from, bool
             rc = mdae_diags_add(&all->diags, r->diags.items[k].severity,
                                 r->diags.items[k].where, "%s", r->diags.items[k].message);
     }
+    if (rc == MDAE_OK && cb->fn != NULL && cb->fn(cb->ctx, p, r) != 0)
+        rc = MDAE_E_CANCELED;
     mc_result_free(r);
     return rc;
 }
@@ -98,6 +105,13 @@ static int one_pair(const mel_model *m, uint32_t a, uint32_t b, bool *from, bool
 int mc_all_enumerate(const mel_model *m, size_t max_pairs, mc_all **out, char *why,
                      size_t why_len)
 {
+    return mc_all_enumerate_each(m, max_pairs, NULL, NULL, out, why, why_len);
+}
+
+int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, void *ctx,
+                          mc_all **out, char *why, size_t why_len)
+{
+    each_cb cb = {fn, ctx};
     if (m == NULL || out == NULL)
         return MDAE_E_INVAL;
     if (m->n_modes == 0) {
@@ -143,7 +157,7 @@ int mc_all_enumerate(const mel_model *m, size_t max_pairs, mc_all **out, char *w
         for (uint32_t b = 0; b < nv; b++) {
             if (a == b)
                 continue;
-            rc = one_pair(m, v[a], v[b], from, to, all);
+            rc = one_pair(m, v[a], v[b], from, to, all, &cb);
             if (rc < 0)
                 goto fail;
         }

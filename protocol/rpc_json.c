@@ -988,6 +988,24 @@ static cJSON *erased_in(const mel_model *m, cJSON *eqs, cJSON **per_eq, uint32_t
     return arr;
 }
 
+int rpc_json_modechange_pair(const mel_model *m, const mc_pair *p, cJSON **out)
+{
+    if (m == NULL || p == NULL || out == NULL || m->n_modes > 32)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !attach(o, "from", mc_mask_obj(m, p->from)) ||
+        !attach(o, "to", mc_mask_obj(m, p->to)) ||
+        !add_str(o, "status", mc_status_name(p->status)) ||
+        !add_num(o, "instants", p->n_instants) || !add_bool(o, "ambiguous", p->ambiguous) ||
+        !attach(o, "erased", mc_items(m, &p->erased0, false))) {
+        cJSON_Delete(o);
+        return MDAE_E_NOMEM;
+    }
+    *out = o;
+    return MDAE_OK;
+}
+
 /* {"guard": formula, "cubes": [...]} of a set of pair keys, over g (the old
  * mode) and g' (the new one); NULL on OOM. */
 static cJSON *pair_set(const mel_model *m, const uint64_t *keys, size_t n)
@@ -1100,12 +1118,8 @@ int rpc_json_modechanges(const mel_model *m, const mc_all *all, cJSON **out)
         goto nomem;
     for (size_t k = 0; k < all->n_pairs; k++) {
         const mc_pair *p = &all->pairs[k];
-        cJSON *o = cJSON_CreateObject();
-        if (!attach(ch, NULL, o) || !attach(o, "from", mc_mask_obj(m, p->from)) ||
-            !attach(o, "to", mc_mask_obj(m, p->to)) ||
-            !add_str(o, "status", mc_status_name(p->status)) ||
-            !add_num(o, "instants", p->n_instants) || !add_bool(o, "ambiguous", p->ambiguous) ||
-            !attach(o, "erased", mc_items(m, &p->erased0, false)))
+        cJSON *o = NULL;
+        if (rpc_json_modechange_pair(m, p, &o) < 0 || !attach(ch, NULL, o))
             goto nomem;
         for (size_t q = 0; q < p->erased0.n; q++) {
             uint32_t i = p->erased0.items[q].index;

@@ -220,6 +220,14 @@ MDAE_API int rpc_json_modechanges(const mel_model *m /* borrowed */,
                                   const mc_all *all /* borrowed */,
                                   cJSON **out /* out: owned */);
 
+/* One entry of the "changes" array above, for the pair p of an mc_all of m
+ * (session/analyze {modechanges} streams them, one analysis/modechange
+ * notification each). MDAE_OK with *out new (owned), MDAE_E_NOMEM, or
+ * MDAE_E_INVAL (NULL arguments, more than 32 mode variables). */
+MDAE_API int rpc_json_modechange_pair(const mel_model *m /* borrowed */,
+                                      const mc_pair *p /* borrowed */,
+                                      cJSON **out /* out: owned */);
+
 /* Print a tree to a new NUL-terminated string (owned: mdae_free), indented
  * when `pretty`, compact otherwise. MDAE_E_NOMEM on failure. */
 MDAE_API int rpc_json_print(const cJSON *json /* borrowed */, bool pretty,

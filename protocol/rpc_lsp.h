@@ -35,7 +35,7 @@
 #include "mdae.h"
 
 /* LSP DiagnosticSeverity. */
-enum { RPC_LSP_ERROR = 1, RPC_LSP_WARNING = 2, RPC_LSP_INFORMATION = 3 };
+enum { RPC_LSP_ERROR = 1, RPC_LSP_WARNING = 2, RPC_LSP_INFORMATION = 3, RPC_LSP_HINT = 4 };
 
 /* LSP PositionEncodingKind: how `character` counts. */
 typedef enum rpc_lsp_enc { RPC_LSP_UTF16 = 0, RPC_LSP_UTF8 = 1 } rpc_lsp_enc;

@@ -157,6 +157,9 @@ struct srv_conn {
     bool lsp_utf8; /* initialize chose positionEncoding "utf-8" (issue 15) */
     int64_t lsp_debounce_ms; /* workspace/didChangeConfiguration's; -1: the
                                 configuration's lsp.debounce_ms */
+    bool lsp_mode_changes; /* publish mode-change diagnostics (issue 13 item
+                              7): initializationOptions or
+                              didChangeConfiguration's modeChanges */
     /* Graceful end (srv_conn_end): the peer finished sending, or we are done;
      * close once the replies owed and the bytes queued are out. */
     bool read_eof;

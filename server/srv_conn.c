@@ -64,6 +64,7 @@ srv_conn *srv_conn_new(srv_conn_kind kind, srv_conn_frame_cb frame_cb,
     c->on_close = close_cb;
     rpc_framer_init(&c->fr, srv.cfg.max_message_bytes);
     c->lsp_debounce_ms = -1; /* the configuration's until the editor says (issue 15) */
+    c->lsp_mode_changes = true;
     /* The token protects TCP only; see the file comment. */
     c->authed = kind != SRV_CONN_TCP || srv.cfg.token == NULL;
     return c;

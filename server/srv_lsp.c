@@ -66,6 +66,9 @@ void srv_lsp_initialize(srv_call *call, const cJSON *params)
 {
     /* Incremental sync (2): didChange carries ranges (issue 5 section 3). */
     call->conn->lsp_utf8 = offers_utf8(params);
+    const cJSON *mc = get_param(get_param(params, "initializationOptions"), "modeChanges");
+    if (cJSON_IsBool(mc))
+        call->conn->lsp_mode_changes = cJSON_IsTrue(mc);
     char *text = mdae_asprintf("{\"capabilities\":{\"positionEncoding\":\"%s\"," LSP_CAPABILITIES
                                "},\"serverInfo\":{\"name\":\"mdaed\",\"version\":\"" MDAE_VERSION
                                "\"}}",
@@ -146,6 +149,11 @@ static void lsp_check(srv_conn *c, srv_session *s)
 {
     lsp_job *lj = mdae_calloc(1, sizeof *lj);
     cJSON *params = srv_session_load_params(s);
+    if (params != NULL && !c->lsp_mode_changes &&
+        !cJSON_AddFalseToObject(params, "modeChanges")) {
+        cJSON_Delete(params);
+        params = NULL;
+    }
     if (lj == NULL || srv_job_init(&lj->job, "diagnose", params, check_done) < 0 ||
         (lj->uri = mdae_strdup(s->uri)) == NULL) {
         if (lj == NULL)
@@ -322,13 +330,30 @@ void srv_lsp_did_save(srv_conn *c, const cJSON *params)
     }
 }
 
-/* workspace/didChangeConfiguration {settings:{mdae:{debounceMs}}}: the
- * debounce of this connection's documents from now on (issue 15); null goes
- * back to the configuration's. The server's limits (memory, time, nodes)
- * are the operator's (conf/mdaed.json), not an editor's: not settable here. */
+/* Check every document of c again (its diagnostics depend on a setting
+ * that changed). */
+static void recheck_documents(srv_conn *c)
+{
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
+        if (s->owner == c && s->uri != NULL)
+            lsp_schedule(c, s, true);
+}
+
+/* workspace/didChangeConfiguration {settings:{mdae:{debounceMs,
+ * modeChanges}}}: the debounce of this connection's documents from now on
+ * (issue 15; null goes back to the configuration's), and whether their
+ * checks publish mode-change diagnostics (issue 13 item 7; a change of it
+ * checks the connection's documents again). The server's limits (memory,
+ * time, nodes) are the operator's (conf/mdaed.json), not an editor's: not
+ * settable here. */
 void srv_lsp_did_change_configuration(srv_conn *c, const cJSON *params)
 {
     const cJSON *mdae = get_param(get_param(params, "settings"), "mdae");
+    const cJSON *mc = get_param(mdae, "modeChanges");
+    if (cJSON_IsBool(mc) && c->lsp_mode_changes != cJSON_IsTrue(mc)) {
+        c->lsp_mode_changes = cJSON_IsTrue(mc);
+        recheck_documents(c);
+    }
     const cJSON *ms = get_param(mdae, "debounceMs");
     if (cJSON_IsNull(ms))
         c->lsp_debounce_ms = -1;

@@ -389,8 +389,8 @@ static void analyze_done(srv_job *job, srv_reply *r)
     job_free(sj);
 }
 
-/* analysis/progress, /diagnostic, /block, /edge while streaming: the
- * client's request id and the session are added. */
+/* analysis/progress, /diagnostic, /block, /edge, /modechange while
+ * streaming: the client's request id and the session are added. */
 static void analyze_notify(srv_job *job, const char *method, cJSON *params)
 {
     session_job *sj = (session_job *)job;
@@ -435,9 +435,17 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"method\" must be \"auto\", \"implicit\" or \"enumeration\"");
         return;
     }
+    /* modechanges: every mode change too, by enumeration (issue 13 item 7):
+     * analysis/modechange notifications and a "modechanges" summary. */
+    const cJSON *mc = get_param(params, "modechanges");
+    if (mc != NULL && !cJSON_IsBool(mc)) {
+        bad_params(call, "%s", "\"modechanges\" must be a boolean");
+        return;
+    }
     cJSON *wp = cJSON_CreateObject();
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
         (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
+        (cJSON_IsTrue(mc) && !cJSON_AddTrueToObject(wp, "modechanges")) ||
         !cJSON_AddBoolToObject(wp, "stableIds", cJSON_IsTrue(stable)) ||
         !cJSON_AddNumberToObject(wp, "version", (double)s->version) ||
         (since != NULL && !cJSON_AddNumberToObject(wp, "since", since->valuedouble))) {

@@ -183,6 +183,17 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(a["pairs"], 2)
             self.assertEqual(a["counts"], {"continuous": 1, "reset": 1, "rejected": 0})
 
+    def test_analyses_the_mode_changes_with_the_model(self):
+        with self.client() as c:
+            s = c.open(model("clutch.mel"))
+            summary = s.analyze(modechanges=True)["modechanges"]
+            self.assertEqual(summary["counts"], s.modechanges()["counts"])
+            self.assertEqual(summary["pairs"], 2)
+            self.assertNotIn("modechanges", s.analyze())
+            changes = [p["params"] for kind, p in s.analyze_stream(modechanges=True)
+                       if kind == "notification" and p["method"] == "analysis/modechange"]
+            self.assertEqual(sorted(ch["status"] for ch in changes), ["continuous", "reset"])
+
     def test_reports_how_each_component_was_analysed(self):
         with self.client() as c:
             s = c.open(model("rldc2.mel"))

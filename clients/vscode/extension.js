@@ -22,7 +22,7 @@ function activate(context) {
       { scheme: "file", language: "mel" },
       { scheme: "file", language: "modelica" },
     ],
-    // workspace/didChangeConfiguration {settings: {mdae: {debounceMs}}}
+    // workspace/didChangeConfiguration {settings: {mdae: {debounceMs, modeChanges}}}
     synchronize: { configurationSection: "mdae" },
     middleware: {
       // mdae.showMode (a code lens's command) answers the per-mode

@@ -53,9 +53,17 @@
  *                                     server/status. method (issue 10):
  *                                     "auto", "implicit" or "enumeration",
  *                                     how parts analysed anew are analysed.
+ *                                     modechanges: true (issue 13 item 7):
+ *                                     then every mode change, streamed as
+ *                                     analysis/modechange, summed up in
+ *                                     result.modechanges
+ *                                     (wk_modechanges_summary).
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
- *   diagnose {text, defines?, name?} -> {diagnostics:[LSP Diagnostic]}: load,
- *                                     then singular-mode diagnostics
+ *   diagnose {text, defines?, name?, modeChanges?}
+ *                                  -> {diagnostics:[LSP Diagnostic]}: load,
+ *                                     then singular-mode diagnostics and,
+ *                                     unless modeChanges is false, those of
+ *                                     mode changes (wk_modechange_diags)
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16
  *                                     otherwise)
@@ -173,6 +181,10 @@ bool wk_graph(wk_state *w, const cJSON *id, cdg_graph **graph, cJSON **err);
  * until the next load), or false with an error response in *err (no model,
  * or the model's errors, as session/mode reports them). */
 bool wk_model(wk_state *w, const cJSON *id, const mel_model **model, cJSON **err);
+/* Append an LSP Diagnostic at r (a source range of the loaded text) to
+ * arr, in the load's position encoding. */
+void wk_lsp_diag(const wk_state *w, cJSON *arr /* borrowed */, const mdae_range *r, int severity,
+                 const char *msg /* borrowed */);
 /* The handler of `method`, or NULL (unknown, or a debug method without
  * --debug-methods). */
 wk_method_fn *wk_method_find(const wk_state *w, const char *method);
@@ -190,5 +202,23 @@ wk_method_fn wk_m_svg;
 
 /* ---- wk_modechange.c ------------------------------------------------------------ */
 wk_method_fn wk_m_modechange, wk_m_modechanges;
+/* session/analyze {modechanges: true}: every change of the loaded model by
+ * enumeration (mc_all_enumerate_each), one analysis/modechange notification
+ * per pair when streaming (the entry of session/modechanges's "changes",
+ * plus "diagnostics" for a rejected one). MDAE_OK with *out new (owned):
+ * session/modechanges's result without "changes" and "equations", or
+ * {"skipped": why} for a model past the enumeration's limits or without
+ * mode variables; MDAE_E_CANCELED when the request was cancelled during
+ * the pairs (then *out is untouched). */
+int wk_modechanges_summary(wk_state *w, bool stream, cJSON **out /* out: owned */);
+/* The LSP diagnostics of mode changes of the loaded model, appended to arr:
+ * its guard fixpoints (errors, on the definition's use of the variable);
+ * when it has none and is within the enumeration's limits, its rejected
+ * changes (warnings on the failing instant's underdetermined values or
+ * overdetermined equations, else on what mc_change locates), grouped by
+ * reason and place, at most 20 then one summary; past the limits, one hint
+ * saying they were not checked. Nothing for a model without mode variables
+ * or when cancelled. */
+void wk_modechange_diags(wk_state *w, cJSON *arr /* borrowed: appended to */);
 
 #endif /* WK_H */

@@ -444,6 +444,16 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
     }
     if (cJSON_IsTrue(stream))
         stream_parts(w, json, cJSON_IsNumber(since));
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges"))) {
+        cJSON *mc = NULL;
+        rc = wk_modechanges_summary(w, cJSON_IsTrue(stream), &mc);
+        if (rc < 0) {
+            cJSON_Delete(json);
+            return analysis_error(w, id, rc, NULL);
+        }
+        if (!cJSON_AddItemToObject(json, "modechanges", mc))
+            wk_oom();
+    }
     cJSON *resp = rpc_response_result(id, json);
     if (resp == NULL || !cJSON_AddItemToObject(resp, "stats", reuse_stats(w)))
         wk_oom();
@@ -556,8 +566,8 @@ cJSON *wk_m_structure(wk_state *w, const cJSON *id, const cJSON *params)
 
 /* ---- diagnose (LSP) ------------------------------------------------------------------------ */
 
-static void add_lsp_diag(const wk_state *w, cJSON *arr, const mdae_range *r, int severity,
-                         const char *msg)
+void wk_lsp_diag(const wk_state *w, cJSON *arr, const mdae_range *r, int severity,
+                 const char *msg)
 {
     cJSON *d = NULL;
     check(rpc_lsp_diagnostic(w->text, w->text_len, r, severity, msg, w->enc, &d));
@@ -581,7 +591,7 @@ static void add_singular(const wk_state *w, cJSON *arr, const sa_report *rep)
                                   over ? "equation" : "variable", nm,
                                   over ? "overdetermined" : "underdetermined",
                                   dg->modes.formula ? dg->modes.formula : "false");
-        add_lsp_diag(w, arr, where, RPC_LSP_ERROR, msg ? msg : "structurally singular");
+        wk_lsp_diag(w, arr, where, RPC_LSP_ERROR, msg ? msg : "structurally singular");
         mdae_free(msg);
     }
 }
@@ -602,10 +612,13 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         check(arc);
         if (arc == MDAE_OK) {
             add_singular(w, arr, rep);
+            const cJSON *mc = cJSON_GetObjectItemCaseSensitive(params, "modeChanges");
+            if (!cJSON_IsFalse(mc))
+                wk_modechange_diags(w, arr);
         } else if (arc != MDAE_E_CANCELED) {
             mdae_range none = {{0, 0, 0}, {0, 0, 0}};
             char *msg = mdae_asprintf("analysis failed: %s", mdae_strerror(arc));
-            add_lsp_diag(w, arr, &none, RPC_LSP_WARNING, msg ? msg : "analysis failed");
+            wk_lsp_diag(w, arr, &none, RPC_LSP_WARNING, msg ? msg : "analysis failed");
             mdae_free(msg);
         }
         sa_report_free(rep);
@@ -616,7 +629,7 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         int sev = d->severity == MDAE_SEV_ERROR     ? RPC_LSP_ERROR
                   : d->severity == MDAE_SEV_WARNING ? RPC_LSP_WARNING
                                                     : RPC_LSP_INFORMATION;
-        add_lsp_diag(w, arr, &d->where, sev, d->message ? d->message : "");
+        wk_lsp_diag(w, arr, &d->where, sev, d->message ? d->message : "");
     }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "diagnostics", arr);

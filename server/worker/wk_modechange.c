@@ -11,6 +11,11 @@
  * with errors answers as session/mode does (its code and diagnostics).
  * session/modechanges enumerates the pairs (mc_all_enumerate says why) and
  * answers MDAE_E_LIMIT past MC_ALL_MAX_PAIRS.
+ *
+ * The same enumeration serves session/analyze {modechanges: true} (the
+ * pairs streamed one by one, a summary in the result, a cancel seen between
+ * pairs) and the editor's diagnostics of mode changes (guard fixpoints,
+ * rejected changes grouped by reason and capped), issue 13 item 7.
  */
 #include "wk.h"
 
@@ -109,4 +114,265 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
     if (rc < 0)
         return rpc_response_mdae(id, rc, why[0] ? why : NULL, NULL);
     return rpc_response_result(id, json);
+}
+
+/* ---- session/analyze {modechanges: true} ---------------------------------------------- */
+
+typedef struct stream_ctx {
+    wk_state *w;
+    bool stream;
+} stream_ctx;
+
+/* mc_pair_fn: one analysis/modechange notification per pair (the entry of
+ * session/modechanges's "changes", with the located diagnostics of a
+ * rejected one) when streaming; stops when the request is cancelled. */
+static int stream_pair(void *vctx, const mc_pair *p, const mc_result *r)
+{
+    stream_ctx *sc = vctx;
+    if (sc->stream) {
+        cJSON *o = NULL, *diags = NULL;
+        check(rpc_json_modechange_pair(sc->w->model, p, &o));
+        if (p->status == MC_REJECTED) {
+            check(rpc_json_diags(&r->diags, &diags));
+            if (!cJSON_AddItemToObject(o, "diagnostics", diags))
+                wk_oom();
+        }
+        if (!cJSON_AddNumberToObject(o, "id", (double)sc->w->current_wid))
+            wk_oom();
+        wk_send(sc->w, rpc_notification_new("analysis/modechange", o));
+    }
+    return wk_cancelled(sc->w) ? 1 : 0;
+}
+
+/* {"skipped": why}. */
+static cJSON *skipped(const char *why)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !cJSON_AddStringToObject(o, "skipped", why))
+        wk_oom();
+    return o;
+}
+
+int wk_modechanges_summary(wk_state *w, bool stream, cJSON **out)
+{
+    mc_all *all = NULL;
+    char why[256] = "";
+    stream_ctx sc = {w, stream};
+    int rc = mc_all_enumerate_each(w->model, MC_ALL_MAX_PAIRS, stream_pair, &sc, &all, why,
+                                   sizeof why);
+    check(rc);
+    if (rc == MDAE_E_LIMIT || rc == MDAE_E_INVAL) {
+        *out = skipped(why[0] ? why : mdae_strerror(rc));
+        return MDAE_OK;
+    }
+    if (rc < 0)
+        return rc;
+    cJSON *json = NULL;
+    rc = rpc_json_modechanges(w->model, all, &json);
+    check(rc);
+    mc_all_free(all);
+    if (rc < 0) { /* more than 32 mode variables: past the limits above anyway */
+        *out = skipped("too many mode variables for the summary");
+        return MDAE_OK;
+    }
+    /* the summary: the pairs were streamed (or can be asked for) one by one */
+    cJSON_DeleteItemFromObjectCaseSensitive(json, "changes");
+    cJSON_DeleteItemFromObjectCaseSensitive(json, "equations");
+    *out = json;
+    return MDAE_OK;
+}
+
+/* ---- LSP diagnostics of mode changes (issue 13 item 7) --------------------------------- */
+
+/* Rejected changes published one by one at most; past that, one summary. */
+#define WK_MC_REJECTED_DIAGS 20
+/* Values or equations named in one rejection's reason at most. */
+#define WK_MC_REASON_ITEMS 6
+
+/* Rejected changes with the same reason at the same place: one diagnostic,
+ * naming the first change and counting the others. */
+typedef struct rejected_group {
+    char *reason; /* owned */
+    mdae_range where;
+    uint32_t from, to; /* the first change */
+    size_t count;
+} rejected_group;
+
+typedef struct diag_ctx {
+    wk_state *w;
+    rejected_group groups[WK_MC_REJECTED_DIAGS];
+    size_t n_groups;
+    size_t more; /* rejected changes past the groups */
+} diag_ctx;
+
+/* "x, x•, y•²" of the first WK_MC_REASON_ITEMS items of l, appended to b. */
+static void put_items(mdae_buf *b, const mel_model *m, const mc_list *l, bool vars)
+{
+    static const char *const dots[] = {"", "\u2022", "\u2022\u00b2", "\u2022\u00b3"};
+    for (size_t k = 0; k < l->n && k < WK_MC_REASON_ITEMS; k++) {
+        uint32_t ix = l->items[k].index;
+        int s = l->items[k].shift;
+        mdae_buf_puts(b, k > 0 ? ", " : "");
+        mdae_buf_puts(b, vars ? m->variables[ix].name : m->equations[ix].name);
+        mdae_buf_puts(b, s >= 0 && s < 4 ? dots[s] : "\u2022\u207f");
+    }
+    if (l->n > WK_MC_REASON_ITEMS)
+        mdae_buf_puts(b, ", \u2026");
+}
+
+/* Where a mode change from `from` to `to` shows when nothing better is
+ * named: the declaration of the first mode variable that changes. */
+static mdae_range changed_mode_where(const mel_model *m, uint32_t from, uint32_t to)
+{
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (((from ^ to) >> k) & 1u)
+            return m->modes[k].where;
+    return m->n_modes > 0 ? m->modes[0].where : (mdae_range){{0, 0, 0}, {0, 0, 0}};
+}
+
+/* Why r was rejected, as words (owned), and where: the failing instant's
+ * underdetermined values or overdetermined equations, else the first of
+ * mc's own located diagnostics (a singular old or new mode). */
+static char *rejection_reason(const mel_model *m, const mc_pair *p, const mc_result *r,
+                              mdae_range *where)
+{
+    const mc_instant *in = r->n_instants > 0 ? &r->instants[r->n_instants - 1] : NULL;
+    bool under = in != NULL && in->status == MC_UNDERDETERMINED && in->underdetermined.n > 0;
+    bool over = in != NULL && in->status == MC_OVERDETERMINED && in->overdetermined.n > 0;
+    *where = changed_mode_where(m, p->from, p->to);
+    if (!under && !over) {
+        if (r->diags.count == 0)
+            return mdae_strdup("no restart reaches the new mode");
+        if (r->diags.items[0].where.start.line > 0)
+            *where = r->diags.items[0].where;
+        return mdae_strdup(r->diags.items[0].message ? r->diags.items[0].message : "");
+    }
+    const mc_list *l = under ? &in->underdetermined : &in->overdetermined;
+    *where = under ? m->variables[l->items[0].index].where : m->equations[l->items[0].index].where;
+    mdae_buf b = {0};
+    char head[80];
+    snprintf(head, sizeof head, "restart instant %u is %s (", (unsigned)in->r,
+             under ? "underdetermined" : "overdetermined");
+    mdae_buf_puts(&b, head);
+    put_items(&b, m, l, under);
+    mdae_buf_puts(&b, ")");
+    if (b.oom)
+        wk_oom();
+    return b.p;
+}
+
+/* mc_pair_fn: group the rejected changes; stops when cancelled (a newer
+ * edit). */
+static int collect_rejected(void *vctx, const mc_pair *p, const mc_result *r)
+{
+    diag_ctx *dc = vctx;
+    if (p->status == MC_REJECTED) {
+        mdae_range where;
+        char *reason = rejection_reason(dc->w->model, p, r, &where);
+        if (reason == NULL)
+            wk_oom();
+        rejected_group *g = NULL;
+        for (size_t k = 0; k < dc->n_groups && g == NULL; k++)
+            if (dc->groups[k].where.start.offset == where.start.offset &&
+                strcmp(dc->groups[k].reason, reason) == 0)
+                g = &dc->groups[k];
+        if (g != NULL) {
+            g->count++;
+            mdae_free(reason);
+        } else if (dc->n_groups < WK_MC_REJECTED_DIAGS) {
+            dc->groups[dc->n_groups++] = (rejected_group){reason, where, p->from, p->to, 1};
+        } else {
+            dc->more++;
+            mdae_free(reason);
+        }
+    }
+    return wk_cancelled(dc->w) ? 1 : 0;
+}
+
+/* "g1=F g2=T" of a mode mask, appended to b. */
+static void put_mode(mdae_buf *b, const mel_model *m, uint32_t mask)
+{
+    for (uint32_t k = 0; k < m->n_modes; k++) {
+        mdae_buf_puts(b, k > 0 ? " " : "");
+        mdae_buf_puts(b, m->modes[k].name);
+        mdae_buf_puts(b, (mask >> k) & 1u ? "=T" : "=F");
+    }
+}
+
+static void publish_group(wk_state *w, cJSON *arr, const rejected_group *g)
+{
+    mdae_buf b = {0};
+    mdae_buf_puts(&b, "mode change ");
+    put_mode(&b, w->model, g->from);
+    mdae_buf_puts(&b, " \u2192 ");
+    put_mode(&b, w->model, g->to);
+    mdae_buf_puts(&b, " is rejected: ");
+    mdae_buf_puts(&b, g->reason);
+    if (g->count > 1) {
+        char more[80];
+        snprintf(more, sizeof more, " (and %zu more change%s for the same reason)", g->count - 1,
+                 g->count > 2 ? "s" : "");
+        mdae_buf_puts(&b, more);
+    }
+    if (b.oom)
+        wk_oom();
+    wk_lsp_diag(w, arr, &g->where, RPC_LSP_WARNING, b.p);
+    mdae_free(b.p);
+}
+
+/* The document's path for "mdae modechange FILE --all": the URI without
+ * its file:// scheme. */
+static const char *file_of(const wk_state *w)
+{
+    const char *f = w->text_name ? w->text_name : "FILE";
+    return strncmp(f, "file://", 7) == 0 ? f + 7 : f;
+}
+
+/* The rejected changes among every pair, grouped and capped. */
+static void rejected_diags(wk_state *w, cJSON *arr)
+{
+    const mel_model *m = w->model;
+    diag_ctx dc = {.w = w};
+    mc_all *all = NULL;
+    char why[256] = "";
+    int rc = mc_all_enumerate_each(m, MC_ALL_MAX_PAIRS, collect_rejected, &dc, &all, why,
+                                   sizeof why);
+    check(rc);
+    mdae_range top = m->modes[0].where;
+    if (rc == MDAE_E_LIMIT) {
+        char *msg = mdae_asprintf("mode changes were not checked: %s", why);
+        wk_lsp_diag(w, arr, &top, RPC_LSP_HINT, msg ? msg : "mode changes were not checked");
+        mdae_free(msg);
+    }
+    for (size_t k = 0; k < dc.n_groups; k++) {
+        if (rc == MDAE_OK)
+            publish_group(w, arr, &dc.groups[k]);
+        mdae_free(dc.groups[k].reason);
+    }
+    if (rc == MDAE_OK && dc.more > 0) {
+        char *msg = mdae_asprintf("\u2026 and %zu more rejected change%s (mdae modechange %s --all)",
+                                  dc.more, dc.more > 1 ? "s" : "", file_of(w));
+        wk_lsp_diag(w, arr, &top, RPC_LSP_WARNING, msg ? msg : "more rejected changes");
+        mdae_free(msg);
+    }
+    mc_all_free(all);
+}
+
+void wk_modechange_diags(wk_state *w, cJSON *arr)
+{
+    const mel_model *m = w->model;
+    if (m == NULL || m->n_modes == 0)
+        return;
+    mdae_diags gd;
+    mdae_diags_init(&gd);
+    size_t n_guard = 0;
+    check(mc_guard_fixpoints(m, &gd, &n_guard));
+    for (size_t k = 0; k < gd.count; k++)
+        wk_lsp_diag(w, arr, &gd.items[k].where, RPC_LSP_ERROR,
+                    gd.items[k].message ? gd.items[k].message : "guard fixpoint");
+    mdae_diags_close(&gd);
+    /* a guard fixpoint refuses every change of the model: its errors say
+     * why, one diagnostic per rejected change would only repeat them */
+    if (n_guard == 0)
+        rejected_diags(w, arr);
 }

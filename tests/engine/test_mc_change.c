@@ -437,6 +437,54 @@ Test(mc_change, all_changes_report_allocation_failures)
     mel_model_free(m);
 }
 
+/* mc_all_enumerate_each (issue 13 item 7): the callback sees every pair in
+ * order, with its whole result (a rejected one says why); a nonzero return
+ * stops the enumeration with MDAE_E_CANCELED and no result. */
+typedef struct seen_pairs {
+    size_t n, rejected_with_diags, stop_after;
+    mc_pair pairs[16];
+} seen_pairs;
+
+static int see_pair(void *ctx, const mc_pair *p, const mc_result *r)
+{
+    seen_pairs *sp = ctx;
+    cr_assert_eq(p->status, r->status);
+    cr_assert_eq(p->n_instants, r->n_instants);
+    if (p->status == MC_REJECTED && r->diags.count > 0)
+        sp->rejected_with_diags++;
+    if (sp->n < 16)
+        sp->pairs[sp->n] = *p;
+    sp->n++;
+    return sp->stop_after > 0 && sp->n >= sp->stop_after;
+}
+
+Test(mc_change, all_changes_call_back_on_each_pair_and_stop_when_told)
+{
+    mel_model *m = load("two_equations_mo.mel");
+    seen_pairs sp = {0};
+    mc_all *a = NULL;
+    cr_assert_eq(mc_all_enumerate_each(m, MC_ALL_MAX_PAIRS, see_pair, &sp, &a, NULL, 0), MDAE_OK);
+    cr_assert_eq(sp.n, a->n_pairs);
+    cr_assert_eq(sp.n, 2);
+    for (size_t k = 0; k < sp.n; k++) {
+        cr_assert_eq(sp.pairs[k].from, a->pairs[k].from);
+        cr_assert_eq(sp.pairs[k].to, a->pairs[k].to);
+        cr_assert_eq(sp.pairs[k].status, a->pairs[k].status);
+    }
+    cr_assert_eq(sp.rejected_with_diags, 1, "p=T -> p=F: x, x. are not determined");
+    mc_all_free(a);
+    mel_model_free(m);
+
+    m = load("rldc2.mel");
+    sp = (seen_pairs){.stop_after = 3};
+    a = NULL;
+    cr_assert_eq(mc_all_enumerate_each(m, MC_ALL_MAX_PAIRS, see_pair, &sp, &a, NULL, 0),
+                 MDAE_E_CANCELED);
+    cr_assert_null(a);
+    cr_assert_eq(sp.n, 3, "no pair after the stop");
+    mel_model_free(m);
+}
+
 /* Random models: on every pair of valid nonsingular modes that differ, the
  * status and the number of instants do not depend on the tie order, nor on
  * which of the allowed erasure sets the first instant takes, each

@@ -64,6 +64,38 @@ static inline char *t_model(const char *name)
     return t_read_file(path);
 }
 
+/* Models for the mode-change tests (issue 13 item 7). T_TWO_MODES: p=T ->
+ * p=F is an underdetermined restart (x, x. are not determined) whatever the
+ * independent h does: of 12 changes, 4 continuous, 4 reset, 4 rejected for
+ * one reason, at x's declaration (line 1). */
+#define T_TWO_MODES                                                                        \
+    "x : real;\np : boolean;\ne : equation 1 = if p then x else der(x);\n"                \
+    "y : real;\nh : boolean;\nf : equation y = if h then 1.0 else 2.0;\n"
+
+/* n independent copies of two_equations_mo.mel (x_i, p_i, e_i), into buf:
+ * 2^n valid modes, every change with some p_i going from T to F rejected. */
+static inline void t_copies_model(char *buf, size_t size, int n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 1; i <= n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len,
+                                "x%d : real;\np%d : boolean;\n"
+                                "e%d : equation 1 = if p%d then x%d else der(x%d);\n",
+                                i, i, i, i, i, i);
+    cr_assert_lt(len, size, "buffer too small");
+}
+
+/* One nonsingular equation and n mode variables that nothing reads, into
+ * buf: past the mode-change enumeration's 20 mode variables for n > 20. */
+static inline void t_wide_model(char *buf, size_t size, int n)
+{
+    size_t len = (size_t)snprintf(buf, size, "x : real;\ne : equation der(x) = 1;\n");
+    for (int i = 1; i <= n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "g%d : boolean;\n", i);
+    cr_assert_lt(len, size, "buffer too small");
+}
+
 /* Start mdaed (tests/support/mdaed_proc.h); `limits` is inserted in the
  * "limits" object (may be ""), `top` among the top-level keys (may be "").
  * Nothing persists unless `top` gives a "state_dir" (the later key wins). */

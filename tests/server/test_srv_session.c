@@ -3,8 +3,8 @@
  * tests/server/test_srv_session.c -- sessions seen from clients: edits
  * (whole text and ranges), defines, LSP documents and their diagnostics,
  * sessions closing with their connection (or persisting), 50 concurrent
- * sessions agreeing with the CLI, and no file-descriptor growth over many
- * open/close cycles.
+ * sessions agreeing with the CLI, no file-descriptor growth over many
+ * open/close cycles, and session/analyze {modechanges} (issue 13 item 7).
  */
 #include "srv_test.h"
 
@@ -547,4 +547,102 @@ Test(srv_session, keeps_acknowledged_edits_of_persistent_sessions_across_a_kill,
     free(t);
     free(base);
     mdaed_remove_dir(state);
+}
+
+/* ---- session/analyze {modechanges} (issue 13 item 7) ---------------------------------- */
+
+static cJSON *analyze_params(const char *sid, bool stream, cJSON *modechanges /* taken */)
+{
+    cJSON *p = session_params(sid);
+    cJSON_AddBoolToObject(p, "stream", stream);
+    if (modechanges != NULL)
+        cJSON_AddItemToObject(p, "modechanges", modechanges);
+    return p;
+}
+
+Test(srv_session, analyze_with_modechanges_streams_every_pair_and_sums_them_up)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *sid = cl_open(&c, T_TWO_MODES);
+    char *req = t_request(7, "session/analyze", analyze_params(sid, true, cJSON_CreateTrue()));
+    cl_send(&c, req);
+    cl_send(&c, "\n");
+    cJSON_free(req);
+    int changes = 0, rejected = 0;
+    cJSON *res = NULL;
+    while (res == NULL) {
+        cJSON *j = cl_json(&c);
+        const cJSON *m = cJSON_GetObjectItem(j, "method");
+        if (m == NULL) {
+            res = j;
+            break;
+        }
+        const cJSON *np = cJSON_GetObjectItem(j, "params");
+        if (strcmp(m->valuestring, "analysis/modechange") == 0) {
+            cr_assert_eq(cJSON_GetObjectItem(np, "id")->valueint, 7, "the request's own id");
+            cr_assert_str_eq(cJSON_GetObjectItem(np, "session")->valuestring, sid);
+            cr_assert(cJSON_IsObject(cJSON_GetObjectItem(np, "from")));
+            cr_assert(cJSON_IsObject(cJSON_GetObjectItem(np, "to")));
+            cr_assert(cJSON_IsArray(cJSON_GetObjectItem(np, "erased")));
+            if (strcmp(cJSON_GetObjectItem(np, "status")->valuestring, "rejected") == 0) {
+                rejected++;
+                cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(np, "diagnostics")), 0,
+                             "a rejected change says why");
+            }
+            changes++;
+        }
+        cJSON_Delete(j);
+    }
+    cJSON *mc = cJSON_GetObjectItem(result_of(res), "modechanges");
+    cr_assert_not_null(mc, "%s", cJSON_PrintUnformatted(res));
+    cr_assert_eq(changes, 12, "one notification per ordered pair");
+    cr_assert_eq(rejected, 4);
+    cr_assert_eq(cJSON_GetObjectItem(mc, "pairs")->valueint, changes);
+    cr_assert_null(cJSON_GetObjectItem(mc, "changes"), "a summary: the pairs were streamed");
+    /* the summary is session/modechanges's */
+    cJSON *all = cl_request(&c, 8, "session/modechanges", session_params(sid));
+    const char *same[] = {"method", "validModes", "pairs", "counts", "classes"};
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++)
+        cr_assert(cJSON_Compare(cJSON_GetObjectItem(mc, same[k]),
+                                cJSON_GetObjectItem(result_of(all), same[k]), true),
+                  "%s differs", same[k]);
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(mc, "counts"), "rejected")->valueint, 4);
+    cJSON_Delete(all);
+    cJSON_Delete(res);
+    /* without modechanges nothing changes */
+    cJSON *r = cl_request(&c, 9, "session/analyze", analyze_params(sid, false, NULL));
+    cr_assert_null(cJSON_GetObjectItem(result_of(r), "modechanges"));
+    cJSON_Delete(r);
+    /* a non-boolean modechanges is invalid */
+    r = cl_request(&c, 10, "session/analyze", analyze_params(sid, false, cJSON_CreateString("yes")));
+    cr_assert_eq(error_code(r), RPC_INVALID_PARAMS, "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    free(sid);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
+Test(srv_session, analyze_with_modechanges_skips_a_model_past_the_limits)
+{
+    char text[1024];
+    t_wide_model(text, sizeof text, 21);
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *sid = cl_open(&c, text);
+    cJSON *r = cl_request(&c, 7, "session/analyze", analyze_params(sid, true, cJSON_CreateTrue()));
+    cJSON *res = result_of(r);
+    cr_assert_str_eq(cJSON_GetObjectItem(res, "status")->valuestring, "nonsingular",
+                     "the analysis itself is answered");
+    const cJSON *sk = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "modechanges"), "skipped");
+    cr_assert(cJSON_IsString(sk), "%s", cJSON_PrintUnformatted(res));
+    cr_assert(strstr(sk->valuestring, "21 mode variables") != NULL, "%s", sk->valuestring);
+    cJSON_Delete(r);
+    free(sid);
+    cl_close(&c);
+    srv_stop(&p);
 }

@@ -2,7 +2,8 @@
  *
  * tests/server/test_srv_worker.c -- worker processes seen from a client: a
  * crash, a SIGKILL from outside, the memory cap, the time budget,
- * cancellation (honoured, ignored, queued), restart from the kept text, and
+ * cancellation (honoured, ignored, queued, during the mode changes of an
+ * analysis), restart from the kept text, and
  * the limits on sessions and workers. Uses the debug methods, enabled by
  * the test configuration only.
  */
@@ -158,6 +159,47 @@ Test(srv_worker, cancels_a_running_request)
     assert_analyses(&a, s1, 12);
     free(s1);
     free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+/* session/analyze {modechanges} checks for a cancel between the pairs (issue
+ * 13 item 7): seven independent copies of two_equations_mo.mel make 16256
+ * changes, seconds of work; the cancel comes after the first one. */
+Test(srv_worker, cancels_an_analysis_during_its_mode_changes)
+{
+    char text[2048];
+    t_copies_model(text, sizeof text, 7);
+    srv_proc p;
+    client a;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    char *s1 = cl_open(&a, text);
+    cJSON *params = session_params(s1);
+    cJSON_AddTrueToObject(params, "stream");
+    cJSON_AddTrueToObject(params, "modechanges");
+    char *req = t_request(21, "session/analyze", params);
+    cl_send(&a, req);
+    cl_send(&a, "\n");
+    cJSON_free(req);
+    int changes = 0;
+    cJSON *r = NULL;
+    for (;;) {
+        r = cl_json(&a);
+        const cJSON *m = cJSON_GetObjectItem(r, "method");
+        if (m == NULL)
+            break;
+        if (strcmp(m->valuestring, "analysis/modechange") == 0 && changes++ == 0)
+            cl_send(&a, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":21}}\n");
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(cJSON_GetObjectItem(r, "id")->valueint, 21);
+    cr_assert_eq(error_code(r), RPC_REQUEST_CANCELLED, "%s", cJSON_PrintUnformatted(r));
+    cr_assert(strstr(error_message(r), "killed") == NULL, "the worker stopped by itself");
+    cr_assert_lt(changes, 16256, "stopped before the last pair");
+    cJSON_Delete(r);
+    assert_analyses(&a, s1, 22);
+    free(s1);
     cl_close(&a);
     srv_stop(&p);
 }

@@ -5,7 +5,9 @@
  * position encoding, hover, documentSymbol, definition, references, code
  * lenses and mdae.showMode on MEL and Modelica models, positions after
  * multi-byte characters in both encodings, didSave and
- * didChangeConfiguration.
+ * didChangeConfiguration; the diagnostics of mode changes (guard
+ * fixpoints, rejected changes grouped and capped, models past the
+ * enumeration's limits, the modeChanges setting).
  */
 #include "srv_test.h"
 
@@ -16,10 +18,11 @@ typedef struct editor {
     char uri[64];
 } editor;
 
-/* Start mdaed, initialize (offering "utf-8" when utf8), open `text` as
- * `uri` with languageId `lang`. The capabilities go to *caps when not NULL. */
-static void ed_open(editor *e, const char *top, bool utf8, const char *uri, const char *lang,
-                    const char *text, cJSON **caps)
+/* Start mdaed, initialize (offering "utf-8" when utf8, with
+ * initializationOptions `opts` when not NULL: taken), open `text` as `uri`
+ * with languageId `lang`. The capabilities go to *caps when not NULL. */
+static void ed_open_opts(editor *e, const char *top, bool utf8, const char *uri, const char *lang,
+                         const char *text, cJSON **caps, cJSON *opts)
 {
     memset(e, 0, sizeof *e);
     e->next_id = 1;
@@ -34,6 +37,8 @@ static void ed_open(editor *e, const char *top, bool utf8, const char *uri, cons
         cJSON *gen = cJSON_AddObjectToObject(cJSON_AddObjectToObject(ip, "capabilities"), "general");
         cJSON_AddItemToObject(gen, "positionEncodings", encs);
     }
+    if (opts != NULL)
+        cJSON_AddItemToObject(ip, "initializationOptions", opts);
     cl_lsp_send(&e->c, "initialize", e->next_id++, ip);
     cJSON *r = cl_lsp_json(&e->c);
     if (caps != NULL)
@@ -47,6 +52,12 @@ static void ed_open(editor *e, const char *top, bool utf8, const char *uri, cons
     cJSON_AddNumberToObject(d, "version", 1);
     cJSON_AddStringToObject(d, "text", text);
     cl_lsp_send(&e->c, "textDocument/didOpen", -1, p);
+}
+
+static void ed_open(editor *e, const char *top, bool utf8, const char *uri, const char *lang,
+                    const char *text, cJSON **caps)
+{
+    ed_open_opts(e, top, utf8, uri, lang, text, caps, NULL);
 }
 
 static void ed_close(editor *e)
@@ -460,5 +471,151 @@ Test(wk_lsp, did_save_checks_at_once_and_questions_see_the_latest_text)
     char *h = ed_hover(&e, 1, 18);
     assert_has(h, "**unknown** `zz`");
     free(h);
+    ed_close(&e);
+}
+
+/* ---- Mode changes (issue 13 item 7) -------------------------------------------------- */
+
+/* The next publishDiagnostics of the document (owned message in *msg). */
+static cJSON *ed_diagnostics(editor *e, cJSON **msg)
+{
+    for (;;) {
+        cJSON *m = cl_lsp_json(&e->c);
+        const cJSON *meth = cJSON_GetObjectItem(m, "method");
+        if (cJSON_IsString(meth) && strcmp(meth->valuestring, "textDocument/publishDiagnostics") == 0) {
+            *msg = m;
+            return cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "diagnostics");
+        }
+        cJSON_Delete(m);
+    }
+}
+
+/* The diagnostics whose message contains `needle`: how many, the first in
+ * *first (borrowed, may be NULL). */
+static int diags_with(const cJSON *diags, const char *needle, const cJSON **first)
+{
+    int n = 0;
+    const cJSON *d;
+    if (first != NULL)
+        *first = NULL;
+    cJSON_ArrayForEach(d, diags)
+    {
+        const cJSON *m = cJSON_GetObjectItem(d, "message");
+        if (cJSON_IsString(m) && strstr(m->valuestring, needle) != NULL) {
+            if (n++ == 0 && first != NULL)
+                *first = d;
+        }
+    }
+    return n;
+}
+
+static int start_of(const cJSON *d, const char *what)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(d, "range"), "start"), what)
+        ->valueint;
+}
+
+Test(wk_lsp, rejected_mode_changes_are_warnings_on_what_is_underdetermined_grouped)
+{
+    editor e;
+    ed_open(&e, "", false, "file:///two.mel", "mel", T_TWO_MODES, NULL);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    const cJSON *d = NULL;
+    cr_assert_eq(diags_with(diags, "is rejected", &d), 1, "%s", cJSON_PrintUnformatted(diags));
+    cr_assert_str_eq(cJSON_GetObjectItem(d, "message")->valuestring,
+                     "mode change p=T h=F \u2192 p=F h=F is rejected: restart instant 0 is "
+                     "underdetermined (x, x\u2022) (and 3 more changes for the same reason)");
+    cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 2, "a warning");
+    cr_assert_eq(start_of(d, "line"), 0, "on x's declaration");
+    cr_assert_eq(start_of(d, "character"), 0);
+    cr_assert_eq(diags_with(diags, "guard fixpoint", NULL), 0);
+    cJSON_Delete(msg);
+    ed_close(&e);
+}
+
+Test(wk_lsp, guard_fixpoints_are_errors_on_the_definition_and_hide_the_rejected_changes)
+{
+    char *text = t_model("water_tank.mel");
+    editor e;
+    ed_open(&e, "", false, "file:///water_tank.mel", "mel", text, NULL);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    const cJSON *d = NULL;
+    cr_assert_eq(diags_with(diags, "guard fixpoint", &d), 2, "bh and bl: %s",
+                 cJSON_PrintUnformatted(diags));
+    assert_has(cJSON_GetObjectItem(d, "message")->valuestring, "mode variable 'bh'");
+    cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 1, "an error");
+    cr_assert_eq(start_of(d, "line"), 35, "36:16, the use of sh in bh's definition");
+    cr_assert_eq(start_of(d, "character"), 15);
+    cr_assert_eq(diags_with(diags, "is rejected", NULL), 0, "every change is refused for that");
+    cJSON_Delete(msg);
+    ed_close(&e);
+    free(text);
+}
+
+Test(wk_lsp, rejected_mode_changes_are_capped_with_a_summary)
+{
+    /* five independent copies: 781 of 992 changes rejected, for 31 reasons */
+    char text[2048];
+    t_copies_model(text, sizeof text, 5);
+    editor e;
+    ed_open(&e, "", false, "file:///five.mel", "mel", text, NULL);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    cr_assert_eq(diags_with(diags, "is rejected", NULL), 20, "%s", cJSON_PrintUnformatted(diags));
+    const cJSON *d = NULL;
+    cr_assert_eq(diags_with(diags, "more rejected changes (mdae modechange /five.mel --all)", &d), 1,
+                 "%s", cJSON_PrintUnformatted(diags));
+    /* the groups and the summary count every rejected change once */
+    int counted = atoi(cJSON_GetObjectItem(d, "message")->valuestring + strlen("\u2026 and "));
+    const cJSON *g;
+    cJSON_ArrayForEach(g, diags)
+    {
+        const char *m = cJSON_GetObjectItem(g, "message")->valuestring;
+        const char *more = strstr(m, "(and ");
+        if (strstr(m, "is rejected") != NULL)
+            counted += 1 + (more ? atoi(more + 5) : 0);
+    }
+    cr_assert_eq(counted, 781);
+    cJSON_Delete(msg);
+    ed_close(&e);
+}
+
+Test(wk_lsp, a_model_past_the_enumeration_limits_gets_one_hint)
+{
+    char text[1024];
+    t_wide_model(text, sizeof text, 21);
+    editor e;
+    ed_open(&e, "", false, "file:///wide.mel", "mel", text, NULL);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    cr_assert_eq(cJSON_GetArraySize(diags), 1, "%s", cJSON_PrintUnformatted(diags));
+    const cJSON *d = cJSON_GetArrayItem(diags, 0);
+    assert_has(cJSON_GetObjectItem(d, "message")->valuestring,
+               "mode changes were not checked: 21 mode variables");
+    cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 4, "a hint");
+    cr_assert_eq(start_of(d, "line"), 2, "on the first mode variable");
+    cJSON_Delete(msg);
+    ed_close(&e);
+}
+
+Test(wk_lsp, the_mode_changes_setting_turns_those_diagnostics_off_and_on)
+{
+    cJSON *opts = cJSON_CreateObject();
+    cJSON_AddFalseToObject(opts, "modeChanges");
+    editor e;
+    ed_open_opts(&e, "", false, "file:///two.mel", "mel", T_TWO_MODES, NULL, opts);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    cr_assert_eq(cJSON_GetArraySize(diags), 0, "%s", cJSON_PrintUnformatted(diags));
+    cJSON_Delete(msg);
+    cJSON *cfg = cJSON_CreateObject();
+    cJSON_AddTrueToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(cfg, "settings"), "mdae"),
+                          "modeChanges");
+    cl_lsp_send(&e.c, "workspace/didChangeConfiguration", -1, cfg); /* checks again */
+    diags = ed_diagnostics(&e, &msg);
+    cr_assert_eq(diags_with(diags, "is rejected", NULL), 1, "%s", cJSON_PrintUnformatted(diags));
+    cJSON_Delete(msg);
     ed_close(&e);
 }

@@ -360,7 +360,7 @@ class Session:
         return result
 
     def analyze(self, since: Optional[int] = None, stable_ids: bool = False, reuse: bool = False,
-                method: Optional[str] = None) -> Dict[str, Json]:
+                method: Optional[str] = None, modechanges: bool = False) -> Dict[str, Json]:
         """The analysis, exactly as ``mdae analyze --json`` prints it.
 
         since: a version analysed before (with stable_ids or since): only
@@ -369,8 +369,13 @@ class Session:
         session's cache reused (components, seeded equations) and how each
         component was analysed ("parts"). method: "auto" (the server's
         choice per component), "implicit" or "enumeration"; the result is
-        the same."""
+        the same. modechanges: add {"modechanges": {...}}, every mode change
+        of a small model summed up as modechanges() gives it (method,
+        validModes, pairs, counts, classes), or {"skipped": why} past the
+        enumeration's limits."""
         params: Dict[str, Json] = {"session": self.id}
+        if modechanges:
+            params["modechanges"] = True
         if method is not None:
             params["method"] = method
         if since is not None:
@@ -382,10 +387,15 @@ class Session:
         result: Dict[str, Json] = self._call("session/analyze", params)
         return result
 
-    def analyze_stream(self) -> Iterator[Tuple[str, Json]]:
-        """Yield progress notifications, then ("result", analysis)."""
-        rid = self.client.send_request("session/analyze",
-                                       {"session": self.id, "stream": True})
+    def analyze_stream(self, modechanges: bool = False) -> Iterator[Tuple[str, Json]]:
+        """Yield progress notifications, then ("result", analysis). With
+        modechanges, also one analysis/modechange notification per mode
+        change (after the analysis's own), and the summary in the result
+        (see analyze)."""
+        params: Dict[str, Json] = {"session": self.id, "stream": True}
+        if modechanges:
+            params["modechanges"] = True
+        rid = self.client.send_request("session/analyze", params)
         return self.client.stream(rid)
 
     def mode(self, mode: Mapping[str, bool]) -> Dict[str, Json]:
