@@ -188,6 +188,11 @@ int wk_modechanges_summary(wk_state *w, bool stream, cJSON **out)
 #define WK_MC_REJECTED_DIAGS 20
 /* Values or equations named in one rejection's reason at most. */
 #define WK_MC_REASON_ITEMS 6
+/* The editor's time for the mode changes of one check: the model's own
+ * diagnostics go out in the same answer, so a large model's thousands of
+ * changes must not hold them back. Past it, what was found is published
+ * with a hint saying how far the check went. */
+#define WK_MC_DIAG_BUDGET_MS 1000
 
 /* Rejected changes with the same reason at the same place: one diagnostic,
  * naming the first change and counting the others. */
@@ -203,6 +208,9 @@ typedef struct diag_ctx {
     rejected_group groups[WK_MC_REJECTED_DIAGS];
     size_t n_groups;
     size_t more; /* rejected changes past the groups */
+    size_t seen; /* changes analysed */
+    uint64_t deadline; /* wk_now_ms() past which the check stops */
+    bool out_of_time;
 } diag_ctx;
 
 /* "x, x•, y•²" of the first WK_MC_REASON_ITEMS items of l, appended to b. */
@@ -286,6 +294,11 @@ static int collect_rejected(void *vctx, const mc_pair *p, const mc_result *r)
             mdae_free(reason);
         }
     }
+    dc->seen++;
+    if (wk_now_ms() > dc->deadline) {
+        dc->out_of_time = true;
+        return 1;
+    }
     return wk_cancelled(dc->w) ? 1 : 0;
 }
 
@@ -332,24 +345,30 @@ static const char *file_of(const wk_state *w)
 static void rejected_diags(wk_state *w, cJSON *arr)
 {
     const mel_model *m = w->model;
-    diag_ctx dc = {.w = w};
+    diag_ctx dc = {.w = w, .deadline = wk_now_ms() + WK_MC_DIAG_BUDGET_MS};
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate_each(m, MC_ALL_MAX_PAIRS, collect_rejected, &dc, &all, why,
                                    sizeof why);
     check(rc);
     mdae_range top = m->modes[0].where;
-    if (rc == MDAE_E_LIMIT) {
-        char *msg = mdae_asprintf("mode changes were not checked: %s", why);
+    bool partial = rc == MDAE_E_CANCELED && dc.out_of_time;
+    if (rc == MDAE_E_LIMIT || partial) {
+        char *msg = partial ? mdae_asprintf("mode changes were checked for %zu changes only, within "
+                                            "the editor's %d ms (mdae modechange %s --all checks "
+                                            "them all)",
+                                            dc.seen, WK_MC_DIAG_BUDGET_MS, file_of(w))
+                            : mdae_asprintf("mode changes were not checked: %s", why);
         wk_lsp_diag(w, arr, &top, RPC_LSP_HINT, msg ? msg : "mode changes were not checked");
         mdae_free(msg);
     }
+    bool publish = rc == MDAE_OK || partial;
     for (size_t k = 0; k < dc.n_groups; k++) {
-        if (rc == MDAE_OK)
+        if (publish)
             publish_group(w, arr, &dc.groups[k]);
         mdae_free(dc.groups[k].reason);
     }
-    if (rc == MDAE_OK && dc.more > 0) {
+    if (publish && dc.more > 0) {
         char *msg = mdae_asprintf("\u2026 and %zu more rejected change%s (mdae modechange %s --all)",
                                   dc.more, dc.more > 1 ? "s" : "", file_of(w));
         wk_lsp_diag(w, arr, &top, RPC_LSP_WARNING, msg ? msg : "more rejected changes");
