@@ -20,6 +20,7 @@ import { Graph, names } from './graph.js';
 import { encodeModel, decodeModel } from './share.js';
 import { drawNeighbourhood } from './neighbourhood.js';
 import { ModeChanges } from './modechange.js';
+import { el } from './dom.js';
 
 const DEBOUNCE_MS = 300;
 // Above this many blocks a drawing is a hairball: the page offers the block
@@ -28,17 +29,6 @@ const DEBOUNCE_MS = 300;
 const GRAPH_MAX_BLOCKS = Number(new URLSearchParams(location.search).get('maxblocks')) || 1000;
 
 const $ = (id) => document.getElementById(id);
-const el = (tag, props = {}, ...kids) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'class') e.className = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
-  return e;
-};
 
 const stats = (window.mdaeStats = { start: performance.now() });
 const state = {

@@ -20,20 +20,9 @@
 // on it); results of a superseded request are dropped (the seq counter).
 
 import { call, RpcError } from './rpc.js';
+import { el } from './dom.js';
 
 const MAX_ROWS = 200; // rows of "Every change" drawn; the rest are counted
-
-function el(tag, props = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'class') e.className = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  for (const k of kids) if (k !== null && k !== undefined && k !== false) e.append(k);
-  return e;
-}
 
 // x with k shifts: x, x•, x••, x•••, then x•^k (README's notation).
 export function shifted(v) {
