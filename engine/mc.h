@@ -220,8 +220,9 @@ typedef struct mc_cube {
 } mc_cube;
 
 /* An exact cover of the set of n keys (bit vectors of `bits` bits, bits <=
- * 64) by cubes: prime implicants, greedily, largest first (mc_cover.c);
- * not necessarily minimum. For pairs of modes the key is
+ * 64) by cubes: an irredundant sum of prime implicants (Minato-Morreale
+ * ISOP on the sorted keys, mc_cover.c), largest cubes first; not
+ * necessarily minimum. For pairs of modes the key is
  * from | to << n_modes (mc_pair_key). On MDAE_OK *out is new (owned:
  * mdae_free), *n_out cubes. MDAE_E_INVAL or MDAE_E_NOMEM otherwise. */
 MDAE_API int mc_cover(const uint64_t *keys, size_t n, unsigned bits, mc_cube **out /* out */,

@@ -563,8 +563,9 @@ Test(mc_change, tie_rule_does_not_change_status_or_instants)
 }
 
 /* mc_cover is exact: on random sets of keys over up to 10 bits, a vector is
- * in the union of the cubes iff it is in the set; and no cube is redundant
- * in the sense of the greedy (each covers a key). */
+ * in the union of the cubes iff it is in the set; every cube is prime (no
+ * cared bit can be freed) and none is redundant (each covers a vector no
+ * other cube does). */
 Test(mc_change, cover_is_exact_on_random_sets)
 {
     uint64_t st = 0xC0FE;
@@ -592,6 +593,29 @@ Test(mc_change, cover_is_exact_on_random_sets)
         cr_assert_leq(nc, n);
         if (n == space && n > 0)
             cr_assert_eq(nc, 1); /* everything: one cube, no cared bit */
+        for (size_t k = 0; k < nc; k++) {
+            /* prime: freeing any cared bit leaves the set */
+            for (uint64_t bit = 1; bit < space; bit <<= 1) {
+                if (!(c[k].care & bit))
+                    continue;
+                bool inside = true;
+                for (uint64_t x = 0; x < space && inside; x++)
+                    if ((x & (c[k].care & ~bit)) == (c[k].val & ~bit))
+                        inside = in[x];
+                cr_assert(!inside, "trial %d: cube %zu is not prime", trial, k);
+            }
+            /* irredundant: some vector only this cube covers */
+            bool own = false;
+            for (uint64_t x = 0; x < space && !own; x++) {
+                if ((x & c[k].care) != c[k].val)
+                    continue;
+                own = true;
+                for (size_t j = 0; j < nc && own; j++)
+                    if (j != k && (x & c[j].care) == c[j].val)
+                        own = false;
+            }
+            cr_assert(own, "trial %d: cube %zu is redundant", trial, k);
+        }
         mdae_free(c);
     }
 }
