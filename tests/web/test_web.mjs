@@ -83,19 +83,20 @@ function eq(a, b, msg) {
 
 // ---- mdaed ---------------------------------------------------------------------
 
-// token: when given, mdaed requires it (a configuration of its own).
-async function startServer(token = null) {
+// own: a configuration of its own for this mdaed (e.g. {token}), instead of
+// conf/mdaed.json; `name` tells its log apart.
+async function startServer(own = null, name = '') {
   const dir = mkdtempSync(join(tmpdir(), 'mdae-web-'));
   const portFile = join(dir, 'port');
   let conf = join(root, 'conf/mdaed.json');
-  if (token !== null) {
+  if (own !== null) {
     conf = join(dir, 'mdaed.json');
-    writeFileSync(conf, JSON.stringify({ token }));
+    writeFileSync(conf, JSON.stringify(own));
   }
   const exe = join(build, 'server/mdaed');
   assert(existsSync(exe), `${exe} is missing: make build first`);
   assert(existsSync(join(build, 'web/app.js')), `${build}/web/app.js is missing: make web first`);
-  const log = openSync(join(shotsRoot, `mdaed-${current}${token === null ? '' : '-token'}.log`), 'w');
+  const log = openSync(join(shotsRoot, `mdaed-${current}${name ? `-${name}` : ''}.log`), 'w');
   const proc = spawn(exe, ['--config', conf, '--listen', 'tcp://127.0.0.1:0',
     '--port-file', portFile, '--web-root', join(build, 'web'), '--log-level', 'warn', '--state-dir', 'none'],
   { stdio: ['ignore', log, log] });
@@ -107,6 +108,17 @@ async function startServer(token = null) {
   }
   const port = readFileSync(portFile, 'utf8').trim().split(/\s+/).pop();
   return { proc, dir, base: `http://127.0.0.1:${port}` };
+}
+
+// Stop an mdaed of startServer and remove its folder.
+async function stopServer(srv) {
+  const gone = srv.proc.exitCode !== null || srv.proc.signalCode !== null;
+  const exited = gone ? Promise.resolve() : new Promise((r) => srv.proc.once('exit', r));
+  stopping = true;
+  srv.proc.kill('SIGTERM');
+  await withTimeout(exited, 15_000, 'mdaed stopping').catch((e) => { console.log(`${e.message}: killed`); srv.proc.kill('SIGKILL'); });
+  stopping = false;
+  rmSync(srv.dir, { recursive: true, force: true });
 }
 
 let rpcId = 1000;
@@ -484,7 +496,7 @@ async function main(name) {
 
     await check('a server with an access token: the page asks for it, then analyses', async () => {
       const secret = 'web-test-token-5f0c2a9e';
-      const tsrv = await startServer(secret);
+      const tsrv = await startServer({ token: secret }, 'token');
       const tp = await browser.newPage();
       tp.on('pageerror', (e) => errors.push(e.message));
       try {
@@ -505,12 +517,31 @@ async function main(name) {
         assert(!(await tp.evaluate(() => location.href)).includes(secret), 'token in the address');
       } finally {
         await tp.close();
-        const exited = new Promise((r) => tsrv.proc.once('exit', r));
-        stopping = true;
-        tsrv.proc.kill('SIGTERM');
-        await withTimeout(exited, 15_000, 'mdaed stopping').catch(() => tsrv.proc.kill('SIGKILL'));
-        stopping = false;
-        rmSync(tsrv.dir, { recursive: true, force: true });
+        await stopServer(tsrv);
+      }
+    });
+
+    await check('a model past the server\'s limits: the limit is named and the page stays usable', async () => {
+      const lsrv = await startServer({ bdd: { node_limit: 20000 } }, 'limits');
+      const lp = await browser.newPage();
+      lp.on('pageerror', (e) => errors.push(e.message));
+      try {
+        await lp.goto(`${lsrv.base}/`);
+        await lp.waitForFunction(() => document.body.dataset.ready === '1' && window.mdae.state.run >= 1 &&
+          document.body.dataset.settled === String(window.mdae.state.run), { timeout: WAIT_MS, polling: 10 });
+        await loadExample(lp, 'brake.mel', 'N=100'); // 168,000 nodes at its peak
+        const status = await lp.$eval('#status', (e) => e.textContent);
+        assert(/BDD_LIMIT|node limit/i.test(status), `status: ${status}`);
+        assert(await lp.$eval('#status', (e) => e.classList.contains('error')), 'shown as an error');
+        const diags = await lp.$$eval('#diagnostics button', (bs) => bs.map((b) => b.textContent));
+        assert(diags.some((d) => /exceeded 20000 BDD nodes/.test(d)), `diagnostics: ${JSON.stringify(diags)}`);
+        await lp.screenshot({ path: join(shots, 'limits.png') });
+        await loadExample(lp, 'rldc2.mel', '');
+        const sum = await lp.$eval('#summary', (e) => e.textContent);
+        assert(/nonsingular/.test(sum), `after the limit: ${sum}`);
+      } finally {
+        await lp.close();
+        await stopServer(lsrv);
       }
     });
 
@@ -525,12 +556,7 @@ async function main(name) {
       const p = browser.process();
       if (p) p.kill('SIGKILL');
     });
-    const gone = srv.proc.exitCode !== null || srv.proc.signalCode !== null;
-    const exited = gone ? Promise.resolve() : new Promise((r) => srv.proc.once('exit', r));
-    srv.proc.kill('SIGTERM');
-    await withTimeout(exited, 15_000, 'mdaed stopping').catch((e) => { console.log(`${e.message}: killed`); srv.proc.kill('SIGKILL'); });
-    rmSync(srv.dir, { recursive: true, force: true });
-    stopping = false;
+    await stopServer(srv);
   }
 }
 
