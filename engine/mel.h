@@ -63,8 +63,8 @@ typedef struct mel_mode {
      * defining expression reads, or -1 (no definition, or left limits only):
      * the mode-change analysis refuses a guard defined as a fixpoint
      * (RR-9459 section 5.2; engine/mc.h). Added 2026-11-23 for issue 13.
-     * Modelica: from the definition `b = E` of a Boolean variable (a
-     * relation written directly in a condition is not followed: -1). */
+     * Modelica: from the definition `b = E` of a Boolean variable, or from
+     * a relation written directly in a condition (`if s <= 0 then`). */
     long reads_var;
     mdae_range reads_where; /* that use */
 } mel_mode;

@@ -89,6 +89,7 @@ typedef struct atom {
     long long eq_k;
     bool is_eq;
     const char *var_name; /* a Boolean variable's atom: its name */
+    const mo__expr *rel;  /* a relation's atom: its first occurrence */
 } atom;
 
 typedef struct use {
@@ -751,7 +752,7 @@ static long resolve(elab *el, const mo__expr *e, bool *whole, bool quiet)
 
 static const mel_guard *atom_guard(elab *el, const char *key, const char *display, bool pol,
                                    mdae_range where, const mo__expr *eq_lhs, long long eq_k,
-                                   bool is_eq, const char *var_name)
+                                   bool is_eq, const char *var_name, const mo__expr *rel)
 {
     long i = find(&el->atoms_by_key, key);
     if (i < 0) {
@@ -770,6 +771,7 @@ static const mel_guard *atom_guard(elab *el, const char *key, const char *displa
         a->eq_k = eq_k;
         a->eq_lhs = eq_lhs ? expr_text(el, eq_lhs) : NULL;
         a->var_name = var_name;
+        a->rel = rel;
     }
     const mel_guard *g = mel__g_var(&el->gf, (uint32_t)i);
     return (pol != !ATOM(el, i)->flip) ? mel__g_not(&el->gf, g) : g;
@@ -849,7 +851,7 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
                     lhs = b;
                 }
             }
-            const mel_guard *g = atom_guard(el, key, disp, pol, c->where, lhs, k, is_eq, NULL);
+            const mel_guard *g = atom_guard(el, key, disp, pol, c->where, lhs, k, is_eq, NULL, c);
             mdae_free(key);
             return g;
         }
@@ -886,7 +888,8 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
             mvar *mv = VAR(el, i);
             if (mv->type != T_BOOL)
                 err(el, MDAE_E_MODEL, c->where, "condition '%s' is not a Boolean", mv->name);
-            return atom_guard(el, mv->name, mv->name, true, c->where, NULL, 0, false, mv->name);
+            return atom_guard(el, mv->name, mv->name, true, c->where, NULL, 0, false, mv->name,
+                              NULL);
         }
         return mel__g_true();
     }
@@ -898,7 +901,7 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
     char *t = expr_text(el, c);
     if (t == NULL)
         return mel__g_true();
-    return atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL);
+    return atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL, NULL);
 }
 
 /* ---- incidences ------------------------------------------------------------------ */
@@ -2246,20 +2249,25 @@ static const char *unique_name(elab *el, mel__symtab *t, const char *name)
     }
 }
 
-/* A Boolean mode variable defined by `b = E`: the first unknown E reads at
- * its current value (collect leaves pre/last out), for the guard-fixpoint
- * check of the mode-change analysis (mel.h, mel_mode.reads_var; RR-9459
- * section 5.2: `gamma = (s <= 0)` is model (19)). Relation atoms written
- * directly in conditions (`if s <= 0 then`) are not followed. */
+/* The first unknown a mode atom reads at its current value (collect leaves
+ * pre/last out), for the guard-fixpoint check of the mode-change analysis
+ * (mel.h, mel_mode.reads_var; RR-9459 section 5.2: `gamma = (s <= 0)` is
+ * model (19)): a Boolean variable's through its definition `b = E`, a
+ * relation written in a condition (`if s <= 0 then`) through the relation
+ * itself. */
 static void mode_reads(elab *el, const atom *a, mel_mode *md)
 {
-    if (a->var_name == NULL)
-        return;
-    long v = find(&el->vars_by_name, a->var_name);
-    if (v < 0 || VAR(el, v)->n_defs != 1 || VAR(el, v)->def == NULL)
+    const mo__expr *e = a->rel;
+    if (a->var_name != NULL) {
+        long v = find(&el->vars_by_name, a->var_name);
+        if (v < 0 || VAR(el, v)->n_defs != 1 || VAR(el, v)->def == NULL)
+            return;
+        e = VAR(el, v)->def;
+    }
+    if (e == NULL)
         return;
     vec uses = {0};
-    collect(el, &uses, VAR(el, v)->def, 0, mel__g_true());
+    collect(el, &uses, e, 0, mel__g_true());
     if (uses.n > 0) {
         md->reads_var = (long)((use *)uses.p)[0].var;
         md->reads_where = ((use *)uses.p)[0].where;

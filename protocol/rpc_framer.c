@@ -417,6 +417,7 @@ static int feed_http(rpc_framer *fr, const char *p, size_t n, rpc_frame_cb cb, v
     h->cb = cb;
     h->ctx = ctx;
     h->rc = MDAE_OK;
+    h->limit_status = NULL;
     size_t used = http_parser_execute(&h->parser, &h->settings, p, n);
     if (h->rc < 0)
         return h->rc;

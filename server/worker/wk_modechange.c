@@ -386,11 +386,15 @@ void wk_modechange_diags(wk_state *w, cJSON *arr)
     mdae_diags_init(&gd);
     size_t n_guard = 0;
     check(mc_guard_fixpoints(m, &gd, &n_guard));
+    /* Warnings, not errors: the model is valid and its modes are analysed;
+     * only the analysis of its changes refuses such a guard (a Modelica
+     * ideal diode's `off = s < 0` is one), and an editor's errors are for
+     * what the modeller must fix. */
     for (size_t k = 0; k < gd.count; k++)
-        wk_lsp_diag(w, arr, &gd.items[k].where, RPC_LSP_ERROR,
+        wk_lsp_diag(w, arr, &gd.items[k].where, RPC_LSP_WARNING,
                     gd.items[k].message ? gd.items[k].message : "guard fixpoint");
     mdae_diags_close(&gd);
-    /* a guard fixpoint refuses every change of the model: its errors say
+    /* a guard fixpoint refuses every change of the model: its warnings say
      * why, one diagnostic per rejected change would only repeat them */
     if (n_guard == 0)
         rejected_diags(w, arr);

@@ -332,6 +332,38 @@ Test(mc_change, modelica_cup_and_ball_is_refused_as_a_guard_fixpoint)
     mel_model_free(m);
 }
 
+/* A relation written in the conditions themselves is followed as a Boolean
+ * definition is: `if sh >= 0` reads sh, which the equations it guards
+ * determine (the Water Tank without its bh); with pre(sh) it does not. */
+Test(mc_change, a_relation_in_a_condition_that_reads_what_it_guards_is_a_guard_fixpoint)
+{
+    static const char *const texts[2] = {
+        "model W\n Real x, yh, sh;\nequation\n der(x) = 1 - yh;\n"
+        " sh = if sh >= 0 then yh else x - 1;\n 0 = if sh >= 0 then x - 1 else yh;\nend W;\n",
+        "model W\n Real x, yh, sh;\nequation\n der(x) = 1 - yh;\n"
+        " sh = if pre(sh) >= 0 then yh else x - 1;\n 0 = if pre(sh) >= 0 then x - 1 else yh;\n"
+        "end W;\n"};
+    for (int k = 0; k < 2; k++) {
+        mdae_diags d;
+        mdae_diags_init(&d);
+        mel_model *m = NULL;
+        cr_assert_eq(mo_model_parse(texts[k], strlen(texts[k]), NULL, &m, &d), MDAE_OK);
+        cr_assert_eq(m->n_modes, 1);
+        size_t n = 99;
+        mdae_diags g;
+        mdae_diags_init(&g);
+        cr_assert_eq(mc_guard_fixpoints(m, &g, &n), MDAE_OK);
+        cr_assert_eq(n, k == 0 ? 1u : 0u, "text %d: %zu", k, n);
+        if (k == 0) {
+            cr_assert_eq(g.items[0].where.start.line, 5, "at the relation's use of sh");
+            cr_assert_not_null(strstr(g.items[0].message, "sh"), "%s", g.items[0].message);
+        }
+        mdae_diags_close(&g);
+        mdae_diags_close(&d);
+        mel_model_free(m);
+    }
+}
+
 /* RLDC2, both diodes switching at once: the issue's four erasure sets,
  * reported as ambiguous; status and instant count the same with either
  * tie order. */

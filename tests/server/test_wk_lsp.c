@@ -545,7 +545,7 @@ Test(wk_lsp, guard_fixpoints_are_errors_on_the_definition_and_hide_the_rejected_
     cr_assert_eq(diags_with(diags, "guard fixpoint", &d), 2, "bh and bl: %s",
                  cJSON_PrintUnformatted(diags));
     assert_has(cJSON_GetObjectItem(d, "message")->valuestring, "mode variable 'bh'");
-    cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 1, "an error");
+    cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 2, "a warning");
     cr_assert_eq(start_of(d, "line"), 35, "36:16, the use of sh in bh's definition");
     cr_assert_eq(start_of(d, "character"), 15);
     cr_assert_eq(diags_with(diags, "is rejected", NULL), 0, "every change is refused for that");
