@@ -2388,7 +2388,7 @@ static int build(elab *el, mel_model *m)
         dst->name = (char *)s->name;
         dst->guard = rebuild(el, &rm, src->guard);
         dst->where = src->where;
-        use *us = U + src->first_use;
+        use *us = U != NULL ? U + src->first_use : NULL; /* no uses at all: NULL */
         if (src->n_uses > 1)
             qsort(us, src->n_uses, sizeof *us, cmp_use);
         /* count distinct variables */
