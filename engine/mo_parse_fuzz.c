@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "mel.h"
-#include "mel_outline.h"
+#include "mel_outline_fuzz.h"
 #include "mo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,30 +25,6 @@ static void touch_guard(const mel_model *m, const mel_guard *g, const bool *mode
     char *s = mel_guard_format(m, g);
     mdae_free(s);
     (void)mel_guard_eval(g, mode);
-}
-
-/* The source outline of the same bytes (issue 15): its promises checked
- * (parents first, occurrences sorted and naming declarations), every
- * lookup by offset tried. */
-static void touch_outline(const uint8_t *data, size_t size, bool modelica)
-{
-    mel_outline *o = NULL;
-    if (mel_outline_parse((const char *)data, size, modelica, 64, &o) != MDAE_OK)
-        return;
-    for (size_t k = 0; k < o->n_symbols; k++)
-        if (o->symbols[k].parent >= (long)k || o->symbols[k].name == NULL)
-            abort();
-    for (size_t k = 0; k < o->n_occurrences; k++) {
-        const mel_occurrence *oc = &o->occurrences[k];
-        if (oc->sym >= o->n_symbols || !MEL_OL_DECLARES(o->symbols[oc->sym].kind) ||
-            (k > 0 && oc->where.start.offset < o->occurrences[k - 1].where.start.offset))
-            abort();
-    }
-    for (size_t off = 0; off <= size && off < 4096; off += 7) {
-        (void)mel_outline_occurrence_at(o, (uint32_t)off);
-        (void)mel_outline_symbol_at(o, (uint32_t)off);
-    }
-    mel_outline_free(o);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -514,15 +514,24 @@ cJSON *wk_m_symbols(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, top);
 }
 
+/* The occurrence of a name at params' position, with the outline it belongs
+ * to in *o; NULL when there is no outline, no valid position or no name. */
+static const mel_occurrence *occurrence_param(wk_state *w, const cJSON *params,
+                                              const mel_outline **o)
+{
+    uint32_t off;
+    *o = outline(w);
+    if (*o == NULL || !position_param(w, params, &off))
+        return NULL;
+    return mel_outline_occurrence_at(*o, off);
+}
+
 /* ---- Definition and references ------------------------------------------------------ */
 
 cJSON *wk_m_definition(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    uint32_t off;
-    const mel_outline *o = outline(w);
-    const mel_occurrence *oc = NULL;
-    if (o != NULL && position_param(w, params, &off))
-        oc = mel_outline_occurrence_at(o, off);
+    const mel_outline *o;
+    const mel_occurrence *oc = occurrence_param(w, params, &o);
     if (oc == NULL)
         return rpc_response_result(id, cJSON_CreateNull());
     cJSON *arr = cJSON_CreateArray();
@@ -538,11 +547,8 @@ cJSON *wk_m_definition(wk_state *w, const cJSON *id, const cJSON *params)
 
 cJSON *wk_m_references(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    uint32_t off;
-    const mel_outline *o = outline(w);
-    const mel_occurrence *oc = NULL;
-    if (o != NULL && position_param(w, params, &off))
-        oc = mel_outline_occurrence_at(o, off);
+    const mel_outline *o;
+    const mel_occurrence *oc = occurrence_param(w, params, &o);
     if (oc == NULL)
         return rpc_response_result(id, cJSON_CreateNull());
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(params, "context");
