@@ -39,20 +39,6 @@
 
 #define MDAE_VERSION "0.1.0"
 
-/* The glibc tunables an analysing process should start with. BuDDy's node
- * table and operation caches are large fresh allocations, first touched
- * 4 KB page by page: 8,900 page faults and a third of the wall time of the
- * brake at N = 100. malloc.hugetlb=1 (glibc 2.35+) has malloc advise its
- * mmap'd chunks MADV_HUGEPAGE, so a fault maps 2 MB where the kernel allows
- * it (transparent huge pages in "madvise" mode, Debian's default): 3,800
- * faults, 0.24 s to 0.18 s; the building N = 20 49,000 to 15,000. glibc
- * reads tunables when a process starts, so mdaed puts this in the
- * environment its workers start with, unless GLIBC_TUNABLES is already set,
- * which is then left as the user wrote it. Not the CLI: re-executing itself
- * cost 10 ms, the whole budget of a small model; `GLIBC_TUNABLES=` in the
- * shell gives it the same (README). Older glibc ignores the name. */
-#define MDAE_GLIBC_TUNABLES "glibc.malloc.hugetlb=1"
-
 /* X-macro list of error codes: name, value, message (after UV_ERRNO_MAP). */
 #define MDAE_ERR_MAP(XX)                                                    \
     XX(OK, 0, "success")                                                    \
