@@ -237,7 +237,8 @@ int cli_exit_code(int rc)
         return CLI_EXIT_OK;
     case MDAE_E_PARSE:
     case MDAE_E_MODEL:
-    case MDAE_E_LIMIT: /* the model exceeds a front-end limit: fix the model */
+    case MDAE_E_LIMIT: /* a stated limit of the front-end, the enumeration or the
+                          graph: the diagnostics name it */
         return CLI_EXIT_MODEL;
     case MDAE_E_BDD_LIMIT:
         return CLI_EXIT_LIMIT;

@@ -101,6 +101,14 @@ MDAE_API size_t cdg_graph_n_blocks(const cdg_graph *g);
 /* Tests and benchmarks: the number of edges, the largest number of
  * equations in a block. */
 MDAE_TEST_API size_t cdg_graph_n_edges(const cdg_graph *g);
+/* The size limits of later builds: past max_edges edges, or past
+ * max_key_ints items in all the blocks' identities together, cdg_build
+ * fails with MDAE_E_LIMIT and a diagnostic naming the limit (0: the
+ * defaults, 1,000,000 edges and 16,000,000 items; one mode's graph is
+ * linear in the model, but the forms of a large block can multiply across
+ * modes: engine/cdg_build.c). Process-global, like the node limit; tests
+ * lower them because the defaults take gigabytes to reach. */
+MDAE_TEST_API void cdg_set_limits(size_t max_edges, size_t max_key_ints);
 MDAE_TEST_API size_t cdg_graph_max_block(const cdg_graph *g);
 /* The identity of block `id` (no BDD work). *out borrows the graph's arrays:
  * valid while g lives. MDAE_E_INVAL if id >= n_blocks. */

@@ -44,10 +44,29 @@
  */
 #include "cdg_int.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
+
+/* Limits of the graph (MDAE_E_LIMIT with a diagnostic that names them).
+ * One mode's graph is linear in the model; the all-modes graph multiplies
+ * a block's forms when independent mode variables each change a little of
+ * one large block: the MSL's EngineV6_analytic has one union-SCC of 3,027
+ * equations with 12 atoms, about 5,000 forms of it and 4.1 million edges,
+ * and went past 24 GB. A user cannot read such a graph, and its report
+ * alone would not fit in memory. */
+#define CDG_MAX_EDGES 1000000
+#define CDG_MAX_KEY_INTS 16000000 /* the blocks' identities, all together */
+static size_t max_edges = CDG_MAX_EDGES, max_key_ints = CDG_MAX_KEY_INTS;
+
+void cdg_set_limits(size_t edges, size_t key_ints)
+{
+    max_edges = edges ? edges : CDG_MAX_EDGES;
+    max_key_ints = key_ints ? key_ints : CDG_MAX_KEY_INTS;
+}
 
 /* ---- Growable temporary arrays (sa__alloc blocks, freed with the ctx) ---- */
 
@@ -110,6 +129,7 @@ typedef struct build {
     size_t n_blocks, cap_blocks;
     size_t *htab; /* open addressing: index + 1 into blocks, 0 empty */
     size_t hcap;
+    size_t key_ints; /* sum of the blocks' key lengths (CDG_MAX_KEY_INTS) */
 } build;
 
 /* ---- Step 1 --------------------------------------------------------------- */
@@ -316,6 +336,22 @@ static int pair_cmp(const void *a, const void *b)
 }
 
 /* A leaf of the split: every item has its value on the current path. */
+/* Stop at a limit of the graph's size, saying which and why. */
+static _Noreturn void too_large(sa_ctx *c, const char *fmt, ...) MDAE_PRINTF(2, 3);
+static _Noreturn void too_large(sa_ctx *c, const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                   "the conditional dependency graph is too large: %s; its blocks take "
+                   "too many different forms across the modes",
+                   what);
+    sa__fail(c, MDAE_E_LIMIT);
+}
+
 static void emit(build *b, BDD set)
 {
     sa_ctx *c = b->c;
@@ -385,6 +421,10 @@ static void emit(build *b, BDD set)
         }
         h = (h + 1) & (b->hcap - 1);
     }
+    b->key_ints += len;
+    if (b->key_ints > max_key_ints)
+        too_large(c, "its blocks' identities exceed %zu items (%zu blocks so far)",
+                  max_key_ints, b->n_blocks);
     b->blocks = grow(c, b->blocks, b->n_blocks, &b->cap_blocks, sizeof *b->blocks);
     tblock *t = &b->blocks[b->n_blocks];
     t->key = sa__alloc(c, len * sizeof *k);
@@ -704,6 +744,9 @@ static void finish(build *b, cdg_graph *g)
                 seen[A] = (uint32_t)bb + 1;
                 if (f == bddfalse)
                     continue;
+                if (ne == max_edges)
+                    too_large(c, "it has more than %zu edges between its %zu blocks",
+                              max_edges, nb);
                 es = grow(c, es, ne, &cap, sizeof *es);
                 es[ne].from = A;
                 es[ne].to = (uint32_t)bb;

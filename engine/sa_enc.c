@@ -433,6 +433,18 @@ void *sa__alloc(sa_ctx *c, size_t n)
     return b->data;
 }
 
+sa__block *sa__alloc_mark(const sa_ctx *c) { return c->blocks; }
+
+void sa__alloc_release(sa_ctx *c, const sa__block *mark)
+{
+    while (c->blocks != NULL && c->blocks != mark) {
+        sa__block *n = c->blocks->next;
+        mdae_free(c->blocks);
+        c->blocks = n;
+    }
+    MDAE_ASSERT(c->blocks == mark);
+}
+
 void *sa__alloc_keep(sa_ctx *c, size_t n)
 {
     void *p = mdae_calloc(1, n ? n : 1);

@@ -131,6 +131,7 @@ void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out
 {
     size_t nm = r->n_modes;
     size_t mark = sa__mark(c);
+    sa__block *temps = sa__alloc_mark(c);
     isop_out o = {r, NULL, 0, 0};
     BDD *cover = sa__slots(c, 3);
     /* Outside the care set anything goes: L = f & care, U = f | !care. */
@@ -192,4 +193,5 @@ void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out
     out->formula = formula;
     out->n_cubes = o.n;
     out->cubes = cubes;
+    sa__alloc_release(c, temps);
 }

@@ -571,3 +571,34 @@ Test(cdg_papers, node_limit_fails_cleanly_and_the_manager_recovers)
     cdg_graph_free(g);
     unload(&fx);
 }
+
+Test(cdg_papers, a_graph_past_its_size_limits_is_refused_with_the_limit_named)
+{
+    fixture fx;
+    load(&fx, "rldc2.mel");
+    size_t nb = cdg_graph_n_blocks(fx.g), ne = cdg_graph_n_edges(fx.g);
+    cr_assert_gt(ne, 1);
+    static const struct {
+        size_t edges, items;
+        const char *says;
+    } cases[] = {{1, 0, "more than 1 edges"}, {0, 4, "identities exceed 4 items"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cdg_set_limits(cases[k].edges, cases[k].items);
+        mdae_diags d;
+        mdae_diags_init(&d);
+        cdg_graph *g = NULL;
+        cr_assert_eq(cdg_build(fx.r, NULL, &g, &d), MDAE_E_LIMIT);
+        cr_assert_null(g);
+        cr_assert_eq(d.errors, 1);
+        cr_assert(strstr(d.items[0].message, cases[k].says) != NULL, "%s",
+                  d.items[0].message);
+        mdae_diags_close(&d);
+    }
+    cdg_set_limits(0, 0); /* the defaults again: the same graph as before */
+    cdg_graph *g = NULL;
+    cr_assert_eq(cdg_build(fx.r, NULL, &g, NULL), MDAE_OK);
+    cr_assert_eq(cdg_graph_n_blocks(g), nb);
+    cr_assert_eq(cdg_graph_n_edges(g), ne);
+    cdg_graph_free(g);
+    unload(&fx);
+}
