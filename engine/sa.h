@@ -99,6 +99,13 @@ typedef struct sa_options {
 #define SA_METHOD_IMPLICIT 1  /* RR-9322: every mode at once on BDDs */
 #define SA_METHOD_ENUMERATE 2 /* each valid mode by the single-mode path
                                  (engine/sm.h), written back as BDDs */
+#define SA_METHOD_BLOCKS 3    /* the implicit path with its primal problem
+                                 solved block by block over the union
+                                 graph's fine Dulmage-Mendelsohn blocks
+                                 (engine/sa_blocks.c), where that applies;
+                                 AUTO tries it whenever it goes implicit.
+                                 Reported as SA_METHOD_IMPLICIT, with
+                                 sa_method_info.blocks */
 
 /* How a result was computed. */
 typedef struct sa_method_info {
@@ -111,6 +118,8 @@ typedef struct sa_method_info {
                           counted) */
     size_t enumerated; /* enumeration: assignments solved */
     size_t graphs;     /* enumeration: distinct active graphs among them */
+    uint32_t blocks;   /* implicit: the primal ran block by block over this
+                          many blocks (0: as one) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

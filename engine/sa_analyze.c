@@ -109,7 +109,7 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
         }
         return SA_METHOD_ENUMERATE;
     }
-    if (method == SA_METHOD_IMPLICIT)
+    if (method == SA_METHOD_IMPLICIT || method == SA_METHOD_BLOCKS)
         return SA_METHOD_IMPLICIT;
     size_t asked = c->opt != NULL ? c->opt->implicit_budget : 0;
     if (asked > 0 && plan->modes <= SA_ENUM_MAX_MODES) {
@@ -140,7 +140,8 @@ static void solve(sa_ctx *c, int method, bool fell_back)
         return;
     }
     c->budget = budget;
-    sa__primal(c);
+    if (method == SA_METHOD_IMPLICIT || !sa__primal_blocks(c))
+        sa__primal(c);
     sa__dm(c);
     sa__dual(c);
     c->budget = 0;
@@ -195,7 +196,7 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
     if (m == NULL || (full && out == NULL))
         return MDAE_E_INVAL;
     int method = opt ? opt->method : SA_METHOD_AUTO;
-    if (method < SA_METHOD_AUTO || method > SA_METHOD_ENUMERATE)
+    if (method < SA_METHOD_AUTO || method > SA_METHOD_BLOCKS)
         return MDAE_E_INVAL;
     bool hit = false;
     int rc = attempt(m, opt, diags, full, method, false, out, &hit);
@@ -262,11 +263,13 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->modes = r->modes_s;
     out->enumerated = r->enumerated_modes;
     out->graphs = r->distinct_graphs;
+    out->blocks = r->primal_blocks;
 }
 
 int sa_method_from_name(const char *name, int *out)
 {
-    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
+    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE,
+                                  SA_METHOD_BLOCKS};
     for (size_t k = 0; name != NULL && k < sizeof methods / sizeof methods[0]; k++)
         if (strcmp(name, sa_method_name(methods[k])) == 0) {
             *out = methods[k];
@@ -282,6 +285,8 @@ const char *sa_method_name(int method)
         return "implicit";
     case SA_METHOD_ENUMERATE:
         return "enumeration";
+    case SA_METHOD_BLOCKS:
+        return "blocks";
     default:
         return "auto";
     }

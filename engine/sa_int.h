@@ -94,6 +94,8 @@ struct sa_result {
     size_t enumerated_modes; /* enumeration: assignments solved */
     size_t distinct_graphs;  /* enumeration: distinct active graphs */
     double modes_s;          /* valid assignments of the support (plan) */
+    uint32_t primal_blocks;  /* the primal ran block by block over this
+                                many blocks (sa_blocks.c), else 0 */
 };
 
 typedef struct sa_ctx {
@@ -271,6 +273,12 @@ void sa__mats_init(sa_ctx *c, sa__mats *mt);
  * edges. Fills mt->rnone / cnone. */
 void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *phase);
 void sa__primal(sa_ctx *c);
+/* ---- sa_blocks.c (issue 11) ------------------------------------------------
+ * The primal problem (r->ok, singular, te: what sa__primal fills, the same
+ * BDDs) block by block over the fine Dulmage-Mendelsohn blocks of the union
+ * graph of the modes; false, with nothing filled, where that decomposition
+ * does not apply or gives one block (the file says when and why). */
+bool sa__primal_blocks(sa_ctx *c);
 void sa__dm(sa_ctx *c);
 void sa__dual(sa_ctx *c);
 /* r->w_off (wide enough for any canonical offset of this model) and r->c,

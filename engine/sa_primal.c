@@ -765,7 +765,8 @@ void sa__primal(sa_ctx *c)
     size_t mark = sa__mark(c);
     sa__mats mt;
     sa__mats_init(c, &mt);
-    r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+    if (r->te == NULL) /* sa_blocks.c gives a block's te as slots */
+        r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
 
     /* X: perfect matchings, within the valid modes. */
     BDD *x = sa__slots(c, 1);

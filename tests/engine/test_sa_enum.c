@@ -58,6 +58,7 @@ static sa_result *analyze(const mel_model *m, int method, int *rc)
 }
 
 static size_t g_implicit_too_big; /* models over the implicit path's limit */
+static size_t g_by_blocks; /* models whose primal the blocks path solved */
 
 /* Both paths, the same functions; returns the method AUTO chose. */
 static int same_by_both(const mel_model *m, const char *label)
@@ -66,6 +67,8 @@ static int same_by_both(const mel_model *m, const char *label)
     sa_result *imp = analyze(m, SA_METHOD_IMPLICIT, &ri);
     sa_result *enu = analyze(m, SA_METHOD_ENUMERATE, &re);
     sa_result *aut = analyze(m, SA_METHOD_AUTO, &ra);
+    int rb;
+    sa_result *blk = analyze(m, SA_METHOD_BLOCKS, &rb);
     if (ri == MDAE_E_BDD_LIMIT && re == MDAE_OK) {
         g_implicit_too_big++;
         sa_result_free(imp);
@@ -74,11 +77,19 @@ static int same_by_both(const mel_model *m, const char *label)
     cr_assert_eq(ri, re, "%s: implicit %s, enumeration %s", label, mdae_err_name(ri),
                  mdae_err_name(re));
     cr_assert_eq(ri, ra, "%s", label);
+    if (rb != MDAE_E_BDD_LIMIT)
+        cr_assert_eq(ri, rb, "%s: blocks %s", label, mdae_err_name(rb));
     int chosen = -1;
     if (ri == MDAE_OK) {
         const char *why = NULL;
         cr_assert(sa_result_same(imp, enu, &why), "%s: %s differ", label, why);
         cr_assert(sa_result_same(imp, aut, &why), "%s: auto: %s differ", label, why);
+        if (rb == MDAE_OK) {
+            cr_assert(sa_result_same(imp, blk, &why), "%s: blocks: %s differ", label, why);
+            sa_method_info bi;
+            sa_result_method(blk, &bi);
+            g_by_blocks += bi.blocks > 0;
+        }
         sa_method_info mi;
         sa_result_method(enu, &mi);
         cr_assert_eq(mi.method, SA_METHOD_ENUMERATE);
@@ -90,6 +101,7 @@ static int same_by_both(const mel_model *m, const char *label)
     sa_result_free(imp);
     sa_result_free(enu);
     sa_result_free(aut);
+    sa_result_free(blk);
     return chosen;
 }
 
@@ -108,6 +120,7 @@ static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
     }
     cr_assert_gt(enumerated, n / 2, "auto enumerates small random models");
     cr_assert_lt(g_implicit_too_big, n / 10, "the implicit path analysed most of them");
+    cr_assert_gt(g_by_blocks, 0, "the blocks path applied to some");
 }
 
 Test(sa_enum, both_paths_agree_on_random_models)

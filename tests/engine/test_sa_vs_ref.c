@@ -771,6 +771,10 @@ Test(sa_vs_ref, agrees_with_the_reference_with_enumeration_forced) {
     g_method = SA_METHOD_ENUMERATE;
     random_batch(0);
 }
+Test(sa_vs_ref, agrees_with_the_reference_with_the_primal_by_blocks) {
+    g_method = SA_METHOD_BLOCKS;
+    random_batch(0);
+}
 
 Test(sa_vs_ref, agrees_with_the_reference_on_random_models_with_deeper_orders) {
     /* Fewer, larger models with orders up to 5 and 4 mode variables. */
@@ -812,8 +816,9 @@ Test(sa_vs_ref, agrees_on_every_mode_of_the_paper_examples) {
                                         "clutch.mel", "cup_and_ball.mel",
                                         "singular_simple.mel"};
     stats st = {0};
-    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE};
-    for (size_t q = 0; q < 3; q++) {
+    static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE,
+                                  SA_METHOD_BLOCKS};
+    for (size_t q = 0; q < 4; q++) {
         g_method = methods[q];
         for (size_t k = 0; k < sizeof files / sizeof *files; k++)
             model_file(files[k], 0, 0, &st);

@@ -1,0 +1,439 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_blocks.c -- the primal problem block by block (issue 11): the
+ * perfect matchings of every mode, and the chosen one, found separately in
+ * each fine Dulmage-Mendelsohn block of the UNION graph of the modes.
+ *
+ * Why. A connected component of a real model can be large and depend on
+ * many mode variables, each read by a few equations: the MSL's
+ * PumpingSystem has one component of 267 equations and 32 atoms. The set of
+ * its perfect matchings over all modes, as one BDD, blows up (over 60 s and
+ * 1 GB), and 2^32 modes cannot be enumerated. But most of its edges can be
+ * in no perfect matching of any mode, and the rest split into small blocks.
+ *
+ * Why it is exact. Suppose that in every valid mode the same variables are
+ * active, and the active equations fall into groups, the same in every
+ * mode, each group having exactly one active equation (an if-equation's
+ * k-th equations of its branches form a group; an equation active in every
+ * mode is a group alone). Map each mode's graph onto the groups: a perfect
+ * matching of a mode is a perfect matching of the union graph U (groups x
+ * variables, an edge wherever some valid mode has one). An edge of U lies in
+ * some perfect matching of U only inside a strongly connected block of U's
+ * fine Dulmage-Mendelsohn decomposition. Hence every perfect matching of
+ * every mode is a union of perfect matchings of its blocks' subgraphs, and
+ * conversely; a mode is nonsingular iff each block is (ok = AND ok_B). The
+ * optimum's cost is a sum over edges, so a maximum-weight matching is one
+ * per block. The choice is the lexicographically smallest in the BDD
+ * variable order (sa__choose): the blocks' edge variables are disjoint, and
+ * the lexicographic minimum of a product of sets over disjoint coordinates
+ * is the product of the minima, whatever the interleaving. So each block's
+ * choice, by the ordinary implicit primal (sa__primal) on the block alone,
+ * and restricted to the modes where every block is nonsingular, is T_e of
+ * the whole, BDD for BDD. The offsets (sa_dual.c) are a fixpoint over every
+ * active edge, across blocks: they stay global.
+ *
+ * When it does not apply (a variable not active in some valid mode,
+ * equations that do not group, U not square or without a perfect matching,
+ * or one block only), sa__primal_blocks says so and the caller runs the
+ * ordinary primal.
+ */
+#include "sa_int.h"
+#include "sm.h"
+
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+/* Conditional equations join one of the last GROUP_WINDOW open groups
+ * (the branches of an if-equation are consecutive in the model). */
+#define GROUP_WINDOW 64
+
+/* A mode function that holds in every valid mode. */
+static bool always(sa_ctx *c, BDD f) { return sa__imp(c->r->chi_m, f) == bddtrue; }
+
+static bool vars_always_active(sa_ctx *c)
+{
+    const sa_result *r = c->r;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        if (!always(c, r->chi_j[j]))
+            return false;
+    return true;
+}
+
+/* group_of[i]: the group of equation i, UINT32_MAX for an equation active
+ * in no valid mode. False if some group has no active equation in some
+ * valid mode (then the groups are not a partition mode by mode). */
+static bool group_equations(sa_ctx *c, uint32_t *group_of, uint32_t *n_groups)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *guard = sa__slots(c, (size_t)r->n_eq + 1); /* per group */
+    uint32_t *open = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *open);
+    uint32_t n_open = 0, ng = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        group_of[i] = UINT32_MAX;
+        if (sa__and(r->chi_i[i], r->chi_m) == bddfalse)
+            continue;
+        if (always(c, r->chi_i[i])) {
+            group_of[i] = ng++;
+            continue;
+        }
+        uint32_t from = n_open > GROUP_WINDOW ? n_open - GROUP_WINDOW : 0;
+        for (uint32_t k = from; k < n_open && group_of[i] == UINT32_MAX; k++) {
+            uint32_t g = open[k];
+            size_t m2 = sa__mark(c);
+            BDD both = T(sa__and(guard[g], r->chi_i[i]));
+            if (sa__and(both, r->chi_m) == bddfalse) {
+                group_of[i] = g;
+                sa__put(&guard[g], sa__or(guard[g], r->chi_i[i]));
+            }
+            sa__release(c, m2);
+        }
+        if (group_of[i] == UINT32_MAX) {
+            group_of[i] = ng;
+            sa__put(&guard[ng], r->chi_i[i]);
+            open[n_open++] = ng++;
+        }
+    }
+    bool covered = true;
+    for (uint32_t k = 0; k < n_open && covered; k++)
+        covered = always(c, guard[open[k]]);
+    sa__release(c, mark);
+    *n_groups = ng;
+    return covered;
+}
+
+/* The union graph on groups, in compressed rows without repeated columns. */
+typedef struct ugraph {
+    uint32_t n_rows;
+    size_t *first;
+    uint32_t *col;
+    int *zero; /* weights: none matter here */
+} ugraph;
+
+static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph *u)
+{
+    const sa_result *r = c->r;
+    u->n_rows = ng;
+    u->first = sa__alloc(c, ((size_t)ng + 2) * sizeof *u->first);
+    u->col = sa__alloc(c, (r->n_edges + 1) * sizeof *u->col);
+    u->zero = sa__alloc(c, (r->n_edges + 1) * sizeof *u->zero);
+    /* Equations of each group, in model order (counting sort). */
+    uint32_t *gfirst = sa__alloc(c, ((size_t)ng + 2) * sizeof *gfirst);
+    uint32_t *geq = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *geq);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (group_of[i] != UINT32_MAX)
+            gfirst[group_of[i] + 2]++;
+    for (uint32_t g = 0; g < ng; g++)
+        gfirst[g + 2] += gfirst[g + 1];
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (group_of[i] != UINT32_MAX)
+            geq[gfirst[group_of[i] + 1]++] = i;
+    uint32_t *seen = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *seen); /* g + 1 */
+    size_t n = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        u->first[g] = n;
+        for (uint32_t a = gfirst[g]; a < gfirst[g + 1]; a++) {
+            uint32_t i = geq[a];
+            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+                uint32_t j = r->edge_v[e];
+                if (seen[j] == g + 1 || sa__and(r->chi_e[e], r->chi_m) == bddfalse)
+                    continue;
+                seen[j] = g + 1;
+                u->col[n++] = j;
+            }
+        }
+    }
+    u->first[ng] = n;
+}
+
+/* Tarjan's strongly connected components of the groups, g -> g' when g has
+ * a union edge to the variable matched to g' (iterative). comp[g] gets the
+ * block of g; returns the number of blocks. */
+static uint32_t union_blocks(sa_ctx *c, const ugraph *u, const uint32_t *group_of_var,
+                             uint32_t *comp)
+{
+    uint32_t n = u->n_rows, nb = 0, next = 0, sp = 0, cs = 0;
+    uint32_t *index = sa__alloc(c, ((size_t)n + 1) * sizeof *index); /* 0: unvisited */
+    uint32_t *low = sa__alloc(c, ((size_t)n + 1) * sizeof *low);
+    uint32_t *stack = sa__alloc(c, ((size_t)n + 1) * sizeof *stack);
+    bool *on = sa__alloc(c, (size_t)n + 1);
+    uint32_t *call = sa__alloc(c, ((size_t)n + 1) * sizeof *call);
+    size_t *pos = sa__alloc(c, ((size_t)n + 1) * sizeof *pos);
+    for (uint32_t root = 0; root < n; root++) {
+        if (index[root])
+            continue;
+        call[cs++] = root;
+        index[root] = low[root] = ++next;
+        pos[root] = u->first[root];
+        stack[sp++] = root;
+        on[root] = true;
+        while (cs > 0) {
+            uint32_t g = call[cs - 1];
+            if (pos[g] < u->first[g + 1]) {
+                uint32_t h = group_of_var[u->col[pos[g]++]];
+                if (!index[h]) {
+                    index[h] = low[h] = ++next;
+                    pos[h] = u->first[h];
+                    stack[sp++] = h;
+                    on[h] = true;
+                    call[cs++] = h;
+                } else if (on[h] && index[h] < low[g]) {
+                    low[g] = index[h];
+                }
+                continue;
+            }
+            cs--;
+            if (cs > 0 && low[g] < low[call[cs - 1]])
+                low[call[cs - 1]] = low[g];
+            if (low[g] == index[g]) {
+                uint32_t h;
+                do {
+                    h = stack[--sp];
+                    on[h] = false;
+                    comp[h] = nb;
+                } while (h != g);
+                nb++;
+            }
+        }
+    }
+    return nb;
+}
+
+/* The block structure: block_of_eq[i] (UINT32_MAX: never active) and
+ * block_of_var[j]. False when the decomposition does not apply (see the
+ * top of the file) or gives one block. */
+static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var,
+                        uint32_t *n_blocks)
+{
+    const sa_result *r = c->r;
+    if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c))
+        return false;
+    uint32_t *group_of = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *group_of);
+    uint32_t ng;
+    if (!group_equations(c, group_of, &ng) || ng != r->n_var)
+        return false;
+    ugraph u;
+    union_graph(c, group_of, ng, &u);
+    sm_ws *ws = sm_ws_new();
+    if (ws == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    sm_graph sg = {ng, r->n_var, u.first, u.col, u.zero, NULL};
+    const sm_solution *sol = NULL;
+    int rc = sm_solve(ws, &sg, &sol);
+    bool perfect = rc == MDAE_OK && sol->perfect;
+    uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
+    for (uint32_t g = 0; perfect && g < ng; g++)
+        group_of_var[u.col[sol->row_edge[g]]] = g;
+    sm_ws_free(ws);
+    if (rc == MDAE_E_NOMEM)
+        sa__fail(c, MDAE_E_NOMEM);
+    if (!perfect)
+        return false;
+    uint32_t *comp = sa__alloc(c, ((size_t)ng + 1) * sizeof *comp);
+    *n_blocks = union_blocks(c, &u, group_of_var, comp);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        block_of_eq[i] = group_of[i] == UINT32_MAX ? UINT32_MAX : comp[group_of[i]];
+    for (uint32_t j = 0; j < r->n_var; j++)
+        block_of_var[j] = comp[group_of_var[j]];
+    return *n_blocks > 1;
+}
+
+/* ---- One block ------------------------------------------------------------------ */
+
+/* The block's sub-problem as an sa_result that borrows the whole's BDDs
+ * (no references of its own, except the fields sa__primal fills: ok and
+ * singular, dropped by drop_sub, and te, slots of the context). */
+typedef struct sub {
+    sa_result r;
+    sa_ctx *ctx;
+    sa_result *whole;    /* c->r again after the block, or after a jump */
+    uint32_t *eq_local;  /* whole's equation -> local, for the members */
+    uint32_t *var_local; /* whole's variable -> local, for the members */
+    size_t *edge_whole;  /* local edge -> whole's edge */
+} sub;
+
+static void drop_sub(void *arg)
+{
+    sub *s = arg;
+    s->ctx->r = s->whole;
+    if (sa__running()) {
+        bdd_delref(s->r.ok);
+        bdd_delref(s->r.singular);
+    }
+    s->r.ok = s->r.singular = bddfalse;
+}
+
+/* Fill s with block b: its equations, variables and the edges between them,
+ * in the whole's order (r.var_edge and r.edgeset are the caller's). */
+static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uint32_t n_members,
+                     const uint32_t *vars, uint32_t n_vars, const uint32_t *block_of_var,
+                     uint32_t b, sub *s)
+{
+    sa_result *r = &s->r;
+    memset(r, 0, sizeof *r);
+    r->m = w->m;
+    r->n_eq = n_members;
+    r->n_var = n_vars;
+    r->n_modes = w->n_modes;
+    r->n_bddvars = w->n_bddvars;
+    r->mode_var = w->mode_var;
+    r->var_mode = w->var_mode;
+    r->chi_m = w->chi_m;
+    r->modeset = w->modeset;
+    r->w_sigma = w->w_sigma;
+    size_t ne = 0;
+    for (uint32_t a = 0; a < n_members; a++) {
+        uint32_t i = members[a];
+        s->eq_local[i] = a;
+        for (size_t e = w->eq_first[i]; e < w->eq_first[i + 1]; e++)
+            ne += block_of_var[w->edge_v[e]] == b;
+    }
+    for (uint32_t a = 0; a < n_vars; a++)
+        s->var_local[vars[a]] = a;
+    r->n_edges = ne;
+    r->eq_first = sa__alloc(c, ((size_t)n_members + 1) * sizeof *r->eq_first);
+    r->edge_eq = sa__alloc(c, (ne + 1) * sizeof *r->edge_eq);
+    r->edge_v = sa__alloc(c, (ne + 1) * sizeof *r->edge_v);
+    r->edge_var = sa__alloc(c, (ne + 1) * sizeof *r->edge_var);
+    r->chi_i = sa__alloc(c, ((size_t)n_members + 1) * sizeof(BDD));
+    r->chi_j = sa__alloc(c, ((size_t)n_vars + 1) * sizeof(BDD));
+    r->chi_e = sa__alloc(c, (ne + 1) * sizeof(BDD));
+    r->sigma = sa__alloc(c, (ne * (size_t)w->w_sigma + 1) * sizeof(BDD));
+    s->edge_whole = sa__alloc(c, (ne + 1) * sizeof *s->edge_whole);
+    size_t k = 0;
+    for (uint32_t a = 0; a < n_members; a++) {
+        uint32_t i = members[a];
+        r->eq_first[a] = k;
+        r->chi_i[a] = w->chi_i[i];
+        for (size_t e = w->eq_first[i]; e < w->eq_first[i + 1]; e++) {
+            if (block_of_var[w->edge_v[e]] != b)
+                continue;
+            s->edge_whole[k] = e;
+            r->edge_eq[k] = a;
+            r->edge_v[k] = s->var_local[w->edge_v[e]];
+            r->edge_var[k] = w->edge_var[e];
+            r->chi_e[k] = w->chi_e[e];
+            memcpy(&r->sigma[k * w->w_sigma], &w->sigma[e * w->w_sigma],
+                   (size_t)w->w_sigma * sizeof(BDD));
+            k++;
+        }
+    }
+    r->eq_first[n_members] = k;
+    for (uint32_t a = 0; a < n_vars; a++)
+        r->chi_j[a] = w->chi_j[vars[a]];
+    r->eq_order = sa__alloc(c, ((size_t)n_members + 1) * sizeof *r->eq_order);
+    uint32_t q = 0;
+    for (uint32_t a = 0; a < w->n_eq && q < n_members; a++) {
+        uint32_t i = w->eq_order[a];
+        if (s->eq_local[i] < n_members && members[s->eq_local[i]] == i)
+            r->eq_order[q++] = s->eq_local[i];
+    }
+    MDAE_ASSERT(q == n_members);
+}
+
+/* Solve block b with the ordinary implicit primal, its sub-result in c->r
+ * for the call. Adds its matched edges to te (whole's edges, slots) and its
+ * nonsingular modes to *ok. */
+static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *ok)
+{
+    sa_result *w = c->r, *r = &s->r;
+    size_t mark = sa__mark(c);
+    for (size_t k = 0; k < r->n_edges; k++)
+        var_edge[r->edge_var[k]] = (int)k;
+    r->var_edge = var_edge;
+    r->edgeset = T(bdd_makeset(r->edge_var, (int)r->n_edges));
+    r->te = sa__slots(c, r->n_edges + 1);
+    c->cleanup = drop_sub;
+    c->cleanup_arg = s;
+    c->r = r;
+    sa__primal(c);
+    c->r = w;
+    for (size_t k = 0; k < r->n_edges; k++)
+        sa__put(&te[s->edge_whole[k]], r->te[k]);
+    sa__put(ok, sa__and(*ok, r->ok));
+    w->searched |= r->searched;
+    drop_sub(s);
+    c->cleanup = NULL;
+    c->cleanup_arg = NULL;
+    for (size_t k = 0; k < r->n_edges; k++)
+        var_edge[r->edge_var[k]] = -1;
+    sa__release(c, mark);
+}
+
+bool sa__primal_blocks(sa_ctx *c)
+{
+    sa_result *w = c->r;
+    size_t mark = sa__mark(c);
+    uint32_t *block_of_eq = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *block_of_eq);
+    uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
+    uint32_t nb = 0;
+    if (!find_blocks(c, block_of_eq, block_of_var, &nb)) {
+        sa__release(c, mark);
+        return false;
+    }
+    /* Members of each block, in model order (counting sort). */
+    uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
+    uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
+    uint32_t *eqs = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *eqs);
+    uint32_t *vars = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *vars);
+    uint32_t n_active = 0;
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        if (block_of_eq[i] != UINT32_MAX) {
+            efirst[block_of_eq[i] + 2]++;
+            n_active++;
+        }
+    for (uint32_t j = 0; j < w->n_var; j++)
+        vfirst[block_of_var[j] + 2]++;
+    for (uint32_t b = 0; b < nb; b++) {
+        efirst[b + 2] += efirst[b + 1];
+        vfirst[b + 2] += vfirst[b + 1];
+    }
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        if (block_of_eq[i] != UINT32_MAX)
+            eqs[efirst[block_of_eq[i] + 1]++] = i;
+    for (uint32_t j = 0; j < w->n_var; j++)
+        vars[vfirst[block_of_var[j] + 1]++] = j;
+    MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == w->n_var);
+
+    /* The primal's own options, without the hint: it names equations by
+     * the whole's indices (sa_hint.c), and only changes the speed. */
+    const sa_options *saved = c->opt;
+    sa_options plain = {0};
+    if (saved != NULL)
+        plain = *saved;
+    plain.hint = NULL;
+    c->opt = &plain;
+
+    sub *s = sa__alloc(c, sizeof *s);
+    s->ctx = c;
+    s->whole = w;
+    s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
+    s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
+    int *var_edge = sa__alloc(c, ((size_t)w->n_bddvars + 1) * sizeof *var_edge);
+    for (int v = 0; v < w->n_bddvars; v++)
+        var_edge[v] = -1;
+    BDD *te = sa__slots(c, w->n_edges + 1);
+    BDD *ok = sa__slots(c, 1);
+    sa__put(ok, w->chi_m);
+    for (uint32_t b = 0; b < nb && *ok != bddfalse; b++) {
+        size_t m2 = sa__mark(c);
+        sa__block *temps = sa__alloc_mark(c);
+        sub_fill(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
+                 vfirst[b + 1] - vfirst[b], block_of_var, b, s);
+        solve_block(c, s, var_edge, te, ok);
+        sa__alloc_release(c, temps);
+        sa__release(c, m2);
+        sa__progress(c, "blocks", b, nb);
+    }
+    c->opt = saved;
+
+    w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
+    sa__put(&w->ok, *ok);
+    sa__put(&w->singular, sa__diff(w->chi_m, *ok));
+    for (size_t e = 0; e < w->n_edges; e++)
+        sa__put(&w->te[e], sa__and(te[e], *ok));
+    w->primal_blocks = nb;
+    sa__release(c, mark);
+    return true;
+}
