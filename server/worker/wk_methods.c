@@ -343,7 +343,7 @@ static void stream_parts(wk_state *w, const cJSON *json, bool diff)
     }
 }
 
-/* {method: "auto"|"implicit"|"enumeration"} (issue 10): how the parts
+/* {method: "auto"|"implicit"|"enumeration"|"blocks"} (issues 10, 11): how the parts
  * analysed anew are analysed; the result does not depend on it. */
 static bool read_method(wk_state *w, const cJSON *params)
 {
