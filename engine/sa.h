@@ -170,6 +170,14 @@ MDAE_API double sa_result_valid_modes(const sa_result *r);
  * MDAE_E_BDD. */
 MDAE_API int sa_result_count_mode(const sa_result *r, uint32_t k, bool value,
                                   double *out /* out */);
+/* A valid mode drawn at random (not uniformly: each mode variable takes a
+ * random value wherever both values still extend to a valid mode), from the
+ * xorshift state *state (not 0): for tests that sample the modes of a model
+ * whose invariants make random assignments almost never valid. mode has
+ * n_modes entries. MDAE_OK; MDAE_E_INVAL if no mode is valid (or NULL
+ * arguments); MDAE_E_STATE outside sa_begin/sa_end. */
+MDAE_TEST_API int sa_result_sample_mode(const sa_result *r, uint64_t *state,
+                                        bool *mode /* out */);
 /* Test support (like SQLite's SQLITE_TEST API): whether two results of the
  * same model hold the same mode functions, field by field (validity,
  * singular modes, chosen matching, offsets, DM parts): BDDs are canonical,

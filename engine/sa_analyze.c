@@ -94,11 +94,20 @@ static int finish_failed(sa_ctx *c)
 #define SA_BUDGET_PER_WORK (1.0 / 32)
 #define SA_BUDGET_MIN 200000.0
 
+static double enum_work(const sa_result *r, double modes)
+{
+    return modes * ((double)r->n_eq + r->n_var + (double)r->n_edges + 1);
+}
+
+bool sa__enum_is_cheap(const sa_result *r, double modes)
+{
+    return enum_work(r, modes) <= SA_ENUM_CHEAP;
+}
+
 static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
 {
     const sa_result *r = c->r;
-    double size = (double)r->n_eq + r->n_var + (double)r->n_edges + 1;
-    double work = plan->modes * size;
+    double work = enum_work(r, plan->modes);
     *budget = 0;
     if (method == SA_METHOD_ENUMERATE) {
         if (plan->modes > SA_ENUM_MAX_MODES) {
@@ -213,6 +222,39 @@ int sa_analyze(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
 int sa_check(const mel_model *m, mdae_diags *diags)
 {
     return run(m, NULL, NULL, diags, false);
+}
+
+static bool random_bit(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x >> 63;
+}
+
+int sa_result_sample_mode(const sa_result *r, uint64_t *state, bool *mode)
+{
+    if (r == NULL || state == NULL || *state == 0 || (mode == NULL && r->n_modes > 0))
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    if (r->chi_m == bddfalse)
+        return MDAE_E_INVAL;
+    for (uint32_t k = 0; k < r->n_modes; k++) /* the ones chi_m does not test */
+        mode[k] = random_bit(state);
+    /* Down chi_m, which holds only mode variables: a node that is not
+     * false has a child that is not false. No node is built. */
+    BDD f = r->chi_m;
+    while (f >= 2) {
+        BDD lo = bdd_low(f), hi = bdd_high(f);
+        bool b = lo == bddfalse || (hi != bddfalse && random_bit(state));
+        int k = r->var_mode[bdd_var(f)];
+        MDAE_ASSERT(k >= 0);
+        mode[k] = b;
+        f = b ? hi : lo;
+    }
+    MDAE_ASSERT(f == bddtrue);
+    return MDAE_OK;
 }
 
 size_t sa_result_peak_nodes(const sa_result *r) { return r ? r->peak_nodes : 0; }

@@ -332,9 +332,11 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
     MDAE_ASSERT(q == n_members);
 }
 
-/* Solve block b with the ordinary implicit primal, its sub-result in c->r
- * for the call. Adds its matched edges to te (whole's edges, slots) and its
- * nonsingular modes to *ok. */
+/* Solve block b, its sub-result in c->r for the call: by enumerating the
+ * assignments of the mode variables the block reads when that is cheap (as
+ * sa_analyze.c chooses for a component), else by the ordinary implicit
+ * primal; both give the same functions. Adds its matched edges to te
+ * (whole's edges, slots) and its nonsingular modes to *ok. */
 static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *ok)
 {
     sa_result *w = c->r, *r = &s->r;
@@ -344,18 +346,23 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *ok)
     r->var_edge = var_edge;
     r->edgeset = T(bdd_makeset(r->edge_var, (int)r->n_edges));
     r->te = sa__slots(c, r->n_edges + 1);
-    c->cleanup = drop_sub;
-    c->cleanup_arg = s;
+    sa__push_cleanup(c, drop_sub, s);
     c->r = r;
-    sa__primal(c);
+    sa__plan plan = {.primal_only = true};
+    sa__enum_plan(c, &plan);
+    if (sa__enum_is_cheap(r, plan.modes)) {
+        sa__enumerate(c, &plan);
+        w->enumerated_modes += r->enumerated_modes;
+    } else {
+        sa__primal(c);
+    }
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&te[s->edge_whole[k]], r->te[k]);
     sa__put(ok, sa__and(*ok, r->ok));
     w->searched |= r->searched;
+    sa__pop_cleanup(c);
     drop_sub(s);
-    c->cleanup = NULL;
-    c->cleanup_arg = NULL;
     for (size_t k = 0; k < r->n_edges; k++)
         var_edge[r->edge_var[k]] = -1;
     sa__release(c, mark);

@@ -290,6 +290,20 @@ void sa__ctx_init(sa_ctx *c, const sa_options *opt, mdae_diags *diags)
     c->node_limit = node_limit;
 }
 
+void sa__push_cleanup(sa_ctx *c, void (*fn)(void *arg), void *arg)
+{
+    MDAE_ASSERT(c->n_cleanups < SA_MAX_CLEANUPS);
+    c->cleanups[c->n_cleanups].fn = fn;
+    c->cleanups[c->n_cleanups].arg = arg;
+    c->n_cleanups++;
+}
+
+void sa__pop_cleanup(sa_ctx *c)
+{
+    MDAE_ASSERT(c->n_cleanups > 0);
+    c->n_cleanups--;
+}
+
 void sa__enter(sa_ctx *c)
 {
     armed = c;
@@ -300,10 +314,9 @@ void sa__leave(sa_ctx *c)
 {
     if (armed == c)
         armed = NULL;
-    if (c->cleanup != NULL) {
-        c->cleanup(c->cleanup_arg);
-        c->cleanup = NULL;
-        c->cleanup_arg = NULL;
+    while (c->n_cleanups > 0) {
+        c->n_cleanups--;
+        c->cleanups[c->n_cleanups].fn(c->cleanups[c->n_cleanups].arg);
     }
     sa__release(c, 0);
     while (c->top != NULL) {

@@ -51,7 +51,8 @@ typedef struct answer {
     bool *over, *under;
 } answer;
 
-/* The enumeration's state; lives in sa_ctx.cleanup so a jump frees it. */
+/* The enumeration's state; a cleanup of the context (sa__push_cleanup), so
+ * a jump frees it. */
 typedef struct enum_state {
     sa_ctx *ctx;
     sm_frame *frame;
@@ -417,13 +418,19 @@ static void build(sa_ctx *c, enum_state *st, field_kind kind, size_t at, int bit
     sa__release(c, mark);
 }
 
-static void write_back(sa_ctx *c, enum_state *st)
+static void write_back(sa_ctx *c, enum_state *st, bool primal_only)
 {
     sa_result *r = c->r;
     st->ones = need(c, mdae_malloc((st->n_modes + 1) * sizeof *st->ones));
     build(c, st, F_OK, 0, 0, r->chi_m, &r->ok);
     sa__put(&r->singular, bdd_apply(r->chi_m, r->ok, bddop_diff));
-    r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+    if (r->te == NULL)
+        r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+    if (primal_only) {
+        for (size_t e = 0; e < r->n_edges; e++)
+            build(c, st, F_TE, e, 0, r->ok, &r->te[e]);
+        return;
+    }
     r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
     r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
     sa__offsets_alloc(c);
@@ -457,15 +464,13 @@ void sa__enumerate(sa_ctx *c, const sa__plan *plan)
 {
     enum_state *st = need(c, mdae_calloc(1, sizeof *st));
     st->ctx = c;
-    c->cleanup = enum_free;
-    c->cleanup_arg = st;
+    sa__push_cleanup(c, enum_free, st);
     sa__progress(c, "enumerate", 0, (size_t)plan->modes);
     collect_modes(c, st, plan);
     solve_modes(c, st);
-    write_back(c, st);
+    write_back(c, st, plan->primal_only);
     c->r->enumerated_modes = st->n_modes;
     c->r->distinct_graphs = st->n_answers;
-    c->cleanup = NULL;
-    c->cleanup_arg = NULL;
+    sa__pop_cleanup(c);
     enum_free(st);
 }

@@ -50,6 +50,8 @@
 #include "sa.h"
 
 typedef struct sa__chunk sa__chunk;
+
+#define SA_MAX_CLEANUPS 2
 typedef struct sa__block sa__block;
 
 /* The analysis result: every mode function later stages need (issue 4 will
@@ -115,8 +117,13 @@ typedef struct sa_ctx {
                                counted from its start: its work, not its
                                size (0: only node_limit; sa_analyze.c) */
     bool budget_hit;        /* the jump was the budget, not node_limit */
-    void (*cleanup)(void *arg); /* run by sa__leave (state of sa_enum.c) */
-    void *cleanup_arg;
+    /* Run by sa__leave, last pushed first: the state of sa_enum.c, and
+     * around it sa_blocks.c's sub-problem (sa__push_cleanup). */
+    struct {
+        void (*fn)(void *arg);
+        void *arg;
+    } cleanups[SA_MAX_CLEANUPS];
+    int n_cleanups;
 } sa_ctx;
 
 /* ---- sa_enc.c: the BuDDy boundary ---------------------------------------- */
@@ -127,6 +134,12 @@ void sa__ctx_init(sa_ctx *c, const sa_options *opt, mdae_diags *diags);
 void sa__enter(sa_ctx *c);
 /* Disarm, release every slot and temporary block. Safe after a failure. */
 void sa__leave(sa_ctx *c);
+/* fn(arg) will run when the entry point returns, normally or by a jump,
+ * unless popped before (state that a jump must free). At most
+ * SA_MAX_CLEANUPS at a time (an assertion). */
+void sa__push_cleanup(sa_ctx *c, void (*fn)(void *arg), void *arg);
+/* Forget the last one pushed, without running it. */
+void sa__pop_cleanup(sa_ctx *c);
 /* Jump to the armed entry point with rc (never returns). */
 _Noreturn void sa__fail(sa_ctx *c, int rc);
 bool sa__running(void);
@@ -311,12 +324,17 @@ BDD *sa__hint_offsets(sa_ctx *c, int w);
  * (in_s, n_modes entries, temporary), the assignments of S that extend to
  * a valid mode (*valid_s, a slot) and their number. */
 typedef struct sa__plan {
+    bool primal_only; /* sa__enumerate: only ok, singular and te (into
+                         r->te if it is set already); the caller's */
     uint32_t n_s;
     double modes;
     bool *in_s;
     BDD *valid_s;
 } sa__plan;
 void sa__enum_plan(sa_ctx *c, sa__plan *plan);
+/* The enumeration of plan-many modes of r is cheap enough to be chosen
+ * without trying the implicit path (sa_analyze.c says how cheap). */
+bool sa__enum_is_cheap(const sa_result *r, double modes);
 /* Fill r->ok, singular, te, over, under, c, d (everything sa__primal,
  * sa__dm and sa__dual fill) by solving each assignment of the plan. */
 void sa__enumerate(sa_ctx *c, const sa__plan *plan);
