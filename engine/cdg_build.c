@@ -238,65 +238,13 @@ static void dependencies(build *b)
         b->out_first[i + 1] += b->out_first[i];
 }
 
-/* ---- Step 3: Tarjan on the union graph (iterative: chains can be long) ---- */
+/* ---- Step 3: Tarjan on the union graph ---------------------------------- */
 
 /* comp[i] = component number; returns the number of components. Components
  * are numbered in reverse topological order (Tarjan's). */
 static uint32_t union_sccs(build *b, uint32_t *comp)
 {
-    sa_ctx *c = b->c;
-    uint32_t n = b->r->n_eq;
-    uint32_t *index = sa__alloc(c, (n + 1) * sizeof *index);
-    uint32_t *low = sa__alloc(c, (n + 1) * sizeof *low);
-    bool *on = sa__alloc(c, n + 1);
-    uint32_t *stack = sa__alloc(c, (n + 1) * sizeof *stack);
-    uint32_t *cs_node = sa__alloc(c, (n + 1) * sizeof *cs_node);
-    size_t *cs_edge = sa__alloc(c, (n + 1) * sizeof *cs_edge);
-    uint32_t next = 1, sp = 0, ncomp = 0;
-    for (uint32_t root = 0; root < n; root++) {
-        if (index[root])
-            continue;
-        uint32_t csp = 0;
-        cs_node[csp] = root;
-        cs_edge[csp] = b->out_first[root];
-        csp++;
-        index[root] = low[root] = next++;
-        stack[sp++] = root;
-        on[root] = true;
-        while (csp > 0) {
-            uint32_t v = cs_node[csp - 1];
-            if (cs_edge[csp - 1] < b->out_first[v + 1]) {
-                uint32_t w = b->out_to[cs_edge[csp - 1]++];
-                if (!index[w]) {
-                    index[w] = low[w] = next++;
-                    stack[sp++] = w;
-                    on[w] = true;
-                    cs_node[csp] = w;
-                    cs_edge[csp] = b->out_first[w];
-                    csp++;
-                } else if (on[w] && index[w] < low[v]) {
-                    low[v] = index[w];
-                }
-                continue;
-            }
-            csp--;
-            if (csp > 0) {
-                uint32_t u = cs_node[csp - 1];
-                if (low[v] < low[u])
-                    low[u] = low[v];
-            }
-            if (low[v] == index[v]) {
-                uint32_t x;
-                do {
-                    x = stack[--sp];
-                    on[x] = false;
-                    comp[x] = ncomp;
-                } while (x != v);
-                ncomp++;
-            }
-        }
-    }
-    return ncomp;
+    return sa__sccs(b->c, b->r->n_eq, b->out_first, b->out_to, comp);
 }
 
 /* ---- Step 4: identities ------------------------------------------------- */

@@ -147,34 +147,33 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph
     u->first[ng] = n;
 }
 
-/* Tarjan's strongly connected components of the groups, g -> g' when g has
- * a union edge to the variable matched to g' (iterative). comp[g] gets the
- * block of g; returns the number of blocks. */
-static uint32_t union_blocks(sa_ctx *c, const ugraph *u, const uint32_t *group_of_var,
-                             uint32_t *comp)
+/* Tarjan's strongly connected components (iterative: chains can be
+ * long). Shared with cdg_build.c. */
+uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to,
+                  uint32_t *comp)
 {
-    uint32_t n = u->n_rows, nb = 0, next = 0, sp = 0, cs = 0;
     uint32_t *index = sa__alloc(c, ((size_t)n + 1) * sizeof *index); /* 0: unvisited */
     uint32_t *low = sa__alloc(c, ((size_t)n + 1) * sizeof *low);
-    uint32_t *stack = sa__alloc(c, ((size_t)n + 1) * sizeof *stack);
     bool *on = sa__alloc(c, (size_t)n + 1);
+    uint32_t *stack = sa__alloc(c, ((size_t)n + 1) * sizeof *stack);
     uint32_t *call = sa__alloc(c, ((size_t)n + 1) * sizeof *call);
     size_t *pos = sa__alloc(c, ((size_t)n + 1) * sizeof *pos);
+    uint32_t nb = 0, next = 0, sp = 0, cs = 0;
     for (uint32_t root = 0; root < n; root++) {
         if (index[root])
             continue;
         call[cs++] = root;
         index[root] = low[root] = ++next;
-        pos[root] = u->first[root];
+        pos[root] = first[root];
         stack[sp++] = root;
         on[root] = true;
         while (cs > 0) {
             uint32_t g = call[cs - 1];
-            if (pos[g] < u->first[g + 1]) {
-                uint32_t h = group_of_var[u->col[pos[g]++]];
+            if (pos[g] < first[g + 1]) {
+                uint32_t h = to[pos[g]++];
                 if (!index[h]) {
                     index[h] = low[h] = ++next;
-                    pos[h] = u->first[h];
+                    pos[h] = first[h];
                     stack[sp++] = h;
                     on[h] = true;
                     call[cs++] = h;
@@ -230,8 +229,12 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
         sa__fail(c, MDAE_E_NOMEM);
     if (!perfect)
         return false;
+    /* Group g -> group g' when g has an edge to the variable matched to g'. */
+    uint32_t *succ = sa__alloc(c, (u.first[ng] + 1) * sizeof *succ);
+    for (size_t k = 0; k < u.first[ng]; k++)
+        succ[k] = group_of_var[u.col[k]];
     uint32_t *comp = sa__alloc(c, ((size_t)ng + 1) * sizeof *comp);
-    *n_blocks = union_blocks(c, &u, group_of_var, comp);
+    *n_blocks = sa__sccs(c, ng, u.first, succ, comp);
     for (uint32_t i = 0; i < r->n_eq; i++)
         block_of_eq[i] = group_of[i] == UINT32_MAX ? UINT32_MAX : comp[group_of[i]];
     for (uint32_t j = 0; j < r->n_var; j++)

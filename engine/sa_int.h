@@ -292,6 +292,12 @@ void sa__primal(sa_ctx *c);
  * graph of the modes; false, with nothing filled, where that decomposition
  * does not apply or gives one block (the file says when and why). */
 bool sa__primal_blocks(sa_ctx *c);
+/* Tarjan's strongly connected components of the graph of n nodes whose
+ * successors of node x are to[first[x] .. first[x + 1]): comp[x] := its
+ * component, numbered in reverse topological order; returns their number.
+ * Iterative (chains can be long); temporaries from sa__alloc. */
+uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to,
+                  uint32_t *comp);
 void sa__dm(sa_ctx *c);
 void sa__dual(sa_ctx *c);
 /* r->w_off (wide enough for any canonical offset of this model) and r->c,
