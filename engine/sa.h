@@ -120,6 +120,7 @@ typedef struct sa_method_info {
     size_t graphs;     /* enumeration: distinct active graphs among them */
     uint32_t blocks;   /* implicit: the primal ran block by block over this
                           many blocks (0: as one) */
+    bool dm_by_blocks; /* and the singular modes' diagnostics too */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -306,6 +306,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->enumerated = r->enumerated_modes;
     out->graphs = r->distinct_graphs;
     out->blocks = r->primal_blocks;
+    out->dm_by_blocks = r->dm_by_blocks;
 }
 
 int sa_method_from_name(const char *name, int *out)

@@ -340,7 +340,37 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
  * sa_analyze.c chooses for a component), else by the ordinary implicit
  * primal; both give the same functions. Adds its matched edges to te
  * (whole's edges, slots) and its nonsingular modes to *ok. */
-static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *ok)
+/* A maximum matching of the block in each of its singular modes (the
+ * sub-result in c->r): *tmax[e] (whole's edges, slots) := the modes where
+ * the chosen one holds e. As sa_dm.c: the matchings, the ones of maximum
+ * cardinality, and one of them (any would do). */
+static void block_max_matching(sa_ctx *c, const sub *s, BDD *tmax)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    sa__mats mt;
+    sa__mats_init(c, &mt);
+    BDD *y = sa__slots(c, 1);
+    sa__put(y, r->singular);
+    sa__matchings(c, y, false, &mt, "diagnostics");
+    BDD *one = sa__slots(c, 1);
+    sa__put(one, bddtrue);
+    const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);
+    for (size_t e = 0; e < r->n_edges; e++)
+        cost[e] = one;
+    sa__best(c, y, (const BDD *const *)cost, 1, sa__vbits(r->n_eq), true);
+    BDD t = sa__choose(c, *y);
+    for (size_t k = 0; k < r->n_edges; k++) {
+        size_t m2 = sa__mark(c);
+        BDD with = T(bdd_and(t, bdd_ithvar(r->edge_var[k])));
+        sa__put(&tmax[s->edge_whole[k]], bdd_exist(with, r->edgeset));
+        sa__release(c, m2);
+    }
+    sa__release(c, mark);
+}
+
+static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BDD *ok,
+                        BDD *sing)
 {
     sa_result *w = c->r, *r = &s->r;
     size_t mark = sa__mark(c);
@@ -359,16 +389,124 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *ok)
     } else {
         sa__primal(c);
     }
+    if (r->singular != bddfalse)
+        block_max_matching(c, s, tmax);
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&te[s->edge_whole[k]], r->te[k]);
     sa__put(ok, sa__and(*ok, r->ok));
+    sa__put(sing, r->singular);
     w->searched |= r->searched;
     sa__pop_cleanup(c);
     drop_sub(s);
     for (size_t k = 0; k < r->n_edges; k++)
         var_edge[r->edge_var[k]] = -1;
     sa__release(c, mark);
+}
+
+/* ---- The singular modes' diagnostics ----------------------------------------
+ * When each singular mode has ONE singular block B, the blocks' own
+ * matchings (perfect in the others, maximum in B) form a maximum matching
+ * of the mode's graph: an augmenting path would join an unmatched row and
+ * an unmatched column, both in B, and a path that leaves B through an edge
+ * between blocks can never come back to it (the blocks of the union graph
+ * are ordered: a path that left and came back would be a cycle through
+ * other blocks, which would then be part of B); inside B the matching is
+ * maximum already. Given a maximum matching, the Dulmage-Mendelsohn parts
+ * are what alternating paths reach: the rows reachable from an unmatched
+ * row (row -> edge -> column -> its matched row) are overdetermined, the
+ * columns reachable from an unmatched column likewise underdetermined
+ * (sa_dm.c defines them by maximum matchings, which is the same). Both are
+ * least fixpoints over mode functions, like the offsets. Otherwise (two
+ * singular blocks in a mode) sa_dm.c computes them on the whole. */
+
+static bool one_singular_block(sa_ctx *c, const BDD *sing, uint32_t nb)
+{
+    size_t mark = sa__mark(c);
+    BDD *seen = sa__slots(c, 1);
+    bool one = true;
+    for (uint32_t b = 0; b < nb && one; b++) {
+        if (sing[b] == bddfalse)
+            continue;
+        one = sa__and(*seen, sing[b]) == bddfalse;
+        sa__put(seen, sa__or(*seen, sing[b]));
+    }
+    sa__release(c, mark);
+    return one;
+}
+
+/* Alternating reachability: from[x] (n_from slots) holds where x is an
+ * unmatched row (rows = true) or column on entry, where x is reached on
+ * return. Rows and columns swap roles for the columns. */
+static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    size_t n_other = rows ? r->n_var : r->n_eq;
+    BDD *mid = sa__slots(c, n_other + 1);
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t k = 0; k < n_other; k++)
+            sa__put(&mid[k], bddfalse);
+        /* from x along any active edge to the other side */
+        for (size_t e = 0; e < r->n_edges; e++) {
+            size_t x = rows ? r->edge_eq[e] : r->edge_v[e];
+            size_t y = rows ? r->edge_v[e] : r->edge_eq[e];
+            if (from[x] == bddfalse)
+                continue;
+            size_t m2 = sa__mark(c);
+            BDD go = T(sa__and(from[x], r->chi_e[e]));
+            sa__put(&mid[y], sa__or(mid[y], go));
+            sa__release(c, m2);
+        }
+        /* and back along the matched edge */
+        for (size_t e = 0; e < r->n_edges; e++) {
+            size_t x = rows ? r->edge_eq[e] : r->edge_v[e];
+            size_t y = rows ? r->edge_v[e] : r->edge_eq[e];
+            if (mid[y] == bddfalse || match[e] == bddfalse)
+                continue;
+            size_t m2 = sa__mark(c);
+            BDD back = T(sa__and(mid[y], match[e]));
+            BDD now = T(sa__or(from[x], back));
+            if (now != from[x]) {
+                sa__put(&from[x], now);
+                changed = true;
+            }
+            sa__release(c, m2);
+        }
+        sa__progress(c, "diagnostics", 0, r->n_eq);
+    }
+    sa__release(c, mark);
+}
+
+static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
+{
+    sa_result *r = c->r;
+    r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
+    r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
+    size_t mark = sa__mark(c);
+    BDD *matched = sa__slots(c, (size_t)r->n_eq + r->n_var + 1);
+    BDD *mrow = matched, *mcol = matched + r->n_eq;
+    for (size_t e = 0; e < r->n_edges; e++) {
+        sa__put(&mrow[r->edge_eq[e]], sa__or(mrow[r->edge_eq[e]], match[e]));
+        sa__put(&mcol[r->edge_v[e]], sa__or(mcol[r->edge_v[e]], match[e]));
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        size_t m2 = sa__mark(c);
+        BDD act = T(sa__and(r->chi_i[i], r->singular));
+        sa__put(&r->over[i], sa__diff(act, mrow[i]));
+        sa__release(c, m2);
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        size_t m2 = sa__mark(c);
+        BDD act = T(sa__and(r->chi_j[j], r->singular));
+        sa__put(&r->under[j], sa__diff(act, mcol[j]));
+        sa__release(c, m2);
+    }
+    sa__release(c, mark);
+    reach(c, match, r->over, true);
+    reach(c, match, r->under, false);
 }
 
 bool sa__primal_blocks(sa_ctx *c)
@@ -424,14 +562,16 @@ bool sa__primal_blocks(sa_ctx *c)
     for (int v = 0; v < w->n_bddvars; v++)
         var_edge[v] = -1;
     BDD *te = sa__slots(c, w->n_edges + 1);
+    BDD *tmax = sa__slots(c, w->n_edges + 1);
+    BDD *sing = sa__slots(c, (size_t)nb + 1);
     BDD *ok = sa__slots(c, 1);
     sa__put(ok, w->chi_m);
-    for (uint32_t b = 0; b < nb && *ok != bddfalse; b++) {
+    for (uint32_t b = 0; b < nb; b++) {
         size_t m2 = sa__mark(c);
         sa__block *temps = sa__alloc_mark(c);
         sub_fill(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
                  vfirst[b + 1] - vfirst[b], block_of_var, b, s);
-        solve_block(c, s, var_edge, te, ok);
+        solve_block(c, s, var_edge, te, tmax, ok, &sing[b]);
         sa__alloc_release(c, temps);
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);
@@ -444,6 +584,14 @@ bool sa__primal_blocks(sa_ctx *c)
     for (size_t e = 0; e < w->n_edges; e++)
         sa__put(&w->te[e], sa__and(te[e], *ok));
     w->primal_blocks = nb;
+    if (w->singular != bddfalse && one_singular_block(c, sing, nb)) {
+        /* In each mode, the blocks' own matchings: perfect in the
+         * nonsingular ones, maximum in the singular one. */
+        for (size_t e = 0; e < w->n_edges; e++)
+            sa__put(&te[e], sa__or(te[e], tmax[e]));
+        diagnostics_by_reach(c, te);
+        w->dm_by_blocks = true;
+    }
     sa__release(c, mark);
     return true;
 }

@@ -19,6 +19,8 @@
 void sa__dm(sa_ctx *c)
 {
     sa_result *r = c->r;
+    if (r->over != NULL) /* found by blocks (sa_blocks.c) */
+        return;
     r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
     r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
     if (r->singular == bddfalse)

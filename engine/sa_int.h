@@ -98,6 +98,7 @@ struct sa_result {
     double modes_s;          /* valid assignments of the support (plan) */
     uint32_t primal_blocks;  /* the primal ran block by block over this
                                 many blocks (sa_blocks.c), else 0 */
+    bool dm_by_blocks;       /* so did the diagnostics (sa_blocks.c) */
 };
 
 typedef struct sa_ctx {

@@ -59,6 +59,7 @@ static sa_result *analyze(const mel_model *m, int method, int *rc)
 
 static size_t g_implicit_too_big; /* models over the implicit path's limit */
 static size_t g_by_blocks; /* models whose primal the blocks path solved */
+static size_t g_dm_by_blocks; /* and their singular modes' diagnostics */
 
 /* Both paths, the same functions; returns the method AUTO chose. */
 static int same_by_both(const mel_model *m, const char *label)
@@ -89,6 +90,7 @@ static int same_by_both(const mel_model *m, const char *label)
             sa_method_info bi;
             sa_result_method(blk, &bi);
             g_by_blocks += bi.blocks > 0;
+            g_dm_by_blocks += bi.dm_by_blocks;
         }
         sa_method_info mi;
         sa_result_method(enu, &mi);
@@ -121,6 +123,9 @@ static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
     cr_assert_gt(enumerated, n / 2, "auto enumerates small random models");
     cr_assert_lt(g_implicit_too_big, n / 10, "the implicit path analysed most of them");
     cr_assert_gt(g_by_blocks, 0, "the blocks path applied to some");
+    cr_assert_gt(g_dm_by_blocks, 0, "and found the diagnostics of some");
+    cr_log_info("%zu of %llu models by blocks, %zu with their diagnostics", g_by_blocks,
+                (unsigned long long)n, g_dm_by_blocks);
 }
 
 Test(sa_enum, both_paths_agree_on_random_models)
