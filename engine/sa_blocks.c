@@ -341,10 +341,10 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
  * primal; both give the same functions. Adds its matched edges to te
  * (whole's edges, slots) and its nonsingular modes to *ok. */
 /* A maximum matching of the block in each of its singular modes (the
- * sub-result in c->r): *tmax[e] (whole's edges, slots) := the modes where
+ * sub-result in c->r): tmax[e] (the block's edges, slots) := the modes where
  * the chosen one holds e. As sa_dm.c: the matchings, the ones of maximum
  * cardinality, and one of them (any would do). */
-static void block_max_matching(sa_ctx *c, const sub *s, BDD *tmax)
+static void block_max_matching(sa_ctx *c, BDD *tmax)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -363,7 +363,7 @@ static void block_max_matching(sa_ctx *c, const sub *s, BDD *tmax)
     for (size_t k = 0; k < r->n_edges; k++) {
         size_t m2 = sa__mark(c);
         BDD with = T(bdd_and(t, bdd_ithvar(r->edge_var[k])));
-        sa__put(&tmax[s->edge_whole[k]], bdd_exist(with, r->edgeset));
+        sa__put(&tmax[k], bdd_exist(with, r->edgeset));
         sa__release(c, m2);
     }
     sa__release(c, mark);
@@ -381,16 +381,19 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     r->te = sa__slots(c, r->n_edges + 1);
     sa__push_cleanup(c, drop_sub, s);
     c->r = r;
-    sa__plan plan = {.primal_only = true};
+    BDD *local_tmax = sa__slots(c, r->n_edges + 1);
+    sa__plan plan = {.primal_only = true, .tmax = local_tmax};
     sa__enum_plan(c, &plan);
     if (sa__enum_is_cheap(r, plan.modes)) {
         sa__enumerate(c, &plan);
         w->enumerated_modes += r->enumerated_modes;
     } else {
         sa__primal(c);
+        if (r->singular != bddfalse)
+            block_max_matching(c, local_tmax);
     }
-    if (r->singular != bddfalse)
-        block_max_matching(c, s, tmax);
+    for (size_t k = 0; k < r->n_edges; k++)
+        sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&te[s->edge_whole[k]], r->te[k]);
@@ -405,34 +408,81 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
 }
 
 /* ---- The singular modes' diagnostics ----------------------------------------
- * When each singular mode has ONE singular block B, the blocks' own
- * matchings (perfect in the others, maximum in B) form a maximum matching
- * of the mode's graph: an augmenting path would join an unmatched row and
- * an unmatched column, both in B, and a path that leaves B through an edge
- * between blocks can never come back to it (the blocks of the union graph
- * are ordered: a path that left and came back would be a cycle through
- * other blocks, which would then be part of B); inside B the matching is
- * maximum already. Given a maximum matching, the Dulmage-Mendelsohn parts
- * are what alternating paths reach: the rows reachable from an unmatched
- * row (row -> edge -> column -> its matched row) are overdetermined, the
- * columns reachable from an unmatched column likewise underdetermined
- * (sa_dm.c defines them by maximum matchings, which is the same). Both are
- * least fixpoints over mode functions, like the offsets. Otherwise (two
- * singular blocks in a mode) sa_dm.c computes them on the whole. */
+ * The blocks' own matchings (perfect in the nonsingular blocks of a mode,
+ * maximum in its singular ones) are a maximum matching of the mode's graph
+ * when no two singular blocks of a mode are joined by a path of the union
+ * graph's block order. An augmenting path joins an unmatched row and an
+ * unmatched column, each in a singular block; along it, the blocks follow
+ * the union graph's edges between blocks (a matched edge stays inside its
+ * block), which are ordered (a walk that left a block and came back would
+ * be a cycle through other blocks, which would then be part of it). So it
+ * either stays inside one block, where the matching is maximum already, or
+ * goes from one singular block to another one it reaches: excluded. Given a
+ * maximum matching, the Dulmage-Mendelsohn parts are what alternating paths
+ * reach: the rows reachable from an unmatched row (row -> edge -> column ->
+ * its matched row) are overdetermined, the columns reachable from an
+ * unmatched column likewise underdetermined (sa_dm.c defines them by
+ * maximum matchings, which is the same). Both are least fixpoints over
+ * mode functions, like the offsets. Otherwise sa_dm.c computes them on the
+ * whole. */
 
-static bool one_singular_block(sa_ctx *c, const BDD *sing, uint32_t nb)
+/* At most this many blocks singular in some mode: one search of the block
+ * order from each. */
+#define SINGULAR_BLOCKS_MAX 256
+
+/* Whether the blocks' own matchings are maximum in every singular mode
+ * (above): no two blocks singular in a common mode with a path between
+ * them in the union graph's block order. */
+static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
+                                  const uint32_t *block_of_eq, const uint32_t *block_of_var)
 {
-    size_t mark = sa__mark(c);
-    BDD *seen = sa__slots(c, 1);
-    bool one = true;
-    for (uint32_t b = 0; b < nb && one; b++) {
-        if (sing[b] == bddfalse)
-            continue;
-        one = sa__and(*seen, sing[b]) == bddfalse;
-        sa__put(seen, sa__or(*seen, sing[b]));
+    const sa_result *r = c->r;
+    uint32_t *singular = sa__alloc(c, ((size_t)nb + 1) * sizeof *singular), ns = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (sing[b] != bddfalse) {
+            if (ns == SINGULAR_BLOCKS_MAX)
+                return false;
+            singular[ns++] = b;
+        }
+    /* The block order: b -> b' when a row of b has a union edge to a
+     * column of b' (compressed rows; repeated edges do no harm). */
+    size_t *first = sa__alloc(c, ((size_t)nb + 2) * sizeof *first);
+    uint32_t *to = sa__alloc(c, (r->n_edges + 1) * sizeof *to);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t e = 0; e < r->n_edges; e++) {
+            uint32_t a = block_of_eq[r->edge_eq[e]], b = block_of_var[r->edge_v[e]];
+            if (a == UINT32_MAX || a == b || sa__and(r->chi_e[e], r->chi_m) == bddfalse)
+                continue;
+            if (pass == 0)
+                first[a + 2]++;
+            else
+                to[first[a + 1]++] = b;
+        }
+        if (pass == 0)
+            for (uint32_t b = 0; b < nb; b++)
+                first[b + 2] += first[b + 1];
     }
-    sa__release(c, mark);
-    return one;
+    uint32_t *seen = sa__alloc(c, ((size_t)nb + 1) * sizeof *seen); /* search + 1 */
+    uint32_t *queue = sa__alloc(c, ((size_t)nb + 1) * sizeof *queue);
+    for (uint32_t k = 0; k < ns; k++) {
+        uint32_t head = 0, tail = 0;
+        queue[tail++] = singular[k];
+        seen[singular[k]] = k + 1;
+        while (head < tail) {
+            uint32_t b = queue[head++];
+            for (size_t q = first[b]; q < first[b + 1]; q++)
+                if (seen[to[q]] != k + 1) {
+                    seen[to[q]] = k + 1;
+                    queue[tail++] = to[q];
+                }
+        }
+        for (uint32_t l = 0; l < ns; l++) {
+            uint32_t b = singular[l];
+            if (l != k && seen[b] == k + 1 && sa__and(sing[singular[k]], sing[b]) != bddfalse)
+                return false;
+        }
+    }
+    return true;
 }
 
 /* Alternating reachability: from[x] (n_from slots) holds where x is an
@@ -584,7 +634,8 @@ bool sa__primal_blocks(sa_ctx *c)
     for (size_t e = 0; e < w->n_edges; e++)
         sa__put(&w->te[e], sa__and(te[e], *ok));
     w->primal_blocks = nb;
-    if (w->singular != bddfalse && one_singular_block(c, sing, nb)) {
+    if (w->singular != bddfalse &&
+        singular_blocks_apart(c, sing, nb, block_of_eq, block_of_var)) {
         /* In each mode, the blocks' own matchings: perfect in the
          * nonsingular ones, maximum in the singular one. */
         for (size_t e = 0; e < w->n_edges; e++)

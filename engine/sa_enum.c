@@ -350,7 +350,7 @@ static void solve_modes(sa_ctx *c, enum_state *st)
 
 /* ---- Writing the answers back as mode functions -------------------------------------- */
 
-typedef enum field_kind { F_OK, F_TE, F_C, F_D, F_OVER, F_UNDER } field_kind;
+typedef enum field_kind { F_OK, F_TE, F_TMAX, F_C, F_D, F_OVER, F_UNDER } field_kind;
 
 static bool field_value(const enum_state *st, const answer *a, field_kind kind, size_t at,
                         int bit)
@@ -360,6 +360,8 @@ static bool field_value(const enum_state *st, const answer *a, field_kind kind, 
         return a->ok;
     case F_TE:
         return a->ok && a->mate[st->ctx->r->edge_eq[at]] == (long)at;
+    case F_TMAX:
+        return !a->ok && a->mate[st->ctx->r->edge_eq[at]] == (long)at;
     case F_C:
         return a->ok && a->c[at] >= 0 && ((unsigned)a->c[at] >> bit & 1u);
     case F_D:
@@ -418,7 +420,7 @@ static void build(sa_ctx *c, enum_state *st, field_kind kind, size_t at, int bit
     sa__release(c, mark);
 }
 
-static void write_back(sa_ctx *c, enum_state *st, bool primal_only)
+static void write_back(sa_ctx *c, enum_state *st, bool primal_only, BDD *tmax)
 {
     sa_result *r = c->r;
     st->ones = need(c, mdae_malloc((st->n_modes + 1) * sizeof *st->ones));
@@ -427,8 +429,11 @@ static void write_back(sa_ctx *c, enum_state *st, bool primal_only)
     if (r->te == NULL)
         r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
     if (primal_only) {
-        for (size_t e = 0; e < r->n_edges; e++)
+        for (size_t e = 0; e < r->n_edges; e++) {
             build(c, st, F_TE, e, 0, r->ok, &r->te[e]);
+            if (tmax != NULL)
+                build(c, st, F_TMAX, e, 0, r->singular, &tmax[e]);
+        }
         return;
     }
     r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
@@ -468,7 +473,7 @@ void sa__enumerate(sa_ctx *c, const sa__plan *plan)
     sa__progress(c, "enumerate", 0, (size_t)plan->modes);
     collect_modes(c, st, plan);
     solve_modes(c, st);
-    write_back(c, st, plan->primal_only);
+    write_back(c, st, plan->primal_only, plan->tmax);
     c->r->enumerated_modes = st->n_modes;
     c->r->distinct_graphs = st->n_answers;
     sa__pop_cleanup(c);

@@ -333,6 +333,9 @@ BDD *sa__hint_offsets(sa_ctx *c, int w);
 typedef struct sa__plan {
     bool primal_only; /* sa__enumerate: only ok, singular and te (into
                          r->te if it is set already); the caller's */
+    BDD *tmax;        /* with primal_only, if not NULL: n_edges slots that
+                         get a maximum matching of each singular mode (the
+                         single-mode path's), as te does for the others */
     uint32_t n_s;
     double modes;
     bool *in_s;

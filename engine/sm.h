@@ -109,7 +109,9 @@ typedef struct sm_mode {
     int *d;                /* n_variables: likewise */
     int *matched_var;      /* n_equations: the chosen matching's variable */
     long *matched_edge;    /* n_equations: its incidence (numbered in model
-                              order, equation by equation), or -1 */
+                              order, equation by equation), or -1; in a
+                              singular mode, the edge of a maximum
+                              matching, or -1 (sa_blocks.c needs one) */
     bool *overdetermined;  /* n_equations; only in singular modes */
     bool *underdetermined; /* n_variables; only in singular modes */
 } sm_mode;

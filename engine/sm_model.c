@@ -238,6 +238,8 @@ int sm_frame_solve(sm_frame *f, const bool *eq_active, const bool *var_active,
         uint32_t i = f->row_eq[r];
         if (!s->perfect) {
             v->overdetermined[i] = s->over[r];
+            if (s->row_edge[r] >= 0) /* a maximum matching's */
+                v->matched_edge[i] = (long)f->global_of[s->row_edge[r]];
             continue;
         }
         size_t e = f->global_of[s->row_edge[r]];
