@@ -485,47 +485,79 @@ static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
     return true;
 }
 
-/* Alternating reachability: from[x] (n_from slots) holds where x is an
- * unmatched row (rows = true) or column on entry, where x is reached on
- * return. Rows and columns swap roles for the columns. */
+/* The edges of each row and of each column: edges of side `rows` item x
+ * are es[first[x] .. first[x + 1]). */
+typedef struct incidence {
+    size_t *first;
+    size_t *es;
+} incidence;
+
+static incidence side_edges(sa_ctx *c, bool rows)
+{
+    const sa_result *r = c->r;
+    size_t n = rows ? r->n_eq : r->n_var;
+    incidence in = {sa__alloc(c, (n + 2) * sizeof *in.first),
+                    sa__alloc(c, (r->n_edges + 1) * sizeof *in.es)};
+    for (size_t e = 0; e < r->n_edges; e++)
+        in.first[(rows ? r->edge_eq[e] : r->edge_v[e]) + 2]++;
+    for (size_t x = 0; x < n; x++)
+        in.first[x + 2] += in.first[x + 1];
+    for (size_t e = 0; e < r->n_edges; e++)
+        in.es[in.first[(rows ? r->edge_eq[e] : r->edge_v[e]) + 1]++] = e;
+    return in;
+}
+
+/* Alternating reachability: from[x] holds, on entry, the modes where x is
+ * an unmatched row (rows = true; columns otherwise), and on return the
+ * modes where x is reached: x -> any active edge -> y on the other side ->
+ * y's matched edge -> x'. A worklist of the items whose modes grew: each
+ * edge is looked at again only when its end gained modes. */
 static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    size_t n_other = rows ? r->n_var : r->n_eq;
+    size_t n = rows ? r->n_eq : r->n_var, n_other = rows ? r->n_var : r->n_eq;
+    incidence mine = side_edges(c, rows), other = side_edges(c, !rows);
     BDD *mid = sa__slots(c, n_other + 1);
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (size_t k = 0; k < n_other; k++)
-            sa__put(&mid[k], bddfalse);
-        /* from x along any active edge to the other side */
-        for (size_t e = 0; e < r->n_edges; e++) {
-            size_t x = rows ? r->edge_eq[e] : r->edge_v[e];
-            size_t y = rows ? r->edge_v[e] : r->edge_eq[e];
-            if (from[x] == bddfalse)
-                continue;
-            size_t m2 = sa__mark(c);
-            BDD go = T(sa__and(from[x], r->chi_e[e]));
-            sa__put(&mid[y], sa__or(mid[y], go));
-            sa__release(c, m2);
+    size_t *queue = sa__alloc(c, (n + 1) * sizeof *queue);
+    bool *queued = sa__alloc(c, n + 1);
+    size_t head = 0, count = 0; /* a ring of n entries */
+    for (size_t x = 0; x < n; x++)
+        if (from[x] != bddfalse) {
+            queue[count++] = x;
+            queued[x] = true;
         }
-        /* and back along the matched edge */
-        for (size_t e = 0; e < r->n_edges; e++) {
-            size_t x = rows ? r->edge_eq[e] : r->edge_v[e];
-            size_t y = rows ? r->edge_v[e] : r->edge_eq[e];
-            if (mid[y] == bddfalse || match[e] == bddfalse)
-                continue;
+    size_t steps = 0;
+    while (count > 0) {
+        size_t x = queue[head];
+        head = (head + 1) % n;
+        count--;
+        queued[x] = false;
+        for (size_t k = mine.first[x]; k < mine.first[x + 1]; k++) {
+            size_t e = mine.es[k], y = rows ? r->edge_v[e] : r->edge_eq[e];
             size_t m2 = sa__mark(c);
-            BDD back = T(sa__and(mid[y], match[e]));
-            BDD now = T(sa__or(from[x], back));
-            if (now != from[x]) {
-                sa__put(&from[x], now);
-                changed = true;
+            BDD grown = T(sa__or(mid[y], T(sa__and(from[x], r->chi_e[e]))));
+            if (grown != mid[y]) {
+                sa__put(&mid[y], grown);
+                for (size_t q = other.first[y]; q < other.first[y + 1]; q++) {
+                    size_t f = other.es[q], x2 = rows ? r->edge_eq[f] : r->edge_v[f];
+                    if (match[f] == bddfalse)
+                        continue;
+                    BDD now = T(sa__or(from[x2], T(sa__and(mid[y], match[f]))));
+                    if (now == from[x2])
+                        continue;
+                    sa__put(&from[x2], now);
+                    if (!queued[x2]) {
+                        queue[(head + count) % n] = x2;
+                        count++;
+                        queued[x2] = true;
+                    }
+                }
             }
             sa__release(c, m2);
         }
-        sa__progress(c, "diagnostics", 0, r->n_eq);
+        if ((++steps & 255) == 0)
+            sa__progress(c, "diagnostics", steps, n);
     }
     sa__release(c, mark);
 }
