@@ -738,3 +738,126 @@ Test(sa_analyze, offsets_beyond_the_first_width_are_exact)
     sa_result_free(r);
     mel_model_free(m);
 }
+
+/* ---- The primal and the diagnostics by blocks (engine/sa_blocks.c) ----------
+ * Three blocks of the union graph in a row: A = {e1, x}, singular wherever
+ * !g; B = {e2, e3|e4, y, z}, whose two branches of `if k` make one group;
+ * C = {e5, e6, u, v}, reading z. */
+static const char *three_blocks =
+    "x : real; y : real; z : real; u : real; v : real;\n"
+    "g : boolean; h : boolean; k : boolean;\n"
+    "e1 : equation 0 = if g then der(x) + x else 1.0;\n"
+    "e2 : equation 0 = if h then y + z + x else y - z;\n"
+    "if k then\n"
+    "  e3 : equation z = y * 2 + x\n"
+    "else\n"
+    "  e4 : equation der(z) = y\n"
+    "end;\n"
+    "e5 : equation u = v + z;\n"
+    "e6 : equation 0 = if h then u - v * v else der(v) + u;\n";
+
+static mel_model *parse_text(const char *text)
+{
+    mel_model *m = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, &d), MDAE_OK);
+    mdae_diags_close(&d);
+    return m;
+}
+
+static int analyze_with(const mel_model *m, int method, sa_progress_fn progress, void *ctx,
+                        sa_result **r)
+{
+    sa_options o = {.method = method, .progress = progress, .progress_ctx = ctx};
+    return sa_analyze(m, &o, r, NULL);
+}
+
+Test(sa_analyze, three_blocks_by_blocks_equal_the_implicit_path_diagnostics_included)
+{
+    mel_model *m = parse_text(three_blocks);
+    sa_result *imp = NULL, *blk = NULL;
+    cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
+    cr_assert_eq(analyze_with(m, SA_METHOD_BLOCKS, NULL, NULL, &blk), MDAE_OK);
+    const char *why = NULL;
+    cr_assert(sa_result_same(imp, blk, &why), "%s differ", why);
+    sa_method_info mi;
+    sa_result_method(blk, &mi);
+    cr_assert_eq(mi.blocks, 3);
+    cr_assert(mi.dm_by_blocks);
+    cr_assert(sa_result_singular(blk));
+    sa_result_method(imp, &mi);
+    cr_assert_eq(mi.blocks, 0);
+    sa_result_free(imp);
+    sa_result_free(blk);
+    mel_model_free(m);
+}
+
+Test(sa_analyze, allocation_failures_by_blocks_return_nomem_and_leak_nothing)
+{
+    mel_model *m = parse_text(three_blocks);
+    sa_result *imp = NULL;
+    cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
+    cr_assert_eq(mdae_replace_allocator(&budget_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    sa_result *r = NULL;
+    for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
+        budget_left = n;
+        r = NULL;
+        rc = analyze_with(m, SA_METHOD_BLOCKS, NULL, NULL, &r);
+        if (rc != MDAE_OK)
+            cr_assert_null(r);
+    }
+    budget_left = -1;
+    mdae_replace_allocator(NULL);
+    cr_assert_eq(rc, MDAE_OK, "still %s after %ld allocations", mdae_err_name(rc), n);
+    cr_assert_gt(n, 20, "the failures reached inside the blocks");
+    const char *why = NULL;
+    cr_assert(sa_result_same(imp, r, &why), "%s differ", why);
+    sa_result_free(r);
+    sa_result_free(imp);
+    mel_model_free(m);
+}
+
+/* Cancels at the n-th progress call. */
+static int cancel_at_call(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    long *left = ctx;
+    return (*left)-- == 0;
+}
+
+Test(sa_analyze, cancellation_and_node_limits_by_blocks_fail_cleanly)
+{
+    mel_model *m = parse_text(three_blocks);
+    int rc = MDAE_E_CANCELED;
+    long k;
+    for (k = 0; k < 10000 && rc == MDAE_E_CANCELED; k++) {
+        long left = k;
+        sa_result *r = NULL;
+        rc = analyze_with(m, SA_METHOD_BLOCKS, cancel_at_call, &left, &r);
+        if (rc == MDAE_E_CANCELED)
+            cr_assert_null(r);
+        sa_result_free(r);
+    }
+    cr_assert_eq(rc, MDAE_OK, "still cancelled after %ld checkpoints", k);
+    cr_assert_gt(k, 3, "the checkpoints inside the blocks cancel too");
+    int limited = 0, ok = 0;
+    for (size_t lim = 8; lim <= (1u << 16); lim *= 2) {
+        cr_assert_eq(sa_set_node_limit(lim), MDAE_OK);
+        sa_result *r = NULL;
+        rc = analyze_with(m, SA_METHOD_BLOCKS, NULL, NULL, &r);
+        cr_assert(rc == MDAE_OK || rc == MDAE_E_BDD_LIMIT, "limit %zu: %s", lim,
+                  mdae_err_name(rc));
+        limited += rc == MDAE_E_BDD_LIMIT;
+        ok += rc == MDAE_OK;
+        sa_result_free(r);
+    }
+    cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
+    cr_expect_gt(limited, 0);
+    cr_expect_gt(ok, 0);
+    mel_model_free(m);
+}
