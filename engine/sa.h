@@ -100,8 +100,10 @@ typedef struct sa_options {
 #define SA_METHOD_ENUMERATE 2 /* each valid mode by the single-mode path
                                  (engine/sm.h), written back as BDDs */
 #define SA_METHOD_BLOCKS 3    /* the implicit path with its primal problem
-                                 solved block by block over the union
-                                 graph's fine Dulmage-Mendelsohn blocks
+                                 (and, when the singular blocks of a mode
+                                 are apart, its diagnostics) solved block
+                                 by block over the union graph's fine
+                                 Dulmage-Mendelsohn blocks
                                  (engine/sa_blocks.c), where that applies;
                                  AUTO tries it whenever it goes implicit.
                                  Reported as SA_METHOD_IMPLICIT, with

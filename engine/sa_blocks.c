@@ -35,7 +35,8 @@
  * When it does not apply (a variable not active in some valid mode,
  * equations that do not group, U not square or without a perfect matching,
  * or one block only), sa__primal_blocks says so and the caller runs the
- * ordinary primal.
+ * ordinary primal. The singular modes' diagnostics by blocks, and when
+ * they apply: below, before sa__primal_blocks.
  */
 #include "sa_int.h"
 #include "sm.h"
@@ -669,7 +670,7 @@ bool sa__primal_blocks(sa_ctx *c)
     if (w->singular != bddfalse &&
         singular_blocks_apart(c, sing, nb, block_of_eq, block_of_var)) {
         /* In each mode, the blocks' own matchings: perfect in the
-         * nonsingular ones, maximum in the singular one. */
+         * nonsingular ones, maximum in the singular ones. */
         for (size_t e = 0; e < w->n_edges; e++)
             sa__put(&te[e], sa__or(te[e], tmax[e]));
         diagnostics_by_reach(c, te);
