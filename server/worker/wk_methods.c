@@ -353,7 +353,8 @@ static bool read_method(wk_state *w, const cJSON *params)
            (cJSON_IsString(m) && sa_method_from_name(m->valuestring, &w->method) == MDAE_OK);
 }
 
-/* "parts": how each component was analysed (issue 10). */
+/* "parts": how each component was analysed (issue 10), and over how many
+ * blocks of its union graph the implicit primal ran (issue 11; 0: as one). */
 static bool add_parts(const wk_state *w, cJSON *ru)
 {
     cJSON *arr = cJSON_AddArrayToObject(ru, "parts");
@@ -369,6 +370,7 @@ static bool add_parts(const wk_state *w, cJSON *ru)
             !cJSON_AddStringToObject(o, "method", sa_method_name(pi.method.method)) ||
             !cJSON_AddNumberToObject(o, "modes", pi.method.modes) ||
             !cJSON_AddBoolToObject(o, "fellBack", pi.method.fell_back) ||
+            !cJSON_AddNumberToObject(o, "blocks", pi.method.blocks) ||
             !cJSON_AddBoolToObject(o, "reused", pi.reused))
             return false;
     }

@@ -641,6 +641,37 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
     cr_expect_eq(cJSON_GetObjectItem(e, "code")->valueint, -32602);
     cJSON_Delete(r);
     free(sid);
+    /* Forced blocks, on a model of three union-graph blocks: the same
+     * result as implicit, and the part says over how many blocks. */
+    static const char *three =
+        "x : real; y : real; z : real; u : real; v : real;\n"
+        "g : boolean; h : boolean; k : boolean;\n"
+        "e1 : equation 0 = if g then der(x) + x else 1.0;\n"
+        "e2 : equation 0 = if h then y + z + x else y - z;\n"
+        "if k then e3 : equation z = y * 2 + x else e4 : equation der(z) = y end;\n"
+        "e5 : equation u = v + z;\n"
+        "e6 : equation 0 = if h then u - v * v else der(v) + u;\n";
+    char *texts[2] = {NULL, NULL};
+    for (size_t k = 0; k < 2; k++) {
+        char *bs = cl_open(&c, three);
+        cJSON *bp = session_params(bs);
+        cJSON_AddBoolToObject(bp, "reuse", true);
+        cJSON_AddStringToObject(bp, "method", k == 0 ? "implicit" : "blocks");
+        cJSON *br = cl_request(&c, 10 + (int)k, "session/analyze", bp);
+        cJSON *bres = cJSON_GetObjectItem(br, "result");
+        cr_assert_not_null(bres, "%s", cJSON_PrintUnformatted(br));
+        cJSON *bru = cJSON_DetachItemFromObject(bres, "reuse");
+        cJSON *part = cJSON_GetArrayItem(cJSON_GetObjectItem(bru, "parts"), 0);
+        cr_expect_str_eq(cJSON_GetObjectItem(part, "method")->valuestring, "implicit");
+        cr_expect_eq(cJSON_GetObjectItem(part, "blocks")->valueint, k == 0 ? 0 : 3);
+        texts[k] = cJSON_PrintUnformatted(bres);
+        cJSON_Delete(bru);
+        cJSON_Delete(br);
+        free(bs);
+    }
+    cr_expect_str_eq(texts[1], texts[0], "blocks gives the same result as implicit");
+    cJSON_free(texts[0]);
+    cJSON_free(texts[1]);
     cl_close(&c);
     srv_stop(&p);
 }
