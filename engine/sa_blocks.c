@@ -104,7 +104,8 @@ static bool group_equations(sa_ctx *c, uint32_t *group_of, uint32_t *n_groups)
     return covered;
 }
 
-/* The union graph on groups, in compressed rows without repeated columns. */
+/* The union graph on groups, in compressed rows without repeated columns;
+ * in_union[e] (n_edges, zeroed): edge e is active in some valid mode. */
 typedef struct ugraph {
     uint32_t n_rows;
     size_t *first;
@@ -112,7 +113,8 @@ typedef struct ugraph {
     int *zero; /* weights: none matter here */
 } ugraph;
 
-static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph *u)
+static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph *u,
+                        bool *in_union)
 {
     const sa_result *r = c->r;
     u->n_rows = ng;
@@ -138,7 +140,8 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph
             uint32_t i = geq[a];
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
                 uint32_t j = r->edge_v[e];
-                if (seen[j] == g + 1 || sa__and(r->chi_e[e], r->chi_m) == bddfalse)
+                in_union[e] = sa__and(r->chi_e[e], r->chi_m) != bddfalse;
+                if (seen[j] == g + 1 || !in_union[e])
                     continue;
                 seen[j] = g + 1;
                 u->col[n++] = j;
@@ -200,11 +203,11 @@ uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to
     return nb;
 }
 
-/* The block structure: block_of_eq[i] (UINT32_MAX: never active) and
- * block_of_var[j]. False when the decomposition does not apply (see the
- * top of the file) or gives one block. */
+/* The block structure: block_of_eq[i] (UINT32_MAX: never active),
+ * block_of_var[j] and in_union (union_graph). False when the decomposition
+ * does not apply (see the top of the file) or gives one block. */
 static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var,
-                        uint32_t *n_blocks)
+                        bool *in_union, uint32_t *n_blocks)
 {
     const sa_result *r = c->r;
     if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c))
@@ -214,7 +217,7 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     if (!group_equations(c, group_of, &ng) || ng != r->n_var)
         return false;
     ugraph u;
-    union_graph(c, group_of, ng, &u);
+    union_graph(c, group_of, ng, &u, in_union);
     sm_ws *ws = sm_ws_new();
     if (ws == NULL)
         sa__fail(c, MDAE_E_NOMEM);
@@ -343,23 +346,15 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
  * (whole's edges, slots) and its nonsingular modes to *ok. */
 /* A maximum matching of the block in each of its singular modes (the
  * sub-result in c->r): tmax[e] (the block's edges, slots) := the modes where
- * the chosen one holds e. As sa_dm.c: the matchings, the ones of maximum
- * cardinality, and one of them (any would do). */
+ * the chosen one holds e: one of sa__max_matchings' (any would do). */
 static void block_max_matching(sa_ctx *c, BDD *tmax)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    sa__mats mt;
-    sa__mats_init(c, &mt);
     BDD *y = sa__slots(c, 1);
     sa__put(y, r->singular);
-    sa__matchings(c, y, false, &mt, "diagnostics");
-    BDD *one = sa__slots(c, 1);
-    sa__put(one, bddtrue);
-    const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);
-    for (size_t e = 0; e < r->n_edges; e++)
-        cost[e] = one;
-    sa__best(c, y, (const BDD *const *)cost, 1, sa__vbits(r->n_eq), true);
+    sa__mats mt;
+    sa__max_matchings(c, y, &mt);
     BDD t = sa__choose(c, *y);
     for (size_t k = 0; k < r->n_edges; k++) {
         size_t m2 = sa__mark(c);
@@ -435,7 +430,8 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
  * (above): no two blocks singular in a common mode with a path between
  * them in the union graph's block order. */
 static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
-                                  const uint32_t *block_of_eq, const uint32_t *block_of_var)
+                                  const uint32_t *block_of_eq, const uint32_t *block_of_var,
+                                  const bool *in_union)
 {
     const sa_result *r = c->r;
     uint32_t *singular = sa__alloc(c, ((size_t)nb + 1) * sizeof *singular), ns = 0;
@@ -452,7 +448,7 @@ static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
     for (int pass = 0; pass < 2; pass++) {
         for (size_t e = 0; e < r->n_edges; e++) {
             uint32_t a = block_of_eq[r->edge_eq[e]], b = block_of_var[r->edge_v[e]];
-            if (a == UINT32_MAX || a == b || sa__and(r->chi_e[e], r->chi_m) == bddfalse)
+            if (a == UINT32_MAX || a == b || !in_union[e])
                 continue;
             if (pass == 0)
                 first[a + 2]++;
@@ -486,27 +482,27 @@ static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
     return true;
 }
 
-/* The edges of each row and of each column: edges of side `rows` item x
- * are es[first[x] .. first[x + 1]). */
+/* The edges of each row (eq_first, edges in index order: es NULL) or of
+ * each column (sa__columns): those of item x are es[first[x] ..
+ * first[x + 1]). */
 typedef struct incidence {
-    size_t *first;
-    size_t *es;
+    const size_t *first;
+    const size_t *es;
 } incidence;
 
 static incidence side_edges(sa_ctx *c, bool rows)
 {
-    const sa_result *r = c->r;
-    size_t n = rows ? r->n_eq : r->n_var;
-    incidence in = {sa__alloc(c, (n + 2) * sizeof *in.first),
-                    sa__alloc(c, (r->n_edges + 1) * sizeof *in.es)};
-    for (size_t e = 0; e < r->n_edges; e++)
-        in.first[(rows ? r->edge_eq[e] : r->edge_v[e]) + 2]++;
-    for (size_t x = 0; x < n; x++)
-        in.first[x + 2] += in.first[x + 1];
-    for (size_t e = 0; e < r->n_edges; e++)
-        in.es[in.first[(rows ? r->edge_eq[e] : r->edge_v[e]) + 1]++] = e;
+    incidence in = {c->r->eq_first, NULL};
+    if (!rows) {
+        size_t *first, *es;
+        sa__columns(c, &first, &es);
+        in.first = first;
+        in.es = es;
+    }
     return in;
 }
+
+static size_t edge_at(const incidence *in, size_t k) { return in->es ? in->es[k] : k; }
 
 /* Alternating reachability: from[x] holds, on entry, the modes where x is
  * an unmatched row (rows = true; columns otherwise), and on return the
@@ -535,13 +531,13 @@ static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
         count--;
         queued[x] = false;
         for (size_t k = mine.first[x]; k < mine.first[x + 1]; k++) {
-            size_t e = mine.es[k], y = rows ? r->edge_v[e] : r->edge_eq[e];
+            size_t e = edge_at(&mine, k), y = rows ? r->edge_v[e] : r->edge_eq[e];
             size_t m2 = sa__mark(c);
             BDD grown = T(sa__or(mid[y], T(sa__and(from[x], r->chi_e[e]))));
             if (grown != mid[y]) {
                 sa__put(&mid[y], grown);
                 for (size_t q = other.first[y]; q < other.first[y + 1]; q++) {
-                    size_t f = other.es[q], x2 = rows ? r->edge_eq[f] : r->edge_v[f];
+                    size_t f = edge_at(&other, q), x2 = rows ? r->edge_eq[f] : r->edge_v[f];
                     if (match[f] == bddfalse)
                         continue;
                     BDD now = T(sa__or(from[x2], T(sa__and(mid[y], match[f]))));
@@ -599,7 +595,8 @@ bool sa__primal_blocks(sa_ctx *c)
     uint32_t *block_of_eq = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *block_of_eq);
     uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
-    if (!find_blocks(c, block_of_eq, block_of_var, &nb)) {
+    bool *in_union = sa__alloc(c, w->n_edges + 1);
+    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb)) {
         sa__release(c, mark);
         return false;
     }
@@ -668,7 +665,7 @@ bool sa__primal_blocks(sa_ctx *c)
         sa__put(&w->te[e], sa__and(te[e], *ok));
     w->primal_blocks = nb;
     if (w->singular != bddfalse &&
-        singular_blocks_apart(c, sing, nb, block_of_eq, block_of_var)) {
+        singular_blocks_apart(c, sing, nb, block_of_eq, block_of_var, in_union)) {
         /* In each mode, the blocks' own matchings: perfect in the
          * nonsingular ones, maximum in the singular ones. */
         for (size_t e = 0; e < w->n_edges; e++)

@@ -16,6 +16,20 @@
 
 #define T(f) sa__tmp(c, (f))
 
+void sa__max_matchings(sa_ctx *c, BDD *y, sa__mats *mt)
+{
+    const sa_result *r = c->r;
+    sa__mats_init(c, mt);
+    sa__matchings(c, y, false, mt, "diagnostics");
+    /* Maximum cardinality: every edge costs 1, maximised. */
+    BDD *one = sa__slots(c, 1);
+    sa__put(one, bddtrue);
+    const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);
+    for (size_t e = 0; e < r->n_edges; e++)
+        cost[e] = one;
+    sa__best(c, y, (const BDD *const *)cost, 1, sa__vbits(r->n_eq), true);
+}
+
 void sa__dm(sa_ctx *c)
 {
     sa_result *r = c->r;
@@ -27,20 +41,10 @@ void sa__dm(sa_ctx *c)
         return;
     size_t mark = sa__mark(c);
     sa__progress(c, "diagnostics", 0, r->n_eq);
-    sa__mats mt;
-    sa__mats_init(c, &mt);
     BDD *y = sa__slots(c, 1);
     sa__put(y, r->singular);
-    sa__matchings(c, y, false, &mt, "diagnostics");
-
-    /* Maximum cardinality: every edge costs 1, maximised. */
-    int wu = sa__vbits(r->n_eq);
-    BDD *one = sa__slots(c, 1);
-    sa__put(one, bddtrue);
-    const BDD **cost = sa__alloc(c, (r->n_edges + 1) * sizeof *cost);
-    for (size_t e = 0; e < r->n_edges; e++)
-        cost[e] = one;
-    sa__best(c, y, (const BDD *const *)cost, 1, wu, true);
+    sa__mats mt;
+    sa__max_matchings(c, y, &mt);
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
         BDD un = T(bdd_and(r->chi_i[i], mt.rnone[i]));

@@ -282,6 +282,9 @@ typedef struct sa__mats {
     BDD *rnone, *cnone;      /* slots: "no edge of the row / column" */
 } sa__mats;
 void sa__mats_init(sa_ctx *c, sa__mats *mt);
+/* The edges of each variable (column) j: (*edges)[(*first)[j] ..
+ * (*first)[j + 1]), in index order (temporaries, sa__alloc). */
+void sa__columns(sa_ctx *c, size_t **first, size_t **edges);
 /* *x &= the matching constraints (perfect: every active equation and
  * variable matched exactly once; else at most once), only along active
  * edges. Fills mt->rnone / cnone. */
@@ -300,6 +303,11 @@ bool sa__primal_blocks(sa_ctx *c);
 uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to,
                   uint32_t *comp);
 void sa__dm(sa_ctx *c);
+/* *y (a set of modes on entry, a caller slot) := per mode, the matchings
+ * of maximum cardinality (at most one edge per active equation and
+ * variable, along active edges); fills mt (its slots are the caller's, on
+ * the context's stack). Shared by sa__dm and sa_blocks.c. */
+void sa__max_matchings(sa_ctx *c, BDD *y, sa__mats *mt);
 void sa__dual(sa_ctx *c);
 /* r->w_off (wide enough for any canonical offset of this model) and r->c,
  * r->d allocated on it, all zero (bddfalse). Shared by sa__dual and

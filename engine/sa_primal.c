@@ -75,7 +75,7 @@ void sa__onehot(sa_ctx *c, const size_t *es, const BDD *act, size_t n, bool exac
 }
 
 /* Column lists: edges of each variable. */
-static void columns(sa_ctx *c, size_t **first, size_t **edges)
+void sa__columns(sa_ctx *c, size_t **first, size_t **edges)
 {
     sa_result *r = c->r;
     size_t *f = sa__alloc(c, (r->n_var + 2) * sizeof *f);
@@ -92,7 +92,7 @@ static void columns(sa_ctx *c, size_t **first, size_t **edges)
 
 void sa__mats_init(sa_ctx *c, sa__mats *mt)
 {
-    columns(c, &mt->cfirst, &mt->cedges);
+    sa__columns(c, &mt->cfirst, &mt->cedges);
     mt->rnone = sa__slots(c, c->r->n_eq + 1);
     mt->cnone = sa__slots(c, c->r->n_var + 1);
 }
