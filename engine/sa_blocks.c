@@ -151,56 +151,16 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph
     u->first[ng] = n;
 }
 
-/* Tarjan's strongly connected components (iterative: chains can be
- * long). Shared with cdg_build.c. */
+/* Tarjan's strongly connected components (sm_sccs), with temporaries from
+ * the context. Shared with cdg_build.c. */
 uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to,
                   uint32_t *comp)
 {
-    uint32_t *index = sa__alloc(c, ((size_t)n + 1) * sizeof *index); /* 0: unvisited */
-    uint32_t *low = sa__alloc(c, ((size_t)n + 1) * sizeof *low);
-    bool *on = sa__alloc(c, (size_t)n + 1);
-    uint32_t *stack = sa__alloc(c, ((size_t)n + 1) * sizeof *stack);
-    uint32_t *call = sa__alloc(c, ((size_t)n + 1) * sizeof *call);
-    size_t *pos = sa__alloc(c, ((size_t)n + 1) * sizeof *pos);
-    uint32_t nb = 0, next = 0, sp = 0, cs = 0;
-    for (uint32_t root = 0; root < n; root++) {
-        if (index[root])
-            continue;
-        call[cs++] = root;
-        index[root] = low[root] = ++next;
-        pos[root] = first[root];
-        stack[sp++] = root;
-        on[root] = true;
-        while (cs > 0) {
-            uint32_t g = call[cs - 1];
-            if (pos[g] < first[g + 1]) {
-                uint32_t h = to[pos[g]++];
-                if (!index[h]) {
-                    index[h] = low[h] = ++next;
-                    pos[h] = first[h];
-                    stack[sp++] = h;
-                    on[h] = true;
-                    call[cs++] = h;
-                } else if (on[h] && index[h] < low[g]) {
-                    low[g] = index[h];
-                }
-                continue;
-            }
-            cs--;
-            if (cs > 0 && low[g] < low[call[cs - 1]])
-                low[call[cs - 1]] = low[g];
-            if (low[g] == index[g]) {
-                uint32_t h;
-                do {
-                    h = stack[--sp];
-                    on[h] = false;
-                    comp[h] = nb;
-                } while (h != g);
-                nb++;
-            }
-        }
-    }
-    return nb;
+    size_t n1 = (size_t)n + 1;
+    sm_scc_work w = {sa__alloc(c, n1 * sizeof *w.index), sa__alloc(c, n1 * sizeof *w.low),
+                     sa__alloc(c, n1 * sizeof *w.stack), sa__alloc(c, n1 * sizeof *w.call),
+                     sa__alloc(c, n1 * sizeof *w.pos), sa__alloc(c, n1 * sizeof *w.on)};
+    return sm_sccs(n, first, to, comp, &w);
 }
 
 /* The block structure: block_of_eq[i] (UINT32_MAX: never active),

@@ -149,4 +149,21 @@ MDAE_API int sm_model_mode(const mel_model *m /* borrowed */, const bool *mode,
                            sm_mode *out /* out */);
 MDAE_API void sm_mode_close(sm_mode *v /* safe twice, and on a zeroed struct */);
 
+/* ---- Strongly connected components ---------------------------------------
+ * Tarjan's, iterative (chains can be long), on the digraph of n nodes whose
+ * successors of node x are to[first[x] .. first[x + 1]). comp[x] := its
+ * component, numbered in reverse topological order (a component's
+ * successors have smaller numbers); returns their number. The work arrays
+ * are the caller's, n + 1 elements each (they need not be cleared); no
+ * allocation. Used by the choice (sm_solve.c), the union-graph blocks
+ * (sa_blocks.c) and the dependency graph (cdg_build.c). */
+typedef struct sm_scc_work {
+    uint32_t *index, *low, *stack, *call;
+    size_t *pos;
+    bool *on;
+} sm_scc_work;
+
+MDAE_API uint32_t sm_sccs(uint32_t n, const size_t *first, const uint32_t *to,
+                          uint32_t *comp /* out: n */, const sm_scc_work *work);
+
 #endif /* SM_H */
