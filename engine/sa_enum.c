@@ -43,12 +43,28 @@
 
 #define T(f) sa__tmp(c, (f))
 
-/* Per-mode answers of one distinct active graph. */
+/* The answers, stored as differences. A mode's answer is a vector of
+ * fields (sm_mode's arrays): c[i], mate[i], over[i], d[j], under[j], field
+ * numbers in that order (field_of). The first nonsingular answer and the
+ * first singular one are kept whole (the bases); every other answer keeps
+ * the fields where it differs from its kind's base, and only the fields
+ * its kind uses (c, d, mate where nonsingular; mate, over, under where
+ * singular). Most fields are the same in every mode, so the answers of a
+ * 3,000-equation block over 4,096 modes take kilobytes, not the 600 MB of
+ * whole copies (MSL EngineV6_analytic), and a field that never differs is
+ * written back as a constant without looking at the modes. */
+enum { K_OK, K_SING };
+
+typedef struct diff {
+    uint32_t field;
+    long value;
+} diff;
+
 typedef struct answer {
     bool ok;
-    int *c, *d;       /* n_eq / n_var: -1 where none */
-    long *mate;       /* n_eq: edge of the chosen matching, -1 */
-    bool *over, *under;
+    size_t first; /* its diffs: diffs[first .. first + n) */
+    size_t n;
+    size_t mode;  /* the first mode (index into assign) that has it */
 } answer;
 
 /* The enumeration's state; a cleanup of the context (sa__push_cleanup), so
@@ -64,25 +80,27 @@ typedef struct enum_state {
     uint32_t *answer_of;   /* n_modes */
     size_t n_answers, cap_answers;
     answer *answers;
-    /* Distinct active graphs: key arrays per answer, hash table. */
-    unsigned char **keys;
+    /* Distinct active graphs: a hash per answer and a table; a hash hit is
+     * confirmed by the key of the answer's first mode, computed again. */
     size_t key_len;
     uint64_t *hashes;
     long *table;
     size_t table_cap;
+    /* The answers' fields (above). */
+    uint32_t n_fields;
+    bool has_base[2];
+    long *base[2];         /* n_fields each */
+    diff *diffs;
+    size_t n_diffs, cap_diffs;
+    /* By field, after the modes are solved: the answers that differ from
+     * their base there, and their values (compressed rows per kind). */
+    size_t *by_first[2];   /* n_fields + 1 */
+    uint32_t *by_answer[2];
+    long *by_value[2];
     /* Building functions. */
-    unsigned char *val; /* n_modes: the field's value per mode */
-    uint32_t *ones;     /* n_modes + 1: prefix counts of val */
+    unsigned char *aval;   /* n_answers: the field's value per answer */
+    uint32_t *ones;        /* n_modes + 1: prefix counts of the values */
 } enum_state;
-
-static void answer_free(answer *a)
-{
-    mdae_free(a->c);
-    mdae_free(a->d);
-    mdae_free(a->mate);
-    mdae_free(a->over);
-    mdae_free(a->under);
-}
 
 static void enum_free(void *arg)
 {
@@ -90,19 +108,21 @@ static void enum_free(void *arg)
     if (st == NULL)
         return;
     sm_frame_free(st->frame);
-    for (size_t k = 0; k < st->n_answers; k++) {
-        answer_free(&st->answers[k]);
-        mdae_free(st->keys[k]);
-    }
     mdae_free(st->answers);
-    mdae_free(st->keys);
     mdae_free(st->hashes);
     mdae_free(st->table);
     mdae_free(st->s_var);
     mdae_free(st->s_mode);
     mdae_free(st->assign);
     mdae_free(st->answer_of);
-    mdae_free(st->val);
+    for (int k = 0; k < 2; k++) {
+        mdae_free(st->base[k]);
+        mdae_free(st->by_first[k]);
+        mdae_free(st->by_answer[k]);
+        mdae_free(st->by_value[k]);
+    }
+    mdae_free(st->diffs);
+    mdae_free(st->aval);
     mdae_free(st->ones);
     mdae_free(st);
 }
@@ -244,28 +264,59 @@ static void collect_modes(sa_ctx *c, enum_state *st, const sa__plan *plan)
 
 /* ---- Solving each mode --------------------------------------------------------------- */
 
-static uint32_t find_or_add(sa_ctx *c, enum_state *st, const unsigned char *key, bool *added)
+/* The key of mode t (its active graph: active equations, variables, edge
+ * orders + 1) into key, and the orders into sigma; the key is laid out
+ * as eq_active, var_active, sigma, which sm_frame_solve reads. */
+static void mode_key(const sa_result *r, const enum_state *st, size_t t, unsigned char *key,
+                     bool *mode, int *sigma)
+{
+    bool *eq_active = (bool *)key, *var_active = (bool *)(key + r->n_eq);
+    for (uint32_t q = 0; q < st->n_s; q++)
+        mode[st->s_mode[q]] = st->assign[t * st->n_s + q];
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        eq_active[i] = sa__eval(r, r->chi_i[i], mode);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        var_active[j] = sa__eval(r, r->chi_j[j], mode);
+    for (size_t e = 0; e < r->n_edges; e++)
+        sigma[e] = sa__eval(r, r->chi_e[e], mode)
+                       ? (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode)
+                       : -1;
+    memcpy(key + r->n_eq + r->n_var, sigma, r->n_edges * sizeof *sigma);
+}
+
+static void rehash(sa_ctx *c, enum_state *st)
+{
+    size_t cap = st->table_cap ? st->table_cap * 2 : 64;
+    long *t = need(c, mdae_malloc(cap * sizeof *t));
+    for (size_t k = 0; k < cap; k++)
+        t[k] = -1;
+    for (size_t a = 0; a < st->n_answers; a++) {
+        size_t p = st->hashes[a] & (cap - 1);
+        while (t[p] >= 0)
+            p = (p + 1) & (cap - 1);
+        t[p] = (long)a;
+    }
+    mdae_free(st->table);
+    st->table = t;
+    st->table_cap = cap;
+}
+
+/* The answer of mode t, whose key is `key`: an earlier answer with the same
+ * key, or a new one (*added). `other` is scratch for the keys of earlier
+ * answers, mode and sigma likewise (mode_key). */
+static uint32_t find_or_add(sa_ctx *c, enum_state *st, size_t t, const unsigned char *key,
+                            unsigned char *other, bool *mode, int *sigma, bool *added)
 {
     uint64_t h = mdae_hash(key, st->key_len);
-    if (st->table_cap < 2 * (st->n_answers + 1)) { /* rehash */
-        size_t cap = st->table_cap ? st->table_cap * 2 : 64;
-        long *t = need(c, mdae_malloc(cap * sizeof *t));
-        for (size_t k = 0; k < cap; k++)
-            t[k] = -1;
-        for (size_t a = 0; a < st->n_answers; a++) {
-            size_t p = st->hashes[a] & (cap - 1);
-            while (t[p] >= 0)
-                p = (p + 1) & (cap - 1);
-            t[p] = (long)a;
-        }
-        mdae_free(st->table);
-        st->table = t;
-        st->table_cap = cap;
-    }
+    if (st->table_cap < 2 * (st->n_answers + 1))
+        rehash(c, st);
     size_t p = h & (st->table_cap - 1);
     for (; st->table[p] >= 0; p = (p + 1) & (st->table_cap - 1)) {
         size_t a = (size_t)st->table[p];
-        if (st->hashes[a] == h && memcmp(st->keys[a], key, st->key_len) == 0) {
+        if (st->hashes[a] != h)
+            continue;
+        mode_key(c->r, st, st->answers[a].mode, other, mode, sigma);
+        if (memcmp(other, key, st->key_len) == 0) {
             *added = false;
             return (uint32_t)a;
         }
@@ -273,14 +324,10 @@ static uint32_t find_or_add(sa_ctx *c, enum_state *st, const unsigned char *key,
     size_t cap = st->cap_answers;
     st->answers = grow(c, st->answers, &cap, st->n_answers, sizeof *st->answers);
     size_t cap2 = st->cap_answers;
-    st->keys = grow(c, st->keys, &cap2, st->n_answers, sizeof *st->keys);
-    size_t cap3 = st->cap_answers;
-    st->hashes = grow(c, st->hashes, &cap3, st->n_answers, sizeof *st->hashes);
+    st->hashes = grow(c, st->hashes, &cap2, st->n_answers, sizeof *st->hashes);
     st->cap_answers = cap;
     size_t a = st->n_answers;
-    memset(&st->answers[a], 0, sizeof st->answers[a]);
-    st->keys[a] = need(c, mdae_malloc(st->key_len + 1));
-    memcpy(st->keys[a], key, st->key_len);
+    st->answers[a] = (answer){.mode = t};
     st->hashes[a] = h;
     st->n_answers++;
     st->table[p] = (long)a;
@@ -288,20 +335,79 @@ static uint32_t find_or_add(sa_ctx *c, enum_state *st, const unsigned char *key,
     return (uint32_t)a;
 }
 
-static void keep_answer(sa_ctx *c, answer *a, const sm_mode *v, uint32_t n_eq, uint32_t n_var)
+/* Field numbers (see answer): c[i], mate[i], over[i], d[j], under[j]. */
+static long mode_field(const sm_mode *v, uint32_t n_eq, uint32_t n_var, uint32_t f)
 {
-    size_t ne = (size_t)n_eq + 1, nv = (size_t)n_var + 1;
+    if (f < n_eq)
+        return v->c[f];
+    if (f < 2 * n_eq)
+        return v->matched_edge[f - n_eq];
+    if (f < 3 * n_eq)
+        return v->overdetermined[f - 2 * n_eq];
+    if (f < 3 * n_eq + n_var)
+        return v->d[f - 3 * n_eq];
+    return v->underdetermined[f - 3 * n_eq - n_var];
+}
+
+/* Whether a field matters for an answer of kind k (see answer). */
+static bool kind_uses(int k, uint32_t n_eq, uint32_t n_var, uint32_t f)
+{
+    bool c_or_d = f < n_eq || (f >= 3 * n_eq && f < 3 * n_eq + n_var);
+    bool mate = f >= n_eq && f < 2 * n_eq;
+    return mate || (k == K_OK ? c_or_d : !c_or_d);
+}
+
+static void keep_answer(sa_ctx *c, enum_state *st, answer *a, const sm_mode *v)
+{
+    const sa_result *r = c->r;
+    int k = v->singular ? K_SING : K_OK;
     a->ok = !v->singular;
-    a->c = need(c, mdae_malloc(ne * sizeof *a->c));
-    a->d = need(c, mdae_malloc(nv * sizeof *a->d));
-    a->mate = need(c, mdae_malloc(ne * sizeof *a->mate));
-    a->over = need(c, mdae_malloc(ne * sizeof *a->over));
-    a->under = need(c, mdae_malloc(nv * sizeof *a->under));
-    memcpy(a->c, v->c, n_eq * sizeof *a->c);
-    memcpy(a->mate, v->matched_edge, n_eq * sizeof *a->mate);
-    memcpy(a->over, v->overdetermined, n_eq * sizeof *a->over);
-    memcpy(a->d, v->d, n_var * sizeof *a->d);
-    memcpy(a->under, v->underdetermined, n_var * sizeof *a->under);
+    a->first = st->n_diffs;
+    a->n = 0;
+    if (!st->has_base[k]) {
+        st->base[k] = need(c, mdae_malloc(((size_t)st->n_fields + 1) * sizeof *st->base[k]));
+        for (uint32_t f = 0; f < st->n_fields; f++)
+            st->base[k][f] = mode_field(v, r->n_eq, r->n_var, f);
+        st->has_base[k] = true;
+        return;
+    }
+    for (uint32_t f = 0; f < st->n_fields; f++) {
+        long value = mode_field(v, r->n_eq, r->n_var, f);
+        if (value == st->base[k][f] || !kind_uses(k, r->n_eq, r->n_var, f))
+            continue;
+        st->diffs = grow(c, st->diffs, &st->cap_diffs, st->n_diffs, sizeof *st->diffs);
+        st->diffs[st->n_diffs++] = (diff){f, value};
+        a->n++;
+    }
+}
+
+/* The diffs by field (by_first, by_answer, by_value), per kind. */
+static void index_diffs(sa_ctx *c, enum_state *st)
+{
+    size_t nf = (size_t)st->n_fields + 2;
+    for (int k = 0; k < 2; k++) {
+        st->by_first[k] = need(c, mdae_calloc(nf, sizeof *st->by_first[k]));
+        st->by_answer[k] = need(c, mdae_malloc((st->n_diffs + 1) * sizeof *st->by_answer[k]));
+        st->by_value[k] = need(c, mdae_malloc((st->n_diffs + 1) * sizeof *st->by_value[k]));
+    }
+    for (size_t a = 0; a < st->n_answers; a++) {
+        const answer *an = &st->answers[a];
+        int k = an->ok ? K_OK : K_SING;
+        for (size_t q = an->first; q < an->first + an->n; q++)
+            st->by_first[k][st->diffs[q].field + 2]++;
+    }
+    for (int k = 0; k < 2; k++)
+        for (uint32_t f = 0; f < st->n_fields; f++)
+            st->by_first[k][f + 2] += st->by_first[k][f + 1];
+    for (size_t a = 0; a < st->n_answers; a++) {
+        const answer *an = &st->answers[a];
+        int k = an->ok ? K_OK : K_SING;
+        for (size_t q = an->first; q < an->first + an->n; q++) {
+            size_t at = st->by_first[k][st->diffs[q].field + 1]++;
+            st->by_answer[k][at] = (uint32_t)a;
+            st->by_value[k][at] = st->diffs[q].value;
+        }
+    }
 }
 
 static void solve_modes(sa_ctx *c, enum_state *st)
@@ -313,27 +419,19 @@ static void solve_modes(sa_ctx *c, enum_state *st)
     int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &st->frame);
     if (rc < 0)
         sa__fail(c, rc);
-    /* The key of a mode: active equations, variables, edge orders (+1). */
+    st->n_fields = 3 * r->n_eq + 2 * r->n_var;
     st->key_len = (size_t)r->n_eq + r->n_var + r->n_edges * sizeof(int);
     unsigned char *key = sa__alloc(c, st->key_len + 1);
+    unsigned char *other = sa__alloc(c, st->key_len + 1);
     bool *mode = sa__alloc(c, (size_t)r->n_modes + 1);
-    bool *eq_active = (bool *)key, *var_active = (bool *)(key + r->n_eq);
+    const bool *eq_active = (bool *)key, *var_active = (bool *)(key + r->n_eq);
     int *sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *sigma);
+    int *sigma2 = sa__alloc(c, (r->n_edges + 1) * sizeof *sigma2);
     st->answer_of = need(c, mdae_malloc((st->n_modes + 1) * sizeof *st->answer_of));
     for (size_t t = 0; t < st->n_modes; t++) {
-        for (uint32_t q = 0; q < st->n_s; q++)
-            mode[st->s_mode[q]] = st->assign[t * st->n_s + q];
-        for (uint32_t i = 0; i < r->n_eq; i++)
-            eq_active[i] = sa__eval(r, r->chi_i[i], mode);
-        for (uint32_t j = 0; j < r->n_var; j++)
-            var_active[j] = sa__eval(r, r->chi_j[j], mode);
-        for (size_t e = 0; e < r->n_edges; e++)
-            sigma[e] = sa__eval(r, r->chi_e[e], mode)
-                           ? (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode)
-                           : -1;
-        memcpy(key + r->n_eq + r->n_var, sigma, r->n_edges * sizeof *sigma);
+        mode_key(r, st, t, key, mode, sigma);
         bool added;
-        uint32_t a = find_or_add(c, st, key, &added);
+        uint32_t a = find_or_add(c, st, t, key, other, mode, sigma2, &added);
         st->answer_of[t] = a;
         MDAE_ASSERT(a < st->n_answers);
         if (added) {
@@ -341,37 +439,85 @@ static void solve_modes(sa_ctx *c, enum_state *st)
             rc = sm_frame_solve(st->frame, eq_active, var_active, sigma, &v);
             if (rc < 0)
                 sa__fail(c, rc);
-            keep_answer(c, &st->answers[a], v, r->n_eq, r->n_var);
+            keep_answer(c, st, &st->answers[a], v);
         }
         if ((t & 63) == 63)
             sa__progress(c, "enumerate", t, st->n_modes);
     }
+    index_diffs(c, st);
 }
 
 /* ---- Writing the answers back as mode functions -------------------------------------- */
 
 typedef enum field_kind { F_OK, F_TE, F_TMAX, F_C, F_D, F_OVER, F_UNDER } field_kind;
 
-static bool field_value(const enum_state *st, const answer *a, field_kind kind, size_t at,
-                        int bit)
+/* The field (see answer) a function of kind `kind` at `at` reads, and the
+ * kind of answer it is about (the others give false). */
+static uint32_t field_of(const sa_result *r, field_kind kind, size_t at, int *k)
+{
+    *k = kind == F_TMAX || kind == F_OVER || kind == F_UNDER ? K_SING : K_OK;
+    switch (kind) {
+    case F_TE:
+    case F_TMAX:
+        return r->n_eq + r->edge_eq[at];
+    case F_C:
+        return (uint32_t)at;
+    case F_OVER:
+        return 2 * r->n_eq + (uint32_t)at;
+    case F_D:
+        return 3 * r->n_eq + (uint32_t)at;
+    case F_UNDER:
+        return 3 * r->n_eq + r->n_var + (uint32_t)at;
+    case F_OK:
+        break;
+    }
+    return 0;
+}
+
+/* The function's value where the field's value is `value`. */
+static bool value_is(field_kind kind, long value, size_t at, int bit)
 {
     switch (kind) {
-    case F_OK:
-        return a->ok;
     case F_TE:
-        return a->ok && a->mate[st->ctx->r->edge_eq[at]] == (long)at;
     case F_TMAX:
-        return !a->ok && a->mate[st->ctx->r->edge_eq[at]] == (long)at;
+        return value == (long)at;
     case F_C:
-        return a->ok && a->c[at] >= 0 && ((unsigned)a->c[at] >> bit & 1u);
     case F_D:
-        return a->ok && a->d[at] >= 0 && ((unsigned)a->d[at] >> bit & 1u);
+        return value >= 0 && ((unsigned long)value >> bit & 1u);
     case F_OVER:
-        return !a->ok && a->over[at];
     case F_UNDER:
-        return !a->ok && a->under[at];
+        return value != 0;
+    case F_OK:
+        break;
     }
     return false;
+}
+
+/* st->aval[a] := the function's value in answer a; false if the field is
+ * the same in every answer of its kind (then *same is its value there). */
+static bool answer_values(enum_state *st, field_kind kind, size_t at, int bit, bool *same)
+{
+    if (kind == F_OK) {
+        for (size_t a = 0; a < st->n_answers; a++)
+            st->aval[a] = st->answers[a].ok;
+        return true;
+    }
+    int k;
+    uint32_t f = field_of(st->ctx->r, kind, at, &k);
+    bool base = st->has_base[k] && value_is(kind, st->base[k][f], at, bit);
+    size_t lo = st->by_first[k][f], hi = st->by_first[k][f + 1];
+    size_t n_differ = 0;
+    for (size_t q = lo; q < hi; q++)
+        n_differ += value_is(kind, st->by_value[k][q], at, bit) != base;
+    if (n_differ == 0) {
+        *same = base;
+        return false;
+    }
+    for (size_t a = 0; a < st->n_answers; a++)
+        st->aval[a] = (st->answers[a].ok == (k == K_OK)) && base;
+    for (size_t q = lo; q < hi; q++)
+        st->aval[st->by_answer[k][q]] = value_is(kind, st->by_value[k][q], at, bit);
+    return true;
 }
 
 /* The function over [lo, hi) (assignments sharing their first k values). */
@@ -400,14 +546,21 @@ static BDD build_rec(sa_ctx *c, const enum_state *st, size_t lo, size_t hi, uint
     return bdd_ite(bdd_ithvar(st->s_var[k]), high, low);
 }
 
-/* *slot := the field as a function, masked. */
+/* *slot := the field as a function, masked. A field the same in every
+ * answer of its kind is the mask or false: the mask (chi_m, ok or
+ * singular) holds only in modes of that kind. */
 static void build(sa_ctx *c, enum_state *st, field_kind kind, size_t at, int bit, BDD mask,
                   BDD *slot)
 {
+    bool same;
+    if (!answer_values(st, kind, at, bit, &same)) {
+        sa__put(slot, same ? mask : bddfalse);
+        return;
+    }
     uint32_t ones = 0;
     st->ones[0] = 0;
     for (size_t t = 0; t < st->n_modes; t++) {
-        ones += field_value(st, &st->answers[st->answer_of[t]], kind, at, bit);
+        ones += st->aval[st->answer_of[t]];
         st->ones[t + 1] = ones;
     }
     if (ones == 0) {
@@ -420,10 +573,18 @@ static void build(sa_ctx *c, enum_state *st, field_kind kind, size_t at, int bit
     sa__release(c, mark);
 }
 
+static bool is_offset(const sa_result *r, uint32_t f)
+{
+    return f < r->n_eq || (f >= 3 * r->n_eq && f < 3 * r->n_eq + r->n_var);
+}
+
+static bool fits(long value, int w) { return value <= 0 || (unsigned long)value >> w == 0; }
+
 static void write_back(sa_ctx *c, enum_state *st, bool primal_only, BDD *tmax)
 {
     sa_result *r = c->r;
     st->ones = need(c, mdae_malloc((st->n_modes + 1) * sizeof *st->ones));
+    st->aval = need(c, mdae_malloc(st->n_answers + 1));
     build(c, st, F_OK, 0, 0, r->chi_m, &r->ok);
     sa__put(&r->singular, bdd_apply(r->chi_m, r->ok, bddop_diff));
     if (r->te == NULL)
@@ -440,14 +601,14 @@ static void write_back(sa_ctx *c, enum_state *st, bool primal_only, BDD *tmax)
     r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
     sa__offsets_alloc(c);
     int w = r->w_off;
-    for (size_t a = 0; a < st->n_answers; a++) { /* the width holds every value */
-        for (uint32_t i = 0; i < r->n_eq; i++)
-            if (st->answers[a].ok && st->answers[a].c[i] > 0 &&
-                (unsigned long long)st->answers[a].c[i] >> w != 0)
-                sa__fail(c, MDAE_E_LIMIT);
-        for (uint32_t j = 0; j < r->n_var; j++)
-            if (st->answers[a].ok && st->answers[a].d[j] > 0 &&
-                (unsigned long long)st->answers[a].d[j] >> w != 0)
+    /* The width holds every offset: the base's and the differences'. */
+    for (uint32_t f = 0; st->has_base[K_OK] && f < st->n_fields; f++) {
+        if (!is_offset(r, f))
+            continue;
+        if (!fits(st->base[K_OK][f], w))
+            sa__fail(c, MDAE_E_LIMIT);
+        for (size_t q = st->by_first[K_OK][f]; q < st->by_first[K_OK][f + 1]; q++)
+            if (!fits(st->by_value[K_OK][q], w))
                 sa__fail(c, MDAE_E_LIMIT);
     }
     sa__progress(c, "offsets", 0, r->n_eq);
