@@ -91,7 +91,9 @@ typedef struct sa_options {
      * the estimate, with this many BDD nodes produced at most (its work,
      * collected or not), and enumerate if they are exceeded (when the
      * valid modes are few enough to be enumerated; else the budget is
-     * ignored). 0: the estimate's choice. */
+     * ignored). So does each block of the primal by blocks (AUTO's or
+     * SA_METHOD_BLOCKS), enumerating only that block. 0: the estimate's
+     * choice. */
     size_t implicit_budget;
 } sa_options;
 
@@ -122,6 +124,8 @@ typedef struct sa_method_info {
     size_t graphs;     /* enumeration: distinct active graphs among them */
     uint32_t blocks;   /* implicit: the primal ran block by block over this
                           many blocks (0: as one) */
+    uint32_t blocks_fell_back; /* of those, enumerated after their implicit
+                                  attempt exceeded its budget */
     bool dm_by_blocks; /* and the singular modes' diagnostics too */
 } sa_method_info;
 

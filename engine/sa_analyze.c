@@ -99,15 +99,29 @@ static double enum_work(const sa_result *r, double modes)
     return modes * ((double)r->n_eq + r->n_var + (double)r->n_edges + 1);
 }
 
-bool sa__enum_is_cheap(const sa_result *r, double modes)
+/* The implicit_budget a caller asked for (sa_options), or 0. */
+static size_t asked_budget(const sa_ctx *c) { return c->opt != NULL ? c->opt->implicit_budget : 0; }
+
+bool sa__enum_is_cheap(const sa_ctx *c, const sa_result *r, double modes)
 {
+    if (asked_budget(c) > 0 && modes <= SA_ENUM_MAX_MODES)
+        return false; /* the caller wants the implicit path tried first */
     return enum_work(r, modes) <= SA_ENUM_CHEAP;
+}
+
+size_t sa__implicit_budget(const sa_ctx *c, const sa_result *r, double modes)
+{
+    if (modes > SA_ENUM_MAX_MODES)
+        return 0;
+    if (asked_budget(c) > 0)
+        return asked_budget(c);
+    double nodes = enum_work(r, modes) * SA_BUDGET_PER_WORK;
+    return (size_t)(nodes > SA_BUDGET_MIN ? nodes : SA_BUDGET_MIN);
 }
 
 static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
 {
     const sa_result *r = c->r;
-    double work = enum_work(r, plan->modes);
     *budget = 0;
     if (method == SA_METHOD_ENUMERATE) {
         if (plan->modes > SA_ENUM_MAX_MODES) {
@@ -120,17 +134,9 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
     }
     if (method == SA_METHOD_IMPLICIT || method == SA_METHOD_BLOCKS)
         return SA_METHOD_IMPLICIT;
-    size_t asked = c->opt != NULL ? c->opt->implicit_budget : 0;
-    if (asked > 0 && plan->modes <= SA_ENUM_MAX_MODES) {
-        *budget = asked;
-        return SA_METHOD_IMPLICIT;
-    }
-    if (work <= SA_ENUM_CHEAP)
+    if (sa__enum_is_cheap(c, r, plan->modes))
         return SA_METHOD_ENUMERATE;
-    if (plan->modes <= SA_ENUM_MAX_MODES) {
-        double nodes = work * SA_BUDGET_PER_WORK;
-        *budget = (size_t)(nodes > SA_BUDGET_MIN ? nodes : SA_BUDGET_MIN);
-    }
+    *budget = sa__implicit_budget(c, r, plan->modes);
     return SA_METHOD_IMPLICIT;
 }
 
@@ -306,6 +312,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->enumerated = r->enumerated_modes;
     out->graphs = r->distinct_graphs;
     out->blocks = r->primal_blocks;
+    out->blocks_fell_back = r->blocks_fell_back;
     out->dm_by_blocks = r->dm_by_blocks;
 }
 

@@ -32,6 +32,15 @@
  * the whole, BDD for BDD. The offsets (sa_dual.c) are a fixpoint over every
  * active edge, across blocks: they stay global.
  *
+ * How each block is solved: as sa_analyze.c chooses for a component. Its
+ * valid modes (over the mode variables it reads) are enumerated when that
+ * is cheap; else, if they can be enumerated at all, the implicit primal
+ * runs with a budget of BDD nodes worth about the enumeration's time
+ * (sa__try), and the block alone is enumerated if the budget is exceeded
+ * (MSL EngineV6_analytic: a block of 3,027 equations over 12 atoms; the
+ * fallback of the whole component took 4x longer); else the implicit
+ * primal runs without one. Both give the same functions.
+ *
  * When it does not apply (a variable not active in some valid mode,
  * equations that do not group, U not square or without a perfect matching,
  * or one block only), sa__primal_blocks says so and the caller runs the
@@ -178,6 +187,8 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
         return false;
     ugraph u;
     union_graph(c, group_of, ng, &u, in_union);
+    uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
+    /* Nothing may jump between here and sm_ws_free. */
     sm_ws *ws = sm_ws_new();
     if (ws == NULL)
         sa__fail(c, MDAE_E_NOMEM);
@@ -185,7 +196,6 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     const sm_solution *sol = NULL;
     int rc = sm_solve(ws, &sg, &sol);
     bool perfect = rc == MDAE_OK && sol->perfect;
-    uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
     for (uint32_t g = 0; perfect && g < ng; g++)
         group_of_var[u.col[sol->row_edge[g]]] = g;
     sm_ws_free(ws);
@@ -299,11 +309,6 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
     MDAE_ASSERT(q == n_members);
 }
 
-/* Solve block b, its sub-result in c->r for the call: by enumerating the
- * assignments of the mode variables the block reads when that is cheap (as
- * sa_analyze.c chooses for a component), else by the ordinary implicit
- * primal; both give the same functions. Adds its matched edges to te
- * (whole's edges, slots) and its nonsingular modes to *ok. */
 /* A maximum matching of the block in each of its singular modes (the
  * sub-result in c->r): tmax[e] (the block's edges, slots) := the modes where
  * the chosen one holds e: one of sa__max_matchings' (any would do). */
@@ -325,6 +330,21 @@ static void block_max_matching(sa_ctx *c, BDD *tmax)
     sa__release(c, mark);
 }
 
+/* The block's primal on BDDs (c->r is the sub-result), and a maximum
+ * matching of each singular mode into tmax (slots). */
+static void implicit_primal(sa_ctx *c, void *tmax)
+{
+    sa__primal(c);
+    if (c->r->singular != bddfalse)
+        block_max_matching(c, tmax);
+}
+
+/* Solve the block in s, its sub-result in c->r for the call: by
+ * enumerating the assignments of the mode variables it reads, or by the
+ * implicit primal (the top of the file says which). Adds its matched edges
+ * to te and a maximum matching of its singular modes to tmax (whole's
+ * edges, slots), its nonsingular modes to *ok, and sets *sing to its
+ * singular modes. */
 static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BDD *ok,
                         BDD *sing)
 {
@@ -340,13 +360,24 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     BDD *local_tmax = sa__slots(c, r->n_edges + 1);
     sa__plan plan = {.primal_only = true, .tmax = local_tmax};
     sa__enum_plan(c, &plan);
-    if (sa__enum_is_cheap(r, plan.modes)) {
+    size_t budget = sa__implicit_budget(c, r, plan.modes);
+    bool cheap = sa__enum_is_cheap(c, r, plan.modes);
+    bool fell_back = !cheap && budget > 0 && !sa__try(c, budget, implicit_primal, local_tmax);
+    if (cheap || fell_back) {
+        /* Enumerated, after the implicit attempt if there was one: its
+         * nodes stay counted against the whole's budget, the
+         * enumeration's do not (it is not the implicit path's work). */
+        size_t whole = c->budget;
+        c->budget = 0;
+        long before = sa__produced();
+        r->searched = false;
         sa__enumerate(c, &plan);
+        if (whole > 0)
+            c->budget = whole + (size_t)(sa__produced() - before);
         w->enumerated_modes += r->enumerated_modes;
-    } else {
-        sa__primal(c);
-        if (r->singular != bddfalse)
-            block_max_matching(c, local_tmax);
+        w->blocks_fell_back += fell_back;
+    } else if (budget == 0) {
+        implicit_primal(c, local_tmax);
     }
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);

@@ -342,6 +342,41 @@ _Noreturn void sa__fail(sa_ctx *c, int rc)
     longjmp(c->jb, 1);
 }
 
+long sa__produced(void) { return produced_now() - base_produced; }
+
+bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *arg)
+{
+    jmp_buf outer;
+    memcpy(outer, c->jb, sizeof outer);
+    size_t whole = c->budget;
+    size_t mine = (size_t)(produced_now() - base_produced) + budget;
+    bool binding = whole == 0 || mine < whole;
+    size_t mark = sa__mark(c);
+    const sa__block *temps = sa__alloc_mark(c);
+    int n_cleanups = c->n_cleanups;
+    if (binding)
+        c->budget = mine;
+    if (setjmp(c->jb)) {
+        memcpy(c->jb, outer, sizeof outer);
+        c->budget = whole;
+        if (c->rc != MDAE_E_BDD_LIMIT || !c->budget_hit || !binding)
+            longjmp(c->jb, 1); /* not ours: on to the entry point */
+        c->budget_hit = false;
+        while (c->n_cleanups > n_cleanups) {
+            c->n_cleanups--;
+            c->cleanups[c->n_cleanups].fn(c->cleanups[c->n_cleanups].arg);
+        }
+        sa__release(c, mark);
+        sa__alloc_release(c, temps);
+        sa__enter(c);
+        return false;
+    }
+    fn(c, arg);
+    memcpy(c->jb, outer, sizeof outer);
+    c->budget = whole;
+    return true;
+}
+
 void sa__sample(sa_ctx *c)
 {
     size_t used = (size_t)bdd_getnodenum();

@@ -98,6 +98,8 @@ struct sa_result {
     double modes_s;          /* valid assignments of the support (plan) */
     uint32_t primal_blocks;  /* the primal ran block by block over this
                                 many blocks (sa_blocks.c), else 0 */
+    uint32_t blocks_fell_back; /* of those, enumerated after their implicit
+                                  attempt exceeded its budget */
     bool dm_by_blocks;       /* so did the diagnostics (sa_blocks.c) */
 };
 
@@ -143,6 +145,16 @@ void sa__push_cleanup(sa_ctx *c, void (*fn)(void *arg), void *arg);
 void sa__pop_cleanup(sa_ctx *c);
 /* Jump to the armed entry point with rc (never returns). */
 _Noreturn void sa__fail(sa_ctx *c, int rc);
+/* Run fn(c, arg) with a budget of `budget` more BDD nodes produced (at most
+ * the context's own budget, if it has one). True if fn returned. False if
+ * it exceeded that budget: then everything fn left is undone (its slots,
+ * temporaries and cleanups, which run) and the context is armed again, as
+ * before the call. Any other failure, the context's own budget included,
+ * jumps on to the entry point as usual. fn must not allocate with
+ * sa__alloc_keep (nothing would free it on the way back). */
+bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *arg);
+/* BDD nodes BuDDy produced since the analysis started (what budgets count). */
+long sa__produced(void);
 bool sa__running(void);
 /* Make sure at least n BDD variables exist. */
 void sa__need_vars(sa_ctx *c, int n);
@@ -350,9 +362,15 @@ typedef struct sa__plan {
     BDD *valid_s;
 } sa__plan;
 void sa__enum_plan(sa_ctx *c, sa__plan *plan);
-/* The enumeration of plan-many modes of r is cheap enough to be chosen
- * without trying the implicit path (sa_analyze.c says how cheap). */
-bool sa__enum_is_cheap(const sa_result *r, double modes);
+/* The enumeration of `modes` modes of r is cheap enough to be chosen
+ * without trying the implicit path (sa_analyze.c says how cheap; never
+ * when the caller asked for an implicit budget and they can be
+ * enumerated). */
+bool sa__enum_is_cheap(const sa_ctx *c, const sa_result *r, double modes);
+/* The budget of BDD nodes the implicit path gets before the enumeration of
+ * `modes` modes of r is tried instead: the caller's implicit_budget, else
+ * an estimate (sa_analyze.c); 0 if there are too many modes to enumerate. */
+size_t sa__implicit_budget(const sa_ctx *c, const sa_result *r, double modes);
 /* Fill r->ok, singular, te, over, under, c, d (everything sa__primal,
  * sa__dm and sa__dual fill) by solving each assignment of the plan. */
 void sa__enumerate(sa_ctx *c, const sa__plan *plan);

@@ -371,6 +371,7 @@ static bool add_parts(const wk_state *w, cJSON *ru)
             !cJSON_AddNumberToObject(o, "modes", pi.method.modes) ||
             !cJSON_AddBoolToObject(o, "fellBack", pi.method.fell_back) ||
             !cJSON_AddNumberToObject(o, "blocks", pi.method.blocks) ||
+            !cJSON_AddNumberToObject(o, "blocksFellBack", pi.method.blocks_fell_back) ||
             !cJSON_AddBoolToObject(o, "reused", pi.reused))
             return false;
     }

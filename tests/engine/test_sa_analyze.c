@@ -793,6 +793,73 @@ Test(sa_analyze, three_blocks_by_blocks_equal_the_implicit_path_diagnostics_incl
     mel_model_free(m);
 }
 
+/* Cancels at the n-th progress call. */
+static int cancel_at_call(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    long *left = ctx;
+    return (*left)-- == 0;
+}
+
+/* Each block tries the implicit primal with a budget of one node, runs out
+ * (sa__try undoes the attempt) and is enumerated: the same result. */
+static int analyze_falling_back(const mel_model *m, sa_progress_fn progress, void *ctx,
+                                sa_result **r)
+{
+    sa_options o = {.method = SA_METHOD_BLOCKS, .progress = progress, .progress_ctx = ctx,
+                    .implicit_budget = 1};
+    return sa_analyze(m, &o, r, NULL);
+}
+
+Test(sa_analyze, blocks_over_their_budget_are_enumerated_alone_with_the_same_result)
+{
+    mel_model *m = parse_text(three_blocks);
+    sa_result *imp = NULL, *fb = NULL;
+    cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
+    cr_assert_eq(analyze_falling_back(m, NULL, NULL, &fb), MDAE_OK);
+    const char *why = NULL;
+    cr_assert(sa_result_same(imp, fb, &why), "%s differ", why);
+    sa_method_info mi;
+    sa_result_method(fb, &mi);
+    cr_assert_eq(mi.method, SA_METHOD_IMPLICIT);
+    cr_assert_eq(mi.blocks, 3);
+    cr_assert_gt(mi.blocks_fell_back, 0);
+    cr_assert_gt(mi.enumerated, 0);
+    /* Failures inside and after the undone attempts: allocations, then
+     * cancellation at every checkpoint. */
+    cr_assert_eq(mdae_replace_allocator(&budget_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    sa_result *r = NULL;
+    for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
+        budget_left = n;
+        r = NULL;
+        rc = analyze_falling_back(m, NULL, NULL, &r);
+        if (rc != MDAE_OK)
+            cr_assert_null(r);
+    }
+    budget_left = -1;
+    mdae_replace_allocator(NULL);
+    cr_assert_eq(rc, MDAE_OK, "still %s after %ld allocations", mdae_err_name(rc), n);
+    cr_assert(sa_result_same(imp, r, &why), "%s differ", why);
+    sa_result_free(r);
+    rc = MDAE_E_CANCELED;
+    for (long k = 0; k < 10000 && rc == MDAE_E_CANCELED; k++) {
+        long left = k;
+        r = NULL;
+        rc = analyze_falling_back(m, cancel_at_call, &left, &r);
+        if (rc == MDAE_E_CANCELED)
+            cr_assert_null(r);
+        sa_result_free(r);
+    }
+    cr_assert_eq(rc, MDAE_OK);
+    sa_result_free(fb);
+    sa_result_free(imp);
+    mel_model_free(m);
+}
+
 Test(sa_analyze, allocation_failures_by_blocks_return_nomem_and_leak_nothing)
 {
     mel_model *m = parse_text(three_blocks);
@@ -818,16 +885,6 @@ Test(sa_analyze, allocation_failures_by_blocks_return_nomem_and_leak_nothing)
     sa_result_free(r);
     sa_result_free(imp);
     mel_model_free(m);
-}
-
-/* Cancels at the n-th progress call. */
-static int cancel_at_call(void *ctx, const char *phase, size_t done, size_t total)
-{
-    (void)phase;
-    (void)done;
-    (void)total;
-    long *left = ctx;
-    return (*left)-- == 0;
 }
 
 Test(sa_analyze, cancellation_and_node_limits_by_blocks_fail_cleanly)

@@ -49,6 +49,14 @@ static mel_model *parse(const char *text, long long n)
     return m;
 }
 
+static sa_result *analyze_budget(const mel_model *m, int method, size_t budget, int *rc)
+{
+    sa_options o = {.method = method, .implicit_budget = budget};
+    sa_result *r = NULL;
+    *rc = sa_analyze(m, &o, &r, NULL);
+    return r;
+}
+
 static sa_result *analyze(const mel_model *m, int method, int *rc)
 {
     sa_options o = {.method = method};
@@ -60,6 +68,8 @@ static sa_result *analyze(const mel_model *m, int method, int *rc)
 static size_t g_implicit_too_big; /* models over the implicit path's limit */
 static size_t g_by_blocks; /* models whose primal the blocks path solved */
 static size_t g_dm_by_blocks; /* and their singular modes' diagnostics */
+static size_t g_blocks_fell_back; /* models with a block enumerated after
+                                     its implicit attempt's budget */
 
 /* Both paths, the same functions; returns the method AUTO chose. */
 static int same_by_both(const mel_model *m, const char *label)
@@ -68,8 +78,11 @@ static int same_by_both(const mel_model *m, const char *label)
     sa_result *imp = analyze(m, SA_METHOD_IMPLICIT, &ri);
     sa_result *enu = analyze(m, SA_METHOD_ENUMERATE, &re);
     sa_result *aut = analyze(m, SA_METHOD_AUTO, &ra);
-    int rb;
+    int rb, rf;
     sa_result *blk = analyze(m, SA_METHOD_BLOCKS, &rb);
+    /* Every block tries the implicit primal with a budget of one node and
+     * is enumerated when it runs out. */
+    sa_result *fb = analyze_budget(m, SA_METHOD_BLOCKS, 1, &rf);
     if (ri == MDAE_E_BDD_LIMIT && re == MDAE_OK) {
         g_implicit_too_big++;
         sa_result_free(imp);
@@ -80,6 +93,8 @@ static int same_by_both(const mel_model *m, const char *label)
     cr_assert_eq(ri, ra, "%s", label);
     if (rb != MDAE_E_BDD_LIMIT)
         cr_assert_eq(ri, rb, "%s: blocks %s", label, mdae_err_name(rb));
+    if (rf != MDAE_E_BDD_LIMIT)
+        cr_assert_eq(ri, rf, "%s: blocks, budget 1: %s", label, mdae_err_name(rf));
     int chosen = -1;
     if (ri == MDAE_OK) {
         const char *why = NULL;
@@ -91,6 +106,14 @@ static int same_by_both(const mel_model *m, const char *label)
             sa_result_method(blk, &bi);
             g_by_blocks += bi.blocks > 0;
             g_dm_by_blocks += bi.dm_by_blocks;
+        }
+        if (rf == MDAE_OK) {
+            cr_assert(sa_result_same(imp, fb, &why), "%s: blocks, budget 1: %s differ", label,
+                      why);
+            sa_method_info fi;
+            sa_result_method(fb, &fi);
+            cr_assert_leq(fi.blocks_fell_back, fi.blocks);
+            g_blocks_fell_back += fi.blocks_fell_back > 0;
         }
         sa_method_info mi;
         sa_result_method(enu, &mi);
@@ -104,6 +127,7 @@ static int same_by_both(const mel_model *m, const char *label)
     sa_result_free(enu);
     sa_result_free(aut);
     sa_result_free(blk);
+    sa_result_free(fb);
     return chosen;
 }
 
@@ -124,8 +148,10 @@ static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
     cr_assert_lt(g_implicit_too_big, n / 10, "the implicit path analysed most of them");
     cr_assert_gt(g_by_blocks, 0, "the blocks path applied to some");
     cr_assert_gt(g_dm_by_blocks, 0, "and found the diagnostics of some");
-    cr_log_info("%zu of %llu models by blocks, %zu with their diagnostics", g_by_blocks,
-                (unsigned long long)n, g_dm_by_blocks);
+    cr_assert_gt(g_blocks_fell_back, 0, "a block fell back to enumeration in some");
+    cr_log_info("%zu of %llu models by blocks, %zu with their diagnostics, %zu with a block "
+                "enumerated after its budget",
+                g_by_blocks, (unsigned long long)n, g_dm_by_blocks, g_blocks_fell_back);
 }
 
 Test(sa_enum, both_paths_agree_on_random_models)
