@@ -81,8 +81,12 @@ typedef struct enum_state {
     size_t n_answers, cap_answers;
     answer *answers;
     /* Distinct active graphs: a hash per answer and a table; a hash hit is
-     * confirmed by the key of the answer's first mode, computed again. */
+     * confirmed by the answer's key: kept when keys are short (small
+     * components, where identical graphs are common), else computed again
+     * from the answer's first mode (a 3,000-equation block over 4,096
+     * modes would keep 400 MB of keys). */
     size_t key_len;
+    unsigned char **keys; /* per answer, if key_len <= KEEP_KEY_BYTES */
     uint64_t *hashes;
     long *table;
     size_t table_cap;
@@ -108,6 +112,9 @@ static void enum_free(void *arg)
     if (st == NULL)
         return;
     sm_frame_free(st->frame);
+    for (size_t k = 0; st->keys != NULL && k < st->n_answers; k++)
+        mdae_free(st->keys[k]);
+    mdae_free(st->keys);
     mdae_free(st->answers);
     mdae_free(st->hashes);
     mdae_free(st->table);
@@ -264,6 +271,8 @@ static void collect_modes(sa_ctx *c, enum_state *st, const sa__plan *plan)
 
 /* ---- Solving each mode --------------------------------------------------------------- */
 
+#define KEEP_KEY_BYTES 4096
+
 /* The key of mode t (its active graph: active equations, variables, edge
  * orders + 1) into key, and the orders into sigma; the key is laid out
  * as eq_active, var_active, sigma, which sm_frame_solve reads. */
@@ -315,8 +324,12 @@ static uint32_t find_or_add(sa_ctx *c, enum_state *st, size_t t, const unsigned 
         size_t a = (size_t)st->table[p];
         if (st->hashes[a] != h)
             continue;
-        mode_key(c->r, st, st->answers[a].mode, other, mode, sigma);
-        if (memcmp(other, key, st->key_len) == 0) {
+        const unsigned char *was = other;
+        if (st->key_len <= KEEP_KEY_BYTES)
+            was = st->keys[a];
+        else
+            mode_key(c->r, st, st->answers[a].mode, other, mode, sigma);
+        if (memcmp(was, key, st->key_len) == 0) {
             *added = false;
             return (uint32_t)a;
         }
@@ -325,8 +338,15 @@ static uint32_t find_or_add(sa_ctx *c, enum_state *st, size_t t, const unsigned 
     st->answers = grow(c, st->answers, &cap, st->n_answers, sizeof *st->answers);
     size_t cap2 = st->cap_answers;
     st->hashes = grow(c, st->hashes, &cap2, st->n_answers, sizeof *st->hashes);
-    st->cap_answers = cap;
     size_t a = st->n_answers;
+    if (st->key_len <= KEEP_KEY_BYTES) {
+        size_t cap3 = st->cap_answers;
+        st->keys = grow(c, st->keys, &cap3, st->n_answers, sizeof *st->keys);
+        unsigned char *copy = need(c, mdae_malloc(st->key_len + 1));
+        memcpy(copy, key, st->key_len);
+        st->keys[a] = copy;
+    }
+    st->cap_answers = cap;
     st->answers[a] = (answer){.mode = t};
     st->hashes[a] = h;
     st->n_answers++;
