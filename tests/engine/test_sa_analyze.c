@@ -805,12 +805,52 @@ static int cancel_at_call(void *ctx, const char *phase, size_t done, size_t tota
 
 /* Each block tries the implicit primal with a budget of one node, runs out
  * (sa__try undoes the attempt) and is enumerated: the same result. */
-static int analyze_falling_back(const mel_model *m, sa_progress_fn progress, void *ctx,
-                                sa_result **r)
+static int analyze_by_blocks(const mel_model *m, size_t implicit_budget, sa_progress_fn progress,
+                             void *ctx, sa_result **r)
 {
     sa_options o = {.method = SA_METHOD_BLOCKS, .progress = progress, .progress_ctx = ctx,
-                    .implicit_budget = 1};
+                    .implicit_budget = implicit_budget};
     return sa_analyze(m, &o, r, NULL);
+}
+
+/* The analysis by blocks with the n-th allocation failing, n = 0, 1, ...
+ * until it succeeds: every failure returns NOMEM and no result (the suite's
+ * allocator checks that nothing leaks). The result; *n: the failures. */
+static sa_result *by_blocks_until_allocations_suffice(const mel_model *m, size_t implicit_budget,
+                                                      long *n)
+{
+    cr_assert_eq(mdae_replace_allocator(&budget_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    sa_result *r = NULL;
+    for (*n = 0; *n < 100000 && rc == MDAE_E_NOMEM; ++*n) {
+        budget_left = *n;
+        r = NULL;
+        rc = analyze_by_blocks(m, implicit_budget, NULL, NULL, &r);
+        if (rc != MDAE_OK)
+            cr_assert_null(r);
+    }
+    budget_left = -1;
+    mdae_replace_allocator(NULL);
+    cr_assert_eq(rc, MDAE_OK, "still %s after %ld allocations", mdae_err_name(rc), *n);
+    return r;
+}
+
+/* The same, cancelled at the k-th progress call, k = 0, 1, ... until it
+ * succeeds; returns k. */
+static long by_blocks_until_not_cancelled(const mel_model *m, size_t implicit_budget)
+{
+    int rc = MDAE_E_CANCELED;
+    long k;
+    for (k = 0; k < 10000 && rc == MDAE_E_CANCELED; k++) {
+        long left = k;
+        sa_result *r = NULL;
+        rc = analyze_by_blocks(m, implicit_budget, cancel_at_call, &left, &r);
+        if (rc == MDAE_E_CANCELED)
+            cr_assert_null(r);
+        sa_result_free(r);
+    }
+    cr_assert_eq(rc, MDAE_OK, "still cancelled after %ld checkpoints", k);
+    return k;
 }
 
 Test(sa_analyze, blocks_over_their_budget_are_enumerated_alone_with_the_same_result)
@@ -818,7 +858,7 @@ Test(sa_analyze, blocks_over_their_budget_are_enumerated_alone_with_the_same_res
     mel_model *m = parse_text(three_blocks);
     sa_result *imp = NULL, *fb = NULL;
     cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
-    cr_assert_eq(analyze_falling_back(m, NULL, NULL, &fb), MDAE_OK);
+    cr_assert_eq(analyze_by_blocks(m, 1, NULL, NULL, &fb), MDAE_OK);
     const char *why = NULL;
     cr_assert(sa_result_same(imp, fb, &why), "%s differ", why);
     sa_method_info mi;
@@ -829,32 +869,11 @@ Test(sa_analyze, blocks_over_their_budget_are_enumerated_alone_with_the_same_res
     cr_assert_gt(mi.enumerated, 0);
     /* Failures inside and after the undone attempts: allocations, then
      * cancellation at every checkpoint. */
-    cr_assert_eq(mdae_replace_allocator(&budget_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
     long n;
-    sa_result *r = NULL;
-    for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
-        budget_left = n;
-        r = NULL;
-        rc = analyze_falling_back(m, NULL, NULL, &r);
-        if (rc != MDAE_OK)
-            cr_assert_null(r);
-    }
-    budget_left = -1;
-    mdae_replace_allocator(NULL);
-    cr_assert_eq(rc, MDAE_OK, "still %s after %ld allocations", mdae_err_name(rc), n);
+    sa_result *r = by_blocks_until_allocations_suffice(m, 1, &n);
     cr_assert(sa_result_same(imp, r, &why), "%s differ", why);
     sa_result_free(r);
-    rc = MDAE_E_CANCELED;
-    for (long k = 0; k < 10000 && rc == MDAE_E_CANCELED; k++) {
-        long left = k;
-        r = NULL;
-        rc = analyze_falling_back(m, cancel_at_call, &left, &r);
-        if (rc == MDAE_E_CANCELED)
-            cr_assert_null(r);
-        sa_result_free(r);
-    }
-    cr_assert_eq(rc, MDAE_OK);
+    cr_assert_gt(by_blocks_until_not_cancelled(m, 1), 3);
     sa_result_free(fb);
     sa_result_free(imp);
     mel_model_free(m);
@@ -865,20 +884,8 @@ Test(sa_analyze, allocation_failures_by_blocks_return_nomem_and_leak_nothing)
     mel_model *m = parse_text(three_blocks);
     sa_result *imp = NULL;
     cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
-    cr_assert_eq(mdae_replace_allocator(&budget_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
     long n;
-    sa_result *r = NULL;
-    for (n = 0; n < 100000 && rc == MDAE_E_NOMEM; n++) {
-        budget_left = n;
-        r = NULL;
-        rc = analyze_with(m, SA_METHOD_BLOCKS, NULL, NULL, &r);
-        if (rc != MDAE_OK)
-            cr_assert_null(r);
-    }
-    budget_left = -1;
-    mdae_replace_allocator(NULL);
-    cr_assert_eq(rc, MDAE_OK, "still %s after %ld allocations", mdae_err_name(rc), n);
+    sa_result *r = by_blocks_until_allocations_suffice(m, 0, &n);
     cr_assert_gt(n, 20, "the failures reached inside the blocks");
     const char *why = NULL;
     cr_assert(sa_result_same(imp, r, &why), "%s differ", why);
@@ -890,23 +897,13 @@ Test(sa_analyze, allocation_failures_by_blocks_return_nomem_and_leak_nothing)
 Test(sa_analyze, cancellation_and_node_limits_by_blocks_fail_cleanly)
 {
     mel_model *m = parse_text(three_blocks);
-    int rc = MDAE_E_CANCELED;
-    long k;
-    for (k = 0; k < 10000 && rc == MDAE_E_CANCELED; k++) {
-        long left = k;
-        sa_result *r = NULL;
-        rc = analyze_with(m, SA_METHOD_BLOCKS, cancel_at_call, &left, &r);
-        if (rc == MDAE_E_CANCELED)
-            cr_assert_null(r);
-        sa_result_free(r);
-    }
-    cr_assert_eq(rc, MDAE_OK, "still cancelled after %ld checkpoints", k);
+    long k = by_blocks_until_not_cancelled(m, 0);
     cr_assert_gt(k, 3, "the checkpoints inside the blocks cancel too");
     int limited = 0, ok = 0;
     for (size_t lim = 8; lim <= (1u << 16); lim *= 2) {
         cr_assert_eq(sa_set_node_limit(lim), MDAE_OK);
         sa_result *r = NULL;
-        rc = analyze_with(m, SA_METHOD_BLOCKS, NULL, NULL, &r);
+        int rc = analyze_with(m, SA_METHOD_BLOCKS, NULL, NULL, &r);
         cr_assert(rc == MDAE_OK || rc == MDAE_E_BDD_LIMIT, "limit %zu: %s", lim,
                   mdae_err_name(rc));
         limited += rc == MDAE_E_BDD_LIMIT;
