@@ -664,6 +664,9 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         cJSON *part = cJSON_GetArrayItem(cJSON_GetObjectItem(bru, "parts"), 0);
         cr_expect_str_eq(cJSON_GetObjectItem(part, "method")->valuestring, "implicit");
         cr_expect_eq(cJSON_GetObjectItem(part, "blocks")->valueint, k == 0 ? 0 : 3);
+        const cJSON *fb = cJSON_GetObjectItem(part, "blocksFellBack");
+        cr_assert(cJSON_IsNumber(fb));
+        cr_expect_eq(fb->valueint, 0, "the three small blocks are cheap: enumerated at once");
         texts[k] = cJSON_PrintUnformatted(bres);
         cJSON_Delete(bru);
         cJSON_Delete(br);
