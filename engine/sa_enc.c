@@ -155,14 +155,19 @@ void sa_config_size_for(sa_config *cfg, const mel_model *m)
      * 1,000,000; brake N = 100, 0.94 G and 0.93 G; but the large table
      * costs its page faults (brake: 58 MB resident instead of 28 MB). So:
      * the small table when no component can have more than 2^16
-     * assignments, else 64 nodes per incidence, within [2^16, 2^21]. */
+     * assignments, else 64 nodes per incidence, within [2^16, 2^18]. The
+     * cap was 2^21 until the MSL showed what it cost: models with many
+     * atoms but small blocks (HeatExchangerSimulation, 15,733 incidences,
+     * peak 55,000 nodes) cleared a table of a million nodes, half of
+     * their time in page faults; the papers' chains stay under the cap
+     * (brake N = 100: 218,000; building N = 50: 167,000). */
     if (m == NULL || m->n_modes <= 16)
         return;
     size_t nodes = m->n_edges * 64;
     if (nodes < 65536)
         nodes = 65536;
-    if (nodes > (size_t)1 << 21)
-        nodes = (size_t)1 << 21;
+    if (nodes > (size_t)1 << 18)
+        nodes = (size_t)1 << 18;
     if (cfg->initial_nodes < nodes)
         cfg->initial_nodes = nodes;
 }
