@@ -25,15 +25,18 @@
  *   - if not: the coarse Dulmage-Mendelsohn parts, rows that some maximum
  *     matching leaves unmatched (overdetermined) and columns likewise
  *     (underdetermined).
- * Algorithms: Kuhn's augmenting paths (iterative) for the maximum matching
- * and the DM parts by alternating reachability from unmatched vertices;
- * successive shortest paths with potentials (Dijkstra on reduced costs,
- * sparse) for the maximum-weight matching; Pryce's fixpoint from c = 0 as a
- * worklist; the lexicographic choice greedily on the tight edges of the
- * canonical dual (by complementary slackness, the maximum-weight perfect
- * matchings are exactly the perfect matchings of the tight edges), one
- * alternating-path search per matched edge. Cost: O(rows * edges) per mode
- * at worst, near-linear on the papers' chains.
+ * Algorithms: successive shortest paths with potentials (Dijkstra on
+ * reduced costs, sparse) for the maximum-weight perfect matching, which
+ * also finds out whether there is one; where there is none, Kuhn's
+ * augmenting paths (iterative) for a maximum matching and the DM parts by
+ * alternating reachability from unmatched vertices; Pryce's fixpoint from
+ * c = 0 as a worklist; the lexicographic choice greedily on the tight edges
+ * of the canonical dual (by complementary slackness, the maximum-weight
+ * perfect matchings are exactly the perfect matchings of the tight edges),
+ * one alternating-cycle search per matched edge, inside its fine block of
+ * the tight graph (a row alone in its block needs none). Cost: O(rows *
+ * edges) per mode at worst, near-linear on the papers' chains and on the
+ * MSL's models, whose blocks are small.
  *
  * Promises: no I/O, no logging, no global state, no BuDDy; reentrant (one
  * workspace per thread). Never recursive on the graph (no stack depth

@@ -323,8 +323,10 @@ static void dm_parts(sm_ws *ws, const sm_graph *g)
 /* ---- Maximum-weight perfect matching ------------------------------------------
  * Successive shortest paths on costs -sigma with potentials u (rows), v
  * (columns): reduced cost r_e = -sigma_e - u_i - v_j >= 0, zero on the
- * matching. Called only on a square graph with a perfect matching, so
- * every search reaches a free column. */
+ * matching. Called on a square graph, before anything says whether it has
+ * a perfect matching: a search from a free row that reaches no free column
+ * proves it has none (by Berge's lemma, some maximum matching leaves that
+ * row unmatched), and the caller then computes a maximum matching. */
 
 static long long reduced(const sm_ws *ws, const sm_graph *g, size_t e)
 {
