@@ -219,19 +219,24 @@ static BDD skipped_cube(sa_ctx *c, int l1, int l2)
 
 static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f);
 
-/* One branch of node f (level lf) to child: its value (w slots, out) and
- * its optimal solutions (returned, in a slot), the edge cost not included. */
-static BDD branch(sa_ctx *c, best_ctx *b, int lf, BDD child, BDD *val)
+/* One branch of node f (level lf) to child: its value (*val: w BDDs) and
+ * its optimal solutions (returned), the edge cost not included. Both are
+ * the child's own entry, referenced by the memo table and never changed
+ * once computed, unless the branch skips edge variables (then they are new
+ * slots of the caller's): copying them was a tenth of the brake's dynamic
+ * programme. */
+static BDD branch(sa_ctx *c, best_ctx *b, int lf, BDD child, const BDD **val)
 {
     BDD *ch = best_rec(c, b, child);
     int skip = b->ecount ? b->ecount[lvl(child)] - b->ecount[lf + 1] : 0;
     if (skip <= 0) {
-        sa__vcopy(val, &ch[2], b->w);
-        return sa__tmp(c, ch[1]);
+        *val = &ch[2];
+        return ch[1];
     }
-    BDD *k = sa__slots(c, (size_t)b->w);
+    BDD *k = sa__slots(c, (size_t)b->w), *sum = sa__slots(c, (size_t)b->w);
     sa__vconst(k, b->w, (unsigned)skip);
-    sa__vadd(c, val, &ch[2], k, b->w);
+    sa__vadd(c, sum, &ch[2], k, b->w);
+    *val = sum;
     BDD cube = skipped_cube(c, lf, lvl(child));
     return T(sa__and(ch[1], cube));
 }
@@ -254,9 +259,9 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
     BDD fhi = best_rec(c, b, bdd_high(f))[0];
     BDD *n = best_ent(b, h);
     size_t mark = sa__mark(c);
-    BDD *vl = sa__slots(c, (size_t)w), *vh = sa__slots(c, (size_t)w);
-    BDD sl = branch(c, b, lf, bdd_low(f), vl);
-    BDD sh = branch(c, b, lf, bdd_high(f), vh);
+    const BDD *vl, *vh;
+    BDD sl = branch(c, b, lf, bdd_low(f), &vl);
+    BDD sh = branch(c, b, lf, bdd_high(f), &vh);
     BDD x = bdd_ithvar(v);
     if (c->r->var_mode[v] >= 0) {
         sa__put(&n[0], sa__ite(x, fhi, flo));
@@ -272,11 +277,12 @@ static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
         } else {
             BDD *zero = sa__slots(c, (size_t)w);
             if (ce != NULL) { /* the cost of taking the edge */
-                BDD *wide = sa__slots(c, (size_t)w);
+                BDD *wide = sa__slots(c, (size_t)w), *cost = sa__slots(c, (size_t)w);
                 for (int k = 0; k < b->wc && k < w; k++)
                     sa__put(&wide[k], ce[k]);
-                sa__vadd(c, vh, vh, wide, w);
-                sa__vite(c, vh, fhi, vh, zero, w); /* 0 where no solution */
+                sa__vadd(c, cost, vh, wide, w);
+                sa__vite(c, cost, fhi, cost, zero, w); /* 0 where no solution */
+                vh = cost;
             }
             if (flo == bddfalse) {
                 sa__vcopy(&n[2], vh, w);
@@ -323,8 +329,8 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
                                              c->r->var_edge[bdd_level2var(l)] >= 0);
         b.ecount[nl + 1] = b.ecount[nl];
     }
-    BDD *val = sa__slots(c, (size_t)w);
-    BDD top = branch(c, &b, -1, *s, val);
+    const BDD *val;
+    BDD top = branch(c, &b, -1, *s, &val);
     sa__put(s, top);
     sa__release(c, mark);
 }
