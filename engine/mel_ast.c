@@ -169,15 +169,20 @@ uint32_t mel__hash(const char *s, size_t n)
     return (uint32_t)h;
 }
 
-mel__sym *mel__sym_find(const mel__symtab *t, const char *name)
+mel__sym *mel__sym_findn(const mel__symtab *t, const char *name, size_t n)
 {
     if (t->cap == 0)
         return NULL;
-    uint32_t h = mel__hash(name, strlen(name));
+    uint32_t h = mel__hash(name, n);
     for (mel__sym *s = t->buckets[h & (t->cap - 1)]; s != NULL; s = s->next)
-        if (s->hash == h && strcmp(s->name, name) == 0)
+        if (s->hash == h && strncmp(s->name, name, n) == 0 && s->name[n] == '\0')
             return s;
     return NULL;
+}
+
+mel__sym *mel__sym_find(const mel__symtab *t, const char *name)
+{
+    return mel__sym_findn(t, name, strlen(name));
 }
 
 static int symtab_grow(mel__symtab *t)
@@ -201,13 +206,12 @@ static int symtab_grow(mel__symtab *t)
     return MDAE_OK;
 }
 
-mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name)
+mel__sym *mel__sym_addn(mel__symtab *t, mel__arena *a, const char *name, size_t n)
 {
     if (t->cap == 0 || t->count * 4 >= t->cap * 3) { /* load <= 3/4 */
         if (symtab_grow(t) < 0)
             return NULL;
     }
-    size_t n = strlen(name);
     mel__sym *s = mel__arena_alloc(a, sizeof *s);
     if (s == NULL)
         return NULL;
@@ -219,6 +223,11 @@ mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name)
     t->buckets[s->hash & (t->cap - 1)] = s;
     t->count++;
     return s;
+}
+
+mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name)
+{
+    return mel__sym_addn(t, a, name, strlen(name));
 }
 
 void mel__symtab_close(mel__symtab *t)

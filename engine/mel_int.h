@@ -215,9 +215,13 @@ struct mel_model_priv {
 
 uint32_t mel__hash(const char *s, size_t n);
 mel__sym *mel__sym_find(const mel__symtab *t, const char *name);
+/* The same for name[0 .. n), which need not be NUL-terminated. */
+mel__sym *mel__sym_findn(const mel__symtab *t, const char *name, size_t n);
 /* Insert a new symbol (name must be unique: check with find first). NULL on
  * OOM. */
 mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name);
+/* The same for name[0 .. n); the symbol's name is a NUL-terminated copy. */
+mel__sym *mel__sym_addn(mel__symtab *t, mel__arena *a, const char *name, size_t n);
 void mel__symtab_close(mel__symtab *t);
 
 

@@ -21,20 +21,13 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The names the parser has copied, so that a name met again (a variable
- * in every equation that reads it) shares one copy in the arena: on the
- * MSL's largest files the copies were a quarter of the front-end's first
- * touches of memory, which cost tens of microseconds each on a virtual
- * machine. Open addressing over the copies (NUL-terminated), with their
- * hashes; NULL slots are free. */
-typedef struct name_set {
-    const char **name;
-    uint32_t *hash;
-    size_t cap, n;
-} name_set;
-
 typedef struct parser {
-    name_set names;
+    /* The names the parser has copied (mel__symtab, only for their names),
+     * so that a name met again (a variable in every equation that reads it)
+     * shares one copy in the arena: on the MSL's largest files the copies
+     * were a quarter of the front-end's first touches of memory, which cost
+     * tens of microseconds each on a virtual machine. */
+    mel__symtab names;
     mo__lexer lx;
     mo__token cur;
     uint32_t prev_end; /* end offset of the previous token */
@@ -96,62 +89,19 @@ static void *alloc(parser *p, size_t n)
     return q;
 }
 
-/* Double the set; false (the set unchanged) if out of memory. */
-static bool names_grow(name_set *ns)
-{
-    size_t cap = ns->cap ? 2 * ns->cap : 1024;
-    const char **name = mdae_calloc(cap, sizeof *name);
-    uint32_t *hash = mdae_calloc(cap, sizeof *hash);
-    if (name == NULL || hash == NULL) {
-        mdae_free(name);
-        mdae_free(hash);
-        return false;
-    }
-    for (size_t k = 0; k < ns->cap; k++) {
-        if (ns->name[k] == NULL)
-            continue;
-        size_t at = ns->hash[k] & (cap - 1);
-        while (name[at] != NULL)
-            at = (at + 1) & (cap - 1);
-        name[at] = ns->name[k];
-        hash[at] = ns->hash[k];
-    }
-    mdae_free(ns->name);
-    mdae_free(ns->hash);
-    ns->name = name;
-    ns->hash = hash;
-    ns->cap = cap;
-    return true;
-}
-
-static void names_free(name_set *ns)
-{
-    mdae_free(ns->name);
-    mdae_free(ns->hash);
-    memset(ns, 0, sizeof *ns);
-}
-
 /* s[0 .. n) as a NUL-terminated name in the arena, shared with its earlier
- * copies. Without memory for the set, a copy of its own. */
+ * copies. */
 static const char *dup_name(parser *p, const char *s, size_t n)
 {
-    name_set *ns = &p->names;
-    uint32_t h = mel__hash(s, n);
-    bool shared = 2 * (ns->n + 1) <= ns->cap || names_grow(ns);
-    size_t at = shared ? h & (ns->cap - 1) : 0;
-    for (; shared && ns->name[at] != NULL; at = (at + 1) & (ns->cap - 1))
-        if (ns->hash[at] == h && strncmp(ns->name[at], s, n) == 0 && ns->name[at][n] == 0)
-            return ns->name[at];
-    char *q = mel__arena_strndup(p->arena, s, n);
-    if (q == NULL) {
+    mel__sym *known = mel__sym_findn(&p->names, s, n);
+    if (known == NULL)
+        known = mel__sym_addn(&p->names, p->arena, s, n);
+    if (known == NULL) {
         mel__nomem(p->rep);
         p->failed = true;
-    } else if (shared) {
-        ns->name[at] = q;
-        ns->hash[at] = h;
-        ns->n++;
+        return NULL;
     }
-    return q;
+    return known->name;
 }
 
 static bool enter(parser *p)
@@ -1668,7 +1618,7 @@ int mo__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
             sync(&p);
     }
     mo__lex_close(&p.lx);
-    names_free(&p.names);
+    mel__symtab_close(&p.names);
     *out = head;
     return rep->rc;
 }

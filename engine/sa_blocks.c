@@ -364,16 +364,8 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     bool cheap = sa__enum_is_cheap(c, r, plan.modes);
     bool fell_back = !cheap && budget > 0 && !sa__try(c, budget, implicit_primal, local_tmax);
     if (cheap || fell_back) {
-        /* Enumerated, after the implicit attempt if there was one: its
-         * nodes stay counted against the whole's budget, the
-         * enumeration's do not (it is not the implicit path's work). */
-        size_t whole = c->budget;
-        c->budget = 0;
-        long before = sa__produced();
         r->searched = false;
         sa__enumerate(c, &plan);
-        if (whole > 0)
-            c->budget = whole + (size_t)(sa__produced() - before);
         w->enumerated_modes += r->enumerated_modes;
         w->blocks_fell_back += fell_back;
     } else if (budget == 0) {

@@ -315,14 +315,20 @@ void sa__enter(sa_ctx *c)
     last_bdd_error = 0;
 }
 
+/* Run the cleanups pushed after the first `keep`, last first. */
+static void run_cleanups(sa_ctx *c, int keep)
+{
+    while (c->n_cleanups > keep) {
+        c->n_cleanups--;
+        c->cleanups[c->n_cleanups].fn(c->cleanups[c->n_cleanups].arg);
+    }
+}
+
 void sa__leave(sa_ctx *c)
 {
     if (armed == c)
         armed = NULL;
-    while (c->n_cleanups > 0) {
-        c->n_cleanups--;
-        c->cleanups[c->n_cleanups].fn(c->cleanups[c->n_cleanups].arg);
-    }
+    run_cleanups(c, 0);
     sa__release(c, 0);
     while (c->top != NULL) {
         sa__chunk *p = c->top->prev;
@@ -367,10 +373,7 @@ bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *a
         if (c->rc != MDAE_E_BDD_LIMIT || !c->budget_hit || !binding)
             longjmp(c->jb, 1); /* not ours: on to the entry point */
         c->budget_hit = false;
-        while (c->n_cleanups > n_cleanups) {
-            c->n_cleanups--;
-            c->cleanups[c->n_cleanups].fn(c->cleanups[c->n_cleanups].arg);
-        }
+        run_cleanups(c, n_cleanups);
         sa__release(c, mark);
         sa__alloc_release(c, temps);
         sa__enter(c);

@@ -648,6 +648,12 @@ static void write_back(sa_ctx *c, enum_state *st, bool primal_only, BDD *tmax)
 
 void sa__enumerate(sa_ctx *c, const sa__plan *plan)
 {
+    /* The nodes it produces are not the implicit path's work: a budget the
+     * context has (a whole component's, around one of its blocks) does
+     * not count them. */
+    size_t budget = c->budget;
+    long before = sa__produced();
+    c->budget = 0;
     enum_state *st = need(c, mdae_calloc(1, sizeof *st));
     st->ctx = c;
     sa__push_cleanup(c, enum_free, st);
@@ -659,4 +665,6 @@ void sa__enumerate(sa_ctx *c, const sa__plan *plan)
     c->r->distinct_graphs = st->n_answers;
     sa__pop_cleanup(c);
     enum_free(st);
+    if (budget > 0)
+        c->budget = budget + (size_t)(sa__produced() - before);
 }

@@ -372,7 +372,8 @@ bool sa__enum_is_cheap(const sa_ctx *c, const sa_result *r, double modes);
  * an estimate (sa_analyze.c); 0 if there are too many modes to enumerate. */
 size_t sa__implicit_budget(const sa_ctx *c, const sa_result *r, double modes);
 /* Fill r->ok, singular, te, over, under, c, d (everything sa__primal,
- * sa__dm and sa__dual fill) by solving each assignment of the plan. */
+ * sa__dm and sa__dual fill) by solving each assignment of the plan. The
+ * BDD nodes it produces are not counted against the context's budget. */
 void sa__enumerate(sa_ctx *c, const sa__plan *plan);
 
 /* ---- sa_sop.c -------------------------------------------------------------- */
