@@ -591,7 +591,8 @@ static void cold_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD 
      * minus the row minimum (every perfect matching also uses one edge per
      * active row), as in the first step of the Hungarian method. Both shifts
      * change every perfect matching's weight by the same amount in a mode.
-     * Only the valid modes with a perfect matching matter (mask: ok). */
+     * Only the valid modes with a perfect matching matter, but the costs
+     * are not masked by them (see sa__primal). */
     int ws = r->w_sigma;
     *wc = ws;
     BDD *acc = sa__slots(c, (size_t)ws);
@@ -784,9 +785,15 @@ void sa__primal(sa_ctx *c)
     sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
     sa__progress(c, "weights", 0, r->n_edges);
 
-    BDD *act = sa__slots(c, r->n_edges + 1);
-    for (size_t e = 0; e < r->n_edges; e++)
-        sa__put(&act[e], bdd_and(r->chi_e[e], r->ok));
+    /* The costs are computed over the edges' own guards, not masked by ok
+     * (the valid modes with a perfect matching): they only matter on X's
+     * paths, which exist only in ok, and there both agree. Masked, every
+     * cost depended on ok, a function of every mode variable, so the
+     * dynamic programme's values and solutions carried mode variables that
+     * sit above the node being solved, and each node rebuilt its children's
+     * solutions: the building, N = 50, 12.9 s -> 0.94 s, 758 -> 62 MB, the
+     * same result (tests/bench/README.md, issue 16). */
+    const BDD *act = r->chi_e;
     const BDD **deficit = NULL;
     int wc = 0, wd = 0;
     if (hinted_costs(c, &mt, act, &deficit, &wc, &wd)) {
