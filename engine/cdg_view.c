@@ -36,10 +36,12 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
     rep->n_modes = r->n_modes;
     for (uint32_t k = 0; k < r->n_modes; k++)
         names[k] = r->m->modes[k].name;
+    sa__care care;
+    sa__care_init(c, r, r->chi_m, &care);
     rep->blocks = sa__alloc_keep(c, (g->n_blocks + 1) * sizeof *rep->blocks);
     for (size_t k = 0; k < g->n_blocks; k++) {
         rep->blocks[k].block = g->blocks[k];
-        sa__set_of_care(c, r, g->bguard[k], r->chi_m, &rep->blocks[k].guard);
+        sa__set_of_care(c, r, g->bguard[k], &care, &rep->blocks[k].guard);
         rep->n_blocks = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_blocks);
@@ -48,7 +50,7 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
     for (size_t k = 0; k < g->n_edges; k++) {
         rep->edges[k].from = g->efrom[k];
         rep->edges[k].to = g->eto[k];
-        sa__set_of_care(c, r, g->eguard[k], r->chi_m, &rep->edges[k].guard);
+        sa__set_of_care(c, r, g->eguard[k], &care, &rep->edges[k].guard);
         rep->n_edges = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_edges);

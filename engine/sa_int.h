@@ -379,8 +379,24 @@ void sa__enumerate(sa_ctx *c, const sa__plan *plan);
 /* ---- sa_sop.c -------------------------------------------------------------- */
 /* Irredundant sum of products of a mode function f, as cubes and a formula. */
 void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out);
-/* Same, exact only inside care (a cover of f & care within f | !care). */
-void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out);
+/* A care set, split into factors over disjoint sets of mode variables
+ * (the model's invariants grouped by the variables they share), so that a
+ * cover needs only the factors its function touches: sa_sop.c says why the
+ * cover is then the same. Its slots and arrays are the caller's (released
+ * with the caller's mark or at sa__leave). */
+typedef struct sa__care {
+    BDD whole;       /* the care set */
+    size_t n;        /* factors; 0: not split, whole is used as it is */
+    BDD *factor;     /* n slots */
+    int *of_mode;    /* n_modes: the factor of each mode variable, -1: none */
+    uint8_t *touched; /* n: scratch of sa__set_of_care */
+} sa__care;
+/* Split care (a set of modes of r, valid modes typically) into factors:
+ * the conjunction of the factors is care, checked, else not split. */
+void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out);
+/* Same as sa__set_of, exact only inside care (a cover of f & care within
+ * f | !care); care NULL: everywhere. */
+void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care, sa_set *out);
 void sa__set_close(sa_set *s);
 /* Called by sa__isop with each cube of the cover as it is found: cur[k] is
  * 0 or 1 for a literal of mode variable k, -1 where k does not appear. cur

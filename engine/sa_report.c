@@ -125,13 +125,13 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
  * them per item touched 48 KB per item: a third of the brake's analysis at
  * N = 100 went to page faults, issue 10); the slots it used are cleared
  * after each item. */
-static void fill_item(sa_ctx *c, const sa_result *r, split *s, sa_item *it, const char *name,
-                      BDD chi, const BDD *vec)
+static void fill_item(sa_ctx *c, const sa_result *r, const sa__care *cs, split *s, sa_item *it,
+                      const char *name, BDD chi, const BDD *vec)
 {
     it->name = name;
     size_t mark = sa__mark(c);
     BDD act = T(bdd_and(r->chi_m, chi));
-    sa__set_of_care(c, r, act, c->care, &it->active);
+    sa__set_of_care(c, r, act, cs, &it->active);
     BDD care = T(bdd_and(r->ok, chi));
     if (care != bddfalse && vec != NULL) {
         s->n = 0;
@@ -139,7 +139,7 @@ static void fill_item(sa_ctx *c, const sa_result *r, split *s, sa_item *it, cons
         it->offsets = sa__alloc_keep(c, (s->n + 1) * sizeof *it->offsets);
         for (size_t k = 0; k < s->n; k++) {
             it->offsets[k].value = (int)s->values[k];
-            sa__set_of_care(c, r, s->sets[k], c->care, &it->offsets[k].modes);
+            sa__set_of_care(c, r, s->sets[k], cs, &it->offsets[k].modes);
             it->n_offsets = k + 1;
         }
         for (size_t k = 0; k < s->n; k++)
@@ -159,7 +159,9 @@ static int build(sa_ctx *c, const sa_result *r)
         names[k] = m->modes[k].name;
     rep->valid_modes = r->valid_count;
     rep->singular = r->singular != bddfalse;
-    sa__set_of_care(c, r, r->singular, c->care, &rep->singular_modes);
+    sa__care cs;
+    sa__care_init(c, r, c->care, &cs);
+    sa__set_of_care(c, r, r->singular, &cs, &rep->singular_modes);
     rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);
     rep->n_equations = r->n_eq;
     rep->variables = sa__alloc_keep(c, (r->n_var + 1) * sizeof *rep->variables);
@@ -169,10 +171,10 @@ static int build(sa_ctx *c, const sa_result *r)
     s.values = sa__alloc(c, s.cap * sizeof *s.values);
     s.sets = sa__slots(c, s.cap);
     for (uint32_t i = 0; i < r->n_eq; i++)
-        fill_item(c, r, &s, &rep->equations[i], m->equations[i].name, r->chi_i[i],
+        fill_item(c, r, &cs, &s, &rep->equations[i], m->equations[i].name, r->chi_i[i],
                   r->c ? &r->c[(size_t)i * r->w_off] : NULL);
     for (uint32_t j = 0; j < r->n_var; j++)
-        fill_item(c, r, &s, &rep->variables[j], m->variables[j].name, r->chi_j[j],
+        fill_item(c, r, &cs, &s, &rep->variables[j], m->variables[j].name, r->chi_j[j],
                   r->d ? &r->d[(size_t)j * r->w_off] : NULL);
     size_t nd = 0;
     for (uint32_t i = 0; i < r->n_eq; i++)
@@ -186,7 +188,7 @@ static int build(sa_ctx *c, const sa_result *r)
         sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
         dg->kind = SA_DIAG_OVERDETERMINED;
         dg->index = i;
-        sa__set_of_care(c, r, r->over[i], c->care, &dg->modes);
+        sa__set_of_care(c, r, r->over[i], &cs, &dg->modes);
         rep->n_diagnostics++;
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
@@ -195,7 +197,7 @@ static int build(sa_ctx *c, const sa_result *r)
         sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
         dg->kind = SA_DIAG_UNDERDETERMINED;
         dg->index = j;
-        sa__set_of_care(c, r, r->under[j], c->care, &dg->modes);
+        sa__set_of_care(c, r, r->under[j], &cs, &dg->modes);
         rep->n_diagnostics++;
     }
     return MDAE_OK;

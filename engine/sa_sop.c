@@ -14,6 +14,7 @@
  */
 #include "sa_int.h"
 
+#include <assert.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -124,19 +125,183 @@ static int cube_cmp(const signed char *a, const signed char *b, size_t nm)
 
 void sa__set_of(sa_ctx *c, const sa_result *r, BDD f, sa_set *out)
 {
-    sa__set_of_care(c, r, f, bddtrue, out);
+    sa__set_of_care(c, r, f, NULL, out);
 }
 
-void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, BDD care, sa_set *out)
+/* ---- Care sets by factors ----------------------------------------------------
+ * A report covers thousands of sets within the valid modes, chi_M, which is
+ * a function of every mode variable constrained by an invariant: on the
+ * building, every set's interval [f & chi_M, f | !chi_M] spanned all the
+ * mode variables, and each ISOP walked them all (a fifth of the analysis at
+ * N = 50, growing like N^2). But the cover only depends on the factors of
+ * chi_M that f touches:
+ *
+ * Claim. Let K be satisfiable and depend only on variables Y, and h <= h'
+ * be independent of Y. Then isop(h & K, h' | !K) emits the same cubes in
+ * the same order, and returns the same cover, as isop(h, h').
+ *
+ * By induction on the variables. Base: h & K is false iff h is, and
+ * h' | !K is true iff h' is (K is satisfiable and shares no variable).
+ * Top variable v in Y: l0 = h & K0 <= h' | !K1 = u1 (as h <= h'), and so
+ * l1 <= u0: the first two calls return false at once, and the third is
+ * isop(h & (K0 | K1), h' | !(K0 | K1)), emitted with v free, of the same
+ * form with K0 | K1 over Y - {v}; the result is that call's. Top variable
+ * v not in Y: K is untouched by the cofactors, the first call is
+ * isop((h0 & !h'1) & K, h'0 | !K), the same form (h0 & !h'1 <= h'0), so by
+ * induction it emits and returns what isop(h0 & !h'1, h'0) does, C0,
+ * independent of Y; likewise C1; the third is ((h0 & !C0) | (h1 & !C1)) & K
+ * against (h'0 & h'1) | !K, the same form since C0 covers h0 & !h'1 (so
+ * h0 & !C0 <= h0 & h'1 <= h'0 & h'1), and so is C1's.
+ *
+ * With care = K_A & K_B, factors over disjoint variables, and f' agreeing
+ * with f on care (Coudert-Madre's restrict, bdd_simplify), independent of
+ * K_B's variables: the interval [f & care, f | !care] is [h & K_B,
+ * h' | !K_B] with h = f' & K_A <= h' = f' | !K_A, so the cover of f within
+ * care is the cover of f' within K_A, the factors f' touches. */
+
+/* Union-find over mode variables: the root of k. */
+static uint32_t uf_root(uint32_t *parent, uint32_t k)
+{
+    while (parent[k] != k) {
+        parent[k] = parent[parent[k]];
+        k = parent[k];
+    }
+    return k;
+}
+
+/* Join the mode variables of guard g with `first` (the first met, or
+ * UINT32_MAX). False when the walk exceeds *budget nodes (guards are DAGs
+ * that can share subterms: no split then). */
+static bool join_modes(const mel_guard *g, uint32_t *parent, uint32_t *first, long *budget)
+{
+    if (--*budget < 0)
+        return false;
+    switch (g->op) {
+    case MEL_G_VAR:
+        if (*first == UINT32_MAX)
+            *first = g->var;
+        else
+            parent[uf_root(parent, g->var)] = uf_root(parent, *first);
+        return true;
+    case MEL_G_NOT:
+        return join_modes(g->lhs, parent, first, budget);
+    case MEL_G_AND:
+    case MEL_G_OR:
+        return join_modes(g->lhs, parent, first, budget) &&
+               join_modes(g->rhs, parent, first, budget);
+    default:
+        return true;
+    }
+}
+
+/* The mode variables grouped by the invariants that share them; false if
+ * the invariants are too large to walk. */
+static bool invariant_groups(sa_ctx *c, const sa_result *r, uint32_t **parent_out)
+{
+    const mel_model *m = r->m;
+    uint32_t *parent = sa__alloc(c, (r->n_modes + 1) * sizeof *parent);
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        parent[k] = k;
+    long budget = 1L << 20;
+    for (uint32_t q = 0; q < m->n_invariants; q++) {
+        uint32_t first = UINT32_MAX;
+        if (!join_modes(m->invariants[q].cond, parent, &first, &budget))
+            return false;
+    }
+    *parent_out = parent;
+    return true;
+}
+
+void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
+{
+    memset(out, 0, sizeof *out);
+    out->whole = care;
+    uint32_t *parent;
+    if (care == bddtrue || care == bddfalse || r->n_modes < 2 || r->m == NULL ||
+        !invariant_groups(c, r, &parent))
+        return;
+    size_t mark = sa__mark(c);
+    int *of_mode = sa__alloc(c, (r->n_modes + 1) * sizeof *of_mode);
+    uint32_t *group = sa__alloc(c, (r->n_modes + 1) * sizeof *group);
+    size_t n = 0;
+    BDD sup = T(bdd_support(care));
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        of_mode[k] = -1;
+    for (BDD s = sup; s >= 2; s = bdd_high(s)) {
+        int k = r->var_mode[bdd_var(s)];
+        assert(k >= 0); /* care is a set of modes */
+        uint32_t root = uf_root(parent, (uint32_t)k);
+        size_t g = 0;
+        while (g < n && group[g] != root)
+            g++;
+        if (g == n)
+            group[n++] = root;
+        of_mode[k] = (int)g;
+    }
+    if (n < 2) {
+        sa__release(c, mark);
+        return;
+    }
+    /* Factor g: care with every other group's variables quantified. */
+    BDD *factor = sa__slots(c, n);
+    BDD *others = sa__slots(c, n);
+    for (size_t g = 0; g < n; g++)
+        sa__put(&others[g], bddtrue);
+    for (BDD s = sup; s >= 2; s = bdd_high(s)) {
+        int v = bdd_var(s);
+        for (size_t g = 0; g < n; g++)
+            if ((size_t)of_mode[r->var_mode[v]] != g)
+                sa__put(&others[g], bdd_and(others[g], bdd_ithvar(v)));
+    }
+    BDD all = bddtrue;
+    for (size_t g = 0; g < n; g++) {
+        sa__put(&factor[g], bdd_exist(care, others[g]));
+        all = T(bdd_and(all, factor[g]));
+    }
+    if (all != care) { /* not a product of the groups: do not split */
+        sa__release(c, mark);
+        return;
+    }
+    out->n = n;
+    out->factor = factor;
+    out->of_mode = of_mode;
+    out->touched = sa__alloc(c, n);
+}
+
+/* The factors of care that f touches (all of care if it is not split), in
+ * a slot of the caller's; *f replaced by a function that agrees with it on
+ * care and touches no more factors than it needs. */
+static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f)
+{
+    if (care == NULL)
+        return bddtrue;
+    if (care->n == 0)
+        return care->whole;
+    *f = T(bdd_simplify(*f, care->whole));
+    memset(care->touched, 0, care->n);
+    for (BDD s = T(bdd_support(*f)); s >= 2; s = bdd_high(s)) {
+        int k = r->var_mode[bdd_var(s)];
+        if (k >= 0 && care->of_mode[k] >= 0)
+            care->touched[care->of_mode[k]] = 1;
+    }
+    BDD product = bddtrue;
+    for (size_t g = 0; g < care->n; g++)
+        if (care->touched[g])
+            product = T(bdd_and(product, care->factor[g]));
+    return product;
+}
+
+void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care, sa_set *out)
 {
     size_t nm = r->n_modes;
     size_t mark = sa__mark(c);
     sa__block *temps = sa__alloc_mark(c);
     isop_out o = {r, NULL, 0, 0};
     BDD *cover = sa__slots(c, 3);
+    BDD within = care_for(c, r, care, &f);
     /* Outside the care set anything goes: L = f & care, U = f | !care. */
-    sa__put(&cover[1], bdd_and(f, care));
-    sa__put(&cover[2], bdd_imp(care, f));
+    sa__put(&cover[1], bdd_and(f, within));
+    sa__put(&cover[2], bdd_imp(within, f));
     sa__isop(c, r, cover[1], cover[2], collect_cube, &o, cover);
     sa__release(c, mark);
 
