@@ -242,20 +242,19 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
         sa__release(c, mark);
         return;
     }
-    /* Factor g: care with every other group's variables quantified. */
+    /* Factor g: care with every other group's variables quantified (the
+     * support's cube less group g's own variables). */
     BDD *factor = sa__slots(c, n);
-    BDD *others = sa__slots(c, n);
+    BDD *own = sa__slots(c, n);
     for (size_t g = 0; g < n; g++)
-        sa__put(&others[g], bddtrue);
+        sa__put(&own[g], bddtrue);
     for (BDD s = sup; s >= 2; s = bdd_high(s)) {
-        int v = bdd_var(s);
-        for (size_t g = 0; g < n; g++)
-            if ((size_t)of_mode[r->var_mode[v]] != g)
-                sa__put(&others[g], bdd_and(others[g], bdd_ithvar(v)));
+        BDD *cube = &own[of_mode[r->var_mode[bdd_var(s)]]];
+        sa__put(cube, bdd_and(*cube, bdd_ithvar(bdd_var(s))));
     }
     BDD all = bddtrue;
     for (size_t g = 0; g < n; g++) {
-        sa__put(&factor[g], bdd_exist(care, others[g]));
+        sa__put(&factor[g], bdd_exist(care, T(bdd_exist(sup, own[g]))));
         all = T(bdd_and(all, factor[g]));
     }
     if (all != care) { /* not a product of the groups: do not split */
