@@ -30,17 +30,12 @@
 #include "sa.h"
 
 #include "model_files.h"
+#include "test_env.h"
 
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
 
 TestSuite(cdg_brute, .init = begin, .fini = end, .timeout = 900);
-
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *s = getenv(name);
-    return s && *s ? strtoull(s, NULL, 0) : dflt;
-}
 
 /* ---- Canonical strings for blocks ------------------------------------------ */
 

@@ -26,17 +26,12 @@
 #include "sa.h"
 
 #include "model_files.h"
+#include "test_env.h"
 
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
 
 TestSuite(inc_session, .init = begin, .fini = end, .timeout = 1200);
-
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *v = getenv(name);
-    return v && *v ? strtoull(v, NULL, 10) : dflt;
-}
 
 /* ---- Block identities by names (comparable across analyses) ------------ */
 typedef struct strs {

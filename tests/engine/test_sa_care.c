@@ -24,17 +24,12 @@
 #include "sa.h"
 
 #include "model_files.h"
+#include "test_env.h"
 
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
 
 TestSuite(sa_care, .init = begin, .fini = end, .timeout = 600);
-
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *s = getenv(name);
-    return s && *s ? strtoull(s, NULL, 0) : dflt;
-}
 
 typedef struct analysed {
     mel_model *m;

@@ -37,6 +37,7 @@
 #include "sa.h"
 
 #include "model_files.h"
+#include "test_env.h"
 
 /* ---- Set-up ---------------------------------------------------------------- */
 
@@ -49,11 +50,6 @@ static void end(void) {
 }
 
 TestSuite(sa_vs_ref, .init = begin, .fini = end);
-
-static uint64_t env_u64(const char *name, uint64_t dflt) {
-    const char *s = getenv(name);
-    return s && *s ? strtoull(s, NULL, 0) : dflt;
-}
 
 /* ---- Failure messages ---------------------------------------------------------- */
 
