@@ -21,7 +21,7 @@
 static const char *const mel_keywords[] = {"real", "boolean", "integer", "equation",
                                            "invariant", "if", "then", "else", "end",
                                            "foreach", "in", "do", "done", "der", "last",
-                                           "pre", "true", "false"};
+                                           "pre", "true", "false", "when", "next"};
 
 typedef struct names {
     char **v; /* mangled name per item: modes, then variables, then equations */
