@@ -894,6 +894,38 @@ static bool mc_instant_json(const mel_model *m, const mc_instant *in, cJSON *o)
     return add_bool(o, "alternativesTruncated", in->alternatives_truncated);
 }
 
+/* "transient" of a change into a transient mode (engine/mc.h): the long
+ * mode after the event, the rising when-clauses, the difference array's
+ * depth (null: none determines the event) and size. */
+static cJSON *mc_transient_json(const mel_model *m, const mc_transient *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *ws = cJSON_CreateArray();
+    if (!attach(o, "back", mc_mode_obj(m, t->back)) || !attach(o, "whens", ws))
+        goto nomem;
+    for (size_t k = 0; k < t->n_whens; k++) {
+        const mel_when *w = &m->whens[t->whens[k]];
+        char *c = mel_guard_format(m, w->cond);
+        cJSON *x = cJSON_CreateObject();
+        bool ok = c != NULL && attach(ws, NULL, x) && add_str(x, "condition", c) &&
+                  attach(x, "range", range_json(w->where));
+        mdae_free(c);
+        if (!ok)
+            goto nomem;
+    }
+    cJSON *arr = cJSON_CreateObject();
+    if (!attach(o, "arrayDepth", t->depth >= 0 ? cJSON_CreateNumber(t->depth) : cJSON_CreateNull()) ||
+        !add_num(o, "maxDepth", t->max_depth) || !attach(o, "array", arr) ||
+        !add_num(arr, "equations", (double)t->array_rows) ||
+        !add_num(arr, "values", (double)t->array_cols) ||
+        !attach(o, "undetermined", mc_items(m, &t->undetermined, true)))
+        goto nomem;
+    return o;
+nomem:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
                         const mc_result *r, cJSON **out)
 {
@@ -906,6 +938,9 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
     if (!attach(root, "from", mc_mode_obj(m, from)) || !attach(root, "to", mc_mode_obj(m, to)) ||
         !add_str(root, "status", mc_status_name(r->status)) ||
         !add_bool(root, "ambiguous", r->ambiguous))
+        goto nomem;
+    /* only for a change into a transient mode: other changes keep their shape */
+    if (r->transient != NULL && !attach(root, "transient", mc_transient_json(m, r->transient)))
         goto nomem;
     cJSON *ins = cJSON_CreateArray();
     if (!attach(root, "instants", ins))
