@@ -56,8 +56,13 @@
  *     mode at shift 0 (u->event), always reported; its status comes from
  *     the difference array; the next instants are a change from the
  *     transient mode to the long mode after it (old = m-, cur = that mode).
- *     After the event nothing is in the context: the event solved only
- *     unshifted equations, so no f.^(k + 1) was solved one instant earlier.
+ *     After the event, the context is what the difference array A_n
+ *     imposed: its rows f.^s of the mode after (1 <= s <= n) hold, so at
+ *     the next instant f.^(s - 1) is satisfied; of those, only the
+ *     consistency equations (s - 1 < c_i, as in a steady instant) are
+ *     context, the leading ones being solved there for values the event
+ *     left to be eliminated. With n = 0 (the Cup-and-Ball with its impact
+ *     law) nothing is in the context.
  */
 #include "mc_int.h"
 
@@ -869,6 +874,11 @@ static void leave_event(run *u)
         u->body_same[i] = u->tact[i] && u->cur.eq_active[i] &&
                           body_same(m, i, u->tmode, u->tr->back);
     memset(u->done, 0, ((size_t)m->n_equations * u->H + 1) * sizeof *u->done);
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        for (int s = 1; u->cur.eq_active[i] && s <= u->tr->depth && s <= u->cur.c[i] &&
+                        (uint32_t)s < u->H;
+             s++)
+            u->done[(size_t)i * u->H + (size_t)s] = true;
     u->to = u->tr->back;
     u->event = false;
 }
