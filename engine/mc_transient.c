@@ -210,7 +210,10 @@ static int build(array *a, const mel_model *m, const bool *to, const bool *back,
         a->col_of[a->slot_of[c]] = -1;
     a->n_rows = a->n_cols = 0;
     a->n_edges = 0;
-    int rc = MDAE_OK;
+    int rc = grow((void **)&a->row_first, &a->rows_cap, 1, sizeof *a->row_first);
+    if (rc < 0)
+        return rc;
+    a->row_first[0] = 0; /* an empty array is a graph too (sm_solve) */
     for (size_t k = 0; k < dep->n && rc == MDAE_OK; k++) {
         long c;
         rc = column(a, dep->items[k].index, dep->items[k].shift, &c);
