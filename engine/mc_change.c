@@ -1042,7 +1042,7 @@ static int unfold(run *u, const mc_options *opt, mc_result *res)
         res->ambiguous |= in.n_alternatives > 0;
         rc = instant_diags(m, &in, &res->diags);
         if (rc == MDAE_OK && event)
-            rc = mc__transient_diags(m, u->tmode, u->tr, &res->diags);
+            rc = mc__transient_diags(m, u->tr, &res->diags);
         if (rc < 0)
             return rc;
         if (in.status != MC_NONSINGULAR) {

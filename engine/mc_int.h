@@ -43,8 +43,7 @@ int mc__difference_array(const mel_model *m, const bool *to, const bool *back,
 /* Located diagnostics of the event instant: a note at each rising
  * when-clause (accepted) or an error there naming what no array determines
  * (rejected). MDAE_OK or MDAE_E_NOMEM. */
-int mc__transient_diags(const mel_model *m, const bool *to, const mc_transient *t,
-                        mdae_diags *d);
+int mc__transient_diags(const mel_model *m, const mc_transient *t, mdae_diags *d);
 
 /* Append to a list with capacity *cap. MDAE_OK or MDAE_E_NOMEM. */
 int mc__list_push(mc_list *l, size_t *cap, uint32_t index, int shift);

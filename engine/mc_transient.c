@@ -263,9 +263,10 @@ static int record_undetermined(mc_transient *t, const mc_list *dep, const bool *
     return MDAE_OK;
 }
 
-static int bounds(const mel_model *m, const bool *to, const bool *back,
-                  const bool *back_active, const int *back_c, const int *back_d,
-                  const mc_list *rows, int *max_depth, int *max_sig)
+/* T5's bound, and the largest order of the array's rows (its width). */
+static void bounds(const mel_model *m, const bool *to, const bool *back,
+                   const bool *back_active, const int *back_c, const int *back_d,
+                   const mc_list *rows, int *max_depth, int *max_sig)
 {
     int mc = 0, md = 0, ms = 0;
     for (uint32_t i = 0; i < m->n_equations; i++)
@@ -282,7 +283,6 @@ static int bounds(const mel_model *m, const bool *to, const bool *back,
     }
     *max_depth = 2 + mc + md; /* T5 */
     *max_sig = ms;
-    return MDAE_OK;
 }
 
 int mc__difference_array(const mel_model *m, const bool *to, const bool *back,
@@ -290,10 +290,8 @@ int mc__difference_array(const mel_model *m, const bool *to, const bool *back,
                          const mc_list *rows, const bool *known, uint32_t W,
                          const mc_list *dep, mc_transient *t, bool *under)
 {
-    int max_depth, max_sig;
-    int rc = bounds(m, to, back, back_active, back_c, back_d, rows, &max_depth, &max_sig);
-    if (rc < 0)
-        return rc;
+    int max_depth, max_sig, rc = MDAE_OK;
+    bounds(m, to, back, back_active, back_c, back_d, rows, &max_depth, &max_sig);
     t->max_depth = max_depth;
     array a;
     memset(&a, 0, sizeof a);
@@ -358,10 +356,8 @@ static void value_names(const mel_model *m, const mc_list *l, char *buf, size_t 
     }
 }
 
-int mc__transient_diags(const mel_model *m, const bool *to, const mc_transient *t,
-                        mdae_diags *d)
+int mc__transient_diags(const mel_model *m, const mc_transient *t, mdae_diags *d)
 {
-    (void)to;
     char names[512];
     value_names(m, &t->undetermined, names, sizeof names);
     int rc = MDAE_OK;
