@@ -186,6 +186,48 @@ Test(mc_transient, impact_law_makes_it_accepted)
     mel_model_free(m);
 }
 
+/* The paper's own second-order form (RR-9459 (22), (36), (37)): the
+ * dependent values are x.^2, y.^2, lambda (and s); rejected, then accepted
+ * with tau1: y'. = -(1 - alpha) y', i.e. next(der(y)) = -(1 - alpha) der(y). */
+Test(mc_transient, paper_second_order_form)
+{
+    static const char head[] = "g : real = 9.81; L : real = 1.0; alpha : real = 0.2;\n"
+                               "x : real; y : real; lambda : real; s : real;\n"
+                               "gamma : boolean = last(s) <= 0;\n"
+                               "e1 : equation der(der(x)) + lambda * x = 0;\n"
+                               "e2 : equation der(der(y)) + lambda * y + g = 0;\n"
+                               "if !gamma then\n"
+                               "  k3 : equation 0 = lambda;\n"
+                               "  k4 : equation 0 = (L^2 - (x^2 + y^2)) - s\n"
+                               "end;\n"
+                               "when gamma then\n"
+                               "  k1 : equation 0 = L^2 - (x^2 + y^2);\n"
+                               "  k2 : equation 0 = lambda + s";
+    char src[1024];
+    for (int impact = 0; impact < 2; impact++) {
+        snprintf(src, sizeof src, "%s%s\nend;\n", head,
+                 impact ? ";\n  tau1 : equation next(der(y)) = -(1 - alpha) * der(y)" : "");
+        mel_model *m = mt_parse(src);
+        mc_result *r = change1(m, false, true);
+        const mc_instant *in = &r->instants[0];
+        cr_assert_str_eq(EQS(m, &in->erased), "k1");
+        cr_assert_str_eq(VARS(m, &in->known), "x,x.1,y,y.1");
+        cr_assert_str_eq(VARS(m, &in->unknowns), "lambda,s,x.2,y.2");
+        if (impact) {
+            cr_assert_eq(r->status, MC_RESET);
+            cr_assert_eq(r->transient->depth, 0);
+            cr_assert_str_eq(EQS(m, &in->equations), "e1,e2,k2,tau1");
+        } else {
+            cr_assert_eq(r->status, MC_REJECTED);
+            cr_assert_eq(r->transient->depth, -1);
+            cr_assert_eq(r->transient->max_depth, 4); /* 2 + c 0 + d 2 */
+            cr_assert_str_eq(VARS(m, &r->transient->undetermined), "lambda,s,x.2,y.2");
+        }
+        mc_result_free(r);
+        mel_model_free(m);
+    }
+}
+
 /* Without the when-clause (model (22), tests/models/cup_and_ball.mel) the
  * same change is the inelastic two-instant restart: no transient part. */
 Test(mc_transient, a_long_mode_has_no_transient_part)
