@@ -442,7 +442,9 @@ static void render_transient(const cJSON *to, const cJSON *tj)
     num(tj, "maxDepth", &maxd);
     num(get(tj, "array"), "equations", &rows);
     num(get(tj, "array"), "values", &cols);
-    if (cJSON_IsNull(get(tj, "arrayDepth")))
+    if (cJSON_IsNull(get(tj, "maxDepth")))
+        printf("\n  difference array: not analysed (the change is refused before the event)\n");
+    else if (cJSON_IsNull(get(tj, "arrayDepth")))
         printf("\n  difference array: no A_n, n <= %d, determines the event (underdetermined)\n",
                (int)maxd);
     else

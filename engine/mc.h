@@ -159,7 +159,10 @@ typedef struct mc_transient {
                             (indices into mel_model.whens; owned) */
     int depth;           /* the smallest n such that A_n determines the
                             event's values; -1 if none up to max_depth */
-    int max_depth;       /* the largest n tried (mc_transient.c says why) */
+    int max_depth;       /* the largest n tried (mc_transient.c says why);
+                            -1: the event was not analysed (the change was
+                            refused before: a singular mode, no long mode
+                            after the event, a guard fixpoint) */
     size_t array_rows;   /* A_depth's equations and values (A_max_depth's */
     size_t array_cols;   /* when depth is -1); 0 when not reached */
     mc_list undetermined; /* depth -1: the event's values A_max_depth

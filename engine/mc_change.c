@@ -883,14 +883,21 @@ static void leave_event(run *u)
     u->event = false;
 }
 
-/* T2: the mode after the event must be a long mode. */
+/* T2: the mode after the event must be a long mode; a transient one would
+ * make a cascade of events, which is not analysed (README). */
 static int after_event_invalid(const mel_model *m, const mc_transient *t, mdae_diags *d)
 {
     char *txt = mel_guard_format(m, m->whens[t->whens[0]].cond);
+    bool cascade = violated_when(m, t->back) >= 0;
+    for (uint32_t k = 0; k < m->n_invariants && cascade; k++)
+        cascade = m->invariants[k].when != 0 || mel_guard_eval(m->invariants[k].cond, t->back);
     int rc = mdae_diags_add(d, MDAE_SEV_ERROR, m->whens[t->whens[0]].where,
-                            "after the event '%s', the mode (its mode variables back to their "
-                            "values before it) is not a valid long mode: the cascade through "
-                            "this transient mode has nowhere to go",
+                            cascade ? "after the event '%s', the mode (its mode variables back "
+                                      "to their values before it) is transient too: a cascade "
+                                      "of several events is not analysed yet"
+                                    : "after the event '%s', the mode (its mode variables back "
+                                      "to their values before it) is not a valid long mode: "
+                                      "the cascade through this transient mode has nowhere to go",
                             txt != NULL ? txt : "?");
     mdae_free(txt);
     return rc;

@@ -97,6 +97,7 @@ int mc__transient_of(const mel_model *m, const bool *from, const bool *to,
     if (t == NULL)
         return MDAE_E_NOMEM;
     t->depth = -1;
+    t->max_depth = -1; /* not analysed yet */
     t->back = mdae_malloc(((size_t)m->n_modes + 1) * sizeof *t->back);
     t->whens = mdae_malloc(((size_t)m->n_whens + 1) * sizeof *t->whens);
     if (t->back == NULL || t->whens == NULL) {

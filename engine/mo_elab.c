@@ -154,6 +154,7 @@ typedef struct elab {
     bool limit_hit;
     long cur_when;
     const mo__expr *cur_when_cond; /* the condition of that branch */
+    int when_if;                   /* if-equations around, inside it */
     long long end_value; /* `end` in the subscript being evaluated, or 0 */
     bool has_clocks;     /* some variable is clocked or a Clock */
     const env *env;
@@ -1596,7 +1597,10 @@ static void when_body(elab *el, const mo__stmt *s, bool eqs)
                     err(el, MDAE_E_MODEL, s->rhs->kids[0]->where,
                         "reinit of '%s', which is not a continuous unknown", VAR(el, i)->name);
                 add_event(el, MEL_EV_REINIT, t, s->where, var);
-                if (var >= 0 && t != NULL && is_boolean_ref(el, el->cur_when_cond))
+                /* a reinit under an if inside the when may not happen at
+                 * the event: not a when-equation (it stays aside) */
+                if (var >= 0 && t != NULL && el->when_if == 0 &&
+                    is_boolean_ref(el, el->cur_when_cond))
                     reinit_equation(el, s, var, t);
             } else if (call_is(f, "assert") || call_is(f, "terminate")) {
                 add_event(el, MEL_EV_ASSERT, t, s->where, -1);
@@ -1604,8 +1608,10 @@ static void when_body(elab *el, const mo__stmt *s, bool eqs)
                 add_event(el, MEL_EV_DISCRETE, t, s->where, -1);
             }
         } else if (s->kind == MO_S_IF) {
+            el->when_if++;
             for (uint32_t i = 0; i < s->n_branches; i++)
                 when_body(el, s->bodies[i], eqs);
+            el->when_if--;
         } else if (s->kind == MO_S_WHEN) {
             err(el, MDAE_E_MODEL, s->where, "when-clauses cannot be nested");
         } else if (s->kind == MO_S_FOR) {

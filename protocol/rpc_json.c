@@ -915,7 +915,9 @@ static cJSON *mc_transient_json(const mel_model *m, const mc_transient *t)
     }
     cJSON *arr = cJSON_CreateObject();
     if (!attach(o, "arrayDepth", t->depth >= 0 ? cJSON_CreateNumber(t->depth) : cJSON_CreateNull()) ||
-        !add_num(o, "maxDepth", t->max_depth) || !attach(o, "array", arr) ||
+        !attach(o, "maxDepth",
+                t->max_depth >= 0 ? cJSON_CreateNumber(t->max_depth) : cJSON_CreateNull()) ||
+        !attach(o, "array", arr) ||
         !add_num(arr, "equations", (double)t->array_rows) ||
         !add_num(arr, "values", (double)t->array_cols) ||
         !attach(o, "undetermined", mc_items(m, &t->undetermined, true)))

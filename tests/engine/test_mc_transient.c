@@ -292,6 +292,18 @@ Test(mc_transient, modelica_other_whens_stay_aside)
     cr_assert_geq(m->n_events, 2);
     mel_model_free(m);
     mdae_diags_close(&d);
+    /* gamma is a mode variable, but the reinit may not happen at the event */
+    static const char src2[] =
+        "model C\n  Real x; Real v; Boolean gamma;\nequation\n  gamma = pre(x) <= 0;\n"
+        "  der(x) = v;\n  if gamma then der(v) = x; else der(v) = 1; end if;\n"
+        "  when gamma then\n    if x > 1 then reinit(v, 0); end if;\n  end when;\nend C;\n";
+    mdae_diags_init(&d);
+    cr_assert_eq(mo_model_parse(src2, strlen(src2), NULL, &m, &d), MDAE_OK);
+    cr_assert_eq(m->n_modes, 1);
+    cr_assert_eq(m->n_whens, 0);
+    cr_assert_eq(m->n_invariants, 0);
+    mel_model_free(m);
+    mdae_diags_close(&d);
 }
 
 /* The smallest n is not always 0: here the event (e1, t) leaves x. and u
@@ -335,7 +347,29 @@ Test(mc_transient, no_long_mode_after_the_event_is_rejected)
     mc_result *r = NULL;
     cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
     cr_assert_eq(r->status, MC_REJECTED);
+    cr_assert_eq(r->transient->max_depth, -1);
     cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 5, 1, "is not a valid long mode"));
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* A mode after the event that is transient too would be a cascade of
+ * events: refused, saying so, and the event is not analysed. */
+Test(mc_transient, a_cascade_of_events_is_refused)
+{
+    static const char src[] = "x : real; a : boolean; b : boolean;\n"
+                              "e : equation der(x) = 1;\n"
+                              "when a then t1 : equation next(x) = 0 end;\n"
+                              "when !a & b then t2 : equation next(x) = 1 end;\n";
+    mel_model *m = mt_parse(src);
+    bool from[2] = {false, false}, to[2] = {true, true};
+    mc_result *r = NULL;
+    cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
+    cr_assert_eq(r->status, MC_REJECTED);
+    cr_assert_eq(r->n_instants, 0);
+    cr_assert_eq(r->transient->max_depth, -1);
+    cr_assert(!r->transient->back[0] && r->transient->back[1]);
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "is transient too: a cascade"));
     mc_result_free(r);
     mel_model_free(m);
 }
