@@ -317,6 +317,13 @@ void cli_render_mode(const char *file, const cJSON *mj)
     if (k == 0)
         printf(" (no mode variables)");
     bool valid = flag(mj, "valid"), singular = flag(mj, "singular");
+    double wl = 0;
+    if (!valid && num(get(get(get(mj, "transient"), "range"), "start"), "line", &wl)) {
+        printf(": transient (the when-clause at line %d holds): it lasts one instant, so it "
+               "has no long-mode analysis; mdae modechange analyses the changes into it\n",
+               (int)wl);
+        return;
+    }
     if (!valid) {
         printf(": invalid (an invariant excludes it): the model has no behaviour here\n");
         return;

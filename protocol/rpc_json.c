@@ -648,6 +648,21 @@ static int cmp_pair(const void *pa, const void *pb)
     return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
+/* The when-clause that makes mode transient (it violates invariants, all of
+ * them added by when-clauses: the first one's), or -1. */
+static long transient_when(const mel_model *m, const bool *mode)
+{
+    long w = -1;
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode)) {
+            if (m->invariants[k].when == 0)
+                return -1;
+            if (w < 0)
+                w = (long)m->invariants[k].when - 1;
+        }
+    return w;
+}
+
 int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
                   const cdg_graph *g, const cdg_mode_view *cv, cJSON **out)
 {
@@ -674,6 +689,13 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
         if (!add_bool(mo, m->modes[k].name, mode[k]))
             goto fail;
     bool offsets = sv->valid && !sv->singular;
+    long when = sv->valid ? -1 : transient_when(m, mode);
+    /* only for a transient mode (engine/mel.h, mel_when): others keep their shape */
+    if (when >= 0) { /* {"range": the when-clause} */
+        cJSON *tr = cJSON_CreateObject();
+        if (!attach(root, "transient", tr) || !attach(tr, "range", range_json(m->whens[when].where)))
+            goto fail;
+    }
     if (!add_bool(root, "valid", sv->valid) || !add_bool(root, "singular", sv->singular) ||
         !attach(root, "equations", mode_items(m, true, sv, offsets)) ||
         !attach(root, "variables", mode_items(m, false, sv, offsets)))

@@ -240,6 +240,15 @@ Test(cli_modechange, transient_modes_in_text_json_and_through_the_server)
     expect(&r, 2);
     contains(r.err, "'from' is a transient mode");
     run_free(&r);
+    r = RUN("mode", MODEL("cup_and_ball_elastic.mel"), "--mode", "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "mode gamma=1: transient (the when-clause at line 32 holds)");
+    run_free(&r);
+    r = RUN("mode", MODEL("cup_and_ball_elastic.mel"), "--mode", "gamma=1", "--json");
+    j = parse_out(&r);
+    cr_assert_eq(item(item(item(item(j, "transient"), "range"), "start"), "line")->valueint, 32);
+    cJSON_Delete(j);
+    run_free(&r);
 
     mdaed_proc p;
     mdaed_prepare(&p, "mdae-mc-tr");
