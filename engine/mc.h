@@ -172,7 +172,9 @@ typedef struct mc_transient {
 typedef struct mc_result {
     mc_status status;
     bool ambiguous;       /* some instant has alternatives */
-    uint32_t n_instants;  /* MC_RESET: the restart instants (each erases);
+    uint32_t n_instants;  /* MC_RESET: the restart instants (each erases,
+                             but the event of a transient mode, always
+                             instant 0, may erase nothing);
                              MC_REJECTED: up to the failing one; else 0 */
     mc_instant *instants;
     size_t n_impulsive;   /* the possibly impulsive values, by instant */
