@@ -191,6 +191,14 @@ typedef struct ref_change {
 int ref_change_compute(const mel_model *m /* borrowed */, const bool *from, const bool *to,
                        ref_change *out /* out */);
 void ref_change_close(ref_change *c); /* safe twice and on a zeroed struct */
+/* The instants of ref_change_compute from a given state, for the instants
+ * after an event (ref_transient.c): values (j, l) known[j * L + l], equations
+ * (i, k) solved or in the context one instant earlier done[i * L + k] (both
+ * n * L, owned: freed here), is_new[i] (the erasure preference), into mode
+ * n (valid, nonsingular), at most `bound` instants. Fills out's status
+ * (0: nothing erased at the first instant) and instants. */
+int ref_change_unfold(const mel_model *m, const ref_mode *n, size_t L, bool *known, bool *done,
+                      const bool *is_new, uint32_t bound, ref_change *out);
 
 /* ---- A change into a transient mode (ref_transient.c; issue 13 item 5) -------
  * The event of engine/mc_transient.c (its readings T1-T5, read there) by
