@@ -17,8 +17,9 @@
  * Changes into transient modes (when-clauses, issue 13 item 5): on random
  * models with a when-clause, the event (its restart system, unknowns,
  * erased equations, the difference array's depth and what it leaves
- * undetermined) against tests/ref/ref_transient.c, for every change from a
- * valid mode into a transient one.
+ * undetermined) and the restart instants after it against
+ * tests/ref/ref_transient.c, for every change from a valid mode into a
+ * transient one.
  *
  * mc_all_enumerate (the "all changes" answer, by enumeration) is checked
  * to equal the pairwise engine on the small models. The BDD method of issue
@@ -188,10 +189,33 @@ static bool valid_mode(const mel_model *m, const bool *mode)
     return true;
 }
 
+/* The instants after an accepted event: the reference's unfolding from
+ * what the event computed. */
+static void compare_after(const mc_result *r, const ref_change *after, const char *label)
+{
+    cr_assert_eq(r->n_instants, 1 + after->n_instants, "%s: %u instants, reference 1 + %u",
+                 label, r->n_instants, after->n_instants);
+    static const mc_status st[] = {MC_RESET, MC_RESET, MC_REJECTED};
+    cr_assert_eq(r->status, st[after->status], "%s: status %s, reference %d", label,
+                 mc_status_name(r->status), after->status);
+    for (uint32_t k = 0; k < after->n_instants; k++) {
+        const mc_instant *in = &r->instants[k + 1];
+        const ref_change_instant *x = &after->inst[k];
+        cr_assert(same(&in->equations, &x->equations), "%s: instant %u equations", label, k + 1);
+        cr_assert(same(&in->unknowns, &x->unknowns), "%s: instant %u unknowns", label, k + 1);
+        cr_assert(same(&in->known, &x->known), "%s: instant %u known", label, k + 1);
+        cr_assert(same(&in->context, &x->context), "%s: instant %u context", label, k + 1);
+        cr_assert(same(&in->erased, &x->erased), "%s: instant %u erased", label, k + 1);
+        cr_assert_eq(in->status == MC_UNDERDETERMINED, x->underdetermined, "%s: instant %u",
+                     label, k + 1);
+    }
+}
+
 /* One change from -> to, to transient per the reference: the event. */
-static void compare_event(const mel_model *m, const bool *from, const bool *to,
+static bool compare_event(const mel_model *m, const bool *from, const bool *to,
                           const char *label, size_t *counts)
 {
+    bool more = false; /* restart instants after the event */
     mc_options opt = {.ignore_guard_fixpoints = true, .skip_impulses = true};
     mc_result *r = NULL;
     ref_transient rt;
@@ -221,10 +245,15 @@ static void compare_event(const mel_model *m, const bool *from, const bool *to,
                      label);
         if (rt.depth < 0)
             cr_assert_eq(r->status, MC_REJECTED, "%s", label);
+        else {
+            compare_after(r, &rt.after, label);
+            more = rt.after.n_instants > 0;
+        }
         counts[rt.depth < 0 ? 1 : rt.depth == 0 ? 2 : 3]++;
     }
     ref_transient_close(&rt);
     mc_result_free(r);
+    return more;
 }
 
 static bool transient_mode(const mel_model *m, const bool *mode)
@@ -244,6 +273,7 @@ Test(mc_vs_ref, random_models_with_whens_event_vs_reference)
     ref_random_opts o = {.max_modes = 3, .max_equations = 7, .max_order = 2,
                          .when_percent = 100};
     size_t models = 0, counts[4] = {0}; /* refused, rejected, A_0, A_n (n > 0) */
+    size_t after = 0;                   /* accepted events followed by restart instants */
     uint64_t base = seed_base();
     for (uint64_t s = 0; s < 400; s++) {
         char *text = ref_random_model(base + s, &o);
@@ -270,17 +300,18 @@ Test(mc_vs_ref, random_models_with_whens_event_vs_reference)
                 char label[96];
                 snprintf(label, sizeof label, "seed %llu, %u -> %u",
                          (unsigned long long)(base + s), a, b);
-                compare_event(m, from, to, label, counts);
+                after += compare_event(m, from, to, label, counts);
             }
         mel_model_free(m);
     }
     cr_log_info("%zu models with a when-clause; events: %zu refused, %zu underdetermined, "
-                "%zu determined by A_0, %zu by a later A_n",
-                models, counts[0], counts[1], counts[2], counts[3]);
+                "%zu determined by A_0, %zu by a later A_n; %zu followed by restart instants",
+                models, counts[0], counts[1], counts[2], counts[3], after);
     cr_assert_geq(models, 200);
     cr_assert_gt(counts[1], 20);
     cr_assert_gt(counts[2], 20);
     cr_assert_gt(counts[3], 0);
+    cr_assert_gt(after, 20);
 }
 
 static mel_model *load_n(const char *name, long long n)

@@ -213,13 +213,17 @@ int ref_change_unfold(const mel_model *m, const ref_mode *n, size_t L, bool *kno
  * first, then the earliest kept). The difference array A_n adds every
  * equation of back at shifts 1..n (orders in back); a value of the event is
  * determined when removing its column lowers the maximum matching (Kuhn, by
- * definition), for n = 0 .. 2 + max c + max d of back. Items are REF_KEY. */
+ * definition), for n = 0 .. 2 + max c + max d of back. When it does, the
+ * instants after the event (`after`) are ref_change_unfold into back from
+ * what the event computed, with the consistency equations f.^s of back
+ * that A_n imposed (1 <= s <= min(n, c_i)) as context. Items are REF_KEY. */
 typedef struct ref_transient {
     bool transient;        /* false: not a change into a transient mode */
     bool refused;          /* from or back singular, or back invalid */
     bool *back;            /* n_modes (malloc) */
     ref_items equations, unknowns, erased, undetermined;
     int depth;             /* -1: no A_n determines the event */
+    ref_change after;      /* depth >= 0: the instants after the event */
 } ref_transient;
 
 /* MDAE_OK (see .transient), MDAE_E_INVAL (from invalid or from = to),

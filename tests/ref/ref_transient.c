@@ -191,6 +191,7 @@ void ref_transient_close(ref_transient *t)
     free(t->unknowns.k);
     free(t->erased.k);
     free(t->undetermined.k);
+    ref_change_close(&t->after);
     memset(t, 0, sizeof *t);
 }
 
@@ -299,11 +300,62 @@ static int max_over(const int *a, uint32_t n)
     return mx;
 }
 
+/* The largest order of an equation active in `to` (the event's shifts). */
+static int event_order(const mel_model *m, const bool *to)
+{
+    int mx = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        for (uint32_t e = 0; mel_guard_eval(m->equations[i].guard, to) &&
+                             e < m->equations[i].n_incs;
+             e++) {
+            int s = mel_incidence_order(&m->equations[i].incs[e], to);
+            mx = s > mx ? s : mx;
+        }
+    return mx;
+}
+
+/* The instants after an accepted event: ref_change_unfold into back from
+ * what the event computed (ev's columns) and the context A_depth imposed. */
+static int after_event(const mel_model *m, const bool *to, const ref_mode *o,
+                       const ref_mode *bk, const bool *known, size_t L, const tsys *ev,
+                       ref_transient *out)
+{
+    uint32_t ne = m->n_equations, nv = m->n_variables;
+    bool *known2 = calloc(nv * L + 1, 1), *done2 = calloc(ne * L + 1, 1);
+    bool *is_new = calloc(ne + 1, 1);
+    for (uint32_t j = 0; j < nv; j++)
+        for (size_t l = 0; l + 1 < L; l++) {
+            bool computed = false;
+            for (size_t c = 0; c < ev->n_cols; c++)
+                computed |= ev->col_key[c] == REF_KEY(j, l + 1);
+            known2[j * L + l] = known[j * L + l + 1] || computed;
+        }
+    for (uint32_t i = 0; i < ne; i++) {
+        for (int s = 1; bk->eq_active[i] && s <= out->depth && s <= bk->c[i] && (size_t)s < L;
+             s++)
+            done2[i * L + (size_t)s] = true;
+        is_new[i] = !(mel_guard_eval(m->equations[i].guard, to) && bk->eq_active[i] &&
+                      same_body(m, i, to, out->back));
+    }
+    int maxc = max_over(o->c, ne), maxd = max_over(o->d, nv);
+    maxc = max_over(bk->c, ne) > maxc ? max_over(bk->c, ne) : maxc;
+    maxd = max_over(bk->d, nv) > maxd ? max_over(bk->d, nv) : maxd;
+    maxd = event_order(m, to) > maxd ? event_order(m, to) : maxd;
+    /* the engine counts the event among the instants of its bound */
+    uint32_t bound = 2 + (uint32_t)maxc + 2 * (uint32_t)maxd - 1;
+    int rc = ref_change_unfold(m, bk, L, known2, done2, is_new, bound, &out->after);
+    free(is_new);
+    return rc;
+}
+
 static int event(const mel_model *m, const bool *from, const bool *to, const ref_mode *o,
                  const ref_mode *bk, ref_transient *out)
 {
     uint32_t ne = m->n_equations, nv = m->n_variables;
-    size_t L = (size_t)max_over(o->d, nv) + 1;
+    int mc = max_over(o->c, ne) > max_over(bk->c, ne) ? max_over(o->c, ne) : max_over(bk->c, ne);
+    int md = max_over(o->d, nv) > max_over(bk->d, nv) ? max_over(o->d, nv) : max_over(bk->d, nv);
+    md = event_order(m, to) > md ? event_order(m, to) : md;
+    size_t L = (size_t)(mc + md) + 4; /* shifts 0 .. L-1, as ref_change */
     bool *known = calloc(nv * L + 1, 1);
     for (uint32_t j = 0; j < nv; j++)
         for (int l = 0; o->var_active[j] && l < o->d[j]; l++)
@@ -340,6 +392,8 @@ static int event(const mel_model *m, const bool *from, const bool *to, const ref
     for (size_t k = 0; out->depth < 0 && k < out->unknowns.n; k++)
         if (under[k])
             items_push(&out->undetermined, out->unknowns.k[k]);
+    if (rc == MDAE_OK && out->depth >= 0)
+        rc = after_event(m, to, o, bk, known, L, &s, out);
     free(under);
     free(erase);
     free(kept);
