@@ -317,6 +317,13 @@ void cli_render_mode(const char *file, const cJSON *mj)
     if (k == 0)
         printf(" (no mode variables)");
     bool valid = flag(mj, "valid"), singular = flag(mj, "singular");
+    double wl = 0;
+    if (!valid && num(get(get(get(mj, "transient"), "range"), "start"), "line", &wl)) {
+        printf(": transient (the when-clause at line %d holds): it lasts one instant, so it "
+               "has no long-mode analysis; mdae modechange analyses the changes into it\n",
+               (int)wl);
+        return;
+    }
     if (!valid) {
         printf(": invalid (an invariant excludes it): the model has no behaviour here\n");
         return;
@@ -419,6 +426,39 @@ static void print_shifted(const cJSON *list, const char *none)
         printf("%s", none);
 }
 
+/* The cascade through a transient mode (engine/mc.h), when there is one. */
+static void render_transient(const cJSON *to, const cJSON *tj)
+{
+    if (tj == NULL)
+        return;
+    printf("transient mode ");
+    print_mode_obj(to);
+    printf(" (when");
+    const cJSON *w;
+    int k = 0;
+    cJSON_ArrayForEach(w, arr(tj, "whens")) {
+        double line = 0;
+        num(get(get(w, "range"), "start"), "line", &line);
+        const char *c = cJSON_GetStringValue(get(w, "condition"));
+        printf("%s %s, line %d", k++ ? ";" : "", c ? c : "?", (int)line);
+    }
+    printf("): one instant, then ");
+    print_mode_obj(get(tj, "back"));
+    double depth = -1, maxd = 0, rows = 0, cols = 0;
+    num(tj, "arrayDepth", &depth);
+    num(tj, "maxDepth", &maxd);
+    num(get(tj, "array"), "equations", &rows);
+    num(get(tj, "array"), "values", &cols);
+    if (cJSON_IsNull(get(tj, "maxDepth")))
+        printf("\n  difference array: not analysed (the change is refused before the event)\n");
+    else if (cJSON_IsNull(get(tj, "arrayDepth")))
+        printf("\n  difference array: no A_n, n <= %d, determines the event (underdetermined)\n",
+               (int)maxd);
+    else
+        printf("\n  difference array: A_%d determines the event (%d equations, %d values)\n",
+               (int)depth, (int)rows, (int)cols);
+}
+
 void cli_render_modechange(const char *file, const cJSON *cj)
 {
     const char *status = cJSON_GetStringValue(get(cj, "status"));
@@ -435,6 +475,7 @@ void cli_render_modechange(const char *file, const cJSON *cj)
                flag(cj, "ambiguous") ? ", ambiguous erasure (see alternatives)" : "");
     else
         printf(": %s\n", status);
+    render_transient(get(cj, "to"), get(cj, "transient"));
     const cJSON *in;
     cJSON_ArrayForEach(in, ins) {
         double r = 0;

@@ -27,12 +27,28 @@
  *     it matchable (the previous instants are never undone); instant after
  *     instant until nothing is erased.
  *
+ * Transient modes (RR-9459 sections 5.2.3-5.2.4; mc_transient.c): a mode in
+ * which the condition of a when-clause holds (mel_when) lasts one instant.
+ * A change into it is the cascade m- -> T -> m+', m+' the long mode after
+ * the event (mc_transient.back). Instant 0 is the event: its system S(T)
+ * (the equations active in T, when-bodies included, unshifted: a transient
+ * mode has no latent equations of its own), Principle 1 erasing what
+ * conflicts with the past as above; it is accepted when the *difference
+ * array* A_n = [S(T) S.(F) S.^2(F) ... S.^n(F)] (F the long mode after,
+ * shifted 1..n) determines every value of the event (the unknowns of S(T)),
+ * the later values being eliminated, for the smallest such n
+ * (mc_transient.depth); else the change is rejected as underdetermined at
+ * the transient mode. The instants after the event are analysed as a change
+ * from T to m+' (the rule above).
+ *
  * Promises: pure computation; no I/O, logging, global state or BuDDy.
  * Reentrant. Deterministic: ties among erasure sets are broken by a fixed
  * rule, and reported (mc_instant.alternatives).
  *
  * Errors: MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (a bad request: the modes are
- * equal or not valid; *why says which, as a sentence). A change that cannot
+ * equal or not valid, or the old mode is transient; *why says which, as a
+ * sentence). A new mode that violates only the invariants of when-clauses
+ * is transient, not invalid. A change that cannot
  * be analysed because of the model (a guard fixpoint, a singular mode) is a
  * result with status MC_REJECTED and located diagnostics, not an error.
  *
@@ -133,10 +149,32 @@ typedef struct mc_reset {
     uint32_t relations;
 } mc_reset;
 
+/* The transient part of a change whose new mode is transient (above). */
+typedef struct mc_transient {
+    bool *back;          /* n_modes: the long mode after the event: the new
+                            mode with the mode variables of the rising
+                            when-conditions back to their old values (owned) */
+    size_t n_whens;
+    uint32_t *whens;     /* the when-clauses whose condition becomes true
+                            (indices into mel_model.whens; owned) */
+    int depth;           /* the smallest n such that A_n determines the
+                            event's values; -1 if none up to max_depth */
+    int max_depth;       /* the largest n tried (mc_transient.c says why);
+                            -1: the event was not analysed (the change was
+                            refused before: a singular mode, no long mode
+                            after the event, a guard fixpoint) */
+    size_t array_rows;   /* A_depth's equations and values (A_max_depth's */
+    size_t array_cols;   /* when depth is -1); 0 when not reached */
+    mc_list undetermined; /* depth -1: the event's values A_max_depth
+                             leaves undetermined */
+} mc_transient;
+
 typedef struct mc_result {
     mc_status status;
     bool ambiguous;       /* some instant has alternatives */
-    uint32_t n_instants;  /* MC_RESET: the restart instants (each erases);
+    uint32_t n_instants;  /* MC_RESET: the restart instants (each erases,
+                             but the event of a transient mode, always
+                             instant 0, may erase nothing);
                              MC_REJECTED: up to the failing one; else 0 */
     mc_instant *instants;
     size_t n_impulsive;   /* the possibly impulsive values, by instant */
@@ -144,6 +182,9 @@ typedef struct mc_result {
     size_t n_resets;      /* restart relations, by instant */
     mc_reset *resets;
     mdae_diags diags;     /* located diagnostics (owned) */
+    /* NULL unless the new mode is transient; then instants[0] (when the
+     * analysis got that far) is the event, always reported. Owned. */
+    mc_transient *transient;
 } mc_result;
 
 typedef struct mc_options {

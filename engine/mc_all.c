@@ -10,6 +10,10 @@
  * so it refuses models past MC_ALL_MAX_PAIRS pairs, and it reports its
  * method as "enumeration" so that no caller mistakes it for the implicit
  * method.
+ *
+ * Transient modes (mc.h): the changes from each valid (long) mode into each
+ * transient mode are pairs too (the cascade through the event); a transient
+ * mode is never the old mode of a pair (it lasts one instant).
  */
 #include "mc.h"
 
@@ -35,30 +39,54 @@ static bool valid(const mel_model *m, const bool *mode)
     return true;
 }
 
+/* Transient: violates invariants, all of them added by when-clauses. */
+static bool transient(const mel_model *m, const bool *mode)
+{
+    bool any = false;
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode)) {
+            if (m->invariants[k].when == 0)
+                return false;
+            any = true;
+        }
+    return any;
+}
+
 static void to_mode(uint32_t mask, uint32_t n, bool *mode)
 {
     for (uint32_t k = 0; k < n; k++)
         mode[k] = (mask >> k) & 1u;
 }
 
-/* The valid modes as masks (owned array), or NULL on OOM. */
-static uint32_t *valid_modes(const mel_model *m, uint32_t *count)
+/* The valid modes as masks (owned array), or NULL on OOM; *targets (owned)
+ * the valid and the transient ones, the new modes of the pairs (*n_targets
+ * of them, ascending). */
+static uint32_t *valid_modes(const mel_model *m, uint32_t *count, uint32_t **targets,
+                             uint32_t *n_targets)
 {
     uint32_t total = 1u << m->n_modes, n = 0;
     uint32_t *v = mdae_malloc(((size_t)total + 1) * sizeof *v);
+    uint32_t *t = mdae_malloc(((size_t)total + 1) * sizeof *t);
     bool *mode = mdae_calloc((size_t)m->n_modes + 1, sizeof *mode);
-    if (v == NULL || mode == NULL) {
+    if (v == NULL || t == NULL || mode == NULL) {
         mdae_free(v);
+        mdae_free(t);
         mdae_free(mode);
         return NULL;
     }
+    uint32_t nt = 0;
     for (uint32_t x = 0; x < total; x++) {
         to_mode(x, m->n_modes, mode);
-        if (valid(m, mode))
+        bool ok = valid(m, mode);
+        if (ok)
             v[n++] = x;
+        if (ok || (m->n_whens > 0 && transient(m, mode)))
+            t[nt++] = x;
     }
     mdae_free(mode);
     *count = n;
+    *targets = t;
+    *n_targets = nt;
     return v;
 }
 
@@ -127,11 +155,12 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
                      "and %zu pairs)", (unsigned)m->n_modes, max_pairs);
         return MDAE_E_LIMIT;
     }
-    uint32_t nv = 0;
-    uint32_t *v = valid_modes(m, &nv);
+    uint32_t nv = 0, nt = 0;
+    uint32_t *tg = NULL;
+    uint32_t *v = valid_modes(m, &nv, &tg, &nt);
     if (v == NULL)
         return MDAE_E_NOMEM;
-    size_t pairs = (size_t)nv * (nv > 0 ? nv - 1 : 0);
+    size_t pairs = (size_t)nv * (nt > 0 ? nt - 1 : 0);
     if (pairs > max_pairs) {
         if (why != NULL && why_len > 0)
             snprintf(why, why_len,
@@ -139,6 +168,7 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
                      "method, which is not implemented yet (enumeration handles up to %zu "
                      "pairs)", (unsigned)nv, pairs, max_pairs);
         mdae_free(v);
+        mdae_free(tg);
         return MDAE_E_LIMIT;
     }
     int rc = MDAE_E_NOMEM;
@@ -154,10 +184,10 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
     if (all->pairs == NULL)
         goto fail;
     for (uint32_t a = 0; a < nv; a++)
-        for (uint32_t b = 0; b < nv; b++) {
-            if (a == b)
+        for (uint32_t b = 0; b < nt; b++) {
+            if (v[a] == tg[b])
                 continue;
-            rc = one_pair(m, v[a], v[b], from, to, all, &cb);
+            rc = one_pair(m, v[a], tg[b], from, to, all, &cb);
             if (rc < 0)
                 goto fail;
         }
@@ -167,6 +197,7 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
 fail:
     mc_all_free(all);
     mdae_free(v);
+    mdae_free(tg);
     mdae_free(from);
     mdae_free(to);
     return rc;

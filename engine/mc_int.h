@@ -16,6 +16,35 @@
 int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
                 mc_result *res);
 
+/* ---- Transient modes (mc_transient.c) ---- */
+
+/* Is `to` a transient mode reached from the long mode `from`: does it
+ * violate invariants, all of them added by when-clauses (mel_invariant.when)?
+ * On MDAE_OK *out is NULL when it is not, else a new mc_transient (owned by
+ * the caller: mc__transient_free) with whens and back filled, depth -1.
+ * MDAE_E_NOMEM. */
+int mc__transient_of(const mel_model *m, const bool *from, const bool *to,
+                     mc_transient **out);
+void mc__transient_free(mc_transient *t);
+
+/* The difference array of the event (RR-9459 (36)). rows: the event's
+ * system after erasure (equations at shift 0, incidences in `to`); known:
+ * n_variables * W flags, the values the previous instants fixed; dep: the
+ * event's values (the unknowns of rows, sorted by variable then shift);
+ * back_active, back_c, back_d: the long mode after the event (sm.h, -1 for
+ * inactive items). Tries n = 0 .. t->max_depth (set here), fills t->depth,
+ * array_rows, array_cols and, when no n works, t->undetermined and
+ * under[k] for dep item k. MDAE_OK or MDAE_E_NOMEM. */
+int mc__difference_array(const mel_model *m, const bool *to, const bool *back,
+                         const bool *back_active, const int *back_c, const int *back_d,
+                         const mc_list *rows, const bool *known, uint32_t W,
+                         const mc_list *dep, mc_transient *t, bool *under);
+
+/* Located diagnostics of the event instant: a note at each rising
+ * when-clause (accepted) or an error there naming what no array determines
+ * (rejected). MDAE_OK or MDAE_E_NOMEM. */
+int mc__transient_diags(const mel_model *m, const mc_transient *t, mdae_diags *d);
+
 /* Append to a list with capacity *cap. MDAE_OK or MDAE_E_NOMEM. */
 int mc__list_push(mc_list *l, size_t *cap, uint32_t index, int shift);
 

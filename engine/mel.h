@@ -74,7 +74,24 @@ typedef struct mel_mode {
 typedef struct mel_invariant {
     const mel_guard *cond;
     mdae_range where;
+    /* 0, or k + 1: the invariant !c that when-clause k (mel_model.whens)
+     * adds, so that its transient modes are not long modes (below). */
+    uint32_t when;
 } mel_invariant;
+
+/* A when-clause `when c then ... end` (MEL) or a Modelica
+ * `when b then reinit(v, e); end when;` whose condition b is a Boolean mode
+ * variable (engine/mo_elab.c): RR-9459 section 5.2.4's declaration of a
+ * *transient* mode. Every mode in which `cond` holds is transient: it
+ * lasts one instant (an event) and is never a long mode, which the
+ * invariant !cond it adds (mel_invariant.when) says to every all-modes
+ * analysis; the equations of its body (mel_equation.when) hold only at that
+ * instant. The mode-change analysis (engine/mc.h) analyses the cascade
+ * through it. Added 2026-11-25 for issue 13 item 5. */
+typedef struct mel_when {
+    const mel_guard *cond;
+    mdae_range where; /* the `when` keyword to the end of its condition */
+} mel_when;
 
 /* An unknown `x : real` (instance name "x[3]"); it exists in the modes where
  * `guard` holds (TRUE unless declared inside a conditional statement). */
@@ -112,6 +129,10 @@ typedef struct mel_equation {
     mdae_range where; /* from the label to the end of the equation */
     uint32_t n_incs;
     const mel_incidence *incs;
+    /* 0: an ordinary equation; k + 1: in the body of mel_model.whens[k],
+     * active only at the instant its condition becomes true (its guard
+     * includes the condition). */
+    uint32_t when;
 } mel_equation;
 
 /* What a Modelica model says that is not part of the continuous system but
@@ -150,6 +171,8 @@ typedef struct mel_model {
     struct mel_model_priv *priv; /* arena and name tables */
     uint32_t n_events;         /* Modelica only (0 for MEL) */
     const mel_event *events;   /* in source order; owned by the model */
+    uint32_t n_whens;          /* transient-mode declarations */
+    const mel_when *whens;     /* in source order; owned by the model */
 } mel_model;
 
 #define MEL_MAX_ORDER 1000

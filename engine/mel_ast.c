@@ -277,10 +277,12 @@ static void fmt_expr(mdae_buf *b, const mel__expr *e)
     case MEL_X_DER:
     case MEL_X_LAST:
     case MEL_X_PRE:
+    case MEL_X_NEXT:
         mdae_buf_puts(b, e->kind == MEL_X_NEG    ? "(neg "
                    : e->kind == MEL_X_NOT  ? "(! "
                    : e->kind == MEL_X_DER  ? "(der "
                    : e->kind == MEL_X_LAST ? "(last "
+                   : e->kind == MEL_X_NEXT ? "(next "
                                            : "(pre ");
         fmt_expr(b, e->u.kid);
         mdae_buf_puts(b, ")");

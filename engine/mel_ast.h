@@ -53,7 +53,8 @@ typedef enum mel__expr_kind {
     MEL_X_MUL,  /* u.nary: ops[k] is '*' or '/' (ops[0] is '*') */
     MEL_X_AND,  /* u.nary */
     MEL_X_OR,   /* u.nary */
-    MEL_X_IF    /* u.ite: if c then a else b */
+    MEL_X_IF,   /* u.ite: if c then a else b */
+    MEL_X_NEXT  /* u.kid: next(e), the value one instant later (when-bodies) */
 } mel__expr_kind;
 
 typedef enum mel__cmp {
@@ -103,7 +104,8 @@ typedef enum mel__stmt_kind {
     MEL_S_EQU,  /* label : equation lhs = rhs */
     MEL_S_INV,  /* invariant expr */
     MEL_S_IF,   /* if cond then body [else orelse] end */
-    MEL_S_FOR   /* foreach index in lo .. hi do body done */
+    MEL_S_FOR,  /* foreach index in lo .. hi do body done */
+    MEL_S_WHEN  /* when cond then body end: u.cond, orelse NULL */
 } mel__stmt_kind;
 
 typedef enum mel__type { MEL_TY_REAL, MEL_TY_BOOLEAN, MEL_TY_INTEGER } mel__type;

@@ -88,7 +88,14 @@ typedef struct item {
     uint64_t seq;
     uint32_t eq; /* IT_EQ */
     long mode;   /* IT_CHECK of a mode variable: its index; else -1 */
+    uint32_t when; /* 0, or k + 1: inside when-clause k */
 } item;
+
+/* A when-clause met in pass 1: its condition is the then-context `yes`. */
+typedef struct whenrec {
+    const ctxnode *yes;
+    const mel__stmt *s;
+} whenrec;
 
 typedef struct use {
     uint32_t eq, var;
@@ -121,10 +128,12 @@ typedef struct elab {
     vec modes, invariants, variables, equations; /* mel_* records */
     vec vctx, ectx;            /* ctxlist * per variable / equation */
     vec items, uses;
+    vec wrecs, whens;          /* whenrec (pass 1), mel_when (the model's) */
     uint32_t n_params, n_ints;
     /* pass 1 */
     const env *env;
     const ctxnode *ctx;
+    uint32_t cur_when;         /* 0, or k + 1: inside when-clause k */
     /* pass 2: the item being resolved */
     const item *it;
     uint64_t use_seq;
@@ -487,6 +496,7 @@ static item *new_item(elab *el, item_kind kind, const mel__stmt *s)
         it->ctx = el->ctx;
         it->seq = el->seq;
         it->mode = -1;
+        it->when = el->cur_when;
     }
     return it;
 }
@@ -674,6 +684,11 @@ static void p1_equ(elab *el, const mel__stmt *st)
         q->name = (char *)s->name;
         q->where = st->where;
         q->guard = mel__g_true();
+        q->when = el->cur_when;
+    } else if (((mel_equation *)el->equations.p)[s->index].when != el->cur_when) {
+        err(el, l->where, "equation '%s' is declared both in and out of a when-clause (or in "
+                          "two of them)", name);
+        return;
     }
     item *it = new_item(el, IT_EQ, st);
     if (it != NULL)
@@ -746,6 +761,54 @@ static void p1_if(elab *el, const mel__stmt *st)
     el->ctx = saved;
 }
 
+/* `when c then body end` (mel.h, mel_when). Restrictions, each a located
+ * error: not inside an `if` or another `when` (the transient modes are the
+ * modes where c holds, whatever else holds: a condition around it would
+ * make that ambiguous); c not constant (it must be able to become true);
+ * no declarations or invariants in the body (checked where those are). */
+static void p1_when(elab *el, const mel__stmt *st)
+{
+    const mel__expr *c = st->u.cond.cond;
+    if (el->ctx != NULL || el->cur_when != 0) {
+        err(el, (mdae_range){st->where.start, c->where.end},
+            "a 'when' cannot be inside %s: transient modes are declared at the top level "
+            "(or in a foreach)", el->cur_when != 0 ? "another 'when'" : "an 'if'");
+        return;
+    }
+    int t = fold3(el, c, el->env);
+    if (t == TRI_ERROR)
+        return;
+    if (t != TRI_UNKNOWN) {
+        err(el, c->where, "the condition of a 'when' is always %s: it never becomes true",
+            t == TRI_TRUE ? "true" : "false");
+        return;
+    }
+    condinst *ci = talloc(el, sizeof *ci);
+    ctxnode *yes = talloc(el, sizeof *yes);
+    whenrec *w = vec_push(el, &el->wrecs, sizeof *w);
+    if (ci == NULL || yes == NULL || w == NULL)
+        return;
+    *ci = (condinst){c, el->env, el->seq, NULL, false};
+    *yes = (ctxnode){ci, true, NULL, NULL, false};
+    w->yes = yes;
+    w->s = st;
+    el->cur_when = (uint32_t)el->wrecs.n;
+    el->ctx = yes;
+    p1_stmts(el, st->u.cond.body);
+    el->ctx = NULL;
+    el->cur_when = 0;
+}
+
+/* Declarations and invariants are not allowed in a when-body. */
+static bool outside_when(elab *el, const mel__stmt *s)
+{
+    if (el->cur_when == 0)
+        return true;
+    err(el, s->where, "a when-body holds equations only: %s belong outside the 'when'",
+        s->kind == MEL_S_INV ? "invariants" : "declarations");
+    return false;
+}
+
 static void p1_stmts(elab *el, const mel__stmt *s)
 {
     for (; s != NULL && !el->rep->stop; s = s->next) {
@@ -755,10 +818,17 @@ static void p1_stmts(elab *el, const mel__stmt *s)
             return;
         }
         switch (s->kind) {
-        case MEL_S_DECL: p1_decl(el, s); break;
+        case MEL_S_DECL:
+            if (outside_when(el, s))
+                p1_decl(el, s);
+            break;
         case MEL_S_EQU: p1_equ(el, s); break;
-        case MEL_S_INV: new_item(el, IT_INV, s); break;
+        case MEL_S_INV:
+            if (outside_when(el, s))
+                new_item(el, IT_INV, s);
+            break;
         case MEL_S_IF: p1_if(el, s); break;
+        case MEL_S_WHEN: p1_when(el, s); break;
         case MEL_S_FOR: p1_for(el, s); break;
         }
     }
@@ -794,6 +864,7 @@ static const mel__expr *first_unknown(elab *el, const mel__expr *e, const env *e
     case MEL_X_NOT:
     case MEL_X_DER:
     case MEL_X_LAST:
+    case MEL_X_NEXT:
     case MEL_X_PRE: return first_unknown(el, e->u.kid, en);
     case MEL_X_POW:
     case MEL_X_CMP:
@@ -1027,6 +1098,22 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
         return;
     case MEL_X_LAST:
     case MEL_X_PRE: walk(el, e->u.kid, g, order, false, collect); return;
+    case MEL_X_NEXT:
+        /* next(e): e one instant later, x. = x + dt x': structurally the
+         * same incidence as der (x and x.), hence order + 1. Only where an
+         * instant has a "later" that differs from the mode's own dynamics:
+         * the event's equations (README, "Mode changes"). */
+        if (el->it->when == 0) {
+            err(el, e->where, "next(...) is the value just after an event: only an equation "
+                              "in a when-body can use it");
+            return;
+        }
+        if (order >= MEL_MAX_ORDER) {
+            err(el, e->where, "derivative order exceeds %d", MEL_MAX_ORDER);
+            return;
+        }
+        walk(el, e->u.kid, g, order + 1, incident, collect);
+        return;
     case MEL_X_POW:
     case MEL_X_CMP:
         walk(el, e->u.bin.lhs, g, order, incident, collect);
@@ -1106,6 +1193,30 @@ static void p2_item(elab *el, const item *it)
     }
     }
     check_gf(el, it->s->where);
+}
+
+/* Each when-clause: its condition, and the invariant !c that keeps its
+ * transient modes out of the long modes (mel.h). */
+static void p2_whens(elab *el)
+{
+    const whenrec *w = el->wrecs.p;
+    for (size_t k = 0; k < el->wrecs.n && !el->rep->stop; k++) {
+        const mel_guard *c = ctx_guard(el, w[k].yes);
+        mdae_range where = {w[k].s->where.start, w[k].s->u.cond.cond->where.end};
+        check_gf(el, where);
+        if (el->rep->stop || !count_object(el, where))
+            return;
+        mel_when *mw = vec_push(el, &el->whens, sizeof *mw);
+        mel_invariant *inv = mw ? vec_push(el, &el->invariants, sizeof *inv) : NULL;
+        if (inv == NULL)
+            return;
+        mw->cond = c;
+        mw->where = where;
+        inv->cond = mel__g_not(&el->gf, c);
+        inv->where = where;
+        inv->when = (uint32_t)el->whens.n;
+        check_gf(el, where);
+    }
 }
 
 static int cmp_use(const void *x, const void *y)
@@ -1206,6 +1317,7 @@ static void elab_close(elab *el)
     mdae_free(el->ectx.p);
     mdae_free(el->items.p);
     mdae_free(el->uses.p);
+    mdae_free(el->wrecs.p);
 }
 
 static void model_release_arrays(elab *el)
@@ -1214,6 +1326,7 @@ static void model_release_arrays(elab *el)
     mdae_free(el->invariants.p);
     mdae_free(el->variables.p);
     mdae_free(el->equations.p);
+    mdae_free(el->whens.p);
 }
 
 void mel_model_free(mel_model *m)
@@ -1226,6 +1339,7 @@ void mel_model_free(mel_model *m)
         mdae_free(priv->invariants);
         mdae_free(priv->variables);
         mdae_free(priv->equations);
+        mdae_free(priv->whens);
         mel__symtab_close(&priv->syms);
         mel__arena_free(&priv->arena);
         mdae_free(priv);
@@ -1286,6 +1400,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
         eqs[i].guard = ctxlist_guard(&el, ectx[i]);
         check_gf(&el, eqs[i].where);
     }
+    p2_whens(&el);
     item *items = el.items.p;
     for (size_t i = 0; i < el.items.n && !rep->stop; i++)
         p2_item(&el, &items[i]);
@@ -1310,6 +1425,8 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     m->variables = priv->variables = el.variables.p;
     m->n_equations = (uint32_t)el.equations.n;
     m->equations = priv->equations = el.equations.p;
+    m->n_whens = (uint32_t)el.whens.n;
+    m->whens = priv->whens = el.whens.p;
     m->n_edges = n_edges;
     m->n_params = el.n_params;
     m->n_integers = el.n_ints;

@@ -90,6 +90,8 @@ typedef enum mel__tok {
     MEL_T_PRE,
     MEL_T_TRUE,
     MEL_T_FALSE,
+    MEL_T_WHEN, /* added for transient modes (issue 13 item 5) */
+    MEL_T_NEXT,
     /* punctuation */
     MEL_T_SEMI,   /* ; */
     MEL_T_COLON,  /* : */
@@ -211,6 +213,7 @@ struct mel_model_priv {
     mel_invariant *invariants;
     mel_variable *variables;
     mel_equation *equations;
+    mel_when *whens;
 };
 
 uint32_t mel__hash(const char *s, size_t n);

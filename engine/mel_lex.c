@@ -21,7 +21,7 @@
 
 static const char *const keywords[] = {
     "real", "boolean", "integer", "equation", "invariant", "if",  "then", "else", "end",
-    "foreach", "in", "do", "done", "der", "last", "pre", "true", "false",
+    "foreach", "in", "do", "done", "der", "last", "pre", "true", "false", "when", "next",
 };
 
 const char *mel__tok_name(mel__tok kind)
@@ -33,7 +33,7 @@ const char *mel__tok_name(mel__tok kind)
     static const char *const kw[] = {
         "'real'", "'boolean'", "'integer'", "'equation'", "'invariant'", "'if'",
         "'then'", "'else'", "'end'", "'foreach'", "'in'", "'do'", "'done'", "'der'",
-        "'last'", "'pre'", "'true'", "'false'",
+        "'last'", "'pre'", "'true'", "'false'", "'when'", "'next'",
     };
     if (kind == MEL_T_EOF)
         return "end of input";
@@ -41,7 +41,7 @@ const char *mel__tok_name(mel__tok kind)
         return "identifier";
     if (kind == MEL_T_NUM)
         return "number";
-    if (kind >= MEL_T_REAL && kind <= MEL_T_FALSE)
+    if (kind >= MEL_T_REAL && kind <= MEL_T_NEXT)
         return kw[kind - MEL_T_REAL];
     if (kind >= MEL_T_SEMI && kind < MEL_T__COUNT)
         return punct[kind - MEL_T_SEMI];

@@ -264,6 +264,7 @@ static void walk_expr(mel_walk *w, const mel__expr *e)
     case MEL_X_DER:
     case MEL_X_LAST:
     case MEL_X_PRE:
+    case MEL_X_NEXT:
         walk_expr(w, e->u.kid);
         return;
     case MEL_X_POW:
@@ -357,6 +358,15 @@ static void walk_stmt(mel_walk *w, const mel__stmt *s, long parent, size_t depth
             if (el >= 0)
                 walk_stmts(w, s->u.cond.orelse, el, depth + 1);
         }
+        return;
+    }
+    case MEL_S_WHEN: {
+        cond_detail(w, "when", &s->u.cond.cond->where, buf, sizeof buf);
+        long me = mel__outb_symbol(w->b, MEL_OL_IF, buf, strlen(buf), "when-clause (an event)",
+                                   s->where, s->u.cond.cond->where, parent, 0);
+        walk_expr(w, s->u.cond.cond);
+        if (me >= 0)
+            walk_stmts(w, s->u.cond.body, me, depth + 1);
         return;
     }
     case MEL_S_FOR: {

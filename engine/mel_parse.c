@@ -11,11 +11,13 @@
  *                                stray ';' are allowed)
  *   stmt  ::= label ':' type ['=' expr] | label ':' 'equation' expr '=' expr
  *           | 'invariant' expr | 'if' expr 'then' stmts ['else' stmts] 'end'
+ *           | 'when' expr 'then' stmts 'end'
  *           | 'foreach' id 'in' expr '..' expr 'do' stmts 'done'
  *   label ::= id ['[' expr {',' expr} ']']
  *   expr  ::= number | true | false | label | id '(' [expr {',' expr}] ')'
  *           | expr op expr | '-' expr | '!' expr | '(' expr ')'
  *           | 'if' expr 'then' expr 'else' expr | der(expr) | last(expr) | pre(expr)
+ *           | next(expr)
  *
  * Errors: syntax errors are reported once per statement (the `panic` flag
  * mutes the cascade) and the parser resynchronises at the next ';', `else`,
@@ -235,6 +237,7 @@ static mel__expr *parse_primary(parser *p)
     }
     case MEL_T_DER:
     case MEL_T_LAST:
+    case MEL_T_NEXT:
     case MEL_T_PRE: {
         advance(p);
         if (!expect(p, MEL_T_LPAREN, NULL))
@@ -245,6 +248,7 @@ static mel__expr *parse_primary(parser *p)
         mel__expr *e = new_expr(p,
                                 t.kind == MEL_T_DER    ? MEL_X_DER
                                 : t.kind == MEL_T_LAST ? MEL_X_LAST
+                                : t.kind == MEL_T_NEXT ? MEL_X_NEXT
                                                        : MEL_X_PRE,
                                 start);
         if (e != NULL)
@@ -519,6 +523,44 @@ static mel__stmt *parse_decl_or_equ(parser *p)
     return s;
 }
 
+/* `when c then stmts end` (transient modes, issue 13 item 5): the body's
+ * equations hold only at the instant c becomes true. No `else`: an event
+ * has no "otherwise" (the long modes are written with `if`). */
+static mel__stmt *parse_when(parser *p, mdae_pos start)
+{
+    if (!enter(p))
+        return NULL;
+    mel__stmt *s = NULL;
+    advance(p);
+    size_t n0 = p->nodes;
+    mel__expr *c = parse_expr(p);
+    size_t header = p->nodes - n0;
+    if (c == NULL || !expect(p, MEL_T_THEN, NULL))
+        goto done;
+    mel__stmt *body = parse_stmts(p, false);
+    if (p->tok.kind == MEL_T_ELSE) {
+        syntax_error_at(p, p->tok.where, "a 'when' has no 'else' (write the long modes with 'if')");
+        goto done;
+    }
+    if (p->tok.kind != MEL_T_END) {
+        char what[64];
+        snprintf(what, sizeof what, "'end' closing the 'when' of line %u", (unsigned)start.line);
+        expected(p, what);
+        goto done;
+    }
+    advance(p);
+    s = new_stmt(p, MEL_S_WHEN, start);
+    if (s != NULL) {
+        s->u.cond.cond = c;
+        s->u.cond.body = body;
+        s->where.end = p->prev_end;
+        s->size = sat32(header);
+    }
+done:
+    leave(p);
+    return s;
+}
+
 static mel__stmt *parse_stmt(parser *p)
 {
     mdae_pos start = p->tok.where.start;
@@ -570,6 +612,7 @@ static mel__stmt *parse_stmt(parser *p)
         leave(p);
         return s;
     }
+    case MEL_T_WHEN: return parse_when(p, start);
     case MEL_T_FOREACH: {
         if (!enter(p))
             return NULL;
@@ -625,7 +668,7 @@ static mel__stmt *parse_stmt_sized(parser *p)
 {
     size_t before = p->nodes;
     mel__stmt *s = parse_stmt(p);
-    if (s != NULL && s->kind != MEL_S_IF && s->kind != MEL_S_FOR)
+    if (s != NULL && s->kind != MEL_S_IF && s->kind != MEL_S_FOR && s->kind != MEL_S_WHEN)
         s->size = sat32(p->nodes - before);
     return s;
 }

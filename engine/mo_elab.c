@@ -41,6 +41,18 @@
  *  7. Group the uses into incidences (cases by decreasing order, each the OR
  *     of its uses' guards), name everything, build the mel_model.
  *
+ * Transient modes (engine/mel.h, mel_when; issue 13 item 5): a
+ * `when b then reinit(v, e); end when;` whose condition b is a plain
+ * Boolean variable that is a mode variable anyway (it selects incidences in
+ * the continuous equations, as the Cup-and-Ball's gamma does) declares the
+ * modes where b holds transient, as MEL's `when b then ... end`: each
+ * reinit becomes the when-equation next(v) = e (v's value after the event,
+ * from the values at the event: structurally v and v. plus e's incidences
+ * outside pre), and !b an invariant. Other when-clauses (sample, relations,
+ * conditions that select nothing) stay aside in mel_model.events as before:
+ * making their conditions mode variables would change the analysis of
+ * every model that has them, for events that select no equation.
+ *
  * Names: unknowns and mode variables by their Modelica names (quoted names
  * unquoted); atoms by normalised source text; equations by their label
  * comment, else by their normalised text (shortened with a hash beyond 60
@@ -104,6 +116,8 @@ typedef struct eqn {
     const mel_guard *guard;
     mdae_range where;
     size_t first_use, n_uses; /* into el->uses */
+    long when_ev;   /* a reinit's equation: its MEL_EV_WHEN event; else -1 */
+    uint32_t when;  /* build: 0, or k + 1 (mel_equation.when) */
 } eqn;
 
 typedef struct named_ix {
@@ -139,6 +153,8 @@ typedef struct elab {
     size_t max_instances, instances;
     bool limit_hit;
     long cur_when;
+    const mo__expr *cur_when_cond; /* the condition of that branch */
+    int when_if;                   /* if-equations around, inside it */
     long long end_value; /* `end` in the subscript being evaluated, or 0 */
     bool has_clocks;     /* some variable is clocked or a Clock */
     const env *env;
@@ -1274,6 +1290,7 @@ static void new_equation(elab *el, const mo__stmt *s, const char *name, const me
     q->name = name;
     q->guard = g;
     q->where = s->where;
+    q->when_ev = -1;
     q->first_use = el->uses.n;
     for (size_t i = 0; i < uses->n; i++) {
         use *u = vec_push(el, &el->uses, sizeof *u);
@@ -1533,6 +1550,39 @@ static void alg_stmts(elab *el, alg *a, const mo__stmt *s)
     }
 }
 
+/* A plain, scalar Boolean variable reference? */
+static bool is_boolean_ref(elab *el, const mo__expr *c)
+{
+    if (c == NULL || c->kind != MO_E_REF)
+        return false;
+    bool whole;
+    long i = resolve(el, c, &whole, true);
+    return i >= 0 && !whole && VAR(el, i)->type == T_BOOL;
+}
+
+/* reinit(v, e) under `when b` (see the header): the equation next(v) = e,
+ * guarded by b; build() keeps it only if b is a mode variable anyway. */
+static void reinit_equation(elab *el, const mo__stmt *s, long var, char *text)
+{
+    const mel_guard *g = atomize(el, el->cur_when_cond);
+    if (el->rep->stop || g->op != MEL_G_VAR)
+        return;
+    vec uses = {0};
+    use *u = vec_push(el, &uses, sizeof *u);
+    if (u != NULL) {
+        u->var = (uint32_t)var;
+        u->order = 1;
+        u->guard = g;
+        u->where = s->rhs->kids[0]->where;
+    }
+    collect(el, &uses, s->rhs->kids[1], 0, g);
+    size_t before = el->eqns.n;
+    new_equation(el, s, eq_name(el, s, text, 0), g, &uses);
+    mdae_free(uses.p);
+    if (el->eqns.n > before)
+        ((eqn *)el->eqns.p)[before].when_ev = el->cur_when;
+}
+
 static void when_body(elab *el, const mo__stmt *s, bool eqs)
 {
     for (; s != NULL && !el->rep->stop; s = s->next) {
@@ -1547,14 +1597,21 @@ static void when_body(elab *el, const mo__stmt *s, bool eqs)
                     err(el, MDAE_E_MODEL, s->rhs->kids[0]->where,
                         "reinit of '%s', which is not a continuous unknown", VAR(el, i)->name);
                 add_event(el, MEL_EV_REINIT, t, s->where, var);
+                /* a reinit under an if inside the when may not happen at
+                 * the event: not a when-equation (it stays aside) */
+                if (var >= 0 && t != NULL && el->when_if == 0 &&
+                    is_boolean_ref(el, el->cur_when_cond))
+                    reinit_equation(el, s, var, t);
             } else if (call_is(f, "assert") || call_is(f, "terminate")) {
                 add_event(el, MEL_EV_ASSERT, t, s->where, -1);
             } else {
                 add_event(el, MEL_EV_DISCRETE, t, s->where, -1);
             }
         } else if (s->kind == MO_S_IF) {
+            el->when_if++;
             for (uint32_t i = 0; i < s->n_branches; i++)
                 when_body(el, s->bodies[i], eqs);
+            el->when_if--;
         } else if (s->kind == MO_S_WHEN) {
             err(el, MDAE_E_MODEL, s->where, "when-clauses cannot be nested");
         } else if (s->kind == MO_S_FOR) {
@@ -1577,9 +1634,11 @@ static void when_clause(elab *el, const mo__stmt *s, bool eqs)
         (void)atomize; /* when-conditions are events, not modes */
         add_event(el, MEL_EV_WHEN, c, s->conds[i]->where, -1);
         el->cur_when = (long)el->events.n - 1;
+        el->cur_when_cond = s->conds[i];
         when_body(el, s->bodies[i], eqs);
     }
     el->cur_when = save;
+    el->cur_when_cond = NULL;
 }
 
 static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
@@ -2145,6 +2204,7 @@ static int cmp_use(const void *x, const void *y)
 typedef struct inv_item {
     const mel_guard *cond;
     mdae_range where;
+    uint32_t when; /* mel_invariant.when */
 } inv_item;
 
 static void derive_invariants(elab *el, vec *invs)
@@ -2275,6 +2335,44 @@ static void mode_reads(elab *el, const atom *a, mel_mode *md)
     mdae_free(uses.p);
 }
 
+/* The reinit equations whose condition (and every guard of their uses) is
+ * over mode variables only are kept (header), the others dropped; one
+ * when-clause per kept condition event (wl: event indices), with its
+ * invariant !b appended to invs. */
+static void keep_reinits(elab *el, vec *invs, vec *wl)
+{
+    eqn *E = el->eqns.p;
+    use *U = el->uses.p;
+    size_t n = 0;
+    for (size_t q = 0; q < el->eqns.n; q++) {
+        bool keep = E[q].when_ev < 0;
+        if (!keep) {
+            keep = guard_atoms_used(el, E[q].guard);
+            for (size_t u = E[q].first_use; keep && u < E[q].first_use + E[q].n_uses; u++)
+                keep = guard_atoms_used(el, U[u].guard);
+        }
+        if (keep && E[q].when_ev >= 0) {
+            size_t k = 0;
+            while (k < wl->n && ((long *)wl->p)[k] != E[q].when_ev)
+                k++;
+            if (k == wl->n) {
+                long *slot = vec_push(el, wl, sizeof *slot);
+                inv_item *it = vec_push(el, invs, sizeof *it);
+                if (slot == NULL || it == NULL)
+                    return;
+                *slot = E[q].when_ev;
+                it->cond = mel__g_not(&el->gf, E[q].guard);
+                it->where = ((mel_event *)el->events.p)[E[q].when_ev].where;
+                it->when = (uint32_t)wl->n;
+            }
+            E[q].when = (uint32_t)k + 1;
+        }
+        if (keep)
+            E[n++] = E[q];
+    }
+    el->eqns.n = n;
+}
+
 static int build(elab *el, mel_model *m)
 {
     struct mel_model_priv *priv = el->priv;
@@ -2285,10 +2383,13 @@ static int build(elab *el, mel_model *m)
     uint8_t *seen = mdae_calloc((size_t)el->gf.next_id + 2, 1);
     if (seen == NULL)
         return MDAE_E_NOMEM;
-    for (size_t q = 0; q < el->eqns.n; q++)
+    for (size_t q = 0; q < el->eqns.n; q++) {
+        if (E[q].when_ev >= 0)
+            continue; /* reinit equations make no mode variable (header) */
         mark_used(el, E[q].guard, &order, seen);
-    for (size_t u = 0; u < el->uses.n; u++)
-        mark_used(el, U[u].guard, &order, seen);
+        for (size_t u = E[q].first_use; u < E[q].first_use + E[q].n_uses; u++)
+            mark_used(el, U[u].guard, &order, seen);
+    }
     mdae_free(seen);
     mdae_free(order.p);
     uint32_t n_modes = 0;
@@ -2298,8 +2399,12 @@ static int build(elab *el, mel_model *m)
     /* 6. invariants over the atoms (before renumbering) */
     vec invs = {0};
     derive_invariants(el, &invs);
+    vec wl = {0}; /* the when-clauses kept, as their event indices */
+    keep_reinits(el, &invs, &wl);
+    E = el->eqns.p;
     if (el->rep->stop) {
         mdae_free(invs.p);
+        mdae_free(wl.p);
         return el->rep->rc ? el->rep->rc : MDAE_E_NOMEM;
     }
     remap rm;
@@ -2307,6 +2412,7 @@ static int build(elab *el, mel_model *m)
     rm.memo = mdae_calloc(rm.n, sizeof *rm.memo);
     if (rm.memo == NULL) {
         mdae_free(invs.p);
+        mdae_free(wl.p);
         return MDAE_E_NOMEM;
     }
     int rc = MDAE_OK;
@@ -2340,6 +2446,7 @@ static int build(elab *el, mel_model *m)
         inv_item *it = &((inv_item *)invs.p)[i];
         iv[i].cond = rebuild(el, &rm, it->cond);
         iv[i].where = it->where;
+        iv[i].when = it->when;
     }
     /* unknowns */
     uint32_t n_vars = 0;
@@ -2388,6 +2495,7 @@ static int build(elab *el, mel_model *m)
         dst->name = (char *)s->name;
         dst->guard = rebuild(el, &rm, src->guard);
         dst->where = src->where;
+        dst->when = src->when;
         use *us = U != NULL ? U + src->first_use : NULL; /* no uses at all: NULL */
         if (src->n_uses > 1)
             qsort(us, src->n_uses, sizeof *us, cmp_use);
@@ -2472,6 +2580,21 @@ static int build(elab *el, mel_model *m)
     m->n_integers = n_ints;
     m->n_events = (uint32_t)el->events.n;
     m->events = evs;
+    if (wl.n > 0) {
+        mel_when *ws = mdae_calloc(wl.n, sizeof *ws);
+        if (ws == NULL)
+            goto nomem;
+        priv->whens = ws;
+        for (size_t k = 0; k < wl.n; k++) {
+            const mel_event *ev = &evs[((long *)wl.p)[k]];
+            ws[k].where = ev->where;
+            for (size_t i = 0; i < invs.n; i++)
+                if (iv[i].when == k + 1)
+                    ws[k].cond = mel__g_not(&el->gf, iv[i].cond);
+        }
+        m->n_whens = (uint32_t)wl.n;
+        m->whens = ws;
+    }
     goto out;
 nomem_gs:
     mdae_free(gs.p);
@@ -2481,6 +2604,7 @@ nomem:
 out:
     mdae_free(rm.memo);
     mdae_free(invs.p);
+    mdae_free(wl.p);
     return rc;
 }
 

@@ -21,7 +21,7 @@
 static const char *const mel_keywords[] = {"real", "boolean", "integer", "equation",
                                            "invariant", "if", "then", "else", "end",
                                            "foreach", "in", "do", "done", "der", "last",
-                                           "pre", "true", "false"};
+                                           "pre", "true", "false", "when", "next"};
 
 typedef struct names {
     char **v; /* mangled name per item: modes, then variables, then equations */
@@ -218,6 +218,10 @@ int mo_model_to_mel(const mel_model *m, char **out)
     if (m->n_invariants > 0)
         mdae_buf_puts(&b, "\n// invariants\n");
     for (uint32_t i = 0; i < m->n_invariants; i++) {
+        if (m->invariants[i].when != 0) { /* the `when` below says it again */
+            mdae_buf_puts(&b, "// transient modes: the when-clause below\n");
+            continue;
+        }
         mdae_buf_puts(&b, "invariant ");
         put_guard(&b, mode_nm, m->invariants[i].cond, 0);
         mdae_buf_puts(&b, ";\n");
@@ -251,6 +255,12 @@ int mo_model_to_mel(const mel_model *m, char **out)
             mdae_buf_puts(&b, "\n");
         }
         bool guarded = q->guard->op != MEL_G_TRUE;
+        if (q->when != 0) { /* a reinit: when C then [if G then] e end */
+            mdae_buf_puts(&b, "when ");
+            put_guard(&b, mode_nm, m->whens[q->when - 1].cond, 0);
+            mdae_buf_puts(&b, " then ");
+            guarded = q->guard != m->whens[q->when - 1].cond;
+        }
         if (guarded) {
             mdae_buf_puts(&b, "if ");
             put_guard(&b, mode_nm, q->guard, 0);
@@ -283,7 +293,8 @@ int mo_model_to_mel(const mel_model *m, char **out)
         }
         if (first)
             mdae_buf_puts(&b, "0");
-        mdae_buf_puts(&b, guarded ? " end;\n" : ";\n");
+        mdae_buf_puts(&b, guarded ? " end" : "");
+        mdae_buf_puts(&b, q->when != 0 ? " end;\n" : ";\n");
     }
     if (m->n_events > 0)
         mdae_buf_puts(&b, "\n// kept aside (not part of the continuous system)\n");

@@ -648,6 +648,21 @@ static int cmp_pair(const void *pa, const void *pb)
     return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
+/* The when-clause that makes mode transient (it violates invariants, all of
+ * them added by when-clauses: the first one's), or -1. */
+static long transient_when(const mel_model *m, const bool *mode)
+{
+    long w = -1;
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode)) {
+            if (m->invariants[k].when == 0)
+                return -1;
+            if (w < 0)
+                w = (long)m->invariants[k].when - 1;
+        }
+    return w;
+}
+
 int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
                   const cdg_graph *g, const cdg_mode_view *cv, cJSON **out)
 {
@@ -674,6 +689,13 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
         if (!add_bool(mo, m->modes[k].name, mode[k]))
             goto fail;
     bool offsets = sv->valid && !sv->singular;
+    long when = sv->valid ? -1 : transient_when(m, mode);
+    /* only for a transient mode (engine/mel.h, mel_when): others keep their shape */
+    if (when >= 0) { /* {"range": the when-clause} */
+        cJSON *tr = cJSON_CreateObject();
+        if (!attach(root, "transient", tr) || !attach(tr, "range", range_json(m->whens[when].where)))
+            goto fail;
+    }
     if (!add_bool(root, "valid", sv->valid) || !add_bool(root, "singular", sv->singular) ||
         !attach(root, "equations", mode_items(m, true, sv, offsets)) ||
         !attach(root, "variables", mode_items(m, false, sv, offsets)))
@@ -894,6 +916,40 @@ static bool mc_instant_json(const mel_model *m, const mc_instant *in, cJSON *o)
     return add_bool(o, "alternativesTruncated", in->alternatives_truncated);
 }
 
+/* "transient" of a change into a transient mode (engine/mc.h): the long
+ * mode after the event, the rising when-clauses, the difference array's
+ * depth (null: none determines the event) and size. */
+static cJSON *mc_transient_json(const mel_model *m, const mc_transient *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *ws = cJSON_CreateArray();
+    if (!attach(o, "back", mc_mode_obj(m, t->back)) || !attach(o, "whens", ws))
+        goto nomem;
+    for (size_t k = 0; k < t->n_whens; k++) {
+        const mel_when *w = &m->whens[t->whens[k]];
+        char *c = mel_guard_format(m, w->cond);
+        cJSON *x = cJSON_CreateObject();
+        bool ok = c != NULL && attach(ws, NULL, x) && add_str(x, "condition", c) &&
+                  attach(x, "range", range_json(w->where));
+        mdae_free(c);
+        if (!ok)
+            goto nomem;
+    }
+    cJSON *arr = cJSON_CreateObject();
+    if (!attach(o, "arrayDepth", t->depth >= 0 ? cJSON_CreateNumber(t->depth) : cJSON_CreateNull()) ||
+        !attach(o, "maxDepth",
+                t->max_depth >= 0 ? cJSON_CreateNumber(t->max_depth) : cJSON_CreateNull()) ||
+        !attach(o, "array", arr) ||
+        !add_num(arr, "equations", (double)t->array_rows) ||
+        !add_num(arr, "values", (double)t->array_cols) ||
+        !attach(o, "undetermined", mc_items(m, &t->undetermined, true)))
+        goto nomem;
+    return o;
+nomem:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
                         const mc_result *r, cJSON **out)
 {
@@ -906,6 +962,9 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
     if (!attach(root, "from", mc_mode_obj(m, from)) || !attach(root, "to", mc_mode_obj(m, to)) ||
         !add_str(root, "status", mc_status_name(r->status)) ||
         !add_bool(root, "ambiguous", r->ambiguous))
+        goto nomem;
+    /* only for a change into a transient mode: other changes keep their shape */
+    if (r->transient != NULL && !attach(root, "transient", mc_transient_json(m, r->transient)))
         goto nomem;
     cJSON *ins = cJSON_CreateArray();
     if (!attach(root, "instants", ins))

@@ -257,13 +257,20 @@ static char *rejection_reason(const mel_model *m, const mc_pair *p, const mc_res
     }
     const mc_list *l = under ? &in->underdetermined : &in->overdetermined;
     *where = under ? m->variables[l->items[0].index].where : m->equations[l->items[0].index].where;
+    /* an event no difference array determines (engine/mc.h): at the when */
+    bool event = under && in->r == 0 && r->transient != NULL && r->transient->depth < 0;
+    if (event)
+        *where = m->whens[r->transient->whens[0]].where;
     mdae_buf b = {0};
     char head[80];
-    snprintf(head, sizeof head, "restart instant %u is %s (", (unsigned)in->r,
-             under ? "underdetermined" : "overdetermined");
+    if (event)
+        snprintf(head, sizeof head, "the transient mode is underdetermined at the event (");
+    else
+        snprintf(head, sizeof head, "restart instant %u is %s (", (unsigned)in->r,
+                 under ? "underdetermined" : "overdetermined");
     mdae_buf_puts(&b, head);
     put_items(&b, m, l, under);
-    mdae_buf_puts(&b, ")");
+    mdae_buf_puts(&b, event ? "): add equations to the when-body, e.g. an impact law" : ")");
     if (b.oom)
         wk_oom();
     return b.p;

@@ -200,3 +200,77 @@ Test(cli_modechange, mode_reports_the_cold_initialisation_degrees_of_freedom)
     cJSON_Delete(j);
     run_free(&r);
 }
+
+/* Transient modes (issue 13 item 5): the elastic Cup-and-Ball is rejected
+ * as underdetermined at the when, with the impact law it is accepted; the
+ * JSON has "transient" (only for such changes); the server answers the same. */
+Test(cli_modechange, transient_modes_in_text_json_and_through_the_server)
+{
+    run r = RUN("modechange", MODEL("cup_and_ball_elastic.mel"), "--from", "gamma=0", "--to",
+                "gamma=1");
+    expect(&r, 0);
+    contains(r.out, ": rejected\ntransient mode gamma=1 (when gamma, line 32): one instant, "
+                    "then gamma=0\n");
+    contains(r.out, "difference array: no A_n, n <= 3, determines the event (underdetermined)");
+    contains(r.out, "underdetermined: u\u2022, v\u2022, lambda, s\n");
+    contains(r.err, "cup_and_ball_elastic.mel:32:1: error: the transient mode entered here is "
+                    "underdetermined");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball_elastic_impact.mel"), "--from", "gamma=0", "--to",
+            "gamma=1", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "status")), "reset");
+    const cJSON *t = item(j, "transient");
+    cr_assert_not_null(t);
+    cr_assert_eq(item(t, "arrayDepth")->valueint, 0);
+    cr_assert(cJSON_IsFalse(item(item(t, "back"), "gamma")));
+    cr_assert_str_eq(cJSON_GetStringValue(item(cJSON_GetArrayItem(item(t, "whens"), 0),
+                                               "condition")),
+                     "gamma");
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=0", "--to", "gamma=1", "--json");
+    j = parse_out(&r);
+    cr_assert_null(item(j, "transient"));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball_elastic_impact.mel"), "--from", "gamma=1",
+            "--to", "gamma=0");
+    expect(&r, 2);
+    contains(r.err, "'from' is a transient mode");
+    run_free(&r);
+    r = RUN("mode", MODEL("cup_and_ball_elastic.mel"), "--mode", "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "mode gamma=1: transient (the when-clause at line 32 holds)");
+    run_free(&r);
+    r = RUN("mode", MODEL("cup_and_ball_elastic.mel"), "--mode", "gamma=1", "--json");
+    j = parse_out(&r);
+    cr_assert_eq(item(item(item(item(j, "transient"), "range"), "start"), "line")->valueint, 32);
+    cJSON_Delete(j);
+    run_free(&r);
+
+    mdaed_proc p;
+    mdaed_prepare(&p, "mdae-mc-tr");
+    char conf[1024], addr[160];
+    snprintf(conf, sizeof conf, /* port 0: the other server test runs at the same time */
+             "{\"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"}, "
+             "\"log_level\": \"error\"}\n",
+             p.sock);
+    mdaed_start(&p, conf, true);
+    snprintf(addr, sizeof addr, "unix:%s", p.sock);
+    static const char *const files[] = {MODEL("cup_and_ball_elastic.mel"),
+                                        MODEL("cup_and_ball_elastic.mo")};
+    for (int k = 0; k < 2; k++) {
+        run loc = RUN("modechange", files[k], "--from", "gamma=0", "--to", "gamma=1", "--json");
+        run rem = RUN("--server", addr, "modechange", files[k], "--from", "gamma=0", "--to",
+                      "gamma=1", "--json");
+        expect(&loc, 0);
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        contains(loc.out, "\"transient\":");
+        run_free(&loc);
+        run_free(&rem);
+    }
+    mdaed_stop(&p);
+}

@@ -14,6 +14,13 @@
  * Every alternative erasure set of a first instant, forced, gives the same
  * status and number of instants (the issue's requirement on ties).
  *
+ * Changes into transient modes (when-clauses, issue 13 item 5): on random
+ * models with a when-clause, the event (its restart system, unknowns,
+ * erased equations, the difference array's depth and what it leaves
+ * undetermined) and the restart instants after it against
+ * tests/ref/ref_transient.c, for every change from a valid mode into a
+ * transient one.
+ *
  * mc_all_enumerate (the "all changes" answer, by enumeration) is checked
  * to equal the pairwise engine on the small models. The BDD method of issue
  * 13 section 3 is not implemented; when it is, it is compared here too.
@@ -172,6 +179,139 @@ Test(mc_vs_ref, random_models_every_pair)
     cr_assert_gt(t.ambiguous, 5);
     cr_assert_gt(t.forced, 100);
     cr_assert_lt(t.skipped, t.pairs / 100 + 1);
+}
+
+static bool valid_mode(const mel_model *m, const bool *mode)
+{
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode))
+            return false;
+    return true;
+}
+
+/* The instants after an accepted event: the reference's unfolding from
+ * what the event computed. */
+static void compare_after(const mc_result *r, const ref_change *after, const char *label)
+{
+    cr_assert_eq(r->n_instants, 1 + after->n_instants, "%s: %u instants, reference 1 + %u",
+                 label, r->n_instants, after->n_instants);
+    static const mc_status st[] = {MC_RESET, MC_RESET, MC_REJECTED};
+    cr_assert_eq(r->status, st[after->status], "%s: status %s, reference %d", label,
+                 mc_status_name(r->status), after->status);
+    for (uint32_t k = 0; k < after->n_instants; k++) {
+        const mc_instant *in = &r->instants[k + 1];
+        const ref_change_instant *x = &after->inst[k];
+        cr_assert(same(&in->equations, &x->equations), "%s: instant %u equations", label, k + 1);
+        cr_assert(same(&in->unknowns, &x->unknowns), "%s: instant %u unknowns", label, k + 1);
+        cr_assert(same(&in->known, &x->known), "%s: instant %u known", label, k + 1);
+        cr_assert(same(&in->context, &x->context), "%s: instant %u context", label, k + 1);
+        cr_assert(same(&in->erased, &x->erased), "%s: instant %u erased", label, k + 1);
+        cr_assert_eq(in->status == MC_UNDERDETERMINED, x->underdetermined, "%s: instant %u",
+                     label, k + 1);
+    }
+}
+
+/* One change from -> to, to transient per the reference: the event. */
+static bool compare_event(const mel_model *m, const bool *from, const bool *to,
+                          const char *label, size_t *counts)
+{
+    bool more = false; /* restart instants after the event */
+    mc_options opt = {.ignore_guard_fixpoints = true, .skip_impulses = true};
+    mc_result *r = NULL;
+    ref_transient rt;
+    int e = mc_change(m, from, to, &opt, &r, NULL, 0);
+    int f = ref_transient_compute(m, from, to, &rt);
+    cr_assert_eq(f, MDAE_OK, "%s: reference %s", label, mdae_err_name(f));
+    cr_assert(rt.transient, "%s: not transient", label);
+    cr_assert_eq(e, MDAE_OK, "%s: engine %s", label, mdae_err_name(e));
+    cr_assert_not_null(r->transient, "%s", label);
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        cr_assert_eq(r->transient->back[k], rt.back[k], "%s: back[%u]", label, k);
+    if (rt.refused) {
+        cr_assert_eq(r->status, MC_REJECTED, "%s", label);
+        cr_assert_eq(r->n_instants, 0, "%s", label);
+        counts[0]++;
+    } else {
+        cr_assert_geq(r->n_instants, 1, "%s", label);
+        const mc_instant *in = &r->instants[0];
+        cr_assert(same(&in->equations, &rt.equations), "%s: equations", label);
+        cr_assert(same(&in->erased, &rt.erased), "%s: erased", label);
+        cr_assert(same(&in->unknowns, &rt.unknowns), "%s: unknowns", label);
+        cr_assert_eq(r->transient->depth, rt.depth, "%s: depth %d, reference %d", label,
+                     r->transient->depth, rt.depth);
+        cr_assert(same(&r->transient->undetermined, &rt.undetermined), "%s: undetermined",
+                  label);
+        cr_assert_eq(in->status, rt.depth >= 0 ? MC_NONSINGULAR : MC_UNDERDETERMINED, "%s",
+                     label);
+        if (rt.depth < 0)
+            cr_assert_eq(r->status, MC_REJECTED, "%s", label);
+        else {
+            compare_after(r, &rt.after, label);
+            more = rt.after.n_instants > 0;
+        }
+        counts[rt.depth < 0 ? 1 : rt.depth == 0 ? 2 : 3]++;
+    }
+    ref_transient_close(&rt);
+    mc_result_free(r);
+    return more;
+}
+
+static bool transient_mode(const mel_model *m, const bool *mode)
+{
+    bool any = false;
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode)) {
+            if (m->invariants[k].when == 0)
+                return false;
+            any = true;
+        }
+    return any;
+}
+
+Test(mc_vs_ref, random_models_with_whens_event_vs_reference)
+{
+    ref_random_opts o = {.max_modes = 3, .max_equations = 7, .max_order = 2,
+                         .when_percent = 100};
+    size_t models = 0, counts[4] = {0}; /* refused, rejected, A_0, A_n (n > 0) */
+    size_t after = 0;                   /* accepted events followed by restart instants */
+    uint64_t base = seed_base();
+    for (uint64_t s = 0; s < 400; s++) {
+        char *text = ref_random_model(base + s, &o);
+        cr_assert_not_null(text);
+        mel_model *m = NULL;
+        mdae_diags d;
+        mdae_diags_init(&d);
+        int rc = mel_model_parse(text, strlen(text), NULL, &m, &d);
+        mdae_diags_close(&d);
+        mdae_free(text);
+        if (rc != MDAE_OK || m->n_whens == 0) {
+            mel_model_free(m);
+            continue;
+        }
+        models++;
+        uint32_t nm = m->n_modes;
+        bool from[8], to[8];
+        for (uint32_t a = 0; a < (1u << nm); a++)
+            for (uint32_t b = 0; b < (1u << nm); b++) {
+                ref_mode_from_index(a, nm, from);
+                ref_mode_from_index(b, nm, to);
+                if (a == b || !valid_mode(m, from) || !transient_mode(m, to))
+                    continue;
+                char label[96];
+                snprintf(label, sizeof label, "seed %llu, %u -> %u",
+                         (unsigned long long)(base + s), a, b);
+                after += compare_event(m, from, to, label, counts);
+            }
+        mel_model_free(m);
+    }
+    cr_log_info("%zu models with a when-clause; events: %zu refused, %zu underdetermined, "
+                "%zu determined by A_0, %zu by a later A_n; %zu followed by restart instants",
+                models, counts[0], counts[1], counts[2], counts[3], after);
+    cr_assert_geq(models, 200);
+    cr_assert_gt(counts[1], 20);
+    cr_assert_gt(counts[2], 20);
+    cr_assert_gt(counts[3], 0);
+    cr_assert_gt(after, 20);
 }
 
 static mel_model *load_n(const char *name, long long n)

@@ -208,6 +208,12 @@ Test(mo_papers, two_equations_in_modelica_equals_its_mel_twin)
     compare_twins("two_equations.mo", "two_equations_mo.mel");
 }
 
+/* Issue 13 item 5: when gamma then reinit(v, ...) is MEL's when-clause. */
+Test(mo_papers, elastic_cup_and_ball_in_modelica_equals_its_mel_twin)
+{
+    compare_twins("cup_and_ball_elastic.mo", "cup_and_ball_elastic_mo.mel");
+}
+
 /* The papers' statements, on the Modelica listings themselves. */
 Test(mo_papers, the_water_tank_listing_is_singular_only_when_full_and_empty)
 {

@@ -191,6 +191,46 @@ typedef struct ref_change {
 int ref_change_compute(const mel_model *m /* borrowed */, const bool *from, const bool *to,
                        ref_change *out /* out */);
 void ref_change_close(ref_change *c); /* safe twice and on a zeroed struct */
+/* The instants of ref_change_compute from a given state, for the instants
+ * after an event (ref_transient.c): values (j, l) known[j * L + l], equations
+ * (i, k) solved or in the context one instant earlier done[i * L + k] (both
+ * n * L, owned: freed here), is_new[i] (the erasure preference), into mode
+ * n (valid, nonsingular), at most `bound` instants. Fills out's status
+ * (0: nothing erased at the first instant) and instants. */
+int ref_change_unfold(const mel_model *m, const ref_mode *n, size_t L, bool *known, bool *done,
+                      const bool *is_new, uint32_t bound, ref_change *out);
+
+/* ---- A change into a transient mode (ref_transient.c; issue 13 item 5) -------
+ * The event of engine/mc_transient.c (its readings T1-T5, read there) by
+ * brute force, sharing no code with it: `to` is transient when it violates
+ * invariants, all of them added by when-clauses; the mode after the event
+ * ("back") is `to` with the mode variables of the rising when-conditions
+ * back to their `from` values. The event's candidate system is every
+ * equation active in `to` at shift 0 that is not in the context (a shift-0
+ * equation with the same body in `from`, where its offset is >= 1), over the
+ * values the old mode does not know (x.^l, l < d_j(from)); the erasure is
+ * the best of ALL subsets of the right size (as ref_change: new equations
+ * first, then the earliest kept). The difference array A_n adds every
+ * equation of back at shifts 1..n (orders in back); a value of the event is
+ * determined when removing its column lowers the maximum matching (Kuhn, by
+ * definition), for n = 0 .. 2 + max c + max d of back. When it does, the
+ * instants after the event (`after`) are ref_change_unfold into back from
+ * what the event computed, with the consistency equations f.^s of back
+ * that A_n imposed (1 <= s <= min(n, c_i)) as context. Items are REF_KEY. */
+typedef struct ref_transient {
+    bool transient;        /* false: not a change into a transient mode */
+    bool refused;          /* from or back singular, or back invalid */
+    bool *back;            /* n_modes (malloc) */
+    ref_items equations, unknowns, erased, undetermined;
+    int depth;             /* -1: no A_n determines the event */
+    ref_change after;      /* depth >= 0: the instants after the event */
+} ref_transient;
+
+/* MDAE_OK (see .transient), MDAE_E_INVAL (from invalid or from = to),
+ * MDAE_E_LIMIT (too many subsets), MDAE_E_NOMEM. */
+int ref_transient_compute(const mel_model *m /* borrowed */, const bool *from, const bool *to,
+                          ref_transient *out /* out */);
+void ref_transient_close(ref_transient *t); /* safe twice and on a zeroed struct */
 
 /* ---- Random models (ref_random.c) ------------------------------------------ */
 
@@ -198,6 +238,9 @@ typedef struct ref_random_opts {
     uint32_t max_modes;     /* mode variables: 0..max_modes (<= 12); 0: 4 */
     uint32_t max_equations; /* equations in the text: 1..max (<= 100); 0: 7 */
     int max_order;          /* derivative orders 0..max_order; 0: 3 */
+    int when_percent;       /* chance of a when-clause at the end (1-2
+                               equations, maybe next(x)); 0: none, and the
+                               models of the other options are unchanged */
     int nonsquare_percent;  /* chance of a deliberately non-square model */
     bool violate;           /* use guarded variables outside their guard on
                                purpose (to test sa_check); off: never */

@@ -238,52 +238,14 @@ static void sys_free(sys *s)
     memset(s, 0, sizeof *s);
 }
 
-int ref_change_compute(const mel_model *m, const bool *from, const bool *to, ref_change *out)
+/* The instants of a change from the state (known, done; both owned, freed
+ * here) into the mode n: see ref.h. */
+int ref_change_unfold(const mel_model *m, const ref_mode *nm, size_t L, bool *known, bool *done,
+                      const bool *is_new, uint32_t bound, ref_change *out)
 {
-    memset(out, 0, sizeof *out);
-    bool differ = false;
-    for (uint32_t k = 0; k < m->n_modes; k++)
-        differ |= from[k] != to[k];
-    if (!differ)
-        return MDAE_E_INVAL;
-    ref_mode o, n;
-    memset(&o, 0, sizeof o);
-    memset(&n, 0, sizeof n);
-    int rc = ref_mode_compute(m, from, &o);
-    if (rc == MDAE_OK)
-        rc = ref_mode_compute(m, to, &n);
-    if (rc == MDAE_OK && (!o.valid || !n.valid))
-        rc = MDAE_E_INVAL;
-    if (rc < 0)
-        goto done;
-    if (o.singular || n.singular) {
-        out->status = 2;
-        out->singular = true;
-        goto done;
-    }
     uint32_t ne = m->n_equations, nv = m->n_variables;
-    int maxc = 0, maxd = 0;
-    for (uint32_t i = 0; i < ne; i++) {
-        maxc = o.c[i] > maxc ? o.c[i] : maxc;
-        maxc = n.c[i] > maxc ? n.c[i] : maxc;
-    }
-    for (uint32_t j = 0; j < nv; j++) {
-        maxd = o.d[j] > maxd ? o.d[j] : maxd;
-        maxd = n.d[j] > maxd ? n.d[j] : maxd;
-    }
-    size_t L = (size_t)(maxc + maxd) + 4; /* shifts 0 .. L-1 */
-    bool *known = calloc(nv * L + 1, 1), *done = calloc(ne * L + 1, 1);
-    bool *is_new = calloc(ne + 1, 1);
-    for (uint32_t j = 0; j < nv; j++)
-        for (int l = 0; o.var_active[j] && l < o.d[j]; l++)
-            known[j * L + (size_t)l] = true;
-    for (uint32_t i = 0; i < ne; i++) {
-        bool same = same_body(m, i, from, to);
-        is_new[i] = !same;
-        for (int k = 0; same && k <= o.c[i]; k++)
-            done[i * L + (size_t)k] = true;
-    }
-    uint32_t bound = 2 + (uint32_t)maxc + 2 * (uint32_t)maxd;
+    const ref_mode n = *nm; /* the loop below reads n.eq_active, n.c */
+    int rc = MDAE_OK;
     for (uint32_t r = 0;; r++) {
         if (r >= bound) {
             out->status = 2;
@@ -449,6 +411,56 @@ int ref_change_compute(const mel_model *m, const bool *from, const bool *to, ref
     }
     free(known);
     free(done);
+    return rc;
+}
+
+int ref_change_compute(const mel_model *m, const bool *from, const bool *to, ref_change *out)
+{
+    memset(out, 0, sizeof *out);
+    bool differ = false;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        differ |= from[k] != to[k];
+    if (!differ)
+        return MDAE_E_INVAL;
+    ref_mode o, n;
+    memset(&o, 0, sizeof o);
+    memset(&n, 0, sizeof n);
+    int rc = ref_mode_compute(m, from, &o);
+    if (rc == MDAE_OK)
+        rc = ref_mode_compute(m, to, &n);
+    if (rc == MDAE_OK && (!o.valid || !n.valid))
+        rc = MDAE_E_INVAL;
+    if (rc < 0)
+        goto done;
+    if (o.singular || n.singular) {
+        out->status = 2;
+        out->singular = true;
+        goto done;
+    }
+    uint32_t ne = m->n_equations, nv = m->n_variables;
+    int maxc = 0, maxd = 0;
+    for (uint32_t i = 0; i < ne; i++) {
+        maxc = o.c[i] > maxc ? o.c[i] : maxc;
+        maxc = n.c[i] > maxc ? n.c[i] : maxc;
+    }
+    for (uint32_t j = 0; j < nv; j++) {
+        maxd = o.d[j] > maxd ? o.d[j] : maxd;
+        maxd = n.d[j] > maxd ? n.d[j] : maxd;
+    }
+    size_t L = (size_t)(maxc + maxd) + 4; /* shifts 0 .. L-1 */
+    bool *known = calloc(nv * L + 1, 1), *done = calloc(ne * L + 1, 1);
+    bool *is_new = calloc(ne + 1, 1);
+    for (uint32_t j = 0; j < nv; j++)
+        for (int l = 0; o.var_active[j] && l < o.d[j]; l++)
+            known[j * L + (size_t)l] = true;
+    for (uint32_t i = 0; i < ne; i++) {
+        bool same = same_body(m, i, from, to);
+        is_new[i] = !same;
+        for (int k = 0; same && k <= o.c[i]; k++)
+            done[i * L + (size_t)k] = true;
+    }
+    uint32_t bound = 2 + (uint32_t)maxc + 2 * (uint32_t)maxd;
+    rc = ref_change_unfold(m, &n, L, known, done, is_new, bound, out);
     free(is_new);
 done:
     ref_mode_close(&o);

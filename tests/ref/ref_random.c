@@ -266,6 +266,25 @@ static void gen_nonsquare(gen *g) {
     }
 }
 
+/* `when C then <1-2 equations over the unguarded unknowns> end`, one of
+ * them perhaps `next(x) = term` (transient modes, issue 13 item 5). */
+static void gen_when(gen *g) {
+    emit(g, "when ");
+    if (chance(g, 70)) emit(g, "g%u", 1 + below(g, g->n_modes)); else emit_cond(g);
+    emit(g, " then\n");
+    uint32_t n = 1 + below(g, 2);
+    for (uint32_t k = 0; k < n; k++) {
+        if (k + 1 == n && chance(g, 40)) {
+            emit(g, "  e%u : equation next(x%u) = ", ++g->next_eq, 1 + g->vis[below(g, g->n_vis)]);
+            emit_term(g, 0);
+            emit(g, ";\n");
+        } else {
+            emit_equation(g, 1);
+        }
+    }
+    emit(g, "end;\n");
+}
+
 static void gen_model(gen *g) {
     g->n_modes = below(g, g->o.max_modes + 1);
     g->n_params = below(g, 2);
@@ -299,6 +318,7 @@ static void gen_model(gen *g) {
              1 + g->hidden[below(g, g->n_hidden)], 1 + g->vis[below(g, g->n_vis)]);
     }
     if (chance(g, g->o.nonsquare_percent)) gen_nonsquare(g);
+    if (g->o.when_percent > 0 && g->n_modes && chance(g, g->o.when_percent)) gen_when(g);
 }
 
 char *ref_random_model(uint64_t seed, const ref_random_opts *o) {

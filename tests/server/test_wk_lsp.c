@@ -534,6 +534,35 @@ Test(wk_lsp, rejected_mode_changes_are_warnings_on_what_is_underdetermined_group
     ed_close(&e);
 }
 
+/* Issue 13 item 5: an event no difference array determines is reported at
+ * its when-clause; with the impact law nothing is rejected. */
+Test(wk_lsp, an_underdetermined_transient_mode_is_a_warning_on_its_when)
+{
+    char *text = t_model("cup_and_ball_elastic.mel");
+    editor e;
+    ed_open(&e, "", false, "file:///cup_and_ball_elastic.mel", "mel", text, NULL);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    const cJSON *d = NULL;
+    cr_assert_eq(diags_with(diags, "is rejected", &d), 1, "%s", cJSON_PrintUnformatted(diags));
+    cr_assert_str_eq(cJSON_GetObjectItem(d, "message")->valuestring,
+                     "mode change gamma=F \u2192 gamma=T is rejected: the transient mode is "
+                     "underdetermined at the event (u\u2022, v\u2022, lambda, s): add equations "
+                     "to the when-body, e.g. an impact law");
+    cr_assert_eq(start_of(d, "line"), 31, "32:1, the when");
+    cr_assert_eq(start_of(d, "character"), 0);
+    cJSON_Delete(msg);
+    ed_close(&e);
+    free(text);
+    text = t_model("cup_and_ball_elastic_impact.mel");
+    ed_open(&e, "", false, "file:///cup_and_ball_elastic_impact.mel", "mel", text, NULL);
+    diags = ed_diagnostics(&e, &msg);
+    cr_assert_eq(diags_with(diags, "is rejected", NULL), 0, "%s", cJSON_PrintUnformatted(diags));
+    cJSON_Delete(msg);
+    ed_close(&e);
+    free(text);
+}
+
 Test(wk_lsp, guard_fixpoints_are_errors_on_the_definition_and_hide_the_rejected_changes)
 {
     char *text = t_model("water_tank.mel");

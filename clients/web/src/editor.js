@@ -20,9 +20,9 @@ import { modelica } from '@codemirror/legacy-modes/mode/modelica';
 
 const MEL_KEYWORDS = new Set([
   'real', 'boolean', 'integer', 'equation', 'invariant', 'if', 'then', 'else', 'end',
-  'foreach', 'in', 'do', 'done',
+  'foreach', 'in', 'do', 'done', 'when',
 ]);
-const MEL_BUILTINS = new Set(['der', 'last', 'pre']);
+const MEL_BUILTINS = new Set(['der', 'last', 'pre', 'next']);
 const MEL_ATOMS = new Set(['true', 'false']);
 
 const melLanguage = StreamLanguage.define({

@@ -145,8 +145,11 @@ export class ModeChanges {
     out.push(el('p', { class: 'change-head' }, el('code', { text: `${modeText(r.from)} → ${modeText(r.to)}` }), ': ',
       el('span', { class: `change-${r.status}`, text: r.status }), ` (${what})`,
       r.ambiguous ? el('span', { class: 'muted', text: '; ambiguous: several erasures are equally preferred, one is shown' }) : null));
+    if (r.transient) out.push(this.transient(r));
     for (const it of r.instants) out.push(this.instant(it));
-    if (r.impulsive.length) {
+    if (r.transient && r.status !== 'rejected') {
+      out.push(el('p', { class: 'muted', text: 'No impulse analysis of the event (next(x) is recorded like der(x)).' }));
+    } else if (r.impulsive.length) {
       out.push(el('p', {}, 'Impulsive: ', ...r.impulsive.map((v, i) => el('span', {}, i ? ', ' : '',
         this.nameButton('variable', v), ` (order ${v.orderMin === v.order ? v.order : `${v.orderMin}–${v.order}`}, instant ${v.instant}${v.certain ? '' : ', at most'})`))));
     } else if (r.status !== 'rejected') {
@@ -165,6 +168,17 @@ export class ModeChanges {
       })));
     }
     return out;
+  }
+
+  // A change into a transient mode (a when-clause): the cascade through the event.
+  transient(r) {
+    const t = r.transient;
+    const whens = t.whens.map((w) => `when ${w.condition}, line ${w.range.start.line}`).join('; ');
+    const arr = t.maxDepth === null ? 'not analysed (the change is refused before the event)'
+      : t.arrayDepth === null ? `no A_n, n ≤ ${t.maxDepth}, determines the event (underdetermined)`
+        : `A_${t.arrayDepth} determines the event (${t.array.equations} equations, ${t.array.values} values)`;
+    return el('p', { class: 'transient' }, `Transient mode (${whens}): one instant, then `,
+      el('code', { text: modeText(t.back) }), `; difference array: ${arr}.`);
   }
 
   instant(it) {

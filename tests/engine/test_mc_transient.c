@@ -1,0 +1,497 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_mc_transient.c -- transient modes (issue 13 item 5;
+ * RR-9459 sections 5.2.3-5.2.4; engine/mc_transient.c): MEL `when` and
+ * `next`, Modelica when/reinit, the difference array of the event, on the
+ * elastic Cup-and-Ball (rejected without an impact law, accepted with one),
+ * its MEL and Modelica twins, a model that needs A_1, bad requests, located
+ * parse errors, allocation failures; the brute-force comparison of the
+ * event on random models with when-clauses is in test_mc_vs_ref.c.
+ */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc.h"
+#include "mdae.h"
+#include "mel.h"
+#include "mo.h"
+
+#include "fail_alloc.h"
+#include "mel_test_util.h"
+#include "model_files.h"
+
+static mel_model *load(const char *name)
+{
+    size_t len;
+    char *text = tm_read(name, &len);
+    cr_assert_not_null(text, "%s", name);
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    size_t n = strlen(name);
+    int rc = n > 3 && strcmp(name + n - 3, ".mo") == 0 ? mo_model_parse(text, len, NULL, &m, &d)
+                                                      : mel_model_parse(text, len, NULL, &m, &d);
+    cr_assert_eq(rc, MDAE_OK, "%s: %s", name, mdae_err_name(rc));
+    mdae_diags_close(&d);
+    free(text);
+    return m;
+}
+
+static mc_result *change1(const mel_model *m, bool a, bool b)
+{
+    cr_assert_eq(m->n_modes, 1);
+    bool from[1] = {a}, to[1] = {b};
+    mc_result *r = NULL;
+    char why[200] = "";
+    int rc = mc_change(m, from, to, NULL, &r, why, sizeof why);
+    cr_assert_eq(rc, MDAE_OK, "%s: %s", mdae_err_name(rc), why);
+    return r;
+}
+
+/* "name" or "name.2" (shift 2), sorted, comma-separated. */
+static char *names(const mel_model *m, const mc_list *l, bool vars)
+{
+    static char buf[8][1024];
+    static int slot;
+    char *out = buf[slot++ % 8];
+    out[0] = '\0';
+    char(*tmp)[64] = calloc(l->n + 1, sizeof *tmp);
+    for (size_t k = 0; k < l->n; k++) {
+        const char *nm = vars ? m->variables[l->items[k].index].name
+                              : m->equations[l->items[k].index].name;
+        if (l->items[k].shift == 0)
+            snprintf(tmp[k], sizeof tmp[k], "%s", nm);
+        else
+            snprintf(tmp[k], sizeof tmp[k], "%s.%d", nm, l->items[k].shift);
+    }
+    for (size_t i = 1; i < l->n; i++)
+        for (size_t j = i; j > 0 && strcmp(tmp[j - 1], tmp[j]) > 0; j--) {
+            char t[64];
+            memcpy(t, tmp[j], sizeof t);
+            memcpy(tmp[j], tmp[j - 1], sizeof t);
+            memcpy(tmp[j - 1], t, sizeof t);
+        }
+    for (size_t k = 0; k < l->n; k++) {
+        if (k)
+            strcat(out, ",");
+        strcat(out, tmp[k]);
+    }
+    free(tmp);
+    return out;
+}
+
+#define EQS(m, l) names((m), (l), false)
+#define VARS(m, l) names((m), (l), true)
+
+/* A diagnostic of this severity at line:col containing msg? */
+static bool has_diag(const mdae_diags *d, mdae_severity sev, unsigned line, unsigned col,
+                     const char *msg)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (d->items[i].severity == sev && d->items[i].where.start.line == line &&
+            d->items[i].where.start.col == col && strstr(d->items[i].message, msg) != NULL)
+            return true;
+    return false;
+}
+
+/* The front-end: k1, k2 are when-equations, guarded by gamma; the
+ * invariant !gamma keeps the transient mode out of the long modes. */
+Test(mc_transient, when_declares_a_transient_mode)
+{
+    mel_model *m = load("cup_and_ball_elastic.mel");
+    cr_assert_eq(m->n_whens, 1);
+    cr_assert_str_eq(mt_guard(m, m->whens[0].cond), "gamma");
+    cr_assert_eq(m->whens[0].where.start.line, 32);
+    cr_assert_eq(m->n_invariants, 1);
+    cr_assert_eq(m->invariants[0].when, 1);
+    cr_assert_str_eq(mt_guard(m, m->invariants[0].cond), "!gamma");
+    long k1 = mel_model_find_equation(m, "k1"), e1 = mel_model_find_equation(m, "e1");
+    cr_assert_eq(m->equations[k1].when, 1);
+    cr_assert_eq(m->equations[e1].when, 0);
+    cr_assert_str_eq(mt_guard(m, m->equations[k1].guard), "gamma");
+    mel_model_free(m);
+}
+
+/* next(v) is v one instant later: structurally v and v. (order 1). */
+Test(mc_transient, next_is_a_shift)
+{
+    mel_model *m = load("cup_and_ball_elastic_impact.mel");
+    const mel_incidence *inc = mt_inc(m, "t1", "v");
+    cr_assert_not_null(inc);
+    cr_assert_str_eq(mt_cases(m, inc), "1:gamma");
+    mel_model_free(m);
+}
+
+/* RR-9459 section 5.2.3: the elastic Cup-and-Ball (model (22) with the
+ * straight rope declared transient) is rejected as underdetermined at the
+ * transient mode gamma = T. At the event, k1 only mentions x, y (known):
+ * erased; e1 e2 e3 e4 k2 fix x., y. but not u., v., lambda, s, and no
+ * shift of the free-flight mode helps (k4 brings s.^k, e3 e4 u.^(k+1)...). */
+Test(mc_transient, elastic_cup_and_ball_is_underdetermined)
+{
+    mel_model *m = load("cup_and_ball_elastic.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_REJECTED, "%s", mc_status_name(r->status));
+    cr_assert_not_null(r->transient);
+    const mc_transient *t = r->transient;
+    cr_assert_eq(t->depth, -1);
+    cr_assert_eq(t->max_depth, 3); /* 2 + max c (0) + max d (1) of free flight */
+    cr_assert_eq(t->n_whens, 1);
+    cr_assert_eq(t->whens[0], 0);
+    cr_assert(!t->back[0]);
+    cr_assert_str_eq(VARS(m, &t->undetermined), "lambda,s,u.1,v.1");
+    cr_assert_eq(r->n_instants, 1);
+    const mc_instant *in = &r->instants[0];
+    cr_assert_eq(in->status, MC_UNDERDETERMINED);
+    cr_assert_str_eq(EQS(m, &in->erased), "k1");
+    cr_assert_str_eq(EQS(m, &in->equations), "e1,e2,e3,e4,k2");
+    cr_assert_str_eq(VARS(m, &in->unknowns), "lambda,s,u.1,v.1,x.1,y.1");
+    cr_assert_str_eq(VARS(m, &in->known), "u,v,x,y");
+    cr_assert_str_eq(VARS(m, &in->underdetermined), "lambda,s,u.1,v.1");
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 32, 1,
+                       "the transient mode entered here is underdetermined"));
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 21, 1, "'u' (shift 1) is not determined"));
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* With the impact law next(v) = -(1 - alpha) * v (RR-9459 (37), tau1):
+ * accepted. The event's restart system is e1 e2 e3 e4 k2 t1 over x. y. u.
+ * v. lambda s (k1 erased), square and nonsingular: A_0 = S(T) determines
+ * it; then the ball is back in free flight and nothing more is erased. */
+Test(mc_transient, impact_law_makes_it_accepted)
+{
+    mel_model *m = load("cup_and_ball_elastic_impact.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET, "%s", mc_status_name(r->status));
+    cr_assert_not_null(r->transient);
+    cr_assert_eq(r->transient->depth, 0);
+    cr_assert_eq(r->transient->array_rows, 6);
+    cr_assert_eq(r->transient->array_cols, 6);
+    cr_assert_eq(r->transient->undetermined.n, 0);
+    cr_assert_eq(r->n_instants, 1);
+    const mc_instant *in = &r->instants[0];
+    cr_assert_eq(in->status, MC_NONSINGULAR);
+    cr_assert_str_eq(EQS(m, &in->erased), "k1");
+    cr_assert_str_eq(EQS(m, &in->equations), "e1,e2,e3,e4,k2,t1");
+    cr_assert_str_eq(VARS(m, &in->unknowns), "lambda,s,u.1,v.1,x.1,y.1");
+    cr_assert(has_diag(&r->diags, MDAE_SEV_NOTE, 31, 1, "A_0 = [S(T)]"));
+    /* no impulse analysis of the event (mc_change.c, R8): next(v) would be
+     * read as a derivative */
+    cr_assert_eq(r->n_impulsive, 0);
+    cr_assert_eq(r->n_resets, 0);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* The paper's own second-order form (RR-9459 (22), (36), (37)): the
+ * dependent values are x.^2, y.^2, lambda (and s); rejected, then accepted
+ * with tau1: y'. = -(1 - alpha) y', i.e. next(der(y)) = -(1 - alpha) der(y). */
+Test(mc_transient, paper_second_order_form)
+{
+    static const char head[] = "g : real = 9.81; L : real = 1.0; alpha : real = 0.2;\n"
+                               "x : real; y : real; lambda : real; s : real;\n"
+                               "gamma : boolean = last(s) <= 0;\n"
+                               "e1 : equation der(der(x)) + lambda * x = 0;\n"
+                               "e2 : equation der(der(y)) + lambda * y + g = 0;\n"
+                               "if !gamma then\n"
+                               "  k3 : equation 0 = lambda;\n"
+                               "  k4 : equation 0 = (L^2 - (x^2 + y^2)) - s\n"
+                               "end;\n"
+                               "when gamma then\n"
+                               "  k1 : equation 0 = L^2 - (x^2 + y^2);\n"
+                               "  k2 : equation 0 = lambda + s";
+    char src[1024];
+    for (int impact = 0; impact < 2; impact++) {
+        snprintf(src, sizeof src, "%s%s\nend;\n", head,
+                 impact ? ";\n  tau1 : equation next(der(y)) = -(1 - alpha) * der(y)" : "");
+        mel_model *m = mt_parse(src);
+        mc_result *r = change1(m, false, true);
+        const mc_instant *in = &r->instants[0];
+        cr_assert_str_eq(EQS(m, &in->erased), "k1");
+        cr_assert_str_eq(VARS(m, &in->known), "x,x.1,y,y.1");
+        cr_assert_str_eq(VARS(m, &in->unknowns), "lambda,s,x.2,y.2");
+        if (impact) {
+            cr_assert_eq(r->status, MC_RESET);
+            cr_assert_eq(r->transient->depth, 0);
+            cr_assert_str_eq(EQS(m, &in->equations), "e1,e2,k2,tau1");
+        } else {
+            cr_assert_eq(r->status, MC_REJECTED);
+            cr_assert_eq(r->transient->depth, -1);
+            cr_assert_eq(r->transient->max_depth, 4); /* 2 + c 0 + d 2 */
+            cr_assert_str_eq(VARS(m, &r->transient->undetermined), "lambda,s,x.2,y.2");
+        }
+        mc_result_free(r);
+        mel_model_free(m);
+    }
+}
+
+/* Without the when-clause (model (22), tests/models/cup_and_ball.mel) the
+ * same change is the inelastic two-instant restart: no transient part. */
+Test(mc_transient, a_long_mode_has_no_transient_part)
+{
+    mel_model *m = load("cup_and_ball.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_null(r->transient);
+    cr_assert_eq(r->n_instants, 2);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* The notes' Modelica rendering (when gamma then reinit(v, ...)) and its
+ * MEL twin: the same structure and the same analysis. */
+Test(mc_transient, modelica_and_mel_twins_agree)
+{
+    mel_model *a = load("cup_and_ball_elastic.mo");
+    mel_model *b = load("cup_and_ball_elastic_mo.mel");
+    cr_assert_eq(a->n_whens, 1);
+    cr_assert_eq(a->n_equations, b->n_equations);
+    cr_assert_eq(a->n_variables, b->n_variables);
+    cr_assert_eq(a->n_invariants, b->n_invariants);
+    cr_assert_eq(a->invariants[0].when, 1);
+    long ta = mel_model_find_equation(a, "t1");
+    cr_assert_geq(ta, 0);
+    cr_assert_eq(a->equations[ta].when, 1);
+    mc_result *ra = change1(a, false, true), *rb = change1(b, false, true);
+    cr_assert_eq(ra->status, MC_RESET);
+    cr_assert_eq(rb->status, MC_RESET);
+    cr_assert_eq(ra->transient->depth, 0);
+    cr_assert_eq(rb->transient->depth, 0);
+    cr_assert_eq(ra->n_instants, rb->n_instants);
+    for (uint32_t k = 0; k < ra->n_instants; k++) {
+        const mc_instant *x = &ra->instants[k], *y = &rb->instants[k];
+        cr_assert_str_eq(EQS(a, &x->equations), EQS(b, &y->equations));
+        cr_assert_str_eq(EQS(a, &x->erased), EQS(b, &y->erased));
+        cr_assert_str_eq(VARS(a, &x->unknowns), VARS(b, &y->unknowns));
+        cr_assert_str_eq(VARS(a, &x->known), VARS(b, &y->known));
+    }
+    cr_assert_str_eq(EQS(a, &ra->instants[0].equations), "e1,e2,e3,e4,t1");
+    cr_assert_str_eq(VARS(a, &ra->instants[0].unknowns), "lambda,u.1,v.1,x.1,y.1");
+    mc_result_free(ra);
+    mc_result_free(rb);
+    mel_model_free(a);
+    mel_model_free(b);
+}
+
+/* A when-clause whose condition is not a mode variable (a sampled event,
+ * a relation that selects nothing) stays aside: no transient mode. */
+Test(mc_transient, modelica_other_whens_stay_aside)
+{
+    static const char src[] =
+        "model B\n  Real h(start=1); Real v;\nequation\n  der(h) = v;\n  der(v) = -9.81;\n"
+        "  when h <= 0 then\n    reinit(v, -0.8*pre(v));\n  end when;\nend B;\n";
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    cr_assert_eq(mo_model_parse(src, strlen(src), NULL, &m, &d), MDAE_OK);
+    cr_assert_eq(m->n_whens, 0);
+    cr_assert_eq(m->n_modes, 0);
+    cr_assert_eq(m->n_equations, 2);
+    cr_assert_geq(m->n_events, 2);
+    mel_model_free(m);
+    mdae_diags_close(&d);
+    /* gamma is a mode variable, but the reinit may not happen at the event */
+    static const char src2[] =
+        "model C\n  Real x; Real v; Boolean gamma;\nequation\n  gamma = pre(x) <= 0;\n"
+        "  der(x) = v;\n  if gamma then der(v) = x; else der(v) = 1; end if;\n"
+        "  when gamma then\n    if x > 1 then reinit(v, 0); end if;\n  end when;\nend C;\n";
+    mdae_diags_init(&d);
+    cr_assert_eq(mo_model_parse(src2, strlen(src2), NULL, &m, &d), MDAE_OK);
+    cr_assert_eq(m->n_modes, 1);
+    cr_assert_eq(m->n_whens, 0);
+    cr_assert_eq(m->n_invariants, 0);
+    mel_model_free(m);
+    mdae_diags_close(&d);
+}
+
+/* The smallest n is not always 0: here the event (e1, t) leaves x. and u
+ * to the free mode's constraint k, whose first shift k. fixes x.: A_1.
+ * After the event k is a consistency equation satisfied by x. (context),
+ * so nothing is erased at the next instant. */
+Test(mc_transient, smallest_array_can_need_a_shift)
+{
+    static const char src[] = "x : real; u : real; w : real;\n"
+                              "c : boolean = last(x) > 1;\n"
+                              "e1 : equation der(x) = u;\n"
+                              "if !c then\n"
+                              "  k : equation 0 = x - 1;\n"
+                              "  k2 : equation w = 0\n"
+                              "end;\n"
+                              "when c then\n"
+                              "  t : equation w = x\n"
+                              "end;\n";
+    mel_model *m = mt_parse(src);
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET, "%s", mc_status_name(r->status));
+    cr_assert_eq(r->transient->depth, 1);
+    cr_assert_eq(r->n_instants, 1);
+    cr_assert_str_eq(EQS(m, &r->instants[0].equations), "e1,t");
+    cr_assert_str_eq(VARS(m, &r->instants[0].unknowns), "u,w,x.1");
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* The mode after the event must be a long mode. */
+Test(mc_transient, no_long_mode_after_the_event_is_rejected)
+{
+    static const char src[] = "x : real;\n"
+                              "c : boolean; h : boolean;\n"
+                              "invariant c | h;\n"
+                              "e : equation der(x) = 1;\n"
+                              "when c then t : equation next(x) = 0 end;\n";
+    mel_model *m = mt_parse(src);
+    /* from !c & h to c & !h: back is !c & !h, which violates c | h */
+    bool from[2] = {false, true}, to[2] = {true, false};
+    mc_result *r = NULL;
+    cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
+    cr_assert_eq(r->status, MC_REJECTED);
+    cr_assert_eq(r->transient->max_depth, -1);
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 5, 1, "is not a valid long mode"));
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* A mode after the event that is transient too would be a cascade of
+ * events: refused, saying so, and the event is not analysed. */
+Test(mc_transient, a_cascade_of_events_is_refused)
+{
+    static const char src[] = "x : real; a : boolean; b : boolean;\n"
+                              "e : equation der(x) = 1;\n"
+                              "when a then t1 : equation next(x) = 0 end;\n"
+                              "when !a & b then t2 : equation next(x) = 1 end;\n";
+    mel_model *m = mt_parse(src);
+    bool from[2] = {false, false}, to[2] = {true, true};
+    mc_result *r = NULL;
+    cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
+    cr_assert_eq(r->status, MC_REJECTED);
+    cr_assert_eq(r->n_instants, 0);
+    cr_assert_eq(r->transient->max_depth, -1);
+    cr_assert(!r->transient->back[0] && r->transient->back[1]);
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "is transient too: a cascade"));
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* Bad requests: the old mode cannot be transient; an invalid new mode is
+ * still invalid. */
+Test(mc_transient, bad_requests)
+{
+    mel_model *m = load("cup_and_ball_elastic_impact.mel");
+    bool f[1] = {true}, t[1] = {false};
+    mc_result *r = NULL;
+    char why[256] = "";
+    cr_assert_eq(mc_change(m, f, t, NULL, &r, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_null(r);
+    cr_assert_not_null(strstr(why, "'from' is a transient mode (the when-clause at line 31)"),
+                       "%s", why);
+    mel_model_free(m);
+    static const char src[] = "x : real; c : boolean; h : boolean;\ninvariant !h;\n"
+                              "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";
+    m = mt_parse(src);
+    bool f2[2] = {false, false}, t2[2] = {true, true};
+    cr_assert_eq(mc_change(m, f2, t2, NULL, &r, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_not_null(strstr(why, "not a valid mode"), "%s", why);
+    mel_model_free(m);
+}
+
+/* mc_all_enumerate counts the changes into transient modes too. */
+Test(mc_transient, all_changes_include_the_transient_ones)
+{
+    mel_model *m = load("cup_and_ball_elastic.mel");
+    mc_all *a = NULL;
+    cr_assert_eq(mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &a, NULL, 0), MDAE_OK);
+    cr_assert_eq(a->valid_modes, 1);
+    cr_assert_eq(a->n_pairs, 1);
+    cr_assert_eq(a->pairs[0].from, 0u);
+    cr_assert_eq(a->pairs[0].to, 1u);
+    cr_assert_eq(a->pairs[0].status, MC_REJECTED);
+    mc_all_free(a);
+    mel_model_free(m);
+}
+
+/* Located errors of the front-end. */
+Test(mc_transient, parse_errors_are_located)
+{
+    mt_expect_error("g : boolean;\nwhen g then\n  x : real\nend;\n", MDAE_E_MODEL, 3, 3,
+                    "a when-body holds equations only: declarations");
+    mt_expect_error("g : boolean; x : real;\nwhen g then invariant g end;\n", MDAE_E_MODEL, 2,
+                    13, "invariants belong outside");
+    mt_expect_error("g : boolean; h : boolean; x : real;\nif h then\n  when g then e : "
+                    "equation x = 0 end\nend;\n",
+                    MDAE_E_MODEL, 3, 3, "a 'when' cannot be inside an 'if'");
+    mt_expect_error("g : boolean; x : real;\nwhen g then\n  when g then e : equation x = 0 "
+                    "end\nend;\n",
+                    MDAE_E_MODEL, 3, 3, "inside another 'when'");
+    mt_expect_error("g : boolean; x : real;\nwhen g then e : equation x = 0\nelse f : "
+                    "equation x = 1 end;\n",
+                    MDAE_E_PARSE, 3, 1, "a 'when' has no 'else'");
+    mt_expect_error("g : boolean; x : real;\nwhen g then e : equation x = 0;\n",
+                    MDAE_E_PARSE, 3, 1, "'end' closing the 'when' of line 2");
+    mt_expect_error("x : real;\ne : equation next(x) = 0;\n", MDAE_E_MODEL, 2, 14,
+                    "next(...) is the value just after an event");
+    mt_expect_error("x : real;\nwhen 1 > 0 then e : equation x = 0 end;\n", MDAE_E_MODEL, 2, 6,
+                    "is always true: it never becomes true");
+    mt_expect_error("x : real;\nwhen y then e : equation x = 0 end;\n", MDAE_E_MODEL, 2, 6,
+                    "undeclared variable 'y'");
+}
+
+/* Fail allocation n, n + 1, ... until it succeeds: MDAE_E_NOMEM, nothing
+ * leaked (the event, the array, the instants after). */
+static void oom_change(const char *file, bool a, bool b)
+{
+    mel_model *m = load(file);
+    bool from[1] = {a}, to[1] = {b};
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
+        counting_arm(n);
+        mc_result *r = NULL;
+        rc = mc_change(m, from, to, NULL, &r, NULL, 0);
+        if (rc == MDAE_OK)
+            mc_result_free(r);
+        else
+            cr_assert_null(r);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+    }
+    fail_at = -1;
+    mdae_replace_allocator(NULL);
+    cr_assert_eq(rc, MDAE_OK, "%s", file);
+    cr_assert_gt(n, 5);
+    mel_model_free(m);
+}
+
+Test(mc_transient, reports_allocation_failures)
+{
+    oom_change("cup_and_ball_elastic.mel", false, true);
+    oom_change("cup_and_ball_elastic_impact.mel", false, true);
+}
+
+Test(mc_transient, front_ends_report_allocation_failures)
+{
+    static const char *const files[] = {"cup_and_ball_elastic_impact.mel",
+                                        "cup_and_ball_elastic.mo"};
+    for (size_t f = 0; f < 2; f++) {
+        size_t len;
+        char *text = tm_read(files[f], &len);
+        cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+        int rc = MDAE_E_NOMEM;
+        for (long n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
+            counting_arm(n);
+            mdae_diags d;
+            mdae_diags_init(&d);
+            mel_model *m = NULL;
+            rc = f == 0 ? mel_model_parse(text, len, NULL, &m, &d)
+                        : mo_model_parse(text, len, NULL, &m, &d);
+            mel_model_free(m);
+            mdae_diags_close(&d);
+            cr_assert_eq(live, 0, "%s, allocation %ld: %ld blocks leaked", files[f], n, live);
+        }
+        fail_at = -1;
+        mdae_replace_allocator(NULL);
+        cr_assert_eq(rc, MDAE_OK);
+        free(text);
+    }
+}
