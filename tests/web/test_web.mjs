@@ -403,6 +403,30 @@ async function main(name) {
       await page.screenshot({ path: join(shots, 'clutch_modechange.png') });
     });
 
+    await check('mode changes: the elastic Cup-and-Ball\'s event is rejected, and accepted with an impact law', async () => {
+      for (const [file, status, verdict] of [
+        ['cup_and_ball_elastic.mel', 'rejected', /no A_n, n ≤ \d+, determines the event \(underdetermined\)/],
+        ['cup_and_ball_elastic_impact.mel', 'reset', /A_0 determines the event \(6 equations, 6 values\)/]]) {
+        await loadExample(page, file);
+        await settled(page);
+        await after(page, 'modes', () => page.click('#mode-false'));
+        const session = await page.evaluate(() => window.mdae.state.session);
+        eq(await page.$eval('.change-to input[data-var="gamma"]', (i) => i.checked), true, `${file}: to gamma true`);
+        await after(page, 'changes', () => page.click('#change-run'));
+        const want = await rpc(srv.base, 'session/modechange', { session, from: { gamma: false }, to: { gamma: true } });
+        eq(want.status, status, `${file}: server status`);
+        const head = await page.$eval('#change-view .change-head', (e) => e.textContent);
+        assert(head.includes(status), `${file}: head: ${head}`);
+        const cascade = await page.$eval('#change-view p.transient', (e) => e.textContent);
+        assert(/Transient mode \(when gamma, line \d+\): one instant, then gamma=F/.test(cascade) && verdict.test(cascade),
+          `${file}: cascade: ${cascade}`);
+        const erased = await page.$eval('#change-view .instant', (e) => e.textContent);
+        assert(/erased: k1/.test(erased), `${file}: instant 0: ${erased}`);
+      }
+      await page.$eval('#h-changes', (e) => e.scrollIntoView());
+      await page.screenshot({ path: join(shots, 'cup_and_ball_elastic_modechange.png') });
+    });
+
     await check('the brake at N = 100 is laid out and drawn, and a mode switch re-highlights it', async () => {
       await loadExample(page, 'brake.mel', 'N=100');
       await page.waitForFunction(() => window.mdae.state.analysis && window.mdae.state.analysis.blocks.length === 604 &&
