@@ -127,6 +127,9 @@ typedef struct sa_method_info {
     uint32_t blocks_fell_back; /* of those, enumerated after their implicit
                                   attempt exceeded its budget */
     bool dm_by_blocks; /* and the singular modes' diagnostics too */
+    uint32_t max_by_cofactors; /* blocks whose singular modes' maximum
+                                  matchings came one per cofactor (all or
+                                  some of them; engine/sa_maxmatch.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

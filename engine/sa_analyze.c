@@ -314,6 +314,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->blocks = r->primal_blocks;
     out->blocks_fell_back = r->blocks_fell_back;
     out->dm_by_blocks = r->dm_by_blocks;
+    out->max_by_cofactors = r->max_by_cofactors;
 }
 
 int sa_method_from_name(const char *name, int *out)

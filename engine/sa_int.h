@@ -101,6 +101,9 @@ struct sa_result {
     uint32_t blocks_fell_back; /* of those, enumerated after their implicit
                                   attempt exceeded its budget */
     bool dm_by_blocks;       /* so did the diagnostics (sa_blocks.c) */
+    uint32_t max_by_cofactors; /* blocks whose singular modes' maximum
+                                  matchings came by cofactors, all or some
+                                  (sa_maxmatch.c) */
 };
 
 typedef struct sa_ctx {
@@ -320,6 +323,13 @@ void sa__dm(sa_ctx *c);
  * variable, along active edges); fills mt (its slots are the caller's, on
  * the context's stack). Shared by sa__dm and sa_blocks.c. */
 void sa__max_matchings(sa_ctx *c, BDD *y, sa__mats *mt);
+/* ---- sa_maxmatch.c ---------------------------------------------------------
+ * tmax (n_edges slots, false on entry) := a maximum matching of c->r's
+ * graph in each of its singular modes (r->singular) that one matching per
+ * cofactor gives (the file says how and why it is exact), nothing in the
+ * others. Returns the singular modes it gave none, kept in a new slot of
+ * the context. */
+BDD sa__max_matching_by_cofactors(sa_ctx *c, BDD *tmax);
 void sa__dual(sa_ctx *c);
 /* r->w_off (wide enough for any canonical offset of this model) and r->c,
  * r->d allocated on it, all zero (bddfalse). Shared by sa__dual and
