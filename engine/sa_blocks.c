@@ -375,6 +375,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
         w->enumerated_modes += r->enumerated_modes;
         w->blocks_fell_back += fell_back;
     } else if (budget == 0) {
+        sa__hard_part(c);
         implicit_primal(c, local_tmax);
     }
     for (size_t k = 0; k < r->n_edges; k++)

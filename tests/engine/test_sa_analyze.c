@@ -14,6 +14,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
+#include "ref.h"
 
 #include "fail_alloc.h"
 #include "model_files.h"
@@ -582,6 +583,74 @@ Test(sa_analyze, both_row_orders_give_the_same_offsets)
     cr_expect_arr_eq(cd[0], cd[1], (size_t)(1u << nm) * (ne + nv) * sizeof(int));
     free(cd[0]);
     free(cd[1]);
+    mel_model_free(m);
+}
+
+/* The RLDC chain (tests/models/rldc_chain.mel) with the equations of each
+ * cell split in two loops, as a Modelica export lists its aliases first:
+ * the columns of x, j, e, u, v stay open across the whole declaration
+ * order, and with 2^N modes the chain cannot be enumerated. */
+static const char scattered_chain[] =
+    "N : integer = 2;\n"
+    "pE : real = 1.0; pR : real = 10.0; pL : real = 1.0; pC : real = 0.1;\n"
+    "foreach k in 0 .. N do e[k] : real done;\n"
+    "foreach k in 1 .. N + 1 do j[k] : real done;\n"
+    "foreach k in 1 .. N do\n"
+    "  x[k] : real; w[k] : real; i[k] : real; u[k] : real; v[k] : real; s[k] : real;\n"
+    "  g[k] : boolean = last(s[k]) >= 0\n"
+    "done;\n"
+    "src : equation e[0] = pE;\n"
+    "plug : equation j[N + 1] = 0;\n"
+    "foreach k in 1 .. N do\n"
+    "  R[k] : equation x[k] = pR * j[k];\n"
+    "  KD[k] : equation e[k] = u[k] + v[k]\n"
+    "done;\n"
+    "foreach k in 1 .. N do\n"
+    "  L[k] : equation w[k] = pL * der(j[k]);\n"
+    "  KL[k] : equation e[k - 1] - e[k] = x[k] + w[k];\n"
+    "  C[k] : equation i[k] = pC * der(v[k]);\n"
+    "  KC[k] : equation j[k] = i[k] + j[k + 1];\n"
+    "  S[k] : equation s[k] = if g[k] then i[k] else -u[k];\n"
+    "  Z[k] : equation 0 = if g[k] then u[k] else i[k]\n"
+    "done;\n";
+
+Test(sa_analyze, a_scattered_order_is_analysed_again_in_cuthill_mckee_order)
+{
+    mel_define def = {"N", 18};
+    mel_options mo = {0};
+    mo.defines = &def;
+    mo.n_defines = 1;
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(scattered_chain, strlen(scattered_chain), &mo, &m, NULL),
+                 MDAE_OK);
+    cr_assert_eq(m->n_modes, 18);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    sa_method_info mi;
+    sa_result_method(r, &mi);
+    cr_expect(mi.reordered, "analysed again in Cuthill-McKee's order");
+    cr_expect_eq(sa_result_valid_modes(r), 262144.0);
+    /* The offsets of sampled modes, against the brute-force reference. */
+    uint64_t x = 0x5CA77E2Dull;
+    bool mode[18];
+    for (int a = 0; a < 64; a++) {
+        for (uint32_t k = 0; k < m->n_modes; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            mode[k] = (x >> 40) & 1;
+        }
+        ref_mode rm;
+        cr_assert_eq(ref_mode_compute(m, mode, &rm), MDAE_OK);
+        sa_mode_view v;
+        cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+        cr_assert(v.valid && rm.valid && v.singular == rm.singular);
+        for (uint32_t i = 0; !rm.singular && i < m->n_equations; i++)
+            cr_assert_eq(v.c[i], rm.c[i], "mode %d: c of %s", a, m->equations[i].name);
+        for (uint32_t j = 0; !rm.singular && j < m->n_variables; j++)
+            cr_assert_eq(v.d[j], rm.d[j], "mode %d: d of %s", a, m->variables[j].name);
+        sa_mode_view_close(&v);
+        ref_mode_close(&rm);
+    }
+    sa_result_free(r);
     mel_model_free(m);
 }
 
