@@ -984,3 +984,43 @@ Test(sa_analyze, cancellation_and_node_limits_by_blocks_fail_cleanly)
     cr_expect_gt(ok, 0);
     mel_model_free(m);
 }
+
+/* The first random model (the reference's generator) that the blocks path,
+ * each block solved implicitly to its end, analyses with a block's
+ * singular modes' maximum matchings by cofactors and the diagnostics by
+ * blocks (engine/sa_maxmatch.c); NULL if none of the first 300. */
+static mel_model *model_with_max_matchings_by_cofactors(void)
+{
+    ref_random_opts o = {.max_modes = 8, .max_equations = 16, .nonsquare_percent = 20};
+    for (uint64_t s = 1; s <= 300; s++) {
+        char *text = ref_random_model(s, &o);
+        cr_assert_not_null(text);
+        mel_model *m = parse_text(text);
+        mdae_free(text);
+        sa_result *r = NULL;
+        sa_method_info mi = {0};
+        if (analyze_by_blocks(m, 50000000, NULL, NULL, &r) == MDAE_OK)
+            sa_result_method(r, &mi);
+        sa_result_free(r);
+        if (mi.max_by_cofactors > 0 && mi.dm_by_blocks)
+            return m;
+        mel_model_free(m);
+    }
+    return NULL;
+}
+
+Test(sa_analyze, maximum_matchings_by_cofactors_fail_cleanly_and_agree_with_the_implicit_path)
+{
+    mel_model *m = model_with_max_matchings_by_cofactors();
+    cr_assert_not_null(m, "some random model takes that path");
+    sa_result *imp = NULL;
+    cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
+    long n;
+    sa_result *r = by_blocks_until_allocations_suffice(m, 50000000, &n);
+    const char *why = NULL;
+    cr_assert(sa_result_same(imp, r, &why), "%s differ", why);
+    sa_result_free(r);
+    cr_assert_gt(by_blocks_until_not_cancelled(m, 50000000), 3);
+    sa_result_free(imp);
+    mel_model_free(m);
+}
