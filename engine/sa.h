@@ -46,8 +46,11 @@ typedef struct sa_config {
                              engine, see engine/sa_encode.c) */
 } sa_config;
 
-#define SA_ORDER_DECLARATION 0   /* equations in model order (default) */
+#define SA_ORDER_AUTO 0          /* model order, unless Cuthill-McKee's
+                                    profile is much smaller (default;
+                                    engine/sa_encode.c) */
 #define SA_ORDER_CUTHILL_MCKEE 1 /* bandwidth-reducing traversal */
+#define SA_ORDER_DECLARATION 2   /* equations in model order */
 
 MDAE_API void sa_config_default(sa_config *cfg);
 /* Raise cfg->initial_nodes to what an analysis of m is likely to need
@@ -127,6 +130,11 @@ typedef struct sa_method_info {
     uint32_t blocks_fell_back; /* of those, enumerated after their implicit
                                   attempt exceeded its budget */
     bool dm_by_blocks; /* and the singular modes' diagnostics too */
+    uint32_t max_by_cofactors; /* blocks whose singular modes' maximum
+                                  matchings came one per cofactor (all or
+                                  some of them; engine/sa_maxmatch.c) */
+    bool reordered;    /* analysed again with the rows in Cuthill-McKee's
+                          order (SA_ORDER_AUTO; engine/sa_encode.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -155,18 +155,34 @@ static void solve(sa_ctx *c, int method, bool fell_back)
         return;
     }
     c->budget = budget;
-    if (method == SA_METHOD_IMPLICIT || !sa__primal_blocks(c))
+    if (method == SA_METHOD_IMPLICIT || !sa__primal_blocks(c)) {
+        if (budget == 0)
+            sa__hard_part(c);
         sa__primal(c);
+    }
     sa__dm(c);
     sa__dual(c);
     c->budget = 0;
     sa__sample(c);
 }
 
-/* One attempt with a given method. *budget_hit: it failed on the budget of
- * the implicit path. */
+void sa__hard_part(sa_ctx *c)
+{
+    if (c->order != SA_ORDER_AUTO || !c->cm_better || c->method != SA_METHOD_AUTO)
+        return;
+    c->want_cm = true;
+    sa__fail(c, MDAE_E_LIMIT);
+}
+
+/* The outcome of an attempt besides its code: it failed on the budget of
+ * the implicit path, or it asks for Cuthill-McKee's order (sa__hard_part). */
+typedef struct outcome {
+    bool budget_hit, want_cm;
+} outcome;
+
+/* One attempt with a given method, rows in the given order (SA_ORDER_*). */
 static int attempt(const mel_model *m, const sa_options *opt, mdae_diags *diags, bool full,
-                   int method, bool fell_back, sa_result **out, bool *budget_hit)
+                   int method, bool fell_back, int order, sa_result **out, outcome *oc)
 {
     sa_ctx *c = mdae_malloc(sizeof *c);
     if (c == NULL)
@@ -177,9 +193,12 @@ static int attempt(const mel_model *m, const sa_options *opt, mdae_diags *diags,
         mdae_free(c);
         return MDAE_E_NOMEM;
     }
+    c->order = order;
+    c->method = method;
     if (setjmp(c->jb)) {
+        oc->budget_hit = c->budget_hit;
+        oc->want_cm = c->want_cm;
         int rc = finish_failed(c);
-        *budget_hit = c->budget_hit;
         mdae_free(c);
         return rc;
     }
@@ -192,6 +211,7 @@ static int attempt(const mel_model *m, const sa_options *opt, mdae_diags *diags,
     if (full)
         solve(c, method, fell_back);
     sa_result *r = c->r;
+    r->reordered = order == SA_ORDER_CUTHILL_MCKEE && sa__order() == SA_ORDER_AUTO;
     r->valid_count = sa__count_modes(c, r, r->chi_m);
     r->peak_nodes = sa__peak_final();
     sa__leave(c);
@@ -213,10 +233,16 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
     int method = opt ? opt->method : SA_METHOD_AUTO;
     if (method < SA_METHOD_AUTO || method > SA_METHOD_BLOCKS)
         return MDAE_E_INVAL;
-    bool hit = false;
-    int rc = attempt(m, opt, diags, full, method, false, out, &hit);
-    if (rc == MDAE_E_BDD_LIMIT && hit)
-        rc = attempt(m, opt, diags, full, SA_METHOD_ENUMERATE, true, out, &hit);
+    outcome oc = {false, false};
+    int order = sa__order();
+    int rc = attempt(m, opt, diags, full, method, false, order, out, &oc);
+    if (oc.want_cm) {
+        order = SA_ORDER_CUTHILL_MCKEE;
+        oc = (outcome){false, false};
+        rc = attempt(m, opt, diags, full, method, false, order, out, &oc);
+    }
+    if (rc == MDAE_E_BDD_LIMIT && oc.budget_hit)
+        rc = attempt(m, opt, diags, full, SA_METHOD_ENUMERATE, true, order, out, &oc);
     return rc;
 }
 
@@ -314,6 +340,8 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->blocks = r->primal_blocks;
     out->blocks_fell_back = r->blocks_fell_back;
     out->dm_by_blocks = r->dm_by_blocks;
+    out->max_by_cofactors = r->max_by_cofactors;
+    out->reordered = r->reordered;
 }
 
 int sa_method_from_name(const char *name, int *out)

@@ -309,34 +309,40 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
     MDAE_ASSERT(q == n_members);
 }
 
-/* A maximum matching of the block in each of its singular modes (the
- * sub-result in c->r): tmax[e] (the block's edges, slots) := the modes where
- * the chosen one holds e: one of sa__max_matchings' (any would do). */
-static void block_max_matching(sa_ctx *c, BDD *tmax)
+/* A maximum matching of the block in each of `modes`, singular modes (the
+ * sub-result in c->r): tmax[e] (the block's edges, slots) gains the modes
+ * where the chosen one holds e: one of sa__max_matchings' (any would do). */
+static void block_max_matching(sa_ctx *c, BDD modes, BDD *tmax)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
     BDD *y = sa__slots(c, 1);
-    sa__put(y, r->singular);
+    sa__put(y, modes);
     sa__mats mt;
     sa__max_matchings(c, y, &mt);
     BDD t = sa__choose(c, *y);
     for (size_t k = 0; k < r->n_edges; k++) {
         size_t m2 = sa__mark(c);
         BDD with = T(bdd_and(t, bdd_ithvar(r->edge_var[k])));
-        sa__put(&tmax[k], bdd_exist(with, r->edgeset));
+        sa__put(&tmax[k], sa__or(tmax[k], T(bdd_exist(with, r->edgeset))));
         sa__release(c, m2);
     }
     sa__release(c, mark);
 }
 
 /* The block's primal on BDDs (c->r is the sub-result), and a maximum
- * matching of each singular mode into tmax (slots). */
+ * matching of each singular mode into tmax (slots): one per cofactor
+ * (sa_maxmatch.c), and sa__max_matchings' in the modes it leaves. */
 static void implicit_primal(sa_ctx *c, void *tmax)
 {
     sa__primal(c);
-    if (c->r->singular != bddfalse)
-        block_max_matching(c, tmax);
+    if (c->r->singular == bddfalse)
+        return;
+    size_t mark = sa__mark(c);
+    BDD left = sa__max_matching_by_cofactors(c, tmax);
+    if (left != bddfalse)
+        block_max_matching(c, left, tmax);
+    sa__release(c, mark);
 }
 
 /* Solve the block in s, its sub-result in c->r for the call: by
@@ -369,6 +375,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
         w->enumerated_modes += r->enumerated_modes;
         w->blocks_fell_back += fell_back;
     } else if (budget == 0) {
+        sa__hard_part(c);
         implicit_primal(c, local_tmax);
     }
     for (size_t k = 0; k < r->n_edges; k++)
@@ -379,6 +386,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     sa__put(ok, sa__and(*ok, r->ok));
     sa__put(sing, r->singular);
     w->searched |= r->searched;
+    w->max_by_cofactors += !fell_back && r->max_by_cofactors > 0;
     sa__pop_cleanup(c);
     drop_sub(s);
     for (size_t k = 0; k < r->n_edges; k++)

@@ -11,7 +11,7 @@
  * every column stays within a narrow window. Each mode variable sits just
  * before the first row whose guards mention it; mode variables only used by
  * invariants come first. Two orders of the rows (sa_config.order):
- *  - declaration order (default): models are written component by
+ *  - declaration order: models are written component by
  *    component (a loop body per room, per railcar), which is already a
  *    narrow-band order;
  *  - Cuthill-McKee: breadth-first over the bipartite incidence graph from a
@@ -23,6 +23,22 @@
  * hub) and X is 3-4 times larger than in declaration order; analysis at
  * N = 3 takes 0.5 s instead of 0.14 s, and much worse beyond. Brake and
  * RLDC chains are fine either way.
+ * Modelica exports are not written that way: OpenModelica lists the
+ * aliases and unit conversions of a model first (`p_bar = p / 1e5`), whose
+ * variables are used again hundreds of rows below, so their columns stay
+ * open across the whole order. SA_ORDER_AUTO (the default) takes the
+ * declaration order, computes both orders' profiles (the sum over rows of
+ * the open columns, order_profile) and notes whether Cuthill-McKee's is
+ * less than half of it (cm_better); sa_analyze.c then analyses the model
+ * again in Cuthill-McKee's order if, and only if, some part must be solved
+ * implicitly without a budget (sa__hard_part): taken for every model with a
+ * smaller profile, that order made a third of the MSL examples slower
+ * (HeatExchangerSimulation and EngineV6 from 0.4 s and 1.5 s to over
+ * 10 s). Measured (2026-11-25, tests/bench/README.md): MSL
+ * TanksWithOverflow 16,207 against 7,887, its block's perfect matchings
+ * 8.9 M nodes produced in declaration order, 1.7 M in Cuthill-McKee's; the
+ * building N = 20 4,233 against 26,159 and the brake N = 100 7,393 against
+ * 8,557. The order never changes a result.
  */
 #include "sa_int.h"
 
@@ -225,20 +241,74 @@ static void mark_modes(const mel_guard *g, uint8_t *used, int *pending, int *n_p
         mark_modes(g->rhs, used, pending, n_pending, visited, c);
 }
 
+/* The profile of a row order (the node order of graph_build, n nodes):
+ * the sum over the rows of the variables that have rows both before and
+ * after it (the open columns of the perfect matchings' BDD there). */
+static double order_profile(sa_ctx *c, const mel_model *m, const uint32_t *order, uint32_t n)
+{
+    uint32_t ne = m->n_equations, nv = m->n_variables;
+    uint32_t *first = sa__alloc(c, ((size_t)nv + 1) * sizeof *first);
+    uint32_t *last = sa__alloc(c, ((size_t)nv + 1) * sizeof *last);
+    long *delta = sa__alloc(c, ((size_t)ne + 2) * sizeof *delta);
+    for (uint32_t j = 0; j < nv; j++)
+        first[j] = UINT32_MAX;
+    uint32_t a = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (order[k] >= ne)
+            continue;
+        const mel_equation *eq = &m->equations[order[k]];
+        for (uint32_t q = 0; q < eq->n_incs; q++) {
+            uint32_t j = eq->incs[q].var;
+            if (first[j] == UINT32_MAX)
+                first[j] = a;
+            last[j] = a;
+        }
+        a++;
+    }
+    for (uint32_t j = 0; j < nv; j++)
+        if (first[j] != UINT32_MAX && last[j] > first[j]) {
+            delta[first[j]]++;
+            delta[last[j]]--;
+        }
+    double sum = 0;
+    long open = 0;
+    for (uint32_t b = 0; b < ne; b++) {
+        open += delta[b];
+        sum += (double)open;
+    }
+    return sum;
+}
+
+/* Cuthill-McKee is worth another attempt (SA_ORDER_AUTO) when its profile
+ * is below this fraction of the declaration order's. */
+#define CM_PROFILE_RATIO 0.5
+
+/* The order of the nodes (equations, then variables: graph_build) whose
+ * equations give the rows' order: c->order's; for SA_ORDER_AUTO the
+ * declaration order, and c->cm_better says whether Cuthill-McKee's profile
+ * is much smaller. */
+static uint32_t *row_order(sa_ctx *c, const mel_model *m, const graph *g)
+{
+    uint32_t *decl = sa__alloc(c, ((size_t)g->n + 1) * sizeof *decl);
+    for (uint32_t k = 0; k < g->n; k++)
+        decl[k] = k;
+    if (c->order == SA_ORDER_DECLARATION)
+        return decl;
+    uint32_t *cm = node_order(c, g);
+    if (c->order == SA_ORDER_CUTHILL_MCKEE)
+        return cm;
+    c->cm_better =
+        order_profile(c, m, cm, g->n) < CM_PROFILE_RATIO * order_profile(c, m, decl, g->n);
+    return decl;
+}
+
 /* Fill r's index arrays: BDD variable of every mode variable and edge. */
 static void assign_vars(sa_ctx *c, const mel_model *m)
 {
     sa_result *r = c->r;
     graph g;
     graph_build(c, m, &g);
-    uint32_t *order;
-    if (sa__order() == SA_ORDER_CUTHILL_MCKEE) {
-        order = node_order(c, &g);
-    } else {
-        order = sa__alloc(c, (g.n + 1) * sizeof *order);
-        for (uint32_t k = 0; k < g.n; k++)
-            order[k] = k;
-    }
+    uint32_t *order = row_order(c, m, &g);
     uint32_t ne = m->n_equations;
     uint32_t *pos = sa__alloc(c, (g.n + 1) * sizeof *pos);
     for (uint32_t k = 0; k < g.n; k++)

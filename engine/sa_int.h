@@ -101,6 +101,11 @@ struct sa_result {
     uint32_t blocks_fell_back; /* of those, enumerated after their implicit
                                   attempt exceeded its budget */
     bool dm_by_blocks;       /* so did the diagnostics (sa_blocks.c) */
+    uint32_t max_by_cofactors; /* blocks whose singular modes' maximum
+                                  matchings came by cofactors, all or some
+                                  (sa_maxmatch.c) */
+    bool reordered;          /* rows in Cuthill-McKee's order after
+                                sa__hard_part asked for it */
 };
 
 typedef struct sa_ctx {
@@ -120,6 +125,12 @@ typedef struct sa_ctx {
                                counted from its start: its work, not its
                                size (0: only node_limit; sa_analyze.c) */
     bool budget_hit;        /* the jump was the budget, not node_limit */
+    int order;              /* SA_ORDER_* of this attempt's rows (sa_encode.c) */
+    int method;             /* SA_METHOD_* the caller asked for */
+    bool cm_better;         /* SA_ORDER_AUTO kept the declaration order,
+                               though Cuthill-McKee's profile is smaller */
+    bool want_cm;           /* the jump asks for another attempt in
+                               Cuthill-McKee's order (sa__hard_part) */
     /* Run by sa__leave, last pushed first: the state of sa_enum.c, and
      * around it sa_blocks.c's sub-problem (sa__push_cleanup). */
     struct {
@@ -320,7 +331,23 @@ void sa__dm(sa_ctx *c);
  * variable, along active edges); fills mt (its slots are the caller's, on
  * the context's stack). Shared by sa__dm and sa_blocks.c. */
 void sa__max_matchings(sa_ctx *c, BDD *y, sa__mats *mt);
+/* ---- sa_maxmatch.c ---------------------------------------------------------
+ * tmax (n_edges slots, false on entry) := a maximum matching of c->r's
+ * graph in each of its singular modes (r->singular) that one matching per
+ * cofactor gives (the file says how and why it is exact), nothing in the
+ * others. Returns the singular modes it gave none, kept in a new slot of
+ * the context. */
+BDD sa__max_matching_by_cofactors(sa_ctx *c, BDD *tmax);
 void sa__dual(sa_ctx *c);
+/* A part of the problem must be solved implicitly without a budget (too
+ * many modes to enumerate): when the method is SA_METHOD_AUTO and the
+ * declaration order was kept although Cuthill-McKee's profile is much
+ * smaller (c->cm_better), jump out with want_cm set, and sa_analyze runs
+ * the analysis again in that order (the order never changes a result,
+ * only the BDDs' variables; sa_encode.c says why not always). A method
+ * the caller forced keeps the configured order, so that its BDDs compare
+ * with another method's. */
+void sa__hard_part(sa_ctx *c);
 /* r->w_off (wide enough for any canonical offset of this model) and r->c,
  * r->d allocated on it, all zero (bddfalse). Shared by sa__dual and
  * sa_compose, which must agree on the width. */

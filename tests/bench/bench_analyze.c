@@ -172,7 +172,7 @@ int main(int argc, char **argv)
     static const long series[] = {1, 2, 3, 5, 7, 10, 14, 20, 28, 40, 50, 70, 100, 140, 200};
     sa_config cfg;
     sa_config_default(&cfg);
-    cfg.order = cm ? SA_ORDER_CUTHILL_MCKEE : SA_ORDER_DECLARATION;
+    cfg.order = cm ? SA_ORDER_CUTHILL_MCKEE : SA_ORDER_AUTO;
     cfg.dynamic_reorder = reorder;
     cfg.initial_nodes = init_nodes;
     if (sa_begin(&cfg) != MDAE_OK)

@@ -14,6 +14,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
+#include "ref.h"
 
 #include "fail_alloc.h"
 #include "model_files.h"
@@ -585,6 +586,74 @@ Test(sa_analyze, both_row_orders_give_the_same_offsets)
     mel_model_free(m);
 }
 
+/* The RLDC chain (tests/models/rldc_chain.mel) with the equations of each
+ * cell split in two loops, as a Modelica export lists its aliases first:
+ * the columns of x, j, e, u, v stay open across the whole declaration
+ * order, and with 2^N modes the chain cannot be enumerated. */
+static const char scattered_chain[] =
+    "N : integer = 2;\n"
+    "pE : real = 1.0; pR : real = 10.0; pL : real = 1.0; pC : real = 0.1;\n"
+    "foreach k in 0 .. N do e[k] : real done;\n"
+    "foreach k in 1 .. N + 1 do j[k] : real done;\n"
+    "foreach k in 1 .. N do\n"
+    "  x[k] : real; w[k] : real; i[k] : real; u[k] : real; v[k] : real; s[k] : real;\n"
+    "  g[k] : boolean = last(s[k]) >= 0\n"
+    "done;\n"
+    "src : equation e[0] = pE;\n"
+    "plug : equation j[N + 1] = 0;\n"
+    "foreach k in 1 .. N do\n"
+    "  R[k] : equation x[k] = pR * j[k];\n"
+    "  KD[k] : equation e[k] = u[k] + v[k]\n"
+    "done;\n"
+    "foreach k in 1 .. N do\n"
+    "  L[k] : equation w[k] = pL * der(j[k]);\n"
+    "  KL[k] : equation e[k - 1] - e[k] = x[k] + w[k];\n"
+    "  C[k] : equation i[k] = pC * der(v[k]);\n"
+    "  KC[k] : equation j[k] = i[k] + j[k + 1];\n"
+    "  S[k] : equation s[k] = if g[k] then i[k] else -u[k];\n"
+    "  Z[k] : equation 0 = if g[k] then u[k] else i[k]\n"
+    "done;\n";
+
+Test(sa_analyze, a_scattered_order_is_analysed_again_in_cuthill_mckee_order)
+{
+    mel_define def = {"N", 18};
+    mel_options mo = {0};
+    mo.defines = &def;
+    mo.n_defines = 1;
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(scattered_chain, strlen(scattered_chain), &mo, &m, NULL),
+                 MDAE_OK);
+    cr_assert_eq(m->n_modes, 18);
+    sa_result *r = NULL;
+    cr_assert_eq(analyze(m, &r), MDAE_OK);
+    sa_method_info mi;
+    sa_result_method(r, &mi);
+    cr_expect(mi.reordered, "analysed again in Cuthill-McKee's order");
+    cr_expect_eq(sa_result_valid_modes(r), 262144.0);
+    /* The offsets of sampled modes, against the brute-force reference. */
+    uint64_t x = 0x5CA77E2Dull;
+    bool mode[18];
+    for (int a = 0; a < 64; a++) {
+        for (uint32_t k = 0; k < m->n_modes; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            mode[k] = (x >> 40) & 1;
+        }
+        ref_mode rm;
+        cr_assert_eq(ref_mode_compute(m, mode, &rm), MDAE_OK);
+        sa_mode_view v;
+        cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+        cr_assert(v.valid && rm.valid && v.singular == rm.singular);
+        for (uint32_t i = 0; !rm.singular && i < m->n_equations; i++)
+            cr_assert_eq(v.c[i], rm.c[i], "mode %d: c of %s", a, m->equations[i].name);
+        for (uint32_t j = 0; !rm.singular && j < m->n_variables; j++)
+            cr_assert_eq(v.d[j], rm.d[j], "mode %d: d of %s", a, m->variables[j].name);
+        sa_mode_view_close(&v);
+        ref_mode_close(&rm);
+    }
+    sa_result_free(r);
+    mel_model_free(m);
+}
+
 Test(sa_analyze, report_with_valid_care_gives_short_formulas)
 {
     mel_model *m = parse_file("building_compressible.mel", 3);
@@ -913,5 +982,45 @@ Test(sa_analyze, cancellation_and_node_limits_by_blocks_fail_cleanly)
     cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
     cr_expect_gt(limited, 0);
     cr_expect_gt(ok, 0);
+    mel_model_free(m);
+}
+
+/* The first random model (the reference's generator) that the blocks path,
+ * each block solved implicitly to its end, analyses with a block's
+ * singular modes' maximum matchings by cofactors and the diagnostics by
+ * blocks (engine/sa_maxmatch.c); NULL if none of the first 300. */
+static mel_model *model_with_max_matchings_by_cofactors(void)
+{
+    ref_random_opts o = {.max_modes = 8, .max_equations = 16, .nonsquare_percent = 20};
+    for (uint64_t s = 1; s <= 300; s++) {
+        char *text = ref_random_model(s, &o);
+        cr_assert_not_null(text);
+        mel_model *m = parse_text(text);
+        mdae_free(text);
+        sa_result *r = NULL;
+        sa_method_info mi = {0};
+        if (analyze_by_blocks(m, 50000000, NULL, NULL, &r) == MDAE_OK)
+            sa_result_method(r, &mi);
+        sa_result_free(r);
+        if (mi.max_by_cofactors > 0 && mi.dm_by_blocks)
+            return m;
+        mel_model_free(m);
+    }
+    return NULL;
+}
+
+Test(sa_analyze, maximum_matchings_by_cofactors_fail_cleanly_and_agree_with_the_implicit_path)
+{
+    mel_model *m = model_with_max_matchings_by_cofactors();
+    cr_assert_not_null(m, "some random model takes that path");
+    sa_result *imp = NULL;
+    cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
+    long n;
+    sa_result *r = by_blocks_until_allocations_suffice(m, 50000000, &n);
+    const char *why = NULL;
+    cr_assert(sa_result_same(imp, r, &why), "%s differ", why);
+    sa_result_free(r);
+    cr_assert_gt(by_blocks_until_not_cancelled(m, 50000000), 3);
+    sa_result_free(imp);
     mel_model_free(m);
 }

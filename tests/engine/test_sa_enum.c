@@ -70,6 +70,8 @@ static size_t g_by_blocks; /* models whose primal the blocks path solved */
 static size_t g_dm_by_blocks; /* and their singular modes' diagnostics */
 static size_t g_blocks_fell_back; /* models with a block enumerated after
                                      its implicit attempt's budget */
+static size_t g_by_cofactors; /* models with a block whose singular modes'
+                                 maximum matchings came by cofactors */
 
 /* Both paths, the same functions; returns the method AUTO chose. */
 static int same_by_both(const mel_model *m, const char *label)
@@ -83,6 +85,11 @@ static int same_by_both(const mel_model *m, const char *label)
     /* Every block tries the implicit primal with a budget of one node and
      * is enumerated when it runs out. */
     sa_result *fb = analyze_budget(m, SA_METHOD_BLOCKS, 1, &rf);
+    /* Every block runs the implicit primal to its end (a budget it never
+     * reaches), so its singular modes' maximum matchings come by cofactors
+     * (engine/sa_maxmatch.c) where they can. */
+    int rx;
+    sa_result *bx = analyze_budget(m, SA_METHOD_BLOCKS, 50000000, &rx);
     if (ri == MDAE_E_BDD_LIMIT && re == MDAE_OK) {
         g_implicit_too_big++;
         sa_result_free(imp);
@@ -95,6 +102,8 @@ static int same_by_both(const mel_model *m, const char *label)
         cr_assert_eq(ri, rb, "%s: blocks %s", label, mdae_err_name(rb));
     if (rf != MDAE_E_BDD_LIMIT)
         cr_assert_eq(ri, rf, "%s: blocks, budget 1: %s", label, mdae_err_name(rf));
+    if (rx != MDAE_E_BDD_LIMIT)
+        cr_assert_eq(ri, rx, "%s: blocks, implicit: %s", label, mdae_err_name(rx));
     int chosen = -1;
     if (ri == MDAE_OK) {
         const char *why = NULL;
@@ -115,6 +124,14 @@ static int same_by_both(const mel_model *m, const char *label)
             cr_assert_leq(fi.blocks_fell_back, fi.blocks);
             g_blocks_fell_back += fi.blocks_fell_back > 0;
         }
+        if (rx == MDAE_OK) {
+            cr_assert(sa_result_same(imp, bx, &why), "%s: blocks, implicit: %s differ", label,
+                      why);
+            sa_method_info xi;
+            sa_result_method(bx, &xi);
+            cr_assert_leq(xi.max_by_cofactors, xi.blocks);
+            g_by_cofactors += xi.max_by_cofactors > 0;
+        }
         sa_method_info mi;
         sa_result_method(enu, &mi);
         cr_assert_eq(mi.method, SA_METHOD_ENUMERATE);
@@ -128,6 +145,7 @@ static int same_by_both(const mel_model *m, const char *label)
     sa_result_free(aut);
     sa_result_free(blk);
     sa_result_free(fb);
+    sa_result_free(bx);
     return chosen;
 }
 
@@ -149,9 +167,11 @@ static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
     cr_assert_gt(g_by_blocks, 0, "the blocks path applied to some");
     cr_assert_gt(g_dm_by_blocks, 0, "and found the diagnostics of some");
     cr_assert_gt(g_blocks_fell_back, 0, "a block fell back to enumeration in some");
+    cr_assert_gt(g_by_cofactors, 0, "a block's maximum matchings came by cofactors in some");
     cr_log_info("%zu of %llu models by blocks, %zu with their diagnostics, %zu with a block "
-                "enumerated after its budget",
-                g_by_blocks, (unsigned long long)n, g_dm_by_blocks, g_blocks_fell_back);
+                "enumerated after its budget, %zu with maximum matchings by cofactors",
+                g_by_blocks, (unsigned long long)n, g_dm_by_blocks, g_blocks_fell_back,
+                g_by_cofactors);
 }
 
 Test(sa_enum, both_paths_agree_on_random_models)
