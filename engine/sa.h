@@ -110,6 +110,13 @@ typedef struct sa_options {
                                  AUTO tries it whenever it goes implicit.
                                  Reported as SA_METHOD_IMPLICIT, with
                                  sa_method_info.blocks */
+#define SA_METHOD_TIGHT 4     /* SA_METHOD_BLOCKS with every block solved
+                                 by the tight graphs of sampled modes'
+                                 offsets (engine/sa_tight.c), the modes
+                                 they leave implicitly; AUTO does so for
+                                 the blocks whose modes are too many to
+                                 enumerate. For tests; reported as
+                                 SA_METHOD_IMPLICIT */
 
 /* How a result was computed. */
 typedef struct sa_method_info {
@@ -127,6 +134,8 @@ typedef struct sa_method_info {
     uint32_t blocks_fell_back; /* of those, enumerated after their implicit
                                   attempt exceeded its budget */
     bool dm_by_blocks; /* and the singular modes' diagnostics too */
+    uint32_t blocks_tight; /* of those, solved by the tight graphs of sampled
+                              modes (engine/sa_tight.c), in some modes */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -362,6 +362,10 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     sa__enum_plan(c, &plan);
     size_t budget = sa__implicit_budget(c, r, plan.modes);
     bool cheap = sa__enum_is_cheap(c, r, plan.modes);
+    if (c->opt != NULL && c->opt->method == SA_METHOD_TIGHT && c->tight_depth == 0) {
+        cheap = false; /* forced (tests) */
+        budget = 0;
+    }
     bool fell_back = !cheap && budget > 0 && !sa__try(c, budget, implicit_primal, local_tmax);
     if (cheap || fell_back) {
         r->searched = false;
@@ -369,7 +373,10 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
         w->enumerated_modes += r->enumerated_modes;
         w->blocks_fell_back += fell_back;
     } else if (budget == 0) {
-        implicit_primal(c, local_tmax);
+        bool tight = sa__tight_primal(c);
+        w->blocks_tight += tight;
+        if (!tight)
+            implicit_primal(c, local_tmax);
     }
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
@@ -571,18 +578,16 @@ static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
     reach(c, match, r->under, false);
 }
 
-bool sa__primal_blocks(sa_ctx *c)
+bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
 {
     sa_result *w = c->r;
-    size_t mark = sa__mark(c);
+    memset(out, 0, sizeof *out);
     uint32_t *block_of_eq = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *block_of_eq);
     uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
-    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb)) {
-        sa__release(c, mark);
+    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb))
         return false;
-    }
     /* Members of each block, in model order (counting sort). */
     uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
     uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
@@ -640,20 +645,32 @@ bool sa__primal_blocks(sa_ctx *c)
         sa__progress(c, "blocks", b, nb);
     }
     c->opt = saved;
+    *out = (sa__bsol){nb, block_of_eq, block_of_var, in_union, te, tmax, sing, ok};
+    return true;
+}
 
+bool sa__primal_blocks(sa_ctx *c)
+{
+    sa_result *w = c->r;
+    size_t mark = sa__mark(c);
+    sa__bsol b;
+    if (!sa__blocks_solve(c, &b)) {
+        sa__release(c, mark);
+        return false;
+    }
     w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
-    sa__put(&w->ok, *ok);
-    sa__put(&w->singular, sa__diff(w->chi_m, *ok));
+    sa__put(&w->ok, *b.ok);
+    sa__put(&w->singular, sa__diff(w->chi_m, *b.ok));
     for (size_t e = 0; e < w->n_edges; e++)
-        sa__put(&w->te[e], sa__and(te[e], *ok));
-    w->primal_blocks = nb;
+        sa__put(&w->te[e], sa__and(b.te[e], *b.ok));
+    w->primal_blocks = b.nb;
     if (w->singular != bddfalse &&
-        singular_blocks_apart(c, sing, nb, block_of_eq, block_of_var, in_union)) {
+        singular_blocks_apart(c, b.sing, b.nb, b.block_of_eq, b.block_of_var, b.in_union)) {
         /* In each mode, the blocks' own matchings: perfect in the
          * nonsingular ones, maximum in the singular ones. */
         for (size_t e = 0; e < w->n_edges; e++)
-            sa__put(&te[e], sa__or(te[e], tmax[e]));
-        diagnostics_by_reach(c, te);
+            sa__put(&b.te[e], sa__or(b.te[e], b.tmax[e]));
+        diagnostics_by_reach(c, b.te);
         w->dm_by_blocks = true;
     }
     sa__release(c, mark);
