@@ -329,11 +329,12 @@ typedef struct sa__bsol {
 bool sa__blocks_solve(sa_ctx *c, sa__bsol *b);
 /* ---- sa_tight.c --------------------------------------------------------------
  * The primal of c->r, a block's sub-result (sa_blocks.c: ok, singular, te,
- * the slots it gives), by the tight graphs of the offsets of sampled modes,
- * when they cover every valid mode (then none is singular); false, with
- * nothing filled and nothing kept, otherwise, or inside another such call
- * (the file says when and why it is exact). */
-bool sa__tight_primal(sa_ctx *c);
+ * the slots it gives, and a maximum matching of each singular mode into
+ * tmax, n_edges slots), by the tight graphs of the offsets of sampled
+ * modes, when they cover every valid mode; false, with nothing filled and
+ * nothing kept, otherwise, or inside another such call (the file says when
+ * and why it is exact). */
+bool sa__tight_primal(sa_ctx *c, BDD *tmax);
 /* Tarjan's strongly connected components of the graph of n nodes whose
  * successors of node x are to[first[x] .. first[x + 1]): comp[x] := its
  * component, numbered in reverse topological order; returns their number.

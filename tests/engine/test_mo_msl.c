@@ -136,6 +136,15 @@ Test(mo_msl, pumping_system_by_blocks_agrees_with_the_reference_with_its_singula
     against_reference("Modelica.Fluid.Examples.PumpingSystem", 200, true);
 }
 
+Test(mo_msl, batch_plant_by_tight_graphs_agrees_with_the_reference_with_its_singular_modes)
+{
+    /* A union-graph block of 742 equations over 48 atoms: its nonsingular
+     * and singular modes by the tight graphs of sampled modes (sa_tight.c),
+     * the diagnostics from the whole's maximum matchings they give. */
+    against_reference("Modelica.Fluid.Examples.AST_BatchPlant.BatchPlant_StandardWater", 3,
+                      true);
+}
+
 Test(mo_msl, translational_friction_agrees_with_the_reference_in_every_mode)
 {
     against_reference("Modelica.Mechanics.Translational.Examples.Friction", 0, false);
