@@ -93,8 +93,10 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
     if (cmd->opts & CLI_OPT_METHOD)
         fprintf(f, "  --method M      how each connected component is analysed: auto (default:\n"
                    "                  by an estimate), implicit (all modes at once on BDDs),\n"
-                   "                  enumeration (each valid mode) or blocks (implicit, the\n"
-                   "                  matchings block by block); the result is the same\n");
+                   "                  enumeration (each valid mode), blocks (implicit, the\n"
+                   "                  matchings block by block) or tight (blocks, each by\n"
+                   "                  the tight graphs of sampled modes); the result is\n"
+                   "                  the same\n");
     if (cmd->opts & CLI_OPT_REORDER)
         fprintf(f, "  --reorder       enable dynamic BDD variable reordering\n");
     if (cmd->opts & CLI_OPT_DOT)
@@ -252,7 +254,7 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             const char *v = option_value(argc, argv, &i, "--method");
             if (v == NULL || sa_method_from_name(v, &o->method) < 0)
                 return usage_error(cmd, o, "invalid --method '%s'", v ? v : "",
-                                   "expected auto, implicit, enumeration or blocks");
+                                   "expected auto, implicit, enumeration, blocks or tight");
         } else if (is_option(a, "--format")) {
             const char *v = option_value(argc, argv, &i, "--format");
             if (v == NULL || (strcmp(v, "mel") != 0 && strcmp(v, "modelica") != 0))

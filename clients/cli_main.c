@@ -35,7 +35,7 @@ static const cli_command commands[] = {
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_DOT |
          CLI_OPT_METHOD,
      "FILE [-D NAME=VALUE]... [--json | --dot[=OUT] | --svg[=OUT]] [--node-limit N]\n"
-     "       [--reorder] [--method auto|implicit|enumeration|blocks]",
+     "       [--reorder] [--method auto|implicit|enumeration|blocks|tight]",
      "structural analysis in all modes at once: offsets, blocks, dependencies",
      "Runs the structural analysis on BDDs: valid modes, structurally singular\n"
      "modes with their over- and underdetermined parts, the offsets of every\n"
@@ -56,7 +56,7 @@ static const cli_command commands[] = {
     {"mode", cli_mode_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER |
                                CLI_OPT_MODE | CLI_OPT_METHOD,
      "FILE --mode SPEC [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]\n"
-     "       [--method auto|implicit|enumeration|blocks]",
+     "       [--method auto|implicit|enumeration|blocks|tight]",
      "what the all-modes analysis says about one mode",
      "SPEC sets mode variables: 'g1=1,g2=0' (values 1, 0, true, false); the\n"
      "variables it does not list are false, and a name that is not a mode\n"

@@ -33,11 +33,16 @@
  *         else kn` (constants) gives, for each branch whose path condition P
  *         has only mode-variable atoms and each mode atom `m == k`:
  *         !P | (m == k) or !P | !(m == k).
+ *       - relations of the same expression text to constants (after
+ *         evaluating parameters), x < k1 and x > k2 and so on, pairwise:
+ *         what holds for every real x (x > 1 implies x > 0; x > k2 and
+ *         x < k1 exclude each other when k1 <= k2, and one of them holds
+ *         when k1 > k2).
  *     Not derived: definitions through atoms that are not mode variables
  *     (b = x > 0 when `x > 0` selects nothing itself): such an atom is a free
  *     Boolean in the result, so leaving it out only keeps modes that the
  *     model might exclude, never hides one; relations between different
- *     relations over Reals (x > 1 implies x > 0); when-defined variables.
+ *     expressions (x > y, x > 0); when-defined variables.
  *  7. Group the uses into incidences (cases by decreasing order, each the OR
  *     of its uses' guards), name everything, build the mel_model.
  *
@@ -102,7 +107,19 @@ typedef struct atom {
     bool is_eq;
     const char *var_name; /* a Boolean variable's atom: its name */
     const mo__expr *rel;  /* a relation's atom: its first occurrence */
+    /* A relation with one constant side: the key holds iff bnd_lhs < bnd
+     * (bnd_above: bnd_lhs > bnd); bnd_lhs NULL otherwise. */
+    const char *bnd_lhs;
+    double bnd;
+    bool bnd_above;
 } atom;
+
+/* The constant side of a relation atom (atom.bnd_lhs, for invariants). */
+typedef struct bound {
+    const mo__expr *lhs; /* the other side, NULL: none */
+    double k;
+    bool above;
+} bound;
 
 typedef struct use {
     uint32_t var;
@@ -768,7 +785,8 @@ static long resolve(elab *el, const mo__expr *e, bool *whole, bool quiet)
 
 static const mel_guard *atom_guard(elab *el, const char *key, const char *display, bool pol,
                                    mdae_range where, const mo__expr *eq_lhs, long long eq_k,
-                                   bool is_eq, const char *var_name, const mo__expr *rel)
+                                   bool is_eq, const char *var_name, const mo__expr *rel,
+                                   const bound *bd)
 {
     long i = find(&el->atoms_by_key, key);
     if (i < 0) {
@@ -788,6 +806,11 @@ static const mel_guard *atom_guard(elab *el, const char *key, const char *displa
         a->eq_lhs = eq_lhs ? expr_text(el, eq_lhs) : NULL;
         a->var_name = var_name;
         a->rel = rel;
+        if (bd != NULL && bd->lhs != NULL) {
+            a->bnd_lhs = expr_text(el, bd->lhs);
+            a->bnd = bd->k;
+            a->bnd_above = bd->above;
+        }
     }
     const mel_guard *g = mel__g_var(&el->gf, (uint32_t)i);
     return (pol != !ATOM(el, i)->flip) ? mel__g_not(&el->gf, g) : g;
@@ -808,6 +831,18 @@ static bool is_relation(uint8_t op)
 {
     return op == MO_T_LT || op == MO_T_LE || op == MO_T_GT || op == MO_T_GE || op == MO_T_EQ ||
            op == MO_T_NE;
+}
+
+/* The relation l < r with exactly one constant side: bd := that side and
+ * the other (left alone otherwise). */
+static void relation_bound(elab *el, const mo__expr *l, const mo__expr *r, bound *bd)
+{
+    value vl = eval(el, l), vr = eval(el, r);
+    if (vl.ok == vr.ok || !isfinite(vl.ok ? vl.v : vr.v))
+        return;
+    bd->lhs = vl.ok ? r : l;
+    bd->k = vl.ok ? vl.v : vr.v;
+    bd->above = vl.ok; /* k < r: r > k */
 }
 
 /* A Boolean condition as a guard over atoms. Constant parts fold. */
@@ -867,7 +902,11 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
                     lhs = b;
                 }
             }
-            const mel_guard *g = atom_guard(el, key, disp, pol, c->where, lhs, k, is_eq, NULL, c);
+            bound bd = {0};
+            if (!eq)
+                relation_bound(el, swap ? b : a, swap ? a : b, &bd);
+            const mel_guard *g =
+                atom_guard(el, key, disp, pol, c->where, lhs, k, is_eq, NULL, c, &bd);
             mdae_free(key);
             return g;
         }
@@ -905,7 +944,7 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
             if (mv->type != T_BOOL)
                 err(el, MDAE_E_MODEL, c->where, "condition '%s' is not a Boolean", mv->name);
             return atom_guard(el, mv->name, mv->name, true, c->where, NULL, 0, false, mv->name,
-                              NULL);
+                              NULL, NULL);
         }
         return mel__g_true();
     }
@@ -917,7 +956,7 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
     char *t = expr_text(el, c);
     if (t == NULL)
         return mel__g_true();
-    return atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL, NULL);
+    return atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL, NULL, NULL);
 }
 
 /* ---- incidences ------------------------------------------------------------------ */
@@ -2207,6 +2246,38 @@ typedef struct inv_item {
     uint32_t when; /* mel_invariant.when */
 } inv_item;
 
+/* The mode variable of atom i as the truth of its key (atom.flip). */
+static const mel_guard *key_guard(elab *el, size_t i)
+{
+    const mel_guard *g = mel__g_var(&el->gf, (uint32_t)i);
+    return ATOM(el, i)->flip ? mel__g_not(&el->gf, g) : g;
+}
+
+/* What the real line says about two relations of the same expression to
+ * constants, a (x < ka or x > ka) and b: the implication or exclusion that
+ * holds for every x, as a guard; NULL when there is none. */
+static const mel_guard *bound_relation(elab *el, size_t i, size_t j)
+{
+    const atom *a = ATOM(el, i), *b = ATOM(el, j);
+    const mel_guard *ga = key_guard(el, i), *gb = key_guard(el, j);
+    mel__gfactory *gf = &el->gf;
+    if (a->bnd_above == b->bnd_above) {
+        /* x < ka implies x < kb when ka <= kb; x > ka implies x > kb when
+         * ka >= kb (equal bounds: both ways) */
+        bool a_in_b = a->bnd_above ? a->bnd >= b->bnd : a->bnd <= b->bnd;
+        bool b_in_a = a->bnd_above ? b->bnd >= a->bnd : b->bnd <= a->bnd;
+        const mel_guard *ab = mel__g_or(gf, mel__g_not(gf, ga), gb);
+        const mel_guard *ba = mel__g_or(gf, mel__g_not(gf, gb), ga);
+        return a_in_b && b_in_a ? mel__g_and(gf, ab, ba) : a_in_b ? ab : ba;
+    }
+    double below = a->bnd_above ? b->bnd : a->bnd, above = a->bnd_above ? a->bnd : b->bnd;
+    /* x < below and x > above: disjoint when below <= above, covering the
+     * line when below > above */
+    if (below <= above)
+        return mel__g_not(gf, mel__g_and(gf, ga, gb));
+    return mel__g_or(gf, ga, gb);
+}
+
 static void derive_invariants(elab *el, vec *invs)
 {
     size_t n_atoms = el->atoms.n;
@@ -2257,6 +2328,24 @@ static void derive_invariants(elab *el, vec *invs)
             if (it == NULL)
                 return;
             it->cond = mel__g_not(&el->gf, mel__g_and(&el->gf, ga, gb));
+            it->where = b->where;
+            paired++;
+        }
+    }
+    /* x < k1, x > k2, ...: what the order of the reals implies */
+    for (size_t i = 0; i < n_atoms && !el->rep->stop; i++) {
+        atom *a = ATOM(el, i);
+        if (a->mode < 0 || a->bnd_lhs == NULL)
+            continue;
+        size_t paired = 0;
+        for (size_t j = i + 1; j < n_atoms && paired < 64; j++) {
+            atom *b = ATOM(el, j);
+            if (b->mode < 0 || b->bnd_lhs == NULL || strcmp(a->bnd_lhs, b->bnd_lhs) != 0)
+                continue;
+            inv_item *it = vec_push(el, invs, sizeof *it);
+            if (it == NULL)
+                return;
+            it->cond = bound_relation(el, i, j);
             it->where = b->where;
             paired++;
         }

@@ -113,6 +113,13 @@ typedef struct sa_options {
                                  AUTO tries it whenever it goes implicit.
                                  Reported as SA_METHOD_IMPLICIT, with
                                  sa_method_info.blocks */
+#define SA_METHOD_TIGHT 4     /* SA_METHOD_BLOCKS with every block solved
+                                 by the tight graphs of sampled modes'
+                                 offsets (engine/sa_tight.c), the modes
+                                 they leave implicitly; AUTO does so for
+                                 the blocks whose modes are too many to
+                                 enumerate. For tests; reported as
+                                 SA_METHOD_IMPLICIT */
 
 /* How a result was computed. */
 typedef struct sa_method_info {
@@ -135,6 +142,8 @@ typedef struct sa_method_info {
                                   some of them; engine/sa_maxmatch.c) */
     bool reordered;    /* analysed again with the rows in Cuthill-McKee's
                           order (SA_ORDER_AUTO; engine/sa_encode.c) */
+    uint32_t blocks_tight; /* of the blocks, those solved by the tight graphs
+                              of sampled modes (engine/sa_tight.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

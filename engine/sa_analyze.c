@@ -132,7 +132,7 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
         }
         return SA_METHOD_ENUMERATE;
     }
-    if (method == SA_METHOD_IMPLICIT || method == SA_METHOD_BLOCKS)
+    if (method == SA_METHOD_IMPLICIT || method == SA_METHOD_BLOCKS || method == SA_METHOD_TIGHT)
         return SA_METHOD_IMPLICIT;
     if (sa__enum_is_cheap(c, r, plan->modes))
         return SA_METHOD_ENUMERATE;
@@ -231,7 +231,7 @@ static int run(const mel_model *m, const sa_options *opt, sa_result **out, mdae_
     if (m == NULL || (full && out == NULL))
         return MDAE_E_INVAL;
     int method = opt ? opt->method : SA_METHOD_AUTO;
-    if (method < SA_METHOD_AUTO || method > SA_METHOD_BLOCKS)
+    if (method < SA_METHOD_AUTO || method > SA_METHOD_TIGHT)
         return MDAE_E_INVAL;
     outcome oc = {false, false};
     int order = sa__order();
@@ -342,12 +342,13 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->dm_by_blocks = r->dm_by_blocks;
     out->max_by_cofactors = r->max_by_cofactors;
     out->reordered = r->reordered;
+    out->blocks_tight = r->blocks_tight;
 }
 
 int sa_method_from_name(const char *name, int *out)
 {
     static const int methods[] = {SA_METHOD_AUTO, SA_METHOD_IMPLICIT, SA_METHOD_ENUMERATE,
-                                  SA_METHOD_BLOCKS};
+                                  SA_METHOD_BLOCKS, SA_METHOD_TIGHT};
     for (size_t k = 0; name != NULL && k < sizeof methods / sizeof methods[0]; k++)
         if (strcmp(name, sa_method_name(methods[k])) == 0) {
             *out = methods[k];
@@ -365,6 +366,8 @@ const char *sa_method_name(int method)
         return "enumeration";
     case SA_METHOD_BLOCKS:
         return "blocks";
+    case SA_METHOD_TIGHT:
+        return "tight";
     default:
         return "auto";
     }

@@ -61,12 +61,18 @@
 /* A mode function that holds in every valid mode. */
 static bool always(sa_ctx *c, BDD f) { return sa__imp(c->r->chi_m, f) == bddtrue; }
 
-static bool vars_always_active(sa_ctx *c)
+/* Every variable is active in every valid mode, or (inside sa_tight.c's
+ * rounds, which remove columns) in none: never[j], *n_never. */
+static bool vars_always_active(sa_ctx *c, bool *never, uint32_t *n_never)
 {
     const sa_result *r = c->r;
-    for (uint32_t j = 0; j < r->n_var; j++)
-        if (!always(c, r->chi_j[j]))
+    *n_never = 0;
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        never[j] = c->tight_depth > 0 && sa__and(r->chi_j[j], r->chi_m) == bddfalse;
+        *n_never += never[j];
+        if (!never[j] && !always(c, r->chi_j[j]))
             return false;
+    }
     return true;
 }
 
@@ -122,14 +128,14 @@ typedef struct ugraph {
     int *zero; /* weights: none matter here */
 } ugraph;
 
-static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph *u,
-                        bool *in_union)
+static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const bool *never,
+                        ugraph *u, bool *in_union)
 {
     const sa_result *r = c->r;
-    u->n_rows = ng;
-    u->first = sa__alloc(c, ((size_t)ng + 2) * sizeof *u->first);
-    u->col = sa__alloc(c, (r->n_edges + 1) * sizeof *u->col);
-    u->zero = sa__alloc(c, (r->n_edges + 1) * sizeof *u->zero);
+    u->n_rows = r->n_var; /* ng groups, then a row per never-active variable */
+    u->first = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *u->first);
+    u->col = sa__alloc(c, (r->n_edges + r->n_var + 1) * sizeof *u->col);
+    u->zero = sa__alloc(c, (r->n_edges + r->n_var + 1) * sizeof *u->zero);
     /* Equations of each group, in model order (counting sort). */
     uint32_t *gfirst = sa__alloc(c, ((size_t)ng + 2) * sizeof *gfirst);
     uint32_t *geq = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *geq);
@@ -157,7 +163,16 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, ugraph
             }
         }
     }
-    u->first[ng] = n;
+    /* A never-active variable (no edge of the union: chi_e => chi_j) is
+     * matched to a row of its own, a block without equations. */
+    uint32_t g = ng;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        if (never[j]) {
+            u->first[g++] = n;
+            u->col[n++] = j;
+        }
+    MDAE_ASSERT(g == r->n_var);
+    u->first[g] = n;
 }
 
 /* Tarjan's strongly connected components (sm_sccs), with temporaries from
@@ -179,14 +194,17 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
                         bool *in_union, uint32_t *n_blocks)
 {
     const sa_result *r = c->r;
-    if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c))
+    bool *never = sa__alloc(c, (size_t)r->n_var + 1);
+    uint32_t n_never;
+    if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c, never, &n_never))
         return false;
     uint32_t *group_of = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *group_of);
     uint32_t ng;
-    if (!group_equations(c, group_of, &ng) || ng != r->n_var)
+    if (!group_equations(c, group_of, &ng) || ng + n_never != r->n_var)
         return false;
     ugraph u;
-    union_graph(c, group_of, ng, &u, in_union);
+    union_graph(c, group_of, ng, never, &u, in_union);
+    ng = r->n_var;
     uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
     /* Nothing may jump between here and sm_ws_free. */
     sm_ws *ws = sm_ws_new();
@@ -368,6 +386,10 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     sa__enum_plan(c, &plan);
     size_t budget = sa__implicit_budget(c, r, plan.modes);
     bool cheap = sa__enum_is_cheap(c, r, plan.modes);
+    if (c->opt != NULL && c->opt->method == SA_METHOD_TIGHT && c->tight_depth == 0) {
+        cheap = false; /* forced (tests) */
+        budget = 0;
+    }
     bool fell_back = !cheap && budget > 0 && !sa__try(c, budget, implicit_primal, local_tmax);
     if (cheap || fell_back) {
         r->searched = false;
@@ -375,8 +397,15 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
         w->enumerated_modes += r->enumerated_modes;
         w->blocks_fell_back += fell_back;
     } else if (budget == 0) {
-        sa__hard_part(c);
-        implicit_primal(c, local_tmax);
+        /* The tight graphs first (cheap when they cover every mode); else
+         * the implicit primal, in Cuthill-McKee's order if that is much
+         * narrower (sa__hard_part may start the analysis again). */
+        bool tight = sa__tight_primal(c, local_tmax);
+        w->blocks_tight += tight;
+        if (!tight) {
+            sa__hard_part(c);
+            implicit_primal(c, local_tmax);
+        }
     }
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
@@ -410,7 +439,10 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
  * its matched row) are overdetermined, the columns reachable from an
  * unmatched column likewise underdetermined (sa_dm.c defines them by
  * maximum matchings, which is the same). Both are least fixpoints over
- * mode functions, like the offsets. Otherwise sa_dm.c computes them on the
+ * mode functions, like the offsets. Otherwise the same reachability from
+ * a maximum matching of the whole in each singular mode, when sa_tight.c
+ * finds one (BatchPlant_StandardWater: its big block and a block of three
+ * equations are singular in common modes and joined); else sa_dm.c on the
  * whole. */
 
 /* At most this many blocks singular in some mode: one search of the block
@@ -579,18 +611,16 @@ static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
     reach(c, match, r->under, false);
 }
 
-bool sa__primal_blocks(sa_ctx *c)
+bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
 {
     sa_result *w = c->r;
-    size_t mark = sa__mark(c);
+    memset(out, 0, sizeof *out);
     uint32_t *block_of_eq = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *block_of_eq);
     uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
-    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb)) {
-        sa__release(c, mark);
+    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb))
         return false;
-    }
     /* Members of each block, in model order (counting sort). */
     uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
     uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
@@ -638,6 +668,8 @@ bool sa__primal_blocks(sa_ctx *c)
     BDD *ok = sa__slots(c, 1);
     sa__put(ok, w->chi_m);
     for (uint32_t b = 0; b < nb; b++) {
+        if (efirst[b + 1] == efirst[b])
+            continue; /* a never-active variable alone (vars_always_active) */
         size_t m2 = sa__mark(c);
         sa__block *temps = sa__alloc_mark(c);
         sub_fill(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
@@ -648,20 +680,40 @@ bool sa__primal_blocks(sa_ctx *c)
         sa__progress(c, "blocks", b, nb);
     }
     c->opt = saved;
+    *out = (sa__bsol){nb, block_of_eq, block_of_var, in_union, te, tmax, sing, ok};
+    return true;
+}
 
+bool sa__primal_blocks(sa_ctx *c)
+{
+    sa_result *w = c->r;
+    size_t mark = sa__mark(c);
+    sa__bsol b;
+    if (!sa__blocks_solve(c, &b)) {
+        sa__release(c, mark);
+        return false;
+    }
     w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
-    sa__put(&w->ok, *ok);
-    sa__put(&w->singular, sa__diff(w->chi_m, *ok));
+    sa__put(&w->ok, *b.ok);
+    sa__put(&w->singular, sa__diff(w->chi_m, *b.ok));
     for (size_t e = 0; e < w->n_edges; e++)
-        sa__put(&w->te[e], sa__and(te[e], *ok));
-    w->primal_blocks = nb;
-    if (w->singular != bddfalse &&
-        singular_blocks_apart(c, sing, nb, block_of_eq, block_of_var, in_union)) {
-        /* In each mode, the blocks' own matchings: perfect in the
-         * nonsingular ones, maximum in the singular ones. */
+        sa__put(&w->te[e], sa__and(b.te[e], *b.ok));
+    w->primal_blocks = b.nb;
+    if (w->singular == bddfalse) {
+        sa__release(c, mark);
+        return true;
+    }
+    /* In each mode, the blocks' own matchings: perfect in the nonsingular
+     * ones, maximum in the singular ones, when those are apart; else a
+     * maximum matching of the whole in each singular mode, if the tight
+     * graphs of sampled modes find one (sa_tight.c; it finds the same ok,
+     * singular and te again). */
+    bool apart = singular_blocks_apart(c, b.sing, b.nb, b.block_of_eq, b.block_of_var, b.in_union);
+    BDD *whole = apart ? NULL : sa__slots(c, w->n_edges + 1);
+    if (apart || sa__tight_primal(c, whole)) {
         for (size_t e = 0; e < w->n_edges; e++)
-            sa__put(&te[e], sa__or(te[e], tmax[e]));
-        diagnostics_by_reach(c, te);
+            sa__put(&b.te[e], apart ? sa__or(b.te[e], b.tmax[e]) : sa__or(w->te[e], whole[e]));
+        diagnostics_by_reach(c, b.te);
         w->dm_by_blocks = true;
     }
     sa__release(c, mark);

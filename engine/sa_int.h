@@ -51,7 +51,7 @@
 
 typedef struct sa__chunk sa__chunk;
 
-#define SA_MAX_CLEANUPS 2
+#define SA_MAX_CLEANUPS 4
 typedef struct sa__block sa__block;
 
 /* The analysis result: every mode function later stages need (issue 4 will
@@ -106,6 +106,7 @@ struct sa_result {
                                   (sa_maxmatch.c) */
     bool reordered;          /* rows in Cuthill-McKee's order after
                                 sa__hard_part asked for it */
+    uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
 };
 
 typedef struct sa_ctx {
@@ -131,6 +132,7 @@ typedef struct sa_ctx {
                                though Cuthill-McKee's profile is smaller */
     bool want_cm;           /* the jump asks for another attempt in
                                Cuthill-McKee's order (sa__hard_part) */
+    int tight_depth;        /* sa__tight_primal calls in progress */
     /* Run by sa__leave, last pushed first: the state of sa_enum.c, and
      * around it sa_blocks.c's sub-problem (sa__push_cleanup). */
     struct {
@@ -319,6 +321,31 @@ void sa__primal(sa_ctx *c);
  * graph of the modes; false, with nothing filled, where that decomposition
  * does not apply or gives one block (the file says when and why). */
 bool sa__primal_blocks(sa_ctx *c);
+/* What sa__blocks_solve finds: the union graph's blocks (block_of_eq[i],
+ * UINT32_MAX for an equation active in no valid mode; block_of_var[j];
+ * in_union[e]: edge e active in some valid mode), and, as slots of the
+ * context's stack: te (n_edges: each block's chosen matching, not yet
+ * restricted to *ok), tmax (n_edges: a maximum matching of each block in
+ * its singular modes), sing (nb: each block's singular modes) and *ok
+ * (the valid modes where every block is nonsingular). */
+typedef struct sa__bsol {
+    uint32_t nb;
+    uint32_t *block_of_eq, *block_of_var;
+    bool *in_union;
+    BDD *te, *tmax, *sing, *ok;
+} sa__bsol;
+/* The blocks of c->r's union graph, each solved (sa_blocks.c); false, with
+ * nothing kept, where the decomposition does not apply or gives one block.
+ * Temporaries and slots stay on the context until the caller releases. */
+bool sa__blocks_solve(sa_ctx *c, sa__bsol *b);
+/* ---- sa_tight.c --------------------------------------------------------------
+ * The primal of c->r, a block's sub-result (sa_blocks.c: ok, singular, te,
+ * the slots it gives, and a maximum matching of each singular mode into
+ * tmax, n_edges slots), by the tight graphs of the offsets of sampled
+ * modes, when they cover every valid mode; false, with nothing filled and
+ * nothing kept, otherwise, or inside another such call (the file says when
+ * and why it is exact). */
+bool sa__tight_primal(sa_ctx *c, BDD *tmax);
 /* Tarjan's strongly connected components of the graph of n nodes whose
  * successors of node x are to[first[x] .. first[x + 1]): comp[x] := its
  * component, numbered in reverse topological order; returns their number.

@@ -353,8 +353,9 @@ static bool read_method(wk_state *w, const cJSON *params)
            (cJSON_IsString(m) && sa_method_from_name(m->valuestring, &w->method) == MDAE_OK);
 }
 
-/* "parts": how each component was analysed (issue 10), and over how many
- * blocks of its union graph the implicit primal ran (issue 11; 0: as one). */
+/* "parts": how each component was analysed (issue 10), over how many
+ * blocks of its union graph the implicit primal ran (issue 11; 0: as one),
+ * and how those blocks were solved (sa_method_info). */
 static bool add_parts(const wk_state *w, cJSON *ru)
 {
     cJSON *arr = cJSON_AddArrayToObject(ru, "parts");
@@ -372,6 +373,9 @@ static bool add_parts(const wk_state *w, cJSON *ru)
             !cJSON_AddBoolToObject(o, "fellBack", pi.method.fell_back) ||
             !cJSON_AddNumberToObject(o, "blocks", pi.method.blocks) ||
             !cJSON_AddNumberToObject(o, "blocksFellBack", pi.method.blocks_fell_back) ||
+            !cJSON_AddNumberToObject(o, "blocksTight", pi.method.blocks_tight) ||
+            !cJSON_AddNumberToObject(o, "maxByCofactors", pi.method.max_by_cofactors) ||
+            !cJSON_AddBoolToObject(o, "reordered", pi.method.reordered) ||
             !cJSON_AddBoolToObject(o, "reused", pi.reused))
             return false;
     }

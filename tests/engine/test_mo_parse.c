@@ -255,6 +255,54 @@ Test(mo_parse, derives_invariants_from_boolean_and_integer_definitions)
     mel_model_free(m);
 }
 
+/* Valid assignments of m's mode variables (at most 8) under its invariants. */
+static unsigned valid_modes(const mel_model *m)
+{
+    unsigned valid = 0;
+    bool mode[8];
+    cr_assert_leq(m->n_modes, 8);
+    for (unsigned x = 0; x < 1u << m->n_modes; x++) {
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            mode[k] = (x >> k) & 1;
+        bool ok = true;
+        for (uint32_t i = 0; i < m->n_invariants; i++)
+            ok = ok && mel_guard_eval(m->invariants[i].cond, mode);
+        valid += ok;
+    }
+    return valid;
+}
+
+Test(mo_parse, relations_of_one_expression_to_constants_follow_the_order_of_the_reals)
+{
+    /* x > h (h = 1), x > 0, x < -1, x >= 2: of the 16 assignments only the
+     * five intervals x < -1, [-1, 0], (0, 1], (1, 2), [2, inf) are possible */
+    mel_model *m = parse_ok("model M\n parameter Real h = 1;\n Real x, y, z, w, v;\nequation\n"
+                            " der(x) = 1 - x;\n y = if x > h then x else 0;\n"
+                            " z = if x > 0 then y else 0;\n w = if x < -1 then z else 0;\n"
+                            " v = if x >= 2 then w else 0;\nend M;\n");
+    cr_assert_eq(m->n_modes, 4);
+    cr_assert_str_eq(m->modes[3].name, "x >= 2");
+    cr_assert_eq(valid_modes(m), 5);
+    bool above1[4] = {true, false, false, false}; /* x > 1 but not x > 0 */
+    bool ok = true;
+    for (uint32_t i = 0; i < m->n_invariants; i++)
+        ok = ok && mel_guard_eval(m->invariants[i].cond, above1);
+    cr_assert_not(ok);
+    mel_model_free(m);
+}
+
+Test(mo_parse, relations_of_different_expressions_or_between_unknowns_stay_free)
+{
+    /* x > 0 and y < 0: different expressions; x > y: no constant side */
+    mel_model *m = parse_ok("model M\n Real x, y, z, w, v;\nequation\n der(x) = 1 - x;\n"
+                            " der(y) = x;\n z = if x > 0 then x else 0;\n"
+                            " w = if y < 0 then z else 0;\n v = if x > y then w else 0;\nend M;\n");
+    cr_assert_eq(m->n_modes, 3);
+    cr_assert_eq(m->n_invariants, 0);
+    cr_assert_eq(valid_modes(m), 8);
+    mel_model_free(m);
+}
+
 Test(mo_parse, relations_are_atoms_named_by_their_text_and_negations_share_them)
 {
     mel_model *m = parse_ok("model M\n Real x; Real y;\nequation\n"

@@ -877,8 +877,11 @@ static int cancel_at_call(void *ctx, const char *phase, size_t done, size_t tota
 static int analyze_by_blocks(const mel_model *m, size_t implicit_budget, sa_progress_fn progress,
                              void *ctx, sa_result **r)
 {
-    sa_options o = {.method = SA_METHOD_BLOCKS, .progress = progress, .progress_ctx = ctx,
-                    .implicit_budget = implicit_budget};
+    /* implicit_budget SIZE_MAX: SA_METHOD_TIGHT, every block by the tight
+     * graphs of sampled modes */
+    bool tight = implicit_budget == SIZE_MAX;
+    sa_options o = {.method = tight ? SA_METHOD_TIGHT : SA_METHOD_BLOCKS, .progress = progress,
+                    .progress_ctx = ctx, .implicit_budget = tight ? 0 : implicit_budget};
     return sa_analyze(m, &o, r, NULL);
 }
 
@@ -944,6 +947,42 @@ Test(sa_analyze, blocks_over_their_budget_are_enumerated_alone_with_the_same_res
     sa_result_free(r);
     cr_assert_gt(by_blocks_until_not_cancelled(m, 1), 3);
     sa_result_free(fb);
+    sa_result_free(imp);
+    mel_model_free(m);
+}
+
+/* Nonsingular in its four modes; e6 makes a second block of the union
+ * graph, so the primal goes by blocks. */
+static const char *tight_blocks =
+    "x : real; y : real; z : real; u : real; v : real; w : real;\n"
+    "g : boolean; h : boolean;\n"
+    "e1 : equation der(x) = y + z;\n"
+    "e2 : equation 0 = x + y + (if g then z else u);\n"
+    "e3 : equation der(z) = u + v;\n"
+    "e4 : equation 0 = u + v + (if h then x else y);\n"
+    "e5 : equation 0 = y + u + z;\n"
+    "e6 : equation w = x;\n";
+
+Test(sa_analyze, blocks_by_tight_graphs_give_the_same_result_and_fail_cleanly)
+{
+    mel_model *m = parse_text(tight_blocks);
+    sa_result *imp = NULL, *tg = NULL;
+    cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
+    cr_assert_not(sa_result_singular(imp));
+    cr_assert_eq(analyze_by_blocks(m, SIZE_MAX, NULL, NULL, &tg), MDAE_OK);
+    const char *why = NULL;
+    cr_assert(sa_result_same(imp, tg, &why), "%s differ", why);
+    sa_method_info mi;
+    sa_result_method(tg, &mi);
+    cr_assert_gt(mi.blocks, 1);
+    cr_assert_gt(mi.blocks_tight, 0);
+    long n;
+    sa_result *r = by_blocks_until_allocations_suffice(m, SIZE_MAX, &n);
+    cr_assert_gt(n, 20, "the failures reached inside the rounds");
+    cr_assert(sa_result_same(imp, r, &why), "%s differ", why);
+    sa_result_free(r);
+    cr_assert_gt(by_blocks_until_not_cancelled(m, SIZE_MAX), 3);
+    sa_result_free(tg);
     sa_result_free(imp);
     mel_model_free(m);
 }

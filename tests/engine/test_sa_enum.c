@@ -68,6 +68,7 @@ static sa_result *analyze(const mel_model *m, int method, int *rc)
 static size_t g_implicit_too_big; /* models over the implicit path's limit */
 static size_t g_by_blocks; /* models whose primal the blocks path solved */
 static size_t g_dm_by_blocks; /* and their singular modes' diagnostics */
+static size_t g_tight; /* models with a block solved by tight graphs */
 static size_t g_blocks_fell_back; /* models with a block enumerated after
                                      its implicit attempt's budget */
 static size_t g_by_cofactors; /* models with a block whose singular modes'
@@ -90,6 +91,10 @@ static int same_by_both(const mel_model *m, const char *label)
      * (engine/sa_maxmatch.c) where they can. */
     int rx;
     sa_result *bx = analyze_budget(m, SA_METHOD_BLOCKS, 50000000, &rx);
+    /* Every block by the tight graphs of sampled modes (the modes they
+     * leave implicitly). */
+    int rt;
+    sa_result *tg = analyze(m, SA_METHOD_TIGHT, &rt);
     if (ri == MDAE_E_BDD_LIMIT && re == MDAE_OK) {
         g_implicit_too_big++;
         sa_result_free(imp);
@@ -104,6 +109,8 @@ static int same_by_both(const mel_model *m, const char *label)
         cr_assert_eq(ri, rf, "%s: blocks, budget 1: %s", label, mdae_err_name(rf));
     if (rx != MDAE_E_BDD_LIMIT)
         cr_assert_eq(ri, rx, "%s: blocks, implicit: %s", label, mdae_err_name(rx));
+    if (rt != MDAE_E_BDD_LIMIT)
+        cr_assert_eq(ri, rt, "%s: tight: %s", label, mdae_err_name(rt));
     int chosen = -1;
     if (ri == MDAE_OK) {
         const char *why = NULL;
@@ -132,6 +139,13 @@ static int same_by_both(const mel_model *m, const char *label)
             cr_assert_leq(xi.max_by_cofactors, xi.blocks);
             g_by_cofactors += xi.max_by_cofactors > 0;
         }
+        if (rt == MDAE_OK) {
+            cr_assert(sa_result_same(imp, tg, &why), "%s: tight: %s differ", label, why);
+            sa_method_info ti;
+            sa_result_method(tg, &ti);
+            cr_assert_leq(ti.blocks_tight, ti.blocks);
+            g_tight += ti.blocks_tight > 0;
+        }
         sa_method_info mi;
         sa_result_method(enu, &mi);
         cr_assert_eq(mi.method, SA_METHOD_ENUMERATE);
@@ -146,6 +160,7 @@ static int same_by_both(const mel_model *m, const char *label)
     sa_result_free(blk);
     sa_result_free(fb);
     sa_result_free(bx);
+    sa_result_free(tg);
     return chosen;
 }
 
@@ -168,10 +183,12 @@ static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
     cr_assert_gt(g_dm_by_blocks, 0, "and found the diagnostics of some");
     cr_assert_gt(g_blocks_fell_back, 0, "a block fell back to enumeration in some");
     cr_assert_gt(g_by_cofactors, 0, "a block's maximum matchings came by cofactors in some");
+    cr_assert_gt(g_tight, 0, "the tight graphs solved a block in some");
     cr_log_info("%zu of %llu models by blocks, %zu with their diagnostics, %zu with a block "
-                "enumerated after its budget, %zu with maximum matchings by cofactors",
+                "enumerated after its budget, %zu with maximum matchings by cofactors, %zu with "
+                "a block by tight graphs",
                 g_by_blocks, (unsigned long long)n, g_dm_by_blocks, g_blocks_fell_back,
-                g_by_cofactors);
+                g_by_cofactors, g_tight);
 }
 
 Test(sa_enum, both_paths_agree_on_random_models)

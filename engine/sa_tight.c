@@ -1,0 +1,442 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_tight.c -- the primal problem of a union-graph block that has
+ * too many modes to enumerate (issue 11), and a maximum matching of each of
+ * its singular modes, by the tight graphs of the offsets of a few sampled
+ * modes, block by block.
+ *
+ * Why. The MSL's BatchPlant_StandardWater has a union-graph block of 742
+ * equations over 48 atoms (the hydraulic network of its tanks, pipes and
+ * valves). The set of its perfect matchings as one BDD blows up even in a
+ * single mode (10 million nodes a third of the way, in declaration order or
+ * in a greedy order of small cut width), and 2^48 modes cannot be
+ * enumerated. But most of its edges are not tight: an algebraic equation
+ * that reads a state whose derivative another equation reads is never
+ * matched to it at the optimum. With the offsets of one mode, the union of
+ * the tight edges over all modes splits into 479 blocks of at most 30
+ * equations.
+ *
+ * Why it is exact. Take any c >= 0 per equation (here: one sampled mode's
+ * canonical offsets, 0 where its equation is inactive) and, in each mode,
+ * d_j = the largest c_i + sigma_ij over the active edges of column j. Then
+ * d_j - c_i >= sigma_ij on every active edge: (c, d) is feasible for the
+ * dual of the assignment problem, and an edge is tight where equality holds.
+ * By duality, a perfect matching of a mode made of tight edges has weight
+ * sum d - sum c, the dual's value, so it is of maximum weight, and then c is
+ * optimal for that mode, and by complementary slackness every maximum-weight
+ * perfect matching of the mode is made of tight edges. So in the modes
+ * where the tight graph has a perfect matching (ok_c), the maximum-weight
+ * perfect matchings are exactly the perfect matchings of the tight graph,
+ * and the lexicographically smallest of them (the chosen one, sa__choose) is
+ * the same. In the modes where it has none, c is not optimal, or the mode
+ * is singular. The tight graph of each mode is found on BDDs (the edge
+ * guards become "active and tight"), and its perfect matchings block by
+ * block over its own union graph (sa__blocks_solve: the same proof as in
+ * sa_blocks.c, with the tight edges as the modes' edges; all the tight
+ * perfect matchings of a mode have the same weight, so the blocks' primal
+ * keeps them all before choosing).
+ *
+ * Singular modes. A singular sample's maximum matching (the single-mode
+ * path's) leaves delta rows U_r and delta columns U_c unmatched; its
+ * overdetermined rows R reach, in that mode, delta columns fewer than they
+ * are. In a mode m where the active rows of R outnumber the columns their
+ * active edges reach by at least delta, Hall's theorem says every matching
+ * of G(m) misses at least delta rows; if moreover U_r and U_c are active
+ * and G(m) without them has a perfect matching, that matching misses
+ * exactly delta rows: it is a maximum matching of G(m), and m is singular.
+ * G without U_r and U_c is nonsingular in the sample, so its perfect
+ * matchings in the modes where that holds are found as above, by the tight
+ * graph of its own offsets in the sample (the union graph then has
+ * variables active in no mode, U_c, which sa_blocks.c accepts inside these
+ * rounds: each is a block of its own without equations).
+ *
+ * Rounds. The sampled mode is itself covered (its offsets are optimal, or
+ * its certificate holds), so each round covers at least one more mode.
+ * Rounds go on over the modes not covered yet, up to TIGHT_ROUNDS, while
+ * they cover something. If they cover every valid mode, the result is kept:
+ * ok, singular, te, and a maximum matching of each singular mode (tmax);
+ * else nothing is kept and the caller goes on as before (measured: the
+ * ordinary primal restricted to the modes left blows up where the offsets
+ * vary part by part, as on the brake, whose rest after 8 rounds is a set of
+ * many cubes). sa_blocks.c calls this for a block with too many modes to
+ * enumerate, and for the whole when the singular modes' diagnostics cannot
+ * be found from the blocks' own maximum matchings (tmax is then a maximum
+ * matching of the whole). The samples are drawn from a fixed seed: the
+ * result does not depend on them, only the time does.
+ */
+#include "sa_int.h"
+#include "sm.h"
+
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+/* Rounds of sampling before giving up, and the BDD nodes all of them may
+ * produce (sa__try): past either, the caller goes on as if this file did
+ * not exist, having lost little. Measured on BatchPlant_StandardWater: its
+ * block in two rounds (nonsingular, singular) of 5,000 and 20,000 nodes;
+ * the whole model analysed as one result (tests/engine/test_mo_msl.c) in
+ * four rounds of 700,000 nodes in all. */
+#define TIGHT_ROUNDS 8
+#define TIGHT_BUDGET 2000000
+
+/* Before any round, TIGHT_PROBES modes are solved alone: the rounds are
+ * tried only if at least half of them are nonsingular with the first
+ * nonsingular one's offsets (else its tight graph covers few modes: the
+ * brake's offsets differ valve by valve, and its rounds cost it more than
+ * its whole implicit primal). Not asked under SA_METHOD_TIGHT (tests). */
+#define TIGHT_PROBES 16
+
+/* A sampled mode: what is active in it and the edges' orders (-1:
+ * inactive), as the single-mode path takes them. */
+typedef struct probe {
+    bool *mode, *eq_active, *var_active;
+    int *sigma;
+} probe;
+
+static void probe_init(sa_ctx *c, probe *p)
+{
+    const sa_result *r = c->r;
+    p->mode = sa__alloc(c, (size_t)r->n_modes + 1);
+    p->eq_active = sa__alloc(c, (size_t)r->n_eq + 1);
+    p->var_active = sa__alloc(c, (size_t)r->n_var + 1);
+    p->sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *p->sigma);
+}
+
+/* A valid mode of r (r->chi_m not false) into p, and the answer of the
+ * single-mode path in it into *v (borrowed from frame). */
+static void sample_mode(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p,
+                        const sm_mode **v)
+{
+    const sa_result *r = c->r;
+    bool *mode = p->mode, *eq_active = p->eq_active, *var_active = p->var_active;
+    int *sigma = p->sigma;
+    int rc = sa_result_sample_mode(r, seed, mode);
+    MDAE_ASSERT(rc == MDAE_OK);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        eq_active[i] = sa__eval(r, r->chi_i[i], mode);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        var_active[j] = sa__eval(r, r->chi_j[j], mode);
+    for (size_t e = 0; e < r->n_edges; e++)
+        sigma[e] = !sa__eval(r, r->chi_e[e], mode)
+                       ? -1
+                       : (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode);
+    rc = sm_frame_solve(frame, eq_active, var_active, sigma, v);
+    if (rc < 0)
+        sa__fail(c, rc);
+}
+
+/* tight[e] (n_edges slots) := the modes where edge e is active and
+ * d_j = c_i + sigma_ij, d_j the largest c + sigma over column j's active
+ * edges; c[i] >= 0 per equation. */
+static void tight_edges(sa_ctx *c, const int *off, BDD *tight)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    int top = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        top = off[i] > top ? off[i] : top;
+    int w = sa__vbits((unsigned long long)top + (1ull << r->w_sigma)) + 1;
+    size_t uw = (size_t)w;
+    BDD *sum = sa__slots(c, r->n_edges * uw + 1); /* c_i + sigma_ij */
+    BDD *ci = sa__slots(c, uw), *sg = sa__slots(c, uw);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        sa__vconst(ci, w, (unsigned)off[r->edge_eq[e]]);
+        for (int b = 0; b < w; b++)
+            sa__put(&sg[b], b < r->w_sigma ? r->sigma[e * (size_t)r->w_sigma + b] : bddfalse);
+        sa__vadd(c, &sum[e * uw], ci, sg, w);
+    }
+    size_t *first, *edges;
+    sa__columns(c, &first, &edges);
+    BDD *dj = sa__slots(c, uw), *cand = sa__slots(c, uw), *zero = sa__slots(c, uw);
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        sa__vconst(dj, w, 0);
+        for (size_t k = first[j]; k < first[j + 1]; k++) {
+            size_t e = edges[k];
+            sa__vite(c, cand, r->chi_e[e], &sum[e * uw], zero, w);
+            sa__vmax(c, dj, dj, cand, w);
+        }
+        for (size_t k = first[j]; k < first[j + 1]; k++) {
+            size_t e = edges[k], m2 = sa__mark(c);
+            BDD at_top = sa__vgte(c, &sum[e * uw], dj, w);
+            sa__put(&tight[e], sa__and(r->chi_e[e], at_top));
+            sa__release(c, m2);
+        }
+    }
+    sa__release(c, mark);
+}
+
+/* One round over the modes *rest of r: the tight graph of the offsets off,
+ * solved by blocks. Adds the modes it covers to *ok and removes them from
+ * *rest, and their chosen edges to te. False if the tight graph does not
+ * split (nothing changed). */
+static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    sa__block *temps = sa__alloc_mark(c);
+    BDD *tight = sa__slots(c, r->n_edges + 1);
+    tight_edges(c, off, tight);
+    BDD *chi_e = r->chi_e, chi_m = r->chi_m;
+    r->chi_e = tight;
+    r->chi_m = *rest;
+    sa__bsol b;
+    bool split = sa__blocks_solve(c, &b);
+    r->chi_e = chi_e;
+    r->chi_m = chi_m;
+    if (split) {
+        for (size_t e = 0; e < r->n_edges; e++) {
+            size_t m2 = sa__mark(c);
+            sa__put(&te[e], sa__or(te[e], T(sa__and(b.te[e], *b.ok))));
+            sa__release(c, m2);
+        }
+        sa__put(ok, sa__or(*ok, *b.ok));
+        sa__put(rest, sa__diff(*rest, *b.ok));
+    }
+    sa__release(c, mark);
+    sa__alloc_release(c, temps);
+    return split;
+}
+
+/* Whether the rounds are worth trying (TIGHT_PROBES); off gets the first
+ * probe's offsets. */
+static bool promising(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, int *off)
+{
+    const sa_result *r = c->r;
+    bool forced = c->opt != NULL && c->opt->method == SA_METHOD_TIGHT;
+    int same = 0, nonsingular = 0;
+    for (int k = 0; k < TIGHT_PROBES; k++) {
+        const sm_mode *v;
+        sample_mode(c, frame, seed, p, &v);
+        if (v->singular)
+            continue;
+        bool equal = true;
+        for (uint32_t i = 0; i < r->n_eq; i++) {
+            int ci = v->c[i] > 0 ? v->c[i] : 0;
+            equal = equal && (nonsingular == 0 || off[i] == ci);
+            off[i] = nonsingular == 0 ? ci : off[i];
+        }
+        same += equal;
+        nonsingular++;
+    }
+    return forced || 2 * same >= TIGHT_PROBES;
+}
+
+/* The state a jump out of a round must restore (sa__try's cleanup): the
+ * block's own functions, which a round replaces for its duration, the
+ * options sa__blocks_solve replaces, and the frame. */
+typedef struct tight_state {
+    sa_ctx *c;
+    sa_result *r;
+    BDD *chi_i, *chi_j, *chi_e;
+    BDD chi_m;
+    const sa_options *opt;
+    sm_frame *frame;
+    BDD *tmax; /* the caller's slots */
+    bool covered;
+} tight_state;
+
+static void tight_restore(void *arg)
+{
+    tight_state *t = arg;
+    t->c->r = t->r;
+    t->c->opt = t->opt;
+    t->r->chi_i = t->chi_i;
+    t->r->chi_j = t->chi_j;
+    t->r->chi_e = t->chi_e;
+    t->r->chi_m = t->chi_m;
+    t->c->tight_depth--;
+    sm_frame_free(t->frame);
+    t->frame = NULL;
+}
+
+/* Add the one-bit function f to the w-bit vector acc. */
+static void count_in(sa_ctx *c, BDD *acc, BDD f, int w)
+{
+    size_t mark = sa__mark(c);
+    BDD *one = sa__slots(c, (size_t)w);
+    sa__put(&one[0], f);
+    sa__vadd(c, acc, acc, one, w);
+    sa__release(c, mark);
+}
+
+/* The modes of r where the rows over (the sample's overdetermined ones)
+ * outnumber the columns their active edges reach by at least delta: by
+ * Hall's theorem, every matching leaves at least delta rows unmatched.
+ * Into *out, a caller slot. */
+static void hall_deficient(sa_ctx *c, const bool *over, uint32_t delta, BDD *out)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    uint32_t n_over = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        n_over += over[i];
+    int w = sa__vbits((unsigned long long)n_over + delta) + 1;
+    BDD *rows = sa__slots(c, (size_t)w), *cols = sa__slots(c, (size_t)w);
+    BDD *reach = sa__slots(c, (size_t)r->n_var + 1);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (!over[i])
+            continue;
+        count_in(c, rows, r->chi_i[i], w);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+            sa__put(&reach[r->edge_v[e]], sa__or(reach[r->edge_v[e]], r->chi_e[e]));
+    }
+    for (uint32_t j = 0; j < r->n_var; j++)
+        if (reach[j] != bddfalse)
+            count_in(c, cols, reach[j], w);
+    BDD *d = sa__slots(c, (size_t)w);
+    sa__vconst(d, w, delta);
+    sa__vadd(c, cols, cols, d, w);
+    sa__put(out, sa__vgte(c, rows, cols, w));
+    sa__release(c, mark);
+}
+
+/* One round on a singular sample (v, whose maximum matching leaves the rows
+ * and columns drop unmatched): the modes of *rest where the sample's Hall
+ * certificate holds for as many rows, those rows and columns are active,
+ * and the graph without them has a perfect matching (found by its tight
+ * graph, as in tight_round): there it is a maximum matching. Adds them to
+ * *sing and removes them from *rest, and the matching to tmax. False if it
+ * covers nothing (then nothing changed). */
+static bool singular_round(sa_ctx *c, tight_state *t, sm_frame *frame, const probe *p,
+                           const sm_mode *v, BDD *rest, BDD *sing, BDD *tmax)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    sa__block *temps = sa__alloc_mark(c);
+    bool *drop_row = sa__alloc(c, (size_t)r->n_eq + 1);
+    bool *drop_col = sa__alloc(c, (size_t)r->n_var + 1);
+    bool *over = sa__alloc(c, (size_t)r->n_eq + 1);
+    uint32_t delta = 0, dc = 0;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        drop_col[j] = p->var_active[j];
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        over[i] = v->overdetermined[i];
+        if (!p->eq_active[i])
+            continue;
+        if (v->matched_edge[i] < 0)
+            drop_row[i] = true, delta++;
+        else
+            drop_col[r->edge_v[v->matched_edge[i]]] = false;
+    }
+    for (uint32_t j = 0; j < r->n_var; j++)
+        dc += drop_col[j];
+    bool covered = false;
+    if (delta > 0 && dc == delta) {
+        BDD *cond = sa__slots(c, 1);
+        hall_deficient(c, over, delta, cond);
+        BDD *fi = sa__slots(c, (size_t)r->n_eq + 1), *fj = sa__slots(c, (size_t)r->n_var + 1);
+        BDD *fe = sa__slots(c, r->n_edges + 1);
+        for (uint32_t i = 0; i < r->n_eq; i++) {
+            sa__put(&fi[i], drop_row[i] ? bddfalse : r->chi_i[i]);
+            if (drop_row[i])
+                sa__put(cond, sa__and(*cond, r->chi_i[i]));
+        }
+        for (uint32_t j = 0; j < r->n_var; j++) {
+            sa__put(&fj[j], drop_col[j] ? bddfalse : r->chi_j[j]);
+            if (drop_col[j])
+                sa__put(cond, sa__and(*cond, r->chi_j[j]));
+        }
+        int *sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *sigma);
+        bool *ea = sa__alloc(c, (size_t)r->n_eq + 1), *va = sa__alloc(c, (size_t)r->n_var + 1);
+        for (size_t e = 0; e < r->n_edges; e++) {
+            bool cut = drop_row[r->edge_eq[e]] || drop_col[r->edge_v[e]];
+            sa__put(&fe[e], cut ? bddfalse : r->chi_e[e]);
+            sigma[e] = cut ? -1 : p->sigma[e];
+        }
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            ea[i] = p->eq_active[i] && !drop_row[i];
+        for (uint32_t j = 0; j < r->n_var; j++)
+            va[j] = p->var_active[j] && !drop_col[j];
+        const sm_mode *v2;
+        int rc = sm_frame_solve(frame, ea, va, sigma, &v2);
+        if (rc < 0)
+            sa__fail(c, rc);
+        BDD *within = sa__slots(c, 1);
+        sa__put(within, sa__and(*rest, *cond));
+        if (!v2->singular && *within != bddfalse) {
+            int *off = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *off);
+            for (uint32_t i = 0; i < r->n_eq; i++)
+                off[i] = v2->c[i] > 0 ? v2->c[i] : 0;
+            BDD *none = sa__slots(c, r->n_edges + 1), *ok = sa__slots(c, 1);
+            r->chi_i = fi;
+            r->chi_j = fj;
+            r->chi_e = fe;
+            BDD *left = sa__slots(c, 1);
+            sa__put(left, *within);
+            tight_round(c, off, left, ok, none);
+            r->chi_i = t->chi_i;
+            r->chi_j = t->chi_j;
+            r->chi_e = t->chi_e;
+            covered = *ok != bddfalse;
+            for (size_t e = 0; covered && e < r->n_edges; e++)
+                sa__put(&tmax[e], sa__or(tmax[e], none[e]));
+            sa__put(sing, sa__or(*sing, *ok));
+            sa__put(rest, sa__diff(*rest, *ok));
+        }
+    }
+    sa__release(c, mark);
+    sa__alloc_release(c, temps);
+    return covered;
+}
+
+/* The rounds (top of the file), under sa__try: t->covered when they cover
+ * every valid mode of the block, which then has r->ok, singular, te and a
+ * maximum matching of each singular mode in t->tmax. */
+static void tight_rounds(sa_ctx *c, void *arg)
+{
+    tight_state *t = arg;
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
+    for (size_t e = 0; e < r->n_edges; e++)
+        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
+    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &t->frame);
+    if (rc < 0)
+        sa__fail(c, rc);
+    c->tight_depth++;
+    sa__push_cleanup(c, tight_restore, t);
+    BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1), *te = sa__slots(c, r->n_edges + 1);
+    sa__put(rest, r->chi_m);
+    BDD *sing = sa__slots(c, 1), *tmax = sa__slots(c, r->n_edges + 1);
+    probe p;
+    probe_init(c, &p);
+    int *off = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *off);
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    bool go = promising(c, t->frame, &seed, &p, off);
+    for (int round = 0; go && round < TIGHT_ROUNDS && *rest != bddfalse; round++) {
+        const sm_mode *v;
+        r->chi_m = *rest;
+        sample_mode(c, t->frame, &seed, &p, &v);
+        r->chi_m = t->chi_m;
+        if (v->singular) {
+            go = singular_round(c, t, t->frame, &p, v, rest, sing, tmax);
+        } else {
+            for (uint32_t i = 0; i < r->n_eq; i++)
+                off[i] = v->c[i] > 0 ? v->c[i] : 0;
+            go = tight_round(c, off, rest, ok, te);
+        }
+        sa__progress(c, "tight", (size_t)round, TIGHT_ROUNDS);
+    }
+    sa__pop_cleanup(c);
+    tight_restore(t);
+    t->covered = *rest == bddfalse;
+    if (t->covered) {
+        for (size_t e = 0; e < r->n_edges; e++) {
+            sa__put(&r->te[e], te[e]);
+            sa__put(&t->tmax[e], tmax[e]);
+        }
+        sa__put(&r->ok, *ok);
+        sa__put(&r->singular, *sing);
+    }
+    sa__release(c, mark);
+}
+
+bool sa__tight_primal(sa_ctx *c, BDD *tmax)
+{
+    sa_result *r = c->r;
+    if (r->chi_m == bddfalse || c->tight_depth > 0)
+        return false;
+    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, false};
+    return sa__try(c, TIGHT_BUDGET, tight_rounds, &t) && t.covered;
+}
