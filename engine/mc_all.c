@@ -15,7 +15,7 @@
  * transient mode are pairs too (the cascade through the event); a transient
  * mode is never the old mode of a pair (it lasts one instant).
  */
-#include "mc.h"
+#include "mc_int.h"
 
 #include <stdio.h> /* snprintf only */
 #include <string.h>
@@ -37,19 +37,6 @@ static bool valid(const mel_model *m, const bool *mode)
         if (!mel_guard_eval(m->invariants[k].cond, mode))
             return false;
     return true;
-}
-
-/* Transient: violates invariants, all of them added by when-clauses. */
-static bool transient(const mel_model *m, const bool *mode)
-{
-    bool any = false;
-    for (uint32_t k = 0; k < m->n_invariants; k++)
-        if (!mel_guard_eval(m->invariants[k].cond, mode)) {
-            if (m->invariants[k].when == 0)
-                return false;
-            any = true;
-        }
-    return any;
 }
 
 static void to_mode(uint32_t mask, uint32_t n, bool *mode)
@@ -80,7 +67,7 @@ static uint32_t *valid_modes(const mel_model *m, uint32_t *count, uint32_t **tar
         bool ok = valid(m, mode);
         if (ok)
             v[n++] = x;
-        if (ok || (m->n_whens > 0 && transient(m, mode)))
+        if (ok || (m->n_whens > 0 && mc__is_transient(m, mode)))
             t[nt++] = x;
     }
     mdae_free(mode);

@@ -73,6 +73,21 @@
 
 /* ---- Lists ------------------------------------------------------------------ */
 
+int mc__grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return MDAE_OK;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *q = mdae_realloc(*p, nc * size);
+    if (q == NULL)
+        return MDAE_E_NOMEM;
+    *p = q;
+    *cap = nc;
+    return MDAE_OK;
+}
+
 int mc__list_push(mc_list *l, size_t *cap, uint32_t index, int shift)
 {
     if (l->n == *cap) {
@@ -200,21 +215,6 @@ static bool body_same(const mel_model *m, uint32_t i, const bool *a, const bool 
     return true;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return MDAE_OK;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need)
-        nc *= 2;
-    void *q = mdae_realloc(*p, nc * size);
-    if (q == NULL)
-        return MDAE_E_NOMEM;
-    *p = q;
-    *cap = nc;
-    return MDAE_OK;
-}
-
 /* Room for n_rows rows and n_cols columns: the per-row and per-column
  * arrays share the capacities rows_cap / cols_cap. */
 static int reserve_rows(run *u, size_t need)
@@ -256,10 +256,10 @@ static int add_col(run *u, uint32_t j, int l, uint32_t *out)
         return MDAE_OK;
     }
     size_t cap = u->cols_cap;
-    int rc = grow((void **)&u->col_var, &cap, (size_t)u->n_cols + 1, sizeof *u->col_var);
+    int rc = mc__grow((void **)&u->col_var, &cap, (size_t)u->n_cols + 1, sizeof *u->col_var);
     if (rc == MDAE_OK) {
         cap = u->cols_cap;
-        rc = grow((void **)&u->col_l, &cap, (size_t)u->n_cols + 1, sizeof *u->col_l);
+        rc = mc__grow((void **)&u->col_l, &cap, (size_t)u->n_cols + 1, sizeof *u->col_l);
     }
     if (rc < 0)
         return rc;
@@ -311,7 +311,7 @@ static int build_candidate(run *u)
                     uint32_t col;
                     rc = add_col(u, j, l, &col);
                     if (rc == MDAE_OK)
-                        rc = grow((void **)&u->col, &u->edge_cap, u->n_edges + 1, sizeof *u->col);
+                        rc = mc__grow((void **)&u->col, &u->edge_cap, u->n_edges + 1, sizeof *u->col);
                     if (rc < 0)
                         return rc;
                     u->col[u->n_edges++] = col;

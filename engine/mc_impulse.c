@@ -106,21 +106,6 @@ typedef struct imp {
 
 static int val_of(int b) { return b == 0 ? NEG : ORD_MIN + b - 1; }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return MDAE_OK;
-    size_t nc = *cap ? 2 * *cap : 32;
-    while (nc < need)
-        nc *= 2;
-    void *x = mdae_realloc(*p, nc * size);
-    if (x == NULL)
-        return MDAE_E_NOMEM;
-    *p = x;
-    *cap = nc;
-    return MDAE_OK;
-}
-
 static bool value_known(const imp *p, uint32_t j, int l)
 {
     if (l < 0 || (uint32_t)l >= p->W)
@@ -130,7 +115,7 @@ static bool value_known(const imp *p, uint32_t j, int l)
 
 static int add_term(imp *p, int q, int off)
 {
-    int rc = grow((void **)&p->t, &p->ct, p->nt + 1, sizeof *p->t);
+    int rc = mc__grow((void **)&p->t, &p->ct, p->nt + 1, sizeof *p->t);
     if (rc < 0)
         return rc;
     p->t[p->nt].q = q;
@@ -141,7 +126,7 @@ static int add_term(imp *p, int q, int off)
 
 static int begin_cons(imp *p)
 {
-    int rc = grow((void **)&p->c, &p->cc, p->nc + 1, sizeof *p->c);
+    int rc = mc__grow((void **)&p->c, &p->cc, p->nc + 1, sizeof *p->c);
     if (rc < 0)
         return rc;
     p->c[p->nc].first = p->nt;
@@ -169,7 +154,7 @@ static int quantity(imp *p, uint32_t j, int s, int l, int *out)
     bool known = true;
     for (int v = l; v <= l + s; v++)
         known &= value_known(p, j, v);
-    int rc = grow((void **)&p->q, &p->cq, p->nq + 1, sizeof *p->q);
+    int rc = mc__grow((void **)&p->q, &p->cq, p->nq + 1, sizeof *p->q);
     if (rc < 0)
         return rc;
     size_t me = p->nq++;

@@ -18,6 +18,10 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
 
 /* ---- Transient modes (mc_transient.c) ---- */
 
+/* Whether mode is transient (T1, mc_transient.c): it violates some
+ * invariants, all of them added by when-clauses. */
+bool mc__is_transient(const mel_model *m, const bool *mode);
+
 /* Is `to` a transient mode reached from the long mode `from`: does it
  * violate invariants, all of them added by when-clauses (mel_invariant.when)?
  * On MDAE_OK *out is NULL when it is not, else a new mc_transient (owned by
@@ -44,6 +48,11 @@ int mc__difference_array(const mel_model *m, const bool *to, const bool *back,
  * when-clause (accepted) or an error there naming what no array determines
  * (rejected). MDAE_OK or MDAE_E_NOMEM. */
 int mc__transient_diags(const mel_model *m, const mc_transient *t, mdae_diags *d);
+
+/* Make room for `need` items of `size` bytes in *p (capacity *cap,
+ * doubled as needed; *p may be NULL with *cap 0). MDAE_OK, or
+ * MDAE_E_NOMEM with *p and *cap unchanged. */
+int mc__grow(void **p, size_t *cap, size_t need, size_t size);
 
 /* Append to a list with capacity *cap. MDAE_OK or MDAE_E_NOMEM. */
 int mc__list_push(mc_list *l, size_t *cap, uint32_t index, int shift);

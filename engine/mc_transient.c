@@ -83,18 +83,23 @@ static void restore_vars(const mel_guard *g, const bool *from, bool *back)
     }
 }
 
+bool mc__is_transient(const mel_model *m, const bool *mode)
+{
+    bool any = false;
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode)) {
+            if (m->invariants[k].when == 0)
+                return false; /* invalid, not transient (T1) */
+            any = true;
+        }
+    return any;
+}
+
 int mc__transient_of(const mel_model *m, const bool *from, const bool *to,
                      mc_transient **out)
 {
     *out = NULL;
-    bool any = false;
-    for (uint32_t k = 0; k < m->n_invariants; k++)
-        if (!mel_guard_eval(m->invariants[k].cond, to)) {
-            if (m->invariants[k].when == 0)
-                return MDAE_OK; /* invalid, not transient (T1) */
-            any = true;
-        }
-    if (!any)
+    if (!mc__is_transient(m, to))
         return MDAE_OK;
     mc_transient *t = mdae_calloc(1, sizeof *t);
     if (t == NULL)
@@ -132,21 +137,6 @@ typedef struct array {
     size_t rows_cap, edge_cap, cols_cap;
 } array;
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return MDAE_OK;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need)
-        nc *= 2;
-    void *q = mdae_realloc(*p, nc * size);
-    if (q == NULL)
-        return MDAE_E_NOMEM;
-    *p = q;
-    *cap = nc;
-    return MDAE_OK;
-}
-
 /* The column of value (j, l), a new one if needed; -1 if it is known. */
 static int column(array *a, uint32_t j, int l, long *out)
 {
@@ -157,7 +147,7 @@ static int column(array *a, uint32_t j, int l, long *out)
     MDAE_ASSERT((uint32_t)l < a->Wn);
     size_t slot = (size_t)j * a->Wn + (size_t)l;
     if (a->col_of[slot] < 0) {
-        int rc = grow((void **)&a->slot_of, &a->cols_cap, (size_t)a->n_cols + 1,
+        int rc = mc__grow((void **)&a->slot_of, &a->cols_cap, (size_t)a->n_cols + 1,
                       sizeof *a->slot_of);
         if (rc < 0)
             return rc;
@@ -171,7 +161,7 @@ static int column(array *a, uint32_t j, int l, long *out)
 /* Append row f_i.^k, its incidences evaluated in `mode`. */
 static int add_row(array *a, const mel_model *m, uint32_t i, int k, const bool *mode)
 {
-    int rc = grow((void **)&a->row_first, &a->rows_cap, (size_t)a->n_rows + 2,
+    int rc = mc__grow((void **)&a->row_first, &a->rows_cap, (size_t)a->n_rows + 2,
                   sizeof *a->row_first);
     if (rc < 0)
         return rc;
@@ -183,7 +173,7 @@ static int add_row(array *a, const mel_model *m, uint32_t i, int k, const bool *
             long c;
             rc = column(a, q->incs[e].var, l, &c);
             if (rc == MDAE_OK && c >= 0)
-                rc = grow((void **)&a->col, &a->edge_cap, a->n_edges + 1, sizeof *a->col);
+                rc = mc__grow((void **)&a->col, &a->edge_cap, a->n_edges + 1, sizeof *a->col);
             if (rc < 0)
                 return rc;
             if (c >= 0)
@@ -214,7 +204,7 @@ static int build(array *a, const mel_model *m, const bool *to, const bool *back,
         a->col_of[a->slot_of[c]] = -1;
     a->n_rows = a->n_cols = 0;
     a->n_edges = 0;
-    int rc = grow((void **)&a->row_first, &a->rows_cap, 1, sizeof *a->row_first);
+    int rc = mc__grow((void **)&a->row_first, &a->rows_cap, 1, sizeof *a->row_first);
     if (rc < 0)
         return rc;
     a->row_first[0] = 0; /* an empty array is a graph too (sm_solve) */

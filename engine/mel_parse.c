@@ -523,10 +523,11 @@ static mel__stmt *parse_decl_or_equ(parser *p)
     return s;
 }
 
-/* `when c then stmts end` (transient modes, issue 13 item 5): the body's
- * equations hold only at the instant c becomes true. No `else`: an event
- * has no "otherwise" (the long modes are written with `if`). */
-static mel__stmt *parse_when(parser *p, mdae_pos start)
+/* `if c then stmts [else stmts] end`, or `when c then stmts end`
+ * (transient modes, issue 13 item 5: the body's equations hold only at the
+ * instant c becomes true). A `when` has no `else`: an event has no
+ * "otherwise" (the long modes are written with `if`). */
+static mel__stmt *parse_conditional(parser *p, mdae_pos start, bool is_when)
 {
     if (!enter(p))
         return NULL;
@@ -537,22 +538,28 @@ static mel__stmt *parse_when(parser *p, mdae_pos start)
     size_t header = p->nodes - n0;
     if (c == NULL || !expect(p, MEL_T_THEN, NULL))
         goto done;
-    mel__stmt *body = parse_stmts(p, false);
-    if (p->tok.kind == MEL_T_ELSE) {
+    mel__stmt *body = parse_stmts(p, false), *orelse = NULL;
+    if (p->tok.kind == MEL_T_ELSE && is_when) {
         syntax_error_at(p, p->tok.where, "a 'when' has no 'else' (write the long modes with 'if')");
         goto done;
     }
+    if (p->tok.kind == MEL_T_ELSE) {
+        advance(p);
+        orelse = parse_stmts(p, false);
+    }
     if (p->tok.kind != MEL_T_END) {
         char what[64];
-        snprintf(what, sizeof what, "'end' closing the 'when' of line %u", (unsigned)start.line);
+        snprintf(what, sizeof what, "'end' closing the '%s' of line %u", is_when ? "when" : "if",
+                 (unsigned)start.line);
         expected(p, what);
         goto done;
     }
     advance(p);
-    s = new_stmt(p, MEL_S_WHEN, start);
+    s = new_stmt(p, is_when ? MEL_S_WHEN : MEL_S_IF, start);
     if (s != NULL) {
         s->u.cond.cond = c;
         s->u.cond.body = body;
+        s->u.cond.orelse = orelse;
         s->where.end = p->prev_end;
         s->size = sat32(header);
     }
@@ -578,41 +585,8 @@ static mel__stmt *parse_stmt(parser *p)
         }
         return s;
     }
-    case MEL_T_IF: {
-        if (!enter(p))
-            return NULL;
-        mel__stmt *s = NULL;
-        advance(p);
-        size_t n0 = p->nodes;
-        mel__expr *c = parse_expr(p);
-        size_t header = p->nodes - n0;
-        if (c == NULL || !expect(p, MEL_T_THEN, NULL))
-            goto if_done;
-        mel__stmt *body = parse_stmts(p, false), *orelse = NULL;
-        if (p->tok.kind == MEL_T_ELSE) {
-            advance(p);
-            orelse = parse_stmts(p, false);
-        }
-        if (p->tok.kind != MEL_T_END) {
-            char what[64];
-            snprintf(what, sizeof what, "'end' closing the 'if' of line %u", (unsigned)start.line);
-            expected(p, what);
-            goto if_done;
-        }
-        advance(p);
-        s = new_stmt(p, MEL_S_IF, start);
-        if (s != NULL) {
-            s->u.cond.cond = c;
-            s->u.cond.body = body;
-            s->u.cond.orelse = orelse;
-            s->where.end = p->prev_end;
-            s->size = sat32(header);
-        }
-    if_done:
-        leave(p);
-        return s;
-    }
-    case MEL_T_WHEN: return parse_when(p, start);
+    case MEL_T_IF: return parse_conditional(p, start, false);
+    case MEL_T_WHEN: return parse_conditional(p, start, true);
     case MEL_T_FOREACH: {
         if (!enter(p))
             return NULL;

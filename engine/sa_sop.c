@@ -222,21 +222,18 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
         return;
     size_t mark = sa__mark(c);
     int *of_mode = sa__alloc(c, (r->n_modes + 1) * sizeof *of_mode);
-    uint32_t *group = sa__alloc(c, (r->n_modes + 1) * sizeof *group);
+    int *of_root = sa__alloc(c, (r->n_modes + 1) * sizeof *of_root); /* group of a root */
     size_t n = 0;
     BDD sup = T(bdd_support(care));
     for (uint32_t k = 0; k < r->n_modes; k++)
-        of_mode[k] = -1;
+        of_mode[k] = of_root[k] = -1;
     for (BDD s = sup; s >= 2; s = bdd_high(s)) {
         int k = r->var_mode[bdd_var(s)];
         assert(k >= 0); /* care is a set of modes */
         uint32_t root = uf_root(parent, (uint32_t)k);
-        size_t g = 0;
-        while (g < n && group[g] != root)
-            g++;
-        if (g == n)
-            group[n++] = root;
-        of_mode[k] = (int)g;
+        if (of_root[root] < 0)
+            of_root[root] = (int)n++;
+        of_mode[k] = of_root[root];
     }
     if (n < 2) {
         sa__release(c, mark);

@@ -20,73 +20,8 @@
 #include "ref.h"
 
 #include "fail_alloc.h"
+#include "mc_test.h"
 #include "model_files.h"
-
-static mel_model *load(const char *name)
-{
-    size_t len;
-    char *text = tm_read(name, &len);
-    cr_assert_not_null(text, "%s", name);
-    mdae_diags d;
-    mdae_diags_init(&d);
-    mel_model *m = NULL;
-    size_t n = strlen(name);
-    int rc = n > 3 && strcmp(name + n - 3, ".mo") == 0 ? mo_model_parse(text, len, NULL, &m, &d)
-                                                      : mel_model_parse(text, len, NULL, &m, &d);
-    cr_assert_eq(rc, MDAE_OK, "%s: %s", name, mdae_err_name(rc));
-    mdae_diags_close(&d);
-    free(text);
-    return m;
-}
-
-/* The mode with the one mode variable of m set to v. */
-static mc_result *change1(const mel_model *m, bool a, bool b)
-{
-    cr_assert_eq(m->n_modes, 1);
-    bool from[1] = {a}, to[1] = {b};
-    mc_result *r = NULL;
-    char why[200] = "";
-    int rc = mc_change(m, from, to, NULL, &r, why, sizeof why);
-    cr_assert_eq(rc, MDAE_OK, "%s: %s", mdae_err_name(rc), why);
-    return r;
-}
-
-/* "name" or "name.2" (shift 2) sorted, comma-separated: the lists compared. */
-static char *names(const mel_model *m, const mc_list *l, bool vars)
-{
-    static char buf[8][1024];
-    static int slot;
-    char *out = buf[slot++ % 8];
-    out[0] = '\0';
-    const char **items = calloc(l->n + 1, sizeof *items);
-    char(*tmp)[64] = calloc(l->n + 1, sizeof *tmp);
-    for (size_t k = 0; k < l->n; k++) {
-        const char *nm = vars ? m->variables[l->items[k].index].name
-                              : m->equations[l->items[k].index].name;
-        if (l->items[k].shift == 0)
-            snprintf(tmp[k], sizeof tmp[k], "%s", nm);
-        else
-            snprintf(tmp[k], sizeof tmp[k], "%s.%d", nm, l->items[k].shift);
-        items[k] = tmp[k];
-    }
-    for (size_t i = 1; i < l->n; i++)
-        for (size_t j = i; j > 0 && strcmp(items[j - 1], items[j]) > 0; j--) {
-            const char *t = items[j];
-            items[j] = items[j - 1];
-            items[j - 1] = t;
-        }
-    for (size_t k = 0; k < l->n; k++) {
-        if (k)
-            strcat(out, ",");
-        strcat(out, items[k]);
-    }
-    free(items);
-    free(tmp);
-    return out;
-}
-
-#define EQS(m, l) names((m), (l), false)
-#define VARS(m, l) names((m), (l), true)
 
 /* RR-9459 section 5.1, RR-8933 section 2.2: released -> engaged erases e3
  * at the first instant; the restart system (14) is e1, e2, e3., e4 over
@@ -411,31 +346,6 @@ Test(mc_change, rejects_changes_to_a_singular_mode)
     cr_assert_geq(r->diags.count, 1);
     cr_assert_not_null(strstr(r->diags.items[0].message, "singular"));
     mc_result_free(r);
-    mel_model_free(m);
-}
-
-/* Fail allocation n, n + 1, ... of mc_change(file, from -> to) until it
- * succeeds: MDAE_E_NOMEM, nothing leaked, *out untouched. */
-static void oom_change(const char *file, const bool *from, const bool *to)
-{
-    mel_model *m = load(file);
-    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
-    long n;
-    for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
-        counting_arm(n);
-        mc_result *r = NULL;
-        rc = mc_change(m, from, to, NULL, &r, NULL, 0);
-        if (rc == MDAE_OK)
-            mc_result_free(r);
-        else
-            cr_assert_null(r);
-        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
-    }
-    fail_at = -1;
-    mdae_replace_allocator(NULL);
-    cr_assert_eq(rc, MDAE_OK, "%s", file);
-    cr_assert_gt(n, 5);
     mel_model_free(m);
 }
 
