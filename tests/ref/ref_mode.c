@@ -21,17 +21,40 @@ typedef struct agraph {
     uint32_t *row_eq;  /* row -> equation index */
     uint32_t *col_var; /* column -> variable index */
     int *w;            /* nr * nc, sigma or -1 */
+    uint32_t *adj_at;  /* nr + 1: row r's columns are adj[adj_at[r] .. adj_at[r+1]) */
+    uint32_t *adj;     /* the columns k with w[r][k] >= 0, row after row */
 } agraph;
 
 static void agraph_free(agraph *g) {
     mdae_free(g->row_eq);
     mdae_free(g->col_var);
     mdae_free(g->w);
+    mdae_free(g->adj_at);
+    mdae_free(g->adj);
     memset(g, 0, sizeof *g);
 }
 
 static int agraph_w(const agraph *g, uint32_t r, uint32_t k) {
     return g->w[(size_t)r * g->nc + k];
+}
+
+/* The rows' lists of columns, read off w (the matchings walk these instead
+ * of whole rows of w: the MSL's blocks have thousands of columns and a
+ * handful of edges per row). */
+static int agraph_index(agraph *g) {
+    size_t edges = 0;
+    for (size_t t = 0; t < (size_t)g->nr * g->nc; t++) edges += g->w[t] >= 0;
+    g->adj_at = mdae_calloc(g->nr + 1, sizeof *g->adj_at);
+    g->adj = mdae_calloc(edges + 1, sizeof *g->adj);
+    if (!g->adj_at || !g->adj) return MDAE_E_NOMEM;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < g->nr; r++) {
+        g->adj_at[r] = n;
+        for (uint32_t k = 0; k < g->nc; k++)
+            if (agraph_w(g, r, k) >= 0) g->adj[n++] = k;
+    }
+    g->adj_at[g->nr] = n;
+    return MDAE_OK;
 }
 
 /* Build the active graph from rm's activity and sigma arrays. */
@@ -55,12 +78,20 @@ static int agraph_build(const ref_mode *rm, agraph *g) {
     for (r = 0; r < g->nr; r++)
         for (k = 0; k < g->nc; k++)
             g->w[(size_t)r * g->nc + k] = ref_mode_sigma(rm, g->row_eq[r], g->col_var[k]);
+    if (agraph_index(g) < 0) {
+        agraph_free(g);
+        return MDAE_E_NOMEM;
+    }
     return MDAE_OK;
 }
 
 /* ---- Kuhn's maximum-cardinality matching ------------------------------------
  * Rows skip_row / columns skip_col (UINT32_MAX: none) are removed from the
- * graph, which is how the DM parts are computed. */
+ * graph, which is how the DM parts are computed. Kuhn's algorithm may start
+ * from any matching: an augmenting search that fails from a free row fails
+ * again after later augmentations (the classic lemma behind the algorithm
+ * holds whatever the starting matching), so one search per free row still
+ * ends with a maximum matching. */
 
 typedef struct kuhn {
     const agraph *g;
@@ -73,8 +104,9 @@ typedef struct kuhn {
  * bounded by the number of rows (each level matches a new column). */
 static bool kuhn_augment(kuhn *ks, uint32_t r) {
     const agraph *g = ks->g;
-    for (uint32_t k = 0; k < g->nc; k++) {
-        if (k == ks->skip_col || ks->seen[k] || agraph_w(g, r, k) < 0) continue;
+    for (uint32_t t = g->adj_at[r]; t < g->adj_at[r + 1]; t++) {
+        uint32_t k = g->adj[t];
+        if (k == ks->skip_col || ks->seen[k]) continue;
         ks->seen[k] = true;
         if (ks->col_match[k] < 0 || kuhn_augment(ks, (uint32_t)ks->col_match[k])) {
             ks->col_match[k] = (int)r;
@@ -84,27 +116,41 @@ static bool kuhn_augment(kuhn *ks, uint32_t r) {
     return false;
 }
 
-static int kuhn_max_matching(const agraph *g, uint32_t skip_row, uint32_t skip_col,
-                             long *out) {
-    kuhn ks = {g, skip_row, skip_col, NULL, NULL};
-    ks.col_match = mdae_malloc((g->nc + 1) * sizeof *ks.col_match);
+/* A maximum matching of the graph without skip_row and skip_col, grown from
+ * col_match (column -> row or -1: a matching of that graph) in place; its
+ * size in *out. */
+static int kuhn_grow(const agraph *g, uint32_t skip_row, uint32_t skip_col, int *col_match,
+                     long *out) {
+    kuhn ks = {g, skip_row, skip_col, col_match, NULL};
+    bool *matched_row = mdae_calloc(g->nr + 1, sizeof *matched_row);
     ks.seen = mdae_malloc((g->nc + 1) * sizeof *ks.seen);
-    if (!ks.col_match || !ks.seen) {
-        mdae_free(ks.col_match);
+    if (!ks.seen || !matched_row) {
         mdae_free(ks.seen);
+        mdae_free(matched_row);
         return MDAE_E_NOMEM;
     }
-    for (uint32_t k = 0; k < g->nc; k++) ks.col_match[k] = -1;
     long size = 0;
+    for (uint32_t k = 0; k < g->nc; k++)
+        if (col_match[k] >= 0) {
+            assert((uint32_t)col_match[k] != skip_row && k != skip_col);
+            matched_row[col_match[k]] = true;
+            size++;
+        }
     for (uint32_t r = 0; r < g->nr; r++) {
-        if (r == skip_row) continue;
+        if (r == skip_row || matched_row[r]) continue;
         memset(ks.seen, 0, (g->nc + 1) * sizeof *ks.seen);
         if (kuhn_augment(&ks, r)) size++;
     }
-    mdae_free(ks.col_match);
     mdae_free(ks.seen);
+    mdae_free(matched_row);
     *out = size;
     return MDAE_OK;
+}
+
+/* A maximum matching of the whole graph from scratch (col_match: nc). */
+static int kuhn_max_matching(const agraph *g, int *col_match, long *out) {
+    for (uint32_t k = 0; k < g->nc; k++) col_match[k] = -1;
+    return kuhn_grow(g, UINT32_MAX, UINT32_MAX, col_match, out);
 }
 
 /* ---- Hungarian algorithm ----------------------------------------------------
@@ -206,15 +252,15 @@ int ref_pryce_offsets(const ref_mode *rm, const int *match, int *c, int *d) {
     for (uint32_t i = 0; i < ne; i++) c[i] = rm->eq_active[i] ? 0 : -1;
     for (uint32_t j = 0; j < nv; j++) d[j] = -1;
     for (long it = 0; it < bound; it++) {
-        /* d_j = max over active edges (sigma_ij + c_i) */
-        for (uint32_t j = 0; j < nv; j++) {
-            if (!rm->var_active[j]) continue;
-            int best = -1;
-            for (uint32_t i = 0; i < ne; i++) {
+        /* d_j = max over active edges (sigma_ij + c_i); every edge (i, j)
+         * is one of equation i's incidences (fill_activity). */
+        for (uint32_t j = 0; j < nv; j++) d[j] = -1;
+        for (uint32_t i = 0; i < ne; i++) {
+            for (uint32_t t = 0; rm->eq_active[i] && t < m->equations[i].n_incs; t++) {
+                uint32_t j = m->equations[i].incs[t].var;
                 int s = ref_mode_sigma(rm, i, j);
-                if (s >= 0 && s + c[i] > best) best = s + c[i];
+                if (s >= 0 && s + c[i] > d[j]) d[j] = s + c[i];
             }
-            d[j] = best;
         }
         /* c_i = d_j(i) - sigma_i,j(i) */
         bool changed = false;
@@ -233,24 +279,36 @@ int ref_pryce_offsets(const ref_mode *rm, const int *match, int *c, int *d) {
     return MDAE_E_INVAL;
 }
 
-/* ---- The DM coarse parts (singular modes) ---------------------------------- */
+/* ---- The DM coarse parts (singular modes) ----------------------------------
+ * By definition: equation i is overdetermined when removing it does not
+ * shrink the maximum matching (some maximum matching avoids i), variable j
+ * underdetermined likewise. Each removal is matched afresh by Kuhn's
+ * algorithm, started from the whole graph's maximum matching `best` less
+ * the removed vertex's edge (a matching of the smaller graph). */
 
-static int dm_parts(const agraph *g, long maxm, ref_mode *rm) {
-    for (uint32_t r = 0; r < g->nr; r++) {
-        long without;
-        int rc = kuhn_max_matching(g, r, UINT32_MAX, &without);
-        if (rc < 0) return rc;
-        /* Removing i does not shrink the maximum: some maximum matching
-         * avoids i. */
+static int max_without(const agraph *g, const int *best, uint32_t skip_row, uint32_t skip_col,
+                       int *scratch, long *out) {
+    for (uint32_t k = 0; k < g->nc; k++)
+        scratch[k] = (k == skip_col || (uint32_t)best[k] == skip_row) ? -1 : best[k];
+    return kuhn_grow(g, skip_row, skip_col, scratch, out);
+}
+
+static int dm_parts(const agraph *g, const int *best, long maxm, ref_mode *rm) {
+    int *scratch = mdae_calloc(g->nc + 1, sizeof *scratch);
+    if (!scratch) return MDAE_E_NOMEM;
+    int rc = MDAE_OK;
+    for (uint32_t r = 0; r < g->nr && rc == MDAE_OK; r++) {
+        long without = -1;
+        rc = max_without(g, best, r, UINT32_MAX, scratch, &without);
         rm->overdetermined[g->row_eq[r]] = (without == maxm);
     }
-    for (uint32_t k = 0; k < g->nc; k++) {
-        long without;
-        int rc = kuhn_max_matching(g, UINT32_MAX, k, &without);
-        if (rc < 0) return rc;
+    for (uint32_t k = 0; k < g->nc && rc == MDAE_OK; k++) {
+        long without = -1;
+        rc = max_without(g, best, UINT32_MAX, k, scratch, &without);
         rm->underdetermined[g->col_var[k]] = (without == maxm);
     }
-    return MDAE_OK;
+    mdae_free(scratch);
+    return rc;
 }
 
 /* ---- One mode ------------------------------------------------------------------ */
@@ -352,15 +410,18 @@ int ref_mode_compute(const mel_model *m, const bool *mode, ref_mode *out) {
     agraph g;
     int rc = agraph_build(&rm, &g);
     if (rc < 0) goto fail;
-    rc = kuhn_max_matching(&g, UINT32_MAX, UINT32_MAX, &rm.max_matching);
-    if (rc < 0) goto fail_g;
+    int *best = mdae_calloc(g.nc + 1, sizeof *best);
+    rc = best ? kuhn_max_matching(&g, best, &rm.max_matching) : MDAE_E_NOMEM;
+    if (rc < 0) goto fail_best;
     rm.singular = !(g.nr == g.nc && rm.max_matching == (long)g.nr);
-    rc = rm.singular ? dm_parts(&g, rm.max_matching, &rm) : solve_nonsingular(&rm, &g);
-    if (rc < 0) goto fail_g;
+    rc = rm.singular ? dm_parts(&g, best, rm.max_matching, &rm) : solve_nonsingular(&rm, &g);
+    if (rc < 0) goto fail_best;
+    mdae_free(best);
     agraph_free(&g);
     *out = rm;
     return MDAE_OK;
-fail_g:
+fail_best:
+    mdae_free(best);
     agraph_free(&g);
 fail:
     ref_mode_close(&rm);
