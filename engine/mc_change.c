@@ -63,6 +63,14 @@
  *     context, the leading ones being solved there for values the event
  *     left to be eliminated. With n = 0 (the Cup-and-Ball with its impact
  *     law) nothing is in the context.
+ *     When the event's system is overdetermined, the equations of the
+ *     rising when-bodies are erased last (R4's classes gain a third, kept
+ *     first): a when-body states what holds at the event, and a Modelica
+ *     reinit(v, e) replaces v's value there (Modelica 3.6 section 8.3.6),
+ *     so an equation of the long mode that fixes the same value yields.
+ *     The bouncing ball (`when h <= 0 then reinit(v, -e*pre(v))` beside
+ *     der(v) = -g) erases der(v) = -g at the event and keeps the reinit.
+ *     The papers' events are not overdetermined, so they do not decide.
  */
 #include "mc_int.h"
 
@@ -358,11 +366,14 @@ static int rank_of(run *u, const bool *keep, uint32_t *rank)
 }
 
 /* Erasure preference class of a row (R4): lower erases first. Equations new
- * to m+ before old ones; then the lower shift. */
+ * to m+ before old ones; at an event (R8), the when-body equations last;
+ * then the lower shift. */
 static long erase_class(const run *u, uint32_t row)
 {
-    bool is_new = !u->body_same[u->row_eq[row]];
-    return (is_new ? 0 : 1L << 20) + u->row_k[row];
+    uint32_t i = u->row_eq[row];
+    if (u->event && u->m->equations[i].when != 0)
+        return (2L << 20) + u->row_k[row];
+    return (u->body_same[i] ? 1L << 20 : 0) + u->row_k[row];
 }
 
 /* The order in which the greedy basis considers the overdetermined rows:

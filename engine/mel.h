@@ -209,6 +209,11 @@ MDAE_API bool mel_guard_eval(const mel_guard *g, const bool *mode);
  * string (owned: mdae_free). NULL on OOM. */
 MDAE_API char *mel_guard_format(const mel_model *m, const mel_guard *g);
 
+/* Append a mode variable's name as formulas print it: in parentheses when
+ * it is source text with spaces (a Modelica relation atom, "h <= 0"), so
+ * that "!(h <= 0)" reads as it means; bare otherwise. */
+MDAE_API void mel_mode_name_put(mdae_buf *b, const char *name);
+
 /* Sigma of an incidence in a mode: the highest order among the cases whose
  * guard holds, or -1 when none holds (the edge is inactive). */
 MDAE_API int mel_incidence_order(const mel_incidence *inc, const bool *mode);

@@ -252,6 +252,16 @@ static int prec(const mel_guard *g)
     }
 }
 
+void mel_mode_name_put(mdae_buf *b, const char *name)
+{
+    bool text = strchr(name, ' ') != NULL;
+    if (text)
+        mdae_buf_puts(b, "(");
+    mdae_buf_puts(b, name);
+    if (text)
+        mdae_buf_puts(b, ")");
+}
+
 static void fmt_guard(mdae_buf *b, const mel_model *m, const mel_guard *g, int min_prec)
 {
     bool paren = prec(g) < min_prec;
@@ -262,7 +272,7 @@ static void fmt_guard(mdae_buf *b, const mel_model *m, const mel_guard *g, int m
     case MEL_G_TRUE: mdae_buf_puts(b, "true"); break;
     case MEL_G_VAR:
         if (m != NULL && g->var < m->n_modes) {
-            mdae_buf_puts(b, m->modes[g->var].name);
+            mel_mode_name_put(b, m->modes[g->var].name);
         } else {
             char tmp[32];
             snprintf(tmp, sizeof tmp, "mode#%u", (unsigned)g->var);

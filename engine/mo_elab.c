@@ -1599,12 +1599,34 @@ static bool is_boolean_ref(elab *el, const mo__expr *c)
     return i >= 0 && !whole && VAR(el, i)->type == T_BOOL;
 }
 
-/* reinit(v, e) under `when b` (see the header): the equation next(v) = e,
- * guarded by b; build() keeps it only if b is a mode variable anyway. */
+/* A when-condition that declares a transient mode (header): Boolean
+ * variables and relations that are not constant, under not, and, or. */
+static bool transient_condition(elab *el, const mo__expr *c)
+{
+    if (c == NULL || eval(el, c).ok)
+        return false;
+    if (c->kind == MO_E_REF)
+        return is_boolean_ref(el, c);
+    if (c->kind == MO_E_UN)
+        return c->op == MO_T_NOT && transient_condition(el, c->kids[0]);
+    if (c->kind != MO_E_BIN)
+        return false;
+    if (is_relation(c->op))
+        return c->n_kids == 2;
+    if (c->op != MO_T_AND && c->op != MO_T_OR)
+        return false;
+    for (uint32_t i = 0; i < c->n_kids; i++)
+        if (!transient_condition(el, c->kids[i]))
+            return false;
+    return true;
+}
+
+/* reinit(v, e) under `when c` (see the header): the equation next(v) = e,
+ * guarded by c, whose atoms build() makes mode variables. */
 static void reinit_equation(elab *el, const mo__stmt *s, long var, char *text)
 {
     const mel_guard *g = atomize(el, el->cur_when_cond);
-    if (el->rep->stop || g->op != MEL_G_VAR)
+    if (el->rep->stop || g->op == MEL_G_TRUE || g->op == MEL_G_FALSE)
         return;
     vec uses = {0};
     use *u = vec_push(el, &uses, sizeof *u);
@@ -1639,7 +1661,7 @@ static void when_body(elab *el, const mo__stmt *s, bool eqs)
                 /* a reinit under an if inside the when may not happen at
                  * the event: not a when-equation (it stays aside) */
                 if (var >= 0 && t != NULL && el->when_if == 0 &&
-                    is_boolean_ref(el, el->cur_when_cond))
+                    transient_condition(el, el->cur_when_cond))
                     reinit_equation(el, s, var, t);
             } else if (call_is(f, "assert") || call_is(f, "terminate")) {
                 add_event(el, MEL_EV_ASSERT, t, s->where, -1);
@@ -2473,9 +2495,9 @@ static int build(elab *el, mel_model *m)
     if (seen == NULL)
         return MDAE_E_NOMEM;
     for (size_t q = 0; q < el->eqns.n; q++) {
-        if (E[q].when_ev >= 0)
-            continue; /* reinit equations make no mode variable (header) */
         mark_used(el, E[q].guard, &order, seen);
+        if (E[q].when_ev >= 0)
+            continue; /* a reinit's condition only (header) */
         for (size_t u = E[q].first_use; u < E[q].first_use + E[q].n_uses; u++)
             mark_used(el, U[u].guard, &order, seen);
     }

@@ -470,17 +470,68 @@ static int why_fail(char *why, size_t why_len, const char *fmt, const char *a, s
 
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
 
-static bool is_name_char(char c)
-{
-    /* Instance names of mode variables may carry indices: "open[3]". */
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '[' || c == ']' || c == '.';
-}
-
 /* Does [p, p+n) spell word w? */
 static bool word_is(const char *p, size_t n, const char *w)
 {
     return strlen(w) == n && memcmp(p, w, n) == 0;
+}
+
+/* The value after an '=' at p: 1 (true), 0 (false), or -1 when p does not
+ * hold one of 1, 0, true, false; *end just past it and its spaces. */
+static int value_at(const char *p, const char **end)
+{
+    while (is_space(*p))
+        p++;
+    const char *v = p;
+    while (*p != '\0' && *p != ',' && *p != '=' && !is_space(*p))
+        p++;
+    size_t n = (size_t)(p - v);
+    int r = word_is(v, n, "1") || word_is(v, n, "true")    ? 1
+            : word_is(v, n, "0") || word_is(v, n, "false") ? 0
+                                                           : -1;
+    while (is_space(*p))
+        p++;
+    *end = p;
+    return r;
+}
+
+/* The '=' that ends the name starting at p: the first one followed by a
+ * value and then ',' or the end, so that names may hold '=', ',' and
+ * spaces themselves (Modelica's relation atoms: "pre(m) == 2", "h <= 0").
+ * NULL when there is none before a ';' or the end. */
+static const char *name_end(const char *p)
+{
+    for (; *p != '\0' && *p != ';'; p++) {
+        const char *after;
+        if (*p == '=' && value_at(p + 1, &after) >= 0 && (*after == ',' || *after == '\0'))
+            return p;
+    }
+    return NULL;
+}
+
+/* Length of [p, p+n) without its trailing spaces. */
+static size_t trimmed(const char *p, size_t n)
+{
+    while (n > 0 && is_space(p[n - 1]))
+        n--;
+    return n;
+}
+
+/* Why no name ends at p (name_end is NULL): the last '=' before a ';' or
+ * the end has no value, or there is no '=' at all. */
+static int why_no_name(const char *p, char *why, size_t why_len)
+{
+    const char *eq = NULL;
+    for (const char *q = p; *q != '\0' && *q != ';'; q++)
+        if (*q == '=')
+            eq = q;
+    if (eq == NULL)
+        return why_fail(why, why_len, "expected '=' after '%.*s' (write NAME=1 or NAME=0)", p,
+                        trimmed(p, strlen(p)));
+    if (trimmed(p, (size_t)(eq - p)) == 0)
+        return why_fail(why, why_len, "expected a mode variable name at '%.*s'", p, strlen(p));
+    return why_fail(why, why_len, "value of '%.*s' must be 1, 0, true or false", p,
+                    trimmed(p, (size_t)(eq - p)));
 }
 
 int rpc_json_mode_spec(const char *spec, cJSON **out, char *why, size_t why_len)
@@ -500,38 +551,16 @@ int rpc_json_mode_spec(const char *spec, cJSON **out, char *why, size_t why_len)
     for (;;) {
         while (is_space(*p))
             p++;
-        const char *name = p;
-        while (is_name_char(*p))
-            p++;
-        size_t nlen = (size_t)(p - name);
+        const char *name = p, *eq = *p == ',' ? NULL : name_end(p);
+        size_t nlen = eq != NULL ? trimmed(name, (size_t)(eq - name)) : 0;
         if (nlen == 0) {
-            rc = why_fail(why, why_len, "expected a mode variable name at '%.*s'", p, strlen(p));
+            rc = *p == ',' || *p == '\0' || eq != NULL
+                     ? why_fail(why, why_len, "expected a mode variable name at '%.*s'", p,
+                                strlen(p))
+                     : why_no_name(p, why, why_len);
             goto fail;
         }
-        while (is_space(*p))
-            p++;
-        if (*p != '=') {
-            rc = why_fail(why, why_len, "expected '=' after '%.*s' (write NAME=1 or NAME=0)",
-                          name, nlen);
-            goto fail;
-        }
-        p++;
-        while (is_space(*p))
-            p++;
-        const char *val = p;
-        while (*p != '\0' && *p != ',' && !is_space(*p))
-            p++;
-        size_t vlen = (size_t)(p - val);
-        bool v;
-        if (word_is(val, vlen, "1") || word_is(val, vlen, "true"))
-            v = true;
-        else if (word_is(val, vlen, "0") || word_is(val, vlen, "false"))
-            v = false;
-        else {
-            rc = why_fail(why, why_len, "value of '%.*s' must be 1, 0, true or false", name,
-                          nlen);
-            goto fail;
-        }
+        bool v = value_at(eq + 1, &p) == 1;
         char *key = mdae_strndup(name, nlen);
         if (key == NULL) {
             rc = MDAE_E_NOMEM;
@@ -548,15 +577,9 @@ int rpc_json_mode_spec(const char *spec, cJSON **out, char *why, size_t why_len)
             rc = MDAE_E_NOMEM;
             goto fail;
         }
-        while (is_space(*p))
-            p++;
         if (*p == '\0')
             break;
-        if (*p != ',') {
-            rc = why_fail(why, why_len, "expected ',' at '%.*s'", p, strlen(p));
-            goto fail;
-        }
-        p++;
+        p++; /* the ',' name_end saw */
     }
 done:
     *out = obj;
@@ -1100,7 +1123,8 @@ static cJSON *pair_set(const mel_model *m, const uint64_t *keys, size_t n)
             ok = add_bool(cube, key, v);
             mdae_buf_puts(&b, first ? "" : " & ");
             mdae_buf_puts(&b, v ? "" : "!");
-            mdae_buf_puts(&b, key);
+            mel_mode_name_put(&b, name);
+            mdae_buf_puts(&b, bit >= nm ? "'" : "");
             first = false;
         }
         if (first)

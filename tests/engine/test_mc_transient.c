@@ -213,13 +213,37 @@ Test(mc_transient, modelica_and_mel_twins_agree)
     mel_model_free(b);
 }
 
-/* A when-clause whose condition is not a mode variable (a sampled event,
- * a relation that selects nothing) stays aside: no transient mode. */
+/* A when-clause whose condition is a relation declares a transient mode
+ * too: the bouncing ball. Its event is overdetermined (the reinit and
+ * der(v) = -g both fix v.), and the reinit wins: der(v) = -g is erased at
+ * the event (R8), the position stays, the velocity jumps. */
+Test(mc_transient, modelica_bouncing_ball_keeps_its_reinit_at_the_event)
+{
+    mel_model *m = load("bouncing_ball.mo");
+    cr_assert_eq(m->n_whens, 1);
+    cr_assert_eq(m->n_modes, 1);
+    cr_assert_str_eq(m->modes[0].name, "h <= 0");
+    cr_assert_eq(m->n_equations, 3);
+    cr_assert_eq(m->n_invariants, 1);
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->n_instants, 1);
+    const mc_instant *in = &r->instants[0];
+    cr_assert_eq(in->status, MC_NONSINGULAR);
+    cr_assert_str_eq(EQS(m, &in->erased), "e2");
+    cr_assert_str_eq(EQS(m, &in->equations), "e1,t1");
+    cr_assert_str_eq(VARS(m, &in->unknowns), "h.1,v.1");
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* A when-clause whose condition is neither a Boolean variable nor a
+ * relation (a sampled event) stays aside: no transient mode. */
 Test(mc_transient, modelica_other_whens_stay_aside)
 {
     static const char src[] =
         "model B\n  Real h(start=1); Real v;\nequation\n  der(h) = v;\n  der(v) = -9.81;\n"
-        "  when h <= 0 then\n    reinit(v, -0.8*pre(v));\n  end when;\nend B;\n";
+        "  when sample(0, 0.1) then\n    reinit(v, -0.8*pre(v));\n  end when;\nend B;\n";
     mdae_diags d;
     mdae_diags_init(&d);
     mel_model *m = NULL;

@@ -167,7 +167,9 @@ Test(mo_msl, batch_plant_by_tight_graphs_agrees_with_the_reference_with_its_sing
                       true);
 }
 
-Test(mo_msl, translational_friction_agrees_with_the_reference_in_every_mode)
+Test(mo_msl, translational_friction_agrees_with_the_reference_on_sampled_modes)
 {
-    against_reference("Modelica.Mechanics.Translational.Examples.Friction", 0, false);
+    /* 16 mode variables (the hard stops' `stopped <> 0` declare transient
+     * modes): 400 sampled valid modes. */
+    against_reference("Modelica.Mechanics.Translational.Examples.Friction", 400, false);
 }

@@ -691,6 +691,28 @@ Test(rpc_json, mode_spec_reads_the_command_line_syntax)
     }
     cr_assert_eq(rpc_json_mode_spec("g1=1,g1=0", &j, why, sizeof why), MDAE_E_INVAL);
     cr_assert_not_null(strstr(why, "'g1' is given twice"), "%s", why);
+    cr_assert_eq(rpc_json_mode_spec("g1=2", &j, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_not_null(strstr(why, "value of 'g1' must be"), "%s", why);
+    cr_assert_eq(rpc_json_mode_spec("g1", &j, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_not_null(strstr(why, "expected '=' after 'g1'"), "%s", why);
+}
+
+Test(rpc_json, mode_spec_reads_modelica_relation_names)
+{
+    /* Modelica's relation atoms are named by their text, which holds '=',
+     * ',' and spaces: a name ends at the first '=' followed by a value and
+     * then ',' or the end. */
+    char why[128];
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_mode_spec("h <= 0=1, pre(m) == 2 = false,f(a, b) >= 1=true", &j, why,
+                                    sizeof why),
+                 MDAE_OK, "%s", why);
+    char *s = compact(j);
+    cr_assert_str_eq(s, "{\"h <= 0\":true,\"pre(m) == 2\":false,\"f(a, b) >= 1\":true}");
+    mdae_free(s);
+    cJSON_Delete(j);
+    cr_assert_eq(rpc_json_mode_spec("h <= 0=2", &j, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_not_null(strstr(why, "value of 'h <= 0' must be"), "%s", why);
 }
 
 Test(rpc_json, mode_read_names_an_unknown_mode_variable)

@@ -16,7 +16,7 @@
 
 typedef struct trow {
     uint32_t eq;
-    bool is_new;
+    int keep; /* keep priority at the event: 0 new, 1 old, 2 a when-body equation */
     size_t n;
     uint32_t *col;
 } trow;
@@ -49,13 +49,13 @@ static uint32_t col_of(tsys *s, uint64_t key)
 /* Row for equation i at shift k, orders sigma(i, j) from sig (-1: none),
  * known values left out. */
 static void add_row(tsys *s, const mel_model *m, uint32_t i, int k, const bool *mode,
-                    const bool *known, size_t L, bool is_new)
+                    const bool *known, size_t L, int keep)
 {
     s->rows = realloc(s->rows, (s->n_rows + 1) * sizeof *s->rows);
     trow *w = &s->rows[s->n_rows++];
     memset(w, 0, sizeof *w);
     w->eq = i;
-    w->is_new = is_new;
+    w->keep = keep;
     const mel_equation *q = &m->equations[i];
     for (uint32_t e = 0; e < q->n_incs; e++) {
         int sg = mel_incidence_order(&q->incs[e], mode);
@@ -108,18 +108,18 @@ static size_t maxmatch(const tsys *s, const bool *use, long banned)
 
 typedef struct pick {
     bool *best;   /* the chosen erasure */
-    long score;   /* new rows erased (more is better) */
+    long score;   /* when-body rows erased, then old rows erased (fewer is better) */
     bool found;
     long tried;
 } pick;
 
-/* Keep order: old rows before new ones, then by row (ascending). Does a
- * keep an earlier row than b where they first differ? */
+/* Keep order: when-body rows, then old rows, then new ones, then by row
+ * (ascending). Does a keep an earlier row than b where they first differ? */
 static bool keeps_earlier(const tsys *s, const bool *a, const bool *b)
 {
-    for (int pass = 0; pass < 2; pass++)
+    for (int keep = 2; keep >= 0; keep--)
         for (size_t r = 0; r < s->n_rows; r++) {
-            if (s->rows[r].is_new != (pass == 1))
+            if (s->rows[r].keep != keep)
                 continue;
             if (a[r] != b[r])
                 return !a[r];
@@ -138,8 +138,9 @@ static void consider(const tsys *s, pick *p, bool *erase, size_t rank)
         return;
     long sc = 0;
     for (size_t r = 0; r < s->n_rows; r++)
-        sc += erase[r] && s->rows[r].is_new;
-    if (!p->found || sc > p->score || (sc == p->score && keeps_earlier(s, erase, p->best))) {
+        if (erase[r])
+            sc += s->rows[r].keep == 2 ? (long)s->n_rows + 1 : s->rows[r].keep;
+    if (!p->found || sc < p->score || (sc == p->score && keeps_earlier(s, erase, p->best))) {
         memcpy(p->best, erase, s->n_rows);
         p->score = sc;
         p->found = true;
@@ -281,7 +282,7 @@ static bool array_determines(const mel_model *m, const tsys *ev, const bool *kep
     for (int k = 1; k <= n; k++)
         for (uint32_t i = 0; i < m->n_equations; i++)
             if (bk->eq_active[i])
-                add_row(&a, m, i, k, back, known, L, false);
+                add_row(&a, m, i, k, back, known, L, 1);
     size_t mm = maxmatch(&a, NULL, -1);
     bool all = true;
     for (size_t k = 0; k < dep->n; k++) {
@@ -368,7 +369,7 @@ static int event(const mel_model *m, const bool *from, const bool *to, const ref
         bool same = o->eq_active[i] && same_body(m, i, from, to);
         if (same && o->c[i] >= 1)
             continue; /* context: i. was solved (or context) one instant earlier */
-        add_row(&s, m, i, 0, to, known, L, !same);
+        add_row(&s, m, i, 0, to, known, L, m->equations[i].when ? 2 : same ? 1 : 0);
     }
     bool *erase = calloc(s.n_rows + 1, 1), *kept = calloc(s.n_rows + 1, 1);
     int rc = erase_rows(&s, erase);
