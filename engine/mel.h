@@ -80,8 +80,8 @@ typedef struct mel_invariant {
 } mel_invariant;
 
 /* A when-clause `when c then ... end` (MEL) or a Modelica
- * `when b then reinit(v, e); end when;` whose condition b is a Boolean mode
- * variable (engine/mo_elab.c): RR-9459 section 5.2.4's declaration of a
+ * `when c then reinit(v, e); end when;` whose condition c is made of
+ * Booleans and relations (engine/mo_elab.c): RR-9459 section 5.2.4's declaration of a
  * *transient* mode. Every mode in which `cond` holds is transient: it
  * lasts one instant (an event) and is never a long mode, which the
  * invariant !cond it adds (mel_invariant.when) says to every all-modes

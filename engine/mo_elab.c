@@ -47,16 +47,16 @@
  *     of its uses' guards), name everything, build the mel_model.
  *
  * Transient modes (engine/mel.h, mel_when; issue 13 item 5): a
- * `when b then reinit(v, e); end when;` whose condition b is a plain
- * Boolean variable that is a mode variable anyway (it selects incidences in
- * the continuous equations, as the Cup-and-Ball's gamma does) declares the
- * modes where b holds transient, as MEL's `when b then ... end`: each
- * reinit becomes the when-equation next(v) = e (v's value after the event,
- * from the values at the event: structurally v and v. plus e's incidences
- * outside pre), and !b an invariant. Other when-clauses (sample, relations,
- * conditions that select nothing) stay aside in mel_model.events as before:
- * making their conditions mode variables would change the analysis of
- * every model that has them, for events that select no equation.
+ * `when c then reinit(v, e); end when;` whose condition c is made of
+ * Boolean variables and relations (under not, and, or: the Cup-and-Ball's
+ * gamma, the bouncing ball's h <= 0) declares the modes where c holds
+ * transient, as MEL's `when c then ... end`: c's atoms become mode
+ * variables, each reinit the when-equation next(v) = e (v's value after
+ * the event, from the values at the event: structurally v and v. plus e's
+ * incidences outside pre), and !c an invariant, so the long modes are
+ * those of the model without the when-clause. Other when-clauses (sample,
+ * initial(), those without a reinit) stay aside in mel_model.events: they
+ * are clock ticks or discrete updates, not modes of the continuous system.
  *
  * Names: unknowns and mode variables by their Modelica names (quoted names
  * unquoted); atoms by normalised source text; equations by their label
