@@ -580,6 +580,7 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
             for (uint32_t c = 0; c < inc->n_cases; c++) {
                 cs[c].order = inc->cases[c].order;
                 cs[c].where = inc->cases[c].where;
+                cs[c].next = inc->cases[c].next;
                 if ((cs[c].guard = copy_guard(a, &memo, inc->cases[c].guard)) == NULL)
                     goto fail;
             }

@@ -1067,14 +1067,9 @@ static int unfold(run *u, const mc_options *opt, mc_result *res)
             res->status = MC_REJECTED;
             return MDAE_OK;
         }
-        /* R8: no impulse analysis of the event. Its when-equations may use
-         * next(x), which mel_model records like der(x) (an incidence of
-         * order 1: structurally the same values x, x.), but whose term is
-         * x. itself, not the Euler derivative (x. - x)/dt that the rules of
-         * mc_impulse.c (I3) read into an order-1 incidence: next(v) =
-         * -e * v would read as "v' finite" and hide the impulse of an
-         * impact. Left out rather than wrong (README, "Not done yet"). */
-        if ((opt == NULL || !opt->skip_impulses) && !event) {
+        /* The event too (R8): its next(x) terms read as x. itself
+         * (mc_impulse.c I6, mel_order_case.next). */
+        if (opt == NULL || !opt->skip_impulses) {
             rc = mc__impulse(m, u->to, u->cur.d, &res->instants[res->n_instants - 1], res);
             if (rc < 0)
                 return rc;

@@ -35,6 +35,15 @@
  *     the restart, not data (this is why the Cup-and-Ball's k1. says
  *     nothing: whether the rope's normal velocity is nonzero before the
  *     impact is not structural).
+ *  I6 The event of a transient mode (mc_change.c R8) has when-body
+ *     equations with next(): next(v) is the value v. itself, Y(v, 0, 1),
+ *     not the Euler derivative (v. - v)/dt that an order-1 incidence reads
+ *     as elsewhere; next(der(y)) is Y(y, 1, 1) (mel_order_case.next says
+ *     how many of an incidence's orders are next()). Every other equation of
+ *     the event reads as in I3, so the elastic Cup-and-Ball's impact law
+ *     next(v) = -e * v leaves v. - v finite, and e4 (der(v) + lambda * y +
+ *     g = 0, kept at the event) makes lambda possibly impulsive: the rope's
+ *     percussion, which RR-9459 section 5.2.4 describes but does not derive.
  *  I5 Orders are integers in -3..3 or -infinity (identically 0); the
  *     bounds lo, hi of each quantity are its least and largest order over
  *     every assignment satisfying I2-I4, found by backtracking with a node
@@ -193,7 +202,18 @@ static int quantity(imp *p, uint32_t j, int s, int l, int *out)
     return MDAE_OK;
 }
 
-/* I3: the sum of the kept equation (i, k). */
+/* How many of the sigma derivatives of inc's case of order sigma in mode
+ * are next() (mel_order_case.next): 0 outside when-bodies. */
+static int case_next(const mel_incidence *inc, const bool *mode, int sigma)
+{
+    for (uint32_t c = 0; c < inc->n_cases; c++)
+        if (inc->cases[c].order == sigma && mel_guard_eval(inc->cases[c].guard, mode))
+            return inc->cases[c].next;
+    return 0;
+}
+
+/* I3: the sum of the kept equation (i, k). I6: an incidence of order sigma
+ * of which n are next() reads Y(x, sigma - n, k + n). */
 static int row_cons(imp *p, uint32_t i, int k)
 {
     const mel_equation *q = &p->m->equations[i];
@@ -203,7 +223,8 @@ static int row_cons(imp *p, uint32_t i, int k)
         int s = mel_incidence_order(&q->incs[e], p->to);
         if (s < 0)
             continue;
-        int rc = quantity(p, q->incs[e].var, s, k, &idx[n++]);
+        int nx = case_next(&q->incs[e], p->to, s);
+        int rc = quantity(p, q->incs[e].var, s - nx, k + nx, &idx[n++]);
         if (rc < 0)
             return rc;
     }

@@ -108,6 +108,12 @@ typedef struct mel_order_case {
     const mel_guard *guard;
     int order;        /* 0..MEL_MAX_ORDER */
     mdae_range where; /* first use of the variable with this order */
+    /* Of `order`, how many are next() (MEL next(e), Modelica reinit's
+     * target): the use reads the value `next` instants later,
+     * differentiated order - next times. Structurally the same incidence;
+     * only the impulse analysis of an event reads it (mc_impulse.c). 0
+     * outside when-bodies; the largest of the uses merged into the case. */
+    int next;
 } mel_order_case;
 
 /* Incidence of one variable in one equation (an *edge* of the bipartite

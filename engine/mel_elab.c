@@ -100,6 +100,7 @@ typedef struct whenrec {
 typedef struct use {
     uint32_t eq, var;
     int order;
+    int next; /* of order, under next() (mel_order_case.next) */
     const mel_guard *guard;
     mdae_range where;
     uint64_t seq;
@@ -137,6 +138,7 @@ typedef struct elab {
     /* pass 2: the item being resolved */
     const item *it;
     uint64_t use_seq;
+    int next_depth; /* next() around the expression being walked */
     bool gf_reported;
     uint32_t seen[128]; /* offsets of reported errors (err) */
     size_t n_seen;
@@ -1021,6 +1023,7 @@ static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, mdae_
     u->eq = el->it->eq;
     u->var = var;
     u->order = order;
+    u->next = el->next_depth;
     u->guard = g;
     u->where = where;
     u->seq = el->use_seq++;
@@ -1112,7 +1115,9 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
             err(el, e->where, "derivative order exceeds %d", MEL_MAX_ORDER);
             return;
         }
+        el->next_depth++;
         walk(el, e->u.kid, g, order + 1, incident, collect);
+        el->next_depth--;
         return;
     case MEL_X_POW:
     case MEL_X_CMP:
@@ -1286,8 +1291,11 @@ static void build_incidences(elab *el, size_t *n_edges)
                 bool redundant = g->op == MEL_G_FALSE || (nc > 0 && cases[nc - 1].guard->op == MEL_G_TRUE);
                 for (uint32_t k = 0; k < nc && !redundant; k++)
                     redundant = cases[k].guard == g;
+                int next = 0;
+                for (size_t k = c; k < d; k++)
+                    next = u[k].next > next ? u[k].next : next;
                 if (!redundant)
-                    cases[nc++] = (mel_order_case){g, u[c].order, u[c].where};
+                    cases[nc++] = (mel_order_case){g, u[c].order, u[c].where, next};
                 c = d;
             }
             if (nc > 0) {

@@ -124,6 +124,7 @@ typedef struct bound {
 typedef struct use {
     uint32_t var;
     int order;
+    int next; /* of order, under next(): a reinit's target (mel_order_case.next) */
     const mel_guard *guard;
     mdae_range where;
 } use;
@@ -1633,6 +1634,7 @@ static void reinit_equation(elab *el, const mo__stmt *s, long var, char *text)
     if (u != NULL) {
         u->var = (uint32_t)var;
         u->order = 1;
+        u->next = 1;
         u->guard = g;
         u->where = s->rhs->kids[0]->where;
     }
@@ -2635,7 +2637,9 @@ static int build(elab *el, mel_model *m)
             for (size_t k = i; k < j;) {
                 size_t l = k;
                 gs.n = 0;
+                int next = 0;
                 while (l < j && us[l].order == us[k].order) {
+                    next = us[l].next > next ? us[l].next : next;
                     const mel_guard **slot = vec_push(el, &gs, sizeof *slot);
                     if (slot == NULL)
                         goto nomem_gs;
@@ -2647,6 +2651,7 @@ static int build(elab *el, mel_model *m)
                     cases[nc].guard = cg;
                     cases[nc].order = us[k].order;
                     cases[nc].where = us[k].where;
+                    cases[nc].next = next;
                     nc++;
                 }
                 k = l;

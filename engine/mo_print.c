@@ -283,7 +283,7 @@ int mo_model_to_mel(const mel_model *m, char **out)
                     mdae_buf_puts(&b, " then ");
                 }
                 for (int o = 0; o < k->order; o++)
-                    mdae_buf_puts(&b, "der(");
+                    mdae_buf_puts(&b, o < k->next ? "next(" : "der(");
                 mdae_buf_puts(&b, var_nm[inc->var]);
                 for (int o = 0; o < k->order; o++)
                     mdae_buf_puts(&b, ")");

@@ -36,6 +36,17 @@ static bool has_diag(const mdae_diags *d, mdae_severity sev, unsigned line, unsi
 
 /* The front-end: k1, k2 are when-equations, guarded by gamma; the
  * invariant !gamma keeps the transient mode out of the long modes. */
+/* The largest impulse order of var at shift in r's instants (-100: not
+ * reported). */
+static int hi_of(const mel_model *m, const mc_result *r, const char *var, int shift)
+{
+    for (size_t k = 0; k < r->n_impulsive; k++)
+        if (strcmp(m->variables[r->impulsive[k].var].name, var) == 0 &&
+            r->impulsive[k].shift == shift)
+            return r->impulsive[k].hi;
+    return -100;
+}
+
 Test(mc_transient, when_declares_a_transient_mode)
 {
     mel_model *m = load("cup_and_ball_elastic.mel");
@@ -116,10 +127,20 @@ Test(mc_transient, impact_law_makes_it_accepted)
     cr_assert_str_eq(EQS(m, &in->equations), "e1,e2,e3,e4,k2,t1");
     cr_assert_str_eq(VARS(m, &in->unknowns), "lambda,s,u.1,v.1,x.1,y.1");
     cr_assert(has_diag(&r->diags, MDAE_SEV_NOTE, 31, 1, "A_0 = [S(T)]"));
-    /* no impulse analysis of the event (mc_change.c, R8): next(v) would be
-     * read as a derivative */
-    cr_assert_eq(r->n_impulsive, 0);
-    cr_assert_eq(r->n_resets, 0);
+    /* The event's impulses (mc_impulse.c I6): next(v) is v. itself, so the
+     * impact law leaves v. - v finite and nonzero, and e3, e4 make the
+     * rope's tension lambda (and s, through k2) possibly impulsive; the
+     * positions and velocities after the event are finite. */
+    cr_assert_eq(hi_of(m, r, "lambda", 0), 1);
+    cr_assert_eq(hi_of(m, r, "s", 0), 1);
+    cr_assert_leq(hi_of(m, r, "x", 1), 0);
+    cr_assert_leq(hi_of(m, r, "v", 1), 0);
+    /* lambda, s eliminated from e3, e4, k2: one relation among x, u, u.,
+     * y, v, v. (the tangential velocity is kept by the impact) */
+    cr_assert_geq(r->n_resets, 1);
+    cr_assert_str_eq(VARS(m, &r->resets[0].eliminate), "lambda,s");
+    cr_assert_str_eq(EQS(m, &r->resets[0].from), "e3,e4,k2");
+    cr_assert_eq(r->resets[0].relations, 1);
     mc_result_free(r);
     mel_model_free(m);
 }
@@ -155,6 +176,10 @@ Test(mc_transient, paper_second_order_form)
             cr_assert_eq(r->status, MC_RESET);
             cr_assert_eq(r->transient->depth, 0);
             cr_assert_str_eq(EQS(m, &in->equations), "e1,e2,k2,tau1");
+            /* RR-9459 (40): lambda (and s) impulsive at the impact; tau1's
+             * next(der(y)) is y'. itself (mc_impulse.c I6) */
+            cr_assert_eq(hi_of(m, r, "lambda", 0), 1);
+            cr_assert_leq(hi_of(m, r, "y", 2), 1);
         } else {
             cr_assert_eq(r->status, MC_REJECTED);
             cr_assert_eq(r->transient->depth, -1);
@@ -233,6 +258,9 @@ Test(mc_transient, modelica_bouncing_ball_keeps_its_reinit_at_the_event)
     cr_assert_str_eq(EQS(m, &in->erased), "e2");
     cr_assert_str_eq(EQS(m, &in->equations), "e1,t1");
     cr_assert_str_eq(VARS(m, &in->unknowns), "h.1,v.1");
+    /* the reinit's v. is a value, not a derivative: nothing impulsive */
+    cr_assert_leq(hi_of(m, r, "v", 1), 0);
+    cr_assert_leq(hi_of(m, r, "h", 1), 0);
     mc_result_free(r);
     mel_model_free(m);
 }

@@ -153,7 +153,8 @@ static void hb_eq(hb *h, const char *spec)
             cs[c] = cs[c - 1];
             c--;
         }
-        cs[c] = (mel_order_case){g, order, {{(uint32_t)i + 1, (uint32_t)(p - spec) + 1, 0}, {0, 0, 0}}};
+        cs[c] = (mel_order_case){
+            g, order, {{(uint32_t)i + 1, (uint32_t)(p - spec) + 1, 0}, {0, 0, 0}}, 0};
         p += t;
     }
     /* Incidences sorted by variable (the mel.h promise). */
