@@ -89,6 +89,20 @@ static inline char *names(const mel_model *m, const mc_list *l, bool vars)
 #define EQS(m, l) names((m), (l), false)
 #define VARS(m, l) names((m), (l), true)
 
+/* Instant k of r has this status, erased, equations and unknowns (as
+ * names() prints them). */
+static inline void expect_instant(const mel_model *m, const mc_result *r, uint32_t k,
+                                  mc_sys_status status, const char *erased, const char *equations,
+                                  const char *unknowns)
+{
+    cr_assert_lt(k, r->n_instants);
+    const mc_instant *in = &r->instants[k];
+    cr_assert_eq(in->status, status, "instant %u: %s", k, mc_sys_status_name(in->status));
+    cr_assert_str_eq(EQS(m, &in->erased), erased);
+    cr_assert_str_eq(EQS(m, &in->equations), equations);
+    cr_assert_str_eq(VARS(m, &in->unknowns), unknowns);
+}
+
 /* Fail allocation n, n + 1, ... of mc_change(file, from -> to) until it
  * succeeds: MDAE_E_NOMEM, nothing leaked, *out untouched. */
 static inline void oom_change(const char *file, const bool *from, const bool *to)
