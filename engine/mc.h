@@ -65,6 +65,7 @@
 
 #include "mdae.h"
 #include "mel.h"
+#include "sa.h"
 
 /* An equation or a value at a shift: index into mel_model.equations (or
  * .variables) and shift k >= 0, the k-th forward shift counted from the
@@ -302,5 +303,46 @@ typedef int mc_pair_fn(void *ctx, const mc_pair *p, const mc_result *r);
 MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max_pairs,
                                    mc_pair_fn *fn, void *ctx, mc_all **out /* out: owned */,
                                    char *why /* out */, size_t why_len);
+
+/* ---- The first instant of all changes on BDDs (issue 13 section 3, its
+ * first part; mc_pairs.c) ------------------------------------------------
+ * Over every ordered pair (g, g') of different valid nonsingular long modes,
+ * without enumerating pairs: which first restart instants are continuous
+ * (square with a perfect matching: nothing to erase, R6), which need a
+ * restart (overdetermined, no value undetermined: some equation is erased
+ * at the first instant; whether the restart settles, and which equations
+ * R4 erases, is not computed here), and which are rejected at the first
+ * instant (some value undetermined). The sets are over 2n mode variables
+ * named g0, g0', g1, g1', ... (mc_first_name): each variable before the
+ * change, then after it. Changes into transient modes are not covered. */
+enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
+
+typedef struct mc_first {
+    double pairs;          /* the ordered pairs of different valid nonsingular long modes */
+    double counts[3];      /* by MC_FIRST_* */
+    sa_set classes[3];     /* by MC_FIRST_*: exact on those pairs (sa.h) */
+    uint32_t n_names;      /* 2 * n_modes */
+    struct mc_first_priv *priv;
+} mc_first;
+
+/* Classify the first instants of all changes of m (opt: how the model and
+ * the pairs are analysed, sa.h; mopt: only its ignore_guard_fixpoints is
+ * read; either may be NULL). Needs sa_begin. On MDAE_OK *out is new
+ * (owned: mc_first_free). MDAE_E_INVAL with *why for a model without mode
+ * variables or with a guard fixpoint; MDAE_E_LIMIT with *why past the
+ * analysis's limits; MDAE_E_NOMEM. */
+MDAE_API int mc_first_instants(const mel_model *m /* borrowed */, const sa_options *opt,
+                               const mc_options *mopt, mc_first **out /* out: owned */,
+                               char *why /* out */, size_t why_len);
+MDAE_API void mc_first_free(mc_first *f /* takes ownership; NULL ok */);
+
+/* Name of the pairs' mode variable k (borrowed from f): "g" or "g'". */
+MDAE_API const char *mc_first_name(const mc_first *f, uint32_t k);
+
+/* The class (MC_FIRST_*, or MC_FIRST_NONE for a pair that is not one of
+ * f's) of the change from -> to, both over the model's mode variables:
+ * read from the pairs' analysis, mode by mode (for tests). */
+MDAE_API int mc_first_class(const mc_first *f, const bool *from, const bool *to,
+                            int *cls /* out */);
 
 #endif /* MC_H */

@@ -313,4 +313,14 @@ MDAE_API int sa_result_report(const sa_result *r, sa_report **out);
 MDAE_TEST_API int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out);
 MDAE_API void sa_report_free(sa_report *rep);
 
+/* The valid modes of r in three classes, each as a set exact on the valid
+ * modes (sa_result_report's convention) with its size: out[0] the
+ * nonsingular modes; out[2] the singular modes with some underdetermined
+ * variable; out[1] the other singular modes (some equation is
+ * overdetermined, no variable underdetermined). The sets are new (close
+ * each with sa_set_close); on an error all three are closed. */
+MDAE_API int sa_result_partition(const sa_result *r, sa_set out[3] /* out */,
+                                 double count[3] /* out */);
+MDAE_API void sa_set_close(sa_set *s /* NULL ok */);
+
 #endif /* SA_H */

@@ -7,8 +7,11 @@
  *        (mc_change, median of repetitions; with and without the impulse
  *        analysis)
  *   all  MODEL N valid_modes pairs seconds method   (mc_all_enumerate)
- *   all  MODEL N ... not-implemented               (past the enumeration's
- *        reach: the BDD method of issue 13 section 3 does not exist yet)
+ *   all  MODEL N ... refused                       (past the enumeration's
+ *        reach)
+ *   first MODEL N pairs seconds cold ratio classes   (mc_first_instants: the
+ *        first instant of every change on BDDs, beside the cold all-modes
+ *        analysis of the same model and the ratio)
  *
  * Usage: bench_modechange [--n-one N] [--n-all LIST]
  * See tests/bench/README.md for measured numbers.
@@ -21,6 +24,7 @@
 #include "mc.h"
 #include "mdae.h"
 #include "mel.h"
+#include "sa.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -144,25 +148,66 @@ static void all(const char *model, long long n)
                model, n, a->valid_modes, a->n_pairs, t, a->method, a->counts[MC_CONTINUOUS],
                a->counts[MC_RESET], a->counts[MC_REJECTED]);
     else
-        printf("all %-26s N=%-4lld not-implemented: %s\n", model, n, why);
+        printf("all %-26s N=%-4lld refused: %s\n", model, n, why);
     mc_all_free(a);
+    mel_model_free(m);
+}
+
+static void first(const char *model, long long n)
+{
+    mel_model *m = load(model, n);
+    if (m == NULL) {
+        printf("first %-24s N=%-4lld cannot load\n", model, n);
+        return;
+    }
+    double t0 = bench_now();
+    sa_result *res = NULL;
+    int rc = sa_analyze(m, NULL, &res, NULL);
+    double cold = bench_now() - t0;
+    sa_result_free(res);
+    mc_options mopt = {.ignore_guard_fixpoints = true};
+    mc_first *f = NULL;
+    char why[256] = "";
+    t0 = bench_now();
+    if (rc == MDAE_OK)
+        rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
+    double t = bench_now() - t0;
+    if (rc == MDAE_OK)
+        printf("first %-24s N=%-4lld %10.4g pairs %9.3f s  cold %8.3f s  ratio %6.1f  "
+               "(%.4g continuous, %.4g restart, %.4g rejected at the first instant)\n",
+               model, n, f->pairs, t, cold, t / cold, f->counts[0], f->counts[1], f->counts[2]);
+    else
+        printf("first %-24s N=%-4lld %s after %.3f s: %s\n", model, n, mdae_err_name(rc), t,
+               why);
+    mc_first_free(f);
     mel_model_free(m);
 }
 
 int main(int argc, char **argv)
 {
     long long n_one = 100;
-    const char *n_all = "3,5,7,10,20,50";
+    const char *n_all = "3,5,7,10,20,50", *n_first = "3,5,10,20,50";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--n-one") == 0 && i + 1 < argc)
             n_one = atoll(argv[++i]);
         else if (strcmp(argv[i], "--n-all") == 0 && i + 1 < argc)
             n_all = argv[++i];
+        else if (strcmp(argv[i], "--n-first") == 0 && i + 1 < argc)
+            n_first = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_modechange [--n-one N] [--n-all LIST]\n");
+            fprintf(stderr,
+                    "usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]\n");
             return 2;
         }
     }
+    if (sa_begin(NULL) != MDAE_OK)
+        return 1;
+    char *fl = strdup(n_first);
+    for (char *tok = strtok(fl, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        first("brake", atoll(tok));
+        first("building_compressible", atoll(tok));
+    }
+    free(fl);
     ones(n_one);
     char *list = strdup(n_all);
     for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ",")) {
@@ -170,5 +215,6 @@ int main(int argc, char **argv)
         all("building_compressible", atoll(tok));
     }
     free(list);
+    sa_end();
     return 0;
 }

@@ -1,0 +1,614 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mc_pairs.c -- the first restart instant of every mode change at
+ * once, on BDDs over two copies of the mode variables (mc.h,
+ * mc_first_instants; issue 13 item 3, its first part).
+ *
+ * The first instant of a change m- -> m+ between long modes (mc_change.c,
+ * R1-R3) is a system whose rows, columns and edges are each present in a
+ * set of pairs (g, g') that formulas over the mode variables before (g) and
+ * after (g') describe exactly, because everything it reads is a function of
+ * one mode or the other:
+ *
+ *   same_i(g, g')  = guard_i(g) & guard_i(g') & AND over the incidence
+ *                    cases of i (case(g) <=> case(g'))              (R3)
+ *   ctx(i, k)      = same_i & c_i(g) >= k + 1                       (R3)
+ *   row(i, k)      = guard_i(g') & c_i(g') >= k & !ctx(i, k)
+ *   known(j, l)    = guard_j(g) & d_j(g) >= l + 1                   (R2)
+ *   edge(i,k; j,l) = row(i, k) & sigma_ij(g') >= l - k & !known(j, l),
+ *                    k <= l <= k + max sigma_ij                     (R1)
+ *   col(j, l)      = OR of the edges into (j, l): a value is a column
+ *                    when some row mentions it and it is not known.
+ *
+ * with c and d the offsets of the all-modes analysis of m (sa_result_report:
+ * one formula per value, exact on the valid modes). These are the rows,
+ * columns and edges of a model over 2n mode variables (g0, g0', g1, g1',
+ * ...: each variable beside its copy), whose "modes" are the pairs; its
+ * invariants keep the pairs of different valid nonsingular long modes.
+ * Its all-modes analysis on BDDs (sa_analyze, the engine's own method
+ * choice) then says, for all pairs at once, which first instants are
+ * square with a perfect matching -- exactly the continuous changes (R6:
+ * nothing erased, nonsingular) --, which have an underdetermined value (the
+ * change is rejected at its first instant: erasing rows never makes a
+ * column matchable), and which are overdetermined only (a restart is
+ * needed: some equation is erased at the first instant; whether the
+ * restart settles or is rejected later, and which equations R4 erases, is
+ * not computed here). Nothing enumerates pairs.
+ *
+ * Left out, and said by mc_first.scope: changes into transient modes (the
+ * event, mc_transient.c), and models with a guard fixpoint (every change
+ * is refused, mc_guard.c).
+ */
+#include "mc_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mel_int.h"
+#include "sa.h"
+
+/* ---- A pointer map for remapping guard DAGs ---------------------------- */
+
+typedef struct gmap {
+    const mel_guard **key, **val;
+    size_t cap, n;
+} gmap;
+
+static void gmap_close(gmap *t)
+{
+    mdae_free(t->key);
+    mdae_free(t->val);
+    memset(t, 0, sizeof *t);
+}
+
+static size_t gmap_slot(const gmap *t, const mel_guard *k)
+{
+    size_t h = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15ull;
+    h &= t->cap - 1;
+    while (t->key[h] != NULL && t->key[h] != k)
+        h = (h + 1) & (t->cap - 1);
+    return h;
+}
+
+static int gmap_put(gmap *t, const mel_guard *k, const mel_guard *v)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        gmap old = *t;
+        t->cap = old.cap ? 2 * old.cap : 64;
+        t->key = mdae_calloc(t->cap, sizeof *t->key);
+        t->val = mdae_calloc(t->cap, sizeof *t->val);
+        t->n = 0;
+        if (t->key == NULL || t->val == NULL) {
+            mdae_free(t->key);
+            mdae_free(t->val);
+            *t = old;
+            return MDAE_E_NOMEM;
+        }
+        for (size_t s = 0; s < old.cap; s++)
+            if (old.key[s] != NULL)
+                gmap_put(t, old.key[s], old.val[s]);
+        gmap_close(&old);
+    }
+    size_t h = gmap_slot(t, k);
+    t->n += t->key[h] == NULL;
+    t->key[h] = k;
+    t->val[h] = v;
+    return MDAE_OK;
+}
+
+static const mel_guard *gmap_get(const gmap *t, const mel_guard *k)
+{
+    if (t->cap == 0)
+        return NULL;
+    size_t h = gmap_slot(t, k);
+    return t->key[h] == k ? t->val[h] : NULL;
+}
+
+/* ---- The pair model --------------------------------------------------------- */
+
+typedef struct edge {
+    uint32_t row, j;
+    int l;
+    const mel_guard *g;
+} edge;
+
+typedef struct build {
+    const mel_model *m;
+    const sa_report *rep;
+    mel_model *pm; /* the pair model being built */
+    struct mel_model_priv *priv;
+    mel__gfactory gf;
+    gmap copy[2]; /* original guard -> its copy over g (0) or g' (1) */
+    int rc;
+    /* ge[copy][i][v]: c_i >= v over that copy (equations), then d_j
+     * (variables at n_equations + j); v = 0 .. max + 1 */
+    const mel_guard ***ge[2];
+    int *max_off; /* per item: its largest offset, -1: no valid nonsingular mode */
+    edge *edges;
+    size_t n_edges, cap_edges;
+} build;
+
+static const mel_guard *fail(build *b, int rc)
+{
+    if (b->rc == MDAE_OK)
+        b->rc = rc;
+    return mel__g_false();
+}
+
+/* Guard g of the original model over copy `copy` (mode variable k becomes
+ * 2k + copy). */
+static const mel_guard *remap(build *b, const mel_guard *g, int copy)
+{
+    switch (g->op) {
+    case MEL_G_FALSE:
+    case MEL_G_TRUE: return g;
+    default: break;
+    }
+    const mel_guard *v = gmap_get(&b->copy[copy], g);
+    if (v != NULL)
+        return v;
+    switch (g->op) {
+    case MEL_G_VAR: v = mel__g_var(&b->gf, 2 * g->var + (uint32_t)copy); break;
+    case MEL_G_NOT: v = mel__g_not(&b->gf, remap(b, g->lhs, copy)); break;
+    case MEL_G_AND:
+        v = mel__g_and(&b->gf, remap(b, g->lhs, copy), remap(b, g->rhs, copy));
+        break;
+    default: v = mel__g_or(&b->gf, remap(b, g->lhs, copy), remap(b, g->rhs, copy)); break;
+    }
+    if (gmap_put(&b->copy[copy], g, v) < 0)
+        return fail(b, MDAE_E_NOMEM);
+    return v;
+}
+
+/* A set of the report (cubes over the original mode variables) as a guard
+ * over copy `copy`. */
+static const mel_guard *set_guard(build *b, const sa_set *s, int copy)
+{
+    const mel_guard *acc = mel__g_false();
+    uint32_t n = b->m->n_modes;
+    for (size_t q = 0; q < s->n_cubes; q++) {
+        const signed char *cube = &s->cubes[q * n];
+        const mel_guard *t = mel__g_true();
+        for (uint32_t k = 0; k < n; k++) {
+            if (cube[k] < 0)
+                continue;
+            const mel_guard *x = mel__g_var(&b->gf, 2 * k + (uint32_t)copy);
+            t = mel__g_and(&b->gf, t, cube[k] ? x : mel__g_not(&b->gf, x));
+        }
+        acc = mel__g_or(&b->gf, acc, t);
+    }
+    return acc;
+}
+
+/* ge[copy][item][v] for v = 0 .. max + 1 (the last one FALSE): offset >= v
+ * on the valid nonsingular modes where the item is active. */
+static int thresholds(build *b, const sa_item *it, size_t item, int copy)
+{
+    int max = -1;
+    for (size_t q = 0; q < it->n_offsets; q++)
+        max = it->offsets[q].value > max ? it->offsets[q].value : max;
+    b->max_off[item] = max;
+    const mel_guard **ge = mel__arena_alloc(&b->priv->arena, (size_t)(max + 2) * sizeof *ge);
+    if (ge == NULL)
+        return MDAE_E_NOMEM;
+    ge[max + 1] = mel__g_false();
+    for (int v = max; v >= 0; v--) {
+        const mel_guard *eq = mel__g_false();
+        for (size_t q = 0; q < it->n_offsets; q++)
+            if (it->offsets[q].value == v)
+                eq = mel__g_or(&b->gf, eq, set_guard(b, &it->offsets[q].modes, copy));
+        ge[v] = mel__g_or(&b->gf, ge[v + 1], eq);
+    }
+    b->ge[copy][item] = ge;
+    return MDAE_OK;
+}
+
+/* offset(item) >= v over copy, v >= 0 (FALSE past the largest). */
+static const mel_guard *at_least(const build *b, size_t item, int copy, int v)
+{
+    return v > b->max_off[item] + 1 ? mel__g_false() : b->ge[copy][item][v];
+}
+
+/* R3 over the pair: the same equation, its incidence cases alike. */
+static const mel_guard *same_body(build *b, const mel_equation *q)
+{
+    mel__gfactory *f = &b->gf;
+    const mel_guard *s = mel__g_and(f, remap(b, q->guard, 0), remap(b, q->guard, 1));
+    for (uint32_t e = 0; e < q->n_incs; e++)
+        for (uint32_t c = 0; c < q->incs[e].n_cases; c++) {
+            const mel_guard *x = remap(b, q->incs[e].cases[c].guard, 0);
+            const mel_guard *y = remap(b, q->incs[e].cases[c].guard, 1);
+            const mel_guard *eqv = mel__g_or(f, mel__g_and(f, x, y),
+                                             mel__g_and(f, mel__g_not(f, x), mel__g_not(f, y)));
+            s = mel__g_and(f, s, eqv);
+        }
+    return s;
+}
+
+/* sigma of incidence inc over copy 1 is at least s. */
+static const mel_guard *sigma_at_least(build *b, const mel_incidence *inc, int s)
+{
+    const mel_guard *g = mel__g_false();
+    for (uint32_t c = 0; c < inc->n_cases; c++)
+        if (inc->cases[c].order >= s)
+            g = mel__g_or(&b->gf, g, remap(b, inc->cases[c].guard, 1));
+    return g;
+}
+
+static int push_edge(build *b, uint32_t row, uint32_t j, int l, const mel_guard *g)
+{
+    int rc = mc__grow((void **)&b->edges, &b->cap_edges, b->n_edges + 1, sizeof *b->edges);
+    if (rc < 0)
+        return rc;
+    b->edges[b->n_edges++] = (edge){row, j, l, g};
+    return MDAE_OK;
+}
+
+/* The rows (i, k) of the first instant and their edges; rows[] gets each
+ * row's guard, row_name[] its name. */
+static int rows_and_edges(build *b, mel_equation *rows, uint32_t *n_rows)
+{
+    const mel_model *m = b->m;
+    mel__gfactory *f = &b->gf;
+    uint32_t nr = 0;
+    for (uint32_t i = 0; i < m->n_equations && b->rc == MDAE_OK; i++) {
+        const mel_equation *q = &m->equations[i];
+        const mel_guard *same = same_body(b, q);
+        for (int k = 0; k <= b->max_off[i]; k++) {
+            const mel_guard *ctx = mel__g_and(f, same, at_least(b, i, 0, k + 1));
+            const mel_guard *row = mel__g_and(
+                f, mel__g_and(f, remap(b, q->guard, 1), at_least(b, i, 1, k)),
+                mel__g_not(f, ctx));
+            if (row == mel__g_false())
+                continue;
+            char name[64];
+            snprintf(name, sizeof name, "@%d", k);
+            size_t len = strlen(q->name) + strlen(name) + 1;
+            char *nm = mel__arena_alloc(&b->priv->arena, len);
+            if (nm == NULL)
+                return MDAE_E_NOMEM;
+            snprintf(nm, len, "%s%s", q->name, name);
+            rows[nr] = (mel_equation){nm, row, q->where, 0, NULL, 0};
+            for (uint32_t e = 0; e < q->n_incs; e++) {
+                const mel_incidence *inc = &q->incs[e];
+                uint32_t j = inc->var;
+                int smax = inc->cases[0].order; /* cases by decreasing order */
+                for (int l = k; l <= k + smax; l++) {
+                    size_t item = m->n_equations + j;
+                    const mel_guard *known = mel__g_and(f, remap(b, m->variables[j].guard, 0),
+                                                        at_least(b, item, 0, l + 1));
+                    const mel_guard *g = mel__g_and(
+                        f, mel__g_and(f, row, sigma_at_least(b, inc, l - k)), mel__g_not(f, known));
+                    if (g != mel__g_false() && push_edge(b, nr, j, l, g) < 0)
+                        return MDAE_E_NOMEM;
+                }
+            }
+            nr++;
+        }
+    }
+    *n_rows = nr;
+    return b->rc != MDAE_OK ? b->rc : f->err;
+}
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const edge *a = x, *c = y;
+    if (a->j != c->j)
+        return a->j < c->j ? -1 : 1;
+    if (a->l != c->l)
+        return a->l < c->l ? -1 : 1;
+    return a->row < c->row ? -1 : a->row > c->row;
+}
+
+static int cmp_inc(const void *x, const void *y)
+{
+    const mel_incidence *a = x, *c = y;
+    return a->var < c->var ? -1 : a->var > c->var;
+}
+
+/* The columns (one per (j, l) some edge reaches), then each row's
+ * incidences, sorted by column. */
+static int columns(build *b, mel_equation *rows, uint32_t n_rows)
+{
+    mel__arena *a = &b->priv->arena;
+    if (b->n_edges > 1)
+        qsort(b->edges, b->n_edges, sizeof *b->edges, cmp_edge);
+    uint32_t n_cols = 0;
+    for (size_t e = 0; e < b->n_edges; e++)
+        n_cols += e == 0 || b->edges[e].j != b->edges[e - 1].j || b->edges[e].l != b->edges[e - 1].l;
+    mel_variable *cols = mdae_calloc((size_t)n_cols + 1, sizeof *cols);
+    uint32_t *per_row = mdae_calloc((size_t)n_rows + 1, sizeof *per_row);
+    uint32_t *col_of = mdae_calloc(b->n_edges + 1, sizeof *col_of);
+    if (cols == NULL || per_row == NULL || col_of == NULL) {
+        mdae_free(cols);
+        mdae_free(per_row);
+        mdae_free(col_of);
+        return MDAE_E_NOMEM;
+    }
+    b->priv->variables = cols;
+    uint32_t c = 0;
+    for (size_t e = 0; e < b->n_edges;) {
+        size_t z = e;
+        const mel_guard *g = mel__g_false();
+        for (; z < b->n_edges && b->edges[z].j == b->edges[e].j && b->edges[z].l == b->edges[e].l;
+             z++) {
+            g = mel__g_or(&b->gf, g, b->edges[z].g);
+            col_of[z] = c;
+            per_row[b->edges[z].row]++;
+        }
+        const char *vn = b->m->variables[b->edges[e].j].name;
+        size_t len = strlen(vn) + 16;
+        char *nm = mel__arena_alloc(a, len);
+        if (nm == NULL)
+            break;
+        snprintf(nm, len, "%s@%d", vn, b->edges[e].l);
+        cols[c++] = (mel_variable){nm, g, b->m->variables[b->edges[e].j].where};
+        e = z;
+    }
+    int rc = c == n_cols ? MDAE_OK : MDAE_E_NOMEM;
+    for (uint32_t r = 0; r < n_rows && rc == MDAE_OK; r++) {
+        rows[r].incs = mel__arena_alloc(a, ((size_t)per_row[r] + 1) * sizeof *rows[r].incs);
+        rc = rows[r].incs != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    }
+    for (size_t e = 0; e < b->n_edges && rc == MDAE_OK; e++) {
+        mel_order_case *cs = mel__arena_alloc(a, sizeof *cs);
+        if (cs == NULL) {
+            rc = MDAE_E_NOMEM;
+            break;
+        }
+        *cs = (mel_order_case){b->edges[e].g, 0, rows[b->edges[e].row].where, 0};
+        mel_equation *q = &rows[b->edges[e].row];
+        ((mel_incidence *)q->incs)[q->n_incs++] = (mel_incidence){col_of[e], 1, cs};
+    }
+    for (uint32_t r = 0; r < n_rows && rc == MDAE_OK; r++)
+        if (rows[r].n_incs > 1)
+            qsort((void *)rows[r].incs, rows[r].n_incs, sizeof *rows[r].incs, cmp_inc);
+    b->pm->n_variables = n_cols;
+    b->pm->variables = cols;
+    b->pm->n_edges = b->n_edges;
+    mdae_free(per_row);
+    mdae_free(col_of);
+    return rc;
+}
+
+/* Modes (g0, g0', g1, ...) and the invariants of a valid pair. */
+static int modes_and_invariants(build *b)
+{
+    const mel_model *m = b->m;
+    mel__gfactory *f = &b->gf;
+    uint32_t n = m->n_modes;
+    mel_mode *modes = mdae_calloc(2 * (size_t)n + 1, sizeof *modes);
+    mel_invariant *inv = mdae_calloc(2 * (size_t)m->n_invariants + 4, sizeof *inv);
+    b->priv->modes = modes;
+    b->priv->invariants = inv;
+    if (modes == NULL || inv == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t k = 0; k < 2 * n; k++) {
+        const char *base = m->modes[k / 2].name;
+        size_t len = strlen(base) + 2;
+        char *nm = mel__arena_alloc(&b->priv->arena, len);
+        if (nm == NULL)
+            return MDAE_E_NOMEM;
+        snprintf(nm, len, "%s%s", base, k % 2 ? "'" : "");
+        modes[k].name = nm;
+        modes[k].where = m->modes[k / 2].where;
+        modes[k].reads_var = -1;
+    }
+    uint32_t ni = 0;
+    for (int copy = 0; copy < 2; copy++) {
+        for (uint32_t q = 0; q < m->n_invariants; q++)
+            inv[ni++] = (mel_invariant){remap(b, m->invariants[q].cond, copy),
+                                        m->invariants[q].where, 0};
+        const mel_guard *sing = set_guard(b, &b->rep->singular_modes, copy);
+        inv[ni++] = (mel_invariant){mel__g_not(f, sing), m->modes[0].where, 0};
+    }
+    const mel_guard *differ = mel__g_false();
+    for (uint32_t k = 0; k < n; k++) {
+        const mel_guard *x = mel__g_var(f, 2 * k), *y = mel__g_var(f, 2 * k + 1);
+        differ = mel__g_or(f, differ,
+                           mel__g_or(f, mel__g_and(f, x, mel__g_not(f, y)),
+                                     mel__g_and(f, mel__g_not(f, x), y)));
+    }
+    inv[ni++] = (mel_invariant){differ, m->modes[0].where, 0};
+    b->pm->n_modes = 2 * n;
+    b->pm->modes = modes;
+    b->pm->n_invariants = ni;
+    b->pm->invariants = inv;
+    return b->rc != MDAE_OK ? b->rc : f->err;
+}
+
+static int offsets(build *b)
+{
+    const mel_model *m = b->m;
+    size_t items = (size_t)m->n_equations + m->n_variables;
+    b->max_off = mel__arena_alloc(&b->priv->arena, (items + 1) * sizeof *b->max_off);
+    for (int copy = 0; copy < 2; copy++)
+        b->ge[copy] = mel__arena_alloc(&b->priv->arena, (items + 1) * sizeof *b->ge[copy]);
+    if (b->max_off == NULL || b->ge[0] == NULL || b->ge[1] == NULL)
+        return MDAE_E_NOMEM;
+    int rc = MDAE_OK;
+    for (int copy = 0; copy < 2 && rc == MDAE_OK; copy++) {
+        for (uint32_t i = 0; i < m->n_equations && rc == MDAE_OK; i++)
+            rc = thresholds(b, &b->rep->equations[i], i, copy);
+        for (uint32_t j = 0; j < m->n_variables && rc == MDAE_OK; j++)
+            rc = thresholds(b, &b->rep->variables[j], (size_t)m->n_equations + j, copy);
+    }
+    return rc != MDAE_OK ? rc : b->gf.err;
+}
+
+/* The pair model of m (owned: mel_model_free) from m's report. */
+static int pair_model(const mel_model *m, const sa_report *rep, mel_model **out)
+{
+    build b;
+    memset(&b, 0, sizeof b);
+    b.m = m;
+    b.rep = rep;
+    b.pm = mdae_calloc(1, sizeof *b.pm);
+    b.priv = mdae_calloc(1, sizeof *b.priv);
+    if (b.pm == NULL || b.priv == NULL) {
+        mdae_free(b.pm);
+        mdae_free(b.priv);
+        return MDAE_E_NOMEM;
+    }
+    b.pm->priv = b.priv;
+    mel__arena_init(&b.priv->arena);
+    mel__gf_init(&b.gf, &b.priv->arena);
+    int rc = offsets(&b);
+    if (rc == MDAE_OK)
+        rc = modes_and_invariants(&b);
+    mel_equation *rows = NULL;
+    uint32_t n_rows = 0;
+    if (rc == MDAE_OK) {
+        size_t cap = 1;
+        for (uint32_t i = 0; i < m->n_equations; i++)
+            cap += (size_t)(b.max_off[i] + 1);
+        rows = mdae_calloc(cap, sizeof *rows);
+        b.priv->equations = rows;
+        rc = rows != NULL ? rows_and_edges(&b, rows, &n_rows) : MDAE_E_NOMEM;
+    }
+    if (rc == MDAE_OK) {
+        b.pm->n_equations = n_rows;
+        b.pm->equations = rows;
+        rc = columns(&b, rows, n_rows);
+    }
+    rc = rc != MDAE_OK ? rc : b.gf.err;
+    mel__gf_close(&b.gf);
+    gmap_close(&b.copy[0]);
+    gmap_close(&b.copy[1]);
+    mdae_free(b.edges);
+    if (rc != MDAE_OK) {
+        mel_model_free(b.pm);
+        return rc;
+    }
+    *out = b.pm;
+    return MDAE_OK;
+}
+
+/* ---- The API ------------------------------------------------------------------- */
+
+struct mc_first_priv {
+    mel_model *pairs;  /* the pair model */
+    sa_result *result; /* its all-modes analysis */
+};
+
+void mc_first_free(mc_first *f)
+{
+    if (f == NULL)
+        return;
+    for (int k = 0; k < 3; k++)
+        sa_set_close(&f->classes[k]);
+    if (f->priv != NULL) {
+        sa_result_free(f->priv->result);
+        mel_model_free(f->priv->pairs);
+        mdae_free(f->priv);
+    }
+    mdae_free(f);
+}
+
+static int say(char *why, size_t why_len, int rc, const char *text)
+{
+    if (why != NULL && why_len > 0)
+        snprintf(why, why_len, "%s", text);
+    return rc;
+}
+
+/* The model's all-modes report (owned: sa_report_free; the result too). */
+static int analyse(const mel_model *m, const sa_options *opt, sa_result **res,
+                   sa_report **rep)
+{
+    int rc = sa_analyze(m, opt, res, NULL);
+    if (rc == MDAE_OK)
+        rc = sa_result_report(*res, rep);
+    return rc;
+}
+
+int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_options *mopt,
+                      mc_first **out, char *why, size_t why_len)
+{
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (m->n_modes == 0)
+        return say(why, why_len, MDAE_E_INVAL,
+                   "the model has no mode variables: it has no mode changes");
+    size_t fixpoints = 0;
+    int rc = mopt != NULL && mopt->ignore_guard_fixpoints
+                 ? MDAE_OK
+                 : mc_guard_fixpoints(m, NULL, &fixpoints);
+    if (rc < 0)
+        return rc;
+    if (fixpoints > 0)
+        return say(why, why_len, MDAE_E_INVAL,
+                   "the model has a guard fixpoint: every change is refused (mdae check)");
+    sa_result *res = NULL;
+    sa_report *rep = NULL;
+    rc = analyse(m, opt, &res, &rep);
+    mel_model *pm = NULL;
+    if (rc == MDAE_OK)
+        rc = pair_model(m, rep, &pm);
+    sa_report_free(rep);
+    sa_result_free(res);
+    mc_first *f = rc == MDAE_OK ? mdae_calloc(1, sizeof *f) : NULL;
+    struct mc_first_priv *p = f != NULL ? mdae_calloc(1, sizeof *p) : NULL;
+    if (rc == MDAE_OK && p == NULL)
+        rc = MDAE_E_NOMEM;
+    if (rc == MDAE_OK) {
+        f->priv = p;
+        p->pairs = pm;
+        pm = NULL;
+        f->n_names = p->pairs->n_modes;
+        rc = sa_analyze(p->pairs, opt, &p->result, NULL);
+    }
+    if (rc == MDAE_OK) {
+        f->pairs = sa_result_valid_modes(p->result);
+        rc = sa_result_partition(p->result, f->classes, f->counts);
+    }
+    mel_model_free(pm);
+    if (rc != MDAE_OK) {
+        if (f != NULL && p == NULL)
+            mdae_free(f);
+        else
+            mc_first_free(f);
+        if (rc == MDAE_E_LIMIT)
+            return say(why, why_len, rc,
+                       "the pairs' first instants exceed a configured limit of the analysis");
+        return rc;
+    }
+    *out = f;
+    return MDAE_OK;
+}
+
+const char *mc_first_name(const mc_first *f, uint32_t k)
+{
+    return f != NULL && k < f->n_names ? f->priv->pairs->modes[k].name : NULL;
+}
+
+int mc_first_class(const mc_first *f, const bool *from, const bool *to, int *cls)
+{
+    if (f == NULL || cls == NULL || (f->n_names > 0 && (from == NULL || to == NULL)))
+        return MDAE_E_INVAL;
+    bool *pair = mdae_calloc((size_t)f->n_names + 1, sizeof *pair);
+    if (pair == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t k = 0; k < f->n_names / 2; k++) {
+        pair[2 * k] = from[k];
+        pair[2 * k + 1] = to[k];
+    }
+    sa_mode_view v;
+    memset(&v, 0, sizeof v);
+    int rc = sa_result_mode(f->priv->result, pair, &v);
+    mdae_free(pair);
+    if (rc < 0)
+        return rc;
+    *cls = MC_FIRST_NONE;
+    if (v.valid && !v.singular)
+        *cls = MC_FIRST_CONTINUOUS;
+    else if (v.valid) {
+        bool under = false;
+        for (uint32_t j = 0; j < f->priv->pairs->n_variables && !under; j++)
+            under = v.underdetermined[j];
+        *cls = under ? MC_FIRST_REJECTED : MC_FIRST_RESTART;
+    }
+    sa_mode_view_close(&v);
+    return MDAE_OK;
+}

@@ -1,0 +1,189 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_mc_pairs.c -- the first instant of every change on BDDs
+ * (engine/mc_pairs.c, mc_first_instants) against the one-change engine
+ * (engine/mc_change.c, itself checked against the brute-force reference by
+ * test_mc_vs_ref.c), pair of modes by pair of modes: the class of each
+ * ordered pair (continuous, restart needed, rejected at the first instant,
+ * or not a pair of different valid nonsingular long modes) and the size of
+ * each class. On the random models of 400 seeds (MDAE_SEED changes the
+ * first) with every pair, on the papers' models, and on the brake at
+ * N = 3..5 and both buildings at N = 3..4 (their guards are fixpoints: the
+ * refusal is switched off, as in test_mc_vs_ref.c; every pair up to 6 mode
+ * variables, else 3,000 sampled pairs of valid modes).
+ */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc.h"
+#include "mdae.h"
+#include "mel.h"
+#include "ref.h"
+#include "sa.h"
+
+#include "model_files.h"
+#include "test_env.h"
+
+static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void end(void) { sa_end(); }
+
+TestSuite(mc_pairs, .init = begin, .fini = end, .timeout = 600);
+
+/* The class the one-change engine gives the change from -> to. */
+static int expected(const mel_model *m, const sa_result *res, const bool *from, const bool *to)
+{
+    if (memcmp(from, to, m->n_modes * sizeof *from) == 0)
+        return MC_FIRST_NONE;
+    const bool *ends[2] = {from, to};
+    for (int k = 0; k < 2; k++) {
+        sa_mode_view v;
+        memset(&v, 0, sizeof v);
+        cr_assert_eq(sa_result_mode(res, ends[k], &v), MDAE_OK);
+        bool ok = v.valid && !v.singular;
+        sa_mode_view_close(&v);
+        if (!ok)
+            return MC_FIRST_NONE;
+    }
+    mc_options opt = {.ignore_guard_fixpoints = true, .skip_impulses = true};
+    mc_result *r = NULL;
+    cr_assert_eq(mc_change(m, from, to, &opt, &r, NULL, 0), MDAE_OK);
+    int cls = MC_FIRST_RESTART;
+    if (r->status == MC_CONTINUOUS)
+        cls = MC_FIRST_CONTINUOUS;
+    else if (r->n_instants > 0 && r->instants[0].status == MC_UNDERDETERMINED)
+        cls = MC_FIRST_REJECTED;
+    mc_result_free(r);
+    return cls;
+}
+
+typedef struct tally {
+    size_t models, pairs, counts[3];
+} tally;
+
+/* Every pair (up to 12 mode variables; else `samples` random pairs of
+ * valid modes) of m: the BDD class equals the one-change engine's; with
+ * every pair walked, the class sizes too. */
+static void check_model(const mel_model *m, const char *label, uint64_t samples, tally *t)
+{
+    sa_result *res = NULL;
+    cr_assert_eq(sa_analyze(m, NULL, &res, NULL), MDAE_OK, "%s", label);
+    mc_options mopt = {.ignore_guard_fixpoints = true};
+    mc_first *f = NULL;
+    char why[200] = "";
+    int rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
+    cr_assert_eq(rc, MDAE_OK, "%s: %s (%s)", label, mdae_err_name(rc), why);
+    bool *from = calloc((size_t)m->n_modes + 1, 1), *to = calloc((size_t)m->n_modes + 1, 1);
+    bool all = m->n_modes <= 6;
+    uint64_t n = all ? (uint64_t)1 << (2 * m->n_modes) : samples, state = 0x9A125;
+    double counts[3] = {0, 0, 0};
+    for (uint64_t x = 0; x < n; x++) {
+        if (all) {
+            ref_mode_from_index(x & ((1u << m->n_modes) - 1), m->n_modes, from);
+            ref_mode_from_index(x >> m->n_modes, m->n_modes, to);
+        } else {
+            cr_assert_eq(sa_result_sample_mode(res, &state, from), MDAE_OK);
+            cr_assert_eq(sa_result_sample_mode(res, &state, to), MDAE_OK);
+        }
+        int want = expected(m, res, from, to), got = -2;
+        cr_assert_eq(mc_first_class(f, from, to, &got), MDAE_OK);
+        cr_assert_eq(got, want, "%s pair %llu: BDD class %d, one change %d", label,
+                     (unsigned long long)x, got, want);
+        if (want != MC_FIRST_NONE) {
+            counts[want]++;
+            t->counts[want]++;
+            t->pairs++;
+        }
+    }
+    if (all) {
+        cr_assert_eq(f->pairs, counts[0] + counts[1] + counts[2], "%s: pairs", label);
+        for (int k = 0; k < 3; k++)
+            cr_assert_eq(f->counts[k], counts[k], "%s: class %d", label, k);
+    }
+    t->models++;
+    free(from);
+    free(to);
+    mc_first_free(f);
+    sa_result_free(res);
+}
+
+Test(mc_pairs, random_models_agree_pair_by_pair)
+{
+    uint64_t base = env_u64("MDAE_SEED", 1);
+    ref_random_opts o = {0};
+    o.max_modes = 5;
+    o.max_equations = 9;
+    tally t = {0};
+    for (uint64_t s = 0; s < 400; s++) {
+        char *text = ref_random_model(base + s, &o);
+        cr_assert_not_null(text);
+        mel_model *m = NULL;
+        int rc = mel_model_parse(text, strlen(text), NULL, &m, NULL);
+        if (rc == MDAE_OK && m->n_modes > 0 && m->n_whens == 0) {
+            char label[64];
+            snprintf(label, sizeof label, "seed %llu", (unsigned long long)(base + s));
+            check_model(m, label, 0, &t);
+        }
+        mel_model_free(m);
+        mdae_free(text);
+    }
+    cr_log_info("%zu models, %zu pairs: %zu continuous, %zu restart, %zu rejected at the first "
+                "instant",
+                t.models, t.pairs, t.counts[0], t.counts[1], t.counts[2]);
+    cr_assert_geq(t.models, 300);
+    for (int k = 0; k < 3; k++)
+        cr_assert_gt(t.counts[k], 0, "class %d occurs", k);
+}
+
+/* tests/models/NAME with N = n (n < 0: a model without N). */
+static mel_model *load_n(const char *name, long long n)
+{
+    size_t len;
+    char *text = tm_read(name, &len);
+    cr_assert_not_null(text, "%s", name);
+    mel_define def = {"N", n};
+    mel_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.defines = &def;
+    opt.n_defines = n < 0 ? 0 : 1;
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, len, &opt, &m, NULL), MDAE_OK, "%s", name);
+    free(text);
+    return m;
+}
+
+static void check_file(const char *file, long n, uint64_t samples, tally *t)
+{
+    mel_model *m = load_n(file, n);
+    char label[96];
+    snprintf(label, sizeof label, "%s N = %ld", file, n);
+    check_model(m, label, samples, t);
+    mel_model_free(m);
+}
+
+Test(mc_pairs, papers_models_agree_pair_by_pair)
+{
+    static const char *const files[] = {"clutch.mel", "cup_and_ball.mel", "rldc2.mel",
+                                        "clutch_basic_mo.mel", "rldc2_cc_mo.mel",
+                                        "water_tank.mel", "two_equations.mel"};
+    tally t = {0};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
+        check_file(files[k], -1, 0, &t);
+    cr_assert_geq(t.counts[MC_FIRST_CONTINUOUS], 1);
+    cr_assert_geq(t.counts[MC_FIRST_RESTART], 1);
+}
+
+Test(mc_pairs, brake_and_buildings_agree_on_their_pairs)
+{
+    tally t = {0};
+    for (long n = 3; n <= 5; n++)
+        check_file("brake.mel", n, 3000, &t);
+    /* N = 5 is past the pairs' analysis today (README, "Mode changes") */
+    for (long n = 3; n <= 4; n++) {
+        check_file("building_compressible.mel", n, 3000, &t);
+        check_file("building_incompressible.mel", n, 3000, &t);
+    }
+    cr_log_info("%zu pairs: %zu continuous, %zu restart, %zu rejected", t.pairs, t.counts[0],
+                t.counts[1], t.counts[2]);
+}
