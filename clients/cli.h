@@ -75,7 +75,8 @@ typedef struct cli_opts {
     const char *to;       /* borrowed: convert --to mel */
     const char *from_mode; /* borrowed: modechange --from SPEC */
     const char *to_mode;   /* borrowed: modechange --to SPEC */
-    bool all;              /* modechange --all */
+    bool all;              /* modechange --all (or --first) */
+    bool first;            /* modechange --first: the first instants on BDDs */
     /* Global options (before the command), set by main. */
     const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
     int timeout_ms;       /* --timeout SECONDS for a server's answer */

@@ -72,7 +72,8 @@ static const cli_command commands[] = {
      "list (so from < to); a block's \"id\" is its id in `analyze --json`.\n"},
     {"modechange", cli_modechange_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_CHANGE,
      "FILE --from SPEC --to SPEC [-D NAME=VALUE]... [--json]\n"
-     "       FILE --all [-D NAME=VALUE]... [--json]",
+     "       FILE --all [-D NAME=VALUE]... [--json]\n"
+     "       FILE --first [-D NAME=VALUE]... [--json]",
      "what happens at a mode change: erased equations, restart systems",
      "The structural analysis of one mode change (RR-9459 section 5): the\n"
      "nonstandard expansion of the model (derivatives as Euler steps of an\n"
@@ -88,7 +89,12 @@ static const cli_command commands[] = {
      "underdetermined, alternatives}], impulsive, resets, diagnostics}, each\n"
      "item {name, shift}: shift k is the k-th forward shift (x.k) counted from\n"
      "the instant. --all: every pair of different valid modes, by enumeration\n"
-     "(small models only, see the README).\n"},
+     "(small models only, see the README). --first: the first instant of every\n"
+     "change between valid nonsingular long modes, on BDDs over the mode\n"
+     "variables before (g) and after (g'), without enumerating pairs: which are\n"
+     "continuous, which need a restart, which are rejected there; with --json\n"
+     "{method, pairs, counts, classes: {continuous, restart, rejected}} (sets\n"
+     "as {guard, cubes}).\n"},
     {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel [--format F]",
      "print what the importer understood, as MEL",
      "Reads the model (MEL or Modelica) and prints its elaborated structure as\n"

@@ -2,10 +2,11 @@
  *
  * clients/cli_modechange.c -- `mdae modechange FILE --from SPEC --to SPEC`:
  * the structural analysis of one mode change (engine/mc.h, issue 13), and
- * `--all` for every change of a small model.
+ * `--all` for every change of a small model, `--first` for the first
+ * instant of every change on BDDs (any model the all-modes analysis takes).
  *
  * No BDD work for one change: the analysis runs on the single-mode path, so
- * the model is only parsed. Modes are checked before anything else: a name
+ * the model is only parsed (--first alone starts BuDDy). Modes are checked before anything else: a name
  * that is not a mode variable, an invalid mode, or from = to is a usage
  * error (exit 2) that says which; a model with errors exits 1.
  */
@@ -15,6 +16,7 @@
 
 #include "mc.h"
 #include "rpc_json.h"
+#include "sa.h"
 
 /* Read one mode spec into a new array (owned: mdae_free). */
 static int read_spec(const char *opt, const char *spec, const cli_source *src,
@@ -116,8 +118,69 @@ static int all_changes(const cli_opts *o, const cli_source *src, const mel_model
     return code;
 }
 
+/* `--first` text: the counts, then each class as a formula. */
+static void render_first(const char *file, const cJSON *json)
+{
+    static const char *const keys[3] = {"continuous", "restart", "rejected"};
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
+    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(json, "classes");
+    printf("%s: the first instant of %.0f changes (method: bdd): %.0f continuous, %.0f need a "
+           "restart, %.0f rejected there\n",
+           file, cJSON_GetObjectItemCaseSensitive(json, "pairs")->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(counts, keys[0])->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(counts, keys[1])->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(counts, keys[2])->valuedouble);
+    for (int k = 0; k < 3; k++) {
+        const cJSON *set = cJSON_GetObjectItemCaseSensitive(classes, keys[k]);
+        const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(set, "guard"));
+        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(set, "cubes"));
+        if (strlen(g) <= 400)
+            printf("  %-10s when %s\n", keys[k], g);
+        else
+            printf("  %-10s when %.300s ... (%d cubes: --json)\n", keys[k], g, n);
+    }
+    printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
+           "modes;\n a restart's later instants and erased equations: --all, or --from/--to)\n");
+}
+
+/* The first instants of every change, on BDDs (mc_first_instants). */
+static int first_instants(const cli_opts *o, const cli_source *src, const mel_model *m)
+{
+    sa_config cfg;
+    cli_sa_config(o, &cfg);
+    sa_config_size_for(&cfg, m);
+    int rc = sa_begin(&cfg);
+    mc_first *f = NULL;
+    cJSON *json = NULL;
+    char why[256] = "";
+    if (rc == MDAE_OK)
+        rc = mc_first_instants(m, NULL, NULL, &f, why, sizeof why);
+    if (rc == MDAE_OK)
+        rc = rpc_json_first_instants(f, &json);
+    int code = CLI_EXIT_OK;
+    if (rc == MDAE_E_INVAL || rc == MDAE_E_LIMIT || rc == MDAE_E_BDD_LIMIT) {
+        fprintf(stderr, "%s: error: %s\n", src->name, why[0] ? why : mdae_strerror(rc));
+        code = rc == MDAE_E_INVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIMIT;
+    } else if (rc < 0) {
+        fprintf(stderr, "mdae: cannot analyse the mode changes: %s\n", mdae_strerror(rc));
+        code = CLI_EXIT_IO;
+    } else if (o->json) {
+        code = cli_print_json(json);
+    } else {
+        render_first(src->name, json);
+    }
+    cJSON_Delete(json);
+    mc_first_free(f);
+    sa_end();
+    return code;
+}
+
 int cli_modechange_run(const cli_opts *o)
 {
+    if (o->server != NULL && o->first) {
+        fprintf(stderr, "mdae modechange: --first runs locally only (not over --server yet)\n");
+        return CLI_EXIT_USAGE;
+    }
     if (o->server != NULL)
         return cli_remote_run(o, CLI_REMOTE_MODECHANGE);
     cli_source src;
@@ -131,7 +194,9 @@ int cli_modechange_run(const cli_opts *o)
     }
     if (!o->json)
         cli_print_diags(&src, &d); /* warnings */
-    code = o->all ? all_changes(o, &src, m) : one_change(o, &src, m);
+    code = o->first ? first_instants(o, &src, m)
+           : o->all ? all_changes(o, &src, m)
+                    : one_change(o, &src, m);
     mel_model_free(m);
     mdae_diags_close(&d);
     cli_source_close(&src);

@@ -1237,3 +1237,44 @@ nomem:
     cJSON_Delete(root);
     return MDAE_E_NOMEM;
 }
+
+/* ---- The first instant of every change (mc_first_instants) ------------------------- */
+
+int rpc_json_first_instants(const mc_first *f, cJSON **out)
+{
+    if (f == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    static const char *const keys[3] = {"continuous", "restart", "rejected"};
+    const char **names = mdae_calloc((size_t)f->n_names + 1, sizeof *names);
+    cJSON *o = cJSON_CreateObject();
+    int rc = names != NULL && o != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    for (uint32_t k = 0; k < f->n_names && rc == MDAE_OK; k++)
+        names[k] = mc_first_name(f, k);
+    cJSON *counts = cJSON_CreateObject(), *classes = cJSON_CreateObject();
+    if (rc == MDAE_OK &&
+        !(add_str(o, "method", "bdd") &&
+          add_str(o, "scope", "the first instant of every change between two different valid "
+                              "nonsingular long modes") &&
+          add_num(o, "pairs", f->pairs) && attach(o, "counts", counts) &&
+          attach(o, "classes", classes)))
+        rc = MDAE_E_NOMEM;
+    else if (rc != MDAE_OK) {
+        cJSON_Delete(counts);
+        cJSON_Delete(classes);
+    }
+    for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
+        cJSON *set = cJSON_CreateObject();
+        if (!add_num(counts, keys[k], f->counts[k]) || !attach(classes, keys[k], set))
+            rc = MDAE_E_NOMEM;
+        else
+            rc = add_set_over(set, f->n_names, names, &f->classes[k]);
+    }
+    mdae_free(names);
+    if (rc != MDAE_OK) {
+        cJSON_Delete(o);
+        return rc;
+    }
+    *out = o;
+    return MDAE_OK;
+}

@@ -220,6 +220,18 @@ MDAE_API int rpc_json_modechanges(const mel_model *m /* borrowed */,
                                   const mc_all *all /* borrowed */,
                                   cJSON **out /* out: owned */);
 
+/* The first instant of every change on BDDs (`mdae modechange --first
+ * --json`; mc_first_instants):
+ *   {"method":"bdd","scope":"...","pairs":P,
+ *    "counts":{"continuous":C,"restart":R,"rejected":J},
+ *    "classes":{"continuous":{"guard","cubes"},"restart":{...},"rejected":{...}}}
+ * over the mode variables before (g) and after (g'); "restart": some
+ * equation is erased at the first instant and no value is undetermined
+ * there; "rejected": some value is undetermined at the first instant.
+ * MDAE_OK with *out new (owned), MDAE_E_NOMEM or MDAE_E_INVAL. */
+MDAE_API int rpc_json_first_instants(const mc_first *f /* borrowed */,
+                                     cJSON **out /* out: owned */);
+
 /* One entry of the "changes" array above, for the pair p of an mc_all of m
  * (session/analyze {modechanges} streams them, one analysis/modechange
  * notification each). MDAE_OK with *out new (owned), MDAE_E_NOMEM, or

@@ -135,6 +135,43 @@ Test(cli_modechange, all_lists_every_pair_and_says_it_enumerated)
     run_free(&r);
 }
 
+Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
+{
+    /* RLDC2: the same counts as the enumeration's continuous changes */
+    run r = RUN("modechange", MODEL("rldc2.mel"), "--first", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "method")), "bdd");
+    cr_assert_eq(item(j, "pairs")->valueint, 12);
+    cr_assert_eq(item(item(j, "counts"), "continuous")->valueint, 6);
+    cr_assert_eq(item(item(j, "counts"), "restart")->valueint, 6);
+    cr_assert_str_eq(cJSON_GetStringValue(item(item(item(j, "classes"), "rejected"), "guard")),
+                     "false");
+    cJSON_Delete(j);
+    run_free(&r);
+    /* the clutch: engaging needs a restart, releasing is continuous */
+    r = RUN("modechange", MODEL("clutch.mel"), "--first");
+    expect(&r, 0);
+    contains(r.out, "the first instant of 2 changes (method: bdd): 1 continuous, 1 need a "
+                    "restart, 0 rejected there");
+    contains(r.out, "continuous when gamma\n");
+    contains(r.out, "restart    when !gamma\n");
+    run_free(&r);
+    /* the brake at N = 12: 16.8 million pairs, past the enumeration */
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_eq(item(j, "pairs")->valuedouble, 4096.0 * 4095.0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(item(item(j, "classes"), "rejected"), "guard")),
+                     "false");
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--first", "--from", "gamma=0");
+    expect(&r, 2);
+    contains(r.err, "--first excludes --from and --to");
+    run_free(&r);
+}
+
 Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
 {
     mdaed_proc p;
