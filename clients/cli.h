@@ -206,6 +206,10 @@ void cli_render_mode(const char *file, const cJSON *mode);
 void cli_render_modechange(const char *file, const cJSON *change);
 /* `mdae modechange --all` text: the counts, then one line per change. */
 void cli_render_modechanges(const char *file, const cJSON *changes);
+
+/* `mdae modechange --first` text: the counts, then each class's formula
+ * (cut past 400 bytes; --json has them whole). */
+void cli_render_first(const char *file, const cJSON *first);
 /* Write the graph's text (DOT, or SVG with --svg) to o->dot_file (or
  * stdout). CLI_EXIT_OK or CLI_EXIT_IO (printed). */
 int cli_write_dot(const cli_opts *o, const char *dot);

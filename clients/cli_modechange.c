@@ -118,31 +118,6 @@ static int all_changes(const cli_opts *o, const cli_source *src, const mel_model
     return code;
 }
 
-/* `--first` text: the counts, then each class as a formula. */
-static void render_first(const char *file, const cJSON *json)
-{
-    static const char *const keys[3] = {"continuous", "restart", "rejected"};
-    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
-    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(json, "classes");
-    printf("%s: the first instant of %.0f changes (method: bdd): %.0f continuous, %.0f need a "
-           "restart, %.0f rejected there\n",
-           file, cJSON_GetObjectItemCaseSensitive(json, "pairs")->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[0])->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[1])->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[2])->valuedouble);
-    for (int k = 0; k < 3; k++) {
-        const cJSON *set = cJSON_GetObjectItemCaseSensitive(classes, keys[k]);
-        const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(set, "guard"));
-        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(set, "cubes"));
-        if (strlen(g) <= 400)
-            printf("  %-10s when %s\n", keys[k], g);
-        else
-            printf("  %-10s when %.300s ... (%d cubes: --json)\n", keys[k], g, n);
-    }
-    printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
-           "modes;\n a restart's later instants and erased equations: --all, or --from/--to)\n");
-}
-
 /* The first instants of every change, on BDDs (mc_first_instants). */
 static int first_instants(const cli_opts *o, const cli_source *src, const mel_model *m)
 {
@@ -167,7 +142,7 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
     } else if (o->json) {
         code = cli_print_json(json);
     } else {
-        render_first(src->name, json);
+        cli_render_first(src->name, json);
     }
     cJSON_Delete(json);
     mc_first_free(f);
@@ -177,10 +152,6 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
 
 int cli_modechange_run(const cli_opts *o)
 {
-    if (o->server != NULL && o->first) {
-        fprintf(stderr, "mdae modechange: --first runs locally only (not over --server yet)\n");
-        return CLI_EXIT_USAGE;
-    }
     if (o->server != NULL)
         return cli_remote_run(o, CLI_REMOTE_MODECHANGE);
     cli_source src;

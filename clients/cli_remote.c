@@ -615,6 +615,11 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
             p = NULL;
         }
     }
+    if (p != NULL && cmd == CLI_REMOTE_MODECHANGE && o->first &&
+        cJSON_AddTrueToObject(p, "first") == NULL) {
+        cJSON_Delete(p);
+        p = NULL;
+    }
     if (p != NULL && cmd == CLI_REMOTE_MODE) {
         cJSON *m = cJSON_Duplicate(mode_obj, true);
         if (m == NULL || !cJSON_AddItemToObject(p, "mode", m)) {
@@ -651,7 +656,9 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
         diags_from_json(cJSON_GetObjectItemCaseSensitive(result, "diagnostics"), &d);
         cli_print_diags(src, &d);
         mdae_diags_close(&d);
-        if (o->all)
+        if (o->first)
+            cli_render_first(src->name, result);
+        else if (o->all)
             cli_render_modechanges(src->name, result);
         else
             cli_render_modechange(src->name, result);

@@ -594,3 +594,30 @@ void cli_render_modechanges(const char *file, const cJSON *aj)
         printf("%s\n", flag(ch, "ambiguous") ? ", ambiguous" : "");
     }
 }
+
+/* `--first` text: the counts, then each class as a formula. */
+void cli_render_first(const char *file, const cJSON *json)
+{
+    static const char *const keys[3] = {"continuous", "restart", "rejected"};
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
+    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(json, "classes");
+    printf("%s: the first instant of %.0f changes (method: bdd): %.0f continuous, %.0f need a "
+           "restart, %.0f rejected there\n",
+           file, cJSON_GetObjectItemCaseSensitive(json, "pairs")->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(counts, keys[0])->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(counts, keys[1])->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(counts, keys[2])->valuedouble);
+    for (int k = 0; k < 3; k++) {
+        const cJSON *set = cJSON_GetObjectItemCaseSensitive(classes, keys[k]);
+        const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(set, "guard"));
+        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(set, "cubes"));
+        if (g == NULL)
+            g = "(a set of more than 4,096 cubes, not printed)";
+        if (strlen(g) <= 400)
+            printf("  %-10s when %s\n", keys[k], g);
+        else
+            printf("  %-10s when %.300s ... (%d cubes: --json)\n", keys[k], g, n);
+    }
+    printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
+           "modes;\n a restart's later instants and erased equations: --all, or --from/--to)\n");
+}

@@ -316,11 +316,16 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
  * named g0, g0', g1, g1', ... (mc_first_name): each variable before the
  * change, then after it. Changes into transient modes are not covered. */
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
+#define MC_FIRST_MAX_CUBES 4096 /* a longer cover is unreadable, and costly */
 
 typedef struct mc_first {
     double pairs;          /* the ordered pairs of different valid nonsingular long modes */
     double counts[3];      /* by MC_FIRST_* */
     sa_set classes[3];     /* by MC_FIRST_*: exact on those pairs (sa.h) */
+    /* Past MC_FIRST_MAX_CUBES cubes a class has no cubes, and its formula is
+     * the complement of the other two over the pairs (NULL if one of them
+     * has too many cubes as well). */
+    bool cubes_left_out[3];
     uint32_t n_names;      /* 2 * n_modes */
     struct mc_first_priv *priv;
 } mc_first;

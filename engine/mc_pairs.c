@@ -523,6 +523,26 @@ static int analyse(const mel_model *m, const sa_options *opt, sa_result **res,
     return rc;
 }
 
+/* A class whose cover was too large (sa_result_partition): its formula as
+ * the complement of the others', which together with it partition the
+ * pairs. */
+static int complement_classes(mc_first *f)
+{
+    for (int k = 0; k < 3; k++) {
+        sa_set *s = &f->classes[k];
+        if (s->formula != NULL || f->counts[k] == 0)
+            continue;
+        f->cubes_left_out[k] = true;
+        const char *a = f->classes[(k + 1) % 3].formula, *b = f->classes[(k + 2) % 3].formula;
+        if (a == NULL || b == NULL)
+            continue;
+        s->formula = mdae_asprintf("!(%s | %s)", a, b);
+        if (s->formula == NULL)
+            return MDAE_E_NOMEM;
+    }
+    return MDAE_OK;
+}
+
 int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_options *mopt,
                       mc_first **out, char *why, size_t why_len)
 {
@@ -561,8 +581,10 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     }
     if (rc == MDAE_OK) {
         f->pairs = sa_result_valid_modes(p->result);
-        rc = sa_result_partition(p->result, f->classes, f->counts);
+        rc = sa_result_partition(p->result, MC_FIRST_MAX_CUBES, f->classes, f->counts);
     }
+    if (rc == MDAE_OK)
+        rc = complement_classes(f);
     mel_model_free(pm);
     if (rc != MDAE_OK) {
         if (f != NULL && p == NULL)

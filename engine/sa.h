@@ -317,9 +317,11 @@ MDAE_API void sa_report_free(sa_report *rep);
  * modes (sa_result_report's convention) with its size: out[0] the
  * nonsingular modes; out[2] the singular modes with some underdetermined
  * variable; out[1] the other singular modes (some equation is
- * overdetermined, no variable underdetermined). The sets are new (close
- * each with sa_set_close); on an error all three are closed. */
-MDAE_API int sa_result_partition(const sa_result *r, sa_set out[3] /* out */,
+ * overdetermined, no variable underdetermined). A class whose cover would
+ * exceed max_cubes cubes (0: SA_MAX_CUBES) is left empty (formula NULL, no
+ * cubes; its size is still given). The sets are new (close each with
+ * sa_set_close); on an error all three are closed. */
+MDAE_API int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3] /* out */,
                                  double count[3] /* out */);
 MDAE_API void sa_set_close(sa_set *s /* NULL ok */);
 

@@ -122,6 +122,7 @@ typedef struct sa_ctx {
     sa_result *r;           /* being built; freed on failure */
     sa_report *rep;         /* being built; freed on failure */
     BDD care;               /* sa_result_report_ex: the sets' care set */
+    size_t max_cubes;       /* cubes a set may have (0: SA_MAX_CUBES) */
     size_t budget;          /* nodes BuDDy may produce for this analysis,
                                counted from its start: its work, not its
                                size (0: only node_limit; sa_analyze.c) */

@@ -268,51 +268,67 @@ int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out
 
 /* ---- Three classes of the valid modes (sa_result_partition) ---------------- */
 
-static void partition(sa_ctx *c, const sa_result *r, sa_set out[3], double count[3])
+/* Class k of the valid modes: 0 nonsingular, 1 singular without an
+ * underdetermined variable, 2 singular with one. */
+static BDD partition_class(sa_ctx *c, const sa_result *r, int k)
 {
+    if (k == 0)
+        return T(bdd_and(r->chi_m, bdd_not(r->singular)));
     BDD *acc = sa__slots(c, 1);
     sa__put(&acc[0], bddfalse);
     for (uint32_t j = 0; j < r->n_var; j++)
         sa__put(&acc[0], bdd_or(acc[0], r->under[j]));
-    BDD under = acc[0];
-    BDD cls[3];
-    cls[0] = T(bdd_and(r->chi_m, bdd_not(r->singular)));
-    cls[2] = T(bdd_and(r->singular, under));
-    cls[1] = T(bdd_and(r->singular, bdd_not(under)));
-    sa__care cs;
-    sa__care_init(c, r, r->chi_m, &cs);
-    for (int k = 0; k < 3; k++) {
-        count[k] = sa__count_modes(c, r, cls[k]);
-        sa__set_of_care(c, r, cls[k], &cs, &out[k]);
-    }
+    return T(bdd_and(r->singular, k == 2 ? acc[0] : bdd_not(acc[0])));
 }
 
-int sa_result_partition(const sa_result *r, sa_set out[3], double count[3])
+/* Class k's size, then its set (which may fail past SA_MAX_CUBES: the size
+ * is written first). */
+static void partition_one(sa_ctx *c, const sa_result *r, int k, sa_set *out, double *count)
+{
+    BDD f = partition_class(c, r, k);
+    *count = sa__count_modes(c, r, f);
+    sa__care cs;
+    sa__care_init(c, r, r->chi_m, &cs);
+    sa__set_of_care(c, r, f, &cs, out);
+}
+
+int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3], double count[3])
 {
     if (r == NULL || out == NULL || count == NULL)
         return MDAE_E_INVAL;
     if (!sa__running())
         return MDAE_E_STATE;
     memset(out, 0, 3 * sizeof *out);
-    sa_ctx *c = mdae_malloc(sizeof *c);
-    if (c == NULL)
-        return MDAE_E_NOMEM;
-    sa__ctx_init(c, NULL, NULL);
-    if (setjmp(c->jb)) {
-        int rc = c->rc;
+    int rc = MDAE_OK;
+    for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
+        sa_ctx *c = mdae_malloc(sizeof *c);
+        if (c == NULL) {
+            rc = MDAE_E_NOMEM;
+            break;
+        }
+        sa__ctx_init(c, NULL, NULL);
+        if (setjmp(c->jb)) {
+            rc = c->rc;
+            sa__leave(c);
+            mdae_free(c);
+            sa__set_close(&out[k]);
+            if (rc == MDAE_E_LIMIT) /* too many cubes: left empty, size known */
+                rc = MDAE_OK;
+            continue;
+        }
+        sa__enter(c);
+        c->r = (sa_result *)r; /* read only here */
+        c->care = r->chi_m;
+        c->max_cubes = max_cubes;
+        count[k] = -1;
+        partition_one(c, r, k, &out[k], &count[k]);
         sa__leave(c);
         mdae_free(c);
+    }
+    if (rc != MDAE_OK)
         for (int k = 0; k < 3; k++)
             sa__set_close(&out[k]);
-        return rc;
-    }
-    sa__enter(c);
-    c->r = (sa_result *)r; /* read only here */
-    c->care = r->chi_m;
-    partition(c, r, out, count);
-    sa__leave(c);
-    mdae_free(c);
-    return MDAE_OK;
+    return rc;
 }
 
 void sa_set_close(sa_set *s)

@@ -38,7 +38,7 @@ static void collect_cube(sa_ctx *c, void *arg, const signed char *cur)
 {
     isop_out *o = arg;
     size_t nm = o->r->n_modes;
-    if (o->n >= SA_MAX_CUBES)
+    if (o->n >= (c->max_cubes ? c->max_cubes : SA_MAX_CUBES))
         sa__fail(c, MDAE_E_LIMIT);
     if (o->n == o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 8;

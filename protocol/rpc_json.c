@@ -1267,8 +1267,15 @@ int rpc_json_first_instants(const mc_first *f, cJSON **out)
         cJSON *set = cJSON_CreateObject();
         if (!add_num(counts, keys[k], f->counts[k]) || !attach(classes, keys[k], set))
             rc = MDAE_E_NOMEM;
-        else
+        else if (!f->cubes_left_out[k])
             rc = add_set_over(set, f->n_names, names, &f->classes[k]);
+        else if (!(f->classes[k].formula != NULL ? add_str(set, "guard", f->classes[k].formula)
+                                                  : attach(set, "guard", cJSON_CreateNull())) ||
+                 !attach(set, "cubes", cJSON_CreateNull()) ||
+                 !add_str(set, "cubesLeftOut",
+                          "more than 4096 cubes: the guard is the complement of the other "
+                          "classes over the pairs"))
+            rc = MDAE_E_NOMEM;
     }
     mdae_free(names);
     if (rc != MDAE_OK) {

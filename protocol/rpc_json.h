@@ -227,7 +227,10 @@ MDAE_API int rpc_json_modechanges(const mel_model *m /* borrowed */,
  *    "classes":{"continuous":{"guard","cubes"},"restart":{...},"rejected":{...}}}
  * over the mode variables before (g) and after (g'); "restart": some
  * equation is erased at the first instant and no value is undetermined
- * there; "rejected": some value is undetermined at the first instant.
+ * there; "rejected": some value is undetermined at the first instant. A
+ * class of more than 4,096 cubes has "cubes": null, "cubesLeftOut": why,
+ * and as "guard" the complement of the other two (null if they are too
+ * large as well).
  * MDAE_OK with *out new (owned), MDAE_E_NOMEM or MDAE_E_INVAL. */
 MDAE_API int rpc_json_first_instants(const mc_first *f /* borrowed */,
                                      cJSON **out /* out: owned */);

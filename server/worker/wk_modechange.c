@@ -10,7 +10,8 @@
  * invalid mode, from = to) is -32602 with a message saying which; a model
  * with errors answers as session/mode does (its code and diagnostics).
  * session/modechanges enumerates the pairs (mc_all_enumerate says why) and
- * answers MDAE_E_LIMIT past MC_ALL_MAX_PAIRS.
+ * answers MDAE_E_LIMIT past MC_ALL_MAX_PAIRS; with {first: true} it gives
+ * the first instant of every change on BDDs instead (mc_first_instants).
  *
  * The same enumeration serves session/analyze {modechanges: true} (the
  * pairs streamed one by one, a summary in the result, a cancel seen between
@@ -93,13 +94,37 @@ cJSON *wk_m_modechange(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, json);
 }
 
+/* session/modechanges {session, first: true}: the first instant of every
+ * change on BDDs (mc_first_instants, the worker's BuDDy). */
+static cJSON *first_instants(const mel_model *m, const cJSON *id)
+{
+    mc_first *f = NULL;
+    char why[256] = "";
+    int rc = mc_first_instants(m, NULL, NULL, &f, why, sizeof why);
+    check(rc);
+    cJSON *json = NULL;
+    if (rc == MDAE_OK)
+        rc = rpc_json_first_instants(f, &json);
+    check(rc);
+    mc_first_free(f);
+    if (rc == MDAE_E_INVAL)
+        return invalid(id, "", why);
+    if (rc < 0)
+        return rpc_response_mdae(id, rc, why[0] ? why : NULL, NULL);
+    return rpc_response_result(id, json);
+}
+
 cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    (void)params;
     const mel_model *m = NULL;
     cJSON *err = NULL;
     if (!wk_model(w, id, &m, &err))
         return err;
+    const cJSON *first = cJSON_GetObjectItemCaseSensitive(params, "first");
+    if (first != NULL && !cJSON_IsBool(first))
+        return invalid(id, "invalid \"first\": ", "expected true or false");
+    if (cJSON_IsTrue(first))
+        return first_instants(m, id);
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);

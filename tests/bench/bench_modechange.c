@@ -13,7 +13,8 @@
  *        first instant of every change on BDDs, beside the cold all-modes
  *        analysis of the same model and the ratio)
  *
- * Usage: bench_modechange [--n-one N] [--n-all LIST]
+ * Usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]
+ *        [--first-model brake|building_compressible]
  * See tests/bench/README.md for measured numbers.
  */
 #include <stdio.h>
@@ -186,7 +187,7 @@ static void first(const char *model, long long n)
 int main(int argc, char **argv)
 {
     long long n_one = 100;
-    const char *n_all = "3,5,7,10,20,50", *n_first = "3,5,10,20,50";
+    const char *n_all = "3,5,7,10,20,50", *n_first = "3,5,10,20,50", *first_only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--n-one") == 0 && i + 1 < argc)
             n_one = atoll(argv[++i]);
@@ -194,9 +195,12 @@ int main(int argc, char **argv)
             n_all = argv[++i];
         else if (strcmp(argv[i], "--n-first") == 0 && i + 1 < argc)
             n_first = argv[++i];
+        else if (strcmp(argv[i], "--first-model") == 0 && i + 1 < argc)
+            first_only = argv[++i];
         else {
             fprintf(stderr,
-                    "usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]\n");
+                    "usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST] "
+                    "[--first-model brake|building_compressible]\n");
             return 2;
         }
     }
@@ -204,8 +208,10 @@ int main(int argc, char **argv)
         return 1;
     char *fl = strdup(n_first);
     for (char *tok = strtok(fl, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        first("brake", atoll(tok));
-        first("building_compressible", atoll(tok));
+        if (first_only == NULL || strcmp(first_only, "brake") == 0)
+            first("brake", atoll(tok));
+        if (first_only == NULL || strcmp(first_only, "building_compressible") == 0)
+            first("building_compressible", atoll(tok));
     }
     free(fl);
     ones(n_one);

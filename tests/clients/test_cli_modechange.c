@@ -210,6 +210,18 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
     cr_assert_str_eq(rem.out, loc.out);
     run_free(&loc);
     run_free(&rem);
+    /* session/modechanges {first: true}: the worker's BDDs, the same JSON */
+    for (int json = 0; json < 2; json++) {
+        rem = json ? RUN("--server", addr, "modechange", MODEL("rldc2.mel"), "--first", "--json")
+                   : RUN("--server", addr, "modechange", MODEL("rldc2.mel"), "--first");
+        loc = json ? RUN("modechange", MODEL("rldc2.mel"), "--first", "--json")
+                   : RUN("modechange", MODEL("rldc2.mel"), "--first");
+        expect(&rem, 0);
+        expect(&loc, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        run_free(&loc);
+        run_free(&rem);
+    }
     mdaed_stop(&p);
 }
 
