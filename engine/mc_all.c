@@ -137,9 +137,10 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
     if (m->n_modes > 20) {
         if (why != NULL && why_len > 0)
             snprintf(why, why_len,
-                     "%u mode variables: all changes at once needs the BDD method, which "
-                     "is not implemented yet (enumeration handles up to 20 mode variables "
-                     "and %zu pairs)", (unsigned)m->n_modes, max_pairs);
+                     "%u mode variables: every change in full is enumerated up to 20 mode "
+                     "variables and %zu pairs; the first instant of every change on BDDs: "
+                     "mdae modechange --first (session/modechanges {first: true})",
+                     (unsigned)m->n_modes, max_pairs);
         return MDAE_E_LIMIT;
     }
     uint32_t nv = 0, nt = 0;
@@ -151,9 +152,10 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
     if (pairs > max_pairs) {
         if (why != NULL && why_len > 0)
             snprintf(why, why_len,
-                     "%u valid modes make %zu changes: all changes at once needs the BDD "
-                     "method, which is not implemented yet (enumeration handles up to %zu "
-                     "pairs)", (unsigned)nv, pairs, max_pairs);
+                     "%u valid modes make %zu changes: every change in full is enumerated up "
+                     "to %zu pairs; the first instant of every change on BDDs: mdae "
+                     "modechange --first (session/modechanges {first: true})",
+                     (unsigned)nv, pairs, max_pairs);
         mdae_free(v);
         mdae_free(tg);
         return MDAE_E_LIMIT;

@@ -22,8 +22,9 @@
  * transient one.
  *
  * mc_all_enumerate (the "all changes" answer, by enumeration) is checked
- * to equal the pairwise engine on the small models. The BDD method of issue
- * 13 section 3 is not implemented; when it is, it is compared here too.
+ * to equal the pairwise engine on the small models. The first instant of
+ * every change on BDDs (mc_first_instants) is compared with the pairwise
+ * engine in test_mc_pairs.c.
  */
 #include <criterion/criterion.h>
 
