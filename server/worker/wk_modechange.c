@@ -94,6 +94,17 @@ cJSON *wk_m_modechange(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, json);
 }
 
+/* The response of a mode-change request: -32602 with why for
+ * MDAE_E_INVAL, the engine's error otherwise, else the result json. */
+static cJSON *answer(const cJSON *id, int rc, const char *why, cJSON *json)
+{
+    if (rc == MDAE_E_INVAL)
+        return invalid(id, "", why);
+    if (rc < 0)
+        return rpc_response_mdae(id, rc, why[0] ? why : NULL, NULL);
+    return rpc_response_result(id, json);
+}
+
 /* session/modechanges {session, first: true}: the first instant of every
  * change on BDDs (mc_first_instants, the worker's BuDDy). */
 static cJSON *first_instants(const mel_model *m, const cJSON *id)
@@ -107,11 +118,7 @@ static cJSON *first_instants(const mel_model *m, const cJSON *id)
         rc = rpc_json_first_instants(f, &json);
     check(rc);
     mc_first_free(f);
-    if (rc == MDAE_E_INVAL)
-        return invalid(id, "", why);
-    if (rc < 0)
-        return rpc_response_mdae(id, rc, why[0] ? why : NULL, NULL);
-    return rpc_response_result(id, json);
+    return answer(id, rc, why, json);
 }
 
 cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
@@ -134,11 +141,7 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
         rc = rpc_json_modechanges(m, all, &json);
     check(rc);
     mc_all_free(all);
-    if (rc == MDAE_E_INVAL)
-        return invalid(id, "", why);
-    if (rc < 0)
-        return rpc_response_mdae(id, rc, why[0] ? why : NULL, NULL);
-    return rpc_response_result(id, json);
+    return answer(id, rc, why, json);
 }
 
 /* ---- session/analyze {modechanges: true} ---------------------------------------------- */

@@ -611,6 +611,19 @@ Test(srv_session, analyze_with_modechanges_streams_every_pair_and_sums_them_up)
                   "%s differs", same[k]);
     cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(mc, "counts"), "rejected")->valueint, 4);
     cJSON_Delete(all);
+    /* {first: true}: the first instants on BDDs; a non-boolean first is -32602 */
+    cJSON *fp = session_params(sid);
+    cJSON_AddTrueToObject(fp, "first");
+    all = cl_request(&c, 11, "session/modechanges", fp);
+    cr_assert_str_eq(cJSON_GetObjectItem(result_of(all), "method")->valuestring, "bdd",
+                     "%s", cJSON_PrintUnformatted(all));
+    cr_assert_eq(cJSON_GetObjectItem(result_of(all), "pairs")->valueint, 12);
+    cJSON_Delete(all);
+    fp = session_params(sid);
+    cJSON_AddStringToObject(fp, "first", "yes");
+    all = cl_request(&c, 12, "session/modechanges", fp);
+    cr_assert_eq(error_code(all), RPC_INVALID_PARAMS, "%s", cJSON_PrintUnformatted(all));
+    cJSON_Delete(all);
     cJSON_Delete(res);
     /* without modechanges nothing changes */
     cJSON *r = cl_request(&c, 9, "session/analyze", analyze_params(sid, false, NULL));
