@@ -212,6 +212,54 @@ static bool invariant_groups(sa_ctx *c, const sa_result *r, uint32_t **parent_ou
     return true;
 }
 
+/* The cube of the variables f depends on. Not bdd_support: BuDDy 2.4 keeps
+ * that function's buffer in a static that bdd_done neither frees nor
+ * resizes (LeakSanitizer reports it; sa_enum.c saw it overrun under
+ * valgrind after a bdd_done / bdd_init with more variables). A walk over
+ * f's nodes, each once (an open-addressing set sized from bdd_nodecount),
+ * then the conjunction of the variables met, which is canonical whatever
+ * their order. */
+static BDD support_cube(sa_ctx *c, BDD f)
+{
+    if (f < 2)
+        return bddtrue;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)bdd_nodecount(f) + 2)
+        cap *= 2;
+    size_t mark = sa__mark(c);
+    BDD *seen = sa__alloc(c, cap * sizeof *seen);
+    BDD *stack = sa__alloc(c, cap * sizeof *stack);
+    int *vars = sa__alloc(c, cap * sizeof *vars);
+    for (size_t k = 0; k < cap; k++)
+        seen[k] = -1;
+    size_t top = 0, nv = 0;
+    stack[top++] = f;
+    while (top > 0) {
+        BDD g = stack[--top];
+        if (g < 2)
+            continue;
+        size_t h = ((size_t)g * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (seen[h] != -1 && seen[h] != g)
+            h = (h + 1) & (cap - 1);
+        if (seen[h] == g)
+            continue;
+        seen[h] = g; /* each node once: at most cap / 2 of them */
+        vars[nv++] = bdd_var(g);
+        stack[top++] = bdd_low(g);
+        stack[top++] = bdd_high(g);
+    }
+    BDD cube = bdd_addref(bddtrue);
+    for (size_t k = 0; k < nv; k++) {
+        BDD next = bdd_addref(bdd_and(cube, bdd_ithvar(vars[k])));
+        bdd_delref(cube);
+        cube = next;
+    }
+    sa__release(c, mark);
+    BDD out = T(cube);
+    bdd_delref(cube);
+    return out;
+}
+
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
 {
     memset(out, 0, sizeof *out);
@@ -224,7 +272,7 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
     int *of_mode = sa__alloc(c, (r->n_modes + 1) * sizeof *of_mode);
     int *of_root = sa__alloc(c, (r->n_modes + 1) * sizeof *of_root); /* group of a root */
     size_t n = 0;
-    BDD sup = T(bdd_support(care));
+    BDD sup = support_cube(c, care);
     for (uint32_t k = 0; k < r->n_modes; k++)
         of_mode[k] = of_root[k] = -1;
     for (BDD s = sup; s >= 2; s = bdd_high(s)) {
@@ -275,7 +323,7 @@ static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f)
         return care->whole;
     *f = T(bdd_simplify(*f, care->whole));
     memset(care->touched, 0, care->n);
-    for (BDD s = T(bdd_support(*f)); s >= 2; s = bdd_high(s)) {
+    for (BDD s = support_cube(c, *f); s >= 2; s = bdd_high(s)) {
         int k = r->var_mode[bdd_var(s)];
         if (k >= 0 && care->of_mode[k] >= 0)
             care->touched[care->of_mode[k]] = 1;
