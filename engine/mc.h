@@ -346,7 +346,9 @@ MDAE_API const char *mc_first_name(const mc_first *f, uint32_t k);
 
 /* The class (MC_FIRST_*, or MC_FIRST_NONE for a pair that is not one of
  * f's) of the change from -> to, both over the model's mode variables:
- * read from the pairs' analysis, mode by mode (for tests). */
+ * read from the reported classes' cubes (a class without cubes: the pair
+ * in none of the others), the pair's validity from the pairs' analysis;
+ * for tests. */
 MDAE_API int mc_first_class(const mc_first *f, const bool *from, const bool *to,
                             int *cls /* out */);
 

@@ -577,7 +577,11 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         p->pairs = pm;
         pm = NULL;
         f->n_names = p->pairs->n_modes;
-        rc = sa_analyze(p->pairs, opt, &p->result, NULL);
+        sa_options po = {0};
+        if (opt != NULL)
+            po = *opt;
+        po.singular_only = true; /* the classes need no more (sa.h) */
+        rc = sa_analyze(p->pairs, &po, &p->result, NULL);
     }
     if (rc == MDAE_OK) {
         f->pairs = sa_result_valid_modes(p->result);
@@ -605,6 +609,20 @@ const char *mc_first_name(const mc_first *f, uint32_t k)
     return f != NULL && k < f->n_names ? f->priv->pairs->modes[k].name : NULL;
 }
 
+/* Is the pair in the cubes of s (cubes over f's 2n variables)? */
+static bool in_cubes(const mc_first *f, const sa_set *s, const bool *pair)
+{
+    for (size_t q = 0; q < s->n_cubes; q++) {
+        const signed char *cube = &s->cubes[q * f->n_names];
+        bool in = true;
+        for (uint32_t k = 0; k < f->n_names && in; k++)
+            in = cube[k] < 0 || (cube[k] != 0) == pair[k];
+        if (in)
+            return true;
+    }
+    return false;
+}
+
 int mc_first_class(const mc_first *f, const bool *from, const bool *to, int *cls)
 {
     if (f == NULL || cls == NULL || (f->n_names > 0 && (from == NULL || to == NULL)))
@@ -619,18 +637,19 @@ int mc_first_class(const mc_first *f, const bool *from, const bool *to, int *cls
     sa_mode_view v;
     memset(&v, 0, sizeof v);
     int rc = sa_result_mode(f->priv->result, pair, &v);
-    mdae_free(pair);
-    if (rc < 0)
-        return rc;
     *cls = MC_FIRST_NONE;
-    if (v.valid && !v.singular)
-        *cls = MC_FIRST_CONTINUOUS;
-    else if (v.valid) {
-        bool under = false;
-        for (uint32_t j = 0; j < f->priv->pairs->n_variables && !under; j++)
-            under = v.underdetermined[j];
-        *cls = under ? MC_FIRST_REJECTED : MC_FIRST_RESTART;
+    /* the reported sets, exact on the valid pairs; a class without cubes
+     * is the complement of the others (mc_first.cubes_left_out) */
+    int left_out = -1;
+    for (int k = 0; rc == MDAE_OK && v.valid && k < 3 && *cls == MC_FIRST_NONE; k++) {
+        if (f->cubes_left_out[k])
+            left_out = k;
+        else if (in_cubes(f, &f->classes[k], pair))
+            *cls = k;
     }
+    if (rc == MDAE_OK && v.valid && *cls == MC_FIRST_NONE)
+        *cls = left_out; /* MC_FIRST_NONE (-1) if no class holds it: a bug */
     sa_mode_view_close(&v);
-    return MDAE_OK;
+    mdae_free(pair);
+    return rc;
 }

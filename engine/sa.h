@@ -98,6 +98,16 @@ typedef struct sa_options {
      * SA_METHOD_BLOCKS), enumerating only that block. 0: the estimate's
      * choice. */
     size_t implicit_budget;
+    /* Leave out the diagnostics of the singular modes (their
+     * overdetermined equations and underdetermined variables stay empty):
+     * for callers that only need which modes are singular, or
+     * sa_result_partition's classes (mc_pairs.c), since they cost most of
+     * an analysis whose modes are mostly singular. */
+    bool skip_diagnostics;
+    /* Only which valid modes are singular (and skip_diagnostics): no
+     * optimal matching is chosen and the offsets are not computed (the
+     * result's offsets read 0). For sa_result_partition's classes. */
+    bool singular_only;
 } sa_options;
 
 #define SA_METHOD_AUTO 0

@@ -155,13 +155,25 @@ static void solve(sa_ctx *c, int method, bool fell_back)
         return;
     }
     c->budget = budget;
-    if (method == SA_METHOD_IMPLICIT || !sa__primal_blocks(c)) {
+    bool only = c->opt != NULL && c->opt->singular_only;
+    if (method == SA_METHOD_IMPLICIT || only || !sa__primal_blocks(c)) {
         if (budget == 0)
             sa__hard_part(c);
         sa__primal(c);
     }
-    sa__dm(c);
-    sa__dual(c);
+    if (c->opt != NULL && (c->opt->skip_diagnostics || only)) {
+        if (r->over == NULL) { /* sa_blocks.c may have found them anyway */
+            r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
+            r->under = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
+            r->diagnostics_skipped = true;
+        }
+    } else {
+        sa__dm(c);
+    }
+    if (only)
+        sa__offsets_alloc(c); /* zero: not computed (sa.h) */
+    else
+        sa__dual(c);
     c->budget = 0;
     sa__sample(c);
 }

@@ -85,6 +85,7 @@ struct sa_result {
     BDD *d;       /* n_var * w_off: 0 outside ok & chi_j */
     BDD *over;    /* n_eq: singular modes where overdetermined */
     BDD *under;   /* n_var: singular modes where underdetermined */
+    bool diagnostics_skipped; /* over and under left empty (sa_options) */
     size_t peak_nodes;
     uint32_t seeded;  /* equations whose offsets the hint gave (sa_hint.c) */
     bool searched;    /* the primal ran a dynamic programme over X */
@@ -315,6 +316,12 @@ void sa__columns(sa_ctx *c, size_t **first, size_t **edges);
  * variable matched exactly once; else at most once), only along active
  * edges. Fills mt->rnone / cnone. */
 void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *phase);
+/* The same with "matched exactly once" asked of every active equation
+ * (rows_all) and of every active variable (cols_all) separately, "at most
+ * once" otherwise: cols_all alone gives the matchings that leave no
+ * variable out (sa_result_partition). */
+void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats *mt,
+                      const char *phase);
 void sa__primal(sa_ctx *c);
 /* ---- sa_blocks.c (issue 11) ------------------------------------------------
  * The primal problem (r->ok, singular, te: what sa__primal fills, the same

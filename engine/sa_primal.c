@@ -102,6 +102,12 @@ void sa__mats_init(sa_ctx *c, sa__mats *mt)
  * the columns crossing the current row are open in the intermediate BDD. */
 void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *phase)
 {
+    sa__matchings_ex(c, x, perfect, perfect, mt, phase);
+}
+
+void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats *mt,
+                      const char *phase)
+{
     sa_result *r = c->r;
     uint32_t *pos = sa__alloc(c, (r->n_eq + 1) * sizeof *pos);
     for (uint32_t a = 0; a < r->n_eq; a++)
@@ -137,7 +143,7 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
         if (mt->cfirst[j] != mt->cfirst[j + 1])
             continue;
         sa__put(&mt->cnone[j], bddtrue);
-        if (perfect)
+        if (cols_all)
             sa__put(x, bdd_apply(*x, r->chi_j[j], bddop_diff));
     }
     for (uint32_t step = 0; step < r->n_eq; step++) {
@@ -147,7 +153,7 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
         size_t m2 = sa__mark(c);
         for (size_t k = 0; k < n; k++)
             es[k] = r->eq_first[i] + k;
-        sa__onehot(c, es, &r->chi_e[r->eq_first[i]], n, perfect, one, &mt->rnone[i]);
+        sa__onehot(c, es, &r->chi_e[r->eq_first[i]], n, rows_all, one, &mt->rnone[i]);
         /* Inactive equations take no edge: chi_E => chi_I already. */
         BDD row = T(bdd_ite(r->chi_i[i], *one, mt->rnone[i]));
         sa__put(x, bdd_and(*x, row));
@@ -160,7 +166,7 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
                 continue;
             }
             m2 = sa__mark(c);
-            sa__onehot(c, &mt->cedges[mt->cfirst[j]], NULL, nc, perfect, one, &mt->cnone[j]);
+            sa__onehot(c, &mt->cedges[mt->cfirst[j]], NULL, nc, cols_all, one, &mt->cnone[j]);
             BDD col = T(bdd_ite(r->chi_j[j], *one, mt->cnone[j]));
             sa__put(x, bdd_and(*x, col));
             sa__release(c, m2);
@@ -783,6 +789,10 @@ void sa__primal(sa_ctx *c)
     BDD pm = T(bdd_exist(*x, r->edgeset));
     sa__put(&r->ok, pm);
     sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
+    if (c->opt != NULL && c->opt->singular_only) { /* sa.h: no optimum asked */
+        sa__release(c, mark);
+        return;
+    }
     sa__progress(c, "weights", 0, r->n_edges);
 
     /* The costs are computed over the edges' own guards, not masked by ok

@@ -269,16 +269,30 @@ int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out
 /* ---- Three classes of the valid modes (sa_result_partition) ---------------- */
 
 /* Class k of the valid modes: 0 nonsingular, 1 singular without an
- * underdetermined variable, 2 singular with one. */
+ * underdetermined variable, 2 singular with one: from the diagnostics when
+ * they were computed, else (sa_options.skip_diagnostics) from this: a
+ * singular mode has an underdetermined variable iff its maximum matchings
+ * are smaller than its variables (then each leaves one out), i.e. iff no
+ * matching leaves no variable out -- the matchings with every active
+ * variable matched once (sa__matchings_ex). */
 static BDD partition_class(sa_ctx *c, const sa_result *r, int k)
 {
     if (k == 0)
         return T(bdd_and(r->chi_m, bdd_not(r->singular)));
-    BDD *acc = sa__slots(c, 1);
-    sa__put(&acc[0], bddfalse);
-    for (uint32_t j = 0; j < r->n_var; j++)
-        sa__put(&acc[0], bdd_or(acc[0], r->under[j]));
-    return T(bdd_and(r->singular, k == 2 ? acc[0] : bdd_not(acc[0])));
+    if (!r->diagnostics_skipped) { /* computed anyway (the enumeration's are cheap) */
+        BDD *acc = sa__slots(c, 1);
+        sa__put(acc, bddfalse);
+        for (uint32_t j = 0; j < r->n_var; j++)
+            sa__put(acc, bdd_or(*acc, r->under[j]));
+        return T(bdd_and(r->singular, k == 2 ? *acc : bdd_not(*acc)));
+    }
+    BDD *x = sa__slots(c, 1);
+    sa__put(x, r->singular);
+    sa__mats mt;
+    sa__mats_init(c, &mt);
+    sa__matchings_ex(c, x, false, true, &mt, "partition");
+    BDD covered = T(bdd_exist(*x, r->edgeset));
+    return T(bdd_and(r->singular, k == 2 ? bdd_not(covered) : covered));
 }
 
 /* Class k's size, then its set (which may fail past SA_MAX_CUBES: the size

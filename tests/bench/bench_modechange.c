@@ -14,7 +14,7 @@
  *        analysis of the same model and the ratio)
  *
  * Usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]
- *        [--first-model brake|building_compressible]
+ *        [--first-model brake|building_compressible] [--phases]
  * See tests/bench/README.md for measured numbers.
  */
 #include <stdio.h>
@@ -154,6 +154,29 @@ static void all(const char *model, long long n)
     mel_model_free(m);
 }
 
+/* --phases: the time of each phase of both analyses on stderr. */
+typedef struct phase_clock {
+    const char *phase;
+    double last;
+} phase_clock;
+
+static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
+{
+    phase_clock *pc = ctx;
+    if (pc->phase == NULL || strcmp(pc->phase, phase) != 0) {
+        double t = bench_now();
+        if (pc->phase != NULL)
+            fprintf(stderr, "    %-12s %8.3f s\n", pc->phase, t - pc->last);
+        pc->phase = phase;
+        pc->last = t;
+    }
+    (void)done;
+    (void)total;
+    return 0;
+}
+
+static bool show_phases;
+
 static void first(const char *model, long long n)
 {
     mel_model *m = load(model, n);
@@ -169,10 +192,15 @@ static void first(const char *model, long long n)
     mc_options mopt = {.ignore_guard_fixpoints = true};
     mc_first *f = NULL;
     char why[256] = "";
+    phase_clock pc = {NULL, 0};
+    sa_options so = {.progress = on_progress, .progress_ctx = &pc};
     t0 = bench_now();
     if (rc == MDAE_OK)
-        rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
+        rc = mc_first_instants(m, show_phases ? &so : NULL, &mopt, &f, why, sizeof why);
     double t = bench_now() - t0;
+    if (show_phases && pc.phase != NULL)
+        fprintf(stderr, "    %-12s %8.3f s (and what follows it)\n", pc.phase,
+                bench_now() - pc.last);
     if (rc == MDAE_OK)
         printf("first %-24s N=%-4lld %10.4g pairs %9.3f s  cold %8.3f s  ratio %6.1f  "
                "(%.4g continuous, %.4g restart, %.4g rejected at the first instant)\n",
@@ -197,10 +225,12 @@ int main(int argc, char **argv)
             n_first = argv[++i];
         else if (strcmp(argv[i], "--first-model") == 0 && i + 1 < argc)
             first_only = argv[++i];
+        else if (strcmp(argv[i], "--phases") == 0)
+            show_phases = true;
         else {
             fprintf(stderr,
                     "usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST] "
-                    "[--first-model brake|building_compressible]\n");
+                    "[--first-model brake|building_compressible] [--phases]\n");
             return 2;
         }
     }
