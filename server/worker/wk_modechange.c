@@ -376,6 +376,53 @@ static const char *file_of(const wk_state *w)
     return strncmp(f, "file://", 7) == 0 ? f + 7 : f;
 }
 
+/* sa_options.progress: stop at the deadline (MDAE_E_CANCELED). */
+static int past_deadline(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    return wk_now_ms() > *(const uint64_t *)ctx;
+}
+
+/* Past the enumeration's limits (why): the first instant of every change
+ * on BDDs, within the editor's budget. Some change rejected there is a
+ * warning with the pairs' formula; else a hint with the counts; if the
+ * analysis cannot finish in time (or at all), the hint says why nothing
+ * was checked. */
+static void first_instant_diags(wk_state *w, cJSON *arr, const mdae_range *top,
+                                const char *why)
+{
+    uint64_t deadline = wk_now_ms() + WK_MC_DIAG_BUDGET_MS;
+    sa_options so = {.progress = past_deadline, .progress_ctx = &deadline};
+    mc_first *f = NULL;
+    char fwhy[256] = "";
+    int rc = mc_first_instants(w->model, &so, NULL, &f, fwhy, sizeof fwhy);
+    check(rc);
+    char *msg = NULL;
+    int severity = RPC_LSP_HINT;
+    if (rc != MDAE_OK) {
+        msg = mdae_asprintf("mode changes were not checked: %s", why);
+    } else if (f->counts[MC_FIRST_REJECTED] > 0) {
+        const char *g = f->classes[MC_FIRST_REJECTED].formula;
+        severity = RPC_LSP_WARNING;
+        msg = mdae_asprintf("%.0f of %.0f mode changes are rejected at their first instant (a "
+                            "value no equation determines) when %.300s%s (g: before, g': after; "
+                            "mdae modechange %s --first)",
+                            f->counts[MC_FIRST_REJECTED], f->pairs, g ? g : "?",
+                            g && strlen(g) > 300 ? "..." : "", file_of(w));
+    } else {
+        msg = mdae_asprintf("mode changes were checked at their first instant only (%s): "
+                            "%.0f continuous, %.0f need a restart, none rejected there "
+                            "(mdae modechange %s --first)",
+                            why, f->counts[MC_FIRST_CONTINUOUS], f->counts[MC_FIRST_RESTART],
+                            file_of(w));
+    }
+    mc_first_free(f);
+    wk_lsp_diag(w, arr, top, severity, msg ? msg : "mode changes were not checked");
+    mdae_free(msg);
+}
+
 /* The rejected changes among every pair, grouped and capped. */
 static void rejected_diags(wk_state *w, cJSON *arr)
 {
@@ -388,14 +435,14 @@ static void rejected_diags(wk_state *w, cJSON *arr)
     check(rc);
     mdae_range top = m->modes[0].where;
     bool partial = rc == MDAE_E_CANCELED && dc.out_of_time;
-    if (rc == MDAE_E_LIMIT || partial) {
-        char *msg = partial ? mdae_asprintf("mode changes were checked for %zu changes only, within "
-                                            "the editor's %d ms (mdae modechange %s --all checks "
-                                            "them all)",
-                                            dc.seen, WK_MC_DIAG_BUDGET_MS, file_of(w))
-                            : mdae_asprintf("mode changes were not checked: %s", why);
+    if (partial) {
+        char *msg = mdae_asprintf("mode changes were checked for %zu changes only, within the "
+                                  "editor's %d ms (mdae modechange %s --all checks them all)",
+                                  dc.seen, WK_MC_DIAG_BUDGET_MS, file_of(w));
         wk_lsp_diag(w, arr, &top, RPC_LSP_HINT, msg ? msg : "mode changes were not checked");
         mdae_free(msg);
+    } else if (rc == MDAE_E_LIMIT) {
+        first_instant_diags(w, arr, &top, why);
     }
     bool publish = rc == MDAE_OK || partial;
     for (size_t k = 0; k < dc.n_groups; k++) {

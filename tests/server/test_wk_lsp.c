@@ -621,10 +621,48 @@ Test(wk_lsp, a_model_past_the_enumeration_limits_gets_one_hint)
     cJSON *diags = ed_diagnostics(&e, &msg);
     cr_assert_eq(cJSON_GetArraySize(diags), 1, "%s", cJSON_PrintUnformatted(diags));
     const cJSON *d = cJSON_GetArrayItem(diags, 0);
+    /* past the enumeration, the first instant of every change on BDDs: the
+     * 21 mode variables select nothing, so every change is continuous */
     assert_has(cJSON_GetObjectItem(d, "message")->valuestring,
-               "mode changes were not checked: 21 mode variables");
+               "mode changes were checked at their first instant only (21 mode variables");
+    assert_has(cJSON_GetObjectItem(d, "message")->valuestring,
+               "4398044413952 continuous, 0 need a restart, none rejected there");
     cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 4, "a hint");
     cr_assert_eq(start_of(d, "line"), 2, "on the first mode variable");
+    cJSON_Delete(msg);
+    ed_close(&e);
+}
+
+Test(wk_lsp, past_the_limits_a_change_rejected_at_its_first_instant_is_a_warning)
+{
+    /* g1 makes the algebraic x a state: no equation gives x its value when
+     * g1 rises, so every change into g1 is rejected at its first instant;
+     * 20 more mode variables put the model past the enumeration */
+    char text[1024];
+    size_t len = (size_t)snprintf(text, sizeof text,
+                                  "x : real; y : real;\ng1 : boolean;\n"
+                                  "if g1 then\n  a : equation der(x) = y;\n  b : equation y = 1\n"
+                                  "else\n  c : equation x = 1;\n  d : equation y = 0\n"
+                                  "end;\n");
+    for (int i = 2; i <= 21; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "g%d : boolean;\n", i);
+    cr_assert_lt(len, sizeof text);
+    editor e;
+    ed_open(&e, "", false, "file:///rej.mel", "mel", text, NULL);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    bool found = false;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, diags)
+    {
+        const char *m = cJSON_GetObjectItem(d, "message")->valuestring;
+        if (strstr(m, "rejected at their first instant") != NULL) {
+            found = true;
+            cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 2, "a warning: %s", m);
+            assert_has(m, "when !g1");
+        }
+    }
+    cr_assert(found, "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
     ed_close(&e);
 }
