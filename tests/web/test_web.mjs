@@ -403,6 +403,20 @@ async function main(name) {
       await page.screenshot({ path: join(shots, 'clutch_modechange.png') });
     });
 
+    await check('mode changes: past the enumeration, every change\'s first instant on BDDs', async () => {
+      await loadExample(page, 'brake.mel', 'N=12');
+      const session = await page.evaluate(() => window.mdae.state.session);
+      await after(page, 'changes', () => page.click('#change-all'));
+      const want = await rpc(srv.base, 'session/modechanges', { session, first: true });
+      eq(want.pairs, 4096 * 4095, 'server: pairs');
+      const text = await page.$eval('#change-all-view .first-instants', (e) => e.textContent);
+      assert(text.includes(`${want.pairs} changes`) && text.includes(`${want.counts.restart} need a restart`), `first instants: ${text}`);
+      const view = await page.$eval('#change-all-view', (e) => e.textContent);
+      assert(view.includes("restart when !open[1] & open[1]'"), `classes: ${view}`);
+      await page.$eval('#change-all-view', (e) => e.scrollIntoView());
+      await page.screenshot({ path: join(shots, 'brake_first_instants.png') });
+    });
+
     await check('mode changes: the elastic Cup-and-Ball\'s event is rejected, and accepted with an impact law', async () => {
       for (const [file, status, verdict] of [
         ['cup_and_ball_elastic.mel', 'rejected', /no A_n, n ≤ \d+, determines the event \(underdetermined\)/],

@@ -220,7 +220,11 @@ export class ModeChanges {
       r = await call('session/modechanges', { session });
     } catch (e) {
       if (seq !== this.seq) return;
-      this.allView.replaceChildren(el('p', { class: 'error', text: e instanceof RpcError ? e.message : `mdaed: ${e.message}` }));
+      // Past the enumeration's limits: the first instant of every change, on BDDs.
+      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true }).catch(() => null) : null;
+      if (seq !== this.seq) return;
+      if (first !== null) this.showFirst(first, e.message);
+      else this.allView.replaceChildren(el('p', { class: 'error', text: e instanceof RpcError ? e.message : `mdaed: ${e.message}` }));
       bump('changes');
       return;
     }
@@ -243,6 +247,17 @@ export class ModeChanges {
         ...rows),
       r.changes.length > MAX_ROWS ? el('p', { class: 'muted', text: `… ${r.changes.length - MAX_ROWS} more changes not listed` }) : '');
     bump('changes');
+  }
+
+  // session/modechanges {first: true}: the three classes of the first instants.
+  showFirst(f, why) {
+    const c = f.counts;
+    const classes = Object.entries(f.classes).filter(([k]) => c[k] > 0)
+      .map(([k, v]) => el('li', {}, `${k} when `, el('code', { class: 'formula', text: v.guard ?? '(a set too large to print)' })));
+    this.allView.replaceChildren(
+      el('p', { class: 'muted', text: why }),
+      el('p', { class: 'first-instants', text: `The first instant of ${f.pairs} changes, on BDDs: ${c.continuous} continuous, ${c.restart} need a restart, ${c.rejected} rejected there. Primed variables are after the change; a restart's later instants are not listed (pick one change above).` }),
+      el('ul', {}, ...classes));
   }
 
   // A row of "Every change": its modes become the panel's and the Mode panel's.
