@@ -32,13 +32,6 @@
 #include "mel.h"
 #include "sa.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static char *slurp(const char *name)
 {
     char path[1024];
@@ -77,45 +70,25 @@ static char *replace(const char *text, const char *from, const char *to)
 
 static bool show_phases;
 
-/* Phase timing through the progress callback (--phases). */
-typedef struct phase_clock {
-    const char *phase;
-    double last;
-} phase_clock;
-
-static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
-{
-    phase_clock *pc = ctx;
-    if (pc->phase == NULL || strcmp(pc->phase, phase) != 0) {
-        double t = now();
-        if (pc->phase != NULL)
-            fprintf(stderr, "    %-12s %8.3f s\n", pc->phase, t - pc->last);
-        pc->phase = phase;
-        pc->last = t;
-    }
-    (void)done;
-    (void)total;
-    return 0;
-}
 
 /* Analyse; returns seconds, fills stats. Exits on failure. */
 static double run(inc_session *s, const char *text, long long n, inc_stats *st)
 {
-    phase_clock pc = {NULL, 0};
-    sa_options so = {.progress = on_progress, .progress_ctx = &pc};
+    bench_phases pc = {NULL, 0};
+    sa_options so = {.progress = bench_on_phase, .progress_ctx = &pc};
     mel_define d = {"N", n};
     mel_options mo = {0};
     mo.defines = &d;
     mo.n_defines = 1;
-    double t0 = now();
+    double t0 = bench_now();
     mel_model *m = NULL;
     int rc = mel_model_parse(text, strlen(text), &mo, &m, NULL);
     inc_result *r = NULL;
     if (rc == MDAE_OK)
         rc = inc_analyze(s, m, show_phases ? &so : NULL, &r, NULL);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     if (show_phases && pc.phase != NULL)
-        fprintf(stderr, "    %-12s %8.3f s (and what follows it)\n", pc.phase, now() - pc.last);
+        fprintf(stderr, "    %-12s %8.3f s (and what follows it)\n", pc.phase, bench_now() - pc.last);
     if (rc != MDAE_OK) {
         fprintf(stderr, "bench_edit: %s\n", mdae_err_name(rc));
         exit(1);

@@ -3,8 +3,8 @@
  * tests/bench/bench_floor.h -- the floor every all-modes figure is judged
  * against (issue 10): the time of a single-mode analysis of one valid mode
  * of the same model by the engine's own single-mode path (sm_model_mode:
- * matching, offsets, Dulmage-Mendelsohn), the clock and a deadline for
- * analyses. Header-only,
+ * matching, offsets, Dulmage-Mendelsohn), the clock, a deadline and a
+ * phase clock for analyses. Header-only,
  * shared by the benchmarks that print a floor column.
  */
 #ifndef BENCH_FLOOR_H
@@ -12,7 +12,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "mel.h"
@@ -37,6 +39,29 @@ static inline int bench_past_deadline(void *ctx, const char *phase, size_t done,
     (void)done;
     (void)total;
     return bench_now() > ((const bench_deadline *)ctx)->at;
+}
+
+/* A progress callback (sa_options.progress) that prints on stderr the time
+ * of each phase as the next one starts (--phases of the benchmarks); the
+ * caller prints the last one. */
+typedef struct bench_phases {
+    const char *phase;
+    double last;
+} bench_phases;
+
+static inline int bench_on_phase(void *ctx, const char *phase, size_t done, size_t total)
+{
+    bench_phases *pc = ctx;
+    if (pc->phase == NULL || strcmp(pc->phase, phase) != 0) {
+        double t = bench_now();
+        if (pc->phase != NULL)
+            fprintf(stderr, "    %-12s %8.3f s\n", pc->phase, t - pc->last);
+        pc->phase = phase;
+        pc->last = t;
+    }
+    (void)done;
+    (void)total;
+    return 0;
 }
 
 static inline bool bench_valid(const mel_model *m, const bool *mode)

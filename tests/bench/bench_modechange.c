@@ -155,26 +155,6 @@ static void all(const char *model, long long n)
 }
 
 /* --phases: the time of each phase of both analyses on stderr. */
-typedef struct phase_clock {
-    const char *phase;
-    double last;
-} phase_clock;
-
-static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
-{
-    phase_clock *pc = ctx;
-    if (pc->phase == NULL || strcmp(pc->phase, phase) != 0) {
-        double t = bench_now();
-        if (pc->phase != NULL)
-            fprintf(stderr, "    %-12s %8.3f s\n", pc->phase, t - pc->last);
-        pc->phase = phase;
-        pc->last = t;
-    }
-    (void)done;
-    (void)total;
-    return 0;
-}
-
 static bool show_phases;
 
 static void first(const char *model, long long n)
@@ -192,8 +172,8 @@ static void first(const char *model, long long n)
     mc_options mopt = {.ignore_guard_fixpoints = true};
     mc_first *f = NULL;
     char why[256] = "";
-    phase_clock pc = {NULL, 0};
-    sa_options so = {.progress = on_progress, .progress_ctx = &pc};
+    bench_phases pc = {NULL, 0};
+    sa_options so = {.progress = bench_on_phase, .progress_ctx = &pc};
     t0 = bench_now();
     if (rc == MDAE_OK)
         rc = mc_first_instants(m, show_phases ? &so : NULL, &mopt, &f, why, sizeof why);
