@@ -245,8 +245,8 @@ static int push_edge(build *b, uint32_t row, uint32_t j, int l, const mel_guard 
     return MDAE_OK;
 }
 
-/* The rows (i, k) of the first instant and their edges; rows[] gets each
- * row's guard, row_name[] its name. */
+/* The rows (i, k) of the first instant (rows[], *n_rows: each row's name
+ * "e@k" and guard) and their edges (b->edges). */
 static int rows_and_edges(build *b, mel_equation *rows, uint32_t *n_rows)
 {
     const mel_model *m = b->m;
@@ -543,6 +543,23 @@ static int complement_classes(mc_first *f)
     return MDAE_OK;
 }
 
+/* The pairs' analysis (f->priv->pairs built) and f's classes. */
+static int classify(mc_first *f, const sa_options *opt)
+{
+    struct mc_first_priv *p = f->priv;
+    f->n_names = p->pairs->n_modes;
+    sa_options po = {0};
+    if (opt != NULL)
+        po = *opt;
+    po.singular_only = true; /* the classes need no more (sa.h) */
+    int rc = sa_analyze(p->pairs, &po, &p->result, NULL);
+    if (rc == MDAE_OK) {
+        f->pairs = sa_result_valid_modes(p->result);
+        rc = sa_result_partition(p->result, MC_FIRST_MAX_CUBES, f->classes, f->counts);
+    }
+    return rc == MDAE_OK ? complement_classes(f) : rc;
+}
+
 int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_options *mopt,
                       mc_first **out, char *why, size_t why_len)
 {
@@ -576,19 +593,8 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         f->priv = p;
         p->pairs = pm;
         pm = NULL;
-        f->n_names = p->pairs->n_modes;
-        sa_options po = {0};
-        if (opt != NULL)
-            po = *opt;
-        po.singular_only = true; /* the classes need no more (sa.h) */
-        rc = sa_analyze(p->pairs, &po, &p->result, NULL);
+        rc = classify(f, opt);
     }
-    if (rc == MDAE_OK) {
-        f->pairs = sa_result_valid_modes(p->result);
-        rc = sa_result_partition(p->result, MC_FIRST_MAX_CUBES, f->classes, f->counts);
-    }
-    if (rc == MDAE_OK)
-        rc = complement_classes(f);
     mel_model_free(pm);
     if (rc != MDAE_OK) {
         if (f != NULL && p == NULL)
