@@ -8,7 +8,8 @@ front-end's time and the peak BDD node count on stderr. A row is
 
   analysed  unknowns equations mode-variables log10(valid modes) singular? seconds peak-nodes
   error     the first located error (FILE:LINE:COL: error: ...)
-  limit     the limit that stopped it (BDD node limit, time limit)
+  limit     the limit that stopped it (BDD node limit, time limit, a configured
+            limit of the analysis such as the dependency graph's size)
 
 Usage: scripts/msl.py [--mdae build/clients/mdae] [--timeout 60] [DIR]
 """
@@ -60,6 +61,9 @@ def run(mdae, path, timeout):
                    singular=d.get("status") != "nonsingular")
     elif p.returncode == 3:
         row.update(kind="limit", what="BDD node limit")
+    elif p.returncode == 1 and "exceeds a configured limit" in err:
+        first = next((l for l in err.splitlines() if ": error: " in l), "a configured limit")
+        row.update(kind="limit", what=first.split(": error: ", 1)[-1][:160])
     elif p.returncode == 1:
         first = next((l for l in err.splitlines() if ": error: " in l), "model errors")
         row.update(kind="error", what=first.split("/")[-1][:160])
