@@ -437,14 +437,8 @@ Test(mc_change, tie_rule_does_not_change_status_or_instants)
     ref_random_opts o = {.max_modes = 3, .max_equations = 8, .max_order = 2};
     size_t changes = 0, ambiguous = 0, resets = 0, forced = 0;
     for (uint64_t seed = 1; seed <= 300; seed++) {
-        char *text = ref_random_model(seed, &o);
-        mel_model *m = NULL;
-        mdae_diags d;
-        mdae_diags_init(&d);
-        int rc = mel_model_parse(text, strlen(text), NULL, &m, &d);
-        mdae_diags_close(&d);
-        mdae_free(text);
-        if (rc != MDAE_OK || m->n_modes == 0) {
+        mel_model *m = ref_random_parsed(seed, &o);
+        if (m == NULL || m->n_modes == 0) {
             mel_model_free(m);
             continue;
         }

@@ -144,15 +144,8 @@ Test(mc_vs_ref, random_models_every_pair)
     size_t models = 0;
     uint64_t base = seed_base();
     for (uint64_t s = 0; s < 400; s++) {
-        char *text = ref_random_model(base + s, &o);
-        cr_assert_not_null(text);
-        mel_model *m = NULL;
-        mdae_diags d;
-        mdae_diags_init(&d);
-        int rc = mel_model_parse(text, strlen(text), NULL, &m, &d);
-        mdae_diags_close(&d);
-        mdae_free(text);
-        if (rc != MDAE_OK || m->n_modes == 0) {
+        mel_model *m = ref_random_parsed(base + s, &o);
+        if (m == NULL || m->n_modes == 0) {
             mel_model_free(m);
             continue;
         }
@@ -277,15 +270,8 @@ Test(mc_vs_ref, random_models_with_whens_event_vs_reference)
     size_t after = 0;                   /* accepted events followed by restart instants */
     uint64_t base = seed_base();
     for (uint64_t s = 0; s < 400; s++) {
-        char *text = ref_random_model(base + s, &o);
-        cr_assert_not_null(text);
-        mel_model *m = NULL;
-        mdae_diags d;
-        mdae_diags_init(&d);
-        int rc = mel_model_parse(text, strlen(text), NULL, &m, &d);
-        mdae_diags_close(&d);
-        mdae_free(text);
-        if (rc != MDAE_OK || m->n_whens == 0) {
+        mel_model *m = ref_random_parsed(base + s, &o);
+        if (m == NULL || m->n_whens == 0) {
             mel_model_free(m);
             continue;
         }

@@ -251,6 +251,10 @@ typedef struct ref_random_opts {
  * variables x1.., parameters p1... */
 char *ref_random_model(uint64_t seed, const ref_random_opts *o);
 
+/* The model of that seed, parsed (owned: mel_model_free), or NULL when it
+ * does not parse (the generator's deliberate errors, OOM). */
+mel_model *ref_random_parsed(uint64_t seed, const ref_random_opts *o);
+
 /* splitmix64: the generator's PRNG, exposed for tests that sample modes. */
 uint64_t ref_rand_next(uint64_t *state);
 

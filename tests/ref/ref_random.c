@@ -336,3 +336,19 @@ char *ref_random_model(uint64_t seed, const ref_random_opts *o) {
     }
     return g.buf;
 }
+
+mel_model *ref_random_parsed(uint64_t seed, const ref_random_opts *o) {
+    char *text = ref_random_model(seed, o);
+    if (!text) return NULL;
+    mel_model *m = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    int rc = mel_model_parse(text, strlen(text), NULL, &m, &d);
+    mdae_diags_close(&d);
+    mdae_free(text);
+    if (rc != MDAE_OK) {
+        mel_model_free(m);
+        return NULL;
+    }
+    return m;
+}
