@@ -108,7 +108,20 @@ typedef struct sa_options {
      * optimal matching is chosen and the offsets are not computed (the
      * result's offsets read 0). For sa_result_partition's classes. */
     bool singular_only;
+    /* With a hint: whether its offsets are tried first as they are, by the
+     * tight graph of every mode at once (engine/sa_tight.c, issue 16: an
+     * edit that does not move the optimum far then builds no perfect
+     * matchings of the whole). SA_SEEDED_AUTO (0): when the method is
+     * SA_METHOD_AUTO, the hint given and the model not enumerated;
+     * SA_SEEDED_OFF: never (benchmarks' before and after);
+     * SA_SEEDED_ALWAYS: whatever the method's estimate (tests: small
+     * models are otherwise enumerated). Never changes the result. */
+    int seeded;
 } sa_options;
+
+#define SA_SEEDED_AUTO 0
+#define SA_SEEDED_OFF 1
+#define SA_SEEDED_ALWAYS 2
 
 #define SA_METHOD_AUTO 0
 #define SA_METHOD_IMPLICIT 1  /* RR-9322: every mode at once on BDDs */
@@ -154,6 +167,8 @@ typedef struct sa_method_info {
                           order (SA_ORDER_AUTO; engine/sa_encode.c) */
     uint32_t blocks_tight; /* of the blocks, those solved by the tight graphs
                               of sampled modes (engine/sa_tight.c) */
+    bool seeded_tight; /* the primal was the tight graphs of the hint's
+                          offsets alone (sa_options.seeded) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -140,6 +140,17 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
     return SA_METHOD_IMPLICIT;
 }
 
+/* Whether to try the hint's tight graphs first (sa_options.seeded). */
+static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
+{
+    const sa_options *o = c->opt;
+    if (o == NULL || o->hint == NULL || o->singular_only || o->seeded == SA_SEEDED_OFF)
+        return false;
+    if (o->seeded == SA_SEEDED_ALWAYS)
+        return asked != SA_METHOD_IMPLICIT && asked != SA_METHOD_ENUMERATE;
+    return asked == SA_METHOD_AUTO && chosen == SA_METHOD_IMPLICIT;
+}
+
 static void solve(sa_ctx *c, int method, bool fell_back)
 {
     sa_result *r = c->r;
@@ -150,13 +161,16 @@ static void solve(sa_ctx *c, int method, bool fell_back)
     r->method = decide(c, &plan, method, &budget);
     r->fell_back = fell_back;
     r->modes_s = plan.modes;
-    if (r->method == SA_METHOD_ENUMERATE) {
+    bool only = c->opt != NULL && c->opt->singular_only;
+    if (seeded_wanted(c, method, r->method) && sa__seeded_primal(c)) {
+        r->method = SA_METHOD_IMPLICIT;
+        r->seeded_tight = true;
+    } else if (r->method == SA_METHOD_ENUMERATE) {
         sa__enumerate(c, &plan);
         return;
     }
     c->budget = budget;
-    bool only = c->opt != NULL && c->opt->singular_only;
-    if (method == SA_METHOD_IMPLICIT || only || !sa__primal_blocks(c)) {
+    if (!r->seeded_tight && (method == SA_METHOD_IMPLICIT || only || !sa__primal_blocks(c))) {
         if (budget == 0)
             sa__hard_part(c);
         sa__primal(c);
@@ -355,6 +369,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->max_by_cofactors = r->max_by_cofactors;
     out->reordered = r->reordered;
     out->blocks_tight = r->blocks_tight;
+    out->seeded_tight = r->seeded_tight;
 }
 
 int sa_method_from_name(const char *name, int *out)

@@ -354,7 +354,7 @@ static void block_max_matching(sa_ctx *c, BDD modes, BDD *tmax)
 static void implicit_primal(sa_ctx *c, void *tmax)
 {
     sa__primal(c);
-    if (c->r->singular == bddfalse)
+    if (c->r->singular == bddfalse || c->no_max)
         return;
     size_t mark = sa__mark(c);
     BDD left = sa__max_matching_by_cofactors(c, tmax);
@@ -611,6 +611,18 @@ static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
     reach(c, match, r->under, false);
 }
 
+/* Whether no block has more than max equations. */
+static bool blocks_within(const sa_result *r, const uint32_t *block_of_eq, uint32_t nb,
+                          uint32_t max, sa_ctx *c)
+{
+    uint32_t *rows = sa__alloc(c, ((size_t)nb + 1) * sizeof *rows);
+    memset(rows, 0, ((size_t)nb + 1) * sizeof *rows);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (block_of_eq[i] != UINT32_MAX && ++rows[block_of_eq[i]] > max)
+            return false;
+    return true;
+}
+
 bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
 {
     sa_result *w = c->r;
@@ -620,6 +632,8 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
     if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb))
+        return false;
+    if (c->max_block_rows > 0 && !blocks_within(w, block_of_eq, nb, c->max_block_rows, c))
         return false;
     /* Members of each block, in model order (counting sort). */
     uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);

@@ -337,11 +337,27 @@ void sa__leave(sa_ctx *c)
     }
     mdae_free(c->spare);
     c->spare = NULL;
+    mdae_free(c->seen);
+    c->seen = NULL;
+    c->seen_bytes = 0;
     while (c->blocks != NULL) {
         sa__block *n = c->blocks->next;
         mdae_free(c->blocks);
         c->blocks = n;
     }
+}
+
+unsigned char *sa__seen(sa_ctx *c)
+{
+    size_t need = (size_t)bdd_getallocnum() / 8 + 1;
+    if (need > c->seen_bytes) {
+        mdae_free(c->seen);
+        c->seen = mdae_calloc(need, 1);
+        c->seen_bytes = c->seen != NULL ? need : 0;
+        if (c->seen == NULL)
+            sa__fail(c, MDAE_E_NOMEM);
+    }
+    return c->seen;
 }
 
 _Noreturn void sa__fail(sa_ctx *c, int rc)

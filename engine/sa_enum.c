@@ -160,9 +160,9 @@ static void *grow(sa_ctx *c, void *p, size_t *cap, size_t n, size_t size)
  * next manager has more variables (seen under valgrind). A walk over the
  * nodes instead, each node once (seen: a bitmap over the node table). */
 typedef struct walk {
-    unsigned char *seen;
-    BDD *stack;
-    size_t cap;
+    unsigned char *seen; /* the context's (sa__seen), cleared after use */
+    BDD *stack, *visited;
+    size_t cap, n_visited, cap_visited;
 } walk;
 
 static void mark_support(sa_ctx *c, BDD f, bool *in_s, walk *w)
@@ -175,6 +175,13 @@ static void mark_support(sa_ctx *c, BDD f, bool *in_s, walk *w)
         if (g < 2 || (w->seen[g >> 3] >> (g & 7) & 1))
             continue;
         w->seen[g >> 3] |= (unsigned char)(1u << (g & 7));
+        if (w->n_visited == w->cap_visited) { /* the old block: as below */
+            BDD *bigger = sa__alloc(c, 2 * w->cap_visited * sizeof *bigger);
+            memcpy(bigger, w->visited, w->n_visited * sizeof *bigger);
+            w->visited = bigger;
+            w->cap_visited *= 2;
+        }
+        w->visited[w->n_visited++] = g;
         int k = r->var_mode[bdd_var(g)];
         if (k >= 0)
             in_s[k] = true;
@@ -195,8 +202,9 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
     plan->valid_s = sa__slots(c, 1);
     size_t mark = sa__mark(c);
     bool *in_s = sa__alloc(c, (size_t)r->n_modes + 1);
-    walk w = {sa__alloc(c, (size_t)bdd_getallocnum() / 8 + 1), NULL, 1024};
+    walk w = {sa__seen(c), NULL, NULL, 1024, 0, 1024};
     w.stack = sa__alloc(c, w.cap * sizeof *w.stack);
+    w.visited = sa__alloc(c, w.cap_visited * sizeof *w.visited);
     for (uint32_t i = 0; i < r->n_eq; i++)
         mark_support(c, r->chi_i[i], in_s, &w);
     for (uint32_t j = 0; j < r->n_var; j++)
@@ -206,17 +214,20 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
         for (int b = 0; b < r->w_sigma; b++)
             mark_support(c, r->sigma[e * (size_t)r->w_sigma + b], in_s, &w);
     }
-    BDD others = bddtrue;
-    uint32_t n_s = 0;
+    for (size_t k = 0; k < w.n_visited; k++)
+        w.seen[w.visited[k] >> 3] = 0;
+    int *others = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *others);
+    uint32_t n_s = 0, n_others = 0;
     for (uint32_t k = 0; k < r->n_modes; k++) {
         if (in_s[k])
             n_s++;
         else
-            others = T(bdd_and(others, bdd_ithvar(r->mode_var[k])));
+            others[n_others++] = r->mode_var[k];
     }
-    sa__put(plan->valid_s, bdd_exist(r->chi_m, others));
+    BDD cube = T(bdd_makeset(others, (int)n_others));
+    sa__put(plan->valid_s, bdd_exist(r->chi_m, cube));
     plan->n_s = n_s;
-    plan->modes = ldexp(sa__count_modes(c, r, *plan->valid_s), -(int)(r->n_modes - n_s));
+    plan->modes = sa__count_modes_in(c, r, *plan->valid_s, in_s);
     plan->in_s = in_s;
     sa__release(c, mark);
 }

@@ -122,7 +122,16 @@ static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
     return out;
 }
 
-/* ---- Entry point ------------------------------------------------------------ */
+/* ---- Entry points ----------------------------------------------------------- */
+
+int sa__hint_width(const sa_result *r, const sa_result *h)
+{
+    unsigned long long maxs = (1ull << r->w_sigma) - 1;
+    int wh = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
+    if (h->w_off < wh)
+        wh = h->w_off;
+    return wh <= 0 || wh > 30 ? 0 : wh;
+}
 
 BDD *sa__hint_offsets(sa_ctx *c, int w)
 {

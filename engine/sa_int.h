@@ -89,6 +89,8 @@ struct sa_result {
     size_t peak_nodes;
     uint32_t seeded;  /* equations whose offsets the hint gave (sa_hint.c) */
     bool searched;    /* the primal ran a dynamic programme over X */
+    bool seeded_tight; /* the primal was the hint's tight graph alone
+                          (sa__seeded_primal) */
     int fpi_iterations;
     double valid_count; /* number of valid modes */
     /* How it was computed (issue 10; sa_analyze.c). */
@@ -135,6 +137,14 @@ typedef struct sa_ctx {
     bool want_cm;           /* the jump asks for another attempt in
                                Cuthill-McKee's order (sa__hard_part) */
     int tight_depth;        /* sa__tight_primal calls in progress */
+    uint32_t max_block_rows; /* sa__blocks_solve: give up on a block of
+                               more equations (0: no limit) */
+    unsigned char *seen;    /* sa__seen's bitmap (owned, freed by sa__leave) */
+    size_t seen_bytes;
+    bool no_max;            /* sa_blocks.c: the blocks' singular modes'
+                               maximum matchings are not wanted (a tight
+                               graph's singular modes are only "not
+                               covered", sa_tight.c) */
     /* Run by sa__leave, last pushed first: the state of sa_enum.c, and
      * around it sa_blocks.c's sub-problem (sa__push_cleanup). */
     struct {
@@ -171,6 +181,12 @@ bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *a
 /* BDD nodes BuDDy produced since the analysis started (what budgets count). */
 long sa__produced(void);
 bool sa__running(void);
+/* A bitmap of a bit per node of BuDDy's table, all zero: the caller must
+ * leave it so (clear the bits it set) before it is asked again. The
+ * context's own, grown with the table: a block-by-block analysis walks
+ * thousands of small sets, and a fresh bitmap each time cost more than
+ * the walks (issue 16). */
+unsigned char *sa__seen(sa_ctx *c);
 /* Make sure at least n BDD variables exist. */
 void sa__need_vars(sa_ctx *c, int n);
 /* Enforce the node limit on live nodes. */
@@ -343,7 +359,8 @@ typedef struct sa__bsol {
     BDD *te, *tmax, *sing, *ok;
 } sa__bsol;
 /* The blocks of c->r's union graph, each solved (sa_blocks.c); false, with
- * nothing kept, where the decomposition does not apply or gives one block.
+ * nothing kept, where the decomposition does not apply or gives one block,
+ * or a block has more than c->max_block_rows equations (when not 0).
  * Temporaries and slots stay on the context until the caller releases. */
 bool sa__blocks_solve(sa_ctx *c, sa__bsol *b);
 /* ---- sa_tight.c --------------------------------------------------------------
@@ -354,6 +371,11 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *b);
  * nothing kept, otherwise, or inside another such call (the file says when
  * and why it is exact). */
 bool sa__tight_primal(sa_ctx *c, BDD *tmax);
+/* The primal of c->r (ok, singular, te) by the tight graph of the hint's
+ * offsets (sa_options.hint, carried by sa_hint.c), mode functions, when it
+ * covers every valid mode; false, with nothing kept, otherwise (no hint, a
+ * tight graph that does not split, a mode it leaves, over its budget). */
+bool sa__seeded_primal(sa_ctx *c);
 /* Tarjan's strongly connected components of the graph of n nodes whose
  * successors of node x are to[first[x] .. first[x + 1]): comp[x] := its
  * component, numbered in reverse topological order; returns their number.
@@ -407,6 +429,10 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
  * hint, nothing matches). Any result is a valid seed: sa_primal.c only needs
  * c >= 0. */
 BDD *sa__hint_offsets(sa_ctx *c, int w);
+/* The width in bits at which r can read the hint h's offsets: enough for
+ * any canonical offset of r (n_eq + 2 times the largest sigma), at most the
+ * hint's own; 0 if unusable. */
+int sa__hint_width(const sa_result *r, const sa_result *h);
 
 /* ---- sa_enum.c (issue 10): the enumeration path ---------------------------
  * The plan: S, the mode variables the encoded model's functions depend on
@@ -472,5 +498,8 @@ void sa__isop(sa_ctx *c, const sa_result *r, BDD l, BDD u, sa__cube_fn *emit, vo
               BDD *out);
 /* Number of mode assignments in the mode function f (no overflow). */
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
+/* The same over the mode variables k with in[k] (all if in is NULL); f
+ * must not depend on the others. */
+double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in);
 
 #endif /* SA_INT_H */

@@ -641,10 +641,8 @@ static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BD
         return false;
     int ws = r->w_sigma;
     unsigned long long maxs = (1ull << ws) - 1;
-    int wh = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
-    if (h->w_off < wh)
-        wh = h->w_off;
-    if (wh <= 0 || wh > 30)
+    int wh = sa__hint_width(r, h);
+    if (wh == 0)
         return false;
     size_t mark = sa__mark(c);
     BDD *hc = sa__hint_offsets(c, wh);

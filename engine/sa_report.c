@@ -11,6 +11,8 @@
  */
 #include "sa_int.h"
 
+#include <stdlib.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -72,15 +74,22 @@ static void split_rec(sa_ctx *c, split *s, const BDD *v, int k, BDD set, unsigne
  * bdd_satcountset scales by 2^(all variables), which overflows a double on
  * models with a few thousand edges, and returns 0 for an empty set. */
 typedef struct cnt_memo {
+    int n; /* the variables counted */
     int *key;
     double *val;
     size_t cap;
 } cnt_memo;
 
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
 static double count_rec(const sa_result *r, const int *rank, cnt_memo *cm, BDD f, int *rk)
 {
     if (f < 2) {
-        *rk = (int)r->n_modes;
+        *rk = cm->n;
         return f == bddtrue ? 1.0 : 0.0;
     }
     *rk = rank[bdd_var(f)];
@@ -100,15 +109,25 @@ static double count_rec(const sa_result *r, const int *rank, cnt_memo *cm, BDD f
 
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
 {
-    /* rank of a mode variable: how many mode variables come before it. */
+    return sa__count_modes_in(c, r, f, NULL);
+}
+
+double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
+{
+    /* rank of a mode variable: how many mode variables come before it
+     * (sorted by level: this runs once per block of every tight graph, and
+     * comparing every pair was most of an edit's time, issue 16). */
     int *rank = sa__alloc(c, (size_t)(r->n_bddvars + 1) * sizeof *rank);
-    for (uint32_t k = 0; k < r->n_modes; k++) {
-        int lv = bdd_var2level(r->mode_var[k]), n = 0;
-        for (uint32_t q = 0; q < r->n_modes; q++)
-            n += bdd_var2level(r->mode_var[q]) < lv;
-        rank[r->mode_var[k]] = n;
-    }
+    long *key = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *key);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        if (in == NULL || in[k])
+            key[n++] = (long)bdd_var2level(r->mode_var[k]) << 32 | (long)r->mode_var[k];
+    qsort(key, n, sizeof *key, cmp_long);
+    for (uint32_t k = 0; k < n; k++)
+        rank[key[k] & 0xffffffffL] = (int)k;
     cnt_memo cm;
+    cm.n = (int)n;
     cm.cap = 16;
     while (cm.cap < 2 * (size_t)bdd_nodecount(f) + 2)
         cm.cap *= 2;

@@ -128,22 +128,22 @@ static void sample_mode(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p,
 
 /* tight[e] (n_edges slots) := the modes where edge e is active and
  * d_j = c_i + sigma_ij, d_j the largest c + sigma over column j's active
- * edges; c[i] >= 0 per equation. */
-static void tight_edges(sa_ctx *c, const int *off, BDD *tight)
+ * edges. c_i >= 0 is a mode function per equation: cv[i * stride + b],
+ * b < wv, little-endian (the proof at the top of the file holds mode by
+ * mode, so the offsets may differ from mode to mode). */
+static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, BDD *tight)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    int top = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        top = off[i] > top ? off[i] : top;
-    int w = sa__vbits((unsigned long long)top + (1ull << r->w_sigma)) + 1;
+    int w = sa__vbits(((1ull << wv) - 1) + (1ull << r->w_sigma)) + 1;
     size_t uw = (size_t)w;
     BDD *sum = sa__slots(c, r->n_edges * uw + 1); /* c_i + sigma_ij */
     BDD *ci = sa__slots(c, uw), *sg = sa__slots(c, uw);
     for (size_t e = 0; e < r->n_edges; e++) {
-        sa__vconst(ci, w, (unsigned)off[r->edge_eq[e]]);
-        for (int b = 0; b < w; b++)
+        for (int b = 0; b < w; b++) {
+            sa__put(&ci[b], b < wv ? cv[r->edge_eq[e] * stride + (size_t)b] : bddfalse);
             sa__put(&sg[b], b < r->w_sigma ? r->sigma[e * (size_t)r->w_sigma + b] : bddfalse);
+        }
         sa__vadd(c, &sum[e * uw], ci, sg, w);
     }
     size_t *first, *edges;
@@ -166,22 +166,39 @@ static void tight_edges(sa_ctx *c, const int *off, BDD *tight)
     sa__release(c, mark);
 }
 
-/* One round over the modes *rest of r: the tight graph of the offsets off,
- * solved by blocks. Adds the modes it covers to *ok and removes them from
- * *rest, and their chosen edges to te. False if the tight graph does not
- * split (nothing changed). */
-static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
+/* The same for constant offsets off[i] >= 0. */
+static void tight_edges(sa_ctx *c, const int *off, BDD *tight)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    int top = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        top = off[i] > top ? off[i] : top;
+    int wv = sa__vbits((unsigned long long)top);
+    BDD *cv = sa__slots(c, (size_t)r->n_eq * (size_t)wv + 1);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        sa__vconst(&cv[(size_t)i * (size_t)wv], wv, (unsigned)off[i]);
+    tight_edges_vec(c, cv, (size_t)wv, wv, tight);
+    sa__release(c, mark);
+}
+
+/* One round over the modes *rest of r: the tight graph tight[e] (n_edges
+ * mode functions), solved by blocks. Adds the modes it covers to *ok and
+ * removes them from *rest, and their chosen edges to te. False if the tight
+ * graph does not split (nothing changed). */
+static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
     sa__block *temps = sa__alloc_mark(c);
-    BDD *tight = sa__slots(c, r->n_edges + 1);
-    tight_edges(c, off, tight);
     BDD *chi_e = r->chi_e, chi_m = r->chi_m;
+    bool no_max = c->no_max;
     r->chi_e = tight;
     r->chi_m = *rest;
+    c->no_max = true;
     sa__bsol b;
     bool split = sa__blocks_solve(c, &b);
+    c->no_max = no_max;
     r->chi_e = chi_e;
     r->chi_m = chi_m;
     if (split) {
@@ -197,6 +214,18 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
     sa__alloc_release(c, temps);
     return split;
 }
+
+/* The same round on the tight graph of the constant offsets off. */
+static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
+{
+    size_t mark = sa__mark(c);
+    BDD *tight = sa__slots(c, c->r->n_edges + 1);
+    tight_edges(c, off, tight);
+    bool split = tight_solve(c, tight, rest, ok, te);
+    sa__release(c, mark);
+    return split;
+}
+
 
 /* Whether the rounds are worth trying (TIGHT_PROBES); off gets the first
  * probe's offsets. */
@@ -246,6 +275,7 @@ static void tight_restore(void *arg)
     t->r->chi_e = t->chi_e;
     t->r->chi_m = t->chi_m;
     t->c->tight_depth--;
+    t->c->no_max = false;
     sm_frame_free(t->frame);
     t->frame = NULL;
 }
@@ -439,4 +469,180 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
         return false;
     tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, false};
     return sa__try(c, TIGHT_BUDGET, tight_rounds, &t) && t.covered;
+}
+
+/* ---- Seeded by an earlier result (issue 16) ----------------------------------
+ * After an edit, the previous version's canonical offsets (sa_options.hint,
+ * mode functions carried over by name, sa_hint.c) are optimal in every mode
+ * the edit did not disturb. They are one c >= 0 per equation and mode, so
+ * the proof at the top of the file applies mode by mode: where their tight
+ * graph has a perfect matching, its perfect matchings are exactly the
+ * maximum-weight ones. The first round takes them as they are. In the modes
+ * it leaves (where the edit moved the optimum), each further round samples
+ * one mode m, solves it alone (the single-mode path), and shifts the hint by
+ * what the edit changed there: c_i := max(0, hint_i + (c_i(m) - hint_i(m))),
+ * which is the sample's own offsets in m and, in the modes that differ from
+ * m away from the edit, the hint's. When the rounds cover every valid mode,
+ * the perfect matchings of the whole component (sa_primal.c's X and its
+ * dynamic programme, the two global parts of a cold analysis) are never
+ * built: each tight graph splits into small blocks. When they do not (a
+ * tight graph whose blocks stay large, as on the building, whose offsets
+ * depend on modes far away; a singular mode; the rounds or the budget run
+ * out), nothing is kept and the caller goes on cold, having lost the rounds.
+ * Whatever the rounds do, the result is the cold one: only the time
+ * depends on them. */
+
+#define SEEDED_ROUNDS 4
+#define SEEDED_BUDGET 4000000
+
+/* A tight graph's blocks must have at most this many equations (or the
+ * model's eighth, if more) for a round to go on: the largest measured that
+ * paid, the brake's, have 8; the building's union of tight edges is one
+ * block of nearly every equation, whose matchings cost a third of a cold
+ * analysis and cover only part of the modes. */
+#define SEEDED_BLOCK_ROWS 64
+
+/* out := max(0, base + delta[i]) per equation, on wv bits (stride wv);
+ * base has stride stride and wb bits. */
+static void shift_offsets(sa_ctx *c, const BDD *base, size_t stride, int wb, const int *delta,
+                          int wv, BDD *out)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c), uw = (size_t)wv;
+    BDD *k = sa__slots(c, uw), *diff = sa__slots(c, uw), *zero = sa__slots(c, uw);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        BDD *ci = &out[i * uw];
+        for (int b = 0; b < wv; b++)
+            sa__put(&ci[b], b < wb ? base[i * stride + (size_t)b] : bddfalse);
+        if (delta[i] == 0)
+            continue;
+        size_t m2 = sa__mark(c);
+        sa__vconst(k, wv, (unsigned)(delta[i] > 0 ? delta[i] : -delta[i]));
+        if (delta[i] > 0) {
+            sa__vadd(c, ci, ci, k, wv);
+        } else {
+            BDD ge = sa__vgte(c, ci, k, wv);
+            sa__vsub(c, diff, ci, k, wv);
+            sa__vite(c, ci, ge, diff, zero, wv);
+        }
+        sa__release(c, m2);
+    }
+    sa__release(c, mark);
+}
+
+/* The seeded rounds' state, for sa__try. */
+typedef struct seeded_state {
+    tight_state t;
+    BDD *hc; /* the hint's offsets, stride wh, wv bits used */
+    int wh, wv;
+} seeded_state;
+
+/* Round k > 0: the shifted offsets of a mode of *rest sampled and solved
+ * alone, into *cv (wv bits, allocated here). False if the sample is
+ * singular (no offsets: the rounds stop). */
+static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD *rest,
+                          BDD **cv, int *wv)
+{
+    sa_result *r = c->r;
+    const sm_mode *v;
+    r->chi_m = *rest;
+    sample_mode(c, s->t.frame, seed, p, &v);
+    r->chi_m = s->t.chi_m;
+    if (v->singular)
+        return false;
+    int *delta = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *delta);
+    unsigned top = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        unsigned had = sa__veval(r, &s->hc[(size_t)i * (size_t)s->wh], s->wv, p->mode);
+        delta[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
+        top = delta[i] > 0 && (unsigned)delta[i] > top ? (unsigned)delta[i] : top;
+    }
+    *wv = sa__vbits(((1ull << s->wv) - 1) + top);
+    *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
+    shift_offsets(c, s->hc, (size_t)s->wh, s->wv, delta, *wv, *cv);
+    return true;
+}
+
+static void seeded_rounds(sa_ctx *c, void *arg)
+{
+    seeded_state *s = arg;
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
+    for (size_t e = 0; e < r->n_edges; e++)
+        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
+    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &s->t.frame);
+    if (rc < 0)
+        sa__fail(c, rc);
+    c->tight_depth++;
+    sa__push_cleanup(c, tight_restore, &s->t);
+    uint32_t limit = r->n_eq / 8 > SEEDED_BLOCK_ROWS ? r->n_eq / 8 : SEEDED_BLOCK_ROWS;
+    BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1);
+    BDD *te = sa__slots(c, r->n_edges + 1), *tight = sa__slots(c, r->n_edges + 1);
+    sa__put(rest, r->chi_m);
+    probe p;
+    probe_init(c, &p);
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < SEEDED_ROUNDS && *rest != bddfalse; round++) {
+        size_t m2 = sa__mark(c);
+        BDD *cv = s->hc;
+        size_t stride = (size_t)s->wh;
+        int wv = s->wv;
+        if (round > 0 && !sampled_shift(c, s, &seed, &p, rest, &cv, &wv))
+            break;
+        stride = round > 0 ? (size_t)wv : stride;
+        tight_edges_vec(c, cv, stride, wv, tight);
+        c->max_block_rows = limit;
+        bool split = tight_solve(c, tight, rest, ok, te);
+        c->max_block_rows = 0;
+        sa__release(c, m2);
+        sa__progress(c, "seeded", (size_t)round, SEEDED_ROUNDS);
+        if (!split && round == 0 && r->seeded == r->n_eq)
+            break; /* every offset came from the hint, and its graph is too wide */
+    }
+    sa__pop_cleanup(c);
+    tight_restore(&s->t);
+    s->t.covered = *rest == bddfalse;
+    if (s->t.covered) {
+        for (size_t e = 0; e < r->n_edges; e++)
+            sa__put(&r->te[e], te[e]);
+        sa__put(&r->ok, *ok);
+        sa__put(&r->singular, bddfalse);
+    }
+    sa__release(c, mark);
+}
+
+/* The hint's offsets into s (slots of the caller's): false if unusable. */
+static bool hint_offsets(sa_ctx *c, seeded_state *s)
+{
+    const sa_result *r = c->r;
+    s->wh = sa__hint_width(r, c->opt->hint);
+    s->hc = s->wh > 0 ? sa__hint_offsets(c, s->wh) : NULL;
+    if (s->hc == NULL)
+        return false;
+    s->wv = 1; /* the bits the offsets use */
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        for (int b = s->wv; b < s->wh; b++)
+            if (s->hc[(size_t)i * (size_t)s->wh + b] != bddfalse)
+                s->wv = b + 1;
+    return true;
+}
+
+bool sa__seeded_primal(sa_ctx *c)
+{
+    sa_result *r = c->r;
+    if (c->opt == NULL || c->opt->hint == NULL || r->chi_m == bddfalse || c->tight_depth > 0)
+        return false;
+    if (r->te == NULL)
+        r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+    uint32_t seeded = r->seeded;
+    size_t mark = sa__mark(c);
+    seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, false},
+                      NULL, 0, 0};
+    bool done = hint_offsets(c, &s) && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
+                s.t.covered;
+    sa__release(c, mark);
+    if (!done)
+        r->seeded = seeded; /* the primal's costs will carry the hint again */
+    return done;
 }

@@ -10,7 +10,10 @@
  * different incidence (a derivative where there was none), (b) one guard
  * instance in the middle is flipped, (c) N + 1, (s) the same text again
  * (the cache alone). Each row prints the time, the ratio to cold and the
- * parts reused / recomputed.
+ * parts reused / recomputed. before_s and before_ratio: the same edit in a
+ * second session with the hint's tight graphs off (sa_options.seeded =
+ * SA_SEEDED_OFF: the seeded costs of the implicit primal only, as before
+ * issue 16), timed alternately with it, and its ratio to its own cold run.
  *
  * Honest note: the building and the brake are ONE connected component each
  * (the corridor / brake line chains every room / car), so component reuse
@@ -72,20 +75,26 @@ static bool show_phases;
 
 
 /* Analyse; returns seconds, fills stats. Exits on failure. */
-static double run(inc_session *s, const char *text, long long n, inc_stats *st)
+static double run(inc_session *s, const char *text, long long n, int seeded, inc_stats *st)
 {
     bench_phases pc = {NULL, 0};
-    sa_options so = {.progress = bench_on_phase, .progress_ctx = &pc};
+    sa_options so = {.seeded = seeded};
+    if (show_phases) {
+        so.progress = bench_on_phase;
+        so.progress_ctx = &pc;
+    }
     mel_define d = {"N", n};
     mel_options mo = {0};
     mo.defines = &d;
     mo.n_defines = 1;
     double t0 = bench_now();
+    pc.phase = "front-end"; /* and the session's work before the analysis */
+    pc.last = t0;
     mel_model *m = NULL;
     int rc = mel_model_parse(text, strlen(text), &mo, &m, NULL);
     inc_result *r = NULL;
     if (rc == MDAE_OK)
-        rc = inc_analyze(s, m, show_phases ? &so : NULL, &r, NULL);
+        rc = inc_analyze(s, m, &so, &r, NULL);
     double t = bench_now() - t0;
     if (show_phases && pc.phase != NULL)
         fprintf(stderr, "    %-12s %8.3f s (and what follows it)\n", pc.phase, bench_now() - pc.last);
@@ -125,32 +134,40 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
     char *text = slurp(file);
     for (size_t k = 0; k < n_ns; k++) {
         long long n = ns[k];
-        inc_session *s = NULL;
-        if (inc_session_new(&s) != MDAE_OK)
+        /* Two sessions: `now`, and `before` with the hint's tight graphs
+         * off (sa_options.seeded), each edit timed in both, alternately. */
+        inc_session *s = NULL, *before = NULL;
+        if (inc_session_new(&s) != MDAE_OK || inc_session_new(&before) != MDAE_OK)
             exit(1);
         inc_stats st;
         double fl = floor_of(text, n);
-        double cold = run(s, text, n, &st);
-        printf("%s\t%lld\tcold\t%.3f\t1.000\t%zu/%zu\t%.6f\t%.0f\n", file, n, cold, st.reused,
-               st.components, fl, cold / fl);
-        for (size_t e = 0; e < n_ed; e++) {
+        double cold0 = run(before, text, n, SA_SEEDED_OFF, &st);
+        double cold = run(s, text, n, SA_SEEDED_AUTO, &st);
+        printf("%s\t%lld\tcold\t%.3f\t1.000\t%zu/%zu\t%.6f\t%.0f\t%.3f\t%.3f\n", file, n, cold,
+               st.reused, st.components, fl, cold / fl, cold0, 1.0);
+        for (size_t e = 0; e <= n_ed + 1; e++) {
             char to[512];
-            snprintf(to, sizeof to, ed[e].to, (int)(n / 2), (int)(n / 2));
-            char *t2 = replace(text, ed[e].from, to);
-            run(s, text, n, &st); /* back to the original version */
-            double t = run(s, t2, n, &st);
-            printf("%s\t%lld\t%s\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\n", file, n, ed[e].name, t,
-                   t / cold, st.reused, st.components, fl, t / fl);
+            char *t2 = NULL;
+            const char *name = e < n_ed ? ed[e].name : e == n_ed ? "(c) N+1" : "(s) same text";
+            long long n2 = e == n_ed ? n + 1 : n;
+            if (e < n_ed) {
+                snprintf(to, sizeof to, ed[e].to, (int)(n / 2), (int)(n / 2));
+                t2 = replace(text, ed[e].from, to);
+            }
+            const char *edited = t2 != NULL ? t2 : text;
+            if (e <= n_ed) { /* back to the original version first */
+                run(before, text, n, SA_SEEDED_OFF, &st);
+                run(s, text, n, SA_SEEDED_AUTO, &st);
+            }
+            double t0 = run(before, edited, n2, SA_SEEDED_OFF, &st);
+            double t = run(s, edited, n2, SA_SEEDED_AUTO, &st);
+            printf("%s\t%lld\t%s\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.3f\t%.3f\n", file, n, name,
+                   t, t / cold, st.reused, st.components, fl, t / fl, t0, t0 / cold0);
             free(t2);
         }
-        double t = run(s, text, n + 1, &st);
-        printf("%s\t%lld\t(c) N+1\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\n", file, n, t, t / cold,
-               st.reused, st.components, fl, t / fl);
-        t = run(s, text, n, &st);
-        printf("%s\t%lld\t(s) same text\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\n", file, n, t,
-               t / cold, st.reused, st.components, fl, t / fl);
         fflush(stdout);
         inc_session_free(s);
+        inc_session_free(before);
     }
     free(text);
 }
@@ -165,7 +182,8 @@ int main(int argc, char **argv)
     const char *only = a < argc ? argv[a] : NULL;
     if (sa_begin(NULL) != MDAE_OK)
         return 1;
-    printf("model\tN\trun\tseconds\tratio\treused/parts\tfloor_s\tratio_to_floor\n");
+    printf("model\tN\trun\tseconds\tratio\treused/parts\tfloor_s\tratio_to_floor\tbefore_s\t"
+           "before_ratio\n");
     if (only == NULL || strcmp(only, "building") == 0) {
         static const long long ns[] = {20, 40};
         static const edit ed[] = {

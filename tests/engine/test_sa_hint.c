@@ -55,11 +55,13 @@ static mel_model *parse(const char *text, long long n, const char *what)
 
 /* sa_analyze with hint (may be NULL); NULL if the model is refused (the same
  * must then happen cold and hinted). */
-static sa_result *analyze(const mel_model *m, const sa_result *hint, int *rc_out)
+static sa_result *analyze_ex(const mel_model *m, const sa_result *hint, int method, int seeded,
+                             int *rc_out)
 {
     sa_options o = {0};
     o.hint = hint;
-    o.method = SA_METHOD_IMPLICIT; /* the seed only serves the implicit path */
+    o.method = method;
+    o.seeded = seeded;
     sa_result *r = NULL;
     mdae_diags dg;
     mdae_diags_init(&dg);
@@ -68,6 +70,17 @@ static sa_result *analyze(const mel_model *m, const sa_result *hint, int *rc_out
     *rc_out = rc;
     return rc == MDAE_OK ? r : NULL;
 }
+
+/* The seeded costs of the implicit primal (sa_primal.c). */
+static sa_result *analyze(const mel_model *m, const sa_result *hint, int *rc_out)
+{
+    return analyze_ex(m, hint, SA_METHOD_IMPLICIT, SA_SEEDED_AUTO, rc_out);
+}
+
+/* Hinted analyses whose primal was the hint's tight graphs alone
+ * (sa_tight.c, SA_SEEDED_ALWAYS), counted by check_hinted: each test that
+ * means to exercise that path says how many it expects at least. */
+static unsigned seeded_tight_runs, seeded_runs;
 
 static bool word_char(char ch)
 {
@@ -215,20 +228,37 @@ static void same_modes(const mel_model *m, const sa_result *a, const sa_result *
 }
 
 /* Analyse m with hint and compare with cold (a result of m without hint). */
-static void check_hinted(const mel_model *m, const sa_result *cold, int cold_rc,
-                         const sa_result *hint, const char *what)
+static void check_hinted_by(const mel_model *m, const sa_result *cold, int cold_rc,
+                            const sa_result *hint, int method, int seeded, const char *what)
 {
     int rc;
-    sa_result *r = analyze(m, hint, &rc);
+    sa_result *r = analyze_ex(m, hint, method, seeded, &rc);
     cr_assert_eq(rc, cold_rc, "%s: %s hinted, %s cold", what, mdae_err_name(rc),
                  mdae_err_name(cold_rc));
     if (r == NULL)
         return;
+    sa_method_info mi;
+    sa_result_method(r, &mi);
+    cr_assert(!mi.seeded_tight || seeded != SA_SEEDED_OFF, "%s", what);
+    seeded_tight_runs += mi.seeded_tight;
     cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold), "%s", what);
     cr_assert_eq(sa_result_singular(r), sa_result_singular(cold), "%s", what);
     same_modes(m, cold, r, what);
     same_reports(cold, r, what);
     sa_result_free(r);
+}
+
+/* The hinted result equals the cold one (cold_rc: its code, cold: NULL if
+ * refused), seeded both ways: the implicit primal's seeded costs, and the
+ * hint's tight graphs tried first whatever the method's estimate. */
+static void check_hinted(const mel_model *m, const sa_result *cold, int cold_rc,
+                         const sa_result *hint, const char *what)
+{
+    char label[300];
+    check_hinted_by(m, cold, cold_rc, hint, SA_METHOD_IMPLICIT, SA_SEEDED_AUTO, what);
+    snprintf(label, sizeof label, "%s (tight graphs of the hint first)", what);
+    check_hinted_by(m, cold, cold_rc, hint, SA_METHOD_AUTO, SA_SEEDED_ALWAYS, label);
+    seeded_runs++;
 }
 
 /* The model `text` against hints: itself, `other` (garbage) and each of
@@ -324,14 +354,28 @@ static void random_models(uint64_t first, uint64_t count, int max_order, bool bi
     }
 }
 
+/* At least `least` of the hinted analyses since the counters were reset
+ * went through the hint's tight graphs alone (else the test would not
+ * exercise that path). */
+static void expect_seeded_tight(unsigned least, const char *what)
+{
+    fprintf(stderr, "%s: %u of %u hinted analyses by the hint's tight graphs alone\n", what,
+            seeded_tight_runs, seeded_runs);
+    cr_assert_geq(seeded_tight_runs, least, "%s: only %u of %u by the hint's tight graphs", what,
+                  seeded_tight_runs, seeded_runs);
+    seeded_tight_runs = seeded_runs = 0;
+}
+
 Test(sa_hint, random_models_batch_0_get_the_cold_result_whatever_the_hint)
 {
     random_models(0, 110, 0, false);
+    expect_seeded_tight(1, "random batch 0");
 }
 
 Test(sa_hint, random_models_batch_1_get_the_cold_result_whatever_the_hint)
 {
     random_models(110, 110, 0, false);
+    expect_seeded_tight(1, "random batch 1");
 }
 
 /* Deeper derivatives, and a garbage hint with large offsets: the reduced
@@ -342,6 +386,7 @@ Test(sa_hint, random_models_with_deep_orders_get_the_cold_result_whatever_the_hi
 {
     random_models(220, 80, 12, false);
     random_models(300, 80, 0, true);
+    expect_seeded_tight(1, "random, deep orders");
 }
 
 /* ---- The corpus ------------------------------------------------------------------ */
@@ -400,11 +445,13 @@ Test(sa_hint, building_compressible_gets_the_cold_result_seeded_by_its_neighbour
         {"if open[i] then", "if open[i] & i <> 2 | !open[i] & i == 2 then"},
     };
     family("building_compressible.mel", "building_incompressible.mel", 2, 3, edits, 2);
+    expect_seeded_tight(0, "building");
 }
 
 Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
 {
     family("brake.mel", "rldc_chain.mel", 2, 4, NULL, 0);
+    expect_seeded_tight(1, "brake");
 }
 
 Test(sa_hint, small_corpus_models_get_the_cold_result_whatever_the_hint)
@@ -452,7 +499,7 @@ static int cancel_cb(void *ctx, const char *phase, size_t done, size_t total)
     (void)done;
     (void)total;
     cancel_at *ca = ctx;
-    if (strcmp(phase, "weights") == 0)
+    if (strcmp(phase, "weights") == 0 || strcmp(phase, "seeded") == 0)
         ca->armed = true;
     return ca->armed && ++ca->seen >= ca->n;
 }
@@ -469,25 +516,33 @@ Test(sa_hint, a_seeded_analysis_canceled_anywhere_fails_cleanly)
     sa_result *cold = analyze(m, NULL, &rc);
     sa_result *hint = analyze(hm, NULL, &rc);
     cr_assert(cold != NULL && hint != NULL);
-    int canceled = 0;
-    for (int n = 1; n < 10000; n++) {
-        cancel_at ca = {n, 0, false};
-        sa_options o = {0};
-        o.method = SA_METHOD_IMPLICIT;
-        o.progress = cancel_cb;
-        o.progress_ctx = &ca;
-        o.hint = hint;
-        sa_result *r = NULL;
-        rc = sa_analyze(m, &o, &r, NULL);
-        if (rc == MDAE_OK) {
-            sa_result_free(r);
-            break;
+    /* The implicit primal's seeded costs, then the hint's tight graphs
+     * first (they cover N = 3 from N = 4: checked below). */
+    for (int way = 0; way < 2; way++) {
+        int canceled = 0;
+        for (int n = 1; n < 10000; n++) {
+            cancel_at ca = {n, 0, false};
+            sa_options o = {0};
+            o.method = way == 0 ? SA_METHOD_IMPLICIT : SA_METHOD_AUTO;
+            o.seeded = way == 0 ? SA_SEEDED_AUTO : SA_SEEDED_ALWAYS;
+            o.progress = cancel_cb;
+            o.progress_ctx = &ca;
+            o.hint = hint;
+            sa_result *r = NULL;
+            rc = sa_analyze(m, &o, &r, NULL);
+            if (rc == MDAE_OK) {
+                sa_method_info mi;
+                sa_result_method(r, &mi);
+                cr_assert(way == 0 || mi.seeded_tight, "N=3 not covered by N=4's offsets");
+                sa_result_free(r);
+                break;
+            }
+            cr_assert_eq(rc, MDAE_E_CANCELED);
+            cr_assert_null(r);
+            canceled++;
         }
-        cr_assert_eq(rc, MDAE_E_CANCELED);
-        cr_assert_null(r);
-        canceled++;
+        cr_assert_geq(canceled, 3, "only %d checkpoints", canceled);
     }
-    cr_assert_geq(canceled, 3, "only %d checkpoints", canceled);
     check_hinted(m, cold, MDAE_OK, hint, "building N=3 seeded by N=4 after cancellations");
     check_hinted(hm, hint, MDAE_OK, cold, "building N=4 seeded by N=3 after cancellations");
     sa_result_free(cold);
