@@ -202,7 +202,7 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
     plan->valid_s = sa__slots(c, 1);
     size_t mark = sa__mark(c);
     bool *in_s = sa__alloc(c, (size_t)r->n_modes + 1);
-    walk w = {sa__seen(c), NULL, NULL, 1024, 0, 1024};
+    walk w = {sa__seen(c), NULL, NULL, 64, 0, 64};
     w.stack = sa__alloc(c, w.cap * sizeof *w.stack);
     w.visited = sa__alloc(c, w.cap_visited * sizeof *w.visited);
     for (uint32_t i = 0; i < r->n_eq; i++)
@@ -214,17 +214,20 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
         for (int b = 0; b < r->w_sigma; b++)
             mark_support(c, r->sigma[e * (size_t)r->w_sigma + b], in_s, &w);
     }
+    /* P is chi_m with the mode variables outside S quantified: only those
+     * it depends on (a block of a large model reads a few of its many). */
+    bool *in_m = sa__alloc(c, (size_t)r->n_modes + 1);
+    mark_support(c, r->chi_m, in_m, &w);
     for (size_t k = 0; k < w.n_visited; k++)
         w.seen[w.visited[k] >> 3] = 0;
     int *others = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *others);
     uint32_t n_s = 0, n_others = 0;
     for (uint32_t k = 0; k < r->n_modes; k++) {
-        if (in_s[k])
-            n_s++;
-        else
+        n_s += in_s[k];
+        if (in_m[k] && !in_s[k])
             others[n_others++] = r->mode_var[k];
     }
-    BDD cube = T(bdd_makeset(others, (int)n_others));
+    BDD cube = n_others > 0 ? T(bdd_makeset(others, (int)n_others)) : bddtrue;
     sa__put(plan->valid_s, bdd_exist(r->chi_m, cube));
     plan->n_s = n_s;
     plan->modes = sa__count_modes_in(c, r, *plan->valid_s, in_s);

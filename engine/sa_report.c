@@ -73,36 +73,54 @@ static void split_rec(sa_ctx *c, split *s, const BDD *v, int k, BDD set, unsigne
 /* Number of mode assignments satisfying a mode function. BuDDy's
  * bdd_satcountset scales by 2^(all variables), which overflows a double on
  * models with a few thousand edges, and returns 0 for an empty set. */
-typedef struct cnt_memo {
-    int n; /* the variables counted */
-    int *key;
-    double *val;
-    size_t cap;
-} cnt_memo;
-
 static int cmp_long(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
     return (x > y) - (x < y);
 }
 
-static double count_rec(const sa_result *r, const int *rank, cnt_memo *cm, BDD f, int *rk)
+/* The counted variables, (level << 32 | variable) sorted: a variable's rank
+ * (how many counted ones come before it) is its index, found by level. */
+typedef struct cnt_memo {
+    const long *key;
+    int n;
+    int *memo_key;
+    double *val;
+    size_t cap;
+} cnt_memo;
+
+static int rank_of(const cnt_memo *cm, int var)
+{
+    long lv = (long)bdd_var2level(var);
+    int lo = 0, hi = cm->n - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if ((cm->key[mid] >> 32) < lv)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    MDAE_ASSERT(lo < cm->n && (cm->key[lo] & 0xffffffffL) == var);
+    return lo;
+}
+
+static double count_rec(cnt_memo *cm, BDD f, int *rk)
 {
     if (f < 2) {
         *rk = cm->n;
         return f == bddtrue ? 1.0 : 0.0;
     }
-    *rk = rank[bdd_var(f)];
+    *rk = rank_of(cm, bdd_var(f));
     size_t h = ((size_t)f * 2654435761u) & (cm->cap - 1);
-    while (cm->key[h] != -1 && cm->key[h] != f)
+    while (cm->memo_key[h] != -1 && cm->memo_key[h] != f)
         h = (h + 1) & (cm->cap - 1);
-    if (cm->key[h] == f)
+    if (cm->memo_key[h] == f)
         return cm->val[h];
     int rl, rh;
-    double lo = count_rec(r, rank, cm, bdd_low(f), &rl);
-    double hi = count_rec(r, rank, cm, bdd_high(f), &rh);
+    double lo = count_rec(cm, bdd_low(f), &rl);
+    double hi = count_rec(cm, bdd_high(f), &rh);
     double v = ldexp(lo, rl - *rk - 1) + ldexp(hi, rh - *rk - 1);
-    cm->key[h] = f;
+    cm->memo_key[h] = f;
     cm->val[h] = v;
     return v;
 }
@@ -114,29 +132,21 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
 
 double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
 {
-    /* rank of a mode variable: how many mode variables come before it
-     * (sorted by level: this runs once per block of every tight graph, and
-     * comparing every pair was most of an edit's time, issue 16). */
-    int *rank = sa__alloc(c, (size_t)(r->n_bddvars + 1) * sizeof *rank);
     long *key = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *key);
     uint32_t n = 0;
     for (uint32_t k = 0; k < r->n_modes; k++)
         if (in == NULL || in[k])
             key[n++] = (long)bdd_var2level(r->mode_var[k]) << 32 | (long)r->mode_var[k];
     qsort(key, n, sizeof *key, cmp_long);
-    for (uint32_t k = 0; k < n; k++)
-        rank[key[k] & 0xffffffffL] = (int)k;
-    cnt_memo cm;
-    cm.n = (int)n;
-    cm.cap = 16;
+    cnt_memo cm = {key, (int)n, NULL, NULL, 16};
     while (cm.cap < 2 * (size_t)bdd_nodecount(f) + 2)
         cm.cap *= 2;
-    cm.key = sa__alloc(c, cm.cap * sizeof *cm.key);
+    cm.memo_key = sa__alloc(c, cm.cap * sizeof *cm.memo_key);
     cm.val = sa__alloc(c, cm.cap * sizeof *cm.val);
     for (size_t k = 0; k < cm.cap; k++)
-        cm.key[k] = -1;
+        cm.memo_key[k] = -1;
     int rk;
-    double v = count_rec(r, rank, &cm, f, &rk);
+    double v = count_rec(&cm, f, &rk);
     return ldexp(v, rk);
 }
 

@@ -97,7 +97,7 @@ static double run(inc_session *s, const char *text, long long n, int seeded, inc
         rc = inc_analyze(s, m, &so, &r, NULL);
     double t = bench_now() - t0;
     if (show_phases && pc.phase != NULL)
-        fprintf(stderr, "    %-12s %8.3f s (and what follows it)\n", pc.phase, bench_now() - pc.last);
+        fprintf(stderr, "    %-12s %8.4f s (and what follows it)\n", pc.phase, bench_now() - pc.last);
     if (rc != MDAE_OK) {
         fprintf(stderr, "bench_edit: %s\n", mdae_err_name(rc));
         exit(1);

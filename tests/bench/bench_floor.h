@@ -55,7 +55,7 @@ static inline int bench_on_phase(void *ctx, const char *phase, size_t done, size
     if (pc->phase == NULL || strcmp(pc->phase, phase) != 0) {
         double t = bench_now();
         if (pc->phase != NULL)
-            fprintf(stderr, "    %-12s %8.3f s\n", pc->phase, t - pc->last);
+            fprintf(stderr, "    %-12s %8.4f s\n", pc->phase, t - pc->last);
         pc->phase = phase;
         pc->last = t;
     }
