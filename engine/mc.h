@@ -209,6 +209,18 @@ typedef struct mc_options {
      * and number of instants. A set the rule does not allow makes mc_change
      * return MDAE_E_INVAL. NULL: the rule's choice. */
     const mc_list *force_first_erasure;
+    /* mc_first_instants: also which equations the first instant erases,
+     * pair by pair (mc_first.erasures). It costs more than the classes:
+     * one relational product over the pairs' matchings per row and class,
+     * within a budget of BDD nodes (erasures_budget; engine/sa_greedy.c),
+     * past which mc_first.erasures_why says so and the classes stand. */
+    bool first_erasures;
+    /* How: SA_METHOD_AUTO (0) one pair at a time when the pairs that need
+     * a restart are few, else on BDDs; SA_METHOD_IMPLICIT or
+     * SA_METHOD_ENUMERATE force one (tests). erasures_budget: the BDD
+     * path's budget (0: 20,000,000 nodes). */
+    int erasures_method;
+    size_t erasures_budget;
 } mc_options;
 
 /* Analyse the change from mode `from` to mode `to` (arrays of m->n_modes
@@ -319,6 +331,17 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
 #define MC_FIRST_MAX_CUBES 4096 /* a longer cover is unreadable, and costly */
 
+/* An equation at a shift (a row of the first instant) that R4 erases in
+ * some pairs (mc_change.c: the greedy basis of the rows in its preference
+ * order, ties by declaration). */
+typedef struct mc_first_erasure {
+    char *equation;      /* owned: the equation's name */
+    int shift;           /* the row f.^shift */
+    double pairs;        /* the pairs where it is erased at the first instant */
+    sa_set set;          /* those pairs over g, g' (exact on the pairs) */
+    bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
+} mc_first_erasure;
+
 typedef struct mc_first {
     double pairs;          /* the ordered pairs of different valid nonsingular long modes */
     double counts[3];      /* by MC_FIRST_* */
@@ -328,12 +351,19 @@ typedef struct mc_first {
      * has too many cubes as well). */
     bool cubes_left_out[3];
     uint32_t n_names;      /* 2 * n_modes */
+    /* Which equations the first instant erases, pair by pair: every row
+     * erased in some pair of the restart class, in the model's order
+     * (equation, then shift). */
+    size_t n_erasures;
+    mc_first_erasure *erasures;
+    bool erasures_computed; /* asked (mc_options.first_erasures) and done */
+    const char *erasures_why; /* static: why they were not, or NULL */
     struct mc_first_priv *priv;
 } mc_first;
 
 /* Classify the first instants of all changes of m (opt: how the model and
- * the pairs are analysed, sa.h; mopt: only its ignore_guard_fixpoints is
- * read; either may be NULL). Needs sa_begin. On MDAE_OK *out is new
+ * the pairs are analysed, sa.h; mopt: only its ignore_guard_fixpoints and
+ * first_erasures are read; either may be NULL). Needs sa_begin. On MDAE_OK *out is new
  * (owned: mc_first_free). MDAE_E_INVAL with *why for a model without mode
  * variables or with a guard fixpoint; MDAE_E_LIMIT with *why past the
  * analysis's limits; MDAE_E_NOMEM. */
@@ -352,5 +382,9 @@ MDAE_API const char *mc_first_name(const mc_first *f, uint32_t k);
  * for tests. */
 MDAE_API int mc_first_class(const mc_first *f, const bool *from, const bool *to,
                             int *cls /* out */);
+/* Whether erasure k of f holds for the change from -> to (read from its
+ * cubes): MDAE_E_LIMIT if its cubes were left out; for tests. */
+MDAE_API int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *to,
+                             bool *erased /* out */);
 
 #endif /* MC_H */

@@ -113,6 +113,14 @@ typedef struct edge {
     const mel_guard *g;
 } edge;
 
+/* R4's order over the pair model's rows (greedy_steps). */
+typedef struct greedy_order {
+    sa_greedy_step *steps;
+    size_t n_steps;
+    const uint32_t *row_eq; /* per row: its equation of m */
+    const int *row_k;       /* and its shift */
+} greedy_order;
+
 typedef struct build {
     const mel_model *m;
     const sa_report *rep;
@@ -127,6 +135,10 @@ typedef struct build {
     int *max_off; /* per item: its largest offset, -1: no valid nonsingular mode */
     edge *edges;
     size_t n_edges, cap_edges;
+    /* per row: its equation, shift and same_i (R4's preference class) */
+    uint32_t *row_eq;
+    int *row_k;
+    const mel_guard **row_same;
 } build;
 
 static const mel_guard *fail(build *b, int rc)
@@ -270,6 +282,9 @@ static int rows_and_edges(build *b, mel_equation *rows, uint32_t *n_rows)
                 return MDAE_E_NOMEM;
             snprintf(nm, len, "%s%s", q->name, name);
             rows[nr] = (mel_equation){nm, row, q->where, 0, NULL, 0};
+            b->row_eq[nr] = i;
+            b->row_k[nr] = k;
+            b->row_same[nr] = same;
             for (uint32_t e = 0; e < q->n_incs; e++) {
                 const mel_incidence *inc = &q->incs[e];
                 uint32_t j = inc->var;
@@ -437,8 +452,40 @@ static int offsets(build *b)
     return rc != MDAE_OK ? rc : b->gf.err;
 }
 
-/* The pair model of m (owned: mel_model_free) from m's report. */
-static int pair_model(const mel_model *m, const sa_report *rep, mel_model **out)
+/* R4's order for every pair at once (mc_change.c, erase_class and
+ * keep_before): the rows worth keeping first -- the equations active in
+ * both modes with the same body (same_i), then the others; in each, the
+ * highest shift first; ties by declaration. So, as steps of
+ * sa_result_left_out: for each class (same_i, then !same_i) and each shift
+ * k from the highest down, the rows of shift k in order, each in the pairs
+ * of its class. Into *order (arena), with the rows' equations and shifts. */
+static int greedy_steps(build *b, uint32_t n_rows, greedy_order *order)
+{
+    mel__gfactory *f = &b->gf;
+    int top = 0;
+    for (uint32_t r = 0; r < n_rows; r++)
+        top = b->row_k[r] > top ? b->row_k[r] : top;
+    order->steps = mel__arena_alloc(&b->priv->arena, (2 * (size_t)n_rows + 1) *
+                                                         sizeof *order->steps);
+    if (order->steps == NULL)
+        return MDAE_E_NOMEM;
+    size_t n = 0;
+    for (int same = 1; same >= 0; same--)
+        for (int k = top; k >= 0; k--)
+            for (uint32_t r = 0; r < n_rows; r++)
+                if (b->row_k[r] == k)
+                    order->steps[n++] = (sa_greedy_step){
+                        r, same ? b->row_same[r] : mel__g_not(f, b->row_same[r])};
+    order->n_steps = n;
+    order->row_eq = b->row_eq;
+    order->row_k = b->row_k;
+    return f->err;
+}
+
+/* The pair model of m (owned: mel_model_free) from m's report, and R4's
+ * order over its rows (in its arena). */
+static int pair_model(const mel_model *m, const sa_report *rep, mel_model **out,
+                      greedy_order *order)
 {
     build b;
     memset(&b, 0, sizeof b);
@@ -465,13 +512,20 @@ static int pair_model(const mel_model *m, const sa_report *rep, mel_model **out)
             cap += (size_t)(b.max_off[i] + 1);
         rows = mdae_calloc(cap, sizeof *rows);
         b.priv->equations = rows;
-        rc = rows != NULL ? rows_and_edges(&b, rows, &n_rows) : MDAE_E_NOMEM;
+        b.row_eq = mel__arena_alloc(&b.priv->arena, cap * sizeof *b.row_eq);
+        b.row_k = mel__arena_alloc(&b.priv->arena, cap * sizeof *b.row_k);
+        b.row_same = mel__arena_alloc(&b.priv->arena, cap * sizeof *b.row_same);
+        rc = rows != NULL && b.row_eq != NULL && b.row_k != NULL && b.row_same != NULL
+                 ? rows_and_edges(&b, rows, &n_rows)
+                 : MDAE_E_NOMEM;
     }
     if (rc == MDAE_OK) {
         b.pm->n_equations = n_rows;
         b.pm->equations = rows;
         rc = columns(&b, rows, n_rows);
     }
+    if (rc == MDAE_OK)
+        rc = greedy_steps(&b, n_rows, order);
     rc = rc != MDAE_OK ? rc : b.gf.err;
     mel__gf_close(&b.gf);
     gmap_close(&b.copy[0]);
@@ -488,8 +542,9 @@ static int pair_model(const mel_model *m, const sa_report *rep, mel_model **out)
 /* ---- The API ------------------------------------------------------------------- */
 
 struct mc_first_priv {
-    mel_model *pairs;  /* the pair model */
-    sa_result *result; /* its all-modes analysis */
+    mel_model *pairs;   /* the pair model */
+    sa_result *result;  /* its all-modes analysis */
+    greedy_order order; /* R4's order over its rows (in its arena) */
 };
 
 void mc_first_free(mc_first *f)
@@ -498,6 +553,11 @@ void mc_first_free(mc_first *f)
         return;
     for (int k = 0; k < 3; k++)
         sa_set_close(&f->classes[k]);
+    for (size_t k = 0; k < f->n_erasures; k++) {
+        mdae_free(f->erasures[k].equation);
+        sa_set_close(&f->erasures[k].set);
+    }
+    mdae_free(f->erasures);
     if (f->priv != NULL) {
         sa_result_free(f->priv->result);
         mel_model_free(f->priv->pairs);
@@ -560,6 +620,56 @@ static int classify(mc_first *f, const sa_options *opt)
     return rc == MDAE_OK ? complement_classes(f) : rc;
 }
 
+/* The rows R4 erases in some pair (sa_result_left_out over the pair
+ * model, in R4's order), into f->erasures. */
+static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
+                    const mc_options *mopt)
+{
+    struct mc_first_priv *p = f->priv;
+    uint32_t n_rows = p->pairs->n_equations;
+    sa_set *sets = mdae_calloc((size_t)n_rows + 1, sizeof *sets);
+    double *counts = mdae_calloc((size_t)n_rows + 1, sizeof *counts);
+    int rc = sets != NULL && counts != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    sa_options go = {0}; /* the caller's progress; mopt's method and budget */
+    if (opt != NULL) {
+        go.progress = opt->progress;
+        go.progress_ctx = opt->progress_ctx;
+    }
+    go.method = mopt->erasures_method;
+    go.implicit_budget = mopt->erasures_budget;
+    if (rc == MDAE_OK)
+        rc = sa_result_left_out(p->result, p->order.steps, p->order.n_steps, &go,
+                                MC_FIRST_MAX_CUBES, sets, counts);
+    size_t n = 0;
+    for (uint32_t r = 0; rc == MDAE_OK && r < n_rows; r++)
+        n += counts[r] > 0;
+    if (rc == MDAE_OK && n > 0) {
+        f->erasures = mdae_calloc(n, sizeof *f->erasures);
+        rc = f->erasures != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    }
+    for (uint32_t r = 0; rc == MDAE_OK && r < n_rows; r++) {
+        if (counts[r] <= 0)
+            continue;
+        mc_first_erasure *e = &f->erasures[f->n_erasures];
+        e->equation = mdae_strdup(m->equations[p->order.row_eq[r]].name);
+        if (e->equation == NULL) {
+            rc = MDAE_E_NOMEM;
+            break;
+        }
+        e->shift = p->order.row_k[r];
+        e->pairs = counts[r];
+        e->set = sets[r];
+        e->cubes_left_out = sets[r].formula == NULL;
+        memset(&sets[r], 0, sizeof sets[r]); /* moved */
+        f->n_erasures++;
+    }
+    for (uint32_t r = 0; sets != NULL && r < n_rows; r++)
+        sa_set_close(&sets[r]);
+    mdae_free(sets);
+    mdae_free(counts);
+    return rc;
+}
+
 int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_options *mopt,
                       mc_first **out, char *why, size_t why_len)
 {
@@ -581,8 +691,9 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     sa_report *rep = NULL;
     rc = analyse(m, opt, &res, &rep);
     mel_model *pm = NULL;
+    greedy_order order = {NULL, 0, NULL, NULL};
     if (rc == MDAE_OK)
-        rc = pair_model(m, rep, &pm);
+        rc = pair_model(m, rep, &pm, &order);
     sa_report_free(rep);
     sa_result_free(res);
     mc_first *f = rc == MDAE_OK ? mdae_calloc(1, sizeof *f) : NULL;
@@ -592,8 +703,20 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     if (rc == MDAE_OK) {
         f->priv = p;
         p->pairs = pm;
+        p->order = order;
         pm = NULL;
         rc = classify(f, opt);
+    }
+    if (rc == MDAE_OK && mopt != NULL && mopt->first_erasures) {
+        rc = erasures(f, m, opt, mopt);
+        f->erasures_computed = rc == MDAE_OK;
+        if (rc == MDAE_E_LIMIT) { /* the classes stand */
+            f->erasures_why = "which equations are erased exceeds a configured limit of the "
+                              "analysis (its budget of BDD nodes)";
+            rc = MDAE_OK;
+        }
+    } else if (rc == MDAE_OK) {
+        f->erasures_why = "not asked";
     }
     mel_model_free(pm);
     if (rc != MDAE_OK) {
@@ -658,4 +781,23 @@ int mc_first_class(const mc_first *f, const bool *from, const bool *to, int *cls
     sa_mode_view_close(&v);
     mdae_free(pair);
     return rc;
+}
+
+int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *to, bool *erased)
+{
+    if (f == NULL || erased == NULL || k >= f->n_erasures ||
+        (f->n_names > 0 && (from == NULL || to == NULL)))
+        return MDAE_E_INVAL;
+    if (f->erasures[k].cubes_left_out)
+        return MDAE_E_LIMIT;
+    bool *pair = mdae_calloc((size_t)f->n_names + 1, sizeof *pair);
+    if (pair == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t q = 0; q < f->n_names / 2; q++) {
+        pair[2 * q] = from[q];
+        pair[2 * q + 1] = to[q];
+    }
+    *erased = in_cubes(f, &f->erasures[k].set, pair);
+    mdae_free(pair);
+    return MDAE_OK;
 }

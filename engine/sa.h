@@ -350,4 +350,34 @@ MDAE_API int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set ou
                                  double count[3] /* out */);
 MDAE_API void sa_set_close(sa_set *s /* NULL ok */);
 
+/* One step of sa_result_left_out's greedy order: equation eq of r's model,
+ * considered in the modes where `when` holds (a guard over the model's
+ * mode variables, borrowed). */
+typedef struct sa_greedy_step {
+    uint32_t eq;
+    const mel_guard *when;
+} sa_greedy_step;
+
+/* The equations a greedy basis leaves out, in every mode at once (issue 13,
+ * R4 of engine/mc_change.c for all the first instants; engine/sa_greedy.c).
+ * In each valid mode of r where some matching matches every active
+ * variable but no perfect matching exists (r from sa_analyze; singular_only
+ * is enough), the active equations are taken in the order of steps, the
+ * first step whose guard holds in that mode being an equation's turn, and
+ * each is kept when it can be matched together with the equations kept
+ * before it; the others are left out (the greedy basis of the equations'
+ * transversal matroid: its complement is the fewest equations to remove
+ * for a perfect matching, those later in the order first). An active
+ * equation that no step takes is left out. out[i] (n_equations sets, new:
+ * sa_set_close each) := the modes where equation i is left out, exact on
+ * the valid modes, at most max_cubes cubes (0: SA_MAX_CUBES) else left
+ * empty; count[i] its size. opt (may be NULL): its progress callback
+ * (MDAE_E_CANCELED); its method, SA_METHOD_ENUMERATE (one mode at a time)
+ * or SA_METHOD_IMPLICIT (on BDDs), else by the number of modes; its
+ * implicit_budget, the BDD path's budget of nodes (0: 20,000,000), past
+ * which MDAE_E_LIMIT. On an error every set is closed. */
+MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
+                                const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
+                                double *count /* out */);
+
 #endif /* SA_H */

@@ -48,11 +48,7 @@
 
 /* ---- Guards to BDDs, memoised on the (shared) guard nodes ------------------- */
 
-typedef struct gmemo {
-    const mel_guard **key;
-    BDD **val;
-    size_t cap, n;
-} gmemo;
+typedef sa__gmemo gmemo;
 
 static size_t ghash(const void *p, size_t cap)
 {
@@ -87,7 +83,7 @@ static void gmemo_grow(sa_ctx *c, gmemo *gm)
     }
 }
 
-static BDD guard_bdd(sa_ctx *c, gmemo *gm, const mel_guard *g)
+BDD sa__guard_bdd(sa_ctx *c, sa__gmemo *gm, const mel_guard *g)
 {
     switch (g->op) {
     case MEL_G_FALSE:
@@ -105,11 +101,11 @@ static BDD guard_bdd(sa_ctx *c, gmemo *gm, const mel_guard *g)
     if (*v != NULL)
         return **v;
     BDD f;
-    BDD a = guard_bdd(c, gm, g->lhs);
+    BDD a = sa__guard_bdd(c, gm, g->lhs);
     if (g->op == MEL_G_NOT) {
         f = bdd_not(a);
     } else {
-        BDD b = guard_bdd(c, gm, g->rhs);
+        BDD b = sa__guard_bdd(c, gm, g->rhs);
         f = g->op == MEL_G_AND ? bdd_and(a, b) : bdd_or(a, b);
     }
     BDD *slot = sa__slots(c, 1);
@@ -454,12 +450,12 @@ void sa__encode(sa_ctx *c, const mel_model *m)
     }
     sa__put(&r->chi_m, bddtrue);
     for (uint32_t k = 0; k < m->n_invariants; k++)
-        sa__put(&r->chi_m, bdd_and(r->chi_m, guard_bdd(c, &gm, m->invariants[k].cond)));
+        sa__put(&r->chi_m, bdd_and(r->chi_m, sa__guard_bdd(c, &gm, m->invariants[k].cond)));
     for (uint32_t j = 0; j < r->n_var; j++)
-        sa__put(&r->chi_j[j], guard_bdd(c, &gm, m->variables[j].guard));
+        sa__put(&r->chi_j[j], sa__guard_bdd(c, &gm, m->variables[j].guard));
     for (uint32_t i = 0; i < r->n_eq; i++) {
         const mel_equation *eq = &m->equations[i];
-        sa__put(&r->chi_i[i], guard_bdd(c, &gm, eq->guard));
+        sa__put(&r->chi_i[i], sa__guard_bdd(c, &gm, eq->guard));
         for (uint32_t k = 0; k < eq->n_incs; k++) {
             size_t e = r->eq_first[i] + k;
             const mel_incidence *inc = &eq->incs[k];
@@ -468,7 +464,7 @@ void sa__encode(sa_ctx *c, const mel_model *m)
             /* Cases by decreasing order: the first that holds gives sigma. */
             for (uint32_t q = inc->n_cases; q-- > 0;) {
                 /* Memoised guards live in slots: mark after computing it. */
-                BDD gq = guard_bdd(c, &gm, inc->cases[q].guard);
+                BDD gq = sa__guard_bdd(c, &gm, inc->cases[q].guard);
                 size_t m2 = sa__mark(c);
                 BDD *cv = sa__slots(c, (size_t)r->w_sigma);
                 sa__vconst(cv, r->w_sigma, (unsigned)inc->cases[q].order);
@@ -503,7 +499,7 @@ size_t sa__check_edges(sa_ctx *c)
         for (uint32_t k = 0; k < eq->n_incs; k++) {
             const mel_incidence *inc = &eq->incs[k];
             for (uint32_t q = 0; q < inc->n_cases; q++) {
-                BDD gq = guard_bdd(c, &gm, inc->cases[q].guard);
+                BDD gq = sa__guard_bdd(c, &gm, inc->cases[q].guard);
                 size_t m2 = sa__mark(c);
                 BDD bad = T(bdd_apply(gq, r->chi_j[inc->var], bddop_diff));
                 if (bad != bddfalse) {

@@ -363,6 +363,19 @@ typedef struct sa__bsol {
  * or a block has more than c->max_block_rows equations (when not 0).
  * Temporaries and slots stay on the context until the caller releases. */
 bool sa__blocks_solve(sa_ctx *c, sa__bsol *b);
+/* ---- sa_encode.c: guards ---------------------------------------------------- */
+
+/* A memo of guard nodes' BDDs (guards share nodes); zero it before use. */
+typedef struct sa__gmemo {
+    const mel_guard **key;
+    BDD **val;
+    size_t cap, n;
+} sa__gmemo;
+/* g (over c->r's model's mode variables) as a BDD; memoised in gm, whose
+ * arrays come from sa__alloc and values live in slots: valid until the
+ * caller releases them. */
+BDD sa__guard_bdd(sa_ctx *c, sa__gmemo *gm, const mel_guard *g);
+
 /* ---- sa_tight.c --------------------------------------------------------------
  * The primal of c->r, a block's sub-result (sa_blocks.c: ok, singular, te,
  * the slots it gives, and a maximum matching of each singular mode into

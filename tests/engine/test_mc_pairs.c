@@ -10,7 +10,11 @@
  * first) with every pair, on the papers' models, and on the brake and both
  * buildings at N = 3..5 (the buildings' guards are fixpoints: the refusal
  * is switched off, as in test_mc_vs_ref.c; every pair up to 6 mode
- * variables, else 3,000 sampled pairs of valid modes).
+ * variables, else 3,000 sampled pairs of valid modes). And, for every
+ * pair that needs a restart, which rows (equation, shift) its first
+ * instant erases (R4), both ways: the engine's choice (one pair at a time
+ * on small models) and the BDD path (sa_greedy.c, forced, within a budget:
+ * the models it does not answer in time are counted).
  */
 #include <criterion/criterion.h>
 
@@ -31,8 +35,41 @@ static void end(void) { sa_end(); }
 
 TestSuite(mc_pairs, .init = begin, .fini = end, .timeout = 600);
 
-/* The class the one-change engine gives the change from -> to. */
-static int expected(const mel_model *m, const sa_result *res, const bool *from, const bool *to)
+/* The erasures of f (by row: equation name, shift) against the one-change
+ * engine's first instant r0 of from -> to (NULL: nothing erased); nothing
+ * to check where f has none (not computed within its budget). */
+static void same_erasures(const mel_model *m, const mc_first *f, const mc_instant *r0,
+                          const bool *from, const bool *to, const char *label, uint64_t x,
+                          size_t *erased_rows)
+{
+    if (!f->erasures_computed)
+        return;
+    size_t want = r0 != NULL ? r0->erased.n : 0, got = 0;
+    for (size_t k = 0; k < f->n_erasures; k++) {
+        bool on = false;
+        int rc = mc_first_erased(f, k, from, to, &on);
+        cr_assert_eq(rc, MDAE_OK, "%s: erasure %zu: %s", label, k, mdae_err_name(rc));
+        if (!on)
+            continue;
+        got++;
+        bool found = false;
+        for (size_t q = 0; r0 != NULL && q < r0->erased.n && !found; q++)
+            found = strcmp(m->equations[r0->erased.items[q].index].name,
+                           f->erasures[k].equation) == 0 &&
+                    r0->erased.items[q].shift == f->erasures[k].shift;
+        cr_assert(found, "%s pair %llu: BDD erases %s@%d, the one change does not", label,
+                  (unsigned long long)x, f->erasures[k].equation, f->erasures[k].shift);
+    }
+    cr_assert_eq(got, want, "%s pair %llu: BDD erases %zu rows, the one change %zu", label,
+                 (unsigned long long)x, got, want);
+    *erased_rows += got;
+}
+
+/* The class the one-change engine gives the change from -> to, and its
+ * first instant's erasures checked against f's. */
+static int expected(const mel_model *m, const sa_result *res, mc_first *const f[2],
+                    const bool *from, const bool *to, const char *label, uint64_t x,
+                    size_t *erased_rows)
 {
     if (memcmp(from, to, m->n_modes * sizeof *from) == 0)
         return MC_FIRST_NONE;
@@ -54,12 +91,18 @@ static int expected(const mel_model *m, const sa_result *res, const bool *from, 
         cls = MC_FIRST_CONTINUOUS;
     else if (r->n_instants > 0 && r->instants[0].status == MC_UNDERDETERMINED)
         cls = MC_FIRST_REJECTED;
+    for (int w = 0; w < 2 && cls != MC_FIRST_REJECTED; w++) /* R4: every value determined */
+        same_erasures(m, f[w], cls == MC_FIRST_RESTART ? &r->instants[0] : NULL, from, to,
+                      label, x, erased_rows);
     mc_result_free(r);
     return cls;
 }
 
 typedef struct tally {
     size_t models, pairs, counts[3];
+    size_t erased_rows;      /* rows erased at the first instant, over the pairs */
+    size_t erasures_on_bdds; /* models whose erasures the BDD path gave */
+    size_t bdd_budget;       /* its budget (0: the engine's) */
 } tally;
 
 /* Every pair (up to 12 mode variables; else `samples` random pairs of
@@ -69,11 +112,21 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
 {
     sa_result *res = NULL;
     cr_assert_eq(sa_analyze(m, NULL, &res, NULL), MDAE_OK, "%s", label);
-    mc_options mopt = {.ignore_guard_fixpoints = true};
-    mc_first *f = NULL;
-    char why[200] = "";
-    int rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
-    cr_assert_eq(rc, MDAE_OK, "%s: %s (%s)", label, mdae_err_name(rc), why);
+    /* The erasures two ways: the engine's choice (one pair at a time on
+     * small models), and on BDDs within a budget (engine/sa_greedy.c). */
+    mc_options mopt[2] = {{.ignore_guard_fixpoints = true, .first_erasures = true},
+                          {.ignore_guard_fixpoints = true, .first_erasures = true,
+                           .erasures_method = SA_METHOD_IMPLICIT,
+                           .erasures_budget = t->bdd_budget}};
+    mc_first *fs[2] = {NULL, NULL};
+    for (int w = 0; w < 2; w++) {
+        char why[200] = "";
+        int rc = mc_first_instants(m, NULL, &mopt[w], &fs[w], why, sizeof why);
+        cr_assert_eq(rc, MDAE_OK, "%s: %s (%s)", label, mdae_err_name(rc), why);
+        cr_assert(w == 1 || fs[w]->erasures_computed, "%s: %s", label, fs[w]->erasures_why);
+        t->erasures_on_bdds += w == 1 && fs[w]->erasures_computed;
+    }
+    mc_first *f = fs[0];
     bool *from = calloc((size_t)m->n_modes + 1, 1), *to = calloc((size_t)m->n_modes + 1, 1);
     bool all = m->n_modes <= 6;
     uint64_t n = all ? (uint64_t)1 << (2 * m->n_modes) : samples, state = 0x9A125;
@@ -86,7 +139,7 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
             cr_assert_eq(sa_result_sample_mode(res, &state, from), MDAE_OK);
             cr_assert_eq(sa_result_sample_mode(res, &state, to), MDAE_OK);
         }
-        int want = expected(m, res, from, to), got = -2;
+        int want = expected(m, res, fs, from, to, label, x, &t->erased_rows), got = -2;
         cr_assert_eq(mc_first_class(f, from, to, &got), MDAE_OK);
         cr_assert_eq(got, want, "%s pair %llu: BDD class %d, one change %d", label,
                      (unsigned long long)x, got, want);
@@ -104,7 +157,8 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
     t->models++;
     free(from);
     free(to);
-    mc_first_free(f);
+    mc_first_free(fs[0]);
+    mc_first_free(fs[1]);
     sa_result_free(res);
 }
 
@@ -115,6 +169,7 @@ Test(mc_pairs, random_models_agree_pair_by_pair)
     o.max_modes = 5;
     o.max_equations = 9;
     tally t = {0};
+    t.bdd_budget = 500000; /* a few models would take seconds each: counted */
     for (uint64_t s = 0; s < 400; s++) {
         mel_model *m = ref_random_parsed(base + s, &o);
         if (m != NULL && m->n_modes > 0 && m->n_whens == 0) {
@@ -125,9 +180,12 @@ Test(mc_pairs, random_models_agree_pair_by_pair)
         mel_model_free(m);
     }
     cr_log_info("%zu models, %zu pairs: %zu continuous, %zu restart, %zu rejected at the first "
-                "instant",
-                t.models, t.pairs, t.counts[0], t.counts[1], t.counts[2]);
+                "instant; %zu rows erased; erasures on BDDs for %zu models",
+                t.models, t.pairs, t.counts[0], t.counts[1], t.counts[2], t.erased_rows,
+                t.erasures_on_bdds);
     cr_assert_geq(t.models, 300);
+    cr_assert_geq(t.erasures_on_bdds, 250, "the BDD path answered too few models");
+    cr_assert_gt(t.erased_rows, 0);
     for (int k = 0; k < 3; k++)
         cr_assert_gt(t.counts[k], 0, "class %d occurs", k);
 }
@@ -168,6 +226,8 @@ Test(mc_pairs, papers_models_agree_pair_by_pair)
         check_file(files[k], -1, 0, &t);
     cr_assert_geq(t.counts[MC_FIRST_CONTINUOUS], 1);
     cr_assert_geq(t.counts[MC_FIRST_RESTART], 1);
+    cr_assert_gt(t.erased_rows, 0);
+    cr_assert_eq(t.erasures_on_bdds, t.models);
 }
 
 Test(mc_pairs, brake_and_buildings_agree_on_their_pairs)
@@ -178,6 +238,10 @@ Test(mc_pairs, brake_and_buildings_agree_on_their_pairs)
         check_file("building_compressible.mel", n, 3000, &t);
         check_file("building_incompressible.mel", n, 3000, &t);
     }
-    cr_log_info("%zu pairs: %zu continuous, %zu restart, %zu rejected", t.pairs, t.counts[0],
-                t.counts[1], t.counts[2]);
+    cr_log_info("%zu pairs: %zu continuous, %zu restart, %zu rejected; %zu rows erased; "
+                "erasures on BDDs for %zu of %zu models",
+                t.pairs, t.counts[0], t.counts[1], t.counts[2], t.erased_rows,
+                t.erasures_on_bdds, t.models);
+    cr_assert_eq(t.erasures_on_bdds, t.models);
+    cr_assert_gt(t.erased_rows, 0);
 }

@@ -1,0 +1,336 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_greedy.c -- the equations a greedy basis leaves out, in every
+ * mode at once (sa.h, sa_result_left_out; issue 13: which equations the
+ * first instant of each mode change erases, engine/mc_pairs.c).
+ *
+ * The rows of a bipartite graph form a transversal matroid: a set of rows
+ * is independent when some matching matches all of them. Where some
+ * matching matches every column (the modes this file answers for), the
+ * bases are the row sets of those matchings, so "independent" reads: some
+ * column-perfect matching matches the set. The greedy basis for an order
+ * of the rows keeps a row when it is independent of the rows kept before
+ * it. Hence, with Y the column-perfect matchings (a BDD over the modes and
+ * the edges, sa__matchings_ex) and, step by step in the order,
+ *
+ *   can  = the modes where some element of Y matches the row
+ *          (EXISTS edges . Y & row's edges),
+ *   keep = can & the step's guard (and the row's turn),
+ *   Y   := Y & (keep => the row is matched),
+ *
+ * Y stays the column-perfect matchings that match every row kept so far,
+ * and a row is kept exactly where the greedy basis keeps it: Y is never
+ * empty in a mode where it was not (keep asks for an element), and in each
+ * mode it is the set the greedy algorithm would test the next row against.
+ * Nothing enumerates modes; each step costs one relational product over Y.
+ *
+ * That is the implicit path. Its Y can be much larger than the model's
+ * other BDDs (high offsets make many rows and edges whose activity depends
+ * on the modes: a random model of 9 equations took 50 s), so it runs on a
+ * budget of BDD nodes (GREEDY_BUDGET, or sa_options.implicit_budget), past
+ * which the answer is MDAE_E_LIMIT. Where the modes to answer for are few
+ * (GREEDY_ENUMERATE: those of the small models, whose analysis was
+ * enumerated anyway), each is solved alone instead: the same greedy order,
+ * each row kept when an augmenting path (Kuhn) from it reaches a free
+ * column in the graph of the rows kept so far, which is the same test
+ * (Berge), and its left-out rows added to their sets as one minterm.
+ *
+ * Rows outside every maximum matching's complement (the coarse
+ * Dulmage-Mendelsohn decomposition's well-determined and underdetermined
+ * parts) are matched by every element of Y: their steps keep them and
+ * leave Y as it is. So only the surplus (overdetermined) rows can be left
+ * out, as R4 of mc_change.c says.
+ */
+#include "sa_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define T(f) sa__tmp(c, (f))
+
+/* The modes where equation i is left out, into lo[i] (n_eq slots). */
+static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps, BDD *lo)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *y = sa__slots(c, 1), *answered = sa__slots(c, 1);
+    sa__put(y, r->singular);
+    sa__mats mt;
+    sa__mats_init(c, &mt);
+    sa__matchings_ex(c, y, false, true, &mt, "greedy");
+    sa__put(answered, bdd_exist(*y, r->edgeset));
+    BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
+    BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
+    BDD *matched = sa__slots(c, 1);
+    /* The guards first: their memo's slots must outlive every step. */
+    BDD *whens = sa__slots(c, n_steps + 1);
+    sa__gmemo gm;
+    memset(&gm, 0, sizeof gm);
+    for (size_t s = 0; s < n_steps; s++)
+        sa__put(&whens[s], bdd_and(sa__guard_bdd(c, &gm, steps[s].when), *answered));
+    for (size_t s = 0; s < n_steps; s++) {
+        uint32_t i = steps[s].eq;
+        MDAE_ASSERT(i < r->n_eq);
+        size_t m2 = sa__mark(c);
+        BDD when = whens[s];
+        BDD turn = T(bdd_apply(T(bdd_and(when, r->chi_i[i])), taken[i], bddop_diff));
+        if (turn != bddfalse) {
+            sa__put(&taken[i], bdd_or(taken[i], turn));
+            sa__put(matched, bddfalse);
+            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+                sa__put(matched, bdd_or(*matched, bdd_ithvar(r->edge_var[e])));
+            BDD can = T(bdd_appex(*y, *matched, bddop_and, r->edgeset));
+            BDD keep = T(bdd_and(turn, can));
+            sa__put(&kept[i], bdd_or(kept[i], keep));
+            if (keep != bddfalse)
+                sa__put(y, bdd_and(*y, T(bdd_imp(keep, *matched))));
+        }
+        sa__release(c, m2);
+        sa__progress(c, "greedy", s, n_steps);
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        size_t m2 = sa__mark(c);
+        BDD act = T(bdd_and(r->chi_i[i], *answered));
+        sa__put(&lo[i], bdd_apply(act, kept[i], bddop_diff));
+        sa__release(c, m2);
+    }
+    sa__release(c, mark);
+}
+
+/* ---- One mode at a time -------------------------------------------------------- */
+
+/* The BDD nodes the implicit path may produce (sa__try), and the largest
+ * number of modes solved one at a time instead. */
+#define GREEDY_BUDGET 20000000
+#define GREEDY_ENUMERATE 65536
+
+typedef struct one_mode {
+    const sa_result *r;
+    const bool *edge_on; /* n_edges: active in the mode */
+    int32_t *col_row;    /* n_var: the row matched to a column, -1 */
+    uint32_t *seen;      /* n_var: the search that visited a column last */
+    uint32_t search;
+} one_mode;
+
+/* Kuhn's augmenting path from row i: true (and the matching augmented) if
+ * it reaches a free column. */
+static bool augment(one_mode *o, uint32_t i)
+{
+    const sa_result *r = o->r;
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        uint32_t j = r->edge_v[e];
+        if (!o->edge_on[e] || o->seen[j] == o->search)
+            continue;
+        o->seen[j] = o->search;
+        if (o->col_row[j] < 0 || augment(o, (uint32_t)o->col_row[j])) {
+            o->col_row[j] = (int32_t)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+typedef struct enum_state {
+    const sa_greedy_step *steps;
+    size_t n_steps;
+    int *level_mode;  /* mode variable at each of their levels, in order */
+    bool *mode, *row_on, *edge_on, *taken, *kept;
+    one_mode o;
+    BDD *lo;
+} enum_state;
+
+/* The greedy basis in mode st->mode, its left-out rows OR-ed into st->lo
+ * when some matching matches every active column there. */
+static void solve_mode(sa_ctx *c, enum_state *st)
+{
+    const sa_result *r = c->r;
+    const bool *mode = st->mode;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        st->row_on[i] = sa__eval(r, r->chi_i[i], mode);
+        st->taken[i] = st->kept[i] = false;
+    }
+    for (size_t e = 0; e < r->n_edges; e++)
+        st->edge_on[e] = sa__eval(r, r->chi_e[e], mode);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        st->o.col_row[j] = -1;
+    uint32_t rank = 0, cols = 0;
+    for (size_t s = 0; s < st->n_steps; s++) {
+        uint32_t i = st->steps[s].eq;
+        if (!st->row_on[i] || st->taken[i] || !mel_guard_eval(st->steps[s].when, mode))
+            continue;
+        st->taken[i] = true;
+        st->o.search++;
+        st->kept[i] = augment(&st->o, i);
+        rank += st->kept[i];
+    }
+    for (uint32_t j = 0; j < r->n_var; j++)
+        cols += sa__eval(r, r->chi_j[j], mode);
+    if (rank != cols) /* some active column unmatched: not answered here */
+        return;
+    size_t mark = sa__mark(c);
+    BDD *cube = sa__slots(c, 1);
+    sa__put(cube, bddtrue);
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        sa__put(cube, bdd_and(*cube, mode[k] ? bdd_ithvar(r->mode_var[k])
+                                              : bdd_nithvar(r->mode_var[k])));
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (st->row_on[i] && !st->kept[i])
+            sa__put(&st->lo[i], bdd_or(st->lo[i], *cube));
+    sa__release(c, mark);
+}
+
+/* Every mode of f (a mode function), mode variables from level index k on. */
+static void each_mode(sa_ctx *c, enum_state *st, BDD f, uint32_t k)
+{
+    const sa_result *r = c->r;
+    if (f == bddfalse)
+        return;
+    if (k == r->n_modes) {
+        solve_mode(c, st);
+        return;
+    }
+    int m = st->level_mode[k];
+    bool splits = f != bddtrue && bdd_var(f) == r->mode_var[m];
+    st->mode[m] = false;
+    each_mode(c, st, splits ? bdd_low(f) : f, k + 1);
+    st->mode[m] = true;
+    each_mode(c, st, splits ? bdd_high(f) : f, k + 1);
+}
+
+static void left_out_enumerated(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps,
+                                BDD *lo)
+{
+    const sa_result *r = c->r;
+    enum_state st = {steps, n_steps, NULL, NULL, NULL, NULL, NULL, NULL, {r, NULL, NULL, NULL, 0}, lo};
+    st.level_mode = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *st.level_mode);
+    for (uint32_t k = 0; k < r->n_modes; k++) { /* by level: insertion sort */
+        uint32_t q = k;
+        int lv = bdd_var2level(r->mode_var[k]);
+        for (; q > 0 && bdd_var2level(r->mode_var[st.level_mode[q - 1]]) > lv; q--)
+            st.level_mode[q] = st.level_mode[q - 1];
+        st.level_mode[q] = (int)k;
+    }
+    st.mode = sa__alloc(c, (size_t)r->n_modes + 1);
+    st.row_on = sa__alloc(c, (size_t)r->n_eq + 1);
+    st.taken = sa__alloc(c, (size_t)r->n_eq + 1);
+    st.kept = sa__alloc(c, (size_t)r->n_eq + 1);
+    st.edge_on = sa__alloc(c, r->n_edges + 1);
+    st.o.edge_on = st.edge_on;
+    st.o.col_row = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *st.o.col_row);
+    st.o.seen = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *st.o.seen);
+    each_mode(c, &st, r->singular, 0);
+}
+
+/* ---- Entry point ------------------------------------------------------------------ */
+
+typedef struct greedy_job {
+    const sa_greedy_step *steps;
+    size_t n_steps;
+    int method;     /* SA_METHOD_*: ENUMERATE one mode at a time, IMPLICIT on
+                       BDDs within budget, AUTO by the number of modes */
+    size_t budget;
+    BDD *lo;        /* n_eq, referenced by the caller once computed */
+    uint32_t item;  /* the cover's equation */
+    size_t max_cubes;
+    sa_set *out;
+    double *count;
+} greedy_job;
+
+typedef struct bdd_args {
+    greedy_job *j;
+    BDD *lo;
+} bdd_args;
+
+static void on_bdds(sa_ctx *c, void *arg)
+{
+    bdd_args *a = arg;
+    left_out_bdds(c, a->j->steps, a->j->n_steps, a->lo);
+}
+
+static void compute(sa_ctx *c, greedy_job *j)
+{
+    BDD *lo = sa__slots(c, (size_t)c->r->n_eq + 1);
+    bdd_args a = {j, lo};
+    bool few = sa__count_modes(c, c->r, c->r->singular) <= GREEDY_ENUMERATE;
+    if (j->method == SA_METHOD_ENUMERATE || (j->method == SA_METHOD_AUTO && few))
+        left_out_enumerated(c, j->steps, j->n_steps, lo);
+    else if (!sa__try(c, j->budget, on_bdds, &a))
+        sa__fail(c, MDAE_E_LIMIT);
+    for (uint32_t i = 0; i < c->r->n_eq; i++)
+        j->lo[i] = lo[i] >= 2 ? bdd_addref(lo[i]) : lo[i]; /* outlives the context */
+}
+
+static void cover(sa_ctx *c, greedy_job *j)
+{
+    BDD f = j->lo[j->item];
+    j->count[j->item] = sa__count_modes(c, c->r, f);
+    sa__care cs;
+    sa__care_init(c, c->r, c->r->chi_m, &cs);
+    sa__set_of_care(c, c->r, f, &cs, &j->out[j->item]);
+}
+
+static int run(const sa_result *r, const sa_options *opt, greedy_job *j,
+               void (*fn)(sa_ctx *c, greedy_job *j))
+{
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, opt, NULL);
+    if (setjmp(c->jb)) {
+        int rc = c->rc;
+        sa__leave(c);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    c->r = (sa_result *)r; /* read only here */
+    c->care = r->chi_m;
+    c->max_cubes = j->max_cubes;
+    fn(c, j);
+    sa__leave(c);
+    mdae_free(c);
+    return MDAE_OK;
+}
+
+int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
+                       const sa_options *opt, size_t max_cubes, sa_set *out, double *count)
+{
+    if (r == NULL || out == NULL || count == NULL || (steps == NULL && n_steps > 0))
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    memset(out, 0, r->n_eq * sizeof *out);
+    for (size_t s = 0; s < n_steps; s++)
+        if (steps[s].eq >= r->n_eq || steps[s].when == NULL)
+            return MDAE_E_INVAL;
+    BDD *lo = mdae_calloc((size_t)r->n_eq + 1, sizeof *lo); /* bddfalse */
+    if (lo == NULL)
+        return MDAE_E_NOMEM;
+    int method = opt != NULL ? opt->method : SA_METHOD_AUTO;
+    size_t budget = opt != NULL && opt->implicit_budget > 0 ? opt->implicit_budget
+                                                            : GREEDY_BUDGET;
+    greedy_job j = {steps, n_steps, method, budget, lo, 0, max_cubes, out, count};
+    sa_options progress = {0};
+    if (opt != NULL) {
+        progress.progress = opt->progress;
+        progress.progress_ctx = opt->progress_ctx;
+    }
+    int rc = run(r, &progress, &j, compute);
+    for (uint32_t i = 0; i < r->n_eq && rc == MDAE_OK; i++) {
+        j.item = i;
+        count[i] = -1;
+        rc = run(r, NULL, &j, cover);
+        if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
+            sa__set_close(&out[i]);
+            rc = MDAE_OK;
+        }
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (lo[i] >= 2)
+            bdd_delref(lo[i]);
+    mdae_free(lo);
+    if (rc != MDAE_OK)
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            sa__set_close(&out[i]);
+    return rc;
+}
