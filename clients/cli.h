@@ -77,6 +77,7 @@ typedef struct cli_opts {
     const char *to_mode;   /* borrowed: modechange --to SPEC */
     bool all;              /* modechange --all (or --first) */
     bool first;            /* modechange --first: the first instants on BDDs */
+    bool erasures;         /* modechange --first --erasures: and what they erase */
     /* Global options (before the command), set by main. */
     const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
     int timeout_ms;       /* --timeout SECONDS for a server's answer */

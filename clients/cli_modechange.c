@@ -128,8 +128,9 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
     mc_first *f = NULL;
     cJSON *json = NULL;
     char why[256] = "";
+    mc_options mopt = {.first_erasures = o->erasures};
     if (rc == MDAE_OK)
-        rc = mc_first_instants(m, NULL, NULL, &f, why, sizeof why);
+        rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     if (rc == MDAE_OK)
         rc = rpc_json_first_instants(f, &json);
     int code = CLI_EXIT_OK;

@@ -616,7 +616,8 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
         }
     }
     if (p != NULL && cmd == CLI_REMOTE_MODECHANGE && o->first &&
-        cJSON_AddTrueToObject(p, "first") == NULL) {
+        (cJSON_AddTrueToObject(p, "first") == NULL ||
+         (o->erasures && cJSON_AddTrueToObject(p, "erasures") == NULL))) {
         cJSON_Delete(p);
         p = NULL;
     }

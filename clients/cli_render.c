@@ -596,6 +596,43 @@ void cli_render_modechanges(const char *file, const cJSON *aj)
 }
 
 /* `--first` text: the counts, then each class as a formula. */
+/* The equations the first instant erases, pair by pair (--erasures). */
+static void render_erasures(const cJSON *json)
+{
+    const cJSON *er = cJSON_GetObjectItemCaseSensitive(json, "erasures");
+    if (er == NULL)
+        return;
+    if (!cJSON_IsArray(er)) {
+        const char *why =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "erasuresNotComputed"));
+        printf("  erased equations: not computed (%s)\n", why != NULL ? why : "?");
+        return;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, er)
+    {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+        const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "guard"));
+        int shift = cJSON_GetObjectItemCaseSensitive(e, "shift")->valueint;
+        double pairs = cJSON_GetObjectItemCaseSensitive(e, "pairs")->valuedouble;
+        char row[160];
+        if (shift == 0)
+            snprintf(row, sizeof row, "%s", name ? name : "?");
+        else
+            snprintf(row, sizeof row, "%s (shift %d)", name ? name : "?", shift);
+        if (g == NULL)
+            printf("  %s is erased at the first instant in %.0f pairs (more than 4,096 cubes, "
+                   "not printed)\n",
+                   row, pairs);
+        else if (strlen(g) <= 300)
+            printf("  %s is erased at the first instant when %s (%.0f pair%s)\n", row, g, pairs,
+                   pairs == 1 ? "" : "s");
+        else
+            printf("  %s is erased at the first instant when %.240s ... (%.0f pairs; --json)\n",
+                   row, g, pairs);
+    }
+}
+
 void cli_render_first(const char *file, const cJSON *json)
 {
     static const char *const keys[3] = {"continuous", "restart", "rejected"};
@@ -618,6 +655,10 @@ void cli_render_first(const char *file, const cJSON *json)
         else
             printf("  %-10s when %.300s ... (%d cubes: --json)\n", keys[k], g, n);
     }
+    render_erasures(json);
     printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
-           "modes;\n a restart's later instants and erased equations: --all, or --from/--to)\n");
+           "modes;\n a restart's later instants: --all, or --from/--to%s)\n",
+           cJSON_GetObjectItemCaseSensitive(json, "erasures") != NULL
+               ? ""
+               : "; what the first instant erases: --erasures");
 }

@@ -1240,6 +1240,45 @@ nomem:
 
 /* ---- The first instant of every change (mc_first_instants) ------------------------- */
 
+/* f's erasures (mc_options.first_erasures): "erasures": [{name, shift,
+ * pairs, guard, cubes}] when computed, null with "erasuresNotComputed"
+ * when asked and not computed, nothing when not asked. */
+static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
+{
+    if (!f->erasures_computed) {
+        if (f->erasures_why == NULL || strcmp(f->erasures_why, "not asked") == 0)
+            return MDAE_OK;
+        return attach(o, "erasures", cJSON_CreateNull()) &&
+                       add_str(o, "erasuresNotComputed", f->erasures_why)
+                   ? MDAE_OK
+                   : MDAE_E_NOMEM;
+    }
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(o, "erasures", arr))
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < f->n_erasures; k++) {
+        const mc_first_erasure *e = &f->erasures[k];
+        cJSON *x = cJSON_CreateObject();
+        if (x == NULL || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            return MDAE_E_NOMEM;
+        }
+        if (!add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
+            !add_num(x, "pairs", e->pairs))
+            return MDAE_E_NOMEM;
+        int rc = MDAE_OK;
+        if (!e->cubes_left_out)
+            rc = add_set_over(x, f->n_names, names, &e->set);
+        else if (!attach(x, "guard", cJSON_CreateNull()) ||
+                 !attach(x, "cubes", cJSON_CreateNull()) ||
+                 !add_str(x, "cubesLeftOut", "more than 4096 cubes"))
+            rc = MDAE_E_NOMEM;
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
 int rpc_json_first_instants(const mc_first *f, cJSON **out)
 {
     if (f == NULL || out == NULL)
@@ -1277,6 +1316,8 @@ int rpc_json_first_instants(const mc_first *f, cJSON **out)
                           "classes over the pairs"))
             rc = MDAE_E_NOMEM;
     }
+    if (rc == MDAE_OK)
+        rc = add_erasures(o, f, names);
     mdae_free(names);
     if (rc != MDAE_OK) {
         cJSON_Delete(o);

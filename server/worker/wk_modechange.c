@@ -105,13 +105,15 @@ static cJSON *answer(const cJSON *id, int rc, const char *why, cJSON *json)
     return rpc_response_result(id, json);
 }
 
-/* session/modechanges {session, first: true}: the first instant of every
- * change on BDDs (mc_first_instants, the worker's BuDDy). */
-static cJSON *first_instants(const mel_model *m, const cJSON *id)
+/* session/modechanges {session, first: true[, erasures: true]}: the first
+ * instant of every change on BDDs (mc_first_instants, the worker's BuDDy),
+ * and, when asked, which equations it erases pair by pair. */
+static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures)
 {
     mc_first *f = NULL;
     char why[256] = "";
-    int rc = mc_first_instants(m, NULL, NULL, &f, why, sizeof why);
+    mc_options mopt = {.first_erasures = erasures};
+    int rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     check(rc);
     cJSON *json = NULL;
     if (rc == MDAE_OK)
@@ -130,8 +132,15 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
     const cJSON *first = cJSON_GetObjectItemCaseSensitive(params, "first");
     if (first != NULL && !cJSON_IsBool(first))
         return invalid(id, "invalid \"first\": ", "expected true or false");
+    const cJSON *erasures = cJSON_GetObjectItemCaseSensitive(params, "erasures");
+    if (erasures != NULL && !cJSON_IsBool(erasures))
+        return invalid(id, "invalid \"erasures\": ", "expected true or false");
+    if (cJSON_IsTrue(erasures) && !cJSON_IsTrue(first))
+        return invalid(id, "invalid \"erasures\": ",
+                       "it goes with \"first\": true (every change in full lists its "
+                       "erased equations already)");
     if (cJSON_IsTrue(first))
-        return first_instants(m, id);
+        return first_instants(m, id, cJSON_IsTrue(erasures));
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);

@@ -172,6 +172,46 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     run_free(&r);
 }
 
+/* --erasures: which equations the first instant erases, pair by pair --
+ * the papers' results (RR-9459: the clutch's e3, the Cup-and-Ball's k1 and
+ * k1.), the brake's valve equations, and the same list as --all. */
+Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--first", "--erasures");
+    expect(&r, 0);
+    contains(r.out, "  e3 is erased at the first instant when !gamma (1 pair)\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--erasures");
+    expect(&r, 0);
+    contains(r.out, "  k1 is erased at the first instant when gamma' (1 pair)\n");
+    contains(r.out, "  k1 (shift 1) is erased at the first instant when gamma' (1 pair)\n");
+    run_free(&r);
+    /* the brake at N = 12: ve1[k] exactly when valve k opens, 2^22 pairs each */
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--erasures", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *er = item(j, "erasures");
+    cr_assert_eq(cJSON_GetArraySize(er), 12);
+    const cJSON *e = cJSON_GetArrayItem(er, 6);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "ve1[7]");
+    cr_assert_eq(item(e, "shift")->valueint, 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "guard")), "!open[7] & open[7]'");
+    cr_assert_eq(item(e, "pairs")->valuedouble, 2048.0 * 2048.0);
+    cJSON_Delete(j);
+    run_free(&r);
+    /* without --erasures, no list; --erasures alone is a usage error */
+    r = RUN("modechange", MODEL("clutch.mel"), "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_null(item(j, "erasures"));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--all", "--erasures");
+    expect(&r, 2);
+    contains(r.err, "--erasures goes with --first");
+    run_free(&r);
+}
+
 Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
 {
     mdaed_proc p;
@@ -210,12 +250,17 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
     cr_assert_str_eq(rem.out, loc.out);
     run_free(&loc);
     run_free(&rem);
-    /* session/modechanges {first: true}: the worker's BDDs, the same JSON */
-    for (int json = 0; json < 2; json++) {
-        rem = json ? RUN("--server", addr, "modechange", MODEL("rldc2.mel"), "--first", "--json")
-                   : RUN("--server", addr, "modechange", MODEL("rldc2.mel"), "--first");
-        loc = json ? RUN("modechange", MODEL("rldc2.mel"), "--first", "--json")
-                   : RUN("modechange", MODEL("rldc2.mel"), "--first");
+    /* session/modechanges {first: true[, erasures: true]}: the worker's
+     * BDDs, the same JSON */
+    for (int k = 0; k < 4; k++) {
+        /* --first, then --json and --erasures or neither: a NULL ends the list */
+        const char *opts[3] = {k % 2 ? "--json" : NULL, k >= 2 ? "--erasures" : NULL, NULL};
+        if (opts[0] == NULL)
+            opts[0] = opts[1], opts[1] = NULL;
+        rem = run_args((const char *const[]){"--server", addr, "modechange", MODEL("rldc2.mel"),
+                                             "--first", opts[0], opts[1], NULL});
+        loc = run_args((const char *const[]){"modechange", MODEL("rldc2.mel"), "--first", opts[0],
+                                             opts[1], NULL});
         expect(&rem, 0);
         expect(&loc, 0);
         cr_assert_str_eq(rem.out, loc.out);

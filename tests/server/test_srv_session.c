@@ -624,6 +624,27 @@ Test(srv_session, analyze_with_modechanges_streams_every_pair_and_sums_them_up)
     all = cl_request(&c, 12, "session/modechanges", fp);
     cr_assert_eq(error_code(all), RPC_INVALID_PARAMS, "%s", cJSON_PrintUnformatted(all));
     cJSON_Delete(all);
+    /* {first: true, erasures: true}: and which equations each first
+     * instant erases; erasures without first, or not a boolean: -32602 */
+    fp = session_params(sid);
+    cJSON_AddTrueToObject(fp, "first");
+    cJSON_AddTrueToObject(fp, "erasures");
+    all = cl_request(&c, 13, "session/modechanges", fp);
+    cJSON *er = cJSON_GetObjectItem(result_of(all), "erasures");
+    cr_assert(cJSON_IsArray(er) && cJSON_GetArraySize(er) > 0, "%s",
+              cJSON_PrintUnformatted(all));
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetArrayItem(er, 0), "guard")));
+    cJSON_Delete(all);
+    for (int k = 0; k < 2; k++) {
+        fp = session_params(sid);
+        if (k == 0)
+            cJSON_AddTrueToObject(fp, "erasures");
+        else
+            cJSON_AddStringToObject(fp, "erasures", "yes");
+        all = cl_request(&c, 14 + k, "session/modechanges", fp);
+        cr_assert_eq(error_code(all), RPC_INVALID_PARAMS, "%s", cJSON_PrintUnformatted(all));
+        cJSON_Delete(all);
+    }
     cJSON_Delete(res);
     /* without modechanges nothing changes */
     cJSON *r = cl_request(&c, 9, "session/analyze", analyze_params(sid, false, NULL));

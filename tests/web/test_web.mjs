@@ -413,6 +413,10 @@ async function main(name) {
       assert(text.includes(`${want.pairs} changes`) && text.includes(`${want.counts.restart} need a restart`), `first instants: ${text}`);
       const view = await page.$eval('#change-all-view', (e) => e.textContent);
       assert(view.includes("restart when !open[1] & open[1]'"), `classes: ${view}`);
+      // which equations each first instant erases: ve1[k] when valve k opens
+      const erased = await page.$$eval('#change-all-view li.first-erasure', (es) => es.map((e) => e.textContent));
+      eq(erased.length, 12, 'one erased equation per valve');
+      assert(erased[6].includes("ve1[7] is erased at the first instant when !open[7] & open[7]'") && erased[6].includes('4194304 changes'), `erasures: ${erased[6]}`);
       await page.$eval('#change-all-view', (e) => e.scrollIntoView());
       await page.screenshot({ path: join(shots, 'brake_first_instants.png') });
     });

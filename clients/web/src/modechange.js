@@ -221,7 +221,7 @@ export class ModeChanges {
     } catch (e) {
       if (seq !== this.seq) return;
       // Past the enumeration's limits: the first instant of every change, on BDDs.
-      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true }).catch(() => null) : null;
+      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true, erasures: true }).catch(() => null) : null;
       if (seq !== this.seq) return;
       if (first !== null) this.showFirst(first, e.message);
       else this.allView.replaceChildren(el('p', { class: 'error', text: e instanceof RpcError ? e.message : `mdaed: ${e.message}` }));
@@ -249,15 +249,20 @@ export class ModeChanges {
     bump('changes');
   }
 
-  // session/modechanges {first: true}: the three classes of the first instants.
+  // session/modechanges {first: true, erasures: true}: the three classes of
+  // the first instants, and which equations each erases.
   showFirst(f, why) {
     const c = f.counts;
     const classes = Object.entries(f.classes).filter(([k]) => c[k] > 0)
       .map(([k, v]) => el('li', {}, `${k} when `, el('code', { class: 'formula', text: v.guard ?? '(a set too large to print)' })));
+    const erased = Array.isArray(f.erasures)
+      ? f.erasures.map((e) => el('li', { class: 'first-erasure' }, this.nameButton('equation', e), ' is erased at the first instant when ',
+        el('code', { class: 'formula', text: e.guard ?? '(a set too large to print)' }), ` (${e.pairs} changes)`))
+      : [el('li', { class: 'muted', text: `erased equations not computed: ${f.erasuresNotComputed ?? 'not asked'}` })];
     this.allView.replaceChildren(
       el('p', { class: 'muted', text: why }),
       el('p', { class: 'first-instants', text: `The first instant of ${f.pairs} changes, on BDDs: ${c.continuous} continuous, ${c.restart} need a restart, ${c.rejected} rejected there. Primed variables are after the change; a restart's later instants are not listed (pick one change above).` }),
-      el('ul', {}, ...classes));
+      el('ul', {}, ...classes), el('ul', {}, ...erased));
   }
 
   // A row of "Every change": its modes become the panel's and the Mode panel's.
