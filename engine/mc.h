@@ -249,9 +249,10 @@ MDAE_API int mc_guard_fixpoints(const mel_model *m /* borrowed */, mdae_diags *d
 /* ---- All changes (issue 13 section 3) --------------------------------------
  * Every pair (m-, m+) of different valid modes. The issue asks for this on
  * BDDs over two copies of the mode variables, without enumerating pairs;
- * that exists for the first instant only (mc_first_instants, below). The
- * whole of each change, for small models, is the enumeration here, and it
- * says so (mc_all.method = "enumeration"). */
+ * that exists for the first instant only (mc_first_instants, below: its
+ * classes, and which equations it erases). The whole of each change, for
+ * small models, is the enumeration here, and it says so (mc_all.method =
+ * "enumeration"). */
 typedef struct mc_pair {
     uint32_t from, to;   /* the modes as bit masks: bit k = mode variable k */
     mc_status status;

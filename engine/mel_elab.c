@@ -241,7 +241,26 @@ static bool base_is(elab *el, const char *name, mel__sym_kind kind)
 
 static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out);
 
-/* "x" or "x[1,2]" into buf (NAME_BUF bytes). */
+/* v in decimal at out (at most 20 characters, no NUL); its length. Not
+ * snprintf: every instance of every equation and variable is named here,
+ * and formatting was a third of elaborating the brake at N = 100. */
+static size_t put_int(char *out, long long v)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(out, p, n);
+    return n;
+}
+
+/* "x" or "x[1,2]" into buf (NAME_BUF bytes: the name and MAX_INDICES
+ * indices of at most 21 characters each fit). */
 static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *const *idx,
                          mdae_range where, const env *en, uint64_t seq, char *buf)
 {
@@ -256,7 +275,8 @@ static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *cons
         int rc = eval_int(el, idx[k], en, seq, &v);
         if (rc < 0)
             return rc;
-        len += (size_t)snprintf(buf + len, NAME_BUF - len, "%c%lld", k == 0 ? '[' : ',', v);
+        buf[len++] = k == 0 ? '[' : ',';
+        len += put_int(buf + len, v);
     }
     if (n > 0)
         buf[len++] = ']';

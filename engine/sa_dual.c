@@ -22,7 +22,14 @@
  * not fit, and the caller starts again on more bits. Why it is exact when it
  * returns true: the iteration only increases c and d; while every c is below
  * 2^(wk-1), c + sigma (sigma < 2^(wk-2)) cannot wrap, so every d computed
- * is exact, and it is checked before any c is derived from it. */
+ * is exact, and it is checked before any c is derived from it.
+ *
+ * Only what changed is recomputed: a column whose rows' c did not change
+ * keeps its d, a row whose matched column's d did not change keeps its c.
+ * Both maps are monotone, so this chaotic iteration from c = 0 reaches the
+ * same least fixpoint as sweeping everything each round (the canonical
+ * offsets), with much less work once few offsets still move (most of an
+ * edit's, issue 16). */
 static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *act, int w,
                      int wk)
 {
@@ -31,9 +38,13 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
     BDD *acc = sa__slots(c, (size_t)w);
     BDD *term = sa__slots(c, (size_t)w);
     BDD *zero = sa__slots(c, (size_t)w);
+    bool *col_dirty = sa__alloc(c, (size_t)r->n_var + 1);
+    bool *row_dirty = sa__alloc(c, (size_t)r->n_eq + 1);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        col_dirty[j] = true;
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
-    bool fits = true;
-    for (size_t it = 0; fits; it++) {
+    bool fits = true, moved = true;
+    for (size_t it = 0; fits && moved; it++) {
         if (it > bound) {
             mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
                            "internal error: the offsets did not converge");
@@ -41,6 +52,9 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
         }
         r->fpi_iterations = (int)it + 1;
         for (uint32_t j = 0; j < r->n_var && fits; j++) {
+            if (!col_dirty[j])
+                continue;
+            col_dirty[j] = false;
             sa__vconst(acc, wk, 0);
             for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
                 size_t e = mt->cedges[k];
@@ -48,13 +62,22 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
                 sa__vite(c, term, act[e], term, zero, wk);
                 sa__vmax(c, acc, acc, term, wk);
             }
-            sa__vcopy(&r->d[(size_t)j * w], acc, wk);
+            BDD *dj = &r->d[(size_t)j * w];
+            if (!sa__vsame(dj, acc, wk)) {
+                sa__vcopy(dj, acc, wk);
+                for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++)
+                    if (r->te[mt->cedges[k]] != bddfalse)
+                        row_dirty[r->edge_eq[mt->cedges[k]]] = true;
+            }
             fits = wk == w || acc[wk - 1] == bddfalse;
         }
         if (!fits)
             break;
-        bool changed = false;
+        moved = false;
         for (uint32_t i = 0; i < r->n_eq; i++) {
+            if (!row_dirty[i])
+                continue;
+            row_dirty[i] = false;
             sa__vconst(acc, wk, 0);
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
                 if (r->te[e] == bddfalse)
@@ -64,13 +87,13 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             }
             BDD *ci = &r->c[(size_t)i * w];
             if (!sa__vsame(ci, acc, wk)) {
-                changed = true;
+                moved = true;
                 sa__vcopy(ci, acc, wk);
+                for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+                    col_dirty[r->edge_v[e]] = true;
             }
         }
         sa__progress(c, "offsets", it, bound);
-        if (!changed)
-            break;
     }
     sa__release(c, mark);
     return fits;

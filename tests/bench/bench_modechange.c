@@ -12,6 +12,8 @@
  *   first MODEL N pairs seconds cold ratio classes   (mc_first_instants: the
  *        first instant of every change on BDDs, beside the cold all-modes
  *        analysis of the same model and the ratio)
+ *   erasures MODEL N pairs seconds cold ratio rows  (the same with which
+ *        equations each first instant erases: mc_options.first_erasures)
  *
  * Usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]
  *        [--first-model brake|building_compressible] [--phases]
@@ -188,6 +190,20 @@ static void first(const char *model, long long n)
     else
         printf("first %-24s N=%-4lld %s after %.3f s: %s\n", model, n, mdae_err_name(rc), t,
                why);
+    mc_first_free(f);
+    f = NULL;
+    /* The same with the erased equations of every pair (--erasures). */
+    mopt.first_erasures = true;
+    t0 = bench_now();
+    rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
+    t = bench_now() - t0;
+    if (rc == MDAE_OK && f->erasures_computed)
+        printf("erasures %-21s N=%-4lld %10.4g pairs %9.3f s  cold %8.3f s  ratio %6.1f  "
+               "(%zu rows erased in some pair)\n",
+               model, n, f->pairs, t, cold, t / cold, f->n_erasures);
+    else
+        printf("erasures %-21s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
+               rc == MDAE_OK ? f->erasures_why : mdae_err_name(rc));
     mc_first_free(f);
     mel_model_free(m);
 }
