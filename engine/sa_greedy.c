@@ -48,6 +48,156 @@
 
 #define T(f) sa__tmp(c, (f))
 
+/* ---- Rows every element of Y matches ---------------------------------------------
+ * A row that every column-perfect matching matches (in every mode) is kept
+ * at each of its turns and leaves Y as it is: its steps can be skipped, and
+ * on the brake that is all but one row per railcar. Which rows those are
+ * takes one walk over Y's nodes, when each row's edge variables occupy an
+ * interval of levels (its band) disjoint from the other rows' (the
+ * encoding's order, sa_encode.c; else nothing is skipped): a row can be
+ * left unmatched iff some path to true sets none of its edge variables,
+ * that is, an arc of Y skips its whole band, or a path enters the band and
+ * leaves it (or reaches true) through low arcs of its edge variables only.
+ * Each node lies in at most one band, so the walks inside the bands visit
+ * each node once in all. */
+
+typedef struct band {
+    int lo, hi;   /* levels of the row's first and last edge variables */
+    uint32_t eq;
+} band;
+
+static int band_cmp(const void *a, const void *b)
+{
+    const band *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static int level_of_node(BDD f) { return f < 2 ? 1 << 30 : bdd_var2level(bdd_var(f)); }
+
+/* The first band whose lo is > level (nb if none). */
+static uint32_t band_after(const band *bs, uint32_t nb, int level)
+{
+    uint32_t lo = 0, hi = nb;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (bs[mid].lo > level)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* A growable stack of nodes (sa__alloc blocks, freed with the context). */
+typedef struct nstack {
+    BDD *v;
+    size_t n, cap;
+} nstack;
+
+static void push(sa_ctx *c, nstack *s, BDD f)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        BDD *v = sa__alloc(c, cap * sizeof *v);
+        if (s->n)
+            memcpy(v, s->v, s->n * sizeof *v);
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = f;
+}
+
+/* always[i] := every element of y matches equation i (false where unsure). */
+static void always_matched(sa_ctx *c, BDD y, bool *always)
+{
+    const sa_result *r = c->r;
+    band *bs = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *bs);
+    uint32_t nb = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (r->eq_first[i] == r->eq_first[i + 1])
+            continue; /* no edge: never matched */
+        band b = {1 << 30, -1, i};
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            int l = bdd_var2level(r->edge_var[e]);
+            b.lo = l < b.lo ? l : b.lo;
+            b.hi = l > b.hi ? l : b.hi;
+        }
+        bs[nb++] = b;
+    }
+    qsort(bs, nb, sizeof *bs, band_cmp);
+    for (uint32_t k = 0; k + 1 < nb; k++)
+        if (bs[k].hi >= bs[k + 1].lo)
+            return; /* bands overlap: skip nothing */
+    if (y == bddfalse)
+        return;
+    int *diff = sa__alloc(c, ((size_t)nb + 2) * sizeof *diff);
+    bool *open = sa__alloc(c, (size_t)nb + 1); /* left unmatched by some path */
+    nstack frontier = {0}, todo = {0}, seen_list = {0};
+    unsigned char *seen = sa__seen(c);
+    /* Arcs: the root's (from level -1), then every node's. */
+    for (size_t q = 0; q <= seen_list.n; q++) {
+        BDD p = q == 0 ? bddfalse : seen_list.v[q - 1];
+        int lp = q == 0 ? -1 : level_of_node(p);
+        for (int side = 0; side < 2; side++) {
+            BDD ch = q == 0 ? (side == 0 ? y : bddfalse) : side == 0 ? bdd_low(p) : bdd_high(p);
+            if (ch == bddfalse)
+                continue;
+            int lq = level_of_node(ch);
+            uint32_t a = band_after(bs, nb, lp), b = a; /* bands skipped: [a, b) */
+            while (b < nb && bs[b].hi < lq)
+                b++;
+            if (a < b) {
+                diff[a]++;
+                diff[b]--;
+            }
+            if (b < nb && bs[b].lo <= lq && lq <= bs[b].hi && bs[b].lo > lp) {
+                push(c, &frontier, ch); /* enters band b: (node, band) pairs */
+                push(c, &frontier, (BDD)b);
+            }
+            if (ch >= 2 && !(seen[ch >> 3] >> (ch & 7) & 1)) {
+                seen[ch >> 3] |= (unsigned char)(1u << (ch & 7));
+                push(c, &seen_list, ch);
+            }
+        }
+    }
+    for (size_t k = 0; k < seen_list.n; k++)
+        seen[seen_list.v[k] >> 3] = 0;
+    int run = 0;
+    for (uint32_t k = 0; k < nb; k++) {
+        run += diff[k];
+        open[k] = run > 0;
+    }
+    /* Inside each band, from where paths enter it: low arcs of its edges. */
+    seen_list.n = 0;
+    for (size_t f = 0; f < frontier.n; f += 2) {
+        uint32_t k = (uint32_t)frontier.v[f + 1];
+        if (open[k])
+            continue;
+        todo.n = 0;
+        push(c, &todo, frontier.v[f]);
+        while (todo.n > 0 && !open[k]) {
+            BDD n = todo.v[--todo.n];
+            if (n < 2 || level_of_node(n) > bs[k].hi) {
+                open[k] = n != bddfalse;
+                continue;
+            }
+            if (seen[n >> 3] >> (n & 7) & 1)
+                continue;
+            seen[n >> 3] |= (unsigned char)(1u << (n & 7));
+            push(c, &seen_list, n);
+            int e = r->var_edge[bdd_var(n)];
+            bool own = e >= 0 && r->edge_eq[e] == bs[k].eq;
+            push(c, &todo, bdd_low(n));
+            if (!own)
+                push(c, &todo, bdd_high(n));
+        }
+    }
+    for (size_t k = 0; k < seen_list.n; k++)
+        seen[seen_list.v[k] >> 3] = 0;
+    for (uint32_t k = 0; k < nb; k++)
+        always[bs[k].eq] = !open[k];
+}
+
 /* The modes where equation i is left out, into lo[i] (n_eq slots). */
 static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps, BDD *lo)
 {
@@ -62,6 +212,8 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
     BDD *matched = sa__slots(c, 1);
+    bool *always = sa__alloc(c, (size_t)r->n_eq + 1);
+    always_matched(c, *y, always);
     /* The guards first: their memo's slots must outlive every step. */
     BDD *whens = sa__slots(c, n_steps + 1);
     sa__gmemo gm;
@@ -71,6 +223,10 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     for (size_t s = 0; s < n_steps; s++) {
         uint32_t i = steps[s].eq;
         MDAE_ASSERT(i < r->n_eq);
+        if (always[i]) { /* kept at every turn, Y as it is */
+            sa__put(&kept[i], bddtrue);
+            continue;
+        }
         size_t m2 = sa__mark(c);
         BDD when = whens[s];
         BDD turn = T(bdd_apply(T(bdd_and(when, r->chi_i[i])), taken[i], bddop_diff));
