@@ -21,17 +21,10 @@
  * (issue 16). */
 static void sb_int(mdae_buf *b, const char *before, long long v, const char *after)
 {
-    char tmp[24], *p = tmp + sizeof tmp;
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    if (v < 0)
-        *--p = '-';
+    char tmp[MDAE_INT_CHARS];
     if (before != NULL)
         mdae_buf_puts(b, before);
-    mdae_buf_put(b, p, (size_t)(tmp + sizeof tmp - p));
+    mdae_buf_put(b, tmp, mdae_put_int(tmp, v));
     if (after != NULL)
         mdae_buf_puts(b, after);
 }

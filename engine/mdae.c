@@ -71,6 +71,21 @@ char *mdae_strndup(const char *s, size_t n)
 
 char *mdae_strdup(const char *s) { return mdae_strndup(s, strlen(s)); }
 
+size_t mdae_put_int(char *out, long long v)
+{
+    char tmp[MDAE_INT_CHARS], *p = tmp + sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(out, p, n);
+    return n;
+}
+
 uint64_t mdae_hash(const void *p, size_t n)
 {
     const unsigned char *b = p;

@@ -111,6 +111,12 @@ MDAE_API _Noreturn void mdae__assert_fail(const char *cond, const char *file, in
  * keys (callers compare keys in full; the hash only spreads them). */
 MDAE_API uint64_t mdae_hash(const void *p, size_t n);
 
+/* v in decimal at out, which must have room for MDAE_INT_CHARS bytes (no
+ * NUL is written); returns its length. For the names and keys built by the
+ * tens of thousands on large models, where snprintf was most of the cost. */
+#define MDAE_INT_CHARS 20
+MDAE_API size_t mdae_put_int(char *out, long long v);
+
 /* ---- String builder -------------------------------------------------------
  * A growable NUL-terminated string for the engine's printers (S-expressions,
  * guards, DOT, cache keys). Out of memory is sticky, as in SQLite's StrAccum:

@@ -241,24 +241,6 @@ static bool base_is(elab *el, const char *name, mel__sym_kind kind)
 
 static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out);
 
-/* v in decimal at out (at most 20 characters, no NUL); its length. Not
- * snprintf: every instance of every equation and variable is named here,
- * and formatting was a third of elaborating the brake at N = 100. */
-static size_t put_int(char *out, long long v)
-{
-    char tmp[24], *p = tmp + sizeof tmp;
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    if (v < 0)
-        *--p = '-';
-    size_t n = (size_t)(tmp + sizeof tmp - p);
-    memcpy(out, p, n);
-    return n;
-}
-
 /* "x" or "x[1,2]" into buf (NAME_BUF bytes: the name and MAX_INDICES
  * indices of at most 21 characters each fit). */
 static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *const *idx,
@@ -276,7 +258,7 @@ static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *cons
         if (rc < 0)
             return rc;
         buf[len++] = k == 0 ? '[' : ',';
-        len += put_int(buf + len, v);
+        len += mdae_put_int(buf + len, v); /* not snprintf: every instance is named here */
     }
     if (n > 0)
         buf[len++] = ']';

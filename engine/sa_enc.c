@@ -347,6 +347,29 @@ void sa__leave(sa_ctx *c)
     }
 }
 
+int sa__run_on(const sa_result *r, const sa_options *opt, size_t max_cubes,
+               void (*fn)(sa_ctx *c, void *arg), void *arg)
+{
+    sa_ctx *c = mdae_malloc(sizeof *c);
+    if (c == NULL)
+        return MDAE_E_NOMEM;
+    sa__ctx_init(c, opt, NULL);
+    if (setjmp(c->jb)) {
+        int rc = c->rc;
+        sa__leave(c);
+        mdae_free(c);
+        return rc;
+    }
+    sa__enter(c);
+    c->r = (sa_result *)r; /* read only: fn must not change it */
+    c->care = r->chi_m;
+    c->max_cubes = max_cubes;
+    fn(c, arg);
+    sa__leave(c);
+    mdae_free(c);
+    return MDAE_OK;
+}
+
 unsigned char *sa__seen(sa_ctx *c)
 {
     size_t need = (size_t)bdd_getallocnum() / 8 + 1;

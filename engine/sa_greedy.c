@@ -107,8 +107,9 @@ static void push(sa_ctx *c, nstack *s, BDD f)
     s->v[s->n++] = f;
 }
 
-/* always[i] := every element of y matches equation i (false where unsure). */
-static void always_matched(sa_ctx *c, BDD y, bool *always)
+/* The bands of the rows that have edges, sorted by level, into *out (n
+ * rows); false if two overlap. */
+static bool make_bands(sa_ctx *c, band **out, uint32_t *n)
 {
     const sa_result *r = c->r;
     band *bs = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *bs);
@@ -127,23 +128,30 @@ static void always_matched(sa_ctx *c, BDD y, bool *always)
     qsort(bs, nb, sizeof *bs, band_cmp);
     for (uint32_t k = 0; k + 1 < nb; k++)
         if (bs[k].hi >= bs[k + 1].lo)
-            return; /* bands overlap: skip nothing */
-    if (y == bddfalse)
-        return;
-    int *diff = sa__alloc(c, ((size_t)nb + 2) * sizeof *diff);
-    bool *open = sa__alloc(c, (size_t)nb + 1); /* left unmatched by some path */
-    nstack frontier = {0}, todo = {0}, seen_list = {0};
+            return false;
+    *out = bs;
+    *n = nb;
+    return true;
+}
+
+/* Every arc of y (the root's from level -1, then each node's): open[k] for
+ * the bands some arc to a node other than false skips whole, and the
+ * (node, band) pairs where an arc enters a band from above, into
+ * *entries. */
+static void walk_arcs(sa_ctx *c, BDD y, const band *bs, uint32_t nb, bool *open, nstack *entries)
+{
+    int *diff = sa__alloc(c, ((size_t)nb + 2) * sizeof *diff); /* bands skipped, as runs */
+    nstack nodes = {0};
     unsigned char *seen = sa__seen(c);
-    /* Arcs: the root's (from level -1), then every node's. */
-    for (size_t q = 0; q <= seen_list.n; q++) {
-        BDD p = q == 0 ? bddfalse : seen_list.v[q - 1];
+    for (size_t q = 0; q <= nodes.n; q++) { /* nodes grows: breadth first */
+        BDD p = q == 0 ? bddfalse : nodes.v[q - 1];
         int lp = q == 0 ? -1 : level_of_node(p);
         for (int side = 0; side < 2; side++) {
             BDD ch = q == 0 ? (side == 0 ? y : bddfalse) : side == 0 ? bdd_low(p) : bdd_high(p);
             if (ch == bddfalse)
                 continue;
             int lq = level_of_node(ch);
-            uint32_t a = band_after(bs, nb, lp), b = a; /* bands skipped: [a, b) */
+            uint32_t a = band_after(bs, nb, lp), b = a; /* skipped: [a, b) */
             while (b < nb && bs[b].hi < lq)
                 b++;
             if (a < b) {
@@ -151,30 +159,37 @@ static void always_matched(sa_ctx *c, BDD y, bool *always)
                 diff[b]--;
             }
             if (b < nb && bs[b].lo <= lq && lq <= bs[b].hi && bs[b].lo > lp) {
-                push(c, &frontier, ch); /* enters band b: (node, band) pairs */
-                push(c, &frontier, (BDD)b);
+                push(c, entries, ch);
+                push(c, entries, (BDD)b);
             }
             if (ch >= 2 && !(seen[ch >> 3] >> (ch & 7) & 1)) {
                 seen[ch >> 3] |= (unsigned char)(1u << (ch & 7));
-                push(c, &seen_list, ch);
+                push(c, &nodes, ch);
             }
         }
     }
-    for (size_t k = 0; k < seen_list.n; k++)
-        seen[seen_list.v[k] >> 3] = 0;
+    for (size_t k = 0; k < nodes.n; k++)
+        seen[nodes.v[k] >> 3] = 0;
     int run = 0;
     for (uint32_t k = 0; k < nb; k++) {
         run += diff[k];
         open[k] = run > 0;
     }
-    /* Inside each band, from where paths enter it: low arcs of its edges. */
-    seen_list.n = 0;
-    for (size_t f = 0; f < frontier.n; f += 2) {
-        uint32_t k = (uint32_t)frontier.v[f + 1];
-        if (open[k])
-            continue;
+}
+
+/* Inside each band not yet open, from where arcs enter it: a path through
+ * low arcs of the row's own edge variables (any arc of the others) to a
+ * node below the band or to true opens it. */
+static void walk_bands(sa_ctx *c, const band *bs, bool *open, const nstack *entries)
+{
+    const sa_result *r = c->r;
+    nstack todo = {0}, visited = {0};
+    unsigned char *seen = sa__seen(c);
+    for (size_t f = 0; f < entries->n; f += 2) {
+        uint32_t k = (uint32_t)entries->v[f + 1];
         todo.n = 0;
-        push(c, &todo, frontier.v[f]);
+        if (!open[k])
+            push(c, &todo, entries->v[f]);
         while (todo.n > 0 && !open[k]) {
             BDD n = todo.v[--todo.n];
             if (n < 2 || level_of_node(n) > bs[k].hi) {
@@ -182,18 +197,30 @@ static void always_matched(sa_ctx *c, BDD y, bool *always)
                 continue;
             }
             if (seen[n >> 3] >> (n & 7) & 1)
-                continue;
+                continue; /* explored from another entry of the band */
             seen[n >> 3] |= (unsigned char)(1u << (n & 7));
-            push(c, &seen_list, n);
+            push(c, &visited, n);
             int e = r->var_edge[bdd_var(n)];
-            bool own = e >= 0 && r->edge_eq[e] == bs[k].eq;
             push(c, &todo, bdd_low(n));
-            if (!own)
+            if (e < 0 || r->edge_eq[e] != bs[k].eq)
                 push(c, &todo, bdd_high(n));
         }
     }
-    for (size_t k = 0; k < seen_list.n; k++)
-        seen[seen_list.v[k] >> 3] = 0;
+    for (size_t k = 0; k < visited.n; k++)
+        seen[visited.v[k] >> 3] = 0;
+}
+
+/* always[i] := every element of y matches equation i (false where unsure). */
+static void always_matched(sa_ctx *c, BDD y, bool *always)
+{
+    band *bs;
+    uint32_t nb;
+    if (y == bddfalse || !make_bands(c, &bs, &nb))
+        return; /* nothing to answer for, or bands overlap: skip nothing */
+    bool *open = sa__alloc(c, (size_t)nb + 1); /* some element leaves it unmatched */
+    nstack entries = {0};
+    walk_arcs(c, y, bs, nb, open, &entries);
+    walk_bands(c, bs, open, &entries);
     for (uint32_t k = 0; k < nb; k++)
         always[bs[k].eq] = !open[k];
 }
@@ -387,7 +414,6 @@ typedef struct greedy_job {
     size_t budget;
     BDD *lo;        /* n_eq, referenced by the caller once computed */
     uint32_t item;  /* the cover's equation */
-    size_t max_cubes;
     sa_set *out;
     double *count;
 } greedy_job;
@@ -403,8 +429,9 @@ static void on_bdds(sa_ctx *c, void *arg)
     left_out_bdds(c, a->j->steps, a->j->n_steps, a->lo);
 }
 
-static void compute(sa_ctx *c, greedy_job *j)
+static void compute(sa_ctx *c, void *arg)
 {
+    greedy_job *j = arg;
     BDD *lo = sa__slots(c, (size_t)c->r->n_eq + 1);
     bdd_args a = {j, lo};
     bool few = sa__count_modes(c, c->r, c->r->singular) <= GREEDY_ENUMERATE;
@@ -416,36 +443,14 @@ static void compute(sa_ctx *c, greedy_job *j)
         j->lo[i] = lo[i] >= 2 ? bdd_addref(lo[i]) : lo[i]; /* outlives the context */
 }
 
-static void cover(sa_ctx *c, greedy_job *j)
+static void cover(sa_ctx *c, void *arg)
 {
+    greedy_job *j = arg;
     BDD f = j->lo[j->item];
     j->count[j->item] = sa__count_modes(c, c->r, f);
     sa__care cs;
     sa__care_init(c, c->r, c->r->chi_m, &cs);
     sa__set_of_care(c, c->r, f, &cs, &j->out[j->item]);
-}
-
-static int run(const sa_result *r, const sa_options *opt, greedy_job *j,
-               void (*fn)(sa_ctx *c, greedy_job *j))
-{
-    sa_ctx *c = mdae_malloc(sizeof *c);
-    if (c == NULL)
-        return MDAE_E_NOMEM;
-    sa__ctx_init(c, opt, NULL);
-    if (setjmp(c->jb)) {
-        int rc = c->rc;
-        sa__leave(c);
-        mdae_free(c);
-        return rc;
-    }
-    sa__enter(c);
-    c->r = (sa_result *)r; /* read only here */
-    c->care = r->chi_m;
-    c->max_cubes = j->max_cubes;
-    fn(c, j);
-    sa__leave(c);
-    mdae_free(c);
-    return MDAE_OK;
 }
 
 int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
@@ -465,17 +470,17 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     int method = opt != NULL ? opt->method : SA_METHOD_AUTO;
     size_t budget = opt != NULL && opt->implicit_budget > 0 ? opt->implicit_budget
                                                             : GREEDY_BUDGET;
-    greedy_job j = {steps, n_steps, method, budget, lo, 0, max_cubes, out, count};
+    greedy_job j = {steps, n_steps, method, budget, lo, 0, out, count};
     sa_options progress = {0};
     if (opt != NULL) {
         progress.progress = opt->progress;
         progress.progress_ctx = opt->progress_ctx;
     }
-    int rc = run(r, &progress, &j, compute);
+    int rc = sa__run_on(r, &progress, max_cubes, compute, &j);
     for (uint32_t i = 0; i < r->n_eq && rc == MDAE_OK; i++) {
         j.item = i;
         count[i] = -1;
-        rc = run(r, NULL, &j, cover);
+        rc = sa__run_on(r, NULL, max_cubes, cover, &j);
         if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
             sa__set_close(&out[i]);
             rc = MDAE_OK;

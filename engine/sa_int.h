@@ -181,6 +181,13 @@ bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *a
 /* BDD nodes BuDDy produced since the analysis started (what budgets count). */
 long sa__produced(void);
 bool sa__running(void);
+/* An entry point's frame over a finished result r (read only): a context
+ * armed on opt (may be NULL), its care set r's valid modes and its covers'
+ * limit max_cubes (0: SA_MAX_CUBES); fn(c, arg) runs inside it. Its code:
+ * MDAE_OK, or the code a failure inside fn jumped with (everything fn had
+ * in slots and temporaries released). */
+int sa__run_on(const sa_result *r, const sa_options *opt, size_t max_cubes,
+               void (*fn)(sa_ctx *c, void *arg), void *arg);
 /* A bitmap of a bit per node of BuDDy's table, all zero: the caller must
  * leave it so (clear the bits it set) before it is asked again. The
  * context's own, grown with the table: a block-by-block analysis walks

@@ -270,29 +270,28 @@ int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
     return MDAE_OK;
 }
 
+typedef struct count_job {
+    uint32_t k;
+    bool value;
+    double *out;
+} count_job;
+
+static void count_one(sa_ctx *c, void *arg)
+{
+    count_job *j = arg;
+    const sa_result *r = c->r;
+    BDD lit = j->value ? bdd_ithvar(r->mode_var[j->k]) : bdd_nithvar(r->mode_var[j->k]);
+    *j->out = sa__count_modes(c, r, T(bdd_and(r->chi_m, lit)));
+}
+
 int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out)
 {
     if (r == NULL || out == NULL || k >= r->n_modes)
         return MDAE_E_INVAL;
     if (!sa__running())
         return MDAE_E_STATE;
-    sa_ctx *c = mdae_malloc(sizeof *c);
-    if (c == NULL)
-        return MDAE_E_NOMEM;
-    sa__ctx_init(c, NULL, NULL);
-    if (setjmp(c->jb)) {
-        int rc = c->rc;
-        sa__leave(c);
-        mdae_free(c);
-        return rc;
-    }
-    sa__enter(c);
-    BDD lit = value ? bdd_ithvar(r->mode_var[k]) : bdd_nithvar(r->mode_var[k]);
-    double n = sa__count_modes(c, r, T(bdd_and(r->chi_m, lit)));
-    sa__leave(c);
-    mdae_free(c);
-    *out = n;
-    return MDAE_OK;
+    count_job j = {k, value, out};
+    return sa__run_on(r, NULL, 0, count_one, &j);
 }
 
 /* ---- Three classes of the valid modes (sa_result_partition) ---------------- */
@@ -324,15 +323,23 @@ static BDD partition_class(sa_ctx *c, const sa_result *r, int k)
     return T(bdd_and(r->singular, k == 2 ? bdd_not(covered) : covered));
 }
 
+typedef struct partition_job {
+    int k;
+    sa_set *out;
+    double *count;
+} partition_job;
+
 /* Class k's size, then its set (which may fail past SA_MAX_CUBES: the size
  * is written first). */
-static void partition_one(sa_ctx *c, const sa_result *r, int k, sa_set *out, double *count)
+static void partition_one(sa_ctx *c, void *arg)
 {
-    BDD f = partition_class(c, r, k);
-    *count = sa__count_modes(c, r, f);
+    partition_job *j = arg;
+    const sa_result *r = c->r;
+    BDD f = partition_class(c, r, j->k);
+    *j->count = sa__count_modes(c, r, f);
     sa__care cs;
     sa__care_init(c, r, r->chi_m, &cs);
-    sa__set_of_care(c, r, f, &cs, out);
+    sa__set_of_care(c, r, f, &cs, j->out);
 }
 
 int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3], double count[3])
@@ -344,29 +351,13 @@ int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3], dou
     memset(out, 0, 3 * sizeof *out);
     int rc = MDAE_OK;
     for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
-        sa_ctx *c = mdae_malloc(sizeof *c);
-        if (c == NULL) {
-            rc = MDAE_E_NOMEM;
-            break;
-        }
-        sa__ctx_init(c, NULL, NULL);
-        if (setjmp(c->jb)) {
-            rc = c->rc;
-            sa__leave(c);
-            mdae_free(c);
-            sa__set_close(&out[k]);
-            if (rc == MDAE_E_LIMIT) /* too many cubes: left empty, size known */
-                rc = MDAE_OK;
-            continue;
-        }
-        sa__enter(c);
-        c->r = (sa_result *)r; /* read only here */
-        c->care = r->chi_m;
-        c->max_cubes = max_cubes;
         count[k] = -1;
-        partition_one(c, r, k, &out[k], &count[k]);
-        sa__leave(c);
-        mdae_free(c);
+        partition_job j = {k, &out[k], &count[k]};
+        rc = sa__run_on(r, NULL, max_cubes, partition_one, &j);
+        if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
+            sa__set_close(&out[k]);
+            rc = MDAE_OK;
+        }
     }
     if (rc != MDAE_OK)
         for (int k = 0; k < 3; k++)

@@ -285,6 +285,22 @@ static void tight_restore(void *arg)
     t->frame = NULL;
 }
 
+/* Before rounds: the single-mode path's frame over r (edges ranked by
+ * level, so that its choice is the BDDs' lexicographic one), and what
+ * tight_restore undoes when they end, normally or by a jump. */
+static void open_rounds(sa_ctx *c, tight_state *t)
+{
+    const sa_result *r = c->r;
+    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
+    for (size_t e = 0; e < r->n_edges; e++)
+        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
+    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &t->frame);
+    if (rc < 0)
+        sa__fail(c, rc);
+    c->tight_depth++;
+    sa__push_cleanup(c, tight_restore, t);
+}
+
 /* Add the one-bit function f to the w-bit vector acc. */
 static void count_in(sa_ctx *c, BDD *acc, BDD f, int w)
 {
@@ -423,14 +439,7 @@ static void tight_rounds(sa_ctx *c, void *arg)
     tight_state *t = arg;
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
-    for (size_t e = 0; e < r->n_edges; e++)
-        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
-    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &t->frame);
-    if (rc < 0)
-        sa__fail(c, rc);
-    c->tight_depth++;
-    sa__push_cleanup(c, tight_restore, t);
+    open_rounds(c, t);
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1), *te = sa__slots(c, r->n_edges + 1);
     sa__put(rest, r->chi_m);
     BDD *sing = sa__slots(c, 1), *tmax = sa__slots(c, r->n_edges + 1);
@@ -573,14 +582,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     seeded_state *s = arg;
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
-    for (size_t e = 0; e < r->n_edges; e++)
-        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
-    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &s->t.frame);
-    if (rc < 0)
-        sa__fail(c, rc);
-    c->tight_depth++;
-    sa__push_cleanup(c, tight_restore, &s->t);
+    open_rounds(c, &s->t);
     uint32_t limit = r->n_eq / 8 > SEEDED_BLOCK_ROWS ? r->n_eq / 8 : SEEDED_BLOCK_ROWS;
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1);
     BDD *te = sa__slots(c, r->n_edges + 1), *tight = sa__slots(c, r->n_edges + 1);
