@@ -612,9 +612,9 @@ static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
 }
 
 /* Whether no block has more than max equations. */
-static bool blocks_within(const sa_result *r, const uint32_t *block_of_eq, uint32_t nb,
-                          uint32_t max, sa_ctx *c)
+static bool blocks_within(sa_ctx *c, const uint32_t *block_of_eq, uint32_t nb, uint32_t max)
 {
+    const sa_result *r = c->r;
     uint32_t *rows = sa__alloc(c, ((size_t)nb + 1) * sizeof *rows);
     memset(rows, 0, ((size_t)nb + 1) * sizeof *rows);
     for (uint32_t i = 0; i < r->n_eq; i++)
@@ -633,7 +633,7 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
     bool *in_union = sa__alloc(c, w->n_edges + 1);
     if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb))
         return false;
-    if (c->max_block_rows > 0 && !blocks_within(w, block_of_eq, nb, c->max_block_rows, c))
+    if (c->max_block_rows > 0 && !blocks_within(c, block_of_eq, nb, c->max_block_rows))
         return false;
     /* Members of each block, in model order (counting sort). */
     uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);

@@ -281,6 +281,7 @@ static void tight_restore(void *arg)
     t->r->chi_m = t->chi_m;
     t->c->tight_depth--;
     t->c->no_max = false;
+    t->c->max_block_rows = 0;
     sm_frame_free(t->frame);
     t->frame = NULL;
 }
@@ -511,7 +512,7 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
 
 /* A tight graph's blocks must have at most this many equations (or the
  * model's eighth, if more) for a round to go on: the largest measured that
- * paid, the brake's, have 8; the building's union of tight edges is one
+ * paid, the brake's, have 9; the building's union of tight edges is one
  * block of nearly every equation, whose matchings cost a third of a cold
  * analysis and cover only part of the modes. */
 #define SEEDED_BLOCK_ROWS 64
@@ -592,13 +593,11 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int round = 0; round < SEEDED_ROUNDS && *rest != bddfalse; round++) {
         size_t m2 = sa__mark(c);
-        BDD *cv = s->hc;
-        size_t stride = (size_t)s->wh;
+        BDD *cv = s->hc; /* round 0: the hint as it is */
         int wv = s->wv;
         if (round > 0 && !sampled_shift(c, s, &seed, &p, rest, &cv, &wv))
             break;
-        stride = round > 0 ? (size_t)wv : stride;
-        tight_edges_vec(c, cv, stride, wv, tight);
+        tight_edges_vec(c, cv, round > 0 ? (size_t)wv : (size_t)s->wh, wv, tight);
         c->max_block_rows = limit;
         bool split = tight_solve(c, tight, rest, ok, te);
         c->max_block_rows = 0;
