@@ -616,7 +616,6 @@ static bool blocks_within(sa_ctx *c, const uint32_t *block_of_eq, uint32_t nb, u
 {
     const sa_result *r = c->r;
     uint32_t *rows = sa__alloc(c, ((size_t)nb + 1) * sizeof *rows);
-    memset(rows, 0, ((size_t)nb + 1) * sizeof *rows);
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (block_of_eq[i] != UINT32_MAX && ++rows[block_of_eq[i]] > max)
             return false;
