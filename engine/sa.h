@@ -169,6 +169,9 @@ typedef struct sa_method_info {
                               of sampled modes (engine/sa_tight.c) */
     bool seeded_tight; /* the primal was the tight graphs of the hint's
                           offsets alone (sa_options.seeded) */
+    uint32_t blocks_learned; /* of the blocks solved by tight graphs, those
+                                whose offsets were learned from sampled
+                                modes, mode by mode (engine/sa_tight.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -402,6 +402,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
          * narrower (sa__hard_part may start the analysis again). */
         bool tight = sa__tight_primal(c, local_tmax);
         w->blocks_tight += tight;
+        w->blocks_learned += tight && r->blocks_learned > 0;
         if (!tight) {
             sa__hard_part(c);
             implicit_primal(c, local_tmax);

@@ -155,17 +155,24 @@ static void *grow(sa_ctx *c, void *p, size_t *cap, size_t n, size_t size)
 
 /* ---- S and the valid assignments -------------------------------------------------- */
 
-/* Mark the mode variables f depends on. Not bdd_support: BuDDy 2.4 keeps
- * its support buffer across bdd_done / bdd_init and overruns it when the
- * next manager has more variables (seen under valgrind). A walk over the
- * nodes instead, each node once (seen: a bitmap over the node table). */
-typedef struct walk {
-    unsigned char *seen; /* the context's (sa__seen), cleared after use */
-    BDD *stack, *visited;
-    size_t cap, n_visited, cap_visited;
-} walk;
+/* Walks over nodes (sa_int.h says why not bdd_support). */
+void sa__walk_init(sa_ctx *c, sa__walk *w)
+{
+    w->seen = sa__seen(c);
+    w->cap = w->cap_visited = 64;
+    w->n_visited = 0;
+    w->stack = sa__alloc(c, w->cap * sizeof *w->stack);
+    w->visited = sa__alloc(c, w->cap_visited * sizeof *w->visited);
+}
 
-static void mark_support(sa_ctx *c, BDD f, bool *in_s, walk *w)
+void sa__walk_done(sa__walk *w)
+{
+    for (size_t k = 0; k < w->n_visited; k++)
+        w->seen[w->visited[k] >> 3] = 0;
+    w->n_visited = 0;
+}
+
+void sa__walk_modes(sa_ctx *c, sa__walk *w, BDD f, bool *in)
 {
     const sa_result *r = c->r;
     size_t top = 0;
@@ -184,7 +191,7 @@ static void mark_support(sa_ctx *c, BDD f, bool *in_s, walk *w)
         w->visited[w->n_visited++] = g;
         int k = r->var_mode[bdd_var(g)];
         if (k >= 0)
-            in_s[k] = true;
+            in[k] = true;
         if (top + 2 > w->cap) { /* the old block is freed with the context */
             BDD *bigger = sa__alloc(c, 2 * w->cap * sizeof *bigger);
             memcpy(bigger, w->stack, top * sizeof *bigger);
@@ -202,24 +209,24 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
     plan->valid_s = sa__slots(c, 1);
     size_t mark = sa__mark(c);
     bool *in_s = sa__alloc(c, (size_t)r->n_modes + 1);
-    walk w = {sa__seen(c), NULL, NULL, 64, 0, 64};
-    w.stack = sa__alloc(c, w.cap * sizeof *w.stack);
-    w.visited = sa__alloc(c, w.cap_visited * sizeof *w.visited);
+    sa__walk w;
+    sa__walk_init(c, &w);
     for (uint32_t i = 0; i < r->n_eq; i++)
-        mark_support(c, r->chi_i[i], in_s, &w);
+        sa__walk_modes(c, &w, r->chi_i[i], in_s);
     for (uint32_t j = 0; j < r->n_var; j++)
-        mark_support(c, r->chi_j[j], in_s, &w);
+        sa__walk_modes(c, &w, r->chi_j[j], in_s);
     for (size_t e = 0; e < r->n_edges; e++) {
-        mark_support(c, r->chi_e[e], in_s, &w);
+        sa__walk_modes(c, &w, r->chi_e[e], in_s);
         for (int b = 0; b < r->w_sigma; b++)
-            mark_support(c, r->sigma[e * (size_t)r->w_sigma + b], in_s, &w);
+            sa__walk_modes(c, &w, r->sigma[e * (size_t)r->w_sigma + b], in_s);
     }
     /* P is chi_m with the mode variables outside S quantified: only those
-     * it depends on (a block of a large model reads a few of its many). */
+     * it depends on (a block of a large model reads a few of its many).
+     * The walk goes on from the nodes above: one they shared is not walked
+     * again, but all its variables are in S already. */
     bool *in_m = sa__alloc(c, (size_t)r->n_modes + 1);
-    mark_support(c, r->chi_m, in_m, &w);
-    for (size_t k = 0; k < w.n_visited; k++)
-        w.seen[w.visited[k] >> 3] = 0;
+    sa__walk_modes(c, &w, r->chi_m, in_m);
+    sa__walk_done(&w);
     int *others = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *others);
     uint32_t n_s = 0, n_others = 0;
     for (uint32_t k = 0; k < r->n_modes; k++) {

@@ -110,6 +110,7 @@ struct sa_result {
     bool reordered;          /* rows in Cuthill-McKee's order after
                                 sa__hard_part asked for it */
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
+    uint32_t blocks_learned; /* of those, by offsets learned from samples */
 };
 
 typedef struct sa_ctx {
@@ -188,6 +189,21 @@ bool sa__running(void);
  * in slots and temporaries released). */
 int sa__run_on(const sa_result *r, const sa_options *opt, size_t max_cubes,
                void (*fn)(sa_ctx *c, void *arg), void *arg);
+/* Walks over BDD nodes, each node once until sa__walk_done (sa_enum.c; its
+ * bitmap is the context's, sa__seen: one walk at a time). Not bdd_support:
+ * BuDDy 2.4 keeps its support buffer across bdd_done / bdd_init and
+ * overruns it when the next manager has more variables (seen under
+ * valgrind). */
+typedef struct sa__walk {
+    unsigned char *seen;
+    BDD *stack, *visited;
+    size_t cap, n_visited, cap_visited;
+} sa__walk;
+void sa__walk_init(sa_ctx *c, sa__walk *w);
+/* in[k] := true for the mode variables k of f's nodes not walked before. */
+void sa__walk_modes(sa_ctx *c, sa__walk *w, BDD f, bool *in);
+/* Forget the walked nodes (the bitmap clean again). */
+void sa__walk_done(sa__walk *w);
 /* A bitmap of a bit per node of BuDDy's table, all zero: the caller must
  * leave it so (clear the bits it set) before it is asked again. The
  * context's own, grown with the table: a block-by-block analysis walks

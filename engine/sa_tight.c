@@ -87,6 +87,13 @@
  * its whole implicit primal). Not asked under SA_METHOD_TIGHT (tests). */
 #define TIGHT_PROBES 16
 
+/* A tight graph's blocks must have at most this many equations (or the
+ * model's eighth, if more) for a seeded or learned round to go on: the
+ * largest measured that paid, the brake's, have 9; the building's union
+ * of tight edges is one block of nearly every equation, whose matchings
+ * cost a third of a cold analysis and cover only part of the modes. */
+#define SEEDED_BLOCK_ROWS 64
+
 /* A sampled mode: what is active in it and the edges' orders (-1:
  * inactive), as the single-mode path takes them. */
 typedef struct probe {
@@ -103,16 +110,13 @@ static void probe_init(sa_ctx *c, probe *p)
     p->sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *p->sigma);
 }
 
-/* A valid mode of r (r->chi_m not false) into p, and the answer of the
- * single-mode path in it into *v (borrowed from frame). */
-static void sample_mode(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p,
-                        const sm_mode **v)
+/* The answer of the single-mode path in the mode p->mode into *v (borrowed
+ * from frame). */
+static void solve_probe(sa_ctx *c, sm_frame *frame, probe *p, const sm_mode **v)
 {
     const sa_result *r = c->r;
     bool *mode = p->mode, *eq_active = p->eq_active, *var_active = p->var_active;
     int *sigma = p->sigma;
-    int rc = sa_result_sample_mode(r, seed, mode);
-    MDAE_ASSERT(rc == MDAE_OK);
     for (uint32_t i = 0; i < r->n_eq; i++)
         eq_active[i] = sa__eval(r, r->chi_i[i], mode);
     for (uint32_t j = 0; j < r->n_var; j++)
@@ -121,9 +125,18 @@ static void sample_mode(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p,
         sigma[e] = !sa__eval(r, r->chi_e[e], mode)
                        ? -1
                        : (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode);
-    rc = sm_frame_solve(frame, eq_active, var_active, sigma, v);
+    int rc = sm_frame_solve(frame, eq_active, var_active, sigma, v);
     if (rc < 0)
         sa__fail(c, rc);
+}
+
+/* A valid mode of r (r->chi_m not false) into p, and its answer as above. */
+static void sample_mode(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p,
+                        const sm_mode **v)
+{
+    int rc = sa_result_sample_mode(c->r, seed, p->mode);
+    MDAE_ASSERT(rc == MDAE_OK);
+    solve_probe(c, frame, p, v);
 }
 
 /* tight[e] (n_edges slots) := the modes where edge e is active and
@@ -196,8 +209,15 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
     r->chi_e = tight;
     r->chi_m = *rest;
     c->no_max = true;
+    /* How the round's blocks were solved is the round's business: the
+     * result reports how its own blocks were (sa_method_info). */
+    sa_result before = *r;
     sa__bsol b;
     bool split = sa__blocks_solve(c, &b);
+    r->enumerated_modes = before.enumerated_modes;
+    r->blocks_fell_back = before.blocks_fell_back;
+    r->blocks_tight = before.blocks_tight;
+    r->max_by_cofactors = before.max_by_cofactors;
     c->no_max = no_max;
     r->chi_e = chi_e;
     r->chi_m = chi_m;
@@ -229,7 +249,34 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
 
 /* Whether the rounds are worth trying (TIGHT_PROBES); off gets the first
  * probe's offsets. */
-static bool promising(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, int *off)
+/* Nonsingular sampled modes and their canonical offsets (learned_rounds). */
+typedef struct samples {
+    uint32_t n, cap;
+    bool *modes; /* cap * n_modes */
+    int *c;      /* cap * n_eq, >= 0 */
+} samples;
+
+static void samples_init(sa_ctx *c, samples *sm, uint32_t cap)
+{
+    const sa_result *r = c->r;
+    sm->n = 0;
+    sm->cap = cap;
+    sm->modes = sa__alloc(c, (size_t)cap * r->n_modes + 1);
+    sm->c = sa__alloc(c, ((size_t)cap * r->n_eq + 1) * sizeof *sm->c);
+}
+
+static void samples_add(const sa_result *r, samples *sm, const bool *mode, const sm_mode *v)
+{
+    if (sm == NULL || sm->n == sm->cap || v->singular)
+        return;
+    memcpy(&sm->modes[(size_t)sm->n * r->n_modes], mode, r->n_modes);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        sm->c[(size_t)sm->n * r->n_eq + i] = v->c[i] > 0 ? v->c[i] : 0;
+    sm->n++;
+}
+
+static bool promising(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, int *off,
+                      samples *sm)
 {
     const sa_result *r = c->r;
     bool forced = c->opt != NULL && c->opt->method == SA_METHOD_TIGHT;
@@ -242,6 +289,7 @@ static bool promising(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, int 
             break;
         const sm_mode *v;
         sample_mode(c, frame, seed, p, &v);
+        samples_add(r, sm, p->mode, v);
         if (v->singular)
             continue;
         bool equal = true;
@@ -432,6 +480,159 @@ static bool singular_round(sa_ctx *c, tight_state *t, sm_frame *frame, const pro
     return covered;
 }
 
+/* ---- Offsets learned from samples ---------------------------------------------
+ * When the probes disagree (the brake: every valve changes its railcar's
+ * offsets), the offsets are often still local: c_i depends only on the mode
+ * variables near equation i -- those its own guard and the guards and
+ * orders of the edges of its variables read (L_i). Then the samples say
+ * c_i for each assignment of L_i they met, and one function per equation
+ * (a table over L_i, the most common value where no sample went) gives
+ * offsets for every mode at once. A sample that disagrees with another on
+ * the same assignment of L_i shows that c_i is not local: the rounds stop.
+ * Whatever the table says, the round is exact (the top of the file): it
+ * covers the modes where those offsets are optimal; further rounds sample
+ * the modes left. */
+
+#define LEARN_SAMPLES 64 /* samples kept in all */
+#define LEARN_LOCAL 6    /* |L_i| beyond which the rounds stop */
+#define LEARN_ROUNDS 4
+#define LEARN_MORE 4     /* samples added per further round */
+
+/* The local variables L_i of every equation, as lists: loc[i * LEARN_LOCAL
+ * ...], n_loc[i]. False if some equation reads more than LEARN_LOCAL. */
+static bool locals(sa_ctx *c, uint32_t *loc, uint32_t *n_loc)
+{
+    const sa_result *r = c->r;
+    bool *in = sa__alloc(c, (size_t)r->n_modes + 1);
+    bool *col = sa__alloc(c, ((size_t)r->n_var + 1) * r->n_modes + 1); /* per column */
+    size_t *first, *edges;
+    sa__columns(c, &first, &edges);
+    sa__walk w;
+    sa__walk_init(c, &w);
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        bool *cj = &col[(size_t)j * r->n_modes];
+        for (size_t k = first[j]; k < first[j + 1]; k++) {
+            size_t e = edges[k];
+            sa__walk_modes(c, &w, r->chi_e[e], cj);
+            for (int b = 0; b < r->w_sigma; b++)
+                sa__walk_modes(c, &w, r->sigma[e * (size_t)r->w_sigma + b], cj);
+        }
+        sa__walk_done(&w);
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        memset(in, 0, r->n_modes);
+        sa__walk_modes(c, &w, r->chi_i[i], in);
+        sa__walk_done(&w);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+            for (uint32_t k = 0; k < r->n_modes; k++)
+                in[k] = in[k] || col[(size_t)r->edge_v[e] * r->n_modes + k];
+        n_loc[i] = 0;
+        for (uint32_t k = 0; k < r->n_modes; k++) {
+            if (!in[k])
+                continue;
+            if (n_loc[i] == LEARN_LOCAL)
+                return false;
+            loc[(size_t)i * LEARN_LOCAL + n_loc[i]++] = k;
+        }
+    }
+    return true;
+}
+
+/* The learned offsets (wv bits each, stride wv) into cv, *wv their width;
+ * false if two samples disagree on some equation's local assignment. */
+static bool learned_offsets(sa_ctx *c, const samples *sm, const uint32_t *loc,
+                            const uint32_t *n_loc, BDD **cv, int *wv)
+{
+    const sa_result *r = c->r;
+    enum { KEYS = 1 << LEARN_LOCAL };
+    int top = 0;
+    for (size_t q = 0; q < (size_t)sm->n * r->n_eq; q++)
+        top = sm->c[q] > top ? sm->c[q] : top;
+    *wv = sa__vbits((unsigned long long)top);
+    *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
+    int table[KEYS], votes[KEYS];
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        const uint32_t *li = &loc[(size_t)i * LEARN_LOCAL];
+        uint32_t nk = 1u << n_loc[i];
+        for (uint32_t k = 0; k < nk; k++)
+            table[k] = -1, votes[k] = 0;
+        int best = 0, best_votes = 0;
+        for (uint32_t s = 0; s < sm->n; s++) {
+            const bool *mode = &sm->modes[(size_t)s * r->n_modes];
+            uint32_t key = 0;
+            for (uint32_t a = 0; a < n_loc[i]; a++)
+                key |= (uint32_t)mode[li[a]] << a;
+            int v = sm->c[(size_t)s * r->n_eq + i];
+            if (table[key] >= 0 && table[key] != v)
+                return false; /* not local */
+            table[key] = v;
+            if (++votes[key] > best_votes)
+                best = v, best_votes = votes[key];
+        }
+        BDD *ci = &(*cv)[(size_t)i * (size_t)*wv];
+        for (uint32_t k = 0; k < nk; k++) {
+            unsigned v = (unsigned)(table[k] >= 0 ? table[k] : best);
+            if (v == 0)
+                continue;
+            size_t mark = sa__mark(c);
+            BDD cube = bddtrue;
+            for (uint32_t a = 0; a < n_loc[i]; a++) {
+                BDD lit = bdd_ithvar(r->mode_var[li[a]]);
+                cube = T(bdd_and(cube, (k >> a) & 1u ? lit : T(bdd_not(lit))));
+            }
+            for (int b = 0; b < *wv; b++)
+                if ((v >> b) & 1u)
+                    sa__put(&ci[b], bdd_or(ci[b], cube));
+            sa__release(c, mark);
+        }
+    }
+    return true;
+}
+
+/* Rounds with learned offsets over *rest (after the probes of sm), adding
+ * what they cover to *ok and te; stop at the first round that covers
+ * nothing or finds the offsets not local. Whether they covered it all. */
+static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *seed, probe *p,
+                           BDD *rest, BDD *ok, BDD *te)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    uint32_t *loc = sa__alloc(c, ((size_t)r->n_eq * LEARN_LOCAL + 1) * sizeof *loc);
+    uint32_t *n_loc = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *n_loc);
+    if (sm->n == 0 || !locals(c, loc, n_loc)) {
+        sa__release(c, mark);
+        return false;
+    }
+    uint32_t limit = r->n_eq / 8 > SEEDED_BLOCK_ROWS ? r->n_eq / 8 : SEEDED_BLOCK_ROWS;
+    BDD *tight = sa__slots(c, r->n_edges + 1);
+    for (int round = 0; round < LEARN_ROUNDS && *rest != bddfalse; round++) {
+        for (int k = 0; round > 0 && k < LEARN_MORE; k++) { /* from the modes left */
+            const sm_mode *v;
+            r->chi_m = *rest;
+            sample_mode(c, t->frame, seed, p, &v);
+            r->chi_m = t->chi_m;
+            samples_add(r, sm, p->mode, v);
+        }
+        size_t m2 = sa__mark(c);
+        BDD *cv;
+        int wv;
+        bool local = learned_offsets(c, sm, loc, n_loc, &cv, &wv);
+        BDD before = *rest;
+        if (local) {
+            tight_edges_vec(c, cv, (size_t)wv, wv, tight);
+            c->max_block_rows = limit;
+            tight_solve(c, tight, rest, ok, te);
+            c->max_block_rows = 0;
+        }
+        sa__release(c, m2);
+        sa__progress(c, "tight", (size_t)round, LEARN_ROUNDS);
+        if (!local || *rest == before)
+            break;
+    }
+    sa__release(c, mark);
+    return *rest == bddfalse;
+}
+
 /* The rounds (top of the file), under sa__try: t->covered when they cover
  * every valid mode of the block, which then has r->ok, singular, te and a
  * maximum matching of each singular mode in t->tmax. */
@@ -448,7 +649,10 @@ static void tight_rounds(sa_ctx *c, void *arg)
     probe_init(c, &p);
     int *off = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *off);
     uint64_t seed = 0x9E3779B97F4A7C15ull;
-    bool go = promising(c, t->frame, &seed, &p, off);
+    samples sm;
+    samples_init(c, &sm, LEARN_SAMPLES);
+    bool go = promising(c, t->frame, &seed, &p, off, &sm);
+    bool learned = !go && learned_rounds(c, t, &sm, &seed, &p, rest, ok, te);
     for (int round = 0; go && round < TIGHT_ROUNDS && *rest != bddfalse; round++) {
         const sm_mode *v;
         r->chi_m = *rest;
@@ -473,6 +677,7 @@ static void tight_rounds(sa_ctx *c, void *arg)
         }
         sa__put(&r->ok, *ok);
         sa__put(&r->singular, *sing);
+        r->blocks_learned += learned;
     }
     sa__release(c, mark);
 }
@@ -510,12 +715,6 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
 #define SEEDED_ROUNDS 4
 #define SEEDED_BUDGET 4000000
 
-/* A tight graph's blocks must have at most this many equations (or the
- * model's eighth, if more) for a round to go on: the largest measured that
- * paid, the brake's, have 9; the building's union of tight edges is one
- * block of nearly every equation, whose matchings cost a third of a cold
- * analysis and cover only part of the modes. */
-#define SEEDED_BLOCK_ROWS 64
 
 /* out := max(0, base + delta[i]) per equation, on wv bits (stride wv);
  * base has stride stride and wb bits. */

@@ -1064,3 +1064,53 @@ Test(sa_analyze, maximum_matchings_by_cofactors_fail_cleanly_and_agree_with_the_
     sa_result_free(imp);
     mel_model_free(m);
 }
+
+/* Offsets learned from sampled modes (engine/sa_tight.c): the brake's
+ * offsets change railcar by railcar, so the probes disagree, but each
+ * equation's offset depends only on the valve of its railcar; one table per
+ * equation gives offsets for every mode, whose tight graphs solve the
+ * brake's large block without its perfect matchings. The result is the
+ * implicit primal's (the dynamic programme over them), also when the
+ * analysis is cancelled at every checkpoint first (ASan: no leak); the
+ * building, whose offsets are not local, is solved the old way, the same. */
+Test(sa_analyze, offsets_learned_from_samples_give_the_cold_result)
+{
+    static const struct {
+        const char *file;
+        long n;
+        bool learned;
+    } cases[] = {{"brake.mel", 30, true}, {"brake.mel", 45, true},
+                 {"building_compressible.mel", 6, false}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mel_model *m = parse_file(cases[k].file, cases[k].n);
+        sa_result *imp = NULL, *aut = NULL;
+        cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &imp), MDAE_OK);
+        cr_assert_eq(analyze_with(m, SA_METHOD_AUTO, NULL, NULL, &aut), MDAE_OK);
+        const char *why = NULL;
+        cr_assert(sa_result_same(imp, aut, &why), "%s N=%ld: %s differ", cases[k].file,
+                  cases[k].n, why);
+        sa_method_info mi;
+        sa_result_method(aut, &mi);
+        cr_assert_eq(mi.blocks_learned > 0, cases[k].learned, "%s N=%ld: %u blocks learned",
+                     cases[k].file, cases[k].n, mi.blocks_learned);
+        sa_result_free(aut);
+        if (k == 0) {
+            long calls = 0;
+            int rc = MDAE_E_CANCELED;
+            for (long at = 0; at < 100000 && rc == MDAE_E_CANCELED; at += 7, calls++) {
+                long left = at;
+                sa_result *r = NULL;
+                rc = analyze_with(m, SA_METHOD_AUTO, cancel_at_call, &left, &r);
+                if (rc == MDAE_OK)
+                    cr_assert(sa_result_same(imp, r, &why), "after cancellations: %s", why);
+                else
+                    cr_assert_null(r);
+                sa_result_free(r);
+            }
+            cr_assert_eq(rc, MDAE_OK);
+            cr_assert_gt(calls, 3);
+        }
+        sa_result_free(imp);
+        mel_model_free(m);
+    }
+}
