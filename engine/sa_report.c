@@ -303,28 +303,38 @@ int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out
  * are smaller than its variables (then each leaves one out), i.e. iff no
  * matching leaves no variable out -- the matchings with every active
  * variable matched once (sa__matchings_ex). */
-static BDD partition_class(sa_ctx *c, const sa_result *r, int k)
+/* The singular modes of r where some matching leaves no active variable
+ * out, into *covered (referenced: it outlives the context). */
+static void covering(sa_ctx *c, void *arg)
 {
-    if (k == 0)
-        return T(bdd_and(r->chi_m, bdd_not(r->singular)));
+    const sa_result *r = c->r;
+    BDD *covered = arg;
     if (!r->diagnostics_skipped) { /* computed anyway (the enumeration's are cheap) */
         BDD *acc = sa__slots(c, 1);
         sa__put(acc, bddfalse);
         for (uint32_t j = 0; j < r->n_var; j++)
             sa__put(acc, bdd_or(*acc, r->under[j]));
-        return T(bdd_and(r->singular, k == 2 ? *acc : bdd_not(*acc)));
+        *covered = bdd_addref(bdd_apply(r->singular, *acc, bddop_diff));
+        return;
     }
     BDD *x = sa__slots(c, 1);
     sa__put(x, r->singular);
     sa__mats mt;
     sa__mats_init(c, &mt);
     sa__matchings_ex(c, x, false, true, &mt, "partition");
-    BDD covered = T(bdd_exist(*x, r->edgeset));
+    *covered = bdd_addref(bdd_exist(*x, r->edgeset));
+}
+
+static BDD partition_class(sa_ctx *c, const sa_result *r, int k, BDD covered)
+{
+    if (k == 0)
+        return T(bdd_and(r->chi_m, bdd_not(r->singular)));
     return T(bdd_and(r->singular, k == 2 ? bdd_not(covered) : covered));
 }
 
 typedef struct partition_job {
     int k;
+    BDD covered;
     sa_set *out;
     double *count;
 } partition_job;
@@ -335,7 +345,7 @@ static void partition_one(sa_ctx *c, void *arg)
 {
     partition_job *j = arg;
     const sa_result *r = c->r;
-    BDD f = partition_class(c, r, j->k);
+    BDD f = partition_class(c, r, j->k, j->covered);
     *j->count = sa__count_modes(c, r, f);
     sa__care cs;
     sa__care_init(c, r, r->chi_m, &cs);
@@ -349,16 +359,21 @@ int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3], dou
     if (!sa__running())
         return MDAE_E_STATE;
     memset(out, 0, 3 * sizeof *out);
-    int rc = MDAE_OK;
+    /* The matchings that leave no variable out, once for both singular
+     * classes (they were built twice: a third of the first instants). */
+    BDD covered = bddfalse;
+    int rc = sa__run_on(r, NULL, max_cubes, covering, &covered);
     for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
         count[k] = -1;
-        partition_job j = {k, &out[k], &count[k]};
+        partition_job j = {k, covered, &out[k], &count[k]};
         rc = sa__run_on(r, NULL, max_cubes, partition_one, &j);
         if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
             sa__set_close(&out[k]);
             rc = MDAE_OK;
         }
     }
+    if (covered >= 2)
+        bdd_delref(covered);
     if (rc != MDAE_OK)
         for (int k = 0; k < 3; k++)
             sa__set_close(&out[k]);
