@@ -112,6 +112,9 @@ typedef struct build {
     sa_ctx *c;
     const sa_result *r;
     int w;          /* r->w_off */
+    /* r's functions as the steps read them: equal to r's on ok (the valid
+     * nonsingular modes), anything elsewhere (local_inputs) */
+    const BDD *c_off, *d_off, *te, *chi_e, *chi_i;
     BDD *sum;       /* n_edges * w slots: c_i + sigma_e */
     BDD *xi;        /* n_edges slots */
     /* step 2: dependencies, CSR by source equation */
@@ -148,12 +151,12 @@ static void saturation(build *b)
         for (int k = 0; k < w; k++)
             sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
         BDD *s = &b->sum[e * w];
-        sa__vadd(c, s, &r->c[(size_t)i * w], sig, w);
+        sa__vadd(c, s, &b->c_off[(size_t)i * w], sig, w);
         size_t m2 = sa__mark(c);
         BDD *eq = sa__slots(c, 1);
-        sa__put(eq, bdd_and(r->chi_e[e], r->ok));
+        sa__put(eq, b->chi_e[e]);
         for (int k = 0; k < w && *eq != bddfalse; k++)
-            sa__put(eq, bdd_and(*eq, T(bdd_biimp(s[k], r->d[(size_t)j * w + k]))));
+            sa__put(eq, bdd_and(*eq, T(bdd_biimp(s[k], b->d_off[(size_t)j * w + k]))));
         sa__put(&b->xi[e], *eq);
         sa__release(c, m2);
         if ((e & 255) == 255)
@@ -195,13 +198,13 @@ static void dependencies(build *b)
     for (uint32_t j = 0; j < r->n_var; j++) {
         for (size_t a = cfirst[j]; a < cfirst[j + 1]; a++) {
             size_t e = cedges[a];
-            if (r->te[e] == bddfalse)
+            if (b->te[e] == bddfalse)
                 continue;
             for (size_t q = cfirst[j]; q < cfirst[j + 1]; q++) {
                 size_t e2 = cedges[q];
                 if (r->edge_eq[e2] == r->edge_eq[e])
                     continue;
-                BDD f = bdd_and(r->te[e], b->xi[e2]);
+                BDD f = bdd_and(b->te[e], b->xi[e2]);
                 if (f == bddfalse)
                     continue;
                 ds = grow(c, ds, nd, &cap, sizeof *ds);
@@ -304,6 +307,9 @@ static void emit(build *b, BDD set)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
+    set = T(bdd_and(set, r->ok)); /* the steps' inputs are exact on ok only */
+    if (set == bddfalse)
+        return;
     size_t ne = b->n_elist;
     size_t need = 2 + 4 * ne + 2 * b->n_items;
     if (b->cap_kbuf < need) {
@@ -391,7 +397,6 @@ static void emit(build *b, BDD set)
 static void split_items(build *b, BDD set0, size_t it, int sub, unsigned acc)
 {
     sa_ctx *c = b->c;
-    const sa_result *r = b->r;
     int w = b->w;
     size_t mark = sa__mark(c);
     BDD *s = sa__slots(c, 3); /* the current set, its 0 and 1 sides */
@@ -417,10 +422,10 @@ static void split_items(build *b, BDD set0, size_t it, int sub, unsigned acc)
                 continue;
             }
             f = x->is_edge ? b->sum[x->e * w + bit]
-                           : r->c[(size_t)b->elist[x->pos] * w + bit];
+                           : b->c_off[(size_t)b->elist[x->pos] * w + bit];
         } else {
             kind = sub == 0 ? 1 : 2;
-            f = sub == 0 ? r->chi_e[x->e] : r->te[x->e];
+            f = sub == 0 ? b->chi_e[x->e] : b->te[x->e];
         }
         sa__put(&s[1], sa__diff(s[0], f));
         sa__put(&s[2], sa__and(s[0], f));
@@ -503,7 +508,6 @@ static void split_members(build *b, BDD set, const uint32_t *cand, BDD *const *m
 static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
 {
     sa_ctx *c = b->c;
-    const sa_result *r = b->r;
     size_t mark = sa__mark(c);
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = (int32_t)a;
@@ -516,7 +520,7 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
     bool *inq = sa__alloc(c, n + 1);
     for (size_t s = 0; s < n; s++) {
         BDD *row = &F[s * n];
-        sa__put(&row[s], bdd_and(r->ok, r->chi_i[S[s]]));
+        sa__put(&row[s], b->chi_i[S[s]]);
         sa__put(&delta[s], row[s]);
         size_t qh = 0, qn = 0; /* circular queue of at most n entries */
         queue[0] = (uint32_t)s;
@@ -566,7 +570,7 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
     for (size_t s = 0; s < n; s++) {
         size_t m2 = sa__mark(c);
         BDD *lead = sa__slots(c, 1);
-        sa__put(lead, bdd_and(r->ok, r->chi_i[S[s]]));
+        sa__put(lead, b->chi_i[S[s]]);
         for (size_t k = 0; k < s && *lead != bddfalse; k++)
             if (F[k * n + s] != bddfalse)
                 sa__put(lead, bdd_apply(*lead, F[k * n + s], bddop_diff));
@@ -719,6 +723,48 @@ static void finish(build *b, cdg_graph *g)
     }
 }
 
+/* The steps' inputs: r's offsets, chosen matching and guards simplified
+ * within ok (Coudert-Madre's restrict, bdd_simplify). r keeps them masked
+ * by ok, the valid nonsingular modes, which on a model whose invariants
+ * span every mode variable (the building: one per room) is a chain through
+ * all of them: every operation on a masked function walked the chain, and
+ * the graph grew like N^2.2 from N = 20 to 100. Simplified, they depend on
+ * the modes near their equation. Every step is pointwise in the mode
+ * (conjunctions, comparisons, reachability, splits), so its results agree
+ * with the masked ones on ok, and emit masks the leaves by ok: the same
+ * blocks and guards. */
+static void local_inputs(build *b)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    size_t w = (size_t)b->w;
+    b->c_off = r->c;
+    b->d_off = r->d;
+    b->te = r->te;
+    b->chi_e = r->chi_e;
+    b->chi_i = r->chi_i;
+    if (r->ok == bddtrue || r->ok == bddfalse)
+        return;
+    BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
+    BDD *te = sa__slots(c, r->n_edges + 1), *ce = sa__slots(c, r->n_edges + 1);
+    BDD *ci = sa__slots(c, (size_t)r->n_eq + 1);
+    for (size_t k = 0; k < r->n_eq * w; k++)
+        sa__put(&cv[k], bdd_simplify(r->c[k], r->ok));
+    for (size_t k = 0; k < r->n_var * w; k++)
+        sa__put(&dv[k], bdd_simplify(r->d[k], r->ok));
+    for (size_t e = 0; e < r->n_edges; e++) {
+        sa__put(&te[e], bdd_simplify(r->te[e], r->ok));
+        sa__put(&ce[e], bdd_simplify(r->chi_e[e], r->ok));
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        sa__put(&ci[i], bdd_simplify(T(bdd_and(r->chi_i[i], r->ok)), r->ok));
+    b->c_off = cv;
+    b->d_off = dv;
+    b->te = te;
+    b->chi_e = ce;
+    b->chi_i = ci;
+}
+
 static void run(build *b, cdg_graph *g)
 {
     sa_ctx *c = b->c;
@@ -729,6 +775,7 @@ static void run(build *b, cdg_graph *g)
         finish(b, g);
         return;
     }
+    local_inputs(b);
     saturation(b);
     dependencies(b);
     uint32_t *comp = sa__alloc(c, (r->n_eq + 1) * sizeof *comp);
@@ -754,7 +801,7 @@ static void run(build *b, cdg_graph *g)
         size_t n = cfirst[k + 1] - cfirst[k];
         if (n == 1) {
             size_t mark = sa__mark(c);
-            BDD set = T(bdd_and(r->ok, r->chi_i[S[0]]));
+            BDD set = b->chi_i[S[0]];
             b->n_elist = 1;
             b->elist[0] = S[0];
             split_identity(b, set);
