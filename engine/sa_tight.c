@@ -247,8 +247,6 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
 }
 
 
-/* Whether the rounds are worth trying (TIGHT_PROBES); off gets the first
- * probe's offsets. */
 /* Nonsingular sampled modes and their canonical offsets (learned_rounds). */
 typedef struct samples {
     uint32_t n, cap;
@@ -275,8 +273,11 @@ static void samples_add(const sa_result *r, samples *sm, const bool *mode, const
     sm->n++;
 }
 
+/* Whether the rounds of constant offsets are worth trying (TIGHT_PROBES,
+ * or forced); *agree: half the probes had the first one's offsets, which
+ * off gets. The nonsingular probes go to sm. */
 static bool promising(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, int *off,
-                      samples *sm)
+                      samples *sm, bool *agree)
 {
     const sa_result *r = c->r;
     bool forced = c->opt != NULL && c->opt->method == SA_METHOD_TIGHT;
@@ -301,7 +302,8 @@ static bool promising(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, int 
         same += equal;
         nonsingular++;
     }
-    return forced || 2 * same >= TIGHT_PROBES;
+    *agree = 2 * same >= TIGHT_PROBES;
+    return forced || *agree;
 }
 
 /* The state a jump out of a round must restore (sa__try's cleanup): the
@@ -651,8 +653,11 @@ static void tight_rounds(sa_ctx *c, void *arg)
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     samples sm;
     samples_init(c, &sm, LEARN_SAMPLES);
-    bool go = promising(c, t->frame, &seed, &p, off, &sm);
-    bool learned = !go && learned_rounds(c, t, &sm, &seed, &p, rest, ok, te);
+    bool agree = false;
+    bool go = promising(c, t->frame, &seed, &p, off, &sm, &agree);
+    /* Probes that disagree: offsets learned from them first (under
+     * SA_METHOD_TIGHT too, then the constant rounds on the modes left). */
+    bool learned = !agree && learned_rounds(c, t, &sm, &seed, &p, rest, ok, te);
     for (int round = 0; go && round < TIGHT_ROUNDS && *rest != bddfalse; round++) {
         const sm_mode *v;
         r->chi_m = *rest;

@@ -69,6 +69,7 @@ static size_t g_implicit_too_big; /* models over the implicit path's limit */
 static size_t g_by_blocks; /* models whose primal the blocks path solved */
 static size_t g_dm_by_blocks; /* and their singular modes' diagnostics */
 static size_t g_tight; /* models with a block solved by tight graphs */
+static size_t g_learned; /* of those, with offsets learned from samples */
 static size_t g_blocks_fell_back; /* models with a block enumerated after
                                      its implicit attempt's budget */
 static size_t g_by_cofactors; /* models with a block whose singular modes'
@@ -145,6 +146,7 @@ static int same_by_both(const mel_model *m, const char *label)
             sa_result_method(tg, &ti);
             cr_assert_leq(ti.blocks_tight, ti.blocks);
             g_tight += ti.blocks_tight > 0;
+            g_learned += ti.blocks_learned > 0;
         }
         sa_method_info mi;
         sa_result_method(enu, &mi);
@@ -186,15 +188,16 @@ static void random_models(uint64_t first, uint64_t n, const ref_random_opts *o)
     cr_assert_gt(g_tight, 0, "the tight graphs solved a block in some");
     cr_log_info("%zu of %llu models by blocks, %zu with their diagnostics, %zu with a block "
                 "enumerated after its budget, %zu with maximum matchings by cofactors, %zu with "
-                "a block by tight graphs",
+                "a block by tight graphs, %zu of them with learned offsets",
                 g_by_blocks, (unsigned long long)n, g_dm_by_blocks, g_blocks_fell_back,
-                g_by_cofactors, g_tight);
+                g_by_cofactors, g_tight, g_learned);
 }
 
 Test(sa_enum, both_paths_agree_on_random_models)
 {
     ref_random_opts o = {.max_modes = 8, .max_equations = 16, .nonsquare_percent = 20};
     random_models(1, 300, &o);
+    cr_assert_gt(g_learned, 0, "offsets learned from samples solved a block in some");
 }
 
 Test(sa_enum, both_paths_agree_on_random_models_with_more_modes_and_orders)
