@@ -670,6 +670,8 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         const cJSON *tight = cJSON_GetObjectItem(part, "blocksTight");
         const cJSON *cof = cJSON_GetObjectItem(part, "maxByCofactors");
         cr_assert(cJSON_IsNumber(tight) && cJSON_IsNumber(cof));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "blocksLearned")));
+        cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "seededTight")));
         cr_expect_eq(tight->valueint, 0, "cheap blocks are enumerated, not solved by tight graphs");
         cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "reordered")));
         texts[k] = cJSON_PrintUnformatted(bres);
