@@ -359,8 +359,8 @@ static void random_models(uint64_t first, uint64_t count, int max_order, bool bi
  * exercise that path). */
 static void expect_seeded_tight(unsigned least, const char *what)
 {
-    fprintf(stderr, "%s: %u of %u hinted analyses by the hint's tight graphs alone\n", what,
-            seeded_tight_runs, seeded_runs);
+    cr_log_info("%s: %u of %u hinted analyses by the hint's tight graphs alone", what,
+                seeded_tight_runs, seeded_runs);
     cr_assert_geq(seeded_tight_runs, least, "%s: only %u of %u by the hint's tight graphs", what,
                   seeded_tight_runs, seeded_runs);
     seeded_tight_runs = seeded_runs = 0;
