@@ -50,8 +50,8 @@
 
 /* ---- Rows every element of Y matches ---------------------------------------------
  * A row that every column-perfect matching matches (in every mode) is kept
- * at each of its turns and leaves Y as it is: its steps can be skipped, and
- * on the brake that is all but one row per railcar. Which rows those are
+ * at each of its turns and leaves Y as it is: its steps can be skipped (on
+ * the brake at N = 100, 1,003 of its 1,303 rows). Which rows those are
  * takes one walk over Y's nodes, when each row's edge variables occupy an
  * interval of levels (its band) disjoint from the other rows' (the
  * encoding's order, sa_encode.c; else nothing is skipped): a row can be
