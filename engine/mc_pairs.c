@@ -113,13 +113,38 @@ typedef struct edge {
     const mel_guard *g;
 } edge;
 
-/* R4's order over the pair model's rows (greedy_steps). */
+/* What an instant knows, for every pair at once (mc_change.c's `known` and
+ * `done`, as guards over the pairs): known(j, l), the value x_j.^l fixed by
+ * the old mode or an earlier instant (R2); done(i, k), f_i.^k solved or in
+ * the context at the previous instant (R3), so that f_i.^(k-1) is in this
+ * instant's context. Shifts l < W and k < H (FALSE beyond). alive: the
+ * pairs still restarting (NULL at the first instant: all). */
+typedef struct pair_state {
+    uint32_t W, H;
+    const mel_guard **known; /* n_variables * W */
+    const mel_guard **done;  /* n_equations * H */
+    const mel_guard *alive;
+} pair_state;
+
+/* R4's order over the pair model's rows (greedy_steps), where its rows and
+ * columns come from, and the state it was built from (all in its arena). */
 typedef struct greedy_order {
     sa_greedy_step *steps;
     size_t n_steps;
     const uint32_t *row_eq; /* per row: its equation of m */
     const int *row_k;       /* and its shift */
+    const uint32_t *col_j;  /* per column: its variable of m */
+    const int *col_l;       /* and its shift */
+    const pair_state *state;
 } greedy_order;
+
+/* The previous instant, from which the next state is built (next_state). */
+typedef struct prev_instant {
+    const mel_model *pm;        /* its pair model: rows' and columns' guards */
+    const greedy_order *order;
+    const sa_set *erased;       /* per row: the pairs where R4 erased it */
+    const sa_set *restart;      /* the pairs that went on restarting */
+} prev_instant;
 
 typedef struct build {
     const mel_model *m;
@@ -139,6 +164,9 @@ typedef struct build {
     uint32_t *row_eq;
     int *row_k;
     const mel_guard **row_same;
+    pair_state *st; /* this instant's (in the arena) */
+    uint32_t *col_j;
+    int *col_l;
 } build;
 
 static const mel_guard *fail(build *b, int rc)
@@ -268,7 +296,9 @@ static int rows_and_edges(build *b, mel_equation *rows, uint32_t *n_rows)
         const mel_equation *q = &m->equations[i];
         const mel_guard *same = same_body(b, q);
         for (int k = 0; k <= b->max_off[i]; k++) {
-            const mel_guard *ctx = mel__g_and(f, same, at_least(b, i, 0, k + 1));
+            const mel_guard *ctx = (uint32_t)k + 1 < b->st->H
+                                       ? b->st->done[(size_t)i * b->st->H + (size_t)k + 1]
+                                       : mel__g_false();
             const mel_guard *row = mel__g_and(
                 f, mel__g_and(f, remap(b, q->guard, 1), at_least(b, i, 1, k)),
                 mel__g_not(f, ctx));
@@ -290,9 +320,9 @@ static int rows_and_edges(build *b, mel_equation *rows, uint32_t *n_rows)
                 uint32_t j = inc->var;
                 int smax = inc->cases[0].order; /* cases by decreasing order */
                 for (int l = k; l <= k + smax; l++) {
-                    size_t item = m->n_equations + j;
-                    const mel_guard *known = mel__g_and(f, remap(b, m->variables[j].guard, 0),
-                                                        at_least(b, item, 0, l + 1));
+                    const mel_guard *known = (uint32_t)l < b->st->W
+                                                 ? b->st->known[(size_t)j * b->st->W + (size_t)l]
+                                                 : mel__g_false();
                     const mel_guard *g = mel__g_and(
                         f, mel__g_and(f, row, sigma_at_least(b, inc, l - k)), mel__g_not(f, known));
                     if (g != mel__g_false() && push_edge(b, nr, j, l, g) < 0)
@@ -342,6 +372,13 @@ static int columns(build *b, mel_equation *rows, uint32_t n_rows)
         return MDAE_E_NOMEM;
     }
     b->priv->variables = cols;
+    b->col_j = mel__arena_alloc(a, ((size_t)n_cols + 1) * sizeof *b->col_j);
+    b->col_l = mel__arena_alloc(a, ((size_t)n_cols + 1) * sizeof *b->col_l);
+    if (b->col_j == NULL || b->col_l == NULL) {
+        mdae_free(per_row);
+        mdae_free(col_of);
+        return MDAE_E_NOMEM;
+    }
     uint32_t c = 0;
     for (size_t e = 0; e < b->n_edges;) {
         size_t z = e;
@@ -358,6 +395,8 @@ static int columns(build *b, mel_equation *rows, uint32_t n_rows)
         if (nm == NULL)
             break;
         snprintf(nm, len, "%s@%d", vn, b->edges[e].l);
+        b->col_j[c] = b->edges[e].j;
+        b->col_l[c] = b->edges[e].l;
         cols[c++] = (mel_variable){nm, g, b->m->variables[b->edges[e].j].where};
         e = z;
     }
@@ -394,7 +433,7 @@ static int modes_and_invariants(build *b)
     mel__gfactory *f = &b->gf;
     uint32_t n = m->n_modes;
     mel_mode *modes = mdae_calloc(2 * (size_t)n + 1, sizeof *modes);
-    mel_invariant *inv = mdae_calloc(2 * (size_t)m->n_invariants + 4, sizeof *inv);
+    mel_invariant *inv = mdae_calloc(2 * (size_t)m->n_invariants + 5, sizeof *inv);
     b->priv->modes = modes;
     b->priv->invariants = inv;
     if (modes == NULL || inv == NULL)
@@ -426,6 +465,8 @@ static int modes_and_invariants(build *b)
                                      mel__g_and(f, mel__g_not(f, x), y)));
     }
     inv[ni++] = (mel_invariant){differ, m->modes[0].where, 0};
+    if (b->st->alive != NULL) /* a later instant: the pairs still restarting */
+        inv[ni++] = (mel_invariant){b->st->alive, m->modes[0].where, 0};
     b->pm->n_modes = 2 * n;
     b->pm->modes = modes;
     b->pm->n_invariants = ni;
@@ -450,6 +491,126 @@ static int offsets(build *b)
             rc = thresholds(b, &b->rep->variables[j], (size_t)m->n_equations + j, copy);
     }
     return rc != MDAE_OK ? rc : b->gf.err;
+}
+
+/* ---- The state of an instant ------------------------------------------------ */
+
+/* A set over the pairs' variables (cubes over g0, g0', ...) as a guard. */
+static const mel_guard *pair_set_guard(build *b, const sa_set *s)
+{
+    mel__gfactory *f = &b->gf;
+    uint32_t n = 2 * b->m->n_modes;
+    const mel_guard *acc = mel__g_false();
+    for (size_t q = 0; q < s->n_cubes; q++) {
+        const signed char *cube = &s->cubes[q * n];
+        const mel_guard *t = mel__g_true();
+        for (uint32_t k = 0; k < n; k++) {
+            if (cube[k] < 0)
+                continue;
+            const mel_guard *x = mel__g_var(f, k);
+            t = mel__g_and(f, t, cube[k] ? x : mel__g_not(f, x));
+        }
+        acc = mel__g_or(f, acc, t);
+    }
+    return acc;
+}
+
+/* A state with room for every shift (its guards FALSE), in the arena. */
+static pair_state *new_state(build *b)
+{
+    const mel_model *m = b->m;
+    mel__arena *a = &b->priv->arena;
+    int dmax = 0, cmax = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        cmax = b->max_off[i] > cmax ? b->max_off[i] : cmax;
+    for (uint32_t j = 0; j < m->n_variables; j++)
+        dmax = b->max_off[m->n_equations + j] > dmax ? b->max_off[m->n_equations + j] : dmax;
+    pair_state *st = mel__arena_alloc(a, sizeof *st);
+    if (st == NULL)
+        return NULL;
+    st->W = (uint32_t)dmax + 2;
+    st->H = (uint32_t)cmax + 2;
+    size_t nk = (size_t)m->n_variables * st->W + 1, nd = (size_t)m->n_equations * st->H + 1;
+    st->known = mel__arena_alloc(a, nk * sizeof *st->known);
+    st->done = mel__arena_alloc(a, nd * sizeof *st->done);
+    if (st->known == NULL || st->done == NULL)
+        return NULL;
+    for (size_t k = 0; k < nk; k++)
+        st->known[k] = mel__g_false();
+    for (size_t k = 0; k < nd; k++)
+        st->done[k] = mel__g_false();
+    st->alive = NULL;
+    return st;
+}
+
+/* The first instant's: the steady old mode (R2: x_j.^l known for l <
+ * d_j(g); R3: f_i.^k solved for k <= c_i(g), if the body is the same). */
+static int initial_state(build *b)
+{
+    const mel_model *m = b->m;
+    mel__gfactory *f = &b->gf;
+    pair_state *st = new_state(b);
+    if (st == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t j = 0; j < m->n_variables; j++) {
+        const mel_guard *act = remap(b, m->variables[j].guard, 0);
+        for (uint32_t l = 0; l < st->W; l++)
+            st->known[(size_t)j * st->W + l] =
+                mel__g_and(f, act, at_least(b, m->n_equations + j, 0, (int)l + 1));
+    }
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_guard *same = same_body(b, &m->equations[i]);
+        for (uint32_t k = 0; k < st->H; k++)
+            st->done[(size_t)i * st->H + k] = mel__g_and(f, same, at_least(b, i, 0, (int)k));
+    }
+    b->st = st;
+    return b->rc != MDAE_OK ? b->rc : f->err;
+}
+
+/* The next instant's, from the previous one (mc_change.c, advance): what
+ * it computed becomes known, what it solved (its rows R4 kept) or had in
+ * its context becomes the next context; alive: the pairs it left
+ * restarting. */
+static int next_state(build *b, const prev_instant *pv)
+{
+    const mel_model *m = b->m, *pm = pv->pm;
+    const greedy_order *po = pv->order;
+    const pair_state *ps = po->state;
+    mel__gfactory *f = &b->gf;
+    mel__arena *a = &b->priv->arena;
+    pair_state *st = new_state(b);
+    const mel_guard **col = mel__arena_alloc(a, ((size_t)m->n_variables * ps->W + 1) * sizeof *col);
+    const mel_guard **kept = mel__arena_alloc(a, ((size_t)m->n_equations * ps->H + 1) * sizeof *kept);
+    if (st == NULL || col == NULL || kept == NULL || st->W != ps->W || st->H != ps->H)
+        return st == NULL || col == NULL || kept == NULL ? MDAE_E_NOMEM : MDAE_E_INVAL;
+    for (size_t k = 0; k < (size_t)m->n_variables * ps->W; k++)
+        col[k] = mel__g_false();
+    for (size_t k = 0; k < (size_t)m->n_equations * ps->H; k++)
+        kept[k] = mel__g_false();
+    for (uint32_t c = 0; c < pm->n_variables; c++)
+        if ((uint32_t)po->col_l[c] < ps->W)
+            col[(size_t)po->col_j[c] * ps->W + (size_t)po->col_l[c]] = pm->variables[c].guard;
+    for (uint32_t r = 0; r < pm->n_equations; r++)
+        if ((uint32_t)po->row_k[r] < ps->H)
+            kept[(size_t)po->row_eq[r] * ps->H + (size_t)po->row_k[r]] = mel__g_and(
+                f, pm->equations[r].guard, mel__g_not(f, pair_set_guard(b, &pv->erased[r])));
+    for (uint32_t j = 0; j < m->n_variables; j++)
+        for (uint32_t l = 0; l + 1 < st->W; l++) {
+            size_t at = (size_t)j * st->W + l;
+            st->known[at] = mel__g_or(f, ps->known[at + 1], col[at + 1]);
+        }
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_guard *act = remap(b, m->equations[i].guard, 1);
+        for (uint32_t k = 0; k < st->H; k++) {
+            size_t at = (size_t)i * st->H + k;
+            const mel_guard *ctx = k + 1 < st->H ? ps->done[at + 1] : mel__g_false();
+            st->done[at] = mel__g_and(f, mel__g_and(f, act, at_least(b, i, 1, (int)k)),
+                                      mel__g_or(f, ctx, kept[at]));
+        }
+    }
+    st->alive = pair_set_guard(b, pv->restart);
+    b->st = st;
+    return b->rc != MDAE_OK ? b->rc : f->err;
 }
 
 /* R4's order for every pair at once (mc_change.c, erase_class and
@@ -479,13 +640,16 @@ static int greedy_steps(build *b, uint32_t n_rows, greedy_order *order)
     order->n_steps = n;
     order->row_eq = b->row_eq;
     order->row_k = b->row_k;
+    order->col_j = b->col_j;
+    order->col_l = b->col_l;
+    order->state = b->st;
     return f->err;
 }
 
 /* The pair model of m (owned: mel_model_free) from m's report, and R4's
  * order over its rows (in its arena). */
-static int pair_model(const mel_model *m, const sa_report *rep, mel_model **out,
-                      greedy_order *order)
+static int pair_model(const mel_model *m, const sa_report *rep, const prev_instant *prev,
+                      mel_model **out, greedy_order *order)
 {
     build b;
     memset(&b, 0, sizeof b);
@@ -502,6 +666,8 @@ static int pair_model(const mel_model *m, const sa_report *rep, mel_model **out,
     mel__arena_init(&b.priv->arena);
     mel__gf_init(&b.gf, &b.priv->arena);
     int rc = offsets(&b);
+    if (rc == MDAE_OK)
+        rc = prev == NULL ? initial_state(&b) : next_state(&b, prev);
     if (rc == MDAE_OK)
         rc = modes_and_invariants(&b);
     mel_equation *rows = NULL;
@@ -691,9 +857,9 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     sa_report *rep = NULL;
     rc = analyse(m, opt, &res, &rep);
     mel_model *pm = NULL;
-    greedy_order order = {NULL, 0, NULL, NULL};
+    greedy_order order = {NULL, 0, NULL, NULL, NULL, NULL, NULL};
     if (rc == MDAE_OK)
-        rc = pair_model(m, rep, &pm, &order);
+        rc = pair_model(m, rep, NULL, &pm, &order);
     sa_report_free(rep);
     sa_result_free(res);
     mc_first *f = rc == MDAE_OK ? mdae_calloc(1, sizeof *f) : NULL;
