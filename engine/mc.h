@@ -221,6 +221,10 @@ typedef struct mc_options {
      * path's budget (0: 20,000,000 nodes). */
     int erasures_method;
     size_t erasures_budget;
+    /* mc_first_instants: also the whole of each change that needs a
+     * restart, instant after instant on BDDs (mc_first.outcomes; implies
+     * first_erasures, whose method and budget apply to every instant). */
+    bool first_later;
 } mc_options;
 
 /* Analyse the change from mode `from` to mode `to` (arrays of m->n_modes
@@ -332,6 +336,17 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
 #define MC_FIRST_MAX_CUBES 4096 /* a longer cover is unreadable, and costly */
 
+/* The pairs whose change ends one way after a given number of instants
+ * (mc_options.first_later): a reset of `instants` restart instants, or a
+ * rejection at instant `instants` - 1 (the instants before it included). */
+typedef struct mc_first_outcome {
+    mc_status status;    /* MC_RESET or MC_REJECTED */
+    uint32_t instants;   /* mc_result.n_instants of each of these changes */
+    double pairs;
+    sa_set set;          /* over g, g' (exact on the pairs) */
+    bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
+} mc_first_outcome;
+
 /* An equation at a shift (a row of the first instant) that R4 erases in
  * some pairs (mc_change.c: the greedy basis of the rows in its preference
  * order, ties by declaration). */
@@ -359,6 +374,14 @@ typedef struct mc_first {
     mc_first_erasure *erasures;
     bool erasures_computed; /* asked (mc_options.first_erasures) and done */
     const char *erasures_why; /* static: why they were not, or NULL */
+    /* The whole of every change (mc_options.first_later): counts by
+     * mc_status, and the reset and rejected pairs by their number of
+     * instants (continuous ones: classes[MC_FIRST_CONTINUOUS]). */
+    bool later_computed;
+    const char *later_why;  /* static: why not, or NULL */
+    double status_counts[3];
+    size_t n_outcomes;
+    mc_first_outcome *outcomes;
     struct mc_first_priv *priv;
 } mc_first;
 
@@ -383,6 +406,13 @@ MDAE_API const char *mc_first_name(const mc_first *f, uint32_t k);
  * for tests. */
 MDAE_API int mc_first_class(const mc_first *f, const bool *from, const bool *to,
                             int *cls /* out */);
+/* The status (MC_CONTINUOUS, MC_RESET, MC_REJECTED; -1 for a pair that is
+ * not one of f's) and number of instants of the change from -> to, read
+ * from f's classes and outcomes (mc_options.first_later): MDAE_E_INVAL if
+ * they were not computed, MDAE_E_LIMIT if a set it needs has no cubes; for
+ * tests. */
+MDAE_API int mc_first_change(const mc_first *f, const bool *from, const bool *to, int *status,
+                             uint32_t *instants);
 /* Whether erasure k of f holds for the change from -> to (read from its
  * cubes): MDAE_E_LIMIT if its cubes were left out; for tests. */
 MDAE_API int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *to,

@@ -608,7 +608,10 @@ static int next_state(build *b, const prev_instant *pv)
                                       mel__g_or(f, ctx, kept[at]));
         }
     }
-    st->alive = pair_set_guard(b, pv->restart);
+    /* A cover is exact on its own model's pairs only: within the previous
+     * alive ones. */
+    const mel_guard *restart = pair_set_guard(b, pv->restart);
+    st->alive = ps->alive != NULL ? mel__g_and(f, ps->alive, restart) : restart;
     b->st = st;
     return b->rc != MDAE_OK ? b->rc : f->err;
 }
@@ -707,10 +710,28 @@ static int pair_model(const mel_model *m, const sa_report *rep, const prev_insta
 
 /* ---- The API ------------------------------------------------------------------- */
 
+/* An instant after the first (later_instants): its pair model and what was
+ * found there; kept to the end, since the next instant's guards point into
+ * this one's. */
+typedef struct later_instant {
+    mel_model *pm;
+    greedy_order order;
+    sa_result *result;
+    sa_set classes[3];
+    double counts[3];
+    sa_set *erased; /* n_rows: per row, the pairs where R4 erased it */
+    double *erased_counts;
+    uint32_t n_rows;
+} later_instant;
+
 struct mc_first_priv {
     mel_model *pairs;   /* the pair model */
     sa_result *result;  /* its all-modes analysis */
     greedy_order order; /* R4's order over its rows (in its arena) */
+    sa_set *row_erased; /* per row of the first instant, R4's erasures */
+    uint32_t n_row_erased;
+    later_instant *later;
+    uint32_t n_later;
 };
 
 void mc_first_free(mc_first *f)
@@ -724,10 +745,29 @@ void mc_first_free(mc_first *f)
         sa_set_close(&f->erasures[k].set);
     }
     mdae_free(f->erasures);
-    if (f->priv != NULL) {
-        sa_result_free(f->priv->result);
-        mel_model_free(f->priv->pairs);
-        mdae_free(f->priv);
+    for (size_t k = 0; k < f->n_outcomes; k++)
+        sa_set_close(&f->outcomes[k].set);
+    mdae_free(f->outcomes);
+    struct mc_first_priv *p = f->priv;
+    if (p != NULL) {
+        for (uint32_t k = 0; k < p->n_later; k++) {
+            later_instant *li = &p->later[k];
+            for (int c = 0; c < 3; c++)
+                sa_set_close(&li->classes[c]);
+            for (uint32_t r = 0; li->erased != NULL && r < li->n_rows; r++)
+                sa_set_close(&li->erased[r]);
+            mdae_free(li->erased);
+            mdae_free(li->erased_counts);
+            sa_result_free(li->result);
+            mel_model_free(li->pm);
+        }
+        mdae_free(p->later);
+        for (uint32_t r = 0; p->row_erased != NULL && r < p->n_row_erased; r++)
+            sa_set_close(&p->row_erased[r]);
+        mdae_free(p->row_erased);
+        sa_result_free(p->result);
+        mel_model_free(p->pairs);
+        mdae_free(p);
     }
     mdae_free(f);
 }
@@ -786,6 +826,24 @@ static int classify(mc_first *f, const sa_options *opt)
     return rc == MDAE_OK ? complement_classes(f) : rc;
 }
 
+/* A deep copy of s (cubes over n variables) into *out. */
+static int set_copy(const sa_set *s, uint32_t n, sa_set *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->formula != NULL && (out->formula = mdae_strdup(s->formula)) == NULL)
+        return MDAE_E_NOMEM;
+    if (s->n_cubes > 0) {
+        out->cubes = mdae_malloc(s->n_cubes * n);
+        if (out->cubes == NULL) {
+            sa_set_close(out);
+            return MDAE_E_NOMEM;
+        }
+        memcpy(out->cubes, s->cubes, s->n_cubes * n);
+    }
+    out->n_cubes = s->n_cubes;
+    return MDAE_OK;
+}
+
 /* The rows R4 erases in some pair (sa_result_left_out over the pair
  * model, in R4's order), into f->erasures. */
 static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
@@ -824,15 +882,135 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
         }
         e->shift = p->order.row_k[r];
         e->pairs = counts[r];
-        e->set = sets[r];
         e->cubes_left_out = sets[r].formula == NULL;
-        memset(&sets[r], 0, sizeof sets[r]); /* moved */
-        f->n_erasures++;
+        rc = set_copy(&sets[r], f->n_names, &e->set);
+        f->n_erasures += rc == MDAE_OK;
     }
-    for (uint32_t r = 0; sets != NULL && r < n_rows; r++)
-        sa_set_close(&sets[r]);
-    mdae_free(sets);
+    p->row_erased = sets; /* every row's, for the next instant (later_instants) */
+    p->n_row_erased = n_rows;
     mdae_free(counts);
+    return rc;
+}
+
+/* ---- The later instants ---------------------------------------------------------- */
+
+/* f->outcomes gains the pairs of s (cubes over f's names). */
+static int push_outcome(mc_first *f, mc_status status, uint32_t instants, double pairs,
+                        const sa_set *s, bool left_out)
+{
+    if (pairs <= 0)
+        return MDAE_OK;
+    mc_first_outcome *o = mdae_realloc(f->outcomes, (f->n_outcomes + 1) * sizeof *o);
+    if (o == NULL)
+        return MDAE_E_NOMEM;
+    f->outcomes = o;
+    o = &f->outcomes[f->n_outcomes];
+    memset(o, 0, sizeof *o);
+    o->status = status;
+    o->instants = instants;
+    o->pairs = pairs;
+    o->cubes_left_out = left_out || (s->formula == NULL && s->n_cubes == 0);
+    int rc = o->cubes_left_out ? MDAE_OK : set_copy(s, f->n_names, &o->set);
+    f->n_outcomes += rc == MDAE_OK;
+    f->status_counts[status] += rc == MDAE_OK ? pairs : 0;
+    return rc;
+}
+
+/* One later instant r (from pv) into li: its pair model, analysis,
+ * classes and, if some pairs go on restarting, R4's erasures. */
+static int one_later(const mel_model *m, const sa_report *rep,
+                     const prev_instant *pv, const sa_options *opt, const mc_options *mopt,
+                     later_instant *li)
+{
+    int rc = pair_model(m, rep, pv, &li->pm, &li->order);
+    sa_options po = {0};
+    if (opt != NULL)
+        po = *opt;
+    po.singular_only = true;
+    if (rc == MDAE_OK)
+        rc = sa_analyze(li->pm, &po, &li->result, NULL);
+    if (rc == MDAE_OK)
+        rc = sa_result_partition(li->result, MC_FIRST_MAX_CUBES, li->classes, li->counts);
+    if (rc != MDAE_OK || li->counts[MC_FIRST_RESTART] <= 0)
+        return rc;
+    li->n_rows = li->pm->n_equations;
+    li->erased = mdae_calloc((size_t)li->n_rows + 1, sizeof *li->erased);
+    li->erased_counts = mdae_calloc((size_t)li->n_rows + 1, sizeof *li->erased_counts);
+    rc = li->erased != NULL && li->erased_counts != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    sa_options go = {0};
+    go.progress = po.progress;
+    go.progress_ctx = po.progress_ctx;
+    go.method = mopt->erasures_method;
+    go.implicit_budget = mopt->erasures_budget;
+    if (rc == MDAE_OK)
+        rc = sa_result_left_out(li->result, li->order.steps, li->order.n_steps, &go,
+                                MC_FIRST_MAX_CUBES, li->erased, li->erased_counts);
+    return rc;
+}
+
+/* Whether some set li needs was left without cubes (past the limit). */
+static bool left_out(const later_instant *li)
+{
+    for (int k = 0; k < 3; k++)
+        if (li->counts[k] > 0 && li->classes[k].formula == NULL)
+            return true;
+    for (uint32_t r = 0; li->erased != NULL && r < li->n_rows; r++)
+        if (li->erased_counts[r] > 0 && li->erased[r].formula == NULL)
+            return true;
+    return false;
+}
+
+/* The whole of every change that needs a restart (mc_options.first_later):
+ * instant after instant, the pair model of the pairs still restarting,
+ * built from what the previous instant knew and kept (next_state), its
+ * classes (nothing erased: a reset of r instants; a value undetermined:
+ * rejected) and R4's erasures for the next. Up to mc_change.c's bound on
+ * the instants, with every pair's largest offsets (the pairs still
+ * restarting there are rejected: their restart does not settle). */
+static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
+                          const sa_options *opt, const mc_options *mopt)
+{
+    struct mc_first_priv *p = f->priv;
+    f->status_counts[MC_CONTINUOUS] = f->counts[MC_FIRST_CONTINUOUS];
+    int rc = push_outcome(f, MC_REJECTED, 1, f->counts[MC_FIRST_REJECTED],
+                          &f->classes[MC_FIRST_REJECTED], f->cubes_left_out[MC_FIRST_REJECTED]);
+    if (rc != MDAE_OK)
+        return rc;
+    if (!f->erasures_computed || f->cubes_left_out[MC_FIRST_RESTART]) {
+        f->later_why = !f->erasures_computed ? f->erasures_why
+                                             : "the pairs that need a restart have more than "
+                                               "4096 cubes";
+        return MDAE_OK;
+    }
+    const pair_state *st0 = p->order.state;
+    uint32_t bound = 2 + (st0->H - 2) + 2 * (st0->W - 2);
+    prev_instant pv = {p->pairs, &p->order, p->row_erased, &f->classes[MC_FIRST_RESTART]};
+    double alive = f->counts[MC_FIRST_RESTART];
+    /* Every instant's record at once: pv points into the previous one. */
+    p->later = mdae_calloc((size_t)bound + 1, sizeof *p->later);
+    if (p->later == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t r = 1; alive > 0 && rc == MDAE_OK; r++) {
+        if (r >= bound) /* mc_change.c: the restart does not settle */
+            return push_outcome(f, MC_REJECTED, bound, alive, pv.restart, false) == MDAE_OK
+                       ? (f->later_computed = true, MDAE_OK)
+                       : MDAE_E_NOMEM;
+        later_instant *li = &p->later[p->n_later++];
+        rc = one_later(m, rep, &pv, opt, mopt, li);
+        if (rc == MDAE_E_LIMIT || (rc == MDAE_OK && left_out(li))) {
+            f->later_why = "a later instant exceeds a configured limit of the analysis";
+            return MDAE_OK;
+        }
+        if (rc == MDAE_OK)
+            rc = push_outcome(f, MC_RESET, r, li->counts[MC_FIRST_CONTINUOUS],
+                              &li->classes[MC_FIRST_CONTINUOUS], false);
+        if (rc == MDAE_OK)
+            rc = push_outcome(f, MC_REJECTED, r + 1, li->counts[MC_FIRST_REJECTED],
+                              &li->classes[MC_FIRST_REJECTED], false);
+        alive = li->counts[MC_FIRST_RESTART];
+        pv = (prev_instant){li->pm, &li->order, li->erased, &li->classes[MC_FIRST_RESTART]};
+    }
+    f->later_computed = rc == MDAE_OK;
     return rc;
 }
 
@@ -860,8 +1038,6 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     greedy_order order = {NULL, 0, NULL, NULL, NULL, NULL, NULL};
     if (rc == MDAE_OK)
         rc = pair_model(m, rep, NULL, &pm, &order);
-    sa_report_free(rep);
-    sa_result_free(res);
     mc_first *f = rc == MDAE_OK ? mdae_calloc(1, sizeof *f) : NULL;
     struct mc_first_priv *p = f != NULL ? mdae_calloc(1, sizeof *p) : NULL;
     if (rc == MDAE_OK && p == NULL)
@@ -873,7 +1049,8 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         pm = NULL;
         rc = classify(f, opt);
     }
-    if (rc == MDAE_OK && mopt != NULL && mopt->first_erasures) {
+    bool later = mopt != NULL && mopt->first_later;
+    if (rc == MDAE_OK && mopt != NULL && (mopt->first_erasures || later)) {
         rc = erasures(f, m, opt, mopt);
         f->erasures_computed = rc == MDAE_OK;
         if (rc == MDAE_E_LIMIT) { /* the classes stand */
@@ -884,6 +1061,12 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     } else if (rc == MDAE_OK) {
         f->erasures_why = "not asked";
     }
+    if (rc == MDAE_OK && later)
+        rc = later_instants(f, m, rep, opt, mopt);
+    else if (rc == MDAE_OK)
+        f->later_why = "not asked";
+    sa_report_free(rep);
+    sa_result_free(res);
     mel_model_free(pm);
     if (rc != MDAE_OK) {
         if (f != NULL && p == NULL)
@@ -967,3 +1150,39 @@ int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *t
     mdae_free(pair);
     return MDAE_OK;
 }
+
+int mc_first_change(const mc_first *f, const bool *from, const bool *to, int *status,
+                    uint32_t *instants)
+{
+    if (f == NULL || status == NULL || instants == NULL || !f->later_computed)
+        return MDAE_E_INVAL;
+    int cls = MC_FIRST_NONE;
+    int rc = mc_first_class(f, from, to, &cls);
+    *status = -1;
+    *instants = 0;
+    if (rc != MDAE_OK || cls == MC_FIRST_NONE)
+        return rc;
+    if (cls == MC_FIRST_CONTINUOUS) {
+        *status = MC_CONTINUOUS;
+        return MDAE_OK;
+    }
+    bool *pair = mdae_calloc((size_t)f->n_names + 1, sizeof *pair);
+    if (pair == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t q = 0; q < f->n_names / 2; q++) {
+        pair[2 * q] = from[q];
+        pair[2 * q + 1] = to[q];
+    }
+    for (size_t k = 0; k < f->n_outcomes && *status < 0 && rc == MDAE_OK; k++) {
+        const mc_first_outcome *o = &f->outcomes[k];
+        if (o->cubes_left_out)
+            rc = MDAE_E_LIMIT;
+        else if (in_cubes(f, &o->set, pair)) {
+            *status = (int)o->status;
+            *instants = o->instants;
+        }
+    }
+    mdae_free(pair);
+    return rc;
+}
+

@@ -14,7 +14,9 @@
  * pair that needs a restart, which rows (equation, shift) its first
  * instant erases (R4), both ways: the engine's choice (one pair at a time
  * on small models) and the BDD path (sa_greedy.c, forced, within a budget:
- * the models it does not answer in time are counted).
+ * the models it does not answer in time are counted). And the whole of
+ * each change, instant after instant on BDDs: its status and its number of
+ * instants (mc_first_change), both ways.
  */
 #include <criterion/criterion.h>
 
@@ -69,7 +71,7 @@ static void same_erasures(const mel_model *m, const mc_first *f, const mc_instan
  * first instant's erasures checked against f's. */
 static int expected(const mel_model *m, const sa_result *res, mc_first *const f[2],
                     const bool *from, const bool *to, const char *label, uint64_t x,
-                    size_t *erased_rows)
+                    size_t *erased_rows, size_t *long_resets)
 {
     if (memcmp(from, to, m->n_modes * sizeof *from) == 0)
         return MC_FIRST_NONE;
@@ -94,6 +96,21 @@ static int expected(const mel_model *m, const sa_result *res, mc_first *const f[
     for (int w = 0; w < 2 && cls != MC_FIRST_REJECTED; w++) /* R4: every value determined */
         same_erasures(m, f[w], cls == MC_FIRST_RESTART ? &r->instants[0] : NULL, from, to,
                       label, x, erased_rows);
+    /* The whole change: status and number of instants, both ways. */
+    for (int w = 0; w < 2; w++) {
+        if (!f[w]->later_computed)
+            continue;
+        int st = -2;
+        uint32_t n = 0;
+        int rc = mc_first_change(f[w], from, to, &st, &n);
+        cr_assert_eq(rc, MDAE_OK, "%s pair %llu: %s", label, (unsigned long long)x,
+                     mdae_err_name(rc));
+        cr_assert_eq(st, (int)r->status, "%s pair %llu (%s): BDD status %d, one change %d",
+                     label, (unsigned long long)x, w ? "BDD path" : "auto", st, (int)r->status);
+        cr_assert_eq(n, r->n_instants, "%s pair %llu: BDD %u instants, one change %u", label,
+                     (unsigned long long)x, n, r->n_instants);
+        *long_resets += w == 0 && r->status == MC_RESET && r->n_instants > 1;
+    }
     mc_result_free(r);
     return cls;
 }
@@ -102,6 +119,8 @@ typedef struct tally {
     size_t models, pairs, counts[3];
     size_t erased_rows;      /* rows erased at the first instant, over the pairs */
     size_t erasures_on_bdds; /* models whose erasures the BDD path gave */
+    size_t later;            /* models whose whole changes came (auto path) */
+    size_t resets_after_1;   /* pairs reset after more than one instant */
     size_t bdd_budget;       /* its budget (0: the engine's) */
 } tally;
 
@@ -114,8 +133,8 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
     cr_assert_eq(sa_analyze(m, NULL, &res, NULL), MDAE_OK, "%s", label);
     /* The erasures two ways: the engine's choice (one pair at a time on
      * small models), and on BDDs within a budget (engine/sa_greedy.c). */
-    mc_options mopt[2] = {{.ignore_guard_fixpoints = true, .first_erasures = true},
-                          {.ignore_guard_fixpoints = true, .first_erasures = true,
+    mc_options mopt[2] = {{.ignore_guard_fixpoints = true, .first_later = true},
+                          {.ignore_guard_fixpoints = true, .first_later = true,
                            .erasures_method = SA_METHOD_IMPLICIT,
                            .erasures_budget = t->bdd_budget}};
     mc_first *fs[2] = {NULL, NULL};
@@ -125,6 +144,7 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
         cr_assert_eq(rc, MDAE_OK, "%s: %s (%s)", label, mdae_err_name(rc), why);
         cr_assert(w == 1 || fs[w]->erasures_computed, "%s: %s", label, fs[w]->erasures_why);
         t->erasures_on_bdds += w == 1 && fs[w]->erasures_computed;
+        t->later += w == 0 && fs[w]->later_computed;
     }
     mc_first *f = fs[0];
     bool *from = calloc((size_t)m->n_modes + 1, 1), *to = calloc((size_t)m->n_modes + 1, 1);
@@ -139,7 +159,8 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
             cr_assert_eq(sa_result_sample_mode(res, &state, from), MDAE_OK);
             cr_assert_eq(sa_result_sample_mode(res, &state, to), MDAE_OK);
         }
-        int want = expected(m, res, fs, from, to, label, x, &t->erased_rows), got = -2;
+        int want = expected(m, res, fs, from, to, label, x, &t->erased_rows, &t->resets_after_1),
+            got = -2;
         cr_assert_eq(mc_first_class(f, from, to, &got), MDAE_OK);
         cr_assert_eq(got, want, "%s pair %llu: BDD class %d, one change %d", label,
                      (unsigned long long)x, got, want);
@@ -180,12 +201,15 @@ Test(mc_pairs, random_models_agree_pair_by_pair)
         mel_model_free(m);
     }
     cr_log_info("%zu models, %zu pairs: %zu continuous, %zu restart, %zu rejected at the first "
-                "instant; %zu rows erased; erasures on BDDs for %zu models",
+                "instant; %zu rows erased; erasures on BDDs for %zu models; whole changes for "
+                "%zu models, %zu resets of more than one instant",
                 t.models, t.pairs, t.counts[0], t.counts[1], t.counts[2], t.erased_rows,
-                t.erasures_on_bdds);
+                t.erasures_on_bdds, t.later, t.resets_after_1);
     cr_assert_geq(t.models, 300);
     cr_assert_geq(t.erasures_on_bdds, 250, "the BDD path answered too few models");
     cr_assert_gt(t.erased_rows, 0);
+    cr_assert_geq(t.later, 330, "the whole changes came for too few models");
+    cr_assert_gt(t.resets_after_1, 0, "resets of several instants occur");
     for (int k = 0; k < 3; k++)
         cr_assert_gt(t.counts[k], 0, "class %d occurs", k);
 }
@@ -239,9 +263,11 @@ Test(mc_pairs, brake_and_buildings_agree_on_their_pairs)
         check_file("building_incompressible.mel", n, 3000, &t);
     }
     cr_log_info("%zu pairs: %zu continuous, %zu restart, %zu rejected; %zu rows erased; "
-                "erasures on BDDs for %zu of %zu models",
+                "erasures on BDDs for %zu of %zu models; whole changes for %zu",
                 t.pairs, t.counts[0], t.counts[1], t.counts[2], t.erased_rows,
-                t.erasures_on_bdds, t.models);
+                t.erasures_on_bdds, t.models, t.later);
     cr_assert_eq(t.erasures_on_bdds, t.models);
+    cr_assert_eq(t.later, t.models);
     cr_assert_gt(t.erased_rows, 0);
+    cr_assert_eq(t.later, t.models);
 }
