@@ -78,6 +78,7 @@ typedef struct cli_opts {
     bool all;              /* modechange --all (or --first) */
     bool first;            /* modechange --first: the first instants on BDDs */
     bool erasures;         /* modechange --first --erasures: and what they erase */
+    bool instants;         /* modechange --first --instants: and every later instant */
     /* Global options (before the command), set by main. */
     const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
     int timeout_ms;       /* --timeout SECONDS for a server's answer */

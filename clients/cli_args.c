@@ -112,7 +112,9 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
                    "  --all           every change between two valid modes (see above)\n"
                    "  --first         the first instant of every change, on BDDs (see above)\n"
                    "  --erasures      with --first: also which equations it erases, pair by\n"
-                   "                  pair (costlier: one pass over the pairs per equation)\n");
+                   "                  pair (costlier: one pass over the pairs per equation)\n"
+                   "  --instants      with --first: also every later instant, on BDDs: the\n"
+                   "                  status and number of instants of every change\n");
     fprintf(f, "  --format F      read FILE as F: mel or modelica (default: Modelica for\n"
                "                  .mo/.bmo files and texts starting with //! base)\n");
     fprintf(f, "  -h, --help      print this help\n"
@@ -281,6 +283,8 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             o->all = o->first = true;
         } else if ((cmd->opts & CLI_OPT_CHANGE) && strcmp(a, "--erasures") == 0) {
             o->erasures = true;
+        } else if ((cmd->opts & CLI_OPT_CHANGE) && strcmp(a, "--instants") == 0) {
+            o->instants = true;
         } else if ((cmd->opts & CLI_OPT_TO) && is_option(a, "--to")) {
             const char *v = option_value(argc, argv, &i, "--to");
             if (v == NULL || strcmp(v, "mel") != 0)
@@ -305,9 +309,9 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
     if ((cmd->opts & CLI_OPT_CHANGE) && o->all && (o->from_mode || o->to_mode))
         return usage_error(cmd, o, "%s excludes --from and --to", o->first ? "--first" : "--all",
                            NULL);
-    if ((cmd->opts & CLI_OPT_CHANGE) && o->erasures && !o->first)
-        return usage_error(cmd, o, "--erasures goes with --first%s", "",
-                           "(--all and --from/--to list the erased equations already)");
+    if ((cmd->opts & CLI_OPT_CHANGE) && (o->erasures || o->instants) && !o->first)
+        return usage_error(cmd, o, "%s goes with --first", o->erasures ? "--erasures" : "--instants",
+                           "(--all and --from/--to give every instant already)");
     if ((cmd->opts & CLI_OPT_CHANGE) && !o->all && (!o->from_mode || !o->to_mode))
         return usage_error(cmd, o, "missing %s (e.g. --from 'g=0' --to 'g=1', or --all)",
                            !o->from_mode ? "--from" : "--to", NULL);

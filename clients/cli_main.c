@@ -73,7 +73,7 @@ static const cli_command commands[] = {
     {"modechange", cli_modechange_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_CHANGE,
      "FILE --from SPEC --to SPEC [-D NAME=VALUE]... [--json]\n"
      "       FILE --all [-D NAME=VALUE]... [--json]\n"
-     "       FILE --first [--erasures] [-D NAME=VALUE]... [--json]",
+     "       FILE --first [--erasures] [--instants] [-D NAME=VALUE]... [--json]",
      "what happens at a mode change: erased equations, restart systems",
      "The structural analysis of one mode change (RR-9459 section 5): the\n"
      "nonstandard expansion of the model (derivatives as Euler steps of an\n"

@@ -128,7 +128,7 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
     mc_first *f = NULL;
     cJSON *json = NULL;
     char why[256] = "";
-    mc_options mopt = {.first_erasures = o->erasures};
+    mc_options mopt = {.first_erasures = o->erasures, .first_later = o->instants};
     if (rc == MDAE_OK)
         rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     if (rc == MDAE_OK)

@@ -617,7 +617,8 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
     }
     if (p != NULL && cmd == CLI_REMOTE_MODECHANGE && o->first &&
         (cJSON_AddTrueToObject(p, "first") == NULL ||
-         (o->erasures && cJSON_AddTrueToObject(p, "erasures") == NULL))) {
+         (o->erasures && cJSON_AddTrueToObject(p, "erasures") == NULL) ||
+         (o->instants && cJSON_AddTrueToObject(p, "instants") == NULL))) {
         cJSON_Delete(p);
         p = NULL;
     }

@@ -633,6 +633,36 @@ static void render_erasures(const cJSON *json)
     }
 }
 
+/* The whole of every change, instant after instant (--instants). */
+static void render_changes(const cJSON *json)
+{
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(json, "changes");
+    if (ch == NULL)
+        return;
+    if (!cJSON_IsObject(ch)) {
+        const char *why =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "changesNotComputed"));
+        printf("  every instant: not computed (%s)\n", why != NULL ? why : "?");
+        return;
+    }
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(ch, "counts");
+    printf("  every instant: %.0f continuous, %.0f reset, %.0f rejected\n",
+           cJSON_GetObjectItemCaseSensitive(c, "continuous")->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(c, "reset")->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(c, "rejected")->valuedouble);
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(ch, "outcomes"))
+    {
+        const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "status"));
+        const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "guard"));
+        int n = cJSON_GetObjectItemCaseSensitive(o, "instants")->valueint;
+        double pairs = cJSON_GetObjectItemCaseSensitive(o, "pairs")->valuedouble;
+        printf("    %s after %d instant%s (%.0f pair%s) when %s\n", st ? st : "?", n,
+               n == 1 ? "" : "s", pairs, pairs == 1 ? "" : "s",
+               g == NULL ? "(more than 4,096 cubes)" : g);
+    }
+}
+
 void cli_render_first(const char *file, const cJSON *json)
 {
     static const char *const keys[3] = {"continuous", "restart", "rejected"};
@@ -656,8 +686,12 @@ void cli_render_first(const char *file, const cJSON *json)
             printf("  %-10s when %.300s ... (%d cubes: --json)\n", keys[k], g, n);
     }
     render_erasures(json);
+    render_changes(json);
     printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
-           "modes;\n a restart's later instants: --all, or --from/--to%s)\n",
+           "modes%s%s)\n",
+           cJSON_GetObjectItemCaseSensitive(json, "changes") != NULL
+               ? ""
+               : ";\n every later instant: --instants",
            cJSON_GetObjectItemCaseSensitive(json, "erasures") != NULL
                ? ""
                : "; what the first instant erases: --erasures");

@@ -136,6 +136,7 @@ typedef struct greedy_order {
     const uint32_t *col_j;  /* per column: its variable of m */
     const int *col_l;       /* and its shift */
     const pair_state *state;
+    const mel_guard *base;  /* every pair, restarting or not (a guard) */
 } greedy_order;
 
 /* The previous instant, from which the next state is built (next_state). */
@@ -165,6 +166,7 @@ typedef struct build {
     int *row_k;
     const mel_guard **row_same;
     pair_state *st; /* this instant's (in the arena) */
+    const mel_guard *base; /* the pair model's invariants but alive */
     uint32_t *col_j;
     int *col_l;
 } build;
@@ -465,6 +467,9 @@ static int modes_and_invariants(build *b)
                                      mel__g_and(f, mel__g_not(f, x), y)));
     }
     inv[ni++] = (mel_invariant){differ, m->modes[0].where, 0};
+    b->base = mel__g_true(); /* the pairs, restarting or not */
+    for (uint32_t k = 0; k < ni; k++)
+        b->base = mel__g_and(f, b->base, inv[k].cond);
     if (b->st->alive != NULL) /* a later instant: the pairs still restarting */
         inv[ni++] = (mel_invariant){b->st->alive, m->modes[0].where, 0};
     b->pm->n_modes = 2 * n;
@@ -646,6 +651,7 @@ static int greedy_steps(build *b, uint32_t n_rows, greedy_order *order)
     order->col_j = b->col_j;
     order->col_l = b->col_l;
     order->state = b->st;
+    order->base = b->base;
     return f->err;
 }
 
@@ -930,7 +936,8 @@ static int one_later(const mel_model *m, const sa_report *rep,
     if (rc == MDAE_OK)
         rc = sa_analyze(li->pm, &po, &li->result, NULL);
     if (rc == MDAE_OK)
-        rc = sa_result_partition(li->result, MC_FIRST_MAX_CUBES, li->classes, li->counts);
+        rc = sa_result_partition_care(li->result, li->order.base, MC_FIRST_MAX_CUBES,
+                                      li->classes, li->counts);
     if (rc != MDAE_OK || li->counts[MC_FIRST_RESTART] <= 0)
         return rc;
     li->n_rows = li->pm->n_equations;
@@ -1035,7 +1042,7 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     sa_report *rep = NULL;
     rc = analyse(m, opt, &res, &rep);
     mel_model *pm = NULL;
-    greedy_order order = {NULL, 0, NULL, NULL, NULL, NULL, NULL};
+    greedy_order order = {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     if (rc == MDAE_OK)
         rc = pair_model(m, rep, NULL, &pm, &order);
     mc_first *f = rc == MDAE_OK ? mdae_calloc(1, sizeof *f) : NULL;

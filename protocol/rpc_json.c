@@ -1279,6 +1279,55 @@ static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
     return MDAE_OK;
 }
 
+/* f's whole changes (mc_options.first_later): "changes": {counts:
+ * {continuous, reset, rejected}, outcomes: [{status, instants, pairs,
+ * guard, cubes}]} when computed; null with "changesNotComputed" when asked
+ * and not computed; nothing when not asked. */
+static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
+{
+    if (!f->later_computed) {
+        if (f->later_why == NULL || strcmp(f->later_why, "not asked") == 0)
+            return MDAE_OK;
+        return attach(o, "changes", cJSON_CreateNull()) &&
+                       add_str(o, "changesNotComputed", f->later_why)
+                   ? MDAE_OK
+                   : MDAE_E_NOMEM;
+    }
+    cJSON *ch = cJSON_CreateObject(), *counts = cJSON_CreateObject();
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(o, "changes", ch)) {
+        cJSON_Delete(counts);
+        cJSON_Delete(arr);
+        return MDAE_E_NOMEM;
+    }
+    if (!attach(ch, "counts", counts) || !attach(ch, "outcomes", arr) ||
+        !add_num(counts, "continuous", f->status_counts[MC_CONTINUOUS]) ||
+        !add_num(counts, "reset", f->status_counts[MC_RESET]) ||
+        !add_num(counts, "rejected", f->status_counts[MC_REJECTED]))
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < f->n_outcomes; k++) {
+        const mc_first_outcome *oc = &f->outcomes[k];
+        cJSON *x = cJSON_CreateObject();
+        if (x == NULL || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            return MDAE_E_NOMEM;
+        }
+        if (!add_str(x, "status", mc_status_name(oc->status)) ||
+            !add_num(x, "instants", oc->instants) || !add_num(x, "pairs", oc->pairs))
+            return MDAE_E_NOMEM;
+        int rc = MDAE_OK;
+        if (!oc->cubes_left_out)
+            rc = add_set_over(x, f->n_names, names, &oc->set);
+        else if (!attach(x, "guard", cJSON_CreateNull()) ||
+                 !attach(x, "cubes", cJSON_CreateNull()) ||
+                 !add_str(x, "cubesLeftOut", "more than 4096 cubes"))
+            rc = MDAE_E_NOMEM;
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
 int rpc_json_first_instants(const mc_first *f, cJSON **out)
 {
     if (f == NULL || out == NULL)
@@ -1318,6 +1367,8 @@ int rpc_json_first_instants(const mc_first *f, cJSON **out)
     }
     if (rc == MDAE_OK)
         rc = add_erasures(o, f, names);
+    if (rc == MDAE_OK)
+        rc = add_changes(o, f, names);
     mdae_free(names);
     if (rc != MDAE_OK) {
         cJSON_Delete(o);

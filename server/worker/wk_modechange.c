@@ -108,11 +108,11 @@ static cJSON *answer(const cJSON *id, int rc, const char *why, cJSON *json)
 /* session/modechanges {session, first: true[, erasures: true]}: the first
  * instant of every change on BDDs (mc_first_instants, the worker's BuDDy),
  * and, when asked, which equations it erases pair by pair. */
-static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures)
+static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures, bool later)
 {
     mc_first *f = NULL;
     char why[256] = "";
-    mc_options mopt = {.first_erasures = erasures};
+    mc_options mopt = {.first_erasures = erasures, .first_later = later};
     int rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     check(rc);
     cJSON *json = NULL;
@@ -132,15 +132,21 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
     const cJSON *first = cJSON_GetObjectItemCaseSensitive(params, "first");
     if (first != NULL && !cJSON_IsBool(first))
         return invalid(id, "invalid \"first\": ", "expected true or false");
-    const cJSON *erasures = cJSON_GetObjectItemCaseSensitive(params, "erasures");
-    if (erasures != NULL && !cJSON_IsBool(erasures))
-        return invalid(id, "invalid \"erasures\": ", "expected true or false");
-    if (cJSON_IsTrue(erasures) && !cJSON_IsTrue(first))
-        return invalid(id, "invalid \"erasures\": ",
-                       "it goes with \"first\": true (every change in full lists its "
-                       "erased equations already)");
+    static const char *const with_first[2] = {"erasures", "instants"};
+    bool on[2];
+    for (int k = 0; k < 2; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, with_first[k]);
+        if (v != NULL && !cJSON_IsBool(v))
+            return invalid(id, k ? "invalid \"instants\": " : "invalid \"erasures\": ",
+                           "expected true or false");
+        on[k] = cJSON_IsTrue(v);
+        if (on[k] && !cJSON_IsTrue(first))
+            return invalid(id, k ? "invalid \"instants\": " : "invalid \"erasures\": ",
+                           "it goes with \"first\": true (every change in full gives every "
+                           "instant already)");
+    }
     if (cJSON_IsTrue(first))
-        return first_instants(m, id, cJSON_IsTrue(erasures));
+        return first_instants(m, id, on[0], on[1]);
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);

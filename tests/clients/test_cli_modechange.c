@@ -212,6 +212,40 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     run_free(&r);
 }
 
+/* --instants: every later instant on BDDs, the status and number of
+ * instants of every change -- the Cup-and-Ball's slack -> taut in two
+ * instants (RR-9459), the brake's valve opening in one, RLDC2's both
+ * diodes at once in two. */
+Test(cli_modechange, first_instants_give_every_change_in_full)
+{
+    run r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--instants");
+    expect(&r, 0);
+    contains(r.out, "  every instant: 1 continuous, 1 reset, 0 rejected\n");
+    contains(r.out, "    reset after 2 instants (1 pair) when gamma'\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("rldc2.mel"), "--first", "--instants");
+    expect(&r, 0);
+    contains(r.out, "    reset after 2 instants (2 pairs) when !g1 & g1' & !g2 & g2' | "
+                    "g1 & !g1' & g2 & !g2'\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--instants", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *ch = item(j, "changes");
+    cr_assert_eq(item(item(ch, "counts"), "reset")->valuedouble,
+                 item(item(j, "counts"), "restart")->valuedouble);
+    cr_assert_eq(cJSON_GetArraySize(item(ch, "outcomes")), 1);
+    const cJSON *o = cJSON_GetArrayItem(item(ch, "outcomes"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(o, "status")), "reset");
+    cr_assert_eq(item(o, "instants")->valueint, 1);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--all", "--instants");
+    expect(&r, 2);
+    contains(r.err, "--instants goes with --first");
+    run_free(&r);
+}
+
 Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
 {
     mdaed_proc p;

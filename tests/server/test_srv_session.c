@@ -635,16 +635,28 @@ Test(srv_session, analyze_with_modechanges_streams_every_pair_and_sums_them_up)
               cJSON_PrintUnformatted(all));
     cr_assert(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetArrayItem(er, 0), "guard")));
     cJSON_Delete(all);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
+        const char *key = k < 2 ? "erasures" : "instants";
         fp = session_params(sid);
-        if (k == 0)
-            cJSON_AddTrueToObject(fp, "erasures");
+        if (k % 2 == 0)
+            cJSON_AddTrueToObject(fp, key);
         else
-            cJSON_AddStringToObject(fp, "erasures", "yes");
+            cJSON_AddStringToObject(fp, key, "yes");
         all = cl_request(&c, 14 + k, "session/modechanges", fp);
         cr_assert_eq(error_code(all), RPC_INVALID_PARAMS, "%s", cJSON_PrintUnformatted(all));
         cJSON_Delete(all);
     }
+    /* {first: true, instants: true}: every change in full on BDDs, counts
+     * as the enumeration's */
+    fp = session_params(sid);
+    cJSON_AddTrueToObject(fp, "first");
+    cJSON_AddTrueToObject(fp, "instants");
+    all = cl_request(&c, 18, "session/modechanges", fp);
+    cJSON *chg = cJSON_GetObjectItem(result_of(all), "changes");
+    cr_assert(cJSON_IsObject(chg), "%s", cJSON_PrintUnformatted(all));
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(chg, "counts"), "rejected")->valueint,
+                 cJSON_GetObjectItem(cJSON_GetObjectItem(mc, "counts"), "rejected")->valueint);
+    cJSON_Delete(all);
     cJSON_Delete(res);
     /* without modechanges nothing changes */
     cJSON *r = cl_request(&c, 9, "session/analyze", analyze_params(sid, false, NULL));

@@ -221,7 +221,7 @@ export class ModeChanges {
     } catch (e) {
       if (seq !== this.seq) return;
       // Past the enumeration's limits: the first instant of every change, on BDDs.
-      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true, erasures: true }).catch(() => null) : null;
+      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true, erasures: true, instants: true }).catch(() => null) : null;
       if (seq !== this.seq) return;
       if (first !== null) this.showFirst(first, e.message);
       else this.allView.replaceChildren(el('p', { class: 'error', text: e instanceof RpcError ? e.message : `mdaed: ${e.message}` }));
@@ -259,10 +259,16 @@ export class ModeChanges {
       ? f.erasures.map((e) => el('li', { class: 'first-erasure' }, this.nameButton('equation', e), ' is erased at the first instant when ',
         el('code', { class: 'formula', text: e.guard ?? '(a set too large to print)' }), ` (${e.pairs} changes)`))
       : [el('li', { class: 'muted', text: `erased equations not computed: ${f.erasuresNotComputed ?? 'not asked'}` })];
+    const ch = f.changes;
+    const whole = ch
+      ? [el('p', { class: 'whole-changes', text: `Every instant: ${ch.counts.continuous} continuous, ${ch.counts.reset} reset, ${ch.counts.rejected} rejected.` }),
+        el('ul', {}, ...ch.outcomes.map((o) => el('li', { class: 'change-outcome' }, `${o.status} after ${o.instants} instant${o.instants === 1 ? '' : 's'} (${o.pairs} changes) when `,
+          el('code', { class: 'formula', text: o.guard ?? '(a set too large to print)' }))))]
+      : [el('p', { class: 'muted', text: `later instants not computed: ${f.changesNotComputed ?? 'not asked'}` })];
     this.allView.replaceChildren(
       el('p', { class: 'muted', text: why }),
-      el('p', { class: 'first-instants', text: `The first instant of ${f.pairs} changes, on BDDs: ${c.continuous} continuous, ${c.restart} need a restart, ${c.rejected} rejected there. Primed variables are after the change; a restart's later instants are not listed (pick one change above).` }),
-      el('ul', {}, ...classes), el('ul', {}, ...erased));
+      el('p', { class: 'first-instants', text: `The first instant of ${f.pairs} changes, on BDDs: ${c.continuous} continuous, ${c.restart} need a restart, ${c.rejected} rejected there. Primed variables are after the change; pick one change above for its restart systems.` }),
+      el('ul', {}, ...classes), el('ul', {}, ...erased), ...whole);
   }
 
   // A row of "Every change": its modes become the panel's and the Mode panel's.
