@@ -118,7 +118,10 @@ typedef struct edge {
  * the old mode or an earlier instant (R2); done(i, k), f_i.^k solved or in
  * the context at the previous instant (R3), so that f_i.^(k-1) is in this
  * instant's context. Shifts l < W and k < H (FALSE beyond). alive: the
- * pairs still restarting (NULL at the first instant: all). */
+ * pairs still restarting (NULL at the first instant: all). A later
+ * instant's model is built and analysed over every pair (alive as one more
+ * invariant, a disjunction over the whole model, made the brake's
+ * perfect matchings blow up past N = 15), and read within alive. */
 typedef struct pair_state {
     uint32_t W, H;
     const mel_guard **known; /* n_variables * W */
@@ -136,7 +139,6 @@ typedef struct greedy_order {
     const uint32_t *col_j;  /* per column: its variable of m */
     const int *col_l;       /* and its shift */
     const pair_state *state;
-    const mel_guard *base;  /* every pair, restarting or not (a guard) */
 } greedy_order;
 
 /* The previous instant, from which the next state is built (next_state). */
@@ -166,7 +168,6 @@ typedef struct build {
     int *row_k;
     const mel_guard **row_same;
     pair_state *st; /* this instant's (in the arena) */
-    const mel_guard *base; /* the pair model's invariants but alive */
     uint32_t *col_j;
     int *col_l;
 } build;
@@ -435,7 +436,7 @@ static int modes_and_invariants(build *b)
     mel__gfactory *f = &b->gf;
     uint32_t n = m->n_modes;
     mel_mode *modes = mdae_calloc(2 * (size_t)n + 1, sizeof *modes);
-    mel_invariant *inv = mdae_calloc(2 * (size_t)m->n_invariants + 5, sizeof *inv);
+    mel_invariant *inv = mdae_calloc(2 * (size_t)m->n_invariants + 4, sizeof *inv);
     b->priv->modes = modes;
     b->priv->invariants = inv;
     if (modes == NULL || inv == NULL)
@@ -467,11 +468,7 @@ static int modes_and_invariants(build *b)
                                      mel__g_and(f, mel__g_not(f, x), y)));
     }
     inv[ni++] = (mel_invariant){differ, m->modes[0].where, 0};
-    b->base = mel__g_true(); /* the pairs, restarting or not */
-    for (uint32_t k = 0; k < ni; k++)
-        b->base = mel__g_and(f, b->base, inv[k].cond);
-    if (b->st->alive != NULL) /* a later instant: the pairs still restarting */
-        inv[ni++] = (mel_invariant){b->st->alive, m->modes[0].where, 0};
+
     b->pm->n_modes = 2 * n;
     b->pm->modes = modes;
     b->pm->n_invariants = ni;
@@ -613,8 +610,8 @@ static int next_state(build *b, const prev_instant *pv)
                                       mel__g_or(f, ctx, kept[at]));
         }
     }
-    /* A cover is exact on its own model's pairs only: within the previous
-     * alive ones. */
+    /* The restart class was read within the previous alive pairs already
+     * (sa_result_partition_within); the conjunction keeps it explicit. */
     const mel_guard *restart = pair_set_guard(b, pv->restart);
     st->alive = ps->alive != NULL ? mel__g_and(f, ps->alive, restart) : restart;
     b->st = st;
@@ -651,7 +648,6 @@ static int greedy_steps(build *b, uint32_t n_rows, greedy_order *order)
     order->col_j = b->col_j;
     order->col_l = b->col_l;
     order->state = b->st;
-    order->base = b->base;
     return f->err;
 }
 
@@ -936,8 +932,8 @@ static int one_later(const mel_model *m, const sa_report *rep,
     if (rc == MDAE_OK)
         rc = sa_analyze(li->pm, &po, &li->result, NULL);
     if (rc == MDAE_OK)
-        rc = sa_result_partition_care(li->result, li->order.base, MC_FIRST_MAX_CUBES,
-                                      li->classes, li->counts);
+        rc = sa_result_partition_within(li->result, li->order.state->alive,
+                                        MC_FIRST_MAX_CUBES, li->classes, li->counts);
     if (rc != MDAE_OK || li->counts[MC_FIRST_RESTART] <= 0)
         return rc;
     li->n_rows = li->pm->n_equations;
@@ -1042,7 +1038,7 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     sa_report *rep = NULL;
     rc = analyse(m, opt, &res, &rep);
     mel_model *pm = NULL;
-    greedy_order order = {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    greedy_order order = {NULL, 0, NULL, NULL, NULL, NULL, NULL};
     if (rc == MDAE_OK)
         rc = pair_model(m, rep, NULL, &pm, &order);
     mc_first *f = rc == MDAE_OK ? mdae_calloc(1, sizeof *f) : NULL;

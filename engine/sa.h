@@ -351,14 +351,13 @@ MDAE_API void sa_report_free(sa_report *rep);
  * sa_set_close); on an error all three are closed. */
 MDAE_API int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3] /* out */,
                                  double count[3] /* out */);
-/* The same, the sets exact on care (a guard over the model's mode
- * variables, borrowed; with the valid modes: the care set is their union),
- * the classes themselves still within the valid modes: a model whose
- * invariants restrict another's modes gets covers that read right over the
- * other's (mc_pairs.c: a later instant's pairs still restarting). */
-MDAE_API int sa_result_partition_care(const sa_result *r, const mel_guard *care,
-                                      size_t max_cubes, sa_set out[3] /* out */,
-                                      double count[3] /* out */);
+/* The same, each class intersected with within (a guard over the model's
+ * mode variables, borrowed), the covers still exact on the valid modes:
+ * mc_pairs.c's later instants, analysed over every pair and read over the
+ * pairs still restarting. */
+MDAE_API int sa_result_partition_within(const sa_result *r, const mel_guard *within,
+                                        size_t max_cubes, sa_set out[3] /* out */,
+                                        double count[3] /* out */);
 MDAE_API void sa_set_close(sa_set *s /* NULL ok */);
 
 /* One step of sa_result_left_out's greedy order: equation eq of r's model,

@@ -335,7 +335,7 @@ static BDD partition_class(sa_ctx *c, const sa_result *r, int k, BDD covered)
 typedef struct partition_job {
     int k;
     BDD covered;
-    const mel_guard *care; /* the covers' care set, or NULL: the valid modes */
+    const mel_guard *within; /* the classes within it, or NULL: all */
     sa_set *out;
     double *count;
 } partition_job;
@@ -347,26 +347,24 @@ static void partition_one(sa_ctx *c, void *arg)
     partition_job *j = arg;
     const sa_result *r = c->r;
     BDD f = partition_class(c, r, j->k, j->covered);
-    *j->count = sa__count_modes(c, r, f);
-    BDD care = r->chi_m;
-    if (j->care != NULL) {
+    if (j->within != NULL) {
         sa__gmemo gm;
         memset(&gm, 0, sizeof gm);
-        care = T(bdd_or(sa__guard_bdd(c, &gm, j->care), r->chi_m));
-        c->care = care;
+        f = T(bdd_and(f, sa__guard_bdd(c, &gm, j->within)));
     }
+    *j->count = sa__count_modes(c, r, f);
     sa__care cs;
-    sa__care_init(c, r, care, &cs);
+    sa__care_init(c, r, r->chi_m, &cs);
     sa__set_of_care(c, r, f, &cs, j->out);
 }
 
 int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3], double count[3])
 {
-    return sa_result_partition_care(r, NULL, max_cubes, out, count);
+    return sa_result_partition_within(r, NULL, max_cubes, out, count);
 }
 
-int sa_result_partition_care(const sa_result *r, const mel_guard *care, size_t max_cubes,
-                             sa_set out[3], double count[3])
+int sa_result_partition_within(const sa_result *r, const mel_guard *within, size_t max_cubes,
+                               sa_set out[3], double count[3])
 {
     if (r == NULL || out == NULL || count == NULL)
         return MDAE_E_INVAL;
@@ -379,7 +377,7 @@ int sa_result_partition_care(const sa_result *r, const mel_guard *care, size_t m
     int rc = sa__run_on(r, NULL, max_cubes, covering, &covered);
     for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
         count[k] = -1;
-        partition_job j = {k, covered, care, &out[k], &count[k]};
+        partition_job j = {k, covered, within, &out[k], &count[k]};
         rc = sa__run_on(r, NULL, max_cubes, partition_one, &j);
         if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
             sa__set_close(&out[k]);

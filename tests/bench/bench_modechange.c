@@ -14,6 +14,8 @@
  *        analysis of the same model and the ratio)
  *   erasures MODEL N pairs seconds cold ratio rows  (the same with which
  *        equations each first instant erases: mc_options.first_erasures)
+ *   whole MODEL N pairs seconds cold ratio counts (and every later instant:
+ *        mc_options.first_later)
  *
  * Usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]
  *        [--first-model brake|building_compressible] [--phases]
@@ -204,6 +206,21 @@ static void first(const char *model, long long n)
     else
         printf("erasures %-21s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
                rc == MDAE_OK ? f->erasures_why : mdae_err_name(rc));
+    mc_first_free(f);
+    f = NULL;
+    /* And every later instant (--instants). */
+    mopt.first_later = true;
+    t0 = bench_now();
+    rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
+    t = bench_now() - t0;
+    if (rc == MDAE_OK && f->later_computed)
+        printf("whole %-24s N=%-4lld %10.4g pairs %9.3f s  cold %8.3f s  ratio %6.1f  "
+               "(%.4g continuous, %.4g reset, %.4g rejected; %zu outcomes)\n",
+               model, n, f->pairs, t, cold, t / cold, f->status_counts[MC_CONTINUOUS],
+               f->status_counts[MC_RESET], f->status_counts[MC_REJECTED], f->n_outcomes);
+    else
+        printf("whole %-24s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
+               rc == MDAE_OK ? f->later_why : mdae_err_name(rc));
     mc_first_free(f);
     mel_model_free(m);
 }
