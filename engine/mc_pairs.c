@@ -204,24 +204,32 @@ static const mel_guard *remap(build *b, const mel_guard *g, int copy)
     return v;
 }
 
-/* A set of the report (cubes over the original mode variables) as a guard
- * over copy `copy`. */
-static const mel_guard *set_guard(build *b, const sa_set *s, int copy)
+/* The cubes of s (over n variables) as a guard, cube variable k read as
+ * the pair model's variable step * k + at. */
+static const mel_guard *cubes_guard(build *b, const sa_set *s, uint32_t n, uint32_t step,
+                                    uint32_t at)
 {
+    mel__gfactory *f = &b->gf;
     const mel_guard *acc = mel__g_false();
-    uint32_t n = b->m->n_modes;
     for (size_t q = 0; q < s->n_cubes; q++) {
         const signed char *cube = &s->cubes[q * n];
         const mel_guard *t = mel__g_true();
         for (uint32_t k = 0; k < n; k++) {
             if (cube[k] < 0)
                 continue;
-            const mel_guard *x = mel__g_var(&b->gf, 2 * k + (uint32_t)copy);
-            t = mel__g_and(&b->gf, t, cube[k] ? x : mel__g_not(&b->gf, x));
+            const mel_guard *x = mel__g_var(f, step * k + at);
+            t = mel__g_and(f, t, cube[k] ? x : mel__g_not(f, x));
         }
-        acc = mel__g_or(&b->gf, acc, t);
+        acc = mel__g_or(f, acc, t);
     }
     return acc;
+}
+
+/* A set of the report (cubes over the original mode variables) as a guard
+ * over copy `copy`. */
+static const mel_guard *set_guard(build *b, const sa_set *s, int copy)
+{
+    return cubes_guard(b, s, b->m->n_modes, 2, (uint32_t)copy);
 }
 
 /* ge[copy][item][v] for v = 0 .. max + 1 (the last one FALSE): offset >= v
@@ -500,21 +508,7 @@ static int offsets(build *b)
 /* A set over the pairs' variables (cubes over g0, g0', ...) as a guard. */
 static const mel_guard *pair_set_guard(build *b, const sa_set *s)
 {
-    mel__gfactory *f = &b->gf;
-    uint32_t n = 2 * b->m->n_modes;
-    const mel_guard *acc = mel__g_false();
-    for (size_t q = 0; q < s->n_cubes; q++) {
-        const signed char *cube = &s->cubes[q * n];
-        const mel_guard *t = mel__g_true();
-        for (uint32_t k = 0; k < n; k++) {
-            if (cube[k] < 0)
-                continue;
-            const mel_guard *x = mel__g_var(f, k);
-            t = mel__g_and(f, t, cube[k] ? x : mel__g_not(f, x));
-        }
-        acc = mel__g_or(f, acc, t);
-    }
-    return acc;
+    return cubes_guard(b, s, 2 * b->m->n_modes, 1, 0);
 }
 
 /* A state with room for every shift (its guards FALSE), in the arena. */
@@ -1104,17 +1098,25 @@ static bool in_cubes(const mc_first *f, const sa_set *s, const bool *pair)
     return false;
 }
 
+/* The pair (from, to) over f's variables g0, g0', g1, ... (owned:
+ * mdae_free), or NULL. */
+static bool *pair_of(const mc_first *f, const bool *from, const bool *to)
+{
+    bool *pair = mdae_calloc((size_t)f->n_names + 1, sizeof *pair);
+    for (uint32_t k = 0; pair != NULL && k < f->n_names / 2; k++) {
+        pair[2 * k] = from[k];
+        pair[2 * k + 1] = to[k];
+    }
+    return pair;
+}
+
 int mc_first_class(const mc_first *f, const bool *from, const bool *to, int *cls)
 {
     if (f == NULL || cls == NULL || (f->n_names > 0 && (from == NULL || to == NULL)))
         return MDAE_E_INVAL;
-    bool *pair = mdae_calloc((size_t)f->n_names + 1, sizeof *pair);
+    bool *pair = pair_of(f, from, to);
     if (pair == NULL)
         return MDAE_E_NOMEM;
-    for (uint32_t k = 0; k < f->n_names / 2; k++) {
-        pair[2 * k] = from[k];
-        pair[2 * k + 1] = to[k];
-    }
     sa_mode_view v;
     memset(&v, 0, sizeof v);
     int rc = sa_result_mode(f->priv->result, pair, &v);
@@ -1142,13 +1144,9 @@ int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *t
         return MDAE_E_INVAL;
     if (f->erasures[k].cubes_left_out)
         return MDAE_E_LIMIT;
-    bool *pair = mdae_calloc((size_t)f->n_names + 1, sizeof *pair);
+    bool *pair = pair_of(f, from, to);
     if (pair == NULL)
         return MDAE_E_NOMEM;
-    for (uint32_t q = 0; q < f->n_names / 2; q++) {
-        pair[2 * q] = from[q];
-        pair[2 * q + 1] = to[q];
-    }
     *erased = in_cubes(f, &f->erasures[k].set, pair);
     mdae_free(pair);
     return MDAE_OK;
@@ -1169,13 +1167,9 @@ int mc_first_change(const mc_first *f, const bool *from, const bool *to, int *st
         *status = MC_CONTINUOUS;
         return MDAE_OK;
     }
-    bool *pair = mdae_calloc((size_t)f->n_names + 1, sizeof *pair);
+    bool *pair = pair_of(f, from, to);
     if (pair == NULL)
         return MDAE_E_NOMEM;
-    for (uint32_t q = 0; q < f->n_names / 2; q++) {
-        pair[2 * q] = from[q];
-        pair[2 * q + 1] = to[q];
-    }
     for (size_t k = 0; k < f->n_outcomes && *status < 0 && rc == MDAE_OK; k++) {
         const mc_first_outcome *o = &f->outcomes[k];
         if (o->cubes_left_out)

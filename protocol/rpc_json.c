@@ -1240,6 +1240,19 @@ nomem:
 
 /* ---- The first instant of every change (mc_first_instants) ------------------------- */
 
+/* A set of f's pairs into x: guard and cubes, or both null with
+ * "cubesLeftOut" past the cubes' limit. */
+static int add_pairs_set(cJSON *x, const mc_first *f, const char *const *names, const sa_set *set,
+                         bool left_out)
+{
+    if (!left_out)
+        return add_set_over(x, f->n_names, names, set);
+    return attach(x, "guard", cJSON_CreateNull()) && attach(x, "cubes", cJSON_CreateNull()) &&
+                   add_str(x, "cubesLeftOut", "more than 4096 cubes")
+               ? MDAE_OK
+               : MDAE_E_NOMEM;
+}
+
 /* f's erasures (mc_options.first_erasures): "erasures": [{name, shift,
  * pairs, guard, cubes}] when computed, null with "erasuresNotComputed"
  * when asked and not computed, nothing when not asked. */
@@ -1266,13 +1279,7 @@ static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
         if (!add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
             !add_num(x, "pairs", e->pairs))
             return MDAE_E_NOMEM;
-        int rc = MDAE_OK;
-        if (!e->cubes_left_out)
-            rc = add_set_over(x, f->n_names, names, &e->set);
-        else if (!attach(x, "guard", cJSON_CreateNull()) ||
-                 !attach(x, "cubes", cJSON_CreateNull()) ||
-                 !add_str(x, "cubesLeftOut", "more than 4096 cubes"))
-            rc = MDAE_E_NOMEM;
+        int rc = add_pairs_set(x, f, names, &e->set, e->cubes_left_out);
         if (rc != MDAE_OK)
             return rc;
     }
@@ -1315,13 +1322,7 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
         if (!add_str(x, "status", mc_status_name(oc->status)) ||
             !add_num(x, "instants", oc->instants) || !add_num(x, "pairs", oc->pairs))
             return MDAE_E_NOMEM;
-        int rc = MDAE_OK;
-        if (!oc->cubes_left_out)
-            rc = add_set_over(x, f->n_names, names, &oc->set);
-        else if (!attach(x, "guard", cJSON_CreateNull()) ||
-                 !attach(x, "cubes", cJSON_CreateNull()) ||
-                 !add_str(x, "cubesLeftOut", "more than 4096 cubes"))
-            rc = MDAE_E_NOMEM;
+        int rc = add_pairs_set(x, f, names, &oc->set, oc->cubes_left_out);
         if (rc != MDAE_OK)
             return rc;
     }
