@@ -221,7 +221,7 @@ export class ModeChanges {
     } catch (e) {
       if (seq !== this.seq) return;
       // Past the enumeration's limits: the first instant of every change, on BDDs.
-      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true, erasures: true, instants: true }).catch(() => null) : null;
+      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true, erasures: true }).catch(() => null) : null;
       if (seq !== this.seq) return;
       if (first !== null) this.showFirst(first, e.message);
       else this.allView.replaceChildren(el('p', { class: 'error', text: e instanceof RpcError ? e.message : `mdaed: ${e.message}` }));
@@ -264,7 +264,7 @@ export class ModeChanges {
       ? [el('p', { class: 'whole-changes', text: `Every instant: ${ch.counts.continuous} continuous, ${ch.counts.reset} reset, ${ch.counts.rejected} rejected.` }),
         el('ul', {}, ...ch.outcomes.map((o) => el('li', { class: 'change-outcome' }, `${o.status} after ${o.instants} instant${o.instants === 1 ? '' : 's'} (${o.pairs} changes) when `,
           el('code', { class: 'formula', text: o.guard ?? '(a set too large to print)' }))))]
-      : [el('p', { class: 'muted', text: `later instants not computed: ${f.changesNotComputed ?? 'not asked'}` })];
+      : [el('p', { class: 'muted', text: f.changesNotComputed ? `later instants not computed: ${f.changesNotComputed}` : 'Every later instant: mdae modechange --first --instants (it grows fast with the model).' })];
     this.allView.replaceChildren(
       el('p', { class: 'muted', text: why }),
       el('p', { class: 'first-instants', text: `The first instant of ${f.pairs} changes, on BDDs: ${c.continuous} continuous, ${c.restart} need a restart, ${c.rejected} rejected there. Primed variables are after the change; pick one change above for its restart systems.` }),
