@@ -806,15 +806,38 @@ static int complement_classes(mc_first *f)
 }
 
 /* The pairs' analysis (f->priv->pairs built) and f's classes. */
+/* A pair model's analysis: the caller's options, only which pairs are
+ * singular (the classes need no more, sa.h). */
+static int analyse_pairs(const mel_model *pm, const sa_options *opt, sa_result **out)
+{
+    sa_options po = {0};
+    if (opt != NULL)
+        po = *opt;
+    po.singular_only = true;
+    return sa_analyze(pm, &po, out, NULL);
+}
+
+/* R4's erasures over a pair model's analysis r in its order: the caller's
+ * progress callback, mopt's method and budget (sa_result_left_out). */
+static int erase_rows(const sa_result *r, const greedy_order *order, const sa_options *opt,
+                      const mc_options *mopt, sa_set *sets, double *counts)
+{
+    sa_options go = {0};
+    if (opt != NULL) {
+        go.progress = opt->progress;
+        go.progress_ctx = opt->progress_ctx;
+    }
+    go.method = mopt->erasures_method;
+    go.implicit_budget = mopt->erasures_budget;
+    return sa_result_left_out(r, order->steps, order->n_steps, &go, MC_FIRST_MAX_CUBES, sets,
+                              counts);
+}
+
 static int classify(mc_first *f, const sa_options *opt)
 {
     struct mc_first_priv *p = f->priv;
     f->n_names = p->pairs->n_modes;
-    sa_options po = {0};
-    if (opt != NULL)
-        po = *opt;
-    po.singular_only = true; /* the classes need no more (sa.h) */
-    int rc = sa_analyze(p->pairs, &po, &p->result, NULL);
+    int rc = analyse_pairs(p->pairs, opt, &p->result);
     if (rc == MDAE_OK) {
         f->pairs = sa_result_valid_modes(p->result);
         rc = sa_result_partition(p->result, MC_FIRST_MAX_CUBES, f->classes, f->counts);
@@ -850,16 +873,8 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
     sa_set *sets = mdae_calloc((size_t)n_rows + 1, sizeof *sets);
     double *counts = mdae_calloc((size_t)n_rows + 1, sizeof *counts);
     int rc = sets != NULL && counts != NULL ? MDAE_OK : MDAE_E_NOMEM;
-    sa_options go = {0}; /* the caller's progress; mopt's method and budget */
-    if (opt != NULL) {
-        go.progress = opt->progress;
-        go.progress_ctx = opt->progress_ctx;
-    }
-    go.method = mopt->erasures_method;
-    go.implicit_budget = mopt->erasures_budget;
     if (rc == MDAE_OK)
-        rc = sa_result_left_out(p->result, p->order.steps, p->order.n_steps, &go,
-                                MC_FIRST_MAX_CUBES, sets, counts);
+        rc = erase_rows(p->result, &p->order, opt, mopt, sets, counts);
     size_t n = 0;
     for (uint32_t r = 0; rc == MDAE_OK && r < n_rows; r++)
         n += counts[r] > 0;
@@ -919,12 +934,8 @@ static int one_later(const mel_model *m, const sa_report *rep,
                      later_instant *li)
 {
     int rc = pair_model(m, rep, pv, &li->pm, &li->order);
-    sa_options po = {0};
-    if (opt != NULL)
-        po = *opt;
-    po.singular_only = true;
     if (rc == MDAE_OK)
-        rc = sa_analyze(li->pm, &po, &li->result, NULL);
+        rc = analyse_pairs(li->pm, opt, &li->result);
     if (rc == MDAE_OK)
         rc = sa_result_partition_within(li->result, li->order.state->alive,
                                         MC_FIRST_MAX_CUBES, li->classes, li->counts);
@@ -934,14 +945,8 @@ static int one_later(const mel_model *m, const sa_report *rep,
     li->erased = mdae_calloc((size_t)li->n_rows + 1, sizeof *li->erased);
     li->erased_counts = mdae_calloc((size_t)li->n_rows + 1, sizeof *li->erased_counts);
     rc = li->erased != NULL && li->erased_counts != NULL ? MDAE_OK : MDAE_E_NOMEM;
-    sa_options go = {0};
-    go.progress = po.progress;
-    go.progress_ctx = po.progress_ctx;
-    go.method = mopt->erasures_method;
-    go.implicit_budget = mopt->erasures_budget;
     if (rc == MDAE_OK)
-        rc = sa_result_left_out(li->result, li->order.steps, li->order.n_steps, &go,
-                                MC_FIRST_MAX_CUBES, li->erased, li->erased_counts);
+        rc = erase_rows(li->result, &li->order, opt, mopt, li->erased, li->erased_counts);
     return rc;
 }
 

@@ -161,6 +161,18 @@ static void all(const char *model, long long n)
 /* --phases: the time of each phase of both analyses on stderr. */
 static bool show_phases;
 
+/* mc_first_instants of m with mopt (no progress), its code in *rc and its
+ * time in *t; the result or NULL. */
+static mc_first *timed_first(const mel_model *m, const mc_options *mopt, char *why,
+                             size_t why_len, int *rc, double *t)
+{
+    mc_first *f = NULL;
+    double t0 = bench_now();
+    *rc = mc_first_instants(m, NULL, mopt, &f, why, why_len);
+    *t = bench_now() - t0;
+    return f;
+}
+
 static void first(const char *model, long long n)
 {
     mel_model *m = load(model, n);
@@ -193,12 +205,9 @@ static void first(const char *model, long long n)
         printf("first %-24s N=%-4lld %s after %.3f s: %s\n", model, n, mdae_err_name(rc), t,
                why);
     mc_first_free(f);
-    f = NULL;
     /* The same with the erased equations of every pair (--erasures). */
     mopt.first_erasures = true;
-    t0 = bench_now();
-    rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
-    t = bench_now() - t0;
+    f = timed_first(m, &mopt, why, sizeof why, &rc, &t);
     if (rc == MDAE_OK && f->erasures_computed)
         printf("erasures %-21s N=%-4lld %10.4g pairs %9.3f s  cold %8.3f s  ratio %6.1f  "
                "(%zu rows erased in some pair)\n",
@@ -207,12 +216,9 @@ static void first(const char *model, long long n)
         printf("erasures %-21s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
                rc == MDAE_OK ? f->erasures_why : mdae_err_name(rc));
     mc_first_free(f);
-    f = NULL;
     /* And every later instant (--instants). */
     mopt.first_later = true;
-    t0 = bench_now();
-    rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
-    t = bench_now() - t0;
+    f = timed_first(m, &mopt, why, sizeof why, &rc, &t);
     if (rc == MDAE_OK && f->later_computed)
         printf("whole %-24s N=%-4lld %10.4g pairs %9.3f s  cold %8.3f s  ratio %6.1f  "
                "(%.4g continuous, %.4g reset, %.4g rejected; %zu outcomes)\n",
