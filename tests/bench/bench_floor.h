@@ -42,11 +42,15 @@ static inline int bench_past_deadline(void *ctx, const char *phase, size_t done,
 }
 
 /* A progress callback (sa_options.progress) that prints on stderr the time
- * of each phase as the next one starts (--phases of the benchmarks); the
- * caller prints the last one. */
+ * of each phase as the next one starts (--phases of the benchmarks; the
+ * caller prints the last one), unless quiet, and cancels the analysis past
+ * the deadline, if any. */
 typedef struct bench_phases {
     const char *phase;
     double last;
+    double deadline; /* bench_now() seconds past which the analysis is
+                        cancelled; 0: none */
+    bool quiet;      /* time the phases without printing them */
 } bench_phases;
 
 static inline int bench_on_phase(void *ctx, const char *phase, size_t done, size_t total)
@@ -54,14 +58,14 @@ static inline int bench_on_phase(void *ctx, const char *phase, size_t done, size
     bench_phases *pc = ctx;
     if (pc->phase == NULL || strcmp(pc->phase, phase) != 0) {
         double t = bench_now();
-        if (pc->phase != NULL)
+        if (pc->phase != NULL && !pc->quiet)
             fprintf(stderr, "    %-12s %8.4f s\n", pc->phase, t - pc->last);
         pc->phase = phase;
         pc->last = t;
     }
     (void)done;
     (void)total;
-    return 0;
+    return pc->deadline > 0 && bench_now() > pc->deadline;
 }
 
 static inline bool bench_valid(const mel_model *m, const bool *mode)

@@ -18,7 +18,9 @@
  *        mc_options.first_later)
  *
  * Usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]
- *        [--first-model brake|building_compressible] [--phases]
+ *        [--first-model brake|building_compressible] [--phases] [--max-seconds S]
+ * (--max-seconds: each first/erasures/whole run is cancelled past S
+ * seconds, 60 by default, and its row says so.)
  * See tests/bench/README.md for measured numbers.
  */
 #include <stdio.h>
@@ -158,19 +160,36 @@ static void all(const char *model, long long n)
     mel_model_free(m);
 }
 
-/* --phases: the time of each phase of both analyses on stderr. */
+/* --phases: the time of each phase of the analyses on stderr;
+ * --max-seconds: the budget of each run (cancelled past it). */
 static bool show_phases;
+static double max_seconds = 60;
 
-/* mc_first_instants of m with mopt (no progress), its code in *rc and its
- * time in *t; the result or NULL. */
+/* mc_first_instants of m with mopt, its code in *rc and its time in *t,
+ * cancelled after max_seconds; the result or NULL. */
 static mc_first *timed_first(const mel_model *m, const mc_options *mopt, char *why,
                              size_t why_len, int *rc, double *t)
 {
     mc_first *f = NULL;
     double t0 = bench_now();
-    *rc = mc_first_instants(m, NULL, mopt, &f, why, why_len);
+    bench_phases pc = {NULL, t0, t0 + max_seconds, !show_phases};
+    sa_options so = {.progress = bench_on_phase, .progress_ctx = &pc};
+    *rc = mc_first_instants(m, &so, mopt, &f, why, why_len);
     *t = bench_now() - t0;
+    if (show_phases && pc.phase != NULL)
+        fprintf(stderr, "    %-12s %8.4f s (and what follows it)\n", pc.phase,
+                bench_now() - pc.last);
     return f;
+}
+
+/* Why a row has no figure: the engine's reason, or its code. */
+static const char *why_not(int rc, const char *computed_why, const char *why)
+{
+    if (rc == MDAE_E_CANCELED)
+        return "over --max-seconds";
+    if (rc == MDAE_OK)
+        return computed_why;
+    return why[0] != '\0' ? why : mdae_err_name(rc);
 }
 
 static void first(const char *model, long long n)
@@ -183,28 +202,22 @@ static void first(const char *model, long long n)
     double t0 = bench_now();
     sa_result *res = NULL;
     int rc = sa_analyze(m, NULL, &res, NULL);
-    double cold = bench_now() - t0;
+    double cold = bench_now() - t0, t;
     sa_result_free(res);
     mc_options mopt = {.ignore_guard_fixpoints = true};
-    mc_first *f = NULL;
     char why[256] = "";
-    bench_phases pc = {NULL, 0};
-    sa_options so = {.progress = bench_on_phase, .progress_ctx = &pc};
-    t0 = bench_now();
-    if (rc == MDAE_OK)
-        rc = mc_first_instants(m, show_phases ? &so : NULL, &mopt, &f, why, sizeof why);
-    double t = bench_now() - t0;
-    if (show_phases && pc.phase != NULL)
-        fprintf(stderr, "    %-12s %8.3f s (and what follows it)\n", pc.phase,
-                bench_now() - pc.last);
+    mc_first *f = rc == MDAE_OK ? timed_first(m, &mopt, why, sizeof why, &rc, &t) : NULL;
     if (rc == MDAE_OK)
         printf("first %-24s N=%-4lld %10.4g pairs %9.3f s  cold %8.3f s  ratio %6.1f  "
                "(%.4g continuous, %.4g restart, %.4g rejected at the first instant)\n",
                model, n, f->pairs, t, cold, t / cold, f->counts[0], f->counts[1], f->counts[2]);
     else
-        printf("first %-24s N=%-4lld %s after %.3f s: %s\n", model, n, mdae_err_name(rc), t,
-               why);
+        printf("first %-24s N=%-4lld not computed: %s\n", model, n, why_not(rc, "", why));
     mc_first_free(f);
+    if (rc != MDAE_OK) {
+        mel_model_free(m);
+        return;
+    }
     /* The same with the erased equations of every pair (--erasures). */
     mopt.first_erasures = true;
     f = timed_first(m, &mopt, why, sizeof why, &rc, &t);
@@ -214,7 +227,7 @@ static void first(const char *model, long long n)
                model, n, f->pairs, t, cold, t / cold, f->n_erasures);
     else
         printf("erasures %-21s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
-               rc == MDAE_OK ? f->erasures_why : mdae_err_name(rc));
+               why_not(rc, rc == MDAE_OK ? f->erasures_why : "", why));
     mc_first_free(f);
     /* And every later instant (--instants). */
     mopt.first_later = true;
@@ -226,7 +239,7 @@ static void first(const char *model, long long n)
                f->status_counts[MC_RESET], f->status_counts[MC_REJECTED], f->n_outcomes);
     else
         printf("whole %-24s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
-               rc == MDAE_OK ? f->later_why : mdae_err_name(rc));
+               why_not(rc, rc == MDAE_OK ? f->later_why : "", why));
     mc_first_free(f);
     mel_model_free(m);
 }
@@ -246,15 +259,19 @@ int main(int argc, char **argv)
             first_only = argv[++i];
         else if (strcmp(argv[i], "--phases") == 0)
             show_phases = true;
+        else if (strcmp(argv[i], "--max-seconds") == 0 && i + 1 < argc)
+            max_seconds = atof(argv[++i]);
         else {
             fprintf(stderr,
                     "usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST] "
-                    "[--first-model brake|building_compressible] [--phases]\n");
+                    "[--first-model brake|building_compressible] [--phases] "
+                    "[--max-seconds S]\n");
             return 2;
         }
     }
     if (sa_begin(NULL) != MDAE_OK)
         return 1;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     char *fl = strdup(n_first);
     for (char *tok = strtok(fl, ","); tok != NULL; tok = strtok(NULL, ",")) {
         if (first_only == NULL || strcmp(first_only, "brake") == 0)
