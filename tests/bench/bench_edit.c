@@ -77,7 +77,7 @@ static bool show_phases;
 /* Analyse; returns seconds, fills stats. Exits on failure. */
 static double run(inc_session *s, const char *text, long long n, int seeded, inc_stats *st)
 {
-    bench_phases pc = {NULL, 0};
+    bench_phases pc = {NULL, 0, 0, false};
     sa_options so = {.seeded = seeded};
     if (show_phases) {
         so.progress = bench_on_phase;
