@@ -237,6 +237,106 @@ static void mark_modes(const mel_guard *g, uint8_t *used, int *pending, int *n_p
         mark_modes(g->rhs, used, pending, n_pending, visited, c);
 }
 
+/* ---- Where the mode variables only invariants name go ---------------------
+ * Such a variable (the copy g of a pair model whose rows read only g', at
+ * the later instants of mode changes: mc_pairs.c) is placed just above a
+ * variable the rows read that it is tied to: the nearest enclosing
+ * subformula of an invariant that names a rows' variable gives it (its
+ * partner). Placed first, above every row, the pair model's g went far
+ * from g', and the invariant "the modes differ" (the OR over k of
+ * g_k xor g_k') took 2^n nodes: the brake's later instants grew 4x per
+ * railcar (tests/bench/README.md). Variables tied to none still go first. */
+
+/* Guard nodes to ints (a rows' variable + 1, or 0 for none), in sa__alloc
+ * memory; zero it before use. */
+typedef struct imemo {
+    const mel_guard **key;
+    int *val;
+    size_t cap, n;
+} imemo;
+
+static int *imemo_slot(sa_ctx *c, imemo *im, const mel_guard *g)
+{
+    if (2 * (im->n + 1) > im->cap) {
+        imemo old = *im;
+        im->cap = old.cap ? old.cap * 2 : 256;
+        im->key = sa__alloc(c, im->cap * sizeof *im->key);
+        im->val = sa__alloc(c, im->cap * sizeof *im->val);
+        for (size_t k = 0; k < old.cap; k++) {
+            if (old.key[k] == NULL)
+                continue;
+            size_t h = ghash(old.key[k], im->cap);
+            while (im->key[h] != NULL)
+                h = (h + 1) & (im->cap - 1);
+            im->key[h] = old.key[k];
+            im->val[h] = old.val[k];
+        }
+    }
+    size_t h = ghash(g, im->cap);
+    while (im->key[h] != NULL && im->key[h] != g)
+        h = (h + 1) & (im->cap - 1);
+    if (im->key[h] == NULL) {
+        im->key[h] = g;
+        im->val[h] = -1; /* not computed yet */
+        im->n++;
+    }
+    return &im->val[h];
+}
+
+/* Some mode variable of g that the rows read (in_rows), or -1. */
+static int rows_var_in(sa_ctx *c, imemo *im, const mel_guard *g, const uint8_t *in_rows)
+{
+    if (g->op == MEL_G_VAR)
+        return in_rows[g->var] ? (int)g->var : -1;
+    if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
+        return -1;
+    int *v = imemo_slot(c, im, g);
+    if (*v >= 0)
+        return *v - 1;
+    int w = rows_var_in(c, im, g->lhs, in_rows);
+    if (w < 0 && g->op != MEL_G_NOT)
+        w = rows_var_in(c, im, g->rhs, in_rows);
+    *imemo_slot(c, im, g) = w + 1; /* the recursion may have moved it */
+    return w;
+}
+
+/* partner[k] for the variables of g the rows do not read and that have
+ * none yet: `around`, or the rows' variable of a nearer subformula. Each
+ * shared node is visited once (seen). */
+static void find_partners(sa_ctx *c, imemo *im, imemo *seen, const mel_guard *g, int around,
+                          const uint8_t *in_rows, int *partner)
+{
+    if (g->op == MEL_G_VAR) {
+        if (!in_rows[g->var] && partner[g->var] < 0)
+            partner[g->var] = around;
+        return;
+    }
+    if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
+        return;
+    int *mark = imemo_slot(c, seen, g);
+    if (*mark >= 0)
+        return;
+    *mark = 0;
+    int w = rows_var_in(c, im, g, in_rows);
+    around = w >= 0 ? w : around;
+    find_partners(c, im, seen, g->lhs, around, in_rows, partner);
+    if (g->op != MEL_G_NOT)
+        find_partners(c, im, seen, g->rhs, around, in_rows, partner);
+}
+
+/* Mode variable k takes the next BDD variable, after the variables tied to
+ * it (first_tied, next_tied: lists by partner) that have none yet. */
+static void place_mode(sa_result *r, uint8_t *used, const int *first_tied,
+                       const int *next_tied, int k, int *next)
+{
+    for (int t = first_tied[k]; t >= 0; t = next_tied[t])
+        if (!used[t]) {
+            used[t] = 1;
+            r->mode_var[t] = (*next)++;
+        }
+    r->mode_var[k] = (*next)++;
+}
+
 /* The profile of a row order (the node order of graph_build, n nodes):
  * the sum over the rows of the variables that have rows both before and
  * after it (the open columns of the perfect matchings' BDD there). */
@@ -318,7 +418,10 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
     int *pending = sa__alloc(c, (m->n_modes + 1) * sizeof *pending);
     gmemo visited = {0};
     int next = 0, n_pending = 0;
-    /* Mode variables the rows never mention, but invariants do, go first. */
+    int *first_tied = sa__alloc(c, (m->n_modes + 1) * sizeof *first_tied);
+    int *next_tied = sa__alloc(c, (m->n_modes + 1) * sizeof *next_tied);
+    /* Mode variables the rows never mention, but invariants do, go first,
+     * unless tied to one they mention (find_partners). */
     {
         uint8_t *in_rows = sa__alloc(c, m->n_modes + 1);
         int np = 0;
@@ -335,8 +438,19 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
         }
         for (uint32_t v = 0; v < m->n_variables; v++)
             mark_modes(m->variables[v].guard, in_rows, pending, &np, &visited, c);
+        int *partner = sa__alloc(c, (m->n_modes + 1) * sizeof *partner);
         for (uint32_t k = 0; k < m->n_modes; k++)
-            if (!in_rows[k]) {
+            partner[k] = first_tied[k] = next_tied[k] = -1;
+        imemo im = {0}, seen = {0};
+        for (uint32_t q = 0; q < m->n_invariants; q++)
+            find_partners(c, &im, &seen, m->invariants[q].cond, -1, in_rows, partner);
+        for (uint32_t k = m->n_modes; k-- > 0;)
+            if (!in_rows[k] && partner[k] >= 0) { /* placed with it, below */
+                next_tied[k] = first_tied[partner[k]];
+                first_tied[partner[k]] = (int)k;
+            }
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            if (!in_rows[k] && partner[k] < 0) {
                 used[k] = 1;
                 r->mode_var[k] = next++;
             }
@@ -356,7 +470,7 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
                            c);
         }
         for (int p = 0; p < n_pending; p++)
-            r->mode_var[pending[p]] = next++;
+            place_mode(r, used, first_tied, next_tied, pending[p], &next);
         /* Edges of the row by traversal order of their variables. */
         for (uint32_t k = 0; k < eq->n_incs; k++) {
             uint32_t x = k, b = k;
@@ -374,7 +488,7 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
         n_pending = 0;
         mark_modes(m->variables[v].guard, used, pending, &n_pending, &visited, c);
         for (int p = 0; p < n_pending; p++)
-            r->mode_var[pending[p]] = next++;
+            place_mode(r, used, first_tied, next_tied, pending[p], &next);
     }
     for (uint32_t k = 0; k < m->n_modes; k++)
         if (!used[k])
