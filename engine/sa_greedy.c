@@ -231,10 +231,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
     BDD *y = sa__slots(c, 1), *answered = sa__slots(c, 1);
-    sa__put(y, r->singular);
-    sa__mats mt;
-    sa__mats_init(c, &mt);
-    sa__matchings_ex(c, y, false, true, &mt, "greedy");
+    sa__put(y, sa__covering(c, "greedy"));
     sa__put(answered, bdd_exist(*y, r->edgeset));
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
@@ -480,6 +477,13 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     for (uint32_t i = 0; i < r->n_eq && rc == MDAE_OK; i++) {
         j.item = i;
         count[i] = -1;
+        if (lo[i] == bddfalse) { /* most rows: what cover gives, without a context */
+            count[i] = 0;
+            out[i].formula = mdae_strdup("false");
+            out[i].cubes = mdae_malloc(1);
+            rc = out[i].formula != NULL && out[i].cubes != NULL ? MDAE_OK : MDAE_E_NOMEM;
+            continue;
+        }
         rc = sa__run_on(r, NULL, max_cubes, cover, &j);
         if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
             sa__set_close(&out[i]);

@@ -72,6 +72,10 @@ struct sa_result {
     BDD chi_m;    /* valid modes */
     BDD ok;       /* valid modes with a perfect matching */
     BDD singular; /* valid modes without */
+    /* A memo (sa__covering): the matchings of the singular modes that leave
+     * no active variable out, referenced; covering_known says it is set. */
+    BDD covering;
+    bool covering_known;
     BDD modeset;  /* the set of mode BDD variables (for counting) */
     BDD edgeset;  /* the set of edge BDD variables (for quantifying) */
     BDD *chi_i;   /* n_eq */
@@ -361,6 +365,12 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
  * variable out (sa_result_partition). */
 void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats *mt,
                       const char *phase);
+/* The matchings of c->r's singular modes that leave no active variable out
+ * (sa__matchings_ex from r->singular, cols_all): computed once per result
+ * and kept in it (r->covering, freed by sa_result_free), since both
+ * sa_result_partition and sa_result_left_out ask for them over the same
+ * result. The result is otherwise read only. */
+BDD sa__covering(sa_ctx *c, const char *phase);
 void sa__primal(sa_ctx *c);
 /* ---- sa_blocks.c (issue 11) ------------------------------------------------
  * The primal problem (r->ok, singular, te: what sa__primal fills, the same

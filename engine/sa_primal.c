@@ -176,6 +176,23 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
     }
 }
 
+BDD sa__covering(sa_ctx *c, const char *phase)
+{
+    sa_result *r = c->r;
+    if (!r->covering_known) {
+        size_t mark = sa__mark(c);
+        BDD *x = sa__slots(c, 1);
+        sa__put(x, r->singular);
+        sa__mats mt;
+        sa__mats_init(c, &mt);
+        sa__matchings_ex(c, x, false, true, &mt, phase);
+        r->covering = bdd_addref(*x);
+        r->covering_known = true;
+        sa__release(c, mark);
+    }
+    return r->covering;
+}
+
 /* ---- Optimal elements by dynamic programming on the BDD ---------------------
  * Why not RR-9322's bit-by-bit pruning of a weight vector: measured on the
  * building model (N = 10), the sum of the weights couples every edge through

@@ -317,12 +317,7 @@ static void covering(sa_ctx *c, void *arg)
         *covered = bdd_addref(bdd_apply(r->singular, *acc, bddop_diff));
         return;
     }
-    BDD *x = sa__slots(c, 1);
-    sa__put(x, r->singular);
-    sa__mats mt;
-    sa__mats_init(c, &mt);
-    sa__matchings_ex(c, x, false, true, &mt, "partition");
-    *covered = bdd_addref(bdd_exist(*x, r->edgeset));
+    *covered = bdd_addref(bdd_exist(sa__covering(c, "partition"), r->edgeset));
 }
 
 static BDD partition_class(sa_ctx *c, const sa_result *r, int k, BDD covered)
