@@ -826,6 +826,7 @@ static int erase_rows(const sa_result *r, const greedy_order *order, const sa_op
     if (opt != NULL) {
         go.progress = opt->progress;
         go.progress_ctx = opt->progress_ctx;
+        go.self_check = opt->self_check;
     }
     go.method = mopt->erasures_method;
     go.implicit_budget = mopt->erasures_budget;

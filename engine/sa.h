@@ -117,6 +117,10 @@ typedef struct sa_options {
      * SA_SEEDED_ALWAYS: whatever the method's estimate (tests: small
      * models are otherwise enumerated). Never changes the result. */
     int seeded;
+    /* Tests: sa_result_left_out checks every answer of its one-pass
+     * shortcut (engine/sa_greedy.c, all_rows) against the relational
+     * products it replaces, and aborts on a difference (slow). */
+    bool self_check;
 } sa_options;
 
 #define SA_SEEDED_AUTO 0
