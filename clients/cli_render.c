@@ -687,6 +687,12 @@ void cli_render_first(const char *file, const cJSON *json)
     }
     render_erasures(json);
     render_changes(json);
+    const cJSON *whens = cJSON_GetObjectItemCaseSensitive(json, "whenClausesNotCovered");
+    if (cJSON_IsNumber(whens))
+        printf("  not covered: the changes through the transient modes of the model's %d "
+               "when-clause%s (events);\n  `mdae modechange FILE --all` (small models) or "
+               "--from/--to analyse them\n",
+               whens->valueint, whens->valueint == 1 ? "" : "s");
     printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
            "modes%s%s)\n",
            cJSON_GetObjectItemCaseSensitive(json, "changes") != NULL

@@ -382,6 +382,11 @@ typedef struct mc_first {
     double status_counts[3];
     size_t n_outcomes;
     mc_first_outcome *outcomes;
+    /* The model's when-clauses (mel_model.n_whens): the changes through
+     * their transient modes are not among these pairs (a model whose only
+     * changes are events, the bouncing ball, has none); mc_change and
+     * mc_all_enumerate analyse them, cascades included. */
+    uint32_t transient_whens;
     struct mc_first_priv *priv;
 } mc_first;
 

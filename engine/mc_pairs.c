@@ -1047,6 +1047,7 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         rc = MDAE_E_NOMEM;
     if (rc == MDAE_OK) {
         f->priv = p;
+        f->transient_whens = m->n_whens;
         p->pairs = pm;
         p->order = order;
         pm = NULL;

@@ -1346,7 +1346,14 @@ int rpc_json_first_instants(const mc_first *f, cJSON **out)
           add_str(o, "scope", "the first instant of every change between two different valid "
                               "nonsingular long modes") &&
           add_num(o, "pairs", f->pairs) && attach(o, "counts", counts) &&
-          attach(o, "classes", classes)))
+          attach(o, "classes", classes) &&
+          (f->transient_whens == 0 ||
+           (add_num(o, "whenClausesNotCovered", f->transient_whens) &&
+            add_str(o, "whenClausesWhy",
+                    "the changes through the transient modes of when-clauses (events) are "
+                    "not among these pairs: session/modechange (one change) and "
+                    "session/modechanges without first (every pair, small models) "
+                    "analyse them")))))
         rc = MDAE_E_NOMEM;
     else if (rc != MDAE_OK) {
         cJSON_Delete(counts);

@@ -164,6 +164,22 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     cr_assert_eq(item(j, "pairs")->valuedouble, 4096.0 * 4095.0);
     cr_assert_str_eq(cJSON_GetStringValue(item(item(item(j, "classes"), "rejected"), "guard")),
                      "false");
+    cr_assert_null(item(j, "whenClausesNotCovered")); /* no when-clause */
+    cJSON_Delete(j);
+    run_free(&r);
+    /* the bouncing ball: its only change is an event, which --first does
+     * not cover, and says so */
+    r = RUN("modechange", MODEL("bouncing_ball.mo"), "--first");
+    expect(&r, 0);
+    contains(r.out, "the first instant of 0 changes");
+    contains(r.out, "not covered: the changes through the transient modes of the model's 1 "
+                    "when-clause (events);\n  `mdae modechange FILE --all`");
+    run_free(&r);
+    r = RUN("modechange", MODEL("bouncing_ball.mo"), "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_eq(item(j, "whenClausesNotCovered")->valueint, 1);
+    cr_assert_not_null(strstr(cJSON_GetStringValue(item(j, "whenClausesWhy")), "session/modechange"));
     cJSON_Delete(j);
     run_free(&r);
     r = RUN("modechange", MODEL("clutch.mel"), "--first", "--from", "gamma=0");
