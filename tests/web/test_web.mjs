@@ -417,9 +417,13 @@ async function main(name) {
       const erased = await page.$$eval('#change-all-view li.first-erasure', (es) => es.map((e) => e.textContent));
       eq(erased.length, 12, 'one erased equation per valve');
       assert(erased[6].includes("ve1[7] is erased at the first instant when !open[7] & open[7]'") && erased[6].includes('4194304 changes'), `erasures: ${erased[6]}`);
-      // the later instants are not asked from the page (they grow fast): it says how
-      const view2 = await page.$eval('#change-all-view', (e) => e.textContent);
-      assert(view2.includes('mdae modechange --first --instants'), `later instants: ${view2}`);
+      // and how every change ends: each valve's opening resets in one instant
+      const whole = await rpc(srv.base, 'session/modechanges', { session, first: true, instants: true });
+      const ends = await page.$eval('#change-all-view .whole-changes', (e) => e.textContent);
+      eq(ends, `Every instant: ${whole.changes.counts.continuous} continuous, ${whole.changes.counts.reset} reset, 0 rejected.`, 'every instant');
+      const outcomes = await page.$$eval('#change-all-view li.change-outcome', (es) => es.map((e) => e.textContent));
+      eq(outcomes.length, 1, 'one outcome');
+      assert(outcomes[0].startsWith(`reset after 1 instant (${whole.changes.counts.reset} changes) when`), `outcome: ${outcomes[0]}`);
       await page.$eval('#change-all-view', (e) => e.scrollIntoView());
       await page.screenshot({ path: join(shots, 'brake_first_instants.png') });
     });

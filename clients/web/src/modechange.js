@@ -221,7 +221,7 @@ export class ModeChanges {
     } catch (e) {
       if (seq !== this.seq) return;
       // Past the enumeration's limits: the first instant of every change, on BDDs.
-      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true, erasures: true }).catch(() => null) : null;
+      const first = e instanceof RpcError ? await call('session/modechanges', { session, first: true, erasures: true, instants: true }).catch(() => null) : null;
       if (seq !== this.seq) return;
       if (first !== null) this.showFirst(first, e.message);
       else this.allView.replaceChildren(el('p', { class: 'error', text: e instanceof RpcError ? e.message : `mdaed: ${e.message}` }));
@@ -249,8 +249,10 @@ export class ModeChanges {
     bump('changes');
   }
 
-  // session/modechanges {first: true, erasures: true}: the three classes of
-  // the first instants, and which equations each erases.
+  // session/modechanges {first: true, erasures: true, instants: true}: the
+  // three classes of the first instants, which equations each erases, and
+  // how every change ends (the brake at N = 100 in 1.5 s, the building at
+  // N = 50 in 4 s: tests/bench/README.md).
   showFirst(f, why) {
     const c = f.counts;
     const classes = Object.entries(f.classes).filter(([k]) => c[k] > 0)
@@ -264,11 +266,14 @@ export class ModeChanges {
       ? [el('p', { class: 'whole-changes', text: `Every instant: ${ch.counts.continuous} continuous, ${ch.counts.reset} reset, ${ch.counts.rejected} rejected.` }),
         el('ul', {}, ...ch.outcomes.map((o) => el('li', { class: 'change-outcome' }, `${o.status} after ${o.instants} instant${o.instants === 1 ? '' : 's'} (${o.pairs} changes) when `,
           el('code', { class: 'formula', text: o.guard ?? '(a set too large to print)' }))))]
-      : [el('p', { class: 'muted', text: f.changesNotComputed ? `later instants not computed: ${f.changesNotComputed}` : 'Every later instant: mdae modechange --first --instants (it grows fast with the model).' })];
+      : [el('p', { class: 'muted', text: `later instants not computed: ${f.changesNotComputed ?? 'not asked'}` })];
+    const events = f.whenClausesNotCovered
+      ? [el('p', { class: 'muted events-not-covered', text: `Not covered: the changes through the transient modes of ${f.whenClausesNotCovered} when-clause${f.whenClausesNotCovered === 1 ? '' : 's'} (events); pick one change above to analyse it.` })]
+      : [];
     this.allView.replaceChildren(
       el('p', { class: 'muted', text: why }),
       el('p', { class: 'first-instants', text: `The first instant of ${f.pairs} changes, on BDDs: ${c.continuous} continuous, ${c.restart} need a restart, ${c.rejected} rejected there. Primed variables are after the change; pick one change above for its restart systems.` }),
-      el('ul', {}, ...classes), el('ul', {}, ...erased), ...whole);
+      el('ul', {}, ...classes), el('ul', {}, ...erased), ...whole, ...events);
   }
 
   // A row of "Every change": its modes become the panel's and the Mode panel's.
