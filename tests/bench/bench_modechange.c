@@ -11,7 +11,7 @@
  *        reach)
  *   first MODEL N pairs seconds cold ratio classes   (mc_first_instants: the
  *        first instant of every change on BDDs, beside the cold all-modes
- *        analysis of the same model and the ratio)
+ *        analysis of the same model, the fastest of 5, and the ratio)
  *   erasures MODEL N pairs seconds cold ratio rows  (the same with which
  *        equations each first instant erases: mc_options.first_erasures)
  *   whole MODEL N pairs seconds cold ratio counts (and every later instant:
@@ -199,11 +199,18 @@ static void first(const char *model, long long n)
         printf("first %-24s N=%-4lld cannot load\n", model, n);
         return;
     }
-    double t0 = bench_now();
-    sa_result *res = NULL;
-    int rc = sa_analyze(m, NULL, &res, NULL);
-    double cold = bench_now() - t0, t;
-    sa_result_free(res);
+    /* cold: the fastest of 5 analyses (the first pays the manager's
+     * warm-up), so that the ratios are the harshest */
+    double cold = 1e30, t;
+    int rc = MDAE_OK;
+    for (int k = 0; k < 5 && rc == MDAE_OK; k++) {
+        double t0 = bench_now();
+        sa_result *res = NULL;
+        rc = sa_analyze(m, NULL, &res, NULL);
+        double tk = bench_now() - t0;
+        cold = tk < cold ? tk : cold;
+        sa_result_free(res);
+    }
     mc_options mopt = {.ignore_guard_fixpoints = true};
     char why[256] = "";
     mc_first *f = rc == MDAE_OK ? timed_first(m, &mopt, why, sizeof why, &rc, &t) : NULL;
