@@ -381,7 +381,7 @@ static bool arc_misses(sa_ctx *c, const pass_mem *pm, const BDD *below, int lp, 
 static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, BDD *can, BDD *miss)
 {
     const sa_result *r = c->r;
-    if (pm->bs == NULL)
+    if (pm->bs == NULL || y < 2) /* a constant Y: the products answer at once */
         return false;
     size_t mark = sa__mark(c), n;
     for (uint32_t i = 0; i < r->n_eq; i++) {
@@ -447,32 +447,76 @@ static void check_rows(sa_ctx *c, BDD y, const BDD *can, const BDD *miss)
     }
 }
 
+/* Y and what answers for it (left_out_bdds): the pass's can and miss
+ * (all_rows, n_eq slots each) while Y is pass_y (bddfalse: no pass yet). */
+typedef struct greedy_y {
+    BDD *y, *matched, *can, *miss, *pass_y;
+    size_t quiet; /* steps since Y last changed */
+    pass_mem pm;
+} greedy_y;
+
+static void greedy_y_init(sa_ctx *c, greedy_y *g)
+{
+    const sa_result *r = c->r;
+    memset(g, 0, sizeof *g);
+    g->y = sa__slots(c, 1);
+    sa__put(g->y, sa__covering(c, "greedy"));
+    g->matched = sa__slots(c, 1);
+    g->can = sa__slots(c, (size_t)r->n_eq + 1);
+    g->miss = sa__slots(c, (size_t)r->n_eq + 1);
+    g->pass_y = sa__slots(c, 1);
+    g->quiet = ALL_CAN_QUIET;
+    if (!make_bands(c, &g->pm.bs, &g->pm.nb))
+        g->pm.bs = NULL;
+}
+
+/* Row i's turn in the modes `turn`: where it is kept (a temporary), Y
+ * restricted to the elements that match it there. */
+static BDD keep_row(sa_ctx *c, greedy_y *g, uint32_t i, BDD turn)
+{
+    const sa_result *r = c->r;
+    BDD *y = g->y;
+    sa__put(g->matched, bddfalse);
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+        sa__put(g->matched, bdd_or(*g->matched, bdd_ithvar(r->edge_var[e])));
+    if (*g->pass_y != *y && g->quiet >= ALL_CAN_QUIET && g->pm.bs != NULL) {
+        if (!all_rows(c, *y, &g->pm, g->can, g->miss))
+            g->pm.bs = NULL; /* the products from now on */
+        else {
+            sa__put(g->pass_y, *y);
+            if (c->opt != NULL && c->opt->self_check)
+                check_rows(c, *y, g->can, g->miss);
+        }
+    }
+    bool fresh = *g->pass_y == *y && *y != bddfalse;
+    BDD can = fresh ? g->can[i] : T(bdd_appex(*y, *g->matched, bddop_and, r->edgeset));
+    BDD keep = T(bdd_and(turn, can));
+    BDD before = *y;
+    if (keep != bddfalse && (!fresh || T(bdd_and(keep, g->miss[i])) != bddfalse))
+        sa__put(y, bdd_and(*y, T(bdd_imp(keep, *g->matched))));
+    g->quiet = *y == before ? g->quiet + 1 : 0;
+    return keep;
+}
+
 /* The modes where equation i is left out, into lo[i] (n_eq slots). */
 static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps, BDD *lo)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    BDD *y = sa__slots(c, 1), *answered = sa__slots(c, 1);
-    sa__put(y, sa__covering(c, "greedy"));
-    sa__put(answered, bdd_exist(*y, r->edgeset));
+    greedy_y g;
+    greedy_y_init(c, &g);
+    BDD *answered = sa__slots(c, 1);
+    sa__put(answered, bdd_exist(*g.y, r->edgeset));
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
-    BDD *matched = sa__slots(c, 1);
     bool *always = sa__alloc(c, (size_t)r->n_eq + 1);
-    always_matched(c, *y, always);
+    always_matched(c, *g.y, always);
     /* The guards first: their memo's slots must outlive every step. */
     BDD *whens = sa__slots(c, n_steps + 1);
     sa__gmemo gm;
     memset(&gm, 0, sizeof gm);
     for (size_t s = 0; s < n_steps; s++)
         sa__put(&whens[s], bdd_and(sa__guard_bdd(c, &gm, steps[s].when), *answered));
-    /* The pass's answers (all_rows) while Y is pass_y; bddfalse: none. */
-    BDD *can = sa__slots(c, (size_t)r->n_eq + 1), *miss = sa__slots(c, (size_t)r->n_eq + 1);
-    BDD *pass_y = sa__slots(c, 1);
-    size_t quiet = ALL_CAN_QUIET; /* steps since Y last changed */
-    pass_mem pm = {0};
-    if (!make_bands(c, &pm.bs, &pm.nb))
-        pm.bs = NULL;
     for (size_t s = 0; s < n_steps; s++) {
         uint32_t i = steps[s].eq;
         MDAE_ASSERT(i < r->n_eq);
@@ -481,30 +525,10 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
             continue;
         }
         size_t m2 = sa__mark(c);
-        BDD when = whens[s];
-        BDD turn = T(bdd_apply(T(bdd_and(when, r->chi_i[i])), taken[i], bddop_diff));
+        BDD turn = T(bdd_apply(T(bdd_and(whens[s], r->chi_i[i])), taken[i], bddop_diff));
         if (turn != bddfalse) {
             sa__put(&taken[i], bdd_or(taken[i], turn));
-            sa__put(matched, bddfalse);
-            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-                sa__put(matched, bdd_or(*matched, bdd_ithvar(r->edge_var[e])));
-            if (*pass_y != *y && quiet >= ALL_CAN_QUIET && pm.bs != NULL) {
-                if (all_rows(c, *y, &pm, can, miss)) {
-                    sa__put(pass_y, *y);
-                    if (c->opt != NULL && c->opt->self_check)
-                        check_rows(c, *y, can, miss);
-                } else {
-                    pm.bs = NULL; /* the walks from now on */
-                }
-            }
-            bool fresh = *pass_y == *y && *y != bddfalse;
-            BDD keep = T(bdd_and(turn, fresh ? can[i] : T(bdd_appex(*y, *matched, bddop_and,
-                                                                      r->edgeset))));
-            sa__put(&kept[i], bdd_or(kept[i], keep));
-            BDD before = *y;
-            if (keep != bddfalse && (!fresh || T(bdd_and(keep, miss[i])) != bddfalse))
-                sa__put(y, bdd_and(*y, T(bdd_imp(keep, *matched))));
-            quiet = *y == before ? quiet + 1 : 0;
+            sa__put(&kept[i], bdd_or(kept[i], keep_row(c, &g, i, turn)));
         }
         sa__release(c, m2);
         sa__progress(c, "greedy", s, n_steps);
