@@ -388,13 +388,20 @@ static uint32_t *row_order(sa_ctx *c, const mel_model *m, const graph *g)
     uint32_t *decl = sa__alloc(c, ((size_t)g->n + 1) * sizeof *decl);
     for (uint32_t k = 0; k < g->n; k++)
         decl[k] = k;
-    if (c->order == SA_ORDER_DECLARATION)
+    double rows = (double)m->n_equations + 1;
+    if (c->order == SA_ORDER_DECLARATION) {
+        c->row_profile = order_profile(c, m, decl, g->n) / rows;
         return decl;
+    }
     uint32_t *cm = node_order(c, g);
-    if (c->order == SA_ORDER_CUTHILL_MCKEE)
+    double cm_profile = order_profile(c, m, cm, g->n);
+    if (c->order == SA_ORDER_CUTHILL_MCKEE) {
+        c->row_profile = cm_profile / rows;
         return cm;
-    c->cm_better =
-        order_profile(c, m, cm, g->n) < CM_PROFILE_RATIO * order_profile(c, m, decl, g->n);
+    }
+    double decl_profile = order_profile(c, m, decl, g->n);
+    c->cm_better = cm_profile < CM_PROFILE_RATIO * decl_profile;
+    c->row_profile = decl_profile / rows;
     return decl;
 }
 

@@ -141,6 +141,9 @@ typedef struct sa_ctx {
                                though Cuthill-McKee's profile is smaller */
     bool want_cm;           /* the jump asks for another attempt in
                                Cuthill-McKee's order (sa__hard_part) */
+    double row_profile;     /* the rows' order's profile per row: the
+                               columns open at a row, on average
+                               (sa_encode.c; sa__enum_is_cheap) */
     int tight_depth;        /* sa__tight_primal calls in progress */
     uint32_t max_block_rows; /* sa__blocks_solve: give up on a block of
                                more equations (0: no limit) */

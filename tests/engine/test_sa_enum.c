@@ -251,6 +251,37 @@ Test(sa_enum, auto_keeps_the_implicit_path_where_enumeration_is_out_of_reach)
     free(text);
 }
 
+/* A local chain whose enumeration would be felt goes implicit first, even
+ * where enumerating counts as cheap (sa_analyze.c, local_and_felt): the
+ * brake at N = 12 (4,096 modes, 6 columns open per row) within its budget;
+ * at N = 6 (64 modes) the enumeration is too small to be felt. */
+Test(sa_enum, a_local_chain_goes_implicit_first_unless_its_enumeration_is_tiny)
+{
+    char *text = tm_slurp("brake.mel");
+    static const struct {
+        long long n;
+        int method;
+    } cases[] = {{12, SA_METHOD_IMPLICIT}, {6, SA_METHOD_ENUMERATE}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mel_model *m = parse(text, cases[k].n);
+        int rc;
+        sa_result *r = analyze(m, SA_METHOD_AUTO, &rc);
+        cr_assert_eq(rc, MDAE_OK);
+        sa_method_info mi;
+        sa_result_method(r, &mi);
+        cr_expect_eq(mi.method, cases[k].method, "N=%lld: method %d", cases[k].n, mi.method);
+        cr_expect(!mi.fell_back, "N=%lld: within its budget", cases[k].n);
+        sa_result *e = analyze(m, SA_METHOD_ENUMERATE, &rc);
+        cr_assert_eq(rc, MDAE_OK);
+        const char *why = NULL;
+        cr_expect(sa_result_same(r, e, &why), "N=%lld: %s differ", cases[k].n, why);
+        sa_result_free(e);
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+    free(text);
+}
+
 Test(sa_enum, an_exceeded_implicit_budget_falls_back_to_enumeration)
 {
     char *text = tm_slurp("building_compressible.mel");
