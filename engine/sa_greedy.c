@@ -245,8 +245,8 @@ static void always_matched(sa_ctx *c, BDD y, bool *always)
  * that each pair of them is a path of Y, and inside a band every node is
  * one of the row's edges (checked: else no pass). Then Y changes at a
  * step iff keep & miss_i is not empty. After a change the steps go back
- * to the walks until ALL_CAN_QUIET steps in a row have left Y as it is,
- * then pass again (the building changes Y at 80 of its 260 steps, N = 20).
+ * to the relational products until ALL_CAN_QUIET steps in a row have left
+ * Y as it is, then pass again (the building changes Y at 80 of its 260 steps, N = 20).
  * A pass whose arcs cross too many bands (ALL_CAN_CROSSINGS per node) is
  * not made. */
 #define ALL_CAN_QUIET 4
