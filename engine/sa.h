@@ -73,7 +73,10 @@ typedef struct sa_result sa_result;
 
 /* Called between the steps of an analysis; return non-zero to cancel (the
  * analysis then returns MDAE_E_CANCELED). `phase` is a static string
- * ("encode", "matchings", "argmax", "diagnostics", "offsets", ...). */
+ * ("encode", "matchings", "argmax", "diagnostics", "offsets", ...). Also
+ * called inside one long BDD operation, after each of its garbage
+ * collections, with the last step's phase, done and total again: so a
+ * cancel is seen there too. It must not call the engine. */
 typedef int (*sa_progress_fn)(void *ctx, const char *phase, size_t done, size_t total);
 
 typedef struct sa_options {

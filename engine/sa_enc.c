@@ -114,6 +114,19 @@ static void check_live(sa_ctx *c, size_t live)
     check_budget(c);
 }
 
+/* A cancel asked during one long BDD operation (the later instants of
+ * mode changes once ran minutes inside a single conjunction, their
+ * checkpoints out of reach): the caller's progress callback after each
+ * collection, with the last checkpoint's phase (sa.h). */
+static void poll_progress(sa_ctx *c)
+{
+    const sa_options *o = c->opt;
+    if (o != NULL && o->progress != NULL &&
+        o->progress(o->progress_ctx, c->phase != NULL ? c->phase : "encode", c->done,
+                    c->total) != 0)
+        sa__fail(c, MDAE_E_CANCELED);
+}
+
 static void on_gbc(int pre, bddGbcStat *s)
 {
     /* Replaces BuDDy's default handler, which prints: stdout carries JSON. */
@@ -127,8 +140,10 @@ static void on_gbc(int pre, bddGbcStat *s)
         base_nodes = live; /* the garbage we started with is gone */
     /* The collection is complete here, so jumping out is as safe as from the
      * error hook (sa_int.h). */
-    if (armed != NULL)
+    if (armed != NULL) {
         check_live(armed, live);
+        poll_progress(armed);
+    }
 }
 
 static int apply_limit(void)
@@ -550,6 +565,9 @@ void *sa__alloc_keep(sa_ctx *c, size_t n)
 
 void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total)
 {
+    c->phase = phase;
+    c->done = done;
+    c->total = total;
     sa__sample(c);
     if (c->opt != NULL && c->opt->progress != NULL &&
         c->opt->progress(c->opt->progress_ctx, phase, done, total) != 0)

@@ -149,6 +149,8 @@ typedef struct sa_ctx {
                                more equations (0: no limit) */
     unsigned char *seen;    /* sa__seen's bitmap (owned, freed by sa__leave) */
     size_t seen_bytes;
+    const char *phase;      /* the last sa__progress's, for the calls from */
+    size_t done, total;     /* the garbage collections (sa_enc.c, on_gbc) */
     bool no_max;            /* sa_blocks.c: the blocks' singular modes'
                                maximum matchings are not wanted (a tight
                                graph's singular modes are only "not

@@ -1203,3 +1203,117 @@ Test(sa_analyze, mode_variables_only_invariants_name_sit_next_to_their_partners)
     sa_result_free(r);
     free(p);
 }
+
+/* ---- A cancel seen inside one long BDD operation ----------------------------
+ * Modes a_k, b_k, c_k (k < n); x_k's equations read b_k, then y_k's read
+ * c_k; the invariants "a differs from b" and "a differs from c". Each a_k
+ * sits next to b_k (its first partner), so the second invariant carries
+ * every a_k past the b's: 2^n nodes, built in the encoding, between two of
+ * its checkpoints. The progress callback is also called after each garbage
+ * collection with the last checkpoint's phase, done and total (sa.h): the
+ * first such repeated call cancels, inside "encode". */
+#define TRIPLES_N 14
+typedef struct triples_model {
+    mel_model m;
+    mel_mode modes[3 * TRIPLES_N];
+    mel_variable vars[2 * TRIPLES_N];
+    mel_equation eqs[4 * TRIPLES_N];
+    mel_incidence incs[4 * TRIPLES_N];
+    mel_order_case cases[4 * TRIPLES_N];
+    mel_invariant inv[2];
+    mel_guard g[24 * TRIPLES_N];
+    int ng;
+    char names[7 * TRIPLES_N][8];
+} triples_model;
+
+static const mel_guard *tm_g(triples_model *t, mel_guard_op op, uint32_t var,
+                             const mel_guard *l, const mel_guard *r)
+{
+    mel_guard *g = &t->g[t->ng++];
+    *g = (mel_guard){op, var, l, r};
+    return g;
+}
+
+static const mel_guard *tm_xor(triples_model *t, const mel_guard *a, const mel_guard *b)
+{
+    return tm_g(t, MEL_G_OR, 0, tm_g(t, MEL_G_AND, 0, a, tm_g(t, MEL_G_NOT, 0, b, NULL)),
+                tm_g(t, MEL_G_AND, 0, tm_g(t, MEL_G_NOT, 0, a, NULL), b));
+}
+
+static void triples_model_build(triples_model *t)
+{
+    memset(t, 0, sizeof *t);
+    const uint32_t n = TRIPLES_N;
+    const mel_guard *ab = NULL, *ac = NULL;
+    for (uint32_t k = 0; k < n; k++) {
+        const mel_guard *v[3];
+        for (uint32_t q = 0; q < 3; q++) { /* a_k, b_k, c_k: modes k, n + k, 2n + k */
+            char *nm = t->names[q * n + k];
+            snprintf(nm, 8, "%c%u", "abc"[q], k);
+            t->modes[q * n + k] = (mel_mode){.name = nm, .reads_var = -1};
+            v[q] = tm_g(t, MEL_G_VAR, q * n + k, NULL, NULL);
+        }
+        const mel_guard *x = tm_xor(t, v[0], v[1]), *y = tm_xor(t, v[0], v[2]);
+        ab = ab == NULL ? x : tm_g(t, MEL_G_OR, 0, ab, x);
+        ac = ac == NULL ? y : tm_g(t, MEL_G_OR, 0, ac, y);
+        for (uint32_t w = 0; w < 2; w++) { /* x_k (w = 0, reads b_k), y_k (c_k) */
+            uint32_t var = w * n + k;
+            char *vn = t->names[3 * n + var];
+            snprintf(vn, 8, "%c%u", "xy"[w], k);
+            t->vars[var] = (mel_variable){.name = vn, .guard = &g_true};
+            for (uint32_t side = 0; side < 2; side++) {
+                uint32_t q = 2 * var + side;
+                const mel_guard *when = side == 0 ? v[1 + w] : tm_g(t, MEL_G_NOT, 0, v[1 + w], NULL);
+                t->cases[q] = (mel_order_case){.guard = when, .order = 0};
+                t->incs[q] = (mel_incidence){var, 1, &t->cases[q]};
+                t->eqs[q] = (mel_equation){.name = vn, .guard = when, .n_incs = 1,
+                                           .incs = &t->incs[q]};
+            }
+        }
+    }
+    t->inv[0] = (mel_invariant){.cond = ab};
+    t->inv[1] = (mel_invariant){.cond = ac};
+    t->m = (mel_model){.n_modes = 3 * n, .modes = t->modes, .n_variables = 2 * n,
+                       .variables = t->vars, .n_equations = 4 * n, .equations = t->eqs,
+                       .n_edges = 4 * n, .n_invariants = 2, .invariants = t->inv};
+}
+
+typedef struct repeat_watch {
+    const char *phase, *cancelled_in;
+    size_t done, total;
+    long calls;
+} repeat_watch;
+
+static int cancel_on_repeat(void *ctx, const char *phase, size_t done, size_t total)
+{
+    repeat_watch *w = ctx;
+    bool again = w->calls++ > 0 && phase == w->phase && done == w->done && total == w->total;
+    w->phase = phase;
+    w->done = done;
+    w->total = total;
+    if (again)
+        w->cancelled_in = phase;
+    return again;
+}
+
+Test(sa_analyze, a_cancel_is_seen_inside_one_long_bdd_operation)
+{
+    triples_model *t = malloc(sizeof *t);
+    cr_assert_not_null(t);
+    triples_model_build(t);
+    repeat_watch w = {0};
+    sa_result *r = NULL;
+    cr_assert_eq(analyze_with(&t->m, SA_METHOD_IMPLICIT, cancel_on_repeat, &w, &r),
+                 MDAE_E_CANCELED, "%ld calls, none repeated", w.calls);
+    cr_assert_null(r);
+    cr_expect_str_eq(w.cancelled_in, "encode");
+    free(t);
+    /* and the manager is fine afterwards */
+    pairs_model *p = malloc(sizeof *p);
+    cr_assert_not_null(p);
+    pairs_model_build(p);
+    cr_assert_eq(analyze_with(&p->m, SA_METHOD_IMPLICIT, NULL, NULL, &r), MDAE_OK);
+    cr_expect(!sa_result_singular(r));
+    sa_result_free(r);
+    free(p);
+}
