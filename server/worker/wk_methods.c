@@ -149,15 +149,19 @@ typedef struct progress_ctx {
     bool stream;
     const char *last_phase;
     uint64_t last_ms;
+    size_t last_done, last_total;
 } progress_ctx;
 
 static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
 {
     progress_ctx *pc = vctx;
     if (pc->stream) {
-        /* Throttled: a phase change, its end, or every 50 ms. */
+        /* Throttled: a phase change, its end (once: the engine calls again
+         * with the same figures after each garbage collection, sa.h), or
+         * every 50 ms. */
         uint64_t now = wk_now_ms();
-        if (pc->last_phase != phase || done == total || now - pc->last_ms >= 50) {
+        bool end = done == total && (done != pc->last_done || total != pc->last_total);
+        if (pc->last_phase != phase || end || now - pc->last_ms >= 50) {
             cJSON *p = cJSON_CreateObject();
             cJSON_AddNumberToObject(p, "id", (double)pc->w->current_wid);
             cJSON_AddStringToObject(p, "phase", phase ? phase : "");
@@ -166,6 +170,8 @@ static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
             wk_send(pc->w, rpc_notification_new("analysis/progress", p));
             pc->last_phase = phase;
             pc->last_ms = now;
+            pc->last_done = done;
+            pc->last_total = total;
         }
     }
     return wk_cancelled(pc->w) ? 1 : 0;
@@ -179,7 +185,7 @@ static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
     if (w->result != NULL && w->graph != NULL)
         return MDAE_OK;
     forget_analysis(w);
-    progress_ctx pc = {w, stream, NULL, 0};
+    progress_ctx pc = {w, stream, NULL, 0, 0, 0};
     sa_options so = {.progress = on_progress, .progress_ctx = &pc, .method = w->method};
     w->inc_fresh = true;
     int rc = MDAE_OK;
