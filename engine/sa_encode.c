@@ -58,13 +58,6 @@ static size_t ghash(const void *p, size_t cap)
     return (size_t)(x ^ (x >> 29)) & (cap - 1);
 }
 
-static BDD **gmemo_find(gmemo *gm, const mel_guard *g)
-{
-    size_t h = ghash(g, gm->cap);
-    while (gm->key[h] != NULL && gm->key[h] != g)
-        h = (h + 1) & (gm->cap - 1);
-    return &gm->val[h];
-}
 
 static void gmemo_grow(sa_ctx *c, gmemo *gm)
 {
@@ -83,6 +76,30 @@ static void gmemo_grow(sa_ctx *c, gmemo *gm)
     }
 }
 
+/* g's value in gm, or NULL. */
+static BDD *gmemo_get(const gmemo *gm, const mel_guard *g)
+{
+    if (gm->cap == 0)
+        return NULL;
+    size_t h = ghash(g, gm->cap);
+    while (gm->key[h] != NULL && gm->key[h] != g)
+        h = (h + 1) & (gm->cap - 1);
+    return gm->val[h];
+}
+
+/* gm[g] := val (not NULL), the table grown as needed. */
+static void gmemo_put(sa_ctx *c, gmemo *gm, const mel_guard *g, BDD *val)
+{
+    if (2 * (gm->n + 1) > gm->cap)
+        gmemo_grow(c, gm);
+    size_t h = ghash(g, gm->cap);
+    while (gm->key[h] != NULL && gm->key[h] != g)
+        h = (h + 1) & (gm->cap - 1);
+    gm->n += gm->key[h] == NULL;
+    gm->key[h] = g;
+    gm->val[h] = val;
+}
+
 BDD sa__guard_bdd(sa_ctx *c, sa__gmemo *gm, const mel_guard *g)
 {
     switch (g->op) {
@@ -95,11 +112,9 @@ BDD sa__guard_bdd(sa_ctx *c, sa__gmemo *gm, const mel_guard *g)
     default:
         break;
     }
-    if (2 * (gm->n + 1) > gm->cap)
-        gmemo_grow(c, gm);
-    BDD **v = gmemo_find(gm, g);
-    if (*v != NULL)
-        return **v;
+    BDD *known = gmemo_get(gm, g);
+    if (known != NULL)
+        return *known;
     BDD f;
     BDD a = sa__guard_bdd(c, gm, g->lhs);
     if (g->op == MEL_G_NOT) {
@@ -110,15 +125,7 @@ BDD sa__guard_bdd(sa_ctx *c, sa__gmemo *gm, const mel_guard *g)
     }
     BDD *slot = sa__slots(c, 1);
     sa__put(slot, f);
-    /* The recursion may have grown the table: look the key up again. */
-    if (2 * (gm->n + 1) > gm->cap)
-        gmemo_grow(c, gm);
-    size_t h = ghash(g, gm->cap);
-    while (gm->key[h] != NULL && gm->key[h] != g)
-        h = (h + 1) & (gm->cap - 1);
-    gm->key[h] = g;
-    gm->val[h] = slot;
-    gm->n++;
+    gmemo_put(c, gm, g, slot);
     return f;
 }
 
@@ -221,17 +228,9 @@ static void mark_modes(const mel_guard *g, uint8_t *used, int *pending, int *n_p
     }
     if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
         return;
-    if (2 * (visited->n + 1) > visited->cap)
-        gmemo_grow(c, visited);
-    BDD **v = gmemo_find(visited, g);
-    if (*v != NULL)
+    if (gmemo_get(visited, g) != NULL)
         return;
-    size_t h = ghash(g, visited->cap);
-    while (visited->key[h] != NULL && visited->key[h] != g)
-        h = (h + 1) & (visited->cap - 1);
-    visited->key[h] = g;
-    visited->val[h] = (BDD *)visited; /* any non-NULL marker */
-    visited->n++;
+    gmemo_put(c, visited, g, (BDD *)visited); /* any non-NULL marker */
     mark_modes(g->lhs, used, pending, n_pending, visited, c);
     if (g->op != MEL_G_NOT)
         mark_modes(g->rhs, used, pending, n_pending, visited, c);
@@ -247,63 +246,35 @@ static void mark_modes(const mel_guard *g, uint8_t *used, int *pending, int *n_p
  * g_k xor g_k') took 2^n nodes: the brake's later instants grew 4x per
  * railcar (tests/bench/README.md). Variables tied to none still go first. */
 
-/* Guard nodes to ints (a rows' variable + 1, or 0 for none), in sa__alloc
- * memory; zero it before use. */
-typedef struct imemo {
-    const mel_guard **key;
-    int *val;
-    size_t cap, n;
-} imemo;
-
-static int *imemo_slot(sa_ctx *c, imemo *im, const mel_guard *g)
-{
-    if (2 * (im->n + 1) > im->cap) {
-        imemo old = *im;
-        im->cap = old.cap ? old.cap * 2 : 256;
-        im->key = sa__alloc(c, im->cap * sizeof *im->key);
-        im->val = sa__alloc(c, im->cap * sizeof *im->val);
-        for (size_t k = 0; k < old.cap; k++) {
-            if (old.key[k] == NULL)
-                continue;
-            size_t h = ghash(old.key[k], im->cap);
-            while (im->key[h] != NULL)
-                h = (h + 1) & (im->cap - 1);
-            im->key[h] = old.key[k];
-            im->val[h] = old.val[k];
-        }
-    }
-    size_t h = ghash(g, im->cap);
-    while (im->key[h] != NULL && im->key[h] != g)
-        h = (h + 1) & (im->cap - 1);
-    if (im->key[h] == NULL) {
-        im->key[h] = g;
-        im->val[h] = -1; /* not computed yet */
-        im->n++;
-    }
-    return &im->val[h];
-}
+/* The memo of rows_var_in: guard nodes to pointers into `cells`, where
+ * cells[i] = i (n_modes + 1 of them): cell w + 1 says "the rows' variable
+ * w", cell 0 "none". */
+typedef struct partner_memo {
+    gmemo rows_var, seen;
+    BDD *cells;
+} partner_memo;
 
 /* Some mode variable of g that the rows read (in_rows), or -1. */
-static int rows_var_in(sa_ctx *c, imemo *im, const mel_guard *g, const uint8_t *in_rows)
+static int rows_var_in(sa_ctx *c, partner_memo *pm, const mel_guard *g, const uint8_t *in_rows)
 {
     if (g->op == MEL_G_VAR)
         return in_rows[g->var] ? (int)g->var : -1;
     if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
         return -1;
-    int *v = imemo_slot(c, im, g);
-    if (*v >= 0)
-        return *v - 1;
-    int w = rows_var_in(c, im, g->lhs, in_rows);
+    BDD *known = gmemo_get(&pm->rows_var, g);
+    if (known != NULL)
+        return *known - 1;
+    int w = rows_var_in(c, pm, g->lhs, in_rows);
     if (w < 0 && g->op != MEL_G_NOT)
-        w = rows_var_in(c, im, g->rhs, in_rows);
-    *imemo_slot(c, im, g) = w + 1; /* the recursion may have moved it */
+        w = rows_var_in(c, pm, g->rhs, in_rows);
+    gmemo_put(c, &pm->rows_var, g, &pm->cells[w + 1]);
     return w;
 }
 
 /* partner[k] for the variables of g the rows do not read and that have
  * none yet: `around`, or the rows' variable of a nearer subformula. Each
- * shared node is visited once (seen). */
-static void find_partners(sa_ctx *c, imemo *im, imemo *seen, const mel_guard *g, int around,
+ * shared node is visited once. */
+static void find_partners(sa_ctx *c, partner_memo *pm, const mel_guard *g, int around,
                           const uint8_t *in_rows, int *partner)
 {
     if (g->op == MEL_G_VAR) {
@@ -313,15 +284,14 @@ static void find_partners(sa_ctx *c, imemo *im, imemo *seen, const mel_guard *g,
     }
     if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
         return;
-    int *mark = imemo_slot(c, seen, g);
-    if (*mark >= 0)
+    if (gmemo_get(&pm->seen, g) != NULL)
         return;
-    *mark = 0;
-    int w = rows_var_in(c, im, g, in_rows);
+    gmemo_put(c, &pm->seen, g, pm->cells); /* any non-NULL marker */
+    int w = rows_var_in(c, pm, g, in_rows);
     around = w >= 0 ? w : around;
-    find_partners(c, im, seen, g->lhs, around, in_rows, partner);
+    find_partners(c, pm, g->lhs, around, in_rows, partner);
     if (g->op != MEL_G_NOT)
-        find_partners(c, im, seen, g->rhs, around, in_rows, partner);
+        find_partners(c, pm, g->rhs, around, in_rows, partner);
 }
 
 /* Mode variable k takes the next BDD variable, after the variables tied to
@@ -448,9 +418,11 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
         int *partner = sa__alloc(c, (m->n_modes + 1) * sizeof *partner);
         for (uint32_t k = 0; k < m->n_modes; k++)
             partner[k] = first_tied[k] = next_tied[k] = -1;
-        imemo im = {0}, seen = {0};
+        partner_memo pmemo = {{0}, {0}, sa__alloc(c, (m->n_modes + 1) * sizeof(BDD))};
+        for (uint32_t k = 0; k <= m->n_modes; k++)
+            pmemo.cells[k] = (BDD)k;
         for (uint32_t q = 0; q < m->n_invariants; q++)
-            find_partners(c, &im, &seen, m->invariants[q].cond, -1, in_rows, partner);
+            find_partners(c, &pmemo, m->invariants[q].cond, -1, in_rows, partner);
         for (uint32_t k = m->n_modes; k-- > 0;)
             if (!in_rows[k] && partner[k] >= 0) { /* placed with it, below */
                 next_tied[k] = first_tied[partner[k]];
