@@ -251,8 +251,8 @@ export class ModeChanges {
 
   // session/modechanges {first: true, erasures: true, instants: true}: the
   // three classes of the first instants, which equations each erases, and
-  // how every change ends (the brake at N = 100 in 1.5 s, the building at
-  // N = 50 in 4 s: tests/bench/README.md).
+  // how every change ends (the brake at N = 100 in 0.22 s, the building at
+  // N = 50 in 3.1 s: tests/bench/README.md).
   showFirst(f, why) {
     const c = f.counts;
     const classes = Object.entries(f.classes).filter(([k]) => c[k] > 0)
