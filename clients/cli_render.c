@@ -595,19 +595,26 @@ void cli_render_modechanges(const char *file, const cJSON *aj)
     }
 }
 
-/* `--first` text: the counts, then each class as a formula. */
+/* json[key] when it holds what `kind` says (an array, an object); else
+ * NULL, after printing `label: not computed (why)` if it was asked. */
+static const cJSON *computed_part(const cJSON *json, const char *key, const char *why_key,
+                                  cJSON_bool (*kind)(const cJSON *), const char *label)
+{
+    const cJSON *part = cJSON_GetObjectItemCaseSensitive(json, key);
+    if (part == NULL || kind(part))
+        return part;
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, why_key));
+    printf("  %s: not computed (%s)\n", label, why != NULL ? why : "?");
+    return NULL;
+}
+
 /* The equations the first instant erases, pair by pair (--erasures). */
 static void render_erasures(const cJSON *json)
 {
-    const cJSON *er = cJSON_GetObjectItemCaseSensitive(json, "erasures");
+    const cJSON *er =
+        computed_part(json, "erasures", "erasuresNotComputed", cJSON_IsArray, "erased equations");
     if (er == NULL)
         return;
-    if (!cJSON_IsArray(er)) {
-        const char *why =
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "erasuresNotComputed"));
-        printf("  erased equations: not computed (%s)\n", why != NULL ? why : "?");
-        return;
-    }
     const cJSON *e;
     cJSON_ArrayForEach(e, er)
     {
@@ -636,15 +643,10 @@ static void render_erasures(const cJSON *json)
 /* The whole of every change, instant after instant (--instants). */
 static void render_changes(const cJSON *json)
 {
-    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(json, "changes");
+    const cJSON *ch =
+        computed_part(json, "changes", "changesNotComputed", cJSON_IsObject, "every instant");
     if (ch == NULL)
         return;
-    if (!cJSON_IsObject(ch)) {
-        const char *why =
-            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "changesNotComputed"));
-        printf("  every instant: not computed (%s)\n", why != NULL ? why : "?");
-        return;
-    }
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(ch, "counts");
     printf("  every instant: %.0f continuous, %.0f reset, %.0f rejected\n",
            cJSON_GetObjectItemCaseSensitive(c, "continuous")->valuedouble,

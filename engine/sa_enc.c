@@ -114,10 +114,11 @@ static void check_live(sa_ctx *c, size_t live)
     check_budget(c);
 }
 
-/* A cancel asked during one long BDD operation (the later instants of
- * mode changes once ran minutes inside a single conjunction, their
- * checkpoints out of reach): the caller's progress callback after each
- * collection, with the last checkpoint's phase (sa.h). */
+/* The caller's progress callback with the last checkpoint's phase, done
+ * and total; a non-zero answer cancels. Called at each checkpoint
+ * (sa__progress) and after each collection, so that a cancel asked during
+ * one long BDD operation is seen too (the later instants of mode changes
+ * once ran minutes inside a single conjunction; sa.h). */
 static void poll_progress(sa_ctx *c)
 {
     const sa_options *o = c->opt;
@@ -569,7 +570,5 @@ void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total)
     c->done = done;
     c->total = total;
     sa__sample(c);
-    if (c->opt != NULL && c->opt->progress != NULL &&
-        c->opt->progress(c->opt->progress_ctx, phase, done, total) != 0)
-        sa__fail(c, MDAE_E_CANCELED);
+    poll_progress(c);
 }

@@ -745,9 +745,7 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
         count[i] = -1;
         if (lo[i] == bddfalse) { /* most rows: what cover gives, without a context */
             count[i] = 0;
-            out[i].formula = mdae_strdup("false");
-            out[i].cubes = mdae_malloc(1);
-            rc = out[i].formula != NULL && out[i].cubes != NULL ? MDAE_OK : MDAE_E_NOMEM;
+            rc = sa__set_empty(&out[i]);
             continue;
         }
         rc = sa__run_on(r, NULL, max_cubes, cover, &j);

@@ -537,6 +537,9 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out);
  * f | !care); care NULL: everywhere. */
 void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care, sa_set *out);
 void sa__set_close(sa_set *s);
+/* *out := the empty set as sa__set_of gives it (formula "false", no cube),
+ * without a context: MDAE_OK or MDAE_E_NOMEM (then *out is closed). */
+int sa__set_empty(sa_set *out);
 /* Called by sa__isop with each cube of the cover as it is found: cur[k] is
  * 0 or 1 for a literal of mode variable k, -1 where k does not appear. cur
  * is borrowed for the call. */

@@ -113,6 +113,17 @@ void sa__set_close(sa_set *s)
     memset(s, 0, sizeof *s);
 }
 
+int sa__set_empty(sa_set *out)
+{
+    memset(out, 0, sizeof *out);
+    out->formula = mdae_strdup("false");
+    out->cubes = mdae_malloc(1);
+    if (out->formula != NULL && out->cubes != NULL)
+        return MDAE_OK;
+    sa__set_close(out);
+    return MDAE_E_NOMEM;
+}
+
 static int cube_cmp(const signed char *a, const signed char *b, size_t nm)
 {
     for (size_t k = 0; k < nm; k++) {

@@ -1253,30 +1253,41 @@ static int add_pairs_set(cJSON *x, const mc_first *f, const char *const *names, 
                : MDAE_E_NOMEM;
 }
 
+/* A new object appended to arr, or NULL (out of memory). */
+static cJSON *push_object(cJSON *arr)
+{
+    cJSON *x = cJSON_CreateObject();
+    if (x != NULL && cJSON_AddItemToArray(arr, x))
+        return x;
+    cJSON_Delete(x);
+    return NULL;
+}
+
+/* A part of --first's answer asked and not computed: o[key] null and
+ * o[why_key] the reason; nothing when not asked (why NULL or "not
+ * asked"). */
+static int add_not_computed(cJSON *o, const char *key, const char *why_key, const char *why)
+{
+    if (why == NULL || strcmp(why, "not asked") == 0)
+        return MDAE_OK;
+    return attach(o, key, cJSON_CreateNull()) && add_str(o, why_key, why) ? MDAE_OK
+                                                                          : MDAE_E_NOMEM;
+}
+
 /* f's erasures (mc_options.first_erasures): "erasures": [{name, shift,
  * pairs, guard, cubes}] when computed, null with "erasuresNotComputed"
  * when asked and not computed, nothing when not asked. */
 static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
 {
-    if (!f->erasures_computed) {
-        if (f->erasures_why == NULL || strcmp(f->erasures_why, "not asked") == 0)
-            return MDAE_OK;
-        return attach(o, "erasures", cJSON_CreateNull()) &&
-                       add_str(o, "erasuresNotComputed", f->erasures_why)
-                   ? MDAE_OK
-                   : MDAE_E_NOMEM;
-    }
+    if (!f->erasures_computed)
+        return add_not_computed(o, "erasures", "erasuresNotComputed", f->erasures_why);
     cJSON *arr = cJSON_CreateArray();
     if (!attach(o, "erasures", arr))
         return MDAE_E_NOMEM;
     for (size_t k = 0; k < f->n_erasures; k++) {
         const mc_first_erasure *e = &f->erasures[k];
-        cJSON *x = cJSON_CreateObject();
-        if (x == NULL || !cJSON_AddItemToArray(arr, x)) {
-            cJSON_Delete(x);
-            return MDAE_E_NOMEM;
-        }
-        if (!add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
+        cJSON *x = push_object(arr);
+        if (x == NULL || !add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
             !add_num(x, "pairs", e->pairs))
             return MDAE_E_NOMEM;
         int rc = add_pairs_set(x, f, names, &e->set, e->cubes_left_out);
@@ -1292,14 +1303,8 @@ static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
  * and not computed; nothing when not asked. */
 static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
 {
-    if (!f->later_computed) {
-        if (f->later_why == NULL || strcmp(f->later_why, "not asked") == 0)
-            return MDAE_OK;
-        return attach(o, "changes", cJSON_CreateNull()) &&
-                       add_str(o, "changesNotComputed", f->later_why)
-                   ? MDAE_OK
-                   : MDAE_E_NOMEM;
-    }
+    if (!f->later_computed)
+        return add_not_computed(o, "changes", "changesNotComputed", f->later_why);
     cJSON *ch = cJSON_CreateObject(), *counts = cJSON_CreateObject();
     cJSON *arr = cJSON_CreateArray();
     if (!attach(o, "changes", ch)) {
@@ -1314,12 +1319,8 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
         return MDAE_E_NOMEM;
     for (size_t k = 0; k < f->n_outcomes; k++) {
         const mc_first_outcome *oc = &f->outcomes[k];
-        cJSON *x = cJSON_CreateObject();
-        if (x == NULL || !cJSON_AddItemToArray(arr, x)) {
-            cJSON_Delete(x);
-            return MDAE_E_NOMEM;
-        }
-        if (!add_str(x, "status", mc_status_name(oc->status)) ||
+        cJSON *x = push_object(arr);
+        if (x == NULL || !add_str(x, "status", mc_status_name(oc->status)) ||
             !add_num(x, "instants", oc->instants) || !add_num(x, "pairs", oc->pairs))
             return MDAE_E_NOMEM;
         int rc = add_pairs_set(x, f, names, &oc->set, oc->cubes_left_out);
