@@ -506,7 +506,8 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     greedy_y g;
     greedy_y_init(c, &g);
     BDD *answered = sa__slots(c, 1);
-    sa__put(answered, bdd_exist(*g.y, r->edgeset));
+    /* Y is over every mode (sa__covering); the answers, in the singular ones. */
+    sa__put(answered, bdd_and(T(bdd_exist(*g.y, r->edgeset)), r->singular));
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
     bool *always = sa__alloc(c, (size_t)r->n_eq + 1);

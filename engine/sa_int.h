@@ -72,8 +72,8 @@ struct sa_result {
     BDD chi_m;    /* valid modes */
     BDD ok;       /* valid modes with a perfect matching */
     BDD singular; /* valid modes without */
-    /* A memo (sa__covering): the matchings of the singular modes that leave
-     * no active variable out, referenced; covering_known says it is set. */
+    /* A memo (sa__covering): the matchings that leave no active variable
+     * out, in every mode, referenced; covering_known says it is set. */
     BDD covering;
     bool covering_known;
     BDD modeset;  /* the set of mode BDD variables (for counting) */
@@ -355,6 +355,11 @@ size_t sa__check_edges(sa_ctx *c);
 typedef struct sa__mats {
     size_t *cfirst, *cedges; /* edges of each variable (column) */
     BDD *rnone, *cnone;      /* slots: "no edge of the row / column" */
+    /* sa__matchings_ex: once a column's constraint is in, EXISTS its edges
+     * (each edge's row is in by then), so that *x ends over the modes only
+     * and never holds more than the rows still open. False by
+     * sa__mats_init. */
+    bool quantify;
 } sa__mats;
 void sa__mats_init(sa_ctx *c, sa__mats *mt);
 /* The edges of each variable (column) j: (*edges)[(*first)[j] ..
@@ -370,8 +375,13 @@ void sa__matchings(sa_ctx *c, BDD *x, bool perfect, sa__mats *mt, const char *ph
  * variable out (sa_result_partition). */
 void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats *mt,
                       const char *phase);
-/* The matchings of c->r's singular modes that leave no active variable out
- * (sa__matchings_ex from r->singular, cols_all): computed once per result
+/* The modes (not only the valid ones) where some matching of the kind
+ * sa__matchings_ex's flags say exists: the same as EXISTS edges of the
+ * matchings, without ever holding them (sa__mats.quantify). A temporary. */
+BDD sa__matchable(sa_ctx *c, bool rows_all, bool cols_all, const char *phase);
+/* The matchings that leave no active variable out (sa__matchings_ex,
+ * cols_all), in every mode, not only the singular ones where they are
+ * read: callers mask (see sa_primal.c for why). Computed once per result
  * and kept in it (r->covering, freed by sa_result_free), since both
  * sa_result_partition and sa_result_left_out ask for them over the same
  * result. The result is otherwise read only. */

@@ -317,7 +317,11 @@ static void covering(sa_ctx *c, void *arg)
         *covered = bdd_addref(bdd_apply(r->singular, *acc, bddop_diff));
         return;
     }
-    *covered = bdd_addref(bdd_exist(sa__covering(c, "partition"), r->edgeset));
+    /* The matchings themselves only if R4 built them already (their
+     * existence alone is much cheaper to find). */
+    BDD some = r->covering_known ? T(bdd_exist(r->covering, r->edgeset))
+                                 : sa__matchable(c, false, true, "partition");
+    *covered = bdd_addref(bdd_and(some, r->singular));
 }
 
 static BDD partition_class(sa_ctx *c, const sa_result *r, int k, BDD covered)
