@@ -834,15 +834,11 @@ static int erase_rows(const sa_result *r, const greedy_order *order, const sa_op
                               counts);
 }
 
-static int classify(mc_first *f, const sa_options *opt)
+/* The first instant's classes, from its pair model's analysis. */
+static int classify(mc_first *f)
 {
     struct mc_first_priv *p = f->priv;
-    f->n_names = p->pairs->n_modes;
-    int rc = analyse_pairs(p->pairs, opt, &p->result);
-    if (rc == MDAE_OK) {
-        f->pairs = sa_result_valid_modes(p->result);
-        rc = sa_result_partition(p->result, MC_FIRST_MAX_CUBES, f->classes, f->counts);
-    }
+    int rc = sa_result_partition(p->result, MC_FIRST_MAX_CUBES, f->classes, f->counts);
     return rc == MDAE_OK ? complement_classes(f) : rc;
 }
 
@@ -1051,8 +1047,14 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         p->pairs = pm;
         p->order = order;
         pm = NULL;
-        rc = classify(f, opt);
+        f->n_names = p->pairs->n_modes;
+        rc = analyse_pairs(p->pairs, opt, &p->result);
     }
+    if (rc == MDAE_OK)
+        f->pairs = sa_result_valid_modes(p->result);
+    /* R4 before the classes: it builds the matchings that cover every
+     * value, and the classes then only quantify them (sa_result_partition;
+     * alone, they find where such matchings exist without building them). */
     bool later = mopt != NULL && mopt->first_later;
     if (rc == MDAE_OK && mopt != NULL && (mopt->first_erasures || later)) {
         rc = erasures(f, m, opt, mopt);
@@ -1065,6 +1067,8 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     } else if (rc == MDAE_OK) {
         f->erasures_why = "not asked";
     }
+    if (rc == MDAE_OK)
+        rc = classify(f);
     if (rc == MDAE_OK && later)
         rc = later_instants(f, m, rep, opt, mopt);
     else if (rc == MDAE_OK)

@@ -517,7 +517,8 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     sa__gmemo gm;
     memset(&gm, 0, sizeof gm);
     for (size_t s = 0; s < n_steps; s++)
-        sa__put(&whens[s], bdd_and(sa__guard_bdd(c, &gm, steps[s].when), *answered));
+        if (!always[steps[s].eq]) /* else never read */
+            sa__put(&whens[s], bdd_and(sa__guard_bdd(c, &gm, steps[s].when), *answered));
     for (size_t s = 0; s < n_steps; s++) {
         uint32_t i = steps[s].eq;
         MDAE_ASSERT(i < r->n_eq);

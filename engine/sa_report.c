@@ -303,17 +303,32 @@ int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out
  * are smaller than its variables (then each leaves one out), i.e. iff no
  * matching leaves no variable out -- the matchings with every active
  * variable matched once (sa__matchings_ex). */
+typedef struct covering_job {
+    const mel_guard *within; /* only these modes are asked about, or NULL */
+    BDD covered;             /* out, referenced */
+} covering_job;
+
 /* The singular modes of r where some matching leaves no active variable
- * out, into *covered (referenced: it outlives the context). */
+ * out (within j->within: false if no singular mode is there), into
+ * j->covered (referenced: it outlives the context). */
 static void covering(sa_ctx *c, void *arg)
 {
     const sa_result *r = c->r;
-    BDD *covered = arg;
+    covering_job *j = arg;
+    BDD *covered = &j->covered;
+    if (j->within != NULL) {
+        sa__gmemo gm;
+        memset(&gm, 0, sizeof gm);
+        if (T(bdd_and(r->singular, sa__guard_bdd(c, &gm, j->within))) == bddfalse) {
+            *covered = bddfalse;
+            return;
+        }
+    }
     if (!r->diagnostics_skipped) { /* computed anyway (the enumeration's are cheap) */
         BDD *acc = sa__slots(c, 1);
         sa__put(acc, bddfalse);
-        for (uint32_t j = 0; j < r->n_var; j++)
-            sa__put(acc, bdd_or(*acc, r->under[j]));
+        for (uint32_t v = 0; v < r->n_var; v++)
+            sa__put(acc, bdd_or(*acc, r->under[v]));
         *covered = bdd_addref(bdd_apply(r->singular, *acc, bddop_diff));
         return;
     }
@@ -372,8 +387,9 @@ int sa_result_partition_within(const sa_result *r, const mel_guard *within, size
     memset(out, 0, 3 * sizeof *out);
     /* The matchings that leave no variable out, once for both singular
      * classes (they were built twice: a third of the first instants). */
-    BDD covered = bddfalse;
-    int rc = sa__run_on(r, NULL, max_cubes, covering, &covered);
+    covering_job cj = {within, bddfalse};
+    int rc = sa__run_on(r, NULL, max_cubes, covering, &cj);
+    BDD covered = cj.covered;
     for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
         count[k] = -1;
         partition_job j = {k, covered, within, &out[k], &count[k]};
