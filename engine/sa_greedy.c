@@ -677,7 +677,6 @@ typedef struct greedy_job {
                        BDDs within budget, AUTO by the number of modes */
     size_t budget;
     BDD *lo;        /* n_eq, referenced by the caller once computed */
-    uint32_t item;  /* the cover's equation */
     sa_set *out;
     double *count;
 } greedy_job;
@@ -707,14 +706,24 @@ static void compute(sa_ctx *c, void *arg)
         j->lo[i] = lo[i] >= 2 ? bdd_addref(lo[i]) : lo[i]; /* outlives the context */
 }
 
-static void cover(sa_ctx *c, void *arg)
+/* Every row's set and size, in one context (one care set for all): a row
+ * whose cover would exceed the limit is left empty, its size known. */
+static void covers(sa_ctx *c, void *arg)
 {
     greedy_job *j = arg;
-    BDD f = j->lo[j->item];
-    j->count[j->item] = sa__count_modes(c, c->r, f);
+    const sa_result *r = c->r;
     sa__care cs;
-    sa__care_init(c, c->r, c->r->chi_m, &cs);
-    sa__set_of_care(c, c->r, f, &cs, &j->out[j->item]);
+    sa__care_init(c, r, r->chi_m, &cs);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (j->lo[i] == bddfalse)
+            continue;
+        size_t mark = sa__mark(c);
+        sa__block *temps = sa__alloc_mark(c);
+        j->count[i] = sa__count_modes(c, r, j->lo[i]);
+        sa__set_of_care_if_few(c, r, j->lo[i], &cs, &j->out[i]);
+        sa__alloc_release(c, temps);
+        sa__release(c, mark);
+    }
 }
 
 int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
@@ -734,7 +743,7 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     int method = opt != NULL ? opt->method : SA_METHOD_AUTO;
     size_t budget = opt != NULL && opt->implicit_budget > 0 ? opt->implicit_budget
                                                             : GREEDY_BUDGET;
-    greedy_job j = {steps, n_steps, method, budget, lo, 0, out, count};
+    greedy_job j = {steps, n_steps, method, budget, lo, out, count};
     sa_options progress = {0};
     if (opt != NULL) {
         progress.progress = opt->progress;
@@ -743,19 +752,14 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     }
     int rc = sa__run_on(r, &progress, max_cubes, compute, &j);
     for (uint32_t i = 0; i < r->n_eq && rc == MDAE_OK; i++) {
-        j.item = i;
         count[i] = -1;
-        if (lo[i] == bddfalse) { /* most rows: what cover gives, without a context */
+        if (lo[i] == bddfalse) { /* most rows: what covers gives, without a context */
             count[i] = 0;
             rc = sa__set_empty(&out[i]);
-            continue;
-        }
-        rc = sa__run_on(r, NULL, max_cubes, cover, &j);
-        if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
-            sa__set_close(&out[i]);
-            rc = MDAE_OK;
         }
     }
+    if (rc == MDAE_OK)
+        rc = sa__run_on(r, NULL, max_cubes, covers, &j);
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (lo[i] >= 2)
             bdd_delref(lo[i]);

@@ -544,8 +544,13 @@ typedef struct sa__care {
  * the conjunction of the factors is care, checked, else not split. */
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out);
 /* Same as sa__set_of, exact only inside care (a cover of f & care within
- * f | !care); care NULL: everywhere. */
+ * f | !care); care NULL: everywhere. Past c->max_cubes cubes (0:
+ * SA_MAX_CUBES), fails with MDAE_E_LIMIT. */
 void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care, sa_set *out);
+/* The same, but past the limit it returns false, *out untouched, the
+ * context going on (the cubes are counted before any is made). */
+bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
+                            sa_set *out);
 void sa__set_close(sa_set *s);
 /* *out := the empty set as sa__set_of gives it (formula "false", no cube),
  * without a context: MDAE_OK or MDAE_E_NOMEM (then *out is closed). */

@@ -444,6 +444,13 @@ static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f)
 
 void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care, sa_set *out)
 {
+    if (!sa__set_of_care_if_few(c, r, f, care, out))
+        sa__fail(c, MDAE_E_LIMIT);
+}
+
+bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
+                            sa_set *out)
+{
     size_t nm = r->n_modes;
     size_t mark = sa__mark(c);
     sa__block *temps = sa__alloc_mark(c);
@@ -454,8 +461,11 @@ void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
     sa__put(&cover[1], bdd_and(f, within));
     sa__put(&cover[2], bdd_imp(within, f));
     double n = count_cubes(c, cover[1], cover[2], c->max_cubes ? c->max_cubes : SA_MAX_CUBES);
-    if (n < 0)
-        sa__fail(c, MDAE_E_LIMIT); /* as collect_cube would, later */
+    if (n < 0) {
+        sa__release(c, mark);
+        sa__alloc_release(c, temps);
+        return false;
+    }
     sa__isop(c, r, cover[1], cover[2], collect_cube, &o, cover);
     MDAE_ASSERT((double)o.n == n);
     sa__release(c, mark);
@@ -514,4 +524,5 @@ void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
     out->n_cubes = o.n;
     out->cubes = cubes;
     sa__alloc_release(c, temps);
+    return true;
 }
