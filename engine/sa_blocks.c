@@ -377,7 +377,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     for (size_t k = 0; k < r->n_edges; k++)
         var_edge[r->edge_var[k]] = (int)k;
     r->var_edge = var_edge;
-    r->edgeset = T(bdd_makeset(r->edge_var, (int)r->n_edges));
+    r->edgeset = sa__cube(c, r->edge_var, r->n_edges);
     r->te = sa__slots(c, r->n_edges + 1);
     sa__push_cleanup(c, drop_sub, s);
     c->r = r;

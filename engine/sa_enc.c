@@ -7,6 +7,7 @@
  */
 #include "sa_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The node table a manager starts with when nothing says more: 4,096
@@ -503,6 +504,30 @@ BDD sa__tmp(sa_ctx *c, BDD f)
     BDD *s = sa__slots(c, 1);
     *s = bdd_addref(f);
     return f;
+}
+
+static int cmp_level_desc(const void *a, const void *b)
+{
+    int x = bdd_var2level(*(const int *)a), y = bdd_var2level(*(const int *)b);
+    return (x < y) - (x > y);
+}
+
+BDD sa__cube(sa_ctx *c, const int *vars, size_t n)
+{
+    /* Not bdd_makeset: it conjoins the variables in the order given, each
+     * conjunction walking the cube built so far down to the new variable's
+     * level, quadratic in n (the edge set of the brake's pair model at
+     * N = 50, 1,500 variables, was 2 % of its mode changes' time). */
+    int *by = sa__alloc(c, (n + 1) * sizeof *by);
+    if (n > 0)
+        memcpy(by, vars, n * sizeof *by);
+    qsort(by, n, sizeof *by, cmp_level_desc);
+    BDD *cube = sa__slots(c, 1);
+    sa__put(cube, bddtrue);
+    for (size_t k = 0; k < n; k++) /* deepest first: each lands on top */
+        if (k == 0 || by[k] != by[k - 1])
+            sa__put(cube, bdd_ite(bdd_ithvar(by[k]), *cube, bddfalse));
+    return *cube;
 }
 
 size_t sa__mark(const sa_ctx *c) { return c->n_slots; }

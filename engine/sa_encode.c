@@ -535,11 +535,11 @@ void sa__encode(sa_ctx *c, const mel_model *m)
         int *mv = sa__alloc(c, (m->n_modes + 1) * sizeof(int));
         for (uint32_t k = 0; k < m->n_modes; k++)
             mv[k] = r->mode_var[k];
-        sa__put(&r->modeset, bdd_makeset(mv, (int)m->n_modes));
+        sa__put(&r->modeset, sa__cube(c, mv, m->n_modes));
         int *ev = sa__alloc(c, (ne + 1) * sizeof(int));
         for (size_t e = 0; e < ne; e++)
             ev[e] = r->edge_var[e];
-        sa__put(&r->edgeset, bdd_makeset(ev, (int)ne));
+        sa__put(&r->edgeset, sa__cube(c, ev, ne));
     }
     sa__put(&r->chi_m, bddtrue);
     for (uint32_t k = 0; k < m->n_invariants; k++)

@@ -234,7 +234,7 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
         if (in_m[k] && !in_s[k])
             others[n_others++] = r->mode_var[k];
     }
-    BDD cube = n_others > 0 ? T(bdd_makeset(others, (int)n_others)) : bddtrue;
+    BDD cube = sa__cube(c, others, n_others);
     sa__put(plan->valid_s, bdd_exist(r->chi_m, cube));
     plan->n_s = n_s;
     plan->modes = sa__count_modes_in(c, r, *plan->valid_s, in_s);

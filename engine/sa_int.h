@@ -234,6 +234,9 @@ void sa__reorder(sa_ctx *c);
 /* Slots (see above). */
 BDD *sa__slots(sa_ctx *c, size_t n); /* n slots, bddfalse */
 BDD sa__tmp(sa_ctx *c, BDD f);      /* keep f in a new slot, return it */
+/* The conjunction of the n variables (any order, repeats allowed), kept
+ * in a new slot: bdd_makeset's result, in O(n log n). */
+BDD sa__cube(sa_ctx *c, const int *vars, size_t n);
 size_t sa__mark(const sa_ctx *c);
 void sa__release(sa_ctx *c, size_t mark);
 static inline void sa__put(BDD *slot, BDD f)

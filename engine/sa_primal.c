@@ -106,7 +106,7 @@ static BDD column_edges(sa_ctx *c, const sa__mats *mt, uint32_t j)
     int *vars = sa__alloc(c, (nc + 1) * sizeof *vars);
     for (size_t k = 0; k < nc; k++)
         vars[k] = r->edge_var[mt->cedges[mt->cfirst[j] + k]];
-    return T(bdd_makeset(vars, (int)nc));
+    return sa__cube(c, vars, nc);
 }
 
 /* Conjoin the row and column constraints into *x, in the variable order
