@@ -127,6 +127,11 @@ typedef struct pair_state {
     const mel_guard **known; /* n_variables * W */
     const mel_guard **done;  /* n_equations * H */
     const mel_guard *alive;
+    /* The offsets' thresholds (build.ge, max_off), made once from the
+     * report by the first instant's build (its arena, which outlives every
+     * later instant) and read by the later ones. */
+    const mel_guard ***ge[2];
+    const int *max_off;
 } pair_state;
 
 /* R4's order over the pair model's rows (greedy_steps), where its rows and
@@ -160,7 +165,7 @@ typedef struct build {
     /* ge[copy][i][v]: c_i >= v over that copy (equations), then d_j
      * (variables at n_equations + j); v = 0 .. max + 1 */
     const mel_guard ***ge[2];
-    int *max_off; /* per item: its largest offset, -1: no valid nonsingular mode */
+    const int *max_off; /* per item: its largest offset, -1: no valid nonsingular mode */
     edge *edges;
     size_t n_edges, cap_edges;
     /* per row: its equation, shift and same_i (R4's preference class) */
@@ -234,12 +239,12 @@ static const mel_guard *set_guard(build *b, const sa_set *s, int copy)
 
 /* ge[copy][item][v] for v = 0 .. max + 1 (the last one FALSE): offset >= v
  * on the valid nonsingular modes where the item is active. */
-static int thresholds(build *b, const sa_item *it, size_t item, int copy)
+static int thresholds(build *b, const sa_item *it, size_t item, int copy, int *max_off)
 {
     int max = -1;
     for (size_t q = 0; q < it->n_offsets; q++)
         max = it->offsets[q].value > max ? it->offsets[q].value : max;
-    b->max_off[item] = max;
+    max_off[item] = max;
     const mel_guard **ge = mel__arena_alloc(&b->priv->arena, (size_t)(max + 2) * sizeof *ge);
     if (ge == NULL)
         return MDAE_E_NOMEM;
@@ -488,17 +493,19 @@ static int offsets(build *b)
 {
     const mel_model *m = b->m;
     size_t items = (size_t)m->n_equations + m->n_variables;
-    b->max_off = mel__arena_alloc(&b->priv->arena, (items + 1) * sizeof *b->max_off);
+    int *max_off = mel__arena_alloc(&b->priv->arena, (items + 1) * sizeof *max_off);
+    b->max_off = max_off;
     for (int copy = 0; copy < 2; copy++)
         b->ge[copy] = mel__arena_alloc(&b->priv->arena, (items + 1) * sizeof *b->ge[copy]);
-    if (b->max_off == NULL || b->ge[0] == NULL || b->ge[1] == NULL)
+    if (max_off == NULL || b->ge[0] == NULL || b->ge[1] == NULL)
         return MDAE_E_NOMEM;
     int rc = MDAE_OK;
     for (int copy = 0; copy < 2 && rc == MDAE_OK; copy++) {
         for (uint32_t i = 0; i < m->n_equations && rc == MDAE_OK; i++)
-            rc = thresholds(b, &b->rep->equations[i], i, copy);
+            rc = thresholds(b, &b->rep->equations[i], i, copy, max_off);
         for (uint32_t j = 0; j < m->n_variables && rc == MDAE_OK; j++)
-            rc = thresholds(b, &b->rep->variables[j], (size_t)m->n_equations + j, copy);
+            rc = thresholds(b, &b->rep->variables[j], (size_t)m->n_equations + j, copy,
+                            max_off);
     }
     return rc != MDAE_OK ? rc : b->gf.err;
 }
@@ -536,6 +543,9 @@ static pair_state *new_state(build *b)
     for (size_t k = 0; k < nd; k++)
         st->done[k] = mel__g_false();
     st->alive = NULL;
+    st->ge[0] = b->ge[0];
+    st->ge[1] = b->ge[1];
+    st->max_off = b->max_off;
     return st;
 }
 
@@ -664,7 +674,15 @@ static int pair_model(const mel_model *m, const sa_report *rep, const prev_insta
     b.pm->priv = b.priv;
     mel__arena_init(&b.priv->arena);
     mel__gf_init(&b.gf, &b.priv->arena);
-    int rc = offsets(&b);
+    int rc = MDAE_OK;
+    if (prev == NULL) {
+        rc = offsets(&b);
+    } else { /* the first instant's, made from the same report */
+        const pair_state *ps = prev->order->state;
+        b.ge[0] = ps->ge[0];
+        b.ge[1] = ps->ge[1];
+        b.max_off = ps->max_off;
+    }
     if (rc == MDAE_OK)
         rc = prev == NULL ? initial_state(&b) : next_state(&b, prev);
     if (rc == MDAE_OK)
