@@ -194,6 +194,28 @@ class ClientTest(unittest.TestCase):
                        if kind == "notification" and p["method"] == "analysis/modechange"]
             self.assertEqual(sorted(ch["status"] for ch in changes), ["continuous", "reset"])
 
+    def test_analyses_every_change_of_a_large_model_on_bdds(self):
+        with self.client() as c:
+            s = c.open(model("clutch.mel"))
+            f = s.modechanges(first=True, erasures=True, instants=True)
+            self.assertEqual(f["method"], "bdd")
+            self.assertEqual(f["changes"]["counts"], {"continuous": 1, "reset": 1, "rejected": 0})
+            self.assertEqual([(e["name"], e["shift"]) for e in f["erasures"]], [("e3", 0)])
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                s.modechanges(instants=True)
+            self.assertEqual(cm.exception.code, -32602)
+            # 2^20 modes: past the enumeration, the summary comes from BDDs;
+            # a change needs a reset exactly when some valve opens
+            text = model("brake.mel").replace("N : integer = 3;", "N : integer = 20;")
+            s = c.open(text)
+            summary = s.analyze(modechanges=True)["modechanges"]
+            self.assertEqual(summary["method"], "bdd")
+            self.assertIn("1048576 valid modes", summary["enumerationSkipped"])
+            self.assertEqual(summary["pairs"], 2**20 * (2**20 - 1))
+            self.assertEqual(summary["changes"]["counts"],
+                             {"continuous": 3**20 - 2**20, "reset": 4**20 - 3**20,
+                              "rejected": 0})
+
     def test_reports_how_each_component_was_analysed(self):
         with self.client() as c:
             s = c.open(model("rldc2.mel"))

@@ -206,10 +206,13 @@ wk_method_fn wk_m_modechange, wk_m_modechanges;
  * enumeration (mc_all_enumerate_each), one analysis/modechange notification
  * per pair when streaming (the entry of session/modechanges's "changes",
  * plus "diagnostics" for a rejected one). MDAE_OK with *out new (owned):
- * session/modechanges's result without "changes" and "equations", or
- * {"skipped": why} for a model past the enumeration's limits or without
- * mode variables; MDAE_E_CANCELED when the request was cancelled during
- * the pairs (then *out is untouched). */
+ * session/modechanges's result without "changes" and "equations"; past the
+ * enumeration's limits, every instant of every change on BDDs as
+ * session/modechanges {first, instants} gives it, less the erasures, plus
+ * "enumerationSkipped": why (no notification per pair then); {"skipped":
+ * why} for a model without mode variables or that the BDD path refuses
+ * too; MDAE_E_CANCELED when the request was cancelled (then *out is
+ * untouched). */
 int wk_modechanges_summary(wk_state *w, bool stream, cJSON **out /* out: owned */);
 /* The LSP diagnostics of mode changes of the loaded model, appended to arr:
  * its guard fixpoints (errors, on the definition's use of the variable);

@@ -196,6 +196,47 @@ static cJSON *skipped(const char *why)
     return o;
 }
 
+/* sa_options.progress: stop when the request is cancelled. */
+static int until_cancelled(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    return wk_cancelled(ctx) ? 1 : 0;
+}
+
+/* Past the enumeration's limits (why): every instant of every change on
+ * BDDs (mc_first_instants), as session/modechanges {first, instants} gives
+ * it without the erasures (a list per equation: ask for it), and with
+ * "enumerationSkipped": why. {"skipped": ...} if the BDD path refuses the
+ * model too (a guard fixpoint, say); MDAE_E_CANCELED when cancelled. */
+static int summary_on_bdds(wk_state *w, const char *why, cJSON **out)
+{
+    mc_first *f = NULL;
+    char fwhy[256] = "";
+    mc_options mopt = {.first_erasures = true, .first_later = true};
+    sa_options so = {.progress = until_cancelled, .progress_ctx = w};
+    int rc = mc_first_instants(w->model, &so, &mopt, &f, fwhy, sizeof fwhy);
+    check(rc);
+    if (rc == MDAE_E_CANCELED)
+        return rc;
+    if (rc != MDAE_OK) {
+        char both[600];
+        snprintf(both, sizeof both, "%s; on BDDs: %s", why, fwhy[0] ? fwhy : mdae_strerror(rc));
+        *out = skipped(both);
+        return MDAE_OK;
+    }
+    cJSON *json = NULL;
+    check(rpc_json_first_instants(f, &json));
+    mc_first_free(f);
+    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(json, "erasures")))
+        cJSON_DeleteItemFromObjectCaseSensitive(json, "erasures");
+    if (!cJSON_AddStringToObject(json, "enumerationSkipped", why))
+        wk_oom();
+    *out = json;
+    return MDAE_OK;
+}
+
 int wk_modechanges_summary(wk_state *w, bool stream, cJSON **out)
 {
     mc_all *all = NULL;
@@ -204,7 +245,9 @@ int wk_modechanges_summary(wk_state *w, bool stream, cJSON **out)
     int rc = mc_all_enumerate_each(w->model, MC_ALL_MAX_PAIRS, stream_pair, &sc, &all, why,
                                    sizeof why);
     check(rc);
-    if (rc == MDAE_E_LIMIT || rc == MDAE_E_INVAL) {
+    if (rc == MDAE_E_LIMIT)
+        return summary_on_bdds(w, why[0] ? why : mdae_strerror(rc), out);
+    if (rc == MDAE_E_INVAL) {
         *out = skipped(why[0] ? why : mdae_strerror(rc));
         return MDAE_OK;
     }
@@ -400,39 +443,95 @@ static int past_deadline(void *ctx, const char *phase, size_t done, size_t total
     return wk_now_ms() > *(const uint64_t *)ctx;
 }
 
-/* Past the enumeration's limits (why): the first instant of every change
- * on BDDs, within the editor's budget. Some change rejected there is a
- * warning with the pairs' formula; else a hint with the counts; if the
- * analysis cannot finish in time (or at all), the hint says why nothing
- * was checked. */
+/* The first instants' message (every instant could not be followed: its
+ * reason in later_why): a warning with the formula of the pairs rejected
+ * there, else a hint with the counts. */
+static char *first_only_message(const wk_state *w, const mc_first *f, const char *why,
+                                int *severity)
+{
+    if (f->counts[MC_FIRST_REJECTED] > 0) {
+        const char *g = f->classes[MC_FIRST_REJECTED].formula;
+        *severity = RPC_LSP_WARNING;
+        return mdae_asprintf("%.0f of %.0f mode changes are rejected at their first instant (a "
+                             "value no equation determines) when %.300s%s (g: before, g': after; "
+                             "mdae modechange %s --first)",
+                             f->counts[MC_FIRST_REJECTED], f->pairs, g ? g : "?",
+                             g && strlen(g) > 300 ? "..." : "", file_of(w));
+    }
+    return mdae_asprintf("mode changes were checked at their first instant only (%s; the later "
+                         "instants: %s): %.0f continuous, %.0f need a restart, none rejected "
+                         "there (mdae modechange %s --first)",
+                         why, f->later_why ? f->later_why : "not computed",
+                         f->counts[MC_FIRST_CONTINUOUS], f->counts[MC_FIRST_RESTART],
+                         file_of(w));
+}
+
+/* Every instant's message: a warning naming the rejected pairs by the
+ * instant they fail at (the first three groups), else a hint with the
+ * counts. */
+static char *every_instant_message(const wk_state *w, const mc_first *f, const char *why,
+                                   int *severity)
+{
+    if (f->status_counts[MC_REJECTED] <= 0)
+        return mdae_asprintf("mode changes were checked on BDDs, every instant (%s): %.0f "
+                             "continuous, %.0f need a reset, none rejected (mdae modechange %s "
+                             "--first --instants)",
+                             why, f->status_counts[MC_CONTINUOUS], f->status_counts[MC_RESET],
+                             file_of(w));
+    *severity = RPC_LSP_WARNING;
+    mdae_buf b = {0};
+    char piece[320];
+    snprintf(piece, sizeof piece, "%.0f of %.0f mode changes are rejected:",
+             f->status_counts[MC_REJECTED], f->pairs);
+    mdae_buf_puts(&b, piece);
+    size_t shown = 0;
+    for (size_t k = 0; k < f->n_outcomes; k++) {
+        const mc_first_outcome *o = &f->outcomes[k];
+        if (o->status != MC_REJECTED || o->pairs <= 0)
+            continue;
+        if (shown++ == 3) {
+            mdae_buf_puts(&b, " \u2026");
+            break;
+        }
+        const char *g = o->set.formula;
+        snprintf(piece, sizeof piece, "%s at instant %u when %.200s%s", shown > 1 ? ";" : "",
+                 o->instants > 0 ? o->instants - 1 : 0, g ? g : "(more than 4096 cubes)",
+                 g && strlen(g) > 200 ? "..." : "");
+        mdae_buf_puts(&b, piece);
+    }
+    snprintf(piece, sizeof piece, " (g: before, g': after; mdae modechange %s --first --instants)",
+             file_of(w));
+    mdae_buf_puts(&b, piece);
+    if (b.oom) {
+        mdae_free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+/* Past the enumeration's limits (why): every instant of every change on
+ * BDDs, within the editor's budget (the first instants alone if the later
+ * ones cannot be followed). Some change rejected is a warning with the
+ * pairs' formula; else a hint with the counts; if the analysis cannot
+ * finish in time (or at all), the hint says why nothing was checked. */
 static void first_instant_diags(wk_state *w, cJSON *arr, const mdae_range *top,
                                 const char *why)
 {
     uint64_t deadline = wk_now_ms() + WK_MC_DIAG_BUDGET_MS;
     sa_options so = {.progress = past_deadline, .progress_ctx = &deadline};
+    mc_options mopt = {.first_erasures = true, .first_later = true};
     mc_first *f = NULL;
     char fwhy[256] = "";
-    int rc = mc_first_instants(w->model, &so, NULL, &f, fwhy, sizeof fwhy);
+    int rc = mc_first_instants(w->model, &so, &mopt, &f, fwhy, sizeof fwhy);
     check(rc);
     char *msg = NULL;
     int severity = RPC_LSP_HINT;
-    if (rc != MDAE_OK) {
+    if (rc != MDAE_OK)
         msg = mdae_asprintf("mode changes were not checked: %s", why);
-    } else if (f->counts[MC_FIRST_REJECTED] > 0) {
-        const char *g = f->classes[MC_FIRST_REJECTED].formula;
-        severity = RPC_LSP_WARNING;
-        msg = mdae_asprintf("%.0f of %.0f mode changes are rejected at their first instant (a "
-                            "value no equation determines) when %.300s%s (g: before, g': after; "
-                            "mdae modechange %s --first)",
-                            f->counts[MC_FIRST_REJECTED], f->pairs, g ? g : "?",
-                            g && strlen(g) > 300 ? "..." : "", file_of(w));
-    } else {
-        msg = mdae_asprintf("mode changes were checked at their first instant only (%s): "
-                            "%.0f continuous, %.0f need a restart, none rejected there "
-                            "(mdae modechange %s --first)",
-                            why, f->counts[MC_FIRST_CONTINUOUS], f->counts[MC_FIRST_RESTART],
-                            file_of(w));
-    }
+    else if (f->later_computed)
+        msg = every_instant_message(w, f, why, &severity);
+    else
+        msg = first_only_message(w, f, why, &severity);
     mc_first_free(f);
     wk_lsp_diag(w, arr, top, severity, msg ? msg : "mode changes were not checked");
     mdae_free(msg);

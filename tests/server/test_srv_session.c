@@ -671,7 +671,7 @@ Test(srv_session, analyze_with_modechanges_streams_every_pair_and_sums_them_up)
     srv_stop(&p);
 }
 
-Test(srv_session, analyze_with_modechanges_skips_a_model_past_the_limits)
+Test(srv_session, analyze_with_modechanges_past_the_limits_goes_on_bdds)
 {
     char text[1024];
     t_wide_model(text, sizeof text, 21);
@@ -684,9 +684,18 @@ Test(srv_session, analyze_with_modechanges_skips_a_model_past_the_limits)
     cJSON *res = result_of(r);
     cr_assert_str_eq(cJSON_GetObjectItem(res, "status")->valuestring, "nonsingular",
                      "the analysis itself is answered");
-    const cJSON *sk = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "modechanges"), "skipped");
+    const cJSON *mc = cJSON_GetObjectItem(res, "modechanges");
+    const cJSON *sk = cJSON_GetObjectItem(mc, "enumerationSkipped");
     cr_assert(cJSON_IsString(sk), "%s", cJSON_PrintUnformatted(res));
     cr_assert(strstr(sk->valuestring, "21 mode variables") != NULL, "%s", sk->valuestring);
+    cr_assert_str_eq(cJSON_GetObjectItem(mc, "method")->valuestring, "bdd");
+    /* every instant of the 2^21 (2^21 - 1) changes: the 21 mode variables
+     * select nothing, so all are continuous; no list per equation */
+    const cJSON *counts = cJSON_GetObjectItem(cJSON_GetObjectItem(mc, "changes"), "counts");
+    cr_assert_eq(cJSON_GetObjectItem(counts, "continuous")->valuedouble, 4398044413952.0,
+                 "%s", cJSON_PrintUnformatted(mc));
+    cr_assert_eq(cJSON_GetObjectItem(counts, "rejected")->valuedouble, 0.0);
+    cr_assert_null(cJSON_GetObjectItem(mc, "erasures"));
     cJSON_Delete(r);
     free(sid);
     cl_close(&c);

@@ -371,8 +371,11 @@ class Session:
         choice per component), "implicit" or "enumeration"; the result is
         the same. modechanges: add {"modechanges": {...}}, every mode change
         of a small model summed up as modechanges() gives it (method,
-        validModes, pairs, counts, classes), or {"skipped": why} past the
-        enumeration's limits."""
+        validModes, pairs, counts, classes); past the enumeration's limits,
+        every instant of every change on BDDs as modechanges(first=True,
+        instants=True) gives it, without "erasures", with
+        "enumerationSkipped": why; {"skipped": why} for a model without
+        mode variables or that both methods refuse."""
         params: Dict[str, Json] = {"session": self.id}
         if modechanges:
             params["modechanges"] = True
@@ -415,10 +418,23 @@ class Session:
              else from_mode, "to": dict(to_mode) if isinstance(to_mode, Mapping) else to_mode})
         return result
 
-    def modechanges(self) -> Dict[str, Json]:
+    def modechanges(self, first: bool = False, erasures: bool = False,
+                    instants: bool = False) -> Dict[str, Json]:
         """Every change between two valid modes of a small model (by
-        enumeration: result["method"] says so)."""
-        result: Dict[str, Json] = self._call("session/modechanges", {"session": self.id})
+        enumeration: result["method"] says so). first: the first instant of
+        every change on BDDs instead, for models of any size (method "bdd";
+        classes as formulas over g and g'); erasures: with which equations
+        each first instant erases; instants: with every later instant
+        (result["changes"]: continuous, reset, rejected). erasures and
+        instants go with first."""
+        params: Dict[str, Json] = {"session": self.id}
+        if first:
+            params["first"] = True
+        if erasures:
+            params["erasures"] = True
+        if instants:
+            params["instants"] = True
+        result: Dict[str, Json] = self._call("session/modechanges", params)
         return result
 
     def dot(self) -> str:
