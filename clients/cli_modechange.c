@@ -91,13 +91,18 @@ done:
     return code;
 }
 
+static int first_instants(const cli_opts *o, const cli_source *src, const mel_model *m,
+                          const char *skipped);
+
 static int all_changes(const cli_opts *o, const cli_source *src, const mel_model *m)
 {
     mc_all *all = NULL;
     cJSON *json = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);
-    if (rc == MDAE_E_INVAL || rc == MDAE_E_NOTIMPL || rc == MDAE_E_LIMIT) {
+    if (rc == MDAE_E_LIMIT) /* every instant of every change on BDDs instead */
+        return first_instants(o, src, m, why[0] ? why : mdae_strerror(rc));
+    if (rc == MDAE_E_INVAL || rc == MDAE_E_NOTIMPL) {
         fprintf(stderr, "%s: error: %s\n", src->name, why[0] ? why : mdae_strerror(rc));
         return rc == MDAE_E_INVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIMIT;
     }
@@ -118,8 +123,12 @@ static int all_changes(const cli_opts *o, const cli_source *src, const mel_model
     return code;
 }
 
-/* The first instants of every change, on BDDs (mc_first_instants). */
-static int first_instants(const cli_opts *o, const cli_source *src, const mel_model *m)
+/* The first instants of every change, on BDDs (mc_first_instants); with
+ * skipped (--all past the enumeration's limits: why), every instant and the
+ * erasures, as session/modechanges answers then: the JSON with
+ * "enumerationSkipped", and a note on stderr. */
+static int first_instants(const cli_opts *o, const cli_source *src, const mel_model *m,
+                          const char *skipped)
 {
     sa_config cfg;
     cli_sa_config(o, &cfg);
@@ -128,11 +137,18 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
     mc_first *f = NULL;
     cJSON *json = NULL;
     char why[256] = "";
-    mc_options mopt = {.first_erasures = o->erasures, .first_later = o->instants};
+    mc_options mopt = {.first_erasures = o->erasures || skipped != NULL,
+                       .first_later = o->instants || skipped != NULL};
+    if (skipped != NULL)
+        fprintf(stderr, "%s: note: %s; every instant of every change on BDDs instead (as "
+                        "--first --erasures --instants)\n", src->name, skipped);
     if (rc == MDAE_OK)
         rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     if (rc == MDAE_OK)
         rc = rpc_json_first_instants(f, &json);
+    if (rc == MDAE_OK && skipped != NULL &&
+        !cJSON_AddStringToObject(json, "enumerationSkipped", skipped))
+        rc = MDAE_E_NOMEM;
     int code = CLI_EXIT_OK;
     if (rc == MDAE_E_INVAL || rc == MDAE_E_LIMIT || rc == MDAE_E_BDD_LIMIT) {
         fprintf(stderr, "%s: error: %s\n", src->name, why[0] ? why : mdae_strerror(rc));
@@ -166,7 +182,7 @@ int cli_modechange_run(const cli_opts *o)
     }
     if (!o->json)
         cli_print_diags(&src, &d); /* warnings */
-    code = o->first ? first_instants(o, &src, m)
+    code = o->first ? first_instants(o, &src, m, NULL)
            : o->all ? all_changes(o, &src, m)
                     : one_change(o, &src, m);
     mel_model_free(m);

@@ -633,6 +633,13 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
     int code = request(c, src, o, method, p, &resp, &result);
     if (code != CLI_EXIT_OK)
         goto done;
+    const char *skipped =
+        cmd == CLI_REMOTE_MODECHANGE
+            ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "enumerationSkipped"))
+            : NULL;
+    if (skipped != NULL) /* --all past the enumeration: on BDDs, as locally */
+        fprintf(stderr, "%s: note: %s; every instant of every change on BDDs instead (as "
+                        "--first --erasures --instants)\n", src->name, skipped);
     if (o->dot) {
         const char *dot = cJSON_GetStringValue(result);
         if (dot == NULL)
@@ -658,7 +665,7 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
         diags_from_json(cJSON_GetObjectItemCaseSensitive(result, "diagnostics"), &d);
         cli_print_diags(src, &d);
         mdae_diags_close(&d);
-        if (o->first)
+        if (o->first || skipped != NULL)
             cli_render_first(src->name, result);
         else if (o->all)
             cli_render_modechanges(src->name, result);

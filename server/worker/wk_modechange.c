@@ -9,9 +9,10 @@
  * analysis either. A bad request (a name that is not a mode variable, an
  * invalid mode, from = to) is -32602 with a message saying which; a model
  * with errors answers as session/mode does (its code and diagnostics).
- * session/modechanges enumerates the pairs (mc_all_enumerate says why) and
- * answers MDAE_E_LIMIT past MC_ALL_MAX_PAIRS; with {first: true} it gives
- * the first instant of every change on BDDs instead (mc_first_instants).
+ * session/modechanges enumerates the pairs (mc_all_enumerate says why);
+ * past MC_ALL_MAX_PAIRS, and with {first: true}, it gives the first instant
+ * of every change on BDDs instead (mc_first_instants; past the limits with
+ * every instant and the erasures, and "enumerationSkipped" saying why).
  *
  * The same enumeration serves session/analyze {modechanges: true} (the
  * pairs streamed one by one, a summary in the result, a cancel seen between
@@ -107,8 +108,11 @@ static cJSON *answer(const cJSON *id, int rc, const char *why, cJSON *json)
 
 /* session/modechanges {session, first: true[, erasures: true]}: the first
  * instant of every change on BDDs (mc_first_instants, the worker's BuDDy),
- * and, when asked, which equations it erases pair by pair. */
-static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures, bool later)
+ * and, when asked, which equations it erases pair by pair; skipped: why the
+ * enumeration was not made (session/modechanges without first, past its
+ * limits), or NULL. */
+static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures, bool later,
+                             const char *skipped)
 {
     mc_first *f = NULL;
     char why[256] = "";
@@ -120,6 +124,9 @@ static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures,
         rc = rpc_json_first_instants(f, &json);
     check(rc);
     mc_first_free(f);
+    if (rc == MDAE_OK && skipped != NULL &&
+        !cJSON_AddStringToObject(json, "enumerationSkipped", skipped))
+        wk_oom();
     return answer(id, rc, why, json);
 }
 
@@ -146,11 +153,13 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
                            "instant already)");
     }
     if (cJSON_IsTrue(first))
-        return first_instants(m, id, on[0], on[1]);
+        return first_instants(m, id, on[0], on[1], NULL);
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);
     check(rc);
+    if (rc == MDAE_E_LIMIT) /* every instant of every change on BDDs instead */
+        return first_instants(m, id, true, true, why[0] ? why : mdae_strerror(rc));
     cJSON *json = NULL;
     if (rc == MDAE_OK)
         rc = rpc_json_modechanges(m, all, &json);

@@ -157,6 +157,21 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     contains(r.out, "continuous when gamma\n");
     contains(r.out, "restart    when !gamma\n");
     run_free(&r);
+    /* --all past the enumeration: every instant of every change on BDDs,
+     * with a note saying why (exit 0) */
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--all");
+    expect(&r, 0);
+    contains(r.err, "brake.mel: note: 4096 valid modes make 16773120 changes");
+    contains(r.out, "every instant: 527345 continuous, 16245775 reset, 0 rejected");
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--all", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "method")), "bdd");
+    cr_assert_not_null(cJSON_GetStringValue(item(j, "enumerationSkipped")));
+    cr_assert_eq(item(item(item(j, "changes"), "counts"), "reset")->valuedouble, 16245775.0);
+    cJSON_Delete(j);
+    run_free(&r);
     /* the brake at N = 12: 16.8 million pairs, past the enumeration */
     r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--json");
     expect(&r, 0);
@@ -314,6 +329,20 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
         expect(&rem, 0);
         expect(&loc, 0);
         cr_assert_str_eq(rem.out, loc.out);
+        run_free(&loc);
+        run_free(&rem);
+    }
+    /* --all past the enumeration: both go on BDDs, every instant, and say so */
+    for (int k = 0; k < 2; k++) {
+        rem = run_args((const char *const[]){"--server", addr, "modechange", MODEL("brake.mel"),
+                                             "-D", "N=12", "--all", k ? "--json" : NULL, NULL});
+        loc = run_args((const char *const[]){"modechange", MODEL("brake.mel"), "-D", "N=12",
+                                             "--all", k ? "--json" : NULL, NULL});
+        expect(&rem, 0);
+        expect(&loc, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        contains(rem.err, "4096 valid modes make 16773120 changes");
+        contains(loc.err, "every instant of every change on BDDs instead");
         run_free(&loc);
         run_free(&rem);
     }

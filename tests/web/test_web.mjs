@@ -409,6 +409,12 @@ async function main(name) {
       await after(page, 'changes', () => page.click('#change-all'));
       const want = await rpc(srv.base, 'session/modechanges', { session, first: true });
       eq(want.pairs, 4096 * 4095, 'server: pairs');
+      // without first, past the enumeration, mdaed goes on BDDs itself and says why
+      const direct = await rpc(srv.base, 'session/modechanges', { session });
+      eq(direct.method, 'bdd', 'server: every change on BDDs');
+      assert(direct.enumerationSkipped.includes('4096 valid modes'), `why: ${direct.enumerationSkipped}`);
+      const why = await page.$eval('#change-all-view p.muted', (e) => e.textContent);
+      eq(why, direct.enumerationSkipped, 'the page says why');
       const text = await page.$eval('#change-all-view .first-instants', (e) => e.textContent);
       assert(text.includes(`${want.pairs} changes`) && text.includes(`${want.counts.restart} need a restart`), `first instants: ${text}`);
       const view = await page.$eval('#change-all-view', (e) => e.textContent);

@@ -229,6 +229,11 @@ export class ModeChanges {
       return;
     }
     if (seq !== this.seq) return;
+    if (r.method === 'bdd') { // past the enumeration's limits, mdaed went on BDDs itself
+      this.showFirst(r, r.enumerationSkipped);
+      bump('changes');
+      return;
+    }
     const c = r.counts;
     const rows = r.changes.slice(0, MAX_ROWS).map((ch) => el('tr', { class: `change-${ch.status}` },
       el('td', {}, el('button', { type: 'button', title: 'analyse this change', onclick: () => this.pick(ch) }, `${modeText(ch.from)} → ${modeText(ch.to)}`)),
