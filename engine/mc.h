@@ -225,6 +225,12 @@ typedef struct mc_options {
      * restart, instant after instant on BDDs (mc_first.outcomes; implies
      * first_erasures, whose method and budget apply to every instant). */
     bool first_later;
+    /* mc_first_instants: a cancel (sa_options.progress) while the erasures
+     * or the later instants are computed leaves them not computed, their
+     * why saying so, instead of failing the call: the first instants'
+     * classes are still given (the editor's deadline). A cancel before them
+     * still fails the call (MDAE_E_CANCELED). */
+    bool first_keep_on_cancel;
 } mc_options;
 
 /* Analyse the change from mode `from` to mode `to` (arrays of m->n_modes

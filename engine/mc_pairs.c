@@ -1018,6 +1018,10 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
             f->later_why = "a later instant exceeds a configured limit of the analysis";
             return MDAE_OK;
         }
+        if (rc == MDAE_E_CANCELED && mopt->first_keep_on_cancel) {
+            f->later_why = "cancelled before every instant was followed (a deadline)";
+            return MDAE_OK;
+        }
         if (rc == MDAE_OK)
             rc = push_outcome(f, MC_RESET, r, li->counts[MC_FIRST_CONTINUOUS],
                               &li->classes[MC_FIRST_CONTINUOUS], false);
@@ -1080,6 +1084,9 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         if (rc == MDAE_E_LIMIT) { /* the classes stand */
             f->erasures_why = "which equations are erased exceeds a configured limit of the "
                               "analysis (its budget of BDD nodes)";
+            rc = MDAE_OK;
+        } else if (rc == MDAE_E_CANCELED && mopt->first_keep_on_cancel) {
+            f->erasures_why = "cancelled before they were computed (a deadline)";
             rc = MDAE_OK;
         }
     } else if (rc == MDAE_OK) {

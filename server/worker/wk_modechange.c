@@ -520,7 +520,7 @@ static char *every_instant_message(const wk_state *w, const mc_first *f, const c
 
 /* Past the enumeration's limits (why): every instant of every change on
  * BDDs, within the editor's budget (the first instants alone if the later
- * ones cannot be followed). Some change rejected is a warning with the
+ * ones cannot be followed, or not within the budget). Some change rejected is a warning with the
  * pairs' formula; else a hint with the counts; if the analysis cannot
  * finish in time (or at all), the hint says why nothing was checked. */
 static void first_instant_diags(wk_state *w, cJSON *arr, const mdae_range *top,
@@ -528,7 +528,9 @@ static void first_instant_diags(wk_state *w, cJSON *arr, const mdae_range *top,
 {
     uint64_t deadline = wk_now_ms() + WK_MC_DIAG_BUDGET_MS;
     sa_options so = {.progress = past_deadline, .progress_ctx = &deadline};
-    mc_options mopt = {.first_erasures = true, .first_later = true};
+    /* past the deadline in the later instants, the first instants stand */
+    mc_options mopt = {.first_erasures = true, .first_later = true,
+                       .first_keep_on_cancel = true};
     mc_first *f = NULL;
     char fwhy[256] = "";
     int rc = mc_first_instants(w->model, &so, &mopt, &f, fwhy, sizeof fwhy);

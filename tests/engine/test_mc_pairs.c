@@ -273,3 +273,53 @@ Test(mc_pairs, brake_and_buildings_agree_on_their_pairs)
     cr_assert_gt(t.erased_rows, 0);
     cr_assert_eq(t.later, t.models);
 }
+
+/* sa_options.progress: cancel from the first phase named ctx on. */
+typedef struct cancel_at {
+    const char *phase;
+    bool seen;
+} cancel_at;
+
+static int cancel_from(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)done;
+    (void)total;
+    cancel_at *c = ctx;
+    c->seen = c->seen || (phase != NULL && strcmp(phase, c->phase) == 0);
+    return c->seen ? 1 : 0;
+}
+
+/* mc_options.first_keep_on_cancel (the editor's deadline): a cancel during
+ * R4 leaves the erasures and the later instants not computed, and the
+ * classes as without it; without the option the call is cancelled. */
+Test(mc_pairs, a_cancel_during_the_erasures_keeps_the_first_instants)
+{
+    mel_model *m = load_n("brake.mel", 20);
+    mc_options mopt = {.ignore_guard_fixpoints = true, .first_erasures = true,
+                       .first_later = true};
+    mc_first *whole = NULL;
+    char why[256] = "";
+    cr_assert_eq(mc_first_instants(m, NULL, &mopt, &whole, why, sizeof why), MDAE_OK, "%s", why);
+    cr_assert(whole->later_computed);
+    cancel_at ca = {"greedy", false};
+    sa_options so = {.progress = cancel_from, .progress_ctx = &ca};
+    mc_first *f = NULL;
+    cr_assert_eq(mc_first_instants(m, &so, &mopt, &f, why, sizeof why), MDAE_E_CANCELED);
+    cr_assert_null(f);
+    ca.seen = false;
+    mopt.first_keep_on_cancel = true;
+    cr_assert_eq(mc_first_instants(m, &so, &mopt, &f, why, sizeof why), MDAE_OK, "%s", why);
+    cr_assert(ca.seen, "R4 reached its phase");
+    cr_assert(!f->erasures_computed);
+    cr_assert(strstr(f->erasures_why, "cancelled") != NULL, "%s", f->erasures_why);
+    cr_assert(!f->later_computed);
+    cr_assert(strstr(f->later_why, "cancelled") != NULL, "%s", f->later_why);
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(f->counts[k], whole->counts[k], "class %d", k);
+        cr_assert_str_eq(f->classes[k].formula ? f->classes[k].formula : "(none)",
+                         whole->classes[k].formula ? whole->classes[k].formula : "(none)");
+    }
+    mc_first_free(f);
+    mc_first_free(whole);
+    mel_model_free(m);
+}
