@@ -370,7 +370,7 @@ static bool arc_misses(sa_ctx *c, const pass_mem *pm, const BDD *below, int lp, 
             continue;
         size_t m2 = sa__mark(c);
         BDD *to = &miss[pm->bs[k].eq];
-        sa__put(to, bdd_or(*to, T(bdd_and(upper, below_of(pm, below, m)))));
+        sa__put(to, sa__or(*to, T(sa__and(upper, below_of(pm, below, m)))));
         sa__release(c, m2);
     }
     return true;
@@ -396,7 +396,7 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, BDD *can, BDD *miss)
         BDD f = pm->nodes[k];
         BDD bl = below_of(pm, below, bdd_low(f)), bh = below_of(pm, below, bdd_high(f));
         int v = bdd_var(f);
-        sa__put(&below[k], is_mode_var(r, v) ? bdd_ite(bdd_ithvar(v), bh, bl) : bdd_or(bl, bh));
+        sa__put(&below[k], is_mode_var(r, v) ? sa__ite(bdd_ithvar(v), bh, bl) : sa__or(bl, bh));
     }
     size_t budget = ALL_CAN_CROSSINGS * (n + 1) + 1024;
     bool ok = arc_misses(c, pm, below, -1, bddtrue, y, miss, &budget);
@@ -410,15 +410,15 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, BDD *can, BDD *miss)
             if (q == bddfalse)
                 continue;
             size_t m2 = sa__mark(c);
-            BDD upper = T(bdd_and(a, arc_literal(r, v, side)));
+            BDD upper = T(sa__and(a, arc_literal(r, v, side)));
             if (q >= 2) {
                 BDD *to = &above[index_of(pm, q)];
-                sa__put(to, bdd_or(*to, upper));
+                sa__put(to, sa__or(*to, upper));
             }
             ok = arc_misses(c, pm, below, level_of_node(f), upper, q, miss, &budget);
             if (side == 1 && !is_mode_var(r, v) && v < r->n_bddvars && r->var_edge[v] >= 0) {
                 BDD *to = &can[r->edge_eq[r->var_edge[v]]];
-                sa__put(to, bdd_or(*to, T(bdd_and(a, below_of(pm, below, q)))));
+                sa__put(to, sa__or(*to, T(sa__and(a, below_of(pm, below, q)))));
             }
             sa__release(c, m2);
         }
@@ -440,7 +440,7 @@ static void check_rows(sa_ctx *c, BDD y, const BDD *can, const BDD *miss)
         size_t m2 = sa__mark(c);
         BDD matched = bddfalse;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-            matched = T(bdd_or(matched, bdd_ithvar(r->edge_var[e])));
+            matched = T(sa__or(matched, bdd_ithvar(r->edge_var[e])));
         MDAE_ASSERT(can[i] == T(bdd_appex(y, matched, bddop_and, r->edgeset)));
         MDAE_ASSERT(miss[i] == T(bdd_appex(y, T(bdd_not(matched)), bddop_and, r->edgeset)));
         sa__release(c, m2);
@@ -478,7 +478,7 @@ static BDD keep_row(sa_ctx *c, greedy_y *g, uint32_t i, BDD turn)
     BDD *y = g->y;
     sa__put(g->matched, bddfalse);
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-        sa__put(g->matched, bdd_or(*g->matched, bdd_ithvar(r->edge_var[e])));
+        sa__put(g->matched, sa__or(*g->matched, bdd_ithvar(r->edge_var[e])));
     if (*g->pass_y != *y && g->quiet >= ALL_CAN_QUIET && g->pm.bs != NULL) {
         if (!all_rows(c, *y, &g->pm, g->can, g->miss))
             g->pm.bs = NULL; /* the products from now on */
@@ -490,10 +490,10 @@ static BDD keep_row(sa_ctx *c, greedy_y *g, uint32_t i, BDD turn)
     }
     bool fresh = *g->pass_y == *y && *y != bddfalse;
     BDD can = fresh ? g->can[i] : T(bdd_appex(*y, *g->matched, bddop_and, r->edgeset));
-    BDD keep = T(bdd_and(turn, can));
+    BDD keep = T(sa__and(turn, can));
     BDD before = *y;
-    if (keep != bddfalse && (!fresh || T(bdd_and(keep, g->miss[i])) != bddfalse))
-        sa__put(y, bdd_and(*y, T(bdd_imp(keep, *g->matched))));
+    if (keep != bddfalse && (!fresh || T(sa__and(keep, g->miss[i])) != bddfalse))
+        sa__put(y, sa__and(*y, T(bdd_imp(keep, *g->matched))));
     g->quiet = *y == before ? g->quiet + 1 : 0;
     return keep;
 }
@@ -507,7 +507,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     greedy_y_init(c, &g);
     BDD *answered = sa__slots(c, 1);
     /* Y is over every mode (sa__covering); the answers, in the singular ones. */
-    sa__put(answered, bdd_and(T(bdd_exist(*g.y, r->edgeset)), r->singular));
+    sa__put(answered, sa__and(T(bdd_exist(*g.y, r->edgeset)), r->singular));
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
     bool *always = sa__alloc(c, (size_t)r->n_eq + 1);
@@ -518,7 +518,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     memset(&gm, 0, sizeof gm);
     for (size_t s = 0; s < n_steps; s++)
         if (!always[steps[s].eq]) /* else never read */
-            sa__put(&whens[s], bdd_and(sa__guard_bdd(c, &gm, steps[s].when), *answered));
+            sa__put(&whens[s], sa__and(sa__guard_bdd(c, &gm, steps[s].when), *answered));
     for (size_t s = 0; s < n_steps; s++) {
         uint32_t i = steps[s].eq;
         MDAE_ASSERT(i < r->n_eq);
@@ -527,17 +527,17 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
             continue;
         }
         size_t m2 = sa__mark(c);
-        BDD turn = T(bdd_apply(T(bdd_and(whens[s], r->chi_i[i])), taken[i], bddop_diff));
+        BDD turn = T(bdd_apply(T(sa__and(whens[s], r->chi_i[i])), taken[i], bddop_diff));
         if (turn != bddfalse) {
-            sa__put(&taken[i], bdd_or(taken[i], turn));
-            sa__put(&kept[i], bdd_or(kept[i], keep_row(c, &g, i, turn)));
+            sa__put(&taken[i], sa__or(taken[i], turn));
+            sa__put(&kept[i], sa__or(kept[i], keep_row(c, &g, i, turn)));
         }
         sa__release(c, m2);
         sa__progress(c, "greedy", s, n_steps);
     }
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
-        BDD act = T(bdd_and(r->chi_i[i], *answered));
+        BDD act = T(sa__and(r->chi_i[i], *answered));
         sa__put(&lo[i], bdd_apply(act, kept[i], bddop_diff));
         sa__release(c, m2);
     }

@@ -64,7 +64,7 @@ void sa__onehot(sa_ctx *c, const size_t *es, const BDD *act, size_t n, bool exac
         size_t k = ix[q];
         size_t m2 = sa__mark(c);
         BDD v = bdd_ithvar(r->edge_var[es[k]]);
-        BDD take = act ? T(bdd_and(z[0], act[k])) : z[0];
+        BDD take = act ? T(sa__and(z[0], act[k])) : z[0];
         sa__put(&z[1], bdd_ite(v, take, z[1]));
         sa__put(&z[0], bdd_ite(v, bddfalse, z[0]));
         sa__release(c, m2);
@@ -167,8 +167,8 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
             es[k] = r->eq_first[i] + k;
         sa__onehot(c, es, &r->chi_e[r->eq_first[i]], n, rows_all, one, &mt->rnone[i]);
         /* Inactive equations take no edge: chi_E => chi_I already. */
-        BDD row = T(bdd_ite(r->chi_i[i], *one, mt->rnone[i]));
-        sa__put(x, bdd_and(*x, row));
+        BDD row = T(sa__ite(r->chi_i[i], *one, mt->rnone[i]));
+        sa__put(x, sa__and(*x, row));
         sa__release(c, m2);
         for (size_t g = gfirst[a]; g < gfirst[a + 1]; g++) {
             uint32_t j = gvars[g];
@@ -179,8 +179,8 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
             }
             m2 = sa__mark(c);
             sa__onehot(c, &mt->cedges[mt->cfirst[j]], NULL, nc, cols_all, one, &mt->cnone[j]);
-            BDD col = T(bdd_ite(r->chi_j[j], *one, mt->cnone[j]));
-            sa__put(x, bdd_and(*x, col));
+            BDD col = T(sa__ite(r->chi_j[j], *one, mt->cnone[j]));
+            sa__put(x, sa__and(*x, col));
             if (mt->quantify) /* every row of j's edges is in (gvars) */
                 sa__put(x, bdd_exist(*x, column_edges(c, mt, j)));
             sa__release(c, m2);

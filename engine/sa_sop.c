@@ -362,12 +362,7 @@ static BDD support_cube(sa_ctx *c, BDD f)
         stack[top++] = bdd_low(g);
         stack[top++] = bdd_high(g);
     }
-    BDD cube = bdd_addref(bddtrue);
-    for (size_t k = 0; k < nv; k++) {
-        BDD next = bdd_addref(bdd_and(cube, bdd_ithvar(vars[k])));
-        bdd_delref(cube);
-        cube = next;
-    }
+    BDD cube = bdd_addref(sa__cube(c, vars, nv));
     sa__release(c, mark);
     BDD out = T(cube);
     bdd_delref(cube);
