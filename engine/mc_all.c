@@ -3,13 +3,16 @@
  * engine/mc_all.c -- every mode change of a small model, by enumeration
  * (mc.h, mc_all_enumerate).
  *
- * Issue 13 asks for the classification of all pairs on BDDs over two copies
- * of the mode variables, without enumerating pairs. That is not done: this
- * file enumerates the valid modes and runs the one-change analysis on each
- * ordered pair, which is exact but quadratic in the number of valid modes,
- * so it refuses models past MC_ALL_MAX_PAIRS pairs, and it reports its
- * method as "enumeration" so that no caller mistakes it for the implicit
- * method.
+ * This file enumerates the valid modes and runs the one-change analysis on
+ * each ordered pair, which is exact but quadratic in the number of valid
+ * modes, so it refuses models past MC_ALL_MAX_PAIRS pairs, and it reports
+ * its method as "enumeration" so that no caller mistakes it for the
+ * implicit one. The classification of all pairs on BDDs over two copies of
+ * the mode variables, without enumerating pairs, is mc_pairs.c's
+ * (mc_first_instants); past these limits the callers (`mdae modechange
+ * --all`, session/modechanges, session/analyze, the editor) go there. It
+ * covers the changes between long modes; the changes into transient modes
+ * are this file's only.
  *
  * Transient modes (mc.h): the changes from each valid (long) mode into each
  * transient mode are pairs too (the cascade through the event); a transient
