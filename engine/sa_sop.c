@@ -344,6 +344,9 @@ static BDD support_cube(sa_ctx *c, BDD f)
     BDD *seen = sa__alloc(c, cap * sizeof *seen);
     BDD *stack = sa__alloc(c, cap * sizeof *stack);
     int *vars = sa__alloc(c, cap * sizeof *vars);
+    size_t n_vars = (size_t)bdd_varnum();
+    unsigned char *has = sa__alloc(c, n_vars + 1); /* each variable once */
+    memset(has, 0, n_vars + 1);
     for (size_t k = 0; k < cap; k++)
         seen[k] = -1;
     size_t top = 0, nv = 0;
@@ -358,7 +361,11 @@ static BDD support_cube(sa_ctx *c, BDD f)
         if (seen[h] == g)
             continue;
         seen[h] = g; /* each node once: at most cap / 2 of them */
-        vars[nv++] = bdd_var(g);
+        int v = bdd_var(g);
+        if (!has[v]) {
+            has[v] = 1;
+            vars[nv++] = v;
+        }
         stack[top++] = bdd_low(g);
         stack[top++] = bdd_high(g);
     }
