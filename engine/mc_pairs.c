@@ -798,8 +798,8 @@ static int analyse(const mel_model *m, const sa_options *opt, sa_result **res,
                    sa_report **rep)
 {
     int rc = sa_analyze(m, opt, res, NULL);
-    if (rc == MDAE_OK)
-        rc = sa_result_report(*res, rep);
+    if (rc == MDAE_OK) /* the offsets and the singular modes are all it reads */
+        rc = sa_result_report_ex(*res, SA_REPORT_VALID_CARE | SA_REPORT_OFFSETS_ONLY, rep);
     return rc;
 }
 

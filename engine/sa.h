@@ -345,6 +345,10 @@ MDAE_API int sa_result_report(const sa_result *r, sa_report **out);
 /* Same with flags: SA_REPORT_VALID_CARE (what sa_result_report uses), or 0
  * for sets exact on all modes (invalid modes excluded; can be exponential). */
 #define SA_REPORT_VALID_CARE 1u
+/* Only what the mode changes' pair models read (engine/mc_pairs.c): the
+ * offsets and the singular modes; every item's `active` set is left empty
+ * (formula NULL, no cubes) and there are no diagnostics. */
+#define SA_REPORT_OFFSETS_ONLY 2u
 MDAE_TEST_API int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out);
 MDAE_API void sa_report_free(sa_report *rep);
 

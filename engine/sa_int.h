@@ -130,6 +130,7 @@ typedef struct sa_ctx {
     sa_result *r;           /* being built; freed on failure */
     sa_report *rep;         /* being built; freed on failure */
     BDD care;               /* sa_result_report_ex: the sets' care set */
+    bool report_offsets_only; /* and SA_REPORT_OFFSETS_ONLY */
     size_t max_cubes;       /* cubes a set may have (0: SA_MAX_CUBES) */
     size_t budget;          /* nodes BuDDy may produce for this analysis,
                                counted from its start: its work, not its

@@ -159,8 +159,8 @@ static void fill_item(sa_ctx *c, const sa_result *r, const sa__care *cs, split *
 {
     it->name = name;
     size_t mark = sa__mark(c);
-    BDD act = T(bdd_and(r->chi_m, chi));
-    sa__set_of_care(c, r, act, cs, &it->active);
+    if (!c->report_offsets_only)
+        sa__set_of_care(c, r, T(bdd_and(r->chi_m, chi)), cs, &it->active);
     BDD care = T(bdd_and(r->ok, chi));
     if (care != bddfalse && vec != NULL) {
         s->n = 0;
@@ -205,6 +205,8 @@ static int build(sa_ctx *c, const sa_result *r)
     for (uint32_t j = 0; j < r->n_var; j++)
         fill_item(c, r, &cs, &s, &rep->variables[j], m->variables[j].name, r->chi_j[j],
                   r->d ? &r->d[(size_t)j * r->w_off] : NULL);
+    if (c->report_offsets_only)
+        return MDAE_OK;
     size_t nd = 0;
     for (uint32_t i = 0; i < r->n_eq; i++)
         nd += r->over[i] != bddfalse;
@@ -262,6 +264,7 @@ int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
     sa__enter(c);
     c->r = (sa_result *)r; /* read only here */
     c->care = (flags & SA_REPORT_VALID_CARE) ? r->chi_m : bddtrue;
+    c->report_offsets_only = (flags & SA_REPORT_OFFSETS_ONLY) != 0;
     build(c, r);
     sa_report *rep = c->rep;
     sa__leave(c);
