@@ -377,8 +377,14 @@ static bool arc_misses(sa_ctx *c, const pass_mem *pm, const BDD *below, int lp, 
 }
 
 /* can[i] and miss[i] (n_eq slots the caller owns) for every row over y;
- * false, with them unspecified, when the pass cannot answer. */
-static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, BDD *can, BDD *miss)
+ * false, with them unspecified, when the pass cannot answer. whole: y is
+ * every column-covering matching (sa__covering, no step has restricted
+ * it); then can[i] is read off without the pass: the modes where y is not
+ * empty and row i has an active edge (i, j). Why: take M in y there; if M
+ * leaves i unmatched, j is active (an edge's guard implies its variable's,
+ * sa__check_edges), so M matches it to some row r, and M - (r, j) + (i, j)
+ * still matches every active column: it is in y and matches i. */
+static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *miss)
 {
     const sa_result *r = c->r;
     if (pm->bs == NULL || y < 2) /* a constant Y: the products answer at once */
@@ -416,7 +422,8 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, BDD *can, BDD *miss)
                 sa__put(to, sa__or(*to, upper));
             }
             ok = arc_misses(c, pm, below, level_of_node(f), upper, q, miss, &budget);
-            if (side == 1 && !is_mode_var(r, v) && v < r->n_bddvars && r->var_edge[v] >= 0) {
+            if (!whole && side == 1 && !is_mode_var(r, v) && v < r->n_bddvars &&
+                r->var_edge[v] >= 0) {
                 BDD *to = &can[r->edge_eq[r->var_edge[v]]];
                 sa__put(to, sa__or(*to, T(sa__and(a, below_of(pm, below, q)))));
             }
@@ -424,6 +431,15 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, BDD *can, BDD *miss)
         }
         if ((k & 1023) == 0)
             sa__progress(c, "greedy", k, n);
+    }
+    BDD some = n > 0 ? below[index_of(pm, y)] : bddfalse; /* EXISTS edges . y */
+    for (uint32_t i = 0; whole && ok && i < r->n_eq; i++) {
+        size_t m2 = sa__mark(c);
+        BDD any = bddfalse;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+            any = T(sa__or(any, r->chi_e[e]));
+        sa__put(&can[i], sa__and(some, any));
+        sa__release(c, m2);
     }
     sa__release(c, mark);
     return ok;
@@ -480,7 +496,8 @@ static BDD keep_row(sa_ctx *c, greedy_y *g, uint32_t i, BDD turn)
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
         sa__put(g->matched, sa__or(*g->matched, bdd_ithvar(r->edge_var[e])));
     if (*g->pass_y != *y && g->quiet >= ALL_CAN_QUIET && g->pm.bs != NULL) {
-        if (!all_rows(c, *y, &g->pm, g->can, g->miss))
+        bool whole = *y == r->covering; /* Y only shrinks: unchanged */
+        if (!all_rows(c, *y, &g->pm, whole, g->can, g->miss))
             g->pm.bs = NULL; /* the products from now on */
         else {
             sa__put(g->pass_y, *y);
