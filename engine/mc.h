@@ -397,11 +397,14 @@ typedef struct mc_first {
 } mc_first;
 
 /* Classify the first instants of all changes of m (opt: how the model and
- * the pairs are analysed, sa.h; mopt: only its ignore_guard_fixpoints and
- * first_erasures are read; either may be NULL). Needs sa_begin. On MDAE_OK *out is new
- * (owned: mc_first_free). MDAE_E_INVAL with *why for a model without mode
- * variables or with a guard fixpoint; MDAE_E_LIMIT with *why past the
- * analysis's limits; MDAE_E_NOMEM. */
+ * the pairs are analysed, sa.h, its progress callback able to cancel;
+ * mopt: only its ignore_guard_fixpoints, first_erasures (with
+ * erasures_method and erasures_budget), first_later and
+ * first_keep_on_cancel are read; either may be NULL). Needs sa_begin. On
+ * MDAE_OK *out is new (owned: mc_first_free). MDAE_E_INVAL with *why for a
+ * model without mode variables or with a guard fixpoint; MDAE_E_LIMIT with
+ * *why past the analysis's limits; MDAE_E_CANCELED when the progress
+ * callback asked (but see first_keep_on_cancel); MDAE_E_NOMEM. */
 MDAE_API int mc_first_instants(const mel_model *m /* borrowed */, const sa_options *opt,
                                const mc_options *mopt, mc_first **out /* out: owned */,
                                char *why /* out */, size_t why_len);
