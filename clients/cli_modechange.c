@@ -145,10 +145,7 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
     if (rc == MDAE_OK)
         rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     if (rc == MDAE_OK)
-        rc = rpc_json_first_instants(f, &json);
-    if (rc == MDAE_OK && skipped != NULL &&
-        !cJSON_AddStringToObject(json, "enumerationSkipped", skipped))
-        rc = MDAE_E_NOMEM;
+        rc = rpc_json_first_instants(f, skipped, &json);
     int code = CLI_EXIT_OK;
     if (rc == MDAE_E_INVAL || rc == MDAE_E_LIMIT || rc == MDAE_E_BDD_LIMIT) {
         fprintf(stderr, "%s: error: %s\n", src->name, why[0] ? why : mdae_strerror(rc));

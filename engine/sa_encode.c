@@ -58,7 +58,6 @@ static size_t ghash(const void *p, size_t cap)
     return (size_t)(x ^ (x >> 29)) & (cap - 1);
 }
 
-
 static void gmemo_grow(sa_ctx *c, gmemo *gm)
 {
     gmemo old = *gm;

@@ -445,6 +445,16 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *
     return ok;
 }
 
+/* "Row i is matched": the disjunction of its edge variables (a temporary). */
+static BDD row_matched(sa_ctx *c, uint32_t i)
+{
+    const sa_result *r = c->r;
+    BDD matched = bddfalse;
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+        matched = T(sa__or(matched, bdd_ithvar(r->edge_var[e])));
+    return matched;
+}
+
 /* sa_options.self_check: the can and miss of every row with edges equal
  * the relational products over y they stand for. */
 static void check_rows(sa_ctx *c, BDD y, const BDD *can, const BDD *miss)
@@ -454,9 +464,7 @@ static void check_rows(sa_ctx *c, BDD y, const BDD *can, const BDD *miss)
         if (r->eq_first[i] == r->eq_first[i + 1])
             continue; /* no edge, no band: never kept, its miss unread */
         size_t m2 = sa__mark(c);
-        BDD matched = bddfalse;
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-            matched = T(sa__or(matched, bdd_ithvar(r->edge_var[e])));
+        BDD matched = row_matched(c, i);
         MDAE_ASSERT(can[i] == T(bdd_appex(y, matched, bddop_and, r->edgeset)));
         MDAE_ASSERT(miss[i] == T(bdd_appex(y, T(bdd_not(matched)), bddop_and, r->edgeset)));
         sa__release(c, m2);
@@ -492,9 +500,7 @@ static BDD keep_row(sa_ctx *c, greedy_y *g, uint32_t i, BDD turn)
 {
     const sa_result *r = c->r;
     BDD *y = g->y;
-    sa__put(g->matched, bddfalse);
-    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-        sa__put(g->matched, sa__or(*g->matched, bdd_ithvar(r->edge_var[e])));
+    sa__put(g->matched, row_matched(c, i));
     if (*g->pass_y != *y && g->quiet >= ALL_CAN_QUIET && g->pm.bs != NULL) {
         bool whole = *y == r->covering; /* Y only shrinks: unchanged */
         if (!all_rows(c, *y, &g->pm, whole, g->can, g->miss))

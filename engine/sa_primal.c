@@ -200,7 +200,11 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
  * 610,000 nodes produced for the perfect matchings' existence instead of
  * 57,000, and the column-covering matchings, masked by the singular pairs,
  * had 56,807 nodes instead of 28,363 unmasked (tests/bench/README.md). */
-BDD sa__matchable(sa_ctx *c, bool rows_all, bool cols_all, const char *phase)
+/* The matchings sa__matchings_ex's flags say, from true, into a new slot;
+ * with quantify, over the modes only (every column with edges is closed by
+ * the end, so the last EXISTS only walks the result). */
+static BDD matchings_from_true(sa_ctx *c, bool rows_all, bool cols_all, bool quantify,
+                               const char *phase)
 {
     BDD *out = sa__slots(c, 1);
     size_t mark = sa__mark(c);
@@ -208,27 +212,24 @@ BDD sa__matchable(sa_ctx *c, bool rows_all, bool cols_all, const char *phase)
     sa__put(x, bddtrue);
     sa__mats mt;
     sa__mats_init(c, &mt);
-    mt.quantify = true;
+    mt.quantify = quantify;
     sa__matchings_ex(c, x, rows_all, cols_all, &mt, phase);
-    /* Every column with edges was closed: this only walks the result. */
-    sa__put(out, bdd_exist(*x, c->r->edgeset));
+    sa__put(out, quantify ? bdd_exist(*x, c->r->edgeset) : *x);
     sa__release(c, mark);
     return *out;
+}
+
+BDD sa__matchable(sa_ctx *c, bool rows_all, bool cols_all, const char *phase)
+{
+    return matchings_from_true(c, rows_all, cols_all, true, phase);
 }
 
 BDD sa__covering(sa_ctx *c, const char *phase)
 {
     sa_result *r = c->r;
     if (!r->covering_known) {
-        size_t mark = sa__mark(c);
-        BDD *x = sa__slots(c, 1);
-        sa__put(x, bddtrue);
-        sa__mats mt;
-        sa__mats_init(c, &mt);
-        sa__matchings_ex(c, x, false, true, &mt, phase);
-        r->covering = bdd_addref(*x);
+        r->covering = bdd_addref(matchings_from_true(c, false, true, false, phase));
         r->covering_known = true;
-        sa__release(c, mark);
     }
     return r->covering;
 }

@@ -1330,7 +1330,7 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
     return MDAE_OK;
 }
 
-int rpc_json_first_instants(const mc_first *f, cJSON **out)
+int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, cJSON **out)
 {
     if (f == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -1378,6 +1378,9 @@ int rpc_json_first_instants(const mc_first *f, cJSON **out)
         rc = add_erasures(o, f, names);
     if (rc == MDAE_OK)
         rc = add_changes(o, f, names);
+    if (rc == MDAE_OK && enumeration_skipped != NULL &&
+        !add_str(o, "enumerationSkipped", enumeration_skipped))
+        rc = MDAE_E_NOMEM;
     mdae_free(names);
     if (rc != MDAE_OK) {
         cJSON_Delete(o);

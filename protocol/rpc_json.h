@@ -230,9 +230,12 @@ MDAE_API int rpc_json_modechanges(const mel_model *m /* borrowed */,
  * there; "rejected": some value is undetermined at the first instant. A
  * class of more than 4,096 cubes has "cubes": null, "cubesLeftOut": why,
  * and as "guard" the complement of the other two (null if they are too
- * large as well).
+ * large as well). enumeration_skipped: why every pair was not enumerated
+ * (session/modechanges without first, past the enumeration's limits), as
+ * "enumerationSkipped", or NULL.
  * MDAE_OK with *out new (owned), MDAE_E_NOMEM or MDAE_E_INVAL. */
 MDAE_API int rpc_json_first_instants(const mc_first *f /* borrowed */,
+                                     const char *enumeration_skipped,
                                      cJSON **out /* out: owned */);
 
 /* One entry of the "changes" array above, for the pair p of an mc_all of m

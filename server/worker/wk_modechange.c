@@ -121,12 +121,9 @@ static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures,
     check(rc);
     cJSON *json = NULL;
     if (rc == MDAE_OK)
-        rc = rpc_json_first_instants(f, &json);
+        rc = rpc_json_first_instants(f, skipped, &json);
     check(rc);
     mc_first_free(f);
-    if (rc == MDAE_OK && skipped != NULL &&
-        !cJSON_AddStringToObject(json, "enumerationSkipped", skipped))
-        wk_oom();
     return answer(id, rc, why, json);
 }
 
@@ -236,12 +233,10 @@ static int summary_on_bdds(wk_state *w, const char *why, cJSON **out)
         return MDAE_OK;
     }
     cJSON *json = NULL;
-    check(rpc_json_first_instants(f, &json));
+    check(rpc_json_first_instants(f, why, &json));
     mc_first_free(f);
     if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(json, "erasures")))
         cJSON_DeleteItemFromObjectCaseSensitive(json, "erasures");
-    if (!cJSON_AddStringToObject(json, "enumerationSkipped", why))
-        wk_oom();
     *out = json;
     return MDAE_OK;
 }
