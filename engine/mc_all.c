@@ -141,8 +141,7 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
         if (why != NULL && why_len > 0)
             snprintf(why, why_len,
                      "%u mode variables: every change in full is enumerated up to 20 mode "
-                     "variables and %zu pairs; the first instant of every change on BDDs: "
-                     "mdae modechange --first (session/modechanges {first: true})",
+                     "variables and %zu pairs",
                      (unsigned)m->n_modes, max_pairs);
         return MDAE_E_LIMIT;
     }
@@ -156,8 +155,7 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
         if (why != NULL && why_len > 0)
             snprintf(why, why_len,
                      "%u valid modes make %zu changes: every change in full is enumerated up "
-                     "to %zu pairs; the first instant of every change on BDDs: mdae "
-                     "modechange --first (session/modechanges {first: true})",
+                     "to %zu pairs",
                      (unsigned)nv, pairs, max_pairs);
         mdae_free(v);
         mdae_free(tg);
