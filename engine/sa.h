@@ -179,6 +179,11 @@ typedef struct sa_method_info {
     uint32_t blocks_learned; /* of the blocks solved by tight graphs, those
                                 whose offsets were learned from sampled
                                 modes, mode by mode (engine/sa_tight.c) */
+    uint32_t seeded_zero; /* primal problems (the whole, or blocks) whose
+                             optimal matchings were the perfect matchings
+                             of the hint's edges of reduced cost 0 in every
+                             valid mode: the set of all perfect matchings
+                             was never built (engine/sa_primal.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

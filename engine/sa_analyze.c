@@ -393,6 +393,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->blocks_tight = r->blocks_tight;
     out->seeded_tight = r->seeded_tight;
     out->blocks_learned = r->blocks_learned;
+    out->seeded_zero = r->seeded_zero;
 }
 
 int sa_method_from_name(const char *name, int *out)

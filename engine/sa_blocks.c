@@ -269,6 +269,7 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
     memset(r, 0, sizeof *r);
     r->m = w->m;
     r->n_eq = n_members;
+    r->eq_whole = members;
     r->n_var = n_vars;
     r->n_modes = w->n_modes;
     r->n_bddvars = w->n_bddvars;
@@ -416,6 +417,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     sa__put(ok, sa__and(*ok, r->ok));
     sa__put(sing, r->singular);
     w->searched |= r->searched;
+    w->seeded_zero += r->seeded_zero;
     w->max_by_cofactors += !fell_back && r->max_by_cofactors > 0;
     sa__pop_cleanup(c);
     drop_sub(s);
@@ -659,14 +661,7 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
         vars[vfirst[block_of_var[j] + 1]++] = j;
     MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == w->n_var);
 
-    /* The primal's own options, without the hint: it names equations by
-     * the whole's indices (sa_hint.c), and only changes the speed. */
     const sa_options *saved = c->opt;
-    sa_options plain = {0};
-    if (saved != NULL)
-        plain = *saved;
-    plain.hint = NULL;
-    c->opt = &plain;
 
     sub *s = sa__alloc(c, sizeof *s);
     s->ctx = c;

@@ -122,6 +122,30 @@ static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
     return out;
 }
 
+/* The hint's offsets of the equations from[i] >= 0 (i < n), each extended
+ * beyond the modes where it holds (the hint's ok and the equation's
+ * activity; it reads 0 elsewhere) by the generalized cofactor: in a mode
+ * outside, the value of a nearest mode inside (Coudert and Madre's
+ * constrain; one projection for every bit, so the vector is a value the
+ * offset takes). An edit that moves an equation into other modes (a guard
+ * flipped) so finds its old offsets there instead of 0. Slots, n * w_off. */
+static BDD *extended_offsets(sa_ctx *c, const sa_result *h, const long *from, uint32_t n)
+{
+    int hw = h->w_off;
+    BDD *hv = sa__slots(c, (size_t)n * (size_t)hw + 1);
+    BDD *care = sa__slots(c, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        if (from[i] < 0)
+            continue;
+        const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
+        sa__put(care, bdd_and(h->chi_i[from[i]], h->ok));
+        for (int b = 0; b < hw; b++)
+            sa__put(&hv[(size_t)i * (size_t)hw + b],
+                    *care == bddfalse ? bddfalse : bdd_constrain(hc[b], *care));
+    }
+    return hv;
+}
+
 /* ---- Entry points ----------------------------------------------------------- */
 
 int sa__hint_width(const sa_result *r, const sa_result *h)
@@ -160,7 +184,8 @@ BDD *sa__hint_offsets(sa_ctx *c, int w)
     long *from = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *from);
     bool any = false;
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        from[i] = map_find(&eqs, m->equations[i].name, eq_name, hm);
+        uint32_t whole = r->eq_whole != NULL ? r->eq_whole[i] : i;
+        from[i] = map_find(&eqs, m->equations[whole].name, eq_name, hm);
         any = any || from[i] >= 0;
     }
     if (!any)
@@ -170,7 +195,8 @@ BDD *sa__hint_offsets(sa_ctx *c, int w)
     size_t mark = sa__mark(c);
     carry_ctx cc = {h, to_var, NULL, NULL, 0};
     int hw = h->w_off;
-    size_t cap = 16, n = (size_t)bdd_anodecount(h->c, (int)((size_t)h->n_eq * (size_t)hw)) + 2;
+    BDD *hv = extended_offsets(c, h, from, r->n_eq);
+    size_t cap = 16, n = (size_t)bdd_anodecount(hv, (int)((size_t)r->n_eq * (size_t)hw)) + 2;
     while (cap < 2 * n)
         cap *= 2;
     cc.mask = cap - 1;
@@ -183,7 +209,7 @@ BDD *sa__hint_offsets(sa_ctx *c, int w)
         if (from[i] < 0)
             continue;
         r->seeded++;
-        const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
+        const BDD *hc = &hv[(size_t)i * (size_t)hw];
         /* Bits we cannot hold: where any is set, the equation gets 0. */
         sa__put(over, bddfalse);
         for (int b = w; b < hw; b++) {

@@ -68,6 +68,9 @@ struct sa_result {
     size_t *eq_first; /* n_eq + 1: edges of equation i are eq_first[i].. */
     uint32_t *edge_eq, *edge_v; /* n_edges: equation and variable of edge e */
     uint32_t *eq_order;         /* n_eq: equations in BDD-variable order */
+    /* A block's sub-result (sa_blocks.c): the whole's index of each of its
+     * equations, so that m's names (the whole's) reach them; else NULL. */
+    const uint32_t *eq_whole;
 
     BDD chi_m;    /* valid modes */
     BDD ok;       /* valid modes with a perfect matching */
@@ -115,6 +118,7 @@ struct sa_result {
                                 sa__hard_part asked for it */
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
+    uint32_t seeded_zero;    /* sa_method_info.seeded_zero */
 };
 
 typedef struct sa_ctx {
@@ -364,6 +368,10 @@ typedef struct sa__mats {
      * and never holds more than the rows still open. False by
      * sa__mats_init. */
     bool quantify;
+    /* sa__matchings_ex: the edges a row may take, per edge (n_edges mode
+     * functions, each within the edge's chi_e); NULL (sa__mats_init): the
+     * active ones, r->chi_e. */
+    const BDD *act;
 } sa__mats;
 void sa__mats_init(sa_ctx *c, sa__mats *mt);
 /* The edges of each variable (column) j: (*edges)[(*first)[j] ..

@@ -25,9 +25,14 @@
  * make the dynamic programme cheaper (measured, building N = 20: its cost is
  * walking X's 76,000 nodes with mode functions, not the width of the
  * values; the cold deficits are 0/1 there already), so seeded analyses do
- * not walk X: for k = 0, 1, ... up to SA_CHEAP_MAX, X & "cost <= k" gives S
- * in the modes whose optimum is k (cheap_part, below), and the dynamic
- * programme runs only on the modes left, if any.
+ * not walk X. First the perfect matchings of the edges of cost 0 alone are
+ * built, without X (X_0: far smaller, the hint's tight graph being nearly a
+ * matching in each mode): where they exist, they are S, and when that is
+ * every valid mode X is never built (issue 16: the building at N = 40, an
+ * incidence added, 0.28 s -> 0.025 s). Else X, and for k = 1, ... up to
+ * SA_CHEAP_MAX, X & "cost <= k" gives S in the modes whose optimum is k
+ * (cheap_part, below), and the dynamic programme runs only on the modes
+ * left, if any.
  *
  * S is not computed by the paper's bit-by-bit pruning of a weight vector but
  * by a shortest-path dynamic programme on the BDD of X (sa__best, below,
@@ -96,6 +101,7 @@ void sa__mats_init(sa_ctx *c, sa__mats *mt)
     mt->rnone = sa__slots(c, c->r->n_eq + 1);
     mt->cnone = sa__slots(c, c->r->n_var + 1);
     mt->quantify = false;
+    mt->act = NULL;
 }
 
 /* The conjunction of the edge variables of column j (a temporary). */
@@ -165,7 +171,8 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
         size_t m2 = sa__mark(c);
         for (size_t k = 0; k < n; k++)
             es[k] = r->eq_first[i] + k;
-        sa__onehot(c, es, &r->chi_e[r->eq_first[i]], n, rows_all, one, &mt->rnone[i]);
+        const BDD *act = mt->act != NULL ? mt->act : r->chi_e;
+        sa__onehot(c, es, &act[r->eq_first[i]], n, rows_all, one, &mt->rnone[i]);
         /* Inactive equations take no edge: chi_E => chi_I already. */
         BDD row = T(sa__ite(r->chi_i[i], *one, mt->rnone[i]));
         sa__put(x, sa__and(*x, row));
@@ -826,6 +833,96 @@ static bool cheap_part(sa_ctx *c, BDD x, const BDD *const *cost, int wc, int k, 
     return true;
 }
 
+/* The optimal elements of the modes where the seeded costs' minimum is 0:
+ * the perfect matchings of the edges of cost 0 (tight for the hint's dual),
+ * built directly, without X (*x0, from the valid modes). */
+static void zero_cost_matchings(sa_ctx *c, sa__mats *mt, const BDD *const *cost, int wc,
+                                BDD *x0)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *zero = sa__slots(c, r->n_edges + 1);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        BDD some = bddfalse;
+        for (int b = 0; cost[e] != NULL && b < wc; b++)
+            some = T(sa__or(some, cost[e][b]));
+        sa__put(&zero[e], sa__diff(r->chi_e[e], some));
+    }
+    sa__put(x0, r->chi_m);
+    mt->act = zero;
+    sa__matchings(c, x0, true, mt, "matchings");
+    mt->act = NULL;
+    sa__release(c, mark);
+}
+
+/* X, the perfect matchings within the valid modes, into *x; ok, singular. */
+static void perfect_matchings(sa_ctx *c, sa__mats *mt, BDD *x)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    sa__put(x, r->chi_m);
+    sa__matchings(c, x, true, mt, "matchings");
+    sa__reorder(c);
+    BDD pm = T(bdd_exist(*x, r->edgeset));
+    sa__put(&r->ok, pm);
+    sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
+    sa__release(c, mark);
+}
+
+/* Cold: X, then its optimal elements by the dynamic programme (into *x). */
+static void cold_primal(sa_ctx *c, sa__mats *mt, BDD *x)
+{
+    sa_result *r = c->r;
+    const BDD **deficit = NULL;
+    int wc = 0, wd = 0;
+    perfect_matchings(c, mt, x);
+    sa__progress(c, "weights", 0, r->n_edges);
+    cold_costs(c, mt, r->chi_e, &deficit, &wc, &wd);
+    sa__progress(c, "argmax", 0, (size_t)wd);
+    r->searched = true;
+    sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
+}
+
+/* Seeded (the costs are the hint's reduced costs, wc bits, sum below 2^wd):
+ * first the perfect matchings of the edges of cost 0 alone; when they exist
+ * in every valid mode, they are the optimal elements, X is never built and
+ * no mode is singular (an edit far from where the optimum moves: issue 16).
+ * Else X, and the elements of cost k in the modes whose optimum is k, for
+ * small k; only in the modes left, the dynamic programme (on the cold
+ * deficits: the seeded costs are wider, which makes its values costlier). */
+static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD **cost, int wc, int wd, BDD *x)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *rest = sa__slots(c, 1), *s = sa__slots(c, 1);
+    zero_cost_matchings(c, mt, (const BDD *const *)cost, wc, s);
+    BDD ok0 = T(bdd_exist(*s, r->edgeset));
+    if (ok0 == r->chi_m) {
+        sa__put(&r->ok, r->chi_m);
+        sa__put(&r->singular, bddfalse);
+        sa__put(x, *s);
+        r->seeded_zero++;
+        sa__release(c, mark);
+        return;
+    }
+    perfect_matchings(c, mt, x);
+    sa__progress(c, "argmax", 0, (size_t)wd);
+    sa__put(rest, sa__diff(r->ok, ok0));
+    for (int k = 1; k <= SA_CHEAP_MAX && *rest != bddfalse; k++)
+        if (!cheap_part(c, *x, (const BDD *const *)cost, wc, k, rest, s))
+            break;
+    if (*rest != bddfalse) {
+        const BDD **deficit = NULL;
+        cold_costs(c, mt, r->chi_e, &deficit, &wc, &wd);
+        sa__put(x, bdd_and(*x, *rest));
+        r->searched = true;
+        sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
+        sa__put(s, bdd_or(*s, *x));
+    }
+    sa__put(x, *s);
+    sa__release(c, mark);
+}
+
 /* ---- The primal problem ------------------------------------------------------ */
 
 void sa__primal(sa_ctx *c)
@@ -844,16 +941,6 @@ void sa__primal(sa_ctx *c)
         sa__release(c, mark);
         return;
     }
-    /* X: perfect matchings, within the valid modes. */
-    BDD *x = sa__slots(c, 1);
-    sa__put(x, r->chi_m);
-    sa__matchings(c, x, true, &mt, "matchings");
-    sa__reorder(c);
-    BDD pm = T(bdd_exist(*x, r->edgeset));
-    sa__put(&r->ok, pm);
-    sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
-    sa__progress(c, "weights", 0, r->n_edges);
-
     /* The costs are computed over the edges' own guards, not masked by ok
      * (the valid modes with a perfect matching): they only matter on X's
      * paths, which exist only in ok, and there both agree. Masked, every
@@ -865,31 +952,13 @@ void sa__primal(sa_ctx *c)
     const BDD *act = r->chi_e;
     const BDD **deficit = NULL;
     int wc = 0, wd = 0;
-    if (hinted_costs(c, &mt, act, &deficit, &wc, &wd)) {
-        /* Seeded: the elements of cost k in the modes whose optimum is k,
-         * for small k; only in the modes left, the dynamic programme (on
-         * the cold deficits: the seeded costs are wider, which makes its
-         * values costlier). */
-        sa__progress(c, "argmax", 0, (size_t)wd);
-        BDD *rest = sa__slots(c, 1), *s = sa__slots(c, 1);
-        sa__put(rest, r->ok);
-        for (int k = 0; k <= SA_CHEAP_MAX && *rest != bddfalse; k++)
-            if (!cheap_part(c, *x, (const BDD *const *)deficit, wc, k, rest, s))
-                break;
-        if (*rest != bddfalse) {
-            cold_costs(c, &mt, act, &deficit, &wc, &wd);
-            sa__put(x, bdd_and(*x, *rest));
-            r->searched = true;
-            sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
-            sa__put(s, bdd_or(*s, *x));
-        }
-        sa__put(x, *s);
-    } else {
-        cold_costs(c, &mt, act, &deficit, &wc, &wd);
-        sa__progress(c, "argmax", 0, (size_t)wd);
-        r->searched = true;
-        sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
-    }
+    BDD *x = sa__slots(c, 1);
+    if (c->opt != NULL && c->opt->hint != NULL)
+        sa__progress(c, "weights", 0, r->n_edges);
+    if (hinted_costs(c, &mt, act, &deficit, &wc, &wd))
+        seeded_primal(c, &mt, deficit, wc, wd, x);
+    else
+        cold_primal(c, &mt, x);
     sa__progress(c, "choice", 0, r->n_edges);
     BDD t = sa__choose(c, *x);
     edge_modes(c, t);

@@ -217,6 +217,7 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
     r->enumerated_modes = before.enumerated_modes;
     r->blocks_fell_back = before.blocks_fell_back;
     r->blocks_tight = before.blocks_tight;
+    r->seeded_zero = before.seeded_zero;
     r->max_by_cofactors = before.max_by_cofactors;
     c->no_max = no_max;
     r->chi_e = chi_e;

@@ -81,6 +81,9 @@ static sa_result *analyze(const mel_model *m, const sa_result *hint, int *rc_out
  * (sa_tight.c, SA_SEEDED_ALWAYS), counted by check_hinted: each test that
  * means to exercise that path says how many it expects at least. */
 static unsigned seeded_tight_runs, seeded_runs;
+/* Hinted analyses whose primal (or one of its blocks) was the hint's cost-0
+ * matchings alone, and those whose primal ran the dynamic programme. */
+static unsigned seeded_zero_runs, seeded_other_runs;
 
 static bool word_char(char ch)
 {
@@ -241,6 +244,8 @@ static void check_hinted_by(const mel_model *m, const sa_result *cold, int cold_
     sa_result_method(r, &mi);
     cr_assert(!mi.seeded_tight || seeded != SA_SEEDED_OFF, "%s", what);
     seeded_tight_runs += mi.seeded_tight;
+    seeded_zero_runs += mi.seeded_zero > 0;
+    seeded_other_runs += mi.seeded_zero == 0 && !mi.seeded_tight && sa_result_searched(r);
     cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold), "%s", what);
     cr_assert_eq(sa_result_singular(r), sa_result_singular(cold), "%s", what);
     same_modes(m, cold, r, what);
@@ -258,6 +263,9 @@ static void check_hinted(const mel_model *m, const sa_result *cold, int cold_rc,
     check_hinted_by(m, cold, cold_rc, hint, SA_METHOD_IMPLICIT, SA_SEEDED_AUTO, what);
     snprintf(label, sizeof label, "%s (tight graphs of the hint first)", what);
     check_hinted_by(m, cold, cold_rc, hint, SA_METHOD_AUTO, SA_SEEDED_ALWAYS, label);
+    /* Block by block: each block's primal is seeded by the hint too. */
+    snprintf(label, sizeof label, "%s (by blocks)", what);
+    check_hinted_by(m, cold, cold_rc, hint, SA_METHOD_BLOCKS, SA_SEEDED_OFF, label);
     seeded_runs++;
 }
 
@@ -355,27 +363,34 @@ static void random_models(uint64_t first, uint64_t count, int max_order, bool bi
 }
 
 /* At least `least` of the hinted analyses since the counters were reset
- * went through the hint's tight graphs alone (else the test would not
- * exercise that path). */
-static void expect_seeded_tight(unsigned least, const char *what)
+ * went through the hint's tight graphs alone, some primal was the hint's
+ * cost-0 matchings alone, and (dp_too) some hinted primal ran the dynamic
+ * programme (else the test would not exercise these paths). */
+static void expect_seeded_tight(unsigned least, bool dp_too, const char *what)
 {
     cr_log_info("%s: %u of %u hinted analyses by the hint's tight graphs alone", what,
                 seeded_tight_runs, seeded_runs);
     cr_assert_geq(seeded_tight_runs, least, "%s: only %u of %u by the hint's tight graphs", what,
                   seeded_tight_runs, seeded_runs);
-    seeded_tight_runs = seeded_runs = 0;
+    /* Both ways of the seeded primal ran (engine/sa_primal.c). */
+    cr_log_info("%s: %u analyses by the hint's cost-0 matchings, %u by the dynamic programme", what,
+                seeded_zero_runs, seeded_other_runs);
+    cr_assert_gt(seeded_zero_runs, 0, "%s: no primal was the hint's cost-0 matchings", what);
+    cr_assert(!dp_too || seeded_other_runs > 0, "%s: no hinted primal ran the dynamic programme",
+              what);
+    seeded_tight_runs = seeded_runs = seeded_zero_runs = seeded_other_runs = 0;
 }
 
 Test(sa_hint, random_models_batch_0_get_the_cold_result_whatever_the_hint)
 {
     random_models(0, 110, 0, false);
-    expect_seeded_tight(1, "random batch 0");
+    expect_seeded_tight(1, true, "random batch 0");
 }
 
 Test(sa_hint, random_models_batch_1_get_the_cold_result_whatever_the_hint)
 {
     random_models(110, 110, 0, false);
-    expect_seeded_tight(1, "random batch 1");
+    expect_seeded_tight(1, true, "random batch 1");
 }
 
 /* Deeper derivatives, and a garbage hint with large offsets: the reduced
@@ -386,7 +401,7 @@ Test(sa_hint, random_models_with_deep_orders_get_the_cold_result_whatever_the_hi
 {
     random_models(220, 80, 12, false);
     random_models(300, 80, 0, true);
-    expect_seeded_tight(1, "random, deep orders");
+    expect_seeded_tight(1, true, "random, deep orders");
 }
 
 /* ---- The corpus ------------------------------------------------------------------ */
@@ -445,13 +460,13 @@ Test(sa_hint, building_compressible_gets_the_cold_result_seeded_by_its_neighbour
         {"if open[i] then", "if open[i] & i <> 2 | !open[i] & i == 2 then"},
     };
     family("building_compressible.mel", "building_incompressible.mel", 2, 3, edits, 2);
-    expect_seeded_tight(0, "building");
+    expect_seeded_tight(0, false, "building");
 }
 
 Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
 {
     family("brake.mel", "rldc_chain.mel", 2, 4, NULL, 0);
-    expect_seeded_tight(1, "brake");
+    expect_seeded_tight(1, false, "brake");
 }
 
 Test(sa_hint, small_corpus_models_get_the_cold_result_whatever_the_hint)
