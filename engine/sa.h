@@ -184,6 +184,9 @@ typedef struct sa_method_info {
                              of the hint's edges of reduced cost 0 in every
                              valid mode: the set of all perfect matchings
                              was never built (engine/sa_primal.c) */
+    uint32_t seeded_sampled; /* of those, the ones that also needed the
+                                offsets of sampled modes (the hint's left
+                                some modes) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -394,6 +394,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->seeded_tight = r->seeded_tight;
     out->blocks_learned = r->blocks_learned;
     out->seeded_zero = r->seeded_zero;
+    out->seeded_sampled = r->seeded_sampled;
 }
 
 int sa_method_from_name(const char *name, int *out)

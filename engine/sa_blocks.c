@@ -418,6 +418,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     sa__put(sing, r->singular);
     w->searched |= r->searched;
     w->seeded_zero += r->seeded_zero;
+    w->seeded_sampled += r->seeded_sampled;
     w->max_by_cofactors += !fell_back && r->max_by_cofactors > 0;
     sa__pop_cleanup(c);
     drop_sub(s);

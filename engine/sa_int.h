@@ -51,7 +51,7 @@
 
 typedef struct sa__chunk sa__chunk;
 
-#define SA_MAX_CLEANUPS 4
+#define SA_MAX_CLEANUPS 6
 typedef struct sa__block sa__block;
 
 /* The analysis result: every mode function later stages need (issue 4 will
@@ -119,6 +119,7 @@ struct sa_result {
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
     uint32_t seeded_zero;    /* sa_method_info.seeded_zero */
+    uint32_t seeded_sampled; /* sa_method_info.seeded_sampled */
 };
 
 typedef struct sa_ctx {
@@ -449,6 +450,14 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax);
  * covers every valid mode; false, with nothing kept, otherwise (no hint, a
  * tight graph that does not split, a mode it leaves, over its budget). */
 bool sa__seeded_primal(sa_ctx *c);
+/* A mode of rest (not false, within c->r's valid modes) drawn from *seed
+ * and solved alone (the single-mode path), and the offsets base (n_eq
+ * vectors of stride `stride`, wb bits) shifted by what the sample's own
+ * offsets add to base's value in it: c_i := max(0, base_i + delta_i), into
+ * *cv (n_eq vectors of *wv bits, slots of the caller's). False if the
+ * sample is singular (then nothing is written). */
+bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, size_t stride,
+                       int wb, BDD **cv, int *wv);
 /* Tarjan's strongly connected components of the graph of n nodes whose
  * successors of node x are to[first[x] .. first[x + 1]): comp[x] := its
  * component, numbered in reverse topological order; returns their number.

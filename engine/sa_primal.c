@@ -687,54 +687,31 @@ static void cold_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD 
     *out = cost_table(c, def, ws);
 }
 
-/* The seeded costs (see the top of the file): reduced costs of the hint's
- * offsets, then minus each row's minimum as in the cold deficits (c_i plus
- * that minimum is another c >= 0, so this stays exact, and rows the hint
- * knows nothing of get the cold deficits). False if there is no usable hint:
- * the caller then takes the cold costs. Widths: c fits in wh bits (the
- * width the dual would use for this model: larger hint values cannot be
- * this model's canonical offsets and become 0, sa_hint.c), so c + sigma and
- * d fit in wc bits and no difference can wrap (0 <= r_e <= d_j). wd holds
- * the sum over rows of each row's largest cost, a bound on the cost of any
- * matching (one edge per row), should a dynamic programme use these costs. */
-static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD ***out,
-                         int *wc_out, int *wd_out)
+/* The seeded costs (see the top of the file) of the offsets cv (stride
+ * stride, wv bits, c >= 0 per equation and mode): reduced costs, then minus
+ * each row's minimum as in the cold deficits (c_i plus that minimum is
+ * another c >= 0, so this stays exact, and rows without offsets get the
+ * cold deficits). False if they would not fit 31 bits. Widths: c + sigma
+ * and d fit in wc bits and no difference can wrap (0 <= r_e <= d_j). wd
+ * holds the sum over rows of each row's largest cost, a bound on the cost
+ * of any matching (one edge per row), should a dynamic programme use these
+ * costs. */
+static bool reduced_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BDD *cv,
+                          size_t stride, int wv, const BDD ***out, int *wc_out, int *wd_out)
 {
     sa_result *r = c->r;
-    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
-    if (h == NULL)
-        return false;
     int ws = r->w_sigma;
     unsigned long long maxs = (1ull << ws) - 1;
-    int wh = sa__hint_width(r, h);
-    if (wh == 0)
-        return false;
-    size_t mark = sa__mark(c);
-    BDD *hc = sa__hint_offsets(c, wh);
-    if (hc == NULL) {
-        sa__release(c, mark);
-        return false;
-    }
-    /* The arithmetic below on the bits the seed uses (offsets are small:
-     * 12-bit vectors where 2 bits hold every value made the brake's seeded
-     * costs cost 10 ms instead of 3). hc keeps its stride wh. */
-    int wv = 1;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        for (int b = wv; b < wh; b++)
-            if (hc[(size_t)i * (size_t)wh + b] != bddfalse)
-                wv = b + 1;
     int wc = sa__vbits(((1ull << wv) - 1) + maxs);
-    if (wc > 31) {
-        sa__release(c, mark);
+    if (wc > 31)
         return false;
-    }
     size_t uw = (size_t)wc;
     /* term_e = c_i + sigma_e on wc bits, 0 where the edge is not active. */
     BDD *term = sa__slots(c, r->n_edges * uw + 1);
     BDD *ci = sa__slots(c, uw), *sg = sa__slots(c, uw), *zero = sa__slots(c, uw);
     for (uint32_t i = 0; i < r->n_eq; i++) {
         for (int b = 0; b < wc; b++)
-            sa__put(&ci[b], b < wv ? hc[(size_t)i * (size_t)wh + b] : bddfalse);
+            sa__put(&ci[b], b < wv ? cv[(size_t)i * stride + (size_t)b] : bddfalse);
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             for (int b = 0; b < wc; b++)
                 sa__put(&sg[b], b < ws ? r->sigma[e * (size_t)ws + b] : bddfalse);
@@ -759,6 +736,29 @@ static bool hinted_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const BD
     *out = cost_table(c, red, wc);
     *wc_out = wc;
     *wd_out = sa__vbits(bound);
+    return true;
+}
+
+/* The hint's offsets (sa_hint.c) into *hc (slots, stride *wh, *wv bits in
+ * use). c fits in wh bits, the width the dual would use for this model:
+ * larger hint values cannot be this model's canonical offsets and become
+ * 0. The arithmetic on them uses only the bits in use (offsets are small:
+ * 12-bit vectors where 2 bits hold every value made the brake's seeded
+ * costs cost 10 ms instead of 3). False if there is no usable hint. */
+static bool hint_offsets(sa_ctx *c, BDD **hc, int *wh, int *wv)
+{
+    sa_result *r = c->r;
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    if (h == NULL || (*wh = sa__hint_width(r, h)) == 0)
+        return false;
+    *hc = sa__hint_offsets(c, *wh);
+    if (*hc == NULL)
+        return false;
+    *wv = 1;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        for (int b = *wv; b < *wh; b++)
+            if ((*hc)[(size_t)i * (size_t)*wh + b] != bddfalse)
+                *wv = b + 1;
     return true;
 }
 
@@ -833,11 +833,11 @@ static bool cheap_part(sa_ctx *c, BDD x, const BDD *const *cost, int wc, int k, 
     return true;
 }
 
-/* The optimal elements of the modes where the seeded costs' minimum is 0:
- * the perfect matchings of the edges of cost 0 (tight for the hint's dual),
- * built directly, without X (*x0, from the valid modes). */
+/* The optimal elements of the modes of `modes` where the seeded costs'
+ * minimum is 0: the perfect matchings of the edges of cost 0 (tight for the
+ * dual the costs come from), built directly, without X, into *x0. */
 static void zero_cost_matchings(sa_ctx *c, sa__mats *mt, const BDD *const *cost, int wc,
-                                BDD *x0)
+                                BDD modes, BDD *x0)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -848,7 +848,7 @@ static void zero_cost_matchings(sa_ctx *c, sa__mats *mt, const BDD *const *cost,
             some = T(sa__or(some, cost[e][b]));
         sa__put(&zero[e], sa__diff(r->chi_e[e], some));
     }
-    sa__put(x0, r->chi_m);
+    sa__put(x0, modes);
     mt->act = zero;
     sa__matchings(c, x0, true, mt, "matchings");
     mt->act = NULL;
@@ -883,31 +883,95 @@ static void cold_primal(sa_ctx *c, sa__mats *mt, BDD *x)
     sa__best(c, x, (const BDD *const *)deficit, wc, wd, false);
 }
 
-/* Seeded (the costs are the hint's reduced costs, wc bits, sum below 2^wd):
- * first the perfect matchings of the edges of cost 0 alone; when they exist
- * in every valid mode, they are the optimal elements, X is never built and
- * no mode is singular (an edit far from where the optimum moves: issue 16).
- * Else X, and the elements of cost k in the modes whose optimum is k, for
+/* Rounds of sampled duals after the hint's own (seeded_primal). Measured
+ * on the building at N = 40 (bench_edit): a guard flipped leaves a third of
+ * the modes to the second, N + 1 two thirds. */
+#define SEEDED_ZERO_ROUNDS 3
+
+/* The modes the perfect matchings *x0 exist in, added to *covered and
+ * removed from *rest; false if there are none. */
+static bool cover(sa_ctx *c, BDD x0, BDD *covered, BDD *rest)
+{
+    size_t mark = sa__mark(c);
+    BDD got = T(bdd_exist(x0, c->r->edgeset));
+    sa__put(covered, sa__or(*covered, got));
+    sa__put(rest, sa__diff(*rest, got));
+    sa__release(c, mark);
+    return got != bddfalse;
+}
+
+/* The rounds after the hint's own cost-0 matchings (seeded_primal): while
+ * modes are left (*rest), a mode sampled there gives the offsets hc shifted
+ * by what the edit changed in it, whose cost-0 matchings within *rest join
+ * *s (and their modes *covered). Not inside sa_tight.c's rounds (their
+ * blocks' modes are a tight graph's: sampling them would be a round within
+ * a round). Returns the rounds that covered modes. */
+static int sampled_rounds(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *s,
+                          BDD *covered, BDD *rest)
+{
+    sa_result *r = c->r;
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    int round = 0;
+    for (; round < SEEDED_ZERO_ROUNDS && *rest != bddfalse && c->tight_depth == 0; round++) {
+        size_t mark = sa__mark(c);
+        BDD *cv = NULL;
+        const BDD **cost = NULL;
+        int w = 0, wc = 0, wd = 0;
+        bool more = sa__sampled_shift(c, &seed, *rest, hc, (size_t)wh, wv, &cv, &w) &&
+                    reduced_costs(c, mt, r->chi_e, cv, (size_t)w, w, &cost, &wc, &wd);
+        if (more) {
+            BDD *x = sa__slots(c, 1);
+            zero_cost_matchings(c, mt, (const BDD *const *)cost, wc, *rest, x);
+            sa__put(s, sa__or(*s, *x));
+            more = cover(c, *x, covered, rest);
+        }
+        sa__release(c, mark);
+        if (!more)
+            break;
+    }
+    return round;
+}
+
+/* Seeded by the offsets hc (the hint's, stride wh, wv bits in use). First
+ * the perfect matchings of the edges of reduced cost 0 alone: where they
+ * exist they are the optimal elements. In the modes they leave, a few
+ * rounds do the same for the offsets of a mode sampled there and solved
+ * alone, as the hint's shifted by what the edit changed in that mode
+ * (sa__sampled_shift; any c >= 0 is exact, mode by mode). When that covers
+ * every valid mode, X is never built and no mode is singular (an edit that
+ * moves the optimum only near itself: issue 16). Else X, and the elements
+ * of cost k under the hint's costs in the modes whose optimum is k, for
  * small k; only in the modes left, the dynamic programme (on the cold
- * deficits: the seeded costs are wider, which makes its values costlier). */
-static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD **cost, int wc, int wd, BDD *x)
+ * deficits: the seeded costs are wider, which makes its values costlier).
+ * Into *x: the optimal elements. */
+static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *x)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    BDD *rest = sa__slots(c, 1), *s = sa__slots(c, 1);
-    zero_cost_matchings(c, mt, (const BDD *const *)cost, wc, s);
-    BDD ok0 = T(bdd_exist(*s, r->edgeset));
-    if (ok0 == r->chi_m) {
+    const BDD **cost = NULL;
+    int wc = 0, wd = 0;
+    if (!reduced_costs(c, mt, r->chi_e, hc, (size_t)wh, wv, &cost, &wc, &wd)) {
+        cold_primal(c, mt, x);
+        sa__release(c, mark);
+        return;
+    }
+    BDD *s = sa__slots(c, 1), *covered = sa__slots(c, 1), *rest = sa__slots(c, 1);
+    zero_cost_matchings(c, mt, (const BDD *const *)cost, wc, r->chi_m, s);
+    sa__put(rest, r->chi_m);
+    cover(c, *s, covered, rest);
+    int rounds = sampled_rounds(c, mt, hc, wh, wv, s, covered, rest);
+    if (*rest == bddfalse) {
         sa__put(&r->ok, r->chi_m);
         sa__put(&r->singular, bddfalse);
         sa__put(x, *s);
         r->seeded_zero++;
+        r->seeded_sampled += rounds > 0;
         sa__release(c, mark);
         return;
     }
     perfect_matchings(c, mt, x);
     sa__progress(c, "argmax", 0, (size_t)wd);
-    sa__put(rest, sa__diff(r->ok, ok0));
+    sa__put(rest, sa__diff(r->ok, *covered));
     for (int k = 1; k <= SA_CHEAP_MAX && *rest != bddfalse; k++)
         if (!cheap_part(c, *x, (const BDD *const *)cost, wc, k, rest, s))
             break;
@@ -949,14 +1013,12 @@ void sa__primal(sa_ctx *c)
      * sit above the node being solved, and each node rebuilt its children's
      * solutions: the building, N = 50, 12.9 s -> 0.94 s, 758 -> 62 MB, the
      * same result (tests/bench/README.md, issue 16). */
-    const BDD *act = r->chi_e;
-    const BDD **deficit = NULL;
-    int wc = 0, wd = 0;
-    BDD *x = sa__slots(c, 1);
+    BDD *x = sa__slots(c, 1), *hc = NULL;
+    int wh = 0, wv = 0;
     if (c->opt != NULL && c->opt->hint != NULL)
         sa__progress(c, "weights", 0, r->n_edges);
-    if (hinted_costs(c, &mt, act, &deficit, &wc, &wd))
-        seeded_primal(c, &mt, deficit, wc, wd, x);
+    if (hint_offsets(c, &hc, &wh, &wv))
+        seeded_primal(c, &mt, hc, wh, wv, x);
     else
         cold_primal(c, &mt, x);
     sa__progress(c, "choice", 0, r->n_edges);

@@ -218,6 +218,7 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
     r->blocks_fell_back = before.blocks_fell_back;
     r->blocks_tight = before.blocks_tight;
     r->seeded_zero = before.seeded_zero;
+    r->seeded_sampled = before.seeded_sampled;
     r->max_by_cofactors = before.max_by_cofactors;
     c->no_max = no_max;
     r->chi_e = chi_e;
@@ -757,30 +758,69 @@ typedef struct seeded_state {
     int wh, wv;
 } seeded_state;
 
+/* A mode of rest (within r's valid modes) sampled and solved alone with
+ * frame, and base (per equation: stride, wb bits in use) shifted by what
+ * the sample's offsets add to base's value there, into *cv (wv bits,
+ * allocated here). False if the sample is singular (no offsets). */
+static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
+                            const BDD *base, size_t stride, int wb, BDD **cv, int *wv)
+{
+    sa_result *r = c->r;
+    const sm_mode *v;
+    BDD valid = r->chi_m;
+    r->chi_m = rest;
+    sample_mode(c, frame, seed, p, &v);
+    r->chi_m = valid;
+    if (v->singular)
+        return false;
+    int *delta = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *delta);
+    unsigned top = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        unsigned had = sa__veval(r, &base[(size_t)i * stride], wb, p->mode);
+        delta[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
+        top = delta[i] > 0 && (unsigned)delta[i] > top ? (unsigned)delta[i] : top;
+    }
+    *wv = sa__vbits(((1ull << wb) - 1) + top);
+    *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
+    shift_offsets(c, base, stride, wb, delta, *wv, *cv);
+    return true;
+}
+
 /* Round k > 0: the shifted offsets of a mode of *rest sampled and solved
  * alone, into *cv (wv bits, allocated here). False if the sample is
  * singular (no offsets: the rounds stop). */
 static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD *rest,
                           BDD **cv, int *wv)
 {
-    sa_result *r = c->r;
-    const sm_mode *v;
-    r->chi_m = *rest;
-    sample_mode(c, s->t.frame, seed, p, &v);
-    r->chi_m = s->t.chi_m;
-    if (v->singular)
-        return false;
-    int *delta = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *delta);
-    unsigned top = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++) {
-        unsigned had = sa__veval(r, &s->hc[(size_t)i * (size_t)s->wh], s->wv, p->mode);
-        delta[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
-        top = delta[i] > 0 && (unsigned)delta[i] > top ? (unsigned)delta[i] : top;
-    }
-    *wv = sa__vbits(((1ull << s->wv) - 1) + top);
-    *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
-    shift_offsets(c, s->hc, (size_t)s->wh, s->wv, delta, *wv, *cv);
-    return true;
+    return shift_by_sample(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, cv, wv);
+}
+
+/* sa__sampled_shift's frame, freed however it ends. */
+static void free_frame(void *arg)
+{
+    sm_frame **frame = arg;
+    sm_frame_free(*frame);
+    *frame = NULL;
+}
+
+bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, size_t stride,
+                       int wb, BDD **cv, int *wv)
+{
+    const sa_result *r = c->r;
+    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
+    for (size_t e = 0; e < r->n_edges; e++)
+        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
+    sm_frame **frame = sa__alloc(c, sizeof *frame);
+    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, frame);
+    if (rc < 0)
+        sa__fail(c, rc);
+    sa__push_cleanup(c, free_frame, frame);
+    probe p;
+    probe_init(c, &p);
+    bool found = shift_by_sample(c, *frame, seed, &p, rest, base, stride, wb, cv, wv);
+    sa__pop_cleanup(c);
+    free_frame(frame);
+    return found;
 }
 
 static void seeded_rounds(sa_ctx *c, void *arg)

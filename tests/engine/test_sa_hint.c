@@ -84,6 +84,8 @@ static unsigned seeded_tight_runs, seeded_runs;
 /* Hinted analyses whose primal (or one of its blocks) was the hint's cost-0
  * matchings alone, and those whose primal ran the dynamic programme. */
 static unsigned seeded_zero_runs, seeded_other_runs;
+/* Of the former, those that needed the offsets of sampled modes too. */
+static unsigned seeded_sampled_runs;
 
 static bool word_char(char ch)
 {
@@ -245,6 +247,7 @@ static void check_hinted_by(const mel_model *m, const sa_result *cold, int cold_
     cr_assert(!mi.seeded_tight || seeded != SA_SEEDED_OFF, "%s", what);
     seeded_tight_runs += mi.seeded_tight;
     seeded_zero_runs += mi.seeded_zero > 0;
+    seeded_sampled_runs += mi.seeded_sampled > 0;
     seeded_other_runs += mi.seeded_zero == 0 && !mi.seeded_tight && sa_result_searched(r);
     cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold), "%s", what);
     cr_assert_eq(sa_result_singular(r), sa_result_singular(cold), "%s", what);
@@ -364,7 +367,8 @@ static void random_models(uint64_t first, uint64_t count, int max_order, bool bi
 
 /* At least `least` of the hinted analyses since the counters were reset
  * went through the hint's tight graphs alone, some primal was the hint's
- * cost-0 matchings alone, and (dp_too) some hinted primal ran the dynamic
+ * cost-0 matchings alone, some needed sampled modes' offsets too, and
+ * (dp_too) some hinted primal ran the dynamic
  * programme (else the test would not exercise these paths). */
 static void expect_seeded_tight(unsigned least, bool dp_too, const char *what)
 {
@@ -373,12 +377,15 @@ static void expect_seeded_tight(unsigned least, bool dp_too, const char *what)
     cr_assert_geq(seeded_tight_runs, least, "%s: only %u of %u by the hint's tight graphs", what,
                   seeded_tight_runs, seeded_runs);
     /* Both ways of the seeded primal ran (engine/sa_primal.c). */
-    cr_log_info("%s: %u analyses by the hint's cost-0 matchings, %u by the dynamic programme", what,
-                seeded_zero_runs, seeded_other_runs);
+    cr_log_info("%s: %u analyses by the hint's cost-0 matchings (%u with sampled modes' too), %u "
+                "by the dynamic programme",
+                what, seeded_zero_runs, seeded_sampled_runs, seeded_other_runs);
+    cr_assert_gt(seeded_sampled_runs, 0, "%s: no primal needed sampled modes' offsets", what);
     cr_assert_gt(seeded_zero_runs, 0, "%s: no primal was the hint's cost-0 matchings", what);
     cr_assert(!dp_too || seeded_other_runs > 0, "%s: no hinted primal ran the dynamic programme",
               what);
     seeded_tight_runs = seeded_runs = seeded_zero_runs = seeded_other_runs = 0;
+    seeded_sampled_runs = 0;
 }
 
 Test(sa_hint, random_models_batch_0_get_the_cold_result_whatever_the_hint)
