@@ -67,6 +67,11 @@ MDAE_API void sa_end(void);
  * after a garbage collection may not exceed it. MDAE_E_STATE without
  * sa_begin. (Added by the engine: tests and time budgets need it.) */
 MDAE_TEST_API int sa_set_node_limit(size_t limit);
+/* Collect BuDDy's garbage and empty its operation caches (benchmarks: a
+ * timed run must not find its work in the caches an identical run, or the
+ * same run repeated, left behind). Not during an analysis. Does nothing
+ * without sa_begin. */
+MDAE_TEST_API void sa_forget_caches(void);
 
 /* ---- Analysis ------------------------------------------------------------ */
 typedef struct sa_result sa_result;

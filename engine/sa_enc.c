@@ -244,6 +244,13 @@ void sa_end(void)
     armed = NULL;
 }
 
+void sa_forget_caches(void)
+{
+    MDAE_ASSERT(armed == NULL);
+    if (running)
+        bdd_gbc(); /* which resets the operation caches */
+}
+
 int sa_set_node_limit(size_t limit)
 {
     if (!running)

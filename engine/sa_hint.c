@@ -122,14 +122,15 @@ static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
     return out;
 }
 
-/* The hint's offsets of the equations from[i] >= 0 (i < n), each extended
- * beyond the modes where it holds (the hint's ok and the equation's
- * activity; it reads 0 elsewhere) by the generalized cofactor: in a mode
- * outside, the value of a nearest mode inside (Coudert and Madre's
- * constrain; one projection for every bit, so the vector is a value the
- * offset takes). An edit that moves an equation into other modes (a guard
- * flipped) so finds its old offsets there instead of 0. Slots, n * w_off. */
-static BDD *extended_offsets(sa_ctx *c, const sa_result *h, const long *from, uint32_t n)
+/* The hint's offsets of the equations from[i] >= 0 (i < n), in the hint's
+ * layout, n * w_off slots. With extend, each is extended beyond the modes
+ * where it holds (the hint's ok and the equation's activity; it reads 0
+ * elsewhere) by the generalized cofactor: in a mode outside, the value of a
+ * nearest mode inside (Coudert and Madre's constrain; one projection for
+ * every bit, so the vector is a value the offset takes). An edit that
+ * moves an equation into other modes (a guard flipped) so finds its old
+ * offsets there instead of 0. */
+static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32_t n, bool extend)
 {
     int hw = h->w_off;
     BDD *hv = sa__slots(c, (size_t)n * (size_t)hw + 1);
@@ -138,10 +139,14 @@ static BDD *extended_offsets(sa_ctx *c, const sa_result *h, const long *from, ui
         if (from[i] < 0)
             continue;
         const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
-        sa__put(care, bdd_and(h->chi_i[from[i]], h->ok));
-        for (int b = 0; b < hw; b++)
-            sa__put(&hv[(size_t)i * (size_t)hw + b],
-                    *care == bddfalse ? bddfalse : bdd_constrain(hc[b], *care));
+        sa__put(care, extend ? bdd_and(h->chi_i[from[i]], h->ok) : bddtrue);
+        for (int b = 0; b < hw; b++) {
+            BDD *to = &hv[(size_t)i * (size_t)hw + b];
+            if (*care == bddtrue || *care == bddfalse)
+                sa__put(to, *care == bddtrue ? hc[b] : bddfalse);
+            else
+                sa__put(to, bdd_constrain(hc[b], *care));
+        }
     }
     return hv;
 }
@@ -157,7 +162,7 @@ int sa__hint_width(const sa_result *r, const sa_result *h)
     return wh <= 0 || wh > 30 ? 0 : wh;
 }
 
-BDD *sa__hint_offsets(sa_ctx *c, int w)
+BDD *sa__hint_offsets(sa_ctx *c, int w, bool extend)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
@@ -195,7 +200,7 @@ BDD *sa__hint_offsets(sa_ctx *c, int w)
     size_t mark = sa__mark(c);
     carry_ctx cc = {h, to_var, NULL, NULL, 0};
     int hw = h->w_off;
-    BDD *hv = extended_offsets(c, h, from, r->n_eq);
+    BDD *hv = hint_vectors(c, h, from, r->n_eq, extend);
     size_t cap = 16, n = (size_t)bdd_anodecount(hv, (int)((size_t)r->n_eq * (size_t)hw)) + 2;
     while (cap < 2 * n)
         cap *= 2;

@@ -744,14 +744,17 @@ static bool reduced_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const B
  * larger hint values cannot be this model's canonical offsets and become
  * 0. The arithmetic on them uses only the bits in use (offsets are small:
  * 12-bit vectors where 2 bits hold every value made the brake's seeded
- * costs cost 10 ms instead of 3). False if there is no usable hint. */
+ * costs cost 10 ms instead of 3). False if there is no usable hint, and
+ * inside sa_tight.c's rounds: their blocks are a tight graph's, whose modes
+ * the offsets that made it cover already; seeding each of them cost more
+ * than it saved (brake N = 100, N + 1 seeded by N: 38 ms instead of 13). */
 static bool hint_offsets(sa_ctx *c, BDD **hc, int *wh, int *wv)
 {
     sa_result *r = c->r;
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
-    if (h == NULL || (*wh = sa__hint_width(r, h)) == 0)
+    if (h == NULL || c->tight_depth > 0 || (*wh = sa__hint_width(r, h)) == 0)
         return false;
-    *hc = sa__hint_offsets(c, *wh);
+    *hc = sa__hint_offsets(c, *wh, true);
     if (*hc == NULL)
         return false;
     *wv = 1;

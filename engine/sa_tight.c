@@ -868,7 +868,7 @@ static bool hint_offsets(sa_ctx *c, seeded_state *s)
 {
     const sa_result *r = c->r;
     s->wh = sa__hint_width(r, c->opt->hint);
-    s->hc = s->wh > 0 ? sa__hint_offsets(c, s->wh) : NULL;
+    s->hc = s->wh > 0 ? sa__hint_offsets(c, s->wh, false) : NULL;
     if (s->hc == NULL)
         return false;
     s->wv = 1; /* the bits the offsets use */

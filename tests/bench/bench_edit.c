@@ -87,6 +87,9 @@ static double run(inc_session *s, const char *text, long long n, int seeded, inc
     mel_options mo = {0};
     mo.defines = &d;
     mo.n_defines = 1;
+    /* Nothing from an earlier run in BuDDy's caches: the two sessions
+     * repeat each other's operations (the same edit, alternately). */
+    sa_forget_caches();
     double t0 = bench_now();
     pc.phase = "front-end"; /* and the session's work before the analysis */
     pc.last = t0;

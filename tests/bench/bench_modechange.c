@@ -88,6 +88,7 @@ static double time_change(const mel_model *m, const bool *from, const bool *to,
     double *t = calloc((size_t)reps, sizeof *t);
     for (int r = 0; r < reps; r++) {
         mc_result *res = NULL;
+        sa_forget_caches(); /* the same change again: nothing cached */
         double t0 = bench_now();
         int rc = mc_change(m, from, to, opt, &res, NULL, 0);
         t[r] = bench_now() - t0;
@@ -171,6 +172,7 @@ static mc_first *run_first(const mel_model *m, const mc_options *mopt, char *why
                            size_t why_len, int *rc, double *t, bool show)
 {
     mc_first *f = NULL;
+    sa_forget_caches(); /* the same run again: nothing cached */
     double t0 = bench_now();
     bench_phases pc = {NULL, t0, t0 + max_seconds, !show};
     sa_options so = {.progress = bench_on_phase, .progress_ctx = &pc};
@@ -224,6 +226,7 @@ static void first(const char *model, long long n)
     double cold = 1e30, t;
     int rc = MDAE_OK;
     for (int k = 0; k < 5 && rc == MDAE_OK; k++) {
+        sa_forget_caches(); /* the same analysis again: nothing cached */
         double t0 = bench_now();
         sa_result *res = NULL;
         rc = sa_analyze(m, NULL, &res, NULL);
