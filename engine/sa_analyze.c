@@ -162,7 +162,11 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
     return SA_METHOD_IMPLICIT;
 }
 
-/* Whether to try the hint's tight graphs first (sa_options.seeded). */
+/* Whether to try the hint's tight graphs first (sa_options.seeded). With
+ * SA_SEEDED_AUTO, only when the hint's own primal was found by tight graphs
+ * (its tight graphs split into small blocks: the brake's do, the
+ * building's never do, and trying cost its edits 2.5-5.5 ms of 50-90 at
+ * N = 40, tests/bench/README.md). */
 static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
 {
     const sa_options *o = c->opt;
@@ -170,7 +174,9 @@ static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
         return false;
     if (o->seeded == SA_SEEDED_ALWAYS)
         return asked != SA_METHOD_IMPLICIT && asked != SA_METHOD_ENUMERATE;
-    return asked == SA_METHOD_AUTO && chosen == SA_METHOD_IMPLICIT;
+    const sa_result *h = o->hint;
+    return asked == SA_METHOD_AUTO && chosen == SA_METHOD_IMPLICIT &&
+           (h->seeded_tight || h->blocks_tight > 0);
 }
 
 static void solve(sa_ctx *c, int method, bool fell_back)
