@@ -163,10 +163,13 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
 }
 
 /* Whether to try the hint's tight graphs first (sa_options.seeded). With
- * SA_SEEDED_AUTO, only when the hint's own primal was found by tight graphs
- * (its tight graphs split into small blocks: the brake's do, the
- * building's never do, and trying cost its edits 2.5-5.5 ms of 50-90 at
- * N = 40, tests/bench/README.md). */
+ * SA_SEEDED_AUTO, only when the hint's own primal was found by them, or by
+ * the tight graphs of offsets learned mode by mode (sa_tight.c): then its
+ * offsets' tight graph splits into small blocks (the brake's does). The
+ * building's never does, and trying cost its edits 2.5-5.5 ms of 50-90 at
+ * N = 40; nor does BatchPlant_StandardWater's, whose block is solved by
+ * constant offsets' tight graphs: 0.17 s instead of 0.11, seeded by its
+ * own result (tests/bench/README.md). */
 static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
 {
     const sa_options *o = c->opt;
@@ -176,7 +179,7 @@ static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
         return asked != SA_METHOD_IMPLICIT && asked != SA_METHOD_ENUMERATE;
     const sa_result *h = o->hint;
     return asked == SA_METHOD_AUTO && chosen == SA_METHOD_IMPLICIT &&
-           (h->seeded_tight || h->blocks_tight > 0);
+           (h->seeded_tight || h->blocks_learned > 0);
 }
 
 static void solve(sa_ctx *c, int method, bool fell_back)
@@ -222,7 +225,12 @@ static void solve(sa_ctx *c, int method, bool fell_back)
 
 void sa__hard_part(sa_ctx *c)
 {
-    if (c->order != SA_ORDER_AUTO || !c->cm_better || c->method != SA_METHOD_AUTO)
+    /* Not for a block of a tight graph (sa_tight.c's rounds): its rows are
+     * the tight graph's, not the model's, and starting the whole analysis
+     * again in another order because of one round made an edited
+     * BatchPlant_StandardWater cost twice its cold analysis. */
+    if (c->order != SA_ORDER_AUTO || !c->cm_better || c->method != SA_METHOD_AUTO ||
+        c->tight_depth > 0)
         return;
     c->want_cm = true;
     sa__fail(c, MDAE_E_LIMIT);
