@@ -82,36 +82,43 @@
  * What is reused inside a component instead: the previous version's
  * offsets. A part analysed anew is seeded (sa_options.hint) with a cached
  * part holding some of its equations, equations and mode variables matched
- * by name: its offsets are a dual for the new primal problem, whose reduced
- * costs are 0 almost everywhere, so the optimal matchings of most modes are
- * found as "perfect matchings of cost <= k" for k = 0, 1, ... without the
- * dynamic programme (engine/sa_primal.c; exact by LP duality for any seed:
- * a seed only changes the speed, and even a foreign one costs nothing
- * measurable: building N = 20 seeded by the brake, 0.75 s against 0.76 s
- * cold; the session seeds a part only from a cached part holding its first,
- * middle or last equation).
+ * by name: its offsets are a dual for the new primal problem (exact by LP
+ * duality for any seed: a seed only changes the speed; the session seeds a
+ * part only from a cached part holding its first, middle or last
+ * equation). Where the seed's reduced costs are 0 on a perfect matching
+ * of a mode, those matchings are the mode's optimal ones: the primal of
+ * the component, or of each block of its union graph (sa_blocks.c), first
+ * builds the perfect matchings of the cost-0 edges alone, then of the
+ * offsets of a mode sampled among those left, and builds the set of all
+ * perfect matchings and its dynamic programme only if some mode is still
+ * left (engine/sa_primal.c). Where the seed's tight graph splits into
+ * small blocks in every mode (the brake's, whose cold analysis learns its
+ * offsets), they are tried first on the whole (engine/sa_tight.c).
  *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
- * 2026-11-22; seconds and ratio to cold): building N = 20 cold 0.68, (a)
- * one equation's incidence 0.17 (0.25), (b) one guard 0.17 (0.25), (c) N + 1
- * 0.24 (0.35); N = 40 cold 3.5, (a) 0.57 (0.16), (b) 0.49 (0.14), (c) 0.64
- * (0.18); brake N = 50 cold 0.082, (a) 0.031 (0.38), (b) 0.039 (0.48), (c)
- * 0.056 (0.68); N = 100 cold 0.18, (a) 0.066 (0.37), (b) 0.084 (0.47), (c)
- * 0.12 (0.68); an edit that keeps the structure is a cache hit: 1-4 ms. The
- * rest is linear in the component: building X (about half of a building
- * edit), the seeded costs, the choice of one matching per mode (11 ms on
- * the brake), the offsets' fixpoint, the blocks. The issue's ratios (<= 10 %
- * for (a), (b); <= 30 % for (c)) are met by none of the brake's rows and by
- * the building's only for (c) at N = 40; the absolute bound (under 200 ms
- * at N = 20 / 50) holds for both. Tried and dropped: finding the cost-0
- * matchings without building X first (X & C_0 built directly): building (a)
- * 0.11 s instead of 0.19, but (b), (c) and every brake row slower (brake
- * N = 100 (a) 0.30 s instead of 0.11: X restricted to the unsettled modes
- * is larger than X).
+ * 2026-11-26, BuDDy's caches emptied before each run; seconds and ratio
+ * to cold, three runs): building N = 20 cold 0.080-0.089, (a) one
+ * equation's incidence 0.014-0.015 (17-18 %), (b) one guard 0.018-0.019
+ * (21-23 %), (c) N + 1 0.025-0.026 (29-31 %); N = 40 cold 0.24-0.27, (a)
+ * 0.047-0.055 (20-22 %), (b) 0.066-0.076 (26-29 %), (c) 0.081-0.094
+ * (34-36 %), against 95-98 % before the blocks were seeded; brake N = 100
+ * cold 0.012-0.013, (a) 0.010-0.011 (79-84 %), (b) 0.013-0.014
+ * (103-110 %), (c) 0.014-0.016 (117-118 %); an edit that keeps the
+ * structure is a cache hit: 1-2 ms. A building edit is now about 40 % the
+ * cost-0 matchings (the set of all perfect matchings is never built), 20 %
+ * the dependency graph, and the rest the front-end, the encoding, the
+ * seed's costs and the choice of one matching per mode, each over the
+ * whole component. The brake's cold analysis is 12 ms, of which the
+ * front-end alone is 2 ms (the "same structure" row: 18-19 %), so its
+ * 10 % target needs a front-end and an encoding that are incremental too.
+ * At the issue's sizes (building N = 40, brake N = 100) none of its ratios
+ * (<= 10 % for (a), (b); <= 30 % for (c)) is met; the building's (c)
+ * touches its bound at N = 20 (29-31 %). The absolute bound (under 200 ms
+ * at N = 20 / 50) holds for every row.
  * Not built: a per-equation cache of encodings with a BDD variable layout
- * kept across versions: the encoding is 2-5 % of an edit (building N = 20:
- * 7-11 ms of 170; brake N = 50: 1-2 ms of 31-56), and the layout must follow
- * the model's order for X to stay small (sa_encode.c).
+ * kept across versions, which the front-end-bound rows need, and the local
+ * repair of the matchings (augmenting paths on BDD vectors) that would
+ * spare the cost-0 matchings of the whole component.
  *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
  * through sa_analyze/cdg_build (sa_begin() first; single-threaded). Several
