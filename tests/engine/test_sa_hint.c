@@ -539,23 +539,32 @@ Test(sa_hint, a_seeded_analysis_canceled_anywhere_fails_cleanly)
     sa_result *hint = analyze(hm, NULL, &rc);
     cr_assert(cold != NULL && hint != NULL);
     /* The implicit primal's seeded costs, then the hint's tight graphs
-     * first (they cover N = 3 from N = 4: checked below). */
-    for (int way = 0; way < 2; way++) {
+     * first (they cover N = 3 from N = 4: checked below), then seeded by
+     * the variant whose door 2 is negated (the cost-0 matchings leave
+     * modes to those of a sampled mode, whose frame a cancel must free). */
+    char *flipped = subst(text, NULL, "if open[i] then", "if open[i] & i <> 2 | !open[i] & i == 2 then",
+                          false);
+    mel_model *fm = parse(flipped, 3, "building N=3, door 2 negated");
+    sa_result *fr = analyze(fm, NULL, &rc);
+    cr_assert_not_null(fr);
+    uint32_t sampled = 0;
+    for (int way = 0; way < 3; way++) {
         int canceled = 0;
         for (int n = 1; n < 10000; n++) {
             cancel_at ca = {n, 0, false};
             sa_options o = {0};
-            o.method = way == 0 ? SA_METHOD_IMPLICIT : SA_METHOD_AUTO;
-            o.seeded = way == 0 ? SA_SEEDED_AUTO : SA_SEEDED_ALWAYS;
+            o.method = way == 1 ? SA_METHOD_AUTO : SA_METHOD_IMPLICIT;
+            o.seeded = way == 1 ? SA_SEEDED_ALWAYS : SA_SEEDED_AUTO;
             o.progress = cancel_cb;
             o.progress_ctx = &ca;
-            o.hint = hint;
+            o.hint = way == 2 ? fr : hint;
             sa_result *r = NULL;
             rc = sa_analyze(m, &o, &r, NULL);
             if (rc == MDAE_OK) {
                 sa_method_info mi;
                 sa_result_method(r, &mi);
-                cr_assert(way == 0 || mi.seeded_tight, "N=3 not covered by N=4's offsets");
+                cr_assert(way != 1 || mi.seeded_tight, "N=3 not covered by N=4's offsets");
+                sampled += mi.seeded_sampled;
                 sa_result_free(r);
                 break;
             }
@@ -565,11 +574,15 @@ Test(sa_hint, a_seeded_analysis_canceled_anywhere_fails_cleanly)
         }
         cr_assert_geq(canceled, 3, "only %d checkpoints", canceled);
     }
+    cr_assert_gt(sampled, 0, "no cancel fell among the sampled modes' cost-0 matchings");
     check_hinted(m, cold, MDAE_OK, hint, "building N=3 seeded by N=4 after cancellations");
     check_hinted(hm, hint, MDAE_OK, cold, "building N=4 seeded by N=3 after cancellations");
     sa_result_free(cold);
     sa_result_free(hint);
+    sa_result_free(fr);
     mel_model_free(m);
     mel_model_free(hm);
+    mel_model_free(fm);
+    free(flipped);
     free(text);
 }
