@@ -364,6 +364,26 @@ static void implicit_primal(sa_ctx *c, void *tmax)
     sa__release(c, mark);
 }
 
+/* The implicit primal of the block within budget (sa__try), not seeded
+ * (sa_options.hint): the budget, an attempt against the enumeration's
+ * time, was measured without it, and seeded passes that do not cover every
+ * mode only add to an attempt that may be lost (the MSL's
+ * EngineV6_analytic, seeded by its own result: 4.9 s instead of 3.9, its
+ * block of 3,027 equations enumerated in the end). */
+static bool implicit_within(sa_ctx *c, size_t budget, BDD *tmax)
+{
+    const sa_options *opt = c->opt;
+    sa_options unseeded = {0};
+    if (opt != NULL) {
+        unseeded = *opt;
+        unseeded.hint = NULL;
+        c->opt = &unseeded;
+    }
+    bool done = sa__try(c, budget, implicit_primal, tmax);
+    c->opt = opt;
+    return done;
+}
+
 /* Solve the block in s, its sub-result in c->r for the call: by
  * enumerating the assignments of the mode variables it reads, or by the
  * implicit primal (the top of the file says which). Adds its matched edges
@@ -391,20 +411,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
         cheap = false; /* forced (tests) */
         budget = 0;
     }
-    /* The implicit attempt against the enumeration's time is not seeded
-     * (sa_options.hint): the budget was measured without it, and seeded
-     * passes that do not cover every mode only add to an attempt that may
-     * be lost (the MSL's EngineV6_analytic, seeded by its own result: 4.9 s
-     * instead of 3.9, its block of 3,027 equations enumerated in the end). */
-    const sa_options *opt = c->opt;
-    sa_options unseeded = {0};
-    if (opt != NULL) {
-        unseeded = *opt;
-        unseeded.hint = NULL;
-        c->opt = &unseeded;
-    }
-    bool fell_back = !cheap && budget > 0 && !sa__try(c, budget, implicit_primal, local_tmax);
-    c->opt = opt;
+    bool fell_back = !cheap && budget > 0 && !implicit_within(c, budget, local_tmax);
     if (cheap || fell_back) {
         r->searched = false;
         sa__enumerate(c, &plan);
@@ -675,8 +682,6 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
         vars[vfirst[block_of_var[j] + 1]++] = j;
     MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == w->n_var);
 
-    const sa_options *saved = c->opt;
-
     sub *s = sa__alloc(c, sizeof *s);
     s->ctx = c;
     s->whole = w;
@@ -702,7 +707,6 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);
     }
-    c->opt = saved;
     *out = (sa__bsol){nb, block_of_eq, block_of_var, in_union, te, tmax, sing, ok};
     return true;
 }

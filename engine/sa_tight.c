@@ -338,18 +338,26 @@ static void tight_restore(void *arg)
     t->frame = NULL;
 }
 
-/* Before rounds: the single-mode path's frame over r (edges ranked by
- * level, so that its choice is the BDDs' lexicographic one), and what
- * tight_restore undoes when they end, normally or by a jump. */
-static void open_rounds(sa_ctx *c, tight_state *t)
+/* The single-mode path's frame over c->r (edges ranked by level, so that
+ * its choice is the BDDs' lexicographic one). The caller frees it. */
+static sm_frame *new_frame(sa_ctx *c)
 {
     const sa_result *r = c->r;
     uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
     for (size_t e = 0; e < r->n_edges; e++)
         rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
-    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &t->frame);
+    sm_frame *frame = NULL;
+    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &frame);
     if (rc < 0)
         sa__fail(c, rc);
+    return frame;
+}
+
+/* Before rounds: the single-mode path's frame, and what tight_restore
+ * undoes when they end, normally or by a jump. */
+static void open_rounds(sa_ctx *c, tight_state *t)
+{
+    t->frame = new_frame(c);
     c->tight_depth++;
     sa__push_cleanup(c, tight_restore, t);
 }
@@ -806,14 +814,8 @@ static void free_frame(void *arg)
 bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, size_t stride,
                        int wb, BDD **cv, int *wv)
 {
-    const sa_result *r = c->r;
-    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
-    for (size_t e = 0; e < r->n_edges; e++)
-        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
     sm_frame **frame = sa__alloc(c, sizeof *frame);
-    int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, frame);
-    if (rc < 0)
-        sa__fail(c, rc);
+    *frame = new_frame(c);
     sa__push_cleanup(c, free_frame, frame);
     probe p;
     probe_init(c, &p);
