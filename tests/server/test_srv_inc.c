@@ -23,6 +23,8 @@ static cJSON *edit_line(const char *sid, int line, int from, int to, const char 
 /* The "method" of analyze requests (NULL: none, the server's auto): the
  * seeding tests need the implicit path, which seeds (issue 10). */
 static const char *analyze_method;
+/* The parts' "seededZero" summed, from the last analyze with reuse. */
+static int last_seeded_zero;
 
 static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
 {
@@ -43,6 +45,10 @@ static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
         rs[2] = cJSON_GetObjectItem(ru, "recomputed")->valueint;
         rs[3] = cJSON_GetObjectItem(ru, "seeded")->valueint;
         rs[4] = cJSON_GetObjectItem(ru, "searched")->valueint;
+        last_seeded_zero = 0;
+        const cJSON *part;
+        cJSON_ArrayForEach(part, cJSON_GetObjectItem(ru, "parts"))
+            last_seeded_zero += cJSON_GetObjectItem(part, "seededZero")->valueint;
         cJSON_Delete(ru);
     }
     return res;
@@ -552,6 +558,7 @@ Test(srv_inc, an_edit_of_one_component_reuses_the_others_and_the_result_equals_c
     cr_assert_eq(rs[1], 1, "the untouched component is reused");
     cr_assert_eq(rs[2], 1, "the edited one is recomputed");
     cr_assert_eq(rs[3], 3, "f1, f2, f3 seeded by the previous version of their component");
+    cr_assert_eq(last_seeded_zero, 1, "its primal: the cost-0 matchings of the previous offsets");
     char *t2 = strdup(text);
     char *q = strstr(t2, "f2 : equation y = x;");
     cr_assert_not_null(q);
@@ -672,6 +679,8 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         cr_assert(cJSON_IsNumber(tight) && cJSON_IsNumber(cof));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "blocksLearned")));
         cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "seededTight")));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededZero")));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededSampled")));
         cr_expect_eq(tight->valueint, 0, "cheap blocks are enumerated, not solved by tight graphs");
         cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "reordered")));
         texts[k] = cJSON_PrintUnformatted(bres);
