@@ -156,7 +156,8 @@ typedef struct inc_result inc_result;
 /* What an analysis reused: parts (components) in the model, found in the
  * cache, analysed anew (components == reused + recomputed); of the parts
  * analysed anew, the equations whose offsets were seeded from the previous
- * version (sa_options.hint: matched by name) and the parts that still needed
+ * version (sa_options.hint: matched by name, or a new array instance by its
+ * neighbour, sa_hint.c) and the parts that still needed
  * the full search for optimal matchings (sa_result_searched). */
 typedef struct inc_stats {
     size_t components;
