@@ -437,6 +437,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     sa__put(ok, sa__and(*ok, r->ok));
     sa__put(sing, r->singular);
     w->searched |= r->searched;
+    w->seeded += r->seeded; /* its equations, each in one block */
     w->seeded_zero += r->seeded_zero;
     w->seeded_sampled += r->seeded_sampled;
     w->max_by_cofactors += !fell_back && r->max_by_cofactors > 0;

@@ -247,6 +247,8 @@ static void check_hinted_by(const mel_model *m, const sa_result *cold, int cold_
     cr_assert(!mi.seeded_tight || seeded != SA_SEEDED_OFF, "%s", what);
     seeded_tight_runs += mi.seeded_tight;
     seeded_zero_runs += mi.seeded_zero > 0;
+    /* The blocks' seeded equations count in the whole's (reuse stats). */
+    cr_assert(mi.seeded_zero == 0 || sa_result_seeded(r) > 0, "%s: seeded primal, 0 seeded", what);
     seeded_sampled_runs += mi.seeded_sampled > 0;
     seeded_other_runs += mi.seeded_zero == 0 && !mi.seeded_tight && sa_result_searched(r);
     cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold), "%s", what);
@@ -469,6 +471,57 @@ Test(sa_hint, building_compressible_gets_the_cold_result_seeded_by_its_neighbour
     };
     family("building_compressible.mel", "building_incompressible.mel", 2, 3, edits, 2);
     expect_seeded_tight(0, false, true, "building");
+}
+
+/* The building at N = 20: its union graph is one block of most of its
+ * equations, whose modes cannot be enumerated, so an edit's analysis seeds
+ * that block's primal problem (engine/sa_blocks.c, eq_whole): its cost-0
+ * matchings, a sampled mode's where they leave modes, and for N + 1 the new
+ * room seeded by its neighbour (engine/sa_hint.c). Each edit's seeded result
+ * must be its cold one, function for function. */
+Test(sa_hint, the_buildings_large_block_is_seeded_by_the_previous_version)
+{
+    char *text = tm_slurp("building_compressible.mel");
+    char *edited[2] = {
+        subst(text, NULL, "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);",
+              "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]) + "
+              "(if i == 10 then der(Tr[i]) else 0);",
+              false),
+        subst(text, NULL, "if open[i] then", "if open[i] & i <> 10 | !open[i] & i == 10 then",
+              false),
+    };
+    /* (model text, N) seeded by the original at N = 20. */
+    const char *texts[] = {edited[0], edited[1], text};
+    const long long ns[] = {20, 20, 21};
+    mel_model *om = parse(text, 20, "building N=20");
+    int rc;
+    sa_result *hint = analyze(om, NULL, &rc);
+    cr_assert_not_null(hint);
+    uint32_t sampled = 0;
+    for (size_t k = 0; k < 3; k++) {
+        mel_model *m = parse(texts[k], ns[k], "building variant");
+        sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL;
+        cr_assert_not_null(cold);
+        sa_options o = {.hint = hint};
+        cr_assert_eq(sa_analyze(m, &o, &seeded, NULL), MDAE_OK);
+        const char *why = NULL;
+        cr_assert(sa_result_same(cold, seeded, &why), "variant %zu: %s differs", k, why);
+        sa_method_info mi;
+        sa_result_method(seeded, &mi);
+        cr_assert_gt(mi.blocks, 1, "variant %zu: by blocks", k);
+        cr_assert_gt(mi.seeded_zero, 0, "variant %zu: its block by the cost-0 matchings", k);
+        cr_assert_gt(sa_result_seeded(seeded), 300, "variant %zu: its block's equations seeded", k);
+        sampled += mi.seeded_sampled;
+        sa_result_free(seeded);
+        sa_result_free(cold);
+        mel_model_free(m);
+    }
+    cr_assert_gt(sampled, 0, "the negated guard needs a sampled mode's offsets");
+    sa_result_free(hint);
+    mel_model_free(om);
+    free(edited[0]);
+    free(edited[1]);
+    free(text);
 }
 
 Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
