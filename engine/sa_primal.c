@@ -908,16 +908,17 @@ static bool cover(sa_ctx *c, BDD x0, BDD *covered, BDD *rest)
 /* The rounds after the hint's own cost-0 matchings (seeded_primal): while
  * modes are left (*rest), a mode sampled there gives the offsets hc shifted
  * by what the edit changed in it, whose cost-0 matchings within *rest join
- * *s (and their modes *covered). Not inside sa_tight.c's rounds (their
- * blocks' modes are a tight graph's: sampling them would be a round within
- * a round). Returns the rounds that covered modes. */
+ * *s (and their modes *covered). (Never inside sa_tight.c's rounds:
+ * hint_offsets gives no seed there.) Returns the rounds that covered
+ * modes. */
 static int sampled_rounds(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *s,
                           BDD *covered, BDD *rest)
 {
     sa_result *r = c->r;
     uint64_t seed = 0x2545F4914F6CDD1Dull;
     int round = 0;
-    for (; round < SEEDED_ZERO_ROUNDS && *rest != bddfalse && c->tight_depth == 0; round++) {
+    MDAE_ASSERT(c->tight_depth == 0);
+    for (; round < SEEDED_ZERO_ROUNDS && *rest != bddfalse; round++) {
         size_t mark = sa__mark(c);
         BDD *cv = NULL;
         const BDD **cost = NULL;

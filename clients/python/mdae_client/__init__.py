@@ -323,6 +323,13 @@ class Session:
         self._text: Optional[str] = None
         self._open_params: Dict[str, Json] = {}
 
+    def _params(self, **flags: Json) -> Dict[str, Json]:
+        """{"session": id} and each flag given: True and other values
+        (not None, not False) under their name."""
+        params: Dict[str, Json] = {"session": self.id}
+        params.update({k: v for k, v in flags.items() if v is not None and v is not False})
+        return params
+
     @staticmethod
     def _gone(e: Exception) -> bool:
         if isinstance(e, ServerUnavailable):
@@ -376,17 +383,8 @@ class Session:
         instants=True) gives it, without "erasures", with
         "enumerationSkipped": why; {"skipped": why} for a model without
         mode variables or that both methods refuse."""
-        params: Dict[str, Json] = {"session": self.id}
-        if modechanges:
-            params["modechanges"] = True
-        if method is not None:
-            params["method"] = method
-        if since is not None:
-            params["since"] = since
-        if stable_ids:
-            params["stableIds"] = True
-        if reuse:
-            params["reuse"] = True
+        params = self._params(modechanges=modechanges, method=method, since=since,
+                              stableIds=stable_ids, reuse=reuse)
         result: Dict[str, Json] = self._call("session/analyze", params)
         return result
 
@@ -395,9 +393,7 @@ class Session:
         modechanges, also one analysis/modechange notification per mode
         change (after the analysis's own), and the summary in the result
         (see analyze)."""
-        params: Dict[str, Json] = {"session": self.id, "stream": True}
-        if modechanges:
-            params["modechanges"] = True
+        params = self._params(stream=True, modechanges=modechanges)
         rid = self.client.send_request("session/analyze", params)
         return self.client.stream(rid)
 
@@ -427,13 +423,7 @@ class Session:
         each first instant erases; instants: with every later instant
         (result["changes"]: continuous, reset, rejected). erasures and
         instants go with first."""
-        params: Dict[str, Json] = {"session": self.id}
-        if first:
-            params["first"] = True
-        if erasures:
-            params["erasures"] = True
-        if instants:
-            params["instants"] = True
+        params = self._params(first=first, erasures=erasures, instants=instants)
         result: Dict[str, Json] = self._call("session/modechanges", params)
         return result
 
