@@ -192,6 +192,10 @@ typedef struct sa_method_info {
     uint32_t seeded_sampled; /* of those, the ones that also needed the
                                 offsets of sampled modes (the hint's left
                                 some modes) */
+    uint32_t seeded_repaired; /* of those, the ones whose chosen matching
+                                 was the hint's, repaired near the edit
+                                 (engine/sa_repair.c): not even those
+                                 matchings were built */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

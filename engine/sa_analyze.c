@@ -409,6 +409,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->blocks_learned = r->blocks_learned;
     out->seeded_zero = r->seeded_zero;
     out->seeded_sampled = r->seeded_sampled;
+    out->seeded_repaired = r->seeded_repaired;
 }
 
 int sa_method_from_name(const char *name, int *out)

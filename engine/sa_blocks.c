@@ -270,6 +270,7 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
     r->m = w->m;
     r->n_eq = n_members;
     r->eq_whole = members;
+    r->var_whole = vars;
     r->n_var = n_vars;
     r->n_modes = w->n_modes;
     r->n_bddvars = w->n_bddvars;
@@ -326,6 +327,58 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
             r->eq_order[q++] = s->eq_local[i];
     }
     MDAE_ASSERT(q == n_members);
+}
+
+void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const bool *in_col,
+                       const BDD *act, BDD modes, BDD *te, BDD *found)
+{
+    sa_result *w = c->r;
+    size_t mark = sa__mark(c);
+    sa__block *temps = sa__alloc_mark(c);
+    uint32_t *col_block = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *col_block);
+    uint32_t *cols = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *cols);
+    uint32_t nc = 0;
+    for (uint32_t j = 0; j < w->n_var; j++)
+        if (in_col[j]) {
+            col_block[j] = 1;
+            cols[nc++] = j;
+        }
+    sub *s = sa__alloc(c, sizeof *s);
+    s->ctx = c;
+    s->whole = w;
+    s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
+    s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
+    sub_fill(c, w, rows, n_rows, cols, nc, col_block, 1, s);
+    sa_result *r = &s->r;
+    int *var_edge = sa__alloc(c, ((size_t)w->n_bddvars + 1) * sizeof *var_edge);
+    for (int v = 0; v < w->n_bddvars; v++)
+        var_edge[v] = -1;
+    for (size_t k = 0; k < r->n_edges; k++)
+        var_edge[r->edge_var[k]] = (int)k;
+    r->var_edge = var_edge;
+    r->edgeset = sa__cube(c, r->edge_var, r->n_edges);
+    r->te = sa__slots(c, r->n_edges + 1);
+    BDD *local_act = sa__slots(c, r->n_edges + 1);
+    for (size_t k = 0; k < r->n_edges; k++)
+        sa__put(&local_act[k], act[s->edge_whole[k]]);
+    BDD *x = sa__slots(c, 1), *got = sa__slots(c, 1);
+    sa__push_cleanup(c, drop_sub, s);
+    c->r = r;
+    sa__put(x, modes);
+    sa__mats mt;
+    sa__mats_init(c, &mt);
+    mt.act = local_act;
+    sa__matchings(c, x, true, &mt, "matchings");
+    sa__put(got, bdd_exist(*x, r->edgeset));
+    sa__edge_modes(c, sa__choose(c, *x));
+    c->r = w;
+    for (size_t k = 0; k < r->n_edges; k++)
+        sa__put(&te[s->edge_whole[k]], r->te[k]);
+    sa__put(found, *got);
+    sa__pop_cleanup(c);
+    drop_sub(s);
+    sa__alloc_release(c, temps);
+    sa__release(c, mark);
 }
 
 /* A maximum matching of the block in each of `modes`, singular modes (the
@@ -440,6 +493,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     w->seeded += r->seeded; /* its equations, each in one block */
     w->seeded_zero += r->seeded_zero;
     w->seeded_sampled += r->seeded_sampled;
+    w->seeded_repaired += r->seeded_repaired;
     w->max_by_cofactors += !fell_back && r->max_by_cofactors > 0;
     sa__pop_cleanup(c);
     drop_sub(s);

@@ -268,6 +268,7 @@ void sa__peak_reset(void)
 }
 size_t sa__node_limit(void) { return node_limit; }
 int sa__order(void) { return order_kind; }
+bool sa__sifting(void) { return reorder; }
 
 void sa__need_vars(sa_ctx *c, int n)
 {

@@ -309,3 +309,140 @@ BDD *sa__hint_offsets(sa_ctx *c, int w, bool extend)
     sa__release(c, mark);
     return out;
 }
+
+/* ---- The hint's chosen matching (sa_repair.c) ---------------------------------- */
+
+static const char *var_name(const void *m, uint32_t k)
+{
+    return ((const mel_model *)m)->variables[k].name;
+}
+
+/* The hint's edge of equation q and variable p, or -1. */
+static long hint_edge(const sa_result *h, long q, long p)
+{
+    if (q < 0 || p < 0)
+        return -1;
+    for (size_t e = h->eq_first[q]; e < h->eq_first[q + 1]; e++)
+        if (h->edge_v[e] == (uint32_t)p)
+            return (long)e;
+    return -1;
+}
+
+/* Our edges by the names of their equation and variable: from[e], the
+ * hint's edge or -1. False if two of ours name the same edge of the hint
+ * (then neither the matching nor its order can be read across). */
+static bool edges_by_name(sa_ctx *c, const sa_result *h, const sa_result *r, long *from)
+{
+    const mel_model *hm = h->m, *m = r->m;
+    name_map eqs, vars;
+    map_build(c, &eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
+    map_build(c, &vars, h->n_var < hm->n_variables ? h->n_var : hm->n_variables, var_name, hm);
+    bool *used = sa__alloc(c, h->n_edges + 1);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        uint32_t wi = r->eq_whole != NULL ? r->eq_whole[i] : i;
+        long q = map_find(&eqs, m->equations[wi].name, eq_name, hm);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            uint32_t wj = r->var_whole != NULL ? r->var_whole[r->edge_v[e]] : r->edge_v[e];
+            long p = map_find(&vars, m->variables[wj].name, var_name, hm);
+            from[e] = hint_edge(h, q, p);
+            if (from[e] >= 0 && used[from[e]])
+                return false;
+            if (from[e] >= 0)
+                used[from[e]] = true;
+        }
+    }
+    return true;
+}
+
+typedef struct level_pair {
+    int ours, hints;
+} level_pair;
+
+static int cmp_ours(const void *a, const void *b)
+{
+    int x = ((const level_pair *)a)->ours, y = ((const level_pair *)b)->ours;
+    return (x > y) - (x < y);
+}
+
+/* Whether the carried edges lie in the same relative order in both
+ * layouts. Both orders are the variables' indices (sa__need_vars lays them
+ * out so, and sa__sifting says when sifting moved them). */
+static bool same_order(sa_ctx *c, const sa_result *h, const sa_result *r, const long *from)
+{
+    level_pair *lp = sa__alloc(c, (r->n_edges + 1) * sizeof *lp);
+    size_t n = 0;
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (from[e] >= 0)
+            lp[n++] = (level_pair){r->edge_var[e], h->edge_var[from[e]]};
+    qsort(lp, n, sizeof *lp, cmp_ours);
+    for (size_t k = 1; k < n; k++)
+        if (lp[k].hints <= lp[k - 1].hints)
+            return false;
+    return true;
+}
+
+/* The bits in use by the hint's offsets and sigmas, plus one for a sum. */
+static int hint_bits(const sa_result *h)
+{
+    int wv = h->w_sigma;
+    for (size_t k = 0; k < (size_t)h->n_eq * (size_t)h->w_off; k++)
+        if (h->c[k] != bddfalse && (int)(k % (size_t)h->w_off) + 1 > wv)
+            wv = (int)(k % (size_t)h->w_off) + 1;
+    for (size_t k = 0; k < (size_t)h->n_var * (size_t)h->w_off; k++)
+        if (h->d[k] != bddfalse && (int)(k % (size_t)h->w_off) + 1 > wv)
+            wv = (int)(k % (size_t)h->w_off) + 1;
+    return wv + 1 < h->w_off ? wv + 1 : h->w_off;
+}
+
+/* The hint's edge e is tight: active in a mode of its ok where
+ * d_j = c_i + sigma_e for its canonical offsets; into *out (a slot). */
+static void hint_tight(sa_ctx *c, const sa_result *h, size_t e, int wv, BDD *out)
+{
+    size_t mark = sa__mark(c);
+    size_t w = (size_t)h->w_off;
+    BDD *sg = sa__slots(c, (size_t)wv), *sum = sa__slots(c, (size_t)wv);
+    for (int b = 0; b < wv; b++)
+        sa__put(&sg[b], b < h->w_sigma ? h->sigma[e * (size_t)h->w_sigma + b] : bddfalse);
+    sa__vadd(c, sum, &h->c[h->edge_eq[e] * w], sg, wv);
+    const BDD *dj = &h->d[h->edge_v[e] * w];
+    BDD *eq = sa__slots(c, 1);
+    sa__put(eq, sa__and(h->chi_e[e], h->ok));
+    for (int b = 0; b < wv && *eq != bddfalse; b++)
+        sa__put(eq, sa__and(*eq, sa__tmp(c, bdd_apply(sum[b], dj[b], bddop_biimp))));
+    sa__put(out, *eq);
+    sa__release(c, mark);
+}
+
+bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
+{
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    sa_result *r = c->r;
+    if (h == NULL || h == r || h->m == NULL || h->te == NULL || h->c == NULL ||
+        h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
+        return false;
+    long *from = sa__alloc(c, (r->n_edges + 1) * sizeof *from);
+    if (!edges_by_name(c, h, r, from) || !same_order(c, h, r, from))
+        return false;
+    size_t mark = sa__mark(c);
+    /* The hint's functions, in its layout: te, then tight, per our edge. */
+    BDD *hf = sa__slots(c, 2 * r->n_edges + 1);
+    int wv = hint_bits(h);
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (from[e] >= 0) {
+            sa__put(&hf[2 * e], h->te[from[e]]);
+            hint_tight(c, h, (size_t)from[e], wv, &hf[2 * e + 1]);
+        }
+    name_map modes;
+    map_build(c, &modes, r->m->n_modes, mode_name, r->m);
+    size_t cap = 16, n = (size_t)bdd_anodecount(hf, (int)(2 * r->n_edges)) + 2;
+    while (cap < 2 * n)
+        cap *= 2;
+    carry_ctx cc;
+    carry_init(c, &cc, h, mode_map(c, h, r, &modes, 0), cap);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        sa__put(&tc[e], carry_rec(c, &cc, hf[2 * e]));
+        sa__put(&tz[e], carry_rec(c, &cc, hf[2 * e + 1]));
+    }
+    sa__release(c, mark);
+    return true;
+}

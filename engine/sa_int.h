@@ -71,6 +71,7 @@ struct sa_result {
     /* A block's sub-result (sa_blocks.c): the whole's index of each of its
      * equations, so that m's names (the whole's) reach them; else NULL. */
     const uint32_t *eq_whole;
+    const uint32_t *var_whole; /* the same for its variables */
 
     BDD chi_m;    /* valid modes */
     BDD ok;       /* valid modes with a perfect matching */
@@ -120,6 +121,7 @@ struct sa_result {
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
     uint32_t seeded_zero;    /* sa_method_info.seeded_zero */
     uint32_t seeded_sampled; /* sa_method_info.seeded_sampled */
+    uint32_t seeded_repaired; /* sa_method_info.seeded_repaired */
 };
 
 typedef struct sa_ctx {
@@ -233,6 +235,9 @@ size_t sa__peak_final(void);
 void sa__peak_reset(void);
 size_t sa__node_limit(void);
 int sa__order(void); /* sa_config.order */
+/* sa_config.dynamic_reorder: an analysis may sift its variables, so the
+ * level order its choice was made in is not its variables' indices. */
+bool sa__sifting(void);
 /* With sa_config.dynamic_reorder: sift once, rows as blocks (a safe point:
  * no memo table alive). */
 void sa__reorder(sa_ctx *c);
@@ -424,6 +429,15 @@ typedef struct sa__bsol {
  * or a block has more than c->max_block_rows equations (when not 0).
  * Temporaries and slots stay on the context until the caller releases. */
 bool sa__blocks_solve(sa_ctx *c, sa__bsol *b);
+/* The perfect matchings of the edges act[e] (c->r's edges, each within
+ * chi_e) between the equations rows[0 .. n_rows) and the variables with
+ * in_col[j], in each of `modes`, and their lexicographically smallest one
+ * (sa__choose, in the layout's order): its edges into te (c->r's edges,
+ * slots; the others untouched), the modes where one exists into *found (a
+ * slot). A sub-result as a block's, so the same functions as sa__primal's
+ * on those rows and columns alone. */
+void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const bool *in_col,
+                       const BDD *act, BDD modes, BDD *te, BDD *found);
 /* ---- sa_encode.c: guards ---------------------------------------------------- */
 
 /* A memo of guard nodes' BDDs (guards share nodes); zero it before use. */
@@ -493,6 +507,9 @@ void sa__hard_part(sa_ctx *c);
 void sa__offsets_alloc(sa_ctx *c);
 /* Lexicographically smallest element of S per mode (edges false first). */
 BDD sa__choose(sa_ctx *c, BDD s);
+/* r->te[e] |= the modes where t (one edge set per mode: sa__choose's)
+ * holds edge e, for every edge in one pass. */
+void sa__edge_modes(sa_ctx *c, BDD t);
 /* Over the edges es[0..n) (any order): *one := exactly one of them is true
  * (at most one if !exactly), each only where act[k] holds (act may be NULL);
  * *none := none is true. one and none are caller slots. */
@@ -520,6 +537,27 @@ BDD *sa__hint_offsets(sa_ctx *c, int w, bool extend);
  * any canonical offset of r (n_eq + 2 times the largest sigma), at most the
  * hint's own; 0 if unusable. */
 int sa__hint_width(const sa_result *r, const sa_result *h);
+/* The hint's chosen matching and tight edges (active where d_j = c_i +
+ * sigma_ij for its canonical offsets), carried onto c->r's edges by the
+ * names of their equations and variables, mode variables by name as for
+ * the offsets: tc[e], tz[e] (n_edges caller slots; false for an edge the
+ * hint lacks). False, nothing written, when there is no usable hint, when
+ * two of our edges name the same edge of the hint, when the edges the
+ * hint has do not lie in the same relative order in both layouts, or when
+ * sifting may have moved the order the hint chose in (sa__sifting):
+ * sa_repair.c needs the hint's choice to be the smallest in our order. */
+bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz);
+
+/* ---- sa_repair.c (issue 16): the hint's chosen matching repaired ----------
+ * With zero[e] (n_edges) the edges of reduced cost 0 for a dual that is
+ * feasible in every valid mode (sa_primal.c's seeded costs): if, in every
+ * valid mode, the perfect matchings of those edges exist, r->te gets the
+ * lexicographically smallest one -- exactly what sa__choose gives on them
+ * -- found by repairing the hint's chosen matching near the edit instead of
+ * building them all, and true is returned. False, r->te untouched, when
+ * that cannot be shown cheaply (no usable hint, a region too large, a mode
+ * left): the caller builds them. */
+bool sa__repair(sa_ctx *c, const BDD *zero);
 
 /* ---- sa_enum.c (issue 10): the enumeration path ---------------------------
  * The plan: S, the mode variables the encoded model's functions depend on

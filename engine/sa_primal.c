@@ -547,7 +547,7 @@ static void ns_collect(nodeset *ns, BDD f)
     ns_collect(ns, bdd_high(f));
 }
 
-static void edge_modes(sa_ctx *c, BDD t)
+void sa__edge_modes(sa_ctx *c, BDD t)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -841,23 +841,27 @@ static bool cheap_part(sa_ctx *c, BDD x, const BDD *const *cost, int wc, int k, 
 /* The optimal elements of the modes of `modes` where the seeded costs'
  * minimum is 0: the perfect matchings of the edges of cost 0 (tight for the
  * dual the costs come from), built directly, without X, into *x0. */
-static void zero_cost_matchings(sa_ctx *c, sa__mats *mt, const BDD *const *cost, int wc,
-                                BDD modes, BDD *x0)
+static void zero_cost_matchings(sa_ctx *c, sa__mats *mt, const BDD *zero, BDD modes, BDD *x0)
 {
-    sa_result *r = c->r;
-    size_t mark = sa__mark(c);
-    BDD *zero = sa__slots(c, r->n_edges + 1);
-    for (size_t e = 0; e < r->n_edges; e++) {
-        BDD some = bddfalse;
-        for (int b = 0; cost[e] != NULL && b < wc; b++)
-            some = T(sa__or(some, cost[e][b]));
-        sa__put(&zero[e], sa__diff(r->chi_e[e], some));
-    }
     sa__put(x0, modes);
     mt->act = zero;
     sa__matchings(c, x0, true, mt, "matchings");
     mt->act = NULL;
-    sa__release(c, mark);
+}
+
+/* The edges of cost 0 (zero[e], n_edges slots): active where no bit of
+ * their cost is set. */
+static void zero_edges(sa_ctx *c, const BDD *const *cost, int wc, BDD *zero)
+{
+    sa_result *r = c->r;
+    for (size_t e = 0; e < r->n_edges; e++) {
+        size_t mark = sa__mark(c);
+        BDD some = bddfalse;
+        for (int b = 0; cost[e] != NULL && b < wc; b++)
+            some = T(sa__or(some, cost[e][b]));
+        sa__put(&zero[e], sa__diff(r->chi_e[e], some));
+        sa__release(c, mark);
+    }
 }
 
 /* X, the perfect matchings within the valid modes, into *x; ok, singular. */
@@ -926,8 +930,9 @@ static int sampled_rounds(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
         bool more = sa__sampled_shift(c, &seed, *rest, hc, (size_t)wh, wv, &cv, &w) &&
                     reduced_costs(c, mt, r->chi_e, cv, (size_t)w, w, &cost, &wc, &wd);
         if (more) {
-            BDD *x = sa__slots(c, 1);
-            zero_cost_matchings(c, mt, (const BDD *const *)cost, wc, *rest, x);
+            BDD *x = sa__slots(c, 1), *zero = sa__slots(c, r->n_edges + 1);
+            zero_edges(c, (const BDD *const *)cost, wc, zero);
+            zero_cost_matchings(c, mt, zero, *rest, x);
             sa__put(s, sa__or(*s, *x));
             more = cover(c, *x, covered, rest);
         }
@@ -950,7 +955,7 @@ static int sampled_rounds(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
  * small k; only in the modes left, the dynamic programme (on the cold
  * deficits: the seeded costs are wider, which makes its values costlier).
  * Into *x: the optimal elements. */
-static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *x)
+static bool seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *x)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -959,10 +964,20 @@ static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
     if (!reduced_costs(c, mt, r->chi_e, hc, (size_t)wh, wv, &cost, &wc, &wd)) {
         cold_primal(c, mt, x);
         sa__release(c, mark);
-        return;
+        return false;
     }
     BDD *s = sa__slots(c, 1), *covered = sa__slots(c, 1), *rest = sa__slots(c, 1);
-    zero_cost_matchings(c, mt, (const BDD *const *)cost, wc, r->chi_m, s);
+    BDD *zero = sa__slots(c, r->n_edges + 1);
+    zero_edges(c, (const BDD *const *)cost, wc, zero);
+    if (sa__repair(c, zero)) {
+        sa__put(&r->ok, r->chi_m);
+        sa__put(&r->singular, bddfalse);
+        r->seeded_zero++;
+        r->seeded_repaired++;
+        sa__release(c, mark);
+        return true;
+    }
+    zero_cost_matchings(c, mt, zero, r->chi_m, s);
     sa__put(rest, r->chi_m);
     cover(c, *s, covered, rest);
     int rounds = sampled_rounds(c, mt, hc, wh, wv, s, covered, rest);
@@ -973,7 +988,7 @@ static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
         r->seeded_zero++;
         r->seeded_sampled += rounds > 0;
         sa__release(c, mark);
-        return;
+        return false;
     }
     perfect_matchings(c, mt, x);
     sa__progress(c, "argmax", 0, (size_t)wd);
@@ -991,6 +1006,7 @@ static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
     }
     sa__put(x, *s);
     sa__release(c, mark);
+    return false;
 }
 
 /* ---- The primal problem ------------------------------------------------------ */
@@ -1023,12 +1039,16 @@ void sa__primal(sa_ctx *c)
     int wh = 0, wv = 0;
     if (c->opt != NULL && c->opt->hint != NULL)
         sa__progress(c, "weights", 0, r->n_edges);
-    if (hint_offsets(c, &hc, &wh, &wv))
-        seeded_primal(c, &mt, hc, wh, wv, x);
-    else
+    if (hint_offsets(c, &hc, &wh, &wv)) {
+        if (seeded_primal(c, &mt, hc, wh, wv, x)) { /* repaired: te is set */
+            sa__release(c, mark);
+            return;
+        }
+    } else {
         cold_primal(c, &mt, x);
+    }
     sa__progress(c, "choice", 0, r->n_edges);
     BDD t = sa__choose(c, *x);
-    edge_modes(c, t);
+    sa__edge_modes(c, t);
     sa__release(c, mark);
 }

@@ -219,6 +219,7 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
     r->blocks_tight = before.blocks_tight;
     r->seeded_zero = before.seeded_zero;
     r->seeded_sampled = before.seeded_sampled;
+    r->seeded_repaired = before.seeded_repaired;
     r->max_by_cofactors = before.max_by_cofactors;
     c->no_max = no_max;
     r->chi_e = chi_e;
