@@ -549,15 +549,16 @@ int sa__hint_width(const sa_result *r, const sa_result *h);
 bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz);
 
 /* ---- sa_repair.c (issue 16): the hint's chosen matching repaired ----------
- * With zero[e] (n_edges) the edges of reduced cost 0 for a dual that is
- * feasible in every valid mode (sa_primal.c's seeded costs): if, in every
- * valid mode, the perfect matchings of those edges exist, r->te gets the
+ * With tc, tz from sa__hint_matching and zero[e] (n_edges) the edges of
+ * reduced cost 0 for a dual feasible in every mode of `modes` (sa_primal.c's
+ * seeded costs): in the modes of `modes` where the perfect matchings of
+ * those edges exist and the repair shows it cheaply, r->te gains their
  * lexicographically smallest one -- exactly what sa__choose gives on them
- * -- found by repairing the hint's chosen matching near the edit instead of
- * building them all, and true is returned. False, r->te untouched, when
- * that cannot be shown cheaply (no usable hint, a region too large, a mode
- * left): the caller builds them. */
-bool sa__repair(sa_ctx *c, const BDD *zero);
+ * -- found by repairing the hint's chosen matching near the edit instead
+ * of building them all; those modes into *covered (a slot; false if none:
+ * the caller builds the matchings there). */
+void sa__repair(sa_ctx *c, const BDD *tc, const BDD *tz, const BDD *zero, BDD modes,
+                BDD *covered);
 
 /* ---- sa_enum.c (issue 10): the enumeration path ---------------------------
  * The plan: S, the mode variables the encoded model's functions depend on

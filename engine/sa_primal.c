@@ -909,14 +909,49 @@ static bool cover(sa_ctx *c, BDD x0, BDD *covered, BDD *rest)
     return got != bddfalse;
 }
 
+/* The hint's chosen matching and tight edges carried (sa__hint_matching),
+ * for sa__repair; NULL tc if there are none. */
+typedef struct repair_seed {
+    BDD *tc, *tz;
+    bool used; /* some modes were settled so */
+} repair_seed;
+
+/* The optimal elements of the modes *rest where the costs' minimum is 0
+ * (cost, wc bits): first the hint's chosen matching repaired where that
+ * shows their smallest one (r->te gains it there), then the perfect
+ * matchings of the edges of cost 0 in the modes left, which join *s. The
+ * modes either settles move from *rest to *covered; false if none did. */
+static bool zero_round(sa_ctx *c, sa__mats *mt, repair_seed *rs, const BDD *const *cost,
+                       int wc, BDD *s, BDD *covered, BDD *rest)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *zero = sa__slots(c, r->n_edges + 1), *got = sa__slots(c, 1);
+    zero_edges(c, cost, wc, zero);
+    if (rs->tc != NULL) {
+        sa__repair(c, rs->tc, rs->tz, zero, *rest, got);
+        rs->used = rs->used || *got != bddfalse;
+        sa__put(covered, sa__or(*covered, *got));
+        sa__put(rest, sa__diff(*rest, *got));
+    }
+    bool more = *got != bddfalse;
+    if (*rest != bddfalse) {
+        BDD *x0 = sa__slots(c, 1);
+        zero_cost_matchings(c, mt, zero, *rest, x0);
+        sa__put(s, sa__or(*s, *x0));
+        more = cover(c, *x0, covered, rest) || more;
+    }
+    sa__release(c, mark);
+    return more;
+}
+
 /* The rounds after the hint's own cost-0 matchings (seeded_primal): while
  * modes are left (*rest), a mode sampled there gives the offsets hc shifted
- * by what the edit changed in it, whose cost-0 matchings within *rest join
- * *s (and their modes *covered). (Never inside sa_tight.c's rounds:
- * hint_offsets gives no seed there.) Returns the rounds that covered
- * modes. */
-static int sampled_rounds(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *s,
-                          BDD *covered, BDD *rest)
+ * by what the edit changed in it, whose cost-0 edges settle modes of *rest
+ * (zero_round). (Never inside sa_tight.c's rounds: hint_offsets gives no
+ * seed there.) Returns the rounds that covered modes. */
+static int sampled_rounds(sa_ctx *c, sa__mats *mt, repair_seed *rs, const BDD *hc, int wh,
+                          int wv, BDD *s, BDD *covered, BDD *rest)
 {
     sa_result *r = c->r;
     uint64_t seed = 0x2545F4914F6CDD1Dull;
@@ -929,13 +964,8 @@ static int sampled_rounds(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
         int w = 0, wc = 0, wd = 0;
         bool more = sa__sampled_shift(c, &seed, *rest, hc, (size_t)wh, wv, &cv, &w) &&
                     reduced_costs(c, mt, r->chi_e, cv, (size_t)w, w, &cost, &wc, &wd);
-        if (more) {
-            BDD *x = sa__slots(c, 1), *zero = sa__slots(c, r->n_edges + 1);
-            zero_edges(c, (const BDD *const *)cost, wc, zero);
-            zero_cost_matchings(c, mt, zero, *rest, x);
-            sa__put(s, sa__or(*s, *x));
-            more = cover(c, *x, covered, rest);
-        }
+        if (more)
+            more = zero_round(c, mt, rs, (const BDD *const *)cost, wc, s, covered, rest);
         sa__release(c, mark);
         if (!more)
             break;
@@ -955,7 +985,7 @@ static int sampled_rounds(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
  * small k; only in the modes left, the dynamic programme (on the cold
  * deficits: the seeded costs are wider, which makes its values costlier).
  * Into *x: the optimal elements. */
-static bool seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *x)
+static void seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv, BDD *x)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -964,23 +994,16 @@ static bool seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
     if (!reduced_costs(c, mt, r->chi_e, hc, (size_t)wh, wv, &cost, &wc, &wd)) {
         cold_primal(c, mt, x);
         sa__release(c, mark);
-        return false;
+        return;
     }
+    repair_seed rs = {sa__slots(c, r->n_edges + 1), sa__slots(c, r->n_edges + 1), false};
+    if (!sa__hint_matching(c, rs.tc, rs.tz))
+        rs.tc = rs.tz = NULL;
     BDD *s = sa__slots(c, 1), *covered = sa__slots(c, 1), *rest = sa__slots(c, 1);
-    BDD *zero = sa__slots(c, r->n_edges + 1);
-    zero_edges(c, (const BDD *const *)cost, wc, zero);
-    if (sa__repair(c, zero)) {
-        sa__put(&r->ok, r->chi_m);
-        sa__put(&r->singular, bddfalse);
-        r->seeded_zero++;
-        r->seeded_repaired++;
-        sa__release(c, mark);
-        return true;
-    }
-    zero_cost_matchings(c, mt, zero, r->chi_m, s);
     sa__put(rest, r->chi_m);
-    cover(c, *s, covered, rest);
-    int rounds = sampled_rounds(c, mt, hc, wh, wv, s, covered, rest);
+    zero_round(c, mt, &rs, (const BDD *const *)cost, wc, s, covered, rest);
+    int rounds = sampled_rounds(c, mt, &rs, hc, wh, wv, s, covered, rest);
+    r->seeded_repaired += rs.used;
     if (*rest == bddfalse) {
         sa__put(&r->ok, r->chi_m);
         sa__put(&r->singular, bddfalse);
@@ -988,7 +1011,7 @@ static bool seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
         r->seeded_zero++;
         r->seeded_sampled += rounds > 0;
         sa__release(c, mark);
-        return false;
+        return;
     }
     perfect_matchings(c, mt, x);
     sa__progress(c, "argmax", 0, (size_t)wd);
@@ -1006,7 +1029,6 @@ static bool seeded_primal(sa_ctx *c, sa__mats *mt, const BDD *hc, int wh, int wv
     }
     sa__put(x, *s);
     sa__release(c, mark);
-    return false;
 }
 
 /* ---- The primal problem ------------------------------------------------------ */
@@ -1039,14 +1061,10 @@ void sa__primal(sa_ctx *c)
     int wh = 0, wv = 0;
     if (c->opt != NULL && c->opt->hint != NULL)
         sa__progress(c, "weights", 0, r->n_edges);
-    if (hint_offsets(c, &hc, &wh, &wv)) {
-        if (seeded_primal(c, &mt, hc, wh, wv, x)) { /* repaired: te is set */
-            sa__release(c, mark);
-            return;
-        }
-    } else {
+    if (hint_offsets(c, &hc, &wh, &wv))
+        seeded_primal(c, &mt, hc, wh, wv, x); /* r->te may hold repaired modes */
+    else
         cold_primal(c, &mt, x);
-    }
     sa__progress(c, "choice", 0, r->n_edges);
     BDD t = sa__choose(c, *x);
     sa__edge_modes(c, t);

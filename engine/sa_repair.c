@@ -158,12 +158,12 @@ static uint32_t region(sa_ctx *c, const dgraph *g, const BDD *fwd, const BDD *bw
     return rows;
 }
 
-/* The valid modes where every vertex outside the region that is active is
- * matched by T_c (matched: n_eq + n_var functions), into *good. */
-static void outside_matched(sa_ctx *c, const bool *in, const BDD *matched, BDD *good)
+/* The modes of `modes` where every vertex outside the region that is
+ * active is matched by T_c (matched: n_eq + n_var functions), into *good. */
+static void outside_matched(sa_ctx *c, const bool *in, const BDD *matched, BDD modes, BDD *good)
 {
     const sa_result *r = c->r;
-    sa__put(good, r->chi_m);
+    sa__put(good, modes);
     for (uint32_t v = 0; v < r->n_eq + r->n_var && *good != bddfalse; v++) {
         if (in[v])
             continue;
@@ -176,9 +176,9 @@ static void outside_matched(sa_ctx *c, const bool *in, const BDD *matched, BDD *
 
 /* The searches' starting labels: fwd from the equations T_c leaves
  * unmatched and the heads of N's edges, bwd from the variables it leaves
- * unmatched and the tails of N's edges, within the valid modes; matched[v]:
- * where T_c matches v. */
-static void starts(sa_ctx *c, const dgraph *g, const BDD *fresh, BDD *fwd, BDD *bwd,
+ * unmatched and the tails of N's edges, within `modes`; matched[v]: where
+ * T_c matches v. */
+static void starts(sa_ctx *c, const dgraph *g, const BDD *fresh, BDD modes, BDD *fwd, BDD *bwd,
                    BDD *matched)
 {
     const sa_result *r = c->r;
@@ -190,7 +190,7 @@ static void starts(sa_ctx *c, const dgraph *g, const BDD *fresh, BDD *fwd, BDD *
             sa__put(&matched[col], sa__or(matched[col], g->back[e]));
         }
         if (fresh[e] != bddfalse) {
-            BDD f = T(sa__and(fresh[e], r->chi_m));
+            BDD f = T(sa__and(fresh[e], modes));
             sa__put(&fwd[col], sa__or(fwd[col], f));
             sa__put(&bwd[i], sa__or(bwd[i], f));
         }
@@ -199,37 +199,39 @@ static void starts(sa_ctx *c, const dgraph *g, const BDD *fresh, BDD *fwd, BDD *
     for (uint32_t v = 0; v < r->n_eq + r->n_var; v++) {
         size_t mark = sa__mark(c);
         BDD act = v < r->n_eq ? r->chi_i[v] : r->chi_j[v - r->n_eq];
-        BDD lone = T(sa__diff(T(sa__and(act, r->chi_m)), matched[v]));
+        BDD lone = T(sa__diff(T(sa__and(act, modes)), matched[v]));
         BDD *lab = v < r->n_eq ? &fwd[v] : &bwd[v];
         sa__put(lab, sa__or(*lab, lone));
         sa__release(c, mark);
     }
 }
 
-/* r->te from T_c outside the region and the region's own choice inside
- * (te_in), in the valid modes. */
-static void write_te(sa_ctx *c, const bool *in, const BDD *back, const BDD *te_in)
+/* r->te gains T_c outside the region and the region's own choice inside
+ * (te_in), in the modes `covered`. */
+static void write_te(sa_ctx *c, const bool *in, const BDD *back, const BDD *te_in, BDD covered)
 {
     sa_result *r = c->r;
     for (size_t e = 0; e < r->n_edges; e++) {
         bool a = in[r->edge_eq[e]], b = in[r->n_eq + r->edge_v[e]];
         BDD t = a && b ? te_in[e] : !a && !b ? back[e] : bddfalse;
-        sa__put(&r->te[e], sa__and(t, r->chi_m));
+        if (t == bddfalse)
+            continue;
+        size_t mark = sa__mark(c);
+        sa__put(&r->te[e], sa__or(r->te[e], T(sa__and(t, covered))));
+        sa__release(c, mark);
     }
 }
 
-bool sa__repair(sa_ctx *c, const BDD *zero)
+void sa__repair(sa_ctx *c, const BDD *tc, const BDD *tz, const BDD *zero, BDD modes,
+                BDD *covered)
 {
     sa_result *r = c->r;
     size_t ne = r->n_edges, nv = (size_t)r->n_eq + r->n_var;
-    if (ne == 0 || r->n_eq == 0)
-        return false;
+    sa__put(covered, bddfalse);
+    if (ne == 0 || r->n_eq == 0 || modes == bddfalse)
+        return;
     size_t mark = sa__mark(c);
-    BDD *tc = sa__slots(c, ne + 1), *tz = sa__slots(c, ne + 1);
-    if (!sa__hint_matching(c, tc, tz)) {
-        sa__release(c, mark);
-        return false;
-    }
+    sa__block *temps = sa__alloc_mark(c);
     sa__progress(c, "repair", 0, nv);
     BDD *back = sa__slots(c, ne + 1), *arc = sa__slots(c, ne + 1);
     BDD *fresh = sa__slots(c, ne + 1);
@@ -242,18 +244,14 @@ bool sa__repair(sa_ctx *c, const BDD *zero)
     sa__columns(c, &g.cfirst, &g.cedges);
     BDD *fwd = sa__slots(c, nv + 1), *bwd = sa__slots(c, nv + 1);
     BDD *matched = sa__slots(c, nv + 1);
-    starts(c, &g, fresh, fwd, bwd, matched);
+    starts(c, &g, fresh, modes, fwd, bwd, matched);
     reach(c, &g, fwd, true);
     reach(c, &g, bwd, false);
     bool *in = sa__alloc(c, nv + 1);
     uint32_t rows = region(c, &g, fwd, bwd, in);
-    if ((uint64_t)rows * 100 > (uint64_t)r->n_eq * REPAIR_MAX_SHARE) {
-        sa__release(c, mark);
-        return false;
-    }
-    BDD *good = sa__slots(c, 1), *found = sa__slots(c, 1);
-    outside_matched(c, in, matched, good);
-    BDD *te_in = sa__slots(c, ne + 1);
+    BDD *good = sa__slots(c, 1), *found = sa__slots(c, 1), *te_in = sa__slots(c, ne + 1);
+    if ((uint64_t)rows * 100 <= (uint64_t)r->n_eq * REPAIR_MAX_SHARE)
+        outside_matched(c, in, matched, modes, good);
     sa__put(found, *good);
     bool any = false;
     for (size_t v = 0; v < nv && !any; v++)
@@ -267,9 +265,9 @@ bool sa__repair(sa_ctx *c, const BDD *zero)
         sa__choice_within(c, list, n, &in[r->n_eq], zero, *good, te_in, found);
         sa__put(found, sa__and(*found, *good));
     }
-    bool every = sa__imp(r->chi_m, *found) == bddtrue;
-    if (every)
-        write_te(c, in, back, te_in);
+    if (*found != bddfalse)
+        write_te(c, in, back, te_in, *found);
+    sa__put(covered, *found);
+    sa__alloc_release(c, temps);
     sa__release(c, mark);
-    return every;
 }
