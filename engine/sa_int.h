@@ -556,9 +556,10 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz);
  * lexicographically smallest one -- exactly what sa__choose gives on them
  * -- found by repairing the hint's chosen matching near the edit instead
  * of building them all; those modes into *covered (a slot; false if none:
- * the caller builds the matchings there). */
+ * the caller builds the matchings there), and the modes of `modes` where it
+ * showed that those perfect matchings do not exist into *none (a slot). */
 void sa__repair(sa_ctx *c, const BDD *tc, const BDD *tz, const BDD *zero, BDD modes,
-                BDD *covered);
+                BDD *covered, BDD *none);
 
 /* ---- sa_enum.c (issue 10): the enumeration path ---------------------------
  * The plan: S, the mode variables the encoded model's functions depend on

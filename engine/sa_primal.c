@@ -919,25 +919,28 @@ typedef struct repair_seed {
 /* The optimal elements of the modes *rest where the costs' minimum is 0
  * (cost, wc bits): first the hint's chosen matching repaired where that
  * shows their smallest one (r->te gains it there), then the perfect
- * matchings of the edges of cost 0 in the modes left, which join *s. The
- * modes either settles move from *rest to *covered; false if none did. */
+ * matchings of the edges of cost 0 in the modes left, except where the
+ * repair showed there are none, which join *s. The modes either settles
+ * move from *rest to *covered; false if none did. */
 static bool zero_round(sa_ctx *c, sa__mats *mt, repair_seed *rs, const BDD *const *cost,
                        int wc, BDD *s, BDD *covered, BDD *rest)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
     BDD *zero = sa__slots(c, r->n_edges + 1), *got = sa__slots(c, 1);
+    BDD *none = sa__slots(c, 1), *open = sa__slots(c, 1);
     zero_edges(c, cost, wc, zero);
     if (rs->tc != NULL) {
-        sa__repair(c, rs->tc, rs->tz, zero, *rest, got);
+        sa__repair(c, rs->tc, rs->tz, zero, *rest, got, none);
         rs->used = rs->used || *got != bddfalse;
         sa__put(covered, sa__or(*covered, *got));
         sa__put(rest, sa__diff(*rest, *got));
     }
     bool more = *got != bddfalse;
-    if (*rest != bddfalse) {
+    sa__put(open, sa__diff(*rest, *none)); /* where X_0 may exist */
+    if (*open != bddfalse) {
         BDD *x0 = sa__slots(c, 1);
-        zero_cost_matchings(c, mt, zero, *rest, x0);
+        zero_cost_matchings(c, mt, zero, *open, x0);
         sa__put(s, sa__or(*s, *x0));
         more = cover(c, *x0, covered, rest) || more;
     }

@@ -39,9 +39,12 @@
  * product over disjoint edges is the product of the smallest: sa_blocks.c),
  * built by sa__choice_within on the region alone. It is exact in the modes
  * where T_c matches everything outside and the region has a perfect
- * matching, which makes Z's perfect matchings exist; if that is not every
- * valid mode, or the region holds more than REPAIR_MAX_SHARE % of the rows
- * (no cheaper than building them all), sa__repair declines.
+ * matching, which makes Z's perfect matchings exist. Where T_c matches
+ * everything outside but the region has none, Z has none either (if it
+ * had, T* would give the region one): the caller need not build them there.
+ * Elsewhere, and everywhere when the region holds more than
+ * REPAIR_MAX_SHARE % of the rows (no cheaper than building them all),
+ * sa__repair says nothing.
  */
 #include "sa_int.h"
 
@@ -223,11 +226,12 @@ static void write_te(sa_ctx *c, const bool *in, const BDD *back, const BDD *te_i
 }
 
 void sa__repair(sa_ctx *c, const BDD *tc, const BDD *tz, const BDD *zero, BDD modes,
-                BDD *covered)
+                BDD *covered, BDD *none)
 {
     sa_result *r = c->r;
     size_t ne = r->n_edges, nv = (size_t)r->n_eq + r->n_var;
     sa__put(covered, bddfalse);
+    sa__put(none, bddfalse);
     if (ne == 0 || r->n_eq == 0 || modes == bddfalse)
         return;
     size_t mark = sa__mark(c);
@@ -268,6 +272,7 @@ void sa__repair(sa_ctx *c, const BDD *tc, const BDD *tz, const BDD *zero, BDD mo
     if (*found != bddfalse)
         write_te(c, in, back, te_in, *found);
     sa__put(covered, *found);
+    sa__put(none, sa__diff(*good, *found));
     sa__alloc_release(c, temps);
     sa__release(c, mark);
 }
