@@ -384,6 +384,7 @@ static bool add_parts(const wk_state *w, cJSON *ru)
             !cJSON_AddBoolToObject(o, "seededTight", pi.method.seeded_tight) ||
             !cJSON_AddNumberToObject(o, "seededZero", pi.method.seeded_zero) ||
             !cJSON_AddNumberToObject(o, "seededSampled", pi.method.seeded_sampled) ||
+            !cJSON_AddNumberToObject(o, "seededRepaired", pi.method.seeded_repaired) ||
             !cJSON_AddNumberToObject(o, "maxByCofactors", pi.method.max_by_cofactors) ||
             !cJSON_AddBoolToObject(o, "reordered", pi.method.reordered) ||
             !cJSON_AddBoolToObject(o, "reused", pi.reused))

@@ -682,6 +682,7 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "seededTight")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededZero")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededSampled")));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededRepaired")));
         cr_expect_eq(tight->valueint, 0, "cheap blocks are enumerated, not solved by tight graphs");
         cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "reordered")));
         texts[k] = cJSON_PrintUnformatted(bres);
