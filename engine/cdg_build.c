@@ -165,6 +165,22 @@ static void saturation(build *b)
     sa__release(c, mark);
 }
 
+/* The tight edges into the result's memo (sa_result.tight_memo), for an
+ * analysis it seeds: r is otherwise read only, and the memo is a function
+ * of it. Without memory for it, no memo. */
+static void keep_tight(build *b)
+{
+    sa_result *r = (sa_result *)b->r; /* the memo only: see sa_int.h */
+    if (r->tight_memo != NULL || r->n_edges == 0)
+        return;
+    BDD *memo = mdae_malloc(r->n_edges * sizeof *memo);
+    if (memo == NULL)
+        return;
+    for (size_t e = 0; e < r->n_edges; e++)
+        memo[e] = bdd_addref(b->xi[e]);
+    r->tight_memo = memo;
+}
+
 /* ---- Step 2 --------------------------------------------------------------- */
 
 static int dep_cmp(const void *a, const void *b)
@@ -777,6 +793,7 @@ static void run(build *b, cdg_graph *g)
     }
     local_inputs(b);
     saturation(b);
+    keep_tight(b);
     dependencies(b);
     uint32_t *comp = sa__alloc(c, (r->n_eq + 1) * sizeof *comp);
     uint32_t ncomp = union_sccs(b, comp);

@@ -40,6 +40,7 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->d, (size_t)r->n_var * (size_t)r->w_off);
     result_free_bdds(r->over, r->n_eq);
     result_free_bdds(r->under, r->n_var);
+    result_free_bdds(r->tight_memo, r->n_edges);
     mdae_free(r->mode_var);
     mdae_free(r->var_mode);
     mdae_free(r->edge_var);

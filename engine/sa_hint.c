@@ -453,7 +453,10 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     for (size_t e = 0; e < r->n_edges; e++)
         if (from[e] >= 0) {
             sa__put(&hf[2 * e], h->te[from[e]]);
-            hint_tight(c, h, (size_t)from[e], wv, &hf[2 * e + 1]);
+            if (h->tight_memo != NULL) /* cdg_build's, exact in ok */
+                sa__put(&hf[2 * e + 1], sa__and(h->tight_memo[from[e]], h->ok));
+            else
+                hint_tight(c, h, (size_t)from[e], wv, &hf[2 * e + 1]);
         }
     name_map modes;
     map_build(c, &modes, r->m->n_modes, mode_name, r->m);

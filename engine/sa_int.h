@@ -122,6 +122,13 @@ struct sa_result {
     uint32_t seeded_zero;    /* sa_method_info.seeded_zero */
     uint32_t seeded_sampled; /* sa_method_info.seeded_sampled */
     uint32_t seeded_repaired; /* sa_method_info.seeded_repaired */
+    /* A memo, NULL until cdg_build fills it (its saturation, which computes
+     * it anyway; engine/cdg_build.c): per edge, referenced, chi_E &
+     * (d_j = c_i + sigma_e), exact in ok, anything outside. An analysis
+     * seeded by this result reads its tight edges there (sa_hint.c) instead
+     * of computing them again. The only field written after the result is
+     * returned; nothing else reads it. */
+    BDD *tight_memo;
 };
 
 typedef struct sa_ctx {
