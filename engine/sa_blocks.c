@@ -364,16 +364,20 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
     BDD *x = sa__slots(c, 1), *got = sa__slots(c, 1);
     sa__push_cleanup(c, drop_sub, s);
     c->r = r;
-    sa__put(x, modes);
+    /* From true, `modes` applied at the end: a function of modes from the
+     * start carries their variables through every node (the building's
+     * repair, 13 rows: 319 nodes, 0.6 ms for T_e alone). */
+    sa__put(x, bddtrue);
     sa__mats mt;
     sa__mats_init(c, &mt);
     mt.act = local_act;
     sa__matchings(c, x, true, &mt, "matchings");
     sa__put(got, bdd_exist(*x, r->edgeset));
+    sa__put(got, sa__and(*got, modes));
     sa__edge_modes(c, sa__choose(c, *x));
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++)
-        sa__put(&te[s->edge_whole[k]], r->te[k]);
+        sa__put(&te[s->edge_whole[k]], sa__and(r->te[k], *got));
     sa__put(found, *got);
     sa__pop_cleanup(c);
     drop_sub(s);
