@@ -156,7 +156,7 @@ static void saturation(build *b)
         BDD *eq = sa__slots(c, 1);
         sa__put(eq, b->chi_e[e]);
         for (int k = 0; k < w && *eq != bddfalse; k++)
-            sa__put(eq, bdd_and(*eq, T(bdd_biimp(s[k], b->d_off[(size_t)j * w + k]))));
+            sa__put(eq, sa__and(*eq, T(sa__biimp(s[k], b->d_off[(size_t)j * w + k]))));
         sa__put(&b->xi[e], *eq);
         sa__release(c, m2);
         if ((e & 255) == 255)
@@ -220,7 +220,7 @@ static void dependencies(build *b)
                 size_t e2 = cedges[q];
                 if (r->edge_eq[e2] == r->edge_eq[e])
                     continue;
-                BDD f = bdd_and(b->te[e], b->xi[e2]);
+                BDD f = sa__and(b->te[e], b->xi[e2]);
                 if (f == bddfalse)
                     continue;
                 ds = grow(c, ds, nd, &cap, sizeof *ds);
@@ -765,12 +765,12 @@ static void local_inputs(build *b)
     BDD *te = sa__slots(c, r->n_edges + 1), *ce = sa__slots(c, r->n_edges + 1);
     BDD *ci = sa__slots(c, (size_t)r->n_eq + 1);
     for (size_t k = 0; k < r->n_eq * w; k++)
-        sa__put(&cv[k], bdd_simplify(r->c[k], r->ok));
+        sa__put(&cv[k], sa__simplify(r->c[k], r->ok));
     for (size_t k = 0; k < r->n_var * w; k++)
-        sa__put(&dv[k], bdd_simplify(r->d[k], r->ok));
+        sa__put(&dv[k], sa__simplify(r->d[k], r->ok));
     for (size_t e = 0; e < r->n_edges; e++) {
-        sa__put(&te[e], bdd_simplify(r->te[e], r->ok));
-        sa__put(&ce[e], bdd_simplify(r->chi_e[e], r->ok));
+        sa__put(&te[e], sa__simplify(r->te[e], r->ok));
+        sa__put(&ce[e], sa__simplify(r->chi_e[e], r->ok));
     }
     for (uint32_t i = 0; i < r->n_eq; i++)
         sa__put(&ci[i], bdd_simplify(T(bdd_and(r->chi_i[i], r->ok)), r->ok));

@@ -319,6 +319,23 @@ static inline BDD sa__ite(BDD f, BDD a, BDD b)
     return bdd_ite(f, a, b);
 }
 
+static inline BDD sa__biimp(BDD a, BDD b) /* a <=> b */
+{
+    if (a == b)
+        return bddtrue;
+    if (a < 2 && b < 2)
+        return bddfalse; /* two different constants */
+    if (a == bddtrue || b == bddtrue)
+        return a == bddtrue ? b : a;
+    return bdd_biimp(a, b);
+}
+
+/* bdd_simplify(f, care), a constant answered without a call. */
+static inline BDD sa__simplify(BDD f, BDD care)
+{
+    return f < 2 ? f : bdd_simplify(f, care);
+}
+
 static inline BDD sa__diff(BDD a, BDD b) /* a & !b */
 {
     if (a == bddfalse || b == bddtrue || a == b)
