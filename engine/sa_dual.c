@@ -127,7 +127,7 @@ void sa__dual(sa_ctx *c)
     for (size_t e = 0; e < r->n_edges; e++) {
         for (int b = 0; b < r->w_sigma; b++)
             sa__put(&sig[e * w + b], r->sigma[e * r->w_sigma + b]);
-        sa__put(&act[e], bdd_and(r->chi_e[e], r->ok));
+        sa__put(&act[e], sa__and(r->chi_e[e], r->ok));
     }
     /* Offsets are small in practice: first on a few bits (the arithmetic
      * costs per bit: brake N = 50, 12 bits, 10 ms), on all w if they do not

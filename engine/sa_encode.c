@@ -561,12 +561,12 @@ void sa__encode(sa_ctx *c, const mel_model *m)
                 BDD *cv = sa__slots(c, (size_t)r->w_sigma);
                 sa__vconst(cv, r->w_sigma, (unsigned)inc->cases[q].order);
                 sa__vite(c, sig, gq, cv, sig, r->w_sigma);
-                sa__put(any, bdd_or(*any, gq));
+                sa__put(any, sa__or(*any, gq));
                 sa__release(c, m2);
             }
             /* An edge is active where its variable exists (the check reports
              * models where a case holds outside). */
-            sa__put(any, bdd_and(*any, r->chi_j[inc->var]));
+            sa__put(any, sa__and(*any, r->chi_j[inc->var]));
         }
         if ((i & 255) == 255)
             sa__progress(c, "encode", i, r->n_eq);
@@ -593,7 +593,7 @@ size_t sa__check_edges(sa_ctx *c)
             for (uint32_t q = 0; q < inc->n_cases; q++) {
                 BDD gq = sa__guard_bdd(c, &gm, inc->cases[q].guard);
                 size_t m2 = sa__mark(c);
-                BDD bad = T(bdd_apply(gq, r->chi_j[inc->var], bddop_diff));
+                BDD bad = T(sa__diff(gq, r->chi_j[inc->var]));
                 if (bad != bddfalse) {
                     sa_set s = {0};
                     sa__set_of(c, r, bad, &s);

@@ -184,11 +184,13 @@ static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32
         if (from[i] < 0)
             continue;
         const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
-        sa__put(care, extend ? bdd_and(h->chi_i[from[i]], h->ok) : bddtrue);
+        sa__put(care, extend ? sa__and(h->chi_i[from[i]], h->ok) : bddtrue);
         for (int b = 0; b < hw; b++) {
             BDD *to = &hv[(size_t)i * (size_t)hw + b];
             if (*care == bddtrue || *care == bddfalse)
                 sa__put(to, *care == bddtrue ? hc[b] : bddfalse);
+            else if (hc[b] < 2) /* a constant constrains to itself */
+                sa__put(to, hc[b]);
             else
                 sa__put(to, bdd_constrain(hc[b], *care));
         }
@@ -296,12 +298,12 @@ BDD *sa__hint_offsets(sa_ctx *c, int w, bool extend)
         sa__put(over, bddfalse);
         for (int b = w; b < hw; b++) {
             BDD x = carry_rec(c, ccp, hc[b]);
-            sa__put(over, bdd_or(*over, x));
+            sa__put(over, sa__or(*over, x));
         }
         BDD *ci = &out[(size_t)i * (size_t)w];
         for (int b = 0; b < w && b < hw; b++) {
             BDD x = carry_rec(c, ccp, hc[b]);
-            sa__put(&ci[b], bdd_apply(x, *over, bddop_diff));
+            sa__put(&ci[b], sa__diff(x, *over));
         }
         if ((i & 1023) == 1023)
             sa__progress(c, "weights", i, r->n_eq);
@@ -431,7 +433,7 @@ static void hint_tight(sa_ctx *c, const sa_result *h, size_t e, int wv, BDD *out
     BDD *eq = sa__slots(c, 1);
     sa__put(eq, sa__and(h->chi_e[e], h->ok));
     for (int b = 0; b < wv && *eq != bddfalse; b++)
-        sa__put(eq, sa__and(*eq, sa__tmp(c, bdd_apply(sum[b], dj[b], bddop_biimp))));
+        sa__put(eq, sa__and(*eq, sa__tmp(c, sa__biimp(sum[b], dj[b]))));
     sa__put(out, *eq);
     sa__release(c, mark);
 }
