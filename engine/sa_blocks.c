@@ -441,6 +441,20 @@ static bool implicit_within(sa_ctx *c, size_t budget, BDD *tmax)
     return done;
 }
 
+/* Whether a block of an analysis seeded by a hint (sa_options.hint) goes
+ * to the seeded primal at once, without the tight graphs of sampled modes
+ * first: when the hint was solved block by block and none of its blocks by
+ * those graphs. The building's block probes 16 modes and never covers
+ * them: a tenth of an edit's instructions at N = 40 once the primal is a
+ * repair of the hint's matching (sa_repair.c). Not when the tight method
+ * is asked for (tests). */
+static bool tight_in_vain(const sa_ctx *c)
+{
+    const sa_options *o = c->opt;
+    return o != NULL && o->hint != NULL && o->method != SA_METHOD_TIGHT &&
+           c->tight_depth == 0 && o->hint->primal_blocks > 0 && o->hint->blocks_tight == 0;
+}
+
 /* Solve the block in s, its sub-result in c->r for the call: by
  * enumerating the assignments of the mode variables it reads, or by the
  * implicit primal (the top of the file says which). Adds its matched edges
@@ -475,10 +489,11 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
         w->enumerated_modes += r->enumerated_modes;
         w->blocks_fell_back += fell_back;
     } else if (budget == 0) {
-        /* The tight graphs first (cheap when they cover every mode); else
-         * the implicit primal, in Cuthill-McKee's order if that is much
-         * narrower (sa__hard_part may start the analysis again). */
-        bool tight = sa__tight_primal(c, local_tmax);
+        /* The tight graphs first (cheap when they cover every mode), unless
+         * they failed the hint; else the implicit primal, in Cuthill-McKee's
+         * order if that is much narrower (sa__hard_part may start the
+         * analysis again). */
+        bool tight = !tight_in_vain(c) && sa__tight_primal(c, local_tmax);
         w->blocks_tight += tight;
         w->blocks_learned += tight && r->blocks_learned > 0;
         if (!tight) {
