@@ -240,7 +240,7 @@ static void dependencies(build *b)
     size_t m = 0;
     for (size_t k = 0; k < nd; k++) {
         if (m > 0 && ds[m - 1].from == ds[k].from && ds[m - 1].to == ds[k].to) {
-            sa__put(ds[m - 1].f, bdd_or(*ds[m - 1].f, *ds[k].f));
+            sa__put(ds[m - 1].f, sa__or(*ds[m - 1].f, *ds[k].f));
             continue;
         }
         ds[m++] = ds[k];
@@ -556,11 +556,11 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
                 if (k2 < 0)
                     continue;
                 size_t m2 = sa__mark(c);
-                BDD step = T(bdd_and(d, *b->out_f[q]));
-                BDD gain = T(bdd_apply(step, row[k2], bddop_diff));
+                BDD step = T(sa__and(d, *b->out_f[q]));
+                BDD gain = T(sa__diff(step, row[k2]));
                 if (gain != bddfalse) {
-                    sa__put(&row[k2], bdd_or(row[k2], gain));
-                    sa__put(&delta[k2], bdd_or(delta[k2], gain));
+                    sa__put(&row[k2], sa__or(row[k2], gain));
+                    sa__put(&delta[k2], sa__or(delta[k2], gain));
                     if (!inq[k2]) {
                         queue[(qh + qn) % n] = (uint32_t)k2;
                         qn++;
@@ -589,7 +589,7 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
         sa__put(lead, b->chi_i[S[s]]);
         for (size_t k = 0; k < s && *lead != bddfalse; k++)
             if (F[k * n + s] != bddfalse)
-                sa__put(lead, bdd_apply(*lead, F[k * n + s], bddop_diff));
+                sa__put(lead, sa__diff(*lead, F[k * n + s]));
         size_t nc = 0;
         for (size_t k = s + 1; k < n && *lead != bddfalse; k++)
             if (F[s * n + k] != bddfalse) {

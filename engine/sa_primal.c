@@ -631,7 +631,7 @@ static unsigned long long minus_row_minimum(sa_ctx *c, BDD *cost, const BDD *act
             BDD *ce = &cost[e * uw];
             sa__vsub(c, ce, ce, acc, w);
             for (int b = 0; b < w; b++) {
-                sa__put(&ce[b], bdd_and(ce[b], act[e]));
+                sa__put(&ce[b], sa__and(ce[b], act[e]));
                 if (ce[b] != bddfalse && b + 1 > top)
                     top = b + 1;
             }
