@@ -520,17 +520,17 @@ static void split_members(build *b, BDD set, const uint32_t *cand, BDD *const *m
     sa__release(c, mark);
 }
 
-/* The closure of one union-SCC, sparse: row s lists the k with
- * F(s, k) = (modes where S[s] ~>* S[k]) not false, by increasing k. Dense,
- * n * n slots: the building's corridor makes one union-SCC of 641
- * equations at N = 40, whose closure has 9,751 entries of 410,881 and 1,800
- * mutually reachable pairs; the dense matrix and its loops were a tenth of
- * an edit's instructions. */
-typedef struct srow {
+/* The k of the closure's row s that are not false, by increasing k
+ * (a union-SCC's closure is often sparse: the building's corridor makes
+ * one union-SCC of 641 equations at N = 40, whose closure has 9,751 entries
+ * of 410,881 and 1,800 mutually reachable pairs, and the loops over every
+ * k were a tenth of an edit's instructions), or every k when the row is
+ * dense (the MSL's EngineV6: two of 2,528 whose closure is complete):
+ * keys NULL. */
+typedef struct rkeys {
     uint32_t *k;
-    BDD *f; /* slots */
     size_t n;
-} srow;
+} rkeys;
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -538,133 +538,23 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Row s of the closure (reach: scratch, n slots, all false on entry and on
- * return; listed likewise, n flags). A worklist, semi-naive: a node passes on only the modes it
- * gained since it was last processed (delta), not its whole reach set. */
-static void closure_row(build *b, const uint32_t *S, size_t n, const int32_t *loc, size_t s,
-                        BDD *reach, BDD *delta, uint32_t *queue, bool *inq, uint32_t *touched,
-                        bool *listed, srow *out)
+/* The keys of a row whose entries not false are touched[0 .. nt), each
+ * flagged in listed (cleared here). */
+static rkeys row_keys(sa_ctx *c, uint32_t *touched, size_t nt, bool *listed, size_t n)
 {
-    sa_ctx *c = b->c;
-    size_t nt = 0;
-    sa__put(&reach[s], b->chi_i[S[s]]);
-    sa__put(&delta[s], reach[s]);
-    touched[nt++] = (uint32_t)s;
-    listed[s] = true;
-    size_t qh = 0, qn = 1; /* circular queue of at most n entries */
-    queue[0] = (uint32_t)s;
-    inq[s] = true;
-    while (qn > 0) {
-        uint32_t k = queue[qh];
-        qh = (qh + 1) % n;
-        qn--;
-        inq[k] = false;
-        uint32_t i = S[k];
-        size_t m1 = sa__mark(c);
-        BDD d = T(delta[k]);
-        sa__put(&delta[k], bddfalse);
-        for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++) {
-            int32_t k2 = loc[b->out_to[q]];
-            if (k2 < 0)
-                continue;
-            size_t m2 = sa__mark(c);
-            BDD step = T(sa__and(d, *b->out_f[q]));
-            BDD gain = T(sa__diff(step, reach[k2]));
-            if (gain != bddfalse) {
-                if (!listed[k2]) {
-                    listed[k2] = true;
-                    touched[nt++] = (uint32_t)k2;
-                }
-                sa__put(&reach[k2], sa__or(reach[k2], gain));
-                sa__put(&delta[k2], sa__or(delta[k2], gain));
-                if (!inq[k2]) {
-                    queue[(qh + qn) % n] = (uint32_t)k2;
-                    qn++;
-                    inq[k2] = true;
-                }
-            }
-            sa__release(c, m2);
-        }
-        sa__release(c, m1);
+    rkeys out = {NULL, n};
+    if (nt * 4 < n) {
+        qsort(touched, nt, sizeof *touched, cmp_u32);
+        out.k = sa__alloc(c, (nt + 1) * sizeof *out.k);
+        memcpy(out.k, touched, nt * sizeof *out.k);
+        out.n = nt;
     }
-    qsort(touched, nt, sizeof *touched, cmp_u32);
-    out->n = nt;
-    out->k = sa__alloc(c, (nt + 1) * sizeof *out->k);
-    out->f = sa__slots(c, nt + 1);
-    for (size_t a = 0; a < nt; a++) {
-        out->k[a] = touched[a];
-        sa__put(&out->f[a], reach[touched[a]]);
-        sa__put(&reach[touched[a]], bddfalse);
+    for (size_t a = 0; a < nt; a++)
         listed[touched[a]] = false;
-    }
+    return out;
 }
 
-/* M(s, k) = F(s, k) & F(k, s) for every pair s < k where it is not false:
- * pairs listed per s (upper: k > s, by increasing k) and per k (lower: s < k,
- * by increasing s); slots for the values. col: scratch, n pointers, all
- * NULL on entry and on return. */
-typedef struct mlist {
-    uint32_t *k;
-    BDD **m;
-    size_t n, cap;
-} mlist;
-
-static void mlist_add(sa_ctx *c, mlist *l, uint32_t k, BDD *m)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 4;
-        uint32_t *nk = sa__alloc(c, cap * sizeof *nk);
-        BDD **nm = sa__alloc(c, cap * sizeof *nm);
-        if (l->n) {
-            memcpy(nk, l->k, l->n * sizeof *nk);
-            memcpy(nm, l->m, l->n * sizeof *nm);
-        }
-        l->k = nk;
-        l->m = nm;
-        l->cap = cap;
-    }
-    l->k[l->n] = k;
-    l->m[l->n++] = m;
-}
-
-static void mutual(sa_ctx *c, const srow *row, size_t n, mlist *upper, mlist *lower)
-{
-    /* F(k, s) for a fixed s: scattered from every row k holding s. The
-     * transposed lists first. */
-    size_t *tfirst = sa__alloc(c, (n + 2) * sizeof *tfirst);
-    for (size_t k = 0; k < n; k++)
-        for (size_t a = 0; a < row[k].n; a++)
-            tfirst[row[k].k[a] + 2]++;
-    for (size_t s = 0; s < n; s++)
-        tfirst[s + 2] += tfirst[s + 1];
-    uint32_t *tk = sa__alloc(c, (tfirst[n + 1] + 1) * sizeof *tk);
-    BDD **tf = sa__alloc(c, (tfirst[n + 1] + 1) * sizeof *tf);
-    for (size_t k = 0; k < n; k++)
-        for (size_t a = 0; a < row[k].n; a++) {
-            size_t q = tfirst[row[k].k[a] + 1]++;
-            tk[q] = (uint32_t)k;
-            tf[q] = &row[k].f[a];
-        }
-    BDD **col = sa__alloc(c, (n + 1) * sizeof *col);
-    for (size_t s = 0; s < n; s++) {
-        for (size_t q = tfirst[s]; q < tfirst[s + 1]; q++)
-            col[tk[q]] = tf[q];
-        for (size_t a = 0; a < row[s].n; a++) {
-            uint32_t k = row[s].k[a];
-            if (k <= s || col[k] == NULL)
-                continue;
-            BDD m = sa__and(row[s].f[a], *col[k]);
-            if (m == bddfalse)
-                continue;
-            BDD *slot = sa__slots(c, 1);
-            sa__put(slot, m);
-            mlist_add(c, &upper[s], k, slot);
-            mlist_add(c, &lower[k], (uint32_t)s, slot);
-        }
-        for (size_t q = tfirst[s]; q < tfirst[s + 1]; q++)
-            col[tk[q]] = NULL;
-    }
-}
+static uint32_t key_at(const rkeys *rk, size_t a) { return rk->k ? rk->k[a] : (uint32_t)a; }
 
 /* One union-SCC S (sorted equation indices, |S| >= 2). */
 static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
@@ -673,31 +563,95 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
     size_t mark = sa__mark(c);
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = (int32_t)a;
-    srow *row = sa__alloc(c, (n + 1) * sizeof *row);
-    BDD *reach = sa__slots(c, n), *delta = sa__slots(c, n);
+    /* F[s * n + k]: modes where S[s] ~>* S[k]. A worklist per source,
+     * semi-naive: a node passes on only the modes it gained since it was
+     * last processed (delta), not its whole reach set again. */
+    BDD *F = sa__slots(c, n * n);
+    BDD *delta = sa__slots(c, n);
     uint32_t *queue = sa__alloc(c, (n + 1) * sizeof *queue);
     uint32_t *touched = sa__alloc(c, (n + 1) * sizeof *touched);
     bool *inq = sa__alloc(c, n + 1), *listed = sa__alloc(c, n + 1);
+    rkeys *keys = sa__alloc(c, (n + 1) * sizeof *keys);
     for (size_t s = 0; s < n; s++) {
-        closure_row(b, S, n, loc, s, reach, delta, queue, inq, touched, listed, &row[s]);
+        BDD *row = &F[s * n];
+        size_t nt = 0;
+        sa__put(&row[s], b->chi_i[S[s]]);
+        sa__put(&delta[s], row[s]);
+        touched[nt++] = (uint32_t)s;
+        listed[s] = true;
+        size_t qh = 0, qn = 0; /* circular queue of at most n entries */
+        queue[0] = (uint32_t)s;
+        qn = 1;
+        inq[s] = true;
+        while (qn > 0) {
+            uint32_t k = queue[qh];
+            qh = (qh + 1) % n;
+            qn--;
+            inq[k] = false;
+            uint32_t i = S[k];
+            size_t m1 = sa__mark(c);
+            BDD d = T(delta[k]);
+            sa__put(&delta[k], bddfalse);
+            for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++) {
+                int32_t k2 = loc[b->out_to[q]];
+                if (k2 < 0)
+                    continue;
+                size_t m2 = sa__mark(c);
+                BDD step = T(sa__and(d, *b->out_f[q]));
+                BDD gain = T(sa__diff(step, row[k2]));
+                if (gain != bddfalse) {
+                    if (!listed[k2]) {
+                        listed[k2] = true;
+                        touched[nt++] = (uint32_t)k2;
+                    }
+                    sa__put(&row[k2], sa__or(row[k2], gain));
+                    sa__put(&delta[k2], sa__or(delta[k2], gain));
+                    if (!inq[k2]) {
+                        queue[(qh + qn) % n] = (uint32_t)k2;
+                        qn++;
+                        inq[k2] = true;
+                    }
+                }
+                sa__release(c, m2);
+            }
+            sa__release(c, m1);
+        }
+        keys[s] = row_keys(c, touched, nt, listed, n);
         sa__progress(c, "blocks", s, n);
     }
-    mlist *upper = sa__alloc(c, (n + 1) * sizeof *upper);
-    mlist *lower = sa__alloc(c, (n + 1) * sizeof *lower);
-    mutual(c, row, n, upper, lower);
+    /* M(s, k) = F(s, k) & F(k, s), stored in the upper triangle of F: not
+     * false only where k is a key of row s (and s one of row k). */
+    for (size_t s = 0; s < n; s++)
+        for (size_t a = 0; a < keys[s].n; a++) {
+            size_t k = key_at(&keys[s], a);
+            if (k <= s || F[s * n + k] == bddfalse)
+                continue;
+            sa__put(&F[s * n + k], sa__and(F[s * n + k], F[k * n + s]));
+        }
     uint32_t *cand = sa__alloc(c, (n + 1) * sizeof *cand);
+    BDD **mk = sa__alloc(c, (n + 1) * sizeof *mk);
     for (size_t s = 0; s < n; s++) {
         size_t m2 = sa__mark(c);
         BDD *lead = sa__slots(c, 1);
         sa__put(lead, b->chi_i[S[s]]);
-        for (size_t a = 0; a < lower[s].n && *lead != bddfalse; a++)
-            sa__put(lead, sa__diff(*lead, *lower[s].m[a]));
-        size_t nc = *lead != bddfalse ? upper[s].n : 0;
-        for (size_t a = 0; a < nc; a++)
-            cand[a] = S[upper[s].k[a]];
+        /* M(k, s) not false needs F(s, k): k among row s's keys. */
+        for (size_t a = 0; a < keys[s].n && *lead != bddfalse; a++) {
+            size_t k = key_at(&keys[s], a);
+            if (k < s && F[k * n + s] != bddfalse)
+                sa__put(lead, sa__diff(*lead, F[k * n + s]));
+        }
+        size_t nc = 0;
+        for (size_t a = 0; a < keys[s].n && *lead != bddfalse; a++) {
+            size_t k = key_at(&keys[s], a);
+            if (k > s && F[s * n + k] != bddfalse) {
+                cand[nc] = S[k];
+                mk[nc] = &F[s * n + k];
+                nc++;
+            }
+        }
         b->n_elist = 1;
         b->elist[0] = S[s];
-        split_members(b, *lead, cand, upper[s].m, nc, 0);
+        split_members(b, *lead, cand, mk, nc, 0);
         sa__release(c, m2);
     }
     for (size_t a = 0; a < n; a++)

@@ -25,12 +25,16 @@
  * make the dynamic programme cheaper (measured, building N = 20: its cost is
  * walking X's 76,000 nodes with mode functions, not the width of the
  * values; the cold deficits are 0/1 there already), so seeded analyses do
- * not walk X. First the perfect matchings of the edges of cost 0 alone are
- * built, without X (X_0: a third of X's work on the building): where they
- * exist, they are S. In the modes they leave, the same for the offsets of
- * a mode sampled there (up to SEEDED_ZERO_ROUNDS), and when that covers
- * every valid mode X is never built (issue 16: the building at N = 40, an
- * incidence added, 0.27 s -> 0.05 s; a guard negated 0.26 s -> 0.07 s).
+ * not walk X. Where the perfect matchings of the edges of cost 0 exist,
+ * they are S, and the chosen T is the smallest of them: first the hint's
+ * own chosen matching is repaired near the edit (sa_repair.c says why
+ * that gives the same T), then, in the modes the repair leaves, those
+ * matchings are built, without X (X_0: a third of X's work on the
+ * building). In the modes both leave, the same for the offsets of a mode
+ * sampled there (up to SEEDED_ZERO_ROUNDS), and when that covers every
+ * valid mode X is never built (issue 16: the building at N = 40, an
+ * incidence added, 0.27 s -> 0.05 s by X_0, 0.024 s with the repair; a
+ * guard negated 0.26 s -> 0.07 s by X_0, 0.028 s with the repair).
  * Else X, and for k = 1, ... up to
  * SA_CHEAP_MAX, X & "cost <= k" gives S in the modes whose optimum is k
  * (cheap_part, below), and the dynamic programme runs only on the modes
