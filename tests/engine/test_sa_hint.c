@@ -539,10 +539,12 @@ Test(sa_hint, building_compressible_gets_the_cold_result_seeded_by_its_neighbour
 
 /* The building at N = 20: its union graph is one block of most of its
  * equations, whose modes cannot be enumerated, so an edit's analysis seeds
- * that block's primal problem (engine/sa_blocks.c, eq_whole): its cost-0
- * matchings, a sampled mode's where they leave modes, and for N + 1 the new
+ * that block's primal problem (engine/sa_blocks.c, eq_whole): the previous
+ * chosen matching repaired near the edit (engine/sa_repair.c), a sampled
+ * mode's offsets where the previous ones leave modes, and for N + 1 the new
  * room seeded by its neighbour (engine/sa_hint.c). Each edit's seeded result
- * must be its cold one, function for function. */
+ * must be its cold one, function for function; each is a repair (the
+ * building's edits are cheap because of it: tests/bench/README.md). */
 Test(sa_hint, the_buildings_large_block_is_seeded_by_the_previous_version)
 {
     char *text = tm_slurp("building_compressible.mel");
@@ -574,6 +576,7 @@ Test(sa_hint, the_buildings_large_block_is_seeded_by_the_previous_version)
         sa_result_method(seeded, &mi);
         cr_assert_gt(mi.blocks, 1, "variant %zu: by blocks", k);
         cr_assert_gt(mi.seeded_zero, 0, "variant %zu: its block by the cost-0 matchings", k);
+        cr_assert_gt(mi.seeded_repaired, 0, "variant %zu: the previous matching repaired", k);
         cr_assert_gt(sa_result_seeded(seeded), 300, "variant %zu: its block's equations seeded", k);
         sampled += mi.seeded_sampled;
         sa_result_free(seeded);
