@@ -29,6 +29,13 @@
  * primal problem is exact for any nonnegative c. Equations without a match
  * get 0, and so does an equation whose hint value does not fit the width the
  * caller asks for.
+ *
+ * The hint's chosen matching and tight edges are carried the same way, edge
+ * by edge (by the names of their equation and variable), for sa_repair.c.
+ * That use is not free of conditions: the repair needs the hint's choice to
+ * be the smallest in our order too, so sa__hint_matching refuses when two of
+ * our edges name one of the hint's, or when the edges both have lie in
+ * another relative order (a model whose equations were reordered).
  */
 #include "sa_int.h"
 
