@@ -153,11 +153,7 @@ static void saturation(build *b)
         BDD *s = &b->sum[e * w];
         sa__vadd(c, s, &b->c_off[(size_t)i * w], sig, w);
         size_t m2 = sa__mark(c);
-        BDD *eq = sa__slots(c, 1);
-        sa__put(eq, b->chi_e[e]);
-        for (int k = 0; k < w && *eq != bddfalse; k++)
-            sa__put(eq, sa__and(*eq, T(sa__biimp(s[k], b->d_off[(size_t)j * w + k]))));
-        sa__put(&b->xi[e], *eq);
+        sa__put(&b->xi[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[(size_t)j * w], w));
         sa__release(c, m2);
         if ((e & 255) == 255)
             sa__progress(c, "dependencies", e, r->n_edges);

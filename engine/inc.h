@@ -88,37 +88,36 @@
  * equation). Where the seed's reduced costs are 0 on a perfect matching
  * of a mode, those matchings are the mode's optimal ones: the primal of
  * the component, or of each block of its union graph (sa_blocks.c), first
- * builds the perfect matchings of the cost-0 edges alone, then of the
- * offsets of a mode sampled among those left, and builds the set of all
- * perfect matchings and its dynamic programme only if some mode is still
- * left (engine/sa_primal.c). Where the seed's tight graph splits into
+ * repairs the previous version's chosen matching near the edit
+ * (engine/sa_repair.c), builds the perfect matchings of the cost-0 edges
+ * only where the repair leaves modes, does the same for the offsets of a
+ * mode sampled among those still left, and builds the set of all perfect
+ * matchings and its dynamic programme only if some mode is left after
+ * that (engine/sa_primal.c). Where the seed's tight graph splits into
  * small blocks in every mode (the brake's, whose cold analysis learns its
  * offsets), they are tried first on the whole (engine/sa_tight.c).
  *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
- * 2026-11-26, BuDDy's caches emptied before each run; seconds and ratio
- * to cold, three runs): building N = 20 cold 0.078-0.089, (a) one
- * equation's incidence 0.014-0.016 (17-18 %), (b) one guard 0.018-0.021
- * (22-23 %), (c) N + 1 0.014-0.017 (18-20 %); N = 40 cold 0.25-0.28, (a)
- * 0.047-0.061 (19-22 %), (b) 0.067-0.081 (27-30 %), (c) 0.049-0.063
- * (20-23 %), against 95-108 % before the blocks were seeded; brake N = 100
- * cold 0.012-0.013, (a) 0.010 (80-82 %), (b) 0.013 (104-108 %), (c) 0.011
- * (88 %); an edit that keeps the structure is a cache hit: 1-2 ms. A
- * building edit is now about 40 % the cost-0 matchings (the set of all
- * perfect matchings is never built), 20 % the dependency graph, and the
- * rest the front-end, the encoding, the seed's costs and the choice of one
- * matching per mode, each over the whole component; (b) adds a round of
- * cost-0 matchings for a sampled mode. The brake's cold analysis is 12 ms,
- * of which the front-end alone is 2 ms (the "same structure" row:
- * 18-19 %), so its 10 % target needs a front-end and an encoding that are
- * incremental too. At the issue's sizes (building N = 40, brake N = 100)
- * the building's (c) meets its ratio (<= 30 %); (a) and (b) (<= 10 %) and
- * the brake's rows do not. The absolute bound (under 200 ms at N = 20 /
- * 50) holds for every row.
+ * 2026-11-26 15:56 UTC, BuDDy's caches emptied before each run; seconds
+ * and ratio to cold, three runs): building N = 20 cold 0.080-0.084, (a)
+ * one equation's incidence 0.006-0.007 (7-8 %), (b) one guard 0.007
+ * (8-9 %), (c) N + 1 0.007-0.009 (8-11 %); N = 40 cold 0.24-0.27, (a)
+ * 0.019-0.023 (7.6-8.8 %), (b) 0.020-0.024 (8.5-9.0 %), (c) 0.021-0.023
+ * (8.6-8.7 %); brake N = 100 cold 0.011-0.012, (a) 0.009 (77-81 %), (b)
+ * 0.012-0.013 (102-112 %), (c) 0.010 (85-89 %); an edit that keeps the
+ * structure is a cache hit: 1-2 ms. A building edit is now about 40 % the
+ * dependency graph, rebuilt whole, and the rest the front-end, the
+ * encoding, the seed's costs, the repair and the offsets, each over the
+ * whole component. The brake's cold analysis is 12 ms, of which the
+ * front-end alone is 2 ms (the "same structure" row: 18-19 %), so its
+ * 10 % target needs a front-end and an encoding that are incremental too.
+ * At the issue's sizes (building N = 40, brake N = 100) the building's
+ * rows meet their ratios (<= 10 % for (a), (b), <= 30 % for (c)); the
+ * brake's do not. The absolute bound (under 200 ms at N = 20 / 50) holds
+ * for every row.
  * Not built: a per-equation cache of encodings with a BDD variable layout
- * kept across versions, which the front-end-bound rows need, and the local
- * repair of the matchings (augmenting paths on BDD vectors) that would
- * spare the cost-0 matchings of the whole component.
+ * kept across versions, and a dependency graph rebuilt only where the
+ * edit changed it, which the front-end-bound rows need.
  *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
  * through sa_analyze/cdg_build (sa_begin() first; single-threaded). Several

@@ -246,6 +246,7 @@ typedef struct sub {
     uint32_t *eq_local;  /* whole's equation -> local, for the members */
     uint32_t *var_local; /* whole's variable -> local, for the members */
     size_t *edge_whole;  /* local edge -> whole's edge */
+    int *var_edge;       /* BDD variable -> local edge, -1 outside (sub_enter) */
 } sub;
 
 static void drop_sub(void *arg)
@@ -257,6 +258,46 @@ static void drop_sub(void *arg)
         bdd_delref(s->r.singular);
     }
     s->r.ok = s->r.singular = bddfalse;
+}
+
+/* A sub-result's frame over c->r, the whole (temporaries of the context);
+ * sub_fill gives it its rows and columns. */
+static sub *sub_new(sa_ctx *c)
+{
+    sa_result *w = c->r;
+    sub *s = sa__alloc(c, sizeof *s);
+    s->ctx = c;
+    s->whole = w;
+    s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
+    s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
+    s->var_edge = sa__alloc(c, ((size_t)w->n_bddvars + 1) * sizeof *s->var_edge);
+    for (int v = 0; v < w->n_bddvars; v++)
+        s->var_edge[v] = -1;
+    return s;
+}
+
+/* The filled sub-result becomes c->r: its edges' variables, edge set and
+ * te (slots of the caller's mark), and the cleanup that gives the whole
+ * back on a jump. sub_leave undoes it, after the caller has read r's ok
+ * and singular (dropped there). */
+static void sub_enter(sa_ctx *c, sub *s)
+{
+    sa_result *r = &s->r;
+    for (size_t k = 0; k < r->n_edges; k++)
+        s->var_edge[r->edge_var[k]] = (int)k;
+    r->var_edge = s->var_edge;
+    r->edgeset = sa__cube(c, r->edge_var, r->n_edges);
+    r->te = sa__slots(c, r->n_edges + 1);
+    sa__push_cleanup(c, drop_sub, s);
+    c->r = r;
+}
+
+static void sub_leave(sa_ctx *c, sub *s)
+{
+    sa__pop_cleanup(c);
+    drop_sub(s);
+    for (size_t k = 0; k < s->r.n_edges; k++)
+        s->var_edge[s->r.edge_var[k]] = -1;
 }
 
 /* Fill s with block b: its equations, variables and the edges between them,
@@ -343,27 +384,14 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
             col_block[j] = 1;
             cols[nc++] = j;
         }
-    sub *s = sa__alloc(c, sizeof *s);
-    s->ctx = c;
-    s->whole = w;
-    s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
-    s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
+    sub *s = sub_new(c);
     sub_fill(c, w, rows, n_rows, cols, nc, col_block, 1, s);
     sa_result *r = &s->r;
-    int *var_edge = sa__alloc(c, ((size_t)w->n_bddvars + 1) * sizeof *var_edge);
-    for (int v = 0; v < w->n_bddvars; v++)
-        var_edge[v] = -1;
-    for (size_t k = 0; k < r->n_edges; k++)
-        var_edge[r->edge_var[k]] = (int)k;
-    r->var_edge = var_edge;
-    r->edgeset = sa__cube(c, r->edge_var, r->n_edges);
-    r->te = sa__slots(c, r->n_edges + 1);
     BDD *local_act = sa__slots(c, r->n_edges + 1);
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&local_act[k], act[s->edge_whole[k]]);
     BDD *x = sa__slots(c, 1), *got = sa__slots(c, 1);
-    sa__push_cleanup(c, drop_sub, s);
-    c->r = r;
+    sub_enter(c, s);
     /* From true, `modes` applied at the end: a function of modes from the
      * start carries their variables through every node (the building's
      * repair, 13 rows: 319 nodes, 0.6 ms for T_e alone). */
@@ -379,8 +407,7 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&te[s->edge_whole[k]], sa__and(r->te[k], *got));
     sa__put(found, *got);
-    sa__pop_cleanup(c);
-    drop_sub(s);
+    sub_leave(c, s);
     sa__alloc_release(c, temps);
     sa__release(c, mark);
 }
@@ -461,18 +488,11 @@ static bool tight_in_vain(const sa_ctx *c)
  * to te and a maximum matching of its singular modes to tmax (whole's
  * edges, slots), its nonsingular modes to *ok, and sets *sing to its
  * singular modes. */
-static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BDD *ok,
-                        BDD *sing)
+static void solve_block(sa_ctx *c, sub *s, BDD *te, BDD *tmax, BDD *ok, BDD *sing)
 {
     sa_result *w = c->r, *r = &s->r;
     size_t mark = sa__mark(c);
-    for (size_t k = 0; k < r->n_edges; k++)
-        var_edge[r->edge_var[k]] = (int)k;
-    r->var_edge = var_edge;
-    r->edgeset = sa__cube(c, r->edge_var, r->n_edges);
-    r->te = sa__slots(c, r->n_edges + 1);
-    sa__push_cleanup(c, drop_sub, s);
-    c->r = r;
+    sub_enter(c, s);
     BDD *local_tmax = sa__slots(c, r->n_edges + 1);
     sa__plan plan = {.primal_only = true, .tmax = local_tmax};
     sa__enum_plan(c, &plan);
@@ -514,10 +534,7 @@ static void solve_block(sa_ctx *c, sub *s, int *var_edge, BDD *te, BDD *tmax, BD
     w->seeded_sampled += r->seeded_sampled;
     w->seeded_repaired += r->seeded_repaired;
     w->max_by_cofactors += !fell_back && r->max_by_cofactors > 0;
-    sa__pop_cleanup(c);
-    drop_sub(s);
-    for (size_t k = 0; k < r->n_edges; k++)
-        var_edge[r->edge_var[k]] = -1;
+    sub_leave(c, s);
     sa__release(c, mark);
 }
 
@@ -756,14 +773,7 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
         vars[vfirst[block_of_var[j] + 1]++] = j;
     MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == w->n_var);
 
-    sub *s = sa__alloc(c, sizeof *s);
-    s->ctx = c;
-    s->whole = w;
-    s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
-    s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
-    int *var_edge = sa__alloc(c, ((size_t)w->n_bddvars + 1) * sizeof *var_edge);
-    for (int v = 0; v < w->n_bddvars; v++)
-        var_edge[v] = -1;
+    sub *s = sub_new(c);
     BDD *te = sa__slots(c, w->n_edges + 1);
     BDD *tmax = sa__slots(c, w->n_edges + 1);
     BDD *sing = sa__slots(c, (size_t)nb + 1);
@@ -776,7 +786,7 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
         sa__block *temps = sa__alloc_mark(c);
         sub_fill(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
                  vfirst[b + 1] - vfirst[b], block_of_var, b, s);
-        solve_block(c, s, var_edge, te, tmax, ok, &sing[b]);
+        solve_block(c, s, te, tmax, ok, &sing[b]);
         sa__alloc_release(c, temps);
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);

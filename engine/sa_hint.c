@@ -243,9 +243,10 @@ static void carry_init(sa_ctx *c, carry_ctx *cc, const sa_result *h, const int *
     cc->val = sa__slots(c, cap);
 }
 
-/* ---- Entry points ----------------------------------------------------------- */
-
-int sa__hint_width(const sa_result *r, const sa_result *h)
+/* The width in bits at which r can read the hint h's offsets: enough for
+ * any canonical offset of r (n_eq + 2 times the largest sigma), at most the
+ * hint's own; 0 if unusable. */
+static int read_width(const sa_result *r, const sa_result *h)
 {
     unsigned long long maxs = (1ull << r->w_sigma) - 1;
     int wh = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
@@ -254,12 +255,28 @@ int sa__hint_width(const sa_result *r, const sa_result *h)
     return wh <= 0 || wh > 30 ? 0 : wh;
 }
 
-BDD *sa__hint_offsets(sa_ctx *c, int w, bool extend)
+/* The bits that n vectors of w bits (v, one after the other) use: one more
+ * than the highest bit that is not false in any of them, 0 if none is. */
+static int bits_in_use(const BDD *v, size_t n, int w)
+{
+    int used = 0;
+    for (size_t k = 0; k < n * (size_t)w; k++)
+        if (v[k] != bddfalse && (int)(k % (size_t)w) + 1 > used)
+            used = (int)(k % (size_t)w) + 1;
+    return used;
+}
+
+/* ---- Entry points ----------------------------------------------------------- */
+
+BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
     if (h == NULL || h == r || h->m == NULL || h->c == NULL || h->w_off <= 0 ||
-        h->ok == bddfalse || r->n_eq == 0 || w <= 0)
+        h->ok == bddfalse || r->n_eq == 0)
+        return NULL;
+    int w = read_width(r, h);
+    if (w == 0)
         return NULL;
     const mel_model *hm = h->m, *m = r->m;
 
@@ -316,6 +333,9 @@ BDD *sa__hint_offsets(sa_ctx *c, int w, bool extend)
             sa__progress(c, "weights", i, r->n_eq);
     }
     sa__release(c, mark);
+    *width = w;
+    int u = bits_in_use(out, r->n_eq, w);
+    *used = u > 0 ? u : 1;
     return out;
 }
 
@@ -393,13 +413,10 @@ static bool same_order(sa_ctx *c, const sa_result *h, const sa_result *r, const 
 /* The bits in use by the hint's offsets and sigmas, plus one for a sum. */
 static int hint_bits(const sa_result *h)
 {
-    int wv = h->w_sigma;
-    for (size_t k = 0; k < (size_t)h->n_eq * (size_t)h->w_off; k++)
-        if (h->c[k] != bddfalse && (int)(k % (size_t)h->w_off) + 1 > wv)
-            wv = (int)(k % (size_t)h->w_off) + 1;
-    for (size_t k = 0; k < (size_t)h->n_var * (size_t)h->w_off; k++)
-        if (h->d[k] != bddfalse && (int)(k % (size_t)h->w_off) + 1 > wv)
-            wv = (int)(k % (size_t)h->w_off) + 1;
+    int wv = h->w_sigma, wc = bits_in_use(h->c, h->n_eq, h->w_off);
+    int wd = bits_in_use(h->d, h->n_var, h->w_off);
+    wv = wc > wv ? wc : wv;
+    wv = wd > wv ? wd : wv;
     return wv + 1 < h->w_off ? wv + 1 : h->w_off;
 }
 
@@ -436,12 +453,8 @@ static void hint_tight(sa_ctx *c, const sa_result *h, size_t e, int wv, BDD *out
     for (int b = 0; b < wv; b++)
         sa__put(&sg[b], b < h->w_sigma ? h->sigma[e * (size_t)h->w_sigma + b] : bddfalse);
     sa__vadd(c, sum, &h->c[h->edge_eq[e] * w], sg, wv);
-    const BDD *dj = &h->d[h->edge_v[e] * w];
-    BDD *eq = sa__slots(c, 1);
-    sa__put(eq, sa__and(h->chi_e[e], h->ok));
-    for (int b = 0; b < wv && *eq != bddfalse; b++)
-        sa__put(eq, sa__and(*eq, sa__tmp(c, sa__biimp(sum[b], dj[b]))));
-    sa__put(out, *eq);
+    BDD act = sa__tmp(c, sa__and(h->chi_e[e], h->ok));
+    sa__put(out, sa__vequal(c, act, sum, &h->d[h->edge_v[e] * w], wv));
     sa__release(c, mark);
 }
 

@@ -377,6 +377,8 @@ void sa__vite(sa_ctx *c, BDD *dst, BDD f, const BDD *a, const BDD *b, int w);
 void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);
 void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);
 BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w); /* in a slot */
+/* within & (a = b) on w bits, in a slot. */
+BDD sa__vequal(sa_ctx *c, BDD within, const BDD *a, const BDD *b, int w);
 void sa__vmax(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);
 bool sa__vsame(const BDD *a, const BDD *b, int w);
 /* Evaluate at a mode by walking nodes (no new nodes). */
@@ -547,20 +549,19 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
 /* ---- sa_hint.c (added for issue 6: offsets seeding the primal) ------------
  * c->opt->hint's equation offsets carried into c->r (equations and mode
  * variables matched by name; unmatched equations, and values that need more
- * than w bits, are 0): n_eq * w slots of the context's stack, w bits per
- * equation, little-endian. NULL when there is no usable hint (no options, no
- * hint, nothing matches). Any result is a valid seed: sa_primal.c only needs
+ * than *width bits, are 0): n_eq * *width slots of the context's stack,
+ * little-endian, *width being enough for any canonical offset of c->r (n_eq
+ * + 2 times the largest sigma) and at most the hint's own, *used (>= 1) the
+ * bits that are not false in some equation. NULL, *width and *used
+ * untouched, when there is no usable hint (no options, no hint, nothing
+ * matches). Any result is a valid seed: sa_primal.c only needs
  * c >= 0. With extend, each equation's offsets are extended beyond the
  * modes where the hint had them (sa_hint.c says how): the seeded primal's
  * cost-0 matchings then cover more modes (the building at N = 40, a guard
  * flipped: 0.12 s -> 0.07 s), but sa_tight.c's seeded rounds, whose tight
  * graphs must split into small blocks, do not take them (the brake at
  * N = 100, N + 1 seeded by a variant: 0.038 s instead of 0.014). */
-BDD *sa__hint_offsets(sa_ctx *c, int w, bool extend);
-/* The width in bits at which r can read the hint h's offsets: enough for
- * any canonical offset of r (n_eq + 2 times the largest sigma), at most the
- * hint's own; 0 if unusable. */
-int sa__hint_width(const sa_result *r, const sa_result *h);
+BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used);
 /* The hint's chosen matching and tight edges (active where d_j = c_i +
  * sigma_ij for its canonical offsets), carried onto c->r's edges by the
  * names of their equations and variables, mode variables by name as for

@@ -756,19 +756,10 @@ static bool reduced_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const B
  * brake's edits). */
 static bool hint_offsets(sa_ctx *c, BDD **hc, int *wh, int *wv)
 {
-    sa_result *r = c->r;
-    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
-    if (h == NULL || c->tight_depth > 0 || (*wh = sa__hint_width(r, h)) == 0)
+    if (c->tight_depth > 0)
         return false;
-    *hc = sa__hint_offsets(c, *wh, true);
-    if (*hc == NULL)
-        return false;
-    *wv = 1;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        for (int b = *wv; b < *wh; b++)
-            if ((*hc)[(size_t)i * (size_t)*wh + b] != bddfalse)
-                *wv = b + 1;
-    return true;
+    *hc = sa__hint_offsets(c, true, wh, wv);
+    return *hc != NULL;
 }
 
 /* ---- Cheap elements -----------------------------------------------------------
@@ -981,8 +972,10 @@ static int sampled_rounds(sa_ctx *c, sa__mats *mt, repair_seed *rs, const BDD *h
 }
 
 /* Seeded by the offsets hc (the hint's, stride wh, wv bits in use). First
- * the perfect matchings of the edges of reduced cost 0 alone: where they
- * exist they are the optimal elements. In the modes they leave, a few
+ * the edges of reduced cost 0 alone (zero_round): the hint's chosen
+ * matching repaired where that shows their smallest perfect matching
+ * (sa_repair.c), their perfect matchings built where it does not; where
+ * they exist they are the optimal elements. In the modes they leave, a few
  * rounds do the same for the offsets of a mode sampled there and solved
  * alone, as the hint's shifted by what the edit changed in that mode
  * (sa__sampled_shift; any c >= 0 is exact, mode by mode). When that covers

@@ -866,22 +866,6 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     sa__release(c, mark);
 }
 
-/* The hint's offsets into s (slots of the caller's): false if unusable. */
-static bool hint_offsets(sa_ctx *c, seeded_state *s)
-{
-    const sa_result *r = c->r;
-    s->wh = sa__hint_width(r, c->opt->hint);
-    s->hc = s->wh > 0 ? sa__hint_offsets(c, s->wh, false) : NULL;
-    if (s->hc == NULL)
-        return false;
-    s->wv = 1; /* the bits the offsets use */
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        for (int b = s->wv; b < s->wh; b++)
-            if (s->hc[(size_t)i * (size_t)s->wh + b] != bddfalse)
-                s->wv = b + 1;
-    return true;
-}
-
 bool sa__seeded_primal(sa_ctx *c)
 {
     sa_result *r = c->r;
@@ -893,7 +877,8 @@ bool sa__seeded_primal(sa_ctx *c)
     size_t mark = sa__mark(c);
     seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, false},
                       NULL, 0, 0};
-    bool done = hint_offsets(c, &s) && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
+    s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv); /* slots of ours */
+    bool done = s.hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
                 s.t.covered;
     sa__release(c, mark);
     if (!done)

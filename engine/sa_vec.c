@@ -105,6 +105,17 @@ void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
     sa__release(c, mark);
 }
 
+BDD sa__vequal(sa_ctx *c, BDD within, const BDD *a, const BDD *b, int w)
+{
+    BDD *g = sa__slots(c, 1);
+    sa__put(g, within);
+    size_t mark = sa__mark(c);
+    for (int k = 0; k < w && *g != bddfalse; k++)
+        sa__put(g, sa__and(*g, T(sa__biimp(a[k], b[k]))));
+    sa__release(c, mark);
+    return *g;
+}
+
 BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
 {
     BDD *g = sa__slots(c, 1);
