@@ -471,7 +471,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     size_t mark = sa__mark(c);
     /* The hint's functions, in its layout: te, then tight, per our edge. */
     BDD *hf = sa__slots(c, 2 * r->n_edges + 1);
-    int wv = hint_bits(h);
+    int wv = h->tight_memo != NULL ? 0 : hint_bits(h); /* for hint_tight only */
     for (size_t e = 0; e < r->n_edges; e++)
         if (from[e] >= 0) {
             sa__put(&hf[2 * e], h->te[from[e]]);
