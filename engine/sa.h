@@ -196,6 +196,11 @@ typedef struct sa_method_info {
                                  was the hint's, repaired near the edit
                                  (engine/sa_repair.c): not even those
                                  matchings were built */
+    uint32_t blocks_reused; /* blocks (of the union graph, or of the tight
+                               graphs' rounds, engine/sa_tight.c) whose
+                               solution the hint had, found by content in
+                               its memo: not solved again
+                               (engine/sa_memo.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -41,6 +41,7 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->over, r->n_eq);
     result_free_bdds(r->under, r->n_var);
     result_free_bdds(r->tight_memo, r->n_edges);
+    sa__bmemo_free(r->bmemo);
     mdae_free(r->mode_var);
     mdae_free(r->var_mode);
     mdae_free(r->edge_var);
@@ -186,6 +187,8 @@ static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
 static void solve(sa_ctx *c, int method, bool fell_back)
 {
     sa_result *r = c->r;
+    r->bmemo = sa__bmemo_new(); /* NULL (no memory): nothing kept */
+    c->bmemo = r->bmemo;
     sa__plan plan = {0};
     if (method != SA_METHOD_IMPLICIT) /* the plan is for the choice */
         sa__enum_plan(c, &plan);
@@ -411,6 +414,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->seeded_zero = r->seeded_zero;
     out->seeded_sampled = r->seeded_sampled;
     out->seeded_repaired = r->seeded_repaired;
+    out->blocks_reused = r->blocks_reused;
 }
 
 int sa_method_from_name(const char *name, int *out)

@@ -482,13 +482,104 @@ static bool tight_in_vain(const sa_ctx *c)
            c->tight_depth == 0 && o->hint->primal_blocks > 0 && o->hint->blocks_tight == 0;
 }
 
+/* ---- The blocks' memo (sa_memo.c) ----------------------------------------------- */
+
+/* The key of the block filled in s (sa_memo.c says why it is enough): its
+ * sizes, whether maximum matchings are wanted, each edge's row, column and
+ * BDD variable, the rows' order; and the nodes of the rows' and columns'
+ * activity, of the edges' activity and weights; beside them, the valid
+ * modes. */
+static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
+{
+    const sa_result *r = &s->r;
+    size_t ne = r->n_edges, ws = (size_t)r->w_sigma;
+    size_t n_shape = 5 + 3 * ne + r->n_eq;
+    size_t n_funs = (size_t)r->n_eq + r->n_var + ne * (1 + ws);
+    int32_t *shape = sa__alloc(c, n_shape * sizeof *shape);
+    BDD *funs = sa__alloc(c, n_funs * sizeof *funs);
+    size_t a = 0, f = 0;
+    shape[a++] = (int32_t)r->n_eq;
+    shape[a++] = (int32_t)r->n_var;
+    shape[a++] = (int32_t)ne;
+    shape[a++] = r->w_sigma;
+    shape[a++] = c->no_max;
+    for (size_t e = 0; e < ne; e++) {
+        shape[a++] = (int32_t)r->edge_eq[e];
+        shape[a++] = (int32_t)r->edge_v[e];
+        shape[a++] = r->edge_var[e];
+        funs[f++] = r->chi_e[e];
+        for (size_t b = 0; b < ws; b++)
+            funs[f++] = r->sigma[e * ws + b];
+    }
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        shape[a++] = (int32_t)r->eq_order[i];
+        funs[f++] = r->chi_i[i];
+    }
+    for (uint32_t j = 0; j < r->n_var; j++)
+        funs[f++] = r->chi_j[j];
+    MDAE_ASSERT(a == n_shape && f == n_funs);
+    *k = (sa__bkey){shape, n_shape, funs, n_funs, r->chi_m};
+}
+
+/* A block's solution in a memo: te and tmax of its edges, ok, singular. */
+static size_t solution_size(const sub *s) { return 2 * s->r.n_edges + 2; }
+
+/* The block in s as the hint's memo has it (then into te, tmax, *ok and
+ * *sing as solve_block would, and into this analysis's memo): true; else
+ * false, nothing changed. Kept in more valid modes than ours, it is
+ * restricted to ours (sa_memo.c says why that is exact). */
+static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, BDD *te, BDD *tmax, BDD *ok,
+                        BDD *sing)
+{
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    size_t n_val = solution_size(s), ne = s->r.n_edges;
+    BDD kept = bddfalse;
+    const BDD *v = h != NULL ? sa__bmemo_find(h->bmemo, k, n_val, &kept) : NULL;
+    if (v == NULL || (kept != k->modes && sa__imp(k->modes, kept) != bddtrue))
+        return false;
+    size_t mark = sa__mark(c);
+    BDD *got = sa__slots(c, n_val);
+    for (size_t a = 0; a < n_val; a++)
+        sa__put(&got[a], kept == k->modes ? v[a] : sa__and(v[a], k->modes));
+    for (size_t k2 = 0; k2 < ne; k2++) {
+        sa__put(&te[s->edge_whole[k2]], got[k2]);
+        sa__put(&tmax[s->edge_whole[k2]], got[ne + k2]);
+    }
+    sa__put(ok, sa__and(*ok, got[2 * ne]));
+    sa__put(sing, got[2 * ne + 1]);
+    sa__bmemo_add(c, c->bmemo, k, got, n_val);
+    sa__release(c, mark);
+    return true;
+}
+
+/* Keep the block just solved in this analysis's memo: te and tmax of its
+ * edges (local), its ok and singular modes. */
+static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te,
+                       const BDD *tmax, BDD ok, BDD sing)
+{
+    if (c->bmemo == NULL)
+        return;
+    size_t mark = sa__mark(c);
+    size_t ne = s->r.n_edges;
+    BDD *v = sa__slots(c, solution_size(s));
+    for (size_t k2 = 0; k2 < ne; k2++) {
+        sa__put(&v[k2], te[k2]);
+        sa__put(&v[ne + k2], tmax[k2]);
+    }
+    sa__put(&v[2 * ne], ok);
+    sa__put(&v[2 * ne + 1], sing);
+    sa__bmemo_add(c, c->bmemo, k, v, solution_size(s));
+    sa__release(c, mark);
+}
+
 /* Solve the block in s, its sub-result in c->r for the call: by
  * enumerating the assignments of the mode variables it reads, or by the
  * implicit primal (the top of the file says which). Adds its matched edges
  * to te and a maximum matching of its singular modes to tmax (whole's
  * edges, slots), its nonsingular modes to *ok, and sets *sing to its
- * singular modes. */
-static void solve_block(sa_ctx *c, sub *s, BDD *te, BDD *tmax, BDD *ok, BDD *sing)
+ * singular modes; keeps it in the analysis's memo under key. */
+static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tmax, BDD *ok,
+                        BDD *sing)
 {
     sa_result *w = c->r, *r = &s->r;
     size_t mark = sa__mark(c);
@@ -521,6 +612,7 @@ static void solve_block(sa_ctx *c, sub *s, BDD *te, BDD *tmax, BDD *ok, BDD *sin
             implicit_primal(c, local_tmax);
         }
     }
+    keep_block(c, s, key, r->te, local_tmax, r->ok, r->singular);
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
     c->r = w;
@@ -779,6 +871,7 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
     BDD *sing = sa__slots(c, (size_t)nb + 1);
     BDD *ok = sa__slots(c, 1);
     sa__put(ok, w->chi_m);
+    uint32_t reused = 0;
     for (uint32_t b = 0; b < nb; b++) {
         if (efirst[b + 1] == efirst[b])
             continue; /* a never-active variable alone (vars_always_active) */
@@ -786,11 +879,17 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
         sa__block *temps = sa__alloc_mark(c);
         sub_fill(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
                  vfirst[b + 1] - vfirst[b], block_of_var, b, s);
-        solve_block(c, s, te, tmax, ok, &sing[b]);
+        sa__bkey key;
+        block_key(c, s, &key);
+        if (reuse_block(c, s, &key, te, tmax, ok, &sing[b]))
+            reused++;
+        else
+            solve_block(c, s, &key, te, tmax, ok, &sing[b]);
         sa__alloc_release(c, temps);
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);
     }
+    w->blocks_reused += reused;
     *out = (sa__bsol){nb, block_of_eq, block_of_var, in_union, te, tmax, sing, ok};
     return true;
 }

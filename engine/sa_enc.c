@@ -54,6 +54,9 @@ static long base_produced; /* BuDDy's count of nodes produced, then */
 static int order_kind;
 static bool reorder;
 static bool reordered; /* the level order is no longer the identity */
+/* Bumped whenever a node may stop meaning what it meant: a new manager, a
+ * sifting (sa__layout_epoch). */
+static unsigned long layout_epoch;
 
 struct sa__chunk {
     sa__chunk *prev;
@@ -232,6 +235,7 @@ int sa_begin(const sa_config *cfg)
      * at one safe point instead (sa_config.dynamic_reorder). */
     bdd_autoreorder(BDD_REORDER_NONE);
     reorder = cfg->dynamic_reorder;
+    layout_epoch++;
     return MDAE_OK;
 }
 
@@ -269,6 +273,7 @@ void sa__peak_reset(void)
 size_t sa__node_limit(void) { return node_limit; }
 int sa__order(void) { return order_kind; }
 bool sa__sifting(void) { return reorder; }
+unsigned long sa__layout_epoch(void) { return layout_epoch; }
 
 void sa__need_vars(sa_ctx *c, int n)
 {
@@ -309,6 +314,7 @@ void sa__reorder(sa_ctx *c)
         bdd_intaddvarblock(lo, hi, BDD_REORDER_FIXED);
     }
     reordered = true;
+    layout_epoch++;
     bdd_reorder(BDD_REORDER_SIFT);
 }
 

@@ -53,6 +53,7 @@ typedef struct sa__chunk sa__chunk;
 
 #define SA_MAX_CLEANUPS 6
 typedef struct sa__block sa__block;
+typedef struct sa__bmemo sa__bmemo;
 
 /* The analysis result: every mode function later stages need (issue 4 will
  * read chi_E, T_e, sigma, c, d). All BDDs are referenced. */
@@ -129,6 +130,10 @@ struct sa_result {
      * of computing them again. The only field written after the result is
      * returned; nothing else reads it. */
     BDD *tight_memo;
+    /* The blocks this analysis solved or found solved, for an analysis
+     * seeded by this result (sa_memo.c; sa_blocks.c); NULL: none. */
+    sa__bmemo *bmemo;
+    uint32_t blocks_reused; /* sa_method_info.blocks_reused */
 };
 
 typedef struct sa_ctx {
@@ -160,6 +165,7 @@ typedef struct sa_ctx {
                                columns open at a row, on average
                                (sa_encode.c; sa__enum_is_cheap) */
     int tight_depth;        /* sa__tight_primal calls in progress */
+    sa__bmemo *bmemo;       /* the result's, where solved blocks go */
     uint32_t max_block_rows; /* sa__blocks_solve: give up on a block of
                                more equations (0: no limit) */
     unsigned char *seen;    /* sa__seen's bitmap (owned, freed by sa__leave) */
@@ -245,6 +251,10 @@ int sa__order(void); /* sa_config.order */
 /* sa_config.dynamic_reorder: an analysis may sift its variables, so the
  * level order its choice was made in is not its variables' indices. */
 bool sa__sifting(void);
+/* Changes whenever a BDD node may stop denoting the function of the
+ * variables' indices in their level order that it denoted: a new manager
+ * (sa_begin), a sifting. Memos of nodes across analyses check it. */
+unsigned long sa__layout_epoch(void);
 /* With sa_config.dynamic_reorder: sift once, rows as blocks (a safe point:
  * no memo table alive). */
 void sa__reorder(sa_ctx *c);
@@ -661,5 +671,33 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
 /* The same over the mode variables k with in[k] (all if in is NULL); f
  * must not depend on the others. */
 double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in);
+
+/* ---- sa_memo.c (issue 16): blocks' solutions kept for the next version --- */
+/* A block's key (sa_blocks.c builds it): integers, and BDD nodes compared
+ * by handle; and beside it, not compared, the valid modes the block is
+ * solved in. Borrowed by the calls below. */
+typedef struct sa__bkey {
+    const int32_t *shape;
+    size_t n_shape;
+    const BDD *funs;
+    size_t n_funs;
+    BDD modes;
+} sa__bkey;
+/* At most this many integers and nodes in one memo (a model of blocks too
+ * large to be worth keeping stops adding to it). */
+#define SA_BMEMO_MAX_INTS ((size_t)4 << 20)
+/* An empty memo in the current layout epoch, or NULL (no memory). Freed by
+ * sa__bmemo_free (sa_result_free frees a result's). */
+sa__bmemo *sa__bmemo_new(void);
+void sa__bmemo_free(sa__bmemo *m);
+size_t sa__bmemo_count(const sa__bmemo *m);
+/* The n_val nodes kept for key k, and in *modes the valid modes they were
+ * found in; or NULL: none, m NULL, or m not readable (made in another
+ * layout epoch, or sifting is on). Valid while m lives. */
+const BDD *sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, size_t n_val, BDD *modes);
+/* Keep val[0..n_val) for key k (both copied and referenced), unless m is
+ * NULL, not readable, full (SA_BMEMO_MAX_INTS) or has k already. Fails
+ * (sa__fail) only for memory. */
+void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const BDD *val, size_t n_val);
 
 #endif /* SA_INT_H */

@@ -91,6 +91,9 @@ static unsigned seeded_zero_runs, seeded_other_runs;
 static unsigned seeded_sampled_runs;
 /* Of the cost-0 ones, those the hint's chosen matching repaired. */
 static unsigned seeded_repaired_runs;
+/* Hinted analyses that found some block solved in the hint's memo
+ * (engine/sa_memo.c). */
+static unsigned blocks_reused_runs;
 
 static bool word_char(char ch)
 {
@@ -300,6 +303,7 @@ static void check_hinted_by(const mel_model *m, const sa_result *cold, int cold_
     cr_assert(mi.seeded_zero == 0 || sa_result_seeded(r) > 0, "%s: seeded primal, 0 seeded", what);
     seeded_sampled_runs += mi.seeded_sampled > 0;
     seeded_repaired_runs += mi.seeded_repaired > 0;
+    blocks_reused_runs += mi.blocks_reused > 0;
     seeded_other_runs += mi.seeded_zero == 0 && !mi.seeded_tight && sa_result_searched(r);
     cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold), "%s", what);
     cr_assert_eq(sa_result_singular(r), sa_result_singular(cold), "%s", what);
@@ -336,6 +340,12 @@ static void check_text(const char *text, long long n, const char *other, long lo
     if (cold != NULL) {
         snprintf(label, sizeof label, "%s, own hint", what);
         check_hinted(m, cold, cold_rc, cold, label);
+        int brc;
+        sa_result *by_blocks = analyze_ex(m, NULL, SA_METHOD_BLOCKS, SA_SEEDED_AUTO, &brc);
+        snprintf(label, sizeof label, "%s, own hint by blocks", what);
+        if (by_blocks != NULL)
+            check_hinted(m, cold, cold_rc, by_blocks, label);
+        sa_result_free(by_blocks);
     }
     const char *hints[8];
     long long hn[8];
@@ -351,7 +361,10 @@ static void check_text(const char *text, long long n, const char *other, long lo
     for (size_t k = 0; k < nh; k++) {
         mel_model *hm = parse(hints[k], hn[k], what);
         int hrc;
-        sa_result *h = analyze(hm, NULL, &hrc);
+        /* Every other hint solved block by block: its memo of solved
+         * blocks (engine/sa_memo.c) is then read. */
+        sa_result *h = k % 2 == 0 ? analyze_ex(hm, NULL, SA_METHOD_BLOCKS, SA_SEEDED_AUTO, &hrc)
+                                  : analyze(hm, NULL, &hrc);
         if (h != NULL && k % 2 == 1) {
             /* As a session does: the hint's graph built, which leaves its
              * tight edges in it for the seeded analysis to read
@@ -451,6 +464,9 @@ static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, c
                  what);
     cr_assert(!dp_too || seeded_other_runs > 0, "%s: no hinted primal ran the dynamic programme",
               what);
+    cr_log_info("%s: %u analyses found blocks in the hint's memo", what, blocks_reused_runs);
+    cr_assert_gt(blocks_reused_runs, 0, "%s: no block was found in the hint's memo", what);
+    blocks_reused_runs = 0;
     seeded_tight_runs = seeded_runs = seeded_zero_runs = seeded_other_runs = 0;
     seeded_sampled_runs = seeded_repaired_runs = 0;
 }
@@ -595,6 +611,99 @@ Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
 {
     family("brake.mel", "rldc_chain.mel", 2, 4, NULL, 0);
     expect_seeded_tight(1, false, false, "brake");
+}
+
+/* bench_edit's edits of the brake, seeded by the original (N = 40, car 20):
+ * every block the edit left alone is found in the original's memo
+ * (engine/sa_memo.c), in each of the seeded rounds: a guard flipped solves
+ * the same blocks again in the modes the first round left, which the memo
+ * gives restricted to them. The result is the cold one, function for
+ * function, and the edit's own memo serves the next edit. */
+Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
+{
+    char *text = tm_slurp("brake.mel");
+    char *edited[2] = {
+        subst(text, NULL, "px[i] : equation b[i] = K*x[i];",
+              "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);", false),
+        subst(text, NULL, "if open[i] then", "if open[i] & i <> 20 | !open[i] & i == 20 then",
+              false),
+    };
+    const char *texts[] = {edited[0], edited[1], text};
+    const long long ns[] = {40, 40, 41};
+    mel_model *om = parse(text, 40, "brake N=40");
+    int rc;
+    sa_result *hint = analyze_ex(om, NULL, SA_METHOD_AUTO, SA_SEEDED_AUTO, &rc);
+    cr_assert_not_null(hint);
+    sa_method_info hi;
+    sa_result_method(hint, &hi);
+    cr_assert_gt(hi.blocks_tight, 0, "the original: its large block by tight graphs");
+    for (size_t k = 0; k < 3; k++) {
+        mel_model *m = parse(texts[k], ns[k], "brake variant");
+        sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL, *again = NULL;
+        cr_assert_not_null(cold);
+        sa_options o = {.hint = hint};
+        cr_log_info("brake variant %zu", k);
+        cr_assert_eq(sa_analyze(m, &o, &seeded, NULL), MDAE_OK);
+        const char *why = NULL;
+        cr_assert(sa_result_same(cold, seeded, &why), "variant %zu: %s differs", k, why);
+        sa_method_info mi;
+        sa_result_method(seeded, &mi);
+        cr_assert(mi.seeded_tight, "variant %zu: by the hint's tight graphs", k);
+        cr_assert_gt(mi.blocks_reused, 0, "variant %zu: blocks from the memo", k);
+        cr_log_info("variant %zu: %u blocks reused", k, mi.blocks_reused);
+        if (k == 1) /* in two rounds, 100 blocks each */
+            cr_assert_gt(mi.blocks_reused, 150, "variant %zu: %u reused", k, mi.blocks_reused);
+        /* Seeded by itself: everything from its own memo. */
+        o.hint = seeded;
+        cr_assert_eq(sa_analyze(m, &o, &again, NULL), MDAE_OK);
+        cr_assert(sa_result_same(cold, again, &why), "variant %zu again: %s differs", k, why);
+        sa_result_method(again, &mi);
+        cr_assert_gt(mi.blocks_reused, 0, "variant %zu again: blocks from the memo", k);
+        sa_result_free(again);
+        sa_result_free(seeded);
+        sa_result_free(cold);
+        mel_model_free(m);
+    }
+    sa_result_free(hint);
+    mel_model_free(om);
+    free(edited[0]);
+    free(edited[1]);
+    free(text);
+}
+
+/* A block whose only change is a weight is solved again: its optimal
+ * matching is the other one. Two blocks ({e1, e2} x {x1, x2} and f), so
+ * that the analysis goes block by block; the hint solved by blocks keeps
+ * both in its memo. Dropping the weights from the memo's key fails here. */
+Test(sa_hint, a_block_whose_weights_changed_is_not_taken_from_the_memo)
+{
+    static const char before[] = "g : boolean;\n"
+                                 "x1 : real; x2 : real; y1 : real; y2 : real;\n"
+                                 "e1 : equation der(x1) + x2 = 0;\n"
+                                 "e2 : equation x1 + x2 = 0;\n"
+                                 "f1 : equation y1 + (if g then y2 else 0) = 0;\n"
+                                 "f2 : equation y2 = 0;\n";
+    char *after = subst(before, NULL, "der(x1) + x2", "x1 + der(x2)", false);
+    mel_model *hm = parse(before, 0, "before"), *m = parse(after, 0, "after");
+    int rc;
+    sa_result *hint = analyze_ex(hm, NULL, SA_METHOD_BLOCKS, SA_SEEDED_AUTO, &rc);
+    sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL;
+    cr_assert(hint != NULL && cold != NULL);
+    sa_options o = {.hint = hint, .method = SA_METHOD_BLOCKS};
+    cr_assert_eq(sa_analyze(m, &o, &seeded, NULL), MDAE_OK);
+    const char *why = NULL;
+    cr_assert(sa_result_same(cold, seeded, &why), "%s differs", why);
+    sa_method_info mi;
+    sa_result_method(seeded, &mi);
+    cr_assert_gt(mi.blocks, 1, "by blocks");
+    cr_assert_gt(mi.blocks_reused, 0, "the unchanged blocks from the memo");
+    cr_assert_lt(mi.blocks_reused, mi.blocks, "the changed one solved");
+    sa_result_free(seeded);
+    sa_result_free(cold);
+    sa_result_free(hint);
+    mel_model_free(m);
+    mel_model_free(hm);
+    free(after);
 }
 
 Test(sa_hint, small_corpus_models_get_the_cold_result_whatever_the_hint)

@@ -1,0 +1,197 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/sa_memo.c -- the blocks' solutions of one analysis, kept with its
+ * result for the next version's analysis (issue 16: an edit re-solves only
+ * the blocks it touched).
+ *
+ * What a block's solution is a function of. sa_blocks.c solves a block from
+ * its sub-result alone: its equations' and variables' activity, its edges
+ * (which rows and columns they join, which BDD variable each is, their
+ * activity and weights), the valid modes, and the order of its rows. Every
+ * one of these is a BDD node or an integer; a BDD node of BuDDy's one table
+ * is a Boolean function of the variables' INDICES, canonical in their
+ * level order. The solution (the chosen matching, the lexicographically
+ * smallest in that order; the nonsingular modes; the singular modes and a
+ * maximum matching in each) is again a function of the indices, whatever
+ * the indices mean in either model. So a block whose key -- these integers
+ * and nodes -- is equal to a block solved before has that block's solution,
+ * bit for bit, provided that the level order is the same: sifting
+ * (sa_config.dynamic_reorder) moves levels, so nothing is kept or found
+ * while it is on, and a memo is only read in the layout epoch it was made
+ * in (sa__layout_epoch).
+ *
+ * The valid modes are not part of the key but kept beside it: every part of
+ * a solution is defined mode by mode (the chosen matching of a mode is the
+ * smallest optimal one of that mode's graph; a mode is nonsingular or not
+ * by its graph alone), so the solution in fewer valid modes is the kept one
+ * restricted to them (sa_blocks.c, reuse_block). The seeded rounds of
+ * sa_tight.c solve the same blocks again in the modes the first round left:
+ * the brake's guard flipped, 304 of them.
+ *
+ * Why the two versions meet: sa_encode.c lays out variables row by row in
+ * declaration order, so an edit that keeps the model's equations and
+ * edges (a weight, a guard) keeps every index, and the blocks it does not
+ * touch have the same nodes. Keys and values are referenced by the memo,
+ * so no node of a key is freed and reused for another function while the
+ * memo lives.
+ */
+#include "sa_int.h"
+
+#include <string.h>
+
+typedef struct bentry {
+    uint64_t hash;
+    int32_t *shape; /* n_shape integers */
+    BDD *funs;      /* n_funs nodes, referenced */
+    BDD *val;       /* n_val nodes, referenced */
+    BDD modes;      /* the valid modes it was solved in, referenced */
+    size_t n_shape, n_funs, n_val;
+} bentry;
+
+struct sa__bmemo {
+    unsigned long epoch; /* sa__layout_epoch when it was made */
+    bentry *e;
+    size_t n, cap;
+    size_t *htab; /* open addressing: index + 1 into e, 0 empty */
+    size_t hcap;
+    size_t ints; /* integers and nodes held, all entries */
+};
+
+sa__bmemo *sa__bmemo_new(void)
+{
+    sa__bmemo *m = mdae_calloc(1, sizeof *m);
+    if (m != NULL)
+        m->epoch = sa__layout_epoch();
+    return m;
+}
+
+static void entry_free(bentry *x)
+{
+    if (sa__running()) {
+        for (size_t k = 0; k < x->n_funs; k++)
+            bdd_delref(x->funs[k]);
+        for (size_t k = 0; k < x->n_val; k++)
+            bdd_delref(x->val[k]);
+        bdd_delref(x->modes);
+    }
+    mdae_free(x->shape);
+    mdae_free(x->funs);
+    mdae_free(x->val);
+}
+
+void sa__bmemo_free(sa__bmemo *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t k = 0; k < m->n; k++)
+        entry_free(&m->e[k]);
+    mdae_free(m->e);
+    mdae_free(m->htab);
+    mdae_free(m);
+}
+
+size_t sa__bmemo_count(const sa__bmemo *m) { return m != NULL ? m->n : 0; }
+
+static uint64_t key_hash(const sa__bkey *k)
+{
+    uint64_t h = mdae_hash(k->shape, k->n_shape * sizeof *k->shape);
+    return h ^ (mdae_hash(k->funs, k->n_funs * sizeof *k->funs) * 0x9E3779B97F4A7C15ull);
+}
+
+static bool same_key(const bentry *x, const sa__bkey *k, uint64_t h)
+{
+    return x->hash == h && x->n_shape == k->n_shape && x->n_funs == k->n_funs &&
+           memcmp(x->shape, k->shape, k->n_shape * sizeof *k->shape) == 0 &&
+           memcmp(x->funs, k->funs, k->n_funs * sizeof *k->funs) == 0;
+}
+
+static bool readable(const sa__bmemo *m)
+{
+    return m != NULL && m->n > 0 && !sa__sifting() && m->epoch == sa__layout_epoch();
+}
+
+const BDD *sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, size_t n_val, BDD *modes)
+{
+    if (!readable(m))
+        return NULL;
+    uint64_t h = key_hash(k);
+    for (size_t s = h & (m->hcap - 1); m->htab[s] != 0; s = (s + 1) & (m->hcap - 1)) {
+        const bentry *x = &m->e[m->htab[s] - 1];
+        if (same_key(x, k, h)) {
+            MDAE_ASSERT(x->n_val == n_val);
+            *modes = x->modes;
+            return x->val;
+        }
+    }
+    return NULL;
+}
+
+static void *copy_or_fail(sa_ctx *c, const void *p, size_t bytes)
+{
+    void *q = mdae_malloc(bytes + 1);
+    if (q == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    if (bytes > 0)
+        memcpy(q, p, bytes);
+    return q;
+}
+
+static void grow_table(sa_ctx *c, sa__bmemo *m)
+{
+    size_t cap = m->hcap ? 2 * m->hcap : 64;
+    size_t *t = mdae_calloc(cap, sizeof *t);
+    if (t == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    for (size_t k = 0; k < m->n; k++) {
+        size_t s = m->e[k].hash & (cap - 1);
+        while (t[s] != 0)
+            s = (s + 1) & (cap - 1);
+        t[s] = k + 1;
+    }
+    mdae_free(m->htab);
+    m->htab = t;
+    m->hcap = cap;
+}
+
+void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const BDD *val, size_t n_val)
+{
+    if (m == NULL || sa__sifting() || m->epoch != sa__layout_epoch())
+        return;
+    if (m->ints + k->n_shape + k->n_funs + n_val > SA_BMEMO_MAX_INTS)
+        return; /* full: the rest is solved again next time */
+    uint64_t h = key_hash(k);
+    BDD had;
+    if (readable(m) && sa__bmemo_find(m, k, n_val, &had) != NULL)
+        return;
+    if (2 * (m->n + 1) > m->hcap)
+        grow_table(c, m);
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 32;
+        bentry *e = mdae_realloc(m->e, cap * sizeof *e);
+        if (e == NULL)
+            sa__fail(c, MDAE_E_NOMEM);
+        m->e = e;
+        m->cap = cap;
+    }
+    bentry x = {h, NULL, NULL, NULL, bddfalse, k->n_shape, k->n_funs, n_val};
+    x.shape = copy_or_fail(c, k->shape, k->n_shape * sizeof *k->shape);
+    x.funs = mdae_malloc(k->n_funs * sizeof *k->funs + 1);
+    x.val = mdae_malloc(n_val * sizeof *val + 1);
+    if (x.funs == NULL || x.val == NULL) {
+        mdae_free(x.shape);
+        mdae_free(x.funs);
+        mdae_free(x.val);
+        sa__fail(c, MDAE_E_NOMEM);
+    }
+    for (size_t a = 0; a < k->n_funs; a++)
+        x.funs[a] = bdd_addref(k->funs[a]);
+    for (size_t a = 0; a < n_val; a++)
+        x.val[a] = bdd_addref(val[a]);
+    x.modes = bdd_addref(k->modes);
+    size_t s = h & (m->hcap - 1);
+    while (m->htab[s] != 0)
+        s = (s + 1) & (m->hcap - 1);
+    m->e[m->n] = x;
+    m->htab[s] = ++m->n;
+    m->ints += k->n_shape + k->n_funs + n_val;
+}
