@@ -9,7 +9,9 @@
  * re-analysed: (a) one equation instance in the middle of the chain gets a
  * different incidence (a derivative where there was none), (b) one guard
  * instance in the middle is flipped, (c) N + 1, (s) the same text again
- * (the cache alone). Each row prints the time, the ratio to cold and the
+ * (the cache alone); after (a) and (b), "next": the same edit on the next
+ * instance, seeded by the first (the first undone, the second made, as an
+ * editor's session goes on). Each row prints the time, the ratio to cold and the
  * parts reused / recomputed. before_s and before_ratio: the same edit in a
  * second session with the hint's tight graphs off (sa_options.seeded =
  * SA_SEEDED_OFF: the seeded costs of the implicit primal only, as before
@@ -172,6 +174,20 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
                 t0 = run(before, edited, n2, SA_SEEDED_OFF, &st);
             printf("%s\t%lld\t%s\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.3f\t%.3f\n", file, n, name,
                    t, t / cold, st.reused, st.components, fl, t / fl, t0, t0 / cold0);
+            if (e < n_ed) {
+                /* The next edit: the same one on the next instance, seeded
+                 * by this one (an editor's session), where the first is
+                 * undone and the second made. */
+                char *t3;
+                snprintf(to, sizeof to, ed[e].to, (int)(n / 2 + 1), (int)(n / 2 + 1));
+                t3 = replace(text, ed[e].from, to);
+                t0 = run(before, t3, n, SA_SEEDED_OFF, &st);
+                t = run(s, t3, n, SA_SEEDED_AUTO, &st);
+                printf("%s\t%lld\t%s next\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.3f\t%.3f\n", file,
+                       n, ed[e].name, t, t / cold, st.reused, st.components, fl, t / fl, t0,
+                       t0 / cold0);
+                free(t3);
+            }
             free(t2);
         }
         fflush(stdout);
