@@ -110,6 +110,12 @@ MDAE_TEST_API size_t cdg_graph_n_edges(const cdg_graph *g);
  * lower them because the defaults take gigabytes to reach. */
 MDAE_TEST_API void cdg_set_limits(size_t max_edges, size_t max_key_ints);
 MDAE_TEST_API size_t cdg_graph_max_block(const cdg_graph *g);
+/* Tests and benchmarks: the union-SCCs of the dependency graph (the units
+ * its blocks are split in: engine/cdg_build.c), and of those, the ones an
+ * analysis seeded by a hint (sa_options.hint, whose graph was built) found
+ * in the hint's memo instead of splitting them again. */
+MDAE_TEST_API size_t cdg_graph_n_sccs(const cdg_graph *g);
+MDAE_TEST_API size_t cdg_graph_sccs_reused(const cdg_graph *g);
 /* The identity of block `id` (no BDD work). *out borrows the graph's arrays:
  * valid while g lives. MDAE_E_INVAL if id >= n_blocks. */
 MDAE_API int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out /* out */);

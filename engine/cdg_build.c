@@ -133,6 +133,16 @@ typedef struct build {
     size_t *htab; /* open addressing: index + 1 into blocks, 0 empty */
     size_t hcap;
     size_t key_ints; /* sum of the blocks' key lengths (CDG_MAX_KEY_INTS) */
+    /* The union-SCCs' memo (step 6): the hint's, read; r's, written. */
+    const sa__bmemo *memo_in;
+    sa__bmemo *memo_out;
+    const int32_t *loc; /* the union-SCC being split: local place of its
+                           equations (-1 outside) */
+    bool recording;     /* emit() records its leaves: */
+    int32_t *rec;       /* per leaf: equations (places), items' states */
+    size_t n_rec, cap_rec;
+    BDD *rec_f;         /* per leaf: its modes (slots) */
+    size_t n_rec_f, cap_rec_f;
 } build;
 
 /* ---- Step 1 --------------------------------------------------------------- */
@@ -315,6 +325,61 @@ static _Noreturn void too_large(sa_ctx *c, const char *fmt, ...)
     sa__fail(c, MDAE_E_LIMIT);
 }
 
+/* ---- Step 6: the union-SCCs' memo (engine/sa_memo.c) ------------------------
+ * A union-SCC's forms are a function of its equations' activity and
+ * offsets, its edges' activity, matching and sums, and the dependencies
+ * between its equations: all BDD nodes (exact on ok, a node too). Its key
+ * holds them in the SCC's order (equation index), and the shape that ties
+ * them together; what is kept is each leaf emit() was given: the leaf's
+ * equations by their places in the SCC, its items' states, its modes. An
+ * SCC found in the hint's memo is emitted again from it, leaf by leaf, the
+ * variables and equations read from the current model: the same blocks,
+ * the same guards, without splitting (the brake's edits: every railcar
+ * but the edited one). */
+
+/* A union-SCC of more items than this is not recorded (its leaves would
+ * hold too many integers: the MSL's EngineV6 has 5,000 forms of a union-SCC
+ * of 2,528 equations). */
+#define CDG_MEMO_MAX_REC ((size_t)1 << 18)
+
+static void rec_put(build *b, int32_t x)
+{
+    if (b->n_rec == CDG_MEMO_MAX_REC) {
+        b->recording = false; /* too large: forgotten */
+        return;
+    }
+    b->rec = grow(b->c, b->rec, b->n_rec, &b->cap_rec, sizeof *b->rec);
+    b->rec[b->n_rec++] = x;
+}
+
+/* The leaf in b's items with modes set, recorded (set referenced by hand,
+ * as the blocks' guards: a slot would be released by the split's marks;
+ * drop_record releases it). */
+static void record_leaf(build *b, BDD set)
+{
+    b->rec_f = grow(b->c, b->rec_f, b->n_rec_f, &b->cap_rec_f, sizeof *b->rec_f);
+    b->rec_f[b->n_rec_f++] = bdd_addref(set);
+    rec_put(b, (int32_t)b->n_elist);
+    for (size_t p = 0; p < b->n_elist; p++)
+        rec_put(b, b->loc[b->elist[p]]);
+    rec_put(b, (int32_t)b->n_items);
+    for (size_t a = 0; a < b->n_items; a++) {
+        rec_put(b, (int32_t)(b->items[a].act | b->items[a].te << 1));
+        rec_put(b, (int32_t)b->items[a].val);
+    }
+}
+
+static void drop_record(build *b)
+{
+    if (sa__running())
+        for (size_t k = 0; k < b->n_rec_f; k++)
+            bdd_delref(b->rec_f[k]);
+    b->n_rec_f = b->n_rec = 0;
+    b->recording = false;
+}
+
+static void emit(build *b, BDD set);
+
 static void emit(build *b, BDD set)
 {
     sa_ctx *c = b->c;
@@ -322,6 +387,8 @@ static void emit(build *b, BDD set)
     set = T(bdd_and(set, r->ok)); /* the steps' inputs are exact on ok only */
     if (set == bddfalse)
         return;
+    if (b->recording)
+        record_leaf(b, set);
     size_t ne = b->n_elist;
     size_t need = 2 + 4 * ne + 2 * b->n_items;
     if (b->cap_kbuf < need) {
@@ -470,8 +537,9 @@ static void split_items(build *b, BDD set0, size_t it, int sub, unsigned acc)
     sa__release(c, mark);
 }
 
-/* The leaf's equation set is elist[0..n_elist): split by identity. */
-static void split_identity(build *b, BDD set)
+/* The items of the leaf's equation set elist[0..n_elist): each equation,
+ * then its edges. */
+static void leaf_items(build *b)
 {
     const sa_result *r = b->r;
     b->n_items = 0;
@@ -490,6 +558,12 @@ static void split_identity(build *b, BDD set)
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
             b->items[b->n_items++] = (sitem){.is_edge = true, .pos = (uint32_t)p, .e = e};
     }
+}
+
+/* The leaf's equation set is elist[0..n_elist): split by identity. */
+static void split_identity(build *b, BDD set)
+{
+    leaf_items(b);
     split_items(b, set, 0, 0, 0);
 }
 
@@ -653,6 +727,116 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = -1;
     sa__release(c, mark);
+}
+
+/* The key of the union-SCC S (n equations, loc their places): see step 6.
+ * Its arrays are temporaries of the context. */
+static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, sa__bkey *k)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    size_t w = (size_t)b->w, ns = 4 + n, nf = 1, nd = 0;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t i = S[p];
+        nf += 1 + w + (r->eq_first[i + 1] - r->eq_first[i]) * (2 + w);
+        for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++)
+            nd += loc[b->out_to[q]] >= 0;
+    }
+    ns += 2 * nd;
+    nf += nd;
+    int32_t *shape = sa__alloc(c, ns * sizeof *shape);
+    BDD *funs = sa__alloc(c, nf * sizeof *funs);
+    size_t a = 0, f = 0;
+    shape[a++] = SA_BMEMO_SCC;
+    shape[a++] = (int32_t)n;
+    shape[a++] = b->w;
+    shape[a++] = (int32_t)nd;
+    funs[f++] = r->ok;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t i = S[p];
+        shape[a++] = (int32_t)(r->eq_first[i + 1] - r->eq_first[i]);
+        funs[f++] = b->chi_i[i];
+        for (size_t x = 0; x < w; x++)
+            funs[f++] = b->c_off[(size_t)i * w + x];
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            funs[f++] = b->chi_e[e];
+            funs[f++] = b->te[e];
+            for (size_t x = 0; x < w; x++)
+                funs[f++] = b->sum[e * w + x];
+        }
+        for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++) {
+            int32_t to = loc[b->out_to[q]];
+            if (to < 0)
+                continue;
+            shape[a++] = (int32_t)p;
+            shape[a++] = to;
+            funs[f++] = *b->out_f[q];
+        }
+    }
+    MDAE_ASSERT(a == ns && f == nf);
+    *k = (sa__bkey){shape, ns, funs, nf};
+}
+
+/* Emit the union-SCC S from the hint's memo under key k, and keep it in
+ * r's: true; false if the memo does not have it (nothing emitted). */
+static bool replay_scc(build *b, const uint32_t *S, const sa__bkey *k)
+{
+    sa__mval v;
+    if (!sa__bmemo_find(b->memo_in, k, &v))
+        return false;
+    size_t d = 0;
+    for (size_t leaf = 0; leaf < v.n_f; leaf++) {
+        MDAE_ASSERT(d < v.n_d);
+        b->n_elist = (size_t)v.d[d++];
+        for (size_t p = 0; p < b->n_elist; p++)
+            b->elist[p] = S[v.d[d++]];
+        leaf_items(b);
+        MDAE_ASSERT((size_t)v.d[d] == b->n_items);
+        d++;
+        for (size_t a = 0; a < b->n_items; a++) {
+            b->items[a].act = v.d[d] & 1;
+            b->items[a].te = (v.d[d] >> 1) & 1;
+            b->items[a].val = (unsigned)v.d[d + 1];
+            d += 2;
+        }
+        emit(b, v.f[leaf]);
+    }
+    MDAE_ASSERT(d == v.n_d);
+    sa__bmemo_add(b->c, b->memo_out, k, &v);
+    return true;
+}
+
+/* The forms of the union-SCC S (n equations, sorted), as steps 3 and 4
+ * say, or from the hint's memo (step 6); kept in r's memo. loc: -1 for
+ * every equation, on entry and on return. True if from the memo. */
+static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
+{
+    sa_ctx *c = b->c;
+    size_t mark = sa__mark(c);
+    for (size_t a = 0; a < n; a++)
+        loc[S[a]] = (int32_t)a;
+    sa__bkey key;
+    scc_key(b, S, n, loc, &key);
+    b->loc = loc;
+    bool reused = replay_scc(b, S, &key);
+    if (!reused) {
+        b->recording = b->memo_out != NULL;
+        if (n == 1) {
+            b->n_elist = 1;
+            b->elist[0] = S[0];
+            split_identity(b, b->chi_i[S[0]]);
+        } else {
+            scc_blocks(b, S, n, loc);
+        }
+        if (b->recording)
+            sa__bmemo_add(c, b->memo_out, &key,
+                          &(sa__mval){b->rec_f, b->n_rec_f, b->rec, b->n_rec, bddtrue});
+        drop_record(b);
+    }
+    for (size_t a = 0; a < n; a++)
+        loc[S[a]] = -1;
+    sa__release(c, mark);
+    return reused;
 }
 
 /* ---- Final order and edges ------------------------------------------------ */
@@ -845,6 +1029,7 @@ static void run(build *b, cdg_graph *g)
     dependencies(b);
     uint32_t *comp = sa__alloc(c, (r->n_eq + 1) * sizeof *comp);
     uint32_t ncomp = union_sccs(b, comp);
+    g->n_sccs = ncomp;
     /* Members of each component, sorted by equation index. */
     size_t *cfirst = sa__alloc(c, ((size_t)ncomp + 2) * sizeof *cfirst);
     for (uint32_t i = 0; i < r->n_eq; i++)
@@ -864,16 +1049,7 @@ static void run(build *b, cdg_graph *g)
     for (uint32_t k = 0; k < ncomp; k++) {
         const uint32_t *S = &members[cfirst[k]];
         size_t n = cfirst[k + 1] - cfirst[k];
-        if (n == 1) {
-            size_t mark = sa__mark(c);
-            BDD set = b->chi_i[S[0]];
-            b->n_elist = 1;
-            b->elist[0] = S[0];
-            split_identity(b, set);
-            sa__release(c, mark);
-        } else {
-            scc_blocks(b, S, n, loc);
-        }
+        g->sccs_reused += component(b, S, n, loc);
         done += n;
         sa__progress(c, "blocks", done, r->n_eq);
     }
@@ -882,6 +1058,7 @@ static void run(build *b, cdg_graph *g)
 
 static void drop_blocks(build *b)
 {
+    drop_record(b);
     if (sa__running())
         for (size_t k = 0; k < b->n_blocks; k++)
             bdd_delref(b->blocks[k].guard);
@@ -954,6 +1131,16 @@ static void check_graph(const cdg_graph *g)
     }
 }
 
+/* r's memo (sa_analyze made it; else made here), NULL without memory. As
+ * tight_memo (keep_tight), a function of r written after r was returned. */
+static sa__bmemo *memo_of(const sa_result *r)
+{
+    sa_result *w = (sa_result *)r;
+    if (w->bmemo == NULL)
+        w->bmemo = sa__bmemo_new();
+    return w->bmemo;
+}
+
 int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_diags *diags)
 {
     if (r == NULL || out == NULL)
@@ -990,6 +1177,8 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     sa__enter(c);
     b->c = c;
     b->r = r;
+    b->memo_in = opt != NULL && opt->hint != NULL ? opt->hint->bmemo : NULL;
+    b->memo_out = memo_of(r);
     run(b, g);
     drop_blocks(b);
     sa__leave(c);
@@ -1005,6 +1194,8 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
 size_t cdg_graph_n_blocks(const cdg_graph *g) { return g ? g->n_blocks : 0; }
 size_t cdg_graph_n_edges(const cdg_graph *g) { return g ? g->n_edges : 0; }
 size_t cdg_graph_max_block(const cdg_graph *g) { return g ? g->max_block : 0; }
+size_t cdg_graph_n_sccs(const cdg_graph *g) { return g ? g->n_sccs : 0; }
+size_t cdg_graph_sccs_reused(const cdg_graph *g) { return g ? g->sccs_reused : 0; }
 
 int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out)
 {

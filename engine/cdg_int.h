@@ -22,6 +22,7 @@ struct cdg_graph {
     uint32_t *efrom, *eto; /* n_edges, sorted by (from, to) */
     BDD *eguard;           /* n_edges, referenced */
     size_t max_block;
+    size_t n_sccs, sccs_reused; /* union-SCCs; of those, from the hint's memo */
 };
 
 #endif /* CDG_INT_H */

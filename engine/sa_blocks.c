@@ -507,17 +507,17 @@ static bool tight_in_vain(const sa_ctx *c)
 /* The key of the block filled in s (sa_memo.c says why it is enough): its
  * sizes, whether maximum matchings are wanted, each edge's row, column and
  * BDD variable, the rows' order; and the nodes of the rows' and columns'
- * activity, of the edges' activity and weights; beside them, the valid
- * modes. */
+ * activity, of the edges' activity and weights. */
 static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
 {
     const sa_result *r = &s->r;
     size_t ne = r->n_edges, ws = (size_t)r->w_sigma;
-    size_t n_shape = 5 + 3 * ne + r->n_eq;
+    size_t n_shape = 6 + 3 * ne + r->n_eq;
     size_t n_funs = (size_t)r->n_eq + r->n_var + ne * (1 + ws);
     int32_t *shape = sa__alloc(c, n_shape * sizeof *shape);
     BDD *funs = sa__alloc(c, n_funs * sizeof *funs);
     size_t a = 0, f = 0;
+    shape[a++] = SA_BMEMO_BLOCK;
     shape[a++] = (int32_t)r->n_eq;
     shape[a++] = (int32_t)r->n_var;
     shape[a++] = (int32_t)ne;
@@ -538,7 +538,7 @@ static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
     for (uint32_t j = 0; j < r->n_var; j++)
         funs[f++] = r->chi_j[j];
     MDAE_ASSERT(a == n_shape && f == n_funs);
-    *k = (sa__bkey){shape, n_shape, funs, n_funs, r->chi_m};
+    *k = (sa__bkey){shape, n_shape, funs, n_funs};
 }
 
 /* A block's solution in a memo: te and tmax of its edges, ok, singular. */
@@ -553,27 +553,29 @@ static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, BDD *te, BDD
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     size_t n_val = solution_size(s), ne = s->r.n_edges;
-    BDD kept = bddfalse;
-    const BDD *v = h != NULL ? sa__bmemo_find(h->bmemo, k, n_val, &kept) : NULL;
-    if (v == NULL || (kept != k->modes && sa__imp(k->modes, kept) != bddtrue))
+    BDD modes = s->r.chi_m;
+    sa__mval v;
+    if (h == NULL || !sa__bmemo_find(h->bmemo, k, &v) ||
+        (v.modes != modes && sa__imp(modes, v.modes) != bddtrue))
         return false;
+    MDAE_ASSERT(v.n_f == n_val);
     size_t mark = sa__mark(c);
     BDD *got = sa__slots(c, n_val);
     for (size_t a = 0; a < n_val; a++)
-        sa__put(&got[a], kept == k->modes ? v[a] : sa__and(v[a], k->modes));
+        sa__put(&got[a], v.modes == modes ? v.f[a] : sa__and(v.f[a], modes));
     for (size_t k2 = 0; k2 < ne; k2++) {
         sa__put(&te[s->edge_whole[k2]], got[k2]);
         sa__put(&tmax[s->edge_whole[k2]], got[ne + k2]);
     }
     sa__put(ok, sa__and(*ok, got[2 * ne]));
     sa__put(sing, got[2 * ne + 1]);
-    sa__bmemo_add(c, c->bmemo, k, got, n_val);
+    sa__bmemo_add(c, c->bmemo, k, &(sa__mval){got, n_val, NULL, 0, modes});
     sa__release(c, mark);
     return true;
 }
 
 /* Keep the block just solved in this analysis's memo: te and tmax of its
- * edges (local), its ok and singular modes. */
+ * edges (local), its ok and singular modes, in its valid modes. */
 static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te,
                        const BDD *tmax, BDD ok, BDD sing)
 {
@@ -588,7 +590,7 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
     }
     sa__put(&v[2 * ne], ok);
     sa__put(&v[2 * ne + 1], sing);
-    sa__bmemo_add(c, c->bmemo, k, v, solution_size(s));
+    sa__bmemo_add(c, c->bmemo, k, &(sa__mval){v, solution_size(s), NULL, 0, s->r.chi_m});
     sa__release(c, mark);
 }
 

@@ -672,17 +672,26 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
  * must not depend on the others. */
 double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in);
 
-/* ---- sa_memo.c (issue 16): blocks' solutions kept for the next version --- */
-/* A block's key (sa_blocks.c builds it): integers, and BDD nodes compared
- * by handle; and beside it, not compared, the valid modes the block is
- * solved in. Borrowed by the calls below. */
+/* ---- sa_memo.c (issue 16): solved blocks kept for the next version ------ */
+/* A key (sa_blocks.c and cdg_build.c build theirs, the first integer a
+ * tag of the kind): integers, and BDD nodes compared by handle. */
 typedef struct sa__bkey {
     const int32_t *shape;
     size_t n_shape;
     const BDD *funs;
     size_t n_funs;
-    BDD modes;
 } sa__bkey;
+/* What is kept for a key: nodes, integers, and the valid modes it holds in
+ * (a block's solution in fewer modes is this one restricted: sa_memo.c). */
+typedef struct sa__mval {
+    const BDD *f;
+    size_t n_f;
+    const int32_t *d;
+    size_t n_d;
+    BDD modes;
+} sa__mval;
+#define SA_BMEMO_BLOCK 1 /* sa_blocks.c: a block's primal */
+#define SA_BMEMO_SCC 2   /* cdg_build.c: a union-SCC's forms */
 /* At most this many integers and nodes in one memo (a model of blocks too
  * large to be worth keeping stops adding to it). */
 #define SA_BMEMO_MAX_INTS ((size_t)4 << 20)
@@ -691,13 +700,13 @@ typedef struct sa__bkey {
 sa__bmemo *sa__bmemo_new(void);
 void sa__bmemo_free(sa__bmemo *m);
 size_t sa__bmemo_count(const sa__bmemo *m);
-/* The n_val nodes kept for key k, and in *modes the valid modes they were
- * found in; or NULL: none, m NULL, or m not readable (made in another
- * layout epoch, or sifting is on). Valid while m lives. */
-const BDD *sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, size_t n_val, BDD *modes);
-/* Keep val[0..n_val) for key k (both copied and referenced), unless m is
+/* What m keeps for key k, into *out (valid while m lives): true; false if
+ * nothing, m NULL, or m not readable (made in another layout epoch, or
+ * sifting is on). */
+bool sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, sa__mval *out);
+/* Keep v for key k (both copied, their nodes referenced), unless m is
  * NULL, not readable, full (SA_BMEMO_MAX_INTS) or has k already. Fails
  * (sa__fail) only for memory. */
-void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const BDD *val, size_t n_val);
+void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v);
 
 #endif /* SA_INT_H */

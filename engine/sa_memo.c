@@ -1,8 +1,9 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * engine/sa_memo.c -- the blocks' solutions of one analysis, kept with its
- * result for the next version's analysis (issue 16: an edit re-solves only
- * the blocks it touched).
+ * engine/sa_memo.c -- the blocks' solutions of one analysis, and the
+ * dependency graph's forms of its union-SCCs (cdg_build.c), kept with its
+ * result for the next version's (issue 16: an edit re-solves only the
+ * blocks it touched).
  *
  * What a block's solution is a function of. sa_blocks.c solves a block from
  * its sub-result alone: its equations' and variables' activity, its edges
@@ -28,6 +29,9 @@
  * sa_tight.c solve the same blocks again in the modes the first round left:
  * the brake's guard flipped, 304 of them.
  *
+ * The dependency graph's union-SCCs are kept the same way (cdg_build.c
+ * says what their key holds), under another tag (the first integer).
+ *
  * Why the two versions meet: sa_encode.c lays out variables row by row in
  * declaration order, so an edit that keeps the model's equations and
  * edges (a weight, a guard) keeps every index, and the blocks it does not
@@ -44,8 +48,9 @@ typedef struct bentry {
     int32_t *shape; /* n_shape integers */
     BDD *funs;      /* n_funs nodes, referenced */
     BDD *val;       /* n_val nodes, referenced */
-    BDD modes;      /* the valid modes it was solved in, referenced */
-    size_t n_shape, n_funs, n_val;
+    int32_t *data;  /* n_data integers */
+    BDD modes;      /* the valid modes it holds in, referenced */
+    size_t n_shape, n_funs, n_val, n_data;
 } bentry;
 
 struct sa__bmemo {
@@ -77,6 +82,7 @@ static void entry_free(bentry *x)
     mdae_free(x->shape);
     mdae_free(x->funs);
     mdae_free(x->val);
+    mdae_free(x->data);
 }
 
 void sa__bmemo_free(sa__bmemo *m)
@@ -122,30 +128,25 @@ static bool readable(const sa__bmemo *m)
     return m != NULL && m->n > 0 && !sa__sifting() && m->epoch == sa__layout_epoch();
 }
 
-const BDD *sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, size_t n_val, BDD *modes)
+static const bentry *find(const sa__bmemo *m, const sa__bkey *k, uint64_t h)
 {
-    if (!readable(m))
-        return NULL;
-    uint64_t h = key_hash(k);
     for (size_t s = h & (m->hcap - 1); m->htab[s] != 0; s = (s + 1) & (m->hcap - 1)) {
         const bentry *x = &m->e[m->htab[s] - 1];
-        if (same_key(x, k, h)) {
-            MDAE_ASSERT(x->n_val == n_val);
-            *modes = x->modes;
-            return x->val;
-        }
+        if (same_key(x, k, h))
+            return x;
     }
     return NULL;
 }
 
-static void *copy_or_fail(sa_ctx *c, const void *p, size_t bytes)
+bool sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, sa__mval *out)
 {
-    void *q = mdae_malloc(bytes + 1);
-    if (q == NULL)
-        sa__fail(c, MDAE_E_NOMEM);
-    if (bytes > 0)
-        memcpy(q, p, bytes);
-    return q;
+    if (!readable(m))
+        return false;
+    const bentry *x = find(m, k, key_hash(k));
+    if (x == NULL)
+        return false;
+    *out = (sa__mval){x->val, x->n_val, x->data, x->n_data, x->modes};
+    return true;
 }
 
 static void grow_table(sa_ctx *c, sa__bmemo *m)
@@ -165,15 +166,23 @@ static void grow_table(sa_ctx *c, sa__bmemo *m)
     m->hcap = cap;
 }
 
-void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const BDD *val, size_t n_val)
+static void *copy_of(const void *p, size_t bytes)
+{
+    void *q = mdae_malloc(bytes + 1);
+    if (q != NULL && bytes > 0)
+        memcpy(q, p, bytes);
+    return q;
+}
+
+void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v)
 {
     if (m == NULL || sa__sifting() || m->epoch != sa__layout_epoch())
         return;
-    if (m->ints + k->n_shape + k->n_funs + n_val > SA_BMEMO_MAX_INTS)
+    size_t ints = k->n_shape + k->n_funs + v->n_f + v->n_d;
+    if (m->ints + ints > SA_BMEMO_MAX_INTS)
         return; /* full: the rest is solved again next time */
     uint64_t h = key_hash(k);
-    BDD had;
-    if (readable(m) && sa__bmemo_find(m, k, n_val, &had) != NULL)
+    if (m->n > 0 && find(m, k, h) != NULL)
         return;
     if (2 * (m->n + 1) > m->hcap)
         grow_table(c, m);
@@ -185,25 +194,27 @@ void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const BDD *val, s
         m->e = e;
         m->cap = cap;
     }
-    bentry x = {h, NULL, NULL, NULL, bddfalse, k->n_shape, k->n_funs, n_val};
-    x.shape = copy_or_fail(c, k->shape, k->n_shape * sizeof *k->shape);
-    x.funs = mdae_malloc(k->n_funs * sizeof *k->funs + 1);
-    x.val = mdae_malloc(n_val * sizeof *val + 1);
-    if (x.funs == NULL || x.val == NULL) {
+    bentry x = {h, NULL, NULL, NULL, NULL, bddfalse, k->n_shape, k->n_funs, v->n_f, v->n_d};
+    x.shape = copy_of(k->shape, k->n_shape * sizeof *k->shape);
+    x.funs = copy_of(k->funs, k->n_funs * sizeof *k->funs);
+    x.val = copy_of(v->f, v->n_f * sizeof *v->f);
+    x.data = copy_of(v->d, v->n_d * sizeof *v->d);
+    if (x.shape == NULL || x.funs == NULL || x.val == NULL || x.data == NULL) {
         mdae_free(x.shape);
         mdae_free(x.funs);
         mdae_free(x.val);
+        mdae_free(x.data);
         sa__fail(c, MDAE_E_NOMEM);
     }
-    for (size_t a = 0; a < k->n_funs; a++)
-        x.funs[a] = bdd_addref(k->funs[a]);
-    for (size_t a = 0; a < n_val; a++)
-        x.val[a] = bdd_addref(val[a]);
-    x.modes = bdd_addref(k->modes);
+    for (size_t a = 0; a < x.n_funs; a++)
+        bdd_addref(x.funs[a]);
+    for (size_t a = 0; a < x.n_val; a++)
+        bdd_addref(x.val[a]);
+    x.modes = bdd_addref(v->modes);
     size_t s = h & (m->hcap - 1);
     while (m->htab[s] != 0)
         s = (s + 1) & (m->hcap - 1);
     m->e[m->n] = x;
     m->htab[s] = ++m->n;
-    m->ints += k->n_shape + k->n_funs + n_val;
+    m->ints += ints;
 }

@@ -613,6 +613,30 @@ Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
     expect_seeded_tight(1, false, false, "brake");
 }
 
+/* The graph of seeded, built with hint (whose graph was built: its
+ * union-SCCs are in its memo), is the cold result's, DOT for DOT (blocks,
+ * edges, guards); returns how many union-SCCs came from the memo. */
+static size_t same_graph(const sa_result *cold, const sa_result *seeded, const sa_result *hint,
+                         const char *what)
+{
+    cdg_graph *gc = NULL, *gs = NULL;
+    sa_options o = {.hint = hint};
+    cr_assert_eq(cdg_build(cold, NULL, &gc, NULL), MDAE_OK, "%s", what);
+    cr_assert_eq(cdg_build(seeded, &o, &gs, NULL), MDAE_OK, "%s", what);
+    char *dc = NULL, *ds = NULL;
+    cr_assert_eq(cdg_graph_dot(gc, &dc), MDAE_OK);
+    cr_assert_eq(cdg_graph_dot(gs, &ds), MDAE_OK);
+    cr_assert_str_eq(dc, ds, "%s: the dependency graphs differ", what);
+    cr_assert_eq(cdg_graph_n_sccs(gc), cdg_graph_n_sccs(gs), "%s", what);
+    cr_assert_eq(cdg_graph_sccs_reused(gc), 0, "%s: cold, nothing from a memo", what);
+    size_t reused = cdg_graph_sccs_reused(gs);
+    mdae_free(dc);
+    mdae_free(ds);
+    cdg_graph_free(gs);
+    cdg_graph_free(gc);
+    return reused;
+}
+
 /* The brake's edit k of railcar 20 (text at N = 40) made on railcar 21
  * instead, seeded by prev, the first edit's result (an editor's session:
  * the first undone, the second made): the hint's first tight graph has no
@@ -635,6 +659,7 @@ static void next_edit(const char *text, const sa_result *prev, size_t k)
     sa_result_method(seeded, &mi);
     cr_assert(mi.seeded_tight, "next edit %zu: by the hint's tight graphs", k);
     cr_assert_gt(mi.blocks_reused, 0, "next edit %zu: blocks from the memo", k);
+    cr_assert_gt(same_graph(cold, seeded, prev, "next edit"), 100, "next edit %zu", k);
     sa_result_free(seeded);
     sa_result_free(cold);
     mel_model_free(m);
@@ -665,6 +690,8 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
     sa_method_info hi;
     sa_result_method(hint, &hi);
     cr_assert_gt(hi.blocks_tight, 0, "the original: its large block by tight graphs");
+    cdg_graph *hg = NULL; /* as a session does: its union-SCCs into its memo */
+    cr_assert_eq(cdg_build(hint, NULL, &hg, NULL), MDAE_OK);
     for (size_t k = 0; k < 3; k++) {
         mel_model *m = parse(texts[k], ns[k], "brake variant");
         sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL, *again = NULL;
@@ -681,19 +708,29 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
         cr_log_info("variant %zu: %u blocks reused", k, mi.blocks_reused);
         if (k == 1) /* in two rounds, 100 blocks each */
             cr_assert_gt(mi.blocks_reused, 150, "variant %zu: %u reused", k, mi.blocks_reused);
+        /* Its graph: every railcar's union-SCCs but the edited one's from
+         * the original's memo (N + 1: all but the last railcar's). */
+        size_t sccs = same_graph(cold, seeded, hint, "brake variant");
+        cr_log_info("variant %zu: %zu union-SCCs from the memo", k, sccs);
+        cr_assert_gt(sccs, 100, "variant %zu: %zu union-SCCs from the memo", k, sccs);
         /* Seeded by itself: everything from its own memo. */
         o.hint = seeded;
         cr_assert_eq(sa_analyze(m, &o, &again, NULL), MDAE_OK);
         cr_assert(sa_result_same(cold, again, &why), "variant %zu again: %s differs", k, why);
         sa_result_method(again, &mi);
         cr_assert_gt(mi.blocks_reused, 0, "variant %zu again: blocks from the memo", k);
-        if (k < 2)
+        if (k < 2) {
+            cdg_graph *sg = NULL; /* its own graph first, as a session does */
+            cr_assert_eq(cdg_build(seeded, &o, &sg, NULL), MDAE_OK);
             next_edit(texts[k], seeded, k);
+            cdg_graph_free(sg);
+        }
         sa_result_free(again);
         sa_result_free(seeded);
         sa_result_free(cold);
         mel_model_free(m);
     }
+    cdg_graph_free(hg);
     sa_result_free(hint);
     mel_model_free(om);
     free(edited[0]);
