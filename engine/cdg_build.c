@@ -830,7 +830,7 @@ static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
         }
         if (b->recording)
             sa__bmemo_add(c, b->memo_out, &key,
-                          &(sa__mval){b->rec_f, b->n_rec_f, b->rec, b->n_rec, bddtrue});
+                          &(sa__mval){b->rec_f, b->n_rec_f, b->rec, b->n_rec, bddtrue, NULL});
         drop_record(b);
     }
     for (size_t a = 0; a < n; a++)

@@ -14,28 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- Key strings (an mdae_buf: sticky OOM) ------------------------------ */
-/* before, the decimal v, after (either string may be NULL). Not printf:
- * keys are made of tens of thousands of short numbers on a large model, and
- * vsnprintf was a sixth of the time of an edit of the brake at N = 100
- * (issue 16). */
-static void sb_int(mdae_buf *b, const char *before, long long v, const char *after)
-{
-    char tmp[MDAE_INT_CHARS];
-    if (before != NULL)
-        mdae_buf_puts(b, before);
-    mdae_buf_put(b, tmp, mdae_put_int(tmp, v));
-    if (after != NULL)
-        mdae_buf_puts(b, after);
-}
-
-/* Names are written length-prefixed, so no name can fake a separator. */
-static void sb_name(mdae_buf *b, const char *s)
-{
-    sb_int(b, NULL, (long long)strlen(s), ":");
-    mdae_buf_puts(b, s);
-}
-
 /* Said by sa_analyze (engine/sa_encode.c) when no mode is valid. */
 #define NO_VALID_MODE "the invariants exclude every mode: there is no valid mode"
 
@@ -104,32 +82,67 @@ static void pm_clear(pmap *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Serialise a guard DAG: a node seen before is "@id", a new one gets the
- * next id and is written in full. Canonical for a given DAG shape. */
+/* ---- Keys: binary, words of 32 bits (an mdae_buf: sticky OOM) ---------- */
+/* A part's key and a block's identity are compared byte for byte and
+ * hashed, never read: words, not decimal text (the text key of the brake at
+ * N = 100, 100 KB, was built from 112,000 short strings, and its blocks'
+ * identities from 90,000 more: most of a cache hit's 2 ms; issue 16). Each
+ * kind of guard node starts with a tag word, names with K_NAME and their
+ * length, and counts come before what they count, so no sequence of items
+ * can be read as another. */
+enum { K_FALSE = 1, K_TRUE, K_VAR, K_NOT, K_AND, K_OR, K_SEEN, K_NAME };
+
+static void kw(mdae_buf *b, uint32_t w) { mdae_buf_put(b, (const char *)&w, sizeof w); }
+
+/* A part key's hash, 8 bytes at a time (mdae_hash goes byte by byte). */
+static uint64_t key_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull, w;
+    size_t k = 0;
+    for (; k + sizeof w <= n; k += sizeof w) {
+        memcpy(&w, p + k, sizeof w);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    return h ^ mdae_hash(p + k, n - k);
+}
+
+static void kw_name(mdae_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    kw(b, K_NAME);
+    kw(b, (uint32_t)n);
+    mdae_buf_put(b, s, n);
+}
+
+/* Serialise a guard DAG: a node seen before is K_SEEN and its id, a new one
+ * gets the next id and is written in full. Canonical for a given DAG
+ * shape. */
 static void key_guard(mdae_buf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
 {
     void *id = pm_get(seen, g);
     if (id != NULL) {
-        sb_int(b, "@", (long long)(uintptr_t)id, NULL);
+        kw(b, K_SEEN);
+        kw(b, (uint32_t)(uintptr_t)id);
         return;
     }
     pm_put(seen, g, (void *)++*next);
     switch (g->op) {
-    case MEL_G_FALSE: mdae_buf_puts(b, "F"); break;
-    case MEL_G_TRUE: mdae_buf_puts(b, "T"); break;
-    case MEL_G_VAR: sb_int(b, "v", g->var, NULL); break;
+    case MEL_G_FALSE: kw(b, K_FALSE); break;
+    case MEL_G_TRUE: kw(b, K_TRUE); break;
+    case MEL_G_VAR:
+        kw(b, K_VAR);
+        kw(b, g->var);
+        break;
     case MEL_G_NOT:
-        mdae_buf_puts(b, "!(");
+        kw(b, K_NOT);
         key_guard(b, seen, next, g->lhs);
-        mdae_buf_puts(b, ")");
         break;
     case MEL_G_AND:
     case MEL_G_OR:
-        mdae_buf_puts(b, g->op == MEL_G_AND ? "&(" : "|(");
+        kw(b, g->op == MEL_G_AND ? K_AND : K_OR);
         key_guard(b, seen, next, g->lhs);
-        mdae_buf_puts(b, ",");
         key_guard(b, seen, next, g->rhs);
-        mdae_buf_puts(b, ")");
         break;
     }
 }
@@ -250,7 +263,8 @@ static void part_unref(inc_part *p)
 typedef struct bid {
     struct bid *next;
     uint64_t hash;
-    char *key;
+    char *key; /* len bytes (binary: block_key) */
+    size_t len;
     uint32_t id;
 } bid;
 
@@ -306,10 +320,10 @@ void inc_session_stats(const inc_session *s, inc_stats *total, size_t *cached)
 
 static int block_id(inc_session *s, const char *key, size_t len, uint32_t *out)
 {
-    uint64_t h = mdae_hash(key, len);
+    uint64_t h = key_hash(key, len);
     if (s->bids_cap > 0)
         for (bid *b = s->bids[h & (s->bids_cap - 1)]; b != NULL; b = b->next)
-            if (b->hash == h && strcmp(b->key, key) == 0) {
+            if (b->hash == h && b->len == len && memcmp(b->key, key, len) == 0) {
                 *out = b->id;
                 return MDAE_OK;
             }
@@ -329,10 +343,12 @@ static int block_id(inc_session *s, const char *key, size_t len, uint32_t *out)
         s->bids_cap = cap;
     }
     bid *b = mdae_calloc(1, sizeof *b);
-    if (b == NULL || (b->key = mdae_strdup(key)) == NULL) {
+    if (b == NULL || (b->key = mdae_malloc(len + 1)) == NULL) {
         mdae_free(b);
         return MDAE_E_NOMEM;
     }
+    memcpy(b->key, key, len);
+    b->len = len;
     b->hash = h;
     b->id = s->next_id++;
     b->next = s->bids[h & (s->bids_cap - 1)];
@@ -477,49 +493,45 @@ static int build_prefix(const mel_model *m, mdae_buf *b)
 {
     pmap seen = {0};
     uintptr_t next = 0;
-    sb_int(b, "M", m->n_modes, ";");
+    kw(b, m->n_modes);
     for (uint32_t k = 0; k < m->n_modes; k++)
-        sb_name(b, m->modes[k].name);
-    sb_int(b, "I", m->n_invariants, ";");
-    for (uint32_t k = 0; k < m->n_invariants; k++) {
+        kw_name(b, m->modes[k].name);
+    kw(b, m->n_invariants);
+    for (uint32_t k = 0; k < m->n_invariants; k++)
         key_guard(b, &seen, &next, m->invariants[k].cond);
-        mdae_buf_puts(b, ";");
-    }
     bool oom = seen.oom || b->oom;
     pm_clear(&seen);
     return oom ? MDAE_E_NOMEM : MDAE_OK;
 }
 
 /* Key of one part: its equations then variables, in model order, variables
- * numbered locally. local[] maps model variable -> local number. */
+ * numbered locally. local[] maps model variable -> local number. Counts
+ * come before what they count, so the words parse one way only. */
 static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local, mdae_buf *b)
 {
     pmap seen = {0};
     uintptr_t next = 0;
-    sb_int(b, "E", rp->n_eq, ";");
+    kw(b, rp->n_eq);
     for (uint32_t q = 0; q < rp->n_eq; q++) {
         const mel_equation *e = &m->equations[rp->eq_map[q]];
-        sb_name(b, e->name);
+        kw_name(b, e->name);
         key_guard(b, &seen, &next, e->guard);
-        sb_int(b, "[", e->n_incs, NULL);
+        kw(b, e->n_incs);
         for (uint32_t k = 0; k < e->n_incs; k++) {
             const mel_incidence *inc = &e->incs[k];
-            sb_int(b, "(", local[inc->var], NULL);
-            sb_int(b, ",", inc->n_cases, NULL);
+            kw(b, local[inc->var]);
+            kw(b, inc->n_cases);
             for (uint32_t c = 0; c < inc->n_cases; c++) {
-                sb_int(b, ",", inc->cases[c].order, ":");
+                kw(b, (uint32_t)inc->cases[c].order);
                 key_guard(b, &seen, &next, inc->cases[c].guard);
             }
-            mdae_buf_puts(b, ")");
         }
-        mdae_buf_puts(b, "]");
     }
-    sb_int(b, "V", rp->n_var, ";");
+    kw(b, rp->n_var);
     for (uint32_t q = 0; q < rp->n_var; q++) {
         const mel_variable *v = &m->variables[rp->var_map[q]];
-        sb_name(b, v->name);
+        kw_name(b, v->name);
         key_guard(b, &seen, &next, v->guard);
-        mdae_buf_puts(b, ";");
     }
     bool oom = seen.oom || b->oom;
     pm_clear(&seen);
@@ -617,18 +629,20 @@ static bool diag_seen(const mdae_diags *d, size_t upto, const mdae_diag *x)
     return false;
 }
 
-/* Identity string of a block, by names and orders (inc.h: "Block ids"). */
+/* Identity of a block, by names and orders (inc.h: "Block ids"), in words
+ * as a part's key: the three counts first, then each item's name and
+ * order. */
 static void block_key(mdae_buf *b, const cdg_block *blk)
 {
     const cdg_item *sets[3] = {blk->equations, blk->unknowns, blk->reads};
     size_t ns[3] = {blk->n_equations, blk->n_unknowns, blk->n_reads};
-    for (int s = 0; s < 3; s++) {
-        mdae_buf_puts(b, s == 0 ? "E" : s == 1 ? "|U" : "|R");
+    for (int s = 0; s < 3; s++)
+        kw(b, (uint32_t)ns[s]);
+    for (int s = 0; s < 3; s++)
         for (size_t k = 0; k < ns[s]; k++) {
-            sb_name(b, sets[s][k].name);
-            sb_int(b, "^", sets[s][k].order, ",");
+            kw_name(b, sets[s][k].name);
+            kw(b, (uint32_t)sets[s][k].order);
         }
-    }
 }
 
 static cdg_item *map_items(const cdg_item *it, size_t n, const uint32_t *map)
@@ -929,7 +943,7 @@ static int resolve_part(analysis *an, size_t k)
     int rc = build_key(an->m, rp, an->local, &an->key);
     if (rc < 0)
         return rc;
-    uint64_t h = mdae_hash(an->key.p, an->key.len);
+    uint64_t h = key_hash(an->key.p, an->key.len);
     inc_part *hit = find_cached(s, &an->key, h);
     if (hit != NULL) {
         hit->gen = s->gen;

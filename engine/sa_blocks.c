@@ -569,7 +569,8 @@ static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, BDD *te, BDD
     }
     sa__put(ok, sa__and(*ok, got[2 * ne]));
     sa__put(sing, got[2 * ne + 1]);
-    sa__bmemo_add(c, c->bmemo, k, &(sa__mval){got, n_val, NULL, 0, modes});
+    sa__bmemo_add(c, c->bmemo, k,
+                  &(sa__mval){got, n_val, NULL, 0, modes, v.modes == modes ? v.entry : NULL});
     sa__release(c, mark);
     return true;
 }
@@ -590,7 +591,7 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
     }
     sa__put(&v[2 * ne], ok);
     sa__put(&v[2 * ne + 1], sing);
-    sa__bmemo_add(c, c->bmemo, k, &(sa__mval){v, solution_size(s), NULL, 0, s->r.chi_m});
+    sa__bmemo_add(c, c->bmemo, k, &(sa__mval){v, solution_size(s), NULL, 0, s->r.chi_m, NULL});
     sa__release(c, mark);
 }
 

@@ -689,6 +689,9 @@ typedef struct sa__mval {
     const int32_t *d;
     size_t n_d;
     BDD modes;
+    /* Set by sa__bmemo_find: the entry found. sa__bmemo_add shares it
+     * (no copy) when given back unchanged for the same key; NULL: copied. */
+    void *entry;
 } sa__mval;
 #define SA_BMEMO_BLOCK 1 /* sa_blocks.c: a block's primal */
 #define SA_BMEMO_SCC 2   /* cdg_build.c: a union-SCC's forms */

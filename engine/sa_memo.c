@@ -43,7 +43,10 @@
 
 #include <string.h>
 
+/* An entry, shared by the memos that hold it (a version's memo takes the
+ * entries it found in its hint's: refs). */
 typedef struct bentry {
+    size_t refs;
     uint64_t hash;
     int32_t *shape; /* n_shape integers */
     BDD *funs;      /* n_funs nodes, referenced */
@@ -55,7 +58,7 @@ typedef struct bentry {
 
 struct sa__bmemo {
     unsigned long epoch; /* sa__layout_epoch when it was made */
-    bentry *e;
+    bentry **e;
     size_t n, cap;
     size_t *htab; /* open addressing: index + 1 into e, 0 empty */
     size_t hcap;
@@ -70,8 +73,10 @@ sa__bmemo *sa__bmemo_new(void)
     return m;
 }
 
-static void entry_free(bentry *x)
+static void entry_unref(bentry *x)
 {
+    if (--x->refs > 0)
+        return;
     if (sa__running()) {
         for (size_t k = 0; k < x->n_funs; k++)
             bdd_delref(x->funs[k]);
@@ -83,6 +88,7 @@ static void entry_free(bentry *x)
     mdae_free(x->funs);
     mdae_free(x->val);
     mdae_free(x->data);
+    mdae_free(x);
 }
 
 void sa__bmemo_free(sa__bmemo *m)
@@ -90,7 +96,7 @@ void sa__bmemo_free(sa__bmemo *m)
     if (m == NULL)
         return;
     for (size_t k = 0; k < m->n; k++)
-        entry_free(&m->e[k]);
+        entry_unref(m->e[k]);
     mdae_free(m->e);
     mdae_free(m->htab);
     mdae_free(m);
@@ -128,10 +134,10 @@ static bool readable(const sa__bmemo *m)
     return m != NULL && m->n > 0 && !sa__sifting() && m->epoch == sa__layout_epoch();
 }
 
-static const bentry *find(const sa__bmemo *m, const sa__bkey *k, uint64_t h)
+static bentry *find(const sa__bmemo *m, const sa__bkey *k, uint64_t h)
 {
     for (size_t s = h & (m->hcap - 1); m->htab[s] != 0; s = (s + 1) & (m->hcap - 1)) {
-        const bentry *x = &m->e[m->htab[s] - 1];
+        bentry *x = m->e[m->htab[s] - 1];
         if (same_key(x, k, h))
             return x;
     }
@@ -142,10 +148,10 @@ bool sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, sa__mval *out)
 {
     if (!readable(m))
         return false;
-    const bentry *x = find(m, k, key_hash(k));
+    bentry *x = find(m, k, key_hash(k));
     if (x == NULL)
         return false;
-    *out = (sa__mval){x->val, x->n_val, x->data, x->n_data, x->modes};
+    *out = (sa__mval){x->val, x->n_val, x->data, x->n_data, x->modes, x};
     return true;
 }
 
@@ -156,7 +162,7 @@ static void grow_table(sa_ctx *c, sa__bmemo *m)
     if (t == NULL)
         sa__fail(c, MDAE_E_NOMEM);
     for (size_t k = 0; k < m->n; k++) {
-        size_t s = m->e[k].hash & (cap - 1);
+        size_t s = m->e[k]->hash & (cap - 1);
         while (t[s] != 0)
             s = (s + 1) & (cap - 1);
         t[s] = k + 1;
@@ -174,47 +180,73 @@ static void *copy_of(const void *p, size_t bytes)
     return q;
 }
 
-void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v)
+/* Room in m for one more entry (fails only for memory). */
+static void reserve(sa_ctx *c, sa__bmemo *m)
 {
-    if (m == NULL || sa__sifting() || m->epoch != sa__layout_epoch())
-        return;
-    size_t ints = k->n_shape + k->n_funs + v->n_f + v->n_d;
-    if (m->ints + ints > SA_BMEMO_MAX_INTS)
-        return; /* full: the rest is solved again next time */
-    uint64_t h = key_hash(k);
-    if (m->n > 0 && find(m, k, h) != NULL)
-        return;
     if (2 * (m->n + 1) > m->hcap)
         grow_table(c, m);
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 32;
-        bentry *e = mdae_realloc(m->e, cap * sizeof *e);
+        bentry **e = mdae_realloc(m->e, cap * sizeof *e);
         if (e == NULL)
             sa__fail(c, MDAE_E_NOMEM);
         m->e = e;
         m->cap = cap;
     }
-    bentry x = {h, NULL, NULL, NULL, NULL, bddfalse, k->n_shape, k->n_funs, v->n_f, v->n_d};
-    x.shape = copy_of(k->shape, k->n_shape * sizeof *k->shape);
-    x.funs = copy_of(k->funs, k->n_funs * sizeof *k->funs);
-    x.val = copy_of(v->f, v->n_f * sizeof *v->f);
-    x.data = copy_of(v->d, v->n_d * sizeof *v->d);
-    if (x.shape == NULL || x.funs == NULL || x.val == NULL || x.data == NULL) {
-        mdae_free(x.shape);
-        mdae_free(x.funs);
-        mdae_free(x.val);
-        mdae_free(x.data);
-        sa__fail(c, MDAE_E_NOMEM);
-    }
-    for (size_t a = 0; a < x.n_funs; a++)
-        bdd_addref(x.funs[a]);
-    for (size_t a = 0; a < x.n_val; a++)
-        bdd_addref(x.val[a]);
-    x.modes = bdd_addref(v->modes);
-    size_t s = h & (m->hcap - 1);
+}
+
+/* x into m, whose room was reserved (its reference taken by the caller). */
+static void insert(sa__bmemo *m, bentry *x)
+{
+    size_t s = x->hash & (m->hcap - 1);
     while (m->htab[s] != 0)
         s = (s + 1) & (m->hcap - 1);
     m->e[m->n] = x;
     m->htab[s] = ++m->n;
-    m->ints += ints;
+    m->ints += x->n_shape + x->n_funs + x->n_val + x->n_data;
+}
+
+static bentry *new_entry(const sa__bkey *k, const sa__mval *v, uint64_t h)
+{
+    bentry *x = mdae_calloc(1, sizeof *x);
+    if (x == NULL)
+        return NULL;
+    *x = (bentry){1, h, NULL, NULL, NULL, NULL, bddfalse, k->n_shape, k->n_funs, v->n_f, v->n_d};
+    x->shape = copy_of(k->shape, k->n_shape * sizeof *k->shape);
+    x->funs = copy_of(k->funs, k->n_funs * sizeof *k->funs);
+    x->val = copy_of(v->f, v->n_f * sizeof *v->f);
+    x->data = copy_of(v->d, v->n_d * sizeof *v->d);
+    if (x->shape == NULL || x->funs == NULL || x->val == NULL || x->data == NULL) {
+        mdae_free(x->shape);
+        mdae_free(x->funs);
+        mdae_free(x->val);
+        mdae_free(x->data);
+        mdae_free(x);
+        return NULL;
+    }
+    for (size_t a = 0; a < x->n_funs; a++)
+        bdd_addref(x->funs[a]);
+    for (size_t a = 0; a < x->n_val; a++)
+        bdd_addref(x->val[a]);
+    x->modes = bdd_addref(v->modes);
+    return x;
+}
+
+void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v)
+{
+    if (m == NULL || sa__sifting() || m->epoch != sa__layout_epoch())
+        return;
+    bentry *x = v->entry;
+    size_t ints = k->n_shape + k->n_funs + v->n_f + v->n_d;
+    if (m->ints + ints > SA_BMEMO_MAX_INTS)
+        return; /* full: the rest is solved again next time */
+    uint64_t h = x != NULL ? x->hash : key_hash(k);
+    if (m->n > 0 && find(m, k, h) != NULL)
+        return;
+    reserve(c, m);
+    if (x != NULL)
+        x->refs++; /* the same key and values: shared */
+    else if ((x = new_entry(k, v, h)) == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    insert(m, x);
 }
