@@ -698,9 +698,19 @@ static bool better_hint(const inc_part *a, const inc_part *b)
            (a->gen == b->gen && a->model.n_equations > b->model.n_equations);
 }
 
+/* FNV-1a of a C string in one pass (mdae_hash needs its length first: a
+ * strlen per cached equation and analysis). */
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
 static size_t hint_slot(const hint_map *hm, const char *name)
 {
-    size_t h = (size_t)mdae_hash(name, strlen(name)) & hm->mask;
+    size_t h = name_hash(name) & hm->mask;
     while (hm->name[h] != NULL && strcmp(hm->name[h], name) != 0)
         h = (h + 1) & hm->mask;
     return h;
