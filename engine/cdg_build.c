@@ -870,6 +870,28 @@ static int bedge_cmp(const void *a, const void *b)
     return 0;
 }
 
+/* guard(A) & guard(B), an edge's guard: from the hint's memo when it has
+ * the pair (the blocks the edit left keep their guards' nodes, and the
+ * building's carry its valid modes' 81 nodes: 2,300 instructions a
+ * conjunction, thousands of them), kept in r's. */
+static BDD edge_guard(build *b, BDD ga, BDD gb)
+{
+    sa_ctx *c = b->c;
+    if (ga == bddfalse || gb == bddfalse || b->memo_out == NULL)
+        return bdd_and(ga, gb);
+    static const int32_t tag = SA_BMEMO_EDGE;
+    BDD pair[2] = {ga, gb};
+    sa__bkey k = {&tag, 1, pair, 2};
+    sa__mval v;
+    if (sa__bmemo_find(b->memo_in, &k, &v)) {
+        sa__bmemo_add(c, b->memo_out, &k, &v);
+        return v.f[0];
+    }
+    BDD f = T(bdd_and(ga, gb));
+    sa__bmemo_add(c, b->memo_out, &k, &(sa__mval){&f, 1, NULL, 0, bddtrue, NULL});
+    return f;
+}
+
 static void finish(build *b, cdg_graph *g)
 {
     sa_ctx *c = b->c;
@@ -940,7 +962,7 @@ static void finish(build *b, cdg_graph *g)
                 uint32_t A = wblk[q];
                 if (A == bb || seen[A] == bb + 1 || word[q] != B->reads[a].order)
                     continue;
-                BDD f = bdd_and(g->bguard[A], g->bguard[bb]);
+                BDD f = edge_guard(b, g->bguard[A], g->bguard[bb]);
                 seen[A] = (uint32_t)bb + 1;
                 if (f == bddfalse)
                     continue;

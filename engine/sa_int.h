@@ -695,8 +695,10 @@ typedef struct sa__mval {
 } sa__mval;
 #define SA_BMEMO_BLOCK 1 /* sa_blocks.c: a block's primal */
 #define SA_BMEMO_SCC 2   /* cdg_build.c: a union-SCC's forms */
-/* At most this many integers and nodes in one memo (a model of blocks too
- * large to be worth keeping stops adding to it). */
+#define SA_BMEMO_EDGE 3  /* cdg_build.c: an edge's guard */
+/* At most this many words (integers, nodes, and each entry's own) in one
+ * memo, 16 MB: a model of blocks too large to be worth keeping stops
+ * adding to it. */
 #define SA_BMEMO_MAX_INTS ((size_t)4 << 20)
 /* An empty memo in the current layout epoch, or NULL (no memory). Freed by
  * sa__bmemo_free (sa_result_free frees a result's). */

@@ -43,6 +43,8 @@
 
 #include <string.h>
 
+_Static_assert(sizeof(BDD) == sizeof(int32_t), "an entry's nodes are stored as its words");
+
 /* An entry, shared by the memos that hold it (a version's memo takes the
  * entries it found in its hint's: refs). */
 typedef struct bentry {
@@ -55,6 +57,10 @@ typedef struct bentry {
     BDD modes;      /* the valid modes it holds in, referenced */
     size_t n_shape, n_funs, n_val, n_data;
 } bentry;
+
+/* An entry's own size, in words, counted against SA_BMEMO_MAX_INTS with
+ * its arrays (the table's slot too). */
+#define ENTRY_WORDS ((sizeof(bentry) + 3 * sizeof(size_t)) / sizeof(int32_t))
 
 struct sa__bmemo {
     unsigned long epoch; /* sa__layout_epoch when it was made */
@@ -84,11 +90,7 @@ static void entry_unref(bentry *x)
             bdd_delref(x->val[k]);
         bdd_delref(x->modes);
     }
-    mdae_free(x->shape);
-    mdae_free(x->funs);
-    mdae_free(x->val);
-    mdae_free(x->data);
-    mdae_free(x);
+    mdae_free(x); /* its arrays with it (new_entry) */
 }
 
 void sa__bmemo_free(sa__bmemo *m)
@@ -172,14 +174,6 @@ static void grow_table(sa_ctx *c, sa__bmemo *m)
     m->hcap = cap;
 }
 
-static void *copy_of(const void *p, size_t bytes)
-{
-    void *q = mdae_malloc(bytes + 1);
-    if (q != NULL && bytes > 0)
-        memcpy(q, p, bytes);
-    return q;
-}
-
 /* Room in m for one more entry (fails only for memory). */
 static void reserve(sa_ctx *c, sa__bmemo *m)
 {
@@ -203,31 +197,29 @@ static void insert(sa__bmemo *m, bentry *x)
         s = (s + 1) & (m->hcap - 1);
     m->e[m->n] = x;
     m->htab[s] = ++m->n;
-    m->ints += x->n_shape + x->n_funs + x->n_val + x->n_data;
+    m->ints += x->n_shape + x->n_funs + x->n_val + x->n_data + ENTRY_WORDS;
 }
 
+/* A new entry, its arrays in the same allocation (a memo of the dependency
+ * graph's edges holds thousands of entries of three words). */
 static bentry *new_entry(const sa__bkey *k, const sa__mval *v, uint64_t h)
 {
-    bentry *x = mdae_calloc(1, sizeof *x);
+    size_t words = k->n_shape + k->n_funs + v->n_f + v->n_d;
+    bentry *x = mdae_malloc(sizeof *x + words * sizeof(int32_t));
     if (x == NULL)
         return NULL;
-    *x = (bentry){1, h, NULL, NULL, NULL, NULL, bddfalse, k->n_shape, k->n_funs, v->n_f, v->n_d};
-    x->shape = copy_of(k->shape, k->n_shape * sizeof *k->shape);
-    x->funs = copy_of(k->funs, k->n_funs * sizeof *k->funs);
-    x->val = copy_of(v->f, v->n_f * sizeof *v->f);
-    x->data = copy_of(v->d, v->n_d * sizeof *v->d);
-    if (x->shape == NULL || x->funs == NULL || x->val == NULL || x->data == NULL) {
-        mdae_free(x->shape);
-        mdae_free(x->funs);
-        mdae_free(x->val);
-        mdae_free(x->data);
-        mdae_free(x);
-        return NULL;
-    }
+    int32_t *w = (int32_t *)(x + 1);
+    *x = (bentry){1, h, w, (BDD *)(w + k->n_shape), (BDD *)(w + k->n_shape + k->n_funs),
+                  w + k->n_shape + k->n_funs + v->n_f, bddfalse, k->n_shape, k->n_funs,
+                  v->n_f, v->n_d};
+    if (k->n_shape > 0)
+        memcpy(x->shape, k->shape, k->n_shape * sizeof *k->shape);
     for (size_t a = 0; a < x->n_funs; a++)
-        bdd_addref(x->funs[a]);
+        x->funs[a] = bdd_addref(k->funs[a]);
     for (size_t a = 0; a < x->n_val; a++)
-        bdd_addref(x->val[a]);
+        x->val[a] = bdd_addref(v->f[a]);
+    if (v->n_d > 0)
+        memcpy(x->data, v->d, v->n_d * sizeof *v->d);
     x->modes = bdd_addref(v->modes);
     return x;
 }
@@ -237,7 +229,7 @@ void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v
     if (m == NULL || sa__sifting() || m->epoch != sa__layout_epoch())
         return;
     bentry *x = v->entry;
-    size_t ints = k->n_shape + k->n_funs + v->n_f + v->n_d;
+    size_t ints = k->n_shape + k->n_funs + v->n_f + v->n_d + ENTRY_WORDS;
     if (m->ints + ints > SA_BMEMO_MAX_INTS)
         return; /* full: the rest is solved again next time */
     uint64_t h = x != NULL ? x->hash : key_hash(k);
