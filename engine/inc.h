@@ -97,27 +97,30 @@
  * small blocks in every mode (the brake's, whose cold analysis learns its
  * offsets), they are tried first on the whole (engine/sa_tight.c).
  *
+ * And the previous version's solved blocks. A result keeps, in a memo
+ * (engine/sa_memo.c), every block its primal solved (sa_blocks.c) and every
+ * union-SCC its dependency graph split, with its edges' guards
+ * (cdg_build.c), keyed by the BDD nodes and integers they were computed
+ * from. The layout of BDD variables is row by row in declaration order, so
+ * an edit that keeps the equations and edges keeps every index, and the
+ * blocks it did not touch have the same nodes: the seeded analysis finds
+ * them there instead of solving them again (the brake's edits: every
+ * railcar's blocks and SCCs but the edited one's). A part's memo shares
+ * the entries it found with its seed's (reference counts).
+ *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
- * 2026-11-26 15:56 UTC, BuDDy's caches emptied before each run; seconds
- * and ratio to cold, three runs): building N = 20 cold 0.080-0.084, (a)
- * one equation's incidence 0.006-0.007 (7-8 %), (b) one guard 0.007
- * (8-9 %), (c) N + 1 0.007-0.009 (8-11 %); N = 40 cold 0.24-0.27, (a)
- * 0.019-0.023 (7.6-8.8 %), (b) 0.020-0.024 (8.5-9.0 %), (c) 0.021-0.023
- * (8.6-8.7 %); brake N = 100 cold 0.011-0.012, (a) 0.009 (77-81 %), (b)
- * 0.012-0.013 (102-112 %), (c) 0.010 (85-89 %); an edit that keeps the
- * structure is a cache hit: 1-2 ms. A building edit is now about 40 % the
- * dependency graph, rebuilt whole, and the rest the front-end, the
- * encoding, the seed's costs, the repair and the offsets, each over the
- * whole component. The brake's cold analysis is 12 ms, of which the
- * front-end alone is 2 ms (the "same structure" row: 18-19 %), so its
- * 10 % target needs a front-end and an encoding that are incremental too.
- * At the issue's sizes (building N = 40, brake N = 100) the building's
- * rows meet their ratios (<= 10 % for (a), (b), <= 30 % for (c)); the
- * brake's do not. The absolute bound (under 200 ms at N = 20 / 50) holds
- * for every row.
- * Not built: a per-equation cache of encodings with a BDD variable layout
- * kept across versions, and a dependency graph rebuilt only where the
- * edit changed it, which the front-end-bound rows need.
+ * 2026-11-26 17:43 UTC, BuDDy's caches emptied before each run; seconds
+ * and ratio to cold, two runs): building N = 40 cold 0.26-0.29, (a) one
+ * equation's incidence 0.025-0.026 (8.9-9.6 %), (b) one guard 0.022-0.024
+ * (8.2 %), (c) N + 1 0.025-0.028 (8.7-10.5 %); brake N = 100 cold 0.012,
+ * (a) 0.006 (48-49 %), (b) 0.007-0.009 (59-73 %), (c) 0.006 (52-54 %); an
+ * edit that keeps the structure is a cache hit: 2 ms. The brake's edit is
+ * now 54 M instructions against 121 M cold: the front-end 10 M, the
+ * session's keys and private model 8 M, the encoding and the offsets 5 M
+ * each, the seeded rounds 12 M and the dependency graph 9 M, every one a
+ * pass over the whole component. Its 10 % target (1.2 ms) is below the
+ * front-end alone (1.7 ms), so it needs a front-end, a session and an
+ * encoding that are incremental too: not built.
  *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
  * through sa_analyze/cdg_build (sa_begin() first; single-threaded). Several
@@ -195,6 +198,9 @@ typedef struct inc_part_info {
     uint32_t equations, variables;
     bool reused;
     sa_method_info method;
+    /* Its dependency graph's union-SCCs, and of those the ones found in
+     * its seed's memo instead of being split again (cdg.h). */
+    size_t sccs, sccs_reused;
 } inc_part_info;
 MDAE_API size_t inc_result_n_parts(const inc_result *r);
 /* k < inc_result_n_parts(r); MDAE_E_INVAL otherwise (and for a part whose

@@ -422,6 +422,8 @@ int inc_result_part(const inc_result *r, size_t k, inc_part_info *out)
     out->variables = rp->n_var;
     out->reused = rp->reused;
     sa_result_method(rp->part->res, &out->method);
+    out->sccs = cdg_graph_n_sccs(rp->part->graph);
+    out->sccs_reused = cdg_graph_sccs_reused(rp->part->graph);
     return MDAE_OK;
 }
 

@@ -23,9 +23,9 @@ static cJSON *edit_line(const char *sid, int line, int from, int to, const char 
 /* The "method" of analyze requests (NULL: none, the server's auto): the
  * seeding tests need the implicit path, which seeds (issue 10). */
 static const char *analyze_method;
-/* The parts' "seededZero" and "seededRepaired" summed, from the last
- * analyze with reuse. */
-static int last_seeded_zero, last_seeded_repaired;
+/* The parts' "seededZero", "seededRepaired", "blocksReused" and
+ * "sccsReused" summed, from the last analyze with reuse. */
+static int last_seeded_zero, last_seeded_repaired, last_blocks_reused, last_sccs_reused;
 
 static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
 {
@@ -46,11 +46,13 @@ static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
         rs[2] = cJSON_GetObjectItem(ru, "recomputed")->valueint;
         rs[3] = cJSON_GetObjectItem(ru, "seeded")->valueint;
         rs[4] = cJSON_GetObjectItem(ru, "searched")->valueint;
-        last_seeded_zero = last_seeded_repaired = 0;
+        last_seeded_zero = last_seeded_repaired = last_blocks_reused = last_sccs_reused = 0;
         const cJSON *part;
         cJSON_ArrayForEach(part, cJSON_GetObjectItem(ru, "parts")) {
             last_seeded_zero += cJSON_GetObjectItem(part, "seededZero")->valueint;
             last_seeded_repaired += cJSON_GetObjectItem(part, "seededRepaired")->valueint;
+            last_blocks_reused += cJSON_GetObjectItem(part, "blocksReused")->valueint;
+            last_sccs_reused += cJSON_GetObjectItem(part, "sccsReused")->valueint;
         }
         cJSON_Delete(ru);
     }
@@ -582,6 +584,58 @@ Test(srv_inc, an_edit_of_the_building_repairs_the_previous_matching_and_equals_c
     srv_stop(&p);
 }
 
+/* The brake at N = 40, railcar 20's brake force given a derivative: every
+ * other railcar's blocks and dependency-graph SCCs come from the previous
+ * version's memo (engine/sa_memo.c), which the reuse statistics say, and
+ * the result is still the cold one. */
+Test(srv_inc, an_edit_of_the_brake_reuses_the_other_railcars_blocks_and_equals_cold)
+{
+    srv_proc p;
+    client c;
+    analyze_method = NULL;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *base = t_model("brake.mel");
+    const char *np = strstr(base, "N : integer = 3;");
+    cr_assert_not_null(np);
+    char *text = malloc(strlen(base) + 2);
+    cr_assert_not_null(text);
+    sprintf(text, "%.*sN : integer = 40;%s", (int)(np - base), base, np + 16);
+    static const char eq[] = "px[i] : equation b[i] = K*x[i];";
+    static const char eq2[] = "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);";
+    const char *at = strstr(text, eq);
+    cr_assert_not_null(at);
+    int line = 0, col = 0;
+    for (const char *q = text; q < at; q++) {
+        col = *q == '\n' ? 0 : col + 1;
+        line += *q == '\n';
+    }
+    char *sid = cl_open(&c, text);
+    int rs[5];
+    cJSON_Delete(analyze(&c, sid, true, rs));
+    cJSON_Delete(cl_request(&c, 8, "session/edit",
+                            edit_line(sid, line, col, col + (int)strlen(eq), eq2)));
+    cJSON *r = analyze(&c, sid, true, rs);
+    cr_assert_eq(rs[2], 1, "the brake is one component, recomputed");
+    cr_assert_gt(last_blocks_reused, 100, "the other railcars' blocks from the memo");
+    cr_assert_gt(last_sccs_reused, 100, "the other railcars' graph from the memo");
+    char *edited = malloc(strlen(text) + sizeof eq2);
+    cr_assert_not_null(edited);
+    sprintf(edited, "%.*s%s%s", (int)(at - text), text, eq2, at + strlen(eq));
+    char *cold_sid = cl_open(&c, edited);
+    cJSON *cold = analyze(&c, cold_sid, false, NULL);
+    assert_same(r, cold, "the result from the memo equals the cold one");
+    cJSON_Delete(r);
+    cJSON_Delete(cold);
+    free(edited);
+    free(cold_sid);
+    free(sid);
+    free(text);
+    free(base);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
 /* ---- Several components ------------------------------------------------------ */
 
 Test(srv_inc, an_edit_of_one_component_reuses_the_others_and_the_result_equals_cold)
@@ -738,6 +792,9 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededZero")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededSampled")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededRepaired")));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "blocksReused")));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "sccs")));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "sccsReused")));
         cr_expect_eq(tight->valueint, 0, "cheap blocks are enumerated, not solved by tight graphs");
         cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "reordered")));
         texts[k] = cJSON_PrintUnformatted(bres);
