@@ -80,6 +80,19 @@ static sa_result *analyze(const mel_model *m, const sa_result *hint, int *rc_out
     return analyze_ex(m, hint, SA_METHOD_IMPLICIT, SA_SEEDED_AUTO, rc_out);
 }
 
+/* m analysed with the hint and method of o, which must give cold, function
+ * for function; its method in *mi. Returns it (owned). */
+static sa_result *seeded_as_cold(const mel_model *m, const sa_options *o, const sa_result *cold,
+                                 sa_method_info *mi, const char *what)
+{
+    sa_result *r = NULL;
+    cr_assert_eq(sa_analyze(m, o, &r, NULL), MDAE_OK, "%s", what);
+    const char *why = NULL;
+    cr_assert(sa_result_same(cold, r, &why), "%s: %s differs", what, why);
+    sa_result_method(r, mi);
+    return r;
+}
+
 /* Hinted analyses whose primal was the hint's tight graphs alone
  * (sa_tight.c, SA_SEEDED_ALWAYS), counted by check_hinted: each test that
  * means to exercise that path says how many it expects at least. */
@@ -582,14 +595,11 @@ Test(sa_hint, the_buildings_large_block_is_seeded_by_the_previous_version)
     uint32_t sampled = 0;
     for (size_t k = 0; k < 3; k++) {
         mel_model *m = parse(texts[k], ns[k], "building variant");
-        sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL;
+        sa_result *cold = analyze(m, NULL, &rc);
         cr_assert_not_null(cold);
         sa_options o = {.hint = hint};
-        cr_assert_eq(sa_analyze(m, &o, &seeded, NULL), MDAE_OK);
-        const char *why = NULL;
-        cr_assert(sa_result_same(cold, seeded, &why), "variant %zu: %s differs", k, why);
         sa_method_info mi;
-        sa_result_method(seeded, &mi);
+        sa_result *seeded = seeded_as_cold(m, &o, cold, &mi, "building variant");
         cr_assert_gt(mi.blocks, 1, "variant %zu: by blocks", k);
         cr_assert_gt(mi.seeded_zero, 0, "variant %zu: its block by the cost-0 matchings", k);
         cr_assert_gt(mi.seeded_repaired, 0, "variant %zu: the previous matching repaired", k);
@@ -649,14 +659,11 @@ static void next_edit(const char *text, const sa_result *prev, size_t k)
     cr_assert_str_neq(next, text, "edit %zu moved", k);
     mel_model *m = parse(next, 40, "brake, next edit");
     int rc;
-    sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL;
+    sa_result *cold = analyze(m, NULL, &rc);
     cr_assert_not_null(cold);
     sa_options o = {.hint = prev};
-    cr_assert_eq(sa_analyze(m, &o, &seeded, NULL), MDAE_OK);
-    const char *why = NULL;
-    cr_assert(sa_result_same(cold, seeded, &why), "next edit %zu: %s differs", k, why);
     sa_method_info mi;
-    sa_result_method(seeded, &mi);
+    sa_result *seeded = seeded_as_cold(m, &o, cold, &mi, "brake, next edit");
     cr_assert(mi.seeded_tight, "next edit %zu: by the hint's tight graphs", k);
     cr_assert_gt(mi.blocks_reused, 0, "next edit %zu: blocks from the memo", k);
     cr_assert_gt(same_graph(cold, seeded, prev, "next edit"), 100, "next edit %zu", k);
@@ -694,15 +701,11 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
     cr_assert_eq(cdg_build(hint, NULL, &hg, NULL), MDAE_OK);
     for (size_t k = 0; k < 3; k++) {
         mel_model *m = parse(texts[k], ns[k], "brake variant");
-        sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL, *again = NULL;
+        sa_result *cold = analyze(m, NULL, &rc);
         cr_assert_not_null(cold);
         sa_options o = {.hint = hint};
-        cr_log_info("brake variant %zu", k);
-        cr_assert_eq(sa_analyze(m, &o, &seeded, NULL), MDAE_OK);
-        const char *why = NULL;
-        cr_assert(sa_result_same(cold, seeded, &why), "variant %zu: %s differs", k, why);
         sa_method_info mi;
-        sa_result_method(seeded, &mi);
+        sa_result *seeded = seeded_as_cold(m, &o, cold, &mi, "brake variant");
         cr_assert(mi.seeded_tight, "variant %zu: by the hint's tight graphs", k);
         cr_assert_gt(mi.blocks_reused, 0, "variant %zu: blocks from the memo", k);
         cr_log_info("variant %zu: %u blocks reused", k, mi.blocks_reused);
@@ -715,9 +718,7 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
         cr_assert_gt(sccs, 100, "variant %zu: %zu union-SCCs from the memo", k, sccs);
         /* Seeded by itself: everything from its own memo. */
         o.hint = seeded;
-        cr_assert_eq(sa_analyze(m, &o, &again, NULL), MDAE_OK);
-        cr_assert(sa_result_same(cold, again, &why), "variant %zu again: %s differs", k, why);
-        sa_result_method(again, &mi);
+        sa_result *again = seeded_as_cold(m, &o, cold, &mi, "brake variant seeded by itself");
         cr_assert_gt(mi.blocks_reused, 0, "variant %zu again: blocks from the memo", k);
         if (k < 2) {
             cdg_graph *sg = NULL; /* its own graph first, as a session does */
@@ -754,14 +755,11 @@ Test(sa_hint, a_block_whose_weights_changed_is_not_taken_from_the_memo)
     mel_model *hm = parse(before, 0, "before"), *m = parse(after, 0, "after");
     int rc;
     sa_result *hint = analyze_ex(hm, NULL, SA_METHOD_BLOCKS, SA_SEEDED_AUTO, &rc);
-    sa_result *cold = analyze(m, NULL, &rc), *seeded = NULL;
+    sa_result *cold = analyze(m, NULL, &rc);
     cr_assert(hint != NULL && cold != NULL);
     sa_options o = {.hint = hint, .method = SA_METHOD_BLOCKS};
-    cr_assert_eq(sa_analyze(m, &o, &seeded, NULL), MDAE_OK);
-    const char *why = NULL;
-    cr_assert(sa_result_same(cold, seeded, &why), "%s differs", why);
     sa_method_info mi;
-    sa_result_method(seeded, &mi);
+    sa_result *seeded = seeded_as_cold(m, &o, cold, &mi, "a weight changed");
     cr_assert_gt(mi.blocks, 1, "by blocks");
     cr_assert_gt(mi.blocks_reused, 0, "the unchanged blocks from the memo");
     cr_assert_lt(mi.blocks_reused, mi.blocks, "the changed one solved");

@@ -532,26 +532,23 @@ Test(srv_inc, random_texts_differences_applied_give_the_new_results)
     srv_stop(&p);
 }
 
-/* The building at N = 20 (at N = 6 its modes are enumerated), one equation
- * of room 3 given a derivative: its large block's primal is the previous chosen matching repaired near the
- * edit (engine/sa_repair.c), which the reuse statistics say, and the
- * result is still the cold one. */
-Test(srv_inc, an_edit_of_the_building_repairs_the_previous_matching_and_equals_cold)
+/* Model `file` at N = n through a fresh mdaed: analysed, then the first
+ * `eq` replaced by `eq2` with session/edit and analysed again (with reuse
+ * statistics: last_*), which must equal a cold session of the edited text;
+ * rs[2] (parts recomputed) must be 1, the model being one component. */
+static void edit_and_compare(const char *file, int n, const char *eq, const char *eq2)
 {
     srv_proc p;
     client c;
     analyze_method = NULL;
     srv_start(&p, "", "");
     cl_connect(&c, &p);
-    char *base = t_model("building_compressible.mel");
+    char *base = t_model(file);
     const char *np = strstr(base, "N : integer = 3;");
     cr_assert_not_null(np);
-    char *text = malloc(strlen(base) + 2);
+    char *text = malloc(strlen(base) + 16);
     cr_assert_not_null(text);
-    sprintf(text, "%.*sN : integer = 20;%s", (int)(np - base), base, np + 16);
-    static const char eq[] = "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);";
-    static const char eq2[] = "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]) + "
-                              "(if i == 3 then der(Tr[i]) else 0);";
+    sprintf(text, "%.*sN : integer = %d;%s", (int)(np - base), base, n, np + 16);
     const char *at = strstr(text, eq);
     cr_assert_not_null(at);
     int line = 0, col = 0;
@@ -565,14 +562,13 @@ Test(srv_inc, an_edit_of_the_building_repairs_the_previous_matching_and_equals_c
     cJSON_Delete(cl_request(&c, 8, "session/edit",
                             edit_line(sid, line, col, col + (int)strlen(eq), eq2)));
     cJSON *r = analyze(&c, sid, true, rs);
-    cr_assert_eq(rs[2], 1, "the building is one component, recomputed");
-    cr_assert_gt(last_seeded_repaired, 0, "its block's matching repaired");
-    char *edited = malloc(strlen(text) + sizeof eq2);
+    cr_assert_eq(rs[2], 1, "%s: one component, recomputed", file);
+    char *edited = malloc(strlen(text) + strlen(eq2) + 1);
     cr_assert_not_null(edited);
     sprintf(edited, "%.*s%s%s", (int)(at - text), text, eq2, at + strlen(eq));
     char *cold_sid = cl_open(&c, edited);
     cJSON *cold = analyze(&c, cold_sid, false, NULL);
-    assert_same(r, cold, "the repaired result equals the cold one");
+    assert_same(r, cold, "the edited session's result equals the cold one");
     cJSON_Delete(r);
     cJSON_Delete(cold);
     free(edited);
@@ -584,56 +580,29 @@ Test(srv_inc, an_edit_of_the_building_repairs_the_previous_matching_and_equals_c
     srv_stop(&p);
 }
 
+/* The building at N = 20 (at N = 6 its modes are enumerated), one equation
+ * of room 3 given a derivative: its large block's primal is the previous
+ * chosen matching repaired near the edit (engine/sa_repair.c), which the
+ * reuse statistics say, and the result is still the cold one. */
+Test(srv_inc, an_edit_of_the_building_repairs_the_previous_matching_and_equals_cold)
+{
+    edit_and_compare("building_compressible.mel", 20,
+                     "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);",
+                     "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]) + "
+                     "(if i == 3 then der(Tr[i]) else 0);");
+    cr_assert_gt(last_seeded_repaired, 0, "its block's matching repaired");
+}
+
 /* The brake at N = 40, railcar 20's brake force given a derivative: every
  * other railcar's blocks and dependency-graph SCCs come from the previous
  * version's memo (engine/sa_memo.c), which the reuse statistics say, and
  * the result is still the cold one. */
 Test(srv_inc, an_edit_of_the_brake_reuses_the_other_railcars_blocks_and_equals_cold)
 {
-    srv_proc p;
-    client c;
-    analyze_method = NULL;
-    srv_start(&p, "", "");
-    cl_connect(&c, &p);
-    char *base = t_model("brake.mel");
-    const char *np = strstr(base, "N : integer = 3;");
-    cr_assert_not_null(np);
-    char *text = malloc(strlen(base) + 2);
-    cr_assert_not_null(text);
-    sprintf(text, "%.*sN : integer = 40;%s", (int)(np - base), base, np + 16);
-    static const char eq[] = "px[i] : equation b[i] = K*x[i];";
-    static const char eq2[] = "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);";
-    const char *at = strstr(text, eq);
-    cr_assert_not_null(at);
-    int line = 0, col = 0;
-    for (const char *q = text; q < at; q++) {
-        col = *q == '\n' ? 0 : col + 1;
-        line += *q == '\n';
-    }
-    char *sid = cl_open(&c, text);
-    int rs[5];
-    cJSON_Delete(analyze(&c, sid, true, rs));
-    cJSON_Delete(cl_request(&c, 8, "session/edit",
-                            edit_line(sid, line, col, col + (int)strlen(eq), eq2)));
-    cJSON *r = analyze(&c, sid, true, rs);
-    cr_assert_eq(rs[2], 1, "the brake is one component, recomputed");
+    edit_and_compare("brake.mel", 40, "px[i] : equation b[i] = K*x[i];",
+                     "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);");
     cr_assert_gt(last_blocks_reused, 100, "the other railcars' blocks from the memo");
     cr_assert_gt(last_sccs_reused, 100, "the other railcars' graph from the memo");
-    char *edited = malloc(strlen(text) + sizeof eq2);
-    cr_assert_not_null(edited);
-    sprintf(edited, "%.*s%s%s", (int)(at - text), text, eq2, at + strlen(eq));
-    char *cold_sid = cl_open(&c, edited);
-    cJSON *cold = analyze(&c, cold_sid, false, NULL);
-    assert_same(r, cold, "the result from the memo equals the cold one");
-    cJSON_Delete(r);
-    cJSON_Delete(cold);
-    free(edited);
-    free(cold_sid);
-    free(sid);
-    free(text);
-    free(base);
-    cl_close(&c);
-    srv_stop(&p);
 }
 
 /* ---- Several components ------------------------------------------------------ */
