@@ -28,6 +28,32 @@ static bool all_false(const BDD *a, int w)
     return true;
 }
 
+/* Whether every bit of a is a constant, and then its value in *v: the
+ * operations below compute such operands as integers (the brake's offsets
+ * and weights are mostly constants: a third of an edit's vector work went
+ * into slots for them). */
+static bool const_value(const BDD *a, int w, unsigned long long *v)
+{
+    unsigned long long x = 0;
+    for (int k = 0; k < w; k++) {
+        if (a[k] == bddtrue)
+            x |= 1ull << k;
+        else if (a[k] != bddfalse)
+            return false;
+    }
+    *v = x;
+    return true;
+}
+
+static unsigned long long low_bits(int w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
+
+/* dst := the w low bits of v, as constants. */
+static void const_put(BDD *dst, int w, unsigned long long v)
+{
+    for (int k = 0; k < w; k++)
+        sa__put(&dst[k], ((v >> k) & 1ull) ? bddtrue : bddfalse);
+}
+
 void sa__vconst(BDD *dst, int w, unsigned v)
 {
     for (int k = 0; k < w; k++)
@@ -68,6 +94,11 @@ void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
         sa__vcopy(dst, b, w);
         return;
     }
+    unsigned long long va, vb;
+    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
+        const_put(dst, w, (va + vb) & low_bits(w));
+        return;
+    }
     size_t mark = sa__mark(c);
     BDD *t = sa__slots(c, (size_t)w + 1);
     BDD *carry = &t[w];
@@ -88,6 +119,11 @@ void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 
 void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 {
+    unsigned long long va, vb;
+    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
+        const_put(dst, w, (va - vb) & low_bits(w));
+        return;
+    }
     size_t mark = sa__mark(c);
     BDD *t = sa__slots(c, (size_t)w + 1);
     BDD *borrow = &t[w];
@@ -108,6 +144,11 @@ void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 BDD sa__vequal(sa_ctx *c, BDD within, const BDD *a, const BDD *b, int w)
 {
     BDD *g = sa__slots(c, 1);
+    unsigned long long va, vb;
+    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
+        sa__put(g, va == vb ? within : bddfalse);
+        return *g;
+    }
     sa__put(g, within);
     size_t mark = sa__mark(c);
     for (int k = 0; k < w && *g != bddfalse; k++)
@@ -119,6 +160,11 @@ BDD sa__vequal(sa_ctx *c, BDD within, const BDD *a, const BDD *b, int w)
 BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
 {
     BDD *g = sa__slots(c, 1);
+    unsigned long long va, vb;
+    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
+        sa__put(g, va >= vb ? bddtrue : bddfalse);
+        return *g;
+    }
     sa__put(g, bddtrue);
     size_t mark = sa__mark(c);
     for (int k = 0; k < w; k++) {
@@ -132,6 +178,11 @@ BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
 
 void sa__vmax(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 {
+    unsigned long long va, vb;
+    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
+        const_put(dst, w, va >= vb ? va : vb);
+        return;
+    }
     size_t mark = sa__mark(c);
     BDD g = sa__vgte(c, a, b, w);
     sa__vite(c, dst, g, a, b, w);
