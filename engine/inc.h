@@ -109,15 +109,15 @@
  * the entries it found with its seed's (reference counts).
  *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
- * 2026-11-26 17:43 UTC, BuDDy's caches emptied before each run; seconds
- * and ratio to cold, two runs): building N = 40 cold 0.26-0.29, (a) one
- * equation's incidence 0.025-0.026 (8.9-9.6 %), (b) one guard 0.022-0.024
- * (8.2 %), (c) N + 1 0.025-0.028 (8.7-10.5 %); brake N = 100 cold 0.012,
- * (a) 0.006 (48-49 %), (b) 0.007-0.009 (59-73 %), (c) 0.006 (52-54 %); an
+ * 2026-11-26 18:25 UTC, BuDDy's caches emptied before each run; seconds
+ * and ratio to cold, two runs): building N = 40 cold 0.23-0.26, (a) one
+ * equation's incidence 0.021-0.022 (8.3-8.9 %), (b) one guard 0.018-0.019
+ * (7.5-7.6 %), (c) N + 1 0.020 (8.0-8.3 %); brake N = 100 cold 0.011,
+ * (a) 0.005 (46 %), (b) 0.006 (57-60 %), (c) 0.005-0.006 (49 %); an
  * edit that keeps the structure is a cache hit: 2 ms. The brake's edit is
- * now 54 M instructions against 121 M cold: the front-end 10 M, the
- * session's keys and private model 8 M, the encoding and the offsets 5 M
- * each, the seeded rounds 12 M and the dependency graph 9 M, every one a
+ * now 48 M instructions against 114 M cold: the front-end 10 M, the
+ * session's keys and private model 6 M, the encoding and the offsets 4-5 M
+ * each, the seeded rounds 11 M and the dependency graph 8 M, every one a
  * pass over the whole component. Its 10 % target (1.2 ms) is below the
  * front-end alone (1.7 ms), so it needs a front-end, a session and an
  * encoding that are incremental too: not built.
