@@ -160,11 +160,14 @@ static void key_guard(mdae_buf *b, pmap *seen, uintptr_t *next, const mel_guard 
 /* ---- Cached parts ------------------------------------------------------- */
 
 /* Every allocation of a part's private model, freed together. */
-/* A part's private model lives in an arena: chunks of at least ARENA_CHUNK
- * bytes, handed out by bumping a pointer and freed together (a calloc per
- * name, guard node and array was 9,000 allocations an edit of the brake at
- * N = 100, two thirds of the private model's copy). Memory from it is
- * zeroed, as calloc's. */
+/* A part's private model lives in an arena: chunks handed out by bumping a
+ * pointer and freed together (a calloc per name, guard node and array was
+ * 9,000 allocations an edit of the brake at N = 100, two thirds of the
+ * private model's copy). The first chunk is ARENA_FIRST bytes and each
+ * next one twice the last, up to ARENA_CHUNK: a model of many small parts
+ * (the MSL's EngineV6: a 64 KB chunk each made it 100 MB larger) keeps
+ * small arenas. Memory from it is zeroed, as calloc's. */
+#define ARENA_FIRST 1024
 #define ARENA_CHUNK 65536
 
 typedef struct arena_chunk {
@@ -186,7 +189,8 @@ static void *ar_alloc(arena *a, size_t n)
     n = n ? (n + align - 1) / align * align : align;
     arena_chunk *k = a->head;
     if (k == NULL || k->cap - k->used < n) {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        size_t cap = k == NULL ? ARENA_FIRST : k->cap < ARENA_CHUNK ? 2 * k->cap : ARENA_CHUNK;
+        cap = n > cap ? n : cap;
         k = mdae_calloc(1, sizeof *k + cap);
         if (k == NULL) {
             a->oom = true;
