@@ -8,7 +8,8 @@
  * What a block's solution is a function of. sa_blocks.c solves a block from
  * its sub-result alone: its equations' and variables' activity, its edges
  * (which rows and columns they join, which BDD variable each is, their
- * activity and weights), the valid modes, and the order of its rows. Every
+ * activity and weights), the order of its rows, and its valid modes (kept
+ * beside the key: below). Every
  * one of these is a BDD node or an integer; a BDD node of BuDDy's one table
  * is a Boolean function of the variables' INDICES, canonical in their
  * level order. The solution (the chosen matching, the lexicographically
@@ -29,8 +30,9 @@
  * sa_tight.c solve the same blocks again in the modes the first round left:
  * the brake's guard flipped, 304 of them.
  *
- * The dependency graph's union-SCCs are kept the same way (cdg_build.c
- * says what their key holds), under another tag (the first integer).
+ * The dependency graph's union-SCCs, and its edges' guards, are kept the
+ * same way (cdg_build.c says what their keys hold), under other tags (the
+ * first integer of a key: SA_BMEMO_*).
  *
  * Why the two versions meet: sa_encode.c lays out variables row by row in
  * declaration order, so an edit that keeps the model's equations and
