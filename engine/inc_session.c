@@ -159,7 +159,6 @@ static void key_guard(mdae_buf *b, pmap *seen, uintptr_t *next, const mel_guard 
 
 /* ---- Cached parts ------------------------------------------------------- */
 
-/* Every allocation of a part's private model, freed together. */
 /* A part's private model lives in an arena: chunks handed out by bumping a
  * pointer and freed together (a calloc per name, guard node and array was
  * 9,000 allocations an edit of the brake at N = 100, two thirds of the
