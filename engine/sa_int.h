@@ -127,11 +127,13 @@ struct sa_result {
      * it anyway; engine/cdg_build.c): per edge, referenced, chi_E &
      * (d_j = c_i + sigma_e), exact in ok, anything outside. An analysis
      * seeded by this result reads its tight edges there (sa_hint.c) instead
-     * of computing them again. The only field written after the result is
-     * returned; nothing else reads it. */
+     * of computing them again. With bmemo, the only fields written after
+     * the result is returned; nothing else reads it. */
     BDD *tight_memo;
-    /* The blocks this analysis solved or found solved, for an analysis
-     * seeded by this result (sa_memo.c; sa_blocks.c); NULL: none. */
+    /* The blocks this analysis solved or found solved, and (written by
+     * cdg_build after the result is returned) its dependency graph's
+     * union-SCCs and edges, for an analysis seeded by this result
+     * (sa_memo.c); NULL: none. */
     sa__bmemo *bmemo;
     uint32_t blocks_reused; /* sa_method_info.blocks_reused */
 };
@@ -704,7 +706,6 @@ typedef struct sa__mval {
  * sa__bmemo_free (sa_result_free frees a result's). */
 sa__bmemo *sa__bmemo_new(void);
 void sa__bmemo_free(sa__bmemo *m);
-size_t sa__bmemo_count(const sa__bmemo *m);
 /* What m keeps for key k, into *out (valid while m lives): true; false if
  * nothing, m NULL, or m not readable (made in another layout epoch, or
  * sifting is on). */

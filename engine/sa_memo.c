@@ -106,7 +106,6 @@ void sa__bmemo_free(sa__bmemo *m)
     mdae_free(m);
 }
 
-size_t sa__bmemo_count(const sa__bmemo *m) { return m != NULL ? m->n : 0; }
 
 /* Word by word (mdae_hash goes byte by byte: a tenth of an edit's memo
  * work on the brake). */
