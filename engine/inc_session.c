@@ -104,19 +104,6 @@ static void kw(mdae_buf *b, uint32_t w)
     mdae_buf_put(b, (const char *)&w, sizeof w);
 }
 
-/* A part key's hash, 8 bytes at a time (mdae_hash goes byte by byte). */
-static uint64_t key_hash(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull, w;
-    size_t k = 0;
-    for (; k + sizeof w <= n; k += sizeof w) {
-        memcpy(&w, p + k, sizeof w);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    return h ^ mdae_hash(p + k, n - k);
-}
-
 static void kw_name(mdae_buf *b, const char *s)
 {
     size_t n = strlen(s);
@@ -346,7 +333,7 @@ void inc_session_stats(const inc_session *s, inc_stats *total, size_t *cached)
 
 static int block_id(inc_session *s, const char *key, size_t len, uint32_t *out)
 {
-    uint64_t h = key_hash(key, len);
+    uint64_t h = mdae_hash_words(MDAE_HASH_SEED, key, len);
     if (s->bids_cap > 0)
         for (bid *b = s->bids[h & (s->bids_cap - 1)]; b != NULL; b = b->next)
             if (b->hash == h && b->len == len && memcmp(b->key, key, len) == 0) {
@@ -726,19 +713,9 @@ static bool better_hint(const inc_part *a, const inc_part *b)
            (a->gen == b->gen && a->model.n_equations > b->model.n_equations);
 }
 
-/* FNV-1a of a C string in one pass (mdae_hash needs its length first: a
- * strlen per cached equation and analysis). */
-static size_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
-}
-
 static size_t hint_slot(const hint_map *hm, const char *name)
 {
-    size_t h = name_hash(name) & hm->mask;
+    size_t h = (size_t)mdae_hash_str(name) & hm->mask;
     while (hm->name[h] != NULL && strcmp(hm->name[h], name) != 0)
         h = (h + 1) & hm->mask;
     return h;
@@ -981,7 +958,7 @@ static int resolve_part(analysis *an, size_t k)
     int rc = build_key(an->m, rp, an->local, &an->key);
     if (rc < 0)
         return rc;
-    uint64_t h = key_hash(an->key.p, an->key.len);
+    uint64_t h = mdae_hash_words(MDAE_HASH_SEED, an->key.p, an->key.len);
     inc_part *hit = find_cached(s, &an->key, h);
     if (hit != NULL) {
         hit->gen = s->gen;

@@ -97,6 +97,31 @@ uint64_t mdae_hash(const void *p, size_t n)
     return h;
 }
 
+uint64_t mdae_hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t mdae_hash_words(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t w;
+    size_t k = 0;
+    for (; k + sizeof w <= n; k += sizeof w) {
+        memcpy(&w, b + k, sizeof w);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    for (; k < n; k++)
+        h = (h ^ b[k]) * 1099511628211ull;
+    return h;
+}
+
 char *mdae_vasprintf(const char *fmt, va_list ap)
 {
     va_list copy;

@@ -110,6 +110,13 @@ MDAE_API _Noreturn void mdae__assert_fail(const char *cond, const char *file, in
 /* 64-bit FNV-1a of n bytes: for hash tables keyed by names or serialised
  * keys (callers compare keys in full; the hash only spreads them). */
 MDAE_API uint64_t mdae_hash(const void *p, size_t n);
+/* mdae_hash of the C string s, in one pass (no strlen first). */
+MDAE_API uint64_t mdae_hash_str(const char *s);
+/* A hash of n bytes read 8 at a time, continuing from h (start with
+ * MDAE_HASH_SEED; chain calls to hash several arrays as one key): for long
+ * binary keys, where mdae_hash's byte loop shows. Not mdae_hash's values. */
+#define MDAE_HASH_SEED 1469598103934665603ull
+MDAE_API uint64_t mdae_hash_words(uint64_t h, const void *p, size_t n);
 
 /* v in decimal at out, which must have room for MDAE_INT_CHARS bytes (no
  * NUL is written); returns its length. For the names and keys built by the

@@ -107,22 +107,10 @@ void sa__bmemo_free(sa__bmemo *m)
 }
 
 
-/* Word by word (mdae_hash goes byte by byte: a tenth of an edit's memo
- * work on the brake). */
-static uint64_t mix(uint64_t h, uint32_t x)
-{
-    h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
-
 static uint64_t key_hash(const sa__bkey *k)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t a = 0; a < k->n_shape; a++)
-        h = mix(h, (uint32_t)k->shape[a]);
-    for (size_t a = 0; a < k->n_funs; a++)
-        h = mix(h, (uint32_t)k->funs[a]);
-    return h;
+    uint64_t h = mdae_hash_words(MDAE_HASH_SEED, k->shape, k->n_shape * sizeof *k->shape);
+    return mdae_hash_words(h, k->funs, k->n_funs * sizeof *k->funs);
 }
 
 static bool same_key(const bentry *x, const sa__bkey *k, uint64_t h)
