@@ -92,11 +92,19 @@ static int cmp_ranked(const void *a, const void *b)
     return (x->edge > y->edge) - (x->edge < y->edge);
 }
 
+/* by_rank: the edges by increasing (rank, edge). Ranks already in edge
+ * order (the BDD levels of sa_encode.c's layout, until a sifting) need no
+ * sort, which was most of a frame's cost. */
 static int rank_edges(sm_frame *f, const uint32_t *edge_rank)
 {
     for (size_t e = 0; e < f->n_edges; e++)
         f->by_rank[e] = (uint32_t)e;
     if (edge_rank == NULL)
+        return MDAE_OK;
+    size_t sorted = 1;
+    while (sorted < f->n_edges && edge_rank[sorted - 1] <= edge_rank[sorted])
+        sorted++;
+    if (sorted >= f->n_edges)
         return MDAE_OK;
     ranked *tmp = mdae_malloc((f->n_edges + 1) * sizeof *tmp);
     if (tmp == NULL)
