@@ -142,7 +142,18 @@ typedef struct elab {
     bool gf_reported;
     uint32_t seen[128]; /* offsets of reported errors (err) */
     size_t n_seen;
+    /* The symbols declared with one index, by (base, index): declare's and
+     * walk_id's lookups without writing and hashing the name (open
+     * addressing, at most half full). */
+    struct islot *itab;
+    size_t icap, icount;
 } elab;
+
+typedef struct islot {
+    const mel__sym *base; /* in bases; NULL: empty */
+    long long idx;
+    mel__sym *sym;
+} islot;
 
 static const mdae_range no_range = {{0, 0, 0}, {0, 0, 0}};
 
@@ -170,6 +181,57 @@ static void *talloc(elab *el, size_t n)
     if (p == NULL)
         mel__nomem(el->rep);
     return p;
+}
+
+static size_t islot_at(const elab *el, const mel__sym *base, long long idx)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)base ^ (uint64_t)idx * 0x9e3779b97f4a7c15ull) *
+                 0xff51afd7ed558ccdull;
+    return (size_t)(h ^ h >> 32) & (el->icap - 1);
+}
+
+/* The symbol declared as base[idx], or NULL. */
+static mel__sym *itab_find(const elab *el, const mel__sym *base, long long idx)
+{
+    if (el->icap == 0)
+        return NULL;
+    for (size_t k = islot_at(el, base, idx);; k = (k + 1) & (el->icap - 1)) {
+        const islot *t = &el->itab[k];
+        if (t->base == NULL)
+            return NULL;
+        if (t->base == base && t->idx == idx)
+            return t->sym;
+    }
+}
+
+/* Record s as base[idx] (not there yet); false on OOM (reported). */
+static bool itab_put(elab *el, const mel__sym *base, long long idx, mel__sym *s)
+{
+    if (2 * (el->icount + 1) > el->icap) {
+        size_t cap = el->icap ? 2 * el->icap : 256;
+        islot *old = el->itab, *t = mdae_calloc(cap, sizeof *t);
+        if (t == NULL) {
+            mel__nomem(el->rep);
+            return false;
+        }
+        size_t n_old = el->icap;
+        el->itab = t;
+        el->icap = cap;
+        for (size_t k = 0; k < n_old; k++)
+            if (old[k].base != NULL) {
+                size_t a = islot_at(el, old[k].base, old[k].idx);
+                while (t[a].base != NULL)
+                    a = (a + 1) & (cap - 1);
+                t[a] = old[k];
+            }
+        mdae_free(old);
+    }
+    size_t a = islot_at(el, base, idx);
+    while (el->itab[a].base != NULL)
+        a = (a + 1) & (el->icap - 1);
+    el->itab[a] = (islot){base, idx, s};
+    el->icount++;
+    return true;
 }
 
 static void *malloc_model(elab *el, size_t n)
@@ -242,9 +304,11 @@ static bool base_is(elab *el, const char *name, mel__sym_kind kind)
 static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out);
 
 /* "x" or "x[1,2]" into buf (NAME_BUF bytes: the name and MAX_INDICES
- * indices of at most 21 characters each fit). */
+ * indices of at most 21 characters each fit); the first index's value into
+ * *first if there is one and first is not NULL. */
 static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *const *idx,
-                         mdae_range where, const env *en, uint64_t seq, char *buf)
+                         mdae_range where, const env *en, uint64_t seq, char *buf,
+                         long long *first)
 {
     if (n > MAX_INDICES) {
         err(el, where, "more than %d indices", MAX_INDICES);
@@ -257,6 +321,8 @@ static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *cons
         int rc = eval_int(el, idx[k], en, seq, &v);
         if (rc < 0)
             return rc;
+        if (k == 0 && first != NULL)
+            *first = v;
         buf[len++] = k == 0 ? '[' : ',';
         len += mdae_put_int(buf + len, v); /* not snprintf: every instance is named here */
     }
@@ -311,7 +377,8 @@ static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, l
             }
         }
         char name[NAME_BUF];
-        rc = instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name);
+        rc = instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name,
+                           NULL);
         if (rc < 0)
             return rc;
         const mel__sym *s = mel__sym_find(&el->priv->syms, name);
@@ -519,11 +586,15 @@ static const char *kind_name(mel__sym_kind k)
 
 /* Register `name` of kind k; NULL on error (reported). *again is set when
  * the name is a compatible redeclaration (same kind, disjoint branches). */
-static mel__sym *declare(elab *el, const char *name, const char *base, mel__sym_kind k,
-                         mdae_range where, vec *ctxv, bool *again)
+static mel__sym *declare(elab *el, const char *name, const char *base, const long long *idx1,
+                         mel__sym_kind k, mdae_range where, vec *ctxv, bool *again)
 {
     *again = false;
-    mel__sym *s = mel__sym_find(&el->priv->syms, name);
+    mel__sym *b = mel__sym_find(&el->bases, base);
+    /* Every name with one index is in the table (below). */
+    mel__sym *s = idx1 == NULL ? mel__sym_find(&el->priv->syms, name)
+                  : b != NULL  ? itab_find(el, b, *idx1)
+                               : NULL;
     if (s != NULL) {
         if (s->kind == k && ctxv != NULL && el->ctx != NULL) {
             bool ok = true;
@@ -559,14 +630,16 @@ static mel__sym *declare(elab *el, const char *name, const char *base, mel__sym_
     s->kind = k;
     s->seq = el->seq;
     s->where = where;
-    if (mel__sym_find(&el->bases, base) == NULL) {
-        mel__sym *b = mel__sym_add(&el->bases, &el->tmp, base);
+    if (b == NULL) {
+        b = mel__sym_add(&el->bases, &el->tmp, base);
         if (b == NULL) {
             mel__nomem(el->rep);
             return NULL;
         }
         b->kind = k;
     }
+    if (idx1 != NULL && !itab_put(el, b, *idx1, s))
+        return NULL;
     if (ctxv != NULL) {
         ctxlist **slot = vec_push(el, ctxv, sizeof(ctxlist *));
         ctxlist *c = talloc(el, sizeof *c);
@@ -582,7 +655,8 @@ static void p1_decl(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.decl.label;
     char name[NAME_BUF];
-    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name) < 0)
+    long long idx1;
+    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name, &idx1) < 0)
         return;
     mel__type ty = st->u.decl.type;
     const mel__expr *init = st->u.decl.init;
@@ -620,7 +694,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
     if (!count_object(el, st->where))
         return;
     bool again;
-    mel__sym *s = declare(el, name, l->name, k, st->where,
+    mel__sym *s = declare(el, name, l->name, l->n == 1 ? &idx1 : NULL, k, st->where,
                           k == MEL_SYM_VAR ? &el->vctx : NULL, &again);
     if (s == NULL || again)
         return;
@@ -672,12 +746,14 @@ static void p1_equ(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.equ.label;
     char name[NAME_BUF];
-    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name) < 0)
+    long long idx1;
+    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name, &idx1) < 0)
         return;
     if (!count_object(el, st->where))
         return;
     bool again;
-    mel__sym *s = declare(el, name, l->name, MEL_SYM_EQN, st->where, &el->ectx, &again);
+    mel__sym *s = declare(el, name, l->name, l->n == 1 ? &idx1 : NULL, MEL_SYM_EQN, st->where,
+                          &el->ectx, &again);
     if (s == NULL)
         return;
     if (!again) {
@@ -918,7 +994,8 @@ static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, ui
             return NULL;
         }
         char name[NAME_BUF];
-        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name) < 0)
+        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name,
+                          NULL) < 0)
             return NULL;
         const mel__sym *s = mel__sym_find(&el->priv->syms, name);
         if (s == NULL) {
@@ -1040,10 +1117,23 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
     uint64_t seq = el->it->seq;
     if (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL)
         return;
+    const mel__sym *s = NULL;
     char name[NAME_BUF];
-    if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name) < 0)
-        return;
-    const mel__sym *s = mel__sym_find(&el->priv->syms, name);
+    if (e->u.id.n == 1) { /* x[i]: by the table, the name only for a message */
+        const mel__sym *b = mel__sym_find(&el->bases, e->u.id.name);
+        long long v;
+        if (b != NULL) {
+            if (eval_int(el, e->u.id.args[0], en, seq, &v) < 0)
+                return;
+            s = itab_find(el, b, v);
+        }
+    }
+    if (s == NULL) {
+        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name,
+                          NULL) < 0)
+            return;
+        s = mel__sym_find(&el->priv->syms, name);
+    }
     if (s == NULL) {
         err(el, e->where, "undeclared variable '%s'", name);
         return;
@@ -1063,9 +1153,9 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
         return;
     case MEL_SYM_INT:
         if (s->seq >= seq)
-            err(el, e->where, "integer constant '%s' used before its declaration", name);
+            err(el, e->where, "integer constant '%s' used before its declaration", s->name);
         return;
-    case MEL_SYM_EQN: err(el, e->where, "'%s' is an equation, not a variable", name); return;
+    case MEL_SYM_EQN: err(el, e->where, "'%s' is an equation, not a variable", s->name); return;
     default: return;
     }
 }
@@ -1344,6 +1434,7 @@ out:
 
 static void elab_close(elab *el)
 {
+    mdae_free(el->itab);
     mel__arena_free(&el->tmp);
     mel__gf_close(&el->gf);
     mel__symtab_close(&el->bases);
