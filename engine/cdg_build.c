@@ -148,6 +148,24 @@ typedef struct build {
 
 /* ---- Step 1 --------------------------------------------------------------- */
 
+/* Step 1 for edge e as integers when c_i, sigma_e and d_j are constants
+ * (most of the brake's): true, else false (nothing written). */
+static bool saturate_constants(build *b, size_t e)
+{
+    const sa_result *r = b->r;
+    int w = b->w;
+    uint32_t i = r->edge_eq[e], j = r->edge_v[e];
+    unsigned long long vc, vs, vd;
+    if (!sa__vconst_value(&b->c_off[(size_t)i * w], w, &vc) ||
+        !sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs) ||
+        !sa__vconst_value(&b->d_off[(size_t)j * w], w, &vd))
+        return false;
+    unsigned long long sum = (vc + vs) & ((1ull << w) - 1); /* w <= 62: as sa__vadd */
+    sa__vconst_put(&b->sum[e * w], w, sum);
+    sa__put(&b->xi[e], sum == vd ? b->chi_e[e] : bddfalse);
+    return true;
+}
+
 static void saturation(build *b)
 {
     sa_ctx *c = b->c;
@@ -159,6 +177,8 @@ static void saturation(build *b)
     BDD *sig = sa__slots(c, (size_t)w);
     for (size_t e = 0; e < r->n_edges; e++) {
         uint32_t i = r->edge_eq[e], j = r->edge_v[e];
+        if (saturate_constants(b, e))
+            continue;
         for (int k = 0; k < w; k++)
             sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
         BDD *s = &b->sum[e * w];

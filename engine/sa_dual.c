@@ -17,6 +17,47 @@
 
 #define T(f) sa__tmp(c, (f))
 
+/* The column step of the fixpoint below as integers: the largest c_i +
+ * sigma_e (wk bits, modular as sa__vadd) over column j's active edges, 0
+ * if none, when every edge's activity, c_i and sigma_e are constants: true
+ * and *v; else false. Most of the brake's columns. */
+static bool column_constant(const sa_result *r, const sa__mats *mt, const BDD *sig,
+                            const BDD *act, int w, int wk, uint32_t j, unsigned long long *v)
+{
+    unsigned long long top = 0, mask = (1ull << wk) - 1, a, s;
+    for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+        size_t e = mt->cedges[k];
+        if (act[e] == bddfalse)
+            continue;
+        if (act[e] != bddtrue || !sa__vconst_value(&r->c[(size_t)r->edge_eq[e] * w], wk, &a) ||
+            !sa__vconst_value(&sig[e * w], wk, &s))
+            return false;
+        if (((a + s) & mask) > top)
+            top = (a + s) & mask;
+    }
+    *v = top;
+    return true;
+}
+
+/* The row step as integers: d_j - sigma_e of row i's last chosen edge (wk
+ * bits, modular as sa__vsub), 0 if none, when the choices, d_j and sigma_e
+ * are constants: true and *v; else false. */
+static bool row_constant(const sa_result *r, const BDD *sig, int w, int wk, uint32_t i,
+                         unsigned long long *v)
+{
+    unsigned long long val = 0, mask = (1ull << wk) - 1, d, s;
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (r->te[e] == bddfalse)
+            continue;
+        if (r->te[e] != bddtrue || !sa__vconst_value(&r->d[(size_t)r->edge_v[e] * w], wk, &d) ||
+            !sa__vconst_value(&sig[e * w], wk, &s))
+            return false;
+        val = (d - s) & mask;
+    }
+    *v = val;
+    return true;
+}
+
 /* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d,
  * all zero on entry). False if a d reached 2^(wk-1): the values might then
  * not fit, and the caller starts again on more bits. Why it is exact when it
@@ -55,12 +96,17 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             if (!col_dirty[j])
                 continue;
             col_dirty[j] = false;
-            sa__vconst(acc, wk, 0);
-            for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
-                size_t e = mt->cedges[k];
-                sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], &sig[e * w], wk);
-                sa__vite(c, term, act[e], term, zero, wk);
-                sa__vmax(c, acc, acc, term, wk);
+            unsigned long long v;
+            if (column_constant(r, mt, sig, act, w, wk, j, &v))
+                sa__vconst_put(acc, wk, v);
+            else {
+                sa__vconst(acc, wk, 0);
+                for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+                    size_t e = mt->cedges[k];
+                    sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], &sig[e * w], wk);
+                    sa__vite(c, term, act[e], term, zero, wk);
+                    sa__vmax(c, acc, acc, term, wk);
+                }
             }
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
@@ -78,12 +124,17 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             if (!row_dirty[i])
                 continue;
             row_dirty[i] = false;
-            sa__vconst(acc, wk, 0);
-            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-                if (r->te[e] == bddfalse)
-                    continue;
-                sa__vsub(c, term, &r->d[(size_t)r->edge_v[e] * w], &sig[e * w], wk);
-                sa__vite(c, acc, r->te[e], term, acc, wk);
+            unsigned long long v;
+            if (row_constant(r, sig, w, wk, i, &v))
+                sa__vconst_put(acc, wk, v);
+            else {
+                sa__vconst(acc, wk, 0);
+                for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+                    if (r->te[e] == bddfalse)
+                        continue;
+                    sa__vsub(c, term, &r->d[(size_t)r->edge_v[e] * w], &sig[e * w], wk);
+                    sa__vite(c, acc, r->te[e], term, acc, wk);
+                }
             }
             BDD *ci = &r->c[(size_t)i * w];
             if (!sa__vsame(ci, acc, wk)) {

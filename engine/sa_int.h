@@ -384,6 +384,10 @@ void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total);
 /* The width w that holds v: its bit length, at least 1, at most 62. */
 int sa__vbits(unsigned long long v);
 void sa__vconst(BDD *dst, int w, unsigned v);
+/* dst := the w low bits of v, as constants. */
+void sa__vconst_put(BDD *dst, int w, unsigned long long v);
+/* Whether every bit of a is a constant, and then its value in *v. */
+bool sa__vconst_value(const BDD *a, int w, unsigned long long *v);
 void sa__vcopy(BDD *dst, const BDD *a, int w);
 void sa__vite(sa_ctx *c, BDD *dst, BDD f, const BDD *a, const BDD *b, int w);
 void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);

@@ -139,6 +139,47 @@ static void sample_mode(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p,
     solve_probe(c, frame, p, v);
 }
 
+/* c_i + sigma_e for edge e, c_i the wv bits at ci: as an integer when both
+ * are constants (w bits hold it), else -1 and the vector into sum (w
+ * slots). */
+static long long edge_sum(sa_ctx *c, const BDD *ci, int wv, size_t e, BDD *sum, int w)
+{
+    const sa_result *r = c->r;
+    const BDD *sg = &r->sigma[e * (size_t)r->w_sigma];
+    unsigned long long vc, vs;
+    if (sa__vconst_value(ci, wv, &vc) && sa__vconst_value(sg, r->w_sigma, &vs))
+        return (long long)(vc + vs);
+    size_t mark = sa__mark(c);
+    BDD *a = sa__slots(c, (size_t)w), *b = sa__slots(c, (size_t)w);
+    for (int k = 0; k < w; k++) {
+        sa__put(&a[k], k < wv ? ci[k] : bddfalse);
+        sa__put(&b[k], k < r->w_sigma ? sg[k] : bddfalse);
+    }
+    sa__vadd(c, sum, a, b, w);
+    sa__release(c, mark);
+    return -1;
+}
+
+/* tight[] of a column whose n edges (es) all have constant sums and
+ * constant activity, as integers: true, else false (nothing written). */
+static bool column_as_integers(const sa_result *r, const long long *isum, const size_t *es,
+                               size_t n, BDD *tight)
+{
+    long long top = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t e = es[k];
+        if (isum[e] < 0 || (r->chi_e[e] != bddtrue && r->chi_e[e] != bddfalse))
+            return false;
+        if (r->chi_e[e] == bddtrue && isum[e] > top)
+            top = isum[e];
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t e = es[k];
+        sa__put(&tight[e], r->chi_e[e] == bddtrue && isum[e] >= top ? bddtrue : bddfalse);
+    }
+    return true;
+}
+
 /* tight[e] (n_edges slots) := the modes where edge e is active and
  * d_j = c_i + sigma_ij, d_j the largest c + sigma over column j's active
  * edges. c_i >= 0 is a mode function per equation: cv[i * stride + b],
@@ -148,24 +189,27 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, BDD
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
+    sa__block *temps = sa__alloc_mark(c);
     int w = sa__vbits(((1ull << wv) - 1) + (1ull << r->w_sigma)) + 1;
     size_t uw = (size_t)w;
     BDD *sum = sa__slots(c, r->n_edges * uw + 1); /* c_i + sigma_ij */
-    BDD *ci = sa__slots(c, uw), *sg = sa__slots(c, uw);
-    for (size_t e = 0; e < r->n_edges; e++) {
-        for (int b = 0; b < w; b++) {
-            sa__put(&ci[b], b < wv ? cv[r->edge_eq[e] * stride + (size_t)b] : bddfalse);
-            sa__put(&sg[b], b < r->w_sigma ? r->sigma[e * (size_t)r->w_sigma + b] : bddfalse);
-        }
-        sa__vadd(c, &sum[e * uw], ci, sg, w);
-    }
+    /* A sum of constants is kept as an integer (isum, else -1) and made a
+     * vector only for a column that needs one: the brake's offsets and
+     * weights are mostly constants, and its columns mostly unguarded. */
+    long long *isum = sa__alloc(c, (r->n_edges + 1) * sizeof *isum);
+    for (size_t e = 0; e < r->n_edges; e++)
+        isum[e] = edge_sum(c, &cv[r->edge_eq[e] * stride], wv, e, &sum[e * uw], w);
     size_t *first, *edges;
     sa__columns(c, &first, &edges);
     BDD *dj = sa__slots(c, uw), *cand = sa__slots(c, uw), *zero = sa__slots(c, uw);
     for (uint32_t j = 0; j < r->n_var; j++) {
+        if (column_as_integers(r, isum, &edges[first[j]], first[j + 1] - first[j], tight))
+            continue;
         sa__vconst(dj, w, 0);
         for (size_t k = first[j]; k < first[j + 1]; k++) {
             size_t e = edges[k];
+            if (isum[e] >= 0)
+                sa__vconst_put(&sum[e * uw], w, (unsigned long long)isum[e]);
             sa__vite(c, cand, r->chi_e[e], &sum[e * uw], zero, w);
             sa__vmax(c, dj, dj, cand, w);
         }
@@ -176,6 +220,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, BDD
             sa__release(c, m2);
         }
     }
+    sa__alloc_release(c, temps);
     sa__release(c, mark);
 }
 

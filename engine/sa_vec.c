@@ -32,7 +32,7 @@ static bool all_false(const BDD *a, int w)
  * operations below compute such operands as integers (the brake's offsets
  * and weights are mostly constants: a third of an edit's vector work went
  * into slots for them). */
-static bool const_value(const BDD *a, int w, unsigned long long *v)
+bool sa__vconst_value(const BDD *a, int w, unsigned long long *v)
 {
     unsigned long long x = 0;
     for (int k = 0; k < w; k++) {
@@ -48,7 +48,7 @@ static bool const_value(const BDD *a, int w, unsigned long long *v)
 static unsigned long long low_bits(int w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
 
 /* dst := the w low bits of v, as constants. */
-static void const_put(BDD *dst, int w, unsigned long long v)
+void sa__vconst_put(BDD *dst, int w, unsigned long long v)
 {
     for (int k = 0; k < w; k++)
         sa__put(&dst[k], ((v >> k) & 1ull) ? bddtrue : bddfalse);
@@ -95,8 +95,8 @@ void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
         return;
     }
     unsigned long long va, vb;
-    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
-        const_put(dst, w, (va + vb) & low_bits(w));
+    if (sa__vconst_value(a, w, &va) && sa__vconst_value(b, w, &vb)) {
+        sa__vconst_put(dst, w, (va + vb) & low_bits(w));
         return;
     }
     size_t mark = sa__mark(c);
@@ -120,8 +120,8 @@ void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 void sa__vsub(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 {
     unsigned long long va, vb;
-    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
-        const_put(dst, w, (va - vb) & low_bits(w));
+    if (sa__vconst_value(a, w, &va) && sa__vconst_value(b, w, &vb)) {
+        sa__vconst_put(dst, w, (va - vb) & low_bits(w));
         return;
     }
     size_t mark = sa__mark(c);
@@ -145,7 +145,7 @@ BDD sa__vequal(sa_ctx *c, BDD within, const BDD *a, const BDD *b, int w)
 {
     BDD *g = sa__slots(c, 1);
     unsigned long long va, vb;
-    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
+    if (sa__vconst_value(a, w, &va) && sa__vconst_value(b, w, &vb)) {
         sa__put(g, va == vb ? within : bddfalse);
         return *g;
     }
@@ -161,7 +161,7 @@ BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
 {
     BDD *g = sa__slots(c, 1);
     unsigned long long va, vb;
-    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
+    if (sa__vconst_value(a, w, &va) && sa__vconst_value(b, w, &vb)) {
         sa__put(g, va >= vb ? bddtrue : bddfalse);
         return *g;
     }
@@ -179,8 +179,8 @@ BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
 void sa__vmax(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 {
     unsigned long long va, vb;
-    if (const_value(a, w, &va) && const_value(b, w, &vb)) {
-        const_put(dst, w, va >= vb ? va : vb);
+    if (sa__vconst_value(a, w, &va) && sa__vconst_value(b, w, &vb)) {
+        sa__vconst_put(dst, w, va >= vb ? va : vb);
         return;
     }
     size_t mark = sa__mark(c);
