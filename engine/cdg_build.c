@@ -217,7 +217,7 @@ static void sort_deps(sa_ctx *c, dep *ds, size_t n, uint32_t n_from)
 {
     if (n < 2)
         return;
-    sa__block *mark = sa__alloc_mark(c);
+    sa__amark mark = sa__alloc_mark(c);
     size_t *first = sa__alloc(c, ((size_t)n_from + 2) * sizeof *first);
     dep *out = sa__alloc(c, n * sizeof *out);
     for (size_t k = 0; k < n; k++) {

@@ -401,7 +401,7 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
 {
     sa_result *w = c->r;
     size_t mark = sa__mark(c);
-    sa__block *temps = sa__alloc_mark(c);
+    sa__amark temps = sa__alloc_mark(c);
     uint32_t *col_block = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *col_block);
     uint32_t *cols = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *cols);
     uint32_t nc = 0;
@@ -905,7 +905,7 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
         if (efirst[b + 1] == efirst[b])
             continue; /* a never-active variable alone (vars_always_active) */
         size_t m2 = sa__mark(c);
-        sa__block *temps = sa__alloc_mark(c);
+        sa__amark temps = sa__alloc_mark(c);
         sub_fill(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
                  vfirst[b + 1] - vfirst[b], block_of_var, b, s);
         sa__bkey key;

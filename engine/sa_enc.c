@@ -65,10 +65,15 @@ struct sa__chunk {
     BDD b[];
 };
 
+/* Temporary memory (sa__alloc): chunks carved from the top, a larger
+ * request in a block of its own. */
 struct sa__block {
     sa__block *next;
+    size_t cap, used; /* bytes of data */
     max_align_t data[];
 };
+
+#define ALLOC_CHUNK 16384
 
 void sa_config_default(sa_config *cfg)
 {
@@ -433,7 +438,7 @@ bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *a
     size_t mine = (size_t)(produced_now() - base_produced) + budget;
     bool binding = whole == 0 || mine < whole;
     size_t mark = sa__mark(c);
-    const sa__block *temps = sa__alloc_mark(c);
+    const sa__amark temps = sa__alloc_mark(c);
     int n_cleanups = c->n_cleanups;
     if (binding)
         c->budget = mine;
@@ -580,24 +585,44 @@ void sa__release(sa_ctx *c, size_t mark)
 
 void *sa__alloc(sa_ctx *c, size_t n)
 {
-    sa__block *b = mdae_calloc(1, sizeof *b + (n ? n : 1));
-    if (b == NULL)
+    const size_t align = sizeof(max_align_t);
+    if (n > SIZE_MAX / 2)
         sa__fail(c, MDAE_E_NOMEM);
-    b->next = c->blocks;
-    c->blocks = b;
-    return b->data;
+    size_t need = n == 0 ? align : (n + align - 1) / align * align;
+    sa__block *b = c->blocks;
+    if (b == NULL || b->cap - b->used < need) {
+        size_t cap = need > ALLOC_CHUNK ? need : ALLOC_CHUNK;
+        b = mdae_malloc(sizeof *b + cap);
+        if (b == NULL)
+            sa__fail(c, MDAE_E_NOMEM);
+        b->cap = cap;
+        b->used = 0;
+        b->next = c->blocks;
+        c->blocks = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += need;
+    memset(p, 0, n);
+    return p;
 }
 
-sa__block *sa__alloc_mark(const sa_ctx *c) { return c->blocks; }
-
-void sa__alloc_release(sa_ctx *c, const sa__block *mark)
+sa__amark sa__alloc_mark(const sa_ctx *c)
 {
-    while (c->blocks != NULL && c->blocks != mark) {
+    return (sa__amark){c->blocks, c->blocks != NULL ? c->blocks->used : 0};
+}
+
+void sa__alloc_release(sa_ctx *c, sa__amark mark)
+{
+    while (c->blocks != NULL && c->blocks != mark.block) {
         sa__block *n = c->blocks->next;
         mdae_free(c->blocks);
         c->blocks = n;
     }
-    MDAE_ASSERT(c->blocks == mark);
+    MDAE_ASSERT(c->blocks == mark.block);
+    if (c->blocks != NULL) {
+        MDAE_ASSERT(c->blocks->used >= mark.used);
+        c->blocks->used = mark.used;
+    }
 }
 
 void *sa__alloc_keep(sa_ctx *c, size_t n)

@@ -741,7 +741,7 @@ static void covers(sa_ctx *c, void *arg)
         if (j->lo[i] == bddfalse)
             continue;
         size_t mark = sa__mark(c);
-        sa__block *temps = sa__alloc_mark(c);
+        sa__amark temps = sa__alloc_mark(c);
         j->count[i] = sa__count_modes(c, r, j->lo[i]);
         sa__set_of_care_if_few(c, r, j->lo[i], &cs, &j->out[i]);
         sa__alloc_release(c, temps);

@@ -120,7 +120,7 @@ static void graph_solve(sa_ctx *c, graph *g)
 static bool leaf(sa_ctx *c, tree *t, BDD chi, BDD cube, BDD *split)
 {
     const sa_result *r = c->r;
-    sa__block *temps = sa__alloc_mark(c);
+    sa__amark temps = sa__alloc_mark(c);
     graph u, in;
     graph_build(c, chi, false, &u);
     graph_build(c, chi, true, &in);

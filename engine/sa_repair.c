@@ -235,7 +235,7 @@ void sa__repair(sa_ctx *c, const BDD *tc, const BDD *tz, const BDD *zero, BDD mo
     if (ne == 0 || r->n_eq == 0 || modes == bddfalse)
         return;
     size_t mark = sa__mark(c);
-    sa__block *temps = sa__alloc_mark(c);
+    sa__amark temps = sa__alloc_mark(c);
     sa__progress(c, "repair", 0, nv);
     BDD *back = sa__slots(c, ne + 1), *arc = sa__slots(c, ne + 1);
     BDD *fresh = sa__slots(c, ne + 1);

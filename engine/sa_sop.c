@@ -462,7 +462,7 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
 {
     size_t nm = r->n_modes;
     size_t mark = sa__mark(c);
-    sa__block *temps = sa__alloc_mark(c);
+    sa__amark temps = sa__alloc_mark(c);
     isop_out o = {r, NULL, 0, 0};
     BDD *cover = sa__slots(c, 3);
     BDD within = care_for(c, r, care, &f);

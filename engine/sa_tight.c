@@ -189,7 +189,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, BDD
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    sa__block *temps = sa__alloc_mark(c);
+    sa__amark temps = sa__alloc_mark(c);
     int w = sa__vbits(((1ull << wv) - 1) + (1ull << r->w_sigma)) + 1;
     size_t uw = (size_t)w;
     BDD *sum = sa__slots(c, r->n_edges * uw + 1); /* c_i + sigma_ij */
@@ -248,7 +248,7 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    sa__block *temps = sa__alloc_mark(c);
+    sa__amark temps = sa__alloc_mark(c);
     BDD *chi_e = r->chi_e, chi_m = r->chi_m;
     bool no_max = c->no_max;
     r->chi_e = tight;
@@ -461,7 +461,7 @@ static bool singular_round(sa_ctx *c, tight_state *t, sm_frame *frame, const pro
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    sa__block *temps = sa__alloc_mark(c);
+    sa__amark temps = sa__alloc_mark(c);
     bool *drop_row = sa__alloc(c, (size_t)r->n_eq + 1);
     bool *drop_col = sa__alloc(c, (size_t)r->n_var + 1);
     bool *over = sa__alloc(c, (size_t)r->n_eq + 1);
