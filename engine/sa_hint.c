@@ -140,6 +140,7 @@ typedef struct carry_ctx {
     int *key;          /* memo: hint node, -1 empty */
     BDD *val;          /* memo: slots */
     size_t mask;
+    bool identity;     /* every mode variable of the hint is ours: f itself */
 } carry_ctx;
 
 static size_t carry_probe(const carry_ctx *cc, BDD f)
@@ -152,7 +153,7 @@ static size_t carry_probe(const carry_ctx *cc, BDD f)
 
 static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
 {
-    if (f < 2)
+    if (f < 2 || cc->identity)
         return f;
     size_t h = carry_probe(cc, f);
     if (cc->key[h] == f)
@@ -231,12 +232,35 @@ static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, const na
     return to_var;
 }
 
+/* Whether to_var maps every mode variable of h to itself: then h's mode
+ * functions are ours as they are (an edit that keeps the modes' names and
+ * order: sa_encode.c numbers them the same). */
+static bool same_mode_vars(const sa_result *h, const int *to_var)
+{
+    for (uint32_t k = 0; k < h->n_modes; k++) {
+        int v = h->mode_var[k];
+        if (v < 0 || v >= h->n_bddvars || to_var[v] != v)
+            return false;
+    }
+    return true;
+}
+
+/* A memo's size for carrying the n functions at f: a power of two, at least
+ * twice their nodes. */
+static size_t memo_cap(const BDD *f, size_t n)
+{
+    size_t cap = 16, nodes = (size_t)bdd_anodecount((BDD *)f, (int)n) + 2;
+    while (cap < 2 * nodes)
+        cap *= 2;
+    return cap;
+}
+
 /* An empty memo of cap entries (a power of two) for carrying h's functions
  * with to_var. */
 static void carry_init(sa_ctx *c, carry_ctx *cc, const sa_result *h, const int *to_var,
                        size_t cap)
 {
-    *cc = (carry_ctx){h, to_var, NULL, NULL, cap - 1};
+    *cc = (carry_ctx){h, to_var, NULL, NULL, cap - 1, false};
     cc->key = sa__alloc(c, cap * sizeof *cc->key);
     for (size_t k = 0; k < cap; k++)
         cc->key[k] = -1;
@@ -305,9 +329,7 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
     size_t mark = sa__mark(c);
     int hw = h->w_off;
     BDD *hv = hint_vectors(c, h, from, r->n_eq, extend);
-    size_t cap = 16, n = (size_t)bdd_anodecount(hv, (int)((size_t)r->n_eq * (size_t)hw)) + 2;
-    while (cap < 2 * n)
-        cap *= 2;
+    size_t cap = 0; /* of the memos, when one is needed */
     carry_ctx ccs[3] = {{0}, {0}, {0}}; /* by step + 1, made when first needed */
     BDD *over = sa__slots(c, 1);
     for (uint32_t i = 0; i < r->n_eq; i++) {
@@ -315,8 +337,16 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
             continue;
         r->seeded++;
         carry_ctx *ccp = &ccs[step[i] + 1];
-        if (ccp->key == NULL)
-            carry_init(c, ccp, h, mode_map(c, h, r, &modes, -step[i]), cap);
+        if (ccp->key == NULL && !ccp->identity) {
+            const int *to_var = mode_map(c, h, r, &modes, -step[i]);
+            if (same_mode_vars(h, to_var))
+                ccp->identity = true;
+            else {
+                if (cap == 0)
+                    cap = memo_cap(hv, (size_t)r->n_eq * (size_t)hw);
+                carry_init(c, ccp, h, to_var, cap);
+            }
+        }
         const BDD *hc = &hv[(size_t)i * (size_t)hw];
         /* Bits we cannot hold: where any is set, the equation gets 0. */
         sa__put(over, bddfalse);
