@@ -148,21 +148,33 @@ typedef struct build {
 
 /* ---- Step 1 --------------------------------------------------------------- */
 
+/* The value of each of the n vectors of w bits at v, or -1 where one is not
+ * a constant (temporaries of the context). */
+static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w)
+{
+    long long *out = sa__alloc(c, (n + 1) * sizeof *out);
+    for (size_t k = 0; k < n; k++) {
+        unsigned long long x;
+        out[k] = sa__vconst_value(&v[k * (size_t)w], w, &x) ? (long long)x : -1;
+    }
+    return out;
+}
+
 /* Step 1 for edge e as integers when c_i, sigma_e and d_j are constants
- * (most of the brake's): true, else false (nothing written). */
-static bool saturate_constants(build *b, size_t e)
+ * (ci, dj: constants(); most of the brake's): true, else false (nothing
+ * written). */
+static bool saturate_constants(build *b, size_t e, const long long *ci, const long long *dj)
 {
     const sa_result *r = b->r;
     int w = b->w;
-    uint32_t i = r->edge_eq[e], j = r->edge_v[e];
-    unsigned long long vc, vs, vd;
-    if (!sa__vconst_value(&b->c_off[(size_t)i * w], w, &vc) ||
-        !sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs) ||
-        !sa__vconst_value(&b->d_off[(size_t)j * w], w, &vd))
+    unsigned long long vs;
+    long long c = ci[r->edge_eq[e]], d = dj[r->edge_v[e]];
+    if (c < 0 || d < 0 || !sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs))
         return false;
-    unsigned long long sum = (vc + vs) & ((1ull << w) - 1); /* w <= 62: as sa__vadd */
+    /* w <= 62: modular as sa__vadd */
+    unsigned long long sum = ((unsigned long long)c + vs) & ((1ull << w) - 1);
     sa__vconst_put(&b->sum[e * w], w, sum);
-    sa__put(&b->xi[e], sum == vd ? b->chi_e[e] : bddfalse);
+    sa__put(&b->xi[e], sum == (unsigned long long)d ? b->chi_e[e] : bddfalse);
     return true;
 }
 
@@ -175,9 +187,11 @@ static void saturation(build *b)
     b->xi = sa__slots(c, r->n_edges + 1);
     size_t mark = sa__mark(c);
     BDD *sig = sa__slots(c, (size_t)w);
+    const long long *ci = constants(c, b->c_off, r->n_eq, w);
+    const long long *dj = constants(c, b->d_off, r->n_var, w);
     for (size_t e = 0; e < r->n_edges; e++) {
         uint32_t i = r->edge_eq[e], j = r->edge_v[e];
-        if (saturate_constants(b, e))
+        if (saturate_constants(b, e, ci, dj))
             continue;
         for (int k = 0; k < w; k++)
             sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
