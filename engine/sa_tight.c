@@ -184,8 +184,10 @@ static bool column_as_integers(const sa_result *r, const long long *isum, const 
  * d_j = c_i + sigma_ij, d_j the largest c + sigma over column j's active
  * edges. c_i >= 0 is a mode function per equation: cv[i * stride + b],
  * b < wv, little-endian (the proof at the top of the file holds mode by
- * mode, so the offsets may differ from mode to mode). */
-static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, BDD *tight)
+ * mode, so the offsets may differ from mode to mode). Only the columns j
+ * with cols[j] if cols is not NULL (the others' tight[] are left). */
+static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, const bool *cols,
+                            BDD *tight)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -197,12 +199,16 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, BDD
      * vector only for a column that needs one: the brake's offsets and
      * weights are mostly constants, and its columns mostly unguarded. */
     long long *isum = sa__alloc(c, (r->n_edges + 1) * sizeof *isum);
-    for (size_t e = 0; e < r->n_edges; e++)
-        isum[e] = edge_sum(c, &cv[r->edge_eq[e] * stride], wv, e, &sum[e * uw], w);
     size_t *first, *edges;
     sa__columns(c, &first, &edges);
     BDD *dj = sa__slots(c, uw), *cand = sa__slots(c, uw), *zero = sa__slots(c, uw);
     for (uint32_t j = 0; j < r->n_var; j++) {
+        if (cols != NULL && !cols[j])
+            continue;
+        for (size_t k = first[j]; k < first[j + 1]; k++) {
+            size_t e = edges[k];
+            isum[e] = edge_sum(c, &cv[r->edge_eq[e] * stride], wv, e, &sum[e * uw], w);
+        }
         if (column_as_integers(r, isum, &edges[first[j]], first[j + 1] - first[j], tight))
             continue;
         sa__vconst(dj, w, 0);
@@ -236,7 +242,7 @@ static void tight_edges(sa_ctx *c, const int *off, BDD *tight)
     BDD *cv = sa__slots(c, (size_t)r->n_eq * (size_t)wv + 1);
     for (uint32_t i = 0; i < r->n_eq; i++)
         sa__vconst(&cv[(size_t)i * (size_t)wv], wv, (unsigned)off[i]);
-    tight_edges_vec(c, cv, (size_t)wv, wv, tight);
+    tight_edges_vec(c, cv, (size_t)wv, wv, NULL, tight);
     sa__release(c, mark);
 }
 
@@ -677,7 +683,7 @@ static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *see
         bool local = learned_offsets(c, sm, loc, n_loc, &cv, &wv);
         BDD before = *rest;
         if (local) {
-            tight_edges_vec(c, cv, (size_t)wv, wv, tight);
+            tight_edges_vec(c, cv, (size_t)wv, wv, NULL, tight);
             c->max_block_rows = limit;
             tight_solve(c, tight, rest, ok, te);
             c->max_block_rows = 0;
@@ -814,14 +820,17 @@ typedef struct seeded_state {
     tight_state t;
     BDD *hc; /* the hint's offsets, stride wh, wv bits used */
     int wh, wv;
+    bool *redo; /* per column: its tight edges differ from round 0's */
 } seeded_state;
 
 /* A mode of rest (within r's valid modes) sampled and solved alone with
  * frame, and base (per equation: stride, wb bits in use) shifted by what
  * the sample's offsets add to base's value there, into *cv (wv bits,
- * allocated here). False if the sample is singular (no offsets). */
+ * allocated here); the shift of each equation into *delta if delta is not
+ * NULL (temporaries). False if the sample is singular (no offsets). */
 static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
-                            const BDD *base, size_t stride, int wb, BDD **cv, int *wv)
+                            const BDD *base, size_t stride, int wb, BDD **cv, int *wv,
+                            const int **deltas)
 {
     sa_result *r = c->r;
     const sm_mode *v;
@@ -841,16 +850,29 @@ static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p
     *wv = sa__vbits(((1ull << wb) - 1) + top);
     *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
     shift_offsets(c, base, stride, wb, delta, *wv, *cv);
+    if (deltas != NULL)
+        *deltas = delta;
     return true;
 }
 
 /* Round k > 0: the shifted offsets of a mode of *rest sampled and solved
- * alone, into *cv (wv bits, allocated here). False if the sample is
+ * alone, into *cv (wv bits, allocated here), and the columns whose tight
+ * edges may differ from round 0's: those of a shifted equation, and those
+ * an earlier round redid (marked in s->redo). False if the sample is
  * singular (no offsets: the rounds stop). */
 static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD *rest,
                           BDD **cv, int *wv)
 {
-    return shift_by_sample(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, cv, wv);
+    const sa_result *r = c->r;
+    const int *delta;
+    if (!shift_by_sample(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, cv, wv,
+                         &delta))
+        return false;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (delta[i] != 0)
+            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+                s->redo[r->edge_v[e]] = true;
+    return true;
 }
 
 /* sa__sampled_shift's frame, freed however it ends. */
@@ -869,7 +891,7 @@ bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, siz
     sa__push_cleanup(c, free_frame, frame);
     probe p;
     probe_init(c, &p);
-    bool found = shift_by_sample(c, *frame, seed, &p, rest, base, stride, wb, cv, wv);
+    bool found = shift_by_sample(c, *frame, seed, &p, rest, base, stride, wb, cv, wv, NULL);
     sa__pop_cleanup(c);
     free_frame(frame);
     return found;
@@ -887,6 +909,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     sa__put(rest, r->chi_m);
     probe p;
     probe_init(c, &p);
+    s->redo = sa__alloc(c, (size_t)r->n_var + 1);
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int round = 0; round < SEEDED_ROUNDS && *rest != bddfalse; round++) {
         size_t m2 = sa__mark(c);
@@ -894,7 +917,10 @@ static void seeded_rounds(sa_ctx *c, void *arg)
         int wv = s->wv;
         if (round > 0 && !sampled_shift(c, s, &seed, &p, rest, &cv, &wv))
             break;
-        tight_edges_vec(c, cv, round > 0 ? (size_t)wv : (size_t)s->wh, wv, tight);
+        /* A later round's offsets are the hint's but near what its sample
+         * shifted: the other columns keep round 0's tight edges. */
+        tight_edges_vec(c, cv, round > 0 ? (size_t)wv : (size_t)s->wh, wv,
+                        round > 0 ? s->redo : NULL, tight);
         c->max_block_rows = limit;
         tight_solve(c, tight, rest, ok, te);
         c->max_block_rows = 0;
@@ -923,7 +949,7 @@ bool sa__seeded_primal(sa_ctx *c)
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
     seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, false},
-                      NULL, 0, 0};
+                      NULL, 0, 0, NULL};
     s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv); /* slots of ours */
     bool done = s.hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
                 s.t.covered;
