@@ -135,7 +135,6 @@ typedef struct ugraph {
     uint32_t n_rows;
     size_t *first;
     uint32_t *col;
-    int *zero; /* weights: none matter here */
 } ugraph;
 
 static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const bool *never,
@@ -145,7 +144,6 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const 
     u->n_rows = r->n_var; /* ng groups, then a row per never-active variable */
     u->first = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *u->first);
     u->col = sa__alloc(c, (r->n_edges + r->n_var + 1) * sizeof *u->col);
-    u->zero = sa__alloc(c, (r->n_edges + r->n_var + 1) * sizeof *u->zero);
     /* Equations of each group, in model order (counting sort). */
     uint32_t *gfirst = sa__alloc(c, ((size_t)ng + 2) * sizeof *gfirst);
     uint32_t *geq = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *geq);
@@ -220,9 +218,9 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     sm_ws *ws = sm_ws_new();
     if (ws == NULL)
         sa__fail(c, MDAE_E_NOMEM);
-    sm_graph sg = {ng, r->n_var, u.first, u.col, u.zero, NULL};
+    sm_graph sg = {ng, r->n_var, u.first, u.col, NULL, NULL}; /* no weights */
     const sm_solution *sol = NULL;
-    int rc = sm_solve(ws, &sg, &sol);
+    int rc = sm_max_matching(ws, &sg, &sol);
     bool perfect = rc == MDAE_OK && sol->perfect;
     for (uint32_t g = 0; perfect && g < ng; g++)
         group_of_var[u.col[sol->row_edge[g]]] = g;

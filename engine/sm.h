@@ -97,6 +97,13 @@ MDAE_API void sm_ws_free(sm_ws *ws /* NULL ok */);
 MDAE_API int sm_solve(sm_ws *ws, const sm_graph *g /* borrowed */,
                       const sm_solution **out /* out */);
 
+/* A maximum matching of g only, weights ignored (g->sigma may be NULL):
+ * *out's perfect, max_matching and row_edge; its other fields are not
+ * computed. For callers that need the structure alone (the union graph's
+ * blocks, sa_blocks.c), where sm_solve's offsets and choice are waste. */
+MDAE_API int sm_max_matching(sm_ws *ws, const sm_graph *g /* borrowed */,
+                             const sm_solution **out);
+
 /* ---- One mode of a model ------------------------------------------------
  * The same analysis on the active graph of a model in one mode, as plain
  * arrays indexed like the model's equations and variables, with the

@@ -674,3 +674,30 @@ int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
     *out = s;
     return MDAE_OK;
 }
+
+int sm_max_matching(sm_ws *ws, const sm_graph *g, const sm_solution **out)
+{
+    if (ws == NULL || g == NULL || out == NULL || g->row_first == NULL ||
+        (g->n_rows > 0 && g->row_first[g->n_rows] > 0 && g->col == NULL))
+        return MDAE_E_INVAL;
+    size_t ne = g->row_first[g->n_rows];
+    if (g->row_first[0] != 0)
+        return MDAE_E_INVAL;
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        if (g->row_first[i + 1] < g->row_first[i])
+            return MDAE_E_INVAL;
+    for (size_t e = 0; e < ne; e++)
+        if (g->col[e] >= g->n_cols)
+            return MDAE_E_INVAL;
+    int rc = ws_reserve(ws, g->n_rows, g->n_cols, ne);
+    if (rc < 0)
+        return rc;
+    sm_solution *s = &ws->sol;
+    memset(s, 0, sizeof *s);
+    s->row_edge = ws->mate_row;
+    s->max_matching = max_matching(ws, g);
+    s->perfect = g->n_rows == g->n_cols && s->max_matching == g->n_rows;
+    s->weight = -1;
+    *out = s;
+    return MDAE_OK;
+}

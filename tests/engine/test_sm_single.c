@@ -246,6 +246,65 @@ Test(sm_single, the_choice_is_the_smallest_maximum_weight_matching_in_the_order)
     sm_ws_free(ws);
 }
 
+/* sm_max_matching (the union graph's blocks, sa_blocks.c): a matching, of
+ * sm_solve's cardinality, perfect when sm_solve's is; rectangular too. */
+Test(sm_single, the_maximum_matching_alone_has_the_cardinality_of_sm_solve)
+{
+    uint64_t st = 91;
+    sm_ws *ws = sm_ws_new(), *ws2 = sm_ws_new();
+    cr_assert(ws != NULL && ws2 != NULL);
+    size_t perfect = 0, deficient = 0;
+    for (int t = 0; t < 3000; t++) {
+        small g = {0};
+        g.n = 1 + (uint32_t)(ref_rand_next(&st) % 6);
+        uint32_t n_cols = g.n + (uint32_t)(ref_rand_next(&st) % 2);
+        for (uint32_t r = 0; r < g.n; r++) {
+            g.first[r] = g.ne;
+            for (uint32_t j = 0; j < n_cols; j++)
+                if (ref_rand_next(&st) % 100 < 40) {
+                    g.col[g.ne] = j;
+                    g.sigma[g.ne] = (int)(ref_rand_next(&st) % 3);
+                    g.ne++;
+                }
+        }
+        g.first[g.n] = g.ne;
+        sm_graph sg = {g.n, n_cols, g.first, g.col, g.sigma, NULL};
+        const sm_solution *want = NULL, *got = NULL;
+        cr_assert_eq(sm_solve(ws, &sg, &want), MDAE_OK);
+        sg.sigma = NULL; /* weights are not read */
+        cr_assert_eq(sm_max_matching(ws2, &sg, &got), MDAE_OK);
+        cr_assert_eq(got->max_matching, want->max_matching, "graph %d", t);
+        cr_assert_eq(got->perfect, want->perfect, "graph %d", t);
+        bool used[8] = {false};
+        uint32_t size = 0;
+        for (uint32_t r = 0; r < g.n; r++) {
+            int e = got->row_edge[r];
+            if (e < 0)
+                continue;
+            cr_assert(e >= (int)g.first[r] && e < (int)g.first[r + 1], "graph %d", t);
+            cr_assert(!used[g.col[e]], "graph %d: column %u twice", t, g.col[e]);
+            used[g.col[e]] = true;
+            size++;
+        }
+        cr_assert_eq(size, got->max_matching, "graph %d", t);
+        perfect += got->perfect;
+        deficient += got->max_matching < g.n;
+    }
+    cr_assert_gt(perfect, 300);
+    cr_assert_gt(deficient, 300);
+    size_t first[] = {0, 2, 1}; /* decreasing */
+    uint32_t col[] = {0, 5};
+    sm_graph bad = {2, 2, first, col, NULL, NULL};
+    const sm_solution *s = NULL;
+    cr_expect_eq(sm_max_matching(ws, &bad, &s), MDAE_E_INVAL);
+    size_t first2[] = {0, 1, 2};
+    bad = (sm_graph){2, 2, first2, col, NULL, NULL}; /* column out of range */
+    cr_expect_eq(sm_max_matching(ws, &bad, &s), MDAE_E_INVAL);
+    cr_expect_eq(sm_max_matching(NULL, &bad, &s), MDAE_E_INVAL);
+    sm_ws_free(ws);
+    sm_ws_free(ws2);
+}
+
 /* ---- Bad input and allocation failures ----------------------------------------------- */
 
 Test(sm_single, bad_graphs_are_refused)
