@@ -604,6 +604,8 @@ size_t sa__check_edges(sa_ctx *c)
         const mel_equation *eq = &m->equations[i];
         for (uint32_t k = 0; k < eq->n_incs; k++) {
             const mel_incidence *inc = &eq->incs[k];
+            if (r->chi_j[inc->var] == bddtrue)
+                continue; /* a variable of every mode: nothing to check */
             for (uint32_t q = 0; q < inc->n_cases; q++) {
                 BDD gq = sa__guard_bdd(c, &gm, inc->cases[q].guard);
                 size_t m2 = sa__mark(c);
