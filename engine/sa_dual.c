@@ -17,23 +17,36 @@
 
 #define T(f) sa__tmp(c, (f))
 
-/* The column step of the fixpoint below as integers: the largest c_i +
- * sigma_e (wk bits, modular as sa__vadd) over column j's active edges, 0
- * if none, when every edge's activity, c_i and sigma_e are constants: true
- * and *v; else false. Most of the brake's columns. */
-static bool column_constant(const sa_result *r, const sa__mats *mt, const BDD *sig,
-                            const BDD *act, int w, int wk, uint32_t j, unsigned long long *v)
+/* What the fixpoint below knows of its operands as integers: each c_i,
+ * d_j and sigma_e that is a constant on its wk bits, else -1. */
+typedef struct known {
+    long long *c, *d, *sig;
+} known;
+
+/* The value of the vector v (wk bits) if it is a constant, else -1. */
+static long long value_of(const BDD *v, int wk)
 {
-    unsigned long long top = 0, mask = (1ull << wk) - 1, a, s;
+    unsigned long long x;
+    return sa__vconst_value(v, wk, &x) ? (long long)x : -1;
+}
+
+/* The column step as integers: the largest c_i + sigma_e (wk bits,
+ * modular as sa__vadd) over column j's active edges, 0 if none, when every
+ * edge's activity, c_i and sigma_e are constants: true and *v; else false.
+ * Most of the brake's columns. */
+static bool column_constant(const sa_result *r, const sa__mats *mt, const known *kn,
+                            const BDD *act, int wk, uint32_t j, unsigned long long *v)
+{
+    unsigned long long top = 0, mask = (1ull << wk) - 1;
     for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
         size_t e = mt->cedges[k];
         if (act[e] == bddfalse)
             continue;
-        if (act[e] != bddtrue || !sa__vconst_value(&r->c[(size_t)r->edge_eq[e] * w], wk, &a) ||
-            !sa__vconst_value(&sig[e * w], wk, &s))
+        long long a = kn->c[r->edge_eq[e]], s = kn->sig[e];
+        if (act[e] != bddtrue || a < 0 || s < 0)
             return false;
-        if (((a + s) & mask) > top)
-            top = (a + s) & mask;
+        unsigned long long t = ((unsigned long long)a + (unsigned long long)s) & mask;
+        top = t > top ? t : top;
     }
     *v = top;
     return true;
@@ -42,17 +55,17 @@ static bool column_constant(const sa_result *r, const sa__mats *mt, const BDD *s
 /* The row step as integers: d_j - sigma_e of row i's last chosen edge (wk
  * bits, modular as sa__vsub), 0 if none, when the choices, d_j and sigma_e
  * are constants: true and *v; else false. */
-static bool row_constant(const sa_result *r, const BDD *sig, int w, int wk, uint32_t i,
+static bool row_constant(const sa_result *r, const known *kn, int wk, uint32_t i,
                          unsigned long long *v)
 {
-    unsigned long long val = 0, mask = (1ull << wk) - 1, d, s;
+    unsigned long long val = 0, mask = (1ull << wk) - 1;
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
         if (r->te[e] == bddfalse)
             continue;
-        if (r->te[e] != bddtrue || !sa__vconst_value(&r->d[(size_t)r->edge_v[e] * w], wk, &d) ||
-            !sa__vconst_value(&sig[e * w], wk, &s))
+        long long d = kn->d[r->edge_v[e]], s = kn->sig[e];
+        if (r->te[e] != bddtrue || d < 0 || s < 0)
             return false;
-        val = (d - s) & mask;
+        val = ((unsigned long long)d - (unsigned long long)s) & mask;
     }
     *v = val;
     return true;
@@ -83,6 +96,11 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
     bool *row_dirty = sa__alloc(c, (size_t)r->n_eq + 1);
     for (uint32_t j = 0; j < r->n_var; j++)
         col_dirty[j] = true;
+    known kn = {sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.c), /* c = d = 0 */
+                sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *kn.d),
+                sa__alloc(c, (r->n_edges + 1) * sizeof *kn.sig)};
+    for (size_t e = 0; e < r->n_edges; e++)
+        kn.sig[e] = value_of(&sig[e * w], wk);
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
     bool fits = true, moved = true;
     for (size_t it = 0; fits && moved; it++) {
@@ -97,7 +115,8 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
                 continue;
             col_dirty[j] = false;
             unsigned long long v;
-            if (column_constant(r, mt, sig, act, w, wk, j, &v))
+            bool known_value = column_constant(r, mt, &kn, act, wk, j, &v);
+            if (known_value)
                 sa__vconst_put(acc, wk, v);
             else {
                 sa__vconst(acc, wk, 0);
@@ -111,6 +130,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
                 sa__vcopy(dj, acc, wk);
+                kn.d[j] = known_value ? (long long)v : value_of(acc, wk);
                 for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++)
                     if (r->te[mt->cedges[k]] != bddfalse)
                         row_dirty[r->edge_eq[mt->cedges[k]]] = true;
@@ -125,7 +145,8 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
                 continue;
             row_dirty[i] = false;
             unsigned long long v;
-            if (row_constant(r, sig, w, wk, i, &v))
+            bool known_value = row_constant(r, &kn, wk, i, &v);
+            if (known_value)
                 sa__vconst_put(acc, wk, v);
             else {
                 sa__vconst(acc, wk, 0);
@@ -140,6 +161,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             if (!sa__vsame(ci, acc, wk)) {
                 moved = true;
                 sa__vcopy(ci, acc, wk);
+                kn.c[i] = known_value ? (long long)v : value_of(acc, wk);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
                     col_dirty[r->edge_v[e]] = true;
             }

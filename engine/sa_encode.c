@@ -571,6 +571,13 @@ void sa__encode(sa_ctx *c, const mel_model *m)
             for (uint32_t q = inc->n_cases; q-- > 0;) {
                 /* Memoised guards live in slots: mark after computing it. */
                 BDD gq = sa__guard_bdd(c, &gm, inc->cases[q].guard);
+                if (gq == bddtrue || gq == bddfalse) { /* most cases: no slots */
+                    if (gq == bddtrue) {
+                        sa__vconst(sig, r->w_sigma, (unsigned)inc->cases[q].order);
+                        sa__put(any, bddtrue);
+                    }
+                    continue;
+                }
                 size_t m2 = sa__mark(c);
                 BDD *cv = sa__slots(c, (size_t)r->w_sigma);
                 sa__vconst(cv, r->w_sigma, (unsigned)inc->cases[q].order);
