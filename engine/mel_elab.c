@@ -47,7 +47,7 @@
 
 /* A loop index binding; frames are shared by the items created inside. */
 typedef struct env {
-    const char *name;
+    uint32_t id; /* the index's name number (mel_ast.h, "Names") */
     long long value;
     const struct env *parent;
 } env;
@@ -91,6 +91,14 @@ typedef struct item {
     uint32_t when; /* 0, or k + 1: inside when-clause k */
 } item;
 
+/* Items in blocks of the tmp arena, which never move: pass 2 reads them in
+ * order, and one array grown by doubling copied every item once more. */
+typedef struct iblock {
+    struct iblock *next;
+    size_t n, cap;
+    item it[];
+} iblock;
+
 /* A when-clause met in pass 1: its condition is the then-context `yes`. */
 typedef struct whenrec {
     const ctxnode *yes;
@@ -102,9 +110,24 @@ typedef struct use {
     int order;
     int next; /* of order, under next() (mel_order_case.next) */
     const mel_guard *guard;
-    mdae_range where;
+    const mel__expr *at; /* the identifier */
     uint64_t seq;
 } use;
+
+/* What pass 1 knows of one name of the text (by its number, mel_ast.h's
+ * "Names"), so that declarations and uses find their symbols without
+ * writing and hashing instance names: its kind, the instance without an
+ * index, and those with one index (x[i]: every MEL loop's) in an array
+ * over lo, lo + 1, ... as long as they are dense, else in elab.itab. */
+typedef struct nameinfo {
+    bool declared;      /* the name or some name[...] is declared */
+    bool sparse;        /* some name[i] are in elab.itab */
+    mel__sym_kind kind; /* of its first declaration */
+    mel__sym *sym0;     /* the name without index, or NULL */
+    long long lo;
+    size_t cap, count;  /* dense[0 .. cap), count of them not NULL */
+    mel__sym **dense;   /* dense[k] is name[lo + k] or NULL; tmp arena */
+} nameinfo;
 
 /* A growable array of mdae_malloc memory. */
 typedef struct vec {
@@ -118,7 +141,8 @@ typedef struct elab {
     mel__arena *ma;            /* the model's arena */
     struct mel_model_priv *priv;
     mel__gfactory gf;
-    mel__symtab bases;         /* base name -> kind of its first declaration */
+    nameinfo *names;           /* by name number; grown on demand */
+    size_t n_names;
     const mel_options *opt;
     bool *define_used;
     size_t max_instances;
@@ -128,7 +152,8 @@ typedef struct elab {
     bool limit_hit;
     vec modes, invariants, variables, equations; /* mel_* records */
     vec vctx, ectx;            /* ctxlist * per variable / equation */
-    vec items, uses;
+    iblock *items, *items_tail;
+    vec uses;
     vec wrecs, whens;          /* whenrec (pass 1), mel_when (the model's) */
     uint32_t n_params, n_ints;
     /* pass 1 */
@@ -142,73 +167,78 @@ typedef struct elab {
     bool gf_reported;
     uint32_t seen[128]; /* offsets of reported errors (err) */
     size_t n_seen;
-    /* The symbols declared with one index, by (base, index): declare's and
-     * walk_id's lookups without writing and hashing the name (open
-     * addressing, at most half full). */
+    /* The symbols declared with one index outside their name's dense
+     * array, by (name number, index): open addressing, at most half full. */
     struct islot *itab;
     size_t icap, icount;
 } elab;
 
 typedef struct islot {
-    const mel__sym *base; /* in bases; NULL: empty */
+    uint32_t name; /* name number + 1; 0: empty */
     long long idx;
     mel__sym *sym;
 } islot;
 
 static const mdae_range no_range = {{0, 0, 0}, {0, 0, 0}};
 
-static void *vec_push(elab *el, vec *v, size_t elt)
+/* Room for cap elements; false on OOM (reported). */
+static bool vec_reserve(elab *el, vec *v, size_t cap, size_t elt)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        void *p = mdae_realloc(v->p, cap * elt);
-        if (p == NULL) {
-            mel__nomem(el->rep);
-            return NULL;
-        }
-        v->p = p;
-        v->cap = cap;
+    if (cap <= v->cap)
+        return true;
+    void *p = cap <= SIZE_MAX / elt ? mdae_realloc(v->p, cap * elt) : NULL;
+    if (p == NULL) {
+        mel__nomem(el->rep);
+        return false;
     }
-    void *slot = (char *)v->p + v->n * elt;
-    memset(slot, 0, elt);
-    v->n++;
-    return slot;
+    v->p = p;
+    v->cap = cap;
+    return true;
 }
 
+/* A new last element, not initialised (callers write it in full); NULL on
+ * OOM (reported). */
+static void *vec_push(elab *el, vec *v, size_t elt)
+{
+    if (v->n == v->cap && !vec_reserve(el, v, v->cap ? v->cap * 2 : 16, elt))
+        return NULL;
+    return (char *)v->p + v->n++ * elt;
+}
+
+/* Pass-1 records, written in full by their callers. */
 static void *talloc(elab *el, size_t n)
 {
-    void *p = mel__arena_alloc(&el->tmp, n);
+    void *p = mel__arena_alloc_raw(&el->tmp, n);
     if (p == NULL)
         mel__nomem(el->rep);
     return p;
 }
 
-static size_t islot_at(const elab *el, const mel__sym *base, long long idx)
+static size_t islot_at(const elab *el, uint32_t name, long long idx)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)base ^ (uint64_t)idx * 0x9e3779b97f4a7c15ull) *
-                 0xff51afd7ed558ccdull;
+    uint64_t h = ((uint64_t)name ^ (uint64_t)idx * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
     return (size_t)(h ^ h >> 32) & (el->icap - 1);
 }
 
-/* The symbol declared as base[idx], or NULL. */
-static mel__sym *itab_find(const elab *el, const mel__sym *base, long long idx)
+/* The symbol of itab declared as name[idx] (name: number + 1), or NULL. */
+static mel__sym *itab_find(const elab *el, uint32_t name, long long idx)
 {
     if (el->icap == 0)
         return NULL;
-    for (size_t k = islot_at(el, base, idx);; k = (k + 1) & (el->icap - 1)) {
+    for (size_t k = islot_at(el, name, idx);; k = (k + 1) & (el->icap - 1)) {
         const islot *t = &el->itab[k];
-        if (t->base == NULL)
+        if (t->name == 0)
             return NULL;
-        if (t->base == base && t->idx == idx)
+        if (t->name == name && t->idx == idx)
             return t->sym;
     }
 }
 
-/* Record s as base[idx] (not there yet); false on OOM (reported). */
-static bool itab_put(elab *el, const mel__sym *base, long long idx, mel__sym *s)
+/* Record s as name[idx] (not there yet); false on OOM (reported). */
+static bool itab_put(elab *el, uint32_t name, long long idx, mel__sym *s)
 {
     if (2 * (el->icount + 1) > el->icap) {
-        size_t cap = el->icap ? 2 * el->icap : 256;
+        size_t cap = el->icap ? 2 * el->icap : 64;
         islot *old = el->itab, *t = mdae_calloc(cap, sizeof *t);
         if (t == NULL) {
             mel__nomem(el->rep);
@@ -218,25 +248,91 @@ static bool itab_put(elab *el, const mel__sym *base, long long idx, mel__sym *s)
         el->itab = t;
         el->icap = cap;
         for (size_t k = 0; k < n_old; k++)
-            if (old[k].base != NULL) {
-                size_t a = islot_at(el, old[k].base, old[k].idx);
-                while (t[a].base != NULL)
+            if (old[k].name != 0) {
+                size_t a = islot_at(el, old[k].name, old[k].idx);
+                while (t[a].name != 0)
                     a = (a + 1) & (cap - 1);
                 t[a] = old[k];
             }
         mdae_free(old);
     }
-    size_t a = islot_at(el, base, idx);
-    while (el->itab[a].base != NULL)
+    size_t a = islot_at(el, name, idx);
+    while (el->itab[a].name != 0)
         a = (a + 1) & (el->icap - 1);
-    el->itab[a] = (islot){base, idx, s};
+    el->itab[a] = (islot){name, idx, s};
     el->icount++;
     return true;
 }
 
+/* ---- Names ---------------------------------------------------------------------- */
+
+/* What is declared of name number id, or NULL: nothing. */
+static const nameinfo *name_get(const elab *el, uint32_t id)
+{
+    return id < el->n_names && el->names[id].declared ? &el->names[id] : NULL;
+}
+
+/* The record of name number id, to declare it; NULL on OOM (reported). */
+static nameinfo *name_at(elab *el, uint32_t id)
+{
+    if (id >= el->n_names) {
+        size_t n = id < 32 ? 64 : 2 * (size_t)id;
+        nameinfo *t = n <= SIZE_MAX / sizeof *t ? mdae_realloc(el->names, n * sizeof *t) : NULL;
+        if (t == NULL) {
+            mel__nomem(el->rep);
+            return NULL;
+        }
+        memset(t + el->n_names, 0, (n - el->n_names) * sizeof *t);
+        el->names = t;
+        el->n_names = n;
+    }
+    return &el->names[id];
+}
+
+/* The symbol declared as name[idx], or NULL (ni: name number id's). */
+static mel__sym *index_find(const elab *el, const nameinfo *ni, uint32_t id, long long idx)
+{
+    unsigned long long k = (unsigned long long)idx - (unsigned long long)ni->lo;
+    mel__sym *s = idx >= ni->lo && k < ni->cap ? ni->dense[k] : NULL;
+    if (s == NULL && ni->sparse)
+        s = itab_find(el, id + 1, idx);
+    return s;
+}
+
+/* Record s as name[idx] (not declared yet); false on OOM (reported). The
+ * dense array takes the indices from the first one up as long as they stay
+ * dense (below lo + 2 count + 64: loops count up, x[1], x[2], ...); the
+ * others go to itab. */
+static bool index_put(elab *el, nameinfo *ni, uint32_t id, long long idx, mel__sym *s)
+{
+    if (ni->cap == 0)
+        ni->lo = idx;
+    unsigned long long k = (unsigned long long)idx - (unsigned long long)ni->lo;
+    if (idx < ni->lo || k >= 2 * (unsigned long long)ni->count + 64) {
+        ni->sparse = true;
+        return itab_put(el, id + 1, idx, s);
+    }
+    if (k >= ni->cap) {
+        size_t cap = 2 * ni->cap > k + 1 ? 2 * ni->cap : (size_t)k + 1;
+        cap = cap < 16 ? 16 : cap;
+        mel__sym **d = talloc(el, cap * sizeof *d); /* the old array stays behind */
+        if (d == NULL)
+            return false;
+        if (ni->cap > 0)
+            memcpy(d, ni->dense, ni->cap * sizeof *d);
+        memset(d + ni->cap, 0, (cap - ni->cap) * sizeof *d);
+        ni->dense = d;
+        ni->cap = cap;
+    }
+    ni->dense[k] = s;
+    ni->count++;
+    return true;
+}
+
+/* Model records, written in full by their callers. */
 static void *malloc_model(elab *el, size_t n)
 {
-    void *p = mel__arena_alloc(el->ma, n);
+    void *p = mel__arena_alloc_raw(el->ma, n);
     if (p == NULL)
         mel__nomem(el->rep);
     return p;
@@ -285,35 +381,57 @@ static bool count_object(elab *el, mdae_range where)
     return true;
 }
 
-static const env *env_find(const env *e, const char *name)
+/* The binding of the loop index with name number id, or NULL. */
+static const env *env_find(const env *e, uint32_t id)
 {
     for (; e != NULL; e = e->parent)
-        if (strcmp(e->name, name) == 0)
+        if (e->id == id)
             return e;
     return NULL;
 }
 
-static bool base_is(elab *el, const char *name, mel__sym_kind kind)
+static bool base_is(elab *el, uint32_t id, mel__sym_kind kind)
 {
-    const mel__sym *s = mel__sym_find(&el->bases, name);
-    return s != NULL && s->kind == kind;
+    const nameinfo *ni = name_get(el, id);
+    return ni != NULL && ni->kind == kind;
 }
 
 /* ---- Integer constant expressions ---------------------------------------------- */
 
 static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out);
 
-/* "x" or "x[1,2]" into buf (NAME_BUF bytes: the name and MAX_INDICES
- * indices of at most 21 characters each fit); the first index's value into
- * *first if there is one and first is not NULL. */
+/* An instance name, "x" or "x[1,2]": NAME_BUF bytes hold the name and
+ * MAX_INDICES indices of at most 21 characters each. */
+typedef struct iname {
+    char buf[NAME_BUF];
+    size_t len;       /* strlen(buf) */
+    long long first;  /* the first index's value, if any */
+} iname;
+
+/* v in decimal, as mdae_put_int writes it, in place: every instance is
+ * named here, and mdae_put_int's copy from its scratch buffer cost more
+ * than its digits on two- and three-digit indices. */
+static size_t put_index(char *out, long long v)
+{
+    if (v < 0)
+        return mdae_put_int(out, v);
+    unsigned long long u = (unsigned long long)v;
+    size_t n = 1;
+    for (unsigned long long t = u; t >= 10; t /= 10)
+        n++;
+    for (size_t k = n; k-- > 0; u /= 10)
+        out[k] = (char)('0' + u % 10);
+    return n;
+}
+
 static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *const *idx,
-                         mdae_range where, const env *en, uint64_t seq, char *buf,
-                         long long *first)
+                         mdae_range where, const env *en, uint64_t seq, iname *out)
 {
     if (n > MAX_INDICES) {
         err(el, where, "more than %d indices", MAX_INDICES);
         return MDAE_E_MODEL;
     }
+    char *buf = out->buf;
     size_t len = strlen(base);
     memcpy(buf, base, len);
     for (uint32_t k = 0; k < n; k++) {
@@ -321,14 +439,63 @@ static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *cons
         int rc = eval_int(el, idx[k], en, seq, &v);
         if (rc < 0)
             return rc;
-        if (k == 0 && first != NULL)
-            *first = v;
+        if (k == 0)
+            out->first = v;
         buf[len++] = k == 0 ? '[' : ',';
-        len += mdae_put_int(buf + len, v); /* not snprintf: every instance is named here */
+        len += put_index(buf + len, v); /* not snprintf: every instance is named here */
     }
     if (n > 0)
         buf[len++] = ']';
     buf[len] = '\0';
+    out->len = len;
+    return MDAE_OK;
+}
+
+/* The symbol that identifier e (x, x[i], x[i,j]; not a loop index) names:
+ * MDAE_OK and *out, or *out NULL when it is undeclared, and then name holds
+ * its instance name for the message. An index's error is reported and
+ * returned. The same as looking the instance name up in the model's table,
+ * which only names of two or more indices need. */
+static int lookup_named(elab *el, const mel__expr *e, const env *en, uint64_t seq,
+                        iname *name, const mel__sym **out);
+
+static int lookup(elab *el, const mel__expr *e, const env *en, uint64_t seq, iname *name,
+                  const mel__sym **out)
+{
+    const nameinfo *ni = name_get(el, e->u.id.name_id);
+    *out = NULL;
+    if (ni != NULL && e->u.id.n <= 1) {
+        if (e->u.id.n == 0) {
+            *out = ni->sym0;
+        } else {
+            long long v;
+            const mel__expr *i = e->u.id.args[0];
+            const env *f = i->kind == MEL_X_ID && i->u.id.n == 0 ? env_find(en, i->u.id.name_id)
+                                                                  : NULL;
+            if (f != NULL) { /* x[i]: eval_int's first case, without the call */
+                v = f->value;
+            } else {
+                int rc = eval_int(el, i, en, seq, &v);
+                if (rc < 0)
+                    return rc;
+            }
+            *out = index_find(el, ni, e->u.id.name_id, v);
+        }
+        if (*out != NULL)
+            return MDAE_OK;
+    }
+    return lookup_named(el, e, en, seq, name, out);
+}
+
+/* lookup's way for the rest: by the instance name. */
+static __attribute__((noinline)) int lookup_named(elab *el, const mel__expr *e, const env *en,
+                                                  uint64_t seq, iname *name, const mel__sym **out)
+{
+    int rc = instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name);
+    if (rc < 0)
+        return rc;
+    if (name_get(el, e->u.id.name_id) != NULL && e->u.id.n > 1)
+        *out = mel__sym_findn(&el->priv->syms, name->buf, name->len);
     return MDAE_OK;
 }
 
@@ -356,6 +523,33 @@ static int ipow(elab *el, const mel__expr *e, long long b, long long x, long lon
     return MDAE_OK;
 }
 
+/* The value of identifier e, an integer constant declared before seq. Out
+ * of eval_int (and not inlined) so the name buffer is not part of every
+ * recursive frame. */
+static __attribute__((noinline)) int eval_const(elab *el, const mel__expr *e, const env *en,
+                                                uint64_t seq, long long *out)
+{
+    iname name;
+    const mel__sym *s;
+    int rc = lookup(el, e, en, seq, &name, &s);
+    if (rc < 0)
+        return rc;
+    if (s == NULL) {
+        err(el, e->where, "undeclared integer constant '%s'", name.buf);
+        return MDAE_E_MODEL;
+    }
+    if (s->kind != MEL_SYM_INT) {
+        err(el, e->where, "'%s' is not an integer constant", s->name);
+        return MDAE_E_MODEL;
+    }
+    if (s->seq >= seq) {
+        err(el, e->where, "integer constant '%s' used before its declaration", s->name);
+        return MDAE_E_MODEL;
+    }
+    *out = s->value;
+    return MDAE_OK;
+}
+
 static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out)
 {
     long long a, b;
@@ -368,35 +562,15 @@ static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, l
         }
         *out = e->u.num.ival;
         return MDAE_OK;
-    case MEL_X_ID: {
+    case MEL_X_ID:
         if (e->u.id.n == 0) {
-            const env *f = env_find(en, e->u.id.name);
+            const env *f = env_find(en, e->u.id.name_id);
             if (f != NULL) {
                 *out = f->value;
                 return MDAE_OK;
             }
         }
-        char name[NAME_BUF];
-        rc = instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name,
-                           NULL);
-        if (rc < 0)
-            return rc;
-        const mel__sym *s = mel__sym_find(&el->priv->syms, name);
-        if (s == NULL) {
-            err(el, e->where, "undeclared integer constant '%s'", name);
-            return MDAE_E_MODEL;
-        }
-        if (s->kind != MEL_SYM_INT) {
-            err(el, e->where, "'%s' is not an integer constant", name);
-            return MDAE_E_MODEL;
-        }
-        if (s->seq >= seq) {
-            err(el, e->where, "integer constant '%s' used before its declaration", name);
-            return MDAE_E_MODEL;
-        }
-        *out = s->value;
-        return MDAE_OK;
-    }
+        return eval_const(el, e, en, seq, out);
     case MEL_X_NEG:
         if ((rc = eval_int(el, e->u.kid, en, seq, &a)) < 0)
             return rc;
@@ -452,8 +626,8 @@ static bool is_int_expr(elab *el, const mel__expr *e, const env *en)
     switch (e->kind) {
     case MEL_X_NUM: return e->u.num.is_int;
     case MEL_X_ID:
-        return (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL) ||
-               base_is(el, e->u.id.name, MEL_SYM_INT);
+        return (e->u.id.n == 0 && env_find(en, e->u.id.name_id) != NULL) ||
+               base_is(el, e->u.id.name_id, MEL_SYM_INT);
     case MEL_X_NEG: return is_int_expr(el, e->u.kid, en);
     case MEL_X_POW:
         return is_int_expr(el, e->u.bin.lhs, en) && is_int_expr(el, e->u.bin.rhs, en);
@@ -559,16 +733,22 @@ static bool disjoint(const ctxnode *a, const ctxnode *b)
 
 static item *new_item(elab *el, item_kind kind, const mel__stmt *s)
 {
-    item *it = vec_push(el, &el->items, sizeof(item));
-    if (it != NULL) {
-        it->kind = kind;
-        it->s = s;
-        it->env = el->env;
-        it->ctx = el->ctx;
-        it->seq = el->seq;
-        it->mode = -1;
-        it->when = el->cur_when;
+    iblock *b = el->items_tail;
+    if (b == NULL || b->n == b->cap) {
+        size_t cap = b ? 2 * b->cap : 16;
+        iblock *nb = talloc(el, sizeof *nb + cap * sizeof(item));
+        if (nb == NULL)
+            return NULL;
+        *nb = (iblock){NULL, 0, cap};
+        if (b != NULL)
+            b->next = nb;
+        else
+            el->items = nb;
+        el->items_tail = b = nb;
     }
+    item *it = &b->it[b->n++];
+    *it = (item){.kind = kind, .s = s, .env = el->env, .ctx = el->ctx, .seq = el->seq,
+                 .mode = -1, .when = el->cur_when};
     return it;
 }
 
@@ -584,29 +764,58 @@ static const char *kind_name(mel__sym_kind k)
     return "a name";
 }
 
-/* Register `name` of kind k; NULL on error (reported). *again is set when
- * the name is a compatible redeclaration (same kind, disjoint branches). */
-static mel__sym *declare(elab *el, const char *name, const char *base, const long long *idx1,
-                         mel__sym_kind k, mdae_range where, vec *ctxv, bool *again)
+/* The symbol already declared as instance `name` of label l, or NULL. */
+static mel__sym *declared(elab *el, const mel__label *l, const iname *name)
+{
+    const nameinfo *ni = name_get(el, l->name_id);
+    if (ni == NULL)
+        return NULL;
+    if (l->n == 0)
+        return ni->sym0;
+    if (l->n == 1)
+        return index_find(el, ni, l->name_id, name->first);
+    return mel__sym_findn(&el->priv->syms, name->buf, name->len);
+}
+
+/* Record the new symbol s of label l (instance `name`, kind k) by name
+ * number; false on OOM (reported). */
+static bool record(elab *el, const mel__label *l, const iname *name, mel__sym_kind k, mel__sym *s)
+{
+    nameinfo *ni = name_at(el, l->name_id);
+    if (ni == NULL)
+        return false;
+    if (!ni->declared) {
+        ni->declared = true;
+        ni->kind = k;
+    }
+    if (l->n == 0)
+        ni->sym0 = s;
+    else if (l->n == 1)
+        return index_put(el, ni, l->name_id, name->first, s);
+    return true;
+}
+
+/* Register instance `name` of label l, of kind k; NULL on error (reported).
+ * *again is set when the name is a compatible redeclaration (same kind,
+ * disjoint branches). ctxv's entry of a symbol is its list of contexts, or
+ * NULL for one declaration outside any conditional. */
+static mel__sym *declare(elab *el, const mel__label *l, const iname *name, mel__sym_kind k,
+                         mdae_range where, vec *ctxv, bool *again)
 {
     *again = false;
-    mel__sym *b = mel__sym_find(&el->bases, base);
-    /* Every name with one index is in the table (below). */
-    mel__sym *s = idx1 == NULL ? mel__sym_find(&el->priv->syms, name)
-                  : b != NULL  ? itab_find(el, b, *idx1)
-                               : NULL;
+    mel__sym *s = declared(el, l, name);
     if (s != NULL) {
-        if (s->kind == k && ctxv != NULL && el->ctx != NULL) {
+        ctxlist **head = s->kind == k && ctxv != NULL ? &((ctxlist **)ctxv->p)[s->index] : NULL;
+        if (head != NULL && *head != NULL && el->ctx != NULL) {
             bool ok = true;
-            for (ctxlist *c = ((ctxlist **)ctxv->p)[s->index]; c != NULL; c = c->next)
+            for (ctxlist *c = *head; c != NULL; c = c->next)
                 ok = ok && c->ctx != NULL && disjoint(c->ctx, el->ctx);
             if (ok) {
                 ctxlist *c = talloc(el, sizeof *c);
                 if (c == NULL)
                     return NULL;
-                c->ctx = el->ctx;
-                c->next = NULL;
-                ctxlist **tail = &((ctxlist **)ctxv->p)[s->index];
+                *c = (ctxlist){el->ctx, NULL};
+                ctxlist **tail = head;
                 while (*tail != NULL) /* declaration order, for readable guards */
                     tail = &(*tail)->next;
                 *tail = c;
@@ -614,15 +823,15 @@ static mel__sym *declare(elab *el, const char *name, const char *base, const lon
                 return s;
             }
         }
-        err(el, where, "'%s' is already declared as %s (line %u)", name, kind_name(s->kind),
+        err(el, where, "'%s' is already declared as %s (line %u)", name->buf, kind_name(s->kind),
             (unsigned)s->where.start.line);
         return NULL;
     }
-    if (env_find(el->env, base) != NULL) {
-        err(el, where, "'%s' is a loop index", base);
+    if (env_find(el->env, l->name_id) != NULL) {
+        err(el, where, "'%s' is a loop index", l->name);
         return NULL;
     }
-    s = mel__sym_add(&el->priv->syms, el->ma, name);
+    s = mel__sym_addn(&el->priv->syms, el->ma, name->buf, name->len);
     if (s == NULL) {
         mel__nomem(el->rep);
         return NULL;
@@ -630,22 +839,15 @@ static mel__sym *declare(elab *el, const char *name, const char *base, const lon
     s->kind = k;
     s->seq = el->seq;
     s->where = where;
-    if (b == NULL) {
-        b = mel__sym_add(&el->bases, &el->tmp, base);
-        if (b == NULL) {
-            mel__nomem(el->rep);
-            return NULL;
-        }
-        b->kind = k;
-    }
-    if (idx1 != NULL && !itab_put(el, b, *idx1, s))
+    if (!record(el, l, name, k, s))
         return NULL;
     if (ctxv != NULL) {
         ctxlist **slot = vec_push(el, ctxv, sizeof(ctxlist *));
-        ctxlist *c = talloc(el, sizeof *c);
-        if (slot == NULL || c == NULL)
+        ctxlist *c = el->ctx != NULL ? talloc(el, sizeof *c) : NULL;
+        if (slot == NULL || (c == NULL && el->ctx != NULL))
             return NULL;
-        c->ctx = el->ctx;
+        if (c != NULL)
+            *c = (ctxlist){el->ctx, NULL};
         *slot = c;
     }
     return s;
@@ -654,9 +856,8 @@ static mel__sym *declare(elab *el, const char *name, const char *base, const lon
 static void p1_decl(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.decl.label;
-    char name[NAME_BUF];
-    long long idx1;
-    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name, &idx1) < 0)
+    iname name;
+    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, &name) < 0)
         return;
     mel__type ty = st->u.decl.type;
     const mel__expr *init = st->u.decl.init;
@@ -667,7 +868,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
     if (k != MEL_SYM_VAR && el->ctx != NULL) {
         err(el, l->where, "%s cannot be declared under a mode-dependent condition ('%s')",
             k == MEL_SYM_INT ? "an integer constant" : k == MEL_SYM_MODE ? "a boolean" : "a parameter",
-            name);
+            name.buf);
         return;
     }
     long long value = 0;
@@ -675,7 +876,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
         bool defined = false;
         for (size_t i = 0; i < el->opt->n_defines; i++) {
             const char *dn = el->opt->defines[i].name;
-            if (dn != NULL && strcmp(dn, name) == 0) { /* the last one wins, like cc -D */
+            if (dn != NULL && strcmp(dn, name.buf) == 0) { /* the last one wins, like cc -D */
                 value = el->opt->defines[i].value;
                 el->define_used[i] = true;
                 defined = true;
@@ -684,7 +885,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
         if (!defined) {
             if (init == NULL) {
                 err(el, l->where, "integer constant '%s' needs a value ('%s : integer = ...')",
-                    name, name);
+                    name.buf, name.buf);
                 return;
             }
             if (eval_int(el, init, el->env, el->seq, &value) < 0)
@@ -694,8 +895,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
     if (!count_object(el, st->where))
         return;
     bool again;
-    mel__sym *s = declare(el, name, l->name, l->n == 1 ? &idx1 : NULL, k, st->where,
-                          k == MEL_SYM_VAR ? &el->vctx : NULL, &again);
+    mel__sym *s = declare(el, l, &name, k, st->where, k == MEL_SYM_VAR ? &el->vctx : NULL, &again);
     if (s == NULL || again)
         return;
     switch (k) {
@@ -715,10 +915,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
         mel_mode *m = vec_push(el, &el->modes, sizeof *m);
         if (m == NULL)
             return;
-        m->name = (char *)s->name;
-        m->where = st->where;
-        m->reads_var = -1;
-        memset(&m->reads_where, 0, sizeof m->reads_where);
+        *m = (mel_mode){.name = (char *)s->name, .where = st->where, .reads_var = -1};
         if (init != NULL) {
             item *it = new_item(el, IT_CHECK, st);
             if (it != NULL) {
@@ -733,9 +930,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
         mel_variable *v = vec_push(el, &el->variables, sizeof *v);
         if (v == NULL)
             return;
-        v->name = (char *)s->name;
-        v->where = st->where;
-        v->guard = mel__g_true();
+        *v = (mel_variable){(char *)s->name, mel__g_true(), st->where};
         return;
     }
     case MEL_SYM_EQN: return;
@@ -745,15 +940,13 @@ static void p1_decl(elab *el, const mel__stmt *st)
 static void p1_equ(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.equ.label;
-    char name[NAME_BUF];
-    long long idx1;
-    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, name, &idx1) < 0)
+    iname name;
+    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, &name) < 0)
         return;
     if (!count_object(el, st->where))
         return;
     bool again;
-    mel__sym *s = declare(el, name, l->name, l->n == 1 ? &idx1 : NULL, MEL_SYM_EQN, st->where,
-                          &el->ectx, &again);
+    mel__sym *s = declare(el, l, &name, MEL_SYM_EQN, st->where, &el->ectx, &again);
     if (s == NULL)
         return;
     if (!again) {
@@ -761,13 +954,11 @@ static void p1_equ(elab *el, const mel__stmt *st)
         mel_equation *q = vec_push(el, &el->equations, sizeof *q);
         if (q == NULL)
             return;
-        q->name = (char *)s->name;
-        q->where = st->where;
-        q->guard = mel__g_true();
-        q->when = el->cur_when;
+        *q = (mel_equation){.name = (char *)s->name, .guard = mel__g_true(), .where = st->where,
+                            .when = el->cur_when};
     } else if (((mel_equation *)el->equations.p)[s->index].when != el->cur_when) {
         err(el, l->where, "equation '%s' is declared both in and out of a when-clause (or in "
-                          "two of them)", name);
+                          "two of them)", name.buf);
         return;
     }
     item *it = new_item(el, IT_EQ, st);
@@ -782,7 +973,8 @@ static void p1_for(elab *el, const mel__stmt *st)
         eval_int(el, st->u.loop.hi, el->env, el->seq, &hi) < 0)
         return;
     const char *name = st->u.loop.index;
-    if (env_find(el->env, name) != NULL || mel__sym_find(&el->bases, name) != NULL) {
+    uint32_t id = st->u.loop.index_id;
+    if (env_find(el->env, id) != NULL || name_get(el, id) != NULL) {
         err(el, st->u.loop.index_where, "loop index '%s' hides another name", name);
         return;
     }
@@ -800,9 +992,7 @@ static void p1_for(elab *el, const mel__stmt *st)
         env *f = talloc(el, sizeof *f);
         if (f == NULL)
             break;
-        f->name = name;
-        f->value = v;
-        f->parent = saved;
+        *f = (env){id, v, saved};
         el->env = f;
         p1_stmts(el, st->u.loop.body);
         if (v == hi || el->rep->stop)
@@ -828,10 +1018,8 @@ static void p1_if(elab *el, const mel__stmt *st)
     ctxnode *yes = talloc(el, sizeof *yes), *no = talloc(el, sizeof *no);
     if (ci == NULL || yes == NULL || no == NULL)
         return;
-    ci->cond = st->u.cond.cond;
-    ci->env = el->env;
-    ci->seq = el->seq;
     const ctxnode *saved = el->ctx;
+    *ci = (condinst){st->u.cond.cond, el->env, el->seq, NULL, false};
     *yes = (ctxnode){ci, true, saved, NULL, false};
     *no = (ctxnode){ci, false, saved, NULL, false};
     el->ctx = yes;
@@ -870,8 +1058,7 @@ static void p1_when(elab *el, const mel__stmt *st)
         return;
     *ci = (condinst){c, el->env, el->seq, NULL, false};
     *yes = (ctxnode){ci, true, NULL, NULL, false};
-    w->yes = yes;
-    w->s = st;
+    *w = (whenrec){yes, st};
     el->cur_when = (uint32_t)el->wrecs.n;
     el->ctx = yes;
     p1_stmts(el, st->u.cond.body);
@@ -930,8 +1117,8 @@ static const mel__expr *first_unknown(elab *el, const mel__expr *e, const env *e
     const mel__expr *u = NULL;
     switch (e->kind) {
     case MEL_X_ID:
-        if ((e->u.id.n > 0 || env_find(en, e->u.id.name) == NULL) &&
-            mel__sym_find(&el->bases, e->u.id.name) == NULL)
+        if ((e->u.id.n > 0 || env_find(en, e->u.id.name_id) == NULL) &&
+            name_get(el, e->u.id.name_id) == NULL)
             return e;
         for (uint32_t k = 0; k < e->u.id.n && u == NULL; k++)
             u = first_unknown(el, e->u.id.args[k], en);
@@ -989,17 +1176,16 @@ static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, ui
     switch (e->kind) {
     case MEL_X_BOOL: return e->u.b ? mel__g_true() : mel__g_false();
     case MEL_X_ID: {
-        if (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL) {
+        if (e->u.id.n == 0 && env_find(en, e->u.id.name_id) != NULL) {
             not_boolean(el, e);
             return NULL;
         }
-        char name[NAME_BUF];
-        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name,
-                          NULL) < 0)
+        iname name;
+        const mel__sym *s;
+        if (lookup(el, e, en, seq, &name, &s) < 0)
             return NULL;
-        const mel__sym *s = mel__sym_find(&el->priv->syms, name);
         if (s == NULL) {
-            err(el, e->where, "undeclared variable '%s'", name);
+            err(el, e->where, "undeclared variable '%s'", name.buf);
             return NULL;
         }
         if (s->kind != MEL_SYM_MODE) {
@@ -1082,8 +1268,12 @@ static const mel_guard *ctx_guard(elab *el, const ctxnode *c)
     return w->guard;
 }
 
+/* The guard of an unknown or an equation: the OR of its contexts' (l NULL:
+ * declared once, outside any conditional). */
 static const mel_guard *ctxlist_guard(elab *el, const ctxlist *l)
 {
+    if (l == NULL)
+        return mel__g_true();
     const mel_guard *g = mel__g_false();
     for (; l != NULL; l = l->next)
         g = mel__g_or(&el->gf, g, ctx_guard(el, l->ctx));
@@ -1092,20 +1282,13 @@ static const mel_guard *ctxlist_guard(elab *el, const ctxlist *l)
 
 /* ---- Pass 2: expressions ---------------------------------------------------------- */
 
-static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, mdae_range where)
+static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, const mel__expr *at)
 {
     if (g->op == MEL_G_FALSE)
         return;
     use *u = vec_push(el, &el->uses, sizeof *u);
-    if (u == NULL)
-        return;
-    u->eq = el->it->eq;
-    u->var = var;
-    u->order = order;
-    u->next = el->next_depth;
-    u->guard = g;
-    u->where = where;
-    u->seq = el->use_seq++;
+    if (u != NULL)
+        *u = (use){el->it->eq, var, order, el->next_depth, g, at, el->use_seq++};
 }
 
 /* A name in an expression; kept out of walk() (and not inlined) so the name
@@ -1115,33 +1298,20 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
 {
     const env *en = el->it->env;
     uint64_t seq = el->it->seq;
-    if (e->u.id.n == 0 && env_find(en, e->u.id.name) != NULL)
+    if (e->u.id.n == 0 && env_find(en, e->u.id.name_id) != NULL)
         return;
-    const mel__sym *s = NULL;
-    char name[NAME_BUF];
-    if (e->u.id.n == 1) { /* x[i]: by the table, the name only for a message */
-        const mel__sym *b = mel__sym_find(&el->bases, e->u.id.name);
-        long long v;
-        if (b != NULL) {
-            if (eval_int(el, e->u.id.args[0], en, seq, &v) < 0)
-                return;
-            s = itab_find(el, b, v);
-        }
-    }
+    iname name;
+    const mel__sym *s;
+    if (lookup(el, e, en, seq, &name, &s) < 0)
+        return;
     if (s == NULL) {
-        if (instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name,
-                          NULL) < 0)
-            return;
-        s = mel__sym_find(&el->priv->syms, name);
-    }
-    if (s == NULL) {
-        err(el, e->where, "undeclared variable '%s'", name);
+        err(el, e->where, "undeclared variable '%s'", name.buf);
         return;
     }
     switch (s->kind) {
     case MEL_SYM_VAR:
         if (collect_use)
-            add_use(el, s->index, order, g, e->where);
+            add_use(el, s->index, order, g, e);
         else if (current && el->it->mode >= 0) {
             /* a mode variable's definition reads x (not last(x)): engine/mc.h */
             mel_mode *md = &((mel_mode *)el->modes.p)[el->it->mode];
@@ -1174,8 +1344,7 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
     case MEL_X_BOOL: return;
     case MEL_X_ID: walk_id(el, e, g, order, incident && collect, incident); return;
     case MEL_X_CALL:
-        if (mel__sym_find(&el->bases, e->u.id.name) != NULL ||
-            (env_find(en, e->u.id.name) != NULL)) {
+        if (name_get(el, e->u.id.name_id) != NULL || env_find(en, e->u.id.name_id) != NULL) {
             err(el, e->where, "'%s' is not a function", e->u.id.name);
             return;
         }
@@ -1284,8 +1453,7 @@ static void p2_item(elab *el, const item *it)
         mel_invariant *inv = vec_push(el, &el->invariants, sizeof *inv);
         if (inv == NULL)
             break;
-        inv->cond = mel__g_or(&el->gf, mel__g_not(&el->gf, g), c);
-        inv->where = it->s->where;
+        *inv = (mel_invariant){mel__g_or(&el->gf, mel__g_not(&el->gf, g), c), it->s->where, 0};
         break;
     }
     }
@@ -1307,13 +1475,26 @@ static void p2_whens(elab *el)
         mel_invariant *inv = mw ? vec_push(el, &el->invariants, sizeof *inv) : NULL;
         if (inv == NULL)
             return;
-        mw->cond = c;
-        mw->where = where;
-        inv->cond = mel__g_not(&el->gf, c);
-        inv->where = where;
-        inv->when = (uint32_t)el->whens.n;
+        *mw = (mel_when){c, where};
+        *inv = (mel_invariant){mel__g_not(&el->gf, c), where, (uint32_t)el->whens.n};
         check_gf(el, where);
     }
+}
+
+/* Size the list of uses once: an equation reads at most as many unknowns
+ * as it has identifiers (mel__stmt.ids), for each of its items. Up to
+ * 2^16 uses (2.6 MB); beyond, the list grows as it fills, since the bound
+ * also counts parameters, loop indices and branches not taken. */
+static void reserve_uses(elab *el)
+{
+    size_t bound = 0;
+    for (const iblock *b = el->items; b != NULL && bound < ((size_t)1 << 16); b = b->next)
+        for (size_t i = 0; i < b->n; i++)
+            if (b->it[i].kind == IT_EQ)
+                bound += b->it[i].s->ids;
+    if (bound > 0 && !el->rep->stop)
+        (void)vec_reserve(el, &el->uses, bound < ((size_t)1 << 16) ? bound : (size_t)1 << 16,
+                          sizeof(use));
 }
 
 static int cmp_use(const void *x, const void *y)
@@ -1354,7 +1535,25 @@ static void sort_uses(use *u, size_t n)
     }
 }
 
-/* Group the sorted uses into incidences and cases, equation by equation. */
+/* The guard and the next() count of the case of uses u[0 .. n): the OR of
+ * their guards, the largest of their counts. gs is scratch for n guards. */
+static const mel_guard *case_guard(elab *el, const use *u, size_t n, const mel_guard **gs,
+                                   int *next)
+{
+    *next = u[0].next;
+    if (n == 1) /* most cases: mel__g_or_all of one guard is that guard */
+        return u[0].guard;
+    for (size_t k = 0; k < n; k++) {
+        gs[k] = u[k].guard;
+        *next = u[k].next > *next ? u[k].next : *next;
+    }
+    return mel__g_or_all(&el->gf, gs, n);
+}
+
+/* Group the sorted uses into incidences and cases, equation by equation:
+ * one incidence per (equation, variable), one case per order. The model's
+ * incidences and cases are two arrays, sized by counting these groups
+ * first; a dropped case or incidence leaves its slot unused. */
 static void build_incidences(elab *el, size_t *n_edges)
 {
     use *u = el->uses.p;
@@ -1364,30 +1563,28 @@ static void build_incidences(elab *el, size_t *n_edges)
     size_t gcap = 0;
     sort_uses(u, n);
     *n_edges = 0;
+    size_t n_incs = 0, n_cases = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool inc = i == 0 || u[i].eq != u[i - 1].eq || u[i].var != u[i - 1].var;
+        n_incs += inc;
+        n_cases += inc || u[i].order != u[i - 1].order;
+    }
+    mel_incidence *incs = n_incs ? malloc_model(el, n_incs * sizeof *incs) : NULL;
+    mel_order_case *cases = n_cases ? malloc_model(el, n_cases * sizeof *cases) : NULL;
+    if ((n_incs > 0 && incs == NULL) || (n_cases > 0 && cases == NULL))
+        goto out;
     size_t i = 0;
     while (i < n && !el->rep->stop) {
         uint32_t eq = u[i].eq;
-        size_t j = i;
-        uint32_t nvars = 0;
-        for (; j < n && u[j].eq == eq; j++)
-            if (j == i || u[j].var != u[j - 1].var)
-                nvars++;
-        mel_incidence *incs = malloc_model(el, nvars * sizeof *incs);
-        if (incs == NULL)
-            break;
         uint32_t ninc = 0;
-        for (size_t a = i; a < j;) {
-            size_t b = a;
-            uint32_t ncase = 0;
-            for (; b < j && u[b].var == u[a].var; b++)
-                if (b == a || u[b].order != u[b - 1].order)
-                    ncase++;
-            mel_order_case *cases = malloc_model(el, ncase * sizeof *cases);
-            if (cases == NULL)
-                goto out;
+        eqs[eq].incs = incs;
+        for (; i < n && u[i].eq == eq;) { /* one variable: u[i .. b) */
+            size_t b = i;
+            while (b < n && u[b].eq == eq && u[b].var == u[i].var)
+                b++;
             uint32_t nc = 0;
-            for (size_t c = a; c < b;) {
-                size_t d = c;
+            for (size_t c = i; c < b;) { /* one order: u[c .. d) */
+                size_t d = c + 1;
                 while (d < b && u[d].order == u[c].order)
                     d++;
                 if (d - c > gcap) {
@@ -1399,31 +1596,27 @@ static void build_incidences(elab *el, size_t *n_edges)
                         goto out;
                     }
                 }
-                for (size_t k = c; k < d; k++)
-                    gs[k - c] = u[k].guard;
-                const mel_guard *g = mel__g_or_all(&el->gf, gs, d - c);
+                int next;
+                const mel_guard *g = case_guard(el, &u[c], d - c, gs, &next);
                 /* A case whose guard equals a higher-order case's adds
                  * nothing (sigma is the max), nor does anything below a TRUE
                  * case: drop them, so `der(x) + x` is one case. */
                 bool redundant = g->op == MEL_G_FALSE || (nc > 0 && cases[nc - 1].guard->op == MEL_G_TRUE);
                 for (uint32_t k = 0; k < nc && !redundant; k++)
                     redundant = cases[k].guard == g;
-                int next = 0;
-                for (size_t k = c; k < d; k++)
-                    next = u[k].next > next ? u[k].next : next;
                 if (!redundant)
-                    cases[nc++] = (mel_order_case){g, u[c].order, u[c].where, next};
+                    cases[nc++] = (mel_order_case){g, u[c].order, u[c].at->where, next};
                 c = d;
             }
             if (nc > 0) {
-                incs[ninc++] = (mel_incidence){u[a].var, nc, cases};
+                incs[ninc++] = (mel_incidence){u[i].var, nc, cases};
+                cases += nc;
             }
-            a = b;
+            i = b;
         }
         eqs[eq].n_incs = ninc;
-        eqs[eq].incs = incs;
+        incs += ninc;
         *n_edges += ninc;
-        i = j;
     }
 out:
     mdae_free(gs);
@@ -1435,13 +1628,12 @@ out:
 static void elab_close(elab *el)
 {
     mdae_free(el->itab);
+    mdae_free(el->names);
     mel__arena_free(&el->tmp);
     mel__gf_close(&el->gf);
-    mel__symtab_close(&el->bases);
     mdae_free(el->define_used);
     mdae_free(el->vctx.p);
     mdae_free(el->ectx.p);
-    mdae_free(el->items.p);
     mdae_free(el->uses.p);
     mdae_free(el->wrecs.p);
 }
@@ -1527,9 +1719,10 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
         check_gf(&el, eqs[i].where);
     }
     p2_whens(&el);
-    item *items = el.items.p;
-    for (size_t i = 0; i < el.items.n && !rep->stop; i++)
-        p2_item(&el, &items[i]);
+    reserve_uses(&el);
+    for (const iblock *b = el.items; b != NULL && !rep->stop; b = b->next)
+        for (size_t i = 0; i < b->n && !rep->stop; i++)
+            p2_item(&el, &b->it[i]);
     size_t n_edges = 0;
     if (rep->rc == MDAE_OK)
         build_incidences(&el, &n_edges);

@@ -113,7 +113,7 @@ static const mel_guard *make(mel__gfactory *f, mel_guard_op op, uint32_t var, co
         f->err = MDAE_E_NOMEM;
         return mel__g_true();
     }
-    struct mel__gnode *n = mel__arena_alloc(f->arena, sizeof *n);
+    struct mel__gnode *n = mel__arena_alloc_raw(f->arena, sizeof *n); /* written in full */
     if (n == NULL) {
         f->err = MDAE_E_NOMEM;
         return mel__g_true();
@@ -181,6 +181,25 @@ static int cmp_by_id(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* gs by increasing id. Equal ids are the same guard, so any sort gives the
+ * same array: below 16 guards by insertion, since qsort's calls cost more
+ * than its comparisons there (an order case ORs two or three uses). */
+static void sort_by_id(const mel_guard **gs, size_t n)
+{
+    if (n > 16) {
+        qsort(gs, n, sizeof *gs, cmp_by_id);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        const mel_guard *x = gs[i];
+        uint32_t id = mel__g_id(x);
+        size_t j = i;
+        for (; j > 0 && mel__g_id(gs[j - 1]) > id; j--)
+            gs[j] = gs[j - 1];
+        gs[j] = x;
+    }
+}
+
 static const mel_guard *or_range(mel__gfactory *f, const mel_guard **gs, size_t n)
 {
     if (n == 1)
@@ -193,7 +212,9 @@ const mel_guard *mel__g_or_all(mel__gfactory *f, const mel_guard **gs, size_t n)
 {
     if (n == 0)
         return mel__g_false();
-    qsort(gs, n, sizeof *gs, cmp_by_id);
+    if (n == 1) /* TRUE, FALSE or the guard itself, as below */
+        return gs[0];
+    sort_by_id(gs, n);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (gs[i]->op == MEL_G_TRUE)

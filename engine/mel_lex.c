@@ -19,10 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const keywords[] = {
-    "real", "boolean", "integer", "equation", "invariant", "if",  "then", "else", "end",
-    "foreach", "in", "do", "done", "der", "last", "pre", "true", "false", "when", "next",
+/* With their lengths: an identifier is compared with every keyword. */
+#define KW(s) {s, sizeof s - 1}
+static const struct keyword {
+    const char *text;
+    size_t len;
+} keywords[] = {
+    KW("real"), KW("boolean"), KW("integer"), KW("equation"), KW("invariant"), KW("if"),
+    KW("then"), KW("else"), KW("end"), KW("foreach"), KW("in"), KW("do"), KW("done"),
+    KW("der"), KW("last"), KW("pre"), KW("true"), KW("false"), KW("when"), KW("next"),
 };
+#undef KW
 
 const char *mel__tok_name(mel__tok kind)
 {
@@ -242,7 +249,7 @@ void mel__lex_next(mel__lexer *lx, mel__token *t)
             }
             t->kind = MEL_T_ID;
             for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++) {
-                if (strlen(keywords[k]) == t->len && memcmp(keywords[k], t->text, t->len) == 0) {
+                if (keywords[k].len == t->len && memcmp(keywords[k].text, t->text, t->len) == 0) {
                     t->kind = (mel__tok)(MEL_T_REAL + k);
                     break;
                 }

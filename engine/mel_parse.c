@@ -38,6 +38,10 @@ typedef struct parser {
     mel__report *rep;
     size_t depth, max_depth;
     size_t nodes; /* expression nodes created so far */
+    size_t ids;   /* of which identifiers (MEL_X_ID) */
+    struct pname *names; /* the interned names (intern) */
+    size_t names_cap;
+    uint32_t n_names;
     bool panic; /* a syntax error was reported in this statement */
     bool fatal; /* stop: pretend the input ends here */
 } parser;
@@ -82,14 +86,19 @@ static bool expect(parser *p, mel__tok kind, const char *what)
     return false;
 }
 
+/* Out of memory: report, and see only end-of-input from now on. */
+static void nomem(parser *p)
+{
+    mel__nomem(p->rep);
+    p->fatal = true;
+    p->tok.kind = MEL_T_EOF;
+}
+
 static void *alloc(parser *p, size_t n)
 {
     void *r = mel__arena_alloc(p->arena, n);
-    if (r == NULL) {
-        mel__nomem(p->rep);
-        p->fatal = true;
-        p->tok.kind = MEL_T_EOF;
-    }
+    if (r == NULL)
+        nomem(p);
     return r;
 }
 
@@ -113,6 +122,7 @@ static mel__expr *new_expr(parser *p, mel__expr_kind kind, mdae_pos start)
 {
     mel__expr *e = alloc(p, sizeof *e);
     p->nodes++;
+    p->ids += kind == MEL_X_ID;
     if (e != NULL) {
         e->kind = kind;
         e->where.start = start;
@@ -121,14 +131,57 @@ static mel__expr *new_expr(parser *p, mel__expr_kind kind, mdae_pos start)
     return e;
 }
 
-static const char *copy_name(parser *p, const mel__token *t)
+/* One interned name (mel_ast.h, "Names"); text NULL: an empty slot. */
+typedef struct pname {
+    const char *text; /* in the arena */
+    uint32_t len, hash, id;
+} pname;
+
+/* Double the table of names (open addressing, at most half full). */
+static bool grow_names(parser *p)
 {
+    size_t cap = p->names_cap ? 2 * p->names_cap : 64;
+    pname *t = mdae_calloc(cap, sizeof *t);
+    if (t == NULL)
+        return false;
+    for (size_t k = 0; k < p->names_cap; k++) {
+        if (p->names[k].text == NULL)
+            continue;
+        size_t a = p->names[k].hash & (cap - 1);
+        while (t[a].text != NULL)
+            a = (a + 1) & (cap - 1);
+        t[a] = p->names[k];
+    }
+    mdae_free(p->names);
+    p->names = t;
+    p->names_cap = cap;
+    return true;
+}
+
+/* The name of token t: the copy every equal name shares, and its number in
+ * *id. NULL on OOM (reported, fatal). */
+static const char *intern(parser *p, const mel__token *t, uint32_t *id)
+{
+    if (2 * ((size_t)p->n_names + 1) > p->names_cap && !grow_names(p)) {
+        nomem(p);
+        return NULL;
+    }
+    uint32_t h = mel__hash(t->text, t->len);
+    size_t k = h & (p->names_cap - 1);
+    for (; p->names[k].text != NULL; k = (k + 1) & (p->names_cap - 1)) {
+        const pname *n = &p->names[k];
+        if (n->hash == h && n->len == t->len && memcmp(n->text, t->text, t->len) == 0) {
+            *id = n->id;
+            return n->text;
+        }
+    }
     char *s = mel__arena_strndup(p->arena, t->text, t->len);
     if (s == NULL) {
-        mel__nomem(p->rep);
-        p->fatal = true;
-        p->tok.kind = MEL_T_EOF;
+        nomem(p);
+        return NULL;
     }
+    p->names[k] = (pname){s, (uint32_t)t->len, h, p->n_names};
+    *id = p->n_names++;
     return s;
 }
 
@@ -206,7 +259,8 @@ static mel__expr *parse_primary(parser *p)
         return e;
     }
     case MEL_T_ID: {
-        const char *name = copy_name(p, &t);
+        uint32_t name_id;
+        const char *name = intern(p, &t, &name_id);
         if (name == NULL)
             return NULL;
         advance(p);
@@ -230,6 +284,7 @@ static mel__expr *parse_primary(parser *p)
         mel__expr *e = new_expr(p, kind, start);
         if (e != NULL) {
             e->u.id.name = name;
+            e->u.id.name_id = name_id;
             e->u.id.n = args.n;
             e->u.id.args = (mel__expr **)args.items;
         }
@@ -432,7 +487,7 @@ static uint32_t sat32(size_t n) { return n > UINT32_MAX ? UINT32_MAX : (uint32_t
 static bool parse_label(parser *p, mel__label *l)
 {
     mdae_pos start = p->tok.where.start;
-    l->name = copy_name(p, &p->tok);
+    l->name = intern(p, &p->tok, &l->name_id);
     if (l->name == NULL)
         return false;
     advance(p);
@@ -595,7 +650,8 @@ static mel__stmt *parse_stmt(parser *p)
         mel__token idx = p->tok;
         if (!expect(p, MEL_T_ID, "a loop index name"))
             goto for_done;
-        const char *name = copy_name(p, &idx);
+        uint32_t index_id;
+        const char *name = intern(p, &idx, &index_id);
         if (name == NULL || !expect(p, MEL_T_IN, NULL))
             goto for_done;
         size_t n0 = p->nodes;
@@ -618,6 +674,7 @@ static mel__stmt *parse_stmt(parser *p)
         s = new_stmt(p, MEL_S_FOR, start);
         if (s != NULL) {
             s->u.loop.index = name;
+            s->u.loop.index_id = index_id;
             s->u.loop.index_where = idx.where;
             s->u.loop.lo = lo;
             s->u.loop.hi = hi;
@@ -640,10 +697,12 @@ static mel__stmt *parse_stmt(parser *p)
  * of their bodies carry their own sizes. */
 static mel__stmt *parse_stmt_sized(parser *p)
 {
-    size_t before = p->nodes;
+    size_t before = p->nodes, ids_before = p->ids;
     mel__stmt *s = parse_stmt(p);
-    if (s != NULL && s->kind != MEL_S_IF && s->kind != MEL_S_FOR && s->kind != MEL_S_WHEN)
+    if (s != NULL && s->kind != MEL_S_IF && s->kind != MEL_S_FOR && s->kind != MEL_S_WHEN) {
         s->size = sat32(p->nodes - before);
+        s->ids = sat32(p->ids - ids_before);
+    }
     return s;
 }
 
@@ -701,6 +760,7 @@ int mel__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
     mel__lex_init(&p.lx, src, len, rep);
     mel__lex_next(&p.lx, &p.tok);
     mel__stmt *list = parse_stmts(&p, true);
+    mdae_free(p.names);
     *out = list;
     return rep->rc;
 }
