@@ -935,7 +935,7 @@ static int tblock_cmp(const void *a, const void *b)
 static BDD edge_guard(build *b, BDD ga, BDD gb)
 {
     sa_ctx *c = b->c;
-    if (ga == bddfalse || gb == bddfalse || b->memo_out == NULL)
+    if (ga < 2 || gb < 2 || b->memo_out == NULL) /* a constant: no memo needed */
         return bdd_and(ga, gb);
     static const int32_t tag = SA_BMEMO_EDGE;
     BDD pair[2] = {ga, gb};

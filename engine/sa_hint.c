@@ -232,6 +232,15 @@ static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, const na
     return to_var;
 }
 
+/* Whether the bits of v from w up to hw are all false. */
+static bool fits_in(const BDD *v, int w, int hw)
+{
+    for (int b = w; b < hw; b++)
+        if (v[b] != bddfalse)
+            return false;
+    return true;
+}
+
 /* Whether to_var maps every mode variable of h to itself: then h's mode
  * functions are ours as they are (an edit that keeps the modes' names and
  * order: sa_encode.c numbers them the same). */
@@ -348,13 +357,18 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
             }
         }
         const BDD *hc = &hv[(size_t)i * (size_t)hw];
+        BDD *ci = &out[(size_t)i * (size_t)w];
+        if (ccp->identity && fits_in(hc, w, hw)) { /* most: the hint's bits */
+            for (int b = 0; b < w && b < hw; b++)
+                sa__put(&ci[b], hc[b]);
+            continue;
+        }
         /* Bits we cannot hold: where any is set, the equation gets 0. */
         sa__put(over, bddfalse);
         for (int b = w; b < hw; b++) {
             BDD x = carry_rec(c, ccp, hc[b]);
             sa__put(over, sa__or(*over, x));
         }
-        BDD *ci = &out[(size_t)i * (size_t)w];
         for (int b = 0; b < w && b < hw; b++) {
             BDD x = carry_rec(c, ccp, hc[b]);
             sa__put(&ci[b], sa__diff(x, *over));
