@@ -424,7 +424,7 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
     sa__mats_init(c, &mt);
     mt.act = local_act;
     sa__matchings(c, x, true, &mt, "matchings");
-    sa__put(got, bdd_exist(*x, r->edgeset));
+    sa__put(got, bdd_exist(*x, sa__edgeset(c, r)));
     sa__put(got, sa__and(*got, modes));
     sa__edge_modes(c, sa__choose(c, *x));
     c->r = w;
@@ -451,7 +451,7 @@ static void block_max_matching(sa_ctx *c, BDD modes, BDD *tmax)
     for (size_t k = 0; k < r->n_edges; k++) {
         size_t m2 = sa__mark(c);
         BDD with = T(bdd_and(t, bdd_ithvar(r->edge_var[k])));
-        sa__put(&tmax[k], sa__or(tmax[k], T(bdd_exist(with, r->edgeset))));
+        sa__put(&tmax[k], sa__or(tmax[k], T(bdd_exist(with, sa__edgeset(c, r)))));
         sa__release(c, m2);
     }
     sa__release(c, mark);

@@ -48,13 +48,13 @@ void sa__dm(sa_ctx *c)
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
         BDD un = T(bdd_and(r->chi_i[i], mt.rnone[i]));
-        sa__put(&r->over[i], bdd_appex(*y, un, bddop_and, r->edgeset));
+        sa__put(&r->over[i], bdd_appex(*y, un, bddop_and, sa__edgeset(c, r)));
         sa__release(c, m2);
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
         size_t m2 = sa__mark(c);
         BDD un = T(bdd_and(r->chi_j[j], mt.cnone[j]));
-        sa__put(&r->under[j], bdd_appex(*y, un, bddop_and, r->edgeset));
+        sa__put(&r->under[j], bdd_appex(*y, un, bddop_and, sa__edgeset(c, r)));
         sa__release(c, m2);
     }
     sa__release(c, mark);

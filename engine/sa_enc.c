@@ -554,6 +554,23 @@ BDD sa__cube(sa_ctx *c, const int *vars, size_t n)
     return *cube;
 }
 
+BDD sa__edgeset(sa_ctx *c, const sa_result *r)
+{
+    if (r->edgeset != bddfalse)
+        return r->edgeset;
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    size_t ne = r->n_edges;
+    BDD cube;
+    if (h != NULL && h != r && h->n_edges == ne && h->edgeset != bddfalse &&
+        (ne == 0 || memcmp(h->edge_var, r->edge_var, ne * sizeof *r->edge_var) == 0))
+        cube = h->edgeset; /* referenced by h: the same function in any order */
+    else
+        cube = sa__cube(c, r->edge_var, ne);
+    if (r == c->r)
+        sa__put(&c->r->edgeset, cube);
+    return cube;
+}
+
 size_t sa__mark(const sa_ctx *c) { return c->n_slots; }
 
 void sa__release(sa_ctx *c, size_t mark)

@@ -474,23 +474,6 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
     r->n_bddvars = next;
 }
 
-/* The cube of r's edge variables: the hint's when it has the same ones (an
- * edit that keeps the incidences: 3,300 conjunctions for the brake at
- * N = 100). A referenced node denotes the same function in any variable
- * order, so the hint's cube is r's whatever happened since. */
-static BDD edge_cube(sa_ctx *c, const sa_result *r)
-{
-    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
-    size_t ne = r->n_edges;
-    if (h != NULL && h != r && h->n_edges == ne && h->edgeset != bddfalse &&
-        (ne == 0 || memcmp(h->edge_var, r->edge_var, ne * sizeof *r->edge_var) == 0))
-        return h->edgeset;
-    int *ev = sa__alloc(c, (ne + 1) * sizeof(int));
-    for (size_t e = 0; e < ne; e++)
-        ev[e] = r->edge_var[e];
-    return sa__cube(c, ev, ne);
-}
-
 /* ---- Encoding -------------------------------------------------------------- */
 
 void sa__encode(sa_ctx *c, const mel_model *m)
@@ -552,7 +535,7 @@ void sa__encode(sa_ctx *c, const mel_model *m)
         for (uint32_t k = 0; k < m->n_modes; k++)
             mv[k] = r->mode_var[k];
         sa__put(&r->modeset, sa__cube(c, mv, m->n_modes));
-        sa__put(&r->edgeset, edge_cube(c, r));
+        /* r->edgeset: when first needed (sa__edgeset) */
     }
     sa__put(&r->chi_m, bddtrue);
     for (uint32_t k = 0; k < m->n_invariants; k++)

@@ -465,8 +465,8 @@ static void check_rows(sa_ctx *c, BDD y, const BDD *can, const BDD *miss)
             continue; /* no edge, no band: never kept, its miss unread */
         size_t m2 = sa__mark(c);
         BDD matched = row_matched(c, i);
-        MDAE_ASSERT(can[i] == T(bdd_appex(y, matched, bddop_and, r->edgeset)));
-        MDAE_ASSERT(miss[i] == T(bdd_appex(y, T(bdd_not(matched)), bddop_and, r->edgeset)));
+        MDAE_ASSERT(can[i] == T(bdd_appex(y, matched, bddop_and, sa__edgeset(c, r))));
+        MDAE_ASSERT(miss[i] == T(bdd_appex(y, T(bdd_not(matched)), bddop_and, sa__edgeset(c, r))));
         sa__release(c, m2);
     }
 }
@@ -512,7 +512,7 @@ static BDD keep_row(sa_ctx *c, greedy_y *g, uint32_t i, BDD turn)
         }
     }
     bool fresh = *g->pass_y == *y && *y != bddfalse;
-    BDD can = fresh ? g->can[i] : T(bdd_appex(*y, *g->matched, bddop_and, r->edgeset));
+    BDD can = fresh ? g->can[i] : T(bdd_appex(*y, *g->matched, bddop_and, sa__edgeset(c, r)));
     BDD keep = T(sa__and(turn, can));
     BDD before = *y;
     if (keep != bddfalse && (!fresh || T(sa__and(keep, g->miss[i])) != bddfalse))
@@ -530,7 +530,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     greedy_y_init(c, &g);
     BDD *answered = sa__slots(c, 1);
     /* Y is over every mode (sa__covering); the answers, in the singular ones. */
-    sa__put(answered, sa__and(T(bdd_exist(*g.y, r->edgeset)), r->singular));
+    sa__put(answered, sa__and(T(bdd_exist(*g.y, sa__edgeset(c, r))), r->singular));
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
     bool *always = sa__alloc(c, (size_t)r->n_eq + 1);

@@ -227,7 +227,7 @@ static BDD matchings_from_true(sa_ctx *c, bool rows_all, bool cols_all, bool qua
     sa__mats_init(c, &mt);
     mt.quantify = quantify;
     sa__matchings_ex(c, x, rows_all, cols_all, &mt, phase);
-    sa__put(out, quantify ? bdd_exist(*x, c->r->edgeset) : *x);
+    sa__put(out, quantify ? bdd_exist(*x, sa__edgeset(c, c->r)) : *x);
     sa__release(c, mark);
     return *out;
 }
@@ -826,7 +826,7 @@ static bool cheap_part(sa_ctx *c, BDD x, const BDD *const *cost, int wc, int k, 
         }
     }
     BDD xk = T(bdd_and(T(bdd_and(x, *rest)), f[k]));
-    BDD good = T(bdd_exist(xk, r->edgeset));
+    BDD good = T(bdd_exist(xk, sa__edgeset(c, r)));
     sa__put(s, bdd_or(*s, xk));
     sa__put(rest, bdd_apply(*rest, good, bddop_diff));
     sa__release(c, mark);
@@ -867,7 +867,7 @@ static void perfect_matchings(sa_ctx *c, sa__mats *mt, BDD *x)
     sa__put(x, r->chi_m);
     sa__matchings(c, x, true, mt, "matchings");
     sa__reorder(c);
-    BDD pm = T(bdd_exist(*x, r->edgeset));
+    BDD pm = T(bdd_exist(*x, sa__edgeset(c, r)));
     sa__put(&r->ok, pm);
     sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
     sa__release(c, mark);
@@ -897,7 +897,7 @@ static void cold_primal(sa_ctx *c, sa__mats *mt, BDD *x)
 static bool cover(sa_ctx *c, BDD x0, BDD *covered, BDD *rest)
 {
     size_t mark = sa__mark(c);
-    BDD got = T(bdd_exist(x0, c->r->edgeset));
+    BDD got = T(bdd_exist(x0, sa__edgeset(c, c->r)));
     sa__put(covered, sa__or(*covered, got));
     sa__put(rest, sa__diff(*rest, got));
     sa__release(c, mark);
