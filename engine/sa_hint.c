@@ -110,10 +110,12 @@ static bool renumber(const char *name, long delta, char *buf, size_t cap)
     if (start == end || end - start > 9)
         return false;
     long k = strtol(name + start, NULL, 10) + delta;
-    if (k < 0)
+    if (k < 0 || start + 21 + (n - end) >= cap)
         return false;
-    int len = snprintf(buf, cap, "%.*s%ld%s", (int)start, name, k, name + end);
-    return len > 0 && (size_t)len < cap;
+    memcpy(buf, name, start); /* not snprintf: every mode's name, for N + 1 */
+    size_t len = start + mdae_put_int(buf + start, k);
+    memcpy(buf + len, name + end, n - end + 1);
+    return true;
 }
 
 /* An equation the hint does not have, named as an instance of an array:
@@ -254,13 +256,24 @@ static bool same_mode_vars(const sa_result *h, const int *to_var)
     return true;
 }
 
-/* A memo's size for carrying the n functions at f: a power of two, at least
- * twice their nodes. */
-static size_t memo_cap(const BDD *f, size_t n)
+/* A memo's size for carrying the offsets hv (hw bits each) of the n
+ * equations i with from[i] >= 0 and step[i] == st: a power of two, at
+ * least twice their nodes (only those: the brake's N + 1 carries one
+ * railcar's by a renumbering, and counted all 1,200 equations' first). */
+static size_t step_cap(sa_ctx *c, const BDD *hv, int hw, const long *from, const int *step,
+                       uint32_t n, int st)
 {
-    size_t cap = 16, nodes = (size_t)bdd_anodecount((BDD *)f, (int)n) + 2;
+    sa__amark mark = sa__alloc_mark(c);
+    size_t k = 0;
+    BDD *f = sa__alloc(c, ((size_t)n * (size_t)hw + 1) * sizeof *f); /* hv references them */
+    for (uint32_t i = 0; i < n; i++)
+        if (from[i] >= 0 && step[i] == st)
+            for (int b = 0; b < hw; b++)
+                f[k++] = hv[(size_t)i * (size_t)hw + (size_t)b];
+    size_t cap = 16, nodes = (size_t)bdd_anodecount(f, (int)k) + 2;
     while (cap < 2 * nodes)
         cap *= 2;
+    sa__alloc_release(c, mark);
     return cap;
 }
 
@@ -338,7 +351,6 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
     size_t mark = sa__mark(c);
     int hw = h->w_off;
     BDD *hv = hint_vectors(c, h, from, r->n_eq, extend);
-    size_t cap = 0; /* of the memos, when one is needed */
     carry_ctx ccs[3] = {{0}, {0}, {0}}; /* by step + 1, made when first needed */
     BDD *over = sa__slots(c, 1);
     for (uint32_t i = 0; i < r->n_eq; i++) {
@@ -350,11 +362,8 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
             const int *to_var = mode_map(c, h, r, &modes, -step[i]);
             if (same_mode_vars(h, to_var))
                 ccp->identity = true;
-            else {
-                if (cap == 0)
-                    cap = memo_cap(hv, (size_t)r->n_eq * (size_t)hw);
-                carry_init(c, ccp, h, to_var, cap);
-            }
+            else
+                carry_init(c, ccp, h, to_var, step_cap(c, hv, hw, from, step, r->n_eq, step[i]));
         }
         const BDD *hc = &hv[(size_t)i * (size_t)hw];
         BDD *ci = &out[(size_t)i * (size_t)w];
