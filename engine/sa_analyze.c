@@ -233,8 +233,8 @@ void sa__hard_part(sa_ctx *c)
      * the tight graph's, not the model's, and starting the whole analysis
      * again in another order because of one round made an edited
      * BatchPlant_StandardWater cost twice its cold analysis. */
-    if (c->order != SA_ORDER_AUTO || !c->cm_better || c->method != SA_METHOD_AUTO ||
-        c->tight_depth > 0)
+    if (c->order != SA_ORDER_AUTO || c->method != SA_METHOD_AUTO || c->tight_depth > 0 ||
+        !sa__cm_better(c))
         return;
     c->want_cm = true;
     sa__fail(c, MDAE_E_LIMIT);

@@ -27,11 +27,11 @@
  * aliases and unit conversions of a model first (`p_bar = p / 1e5`), whose
  * variables are used again hundreds of rows below, so their columns stay
  * open across the whole order. SA_ORDER_AUTO (the default) takes the
- * declaration order, computes both orders' profiles (the sum over rows of
- * the open columns, order_profile) and notes whether Cuthill-McKee's is
- * less than half of it (cm_better); sa_analyze.c then analyses the model
- * again in Cuthill-McKee's order if, and only if, some part must be solved
- * implicitly without a budget (sa__hard_part): taken for every model with a
+ * declaration order and its profile (the sum over rows of the open
+ * columns, order_profile); if some part must be solved implicitly without
+ * a budget (sa__hard_part), it computes Cuthill-McKee's profile too, and if
+ * that is less than half (sa__cm_better) sa_analyze.c analyses the model
+ * again in Cuthill-McKee's order: taken for every model with a
  * smaller profile, that order made a third of the MSL examples slower
  * (HeatExchangerSimulation and EngineV6 from 0.4 s and 1.5 s to over
  * 10 s). Measured (2026-11-25, tests/bench/README.md): MSL
@@ -130,11 +130,13 @@ BDD sa__guard_bdd(sa_ctx *c, sa__gmemo *gm, const mel_guard *g)
 
 /* ---- Ordering -------------------------------------------------------------- */
 
-typedef struct graph {
+typedef struct sa__rowgraph {
     uint32_t n;     /* n_eq + n_var nodes: equations first */
     size_t *first;  /* n + 1 */
     uint32_t *adj;
     uint32_t *deg;
+    const mel_model *m;
+    double profile; /* of the declaration order (row_order) */
 } graph;
 
 static void graph_build(sa_ctx *c, const mel_model *m, graph *g)
@@ -350,9 +352,10 @@ static double order_profile(sa_ctx *c, const mel_model *m, const uint32_t *order
 
 /* The order of the nodes (equations, then variables: graph_build) whose
  * equations give the rows' order: c->order's; for SA_ORDER_AUTO the
- * declaration order, and c->cm_better says whether Cuthill-McKee's profile
- * is much smaller. */
-static uint32_t *row_order(sa_ctx *c, const mel_model *m, const graph *g)
+ * declaration order, and sa__cm_better says whether Cuthill-McKee's
+ * profile is much smaller (when asked: only a hard part asks, and the
+ * brake's edits spent 2 % of their instructions finding out). */
+static uint32_t *row_order(sa_ctx *c, const mel_model *m, graph *g)
 {
     uint32_t *decl = sa__alloc(c, ((size_t)g->n + 1) * sizeof *decl);
     for (uint32_t k = 0; k < g->n; k++)
@@ -362,31 +365,40 @@ static uint32_t *row_order(sa_ctx *c, const mel_model *m, const graph *g)
         c->row_profile = order_profile(c, m, decl, g->n) / rows;
         return decl;
     }
-    uint32_t *cm = node_order(c, g);
-    double cm_profile = order_profile(c, m, cm, g->n);
     if (c->order == SA_ORDER_CUTHILL_MCKEE) {
-        c->row_profile = cm_profile / rows;
+        uint32_t *cm = node_order(c, g);
+        c->row_profile = order_profile(c, m, cm, g->n) / rows;
         return cm;
     }
-    double decl_profile = order_profile(c, m, decl, g->n);
-    c->cm_better = cm_profile < CM_PROFILE_RATIO * decl_profile;
-    c->row_profile = decl_profile / rows;
+    g->m = m;
+    g->profile = order_profile(c, m, decl, g->n);
+    c->row_profile = g->profile / rows;
+    c->rowgraph = g; /* for sa__cm_better */
     return decl;
+}
+
+bool sa__cm_better(sa_ctx *c)
+{
+    const graph *g = c->rowgraph;
+    if (c->order != SA_ORDER_AUTO || g == NULL)
+        return false;
+    uint32_t *cm = node_order(c, g);
+    return order_profile(c, g->m, cm, g->n) < CM_PROFILE_RATIO * g->profile;
 }
 
 /* Fill r's index arrays: BDD variable of every mode variable and edge. */
 static void assign_vars(sa_ctx *c, const mel_model *m)
 {
     sa_result *r = c->r;
-    graph g;
-    graph_build(c, m, &g);
-    uint32_t *order = row_order(c, m, &g);
+    graph *g = sa__alloc(c, sizeof *g); /* kept for sa__cm_better */
+    graph_build(c, m, g);
+    uint32_t *order = row_order(c, m, g);
     uint32_t ne = m->n_equations;
-    uint32_t *pos = sa__alloc(c, (g.n + 1) * sizeof *pos);
-    for (uint32_t k = 0; k < g.n; k++)
+    uint32_t *pos = sa__alloc(c, (g->n + 1) * sizeof *pos);
+    for (uint32_t k = 0; k < g->n; k++)
         pos[order[k]] = k;
     uint32_t n_eo = 0;
-    for (uint32_t k = 0; k < g.n; k++)
+    for (uint32_t k = 0; k < g->n; k++)
         if (order[k] < ne)
             r->eq_order[n_eo++] = order[k];
 

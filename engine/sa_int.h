@@ -160,8 +160,8 @@ typedef struct sa_ctx {
     bool budget_hit;        /* the jump was the budget, not node_limit */
     int order;              /* SA_ORDER_* of this attempt's rows (sa_encode.c) */
     int method;             /* SA_METHOD_* the caller asked for */
-    bool cm_better;         /* SA_ORDER_AUTO kept the declaration order,
-                               though Cuthill-McKee's profile is smaller */
+    struct sa__rowgraph *rowgraph; /* SA_ORDER_AUTO: the rows' graph, for
+                               sa__cm_better (temporaries of the context) */
     bool want_cm;           /* the jump asks for another attempt in
                                Cuthill-McKee's order (sa__hard_part) */
     double row_profile;     /* the rows' order's profile per row: the
@@ -549,12 +549,15 @@ void sa__dual(sa_ctx *c);
 /* A part of the problem must be solved implicitly without a budget (too
  * many modes to enumerate): when the method is SA_METHOD_AUTO and the
  * declaration order was kept although Cuthill-McKee's profile is much
- * smaller (c->cm_better), jump out with want_cm set, and sa_analyze runs
+ * smaller (sa__cm_better), jump out with want_cm set, and sa_analyze runs
  * the analysis again in that order (the order never changes a result,
  * only the BDDs' variables; sa_encode.c says why not always). A method
  * the caller forced keeps the configured order, so that its BDDs compare
  * with another method's. */
 void sa__hard_part(sa_ctx *c);
+/* SA_ORDER_AUTO kept the declaration order, though Cuthill-McKee's
+ * profile is much smaller (sa_encode.c; computed when asked). */
+bool sa__cm_better(sa_ctx *c);
 /* r->w_off (wide enough for any canonical offset of this model) and r->c,
  * r->d allocated on it, all zero (bddfalse). Shared by sa__dual and
  * sa_compose, which must agree on the width. */
