@@ -217,8 +217,20 @@ static uint32_t *node_order(sa_ctx *c, const graph *g)
     return order;
 }
 
-static void mark_modes(const mel_guard *g, uint8_t *used, int *pending, int *n_pending,
-                       gmemo *visited, sa_ctx *c)
+static void mark_rec(const mel_guard *g, uint8_t *used, int *pending, int *n_pending,
+                     gmemo *visited, sa_ctx *c);
+
+/* The mode variables g reads, not used yet, into pending (marked used);
+ * visited: the AND/OR/NOT nodes seen. Most guards are TRUE: no call. */
+static inline void mark_modes(const mel_guard *g, uint8_t *used, int *pending, int *n_pending,
+                              gmemo *visited, sa_ctx *c)
+{
+    if (g->op != MEL_G_TRUE && g->op != MEL_G_FALSE)
+        mark_rec(g, used, pending, n_pending, visited, c);
+}
+
+static void mark_rec(const mel_guard *g, uint8_t *used, int *pending, int *n_pending,
+                     gmemo *visited, sa_ctx *c)
 {
     if (g->op == MEL_G_VAR) {
         if (!used[g->var]) {
