@@ -23,6 +23,11 @@ typedef struct pmap {
     const void **keys;
     void **vals;
     size_t cap, n;
+    /* The last key found or put and its value: guard nodes come in runs
+     * (an equation's guard, then its cases' guards, most of them the
+     * same node), so most lookups stop here. */
+    const void *last_k;
+    void *last_v;
     bool oom;
 } pmap;
 
@@ -35,12 +40,18 @@ static size_t pm_slot(const pmap *m, const void *k)
     return i;
 }
 
-static void *pm_get(const pmap *m, const void *k)
+static void *pm_get(pmap *m, const void *k)
 {
-    if (m->cap == 0)
+    if (k == m->last_k) /* NULL's value is NULL */
+        return m->last_v;
+    if (m->cap == 0 || k == NULL)
         return NULL;
     size_t i = pm_slot(m, k);
-    return m->keys[i] == k ? m->vals[i] : NULL;
+    if (m->keys[i] != k)
+        return NULL;
+    m->last_k = k;
+    m->last_v = m->vals[i];
+    return m->last_v;
 }
 
 static void pm_put(pmap *m, const void *k, void *v)
@@ -74,6 +85,8 @@ static void pm_put(pmap *m, const void *k, void *v)
         m->n++;
     m->keys[i] = k;
     m->vals[i] = v;
+    m->last_k = k;
+    m->last_v = v;
 }
 
 static void pm_clear(pmap *m)
@@ -83,7 +96,23 @@ static void pm_clear(pmap *m)
     memset(m, 0, sizeof *m);
 }
 
-/* ---- Keys: binary, words of 32 bits (an mdae_buf: sticky OOM) ---------- */
+/* Empty m for its next use, keeping its table when that costs no more
+ * than filling it did (a table much larger than its content is freed: a
+ * large part's table is not cleared again for every small part). */
+static void pm_reset(pmap *m)
+{
+    if (m->oom || m->cap > 8 * m->n + 64) {
+        pm_clear(m);
+        return;
+    }
+    if (m->n > 0)
+        memset(m->keys, 0, m->cap * sizeof *m->keys);
+    m->n = 0;
+    m->last_k = NULL;
+    m->last_v = NULL;
+}
+
+/* ---- Keys: binary, words of 32 bits (a kbuf: sticky OOM) ------------- */
 /* A part's key and a block's identity are compared byte for byte and
  * hashed, never read: words, not decimal text (the text key of the brake at
  * N = 100, 100 KB, was built from 112,000 short strings, and its blocks'
@@ -93,44 +122,101 @@ static void pm_clear(pmap *m)
  * can be read as another. */
 enum { K_FALSE = 1, K_TRUE, K_VAR, K_NOT, K_AND, K_OR, K_SEEN, K_NAME };
 
-static void kw(mdae_buf *b, uint32_t w)
+/* The bytes of a key being built (no NUL: keys are binary). Written
+ * directly, a room check per item rather than an mdae_buf_put per word
+ * (90,000 words a key of the brake at N = 100). Out of memory is sticky:
+ * once a growth fails, oom is set, cap drops to len and every later write
+ * does nothing, so a builder checks once at the end. Start from {0}; p is
+ * owned by whoever holds the kbuf (mdae_free). */
+typedef struct kbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} kbuf;
+
+/* Make room for n more bytes; false once out of memory. */
+static bool kb_grow(kbuf *b, size_t n)
 {
-    if (!b->oom && b->len + sizeof w < b->cap) { /* room for it and its NUL */
-        memcpy(b->p + b->len, &w, sizeof w);
-        b->len += sizeof w;
-        b->p[b->len] = '\0';
-        return;
+    if (b->oom)
+        return false;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < n)
+        cap *= 2;
+    char *p = mdae_realloc(b->p, cap);
+    if (p == NULL) {
+        b->oom = true;
+        b->cap = b->len;
+        return false;
     }
-    mdae_buf_put(b, (const char *)&w, sizeof w);
+    b->p = p;
+    b->cap = cap;
+    return true;
 }
 
-static void kw_name(mdae_buf *b, const char *s)
+static inline bool kb_room(kbuf *b, size_t n)
+{
+    return b->cap - b->len >= n || kb_grow(b, n);
+}
+
+/* Append a word, unchecked: the caller made room (kb_room). */
+static inline void kb_put(kbuf *b, uint32_t w)
+{
+    memcpy(b->p + b->len, &w, sizeof w);
+    b->len += sizeof w;
+}
+
+static inline void kw(kbuf *b, uint32_t w)
+{
+    if (kb_room(b, sizeof w))
+        kb_put(b, w);
+}
+
+static inline void kw2(kbuf *b, uint32_t w, uint32_t x)
+{
+    if (kb_room(b, 2 * sizeof w)) {
+        kb_put(b, w);
+        kb_put(b, x);
+    }
+}
+
+/* K_NAME, the length, the bytes. */
+static inline void kw_name(kbuf *b, const char *s)
 {
     size_t n = strlen(s);
-    kw(b, K_NAME);
-    kw(b, (uint32_t)n);
-    mdae_buf_put(b, s, n);
+    if (!kb_room(b, 2 * sizeof(uint32_t) + n))
+        return;
+    kb_put(b, K_NAME);
+    kb_put(b, (uint32_t)n);
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
 }
 
 /* Serialise a guard DAG: a node seen before is K_SEEN and its id, a new one
  * gets the next id and is written in full. Canonical for a given DAG
  * shape. */
-static void key_guard(mdae_buf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
+static void key_guard_full(kbuf *b, pmap *seen, uintptr_t *next, const mel_guard *g);
+
+/* The common case inline: the node just serialised or referred to. */
+static inline void key_guard(kbuf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
+{
+    if (g == seen->last_k && g != NULL)
+        kw2(b, K_SEEN, (uint32_t)(uintptr_t)seen->last_v);
+    else
+        key_guard_full(b, seen, next, g);
+}
+
+static void key_guard_full(kbuf *b, pmap *seen, uintptr_t *next, const mel_guard *g)
 {
     void *id = pm_get(seen, g);
     if (id != NULL) {
-        kw(b, K_SEEN);
-        kw(b, (uint32_t)(uintptr_t)id);
+        kw2(b, K_SEEN, (uint32_t)(uintptr_t)id);
         return;
     }
     pm_put(seen, g, (void *)++*next);
     switch (g->op) {
     case MEL_G_FALSE: kw(b, K_FALSE); break;
     case MEL_G_TRUE: kw(b, K_TRUE); break;
-    case MEL_G_VAR:
-        kw(b, K_VAR);
-        kw(b, g->var);
-        break;
+    case MEL_G_VAR: kw2(b, K_VAR, g->var); break;
     case MEL_G_NOT:
         kw(b, K_NOT);
         key_guard(b, seen, next, g->lhs);
@@ -152,7 +238,9 @@ static void key_guard(mdae_buf *b, pmap *seen, uintptr_t *next, const mel_guard 
  * private model's copy). The first chunk is ARENA_FIRST bytes and each
  * next one twice the last, up to ARENA_CHUNK: a model of many small parts
  * (the MSL's EngineV6: a 64 KB chunk each made it 100 MB larger) keeps
- * small arenas. Memory from it is zeroed, as calloc's. */
+ * small arenas. Memory from it is NOT zeroed (zeroing the chunks was a
+ * fifth of the session's own work on the brake's edit): build_model
+ * writes every field it hands out. */
 #define ARENA_FIRST 1024
 #define ARENA_CHUNK 65536
 
@@ -167,36 +255,50 @@ typedef struct arena {
     bool oom;
 } arena;
 
-static void *ar_alloc(arena *a, size_t n)
+/* A new chunk with room for n bytes at least; NULL (and oom) if none. */
+static arena_chunk *ar_chunk(arena *a, size_t n)
+{
+    arena_chunk *k = a->head;
+    size_t cap = k == NULL ? ARENA_FIRST : k->cap < ARENA_CHUNK ? 2 * k->cap : ARENA_CHUNK;
+    cap = n > cap ? n : cap;
+    k = mdae_malloc(sizeof *k + cap);
+    if (k == NULL) {
+        a->oom = true;
+        return NULL;
+    }
+    k->used = 0;
+    k->cap = cap;
+    k->next = a->head;
+    a->head = k;
+    return k;
+}
+
+/* n bytes aligned to align (a power of two, at most max_align_t's), not
+ * zeroed; NULL once out of memory. */
+static void *ar_take(arena *a, size_t n, size_t align)
 {
     if (a->oom)
         return NULL;
-    size_t align = sizeof(max_align_t);
-    n = n ? (n + align - 1) / align * align : align;
     arena_chunk *k = a->head;
-    if (k == NULL || k->cap - k->used < n) {
-        size_t cap = k == NULL ? ARENA_FIRST : k->cap < ARENA_CHUNK ? 2 * k->cap : ARENA_CHUNK;
-        cap = n > cap ? n : cap;
-        k = mdae_calloc(1, sizeof *k + cap);
-        if (k == NULL) {
-            a->oom = true;
+    size_t at = k == NULL ? 0 : (k->used + align - 1) & ~(align - 1);
+    if (k == NULL || at > k->cap || k->cap - at < n) {
+        if ((k = ar_chunk(a, n)) == NULL)
             return NULL;
-        }
-        k->cap = cap;
-        k->next = a->head;
-        a->head = k;
+        at = 0;
     }
-    void *q = (char *)k->data + k->used;
-    k->used += n;
-    return q;
+    k->used = at + n;
+    return (char *)k->data + at;
 }
 
-static char *ar_strdup(arena *a, const char *s)
+/* An array of n T, not zeroed. */
+#define AR_NEW(a, T, n) ((T *)ar_take((a), (size_t)(n) * sizeof(T), _Alignof(T)))
+
+/* s (n = strlen(s)) copied into a; NULL once out of memory. */
+static char *ar_strdup(arena *a, const char *s, size_t n)
 {
-    size_t n = strlen(s) + 1;
-    char *q = ar_alloc(a, n);
+    char *q = ar_take(a, n + 1, 1);
     if (q != NULL)
-        memcpy(q, s, n);
+        memcpy(q, s, n + 1);
     return q;
 }
 
@@ -209,16 +311,26 @@ static void ar_free(arena *a)
     memset(a, 0, sizeof *a);
 }
 
-static const mel_guard *copy_guard(arena *a, pmap *memo, const mel_guard *g)
+static const mel_guard *copy_guard_full(arena *a, pmap *memo, const mel_guard *g);
+
+/* g's copy in a, through memo (g -> copy: a DAG stays a DAG); NULL once
+ * out of memory. The common case inline: the node just copied or found. */
+static inline const mel_guard *copy_guard(arena *a, pmap *memo, const mel_guard *g)
+{
+    if (g == memo->last_k && g != NULL)
+        return memo->last_v;
+    return copy_guard_full(a, memo, g);
+}
+
+static const mel_guard *copy_guard_full(arena *a, pmap *memo, const mel_guard *g)
 {
     mel_guard *c = pm_get(memo, g);
     if (c != NULL)
         return c;
-    c = ar_alloc(a, sizeof *c);
+    c = AR_NEW(a, mel_guard, 1);
     if (c == NULL)
         return NULL;
-    c->op = g->op;
-    c->var = g->var;
+    *c = (mel_guard){.op = g->op, .var = g->var};
     if (g->lhs != NULL && (c->lhs = copy_guard(a, memo, g->lhs)) == NULL)
         return NULL;
     if (g->rhs != NULL && (c->rhs = copy_guard(a, memo, g->rhs)) == NULL)
@@ -245,6 +357,7 @@ static void prefix_unref(inc_prefix *p)
 typedef struct inc_part inc_part;
 struct inc_part {
     inc_part *next;   /* session cache list */
+    inc_part *hnext;  /* session cache index chain (cached parts only) */
     int refs;         /* the cache's + results' */
     bool cached;      /* still in the session list */
     unsigned gen;     /* last analysis that used it */
@@ -256,6 +369,10 @@ struct inc_part {
     mel_model model;  /* modes, invariants, equations, variables in mem */
     sa_result *res;
     cdg_graph *graph;
+    uint32_t *ids;    /* owned: graph block -> stable id; NULL until part_ids */
+    /* In mem: the length of each equation's and variable's name (block
+     * keys, part_ids). */
+    uint32_t *eq_len, *var_len;
 };
 
 static void part_unref(inc_part *p)
@@ -267,6 +384,7 @@ static void part_unref(inc_part *p)
     ar_free(&p->mem);
     prefix_unref(p->prefix);
     mdae_free(p->key);
+    mdae_free(p->ids);
     mdae_free(p);
 }
 
@@ -284,8 +402,14 @@ typedef struct bid {
 struct inc_session {
     inc_part *parts;
     size_t n_parts;
+    /* The cached parts by key hash, chained through hnext (find_cached):
+     * NULL, or every cached part is in it. */
+    inc_part **index; /* owned */
+    size_t index_cap;
     unsigned gen;
     inc_prefix *prefix;  /* of the last analysis (one reference) */
+    kbuf scratch;        /* owned: the last analysis's key buffer, for the
+                          * next one's keys (at most one key's capacity) */
     bid **bids;
     size_t bids_cap, n_bids;
     uint32_t next_id;
@@ -319,7 +443,9 @@ void inc_session_free(inc_session *s)
             mdae_free(b);
         }
     mdae_free(s->bids);
+    mdae_free(s->index);
     prefix_unref(s->prefix);
+    mdae_free(s->scratch.p);
     mdae_free(s);
 }
 
@@ -378,12 +504,12 @@ typedef struct rpart {
     uint32_t n_eq, n_var;
     uint32_t *eq_map;    /* local -> model index */
     uint32_t *var_map;
-    uint32_t *ids;       /* local block id -> stable id */
+    const uint32_t *ids; /* local block id -> stable id (borrowed from part) */
     bool reused;         /* found in the cache */
 } rpart;
 
 typedef struct rblock {
-    cdg_block b;         /* items with model indices; arrays owned */
+    cdg_block b;         /* items with model indices; arrays in items */
 } rblock;
 
 struct inc_result {
@@ -392,6 +518,7 @@ struct inc_result {
     rpart *parts;
     size_t n_blocks;
     rblock *blocks;      /* sorted by id */
+    cdg_item *items;     /* owned: every block's items, one array */
     inc_stats stats;
     sa_result *whole;    /* several parts: composed on demand (owned) */
     cdg_graph *whole_graph;
@@ -407,14 +534,9 @@ void inc_result_free(inc_result *r)
         part_unref(r->parts[k].part);
         mdae_free(r->parts[k].eq_map);
         mdae_free(r->parts[k].var_map);
-        mdae_free(r->parts[k].ids);
     }
     mdae_free(r->parts);
-    for (size_t k = 0; k < r->n_blocks; k++) {
-        mdae_free((void *)r->blocks[k].b.equations);
-        mdae_free((void *)r->blocks[k].b.unknowns);
-        mdae_free((void *)r->blocks[k].b.reads);
-    }
+    mdae_free(r->items);
     mdae_free(r->blocks);
     mdae_free(r);
 }
@@ -504,41 +626,40 @@ int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
 /* ---- Keys ----------------------------------------------------------------- */
 
 /* Key prefix: mode names and invariants (shared by every part). */
-static int build_prefix(const mel_model *m, mdae_buf *b)
+static int build_prefix(const mel_model *m, kbuf *b, pmap *seen /* scratch */)
 {
-    pmap seen = {0};
     uintptr_t next = 0;
+    pm_reset(seen);
     kw(b, m->n_modes);
     for (uint32_t k = 0; k < m->n_modes; k++)
         kw_name(b, m->modes[k].name);
     kw(b, m->n_invariants);
     for (uint32_t k = 0; k < m->n_invariants; k++)
-        key_guard(b, &seen, &next, m->invariants[k].cond);
-    bool oom = seen.oom || b->oom;
-    pm_clear(&seen);
+        key_guard(b, seen, &next, m->invariants[k].cond);
+    bool oom = seen->oom || b->oom;
     return oom ? MDAE_E_NOMEM : MDAE_OK;
 }
 
 /* Key of one part: its equations then variables, in model order, variables
  * numbered locally. local[] maps model variable -> local number. Counts
  * come before what they count, so the words parse one way only. */
-static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local, mdae_buf *b)
+static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local, kbuf *b,
+                     pmap *seen /* scratch */)
 {
-    pmap seen = {0};
     uintptr_t next = 0;
+    pm_reset(seen);
     kw(b, rp->n_eq);
     for (uint32_t q = 0; q < rp->n_eq; q++) {
         const mel_equation *e = &m->equations[rp->eq_map[q]];
         kw_name(b, e->name);
-        key_guard(b, &seen, &next, e->guard);
+        key_guard(b, seen, &next, e->guard);
         kw(b, e->n_incs);
         for (uint32_t k = 0; k < e->n_incs; k++) {
             const mel_incidence *inc = &e->incs[k];
-            kw(b, local[inc->var]);
-            kw(b, inc->n_cases);
+            kw2(b, local[inc->var], inc->n_cases);
             for (uint32_t c = 0; c < inc->n_cases; c++) {
                 kw(b, (uint32_t)inc->cases[c].order);
-                key_guard(b, &seen, &next, inc->cases[c].guard);
+                key_guard(b, seen, &next, inc->cases[c].guard);
             }
         }
     }
@@ -546,92 +667,121 @@ static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local,
     for (uint32_t q = 0; q < rp->n_var; q++) {
         const mel_variable *v = &m->variables[rp->var_map[q]];
         kw_name(b, v->name);
-        key_guard(b, &seen, &next, v->guard);
+        key_guard(b, seen, &next, v->guard);
     }
-    bool oom = seen.oom || b->oom;
-    pm_clear(&seen);
+    bool oom = seen->oom || b->oom;
     return oom ? MDAE_E_NOMEM : MDAE_OK;
+}
+
+/* The private model's equations, their incidences and cases in one array
+ * each (as the front-end lays them out), every field written (the arena
+ * does not zero): a field the copy does not carry (when) is 0. */
+static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *local, arena *a,
+                          pmap *memo, mel_model *sm, uint32_t **eq_len /* out */)
+{
+    size_t n_edges = 0, n_cases = 0;
+    for (uint32_t q = 0; q < rp->n_eq; q++) {
+        const mel_equation *e = &m->equations[rp->eq_map[q]];
+        n_edges += e->n_incs;
+        for (uint32_t k = 0; k < e->n_incs; k++)
+            n_cases += e->incs[k].n_cases;
+    }
+    mel_equation *eqs = AR_NEW(a, mel_equation, rp->n_eq + 1);
+    mel_incidence *incs = AR_NEW(a, mel_incidence, n_edges + 1);
+    mel_order_case *cs = AR_NEW(a, mel_order_case, n_cases + 1);
+    uint32_t *len = AR_NEW(a, uint32_t, rp->n_eq + 1);
+    if (a->oom)
+        return MDAE_E_NOMEM;
+    *eq_len = len;
+    memset(&eqs[rp->n_eq], 0, sizeof *eqs); /* the spare ends, as calloc's */
+    memset(&incs[n_edges], 0, sizeof *incs);
+    memset(&cs[n_cases], 0, sizeof *cs);
+    sm->n_equations = rp->n_eq;
+    sm->equations = eqs;
+    sm->n_edges = n_edges;
+    for (uint32_t q = 0; q < rp->n_eq; q++) {
+        const mel_equation *e = &m->equations[rp->eq_map[q]];
+        len[q] = (uint32_t)strlen(e->name);
+        eqs[q] = (mel_equation){.name = ar_strdup(a, e->name, len[q]),
+                                .guard = copy_guard(a, memo, e->guard),
+                                .where = e->where,
+                                .n_incs = e->n_incs,
+                                .incs = incs};
+        if (eqs[q].name == NULL || eqs[q].guard == NULL)
+            return MDAE_E_NOMEM;
+        for (uint32_t k = 0; k < e->n_incs; k++, incs++) {
+            const mel_incidence *inc = &e->incs[k];
+            /* Local numbers keep the model's order, so incidences stay
+             * sorted by variable. */
+            *incs = (mel_incidence){.var = local[inc->var], .n_cases = inc->n_cases, .cases = cs};
+            for (uint32_t c = 0; c < inc->n_cases; c++, cs++) {
+                const mel_order_case *oc = &inc->cases[c];
+                *cs = (mel_order_case){.guard = copy_guard(a, memo, oc->guard),
+                                       .order = oc->order,
+                                       .where = oc->where,
+                                       .next = oc->next};
+                if (cs->guard == NULL)
+                    return MDAE_E_NOMEM;
+            }
+        }
+    }
+    return MDAE_OK;
 }
 
 /* The part's private model: a deep copy of its equations and variables and
  * of all modes and invariants. Ranges are kept (diagnostics point into the
  * text of the version that created the part; a reused part has produced no
- * diagnostics, see inc_analyze). */
-static int build_model(const mel_model *m, const rpart *rp, const uint32_t *local, inc_part *p)
+ * diagnostics, see inc_analyze). Every field is written; those the copy
+ * does not carry (reads_where, when) are 0. */
+static int build_model(const mel_model *m, const rpart *rp, const uint32_t *local, inc_part *p,
+                       pmap *memo /* scratch */)
 {
     arena *a = &p->mem;
-    pmap memo = {0};
+    pm_reset(memo);
     mel_model *sm = &p->model;
-    mel_mode *modes = ar_alloc(a, (m->n_modes + 1) * sizeof *modes);
-    mel_invariant *invs = ar_alloc(a, (m->n_invariants + 1) * sizeof *invs);
-    mel_variable *vars = ar_alloc(a, (rp->n_var + 1) * sizeof *vars);
-    mel_equation *eqs = ar_alloc(a, (rp->n_eq + 1) * sizeof *eqs);
+    mel_mode *modes = AR_NEW(a, mel_mode, m->n_modes + 1);
+    mel_invariant *invs = AR_NEW(a, mel_invariant, m->n_invariants + 1);
+    mel_variable *vars = AR_NEW(a, mel_variable, rp->n_var + 1);
+    uint32_t *var_len = AR_NEW(a, uint32_t, rp->n_var + 1);
     if (a->oom)
-        goto fail;
+        return MDAE_E_NOMEM;
+    memset(&modes[m->n_modes], 0, sizeof *modes); /* the spare ends, as calloc's */
+    memset(&invs[m->n_invariants], 0, sizeof *invs);
+    memset(&vars[rp->n_var], 0, sizeof *vars);
     for (uint32_t k = 0; k < m->n_modes; k++) {
-        modes[k].where = m->modes[k].where;
-        modes[k].reads_var = -1; /* variable indices are the whole model's */
-        if ((modes[k].name = ar_strdup(a, m->modes[k].name)) == NULL)
-            goto fail;
+        /* reads_var: variable indices are the whole model's */
+        modes[k] = (mel_mode){.name = ar_strdup(a, m->modes[k].name, strlen(m->modes[k].name)),
+                              .where = m->modes[k].where,
+                              .reads_var = -1};
+        if (modes[k].name == NULL)
+            return MDAE_E_NOMEM;
     }
     for (uint32_t k = 0; k < m->n_invariants; k++) {
-        invs[k].where = m->invariants[k].where;
-        if ((invs[k].cond = copy_guard(a, &memo, m->invariants[k].cond)) == NULL)
-            goto fail;
+        invs[k] = (mel_invariant){.cond = copy_guard(a, memo, m->invariants[k].cond),
+                                  .where = m->invariants[k].where};
+        if (invs[k].cond == NULL)
+            return MDAE_E_NOMEM;
     }
     for (uint32_t q = 0; q < rp->n_var; q++) {
         const mel_variable *v = &m->variables[rp->var_map[q]];
-        vars[q].where = v->where;
-        if ((vars[q].name = ar_strdup(a, v->name)) == NULL ||
-            (vars[q].guard = copy_guard(a, &memo, v->guard)) == NULL)
-            goto fail;
+        var_len[q] = (uint32_t)strlen(v->name);
+        vars[q] = (mel_variable){.name = ar_strdup(a, v->name, var_len[q]),
+                                 .guard = copy_guard(a, memo, v->guard),
+                                 .where = v->where};
+        if (vars[q].name == NULL || vars[q].guard == NULL)
+            return MDAE_E_NOMEM;
     }
-    size_t n_edges = 0;
-    for (uint32_t q = 0; q < rp->n_eq; q++) {
-        const mel_equation *e = &m->equations[rp->eq_map[q]];
-        eqs[q].where = e->where;
-        eqs[q].n_incs = e->n_incs;
-        n_edges += e->n_incs;
-        if ((eqs[q].name = ar_strdup(a, e->name)) == NULL ||
-            (eqs[q].guard = copy_guard(a, &memo, e->guard)) == NULL)
-            goto fail;
-        mel_incidence *incs = ar_alloc(a, (e->n_incs + 1) * sizeof *incs);
-        if (incs == NULL)
-            goto fail;
-        for (uint32_t k = 0; k < e->n_incs; k++) {
-            const mel_incidence *inc = &e->incs[k];
-            mel_order_case *cs = ar_alloc(a, (inc->n_cases + 1) * sizeof *cs);
-            if (cs == NULL)
-                goto fail;
-            for (uint32_t c = 0; c < inc->n_cases; c++) {
-                cs[c].order = inc->cases[c].order;
-                cs[c].where = inc->cases[c].where;
-                cs[c].next = inc->cases[c].next;
-                if ((cs[c].guard = copy_guard(a, &memo, inc->cases[c].guard)) == NULL)
-                    goto fail;
-            }
-            /* Local numbers keep the model's order, so incidences stay
-             * sorted by variable. */
-            incs[k].var = local[inc->var];
-            incs[k].n_cases = inc->n_cases;
-            incs[k].cases = cs;
-        }
-        eqs[q].incs = incs;
-    }
-    pm_clear(&memo);
+    int rc = copy_equations(m, rp, local, a, memo, sm, &p->eq_len);
+    if (rc < 0)
+        return rc;
+    p->var_len = var_len;
     sm->n_modes = m->n_modes;
     sm->modes = modes;
     sm->n_invariants = m->n_invariants;
     sm->invariants = invs;
     sm->n_variables = rp->n_var;
     sm->variables = vars;
-    sm->n_equations = rp->n_eq;
-    sm->equations = eqs;
-    sm->n_edges = n_edges;
     return MDAE_OK;
-fail:
-    pm_clear(&memo);
-    return MDAE_E_NOMEM;
 }
 
 static bool diag_seen(const mdae_diags *d, size_t upto, const mdae_diag *x)
@@ -647,28 +797,40 @@ static bool diag_seen(const mdae_diags *d, size_t upto, const mdae_diag *x)
 /* Identity of a block, by names and orders (inc.h: "Block ids"), in words
  * as a part's key: the three counts first, then each item's name and
  * order. */
-static void block_key(mdae_buf *b, const cdg_block *blk)
+static void block_key(kbuf *b, const cdg_block *blk, const inc_part *p)
 {
     const cdg_item *sets[3] = {blk->equations, blk->unknowns, blk->reads};
     size_t ns[3] = {blk->n_equations, blk->n_unknowns, blk->n_reads};
+    if (!kb_room(b, 3 * sizeof(uint32_t)))
+        return;
     for (int s = 0; s < 3; s++)
-        kw(b, (uint32_t)ns[s]);
-    for (int s = 0; s < 3; s++)
+        kb_put(b, (uint32_t)ns[s]);
+    for (int s = 0; s < 3; s++) {
+        const uint32_t *len = s == 0 ? p->eq_len : p->var_len; /* items index p's model */
         for (size_t k = 0; k < ns[s]; k++) {
-            kw_name(b, sets[s][k].name);
-            kw(b, (uint32_t)sets[s][k].order);
+            size_t n = len[sets[s][k].index];
+            if (!kb_room(b, 3 * sizeof(uint32_t) + n))
+                return;
+            kb_put(b, K_NAME);
+            kb_put(b, (uint32_t)n);
+            memcpy(b->p + b->len, sets[s][k].name, n);
+            b->len += n;
+            kb_put(b, (uint32_t)sets[s][k].order);
         }
+    }
 }
 
-static cdg_item *map_items(const cdg_item *it, size_t n, const uint32_t *map)
+/* n items copied to *at with their indices mapped to the model's; *at
+ * moves past them. Returns where they start. */
+static const cdg_item *map_items(cdg_item **at, const cdg_item *it, size_t n,
+                                 const uint32_t *map)
 {
-    cdg_item *o = mdae_calloc(n + 1, sizeof *o);
-    if (o == NULL)
-        return NULL;
+    cdg_item *o = *at;
     for (size_t k = 0; k < n; k++) {
         o[k] = it[k];
         o[k].index = map[it[k].index];
     }
+    *at = o + n;
     return o;
 }
 
@@ -676,6 +838,28 @@ static int cmp_block(const void *a, const void *b)
 {
     uint32_t x = ((const rblock *)a)->b.id, y = ((const rblock *)b)->b.id;
     return x < y ? -1 : x > y;
+}
+
+/* Sort n blocks by id (distinct). They come nearly sorted (a part keeps
+ * its blocks' ids from version to version; new blocks take the largest):
+ * insertion sort, unless that moves more than a few blocks per block, and
+ * then qsort. */
+static void sort_blocks(rblock *b, size_t n)
+{
+    size_t budget = 8 * n + 64;
+    for (size_t i = 1; i < n; i++) {
+        if (b[i - 1].b.id < b[i].b.id)
+            continue;
+        rblock x = b[i];
+        size_t j = i;
+        for (; j > 0 && b[j - 1].b.id > x.b.id && budget > 0; j--, budget--)
+            b[j] = b[j - 1];
+        b[j] = x;
+        if (budget == 0) {
+            qsort(b, n, sizeof *b, cmp_block);
+            return;
+        }
+    }
 }
 
 /* Analyse one part anew: private model, sa_analyze (seeded with hint's
@@ -729,7 +913,7 @@ static void hint_map_build(hint_map *hm, const inc_session *s)
     while (cap < 2 * n + 2)
         cap *= 2;
     hm->name = mdae_calloc(cap, sizeof *hm->name);
-    hm->part = mdae_calloc(cap, sizeof *hm->part);
+    hm->part = mdae_malloc(cap * sizeof *hm->part); /* read only where name is set */
     hm->mask = cap - 1;
     hm->valid = hm->name != NULL && hm->part != NULL;
     for (inc_part *p = s->parts; hm->valid && p != NULL; p = p->next)
@@ -765,21 +949,70 @@ static inc_part *hint_for(const hint_map *hm, const mel_model *m, const rpart *r
     return NULL;
 }
 
+/* ---- The cache's index --------------------------------------------------- */
+
+/* Index every cached part again in a table of cap buckets. Out of memory
+ * keeps the old table (longer chains; none: find_cached walks the list). */
+static void index_rebuild(inc_session *s, size_t cap)
+{
+    inc_part **t = mdae_calloc(cap, sizeof *t);
+    if (t == NULL)
+        return;
+    for (inc_part *p = s->parts; p != NULL; p = p->next) {
+        p->hnext = t[p->hash & (cap - 1)];
+        t[p->hash & (cap - 1)] = p;
+    }
+    mdae_free(s->index);
+    s->index = t;
+    s->index_cap = cap;
+}
+
+/* p has just joined the cache list: index it (at most one part a bucket
+ * on average). */
+static void index_add(inc_session *s, inc_part *p)
+{
+    if (s->n_parts > s->index_cap) {
+        size_t cap = s->index_cap;
+        index_rebuild(s, cap ? 2 * cap : 64);
+        if (s->index_cap != cap)
+            return; /* p was indexed from the list */
+    }
+    if (s->index == NULL)
+        return;
+    p->hnext = s->index[p->hash & (s->index_cap - 1)];
+    s->index[p->hash & (s->index_cap - 1)] = p;
+}
+
+/* Take the cached part *pp out of the cache list and index and drop the
+ * cache's reference; *pp becomes its successor. */
+static void uncache(inc_session *s, inc_part **pp)
+{
+    inc_part *p = *pp;
+    *pp = p->next;
+    if (s->index != NULL) {
+        inc_part **hp = &s->index[p->hash & (s->index_cap - 1)];
+        while (*hp != p) {
+            MDAE_ASSERT(*hp != NULL); /* every cached part is indexed */
+            hp = &(*hp)->hnext;
+        }
+        *hp = p->hnext;
+    }
+    p->cached = false;
+    s->n_parts--;
+    part_unref(p);
+}
+
 /* Drop every cache entry the current analysis does not use; true if any. */
 static bool evict_unused(inc_session *s)
 {
     bool any = false;
     inc_part **pp = &s->parts;
     while (*pp != NULL) {
-        inc_part *p = *pp;
-        if (p->gen != s->gen) {
-            *pp = p->next;
-            p->cached = false;
-            s->n_parts--;
-            part_unref(p);
+        if ((*pp)->gen != s->gen) {
+            uncache(s, pp);
             any = true;
         } else {
-            pp = &p->next;
+            pp = &(*pp)->next;
         }
     }
     return any;
@@ -790,15 +1023,10 @@ static void trim_cache(inc_session *s)
 {
     inc_part **pp = &s->parts;
     while (*pp != NULL) {
-        inc_part *p = *pp;
-        if (s->gen - p->gen >= INC_KEEP_GENERATIONS) {
-            *pp = p->next;
-            p->cached = false;
-            s->n_parts--;
-            part_unref(p);
-        } else {
-            pp = &p->next;
-        }
+        if (s->gen - (*pp)->gen >= INC_KEEP_GENERATIONS)
+            uncache(s, pp);
+        else
+            pp = &(*pp)->next;
     }
 }
 
@@ -809,7 +1037,8 @@ typedef struct analysis {
     const sa_options *opt;
     inc_result *r;
     uint32_t *local;   /* variable -> index in its part */
-    mdae_buf key;      /* scratch: the key being built */
+    kbuf key;          /* scratch: the key being built (the session's) */
+    pmap seen, memo;   /* scratch: build_key's and build_model's guard memos */
     hint_map hints;
     mdae_diags tmp;    /* every part's diagnostics, before deduplication */
     mdae_diags *diags; /* the caller's */
@@ -854,29 +1083,31 @@ static int split_into_parts(analysis *an)
 /* Modes and invariants: parts match only under the same ones. The session
  * takes the prefix object of a cached part when the text is the same
  * (coming back to an earlier N finds that N's parts), and starts a new
- * generation. */
-static int enter_prefix(inc_session *s, const mel_model *m)
+ * generation. The text is built in the scratch key and copied only when
+ * it is new. */
+static int enter_prefix(analysis *an)
 {
-    mdae_buf pre = {0};
-    int rc = build_prefix(m, &pre);
+    inc_session *s = an->s;
+    kbuf *pre = &an->key;
+    pre->len = 0;
+    int rc = build_prefix(an->m, pre, &an->memo);
     if (rc < 0)
         return rc;
     inc_prefix *cur = NULL;
-    if (s->prefix != NULL && s->prefix->len == pre.len && memcmp(s->prefix->text, pre.p, pre.len) == 0)
+    if (s->prefix != NULL && s->prefix->len == pre->len && memcmp(s->prefix->text, pre->p, pre->len) == 0)
         cur = s->prefix;
     for (inc_part *p = s->parts; p != NULL && cur == NULL; p = p->next)
-        if (p->prefix->len == pre.len && memcmp(p->prefix->text, pre.p, pre.len) == 0)
+        if (p->prefix->len == pre->len && memcmp(p->prefix->text, pre->p, pre->len) == 0)
             cur = p->prefix;
     if (cur == NULL) {
-        if ((cur = mdae_calloc(1, sizeof *cur)) == NULL) {
-            mdae_free(pre.p);
+        if ((cur = mdae_calloc(1, sizeof *cur)) == NULL ||
+            (cur->text = mdae_malloc(pre->len)) == NULL) {
+            mdae_free(cur);
             return MDAE_E_NOMEM;
         }
-        cur->text = pre.p;
-        cur->len = pre.len;
-        pre.p = NULL;
+        memcpy(cur->text, pre->p, pre->len);
+        cur->len = pre->len;
     }
-    mdae_free(pre.p);
     cur->refs++;
     prefix_unref(s->prefix);
     s->prefix = cur;
@@ -884,10 +1115,12 @@ static int enter_prefix(inc_session *s, const mel_model *m)
     return MDAE_OK;
 }
 
-/* The cached part with this key (under the current prefix), or NULL. */
-static inc_part *find_cached(const inc_session *s, const mdae_buf *key, uint64_t h)
+/* The cached part with this key (under the current prefix), or NULL
+ * (there is at most one: a part is created only when none is found). */
+static inc_part *find_cached(const inc_session *s, const kbuf *key, uint64_t h)
 {
-    for (inc_part *p = s->parts; p != NULL; p = p->next)
+    inc_part *p = s->index != NULL ? s->index[h & (s->index_cap - 1)] : s->parts;
+    for (; p != NULL; p = s->index != NULL ? p->hnext : p->next)
         if (p->prefix == s->prefix && p->hash == h && p->key_len == key->len &&
             memcmp(p->key, key->p, key->len) == 0)
             return p;
@@ -955,7 +1188,7 @@ static int resolve_part(analysis *an, size_t k)
     inc_session *s = an->s;
     rpart *rp = &an->r->parts[k];
     an->key.len = 0;
-    int rc = build_key(an->m, rp, an->local, &an->key);
+    int rc = build_key(an->m, rp, an->local, &an->key, &an->seen);
     if (rc < 0)
         return rc;
     uint64_t h = mdae_hash_words(MDAE_HASH_SEED, an->key.p, an->key.len);
@@ -978,11 +1211,11 @@ static int resolve_part(analysis *an, size_t k)
     p->prefix = s->prefix;
     s->prefix->refs++;
     p->gen = s->gen;
-    an->key = (mdae_buf){0};
+    an->key = (kbuf){0};
     size_t before = an->tmp.count;
     mdae_diags one;
     mdae_diags_init(&one);
-    rc = build_model(an->m, rp, an->local, p);
+    rc = build_model(an->m, rp, an->local, p, &an->memo);
     if (rc == MDAE_OK)
         rc = analyse_new(an, p, rp, &one);
     pass_diagnostics(an, &one, before);
@@ -1001,6 +1234,59 @@ static int resolve_part(analysis *an, size_t k)
     p->next = s->parts;
     s->parts = p;
     s->n_parts++;
+    index_add(s, p);
+    return MDAE_OK;
+}
+
+/* The stable ids of part p's blocks, p->ids[q] for its graph's block q,
+ * found once and kept with the part: a block's identity is made of the
+ * part's own names and orders, and the session maps an identity to the
+ * same id for good, so a part found in the cache needs no block key. */
+static int part_ids(analysis *an, inc_part *p)
+{
+    if (p->ids != NULL)
+        return MDAE_OK;
+    size_t n = cdg_graph_n_blocks(p->graph);
+    uint32_t *ids = mdae_malloc((n + 1) * sizeof *ids);
+    if (ids == NULL)
+        return MDAE_E_NOMEM;
+    int rc = MDAE_OK;
+    for (size_t q = 0; q < n && rc == MDAE_OK; q++) {
+        cdg_block blk;
+        if ((rc = cdg_graph_block(p->graph, (uint32_t)q, &blk)) < 0)
+            break;
+        an->key.len = 0;
+        block_key(&an->key, &blk, p);
+        rc = an->key.oom ? MDAE_E_NOMEM : block_id(an->s, an->key.p, an->key.len, &ids[q]);
+    }
+    if (rc < 0) {
+        mdae_free(ids);
+        return rc;
+    }
+    p->ids = ids;
+    return MDAE_OK;
+}
+
+/* Every part's ids; the number of blocks and of their items. */
+static int count_blocks(analysis *an, size_t *nb, size_t *ni)
+{
+    const inc_result *r = an->r;
+    *nb = *ni = 0;
+    for (size_t k = 0; k < r->n_parts; k++) {
+        rpart *rp = &r->parts[k];
+        int rc = part_ids(an, rp->part);
+        if (rc < 0)
+            return rc;
+        rp->ids = rp->part->ids;
+        size_t n = cdg_graph_n_blocks(rp->part->graph);
+        for (size_t q = 0; q < n; q++) {
+            cdg_block blk;
+            if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
+                return rc;
+            *ni += blk.n_equations + blk.n_unknowns + blk.n_reads;
+        }
+        *nb += n;
+    }
     return MDAE_OK;
 }
 
@@ -1009,41 +1295,32 @@ static int resolve_part(analysis *an, size_t k)
 static int assign_block_ids(analysis *an)
 {
     inc_result *r = an->r;
-    size_t nb = 0;
-    for (size_t k = 0; k < r->n_parts; k++)
-        nb += cdg_graph_n_blocks(r->parts[k].part->graph);
-    r->blocks = mdae_calloc(nb + 1, sizeof *r->blocks);
-    if (r->blocks == NULL)
+    size_t nb, ni;
+    int rc = count_blocks(an, &nb, &ni);
+    if (rc < 0)
+        return rc;
+    r->blocks = mdae_malloc((nb + 1) * sizeof *r->blocks);
+    r->items = mdae_malloc((ni + 1) * sizeof *r->items);
+    if (r->blocks == NULL || r->items == NULL)
         return MDAE_E_NOMEM;
+    cdg_item *at = r->items;
     for (size_t k = 0; k < r->n_parts; k++) {
-        rpart *rp = &r->parts[k];
+        const rpart *rp = &r->parts[k];
         size_t n = cdg_graph_n_blocks(rp->part->graph);
-        rp->ids = mdae_malloc((n + 1) * sizeof *rp->ids);
-        if (rp->ids == NULL)
-            return MDAE_E_NOMEM;
         for (size_t q = 0; q < n; q++) {
             cdg_block blk;
-            int rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk);
-            if (rc < 0)
+            if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
                 return rc;
-            an->key.len = 0;
-            block_key(&an->key, &blk);
-            if (an->key.oom)
-                return MDAE_E_NOMEM;
-            if ((rc = block_id(an->s, an->key.p, an->key.len, &rp->ids[q])) < 0)
-                return rc;
-            rblock *rb = &r->blocks[r->n_blocks];
+            rblock *rb = &r->blocks[r->n_blocks++];
             rb->b = blk;
             rb->b.id = rp->ids[q];
-            rb->b.equations = map_items(blk.equations, blk.n_equations, rp->eq_map);
-            rb->b.unknowns = map_items(blk.unknowns, blk.n_unknowns, rp->var_map);
-            rb->b.reads = map_items(blk.reads, blk.n_reads, rp->var_map);
-            r->n_blocks++;
-            if (!rb->b.equations || !rb->b.unknowns || !rb->b.reads)
-                return MDAE_E_NOMEM;
+            rb->b.equations = map_items(&at, blk.equations, blk.n_equations, rp->eq_map);
+            rb->b.unknowns = map_items(&at, blk.unknowns, blk.n_unknowns, rp->var_map);
+            rb->b.reads = map_items(&at, blk.reads, blk.n_reads, rp->var_map);
         }
     }
-    qsort(r->blocks, r->n_blocks, sizeof *r->blocks, cmp_block);
+    memset(at, 0, sizeof *at); /* the spare end */
+    sort_blocks(r->blocks, r->n_blocks);
     return MDAE_OK;
 }
 
@@ -1065,7 +1342,7 @@ static int run_steps(analysis *an)
 {
     int rc = split_into_parts(an);
     if (rc == MDAE_OK)
-        rc = enter_prefix(an->s, an->m);
+        rc = enter_prefix(an);
     if (rc < 0)
         return rc;
     hint_map_build(&an->hints, an->s);
@@ -1089,7 +1366,8 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
 {
     if (s == NULL || m == NULL || out == NULL)
         return MDAE_E_INVAL;
-    analysis an = {.s = s, .m = m, .opt = opt, .diags = diags};
+    analysis an = {.s = s, .m = m, .opt = opt, .diags = diags, .key = s->scratch};
+    s->scratch = (kbuf){0}; /* taken for the call, given back below */
     mdae_diags_init(&an.tmp);
     an.local = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.local);
     an.r = mdae_calloc(1, sizeof *an.r);
@@ -1103,9 +1381,15 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     if (rc == MDAE_OK)
         add_stats(&s->total, &an.r->stats);
     hint_map_free(&an.hints);
+    pm_clear(&an.seen);
+    pm_clear(&an.memo);
     trim_cache(s);
     mdae_free(an.local);
-    mdae_free(an.key.p);
+    if (an.key.oom) { /* its cap is stuck at its len: start again */
+        mdae_free(an.key.p);
+        an.key = (kbuf){0};
+    }
+    s->scratch = an.key;
     mdae_diags_close(&an.tmp);
     if (rc < 0) {
         inc_result_free(an.r);

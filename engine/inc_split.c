@@ -18,22 +18,29 @@ static uint32_t uf_find(uint32_t *up, uint32_t x)
 }
 
 /* Union-find over nodes 0..ne-1 (equations) and ne..ne+nv-1 (variables),
- * each root the smallest node of its component. Returns the number of
- * components. */
+ * each root the smallest node of its component, so that up[x] <= x for
+ * every node. Returns the number of components. */
 static size_t link_incidences(const mel_model *m, uint32_t *up)
 {
     uint32_t ne = m->n_equations, nv = m->n_variables;
     size_t n = (size_t)ne + nv;
     for (uint32_t x = 0; x < ne + nv; x++)
         up[x] = x;
-    for (uint32_t i = 0; i < ne; i++)
-        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
-            uint32_t a = uf_find(up, i), b = uf_find(up, ne + m->equations[i].incs[k].var);
-            if (a != b) {
-                up[a < b ? b : a] = a < b ? a : b;
+    for (uint32_t i = 0; i < ne; i++) {
+        const mel_equation *e = &m->equations[i];
+        uint32_t a = uf_find(up, i); /* stays the root of i's component */
+        for (uint32_t k = 0; k < e->n_incs; k++) {
+            uint32_t b = uf_find(up, ne + e->incs[k].var);
+            if (a < b) {
+                up[b] = a;
+                n--;
+            } else if (b < a) {
+                up[a] = b;
+                a = b;
                 n--;
             }
         }
+    }
     return n;
 }
 
@@ -92,31 +99,41 @@ static int fill_pieces(const mel_model *m, const uint32_t *comp, inc__piece *pc,
     return MDAE_OK;
 }
 
+/* Number the components in the order of their roots (their smallest
+ * nodes): comp[x] is x's component. Since up[x] <= x, one pass in node
+ * order finds every root (up[up[x]] is already a root). Returns the
+ * number of components. */
+static size_t number_components(uint32_t *up, uint32_t *comp, size_t nodes)
+{
+    size_t n = 0;
+    for (uint32_t x = 0; x < nodes; x++) {
+        uint32_t r = up[up[x]];
+        up[x] = r;
+        comp[x] = r == x ? (uint32_t)n++ : comp[r];
+    }
+    return n;
+}
+
 int inc__split(const mel_model *m, uint32_t *local, inc__piece **out, size_t *n_out)
 {
     size_t nodes = (size_t)m->n_equations + m->n_variables;
-    uint32_t *up = mdae_malloc((nodes + 1) * sizeof *up);
-    uint32_t *comp = mdae_malloc((nodes + 1) * sizeof *comp);
+    uint32_t *up = mdae_malloc((2 * nodes + 1) * sizeof *up); /* up, then comp */
     inc__piece *pc = NULL;
     size_t n = 0;
     int rc = MDAE_E_NOMEM;
-    if (up == NULL || comp == NULL)
+    if (up == NULL)
         goto done;
     link_incidences(m, up);
-    for (uint32_t x = 0; x < nodes; x++) /* roots numbered in node order */
-        comp[x] = uf_find(up, x) == x ? (uint32_t)n++ : UINT32_MAX;
-    for (uint32_t x = 0; x < nodes; x++)
-        comp[x] = comp[uf_find(up, x)]; /* the root comes first: numbered */
+    n = number_components(up, up + nodes, nodes);
     if (n == 0)
         n = 1; /* an empty model is one empty piece: it still has modes */
     pc = mdae_calloc(n + 1, sizeof *pc);
     if (pc == NULL)
         goto done;
-    rc = fill_pieces(m, comp, pc, n, local);
+    rc = fill_pieces(m, up + nodes, pc, n, local);
     MDAE_ASSERT(rc < 0 || n == 1 || nodes > 0);
 done:
     mdae_free(up);
-    mdae_free(comp);
     if (rc < 0) {
         inc__pieces_free(pc, n);
         return rc;
