@@ -61,7 +61,7 @@
 #define GROUP_WINDOW 64
 
 /* A block of at most this many equations has its rows ordered by
- * insertion (sub_fill). */
+ * insertion (sub_index). */
 #define SMALL_BLOCK 64
 
 /* A mode function that holds in every valid mode. */
@@ -270,7 +270,7 @@ static void drop_sub(void *arg)
 }
 
 /* A sub-result's frame over c->r, the whole (temporaries of the context);
- * sub_fill gives it its rows and columns. */
+ * sub_index and sub_fill give it its rows and columns. */
 static sub *sub_new(sa_ctx *c)
 {
     sa_result *w = c->r;
@@ -312,11 +312,14 @@ static void sub_leave(sa_ctx *c, sub *s)
         s->var_edge[s->r.edge_var[k]] = -1;
 }
 
-/* Fill s with block b: its equations, variables and the edges between them,
- * in the whole's order (r.var_edge and r.edgeset are the caller's). */
-static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uint32_t n_members,
-                     const uint32_t *vars, uint32_t n_vars, const uint32_t *block_of_var,
-                     uint32_t b, sub *s)
+/* Index block b in s: its equations and variables (local numbers), the
+ * whole's edges between them (edge_whole, in the whole's order), its rows'
+ * order; the sizes and what it shares with the whole in s->r. Enough for
+ * its key (block_key): the rest of the sub-result (sub_fill) is only made
+ * for a block the memo does not have. */
+static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
+                      uint32_t n_members, const uint32_t *vars, uint32_t n_vars,
+                      const uint32_t *block_of_var, uint32_t b, sub *s)
 {
     sa_result *r = &s->r;
     memset(r, 0, sizeof *r);
@@ -342,36 +345,12 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
     for (uint32_t a = 0; a < n_vars; a++)
         s->var_local[vars[a]] = a;
     r->n_edges = ne;
-    r->eq_first = sa__alloc(c, ((size_t)n_members + 1) * sizeof *r->eq_first);
-    r->edge_eq = sa__alloc(c, (ne + 1) * sizeof *r->edge_eq);
-    r->edge_v = sa__alloc(c, (ne + 1) * sizeof *r->edge_v);
-    r->edge_var = sa__alloc(c, (ne + 1) * sizeof *r->edge_var);
-    r->chi_i = sa__alloc(c, ((size_t)n_members + 1) * sizeof(BDD));
-    r->chi_j = sa__alloc(c, ((size_t)n_vars + 1) * sizeof(BDD));
-    r->chi_e = sa__alloc(c, (ne + 1) * sizeof(BDD));
-    r->sigma = sa__alloc(c, (ne * (size_t)w->w_sigma + 1) * sizeof(BDD));
     s->edge_whole = sa__alloc(c, (ne + 1) * sizeof *s->edge_whole);
     size_t k = 0;
-    for (uint32_t a = 0; a < n_members; a++) {
-        uint32_t i = members[a];
-        r->eq_first[a] = k;
-        r->chi_i[a] = w->chi_i[i];
-        for (size_t e = w->eq_first[i]; e < w->eq_first[i + 1]; e++) {
-            if (block_of_var[w->edge_v[e]] != b)
-                continue;
-            s->edge_whole[k] = e;
-            r->edge_eq[k] = a;
-            r->edge_v[k] = s->var_local[w->edge_v[e]];
-            r->edge_var[k] = w->edge_var[e];
-            r->chi_e[k] = w->chi_e[e];
-            memcpy(&r->sigma[k * w->w_sigma], &w->sigma[e * w->w_sigma],
-                   (size_t)w->w_sigma * sizeof(BDD));
-            k++;
-        }
-    }
-    r->eq_first[n_members] = k;
-    for (uint32_t a = 0; a < n_vars; a++)
-        r->chi_j[a] = w->chi_j[vars[a]];
+    for (uint32_t a = 0; a < n_members; a++)
+        for (size_t e = w->eq_first[members[a]]; e < w->eq_first[members[a] + 1]; e++)
+            if (block_of_var[w->edge_v[e]] == b)
+                s->edge_whole[k++] = e;
     /* The members in the whole's row order: a small block by insertion (a
      * walk of the whole's order cost each of the brake's 300 blocks up to
      * 1,203 steps), a large one by that walk. */
@@ -394,6 +373,42 @@ static void sub_fill(sa_ctx *c, const sa_result *w, const uint32_t *members, uin
     MDAE_ASSERT(q == n_members);
 }
 
+/* The rest of block s's sub-result (sub_index first): its edges in
+ * compressed rows and its functions, the whole's (r.var_edge and r.edgeset
+ * are the caller's). */
+static void sub_fill(sa_ctx *c, const sa_result *w, sub *s)
+{
+    sa_result *r = &s->r;
+    uint32_t n_members = r->n_eq, n_vars = r->n_var;
+    size_t ne = r->n_edges;
+    r->eq_first = sa__alloc(c, ((size_t)n_members + 1) * sizeof *r->eq_first);
+    r->edge_eq = sa__alloc(c, (ne + 1) * sizeof *r->edge_eq);
+    r->edge_v = sa__alloc(c, (ne + 1) * sizeof *r->edge_v);
+    r->edge_var = sa__alloc(c, (ne + 1) * sizeof *r->edge_var);
+    r->chi_i = sa__alloc(c, ((size_t)n_members + 1) * sizeof(BDD));
+    r->chi_j = sa__alloc(c, ((size_t)n_vars + 1) * sizeof(BDD));
+    r->chi_e = sa__alloc(c, (ne + 1) * sizeof(BDD));
+    r->sigma = sa__alloc(c, (ne * (size_t)w->w_sigma + 1) * sizeof(BDD));
+    for (uint32_t a = 0; a < n_members; a++)
+        r->chi_i[a] = w->chi_i[r->eq_whole[a]];
+    for (size_t k = 0; k < ne; k++) {
+        size_t e = s->edge_whole[k];
+        uint32_t a = s->eq_local[w->edge_eq[e]];
+        r->eq_first[a + 1]++;
+        r->edge_eq[k] = a;
+        r->edge_v[k] = s->var_local[w->edge_v[e]];
+        r->edge_var[k] = w->edge_var[e];
+        r->chi_e[k] = w->chi_e[e];
+        memcpy(&r->sigma[k * w->w_sigma], &w->sigma[e * w->w_sigma],
+               (size_t)w->w_sigma * sizeof(BDD));
+    }
+    for (uint32_t a = 0; a < n_members; a++) /* edges come row by row */
+        r->eq_first[a + 1] += r->eq_first[a];
+    MDAE_ASSERT(r->eq_first[n_members] == ne);
+    for (uint32_t a = 0; a < n_vars; a++)
+        r->chi_j[a] = w->chi_j[r->var_whole[a]];
+}
+
 void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const bool *in_col,
                        const BDD *act, BDD modes, BDD *te, BDD *found)
 {
@@ -409,7 +424,8 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
             cols[nc++] = j;
         }
     sub *s = sub_new(c);
-    sub_fill(c, w, rows, n_rows, cols, nc, col_block, 1, s);
+    sub_index(c, w, rows, n_rows, cols, nc, col_block, 1, s);
+    sub_fill(c, w, s);
     sa_result *r = &s->r;
     BDD *local_act = sa__slots(c, r->n_edges + 1);
     for (size_t k = 0; k < r->n_edges; k++)
@@ -514,7 +530,7 @@ static bool tight_in_vain(const sa_ctx *c)
  * activity, of the edges' activity and weights. */
 static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
 {
-    const sa_result *r = &s->r;
+    const sa_result *r = &s->r, *w = s->whole;
     size_t ne = r->n_edges, ws = (size_t)r->w_sigma;
     size_t n_shape = 6 + 3 * ne + r->n_eq;
     size_t n_funs = (size_t)r->n_eq + r->n_var + ne * (1 + ws);
@@ -527,20 +543,21 @@ static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
     shape[a++] = (int32_t)ne;
     shape[a++] = r->w_sigma;
     shape[a++] = c->no_max;
-    for (size_t e = 0; e < ne; e++) {
-        shape[a++] = (int32_t)r->edge_eq[e];
-        shape[a++] = (int32_t)r->edge_v[e];
-        shape[a++] = r->edge_var[e];
-        funs[f++] = r->chi_e[e];
+    for (size_t q = 0; q < ne; q++) { /* read in the whole: sub_fill is not done yet */
+        size_t e = s->edge_whole[q];
+        shape[a++] = (int32_t)s->eq_local[w->edge_eq[e]];
+        shape[a++] = (int32_t)s->var_local[w->edge_v[e]];
+        shape[a++] = w->edge_var[e];
+        funs[f++] = w->chi_e[e];
         for (size_t b = 0; b < ws; b++)
-            funs[f++] = r->sigma[e * ws + b];
+            funs[f++] = w->sigma[e * ws + b];
     }
     for (uint32_t i = 0; i < r->n_eq; i++) {
         shape[a++] = (int32_t)r->eq_order[i];
-        funs[f++] = r->chi_i[i];
+        funs[f++] = w->chi_i[r->eq_whole[i]];
     }
     for (uint32_t j = 0; j < r->n_var; j++)
-        funs[f++] = r->chi_j[j];
+        funs[f++] = w->chi_j[r->var_whole[j]];
     MDAE_ASSERT(a == n_shape && f == n_funs);
     *k = (sa__bkey){shape, n_shape, funs, n_funs};
 }
@@ -904,14 +921,16 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
             continue; /* a never-active variable alone (vars_always_active) */
         size_t m2 = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
-        sub_fill(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
-                 vfirst[b + 1] - vfirst[b], block_of_var, b, s);
+        sub_index(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
+                  vfirst[b + 1] - vfirst[b], block_of_var, b, s);
         sa__bkey key;
         block_key(c, s, &key);
-        if (reuse_block(c, s, &key, te, tmax, ok, &sing[b]))
+        if (reuse_block(c, s, &key, te, tmax, ok, &sing[b])) {
             reused++;
-        else
+        } else {
+            sub_fill(c, w, s);
             solve_block(c, s, &key, te, tmax, ok, &sing[b]);
+        }
         sa__alloc_release(c, temps);
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);
