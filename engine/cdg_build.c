@@ -112,7 +112,7 @@ typedef struct sitem {
 typedef struct build {
     sa_ctx *c;
     const sa_result *r;
-    int w;          /* r->w_off */
+    int w;          /* the steps' width (step_width): c_off, d_off */
     /* r's functions as the steps read them: equal to r's on ok (the valid
      * nonsingular modes), anything elsewhere (local_inputs) */
     const BDD *c_off, *d_off, *te, *chi_e, *chi_i;
@@ -1060,33 +1060,72 @@ static void finish(build *b, cdg_graph *g)
  * (conjunctions, comparisons, reachability, splits), so its results agree
  * with the masked ones on ok, and emit masks the leaves by ok: the same
  * blocks and guards. */
+/* The width the steps compute on. r's offsets have w_off bits, enough for
+ * any canonical offset of the model (the brake at N = 100: 14); the dual
+ * leaves them below 2^(w_sigma + 2) on its first attempt (sa_dual.c),
+ * and then c + sigma fits in w_sigma + 3 bits: every vector of the steps
+ * is that much shorter (a third of the brake's). The same width for any
+ * version whose offsets stay that small, so the memo's keys, which hold
+ * it, still meet. */
+static int step_width(const sa_result *r)
+{
+    int wn = r->w_sigma + 3, wo = r->w_off;
+    if (wn >= wo || r->c == NULL || r->d == NULL)
+        return wo;
+    for (size_t k = 0; k < (size_t)r->n_eq; k++)
+        for (int q = wn - 1; q < wo; q++)
+            if (r->c[k * (size_t)wo + (size_t)q] != bddfalse)
+                return wo;
+    for (size_t k = 0; k < (size_t)r->n_var; k++)
+        for (int q = wn - 1; q < wo; q++)
+            if (r->d[k * (size_t)wo + (size_t)q] != bddfalse)
+                return wo;
+    return wn;
+}
+
 static void local_inputs(build *b)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    size_t w = (size_t)b->w;
+    size_t w = (size_t)b->w, wo = (size_t)r->w_off;
     b->c_off = r->c;
     b->d_off = r->d;
     b->te = r->te;
     b->chi_e = r->chi_e;
     b->chi_i = r->chi_i;
-    if (r->ok == bddtrue || r->ok == bddfalse)
+    bool narrow = w < wo, masked = r->ok != bddtrue && r->ok != bddfalse;
+    if (narrow) { /* the offsets on b->w bits (step_width) */
+        BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
+        for (size_t i = 0; i < r->n_eq; i++)
+            for (size_t q = 0; q < w; q++)
+                sa__put(&cv[i * w + q], masked ? sa__simplify(r->c[i * wo + q], r->ok)
+                                               : r->c[i * wo + q]);
+        for (size_t j = 0; j < r->n_var; j++)
+            for (size_t q = 0; q < w; q++)
+                sa__put(&dv[j * w + q], masked ? sa__simplify(r->d[j * wo + q], r->ok)
+                                               : r->d[j * wo + q]);
+        b->c_off = cv;
+        b->d_off = dv;
+    }
+    if (!masked)
         return;
-    BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
     BDD *te = sa__slots(c, r->n_edges + 1), *ce = sa__slots(c, r->n_edges + 1);
     BDD *ci = sa__slots(c, (size_t)r->n_eq + 1);
-    for (size_t k = 0; k < r->n_eq * w; k++)
-        sa__put(&cv[k], sa__simplify(r->c[k], r->ok));
-    for (size_t k = 0; k < r->n_var * w; k++)
-        sa__put(&dv[k], sa__simplify(r->d[k], r->ok));
+    if (!narrow) {
+        BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
+        for (size_t k = 0; k < r->n_eq * w; k++)
+            sa__put(&cv[k], sa__simplify(r->c[k], r->ok));
+        for (size_t k = 0; k < r->n_var * w; k++)
+            sa__put(&dv[k], sa__simplify(r->d[k], r->ok));
+        b->c_off = cv;
+        b->d_off = dv;
+    }
     for (size_t e = 0; e < r->n_edges; e++) {
         sa__put(&te[e], sa__simplify(r->te[e], r->ok));
         sa__put(&ce[e], sa__simplify(r->chi_e[e], r->ok));
     }
     for (uint32_t i = 0; i < r->n_eq; i++)
         sa__put(&ci[i], bdd_simplify(T(bdd_and(r->chi_i[i], r->ok)), r->ok));
-    b->c_off = cv;
-    b->d_off = dv;
     b->te = te;
     b->chi_e = ce;
     b->chi_i = ci;
@@ -1102,6 +1141,7 @@ static void run(build *b, cdg_graph *g)
         finish(b, g);
         return;
     }
+    b->w = step_width(r);
     local_inputs(b);
     saturation(b);
     keep_tight(b);
