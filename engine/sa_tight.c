@@ -67,6 +67,7 @@
 #include "sa_int.h"
 #include "sm.h"
 
+#include <limits.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -180,6 +181,42 @@ static bool column_as_integers(const sa_result *r, const long long *isum, const 
     return true;
 }
 
+/* tight[] of a column whose n edges (es) all have constant sums, whatever
+ * their activity: an edge is tight where it is active and no edge of a
+ * larger sum is (d_j is the largest active sum). A few conjunctions instead
+ * of the vector arithmetic: the brake's valve columns, whose edges are
+ * guarded. True, else false (nothing written). */
+static bool column_by_activity(sa_ctx *c, const long long *isum, const size_t *es, size_t n,
+                               BDD *tight)
+{
+    const sa_result *r = c->r;
+    for (size_t k = 0; k < n; k++)
+        if (isum[es[k]] < 0)
+            return false;
+    size_t mark = sa__mark(c);
+    BDD *above = sa__slots(c, 1); /* active edges of a larger sum than the current */
+    long long done = LLONG_MAX;   /* the sums handled: those above `done` */
+    for (;;) {
+        long long v = -1; /* the next sum down */
+        for (size_t k = 0; k < n; k++)
+            if (isum[es[k]] < done && isum[es[k]] > v)
+                v = isum[es[k]];
+        if (v < 0)
+            break;
+        BDD *here = sa__slots(c, 1);
+        for (size_t k = 0; k < n; k++)
+            if (isum[es[k]] == v) {
+                size_t e = es[k];
+                sa__put(&tight[e], sa__diff(r->chi_e[e], *above));
+                sa__put(here, sa__or(*here, r->chi_e[e]));
+            }
+        sa__put(above, sa__or(*above, *here));
+        done = v;
+    }
+    sa__release(c, mark);
+    return true;
+}
+
 /* tight[e] (n_edges slots) := the modes where edge e is active and
  * d_j = c_i + sigma_ij, d_j the largest c + sigma over column j's active
  * edges. c_i >= 0 is a mode function per equation: cv[i * stride + b],
@@ -209,7 +246,8 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
             size_t e = edges[k];
             isum[e] = edge_sum(c, &cv[r->edge_eq[e] * stride], wv, e, &sum[e * uw], w);
         }
-        if (column_as_integers(r, isum, &edges[first[j]], first[j + 1] - first[j], tight))
+        if (column_as_integers(r, isum, &edges[first[j]], first[j + 1] - first[j], tight) ||
+            column_by_activity(c, isum, &edges[first[j]], first[j + 1] - first[j], tight))
             continue;
         sa__vconst(dj, w, 0);
         for (size_t k = first[j]; k < first[j + 1]; k++) {
