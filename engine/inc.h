@@ -109,23 +109,18 @@
  * the entries it found with its seed's (reference counts).
  *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
- * 2026-11-26 18:25 UTC, BuDDy's caches emptied before each run; seconds
- * and ratio to cold, two runs): building N = 40 cold 0.23-0.26, (a) one
- * equation's incidence 0.021-0.022 (8.3-8.9 %), (b) one guard 0.018-0.019
- * (7.5-7.6 %), (c) N + 1 0.020 (8.0-8.3 %); brake N = 100 cold 0.011,
- * (a) 0.005 (46 %), (b) 0.006 (57-60 %), (c) 0.005-0.006 (49 %); an
- * edit that keeps the structure is a cache hit: 2 ms. The brake's edit is
- * now 48 M instructions against 114 M cold: the front-end 10 M, the
- * session's keys and private model 6 M, the encoding and the offsets 4-5 M
- * each, the seeded rounds 11 M and the dependency graph 8 M, every one a
- * pass over the whole component. Its 10 % target (1.2 ms) is below the
- * front-end alone (1.7 ms), so it needs a front-end, a session and an
- * encoding that are incremental too: not built. (2026-11-26 follow-up,
- * callgrind: the session's own work on that edit, outside sa_analyze and
- * cdg_build -- split, keys, private model, block ids -- went from 5.0 M
- * to 2.2 M instructions: an arena that does not zero, keys written word
- * by word, a part's block ids kept with it, one array for a result's
- * block items; engine/inc_session.c.)
+ * 2026-11-26 evening, BuDDy's caches emptied before each run; seconds and
+ * ratio to cold): building N = 40 cold 0.25, (a) one equation's incidence
+ * 0.018-0.020 (7.2-8.1 %), (b) one guard 0.016-0.018 (6.4-6.9 %), (c)
+ * N + 1 0.018-0.020 (7.2-7.9 %); brake N = 100 cold 0.006-0.008, (a)
+ * 0.003 (32-44 %), (b) 0.003 (40-53 %), (c) 0.002-0.003 (30-37 %); an
+ * edit that keeps the structure is a cache hit: under 1 ms. The brake's
+ * edit is 24 M instructions against 79 M cold, each a pass over the whole
+ * component: the front-end 4.5 M, this session's split, keys, private
+ * model and block ids 2.2 M, the encoding 2.1 M, the offsets 3.1 M, the
+ * seeded rounds 6.4 M, the dependency graph 6.4 M. Its 10 % target (under
+ * 1 ms) needs them to be incremental, starting with the front-end: not
+ * built (tests/bench/README.md, "seventh stop").
  *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
  * through sa_analyze/cdg_build (sa_begin() first; single-threaded). Several
