@@ -151,7 +151,8 @@ static uint32_t next_stamp(sm_ws *ws)
     return ws->stamp;
 }
 
-static bool valid_graph(const sm_graph *g, size_t ne)
+/* Rows in order, columns in range (sm_max_matching's whole check). */
+static bool valid_structure(const sm_graph *g, size_t ne)
 {
     if (g->row_first[0] != 0)
         return false;
@@ -159,7 +160,17 @@ static bool valid_graph(const sm_graph *g, size_t ne)
         if (g->row_first[i + 1] < g->row_first[i])
             return false;
     for (size_t e = 0; e < ne; e++)
-        if (g->col[e] >= g->n_cols || g->sigma[e] < 0 || g->sigma[e] > MEL_MAX_ORDER ||
+        if (g->col[e] >= g->n_cols)
+            return false;
+    return true;
+}
+
+static bool valid_graph(const sm_graph *g, size_t ne)
+{
+    if (!valid_structure(g, ne))
+        return false;
+    for (size_t e = 0; e < ne; e++)
+        if (g->sigma[e] < 0 || g->sigma[e] > MEL_MAX_ORDER ||
             (g->order != NULL && g->order[e] >= ne))
             return false;
     return true;
@@ -621,15 +632,24 @@ static void choose_smallest(sm_ws *ws, const sm_graph *g)
 
 /* ---- Entry point ------------------------------------------------------------------- */
 
+/* Check g (its weights too when weighted) and make room for it in ws: the
+ * number of edges into *ne; MDAE_E_INVAL or MDAE_E_NOMEM. */
+static int prepare(sm_ws *ws, const sm_graph *g, bool weighted, size_t *ne)
+{
+    if (ws == NULL || g == NULL || g->row_first == NULL ||
+        (g->n_rows > 0 && g->row_first[g->n_rows] > 0 &&
+         (g->col == NULL || (weighted && g->sigma == NULL))))
+        return MDAE_E_INVAL;
+    *ne = g->row_first[g->n_rows];
+    if (weighted ? !valid_graph(g, *ne) : !valid_structure(g, *ne))
+        return MDAE_E_INVAL;
+    return ws_reserve(ws, g->n_rows, g->n_cols, *ne);
+}
+
 int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
 {
-    if (ws == NULL || g == NULL || out == NULL || g->row_first == NULL ||
-        (g->n_rows > 0 && g->row_first[g->n_rows] > 0 && (g->col == NULL || g->sigma == NULL)))
-        return MDAE_E_INVAL;
-    size_t ne = g->row_first[g->n_rows];
-    if (!valid_graph(g, ne))
-        return MDAE_E_INVAL;
-    int rc = ws_reserve(ws, g->n_rows, g->n_cols, ne);
+    size_t ne;
+    int rc = out != NULL ? prepare(ws, g, true, &ne) : MDAE_E_INVAL;
     if (rc < 0)
         return rc;
     index_columns(ws, g, ne);
@@ -677,19 +697,8 @@ int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
 
 int sm_max_matching(sm_ws *ws, const sm_graph *g, const sm_solution **out)
 {
-    if (ws == NULL || g == NULL || out == NULL || g->row_first == NULL ||
-        (g->n_rows > 0 && g->row_first[g->n_rows] > 0 && g->col == NULL))
-        return MDAE_E_INVAL;
-    size_t ne = g->row_first[g->n_rows];
-    if (g->row_first[0] != 0)
-        return MDAE_E_INVAL;
-    for (uint32_t i = 0; i < g->n_rows; i++)
-        if (g->row_first[i + 1] < g->row_first[i])
-            return MDAE_E_INVAL;
-    for (size_t e = 0; e < ne; e++)
-        if (g->col[e] >= g->n_cols)
-            return MDAE_E_INVAL;
-    int rc = ws_reserve(ws, g->n_rows, g->n_cols, ne);
+    size_t ne;
+    int rc = out != NULL ? prepare(ws, g, false, &ne) : MDAE_E_INVAL;
     if (rc < 0)
         return rc;
     sm_solution *s = &ws->sol;
