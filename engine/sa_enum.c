@@ -211,14 +211,19 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
     bool *in_s = sa__alloc(c, (size_t)r->n_modes + 1);
     sa__walk w;
     sa__walk_init(c, &w);
+    /* Constants (most functions) read no mode: no call for them. */
     for (uint32_t i = 0; i < r->n_eq; i++)
-        sa__walk_modes(c, &w, r->chi_i[i], in_s);
+        if (r->chi_i[i] >= 2)
+            sa__walk_modes(c, &w, r->chi_i[i], in_s);
     for (uint32_t j = 0; j < r->n_var; j++)
-        sa__walk_modes(c, &w, r->chi_j[j], in_s);
+        if (r->chi_j[j] >= 2)
+            sa__walk_modes(c, &w, r->chi_j[j], in_s);
     for (size_t e = 0; e < r->n_edges; e++) {
-        sa__walk_modes(c, &w, r->chi_e[e], in_s);
+        if (r->chi_e[e] >= 2)
+            sa__walk_modes(c, &w, r->chi_e[e], in_s);
         for (int b = 0; b < r->w_sigma; b++)
-            sa__walk_modes(c, &w, r->sigma[e * (size_t)r->w_sigma + b], in_s);
+            if (r->sigma[e * (size_t)r->w_sigma + b] >= 2)
+                sa__walk_modes(c, &w, r->sigma[e * (size_t)r->w_sigma + b], in_s);
     }
     /* P is chi_m with the mode variables outside S quantified: only those
      * it depends on (a block of a large model reads a few of its many).
