@@ -115,7 +115,7 @@
  * N + 1 0.018-0.020 (7.2-7.9 %); brake N = 100 cold 0.006-0.008, (a)
  * 0.003 (32-44 %), (b) 0.003 (40-53 %), (c) 0.002-0.003 (30-37 %); an
  * edit that keeps the structure is a cache hit: under 1 ms. The brake's
- * edit is 24 M instructions against 79 M cold, each a pass over the whole
+ * edit is 24 M instructions against 78 M cold, each a pass over the whole
  * component: the front-end 4.5 M, this session's split, keys, private
  * model and block ids 2.2 M, the encoding 2.1 M, the offsets 3.1 M, the
  * seeded rounds 6.4 M, the dependency graph 6.4 M. Its 10 % target (under
