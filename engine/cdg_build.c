@@ -153,10 +153,8 @@ typedef struct build {
 static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w)
 {
     long long *out = sa__alloc(c, (n + 1) * sizeof *out);
-    for (size_t k = 0; k < n; k++) {
-        unsigned long long x;
-        out[k] = sa__vconst_value(&v[k * (size_t)w], w, &x) ? (long long)x : -1;
-    }
+    for (size_t k = 0; k < n; k++)
+        out[k] = sa__vvalue(&v[k * (size_t)w], w);
     return out;
 }
 

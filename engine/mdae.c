@@ -73,17 +73,17 @@ char *mdae_strdup(const char *s) { return mdae_strndup(s, strlen(s)); }
 
 size_t mdae_put_int(char *out, long long v)
 {
-    char tmp[MDAE_INT_CHARS], *p = tmp + sizeof tmp;
+    /* Counted first, then written in place from the last digit: no copy
+     * from a scratch buffer (the elaboration names every instance here). */
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    if (v < 0)
-        *--p = '-';
-    size_t n = (size_t)(tmp + sizeof tmp - p);
-    memcpy(out, p, n);
-    return n;
+    size_t sign = v < 0, n = 1;
+    for (unsigned long long t = u; t >= 10; t /= 10)
+        n++;
+    if (sign)
+        out[0] = '-';
+    for (size_t k = sign + n; k-- > sign; u /= 10)
+        out[k] = (char)('0' + u % 10);
+    return sign + n;
 }
 
 uint64_t mdae_hash(const void *p, size_t n)

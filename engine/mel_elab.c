@@ -408,22 +408,6 @@ typedef struct iname {
     long long first;  /* the first index's value, if any */
 } iname;
 
-/* v in decimal, as mdae_put_int writes it, in place: every instance is
- * named here, and mdae_put_int's copy from its scratch buffer cost more
- * than its digits on two- and three-digit indices. */
-static size_t put_index(char *out, long long v)
-{
-    if (v < 0)
-        return mdae_put_int(out, v);
-    unsigned long long u = (unsigned long long)v;
-    size_t n = 1;
-    for (unsigned long long t = u; t >= 10; t /= 10)
-        n++;
-    for (size_t k = n; k-- > 0; u /= 10)
-        out[k] = (char)('0' + u % 10);
-    return n;
-}
-
 static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *const *idx,
                          mdae_range where, const env *en, uint64_t seq, iname *out)
 {
@@ -442,7 +426,7 @@ static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *cons
         if (k == 0)
             out->first = v;
         buf[len++] = k == 0 ? '[' : ',';
-        len += put_index(buf + len, v); /* not snprintf: every instance is named here */
+        len += mdae_put_int(buf + len, v); /* not snprintf: every instance is named here */
     }
     if (n > 0)
         buf[len++] = ']';

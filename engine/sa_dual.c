@@ -23,13 +23,6 @@ typedef struct known {
     long long *c, *d, *sig;
 } known;
 
-/* The value of the vector v (wk bits) if it is a constant, else -1. */
-static long long value_of(const BDD *v, int wk)
-{
-    unsigned long long x;
-    return sa__vconst_value(v, wk, &x) ? (long long)x : -1;
-}
-
 /* The column step as integers: the largest c_i + sigma_e (wk bits,
  * modular as sa__vadd) over column j's active edges, 0 if none, when every
  * edge's activity, c_i and sigma_e are constants: true and *v; else false.
@@ -100,7 +93,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
                 sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *kn.d),
                 sa__alloc(c, (r->n_edges + 1) * sizeof *kn.sig)};
     for (size_t e = 0; e < r->n_edges; e++)
-        kn.sig[e] = value_of(&sig[e * w], wk);
+        kn.sig[e] = sa__vvalue(&sig[e * w], wk);
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
     bool fits = true, moved = true;
     for (size_t it = 0; fits && moved; it++) {
@@ -130,7 +123,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
                 sa__vcopy(dj, acc, wk);
-                kn.d[j] = known_value ? (long long)v : value_of(acc, wk);
+                kn.d[j] = known_value ? (long long)v : sa__vvalue(acc, wk);
                 for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++)
                     if (r->te[mt->cedges[k]] != bddfalse)
                         row_dirty[r->edge_eq[mt->cedges[k]]] = true;
@@ -161,7 +154,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             if (!sa__vsame(ci, acc, wk)) {
                 moved = true;
                 sa__vcopy(ci, acc, wk);
-                kn.c[i] = known_value ? (long long)v : value_of(acc, wk);
+                kn.c[i] = known_value ? (long long)v : sa__vvalue(acc, wk);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
                     col_dirty[r->edge_v[e]] = true;
             }

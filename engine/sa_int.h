@@ -400,6 +400,8 @@ void sa__vconst(BDD *dst, int w, unsigned v);
 void sa__vconst_put(BDD *dst, int w, unsigned long long v);
 /* Whether every bit of a is a constant, and then its value in *v. */
 bool sa__vconst_value(const BDD *a, int w, unsigned long long *v);
+/* The same as a value: a's if every bit is a constant, else -1. */
+long long sa__vvalue(const BDD *a, int w);
 void sa__vcopy(BDD *dst, const BDD *a, int w);
 void sa__vite(sa_ctx *c, BDD *dst, BDD f, const BDD *a, const BDD *b, int w);
 void sa__vadd(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w);

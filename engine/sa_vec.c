@@ -54,10 +54,12 @@ void sa__vconst_put(BDD *dst, int w, unsigned long long v)
         sa__put(&dst[k], ((v >> k) & 1ull) ? bddtrue : bddfalse);
 }
 
-void sa__vconst(BDD *dst, int w, unsigned v)
+void sa__vconst(BDD *dst, int w, unsigned v) { sa__vconst_put(dst, w, v); }
+
+long long sa__vvalue(const BDD *a, int w)
 {
-    for (int k = 0; k < w; k++)
-        sa__put(&dst[k], ((v >> k) & 1u) ? bddtrue : bddfalse);
+    unsigned long long x;
+    return w < 63 && sa__vconst_value(a, w, &x) ? (long long)x : -1;
 }
 
 void sa__vcopy(BDD *dst, const BDD *a, int w)

@@ -7,6 +7,8 @@
  * Fig. 3) checked by hand.
  */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mel_int.h"
@@ -41,6 +43,22 @@ Test(mel_elab, names_multi_index_instances_with_commas)
     cr_assert_str_eq(m->variables[2].name, "x[2,2]");
     cr_assert_eq(mel_model_find_equation(m, "e[2,2]"), 2);
     mel_model_free(m);
+}
+
+/* Instance names write their indices with mdae_put_int: as printf would,
+ * at the ends of long long too. */
+Test(mel_elab, writes_indices_as_printf_does)
+{
+    static const long long v[] = {0, 7, 10, 99, 100, 12345, -1, -10, -987,
+                                  LLONG_MAX, LLONG_MIN};
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+        char got[MDAE_INT_CHARS + 1], want[32];
+        size_t n = mdae_put_int(got, v[k]);
+        cr_assert_leq(n, MDAE_INT_CHARS);
+        got[n] = '\0';
+        snprintf(want, sizeof want, "%lld", v[k]);
+        cr_assert_str_eq(got, want);
+    }
 }
 
 Test(mel_elab, runs_an_empty_loop_zero_times)

@@ -93,6 +93,18 @@ static sa_result *seeded_as_cold(const mel_model *m, const sa_options *o, const 
     return r;
 }
 
+/* m analysed cold (into *cold) and seeded by hint, equal to it: the seeded
+ * result, how it went in *mi. */
+static sa_result *seeded_by(const mel_model *m, const sa_result *hint, sa_result **cold,
+                            sa_method_info *mi, const char *what)
+{
+    int rc;
+    *cold = analyze(m, NULL, &rc);
+    cr_assert_not_null(*cold, "%s", what);
+    sa_options o = {.hint = hint};
+    return seeded_as_cold(m, &o, *cold, mi, what);
+}
+
 /* Hinted analyses whose primal was the hint's tight graphs alone
  * (sa_tight.c, SA_SEEDED_ALWAYS), counted by check_hinted: each test that
  * means to exercise that path says how many it expects at least. */
@@ -574,32 +586,59 @@ Test(sa_hint, building_compressible_gets_the_cold_result_seeded_by_its_neighbour
  * room seeded by its neighbour (engine/sa_hint.c). Each edit's seeded result
  * must be its cold one, function for function; each is a repair (the
  * building's edits are cheap because of it: tests/bench/README.md). */
+/* bench_edit's three edits of a model at N = n, on instance k: (a) the
+ * equation `eq` becomes `eq_to` (a derivative added), (b) the guard
+ * `if open[i]` negated, (c) N + 1; texts[v] at ns[v], and the original
+ * parsed at n (om). edits_free releases them. */
+typedef struct edit_set {
+    char *text, *edited[2];
+    const char *texts[3];
+    long long ns[3];
+    mel_model *om;
+} edit_set;
+
+static void edits_make(edit_set *e, const char *file, long long n, int k, const char *eq,
+                       const char *eq_to, const char *label)
+{
+    char guard[128];
+    snprintf(guard, sizeof guard, "if open[i] & i <> %d | !open[i] & i == %d then", k, k);
+    e->text = tm_slurp(file);
+    e->edited[0] = subst(e->text, NULL, eq, eq_to, false);
+    e->edited[1] = subst(e->text, NULL, "if open[i] then", guard, false);
+    e->texts[0] = e->edited[0];
+    e->texts[1] = e->edited[1];
+    e->texts[2] = e->text;
+    e->ns[0] = e->ns[1] = n;
+    e->ns[2] = n + 1;
+    e->om = parse(e->text, n, label);
+}
+
+static void edits_free(edit_set *e)
+{
+    mel_model_free(e->om);
+    free(e->edited[0]);
+    free(e->edited[1]);
+    free(e->text);
+}
+
 Test(sa_hint, the_buildings_large_block_is_seeded_by_the_previous_version)
 {
-    char *text = tm_slurp("building_compressible.mel");
-    char *edited[2] = {
-        subst(text, NULL, "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);",
-              "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]) + "
-              "(if i == 10 then der(Tr[i]) else 0);",
-              false),
-        subst(text, NULL, "if open[i] then", "if open[i] & i <> 10 | !open[i] & i == 10 then",
-              false),
-    };
     /* (model text, N) seeded by the original at N = 20. */
-    const char *texts[] = {edited[0], edited[1], text};
-    const long long ns[] = {20, 20, 21};
-    mel_model *om = parse(text, 20, "building N=20");
+    edit_set ed;
+    edits_make(&ed, "building_compressible.mel", 20, 10,
+               "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);",
+               "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]) + "
+               "(if i == 10 then der(Tr[i]) else 0);",
+               "building N=20");
     int rc;
-    sa_result *hint = analyze(om, NULL, &rc);
+    sa_result *hint = analyze(ed.om, NULL, &rc);
     cr_assert_not_null(hint);
     uint32_t sampled = 0;
     for (size_t k = 0; k < 3; k++) {
-        mel_model *m = parse(texts[k], ns[k], "building variant");
-        sa_result *cold = analyze(m, NULL, &rc);
-        cr_assert_not_null(cold);
-        sa_options o = {.hint = hint};
+        mel_model *m = parse(ed.texts[k], ed.ns[k], "building variant");
+        sa_result *cold;
         sa_method_info mi;
-        sa_result *seeded = seeded_as_cold(m, &o, cold, &mi, "building variant");
+        sa_result *seeded = seeded_by(m, hint, &cold, &mi, "building variant");
         cr_assert_gt(mi.blocks, 1, "variant %zu: by blocks", k);
         cr_assert_gt(mi.seeded_zero, 0, "variant %zu: its block by the cost-0 matchings", k);
         cr_assert_gt(mi.seeded_repaired, 0, "variant %zu: the previous matching repaired", k);
@@ -611,10 +650,7 @@ Test(sa_hint, the_buildings_large_block_is_seeded_by_the_previous_version)
     }
     cr_assert_gt(sampled, 0, "the negated guard needs a sampled mode's offsets");
     sa_result_free(hint);
-    mel_model_free(om);
-    free(edited[0]);
-    free(edited[1]);
-    free(text);
+    edits_free(&ed);
 }
 
 Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
@@ -658,12 +694,9 @@ static void next_edit(const char *text, const sa_result *prev, size_t k)
                        k == 0 ? "i == 21 then der" : "i <> 21 | !open[i] & i == 21", false);
     cr_assert_str_neq(next, text, "edit %zu moved", k);
     mel_model *m = parse(next, 40, "brake, next edit");
-    int rc;
-    sa_result *cold = analyze(m, NULL, &rc);
-    cr_assert_not_null(cold);
-    sa_options o = {.hint = prev};
+    sa_result *cold;
     sa_method_info mi;
-    sa_result *seeded = seeded_as_cold(m, &o, cold, &mi, "brake, next edit");
+    sa_result *seeded = seeded_by(m, prev, &cold, &mi, "brake, next edit");
     cr_assert(mi.seeded_tight, "next edit %zu: by the hint's tight graphs", k);
     cr_assert_gt(mi.blocks_reused, 0, "next edit %zu: blocks from the memo", k);
     cr_assert_gt(same_graph(cold, seeded, prev, "next edit"), 100, "next edit %zu", k);
@@ -681,18 +714,12 @@ static void next_edit(const char *text, const sa_result *prev, size_t k)
  * function, and the edit's own memo serves the next edit. */
 Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
 {
-    char *text = tm_slurp("brake.mel");
-    char *edited[2] = {
-        subst(text, NULL, "px[i] : equation b[i] = K*x[i];",
-              "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);", false),
-        subst(text, NULL, "if open[i] then", "if open[i] & i <> 20 | !open[i] & i == 20 then",
-              false),
-    };
-    const char *texts[] = {edited[0], edited[1], text};
-    const long long ns[] = {40, 40, 41};
-    mel_model *om = parse(text, 40, "brake N=40");
+    edit_set ed;
+    edits_make(&ed, "brake.mel", 40, 20, "px[i] : equation b[i] = K*x[i];",
+               "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);",
+               "brake N=40");
     int rc;
-    sa_result *hint = analyze_ex(om, NULL, SA_METHOD_AUTO, SA_SEEDED_AUTO, &rc);
+    sa_result *hint = analyze_ex(ed.om, NULL, SA_METHOD_AUTO, SA_SEEDED_AUTO, &rc);
     cr_assert_not_null(hint);
     sa_method_info hi;
     sa_result_method(hint, &hi);
@@ -700,12 +727,10 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
     cdg_graph *hg = NULL; /* as a session does: its union-SCCs into its memo */
     cr_assert_eq(cdg_build(hint, NULL, &hg, NULL), MDAE_OK);
     for (size_t k = 0; k < 3; k++) {
-        mel_model *m = parse(texts[k], ns[k], "brake variant");
-        sa_result *cold = analyze(m, NULL, &rc);
-        cr_assert_not_null(cold);
-        sa_options o = {.hint = hint};
+        mel_model *m = parse(ed.texts[k], ed.ns[k], "brake variant");
+        sa_result *cold;
         sa_method_info mi;
-        sa_result *seeded = seeded_as_cold(m, &o, cold, &mi, "brake variant");
+        sa_result *seeded = seeded_by(m, hint, &cold, &mi, "brake variant");
         cr_assert(mi.seeded_tight, "variant %zu: by the hint's tight graphs", k);
         cr_assert_gt(mi.blocks_reused, 0, "variant %zu: blocks from the memo", k);
         cr_log_info("variant %zu: %u blocks reused", k, mi.blocks_reused);
@@ -717,13 +742,13 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
         cr_log_info("variant %zu: %zu union-SCCs from the memo", k, sccs);
         cr_assert_gt(sccs, 100, "variant %zu: %zu union-SCCs from the memo", k, sccs);
         /* Seeded by itself: everything from its own memo. */
-        o.hint = seeded;
+        sa_options o = {.hint = seeded};
         sa_result *again = seeded_as_cold(m, &o, cold, &mi, "brake variant seeded by itself");
         cr_assert_gt(mi.blocks_reused, 0, "variant %zu again: blocks from the memo", k);
         if (k < 2) {
             cdg_graph *sg = NULL; /* its own graph first, as a session does */
             cr_assert_eq(cdg_build(seeded, &o, &sg, NULL), MDAE_OK);
-            next_edit(texts[k], seeded, k);
+            next_edit(ed.texts[k], seeded, k);
             cdg_graph_free(sg);
         }
         sa_result_free(again);
@@ -733,10 +758,7 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
     }
     cdg_graph_free(hg);
     sa_result_free(hint);
-    mel_model_free(om);
-    free(edited[0]);
-    free(edited[1]);
-    free(text);
+    edits_free(&ed);
 }
 
 /* A block whose only change is a weight is solved again: its optimal
