@@ -46,26 +46,36 @@
 /* ---- Names to indices: open addressing over a borrowed string array ---------- */
 
 typedef struct name_map {
-    uint32_t *slot; /* index + 1, 0: empty */
+    uint32_t *slot; /* index + 1, 0: empty; NULL until first needed */
     size_t mask;
+    uint32_t n;
+    const char *(*name)(const void *, uint32_t);
+    const void *arg;
 } name_map;
 
 /* Names come from name(arg, k), k < n; a NULL name is never found. Where two
- * items share a name the first wins (any match is valid, see above). */
-static void map_build(sa_ctx *c, name_map *nm, uint32_t n,
-                      const char *(*name)(const void *, uint32_t), const void *arg)
+ * items share a name the first wins (any match is valid, see above). The
+ * table is built by the first lookup that needs it (map_find_near seldom
+ * does). */
+static void map_init(name_map *nm, uint32_t n, const char *(*name)(const void *, uint32_t),
+                     const void *arg)
+{
+    *nm = (name_map){NULL, 0, n, name, arg};
+}
+
+static void map_build(sa_ctx *c, name_map *nm)
 {
     size_t cap = 16;
-    while (cap < 2 * (size_t)n + 2)
+    while (cap < 2 * (size_t)nm->n + 2)
         cap *= 2;
     nm->mask = cap - 1;
     nm->slot = sa__alloc(c, cap * sizeof *nm->slot);
-    for (uint32_t k = 0; k < n; k++) {
-        const char *s = name(arg, k);
+    for (uint32_t k = 0; k < nm->n; k++) {
+        const char *s = nm->name(nm->arg, k);
         if (s == NULL)
             continue;
         size_t h = (size_t)mdae_hash(s, strlen(s)) & nm->mask;
-        while (nm->slot[h] != 0 && strcmp(name(arg, nm->slot[h] - 1), s) != 0)
+        while (nm->slot[h] != 0 && strcmp(nm->name(nm->arg, nm->slot[h] - 1), s) != 0)
             h = (h + 1) & nm->mask;
         if (nm->slot[h] == 0)
             nm->slot[h] = k + 1;
@@ -73,18 +83,34 @@ static void map_build(sa_ctx *c, name_map *nm, uint32_t n,
 }
 
 /* Index of s, or -1. */
-static long map_find(const name_map *nm, const char *s,
-                     const char *(*name)(const void *, uint32_t), const void *arg)
+static long map_find(sa_ctx *c, name_map *nm, const char *s)
 {
     if (s == NULL)
         return -1;
+    if (nm->slot == NULL)
+        map_build(c, nm);
     size_t h = (size_t)mdae_hash(s, strlen(s)) & nm->mask;
     while (nm->slot[h] != 0) {
-        if (strcmp(name(arg, nm->slot[h] - 1), s) == 0)
+        if (strcmp(nm->name(nm->arg, nm->slot[h] - 1), s) == 0)
             return (long)nm->slot[h] - 1;
         h = (h + 1) & nm->mask;
     }
     return -1;
+}
+
+/* The same, trying index `guess` first: an edited model's equations mostly
+ * keep their places, or shift together (N + 1), so the caller's guess is
+ * the previous match's next and the table is seldom built (the brake at
+ * N = 100: 1,203 names hashed twice per edit). Where names repeat, the
+ * guess may find another of them than the table: any match is valid. */
+static long map_find_near(sa_ctx *c, name_map *nm, const char *s, long guess)
+{
+    if (s != NULL && guess >= 0 && (uint64_t)guess < nm->n) {
+        const char *at = nm->name(nm->arg, (uint32_t)guess);
+        if (at != NULL && strcmp(at, s) == 0)
+            return guess;
+    }
+    return map_find(c, nm, s);
 }
 
 static const char *eq_name(const void *m, uint32_t k)
@@ -121,13 +147,13 @@ static bool renumber(const char *name, long delta, char *buf, size_t cap)
 /* An equation the hint does not have, named as an instance of an array:
  * the hint's instance with the last number one less (*step = -1), else one
  * more (+1); -1 if neither. */
-static long neighbour(const name_map *eqs, const char *name, const mel_model *hm, int *step)
+static long neighbour(sa_ctx *c, name_map *eqs, const char *name, int *step)
 {
     char buf[256];
     for (*step = -1; *step <= 1; *step += 2) {
         if (!renumber(name, *step, buf, sizeof buf))
             continue;
-        long q = map_find(eqs, buf, eq_name, hm);
+        long q = map_find(c, eqs, buf);
         if (q >= 0)
             return q;
     }
@@ -213,10 +239,10 @@ static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32
  * equation seeded by its neighbour reads the neighbour's mode variables as
  * its own: open[40] as open[41]); a name that has no number, or whose
  * renumbered name r lacks, by name alone. */
-static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, const name_map *modes,
+static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
                      long delta)
 {
-    const mel_model *hm = h->m, *m = r->m;
+    const mel_model *hm = h->m;
     int *to_var = sa__alloc(c, ((size_t)h->n_bddvars + 1) * sizeof *to_var);
     for (int v = 0; v < h->n_bddvars; v++)
         to_var[v] = -1;
@@ -225,9 +251,9 @@ static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, const na
         const char *name = hm->modes[k].name;
         long q = -1;
         if (delta != 0 && name != NULL && renumber(name, delta, buf, sizeof buf))
-            q = map_find(modes, buf, mode_name, m);
+            q = map_find_near(c, modes, buf, (long)k + delta);
         if (q < 0)
-            q = map_find(modes, name, mode_name, m);
+            q = map_find_near(c, modes, name, (long)k);
         if (q >= 0 && h->mode_var[k] >= 0 && h->mode_var[k] < h->n_bddvars)
             to_var[h->mode_var[k]] = r->mode_var[q];
     }
@@ -327,21 +353,24 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
     const mel_model *hm = h->m, *m = r->m;
 
     name_map modes;
-    map_build(c, &modes, m->n_modes, mode_name, m);
+    map_init(&modes, m->n_modes, mode_name, m);
 
     /* Equations by name: ours -> the hint's. */
     name_map eqs;
-    map_build(c, &eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
+    map_init(&eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
     long *from = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *from);
     int *step = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *step);
     bool any = false;
+    long shift = 0; /* the last match's index in the hint less ours */
     for (uint32_t i = 0; i < r->n_eq; i++) {
         uint32_t whole = r->eq_whole != NULL ? r->eq_whole[i] : i;
         const char *name = m->equations[whole].name;
-        from[i] = map_find(&eqs, name, eq_name, hm);
+        from[i] = map_find_near(c, &eqs, name, (long)whole + shift);
         step[i] = 0;
-        if (from[i] < 0 && name != NULL)
-            from[i] = neighbour(&eqs, name, hm, &step[i]);
+        if (from[i] >= 0)
+            shift = from[i] - (long)whole;
+        else if (name != NULL)
+            from[i] = neighbour(c, &eqs, name, &step[i]);
         any = any || from[i] >= 0;
     }
     if (!any)
@@ -417,15 +446,18 @@ static bool edges_by_name(sa_ctx *c, const sa_result *h, const sa_result *r, lon
 {
     const mel_model *hm = h->m, *m = r->m;
     name_map eqs, vars;
-    map_build(c, &eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
-    map_build(c, &vars, h->n_var < hm->n_variables ? h->n_var : hm->n_variables, var_name, hm);
+    map_init(&eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
+    map_init(&vars, h->n_var < hm->n_variables ? h->n_var : hm->n_variables, var_name, hm);
     bool *used = sa__alloc(c, h->n_edges + 1);
+    long eshift = 0, vshift = 0; /* as in sa__hint_offsets */
     for (uint32_t i = 0; i < r->n_eq; i++) {
         uint32_t wi = r->eq_whole != NULL ? r->eq_whole[i] : i;
-        long q = map_find(&eqs, m->equations[wi].name, eq_name, hm);
+        long q = map_find_near(c, &eqs, m->equations[wi].name, (long)wi + eshift);
+        eshift = q >= 0 ? q - (long)wi : eshift;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             uint32_t wj = r->var_whole != NULL ? r->var_whole[r->edge_v[e]] : r->edge_v[e];
-            long p = map_find(&vars, m->variables[wj].name, var_name, hm);
+            long p = map_find_near(c, &vars, m->variables[wj].name, (long)wj + vshift);
+            vshift = p >= 0 ? p - (long)wj : vshift;
             from[e] = hint_edge(h, q, p);
             if (from[e] >= 0 && used[from[e]])
                 return false;
@@ -534,7 +566,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
                 hint_tight(c, h, (size_t)from[e], wv, &hf[2 * e + 1]);
         }
     name_map modes;
-    map_build(c, &modes, r->m->n_modes, mode_name, r->m);
+    map_init(&modes, r->m->n_modes, mode_name, r->m);
     size_t cap = 16, n = (size_t)bdd_anodecount(hf, (int)(2 * r->n_edges)) + 2;
     while (cap < 2 * n)
         cap *= 2;
