@@ -23,8 +23,10 @@
  * structure are. What makes (a)-(c) cheaper is the seed: the previous
  * version's offsets (sa_options.hint, engine/sa_primal.c).
  *
- * Usage: bench_edit [--phases] [building|brake] (default both)
+ * Usage: bench_edit [--phases] [--reps R] [building|brake] (default both)
  *   --phases: also the time of each analysis phase of each run (stderr)
+ *   --reps R: each row is the median of R runs (default 5), every edit run
+ *             from the original text analysed just before it
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -133,6 +135,85 @@ typedef struct edit {
     const char *from, *to; /* "%d": the middle instance */
 } edit;
 
+/* Each timed row is the median of `reps` runs (--reps): an edit of the
+ * brake takes 2-3 ms, where one run's noise on the reference VM is 20 %. */
+static int reps = 5;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One row's runs: seconds of the seeded session (t) and the unseeded one
+ * (t0), reps each. */
+typedef struct row {
+    double t[64], t0[64];
+} row;
+
+static void print_row(const char *file, long long n, const char *name, row *rw, double cold,
+                      double cold0, const inc_stats *st, double fl)
+{
+    double t = median(rw->t, reps), t0 = median(rw->t0, reps);
+    printf("%s\t%lld\t%s\t%.4f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.4f\t%.3f\n", file, n, name, t,
+           t / cold, st->reused, st->components, fl, t / fl, t0, t0 / cold0);
+}
+
+/* The cold runs: a fresh pair of sessions each time; the last pair is kept
+ * in *s and *before for the edits. */
+static void cold_runs(const char *text, long long n, inc_session **s, inc_session **before,
+                      row *rw, inc_stats *st)
+{
+    for (int k = 0; k < reps; k++) {
+        if (*s != NULL) {
+            inc_session_free(*s);
+            inc_session_free(*before);
+        }
+        if (inc_session_new(s) != MDAE_OK || inc_session_new(before) != MDAE_OK)
+            exit(1);
+        rw->t0[k] = run(*before, text, n, SA_SEEDED_OFF, st);
+        rw->t[k] = run(*s, text, n, SA_SEEDED_AUTO, st);
+    }
+}
+
+/* Edit e's runs (the edit, and "next" after it when there is one): each in
+ * a fresh pair of sessions (kept in *s, *before) that analysed the
+ * original text just before, untimed: a session's cache would otherwise
+ * hold the edited text from the previous run. */
+static void edit_runs(inc_session **s, inc_session **before, const char *text,
+                      const char *edited, const char *next, long long n, long long n2, int e,
+                      row *rw, row *rn, inc_stats *st, inc_stats *stn)
+{
+    for (int k = 0; k < reps; k++) {
+        inc_session_free(*s);
+        inc_session_free(*before);
+        if (inc_session_new(s) != MDAE_OK || inc_session_new(before) != MDAE_OK)
+            exit(1);
+        run(*before, text, n, SA_SEEDED_OFF, st);
+        run(*s, text, n, SA_SEEDED_AUTO, st);
+        /* Which session runs first alternates: the second one runs with
+         * the first one's results alive in BuDDy's table too. */
+        if ((e + k) % 2 == 0)
+            rw->t0[k] = run(*before, edited, n2, SA_SEEDED_OFF, st);
+        rw->t[k] = run(*s, edited, n2, SA_SEEDED_AUTO, st);
+        if ((e + k) % 2 == 1)
+            rw->t0[k] = run(*before, edited, n2, SA_SEEDED_OFF, st);
+        if (next != NULL) {
+            /* The next edit: the same one on the next instance, seeded by
+             * this one (an editor's session), where the first is undone
+             * and the second made. */
+            rn->t0[k] = run(*before, next, n, SA_SEEDED_OFF, stn);
+            rn->t[k] = run(*s, next, n, SA_SEEDED_AUTO, stn);
+        }
+    }
+}
+
 static void family(const char *file, const long long *ns, size_t n_ns, const edit *ed,
                    size_t n_ed)
 {
@@ -142,53 +223,32 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
         /* Two sessions: `now`, and `before` with the hint's tight graphs
          * off (sa_options.seeded), each edit timed in both, alternately. */
         inc_session *s = NULL, *before = NULL;
-        if (inc_session_new(&s) != MDAE_OK || inc_session_new(&before) != MDAE_OK)
-            exit(1);
-        inc_stats st;
+        inc_stats st, stn;
+        row rw, rn;
         double fl = floor_of(text, n);
-        double cold0 = run(before, text, n, SA_SEEDED_OFF, &st);
-        double cold = run(s, text, n, SA_SEEDED_AUTO, &st);
-        printf("%s\t%lld\tcold\t%.3f\t1.000\t%zu/%zu\t%.6f\t%.0f\t%.3f\t%.3f\n", file, n, cold,
-               st.reused, st.components, fl, cold / fl, cold0, 1.0);
+        cold_runs(text, n, &s, &before, &rw, &st);
+        double cold = median(rw.t, reps), cold0 = median(rw.t0, reps);
+        print_row(file, n, "cold", &rw, cold, cold0, &st, fl);
         for (size_t e = 0; e <= n_ed + 1; e++) {
-            char to[512];
-            char *t2 = NULL;
-            const char *name = e < n_ed ? ed[e].name : e == n_ed ? "(c) N+1" : "(s) same text";
+            char to[512], name[64];
+            char *t2 = NULL, *t3 = NULL;
             long long n2 = e == n_ed ? n + 1 : n;
             if (e < n_ed) {
                 snprintf(to, sizeof to, ed[e].to, (int)(n / 2), (int)(n / 2));
                 t2 = replace(text, ed[e].from, to);
-            }
-            const char *edited = t2 != NULL ? t2 : text;
-            if (e <= n_ed) { /* back to the original version first */
-                run(before, text, n, SA_SEEDED_OFF, &st);
-                run(s, text, n, SA_SEEDED_AUTO, &st);
-            }
-            /* Which session runs first alternates: the second one runs
-             * with the first one's results alive in BuDDy's table too. */
-            double t0 = 0, t = 0;
-            if (e % 2 == 0)
-                t0 = run(before, edited, n2, SA_SEEDED_OFF, &st);
-            t = run(s, edited, n2, SA_SEEDED_AUTO, &st);
-            if (e % 2 == 1)
-                t0 = run(before, edited, n2, SA_SEEDED_OFF, &st);
-            printf("%s\t%lld\t%s\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.3f\t%.3f\n", file, n, name,
-                   t, t / cold, st.reused, st.components, fl, t / fl, t0, t0 / cold0);
-            if (e < n_ed) {
-                /* The next edit: the same one on the next instance, seeded
-                 * by this one (an editor's session), where the first is
-                 * undone and the second made. */
-                char *t3;
                 snprintf(to, sizeof to, ed[e].to, (int)(n / 2 + 1), (int)(n / 2 + 1));
                 t3 = replace(text, ed[e].from, to);
-                t0 = run(before, t3, n, SA_SEEDED_OFF, &st);
-                t = run(s, t3, n, SA_SEEDED_AUTO, &st);
-                printf("%s\t%lld\t%s next\t%.3f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.3f\t%.3f\n", file,
-                       n, ed[e].name, t, t / cold, st.reused, st.components, fl, t / fl, t0,
-                       t0 / cold0);
-                free(t3);
+            }
+            edit_runs(&s, &before, text, t2 != NULL ? t2 : text, t3, n, n2, (int)e, &rw, &rn, &st,
+                      &stn);
+            print_row(file, n, e < n_ed ? ed[e].name : e == n_ed ? "(c) N+1" : "(s) same text",
+                      &rw, cold, cold0, &st, fl);
+            if (t3 != NULL) {
+                snprintf(name, sizeof name, "%s next", ed[e].name);
+                print_row(file, n, name, &rn, cold, cold0, &stn, fl);
             }
             free(t2);
+            free(t3);
         }
         fflush(stdout);
         inc_session_free(s);
@@ -200,9 +260,16 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
 int main(int argc, char **argv)
 {
     int a = 1;
-    if (a < argc && strcmp(argv[a], "--phases") == 0) {
-        show_phases = true;
-        a++;
+    for (; a < argc && argv[a][0] == '-'; a++) {
+        if (strcmp(argv[a], "--phases") == 0) {
+            show_phases = true;
+        } else if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc && atoi(argv[a + 1]) >= 1 &&
+                   atoi(argv[a + 1]) <= 64) {
+            reps = atoi(argv[++a]);
+        } else {
+            fprintf(stderr, "usage: bench_edit [--phases] [--reps 1..64] [building|brake]\n");
+            return 2;
+        }
     }
     const char *only = a < argc ? argv[a] : NULL;
     if (sa_begin(NULL) != MDAE_OK)
