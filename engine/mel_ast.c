@@ -178,8 +178,18 @@ uint32_t mel__hash(const char *s, size_t n)
         h = (h ^ w) * 0xff51afd7ed558ccdull;
         h ^= h >> 32;
     }
+    /* The last 0 to 7 bytes, as two overlapping halves rather than a copy
+     * of n bytes (a byte loop): a name like "Pb[17]" is all tail. */
     uint64_t w = 0;
-    memcpy(&w, s, n);
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        w = (uint64_t)a << 32 | b;
+    } else if (n > 0) {
+        const unsigned char *u = (const unsigned char *)s;
+        w = (uint64_t)u[0] << 16 | (uint64_t)u[n / 2] << 8 | u[n - 1];
+    }
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 29;
     return (uint32_t)h;
@@ -201,9 +211,9 @@ mel__sym *mel__sym_find(const mel__symtab *t, const char *name)
     return mel__sym_findn(t, name, strlen(name));
 }
 
-static int symtab_grow(mel__symtab *t)
+/* Rehash into cap buckets (a power of two, above the count). */
+static int symtab_rehash(mel__symtab *t, size_t cap)
 {
-    size_t cap = t->cap ? t->cap * 2 : 64;
     mel__sym **b = mdae_calloc(cap, sizeof *b);
     if (b == NULL)
         return MDAE_E_NOMEM;
@@ -222,24 +232,48 @@ static int symtab_grow(mel__symtab *t)
     return MDAE_OK;
 }
 
-mel__sym *mel__sym_addn(mel__symtab *t, mel__arena *a, const char *name, size_t n)
+int mel__symtab_reserve(mel__symtab *t, size_t n)
 {
-    if (t->cap == 0 || t->count * 4 >= t->cap * 3) { /* load <= 3/4 */
-        if (symtab_grow(t) < 0)
-            return NULL;
-    }
+    size_t cap = t->cap ? t->cap : 64;
+    if (n > SIZE_MAX / 8 - t->count)
+        return MDAE_E_NOMEM;
+    while ((t->count + n) * 4 >= cap * 3) /* load < 3/4 after the n inserts */
+        cap *= 2;
+    return cap == t->cap ? MDAE_OK : symtab_rehash(t, cap);
+}
+
+mel__sym *mel__sym_new(mel__arena *a, size_t n)
+{
     /* One block: the symbol, then its name. */
     mel__sym *s = n < SIZE_MAX - sizeof *s ? mel__arena_alloc_raw(a, sizeof *s + n + 1) : NULL;
     if (s == NULL)
         return NULL;
-    char *copy = (char *)(s + 1);
-    memcpy(copy, name, n);
-    copy[n] = '\0';
-    uint32_t h = mel__hash(name, n);
-    *s = (mel__sym){.name = copy, .hash = h, .next = t->buckets[h & (t->cap - 1)]};
-    t->buckets[h & (t->cap - 1)] = s;
-    t->count++;
+    char *name = (char *)(s + 1);
+    name[n] = '\0';
+    *s = (mel__sym){.name = name};
     return s;
+}
+
+int mel__sym_insert(mel__symtab *t, mel__sym *s)
+{
+    if (t->cap == 0 || t->count * 4 >= t->cap * 3) { /* load <= 3/4 */
+        if (symtab_rehash(t, t->cap ? t->cap * 2 : 64) < 0)
+            return MDAE_E_NOMEM;
+    }
+    s->next = t->buckets[s->hash & (t->cap - 1)];
+    t->buckets[s->hash & (t->cap - 1)] = s;
+    t->count++;
+    return MDAE_OK;
+}
+
+mel__sym *mel__sym_addn(mel__symtab *t, mel__arena *a, const char *name, size_t n)
+{
+    mel__sym *s = mel__sym_new(a, n);
+    if (s == NULL)
+        return NULL;
+    memcpy((char *)s->name, name, n);
+    s->hash = mel__hash(name, n);
+    return mel__sym_insert(t, s) < 0 ? NULL : s;
 }
 
 mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name)

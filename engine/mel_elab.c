@@ -77,6 +77,21 @@ typedef struct ctxlist {
     struct ctxlist *next;
 } ctxlist;
 
+/* An unknown or an equation, in declaration order (its symbol's aux): the
+ * model's records are written from these once pass 1 has counted them, so
+ * no array of them is regrown (and copied) as they come. */
+typedef struct obj {
+    mel__sym *sym;
+    ctxlist *ctx;  /* its declarations' contexts; NULL: one, outside any conditional */
+    uint32_t when; /* an equation's mel_equation.when */
+    struct obj *next;
+} obj;
+
+typedef struct objlist {
+    obj *head, *tail;
+    uint32_t n;
+} objlist;
+
 typedef enum item_kind { IT_EQ, IT_INV, IT_CHECK } item_kind;
 
 typedef struct item {
@@ -150,8 +165,15 @@ typedef struct elab {
     uint64_t seq, max_seq;
     uint64_t work, max_work; /* expression nodes to elaborate (see p1_stmts) */
     bool limit_hit;
-    vec modes, invariants, variables, equations; /* mel_* records */
-    vec vctx, ectx;            /* ctxlist * per variable / equation */
+    vec modes, invariants;     /* mel_* records */
+    objlist vars, eqs;         /* pass 1's unknowns and equations */
+    mel_variable *variables;   /* the model's, from vars and eqs after pass 1 */
+    mel_equation *equations;
+    /* Symbols named with at most one index, found through names[] in pass
+     * 1, enter the model's table once it is over, in one go, chained
+     * through their `next` here until then. */
+    mel__sym *pending;
+    size_t n_pending;
     iblock *items, *items_tail;
     vec uses;
     vec wrecs, whens;          /* whenrec (pass 1), mel_when (the model's) */
@@ -167,6 +189,10 @@ typedef struct elab {
     bool gf_reported;
     uint32_t seen[128]; /* offsets of reported errors (err) */
     size_t n_seen;
+    /* An instance name for a message or a lookup by name (inst_text), here
+     * rather than in the frames of the recursive walkers. */
+    char name[NAME_BUF];
+    size_t name_len;
     /* The symbols declared with one index outside their name's dense
      * array, by (name number, index): open addressing, at most half full. */
     struct islot *itab;
@@ -400,51 +426,91 @@ static bool base_is(elab *el, uint32_t id, mel__sym_kind kind)
 
 static int eval_int(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out);
 
-/* An instance name, "x" or "x[1,2]": NAME_BUF bytes hold the name and
- * MAX_INDICES indices of at most 21 characters each. */
-typedef struct iname {
-    char buf[NAME_BUF];
-    size_t len;       /* strlen(buf) */
-    long long first;  /* the first index's value, if any */
-} iname;
+/* An instance of a name: the values of its indices (x[1,2]: 1, 2). */
+typedef struct inst {
+    uint32_t n;
+    long long v[MAX_INDICES];
+} inst;
 
-static int instance_name(elab *el, const char *base, uint32_t n, mel__expr *const *idx,
-                         mdae_range where, const env *en, uint64_t seq, iname *out)
+/* Evaluate the n indices idx (of a name at `where`) into *out; an error is
+ * reported and returned. */
+static int inst_eval(elab *el, uint32_t n, mel__expr *const *idx, mdae_range where,
+                     const env *en, uint64_t seq, inst *out)
 {
     if (n > MAX_INDICES) {
         err(el, where, "more than %d indices", MAX_INDICES);
         return MDAE_E_MODEL;
     }
-    char *buf = out->buf;
-    size_t len = strlen(base);
-    memcpy(buf, base, len);
+    out->n = n;
     for (uint32_t k = 0; k < n; k++) {
-        long long v;
-        int rc = eval_int(el, idx[k], en, seq, &v);
+        const mel__expr *i = idx[k];
+        const env *f = i->kind == MEL_X_ID && i->u.id.n == 0 ? env_find(en, i->u.id.name_id)
+                                                              : NULL;
+        if (f != NULL) { /* x[i]: eval_int's first case, without the call */
+            out->v[k] = f->value;
+            continue;
+        }
+        int rc = eval_int(el, i, en, seq, &out->v[k]);
         if (rc < 0)
             return rc;
-        if (k == 0)
-            out->first = v;
-        buf[len++] = k == 0 ? '[' : ',';
-        len += mdae_put_int(buf + len, v); /* not snprintf: every instance is named here */
     }
-    if (n > 0)
-        buf[len++] = ']';
-    buf[len] = '\0';
-    out->len = len;
     return MDAE_OK;
 }
 
+/* Characters of v in decimal, its sign included. */
+static size_t int_width(long long v)
+{
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    size_t n = 1 + (v < 0);
+    for (; u >= 10; u /= 10)
+        n++;
+    return n;
+}
+
+/* The length of the instance name of `in`, "x" or "x[1,2]", whose base name
+ * has blen bytes. */
+static size_t inst_len(size_t blen, const inst *in)
+{
+    size_t len = blen + (in->n > 0 ? in->n + 1 : 0); /* brackets and commas */
+    for (uint32_t k = 0; k < in->n; k++)
+        len += int_width(in->v[k]);
+    return len;
+}
+
+/* Write the instance name of `in` (base name base[0 .. blen)) at buf, which
+ * has room for inst_len bytes and a NUL; its length. */
+static size_t inst_write(char *buf, const char *base, size_t blen, const inst *in)
+{
+    size_t len = blen;
+    memcpy(buf, base, blen);
+    for (uint32_t k = 0; k < in->n; k++) {
+        buf[len++] = k == 0 ? '[' : ',';
+        len += mdae_put_int(buf + len, in->v[k]); /* not snprintf: every instance is named here */
+    }
+    if (in->n > 0)
+        buf[len++] = ']';
+    buf[len] = '\0';
+    return len;
+}
+
+/* The instance name of `in` (base name `base`) in el->name, for a message or
+ * a lookup by name; valid until the next call. NAME_BUF holds a name of
+ * MEL__MAX_NAME bytes and MAX_INDICES indices of at most 21 characters. */
+static const char *inst_text(elab *el, const char *base, const inst *in)
+{
+    el->name_len = inst_write(el->name, base, strlen(base), in);
+    return el->name;
+}
+
 /* The symbol that identifier e (x, x[i], x[i,j]; not a loop index) names:
- * MDAE_OK and *out, or *out NULL when it is undeclared, and then name holds
- * its instance name for the message. An index's error is reported and
+ * MDAE_OK and *out, or *out NULL when it is undeclared, and then el->name
+ * holds its instance name for the message. An index's error is reported and
  * returned. The same as looking the instance name up in the model's table,
  * which only names of two or more indices need. */
 static int lookup_named(elab *el, const mel__expr *e, const env *en, uint64_t seq,
-                        iname *name, const mel__sym **out);
+                        const mel__sym **out);
 
-static int lookup(elab *el, const mel__expr *e, const env *en, uint64_t seq, iname *name,
-                  const mel__sym **out)
+static int lookup(elab *el, const mel__expr *e, const env *en, uint64_t seq, const mel__sym **out)
 {
     const nameinfo *ni = name_get(el, e->u.id.name_id);
     *out = NULL;
@@ -468,18 +534,20 @@ static int lookup(elab *el, const mel__expr *e, const env *en, uint64_t seq, ina
         if (*out != NULL)
             return MDAE_OK;
     }
-    return lookup_named(el, e, en, seq, name, out);
+    return lookup_named(el, e, en, seq, out);
 }
 
 /* lookup's way for the rest: by the instance name. */
 static __attribute__((noinline)) int lookup_named(elab *el, const mel__expr *e, const env *en,
-                                                  uint64_t seq, iname *name, const mel__sym **out)
+                                                  uint64_t seq, const mel__sym **out)
 {
-    int rc = instance_name(el, e->u.id.name, e->u.id.n, e->u.id.args, e->where, en, seq, name);
+    inst in;
+    int rc = inst_eval(el, e->u.id.n, e->u.id.args, e->where, en, seq, &in);
     if (rc < 0)
         return rc;
+    inst_text(el, e->u.id.name, &in);
     if (name_get(el, e->u.id.name_id) != NULL && e->u.id.n > 1)
-        *out = mel__sym_findn(&el->priv->syms, name->buf, name->len);
+        *out = mel__sym_findn(&el->priv->syms, el->name, el->name_len);
     return MDAE_OK;
 }
 
@@ -507,19 +575,15 @@ static int ipow(elab *el, const mel__expr *e, long long b, long long x, long lon
     return MDAE_OK;
 }
 
-/* The value of identifier e, an integer constant declared before seq. Out
- * of eval_int (and not inlined) so the name buffer is not part of every
- * recursive frame. */
-static __attribute__((noinline)) int eval_const(elab *el, const mel__expr *e, const env *en,
-                                                uint64_t seq, long long *out)
+/* The value of identifier e, an integer constant declared before seq. */
+static int eval_const(elab *el, const mel__expr *e, const env *en, uint64_t seq, long long *out)
 {
-    iname name;
     const mel__sym *s;
-    int rc = lookup(el, e, en, seq, &name, &s);
+    int rc = lookup(el, e, en, seq, &s);
     if (rc < 0)
         return rc;
     if (s == NULL) {
-        err(el, e->where, "undeclared integer constant '%s'", name.buf);
+        err(el, e->where, "undeclared integer constant '%s'", el->name);
         return MDAE_E_MODEL;
     }
     if (s->kind != MEL_SYM_INT) {
@@ -748,8 +812,8 @@ static const char *kind_name(mel__sym_kind k)
     return "a name";
 }
 
-/* The symbol already declared as instance `name` of label l, or NULL. */
-static mel__sym *declared(elab *el, const mel__label *l, const iname *name)
+/* The symbol already declared as instance `in` of label l, or NULL. */
+static mel__sym *declared(elab *el, const mel__label *l, const inst *in)
 {
     const nameinfo *ni = name_get(el, l->name_id);
     if (ni == NULL)
@@ -757,13 +821,14 @@ static mel__sym *declared(elab *el, const mel__label *l, const iname *name)
     if (l->n == 0)
         return ni->sym0;
     if (l->n == 1)
-        return index_find(el, ni, l->name_id, name->first);
-    return mel__sym_findn(&el->priv->syms, name->buf, name->len);
+        return index_find(el, ni, l->name_id, in->v[0]);
+    inst_text(el, l->name, in);
+    return mel__sym_findn(&el->priv->syms, el->name, el->name_len);
 }
 
-/* Record the new symbol s of label l (instance `name`, kind k) by name
+/* Record the new symbol s of label l (instance `in`, kind k) by name
  * number; false on OOM (reported). */
-static bool record(elab *el, const mel__label *l, const iname *name, mel__sym_kind k, mel__sym *s)
+static bool record(elab *el, const mel__label *l, const inst *in, mel__sym_kind k, mel__sym *s)
 {
     nameinfo *ni = name_at(el, l->name_id);
     if (ni == NULL)
@@ -775,31 +840,77 @@ static bool record(elab *el, const mel__label *l, const iname *name, mel__sym_ki
     if (l->n == 0)
         ni->sym0 = s;
     else if (l->n == 1)
-        return index_put(el, ni, l->name_id, name->first, s);
+        return index_put(el, ni, l->name_id, in->v[0], s);
     return true;
 }
 
-/* Register instance `name` of label l, of kind k; NULL on error (reported).
+/* A new symbol named by instance `in` of label l, its name written in place.
+ * It enters the model's table at once when it has two indices or more (pass
+ * 1 finds those by name), else with the others after pass 1 (el->pending).
+ * NULL on OOM (reported). */
+static mel__sym *new_sym(elab *el, const mel__label *l, const inst *in)
+{
+    size_t blen = strlen(l->name), len = inst_len(blen, in);
+    mel__sym *s = mel__sym_new(el->ma, len);
+    if (s == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    inst_write((char *)s->name, l->name, blen, in);
+    s->hash = mel__hash(s->name, len);
+    if (in->n < 2) {
+        s->next = el->pending;
+        el->pending = s;
+        el->n_pending++;
+    } else if (mel__sym_insert(&el->priv->syms, s) < 0) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    return s;
+}
+
+/* A new unknown or equation s, the last of objs (s->index: its number);
+ * false on OOM (reported). */
+static bool new_obj(elab *el, mel__sym *s, objlist *objs)
+{
+    obj *o = talloc(el, sizeof *o);
+    ctxlist *c = el->ctx != NULL ? talloc(el, sizeof *c) : NULL;
+    if (o == NULL || (c == NULL && el->ctx != NULL))
+        return false;
+    if (c != NULL)
+        *c = (ctxlist){el->ctx, NULL};
+    *o = (obj){s, c, el->cur_when, NULL};
+    if (objs->tail != NULL)
+        objs->tail->next = o;
+    else
+        objs->head = o;
+    objs->tail = o;
+    s->aux = o;
+    s->index = objs->n++;
+    return true;
+}
+
+/* Register instance `in` of label l, of kind k; NULL on error (reported).
  * *again is set when the name is a compatible redeclaration (same kind,
- * disjoint branches). ctxv's entry of a symbol is its list of contexts, or
- * NULL for one declaration outside any conditional. */
-static mel__sym *declare(elab *el, const mel__label *l, const iname *name, mel__sym_kind k,
-                         mdae_range where, vec *ctxv, bool *again)
+ * disjoint branches). An unknown or an equation (objs: the list of its
+ * kind, else NULL) gets its object and its number. */
+static mel__sym *declare(elab *el, const mel__label *l, const inst *in, mel__sym_kind k,
+                         mdae_range where, objlist *objs, bool *again)
 {
     *again = false;
-    mel__sym *s = declared(el, l, name);
+    mel__sym *s = declared(el, l, in);
     if (s != NULL) {
-        ctxlist **head = s->kind == k && ctxv != NULL ? &((ctxlist **)ctxv->p)[s->index] : NULL;
-        if (head != NULL && *head != NULL && el->ctx != NULL) {
+        obj *o = s->kind == k && objs != NULL ? s->aux : NULL;
+        if (o != NULL && o->ctx != NULL && el->ctx != NULL) {
             bool ok = true;
-            for (ctxlist *c = *head; c != NULL; c = c->next)
+            for (ctxlist *c = o->ctx; c != NULL; c = c->next)
                 ok = ok && c->ctx != NULL && disjoint(c->ctx, el->ctx);
             if (ok) {
                 ctxlist *c = talloc(el, sizeof *c);
                 if (c == NULL)
                     return NULL;
                 *c = (ctxlist){el->ctx, NULL};
-                ctxlist **tail = head;
+                ctxlist **tail = &o->ctx;
                 while (*tail != NULL) /* declaration order, for readable guards */
                     tail = &(*tail)->next;
                 *tail = c;
@@ -807,41 +918,55 @@ static mel__sym *declare(elab *el, const mel__label *l, const iname *name, mel__
                 return s;
             }
         }
-        err(el, where, "'%s' is already declared as %s (line %u)", name->buf, kind_name(s->kind),
-            (unsigned)s->where.start.line);
+        err(el, where, "'%s' is already declared as %s (line %u)", inst_text(el, l->name, in),
+            kind_name(s->kind), (unsigned)s->where.start.line);
         return NULL;
     }
     if (env_find(el->env, l->name_id) != NULL) {
         err(el, where, "'%s' is a loop index", l->name);
         return NULL;
     }
-    s = mel__sym_addn(&el->priv->syms, el->ma, name->buf, name->len);
-    if (s == NULL) {
-        mel__nomem(el->rep);
+    s = new_sym(el, l, in);
+    if (s == NULL)
         return NULL;
-    }
     s->kind = k;
     s->seq = el->seq;
     s->where = where;
-    if (!record(el, l, name, k, s))
+    if (!record(el, l, in, k, s))
         return NULL;
-    if (ctxv != NULL) {
-        ctxlist **slot = vec_push(el, ctxv, sizeof(ctxlist *));
-        ctxlist *c = el->ctx != NULL ? talloc(el, sizeof *c) : NULL;
-        if (slot == NULL || (c == NULL && el->ctx != NULL))
-            return NULL;
-        if (c != NULL)
-            *c = (ctxlist){el->ctx, NULL};
-        *slot = c;
+    return objs == NULL || new_obj(el, s, objs) ? s : NULL;
+}
+
+/* The value of integer constant `in` of st: from the last -D of its name,
+ * else from its definition; false on error (reported). */
+static bool int_value(elab *el, const mel__stmt *st, const inst *in, long long *value)
+{
+    const mel__label *l = &st->u.decl.label;
+    const char *name = inst_text(el, l->name, in);
+    bool defined = false;
+    for (size_t i = 0; i < el->opt->n_defines; i++) {
+        const char *dn = el->opt->defines[i].name;
+        if (dn != NULL && strcmp(dn, name) == 0) { /* the last one wins, like cc -D */
+            *value = el->opt->defines[i].value;
+            el->define_used[i] = true;
+            defined = true;
+        }
     }
-    return s;
+    if (defined)
+        return true;
+    if (st->u.decl.init == NULL) {
+        err(el, l->where, "integer constant '%s' needs a value ('%s : integer = ...')", name,
+            name);
+        return false;
+    }
+    return eval_int(el, st->u.decl.init, el->env, el->seq, value) >= 0;
 }
 
 static void p1_decl(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.decl.label;
-    iname name;
-    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, &name) < 0)
+    inst in;
+    if (inst_eval(el, l->n, l->idx, l->where, el->env, el->seq, &in) < 0)
         return;
     mel__type ty = st->u.decl.type;
     const mel__expr *init = st->u.decl.init;
@@ -852,34 +977,16 @@ static void p1_decl(elab *el, const mel__stmt *st)
     if (k != MEL_SYM_VAR && el->ctx != NULL) {
         err(el, l->where, "%s cannot be declared under a mode-dependent condition ('%s')",
             k == MEL_SYM_INT ? "an integer constant" : k == MEL_SYM_MODE ? "a boolean" : "a parameter",
-            name.buf);
+            inst_text(el, l->name, &in));
         return;
     }
     long long value = 0;
-    if (k == MEL_SYM_INT) {
-        bool defined = false;
-        for (size_t i = 0; i < el->opt->n_defines; i++) {
-            const char *dn = el->opt->defines[i].name;
-            if (dn != NULL && strcmp(dn, name.buf) == 0) { /* the last one wins, like cc -D */
-                value = el->opt->defines[i].value;
-                el->define_used[i] = true;
-                defined = true;
-            }
-        }
-        if (!defined) {
-            if (init == NULL) {
-                err(el, l->where, "integer constant '%s' needs a value ('%s : integer = ...')",
-                    name.buf, name.buf);
-                return;
-            }
-            if (eval_int(el, init, el->env, el->seq, &value) < 0)
-                return;
-        }
-    }
+    if (k == MEL_SYM_INT && !int_value(el, st, &in, &value))
+        return;
     if (!count_object(el, st->where))
         return;
     bool again;
-    mel__sym *s = declare(el, l, &name, k, st->where, k == MEL_SYM_VAR ? &el->vctx : NULL, &again);
+    mel__sym *s = declare(el, l, &in, k, st->where, k == MEL_SYM_VAR ? &el->vars : NULL, &again);
     if (s == NULL || again)
         return;
     switch (k) {
@@ -909,14 +1016,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
         }
         return;
     }
-    case MEL_SYM_VAR: {
-        s->index = (uint32_t)el->variables.n;
-        mel_variable *v = vec_push(el, &el->variables, sizeof *v);
-        if (v == NULL)
-            return;
-        *v = (mel_variable){(char *)s->name, mel__g_true(), st->where};
-        return;
-    }
+    case MEL_SYM_VAR: /* declare numbered it */
     case MEL_SYM_EQN: return;
     }
 }
@@ -924,25 +1024,18 @@ static void p1_decl(elab *el, const mel__stmt *st)
 static void p1_equ(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.equ.label;
-    iname name;
-    if (instance_name(el, l->name, l->n, l->idx, l->where, el->env, el->seq, &name) < 0)
+    inst in;
+    if (inst_eval(el, l->n, l->idx, l->where, el->env, el->seq, &in) < 0)
         return;
     if (!count_object(el, st->where))
         return;
     bool again;
-    mel__sym *s = declare(el, l, &name, MEL_SYM_EQN, st->where, &el->ectx, &again);
+    mel__sym *s = declare(el, l, &in, MEL_SYM_EQN, st->where, &el->eqs, &again);
     if (s == NULL)
         return;
-    if (!again) {
-        s->index = (uint32_t)el->equations.n;
-        mel_equation *q = vec_push(el, &el->equations, sizeof *q);
-        if (q == NULL)
-            return;
-        *q = (mel_equation){.name = (char *)s->name, .guard = mel__g_true(), .where = st->where,
-                            .when = el->cur_when};
-    } else if (((mel_equation *)el->equations.p)[s->index].when != el->cur_when) {
+    if (again && ((const obj *)s->aux)->when != el->cur_when) {
         err(el, l->where, "equation '%s' is declared both in and out of a when-clause (or in "
-                          "two of them)", name.buf);
+                          "two of them)", inst_text(el, l->name, &in));
         return;
     }
     item *it = new_item(el, IT_EQ, st);
@@ -1085,6 +1178,40 @@ static void p1_stmts(elab *el, const mel__stmt *s)
     }
 }
 
+/* After pass 1: the pending symbols enter the model's table, and the model's
+ * unknowns and equations are written from their objects (guards TRUE until
+ * pass 2). Out of memory is reported. */
+static void p1_finish(elab *el)
+{
+    mel__symtab *t = &el->priv->syms;
+    if (mel__symtab_reserve(t, el->n_pending) < 0) {
+        mel__nomem(el->rep);
+        return;
+    }
+    for (mel__sym *s = el->pending, *next; s != NULL; s = next) {
+        next = s->next;
+        if (mel__sym_insert(t, s) < 0) { /* not after the reserve */
+            mel__nomem(el->rep);
+            return;
+        }
+    }
+    el->pending = NULL;
+    uint32_t nv = el->vars.n, ne = el->eqs.n;
+    el->variables = nv > 0 ? mdae_malloc(nv * sizeof *el->variables) : NULL;
+    el->equations = ne > 0 ? mdae_malloc(ne * sizeof *el->equations) : NULL;
+    if ((nv > 0 && el->variables == NULL) || (ne > 0 && el->equations == NULL)) {
+        mel__nomem(el->rep);
+        return;
+    }
+    mel_variable *v = el->variables;
+    for (const obj *o = el->vars.head; o != NULL; o = o->next)
+        *v++ = (mel_variable){(char *)o->sym->name, mel__g_true(), o->sym->where};
+    mel_equation *q = el->equations;
+    for (const obj *o = el->eqs.head; o != NULL; o = o->next)
+        *q++ = (mel_equation){.name = (char *)o->sym->name, .guard = mel__g_true(),
+                              .where = o->sym->where, .when = o->when};
+}
+
 /* ---- Pass 2: guards --------------------------------------------------------- */
 
 static void not_boolean(elab *el, const mel__expr *e)
@@ -1164,12 +1291,11 @@ static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, ui
             not_boolean(el, e);
             return NULL;
         }
-        iname name;
         const mel__sym *s;
-        if (lookup(el, e, en, seq, &name, &s) < 0)
+        if (lookup(el, e, en, seq, &s) < 0)
             return NULL;
         if (s == NULL) {
-            err(el, e->where, "undeclared variable '%s'", name.buf);
+            err(el, e->where, "undeclared variable '%s'", el->name);
             return NULL;
         }
         if (s->kind != MEL_SYM_MODE) {
@@ -1284,12 +1410,11 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
     uint64_t seq = el->it->seq;
     if (e->u.id.n == 0 && env_find(en, e->u.id.name_id) != NULL)
         return;
-    iname name;
     const mel__sym *s;
-    if (lookup(el, e, en, seq, &name, &s) < 0)
+    if (lookup(el, e, en, seq, &s) < 0)
         return;
     if (s == NULL) {
-        err(el, e->where, "undeclared variable '%s'", name.buf);
+        err(el, e->where, "undeclared variable '%s'", el->name);
         return;
     }
     switch (s->kind) {
@@ -1444,6 +1569,22 @@ static void p2_item(elab *el, const item *it)
     check_gf(el, it->s->where);
 }
 
+/* The guards of the model's unknowns and equations: the OR of their
+ * declarations' contexts. */
+static void p2_guards(elab *el)
+{
+    size_t i = 0;
+    for (const obj *o = el->vars.head; o != NULL && !el->rep->stop; o = o->next, i++) {
+        el->variables[i].guard = ctxlist_guard(el, o->ctx);
+        check_gf(el, el->variables[i].where);
+    }
+    i = 0;
+    for (const obj *o = el->eqs.head; o != NULL && !el->rep->stop; o = o->next, i++) {
+        el->equations[i].guard = ctxlist_guard(el, o->ctx);
+        check_gf(el, el->equations[i].where);
+    }
+}
+
 /* Each when-clause: its condition, and the invariant !c that keeps its
  * transient modes out of the long modes (mel.h). */
 static void p2_whens(elab *el)
@@ -1542,7 +1683,7 @@ static void build_incidences(elab *el, size_t *n_edges)
 {
     use *u = el->uses.p;
     size_t n = el->uses.n;
-    mel_equation *eqs = el->equations.p;
+    mel_equation *eqs = el->equations;
     const mel_guard **gs = NULL;
     size_t gcap = 0;
     sort_uses(u, n);
@@ -1616,8 +1757,6 @@ static void elab_close(elab *el)
     mel__arena_free(&el->tmp);
     mel__gf_close(&el->gf);
     mdae_free(el->define_used);
-    mdae_free(el->vctx.p);
-    mdae_free(el->ectx.p);
     mdae_free(el->uses.p);
     mdae_free(el->wrecs.p);
 }
@@ -1626,8 +1765,8 @@ static void model_release_arrays(elab *el)
 {
     mdae_free(el->modes.p);
     mdae_free(el->invariants.p);
-    mdae_free(el->variables.p);
-    mdae_free(el->equations.p);
+    mdae_free(el->variables);
+    mdae_free(el->equations);
     mdae_free(el->whens.p);
 }
 
@@ -1681,6 +1820,8 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
 
     if (!rep->stop)
         p1_stmts(&el, prog);
+    if (!rep->stop)
+        p1_finish(&el);
     for (size_t i = 0; i < opt->n_defines && !rep->stop; i++) {
         if (!el.define_used[i])
             mel__error(rep, MDAE_E_MODEL, no_range,
@@ -1690,18 +1831,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     }
 
     /* Pass 2: guards of unknowns and equations, then the items. */
-    mel_variable *vars = el.variables.p;
-    ctxlist **vctx = el.vctx.p;
-    for (size_t i = 0; i < el.variables.n && !rep->stop; i++) {
-        vars[i].guard = ctxlist_guard(&el, vctx[i]);
-        check_gf(&el, vars[i].where);
-    }
-    mel_equation *eqs = el.equations.p;
-    ctxlist **ectx = el.ectx.p;
-    for (size_t i = 0; i < el.equations.n && !rep->stop; i++) {
-        eqs[i].guard = ctxlist_guard(&el, ectx[i]);
-        check_gf(&el, eqs[i].where);
-    }
+    p2_guards(&el);
     p2_whens(&el);
     reserve_uses(&el);
     for (const iblock *b = el.items; b != NULL && !rep->stop; b = b->next)
@@ -1724,10 +1854,10 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     m->modes = priv->modes = el.modes.p;
     m->n_invariants = (uint32_t)el.invariants.n;
     m->invariants = priv->invariants = el.invariants.p;
-    m->n_variables = (uint32_t)el.variables.n;
-    m->variables = priv->variables = el.variables.p;
-    m->n_equations = (uint32_t)el.equations.n;
-    m->equations = priv->equations = el.equations.p;
+    m->n_variables = el.vars.n;
+    m->variables = priv->variables = el.variables;
+    m->n_equations = el.eqs.n;
+    m->equations = priv->equations = el.equations;
     m->n_whens = (uint32_t)el.whens.n;
     m->whens = priv->whens = el.whens.p;
     m->n_edges = n_edges;

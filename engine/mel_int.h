@@ -198,6 +198,7 @@ typedef struct mel__sym {
     uint64_t seq;     /* elaboration order of the declaration */
     mdae_range where; /* first declaration */
     struct mel__sym *next; /* hash chain */
+    void *aux; /* the elaborator's, during elaboration (mel_elab.c: its record) */
 } mel__sym;
 
 typedef struct mel__symtab {
@@ -225,6 +226,16 @@ mel__sym *mel__sym_findn(const mel__symtab *t, const char *name, size_t n);
 mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name);
 /* The same for name[0 .. n); the symbol's name is a NUL-terminated copy. */
 mel__sym *mel__sym_addn(mel__symtab *t, mel__arena *a, const char *name, size_t n);
+/* A symbol with room for a name of n bytes, NUL-terminated at name[n], in
+ * no table: the caller writes the name and then inserts it (or never
+ * does). Its other fields are zero. NULL on OOM. */
+mel__sym *mel__sym_new(mel__arena *a, size_t n);
+/* Enter symbol s, whose name is not in t yet and whose hash the caller has
+ * set (mel__hash of the name); MDAE_E_NOMEM (and s not entered) when the
+ * table cannot grow. */
+int mel__sym_insert(mel__symtab *t, mel__sym *s);
+/* Room for n more symbols: so many inserts will not grow the table. */
+int mel__symtab_reserve(mel__symtab *t, size_t n);
 void mel__symtab_close(mel__symtab *t);
 
 
