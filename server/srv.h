@@ -221,8 +221,14 @@ srv_call *srv_call_new(srv_conn *conn, const cJSON *id, const char *method, srv_
  * response built for call->id). */
 void srv_call_reply(srv_call *call, cJSON *response /* takes */);
 void srv_call_result(srv_call *call, cJSON *result /* takes */);
-/* Answer with a result already printed as JSON text (borrowed). */
-void srv_call_result_text(srv_call *call, const char *result);
+/* Answer with a result already printed as JSON text (borrowed, len bytes,
+ * valid JSON: a worker's, read by rpc_relay_read, or one the router
+ * printed), sent as it is but for the id in front (protocol/rpc_relay.h).
+ * key, when not NULL and the result is an object, adds "key":value (value
+ * borrowed) as its last member. In a batch the text is parsed into the
+ * batch's array. */
+void srv_call_result_text(srv_call *call, const char *result, size_t len, const char *key,
+                          const cJSON *value);
 void srv_call_error(srv_call *call, int code, const char *message, cJSON *data /* takes */);
 void srv_call_mdae_error(srv_call *call, int rc, const char *message, cJSON *details);
 /* Send a notification to the call's connection (if still open). */
@@ -309,14 +315,28 @@ typedef struct srv_reply {
                             < 0: it never will (the worker died or was
                             stopped, the job was cancelled before it started,
                             no worker could be started) */
-    cJSON *result;       /* rc == MDAE_OK: the worker's result, or NULL; set
-                            it to NULL to keep it (else the pool frees it) */
+    cJSON *result;       /* rc == MDAE_OK: the worker's result as a tree, or
+                            NULL; set it to NULL to keep it (else the pool
+                            frees it). NULL too when the result came as
+                            text only (result_text): srv_reply_take_result
+                            parses it */
+    const char *result_text; /* rc == MDAE_OK: the result's JSON text as the
+                                worker printed it (borrowed, valid during the
+                                done callback; protocol/rpc_relay.h), or NULL
+                                (no result, or only the tree) */
+    size_t result_len;
     cJSON *error;        /* rc == MDAE_OK: the worker's error object, or NULL */
     cJSON *stats;        /* rc == MDAE_OK: the envelope's "stats", or NULL */
     const char *message; /* rc < 0: why (NULL: mdae_strerror(rc)) */
     cJSON *details;      /* rc < 0: for error.data, or NULL; detach to keep */
     srv_queue *queue;    /* the job's queue; NULL once it has been closed */
 } srv_reply;
+
+/* The result as a tree, now the caller's (result, or result_text parsed):
+ * MDAE_OK with *out owned, NULL when the worker sent no result;
+ * MDAE_E_NOMEM (cJSON cannot tell it from bad text, which
+ * rpc_relay_read has refused already). */
+int srv_reply_take_result(srv_reply *r, cJSON **out /* out: owned */);
 
 typedef void (*srv_job_done_cb)(srv_job *job, srv_reply *reply);
 /* A worker notification while the job runs (params taken, "id" removed). */
@@ -417,8 +437,8 @@ typedef struct srv_session {
     struct srv_mode_cache {
         char *key;    /* owned; NULL: empty slot */
         long version; /* the text version it was computed from */
-        cJSON *result; /* owned */
-        char *text;    /* owned: result printed, spliced into replies */
+        char *text;   /* owned: the result's JSON text, spliced into replies */
+        size_t len;
     } mode_cache[SRV_MODE_CACHE];
     unsigned mode_cache_next;
     /* LSP: uv_now() when the debounced check of the latest didChange is due
@@ -456,11 +476,13 @@ cJSON *srv_session_load_params(const srv_session *s);
  * bytes when the session's lsp_utf8 says so (protocol/rpc_lsp.h). MDAE_E_INVAL with *why set on a bad edit (the text
  * is then unchanged). */
 int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why);
-/* The cached session/mode result for key at the current version, or NULL
- * (borrowed; *text, when not NULL, receives the printed form). */
-const cJSON *srv_session_mode_get(srv_session *s, const char *key, const char **text);
-/* Keep a result computed for `version` (takes ownership of result). */
-void srv_session_mode_put(srv_session *s, const char *key, long version, cJSON *result);
+/* The cached session/mode result for key at the current version, as JSON
+ * text (borrowed, *len bytes, NUL-terminated), or NULL. */
+const char *srv_session_mode_get(srv_session *s, const char *key, size_t *len /* out */);
+/* Keep a result computed for `version` (its JSON text, len bytes, copied;
+ * dropped when stale or out of memory). */
+void srv_session_mode_put(srv_session *s, const char *key, long version,
+                          const char *text /* borrowed */, size_t len);
 
 /* ---- The worker process (server/worker/wk.h) --------------------------------------- */
 typedef struct srv_worker_opts {

@@ -15,6 +15,8 @@
 
 #include <string.h>
 
+#include "rpc_relay.h"
+
 struct srv_batch {
     srv_conn *conn; /* referenced */
     cJSON *responses;
@@ -148,19 +150,37 @@ void srv_call_result(srv_call *call, cJSON *result)
     srv_call_reply(call, rpc_response_result(call->id, result));
 }
 
-void srv_call_result_text(srv_call *call, const char *result)
+/* In a batch: the result text as a tree, with "key":value added. */
+static void result_text_batched(srv_call *call, const char *result, size_t len, const char *key,
+                                const cJSON *value)
 {
+    cJSON *res = cJSON_ParseWithLength(result, len);
+    if (res == NULL) {
+        srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return;
+    }
+    if (key != NULL && cJSON_IsObject(res))
+        cJSON_AddItemToObject(res, key, value ? cJSON_Duplicate(value, true) : cJSON_CreateNull());
+    srv_call_result(call, res);
+}
+
+void srv_call_result_text(srv_call *call, const char *result, size_t len, const char *key,
+                          const cJSON *value)
+{
+    if (call->batch != NULL) {
+        result_text_batched(call, result, len, key, value);
+        return;
+    }
     srv_conn *c = call->conn;
-    char *id = cJSON_PrintUnformatted(call->id);
-    char *body = id ? mdae_asprintf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, result)
-                    : NULL;
+    char *body;
+    size_t blen;
     srv.requests++;
-    if (body != NULL)
-        srv_conn_send_text(c, body, strlen(body), true);
-    else if (!c->closing)
+    if (rpc_relay_response(call->id, result, len, key, value, &body, &blen) == MDAE_OK) {
+        srv_conn_send_text(c, body, blen, true);
+        mdae_free(body);
+    } else if (!c->closing) {
         srv_conn_close(c, "out of memory building a reply");
-    mdae_free(body);
-    mdae_free(id);
+    }
     call_free(call);
 }
 

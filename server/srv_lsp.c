@@ -135,11 +135,12 @@ static void check_done(srv_job *job, srv_reply *r)
     lsp_job *lj = (lsp_job *)job;
     /* A stale check (the document changed since) is dropped: the newer one
      * is queued behind it and will publish. */
+    cJSON *res = NULL;
     if (r->rc == MDAE_OK && r->error == NULL && r->queue != NULL && !lj->conn->closing &&
-        lj->s->version == lj->version)
+        lj->s->version == lj->version && srv_reply_take_result(r, &res) == MDAE_OK)
         lsp_publish(lj->conn, lj->uri, lj->lsp_version,
-                    r->result ? cJSON_DetachItemFromObjectCaseSensitive(r->result, "diagnostics")
-                              : NULL);
+                    res ? cJSON_DetachItemFromObjectCaseSensitive(res, "diagnostics") : NULL);
+    cJSON_Delete(res);
     srv_conn_unref(lj->conn);
     mdae_free(lj->uri);
     mdae_free(lj);
@@ -377,7 +378,9 @@ typedef struct ask_job {
 static void ask_done(srv_job *job, srv_reply *r)
 {
     ask_job *aj = (ask_job *)job;
-    if (r->rc == MDAE_OK && r->error == NULL) {
+    if (r->rc == MDAE_OK && r->error == NULL && r->result_text != NULL) {
+        srv_call_result_text(aj->call, r->result_text, r->result_len, NULL, NULL);
+    } else if (r->rc == MDAE_OK && r->error == NULL) {
         cJSON *res = r->result;
         r->result = NULL;
         srv_call_result(aj->call, res ? res : cJSON_CreateNull());

@@ -144,12 +144,30 @@ static bool answer_error(srv_call *call, const srv_reply *r)
     return true;
 }
 
-/* The worker's result, now ours (the pool frees what we do not take). */
-static cJSON *take_result(srv_reply *r)
+/* The worker's result as a tree, now ours (the pool frees what we do not
+ * take); false after answering the call when out of memory. */
+static bool take_result(srv_call *call, srv_reply *r, cJSON **out)
 {
+    if (srv_reply_take_result(r, out) == MDAE_OK)
+        return true;
+    srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+    return false;
+}
+
+/* Answer the call with the worker's result as it is: its bytes when the
+ * pool relayed them (protocol/rpc_relay.h), else the tree. key, when not
+ * NULL and the result is an object, adds "key":value (borrowed). */
+static void answer_result(srv_call *call, srv_reply *r, const char *key, const cJSON *value)
+{
+    if (r->result_text != NULL) {
+        srv_call_result_text(call, r->result_text, r->result_len, key, value);
+        return;
+    }
     cJSON *res = r->result;
     r->result = NULL;
-    return res;
+    if (key != NULL && cJSON_IsObject(res))
+        cJSON_AddItemToObject(res, key, value ? cJSON_Duplicate(value, true) : cJSON_CreateNull());
+    srv_call_result(call, res);
 }
 
 /* The job that reloads the session's text into a fresh worker (the queue's
@@ -191,7 +209,10 @@ static void open_done(srv_job *job, srv_reply *r)
         if (r->queue != NULL)
             srv_session_close(sj->s); /* a model that does not load opens nothing */
     } else if (!answer_error(sj->call, r)) {
-        srv_call_result(sj->call, version_reply(sj->s->id, sj->version, r->result));
+        cJSON *res = NULL;
+        if (take_result(sj->call, r, &res))
+            srv_call_result(sj->call, version_reply(sj->s->id, sj->version, res));
+        cJSON_Delete(res);
     }
     job_free(sj);
 }
@@ -305,8 +326,11 @@ int srv_m_session_restore(void)
 static void edit_done(srv_job *job, srv_reply *r)
 {
     session_job *sj = (session_job *)job;
-    if (!answer_error(sj->call, r))
-        srv_call_result(sj->call, version_reply(NULL, sj->version, r->result));
+    cJSON *res;
+    if (!answer_error(sj->call, r) && take_result(sj->call, r, &res)) {
+        srv_call_result(sj->call, version_reply(NULL, sj->version, res));
+        cJSON_Delete(res);
+    }
     job_free(sj);
 }
 
@@ -380,11 +404,8 @@ static void analyze_done(srv_job *job, srv_reply *r)
     session_job *sj = (session_job *)job;
     if (!answer_error(sj->call, r)) {
         count_reuse(r->stats);
-        cJSON *res = take_result(r);
         const cJSON *ru = cJSON_GetObjectItemCaseSensitive(r->stats, "reuse");
-        if (sj->want_reuse && res != NULL && cJSON_IsObject(ru))
-            cJSON_AddItemToObject(res, "reuse", cJSON_Duplicate(ru, true));
-        srv_call_result(sj->call, res);
+        answer_result(sj->call, r, sj->want_reuse && cJSON_IsObject(ru) ? "reuse" : NULL, ru);
     }
     job_free(sj);
 }
@@ -525,14 +546,28 @@ static char *mode_key(const cJSON *mode)
     return key;
 }
 
+/* Keep a session/mode result for its version: the worker's bytes, or the
+ * tree printed. */
+static void mode_keep(session_job *sj, const srv_reply *r)
+{
+    if (r->queue == NULL || sj->cache_key == NULL)
+        return;
+    if (r->result_text != NULL) {
+        srv_session_mode_put(sj->s, sj->cache_key, sj->version, r->result_text, r->result_len);
+    } else if (r->result != NULL) {
+        char *text = cJSON_PrintUnformatted(r->result);
+        if (text != NULL)
+            srv_session_mode_put(sj->s, sj->cache_key, sj->version, text, strlen(text));
+        cJSON_free(text);
+    }
+}
+
 static void mode_done(srv_job *job, srv_reply *r)
 {
     session_job *sj = (session_job *)job;
     if (!answer_error(sj->call, r)) {
-        cJSON *res = take_result(r);
-        if (r->queue != NULL && sj->cache_key != NULL && res != NULL)
-            srv_session_mode_put(sj->s, sj->cache_key, sj->version, cJSON_Duplicate(res, true));
-        srv_call_result(sj->call, res);
+        mode_keep(sj, r);
+        answer_result(sj->call, r, NULL, NULL);
     }
     job_free(sj);
 }
@@ -548,14 +583,11 @@ void srv_m_mode(srv_call *call, const cJSON *params)
         return;
     }
     char *key = mode_key(mode);
-    const char *text = NULL;
-    const cJSON *hit = key ? srv_session_mode_get(s, key, &text) : NULL;
+    size_t len;
+    const char *hit = key ? srv_session_mode_get(s, key, &len) : NULL;
     if (hit != NULL) {
         mdae_free(key);
-        if (call->batch == NULL && text != NULL)
-            srv_call_result_text(call, text); /* no copy of the tree, no reprint */
-        else
-            srv_call_result(call, cJSON_Duplicate(hit, true));
+        srv_call_result_text(call, hit, len, NULL, NULL); /* no tree, no reprint */
         return;
     }
     cJSON *wp = cJSON_CreateObject();
@@ -579,7 +611,7 @@ static void forward_done(srv_job *job, srv_reply *r)
 {
     session_job *sj = (session_job *)job;
     if (!answer_error(sj->call, r))
-        srv_call_result(sj->call, take_result(r));
+        answer_result(sj->call, r, NULL, NULL);
     job_free(sj);
 }
 

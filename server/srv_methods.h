@@ -26,6 +26,7 @@
     XX("session/structure", wk_m_structure, 0)    \
     XX("debug/crash", wk_m_crash, SRV_M_DEBUG)    \
     XX("debug/alloc", wk_m_alloc, SRV_M_DEBUG)    \
-    XX("debug/sleep", wk_m_sleep, SRV_M_DEBUG)
+    XX("debug/sleep", wk_m_sleep, SRV_M_DEBUG)    \
+    XX("debug/frames", wk_m_frames, SRV_M_DEBUG)
 
 #endif /* SRV_METHODS_H */

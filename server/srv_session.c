@@ -131,7 +131,6 @@ static void mode_cache_clear(srv_session *s)
     for (unsigned i = 0; i < SRV_MODE_CACHE; i++) {
         mdae_free(s->mode_cache[i].key);
         mdae_free(s->mode_cache[i].text);
-        cJSON_Delete(s->mode_cache[i].result);
         memset(&s->mode_cache[i], 0, sizeof s->mode_cache[i]);
     }
     s->mode_cache_next = 0;
@@ -288,36 +287,38 @@ int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why
     return MDAE_OK;
 }
 
-const cJSON *srv_session_mode_get(srv_session *s, const char *key, const char **text)
+const char *srv_session_mode_get(srv_session *s, const char *key, size_t *len)
 {
     for (unsigned i = 0; i < SRV_MODE_CACHE; i++) {
         const struct srv_mode_cache *e = &s->mode_cache[i];
         if (e->key != NULL && e->version == s->version && strcmp(e->key, key) == 0) {
-            if (text != NULL)
-                *text = e->text;
-            return e->result;
+            *len = e->len;
+            return e->text;
         }
     }
     return NULL;
 }
 
-void srv_session_mode_put(srv_session *s, const char *key, long version, cJSON *result)
+void srv_session_mode_put(srv_session *s, const char *key, long version, const char *text,
+                          size_t len)
 {
+    if (version != s->version) /* stale: the text changed */
+        return;
     char *k = mdae_strdup(key);
-    char *text = result ? cJSON_PrintUnformatted(result) : NULL;
-    if (k == NULL || text == NULL || version != s->version) { /* stale: the text changed */
+    char *t = mdae_malloc(len + 1);
+    if (k == NULL || t == NULL) {
         mdae_free(k);
-        mdae_free(text);
-        cJSON_Delete(result);
+        mdae_free(t);
         return;
     }
+    memcpy(t, text, len);
+    t[len] = '\0';
     struct srv_mode_cache *e = &s->mode_cache[s->mode_cache_next];
     s->mode_cache_next = (s->mode_cache_next + 1) % SRV_MODE_CACHE;
     mdae_free(e->key);
     mdae_free(e->text);
-    cJSON_Delete(e->result);
     e->key = k;
-    e->text = text;
+    e->text = t;
+    e->len = len;
     e->version = version;
-    e->result = result;
 }

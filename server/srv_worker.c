@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rpc_relay.h"
+
 enum { TIMER_NONE, TIMER_BUDGET, TIMER_GRACE, TIMER_IDLE };
 
 /* A worker's replies can be much larger than client requests (a report over
@@ -89,7 +91,7 @@ static void job_finish(srv_job *job, srv_reply *r)
 static void job_fail(srv_job *job, srv_queue *q, int rc, const char *message, cJSON *details)
 {
     MDAE_ASSERT(rc < 0);
-    srv_reply r = {rc, NULL, NULL, NULL, message, details, q};
+    srv_reply r = {.rc = rc, .message = message, .details = details, .queue = q};
     job_finish(job, &r);
     cJSON_Delete(r.details);
 }
@@ -300,19 +302,54 @@ static srv_job *pop_head(srv_worker *w)
 
 /* ---- Replies ------------------------------------------------------------------------- */
 
-/* The response to the running job: its callback gets result or error and
- * the envelope's stats (the parsed message is freed after). */
+int srv_reply_take_result(srv_reply *r, cJSON **out)
+{
+    cJSON *res = r->result;
+    r->result = NULL;
+    if (res == NULL && r->result_text != NULL) {
+        res = cJSON_ParseWithLength(r->result_text, r->result_len);
+        if (res == NULL)
+            return MDAE_E_NOMEM;
+    }
+    *out = res;
+    return MDAE_OK;
+}
+
+/* The response to the running job, parsed: its callback gets result or
+ * error and the envelope's stats (the parsed message is freed after). */
 static void deliver(srv_worker *w, srv_job *job, cJSON *resp)
 {
-    srv_reply r = {MDAE_OK,
-                   cJSON_DetachItemFromObjectCaseSensitive(resp, "result"),
-                   cJSON_GetObjectItemCaseSensitive(resp, "error"),
-                   cJSON_GetObjectItemCaseSensitive(resp, "stats"),
-                   NULL,
-                   NULL,
-                   w->queue};
+    srv_reply r = {.rc = MDAE_OK,
+                   .result = cJSON_DetachItemFromObjectCaseSensitive(resp, "result"),
+                   .error = cJSON_GetObjectItemCaseSensitive(resp, "error"),
+                   .stats = cJSON_GetObjectItemCaseSensitive(resp, "stats"),
+                   .queue = w->queue};
     job_finish(job, &r);
     cJSON_Delete(r.result);
+}
+
+/* A span of a relayed frame as a tree: NULL and true when absent; false
+ * when cJSON fails on text rpc_relay_read has checked (out of memory). */
+static bool span_tree(rpc_span sp, cJSON **out)
+{
+    *out = sp.p ? cJSON_ParseWithLength(sp.p, sp.len) : NULL;
+    return sp.p == NULL || *out != NULL;
+}
+
+/* The same for a response read by rpc_relay_read, with its error and stats
+ * already parsed (taken): the result stays text, the client gets its bytes. */
+static void deliver_relayed(srv_worker *w, srv_job *job, const rpc_relay_head *h, cJSON *error,
+                            cJSON *stats)
+{
+    srv_reply r = {.rc = MDAE_OK,
+                   .result_text = h->result.p,
+                   .result_len = h->result.len,
+                   .error = error,
+                   .stats = stats,
+                   .queue = w->queue};
+    job_finish(job, &r);
+    cJSON_Delete(error);
+    cJSON_Delete(stats);
 }
 
 /* A notification for the running job goes to its notify callback. */
@@ -338,38 +375,92 @@ static void fail_all(srv_worker *w, int rc, const char *cause, cJSON *details)
     cJSON_Delete(details);
 }
 
-static int on_worker_frame(void *ctx, const rpc_frame *f)
+static void kill_malformed(srv_worker *w)
 {
-    srv_worker *w = ctx;
-    rpc_parsed p;
+    kill_worker(w, SIGKILL, MDAE_E_PROTO, mdae_strdup("the worker sent a malformed message"));
+}
+
+/* After the running job was answered: the next one, or idle. */
+static void job_answered(srv_worker *w)
+{
+    if (w->closing || w->queue == NULL || w->exited || w->kill_cause != NULL)
+        return;
+    if (w->head != NULL) {
+        pump_jobs(w);
+        timer_start(w, TIMER_BUDGET, srv.cfg.request_timeout_ms);
+    } else {
+        timer_start(w, TIMER_IDLE, srv.cfg.worker_idle_ms);
+        retry_waiting(); /* this idle worker may make room */
+    }
+}
+
+static bool is_head(const srv_worker *w, uint64_t wid)
+{
+    return w->head != NULL && w->head->wid == wid;
+}
+
+static void unexpected(const srv_worker *w)
+{
+    MDAE_LOG(SRV_LOG_WARN, "worker %d: unexpected message dropped", w->pid);
+}
+
+/* A frame in the shape of protocol/rpc_relay.h: the result is not parsed.
+ * 1 when the worker was killed for it. */
+static int on_relayed(srv_worker *w, const rpc_relay_head *h)
+{
+    if (!is_head(w, h->id)) {
+        unexpected(w);
+        return 0;
+    }
+    cJSON *error, *stats = NULL;
+    if (!span_tree(h->error, &error) || !span_tree(h->stats, &stats)) {
+        cJSON_Delete(error);
+        kill_malformed(w); /* as rpc_parse failing would have */
+        return 1;
+    }
+    srv_job *job = pop_head(w);
+    timer_start(w, TIMER_NONE, 0);
+    deliver_relayed(w, job, h, error, stats);
+    job_answered(w);
+    return 0;
+}
+
+/* Any other frame: parsed whole, as every frame was before the relay.
+ * 1 when the worker was killed for it. */
+static int on_parsed(srv_worker *w, const rpc_frame *f)
+{
+    rpc_parsed p = {0};
     if (rpc_parse(f->body, f->len, &p) < 0 || p.batch) {
         if (p.batch)
             rpc_parsed_close(&p);
-        kill_worker(w, SIGKILL, MDAE_E_PROTO, mdae_strdup("the worker sent a malformed message"));
+        kill_malformed(w);
         return 1;
     }
     rpc_msg *m = &p.msgs[0];
     if (m->kind == RPC_MSG_NOTIFICATION) {
         forward_notification(w, p.root);
-    } else if (m->kind == RPC_MSG_RESPONSE && w->head != NULL && m->id != NULL &&
-               cJSON_IsNumber(m->id) && (uint64_t)m->id->valuedouble == w->head->wid) {
+    } else if (m->kind == RPC_MSG_RESPONSE && m->id != NULL && cJSON_IsNumber(m->id) &&
+               is_head(w, (uint64_t)m->id->valuedouble)) {
         srv_job *job = pop_head(w);
         timer_start(w, TIMER_NONE, 0);
         deliver(w, job, p.root);
-        if (!w->closing && w->queue != NULL && !w->exited && w->kill_cause == NULL) {
-            if (w->head != NULL) {
-                pump_jobs(w);
-                timer_start(w, TIMER_BUDGET, srv.cfg.request_timeout_ms);
-            } else {
-                timer_start(w, TIMER_IDLE, srv.cfg.worker_idle_ms);
-                retry_waiting(); /* this idle worker may make room */
-            }
-        }
+        job_answered(w);
     } else {
-        MDAE_LOG(SRV_LOG_WARN, "worker %d: unexpected message dropped", w->pid);
+        unexpected(w);
     }
     rpc_parsed_close(&p);
     return 0;
+}
+
+/* Responses in the relay's shape skip the parse; everything else (the
+ * notifications of a streamed analysis, garbage) takes rpc_parse. */
+static int on_worker_frame(void *ctx, const rpc_frame *f)
+{
+    srv_worker *w = ctx;
+    rpc_relay_head h;
+    if (rpc_relay_read(f->body, f->len, &h) == MDAE_OK)
+        return on_relayed(w, &h);
+    return on_parsed(w, f);
 }
 
 static void on_worker_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)

@@ -73,7 +73,9 @@
  *   their client names: session/dot (the CDG as DOT, a JSON string),
  *   session/svg (the same graph laid out by Graphviz, as SVG text: wk_svg.c),
  *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms,
- *   ignore_cancel?} (the debug ones only with --debug-methods).
+ *   ignore_cancel?}, debug/frames {frames?, raw?} (wk_m_frames: frames as
+ *   a broken worker might send them) (the debug ones only with
+ *   --debug-methods).
  */
 #ifndef WK_H
 #define WK_H
@@ -156,6 +158,8 @@ typedef cJSON *wk_method_fn(wk_state *w, const cJSON *id, const cJSON *params);
 int wk_main(const srv_worker_opts *o);
 /* Send one message to the router (takes ownership; NULL means out of memory). */
 void wk_send(wk_state *w, cJSON *msg /* takes */);
+/* Write n bytes to the router (ends the process when the router is gone). */
+void wk_write(const char *p /* borrowed */, size_t n);
 /* True when the running request has been cancelled (or the router is gone).
  * Reads stdin without waiting; other messages stay queued. */
 bool wk_cancelled(wk_state *w);
@@ -189,7 +193,7 @@ void wk_lsp_diag(const wk_state *w, cJSON *arr /* borrowed */, const mdae_range 
  * --debug-methods). */
 wk_method_fn *wk_method_find(const wk_state *w, const char *method);
 
-wk_method_fn wk_m_dot, wk_m_structure, wk_m_crash, wk_m_alloc, wk_m_sleep;
+wk_method_fn wk_m_dot, wk_m_structure, wk_m_crash, wk_m_alloc, wk_m_sleep, wk_m_frames;
 
 /* ---- wk_lsp.c (issue 15): the editor's questions, answered from the kept
  * model, outline and analysis; params {position?, includeDeclaration?},

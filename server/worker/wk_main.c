@@ -127,7 +127,7 @@ static void pump(wk_state *w, int timeout_ms)
         _exit(SRV_EXIT_PROTO);
 }
 
-static void write_all(const char *p, size_t n)
+void wk_write(const char *p, size_t n)
 {
     while (n > 0) {
         ssize_t k = write(1, p, n);
@@ -153,7 +153,7 @@ void wk_send(wk_state *w, cJSON *msg)
     if (rpc_frame_encode(RPC_FRAMING_LSP, body, blen, &out, &olen) < 0)
         wk_oom();
     mdae_free(body);
-    write_all(out, olen);
+    wk_write(out, olen);
     mdae_free(out);
 }
 

@@ -709,6 +709,39 @@ cJSON *wk_m_sleep(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, r);
 }
 
+/* One frame body for debug/frames: "$ID" becomes the running request's id. */
+static void send_body(const wk_state *w, const char *body)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%llu", (unsigned long long)w->current_wid);
+    const char *at = strstr(body, "$ID");
+    char *text = at ? mdae_asprintf("%.*s%s%s", (int)(at - body), body, id, at + 3)
+                    : mdae_strdup(body);
+    char *out;
+    size_t olen;
+    if (text == NULL || rpc_frame_encode(RPC_FRAMING_LSP, text, strlen(text), &out, &olen) < 0)
+        wk_oom();
+    wk_write(out, olen);
+    mdae_free(out);
+    mdae_free(text);
+}
+
+/* debug/frames {frames?: [body], raw?: text}: what a broken worker might
+ * send (the relay's tests, protocol/rpc_relay.h): each body framed, then
+ * raw as it is, then the answer true (if the router still listens). */
+cJSON *wk_m_frames(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    const cJSON *frames = cJSON_GetObjectItemCaseSensitive(params, "frames");
+    const cJSON *raw = cJSON_GetObjectItemCaseSensitive(params, "raw");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, frames)
+        if (cJSON_IsString(f))
+            send_body(w, f->valuestring);
+    if (cJSON_IsString(raw))
+        wk_write(raw->valuestring, strlen(raw->valuestring));
+    return rpc_response_result(id, cJSON_CreateTrue());
+}
+
 /* ---- The method table ------------------------------------------------------------------------ */
 
 static const struct wk_method {
