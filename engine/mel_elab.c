@@ -138,6 +138,7 @@ typedef struct nameinfo {
     bool declared;      /* the name or some name[...] is declared */
     bool sparse;        /* some name[i] are in elab.itab */
     mel__sym_kind kind; /* of its first declaration */
+    uint32_t len;       /* strlen of the name, once declared */
     mel__sym *sym0;     /* the name without index, or NULL */
     long long lo;
     size_t cap, count;  /* dense[0 .. cap), count of them not NULL */
@@ -197,6 +198,12 @@ typedef struct elab {
      * array, by (name number, index): open addressing, at most half full. */
     struct islot *itab;
     size_t icap, icount;
+    /* Pass 2's plans (see "Pass 2: plans"), by statement: open
+     * addressing, at most half full; el->sites is the scratch of the one
+     * being made. */
+    struct plan **ptab;
+    size_t pcap, pcount;
+    vec sites;
 } elab;
 
 typedef struct islot {
@@ -477,20 +484,27 @@ static size_t inst_len(size_t blen, const inst *in)
     return len;
 }
 
-/* Write the instance name of `in` (base name base[0 .. blen)) at buf, which
- * has room for inst_len bytes and a NUL; its length. */
-static size_t inst_write(char *buf, const char *base, size_t blen, const inst *in)
+/* Write the instance name of `in` (base name base[0 .. blen)), of length
+ * len (inst_len), at buf and a NUL after it. From the end backwards, so
+ * that each index is written in one pass over its digits (not snprintf:
+ * every instance is named here). */
+static void inst_write(char *buf, size_t len, const char *base, size_t blen, const inst *in)
 {
-    size_t len = blen;
-    memcpy(buf, base, blen);
-    for (uint32_t k = 0; k < in->n; k++) {
-        buf[len++] = k == 0 ? '[' : ',';
-        len += mdae_put_int(buf + len, in->v[k]); /* not snprintf: every instance is named here */
+    char *p = buf + len;
+    *p = '\0';
+    for (uint32_t k = in->n; k-- > 0;) {
+        *--p = k + 1 == in->n ? ']' : ',';
+        long long v = in->v[k];
+        unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+        do
+            *--p = (char)('0' + u % 10);
+        while ((u /= 10) != 0);
+        if (v < 0)
+            *--p = '-';
     }
     if (in->n > 0)
-        buf[len++] = ']';
-    buf[len] = '\0';
-    return len;
+        *--p = '[';
+    memcpy(buf, base, blen);
 }
 
 /* The instance name of `in` (base name `base`) in el->name, for a message or
@@ -498,7 +512,9 @@ static size_t inst_write(char *buf, const char *base, size_t blen, const inst *i
  * MEL__MAX_NAME bytes and MAX_INDICES indices of at most 21 characters. */
 static const char *inst_text(elab *el, const char *base, const inst *in)
 {
-    el->name_len = inst_write(el->name, base, strlen(base), in);
+    size_t blen = strlen(base);
+    el->name_len = inst_len(blen, in);
+    inst_write(el->name, el->name_len, base, blen, in);
     return el->name;
 }
 
@@ -826,13 +842,11 @@ static mel__sym *declared(elab *el, const mel__label *l, const inst *in)
     return mel__sym_findn(&el->priv->syms, el->name, el->name_len);
 }
 
-/* Record the new symbol s of label l (instance `in`, kind k) by name
- * number; false on OOM (reported). */
-static bool record(elab *el, const mel__label *l, const inst *in, mel__sym_kind k, mel__sym *s)
+/* Record the new symbol s of label l (instance `in`, kind k) in ni, its
+ * name's record; false on OOM (reported). */
+static bool record(elab *el, nameinfo *ni, const mel__label *l, const inst *in, mel__sym_kind k,
+                   mel__sym *s)
 {
-    nameinfo *ni = name_at(el, l->name_id);
-    if (ni == NULL)
-        return false;
     if (!ni->declared) {
         ni->declared = true;
         ni->kind = k;
@@ -844,19 +858,21 @@ static bool record(elab *el, const mel__label *l, const inst *in, mel__sym_kind 
     return true;
 }
 
-/* A new symbol named by instance `in` of label l, its name written in place.
- * It enters the model's table at once when it has two indices or more (pass
- * 1 finds those by name), else with the others after pass 1 (el->pending).
- * NULL on OOM (reported). */
-static mel__sym *new_sym(elab *el, const mel__label *l, const inst *in)
+/* A new symbol named by instance `in` of label l (ni: its name's record),
+ * its name written in place. It enters the model's table at once when it
+ * has two indices or more (pass 1 finds those by name), else with the
+ * others after pass 1 (el->pending). NULL on OOM (reported). */
+static mel__sym *new_sym(elab *el, nameinfo *ni, const mel__label *l, const inst *in)
 {
-    size_t blen = strlen(l->name), len = inst_len(blen, in);
+    if (ni->len == 0)
+        ni->len = (uint32_t)strlen(l->name); /* at most MEL__MAX_NAME */
+    size_t len = inst_len(ni->len, in);
     mel__sym *s = mel__sym_new(el->ma, len);
     if (s == NULL) {
         mel__nomem(el->rep);
         return NULL;
     }
-    inst_write((char *)s->name, l->name, blen, in);
+    inst_write((char *)s->name, len, l->name, ni->len, in);
     s->hash = mel__hash(s->name, len);
     if (in->n < 2) {
         s->next = el->pending;
@@ -926,13 +942,14 @@ static mel__sym *declare(elab *el, const mel__label *l, const inst *in, mel__sym
         err(el, where, "'%s' is a loop index", l->name);
         return NULL;
     }
-    s = new_sym(el, l, in);
+    nameinfo *ni = name_at(el, l->name_id);
+    s = ni != NULL ? new_sym(el, ni, l, in) : NULL;
     if (s == NULL)
         return NULL;
     s->kind = k;
     s->seq = el->seq;
     s->where = where;
-    if (!record(el, l, in, k, s))
+    if (!record(el, ni, l, in, k, s))
         return NULL;
     return objs == NULL || new_obj(el, s, objs) ? s : NULL;
 }
@@ -1526,6 +1543,246 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
     }
 }
 
+/* ---- Pass 2: plans ------------------------------------------------------------------
+ * An equation is walked once per execution of its statement, and a loop
+ * body is executed many times. What walk() does there depends on the values
+ * of the loop indices only at identifiers (x[i]: which unknown) and at
+ * if-expressions (which branches can be taken). The rest -- the path to each
+ * identifier, its order, next() count and incidence, which names are loop
+ * indices, parameters or unknowns without index -- is the same at every
+ * execution: pass 2 declares nothing, and a statement's loop indices are
+ * always those of the same enclosing loops, as its when-clause is always the
+ * same one or none. A statement's plan is that part, made at its first
+ * execution: the identifiers walk() would pass to walk_id, in walk()'s
+ * order, with walk_id's arguments. Running it makes the same walk_id calls
+ * in the same order (the same uses, the same messages), without the descent,
+ * and leaves out the identifiers walk_id would do nothing with. A statement
+ * with an if-expression, or where walk() itself would report something, has
+ * no plan: it is walked. Only equations have plans (IT_EQ: collect). */
+
+typedef enum site_kind {
+    SITE_ANY,  /* walk_id */
+    SITE_VAR,  /* no index: always unknown `var`, incident */
+    SITE_LOOP  /* x[i], x[i + c], x[i - c] with i a loop index: see loop_site */
+} site_kind;
+
+typedef struct site {
+    const mel__expr *e; /* the identifier */
+    int order;
+    int next;           /* el->next_depth there */
+    bool incident;      /* not under last/pre */
+    site_kind kind;
+    uint32_t var;       /* SITE_VAR */
+    /* SITE_LOOP: the index is loop index `index`, `depth` frames up the
+     * item's environment, plus or minus (op) c; x is name number `name`. */
+    uint32_t index, depth, name;
+    char op;
+    long long c;
+} site;
+
+typedef struct plan {
+    const mel__stmt *s;
+    bool walk;          /* no plan: walk the statement */
+    uint32_t n;
+    site *sites;        /* tmp arena */
+} plan;
+
+/* Make st a SITE_LOOP when identifier e has one index of the form i, i + c
+ * or i - c (c an integer literal) with i a loop index of environment en. */
+static void loop_site(elab *el, const mel__expr *e, const env *en, site *st)
+{
+    const mel__expr *x = e->u.id.args[0], *c = NULL;
+    char op = '+';
+    if (x->kind == MEL_X_ADD && x->u.nary.n == 2) {
+        c = x->u.nary.kids[1];
+        op = x->u.nary.ops[1];
+        x = x->u.nary.kids[0];
+        if (c->kind != MEL_X_NUM || !c->u.num.is_int)
+            return;
+    }
+    if (x->kind != MEL_X_ID || x->u.id.n != 0 || name_get(el, e->u.id.name_id) == NULL)
+        return;
+    uint32_t depth = 0;
+    for (; en != NULL && en->id != x->u.id.name_id; en = en->parent)
+        depth++;
+    if (en == NULL)
+        return;
+    st->kind = SITE_LOOP;
+    st->index = x->u.id.name_id;
+    st->depth = depth;
+    st->name = e->u.id.name_id;
+    st->op = op;
+    st->c = c != NULL ? c->u.num.ival : 0;
+}
+
+/* Add the site of identifier e unless walk_id would do nothing with it;
+ * false on OOM (reported). */
+static bool plan_id(elab *el, const mel__expr *e, int order, int next, bool incident,
+                    const env *en)
+{
+    site_kind kind = SITE_ANY;
+    uint32_t var = 0;
+    if (e->u.id.n == 0) {
+        if (env_find(en, e->u.id.name_id) != NULL)
+            return true; /* a loop index */
+        const nameinfo *ni = name_get(el, e->u.id.name_id);
+        const mel__sym *s = ni != NULL ? ni->sym0 : NULL;
+        if (s != NULL && (s->kind == MEL_SYM_PARAM || s->kind == MEL_SYM_MODE ||
+                          (s->kind == MEL_SYM_VAR && !incident)))
+            return true; /* walk_id's default case, or an unknown that is no use */
+        if (s != NULL && s->kind == MEL_SYM_VAR) {
+            kind = SITE_VAR;
+            var = s->index;
+        }
+    }
+    site *st = vec_push(el, &el->sites, sizeof *st);
+    if (st == NULL)
+        return false;
+    *st = (site){e, order, next, incident, kind, var, 0, 0, 0, 0, 0};
+    if (e->u.id.n == 1 && incident)
+        loop_site(el, e, en, st);
+    return true;
+}
+
+/* Add the sites of e, which walk() would visit with these arguments (and
+ * collect true) in item it, to el->sites; false when walk() would do more
+ * than pass identifiers to walk_id (or on OOM, reported). */
+static bool plan_expr(elab *el, const mel__expr *e, int order, int next, bool incident,
+                      const item *it)
+{
+    switch (e->kind) {
+    case MEL_X_NUM:
+    case MEL_X_BOOL: return true;
+    case MEL_X_ID: return plan_id(el, e, order, next, incident, it->env);
+    case MEL_X_CALL:
+        if (name_get(el, e->u.id.name_id) != NULL || env_find(it->env, e->u.id.name_id) != NULL)
+            return false;
+        for (uint32_t k = 0; k < e->u.id.n; k++)
+            if (!plan_expr(el, e->u.id.args[k], order, next, incident, it))
+                return false;
+        return true;
+    case MEL_X_NEG:
+    case MEL_X_NOT: return plan_expr(el, e->u.kid, order, next, incident, it);
+    case MEL_X_DER:
+        return order < MEL_MAX_ORDER && plan_expr(el, e->u.kid, order + 1, next, incident, it);
+    case MEL_X_LAST:
+    case MEL_X_PRE: return plan_expr(el, e->u.kid, order, next, false, it);
+    case MEL_X_NEXT:
+        return it->when != 0 && order < MEL_MAX_ORDER &&
+               plan_expr(el, e->u.kid, order + 1, next + 1, incident, it);
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        return plan_expr(el, e->u.bin.lhs, order, next, incident, it) &&
+               plan_expr(el, e->u.bin.rhs, order, next, incident, it);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n; k++)
+            if (!plan_expr(el, e->u.nary.kids[k], order, next, incident, it))
+                return false;
+        return true;
+    default: return false; /* MEL_X_IF */
+    }
+}
+
+static size_t ptab_at(const mel__stmt *s, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* Record plan p of a statement that has none yet; false on OOM (reported). */
+static bool ptab_put(elab *el, plan *p)
+{
+    if (2 * (el->pcount + 1) > el->pcap) {
+        size_t cap = el->pcap ? 2 * el->pcap : 64;
+        plan **t = mdae_calloc(cap, sizeof *t);
+        if (t == NULL) {
+            mel__nomem(el->rep);
+            return false;
+        }
+        for (size_t k = 0; k < el->pcap; k++)
+            if (el->ptab[k] != NULL) {
+                size_t a = ptab_at(el->ptab[k]->s, cap);
+                while (t[a] != NULL)
+                    a = (a + 1) & (cap - 1);
+                t[a] = el->ptab[k];
+            }
+        mdae_free(el->ptab);
+        el->ptab = t;
+        el->pcap = cap;
+    }
+    size_t a = ptab_at(p->s, el->pcap);
+    while (el->ptab[a] != NULL)
+        a = (a + 1) & (el->pcap - 1);
+    el->ptab[a] = p;
+    el->pcount++;
+    return true;
+}
+
+/* The plan of equation item it's statement, made at its first execution;
+ * NULL when it has none (walk it) or on OOM (reported). */
+static const plan *plan_of(elab *el, const item *it)
+{
+    for (size_t a = el->pcap ? ptab_at(it->s, el->pcap) : 0; el->pcap != 0;
+         a = (a + 1) & (el->pcap - 1)) {
+        const plan *p = el->ptab[a];
+        if (p == NULL)
+            break;
+        if (p->s == it->s)
+            return p->walk ? NULL : p;
+    }
+    el->sites.n = 0;
+    bool ok = plan_expr(el, it->s->u.equ.lhs, 0, 0, true, it) &&
+              plan_expr(el, it->s->u.equ.rhs, 0, 0, true, it);
+    plan *p = talloc(el, sizeof *p);
+    site *sites = ok && el->sites.n > 0 ? talloc(el, el->sites.n * sizeof *sites) : NULL;
+    if (p == NULL || (ok && el->sites.n > 0 && sites == NULL))
+        return NULL;
+    if (sites != NULL)
+        memcpy(sites, el->sites.p, el->sites.n * sizeof *sites);
+    *p = (plan){it->s, !ok, ok ? (uint32_t)el->sites.n : 0, sites};
+    if (!ptab_put(el, p))
+        return NULL;
+    return p->walk ? NULL : p;
+}
+
+/* The unknown that SITE_LOOP st names in environment en when it names one
+ * (walk_id's lookup), else NULL: walk_id will say what it is. */
+static const mel__sym *loop_var(const elab *el, const site *st, const env *en)
+{
+    for (uint32_t k = 0; k < st->depth && en != NULL; k++)
+        en = en->parent;
+    long long v;
+    if (en == NULL || en->id != st->index) /* not as planned: cannot happen */
+        return NULL;
+    if (st->op == '+' ? __builtin_add_overflow(en->value, st->c, &v)
+                      : __builtin_sub_overflow(en->value, st->c, &v))
+        return NULL;
+    const mel__sym *s = index_find(el, &el->names[st->name], st->name, v);
+    return s != NULL && s->kind == MEL_SYM_VAR ? s : NULL;
+}
+
+/* walk() of equation item it's sides, by its statement's plan p, under
+ * guard g: add_use where walk_id would come to it, else walk_id. */
+static void run_plan(elab *el, const plan *p, const item *it, const mel_guard *g)
+{
+    int saved = el->next_depth;
+    for (uint32_t k = 0; k < p->n && !el->rep->stop; k++) {
+        const site *st = &p->sites[k];
+        const mel__sym *s = st->kind == SITE_LOOP ? loop_var(el, st, it->env) : NULL;
+        el->next_depth = st->next;
+        if (st->kind == SITE_VAR)
+            add_use(el, st->var, st->order, g, st->e);
+        else if (s != NULL)
+            add_use(el, s->index, st->order, g, st->e);
+        else
+            walk_id(el, st->e, g, st->order, st->incident, st->incident);
+    }
+    el->next_depth = saved;
+}
+
 static void check_gf(elab *el, mdae_range where)
 {
     if (el->gf.err == MDAE_OK || el->gf_reported)
@@ -1546,6 +1803,11 @@ static void p2_item(elab *el, const item *it)
     case IT_CHECK: walk(el, it->e, mel__g_true(), 0, true, false); break;
     case IT_EQ: {
         const mel_guard *g = ctx_guard(el, it->ctx);
+        const plan *p = plan_of(el, it);
+        if (p != NULL) {
+            run_plan(el, p, it, g);
+            break;
+        }
         walk(el, it->s->u.equ.lhs, g, 0, true, true);
         walk(el, it->s->u.equ.rhs, g, 0, true, true);
         break;
@@ -1753,6 +2015,8 @@ out:
 static void elab_close(elab *el)
 {
     mdae_free(el->itab);
+    mdae_free(el->ptab);
+    mdae_free(el->sites.p);
     mdae_free(el->names);
     mel__arena_free(&el->tmp);
     mel__gf_close(&el->gf);
