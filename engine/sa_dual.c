@@ -64,6 +64,84 @@ static bool row_constant(const sa_result *r, const known *kn, int wk, uint32_t i
     return true;
 }
 
+/* The column step when every active edge's c_i and sigma_e are constants
+ * but not every activity is (the brake's valve columns): the largest sum
+ * where an edge of it is active, level by level from the top, 0 where
+ * none is; a few disjunctions per level where the vectors cost an
+ * addition, an ite and a maximum per edge. Into acc (wk slots): true;
+ * false if a sum is not a constant (acc then undefined). */
+static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
+                             const known *kn, const BDD *act, int wk, uint32_t j, BDD *acc)
+{
+    unsigned long long mask = (1ull << wk) - 1;
+    size_t lo = mt->cfirst[j], hi = mt->cfirst[j + 1];
+    for (size_t k = lo; k < hi; k++) {
+        size_t e = mt->cedges[k];
+        if (act[e] != bddfalse && (kn->c[r->edge_eq[e]] < 0 || kn->sig[e] < 0))
+            return false;
+    }
+    size_t mark = sa__mark(c);
+    BDD *above = sa__slots(c, 2), *here = above + 1; /* modes of a larger sum; of this one */
+    for (int b = 0; b < wk; b++)
+        sa__put(&acc[b], bddfalse);
+    unsigned long long done = mask + 1; /* the sums handled: those >= done */
+    while (*above != bddtrue) {
+        bool found = false;
+        unsigned long long v = 0; /* the next sum down */
+        for (size_t k = lo; k < hi; k++) {
+            size_t e = mt->cedges[k];
+            unsigned long long t = ((unsigned long long)kn->c[r->edge_eq[e]] +
+                                    (unsigned long long)kn->sig[e]) & mask;
+            if (act[e] != bddfalse && t < done && (!found || t > v)) {
+                v = t;
+                found = true;
+            }
+        }
+        if (!found)
+            break;
+        sa__put(here, bddfalse);
+        for (size_t k = lo; k < hi; k++) {
+            size_t e = mt->cedges[k];
+            if (act[e] != bddfalse && (((unsigned long long)kn->c[r->edge_eq[e]] +
+                                        (unsigned long long)kn->sig[e]) & mask) == v)
+                sa__put(here, sa__or(*here, act[e]));
+        }
+        BDD fresh = T(sa__diff(*here, *above));
+        for (int b = 0; b < wk; b++)
+            if ((v >> b) & 1)
+                sa__put(&acc[b], sa__or(acc[b], fresh));
+        sa__put(above, sa__or(*above, *here));
+        done = v;
+    }
+    sa__release(c, mark);
+    return true;
+}
+
+/* The row step when every chosen edge's d_j and sigma_e are constants but
+ * not every choice is: acc = ite(T_e, d_j - sigma_e, acc) edge after edge,
+ * as the vectors do it, bit by bit on constants (ite(f, 1, x) = f | x,
+ * ite(f, 0, x) = x & !f). Into acc (wk slots): true; false if a value is
+ * not a constant (acc then undefined). */
+static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, int wk, uint32_t i,
+                           BDD *acc)
+{
+    unsigned long long mask = (1ull << wk) - 1;
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+        if (r->te[e] != bddfalse && (kn->d[r->edge_v[e]] < 0 || kn->sig[e] < 0))
+            return false;
+    for (int b = 0; b < wk; b++)
+        sa__put(&acc[b], bddfalse);
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (r->te[e] == bddfalse)
+            continue;
+        unsigned long long v = ((unsigned long long)kn->d[r->edge_v[e]] -
+                                (unsigned long long)kn->sig[e]) & mask;
+        for (int b = 0; b < wk; b++)
+            sa__put(&acc[b], (v >> b) & 1 ? sa__or(acc[b], r->te[e]) : sa__diff(acc[b], r->te[e]));
+    }
+    return true;
+}
+
 /* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d,
  * all zero on entry). False if a d reached 2^(wk-1): the values might then
  * not fit, and the caller starts again on more bits. Why it is exact when it
@@ -111,7 +189,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             bool known_value = column_constant(r, mt, &kn, act, wk, j, &v);
             if (known_value)
                 sa__vconst_put(acc, wk, v);
-            else {
+            else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc)) {
                 sa__vconst(acc, wk, 0);
                 for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
                     size_t e = mt->cedges[k];
@@ -141,7 +219,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
             bool known_value = row_constant(r, &kn, wk, i, &v);
             if (known_value)
                 sa__vconst_put(acc, wk, v);
-            else {
+            else if (!row_by_choices(c, r, &kn, wk, i, acc)) {
                 sa__vconst(acc, wk, 0);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
                     if (r->te[e] == bddfalse)
