@@ -39,7 +39,7 @@ void mel__arena_init(mel__arena *a) { memset(a, 0, sizeof *a); }
  * `zeroed`, else from malloc. */
 static void *chunk_alloc(mel__arena *a, struct mel__chunk **head, size_t n, bool zeroed)
 {
-    const size_t align = _Alignof(max_align_t);
+    const size_t align = MEL__ARENA_ALIGN;
     if (n > SIZE_MAX / 2)
         return NULL;
     n = (n + align - 1) & ~(align - 1);
@@ -78,7 +78,17 @@ static void *chunk_alloc(mel__arena *a, struct mel__chunk **head, size_t n, bool
 
 void *mel__arena_alloc(mel__arena *a, size_t n) { return chunk_alloc(a, &a->head, n, true); }
 
-void *mel__arena_alloc_raw(mel__arena *a, size_t n) { return chunk_alloc(a, &a->raw, n, false); }
+void *mel__arena_alloc_raw_slow(mel__arena *a, size_t n)
+{
+    if (a->raw != NULL)
+        a->raw->used = (size_t)(a->raw_next - a->raw->data);
+    void *p = chunk_alloc(a, &a->raw, n, false);
+    if (a->raw != NULL) { /* the first chunk, new or not */
+        a->raw_next = a->raw->data + a->raw->used;
+        a->raw_end = a->raw->data + a->raw->cap;
+    }
+    return p;
+}
 
 char *mel__arena_strndup(mel__arena *a, const char *s, size_t n)
 {

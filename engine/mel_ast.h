@@ -37,13 +37,33 @@ typedef struct mel__arena {
     struct mel__chunk *head;
     struct mel__chunk *raw; /* the chunks of mel__arena_alloc_raw */
     size_t total; /* bytes handed out, for curiosity and tests */
+    /* The free part of raw's first chunk, which mel__arena_alloc_raw hands
+     * out inline (its used count is brought up to date from raw_next when
+     * the slow path runs). */
+    unsigned char *raw_next, *raw_end;
 } mel__arena;
+
+#define MEL__ARENA_ALIGN _Alignof(max_align_t)
 
 void mel__arena_init(mel__arena *a);
 void *mel__arena_alloc(mel__arena *a, size_t n);  /* zeroed; NULL on OOM */
+/* mel__arena_alloc_raw's way when the first chunk is full (or n is 0). */
+void *mel__arena_alloc_raw_slow(mel__arena *a, size_t n);
 /* The same, not zeroed: for records the caller writes in full (symbols,
- * guard nodes, incidences), which then skip the clearing of their chunks. */
-void *mel__arena_alloc_raw(mel__arena *a, size_t n);
+ * guard nodes, incidences), which then skip the clearing of their chunks.
+ * Inline: most calls of the elaborator (a few per instance) only move
+ * raw_next. */
+static inline void *mel__arena_alloc_raw(mel__arena *a, size_t n)
+{
+    size_t r = (n + MEL__ARENA_ALIGN - 1) & ~(size_t)(MEL__ARENA_ALIGN - 1);
+    if (r != 0 && r >= n && r <= (size_t)(a->raw_end - a->raw_next)) {
+        void *p = a->raw_next;
+        a->raw_next += r;
+        a->total += r;
+        return p;
+    }
+    return mel__arena_alloc_raw_slow(a, n);
+}
 char *mel__arena_strndup(mel__arena *a, const char *s, size_t n);
 void mel__arena_free(mel__arena *a); /* releases every chunk; safe twice */
 
