@@ -323,7 +323,7 @@ static nameinfo *name_at(elab *el, uint32_t id)
 }
 
 /* The symbol declared as name[idx], or NULL (ni: name number id's). */
-static mel__sym *index_find(const elab *el, const nameinfo *ni, uint32_t id, long long idx)
+static inline mel__sym *index_find(const elab *el, const nameinfo *ni, uint32_t id, long long idx)
 {
     unsigned long long k = (unsigned long long)idx - (unsigned long long)ni->lo;
     mel__sym *s = idx >= ni->lo && k < ni->cap ? ni->dense[k] : NULL;
@@ -1897,28 +1897,23 @@ static int cmp_use(const void *x, const void *y)
 }
 
 /* Sort the uses by cmp_use. They come equation after equation (the items
- * in order) unless an equation is declared in two branches: then each
- * equation's run is sorted by insertion (a handful of uses: qsort's calls
- * were a tenth of the elaboration), else the whole by qsort. */
+ * in order) unless an equation is declared in two branches: sorted by
+ * insertion then, which moves none across equations and only a handful
+ * within each (qsort's calls were a tenth of the elaboration), else by
+ * qsort. */
 static void sort_uses(use *u, size_t n)
 {
-    size_t a = 1;
-    while (a < n && u[a - 1].eq <= u[a].eq)
-        a++;
-    if (a < n) {
-        qsort(u, n, sizeof *u, cmp_use);
-        return;
-    }
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        for (; j < n && u[j].eq == u[i].eq; j++) {
-            use x = u[j];
-            size_t q = j;
-            for (; q > i && cmp_use(&u[q - 1], &x) > 0; q--)
-                u[q] = u[q - 1];
-            u[q] = x;
+    for (size_t i = 1; i < n; i++)
+        if (u[i].eq < u[i - 1].eq) {
+            qsort(u, n, sizeof *u, cmp_use);
+            return;
         }
-        i = j;
+    for (size_t j = 1; j < n; j++) { /* moves none across equations */
+        use x = u[j];
+        size_t q = j;
+        for (; q > 0 && cmp_use(&u[q - 1], &x) > 0; q--)
+            u[q] = u[q - 1];
+        u[q] = x;
     }
 }
 
@@ -1937,10 +1932,33 @@ static const mel_guard *case_guard(elab *el, const use *u, size_t n, const mel_g
     return mel__g_or_all(&el->gf, gs, n);
 }
 
+/* Is use b in the same case as use a: same equation, variable and order? */
+static bool same_case(const use *a, const use *b)
+{
+    return a->eq == b->eq && a->var == b->var && a->order == b->order;
+}
+
+/* Room for n guards in *gs (capacity *cap); false on OOM (reported). */
+static bool gs_reserve(elab *el, const mel_guard ***gs, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return true;
+    mdae_free(*gs);
+    *cap = 2 * n;
+    *gs = mdae_malloc(*cap * sizeof **gs);
+    if (*gs == NULL) {
+        mel__nomem(el->rep);
+        return false;
+    }
+    return true;
+}
+
 /* Group the sorted uses into incidences and cases, equation by equation:
- * one incidence per (equation, variable), one case per order. The model's
- * incidences and cases are two arrays, sized by counting these groups
- * first; a dropped case or incidence leaves its slot unused. */
+ * one incidence per (equation, variable), one case per order, in one pass
+ * over the uses, case by case. The model's incidences and cases are two
+ * arrays, sized by counting these groups first; a dropped case or
+ * incidence leaves its slot unused. Called when no error was reported, so
+ * nothing stops it but OOM. */
 static void build_incidences(elab *el, size_t *n_edges)
 {
     use *u = el->uses.p;
@@ -1960,50 +1978,36 @@ static void build_incidences(elab *el, size_t *n_edges)
     mel_order_case *cases = n_cases ? malloc_model(el, n_cases * sizeof *cases) : NULL;
     if ((n_incs > 0 && incs == NULL) || (n_cases > 0 && cases == NULL))
         goto out;
-    size_t i = 0;
-    while (i < n && !el->rep->stop) {
-        uint32_t eq = u[i].eq;
-        uint32_t ninc = 0;
-        eqs[eq].incs = incs;
-        for (; i < n && u[i].eq == eq;) { /* one variable: u[i .. b) */
-            size_t b = i;
-            while (b < n && u[b].eq == eq && u[b].var == u[i].var)
-                b++;
-            uint32_t nc = 0;
-            for (size_t c = i; c < b;) { /* one order: u[c .. d) */
-                size_t d = c + 1;
-                while (d < b && u[d].order == u[c].order)
-                    d++;
-                if (d - c > gcap) {
-                    gcap = (d - c) * 2;
-                    mdae_free(gs);
-                    gs = mdae_malloc(gcap * sizeof *gs);
-                    if (gs == NULL) {
-                        mel__nomem(el->rep);
-                        goto out;
-                    }
-                }
-                int next;
-                const mel_guard *g = case_guard(el, &u[c], d - c, gs, &next);
-                /* A case whose guard equals a higher-order case's adds
-                 * nothing (sigma is the max), nor does anything below a TRUE
-                 * case: drop them, so `der(x) + x` is one case. */
-                bool redundant = g->op == MEL_G_FALSE || (nc > 0 && cases[nc - 1].guard->op == MEL_G_TRUE);
-                for (uint32_t k = 0; k < nc && !redundant; k++)
-                    redundant = cases[k].guard == g;
-                if (!redundant)
-                    cases[nc++] = (mel_order_case){g, u[c].order, u[c].at->where, next};
-                c = d;
-            }
-            if (nc > 0) {
-                incs[ninc++] = (mel_incidence){u[i].var, nc, cases};
-                cases += nc;
-            }
-            i = b;
+    uint32_t nc = 0; /* cases of the incidence being built, from cases[0] */
+    for (size_t c = 0, d; c < n; c = d) { /* one case: u[c .. d) */
+        for (d = c + 1; d < n && same_case(&u[c], &u[d]); d++)
+            ;
+        mel_equation *q = &eqs[u[c].eq];
+        if (c == 0 || u[c].eq != u[c - 1].eq)
+            q->incs = incs; /* a new equation: its incidences from here */
+        int next = u[c].next;
+        const mel_guard *g = u[c].guard; /* mel__g_or_all of one guard */
+        if (d - c > 1) {
+            if (!gs_reserve(el, &gs, &gcap, d - c))
+                goto out;
+            g = case_guard(el, &u[c], d - c, gs, &next);
         }
-        eqs[eq].n_incs = ninc;
-        incs += ninc;
-        *n_edges += ninc;
+        /* A case whose guard equals a higher-order case's adds nothing
+         * (sigma is the max), nor does anything below a TRUE case: drop
+         * them, so `der(x) + x` is one case. */
+        bool redundant = g->op == MEL_G_FALSE || (nc > 0 && cases[nc - 1].guard->op == MEL_G_TRUE);
+        for (uint32_t k = 0; k < nc && !redundant; k++)
+            redundant = cases[k].guard == g;
+        if (!redundant)
+            cases[nc++] = (mel_order_case){g, u[c].order, u[c].at->where, next};
+        if ((d == n || u[d].eq != u[c].eq || u[d].var != u[c].var) && nc > 0) {
+            incs[0] = (mel_incidence){u[c].var, nc, cases}; /* the variable's last case */
+            incs++;
+            cases += nc;
+            nc = 0;
+            q->n_incs++;
+            ++*n_edges;
+        }
     }
 out:
     mdae_free(gs);
