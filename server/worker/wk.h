@@ -29,7 +29,10 @@
  * So handlers never see MDAE_E_NOMEM from mdae_malloc (wk_oom() is for the
  * codes that engine and protocol calls return).
  *
- * Methods (router to worker), the replies being JSON-RPC responses:
+ * Methods (router to worker), the replies being JSON-RPC responses, built
+ * with rpc_response_* for the request's id (a number), maybe with "stats"
+ * added, and printed by wk_send with rpc_print: the shape the router reads
+ * without parsing the result (protocol/rpc_relay.h; keep the two in step):
  *   load {text, defines?, name?}   -> {summary:{counts, diagnostics}} or the
  *                                     model error with data.diagnostics
  *   analyze {stream, version, method?, since?, stableIds?}

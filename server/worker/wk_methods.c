@@ -223,19 +223,6 @@ int wk_report(wk_state *w, const cJSON **out)
     return MDAE_OK;
 }
 
-/* The analysis JSON, exactly what `mdae analyze --json` prints (a copy). */
-static int analysis_json(wk_state *w, cJSON **out)
-{
-    const cJSON *rep = NULL;
-    int rc = wk_report(w, &rep);
-    if (rc < 0)
-        return rc;
-    *out = cJSON_Duplicate(w->cached_report, true);
-    if (*out == NULL)
-        wk_oom();
-    return MDAE_OK;
-}
-
 static cJSON *analysis_error(const wk_state *w, const cJSON *id, int rc, const mdae_diags *ad)
 {
     if (rc == MDAE_E_MODEL || rc == MDAE_E_PARSE)
@@ -416,55 +403,64 @@ static cJSON *reuse_stats(const wk_state *w)
     return st;
 }
 
+/* The report with stable block ids (kept for a later since), or its
+ * difference from version since: *out owned. NULL, or the error response. */
+static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, const cJSON *since,
+                            const cJSON *version, cJSON **out)
+{
+    cJSON *full = NULL;
+    uint32_t *ids = NULL;
+    int rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
+    if (rc == MDAE_OK)
+        rc = rpc_block_ids_relabel(rep, ids, cdg_graph_n_blocks(w->graph), &full);
+    mdae_free(ids);
+    check(rc);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
+    keep_version(w, v, full);
+    if (!cJSON_IsNumber(since)) {
+        *out = full;
+        return NULL;
+    }
+    const cJSON *old = kept_version(w, (long)since->valuedouble);
+    if (old == NULL) {
+        cJSON_Delete(full);
+        return rpc_response_mdae(id, MDAE_E_STATE,
+                                 "that version's result is not kept (only the last few "
+                                 "analysed with since or stableIds are)",
+                                 NULL);
+    }
+    rc = rpc_diff_analysis(old, full, (long)since->valuedouble, v, out);
+    check(rc);
+    cJSON_Delete(full);
+    if (rc < 0 && (*out = cJSON_CreateNull()) == NULL) /* as before: a null result */
+        wk_oom();
+    return NULL;
+}
+
 static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
     const cJSON *since = cJSON_GetObjectItemCaseSensitive(params, "since");
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(params, "version");
     bool stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "stableIds"));
-    cJSON *err = NULL, *json = NULL;
+    cJSON *err = NULL, *json = NULL; /* json: this request's own result; NULL: the report */
+    const cJSON *rep = NULL;
     if (!read_method(w, params))
         return rpc_response_mdae(id, MDAE_E_INVAL,
                                  "method must be \"auto\", \"implicit\" or \"enumeration\"", NULL);
     w->inc_fresh = false;
     if (!wk_analysed(w, id, cJSON_IsTrue(stream), &err))
         return err;
-    int rc = analysis_json(w, &json);
+    int rc = wk_report(w, &rep);
     if (rc < 0)
         return analysis_error(w, id, rc, NULL);
-    if (cJSON_IsNumber(since) || stable) {
-        cJSON *full = NULL;
-        uint32_t *ids = NULL;
-        rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
-        if (rc == MDAE_OK)
-            rc = rpc_block_ids_relabel(json, ids, cdg_graph_n_blocks(w->graph), &full);
-        mdae_free(ids);
-        check(rc);
-        if (rc < 0) {
-            cJSON_Delete(json);
-            return analysis_error(w, id, rc, NULL);
-        }
-        long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
-        keep_version(w, v, full);
-        cJSON_Delete(json);
-        json = full;
-        if (cJSON_IsNumber(since)) {
-            const cJSON *old = kept_version(w, (long)since->valuedouble);
-            if (old == NULL) {
-                cJSON_Delete(json);
-                return rpc_response_mdae(id, MDAE_E_STATE,
-                                         "that version's result is not kept (only the last few "
-                                         "analysed with since or stableIds are)",
-                                         NULL);
-            }
-            cJSON *d = NULL;
-            check(rpc_diff_analysis(old, json, (long)since->valuedouble, v, &d));
-            cJSON_Delete(json);
-            json = d;
-        }
-    }
+    if ((cJSON_IsNumber(since) || stable) &&
+        (err = stable_result(w, id, rep, since, version, &json)) != NULL)
+        return err;
     if (cJSON_IsTrue(stream))
-        stream_parts(w, json, cJSON_IsNumber(since));
+        stream_parts(w, json ? json : rep, cJSON_IsNumber(since));
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges"))) {
         cJSON *mc = NULL;
         rc = wk_modechanges_summary(w, cJSON_IsTrue(stream), &mc);
@@ -472,9 +468,15 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
             cJSON_Delete(json);
             return analysis_error(w, id, rc, NULL);
         }
+        if (json == NULL && (json = cJSON_Duplicate(rep, true)) == NULL)
+            wk_oom();
         if (!cJSON_AddItemToObject(json, "modechanges", mc))
             wk_oom();
     }
+    /* The kept report goes out without a copy: an object whose members are
+     * the report's (a reference: deleting it leaves them). */
+    if (json == NULL && (json = cJSON_CreateObjectReference(rep->child)) == NULL)
+        wk_oom();
     cJSON *resp = rpc_response_result(id, json);
     if (resp == NULL || !cJSON_AddItemToObject(resp, "stats", reuse_stats(w)))
         wk_oom();
