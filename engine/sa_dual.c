@@ -142,6 +142,15 @@ static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, int w
     return true;
 }
 
+/* sigma_e on wk bits, in v (wk slots, overwritten): for the vector steps
+ * only (most steps use the integers). */
+static const BDD *sigma_of(const sa_result *r, size_t e, BDD *v, int wk)
+{
+    for (int b = 0; b < wk; b++)
+        sa__put(&v[b], b < r->w_sigma ? r->sigma[e * (size_t)r->w_sigma + b] : bddfalse);
+    return v;
+}
+
 /* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d,
  * all zero on entry). False if a d reached 2^(wk-1): the values might then
  * not fit, and the caller starts again on more bits. Why it is exact when it
@@ -155,7 +164,7 @@ static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, int w
  * same least fixpoint as sweeping everything each round (the canonical
  * offsets), with much less work once few offsets still move (most of an
  * edit's, issue 16). */
-static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *act, int w,
+static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
                      int wk)
 {
     sa_result *r = c->r;
@@ -163,6 +172,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
     BDD *acc = sa__slots(c, (size_t)w);
     BDD *term = sa__slots(c, (size_t)w);
     BDD *zero = sa__slots(c, (size_t)w);
+    BDD *sig = sa__slots(c, (size_t)w); /* sigma_of's */
     bool *col_dirty = sa__alloc(c, (size_t)r->n_var + 1);
     bool *row_dirty = sa__alloc(c, (size_t)r->n_eq + 1);
     for (uint32_t j = 0; j < r->n_var; j++)
@@ -171,7 +181,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
                 sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *kn.d),
                 sa__alloc(c, (r->n_edges + 1) * sizeof *kn.sig)};
     for (size_t e = 0; e < r->n_edges; e++)
-        kn.sig[e] = sa__vvalue(&sig[e * w], wk);
+        kn.sig[e] = sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
     bool fits = true, moved = true;
     for (size_t it = 0; fits && moved; it++) {
@@ -193,7 +203,8 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
                 sa__vconst(acc, wk, 0);
                 for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
                     size_t e = mt->cedges[k];
-                    sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], &sig[e * w], wk);
+                    sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], sigma_of(r, e, sig, wk),
+                             wk);
                     sa__vite(c, term, act[e], term, zero, wk);
                     sa__vmax(c, acc, acc, term, wk);
                 }
@@ -224,7 +235,8 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *sig, const BDD *a
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
                     if (r->te[e] == bddfalse)
                         continue;
-                    sa__vsub(c, term, &r->d[(size_t)r->edge_v[e] * w], &sig[e * w], wk);
+                    sa__vsub(c, term, &r->d[(size_t)r->edge_v[e] * w], sigma_of(r, e, sig, wk),
+                             wk);
                     sa__vite(c, acc, r->te[e], term, acc, wk);
                 }
             }
@@ -265,24 +277,20 @@ void sa__dual(sa_ctx *c)
     size_t mark = sa__mark(c);
     sa__mats mt;
     sa__mats_init(c, &mt);
-    /* sigma on w bits, and the mask "active edge in an analysed mode". */
-    BDD *sig = sa__slots(c, r->n_edges * (size_t)w + 1);
+    /* The mask "active edge in an analysed mode". */
     BDD *act = sa__slots(c, r->n_edges + 1);
-    for (size_t e = 0; e < r->n_edges; e++) {
-        for (int b = 0; b < r->w_sigma; b++)
-            sa__put(&sig[e * w + b], r->sigma[e * r->w_sigma + b]);
+    for (size_t e = 0; e < r->n_edges; e++)
         sa__put(&act[e], sa__and(r->chi_e[e], r->ok));
-    }
     /* Offsets are small in practice: first on a few bits (the arithmetic
      * costs per bit: brake N = 50, 12 bits, 10 ms), on all w if they do not
      * fit. The result has w bits either way (the high ones false). */
     int wk = r->w_sigma + 3 < w ? r->w_sigma + 3 : w;
-    if (!fixpoint(c, &mt, sig, act, w, wk)) {
+    if (!fixpoint(c, &mt, act, w, wk)) {
         for (size_t k = 0; k < (size_t)r->n_eq * w; k++)
             sa__put(&r->c[k], bddfalse);
         for (size_t k = 0; k < (size_t)r->n_var * w; k++)
             sa__put(&r->d[k], bddfalse);
-        fixpoint(c, &mt, sig, act, w, w);
+        fixpoint(c, &mt, act, w, w);
     }
     sa__release(c, mark);
 }

@@ -510,7 +510,11 @@ BDD *sa__slots(sa_ctx *c, size_t n)
         c->top = t = k;
     }
     BDD *p = t->b + t->n;
-    memset(p, 0, n * sizeof(BDD)); /* bddfalse */
+    if (n <= 4) /* most requests: a call to memset costs more */
+        for (size_t k = 0; k < n; k++)
+            p[k] = bddfalse;
+    else
+        memset(p, 0, n * sizeof(BDD)); /* bddfalse */
     t->n += n;
     c->n_slots += n;
     return p;

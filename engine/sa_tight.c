@@ -231,10 +231,11 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
     sa__amark temps = sa__alloc_mark(c);
     int w = sa__vbits(((1ull << wv) - 1) + (1ull << r->w_sigma)) + 1;
     size_t uw = (size_t)w;
-    BDD *sum = sa__slots(c, r->n_edges * uw + 1); /* c_i + sigma_ij */
     /* A sum of constants is kept as an integer (isum, else -1) and made a
      * vector only for a column that needs one: the brake's offsets and
-     * weights are mostly constants, and its columns mostly unguarded. */
+     * weights are mostly constants, and its columns mostly unguarded. The
+     * vectors, c_i + sigma_ij, are the column's own (sum[k * uw] for its
+     * k-th edge): slots for every edge were zeroed and scanned for nothing. */
     long long *isum = sa__alloc(c, (r->n_edges + 1) * sizeof *isum);
     size_t *first, *edges;
     sa__columns(c, &first, &edges);
@@ -242,27 +243,29 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
     for (uint32_t j = 0; j < r->n_var; j++) {
         if (cols != NULL && !cols[j])
             continue;
-        for (size_t k = first[j]; k < first[j + 1]; k++) {
-            size_t e = edges[k];
-            isum[e] = edge_sum(c, &cv[r->edge_eq[e] * stride], wv, e, &sum[e * uw], w);
-        }
-        if (column_as_integers(r, isum, &edges[first[j]], first[j + 1] - first[j], tight) ||
-            column_by_activity(c, isum, &edges[first[j]], first[j + 1] - first[j], tight))
+        const size_t *es = &edges[first[j]];
+        size_t n = first[j + 1] - first[j], m1 = sa__mark(c);
+        BDD *sum = sa__slots(c, n * uw + 1);
+        for (size_t k = 0; k < n; k++)
+            isum[es[k]] = edge_sum(c, &cv[r->edge_eq[es[k]] * stride], wv, es[k], &sum[k * uw], w);
+        if (column_as_integers(r, isum, es, n, tight) || column_by_activity(c, isum, es, n, tight)) {
+            sa__release(c, m1);
             continue;
+        }
         sa__vconst(dj, w, 0);
-        for (size_t k = first[j]; k < first[j + 1]; k++) {
-            size_t e = edges[k];
-            if (isum[e] >= 0)
-                sa__vconst_put(&sum[e * uw], w, (unsigned long long)isum[e]);
-            sa__vite(c, cand, r->chi_e[e], &sum[e * uw], zero, w);
+        for (size_t k = 0; k < n; k++) {
+            if (isum[es[k]] >= 0)
+                sa__vconst_put(&sum[k * uw], w, (unsigned long long)isum[es[k]]);
+            sa__vite(c, cand, r->chi_e[es[k]], &sum[k * uw], zero, w);
             sa__vmax(c, dj, dj, cand, w);
         }
-        for (size_t k = first[j]; k < first[j + 1]; k++) {
-            size_t e = edges[k], m2 = sa__mark(c);
-            BDD at_top = sa__vgte(c, &sum[e * uw], dj, w);
-            sa__put(&tight[e], sa__and(r->chi_e[e], at_top));
+        for (size_t k = 0; k < n; k++) {
+            size_t m2 = sa__mark(c);
+            BDD at_top = sa__vgte(c, &sum[k * uw], dj, w);
+            sa__put(&tight[es[k]], sa__and(r->chi_e[es[k]], at_top));
             sa__release(c, m2);
         }
+        sa__release(c, m1);
     }
     sa__alloc_release(c, temps);
     sa__release(c, mark);
