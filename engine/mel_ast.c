@@ -242,7 +242,8 @@ static int symtab_rehash(mel__symtab *t, size_t cap)
     return MDAE_OK;
 }
 
-int mel__symtab_reserve(mel__symtab *t, size_t n)
+/* Room for n more symbols: so many inserts will not grow the table. */
+static int symtab_reserve(mel__symtab *t, size_t n)
 {
     size_t cap = t->cap ? t->cap : 64;
     if (n > SIZE_MAX / 8 - t->count)
@@ -250,18 +251,6 @@ int mel__symtab_reserve(mel__symtab *t, size_t n)
     while ((t->count + n) * 4 >= cap * 3) /* load < 3/4 after the n inserts */
         cap *= 2;
     return cap == t->cap ? MDAE_OK : symtab_rehash(t, cap);
-}
-
-mel__sym *mel__sym_new(mel__arena *a, size_t n)
-{
-    /* One block: the symbol, then its name. */
-    mel__sym *s = n < SIZE_MAX - sizeof *s ? mel__arena_alloc_raw(a, sizeof *s + n + 1) : NULL;
-    if (s == NULL)
-        return NULL;
-    char *name = (char *)(s + 1);
-    name[n] = '\0';
-    *s = (mel__sym){.name = name};
-    return s;
 }
 
 int mel__sym_insert(mel__symtab *t, mel__sym *s)
@@ -273,6 +262,19 @@ int mel__sym_insert(mel__symtab *t, mel__sym *s)
     s->next = t->buckets[s->hash & (t->cap - 1)];
     t->buckets[s->hash & (t->cap - 1)] = s;
     t->count++;
+    return MDAE_OK;
+}
+
+int mel__sym_insert_list(mel__symtab *t, mel__sym *list, size_t n)
+{
+    if (symtab_reserve(t, n) < 0)
+        return MDAE_E_NOMEM;
+    for (mel__sym *s = list, *next; s != NULL; s = next) {
+        next = s->next;
+        s->next = t->buckets[s->hash & (t->cap - 1)];
+        t->buckets[s->hash & (t->cap - 1)] = s;
+        t->count++;
+    }
     return MDAE_OK;
 }
 

@@ -441,8 +441,8 @@ typedef struct inst {
 
 /* Evaluate the n indices idx (of a name at `where`) into *out; an error is
  * reported and returned. */
-static int inst_eval(elab *el, uint32_t n, mel__expr *const *idx, mdae_range where,
-                     const env *en, uint64_t seq, inst *out)
+static inline int inst_eval(elab *el, uint32_t n, mel__expr *const *idx, mdae_range where,
+                            const env *en, uint64_t seq, inst *out)
 {
     if (n > MAX_INDICES) {
         err(el, where, "more than %d indices", MAX_INDICES);
@@ -464,14 +464,36 @@ static int inst_eval(elab *el, uint32_t n, mel__expr *const *idx, mdae_range whe
     return MDAE_OK;
 }
 
-/* Characters of v in decimal, its sign included. */
+/* Characters of v in decimal, its sign included. Two digits a step: loop
+ * indices are mostly below 100. */
 static size_t int_width(long long v)
 {
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
     size_t n = 1 + (v < 0);
-    for (; u >= 10; u /= 10)
-        n++;
-    return n;
+    for (; u >= 100; u /= 100)
+        n += 2;
+    return n + (u >= 10);
+}
+
+/* Write the digits of u so that they end at p; where they start. Two
+ * digits a step, from a table of the hundred pairs. */
+static char *put_digits(char *p, unsigned long long u)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    for (; u >= 100; u /= 100) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (u % 100), 2);
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
+    return p;
 }
 
 /* The length of the instance name of `in`, "x" or "x[1,2]", whose base name
@@ -495,10 +517,7 @@ static void inst_write(char *buf, size_t len, const char *base, size_t blen, con
     for (uint32_t k = in->n; k-- > 0;) {
         *--p = k + 1 == in->n ? ']' : ',';
         long long v = in->v[k];
-        unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-        do
-            *--p = (char)('0' + u % 10);
-        while ((u /= 10) != 0);
+        p = put_digits(p, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
         if (v < 0)
             *--p = '-';
     }
@@ -1200,17 +1219,9 @@ static void p1_stmts(elab *el, const mel__stmt *s)
  * pass 2). Out of memory is reported. */
 static void p1_finish(elab *el)
 {
-    mel__symtab *t = &el->priv->syms;
-    if (mel__symtab_reserve(t, el->n_pending) < 0) {
+    if (mel__sym_insert_list(&el->priv->syms, el->pending, el->n_pending) < 0) {
         mel__nomem(el->rep);
         return;
-    }
-    for (mel__sym *s = el->pending, *next; s != NULL; s = next) {
-        next = s->next;
-        if (mel__sym_insert(t, s) < 0) { /* not after the reserve */
-            mel__nomem(el->rep);
-            return;
-        }
     }
     el->pending = NULL;
     uint32_t nv = el->vars.n, ne = el->eqs.n;

@@ -228,14 +228,28 @@ mel__sym *mel__sym_add(mel__symtab *t, mel__arena *a, const char *name);
 mel__sym *mel__sym_addn(mel__symtab *t, mel__arena *a, const char *name, size_t n);
 /* A symbol with room for a name of n bytes, NUL-terminated at name[n], in
  * no table: the caller writes the name and then inserts it (or never
- * does). Its other fields are zero. NULL on OOM. */
-mel__sym *mel__sym_new(mel__arena *a, size_t n);
+ * does). Its other fields are zero. NULL on OOM. Inline, so that the
+ * caller's own writes replace the clearing (the elaborator makes one per
+ * instance). */
+static inline mel__sym *mel__sym_new(mel__arena *a, size_t n)
+{
+    /* One block: the symbol, then its name. */
+    mel__sym *s = n < SIZE_MAX - sizeof *s ? mel__arena_alloc_raw(a, sizeof *s + n + 1) : NULL;
+    if (s == NULL)
+        return NULL;
+    char *name = (char *)(s + 1);
+    name[n] = '\0';
+    *s = (mel__sym){.name = name};
+    return s;
+}
 /* Enter symbol s, whose name is not in t yet and whose hash the caller has
  * set (mel__hash of the name); MDAE_E_NOMEM (and s not entered) when the
  * table cannot grow. */
 int mel__sym_insert(mel__symtab *t, mel__sym *s);
-/* Room for n more symbols: so many inserts will not grow the table. */
-int mel__symtab_reserve(mel__symtab *t, size_t n);
+/* Enter the n symbols of list, chained through their `next`, as
+ * mel__sym_insert would one by one, the table grown once; MDAE_E_NOMEM
+ * (and none entered) when it cannot grow. */
+int mel__sym_insert_list(mel__symtab *t, mel__sym *list, size_t n);
 void mel__symtab_close(mel__symtab *t);
 
 
