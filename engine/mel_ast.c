@@ -92,7 +92,7 @@ void *mel__arena_alloc_raw_slow(mel__arena *a, size_t n)
 
 char *mel__arena_strndup(mel__arena *a, const char *s, size_t n)
 {
-    char *r = mel__arena_alloc(a, n + 1);
+    char *r = n < SIZE_MAX ? mel__arena_alloc_raw(a, n + 1) : NULL; /* written in full */
     if (r == NULL)
         return NULL;
     memcpy(r, s, n);

@@ -249,7 +249,8 @@ void mel__lex_next(mel__lexer *lx, mel__token *t)
             }
             t->kind = MEL_T_ID;
             for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++) {
-                if (keywords[k].len == t->len && memcmp(keywords[k].text, t->text, t->len) == 0) {
+                if (keywords[k].len == t->len && keywords[k].text[0] == t->text[0] &&
+                    memcmp(keywords[k].text, t->text, t->len) == 0) {
                     t->kind = (mel__tok)(MEL_T_REAL + k);
                     break;
                 }

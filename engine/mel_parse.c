@@ -94,9 +94,11 @@ static void nomem(parser *p)
     p->tok.kind = MEL_T_EOF;
 }
 
+/* n bytes of the arena, not cleared (callers write or clear them: a
+ * memset of a node costs less than calloc's clearing of whole chunks). */
 static void *alloc(parser *p, size_t n)
 {
-    void *r = mel__arena_alloc(p->arena, n);
+    void *r = mel__arena_alloc_raw(p->arena, n);
     if (r == NULL)
         nomem(p);
     return r;
@@ -124,6 +126,7 @@ static mel__expr *new_expr(parser *p, mel__expr_kind kind, mdae_pos start)
     p->nodes++;
     p->ids += kind == MEL_X_ID;
     if (e != NULL) {
+        memset(e, 0, sizeof *e);
         e->kind = kind;
         e->where.start = start;
         e->where.end = p->prev_end;
@@ -515,6 +518,7 @@ static mel__stmt *new_stmt(parser *p, mel__stmt_kind kind, mdae_pos start)
 {
     mel__stmt *s = alloc(p, sizeof *s);
     if (s != NULL) {
+        memset(s, 0, sizeof *s);
         s->kind = kind;
         s->where.start = start;
     }
