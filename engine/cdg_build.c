@@ -116,6 +116,8 @@ typedef struct build {
     /* r's functions as the steps read them: equal to r's on ok (the valid
      * nonsingular modes), anything elsewhere (local_inputs) */
     const BDD *c_off, *d_off, *te, *chi_e, *chi_i;
+    size_t os;      /* c_off's and d_off's stride: w, or r's w_off when
+                       they are r's own vectors read on their first w bits */
     BDD *sum;       /* n_edges * w slots: c_i + sigma_e */
     BDD *xi;        /* n_edges slots */
     /* step 2: dependencies, CSR by source equation */
@@ -150,11 +152,11 @@ typedef struct build {
 
 /* The value of each of the n vectors of w bits at v, or -1 where one is not
  * a constant (temporaries of the context). */
-static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w)
+static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t stride)
 {
     long long *out = sa__alloc(c, (n + 1) * sizeof *out);
     for (size_t k = 0; k < n; k++)
-        out[k] = sa__vvalue(&v[k * (size_t)w], w);
+        out[k] = sa__vvalue(&v[k * stride], w);
     return out;
 }
 
@@ -185,8 +187,8 @@ static void saturation(build *b)
     b->xi = sa__slots(c, r->n_edges + 1);
     size_t mark = sa__mark(c);
     BDD *sig = sa__slots(c, (size_t)w);
-    const long long *ci = constants(c, b->c_off, r->n_eq, w);
-    const long long *dj = constants(c, b->d_off, r->n_var, w);
+    const long long *ci = constants(c, b->c_off, r->n_eq, w, b->os);
+    const long long *dj = constants(c, b->d_off, r->n_var, w, b->os);
     for (size_t e = 0; e < r->n_edges; e++) {
         uint32_t i = r->edge_eq[e], j = r->edge_v[e];
         if (saturate_constants(b, e, ci, dj))
@@ -194,9 +196,9 @@ static void saturation(build *b)
         for (int k = 0; k < w; k++)
             sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
         BDD *s = &b->sum[e * w];
-        sa__vadd(c, s, &b->c_off[(size_t)i * w], sig, w);
+        sa__vadd(c, s, &b->c_off[i * b->os], sig, w);
         size_t m2 = sa__mark(c);
-        sa__put(&b->xi[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[(size_t)j * w], w));
+        sa__put(&b->xi[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[j * b->os], w));
         sa__release(c, m2);
         if ((e & 255) == 255)
             sa__progress(c, "dependencies", e, r->n_edges);
@@ -531,7 +533,7 @@ static void emit(build *b, BDD set)
                   max_key_ints, b->n_blocks);
     b->blocks = grow(c, b->blocks, b->n_blocks, &b->cap_blocks, sizeof *b->blocks);
     tblock *t = &b->blocks[b->n_blocks];
-    t->key = sa__alloc(c, len * sizeof *k);
+    t->key = sa__alloc_raw(c, len * sizeof *k);
     memcpy(t->key, k, len * sizeof *k);
     t->len = len;
     t->guard = bdd_addref(set);
@@ -572,7 +574,7 @@ static void split_items(build *b, BDD set0, size_t it, int sub, unsigned acc)
                 continue;
             }
             f = x->is_edge ? b->sum[x->e * w + bit]
-                           : b->c_off[(size_t)b->elist[x->pos] * w + bit];
+                           : b->c_off[b->elist[x->pos] * b->os + bit];
         } else {
             kind = sub == 0 ? 1 : 2;
             f = sub == 0 ? b->chi_e[x->e] : b->te[x->e];
@@ -815,8 +817,8 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
     }
     ns += 2 * nd;
     nf += nd;
-    int32_t *shape = sa__alloc(c, ns * sizeof *shape);
-    BDD *funs = sa__alloc(c, nf * sizeof *funs);
+    int32_t *shape = sa__alloc_raw(c, ns * sizeof *shape); /* written whole */
+    BDD *funs = sa__alloc_raw(c, nf * sizeof *funs);
     size_t a = 0, f = 0;
     shape[a++] = SA_BMEMO_SCC;
     shape[a++] = (int32_t)n;
@@ -828,7 +830,7 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
         shape[a++] = (int32_t)(r->eq_first[i + 1] - r->eq_first[i]);
         funs[f++] = b->chi_i[i];
         for (size_t x = 0; x < w; x++)
-            funs[f++] = b->c_off[(size_t)i * w + x];
+            funs[f++] = b->c_off[i * b->os + x];
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             funs[f++] = b->chi_e[e];
             funs[f++] = b->te[e];
@@ -1088,22 +1090,22 @@ static void local_inputs(build *b)
     size_t w = (size_t)b->w, wo = (size_t)r->w_off;
     b->c_off = r->c;
     b->d_off = r->d;
+    b->os = wo; /* r's own, read on their first w bits */
     b->te = r->te;
     b->chi_e = r->chi_e;
     b->chi_i = r->chi_i;
     bool narrow = w < wo, masked = r->ok != bddtrue && r->ok != bddfalse;
-    if (narrow) { /* the offsets on b->w bits (step_width) */
+    if (narrow && masked) { /* the offsets on b->w bits (step_width), simplified */
         BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
         for (size_t i = 0; i < r->n_eq; i++)
             for (size_t q = 0; q < w; q++)
-                sa__put(&cv[i * w + q], masked ? sa__simplify(r->c[i * wo + q], r->ok)
-                                               : r->c[i * wo + q]);
+                sa__put(&cv[i * w + q], sa__simplify(r->c[i * wo + q], r->ok));
         for (size_t j = 0; j < r->n_var; j++)
             for (size_t q = 0; q < w; q++)
-                sa__put(&dv[j * w + q], masked ? sa__simplify(r->d[j * wo + q], r->ok)
-                                               : r->d[j * wo + q]);
+                sa__put(&dv[j * w + q], sa__simplify(r->d[j * wo + q], r->ok));
         b->c_off = cv;
         b->d_off = dv;
+        b->os = w;
     }
     if (!masked)
         return;

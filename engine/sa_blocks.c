@@ -345,7 +345,7 @@ static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
     for (uint32_t a = 0; a < n_vars; a++)
         s->var_local[vars[a]] = a;
     r->n_edges = ne;
-    s->edge_whole = sa__alloc(c, (ne + 1) * sizeof *s->edge_whole);
+    s->edge_whole = sa__alloc_raw(c, (ne + 1) * sizeof *s->edge_whole); /* written whole */
     size_t k = 0;
     for (uint32_t a = 0; a < n_members; a++)
         for (size_t e = w->eq_first[members[a]]; e < w->eq_first[members[a] + 1]; e++)
@@ -534,8 +534,8 @@ static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
     size_t ne = r->n_edges, ws = (size_t)r->w_sigma;
     size_t n_shape = 6 + 3 * ne + r->n_eq;
     size_t n_funs = (size_t)r->n_eq + r->n_var + ne * (1 + ws);
-    int32_t *shape = sa__alloc(c, n_shape * sizeof *shape);
-    BDD *funs = sa__alloc(c, n_funs * sizeof *funs);
+    int32_t *shape = sa__alloc_raw(c, n_shape * sizeof *shape); /* written whole */
+    BDD *funs = sa__alloc_raw(c, n_funs * sizeof *funs);
     size_t a = 0, f = 0;
     shape[a++] = SA_BMEMO_BLOCK;
     shape[a++] = (int32_t)r->n_eq;

@@ -606,6 +606,13 @@ void sa__release(sa_ctx *c, size_t mark)
 
 void *sa__alloc(sa_ctx *c, size_t n)
 {
+    void *p = sa__alloc_raw(c, n);
+    memset(p, 0, n);
+    return p;
+}
+
+void *sa__alloc_raw(sa_ctx *c, size_t n)
+{
     const size_t align = sizeof(max_align_t);
     if (n > SIZE_MAX / 2)
         sa__fail(c, MDAE_E_NOMEM);
@@ -623,7 +630,6 @@ void *sa__alloc(sa_ctx *c, size_t n)
     }
     void *p = (char *)b->data + b->used;
     b->used += need;
-    memset(p, 0, n);
     return p;
 }
 

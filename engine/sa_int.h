@@ -375,6 +375,9 @@ static inline BDD sa__imp(BDD a, BDD b) /* !a | b */
 
 /* Temporary memory, zeroed; freed by sa__leave. */
 void *sa__alloc(sa_ctx *c, size_t n);
+/* The same, not zeroed: for an array the caller writes whole before reading
+ * (keys, copies). */
+void *sa__alloc_raw(sa_ctx *c, size_t n);
 /* Where the temporary memory is, and freeing everything allocated after
  * such a mark: for a function called once per item of a long list, whose
  * temporaries would otherwise pile up until the entry point returns
