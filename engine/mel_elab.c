@@ -176,6 +176,7 @@ typedef struct elab {
     mel__sym *pending;
     size_t n_pending;
     iblock *items, *items_tail;
+    size_t use_bound; /* identifiers of the equation items (reserve_uses) */
     vec uses;
     vec wrecs, whens;          /* whenrec (pass 1), mel_when (the model's) */
     uint32_t n_params, n_ints;
@@ -510,7 +511,8 @@ static size_t inst_len(size_t blen, const inst *in)
  * len (inst_len), at buf and a NUL after it. From the end backwards, so
  * that each index is written in one pass over its digits (not snprintf:
  * every instance is named here). */
-static void inst_write(char *buf, size_t len, const char *base, size_t blen, const inst *in)
+static inline void inst_write(char *buf, size_t len, const char *base, size_t blen,
+                              const inst *in)
 {
     char *p = buf + len;
     *p = '\0';
@@ -1075,8 +1077,10 @@ static void p1_equ(elab *el, const mel__stmt *st)
         return;
     }
     item *it = new_item(el, IT_EQ, st);
-    if (it != NULL)
+    if (it != NULL) {
         it->eq = s->index;
+        el->use_bound += st->ids;
+    }
 }
 
 static void p1_for(elab *el, const mel__stmt *st)
@@ -1231,13 +1235,14 @@ static void p1_finish(elab *el)
         mel__nomem(el->rep);
         return;
     }
+    const mel_guard *t = mel__g_true();
     mel_variable *v = el->variables;
     for (const obj *o = el->vars.head; o != NULL; o = o->next)
-        *v++ = (mel_variable){(char *)o->sym->name, mel__g_true(), o->sym->where};
+        *v++ = (mel_variable){(char *)o->sym->name, t, o->sym->where};
     mel_equation *q = el->equations;
     for (const obj *o = el->eqs.head; o != NULL; o = o->next)
-        *q++ = (mel_equation){.name = (char *)o->sym->name, .guard = mel__g_true(),
-                              .where = o->sym->where, .when = o->when};
+        *q++ = (mel_equation){.name = (char *)o->sym->name, .guard = t, .where = o->sym->where,
+                              .when = o->when};
 }
 
 /* ---- Pass 2: guards --------------------------------------------------------- */
@@ -1843,18 +1848,23 @@ static void p2_item(elab *el, const item *it)
 }
 
 /* The guards of the model's unknowns and equations: the OR of their
- * declarations' contexts. */
+ * declarations' contexts. Those declared once outside any conditional keep
+ * p1_finish's TRUE (ctxlist_guard's, and no guard was made before). */
 static void p2_guards(elab *el)
 {
     size_t i = 0;
     for (const obj *o = el->vars.head; o != NULL && !el->rep->stop; o = o->next, i++) {
-        el->variables[i].guard = ctxlist_guard(el, o->ctx);
-        check_gf(el, el->variables[i].where);
+        if (o->ctx != NULL) {
+            el->variables[i].guard = ctxlist_guard(el, o->ctx);
+            check_gf(el, el->variables[i].where);
+        }
     }
     i = 0;
     for (const obj *o = el->eqs.head; o != NULL && !el->rep->stop; o = o->next, i++) {
-        el->equations[i].guard = ctxlist_guard(el, o->ctx);
-        check_gf(el, el->equations[i].where);
+        if (o->ctx != NULL) {
+            el->equations[i].guard = ctxlist_guard(el, o->ctx);
+            check_gf(el, el->equations[i].where);
+        }
     }
 }
 
@@ -1880,16 +1890,13 @@ static void p2_whens(elab *el)
 }
 
 /* Size the list of uses once: an equation reads at most as many unknowns
- * as it has identifiers (mel__stmt.ids), for each of its items. Up to
+ * as it has identifiers (mel__stmt.ids), for each of its items (summed by
+ * p1_equ in el->use_bound). Up to
  * 2^16 uses (2.6 MB); beyond, the list grows as it fills, since the bound
  * also counts parameters, loop indices and branches not taken. */
 static void reserve_uses(elab *el)
 {
-    size_t bound = 0;
-    for (const iblock *b = el->items; b != NULL && bound < ((size_t)1 << 16); b = b->next)
-        for (size_t i = 0; i < b->n; i++)
-            if (b->it[i].kind == IT_EQ)
-                bound += b->it[i].s->ids;
+    size_t bound = el->use_bound;
     if (bound > 0 && !el->rep->stop)
         (void)vec_reserve(el, &el->uses, bound < ((size_t)1 << 16) ? bound : (size_t)1 << 16,
                           sizeof(use));
