@@ -435,3 +435,67 @@ Test(mel_elab, elaborates_rldc2_exactly_as_figure_3)
         cr_assert_str_eq(mt_guard(m, m->equations[e].guard), "true");
     mel_model_free(m);
 }
+
+/* Instance names are written from their end, two digits at a time
+ * (mel_elab.c, inst_write): the ends of long long, signs, one and two
+ * indices, and finding them back by name. */
+Test(mel_elab, names_instances_with_any_long_long_index)
+{
+    mel_model *m = mt_parse("foreach i in -9223372036854775807 - 1 .. -9223372036854775807 - 1 do\n"
+                            "  x[i] : real; y[i, 9223372036854775807] : real;\n"
+                            "  e[i] : equation x[i] = y[i, 9223372036854775807]\n"
+                            "done;\n"
+                            "z[0] : real; z[-1] : real; z[9] : real; z[10] : real; z[99] : real;\n"
+                            "z[100] : real; z[-1000] : real;\n"
+                            "f : equation z[0] + z[-1] + z[9] + z[10] + z[99] + z[100] = z[-1000]");
+    static const char *const names[] = {
+        "x[-9223372036854775808]", "y[-9223372036854775808,9223372036854775807]", "z[0]",
+        "z[-1]", "z[9]", "z[10]", "z[99]", "z[100]", "z[-1000]"};
+    cr_assert_eq(m->n_variables, 9);
+    for (uint32_t k = 0; k < 9; k++) {
+        cr_assert_str_eq(m->variables[k].name, names[k]);
+        cr_assert_eq(mel_model_find_variable(m, names[k]), (long)k);
+    }
+    cr_assert_str_eq(m->equations[0].name, "e[-9223372036854775808]");
+    cr_assert_eq(m->equations[0].n_incs, 2);
+    cr_assert_eq(m->equations[1].n_incs, 7);
+    cr_assert_eq(mel_model_find_variable(m, "z[010]"), -1);
+    cr_assert_eq(mel_model_find_variable(m, "z[+10]"), -1);
+    mel_model_free(m);
+}
+
+/* A loop body's equation is walked once and then run by its plan
+ * (mel_elab.c, "Pass 2: plans"): what x[i] and x[i + 1] name is still
+ * decided at each iteration (a parameter here, an unknown there), as are
+ * the errors, reported once for the iteration where they occur. */
+Test(mel_elab, resolves_a_loop_body_equation_at_every_iteration)
+{
+    mel_model *m = mt_parse("x[1] : real = 2.0;\n"
+                            "foreach i in 2 .. 5 do x[i] : real done;\n"
+                            "t : real;\n"
+                            "foreach i in 1 .. 4 do\n"
+                            "  e[i] : equation der(x[i]) + x[i + 1] - last(x[i]) + 2 * t = 0\n"
+                            "done");
+    cr_assert_eq(m->n_equations, 4);
+    cr_assert_eq(m->equations[0].n_incs, 2); /* x[1] is a parameter */
+    cr_assert_str_eq(mt_cases(m, mt_inc(m, "e[1]", "x[2]")), "0:true");
+    cr_assert_str_eq(mt_cases(m, mt_inc(m, "e[1]", "t")), "0:true");
+    for (int i = 2; i <= 4; i++) {
+        char e[8], x[8], x1[8];
+        snprintf(e, sizeof e, "e[%d]", i);
+        snprintf(x, sizeof x, "x[%d]", i);
+        snprintf(x1, sizeof x1, "x[%d]", i + 1);
+        cr_assert_eq(m->equations[i - 1].n_incs, 3);
+        cr_assert_str_eq(mt_cases(m, mt_inc(m, e, x)), "1:true");
+        cr_assert_str_eq(mt_cases(m, mt_inc(m, e, x1)), "0:true");
+    }
+    mel_model_free(m);
+
+    const char *src = "foreach i in 1 .. 3 do x[i] : real done;\n"
+                      "foreach i in 1 .. 3 do e[i] : equation x[i - 1] = x[i] done";
+    mdae_diags d;
+    cr_assert_eq(mt_parse_fail(src, strlen(src), NULL, &d), MDAE_E_MODEL);
+    cr_assert_eq(d.count, 1);
+    cr_assert(mt_has(&d, 2, 40, "undeclared variable 'x[0]'"));
+    mdae_diags_close(&d);
+}
