@@ -2,7 +2,9 @@
  *
  * protocol/rpc_framer_fuzz.c -- libFuzzer target: any bytes through the
  * framer (split in two at a position taken from the input, so partial reads
- * are exercised) and every frame through the JSON-RPC parser.
+ * are exercised) and every frame through the JSON-RPC parser and the
+ * relay's reader (protocol/rpc_relay.h), which must accept nothing that
+ * rpc_parse reads otherwise: a response, with the same id.
  *
  * Build: CC=clang cmake -DMDAE_FUZZ=ON ...; target rpc_framer_fuzz.
  */
@@ -11,14 +13,28 @@
 
 #include "rpc_framer.h"
 #include "rpc_message.h"
+#include "rpc_relay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What rpc_relay_read accepts, rpc_parse reads as a response with that id. */
+static void check_relay(const rpc_frame *f, int parsed, const rpc_parsed *p)
+{
+    rpc_relay_head h;
+    if (rpc_relay_read(f->body, f->len, &h) != MDAE_OK || parsed == MDAE_E_NOMEM)
+        return;
+    if (parsed != MDAE_OK || p->batch || p->msgs[0].kind != RPC_MSG_RESPONSE ||
+        !cJSON_IsNumber(p->msgs[0].id) || (uint64_t)p->msgs[0].id->valuedouble != h.id)
+        __builtin_trap();
+}
 
 static int on_frame(void *ctx, const rpc_frame *f)
 {
     (void)ctx;
     rpc_parsed p;
-    if (rpc_parse(f->body, f->len, &p) == MDAE_OK) {
+    int parsed = rpc_parse(f->body, f->len, &p);
+    check_relay(f, parsed, &p);
+    if (parsed == MDAE_OK) {
         for (size_t i = 0; i < p.n; i++) {
             /* Build the answer the router would, to exercise the builders. */
             cJSON *r = rpc_response_error(p.msgs[i].id, RPC_INVALID_REQUEST,
