@@ -204,14 +204,13 @@ static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
 }
 
 /* The hint's offsets of the equations from[i] >= 0 (i < n), in the hint's
- * layout, n * w_off slots. With extend, each is extended beyond the modes
- * where it holds (the hint's ok and the equation's activity; it reads 0
+ * layout, n * w_off slots, each extended beyond the modes where it holds (the hint's ok and the equation's activity; it reads 0
  * elsewhere) by the generalized cofactor: in a mode outside, the value of a
  * nearest mode inside (Coudert and Madre's constrain; one projection for
  * every bit, so the vector is a value the offset takes). An edit that
  * moves an equation into other modes (a guard flipped) so finds its old
  * offsets there instead of 0. */
-static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32_t n, bool extend)
+static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32_t n)
 {
     int hw = h->w_off;
     BDD *hv = sa__slots(c, (size_t)n * (size_t)hw + 1);
@@ -220,7 +219,7 @@ static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32
         if (from[i] < 0)
             continue;
         const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
-        sa__put(care, extend ? sa__and(h->chi_i[from[i]], h->ok) : bddtrue);
+        sa__put(care, sa__and(h->chi_i[from[i]], h->ok));
         for (int b = 0; b < hw; b++) {
             BDD *to = &hv[(size_t)i * (size_t)hw + b];
             if (*care == bddtrue || *care == bddfalse)
@@ -232,6 +231,14 @@ static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32
         }
     }
     return hv;
+}
+
+/* Our equation i's hint offsets (hw bits): hv's row if the caller
+ * constrained them (hint_vectors), else the hint's own row from[i]. */
+static const BDD *hint_row(const sa_result *h, const BDD *hv, const long *from, uint32_t i)
+{
+    size_t hw = (size_t)h->w_off;
+    return hv != NULL ? &hv[i * hw] : &h->c[(size_t)from[i] * hw];
 }
 
 /* Hint BDD variable -> ours (-1: absent), the hint's mode variables found
@@ -286,16 +293,17 @@ static bool same_mode_vars(const sa_result *h, const int *to_var)
  * equations i with from[i] >= 0 and step[i] == st: a power of two, at
  * least twice their nodes (only those: the brake's N + 1 carries one
  * railcar's by a renumbering, and counted all 1,200 equations' first). */
-static size_t step_cap(sa_ctx *c, const BDD *hv, int hw, const long *from, const int *step,
-                       uint32_t n, int st)
+static size_t step_cap(sa_ctx *c, const sa_result *h, const BDD *hv, const long *from,
+                       const int *step, uint32_t n, int st)
 {
+    int hw = h->w_off;
     sa__amark mark = sa__alloc_mark(c);
     size_t k = 0;
     BDD *f = sa__alloc(c, ((size_t)n * (size_t)hw + 1) * sizeof *f); /* hv references them */
     for (uint32_t i = 0; i < n; i++)
         if (from[i] >= 0 && step[i] == st)
             for (int b = 0; b < hw; b++)
-                f[k++] = hv[(size_t)i * (size_t)hw + (size_t)b];
+                f[k++] = hint_row(h, hv, from, i)[b];
     size_t cap = 16, nodes = (size_t)bdd_anodecount(f, (int)k) + 2;
     while (cap < 2 * nodes)
         cap *= 2;
@@ -338,9 +346,32 @@ static int bits_in_use(const BDD *v, size_t n, int w)
     return used;
 }
 
+/* Whether our offsets are the hint's own vectors as they are: every
+ * equation i is the hint's i (by name, not renumbered), the hint's mode
+ * variables are ours (the step-0 carry, made here into *cc, is the
+ * identity) and every offset fits in w bits. Then they are read in place
+ * (an edit of the brake: 1,203 vectors not copied). */
+static bool in_place(sa_ctx *c, const sa_result *h, const long *from, const int *step,
+                     name_map *modes, carry_ctx *cc, int w)
+{
+    const sa_result *r = c->r;
+    if (r->n_eq > h->n_eq)
+        return false;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (from[i] != (long)i || step[i] != 0)
+            return false;
+    if (!same_mode_vars(h, mode_map(c, h, r, modes, 0)))
+        return false;
+    cc->identity = true;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (!fits_in(hint_row(h, NULL, from, i), w, h->w_off))
+            return false;
+    return true;
+}
+
 /* ---- Entry points ----------------------------------------------------------- */
 
-BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
+const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
@@ -376,11 +407,18 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
     if (!any)
         return NULL;
 
+    int hw = h->w_off;
+    carry_ctx ccs[3] = {{0}, {0}, {0}}; /* by step + 1, made when first needed */
+    if (!extend && in_place(c, h, from, step, &modes, &ccs[1], w)) {
+        r->seeded += r->n_eq;
+        *width = hw;
+        int u = bits_in_use(h->c, r->n_eq, hw);
+        *used = u > 0 ? u : 1;
+        return h->c;
+    }
     BDD *out = sa__slots(c, (size_t)r->n_eq * (size_t)w + 1);
     size_t mark = sa__mark(c);
-    int hw = h->w_off;
-    BDD *hv = hint_vectors(c, h, from, r->n_eq, extend);
-    carry_ctx ccs[3] = {{0}, {0}, {0}}; /* by step + 1, made when first needed */
+    const BDD *hv = extend ? hint_vectors(c, h, from, r->n_eq) : NULL;
     BDD *over = sa__slots(c, 1);
     for (uint32_t i = 0; i < r->n_eq; i++) {
         if (from[i] < 0)
@@ -392,9 +430,9 @@ BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
             if (same_mode_vars(h, to_var))
                 ccp->identity = true;
             else
-                carry_init(c, ccp, h, to_var, step_cap(c, hv, hw, from, step, r->n_eq, step[i]));
+                carry_init(c, ccp, h, to_var, step_cap(c, h, hv, from, step, r->n_eq, step[i]));
         }
-        const BDD *hc = &hv[(size_t)i * (size_t)hw];
+        const BDD *hc = hint_row(h, hv, from, i);
         BDD *ci = &out[(size_t)i * (size_t)w];
         if (ccp->identity && fits_in(hc, w, hw)) { /* most: the hint's bits */
             for (int b = 0; b < w && b < hw; b++)

@@ -597,7 +597,7 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
  * flipped: 0.12 s -> 0.07 s), but sa_tight.c's seeded rounds, whose tight
  * graphs must split into small blocks, do not take them (the brake at
  * N = 100, N + 1 seeded by a variant: 0.038 s instead of 0.014). */
-BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used);
+const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used);
 /* The hint's chosen matching and tight edges (active where d_j = c_i +
  * sigma_ij for its canonical offsets), carried onto c->r's edges by the
  * names of their equations and variables, mode variables by name as for

@@ -754,7 +754,7 @@ static bool reduced_costs(sa_ctx *c, const sa__mats *mt, const BDD *act, const B
  * inside sa_tight.c's rounds: their blocks are a tight graph's, made by
  * offsets already (seeding them again changed nothing measurable on the
  * brake's edits). */
-static bool hint_offsets(sa_ctx *c, BDD **hc, int *wh, int *wv)
+static bool hint_offsets(sa_ctx *c, const BDD **hc, int *wh, int *wv)
 {
     if (c->tight_depth > 0)
         return false;
@@ -1057,7 +1057,8 @@ void sa__primal(sa_ctx *c)
      * sit above the node being solved, and each node rebuilt its children's
      * solutions: the building, N = 50, 12.9 s -> 0.94 s, 758 -> 62 MB, the
      * same result (tests/bench/README.md, issue 16). */
-    BDD *x = sa__slots(c, 1), *hc = NULL;
+    BDD *x = sa__slots(c, 1);
+    const BDD *hc = NULL;
     int wh = 0, wv = 0;
     if (c->opt != NULL && c->opt->hint != NULL)
         sa__progress(c, "weights", 0, r->n_edges);

@@ -859,7 +859,7 @@ static void shift_offsets(sa_ctx *c, const BDD *base, size_t stride, int wb, con
 /* The seeded rounds' state, for sa__try. */
 typedef struct seeded_state {
     tight_state t;
-    BDD *hc; /* the hint's offsets, stride wh, wv bits used */
+    const BDD *hc; /* the hint's offsets, stride wh, wv bits used */
     int wh, wv;
     bool *redo; /* per column: its tight edges differ from round 0's */
 } seeded_state;
@@ -954,14 +954,15 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int round = 0; round < SEEDED_ROUNDS && *rest != bddfalse; round++) {
         size_t m2 = sa__mark(c);
-        BDD *cv = s->hc; /* round 0: the hint as it is */
+        BDD *shifted = NULL;
         int wv = s->wv;
-        if (round > 0 && !sampled_shift(c, s, &seed, &p, rest, &cv, &wv))
+        if (round > 0 && !sampled_shift(c, s, &seed, &p, rest, &shifted, &wv))
             break;
-        /* A later round's offsets are the hint's but near what its sample
-         * shifted: the other columns keep round 0's tight edges. */
-        tight_edges_vec(c, cv, round > 0 ? (size_t)wv : (size_t)s->wh, wv,
-                        round > 0 ? s->redo : NULL, tight);
+        /* Round 0: the hint as it is. A later round's offsets are the
+         * hint's but near what its sample shifted: the other columns keep
+         * round 0's tight edges. */
+        tight_edges_vec(c, round > 0 ? shifted : s->hc, round > 0 ? (size_t)wv : (size_t)s->wh,
+                        wv, round > 0 ? s->redo : NULL, tight);
         c->max_block_rows = limit;
         tight_solve(c, tight, rest, ok, te);
         c->max_block_rows = 0;
