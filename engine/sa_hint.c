@@ -617,3 +617,37 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     sa__release(c, mark);
     return true;
 }
+
+/* Whether r's rows have the hint's edges, in the same places. */
+static bool same_edges(const sa_result *r, const sa_result *h)
+{
+    if (r->n_eq != h->n_eq || r->n_var != h->n_var || r->n_edges != h->n_edges ||
+        r->w_sigma != h->w_sigma)
+        return false;
+    for (uint32_t i = 0; i <= r->n_eq; i++)
+        if (r->eq_first[i] != h->eq_first[i])
+            return false;
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (r->edge_v[e] != h->edge_v[e])
+            return false;
+    return true;
+}
+
+bool *sa__hint_tight(sa_ctx *c, const BDD *hc, BDD *tight)
+{
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    const sa_result *r = c->r;
+    if (h == NULL || hc != h->c || h->tight_memo == NULL || h->ok != bddtrue ||
+        !same_edges(r, h))
+        return NULL;
+    size_t ws = (size_t)r->w_sigma;
+    bool *todo = sa__alloc(c, (size_t)r->n_var + 1);
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (r->chi_e[e] != h->chi_e[e] ||
+            memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0)
+            todo[r->edge_v[e]] = true;
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (!todo[r->edge_v[e]])
+            sa__put(&tight[e], h->tight_memo[e]);
+    return todo;
+}

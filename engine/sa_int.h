@@ -608,6 +608,14 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used);
  * sifting may have moved the order the hint chose in (sa__sifting):
  * sa_repair.c needs the hint's choice to be the smallest in our order. */
 bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz);
+/* The tight edges of the hint's own offsets read in place (hc, from
+ * sa__hint_offsets, is the hint's c itself): where a column of c->r is the
+ * hint's (the same edges by index, with the same activity and weight),
+ * its tight edges are the hint's (sa_result.tight_memo, exact everywhere
+ * when every mode is valid: hint->ok true), written into tight[]. Returns
+ * the columns left to compute (temporaries, n_var flags), or NULL when
+ * none could be read (nothing written). */
+bool *sa__hint_tight(sa_ctx *c, const BDD *hc, BDD *tight);
 
 /* ---- sa_repair.c (issue 16): the hint's chosen matching repaired ----------
  * With tc, tz from sa__hint_matching and zero[e] (n_edges) the edges of

@@ -961,8 +961,9 @@ static void seeded_rounds(sa_ctx *c, void *arg)
         /* Round 0: the hint as it is. A later round's offsets are the
          * hint's but near what its sample shifted: the other columns keep
          * round 0's tight edges. */
+        const bool *cols = round > 0 ? s->redo : sa__hint_tight(c, s->hc, tight);
         tight_edges_vec(c, round > 0 ? shifted : s->hc, round > 0 ? (size_t)wv : (size_t)s->wh,
-                        wv, round > 0 ? s->redo : NULL, tight);
+                        wv, cols, tight);
         c->max_block_rows = limit;
         tight_solve(c, tight, rest, ok, te);
         c->max_block_rows = 0;
