@@ -19,6 +19,8 @@
  *  2. Resolve: turn contexts into guards, walk each item's expressions to
  *     collect uses of unknowns (variable, derivative order, absolute guard,
  *     source range), then group the uses into incidences and order cases.
+ *     An equation statement is walked once; its later executions (a loop
+ *     body's) run the plan of that walk (see "Pass 2: plans").
  *
  * Limits (mel_options): objects created (variables, equations, modes,
  * parameters, integer constants, invariants) and loop iterations are each
