@@ -371,7 +371,7 @@ static bool in_place(sa_ctx *c, const sa_result *h, const long *from, const int 
 
 /* ---- Entry points ----------------------------------------------------------- */
 
-const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
+const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const long **same)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
@@ -409,7 +409,15 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
 
     int hw = h->w_off;
     carry_ctx ccs[3] = {{0}, {0}, {0}}; /* by step + 1, made when first needed */
+    long *rows = NULL; /* *same: rows whose offsets are the hint's row as it is */
+    if (same != NULL) {
+        *same = NULL;
+        if (!extend)
+            rows = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *rows);
+    }
     if (!extend && in_place(c, h, from, step, &modes, &ccs[1], w)) {
+        if (same != NULL)
+            *same = from;
         r->seeded += r->n_eq;
         *width = hw;
         int u = bits_in_use(h->c, r->n_eq, hw);
@@ -421,6 +429,8 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
     const BDD *hv = extend ? hint_vectors(c, h, from, r->n_eq) : NULL;
     BDD *over = sa__slots(c, 1);
     for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (rows != NULL)
+            rows[i] = -1;
         if (from[i] < 0)
             continue;
         r->seeded++;
@@ -437,6 +447,8 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
         if (ccp->identity && fits_in(hc, w, hw)) { /* most: the hint's bits */
             for (int b = 0; b < w && b < hw; b++)
                 sa__put(&ci[b], hc[b]);
+            if (rows != NULL && step[i] == 0)
+                rows[i] = from[i];
             continue;
         }
         /* Bits we cannot hold: where any is set, the equation gets 0. */
@@ -453,6 +465,8 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used)
             sa__progress(c, "weights", i, r->n_eq);
     }
     sa__release(c, mark);
+    if (same != NULL)
+        *same = rows;
     *width = w;
     int u = bits_in_use(out, r->n_eq, w);
     *used = u > 0 ? u : 1;
@@ -486,17 +500,23 @@ static bool edges_by_name(sa_ctx *c, const sa_result *h, const sa_result *r, lon
     name_map eqs, vars;
     map_init(&eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
     map_init(&vars, h->n_var < hm->n_variables ? h->n_var : hm->n_variables, var_name, hm);
+    /* Our variables first, in order: their guesses then mostly hold (an
+     * edge's variable is not its row's previous one's neighbour). */
+    long *vmap = sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *vmap);
+    long vshift = 0;
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        uint32_t wj = r->var_whole != NULL ? r->var_whole[j] : j;
+        vmap[j] = map_find_near(c, &vars, m->variables[wj].name, (long)wj + vshift);
+        vshift = vmap[j] >= 0 ? vmap[j] - (long)wj : vshift;
+    }
     bool *used = sa__alloc(c, h->n_edges + 1);
-    long eshift = 0, vshift = 0; /* as in sa__hint_offsets */
+    long eshift = 0; /* as in sa__hint_offsets */
     for (uint32_t i = 0; i < r->n_eq; i++) {
         uint32_t wi = r->eq_whole != NULL ? r->eq_whole[i] : i;
         long q = map_find_near(c, &eqs, m->equations[wi].name, (long)wi + eshift);
         eshift = q >= 0 ? q - (long)wi : eshift;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            uint32_t wj = r->var_whole != NULL ? r->var_whole[r->edge_v[e]] : r->edge_v[e];
-            long p = map_find_near(c, &vars, m->variables[wj].name, (long)wj + vshift);
-            vshift = p >= 0 ? p - (long)wj : vshift;
-            from[e] = hint_edge(h, q, p);
+            from[e] = hint_edge(h, q, vmap[r->edge_v[e]]);
             if (from[e] >= 0 && used[from[e]])
                 return false;
             if (from[e] >= 0)
@@ -633,21 +653,74 @@ static bool same_edges(const sa_result *r, const sa_result *h)
     return true;
 }
 
-bool *sa__hint_tight(sa_ctx *c, const BDD *hc, BDD *tight)
+/* The mapped reading for sa__hint_tight: our edges to the hint's by names
+ * (edges_by_name, into *from); a column is the hint's when each of its
+ * edges is the hint's, with the same activity and weight, in a row whose
+ * offsets are the hint's row as it is (same[i]), all in one hint column
+ * that has no other edge. Returns the other columns (flags), or NULL. */
+static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, long **from)
 {
-    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     const sa_result *r = c->r;
-    if (h == NULL || hc != h->c || h->tight_memo == NULL || h->ok != bddtrue ||
-        !same_edges(r, h))
+    long *f = sa__alloc(c, (r->n_edges + 1) * sizeof *f);
+    if (!edges_by_name(c, h, r, f))
         return NULL;
+    size_t ws = (size_t)r->w_sigma;
+    uint32_t *hcount = sa__alloc(c, ((size_t)h->n_var + 1) * sizeof *hcount);
+    for (size_t e = 0; e < h->n_edges; e++)
+        hcount[h->edge_v[e]]++;
+    uint32_t *count = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *count);
+    long *hcol = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *hcol);
+    bool *todo = sa__alloc(c, (size_t)r->n_var + 1);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        hcol[j] = -1;
+    for (size_t e = 0; e < r->n_edges; e++) {
+        uint32_t j = r->edge_v[e];
+        long q = f[e];
+        if (q < 0 || same[r->edge_eq[e]] != (long)h->edge_eq[q] || r->chi_e[e] != h->chi_e[q] ||
+            memcmp(&r->sigma[e * ws], &h->sigma[(size_t)q * ws], ws * sizeof(BDD)) != 0 ||
+            (hcol[j] >= 0 && hcol[j] != (long)h->edge_v[q])) {
+            todo[j] = true;
+            continue;
+        }
+        hcol[j] = h->edge_v[q];
+        count[j]++;
+    }
+    for (size_t e = 0; e < r->n_edges; e++) {
+        uint32_t j = r->edge_v[e];
+        if (!todo[j] && count[j] != hcount[hcol[j]])
+            todo[j] = true;
+    }
+    *from = f;
+    return todo;
+}
+
+/* The in-place reading: r's edges are the hint's, by index. */
+static bool *same_columns(sa_ctx *c, const sa_result *h)
+{
+    const sa_result *r = c->r;
     size_t ws = (size_t)r->w_sigma;
     bool *todo = sa__alloc(c, (size_t)r->n_var + 1);
     for (size_t e = 0; e < r->n_edges; e++)
         if (r->chi_e[e] != h->chi_e[e] ||
             memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0)
             todo[r->edge_v[e]] = true;
+    return todo;
+}
+
+bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
+{
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    const sa_result *r = c->r;
+    if (h == NULL || same == NULL || h->tight_memo == NULL || h->ok != bddtrue ||
+        r->w_sigma != h->w_sigma)
+        return NULL;
+    long *from = NULL; /* our edge -> the hint's; NULL: the same index */
+    bool *todo = hc == h->c && same_edges(r, h) ? same_columns(c, h)
+                                                : mapped_columns(c, h, same, &from);
+    if (todo == NULL)
+        return NULL;
     for (size_t e = 0; e < r->n_edges; e++)
         if (!todo[r->edge_v[e]])
-            sa__put(&tight[e], h->tight_memo[e]);
+            sa__put(&tight[e], h->tight_memo[from != NULL ? (size_t)from[e] : e]);
     return todo;
 }

@@ -597,7 +597,8 @@ void sa__best(sa_ctx *c, BDD *s, const BDD *const *cost, int wc, int w, bool max
  * flipped: 0.12 s -> 0.07 s), but sa_tight.c's seeded rounds, whose tight
  * graphs must split into small blocks, do not take them (the brake at
  * N = 100, N + 1 seeded by a variant: 0.038 s instead of 0.014). */
-const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used);
+const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used,
+                            const long **same);
 /* The hint's chosen matching and tight edges (active where d_j = c_i +
  * sigma_ij for its canonical offsets), carried onto c->r's edges by the
  * names of their equations and variables, mode variables by name as for
@@ -608,14 +609,16 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used);
  * sifting may have moved the order the hint chose in (sa__sifting):
  * sa_repair.c needs the hint's choice to be the smallest in our order. */
 bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz);
-/* The tight edges of the hint's own offsets read in place (hc, from
- * sa__hint_offsets, is the hint's c itself): where a column of c->r is the
- * hint's (the same edges by index, with the same activity and weight),
- * its tight edges are the hint's (sa_result.tight_memo, exact everywhere
- * when every mode is valid: hint->ok true), written into tight[]. Returns
- * the columns left to compute (temporaries, n_var flags), or NULL when
- * none could be read (nothing written). */
-bool *sa__hint_tight(sa_ctx *c, const BDD *hc, BDD *tight);
+/* Round 0's tight edges read from the hint: its offsets hc (from
+ * sa__hint_offsets, whose `same` said which of our rows have the hint's
+ * row's offsets as they are) are the hint's canonical ones there, so where
+ * a column of c->r is the hint's (its edges the hint's by name, or by index
+ * when hc is the hint's c itself, with the same activity and weights, in
+ * such rows, and the hint's column has no other), its tight edges are the
+ * hint's: sa_result.tight_memo, exact everywhere when every mode is valid
+ * (hint->ok true). Written into tight[]; returns the columns left to
+ * compute (temporaries, n_var flags), or NULL when none was read. */
+bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight);
 
 /* ---- sa_repair.c (issue 16): the hint's chosen matching repaired ----------
  * With tc, tz from sa__hint_matching and zero[e] (n_edges) the edges of

@@ -758,7 +758,7 @@ static bool hint_offsets(sa_ctx *c, const BDD **hc, int *wh, int *wv)
 {
     if (c->tight_depth > 0)
         return false;
-    *hc = sa__hint_offsets(c, true, wh, wv);
+    *hc = sa__hint_offsets(c, true, wh, wv, NULL);
     return *hc != NULL;
 }
 

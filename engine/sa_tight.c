@@ -860,6 +860,7 @@ static void shift_offsets(sa_ctx *c, const BDD *base, size_t stride, int wb, con
 typedef struct seeded_state {
     tight_state t;
     const BDD *hc; /* the hint's offsets, stride wh, wv bits used */
+    const long *same; /* per row: the hint's row whose offsets hc has as they are, or -1 */
     int wh, wv;
     bool *redo; /* per column: its tight edges differ from round 0's */
 } seeded_state;
@@ -961,7 +962,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
         /* Round 0: the hint as it is. A later round's offsets are the
          * hint's but near what its sample shifted: the other columns keep
          * round 0's tight edges. */
-        const bool *cols = round > 0 ? s->redo : sa__hint_tight(c, s->hc, tight);
+        const bool *cols = round > 0 ? s->redo : sa__hint_tight(c, s->hc, s->same, tight);
         tight_edges_vec(c, round > 0 ? shifted : s->hc, round > 0 ? (size_t)wv : (size_t)s->wh,
                         wv, cols, tight);
         c->max_block_rows = limit;
@@ -992,8 +993,8 @@ bool sa__seeded_primal(sa_ctx *c)
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
     seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, false},
-                      NULL, 0, 0, NULL};
-    s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv); /* slots of ours */
+                      NULL, NULL, 0, 0, NULL};
+    s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv, &s.same); /* slots of ours */
     bool done = s.hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
                 s.t.covered;
     sa__release(c, mark);
