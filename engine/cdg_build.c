@@ -1106,6 +1106,8 @@ static int step_width(const sa_result *r)
     int wn = r->w_sigma + 3, wo = r->w_off;
     if (wn >= wo || r->c == NULL || r->d == NULL)
         return wo;
+    if (r->small) /* the dual says so: no scan */
+        return wn;
     for (size_t k = 0; k < (size_t)r->n_eq; k++)
         for (int q = wn - 1; q < wo; q++)
             if (r->c[k * (size_t)wo + (size_t)q] != bddfalse)

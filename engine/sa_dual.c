@@ -263,6 +263,7 @@ void sa__offsets_alloc(sa_ctx *c)
     if (w > 31)
         sa__fail(c, MDAE_E_LIMIT);
     r->w_off = w;
+    r->small = false; /* until sa__dual says */
     r->c = sa__alloc_keep(c, ((size_t)r->n_eq * w + 1) * sizeof(BDD));
     r->d = sa__alloc_keep(c, ((size_t)r->n_var * w + 1) * sizeof(BDD));
 }
@@ -285,7 +286,9 @@ void sa__dual(sa_ctx *c)
      * costs per bit: brake N = 50, 12 bits, 10 ms), on all w if they do not
      * fit. The result has w bits either way (the high ones false). */
     int wk = r->w_sigma + 3 < w ? r->w_sigma + 3 : w;
+    r->small = wk < w; /* fixpoint on wk bits: below 2^(wk - 1) if it fits */
     if (!fixpoint(c, &mt, act, w, wk)) {
+        r->small = false;
         for (size_t k = 0; k < (size_t)r->n_eq * w; k++)
             sa__put(&r->c[k], bddfalse);
         for (size_t k = 0; k < (size_t)r->n_var * w; k++)

@@ -91,6 +91,9 @@ struct sa_result {
     int w_sigma;  /* bits of sigma */
     BDD *sigma;   /* n_edges * w_sigma, little-endian */
     int w_off;    /* bits of offsets */
+    bool small;   /* every c_i and d_j is below 2^(w_sigma + 2), so their bits
+                     from w_sigma + 2 up are false (sa__dual's first attempt
+                     fitted); false: not known */
     BDD *c;       /* n_eq * w_off: 0 outside ok & chi_i */
     BDD *d;       /* n_var * w_off: 0 outside ok & chi_j */
     BDD *over;    /* n_eq: singular modes where overdetermined */
