@@ -565,12 +565,12 @@ static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
 /* A block's solution in a memo: te and tmax of its edges, ok, singular. */
 static size_t solution_size(const sub *s) { return 2 * s->r.n_edges + 2; }
 
-/* The block in s as the hint's memo has it (then into te, tmax, *ok and
- * *sing as solve_block would, and into this analysis's memo): true; else
+/* The block in s as the hint's memo has it (then into te, tmax, *ok, *sing
+ * and *bok as solve_block would, and into this analysis's memo): true; else
  * false, nothing changed. Kept in more valid modes than ours, it is
  * restricted to ours (sa_memo.c says why that is exact). */
 static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, BDD *te, BDD *tmax, BDD *ok,
-                        BDD *sing)
+                        BDD *sing, BDD *bok)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     size_t n_val = solution_size(s), ne = s->r.n_edges;
@@ -589,6 +589,7 @@ static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, BDD *te, BDD
         sa__put(&tmax[s->edge_whole[k2]], got[ne + k2]);
     }
     sa__put(ok, sa__and(*ok, got[2 * ne]));
+    sa__put(bok, got[2 * ne]);
     sa__put(sing, got[2 * ne + 1]);
     sa__bmemo_add(c, c->bmemo, k,
                   &(sa__mval){got, n_val, NULL, 0, modes, v.modes == modes ? v.entry : NULL});
@@ -621,9 +622,9 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
  * implicit primal (the top of the file says which). Adds its matched edges
  * to te and a maximum matching of its singular modes to tmax (whole's
  * edges, slots), its nonsingular modes to *ok, and sets *sing to its
- * singular modes; keeps it in the analysis's memo under key. */
+ * singular modes and *bok to its nonsingular ones; keeps it in the analysis's memo under key. */
 static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tmax, BDD *ok,
-                        BDD *sing)
+                        BDD *sing, BDD *bok)
 {
     sa_result *w = c->r, *r = &s->r;
     size_t mark = sa__mark(c);
@@ -663,6 +664,7 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
     for (size_t k = 0; k < r->n_edges; k++)
         sa__put(&te[s->edge_whole[k]], r->te[k]);
     sa__put(ok, sa__and(*ok, r->ok));
+    sa__put(bok, r->ok);
     sa__put(sing, r->singular);
     w->searched |= r->searched;
     w->seeded += r->seeded; /* its equations, each in one block */
@@ -873,7 +875,37 @@ static bool blocks_within(sa_ctx *c, const uint32_t *block_of_eq, uint32_t nb, u
     return true;
 }
 
-bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
+/* Block b (its equations eqs[0 .. ne), variables vars[0 .. nv)) as an
+ * earlier round of the same analysis solved it (prev): the same equations
+ * and variables, no column of it redone, so the same tight edges, key and
+ * solution, read in the current modes: its chosen edges into te, its
+ * nonsingular modes into *ok and *bok; true. Else false, nothing written. */
+static bool from_round(sa_ctx *c, const sa__bround *prev, const uint32_t *eqs, uint32_t ne,
+                       const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var,
+                       uint32_t b, BDD *te, BDD *ok, BDD *bok)
+{
+    const sa_result *w = c->r;
+    const sa__bsol *p = prev->b;
+    uint32_t pb = p->block_of_eq[eqs[0]];
+    if (pb == UINT32_MAX || p->efirst[pb + 1] - p->efirst[pb] != ne ||
+        p->vfirst[pb + 1] - p->vfirst[pb] != nv)
+        return false;
+    for (uint32_t a = 0; a < ne; a++)
+        if (p->block_of_eq[eqs[a]] != pb)
+            return false;
+    for (uint32_t a = 0; a < nv; a++)
+        if (p->block_of_var[vars[a]] != pb || prev->redo[vars[a]])
+            return false;
+    for (uint32_t a = 0; a < ne; a++)
+        for (size_t e = w->eq_first[eqs[a]]; e < w->eq_first[eqs[a] + 1]; e++)
+            if (block_of_var[w->edge_v[e]] == b)
+                sa__put(&te[e], p->te[e]);
+    sa__put(ok, sa__and(*ok, p->bok[pb]));
+    sa__put(bok, p->bok[pb]);
+    return true;
+}
+
+bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
 {
     sa_result *w = c->r;
     memset(out, 0, sizeof *out);
@@ -913,30 +945,38 @@ bool sa__blocks_solve(sa_ctx *c, sa__bsol *out)
     BDD *te = sa__slots(c, w->n_edges + 1);
     BDD *tmax = sa__slots(c, w->n_edges + 1);
     BDD *sing = sa__slots(c, (size_t)nb + 1);
+    BDD *bok = sa__slots(c, (size_t)nb + 1);
     BDD *ok = sa__slots(c, 1);
     sa__put(ok, w->chi_m);
     uint32_t reused = 0;
     for (uint32_t b = 0; b < nb; b++) {
-        if (efirst[b + 1] == efirst[b])
+        uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
+        if (ne == 0)
             continue; /* a never-active variable alone (vars_always_active) */
+        if (prev != NULL && from_round(c, prev, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv,
+                                       block_of_var, b, te, ok, &bok[b])) {
+            reused++;
+            continue;
+        }
         size_t m2 = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
-        sub_index(c, w, &eqs[efirst[b]], efirst[b + 1] - efirst[b], &vars[vfirst[b]],
-                  vfirst[b + 1] - vfirst[b], block_of_var, b, s);
+        sub_index(c, w, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv, block_of_var, b, s);
         sa__bkey key;
         block_key(c, s, &key);
-        if (reuse_block(c, s, &key, te, tmax, ok, &sing[b])) {
+        if (reuse_block(c, s, &key, te, tmax, ok, &sing[b], &bok[b])) {
             reused++;
         } else {
             sub_fill(c, w, s);
-            solve_block(c, s, &key, te, tmax, ok, &sing[b]);
+            solve_block(c, s, &key, te, tmax, ok, &sing[b], &bok[b]);
         }
         sa__alloc_release(c, temps);
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);
     }
     w->blocks_reused += reused;
-    *out = (sa__bsol){nb, block_of_eq, block_of_var, in_union, te, tmax, sing, ok};
+    *out = (sa__bsol){.nb = nb, .block_of_eq = block_of_eq, .block_of_var = block_of_var,
+                      .in_union = in_union, .te = te, .tmax = tmax, .sing = sing, .bok = bok,
+                      .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars};
     return true;
 }
 
@@ -945,7 +985,7 @@ bool sa__primal_blocks(sa_ctx *c)
     sa_result *w = c->r;
     size_t mark = sa__mark(c);
     sa__bsol b;
-    if (!sa__blocks_solve(c, &b)) {
+    if (!sa__blocks_solve(c, NULL, &b)) {
         sa__release(c, mark);
         return false;
     }

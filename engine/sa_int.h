@@ -479,18 +479,31 @@ bool sa__primal_blocks(sa_ctx *c);
  * context's stack: te (n_edges: each block's chosen matching, not yet
  * restricted to *ok), tmax (n_edges: a maximum matching of each block in
  * its singular modes), sing (nb: each block's singular modes) and *ok
- * (the valid modes where every block is nonsingular). */
+ * (the valid modes where every block is nonsingular), bok (nb: each
+ * block's nonsingular modes); block b's equations are eqs[efirst[b] ..
+ * efirst[b + 1]), its variables vars[vfirst[b] .. vfirst[b + 1]). */
 typedef struct sa__bsol {
     uint32_t nb;
     uint32_t *block_of_eq, *block_of_var;
     bool *in_union;
-    BDD *te, *tmax, *sing, *ok;
+    BDD *te, *tmax, *sing, *bok, *ok;
+    uint32_t *efirst, *vfirst, *eqs, *vars;
 } sa__bsol;
+/* An earlier round of the same analysis, over more modes (the seeded
+ * rounds', sa_tight.c): its blocks, and redo: the columns whose tight
+ * edges the current round changed. */
+typedef struct sa__bround {
+    const sa__bsol *b;
+    const bool *redo;
+} sa__bround;
 /* The blocks of c->r's union graph, each solved (sa_blocks.c); false, with
  * nothing kept, where the decomposition does not apply or gives one block,
  * or a block has more than c->max_block_rows equations (when not 0).
- * Temporaries and slots stay on the context until the caller releases. */
-bool sa__blocks_solve(sa_ctx *c, sa__bsol *b);
+ * Temporaries and slots stay on the context until the caller releases.
+ * With prev, a block that is one of prev's and none of whose columns is
+ * redone takes prev's solution (its te and *ok, bok; tmax and sing stay
+ * false: the seeded rounds read te and ok only). */
+bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *b);
 /* The perfect matchings of the edges act[e] (c->r's edges, each within
  * chi_e) between the equations rows[0 .. n_rows) and the variables with
  * in_col[j], in each of `modes`, and their lexicographically smallest one

@@ -290,8 +290,13 @@ static void tight_edges(sa_ctx *c, const int *off, BDD *tight)
 /* One round over the modes *rest of r: the tight graph tight[e] (n_edges
  * mode functions), solved by blocks. Adds the modes it covers to *ok and
  * removes them from *rest, and their chosen edges to te. False if the tight
- * graph does not split (nothing changed). */
-static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
+ * graph does not split (nothing changed). prev (may be NULL): an earlier
+ * round's blocks, for sa__blocks_solve. keep (may be NULL): where modes
+ * are left for a later round, this round's blocks into *keep, and its slots
+ * and temporaries are then not released (the caller's scope holds them);
+ * else keep->te stays NULL. */
+static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te,
+                        const sa__bround *prev, sa__bsol *keep)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -305,7 +310,7 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
      * result reports how its own blocks were (sa_method_info). */
     sa_result before = *r;
     sa__bsol b;
-    bool split = sa__blocks_solve(c, &b);
+    bool split = sa__blocks_solve(c, prev, &b);
     r->enumerated_modes = before.enumerated_modes;
     r->blocks_fell_back = before.blocks_fell_back;
     r->blocks_tight = before.blocks_tight;
@@ -324,6 +329,10 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te)
         }
         sa__put(ok, sa__or(*ok, *b.ok));
         sa__put(rest, sa__diff(*rest, *b.ok));
+        if (keep != NULL && *rest != bddfalse) { /* a later round reads it */
+            *keep = b;
+            return true;
+        }
     }
     sa__release(c, mark);
     sa__alloc_release(c, temps);
@@ -336,7 +345,7 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
     size_t mark = sa__mark(c);
     BDD *tight = sa__slots(c, c->r->n_edges + 1);
     tight_edges(c, off, tight);
-    bool split = tight_solve(c, tight, rest, ok, te);
+    bool split = tight_solve(c, tight, rest, ok, te, NULL, NULL);
     sa__release(c, mark);
     return split;
 }
@@ -726,7 +735,7 @@ static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *see
         if (local) {
             tight_edges_vec(c, cv, (size_t)wv, wv, NULL, tight);
             c->max_block_rows = limit;
-            tight_solve(c, tight, rest, ok, te);
+            tight_solve(c, tight, rest, ok, te, NULL, NULL);
             c->max_block_rows = 0;
         }
         sa__release(c, m2);
@@ -952,6 +961,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     probe p;
     probe_init(c, &p);
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
+    sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int round = 0; round < SEEDED_ROUNDS && *rest != bddfalse; round++) {
         size_t m2 = sa__mark(c);
@@ -966,9 +976,12 @@ static void seeded_rounds(sa_ctx *c, void *arg)
         tight_edges_vec(c, round > 0 ? shifted : s->hc, round > 0 ? (size_t)wv : (size_t)s->wh,
                         wv, cols, tight);
         c->max_block_rows = limit;
-        tight_solve(c, tight, rest, ok, te);
+        sa__bround prev = {&r0, s->redo};
+        tight_solve(c, tight, rest, ok, te, round > 0 && r0.te != NULL ? &prev : NULL,
+                    round == 0 ? &r0 : NULL);
         c->max_block_rows = 0;
-        sa__release(c, m2);
+        if (round > 0 || r0.te == NULL) /* round 0's blocks kept: its slots too */
+            sa__release(c, m2);
         sa__progress(c, "seeded", (size_t)round, SEEDED_ROUNDS);
     }
     sa__pop_cleanup(c);
