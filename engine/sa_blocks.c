@@ -622,7 +622,8 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
  * implicit primal (the top of the file says which). Adds its matched edges
  * to te and a maximum matching of its singular modes to tmax (whole's
  * edges, slots), its nonsingular modes to *ok, and sets *sing to its
- * singular modes and *bok to its nonsingular ones; keeps it in the analysis's memo under key. */
+ * singular modes and *bok to its nonsingular ones; keeps it in the
+ * analysis's memo under key. */
 static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tmax, BDD *ok,
                         BDD *sing, BDD *bok)
 {

@@ -204,8 +204,9 @@ static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
 }
 
 /* The hint's offsets of the equations from[i] >= 0 (i < n), in the hint's
- * layout, n * w_off slots, each extended beyond the modes where it holds (the hint's ok and the equation's activity; it reads 0
- * elsewhere) by the generalized cofactor: in a mode outside, the value of a
+ * layout, n * w_off slots, each extended beyond the modes where it holds
+ * (the hint's ok and the equation's activity; it reads 0 elsewhere) by the
+ * generalized cofactor: in a mode outside, the value of a
  * nearest mode inside (Coudert and Madre's constrain; one projection for
  * every bit, so the vector is a value the offset takes). An edit that
  * moves an equation into other modes (a guard flipped) so finds its old

@@ -235,7 +235,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
      * vector only for a column that needs one: the brake's offsets and
      * weights are mostly constants, and its columns mostly unguarded. The
      * vectors, c_i + sigma_ij, are the column's own (sum[k * uw] for its
-     * k-th edge): slots for every edge were zeroed and scanned for nothing. */
+     * k-th edge), not n_edges * w slots of which most columns use none. */
     long long *isum = sa__alloc(c, (r->n_edges + 1) * sizeof *isum);
     size_t *first, *edges;
     sa__columns(c, &first, &edges);
@@ -1007,7 +1007,7 @@ bool sa__seeded_primal(sa_ctx *c)
     size_t mark = sa__mark(c);
     seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, false},
                       NULL, NULL, 0, 0, NULL};
-    s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv, &s.same); /* slots of ours */
+    s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv, &s.same); /* ours, or the hint's own */
     bool done = s.hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
                 s.t.covered;
     sa__release(c, mark);
