@@ -224,6 +224,22 @@ static void keep_tight(build *b)
 
 /* ---- Step 2 --------------------------------------------------------------- */
 
+/* Counting sort's buckets for key[0 .. n) (each < n_keys): first[i] is
+ * where bucket i starts, and first[n_keys + 1 + i] a copy to fill it by
+ * (temporaries of the context). */
+static size_t *bucket_starts(sa_ctx *c, const uint32_t *key, size_t n, uint32_t n_keys)
+{
+    size_t *first = sa__alloc(c, (2 * (size_t)n_keys + 2) * sizeof *first);
+    for (size_t k = 0; k < n; k++) {
+        MDAE_ASSERT(key[k] < n_keys);
+        first[key[k] + 1]++;
+    }
+    for (uint32_t i = 0; i < n_keys; i++)
+        first[i + 1] += first[i];
+    memcpy(first + n_keys + 1, first, ((size_t)n_keys + 1) * sizeof *first);
+    return first;
+}
+
 /* Sort ds[0 .. n) by (from, to), from < n_from: by counting on from, then
  * by insertion on to within each source (a handful each); stable. Linear
  * where qsort was a tenth of the brake's graph after an edit. */
@@ -232,24 +248,19 @@ static void sort_deps(sa_ctx *c, dep *ds, size_t n, uint32_t n_from)
     if (n < 2)
         return;
     sa__amark mark = sa__alloc_mark(c);
-    size_t *first = sa__alloc(c, ((size_t)n_from + 2) * sizeof *first);
-    dep *out = sa__alloc(c, n * sizeof *out);
-    for (size_t k = 0; k < n; k++) {
-        MDAE_ASSERT(ds[k].from < n_from);
-        first[ds[k].from + 2]++;
-    }
-    for (uint32_t i = 0; i < n_from; i++)
-        first[i + 2] += first[i + 1];
+    uint32_t *key = sa__alloc_raw(c, n * sizeof *key);
     for (size_t k = 0; k < n; k++)
-        out[first[ds[k].from + 1]++] = ds[k];
-    for (uint32_t i = 0; i < n_from; i++)
-        for (size_t a = first[i] + 1; a < first[i + 1]; a++) {
-            dep x = out[a];
-            size_t q = a;
-            for (; q > first[i] && out[q - 1].to > x.to; q--)
-                out[q] = out[q - 1];
-            out[q] = x;
+        key[k] = ds[k].from;
+    size_t *first = bucket_starts(c, key, n, n_from);
+    dep *out = sa__alloc_raw(c, n * sizeof *out);
+    for (size_t k = 0; k < n; k++) {
+        size_t at = first[n_from + 1 + key[k]]++; /* the bucket's fill */
+        for (out[at] = ds[k]; at > first[key[k]] && out[at - 1].to > out[at].to; at--) {
+            dep x = out[at - 1];
+            out[at - 1] = out[at];
+            out[at] = x;
         }
+    }
     memcpy(ds, out, n * sizeof *ds);
     sa__alloc_release(c, mark);
 }
@@ -937,26 +948,19 @@ static void sort_blocks(sa_ctx *c, tblock *v, size_t n, uint32_t n_eq)
     if (n < 2)
         return;
     sa__amark temps = sa__alloc_mark(c);
-    size_t *first = sa__alloc(c, ((size_t)n_eq + 2) * sizeof *first);
+    uint32_t *key = sa__alloc_raw(c, n * sizeof *key);
+    for (size_t k = 0; k < n; k++) {
+        MDAE_ASSERT(v[k].key[2] >= 0);
+        key[k] = (uint32_t)v[k].key[2];
+    }
+    size_t *first = bucket_starts(c, key, n, n_eq);
     tblock *out = sa__alloc_raw(c, n * sizeof *out);
     for (size_t k = 0; k < n; k++) {
-        MDAE_ASSERT(v[k].key[2] >= 0 && (uint32_t)v[k].key[2] < n_eq);
-        first[v[k].key[2] + 1]++;
-    }
-    for (uint32_t i = 0; i < n_eq; i++)
-        first[i + 1] += first[i];
-    size_t *fill = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *fill);
-    memcpy(fill, first, ((size_t)n_eq + 1) * sizeof *fill);
-    for (size_t k = 0; k < n; k++) {
-        uint32_t i = (uint32_t)v[k].key[2];
-        size_t at = fill[i]++;
-        out[at] = v[k];
-        /* by insertion among those placed before it with the same key[2] */
-        while (at > first[i] && tblock_cmp(&out[at - 1], &out[at]) > 0) {
-            tblock t = out[at - 1];
+        size_t at = first[n_eq + 1 + key[k]]++; /* the bucket's fill */
+        for (out[at] = v[k]; at > first[key[k]] && tblock_cmp(&out[at - 1], &out[at]) > 0; at--) {
+            tblock x = out[at - 1];
             out[at - 1] = out[at];
-            out[at] = t;
-            at--;
+            out[at] = x;
         }
     }
     memcpy(v, out, n * sizeof *v);
