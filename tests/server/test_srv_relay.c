@@ -222,6 +222,30 @@ static cJSON *send_frames(client *c, const char *sid, const char *frame, const c
     return cl_request(c, 5, "debug/frames", p);
 }
 
+/* A server, a client and a session of rldc2.mel, for the tests that make
+ * the worker send frames. */
+typedef struct rig {
+    srv_proc p;
+    client c;
+    char *text, *sid;
+} rig;
+
+static void rig_open(rig *g)
+{
+    srv_start(&g->p, "", "");
+    cl_connect(&g->c, &g->p);
+    g->text = t_model("rldc2.mel");
+    g->sid = cl_open(&g->c, g->text);
+}
+
+static void rig_close(rig *g)
+{
+    free(g->sid);
+    free(g->text);
+    cl_close(&g->c);
+    cr_assert_eq(srv_stop(&g->p), 0);
+}
+
 static void assert_analyses(client *c, const char *sid)
 {
     cJSON *r = cl_request(c, 6, "session/analyze", session_params(sid));
@@ -239,59 +263,41 @@ Test(srv_relay, kills_a_worker_that_sends_garbage)
         "{\"jsonrpc\":\"2.0\",\"id\":$ID,\"result\":[1,]}",
         "",
     };
-    srv_proc p;
-    client c;
-    srv_start(&p, "", "");
-    cl_connect(&c, &p);
-    char *text = t_model("rldc2.mel");
-    char *sid = cl_open(&c, text);
+    rig g;
+    rig_open(&g);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cJSON *r = send_frames(&c, sid, bad[i], NULL);
+        cJSON *r = send_frames(&g.c, g.sid, bad[i], NULL);
         cr_assert_eq(error_code(r), rpc_error_code(MDAE_E_PROTO), "%s: %s", bad[i],
                      cJSON_PrintUnformatted(r));
         cr_assert_str_eq(error_message(r), "the worker sent a malformed message");
         cJSON_Delete(r);
-        assert_analyses(&c, sid); /* a fresh worker, from the kept text */
+        assert_analyses(&g.c, g.sid); /* a fresh worker, from the kept text */
     }
-    free(sid);
-    free(text);
-    cl_close(&c);
-    cr_assert_eq(srv_stop(&p), 0);
+    rig_close(&g);
 }
 
 Test(srv_relay, kills_a_worker_whose_frame_is_too_large)
 {
-    srv_proc p;
-    client c;
-    srv_start(&p, "", "");
-    cl_connect(&c, &p);
-    char *text = t_model("rldc2.mel");
-    char *sid = cl_open(&c, text);
-    cJSON *r = send_frames(&c, sid, NULL, "Content-Length: 300000000\r\n\r\n{");
+    rig g;
+    rig_open(&g);
+    cJSON *r = send_frames(&g.c, g.sid, NULL, "Content-Length: 300000000\r\n\r\n{");
     cr_assert_eq(error_code(r), rpc_error_code(MDAE_E_PROTO));
     cr_assert_str_eq(error_message(r), "bad framing from the worker: MDAE_E_LIMIT");
     cJSON_Delete(r);
-    assert_analyses(&c, sid);
-    free(sid);
-    free(text);
-    cl_close(&c);
-    cr_assert_eq(srv_stop(&p), 0);
+    assert_analyses(&g.c, g.sid);
+    rig_close(&g);
 }
 
 Test(srv_relay, ignores_responses_to_no_request_and_relays_the_right_one)
 {
-    srv_proc p;
-    client c;
-    srv_start(&p, "", "");
-    cl_connect(&c, &p);
-    char *text = t_model("rldc2.mel");
-    char *sid = cl_open(&c, text);
+    rig g;
+    rig_open(&g);
     /* Another id, no id: dropped; the worker's own answer (true) follows. */
     const char *dropped[] = {"{\"jsonrpc\":\"2.0\",\"id\":999999,\"result\":{\"x\":1}}",
                              "{\"jsonrpc\":\"2.0\",\"result\":{\"x\":1}}",
                              "{\"jsonrpc\":\"2.0\",\"id\":\"$ID\",\"result\":{\"x\":1}}"};
     for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; i++) {
-        cJSON *r = send_frames(&c, sid, dropped[i], NULL);
+        cJSON *r = send_frames(&g.c, g.sid, dropped[i], NULL);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "result")), "%s: %s", dropped[i],
                   cJSON_PrintUnformatted(r));
         cJSON_Delete(r);
@@ -301,40 +307,30 @@ Test(srv_relay, ignores_responses_to_no_request_and_relays_the_right_one)
     const char *answers[] = {"{\"jsonrpc\":\"2.0\",\"id\":$ID,\"result\":{\"from\":\"frame\"}}",
                              "{\"id\":$ID,\"jsonrpc\":\"2.0\",\"result\": {\"from\":\"frame\"}}"};
     for (size_t i = 0; i < sizeof answers / sizeof answers[0]; i++) {
-        cJSON *r = send_frames(&c, sid, answers[i], NULL);
+        cJSON *r = send_frames(&g.c, g.sid, answers[i], NULL);
         const cJSON *from = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "from");
         cr_assert(cJSON_IsString(from), "%s: %s", answers[i], cJSON_PrintUnformatted(r));
         cJSON_Delete(r);
-        assert_analyses(&c, sid);
+        assert_analyses(&g.c, g.sid);
     }
-    free(sid);
-    free(text);
-    cl_close(&c);
-    cr_assert_eq(srv_stop(&p), 0);
+    rig_close(&g);
 }
 
 Test(srv_relay, relays_a_large_result)
 {
-    srv_proc p;
-    client c;
-    srv_start(&p, "", "");
-    cl_connect(&c, &p);
-    char *text = t_model("rldc2.mel");
-    char *sid = cl_open(&c, text);
+    rig g;
+    rig_open(&g);
     size_t n = 3u << 20;
     char *frame = malloc(n + 100);
     int k = sprintf(frame, "{\"jsonrpc\":\"2.0\",\"id\":$ID,\"result\":\"");
     memset(frame + k, 'x', n);
     strcpy(frame + k + n, "\"}");
-    cJSON *r = send_frames(&c, sid, frame, NULL);
+    cJSON *r = send_frames(&g.c, g.sid, frame, NULL);
     const cJSON *res = cJSON_GetObjectItem(r, "result");
     cr_assert(cJSON_IsString(res), "%.200s", cJSON_PrintUnformatted(r));
     cr_assert_eq(strlen(res->valuestring), n);
     cJSON_Delete(r);
     free(frame);
-    assert_analyses(&c, sid);
-    free(sid);
-    free(text);
-    cl_close(&c);
-    cr_assert_eq(srv_stop(&p), 0);
+    assert_analyses(&g.c, g.sid);
+    rig_close(&g);
 }
