@@ -493,9 +493,12 @@ static long hint_edge(const sa_result *h, long q, long p)
 }
 
 /* Our edges by the names of their equation and variable: from[e], the
- * hint's edge or -1. False if two of ours name the same edge of the hint
- * (then neither the matching nor its order can be read across). */
-static bool edges_by_name(sa_ctx *c, const sa_result *h, const sa_result *r, long *from)
+ * hint's edge or -1. Our equation i is the hint's rows[i] (-1: none) when
+ * rows is not NULL (sa__hint_offsets found them already), else found by
+ * name. False if two of ours name the same edge of the hint (then neither
+ * the matching nor its order can be read across). */
+static bool edges_by_name(sa_ctx *c, const sa_result *h, const sa_result *r, const long *rows,
+                          long *from)
 {
     const mel_model *hm = h->m, *m = r->m;
     name_map eqs, vars;
@@ -514,7 +517,8 @@ static bool edges_by_name(sa_ctx *c, const sa_result *h, const sa_result *r, lon
     long eshift = 0; /* as in sa__hint_offsets */
     for (uint32_t i = 0; i < r->n_eq; i++) {
         uint32_t wi = r->eq_whole != NULL ? r->eq_whole[i] : i;
-        long q = map_find_near(c, &eqs, m->equations[wi].name, (long)wi + eshift);
+        long q = rows != NULL ? rows[i]
+                              : map_find_near(c, &eqs, m->equations[wi].name, (long)wi + eshift);
         eshift = q >= 0 ? q - (long)wi : eshift;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             from[e] = hint_edge(h, q, vmap[r->edge_v[e]]);
@@ -610,7 +614,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
         h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
         return false;
     long *from = sa__alloc(c, (r->n_edges + 1) * sizeof *from);
-    if (!edges_by_name(c, h, r, from) || !same_order(c, h, r, from))
+    if (!edges_by_name(c, h, r, NULL, from) || !same_order(c, h, r, from))
         return false;
     size_t mark = sa__mark(c);
     /* The hint's functions, in its layout: te, then tight, per our edge. */
@@ -654,16 +658,17 @@ static bool same_edges(const sa_result *r, const sa_result *h)
     return true;
 }
 
-/* The mapped reading for sa__hint_tight: our edges to the hint's by names
- * (edges_by_name, into *from); a column is the hint's when each of its
- * edges is the hint's, with the same activity and weight, in a row whose
- * offsets are the hint's row as it is (same[i]), all in one hint column
- * that has no other edge. Returns the other columns (flags), or NULL. */
+/* The mapped reading for sa__hint_tight: our edges to the hint's (by
+ * edges_by_name, our rows the hint's rows same[i], into *from); a column is
+ * the hint's when each of its edges is the hint's, with the same activity
+ * and weight, in a row whose offsets are the hint's row as it is (same[i]),
+ * all in one hint column that has no other edge. Returns the other columns
+ * (flags), or NULL. */
 static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, long **from)
 {
     const sa_result *r = c->r;
     long *f = sa__alloc(c, (r->n_edges + 1) * sizeof *f);
-    if (!edges_by_name(c, h, r, f))
+    if (!edges_by_name(c, h, r, same, f)) /* only same's rows can be read */
         return NULL;
     size_t ws = (size_t)r->w_sigma;
     uint32_t *hcount = sa__alloc(c, ((size_t)h->n_var + 1) * sizeof *hcount);
