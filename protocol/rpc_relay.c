@@ -133,42 +133,24 @@ static int scan_literal(scan *s, const char *word)
 
 static bool next_is(const scan *s, char c) { return s->p < s->end && *s->p == c; }
 
-/* [value,...] at '['; depth counts the containers open around it. */
-static int scan_array(scan *s, int depth)
+/* [value,...] at '[' (close ']') or {"key":value,...} at '{' (close '}');
+ * depth counts the containers open around its values. */
+static int scan_container(scan *s, int depth, char close)
 {
     s->p++;
-    if (next_is(s, ']')) {
+    if (next_is(s, close)) {
         s->p++;
         return MDAE_OK;
     }
     for (;;) {
-        if (scan_value(s, depth) < 0)
-            return MDAE_E_PROTO;
-        if (next_is(s, ']')) {
+        if (close == '}') { /* a member's key */
+            if (!next_is(s, '"') || scan_string(s) < 0 || !next_is(s, ':'))
+                return MDAE_E_PROTO;
             s->p++;
-            return MDAE_OK;
         }
-        if (!next_is(s, ','))
-            return MDAE_E_PROTO;
-        s->p++;
-    }
-}
-
-/* {"key":value,...} at '{'. */
-static int scan_object(scan *s, int depth)
-{
-    s->p++;
-    if (next_is(s, '}')) {
-        s->p++;
-        return MDAE_OK;
-    }
-    for (;;) {
-        if (!next_is(s, '"') || scan_string(s) < 0 || !next_is(s, ':'))
-            return MDAE_E_PROTO;
-        s->p++;
         if (scan_value(s, depth) < 0)
             return MDAE_E_PROTO;
-        if (next_is(s, '}')) {
+        if (next_is(s, close)) {
             s->p++;
             return MDAE_OK;
         }
@@ -187,9 +169,9 @@ static int scan_value(scan *s, int depth)
         return MDAE_E_PROTO;
     switch (*s->p) {
     case '{':
-        return depth < RPC_MAX_DEPTH ? scan_object(s, depth + 1) : MDAE_E_PROTO;
+        return depth < RPC_MAX_DEPTH ? scan_container(s, depth + 1, '}') : MDAE_E_PROTO;
     case '[':
-        return depth < RPC_MAX_DEPTH ? scan_array(s, depth + 1) : MDAE_E_PROTO;
+        return depth < RPC_MAX_DEPTH ? scan_container(s, depth + 1, ']') : MDAE_E_PROTO;
     case '"':
         return scan_string(s);
     case 't':
