@@ -75,7 +75,7 @@ static void *grow(sa_ctx *c, void *p, size_t n, size_t *cap, size_t size)
     if (n < *cap)
         return p;
     size_t nc = *cap ? 2 * *cap : 64;
-    void *q = sa__alloc(c, nc * size);
+    void *q = sa__alloc_raw(c, nc * size); /* written before it is read */
     if (n)
         memcpy(q, p, n * size);
     *cap = nc; /* the old block is freed with the context */
@@ -141,6 +141,11 @@ typedef struct build {
     sa__bmemo *memo_out;
     const int32_t *loc; /* the union-SCC being split: local place of its
                            equations (-1 outside) */
+    bool replaying;     /* emit() replays leaves recorded under the same
+                           ok (their sets are masked by it) */
+    bool scanning;      /* add_block() merges with the blocks from
+                           scc_first on only, not through htab */
+    size_t scc_first;   /* the union-SCC's first block */
     bool recording;     /* emit() records its leaves: */
     int32_t *rec;       /* per leaf: equations (places), items' states */
     size_t n_rec, cap_rec;
@@ -154,7 +159,7 @@ typedef struct build {
  * a constant (temporaries of the context). */
 static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t stride)
 {
-    long long *out = sa__alloc(c, (n + 1) * sizeof *out);
+    long long *out = sa__alloc_raw(c, (n + 1) * sizeof *out);
     for (size_t k = 0; k < n; k++)
         out[k] = sa__vvalue(&v[k * stride], w);
     return out;
@@ -271,12 +276,12 @@ static void dependencies(build *b)
     const sa_result *r = b->r;
     /* Edges by variable. */
     size_t *cfirst = sa__alloc(c, (r->n_var + 2) * sizeof *cfirst);
-    size_t *cedges = sa__alloc(c, (r->n_edges + 1) * sizeof *cedges);
+    size_t *cedges = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *cedges);
     for (size_t e = 0; e < r->n_edges; e++)
         cfirst[r->edge_v[e] + 1]++;
     for (uint32_t j = 0; j < r->n_var; j++)
         cfirst[j + 1] += cfirst[j];
-    size_t *fill = sa__alloc(c, (r->n_var + 1) * sizeof *fill);
+    size_t *fill = sa__alloc_raw(c, (r->n_var + 1) * sizeof *fill);
     memcpy(fill, cfirst, r->n_var * sizeof *fill);
     for (size_t e = 0; e < r->n_edges; e++)
         cedges[fill[r->edge_v[e]]++] = e;
@@ -317,8 +322,8 @@ static void dependencies(build *b)
         ds[m++] = ds[k];
     }
     b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
-    b->out_to = sa__alloc(c, (m + 1) * sizeof *b->out_to);
-    b->out_f = sa__alloc(c, (m + 1) * sizeof *b->out_f);
+    b->out_to = sa__alloc_raw(c, (m + 1) * sizeof *b->out_to);
+    b->out_f = sa__alloc_raw(c, (m + 1) * sizeof *b->out_f);
     for (size_t k = 0; k < m; k++) {
         b->out_first[ds[k].from + 1]++;
         b->out_to[k] = ds[k].to;
@@ -464,12 +469,14 @@ static void drop_record(build *b)
 }
 
 static void emit(build *b, BDD set);
+static void add_block(build *b, const int32_t *k, size_t len, BDD set);
 
 static void emit(build *b, BDD set)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    set = T(bdd_and(set, r->ok)); /* the steps' inputs are exact on ok only */
+    if (!b->replaying) /* recorded leaves are masked already (key: ok) */
+        set = T(bdd_and(set, r->ok)); /* the steps' inputs are exact on ok only */
     if (set == bddfalse)
         return;
     if (b->recording)
@@ -478,7 +485,7 @@ static void emit(build *b, BDD set)
     size_t need = 2 + 4 * ne + 2 * b->n_items;
     if (b->cap_kbuf < need) {
         b->cap_kbuf = 2 * need;
-        b->kbuf = sa__alloc(c, b->cap_kbuf * sizeof *b->kbuf);
+        b->kbuf = sa__alloc_raw(c, b->cap_kbuf * sizeof *b->kbuf);
     }
     int32_t *k = b->kbuf;
     int32_t *eqs = k + 2, *unk = eqs + 2 * ne, *rd = unk + 2 * ne;
@@ -523,32 +530,59 @@ static void emit(build *b, BDD set)
     nr = m;
     k[0] = (int32_t)ne;
     k[1] = (int32_t)nr;
-    size_t len = 2 + 4 * ne + 2 * nr;
+    add_block(b, k, 2 + 4 * ne + 2 * nr, set);
+}
 
-    if (2 * (b->n_blocks + 1) > b->hcap)
-        htab_grow(b);
-    size_t h = key_hash(k, len) & (b->hcap - 1);
-    while (b->htab[h]) {
-        tblock *t = &b->blocks[b->htab[h] - 1];
-        if (t->len == len && memcmp(t->key, k, len * sizeof *k) == 0) {
-            BDD nv = bdd_addref(bdd_or(t->guard, set));
-            bdd_delref(t->guard);
-            t->guard = nv;
-            return;
+/* A replayed union-SCC of at most this many leaves merges its blocks by a
+ * scan of its own (add_block). */
+#define CDG_SCAN_LEAVES 16
+
+/* The modes `set` to the block whose identity is k[0 .. len), a new one if
+ * no block has it: looked up among the union-SCC's own blocks when
+ * scanning (identities list their equations, so blocks of different
+ * union-SCCs never meet), else in the hash table (htab_grow lists every
+ * block, scanned ones too). */
+static void add_block(build *b, const int32_t *k, size_t len, BDD set)
+{
+    sa_ctx *c = b->c;
+    tblock *t = NULL;
+    size_t h = 0;
+    if (b->scanning) {
+        for (size_t q = b->scc_first; q < b->n_blocks && t == NULL; q++)
+            if (b->blocks[q].len == len && memcmp(b->blocks[q].key, k, len * sizeof *k) == 0)
+                t = &b->blocks[q];
+    } else {
+        if (2 * (b->n_blocks + 1) > b->hcap)
+            htab_grow(b);
+        h = key_hash(k, len) & (b->hcap - 1);
+        while (b->htab[h]) {
+            tblock *x = &b->blocks[b->htab[h] - 1];
+            if (x->len == len && memcmp(x->key, k, len * sizeof *k) == 0) {
+                t = x;
+                break;
+            }
+            h = (h + 1) & (b->hcap - 1);
         }
-        h = (h + 1) & (b->hcap - 1);
+    }
+    if (t != NULL) {
+        BDD nv = bdd_addref(bdd_or(t->guard, set));
+        bdd_delref(t->guard);
+        t->guard = nv;
+        return;
     }
     b->key_ints += len;
     if (b->key_ints > max_key_ints)
         too_large(c, "its blocks' identities exceed %zu items (%zu blocks so far)",
                   max_key_ints, b->n_blocks);
     b->blocks = grow(c, b->blocks, b->n_blocks, &b->cap_blocks, sizeof *b->blocks);
-    tblock *t = &b->blocks[b->n_blocks];
-    t->key = sa__alloc_raw(c, len * sizeof *k);
-    memcpy(t->key, k, len * sizeof *k);
-    t->len = len;
-    t->guard = bdd_addref(set);
-    b->htab[h] = ++b->n_blocks;
+    tblock *nt = &b->blocks[b->n_blocks];
+    nt->key = sa__alloc_raw(c, len * sizeof *k);
+    memcpy(nt->key, k, len * sizeof *k);
+    nt->len = len;
+    nt->guard = bdd_addref(set);
+    b->n_blocks++;
+    if (!b->scanning)
+        b->htab[h] = b->n_blocks;
 }
 
 /* Split `set` by the values of items[it..] (see step 4); sub is the position
@@ -868,6 +902,9 @@ static bool replay_scc(build *b, const uint32_t *S, const sa__bkey *k)
     sa__mval v;
     if (!sa__bmemo_find(b->memo_in, k, &v))
         return false;
+    b->replaying = true;
+    b->scanning = v.n_f <= CDG_SCAN_LEAVES;
+    b->scc_first = b->n_blocks;
     size_t d = 0;
     for (size_t leaf = 0; leaf < v.n_f; leaf++) {
         MDAE_ASSERT(d < v.n_d);
@@ -885,6 +922,7 @@ static bool replay_scc(build *b, const uint32_t *S, const sa__bkey *k)
         }
         emit(b, v.f[leaf]);
     }
+    b->replaying = b->scanning = false;
     MDAE_ASSERT(d == v.n_d);
     sa__bmemo_add(b->c, b->memo_out, k, &v);
     return true;
@@ -1001,9 +1039,9 @@ static void finish(build *b, cdg_graph *g)
         b->blocks[k].id = (uint32_t)k;
         nitems += (b->blocks[k].len - 2) / 2;
     }
-    g->blocks = sa__alloc_keep(c, (nb + 1) * sizeof *g->blocks);
-    g->bguard = sa__alloc_keep(c, (nb + 1) * sizeof *g->bguard);
-    g->items = sa__alloc_keep(c, (nitems + 1) * sizeof *g->items);
+    g->blocks = sa__alloc_keep_raw(c, (nb + 1) * sizeof *g->blocks);
+    g->bguard = sa__alloc_keep_raw(c, (nb + 1) * sizeof *g->bguard);
+    g->items = sa__alloc_keep_raw(c, (nitems + 1) * sizeof *g->items);
     g->n_blocks = nb;
     cdg_item *it = g->items;
     for (size_t k = 0; k < nb; k++) {
@@ -1035,10 +1073,10 @@ static void finish(build *b, cdg_graph *g)
             wfirst[g->blocks[k].unknowns[a].index + 1]++;
     for (uint32_t j = 0; j < r->n_var; j++)
         wfirst[j + 1] += wfirst[j];
-    size_t *fill = sa__alloc(c, (r->n_var + 1) * sizeof *fill);
+    size_t *fill = sa__alloc_raw(c, (r->n_var + 1) * sizeof *fill);
     memcpy(fill, wfirst, r->n_var * sizeof *fill);
-    uint32_t *wblk = sa__alloc(c, (wfirst[r->n_var] + 1) * sizeof *wblk);
-    int *word = sa__alloc(c, (wfirst[r->n_var] + 1) * sizeof *word);
+    uint32_t *wblk = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *wblk);
+    int *word = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *word);
     for (size_t k = 0; k < nb; k++)
         for (size_t a = 0; a < g->blocks[k].n_unknowns; a++) {
             size_t q = fill[g->blocks[k].unknowns[a].index]++;
@@ -1077,9 +1115,9 @@ static void finish(build *b, cdg_graph *g)
             sa__progress(c, "edges", bb, nb);
     }
     sort_deps(c, es, ne, (uint32_t)nb);
-    g->efrom = sa__alloc_keep(c, (ne + 1) * sizeof *g->efrom);
-    g->eto = sa__alloc_keep(c, (ne + 1) * sizeof *g->eto);
-    g->eguard = sa__alloc_keep(c, (ne + 1) * sizeof *g->eguard);
+    g->efrom = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->efrom);
+    g->eto = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eto);
+    g->eguard = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eguard);
     for (size_t k = 0; k < ne; k++) {
         g->efrom[k] = es[k].from;
         g->eto[k] = es[k].to;
@@ -1186,7 +1224,7 @@ static void run(build *b, cdg_graph *g)
     saturation(b);
     keep_tight(b);
     dependencies(b);
-    uint32_t *comp = sa__alloc(c, (r->n_eq + 1) * sizeof *comp);
+    uint32_t *comp = sa__alloc_raw(c, (r->n_eq + 1) * sizeof *comp);
     uint32_t ncomp = union_sccs(b, comp);
     g->n_sccs = ncomp;
     /* Members of each component, sorted by equation index. */
@@ -1195,15 +1233,15 @@ static void run(build *b, cdg_graph *g)
         cfirst[comp[i] + 1]++;
     for (uint32_t k = 0; k < ncomp; k++)
         cfirst[k + 1] += cfirst[k];
-    size_t *fill = sa__alloc(c, ((size_t)ncomp + 1) * sizeof *fill);
+    size_t *fill = sa__alloc_raw(c, ((size_t)ncomp + 1) * sizeof *fill);
     memcpy(fill, cfirst, ncomp * sizeof *fill);
-    uint32_t *members = sa__alloc(c, (r->n_eq + 1) * sizeof *members);
+    uint32_t *members = sa__alloc_raw(c, (r->n_eq + 1) * sizeof *members);
     for (uint32_t i = 0; i < r->n_eq; i++)
         members[fill[comp[i]]++] = i;
-    int32_t *loc = sa__alloc(c, (r->n_eq + 1) * sizeof *loc);
+    int32_t *loc = sa__alloc_raw(c, (r->n_eq + 1) * sizeof *loc);
     for (uint32_t i = 0; i < r->n_eq; i++)
         loc[i] = -1;
-    b->elist = sa__alloc(c, (r->n_eq + 1) * sizeof *b->elist);
+    b->elist = sa__alloc_raw(c, (r->n_eq + 1) * sizeof *b->elist);
     size_t done = 0;
     for (uint32_t k = 0; k < ncomp; k++) {
         const uint32_t *S = &members[cfirst[k]];

@@ -179,7 +179,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
         col_dirty[j] = true;
     known kn = {sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.c), /* c = d = 0 */
                 sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *kn.d),
-                sa__alloc(c, (r->n_edges + 1) * sizeof *kn.sig)};
+                sa__alloc_raw(c, (r->n_edges + 1) * sizeof *kn.sig)}; /* below */
     for (size_t e = 0; e < r->n_edges; e++)
         kn.sig[e] = sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
     size_t bound = (size_t)r->n_eq + r->n_var + 3;

@@ -660,6 +660,14 @@ void *sa__alloc_keep(sa_ctx *c, size_t n)
     return p;
 }
 
+void *sa__alloc_keep_raw(sa_ctx *c, size_t n)
+{
+    void *p = mdae_malloc(n ? n : 1);
+    if (p == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    return p;
+}
+
 void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total)
 {
     c->phase = phase;

@@ -394,6 +394,9 @@ sa__amark sa__alloc_mark(const sa_ctx *c);
 void sa__alloc_release(sa_ctx *c, sa__amark mark);
 /* Memory that outlives the context (mdae_calloc); longjmps on failure. */
 void *sa__alloc_keep(sa_ctx *c, size_t n);
+/* The same, not zeroed (mdae_malloc): for arrays written whole before any
+ * read or any jump that would free them. */
+void *sa__alloc_keep_raw(sa_ctx *c, size_t n);
 
 /* Progress / cancellation checkpoint. */
 void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total);

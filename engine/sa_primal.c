@@ -90,7 +90,7 @@ void sa__columns(sa_ctx *c, size_t **first, size_t **edges)
 {
     sa_result *r = c->r;
     size_t *f = sa__alloc(c, (r->n_var + 2) * sizeof *f);
-    size_t *ed = sa__alloc(c, (r->n_edges + 1) * sizeof *ed);
+    size_t *ed = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *ed); /* written whole */
     for (size_t e = 0; e < r->n_edges; e++)
         f[r->edge_v[e] + 2]++;
     for (uint32_t j = 0; j < r->n_var; j++)
