@@ -112,7 +112,9 @@ static void probe_init(sa_ctx *c, probe *p)
 }
 
 /* The answer of the single-mode path in the mode p->mode into *v (borrowed
- * from frame). */
+ * from frame): its offsets, or its DM parts when singular. Every caller
+ * reads those only, so the lexicographic choice is not made
+ * (sm_frame_offsets). */
 static void solve_probe(sa_ctx *c, sm_frame *frame, probe *p, const sm_mode **v)
 {
     const sa_result *r = c->r;
@@ -126,7 +128,7 @@ static void solve_probe(sa_ctx *c, sm_frame *frame, probe *p, const sm_mode **v)
         sigma[e] = !sa__eval(r, r->chi_e[e], mode)
                        ? -1
                        : (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode);
-    int rc = sm_frame_solve(frame, eq_active, var_active, sigma, v);
+    int rc = sm_frame_offsets(frame, eq_active, var_active, sigma, v);
     if (rc < 0)
         sa__fail(c, rc);
 }

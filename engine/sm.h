@@ -97,6 +97,14 @@ MDAE_API void sm_ws_free(sm_ws *ws /* NULL ok */);
 MDAE_API int sm_solve(sm_ws *ws, const sm_graph *g /* borrowed */,
                       const sm_solution **out /* out */);
 
+/* sm_solve without the lexicographic choice: the same perfect, c, d (the
+ * canonical offsets do not depend on the matching) and DM parts; row_edge
+ * is a maximum-weight perfect matching on tight edges, not the chosen one.
+ * For callers that read the offsets only (a sampled mode's shift,
+ * engine/sa_tight.c), where the choice was a third of the solve. */
+MDAE_API int sm_offsets(sm_ws *ws, const sm_graph *g /* borrowed */,
+                        const sm_solution **out /* out */);
+
 /* A maximum matching of g only, weights ignored (g->sigma may be NULL):
  * *out's perfect, max_matching and row_edge; its other fields are not
  * computed. For callers that need the structure alone (the union graph's
@@ -151,6 +159,10 @@ MDAE_API void sm_frame_free(sm_frame *f /* NULL ok */);
  * matching; c, d, matched_* where it has one; the DM parts where not. */
 MDAE_API int sm_frame_solve(sm_frame *f, const bool *eq_active, const bool *var_active,
                             const int *edge_sigma, const sm_mode **out /* out */);
+/* sm_frame_solve by sm_offsets: c, d and singular as sm_frame_solve's;
+ * matched_* of a maximum-weight perfect matching, not the chosen one. */
+MDAE_API int sm_frame_offsets(sm_frame *f, const bool *eq_active, const bool *var_active,
+                              const int *edge_sigma, const sm_mode **out /* out */);
 
 /* The analysis of m in mode (mode[k] = value of mode variable k; NULL if m
  * has no mode variable), with the lexicographic choice in model order. On

@@ -212,8 +212,9 @@ static void build_graph(sm_frame *f, const bool *eq_active, const bool *var_acti
     *g = (sm_graph){nr, nc, f->row_first, f->col, f->sigma, f->order};
 }
 
-int sm_frame_solve(sm_frame *f, const bool *eq_active, const bool *var_active,
-                   const int *edge_sigma, const sm_mode **out)
+/* sm_frame_solve, and sm_frame_offsets when !choose. */
+static int frame_solve(sm_frame *f, const bool *eq_active, const bool *var_active,
+                       const int *edge_sigma, bool choose, const sm_mode **out)
 {
     if (f == NULL || out == NULL || (f->n_eq && !eq_active) || (f->n_var && !var_active) ||
         (f->n_edges && !edge_sigma))
@@ -221,7 +222,7 @@ int sm_frame_solve(sm_frame *f, const bool *eq_active, const bool *var_active,
     sm_graph g;
     build_graph(f, eq_active, var_active, edge_sigma, &g);
     const sm_solution *s;
-    int rc = sm_solve(f->ws, &g, &s);
+    int rc = choose ? sm_solve(f->ws, &g, &s) : sm_offsets(f->ws, &g, &s);
     if (rc < 0)
         return rc;
     sm_mode *v = &f->view;
@@ -257,6 +258,18 @@ int sm_frame_solve(sm_frame *f, const bool *eq_active, const bool *var_active,
     }
     *out = v;
     return MDAE_OK;
+}
+
+int sm_frame_solve(sm_frame *f, const bool *eq_active, const bool *var_active,
+                   const int *edge_sigma, const sm_mode **out)
+{
+    return frame_solve(f, eq_active, var_active, edge_sigma, true, out);
+}
+
+int sm_frame_offsets(sm_frame *f, const bool *eq_active, const bool *var_active,
+                     const int *edge_sigma, const sm_mode **out)
+{
+    return frame_solve(f, eq_active, var_active, edge_sigma, false, out);
 }
 
 /* ---- A model in one mode ----------------------------------------------------------- */

@@ -646,7 +646,8 @@ static int prepare(sm_ws *ws, const sm_graph *g, bool weighted, size_t *ne)
     return ws_reserve(ws, g->n_rows, g->n_cols, *ne);
 }
 
-int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
+/* sm_solve, and sm_offsets when !choose. */
+static int solve(sm_ws *ws, const sm_graph *g, bool choose, const sm_solution **out)
 {
     size_t ne;
     int rc = out != NULL ? prepare(ws, g, true, &ne) : MDAE_E_INVAL;
@@ -683,7 +684,8 @@ int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
         rc = canonical_offsets(ws, g);
         if (rc < 0)
             return rc;
-        choose_smallest(ws, g);
+        if (choose)
+            choose_smallest(ws, g);
     }
     s->weight = 0;
     for (uint32_t i = 0; i < g->n_rows; i++) { /* still perfect, on tight edges */
@@ -693,6 +695,16 @@ int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
     }
     *out = s;
     return MDAE_OK;
+}
+
+int sm_solve(sm_ws *ws, const sm_graph *g, const sm_solution **out)
+{
+    return solve(ws, g, true, out);
+}
+
+int sm_offsets(sm_ws *ws, const sm_graph *g, const sm_solution **out)
+{
+    return solve(ws, g, false, out);
 }
 
 int sm_max_matching(sm_ws *ws, const sm_graph *g, const sm_solution **out)

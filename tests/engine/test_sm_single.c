@@ -305,6 +305,59 @@ Test(sm_single, the_maximum_matching_alone_has_the_cardinality_of_sm_solve)
     sm_ws_free(ws2);
 }
 
+/* sm_offsets (a sampled mode's shift, sa_tight.c): sm_solve's offsets and
+ * verdict without its choice; its matching perfect, of the same weight, on
+ * tight edges. */
+Test(sm_single, the_offsets_alone_are_sm_solves)
+{
+    uint64_t st = 92;
+    sm_ws *ws = sm_ws_new(), *ws2 = sm_ws_new();
+    cr_assert(ws != NULL && ws2 != NULL);
+    size_t perfect = 0, other_matching = 0;
+    for (int t = 0; t < 3000; t++) {
+        small g = {0};
+        g.n = 1 + (uint32_t)(ref_rand_next(&st) % 6);
+        for (uint32_t r = 0; r < g.n; r++) {
+            g.first[r] = g.ne;
+            for (uint32_t j = 0; j < g.n; j++)
+                if (ref_rand_next(&st) % 100 < 50) {
+                    g.col[g.ne] = j;
+                    g.sigma[g.ne] = (int)(ref_rand_next(&st) % 3);
+                    g.ne++;
+                }
+        }
+        g.first[g.n] = g.ne;
+        sm_graph sg = {g.n, g.n, g.first, g.col, g.sigma, NULL};
+        const sm_solution *want = NULL, *got = NULL;
+        cr_assert_eq(sm_solve(ws, &sg, &want), MDAE_OK);
+        cr_assert_eq(sm_offsets(ws2, &sg, &got), MDAE_OK);
+        cr_assert_eq(got->perfect, want->perfect, "graph %d", t);
+        cr_assert_eq(got->max_matching, want->max_matching, "graph %d", t);
+        if (!got->perfect)
+            continue;
+        perfect++;
+        long long weight = 0;
+        bool used[8] = {false};
+        for (uint32_t r = 0; r < g.n; r++) {
+            cr_assert_eq(got->c[r], want->c[r], "graph %d row %u", t, r);
+            int e = got->row_edge[r];
+            cr_assert(e >= (int)g.first[r] && e < (int)g.first[r + 1], "graph %d", t);
+            cr_assert(!used[g.col[e]], "graph %d: column %u twice", t, g.col[e]);
+            used[g.col[e]] = true;
+            cr_assert_eq(got->d[g.col[e]] - got->c[r], g.sigma[e], "graph %d: not tight", t);
+            weight += g.sigma[e];
+            other_matching += e != want->row_edge[r];
+        }
+        for (uint32_t j = 0; j < g.n; j++)
+            cr_assert_eq(got->d[j], want->d[j], "graph %d column %u", t, j);
+        cr_assert_eq(weight, want->weight, "graph %d", t);
+    }
+    cr_assert_gt(perfect, 300);
+    cr_assert_gt(other_matching, 0); /* the choice is not made */
+    sm_ws_free(ws);
+    sm_ws_free(ws2);
+}
+
 /* ---- Bad input and allocation failures ----------------------------------------------- */
 
 Test(sm_single, bad_graphs_are_refused)
