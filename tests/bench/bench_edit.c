@@ -23,16 +23,20 @@
  * structure are. What makes (a)-(c) cheaper is the seed: the previous
  * version's offsets (sa_options.hint, engine/sa_primal.c).
  *
+ * Runs with the glibc tunables of mdaed's workers (as_a_worker, below).
+ *
  * Usage: bench_edit [--phases] [--reps R] [building|brake] (default both)
  *   --phases: also the time of each analysis phase of each run (stderr)
  *   --reps R: each row is the median of R runs (default 5), every edit run
  *             from the original text analysed just before it
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_floor.h"
 #include "inc.h"
@@ -257,8 +261,29 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
     free(text);
 }
 
+/* An editor's session is a worker of mdaed, which starts its workers with
+ * these glibc tunables (server/srv_main.c, MDAE_GLIBC_TUNABLES): so does
+ * this benchmark, unless GLIBC_TUNABLES is set (`GLIBC_TUNABLES= ` for
+ * glibc's defaults). glibc reads them when a process starts: the benchmark
+ * starts itself again with them. Without them, an edit that follows
+ * another one paid 150 to 240 page faults (glibc gave back to the kernel
+ * the memory the previous version's result had freed), twice its time on
+ * the reference VM, which mdaed's workers do not pay. */
+#define BENCH_WORKER_TUNABLES "glibc.malloc.hugetlb=1"
+
+static void as_a_worker(char **argv)
+{
+    if (getenv("GLIBC_TUNABLES") != NULL)
+        return;
+    if (setenv("GLIBC_TUNABLES", BENCH_WORKER_TUNABLES, 0) == 0)
+        execv("/proc/self/exe", argv);
+    fprintf(stderr, "bench_edit: cannot start again with %s: %s (glibc's defaults)\n",
+            BENCH_WORKER_TUNABLES, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
+    as_a_worker(argv);
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
         if (strcmp(argv[a], "--phases") == 0) {
