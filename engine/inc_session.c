@@ -410,6 +410,8 @@ struct inc_session {
     inc_prefix *prefix;  /* of the last analysis (one reference) */
     kbuf scratch;        /* owned: the last analysis's key buffer, for the
                           * next one's keys (at most one key's capacity) */
+    size_t key_moved;    /* the length of the last key moved into a part:
+                          * the next buffer starts that large */
     bid **bids;
     size_t bids_cap, n_bids;
     uint32_t next_id;
@@ -1207,6 +1209,7 @@ static int resolve_part(analysis *an, size_t k)
     p->refs = 1;
     p->key = an->key.p; /* the key moves into the part */
     p->key_len = an->key.len;
+    s->key_moved = an->key.len;
     p->hash = h;
     p->prefix = s->prefix;
     s->prefix->refs++;
@@ -1368,6 +1371,8 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         return MDAE_E_INVAL;
     analysis an = {.s = s, .m = m, .opt = opt, .diags = diags, .key = s->scratch};
     s->scratch = (kbuf){0}; /* taken for the call, given back below */
+    if (an.key.cap < s->key_moved) /* the buffer a miss will need */
+        (void)kb_room(&an.key, s->key_moved);
     mdae_diags_init(&an.tmp);
     an.local = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.local);
     an.r = mdae_calloc(1, sizeof *an.r);
