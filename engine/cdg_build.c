@@ -118,7 +118,12 @@ typedef struct build {
     const BDD *c_off, *d_off, *te, *chi_e, *chi_i;
     size_t os;      /* c_off's and d_off's stride: w, or r's w_off when
                        they are r's own vectors read on their first w bits */
-    BDD *sum;       /* n_edges * w slots: c_i + sigma_e */
+    /* s_e = c_i + sigma_e: isum[e] where it is a constant (most of the
+     * brake's), else -1 and its w bits at sum_of[e] (slots); c_i likewise
+     * ci[i] where a constant, else -1 */
+    long long *isum;
+    BDD **sum_of;
+    const long long *ci;
     BDD *xi;        /* n_edges slots */
     /* step 2: dependencies, CSR by source equation */
     size_t *out_first;
@@ -166,8 +171,8 @@ static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t str
 }
 
 /* Step 1 for edge e as integers when c_i, sigma_e and d_j are constants
- * (ci, dj: constants(); most of the brake's): true, else false (nothing
- * written). */
+ * (ci, dj: constants(); most of the brake's): isum[e] and xi[e], true;
+ * else false (nothing written). */
 static bool saturate_constants(build *b, size_t e, const long long *ci, const long long *dj)
 {
     const sa_result *r = b->r;
@@ -178,7 +183,8 @@ static bool saturate_constants(build *b, size_t e, const long long *ci, const lo
         return false;
     /* w <= 62: modular as sa__vadd */
     unsigned long long sum = ((unsigned long long)c + vs) & ((1ull << w) - 1);
-    sa__vconst_put(&b->sum[e * w], w, sum);
+    b->isum[e] = (long long)sum;
+    b->sum_of[e] = NULL;
     sa__put(&b->xi[e], sum == (unsigned long long)d ? b->chi_e[e] : bddfalse);
     return true;
 }
@@ -188,19 +194,28 @@ static void saturation(build *b)
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
     int w = b->w;
-    b->sum = sa__slots(c, r->n_edges * (size_t)w + 1);
     b->xi = sa__slots(c, r->n_edges + 1);
+    b->isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->isum); /* written whole */
+    b->sum_of = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->sum_of);
+    b->ci = constants(c, b->c_off, r->n_eq, w, b->os);
+    const long long *dj = constants(c, b->d_off, r->n_var, w, b->os);
+    size_t n_vec = 0;
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (!saturate_constants(b, e, b->ci, dj)) {
+            b->isum[e] = -1;
+            n_vec++;
+        }
+    BDD *vec = sa__slots(c, n_vec * (size_t)w + 1);
     size_t mark = sa__mark(c);
     BDD *sig = sa__slots(c, (size_t)w);
-    const long long *ci = constants(c, b->c_off, r->n_eq, w, b->os);
-    const long long *dj = constants(c, b->d_off, r->n_var, w, b->os);
     for (size_t e = 0; e < r->n_edges; e++) {
-        uint32_t i = r->edge_eq[e], j = r->edge_v[e];
-        if (saturate_constants(b, e, ci, dj))
+        if (b->isum[e] >= 0)
             continue;
+        uint32_t i = r->edge_eq[e], j = r->edge_v[e];
         for (int k = 0; k < w; k++)
             sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
-        BDD *s = &b->sum[e * w];
+        BDD *s = b->sum_of[e] = vec;
+        vec += w;
         sa__vadd(c, s, &b->c_off[i * b->os], sig, w);
         size_t m2 = sa__mark(c);
         sa__put(&b->xi[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[j * b->os], w));
@@ -418,9 +433,10 @@ static _Noreturn void too_large(sa_ctx *c, const char *fmt, ...)
 /* ---- Step 6: the union-SCCs' memo (engine/sa_memo.c) ------------------------
  * A union-SCC's forms are a function of its equations' activity and
  * offsets, its edges' activity, matching and sums, and the dependencies
- * between its equations: all BDD nodes (exact on ok, a node too). Its key
- * holds them in the SCC's order (equation index), and the shape that ties
- * them together; what is kept is each leaf emit() was given: the leaf's
+ * between its equations: all BDD nodes (exact on ok, a node too), offsets
+ * and sums that are constants as their values. Its key holds them in the
+ * SCC's order (equation index), and the shape that ties them together;
+ * what is kept is each leaf emit() was given: the leaf's
  * equations by their places in the SCC, its items' states, its modes. An
  * SCC found in the hint's memo is emitted again from it, leaf by leaf, the
  * variables and equations read from the current model: the same blocks,
@@ -610,15 +626,17 @@ static void split_items(build *b, BDD set0, size_t it, int sub, unsigned acc)
         int kind = 0; /* 0: a bit of a value, 1: chi_E, 2: T_e */
         int bit = -1;
         if (!x->is_edge || sub >= 2) {
+            /* A constant's bits split nothing: its value at once. */
+            long long known = x->is_edge ? b->isum[x->e] : b->ci[b->elist[x->pos]];
             bit = w - 1 - (x->is_edge ? sub - 2 : sub);
-            if (bit < 0) {
-                x->val = acc;
+            if (bit < 0 || known >= 0) {
+                x->val = known >= 0 ? (unsigned)known : acc;
                 it++;
                 sub = 0;
                 acc = 0;
                 continue;
             }
-            f = x->is_edge ? b->sum[x->e * w + bit]
+            f = x->is_edge ? b->sum_of[x->e][bit]
                            : b->c_off[b->elist[x->pos] * b->os + bit];
         } else {
             kind = sub == 0 ? 1 : 2;
@@ -853,10 +871,14 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    size_t w = (size_t)b->w, ns = 4 + n, nf = 1, nd = 0;
+    size_t w = (size_t)b->w, ns = 4 + 2 * n, nf = 1, nd = 0;
     for (size_t p = 0; p < n; p++) {
         uint32_t i = S[p];
-        nf += 1 + w + (r->eq_first[i + 1] - r->eq_first[i]) * (2 + w);
+        nf += 1 + (b->ci[i] < 0 ? w : 0);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            ns++;
+            nf += 2 + (b->isum[e] < 0 ? w : 0);
+        }
         for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++)
             nd += loc[b->out_to[q]] >= 0;
     }
@@ -870,17 +892,21 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
     shape[a++] = b->w;
     shape[a++] = (int32_t)nd;
     funs[f++] = r->ok;
+    /* A constant c_i or s_e is its value in the shape (w <= 31 bits: an
+     * int32), a vector -1 there and its bits in the functions. */
     for (size_t p = 0; p < n; p++) {
         uint32_t i = S[p];
         shape[a++] = (int32_t)(r->eq_first[i + 1] - r->eq_first[i]);
+        shape[a++] = (int32_t)b->ci[i];
         funs[f++] = b->chi_i[i];
-        for (size_t x = 0; x < w; x++)
+        for (size_t x = 0; b->ci[i] < 0 && x < w; x++)
             funs[f++] = b->c_off[i * b->os + x];
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            shape[a++] = (int32_t)b->isum[e];
             funs[f++] = b->chi_e[e];
             funs[f++] = b->te[e];
-            for (size_t x = 0; x < w; x++)
-                funs[f++] = b->sum[e * w + x];
+            for (size_t x = 0; b->isum[e] < 0 && x < w; x++)
+                funs[f++] = b->sum_of[e][x];
         }
         for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++) {
             int32_t to = loc[b->out_to[q]];
