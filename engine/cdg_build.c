@@ -82,6 +82,18 @@ static void *grow(sa_ctx *c, void *p, size_t n, size_t *cap, size_t size)
     return q;
 }
 
+/* One slot of the context's stack, taken from batches of 256 (*batch,
+ * *left): a dependency or an edge each holds one, thousands of them. */
+static BDD *next_slot(sa_ctx *c, BDD **batch, size_t *left)
+{
+    if (*left == 0) {
+        *batch = sa__slots(c, 256);
+        *left = 256;
+    }
+    (*left)--;
+    return (*batch)++;
+}
+
 /* ---- The state of one build ---------------------------------------------- */
 
 /* A guarded arc between equations (step 2) or blocks (the graph's edges). */
@@ -302,7 +314,8 @@ static void dependencies(build *b)
         cedges[fill[r->edge_v[e]]++] = e;
 
     dep *ds = NULL;
-    size_t nd = 0, cap = 0;
+    size_t nd = 0, cap = 0, left = 0;
+    BDD *batch = NULL;
     for (uint32_t j = 0; j < r->n_var; j++) {
         for (size_t a = cfirst[j]; a < cfirst[j + 1]; a++) {
             size_t e = cedges[a];
@@ -318,7 +331,7 @@ static void dependencies(build *b)
                 ds = grow(c, ds, nd, &cap, sizeof *ds);
                 ds[nd].from = r->edge_eq[e];
                 ds[nd].to = r->edge_eq[e2];
-                ds[nd].f = sa__slots(c, 1);
+                ds[nd].f = next_slot(c, &batch, &left);
                 sa__put(ds[nd].f, f);
                 nd++;
             }
@@ -1112,7 +1125,8 @@ static void finish(build *b, cdg_graph *g)
 
     sa__progress(c, "edges", 0, nb);
     dep *es = NULL;
-    size_t ne = 0, cap = 0;
+    size_t ne = 0, cap = 0, left = 0;
+    BDD *batch = NULL;
     uint32_t *seen = sa__alloc(c, (nb + 1) * sizeof *seen); /* last B + 1 */
     for (size_t bb = 0; bb < nb; bb++) {
         const cdg_block *B = &g->blocks[bb];
@@ -1132,7 +1146,7 @@ static void finish(build *b, cdg_graph *g)
                 es = grow(c, es, ne, &cap, sizeof *es);
                 es[ne].from = A;
                 es[ne].to = (uint32_t)bb;
-                es[ne].f = sa__slots(c, 1);
+                es[ne].f = next_slot(c, &batch, &left);
                 sa__put(es[ne].f, f);
                 ne++;
             }
