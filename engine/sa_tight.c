@@ -457,11 +457,12 @@ static sm_frame *new_frame(sa_ctx *c)
     return frame;
 }
 
-/* Before rounds: the single-mode path's frame, and what tight_restore
- * undoes when they end, normally or by a jump. */
-static void open_rounds(sa_ctx *c, tight_state *t)
+/* Before rounds: the single-mode path's frame (now, or NULL until a round
+ * samples: an edit's seeded rounds often need none), and what
+ * tight_restore undoes when they end, normally or by a jump. */
+static void open_rounds(sa_ctx *c, tight_state *t, bool frame_now)
 {
-    t->frame = new_frame(c);
+    t->frame = frame_now ? new_frame(c) : NULL;
     c->tight_depth++;
     sa__push_cleanup(c, tight_restore, t);
 }
@@ -757,7 +758,7 @@ static void tight_rounds(sa_ctx *c, void *arg)
     tight_state *t = arg;
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    open_rounds(c, t);
+    open_rounds(c, t, true);
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1), *te = sa__slots(c, r->n_edges + 1);
     sa__put(rest, r->chi_m);
     BDD *sing = sa__slots(c, 1), *tmax = sa__slots(c, r->n_edges + 1);
@@ -918,6 +919,10 @@ static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, 
 {
     const sa_result *r = c->r;
     const int *delta;
+    if (s->t.frame == NULL) { /* the first sample */
+        s->t.frame = new_frame(c);
+        probe_init(c, p);
+    }
     if (!shift_by_sample(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, cv, wv,
                          &delta))
         return false;
@@ -955,13 +960,12 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     seeded_state *s = arg;
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    open_rounds(c, &s->t);
+    open_rounds(c, &s->t, false);
     uint32_t limit = r->n_eq / 8 > SEEDED_BLOCK_ROWS ? r->n_eq / 8 : SEEDED_BLOCK_ROWS;
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1);
     BDD *te = sa__slots(c, r->n_edges + 1), *tight = sa__slots(c, r->n_edges + 1);
     sa__put(rest, r->chi_m);
-    probe p;
-    probe_init(c, &p);
+    probe p = {NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
     sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
     uint64_t seed = 0x9E3779B97F4A7C15ull;
