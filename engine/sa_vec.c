@@ -180,6 +180,14 @@ BDD sa__vgte(sa_ctx *c, const BDD *a, const BDD *b, int w)
 
 void sa__vmax(sa_ctx *c, BDD *dst, const BDD *a, const BDD *b, int w)
 {
+    if (all_false(a, w) || sa__vsame(a, b, w)) { /* max(0, b) = max(b, b) = b */
+        sa__vcopy(dst, b, w);
+        return;
+    }
+    if (all_false(b, w)) {
+        sa__vcopy(dst, a, w);
+        return;
+    }
     unsigned long long va, vb;
     if (sa__vconst_value(a, w, &va) && sa__vconst_value(b, w, &vb)) {
         sa__vconst_put(dst, w, va >= vb ? va : vb);
