@@ -144,6 +144,27 @@ typedef struct small {
     size_t ne;
 } small;
 
+/* A random graph of 1 to 6 rows into g (zeroed first): n_cols = rows, or
+ * rows + 0..spread-1 when spread > 0 (one draw more); each (row, column) an
+ * edge with probability percent / 100, of weight 0..2. */
+static uint32_t random_small(uint64_t *st, int percent, uint32_t spread, small *g)
+{
+    *g = (small){0};
+    g->n = 1 + (uint32_t)(ref_rand_next(st) % 6);
+    uint32_t n_cols = g->n + (spread > 0 ? (uint32_t)(ref_rand_next(st) % spread) : 0);
+    for (uint32_t r = 0; r < g->n; r++) {
+        g->first[r] = g->ne;
+        for (uint32_t j = 0; j < n_cols; j++)
+            if (ref_rand_next(st) % 100 < (uint64_t)percent) {
+                g->col[g->ne] = j;
+                g->sigma[g->ne] = (int)(ref_rand_next(st) % 3);
+                g->ne++;
+            }
+    }
+    g->first[g->n] = g->ne;
+    return n_cols;
+}
+
 /* Among all perfect matchings (rows 0..n-1, column of each), those of
  * maximum weight; the lexicographically smallest edge set in the order,
  * edges false before true. Exhaustive: n <= 6. */
@@ -210,18 +231,8 @@ Test(sm_single, the_choice_is_the_smallest_maximum_weight_matching_in_the_order)
     cr_assert_not_null(ws);
     size_t perfect = 0;
     for (int t = 0; t < 3000; t++) {
-        small g = {0};
-        g.n = 1 + (uint32_t)(ref_rand_next(&st) % 6);
-        for (uint32_t r = 0; r < g.n; r++) {
-            g.first[r] = g.ne;
-            for (uint32_t j = 0; j < g.n; j++)
-                if (ref_rand_next(&st) % 100 < 55) {
-                    g.col[g.ne] = j;
-                    g.sigma[g.ne] = (int)(ref_rand_next(&st) % 3);
-                    g.ne++;
-                }
-        }
-        g.first[g.n] = g.ne;
+        small g;
+        random_small(&st, 55, 0, &g);
         for (size_t e = 0; e < g.ne; e++)
             g.order[e] = (uint32_t)e;
         for (size_t e = g.ne; e > 1; e--) { /* a random priority */
@@ -255,19 +266,8 @@ Test(sm_single, the_maximum_matching_alone_has_the_cardinality_of_sm_solve)
     cr_assert(ws != NULL && ws2 != NULL);
     size_t perfect = 0, deficient = 0;
     for (int t = 0; t < 3000; t++) {
-        small g = {0};
-        g.n = 1 + (uint32_t)(ref_rand_next(&st) % 6);
-        uint32_t n_cols = g.n + (uint32_t)(ref_rand_next(&st) % 2);
-        for (uint32_t r = 0; r < g.n; r++) {
-            g.first[r] = g.ne;
-            for (uint32_t j = 0; j < n_cols; j++)
-                if (ref_rand_next(&st) % 100 < 40) {
-                    g.col[g.ne] = j;
-                    g.sigma[g.ne] = (int)(ref_rand_next(&st) % 3);
-                    g.ne++;
-                }
-        }
-        g.first[g.n] = g.ne;
+        small g;
+        uint32_t n_cols = random_small(&st, 40, 2, &g);
         sm_graph sg = {g.n, n_cols, g.first, g.col, g.sigma, NULL};
         const sm_solution *want = NULL, *got = NULL;
         cr_assert_eq(sm_solve(ws, &sg, &want), MDAE_OK);
@@ -315,18 +315,8 @@ Test(sm_single, the_offsets_alone_are_sm_solves)
     cr_assert(ws != NULL && ws2 != NULL);
     size_t perfect = 0, other_matching = 0;
     for (int t = 0; t < 3000; t++) {
-        small g = {0};
-        g.n = 1 + (uint32_t)(ref_rand_next(&st) % 6);
-        for (uint32_t r = 0; r < g.n; r++) {
-            g.first[r] = g.ne;
-            for (uint32_t j = 0; j < g.n; j++)
-                if (ref_rand_next(&st) % 100 < 50) {
-                    g.col[g.ne] = j;
-                    g.sigma[g.ne] = (int)(ref_rand_next(&st) % 3);
-                    g.ne++;
-                }
-        }
-        g.first[g.n] = g.ne;
+        small g;
+        random_small(&st, 50, 0, &g);
         sm_graph sg = {g.n, g.n, g.first, g.col, g.sigma, NULL};
         const sm_solution *want = NULL, *got = NULL;
         cr_assert_eq(sm_solve(ws, &sg, &want), MDAE_OK);
