@@ -156,18 +156,14 @@ typedef struct build {
     /* The union-SCCs' memo (step 6): the hint's, read; r's, written. */
     const sa__bmemo *memo_in;
     sa__bmemo *memo_out;
-    const int32_t *loc; /* the union-SCC being split: local place of its
-                           equations (-1 outside) */
-    bool replaying;     /* emit() replays leaves recorded under the same
-                           ok (their sets are masked by it) */
-    bool scanning;      /* add_block() merges with the blocks from
-                           scc_first on only, not through htab */
+    /* The union-SCC at hand: its equations' places (loc, -1 outside), its
+     * variables' numbers in the order its edges first name them (vloc, -1
+     * outside), and for variable number l the edge that first names it:
+     * the vk[l]-th of the equation at place vp[l] (number_vars) */
+    const int32_t *loc;
+    int32_t *vloc;
+    uint32_t *vp, *vk;
     size_t scc_first;   /* the union-SCC's first block */
-    bool recording;     /* emit() records its leaves: */
-    int32_t *rec;       /* per leaf: equations (places), items' states */
-    size_t n_rec, cap_rec;
-    BDD *rec_f;         /* per leaf: its modes (slots) */
-    size_t n_rec_f, cap_rec_f;
 } build;
 
 /* ---- Step 1 --------------------------------------------------------------- */
@@ -447,69 +443,30 @@ static _Noreturn void too_large(sa_ctx *c, const char *fmt, ...)
  * A union-SCC's forms are a function of its equations' activity and
  * offsets, its edges' activity, matching and sums, and the dependencies
  * between its equations: all BDD nodes (exact on ok, a node too), offsets
- * and sums that are constants as their values. Its key holds them in the
- * SCC's order (equation index), and the shape that ties them together;
- * what is kept is each leaf emit() was given: the leaf's
- * equations by their places in the SCC, its items' states, its modes. An
- * SCC found in the hint's memo is emitted again from it, leaf by leaf, the
- * variables and equations read from the current model: the same blocks,
- * the same guards, without splitting (the brake's edits: every railcar
- * but the edited one). */
+ * and sums that are constants as their values, and which of its edges share
+ * a variable. Its key holds them in the SCC's order (equation index), its
+ * variables numbered in the order its edges first name them, and the
+ * shape that ties them together. What is kept is the blocks the split
+ * made, their guards and their identities with equations by their places
+ * and variables by their numbers. An SCC found in the hint's memo takes
+ * those blocks, its places and numbers read in the current model: the
+ * same blocks, the same guards, without splitting and without merging
+ * (the brake's edits: every railcar but the edited one). */
 
-/* A union-SCC of more items than this is not recorded (its leaves would
- * hold too many integers: the MSL's EngineV6 has 5,000 forms of a union-SCC
- * of 2,528 equations). */
+/* A union-SCC whose blocks' identities hold more integers than this is
+ * not kept (the MSL's EngineV6 has 5,000 forms of a union-SCC of 2,528
+ * equations). */
 #define CDG_MEMO_MAX_REC ((size_t)1 << 18)
 
-static void rec_put(build *b, int32_t x)
-{
-    if (b->n_rec == CDG_MEMO_MAX_REC) {
-        b->recording = false; /* too large: forgotten */
-        return;
-    }
-    b->rec = grow(b->c, b->rec, b->n_rec, &b->cap_rec, sizeof *b->rec);
-    b->rec[b->n_rec++] = x;
-}
-
-/* The leaf in b's items with modes set, recorded (set referenced by hand,
- * as the blocks' guards: a slot would be released by the split's marks;
- * drop_record releases it). */
-static void record_leaf(build *b, BDD set)
-{
-    b->rec_f = grow(b->c, b->rec_f, b->n_rec_f, &b->cap_rec_f, sizeof *b->rec_f);
-    b->rec_f[b->n_rec_f++] = bdd_addref(set);
-    rec_put(b, (int32_t)b->n_elist);
-    for (size_t p = 0; p < b->n_elist; p++)
-        rec_put(b, b->loc[b->elist[p]]);
-    rec_put(b, (int32_t)b->n_items);
-    for (size_t a = 0; a < b->n_items; a++) {
-        rec_put(b, (int32_t)(b->items[a].act | b->items[a].te << 1));
-        rec_put(b, (int32_t)b->items[a].val);
-    }
-}
-
-static void drop_record(build *b)
-{
-    if (sa__running())
-        for (size_t k = 0; k < b->n_rec_f; k++)
-            bdd_delref(b->rec_f[k]);
-    b->n_rec_f = b->n_rec = 0;
-    b->recording = false;
-}
-
-static void emit(build *b, BDD set);
 static void add_block(build *b, const int32_t *k, size_t len, BDD set);
 
 static void emit(build *b, BDD set)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    if (!b->replaying) /* recorded leaves are masked already (key: ok) */
-        set = T(bdd_and(set, r->ok)); /* the steps' inputs are exact on ok only */
+    set = T(bdd_and(set, r->ok)); /* the steps' inputs are exact on ok only */
     if (set == bddfalse)
         return;
-    if (b->recording)
-        record_leaf(b, set);
     size_t ne = b->n_elist;
     size_t need = 2 + 4 * ne + 2 * b->n_items;
     if (b->cap_kbuf < need) {
@@ -562,43 +519,11 @@ static void emit(build *b, BDD set)
     add_block(b, k, 2 + 4 * ne + 2 * nr, set);
 }
 
-/* A replayed union-SCC of at most this many leaves merges its blocks by a
- * scan of its own (add_block). */
-#define CDG_SCAN_LEAVES 16
-
-/* The modes `set` to the block whose identity is k[0 .. len), a new one if
- * no block has it: looked up among the union-SCC's own blocks when
- * scanning (identities list their equations, so blocks of different
- * union-SCCs never meet), else in the hash table (htab_grow lists every
- * block, scanned ones too). */
-static void add_block(build *b, const int32_t *k, size_t len, BDD set)
+/* A new block, identity k[0 .. len) and guard `set`; no other block may
+ * have that identity. Returns its index. */
+static size_t new_block(build *b, const int32_t *k, size_t len, BDD set)
 {
     sa_ctx *c = b->c;
-    tblock *t = NULL;
-    size_t h = 0;
-    if (b->scanning) {
-        for (size_t q = b->scc_first; q < b->n_blocks && t == NULL; q++)
-            if (b->blocks[q].len == len && memcmp(b->blocks[q].key, k, len * sizeof *k) == 0)
-                t = &b->blocks[q];
-    } else {
-        if (2 * (b->n_blocks + 1) > b->hcap)
-            htab_grow(b);
-        h = key_hash(k, len) & (b->hcap - 1);
-        while (b->htab[h]) {
-            tblock *x = &b->blocks[b->htab[h] - 1];
-            if (x->len == len && memcmp(x->key, k, len * sizeof *k) == 0) {
-                t = x;
-                break;
-            }
-            h = (h + 1) & (b->hcap - 1);
-        }
-    }
-    if (t != NULL) {
-        BDD nv = bdd_addref(bdd_or(t->guard, set));
-        bdd_delref(t->guard);
-        t->guard = nv;
-        return;
-    }
     b->key_ints += len;
     if (b->key_ints > max_key_ints)
         too_large(c, "its blocks' identities exceed %zu items (%zu blocks so far)",
@@ -609,9 +534,29 @@ static void add_block(build *b, const int32_t *k, size_t len, BDD set)
     memcpy(nt->key, k, len * sizeof *k);
     nt->len = len;
     nt->guard = bdd_addref(set);
-    b->n_blocks++;
-    if (!b->scanning)
-        b->htab[h] = b->n_blocks;
+    return b->n_blocks++;
+}
+
+/* The modes `set` to the block whose identity is k[0 .. len), a new one if
+ * no block has it (the hash table lists the blocks of the union-SCCs
+ * split; a replayed one's cannot meet them: identities list their
+ * equations). */
+static void add_block(build *b, const int32_t *k, size_t len, BDD set)
+{
+    if (2 * (b->n_blocks + 1) > b->hcap)
+        htab_grow(b);
+    size_t h = key_hash(k, len) & (b->hcap - 1);
+    while (b->htab[h]) {
+        tblock *t = &b->blocks[b->htab[h] - 1];
+        if (t->len == len && memcmp(t->key, k, len * sizeof *k) == 0) {
+            BDD nv = bdd_addref(bdd_or(t->guard, set));
+            bdd_delref(t->guard);
+            t->guard = nv;
+            return;
+        }
+        h = (h + 1) & (b->hcap - 1);
+    }
+    b->htab[h] = new_block(b, k, len, set) + 1;
 }
 
 /* Split `set` by the values of items[it..] (see step 4); sub is the position
@@ -775,13 +720,12 @@ static rkeys row_keys(sa_ctx *c, uint32_t *touched, size_t nt, bool *listed, siz
 
 static uint32_t key_at(const rkeys *rk, size_t a) { return rk->k ? rk->k[a] : (uint32_t)a; }
 
-/* One union-SCC S (sorted equation indices, |S| >= 2). */
-static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
+/* One union-SCC S (sorted equation indices, |S| >= 2; loc their places,
+ * set by the caller). */
+static void scc_blocks(build *b, const uint32_t *S, size_t n, const int32_t *loc)
 {
     sa_ctx *c = b->c;
     size_t mark = sa__mark(c);
-    for (size_t a = 0; a < n; a++)
-        loc[S[a]] = (int32_t)a;
     /* F[s * n + k]: modes where S[s] ~>* S[k]. A worklist per source,
      * semi-naive: a node passes on only the modes it gained since it was
      * last processed (delta), not its whole reach set again. */
@@ -873,13 +817,38 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, int32_t *loc)
         split_members(b, *lead, cand, mk, nc, 0);
         sa__release(c, m2);
     }
-    for (size_t a = 0; a < n; a++)
-        loc[S[a]] = -1;
     sa__release(c, mark);
 }
 
-/* The key of the union-SCC S (n equations, loc their places): see step 6.
- * Its arrays are temporaries of the context. */
+/* Number the variables of the union-SCC S (n equations) in the order its
+ * edges first name them: b->vloc, b->vp, b->vk (step 6). Returns how many. */
+static size_t number_vars(build *b, const uint32_t *S, size_t n)
+{
+    const sa_result *r = b->r;
+    size_t ne = 0, nv = 0;
+    for (size_t p = 0; p < n; p++)
+        ne += r->eq_first[S[p] + 1] - r->eq_first[S[p]];
+    b->vp = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vp);
+    b->vk = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vk);
+    for (size_t p = 0; p < n; p++)
+        for (size_t e = r->eq_first[S[p]]; e < r->eq_first[S[p] + 1]; e++)
+            if (b->vloc[r->edge_v[e]] < 0) {
+                b->vloc[r->edge_v[e]] = (int32_t)nv;
+                b->vp[nv] = (uint32_t)p;
+                b->vk[nv] = (uint32_t)(e - r->eq_first[S[p]]);
+                nv++;
+            }
+    return nv;
+}
+
+/* Variable number l of the union-SCC S in the current model. */
+static uint32_t var_of(const build *b, const uint32_t *S, int32_t l)
+{
+    return b->r->edge_v[b->r->eq_first[S[b->vp[l]]] + b->vk[l]];
+}
+
+/* The key of the union-SCC S (n equations, loc their places, its variables
+ * numbered): see step 6. Its arrays are temporaries of the context. */
 static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, sa__bkey *k)
 {
     sa_ctx *c = b->c;
@@ -889,7 +858,7 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
         uint32_t i = S[p];
         nf += 1 + (b->ci[i] < 0 ? w : 0);
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            ns++;
+            ns += 2;
             nf += 2 + (b->isum[e] < 0 ? w : 0);
         }
         for (size_t q = b->out_first[i]; q < b->out_first[i + 1]; q++)
@@ -906,7 +875,8 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
     shape[a++] = (int32_t)nd;
     funs[f++] = r->ok;
     /* A constant c_i or s_e is its value in the shape (w <= 31 bits: an
-     * int32), a vector -1 there and its bits in the functions. */
+     * int32), a vector -1 there and its bits in the functions. Each edge's
+     * variable by its number: which edges share a variable. */
     for (size_t p = 0; p < n; p++) {
         uint32_t i = S[p];
         shape[a++] = (int32_t)(r->eq_first[i + 1] - r->eq_first[i]);
@@ -916,6 +886,7 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
             funs[f++] = b->c_off[i * b->os + x];
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             shape[a++] = (int32_t)b->isum[e];
+            shape[a++] = b->vloc[r->edge_v[e]];
             funs[f++] = b->chi_e[e];
             funs[f++] = b->te[e];
             for (size_t x = 0; b->isum[e] < 0 && x < w; x++)
@@ -934,54 +905,91 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
     *k = (sa__bkey){shape, ns, funs, nf};
 }
 
-/* Emit the union-SCC S from the hint's memo under key k, and keep it in
- * r's: true; false if the memo does not have it (nothing emitted). */
+/* The blocks the union-SCC split (from b->scc_first on) into r's memo under
+ * key k: their guards, and their identities with the equations by their
+ * places and the variables by their numbers. Nothing if they take more
+ * than CDG_MEMO_MAX_REC integers. */
+static void keep_scc(build *b, const sa__bkey *k)
+{
+    size_t nb = b->n_blocks - b->scc_first, len = 0;
+    for (size_t q = b->scc_first; q < b->n_blocks; q++)
+        len += b->blocks[q].len;
+    if (b->memo_out == NULL || len > CDG_MEMO_MAX_REC)
+        return;
+    int32_t *d = sa__alloc_raw(b->c, (len + 1) * sizeof *d);
+    BDD *f = sa__alloc_raw(b->c, (nb + 1) * sizeof *f);
+    size_t at = 0;
+    for (size_t q = b->scc_first; q < b->n_blocks; q++) {
+        const tblock *t = &b->blocks[q];
+        size_t ne = (size_t)t->key[0];
+        f[q - b->scc_first] = t->guard;
+        d[at++] = t->key[0];
+        d[at++] = t->key[1];
+        for (size_t x = 2; x < t->len; x += 2) {
+            bool eq = x < 2 + 2 * ne;
+            int32_t local = eq ? b->loc[t->key[x]] : b->vloc[t->key[x]];
+            MDAE_ASSERT(local >= 0); /* the union-SCC's own */
+            d[at++] = local;
+            d[at++] = t->key[x + 1];
+        }
+    }
+    MDAE_ASSERT(at == len);
+    sa__bmemo_add(b->c, b->memo_out, k, &(sa__mval){f, nb, d, len, bddtrue, NULL});
+}
+
+/* The blocks of the union-SCC S from the hint's memo under key k, and the
+ * entry kept in r's: true; false if the memo does not have it (nothing
+ * added). The key fixed the places, numbers and values; the equations and
+ * variables are the current model's (var_of), whose order may differ from
+ * the kept one's: pairs sorted again. */
 static bool replay_scc(build *b, const uint32_t *S, const sa__bkey *k)
 {
     sa__mval v;
     if (!sa__bmemo_find(b->memo_in, k, &v))
         return false;
-    b->replaying = true;
-    b->scanning = v.n_f <= CDG_SCAN_LEAVES;
-    b->scc_first = b->n_blocks;
     size_t d = 0;
-    for (size_t leaf = 0; leaf < v.n_f; leaf++) {
-        MDAE_ASSERT(d < v.n_d);
-        b->n_elist = (size_t)v.d[d++];
-        for (size_t p = 0; p < b->n_elist; p++)
-            b->elist[p] = S[v.d[d++]];
-        leaf_items(b);
-        MDAE_ASSERT((size_t)v.d[d] == b->n_items);
-        d++;
-        for (size_t a = 0; a < b->n_items; a++) {
-            b->items[a].act = v.d[d] & 1;
-            b->items[a].te = (v.d[d] >> 1) & 1;
-            b->items[a].val = (unsigned)v.d[d + 1];
-            d += 2;
+    for (size_t q = 0; q < v.n_f; q++) {
+        MDAE_ASSERT(d + 2 <= v.n_d);
+        size_t ne = (size_t)v.d[d], nr = (size_t)v.d[d + 1], len = 2 + 4 * ne + 2 * nr;
+        MDAE_ASSERT(d + len <= v.n_d);
+        if (b->cap_kbuf < len) {
+            b->cap_kbuf = 2 * len;
+            b->kbuf = sa__alloc_raw(b->c, b->cap_kbuf * sizeof *b->kbuf);
         }
-        emit(b, v.f[leaf]);
+        int32_t *key = b->kbuf;
+        key[0] = (int32_t)ne;
+        key[1] = (int32_t)nr;
+        for (size_t x = 2; x < len; x += 2) {
+            int32_t local = v.d[d + x];
+            key[x] = x < 2 + 2 * ne ? (int32_t)S[local] : (int32_t)var_of(b, S, local);
+            key[x + 1] = v.d[d + x + 1];
+        }
+        sort_pairs(key + 2 + 2 * ne, ne); /* unknowns */
+        sort_pairs(key + 2 + 4 * ne, nr); /* reads */
+        new_block(b, key, len, v.f[q]);
+        d += len;
     }
-    b->replaying = b->scanning = false;
     MDAE_ASSERT(d == v.n_d);
     sa__bmemo_add(b->c, b->memo_out, k, &v);
     return true;
 }
 
 /* The forms of the union-SCC S (n equations, sorted), as steps 3 and 4
- * say, or from the hint's memo (step 6); kept in r's memo. loc: -1 for
- * every equation, on entry and on return. True if from the memo. */
+ * say, or from the hint's memo (step 6); kept in r's memo. loc and
+ * b->vloc: -1 everywhere, on entry and on return. True if from the memo. */
 static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
 {
     sa_ctx *c = b->c;
     size_t mark = sa__mark(c);
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = (int32_t)a;
+    b->loc = loc;
+    size_t nv = number_vars(b, S, n);
     sa__bkey key;
     scc_key(b, S, n, loc, &key);
-    b->loc = loc;
+    b->scc_first = b->n_blocks;
     bool reused = replay_scc(b, S, &key);
     if (!reused) {
-        b->recording = b->memo_out != NULL;
         if (n == 1) {
             b->n_elist = 1;
             b->elist[0] = S[0];
@@ -989,11 +997,10 @@ static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
         } else {
             scc_blocks(b, S, n, loc);
         }
-        if (b->recording)
-            sa__bmemo_add(c, b->memo_out, &key,
-                          &(sa__mval){b->rec_f, b->n_rec_f, b->rec, b->n_rec, bddtrue, NULL});
-        drop_record(b);
+        keep_scc(b, &key);
     }
+    for (size_t l = 0; l < nv; l++)
+        b->vloc[var_of(b, S, (int32_t)l)] = -1;
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = -1;
     sa__release(c, mark);
@@ -1281,6 +1288,9 @@ static void run(build *b, cdg_graph *g)
     int32_t *loc = sa__alloc_raw(c, (r->n_eq + 1) * sizeof *loc);
     for (uint32_t i = 0; i < r->n_eq; i++)
         loc[i] = -1;
+    b->vloc = sa__alloc_raw(c, (r->n_var + 1) * sizeof *b->vloc);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        b->vloc[j] = -1;
     b->elist = sa__alloc_raw(c, (r->n_eq + 1) * sizeof *b->elist);
     size_t done = 0;
     for (uint32_t k = 0; k < ncomp; k++) {
@@ -1295,7 +1305,6 @@ static void run(build *b, cdg_graph *g)
 
 static void drop_blocks(build *b)
 {
-    drop_record(b);
     if (sa__running())
         for (size_t k = 0; k < b->n_blocks; k++)
             bdd_delref(b->blocks[k].guard);
