@@ -297,17 +297,8 @@ static void dependencies(build *b)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    /* Edges by variable. */
-    size_t *cfirst = sa__alloc(c, (r->n_var + 2) * sizeof *cfirst);
-    size_t *cedges = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *cedges);
-    for (size_t e = 0; e < r->n_edges; e++)
-        cfirst[r->edge_v[e] + 1]++;
-    for (uint32_t j = 0; j < r->n_var; j++)
-        cfirst[j + 1] += cfirst[j];
-    size_t *fill = sa__alloc_raw(c, (r->n_var + 1) * sizeof *fill);
-    memcpy(fill, cfirst, r->n_var * sizeof *fill);
-    for (size_t e = 0; e < r->n_edges; e++)
-        cedges[fill[r->edge_v[e]]++] = e;
+    size_t *cfirst, *cedges; /* edges by variable */
+    sa__columns(c, r, &cfirst, &cedges);
 
     dep *ds = NULL;
     size_t nd = 0, cap = 0, left = 0;
@@ -911,10 +902,12 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
  * than CDG_MEMO_MAX_REC integers. */
 static void keep_scc(build *b, const sa__bkey *k)
 {
+    if (b->memo_out == NULL)
+        return;
     size_t nb = b->n_blocks - b->scc_first, len = 0;
     for (size_t q = b->scc_first; q < b->n_blocks; q++)
         len += b->blocks[q].len;
-    if (b->memo_out == NULL || len > CDG_MEMO_MAX_REC)
+    if (len > CDG_MEMO_MAX_REC)
         return;
     int32_t *d = sa__alloc_raw(b->c, (len + 1) * sizeof *d);
     BDD *f = sa__alloc_raw(b->c, (nb + 1) * sizeof *f);

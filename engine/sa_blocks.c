@@ -772,7 +772,7 @@ static incidence side_edges(sa_ctx *c, bool rows)
     incidence in = {c->r->eq_first, NULL};
     if (!rows) {
         size_t *first, *es;
-        sa__columns(c, &first, &es);
+        sa__columns(c, c->r, &first, &es);
         in.first = first;
         in.es = es;
     }

@@ -445,9 +445,9 @@ typedef struct sa__mats {
     const BDD *act;
 } sa__mats;
 void sa__mats_init(sa_ctx *c, sa__mats *mt);
-/* The edges of each variable (column) j: (*edges)[(*first)[j] ..
- * (*first)[j + 1]), in index order (temporaries, sa__alloc). */
-void sa__columns(sa_ctx *c, size_t **first, size_t **edges);
+/* The edges of each variable (column) j of r: (*edges)[(*first)[j] ..
+ * (*first)[j + 1]), in index order (temporaries of c, sa__alloc). */
+void sa__columns(sa_ctx *c, const sa_result *r, size_t **first, size_t **edges);
 /* *x &= the matching constraints (perfect: every active equation and
  * variable matched exactly once; else at most once), only along active
  * edges. Fills mt->rnone / cnone. */

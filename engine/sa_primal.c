@@ -86,9 +86,8 @@ void sa__onehot(sa_ctx *c, const size_t *es, const BDD *act, size_t n, bool exac
 }
 
 /* Column lists: edges of each variable. */
-void sa__columns(sa_ctx *c, size_t **first, size_t **edges)
+void sa__columns(sa_ctx *c, const sa_result *r, size_t **first, size_t **edges)
 {
-    sa_result *r = c->r;
     size_t *f = sa__alloc(c, (r->n_var + 2) * sizeof *f);
     size_t *ed = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *ed); /* written whole */
     for (size_t e = 0; e < r->n_edges; e++)
@@ -103,7 +102,7 @@ void sa__columns(sa_ctx *c, size_t **first, size_t **edges)
 
 void sa__mats_init(sa_ctx *c, sa__mats *mt)
 {
-    sa__columns(c, &mt->cfirst, &mt->cedges);
+    sa__columns(c, c->r, &mt->cfirst, &mt->cedges);
     mt->rnone = sa__slots(c, c->r->n_eq + 1);
     mt->cnone = sa__slots(c, c->r->n_var + 1);
     mt->quantify = false;

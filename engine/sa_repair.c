@@ -245,7 +245,7 @@ void sa__repair(sa_ctx *c, const BDD *tc, const BDD *tz, const BDD *zero, BDD mo
         sa__put(&fresh[e], sa__diff(zero[e], tz[e]));
     }
     dgraph g = {NULL, NULL, arc, back};
-    sa__columns(c, &g.cfirst, &g.cedges);
+    sa__columns(c, c->r, &g.cfirst, &g.cedges);
     BDD *fwd = sa__slots(c, nv + 1), *bwd = sa__slots(c, nv + 1);
     BDD *matched = sa__slots(c, nv + 1);
     starts(c, &g, fresh, modes, fwd, bwd, matched);

@@ -240,7 +240,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
      * k-th edge), not n_edges * w slots of which most columns use none. */
     long long *isum = sa__alloc(c, (r->n_edges + 1) * sizeof *isum);
     size_t *first, *edges;
-    sa__columns(c, &first, &edges);
+    sa__columns(c, c->r, &first, &edges);
     BDD *dj = sa__slots(c, uw), *cand = sa__slots(c, uw), *zero = sa__slots(c, uw);
     for (uint32_t j = 0; j < r->n_var; j++) {
         if (cols != NULL && !cols[j])
@@ -623,7 +623,7 @@ static bool locals(sa_ctx *c, uint32_t *loc, uint32_t *n_loc)
     bool *in = sa__alloc(c, (size_t)r->n_modes + 1);
     bool *col = sa__alloc(c, ((size_t)r->n_var + 1) * r->n_modes + 1); /* per column */
     size_t *first, *edges;
-    sa__columns(c, &first, &edges);
+    sa__columns(c, c->r, &first, &edges);
     sa__walk w;
     sa__walk_init(c, &w);
     for (uint32_t j = 0; j < r->n_var; j++) {
