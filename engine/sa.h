@@ -201,6 +201,10 @@ typedef struct sa_method_info {
                                solution the hint had, found by content in
                                its memo: not solved again
                                (engine/sa_memo.c) */
+    uint32_t encoded_from_hint; /* equations whose Boolean functions were
+                                   the hint's, taken with its BDD variable
+                                   layout: not encoded again
+                                   (engine/sa_encode.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -391,9 +391,20 @@ static uint32_t *row_order(sa_ctx *c, const mel_model *m, graph *g)
 
 bool sa__cm_better(sa_ctx *c)
 {
-    const graph *g = c->rowgraph;
-    if (c->order != SA_ORDER_AUTO || g == NULL)
+    if (c->order != SA_ORDER_AUTO)
         return false;
+    graph *g = c->rowgraph;
+    if (g == NULL) { /* the layout was the hint's (encode_from_hint) */
+        const mel_model *m = c->r->m;
+        g = sa__alloc(c, sizeof *g);
+        graph_build(c, m, g);
+        uint32_t *decl = sa__alloc(c, ((size_t)g->n + 1) * sizeof *decl);
+        for (uint32_t k = 0; k < g->n; k++)
+            decl[k] = k;
+        g->m = m;
+        g->profile = order_profile(c, m, decl, g->n);
+        c->rowgraph = g;
+    }
     uint32_t *cm = node_order(c, g);
     return order_profile(c, g->m, cm, g->n) < CM_PROFILE_RATIO * g->profile;
 }
@@ -500,6 +511,219 @@ static void assign_vars(sa_ctx *c, const mel_model *m)
 
 /* ---- Encoding -------------------------------------------------------------- */
 
+/* Equation i's chi_I, and the chi_E and sigma of its edges, into r (whose
+ * layout is set); guards memoised in gm. */
+static void encode_row(sa_ctx *c, gmemo *gm, const mel_model *m, uint32_t i)
+{
+    sa_result *r = c->r;
+    const mel_equation *eq = &m->equations[i];
+    sa__put(&r->chi_i[i], sa__guard_bdd(c, gm, eq->guard));
+    for (uint32_t k = 0; k < eq->n_incs; k++) {
+        size_t e = r->eq_first[i] + k;
+        const mel_incidence *inc = &eq->incs[k];
+        BDD *sig = &r->sigma[e * (size_t)r->w_sigma];
+        BDD *any = &r->chi_e[e];
+        /* Cases by decreasing order: the first that holds gives sigma. */
+        for (uint32_t q = inc->n_cases; q-- > 0;) {
+            /* Memoised guards live in slots: mark after computing it. */
+            BDD gq = sa__guard_bdd(c, gm, inc->cases[q].guard);
+            if (gq == bddtrue || gq == bddfalse) { /* most cases: no slots */
+                if (gq == bddtrue) {
+                    sa__vconst(sig, r->w_sigma, (unsigned)inc->cases[q].order);
+                    sa__put(any, bddtrue);
+                }
+                continue;
+            }
+            size_t m2 = sa__mark(c);
+            BDD *cv = sa__slots(c, (size_t)r->w_sigma);
+            sa__vconst(cv, r->w_sigma, (unsigned)inc->cases[q].order);
+            sa__vite(c, sig, gq, cv, sig, r->w_sigma);
+            sa__put(any, sa__or(*any, gq));
+            sa__release(c, m2);
+        }
+        /* An edge is active where its variable exists (the check reports
+         * models where a case holds outside). */
+        sa__put(any, sa__and(*any, r->chi_j[inc->var]));
+    }
+}
+
+/* ---- The hint's encoding, by position (issue 16) ----------------------------
+ * An edit mostly leaves the layout alone. Where the hint's model (c->opt->
+ * hint) has as many equations, variables, modes and invariants, every
+ * equation's incidences name the same variables with as many cases, every
+ * variable's guard and invariant is the same formula, and every guard of
+ * an equation reads the same mode variables in the same order (depth
+ * first, repeats included, as mark_rec meets them), assign_vars would lay
+ * the BDD variables out exactly as it did for the hint, in the same row
+ * order: the rows' order depends on the incidences alone, the mode
+ * variables' places on the order the guards first read them and on the
+ * invariants. So the hint's layout is taken as it is, with chi_M, the
+ * chi_J and its rows' profile; and so are the chi_I, chi_E and sigma of
+ * every equation whose guards and orders are the hint's (BDDs are
+ * canonical: these are the very functions encode_row would build). Only
+ * the other equations are encoded. The brake at N = 100: an edit of one
+ * equation or one guard encodes 1 of 1,203 rows. */
+
+/* Guards compared or read per formula before giving up (a guard is a DAG:
+ * walked as a tree, it could be exponential). */
+#define HINT_GUARD_BUDGET 256
+
+/* Whether a and b are the same formula (false also past *budget). */
+static bool same_guard(const mel_guard *a, const mel_guard *b, int *budget)
+{
+    if (a == b)
+        return true;
+    if (--*budget < 0 || a->op != b->op)
+        return false;
+    switch (a->op) {
+    case MEL_G_VAR:
+        return a->var == b->var;
+    case MEL_G_NOT:
+        return same_guard(a->lhs, b->lhs, budget);
+    case MEL_G_AND:
+    case MEL_G_OR:
+        return same_guard(a->lhs, b->lhs, budget) && same_guard(a->rhs, b->rhs, budget);
+    default:
+        return true;
+    }
+}
+
+/* The mode variables g reads as mark_rec meets them (repeats included)
+ * into seq[*n..], at most HINT_GUARD_BUDGET in all: false past that. */
+static bool mentions(const mel_guard *g, uint32_t *seq, int *n)
+{
+    if (g->op == MEL_G_VAR) {
+        if (*n >= HINT_GUARD_BUDGET)
+            return false;
+        seq[(*n)++] = g->var;
+        return true;
+    }
+    if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
+        return true;
+    return mentions(g->lhs, seq, n) && (g->op == MEL_G_NOT || mentions(g->rhs, seq, n));
+}
+
+/* Whether guards a and b read the same mode variables in the same order. */
+static bool same_mentions(const mel_guard *a, const mel_guard *b)
+{
+    uint32_t sa[HINT_GUARD_BUDGET], sb[HINT_GUARD_BUDGET];
+    int na = 0, nb = 0;
+    return mentions(a, sa, &na) && mentions(b, sb, &nb) && na == nb &&
+           memcmp(sa, sb, (size_t)na * sizeof *sa) == 0;
+}
+
+/* Guard a against the hint's b: 2 the same formula, 1 the same mode
+ * variables read in the same order, 0 neither. */
+static int guard_kinship(const mel_guard *a, const mel_guard *b)
+{
+    int budget = HINT_GUARD_BUDGET;
+    if (same_guard(a, b, &budget))
+        return 2;
+    return same_mentions(a, b) ? 1 : 0;
+}
+
+/* Equation a against the hint's b: 2 the same (guards and orders), 1 the
+ * same layout (above), 0 another. */
+static int row_kinship(const mel_equation *a, const mel_equation *b)
+{
+    if (a->n_incs != b->n_incs)
+        return 0;
+    int kin = guard_kinship(a->guard, b->guard);
+    for (uint32_t k = 0; k < a->n_incs && kin > 0; k++) {
+        const mel_incidence *x = &a->incs[k], *y = &b->incs[k];
+        if (x->var != y->var || x->n_cases != y->n_cases)
+            return 0;
+        for (uint32_t q = 0; q < x->n_cases && kin > 0; q++) {
+            int g = guard_kinship(x->cases[q].guard, y->cases[q].guard);
+            kin = g < kin ? g : kin;
+            if (x->cases[q].order != y->cases[q].order)
+                kin = kin < 1 ? kin : 1;
+        }
+    }
+    return kin;
+}
+
+/* The hint whose layout m can take (above), or NULL; same[i]: equation i
+ * is the hint's (row_kinship 2). */
+static const sa_result *layout_hint(sa_ctx *c, const mel_model *m, uint8_t *same)
+{
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    const sa_result *r = c->r;
+    if (h == NULL || h == r || h->m == NULL || h->eq_whole != NULL || h->chi_i == NULL ||
+        h->enc_order != c->order || h->n_edges != r->n_edges || h->w_sigma != r->w_sigma)
+        return NULL;
+    const mel_model *hm = h->m;
+    if (hm->n_equations != m->n_equations || hm->n_variables != m->n_variables ||
+        hm->n_modes != m->n_modes || hm->n_invariants != m->n_invariants ||
+        h->n_eq != m->n_equations || h->n_var != m->n_variables || h->n_modes != m->n_modes)
+        return NULL;
+    for (uint32_t k = 0; k < m->n_invariants; k++) {
+        int budget = HINT_GUARD_BUDGET;
+        if (!same_guard(m->invariants[k].cond, hm->invariants[k].cond, &budget))
+            return NULL;
+    }
+    for (uint32_t j = 0; j < m->n_variables; j++) {
+        int budget = HINT_GUARD_BUDGET;
+        if (!same_guard(m->variables[j].guard, hm->variables[j].guard, &budget))
+            return NULL;
+    }
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        int kin = row_kinship(&m->equations[i], &hm->equations[i]);
+        if (kin == 0)
+            return NULL;
+        same[i] = kin == 2;
+    }
+    return h;
+}
+
+/* A copy of n bytes of p, kept with the result. */
+static void *keep_copy(sa_ctx *c, const void *p, size_t n)
+{
+    void *q = sa__alloc_keep_raw(c, n);
+    memcpy(q, p, n);
+    return q;
+}
+
+/* r's layout and BDDs from the hint h (layout_hint): same[i] says which
+ * equations' BDDs are the hint's; the others are encoded. */
+static void encode_from_hint(sa_ctx *c, const mel_model *m, const sa_result *h,
+                             const uint8_t *same)
+{
+    sa_result *r = c->r;
+    size_t ne = r->n_edges, nv = (size_t)m->n_modes + ne;
+    r->n_bddvars = h->n_bddvars;
+    r->mode_var = keep_copy(c, h->mode_var, (m->n_modes + 1) * sizeof(int));
+    r->var_mode = keep_copy(c, h->var_mode, (nv + 1) * sizeof(int));
+    r->edge_var = keep_copy(c, h->edge_var, (ne + 1) * sizeof(int));
+    r->var_edge = keep_copy(c, h->var_edge, (nv + 1) * sizeof(int));
+    r->eq_order = keep_copy(c, h->eq_order, (r->n_eq + 1) * sizeof(uint32_t));
+    r->row_profile = c->row_profile = h->row_profile;
+    sa__need_vars(c, r->n_bddvars);
+    sa__put(&r->modeset, h->modeset);
+    sa__put(&r->chi_m, h->chi_m);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        sa__put(&r->chi_j[j], h->chi_j[j]);
+    size_t mark = sa__mark(c);
+    gmemo gm = {0};
+    int ws = r->w_sigma;
+    uint32_t taken = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (!same[i]) {
+            encode_row(c, &gm, m, i);
+            continue;
+        }
+        taken++;
+        sa__put(&r->chi_i[i], h->chi_i[i]);
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            sa__put(&r->chi_e[e], h->chi_e[e]);
+            for (int b = 0; b < ws; b++)
+                sa__put(&r->sigma[e * (size_t)ws + b], h->sigma[e * (size_t)ws + b]);
+        }
+    }
+    r->encoded_from_hint = taken;
+    sa__release(c, mark);
+}
+
 void sa__encode(sa_ctx *c, const mel_model *m)
 {
     sa_result *r = c->r;
@@ -507,6 +731,7 @@ void sa__encode(sa_ctx *c, const mel_model *m)
     r->n_eq = m->n_equations;
     r->n_var = m->n_variables;
     r->n_modes = m->n_modes;
+    r->enc_order = c->order;
     size_t ne = 0;
     for (uint32_t i = 0; i < m->n_equations; i++)
         ne += m->equations[i].n_incs;
@@ -514,21 +739,39 @@ void sa__encode(sa_ctx *c, const mel_model *m)
     size_t nv = (size_t)m->n_modes + ne;
     if (nv > 1000000)
         sa__fail(c, MDAE_E_LIMIT);
+    r->eq_first = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(size_t));
+    r->edge_eq = sa__alloc_keep_raw(c, (ne + 1) * sizeof(uint32_t));
+    r->edge_v = sa__alloc_keep_raw(c, (ne + 1) * sizeof(uint32_t));
+    int maxo = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        const mel_equation *eq = &m->equations[i];
+        r->eq_first[i + 1] = r->eq_first[i] + eq->n_incs;
+        for (uint32_t k = 0; k < eq->n_incs; k++) {
+            r->edge_eq[r->eq_first[i] + k] = i;
+            r->edge_v[r->eq_first[i] + k] = eq->incs[k].var;
+            for (uint32_t q = 0; q < eq->incs[k].n_cases; q++)
+                if (eq->incs[k].cases[q].order > maxo)
+                    maxo = eq->incs[k].cases[q].order;
+        }
+    }
+    r->w_sigma = sa__vbits((unsigned)maxo);
+    r->chi_i = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
+    r->chi_j = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
+    r->chi_e = sa__alloc_keep(c, (ne + 1) * sizeof(BDD));
+    r->sigma = sa__alloc_keep(c, (ne * (size_t)r->w_sigma + 1) * sizeof(BDD));
+
+    uint8_t *same = sa__alloc_raw(c, (size_t)r->n_eq + 1);
+    const sa_result *h = layout_hint(c, m, same);
+    if (h != NULL) {
+        encode_from_hint(c, m, h, same);
+        return;
+    }
     r->mode_var = sa__alloc_keep(c, (m->n_modes + 1) * sizeof(int));
     r->var_mode = sa__alloc_keep(c, (nv + 1) * sizeof(int));
     r->edge_var = sa__alloc_keep(c, (ne + 1) * sizeof(int));
-    r->eq_first = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(size_t));
-    r->edge_eq = sa__alloc_keep(c, (ne + 1) * sizeof(uint32_t));
-    r->edge_v = sa__alloc_keep(c, (ne + 1) * sizeof(uint32_t));
     r->eq_order = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(uint32_t));
-    for (uint32_t i = 0; i < r->n_eq; i++) {
-        r->eq_first[i + 1] = r->eq_first[i] + m->equations[i].n_incs;
-        for (uint32_t k = 0; k < m->equations[i].n_incs; k++) {
-            r->edge_eq[r->eq_first[i] + k] = i;
-            r->edge_v[r->eq_first[i] + k] = m->equations[i].incs[k].var;
-        }
-    }
     assign_vars(c, m);
+    r->row_profile = c->row_profile;
     sa__need_vars(c, r->n_bddvars);
     for (size_t v = 0; v < nv; v++)
         r->var_mode[v] = -1;
@@ -539,18 +782,6 @@ void sa__encode(sa_ctx *c, const mel_model *m)
         r->var_edge[v] = -1;
     for (size_t e = 0; e < ne; e++)
         r->var_edge[r->edge_var[e]] = (int)e;
-
-    r->chi_i = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
-    r->chi_j = sa__alloc_keep(c, (r->n_var + 1) * sizeof(BDD));
-    r->chi_e = sa__alloc_keep(c, (ne + 1) * sizeof(BDD));
-    int maxo = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        for (uint32_t k = 0; k < m->equations[i].n_incs; k++)
-            for (uint32_t q = 0; q < m->equations[i].incs[k].n_cases; q++)
-                if (m->equations[i].incs[k].cases[q].order > maxo)
-                    maxo = m->equations[i].incs[k].cases[q].order;
-    r->w_sigma = sa__vbits((unsigned)maxo);
-    r->sigma = sa__alloc_keep(c, (ne * (size_t)r->w_sigma + 1) * sizeof(BDD));
 
     size_t mark = sa__mark(c);
     gmemo gm = {0};
@@ -567,35 +798,7 @@ void sa__encode(sa_ctx *c, const mel_model *m)
     for (uint32_t j = 0; j < r->n_var; j++)
         sa__put(&r->chi_j[j], sa__guard_bdd(c, &gm, m->variables[j].guard));
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        const mel_equation *eq = &m->equations[i];
-        sa__put(&r->chi_i[i], sa__guard_bdd(c, &gm, eq->guard));
-        for (uint32_t k = 0; k < eq->n_incs; k++) {
-            size_t e = r->eq_first[i] + k;
-            const mel_incidence *inc = &eq->incs[k];
-            BDD *sig = &r->sigma[e * (size_t)r->w_sigma];
-            BDD *any = &r->chi_e[e];
-            /* Cases by decreasing order: the first that holds gives sigma. */
-            for (uint32_t q = inc->n_cases; q-- > 0;) {
-                /* Memoised guards live in slots: mark after computing it. */
-                BDD gq = sa__guard_bdd(c, &gm, inc->cases[q].guard);
-                if (gq == bddtrue || gq == bddfalse) { /* most cases: no slots */
-                    if (gq == bddtrue) {
-                        sa__vconst(sig, r->w_sigma, (unsigned)inc->cases[q].order);
-                        sa__put(any, bddtrue);
-                    }
-                    continue;
-                }
-                size_t m2 = sa__mark(c);
-                BDD *cv = sa__slots(c, (size_t)r->w_sigma);
-                sa__vconst(cv, r->w_sigma, (unsigned)inc->cases[q].order);
-                sa__vite(c, sig, gq, cv, sig, r->w_sigma);
-                sa__put(any, sa__or(*any, gq));
-                sa__release(c, m2);
-            }
-            /* An edge is active where its variable exists (the check reports
-             * models where a case holds outside). */
-            sa__put(any, sa__and(*any, r->chi_j[inc->var]));
-        }
+        encode_row(c, &gm, m, i);
         if ((i & 255) == 255)
             sa__progress(c, "encode", i, r->n_eq);
     }

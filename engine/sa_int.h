@@ -122,6 +122,10 @@ struct sa_result {
                                   (sa_maxmatch.c) */
     bool reordered;          /* rows in Cuthill-McKee's order after
                                 sa__hard_part asked for it */
+    int enc_order;           /* SA_ORDER_* the rows were laid out in */
+    double row_profile;      /* sa_ctx.row_profile of that layout */
+    uint32_t encoded_from_hint; /* equations whose BDDs were the hint's,
+                                   taken with its layout (sa_encode.c) */
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
     uint32_t seeded_zero;    /* sa_method_info.seeded_zero */

@@ -373,6 +373,7 @@ static bool add_parts(const wk_state *w, cJSON *ru)
             !cJSON_AddNumberToObject(o, "seededSampled", pi.method.seeded_sampled) ||
             !cJSON_AddNumberToObject(o, "seededRepaired", pi.method.seeded_repaired) ||
             !cJSON_AddNumberToObject(o, "blocksReused", pi.method.blocks_reused) ||
+            !cJSON_AddNumberToObject(o, "encodedFromHint", pi.method.encoded_from_hint) ||
             !cJSON_AddNumberToObject(o, "sccs", (double)pi.sccs) ||
             !cJSON_AddNumberToObject(o, "sccsReused", (double)pi.sccs_reused) ||
             !cJSON_AddNumberToObject(o, "maxByCofactors", pi.method.max_by_cofactors) ||

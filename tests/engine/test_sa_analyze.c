@@ -655,6 +655,67 @@ Test(sa_analyze, a_scattered_order_is_analysed_again_in_cuthill_mckee_order)
     mel_model_free(m);
 }
 
+/* A hint's BDD variable layout (engine/sa_encode.c) is taken only in the
+ * row order it was made in: the hint, the scattered chain without its
+ * derivatives (the same incidences, other orders), was analysed again in
+ * Cuthill-McKee's order; the edited chain, analysed again in that order
+ * too, takes there the hint's layout and every equation's functions but
+ * the 2N rows whose orders changed. The result is the cold one. */
+Test(sa_analyze, a_hints_layout_is_taken_only_in_its_own_row_order)
+{
+    mel_define def = {"N", 18};
+    mel_options mo = {0};
+    mo.defines = &def;
+    mo.n_defines = 1;
+    char *flat = mdae_strdup(scattered_chain);
+    for (char *d; (d = strstr(flat, "der(")) != NULL;) { /* der(j[k]) -> j[k] */
+        char *close = strchr(d, ')');
+        memmove(close, close + 1, strlen(close + 1) + 1);
+        memmove(d, d + 4, strlen(d + 4) + 1);
+    }
+    mel_model *m = NULL, *hm = NULL;
+    cr_assert_eq(mel_model_parse(scattered_chain, strlen(scattered_chain), &mo, &m, NULL),
+                 MDAE_OK);
+    cr_assert_eq(mel_model_parse(flat, strlen(flat), &mo, &hm, NULL), MDAE_OK);
+    sa_result *hint = NULL, *cold = NULL, *r = NULL;
+    cr_assert_eq(analyze(hm, &hint), MDAE_OK);
+    sa_method_info mi;
+    sa_result_method(hint, &mi);
+    cr_assert(mi.reordered, "the hint: Cuthill-McKee's order");
+    cr_assert_eq(analyze(m, &cold), MDAE_OK);
+    sa_options o = {.hint = hint};
+    cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
+    sa_result_method(r, &mi);
+    cr_assert(mi.reordered, "analysed again in Cuthill-McKee's order");
+    cr_assert_eq(mi.encoded_from_hint, m->n_equations - 2 * 18, "%u of %u from the hint",
+                 mi.encoded_from_hint, m->n_equations);
+    cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold));
+    uint64_t x = 0x1A7007ull;
+    bool mode[18];
+    for (int a = 0; a < 64; a++) { /* the hinted result is the cold one */
+        for (uint32_t k = 0; k < m->n_modes; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            mode[k] = (x >> 40) & 1;
+        }
+        sa_mode_view u, v;
+        cr_assert_eq(sa_result_mode(cold, mode, &u), MDAE_OK);
+        cr_assert_eq(sa_result_mode(r, mode, &v), MDAE_OK);
+        cr_assert(u.valid == v.valid && u.singular == v.singular, "mode %d", a);
+        for (uint32_t i = 0; i < m->n_equations; i++)
+            cr_assert_eq(u.c[i], v.c[i], "mode %d: c of %s", a, m->equations[i].name);
+        for (uint32_t j = 0; j < m->n_variables; j++)
+            cr_assert_eq(u.d[j], v.d[j], "mode %d: d of %s", a, m->variables[j].name);
+        sa_mode_view_close(&u);
+        sa_mode_view_close(&v);
+    }
+    sa_result_free(r);
+    sa_result_free(cold);
+    sa_result_free(hint);
+    mel_model_free(hm);
+    mel_model_free(m);
+    mdae_free(flat);
+}
+
 Test(sa_analyze, report_with_valid_care_gives_short_formulas)
 {
     mel_model *m = parse_file("building_compressible.mel", 3);

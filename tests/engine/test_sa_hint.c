@@ -119,6 +119,9 @@ static unsigned seeded_repaired_runs;
 /* Hinted analyses that found some block solved in the hint's memo
  * (engine/sa_memo.c). */
 static unsigned blocks_reused_runs;
+/* Hinted analyses that took the hint's layout, all its equations' BDDs;
+ * some of them only (sa_encode.c). */
+static unsigned encoded_all_runs, encoded_some_runs;
 
 static bool word_char(char ch)
 {
@@ -329,6 +332,9 @@ static void check_hinted_by(const mel_model *m, const sa_result *cold, int cold_
     seeded_sampled_runs += mi.seeded_sampled > 0;
     seeded_repaired_runs += mi.seeded_repaired > 0;
     blocks_reused_runs += mi.blocks_reused > 0;
+    cr_assert_leq(mi.encoded_from_hint, m->n_equations, "%s", what);
+    encoded_all_runs += mi.encoded_from_hint == m->n_equations && m->n_equations > 0;
+    encoded_some_runs += mi.encoded_from_hint > 0 && mi.encoded_from_hint < m->n_equations;
     seeded_other_runs += mi.seeded_zero == 0 && !mi.seeded_tight && sa_result_searched(r);
     cr_assert_eq(sa_result_valid_modes(r), sa_result_valid_modes(cold), "%s", what);
     cr_assert_eq(sa_result_singular(r), sa_result_singular(cold), "%s", what);
@@ -470,8 +476,11 @@ static void random_models(uint64_t first, uint64_t count, int max_order, bool bi
  * went through the hint's tight graphs alone, some primal was the hint's
  * cost-0 matchings alone, (sampled_too) some needed sampled modes' offsets
  * too, and (dp_too) some hinted primal ran the dynamic
- * programme (else the test would not exercise these paths). */
-static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, const char *what)
+ * programme; some analysis took the hint's encoding whole, and
+ * (layout_kept) some edit took its layout with part of its functions
+ * (else the test would not exercise these paths). */
+static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, bool layout_kept,
+                                const char *what)
 {
     cr_log_info("%s: %u of %u hinted analyses by the hint's tight graphs alone", what,
                 seeded_tight_runs, seeded_runs);
@@ -492,6 +501,12 @@ static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, c
     cr_log_info("%s: %u analyses found blocks in the hint's memo", what, blocks_reused_runs);
     cr_assert_gt(blocks_reused_runs, 0, "%s: no block was found in the hint's memo", what);
     blocks_reused_runs = 0;
+    cr_log_info("%s: %u analyses took the hint's layout and every equation's functions, %u "
+                "some of them",
+                what, encoded_all_runs, encoded_some_runs);
+    cr_assert_gt(encoded_all_runs, 0, "%s: no analysis took the hint's encoding", what);
+    cr_assert(!layout_kept || encoded_some_runs > 0, "%s: no edit kept the hint's layout", what);
+    encoded_all_runs = encoded_some_runs = 0;
     seeded_tight_runs = seeded_runs = seeded_zero_runs = seeded_other_runs = 0;
     seeded_sampled_runs = seeded_repaired_runs = 0;
 }
@@ -499,13 +514,13 @@ static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, c
 Test(sa_hint, random_models_batch_0_get_the_cold_result_whatever_the_hint)
 {
     random_models(0, 110, 0, false);
-    expect_seeded_tight(1, true, true, "random batch 0");
+    expect_seeded_tight(1, true, true, true, "random batch 0");
 }
 
 Test(sa_hint, random_models_batch_1_get_the_cold_result_whatever_the_hint)
 {
     random_models(110, 110, 0, false);
-    expect_seeded_tight(1, true, true, "random batch 1");
+    expect_seeded_tight(1, true, true, true, "random batch 1");
 }
 
 /* Deeper derivatives, and a garbage hint with large offsets: the reduced
@@ -516,7 +531,7 @@ Test(sa_hint, random_models_with_deep_orders_get_the_cold_result_whatever_the_hi
 {
     random_models(220, 80, 12, false);
     random_models(300, 80, 0, true);
-    expect_seeded_tight(1, true, true, "random, deep orders");
+    expect_seeded_tight(1, true, true, true, "random, deep orders");
 }
 
 /* ---- The corpus ------------------------------------------------------------------ */
@@ -575,7 +590,7 @@ Test(sa_hint, building_compressible_gets_the_cold_result_seeded_by_its_neighbour
         {"if open[i] then", "if open[i] & i <> 2 | !open[i] & i == 2 then"},
     };
     family("building_compressible.mel", "building_incompressible.mel", 2, 3, edits, 2);
-    expect_seeded_tight(0, false, true, "building");
+    expect_seeded_tight(0, false, true, true, "building");
 }
 
 /* The building at N = 20: its union graph is one block of most of its
@@ -656,7 +671,7 @@ Test(sa_hint, the_buildings_large_block_is_seeded_by_the_previous_version)
 Test(sa_hint, brake_gets_the_cold_result_seeded_by_its_neighbours)
 {
     family("brake.mel", "rldc_chain.mel", 2, 4, NULL, 0);
-    expect_seeded_tight(1, false, false, "brake");
+    expect_seeded_tight(1, false, false, false, "brake");
 }
 
 /* The graph of seeded, built with hint (whose graph was built: its
@@ -733,6 +748,16 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
         sa_result *seeded = seeded_by(m, hint, &cold, &mi, "brake variant");
         cr_assert(mi.seeded_tight, "variant %zu: by the hint's tight graphs", k);
         cr_assert_gt(mi.blocks_reused, 0, "variant %zu: blocks from the memo", k);
+        /* The layout is the hint's but for N + 1; (a) changed px[20], (b)
+         * ve1[20] and ve2[20]: every other equation's functions are the
+         * hint's (engine/sa_encode.c). */
+        static const uint32_t encoded_anew[] = {1, 2};
+        if (k < 2)
+            cr_assert_eq(mi.encoded_from_hint, m->n_equations - encoded_anew[k],
+                         "variant %zu: %u of %u equations' functions from the hint", k,
+                         mi.encoded_from_hint, m->n_equations);
+        else
+            cr_assert_eq(mi.encoded_from_hint, 0, "N + 1: another layout");
         cr_log_info("variant %zu: %u blocks reused", k, mi.blocks_reused);
         if (k == 1) /* in two rounds, 100 blocks each */
             cr_assert_gt(mi.blocks_reused, 150, "variant %zu: %u reused", k, mi.blocks_reused);
@@ -745,6 +770,7 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
         sa_options o = {.hint = seeded};
         sa_result *again = seeded_as_cold(m, &o, cold, &mi, "brake variant seeded by itself");
         cr_assert_gt(mi.blocks_reused, 0, "variant %zu again: blocks from the memo", k);
+        cr_assert_eq(mi.encoded_from_hint, m->n_equations, "variant %zu again", k);
         if (k < 2) {
             cdg_graph *sg = NULL; /* its own graph first, as a session does */
             cr_assert_eq(cdg_build(seeded, &o, &sg, NULL), MDAE_OK);
