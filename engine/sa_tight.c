@@ -325,6 +325,12 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te,
     r->chi_m = chi_m;
     if (split) {
         for (size_t e = 0; e < r->n_edges; e++) {
+            if (b.te[e] == bddfalse) /* most edges: in no matching */
+                continue;
+            if (*b.ok == bddtrue) { /* a round that covers every mode */
+                sa__put(&te[e], te[e] == bddfalse ? b.te[e] : sa__or(te[e], b.te[e]));
+                continue;
+            }
             size_t m2 = sa__mark(c);
             sa__put(&te[e], sa__or(te[e], T(sa__and(b.te[e], *b.ok))));
             sa__release(c, m2);
