@@ -26,6 +26,7 @@ static const char *analyze_method;
 /* The parts' "seededZero", "seededRepaired", "blocksReused" and
  * "sccsReused" summed, from the last analyze with reuse. */
 static int last_seeded_zero, last_seeded_repaired, last_blocks_reused, last_sccs_reused;
+static int last_encoded_from_hint;
 
 static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
 {
@@ -47,12 +48,14 @@ static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
         rs[3] = cJSON_GetObjectItem(ru, "seeded")->valueint;
         rs[4] = cJSON_GetObjectItem(ru, "searched")->valueint;
         last_seeded_zero = last_seeded_repaired = last_blocks_reused = last_sccs_reused = 0;
+        last_encoded_from_hint = 0;
         const cJSON *part;
         cJSON_ArrayForEach(part, cJSON_GetObjectItem(ru, "parts")) {
             last_seeded_zero += cJSON_GetObjectItem(part, "seededZero")->valueint;
             last_seeded_repaired += cJSON_GetObjectItem(part, "seededRepaired")->valueint;
             last_blocks_reused += cJSON_GetObjectItem(part, "blocksReused")->valueint;
             last_sccs_reused += cJSON_GetObjectItem(part, "sccsReused")->valueint;
+            last_encoded_from_hint += cJSON_GetObjectItem(part, "encodedFromHint")->valueint;
         }
         cJSON_Delete(ru);
     }
@@ -603,6 +606,10 @@ Test(srv_inc, an_edit_of_the_brake_reuses_the_other_railcars_blocks_and_equals_c
                      "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);");
     cr_assert_gt(last_blocks_reused, 100, "the other railcars' blocks from the memo");
     cr_assert_gt(last_sccs_reused, 100, "the other railcars' graph from the memo");
+    /* 12 N + 3 equations in one part: all but px[20] keep the previous
+     * version's functions (engine/sa_encode.c). */
+    cr_assert_eq(last_encoded_from_hint, 12 * 40 + 3 - 1, "%d equations not encoded again",
+                 last_encoded_from_hint);
 }
 
 /* ---- Several components ------------------------------------------------------ */
@@ -762,6 +769,7 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededSampled")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededRepaired")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "blocksReused")));
+        cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "encodedFromHint")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "sccs")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "sccsReused")));
         cr_expect_eq(tight->valueint, 0, "cheap blocks are enumerated, not solved by tight graphs");
