@@ -18,10 +18,45 @@
 #define T(f) sa__tmp(c, (f))
 
 /* What the fixpoint below knows of its operands as integers: each c_i,
- * d_j and sigma_e that is a constant on its wk bits, else -1. */
+ * d_j and sigma_e that is a constant on its wk bits, else -1; and cs[i],
+ * the value c_i takes wherever row i is matched, if that is one integer
+ * (the rows whose chosen edges are guarded: the brake's valves), else -1.
+ * c_i is 0 where its row is not matched, and an edge is active only where
+ * its row is (sa_encode.c) and, in a valid nonsingular mode, every active
+ * row is matched: so wherever edge e counts, c_i + sigma_e is cs[i] +
+ * sigma_e. */
 typedef struct known {
-    long long *c, *d, *sig;
+    long long *c, *d, *sig, *cs;
 } known;
+
+/* c_i wherever edge e of row i is active, as an integer if it is one
+ * there, else -1 (above). */
+static long long c_on_edge(const sa_result *r, const known *kn, size_t e)
+{
+    uint32_t i = r->edge_eq[e];
+    return kn->c[i] >= 0 ? kn->c[i] : kn->cs[i];
+}
+
+/* The value c_i takes wherever row i is matched: d_j - sigma_e of its
+ * chosen edge there (wk bits, modular as sa__vsub), if every chosen edge
+ * gives the same integer; else -1. */
+static long long row_common_value(const sa_result *r, const known *kn, int wk, uint32_t i)
+{
+    unsigned long long mask = (1ull << wk) - 1;
+    long long common = -1;
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (r->te[e] == bddfalse)
+            continue;
+        long long d = kn->d[r->edge_v[e]], s = kn->sig[e];
+        if (d < 0 || s < 0)
+            return -1;
+        long long v = (long long)(((unsigned long long)d - (unsigned long long)s) & mask);
+        if (common >= 0 && v != common)
+            return -1;
+        common = v;
+    }
+    return common;
+}
 
 /* The column step as integers: the largest c_i + sigma_e (wk bits,
  * modular as sa__vadd) over column j's active edges, 0 if none, when every
@@ -35,7 +70,7 @@ static bool column_constant(const sa_result *r, const sa__mats *mt, const known 
         size_t e = mt->cedges[k];
         if (act[e] == bddfalse)
             continue;
-        long long a = kn->c[r->edge_eq[e]], s = kn->sig[e];
+        long long a = c_on_edge(r, kn, e), s = kn->sig[e];
         if (act[e] != bddtrue || a < 0 || s < 0)
             return false;
         unsigned long long t = ((unsigned long long)a + (unsigned long long)s) & mask;
@@ -77,7 +112,7 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
     size_t lo = mt->cfirst[j], hi = mt->cfirst[j + 1];
     for (size_t k = lo; k < hi; k++) {
         size_t e = mt->cedges[k];
-        if (act[e] != bddfalse && (kn->c[r->edge_eq[e]] < 0 || kn->sig[e] < 0))
+        if (act[e] != bddfalse && (c_on_edge(r, kn, e) < 0 || kn->sig[e] < 0))
             return false;
     }
     size_t mark = sa__mark(c);
@@ -90,9 +125,11 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
         unsigned long long v = 0; /* the next sum down */
         for (size_t k = lo; k < hi; k++) {
             size_t e = mt->cedges[k];
-            unsigned long long t = ((unsigned long long)kn->c[r->edge_eq[e]] +
+            if (act[e] == bddfalse)
+                continue;
+            unsigned long long t = ((unsigned long long)c_on_edge(r, kn, e) +
                                     (unsigned long long)kn->sig[e]) & mask;
-            if (act[e] != bddfalse && t < done && (!found || t > v)) {
+            if (t < done && (!found || t > v)) {
                 v = t;
                 found = true;
             }
@@ -102,7 +139,7 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
         sa__put(here, bddfalse);
         for (size_t k = lo; k < hi; k++) {
             size_t e = mt->cedges[k];
-            if (act[e] != bddfalse && (((unsigned long long)kn->c[r->edge_eq[e]] +
+            if (act[e] != bddfalse && (((unsigned long long)c_on_edge(r, kn, e) +
                                         (unsigned long long)kn->sig[e]) & mask) == v)
                 sa__put(here, sa__or(*here, act[e]));
         }
@@ -179,7 +216,8 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
         col_dirty[j] = true;
     known kn = {sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.c), /* c = d = 0 */
                 sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *kn.d),
-                sa__alloc_raw(c, (r->n_edges + 1) * sizeof *kn.sig)}; /* below */
+                sa__alloc_raw(c, (r->n_edges + 1) * sizeof *kn.sig), /* below */
+                sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.cs)}; /* read once c < 0 */
     for (size_t e = 0; e < r->n_edges; e++)
         kn.sig[e] = sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
@@ -245,6 +283,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
                 moved = true;
                 sa__vcopy(ci, acc, wk);
                 kn.c[i] = known_value ? (long long)v : sa__vvalue(acc, wk);
+                kn.cs[i] = kn.c[i] >= 0 ? kn.c[i] : row_common_value(r, &kn, wk, i);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
                     col_dirty[r->edge_v[e]] = true;
             }

@@ -542,8 +542,13 @@ static void encode_row(sa_ctx *c, gmemo *gm, const mel_model *m, uint32_t i)
             sa__release(c, m2);
         }
         /* An edge is active where its variable exists (the check reports
-         * models where a case holds outside). */
+         * models where a case holds outside), and only where its equation
+         * is: mel.h's case guards include the equation's own, which the
+         * offsets' fixpoint relies on (sa_dual.c); kept here whoever built
+         * the model. */
         sa__put(any, sa__and(*any, r->chi_j[inc->var]));
+        if (r->chi_i[i] != bddtrue)
+            sa__put(any, sa__and(*any, r->chi_i[i]));
     }
 }
 

@@ -86,7 +86,8 @@ struct sa_result {
                      through sa__edgeset, bddfalse until first needed */
     BDD *chi_i;   /* n_eq */
     BDD *chi_j;   /* n_var */
-    BDD *chi_e;   /* n_edges: active (some case holds and the variable exists) */
+    BDD *chi_e;   /* n_edges: active (some case holds, the variable exists
+                     and the equation is active: chi_e implies chi_i) */
     BDD *te;      /* n_edges: in the chosen MWPM (valid nonsingular modes) */
     int w_sigma;  /* bits of sigma */
     BDD *sigma;   /* n_edges * w_sigma, little-endian */
