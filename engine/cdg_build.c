@@ -179,7 +179,8 @@ static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t str
 }
 
 /* Step 1 for edge e as integers when c_i, sigma_e and d_j are constants
- * (ci, dj: constants(); most of the brake's): isum[e] and xi[e], true;
+ * (ci, dj: constants(); c_i may also be the value it takes where its row
+ * is matched, r->c_matched: most of the brake's): isum[e] and xi[e], true;
  * else false (nothing written). */
 static bool saturate_constants(build *b, size_t e, const long long *ci, const long long *dj)
 {
@@ -187,6 +188,8 @@ static bool saturate_constants(build *b, size_t e, const long long *ci, const lo
     int w = b->w;
     unsigned long long vs;
     long long c = ci[r->edge_eq[e]], d = dj[r->edge_v[e]];
+    if (c < 0 && r->c_matched != NULL) /* where e is active, c_i is that (sa_int.h) */
+        c = r->c_matched[r->edge_eq[e]];
     if (c < 0 || d < 0 || !sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs))
         return false;
     /* w <= 62: modular as sa__vadd */

@@ -290,6 +290,8 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
         }
         sa__progress(c, "offsets", it, bound);
     }
+    for (uint32_t i = 0; fits && i < r->n_eq; i++)
+        r->c_matched[i] = kn.c[i] >= 0 ? kn.c[i] : kn.cs[i];
     sa__release(c, mark);
     return fits;
 }
@@ -324,6 +326,7 @@ void sa__dual(sa_ctx *c)
     /* Offsets are small in practice: first on a few bits (the arithmetic
      * costs per bit: brake N = 50, 12 bits, 10 ms), on all w if they do not
      * fit. The result has w bits either way (the high ones false). */
+    r->c_matched = sa__alloc_keep_raw(c, ((size_t)r->n_eq + 1) * sizeof *r->c_matched);
     int wk = r->w_sigma + 3 < w ? r->w_sigma + 3 : w;
     r->small = wk < w; /* fixpoint on wk bits: below 2^(wk - 1) if it fits */
     if (!fixpoint(c, &mt, act, w, wk)) {

@@ -96,6 +96,10 @@ struct sa_result {
                      from w_sigma + 2 up are false (sa__dual's first attempt
                      fitted); false: not known */
     BDD *c;       /* n_eq * w_off: 0 outside ok & chi_i */
+    /* n_eq, or NULL: the value c_i takes in ok & chi_i where that is one
+     * integer, else -1 (sa__dual; cdg_build.c reads the sums of edges,
+     * active only there, as integers) */
+    long long *c_matched;
     BDD *d;       /* n_var * w_off: 0 outside ok & chi_j */
     BDD *over;    /* n_eq: singular modes where overdetermined */
     BDD *under;   /* n_var: singular modes where underdetermined */

@@ -17,7 +17,10 @@
  *
  * Models: the corpus (paper examples, scalable families for small N) and
  * random models (ref_random_model; MDAE_SEED / MDAE_RANDOM_MODELS as in
- * test_sa_vs_ref.c).
+ * test_sa_vs_ref.c), each analysed twice: SA_METHOD_AUTO, which enumerates
+ * the modes of models this small, and the implicit path forced, whose
+ * offsets come from the all-modes fixpoint (the graph reads the integers it
+ * found; without this run nothing here built a graph from them).
  */
 #include <criterion/criterion.h>
 
@@ -223,7 +226,21 @@ static void fail_dump(const char *label, const char *text, const mel_model *m, c
     cr_assert_fail("%s", buf);
 }
 
+static size_t check_model_by(const char *label, const char *text, long long N, int method);
+
+/* The model's graph against the brute force, from the result of
+ * SA_METHOD_AUTO (which enumerates small models' modes) and of the implicit
+ * path forced (its offsets from the all-modes fixpoint: engine/sa_dual.c,
+ * whose integers the graph reads too). */
 static size_t check_model(const char *label, const char *text, long long N)
+{
+    char forced[300];
+    snprintf(forced, sizeof forced, "%s (implicit)", label);
+    check_model_by(forced, text, N, SA_METHOD_IMPLICIT);
+    return check_model_by(label, text, N, SA_METHOD_AUTO);
+}
+
+static size_t check_model_by(const char *label, const char *text, long long N, int method)
 {
     mel_define def = {"N", N};
     mel_options o = {0};
@@ -236,7 +253,8 @@ static size_t check_model(const char *label, const char *text, long long N)
     mel_model *m = NULL;
     cr_assert_eq(mel_model_parse(text, strlen(text), &o, &m, &d), MDAE_OK, "%s: parse", label);
     sa_result *r = NULL;
-    cr_assert_eq(sa_analyze(m, NULL, &r, &d), MDAE_OK, "%s: analyze", label);
+    sa_options so = {.method = method};
+    cr_assert_eq(sa_analyze(m, &so, &r, &d), MDAE_OK, "%s: analyze", label);
     cdg_graph *g = NULL;
     cr_assert_eq(cdg_build(r, NULL, &g, &d), MDAE_OK, "%s: cdg_build", label);
     mdae_diags_close(&d);
