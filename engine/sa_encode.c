@@ -594,26 +594,28 @@ static bool same_guard(const mel_guard *a, const mel_guard *b, int *budget)
 }
 
 /* The mode variables g reads as mark_rec meets them (repeats included)
- * into seq[*n..], at most HINT_GUARD_BUDGET in all: false past that. */
-static bool mentions(const mel_guard *g, uint32_t *seq, int *n)
+ * into seq[*n..] (HINT_GUARD_BUDGET entries); false past *budget nodes. */
+static bool mentions(const mel_guard *g, uint32_t *seq, int *n, int *budget)
 {
+    if (--*budget < 0)
+        return false;
     if (g->op == MEL_G_VAR) {
-        if (*n >= HINT_GUARD_BUDGET)
-            return false;
+        MDAE_ASSERT(*n < HINT_GUARD_BUDGET); /* one node per entry, within the budget */
         seq[(*n)++] = g->var;
         return true;
     }
     if (g->op != MEL_G_NOT && g->op != MEL_G_AND && g->op != MEL_G_OR)
         return true;
-    return mentions(g->lhs, seq, n) && (g->op == MEL_G_NOT || mentions(g->rhs, seq, n));
+    return mentions(g->lhs, seq, n, budget) &&
+           (g->op == MEL_G_NOT || mentions(g->rhs, seq, n, budget));
 }
 
 /* Whether guards a and b read the same mode variables in the same order. */
 static bool same_mentions(const mel_guard *a, const mel_guard *b)
 {
     uint32_t sa[HINT_GUARD_BUDGET], sb[HINT_GUARD_BUDGET];
-    int na = 0, nb = 0;
-    return mentions(a, sa, &na) && mentions(b, sb, &nb) && na == nb &&
+    int na = 0, nb = 0, ba = HINT_GUARD_BUDGET, bb = HINT_GUARD_BUDGET;
+    return mentions(a, sa, &na, &ba) && mentions(b, sb, &nb, &bb) && na == nb &&
            memcmp(sa, sb, (size_t)na * sizeof *sa) == 0;
 }
 
