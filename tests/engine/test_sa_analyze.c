@@ -14,6 +14,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
+#include "sa_int.h" /* the encoding's own fields, for the layout tests */
 #include "ref.h"
 
 #include "fail_alloc.h"
@@ -714,6 +715,124 @@ Test(sa_analyze, a_hints_layout_is_taken_only_in_its_own_row_order)
     mel_model_free(hm);
     mel_model_free(m);
     mdae_free(flat);
+}
+
+/* ---- The encoding taken from a hint (engine/sa_encode.c), field by field ---- */
+
+/* sa__encode of m alone, in SA_ORDER_AUTO, with hint (may be NULL): the
+ * encoded result (sa_result_free), and *cm what sa__cm_better then says. */
+static sa_result *encode_only(const mel_model *m, const sa_result *hint, bool *cm)
+{
+    sa_options o = {.hint = hint};
+    sa_ctx *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    sa__ctx_init(c, &o, NULL);
+    c->r = mdae_calloc(1, sizeof *c->r);
+    cr_assert_not_null(c->r);
+    c->order = SA_ORDER_AUTO;
+    c->method = SA_METHOD_AUTO;
+    if (setjmp(c->jb))
+        cr_assert_fail("the encoding failed: %s", mdae_err_name(c->rc));
+    sa__enter(c);
+    sa__encode(c, m);
+    *cm = sa__cm_better(c);
+    sa__leave(c);
+    sa_result *r = c->r;
+    free(c);
+    return r;
+}
+
+/* a and b are the same encoding: layout, rows' profile and every function. */
+static void same_encoding(const sa_result *a, const sa_result *b, const char *what)
+{
+    cr_assert_eq(a->n_bddvars, b->n_bddvars, "%s", what);
+    cr_assert_eq(a->n_edges, b->n_edges, "%s", what);
+    cr_assert_eq(a->w_sigma, b->w_sigma, "%s", what);
+    size_t nv = (size_t)a->n_modes + a->n_edges;
+    cr_assert(!memcmp(a->mode_var, b->mode_var, a->n_modes * sizeof(int)), "%s: mode_var", what);
+    cr_assert(!memcmp(a->var_mode, b->var_mode, nv * sizeof(int)), "%s: var_mode", what);
+    cr_assert(!memcmp(a->edge_var, b->edge_var, a->n_edges * sizeof(int)), "%s: edge_var", what);
+    cr_assert(!memcmp(a->var_edge, b->var_edge, nv * sizeof(int)), "%s: var_edge", what);
+    cr_assert(!memcmp(a->eq_order, b->eq_order, a->n_eq * sizeof(uint32_t)), "%s", what);
+    cr_assert(a->row_profile == b->row_profile, "%s: profile", what);
+    cr_assert(a->chi_m == b->chi_m && a->modeset == b->modeset, "%s", what);
+    for (uint32_t i = 0; i < a->n_eq; i++)
+        cr_assert_eq(a->chi_i[i], b->chi_i[i], "%s: chi_I of %s", what, a->m->equations[i].name);
+    for (uint32_t j = 0; j < a->n_var; j++)
+        cr_assert_eq(a->chi_j[j], b->chi_j[j], "%s: chi_J of %s", what, a->m->variables[j].name);
+    for (size_t e = 0; e < a->n_edges; e++) {
+        cr_assert_eq(a->chi_e[e], b->chi_e[e], "%s: chi_E of edge %zu", what, e);
+        for (int k = 0; k < a->w_sigma; k++)
+            cr_assert_eq(a->sigma[e * (size_t)a->w_sigma + k], b->sigma[e * (size_t)b->w_sigma + k],
+                         "%s: sigma of edge %zu", what, e);
+    }
+}
+
+/* text with the first `from` replaced by `to` (malloc'ed). */
+static char *edited(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at, "'%s' not found", from);
+    char *out = malloc(strlen(text) - strlen(from) + strlen(to) + 1);
+    cr_assert_not_null(out);
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+/* An edit that keeps the layout takes the original's, and the functions of
+ * every equation it did not change: the encoding is the one made from
+ * scratch, field for field and node for node; whether Cuthill-McKee's
+ * order is better is answered the same (the rows' graph built when asked:
+ * the chain scattered in declaration order says yes, the brake no). */
+Test(sa_analyze, an_encoding_taken_from_a_hint_is_the_one_made_from_scratch)
+{
+    static const struct {
+        const char *file;
+        long n;
+        const char *from, *to;
+        uint32_t anew; /* equations the edit changed */
+        bool cm;       /* Cuthill-McKee's order much better */
+    } cases[] = {
+        {"brake.mel", 3, "px[i] : equation b[i] = K*x[i];",
+         "px[i] : equation b[i] = K*x[i] + (if i == 2 then der(x[i]) else 0);", 1, false},
+        {"brake.mel", 3, "if open[i] then", "if open[i] & i <> 2 | !open[i] & i == 2 then", 2,
+         false},
+        {"building_compressible.mel", 3, "if open[i] then",
+         "if open[i] & i <> 2 | !open[i] & i == 2 then", 2, false},
+        {NULL, 18, "C[k] : equation i[k] = pC * der(v[k]);", "C[k] : equation i[k] = pC * v[k];",
+         18, true},
+    };
+    for (size_t q = 0; q < sizeof cases / sizeof *cases; q++) {
+        size_t len;
+        char *text = cases[q].file ? tm_read(cases[q].file, &len) : mdae_strdup(scattered_chain);
+        char *after = edited(text, cases[q].from, cases[q].to);
+        mel_define def = {"N", cases[q].n};
+        mel_options o = {0};
+        o.defines = &def;
+        o.n_defines = 1;
+        mel_model *m0 = NULL, *m1 = NULL;
+        cr_assert_eq(mel_model_parse(text, strlen(text), &o, &m0, NULL), MDAE_OK);
+        cr_assert_eq(mel_model_parse(after, strlen(after), &o, &m1, NULL), MDAE_OK);
+        bool cm0, cm1, cm2;
+        sa_result *hint = encode_only(m0, NULL, &cm0);
+        sa_result *fresh = encode_only(m1, NULL, &cm1);
+        sa_result *taken = encode_only(m1, hint, &cm2);
+        char what[64];
+        snprintf(what, sizeof what, "case %zu", q);
+        cr_assert_eq(fresh->encoded_from_hint, 0, "%s", what);
+        cr_assert_eq(taken->encoded_from_hint, m1->n_equations - cases[q].anew,
+                     "%s: %u of %u from the hint", what, taken->encoded_from_hint,
+                     m1->n_equations);
+        same_encoding(fresh, taken, what);
+        cr_assert(cm0 == cases[q].cm && cm1 == cm0 && cm2 == cm0, "%s: Cuthill-McKee", what);
+        sa_result_free(taken);
+        sa_result_free(fresh);
+        sa_result_free(hint);
+        mel_model_free(m1);
+        mel_model_free(m0);
+        free(after);
+        free(text);
+    }
 }
 
 Test(sa_analyze, report_with_valid_care_gives_short_formulas)
