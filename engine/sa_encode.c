@@ -621,8 +621,10 @@ static bool same_mentions(const mel_guard *a, const mel_guard *b)
 
 /* Guard a against the hint's b: 2 the same formula, 1 the same mode
  * variables read in the same order, 0 neither. */
-static int guard_kinship(const mel_guard *a, const mel_guard *b)
+static inline int guard_kinship(const mel_guard *a, const mel_guard *b)
 {
+    if (a->op == b->op && (a->op == MEL_G_TRUE || a->op == MEL_G_FALSE))
+        return 2; /* most guards */
     int budget = HINT_GUARD_BUDGET;
     if (same_guard(a, b, &budget))
         return 2;
