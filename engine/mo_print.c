@@ -115,6 +115,13 @@ static int gprec(const mel_guard *g)
     }
 }
 
+/* g as MEL, in parentheses if its operator binds less than min. Every &
+ * or | nested in another gets parentheses, so that the text reads back as
+ * the very tree printed: MEL reads a flat chain a & b & c as a balanced tree
+ * and simplifies each node on its own (mel_guard.c: complementary or equal
+ * operands), so the importer's left-nested (!c3 & !c4) & c4, printed flat,
+ * read back as !c3 & (!c4 & c4), that is false, and the incidence it
+ * guarded was lost (found by mo_parse_fuzz). */
 static void put_guard(mdae_buf *b, char *const *mode_names, const mel_guard *g, int min)
 {
     bool par = gprec(g) < min;
@@ -128,13 +135,13 @@ static void put_guard(mdae_buf *b, char *const *mode_names, const mel_guard *g, 
         mdae_buf_puts(b, "!");
         put_guard(b, mode_names, g->lhs, 3);
         break;
-    case MEL_G_AND:
-        put_guard(b, mode_names, g->lhs, 2);
+    case MEL_G_AND: /* a nested & or | in parentheses on either side (below) */
+        put_guard(b, mode_names, g->lhs, 3);
         mdae_buf_puts(b, " & ");
         put_guard(b, mode_names, g->rhs, 3);
         break;
     case MEL_G_OR:
-        put_guard(b, mode_names, g->lhs, 1);
+        put_guard(b, mode_names, g->lhs, 2);
         mdae_buf_puts(b, " | ");
         put_guard(b, mode_names, g->rhs, 2);
         break;

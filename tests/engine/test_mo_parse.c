@@ -619,9 +619,22 @@ Test(mo_parse, replays_every_saved_fuzzer_input)
         cr_assert(rc == MDAE_OK || rc == MDAE_E_PARSE || rc == MDAE_E_MODEL ||
                       rc == MDAE_E_LIMIT,
                   "%s: %s", de->d_name, mdae_err_name(rc));
-        if (m != NULL) {
+        if (m != NULL) { /* the fuzzer's promise: the MEL printed reads back */
             char *text = NULL;
             cr_assert_eq(mo_model_to_mel(m, &text), MDAE_OK);
+            mel_model *back = NULL;
+            mdae_diags d2;
+            mdae_diags_init(&d2);
+            int rc2 = mel_model_parse(text, strlen(text), &opt, &back, &d2);
+            cr_assert(rc2 != MDAE_E_PARSE && rc2 != MDAE_E_MODEL, "%s: the MEL does not read back",
+                      de->d_name);
+            if (rc2 == MDAE_OK) {
+                cr_assert_eq(back->n_equations, m->n_equations, "%s", de->d_name);
+                cr_assert_eq(back->n_variables, m->n_variables, "%s", de->d_name);
+                cr_assert_eq(back->n_edges, m->n_edges, "%s: incidences lost", de->d_name);
+            }
+            mel_model_free(back);
+            mdae_diags_close(&d2);
             mdae_free(text);
         }
         mel_model_free(m);
