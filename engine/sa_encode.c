@@ -367,11 +367,18 @@ static double order_profile(sa_ctx *c, const mel_model *m, const uint32_t *order
  * declaration order, and sa__cm_better says whether Cuthill-McKee's
  * profile is much smaller (when asked: only a hard part asks, and the
  * brake's edits spent 2 % of their instructions finding out). */
+/* The declaration order of g's n nodes (temporaries). */
+static uint32_t *decl_order(sa_ctx *c, uint32_t n)
+{
+    uint32_t *decl = sa__alloc(c, ((size_t)n + 1) * sizeof *decl);
+    for (uint32_t k = 0; k < n; k++)
+        decl[k] = k;
+    return decl;
+}
+
 static uint32_t *row_order(sa_ctx *c, const mel_model *m, graph *g)
 {
-    uint32_t *decl = sa__alloc(c, ((size_t)g->n + 1) * sizeof *decl);
-    for (uint32_t k = 0; k < g->n; k++)
-        decl[k] = k;
+    uint32_t *decl = decl_order(c, g->n);
     double rows = (double)m->n_equations + 1;
     if (c->order == SA_ORDER_DECLARATION) {
         c->row_profile = order_profile(c, m, decl, g->n) / rows;
@@ -398,11 +405,8 @@ bool sa__cm_better(sa_ctx *c)
         const mel_model *m = c->r->m;
         g = sa__alloc(c, sizeof *g);
         graph_build(c, m, g);
-        uint32_t *decl = sa__alloc(c, ((size_t)g->n + 1) * sizeof *decl);
-        for (uint32_t k = 0; k < g->n; k++)
-            decl[k] = k;
         g->m = m;
-        g->profile = order_profile(c, m, decl, g->n);
+        g->profile = order_profile(c, m, decl_order(c, g->n), g->n);
         c->rowgraph = g;
     }
     uint32_t *cm = node_order(c, g);
