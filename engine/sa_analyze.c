@@ -411,6 +411,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->reordered = r->reordered;
     out->blocks_tight = r->blocks_tight;
     out->seeded_tight = r->seeded_tight;
+    out->seeded_rounds = r->seeded_tight ? r->seeded_rounds : 0;
     out->blocks_learned = r->blocks_learned;
     out->seeded_zero = r->seeded_zero;
     out->seeded_sampled = r->seeded_sampled;

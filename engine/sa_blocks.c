@@ -949,6 +949,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     BDD *bok = sa__slots(c, (size_t)nb + 1);
     BDD *ok = sa__slots(c, 1);
     sa__put(ok, w->chi_m);
+    bool *from_prev = sa__alloc(c, (size_t)nb + 1);
     uint32_t reused = 0;
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
@@ -956,6 +957,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
             continue; /* a never-active variable alone (vars_always_active) */
         if (prev != NULL && from_round(c, prev, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv,
                                        block_of_var, b, te, ok, &bok[b])) {
+            from_prev[b] = true;
             reused++;
             continue;
         }
@@ -977,7 +979,8 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     w->blocks_reused += reused;
     *out = (sa__bsol){.nb = nb, .block_of_eq = block_of_eq, .block_of_var = block_of_var,
                       .in_union = in_union, .te = te, .tmax = tmax, .sing = sing, .bok = bok,
-                      .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars};
+                      .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars,
+                      .from_prev = from_prev};
     return true;
 }
 

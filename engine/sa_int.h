@@ -131,6 +131,7 @@ struct sa_result {
     double row_profile;      /* sa_ctx.row_profile of that layout */
     uint32_t encoded_from_hint; /* equations whose BDDs were the hint's,
                                    taken with its layout (sa_encode.c) */
+    uint32_t seeded_rounds;  /* sa_method_info.seeded_rounds */
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
     uint32_t seeded_zero;    /* sa_method_info.seeded_zero */
@@ -500,6 +501,7 @@ typedef struct sa__bsol {
     bool *in_union;
     BDD *te, *tmax, *sing, *bok, *ok;
     uint32_t *efirst, *vfirst, *eqs, *vars;
+    bool *from_prev; /* per block: its solution is prev's (sa__blocks_solve) */
 } sa__bsol;
 /* An earlier round of the same analysis, over more modes (the seeded
  * rounds', sa_tight.c): its blocks, and redo: the columns whose tight
@@ -513,8 +515,9 @@ typedef struct sa__bround {
  * or a block has more than c->max_block_rows equations (when not 0).
  * Temporaries and slots stay on the context until the caller releases.
  * With prev, a block that is one of prev's and none of whose columns is
- * redone takes prev's solution (its te and *ok, bok; tmax and sing stay
- * false: the seeded rounds read te and ok only). */
+ * redone takes prev's solution (its te, the very functions of prev->b->te,
+ * and *ok, bok; tmax and sing stay false: the seeded rounds read te and ok
+ * only) and is marked in b->from_prev. */
 bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *b);
 /* The perfect matchings of the edges act[e] (c->r's edges, each within
  * chi_e) between the equations rows[0 .. n_rows) and the variables with

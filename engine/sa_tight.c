@@ -289,16 +289,37 @@ static void tight_edges(sa_ctx *c, const int *off, BDD *tight)
     sa__release(c, mark);
 }
 
+/* The seeded rounds' merges of round 0's chosen edges, put off to the end
+ * (pay_owed). Round 0's blocks are kept for the later rounds (r0), and a
+ * later round's block taken from round 0 has its very functions
+ * (sa__blocks_solve), so instead of an AND and an OR per edge and round,
+ * te[e] gets r0.te[e] in the modes of all those rounds at once: with no
+ * BDD operation at all where they are every mode. */
+typedef struct owed {
+    uint8_t *mask; /* per edge: the rounds whose r0.te[e] is owed to te[e] */
+    BDD *ok;       /* per round: the modes it covered (slots) */
+    int round;     /* the current round */
+} owed;
+
+/* Whether the round's chosen edges of column v (in the blocks b) are owed
+ * rather than merged now: all of round 0's when it is kept for later rounds
+ * (defer_all), a later round's where its block is round 0's. */
+static bool owe_column(const sa__bsol *b, const sa__bround *prev, bool defer_all, uint32_t v)
+{
+    return defer_all || (prev != NULL && b->from_prev[b->block_of_var[v]]);
+}
+
 /* One round over the modes *rest of r: the tight graph tight[e] (n_edges
  * mode functions), solved by blocks. Adds the modes it covers to *ok and
- * removes them from *rest, and their chosen edges to te. False if the tight
- * graph does not split (nothing changed). prev (may be NULL): an earlier
- * round's blocks, for sa__blocks_solve. keep (may be NULL): where modes
- * are left for a later round, this round's blocks into *keep, and its slots
- * and temporaries are then not released (the caller's scope holds them);
- * else keep->te stays NULL. */
+ * removes them from *rest, and their chosen edges to te (or, with owe not
+ * NULL, marks in owe those of round 0's functions: see owed). False if the
+ * tight graph does not split (nothing changed). prev (may be NULL): an
+ * earlier round's blocks, for sa__blocks_solve. keep (may be NULL): where
+ * modes are left for a later round, this round's blocks into *keep, and its
+ * slots and temporaries are then not released (the caller's scope holds
+ * them); else keep->te stays NULL. */
 static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te,
-                        const sa__bround *prev, sa__bsol *keep)
+                        const sa__bround *prev, sa__bsol *keep, owed *owe)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -324,9 +345,18 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te,
     r->chi_e = chi_e;
     r->chi_m = chi_m;
     if (split) {
+        sa__put(rest, sa__diff(*rest, *b.ok));
+        bool defer_all = keep != NULL && *rest != bddfalse; /* kept below */
+        bool owing = owe != NULL && (defer_all || prev != NULL);
+        if (owing)
+            sa__put(&owe->ok[owe->round], *b.ok);
         for (size_t e = 0; e < r->n_edges; e++) {
             if (b.te[e] == bddfalse) /* most edges: in no matching */
                 continue;
+            if (owing && owe_column(&b, prev, defer_all, r->edge_v[e])) {
+                owe->mask[e] |= (uint8_t)(1u << owe->round);
+                continue;
+            }
             if (*b.ok == bddtrue) { /* a round that covers every mode */
                 sa__put(&te[e], te[e] == bddfalse ? b.te[e] : sa__or(te[e], b.te[e]));
                 continue;
@@ -336,8 +366,7 @@ static bool tight_solve(sa_ctx *c, BDD *tight, BDD *rest, BDD *ok, BDD *te,
             sa__release(c, m2);
         }
         sa__put(ok, sa__or(*ok, *b.ok));
-        sa__put(rest, sa__diff(*rest, *b.ok));
-        if (keep != NULL && *rest != bddfalse) { /* a later round reads it */
+        if (defer_all) { /* a later round reads it */
             *keep = b;
             return true;
         }
@@ -353,7 +382,7 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
     size_t mark = sa__mark(c);
     BDD *tight = sa__slots(c, c->r->n_edges + 1);
     tight_edges(c, off, tight);
-    bool split = tight_solve(c, tight, rest, ok, te, NULL, NULL);
+    bool split = tight_solve(c, tight, rest, ok, te, NULL, NULL, NULL);
     sa__release(c, mark);
     return split;
 }
@@ -744,7 +773,7 @@ static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *see
         if (local) {
             tight_edges_vec(c, cv, (size_t)wv, wv, NULL, tight);
             c->max_block_rows = limit;
-            tight_solve(c, tight, rest, ok, te, NULL, NULL);
+            tight_solve(c, tight, rest, ok, te, NULL, NULL, NULL);
             c->max_block_rows = 0;
         }
         sa__release(c, m2);
@@ -844,6 +873,7 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
 
 #define SEEDED_ROUNDS 4
 #define SEEDED_BUDGET 4000000
+_Static_assert(SEEDED_ROUNDS <= 8, "owed.mask has a bit per round");
 
 
 /* out := max(0, base + delta[i]) per equation, on wv bits (stride wv);
@@ -961,6 +991,32 @@ bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, siz
     return found;
 }
 
+/* What the rounds owe (owed) paid: te[e] |= r0te[e] in the modes of the
+ * rounds marked for e, the union of each set of rounds made once. */
+static void pay_owed(sa_ctx *c, const owed *o, const BDD *r0te, BDD *te)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c), sets = (size_t)1 << SEEDED_ROUNDS;
+    BDD *modes = sa__slots(c, sets); /* per set of rounds: their modes */
+    bool *made = sa__alloc(c, sets);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        unsigned m = o->mask[e];
+        if (m == 0)
+            continue;
+        if (!made[m]) {
+            for (int k = 0; k < SEEDED_ROUNDS; k++)
+                if (m >> k & 1u)
+                    sa__put(&modes[m], sa__or(modes[m], o->ok[k]));
+            made[m] = true;
+        }
+        size_t m2 = sa__mark(c);
+        BDD f = modes[m] == bddtrue ? r0te[e] : T(sa__and(r0te[e], modes[m]));
+        sa__put(&te[e], te[e] == bddfalse ? f : sa__or(te[e], f));
+        sa__release(c, m2);
+    }
+    sa__release(c, mark);
+}
+
 static void seeded_rounds(sa_ctx *c, void *arg)
 {
     seeded_state *s = arg;
@@ -974,7 +1030,9 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     probe p = {NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
     sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
+    owed owe = {sa__alloc(c, r->n_edges + 1), sa__slots(c, SEEDED_ROUNDS), 0};
     uint64_t seed = 0x9E3779B97F4A7C15ull;
+    int rounds = 0; /* solved */
     for (int round = 0; round < SEEDED_ROUNDS && *rest != bddfalse; round++) {
         size_t m2 = sa__mark(c);
         BDD *shifted = NULL;
@@ -989,8 +1047,10 @@ static void seeded_rounds(sa_ctx *c, void *arg)
                         wv, cols, tight);
         c->max_block_rows = limit;
         sa__bround prev = {&r0, s->redo};
+        owe.round = round;
         tight_solve(c, tight, rest, ok, te, round > 0 && r0.te != NULL ? &prev : NULL,
-                    round == 0 ? &r0 : NULL);
+                    round == 0 ? &r0 : NULL, &owe);
+        rounds++;
         c->max_block_rows = 0;
         if (round > 0 || r0.te == NULL) /* round 0's blocks kept: its slots too */
             sa__release(c, m2);
@@ -1000,6 +1060,9 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     tight_restore(&s->t);
     s->t.covered = *rest == bddfalse;
     if (s->t.covered) {
+        if (r0.te != NULL)
+            pay_owed(c, &owe, r0.te, te);
+        r->seeded_rounds = (uint32_t)rounds;
         for (size_t e = 0; e < r->n_edges; e++)
             sa__put(&r->te[e], te[e]);
         sa__put(&r->ok, *ok);

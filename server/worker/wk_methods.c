@@ -369,6 +369,7 @@ static bool add_parts(const wk_state *w, cJSON *ru)
             !cJSON_AddNumberToObject(o, "blocksTight", pi.method.blocks_tight) ||
             !cJSON_AddNumberToObject(o, "blocksLearned", pi.method.blocks_learned) ||
             !cJSON_AddBoolToObject(o, "seededTight", pi.method.seeded_tight) ||
+            !cJSON_AddNumberToObject(o, "seededRounds", pi.method.seeded_rounds) ||
             !cJSON_AddNumberToObject(o, "seededZero", pi.method.seeded_zero) ||
             !cJSON_AddNumberToObject(o, "seededSampled", pi.method.seeded_sampled) ||
             !cJSON_AddNumberToObject(o, "seededRepaired", pi.method.seeded_repaired) ||

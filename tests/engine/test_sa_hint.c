@@ -116,6 +116,10 @@ static unsigned seeded_zero_runs, seeded_other_runs;
 static unsigned seeded_sampled_runs;
 /* Of the cost-0 ones, those the hint's chosen matching repaired. */
 static unsigned seeded_repaired_runs;
+/* Of the seeded_tight ones, those that took more than one round (a later
+ * round takes round 0's blocks, and their merges are put off to the end:
+ * engine/sa_tight.c). */
+static unsigned seeded_rounds_runs;
 /* Hinted analyses that found some block solved in the hint's memo
  * (engine/sa_memo.c). */
 static unsigned blocks_reused_runs;
@@ -326,6 +330,9 @@ static void check_hinted_by(const mel_model *m, const sa_result *cold, int cold_
     sa_result_method(r, &mi);
     cr_assert(!mi.seeded_tight || seeded != SA_SEEDED_OFF, "%s", what);
     seeded_tight_runs += mi.seeded_tight;
+    cr_assert_eq(mi.seeded_tight, mi.seeded_rounds > 0, "%s: %u seeded rounds", what,
+                 mi.seeded_rounds);
+    seeded_rounds_runs += mi.seeded_rounds > 1;
     seeded_zero_runs += mi.seeded_zero > 0;
     /* The blocks' seeded equations count in the whole's (reuse stats). */
     cr_assert(mi.seeded_zero == 0 || sa_result_seeded(r) > 0, "%s: seeded primal, 0 seeded", what);
@@ -475,15 +482,16 @@ static void random_models(uint64_t first, uint64_t count, int max_order, bool bi
 /* At least `least` of the hinted analyses since the counters were reset
  * went through the hint's tight graphs alone, some primal was the hint's
  * cost-0 matchings alone, (sampled_too) some needed sampled modes' offsets
- * too, and (dp_too) some hinted primal ran the dynamic
+ * too and some hint's tight graphs more than one round, and (dp_too) some hinted primal ran the dynamic
  * programme; some analysis took the hint's encoding whole, and
  * (layout_kept) some edit took its layout with part of its functions
  * (else the test would not exercise these paths). */
 static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, bool layout_kept,
                                 const char *what)
 {
-    cr_log_info("%s: %u of %u hinted analyses by the hint's tight graphs alone", what,
-                seeded_tight_runs, seeded_runs);
+    cr_log_info("%s: %u of %u hinted analyses by the hint's tight graphs alone, %u in more "
+                "than one round",
+                what, seeded_tight_runs, seeded_runs, seeded_rounds_runs);
     cr_assert_geq(seeded_tight_runs, least, "%s: only %u of %u by the hint's tight graphs", what,
                   seeded_tight_runs, seeded_runs);
     /* Both ways of the seeded primal ran (engine/sa_primal.c). */
@@ -492,6 +500,8 @@ static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, b
                 what, seeded_zero_runs, seeded_sampled_runs, seeded_repaired_runs,
                 seeded_other_runs);
     cr_assert(!sampled_too || seeded_sampled_runs > 0, "%s: no primal needed sampled modes' offsets",
+              what);
+    cr_assert(!sampled_too || seeded_rounds_runs > 0, "%s: no seeded analysis took two rounds",
               what);
     cr_assert_gt(seeded_zero_runs, 0, "%s: no primal was the hint's cost-0 matchings", what);
     cr_assert_gt(seeded_repaired_runs, 0, "%s: no primal repaired the hint's chosen matching",
@@ -508,7 +518,7 @@ static void expect_seeded_tight(unsigned least, bool dp_too, bool sampled_too, b
     cr_assert(!layout_kept || encoded_some_runs > 0, "%s: no edit kept the hint's layout", what);
     encoded_all_runs = encoded_some_runs = 0;
     seeded_tight_runs = seeded_runs = seeded_zero_runs = seeded_other_runs = 0;
-    seeded_sampled_runs = seeded_repaired_runs = 0;
+    seeded_sampled_runs = seeded_repaired_runs = seeded_rounds_runs = 0;
 }
 
 Test(sa_hint, random_models_batch_0_get_the_cold_result_whatever_the_hint)
@@ -758,7 +768,11 @@ Test(sa_hint, the_brakes_unchanged_blocks_come_from_the_previous_versions_memo)
                          mi.encoded_from_hint, m->n_equations);
         else
             cr_assert_eq(mi.encoded_from_hint, 0, "N + 1: another layout");
-        cr_log_info("variant %zu: %u blocks reused", k, mi.blocks_reused);
+        cr_log_info("variant %zu: %u blocks reused, %u seeded rounds", k, mi.blocks_reused,
+                    mi.seeded_rounds);
+        /* (b): the hint's offsets, then a sampled mode's near ve1[20] */
+        cr_assert_eq(mi.seeded_rounds, k == 1 ? 2u : 1u, "variant %zu: %u rounds", k,
+                     mi.seeded_rounds);
         if (k == 1) /* in two rounds, 100 blocks each */
             cr_assert_gt(mi.blocks_reused, 150, "variant %zu: %u reused", k, mi.blocks_reused);
         /* Its graph: every railcar's union-SCCs but the edited one's from

@@ -765,6 +765,10 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
         cr_assert(cJSON_IsNumber(tight) && cJSON_IsNumber(cof));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "blocksLearned")));
         cr_assert(cJSON_IsBool(cJSON_GetObjectItem(part, "seededTight")));
+        const cJSON *rounds = cJSON_GetObjectItem(part, "seededRounds");
+        cr_assert(cJSON_IsNumber(rounds));
+        cr_expect_eq(rounds->valueint > 0, cJSON_IsTrue(cJSON_GetObjectItem(part, "seededTight")),
+                     "rounds where seeded only");
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededZero")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededSampled")));
         cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(part, "seededRepaired")));
