@@ -556,12 +556,14 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax);
 bool sa__seeded_primal(sa_ctx *c);
 /* A mode of rest (not false, within c->r's valid modes) drawn from *seed
  * and solved alone (the single-mode path), and the offsets base (n_eq
- * vectors of stride `stride`, wb bits) shifted by what the sample's own
- * offsets add to base's value in it: c_i := max(0, base_i + delta_i), into
- * *cv (n_eq vectors of *wv bits, slots of the caller's). False if the
- * sample is singular (then nothing is written). */
+ * vectors of stride `stride`, wb bits) shifted: c_i := max(0, base_i +
+ * shift_i), into *cv (n_eq vectors of *wv bits, slots of the caller's).
+ * shift (n_eq, the caller's, zeroed before the first sample) is what the
+ * samples so far found: where equation i is active in this one, what its
+ * own offset adds to base's value there; where not, what an earlier sample
+ * found. False if the sample is singular (then nothing is written). */
 bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, size_t stride,
-                       int wb, BDD **cv, int *wv);
+                       int wb, int *shift, BDD **cv, int *wv);
 /* Tarjan's strongly connected components of the graph of n nodes whose
  * successors of node x are to[first[x] .. first[x + 1]): comp[x] := its
  * component, numbered in reverse topological order; returns their number.

@@ -953,13 +953,14 @@ static int sampled_rounds(sa_ctx *c, sa__mats *mt, repair_seed *rs, const BDD *h
     sa_result *r = c->r;
     uint64_t seed = 0x2545F4914F6CDD1Dull;
     int round = 0;
+    int *shift = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *shift); /* learned */
     MDAE_ASSERT(c->tight_depth == 0);
     for (; round < SEEDED_ZERO_ROUNDS && *rest != bddfalse; round++) {
         size_t mark = sa__mark(c);
         BDD *cv = NULL;
         const BDD **cost = NULL;
         int w = 0, wc = 0, wd = 0;
-        bool more = sa__sampled_shift(c, &seed, *rest, hc, (size_t)wh, wv, &cv, &w) &&
+        bool more = sa__sampled_shift(c, &seed, *rest, hc, (size_t)wh, wv, shift, &cv, &w) &&
                     reduced_costs(c, mt, r->chi_e, cv, (size_t)w, w, &cost, &wc, &wd);
         if (more)
             more = zero_round(c, mt, rs, (const BDD *const *)cost, wc, s, covered, rest);

@@ -911,16 +911,25 @@ typedef struct seeded_state {
     const long *same; /* per row: the hint's row whose offsets hc has as they are, or -1 */
     int wh, wv;
     bool *redo; /* per column: its tight edges differ from round 0's */
+    int *shift; /* per row: the shift its samples found (shift_by_sample) */
 } seeded_state;
 
 /* A mode of rest (within r's valid modes) sampled and solved alone with
- * frame, and base (per equation: stride, wb bits in use) shifted by what
- * the sample's offsets add to base's value there, into *cv (wv bits,
- * allocated here); the shift of each equation into *delta if delta is not
- * NULL (temporaries). False if the sample is singular (no offsets). */
+ * frame, and base (per equation: stride, wb bits in use) shifted by
+ * shift[i] per equation, into *cv (wv bits, allocated here). shift (n_eq,
+ * the caller's, zeroed before the first sample) is what the samples so far
+ * found: an equation active in this one gets what its offset there adds to
+ * base's value there; an inactive one keeps what an earlier sample found
+ * (0 at first), for the sample says nothing of the modes where it counts.
+ * Measured on the brake's guard edit seeded by the one before (railcars 51
+ * and 50): both valve rows need +1 wherever active, and no mode has both
+ * active; a shift taken afresh from each sample (the inactive row's made
+ * of its 0 there) covered a quarter of the modes per round, four rounds in
+ * all, against three this way. False if the sample is singular (no
+ * offsets: nothing written). */
 static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
-                            const BDD *base, size_t stride, int wb, BDD **cv, int *wv,
-                            const int **deltas)
+                            const BDD *base, size_t stride, int wb, int *shift, BDD **cv,
+                            int *wv)
 {
     sa_result *r = c->r;
     const sm_mode *v;
@@ -930,38 +939,39 @@ static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p
     r->chi_m = valid;
     if (v->singular)
         return false;
-    int *delta = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *delta);
     unsigned top = 0;
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        unsigned had = sa__veval(r, &base[(size_t)i * stride], wb, p->mode);
-        delta[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
-        top = delta[i] > 0 && (unsigned)delta[i] > top ? (unsigned)delta[i] : top;
+        if (p->eq_active[i]) {
+            unsigned had = sa__veval(r, &base[(size_t)i * stride], wb, p->mode);
+            shift[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
+        }
+        top = shift[i] > 0 && (unsigned)shift[i] > top ? (unsigned)shift[i] : top;
     }
     *wv = sa__vbits(((1ull << wb) - 1) + top);
     *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
-    shift_offsets(c, base, stride, wb, delta, *wv, *cv);
-    if (deltas != NULL)
-        *deltas = delta;
+    shift_offsets(c, base, stride, wb, shift, *wv, *cv);
     return true;
 }
 
-/* Round k > 0: the shifted offsets of a mode of *rest sampled and solved
- * alone, into *cv (wv bits, allocated here), and the columns whose tight
- * edges may differ from round 0's: those of a shifted equation, and those
- * an earlier round redid (marked in s->redo). False if the sample is
- * singular (no offsets: the rounds stop). */
+/* Round k > 0: the hint's offsets shifted by what the samples so far found
+ * (a mode of *rest sampled and solved alone, shift_by_sample), into *cv (wv
+ * bits, allocated here), and the columns whose tight edges may differ from
+ * round 0's: those of a shifted equation, and those an earlier round redid
+ * (marked in s->redo). False if the sample is singular (no offsets: the
+ * rounds stop). */
 static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD *rest,
                           BDD **cv, int *wv)
 {
     const sa_result *r = c->r;
-    const int *delta;
     if (s->t.frame == NULL) { /* the first sample */
         s->t.frame = new_frame(c);
         probe_init(c, p);
+        s->shift = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *s->shift);
     }
-    if (!shift_by_sample(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, cv, wv,
-                         &delta))
+    if (!shift_by_sample(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, s->shift,
+                         cv, wv))
         return false;
+    const int *delta = s->shift;
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (delta[i] != 0)
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
@@ -978,14 +988,14 @@ static void free_frame(void *arg)
 }
 
 bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, size_t stride,
-                       int wb, BDD **cv, int *wv)
+                       int wb, int *shift, BDD **cv, int *wv)
 {
     sm_frame **frame = sa__alloc(c, sizeof *frame);
     *frame = new_frame(c);
     sa__push_cleanup(c, free_frame, frame);
     probe p;
     probe_init(c, &p);
-    bool found = shift_by_sample(c, *frame, seed, &p, rest, base, stride, wb, cv, wv, NULL);
+    bool found = shift_by_sample(c, *frame, seed, &p, rest, base, stride, wb, shift, cv, wv);
     sa__pop_cleanup(c);
     free_frame(frame);
     return found;
@@ -1081,7 +1091,7 @@ bool sa__seeded_primal(sa_ctx *c)
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
     seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, false},
-                      NULL, NULL, 0, 0, NULL};
+                      NULL, NULL, 0, 0, NULL, NULL};
     s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv, &s.same); /* ours, or the hint's own */
     bool done = s.hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
                 s.t.covered;

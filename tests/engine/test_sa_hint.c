@@ -731,6 +731,42 @@ static void next_edit(const char *text, const sa_result *prev, size_t k)
     free(next);
 }
 
+/* bench_edit's "(b) guard next" at N = 100: car 51's valve negated, seeded
+ * by the version with car 50's negated. The hint's offsets are right in a
+ * quarter of the modes; both valve rows need +1 wherever they are active,
+ * and no sampled mode has both active: each sample shows one row's shift
+ * and keeps the other's from the sample before (engine/sa_tight.c,
+ * shift_by_sample), three rounds; a shift taken afresh from each sample
+ * took four, one per combination of the two valves. The result is the
+ * cold one in every mode (seeded_by). */
+Test(sa_hint, a_guard_edit_after_another_keeps_what_each_sample_showed)
+{
+    edit_set ed;
+    edits_make(&ed, "brake.mel", 100, 50, "px[i] : equation b[i] = K*x[i];",
+               "px[i] : equation b[i] = K*x[i];", "brake N=100");
+    char *next = subst(ed.texts[1], NULL, "i <> 50 | !open[i] & i == 50",
+                       "i <> 51 | !open[i] & i == 51", false);
+    cr_assert_str_neq(next, ed.texts[1]);
+    mel_model *m1 = parse(ed.texts[1], 100, "car 50 negated");
+    mel_model *m2 = parse(next, 100, "car 51 negated");
+    int rc;
+    sa_result *hint = analyze_ex(m1, NULL, SA_METHOD_AUTO, SA_SEEDED_AUTO, &rc);
+    cr_assert_not_null(hint);
+    sa_result *cold;
+    sa_method_info mi;
+    sa_result *seeded = seeded_by(m2, hint, &cold, &mi, "car 51 after car 50");
+    cr_log_info("car 51 after car 50: %u seeded rounds", mi.seeded_rounds);
+    cr_assert(mi.seeded_tight, "by the hint's tight graphs");
+    cr_assert_eq(mi.seeded_rounds, 3, "%u rounds", mi.seeded_rounds);
+    sa_result_free(seeded);
+    sa_result_free(cold);
+    sa_result_free(hint);
+    mel_model_free(m2);
+    mel_model_free(m1);
+    free(next);
+    edits_free(&ed);
+}
+
 /* bench_edit's edits of the brake, seeded by the original (N = 40, car 20):
  * every block the edit left alone is found in the original's memo
  * (engine/sa_memo.c), in each of the seeded rounds: a guard flipped solves
