@@ -857,7 +857,10 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
  * one mode m, solves it alone (the single-mode path), and shifts the hint by
  * what the edit changed there: c_i := max(0, hint_i + (c_i(m) - hint_i(m))),
  * which is the sample's own offsets in m and, in the modes that differ from
- * m away from the edit, the hint's. A first round whose tight graph does not
+ * m away from the edit, the hint's (an equation inactive in m keeps the
+ * shift an earlier sample showed; and before the round solves, more modes
+ * are sampled where blocks of the first round fail that no sample of the
+ * round lies in: learn_shift, learn_failures). A first round whose tight graph does not
  * split (no perfect matching of its union graph) does not end the rounds:
  * an edit seeded by the one before (the brake's railcar 51 after 50, whose
  * own offsets the hint still has) needs the second, and stopping there sent
@@ -915,10 +918,9 @@ typedef struct seeded_state {
 } seeded_state;
 
 /* A mode of rest (within r's valid modes) sampled and solved alone with
- * frame, and base (per equation: stride, wb bits in use) shifted by
- * shift[i] per equation, into *cv (wv bits, allocated here). shift (n_eq,
- * the caller's, zeroed before the first sample) is what the samples so far
- * found: an equation active in this one gets what its offset there adds to
+ * frame, and what it shows of the shift of base (per equation: stride, wb
+ * bits in use) into shift (n_eq, the caller's, zeroed before the first
+ * sample): an equation active in it gets what its offset there adds to
  * base's value there; an inactive one keeps what an earlier sample found
  * (0 at first), for the sample says nothing of the modes where it counts.
  * Measured on the brake's guard edit seeded by the one before (railcars 51
@@ -926,10 +928,9 @@ typedef struct seeded_state {
  * active; a shift taken afresh from each sample (the inactive row's made
  * of its 0 there) covered a quarter of the modes per round, four rounds in
  * all, against three this way. False if the sample is singular (no
- * offsets: nothing written). */
-static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
-                            const BDD *base, size_t stride, int wb, int *shift, BDD **cv,
-                            int *wv)
+ * offsets: nothing learned). */
+static bool learn_shift(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
+                        const BDD *base, size_t stride, int wb, int *shift)
 {
     sa_result *r = c->r;
     const sm_mode *v;
@@ -939,17 +940,77 @@ static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p
     r->chi_m = valid;
     if (v->singular)
         return false;
-    unsigned top = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++) {
+    for (uint32_t i = 0; i < r->n_eq; i++)
         if (p->eq_active[i]) {
             unsigned had = sa__veval(r, &base[(size_t)i * stride], wb, p->mode);
             shift[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
         }
+    return true;
+}
+
+/* base shifted by shift: c_i := max(0, base_i + shift_i), into *cv (wv
+ * bits, slots allocated here). */
+static void shift_base(sa_ctx *c, const BDD *base, size_t stride, int wb, const int *shift,
+                    BDD **cv, int *wv)
+{
+    const sa_result *r = c->r;
+    unsigned top = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++)
         top = shift[i] > 0 && (unsigned)shift[i] > top ? (unsigned)shift[i] : top;
-    }
     *wv = sa__vbits(((1ull << wb) - 1) + top);
     *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
     shift_offsets(c, base, stride, wb, shift, *wv, *cv);
+}
+
+/* A sample's lesson (learn_shift) and base shifted by what the samples so
+ * far found (shift_base). */
+static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
+                            const BDD *base, size_t stride, int wb, int *shift, BDD **cv,
+                            int *wv)
+{
+    if (!learn_shift(c, frame, seed, p, rest, base, stride, wb, shift))
+        return false;
+    shift_base(c, base, stride, wb, shift, cv, wv);
+    return true;
+}
+
+/* Extra samples before a later round solves (at most SEEDED_LESSONS per
+ * round). Round 0's offsets fail block by block: a block whose bok falls
+ * short of the modes left fails where its rows' offsets are wrong, and
+ * only a sample there shows their shifts. For each such block that no
+ * sample of this round (the modes in seen, n_seen of them) lies in the
+ * failing modes of, one more is drawn there and learned (learn_shift);
+ * the round then solves once for all of them, instead of a round per
+ * lesson. False if a sample is singular (the rounds stop). */
+#define SEEDED_LESSONS 3
+
+static bool learn_failures(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD rest,
+                           const sa__bsol *r0, bool *seen, int n_seen)
+{
+    const sa_result *r = c->r;
+    size_t nm = (size_t)r->n_modes + 1;
+    for (uint32_t b = 0; b < r0->nb && n_seen <= SEEDED_LESSONS; b++) {
+        BDD bok = r0->bok[b];
+        if (bok == s->t.chi_m || r0->efirst[b + 1] == r0->efirst[b])
+            continue; /* fails nowhere, or no rows */
+        bool met = false;
+        for (int k = 0; k < n_seen && !met; k++)
+            met = !sa__eval(r, bok, &seen[(size_t)k * nm]);
+        if (met)
+            continue;
+        size_t mark = sa__mark(c);
+        BDD *fails = sa__slots(c, 1);
+        sa__put(fails, sa__diff(rest, bok));
+        bool drawn = *fails != bddfalse;
+        if (drawn && !learn_shift(c, s->t.frame, seed, p, *fails, s->hc, (size_t)s->wh, s->wv,
+                                  s->shift)) {
+            sa__release(c, mark);
+            return false;
+        }
+        sa__release(c, mark);
+        if (drawn)
+            memcpy(&seen[(size_t)n_seen++ * nm], p->mode, nm);
+    }
     return true;
 }
 
@@ -960,7 +1021,7 @@ static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p
  * (marked in s->redo). False if the sample is singular (no offsets: the
  * rounds stop). */
 static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD *rest,
-                          BDD **cv, int *wv)
+                          const sa__bsol *r0, BDD **cv, int *wv)
 {
     const sa_result *r = c->r;
     if (s->t.frame == NULL) { /* the first sample */
@@ -968,9 +1029,16 @@ static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, 
         probe_init(c, p);
         s->shift = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *s->shift);
     }
-    if (!shift_by_sample(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, s->shift,
-                         cv, wv))
+    if (!learn_shift(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, s->shift))
         return false;
+    if (r0 != NULL) {
+        size_t nm = (size_t)r->n_modes + 1;
+        bool *seen = sa__alloc(c, (SEEDED_LESSONS + 1) * nm);
+        memcpy(seen, p->mode, nm);
+        if (!learn_failures(c, s, seed, p, *rest, r0, seen, 1))
+            return false;
+    }
+    shift_base(c, s->hc, (size_t)s->wh, s->wv, s->shift, cv, wv);
     const int *delta = s->shift;
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (delta[i] != 0)
@@ -1047,7 +1115,8 @@ static void seeded_rounds(sa_ctx *c, void *arg)
         size_t m2 = sa__mark(c);
         BDD *shifted = NULL;
         int wv = s->wv;
-        if (round > 0 && !sampled_shift(c, s, &seed, &p, rest, &shifted, &wv))
+        if (round > 0 && !sampled_shift(c, s, &seed, &p, rest, r0.te != NULL ? &r0 : NULL,
+                                        &shifted, &wv))
             break;
         /* Round 0: the hint as it is. A later round's offsets are the
          * hint's but near what its sample shifted: the other columns keep
