@@ -477,14 +477,20 @@ static void tight_restore(void *arg)
     t->frame = NULL;
 }
 
-/* The single-mode path's frame over c->r (edges ranked by level, so that
- * its choice is the BDDs' lexicographic one). The caller frees it. */
-static sm_frame *new_frame(sa_ctx *c)
+/* The single-mode path's frame over c->r: with ranked, its edges ranked by
+ * level, so that its choice is the BDDs' lexicographic one; without, for
+ * a frame that only ever gives offsets (sm_frame_offsets: the canonical
+ * offsets do not depend on the ranks), in index order, neither ranked nor
+ * sorted. The caller frees it. */
+static sm_frame *new_frame(sa_ctx *c, bool ranked)
 {
     const sa_result *r = c->r;
-    uint32_t *rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
-    for (size_t e = 0; e < r->n_edges; e++)
-        rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
+    uint32_t *rank = NULL;
+    if (ranked) {
+        rank = sa__alloc(c, (r->n_edges + 1) * sizeof *rank);
+        for (size_t e = 0; e < r->n_edges; e++)
+            rank[e] = (uint32_t)bdd_var2level(r->edge_var[e]);
+    }
     sm_frame *frame = NULL;
     int rc = sm_frame_new(r->n_eq, r->n_var, r->eq_first, r->edge_v, rank, &frame);
     if (rc < 0)
@@ -497,7 +503,7 @@ static sm_frame *new_frame(sa_ctx *c)
  * tight_restore undoes when they end, normally or by a jump. */
 static void open_rounds(sa_ctx *c, tight_state *t, bool frame_now)
 {
-    t->frame = frame_now ? new_frame(c) : NULL;
+    t->frame = frame_now ? new_frame(c, true) : NULL;
     c->tight_depth++;
     sa__push_cleanup(c, tight_restore, t);
 }
@@ -1025,7 +1031,7 @@ static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, 
 {
     const sa_result *r = c->r;
     if (s->t.frame == NULL) { /* the first sample */
-        s->t.frame = new_frame(c);
+        s->t.frame = new_frame(c, false); /* offsets only (solve_probe) */
         probe_init(c, p);
         s->shift = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *s->shift);
     }
@@ -1059,7 +1065,7 @@ bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, siz
                        int wb, int *shift, BDD **cv, int *wv)
 {
     sm_frame **frame = sa__alloc(c, sizeof *frame);
-    *frame = new_frame(c);
+    *frame = new_frame(c, false); /* offsets only (solve_probe) */
     sa__push_cleanup(c, free_frame, frame);
     probe p;
     probe_init(c, &p);
