@@ -630,11 +630,16 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
         }
     name_map modes;
     map_init(&modes, r->m->n_modes, mode_name, r->m);
-    size_t cap = 16, n = (size_t)bdd_anodecount(hf, (int)(2 * r->n_edges)) + 2;
-    while (cap < 2 * n)
-        cap *= 2;
-    carry_ctx cc;
-    carry_init(c, &cc, h, mode_map(c, h, r, &modes, 0), cap);
+    const int *to_var = mode_map(c, h, r, &modes, 0);
+    carry_ctx cc = {h, to_var, NULL, NULL, 0, true};
+    if (!same_mode_vars(h, to_var)) { /* else the carry is the identity (an
+                                         edit that kept the mode variables
+                                         in place: the building's guard) */
+        size_t cap = 16, n = (size_t)bdd_anodecount(hf, (int)(2 * r->n_edges)) + 2;
+        while (cap < 2 * n)
+            cap *= 2;
+        carry_init(c, &cc, h, to_var, cap);
+    }
     for (size_t e = 0; e < r->n_edges; e++) {
         sa__put(&tc[e], carry_rec(c, &cc, hf[2 * e]));
         sa__put(&tz[e], carry_rec(c, &cc, hf[2 * e + 1]));
