@@ -866,8 +866,9 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
  * m away from the edit, the hint's (an equation inactive in m keeps the
  * shift an earlier sample showed; and before the round solves, more modes
  * are sampled where blocks of the first round fail that no sample of the
- * round lies in: learn_shift, learn_failures). A first round whose tight graph does not
- * split (no perfect matching of its union graph) does not end the rounds:
+ * round lies in: learn_shift, learn_failures). A first round whose tight
+ * graph does not split (no perfect matching of its union graph) does not
+ * end the rounds:
  * an edit seeded by the one before (the brake's railcar 51 after 50, whose
  * own offsets the hint still has) needs the second, and stopping there sent
  * it cold, 10 ms instead of 8 at N = 100. When the rounds cover every valid mode,
@@ -933,8 +934,8 @@ typedef struct seeded_state {
  * and 50): both valve rows need +1 wherever active, and no mode has both
  * active; a shift taken afresh from each sample (the inactive row's made
  * of its 0 there) covered a quarter of the modes per round, four rounds in
- * all, against three this way. False if the sample is singular (no
- * offsets: nothing learned). */
+ * all, against three this way (two with learn_failures). False if the
+ * sample is singular (no offsets: nothing learned). */
 static bool learn_shift(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
                         const BDD *base, size_t stride, int wb, int *shift)
 {
@@ -957,7 +958,7 @@ static bool learn_shift(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BD
 /* base shifted by shift: c_i := max(0, base_i + shift_i), into *cv (wv
  * bits, slots allocated here). */
 static void shift_base(sa_ctx *c, const BDD *base, size_t stride, int wb, const int *shift,
-                    BDD **cv, int *wv)
+                       BDD **cv, int *wv)
 {
     const sa_result *r = c->r;
     unsigned top = 0;
@@ -1021,7 +1022,8 @@ static bool learn_failures(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p,
 }
 
 /* Round k > 0: the hint's offsets shifted by what the samples so far found
- * (a mode of *rest sampled and solved alone, shift_by_sample), into *cv (wv
+ * (a mode of *rest sampled and solved alone, and with r0, round 0's
+ * blocks, more where they fail: learn_shift, learn_failures), into *cv (wv
  * bits, allocated here), and the columns whose tight edges may differ from
  * round 0's: those of a shifted equation, and those an earlier round redid
  * (marked in s->redo). False if the sample is singular (no offsets: the
