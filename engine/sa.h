@@ -181,11 +181,11 @@ typedef struct sa_method_info {
                               of sampled modes (engine/sa_tight.c) */
     bool seeded_tight; /* the primal was the tight graphs of the hint's
                           offsets alone (sa_options.seeded) */
-    uint32_t seeded_rounds; /* where seeded_tight: the rounds they took, 1
-                               when the hint's offsets were optimal in
-                               every mode, one more per mode the edit moved
-                               the optimum in that had to be sampled and
-                               solved alone (engine/sa_tight.c) */
+    uint32_t seeded_rounds; /* where seeded_tight: the rounds they took,
+                               each solving the tight graphs once over the
+                               modes left (1 when the hint's offsets,
+                               shifted where an equation had no tight edge,
+                               covered every mode; engine/sa_tight.c) */
     uint32_t blocks_learned; /* of the blocks solved by tight graphs, those
                                 whose offsets were learned from sampled
                                 modes, mode by mode (engine/sa_tight.c) */
