@@ -922,7 +922,7 @@ typedef struct seeded_state {
     const long *same; /* per row: the hint's row whose offsets hc has as they are, or -1 */
     int wh, wv;
     bool *redo; /* per column: its tight edges differ from round 0's */
-    int *shift; /* per row: the shift its samples found (shift_by_sample) */
+    int *shift; /* per row: the shift its samples found (learn_shift) */
 } seeded_state;
 
 /* A mode of rest (within r's valid modes) sampled and solved alone with
@@ -970,58 +970,6 @@ static void shift_base(sa_ctx *c, const BDD *base, size_t stride, int wb, const 
     shift_offsets(c, base, stride, wb, shift, *wv, *cv);
 }
 
-/* A sample's lesson (learn_shift) and base shifted by what the samples so
- * far found (shift_base). */
-static bool shift_by_sample(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
-                            const BDD *base, size_t stride, int wb, int *shift, BDD **cv,
-                            int *wv)
-{
-    if (!learn_shift(c, frame, seed, p, rest, base, stride, wb, shift))
-        return false;
-    shift_base(c, base, stride, wb, shift, cv, wv);
-    return true;
-}
-
-/* Extra samples before a later round solves (at most SEEDED_LESSONS per
- * round). Round 0's offsets fail block by block: a block whose bok falls
- * short of the modes left fails where its rows' offsets are wrong, and
- * only a sample there shows their shifts. For each such block that no
- * sample of this round (the modes in seen, n_seen of them) lies in the
- * failing modes of, one more is drawn there and learned (learn_shift);
- * the round then solves once for all of them, instead of a round per
- * lesson. False if a sample is singular (the rounds stop). */
-#define SEEDED_LESSONS 3
-
-static bool learn_failures(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD rest,
-                           const sa__bsol *r0, bool *seen, int n_seen)
-{
-    const sa_result *r = c->r;
-    size_t nm = (size_t)r->n_modes + 1;
-    for (uint32_t b = 0; b < r0->nb && n_seen <= SEEDED_LESSONS; b++) {
-        BDD bok = r0->bok[b];
-        if (bok == s->t.chi_m || r0->efirst[b + 1] == r0->efirst[b])
-            continue; /* fails nowhere, or no rows */
-        bool met = false;
-        for (int k = 0; k < n_seen && !met; k++)
-            met = !sa__eval(r, bok, &seen[(size_t)k * nm]);
-        if (met)
-            continue;
-        size_t mark = sa__mark(c);
-        BDD *fails = sa__slots(c, 1);
-        sa__put(fails, sa__diff(rest, bok));
-        bool drawn = *fails != bddfalse;
-        if (drawn && !learn_shift(c, s->t.frame, seed, p, *fails, s->hc, (size_t)s->wh, s->wv,
-                                  s->shift)) {
-            sa__release(c, mark);
-            return false;
-        }
-        sa__release(c, mark);
-        if (drawn)
-            memcpy(&seen[(size_t)n_seen++ * nm], p->mode, nm);
-    }
-    return true;
-}
-
 /* The first sample's frame, probe and shifts (none until a round samples:
  * an edit's seeded rounds often need none). */
 static void begin_samples(sa_ctx *c, seeded_state *s, probe *p)
@@ -1033,6 +981,71 @@ static void begin_samples(sa_ctx *c, seeded_state *s, probe *p)
     s->shift = sa__alloc(c, ((size_t)c->r->n_eq + 1) * sizeof *s->shift);
 }
 
+/* Equation i's columns marked in s->redo: a shift of i changes their
+ * tight edges. */
+static void redo_columns(const sa_result *r, seeded_state *s, uint32_t i)
+{
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+        s->redo[r->edge_v[e]] = true;
+}
+
+/* The samples drawn for one round: their modes (n of at most cap), so that
+ * a set of modes is sampled only if none of them lies in it already. */
+typedef struct lessons {
+    bool *seen; /* n * (n_modes + 1), allocated with the first */
+    int n, cap;
+} lessons;
+
+#define SEEDED_LESSONS 3 /* extra samples per round (learn_failures, learn_dead) */
+
+/* Whether a sample of the round lies in `where` (mode functions, within the
+ * modes left): one already there, or else one drawn there now and learned
+ * (learn_shift), if the round has room: 1; 0 if none (where false, or no
+ * room); -1 if the sample drawn is singular (nothing learned). */
+static int learn_in(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD where,
+                    lessons *l)
+{
+    const sa_result *r = c->r;
+    size_t nm = (size_t)r->n_modes + 1;
+    if (where == bddfalse)
+        return 0;
+    for (int k = 0; k < l->n; k++)
+        if (sa__eval(r, where, &l->seen[(size_t)k * nm]))
+            return 1;
+    if (l->n == l->cap)
+        return 0;
+    begin_samples(c, s, p);
+    if (l->seen == NULL)
+        l->seen = sa__alloc(c, (size_t)l->cap * nm);
+    if (!learn_shift(c, s->t.frame, seed, p, where, s->hc, (size_t)s->wh, s->wv, s->shift))
+        return -1;
+    memcpy(&l->seen[(size_t)l->n++ * nm], p->mode, nm);
+    return 1;
+}
+
+/* Extra samples before a later round solves (at most SEEDED_LESSONS per
+ * round, besides its first, in l). Round 0's offsets fail block by block:
+ * a block whose bok falls short of the modes left fails where its rows'
+ * offsets are wrong, and only a sample there shows their shifts. For each
+ * such block, a sample of the round in its failing modes (learn_in); the
+ * round then solves once for all of them, instead of a round per lesson.
+ * False if a sample is singular (the rounds stop). */
+static bool learn_failures(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD rest,
+                           const sa__bsol *r0, lessons *l)
+{
+    for (uint32_t b = 0; b < r0->nb && l->n < l->cap; b++) {
+        BDD bok = r0->bok[b];
+        if (bok == s->t.chi_m || r0->efirst[b + 1] == r0->efirst[b])
+            continue; /* fails nowhere, or no rows */
+        size_t mark = sa__mark(c);
+        int got = learn_in(c, s, seed, p, T(sa__diff(rest, bok)), l);
+        sa__release(c, mark);
+        if (got < 0)
+            return false;
+    }
+    return true;
+}
+
 /* The hint's offsets shifted by s->shift into *cv (wv bits, allocated
  * here), and the columns of the shifted equations marked in s->redo. */
 static void shift_hint(sa_ctx *c, seeded_state *s, BDD **cv, int *wv)
@@ -1041,8 +1054,7 @@ static void shift_hint(sa_ctx *c, seeded_state *s, BDD **cv, int *wv)
     shift_base(c, s->hc, (size_t)s->wh, s->wv, s->shift, cv, wv);
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (s->shift[i] != 0)
-            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-                s->redo[r->edge_v[e]] = true;
+            redo_columns(r, s, i);
 }
 
 /* The hint's offsets with, for each equation i whose dead[i] is not false,
@@ -1064,10 +1076,21 @@ static void shift_dead(sa_ctx *c, seeded_state *s, const BDD *dead, BDD **cv, in
         for (size_t b = 0; b < uw; b++)
             sa__put(&hint[b], b < (size_t)s->wv ? s->hc[i * (size_t)s->wh + b] : bddfalse);
         sa__vite(c, &(*cv)[i * uw], dead[i], &(*cv)[i * uw], hint, *wv);
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-            s->redo[r->edge_v[e]] = true;
+        redo_columns(r, s, i);
     }
     sa__release(c, mark);
+}
+
+/* The modes of rest where active equation i has none of its edges in tight
+ * (false where one of them is tight in every mode); slots and temporaries
+ * of the caller's scope. */
+static BDD dead_modes(sa_ctx *c, const BDD *tight, uint32_t i, BDD rest)
+{
+    const sa_result *r = c->r;
+    BDD *any = sa__slots(c, 1);
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1] && *any != bddtrue; e++)
+        sa__put(any, sa__or(*any, tight[e]));
+    return *any == bddtrue ? bddfalse : T(sa__and(T(sa__diff(r->chi_i[i], *any)), rest));
 }
 
 /* Before round 0 solves: an active equation with no tight edge under the
@@ -1091,18 +1114,16 @@ static void shift_dead(sa_ctx *c, seeded_state *s, const BDD *dead, BDD **cv, in
  * the modes where the negated valve row has no tight edge (a half; three
  * quarters after a second guard edit), which a later round covered after
  * sampling there; now round 0 covers them: one round instead of two.
- * False if no equation is dead (cv not written), or a sample is singular
- * (the rounds stop: *cv NULL). */
-static bool learn_dead(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD rest,
-                       const bool *cols, const BDD *tight, BDD **cv, int *wv)
+ * 1 if shifted; 0 if no equation is dead (cv not written); -1 if a sample
+ * is singular (the rounds stop). */
+static int learn_dead(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD rest,
+                      const bool *cols, const BDD *tight, BDD **cv, int *wv)
 {
     const sa_result *r = c->r;
-    size_t nm = (size_t)r->n_modes + 1;
-    bool *seen = NULL;
+    lessons l = {NULL, 0, SEEDED_LESSONS};
     BDD *dead = sa__slots(c, (size_t)r->n_eq + 1); /* per equation: its dead
                                                       modes, if a sample lay
                                                       in them */
-    int n_seen = 0;
     for (uint32_t i = 0; i < r->n_eq; i++) {
         bool remade = cols == NULL;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1] && !remade; e++)
@@ -1110,35 +1131,19 @@ static bool learn_dead(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD
         if (!remade || r->chi_i[i] == bddfalse)
             continue;
         size_t mark = sa__mark(c);
-        BDD *any = sa__slots(c, 1);
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1] && *any != bddtrue; e++)
-            sa__put(any, sa__or(*any, tight[e]));
-        BDD di = *any == bddtrue ? bddfalse : T(sa__and(T(sa__diff(r->chi_i[i], *any)), rest));
-        bool met = false;
-        for (int k = 0; k < n_seen && !met && di != bddfalse; k++)
-            met = sa__eval(r, di, &seen[(size_t)k * nm]);
-        if (di != bddfalse && !met && n_seen < SEEDED_LESSONS) {
-            begin_samples(c, s, p);
-            if (seen == NULL)
-                seen = sa__alloc(c, SEEDED_LESSONS * nm);
-            if (!learn_shift(c, s->t.frame, seed, p, di, s->hc, (size_t)s->wh, s->wv,
-                             s->shift)) {
-                sa__release(c, mark);
-                *cv = NULL;
-                return false;
-            }
-            memcpy(&seen[(size_t)n_seen++ * nm], p->mode, nm);
-            met = true;
-        }
-        if (met)
+        BDD di = dead_modes(c, tight, i, rest);
+        int got = learn_in(c, s, seed, p, di, &l);
+        if (got > 0)
             sa__put(&dead[i], di);
         sa__release(c, mark);
+        if (got < 0)
+            return -1;
     }
-    if (n_seen == 0)
-        return false;
+    if (l.n == 0)
+        return 0;
     shift_dead(c, s, dead, cv, wv);
     memset(s->shift, 0, ((size_t)r->n_eq + 1) * sizeof *s->shift); /* round 0's only */
-    return true;
+    return 1;
 }
 
 /* Round k > 0: the hint's offsets shifted by what the samples so far found
@@ -1146,22 +1151,15 @@ static bool learn_dead(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD
  * blocks, more where they fail: learn_shift, learn_failures), into *cv (wv
  * bits, allocated here), and the columns whose tight edges may differ from
  * round 0's: those of a shifted equation, and those an earlier round redid
- * (marked in s->redo). False if the sample is singular (no offsets: the
+ * (marked in s->redo). False if a sample is singular (no offsets: the
  * rounds stop). */
 static bool sampled_shift(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD *rest,
                           const sa__bsol *r0, BDD **cv, int *wv)
 {
-    const sa_result *r = c->r;
-    begin_samples(c, s, p);
-    if (!learn_shift(c, s->t.frame, seed, p, *rest, s->hc, (size_t)s->wh, s->wv, s->shift))
+    lessons l = {NULL, 0, SEEDED_LESSONS + 1}; /* the round's own sample first */
+    if (learn_in(c, s, seed, p, *rest, &l) < 0 ||
+        (r0 != NULL && !learn_failures(c, s, seed, p, *rest, r0, &l)))
         return false;
-    if (r0 != NULL) {
-        size_t nm = (size_t)r->n_modes + 1;
-        bool *seen = sa__alloc(c, (SEEDED_LESSONS + 1) * nm);
-        memcpy(seen, p->mode, nm);
-        if (!learn_failures(c, s, seed, p, *rest, r0, seen, 1))
-            return false;
-    }
     shift_hint(c, s, cv, wv);
     return true;
 }
@@ -1182,7 +1180,9 @@ bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, siz
     sa__push_cleanup(c, free_frame, frame);
     probe p;
     probe_init(c, &p);
-    bool found = shift_by_sample(c, *frame, seed, &p, rest, base, stride, wb, shift, cv, wv);
+    bool found = learn_shift(c, *frame, seed, &p, rest, base, stride, wb, shift);
+    if (found)
+        shift_base(c, base, stride, wb, shift, cv, wv);
     sa__pop_cleanup(c);
     free_frame(frame);
     return found;
@@ -1243,10 +1243,13 @@ static void seeded_rounds(sa_ctx *c, void *arg)
         const bool *cols = round > 0 ? s->redo : sa__hint_tight(c, s->hc, s->same, tight);
         tight_edges_vec(c, round > 0 ? shifted : s->hc, round > 0 ? (size_t)wv : (size_t)s->wh,
                         wv, cols, tight);
-        if (round == 0 && learn_dead(c, s, &lesson_seed, &p, *rest, cols, tight, &shifted, &wv))
-            tight_edges_vec(c, shifted, (size_t)wv, wv, s->redo, tight);
-        else if (round == 0 && shifted == NULL && s->shift != NULL)
+        int taught = round == 0 ? learn_dead(c, s, &lesson_seed, &p, *rest, cols, tight,
+                                             &shifted, &wv)
+                                : 0;
+        if (taught < 0)
             break; /* a singular sample */
+        if (taught > 0)
+            tight_edges_vec(c, shifted, (size_t)wv, wv, s->redo, tight);
         c->max_block_rows = limit;
         sa__bround prev = {&r0, s->redo};
         owe.round = round;
