@@ -16,11 +16,14 @@
  *      frontend) against the same server directly, alternated in the same
  *      run, and the proxy's overhead in % (issue 17). Both of the
  *      configuration's instances point at this one server: on 2 cores a
- *      second instance adds no capacity, and the row measures the proxy.
+ *      second instance adds no capacity, and the row measures the proxy;
+ *   5. an edit end to end (session/edit + session/analyze: the full result,
+ *      with stable ids, and only the difference from the previous version)
+ *      against a cold open+analyze, the brake at N = 100 (issue 16).
  *
  * Usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]
  *                     [--seconds 5] [--sessions 200] [--reps 3]
- *                     [--workers 32] [--rows 1234] [--timeout 900]
+ *                     [--workers 32] [--rows 12345] [--timeout 900]
  *                     [--initial-nodes N]
  *
  * --initial-nodes sets the workers' first BuDDy node table (bdd.initial_nodes;
@@ -1114,6 +1117,124 @@ static void row_overhead(const char *mdae, const char *name, int n, int reps)
     free(text);
 }
 
+/* ---- Row 5: edits end to end ------------------------------------------------------ */
+
+/* text with the first occurrence of from replaced by to (malloc'd). */
+static char *replace_first(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (at == NULL)
+        die("row 5: '%s' not in the model", from);
+    sbuf b = {0};
+    sb_printf(&b, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return b.s;
+}
+
+/* The "version" of an answer (session/edit's). */
+static long version_of(const char *answer)
+{
+    const char *p = strstr(answer, "\"version\":");
+    if (p == NULL)
+        die("no version in: %.300s", answer);
+    return strtol(p + 10, NULL, 10);
+}
+
+/* session/edit {text} then session/analyze with the given extra params:
+ * seconds, end to end; *bytes the analysis answer's size, *version the
+ * edit's. */
+static double edit_analyze(conn *c, long long *id, const char *sid, const char *text,
+                           const char *extra, size_t *bytes, long *version)
+{
+    sbuf e = {0}, q = {0};
+    sb_printf(&e, "{\"session\":\"%s\",\"text\":", sid);
+    sb_json_string(&e, text);
+    sb_add(&e, "}", 1);
+    uint64_t t0 = now_ns();
+    char *a = call(c, (*id)++, "session/edit", e.s);
+    *version = version_of(a);
+    sb_printf(&q, "{\"session\":\"%s\"%s}", sid, extra);
+    char *r = call(c, (*id)++, "session/analyze", q.s);
+    double s = (double)(now_ns() - t0) / 1e9;
+    *bytes = strlen(r);
+    free(a);
+    free(r);
+    free(e.s);
+    free(q.s);
+    return s;
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* What a user of the server waits for after an edit of the brake at N (one
+ * railcar's piston equation gets a derivative, the instance alternating
+ * between two railcars so that every edit changes the model): session/edit
+ * + session/analyze, with the full result, with stable ids, and with only
+ * the difference from the previous version (since), against a cold
+ * open+analyze of the same text on a fresh worker (issue 16, seen from the
+ * protocol). Each figure a median of reps. */
+static void row_edits(int n, int reps)
+{
+    char *path = model_path("brake");
+    char *text = read_file(path);
+    char *edited[2];
+    for (int k = 0; k < 2; k++) {
+        char to[160];
+        snprintf(to, sizeof to,
+                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
+                 n / 2 + k);
+        edited[k] = replace_first(text, "px[i] : equation b[i] = K*x[i];", to);
+    }
+    double cold[16], full[16], stable[16], diff[16];
+    size_t b_full = 0, b_stable = 0, b_diff = 0;
+    if (reps > 16)
+        reps = 16;
+    conn c;
+    conn_open(&c);
+    sbuf p = {0}, q = {0};
+    open_params(&p, text, n);
+    char *a = call(&c, 1, "session/open", p.s);
+    char *sid = session_of(a);
+    sb_printf(&q, "{\"session\":\"%s\",\"stableIds\":true}", sid);
+    free(call(&c, 2, "session/analyze", q.s));
+    long long id = 3;
+    long v = 0;
+    for (int r = 0; r < reps; r++) {
+        char *out = NULL;
+        cold[r] = run_server(edited[r % 2], n, &out);
+        free(out);
+        full[r] = edit_analyze(&c, &id, sid, edited[(r + 1) % 2], "", &b_full, &v);
+        stable[r] = edit_analyze(&c, &id, sid, edited[r % 2], ",\"stableIds\":true", &b_stable,
+                                 &v);
+        char since[64];
+        snprintf(since, sizeof since, ",\"since\":%ld,\"stableIds\":true", v);
+        diff[r] = edit_analyze(&c, &id, sid, edited[(r + 1) % 2], since, &b_diff, &v);
+    }
+    free(call(&c, id, "session/close", q.s));
+    conn_close(&c);
+    double cm = median_of(cold, reps);
+    printf("row5 edits brake N=%d reps=%d (edit + analyze, end to end)\n", n, reps);
+    printf("row5   cold open+analyze      %.4f s\n", cm);
+    printf("row5   edit+analyze           %.4f s  ratio %.3f  (%zu bytes)\n",
+           median_of(full, reps), median_of(full, reps) / cm, b_full);
+    printf("row5   edit+analyze stableIds %.4f s  ratio %.3f  (%zu bytes)\n",
+           median_of(stable, reps), median_of(stable, reps) / cm, b_stable);
+    printf("row5   edit+analyze since     %.4f s  ratio %.3f  (%zu bytes)\n",
+           median_of(diff, reps), median_of(diff, reps) / cm, b_diff);
+    fflush(stdout);
+    free(a);
+    free(sid);
+    free(p.s);
+    free(q.s);
+    free(edited[0]);
+    free(edited[1]);
+    free(text);
+    free(path);
+}
+
 /* ---- main ---------------------------------------------------------------------- */
 
 /* Default binary paths: next to this one in the build tree
@@ -1138,7 +1259,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]\n"
             "                    [--seconds 5] [--sessions 200] [--reps 3] [--workers 32]\n"
-            "                    [--rows 1234] [--timeout 900] [--initial-nodes N]\n");
+            "                    [--rows 12345] [--timeout 900] [--initial-nodes N]\n");
     exit(2);
 }
 
@@ -1150,7 +1271,7 @@ int main(int argc, char **argv)
     int n_conns = 50, n_sessions = 200, reps = 3, workers = 32, timeout = 900;
     long initial_nodes = -1;
     double seconds = 5;
-    const char *rows = "1234";
+    const char *rows = "12345";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (i + 1 >= argc)
@@ -1245,6 +1366,10 @@ int main(int argc, char **argv)
         print_loadavg("before row 3");
         row_overhead(mdae, "brake", 100, reps);
         row_overhead(mdae, "building_compressible", 6, reps);
+    }
+    if (strchr(rows, '5') != NULL) {
+        print_loadavg("before row 5");
+        row_edits(100, reps < 5 ? 5 : reps);
     }
     print_loadavg("at end");
     server_stop();

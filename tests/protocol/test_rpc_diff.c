@@ -7,6 +7,9 @@
  */
 #include <criterion/criterion.h>
 
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rpc_diff.h"
@@ -109,4 +112,133 @@ Test(rpc_diff, reports_allocation_failures_without_leaks)
     mdae_replace_allocator(NULL);
     cJSON_Delete(a);
     cJSON_Delete(b);
+}
+
+/* ---- Large sets, against a search from the front --------------------------- */
+
+/* The documented semantics spelt out the slow way: a new member is added if
+ * no old one has its key, changed if the first old one with its key differs;
+ * an old member is removed if no new one has its key. */
+static const cJSON *first_with(const cJSON *arr, const char *member, const cJSON *like)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, arr)
+    {
+        if (member == NULL ? cJSON_Compare(x, like, true)
+                           : cJSON_Compare(cJSON_GetObjectItemCaseSensitive(x, member),
+                                           cJSON_GetObjectItemCaseSensitive(like, member), true))
+            return x;
+    }
+    return NULL;
+}
+
+static cJSON *slow_diff(const cJSON *old, const cJSON *neu, const char *member, bool changed)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON *add = cJSON_AddArrayToObject(d, "added"), *rem = cJSON_AddArrayToObject(d, "removed");
+    cJSON *chg = changed ? cJSON_AddArrayToObject(d, "changed") : NULL;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, neu)
+    {
+        const cJSON *o = first_with(old, member, x);
+        if (o == NULL)
+            cJSON_AddItemToArray(add, cJSON_Duplicate(x, true));
+        else if (changed && !cJSON_Compare(o, x, true))
+            cJSON_AddItemToArray(chg, cJSON_Duplicate(x, true));
+    }
+    cJSON_ArrayForEach(x, old)
+    {
+        if (first_with(neu, member, x) == NULL)
+            cJSON_AddItemToArray(rem, member ? cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
+                                                                   x, member),
+                                                               true)
+                                             : cJSON_Duplicate(x, true));
+    }
+    return d;
+}
+
+/* n members named from a small alphabet (duplicates on purpose), with a
+ * value that may differ between versions. */
+static cJSON *named_items(unsigned *seed, size_t n, unsigned names)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; k < n; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "e%u", (unsigned)(rand_r(seed) % names));
+        cJSON *it = cJSON_CreateObject();
+        cJSON_AddStringToObject(it, "name", name);
+        cJSON_AddNumberToObject(it, "order", rand_r(seed) % 3);
+        cJSON_AddItemToArray(arr, it);
+    }
+    return arr;
+}
+
+Test(rpc_diff, large_sets_with_duplicate_keys_diff_as_a_search_from_the_front)
+{
+    unsigned seed = 16;
+    for (int round = 0; round < 8; round++) {
+        size_t n = 500 + (size_t)(rand_r(&seed) % 1500);
+        unsigned names = (unsigned)(n / 2 + (size_t)(rand_r(&seed) % n));
+        cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject(), *d = NULL;
+        cJSON_AddItemToObject(a, "equations", named_items(&seed, n, names));
+        cJSON_AddItemToObject(b, "equations", named_items(&seed, n, names));
+        cJSON_AddItemToObject(a, "diagnostics", named_items(&seed, 50, 20));
+        cJSON_AddItemToObject(b, "diagnostics", named_items(&seed, 50, 20));
+        cr_assert_eq(rpc_diff_analysis(a, b, 1, 2, &d), MDAE_OK);
+        cJSON *want = slow_diff(cJSON_GetObjectItemCaseSensitive(a, "equations"),
+                                cJSON_GetObjectItemCaseSensitive(b, "equations"), "name", true);
+        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(d, "equations"), want, true),
+                  "round %d: equations", round);
+        cJSON_Delete(want);
+        want = slow_diff(cJSON_GetObjectItemCaseSensitive(a, "diagnostics"),
+                         cJSON_GetObjectItemCaseSensitive(b, "diagnostics"), NULL, false);
+        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(d, "diagnostics"), want, true),
+                  "round %d: diagnostics", round);
+        cJSON_Delete(want);
+        cJSON_Delete(d);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+}
+
+Test(rpc_diff, sorts_thousands_of_blocks_by_id_keeping_ties_in_place)
+{
+    enum { N = 3000 };
+    static uint32_t ids[N];
+    cJSON *a = cJSON_CreateObject(), *blocks = cJSON_AddArrayToObject(a, "blocks");
+    cJSON *edges = cJSON_AddArrayToObject(a, "edges"), *s = NULL;
+    unsigned seed = 7;
+    for (uint32_t k = 0; k < N; k++) {
+        ids[k] = (uint32_t)(rand_r(&seed) % (N / 2)); /* ties on purpose */
+        cJSON *blk = cJSON_CreateObject();
+        cJSON_AddNumberToObject(blk, "id", k);
+        cJSON_AddNumberToObject(blk, "was", k);
+        cJSON_AddItemToArray(blocks, blk);
+    }
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "from", 0);
+    cJSON_AddNumberToObject(e, "to", N - 1);
+    cJSON_AddItemToArray(edges, e);
+    cr_assert_eq(rpc_block_ids_relabel(a, ids, N, &s), MDAE_OK);
+    const cJSON *x, *prev = NULL;
+    int count = 0;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(s, "blocks"))
+    {
+        double id = cJSON_GetObjectItemCaseSensitive(x, "id")->valuedouble;
+        double was = cJSON_GetObjectItemCaseSensitive(x, "was")->valuedouble;
+        cr_assert_eq(id, ids[(size_t)was]);
+        if (prev != NULL) {
+            double pid = cJSON_GetObjectItemCaseSensitive(prev, "id")->valuedouble;
+            double pwas = cJSON_GetObjectItemCaseSensitive(prev, "was")->valuedouble;
+            cr_assert(pid < id || (pid == id && pwas < was), "sorted by id, ties in place");
+        }
+        prev = x;
+        count++;
+    }
+    cr_assert_eq(count, N);
+    const cJSON *e2 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "edges"), 0);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(e2, "from")->valuedouble, ids[0]);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(e2, "to")->valuedouble, ids[N - 1]);
+    cJSON_Delete(s);
+    cJSON_Delete(a);
 }
