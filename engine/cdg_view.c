@@ -38,10 +38,12 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
         names[k] = r->m->modes[k].name;
     sa__care care;
     sa__care_init(c, r, r->chi_m, &care);
+    sa__set_memo memo; /* blocks and edges share few guards */
+    sa__set_memo_init(c, &memo, g->n_blocks + g->n_edges);
     rep->blocks = sa__alloc_keep(c, (g->n_blocks + 1) * sizeof *rep->blocks);
     for (size_t k = 0; k < g->n_blocks; k++) {
         rep->blocks[k].block = g->blocks[k];
-        sa__set_of_care(c, r, g->bguard[k], &care, &rep->blocks[k].guard);
+        sa__set_of_memo(c, r, &care, &memo, g->bguard[k], &rep->blocks[k].guard);
         rep->n_blocks = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_blocks);
@@ -50,7 +52,7 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
     for (size_t k = 0; k < g->n_edges; k++) {
         rep->edges[k].from = g->efrom[k];
         rep->edges[k].to = g->eto[k];
-        sa__set_of_care(c, r, g->eguard[k], &care, &rep->edges[k].guard);
+        sa__set_of_memo(c, r, &care, &memo, g->eguard[k], &rep->edges[k].guard);
         rep->n_edges = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_edges);

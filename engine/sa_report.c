@@ -62,6 +62,10 @@ static void split_rec(sa_ctx *c, split *s, const BDD *v, int k, BDD set, unsigne
         s->n++;
         return;
     }
+    if (v[k] == bddfalse || v[k] == bddtrue) { /* a constant bit: one branch, no operation */
+        split_rec(c, s, v, k - 1, set, value | (v[k] == bddtrue ? 1u << k : 0u));
+        return;
+    }
     size_t mark = sa__mark(c);
     BDD s0 = T(bdd_apply(set, v[k], bddop_diff));
     BDD s1 = T(bdd_and(set, v[k]));
@@ -150,17 +154,26 @@ double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
     return ldexp(v, rk);
 }
 
-/* The split's arrays are the report's, reused by every item (allocating
- * them per item touched 48 KB per item: a third of the brake's analysis at
- * N = 100 went to page faults, issue 10); the slots it used are cleared
- * after each item. */
-static void fill_item(sa_ctx *c, const sa_result *r, const sa__care *cs, split *s, sa_item *it,
-                      const char *name, BDD chi, const BDD *vec)
+/* What every item of the report reads: the care, the split's arrays (the
+ * report's, reused by every item: allocating them per item touched 48 KB
+ * per item, a third of the brake's analysis at N = 100 went to page faults,
+ * issue 10; the slots it used are cleared after each item) and the sets
+ * written so far (items share few functions: the brake at N = 100 has 202
+ * distinct ones among its 4,612 sets). */
+typedef struct filler {
+    const sa__care *cs;
+    split s;
+    sa__set_memo memo;
+} filler;
+
+static void fill_item(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it, const char *name,
+                      BDD chi, const BDD *vec)
 {
+    split *s = &fl->s;
     it->name = name;
     size_t mark = sa__mark(c);
     if (!c->report_offsets_only)
-        sa__set_of_care(c, r, T(bdd_and(r->chi_m, chi)), cs, &it->active);
+        sa__set_of_memo(c, r, fl->cs, &fl->memo, T(bdd_and(r->chi_m, chi)), &it->active);
     BDD care = T(bdd_and(r->ok, chi));
     if (care != bddfalse && vec != NULL) {
         s->n = 0;
@@ -168,7 +181,7 @@ static void fill_item(sa_ctx *c, const sa_result *r, const sa__care *cs, split *
         it->offsets = sa__alloc_keep(c, (s->n + 1) * sizeof *it->offsets);
         for (size_t k = 0; k < s->n; k++) {
             it->offsets[k].value = (int)s->values[k];
-            sa__set_of_care(c, r, s->sets[k], cs, &it->offsets[k].modes);
+            sa__set_of_memo(c, r, fl->cs, &fl->memo, s->sets[k], &it->offsets[k].modes);
             it->n_offsets = k + 1;
         }
         for (size_t k = 0; k < s->n; k++)
@@ -190,20 +203,21 @@ static int build(sa_ctx *c, const sa_result *r)
     rep->singular = r->singular != bddfalse;
     sa__care cs;
     sa__care_init(c, r, c->care, &cs);
-    sa__set_of_care(c, r, r->singular, &cs, &rep->singular_modes);
+    filler fl = {&cs, {0}, {0}};
+    sa__set_memo_init(c, &fl.memo, 2 * ((size_t)r->n_eq + r->n_var));
+    sa__set_of_memo(c, r, &cs, &fl.memo, r->singular, &rep->singular_modes);
     rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);
     rep->n_equations = r->n_eq;
     rep->variables = sa__alloc_keep(c, (r->n_var + 1) * sizeof *rep->variables);
     rep->n_variables = r->n_var;
-    split s = {0};
-    s.cap = 4096;
-    s.values = sa__alloc(c, s.cap * sizeof *s.values);
-    s.sets = sa__slots(c, s.cap);
+    fl.s.cap = 4096;
+    fl.s.values = sa__alloc(c, fl.s.cap * sizeof *fl.s.values);
+    fl.s.sets = sa__slots(c, fl.s.cap);
     for (uint32_t i = 0; i < r->n_eq; i++)
-        fill_item(c, r, &cs, &s, &rep->equations[i], m->equations[i].name, r->chi_i[i],
+        fill_item(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
                   r->c ? &r->c[(size_t)i * r->w_off] : NULL);
     for (uint32_t j = 0; j < r->n_var; j++)
-        fill_item(c, r, &cs, &s, &rep->variables[j], m->variables[j].name, r->chi_j[j],
+        fill_item(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
                   r->d ? &r->d[(size_t)j * r->w_off] : NULL);
     if (c->report_offsets_only)
         return MDAE_OK;
@@ -219,7 +233,7 @@ static int build(sa_ctx *c, const sa_result *r)
         sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
         dg->kind = SA_DIAG_OVERDETERMINED;
         dg->index = i;
-        sa__set_of_care(c, r, r->over[i], &cs, &dg->modes);
+        sa__set_of_memo(c, r, &cs, &fl.memo, r->over[i], &dg->modes);
         rep->n_diagnostics++;
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
@@ -228,7 +242,7 @@ static int build(sa_ctx *c, const sa_result *r)
         sa_diagnostic *dg = &rep->diagnostics[rep->n_diagnostics];
         dg->kind = SA_DIAG_UNDERDETERMINED;
         dg->index = j;
-        sa__set_of_care(c, r, r->under[j], &cs, &dg->modes);
+        sa__set_of_memo(c, r, &cs, &fl.memo, r->under[j], &dg->modes);
         rep->n_diagnostics++;
     }
     return MDAE_OK;

@@ -536,3 +536,49 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
     sa__alloc_release(c, temps);
     return true;
 }
+
+/* ---- Sets already written, by function (sa__set_memo) ------------------- */
+
+static size_t memo_slot(const sa__set_memo *m, BDD f)
+{
+    size_t at = (size_t)(((uint64_t)(unsigned)f * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
+    while (m->key[at] != bddfalse && m->key[at] != f)
+        at = (at + 1) & (m->cap - 1);
+    return at;
+}
+
+void sa__set_memo_init(sa_ctx *c, sa__set_memo *m, size_t expected)
+{
+    m->cap = 64;
+    while (m->cap < 2 * expected)
+        m->cap *= 2;
+    m->key = sa__slots(c, m->cap);
+    m->set = sa__alloc(c, m->cap * sizeof *m->set);
+    m->n = 0;
+}
+
+void sa__set_of_memo(sa_ctx *c, const sa_result *r, const sa__care *care, sa__set_memo *m, BDD f,
+                     sa_set *out)
+{
+    size_t at = f == bddfalse ? 0 : memo_slot(m, f);
+    if (f != bddfalse && m->key[at] == f) {
+        const sa_set *was = m->set[at];
+        size_t nc = was->n_cubes * r->n_modes;
+        out->formula = mdae_strdup(was->formula);
+        out->cubes = mdae_malloc(nc + 1);
+        out->n_cubes = was->n_cubes;
+        if (out->formula == NULL || out->cubes == NULL) {
+            sa__set_close(out);
+            sa__fail(c, MDAE_E_NOMEM);
+        }
+        if (nc > 0)
+            memcpy(out->cubes, was->cubes, nc);
+        return;
+    }
+    sa__set_of_care(c, r, f, care, out);
+    if (f != bddfalse && 2 * (m->n + 1) <= m->cap) {
+        sa__put(&m->key[at], f);
+        m->set[at] = out;
+        m->n++;
+    }
+}
