@@ -10,7 +10,9 @@
  * item when it fails, hence attach()).
  */
 #include "rpc_json.h"
+#include "rpc_message.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,31 +32,48 @@ void rpc_json_init(void)
 
 /* ---- Small helpers: each returns false on OOM ---------------------------- */
 
-/* Attach `child` to `obj` under `key` (or append to an array when key is
- * NULL); on failure child is deleted, so the caller only cleans obj. */
-static bool attach(cJSON *obj, const char *key, cJSON *child)
+/* Attach `child` to `obj` under `key`, a member name of the wire format:
+ * a string literal, which cJSON keeps without a copy
+ * (cJSON_AddItemToObjectCS; a copy per member was a third of a result's
+ * allocations). The macros below refuse any other key at compile time
+ * ("" key); a name from the model goes through attach_copy. On failure
+ * child is deleted, so the caller only cleans obj. */
+static bool attach_literal(cJSON *obj, const char *key, cJSON *child)
 {
     if (child == NULL)
         return false;
-    bool ok = key ? cJSON_AddItemToObject(obj, key, child) : cJSON_AddItemToArray(obj, child);
+    bool ok = cJSON_AddItemToObjectCS(obj, key, child);
     if (!ok)
         cJSON_Delete(child);
     return ok;
 }
 
-static bool add_str(cJSON *obj, const char *key, const char *s)
+#define attach(obj, key, child) attach_literal((obj), "" key, (child))
+#define add_str(obj, key, s) attach(obj, key, cJSON_CreateString(s))
+#define add_num(obj, key, v) attach(obj, key, cJSON_CreateNumber(v))
+#define add_bool(obj, key, v) attach(obj, key, cJSON_CreateBool(v))
+
+/* The same under a key that is not a literal (copied: the tree may outlive
+ * the model that named it). */
+static bool attach_copy(cJSON *obj, const char *key, cJSON *child)
 {
-    return cJSON_AddStringToObject(obj, key, s) != NULL;
+    if (child == NULL)
+        return false;
+    bool ok = cJSON_AddItemToObject(obj, key, child);
+    if (!ok)
+        cJSON_Delete(child);
+    return ok;
 }
 
-static bool add_num(cJSON *obj, const char *key, double v)
+/* Append `child` to the array `arr`; on failure child is deleted. */
+static bool append(cJSON *arr, cJSON *child)
 {
-    return cJSON_AddNumberToObject(obj, key, v) != NULL;
-}
-
-static bool add_bool(cJSON *obj, const char *key, bool v)
-{
-    return cJSON_AddBoolToObject(obj, key, v) != NULL;
+    if (child == NULL)
+        return false;
+    bool ok = cJSON_AddItemToArray(arr, child);
+    if (!ok)
+        cJSON_Delete(child);
+    return ok;
 }
 
 /* "guard": formula of g, printed by the front-end. */
@@ -101,14 +120,30 @@ static bool add_linecol(cJSON *obj, mdae_range r)
 
 /* ---- Cubes and sets --------------------------------------------------------- */
 
+/* The first k' >= k below n where row[k'] is not -1 (don't care), else n;
+ * eight entries at a time where they are all -1: a cube of the brake at
+ * N = 100 has a literal or two among its 100 entries. */
+static uint32_t next_literal(const signed char *row, uint32_t k, uint32_t n)
+{
+    for (uint64_t w; k + 8 <= n; k += 8) {
+        memcpy(&w, row + k, sizeof w);
+        if (w != UINT64_MAX)
+            break;
+    }
+    while (k < n && row[k] == -1)
+        k++;
+    return k;
+}
+
 int rpc_json_cubes(uint32_t n_modes, const char *const *names, size_t n_cubes,
                    const signed char *cubes, cJSON **out)
 {
     if (out == NULL || (n_cubes > 0 && cubes == NULL) || (n_modes > 0 && names == NULL))
         return MDAE_E_INVAL;
     for (size_t c = 0; c < n_cubes; c++)
-        for (uint32_t k = 0; k < n_modes; k++)
-            if (cubes[c * n_modes + k] != -1 && names[k] == NULL)
+        for (uint32_t k = next_literal(cubes + c * n_modes, 0, n_modes); k < n_modes;
+             k = next_literal(cubes + c * n_modes, k + 1, n_modes))
+            if (names[k] == NULL)
                 return MDAE_E_INVAL;
     rpc_json_init();
     cJSON *arr = cJSON_CreateArray();
@@ -116,13 +151,14 @@ int rpc_json_cubes(uint32_t n_modes, const char *const *names, size_t n_cubes,
         return MDAE_E_NOMEM;
     for (size_t c = 0; c < n_cubes; c++) {
         cJSON *cube = cJSON_CreateObject();
-        if (!attach(arr, NULL, cube))
+        if (!append(arr, cube))
             goto nomem;
         const signed char *row = cubes + c * n_modes;
-        for (uint32_t k = 0; k < n_modes; k++) {
+        for (uint32_t k = next_literal(row, 0, n_modes); k < n_modes;
+             k = next_literal(row, k + 1, n_modes)) {
             /* Only 1 and 0 are constraints; anything else is don't-care. */
             if (row[k] == 1 || row[k] == 0) {
-                if (!add_bool(cube, names[k], row[k] == 1))
+                if (!attach_copy(cube, names[k], cJSON_CreateBool(row[k] == 1)))
                     goto nomem;
             }
         }
@@ -176,7 +212,7 @@ static cJSON *structure_equation(const mel_model *m, const mel_equation *e)
     for (uint32_t i = 0; i < e->n_incs; i++) {
         const mel_incidence *inc = &e->incs[i];
         cJSON *io = cJSON_CreateObject();
-        if (!attach(incs, NULL, io))
+        if (!append(incs, io))
             goto fail;
         const char *vname = inc->var < m->n_variables ? m->variables[inc->var].name : "?";
         if (!add_str(io, "variable", vname))
@@ -187,7 +223,7 @@ static cJSON *structure_equation(const mel_model *m, const mel_equation *e)
         for (uint32_t c = 0; c < inc->n_cases; c++) {
             const mel_order_case *oc = &inc->cases[c];
             cJSON *co = cJSON_CreateObject();
-            if (!attach(cases, NULL, co) || !add_num(co, "order", oc->order) ||
+            if (!append(cases, co) || !add_num(co, "order", oc->order) ||
                 !add_guard(co, m, oc->guard) || !add_linecol(co, oc->where))
                 goto fail;
         }
@@ -212,7 +248,7 @@ int rpc_json_structure(const mel_model *m, cJSON **out)
         goto nomem;
     for (uint32_t k = 0; k < m->n_modes; k++) {
         cJSON *o = cJSON_CreateObject();
-        if (!attach(modes, NULL, o) || !add_str(o, "name", m->modes[k].name) ||
+        if (!append(modes, o) || !add_str(o, "name", m->modes[k].name) ||
             !add_linecol(o, m->modes[k].where))
             goto nomem;
     }
@@ -222,7 +258,7 @@ int rpc_json_structure(const mel_model *m, cJSON **out)
         goto nomem;
     for (uint32_t k = 0; k < m->n_invariants; k++) {
         cJSON *o = cJSON_CreateObject();
-        if (!attach(invs, NULL, o) || !add_guard(o, m, m->invariants[k].cond) ||
+        if (!append(invs, o) || !add_guard(o, m, m->invariants[k].cond) ||
             !add_linecol(o, m->invariants[k].where))
             goto nomem;
     }
@@ -231,7 +267,7 @@ int rpc_json_structure(const mel_model *m, cJSON **out)
     if (!attach(root, "equations", eqs))
         goto nomem;
     for (uint32_t k = 0; k < m->n_equations; k++)
-        if (!attach(eqs, NULL, structure_equation(m, &m->equations[k])))
+        if (!append(eqs, structure_equation(m, &m->equations[k])))
             goto nomem;
 
     cJSON *vars = cJSON_CreateArray();
@@ -239,7 +275,7 @@ int rpc_json_structure(const mel_model *m, cJSON **out)
         goto nomem;
     for (uint32_t k = 0; k < m->n_variables; k++) {
         cJSON *o = cJSON_CreateObject();
-        if (!attach(vars, NULL, o) || !add_str(o, "name", m->variables[k].name) ||
+        if (!append(vars, o) || !add_str(o, "name", m->variables[k].name) ||
             !add_guard(o, m, m->variables[k].guard) || !add_linecol(o, m->variables[k].where))
             goto nomem;
     }
@@ -267,12 +303,12 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
                         const sa_item *items, uint32_t n)
 {
     cJSON *arr = cJSON_CreateArray();
-    if (!attach(root, key, arr))
+    if (!attach_copy(root, key, arr))
         return MDAE_E_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         const sa_item *it = &items[i];
         cJSON *o = cJSON_CreateObject();
-        if (!attach(arr, NULL, o) || !add_str(o, "name", it->name ? it->name : "?"))
+        if (!append(arr, o) || !add_str(o, "name", it->name ? it->name : "?"))
             return MDAE_E_NOMEM;
         int rc = add_set(o, rep, &it->active);
         if (rc < 0)
@@ -282,7 +318,7 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
             return MDAE_E_NOMEM;
         for (size_t k = 0; k < it->n_offsets; k++) {
             cJSON *oc = cJSON_CreateObject();
-            if (!attach(offs, NULL, oc) || !add_num(oc, "value", it->offsets[k].value))
+            if (!append(offs, oc) || !add_num(oc, "value", it->offsets[k].value))
                 return MDAE_E_NOMEM;
             rc = add_set(oc, rep, &it->offsets[k].modes);
             if (rc < 0)
@@ -318,7 +354,7 @@ int rpc_json_report(const sa_report *rep, cJSON **out)
         goto fail;
     for (uint32_t k = 0; k < rep->n_modes; k++) {
         const char *nm = rep->mode_names && rep->mode_names[k] ? rep->mode_names[k] : "?";
-        if (!attach(names, NULL, cJSON_CreateString(nm)))
+        if (!append(names, cJSON_CreateString(nm)))
             goto fail;
     }
     if (!add_num(root, "validModes", rep->valid_modes) ||
@@ -343,9 +379,9 @@ int rpc_json_report(const sa_report *rep, cJSON **out)
         bool over = dg->kind == SA_DIAG_OVERDETERMINED;
         const char *nm = over ? rep->equations[dg->index].name : rep->variables[dg->index].name;
         cJSON *o = cJSON_CreateObject();
-        if (!attach(diags, NULL, o) ||
+        if (!append(diags, o) ||
             !add_str(o, "kind", over ? "overdetermined" : "underdetermined") ||
-            !add_str(o, over ? "equation" : "variable", nm ? nm : "?"))
+            !attach_literal(o, over ? "equation" : "variable", cJSON_CreateString(nm ? nm : "?")))
             goto fail;
         if ((rc = add_set(o, rep, &dg->modes)) < 0)
             goto fail;
@@ -368,7 +404,7 @@ static cJSON *items_json(const cdg_item *items, size_t n)
         return NULL;
     for (size_t k = 0; k < n; k++) {
         cJSON *o = cJSON_CreateObject();
-        if (!attach(arr, NULL, o) || !add_str(o, "name", items[k].name ? items[k].name : "?") ||
+        if (!append(arr, o) || !add_str(o, "name", items[k].name ? items[k].name : "?") ||
             !add_num(o, "order", items[k].order)) {
             cJSON_Delete(arr);
             return NULL;
@@ -412,7 +448,7 @@ int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
         cJSON *o = cJSON_CreateObject();
-        if (!attach(blocks, NULL, o) || !add_num(o, "id", rb->block.id))
+        if (!append(blocks, o) || !add_num(o, "id", rb->block.id))
             goto fail;
         if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &rb->guard)) < 0)
             goto fail;
@@ -423,7 +459,7 @@ int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
     for (size_t k = 0; k < rep->n_edges; k++) {
         const cdg_report_edge *re = &rep->edges[k];
         cJSON *o = cJSON_CreateObject();
-        if (!attach(edges, NULL, o) || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
+        if (!append(edges, o) || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
             goto fail;
         if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &re->guard)) < 0)
             goto fail;
@@ -630,7 +666,7 @@ static cJSON *mode_items(const mel_model *m, bool equations, const sa_mode_view 
         bool active = equations ? sv->eq_active[i] : sv->var_active[i];
         int off = equations ? sv->c[i] : sv->d[i];
         cJSON *o = cJSON_CreateObject();
-        if (!attach(arr, NULL, o) || !add_str(o, "name", name ? name : "?") ||
+        if (!append(arr, o) || !add_str(o, "name", name ? name : "?") ||
             !add_bool(o, "active", active))
             goto fail;
         bool ok = offsets && active && off >= 0 ? add_num(o, "offset", off)
@@ -655,7 +691,7 @@ static cJSON *mode_flagged(const mel_model *m, bool equations, const bool *flags
         if (!flags[i])
             continue;
         const char *name = equations ? m->equations[i].name : m->variables[i].name;
-        if (!attach(arr, NULL, cJSON_CreateString(name ? name : "?"))) {
+        if (!append(arr, cJSON_CreateString(name ? name : "?"))) {
             cJSON_Delete(arr);
             return NULL;
         }
@@ -709,7 +745,7 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
     if (!attach(root, "mode", mo))
         goto fail;
     for (uint32_t k = 0; k < m->n_modes; k++)
-        if (!add_bool(mo, m->modes[k].name, mode[k]))
+        if (!attach_copy(mo, m->modes[k].name, cJSON_CreateBool(mode[k])))
             goto fail;
     bool offsets = sv->valid && !sv->singular;
     long when = sv->valid ? -1 : transient_when(m, mode);
@@ -740,7 +776,7 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
             }
             pos[cv->blocks[k]] = (uint32_t)k;
             cJSON *o = cJSON_CreateObject();
-            if (!attach(blocks, NULL, o) || !add_num(o, "id", b.id) || !add_block_items(o, &b))
+            if (!append(blocks, o) || !add_num(o, "id", b.id) || !add_block_items(o, &b))
                 goto fail;
         }
         /* The view sorts edges by ids; readers want them by position. */
@@ -761,9 +797,9 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
             qsort(pairs, cv->n_edges, 2 * sizeof *pairs, cmp_pair);
         for (size_t k = 0; k < cv->n_edges; k++) {
             cJSON *pair = cJSON_CreateArray();
-            if (!attach(edges, NULL, pair) ||
-                !attach(pair, NULL, cJSON_CreateNumber(pairs[2 * k])) ||
-                !attach(pair, NULL, cJSON_CreateNumber(pairs[2 * k + 1])))
+            if (!append(edges, pair) ||
+                !append(pair, cJSON_CreateNumber(pairs[2 * k])) ||
+                !append(pair, cJSON_CreateNumber(pairs[2 * k + 1])))
                 goto fail;
         }
     }
@@ -847,7 +883,7 @@ int rpc_json_diags(const mdae_diags *d, cJSON **out)
     for (size_t k = 0; k < d->count; k++) {
         const mdae_diag *dg = &d->items[k];
         cJSON *o = cJSON_CreateObject();
-        if (!attach(arr, NULL, o) || !add_str(o, "severity", severity_name(dg->severity)) ||
+        if (!append(arr, o) || !add_str(o, "severity", severity_name(dg->severity)) ||
             !add_str(o, "message", dg->message ? dg->message : ""))
             goto nomem;
         if (dg->where.start.line != 0 && !attach(o, "range", range_json(dg->where)))
@@ -857,7 +893,7 @@ int rpc_json_diags(const mdae_diags *d, cJSON **out)
         char msg[64];
         snprintf(msg, sizeof msg, "%zu more diagnostics not shown", d->dropped);
         cJSON *o = cJSON_CreateObject();
-        if (!attach(arr, NULL, o) || !add_str(o, "severity", "note") ||
+        if (!append(arr, o) || !add_str(o, "severity", "note") ||
             !add_str(o, "message", msg))
             goto nomem;
     }
@@ -875,7 +911,7 @@ int rpc_json_print(const cJSON *json, bool pretty, char **out)
     if (json == NULL || out == NULL)
         return MDAE_E_INVAL;
     rpc_json_init();
-    char *s = pretty ? cJSON_Print(json) : cJSON_PrintUnformatted(json);
+    char *s = rpc_print_text(json, pretty);
     if (s == NULL)
         return MDAE_E_NOMEM;
     *out = s; /* allocated through the hooks, i.e. by mdae_malloc */
@@ -896,7 +932,7 @@ static cJSON *mc_items(const mel_model *m, const mc_list *l, bool vars)
             return NULL;
         }
         cJSON *o = cJSON_CreateObject();
-        if (!attach(arr, NULL, o) ||
+        if (!append(arr, o) ||
             !add_str(o, "name", vars ? m->variables[ix].name : m->equations[ix].name) ||
             !add_num(o, "shift", l->items[k].shift)) {
             cJSON_Delete(arr);
@@ -912,7 +948,7 @@ static cJSON *mc_mode_obj(const mel_model *m, const bool *mode)
     if (o == NULL)
         return NULL;
     for (uint32_t k = 0; k < m->n_modes; k++)
-        if (!add_bool(o, m->modes[k].name, mode[k])) {
+        if (!attach_copy(o, m->modes[k].name, cJSON_CreateBool(mode[k]))) {
             cJSON_Delete(o);
             return NULL;
         }
@@ -934,7 +970,7 @@ static bool mc_instant_json(const mel_model *m, const mc_instant *in, cJSON *o)
     if (!attach(o, "alternatives", alts))
         return false;
     for (size_t a = 0; a < in->n_alternatives; a++)
-        if (!attach(alts, NULL, mc_items(m, &in->alternatives[a], false)))
+        if (!append(alts, mc_items(m, &in->alternatives[a], false)))
             return false;
     return add_bool(o, "alternativesTruncated", in->alternatives_truncated);
 }
@@ -952,7 +988,7 @@ static cJSON *mc_transient_json(const mel_model *m, const mc_transient *t)
         const mel_when *w = &m->whens[t->whens[k]];
         char *c = mel_guard_format(m, w->cond);
         cJSON *x = cJSON_CreateObject();
-        bool ok = c != NULL && attach(ws, NULL, x) && add_str(x, "condition", c) &&
+        bool ok = c != NULL && append(ws, x) && add_str(x, "condition", c) &&
                   attach(x, "range", range_json(w->where));
         mdae_free(c);
         if (!ok)
@@ -994,7 +1030,7 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
         goto nomem;
     for (uint32_t k = 0; k < r->n_instants; k++) {
         cJSON *o = cJSON_CreateObject();
-        if (!attach(ins, NULL, o) || !mc_instant_json(m, &r->instants[k], o))
+        if (!append(ins, o) || !mc_instant_json(m, &r->instants[k], o))
             goto nomem;
     }
     cJSON *imp = cJSON_CreateArray();
@@ -1003,7 +1039,7 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
     for (size_t k = 0; k < r->n_impulsive; k++) {
         const mc_impulse *p = &r->impulsive[k];
         cJSON *o = cJSON_CreateObject();
-        if (p->var >= m->n_variables || !attach(imp, NULL, o) ||
+        if (p->var >= m->n_variables || !append(imp, o) ||
             !add_str(o, "name", m->variables[p->var].name) || !add_num(o, "shift", p->shift) ||
             !add_num(o, "instant", p->r) || !add_num(o, "order", p->hi) ||
             !attach(o, "orderMin", p->lo == MC_ORDER_NEG_INF ? cJSON_CreateNull()
@@ -1017,7 +1053,7 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
     for (size_t k = 0; k < r->n_resets; k++) {
         const mc_reset *x = &r->resets[k];
         cJSON *o = cJSON_CreateObject();
-        if (!attach(rs, NULL, o) || !add_num(o, "instant", x->r) ||
+        if (!append(rs, o) || !add_num(o, "instant", x->r) ||
             !attach(o, "eliminate", mc_items(m, &x->eliminate, true)) ||
             !attach(o, "from", mc_items(m, &x->from, false)) ||
             !add_num(o, "relations", x->relations) ||
@@ -1045,7 +1081,7 @@ static cJSON *mc_mask_obj(const mel_model *m, uint32_t mask)
     if (o == NULL)
         return NULL;
     for (uint32_t k = 0; k < m->n_modes; k++)
-        if (!add_bool(o, m->modes[k].name, (mask >> k) & 1u)) {
+        if (!attach_copy(o, m->modes[k].name, cJSON_CreateBool((mask >> k) & 1u))) {
             cJSON_Delete(o);
             return NULL;
         }
@@ -1059,7 +1095,7 @@ static cJSON *erased_in(const mel_model *m, cJSON *eqs, cJSON **per_eq, uint32_t
     if (per_eq[i] != NULL)
         return per_eq[i];
     cJSON *e = cJSON_CreateObject();
-    if (!attach(eqs, NULL, e))
+    if (!append(eqs, e))
         return NULL;
     if (!add_str(e, "name", m->equations[i].name))
         return NULL; /* e is in eqs: freed with the tree */
@@ -1109,7 +1145,7 @@ static cJSON *pair_set(const mel_model *m, const uint64_t *keys, size_t n)
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "cubes");
     for (size_t k = 0; k < nc && ok; k++) {
         cJSON *cube = cJSON_CreateObject();
-        ok = attach(arr, NULL, cube);
+        ok = append(arr, cube);
         if (k > 0)
             mdae_buf_puts(&b, " | ");
         bool first = true;
@@ -1120,7 +1156,7 @@ static cJSON *pair_set(const mel_model *m, const uint64_t *keys, size_t n)
             const char *name = m->modes[bit % nm].name;
             char key[300];
             snprintf(key, sizeof key, "%s%s", name, bit >= nm ? "'" : "");
-            ok = add_bool(cube, key, v);
+            ok = attach_copy(cube, key, cJSON_CreateBool(v));
             mdae_buf_puts(&b, first ? "" : " & ");
             mdae_buf_puts(&b, v ? "" : "!");
             mel_mode_name_put(&b, name);
@@ -1154,7 +1190,7 @@ static bool pair_classes(const mel_model *m, const mc_all *all, cJSON *root, cJS
         for (size_t k = 0; k < all->n_pairs; k++)
             if ((int)all->pairs[k].status == st)
                 keys[n++] = mc_pair_key(all->pairs[k].from, all->pairs[k].to, m->n_modes);
-        ok = attach(classes, mc_status_name((mc_status)st), pair_set(m, keys, n));
+        ok = attach_copy(classes, mc_status_name((mc_status)st), pair_set(m, keys, n));
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, eqs) {
@@ -1202,7 +1238,7 @@ int rpc_json_modechanges(const mel_model *m, const mc_all *all, cJSON **out)
     for (size_t k = 0; k < all->n_pairs; k++) {
         const mc_pair *p = &all->pairs[k];
         cJSON *o = NULL;
-        if (rpc_json_modechange_pair(m, p, &o) < 0 || !attach(ch, NULL, o))
+        if (rpc_json_modechange_pair(m, p, &o) < 0 || !append(ch, o))
             goto nomem;
         for (size_t q = 0; q < p->erased0.n; q++) {
             uint32_t i = p->erased0.items[q].index;
@@ -1214,7 +1250,7 @@ int rpc_json_modechanges(const mel_model *m, const mc_all *all, cJSON **out)
             cJSON *last = arr->child ? arr->child->prev : NULL;
             if (last != NULL && last->valuedouble == (double)k)
                 continue; /* two shifts of one equation in one change */
-            if (!attach(arr, NULL, cJSON_CreateNumber((double)k)))
+            if (!append(arr, cJSON_CreateNumber((double)k)))
                 goto nomem;
         }
     }
@@ -1270,8 +1306,9 @@ static int add_not_computed(cJSON *o, const char *key, const char *why_key, cons
 {
     if (why == NULL || strcmp(why, "not asked") == 0)
         return MDAE_OK;
-    return attach(o, key, cJSON_CreateNull()) && add_str(o, why_key, why) ? MDAE_OK
-                                                                          : MDAE_E_NOMEM;
+    bool ok = attach_copy(o, key, cJSON_CreateNull()) &&
+              attach_copy(o, why_key, cJSON_CreateString(why));
+    return ok ? MDAE_OK : MDAE_E_NOMEM;
 }
 
 /* f's erasures (mc_options.first_erasures): "erasures": [{name, shift,
@@ -1362,7 +1399,8 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
     }
     for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
         cJSON *set = cJSON_CreateObject();
-        if (!add_num(counts, keys[k], f->counts[k]) || !attach(classes, keys[k], set))
+        if (!attach_copy(counts, keys[k], cJSON_CreateNumber(f->counts[k])) ||
+            !attach_copy(classes, keys[k], set))
             rc = MDAE_E_NOMEM;
         else if (!f->cubes_left_out[k])
             rc = add_set_over(set, f->n_names, names, &f->classes[k]);

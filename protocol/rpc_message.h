@@ -116,6 +116,13 @@ MDAE_API cJSON *rpc_notification_new(const char *method /* borrowed */,
 MDAE_API cJSON *rpc_request_new(const cJSON *id /* borrowed */, const char *method,
                                 cJSON *params /* takes ownership; may be NULL */);
 
+/* json printed by cJSON (cJSON_Print when pretty, else
+ * cJSON_PrintUnformatted), the same text, but integers below 10^15 written
+ * by a decimal conversion instead of cJSON's printf and sscanf (the tree is
+ * changed during the call and restored: not for a tree another thread
+ * reads). Owned by the caller (cJSON_free, i.e. mdae_free once
+ * rpc_message_init ran); NULL on OOM or for NULL. */
+MDAE_API char *rpc_print_text(const cJSON *json /* borrowed */, bool pretty);
 /* Print compactly (never contains a raw newline, so it suits NDJSON).
  * MDAE_OK with *out owned (mdae_free) and *len its strlen, or MDAE_E_NOMEM. */
 MDAE_API int rpc_print(const cJSON *msg /* borrowed */, char **out /* out: owned */,

@@ -4,6 +4,8 @@
  * builders (every reserved error code, batches, our own codes).
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rpc_message.h"
@@ -264,4 +266,84 @@ Test(rpc_message, survives_every_allocation_failure_in_parse_and_build)
     cr_assert_eq(rc, MDAE_OK);
     cr_assert_gt(n, 3, "allocation failures were exercised");
     mdae_replace_allocator(NULL);
+}
+
+/* ---- Printing: integers without printf ----------------------------------- */
+
+/* A number a print might meet: integers of every size around 10^15 and
+ * 2^53, fractions, negative zero, huge and tiny values, non-finite ones. */
+static double some_number(unsigned *seed)
+{
+    static const double special[] = {0.0,    -0.0,   1.0,      -1.0,      0.5,     1e15,
+                                     -1e15,  1e15 - 1, -(1e15 - 1), 1e15 + 1, 9007199254740992.0,
+                                     1e300,  -1e-300, 123456789012345.0, 1.0 / 3};
+    unsigned r = (unsigned)rand_r(seed);
+    switch (r % 4) {
+    case 0:
+        return special[(r / 4) % (sizeof special / sizeof special[0])];
+    case 1:
+        return (double)((long long)rand_r(seed) * rand_r(seed) - (1ll << 50));
+    case 2:
+        return (double)rand_r(seed) / 7.0;
+    default:
+        return (double)(rand_r(seed) % 1000) - 500;
+    }
+}
+
+/* A random tree of objects (keys copied or constant), arrays and numbers. */
+static cJSON *some_tree(unsigned *seed, int depth)
+{
+    if (depth == 0 || rand_r(seed) % 3 == 0)
+        return cJSON_CreateNumber(some_number(seed));
+    bool obj = rand_r(seed) % 2;
+    cJSON *t = obj ? cJSON_CreateObject() : cJSON_CreateArray();
+    int n = rand_r(seed) % 6;
+    for (int k = 0; k < n; k++) {
+        cJSON *c = some_tree(seed, depth - 1);
+        if (!obj)
+            cJSON_AddItemToArray(t, c);
+        else if (k % 2)
+            cJSON_AddItemToObjectCS(t, "constant", c);
+        else
+            cJSON_AddItemToObject(t, "copied", c);
+    }
+    return t;
+}
+
+/* Every number of j's tree is a number again, with no text. */
+static void numbers_back(const cJSON *j)
+{
+    for (; j != NULL; j = j->next) {
+        cr_assert_neq(j->type & 0xFF, cJSON_Raw);
+        if (cJSON_IsNumber(j))
+            cr_assert_null(j->valuestring);
+        numbers_back(j->child);
+    }
+}
+
+Test(rpc_message, prints_integers_as_cjson_does_and_leaves_the_tree_as_it_was)
+{
+    unsigned seed = 1204;
+    for (int round = 0; round < 300; round++) {
+        cJSON *t = some_tree(&seed, 5);
+        if (round % 10 == 0) { /* a reference: the same children reached twice */
+            cJSON *w = cJSON_CreateArray();
+            cJSON_AddItemToArray(w, t);
+            cJSON_AddItemToArray(w, cJSON_CreateArrayReference(t->child));
+            t = w;
+        }
+        for (int pretty = 0; pretty < 2; pretty++) {
+            char *want = pretty ? cJSON_Print(t) : cJSON_PrintUnformatted(t);
+            char *got = rpc_print_text(t, pretty);
+            cr_assert_str_eq(got, want, "round %d", round);
+            numbers_back(t);
+            char *again = pretty ? cJSON_Print(t) : cJSON_PrintUnformatted(t);
+            cr_assert_str_eq(again, want, "round %d: the tree changed", round);
+            cJSON_free(want);
+            cJSON_free(got);
+            cJSON_free(again);
+        }
+        cJSON_Delete(t); /* a constant key freed here would fail under ASan */
+    }
+    cr_assert_null(rpc_print_text(NULL, false));
 }
