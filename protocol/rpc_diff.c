@@ -127,16 +127,26 @@ static char *key_whole(const cJSON *x)
     return k;
 }
 
-/* A number as a key: as an integer where it is one (most keys: printf's
- * floating-point path was most of a difference's time), else %.17g. */
-static char *num_key(double v)
+/* A number as a key, written at out (32 bytes): as an integer where it is
+ * one (every key of a result: printf's floating-point path was most of a
+ * difference's time), else as %.17g. Returns its length. */
+static size_t put_num_key(char *out, double v)
 {
-    if (v >= -9e15 && v <= 9e15 && v == (double)(long long)v)
-        return mdae_asprintf("%lld", (long long)v);
-    return mdae_asprintf("%.17g", v);
+    if (v >= -9e15 && v <= 9e15 && v == (double)(long long)v) {
+        size_t n = mdae_put_int(out, (long long)v);
+        out[n] = '\0';
+        return n;
+    }
+    int n = snprintf(out, 32, "%.17g", v);
+    return n > 0 && n < 32 ? (size_t)n : 0;
 }
 
-static char *key_id(const cJSON *x) { return num_key(id_of(x)); }
+static char *key_id(const cJSON *x)
+{
+    char k[32];
+    put_num_key(k, id_of(x));
+    return mdae_strdup(k);
+}
 
 static double num_of(const cJSON *x, const char *name)
 {
@@ -146,11 +156,11 @@ static double num_of(const cJSON *x, const char *name)
 
 static char *key_edge(const cJSON *x)
 {
-    char *f = num_key(num_of(x, "from")), *t = num_key(num_of(x, "to"));
-    char *k = f && t ? mdae_asprintf("%s>%s", f, t) : NULL;
-    mdae_free(f);
-    mdae_free(t);
-    return k;
+    char k[64];
+    size_t n = put_num_key(k, num_of(x, "from"));
+    k[n] = '>';
+    put_num_key(k + n + 1, num_of(x, "to"));
+    return mdae_strdup(k);
 }
 
 static const char *name_of(const cJSON *x)
@@ -258,6 +268,49 @@ static bool push(cJSON *arr, cJSON *item)
     return true;
 }
 
+/* True only if a and b are equal, walked member by member in parallel:
+ * cJSON_Compare searches each member of an object in the other (and then
+ * the other way), where two versions of a result list them in the same
+ * order. False says nothing: see same_json. Bounded recursion: the depth
+ * of a result. */
+static bool equal_in_order(const cJSON *a, const cJSON *b)
+{
+    if ((a->type & 0xFF) != (b->type & 0xFF))
+        return false;
+    switch (a->type & 0xFF) {
+    case cJSON_False:
+    case cJSON_True:
+    case cJSON_NULL:
+        return true;
+    case cJSON_Number:
+        return a->valuedouble == b->valuedouble;
+    case cJSON_String:
+    case cJSON_Raw:
+        return a->valuestring != NULL && b->valuestring != NULL &&
+               strcmp(a->valuestring, b->valuestring) == 0;
+    case cJSON_Array:
+    case cJSON_Object:
+        break;
+    default:
+        return false;
+    }
+    bool obj = (a->type & 0xFF) == cJSON_Object;
+    const cJSON *x = a->child, *y = b->child;
+    for (; x != NULL && y != NULL; x = x->next, y = y->next) {
+        bool same_key = !obj || (x->string != NULL && y->string != NULL &&
+                                 strcmp(x->string, y->string) == 0);
+        if (!same_key || !equal_in_order(x, y))
+            return false;
+    }
+    return x == NULL && y == NULL;
+}
+
+/* cJSON_Compare(a, b, true), deciding most pairs without it. */
+static bool same_json(const cJSON *a, const cJSON *b)
+{
+    return equal_in_order(a, b) || cJSON_Compare(a, b, true);
+}
+
 /* {"added", "removed", "changed"} of two keyed sets. removed_item builds
  * what "removed" lists for an old item (its key as JSON). NULL on OOM. */
 static cJSON *diff_set(const cJSON *old, const cJSON *neu, key_fn key, bool with_changed,
@@ -279,7 +332,7 @@ static cJSON *diff_set(const cJSON *old, const cJSON *neu, key_fn key, bool with
     for (size_t k = 0; k < kn.n; k++) {
         const cJSON *x = kn.item[k], *o = keyed_find(&ko, kn.key[k]);
         if (o == NULL ? !push(add, cJSON_Duplicate(x, true))
-                      : with_changed && !cJSON_Compare(o, x, true) &&
+                      : with_changed && !same_json(o, x) &&
                             !push(chg, cJSON_Duplicate(x, true)))
             goto nomem;
     }
@@ -337,7 +390,7 @@ int rpc_diff_analysis(const cJSON *old, const cJSON *neu, long since, long versi
         if (is_set)
             continue;
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(old, x->string);
-        if (o == NULL || !cJSON_Compare(o, x, true)) {
+        if (o == NULL || !same_json(o, x)) {
             cJSON *c = cJSON_Duplicate(x, true);
             if (c == NULL || !cJSON_AddItemToObject(members, x->string, c)) {
                 cJSON_Delete(c);

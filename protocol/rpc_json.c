@@ -752,7 +752,8 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
     /* only for a transient mode (engine/mel.h, mel_when): others keep their shape */
     if (when >= 0) { /* {"range": the when-clause} */
         cJSON *tr = cJSON_CreateObject();
-        if (!attach(root, "transient", tr) || !attach(tr, "range", range_json(m->whens[when].where)))
+        if (!attach(root, "transient", tr) ||
+            !attach(tr, "range", range_json(m->whens[when].where)))
             goto fail;
     }
     if (!add_bool(root, "valid", sv->valid) || !add_bool(root, "singular", sv->singular) ||
@@ -995,7 +996,8 @@ static cJSON *mc_transient_json(const mel_model *m, const mc_transient *t)
             goto nomem;
     }
     cJSON *arr = cJSON_CreateObject();
-    if (!attach(o, "arrayDepth", t->depth >= 0 ? cJSON_CreateNumber(t->depth) : cJSON_CreateNull()) ||
+    cJSON *depth = t->depth >= 0 ? cJSON_CreateNumber(t->depth) : cJSON_CreateNull();
+    if (!attach(o, "arrayDepth", depth) ||
         !attach(o, "maxDepth",
                 t->max_depth >= 0 ? cJSON_CreateNumber(t->max_depth) : cJSON_CreateNull()) ||
         !attach(o, "array", arr) ||

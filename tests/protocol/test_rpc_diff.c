@@ -242,3 +242,19 @@ Test(rpc_diff, sorts_thousands_of_blocks_by_id_keeping_ties_in_place)
     cJSON_Delete(s);
     cJSON_Delete(a);
 }
+
+Test(rpc_diff, members_in_another_order_are_no_change)
+{
+    cJSON *a = cJSON_Parse("{\"equations\":[{\"name\":\"e\",\"order\":1,\"guard\":\"g\"},"
+                           "{\"name\":\"f\",\"order\":0}]}");
+    cJSON *b = cJSON_Parse("{\"equations\":[{\"guard\":\"g\",\"name\":\"e\",\"order\":1},"
+                           "{\"name\":\"f\",\"order\":2}]}");
+    cJSON *d = NULL;
+    cr_assert_eq(rpc_diff_analysis(a, b, 1, 2, &d), MDAE_OK);
+    char *s = print(cJSON_GetObjectItemCaseSensitive(d, "equations"));
+    cr_assert_str_eq(s, "{\"added\":[],\"removed\":[],\"changed\":[{\"name\":\"f\",\"order\":2}]}");
+    cJSON_free(s);
+    cJSON_Delete(d);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
