@@ -137,8 +137,12 @@ static size_t put_num_key(char *out, double v)
         out[n] = '\0';
         return n;
     }
-    int n = snprintf(out, 32, "%.17g", v);
-    return n > 0 && n < 32 ? (size_t)n : 0;
+    int n = snprintf(out, 32, "%.17g", v); /* at most 24 characters */
+    if (n <= 0 || n >= 32) {
+        out[0] = '\0';
+        return 0;
+    }
+    return (size_t)n;
 }
 
 static char *key_id(const cJSON *x)

@@ -296,9 +296,9 @@ typedef struct int_nodes {
 
 static bool prints_as_integer(const cJSON *j)
 {
-    double v = j->valuedouble;
-    return (j->type & 0xFF) == cJSON_Number && v > -1e15 && v < 1e15 && v == (double)(long long)v &&
-           !(v == 0 && signbit(v));
+    double v = j->valuedouble; /* the range first: the cast is then defined */
+    return (j->type & 0xFF) == cJSON_Number && v > -1e15 && v < 1e15 &&
+           v == (double)(long long)v && !(v == 0 && signbit(v));
 }
 
 /* Count (into->node NULL) or turn into raw nodes the integers of j's tree.
@@ -329,7 +329,7 @@ static void integers(cJSON *j, int_nodes *into)
  * printf. The tree is left as it was (its numbers are numbers again) before
  * return; it must not be read meanwhile (a process prints on one thread).
  * NULL on OOM. */
-static char *print_compact(const cJSON *msg, bool pretty)
+static char *print_tree(const cJSON *msg, bool pretty)
 {
     cJSON *root = (cJSON *)msg; /* changed and restored: see above */
     int_nodes in = {NULL, NULL, 0, 0, 0};
@@ -359,7 +359,7 @@ static char *print_compact(const cJSON *msg, bool pretty)
 
 char *rpc_print_text(const cJSON *json, bool pretty)
 {
-    return json == NULL ? NULL : print_compact(json, pretty);
+    return json == NULL ? NULL : print_tree(json, pretty);
 }
 
 int rpc_print(const cJSON *msg, char **out, size_t *len)
