@@ -297,16 +297,198 @@ nomem:
     return MDAE_E_NOMEM;
 }
 
+/* ---- What a previous tree already holds (rpc_json_analysis_reusing) ---------- */
+
+/* Each matcher below says whether a node of a tree built before is exactly
+ * what the builder above it would build now: the same members in the same
+ * order with the same values, and nothing more. It reads the node only;
+ * a false answer is always safe (the item is built). */
+
+/* m if it is a member named key, else NULL. */
+static const cJSON *named(const cJSON *m, const char *key)
+{
+    return m != NULL && m->string != NULL && strcmp(m->string, key) == 0 ? m : NULL;
+}
+
+static bool str_member_is(const cJSON *m, const char *key, const char *s)
+{
+    return named(m, key) && cJSON_IsString(m) && strcmp(m->valuestring, s) == 0;
+}
+
+static bool num_member_is(const cJSON *m, const char *key, double v)
+{
+    return named(m, key) && cJSON_IsNumber(m) && m->valuedouble == v;
+}
+
+/* rpc_json_cubes' array for these cubes? */
+static bool cubes_are(const cJSON *arr, uint32_t n_modes, const char *const *names,
+                      size_t n_cubes, const signed char *cubes)
+{
+    if (n_cubes > 0 && n_modes > 0 && names == NULL)
+        return false; /* what rpc_json_cubes refuses */
+    const cJSON *cube = arr->child;
+    for (size_t c = 0; c < n_cubes; c++, cube = cube->next) {
+        if (!cJSON_IsObject(cube))
+            return false;
+        const signed char *row = cubes + c * n_modes;
+        const cJSON *lit = cube->child;
+        for (uint32_t k = next_literal(row, 0, n_modes); k < n_modes;
+             k = next_literal(row, k + 1, n_modes)) {
+            if (row[k] != 1 && row[k] != 0)
+                continue;
+            if (names[k] == NULL || !named(lit, names[k]) ||
+                !(row[k] == 1 ? cJSON_IsTrue(lit) : cJSON_IsFalse(lit)))
+                return false;
+            lit = lit->next;
+        }
+        if (lit != NULL)
+            return false;
+    }
+    return cube == NULL;
+}
+
+/* add_set_over's two members from *m on? *m then past them. */
+static bool set_is(const cJSON **m, uint32_t n_modes, const char *const *names, const sa_set *s)
+{
+    const char *formula = s->formula != NULL ? s->formula : "false";
+    if ((s->formula == NULL && s->n_cubes != 0) || !str_member_is(*m, "guard", formula))
+        return false;
+    const cJSON *cubes = named((*m)->next, "cubes");
+    if (!cJSON_IsArray(cubes) || !cubes_are(cubes, n_modes, names, s->n_cubes, s->cubes))
+        return false;
+    *m = cubes->next;
+    return true;
+}
+
+/* report_items' object for item it? */
+static bool item_is(const cJSON *o, const sa_report *rep, const sa_item *it)
+{
+    const cJSON *m = o->child;
+    if (!str_member_is(m, "name", it->name ? it->name : "?"))
+        return false;
+    m = m->next;
+    if (!set_is(&m, rep->n_modes, rep->mode_names, &it->active))
+        return false;
+    const cJSON *offs = named(m, "offset");
+    if (!cJSON_IsArray(offs) || offs->next != NULL)
+        return false;
+    const cJSON *oc = offs->child;
+    for (size_t k = 0; k < it->n_offsets; k++, oc = oc->next) {
+        if (oc == NULL || !cJSON_IsObject(oc))
+            return false;
+        const cJSON *v = oc->child;
+        if (!num_member_is(v, "value", it->offsets[k].value))
+            return false;
+        v = v->next;
+        if (!set_is(&v, rep->n_modes, rep->mode_names, &it->offsets[k].modes) || v != NULL)
+            return false;
+    }
+    return oc == NULL;
+}
+
+/* items_json's array for these items? */
+static bool items_are(const cJSON *arr, const cdg_item *items, size_t n)
+{
+    if (!cJSON_IsArray(arr))
+        return false;
+    const cJSON *o = arr->child;
+    for (size_t k = 0; k < n; k++, o = o->next) {
+        if (o == NULL || !cJSON_IsObject(o))
+            return false;
+        const cJSON *m = o->child;
+        if (!str_member_is(m, "name", items[k].name ? items[k].name : "?") ||
+            !num_member_is(m->next, "order", items[k].order) || m->next->next != NULL)
+            return false;
+    }
+    return o == NULL;
+}
+
+/* rpc_json_cdg's object for block rb? */
+static bool block_is(const cJSON *o, const cdg_report *rep, const cdg_report_block *rb)
+{
+    const cJSON *m = o->child;
+    if (!num_member_is(m, "id", rb->block.id))
+        return false;
+    m = m->next;
+    if (!set_is(&m, rep->n_modes, rep->mode_names, &rb->guard))
+        return false;
+    const cdg_block *b = &rb->block;
+    return named(m, "equations") && items_are(m, b->equations, b->n_equations) &&
+           named(m->next, "unknowns") && items_are(m->next, b->unknowns, b->n_unknowns) &&
+           named(m->next->next, "reads") && items_are(m->next->next, b->reads, b->n_reads) &&
+           m->next->next->next == NULL;
+}
+
+/* rpc_json_cdg's object for edge re? */
+static bool edge_is(const cJSON *o, const cdg_report *rep, const cdg_report_edge *re)
+{
+    const cJSON *m = o->child;
+    if (!num_member_is(m, "from", re->from) || !num_member_is(m->next, "to", re->to))
+        return false;
+    m = m->next->next;
+    return set_is(&m, rep->n_modes, rep->mode_names, &re->guard) && m == NULL;
+}
+
+/* The array of a previous tree whose members may be taken, walked in step
+ * with the array being built: at is the member at the same place. */
+typedef struct donor {
+    cJSON *arr; /* NULL: nothing to take */
+    cJSON *at;
+} donor;
+
+static donor donor_of(cJSON *prev, const char *key)
+{
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(prev, key);
+    return cJSON_IsArray(arr) ? (donor){arr, arr->child} : (donor){NULL, NULL};
+}
+
+/* The donor's member at this place if `fits` says it is what would be
+ * built here, moved out of the donor; else NULL. The donor steps on
+ * either way. */
+static cJSON *take(donor *d, bool (*fits)(const cJSON *, const void *, const void *),
+                   const void *rep, const void *item)
+{
+    cJSON *was = d->at;
+    if (was == NULL)
+        return NULL;
+    d->at = was->next;
+    if (!cJSON_IsObject(was) || !fits(was, rep, item))
+        return NULL;
+    return cJSON_DetachItemViaPointer(d->arr, was);
+}
+
+static bool fits_item(const cJSON *o, const void *rep, const void *it)
+{
+    return item_is(o, rep, it);
+}
+
+static bool fits_block(const cJSON *o, const void *rep, const void *b)
+{
+    return block_is(o, rep, b);
+}
+
+static bool fits_edge(const cJSON *o, const void *rep, const void *e)
+{
+    return edge_is(o, rep, e);
+}
+
 /* ---- Report ---------------------------------------------------------------------- */
 
+/* The items under key, each taken from the donor where it holds it. */
 static int report_items(cJSON *root, const char *key, const sa_report *rep,
-                        const sa_item *items, uint32_t n)
+                        const sa_item *items, uint32_t n, donor *d)
 {
     cJSON *arr = cJSON_CreateArray();
     if (!attach_copy(root, key, arr))
         return MDAE_E_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         const sa_item *it = &items[i];
+        cJSON *was = take(d, fits_item, rep, it);
+        if (was != NULL) {
+            if (!append(arr, was))
+                return MDAE_E_NOMEM;
+            continue;
+        }
         cJSON *o = cJSON_CreateObject();
         if (!append(arr, o) || !add_str(o, "name", it->name ? it->name : "?"))
             return MDAE_E_NOMEM;
@@ -328,7 +510,8 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
     return MDAE_OK;
 }
 
-int rpc_json_report(const sa_report *rep, cJSON **out)
+/* rpc_json_report, taking items from prev (may be NULL). */
+static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -365,9 +548,10 @@ int rpc_json_report(const sa_report *rep, cJSON **out)
         goto fail;
     if ((rc = add_set(sing, rep, &rep->singular_modes)) < 0)
         goto fail;
-    if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations)) < 0)
+    donor eqs = donor_of(prev, "equations"), vars = donor_of(prev, "variables");
+    if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs)) < 0)
         goto fail;
-    if ((rc = report_items(root, "variables", rep, rep->variables, rep->n_variables)) < 0)
+    if ((rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars)) < 0)
         goto fail;
 
     rc = MDAE_E_NOMEM;
@@ -393,6 +577,8 @@ fail:
     cJSON_Delete(root);
     return rc;
 }
+
+int rpc_json_report(const sa_report *rep, cJSON **out) { return report_reusing(rep, NULL, out); }
 
 /* ---- Blocks and edges --------------------------------------------------------------- */
 
@@ -427,7 +613,8 @@ static bool block_arrays_ok(const cdg_block *b)
            (b->n_unknowns == 0 || b->unknowns != NULL) && (b->n_reads == 0 || b->reads != NULL);
 }
 
-int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
+/* rpc_json_cdg, taking blocks and edges from prev (may be NULL). */
+static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
 {
     if (rep == NULL || !cJSON_IsObject(analysis) || (rep->n_blocks > 0 && rep->blocks == NULL) ||
         (rep->n_edges > 0 && rep->edges == NULL) || (rep->n_modes > 0 && rep->mode_names == NULL))
@@ -445,8 +632,15 @@ int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
     cJSON *blocks = cJSON_CreateArray(), *edges = cJSON_CreateArray();
     if (blocks == NULL || edges == NULL)
         goto fail;
+    donor db = donor_of(prev, "blocks"), de = donor_of(prev, "edges");
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
+        cJSON *was = take(&db, fits_block, rep, rb);
+        if (was != NULL) {
+            if (!append(blocks, was))
+                goto fail;
+            continue;
+        }
         cJSON *o = cJSON_CreateObject();
         if (!append(blocks, o) || !add_num(o, "id", rb->block.id))
             goto fail;
@@ -458,6 +652,12 @@ int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
     }
     for (size_t k = 0; k < rep->n_edges; k++) {
         const cdg_report_edge *re = &rep->edges[k];
+        cJSON *was = take(&de, fits_edge, rep, re);
+        if (was != NULL) {
+            if (!append(edges, was))
+                goto fail;
+            continue;
+        }
         cJSON *o = cJSON_CreateObject();
         if (!append(edges, o) || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
             goto fail;
@@ -479,20 +679,31 @@ fail:
     return rc;
 }
 
-int rpc_json_analysis(const sa_report *rep, const cdg_report *cdg, cJSON **out)
+int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
+{
+    return cdg_reusing(rep, NULL, analysis);
+}
+
+int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                              cJSON **out)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
     cJSON *root = NULL;
-    int rc = rpc_json_report(rep, &root);
+    int rc = report_reusing(rep, prev, &root);
     if (rc < 0)
         return rc;
-    if (cdg != NULL && (rc = rpc_json_cdg(cdg, root)) < 0) {
+    if (cdg != NULL && (rc = cdg_reusing(cdg, prev, root)) < 0) {
         cJSON_Delete(root);
         return rc;
     }
     *out = root;
     return MDAE_OK;
+}
+
+int rpc_json_analysis(const sa_report *rep, const cdg_report *cdg, cJSON **out)
+{
+    return rpc_json_analysis_reusing(rep, cdg, NULL, out);
 }
 
 /* ---- One mode ---------------------------------------------------------------------- */

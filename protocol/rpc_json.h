@@ -127,6 +127,18 @@ MDAE_API int rpc_json_analysis(const sa_report *rep /* borrowed */,
                                const cdg_report *cdg /* borrowed; may be NULL */,
                                cJSON **out /* out: owned */);
 
+/* The same tree as rpc_json_analysis(rep, cdg), built with what prev
+ * already holds: prev is an analysis tree built before (by either
+ * function, for another version of the model, say), and every equation,
+ * variable, block and edge of it that is exactly what *out would hold at
+ * the same place is moved from prev into *out instead of being built (an
+ * edit of the brake at N = 100 builds one railcar's). prev may be NULL; it
+ * is left without what was taken, for the caller to delete. */
+MDAE_API int rpc_json_analysis_reusing(const sa_report *rep /* borrowed */,
+                                       const cdg_report *cdg /* borrowed; may be NULL */,
+                                       cJSON *prev /* borrowed; members taken */,
+                                       cJSON **out /* out: owned */);
+
 /* ---- One mode (issue 4 section 4) ------------------------------------------ */
 
 /* The mode syntax of the command line, "g1=1,g2=false" (spaces allowed

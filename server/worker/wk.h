@@ -139,6 +139,10 @@ typedef struct wk_state {
     sa_result *result;   /* borrowed from inc_res, or NULL */
     cdg_graph *graph;    /* borrowed from inc_res, or NULL */
     cJSON *cached_report; /* the analysis JSON (owned) */
+    /* The JSON of the analysis before (owned), until the next one is
+     * built: what did not change is taken from it (rpc_json_analysis_reusing:
+     * an edit of the brake at N = 100 builds one railcar's items). */
+    cJSON *prev_report;
     inc_stats inc_last;   /* reuse of the last analysis */
     int method;           /* sa_options.method of the next analysis (issue 10) */
     bool inc_fresh;       /* the current request ran that analysis */

@@ -67,10 +67,15 @@ static cJSON *model_error_details(const wk_state *w)
     return d;
 }
 
+/* The analysis dropped; its JSON, if built, kept as prev_report for the
+ * next one to take from. */
 static void forget_analysis(wk_state *w)
 {
-    cJSON_Delete(w->cached_report);
-    w->cached_report = NULL;
+    if (w->cached_report != NULL) {
+        cJSON_Delete(w->prev_report);
+        w->prev_report = w->cached_report;
+        w->cached_report = NULL;
+    }
     inc_result_free(w->inc_res); /* result and graph were borrowed from it */
     w->inc_res = NULL;
     w->graph = NULL;
@@ -97,6 +102,8 @@ static void unload(wk_state *w)
 void wk_state_close(wk_state *w)
 {
     unload(w);
+    cJSON_Delete(w->prev_report);
+    w->prev_report = NULL;
     inc_session_free(w->inc_sess); /* before sa_end: its parts hold BDDs */
     w->inc_sess = NULL;
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++) {
@@ -212,9 +219,11 @@ int wk_report(wk_state *w, const cJSON **out)
         if (rc == MDAE_OK)
             rc = cdg_graph_report(w->graph, &crep);
         if (rc == MDAE_OK)
-            rc = rpc_json_analysis(rep, crep, &w->cached_report);
+            rc = rpc_json_analysis_reusing(rep, crep, w->prev_report, &w->cached_report);
         cdg_report_free(crep);
         sa_report_free(rep);
+        cJSON_Delete(w->prev_report); /* what is left of it */
+        w->prev_report = NULL;
         check(rc);
         if (rc < 0)
             return rc;

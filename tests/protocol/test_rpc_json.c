@@ -913,3 +913,92 @@ Test(rpc_json, modechanges_give_each_class_as_a_formula_over_g_and_g_prime)
     cJSON_Delete(j);
     change_free(&a);
 }
+
+/* ---- A tree built from the previous version's (rpc_json_analysis_reusing) -------- */
+
+/* text with every occurrence of from replaced by to (malloc'd). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t nf = strlen(from), nt = strlen(to), n = 0;
+    for (const char *p = strstr(text, from); p != NULL; p = strstr(p + nf, from))
+        n++;
+    cr_assert_gt(n, 0, "'%s' not in the model", from);
+    char *out = malloc(strlen(text) + n * nt + 1), *o = out;
+    for (const char *p = text, *q; (q = strstr(p, from)) != NULL; p = q + nf) {
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, nt);
+        o += nt;
+        if (strstr(q + nf, from) == NULL)
+            strcpy(o, q + nf);
+    }
+    return out;
+}
+
+/* The analysis JSON of text with N = n, built anew, or from prev. */
+static cJSON *analysis_of(const char *text, long long n, cJSON *prev)
+{
+    mel_define d = {"N", n};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = 1;
+    analysed a;
+    memset(&a, 0, sizeof a);
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &a.m, NULL), MDAE_OK);
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(a.m, NULL, &a.res, NULL), MDAE_OK);
+    cr_assert_eq(cdg_build(a.res, NULL, &a.g, NULL), MDAE_OK);
+    cr_assert_eq(sa_result_report(a.res, &a.rep), MDAE_OK);
+    cr_assert_eq(cdg_graph_report(a.g, &a.crep), MDAE_OK);
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_analysis_reusing(a.rep, a.crep, prev, &j), MDAE_OK);
+    analysed_free(&a);
+    return j;
+}
+
+static int members(const cJSON *o, const char *key)
+{
+    return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+Test(rpc_json, a_tree_built_from_the_previous_versions_is_the_one_built_anew)
+{
+    char *v0 = tm_slurp("brake.mel");
+    char *eq = replace_all(v0, "px[i] : equation b[i] = K*x[i];",
+                           "px[i] : equation b[i] = K*x[i] + (if i == 5 then der(x[i]) else 0);");
+    char *guard = replace_all(v0, "if open[i] then", "if open[i] & i <> 5 | !open[i] & i == 5 then");
+    char *renamed = replace_all(v0, "open", "valve"); /* new mode-variable names */
+    struct {
+        const char *text;
+        long long n;
+        const char *what;
+    } v[] = {{v0, 10, "original"}, {eq, 10, "one equation"},  {guard, 10, "one guard"},
+             {guard, 11, "N + 1"},  {guard, 11, "the same"},  {renamed, 11, "renamed"},
+             {v0, 9, "N - 2"}};
+    cJSON *prev = analysis_of(v[0].text, v[0].n, NULL);
+    for (size_t k = 1; k < sizeof v / sizeof v[0]; k++) {
+        cJSON *anew = analysis_of(v[k].text, v[k].n, NULL);
+        int before = members(prev, "equations") + members(prev, "blocks");
+        cJSON *reused = analysis_of(v[k].text, v[k].n, prev);
+        int taken = before - members(prev, "equations") - members(prev, "blocks");
+        char *a = compact(anew), *b = compact(reused);
+        cr_assert_str_eq(b, a, "%s: the tree differs from the one built anew", v[k].what);
+        if (strcmp(v[k].what, "the same") == 0)
+            cr_assert_eq(members(prev, "equations") + members(prev, "variables") +
+                             members(prev, "blocks") + members(prev, "edges"),
+                         0, "the same text: everything taken");
+        else if (strcmp(v[k].what, "renamed") != 0)
+            cr_assert_gt(taken, before / 2, "%s: only %d of %d taken", v[k].what, taken,
+                         before);
+        mdae_free(a);
+        mdae_free(b);
+        cJSON_Delete(anew);
+        cJSON_Delete(prev);
+        prev = reused;
+    }
+    cJSON_Delete(prev);
+    free(v0);
+    free(eq);
+    free(guard);
+    free(renamed);
+}
