@@ -32,6 +32,15 @@ void rpc_json_init(void)
 
 /* ---- Small helpers: each returns false on OOM ---------------------------- */
 
+/* ok, having deleted child if not: cJSON 1.7 does not consume an item it
+ * fails to add (and fails on a NULL one). */
+static bool added(cJSON *child, bool ok)
+{
+    if (!ok)
+        cJSON_Delete(child);
+    return ok;
+}
+
 /* Attach `child` to `obj` under `key`, a member name of the wire format:
  * a string literal, which cJSON keeps without a copy
  * (cJSON_AddItemToObjectCS; a copy per member was a third of a result's
@@ -40,12 +49,7 @@ void rpc_json_init(void)
  * child is deleted, so the caller only cleans obj. */
 static bool attach_literal(cJSON *obj, const char *key, cJSON *child)
 {
-    if (child == NULL)
-        return false;
-    bool ok = cJSON_AddItemToObjectCS(obj, key, child);
-    if (!ok)
-        cJSON_Delete(child);
-    return ok;
+    return added(child, child != NULL && cJSON_AddItemToObjectCS(obj, key, child));
 }
 
 #define attach(obj, key, child) attach_literal((obj), "" key, (child))
@@ -57,23 +61,13 @@ static bool attach_literal(cJSON *obj, const char *key, cJSON *child)
  * the model that named it). */
 static bool attach_copy(cJSON *obj, const char *key, cJSON *child)
 {
-    if (child == NULL)
-        return false;
-    bool ok = cJSON_AddItemToObject(obj, key, child);
-    if (!ok)
-        cJSON_Delete(child);
-    return ok;
+    return added(child, child != NULL && cJSON_AddItemToObject(obj, key, child));
 }
 
 /* Append `child` to the array `arr`; on failure child is deleted. */
 static bool append(cJSON *arr, cJSON *child)
 {
-    if (child == NULL)
-        return false;
-    bool ok = cJSON_AddItemToArray(arr, child);
-    if (!ok)
-        cJSON_Delete(child);
-    return ok;
+    return added(child, child != NULL && cJSON_AddItemToArray(arr, child));
 }
 
 /* "guard": formula of g, printed by the front-end. */
