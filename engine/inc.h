@@ -65,7 +65,7 @@
  * BDD) and builds the dependency graph on it, so reports, DOT and
  * differences are those of a cold analysis while only the edited parts were
  * solved again. (The graph is built again on the composition rather than
- * composed from the parts' graphs: cdg_build is 1-2 % of an analysis.)
+ * composed from the parts' graphs.)
  *
  * No finer exact decomposition of a chain (measured, tests/bench/README.md,
  * "Why the chains do not split further"). Before the offsets are known, an
@@ -109,18 +109,17 @@
  * the entries it found with its seed's (reference counts).
  *
  * Where the time goes (tests/bench/bench_edit.c, Release, 2-core VM,
- * 2026-11-26 evening, BuDDy's caches emptied before each run; seconds and
- * ratio to cold): building N = 40 cold 0.25, (a) one equation's incidence
- * 0.018-0.020 (7.2-8.1 %), (b) one guard 0.016-0.018 (6.4-6.9 %), (c)
- * N + 1 0.018-0.020 (7.2-7.9 %); brake N = 100 cold 0.006-0.008, (a)
- * 0.003 (32-44 %), (b) 0.003 (40-53 %), (c) 0.002-0.003 (30-37 %); an
- * edit that keeps the structure is a cache hit: under 1 ms. The brake's
- * edit is 24 M instructions against 78 M cold, each a pass over the whole
- * component: the front-end 4.5 M, this session's split, keys, private
- * model and block ids 2.2 M, the encoding 2.1 M, the offsets 3.1 M, the
- * seeded rounds 6.4 M, the dependency graph 6.4 M. Its 10 % target (under
- * 1 ms) needs them to be incremental, starting with the front-end: not
- * built (tests/bench/README.md, "seventh stop").
+ * 2026-11-27, BuDDy's caches emptied before each run; ratio to cold):
+ * building N = 40 cold 0.16-0.19 s, (a) one equation's incidence 8.0-8.7 %,
+ * (b) one guard 6.2-7.1 %, (c) N + 1 7.6-8.1 %; brake N = 100 cold
+ * 0.0045-0.0048 s, (a) 24 %, (b) 25-27 %, (c) 26-28 %; an edit that keeps
+ * the structure is a cache hit: under 1 ms. The brake's edit (a) is 13.9 M
+ * instructions against 65.1 M cold, each phase a pass over the whole
+ * component: the front-end 2.6 M, this session's split, keys, private
+ * model and block ids 2.3 M, the encoding 0.7 M, the seeded round 3.1 M,
+ * the offsets 1.4 M, the dependency graph 3.6 M. Its 10 % target needs
+ * every one of them driven by what the edit changed (tests/bench/README.md,
+ * "twelfth stop").
  *
  * Promises: no I/O, no logging. Uses the process-global BuDDy manager
  * through sa_analyze/cdg_build (sa_begin() first; single-threaded). Several
