@@ -112,7 +112,7 @@
  * 2026-11-27, BuDDy's caches emptied before each run; ratio to cold):
  * building N = 40 cold 0.16-0.19 s, (a) one equation's incidence 8.0-8.7 %,
  * (b) one guard 6.2-7.1 %, (c) N + 1 7.6-8.1 %; brake N = 100 cold
- * 0.0045-0.0048 s, (a) 24 %, (b) 25-27 %, (c) 26-28 %; an edit that keeps
+ * 0.0045-0.0048 s, (a) 24 %, (b) 25-27 %, (c) 25-28 %; an edit that keeps
  * the structure is a cache hit: under 1 ms. The brake's edit (a) is 13.9 M
  * instructions against 65.1 M cold, each phase a pass over the whole
  * component: the front-end 2.6 M, this session's split, keys, private
