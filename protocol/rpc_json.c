@@ -357,6 +357,8 @@ static bool set_is(const cJSON **m, uint32_t n_modes, const char *const *names, 
 /* report_items' object for item it? */
 static bool item_is(const cJSON *o, const sa_report *rep, const sa_item *it)
 {
+    if (!cJSON_IsObject(o))
+        return false;
     const cJSON *m = o->child;
     if (!str_member_is(m, "name", it->name ? it->name : "?"))
         return false;
@@ -400,6 +402,8 @@ static bool items_are(const cJSON *arr, const cdg_item *items, size_t n)
 /* rpc_json_cdg's object for block rb? */
 static bool block_is(const cJSON *o, const cdg_report *rep, const cdg_report_block *rb)
 {
+    if (!cJSON_IsObject(o))
+        return false;
     const cJSON *m = o->child;
     if (!num_member_is(m, "id", rb->block.id))
         return false;
@@ -416,6 +420,8 @@ static bool block_is(const cJSON *o, const cdg_report *rep, const cdg_report_blo
 /* rpc_json_cdg's object for edge re? */
 static bool edge_is(const cJSON *o, const cdg_report *rep, const cdg_report_edge *re)
 {
+    if (!cJSON_IsObject(o))
+        return false;
     const cJSON *m = o->child;
     if (!num_member_is(m, "from", re->from) || !num_member_is(m->next, "to", re->to))
         return false;
@@ -436,35 +442,18 @@ static donor donor_of(cJSON *prev, const char *key)
     return cJSON_IsArray(arr) ? (donor){arr, arr->child} : (donor){NULL, NULL};
 }
 
-/* The donor's member at this place if `fits` says it is what would be
- * built here, moved out of the donor; else NULL. The donor steps on
- * either way. */
-static cJSON *take(donor *d, bool (*fits)(const cJSON *, const void *, const void *),
-                   const void *rep, const void *item)
+/* The donor's member at this place (NULL past its end); the donor steps
+ * on. */
+static cJSON *donor_step(donor *d)
 {
     cJSON *was = d->at;
-    if (was == NULL)
-        return NULL;
-    d->at = was->next;
-    if (!cJSON_IsObject(was) || !fits(was, rep, item))
-        return NULL;
-    return cJSON_DetachItemViaPointer(d->arr, was);
+    if (was != NULL)
+        d->at = was->next;
+    return was;
 }
 
-static bool fits_item(const cJSON *o, const void *rep, const void *it)
-{
-    return item_is(o, rep, it);
-}
-
-static bool fits_block(const cJSON *o, const void *rep, const void *b)
-{
-    return block_is(o, rep, b);
-}
-
-static bool fits_edge(const cJSON *o, const void *rep, const void *e)
-{
-    return edge_is(o, rep, e);
-}
+/* was, the member donor_step gave, moved out of the donor's array. */
+static cJSON *donor_take(donor *d, cJSON *was) { return cJSON_DetachItemViaPointer(d->arr, was); }
 
 /* ---- Report ---------------------------------------------------------------------- */
 
@@ -477,9 +466,9 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
         return MDAE_E_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         const sa_item *it = &items[i];
-        cJSON *was = take(d, fits_item, rep, it);
-        if (was != NULL) {
-            if (!append(arr, was))
+        cJSON *was = donor_step(d);
+        if (was != NULL && item_is(was, rep, it)) {
+            if (!append(arr, donor_take(d, was)))
                 return MDAE_E_NOMEM;
             continue;
         }
@@ -629,9 +618,9 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
     donor db = donor_of(prev, "blocks"), de = donor_of(prev, "edges");
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
-        cJSON *was = take(&db, fits_block, rep, rb);
-        if (was != NULL) {
-            if (!append(blocks, was))
+        cJSON *was = donor_step(&db);
+        if (was != NULL && block_is(was, rep, rb)) {
+            if (!append(blocks, donor_take(&db, was)))
                 goto fail;
             continue;
         }
@@ -646,9 +635,9 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
     }
     for (size_t k = 0; k < rep->n_edges; k++) {
         const cdg_report_edge *re = &rep->edges[k];
-        cJSON *was = take(&de, fits_edge, rep, re);
-        if (was != NULL) {
-            if (!append(edges, was))
+        cJSON *was = donor_step(&de);
+        if (was != NULL && edge_is(was, rep, re)) {
+            if (!append(edges, donor_take(&de, was)))
                 goto fail;
             continue;
         }
