@@ -26,7 +26,9 @@
 /* Say why an engine call failed, in the words of the old analyze. */
 static int engine_failure(const cli_engine *e, int rc)
 {
-    if (rc == MDAE_E_BDD_LIMIT)
+    if ((rc == MDAE_E_BDD_LIMIT || rc == MDAE_E_LIMIT) && mdae_diags_find_limit(&e->d) != NULL)
+        ; /* the located error printed above names the limit and how to raise it */
+    else if (rc == MDAE_E_BDD_LIMIT)
         fprintf(stderr, "%s: error: %s (raise it with --node-limit N)\n", e->src.name,
                 mdae_strerror(rc));
     else if (rc == MDAE_E_MODEL && e->d.errors > 0)

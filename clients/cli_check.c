@@ -121,8 +121,9 @@ int cli_check_run(const cli_opts *o)
     if (rc < 0 && rc != MDAE_E_MODEL) {
         /* Not a verdict on the model: the check itself could not finish. */
         cli_print_diags(&src, &d);
-        fprintf(stderr, "%s: error: %s%s\n", src.name, mdae_strerror(rc),
-                rc == MDAE_E_BDD_LIMIT ? " (raise it with --node-limit N)" : "");
+        if (mdae_diags_find_limit(&d) == NULL) /* else that error said it all */
+            fprintf(stderr, "%s: error: %s%s\n", src.name, mdae_strerror(rc),
+                    rc == MDAE_E_BDD_LIMIT ? " (raise it with --node-limit N)" : "");
         goto done;
     }
 

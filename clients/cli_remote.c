@@ -377,6 +377,21 @@ static mdae_pos json_pos(const cJSON *p)
     return r;
 }
 
+/* The "limit" of a diagnostic (rpc_json_limit) back on the last one added
+ * to d (issue 36), so that it prints as the embedded engine's. */
+static void limit_from_json(const cJSON *lim, mdae_diags *d)
+{
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(lim, "setting"));
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(lim, "value");
+    if (name == NULL || !cJSON_IsNumber(v) || d->count == 0)
+        return;
+    for (int id = 1; mdae_limit_get(id) != NULL; id++)
+        if (strcmp(mdae_limit_get(id)->name, name) == 0) {
+            d->items[d->count - 1].limit = id;
+            d->items[d->count - 1].limit_value = v->valuedouble;
+        }
+}
+
 /* Rebuild diagnostics from rpc_json_diags() JSON, to print them with the
  * local file's lines and carets exactly as the embedded engine does. */
 static void diags_from_json(const cJSON *arr, mdae_diags *d)
@@ -398,6 +413,7 @@ static void diags_from_json(const cJSON *arr, mdae_diags *d)
             r.end = json_pos(cJSON_GetObjectItemCaseSensitive(range, "end"));
         }
         mdae_diags_add(d, s, r, "%s", msg ? msg : "");
+        limit_from_json(cJSON_GetObjectItemCaseSensitive(it, "limit"), d);
     }
 }
 
@@ -519,6 +535,11 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
             return exit_code;
         }
         if (rc == MDAE_E_BDD_LIMIT) {
+            mdae_diags d; /* located, naming the limit (issue 36) */
+            mdae_diags_init(&d);
+            diags_from_json(dj, &d);
+            cli_print_diags(src, &d);
+            mdae_diags_close(&d);
             fprintf(stderr, "%s: error: %s (on the server at '%s')\n", src->name, msg, c->addr);
             return CLI_EXIT_LIMIT;
         }

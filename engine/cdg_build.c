@@ -164,6 +164,8 @@ typedef struct build {
     int32_t *vloc;
     uint32_t *vp, *vk;
     size_t scc_first;   /* the union-SCC's first block */
+    const uint32_t *scc; /* its equations, n_scc of them (for too_large) */
+    size_t scc_n;
 } build;
 
 /* ---- Step 1 --------------------------------------------------------------- */
@@ -418,19 +420,33 @@ static void sort_pairs(int32_t *p, size_t n)
 
 /* A leaf of the split: every item has its value on the current path. */
 /* Stop at a limit of the graph's size, saying which and why. */
-static _Noreturn void too_large(sa_ctx *c, const char *fmt, ...) MDAE_PRINTF(2, 3);
-static _Noreturn void too_large(sa_ctx *c, const char *fmt, ...)
+/* Limit id (mdae.h) of value `value` was passed with the n equations eqs
+ * of the model at hand: the diagnostic names them and is located there
+ * (issue 36). */
+static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *eqs, size_t n,
+                                const char *fmt, ...) MDAE_PRINTF(6, 7);
+static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *eqs, size_t n,
+                                const char *fmt, ...)
 {
     char what[160];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                   "the conditional dependency graph is too large: %s; its blocks take "
-                   "too many different forms across the modes",
+    sa__limit_diag(b->c, b->r->m, eqs, eqs != NULL ? n : 0, id, (double)value,
+                   "the conditional dependency graph is too large: %s, as its blocks take "
+                   "too many different forms across the modes; it stopped",
                    what);
-    sa__fail(c, MDAE_E_LIMIT);
+    sa__fail(b->c, MDAE_E_LIMIT);
+}
+
+/* The model indices of block B's equations (temporaries of c). */
+static const uint32_t *block_equations(sa_ctx *c, const cdg_block *B)
+{
+    uint32_t *eqs = sa__alloc_raw(c, (B->n_equations + 1) * sizeof *eqs);
+    for (size_t a = 0; a < B->n_equations; a++)
+        eqs[a] = B->equations[a].index;
+    return eqs;
 }
 
 /* ---- Step 6: the union-SCCs' memo (engine/sa_memo.c) ------------------------
@@ -520,8 +536,9 @@ static size_t new_block(build *b, const int32_t *k, size_t len, BDD set)
     sa_ctx *c = b->c;
     b->key_ints += len;
     if (b->key_ints > max_key_ints)
-        too_large(c, "its blocks' identities exceed %zu items (%zu blocks so far)",
-                  max_key_ints, b->n_blocks);
+        too_large(b, MDAE_LIMIT_GRAPH_ITEMS, max_key_ints, b->scc, b->scc_n,
+                  "its blocks' identities exceed %zu items (%zu blocks so far)", max_key_ints,
+                  b->n_blocks);
     b->blocks = grow(c, b->blocks, b->n_blocks, &b->cap_blocks, sizeof *b->blocks);
     tblock *nt = &b->blocks[b->n_blocks];
     nt->key = sa__alloc_raw(c, len * sizeof *k);
@@ -977,6 +994,8 @@ static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
 {
     sa_ctx *c = b->c;
     size_t mark = sa__mark(c);
+    b->scc = S; /* what a limit names (too_large) */
+    b->scc_n = n;
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = (int32_t)a;
     b->loc = loc;
@@ -1000,6 +1019,7 @@ static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = -1;
     sa__release(c, mark);
+    b->scc = NULL;
     return reused;
 }
 
@@ -1144,8 +1164,9 @@ static void finish(build *b, cdg_graph *g)
                 if (f == bddfalse)
                     continue;
                 if (ne == max_edges)
-                    too_large(c, "it has more than %zu edges between its %zu blocks",
-                              max_edges, nb);
+                    too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges,
+                              block_equations(c, B), B->n_equations,
+                              "it has more than %zu edges between its %zu blocks", max_edges, nb);
                 es = grow(c, es, ne, &cap, sizeof *es);
                 es[ne].from = A;
                 es[ne].to = (uint32_t)bb;
@@ -1309,11 +1330,16 @@ static void drop_blocks(build *b)
 
 /* The failure epilogue of cdg_build (as sa_analyze's): a diagnostic for the
  * node limit and BuDDy errors. */
-static void fail_diag(sa_ctx *c)
+static void fail_diag(sa_ctx *c, const build *b)
 {
-    if (c->rc == MDAE_E_BDD_LIMIT)
-        mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                       "analysis exceeded %zu BDD nodes", c->node_limit);
+    const mel_model *m = b->r != NULL ? b->r->m : NULL;
+    if (c->rc == MDAE_E_BDD_LIMIT && b->scc != NULL) /* in a union-SCC's split */
+        sa__limit_diag(c, m, b->scc, b->scc_n, MDAE_LIMIT_BDD_NODES,
+                       (double)c->node_limit,
+                       "the dependency graph's construction exceeded %zu BDD nodes",
+                       c->node_limit);
+    else if (c->rc == MDAE_E_BDD_LIMIT)
+        sa__node_limit_diag(c, m);
     else if (c->rc == MDAE_E_BDD)
         mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
                        "BDD library error");
@@ -1408,8 +1434,8 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     if (setjmp(c->jb)) {
         int rc = c->rc;
         drop_blocks(b); /* before sa__leave frees b->blocks */
+        fail_diag(c, b); /* before sa__leave: b->scc is a temporary */
         sa__leave(c);
-        fail_diag(c);
         /* n_blocks / n_edges count only the guards already referenced. */
         cdg_graph_free(g);
         mdae_free(b);

@@ -613,7 +613,7 @@ int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
             return MDAE_E_NOMEM;
         for (size_t k = 0; k < r->n_parts; k++)
             pp[k] = (sa_part){r->parts[k].part->res, r->parts[k].eq_map, r->parts[k].var_map};
-        int rc = r->whole ? MDAE_OK : sa_compose(m, pp, r->n_parts, &r->whole);
+        int rc = r->whole ? MDAE_OK : sa_compose(m, pp, r->n_parts, &r->whole, diags);
         mdae_free(pp);
         if (rc == MDAE_OK)
             rc = cdg_build(r->whole, opt, &r->whole_graph, diags);
@@ -1162,13 +1162,11 @@ static int analyse_new(analysis *an, inc_part *p, const rpart *rp, mdae_diags *o
 static void pass_diagnostics(analysis *an, const mdae_diags *one, size_t before)
 {
     for (size_t q = 0; q < one->count; q++)
-        mdae_diags_add(&an->tmp, one->items[q].severity, one->items[q].where, "%s",
-                       one->items[q].message);
+        mdae_diags_add_copy(&an->tmp, &one->items[q]);
     for (size_t q = before; q < an->tmp.count; q++)
         if (!diag_seen(&an->tmp, before, &an->tmp.items[q]) &&
             strcmp(an->tmp.items[q].message, NO_VALID_MODE) != 0)
-            mdae_diags_add(an->diags, an->tmp.items[q].severity, an->tmp.items[q].where, "%s",
-                           an->tmp.items[q].message);
+            mdae_diags_add_copy(an->diags, &an->tmp.items[q]);
 }
 
 static void count_new(inc_stats *st, const sa_result *res)

@@ -111,8 +111,7 @@ static int one_pair(const mel_model *m, uint32_t a, uint32_t b, bool *from, bool
     if (all->diags.count == 0 && r->status == MC_REJECTED && r->n_instants == 0) {
         /* model-wide refusals are the same for every pair: keep them once */
         for (size_t k = 0; k < r->diags.count && rc == MDAE_OK; k++)
-            rc = mdae_diags_add(&all->diags, r->diags.items[k].severity,
-                                r->diags.items[k].where, "%s", r->diags.items[k].message);
+            rc = mdae_diags_add_copy(&all->diags, &r->diags.items[k]);
     }
     if (rc == MDAE_OK && cb->fn != NULL && cb->fn(cb->ctx, p, r) != 0)
         rc = MDAE_E_CANCELED;

@@ -157,37 +157,106 @@ void mdae_diags_close(mdae_diags *d)
     d->limit = limit;
 }
 
-int mdae_diags_add(mdae_diags *d, mdae_severity sev, mdae_range where, const char *fmt, ...)
+/* Append diag, whose message is owned by the list from now on (NULL: out
+ * of memory, counted as dropped). */
+static int push(mdae_diags *d, mdae_diag diag)
 {
-    if (d == NULL)
-        return MDAE_OK;
-    if (sev == MDAE_SEV_ERROR)
+    if (diag.severity == MDAE_SEV_ERROR)
         d->errors++;
     size_t limit = d->limit ? d->limit : 100;
-    if (d->count >= limit) {
+    if (diag.message == NULL || d->count >= limit) {
         d->dropped++;
-        return MDAE_OK;
+        mdae_free(diag.message);
+        return diag.message == NULL ? MDAE_E_NOMEM : MDAE_OK;
     }
     if (d->count == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 8;
         mdae_diag *items = mdae_realloc(d->items, cap * sizeof *items);
         if (items == NULL) {
             d->dropped++;
+            mdae_free(diag.message);
             return MDAE_E_NOMEM;
         }
         d->items = items;
         d->cap = cap;
     }
+    d->items[d->count++] = diag;
+    return MDAE_OK;
+}
+
+int mdae_diags_add(mdae_diags *d, mdae_severity sev, mdae_range where, const char *fmt, ...)
+{
+    if (d == NULL)
+        return MDAE_OK;
     va_list ap;
     va_start(ap, fmt);
     char *msg = mdae_vasprintf(fmt, ap);
     va_end(ap);
-    if (msg == NULL) {
-        d->dropped++;
-        return MDAE_E_NOMEM;
-    }
-    d->items[d->count++] = (mdae_diag){sev, where, msg};
-    return MDAE_OK;
+    return push(d, (mdae_diag){sev, where, msg, MDAE_LIMIT_NONE, 0});
+}
+
+int mdae_diags_add_copy(mdae_diags *d, const mdae_diag *diag)
+{
+    if (d == NULL)
+        return MDAE_OK;
+    mdae_diag copy = *diag;
+    copy.message = mdae_strdup(diag->message ? diag->message : "");
+    return push(d, copy);
+}
+
+const mdae_diag *mdae_diags_find_limit(const mdae_diags *d)
+{
+    for (size_t i = 0; d != NULL && i < d->count; i++)
+        if (d->items[i].limit != MDAE_LIMIT_NONE)
+            return &d->items[i];
+    return NULL;
+}
+
+/* ---- Stated limits ------------------------------------------------------------ */
+
+static const mdae_limit_info limits[] = {
+#define MDAE_LIMIT_INFO_(name, val, setting, flag, fixed, unit) \
+    [val] = {(setting) ? (setting) : (fixed), setting, flag, fixed, unit},
+    MDAE_LIMIT_MAP(MDAE_LIMIT_INFO_)
+#undef MDAE_LIMIT_INFO_
+};
+
+const mdae_limit_info *mdae_limit_get(int id)
+{
+    if (id <= MDAE_LIMIT_NONE || (size_t)id >= sizeof limits / sizeof limits[0] ||
+        limits[id].name == NULL)
+        return NULL;
+    return &limits[id];
+}
+
+char *mdae_limit_note(int id, double value)
+{
+    const mdae_limit_info *li = mdae_limit_get(id);
+    if (li == NULL)
+        return NULL;
+    if (li->setting == NULL) /* nothing raises it: say so rather than send people looking */
+        return mdae_asprintf("(limit %s = %.0f, fixed in the engine)", li->name, value);
+    if (li->flag == NULL)
+        return mdae_asprintf("(limit %s = %.0f; raise it with %s in mdaed.json)", li->name, value,
+                             li->setting);
+    return mdae_asprintf("(limit %s = %.0f; raise it with %s N or %s in mdaed.json)", li->name,
+                         value, li->flag, li->setting);
+}
+
+int mdae_diags_add_limit(mdae_diags *d, mdae_range where, int id, double value, const char *fmt,
+                         ...)
+{
+    if (d == NULL)
+        return MDAE_OK;
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = mdae_vasprintf(fmt, ap);
+    va_end(ap);
+    char *note = mdae_limit_note(id, value);
+    char *msg = what && note ? mdae_asprintf("%s %s", what, note) : NULL;
+    mdae_free(what);
+    mdae_free(note);
+    return push(d, (mdae_diag){MDAE_SEV_ERROR, where, msg, id, value});
 }
 
 static const char *severity_name(mdae_severity sev)

@@ -168,6 +168,8 @@ typedef struct mdae_diag {
     mdae_severity severity;
     mdae_range where;
     char *message; /* owned by the list */
+    int limit;     /* the stated limit it reports (MDAE_LIMIT_*; 0: none) */
+    double limit_value; /* that limit's value, when limit is set */
 } mdae_diag;
 
 /* A growable list of diagnostics, capped at `limit` entries (0: 100); entries
@@ -188,6 +190,55 @@ MDAE_API void mdae_diags_close(mdae_diags *d); /* frees items; safe twice */
  * dropped, and errors still counts it). d may be NULL (no-op, MDAE_OK). */
 MDAE_API int mdae_diags_add(mdae_diags *d, mdae_severity sev, mdae_range where,
                             const char *fmt, ...) MDAE_PRINTF(4, 5);
+/* Append a copy of diag (its limit too). As mdae_diags_add. */
+MDAE_API int mdae_diags_add_copy(mdae_diags *d, const mdae_diag *diag /* borrowed */);
+/* The first diagnostic of d that reports a stated limit, or NULL. */
+MDAE_API const mdae_diag *mdae_diags_find_limit(const mdae_diags *d);
+
+/* ---- Stated limits (issue 36) ----------------------------------------------
+ * Every limit the engine and the server enforce on a model's analysis, as
+ * the user raises it: `setting` is its key in conf/mdaed.json where it has
+ * one (the server's), `flag` the option of the mdae command line (NULL:
+ * none), and `fixed` the engine's constant where it cannot be raised at
+ * all. A limit that is hit becomes a diagnostic located at the equations
+ * that reached it, its message ending with mdae_limit_note()'s text, its
+ * limit and limit_value set (so JSON can carry them as fields). */
+#define MDAE_LIMIT_MAP(XX)                                                            \
+    XX(BDD_NODES, 1, "bdd.node_limit", "--node-limit", NULL, "BDD nodes")             \
+    XX(GRAPH_EDGES, 2, NULL, NULL, "CDG_MAX_EDGES", "edges of the dependency graph")  \
+    XX(GRAPH_ITEMS, 3, NULL, NULL, "CDG_MAX_KEY_INTS", "items of the blocks' identities") \
+    XX(ENUM_MODES, 4, NULL, NULL, "SA_ENUM_MAX_MODES", "modes enumerated")            \
+    XX(ENCODING, 5, NULL, NULL, "SA_MAX_BDD_VARS", "BDD variables of the encoding")   \
+    XX(OFFSET_BITS, 6, NULL, NULL, "SA_MAX_OFFSET_BITS", "bits of an offset")         \
+    XX(WORKER_MEMORY, 7, "limits.worker_memory_mb", NULL, NULL, "MiB per worker")     \
+    XX(REQUEST_TIME, 8, "limits.request_timeout_ms", NULL, NULL, "ms per request")
+
+typedef enum mdae_limit_id {
+    MDAE_LIMIT_NONE = 0,
+#define MDAE_LIMIT_ENUM_(name, val, setting, flag, fixed, unit) MDAE_LIMIT_##name = (val),
+    MDAE_LIMIT_MAP(MDAE_LIMIT_ENUM_)
+#undef MDAE_LIMIT_ENUM_
+} mdae_limit_id;
+
+typedef struct mdae_limit_info {
+    const char *name;    /* how messages and JSON name it: setting, else fixed */
+    const char *setting; /* key in conf/mdaed.json, or NULL */
+    const char *flag;    /* mdae's command-line option, or NULL */
+    const char *fixed;   /* the engine's constant when nothing raises it, or NULL */
+    const char *unit;    /* what is counted */
+} mdae_limit_info;
+
+/* The limit's description (static storage), or NULL for an unknown id. */
+MDAE_API const mdae_limit_info *mdae_limit_get(int id);
+/* "(limit bdd.node_limit = 100000; raise it with --node-limit N or
+ * bdd.node_limit in mdaed.json)", and the like for the other limits, in a
+ * new string (owned: mdae_free); NULL on OOM or an unknown id. */
+MDAE_API char *mdae_limit_note(int id, double value);
+/* Append an error at `where` reporting limit id of value `value`: the
+ * formatted text, then mdae_limit_note's. As mdae_diags_add. */
+MDAE_API int mdae_diags_add_limit(mdae_diags *d, mdae_range where, int id, double value,
+                                  const char *fmt, ...) MDAE_PRINTF(5, 6);
+
 /* Format "FILE:LINE:COL: error: message" (no newline) into a new string
  * (owned: mdae_free). file may be NULL ("<input>"). NULL on OOM. */
 MDAE_API char *mdae_diag_format(const mdae_diag *diag, const char *file);

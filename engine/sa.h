@@ -236,7 +236,7 @@ typedef struct sa_part {
  * cold analysis). MDAE_E_INVAL if the parts do not cover m as said. m is
  * borrowed and must outlive the result; parts only for the call. */
 MDAE_API int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts,
-                        sa_result **out /* out */);
+                        sa_result **out /* out */, mdae_diags *diags /* the node limit's */);
 
 /* Encode the model and check its consistency only (cheap; used by
  * `mdae check`): every edge is active only where its equation and its

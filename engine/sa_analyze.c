@@ -57,13 +57,17 @@ void sa_result_free(sa_result *r)
 /* Shared by the entry points: after a jump, report and clean up. A jump
  * for the budget of the implicit path is not an error of the analysis:
  * sa_analyze tries the enumeration next, and says nothing. */
-static int finish_failed(sa_ctx *c)
+static int finish_failed(sa_ctx *c, size_t errors_before)
 {
     int rc = c->rc;
     sa__leave(c);
+    const mel_model *m = c->r != NULL ? c->r->m : NULL;
     if (rc == MDAE_E_BDD_LIMIT && !c->budget_hit)
-        mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                       "analysis exceeded %zu BDD nodes", c->node_limit);
+        sa__node_limit_diag(c, m);
+    else if (rc == MDAE_E_LIMIT && !c->want_cm && c->diags != NULL &&
+             c->diags->errors == errors_before) /* a site that said nothing */
+        sa__limit_diag(c, m, NULL, 0, MDAE_LIMIT_NONE, 0,
+                       "the analysis stopped at a fixed limit of the engine");
     else if (rc == MDAE_E_BDD)
         mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
                        "BDD library error");
@@ -150,9 +154,10 @@ static int decide(sa_ctx *c, const sa__plan *plan, int method, size_t *budget)
     *budget = 0;
     if (method == SA_METHOD_ENUMERATE) {
         if (plan->modes > SA_ENUM_MAX_MODES) {
-            mdae_diags_add(c->diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                           "enumeration of %.0f modes exceeds its limit of %.0f",
-                           plan->modes, SA_ENUM_MAX_MODES);
+            sa__limit_diag(c, r->m, NULL, 0, MDAE_LIMIT_ENUM_MODES, SA_ENUM_MAX_MODES,
+                           "the enumeration of %.0f modes (the method \"enumeration\"; "
+                           "\"auto\" analyses them on BDDs) is past its limit",
+                           plan->modes);
             sa__fail(c, MDAE_E_LIMIT);
         }
         return SA_METHOD_ENUMERATE;
@@ -262,10 +267,11 @@ static int attempt(const mel_model *m, const sa_options *opt, mdae_diags *diags,
     }
     c->order = order;
     c->method = method;
+    size_t errors_before = diags != NULL ? diags->errors : 0;
     if (setjmp(c->jb)) {
         oc->budget_hit = c->budget_hit;
         oc->want_cm = c->want_cm;
-        int rc = finish_failed(c);
+        int rc = finish_failed(c, errors_before);
         mdae_free(c);
         return rc;
     }

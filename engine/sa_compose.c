@@ -204,7 +204,8 @@ static void compose_dual(sa_ctx *c, const compose_ctx *cc, const sa_part *parts,
     }
 }
 
-int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_result **out)
+int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_result **out,
+               mdae_diags *diags)
 {
     if (!sa__running())
         return MDAE_E_STATE;
@@ -226,7 +227,7 @@ int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_resu
     }
     cc->pairs = pairs;
     cc->owned = owned;
-    sa__ctx_init(c, NULL, NULL);
+    sa__ctx_init(c, NULL, diags);
     c->r = mdae_calloc(1, sizeof *c->r);
     rc = MDAE_E_NOMEM;
     if (c->r == NULL)
@@ -234,6 +235,8 @@ int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_resu
     if (setjmp(c->jb)) {
         rc = c->rc;
         sa__leave(c);
+        if (rc == MDAE_E_BDD_LIMIT)
+            sa__node_limit_diag(c, m);
         sa_result_free(c->r);
         goto done;
     }

@@ -301,8 +301,12 @@ void sa__offsets_alloc(sa_ctx *c)
     sa_result *r = c->r;
     unsigned long long maxs = (1ull << r->w_sigma) - 1;
     int w = sa__vbits(((unsigned long long)r->n_eq + 2) * (maxs + 1)) + 1;
-    if (w > 31)
+    if (w > SA_MAX_OFFSET_BITS) {
+        sa__limit_diag(c, r->m, NULL, 0, MDAE_LIMIT_OFFSET_BITS, SA_MAX_OFFSET_BITS,
+                       "the offsets would need %d bits (derivative orders up to %llu)", w,
+                       maxs);
         sa__fail(c, MDAE_E_LIMIT);
+    }
     r->w_off = w;
     r->small = false; /* until sa__dual says */
     r->c = sa__alloc_keep(c, ((size_t)r->n_eq * w + 1) * sizeof(BDD));

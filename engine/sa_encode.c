@@ -750,8 +750,13 @@ void sa__encode(sa_ctx *c, const mel_model *m)
         ne += m->equations[i].n_incs;
     r->n_edges = ne;
     size_t nv = (size_t)m->n_modes + ne;
-    if (nv > 1000000)
+    if (nv > SA_MAX_BDD_VARS) {
+        sa__limit_diag(c, m, NULL, 0, MDAE_LIMIT_ENCODING, SA_MAX_BDD_VARS,
+                       "the encoding needs %zu BDD variables (one per mode variable and "
+                       "incidence)",
+                       nv);
         sa__fail(c, MDAE_E_LIMIT);
+    }
     r->eq_first = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(size_t));
     r->edge_eq = sa__alloc_keep_raw(c, (ne + 1) * sizeof(uint32_t));
     r->edge_v = sa__alloc_keep_raw(c, (ne + 1) * sizeof(uint32_t));

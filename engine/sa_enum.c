@@ -651,11 +651,14 @@ static void write_back(sa_ctx *c, enum_state *st, bool primal_only, BDD *tmax)
     for (uint32_t f = 0; st->has_base[K_OK] && f < st->n_fields; f++) {
         if (!is_offset(r, f))
             continue;
-        if (!fits(st->base[K_OK][f], w))
+        bool ok = fits(st->base[K_OK][f], w);
+        for (size_t q = st->by_first[K_OK][f]; ok && q < st->by_first[K_OK][f + 1]; q++)
+            ok = fits(st->by_value[K_OK][q], w);
+        if (!ok) {
+            sa__limit_diag(c, r->m, NULL, 0, MDAE_LIMIT_OFFSET_BITS, w,
+                           "an offset of the enumerated modes does not fit in %d bits", w);
             sa__fail(c, MDAE_E_LIMIT);
-        for (size_t q = st->by_first[K_OK][f]; q < st->by_first[K_OK][f + 1]; q++)
-            if (!fits(st->by_value[K_OK][q], w))
-                sa__fail(c, MDAE_E_LIMIT);
+        }
     }
     sa__progress(c, "offsets", 0, r->n_eq);
     for (size_t e = 0; e < r->n_edges; e++)

@@ -217,6 +217,25 @@ void sa__push_cleanup(sa_ctx *c, void (*fn)(void *arg), void *arg);
 void sa__pop_cleanup(sa_ctx *c);
 /* Jump to the armed entry point with rc (never returns). */
 _Noreturn void sa__fail(sa_ctx *c, int rc);
+
+/* Fixed limits of the encoding (mdae.h's MDAE_LIMIT_ENCODING and
+ * MDAE_LIMIT_OFFSET_BITS): BDD variables (mode variables + incidences),
+ * and bits of an offset vector (they are ints). */
+#define SA_MAX_BDD_VARS 1000000
+#define SA_MAX_OFFSET_BITS 31
+
+/* ---- sa_limit.c: a stated limit as a located diagnostic (issue 36) -------- */
+
+/* Append to c->diags an error for limit id (mdae.h, MDAE_LIMIT_*) of value
+ * `value`: the formatted text, the n equations of m that reached it (eqs:
+ * their indices; NULL: all of m's) named and counted, the error located at
+ * the first of them, then the limit's note (mdae_limit_note). m may be NULL
+ * (no location). Does not jump. */
+void sa__limit_diag(sa_ctx *c, const mel_model *m, const uint32_t *eqs, size_t n, int id,
+                    double value, const char *fmt, ...) MDAE_PRINTF(7, 8);
+/* sa__limit_diag for the node limit (c->node_limit) over all of m's
+ * equations: the failure epilogue of the entry points. */
+void sa__node_limit_diag(sa_ctx *c, const mel_model *m);
 /* Run fn(c, arg) with a budget of `budget` more BDD nodes produced (at most
  * the context's own budget, if it has one). True if fn returned. False if
  * it exceeded that budget: then everything fn left is undone (its slots,

@@ -1067,6 +1067,27 @@ int rpc_json_counts(const mel_model *m, cJSON **out)
     return MDAE_OK;
 }
 
+static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
+
+int rpc_json_limit(const mdae_diag *dg, cJSON **out)
+{
+    const mdae_limit_info *li = dg != NULL ? mdae_limit_get(dg->limit) : NULL;
+    if (li == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !add_str(o, "setting", li->name) || !add_num(o, "value", dg->limit_value) ||
+        !attach(o, "configKey", str_or_null(li->setting)) ||
+        !attach(o, "flag", str_or_null(li->flag)) || !add_str(o, "unit", li->unit) ||
+        !attach(o, "where",
+                dg->where.start.line != 0 ? range_json(dg->where) : cJSON_CreateNull())) {
+        cJSON_Delete(o);
+        return MDAE_E_NOMEM;
+    }
+    *out = o;
+    return MDAE_OK;
+}
+
 int rpc_json_diags(const mdae_diags *d, cJSON **out)
 {
     if (d == NULL || out == NULL || (d->count > 0 && d->items == NULL))
@@ -1082,6 +1103,10 @@ int rpc_json_diags(const mdae_diags *d, cJSON **out)
             !add_str(o, "message", dg->message ? dg->message : ""))
             goto nomem;
         if (dg->where.start.line != 0 && !attach(o, "range", range_json(dg->where)))
+            goto nomem;
+        cJSON *lim = NULL;
+        if (mdae_limit_get(dg->limit) != NULL &&
+            (rpc_json_limit(dg, &lim) != MDAE_OK || !attach(o, "limit", lim)))
             goto nomem;
     }
     if (d->dropped > 0) {

@@ -103,6 +103,13 @@ MDAE_API int rpc_json_cubes(uint32_t n_modes, const char *const *names /* borrow
  * {"severity":"note","message":"N more diagnostics not shown"} says so. */
 MDAE_API int rpc_json_diags(const mdae_diags *d /* borrowed */,
                             cJSON **out /* out: owned */);
+/* A diagnostic that reports a stated limit (issue 36; dg->limit set) also
+ * carries "limit": what rpc_json_limit gives, and rpc_json_diags's entries
+ * have it. {"setting": the limit's name (its mdaed.json key, else the
+ * engine's constant), "value": N, "configKey": key or null, "flag": the
+ * mdae option or null, "unit": what is counted, "where": range or null}.
+ * MDAE_E_INVAL for a diagnostic without a limit. */
+MDAE_API int rpc_json_limit(const mdae_diag *dg /* borrowed */, cJSON **out /* out: owned */);
 
 /* ---- Blocks and edges (issue 4) ------------------------------------------- */
 

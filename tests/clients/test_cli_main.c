@@ -246,7 +246,12 @@ Test(cli, analyze_stops_with_exit_3_at_the_node_limit)
     run r = RUN("analyze", "--method", "implicit", "--node-limit", "1000", "-D", "N=8",
                 MODEL("rldc_chain.mel"));
     expect(&r, 3);
-    contains(r.err, "node limit");
+    /* located at the component's first equation, naming the limit (issue 36) */
+    contains(r.err, "rldc_chain.mel:");
+    contains(r.err, ": error: the analysis exceeded 1000 BDD nodes on the ");
+    contains(r.err, "(limit bdd.node_limit = 1000; raise it with --node-limit N or "
+                    "bdd.node_limit in mdaed.json)");
+    cr_expect_null(strstr(r.err, "rldc_chain.mel: error:"), "nothing unlocated:\n%s", r.err);
     run_free(&r);
 }
 
@@ -279,7 +284,8 @@ Test(cli, forced_enumeration_of_too_many_modes_is_a_stated_limit)
                 MODEL("building_compressible.mel"));
     expect(&r, 1);
     contains(r.err, "enumeration of");
-    contains(r.err, "exceeds its limit");
+    contains(r.err, "past its limit");
+    contains(r.err, "(limit SA_ENUM_MAX_MODES = 65536, fixed in the engine)");
     run_free(&r);
 }
 

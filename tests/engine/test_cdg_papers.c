@@ -564,6 +564,15 @@ Test(cdg_papers, node_limit_fails_cleanly_and_the_manager_recovers)
     cr_assert_eq(cdg_build(fx.r, NULL, &g, &d), MDAE_E_BDD_LIMIT);
     cr_assert_null(g);
     cr_assert_geq(d.errors, 1);
+    /* issue 36: the limit names itself and is located at an equation */
+    const mdae_diag *lim = mdae_diags_find_limit(&d);
+    cr_assert_not_null(lim);
+    cr_expect_eq(lim->limit, MDAE_LIMIT_BDD_NODES);
+    cr_expect_eq(lim->limit_value, 100);
+    cr_expect_neq(lim->where.start.line, 0, "located");
+    cr_expect(strstr(lim->message, "(limit bdd.node_limit = 100; raise it with --node-limit N "
+                                   "or bdd.node_limit in mdaed.json)") != NULL,
+              "%s", lim->message);
     mdae_diags_close(&d);
     cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
     cr_assert_eq(cdg_build(fx.r, NULL, &g, NULL), MDAE_OK);
@@ -580,8 +589,12 @@ Test(cdg_papers, a_graph_past_its_size_limits_is_refused_with_the_limit_named)
     cr_assert_gt(ne, 1);
     static const struct {
         size_t edges, items;
-        const char *says;
-    } cases[] = {{1, 0, "more than 1 edges"}, {0, 4, "identities exceed 4 items"}};
+        const char *says, *note;
+        int limit;
+    } cases[] = {{1, 0, "more than 1 edges", "(limit CDG_MAX_EDGES = 1, fixed in the engine)",
+                  MDAE_LIMIT_GRAPH_EDGES},
+                 {0, 4, "identities exceed 4 items",
+                  "(limit CDG_MAX_KEY_INTS = 4, fixed in the engine)", MDAE_LIMIT_GRAPH_ITEMS}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         cdg_set_limits(cases[k].edges, cases[k].items);
         mdae_diags d;
@@ -592,6 +605,18 @@ Test(cdg_papers, a_graph_past_its_size_limits_is_refused_with_the_limit_named)
         cr_assert_eq(d.errors, 1);
         cr_assert(strstr(d.items[0].message, cases[k].says) != NULL, "%s",
                   d.items[0].message);
+        /* issue 36: named, and located at an equation of the part that
+         * reached it (named in the message too) */
+        const mdae_diag *dg = &d.items[0];
+        cr_expect_eq(dg->limit, cases[k].limit);
+        cr_expect(strstr(dg->message, cases[k].note) != NULL, "%s", dg->message);
+        cr_expect_neq(dg->where.start.line, 0, "located: %s", dg->message);
+        long e = -1;
+        for (uint32_t i = 0; i < fx.m->n_equations && e < 0; i++)
+            if (fx.m->equations[i].where.start.offset == dg->where.start.offset)
+                e = (long)i;
+        cr_assert_geq(e, 0, "at an equation: %s", dg->message);
+        cr_expect(strstr(dg->message, fx.m->equations[e].name) != NULL, "%s", dg->message);
         mdae_diags_close(&d);
     }
     cdg_set_limits(0, 0); /* the defaults again: the same graph as before */

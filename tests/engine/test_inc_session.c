@@ -880,3 +880,74 @@ Test(inc_session, edits_of_models_with_several_parts_reuse_the_others_and_equal_
                 sum.reused, sum.recomputed);
     cr_assert_gt(sum.reused, sum.recomputed, "local edits leave most parts alone");
 }
+
+/* Issue 36: a limit names itself (setting, value, how to raise it) and is
+ * an error located at the part that reached it: here the RLDC2 part of a
+ * model whose first part (one equation) passes the same limit. */
+Test(inc_session, a_node_limit_is_located_at_the_part_that_reached_it)
+{
+    char *rldc2 = tm_slurp("rldc2.mel");
+    size_t n = strlen(rldc2) + 64;
+    char *text = malloc(n);
+    cr_assert_not_null(text);
+    snprintf(text, n, "a : real; ea : equation der(a) = 1;\n%s", rldc2);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, NULL), MDAE_OK);
+    long k1 = mel_model_find_equation(m, "K1");
+    cr_assert_geq(k1, 0);
+    cr_assert_eq(sa_set_node_limit(100), MDAE_OK);
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    sa_options so = {.method = SA_METHOD_IMPLICIT};
+    inc_result *r = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_assert_eq(inc_analyze(s, m, &so, &r, &d), MDAE_E_BDD_LIMIT);
+    cr_assert_eq(d.count, 1, "one error, the limit's");
+    const mdae_diag *dg = mdae_diags_find_limit(&d);
+    cr_assert_not_null(dg);
+    cr_expect_eq(dg->severity, MDAE_SEV_ERROR);
+    cr_expect_eq(dg->limit, MDAE_LIMIT_BDD_NODES);
+    cr_expect_eq(dg->limit_value, 100);
+    cr_expect_eq(dg->where.start.offset, m->equations[k1].where.start.offset);
+    cr_expect_eq(dg->where.end.offset, m->equations[k1].where.end.offset);
+    cr_expect_eq(dg->where.start.line, m->equations[k1].where.start.line);
+    cr_expect_str_eq(dg->message,
+                     "the analysis exceeded 100 BDD nodes on the 14 equations K1, K2, K3 and 11 "
+                     "more (limit bdd.node_limit = 100; raise it with --node-limit N or "
+                     "bdd.node_limit in mdaed.json)");
+    char *line = mdae_diag_format(dg, "m.mel");
+    char want[64];
+    snprintf(want, sizeof want, "m.mel:%u:1: error: the analysis exceeded 100 BDD nodes",
+             (unsigned)m->equations[k1].where.start.line);
+    cr_expect(strncmp(line, want, strlen(want)) == 0, "%s", line);
+    mdae_free(line);
+    mdae_diags_close(&d);
+    cr_assert_eq(sa_set_node_limit(0), MDAE_OK);
+    inc_session_free(s);
+    mel_model_free(m);
+    free(text);
+    free(rldc2);
+}
+
+/* The limits' descriptions: each has a name and a unit; a note says how
+ * to raise it, or that nothing does. */
+Test(inc_session, every_stated_limit_says_how_to_raise_it)
+{
+    int n = 0;
+    for (int id = 1; mdae_limit_get(id) != NULL; id++, n++) {
+        const mdae_limit_info *li = mdae_limit_get(id);
+        cr_assert_not_null(li->name);
+        cr_assert_not_null(li->unit);
+        cr_assert((li->setting != NULL) != (li->fixed != NULL), "%s", li->name);
+        char *note = mdae_limit_note(id, 7);
+        cr_assert_not_null(note);
+        cr_expect(strstr(note, li->name) != NULL && strstr(note, "= 7") != NULL, "%s", note);
+        cr_expect(strstr(note, li->setting ? "in mdaed.json" : "fixed in the engine") != NULL,
+                  "%s", note);
+        mdae_free(note);
+    }
+    cr_expect_eq(n, 8);
+    cr_expect_null(mdae_limit_get(0));
+    cr_expect_null(mdae_limit_note(0, 1));
+}
