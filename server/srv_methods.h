@@ -24,6 +24,7 @@
     XX("session/modechange", wk_m_modechange, 0)  \
     XX("session/modechanges", wk_m_modechanges, 0) \
     XX("session/structure", wk_m_structure, 0)    \
+    XX("debug/analyses", wk_m_analyses, SRV_M_DEBUG) \
     XX("debug/crash", wk_m_crash, SRV_M_DEBUG)    \
     XX("debug/alloc", wk_m_alloc, SRV_M_DEBUG)    \
     XX("debug/sleep", wk_m_sleep, SRV_M_DEBUG)    \

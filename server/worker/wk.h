@@ -75,6 +75,7 @@
  *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
  *   their client names: session/dot (the CDG as DOT, a JSON string),
  *   session/svg (the same graph laid out by Graphviz, as SVG text: wk_svg.c),
+ *   debug/analyses (the analyses the worker started: tests count them),
  *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms,
  *   ignore_cancel?}, debug/frames {frames?, raw?} (wk_m_frames: frames as
  *   a broken worker might send them) (the debug ones only with
@@ -143,6 +144,14 @@ typedef struct wk_state {
      * built: what did not change is taken from it (rpc_json_analysis_reusing:
      * an edit of the brake at N = 100 builds one railcar's items). */
     cJSON *prev_report;
+    /* The loaded text's analysis that failed (issue 36): its code, the
+     * method it ran with and its diagnostics, kept until the next load, so
+     * that no later question runs it again (analysis_rc MDAE_OK: none
+     * failed). A cancelled analysis is not a result and is not kept. */
+    int analysis_rc;
+    int analysis_method;
+    mdae_diags analysis_diags;
+    unsigned long analyses; /* analyses this worker started (debug/analyses) */
     inc_stats inc_last;   /* reuse of the last analysis */
     int method;           /* sa_options.method of the next analysis (issue 10) */
     bool inc_fresh;       /* the current request ran that analysis */
@@ -200,7 +209,12 @@ void wk_lsp_diag(const wk_state *w, cJSON *arr /* borrowed */, const mdae_range 
  * --debug-methods). */
 wk_method_fn *wk_method_find(const wk_state *w, const char *method);
 
-wk_method_fn wk_m_dot, wk_m_structure, wk_m_crash, wk_m_alloc, wk_m_sleep, wk_m_frames;
+wk_method_fn wk_m_dot, wk_m_structure, wk_m_crash, wk_m_alloc, wk_m_sleep, wk_m_frames,
+    wk_m_analyses;
+/* The kept failure of the loaded text's analysis (see analysis_rc), or
+ * NULL: its diagnostic that names a stated limit when it has one, else its
+ * first. *rc (may be NULL) gets its code. */
+const mdae_diag *wk_failure(const wk_state *w, int *rc /* out */);
 
 /* ---- wk_lsp.c (issue 15): the editor's questions, answered from the kept
  * model, outline and analysis; params {position?, includeDeclaration?},

@@ -171,9 +171,29 @@ static void offsets_text(mdae_buf *b, const cJSON *item)
         mdae_buf_puts(b, "none (never active in a valid nonsingular mode)");
 }
 
+/* After an analysis that failed (kept by wk_methods.c, issue 36): that it
+ * stopped, where, and why (a limit names itself and how to raise it). The
+ * rest of the hover comes from the model and the outline. */
+static void failure_note(const wk_state *w, mdae_buf *b)
+{
+    int rc;
+    const mdae_diag *d = wk_failure(w, &rc);
+    if (rc == MDAE_OK)
+        return;
+    char at[64] = "";
+    if (d != NULL && d->where.start.line != 0)
+        snprintf(at, sizeof at, " at line %u", (unsigned)d->where.start.line);
+    mdae_buf_puts(b, b->len ? "\n\n---\n\n" : "");
+    mdae_buf_puts(b, "**the analysis stopped**");
+    mdae_buf_puts(b, at);
+    mdae_buf_puts(b, ": ");
+    mdae_buf_puts(b, d != NULL && d->message ? d->message : mdae_strerror(rc));
+}
+
 /* The hover's markdown, handed over as {contents:{kind:"markdown",value}}. */
 static cJSON *hover_result(wk_state *w, mdae_buf *b, const mdae_range *r)
 {
+    failure_note(w, b);
     if (b->oom)
         wk_oom();
     cJSON *h = cJSON_CreateObject();

@@ -34,6 +34,7 @@ void wk_state_init(wk_state *w, const srv_worker_opts *o)
     w->opts = *o;
     w->model_rc = MDAE_E_STATE;
     mdae_diags_init(&w->model_diags);
+    mdae_diags_init(&w->analysis_diags);
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         w->kept[k].version = -1;
 }
@@ -97,6 +98,8 @@ static void unload(wk_state *w)
     w->outline = NULL;
     w->outline_rc = MDAE_OK;
     w->model_rc = MDAE_E_STATE;
+    w->analysis_rc = MDAE_OK;
+    mdae_diags_close(&w->analysis_diags);
 }
 
 void wk_state_close(wk_state *w)
@@ -184,14 +187,71 @@ static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
     return wk_cancelled(pc->w) ? 1 : 0;
 }
 
+/* ---- A failed analysis, kept (issue 36) --------------------------------------------------
+ * An analysis of the loaded text that stopped at a limit (or on a model
+ * error the encoding found) fails the same way every time: a hover used to
+ * run it again, 6-11 s for nothing. So its code and diagnostics are kept
+ * until the next load, and every question reads them. Not a cancelled one
+ * (a newer request stopped it: it may finish next time), and not across
+ * methods (session/analyze {method} may choose one that fits). */
+
+static void keep_failure(wk_state *w, int rc, const mdae_diags *ad)
+{
+    if (rc == MDAE_E_CANCELED)
+        return;
+    mdae_diags_close(&w->analysis_diags);
+    for (size_t i = 0; i < ad->count; i++)
+        if (mdae_diags_add_copy(&w->analysis_diags, &ad->items[i]) == MDAE_E_NOMEM)
+            wk_oom();
+    w->analysis_rc = rc;
+    w->analysis_method = w->method;
+}
+
+/* The kept failure for the current method: its diagnostics appended to ad,
+ * its code returned; MDAE_OK when there is none. */
+static int kept_failure(const wk_state *w, mdae_diags *ad)
+{
+    if (w->analysis_rc == MDAE_OK || w->analysis_method != w->method)
+        return MDAE_OK;
+    for (size_t i = 0; i < w->analysis_diags.count; i++)
+        if (mdae_diags_add_copy(ad, &w->analysis_diags.items[i]) == MDAE_E_NOMEM)
+            wk_oom();
+    return w->analysis_rc;
+}
+
+const mdae_diag *wk_failure(const wk_state *w, int *rc)
+{
+    if (rc != NULL)
+        *rc = w->analysis_rc;
+    if (w->analysis_rc == MDAE_OK)
+        return NULL;
+    const mdae_diag *d = mdae_diags_find_limit(&w->analysis_diags);
+    return d != NULL || w->analysis_diags.count == 0 ? d : &w->analysis_diags.items[0];
+}
+
+/* debug/analyses: how many analyses this worker started (tests check that
+ * questions after a failure run none). */
+cJSON *wk_m_analyses(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    (void)params;
+    cJSON *r = cJSON_CreateObject();
+    if (r == NULL || !cJSON_AddNumberToObject(r, "analyses", (double)w->analyses))
+        wk_oom();
+    return rpc_response_result(id, r);
+}
+
 /* Analyse the loaded model unless done already: the all-modes result and
  * its conditional dependency graph, kept for mode and dot requests. Errors
- * found on the way go to *ad. */
+ * found on the way go to *ad; a failure is kept and given again. */
 static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
 {
     if (w->result != NULL && w->graph != NULL)
         return MDAE_OK;
+    int kept = kept_failure(w, ad);
+    if (kept < 0)
+        return kept;
     forget_analysis(w);
+    w->analyses++;
     progress_ctx pc = {w, stream, NULL, 0, 0, 0};
     sa_options so = {.progress = on_progress, .progress_ctx = &pc, .method = w->method};
     w->inc_fresh = true;
@@ -205,8 +265,10 @@ static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
         rc = inc_result_whole(w->inc_res, w->model, &so, &w->result, &w->graph, ad);
     }
     check(rc);
-    if (rc < 0)
+    if (rc < 0) {
         forget_analysis(w);
+        keep_failure(w, rc, ad);
+    }
     return rc;
 }
 
@@ -239,6 +301,14 @@ static cJSON *analysis_error(const wk_state *w, const cJSON *id, int rc, const m
     cJSON *d = cJSON_CreateObject();
     if (ad != NULL && ad->count > 0)
         cJSON_AddItemToObject(d, "diagnostics", diags_json(ad));
+    const mdae_diag *lim = mdae_diags_find_limit(ad);
+    cJSON *lj = NULL;
+    if (lim != NULL) { /* issue 36: which limit, its value, how to raise it, where */
+        check(rpc_json_limit(lim, &lj));
+        cJSON_AddItemToObject(d, "limit", lj);
+    }
+    if (rc == MDAE_E_LIMIT && lim != NULL)
+        return rpc_response_mdae(id, rc, lim->message, d);
     if (rc == MDAE_E_BDD_LIMIT) {
         cJSON_AddNumberToObject(d, "node_limit", (double)w->opts.node_limit);
         return rpc_response_mdae(id, rc,
@@ -630,6 +700,25 @@ static void add_singular(const wk_state *w, cJSON *arr, const sa_report *rep)
     }
 }
 
+/* A failed analysis: its own diagnostics, located where it stopped (a
+ * limit names itself there, issue 36); a warning at the start of the text
+ * only when it said nothing. */
+static void add_failure(const wk_state *w, cJSON *arr, int rc, const mdae_diags *ad)
+{
+    for (size_t i = 0; i < ad->count; i++) {
+        const mdae_diag *d = &ad->items[i];
+        wk_lsp_diag(w, arr, &d->where,
+                    d->severity == MDAE_SEV_ERROR ? RPC_LSP_ERROR : RPC_LSP_WARNING,
+                    d->message ? d->message : "");
+    }
+    if (ad->count == 0) {
+        mdae_range none = {{0, 0, 0}, {0, 0, 0}};
+        char *msg = mdae_asprintf("analysis failed: %s", mdae_strerror(rc));
+        wk_lsp_diag(w, arr, &none, RPC_LSP_WARNING, msg ? msg : "analysis failed");
+        mdae_free(msg);
+    }
+}
+
 static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
 {
     int rc = load(w, params);
@@ -650,10 +739,7 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
             if (!cJSON_IsFalse(mc))
                 wk_modechange_diags(w, arr);
         } else if (arc != MDAE_E_CANCELED) {
-            mdae_range none = {{0, 0, 0}, {0, 0, 0}};
-            char *msg = mdae_asprintf("analysis failed: %s", mdae_strerror(arc));
-            wk_lsp_diag(w, arr, &none, RPC_LSP_WARNING, msg ? msg : "analysis failed");
-            mdae_free(msg);
+            add_failure(w, arr, arc, &ad);
         }
         sa_report_free(rep);
         mdae_diags_close(&ad);
