@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rpc_json.h"
 #include "rpc_relay.h"
 
 enum { TIMER_NONE, TIMER_BUDGET, TIMER_GRACE, TIMER_IDLE };
@@ -508,6 +509,25 @@ static const char *signal_name(int sig)
     }
 }
 
+/* A worker killed by a stated limit of the server (issue 36): the cause
+ * says which, its value and how to raise it, and the error's data carries
+ * it as "limit" (rpc_json_limit's fields; no "where": the worker died with
+ * what it knew). */
+static void name_limit(cJSON *details, char **cause, int id, double value)
+{
+    char *note = mdae_limit_note(id, value);
+    char *both = note && *cause ? mdae_asprintf("%s %s", *cause, note) : NULL;
+    if (both != NULL) {
+        mdae_free(*cause);
+        *cause = both;
+    }
+    mdae_free(note);
+    mdae_diag dg = {MDAE_SEV_ERROR, {{0, 0, 0}, {0, 0, 0}}, *cause, id, value};
+    cJSON *lim = NULL;
+    if (details != NULL && rpc_json_limit(&dg, &lim) == MDAE_OK)
+        cJSON_AddItemToObject(details, "limit", lim);
+}
+
 static void on_worker_exit(uv_process_t *proc, int64_t status, int sig)
 {
     srv_worker *w = proc->data;
@@ -518,6 +538,8 @@ static void on_worker_exit(uv_process_t *proc, int64_t status, int sig)
     if (w->kill_cause != NULL) {
         rc = w->kill_rc;
         cause = mdae_strdup(w->kill_cause);
+        if (rc == MDAE_E_TIMEOUT)
+            name_limit(details, &cause, MDAE_LIMIT_REQUEST_TIME, (double)srv.cfg.request_timeout_ms);
     } else if (sig != 0) {
         rc = MDAE_E_IO;
         cause = mdae_asprintf("the worker crashed: killed by %s (%d)", signal_name(sig), sig);
@@ -525,6 +547,7 @@ static void on_worker_exit(uv_process_t *proc, int64_t status, int sig)
         rc = MDAE_E_NOMEM;
         cause = mdae_asprintf("the worker exceeded its memory cap of %zu MiB",
                               srv.cfg.worker_memory_mb);
+        name_limit(details, &cause, MDAE_LIMIT_WORKER_MEMORY, (double)srv.cfg.worker_memory_mb);
     } else {
         rc = MDAE_E_IO;
         cause = mdae_asprintf("the worker exited with status %lld", (long long)status);

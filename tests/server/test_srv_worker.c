@@ -95,6 +95,22 @@ Test(srv_worker, reports_a_worker_killed_from_outside_mid_request)
     srv_stop(&p);
 }
 
+/* A limit of the server names itself (issue 36): the message says its
+ * key and value and where to raise it; data.limit has them as fields. */
+static void assert_limit_named(const cJSON *r, const char *key, double value)
+{
+    char note[160];
+    snprintf(note, sizeof note, "(limit %s = %.0f; raise it with %s in mdaed.json)", key, value,
+             key);
+    cr_assert(strstr(error_message(r), note) != NULL, "%s", error_message(r));
+    const cJSON *lim =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data"), "limit");
+    cr_assert_not_null(lim, "%s", cJSON_PrintUnformatted(r));
+    cr_expect_str_eq(cJSON_GetObjectItem(lim, "configKey")->valuestring, key);
+    cr_expect_eq(cJSON_GetObjectItem(lim, "value")->valuedouble, value);
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItem(lim, "flag")));
+}
+
 Test(srv_worker, reports_the_memory_cap)
 {
     srv_proc p;
@@ -109,6 +125,7 @@ Test(srv_worker, reports_the_memory_cap)
     r = cl_request(&a, 2, "debug/alloc", debug_params(s1, "mb", 200));
     cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_NOMEM), "%s", cJSON_PrintUnformatted(r));
     cr_assert(strstr(error_message(r), "memory cap of 64 MiB") != NULL, "%s", error_message(r));
+    assert_limit_named(r, "limits.worker_memory_mb", 64); /* issue 36 */
     cJSON_Delete(r);
     assert_analyses(&a, s1, 3);
     free(s1);
@@ -131,6 +148,7 @@ Test(srv_worker, kills_a_request_past_its_time_budget)
     cJSON *r = cl_request(&a, 1, "debug/sleep", debug_params(s1, "ms", 60000));
     cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_TIMEOUT), "%s", cJSON_PrintUnformatted(r));
     cr_assert(strstr(error_message(r), "time budget of 1500 ms") != NULL, "%s", error_message(r));
+    assert_limit_named(r, "limits.request_timeout_ms", 1500); /* issue 36 */
     cJSON_Delete(r);
     assert_analyses(&a, s1, 2);
     free(s1);
