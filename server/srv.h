@@ -489,6 +489,8 @@ typedef struct srv_worker_opts {
     size_t memory_mb;
     size_t node_limit, initial_nodes, cache_size;
     bool debug_methods;
+    uint64_t timeout_ms; /* limits.request_timeout_ms (0: none): an analysis
+                            stops itself a little before (issue 36) */
 } srv_worker_opts;
 #define SRV_EXIT_NOMEM 3 /* worker exit status: its memory cap was reached */
 #define SRV_EXIT_PROTO 4 /* worker exit status: bad pipe traffic */

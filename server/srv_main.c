@@ -131,6 +131,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--initial-nodes") == 0) {
             NEEDS_VALUE();
             wo.initial_nodes = arg_size(v);
+        } else if (strcmp(a, "--timeout-ms") == 0) {
+            NEEDS_VALUE();
+            wo.timeout_ms = arg_size(v);
         } else if (strcmp(a, "--cache-size") == 0) {
             NEEDS_VALUE();
             wo.cache_size = arg_size(v);

@@ -621,14 +621,16 @@ static int spawn(srv_queue *q, srv_worker **out)
     uv_timer_init(srv.loop, &w->timer);
     w->proc.data = w->to.data = w->from.data = w->timer.data = w;
 
-    char mem[32], nodes[32], init[32], cache[32];
+    char mem[32], nodes[32], init[32], cache[32], timeout[32];
     snprintf(mem, sizeof mem, "%zu", srv.cfg.worker_memory_mb);
+    snprintf(timeout, sizeof timeout, "%llu", (unsigned long long)srv.cfg.request_timeout_ms);
     snprintf(nodes, sizeof nodes, "%zu", srv.cfg.bdd_node_limit);
     snprintf(init, sizeof init, "%zu", srv.cfg.bdd_initial_nodes);
     snprintf(cache, sizeof cache, "%zu", srv.cfg.bdd_cache_size);
     static const char *levels[] = {"debug", "info", "warn", "error"};
     char *args[] = {srv.exe, "--worker", "--memory-mb", mem, "--node-limit", nodes,
-                    "--initial-nodes", init, "--cache-size", cache, "--log-level",
+                    "--initial-nodes", init, "--cache-size", cache, "--timeout-ms", timeout,
+                    "--log-level",
                     (char *)levels[srv_log_level], srv.cfg.debug_methods ? "--debug-methods" : NULL,
                     NULL};
     uv_stdio_container_t stdio[3];

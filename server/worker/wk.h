@@ -117,6 +117,7 @@ typedef struct wk_state {
     bool in_eof;
     uint64_t current_wid; /* the running request's id; 0 between requests */
     bool current_cancelled;
+    uint64_t current_start_ms; /* when the running request was read */
     /* The loaded model (wk_methods.c). */
     char *text; /* owned */
     size_t text_len;

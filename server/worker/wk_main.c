@@ -219,6 +219,7 @@ static void handle(wk_state *w, const char *body, size_t len)
     }
     w->current_wid = cJSON_IsNumber(m->id) ? (uint64_t)m->id->valuedouble : 0;
     w->current_cancelled = false;
+    w->current_start_ms = wk_now_ms();
     wk_method_fn *fn = wk_method_find(w, m->method);
     wk_send(w, fn ? fn(w, m->id, m->params)
                   : rpc_response_error(m->id, RPC_METHOD_NOT_FOUND, "unknown worker method",

@@ -157,10 +157,29 @@ static int load(wk_state *w, const cJSON *params)
 typedef struct progress_ctx {
     wk_state *w;
     bool stream;
+    bool timed_out; /* stopped by the request's time budget (budget_ms) */
     const char *last_phase;
     uint64_t last_ms;
     size_t last_done, last_total;
 } progress_ctx;
+
+/* The request's time budget, as the analysis keeps it (issue 36): the
+ * router kills a worker past limits.request_timeout_ms, and the restarted
+ * worker knew nothing of why, so each question analysed again until it
+ * was killed again. The analysis stops itself a little before instead (a
+ * quarter of the budget, at most 2 s, is left to answer) and the stop is a
+ * kept failure naming the limit. The router's kill stays the backstop for
+ * a step that never reports progress. */
+static uint64_t budget_ms(const wk_state *w)
+{
+    uint64_t t = w->opts.timeout_ms, margin = t / 4 < 2000 ? t / 4 : 2000;
+    return t - margin;
+}
+
+static bool past_budget(const wk_state *w)
+{
+    return w->opts.timeout_ms != 0 && wk_now_ms() - w->current_start_ms >= budget_ms(w);
+}
 
 static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
 {
@@ -183,6 +202,10 @@ static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
             pc->last_done = done;
             pc->last_total = total;
         }
+    }
+    if (past_budget(pc->w)) {
+        pc->timed_out = true;
+        return 1;
     }
     return wk_cancelled(pc->w) ? 1 : 0;
 }
@@ -252,7 +275,7 @@ static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
         return kept;
     forget_analysis(w);
     w->analyses++;
-    progress_ctx pc = {w, stream, NULL, 0, 0, 0};
+    progress_ctx pc = {.w = w, .stream = stream};
     sa_options so = {.progress = on_progress, .progress_ctx = &pc, .method = w->method};
     w->inc_fresh = true;
     int rc = MDAE_OK;
@@ -265,6 +288,14 @@ static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
         rc = inc_result_whole(w->inc_res, w->model, &so, &w->result, &w->graph, ad);
     }
     check(rc);
+    if (rc == MDAE_E_CANCELED && pc.timed_out) {
+        rc = MDAE_E_TIMEOUT;
+        mdae_range none = {{0, 0, 0}, {0, 0, 0}};
+        check(mdae_diags_add_limit(ad, none, MDAE_LIMIT_REQUEST_TIME, (double)w->opts.timeout_ms,
+                                   "the analysis did not finish within the request's time "
+                                   "budget (stopped after %llu ms)",
+                                   (unsigned long long)(wk_now_ms() - w->current_start_ms)));
+    }
     if (rc < 0) {
         forget_analysis(w);
         keep_failure(w, rc, ad);
@@ -307,7 +338,7 @@ static cJSON *analysis_error(const wk_state *w, const cJSON *id, int rc, const m
         check(rpc_json_limit(lim, &lj));
         cJSON_AddItemToObject(d, "limit", lj);
     }
-    if (rc == MDAE_E_LIMIT && lim != NULL)
+    if ((rc == MDAE_E_LIMIT || rc == MDAE_E_TIMEOUT) && lim != NULL)
         return rpc_response_mdae(id, rc, lim->message, d);
     if (rc == MDAE_E_BDD_LIMIT) {
         cJSON_AddNumberToObject(d, "node_limit", (double)w->opts.node_limit);
