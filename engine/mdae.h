@@ -211,7 +211,9 @@ MDAE_API const mdae_diag *mdae_diags_find_limit(const mdae_diags *d);
     XX(ENCODING, 5, NULL, NULL, "SA_MAX_BDD_VARS", "BDD variables of the encoding")   \
     XX(OFFSET_BITS, 6, NULL, NULL, "SA_MAX_OFFSET_BITS", "bits of an offset")         \
     XX(WORKER_MEMORY, 7, "limits.worker_memory_mb", NULL, NULL, "MiB per worker")     \
-    XX(REQUEST_TIME, 8, "limits.request_timeout_ms", NULL, NULL, "ms per request")
+    XX(REQUEST_TIME, 8, "limits.request_timeout_ms", NULL, NULL, "ms per request")    \
+    XX(INSTANCES, 9, NULL, NULL, "MEL_MAX_INSTANCES", "instances of the model")       \
+    XX(INPUT_BYTES, 10, NULL, NULL, "MEL_MAX_INPUT_BYTES", "bytes of input")
 
 typedef enum mdae_limit_id {
     MDAE_LIMIT_NONE = 0,

@@ -167,6 +167,35 @@ void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...
     }
 }
 
+void mel__error_limit(mel__report *r, mdae_range where, int id, double value, const char *fmt,
+                      ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = mdae_vasprintf(fmt, ap);
+    va_end(ap);
+    if (msg == NULL) {
+        mel__nomem(r);
+        return;
+    }
+    size_t before = r->diags != NULL ? r->diags->count : 0;
+    mel__error(r, MDAE_E_LIMIT, where, "%s", msg);
+    mdae_free(msg);
+    if (r->diags == NULL || r->diags->count == before)
+        return;
+    /* the entry just added (if stored): the limit's note and fields */
+    mdae_diag *d = &r->diags->items[before];
+    char *note = mdae_limit_note(id, value);
+    char *both = note != NULL ? mdae_asprintf("%s %s", d->message, note) : NULL;
+    mdae_free(note);
+    if (both != NULL) {
+        mdae_free(d->message);
+        d->message = both;
+    }
+    d->limit = id;
+    d->limit_value = value;
+}
+
 void mel__nomem(mel__report *r)
 {
     r->rc = MDAE_E_NOMEM;

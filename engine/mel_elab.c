@@ -401,8 +401,8 @@ static void err(elab *el, mdae_range where, const char *fmt, ...)
 static void limit(elab *el, mdae_range where)
 {
     if (!el->limit_hit)
-        mel__error(el->rep, MDAE_E_LIMIT, where, "model would create more than %zu instances",
-                   el->max_instances);
+        mel__error_limit(el->rep, where, MDAE_LIMIT_INSTANCES, (double)el->max_instances,
+                         "model would create more than %zu instances", el->max_instances);
     el->limit_hit = true;
     el->rep->stop = true;
 }
@@ -2222,8 +2222,8 @@ int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_mo
         max_input = UINT32_MAX - 1; /* positions are 32-bit */
     if (len > max_input) {
         if (diags != NULL)
-            (void)mdae_diags_add(diags, MDAE_SEV_ERROR, no_range, "input larger than %zu bytes",
-                                 max_input);
+            (void)mdae_diags_add_limit(diags, no_range, MDAE_LIMIT_INPUT_BYTES, (double)max_input,
+                                       "input larger than %zu bytes", max_input);
         return MDAE_E_LIMIT;
     }
     size_t first_diag = diags ? diags->count : 0;

@@ -61,6 +61,10 @@ void mel__report_init(mel__report *r, mdae_diags *diags, size_t max_errors);
  * located message. */
 void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...)
     MDAE_PRINTF(4, 5);
+/* mel__error for a stated limit of the front-end (MDAE_E_LIMIT; mdae.h's
+ * MDAE_LIMIT_* id and value, named in the message, issue 36). */
+void mel__error_limit(mel__report *r, mdae_range where, int id, double value, const char *fmt,
+                      ...) MDAE_PRINTF(5, 6);
 /* Record out-of-memory: no message (it might not fit), stop everything. */
 void mel__nomem(mel__report *r);
 /* Combine two return codes, keeping the more serious. */

@@ -230,8 +230,8 @@ static bool charge(elab *el, size_t n, mdae_range where)
     el->instances += n;
     if (el->instances > el->max_instances) {
         if (!el->limit_hit)
-            mel__error(el->rep, MDAE_E_LIMIT, where,
-                       "model would create more than %zu instances", el->max_instances);
+            mel__error_limit(el->rep, where, MDAE_LIMIT_INSTANCES, (double)el->max_instances,
+                             "model would create more than %zu instances", el->max_instances);
         el->limit_hit = true;
         el->rep->stop = true;
         return false;
@@ -2928,8 +2928,9 @@ int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_mod
         max_input = UINT32_MAX - 1;
     if (len > max_input) {
         if (diags != NULL)
-            (void)mdae_diags_add(diags, MDAE_SEV_ERROR, (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                                 "input larger than %zu bytes", max_input);
+            (void)mdae_diags_add_limit(diags, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                                       MDAE_LIMIT_INPUT_BYTES, (double)max_input,
+                                       "input larger than %zu bytes", max_input);
         return MDAE_E_LIMIT;
     }
     size_t first = diags ? diags->count : 0;

@@ -947,7 +947,7 @@ Test(inc_session, every_stated_limit_says_how_to_raise_it)
                   "%s", note);
         mdae_free(note);
     }
-    cr_expect_eq(n, 8);
+    cr_expect_eq(n, 10);
     cr_expect_null(mdae_limit_get(0));
     cr_expect_null(mdae_limit_note(0, 1));
 }

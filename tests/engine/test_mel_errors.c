@@ -158,7 +158,9 @@ Test(mel_errors, rejects_input_larger_than_max_input_bytes)
     mt_expect_error_opt(big, n, NULL, MDAE_E_LIMIT, 0, 0, "input larger than 67108864 bytes");
     free(big);
     mel_options opt = {.max_input_bytes = 4};
-    mt_expect_error_opt("x : real", 8, &opt, MDAE_E_LIMIT, 0, 0, "input larger than 4 bytes");
+    mt_expect_error_opt("x : real", 8, &opt, MDAE_E_LIMIT, 0, 0,
+                        "input larger than 4 bytes (limit MEL_MAX_INPUT_BYTES = 4, fixed in the "
+                        "engine)");
 }
 
 Test(mel_errors, locates_an_unterminated_comment_at_its_start)
@@ -196,6 +198,16 @@ Test(mel_errors, honours_max_instances)
     const char *src = "foreach i in 1..6 do x[i] : real; e[i] : equation x[i] = 0 done";
     mt_expect_error_opt(src, strlen(src), &opt, MDAE_E_LIMIT, 1, 22, /* x[6], the 11th */
                         "model would create more than 10 instances");
+    /* issue 36: the limit names itself, as a field too */
+    mt_expect_error_opt(src, strlen(src), &opt, MDAE_E_LIMIT, 1, 22,
+                        "instances (limit MEL_MAX_INSTANCES = 10, fixed in the engine)");
+    mdae_diags d;
+    cr_assert_eq(mt_parse_fail(src, strlen(src), &opt, &d), MDAE_E_LIMIT);
+    const mdae_diag *lim = mdae_diags_find_limit(&d);
+    cr_assert_not_null(lim);
+    cr_expect_eq(lim->limit, MDAE_LIMIT_INSTANCES);
+    cr_expect_eq(lim->limit_value, 10);
+    mdae_diags_close(&d);
 }
 
 Test(mel_errors, bounds_the_work_of_a_big_body_in_a_big_loop)
