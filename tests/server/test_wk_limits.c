@@ -15,6 +15,21 @@
  */
 #include "srv_test.h"
 
+/* The bound of an answer from what is known: 50 ms (issue 36), 200 under
+ * the sanitizers, whose first hover (the outline built) took 50-58 ms on a
+ * loaded 2-core VM. Either way far below the analysis it must not run
+ * again, and debug/analyses counts that it did not. */
+#if defined(__SANITIZE_ADDRESS__)
+#define AT_ONCE_MS 200
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AT_ONCE_MS 200
+#endif
+#endif
+#ifndef AT_ONCE_MS
+#define AT_ONCE_MS 50
+#endif
+
 #define LIMITED_CONF "\"bdd\": {\"node_limit\": 100000}"
 
 /* The building at N = 20 (its text says N = 3). */
@@ -200,7 +215,7 @@ Test(wk_limits, a_limited_analysis_is_a_located_diagnostic_and_questions_answer_
             hover = strdup(v->valuestring);
         }
         cJSON_Delete(r);
-        cr_expect_lt(ms, 50, "%s took %.1f ms", methods[k], ms);
+        cr_expect_lt(ms, AT_ONCE_MS, "%s took %.1f ms", methods[k], ms);
     }
     /* the declaration from the model, and why there is no analysis */
     assert_has(hover, "**equation** `time`");
@@ -240,7 +255,7 @@ Test(wk_limits, the_session_api_gives_the_limit_as_fields_and_keeps_the_failure)
         cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(where, "start"), "line")->valueint,
                      line_of(text, "time : equation") + 1, "1-based, as the engine's");
         if (round == 1)
-            cr_expect_lt(ms, 50, "the kept failure took %.1f ms", ms);
+            cr_expect_lt(ms, AT_ONCE_MS, "the kept failure took %.1f ms", ms);
         cJSON_Delete(r);
     }
     cJSON *mp = session_params(sid);
@@ -296,7 +311,7 @@ Test(wk_limits, the_time_budget_stops_the_analysis_which_is_kept_and_named)
         cr_expect_str_eq(cJSON_GetObjectItem(lim, "configKey")->valuestring,
                          "limits.request_timeout_ms");
         if (round == 1)
-            cr_expect_lt(ms, 50, "the kept failure took %.1f ms", ms);
+            cr_expect_lt(ms, AT_ONCE_MS, "the kept failure took %.1f ms", ms);
         cJSON_Delete(r);
     }
     cJSON *r = cl_request(&c, 3, "debug/analyses", session_params(sid));
