@@ -61,8 +61,10 @@ def run(mdae, path, timeout):
                    singular=d.get("status") != "nonsingular")
     elif p.returncode == 3:
         row.update(kind="limit", what="BDD node limit")
-    elif p.returncode == 1 and "exceeds a configured limit" in err:
-        first = next((l for l in err.splitlines() if ": error: " in l), "a configured limit")
+    elif p.returncode == 1 and ("(limit " in err or "exceeds a configured limit" in err):
+        # a stated limit names itself in a located error (issue 36)
+        first = next((l for l in err.splitlines() if "(limit " in l), None) or next(
+            (l for l in err.splitlines() if ": error: " in l), "a configured limit")
         row.update(kind="limit", what=first.split(": error: ", 1)[-1][:160])
     elif p.returncode == 1:
         first = next((l for l in err.splitlines() if ": error: " in l), "model errors")
