@@ -61,6 +61,13 @@
  *                                     analysis/modechange, summed up in
  *                                     result.modechanges
  *                                     (wk_modechanges_summary).
+ *                                     An analysis that fails answers an error
+ *                                     with data.diagnostics and, at a stated
+ *                                     limit, data.limit (rpc_json_limit); the
+ *                                     failure is kept until the next load
+ *                                     (analysis_rc), so every method below
+ *                                     that needs the analysis answers it at
+ *                                     once.
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
  *   diagnose {text, defines?, name?, modeChanges?}
  *                                  -> {diagnostics:[LSP Diagnostic]}: load,
