@@ -18,7 +18,11 @@
  * Errors: MDAE_OK, MDAE_E_MODEL (model errors found by the encoding, e.g. a
  * variable used where it does not exist: located diagnostics are appended),
  * MDAE_E_BDD_LIMIT, MDAE_E_BDD, MDAE_E_CANCELED, MDAE_E_NOMEM, MDAE_E_STATE
- * (no sa_begin).
+ * (no sa_begin). A stated limit (the node limit, a fixed limit of the
+ * encoding or of a forced enumeration: MDAE_E_BDD_LIMIT, MDAE_E_LIMIT) adds
+ * one error naming it (mdae.h, mdae_diag.limit), located at the first of
+ * the analysed model's equations and naming them (issue 36,
+ * engine/sa_limit.c).
  *
  * Ownership: the model passed to sa_analyze is borrowed and must outlive the
  * result. Results and reports are owned by the caller (free functions below,
