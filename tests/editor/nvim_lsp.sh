@@ -5,11 +5,13 @@
 # init.lua, with MDAED's folder first on PATH (the snippet runs `mdaed`).
 # Neovim comes from Debian (package neovim), installed by scripts/deps.sh when
 # run as root; without it this test is SKIPPED (exit 77, which ctest reports
-# as "Skipped", never as passed).
+# as "Skipped", never as passed). $NVIM names another Neovim to run (default:
+# nvim on PATH), to try the snippet on a later version.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-if ! command -v nvim >/dev/null 2>&1; then
+nvim=${NVIM:-nvim}
+if ! command -v "$nvim" >/dev/null 2>&1; then
     echo "SKIPPED: nvim is not installed (Debian package neovim; scripts/deps.sh installs it as root)" >&2
     exit 77
 fi
@@ -32,5 +34,5 @@ fi
 MDAE_SOURCE_DIR="$src" MDAE_TMP="$tmp" PATH="$tmp/bin:$PATH" \
     HOME="$tmp" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" \
     XDG_STATE_HOME="$tmp/state" XDG_CACHE_HOME="$tmp/cache" \
-    timeout 120 nvim --headless -u "$tmp/init.lua" -i NONE -n \
+    timeout 120 "$nvim" --headless -u "$tmp/init.lua" -i NONE -n \
     -c "luafile $here/nvim_lsp.lua" </dev/null
