@@ -265,6 +265,9 @@ close()
 buf, client, t0 = open(src .. "/tests/models/singular_simple.mel", "mel")
 check_diagnostics(buf, t0, "overdetermined",
   "singular_simple.mel: the singular modes' diagnostics within 1 s of opening")
+names = symbols()
+check(names["e1"] and names["e2"] and names["x"] and names["g"],
+  "singular_simple.mel: document symbols", names)
 -- e2's lens (line 21) says where it is overdetermined; its command shows one
 -- such mode
 vim.wait(5000, function() return #lens_titles(buf) > 0 end, 20)
@@ -294,6 +297,9 @@ write(singular_brake, (brake:gsub(plug2:gsub("%p", "%%%0"), plug2 .. extra .. "\
 buf, client, t0 = open(singular_brake, "mel")
 check_diagnostics(buf, t0, "overdetermined",
   "the brake with an extra equation: diagnostics within 1 s of opening, mdaed's start included")
+names = symbols()
+check(names["extra"] and names["plug2"] and names["open"],
+  "the brake with an extra equation: document symbols", names)
 close()
 
 local sound_brake = tmp .. "/brake.mel"
