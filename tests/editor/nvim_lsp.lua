@@ -342,6 +342,11 @@ names = symbols()
 check(names["'x'"] or names["x"], "Base Modelica (.bmo): document symbols", names)
 close()
 
+-- what Neovim said to the user meanwhile: no error, no deprecation
+local said = vim.split(vim.fn.execute("messages"), "\n")
+said = vim.tbl_filter(function(l) return l:find("[Ee]rror") or l:find("deprecated") end, said)
+check(#said == 0, "no error or deprecation shown to the user", said)
+
 out(string.format("%d passed, %d failed", checks - failures, failures))
 stop_all()
 vim.wait(500, function() return false end, 50) -- let the servers see shutdown

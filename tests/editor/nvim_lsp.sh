@@ -2,7 +2,7 @@
 # tests/editor/nvim_lsp.sh MDAED -- run tests/editor/nvim_lsp.lua in headless
 # Neovim (issues 15 and 36) configured by the README's Neovim snippet, taken
 # verbatim from README.md (the block between the nvim-snippet comments) as
-# init.lua, with MDAED's folder first on PATH (the snippet runs `mdaed`).
+# init.lua, with MDAED first on PATH (the snippet runs `mdaed`).
 # Neovim comes from Debian (package neovim), installed by scripts/deps.sh when
 # run as root; without it this test is SKIPPED (exit 77, which ctest reports
 # as "Skipped", never as passed). $NVIM names another Neovim to run (default:
