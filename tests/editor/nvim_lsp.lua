@@ -256,6 +256,23 @@ check(names["S1"] and names["g1"] and names["i1"],
   names)
 close()
 
+-- The same line typed at the end of the sound RLDC2 (issue 36: the outline
+-- went from 36 symbols to 0): the outline stays.
+local edited = tmp .. "/rldc2_edit.mel"
+write(edited, read(src .. "/tests/models/rldc2.mel"))
+buf = open(edited, "mel")
+local before = vim.tbl_count(symbols())
+t0 = now()
+vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "Z3 : equation 0 = if g1 then" })
+check_diagnostics(buf, t0, "expected an expression",
+  "a half-typed line typed into RLDC2: diagnostics within 1 s")
+names = symbols()
+check(before > 30 and vim.tbl_count(names) >= before,
+  string.format("a half-typed line typed into RLDC2: the outline keeps its %d symbols"
+    .. " (the parser's recovery)", before),
+  vim.tbl_count(names))
+close()
+
 buf, client, t0 = open(src .. "/tests/models/syntax_error.mel", "mel")
 check_diagnostics(buf, t0, "expected ')'", "syntax_error.mel: diagnostics within 1 s of opening")
 names = symbols()
