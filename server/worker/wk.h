@@ -70,6 +70,10 @@
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16
  *                                     otherwise)
+ *   diagnose/modeChanges {}        -> {diagnostics:[LSP Diagnostic]}: those of
+ *                                     mode changes of what the last
+ *                                     diagnose loaded and analysed (the
+ *                                     editor's second publication, issue 36)
  *   lsp/hover, lsp/symbols, lsp/definition, lsp/references, lsp/codeLens
  *                                  -> the LSP results (wk_lsp.c)
  *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
@@ -212,7 +216,7 @@ wk_method_fn wk_m_hover, wk_m_symbols, wk_m_definition, wk_m_references, wk_m_co
 wk_method_fn wk_m_svg;
 
 /* ---- wk_modechange.c ------------------------------------------------------------ */
-wk_method_fn wk_m_modechange, wk_m_modechanges;
+wk_method_fn wk_m_modechange, wk_m_modechanges, wk_m_modechange_diags;
 /* session/analyze {modechanges: true}: every change of the loaded model by
  * enumeration (mc_all_enumerate_each), one analysis/modechange notification
  * per pair when streaming (the entry of session/modechanges's "changes",

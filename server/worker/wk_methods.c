@@ -766,6 +766,7 @@ static const struct wk_method {
     {"analyze", m_analyze, false},
     {"mode", m_mode, false},
     {"diagnose", m_diagnose, false},
+    {"diagnose/modeChanges", wk_m_modechange_diags, false},
     {"lsp/hover", wk_m_hover, false},
     {"lsp/symbols", wk_m_symbols, false},
     {"lsp/definition", wk_m_definition, false},
