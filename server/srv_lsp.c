@@ -3,8 +3,20 @@
  * server/srv_lsp.c -- the language-server side of mdaed (issue 5 section 3,
  * issue 6): the lifecycle (initialize, shutdown, exit) and the documents
  * (textDocument/didOpen, didChange, didClose), each a session owned by its
- * connection, checked in the session's worker ("diagnose") and answered
- * with textDocument/publishDiagnostics.
+ * connection, checked in the session's worker and answered with
+ * textDocument/publishDiagnostics.
+ *
+ * Editors stay live (issue 36 item 4). A check has two stages, two jobs in
+ * the session's queue: "diagnose" (load, analysis of the modes) publishes
+ * its diagnostics as soon as it is answered, then "diagnose/modeChanges"
+ * publishes the whole set again with the mode changes' (a publication
+ * replaces the one before), so the slower check never delays the first;
+ * questions asked meanwhile are queued before the second stage. A newer
+ * change bumps the document's epoch and cancels both (the running one
+ * inside the worker, at its next step: nothing is killed, the worker keeps
+ * its incremental cache), and an answer of an older epoch or version is
+ * never published. Work running 200 ms reports work-done progress when the
+ * client offers it, and the client may cancel it (see "Work-done progress").
  *
  * Debounce (issue 6): a didChange does not check at once. It cancels the
  * check in flight for the document (its answer would be stale) and makes
@@ -271,6 +283,7 @@ typedef struct lsp_job {
     long version;    /* the session version checked */
     long lsp_version; /* the client's document version, -1: none */
     uint64_t epoch;   /* the session's lsp_epoch when submitted */
+    uint64_t reported; /* uv_now of the last progress report from it */
     cJSON *first;     /* the second stage: the first's diagnostics (owned) */
 } lsp_job;
 
@@ -388,13 +401,41 @@ static void mc_done(srv_job *job, srv_reply *r)
     lsp_job_free(lj);
 }
 
+/* The worker's analysis/progress {phase, done, total} while the first
+ * stage runs: a report of the begun progress, every
+ * LSP_PROGRESS_REPORT_MS at most. */
+#define LSP_PROGRESS_REPORT_MS 250
+
+static void check_notify(srv_job *job, const char *method, cJSON *params)
+{
+    lsp_job *lj = (lsp_job *)job;
+    srv_session *s = lj->s; /* the pool calls only while the queue is open */
+    const cJSON *phase = cJSON_GetObjectItemCaseSensitive(params, "phase");
+    const cJSON *done = cJSON_GetObjectItemCaseSensitive(params, "done");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(params, "total");
+    uint64_t now = uv_now(srv.loop);
+    if (strcmp(method, "analysis/progress") == 0 && cJSON_IsString(phase) &&
+        cJSON_IsNumber(done) && cJSON_IsNumber(total) && s->lsp_progress == LSP_PROGRESS_BEGUN &&
+        s->version == lj->version && s->lsp_epoch == lj->epoch && !lj->conn->closing &&
+        now - lj->reported >= LSP_PROGRESS_REPORT_MS) {
+        char msg[160];
+        snprintf(msg, sizeof msg, LSP_STAGE_MODES ": %.60s %.0f/%.0f", phase->valuestring,
+                 done->valuedouble, total->valuedouble);
+        lj->reported = now;
+        progress_send(lj->conn, s, progress_value("report", msg));
+    }
+    cJSON_Delete(params);
+}
+
 /* Check s's current text: its first stage (the mode-change check follows
  * from check_done). */
 static void lsp_check(srv_conn *c, srv_session *s)
 {
-    /* the mode changes are the second stage's, whatever modeChanges says */
+    /* the mode changes are the second stage's, whatever modeChanges says;
+     * the analysis's progress only for a client that shows it */
     cJSON *params = srv_session_load_params(s);
-    if (params != NULL && !cJSON_AddFalseToObject(params, "modeChanges")) {
+    if (params != NULL && (!cJSON_AddFalseToObject(params, "modeChanges") ||
+                           (c->lsp_progress && !cJSON_AddTrueToObject(params, "progress")))) {
         cJSON_Delete(params);
         params = NULL;
     }
@@ -402,6 +443,7 @@ static void lsp_check(srv_conn *c, srv_session *s)
     if (lj == NULL)
         return;
     lj->job.flags = SRV_JOB_LOADS;
+    lj->job.notify = check_notify;
     work_begin(c, s, LSP_STAGE_MODES);
     lsp_arm();
     srv_queue_submit(&s->queue, &lj->job);

@@ -62,11 +62,13 @@
  *                                     result.modechanges
  *                                     (wk_modechanges_summary).
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
- *   diagnose {text, defines?, name?, modeChanges?}
+ *   diagnose {text, defines?, name?, modeChanges?, progress?}
  *                                  -> {diagnostics:[LSP Diagnostic]}: load,
  *                                     then singular-mode diagnostics and,
  *                                     unless modeChanges is false, those of
- *                                     mode changes (wk_modechange_diags)
+ *                                     mode changes (wk_modechange_diags);
+ *                                     with progress, the analysis's
+ *                                     analysis/progress notifications first
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16
  *                                     otherwise)

@@ -640,7 +640,9 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         mdae_diags ad;
         mdae_diags_init(&ad);
         sa_report *rep = NULL;
-        int arc = ensure_analysis(w, false, &ad);
+        /* progress: analysis/progress for the editor's $/progress (issue 36) */
+        bool progress = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "progress"));
+        int arc = ensure_analysis(w, progress, &ad);
         if (arc == MDAE_OK)
             arc = sa_result_report(w->result, &rep);
         check(arc);

@@ -460,6 +460,11 @@ static void check_with_progress(lsp_client *l, const char *text, char *kinds, si
             cr_assert_lt(strlen(kinds) + strlen(kind) + 2, size);
             strcat(strcat(kinds, kinds[0] ? " " : ""), kind);
             ended = strcmp(kind, "end") == 0;
+            const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "value");
+            const cJSON *msg = cJSON_GetObjectItem(v, "message");
+            cr_log_info("$/progress %s: %s", kind, cJSON_IsString(msg) ? msg->valuestring : "");
+            if (cJSON_IsString(msg) && strcmp(msg->valuestring, "checking mode changes") == 0)
+                strcat(kinds, "(mc)");
         }
         cJSON_Delete(m);
     }
@@ -478,6 +483,7 @@ Test(srv_lsp, a_check_longer_than_200_ms_reports_progress_if_the_client_offers_i
     cr_assert(strncmp(kinds, "begin", 5) == 0 && strstr(kinds, "end") != NULL &&
                   strcmp(strstr(kinds, "end"), "end") == 0,
               "begin, reports, end: %s", kinds);
+    cr_assert_not_null(strstr(kinds, "(mc)"), "the stage is reported: %s", kinds);
     lc_stop(&l);
     lc_start(&l, false);
     check_with_progress(&l, text, kinds, sizeof kinds);
