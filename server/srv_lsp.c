@@ -271,10 +271,11 @@ static void lsp_publish(srv_conn *c, const char *uri, long version, cJSON *diagn
 
 /* A check of a document in two stages (issue 36 item 4), each a job for
  * the session's worker: "diagnose" loads the text and analyses its modes,
- * and its diagnostics are published at once; then "diagnose/modeChanges"
- * checks the mode changes of what it loaded, and the whole set (the first
- * stage's and its own: a publication replaces the one before) is published
- * again. */
+ * and its diagnostics are published at once; then, when it says mode
+ * changes are left to check (the model was analysed and has mode
+ * variables) and the client wants them, "diagnose/modeChanges" checks
+ * those of what it loaded, and the whole set (the first stage's and its
+ * own: a publication replaces the one before) is published again. */
 typedef struct lsp_job {
     srv_job job;     /* first: the pool hands it back */
     srv_conn *conn;  /* referenced */
@@ -358,13 +359,17 @@ static void check_done(srv_job *job, srv_reply *r)
         lsp_job_free(lj); /* stale: the newer check publishes */
         return;
     }
-    if (r->rc == MDAE_OK && r->error == NULL && srv_reply_take_result(r, &res) == MDAE_OK)
-        diags = res ? cJSON_DetachItemFromObjectCaseSensitive(res, "diagnostics") : NULL;
+    bool left = false;
+    if (r->rc == MDAE_OK && r->error == NULL && srv_reply_take_result(r, &res) == MDAE_OK &&
+        res != NULL) {
+        diags = cJSON_DetachItemFromObjectCaseSensitive(res, "diagnostics");
+        left = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "modeChangesLeft"));
+    }
     cJSON_Delete(res);
     if (!cJSON_IsArray(diags)) {
         cJSON_Delete(diags);
         work_end(lj->conn, lj->s, "failed");
-    } else if (lj->conn->lsp_mode_changes) {
+    } else if (left && lj->conn->lsp_mode_changes) {
         cJSON *copy = cJSON_Duplicate(diags, true);
         lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
         if (copy != NULL)

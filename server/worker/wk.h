@@ -66,8 +66,12 @@
  *                                  -> {diagnostics:[LSP Diagnostic]}: load,
  *                                     then singular-mode diagnostics and,
  *                                     unless modeChanges is false, those of
- *                                     mode changes (wk_modechange_diags);
- *                                     with progress, the analysis's
+ *                                     mode changes (wk_modechange_diags),
+ *                                     else modeChangesLeft: true when the
+ *                                     model was analysed and has mode
+ *                                     variables (diagnose/modeChanges then
+ *                                     checks them); with progress, the
+ *                                     analysis's
  *                                     analysis/progress notifications first
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16

@@ -636,6 +636,7 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     cJSON *arr = cJSON_CreateArray();
+    bool left = false; /* mode changes left for diagnose/modeChanges */
     if (rc == MDAE_OK) {
         mdae_diags ad;
         mdae_diags_init(&ad);
@@ -651,6 +652,8 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
             const cJSON *mc = cJSON_GetObjectItemCaseSensitive(params, "modeChanges");
             if (!cJSON_IsFalse(mc))
                 wk_modechange_diags(w, arr);
+            else
+                left = w->model->n_modes > 0;
         } else if (arc != MDAE_E_CANCELED) {
             mdae_range none = {{0, 0, 0}, {0, 0, 0}};
             char *msg = mdae_asprintf("analysis failed: %s", mdae_strerror(arc));
@@ -669,6 +672,8 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
     }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "diagnostics", arr);
+    if (left && !cJSON_AddTrueToObject(r, "modeChangesLeft"))
+        wk_oom();
     return rpc_response_result(id, r);
 }
 
