@@ -126,6 +126,7 @@ typedef struct wk_state {
     bool in_eof;
     uint64_t current_wid; /* the running request's id; 0 between requests */
     bool current_cancelled;
+    uint64_t polled_ms; /* wk_now_ms of the last look at stdin (wk_cancelled) */
     /* The loaded model (wk_methods.c). */
     char *text; /* owned */
     size_t text_len;
@@ -178,7 +179,10 @@ void wk_send(wk_state *w, cJSON *msg /* takes */);
 /* Write n bytes to the router (ends the process when the router is gone). */
 void wk_write(const char *p /* borrowed */, size_t n);
 /* True when the running request has been cancelled (or the router is gone).
- * Reads stdin without waiting; other messages stay queued. */
+ * Reads stdin without waiting, once per millisecond at most (the engine's
+ * callbacks ask far more often: a poll each time cost the editor's
+ * mode-change check a third of its time, issue 36); other messages stay
+ * queued. */
 bool wk_cancelled(wk_state *w);
 /* End the process as out of memory (SRV_EXIT_NOMEM). */
 _Noreturn void wk_oom(void);
