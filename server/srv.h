@@ -20,7 +20,8 @@
  *   srv_loop     -> srv_http, srv_router, srv_lsp, srv_session, srv_conn,
  *                   srv_m_session (restoring the stored sessions), srv_store
  *   srv_http     -> srv_router, srv_conn                  (HTTP exchanges)
- *   srv_router   -> srv_methods, srv_call, srv_conn       (JSON-RPC dispatch)
+ *   srv_router   -> srv_methods, srv_call, srv_conn       (JSON-RPC dispatch),
+ *                   srv_lsp (the client's responses to its requests)
  *   srv_methods  -> the handlers (the table points at them):
  *                   srv_lsp, srv_m_server, srv_m_session
  *   srv_lsp      -> srv_m_session (its reload job), and as every handler:
@@ -160,6 +161,9 @@ struct srv_conn {
     bool lsp_mode_changes; /* publish mode-change diagnostics (issue 13 item
                               7): initializationOptions or
                               didChangeConfiguration's modeChanges */
+    bool lsp_progress; /* the client offers window.workDoneProgress: long
+                          checks report $/progress (issue 36 item 4) */
+    uint64_t lsp_next_token; /* the last work-done progress token made */
     /* Graceful end (srv_conn_end): the peer finished sending, or we are done;
      * close once the replies owed and the bytes queued are out. */
     bool read_eof;
@@ -294,6 +298,12 @@ srv_notification_fn srv_lsp_exit, srv_lsp_did_open, srv_lsp_did_change, srv_lsp_
 srv_method_fn srv_lsp_hover, srv_lsp_document_symbol, srv_lsp_definition, srv_lsp_references,
     srv_lsp_code_lens, srv_lsp_execute_command;
 srv_notification_fn srv_lsp_did_save, srv_lsp_did_change_configuration;
+/* Issue 36 item 4: window/workDoneProgress/cancel from the client, and the
+ * client's responses to the server's own requests (srv_router.c hands
+ * them over: only srv_lsp.c sends requests to clients, to create a
+ * progress token). */
+srv_notification_fn srv_lsp_progress_cancel;
+void srv_lsp_response(srv_conn *conn, const rpc_msg *m /* borrowed */);
 /* The debounce timer of LSP checks (srv_lsp.c): init with the loop, close
  * when stopping. */
 void srv_lsp_init(void);
@@ -445,6 +455,14 @@ typedef struct srv_session {
      * (0: none pending); see srv_lsp.c. */
     uint64_t lsp_due;
     long lsp_version; /* the client's textDocument.version (0: none given) */
+    /* LSP: the document's check as work (issue 36 item 4; srv_lsp.c). */
+    uint64_t lsp_epoch;        /* bumped when its checks are cancelled: a job
+                                  of an older epoch is stale */
+    uint64_t lsp_work_since;   /* uv_now when the work began; 0: none */
+    uint64_t lsp_progress_due; /* uv_now when it reports progress; 0: not */
+    uint64_t lsp_token;        /* its work-done progress token; 0: none */
+    int lsp_progress;          /* none, being created, begun (srv_lsp.c) */
+    const char *lsp_stage;     /* what runs (static string) */
 } srv_session;
 
 /* Is `id` usable as a session id or an instance name: 1 to max bytes of

@@ -3,8 +3,20 @@
  * server/srv_lsp.c -- the language-server side of mdaed (issue 5 section 3,
  * issue 6): the lifecycle (initialize, shutdown, exit) and the documents
  * (textDocument/didOpen, didChange, didClose), each a session owned by its
- * connection, checked in the session's worker ("diagnose") and answered
- * with textDocument/publishDiagnostics.
+ * connection, checked in the session's worker and answered with
+ * textDocument/publishDiagnostics.
+ *
+ * Editors stay live (issue 36 item 4). A check has two stages, two jobs in
+ * the session's queue: "diagnose" (load, analysis of the modes) publishes
+ * its diagnostics as soon as it is answered, then "diagnose/modeChanges"
+ * publishes the whole set again with the mode changes' (a publication
+ * replaces the one before), so the slower check never delays the first;
+ * questions asked meanwhile are queued before the second stage. A newer
+ * change bumps the document's epoch and cancels both (the running one
+ * inside the worker, at its next step: nothing is killed, the worker keeps
+ * its incremental cache), and an answer of an older epoch or version is
+ * never published. Work running 200 ms reports work-done progress when the
+ * client offers it, and the client may cancel it (see "Work-done progress").
  *
  * Debounce (issue 6): a didChange does not check at once. It cancels the
  * check in flight for the document (its answer would be stale) and makes
@@ -21,6 +33,8 @@
  */
 #include "srv.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const cJSON *get_param(const cJSON *params, const char *name)
@@ -29,6 +43,7 @@ static const cJSON *get_param(const cJSON *params, const char *name)
 }
 
 static void lsp_on_timer(uv_timer_t *t);
+static void lsp_arm(void);
 static long lsp_doc_version(const cJSON *doc);
 
 #define LSP_SHOW_MODE "mdae.showMode"
@@ -66,6 +81,8 @@ void srv_lsp_initialize(srv_call *call, const cJSON *params)
 {
     /* Incremental sync (2): didChange carries ranges (issue 5 section 3). */
     call->conn->lsp_utf8 = offers_utf8(params);
+    call->conn->lsp_progress = cJSON_IsTrue(
+        get_param(get_param(get_param(params, "capabilities"), "window"), "workDoneProgress"));
     const cJSON *mc = get_param(get_param(params, "initializationOptions"), "modeChanges");
     if (cJSON_IsBool(mc))
         call->conn->lsp_mode_changes = cJSON_IsTrue(mc);
@@ -101,6 +118,142 @@ void srv_lsp_init(void)
 
 void srv_lsp_close(void) { uv_close((uv_handle_t *)&srv.lsp_timer, NULL); }
 
+/* ---- Work-done progress (issue 36 item 4) ------------------------------------------
+ *
+ * A document's check is work from the submission of its first stage until
+ * the last stage of the current version is answered (or it fails, or the
+ * client cancels it); a newer change's check continues the same work, so
+ * that typing on a slow model shows one progress, not a flicker. Work
+ * still running LSP_PROGRESS_MS after it began reports $/progress when the
+ * client offers window.workDoneProgress: window/workDoneProgress/create
+ * first, begin once the client has answered it (the token is the client's
+ * then), a report at each stage, end when the work ends. */
+
+#define LSP_PROGRESS_MS 200
+#define LSP_TOKEN_PREFIX "mdae/progress/"
+enum { LSP_PROGRESS_NONE, LSP_PROGRESS_CREATING, LSP_PROGRESS_BEGUN };
+#define LSP_STAGE_MODES "analysing modes"
+#define LSP_STAGE_CHANGES "checking mode changes"
+
+/* $/progress {token, value} for s's token (value taken). */
+static void progress_send(srv_conn *c, const srv_session *s, cJSON *value)
+{
+    char token[64];
+    snprintf(token, sizeof token, LSP_TOKEN_PREFIX "%llu", (unsigned long long)s->lsp_token);
+    cJSON *p = cJSON_CreateObject();
+    if (p == NULL || value == NULL || !cJSON_AddStringToObject(p, "token", token) ||
+        !cJSON_AddItemToObject(p, "value", value)) {
+        cJSON_Delete(p);
+        cJSON_Delete(value);
+        return;
+    }
+    srv_conn_send(c, rpc_notification_new("$/progress", p), false);
+}
+
+/* {kind, message} of a $/progress value (NULL on OOM). */
+static cJSON *progress_value(const char *kind, const char *message)
+{
+    cJSON *v = cJSON_CreateObject();
+    if (v == NULL || !cJSON_AddStringToObject(v, "kind", kind) ||
+        !cJSON_AddStringToObject(v, "message", message)) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* The work of s began (if it had not): its progress is due in
+ * LSP_PROGRESS_MS when the client can show one. */
+static void work_begin(srv_conn *c, srv_session *s, const char *stage)
+{
+    s->lsp_stage = stage;
+    if (s->lsp_work_since != 0)
+        return;
+    s->lsp_work_since = uv_now(srv.loop);
+    if (c->lsp_progress)
+        s->lsp_progress_due = s->lsp_work_since + LSP_PROGRESS_MS;
+}
+
+/* The work goes on with another stage: reported if the progress is begun. */
+static void work_stage(srv_conn *c, srv_session *s, const char *stage)
+{
+    s->lsp_stage = stage;
+    if (s->lsp_progress == LSP_PROGRESS_BEGUN && !c->closing)
+        progress_send(c, s, progress_value("report", stage));
+}
+
+/* The work of s ended (why: the end's message): its progress too. */
+static void work_end(srv_conn *c, srv_session *s, const char *why)
+{
+    if (s->lsp_progress == LSP_PROGRESS_BEGUN && !c->closing)
+        progress_send(c, s, progress_value("end", why));
+    s->lsp_work_since = 0;
+    s->lsp_progress_due = 0;
+    s->lsp_progress = LSP_PROGRESS_NONE;
+    s->lsp_token = 0;
+}
+
+/* The progress of s is due: ask the client for a token. */
+static void progress_create(srv_conn *c, srv_session *s)
+{
+    s->lsp_progress_due = 0;
+    if (s->lsp_work_since == 0 || s->lsp_progress != LSP_PROGRESS_NONE || c->closing)
+        return;
+    s->lsp_token = ++c->lsp_next_token;
+    char token[64];
+    snprintf(token, sizeof token, LSP_TOKEN_PREFIX "%llu", (unsigned long long)s->lsp_token);
+    cJSON *p = cJSON_CreateObject(), *id = cJSON_CreateString(token);
+    if (p == NULL || id == NULL || !cJSON_AddStringToObject(p, "token", token)) {
+        cJSON_Delete(p);
+        cJSON_Delete(id);
+        return;
+    }
+    s->lsp_progress = LSP_PROGRESS_CREATING;
+    srv_conn_send(c, rpc_request_new(id, "window/workDoneProgress/create", p), false);
+    cJSON_Delete(id);
+}
+
+/* The document of c whose progress token is `token` ("mdae/progress/N"),
+ * or NULL. */
+static srv_session *progress_session(srv_conn *c, const cJSON *token)
+{
+    size_t n = strlen(LSP_TOKEN_PREFIX);
+    if (!cJSON_IsString(token) || strncmp(token->valuestring, LSP_TOKEN_PREFIX, n) != 0)
+        return NULL;
+    char *end = NULL;
+    unsigned long long k = strtoull(token->valuestring + n, &end, 10);
+    if (k == 0 || end == NULL || *end != '\0')
+        return NULL;
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
+        if (s->owner == c && s->uri != NULL && s->lsp_token == k)
+            return s;
+    return NULL;
+}
+
+/* The client answered window/workDoneProgress/create: the token is usable
+ * (an error: no progress for this work). */
+void srv_lsp_response(srv_conn *c, const rpc_msg *m)
+{
+    srv_session *s = progress_session(c, m->id);
+    if (s == NULL || s->lsp_progress != LSP_PROGRESS_CREATING)
+        return;
+    if (cJSON_GetObjectItemCaseSensitive(m->json, "error") != NULL) {
+        s->lsp_progress = LSP_PROGRESS_NONE;
+        return;
+    }
+    const char *slash = s->uri ? strrchr(s->uri, '/') : NULL;
+    char title[200];
+    snprintf(title, sizeof title, "mdae %.150s", slash ? slash + 1 : "");
+    cJSON *v = progress_value("begin", s->lsp_stage ? s->lsp_stage : LSP_STAGE_MODES);
+    if (v != NULL && (!cJSON_AddStringToObject(v, "title", title) ||
+                      !cJSON_AddTrueToObject(v, "cancellable"))) {
+        cJSON_Delete(v);
+        v = NULL;
+    }
+    s->lsp_progress = LSP_PROGRESS_BEGUN;
+    progress_send(c, s, v);
+}
+
 /* ---- Documents ----------------------------------------------------------------------- */
 
 static void lsp_publish(srv_conn *c, const char *uri, long version, cJSON *diagnostics)
@@ -116,8 +269,13 @@ static void lsp_publish(srv_conn *c, const char *uri, long version, cJSON *diagn
     srv_conn_send(c, rpc_notification_new("textDocument/publishDiagnostics", p), false);
 }
 
-/* A diagnose job: the document's text is loaded and checked in the
- * session's worker, and the diagnostics published on the connection. */
+/* A check of a document in two stages (issue 36 item 4), each a job for
+ * the session's worker: "diagnose" loads the text and analyses its modes,
+ * and its diagnostics are published at once; then, when it says mode
+ * changes are left to check (the model was analysed and has mode
+ * variables) and the client wants them, "diagnose/modeChanges" checks
+ * those of what it loaded, and the whole set (the first stage's and its
+ * own: a publication replaces the one before) is published again. */
 typedef struct lsp_job {
     srv_job job;     /* first: the pool hands it back */
     srv_conn *conn;  /* referenced */
@@ -125,52 +283,174 @@ typedef struct lsp_job {
     char *uri;       /* owned */
     long version;    /* the session version checked */
     long lsp_version; /* the client's document version, -1: none */
+    uint64_t epoch;   /* the session's lsp_epoch when submitted */
+    uint64_t reported; /* uv_now of the last progress report from it */
+    cJSON *first;     /* the second stage: the first's diagnostics (owned) */
 } lsp_job;
 
 /* All LSP checks of a session carry this tag: a newer change cancels them. */
 #define LSP_TAG 1
 
-static void check_done(srv_job *job, srv_reply *r)
+static void lsp_job_free(lsp_job *lj)
 {
-    lsp_job *lj = (lsp_job *)job;
-    /* A stale check (the document changed since) is dropped: the newer one
-     * is queued behind it and will publish. */
-    cJSON *res = NULL;
-    if (r->rc == MDAE_OK && r->error == NULL && r->queue != NULL && !lj->conn->closing &&
-        lj->s->version == lj->version && srv_reply_take_result(r, &res) == MDAE_OK)
-        lsp_publish(lj->conn, lj->uri, lj->lsp_version,
-                    res ? cJSON_DetachItemFromObjectCaseSensitive(res, "diagnostics") : NULL);
-    cJSON_Delete(res);
     srv_conn_unref(lj->conn);
+    cJSON_Delete(lj->first);
     mdae_free(lj->uri);
     mdae_free(lj);
 }
 
-static void lsp_check(srv_conn *c, srv_session *s)
+/* A job's answer is for the document as it is: its session is open, its
+ * connection too, and neither a newer change nor the client's cancel came
+ * since. Else it is dropped (a newer check follows, or none is wanted). */
+static bool current(const lsp_job *lj, const srv_reply *r)
+{
+    return r->queue != NULL && !lj->conn->closing && lj->s->version == lj->version &&
+           lj->s->lsp_epoch == lj->epoch;
+}
+
+static void mc_done(srv_job *job, srv_reply *r);
+
+/* A job for a stage of the check of s (params taken). */
+static lsp_job *stage_job(srv_conn *c, srv_session *s, const char *method, cJSON *params,
+                          srv_job_done_cb done)
 {
     lsp_job *lj = mdae_calloc(1, sizeof *lj);
-    cJSON *params = srv_session_load_params(s);
-    if (params != NULL && !c->lsp_mode_changes &&
-        !cJSON_AddFalseToObject(params, "modeChanges")) {
-        cJSON_Delete(params);
-        params = NULL;
-    }
-    if (lj == NULL || srv_job_init(&lj->job, "diagnose", params, check_done) < 0 ||
+    if (lj == NULL || srv_job_init(&lj->job, method, params, done) < 0 ||
         (lj->uri = mdae_strdup(s->uri)) == NULL) {
         if (lj == NULL)
             cJSON_Delete(params);
         else
             cJSON_Delete(lj->job.params);
         mdae_free(lj);
-        return;
+        return NULL;
     }
-    lj->job.flags = SRV_JOB_LOADS;
     lj->job.tag = LSP_TAG;
     lj->conn = c;
     srv_conn_ref(c);
     lj->s = s;
     lj->version = s->version;
     lj->lsp_version = s->lsp_version;
+    lj->epoch = s->lsp_epoch;
+    return lj;
+}
+
+/* The second stage after the first published `first` (taken). */
+static void check_mode_changes(lsp_job *prev, cJSON *first)
+{
+    srv_session *s = prev->s;
+    lsp_job *lj = stage_job(prev->conn, s, "diagnose/modeChanges", cJSON_CreateObject(), mc_done);
+    if (lj == NULL) {
+        cJSON_Delete(first);
+        work_end(prev->conn, s, "out of memory");
+        return;
+    }
+    lj->version = prev->version; /* the text the first stage loaded */
+    lj->lsp_version = prev->lsp_version;
+    lj->first = first;
+    work_stage(prev->conn, s, LSP_STAGE_CHANGES);
+    srv_queue_submit(&s->queue, &lj->job);
+}
+
+static void check_done(srv_job *job, srv_reply *r)
+{
+    lsp_job *lj = (lsp_job *)job;
+    cJSON *res = NULL, *diags = NULL;
+    if (!current(lj, r)) {
+        lsp_job_free(lj); /* stale: the newer check publishes */
+        return;
+    }
+    bool left = false;
+    if (r->rc == MDAE_OK && r->error == NULL && srv_reply_take_result(r, &res) == MDAE_OK &&
+        res != NULL) {
+        diags = cJSON_DetachItemFromObjectCaseSensitive(res, "diagnostics");
+        left = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "modeChangesLeft"));
+    }
+    cJSON_Delete(res);
+    if (!cJSON_IsArray(diags)) {
+        cJSON_Delete(diags);
+        work_end(lj->conn, lj->s, "failed");
+    } else if (left && lj->conn->lsp_mode_changes) {
+        cJSON *copy = cJSON_Duplicate(diags, true);
+        lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
+        if (copy != NULL)
+            check_mode_changes(lj, copy);
+        else
+            work_end(lj->conn, lj->s, "out of memory");
+    } else {
+        lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
+        work_end(lj->conn, lj->s, "done");
+    }
+    lsp_job_free(lj);
+}
+
+/* The second stage: the first's diagnostics and the mode changes',
+ * published even when it found none, so that a client knows the check is
+ * complete (a failed stage leaves the first publication). */
+static void mc_done(srv_job *job, srv_reply *r)
+{
+    lsp_job *lj = (lsp_job *)job;
+    cJSON *res = NULL;
+    if (!current(lj, r)) {
+        lsp_job_free(lj);
+        return;
+    }
+    if (r->rc == MDAE_OK && r->error == NULL && srv_reply_take_result(r, &res) == MDAE_OK) {
+        cJSON *mc = cJSON_GetObjectItemCaseSensitive(res, "diagnostics"), *d;
+        while ((d = cJSON_DetachItemFromArray(mc, 0)) != NULL)
+            cJSON_AddItemToArray(lj->first, d);
+        lsp_publish(lj->conn, lj->uri, lj->lsp_version, lj->first);
+        lj->first = NULL;
+    }
+    cJSON_Delete(res);
+    work_end(lj->conn, lj->s, "done");
+    lsp_job_free(lj);
+}
+
+/* The worker's analysis/progress {phase, done, total} while the first
+ * stage runs: a report of the begun progress, every
+ * LSP_PROGRESS_REPORT_MS at most. */
+#define LSP_PROGRESS_REPORT_MS 250
+
+static void check_notify(srv_job *job, const char *method, cJSON *params)
+{
+    lsp_job *lj = (lsp_job *)job;
+    srv_session *s = lj->s; /* the pool calls only while the queue is open */
+    const cJSON *phase = cJSON_GetObjectItemCaseSensitive(params, "phase");
+    const cJSON *done = cJSON_GetObjectItemCaseSensitive(params, "done");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(params, "total");
+    uint64_t now = uv_now(srv.loop);
+    if (strcmp(method, "analysis/progress") == 0 && cJSON_IsString(phase) &&
+        cJSON_IsNumber(done) && cJSON_IsNumber(total) && s->lsp_progress == LSP_PROGRESS_BEGUN &&
+        s->version == lj->version && s->lsp_epoch == lj->epoch && !lj->conn->closing &&
+        now - lj->reported >= LSP_PROGRESS_REPORT_MS) {
+        char msg[160];
+        snprintf(msg, sizeof msg, LSP_STAGE_MODES ": %.60s %.0f/%.0f", phase->valuestring,
+                 done->valuedouble, total->valuedouble);
+        lj->reported = now;
+        progress_send(lj->conn, s, progress_value("report", msg));
+    }
+    cJSON_Delete(params);
+}
+
+/* Check s's current text: its first stage (the mode-change check follows
+ * from check_done). */
+static void lsp_check(srv_conn *c, srv_session *s)
+{
+    /* the mode changes are the second stage's, whatever modeChanges says;
+     * the analysis's progress only for a client that shows it */
+    cJSON *params = srv_session_load_params(s);
+    if (params != NULL && (!cJSON_AddFalseToObject(params, "modeChanges") ||
+                           (c->lsp_progress && !cJSON_AddTrueToObject(params, "progress")))) {
+        cJSON_Delete(params);
+        params = NULL;
+    }
+    lsp_job *lj = stage_job(c, s, "diagnose", params, check_done);
+    if (lj == NULL)
+        return;
+    lj->job.flags = SRV_JOB_LOADS;
+    lj->job.notify = check_notify;
+    work_begin(c, s, LSP_STAGE_MODES);
+    lsp_arm();
     srv_queue_submit(&s->queue, &lj->job);
 }
 
@@ -182,9 +462,12 @@ static void lsp_check(srv_conn *c, srv_session *s)
 static void lsp_arm(void)
 {
     uint64_t now = uv_now(srv.loop), first = 0;
-    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next) {
         if (s->lsp_due != 0 && (first == 0 || s->lsp_due < first))
             first = s->lsp_due;
+        if (s->lsp_progress_due != 0 && (first == 0 || s->lsp_progress_due < first))
+            first = s->lsp_progress_due;
+    }
     if (first == 0) {
         uv_timer_stop(&srv.lsp_timer);
         return;
@@ -192,15 +475,22 @@ static void lsp_arm(void)
     uv_timer_start(&srv.lsp_timer, lsp_on_timer, first > now ? first - now : 0, 0);
 }
 
+/* The due checks, and the progress of work running LSP_PROGRESS_MS. */
 static void lsp_on_timer(uv_timer_t *t)
 {
     (void)t;
     uint64_t now = uv_now(srv.loop);
     for (srv_session *s = srv.sessions; s != NULL; s = s->next) {
+        bool live = s->owner != NULL && !s->owner->closing;
+        if (s->lsp_progress_due != 0 && s->lsp_progress_due <= now) {
+            s->lsp_progress_due = 0;
+            if (live)
+                progress_create(s->owner, s);
+        }
         if (s->lsp_due == 0 || s->lsp_due > now)
             continue;
         s->lsp_due = 0;
-        if (s->owner != NULL && !s->owner->closing)
+        if (live)
             lsp_check(s->owner, s);
     }
     lsp_arm();
@@ -209,8 +499,10 @@ static void lsp_on_timer(uv_timer_t *t)
 /* changed: the text did change (else the check in flight is still right). */
 static void lsp_schedule(srv_conn *c, srv_session *s, bool changed)
 {
-    if (changed)
+    if (changed) {
+        s->lsp_epoch++; /* whatever the older checks answer is stale */
         srv_queue_cancel_tag(&s->queue, LSP_TAG);
+    }
     uint64_t debounce =
         c->lsp_debounce_ms >= 0 ? (uint64_t)c->lsp_debounce_ms : srv.cfg.lsp_debounce_ms;
     if (debounce == 0 || s->owner != c) {
@@ -306,6 +598,7 @@ void srv_lsp_did_close(srv_conn *c, const cJSON *params)
     srv_session *s = srv_session_find_uri(c, uri->valuestring);
     if (s == NULL)
         return;
+    work_end(c, s, "closed");
     srv_session_close(s);
     lsp_publish(c, uri->valuestring, -1, NULL); /* clear the editor's markers */
 }
@@ -364,6 +657,22 @@ void srv_lsp_did_change_configuration(srv_conn *c, const cJSON *params)
         return;
     MDAE_LOG(SRV_LOG_INFO, "conn %llu: lsp debounce %lld ms", (unsigned long long)c->id,
              (long long)c->lsp_debounce_ms);
+}
+
+/* window/workDoneProgress/cancel {token}: the user stopped the check that
+ * progress stands for. Its jobs are cancelled (the running one in the
+ * worker, at its next step: the worker is not restarted), nothing more is
+ * published for this version, and the next change checks again. */
+void srv_lsp_progress_cancel(srv_conn *c, const cJSON *params)
+{
+    srv_session *s = progress_session(c, get_param(params, "token"));
+    if (s == NULL || s->lsp_work_since == 0)
+        return;
+    s->lsp_epoch++;
+    s->lsp_due = 0;
+    srv_queue_cancel_tag(&s->queue, LSP_TAG);
+    work_end(c, s, "cancelled");
+    lsp_arm();
 }
 
 /* ---- Questions about a document (issue 15) ------------------------------------------ */

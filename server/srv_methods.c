@@ -44,6 +44,7 @@ static const srv_method notifications[] = {
     {"textDocument/didClose", NULL, srv_lsp_did_close, 0},
     {"textDocument/didSave", NULL, srv_lsp_did_save, 0},
     {"workspace/didChangeConfiguration", NULL, srv_lsp_did_change_configuration, 0},
+    {"window/workDoneProgress/cancel", NULL, srv_lsp_progress_cancel, 0},
 };
 
 static const srv_method *find(const srv_method *table, size_t n, const char *name)

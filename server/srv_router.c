@@ -7,7 +7,9 @@
  *
  * Requests get a srv_call (srv_call.c); notifications get no answer
  * (JSON-RPC 2.0 section 4.1), and those the table does not list are
- * ignored ($/setTrace, initialized, ...).
+ * ignored ($/setTrace, initialized, ...). Responses from the client answer
+ * the server's own requests, which only srv_lsp.c makes (issue 36): they
+ * go there.
  */
 #include "srv.h"
 
@@ -20,8 +22,12 @@
 /* Returns true when the message is owed a response. */
 static bool dispatch_msg(srv_conn *c, const rpc_msg *m, srv_batch *b)
 {
-    if (m->kind == RPC_MSG_RESPONSE)
-        return false; /* we never send requests to clients */
+    if (m->kind == RPC_MSG_RESPONSE) {
+        /* our only requests to clients: LSP progress tokens (srv_lsp.c) */
+        if (c->authed)
+            srv_lsp_response(c, m);
+        return false;
+    }
     if (m->kind == RPC_MSG_INVALID) {
         cJSON *d = cJSON_CreateObject();
         if (d)

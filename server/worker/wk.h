@@ -69,14 +69,24 @@
  *                                     that needs the analysis answers it at
  *                                     once.
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
- *   diagnose {text, defines?, name?, modeChanges?}
+ *   diagnose {text, defines?, name?, modeChanges?, progress?}
  *                                  -> {diagnostics:[LSP Diagnostic]}: load,
  *                                     then singular-mode diagnostics and,
  *                                     unless modeChanges is false, those of
- *                                     mode changes (wk_modechange_diags)
+ *                                     mode changes (wk_modechange_diags),
+ *                                     else modeChangesLeft: true when the
+ *                                     model was analysed and has mode
+ *                                     variables (diagnose/modeChanges then
+ *                                     checks them); with progress, the
+ *                                     analysis's
+ *                                     analysis/progress notifications first
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16
  *                                     otherwise)
+ *   diagnose/modeChanges {}        -> {diagnostics:[LSP Diagnostic]}: those of
+ *                                     mode changes of what the last
+ *                                     diagnose loaded and analysed (the
+ *                                     editor's second publication, issue 36)
  *   lsp/hover, lsp/symbols, lsp/definition, lsp/references, lsp/codeLens
  *                                  -> the LSP results (wk_lsp.c)
  *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
@@ -125,6 +135,7 @@ typedef struct wk_state {
     uint64_t current_wid; /* the running request's id; 0 between requests */
     bool current_cancelled;
     uint64_t current_start_ms; /* when the running request was read */
+    uint64_t polled_ms; /* wk_now_ms of the last look at stdin (wk_cancelled) */
     /* The loaded model (wk_methods.c). */
     char *text; /* owned */
     size_t text_len;
@@ -185,7 +196,10 @@ void wk_send(wk_state *w, cJSON *msg /* takes */);
 /* Write n bytes to the router (ends the process when the router is gone). */
 void wk_write(const char *p /* borrowed */, size_t n);
 /* True when the running request has been cancelled (or the router is gone).
- * Reads stdin without waiting; other messages stay queued. */
+ * Reads stdin without waiting, once per millisecond at most (the engine's
+ * callbacks ask far more often: a poll each time cost the editor's
+ * mode-change check a third of its time, issue 36); other messages stay
+ * queued. */
 bool wk_cancelled(wk_state *w);
 /* End the process as out of memory (SRV_EXIT_NOMEM). */
 _Noreturn void wk_oom(void);
@@ -234,7 +248,7 @@ wk_method_fn wk_m_hover, wk_m_symbols, wk_m_definition, wk_m_references, wk_m_co
 wk_method_fn wk_m_svg;
 
 /* ---- wk_modechange.c ------------------------------------------------------------ */
-wk_method_fn wk_m_modechange, wk_m_modechanges;
+wk_method_fn wk_m_modechange, wk_m_modechanges, wk_m_modechange_diags;
 /* session/analyze {modechanges: true}: every change of the loaded model by
  * enumeration (mc_all_enumerate_each), one analysis/modechange notification
  * per pair when streaming (the entry of session/modechanges's "changes",

@@ -177,6 +177,10 @@ bool wk_cancelled(wk_state *w)
 {
     if (w->current_cancelled)
         return true;
+    uint64_t now = wk_now_ms();
+    if (now == w->polled_ms)
+        return false;
+    w->polled_ms = now;
     pump(w, 0);
     if (w->in_eof) /* the router is gone: nobody wants the answer */
         return w->current_cancelled = true;

@@ -758,11 +758,14 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     cJSON *arr = cJSON_CreateArray();
+    bool left = false; /* mode changes left for diagnose/modeChanges */
     if (rc == MDAE_OK) {
         mdae_diags ad;
         mdae_diags_init(&ad);
         sa_report *rep = NULL;
-        int arc = ensure_analysis(w, false, &ad);
+        /* progress: analysis/progress for the editor's $/progress (issue 36) */
+        bool progress = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "progress"));
+        int arc = ensure_analysis(w, progress, &ad);
         if (arc == MDAE_OK)
             arc = sa_result_report(w->result, &rep);
         check(arc);
@@ -771,6 +774,8 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
             const cJSON *mc = cJSON_GetObjectItemCaseSensitive(params, "modeChanges");
             if (!cJSON_IsFalse(mc))
                 wk_modechange_diags(w, arr);
+            else
+                left = w->model->n_modes > 0;
         } else if (arc != MDAE_E_CANCELED) {
             add_failure(w, arr, arc, &ad);
         }
@@ -786,6 +791,8 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
     }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "diagnostics", arr);
+    if (left && !cJSON_AddTrueToObject(r, "modeChangesLeft"))
+        wk_oom();
     return rpc_response_result(id, r);
 }
 
@@ -885,6 +892,7 @@ static const struct wk_method {
     {"analyze", m_analyze, false},
     {"mode", m_mode, false},
     {"diagnose", m_diagnose, false},
+    {"diagnose/modeChanges", wk_m_modechange_diags, false},
     {"lsp/hover", wk_m_hover, false},
     {"lsp/symbols", wk_m_symbols, false},
     {"lsp/definition", wk_m_definition, false},

@@ -438,13 +438,22 @@ static const char *file_of(const wk_state *w)
     return strncmp(f, "file://", 7) == 0 ? f + 7 : f;
 }
 
-/* sa_options.progress: stop at the deadline (MDAE_E_CANCELED). */
+/* The first instants' time: the editor's budget, or a cancel (a newer
+ * edit, issue 36). */
+typedef struct budget_ctx {
+    wk_state *w;
+    uint64_t deadline;
+} budget_ctx;
+
+/* sa_options.progress: stop at the deadline or when cancelled
+ * (MDAE_E_CANCELED either way). */
 static int past_deadline(void *ctx, const char *phase, size_t done, size_t total)
 {
     (void)phase;
     (void)done;
     (void)total;
-    return wk_now_ms() > *(const uint64_t *)ctx;
+    const budget_ctx *bc = ctx;
+    return wk_now_ms() > bc->deadline || wk_cancelled(bc->w);
 }
 
 /* The first instants' message (every instant could not be followed: its
@@ -521,8 +530,8 @@ static char *every_instant_message(const wk_state *w, const mc_first *f, const c
 static void first_instant_diags(wk_state *w, cJSON *arr, const mdae_range *top,
                                 const char *why)
 {
-    uint64_t deadline = wk_now_ms() + WK_MC_DIAG_BUDGET_MS;
-    sa_options so = {.progress = past_deadline, .progress_ctx = &deadline};
+    budget_ctx bc = {w, wk_now_ms() + WK_MC_DIAG_BUDGET_MS};
+    sa_options so = {.progress = past_deadline, .progress_ctx = &bc};
     /* past the deadline in the later instants, the first instants stand */
     mc_options mopt = {.first_erasures = true, .first_later = true,
                        .first_keep_on_cancel = true};
@@ -600,4 +609,26 @@ void wk_modechange_diags(wk_state *w, cJSON *arr)
      * why, one diagnostic per rejected change would only repeat them */
     if (n_guard == 0)
         rejected_diags(w, arr);
+}
+
+/* diagnose/modeChanges (issue 36 item 4): the second stage of an editor's
+ * check, after "diagnose" published the analysis's diagnostics. Needs what
+ * that diagnose left: the model loaded and its analysis done (not after a
+ * failed analysis, nor in a worker restarted since, which has loaded the
+ * text but not analysed it: nothing then). */
+cJSON *wk_m_modechange_diags(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    (void)params;
+    cJSON *arr = cJSON_CreateArray(), *r = cJSON_CreateObject();
+    if (arr == NULL || r == NULL)
+        wk_oom();
+    if (w->model != NULL && w->model_rc == MDAE_OK && w->result != NULL)
+        wk_modechange_diags(w, arr);
+    if (wk_cancelled(w)) { /* what was found is partial */
+        cJSON_Delete(arr);
+        cJSON_Delete(r);
+        return rpc_response_mdae(id, MDAE_E_CANCELED, "request cancelled", NULL);
+    }
+    cJSON_AddItemToObject(r, "diagnostics", arr);
+    return rpc_response_result(id, r);
 }

@@ -6,7 +6,10 @@
  * cold didOpen of the final text, whether checks are debounced (default
  * 150 ms) or run after every change (debounce_ms 0: each change cancels the
  * check in flight). publishDiagnostics carries the client's version, which
- * is how the test knows which one is final (no timing is assumed).
+ * is how the test knows which one is final (no timing is assumed). Issue
+ * 36 item 4 (at the end): two publications per check, the cancel of an
+ * older version's analysis by a newer change, work-done progress and its
+ * cancel by the client.
  */
 #include "srv_test.h"
 
@@ -185,4 +188,363 @@ Test(srv_lsp, checks_modelica_documents_by_language_id_or_extension)
     cr_assert(cl_wait_eof(&c));
     cl_close(&c);
     srv_stop(&p);
+}
+
+/* ---- Editors stay live (issue 36 item 4) -------------------------------------------------
+ * A check publishes the analysis's diagnostics first and the complete set
+ * (with the mode changes') second; a newer change cancels the work on the
+ * older version, in the worker too; work past 200 ms reports $/progress
+ * when the client offers window.workDoneProgress, and the client can
+ * cancel it. The slow model is the compressible building at N = 200 (9 s
+ * of analysis in a Release build, 38 s in Debug): cancelled, it never
+ * finishes. */
+
+typedef struct lsp_client {
+    srv_proc p;
+    client c;
+    bool progress; /* offers window.workDoneProgress */
+    int creates;   /* window/workDoneProgress/create requests answered */
+} lsp_client;
+
+static void lc_start(lsp_client *l, bool progress)
+{
+    memset(l, 0, sizeof *l);
+    l->progress = progress;
+    srv_start(&l->p, "", "\"lsp\": {\"debounce_ms\": 0}");
+    cl_connect(&l->c, &l->p);
+    cJSON *ip = cJSON_CreateObject();
+    if (progress)
+        cJSON_AddTrueToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(ip, "capabilities"),
+                                                      "window"),
+                              "workDoneProgress");
+    cl_lsp_send(&l->c, "initialize", 1, ip);
+    cJSON_Delete(cl_lsp_json(&l->c));
+    cl_lsp_send(&l->c, "initialized", -1, cJSON_CreateObject());
+}
+
+static void lc_stop(lsp_client *l)
+{
+    cl_lsp_send(&l->c, "shutdown", 2, NULL);
+    for (;;) { /* skip what the server still sends */
+        cJSON *m = cl_lsp_json(&l->c);
+        const cJSON *id = cJSON_GetObjectItem(m, "id");
+        bool done = cJSON_IsNumber(id) && id->valueint == 2;
+        cJSON_Delete(m);
+        if (done)
+            break;
+    }
+    cl_lsp_send(&l->c, "exit", -1, NULL);
+    cr_assert(cl_wait_eof(&l->c));
+    cl_close(&l->c);
+    srv_stop(&l->p);
+}
+
+/* The next message (owned); a window/workDoneProgress/create request is
+ * answered (null result) as an editor would, and returned too. */
+static cJSON *lc_next(lsp_client *l)
+{
+    cJSON *m = cl_lsp_json(&l->c);
+    const cJSON *meth = cJSON_GetObjectItem(m, "method");
+    const cJSON *id = cJSON_GetObjectItem(m, "id");
+    if (cJSON_IsString(meth) && strcmp(meth->valuestring, "window/workDoneProgress/create") == 0) {
+        cr_assert(l->progress, "create only when the client offers workDoneProgress");
+        cr_assert(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "token")));
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+        cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, true));
+        cJSON_AddNullToObject(r, "result");
+        char *s = cJSON_PrintUnformatted(r);
+        char hdr[64];
+        snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(s));
+        cl_send(&l->c, hdr);
+        cl_send(&l->c, s);
+        cJSON_free(s);
+        cJSON_Delete(r);
+        l->creates++;
+    }
+    return m;
+}
+
+static bool is_method(const cJSON *m, const char *method)
+{
+    const cJSON *meth = cJSON_GetObjectItem(m, "method");
+    return cJSON_IsString(meth) && strcmp(meth->valuestring, method) == 0;
+}
+
+/* A publishDiagnostics's version (-1 when m is not one). */
+static int published_version(const cJSON *m)
+{
+    if (!is_method(m, "textDocument/publishDiagnostics"))
+        return -1;
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "version");
+    return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+static cJSON *diagnostics_of(const cJSON *m)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "diagnostics");
+}
+
+/* A $/progress's value.kind ("begin", "report", "end"), or NULL. */
+static const char *progress_kind(const cJSON *m)
+{
+    if (!is_method(m, "$/progress"))
+        return NULL;
+    const cJSON *k =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "value"), "kind");
+    return cJSON_IsString(k) ? k->valuestring : NULL;
+}
+
+/* How many diagnostics of arr have `needle` in their message. */
+static int count_with(const cJSON *arr, const char *needle)
+{
+    int n = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, arr)
+    {
+        const cJSON *msg = cJSON_GetObjectItem(d, "message");
+        n += cJSON_IsString(msg) && strstr(msg->valuestring, needle) != NULL;
+    }
+    return n;
+}
+
+/* tests/models/NAME with its `N : integer = 3;` set to n (malloc'd). */
+static char *sized_model(const char *name, int n)
+{
+    char *text = t_model(name);
+    char *at = strstr(text, "N : integer = 3;");
+    cr_assert_not_null(at, "%s has no `N : integer = 3;`", name);
+    char *out = malloc(strlen(text) + 32);
+    sprintf(out, "%.*sN : integer = %d;%s", (int)(at - text), text, n,
+            at + strlen("N : integer = 3;"));
+    free(text);
+    return out;
+}
+
+static void lc_open(lsp_client *l, const char *uri, const char *text)
+{
+    cl_lsp_send(&l->c, "textDocument/didOpen", -1, open_params(uri, text));
+}
+
+/* Replace the whole text of uri, as version v. */
+static void lc_change(lsp_client *l, const char *uri, int v, const char *text)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON *d = cJSON_AddObjectToObject(p, "textDocument");
+    cJSON_AddStringToObject(d, "uri", uri);
+    cJSON_AddNumberToObject(d, "version", v);
+    cJSON *ch = cJSON_CreateObject();
+    cJSON_AddStringToObject(ch, "text", text);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "contentChanges"), ch);
+    cl_lsp_send(&l->c, "textDocument/didChange", -1, p);
+}
+
+/* T_TWO_MODES (a rejected mode change) plus an equation short of an
+ * unknown: singular in every mode. */
+#define T_SINGULAR_TWO_MODES T_TWO_MODES "u : real;\nv : real;\neu : equation u + v = 1;\n"
+
+Test(srv_lsp, the_analysis_diagnostics_are_published_before_the_mode_change_check)
+{
+    lsp_client l;
+    lc_start(&l, false);
+    lc_open(&l, "file:///s.mel", T_SINGULAR_TWO_MODES);
+    cJSON *pub[2] = {NULL, NULL};
+    for (int k = 0; k < 2;) {
+        cJSON *m = lc_next(&l);
+        if (published_version(m) == 1)
+            pub[k++] = m;
+        else
+            cJSON_Delete(m);
+    }
+    const cJSON *first = diagnostics_of(pub[0]), *second = diagnostics_of(pub[1]);
+    cr_assert_gt(count_with(first, "structurally singular"), 0, "%s",
+                 cJSON_PrintUnformatted(first));
+    cr_assert_eq(count_with(first, "mode change"), 0, "the analysis's alone: %s",
+                 cJSON_PrintUnformatted(first));
+    cr_assert_gt(count_with(second, "is rejected"), 0, "%s", cJSON_PrintUnformatted(second));
+    /* publishDiagnostics replaces: the second carries the first's too */
+    int n1 = cJSON_GetArraySize(first);
+    cr_assert_gt(cJSON_GetArraySize(second), n1);
+    for (int k = 0; k < n1; k++) {
+        char *a = cJSON_PrintUnformatted(cJSON_GetArrayItem(first, k));
+        char *b = cJSON_PrintUnformatted(cJSON_GetArrayItem(second, k));
+        cr_assert_str_eq(a, b);
+        cJSON_free(a);
+        cJSON_free(b);
+    }
+    cJSON_Delete(pub[0]);
+    cJSON_Delete(pub[1]);
+    lc_stop(&l);
+}
+
+/* Read until the first $/progress begin (the slow check is running);
+ * nothing may be published meanwhile. */
+static void await_begin(lsp_client *l)
+{
+    for (;;) {
+        cJSON *m = lc_next(l);
+        cr_assert_eq(published_version(m), -1, "the slow check published");
+        const char *kind = progress_kind(m);
+        if (kind != NULL) {
+            cr_assert_str_eq(kind, "begin");
+            const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "value");
+            cr_assert_str_eq(cJSON_GetObjectItem(v, "message")->valuestring, "analysing modes");
+            cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(v, "cancellable")));
+            cJSON_Delete(m);
+            return;
+        }
+        cJSON_Delete(m);
+    }
+}
+
+Test(srv_lsp, a_newer_change_cancels_the_analysis_of_the_older_version, .timeout = 120)
+{
+    lsp_client l;
+    lc_start(&l, true);
+    char *slow = sized_model("building_compressible.mel", 200);
+    lc_open(&l, "file:///b.mel", slow);
+    await_begin(&l); /* its analysis is running */
+    uint64_t t0 = t_now_ms();
+    lc_change(&l, "file:///b.mel", 2, "x : real; e : equation der(x) = 1;\n");
+    /* version 2 is published (once: it has no mode variables) long before
+     * the analysis of version 1 could end; version 1 never is */
+    int v2 = 0;
+    bool ended = false;
+    uint64_t t_first = 0;
+    while (v2 < 1 || !ended) {
+        cJSON *m = lc_next(&l);
+        int v = published_version(m);
+        cr_assert_neq(v, 1, "the stale version was published");
+        if (v == 2 && v2++ == 0)
+            t_first = t_now_ms() - t0;
+        const char *kind = progress_kind(m);
+        if (kind != NULL && strcmp(kind, "end") == 0)
+            ended = true;
+        cJSON_Delete(m);
+    }
+    cr_log_info("change -> the new version's diagnostics: %llu ms", (unsigned long long)t_first);
+    cr_assert_lt(t_first, 5000, "the older analysis was not cancelled (%llu ms)",
+                 (unsigned long long)t_first);
+    /* the worker is free: a question is answered at once, and nothing of
+     * version 1 comes after */
+    cJSON *sp = cJSON_CreateObject();
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(sp, "textDocument"), "uri", "file:///b.mel");
+    cl_lsp_send(&l.c, "textDocument/documentSymbol", 7, sp);
+    for (;;) {
+        cJSON *m = lc_next(&l);
+        cr_assert_neq(published_version(m), 1, "the stale version was published");
+        const cJSON *id = cJSON_GetObjectItem(m, "id");
+        bool done = cJSON_IsNumber(id) && id->valueint == 7;
+        cJSON_Delete(m);
+        if (done)
+            break;
+    }
+    cr_assert_lt(t_now_ms() - t0, 8000, "the worker still ran the older analysis");
+    free(slow);
+    lc_stop(&l);
+}
+
+/* Open `text`, read until its second publication (version 1); the
+ * $/progress kinds seen, in order, into kinds ("" when none). */
+static void check_with_progress(lsp_client *l, const char *text, char *kinds, size_t size)
+{
+    lc_open(l, "file:///p.mel", text);
+    kinds[0] = '\0';
+    int pubs = 0;
+    bool ended = false;
+    while (pubs < 2 || (kinds[0] != '\0' && !ended)) {
+        cJSON *m = lc_next(l);
+        pubs += published_version(m) == 1;
+        const char *kind = progress_kind(m);
+        if (kind != NULL) {
+            cr_assert_lt(strlen(kinds) + strlen(kind) + 2, size);
+            strcat(strcat(kinds, kinds[0] ? " " : ""), kind);
+            ended = strcmp(kind, "end") == 0;
+            const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "value");
+            const cJSON *msg = cJSON_GetObjectItem(v, "message");
+            cr_log_info("$/progress %s: %s", kind, cJSON_IsString(msg) ? msg->valuestring : "");
+            if (cJSON_IsString(msg) && strcmp(msg->valuestring, "checking mode changes") == 0)
+                strcat(kinds, "(mc)");
+        }
+        cJSON_Delete(m);
+    }
+}
+
+Test(srv_lsp, a_check_longer_than_200_ms_reports_progress_if_the_client_offers_it, .timeout = 120)
+{
+    /* the building at N = 40: its analysis takes well over 200 ms (1 s in
+     * Release, 3.5 s in Debug) */
+    char *text = sized_model("building_compressible.mel", 40);
+    lsp_client l;
+    lc_start(&l, true);
+    char kinds[256];
+    check_with_progress(&l, text, kinds, sizeof kinds);
+    cr_assert_eq(l.creates, 1, "one token for the check");
+    cr_assert(strncmp(kinds, "begin", 5) == 0 && strstr(kinds, "end") != NULL &&
+                  strcmp(strstr(kinds, "end"), "end") == 0,
+              "begin, reports, end: %s", kinds);
+    cr_assert_not_null(strstr(kinds, "(mc)"), "the stage is reported: %s", kinds);
+    lc_stop(&l);
+    lc_start(&l, false);
+    check_with_progress(&l, text, kinds, sizeof kinds);
+    cr_assert_eq(l.creates, 0);
+    cr_assert_str_eq(kinds, "", "no progress for a client that does not offer it");
+    lc_stop(&l);
+    free(text);
+}
+
+Test(srv_lsp, the_client_cancels_a_check_through_its_progress, .timeout = 120)
+{
+    lsp_client l;
+    lc_start(&l, true);
+    char *slow = sized_model("building_compressible.mel", 200);
+    lc_open(&l, "file:///b.mel", slow);
+    cJSON *token = NULL;
+    for (;;) { /* the create's token, then the begin */
+        cJSON *m = lc_next(&l);
+        if (is_method(m, "window/workDoneProgress/create"))
+            token = cJSON_Duplicate(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "token"),
+                                    true);
+        bool begun = progress_kind(m) != NULL;
+        cJSON_Delete(m);
+        if (begun)
+            break;
+    }
+    cr_assert_not_null(token);
+    uint64_t t0 = t_now_ms();
+    cJSON *cp = cJSON_CreateObject();
+    cJSON_AddItemToObject(cp, "token", token);
+    cl_lsp_send(&l.c, "window/workDoneProgress/cancel", -1, cp);
+    /* the end at once; then the worker, free again, answers a question */
+    for (;;) {
+        cJSON *m = lc_next(&l);
+        cr_assert_eq(published_version(m), -1, "a cancelled check published");
+        const char *kind = progress_kind(m);
+        bool end = kind != NULL && strcmp(kind, "end") == 0;
+        if (end) {
+            const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "value");
+            cr_assert_str_eq(cJSON_GetObjectItem(v, "message")->valuestring, "cancelled");
+        }
+        cJSON_Delete(m);
+        if (end)
+            break;
+    }
+    cJSON *sp = cJSON_CreateObject();
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(sp, "textDocument"), "uri", "file:///b.mel");
+    cl_lsp_send(&l.c, "textDocument/documentSymbol", 7, sp);
+    for (;;) {
+        cJSON *m = lc_next(&l);
+        cr_assert_eq(published_version(m), -1, "a cancelled check published");
+        const cJSON *id = cJSON_GetObjectItem(m, "id");
+        bool done = cJSON_IsNumber(id) && id->valueint == 7;
+        cJSON_Delete(m);
+        if (done)
+            break;
+    }
+    uint64_t took = t_now_ms() - t0;
+    cr_log_info("cancel -> a question answered: %llu ms", (unsigned long long)took);
+    cr_assert_lt(took, 5000, "the analysis went on after the cancel (%llu ms)",
+                 (unsigned long long)took);
+    free(slow);
+    lc_stop(&l);
 }

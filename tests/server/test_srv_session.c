@@ -184,6 +184,9 @@ Test(srv_session, publishes_lsp_diagnostics_for_a_document)
     diags = next_diags(&c, &msg);
     cr_assert(any_message_has(diags, "overdetermined"), "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
+    diags = next_diags(&c, &msg); /* again, with its mode changes' (issue 36) */
+    cr_assert(any_message_has(diags, "overdetermined"), "%s", cJSON_PrintUnformatted(diags));
+    cJSON_Delete(msg);
 
     /* incremental: make e2 always mention x (g -> true): nonsingular when !h */
     cl_lsp_send(&c, "textDocument/didClose", -1, doc("file:///m.mel", NULL));

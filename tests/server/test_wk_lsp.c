@@ -490,6 +490,16 @@ static cJSON *ed_diagnostics(editor *e, cJSON **msg)
     }
 }
 
+/* The complete diagnostics of the next check (issue 36 item 4): its second
+ * publication, the first being the analysis's alone. */
+static cJSON *ed_checked(editor *e, cJSON **msg)
+{
+    cJSON *first = NULL;
+    ed_diagnostics(e, &first);
+    cJSON_Delete(first);
+    return ed_diagnostics(e, msg);
+}
+
 /* The diagnostics whose message contains `needle`: how many, the first in
  * *first (borrowed, may be NULL). */
 static int diags_with(const cJSON *diags, const char *needle, const cJSON **first)
@@ -520,7 +530,7 @@ Test(wk_lsp, rejected_mode_changes_are_warnings_on_what_is_underdetermined_group
     editor e;
     ed_open(&e, "", false, "file:///two.mel", "mel", T_TWO_MODES, NULL);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_checked(&e, &msg);
     const cJSON *d = NULL;
     cr_assert_eq(diags_with(diags, "is rejected", &d), 1, "%s", cJSON_PrintUnformatted(diags));
     cr_assert_str_eq(cJSON_GetObjectItem(d, "message")->valuestring,
@@ -542,7 +552,7 @@ Test(wk_lsp, an_underdetermined_transient_mode_is_a_warning_on_its_when)
     editor e;
     ed_open(&e, "", false, "file:///cup_and_ball_elastic.mel", "mel", text, NULL);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_checked(&e, &msg);
     const cJSON *d = NULL;
     cr_assert_eq(diags_with(diags, "is rejected", &d), 1, "%s", cJSON_PrintUnformatted(diags));
     cr_assert_str_eq(cJSON_GetObjectItem(d, "message")->valuestring,
@@ -556,7 +566,7 @@ Test(wk_lsp, an_underdetermined_transient_mode_is_a_warning_on_its_when)
     free(text);
     text = t_model("cup_and_ball_elastic_impact.mel");
     ed_open(&e, "", false, "file:///cup_and_ball_elastic_impact.mel", "mel", text, NULL);
-    diags = ed_diagnostics(&e, &msg);
+    diags = ed_checked(&e, &msg);
     cr_assert_eq(diags_with(diags, "is rejected", NULL), 0, "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
     ed_close(&e);
@@ -569,7 +579,7 @@ Test(wk_lsp, guard_fixpoints_are_errors_on_the_definition_and_hide_the_rejected_
     editor e;
     ed_open(&e, "", false, "file:///water_tank.mel", "mel", text, NULL);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_checked(&e, &msg);
     const cJSON *d = NULL;
     cr_assert_eq(diags_with(diags, "guard fixpoint", &d), 2, "bh and bl: %s",
                  cJSON_PrintUnformatted(diags));
@@ -591,7 +601,7 @@ Test(wk_lsp, rejected_mode_changes_are_capped_with_a_summary)
     editor e;
     ed_open(&e, "", false, "file:///five.mel", "mel", text, NULL);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_checked(&e, &msg);
     cr_assert_eq(diags_with(diags, "is rejected", NULL), 20, "%s", cJSON_PrintUnformatted(diags));
     const cJSON *d = NULL;
     cr_assert_eq(diags_with(diags, "more rejected changes (mdae modechange /five.mel --all)", &d), 1,
@@ -618,7 +628,7 @@ Test(wk_lsp, a_model_past_the_enumeration_limits_gets_one_hint)
     editor e;
     ed_open(&e, "", false, "file:///wide.mel", "mel", text, NULL);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_checked(&e, &msg);
     cr_assert_eq(cJSON_GetArraySize(diags), 1, "%s", cJSON_PrintUnformatted(diags));
     const cJSON *d = cJSON_GetArrayItem(diags, 0);
     /* past the enumeration, every instant of every change on BDDs: the 21
@@ -650,7 +660,7 @@ Test(wk_lsp, past_the_limits_a_rejected_change_is_a_warning_with_its_instant)
     editor e;
     ed_open(&e, "", false, "file:///rej.mel", "mel", text, NULL);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_checked(&e, &msg);
     bool found = false;
     const cJSON *d;
     cJSON_ArrayForEach(d, diags)
@@ -685,7 +695,7 @@ Test(wk_lsp, past_the_limits_every_instant_is_followed)
     editor e;
     ed_open(&e, "", false, "file:///cup.mel", "mel", text, NULL);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_checked(&e, &msg);
     cr_assert_eq(cJSON_GetArraySize(diags), 1, "%s", cJSON_PrintUnformatted(diags));
     const char *m = cJSON_GetObjectItem(cJSON_GetArrayItem(diags, 0), "message")->valuestring;
     /* 2^20 x 2^20 changes make the rope taut (gamma rises): each a reset */
@@ -704,14 +714,14 @@ Test(wk_lsp, the_mode_changes_setting_turns_those_diagnostics_off_and_on)
     editor e;
     ed_open_opts(&e, "", false, "file:///two.mel", "mel", T_TWO_MODES, NULL, opts);
     cJSON *msg = NULL;
-    cJSON *diags = ed_diagnostics(&e, &msg);
+    cJSON *diags = ed_diagnostics(&e, &msg); /* one publication: no second stage */
     cr_assert_eq(cJSON_GetArraySize(diags), 0, "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
     cJSON *cfg = cJSON_CreateObject();
     cJSON_AddTrueToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(cfg, "settings"), "mdae"),
                           "modeChanges");
     cl_lsp_send(&e.c, "workspace/didChangeConfiguration", -1, cfg); /* checks again */
-    diags = ed_diagnostics(&e, &msg);
+    diags = ed_checked(&e, &msg);
     cr_assert_eq(diags_with(diags, "is rejected", NULL), 1, "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
     ed_close(&e);
