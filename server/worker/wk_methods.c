@@ -114,8 +114,11 @@ void wk_state_close(wk_state *w)
 }
 
 /* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
- * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. */
-static int load(wk_state *w, const cJSON *params)
+ * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. With
+ * `recover` or params.recover, syntax errors leave out their statements and
+ * the rest loads (engine/mel.h, "Recovery"): MDAE_OK then, the errors in
+ * model_diags and the left-out list in the model. */
+static int load(wk_state *w, const cJSON *params, bool recover)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "text");
     const cJSON *defs = cJSON_GetObjectItemCaseSensitive(params, "defines");
@@ -135,6 +138,7 @@ static int load(wk_state *w, const cJSON *params)
     mel_options mo = {0};
     mo.defines = defines;
     mo.n_defines = nd;
+    mo.recover = recover || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "recover"));
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(params, "format");
     const cJSON *enc = cJSON_GetObjectItemCaseSensitive(params, "positionEncoding");
     w->enc = cJSON_IsString(enc) && strcmp(enc->valuestring, "utf-8") == 0 ? RPC_LSP_UTF8
@@ -220,6 +224,8 @@ int wk_report(wk_state *w, const cJSON **out)
             rc = cdg_graph_report(w->graph, &crep);
         if (rc == MDAE_OK)
             rc = rpc_json_analysis_reusing(rep, crep, w->prev_report, &w->cached_report);
+        if (rc == MDAE_OK)
+            rc = rpc_json_add_left_out(w->cached_report, w->model);
         cdg_report_free(crep);
         sa_report_free(rep);
         cJSON_Delete(w->prev_report); /* what is left of it */
@@ -271,7 +277,7 @@ bool wk_analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err)
 
 static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    int rc = load(w, params);
+    int rc = load(w, params, false);
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     if (rc < 0)
@@ -282,6 +288,7 @@ static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
     cJSON *sum = cJSON_AddObjectToObject(r, "summary");
     cJSON_AddItemToObject(sum, "counts", counts);
     cJSON_AddItemToObject(sum, "diagnostics", diags_json(&w->model_diags));
+    check(rpc_json_add_left_out(sum, w->model));
     return rpc_response_result(id, r);
 }
 
@@ -632,7 +639,7 @@ static void add_singular(const wk_state *w, cJSON *arr, const sa_report *rep)
 
 static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    int rc = load(w, params);
+    int rc = load(w, params, true); /* the editor's text: half-typed most of the time */
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     cJSON *arr = cJSON_CreateArray();
