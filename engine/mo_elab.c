@@ -2935,16 +2935,22 @@ int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_mod
     size_t first = diags ? diags->count : 0;
     mel__report rep;
     mel__report_init(&rep, diags, opt->max_errors);
+    rep.recover = opt->recover;
     mel__arena ast;
     mel__arena_init(&ast);
     mo__class *top = NULL;
     int rc = mo__parse(text ? text : "", len, opt->max_depth, &ast, &rep, &top);
+    if (rc == MDAE_E_PARSE && rep.recover && !rep.stop && top != NULL)
+        rc = rep.rc = MDAE_OK; /* elaborate what parsed (mel.h, "Recovery") */
     if (rc == MDAE_OK) {
         mel_model *m = NULL;
         rc = elaborate(top, opt, &rep, &m);
-        if (rc == MDAE_OK)
+        if (rc == MDAE_OK) {
+            mel__report_take_left_out(&rep, m);
             *out = m;
+        }
     }
+    mel__report_close(&rep);
     mel__arena_free(&ast);
     sort_diags(diags, first);
     return rc;
