@@ -101,6 +101,7 @@ static void unload(wk_state *w)
 
 void wk_state_close(wk_state *w)
 {
+    wk_good_free(&w->good);
     unload(w);
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
@@ -111,6 +112,53 @@ void wk_state_close(wk_state *w)
         w->kept[k].full = NULL;
     }
     mdae_diags_close(&w->model_diags);
+}
+
+/* ---- The last version that analysed (wk.h, wk_good) ----------------------------- */
+
+void wk_good_free(wk_good *g)
+{
+    cJSON_Delete(g->cached_report);
+    cJSON_Delete(g->prev_report);
+    inc_result_free(g->inc_res); /* result and graph were borrowed from it */
+    mel_outline_free(g->outline);
+    mel_model_free(g->model);
+    mdae_free(g->text);
+    memset(g, 0, sizeof *g);
+}
+
+/* The loaded version, if it analysed, moved out of w into *g (the rest of
+ * w is unloaded as usual). */
+static void take_good(wk_state *w, wk_good *g)
+{
+    memset(g, 0, sizeof *g);
+    if (w->model == NULL || w->model_rc < 0 || w->result == NULL || w->graph == NULL)
+        return;
+    *g = (wk_good){.text = w->text, .text_len = w->text_len, .modelica = w->modelica,
+                   .model_rc = MDAE_OK, .model = w->model, .outline = w->outline,
+                   .outline_rc = w->outline_rc, .inc_res = w->inc_res, .result = w->result,
+                   .graph = w->graph, .load = w->loads};
+    w->text = NULL;
+    w->model = NULL;
+    w->outline = NULL;
+    w->inc_res = NULL;
+    w->result = NULL;
+    w->graph = NULL;
+}
+
+/* After a load: a model that fails keeps the last good version (g if it
+ * is one, else the one kept before); one that loads releases both. */
+static void settle_good(wk_state *w, wk_good *g)
+{
+    if (w->model_rc < 0 && w->model_rc != MDAE_E_INVAL) {
+        if (g->model != NULL) {
+            wk_good_free(&w->good);
+            w->good = *g;
+        }
+        return;
+    }
+    wk_good_free(g);
+    wk_good_free(&w->good);
 }
 
 /* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
@@ -125,7 +173,10 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
     if (!cJSON_IsString(t))
         return MDAE_E_INVAL;
+    wk_good was;
+    take_good(w, &was);
     unload(w);
+    w->loads++;
     w->text_len = strlen(t->valuestring);
     w->text = mdae_strndup(t->valuestring, w->text_len);
     w->text_name = mdae_strdup(cJSON_IsString(name) ? name->valuestring : "<input>");
@@ -152,6 +203,7 @@ static int load(wk_state *w, const cJSON *params, bool recover)
         rc = sa_check(w->model, &w->model_diags);
     check(rc);
     w->model_rc = rc;
+    settle_good(w, &was);
     return rc;
 }
 
@@ -643,6 +695,15 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     cJSON *arr = cJSON_CreateArray();
+    /* the model's own first: its syntax errors (issue 36), then what the
+     * analysis of the rest says */
+    for (size_t i = 0; i < w->model_diags.count; i++) {
+        const mdae_diag *d = &w->model_diags.items[i];
+        int sev = d->severity == MDAE_SEV_ERROR     ? RPC_LSP_ERROR
+                  : d->severity == MDAE_SEV_WARNING ? RPC_LSP_WARNING
+                                                    : RPC_LSP_INFORMATION;
+        wk_lsp_diag(w, arr, &d->where, sev, d->message ? d->message : "");
+    }
     if (rc == MDAE_OK) {
         mdae_diags ad;
         mdae_diags_init(&ad);
@@ -664,13 +725,6 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         }
         sa_report_free(rep);
         mdae_diags_close(&ad);
-    }
-    for (size_t i = 0; i < w->model_diags.count; i++) {
-        const mdae_diag *d = &w->model_diags.items[i];
-        int sev = d->severity == MDAE_SEV_ERROR     ? RPC_LSP_ERROR
-                  : d->severity == MDAE_SEV_WARNING ? RPC_LSP_WARNING
-                                                    : RPC_LSP_INFORMATION;
-        wk_lsp_diag(w, arr, &d->where, sev, d->message ? d->message : "");
     }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "diagnostics", arr);
