@@ -233,6 +233,7 @@ static bool pvec_push(parser *p, pvec *v, void *x)
 
 static mel__expr *parse_expr(parser *p);
 static mel__expr *parse_unary(parser *p);
+static bool starts_line_statement(const parser *p);
 
 /* '(' or '[' already consumed: expr {',' expr} until `close`. */
 static bool parse_list(parser *p, mel__tok close, pvec *out)
@@ -277,6 +278,12 @@ static mel__expr *parse_primary(parser *p)
         return e;
     }
     case MEL_T_ID: {
+        if (starts_line_statement(p)) {
+            /* `e : equation x = 2 *` then `y : real;`: a half-typed line,
+             * not an operand (no expression goes on with ':') */
+            expected(p, "an expression");
+            return NULL;
+        }
         uint32_t name_id;
         const char *name = intern(p, &t, &name_id);
         if (name == NULL)

@@ -158,8 +158,10 @@ static bool closes_item(mo__tok k)
 /* Recovery from a broken element or equation that started at `start`: skip
  * as sync does, but stop before a closes_item token at depth 0 once past
  * the start (so this always makes progress), and record what was skipped
- * as left out. */
-static void sync_item(parser *p, mdae_pos start)
+ * from `from` as left out (`from` is the start, or, for an item that parsed
+ * whole but lacks its ';', where the error is: then only what follows it
+ * is left out, maybe nothing). */
+static void sync_item(parser *p, mdae_pos start, mdae_pos from)
 {
     int depth = 0;
     while (!at(p, MO_T_EOF) && !p->rep->stop) {
@@ -177,10 +179,11 @@ static void sync_item(parser *p, mdae_pos start)
         next(p);
     }
     p->failed = false;
-    mdae_range r = {start, p->prev_end_pos};
-    if (r.end.offset < start.offset)
+    mdae_range r = {from, p->prev_end_pos};
+    if (from.offset == start.offset && r.end.offset < start.offset)
         r.end = start;
-    mel__left_out(p->rep, r);
+    if (r.end.offset >= r.start.offset)
+        mel__left_out(p->rep, r);
 }
 
 /* A growable array of pointers, in mdae_malloc memory, copied to the arena
@@ -1256,11 +1259,16 @@ static mo__stmt *stmt_list(parser *p, bool eqs, const mo__tok *ends, size_t n_en
             tail = &st->next;
             continue;
         }
-        if (st != NULL)
+        mdae_pos skip_from = st != NULL ? p->cur.where.start : start_pos;
+        if (st != NULL) { /* whole but for its ';': kept (issue 36 item 2) */
             syntax_error(p, "';'");
+            st->label = leading_label(p, from, start);
+            *tail = st;
+            tail = &st->next;
+        }
         if (p->rep->stop)
             break;
-        sync_item(p, start_pos);
+        sync_item(p, start_pos, skip_from);
     }
     return head;
 }
@@ -1527,10 +1535,11 @@ static void composition(parser *p, mo__class *c)
             continue;
         }
         component_clause(p, c, &ctail);
+        mdae_pos from = p->failed ? s : p->cur.where.start;
         if (!p->failed)
             (void)expect(p, MO_T_SEMI);
         if (p->failed)
-            sync_item(p, s);
+            sync_item(p, s, from);
     }
 }
 
