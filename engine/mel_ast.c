@@ -218,6 +218,26 @@ void mel__left_out(mel__report *r, mdae_range where)
     mel__left_out_msg(r, where, r->last[0] ? r->last : "syntax error");
 }
 
+static bool ident_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool mel__left_out_spells(const mel__report *r, const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (!r->recover || r->src == NULL || n == 0)
+        return false;
+    for (size_t k = 0; k < r->n_lo; k++) {
+        size_t a = r->lo[k].where.start.offset, z = r->lo[k].where.end.offset;
+        for (size_t i = a; i + n <= z; i++)
+            if (memcmp(r->src + i, name, n) == 0 && (i == a || !ident_byte(r->src[i - 1])) &&
+                (i + n == z || !ident_byte(r->src[i + n])))
+                return true;
+    }
+    return false;
+}
+
 void mel__report_take_left_out(mel__report *r, mel_model *m)
 {
     /* consequences are found after the syntax errors: source order (few) */

@@ -58,6 +58,7 @@ typedef struct mel__report {
      * error's message (for the left-out entry it causes), and the left-out
      * list, kept only when `recover` (owned: mel__report_close). */
     bool recover;
+    const char *src; /* the text (recover only: a consequence names what was left out) */
     size_t syntax_errors;
     char last[160];
     mel_left_out *lo;
@@ -72,6 +73,9 @@ void mel__report_close(mel__report *r);
 void mel__left_out(mel__report *r, mdae_range where);
 /* The same with a message of its own (a consequence, not a syntax error). */
 void mel__left_out_msg(mel__report *r, mdae_range where, const char *msg);
+/* True when `name` is spelled, as a whole identifier, inside text left out
+ * so far (rep->src): a name unknown for that reason is a consequence. */
+bool mel__left_out_spells(const mel__report *r, const char *name);
 /* Hand the left-out list and the syntax-error count to model m (its
  * mel_model_free releases them). */
 void mel__report_take_left_out(mel__report *r, mel_model *m);

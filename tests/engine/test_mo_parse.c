@@ -430,6 +430,15 @@ Test(mo_parse, recovery_inside_an_if_equation_stops_at_its_else)
     mel_model_free(m);
 }
 
+Test(mo_parse, recovery_leaves_out_the_equations_of_a_broken_declaration_without_more_errors)
+{
+    mel_model *m = mo_same_as_without("model M\n  Real x;\n  Real z(start=\n  Real y;\nequation\n"
+                                      "  der(x) = y;\n  y = 2 * x;\n  z = x;\nend M;\n",
+                                      "model M\n  Real x;\nequation\nend M;\n", 4, 1);
+    cr_assert_str_eq(m->left_out[1].message, "left out: uses 'y', whose declaration was left out");
+    mel_model_free(m);
+}
+
 Test(mo_parse, recovery_is_off_by_default)
 {
     mdae_diags d;
