@@ -25,7 +25,7 @@
  * `invariant` or `when` (a half-typed line without its ';' then costs only
  * itself). A conditional or loop whose header is broken is skipped to its
  * own `end`/`done`, counting the statement-level `if`/`when`/`foreach`
- * inside (an `if` right after ';', `then`, `else` or `do'), so its body
+ * inside (an `if` right after ';', `then`, `else` or `do`), so its body
  * does not leak out unguarded. Nesting beyond max_depth is fatal: the
  * parser reports it and then sees only end-of-input, so it unwinds without
  * recursing further. Out-of-memory is handled the same way.
@@ -59,6 +59,8 @@ typedef struct parser {
      * none yet), and the names declared in what was left out. */
     uint32_t label_id;
     struct pvec *poison;
+    /* parse_conditional handed back its body for itself (see there) */
+    bool spliced;
 } parser;
 
 static void advance(parser *p)
@@ -624,6 +626,7 @@ static mel__stmt *parse_conditional(parser *p, mdae_pos start, bool is_when)
         skip_compound(p);
         goto done;
     }
+    mdae_pos header_end = p->prev_end;
     mel__stmt *body = parse_stmts(p, false), *orelse = NULL;
     if (p->tok.kind == MEL_T_ELSE && is_when) {
         syntax_error_at(p, p->tok.where, "a 'when' has no 'else' (write the long modes with 'if')");
@@ -640,6 +643,15 @@ static mel__stmt *parse_conditional(parser *p, mdae_pos start, bool is_when)
         snprintf(what, sizeof what, "'end' closing the '%s' of line %u", is_when ? "when" : "if",
                  (unsigned)start.line);
         expected(p, what);
+        if (p->tok.kind == MEL_T_EOF && orelse == NULL && body != NULL && !p->fatal) {
+            /* `if g then` typed over lines that are not its body yet: the
+             * header alone is left out, the statements after it stay
+             * (parse_stmts takes the list) */
+            mel__left_out(p->rep, (mdae_range){start, header_end});
+            p->spliced = true;
+            s = body;
+            goto done;
+        }
         poison_stmts(p, body);
         poison_stmts(p, orelse);
         goto done;
@@ -737,8 +749,10 @@ static mel__stmt *parse_stmt(parser *p)
 static mel__stmt *parse_stmt_sized(parser *p)
 {
     size_t before = p->nodes, ids_before = p->ids;
+    p->spliced = false;
     mel__stmt *s = parse_stmt(p);
-    if (s != NULL && s->kind != MEL_S_IF && s->kind != MEL_S_FOR && s->kind != MEL_S_WHEN) {
+    if (s != NULL && !p->spliced && s->kind != MEL_S_IF && s->kind != MEL_S_FOR &&
+        s->kind != MEL_S_WHEN) {
         s->size = sat32(p->nodes - before);
         s->ids = sat32(p->ids - ids_before);
     }
@@ -814,26 +828,59 @@ static void poison_stmts(parser *p, const mel__stmt *s)
     }
 }
 
+/* The nesting a token changes, for skip_compound: +1 opens a compound
+ * statement, -1 closes one, 0 neither. */
+static int nesting_step(mel__tok k, mel__tok prev)
+{
+    bool at_start = prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE ||
+                    prev == MEL_T_DO;
+    if (k == MEL_T_FOREACH || (at_start && (k == MEL_T_IF || k == MEL_T_WHEN)))
+        return 1;
+    return k == MEL_T_END || k == MEL_T_DONE ? -1 : 0;
+}
+
+/* Whether the compound statement being skipped has its own `end`/`done`
+ * further on: a look ahead on a copy of the lexer (its errors muted; they
+ * are reported when the tokens are really read). A header typed before
+ * its body (`if g` over lines that are not its body yet) has none. */
+static bool compound_closes(const parser *p)
+{
+    mel__lexer lx = p->lx;
+    mel__report mute;
+    mel__report_init(&mute, NULL, SIZE_MAX);
+    lx.rep = &mute;
+    mel__token t = p->tok;
+    mel__tok prev = MEL_T_EOF;
+    for (size_t depth = 1; t.kind != MEL_T_EOF; prev = t.kind, mel__lex_next(&lx, &t)) {
+        int step = nesting_step(t.kind, prev);
+        if (step < 0 && --depth == 0)
+            return true;
+        depth += step > 0;
+    }
+    return false;
+}
+
 /* A conditional or loop whose header is broken: skip to its own `end` or
  * `done` (consumed), through the compound statements inside it, and
  * remember the names its statements start with (the declarations it
- * held). */
+ * held). Without such an end, nothing: the caller's sync stops at the next
+ * line that starts a statement. */
 static void skip_compound(parser *p)
 {
+    if (!compound_closes(p))
+        return;
     size_t depth = 1;
     mel__tok prev = MEL_T_EOF; /* not a statement start */
     while (p->tok.kind != MEL_T_EOF) {
         mel__tok k = p->tok.kind;
-        bool at_start = prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE ||
-                        prev == MEL_T_DO;
-        if (k == MEL_T_FOREACH || (at_start && (k == MEL_T_IF || k == MEL_T_WHEN)))
-            depth++;
-        else if (k == MEL_T_END || k == MEL_T_DONE) {
-            if (--depth == 0) {
-                advance(p);
-                return;
-            }
-        } else if (k == MEL_T_ID && at_start) {
+        int step = nesting_step(k, prev);
+        if (step < 0 && --depth == 0) {
+            advance(p);
+            return;
+        }
+        depth += step > 0;
+        if (k == MEL_T_ID && (prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE ||
+                              prev == MEL_T_DO)) {
             uint32_t id;
             if (intern(p, &p->tok, &id) != NULL)
                 poison_name(p, id);
@@ -882,6 +929,8 @@ static mel__stmt *parse_stmts(parser *p, bool top)
         }
         *tail = s;
         tail = &s->next;
+        while (*tail != NULL) /* a spliced body: a list */
+            tail = &(*tail)->next;
         if (p->tok.kind == MEL_T_SEMI || p->tok.kind == MEL_T_EOF || is_closer(p->tok.kind))
             continue;
         expected(p, "';' after the statement");

@@ -13,6 +13,7 @@
 
 #include "fail_alloc.h"
 #include "mel_test_util.h"
+#include "mel_outline.h"
 #include "mo.h"
 
 /* Build a text of `n` repetitions of `unit` between `pre` and `post`. */
@@ -555,6 +556,27 @@ Test(mel_errors, recovery_skips_a_compound_statement_with_a_broken_header_whole)
                         "  y[i] : real;\n",
                         "x : real;\ne : equation der(x) = 1;\n", 1, 1);
     mel_model_free(m);
+}
+
+Test(mel_errors, recovery_from_a_conditional_typed_over_existing_lines_keeps_them)
+{
+    /* the header alone, no `then` yet: only its line is left out */
+    mel_model *m = same_as_without("k : boolean;\nif k\n" RLDC_HEAD, "k : boolean;\n" RLDC_HEAD,
+                                   1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 2);
+    cr_assert_eq(m->left_out[0].where.end.line, 2);
+    mel_model_free(m);
+    /* `then` typed, no `end` anywhere: the lines after it stay, unguarded */
+    m = same_as_without("h : boolean;\nif h then\n" RLDC_HEAD, "h : boolean;\n" RLDC_HEAD, 1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 2);
+    cr_assert_eq(m->left_out[0].where.end.line, 2, "the header only");
+    mel_model_free(m);
+    mel_outline *o = NULL;
+    const char *t = "h : boolean;\nif h then\n" RLDC_HEAD;
+    cr_assert_eq(mel_outline_parse(t, strlen(t), false, 0, &o), MDAE_OK);
+    cr_assert_eq(o->n_symbols, 6, "h, x, y, g, e1, e2 and nothing for the header: %zu",
+                 o->n_symbols);
+    mel_outline_free(o);
 }
 
 Test(mel_errors, recovery_is_off_by_default_and_still_capped)
