@@ -150,7 +150,7 @@ static void take_good(wk_state *w, wk_good *g)
  * is one, else the one kept before); one that loads releases both. */
 static void settle_good(wk_state *w, wk_good *g)
 {
-    if (w->model_rc < 0 && w->model_rc != MDAE_E_INVAL) {
+    if (w->model_rc < 0) {
         if (g->model != NULL) {
             wk_good_free(&w->good);
             w->good = *g;
