@@ -16,9 +16,10 @@
  * file with several mistakes gets several located errors (up to
  * max_errors). An element or equation skips no further than the `end`,
  * `else`, `elseif`, `elsewhen`, `equation`, `algorithm`, `public` or
- * `protected` at depth 0 that follows it (sync_item), so a half-typed last
- * line without its ';' costs only itself, not the class around it (issue 36
- * item 2). Each skip is recorded as left out (mel__left_out; engine/mel.h,
+ * `protected` at depth 0 that follows it (sync_item), and an element no
+ * further than the next line that starts a declaration (`Real w`,
+ * `parameter ...`), so a half-typed line without its ';' costs only itself,
+ * not the class around it (issue 36 item 2). Each skip is recorded as left out (mel__left_out; engine/mel.h,
  * "Recovery").
  */
 #include "mo_int.h"
@@ -155,18 +156,44 @@ static bool closes_item(mo__tok k)
            k == MO_T_EQUATION || k == MO_T_ALGORITHM || k == MO_T_PUBLIC || k == MO_T_PROTECTED;
 }
 
+/* A line that starts a component declaration: its first token is a
+ * prefix (`parameter` ...) or a name followed by another name (`Real w`),
+ * read from the text (the lexer is not copied: it keeps labels). For an
+ * element without its ';' on the line before. */
+static bool starts_element_line(const parser *p)
+{
+    if (p->cur.where.start.line <= p->prev_end_pos.line)
+        return false;
+    switch (p->cur.kind) {
+    case MO_T_PARAMETER:
+    case MO_T_CONSTANT:
+    case MO_T_DISCRETE:
+    case MO_T_INPUT:
+    case MO_T_OUTPUT:
+    case MO_T_FLOW: return true;
+    case MO_T_ID: break;
+    default: return false;
+    }
+    size_t i = p->cur.where.end.offset;
+    while (i < p->lx.len && (p->lx.src[i] == ' ' || p->lx.src[i] == '\t'))
+        i++;
+    char c = i < p->lx.len ? p->lx.src[i] : '\0';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '\'';
+}
+
 /* Recovery from a broken element or equation that started at `start`: skip
  * as sync does, but stop before a closes_item token at depth 0 once past
  * the start (so this always makes progress), and record what was skipped
  * from `from` as left out (`from` is the start, or, for an item that parsed
  * whole but lacks its ';', where the error is: then only what follows it
  * is left out, maybe nothing). */
-static void sync_item(parser *p, mdae_pos start, mdae_pos from)
+static void sync_item(parser *p, mdae_pos start, mdae_pos from, bool element)
 {
     int depth = 0;
     while (!at(p, MO_T_EOF) && !p->rep->stop) {
         mo__tok k = p->cur.kind;
-        if (depth == 0 && closes_item(k) && p->cur.where.start.offset > start.offset)
+        if (depth == 0 && p->cur.where.start.offset > start.offset &&
+            (closes_item(k) || (element && starts_element_line(p))))
             break;
         if (k == MO_T_LPAREN || k == MO_T_LBRACK || k == MO_T_LBRACE)
             depth++;
@@ -1268,7 +1295,7 @@ static mo__stmt *stmt_list(parser *p, bool eqs, const mo__tok *ends, size_t n_en
         }
         if (p->rep->stop)
             break;
-        sync_item(p, start_pos, skip_from);
+        sync_item(p, start_pos, skip_from, false);
     }
     return head;
 }
@@ -1539,7 +1566,7 @@ static void composition(parser *p, mo__class *c)
         if (!p->failed)
             (void)expect(p, MO_T_SEMI);
         if (p->failed)
-            sync_item(p, s, from);
+            sync_item(p, s, from, true);
     }
 }
 

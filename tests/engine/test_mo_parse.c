@@ -416,6 +416,11 @@ Test(mo_parse, recovery_keeps_a_declaration_whose_semicolon_is_missing)
                                       "  y = 2 * x;\nend M;\n",
                                       MO_HEAD "end M;\n", 0, 1);
     mel_model_free(m);
+    /* and the next line declares: a declaration of its own */
+    m = mo_same_as_without("model M\n  Real x\n  Real y;\nequation\n  der(x) = y;\n"
+                           "  y = 2 * x;\nend M;\n",
+                           MO_HEAD "end M;\n", 0, 1);
+    mel_model_free(m);
 }
 
 Test(mo_parse, recovery_inside_an_if_equation_stops_at_its_else)
