@@ -79,6 +79,10 @@ typedef struct cli_opts {
     bool first;            /* modechange --first: the first instants on BDDs */
     bool erasures;         /* modechange --first --erasures: and what they erase */
     bool instants;         /* modechange --first --instants: and every later instant */
+    /* check and analyze (set by main): recover from syntax errors and
+     * carry on with the rest of the model (engine/mel.h, "Recovery"; issue
+     * 36 item 2); the exit status is still CLI_EXIT_MODEL. */
+    bool recover;
     /* Global options (before the command), set by main. */
     const char *server;   /* borrowed: --server ADDRESS; NULL: embedded engine */
     int timeout_ms;       /* --timeout SECONDS for a server's answer */
@@ -133,6 +137,11 @@ void cli_print_diags(const cli_source *src, const mdae_diags *d);
  * diagnostics are in d and, unless `quiet`, were printed to stderr with a
  * closing "FILE: N errors" line; the result is CLI_EXIT_MODEL or
  * CLI_EXIT_IO. (Read errors are always printed.) */
+/* With o->recover, the syntax errors recovered from: cli_syntax_verdict
+ * says so after the output and gives the exit status. */
+int cli_syntax_verdict(const cli_source *src, const mel_model *m, int code);
+/* The same from counts (the server's session/open summary). */
+int cli_syntax_verdict_n(const char *name, uint32_t n_syntax, uint32_t n_left_out, int code);
 int cli_load_model(const cli_opts *o, bool quiet, cli_source *src /* out */,
                    mel_model **m /* out */, mdae_diags *d);
 

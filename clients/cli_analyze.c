@@ -140,7 +140,7 @@ int cli_analyze_run(const cli_opts *o)
             }
             dot = svg;
         }
-        code = cli_write_dot(o, dot);
+        code = cli_syntax_verdict(&e.src, e.m, cli_write_dot(o, dot));
         mdae_free(dot);
         goto done;
     }
@@ -148,11 +148,18 @@ int cli_analyze_run(const cli_opts *o)
     code = analysis_json(&e, &json);
     if (code != CLI_EXIT_OK)
         goto done;
+    if (rpc_json_add_left_out(json, e.m) < 0) {
+        cJSON_Delete(json);
+        fprintf(stderr, "mdae: out of memory\n");
+        code = CLI_EXIT_IO;
+        goto done;
+    }
     if (o->json)
         code = cli_print_json(json);
     else
         cli_render_analysis(e.src.name, json);
     cJSON_Delete(json);
+    code = cli_syntax_verdict(&e.src, e.m, code);
 done:
     cli_engine_close(&e);
     return code;

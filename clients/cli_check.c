@@ -129,9 +129,11 @@ int cli_check_run(const cli_opts *o)
 
     size_t warnings = cli_count_severity(&d, MDAE_SEV_WARNING);
     if (o->json) {
-        int pc = print_check_json(src.name, rc == MDAE_OK, m, &d);
+        int pc = print_check_json(src.name, rc == MDAE_OK && m->n_syntax_errors == 0, m, &d);
         if (pc != CLI_EXIT_OK)
             code = pc;
+        else if (m->n_syntax_errors > 0)
+            code = CLI_EXIT_MODEL;
         goto done;
     }
     cli_print_diags(&src, &d);
@@ -140,13 +142,14 @@ int cli_check_run(const cli_opts *o)
     printf("\n");
     if (m->n_events > 0 || (cli_is_modelica(o, &src) && m->n_invariants > 0))
         print_modelica_modes(m);
-    if (rc == MDAE_OK)
+    if (rc == MDAE_OK && d.errors == 0)
         printf("ok: no errors");
     else
         printf("%zu error%s", d.errors, d.errors == 1 ? "" : "s");
     if (warnings > 0)
         printf(", %zu warning%s", warnings, warnings == 1 ? "" : "s");
     printf("\n");
+    code = cli_syntax_verdict(&src, m, code);
 done:
     mel_model_free(m);
     cli_source_close(&src);

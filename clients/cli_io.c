@@ -255,6 +255,20 @@ bool cli_is_modelica(const cli_opts *o, const cli_source *src)
     return mo_is_modelica(src->text, src->len, name);
 }
 
+int cli_syntax_verdict_n(const char *name, uint32_t n_syntax, uint32_t n_left_out, int code)
+{
+    if (n_syntax == 0)
+        return code;
+    fprintf(stderr, "%s: %u syntax error%s; %u statement%s left out, the result is of the rest\n",
+            name, n_syntax, n_syntax == 1 ? "" : "s", n_left_out, n_left_out == 1 ? "" : "s");
+    return code == CLI_EXIT_OK ? CLI_EXIT_MODEL : code;
+}
+
+int cli_syntax_verdict(const cli_source *src, const mel_model *m, int code)
+{
+    return m == NULL ? code : cli_syntax_verdict_n(src->name, m->n_syntax_errors, m->n_left_out, code);
+}
+
 int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m,
                    mdae_diags *d)
 {
@@ -266,6 +280,7 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
     mo.defines = o->defines;
     mo.n_defines = o->n_defines;
     mo.max_input_bytes = CLI_MAX_FILE_BYTES;
+    mo.recover = o->recover;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = cli_is_modelica(o, src) ? mo_model_parse(src->text, src->len, &mo, m, d)

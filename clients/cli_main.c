@@ -23,7 +23,9 @@ static const cli_command commands[] = {
      "is active only where its equation and its variable exist, and that the\n"
      "invariants leave at least one valid mode. Prints a summary of the flat\n"
      "structure to stdout and the diagnostics to stderr. With --json, prints\n"
-     "{\"file\",\"ok\",\"counts\",\"diagnostics\"} to stdout instead.\n"},
+     "{\"file\",\"ok\",\"counts\",\"diagnostics\"} to stdout instead.\n"
+     "Syntax errors are recovered from as in `mdae analyze` (the rest is\n"
+     "checked; exit status 1).\n"},
     {"structure", cli_structure_run, CLI_OPT_DEFINE | CLI_OPT_JSON,
      "FILE [-D NAME=VALUE]... [--json]",
      "print the flat guarded incidence structure of a model",
@@ -52,7 +54,14 @@ static const cli_command commands[] = {
      "with --server, laid out by the server (session/svg).\n"
      "Each connected component of the model is analysed either implicitly on\n"
      "BDDs or by enumerating its valid modes, whichever an estimate says is\n"
-     "cheaper (--method forces one); the output does not depend on it.\n"},
+     "cheaper (--method forces one); the output does not depend on it.\n"
+     "A syntax error does not stop the analysis: the broken statement is\n"
+     "reported (FILE:LINE:COL: error: ...) and left out, with the statements\n"
+     "that use a name only it declared, and the rest is analysed. The errors\n"
+     "come first (stderr), then the analysis of the rest, then a line saying\n"
+     "how many statements were left out; with --json the result also has\n"
+     "\"leftOut\": [{line, col, endLine, endCol, offset, endOffset, message}]\n"
+     "and \"syntaxErrors\": N. The exit status is still 1 (model errors).\n"},
     {"mode", cli_mode_run, CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER |
                                CLI_OPT_MODE | CLI_OPT_METHOD,
      "FILE --mode SPEC [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]\n"
@@ -276,6 +285,7 @@ int main(int argc, char **argv)
     }
     o.server = server;
     o.timeout_ms = timeout_ms;
+    o.recover = cmd->run == cli_check_run || cmd->run == cli_analyze_run;
     if (server != NULL && cmd->run == cli_structure_run) {
         fprintf(stderr, "mdae %s: not available with --server (the server runs check, "
                         "analyze and mode)\n", cmd->name);

@@ -474,17 +474,21 @@ static int print_check(const cli_source *src, const cli_opts *o, const cJSON *su
 {
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(summary, "counts");
     const cJSON *diags = cJSON_GetObjectItemCaseSensitive(summary, "diagnostics");
-    if (o->json)
-        return print_check_json(src->name, true, counts, diags);
-    size_t warnings = 0;
+    size_t warnings = 0, errors = 0;
     const cJSON *d;
     cJSON_ArrayForEach(d, diags) {
         const char *sev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "severity"));
         warnings += sev != NULL && strcmp(sev, "warning") == 0;
+        errors += sev != NULL && strcmp(sev, "error") == 0;
     }
+    if (o->json)
+        return print_check_json(src->name, errors == 0, counts, diags);
     printf("%s: ", src->name);
     print_counts_json(counts);
-    printf("\nok: no errors");
+    if (errors > 0)
+        printf("\n%zu error%s", errors, errors == 1 ? "" : "s");
+    else
+        printf("\nok: no errors");
     if (warnings > 0)
         printf(", %zu warning%s", warnings, warnings == 1 ? "" : "s");
     printf("\n");
@@ -583,7 +587,8 @@ static cJSON *open_params(const cli_opts *o, const cli_source *src)
 {
     cJSON *p = cJSON_CreateObject();
     if (p == NULL || !cJSON_AddStringToObject(p, "text", src->text) ||
-        !cJSON_AddStringToObject(p, "format", cli_is_modelica(o, src) ? "modelica" : "mel"))
+        !cJSON_AddStringToObject(p, "format", cli_is_modelica(o, src) ? "modelica" : "mel") ||
+        (o->recover && !cJSON_AddTrueToObject(p, "recover")))
         goto fail;
     if (o->n_defines > 0) {
         cJSON *d = cJSON_AddObjectToObject(p, "defines");
@@ -809,12 +814,21 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
         mdae_diags_close(&d);
     }
 
+    /* Syntax errors recovered from (o->recover): said last, as locally. */
+    const cJSON *nse = cJSON_GetObjectItemCaseSensitive(summary, "syntaxErrors");
+    uint32_t n_syntax = cJSON_IsNumber(nse) ? (uint32_t)nse->valuedouble : 0;
+    uint32_t n_left = (uint32_t)cJSON_GetArraySize(
+        cJSON_GetObjectItemCaseSensitive(summary, "leftOut"));
     if (cmd == CLI_REMOTE_CHECK)
         code = print_check(&src, o, summary); /* summary is still in resp */
     cJSON_Delete(resp);
     resp = NULL;
     if (cmd != CLI_REMOTE_CHECK)
         code = run_command(&c, &src, o, cmd, sid, mode_obj);
+    if (!(cmd == CLI_REMOTE_CHECK && o->json))
+        code = cli_syntax_verdict_n(src.name, n_syntax, n_left, code);
+    else if (n_syntax > 0 && code == CLI_EXIT_OK)
+        code = CLI_EXIT_MODEL;
 
     /* The session would also close with the connection; say it anyway. */
     cJSON *cr = NULL;

@@ -17,6 +17,22 @@
  * limit of mel_options was hit), MDAE_E_NOMEM. On any failure, located
  * messages are appended to `diags` (several when recovery is possible).
  *
+ * Recovery from syntax errors (issue 36 item 2): the parser reports a broken
+ * statement (`FILE:LINE:COL: error: ...`) and skips it: to the next `;` of
+ * the same nesting, to the next line that starts a declaration or an
+ * equation (`name :`), or to the `else`/`end`/`done` that closes the
+ * enclosing statement; a conditional or loop whose header is broken is
+ * skipped whole, to its own `end`/`done`. Every skip consumes a token, so
+ * recovery always makes progress, and mel_options.max_errors (default 50)
+ * ends it with a "too many errors" note. By default a syntax error still
+ * fails the parse (MDAE_E_PARSE, no model). With mel_options.recover, the
+ * rest is elaborated: MDAE_OK (unless the rest has errors of its own) with
+ * the syntax errors in `diags`, their count in mel_model.n_syntax_errors and
+ * what was skipped in mel_model.left_out. A statement that uses a name
+ * whose only declaration was left out is left out too (one "left out"
+ * entry, no "undeclared" error), so one broken declaration does not fail
+ * every equation that reads it.
+ *
  * Ownership: a mel_model and everything reachable from it (names, guards,
  * arrays) belong to the model and are released by mel_model_free().
  *
@@ -179,7 +195,22 @@ typedef struct mel_model {
     const mel_event *events;   /* in source order; owned by the model */
     uint32_t n_whens;          /* transient-mode declarations */
     const mel_when *whens;     /* in source order; owned by the model */
+    /* Recovery (mel_options.recover; issue 36 item 2): the syntax errors
+     * reported, and the text they made the parser leave out, in source
+     * order (a missing ';' or a stray byte leaves nothing out). 0 / NULL
+     * without recovery. */
+    uint32_t n_syntax_errors;
+    uint32_t n_left_out;
+    const struct mel_left_out *left_out; /* owned by the model */
 } mel_model;
+
+/* A statement (or a run of text) that a syntax error made the parser leave
+ * out: `where` from its first token to the last one skipped; `message`
+ * the error that did (or "uses 'x', whose declaration was left out"). */
+typedef struct mel_left_out {
+    mdae_range where;
+    char *message; /* owned by the model */
+} mel_left_out;
 
 #define MEL_MAX_ORDER 1000
 
@@ -196,6 +227,9 @@ typedef struct mel_options {
     size_t max_depth;       /* nesting of statements and expressions; 0: 256 */
     size_t max_instances;   /* equations+variables+modes created; 0: 1,000,000 */
     size_t max_errors;      /* errors before giving up; 0: 50 */
+    /* Elaborate what parses around syntax errors (see "Recovery" above);
+     * false: a syntax error fails the parse, as before issue 36. */
+    bool recover;
 } mel_options;
 
 /* Parse and elaborate `text` (len bytes, need not be NUL-terminated; any

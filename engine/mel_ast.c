@@ -145,6 +145,14 @@ void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...
     if (r->stop)
         return;
     r->errors++;
+    if (code == MDAE_E_PARSE)
+        r->syntax_errors++;
+    if (r->recover) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->last, sizeof r->last, fmt, ap);
+        va_end(ap);
+    }
     if (r->diags != NULL) {
         va_list ap;
         va_start(ap, fmt);
@@ -200,6 +208,82 @@ void mel__nomem(mel__report *r)
 {
     r->rc = MDAE_E_NOMEM;
     r->stop = true;
+}
+
+void mel__report_close(mel__report *r)
+{
+    for (size_t k = 0; k < r->n_lo; k++)
+        mdae_free(r->lo[k].message);
+    mdae_free(r->lo);
+    r->lo = NULL;
+    r->n_lo = r->cap_lo = 0;
+}
+
+void mel__left_out_msg(mel__report *r, mdae_range where, const char *msg)
+{
+    /* one entry per error at most, and consequences bounded the same way */
+    if (!r->recover || r->n_lo >= 2 * r->max_errors + 2)
+        return;
+    if (r->n_lo == r->cap_lo) {
+        size_t cap = r->cap_lo ? 2 * r->cap_lo : 8;
+        mel_left_out *lo = mdae_realloc(r->lo, cap * sizeof *lo);
+        if (lo == NULL) {
+            mel__nomem(r);
+            return;
+        }
+        r->lo = lo;
+        r->cap_lo = cap;
+    }
+    char *m = mdae_strdup(msg);
+    if (m == NULL) {
+        mel__nomem(r);
+        return;
+    }
+    r->lo[r->n_lo++] = (mel_left_out){where, m};
+}
+
+void mel__left_out(mel__report *r, mdae_range where)
+{
+    mel__left_out_msg(r, where, r->last[0] ? r->last : "syntax error");
+}
+
+static bool ident_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool mel__left_out_spells(const mel__report *r, const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (!r->recover || r->src == NULL || n == 0)
+        return false;
+    for (size_t k = 0; k < r->n_lo; k++) {
+        size_t a = r->lo[k].where.start.offset, z = r->lo[k].where.end.offset;
+        for (size_t i = a; i + n <= z; i++)
+            if (memcmp(r->src + i, name, n) == 0 && (i == a || !ident_byte(r->src[i - 1])) &&
+                (i + n == z || !ident_byte(r->src[i + n])))
+                return true;
+    }
+    return false;
+}
+
+void mel__report_take_left_out(mel__report *r, mel_model *m)
+{
+    /* consequences are found after the syntax errors: source order (few) */
+    for (size_t i = 1; i < r->n_lo; i++) {
+        mel_left_out x = r->lo[i];
+        size_t j = i;
+        while (j > 0 && r->lo[j - 1].where.start.offset > x.where.start.offset) {
+            r->lo[j] = r->lo[j - 1];
+            j--;
+        }
+        r->lo[j] = x;
+    }
+    m->n_syntax_errors = r->syntax_errors > UINT32_MAX ? UINT32_MAX : (uint32_t)r->syntax_errors;
+    m->n_left_out = (uint32_t)r->n_lo;
+    m->left_out = m->priv->left_out = r->lo;
+    r->lo = NULL;
+    r->n_lo = r->cap_lo = 0;
 }
 
 /* ---- Symbol table ----------------------------------------------------------- */

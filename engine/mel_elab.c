@@ -2069,6 +2069,9 @@ void mel_model_free(mel_model *m)
         mdae_free(priv->variables);
         mdae_free(priv->equations);
         mdae_free(priv->whens);
+        for (uint32_t k = 0; priv->left_out != NULL && k < m->n_left_out; k++)
+            mdae_free(priv->left_out[k].message);
+        mdae_free(priv->left_out);
         mel__symtab_close(&priv->syms);
         mel__arena_free(&priv->arena);
         mdae_free(priv);
@@ -2229,18 +2232,23 @@ int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_mo
     size_t first_diag = diags ? diags->count : 0;
     mel__report rep;
     mel__report_init(&rep, diags, opt->max_errors);
+    rep.recover = opt->recover;
     mel__arena ast;
     mel__arena_init(&ast);
     mel__stmt *prog = NULL;
     int rc = mel__parse(text ? text : "", len, opt->max_depth, &ast, &rep, &prog);
+    if (rc == MDAE_E_PARSE && rep.recover && !rep.stop)
+        rc = rep.rc = MDAE_OK; /* elaborate the rest (mel.h, "Recovery") */
     if (rc == MDAE_OK) {
         mel_model *m = NULL;
         rc = elaborate(prog, opt, &rep, &m);
         if (rc == MDAE_OK) {
             check_model(m);
+            mel__report_take_left_out(&rep, m);
             *out = m;
         }
     }
+    mel__report_close(&rep);
     mel__arena_free(&ast);
     sort_diags(diags, first_diag);
     return rc;

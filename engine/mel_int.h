@@ -54,9 +54,31 @@ typedef struct mel__report {
     size_t max_errors;
     int rc;    /* most serious code so far (NOMEM > LIMIT > PARSE > MODEL) */
     bool stop; /* max_errors reached, a fatal limit, or out of memory */
+    /* Recovery (mel.h, "Recovery"): the syntax errors counted, the last
+     * error's message (for the left-out entry it causes), and the left-out
+     * list, kept only when `recover` (owned: mel__report_close). */
+    bool recover;
+    const char *src; /* the text (recover only: a consequence names what was left out) */
+    size_t syntax_errors;
+    char last[160];
+    mel_left_out *lo;
+    size_t n_lo, cap_lo;
 } mel__report;
 
 void mel__report_init(mel__report *r, mdae_diags *diags, size_t max_errors);
+/* Free the left-out list (what mel__report_take_left_out did not take). */
+void mel__report_close(mel__report *r);
+/* Record that text `where` was left out because of the last error (no-op
+ * without `recover`; bounded: errors are). */
+void mel__left_out(mel__report *r, mdae_range where);
+/* The same with a message of its own (a consequence, not a syntax error). */
+void mel__left_out_msg(mel__report *r, mdae_range where, const char *msg);
+/* True when `name` is spelled, as a whole identifier, inside text left out
+ * so far (rep->src): a name unknown for that reason is a consequence. */
+bool mel__left_out_spells(const mel__report *r, const char *name);
+/* Hand the left-out list and the syntax-error count to model m (its
+ * mel_model_free releases them). */
+void mel__report_take_left_out(mel__report *r, mel_model *m);
 /* Count an error of class `code` (MDAE_E_PARSE, _MODEL, _LIMIT) and append a
  * located message. */
 void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...)
@@ -219,6 +241,7 @@ struct mel_model_priv {
     mel_variable *variables;
     mel_equation *equations;
     mel_when *whens;
+    mel_left_out *left_out; /* and its messages, from mdae_malloc */
 };
 
 uint32_t mel__hash(const char *s, size_t n);

@@ -407,12 +407,16 @@ int mel_outline_parse(const char *text, size_t len, bool modelica, size_t max_de
             b.rc = rc;
         return mel__outb_finish(&b, out);
     }
+    /* Syntax errors leave out their statements (mel.h, "Recovery"): the
+     * outline is that of the intact ones (issue 36 item 2). */
     mel__report rep;
-    mel__report_init(&rep, NULL, 1);
+    mel__report_init(&rep, NULL, 0);
     mel__arena ast;
     mel__arena_init(&ast);
     mel__stmt *prog = NULL;
     int rc = mel__parse(text ? text : "", len, max_depth, &ast, &rep, &prog);
+    if (rc == MDAE_E_PARSE)
+        rc = MDAE_OK;
     if (rc == MDAE_OK) {
         mel_walk w = {&b, text, len};
         walk_stmts(&w, prog, -1, 0);

@@ -20,8 +20,10 @@
  * functions, `time` and undeclared names make no occurrence.
  *
  * Promises: pure computation; no I/O, logging, global state or BuDDy.
- * Reentrant. Bounded like the parsers (mel_options' depth; a text that does
- * not parse gives MDAE_E_PARSE and no outline).
+ * Reentrant. Bounded like the parsers (mel_options' depth). A syntax error
+ * leaves out its statement, as the parsers' recovery does (engine/mel.h,
+ * "Recovery"): the outline lists every intact statement (issue 36 item 2),
+ * so MDAE_E_PARSE is no longer returned.
  * Errors: MDAE_OK, MDAE_E_PARSE, MDAE_E_LIMIT, MDAE_E_NOMEM (nothing leaked).
  * Ownership: text is borrowed for the call; *out is new and owned by the
  * caller (mel_outline_free, which accepts NULL); every string in it belongs

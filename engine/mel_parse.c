@@ -21,9 +21,20 @@
  *
  * Errors: syntax errors are reported once per statement (the `panic` flag
  * mutes the cascade) and the parser resynchronises at the next ';', `else`,
- * `end` or `done`. Nesting beyond max_depth is fatal: the parser reports it
- * and then sees only end-of-input, so it unwinds without recursing further.
- * Out-of-memory is handled the same way.
+ * `end` or `done`, or at a later line that starts with `name :`, `foreach`,
+ * `invariant` or `when` (a half-typed line without its ';' then costs only
+ * itself). A conditional or loop whose header is broken is skipped to its
+ * own `end`/`done`, counting the statement-level `if`/`when`/`foreach`
+ * inside (an `if` right after ';', `then`, `else` or `do`), so its body
+ * does not leak out unguarded. Nesting beyond max_depth is fatal: the
+ * parser reports it and then sees only end-of-input, so it unwinds without
+ * recursing further. Out-of-memory is handled the same way.
+ *
+ * Recovery (mel.h, "Recovery"; issue 36 item 2): each skip is recorded as a
+ * left-out range (mel__left_out); with rep->recover, the names declared by
+ * what was skipped are remembered, and prune() then leaves out the
+ * statements that use one of them and that no surviving statement
+ * declares, so that they are not reported again as undeclared.
  */
 #include "mel_int.h"
 
@@ -44,6 +55,12 @@ typedef struct parser {
     uint32_t n_names;
     bool panic; /* a syntax error was reported in this statement */
     bool fatal; /* stop: pretend the input ends here */
+    /* Recovery: the label of the statement being parsed (UINT32_MAX:
+     * none yet), and the names declared in what was left out. */
+    uint32_t label_id;
+    struct pvec *poison;
+    /* parse_conditional handed back its body for itself (see there) */
+    bool spliced;
 } parser;
 
 static void advance(parser *p)
@@ -218,6 +235,7 @@ static bool pvec_push(parser *p, pvec *v, void *x)
 
 static mel__expr *parse_expr(parser *p);
 static mel__expr *parse_unary(parser *p);
+static bool starts_line_statement(const parser *p);
 
 /* '(' or '[' already consumed: expr {',' expr} until `close`. */
 static bool parse_list(parser *p, mel__tok close, pvec *out)
@@ -262,6 +280,12 @@ static mel__expr *parse_primary(parser *p)
         return e;
     }
     case MEL_T_ID: {
+        if (starts_line_statement(p)) {
+            /* `e : equation x = 2 *` then `y : real;`: a half-typed line,
+             * not an operand (no expression goes on with ':') */
+            expected(p, "an expression");
+            return NULL;
+        }
         uint32_t name_id;
         const char *name = intern(p, &t, &name_id);
         if (name == NULL)
@@ -484,6 +508,8 @@ static mel__expr *parse_expr(parser *p)
 /* ---- Statements -------------------------------------------------------------- */
 
 static mel__stmt *parse_stmts(parser *p, bool top);
+static void skip_compound(parser *p);
+static void poison_stmts(parser *p, const mel__stmt *s);
 
 static uint32_t sat32(size_t n) { return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n; }
 
@@ -531,6 +557,7 @@ static mel__stmt *parse_decl_or_equ(parser *p)
     mel__label label = {0};
     if (!parse_label(p, &label))
         return NULL;
+    p->label_id = label.name_id;
     if (!expect(p, MEL_T_COLON, "':' after a declared name"))
         return NULL;
     mel__stmt *s;
@@ -595,11 +622,16 @@ static mel__stmt *parse_conditional(parser *p, mdae_pos start, bool is_when)
     size_t n0 = p->nodes;
     mel__expr *c = parse_expr(p);
     size_t header = p->nodes - n0;
-    if (c == NULL || !expect(p, MEL_T_THEN, NULL))
+    if (c == NULL || !expect(p, MEL_T_THEN, NULL)) {
+        skip_compound(p);
         goto done;
+    }
+    mdae_pos header_end = p->prev_end;
     mel__stmt *body = parse_stmts(p, false), *orelse = NULL;
     if (p->tok.kind == MEL_T_ELSE && is_when) {
         syntax_error_at(p, p->tok.where, "a 'when' has no 'else' (write the long modes with 'if')");
+        poison_stmts(p, body);
+        skip_compound(p);
         goto done;
     }
     if (p->tok.kind == MEL_T_ELSE) {
@@ -611,6 +643,17 @@ static mel__stmt *parse_conditional(parser *p, mdae_pos start, bool is_when)
         snprintf(what, sizeof what, "'end' closing the '%s' of line %u", is_when ? "when" : "if",
                  (unsigned)start.line);
         expected(p, what);
+        if (p->tok.kind == MEL_T_EOF && orelse == NULL && body != NULL && !p->fatal) {
+            /* `if g then` typed over lines that are not its body yet: the
+             * header alone is left out, the statements after it stay
+             * (parse_stmts takes the list) */
+            mel__left_out(p->rep, (mdae_range){start, header_end});
+            p->spliced = true;
+            s = body;
+            goto done;
+        }
+        poison_stmts(p, body);
+        poison_stmts(p, orelse);
         goto done;
     }
     advance(p);
@@ -653,25 +696,26 @@ static mel__stmt *parse_stmt(parser *p)
         advance(p);
         mel__token idx = p->tok;
         if (!expect(p, MEL_T_ID, "a loop index name"))
-            goto for_done;
+            goto for_broken;
         uint32_t index_id;
         const char *name = intern(p, &idx, &index_id);
         if (name == NULL || !expect(p, MEL_T_IN, NULL))
-            goto for_done;
+            goto for_broken;
         size_t n0 = p->nodes;
         mel__expr *lo = parse_expr(p);
         if (lo == NULL || !expect(p, MEL_T_DOTDOT, NULL))
-            goto for_done;
+            goto for_broken;
         mel__expr *hi = parse_expr(p);
         size_t header = p->nodes - n0;
         if (hi == NULL || !expect(p, MEL_T_DO, NULL))
-            goto for_done;
+            goto for_broken;
         mel__stmt *body = parse_stmts(p, false);
         if (p->tok.kind != MEL_T_DONE) {
             char what[64];
             snprintf(what, sizeof what, "'done' closing the 'foreach' of line %u",
                      (unsigned)start.line);
             expected(p, what);
+            poison_stmts(p, body);
             goto for_done;
         }
         advance(p);
@@ -686,6 +730,9 @@ static mel__stmt *parse_stmt(parser *p)
             s->where.end = p->prev_end;
             s->size = sat32(header);
         }
+        goto for_done;
+    for_broken:
+        skip_compound(p);
     for_done:
         leave(p);
         return s;
@@ -702,8 +749,10 @@ static mel__stmt *parse_stmt(parser *p)
 static mel__stmt *parse_stmt_sized(parser *p)
 {
     size_t before = p->nodes, ids_before = p->ids;
+    p->spliced = false;
     mel__stmt *s = parse_stmt(p);
-    if (s != NULL && s->kind != MEL_S_IF && s->kind != MEL_S_FOR && s->kind != MEL_S_WHEN) {
+    if (s != NULL && !p->spliced && s->kind != MEL_S_IF && s->kind != MEL_S_FOR &&
+        s->kind != MEL_S_WHEN) {
         s->size = sat32(p->nodes - before);
         s->ids = sat32(p->ids - ids_before);
     }
@@ -712,11 +761,142 @@ static mel__stmt *parse_stmt_sized(parser *p)
 
 static bool is_closer(mel__tok k) { return k == MEL_T_ELSE || k == MEL_T_END || k == MEL_T_DONE; }
 
-/* Panic-mode recovery: skip to a token that can follow a statement. */
-static void sync(parser *p)
+/* The token after the current one, without consuming anything: a copy of
+ * the lexer, whose errors go nowhere (they are reported when the token is
+ * really read). */
+static mel__tok peek(const parser *p)
 {
-    while (p->tok.kind != MEL_T_EOF && p->tok.kind != MEL_T_SEMI && !is_closer(p->tok.kind))
+    mel__lexer lx = p->lx;
+    mel__report mute;
+    mel__report_init(&mute, NULL, SIZE_MAX);
+    lx.rep = &mute;
+    mel__token t;
+    mel__lex_next(&lx, &t);
+    return t.kind;
+}
+
+/* The current token is the first of its line and starts a statement that
+ * cannot be the continuation of an expression: `name :`, `name[` ... `:` is
+ * not looked for (an index is an expression too), `foreach`, `invariant`,
+ * `when`. */
+static bool starts_line_statement(const parser *p)
+{
+    if (p->tok.where.start.line <= p->prev_end.line)
+        return false;
+    switch (p->tok.kind) {
+    case MEL_T_FOREACH:
+    case MEL_T_INVARIANT:
+    case MEL_T_WHEN: return true;
+    case MEL_T_ID: return peek(p) == MEL_T_COLON;
+    default: return false;
+    }
+}
+
+/* Panic-mode recovery: skip to a token that can follow a statement, or to
+ * a line that starts one once past offset `from` (the broken statement's
+ * start, so that this always makes progress over a statement that
+ * consumed nothing). */
+static void sync(parser *p, uint32_t from)
+{
+    while (p->tok.kind != MEL_T_EOF && p->tok.kind != MEL_T_SEMI && !is_closer(p->tok.kind)) {
+        if (p->tok.where.start.offset > from && starts_line_statement(p))
+            break;
         advance(p);
+    }
+}
+
+/* ---- Recovery: what was left out ----------------------------------------------- */
+
+static void poison_name(parser *p, uint32_t id)
+{
+    if (p->rep->recover && p->poison != NULL)
+        (void)pvec_push(p, p->poison, (void *)(uintptr_t)id);
+}
+
+/* The names declared in a dropped list of statements (a conditional or a
+ * loop whose `end`/`done` is missing). */
+static void poison_stmts(parser *p, const mel__stmt *s)
+{
+    for (; s != NULL; s = s->next) {
+        if (s->kind == MEL_S_DECL)
+            poison_name(p, s->u.decl.label.name_id);
+        else if (s->kind == MEL_S_IF || s->kind == MEL_S_WHEN) {
+            poison_stmts(p, s->u.cond.body);
+            poison_stmts(p, s->u.cond.orelse);
+        } else if (s->kind == MEL_S_FOR)
+            poison_stmts(p, s->u.loop.body);
+    }
+}
+
+/* The nesting a token changes, for skip_compound: +1 opens a compound
+ * statement, -1 closes one, 0 neither. */
+static int nesting_step(mel__tok k, mel__tok prev)
+{
+    bool at_start = prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE ||
+                    prev == MEL_T_DO;
+    if (k == MEL_T_FOREACH || (at_start && (k == MEL_T_IF || k == MEL_T_WHEN)))
+        return 1;
+    return k == MEL_T_END || k == MEL_T_DONE ? -1 : 0;
+}
+
+/* Whether the compound statement being skipped has its own `end`/`done`
+ * further on: a look ahead on a copy of the lexer (its errors muted; they
+ * are reported when the tokens are really read). A header typed before
+ * its body (`if g` over lines that are not its body yet) has none. */
+static bool compound_closes(const parser *p)
+{
+    mel__lexer lx = p->lx;
+    mel__report mute;
+    mel__report_init(&mute, NULL, SIZE_MAX);
+    lx.rep = &mute;
+    mel__token t = p->tok;
+    mel__tok prev = MEL_T_EOF;
+    for (size_t depth = 1; t.kind != MEL_T_EOF; prev = t.kind, mel__lex_next(&lx, &t)) {
+        int step = nesting_step(t.kind, prev);
+        if (step < 0 && --depth == 0)
+            return true;
+        depth += step > 0;
+    }
+    return false;
+}
+
+/* A conditional or loop whose header is broken: skip to its own `end` or
+ * `done` (consumed), through the compound statements inside it, and
+ * remember the names its statements start with (the declarations it
+ * held). Without such an end, nothing: the caller's sync stops at the next
+ * line that starts a statement. */
+static void skip_compound(parser *p)
+{
+    if (!compound_closes(p))
+        return;
+    size_t depth = 1;
+    mel__tok prev = MEL_T_EOF; /* not a statement start */
+    while (p->tok.kind != MEL_T_EOF) {
+        mel__tok k = p->tok.kind;
+        int step = nesting_step(k, prev);
+        if (step < 0 && --depth == 0) {
+            advance(p);
+            return;
+        }
+        depth += step > 0;
+        if (k == MEL_T_ID && (prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE ||
+                              prev == MEL_T_DO)) {
+            uint32_t id;
+            if (intern(p, &p->tok, &id) != NULL)
+                poison_name(p, id);
+        }
+        prev = k;
+        advance(p);
+    }
+}
+
+/* Record the text from `start` to the last token consumed as left out. */
+static void left_out(parser *p, mdae_pos start)
+{
+    mdae_range r = {start, p->prev_end};
+    if (r.end.offset < start.offset)
+        r.end = start;
+    mel__left_out(p->rep, r);
 }
 
 static mel__stmt *parse_stmts(parser *p, bool top)
@@ -727,28 +907,209 @@ static mel__stmt *parse_stmts(parser *p, bool top)
             advance(p);
         if (p->tok.kind == MEL_T_EOF)
             break;
+        mdae_pos start = p->tok.where.start;
         if (is_closer(p->tok.kind)) {
             if (!top)
                 break;
             p->panic = false;
             expected(p, "a statement");
             advance(p);
+            left_out(p, start);
             continue;
         }
         p->panic = false;
+        p->label_id = UINT32_MAX;
         mel__stmt *s = parse_stmt_sized(p);
         if (s == NULL) {
-            sync(p);
+            if (p->label_id != UINT32_MAX)
+                poison_name(p, p->label_id);
+            sync(p, start.offset);
+            left_out(p, start);
             continue;
         }
         *tail = s;
         tail = &s->next;
+        while (*tail != NULL) /* a spliced body: a list */
+            tail = &(*tail)->next;
         if (p->tok.kind == MEL_T_SEMI || p->tok.kind == MEL_T_EOF || is_closer(p->tok.kind))
             continue;
         expected(p, "';' after the statement");
-        sync(p);
+        mdae_pos from = p->tok.where.start;
+        sync(p, start.offset);
+        if (p->prev_end.offset > from.offset)
+            left_out(p, from); /* the statement is kept; what followed it is not */
     }
     return head;
+}
+
+/* ---- Recovery: consequences of what was left out ------------------------------ */
+
+typedef struct pruner {
+    parser *p;
+    uint32_t *ndecl; /* per name: surviving declarations (and loop indices) */
+    bool *bad;       /* per name: declared only in what was left out */
+    bool changed;
+} pruner;
+
+static void count_decls(pruner *pr, const mel__stmt *s)
+{
+    for (; s != NULL; s = s->next) {
+        if (s->kind == MEL_S_DECL)
+            pr->ndecl[s->u.decl.label.name_id]++;
+        else if (s->kind == MEL_S_IF || s->kind == MEL_S_WHEN) {
+            count_decls(pr, s->u.cond.body);
+            count_decls(pr, s->u.cond.orelse);
+        } else if (s->kind == MEL_S_FOR) {
+            pr->ndecl[s->u.loop.index_id]++;
+            count_decls(pr, s->u.loop.body);
+        }
+    }
+}
+
+/* The first name of e that is bad, or NULL (depth bounded by the parser's). */
+static const char *bad_use(const pruner *pr, const mel__expr *e)
+{
+    if (e == NULL)
+        return NULL;
+    const char *r = NULL;
+    switch (e->kind) {
+    case MEL_X_NUM:
+    case MEL_X_BOOL: return NULL;
+    case MEL_X_ID:
+    case MEL_X_CALL:
+        if (e->kind == MEL_X_ID && pr->bad[e->u.id.name_id])
+            return e->u.id.name;
+        for (uint32_t k = 0; k < e->u.id.n && r == NULL; k++)
+            r = bad_use(pr, e->u.id.args[k]);
+        return r;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE:
+    case MEL_X_NEXT: return bad_use(pr, e->u.kid);
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        r = bad_use(pr, e->u.bin.lhs);
+        return r ? r : bad_use(pr, e->u.bin.rhs);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n && r == NULL; k++)
+            r = bad_use(pr, e->u.nary.kids[k]);
+        return r;
+    case MEL_X_IF:
+        r = bad_use(pr, e->u.ite.c);
+        r = r ? r : bad_use(pr, e->u.ite.a);
+        return r ? r : bad_use(pr, e->u.ite.b);
+    }
+    return NULL;
+}
+
+static const char *bad_label(const pruner *pr, const mel__label *l)
+{
+    const char *r = NULL;
+    for (uint32_t k = 0; k < l->n && r == NULL; k++)
+        r = bad_use(pr, l->idx[k]);
+    return r;
+}
+
+/* The bad name statement s reads outside its nested statements, or NULL. */
+static const char *bad_stmt(const pruner *pr, const mel__stmt *s)
+{
+    const char *r;
+    switch (s->kind) {
+    case MEL_S_DECL:
+        r = bad_label(pr, &s->u.decl.label);
+        return r ? r : bad_use(pr, s->u.decl.init);
+    case MEL_S_EQU:
+        r = bad_label(pr, &s->u.equ.label);
+        r = r ? r : bad_use(pr, s->u.equ.lhs);
+        return r ? r : bad_use(pr, s->u.equ.rhs);
+    case MEL_S_INV: return bad_use(pr, s->u.inv);
+    case MEL_S_IF:
+    case MEL_S_WHEN: return bad_use(pr, s->u.cond.cond);
+    case MEL_S_FOR:
+        r = bad_use(pr, s->u.loop.lo);
+        return r ? r : bad_use(pr, s->u.loop.hi);
+    }
+    return NULL;
+}
+
+/* Declarations of a removed statement: a name none declares any more is
+ * bad from now on. */
+static void undeclare(pruner *pr, const mel__stmt *s, bool list)
+{
+    for (; s != NULL; s = list ? s->next : NULL) {
+        if (s->kind == MEL_S_DECL) {
+            uint32_t id = s->u.decl.label.name_id;
+            if (pr->ndecl[id] > 0 && --pr->ndecl[id] == 0)
+                pr->bad[id] = true;
+        } else if (s->kind == MEL_S_IF || s->kind == MEL_S_WHEN) {
+            undeclare(pr, s->u.cond.body, true);
+            undeclare(pr, s->u.cond.orelse, true);
+        } else if (s->kind == MEL_S_FOR) {
+            undeclare(pr, s->u.loop.body, true);
+        }
+    }
+}
+
+static void prune_list(pruner *pr, mel__stmt **link)
+{
+    while (*link != NULL && !pr->p->rep->stop) {
+        mel__stmt *s = *link;
+        const char *name = bad_stmt(pr, s);
+        if (name != NULL) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "left out: uses '%.100s', whose declaration was left out",
+                     name);
+            mel__left_out_msg(pr->p->rep, s->where, msg);
+            *link = s->next;
+            undeclare(pr, s, false);
+            pr->changed = true;
+            continue;
+        }
+        if (s->kind == MEL_S_IF || s->kind == MEL_S_WHEN) {
+            prune_list(pr, &s->u.cond.body);
+            prune_list(pr, &s->u.cond.orelse);
+        } else if (s->kind == MEL_S_FOR) {
+            prune_list(pr, &s->u.loop.body);
+        }
+        link = &s->next;
+    }
+}
+
+/* Leave out the statements that use a name declared only in what was left
+ * out (rep->recover). A few passes, since a parameter left out this way
+ * takes its users with it; what is still left after them is reported by
+ * the elaborator as usual. */
+static void prune(parser *p, mel__stmt **list)
+{
+    if (p->poison == NULL || p->poison->n == 0 || p->n_names == 0 || p->rep->stop)
+        return;
+    pruner pr = {p, mdae_calloc(p->n_names, sizeof *pr.ndecl),
+                 mdae_calloc(p->n_names, sizeof *pr.bad), false};
+    if (pr.ndecl == NULL || pr.bad == NULL) {
+        nomem(p);
+        goto out;
+    }
+    count_decls(&pr, *list);
+    bool any = false;
+    for (uint32_t k = 0; k < p->poison->n; k++) {
+        uint32_t id = (uint32_t)(uintptr_t)p->poison->items[k];
+        if (id < p->n_names && pr.ndecl[id] == 0)
+            any = pr.bad[id] = true;
+    }
+    for (int pass = 0; any && pass < 8; pass++) {
+        pr.changed = false;
+        prune_list(&pr, list);
+        if (!pr.changed)
+            break;
+    }
+out:
+    mdae_free(pr.ndecl);
+    mdae_free(pr.bad);
 }
 
 int mel__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
@@ -761,9 +1122,13 @@ int mel__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
     p.max_depth = max_depth ? max_depth : MEL__DEFAULT_MAX_DEPTH;
     if (p.max_depth > MEL__DEPTH_CAP)
         p.max_depth = MEL__DEPTH_CAP;
+    pvec poison = {0};
+    p.poison = &poison;
     mel__lex_init(&p.lx, src, len, rep);
     mel__lex_next(&p.lx, &p.tok);
     mel__stmt *list = parse_stmts(&p, true);
+    if (rep->recover && rep->rc == MDAE_E_PARSE)
+        prune(&p, &list);
     mdae_free(p.names);
     *out = list;
     return rep->rc;

@@ -34,6 +34,15 @@
  * (connect, array equations, record variables) is a located error naming the
  * construct. Clocked partitions are kept aside like when-clauses.
  *
+ * Recovery (issue 36 item 2; mel.h, "Recovery", says what the caller gets):
+ * a broken element or equation is skipped to its ';', or to the `end`,
+ * `else`, `elseif`, `elsewhen`, `equation`, `algorithm`, `public` or
+ * `protected` that follows it (an element also to the next line that starts
+ * a declaration), so a half-typed line does not cost the class
+ * around it; one missing only its ';' is kept. With mel_options.recover the
+ * rest is elaborated, and an equation that uses a name spelled only in what
+ * was left out is left out too (instead of an "unknown name" error).
+ *
  * Ownership: the model is released with mel_model_free().
  */
 #ifndef MO_H

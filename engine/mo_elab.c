@@ -156,6 +156,10 @@ typedef struct env {
 
 typedef struct elab {
     mel__report *rep;
+    /* Recovery (issue 36 item 2): a name unknown because its declaration
+     * was left out, met in the equation being elaborated; that equation is
+     * then left out too (equations), not reported. */
+    const char *dropped;
     const mel_options *opt;
     mel__arena tmp;
     mel__arena *ma;
@@ -775,6 +779,11 @@ static long resolve(elab *el, const mo__expr *e, bool *whole, bool quiet)
     }
     if (enum_literal(el, e) > 0)
         return -1;
+    if (!quiet && e->n_parts > 0 && mel__left_out_spells(el->rep, e->parts[0].name)) {
+        if (el->dropped == NULL)
+            el->dropped = e->parts[0].name;
+        return -1;
+    }
     if (!quiet) {
         char *t = expr_text(el, e);
         err(el, MDAE_E_MODEL, e->where, "unknown name '%s'", t ? t : "?");
@@ -1708,9 +1717,22 @@ static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
 {
     for (; s != NULL && !el->rep->stop; s = s->next) {
         switch ((mo__sk)s->kind) {
-        case MO_S_EQ:
+        case MO_S_EQ: {
+            size_t n_eqns = el->eqns.n, n_uses = el->uses.n, n_events = el->events.n;
+            el->dropped = NULL;
             simple_equation(el, s, g);
+            if (el->dropped != NULL) { /* a consequence of what was left out */
+                el->eqns.n = n_eqns;
+                el->uses.n = n_uses;
+                el->events.n = n_events;
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "left out: uses '%.100s', whose declaration was left out", el->dropped);
+                mel__left_out_msg(el->rep, s->where, msg);
+                el->dropped = NULL;
+            }
             break;
+        }
         case MO_S_CALL: {
             const char *f = plain_name(s->rhs);
             char *t = stmt_text(el, s);
@@ -2936,16 +2958,23 @@ int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_mod
     size_t first = diags ? diags->count : 0;
     mel__report rep;
     mel__report_init(&rep, diags, opt->max_errors);
+    rep.recover = opt->recover;
+    rep.src = text;
     mel__arena ast;
     mel__arena_init(&ast);
     mo__class *top = NULL;
     int rc = mo__parse(text ? text : "", len, opt->max_depth, &ast, &rep, &top);
+    if (rc == MDAE_E_PARSE && rep.recover && !rep.stop && top != NULL)
+        rc = rep.rc = MDAE_OK; /* elaborate what parsed (mel.h, "Recovery") */
     if (rc == MDAE_OK) {
         mel_model *m = NULL;
         rc = elaborate(top, opt, &rep, &m);
-        if (rc == MDAE_OK)
+        if (rc == MDAE_OK) {
+            mel__report_take_left_out(&rep, m);
             *out = m;
+        }
     }
+    mel__report_close(&rep);
     mel__arena_free(&ast);
     sort_diags(diags, first);
     return rc;

@@ -246,12 +246,16 @@ static void walk_class(mo_walk *w, const mo__class *cl, long parent)
 
 int mo__outline(const char *text, size_t len, size_t max_depth, mel__outb *b)
 {
+    /* The classes, elements and equations that parse, around syntax errors
+     * (issue 36 item 2) */
     mel__report rep;
-    mel__report_init(&rep, NULL, 1);
+    mel__report_init(&rep, NULL, 0);
     mel__arena ast;
     mel__arena_init(&ast);
     mo__class *top = NULL;
     int rc = mo__parse(text ? text : "", len, max_depth, &ast, &rep, &top);
+    if (rc == MDAE_E_PARSE)
+        rc = MDAE_OK;
     if (rc == MDAE_OK) {
         mo_walk w = {b, 0, 0};
         for (const mo__class *cl = top; cl != NULL && b->rc == MDAE_OK; cl = cl->next)

@@ -14,7 +14,13 @@
  * Recovery: after a syntax error the parser skips to the next `;` at bracket
  * depth 0 and carries on with the next element, equation or statement, so a
  * file with several mistakes gets several located errors (up to
- * max_errors).
+ * max_errors). An element or equation skips no further than the `end`,
+ * `else`, `elseif`, `elsewhen`, `equation`, `algorithm`, `public` or
+ * `protected` at depth 0 that follows it (sync_item), and an element no
+ * further than the next line that starts a declaration (`Real w`,
+ * `parameter ...`), so a half-typed line without its ';' costs only itself,
+ * not the class around it (issue 36 item 2). Each skip is recorded as left out (mel__left_out; engine/mel.h,
+ * "Recovery").
  */
 #include "mo_int.h"
 
@@ -36,6 +42,8 @@ typedef struct parser {
     mel__report *rep;
     size_t depth, max_depth;
     bool failed;     /* an error in the current element: unwinding */
+    size_t in_subs;  /* subscripts open around the cursor: `end` is an
+                        expression only there (else it ends something) */
     size_t label_i;  /* cursor into lx.labels */
 } parser;
 
@@ -140,6 +148,71 @@ static void sync(parser *p)
     p->failed = false;
 }
 
+/* A token at which the skip of a broken element or equation stops (not
+ * consumed): what closes or follows the list it belongs to. */
+static bool closes_item(mo__tok k)
+{
+    return k == MO_T_END || k == MO_T_ELSE || k == MO_T_ELSEIF || k == MO_T_ELSEWHEN ||
+           k == MO_T_EQUATION || k == MO_T_ALGORITHM || k == MO_T_PUBLIC || k == MO_T_PROTECTED;
+}
+
+/* A line that starts a component declaration: its first token is a
+ * prefix (`parameter` ...) or a name followed by another name (`Real w`),
+ * read from the text (the lexer is not copied: it keeps labels). For an
+ * element without its ';' on the line before. */
+static bool starts_element_line(const parser *p)
+{
+    if (p->cur.where.start.line <= p->prev_end_pos.line)
+        return false;
+    switch (p->cur.kind) {
+    case MO_T_PARAMETER:
+    case MO_T_CONSTANT:
+    case MO_T_DISCRETE:
+    case MO_T_INPUT:
+    case MO_T_OUTPUT:
+    case MO_T_FLOW: return true;
+    case MO_T_ID: break;
+    default: return false;
+    }
+    size_t i = p->cur.where.end.offset;
+    while (i < p->lx.len && (p->lx.src[i] == ' ' || p->lx.src[i] == '\t'))
+        i++;
+    char c = i < p->lx.len ? p->lx.src[i] : '\0';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '\'';
+}
+
+/* Recovery from a broken element or equation that started at `start`: skip
+ * as sync does, but stop before a closes_item token at depth 0 once past
+ * the start (so this always makes progress), and record what was skipped
+ * from `from` as left out (`from` is the start, or, for an item that parsed
+ * whole but lacks its ';', where the error is: then only what follows it
+ * is left out, maybe nothing). */
+static void sync_item(parser *p, mdae_pos start, mdae_pos from, bool element)
+{
+    int depth = 0;
+    while (!at(p, MO_T_EOF) && !p->rep->stop) {
+        mo__tok k = p->cur.kind;
+        if (depth == 0 && p->cur.where.start.offset > start.offset &&
+            (closes_item(k) || (element && starts_element_line(p))))
+            break;
+        if (k == MO_T_LPAREN || k == MO_T_LBRACK || k == MO_T_LBRACE)
+            depth++;
+        else if ((k == MO_T_RPAREN || k == MO_T_RBRACK || k == MO_T_RBRACE) && depth > 0)
+            depth--;
+        else if (k == MO_T_SEMI && depth == 0) {
+            next(p);
+            break;
+        }
+        next(p);
+    }
+    p->failed = false;
+    mdae_range r = {from, p->prev_end_pos};
+    if (from.offset == start.offset && r.end.offset < start.offset)
+        r.end = start;
+    if (r.end.offset >= r.start.offset)
+        mel__left_out(p->rep, r);
+}
+
 /* A growable array of pointers, in mdae_malloc memory, copied to the arena
  * when done. */
 typedef struct plist {
@@ -210,7 +283,9 @@ static bool subscripts(parser *p, uint32_t *n, mo__expr ***out)
             next(p);
             finish(p, s);
         } else {
+            p->in_subs++;
             s = expression(p);
+            p->in_subs--;
         }
         if (s == NULL || !plist_push(p, &l, s)) {
             mdae_free(l.v);
@@ -427,6 +502,11 @@ static mo__expr *primary(parser *p)
         next(p);
         break;
     case MO_T_END:
+        if (p->in_subs == 0) {
+            /* `y = ` and then `end M;`: the class's end, not x[end] */
+            syntax_error(p, "an expression");
+            return NULL;
+        }
         e = new_expr(p, MO_E_END, s);
         next(p);
         break;
@@ -1193,6 +1273,7 @@ static mo__stmt *stmt_list(parser *p, bool eqs, const mo__tok *ends, size_t n_en
         if ((at(p, MO_T_ANNOTATION) || at(p, MO_T_END) || at(p, MO_T_EXTERNAL)) && n_ends == 0)
             break; /* the class's annotation clause, its end */
         uint32_t from = p->prev_end, start = p->cur.where.start.offset;
+        mdae_pos start_pos = p->cur.where.start;
         mo__stmt *st = stmt(p, eqs);
         if (st != NULL && at(p, MO_T_SEMI)) {
             mdae_pos semi = p->cur.where.start;
@@ -1205,11 +1286,16 @@ static mo__stmt *stmt_list(parser *p, bool eqs, const mo__tok *ends, size_t n_en
             tail = &st->next;
             continue;
         }
-        if (st != NULL)
+        mdae_pos skip_from = st != NULL ? p->cur.where.start : start_pos;
+        if (st != NULL) { /* whole but for its ';': kept (issue 36 item 2) */
             syntax_error(p, "';'");
+            st->label = leading_label(p, from, start);
+            *tail = st;
+            tail = &st->next;
+        }
         if (p->rep->stop)
             break;
-        sync(p);
+        sync_item(p, start_pos, skip_from, false);
     }
     return head;
 }
@@ -1476,10 +1562,11 @@ static void composition(parser *p, mo__class *c)
             continue;
         }
         component_clause(p, c, &ctail);
+        mdae_pos from = p->failed ? s : p->cur.where.start;
         if (!p->failed)
             (void)expect(p, MO_T_SEMI);
         if (p->failed)
-            sync(p);
+            sync_item(p, s, from, true);
     }
 }
 

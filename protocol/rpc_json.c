@@ -1124,6 +1124,53 @@ nomem:
     return MDAE_E_NOMEM;
 }
 
+static cJSON *left_out_json(const mel_left_out *lo)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !add_num(o, "line", lo->where.start.line) ||
+        !add_num(o, "col", lo->where.start.col) || !add_num(o, "endLine", lo->where.end.line) ||
+        !add_num(o, "endCol", lo->where.end.col) ||
+        !add_num(o, "offset", lo->where.start.offset) ||
+        !add_num(o, "endOffset", lo->where.end.offset) ||
+        !add_str(o, "message", lo->message ? lo->message : "")) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int rpc_json_add_left_out(cJSON *obj, const mel_model *m)
+{
+    if (obj == NULL || m == NULL)
+        return MDAE_E_INVAL;
+    if (m->n_syntax_errors == 0 && m->n_left_out == 0)
+        return MDAE_OK;
+    rpc_json_init();
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t k = 0; arr != NULL && k < m->n_left_out; k++)
+        if (!append(arr, left_out_json(&m->left_out[k]))) {
+            cJSON_Delete(arr);
+            arr = NULL;
+        }
+    cJSON *n = cJSON_CreateNumber(m->n_syntax_errors);
+    if (arr == NULL || n == NULL) {
+        cJSON_Delete(arr);
+        cJSON_Delete(n);
+        return MDAE_E_NOMEM;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "leftOut");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "syntaxErrors");
+    if (!attach(obj, "leftOut", arr)) {
+        cJSON_Delete(n);
+        return MDAE_E_NOMEM;
+    }
+    if (!attach(obj, "syntaxErrors", n)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, "leftOut");
+        return MDAE_E_NOMEM;
+    }
+    return MDAE_OK;
+}
+
 /* ---- Printing ---------------------------------------------------------------------- */
 
 int rpc_json_print(const cJSON *json, bool pretty, char **out)

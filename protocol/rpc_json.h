@@ -111,6 +111,16 @@ MDAE_API int rpc_json_diags(const mdae_diags *d /* borrowed */,
  * MDAE_E_INVAL for a diagnostic without a limit. */
 MDAE_API int rpc_json_limit(const mdae_diag *dg /* borrowed */, cJSON **out /* out: owned */);
 
+/* Add to an analysis object (obj) what syntax-error recovery left out of
+ * model m (engine/mel.h, "Recovery"; issue 36 item 2), when m had syntax
+ * errors: "leftOut": [{"line","col","endLine","endCol","offset","endOffset",
+ * "message"}...] in source order (positions as in FILE:LINE:COL, end
+ * exclusive) and "syntaxErrors": the count (a missing ';' leaves nothing
+ * out). Nothing is added for a model without syntax errors, so every other
+ * analysis keeps its exact shape. MDAE_OK or MDAE_E_NOMEM (obj unchanged
+ * then). */
+MDAE_API int rpc_json_add_left_out(cJSON *obj /* borrowed */, const mel_model *m /* borrowed */);
+
 /* ---- Blocks and edges (issue 4) ------------------------------------------- */
 
 /* Add the conditional dependency graph to an analysis object (issue 4

@@ -437,6 +437,9 @@ typedef struct srv_session {
     srv_conn *owner; /* closes with it; NULL when persistent (not referenced) */
     char *uri;       /* LSP document, or NULL */
     bool modelica;   /* format "modelica" / languageId "modelica" (issue 11) */
+    bool recover;    /* session/open {recover: true}: a syntax error leaves out
+                        its statement, the rest loads (issue 36 item 2; not
+                        stored: a session restored from the store is strict) */
     bool lsp_utf8;   /* LSP positions count UTF-8 bytes (negotiated by its
                         connection, issue 15); else UTF-16 units */
     srv_queue queue; /* its worker and jobs (srv_worker.c) */

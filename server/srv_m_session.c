@@ -225,6 +225,7 @@ void srv_m_open(srv_call *call, const cJSON *params)
     const cJSON *format = get_param(params, "format");
     const cJSON *defines = get_param(params, "defines");
     const cJSON *persist = get_param(params, "persist");
+    const cJSON *recover = get_param(params, "recover");
     const cJSON *want = get_param(params, "session");
     if (!cJSON_IsString(text)) {
         bad_params(call, "%s", "\"text\" (a string) is required");
@@ -236,8 +237,8 @@ void srv_m_open(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"format\" must be \"mel\" or \"modelica\"");
         return;
     }
-    if (persist != NULL && !cJSON_IsBool(persist)) {
-        bad_params(call, "%s", "\"persist\" must be a boolean");
+    if ((persist != NULL && !cJSON_IsBool(persist)) || (recover != NULL && !cJSON_IsBool(recover))) {
+        bad_params(call, "%s", "\"persist\" and \"recover\" must be booleans");
         return;
     }
     if (!defines_ok(call, defines))
@@ -271,6 +272,7 @@ void srv_m_open(srv_call *call, const cJSON *params)
         return;
     }
     s->modelica = modelica;
+    s->recover = cJSON_IsTrue(recover);
     srv_store_put(s); /* durable before the reply (srv_store.c) */
     session_job *sj =
         job_make(s, call, "load", srv_session_load_params(s), open_done, SRV_JOB_LOADS);

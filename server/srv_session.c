@@ -208,6 +208,7 @@ cJSON *srv_session_load_params(const srv_session *s)
         return NULL;
     }
     if ((s->modelica && !cJSON_AddStringToObject(p, "format", "modelica")) ||
+        (s->recover && !cJSON_AddTrueToObject(p, "recover")) ||
         (s->lsp_utf8 && !cJSON_AddStringToObject(p, "positionEncoding", "utf-8"))) {
         cJSON_Delete(p);
         return NULL;

@@ -33,8 +33,14 @@
  * with rpc_response_* for the request's id (a number), maybe with "stats"
  * added, and printed by wk_send with rpc_print: the shape the router reads
  * without parsing the result (protocol/rpc_relay.h; keep the two in step):
- *   load {text, defines?, name?}   -> {summary:{counts, diagnostics}} or the
- *                                     model error with data.diagnostics
+ *   load {text, defines?, name?, recover?}
+ *                                  -> {summary:{counts, diagnostics}} or the
+ *                                     model error with data.diagnostics;
+ *                                     with recover (issue 36 item 2), syntax
+ *                                     errors leave out their statements and
+ *                                     the summary adds leftOut and
+ *                                     syntaxErrors (rpc_json_add_left_out),
+ *                                     as the analysis result then does
  *   analyze {stream, version, method?, since?, stableIds?}
  *                                  -> the rpc_json_analysis JSON (`mdae
  *                                     analyze --json`); with stableIds or
@@ -70,7 +76,10 @@
  *                                     once.
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
  *   diagnose {text, defines?, name?, modeChanges?, progress?}
- *                                  -> {diagnostics:[LSP Diagnostic]}: load,
+ *                                  -> {diagnostics:[LSP Diagnostic]}: load
+ *                                     (always with recover: the model's
+ *                                     errors come first, then what the
+ *                                     analysis of the rest says),
  *                                     then singular-mode diagnostics and,
  *                                     unless modeChanges is false, those of
  *                                     mode changes (wk_modechange_diags),
@@ -125,6 +134,29 @@ typedef struct wk_msg { /* a frame read ahead of its turn */
     size_t len;
     struct wk_msg *next;
 } wk_msg;
+
+/* The last version whose model analysed (issue 36 item 2): what the
+ * editor's questions answer from while the current text cannot be analysed
+ * at all (wk_lsp.c). Taken from the state by a load whose model then fails
+ * (wk_methods.c, load), kept through later failing loads, and released by
+ * the first load that succeeds (no analysis runs while it is kept, so the
+ * inc_result's borrowed names stay valid). The fields mirror wk_state's, so
+ * that wk_lsp.c can swap them in for one request. */
+typedef struct wk_good {
+    char *text; /* owned */
+    size_t text_len;
+    bool modelica;
+    int model_rc;          /* MDAE_OK when kept */
+    mel_model *model;      /* owned */
+    mel_outline *outline;  /* owned, or NULL (built on use) */
+    int outline_rc;
+    inc_result *inc_res;   /* owned; result and graph borrowed from it */
+    sa_result *result;
+    cdg_graph *graph;
+    cJSON *cached_report;  /* owned, built on use */
+    cJSON *prev_report;    /* always NULL: nothing to reuse */
+    uint64_t load;         /* wk_state.loads when that text was loaded */
+} wk_good;
 
 typedef struct wk_state {
     srv_worker_opts opts;
@@ -183,6 +215,11 @@ typedef struct wk_state {
         cJSON *full;  /* owned */
     } kept[WK_KEEP_VERSIONS];
     unsigned kept_next;
+    uint64_t loads; /* texts loaded so far: "N edits ago" */
+    wk_good good;   /* the last version that analysed, while this one does not */
+    /* > 0 while wk_lsp.c answers from `good` (its fields swapped in): how
+     * many loads ago that version was. */
+    uint64_t stale;
 } wk_state;
 
 /* A method: the response to send (a whole JSON-RPC response for id). */
@@ -227,6 +264,8 @@ bool wk_model(wk_state *w, const cJSON *id, const mel_model **model, cJSON **err
  * arr, in the load's position encoding. */
 void wk_lsp_diag(const wk_state *w, cJSON *arr /* borrowed */, const mdae_range *r, int severity,
                  const char *msg /* borrowed */);
+/* Release w->good's contents (before sa_end: it may hold BDDs). */
+void wk_good_free(wk_good *g);
 /* The handler of `method`, or NULL (unknown, or a debug method without
  * --debug-methods). */
 wk_method_fn *wk_method_find(const wk_state *w, const char *method);
@@ -241,7 +280,9 @@ const mdae_diag *wk_failure(const wk_state *w, int *rc /* out */);
 /* ---- wk_lsp.c (issue 15): the editor's questions, answered from the kept
  * model, outline and analysis; params {position?, includeDeclaration?},
  * results as the LSP spec's (Hover, DocumentSymbol[], Location[],
- * CodeLens[]), positions in the load's encoding. */
+ * CodeLens[]), positions in the load's encoding. When the current text
+ * does not analyse (or, for symbols, definition and references, has no
+ * outline), from w->good, marked (issue 36 item 2). */
 wk_method_fn wk_m_hover, wk_m_symbols, wk_m_definition, wk_m_references, wk_m_code_lens;
 
 /* ---- wk_svg.c ------------------------------------------------------------------- */

@@ -19,6 +19,18 @@
  * with their count). Results are LSP's: Hover {contents: MarkupContent},
  * DocumentSymbol[], Location[], CodeLens[] whose command is mdae.showMode
  * with a mode where the lens applies.
+ *
+ * Half-typed text (issue 36 item 2): syntax errors leave out their
+ * statements (the worker loads the editor's text with recovery), so most
+ * texts analyse. One that does not (an undeclared name, a limit of the
+ * front-end) is answered from the last version that did (wk.h, wk_good):
+ * its fields are swapped into the state for the one request (with_good),
+ * the cursor is carried over by the text the two versions share before and
+ * after the edit (a cursor inside the edit has no answer), the ranges
+ * answered are those of that version ("as they were"), and hovers and
+ * lenses say so. Symbols, definition and references use the current
+ * outline, which survives syntax errors, and the last good one only when
+ * there is none.
  */
 #include "wk.h"
 
@@ -36,6 +48,76 @@ static void nomem_check(int rc)
 {
     if (rc == MDAE_E_NOMEM)
         wk_oom();
+}
+
+/* ---- Answering from the last version that analysed ------------------------------ */
+
+#define SWAP(T, a, b) \
+    do {              \
+        T t_ = (a);   \
+        (a) = (b);    \
+        (b) = t_;     \
+    } while (0)
+
+/* Exchange the loaded version's fields with w->good's (twice: back). */
+static void swap_good(wk_state *w)
+{
+    wk_good *g = &w->good;
+    SWAP(char *, w->text, g->text);
+    SWAP(size_t, w->text_len, g->text_len);
+    SWAP(bool, w->modelica, g->modelica);
+    SWAP(int, w->model_rc, g->model_rc);
+    SWAP(mel_model *, w->model, g->model);
+    SWAP(mel_outline *, w->outline, g->outline);
+    SWAP(int, w->outline_rc, g->outline_rc);
+    SWAP(inc_result *, w->inc_res, g->inc_res);
+    SWAP(sa_result *, w->result, g->result);
+    SWAP(cdg_graph *, w->graph, g->graph);
+    SWAP(cJSON *, w->cached_report, g->cached_report);
+    SWAP(cJSON *, w->prev_report, g->prev_report);
+}
+
+/* Run method fn on w->good's version when `use` and there is one, marked
+ * (w->stale), else on the loaded one. */
+static cJSON *with_good(wk_state *w, bool use, wk_method_fn *fn, const cJSON *id,
+                        const cJSON *params)
+{
+    if (!use || w->good.model == NULL || w->text == NULL)
+        return fn(w, id, params);
+    w->stale = w->loads > w->good.load ? w->loads - w->good.load : 1;
+    swap_good(w);
+    cJSON *r = fn(w, id, params);
+    swap_good(w);
+    w->stale = 0;
+    return r;
+}
+
+/* Offset off of text cur, in text old: through the bytes the two share
+ * before and after the edit; false inside the edit. */
+static bool carry_offset(const char *cur, size_t cur_len, const char *old, size_t old_len,
+                         uint32_t off, uint32_t *out)
+{
+    size_t pre = 0, n = cur_len < old_len ? cur_len : old_len;
+    while (pre < n && cur[pre] == old[pre])
+        pre++;
+    size_t suf = 0;
+    while (suf < n - pre && cur[cur_len - 1 - suf] == old[old_len - 1 - suf])
+        suf++;
+    if (off <= pre) {
+        *out = off;
+        return true;
+    }
+    if (off >= cur_len - suf && off <= cur_len) {
+        *out = (uint32_t)(off - (cur_len - suf) + (old_len - suf));
+        return true;
+    }
+    return false;
+}
+
+/* "(N edits ago)" for marks. */
+static void stale_note(const wk_state *w, char *buf, size_t n)
+{
+    snprintf(buf, n, "%llu edit%s ago", (unsigned long long)w->stale, w->stale == 1 ? "" : "s");
 }
 
 /* The outline of the loaded text (NULL when it does not parse). */
@@ -57,6 +139,12 @@ static bool position_param(const wk_state *w, const cJSON *params, uint32_t *off
     if (!cJSON_IsNumber(l) || !cJSON_IsNumber(c) || l->valuedouble < 0 || c->valuedouble < 0 ||
         w->text == NULL)
         return false;
+    if (w->stale > 0) { /* the editor's position is in the current text (swapped out) */
+        const wk_good *cur = &w->good;
+        uint32_t off = (uint32_t)rpc_lsp_offset(cur->text, cur->text_len, l->valuedouble,
+                                                c->valuedouble, w->enc);
+        return carry_offset(cur->text, cur->text_len, w->text, w->text_len, off, offset);
+    }
     *offset = (uint32_t)rpc_lsp_offset(w->text, w->text_len, l->valuedouble, c->valuedouble,
                                        w->enc);
     return true;
@@ -199,7 +287,18 @@ static cJSON *hover_result(wk_state *w, mdae_buf *b, const mdae_range *r)
     cJSON *h = cJSON_CreateObject();
     cJSON *c = cJSON_AddObjectToObject(h, "contents");
     cJSON_AddStringToObject(c, "kind", "markdown");
-    cJSON_AddStringToObject(c, "value", b->p ? b->p : "");
+    if (w->stale > 0) {
+        char ago[64];
+        stale_note(w, ago, sizeof ago);
+        char *v = mdae_asprintf("*(from the last version that analysed, %s: the text now "
+                                "does not)*\n\n%s", ago, b->p ? b->p : "");
+        if (v == NULL)
+            wk_oom();
+        cJSON_AddStringToObject(c, "value", v);
+        mdae_free(v);
+    } else {
+        cJSON_AddStringToObject(c, "value", b->p ? b->p : "");
+    }
     if (r != NULL)
         cJSON_AddItemToObject(h, "range", range_json(w, r));
     mdae_free(b->p);
@@ -435,7 +534,7 @@ static void hover_equation(wk_state *w, mdae_buf *b, const cJSON *rep, long e, u
     hover_blocks(b, rep, eq->name);
 }
 
-cJSON *wk_m_hover(wk_state *w, const cJSON *id, const cJSON *params)
+static cJSON *m_hover(wk_state *w, const cJSON *id, const cJSON *params)
 {
     uint32_t off;
     if (!position_param(w, params, &off))
@@ -497,8 +596,17 @@ static cJSON *symbol_json(const wk_state *w, const mel_symbol *s)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", s->name[0] ? s->name : "?");
-    if (s->detail[0])
+    if (w->stale > 0) {
+        char ago[64];
+        stale_note(w, ago, sizeof ago);
+        char *d = mdae_asprintf("%s%s(as %s)", s->detail, s->detail[0] ? " " : "", ago);
+        if (d == NULL)
+            wk_oom();
+        cJSON_AddStringToObject(o, "detail", d);
+        mdae_free(d);
+    } else if (s->detail[0]) {
         cJSON_AddStringToObject(o, "detail", s->detail);
+    }
     cJSON_AddNumberToObject(o, "kind", symbol_kind(s->kind));
     /* selectionRange must lie inside range (LSP DocumentSymbol) */
     mdae_range sel = s->name_where;
@@ -512,7 +620,7 @@ static cJSON *symbol_json(const wk_state *w, const mel_symbol *s)
     return o;
 }
 
-cJSON *wk_m_symbols(wk_state *w, const cJSON *id, const cJSON *params)
+static cJSON *m_symbols(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const mel_outline *o = outline(w);
     cJSON *top = cJSON_CreateArray();
@@ -548,7 +656,7 @@ static const mel_occurrence *occurrence_param(wk_state *w, const cJSON *params,
 
 /* ---- Definition and references ------------------------------------------------------ */
 
-cJSON *wk_m_definition(wk_state *w, const cJSON *id, const cJSON *params)
+static cJSON *m_definition(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const mel_outline *o;
     const mel_occurrence *oc = occurrence_param(w, params, &o);
@@ -565,7 +673,7 @@ cJSON *wk_m_definition(wk_state *w, const cJSON *id, const cJSON *params)
     return rpc_response_result(id, arr);
 }
 
-cJSON *wk_m_references(wk_state *w, const cJSON *id, const cJSON *params)
+static cJSON *m_references(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const mel_outline *o;
     const mel_occurrence *oc = occurrence_param(w, params, &o);
@@ -593,7 +701,17 @@ static void add_lens(const wk_state *w, cJSON *arr, const mdae_range *r, const c
     cJSON *l = cJSON_CreateObject();
     cJSON_AddItemToObject(l, "range", range_json(w, r));
     cJSON *cmd = cJSON_AddObjectToObject(l, "command");
-    cJSON_AddStringToObject(cmd, "title", title);
+    if (w->stale > 0) {
+        char ago[64];
+        stale_note(w, ago, sizeof ago);
+        char *t = mdae_asprintf("%s (as %s)", title, ago);
+        if (t == NULL)
+            wk_oom();
+        cJSON_AddStringToObject(cmd, "title", t);
+        mdae_free(t);
+    } else {
+        cJSON_AddStringToObject(cmd, "title", title);
+    }
     cJSON_AddStringToObject(cmd, "command", "mdae.showMode");
     cJSON *args = cJSON_AddArrayToObject(cmd, "arguments");
     cJSON_AddItemToArray(args, cJSON_CreateString(w->text_name ? w->text_name : ""));
@@ -642,7 +760,7 @@ static int cmp_eq_key(const void *pa, const void *pb)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-cJSON *wk_m_code_lens(wk_state *w, const cJSON *id, const cJSON *params)
+static cJSON *m_code_lens(wk_state *w, const cJSON *id, const cJSON *params)
 {
     cJSON *err = NULL;
     const cJSON *rep = report(w, id, &err);
@@ -692,4 +810,37 @@ cJSON *wk_m_code_lens(wk_state *w, const cJSON *id, const cJSON *params)
         mdae_free(t);
     }
     return rpc_response_result(id, arr);
+}
+
+/* ---- Entry points: the loaded version, or the last that analysed -------------------- */
+
+/* The loaded text does not analyse (nor load) at all. */
+static bool unanalysable(wk_state *w) { return w->model == NULL || w->model_rc < 0; }
+
+/* The loaded text has no outline (and so no names to point at). */
+static bool no_outline(wk_state *w) { return outline(w) == NULL; }
+
+cJSON *wk_m_hover(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    return with_good(w, unanalysable(w), m_hover, id, params);
+}
+
+cJSON *wk_m_code_lens(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    return with_good(w, unanalysable(w), m_code_lens, id, params);
+}
+
+cJSON *wk_m_symbols(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    return with_good(w, no_outline(w), m_symbols, id, params);
+}
+
+cJSON *wk_m_definition(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    return with_good(w, no_outline(w), m_definition, id, params);
+}
+
+cJSON *wk_m_references(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    return with_good(w, no_outline(w), m_references, id, params);
 }

@@ -104,6 +104,7 @@ static void unload(wk_state *w)
 
 void wk_state_close(wk_state *w)
 {
+    wk_good_free(&w->good);
     unload(w);
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
@@ -116,16 +117,69 @@ void wk_state_close(wk_state *w)
     mdae_diags_close(&w->model_diags);
 }
 
+/* ---- The last version that analysed (wk.h, wk_good) ----------------------------- */
+
+void wk_good_free(wk_good *g)
+{
+    cJSON_Delete(g->cached_report);
+    cJSON_Delete(g->prev_report);
+    inc_result_free(g->inc_res); /* result and graph were borrowed from it */
+    mel_outline_free(g->outline);
+    mel_model_free(g->model);
+    mdae_free(g->text);
+    memset(g, 0, sizeof *g);
+}
+
+/* The loaded version, if it analysed, moved out of w into *g (the rest of
+ * w is unloaded as usual). */
+static void take_good(wk_state *w, wk_good *g)
+{
+    memset(g, 0, sizeof *g);
+    if (w->model == NULL || w->model_rc < 0 || w->result == NULL || w->graph == NULL)
+        return;
+    *g = (wk_good){.text = w->text, .text_len = w->text_len, .modelica = w->modelica,
+                   .model_rc = MDAE_OK, .model = w->model, .outline = w->outline,
+                   .outline_rc = w->outline_rc, .inc_res = w->inc_res, .result = w->result,
+                   .graph = w->graph, .load = w->loads};
+    w->text = NULL;
+    w->model = NULL;
+    w->outline = NULL;
+    w->inc_res = NULL;
+    w->result = NULL;
+    w->graph = NULL;
+}
+
+/* After a load: a model that fails keeps the last good version (g if it
+ * is one, else the one kept before); one that loads releases both. */
+static void settle_good(wk_state *w, wk_good *g)
+{
+    if (w->model_rc < 0) {
+        if (g->model != NULL) {
+            wk_good_free(&w->good);
+            w->good = *g;
+        }
+        return;
+    }
+    wk_good_free(g);
+    wk_good_free(&w->good);
+}
+
 /* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
- * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. */
-static int load(wk_state *w, const cJSON *params)
+ * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. With
+ * `recover` or params.recover, syntax errors leave out their statements and
+ * the rest loads (engine/mel.h, "Recovery"): MDAE_OK then, the errors in
+ * model_diags and the left-out list in the model. */
+static int load(wk_state *w, const cJSON *params, bool recover)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "text");
     const cJSON *defs = cJSON_GetObjectItemCaseSensitive(params, "defines");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
     if (!cJSON_IsString(t))
         return MDAE_E_INVAL;
+    wk_good was;
+    take_good(w, &was);
     unload(w);
+    w->loads++;
     w->text_len = strlen(t->valuestring);
     w->text = mdae_strndup(t->valuestring, w->text_len);
     w->text_name = mdae_strdup(cJSON_IsString(name) ? name->valuestring : "<input>");
@@ -138,6 +192,7 @@ static int load(wk_state *w, const cJSON *params)
     mel_options mo = {0};
     mo.defines = defines;
     mo.n_defines = nd;
+    mo.recover = recover || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "recover"));
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(params, "format");
     const cJSON *enc = cJSON_GetObjectItemCaseSensitive(params, "positionEncoding");
     w->enc = cJSON_IsString(enc) && strcmp(enc->valuestring, "utf-8") == 0 ? RPC_LSP_UTF8
@@ -151,6 +206,7 @@ static int load(wk_state *w, const cJSON *params)
         rc = sa_check(w->model, &w->model_diags);
     check(rc);
     w->model_rc = rc;
+    settle_good(w, &was);
     return rc;
 }
 
@@ -315,6 +371,8 @@ int wk_report(wk_state *w, const cJSON **out)
             rc = cdg_graph_report(w->graph, &crep);
         if (rc == MDAE_OK)
             rc = rpc_json_analysis_reusing(rep, crep, w->prev_report, &w->cached_report);
+        if (rc == MDAE_OK)
+            rc = rpc_json_add_left_out(w->cached_report, w->model);
         cdg_report_free(crep);
         sa_report_free(rep);
         cJSON_Delete(w->prev_report); /* what is left of it */
@@ -374,7 +432,7 @@ bool wk_analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err)
 
 static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    int rc = load(w, params);
+    int rc = load(w, params, false);
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     if (rc < 0)
@@ -385,6 +443,7 @@ static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
     cJSON *sum = cJSON_AddObjectToObject(r, "summary");
     cJSON_AddItemToObject(sum, "counts", counts);
     cJSON_AddItemToObject(sum, "diagnostics", diags_json(&w->model_diags));
+    check(rpc_json_add_left_out(sum, w->model));
     return rpc_response_result(id, r);
 }
 
@@ -754,11 +813,20 @@ static void add_failure(const wk_state *w, cJSON *arr, int rc, const mdae_diags 
 
 static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    int rc = load(w, params);
+    int rc = load(w, params, true); /* the editor's text: half-typed most of the time */
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     cJSON *arr = cJSON_CreateArray();
     bool left = false; /* mode changes left for diagnose/modeChanges */
+    /* the model's own first: its syntax errors (issue 36), then what the
+     * analysis of the rest says */
+    for (size_t i = 0; i < w->model_diags.count; i++) {
+        const mdae_diag *d = &w->model_diags.items[i];
+        int sev = d->severity == MDAE_SEV_ERROR     ? RPC_LSP_ERROR
+                  : d->severity == MDAE_SEV_WARNING ? RPC_LSP_WARNING
+                                                    : RPC_LSP_INFORMATION;
+        wk_lsp_diag(w, arr, &d->where, sev, d->message ? d->message : "");
+    }
     if (rc == MDAE_OK) {
         mdae_diags ad;
         mdae_diags_init(&ad);
@@ -781,13 +849,6 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         }
         sa_report_free(rep);
         mdae_diags_close(&ad);
-    }
-    for (size_t i = 0; i < w->model_diags.count; i++) {
-        const mdae_diag *d = &w->model_diags.items[i];
-        int sev = d->severity == MDAE_SEV_ERROR     ? RPC_LSP_ERROR
-                  : d->severity == MDAE_SEV_WARNING ? RPC_LSP_WARNING
-                                                    : RPC_LSP_INFORMATION;
-        wk_lsp_diag(w, arr, &d->where, sev, d->message ? d->message : "");
     }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "diagnostics", arr);

@@ -92,7 +92,7 @@ static double run(const char *model, long n, double budget, bool phases)
         return -1;
     }
     mel_define def = {"N", n};
-    mel_options o = {&def, 1, 0, 0, 0, 0};
+    mel_options o = {.defines = &def, .n_defines = 1};
     mel_model *m = NULL;
     mdae_diags d;
     mdae_diags_init(&d);

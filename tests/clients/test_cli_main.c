@@ -58,7 +58,10 @@ Test(cli, check_reports_syntax_errors_with_location_and_caret)
     contains(r.err, "syntax_error.mel:16:22: error: ");
     /* The source line, then the caret under column 27. */
     contains(r.err, " e1 : equation x = (y + 1.0;\n                           ^");
-    cr_assert_str_eq(r.out, "");
+    /* issue 36 item 2: the rest is checked, and the result says so */
+    contains(r.out, "syntax_error.mel: 2 equations, 3 variables");
+    contains(r.out, "3 errors");
+    contains(r.err, "syntax_error.mel: 3 syntax errors; 3 statements left out");
     run_free(&r);
 }
 
@@ -364,4 +367,50 @@ Test(cli, unreadable_files_exit_4_with_a_clear_message)
     expect(&r, 4);
     contains(r.err, "file too large");
     run_free(&r);
+}
+
+/* issue 36 item 2: the analysis of the rest is that of the model without
+ * the broken statement, and the JSON says what was left out */
+Test(cli, analyze_goes_on_past_a_half_typed_line_with_the_analysis_of_the_rest)
+{
+    FILE *f = fopen(MODEL("rldc2.mel"), "rb");
+    cr_assert_not_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 64, f);
+    fclose(f);
+    text[n] = '\0';
+    strcat(text, "R9 : equation v1 = ");
+    char path[] = "/tmp/mdae-half-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    run good = RUN("analyze", "--json", MODEL("rldc2.mel"));
+    expect(&good, 0);
+    run bad = RUN("analyze", "--json", path);
+    expect(&bad, 1);
+    contains(bad.err, ":61:20: error: expected an expression, found end of input");
+    contains(bad.err, ": 1 syntax error; 1 statement left out, the result is of the rest");
+    cJSON *g = cJSON_Parse(good.out), *b = cJSON_Parse(bad.out);
+    cr_assert_not_null(b, "%s", bad.out);
+    cJSON *lo = cJSON_DetachItemFromObject(b, "leftOut");
+    cr_assert_eq(cJSON_GetArraySize(lo), 1);
+    const cJSON *e = cJSON_GetArrayItem(lo, 0);
+    cr_assert_eq(cJSON_GetObjectItem(e, "line")->valueint, 61);
+    cr_assert_eq(cJSON_GetObjectItem(e, "col")->valueint, 1);
+    cr_assert_eq(cJSON_GetObjectItem(e, "endLine")->valueint, 61);
+    cr_assert_str_eq(cJSON_GetObjectItem(e, "message")->valuestring,
+                     "expected an expression, found end of input");
+    cJSON_Delete(lo);
+    cJSON_Delete(cJSON_DetachItemFromObject(b, "syntaxErrors"));
+    cr_assert(cJSON_Compare(g, b, true), "the rest analyses as the model without the line");
+    cJSON_Delete(g);
+    cJSON_Delete(b);
+    run_free(&good);
+    run_free(&bad);
+    run txt = RUN("analyze", path);
+    expect(&txt, 1);
+    contains(txt.out, ": nonsingular");
+    run_free(&txt);
+    unlink(path);
 }

@@ -388,7 +388,23 @@ Test(cli_mode, server_reports_model_errors_like_the_embedded_engine)
     expect(&loc, 1);
     expect(&rem, 1);
     cr_assert_str_eq(rem.err, loc.err);
-    cr_assert_str_eq(rem.out, "");
+    /* issue 36 item 2: the rest is analysed, the same way on both sides */
+    cr_assert_str_eq(rem.out, loc.out);
+    cr_assert(strstr(loc.out, "syntax_error.mel: singular") != NULL, "%s", loc.out);
+    cr_assert(strstr(loc.err, "3 syntax errors; 3 statements left out") != NULL, "%s", loc.err);
+    run_free(&loc);
+    run_free(&rem);
+    loc = RUN("analyze", "--json", MODEL("syntax_error.mel"));
+    rem = RUN("--server", s.tcp, "analyze", "--json", MODEL("syntax_error.mel"));
+    expect(&loc, 1);
+    expect(&rem, 1);
+    cr_assert_str_eq(rem.out, loc.out);
+    cJSON *j = cJSON_Parse(loc.out);
+    cJSON *lo = cJSON_GetObjectItemCaseSensitive(j, "leftOut");
+    cr_assert_eq(cJSON_GetArraySize(lo), 3, "%s", loc.out);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(lo, 0), "line")->valueint, 12);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(j, "syntaxErrors")->valueint, 3);
+    cJSON_Delete(j);
     run_free(&loc);
     run_free(&rem);
     server_stop(&s);

@@ -13,6 +13,8 @@
 
 #include "fail_alloc.h"
 #include "mel_test_util.h"
+#include "mel_outline.h"
+#include "mo.h"
 
 /* Build a text of `n` repetitions of `unit` between `pre` and `post`. */
 static char *repeat(const char *pre, const char *unit, size_t n, const char *mid,
@@ -456,6 +458,185 @@ Test(mel_errors, returns_nomem_with_diagnostics_enabled_without_leaking)
     mdae_replace_allocator(NULL);
 }
 
+/* ---- Recovery from syntax errors (issue 36 item 2) ----------------------------- */
+
+static const mel_options recover_opt = {.recover = true};
+
+/* The model of src with recovery: MDAE_OK expected; diagnostics in *d. */
+static mel_model *parse_recovering(const char *src, mdae_diags *d)
+{
+    mdae_diags_init(d);
+    mel_model *m = NULL;
+    int rc = mel_model_parse(src, strlen(src), &recover_opt, &m, d);
+    if (rc != MDAE_OK)
+        mt_dump_diags(d);
+    cr_assert_eq(rc, MDAE_OK, "%s", mdae_err_name(rc));
+    return m;
+}
+
+/* The flat structure as text (names, guards, incidences, orders): what the
+ * analysis is a function of, positions aside. Owned. */
+static char *structure(const mel_model *m)
+{
+    char *s = NULL;
+    cr_assert_eq(mo_model_to_mel(m, &s), MDAE_OK);
+    return s;
+}
+
+/* broken, recovered, has the structure of `without` (the text with the
+ * statements left out removed), n_left_out entries and n_errors syntax
+ * errors, and no other error. */
+static mel_model *same_as_without(const char *broken, const char *without, uint32_t n_left_out,
+                                  uint32_t n_errors)
+{
+    mdae_diags d;
+    mel_model *m = parse_recovering(broken, &d);
+    mel_model *w = mt_parse(without);
+    char *a = structure(m), *b = structure(w);
+    cr_assert_str_eq(a, b);
+    cr_assert_eq(m->n_left_out, n_left_out, "%u left out", m->n_left_out);
+    cr_assert_eq(m->n_syntax_errors, n_errors);
+    cr_assert_eq(d.errors, n_errors, "only the syntax errors are reported");
+    for (uint32_t k = 0; k < m->n_left_out; k++) {
+        cr_assert_not_null(m->left_out[k].message);
+        cr_assert_leq(m->left_out[k].where.start.offset, m->left_out[k].where.end.offset);
+        cr_assert(k == 0 || m->left_out[k - 1].where.start.offset <=
+                                m->left_out[k].where.start.offset, "in source order");
+    }
+    mdae_free(a);
+    mdae_free(b);
+    mel_model_free(w);
+    mdae_diags_close(&d);
+    return m;
+}
+
+#define RLDC_REST                                                                   \
+    "y : real;\ng : boolean = last(y) >= 0;\n"                                       \
+    "e1 : equation der(x) = if g then y else -y;\ne2 : equation y = 2 * x;\n"
+#define RLDC_HEAD "x : real;\n" RLDC_REST
+
+Test(mel_errors, recovery_leaves_out_a_half_typed_last_line)
+{
+    mel_model *m = same_as_without(RLDC_HEAD "e3 : equation x = ", RLDC_HEAD, 1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 6);
+    cr_assert_eq(m->left_out[0].where.start.col, 1);
+    cr_assert_str_eq(m->left_out[0].message, "expected an expression, found end of input");
+    mel_model_free(m);
+}
+
+Test(mel_errors, recovery_stops_at_the_next_line_that_starts_a_declaration)
+{
+    /* e0 has no right-hand side nor ';': the next line is a statement of
+     * its own, not the rest of e0 */
+    mel_model *m = same_as_without("x : real;\ne0 : equation x = 2 *\n" RLDC_REST,
+                                   RLDC_HEAD, 1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 2);
+    cr_assert_eq(m->left_out[0].where.end.line, 2);
+    mel_model_free(m);
+    /* a missing ';' leaves nothing out */
+    m = same_as_without("x : real\n" RLDC_REST, RLDC_HEAD, 0, 1);
+    mel_model_free(m);
+}
+
+Test(mel_errors, recovery_leaves_out_the_users_of_a_broken_declaration_without_more_errors)
+{
+    mel_model *m = same_as_without("x : real;\nz : rea;\np : real = z;\n"
+                                   "e1 : equation der(x) = p;\ne2 : equation x = 1;\n",
+                                   "x : real;\ne2 : equation x = 1;\n", 3, 1);
+    cr_assert_str_eq(m->left_out[1].message,
+                     "left out: uses 'z', whose declaration was left out");
+    cr_assert_eq(m->left_out[2].where.start.line, 4, "e1, through p");
+    mel_model_free(m);
+    /* a name declared elsewhere too is not a consequence */
+    m = same_as_without("x : real;\nx : rea;\ne1 : equation der(x) = 1;\n",
+                        "x : real;\ne1 : equation der(x) = 1;\n", 1, 1);
+    mel_model_free(m);
+}
+
+Test(mel_errors, recovery_skips_a_compound_statement_with_a_broken_header_whole)
+{
+    const char *broken = "x : real;\ng : boolean;\nif g the\n  a : real;\n  e : equation x = a;\n"
+                         "else\n  if g then f : equation x = 2; end;\nend;\n"
+                         "h : equation der(x) = 0;\n";
+    mel_model *m = same_as_without(broken, "x : real;\ng : boolean;\nh : equation der(x) = 0;\n",
+                                   1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 3);
+    cr_assert_eq(m->left_out[0].where.end.line, 8, "to its own end");
+    mel_model_free(m);
+    /* a foreach without its done: to the end, its declarations' users too */
+    m = same_as_without("x : real;\ne : equation der(x) = 1;\nforeach i in 1..2 do\n"
+                        "  y[i] : real;\n",
+                        "x : real;\ne : equation der(x) = 1;\n", 1, 1);
+    mel_model_free(m);
+}
+
+Test(mel_errors, recovery_from_a_conditional_typed_over_existing_lines_keeps_them)
+{
+    /* the header alone, no `then` yet: only its line is left out */
+    mel_model *m = same_as_without("k : boolean;\nif k\n" RLDC_HEAD, "k : boolean;\n" RLDC_HEAD,
+                                   1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 2);
+    cr_assert_eq(m->left_out[0].where.end.line, 2);
+    mel_model_free(m);
+    /* `then` typed, no `end` anywhere: the lines after it stay, unguarded */
+    m = same_as_without("h : boolean;\nif h then\n" RLDC_HEAD, "h : boolean;\n" RLDC_HEAD, 1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 2);
+    cr_assert_eq(m->left_out[0].where.end.line, 2, "the header only");
+    mel_model_free(m);
+    mel_outline *o = NULL;
+    const char *t = "h : boolean;\nif h then\n" RLDC_HEAD;
+    cr_assert_eq(mel_outline_parse(t, strlen(t), false, 0, &o), MDAE_OK);
+    cr_assert_eq(o->n_symbols, 6, "h, x, y, g, e1, e2 and nothing for the header: %zu",
+                 o->n_symbols);
+    mel_outline_free(o);
+}
+
+Test(mel_errors, recovery_is_off_by_default_and_still_capped)
+{
+    mdae_diags d;
+    int rc = mt_parse_fail(RLDC_HEAD "e3 : equation x = ", strlen(RLDC_HEAD) + 18, NULL, &d);
+    cr_assert_eq(rc, MDAE_E_PARSE, "no model without mel_options.recover");
+    mdae_diags_close(&d);
+    char *src = repeat("", "x : ;\n", 200, "", "", "");
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    rc = mel_model_parse(src, strlen(src), &recover_opt, &m, &d);
+    cr_assert_eq(rc, MDAE_E_PARSE, "too many errors: no model");
+    cr_assert_null(m);
+    cr_assert_leq(d.count, 51);
+    cr_assert_str_eq(d.items[d.count - 1].message, "too many errors (50), stopping");
+    mdae_diags_close(&d);
+    free(src);
+    /* model errors of the rest still fail it */
+    mdae_diags_init(&d);
+    rc = mel_model_parse("x : real;\ne : equation x = q;\nf : equation x = ;", 46, &recover_opt,
+                         &m, &d);
+    cr_assert_eq(rc, MDAE_E_MODEL);
+    cr_assert(mt_has(&d, 2, 18, "q"));
+    mdae_diags_close(&d);
+}
+
+Test(mel_errors, recovery_returns_nomem_at_every_allocation_without_leaking)
+{
+    const char *src = "x : real;\nz : rea;\np : real = z;\ne1 : equation der(x) = p;\n"
+                      "if x the e : equation x = 1; end;\ne2 : equation x = 1;\ne3 : equation";
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
+        counting_arm(n);
+        mdae_diags d;
+        mdae_diags_init(&d);
+        mel_model *m = NULL;
+        rc = mel_model_parse(src, strlen(src), &recover_opt, &m, &d);
+        mel_model_free(m);
+        mdae_diags_close(&d);
+        cr_assert_eq(live, 0, "allocation %ld failing leaks %ld blocks", n, live);
+    }
+    mdae_replace_allocator(NULL);
+    cr_assert_eq(rc, MDAE_OK, "%s", mdae_err_name(rc));
+}
+
 /* ---- Saved fuzzer inputs --------------------------------------------------- */
 
 Test(mel_errors, replays_every_saved_fuzzer_input)
@@ -477,11 +658,13 @@ Test(mel_errors, replays_every_saved_fuzzer_input)
         static char buf[1 << 20];
         size_t n = fread(buf, 1, sizeof buf, f);
         fclose(f);
-        for (int pass = 0; pass < 2; pass++) {
+        for (int pass = 0; pass < 3; pass++) {
             mdae_diags d;
             mdae_diags_init(&d);
             mel_model *m = NULL;
-            int rc = mel_model_parse(buf, n, pass ? NULL : &opt, &m, &d);
+            mel_options ropt = opt;
+            ropt.recover = true; /* issue 36 item 2: the same inputs through recovery */
+            int rc = mel_model_parse(buf, n, pass == 2 ? &ropt : pass ? NULL : &opt, &m, &d);
             cr_assert(rc == MDAE_OK || rc == MDAE_E_PARSE || rc == MDAE_E_MODEL ||
                           rc == MDAE_E_LIMIT,
                       "%s: %s", de->d_name, mdae_err_name(rc));

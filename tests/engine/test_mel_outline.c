@@ -113,14 +113,39 @@ Test(mel_outline, resolves_modelica_names_within_their_class)
     mel_outline_free(o);
 }
 
-Test(mel_outline, reports_syntax_errors_without_an_outline)
+Test(mel_outline, keeps_the_intact_statements_around_syntax_errors)
 {
-    mel_outline *o = (mel_outline *)(uintptr_t)1;
-    cr_assert_eq(mel_outline_parse("x : real; e : equation = ;", 26, false, 0, &o), MDAE_E_PARSE);
-    cr_assert_eq(o, (mel_outline *)(uintptr_t)1, "*out untouched");
-    cr_assert_eq(mel_outline_parse("model M Real x; equation x = ; end M;", 37, true, 0, &o),
-                 MDAE_E_PARSE);
-    mel_outline_free(NULL);
+    /* issue 36 item 2: a syntax error costs its statement, not the outline */
+    mel_outline *o = outline_ok("x : real; e : equation = ;\ny : real\nf : equation y = x;", false);
+    cr_assert_geq(find(o, "x"), 0);
+    cr_assert_geq(find(o, "y"), 0, "a line without its ';' keeps its symbol");
+    cr_assert_geq(find(o, "f"), 0, "the next line is a statement of its own");
+    cr_assert_lt(find(o, "e"), 0, "the broken equation is left out");
+    cr_assert_eq(uses(o, find(o, "x")), 1, "in f");
+    mel_outline_free(o);
+    o = outline_ok("model M Real x; equation x = ; der(x) = 1 end M;", true);
+    cr_assert_geq(find(o, "M"), 0);
+    cr_assert_geq(find(o, "x"), 0);
+    mel_outline_free(o);
+}
+
+Test(mel_outline, rldc2_with_a_half_typed_last_line_keeps_every_symbol)
+{
+    size_t n = 0;
+    char *text = tm_read("rldc2.mel", &n);
+    cr_assert_not_null(text);
+    mel_outline *whole = outline_ok(text, false);
+    char *broken = malloc(n + 32);
+    memcpy(broken, text, n);
+    strcpy(broken + n, "R9 : equation v1 = ");
+    mel_outline *o = outline_ok(broken, false);
+    cr_assert_eq(o->n_symbols, whole->n_symbols, "%zu symbols, %zu whole", o->n_symbols,
+                 whole->n_symbols);
+    cr_assert_geq(o->n_symbols, 36);
+    mel_outline_free(o);
+    mel_outline_free(whole);
+    free(broken);
+    free(text);
 }
 
 static void nomem_loop(const char *text, bool modelica)

@@ -365,6 +365,92 @@ Test(mo_parse, locates_syntax_errors_and_recovers_at_the_next_semicolon)
     mdae_diags_close(&d);
 }
 
+/* ---- Recovery (issue 36 item 2) --------------------------------------------------- */
+
+static const mel_options mo_recover = {.recover = true};
+
+/* broken, recovered, prints (mo_model_to_mel) as `without` does, with
+ * n_left_out entries, n_errors syntax errors and no other error. */
+static mel_model *mo_same_as_without(const char *broken, const char *without,
+                                     uint32_t n_left_out, uint32_t n_errors)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    int rc = mo_model_parse(broken, strlen(broken), &mo_recover, &m, &d);
+    if (rc != MDAE_OK)
+        dump(&d);
+    cr_assert_eq(rc, MDAE_OK, "%s", mdae_err_name(rc));
+    mel_model *w = parse_ok(without);
+    char *a = NULL, *b = NULL;
+    cr_assert_eq(mo_model_to_mel(m, &a), MDAE_OK);
+    cr_assert_eq(mo_model_to_mel(w, &b), MDAE_OK);
+    cr_assert_str_eq(a, b);
+    cr_assert_eq(m->n_left_out, n_left_out, "%u left out", m->n_left_out);
+    cr_assert_eq(m->n_syntax_errors, n_errors);
+    cr_assert_eq(d.errors, n_errors);
+    mdae_free(a);
+    mdae_free(b);
+    mel_model_free(w);
+    mdae_diags_close(&d);
+    return m;
+}
+
+#define MO_HEAD "model M\n  Real x;\n  Real y;\nequation\n  der(x) = y;\n  y = 2 * x;\n"
+
+Test(mo_parse, recovery_leaves_out_a_half_typed_equation_and_keeps_the_class)
+{
+    mel_model *m = mo_same_as_without(MO_HEAD "  x = \nend M;\n", MO_HEAD "end M;\n", 1, 1);
+    cr_assert_eq(m->left_out[0].where.start.line, 7);
+    cr_assert_str_eq(m->left_out[0].message, "expected an expression, found 'end'");
+    mel_model_free(m);
+    /* an equation without its ';' before the end: kept, nothing left out */
+    m = mo_same_as_without(MO_HEAD "  der(y) = 1\nend M;\n",
+                           MO_HEAD "  der(y) = 1;\nend M;\n", 0, 1);
+    mel_model_free(m);
+}
+
+Test(mo_parse, recovery_keeps_a_declaration_whose_semicolon_is_missing)
+{
+    mel_model *m = mo_same_as_without("model M\n  Real x;\n  Real y\nequation\n  der(x) = y;\n"
+                                      "  y = 2 * x;\nend M;\n",
+                                      MO_HEAD "end M;\n", 0, 1);
+    mel_model_free(m);
+    /* and the next line declares: a declaration of its own */
+    m = mo_same_as_without("model M\n  Real x\n  Real y;\nequation\n  der(x) = y;\n"
+                           "  y = 2 * x;\nend M;\n",
+                           MO_HEAD "end M;\n", 0, 1);
+    mel_model_free(m);
+}
+
+Test(mo_parse, recovery_inside_an_if_equation_stops_at_its_else)
+{
+    const char *head = "model M\n  Real x;\n  Real y;\n  Boolean g;\nequation\n  g = x > 1;\n"
+                       "  der(x) = 1;\n  if g then\n    y = x;\n";
+    char broken[512], without[512];
+    snprintf(broken, sizeof broken, "%s    y = \n  else\n    y = 2 * x;\n  end if;\nend M;\n",
+             head);
+    snprintf(without, sizeof without, "%s  else\n    y = 2 * x;\n  end if;\nend M;\n", head);
+    mel_model *m = mo_same_as_without(broken, without, 1, 1);
+    mel_model_free(m);
+}
+
+Test(mo_parse, recovery_leaves_out_the_equations_of_a_broken_declaration_without_more_errors)
+{
+    mel_model *m = mo_same_as_without("model M\n  Real x;\n  Real z(start=\n  Real y;\nequation\n"
+                                      "  der(x) = y;\n  y = 2 * x;\n  z = x;\nend M;\n",
+                                      "model M\n  Real x;\nequation\nend M;\n", 4, 1);
+    cr_assert_str_eq(m->left_out[1].message, "left out: uses 'y', whose declaration was left out");
+    mel_model_free(m);
+}
+
+Test(mo_parse, recovery_is_off_by_default)
+{
+    mdae_diags d;
+    cr_assert_eq(parse_fail(MO_HEAD "  x = \nend M;\n", NULL, &d), MDAE_E_PARSE);
+    mdae_diags_close(&d);
+}
+
 Test(mo_parse, reports_lexical_errors)
 {
     mdae_diags d;
@@ -615,6 +701,18 @@ Test(mo_parse, replays_every_saved_fuzzer_input)
         mdae_diags d;
         mdae_diags_init(&d);
         mel_model *m = NULL;
+        /* issue 36 item 2: the saved inputs also through recovery */
+        mel_options ropt = opt;
+        ropt.recover = true;
+        mel_model *r = NULL;
+        int rrc = mo_model_parse(buf, n, &ropt, &r, &d);
+        cr_assert(rrc == MDAE_OK || rrc == MDAE_E_PARSE || rrc == MDAE_E_MODEL ||
+                      rrc == MDAE_E_LIMIT,
+                  "%s: %s", de->d_name, mdae_err_name(rrc));
+        cr_assert_eq(rrc == MDAE_OK, r != NULL);
+        mel_model_free(r);
+        mdae_diags_close(&d);
+        mdae_diags_init(&d);
         int rc = mo_model_parse(buf, n, &opt, &m, &d);
         cr_assert(rc == MDAE_OK || rc == MDAE_E_PARSE || rc == MDAE_E_MODEL ||
                       rc == MDAE_E_LIMIT,

@@ -453,7 +453,7 @@ static mel_model *parse_file(const char *name, long n)
     size_t len;
     char *text = tm_read(name, &len);
     mel_define def = {"N", n};
-    mel_options o = {&def, n > 0, 0, 0, 0, 0};
+    mel_options o = {.defines = &def, .n_defines = n > 0};
     mel_model *m = NULL;
     mdae_diags d;
     mdae_diags_init(&d);

@@ -726,3 +726,114 @@ Test(wk_lsp, the_mode_changes_setting_turns_those_diagnostics_off_and_on)
     cJSON_Delete(msg);
     ed_close(&e);
 }
+
+/* ---- Half-typed text (issue 36 item 2) ------------------------------------------------ */
+
+/* Symbols in a DocumentSymbol tree, children included. */
+static int count_symbols(const cJSON *syms)
+{
+    int n = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, syms) n += 1 + count_symbols(cJSON_GetObjectItem(s, "children"));
+    return n;
+}
+
+/* rldc2 with `tail` appended (owned). */
+static char *rldc2_with(const char *tail)
+{
+    char *text = t_model("rldc2.mel");
+    size_t n = strlen(text);
+    char *t = malloc(n + strlen(tail) + 1);
+    memcpy(t, text, n);
+    strcpy(t + n, tail);
+    free(text);
+    return t;
+}
+
+Test(wk_lsp, a_syntax_error_leaves_outline_hover_definition_and_lenses_answering)
+{
+    editor e;
+    char *good = t_model("rldc2.mel");
+    ed_open(&e, "", false, "file:///g.mel", "mel", good, NULL);
+    cJSON *syms = ed_ask(&e, "textDocument/documentSymbol", doc_params(&e));
+    int whole = count_symbols(syms);
+    cJSON_Delete(syms);
+    ed_close(&e);
+    cr_assert_geq(whole, 36);
+
+    char *text = rldc2_with("R9 : equation v1 = ");
+    ed_open(&e, "", false, "file:///h.mel", "mel", text, NULL);
+    cJSON *msg;
+    cJSON *diags = ed_diagnostics(&e, &msg);
+    const cJSON *d;
+    cr_assert_eq(diags_with(diags, "expected an expression", &d), 1, "%s",
+                 cJSON_PrintUnformatted(diags));
+    cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 1, "an error");
+    cr_assert_eq(start_of(d, "line"), 60, "at the end of the half-typed line");
+    cJSON_Delete(msg);
+    syms = ed_ask(&e, "textDocument/documentSymbol", doc_params(&e));
+    cr_assert_eq(count_symbols(syms), whole, "every intact statement keeps its symbol");
+    cJSON_Delete(syms);
+    char *h = ed_hover(&e, 56, 0);
+    assert_has(h, "**equation** `S1`");
+    assert_has(h, "when `g1`: S1 → s1");
+    cr_assert_null(strstr(h, "last version"), "this version analyses: %s", h);
+    free(h);
+    cJSON *def = ed_ask(&e, "textDocument/definition", at(&e, 56, 22));
+    cr_assert_eq(cJSON_GetArraySize(def), 1);
+    cr_assert_eq(num(cJSON_GetObjectItem(cJSON_GetArrayItem(def, 0), "range"), "start", "line"), 43);
+    cJSON_Delete(def);
+    cJSON *lenses = ed_ask(&e, "textDocument/codeLens", doc_params(&e));
+    cr_assert_gt(cJSON_GetArraySize(lenses), 0);
+    cJSON_Delete(lenses);
+    free(text);
+    free(good);
+    ed_close(&e);
+}
+
+Test(wk_lsp, a_text_that_does_not_analyse_answers_from_the_last_version_that_did)
+{
+    editor e;
+    char *text = t_model("rldc2.mel");
+    ed_open(&e, "", false, "file:///s.mel", "mel", text, NULL);
+    cJSON *msg;
+    (void)ed_diagnostics(&e, &msg);
+    cJSON_Delete(msg);
+    char *h = ed_hover(&e, 56, 0); /* analysed once: the version to fall back on */
+    free(h);
+    /* an undeclared name: the text parses but does not elaborate */
+    cJSON *p = doc_params(&e);
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(p, "textDocument"), "version", 2);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "contentChanges"),
+                         t_range_edit(60, 0, 60, 0, "R9 : equation v1 = nowhere;\n"));
+    cl_lsp_send(&e.c, "textDocument/didChange", -1, p);
+    for (;;) {
+        cJSON *diags = ed_diagnostics(&e, &msg);
+        bool done = diags_with(diags, "nowhere", NULL) > 0;
+        cJSON_Delete(msg);
+        if (done)
+            break;
+    }
+    h = ed_hover(&e, 56, 0);
+    assert_has(h, "*(from the last version that analysed, 1 edit ago");
+    assert_has(h, "**equation** `S1`");
+    assert_has(h, "when `g1`: S1 → s1");
+    free(h);
+    cr_assert_null(ed_hover(&e, 60, 20), "the edit itself has no last version");
+    cJSON *lenses = ed_ask(&e, "textDocument/codeLens", doc_params(&e));
+    cr_assert_gt(cJSON_GetArraySize(lenses), 0);
+    const char *title = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(lenses, 0),
+                                                                "command"),
+                                            "title")
+                            ->valuestring;
+    cr_assert(strstr(title, "(as 1 edit ago)") != NULL, "%s", title);
+    cJSON_Delete(lenses);
+    cJSON *syms = ed_ask(&e, "textDocument/documentSymbol", doc_params(&e));
+    cr_assert_gt(count_symbols(syms), 36, "the current outline, with R9");
+    cJSON_Delete(syms);
+    cJSON *def = ed_ask(&e, "textDocument/definition", at(&e, 56, 22));
+    cr_assert_eq(cJSON_GetArraySize(def), 1);
+    cJSON_Delete(def);
+    free(text);
+    ed_close(&e);
+}
