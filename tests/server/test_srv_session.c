@@ -148,6 +148,12 @@ static bool any_message_has(const cJSON *diags, const char *needle)
     return false;
 }
 
+static bool has_version(const cJSON *msg, int version)
+{
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(msg, "params"), "version");
+    return cJSON_IsNumber(v) && v->valueint == version;
+}
+
 Test(srv_session, publishes_lsp_diagnostics_for_a_document)
 {
     srv_proc p;
@@ -181,7 +187,10 @@ Test(srv_session, publishes_lsp_diagnostics_for_a_document)
     cJSON_AddStringToObject(whole, "text", good);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(ch, "contentChanges"), whole);
     cl_lsp_send(&c, "textDocument/didChange", -1, ch);
-    diags = next_diags(&c, &msg);
+    /* the broken text's rest is analysed, with its own mode-change
+     * publication (issue 36): skip to version 2's */
+    for (diags = next_diags(&c, &msg); !has_version(msg, 2); diags = next_diags(&c, &msg))
+        cJSON_Delete(msg);
     cr_assert(any_message_has(diags, "overdetermined"), "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
     diags = next_diags(&c, &msg); /* again, with its mode changes' (issue 36) */
