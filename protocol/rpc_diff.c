@@ -353,25 +353,52 @@ nomem:
     return NULL;
 }
 
+/* The members diffed as keyed sets; the others are compared whole. */
+static const struct {
+    const char *member;
+    key_fn key;
+    bool changed;
+    cJSON *(*rm)(const cJSON *);
+} sets[] = {{"blocks", key_id, true, rm_id},
+            {"edges", key_edge, true, rm_edge},
+            {"equations", key_name, true, rm_name},
+            {"variables", key_name, true, rm_name},
+            {"diagnostics", key_whole, false, rm_whole}};
+#define N_SETS (sizeof sets / sizeof sets[0])
+
+static bool is_set(const char *member)
+{
+    for (size_t k = 0; k < N_SETS; k++)
+        if (strcmp(member, sets[k].member) == 0)
+            return true;
+    return false;
+}
+
+/* Members of old that neu no longer has (a "leftOut" gone once the text
+ * parses again), as null in members: a client applying the difference
+ * deletes them. The sets are diffed apart. False on OOM. */
+static bool add_removed_members(cJSON *members, const cJSON *old, const cJSON *neu)
+{
+    const cJSON *o;
+    cJSON_ArrayForEach(o, old)
+    {
+        if (o->string == NULL || is_set(o->string) ||
+            cJSON_GetObjectItemCaseSensitive(neu, o->string) != NULL)
+            continue;
+        if (cJSON_AddNullToObject(members, o->string) == NULL)
+            return false;
+    }
+    return true;
+}
+
 int rpc_diff_analysis(const cJSON *old, const cJSON *neu, long since, long version, cJSON **out)
 {
-    static const struct {
-        const char *member;
-        key_fn key;
-        bool changed;
-        cJSON *(*rm)(const cJSON *);
-    } sets[] = {{"blocks", key_id, true, rm_id},
-                {"edges", key_edge, true, rm_edge},
-                {"equations", key_name, true, rm_name},
-                {"variables", key_name, true, rm_name},
-                {"diagnostics", key_whole, false, rm_whole}};
-    const size_t n_sets = sizeof sets / sizeof sets[0];
     rpc_message_init();
     cJSON *d = cJSON_CreateObject();
     if (d == NULL || !cJSON_AddNumberToObject(d, "since", (double)since) ||
         !cJSON_AddNumberToObject(d, "version", (double)version))
         goto nomem;
-    for (size_t k = 0; k < n_sets; k++) {
+    for (size_t k = 0; k < N_SETS; k++) {
         cJSON *s = diff_set(cJSON_GetObjectItemCaseSensitive(old, sets[k].member),
                             cJSON_GetObjectItemCaseSensitive(neu, sets[k].member), sets[k].key,
                             sets[k].changed, sets[k].rm);
@@ -388,10 +415,7 @@ int rpc_diff_analysis(const cJSON *old, const cJSON *neu, long since, long versi
     const cJSON *x;
     cJSON_ArrayForEach(x, neu)
     {
-        bool is_set = false;
-        for (size_t k = 0; k < n_sets; k++)
-            is_set = is_set || strcmp(x->string, sets[k].member) == 0;
-        if (is_set)
+        if (is_set(x->string))
             continue;
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(old, x->string);
         if (o == NULL || !same_json(o, x)) {
@@ -402,6 +426,8 @@ int rpc_diff_analysis(const cJSON *old, const cJSON *neu, long since, long versi
             }
         }
     }
+    if (!add_removed_members(members, old, neu))
+        goto nomem;
     *out = d;
     return MDAE_OK;
 nomem:

@@ -21,7 +21,11 @@
  *    "equations":   {"added":[item], "removed":[name], "changed":[item]},
  *    "variables":   {"added":[item], "removed":[name], "changed":[item]},
  *    "diagnostics": {"added":[diag], "removed":[diag]},
- *    "members":     {name: value, ...}}   (other members that changed)
+ *    "members":     {name: value, ...}}   (other members that changed or
+ *                                         appeared; those of old that neu
+ *                                         no longer has, as null: a
+ *                                         "leftOut" gone once the text
+ *                                         parses again)
  * blocks by id, edges by (from, to), equations and variables by name,
  * diagnostics by their whole content. Applying it to the full result of S
  * (stable ids) gives the full result of V up to the order of the arrays

@@ -258,3 +258,28 @@ Test(rpc_diff, members_in_another_order_are_no_change)
     cJSON_Delete(a);
     cJSON_Delete(b);
 }
+
+/* A member that disappears (the leftOut of a text that parses again,
+ * issue 36) is listed as null; one that appears, with its value; the sets
+ * are not members. */
+Test(rpc_diff, lists_a_removed_member_as_null)
+{
+    cJSON *a = cJSON_Parse("{\"status\":\"nonsingular\",\"equations\":[],"
+                           "\"leftOut\":[{\"line\":3,\"message\":\"syntax error\"}]}");
+    cJSON *b = cJSON_Parse("{\"status\":\"nonsingular\",\"equations\":[],\"syntaxErrors\":0}");
+    cJSON *d = NULL;
+    cr_assert_eq(rpc_diff_analysis(a, b, 1, 2, &d), MDAE_OK);
+    char *s = print(cJSON_GetObjectItemCaseSensitive(d, "members"));
+    cr_assert_str_eq(s, "{\"syntaxErrors\":0,\"leftOut\":null}");
+    cJSON_free(s);
+    cJSON_Delete(d);
+    d = NULL;
+    cr_assert_eq(rpc_diff_analysis(b, a, 2, 3, &d), MDAE_OK);
+    s = print(cJSON_GetObjectItemCaseSensitive(d, "members"));
+    cr_assert_str_eq(s, "{\"leftOut\":[{\"line\":3,\"message\":\"syntax error\"}],"
+                        "\"syntaxErrors\":null}");
+    cJSON_free(s);
+    cJSON_Delete(d);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
