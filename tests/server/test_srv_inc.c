@@ -240,7 +240,8 @@ static void apply_diff(cJSON *full, const cJSON *diff)
     {
         if (cJSON_GetObjectItem(full, x->string) != NULL)
             cJSON_DeleteItemFromObject(full, x->string);
-        cJSON_AddItemToObject(full, x->string, cJSON_Duplicate(x, true));
+        if (!cJSON_IsNull(x)) /* null: the member is gone (rpc_diff.h) */
+            cJSON_AddItemToObject(full, x->string, cJSON_Duplicate(x, true));
     }
 }
 
