@@ -438,8 +438,8 @@ typedef struct srv_session {
     char *uri;       /* LSP document, or NULL */
     bool modelica;   /* format "modelica" / languageId "modelica" (issue 11) */
     bool recover;    /* session/open {recover: true}: a syntax error leaves out
-                        its statement, the rest loads (issue 36 item 2; not
-                        stored: a session restored from the store is strict) */
+                        its statement, the rest loads (issue 36 item 2;
+                        stored with a persistent session's row) */
     bool lsp_utf8;   /* LSP positions count UTF-8 bytes (negotiated by its
                         connection, issue 15); else UTF-16 units */
     srv_queue queue; /* its worker and jobs (srv_worker.c) */
@@ -568,6 +568,7 @@ typedef struct srv_store_row {
     bool modelica;
     const char *defines; /* JSON object text, or NULL */
     long version;
+    bool recover; /* session/open {recover} */
     uint64_t idle_ms; /* since its last change, by the wall clock */
 } srv_store_row;
 
@@ -580,7 +581,7 @@ char *srv_store_default_dir(void);
 int srv_store_open(const char *dir);
 void srv_store_close(void); /* safe when not open */
 bool srv_store_on(void);
-/* Write s's row (id, text, format, defines, version) if s is persistent
+/* Write s's row (id, text, format, defines, version, recover) if s is persistent
  * (owner NULL) and the store is open; durable when it returns MDAE_OK. */
 int srv_store_put(const srv_session *s);
 void srv_store_delete(const char *id);

@@ -307,6 +307,7 @@ static int restore_one(const srv_store_row *row, void *arg)
     }
     s->modelica = row->modelica;
     s->version = row->version;
+    s->recover = row->recover;
     (*n)++;
     return MDAE_OK;
 }

@@ -5,7 +5,8 @@
  *
  * What is kept: a row per persistent session (owner NULL: opened with
  * `persist: true`, or over HTTP), with its id, text, format, defines, text
- * version and the wall-clock time of its last change. Not kept: results
+ * version, recover flag (session/open {recover}) and the wall-clock time of
+ * its last change. Not kept: results
  * (a restarted worker recomputes them; the analysis is a function of the
  * text) and connection-owned sessions (they end with their connection).
  *
@@ -47,6 +48,42 @@ static const char schema[] =
     "  version INTEGER NOT NULL,"
     "  updated INTEGER NOT NULL" /* seconds since the epoch */
     ");";
+
+/* Schema versions (PRAGMA user_version), each a step from the one before,
+ * run in order on an older database (one that mdaed made before them reads
+ * 0) and on a new one alike, so both end with the same table. An mdaed of
+ * before a step ignores the column it added (it writes the default). */
+static const char *const migrations[] = {
+    /* 1: session/open {recover} (issue 36 item 2); 0 for older rows */
+    "ALTER TABLE sessions ADD COLUMN recover INTEGER NOT NULL DEFAULT 0;",
+};
+#define STORE_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+
+/* Bring the opened database to STORE_SCHEMA_VERSION, each step in its own
+ * transaction with its version. SQLITE_OK or the failing step's code,
+ * *err set (free with sqlite3_free). A database of a newer mdaed is left as
+ * it is (its extra columns get their defaults from us). */
+static int migrate(sqlite3 *db, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    int have = rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (have < 0)
+        return rc != SQLITE_OK ? rc : SQLITE_ERROR;
+    for (int v = have; v < STORE_SCHEMA_VERSION; v++) {
+        char sql[512];
+        snprintf(sql, sizeof sql, "BEGIN; %s PRAGMA user_version = %d; COMMIT;", migrations[v],
+                 v + 1);
+        rc = sqlite3_exec(db, sql, NULL, NULL, err);
+        if (rc != SQLITE_OK) {
+            sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
+            return rc;
+        }
+        MDAE_LOG(SRV_LOG_INFO, "session store: schema version %d", v + 1);
+    }
+    return SQLITE_OK;
+}
 
 static int64_t wall_seconds(void) { return (int64_t)time(NULL); }
 
@@ -129,10 +166,11 @@ int srv_store_open(const char *dir)
     if (sqlite3_open_v2(path, &srv.store, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
             SQLITE_OK ||
         sqlite3_exec(srv.store, schema, NULL, NULL, &err) != SQLITE_OK ||
+        migrate(srv.store, &err) != SQLITE_OK ||
         sqlite3_prepare_v2(srv.store,
                            "INSERT OR REPLACE INTO sessions"
-                           " (id, text, modelica, defines, version, updated)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                           " (id, text, modelica, defines, version, updated, recover)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                            -1, &srv.store_put, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(srv.store, "DELETE FROM sessions WHERE id = ?1", -1, &srv.store_del,
                            NULL) != SQLITE_OK) {
@@ -190,6 +228,7 @@ int srv_store_put(const srv_session *s)
         sqlite3_bind_null(st, 4);
     sqlite3_bind_int64(st, 5, s->version);
     sqlite3_bind_int64(st, 6, wall_seconds());
+    sqlite3_bind_int(st, 7, s->recover);
     bool ok = step_write(st, "write", s->id);
     cJSON_free(defines);
     return ok ? MDAE_OK : MDAE_E_IO;
@@ -209,7 +248,7 @@ int srv_store_each(int (*each)(const srv_store_row *row, void *arg), void *arg)
         return MDAE_OK;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(srv.store,
-                           "SELECT id, text, modelica, defines, version, updated"
+                           "SELECT id, text, modelica, defines, version, updated, recover"
                            " FROM sessions ORDER BY rowid",
                            -1, &st, NULL) != SQLITE_OK)
         return MDAE_E_IO;
@@ -224,6 +263,7 @@ int srv_store_each(int (*each)(const srv_store_row *row, void *arg), void *arg)
         row.defines = (const char *)sqlite3_column_text(st, 3);
         row.version = (long)sqlite3_column_int64(st, 4);
         int64_t updated = sqlite3_column_int64(st, 5);
+        row.recover = sqlite3_column_int(st, 6) != 0;
         row.idle_ms = now > updated ? (uint64_t)(now - updated) * 1000 : 0;
         if (row.id == NULL)
             continue;

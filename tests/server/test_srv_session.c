@@ -10,6 +10,8 @@
 
 #include <dirent.h>
 
+#include <sqlite3.h>
+
 static cJSON *result_of(cJSON *r)
 {
     cJSON *res = cJSON_GetObjectItem(r, "result");
@@ -558,6 +560,113 @@ Test(srv_session, keeps_acknowledged_edits_of_persistent_sessions_across_a_kill,
     free(fresh_id);
     free(t);
     free(base);
+    mdaed_remove_dir(state);
+}
+
+/* The recover flag of a persistent session (issue 36 item 2) is kept with
+ * it: restored after a restart, a text with a syntax error still loads,
+ * its broken statements left out, instead of failing as a strict session
+ * would (it would not even open). A store made before the flag was kept
+ * (schema without it, no user_version) is migrated: its sessions come
+ * back strict, and rows written since keep the flag. */
+static cJSON *open_persistent(client *c, int id, const char *sid, const char *text, bool recover)
+{
+    cJSON *op = cJSON_CreateObject();
+    cJSON_AddStringToObject(op, "text", text);
+    cJSON_AddBoolToObject(op, "persist", true);
+    cJSON_AddBoolToObject(op, "recover", recover);
+    cJSON_AddStringToObject(op, "session", sid);
+    return cl_request(c, id, "session/open", op);
+}
+
+static const cJSON *left_out_of(const cJSON *r)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "leftOut");
+}
+
+Test(srv_session, keeps_the_recover_flag_of_a_persistent_session_across_a_restart)
+{
+    char state[] = "/tmp/mdaed-state-XXXXXX";
+    cr_assert_not_null(mkdtemp(state));
+    char top[200];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    char *text = t_model("syntax_error.mel");
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    cJSON *r = open_persistent(&c, 1, "lenient", text, true);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    r = open_persistent(&c, 2, "strict", text, false);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "error"), "a strict session does not open it");
+    cJSON_Delete(r);
+    cl_close(&c);
+    srv_stop(&p);
+
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    cr_assert_eq(status_field(&c, "sessions"), 1);
+    r = cl_request(&c, 3, "session/analyze", session_params("lenient"));
+    cr_assert(cJSON_IsArray(left_out_of(r)) && cJSON_GetArraySize(left_out_of(r)) == 3,
+              "restored with recover, its three broken statements left out: %s",
+              cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cl_close(&c);
+    srv_stop(&p);
+    free(text);
+    mdaed_remove_dir(state);
+}
+
+Test(srv_session, restores_sessions_from_a_store_made_before_the_recover_flag)
+{
+    char state[] = "/tmp/mdaed-state-XXXXXX";
+    cr_assert_not_null(mkdtemp(state));
+    char path[300];
+    snprintf(path, sizeof path, "%s/sessions.db", state);
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char *text = t_model("rldc2.mel");
+    sqlite3_stmt *st = NULL;
+    cr_assert_eq(sqlite3_exec(db,
+                              "CREATE TABLE sessions (id TEXT PRIMARY KEY, text BLOB NOT NULL,"
+                              " modelica INTEGER NOT NULL, defines TEXT,"
+                              " version INTEGER NOT NULL, updated INTEGER NOT NULL);",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "INSERT INTO sessions VALUES ('old', ?1, 0, NULL, 7,"
+                                    " strftime('%s', 'now'))",
+                                    -1, &st, NULL),
+                 SQLITE_OK);
+    sqlite3_bind_blob(st, 1, text, (int)strlen(text), SQLITE_STATIC);
+    cr_assert_eq(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+
+    char top[200];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    cr_assert_eq(status_field(&c, "sessions"), 1, "the old row is restored");
+    cJSON *r = cl_request(&c, 1, "session/analyze", session_params("old"));
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cJSON_Delete(open_persistent(&c, 2, "new", text, true)); /* a row with the new column */
+    cl_close(&c);
+    srv_stop(&p);
+
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT recover FROM sessions WHERE id = 'new'", -1, &st,
+                                    NULL),
+                 SQLITE_OK, "migrated: %s", sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(text);
     mdaed_remove_dir(state);
 }
 
