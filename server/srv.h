@@ -354,7 +354,10 @@ typedef void (*srv_job_notify_cb)(srv_job *job, const char *method, cJSON *param
 
 enum {
     SRV_JOB_QUICK = 1, /* may be sent ahead behind a quick head (SRV_M_QUICK) */
-    SRV_JOB_LOADS = 2  /* carries the model text: a fresh worker needs no reload first */
+    SRV_JOB_LOADS = 2, /* carries the model text: a fresh worker needs no reload first */
+    SRV_JOB_ANALYSES = 4 /* needs the analysis of the loaded text: a kill at a
+                            stated limit while it runs is remembered for that
+                            text (srv_queue.limited) */
 };
 
 struct srv_job {
@@ -366,6 +369,8 @@ struct srv_job {
     srv_job_notify_cb notify;  /* NULL: notifications are dropped */
     unsigned flags;            /* SRV_JOB_* */
     unsigned tag;              /* for srv_queue_cancel_tag; 0: none */
+    long loads;                /* the session text version it loads into the
+                                  worker ("load", "diagnose"); 0: none */
     /* The pool's. */
     uint64_t wid; /* id on the worker pipe */
     bool started; /* sent to the worker */
@@ -387,6 +392,19 @@ struct srv_queue {
     struct srv_queue *wait_next;    /* in the pool's waiting list */
     bool waiting;
     struct srv_queue *prev, *next;  /* every queue */
+    /* The text version whose analysis got the worker killed at a stated
+     * limit of the server (its memory cap, or the time backstop of
+     * limits.request_timeout_ms), so that the restarted worker does not
+     * run it again for each question (issue 36): the next load of that
+     * version carries it as a kept failure (srv_session_load_params).
+     * version 0: none; a new text version makes it moot. */
+    struct srv_limited {
+        long version;
+        int rc;          /* MDAE_E_LIMIT (memory) or MDAE_E_TIMEOUT */
+        int limit;       /* MDAE_LIMIT_* */
+        double value;    /* the limit's value */
+        char *message;   /* owned: the cause, naming the limit */
+    } limited;
 };
 
 /* Prepare a job in the maker's memory (like a libuv request: the maker owns
@@ -491,7 +509,10 @@ void srv_session_expire(uint64_t now);        /* persistent idle ones */
 /* Replace the text (takes ownership of text). */
 void srv_session_set_text(srv_session *s, char *text, size_t len);
 /* {text, name, defines} for s's current text: the params of the worker's
- * "load" and "diagnose"; owned by the caller, NULL on OOM. */
+ * "load" and "diagnose"; owned by the caller, NULL on OOM. With "failed"
+ * {rc, limit, value, message} when that text's analysis got a worker killed
+ * at a limit (srv_queue.limited): the worker keeps it as the analysis's
+ * failure and runs none. */
 cJSON *srv_session_load_params(const srv_session *s);
 /* Apply LSP-style edits: range in lines and UTF-16 characters, or UTF-8
  * bytes when the session's lsp_utf8 says so (protocol/rpc_lsp.h). MDAE_E_INVAL with *why set on a bad edit (the text

@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpc_lsp.h"
+
 static const cJSON *get_param(const cJSON *params, const char *name)
 {
     return cJSON_IsObject(params) ? cJSON_GetObjectItemCaseSensitive(params, name) : NULL;
@@ -351,6 +353,45 @@ static void check_mode_changes(lsp_job *prev, cJSON *first)
     srv_queue_submit(&s->queue, &lj->job);
 }
 
+/* The check's worker died under it (killed at its memory cap or by the
+ * time backstop of limits.request_timeout_ms, or crashed): a diagnostic
+ * saying so, the pool's cause as its message (a limit names its setting,
+ * its value and how to raise it) and data.limit when it names one, so that
+ * the editor shows why instead of keeping stale markers. Located at the
+ * start of the text: the worker died with what it knew. NULL on OOM. */
+static cJSON *death_diagnostic(const lsp_job *lj, const srv_reply *r)
+{
+    mdae_range start = {{0, 0, 0}, {0, 0, 0}};
+    char *msg = mdae_asprintf("analysis stopped: %s",
+                              r->message != NULL ? r->message : mdae_strerror(r->rc));
+    cJSON *d = NULL;
+    int rc = msg != NULL ? rpc_lsp_diagnostic(lj->s->text, lj->s->len, &start, RPC_LSP_ERROR, msg,
+                                              lj->s->lsp_utf8 ? RPC_LSP_UTF8 : RPC_LSP_UTF16, &d)
+                         : MDAE_E_NOMEM;
+    mdae_free(msg);
+    const cJSON *lim = cJSON_GetObjectItemCaseSensitive(r->details, "limit");
+    cJSON *data = rc == MDAE_OK && lim != NULL ? cJSON_AddObjectToObject(d, "data") : NULL;
+    if (data != NULL)
+        cJSON_AddItemToObject(data, "limit", cJSON_Duplicate(lim, true));
+    return d;
+}
+
+/* The diagnostics to publish when a stage got no answer: the worker's
+ * death, after `first` (taken; the first stage's, or NULL). NULL when
+ * there is nothing to say (a cancel: a newer check follows) or on OOM. */
+static cJSON *death_diagnostics(const lsp_job *lj, const srv_reply *r, cJSON *first)
+{
+    cJSON *d = r->rc < 0 && r->rc != MDAE_E_CANCELED ? death_diagnostic(lj, r) : NULL;
+    cJSON *arr = d != NULL ? (first != NULL ? first : cJSON_CreateArray()) : NULL;
+    if (arr == NULL) {
+        cJSON_Delete(d);
+        cJSON_Delete(first);
+        return NULL;
+    }
+    cJSON_AddItemToArray(arr, d);
+    return arr;
+}
+
 static void check_done(srv_job *job, srv_reply *r)
 {
     lsp_job *lj = (lsp_job *)job;
@@ -368,6 +409,8 @@ static void check_done(srv_job *job, srv_reply *r)
     cJSON_Delete(res);
     if (!cJSON_IsArray(diags)) {
         cJSON_Delete(diags);
+        if ((diags = death_diagnostics(lj, r, NULL)) != NULL)
+            lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
         work_end(lj->conn, lj->s, "failed");
     } else if (left && lj->conn->lsp_mode_changes) {
         cJSON *copy = cJSON_Duplicate(diags, true);
@@ -400,6 +443,11 @@ static void mc_done(srv_job *job, srv_reply *r)
             cJSON_AddItemToArray(lj->first, d);
         lsp_publish(lj->conn, lj->uri, lj->lsp_version, lj->first);
         lj->first = NULL;
+    } else {
+        cJSON *all = death_diagnostics(lj, r, lj->first); /* the first's, and why not more */
+        lj->first = NULL;
+        if (all != NULL)
+            lsp_publish(lj->conn, lj->uri, lj->lsp_version, all);
     }
     cJSON_Delete(res);
     work_end(lj->conn, lj->s, "done");
@@ -447,7 +495,8 @@ static void lsp_check(srv_conn *c, srv_session *s)
     lsp_job *lj = stage_job(c, s, "diagnose", params, check_done);
     if (lj == NULL)
         return;
-    lj->job.flags = SRV_JOB_LOADS;
+    lj->job.flags = SRV_JOB_LOADS | SRV_JOB_ANALYSES;
+    lj->job.loads = s->version;
     lj->job.notify = check_notify;
     work_begin(c, s, LSP_STAGE_MODES);
     lsp_arm();
@@ -725,6 +774,7 @@ static void ask(srv_call *call, srv_session *s, const char *method, cJSON *wp /*
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;
     }
+    aj->job.flags = SRV_JOB_ANALYSES; /* hover and lenses need it */
     aj->call = call;
     call->job = &aj->job;
     srv_queue_submit(&s->queue, &aj->job);

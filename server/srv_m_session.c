@@ -112,6 +112,8 @@ static session_job *job_make(srv_session *s, srv_call *call, const char *method,
         return NULL;
     }
     sj->job.flags = flags;
+    if (strcmp(method, "load") == 0)
+        sj->job.loads = s->version; /* its params are srv_session_load_params(s)'s */
     sj->call = call;
     sj->s = s;
     sj->version = s->version;
@@ -477,7 +479,7 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;
     }
-    session_job *sj = job_make(s, call, "analyze", wp, analyze_done, 0);
+    session_job *sj = job_make(s, call, "analyze", wp, analyze_done, SRV_JOB_ANALYSES);
     if (sj == NULL)
         return;
     if (cJSON_IsTrue(stream))
@@ -599,7 +601,7 @@ void srv_m_mode(srv_call *call, const cJSON *params)
         cJSON_AddItemToObject(wp, "mode", m);
     else
         cJSON_Delete(m), cJSON_Delete(wp), wp = NULL;
-    session_job *sj = job_make(s, call, "mode", wp, mode_done, SRV_JOB_QUICK);
+    session_job *sj = job_make(s, call, "mode", wp, mode_done, SRV_JOB_QUICK | SRV_JOB_ANALYSES);
     if (sj == NULL) {
         mdae_free(key);
         return;

@@ -193,9 +193,24 @@ void srv_session_set_text(srv_session *s, char *text, size_t len)
     s->text = text;
     s->len = len;
     s->version++;
+    mdae_free(s->queue.limited.message); /* that text's: the new one is analysed */
+    s->queue.limited = (struct srv_limited){0};
     s->last_used = uv_now(srv.loop);
     mode_cache_clear(s);
     srv_store_put(s); /* before the job that acknowledges it is queued */
+}
+
+/* "failed" in the load params of the version whose analysis got the
+ * worker killed at a limit (srv_queue.limited); false on OOM. */
+static bool add_limited(cJSON *p, const struct srv_limited *l, long version)
+{
+    if (l->version != version || l->message == NULL)
+        return true;
+    cJSON *f = cJSON_AddObjectToObject(p, "failed");
+    return f != NULL && cJSON_AddNumberToObject(f, "rc", l->rc) &&
+           cJSON_AddNumberToObject(f, "limit", l->limit) &&
+           cJSON_AddNumberToObject(f, "value", l->value) &&
+           cJSON_AddStringToObject(f, "message", l->message);
 }
 
 cJSON *srv_session_load_params(const srv_session *s)
@@ -220,6 +235,10 @@ cJSON *srv_session_load_params(const srv_session *s)
             return NULL;
         }
         cJSON_AddItemToObject(p, "defines", d);
+    }
+    if (!add_limited(p, &s->queue.limited, s->version)) {
+        cJSON_Delete(p);
+        return NULL;
     }
     return p;
 }

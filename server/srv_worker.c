@@ -56,6 +56,7 @@ struct srv_worker {
     srv_job *head, *tail; /* head runs once started */
     char *kill_cause;     /* why the pool killed it (owned) */
     int kill_rc;          /* MDAE_E_TIMEOUT, MDAE_E_CANCELED, ... */
+    long loaded;          /* the text version its last load carried (0: none) */
 };
 
 typedef struct worker_write {
@@ -224,6 +225,8 @@ static int send_job(srv_worker *w, srv_job *job)
     job->params = NULL; /* taken by rpc_request_new */
     cJSON_Delete(id);
     job->started = true;
+    if (job->loads != 0)
+        w->loaded = job->loads;
     int rc = worker_send(w, req);
     if (rc < 0)
         kill_worker(w, SIGKILL, rc, mdae_asprintf("cannot send to the worker: %s",
@@ -368,11 +371,11 @@ static void forward_notification(srv_worker *w, cJSON *msg)
     job->notify(job, method->valuestring, p);
 }
 
-static void fail_all(srv_worker *w, int rc, const char *cause, cJSON *details)
+static void fail_all(srv_worker *w, srv_queue *q, int rc, const char *cause, cJSON *details)
 {
     srv_job *job;
     while ((job = pop_head(w)) != NULL)
-        job_fail(job, w->queue, rc, cause, details ? cJSON_Duplicate(details, true) : NULL);
+        job_fail(job, q, rc, cause, details ? cJSON_Duplicate(details, true) : NULL);
     cJSON_Delete(details);
 }
 
@@ -512,9 +515,10 @@ static const char *signal_name(int sig)
 /* A worker killed by a stated limit of the server (issue 36): the cause
  * says which, its value and how to raise it, and the error's data carries
  * it as "limit" (rpc_json_limit's fields; no "where": the worker died with
- * what it knew). */
-static void name_limit(cJSON *details, char **cause, int id, double value)
+ * what it knew). *named gets id. */
+static void name_limit(cJSON *details, char **cause, int id, double value, int *named)
 {
+    *named = id;
     char *note = mdae_limit_note(id, value);
     char *both = note && *cause ? mdae_asprintf("%s %s", *cause, note) : NULL;
     if (both != NULL) {
@@ -528,18 +532,45 @@ static void name_limit(cJSON *details, char **cause, int id, double value)
         cJSON_AddItemToObject(details, "limit", lim);
 }
 
+/* The worker died at a limit while its head job needed the analysis of the
+ * text it had loaded: the queue remembers that text version (srv_queue.
+ * limited), so that the next worker does not analyse it again only to be
+ * killed again. A job that does not analyse (a debug method, a load) says
+ * nothing of the analysis. */
+static void remember_limit(srv_worker *w, int rc, int limit, double value, const char *cause)
+{
+    srv_queue *q = w->queue;
+    if (q == NULL || limit == 0 || w->head == NULL || !(w->head->flags & SRV_JOB_ANALYSES) ||
+        w->loaded == 0 || cause == NULL)
+        return;
+    char *msg = mdae_strdup(cause);
+    if (msg == NULL)
+        return;
+    mdae_free(q->limited.message);
+    q->limited = (struct srv_limited){.version = w->loaded,
+                                      .rc = rc == MDAE_E_NOMEM ? MDAE_E_LIMIT : rc,
+                                      .limit = limit,
+                                      .value = value,
+                                      .message = msg};
+    MDAE_LOG(SRV_LOG_INFO, "session %s: version %ld is not analysed again (%s)", q->name,
+             w->loaded, cause);
+}
+
 static void on_worker_exit(uv_process_t *proc, int64_t status, int sig)
 {
     srv_worker *w = proc->data;
     w->exited = true;
-    int rc;
+    int rc, limit = 0;
+    double value = 0;
     char *cause;
     cJSON *details = cJSON_CreateObject();
     if (w->kill_cause != NULL) {
         rc = w->kill_rc;
         cause = mdae_strdup(w->kill_cause);
-        if (rc == MDAE_E_TIMEOUT)
-            name_limit(details, &cause, MDAE_LIMIT_REQUEST_TIME, (double)srv.cfg.request_timeout_ms);
+        if (rc == MDAE_E_TIMEOUT) {
+            value = (double)srv.cfg.request_timeout_ms;
+            name_limit(details, &cause, MDAE_LIMIT_REQUEST_TIME, value, &limit);
+        }
     } else if (sig != 0) {
         rc = MDAE_E_IO;
         cause = mdae_asprintf("the worker crashed: killed by %s (%d)", signal_name(sig), sig);
@@ -547,7 +578,8 @@ static void on_worker_exit(uv_process_t *proc, int64_t status, int sig)
         rc = MDAE_E_NOMEM;
         cause = mdae_asprintf("the worker exceeded its memory cap of %zu MiB",
                               srv.cfg.worker_memory_mb);
-        name_limit(details, &cause, MDAE_LIMIT_WORKER_MEMORY, (double)srv.cfg.worker_memory_mb);
+        value = (double)srv.cfg.worker_memory_mb;
+        name_limit(details, &cause, MDAE_LIMIT_WORKER_MEMORY, value, &limit);
     } else {
         rc = MDAE_E_IO;
         cause = mdae_asprintf("the worker exited with status %lld", (long long)status);
@@ -566,8 +598,13 @@ static void on_worker_exit(uv_process_t *proc, int64_t status, int sig)
     bool quiet = w->head == NULL && (w->kill_rc == MDAE_OK || w->kill_rc == MDAE_E_STATE);
     MDAE_LOG(quiet ? SRV_LOG_INFO : SRV_LOG_WARN, "worker %d: exited (%s)%s", w->pid,
              cause ? cause : "?", w->head ? "; failing its requests" : "");
+    remember_limit(w, rc, limit, value, cause);
+    /* the replies name the jobs' queue, open unless the worker was stopped
+     * because its session closed (srv_reply.queue; an LSP check publishes
+     * a death only for an open one) */
+    srv_queue *q = w->queue;
     detach(w);
-    fail_all(w, rc, cause, details);
+    fail_all(w, q, rc, cause, details);
     mdae_free(cause);
     close_handles(w);
     retry_waiting();
@@ -775,6 +812,8 @@ void srv_queue_close(srv_queue *q)
         srv_worker_stop(w, "session closed");
     }
     MDAE_ASSERT(!q->waiting && q->wait_head == NULL && q->worker == NULL);
+    mdae_free(q->limited.message);
+    q->limited.message = NULL;
     if (q->prev)
         q->prev->next = q->next;
     else

@@ -40,7 +40,14 @@
  *                                     errors leave out their statements and
  *                                     the summary adds leftOut and
  *                                     syntaxErrors (rpc_json_add_left_out),
- *                                     as the analysis result then does
+ *                                     as the analysis result then does;
+ *                                     failed {rc, limit, value, message}
+ *                                     (also in diagnose's params): the
+ *                                     router saw a worker killed at that
+ *                                     limit analysing this text, so it is
+ *                                     kept as the analysis's failure at
+ *                                     once and no analysis runs
+ *                                     (srv_queue.limited, issue 36)
  *   analyze {stream, version, method?, since?, stableIds?}
  *                                  -> the rpc_json_analysis JSON (`mdae
  *                                     analyze --json`); with stableIds or

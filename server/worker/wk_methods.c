@@ -164,6 +164,31 @@ static void settle_good(wk_state *w, wk_good *g)
     wk_good_free(&w->good);
 }
 
+/* params.failed {rc, limit, value, message}: the router saw a worker killed
+ * at a limit of the server analysing this very text (its memory cap, the
+ * time backstop; srv_queue.limited), so the analysis is not tried again:
+ * it is the loaded text's kept failure (analysis_rc), a diagnostic naming
+ * the limit, located at the start (the worker died with what it knew). */
+static void seed_failure(wk_state *w, const cJSON *params)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(params, "failed");
+    const cJSON *rc = cJSON_GetObjectItemCaseSensitive(f, "rc");
+    const cJSON *lim = cJSON_GetObjectItemCaseSensitive(f, "limit");
+    const cJSON *val = cJSON_GetObjectItemCaseSensitive(f, "value");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
+    if (!cJSON_IsNumber(rc) || rc->valueint >= 0 || rc->valueint == MDAE_E_NOMEM ||
+        rc->valueint == MDAE_E_CANCELED || !cJSON_IsNumber(lim) ||
+        mdae_limit_get(lim->valueint) == NULL || !cJSON_IsNumber(val) || !cJSON_IsString(msg))
+        return;
+    mdae_diags_close(&w->analysis_diags);
+    mdae_diags_init(&w->analysis_diags);
+    mdae_range none = {{0, 0, 0}, {0, 0, 0}};
+    mdae_diag d = {MDAE_SEV_ERROR, none, msg->valuestring, lim->valueint, val->valuedouble};
+    check(mdae_diags_add_copy(&w->analysis_diags, &d));
+    w->analysis_rc = rc->valueint;
+    w->analysis_method = w->method;
+}
+
 /* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
  * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. With
  * `recover` or params.recover, syntax errors leave out their statements and
@@ -207,6 +232,8 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     check(rc);
     w->model_rc = rc;
     settle_good(w, &was);
+    if (rc == MDAE_OK)
+        seed_failure(w, params);
     return rc;
 }
 

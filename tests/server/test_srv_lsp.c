@@ -9,7 +9,8 @@
  * is how the test knows which one is final (no timing is assumed). Issue
  * 36 item 4 (at the end): two publications per check, the cancel of an
  * older version's analysis by a newer change, work-done progress and its
- * cancel by the client.
+ * cancel by the client; a check whose worker is killed at its memory cap
+ * publishes the limit, and a hover after it answers at once.
  */
 #include "srv_test.h"
 
@@ -211,11 +212,12 @@ typedef struct lsp_client {
     int creates;   /* window/workDoneProgress/create requests answered */
 } lsp_client;
 
-static void lc_start(lsp_client *l, bool progress)
+/* limits: srv_start's (a config's "limits" members, or ""). */
+static void lc_start_with(lsp_client *l, bool progress, const char *limits)
 {
     memset(l, 0, sizeof *l);
     l->progress = progress;
-    srv_start(&l->p, "", "\"lsp\": {\"debounce_ms\": 0}");
+    srv_start(&l->p, limits, "\"lsp\": {\"debounce_ms\": 0}");
     cl_connect(&l->c, &l->p);
     cJSON *ip = cJSON_CreateObject();
     if (progress)
@@ -226,6 +228,8 @@ static void lc_start(lsp_client *l, bool progress)
     cJSON_Delete(cl_lsp_json(&l->c));
     cl_lsp_send(&l->c, "initialized", -1, cJSON_CreateObject());
 }
+
+static void lc_start(lsp_client *l, bool progress) { lc_start_with(l, progress, ""); }
 
 static void lc_stop(lsp_client *l)
 {
@@ -551,5 +555,62 @@ Test(srv_lsp, the_client_cancels_a_check_through_its_progress, .timeout = 120)
     cr_assert_lt(took, 5000, "the analysis went on after the cancel (%llu ms)",
                  (unsigned long long)took);
     free(slow);
+    lc_stop(&l);
+}
+
+/* ---- A check whose worker is killed at a limit (issue 36) ---------------------------------
+ * The compressible building at N = 200 loads under a worker memory cap of
+ * 64 MiB, and its analysis does not fit: the worker is killed. The editor
+ * gets a diagnostic saying so (the setting, its value, how to raise it;
+ * data.limit), not stale markers or silence; and a hover after it is
+ * answered at once, by a worker that does not analyse that text again
+ * (the kill took seconds). */
+
+/* The response to request id (owned), skipping what comes before it. */
+static cJSON *lc_response(lsp_client *l, int id)
+{
+    for (;;) {
+        cJSON *m = lc_next(l);
+        const cJSON *mid = cJSON_GetObjectItem(m, "id");
+        if (cJSON_IsNumber(mid) && mid->valueint == id && cJSON_GetObjectItem(m, "method") == NULL)
+            return m;
+        cJSON_Delete(m);
+    }
+}
+
+Test(srv_lsp, a_check_whose_worker_is_killed_at_its_memory_cap_publishes_the_limit, .timeout = 120)
+{
+    lsp_client l;
+    lc_start_with(&l, false, "\"worker_memory_mb\": 64");
+    char *big = sized_model("building_compressible.mel", 200);
+    lc_open(&l, "file:///big.mel", big);
+    cJSON *m;
+    while (published_version(m = lc_next(&l)) != 1)
+        cJSON_Delete(m);
+    const cJSON *diags = diagnostics_of(m);
+    cr_assert_eq(count_with(diags, "(limit limits.worker_memory_mb = 64; raise it with "
+                                   "limits.worker_memory_mb in mdaed.json)"),
+                 1, "%s", cJSON_PrintUnformatted(diags));
+    const cJSON *d = cJSON_GetArrayItem(diags, cJSON_GetArraySize(diags) - 1);
+    cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 1);
+    const cJSON *lim = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "data"), "limit");
+    cr_assert_str_eq(cJSON_GetObjectItem(lim, "configKey")->valuestring, "limits.worker_memory_mb");
+    cr_assert_eq(cJSON_GetObjectItem(lim, "value")->valuedouble, 64);
+    cJSON_Delete(m);
+
+    cJSON *hp = cJSON_CreateObject();
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(hp, "textDocument"), "uri", "file:///big.mel");
+    cJSON *pos = cJSON_AddObjectToObject(hp, "position");
+    cJSON_AddNumberToObject(pos, "line", 0);
+    cJSON_AddNumberToObject(pos, "character", 0);
+    uint64_t t0 = t_now_ms();
+    cl_lsp_send(&l.c, "textDocument/hover", 10, hp);
+    cJSON_Delete(lc_response(&l, 10));
+    uint64_t took = t_now_ms() - t0;
+    cr_log_info("hover after the kill: %llu ms", (unsigned long long)took);
+    /* a worker restart and the reload of the text (tens of ms), not an
+     * analysis killed again at the cap (seconds) */
+    cr_assert_lt(took, 1000, "the hover took %llu ms", (unsigned long long)took);
+    free(big);
     lc_stop(&l);
 }

@@ -3,8 +3,9 @@
  * tests/server/test_srv_worker.c -- worker processes seen from a client: a
  * crash, a SIGKILL from outside, the memory cap, the time budget,
  * cancellation (honoured, ignored, queued, during the mode changes of an
- * analysis), restart from the kept text, and
- * the limits on sessions and workers. Uses the debug methods, enabled by
+ * analysis), restart from the kept text, an analysis killed at the memory
+ * cap not run again for that text (issue 36), and the limits on sessions
+ * and workers. Uses the debug methods, enabled by
  * the test configuration only.
  */
 #include "srv_test.h"
@@ -128,6 +129,70 @@ Test(srv_worker, reports_the_memory_cap)
     assert_limit_named(r, "limits.worker_memory_mb", 64); /* issue 36 */
     cJSON_Delete(r);
     assert_analyses(&a, s1, 3);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    srv_stop(&p);
+}
+
+/* A worker killed at its memory cap while it analysed (issue 36): the
+ * router remembers that text version, so the restarted worker does not
+ * analyse it again (each question used to take the whole budget and be
+ * killed again): session/analyze answers at once with the limit, from a
+ * worker that stays alive, and no analysis starts. A new
+ * text version is analysed again. The model: the compressible building at
+ * N = 200, which loads under 64 MiB and whose analysis does not fit. */
+static char *building_at(int n)
+{
+    char *t = t_model("building_compressible.mel");
+    char *at = strstr(t, "N : integer = 3;");
+    cr_assert_not_null(at);
+    char *out = malloc(strlen(t) + 32);
+    sprintf(out, "%.*sN : integer = %d;%s", (int)(at - t), t, n, at + strlen("N : integer = 3;"));
+    free(t);
+    return out;
+}
+
+static bool data_has(const cJSON *r, const char *key)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data"), key) !=
+           NULL;
+}
+
+Test(srv_worker, remembers_an_analysis_killed_at_the_memory_cap_until_the_text_changes)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"worker_memory_mb\": 64", "");
+    cl_connect(&a, &p);
+    char *text = building_at(200);
+    char *s1 = cl_open(&a, text);
+    cJSON *r = cl_request(&a, 1, "session/analyze", session_params(s1));
+    cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_NOMEM), "%s", cJSON_PrintUnformatted(r));
+    cr_assert(data_has(r, "exitStatus"), "the worker died: %s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+
+    uint64_t t0 = t_now_ms();
+    r = cl_request(&a, 2, "session/analyze", session_params(s1));
+    uint64_t took = t_now_ms() - t0;
+    cr_assert_not_null(cJSON_GetObjectItem(r, "error"), "%s", cJSON_PrintUnformatted(r));
+    cr_assert_not(data_has(r, "exitStatus"), "answered by a live worker, not killed again: %s",
+                  cJSON_PrintUnformatted(r));
+    assert_limit_named(r, "limits.worker_memory_mb", 64);
+    cJSON_Delete(r);
+    r = cl_request(&a, 4, "debug/analyses", session_params(s1));
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "analyses")->valueint, 0,
+                 "no analysis ran again: %s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cr_log_info("the question after the kill: %llu ms", (unsigned long long)took);
+
+    /* a new version (the building at N = 2) analyses */
+    cJSON *ep = session_params(s1);
+    char *small = building_at(2);
+    cJSON_AddStringToObject(ep, "text", small);
+    cJSON_Delete(cl_request(&a, 5, "session/edit", ep));
+    assert_analyses(&a, s1, 6);
+    free(small);
     free(s1);
     free(text);
     cl_close(&a);
