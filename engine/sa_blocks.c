@@ -141,8 +141,11 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const 
                         ugraph *u, bool *in_union)
 {
     const sa_result *r = c->r;
-    u->n_rows = r->n_var; /* ng groups, then a row per never-active variable */
-    u->first = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *u->first);
+    uint32_t n_never = 0;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        n_never += never[j];
+    u->n_rows = ng + n_never; /* ng groups, then a row per never-active variable */
+    u->first = sa__alloc(c, ((size_t)u->n_rows + 2) * sizeof *u->first);
     u->col = sa__alloc(c, (r->n_edges + r->n_var + 1) * sizeof *u->col);
     /* Equations of each group, in model order (counting sort). */
     uint32_t *gfirst = sa__alloc(c, ((size_t)ng + 2) * sizeof *gfirst);
@@ -179,7 +182,7 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const 
             u->first[g++] = n;
             u->col[n++] = j;
         }
-    MDAE_ASSERT(g == r->n_var);
+    MDAE_ASSERT(g == u->n_rows);
     u->first[g] = n;
 }
 
@@ -195,25 +198,53 @@ uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to
     return sm_sccs(n, first, to, comp, &w);
 }
 
+/* The blocks of a union graph u without a perfect matching (sa_udm.c),
+ * row_edge a maximum matching of it: into block_of_eq and block_of_var,
+ * and *kind (per block, temporaries). False when they are one block. Not
+ * inside sa_tight.c's rounds: a round's tight graph that has no perfect
+ * matching leaves its modes to a later round, and only singular modes want
+ * these blocks. */
+static bool find_singular_blocks(sa_ctx *c, const ugraph *u, const int *row_edge,
+                                 const uint32_t *group_of, uint32_t *block_of_eq,
+                                 uint32_t *block_of_var, uint8_t **kind, uint32_t *n_blocks)
+{
+    const sa_result *r = c->r;
+    if (c->tight_depth > 0)
+        return false;
+    uint32_t *block_of_row = sa__alloc(c, ((size_t)u->n_rows + 1) * sizeof *block_of_row);
+    *kind = sa__alloc(c, (size_t)u->n_rows + r->n_var + 1);
+    *n_blocks = sa__union_dm(c, u->n_rows, r->n_var, u->first, u->col, row_edge, block_of_row,
+                             block_of_var, *kind);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        block_of_eq[i] = group_of[i] == UINT32_MAX ? UINT32_MAX : block_of_row[group_of[i]];
+    return *n_blocks > 1;
+}
+
 /* The block structure: block_of_eq[i] (UINT32_MAX: never active),
- * block_of_var[j] and in_union (union_graph). False when the decomposition
- * does not apply (see the top of the file) or gives one block. */
+ * block_of_var[j] and in_union (union_graph); *kind stays NULL when the
+ * union graph has a perfect matching, else find_singular_blocks. False
+ * when the decomposition does not apply (see the top of the file) or gives
+ * one block. */
 static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var,
-                        bool *in_union, uint32_t *n_blocks)
+                        bool *in_union, uint8_t **kind, uint32_t *n_blocks)
 {
     const sa_result *r = c->r;
     bool *never = sa__alloc(c, (size_t)r->n_var + 1);
     uint32_t n_never;
+    *kind = NULL;
     if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c, never, &n_never))
         return false;
     uint32_t *group_of = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *group_of);
     uint32_t ng;
-    if (!group_equations(c, group_of, &ng) || ng + n_never != r->n_var)
+    if (!group_equations(c, group_of, &ng))
+        return false;
+    if (ng + n_never != r->n_var && c->tight_depth > 0)
         return false;
     ugraph u;
     union_graph(c, group_of, ng, never, &u, in_union);
-    ng = r->n_var;
+    ng = u.n_rows;
     uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
+    int *row_edge = sa__alloc(c, ((size_t)ng + 1) * sizeof *row_edge);
     /* Nothing may jump between here and sm_ws_free. */
     sm_ws *ws = sm_ws_new();
     if (ws == NULL)
@@ -222,13 +253,18 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     const sm_solution *sol = NULL;
     int rc = sm_max_matching(ws, &sg, &sol);
     bool perfect = rc == MDAE_OK && sol->perfect;
-    for (uint32_t g = 0; perfect && g < ng; g++)
-        group_of_var[u.col[sol->row_edge[g]]] = g;
+    for (uint32_t g = 0; rc == MDAE_OK && g < ng; g++)
+        row_edge[g] = sol->row_edge[g];
     sm_ws_free(ws);
     if (rc == MDAE_E_NOMEM)
         sa__fail(c, MDAE_E_NOMEM);
-    if (!perfect)
+    if (rc != MDAE_OK)
         return false;
+    if (!perfect)
+        return find_singular_blocks(c, &u, row_edge, group_of, block_of_eq, block_of_var, kind,
+                                    n_blocks);
+    for (uint32_t g = 0; g < ng; g++)
+        group_of_var[u.col[row_edge[g]]] = g;
     /* Group g -> group g' when g has an edge to the variable matched to g'. */
     uint32_t *succ = sa__alloc(c, (u.first[ng] + 1) * sizeof *succ);
     for (size_t k = 0; k < u.first[ng]; k++)
@@ -703,21 +739,66 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
  * order from each. */
 #define SINGULAR_BLOCKS_MAX 256
 
+/* The modes where block b's own maximum matching leaves a row unmatched
+ * (srow[b], slots of the caller's) and where it leaves a column unmatched
+ * (scol[b]): both its singular modes for a square block, whose maximum
+ * matchings are perfect where it is not singular; for a block of the
+ * over- or underdetermined part of a union graph without a perfect
+ * matching (sa_udm.c), read from tmax, a maximum matching in every mode
+ * (such a block has no perfect matching in any). */
+static void unmatched_modes(sa_ctx *c, const sa__bsol *b, BDD *srow, BDD *scol)
+{
+    const sa_result *r = c->r;
+    for (uint32_t k = 0; k < b->nb; k++) {
+        sa__put(&srow[k], b->kind == NULL || b->kind[k] == SA_UBLOCK_SQUARE ? b->sing[k] : bddfalse);
+        sa__put(&scol[k], srow[k]);
+    }
+    if (b->kind == NULL)
+        return;
+    size_t mark = sa__mark(c);
+    BDD *mrow = sa__slots(c, (size_t)r->n_eq + 1), *mcol = sa__slots(c, (size_t)r->n_var + 1);
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (b->tmax[e] != bddfalse) {
+            sa__put(&mrow[r->edge_eq[e]], sa__or(mrow[r->edge_eq[e]], b->tmax[e]));
+            sa__put(&mcol[r->edge_v[e]], sa__or(mcol[r->edge_v[e]], b->tmax[e]));
+        }
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        uint32_t k = b->block_of_eq[i];
+        if (k == UINT32_MAX || b->kind[k] == SA_UBLOCK_SQUARE)
+            continue;
+        size_t m2 = sa__mark(c);
+        BDD act = T(sa__and(r->chi_i[i], r->chi_m));
+        sa__put(&srow[k], sa__or(srow[k], T(sa__diff(act, mrow[i]))));
+        sa__release(c, m2);
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) { /* active in every valid mode */
+        uint32_t k = b->block_of_var[j];
+        if (b->kind[k] != SA_UBLOCK_SQUARE)
+            sa__put(&scol[k], sa__or(scol[k], sa__diff(r->chi_m, mcol[j])));
+    }
+    sa__release(c, mark);
+}
+
 /* Whether the blocks' own matchings are maximum in every singular mode
- * (above): no two blocks singular in a common mode with a path between
- * them in the union graph's block order. */
-static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
+ * (above): no block with an unmatched row (srow) in a mode reaches,
+ * along a path of the union graph's block order, another block with an
+ * unmatched column (scol) in the same mode. */
+static bool singular_blocks_apart(sa_ctx *c, const BDD *srow, const BDD *scol, uint32_t nb,
                                   const uint32_t *block_of_eq, const uint32_t *block_of_var,
                                   const bool *in_union)
 {
     const sa_result *r = c->r;
     uint32_t *singular = sa__alloc(c, ((size_t)nb + 1) * sizeof *singular), ns = 0;
     for (uint32_t b = 0; b < nb; b++)
-        if (sing[b] != bddfalse) {
+        if (srow[b] != bddfalse) {
             if (ns == SINGULAR_BLOCKS_MAX)
                 return false;
             singular[ns++] = b;
         }
+    uint32_t *ends = sa__alloc(c, ((size_t)nb + 1) * sizeof *ends), n_ends = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (scol[b] != bddfalse)
+            ends[n_ends++] = b;
     /* The block order: b -> b' when a row of b has a union edge to a
      * column of b' (compressed rows; repeated edges do no harm). */
     size_t *first = sa__alloc(c, ((size_t)nb + 2) * sizeof *first);
@@ -750,9 +831,10 @@ static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
                     queue[tail++] = to[q];
                 }
         }
-        for (uint32_t l = 0; l < ns; l++) {
-            uint32_t b = singular[l];
-            if (l != k && seen[b] == k + 1 && sa__and(sing[singular[k]], sing[b]) != bddfalse)
+        for (uint32_t l = 0; l < n_ends; l++) {
+            uint32_t b = ends[l];
+            if (b != singular[k] && seen[b] == k + 1 &&
+                sa__and(srow[singular[k]], scol[b]) != bddfalse)
                 return false;
         }
     }
@@ -914,7 +996,8 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
-    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb))
+    uint8_t *kind;
+    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
         return false;
     if (c->max_block_rows > 0 && !blocks_within(c, block_of_eq, nb, c->max_block_rows))
         return false;
@@ -953,6 +1036,11 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     uint32_t reused = 0;
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
+        if (ne == 0 && kind != NULL) { /* a variable in no equation: singular */
+            sa__put(ok, bddfalse);
+            sa__put(&sing[b], w->chi_m);
+            continue;
+        }
         if (ne == 0)
             continue; /* a never-active variable alone (vars_always_active) */
         if (prev != NULL && from_round(c, prev, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv,
@@ -980,7 +1068,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     *out = (sa__bsol){.nb = nb, .block_of_eq = block_of_eq, .block_of_var = block_of_var,
                       .in_union = in_union, .te = te, .tmax = tmax, .sing = sing, .bok = bok,
                       .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars,
-                      .from_prev = from_prev};
+                      .from_prev = from_prev, .kind = kind};
     return true;
 }
 
@@ -1008,9 +1096,13 @@ bool sa__primal_blocks(sa_ctx *c)
      * maximum matching of the whole in each singular mode, if the tight
      * graphs of sampled modes find one (sa_tight.c; it finds the same ok,
      * singular and te again). */
-    bool apart = singular_blocks_apart(c, b.sing, b.nb, b.block_of_eq, b.block_of_var, b.in_union);
+    BDD *srow = sa__slots(c, (size_t)b.nb + 1), *scol = sa__slots(c, (size_t)b.nb + 1);
+    unmatched_modes(c, &b, srow, scol);
+    bool apart =
+        singular_blocks_apart(c, srow, scol, b.nb, b.block_of_eq, b.block_of_var, b.in_union);
     BDD *whole = apart ? NULL : sa__slots(c, w->n_edges + 1);
-    if (apart || sa__tight_primal(c, whole)) {
+    /* sa_tight.c's rounds want a square union graph with a perfect matching. */
+    if (apart || (b.kind == NULL && sa__tight_primal(c, whole))) {
         for (size_t e = 0; e < w->n_edges; e++)
             sa__put(&b.te[e], apart ? sa__or(b.te[e], b.tmax[e]) : sa__or(w->te[e], whole[e]));
         diagnostics_by_reach(c, b.te);
