@@ -779,28 +779,13 @@ static void unmatched_modes(sa_ctx *c, const sa__bsol *b, BDD *srow, BDD *scol)
     sa__release(c, mark);
 }
 
-/* Whether the blocks' own matchings are maximum in every singular mode
- * (above): no block with an unmatched row (srow) in a mode reaches,
- * along a path of the union graph's block order, another block with an
- * unmatched column (scol) in the same mode. */
-static bool singular_blocks_apart(sa_ctx *c, const BDD *srow, const BDD *scol, uint32_t nb,
-                                  const uint32_t *block_of_eq, const uint32_t *block_of_var,
-                                  const bool *in_union)
+/* The block order: b -> b' when a row of b has a union edge to a column
+ * of b' (compressed rows, *first and *to; repeated edges do no harm). */
+static void block_graph(sa_ctx *c, uint32_t nb, const uint32_t *block_of_eq,
+                        const uint32_t *block_of_var, const bool *in_union, size_t **first_out,
+                        uint32_t **to_out)
 {
     const sa_result *r = c->r;
-    uint32_t *singular = sa__alloc(c, ((size_t)nb + 1) * sizeof *singular), ns = 0;
-    for (uint32_t b = 0; b < nb; b++)
-        if (srow[b] != bddfalse) {
-            if (ns == SINGULAR_BLOCKS_MAX)
-                return false;
-            singular[ns++] = b;
-        }
-    uint32_t *ends = sa__alloc(c, ((size_t)nb + 1) * sizeof *ends), n_ends = 0;
-    for (uint32_t b = 0; b < nb; b++)
-        if (scol[b] != bddfalse)
-            ends[n_ends++] = b;
-    /* The block order: b -> b' when a row of b has a union edge to a
-     * column of b' (compressed rows; repeated edges do no harm). */
     size_t *first = sa__alloc(c, ((size_t)nb + 2) * sizeof *first);
     uint32_t *to = sa__alloc(c, (r->n_edges + 1) * sizeof *to);
     for (int pass = 0; pass < 2; pass++) {
@@ -817,6 +802,61 @@ static bool singular_blocks_apart(sa_ctx *c, const BDD *srow, const BDD *scol, u
             for (uint32_t b = 0; b < nb; b++)
                 first[b + 2] += first[b + 1];
     }
+    *first_out = first;
+    *to_out = to;
+}
+
+/* Each block's place in a topological order of the block order (Kahn's;
+ * blocks on a cycle, which sa_udm.c and the strongly connected blocks
+ * exclude, would come last, in any order). */
+static uint32_t *block_ranks(sa_ctx *c, uint32_t nb, const size_t *first, const uint32_t *to)
+{
+    uint32_t *indeg = sa__alloc(c, ((size_t)nb + 1) * sizeof *indeg);
+    uint32_t *queue = sa__alloc(c, ((size_t)nb + 1) * sizeof *queue);
+    uint32_t *rank = sa__alloc(c, ((size_t)nb + 1) * sizeof *rank);
+    bool *placed = sa__alloc(c, (size_t)nb + 1);
+    for (size_t q = 0; q < first[nb]; q++)
+        indeg[to[q]]++;
+    uint32_t tail = 0, n = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (indeg[b] == 0)
+            queue[tail++] = b;
+    for (uint32_t head = 0; head < tail; head++) {
+        uint32_t b = queue[head];
+        placed[b] = true;
+        rank[b] = n++;
+        for (size_t q = first[b]; q < first[b + 1]; q++)
+            if (--indeg[to[q]] == 0)
+                queue[tail++] = to[q];
+    }
+    for (uint32_t b = 0; b < nb; b++)
+        if (!placed[b])
+            rank[b] = n++;
+    return rank;
+}
+
+/* Whether the blocks' own matchings are maximum in every singular mode
+ * (above): no block with an unmatched row (srow) in a mode reaches,
+ * along a path of the union graph's block order, another block with an
+ * unmatched column (scol) in the same mode. */
+static bool singular_blocks_apart(sa_ctx *c, const BDD *srow, const BDD *scol, uint32_t nb,
+                                  const uint32_t *block_of_eq, const uint32_t *block_of_var,
+                                  const bool *in_union)
+{
+    uint32_t *singular = sa__alloc(c, ((size_t)nb + 1) * sizeof *singular), ns = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (srow[b] != bddfalse) {
+            if (ns == SINGULAR_BLOCKS_MAX)
+                return false;
+            singular[ns++] = b;
+        }
+    uint32_t *ends = sa__alloc(c, ((size_t)nb + 1) * sizeof *ends), n_ends = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (scol[b] != bddfalse)
+            ends[n_ends++] = b;
+    size_t *first;
+    uint32_t *to;
+    block_graph(c, nb, block_of_eq, block_of_var, in_union, &first, &to);
     uint32_t *seen = sa__alloc(c, ((size_t)nb + 1) * sizeof *seen); /* search + 1 */
     uint32_t *queue = sa__alloc(c, ((size_t)nb + 1) * sizeof *queue);
     for (uint32_t k = 0; k < ns; k++) {
@@ -863,31 +903,109 @@ static incidence side_edges(sa_ctx *c, bool rows)
 
 static size_t edge_at(const incidence *in, size_t k) { return in->es ? in->es[k] : k; }
 
+/* A binary heap of items by key (smallest first), each at most once. */
+typedef struct heap {
+    size_t *a, n;
+    const uint32_t *key, *dist;
+    size_t *seq, pushes; /* per item: when it was pushed (FIFO among equals) */
+} heap;
+
+static bool heap_less(const heap *h, size_t x, size_t y)
+{
+    if (h->key[x] != h->key[y])
+        return h->key[x] < h->key[y];
+    if (h->dist[x] != h->dist[y])
+        return h->dist[x] < h->dist[y];
+    return h->seq[x] < h->seq[y];
+}
+
+static void heap_push(heap *h, size_t x)
+{
+    h->seq[x] = h->pushes++;
+    size_t k = h->n++;
+    for (; k > 0 && heap_less(h, x, h->a[(k - 1) / 2]); k = (k - 1) / 2)
+        h->a[k] = h->a[(k - 1) / 2];
+    h->a[k] = x;
+}
+
+static size_t heap_pop(heap *h)
+{
+    size_t top = h->a[0], x = h->a[--h->n], k = 0;
+    for (;;) {
+        size_t l = 2 * k + 1, m = l + 1 < h->n && heap_less(h, h->a[l + 1], h->a[l]) ? l + 1 : l;
+        if (l >= h->n || !heap_less(h, h->a[m], x))
+            break;
+        h->a[k] = h->a[m];
+        k = m;
+    }
+    if (h->n > 0)
+        h->a[k] = x;
+    return top;
+}
+
+/* The length of the shortest alternating path of the union of the modes
+ * (any edge, then any edge that is matched in some mode) from an item
+ * where from[] holds to each item (UINT32_MAX: none), for reach's order. */
+static uint32_t *distances(sa_ctx *c, const BDD *match, const BDD *from, bool rows,
+                           const incidence *mine, const incidence *other)
+{
+    const sa_result *r = c->r;
+    size_t n = rows ? r->n_eq : r->n_var;
+    uint32_t *dist = sa__alloc_raw(c, (n + 1) * sizeof *dist);
+    size_t *queue = sa__alloc(c, (n + 1) * sizeof *queue), tail = 0;
+    for (size_t x = 0; x < n; x++) {
+        dist[x] = from[x] != bddfalse ? 0 : UINT32_MAX;
+        if (dist[x] == 0)
+            queue[tail++] = x;
+    }
+    for (size_t head = 0; head < tail; head++) {
+        size_t x = queue[head];
+        for (size_t k = mine->first[x]; k < mine->first[x + 1]; k++) {
+            size_t e = edge_at(mine, k), y = rows ? r->edge_v[e] : r->edge_eq[e];
+            for (size_t q = other->first[y]; q < other->first[y + 1]; q++) {
+                size_t f = edge_at(other, q), x2 = rows ? r->edge_eq[f] : r->edge_v[f];
+                if (match[f] != bddfalse && dist[x2] == UINT32_MAX) {
+                    dist[x2] = dist[x] + 1;
+                    queue[tail++] = x2;
+                }
+            }
+        }
+    }
+    return dist;
+}
+
 /* Alternating reachability: from[x] holds, on entry, the modes where x is
  * an unmatched row (rows = true; columns otherwise), and on return the
  * modes where x is reached: x -> any active edge -> y on the other side ->
- * y's matched edge -> x'. A worklist of the items whose modes grew: each
- * edge is looked at again only when its end gained modes. */
-static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
+ * y's matched edge -> x'. A worklist of the items whose modes grew, taken
+ * by key (key[x]: the place of x's block in the order the paths follow),
+ * then by distance from the start in the union of the modes (distances),
+ * then first in first out: an item is taken once what reaches it is
+ * (nearly) final, and no partial union of paths is built and built again.
+ * Any order reaches the same fixpoint, but not at the same cost, on the
+ * brake with one equation added (sa_udm.c), its railcars in one block: a
+ * FIFO made the intermediate functions blow up with the equation at the
+ * start (31 s at N = 100), the items' order with it in the middle (over a
+ * minute); this order takes 0.1 s in both. */
+static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows, const uint32_t *key)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
     size_t n = rows ? r->n_eq : r->n_var, n_other = rows ? r->n_var : r->n_eq;
     incidence mine = side_edges(c, rows), other = side_edges(c, !rows);
     BDD *mid = sa__slots(c, n_other + 1);
-    size_t *queue = sa__alloc(c, (n + 1) * sizeof *queue);
+    heap h = {sa__alloc(c, (n + 1) * sizeof *h.a), 0, key,
+              distances(c, match, from, rows, &mine, &other),
+              sa__alloc(c, (n + 1) * sizeof *h.seq), 0};
     bool *queued = sa__alloc(c, n + 1);
-    size_t head = 0, count = 0; /* a ring of n entries */
     for (size_t x = 0; x < n; x++)
         if (from[x] != bddfalse) {
-            queue[count++] = x;
+            heap_push(&h, x);
             queued[x] = true;
         }
     size_t steps = 0;
-    while (count > 0) {
-        size_t x = queue[head];
-        head = (head + 1) % n;
-        count--;
+    while (h.n > 0) {
+        size_t x = heap_pop(&h);
         queued[x] = false;
         for (size_t k = mine.first[x]; k < mine.first[x + 1]; k++) {
             size_t e = edge_at(&mine, k), y = rows ? r->edge_v[e] : r->edge_eq[e];
@@ -904,8 +1022,7 @@ static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
                         continue;
                     sa__put(&from[x2], now);
                     if (!queued[x2]) {
-                        queue[(head + count) % n] = x2;
-                        count++;
+                        heap_push(&h, x2);
                         queued[x2] = true;
                     }
                 }
@@ -918,7 +1035,24 @@ static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
     sa__release(c, mark);
 }
 
-static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
+/* The keys reach takes: rows by their block's rank in the block order,
+ * columns by the reverse (paths from unmatched columns run against it). */
+static void reach_keys(sa_ctx *c, const sa__bsol *b, uint32_t **rkey, uint32_t **ckey)
+{
+    const sa_result *r = c->r;
+    size_t *first;
+    uint32_t *to;
+    block_graph(c, b->nb, b->block_of_eq, b->block_of_var, b->in_union, &first, &to);
+    uint32_t *rank = block_ranks(c, b->nb, first, to);
+    *rkey = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof **rkey);
+    *ckey = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof **ckey);
+    for (uint32_t i = 0; i < r->n_eq; i++) /* a never-active row: unreached */
+        (*rkey)[i] = b->block_of_eq[i] == UINT32_MAX ? 0 : rank[b->block_of_eq[i]];
+    for (uint32_t j = 0; j < r->n_var; j++)
+        (*ckey)[j] = b->nb - 1 - rank[b->block_of_var[j]];
+}
+
+static void diagnostics_by_reach(sa_ctx *c, const sa__bsol *b, const BDD *match)
 {
     sa_result *r = c->r;
     r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
@@ -942,9 +1076,11 @@ static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
         sa__put(&r->under[j], sa__diff(act, mcol[j]));
         sa__release(c, m2);
     }
+    uint32_t *rkey, *ckey;
+    reach_keys(c, b, &rkey, &ckey);
+    reach(c, match, r->over, true, rkey);
+    reach(c, match, r->under, false, ckey);
     sa__release(c, mark);
-    reach(c, match, r->over, true);
-    reach(c, match, r->under, false);
 }
 
 /* Whether no block has more than max equations. */
@@ -1036,7 +1172,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     uint32_t reused = 0;
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
-        if (ne == 0 && kind != NULL) { /* a variable in no equation: singular */
+        if ((ne == 0 || nv == 0) && kind != NULL) { /* a row or column alone: singular */
             sa__put(ok, bddfalse);
             sa__put(&sing[b], w->chi_m);
             continue;
@@ -1105,7 +1241,7 @@ bool sa__primal_blocks(sa_ctx *c)
     if (apart || (b.kind == NULL && sa__tight_primal(c, whole))) {
         for (size_t e = 0; e < w->n_edges; e++)
             sa__put(&b.te[e], apart ? sa__or(b.te[e], b.tmax[e]) : sa__or(w->te[e], whole[e]));
-        diagnostics_by_reach(c, b.te);
+        diagnostics_by_reach(c, &b, b.te);
         w->dm_by_blocks = true;
     }
     sa__release(c, mark);

@@ -579,7 +579,9 @@ void sa__dm(sa_ctx *c);
 void sa__max_matchings(sa_ctx *c, BDD *y, sa__mats *mt);
 /* ---- sa_udm.c ---------------------------------------------------------------
  * The blocks of a union graph without a perfect matching (the file says why
- * its order is acyclic): n_rows rows in compressed rows (first, col; no
+ * their order is acyclic): an unmatched row alone (SA_UBLOCK_OVER, no
+ * column), an unmatched column alone (SA_UBLOCK_UNDER, no row), strongly
+ * connected blocks of matched rows and columns (SA_UBLOCK_SQUARE). n_rows rows in compressed rows (first, col; no
  * repeated column), n_cols columns, a maximum matching row_edge (the entry
  * of col matched to each row, or -1). Writes block_of_row (n_rows),
  * block_of_col (n_cols) and kind (SA_UBLOCK_*, per block: at most n_rows +

@@ -15,19 +15,21 @@
  * few equations that compete for the same unknowns, and the rest keeps the
  * sound model's small blocks.
  *
- * What. Given a maximum matching of the union graph U: the overdetermined
- * part (rows reached from an unmatched row by alternating paths, and their
- * columns), the underdetermined part (columns reached from an unmatched
- * column, and their rows), the square rest. Blocks: each connected
- * component of the overdetermined part, each of the underdetermined part,
- * and the strongly connected blocks of the square part. Their order (a row
- * of block a has an edge of U to a column of block b) is acyclic: rows of
- * the overdetermined part reach only its columns, columns of the
- * underdetermined part are reached only from its rows, and the square
- * blocks are the condensation of a digraph. That is all sa_blocks.c's
- * argument needs: a mode's graph lies in U, and the blocks' own maximum
- * matchings are a maximum matching of it unless an augmenting path runs
- * from one block to another it reaches (sa_blocks.c checks which).
+ * What. Given a maximum matching of the union graph U: each unmatched row
+ * is a block alone (no column), each unmatched column likewise (no row),
+ * and the matched rows with their columns fall into the strongly connected
+ * blocks of the digraph a -> the row matched to a column of a, as in
+ * sa_blocks.c. Their order (a row of block a has an edge of U to a column
+ * of block b) is acyclic: nothing enters a block without columns, nothing
+ * leaves one without rows, and the rest is the condensation of a digraph.
+ * That is all sa_blocks.c's argument needs: a mode's graph lies in U, and
+ * the blocks' own maximum matchings are a maximum matching of it unless an
+ * augmenting path runs from one block to another it reaches (sa_blocks.c
+ * checks which). Finer than the coarse Dulmage-Mendelsohn parts of U,
+ * which a chain makes as long as the chain: one equation added at the
+ * start of the brake makes every equation of it overdetermined in U, yet
+ * with the added equation left unmatched, the rest is the sound brake's
+ * blocks.
  *
  * Pure graph work on C arrays: no BDD is built here.
  */
@@ -35,176 +37,158 @@
 
 #include <string.h>
 
-enum { SIDE_SQUARE = SA_UBLOCK_SQUARE, SIDE_OVER = SA_UBLOCK_OVER, SIDE_UNDER = SA_UBLOCK_UNDER };
+/* A bipartite graph seen from one side ("rows"), with the matching both
+ * ways; the other side is its transpose. */
+typedef struct side {
+    uint32_t n, n_other;
+    const size_t *first;
+    const uint32_t *adj;
+    uint32_t *mine, *theirs; /* matched item of the other side, or UINT32_MAX */
+} side;
 
-static uint32_t uf_find(uint32_t *parent, uint32_t x)
+/* Which item an unmatched one gives its place to (below): the fewest
+ * neighbours first (an equation of one unknown, x = 0, is the typical one
+ * too many), then the latest. */
+static bool better(const side *s, uint32_t a, uint32_t b)
 {
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
+    size_t da = s->first[a + 1] - s->first[a], db = s->first[b + 1] - s->first[b];
+    return da < db || (da == db && a > b);
 }
 
-static void uf_union(uint32_t *parent, uint32_t a, uint32_t b)
+/* t := the transpose of s (adjacency only; t's matching is set by the
+ * caller). */
+static void transpose(sa_ctx *c, const side *s, side *t)
 {
-    a = uf_find(parent, a);
-    b = uf_find(parent, b);
-    if (a != b)
-        parent[a < b ? b : a] = a < b ? a : b;
-}
-
-/* The graph and its matching, both ways. */
-typedef struct ug {
-    uint32_t n_rows, n_cols;
-    const size_t *first; /* rows: compressed */
-    const uint32_t *col;
-    size_t *cfirst; /* columns: compressed, rows in crow */
-    uint32_t *crow;
-    uint32_t *mcol, *mrow; /* matched column of a row, row of a column, or UINT32_MAX */
-    uint8_t *rside, *cside;
-} ug;
-
-static void transpose(sa_ctx *c, ug *g)
-{
-    size_t ne = g->first[g->n_rows];
-    g->cfirst = sa__alloc(c, ((size_t)g->n_cols + 2) * sizeof *g->cfirst);
-    g->crow = sa__alloc(c, (ne + 1) * sizeof *g->crow);
+    size_t ne = s->first[s->n];
+    size_t *first = sa__alloc(c, ((size_t)s->n_other + 2) * sizeof *first);
+    uint32_t *adj = sa__alloc(c, (ne + 1) * sizeof *adj);
     for (size_t k = 0; k < ne; k++)
-        g->cfirst[g->col[k] + 2]++;
-    for (uint32_t j = 0; j < g->n_cols; j++)
-        g->cfirst[j + 2] += g->cfirst[j + 1];
-    for (uint32_t a = 0; a < g->n_rows; a++)
-        for (size_t k = g->first[a]; k < g->first[a + 1]; k++)
-            g->crow[g->cfirst[g->col[k] + 1]++] = a;
+        first[s->adj[k] + 2]++;
+    for (uint32_t j = 0; j < s->n_other; j++)
+        first[j + 2] += first[j + 1];
+    for (uint32_t a = 0; a < s->n; a++)
+        for (size_t k = s->first[a]; k < s->first[a + 1]; k++)
+            adj[first[s->adj[k] + 1]++] = a;
+    t->first = first;
+    t->adj = adj;
 }
 
-/* The overdetermined part: rows reached from the unmatched rows by
- * row -> any column -> its matched row (matched: the matching is
- * maximum, else an augmenting path). */
-static void mark_over(sa_ctx *c, ug *g)
+/* For each unmatched item u: the items an alternating path reaches from u
+ * (u -> a neighbour -> the item matched to it) could each be the
+ * unmatched one instead, by flipping the path; choose the best and flip.
+ * Why: the blocks depend on which items are left unmatched. With the
+ * brake's one equation too many in its middle (x[K] = 0), a maximum
+ * matching that matched it to x[K] and left another equation unmatched
+ * shifted the chain's matching and made one strongly connected block of
+ * nearly every railcar; the diagnostics then cost 4 s at N = 40. Leaving
+ * the added equation unmatched gives the sound brake's blocks. */
+static void choose_unmatched(sa_ctx *c, side *s)
 {
-    uint32_t *queue = sa__alloc(c, ((size_t)g->n_rows + 1) * sizeof *queue), tail = 0;
-    for (uint32_t a = 0; a < g->n_rows; a++)
-        if (g->mcol[a] == UINT32_MAX) {
-            g->rside[a] = SIDE_OVER;
-            queue[tail++] = a;
-        }
-    for (uint32_t head = 0; head < tail; head++) {
-        uint32_t a = queue[head];
-        for (size_t k = g->first[a]; k < g->first[a + 1]; k++) {
-            uint32_t j = g->col[k], a2 = g->mrow[j];
-            g->cside[j] = SIDE_OVER;
-            MDAE_ASSERT(a2 != UINT32_MAX);
-            if (g->rside[a2] != SIDE_OVER) {
-                g->rside[a2] = SIDE_OVER;
+    size_t mark = sa__mark(c);
+    uint32_t *queue = sa__alloc(c, ((size_t)s->n + 1) * sizeof *queue);
+    uint32_t *via = sa__alloc(c, ((size_t)s->n + 1) * sizeof *via); /* predecessor */
+    uint32_t *seen = sa__alloc(c, ((size_t)s->n + 1) * sizeof *seen); /* u + 1 */
+    for (uint32_t u = 0; u < s->n; u++) {
+        if (s->mine[u] != UINT32_MAX)
+            continue;
+        uint32_t tail = 0, best = u;
+        queue[tail++] = u;
+        seen[u] = u + 1;
+        for (uint32_t head = 0; head < tail; head++) {
+            uint32_t a = queue[head];
+            for (size_t k = s->first[a]; k < s->first[a + 1]; k++) {
+                uint32_t a2 = s->theirs[s->adj[k]];
+                if (a2 == UINT32_MAX || seen[a2] == u + 1)
+                    continue; /* (an unmatched neighbour: the matching is maximum) */
+                seen[a2] = u + 1;
+                via[a2] = a;
                 queue[tail++] = a2;
+                if (better(s, a2, best))
+                    best = a2;
             }
         }
-    }
-}
-
-/* The underdetermined part, likewise from the unmatched columns. */
-static void mark_under(sa_ctx *c, ug *g)
-{
-    uint32_t *queue = sa__alloc(c, ((size_t)g->n_cols + 1) * sizeof *queue), tail = 0;
-    for (uint32_t j = 0; j < g->n_cols; j++)
-        if (g->mrow[j] == UINT32_MAX) {
-            g->cside[j] = SIDE_UNDER;
-            queue[tail++] = j;
+        /* Flip u .. best: each item on the path takes its successor's
+         * partner, best none. */
+        uint32_t x = best, give = UINT32_MAX;
+        while (x != u) {
+            uint32_t j = s->mine[x], a = via[x];
+            s->mine[x] = give;
+            if (give != UINT32_MAX)
+                s->theirs[give] = x;
+            give = j;
+            x = a;
         }
-    for (uint32_t head = 0; head < tail; head++) {
-        uint32_t j = queue[head];
-        for (size_t k = g->cfirst[j]; k < g->cfirst[j + 1]; k++) {
-            uint32_t a = g->crow[k], j2 = g->mcol[a];
-            MDAE_ASSERT(g->rside[a] != SIDE_OVER && j2 != UINT32_MAX);
-            g->rside[a] = SIDE_UNDER;
-            if (g->cside[j2] != SIDE_UNDER) {
-                g->cside[j2] = SIDE_UNDER;
-                queue[tail++] = j2;
-            }
+        if (best != u) {
+            s->mine[u] = give;
+            s->theirs[give] = u;
         }
     }
+    sa__release(c, mark);
 }
 
-/* The strongly connected blocks of the square part: comp[a] for its rows
- * (the others are left alone, each a component of its own). */
-static uint32_t square_sccs(sa_ctx *c, const ug *g, uint32_t *comp)
+/* The strongly connected blocks of the digraph on matched rows: a -> the
+ * row matched to each column of a (unmatched rows have no successors). */
+static uint32_t matched_sccs(sa_ctx *c, uint32_t n_rows, const size_t *first,
+                             const uint32_t *col, const uint32_t *mcol, const uint32_t *mrow,
+                             uint32_t *comp)
 {
-    size_t ne = g->first[g->n_rows];
-    size_t *first = sa__alloc(c, ((size_t)g->n_rows + 1) * sizeof *first);
+    size_t ne = first[n_rows];
+    size_t *sfirst = sa__alloc(c, ((size_t)n_rows + 1) * sizeof *sfirst);
     uint32_t *to = sa__alloc(c, (ne + 1) * sizeof *to);
     size_t n = 0;
-    for (uint32_t a = 0; a < g->n_rows; a++) {
-        first[a] = n;
-        if (g->rside[a] != SIDE_SQUARE)
+    for (uint32_t a = 0; a < n_rows; a++) {
+        sfirst[a] = n;
+        if (mcol[a] == UINT32_MAX)
             continue;
-        for (size_t k = g->first[a]; k < g->first[a + 1]; k++)
-            if (g->cside[g->col[k]] == SIDE_SQUARE)
-                to[n++] = g->mrow[g->col[k]];
+        for (size_t k = first[a]; k < first[a + 1]; k++)
+            if (mrow[col[k]] != UINT32_MAX)
+                to[n++] = mrow[col[k]];
     }
-    first[g->n_rows] = n;
-    return sa__sccs(c, g->n_rows, first, to, comp);
-}
-
-/* Rows of a part in one union-find class per connected component. */
-static void join_parts(const ug *g, uint32_t *parent)
-{
-    for (uint32_t a = 0; a < g->n_rows; a++)
-        parent[a] = a;
-    for (uint32_t a = 0; a < g->n_rows; a++)
-        if (g->rside[a] == SIDE_OVER)
-            for (size_t k = g->first[a]; k < g->first[a + 1]; k++)
-                uf_union(parent, a, g->mrow[g->col[k]]);
-    for (uint32_t j = 0; j < g->n_cols; j++)
-        if (g->cside[j] == SIDE_UNDER)
-            for (size_t k = g->cfirst[j]; k < g->cfirst[j + 1]; k++)
-                uf_union(parent, g->crow[g->cfirst[j]], g->crow[k]);
+    sfirst[n_rows] = n;
+    return sa__sccs(c, n_rows, sfirst, to, comp);
 }
 
 uint32_t sa__union_dm(sa_ctx *c, uint32_t n_rows, uint32_t n_cols, const size_t *first,
                       const uint32_t *col, const int *row_edge, uint32_t *block_of_row,
                       uint32_t *block_of_col, uint8_t *kind)
 {
-    ug g = {n_rows, n_cols, first, col, NULL, NULL, NULL, NULL, NULL, NULL};
-    g.mcol = sa__alloc_raw(c, ((size_t)n_rows + 1) * sizeof *g.mcol);
-    g.mrow = sa__alloc_raw(c, ((size_t)n_cols + 1) * sizeof *g.mrow);
-    memset(g.mrow, 0xff, ((size_t)n_cols + 1) * sizeof *g.mrow);
+    uint32_t *mcol = sa__alloc_raw(c, ((size_t)n_rows + 1) * sizeof *mcol);
+    uint32_t *mrow = sa__alloc_raw(c, ((size_t)n_cols + 1) * sizeof *mrow);
+    memset(mrow, 0xff, ((size_t)n_cols + 1) * sizeof *mrow);
     for (uint32_t a = 0; a < n_rows; a++) {
-        g.mcol[a] = row_edge[a] < 0 ? UINT32_MAX : col[row_edge[a]];
+        mcol[a] = row_edge[a] < 0 ? UINT32_MAX : col[row_edge[a]];
         if (row_edge[a] >= 0)
-            g.mrow[g.mcol[a]] = a;
+            mrow[mcol[a]] = a;
     }
-    g.rside = sa__alloc(c, (size_t)n_rows + 1); /* SIDE_SQUARE is 0 */
-    g.cside = sa__alloc(c, (size_t)n_cols + 1);
-    transpose(c, &g);
-    mark_over(c, &g);
-    mark_under(c, &g);
+    side rows = {n_rows, n_cols, first, col, mcol, mrow};
+    choose_unmatched(c, &rows);
+    side cols = {n_cols, n_rows, NULL, NULL, mrow, mcol};
+    transpose(c, &rows, &cols);
+    choose_unmatched(c, &cols);
     uint32_t *comp = sa__alloc(c, ((size_t)n_rows + 1) * sizeof *comp);
-    uint32_t n_scc = square_sccs(c, &g, comp);
-    uint32_t *parent = sa__alloc(c, ((size_t)n_rows + 1) * sizeof *parent);
-    join_parts(&g, parent);
-    /* Block ids in order of first appearance: a square row by its
-     * component, another row by its class, a column without rows alone. */
-    size_t n_keys = (size_t)n_scc + n_rows + n_cols;
-    uint32_t *id = sa__alloc_raw(c, (n_keys + 1) * sizeof *id);
-    memset(id, 0xff, (n_keys + 1) * sizeof *id);
+    uint32_t n_scc = matched_sccs(c, n_rows, first, col, mcol, mrow, comp);
+    /* Block ids in order of first appearance: a matched row by its
+     * component, an unmatched row alone, then the unmatched columns. */
+    uint32_t *id = sa__alloc_raw(c, ((size_t)n_scc + 1) * sizeof *id);
+    memset(id, 0xff, ((size_t)n_scc + 1) * sizeof *id);
     uint32_t nb = 0;
     for (uint32_t a = 0; a < n_rows; a++) {
-        size_t key = g.rside[a] == SIDE_SQUARE ? comp[a] : n_scc + uf_find(parent, a);
-        if (id[key] == UINT32_MAX) {
-            id[key] = nb;
-            kind[nb++] = g.rside[a];
+        if (mcol[a] == UINT32_MAX) {
+            kind[nb] = SA_UBLOCK_OVER;
+            block_of_row[a] = nb++;
+            continue;
         }
-        block_of_row[a] = id[key];
+        if (id[comp[a]] == UINT32_MAX) {
+            id[comp[a]] = nb;
+            kind[nb++] = SA_UBLOCK_SQUARE;
+        }
+        block_of_row[a] = id[comp[a]];
     }
     for (uint32_t j = 0; j < n_cols; j++) {
-        if (g.mrow[j] != UINT32_MAX) {
-            block_of_col[j] = block_of_row[g.mrow[j]];
-        } else if (g.cfirst[j] < g.cfirst[j + 1]) {
-            block_of_col[j] = block_of_row[g.crow[g.cfirst[j]]];
-        } else { /* in no equation: a block without rows */
-            kind[nb] = SIDE_UNDER;
+        if (mrow[j] != UINT32_MAX) {
+            block_of_col[j] = block_of_row[mrow[j]];
+        } else {
+            kind[nb] = SA_UBLOCK_UNDER;
             block_of_col[j] = nb++;
         }
     }
