@@ -42,9 +42,10 @@
  * primal runs without one. Both give the same functions.
  *
  * When it does not apply (a variable not active in some valid mode,
- * equations that do not group, U not square or without a perfect matching,
- * or one block only), sa__primal_blocks says so and the caller runs the
- * ordinary primal. The singular modes' diagnostics by blocks, and when
+ * equations that do not group, or one block only), sa__primal_blocks says
+ * so and the caller runs the ordinary primal. U not square or without a
+ * perfect matching (every mode singular: issue 36) is cut by sa_udm.c,
+ * except inside sa_tight.c's rounds. The singular modes' diagnostics by blocks, and when
  * they apply: below, before sa__primal_blocks.
  */
 #include "sa_int.h"

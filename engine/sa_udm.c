@@ -1,9 +1,9 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * engine/sa_udm.c -- the blocks of a union graph without a perfect
- * matching (issue 36): its coarse Dulmage-Mendelsohn decomposition, the
- * square part cut into its strongly connected blocks as sa_blocks.c cuts a
- * union graph that has one.
+ * matching (issue 36): its unmatched rows and columns alone, the matched
+ * rest cut into strongly connected blocks as sa_blocks.c cuts a union
+ * graph that has one.
  *
  * Why. A model with one equation too many or too few (an editor's model,
  * most of the time) is singular in every mode, and its union graph is not
