@@ -42,9 +42,10 @@
  * primal runs without one. Both give the same functions.
  *
  * When it does not apply (a variable not active in some valid mode,
- * equations that do not group, U not square or without a perfect matching,
- * or one block only), sa__primal_blocks says so and the caller runs the
- * ordinary primal. The singular modes' diagnostics by blocks, and when
+ * equations that do not group, or one block only), sa__primal_blocks says
+ * so and the caller runs the ordinary primal. U not square or without a
+ * perfect matching (every mode singular: issue 36) is cut by sa_udm.c,
+ * except inside sa_tight.c's rounds. The singular modes' diagnostics by blocks, and when
  * they apply: below, before sa__primal_blocks.
  */
 #include "sa_int.h"
@@ -141,8 +142,11 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const 
                         ugraph *u, bool *in_union)
 {
     const sa_result *r = c->r;
-    u->n_rows = r->n_var; /* ng groups, then a row per never-active variable */
-    u->first = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *u->first);
+    uint32_t n_never = 0;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        n_never += never[j];
+    u->n_rows = ng + n_never; /* ng groups, then a row per never-active variable */
+    u->first = sa__alloc(c, ((size_t)u->n_rows + 2) * sizeof *u->first);
     u->col = sa__alloc(c, (r->n_edges + r->n_var + 1) * sizeof *u->col);
     /* Equations of each group, in model order (counting sort). */
     uint32_t *gfirst = sa__alloc(c, ((size_t)ng + 2) * sizeof *gfirst);
@@ -179,7 +183,7 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const 
             u->first[g++] = n;
             u->col[n++] = j;
         }
-    MDAE_ASSERT(g == r->n_var);
+    MDAE_ASSERT(g == u->n_rows);
     u->first[g] = n;
 }
 
@@ -195,25 +199,53 @@ uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to
     return sm_sccs(n, first, to, comp, &w);
 }
 
+/* The blocks of a union graph u without a perfect matching (sa_udm.c),
+ * row_edge a maximum matching of it: into block_of_eq and block_of_var,
+ * and *kind (per block, temporaries). False when they are one block. Not
+ * inside sa_tight.c's rounds: a round's tight graph that has no perfect
+ * matching leaves its modes to a later round, and only singular modes want
+ * these blocks. */
+static bool find_singular_blocks(sa_ctx *c, const ugraph *u, const int *row_edge,
+                                 const uint32_t *group_of, uint32_t *block_of_eq,
+                                 uint32_t *block_of_var, uint8_t **kind, uint32_t *n_blocks)
+{
+    const sa_result *r = c->r;
+    if (c->tight_depth > 0)
+        return false;
+    uint32_t *block_of_row = sa__alloc(c, ((size_t)u->n_rows + 1) * sizeof *block_of_row);
+    *kind = sa__alloc(c, (size_t)u->n_rows + r->n_var + 1);
+    *n_blocks = sa__union_dm(c, u->n_rows, r->n_var, u->first, u->col, row_edge, block_of_row,
+                             block_of_var, *kind);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        block_of_eq[i] = group_of[i] == UINT32_MAX ? UINT32_MAX : block_of_row[group_of[i]];
+    return *n_blocks > 1;
+}
+
 /* The block structure: block_of_eq[i] (UINT32_MAX: never active),
- * block_of_var[j] and in_union (union_graph). False when the decomposition
- * does not apply (see the top of the file) or gives one block. */
+ * block_of_var[j] and in_union (union_graph); *kind stays NULL when the
+ * union graph has a perfect matching, else find_singular_blocks. False
+ * when the decomposition does not apply (see the top of the file) or gives
+ * one block. */
 static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var,
-                        bool *in_union, uint32_t *n_blocks)
+                        bool *in_union, uint8_t **kind, uint32_t *n_blocks)
 {
     const sa_result *r = c->r;
     bool *never = sa__alloc(c, (size_t)r->n_var + 1);
     uint32_t n_never;
+    *kind = NULL;
     if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c, never, &n_never))
         return false;
     uint32_t *group_of = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *group_of);
     uint32_t ng;
-    if (!group_equations(c, group_of, &ng) || ng + n_never != r->n_var)
+    if (!group_equations(c, group_of, &ng))
+        return false;
+    if (ng + n_never != r->n_var && c->tight_depth > 0)
         return false;
     ugraph u;
     union_graph(c, group_of, ng, never, &u, in_union);
-    ng = r->n_var;
+    ng = u.n_rows;
     uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
+    int *row_edge = sa__alloc(c, ((size_t)ng + 1) * sizeof *row_edge);
     /* Nothing may jump between here and sm_ws_free. */
     sm_ws *ws = sm_ws_new();
     if (ws == NULL)
@@ -222,13 +254,18 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     const sm_solution *sol = NULL;
     int rc = sm_max_matching(ws, &sg, &sol);
     bool perfect = rc == MDAE_OK && sol->perfect;
-    for (uint32_t g = 0; perfect && g < ng; g++)
-        group_of_var[u.col[sol->row_edge[g]]] = g;
+    for (uint32_t g = 0; rc == MDAE_OK && g < ng; g++)
+        row_edge[g] = sol->row_edge[g];
     sm_ws_free(ws);
     if (rc == MDAE_E_NOMEM)
         sa__fail(c, MDAE_E_NOMEM);
-    if (!perfect)
+    if (rc != MDAE_OK)
         return false;
+    if (!perfect)
+        return find_singular_blocks(c, &u, row_edge, group_of, block_of_eq, block_of_var, kind,
+                                    n_blocks);
+    for (uint32_t g = 0; g < ng; g++)
+        group_of_var[u.col[row_edge[g]]] = g;
     /* Group g -> group g' when g has an edge to the variable matched to g'. */
     uint32_t *succ = sa__alloc(c, (u.first[ng] + 1) * sizeof *succ);
     for (size_t k = 0; k < u.first[ng]; k++)
@@ -703,23 +740,53 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
  * order from each. */
 #define SINGULAR_BLOCKS_MAX 256
 
-/* Whether the blocks' own matchings are maximum in every singular mode
- * (above): no two blocks singular in a common mode with a path between
- * them in the union graph's block order. */
-static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
-                                  const uint32_t *block_of_eq, const uint32_t *block_of_var,
-                                  const bool *in_union)
+/* The modes where block b's own maximum matching leaves a row unmatched
+ * (srow[b], slots of the caller's) and where it leaves a column unmatched
+ * (scol[b]): both its singular modes for a square block, whose maximum
+ * matchings are perfect where it is not singular; for a block of the
+ * over- or underdetermined part of a union graph without a perfect
+ * matching (sa_udm.c), read from tmax, a maximum matching in every mode
+ * (such a block has no perfect matching in any). */
+static void unmatched_modes(sa_ctx *c, const sa__bsol *b, BDD *srow, BDD *scol)
 {
     const sa_result *r = c->r;
-    uint32_t *singular = sa__alloc(c, ((size_t)nb + 1) * sizeof *singular), ns = 0;
-    for (uint32_t b = 0; b < nb; b++)
-        if (sing[b] != bddfalse) {
-            if (ns == SINGULAR_BLOCKS_MAX)
-                return false;
-            singular[ns++] = b;
+    for (uint32_t k = 0; k < b->nb; k++) {
+        sa__put(&srow[k], b->kind == NULL || b->kind[k] == SA_UBLOCK_SQUARE ? b->sing[k] : bddfalse);
+        sa__put(&scol[k], srow[k]);
+    }
+    if (b->kind == NULL)
+        return;
+    size_t mark = sa__mark(c);
+    BDD *mrow = sa__slots(c, (size_t)r->n_eq + 1), *mcol = sa__slots(c, (size_t)r->n_var + 1);
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (b->tmax[e] != bddfalse) {
+            sa__put(&mrow[r->edge_eq[e]], sa__or(mrow[r->edge_eq[e]], b->tmax[e]));
+            sa__put(&mcol[r->edge_v[e]], sa__or(mcol[r->edge_v[e]], b->tmax[e]));
         }
-    /* The block order: b -> b' when a row of b has a union edge to a
-     * column of b' (compressed rows; repeated edges do no harm). */
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        uint32_t k = b->block_of_eq[i];
+        if (k == UINT32_MAX || b->kind[k] == SA_UBLOCK_SQUARE)
+            continue;
+        size_t m2 = sa__mark(c);
+        BDD act = T(sa__and(r->chi_i[i], r->chi_m));
+        sa__put(&srow[k], sa__or(srow[k], T(sa__diff(act, mrow[i]))));
+        sa__release(c, m2);
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) { /* active in every valid mode */
+        uint32_t k = b->block_of_var[j];
+        if (b->kind[k] != SA_UBLOCK_SQUARE)
+            sa__put(&scol[k], sa__or(scol[k], sa__diff(r->chi_m, mcol[j])));
+    }
+    sa__release(c, mark);
+}
+
+/* The block order: b -> b' when a row of b has a union edge to a column
+ * of b' (compressed rows, *first and *to; repeated edges do no harm). */
+static void block_graph(sa_ctx *c, uint32_t nb, const uint32_t *block_of_eq,
+                        const uint32_t *block_of_var, const bool *in_union, size_t **first_out,
+                        uint32_t **to_out)
+{
+    const sa_result *r = c->r;
     size_t *first = sa__alloc(c, ((size_t)nb + 2) * sizeof *first);
     uint32_t *to = sa__alloc(c, (r->n_edges + 1) * sizeof *to);
     for (int pass = 0; pass < 2; pass++) {
@@ -736,6 +803,61 @@ static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
             for (uint32_t b = 0; b < nb; b++)
                 first[b + 2] += first[b + 1];
     }
+    *first_out = first;
+    *to_out = to;
+}
+
+/* Each block's place in a topological order of the block order (Kahn's;
+ * blocks on a cycle, which sa_udm.c and the strongly connected blocks
+ * exclude, would come last, in any order). */
+static uint32_t *block_ranks(sa_ctx *c, uint32_t nb, const size_t *first, const uint32_t *to)
+{
+    uint32_t *indeg = sa__alloc(c, ((size_t)nb + 1) * sizeof *indeg);
+    uint32_t *queue = sa__alloc(c, ((size_t)nb + 1) * sizeof *queue);
+    uint32_t *rank = sa__alloc(c, ((size_t)nb + 1) * sizeof *rank);
+    bool *placed = sa__alloc(c, (size_t)nb + 1);
+    for (size_t q = 0; q < first[nb]; q++)
+        indeg[to[q]]++;
+    uint32_t tail = 0, n = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (indeg[b] == 0)
+            queue[tail++] = b;
+    for (uint32_t head = 0; head < tail; head++) {
+        uint32_t b = queue[head];
+        placed[b] = true;
+        rank[b] = n++;
+        for (size_t q = first[b]; q < first[b + 1]; q++)
+            if (--indeg[to[q]] == 0)
+                queue[tail++] = to[q];
+    }
+    for (uint32_t b = 0; b < nb; b++)
+        if (!placed[b])
+            rank[b] = n++;
+    return rank;
+}
+
+/* Whether the blocks' own matchings are maximum in every singular mode
+ * (above): no block with an unmatched row (srow) in a mode reaches,
+ * along a path of the union graph's block order, another block with an
+ * unmatched column (scol) in the same mode. */
+static bool singular_blocks_apart(sa_ctx *c, const BDD *srow, const BDD *scol, uint32_t nb,
+                                  const uint32_t *block_of_eq, const uint32_t *block_of_var,
+                                  const bool *in_union)
+{
+    uint32_t *singular = sa__alloc(c, ((size_t)nb + 1) * sizeof *singular), ns = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (srow[b] != bddfalse) {
+            if (ns == SINGULAR_BLOCKS_MAX)
+                return false;
+            singular[ns++] = b;
+        }
+    uint32_t *ends = sa__alloc(c, ((size_t)nb + 1) * sizeof *ends), n_ends = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (scol[b] != bddfalse)
+            ends[n_ends++] = b;
+    size_t *first;
+    uint32_t *to;
+    block_graph(c, nb, block_of_eq, block_of_var, in_union, &first, &to);
     uint32_t *seen = sa__alloc(c, ((size_t)nb + 1) * sizeof *seen); /* search + 1 */
     uint32_t *queue = sa__alloc(c, ((size_t)nb + 1) * sizeof *queue);
     for (uint32_t k = 0; k < ns; k++) {
@@ -750,9 +872,10 @@ static bool singular_blocks_apart(sa_ctx *c, const BDD *sing, uint32_t nb,
                     queue[tail++] = to[q];
                 }
         }
-        for (uint32_t l = 0; l < ns; l++) {
-            uint32_t b = singular[l];
-            if (l != k && seen[b] == k + 1 && sa__and(sing[singular[k]], sing[b]) != bddfalse)
+        for (uint32_t l = 0; l < n_ends; l++) {
+            uint32_t b = ends[l];
+            if (b != singular[k] && seen[b] == k + 1 &&
+                sa__and(srow[singular[k]], scol[b]) != bddfalse)
                 return false;
         }
     }
@@ -781,31 +904,109 @@ static incidence side_edges(sa_ctx *c, bool rows)
 
 static size_t edge_at(const incidence *in, size_t k) { return in->es ? in->es[k] : k; }
 
+/* A binary heap of items by key (smallest first), each at most once. */
+typedef struct heap {
+    size_t *a, n;
+    const uint32_t *key, *dist;
+    size_t *seq, pushes; /* per item: when it was pushed (FIFO among equals) */
+} heap;
+
+static bool heap_less(const heap *h, size_t x, size_t y)
+{
+    if (h->key[x] != h->key[y])
+        return h->key[x] < h->key[y];
+    if (h->dist[x] != h->dist[y])
+        return h->dist[x] < h->dist[y];
+    return h->seq[x] < h->seq[y];
+}
+
+static void heap_push(heap *h, size_t x)
+{
+    h->seq[x] = h->pushes++;
+    size_t k = h->n++;
+    for (; k > 0 && heap_less(h, x, h->a[(k - 1) / 2]); k = (k - 1) / 2)
+        h->a[k] = h->a[(k - 1) / 2];
+    h->a[k] = x;
+}
+
+static size_t heap_pop(heap *h)
+{
+    size_t top = h->a[0], x = h->a[--h->n], k = 0;
+    for (;;) {
+        size_t l = 2 * k + 1, m = l + 1 < h->n && heap_less(h, h->a[l + 1], h->a[l]) ? l + 1 : l;
+        if (l >= h->n || !heap_less(h, h->a[m], x))
+            break;
+        h->a[k] = h->a[m];
+        k = m;
+    }
+    if (h->n > 0)
+        h->a[k] = x;
+    return top;
+}
+
+/* The length of the shortest alternating path of the union of the modes
+ * (any edge, then any edge that is matched in some mode) from an item
+ * where from[] holds to each item (UINT32_MAX: none), for reach's order. */
+static uint32_t *distances(sa_ctx *c, const BDD *match, const BDD *from, bool rows,
+                           const incidence *mine, const incidence *other)
+{
+    const sa_result *r = c->r;
+    size_t n = rows ? r->n_eq : r->n_var;
+    uint32_t *dist = sa__alloc_raw(c, (n + 1) * sizeof *dist);
+    size_t *queue = sa__alloc(c, (n + 1) * sizeof *queue), tail = 0;
+    for (size_t x = 0; x < n; x++) {
+        dist[x] = from[x] != bddfalse ? 0 : UINT32_MAX;
+        if (dist[x] == 0)
+            queue[tail++] = x;
+    }
+    for (size_t head = 0; head < tail; head++) {
+        size_t x = queue[head];
+        for (size_t k = mine->first[x]; k < mine->first[x + 1]; k++) {
+            size_t e = edge_at(mine, k), y = rows ? r->edge_v[e] : r->edge_eq[e];
+            for (size_t q = other->first[y]; q < other->first[y + 1]; q++) {
+                size_t f = edge_at(other, q), x2 = rows ? r->edge_eq[f] : r->edge_v[f];
+                if (match[f] != bddfalse && dist[x2] == UINT32_MAX) {
+                    dist[x2] = dist[x] + 1;
+                    queue[tail++] = x2;
+                }
+            }
+        }
+    }
+    return dist;
+}
+
 /* Alternating reachability: from[x] holds, on entry, the modes where x is
  * an unmatched row (rows = true; columns otherwise), and on return the
  * modes where x is reached: x -> any active edge -> y on the other side ->
- * y's matched edge -> x'. A worklist of the items whose modes grew: each
- * edge is looked at again only when its end gained modes. */
-static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
+ * y's matched edge -> x'. A worklist of the items whose modes grew, taken
+ * by key (key[x]: the place of x's block in the order the paths follow),
+ * then by distance from the start in the union of the modes (distances),
+ * then first in first out: an item is taken once what reaches it is
+ * (nearly) final, and no partial union of paths is built and built again.
+ * Any order reaches the same fixpoint, but not at the same cost, on the
+ * brake with one equation added (sa_udm.c), its railcars in one block: a
+ * FIFO made the intermediate functions blow up with the equation at the
+ * start (31 s at N = 100), the items' order with it in the middle (over a
+ * minute); this order takes 0.1 s in both. */
+static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows, const uint32_t *key)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
     size_t n = rows ? r->n_eq : r->n_var, n_other = rows ? r->n_var : r->n_eq;
     incidence mine = side_edges(c, rows), other = side_edges(c, !rows);
     BDD *mid = sa__slots(c, n_other + 1);
-    size_t *queue = sa__alloc(c, (n + 1) * sizeof *queue);
+    heap h = {sa__alloc(c, (n + 1) * sizeof *h.a), 0, key,
+              distances(c, match, from, rows, &mine, &other),
+              sa__alloc(c, (n + 1) * sizeof *h.seq), 0};
     bool *queued = sa__alloc(c, n + 1);
-    size_t head = 0, count = 0; /* a ring of n entries */
     for (size_t x = 0; x < n; x++)
         if (from[x] != bddfalse) {
-            queue[count++] = x;
+            heap_push(&h, x);
             queued[x] = true;
         }
     size_t steps = 0;
-    while (count > 0) {
-        size_t x = queue[head];
-        head = (head + 1) % n;
-        count--;
+    while (h.n > 0) {
+        size_t x = heap_pop(&h);
         queued[x] = false;
         for (size_t k = mine.first[x]; k < mine.first[x + 1]; k++) {
             size_t e = edge_at(&mine, k), y = rows ? r->edge_v[e] : r->edge_eq[e];
@@ -822,8 +1023,7 @@ static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
                         continue;
                     sa__put(&from[x2], now);
                     if (!queued[x2]) {
-                        queue[(head + count) % n] = x2;
-                        count++;
+                        heap_push(&h, x2);
                         queued[x2] = true;
                     }
                 }
@@ -836,7 +1036,24 @@ static void reach(sa_ctx *c, const BDD *match, BDD *from, bool rows)
     sa__release(c, mark);
 }
 
-static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
+/* The keys reach takes: rows by their block's rank in the block order,
+ * columns by the reverse (paths from unmatched columns run against it). */
+static void reach_keys(sa_ctx *c, const sa__bsol *b, uint32_t **rkey, uint32_t **ckey)
+{
+    const sa_result *r = c->r;
+    size_t *first;
+    uint32_t *to;
+    block_graph(c, b->nb, b->block_of_eq, b->block_of_var, b->in_union, &first, &to);
+    uint32_t *rank = block_ranks(c, b->nb, first, to);
+    *rkey = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof **rkey);
+    *ckey = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof **ckey);
+    for (uint32_t i = 0; i < r->n_eq; i++) /* a never-active row: unreached */
+        (*rkey)[i] = b->block_of_eq[i] == UINT32_MAX ? 0 : rank[b->block_of_eq[i]];
+    for (uint32_t j = 0; j < r->n_var; j++)
+        (*ckey)[j] = b->nb - 1 - rank[b->block_of_var[j]];
+}
+
+static void diagnostics_by_reach(sa_ctx *c, const sa__bsol *b, const BDD *match)
 {
     sa_result *r = c->r;
     r->over = sa__alloc_keep(c, (r->n_eq + 1) * sizeof(BDD));
@@ -860,9 +1077,11 @@ static void diagnostics_by_reach(sa_ctx *c, const BDD *match)
         sa__put(&r->under[j], sa__diff(act, mcol[j]));
         sa__release(c, m2);
     }
+    uint32_t *rkey, *ckey;
+    reach_keys(c, b, &rkey, &ckey);
+    reach(c, match, r->over, true, rkey);
+    reach(c, match, r->under, false, ckey);
     sa__release(c, mark);
-    reach(c, match, r->over, true);
-    reach(c, match, r->under, false);
 }
 
 /* Whether no block has more than max equations. */
@@ -914,7 +1133,8 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
-    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &nb))
+    uint8_t *kind;
+    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
         return false;
     if (c->max_block_rows > 0 && !blocks_within(c, block_of_eq, nb, c->max_block_rows))
         return false;
@@ -953,6 +1173,11 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     uint32_t reused = 0;
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
+        if ((ne == 0 || nv == 0) && kind != NULL) { /* a row or column alone: singular */
+            sa__put(ok, bddfalse);
+            sa__put(&sing[b], w->chi_m);
+            continue;
+        }
         if (ne == 0)
             continue; /* a never-active variable alone (vars_always_active) */
         if (prev != NULL && from_round(c, prev, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv,
@@ -980,7 +1205,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     *out = (sa__bsol){.nb = nb, .block_of_eq = block_of_eq, .block_of_var = block_of_var,
                       .in_union = in_union, .te = te, .tmax = tmax, .sing = sing, .bok = bok,
                       .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars,
-                      .from_prev = from_prev};
+                      .from_prev = from_prev, .kind = kind};
     return true;
 }
 
@@ -1008,12 +1233,16 @@ bool sa__primal_blocks(sa_ctx *c)
      * maximum matching of the whole in each singular mode, if the tight
      * graphs of sampled modes find one (sa_tight.c; it finds the same ok,
      * singular and te again). */
-    bool apart = singular_blocks_apart(c, b.sing, b.nb, b.block_of_eq, b.block_of_var, b.in_union);
+    BDD *srow = sa__slots(c, (size_t)b.nb + 1), *scol = sa__slots(c, (size_t)b.nb + 1);
+    unmatched_modes(c, &b, srow, scol);
+    bool apart =
+        singular_blocks_apart(c, srow, scol, b.nb, b.block_of_eq, b.block_of_var, b.in_union);
     BDD *whole = apart ? NULL : sa__slots(c, w->n_edges + 1);
-    if (apart || sa__tight_primal(c, whole)) {
+    /* sa_tight.c's rounds want a square union graph with a perfect matching. */
+    if (apart || (b.kind == NULL && sa__tight_primal(c, whole))) {
         for (size_t e = 0; e < w->n_edges; e++)
             sa__put(&b.te[e], apart ? sa__or(b.te[e], b.tmax[e]) : sa__or(w->te[e], whole[e]));
-        diagnostics_by_reach(c, b.te);
+        diagnostics_by_reach(c, &b, b.te);
         w->dm_by_blocks = true;
     }
     sa__release(c, mark);

@@ -521,6 +521,7 @@ typedef struct sa__bsol {
     BDD *te, *tmax, *sing, *bok, *ok;
     uint32_t *efirst, *vfirst, *eqs, *vars;
     bool *from_prev; /* per block: its solution is prev's (sa__blocks_solve) */
+    uint8_t *kind;   /* per block, SA_UBLOCK_* (sa_udm.c); NULL: all square */
 } sa__bsol;
 /* An earlier round of the same analysis, over more modes (the seeded
  * rounds', sa_tight.c): its blocks, and redo: the columns whose tight
@@ -595,6 +596,19 @@ void sa__dm(sa_ctx *c);
  * variable, along active edges); fills mt (its slots are the caller's, on
  * the context's stack). Shared by sa__dm and sa_blocks.c. */
 void sa__max_matchings(sa_ctx *c, BDD *y, sa__mats *mt);
+/* ---- sa_udm.c ---------------------------------------------------------------
+ * The blocks of a union graph without a perfect matching (the file says why
+ * their order is acyclic): an unmatched row alone (SA_UBLOCK_OVER, no
+ * column), an unmatched column alone (SA_UBLOCK_UNDER, no row), strongly
+ * connected blocks of matched rows and columns (SA_UBLOCK_SQUARE). n_rows rows in compressed rows (first, col; no
+ * repeated column), n_cols columns, a maximum matching row_edge (the entry
+ * of col matched to each row, or -1). Writes block_of_row (n_rows),
+ * block_of_col (n_cols) and kind (SA_UBLOCK_*, per block: at most n_rows +
+ * n_cols); returns the number of blocks. Temporaries from sa__alloc. */
+enum { SA_UBLOCK_SQUARE = 0, SA_UBLOCK_OVER = 1, SA_UBLOCK_UNDER = 2 };
+uint32_t sa__union_dm(sa_ctx *c, uint32_t n_rows, uint32_t n_cols, const size_t *first,
+                      const uint32_t *col, const int *row_edge, uint32_t *block_of_row,
+                      uint32_t *block_of_col, uint8_t *kind);
 /* ---- sa_maxmatch.c ---------------------------------------------------------
  * tmax (n_edges slots, false on entry) := a maximum matching of c->r's
  * graph in each of its singular modes (r->singular) that one matching per

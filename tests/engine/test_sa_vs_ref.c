@@ -788,6 +788,29 @@ Test(sa_vs_ref, rejects_random_models_that_use_variables_outside_their_guard) {
     if (st.models >= 50) cr_assert_gt(st.inconsistent, st.models / 2);
 }
 
+/* Models as an editor has them (issue 36): each edit, one to three, leaves
+ * the model with an equation or an unknown too many, so that most of its
+ * valid modes are singular; the blocks of a union graph without a perfect
+ * matching (sa_udm.c) and their diagnostics decide them. */
+Test(sa_vs_ref, agrees_with_the_reference_on_random_models_singular_in_most_modes) {
+    ref_random_opts o = {.max_equations = 9, .singular_edits = 3};
+    stats st = {0};
+    random_models(300000, random_count(300), &o,
+                  "agrees_with_the_reference_on_random_models_singular_in_most_modes", 300000,
+                  &st);
+    cr_log_info("singular random models: %zu models, %zu valid modes, %zu singular", st.models,
+                st.valid, st.singular);
+    if (st.models >= 100) cr_assert_gt(st.singular, st.valid / 2, "too few singular modes");
+}
+
+Test(sa_vs_ref, agrees_with_the_reference_on_singular_random_models_by_blocks) {
+    ref_random_opts o = {.max_equations = 9, .singular_edits = 3};
+    stats st = {0};
+    g_method = SA_METHOD_BLOCKS;
+    random_models(300000, random_count(150), &o,
+                  "agrees_with_the_reference_on_singular_random_models_by_blocks", 300000, &st);
+}
+
 /* ---- The paper's models --------------------------------------------------------------- */
 
 static void model_file(const char *file, long n, size_t samples, stats *st) {
@@ -854,6 +877,87 @@ Test(sa_vs_ref, agrees_on_every_mode_of_rldc_chain_up_to_n4) {
     stats st = {0};
     for (long n = 1; n <= 4; n++) model_file("rldc_chain.mel", n, 0, &st);
     cr_assert_gt(st.valid, 0);
+}
+
+/* ---- The families with one equation added or removed (issue 36) ------------------ */
+
+/* How each family is edited: its loop index, an unknown of a chain
+ * element (an added `xtra : equation VAR[K] = 0`) and an equation of the
+ * loop body (left out for i = K). */
+typedef struct edit_family {
+    const char *file, *index, *var, *eq;
+} edit_family;
+
+static const edit_family edit_families[] = {
+    {"brake.mel", "i", "x", "fel"},
+    {"building_compressible.mel", "i", "Tr", "cmf"},
+    {"building_incompressible.mel", "i", "Tr", "cmf"},
+    {"rldc_chain.mel", "k", "x", "R"},
+};
+
+/* The family's text with the edit at K (an expression of N): added, or
+ * the equation wrapped in `if INDEX <> K then ... end`. malloc'd. */
+static char *edited(const edit_family *f, const char *text, bool add, const char *k) {
+    size_t n = strlen(text);
+    char *out = malloc(n + 256);
+    cr_assert_not_null(out);
+    if (add) {
+        snprintf(out, n + 256, "%s\nxtra : equation %s[%s] = 0;\n", text, f->var, k);
+        return out;
+    }
+    char pat[64];
+    snprintf(pat, sizeof pat, "%s[%s] : equation", f->eq, f->index);
+    const char *at = strstr(text, pat);
+    cr_assert_not_null(at, "%s: no %s", f->file, pat);
+    const char *semi = strchr(at, ';');
+    cr_assert_not_null(semi);
+    snprintf(out, n + 256, "%.*sif %s <> %s then %.*s end%s", (int)(at - text), text, f->index, k,
+             (int)(semi - at), at, semi);
+    return out;
+}
+
+static void edited_family(const edit_family *f, stats *st) {
+    static const char *const where[] = {"1", "(N + 1) / 2", "N"};
+    char *text = tm_slurp(f->file);
+    for (int add = 0; add < 2; add++)
+        for (size_t w = 0; w < 3; w++) {
+            char *t = edited(f, text, add, where[w]);
+            for (long n = 1; n <= 3; n++) {
+                char label[256];
+                mel_define def = {"N", n};
+                mel_options opt;
+                memset(&opt, 0, sizeof opt);
+                opt.defines = &def;
+                opt.n_defines = 1;
+                snprintf(label, sizeof label, "%s with N=%ld, equation %s at %s", f->file, n,
+                         add ? "added" : "removed", where[w]);
+                size_t s0 = st->singular;
+                compare_model(label, t, &opt, 0, 0xED17ull + (uint64_t)n, st);
+                cr_assert_gt(st->singular, s0, "%s: no singular mode", label);
+            }
+            free(t);
+        }
+    free(text);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_the_brake_with_an_equation_added_or_removed) {
+    stats st = {0};
+    edited_family(&edit_families[0], &st);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_building_compressible_with_an_equation_added_or_removed) {
+    stats st = {0};
+    edited_family(&edit_families[1], &st);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_building_incompressible_with_an_equation_added_or_removed) {
+    stats st = {0};
+    edited_family(&edit_families[2], &st);
+}
+
+Test(sa_vs_ref, agrees_on_every_mode_of_rldc_chain_with_an_equation_added_or_removed) {
+    stats st = {0};
+    edited_family(&edit_families[3], &st);
 }
 
 Test(sa_vs_ref, agrees_on_sampled_modes_of_building_compressible_n10) {

@@ -244,6 +244,11 @@ typedef struct ref_random_opts {
     int nonsquare_percent;  /* chance of a deliberately non-square model */
     bool violate;           /* use guarded variables outside their guard on
                                purpose (to test sa_check); off: never */
+    uint32_t singular_edits; /* 1..singular_edits more non-square edits at the
+                               end (an equation, guarded or not, or an
+                               unknown, too many): most valid modes singular
+                               (issue 36); 0: none, and the models of the
+                               other options are unchanged */
 } ref_random_opts;
 
 /* A reproducible random MEL model text for this seed (owned: mdae_free), or

@@ -13,6 +13,7 @@
  *   - invariants restricting the valid modes;
  *   - with nonsquare_percent, an extra equation or unknown somewhere, so some
  *     modes are non-square (singular);
+ *   - with singular_edits, one or more of those edits: singular models;
  *   - with `violate`, equations sometimes use a local of another branch,
  *     which the engine must reject (RR-9322 section 4.3 consistency).
  * Equations mix derivative orders 0..max_order (der(der(x)), der(x*y)),
@@ -319,6 +320,8 @@ static void gen_model(gen *g) {
     }
     if (chance(g, g->o.nonsquare_percent)) gen_nonsquare(g);
     if (g->o.when_percent > 0 && g->n_modes && chance(g, g->o.when_percent)) gen_when(g);
+    for (uint32_t k = g->o.singular_edits ? 1 + below(g, g->o.singular_edits) : 0; k > 0; k--)
+        gen_nonsquare(g);
 }
 
 char *ref_random_model(uint64_t seed, const ref_random_opts *o) {
