@@ -192,7 +192,8 @@ MDAE_API int mdae_diags_add(mdae_diags *d, mdae_severity sev, mdae_range where,
                             const char *fmt, ...) MDAE_PRINTF(4, 5);
 /* Append a copy of diag (its limit too). As mdae_diags_add. */
 MDAE_API int mdae_diags_add_copy(mdae_diags *d, const mdae_diag *diag /* borrowed */);
-/* The first diagnostic of d that reports a stated limit, or NULL. */
+/* The first diagnostic of d that reports a stated limit, or NULL (borrowed
+ * from d: valid until d is added to or closed). */
 MDAE_API const mdae_diag *mdae_diags_find_limit(const mdae_diags *d);
 
 /* ---- Stated limits (issue 36) ----------------------------------------------

@@ -139,6 +139,16 @@ static int rc_rank(int rc)
 
 int mel__rc_worse(int a, int b) { return rc_rank(b) > rc_rank(a) ? b : a; }
 
+/* The message in a new string (owned: mdae_free), or NULL with r's
+ * out-of-memory recorded. */
+static char *format_or_nomem(mel__report *r, const char *fmt, va_list ap)
+{
+    char *msg = mdae_vasprintf(fmt, ap);
+    if (msg == NULL)
+        mel__nomem(r);
+    return msg;
+}
+
 void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...)
 {
     r->rc = mel__rc_worse(r->rc, code);
@@ -156,12 +166,10 @@ void mel__error(mel__report *r, int code, mdae_range where, const char *fmt, ...
     if (r->diags != NULL) {
         va_list ap;
         va_start(ap, fmt);
-        char *msg = mdae_vasprintf(fmt, ap);
+        char *msg = format_or_nomem(r, fmt, ap);
         va_end(ap);
-        if (msg == NULL) {
-            mel__nomem(r);
+        if (msg == NULL)
             return;
-        }
         /* "%s" so that a message containing '%' is not reinterpreted. A
          * failure to store it is not fatal: the list counts it as dropped. */
         (void)mdae_diags_add(r->diags, MDAE_SEV_ERROR, where, "%s", msg);
@@ -180,12 +188,10 @@ void mel__error_limit(mel__report *r, mdae_range where, int id, double value, co
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = mdae_vasprintf(fmt, ap);
+    char *msg = format_or_nomem(r, fmt, ap);
     va_end(ap);
-    if (msg == NULL) {
-        mel__nomem(r);
+    if (msg == NULL)
         return;
-    }
     size_t before = r->diags != NULL ? r->diags->count : 0;
     mel__error(r, MDAE_E_LIMIT, where, "%s", msg);
     mdae_free(msg);

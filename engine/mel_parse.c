@@ -828,13 +828,18 @@ static void poison_stmts(parser *p, const mel__stmt *s)
     }
 }
 
+/* A token after `prev` starts a statement (for the skip of a compound
+ * statement, which sees tokens, not statements). */
+static bool after_stmt_start(mel__tok prev)
+{
+    return prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE || prev == MEL_T_DO;
+}
+
 /* The nesting a token changes, for skip_compound: +1 opens a compound
  * statement, -1 closes one, 0 neither. */
 static int nesting_step(mel__tok k, mel__tok prev)
 {
-    bool at_start = prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE ||
-                    prev == MEL_T_DO;
-    if (k == MEL_T_FOREACH || (at_start && (k == MEL_T_IF || k == MEL_T_WHEN)))
+    if (k == MEL_T_FOREACH || (after_stmt_start(prev) && (k == MEL_T_IF || k == MEL_T_WHEN)))
         return 1;
     return k == MEL_T_END || k == MEL_T_DONE ? -1 : 0;
 }
@@ -879,8 +884,7 @@ static void skip_compound(parser *p)
             return;
         }
         depth += step > 0;
-        if (k == MEL_T_ID && (prev == MEL_T_SEMI || prev == MEL_T_THEN || prev == MEL_T_ELSE ||
-                              prev == MEL_T_DO)) {
+        if (k == MEL_T_ID && after_stmt_start(prev)) {
             uint32_t id;
             if (intern(p, &p->tok, &id) != NULL)
                 poison_name(p, id);

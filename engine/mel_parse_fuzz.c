@@ -17,13 +17,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void touch_guard(const mel_model *m, const mel_guard *g, const bool *mode)
-{
-    char *s = mel_guard_format(m, g);
-    mdae_free(s);
-    (void)mel_guard_eval(g, mode);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     touch_outline(data, size, false);
@@ -40,14 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mdae_free(s);
     }
     if (rc == MDAE_OK) {
-        for (uint32_t k = 0; k < m->n_left_out; k++)
-            if (m->left_out[k].message == NULL ||
-                m->left_out[k].where.end.offset < m->left_out[k].where.start.offset ||
-                m->left_out[k].where.end.offset > size ||
-                (k > 0 && m->left_out[k].where.start.offset < m->left_out[k - 1].where.start.offset))
-                abort(); /* a left-out entry out of place */
-        if (!opt.recover && (m->n_left_out > 0 || m->n_syntax_errors > 0))
-            abort(); /* recovery without asking */
+        check_left_out(m, size, opt.recover);
         bool *mode = calloc(m->n_modes + 1, sizeof *mode);
         if (mode != NULL) {
             for (uint32_t k = 0; k < m->n_modes; k++)

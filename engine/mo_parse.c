@@ -128,26 +128,6 @@ static bool enter(parser *p)
 
 static void leave(parser *p) { p->depth--; }
 
-/* Skip to just after the next `;` at bracket depth 0 (or to a keyword that
- * cannot be inside an element when at depth 0 and `stop_at_section`). */
-static void sync(parser *p)
-{
-    int depth = 0;
-    while (!at(p, MO_T_EOF) && !p->rep->stop) {
-        mo__tok k = p->cur.kind;
-        if (k == MO_T_LPAREN || k == MO_T_LBRACK || k == MO_T_LBRACE)
-            depth++;
-        else if ((k == MO_T_RPAREN || k == MO_T_RBRACK || k == MO_T_RBRACE) && depth > 0)
-            depth--;
-        else if (k == MO_T_SEMI && depth == 0) {
-            next(p);
-            break;
-        }
-        next(p);
-    }
-    p->failed = false;
-}
-
 /* A token at which the skip of a broken element or equation stops (not
  * consumed): what closes or follows the list it belongs to. */
 static bool closes_item(mo__tok k)
@@ -181,18 +161,16 @@ static bool starts_element_line(const parser *p)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '\'';
 }
 
-/* Recovery from a broken element or equation that started at `start`: skip
- * as sync does, but stop before a closes_item token at depth 0 once past
- * the start (so this always makes progress), and record what was skipped
- * from `from` as left out (`from` is the start, or, for an item that parsed
- * whole but lacks its ';', where the error is: then only what follows it
- * is left out, maybe nothing). */
-static void sync_item(parser *p, mdae_pos start, mdae_pos from, bool element)
+/* Skip to just after the next `;` at bracket depth 0. With `start` set,
+ * stop before a closes_item token at depth 0 once past *start (and, for an
+ * `element`, before a line that declares), so a skip from an item's start
+ * always makes progress. Clears p->failed. */
+static void skip_item(parser *p, const mdae_pos *start, bool element)
 {
     int depth = 0;
     while (!at(p, MO_T_EOF) && !p->rep->stop) {
         mo__tok k = p->cur.kind;
-        if (depth == 0 && p->cur.where.start.offset > start.offset &&
+        if (start != NULL && depth == 0 && p->cur.where.start.offset > start->offset &&
             (closes_item(k) || (element && starts_element_line(p))))
             break;
         if (k == MO_T_LPAREN || k == MO_T_LBRACK || k == MO_T_LBRACE)
@@ -206,6 +184,19 @@ static void sync_item(parser *p, mdae_pos start, mdae_pos from, bool element)
         next(p);
     }
     p->failed = false;
+}
+
+/* Skip to just after the next `;` at bracket depth 0. */
+static void sync(parser *p) { skip_item(p, NULL, false); }
+
+/* Recovery from a broken element or equation that started at `start`:
+ * skip_item from the start, and record what was skipped
+ * from `from` as left out (`from` is the start, or, for an item that parsed
+ * whole but lacks its ';', where the error is: then only what follows it
+ * is left out, maybe nothing). */
+static void sync_item(parser *p, mdae_pos start, mdae_pos from, bool element)
+{
+    skip_item(p, &start, element);
     mdae_range r = {from, p->prev_end_pos};
     if (from.offset == start.offset && r.end.offset < start.offset)
         r.end = start;

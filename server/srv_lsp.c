@@ -371,8 +371,9 @@ static cJSON *death_diagnostic(const lsp_job *lj, const srv_reply *r)
     mdae_free(msg);
     const cJSON *lim = cJSON_GetObjectItemCaseSensitive(r->details, "limit");
     cJSON *data = rc == MDAE_OK && lim != NULL ? cJSON_AddObjectToObject(d, "data") : NULL;
-    if (data != NULL)
-        cJSON_AddItemToObject(data, "limit", cJSON_Duplicate(lim, true));
+    cJSON *copy = data != NULL ? cJSON_Duplicate(lim, true) : NULL;
+    if (copy != NULL && !cJSON_AddItemToObject(data, "limit", copy))
+        cJSON_Delete(copy); /* not attached (OOM): still ours */
     return d;
 }
 

@@ -528,8 +528,9 @@ static void name_limit(cJSON *details, char **cause, int id, double value, int *
     mdae_free(note);
     mdae_diag dg = {MDAE_SEV_ERROR, {{0, 0, 0}, {0, 0, 0}}, *cause, id, value};
     cJSON *lim = NULL;
-    if (details != NULL && rpc_json_limit(&dg, &lim) == MDAE_OK)
-        cJSON_AddItemToObject(details, "limit", lim);
+    if (details != NULL && rpc_json_limit(&dg, &lim) == MDAE_OK &&
+        !cJSON_AddItemToObject(details, "limit", lim))
+        cJSON_Delete(lim); /* not attached (OOM): still ours */
 }
 
 /* The worker died at a limit while its head job needed the analysis of the

@@ -120,6 +120,23 @@ static void stale_note(const wk_state *w, char *buf, size_t n)
     snprintf(buf, n, "%llu edit%s ago", (unsigned long long)w->stale, w->stale == 1 ? "" : "s");
 }
 
+/* o[key] = s, marked "(as N edits ago)" when answered from the last
+ * version that analysed (a symbol's detail, a lens's title). */
+static void add_as_of(const wk_state *w, cJSON *o, const char *key, const char *s)
+{
+    if (w->stale == 0) {
+        cJSON_AddStringToObject(o, key, s);
+        return;
+    }
+    char ago[64];
+    stale_note(w, ago, sizeof ago);
+    char *t = mdae_asprintf("%s%s(as %s)", s, s[0] ? " " : "", ago);
+    if (t == NULL)
+        wk_oom();
+    cJSON_AddStringToObject(o, key, t);
+    mdae_free(t);
+}
+
 /* The outline of the loaded text (NULL when it does not parse). */
 static const mel_outline *outline(wk_state *w)
 {
@@ -596,17 +613,8 @@ static cJSON *symbol_json(const wk_state *w, const mel_symbol *s)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", s->name[0] ? s->name : "?");
-    if (w->stale > 0) {
-        char ago[64];
-        stale_note(w, ago, sizeof ago);
-        char *d = mdae_asprintf("%s%s(as %s)", s->detail, s->detail[0] ? " " : "", ago);
-        if (d == NULL)
-            wk_oom();
-        cJSON_AddStringToObject(o, "detail", d);
-        mdae_free(d);
-    } else if (s->detail[0]) {
-        cJSON_AddStringToObject(o, "detail", s->detail);
-    }
+    if (w->stale > 0 || s->detail[0])
+        add_as_of(w, o, "detail", s->detail);
     cJSON_AddNumberToObject(o, "kind", symbol_kind(s->kind));
     /* selectionRange must lie inside range (LSP DocumentSymbol) */
     mdae_range sel = s->name_where;
@@ -701,17 +709,7 @@ static void add_lens(const wk_state *w, cJSON *arr, const mdae_range *r, const c
     cJSON *l = cJSON_CreateObject();
     cJSON_AddItemToObject(l, "range", range_json(w, r));
     cJSON *cmd = cJSON_AddObjectToObject(l, "command");
-    if (w->stale > 0) {
-        char ago[64];
-        stale_note(w, ago, sizeof ago);
-        char *t = mdae_asprintf("%s (as %s)", title, ago);
-        if (t == NULL)
-            wk_oom();
-        cJSON_AddStringToObject(cmd, "title", t);
-        mdae_free(t);
-    } else {
-        cJSON_AddStringToObject(cmd, "title", title);
-    }
+    add_as_of(w, cmd, "title", title);
     cJSON_AddStringToObject(cmd, "command", "mdae.showMode");
     cJSON *args = cJSON_AddArrayToObject(cmd, "arguments");
     cJSON_AddItemToArray(args, cJSON_CreateString(w->text_name ? w->text_name : ""));

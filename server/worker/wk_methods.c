@@ -208,6 +208,8 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     w->text_len = strlen(t->valuestring);
     w->text = mdae_strndup(t->valuestring, w->text_len);
     w->text_name = mdae_strdup(cJSON_IsString(name) ? name->valuestring : "<input>");
+    if (w->text == NULL || w->text_name == NULL)
+        wk_oom(); /* else the parse would see no text and call it a bad model */
     mel_define defines[64];
     size_t nd = 0;
     if (cJSON_IsObject(defs))
@@ -223,7 +225,7 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     w->enc = cJSON_IsString(enc) && strcmp(enc->valuestring, "utf-8") == 0 ? RPC_LSP_UTF8
                                                                            : RPC_LSP_UTF16;
     bool modelica = (cJSON_IsString(fmt) && strcmp(fmt->valuestring, "modelica") == 0) ||
-                    (w->text != NULL && mo_is_modelica(w->text, w->text_len, w->text_name));
+                    mo_is_modelica(w->text, w->text_len, w->text_name);
     w->modelica = modelica;
     int rc = modelica ? mo_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);

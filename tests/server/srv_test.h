@@ -384,6 +384,29 @@ static inline void cl_lsp_send(client *c, const char *method, int id, cJSON *par
     cJSON_Delete(m);
 }
 
+/* textDocument/didOpen of `text` as `uri` (languageId `lang`), version 1. */
+static inline void cl_lsp_did_open(client *c, const char *uri, const char *lang, const char *text)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON *d = cJSON_AddObjectToObject(p, "textDocument");
+    cJSON_AddStringToObject(d, "uri", uri);
+    cJSON_AddStringToObject(d, "languageId", lang);
+    cJSON_AddNumberToObject(d, "version", 1);
+    cJSON_AddStringToObject(d, "text", text);
+    cl_lsp_send(c, "textDocument/didOpen", -1, p);
+}
+
+/* shutdown (request `id`, its answer read), exit, and the server closes the
+ * connection: asserted. The next message read is expected to answer the
+ * shutdown, so call it with nothing else outstanding. */
+static inline void cl_lsp_shutdown(client *c, int id)
+{
+    cl_lsp_send(c, "shutdown", id, NULL);
+    cJSON_Delete(cl_lsp_json(c));
+    cl_lsp_send(c, "exit", -1, NULL);
+    cr_assert(cl_wait_eof(c));
+}
+
 /* One text edit as session/edit and LSP didChange spell it:
  * {"range":{"start":{line,character},"end":{line,character}},"text":text}. */
 static inline cJSON *t_range_edit(int sl, int sc, int el, int ec, const char *text)

@@ -68,21 +68,12 @@ static void ed_open(editor *e, const char *text)
     cl_lsp_send(&e->c, "initialize", e->next_id++, cJSON_CreateObject());
     cJSON_Delete(cl_lsp_json(&e->c));
     cl_lsp_send(&e->c, "initialized", -1, cJSON_CreateObject());
-    cJSON *p = cJSON_CreateObject();
-    cJSON *d = cJSON_AddObjectToObject(p, "textDocument");
-    cJSON_AddStringToObject(d, "uri", URI);
-    cJSON_AddStringToObject(d, "languageId", "mel");
-    cJSON_AddNumberToObject(d, "version", 1);
-    cJSON_AddStringToObject(d, "text", text);
-    cl_lsp_send(&e->c, "textDocument/didOpen", -1, p);
+    cl_lsp_did_open(&e->c, URI, "mel", text);
 }
 
 static void ed_close(editor *e)
 {
-    cl_lsp_send(&e->c, "shutdown", e->next_id++, NULL);
-    cJSON_Delete(cl_lsp_json(&e->c));
-    cl_lsp_send(&e->c, "exit", -1, NULL);
-    cr_assert(cl_wait_eof(&e->c));
+    cl_lsp_shutdown(&e->c, e->next_id++);
     cl_close(&e->c);
     srv_stop(&e->p);
 }

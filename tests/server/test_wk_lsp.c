@@ -45,13 +45,7 @@ static void ed_open_opts(editor *e, const char *top, bool utf8, const char *uri,
         *caps = cJSON_DetachItemFromObject(cJSON_GetObjectItem(r, "result"), "capabilities");
     cJSON_Delete(r);
     cl_lsp_send(&e->c, "initialized", -1, cJSON_CreateObject());
-    cJSON *p = cJSON_CreateObject();
-    cJSON *d = cJSON_AddObjectToObject(p, "textDocument");
-    cJSON_AddStringToObject(d, "uri", uri);
-    cJSON_AddStringToObject(d, "languageId", lang);
-    cJSON_AddNumberToObject(d, "version", 1);
-    cJSON_AddStringToObject(d, "text", text);
-    cl_lsp_send(&e->c, "textDocument/didOpen", -1, p);
+    cl_lsp_did_open(&e->c, uri, lang, text);
 }
 
 static void ed_open(editor *e, const char *top, bool utf8, const char *uri, const char *lang,
@@ -62,10 +56,7 @@ static void ed_open(editor *e, const char *top, bool utf8, const char *uri, cons
 
 static void ed_close(editor *e)
 {
-    cl_lsp_send(&e->c, "shutdown", e->next_id++, NULL);
-    cJSON_Delete(cl_lsp_json(&e->c));
-    cl_lsp_send(&e->c, "exit", -1, NULL);
-    cr_assert(cl_wait_eof(&e->c));
+    cl_lsp_shutdown(&e->c, e->next_id++);
     cl_close(&e->c);
     srv_stop(&e->p);
 }
