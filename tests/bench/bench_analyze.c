@@ -30,6 +30,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
+#include "bench_run.h"
 
 static double now(void)
 {
@@ -59,24 +60,6 @@ static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
     return p->limit > 0 && t - p->start > p->limit;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s == NULL || fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return s;
-}
 
 /* One run; returns the wall time, or -1 on error. */
 static bool with_report;
@@ -86,7 +69,7 @@ static double run(const char *model, long n, double budget, bool phases)
     char path[512];
     snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, model);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = bench_slurp(path, &len);
     if (text == NULL) {
         fprintf(stderr, "cannot read %s\n", path);
         return -1;

@@ -29,36 +29,19 @@
 #include <string.h>
 
 #include "bench_floor.h"
+#include "bench_run.h"
 #include "mc.h"
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s == NULL || fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return s;
-}
 
 static mel_model *load(const char *name, long long n)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, name);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = bench_slurp(path, &len);
     if (text == NULL)
         return NULL;
     mel_define def = {"N", n};

@@ -30,46 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_floor.h"
-#include "cdg.h"
-#include "inc.h"
+#include "bench_run.h"
 #include "ref.h"
-#include "sa.h"
 
-/* The analysis `mdae analyze --json` runs. Seconds, or -1 on failure. */
-static double analyse(const mel_model *m, int method, double budget, inc_stats *st, int *rc_out)
-{
-    bench_deadline dl = {bench_now() + budget};
-    sa_options so = {.progress = bench_past_deadline, .progress_ctx = &dl, .method = method};
-    inc_session *s = NULL;
-    inc_result *ir = NULL;
-    sa_result *res = NULL;
-    cdg_graph *g = NULL;
-    sa_report *rep = NULL;
-    cdg_report *crep = NULL;
-    mdae_diags d;
-    mdae_diags_init(&d);
-    double t0 = bench_now();
-    int rc = inc_session_new(&s);
-    if (rc == MDAE_OK)
-        rc = inc_analyze(s, m, &so, &ir, &d);
-    if (rc == MDAE_OK)
-        rc = inc_result_whole(ir, m, &so, &res, &g, &d);
-    if (rc == MDAE_OK)
-        rc = sa_result_report(res, &rep);
-    if (rc == MDAE_OK)
-        rc = cdg_graph_report(g, &crep);
-    double t = bench_now() - t0;
-    if (rc == MDAE_OK)
-        inc_result_stats(ir, st);
-    cdg_report_free(crep);
-    sa_report_free(rep);
-    inc_result_free(ir);
-    inc_session_free(s);
-    mdae_diags_close(&d);
-    *rc_out = rc;
-    return rc == MDAE_OK ? t : -1;
-}
 
 /* Every mode, the valid ones by the single-mode path. Seconds. */
 static double enumerate(const mel_model *m, size_t *valid, size_t *singular)
@@ -172,7 +135,7 @@ int main(int argc, char **argv)
         }
         inc_stats st = {0};
         int rc;
-        double t = analyse(m, method, budget, &st, &rc);
+        double t = bench_analyse(m, method, budget, &st, NULL, &rc);
         double fl = bench_floor(m);
         if (t < 0) {
             if (rc == MDAE_E_CANCELED)

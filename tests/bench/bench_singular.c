@@ -22,10 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_floor.h"
-#include "cdg.h"
-#include "inc.h"
-#include "sa.h"
+#include "bench_run.h"
 
 typedef struct family {
     const char *name, *index, *var, *eq;
@@ -40,58 +37,7 @@ static const family families[] = {
     {"building_incompressible", "i", "Tr", "cmf", 10, NULL},
 };
 
-/* Seconds of the complete analysis, -1 on failure (*rc), *singular. */
-static double analyse(const mel_model *m, double budget, int *rc_out, bool *singular)
-{
-    bench_deadline dl = {bench_now() + budget};
-    sa_options so = {.progress = bench_past_deadline, .progress_ctx = &dl};
-    inc_session *s = NULL;
-    inc_result *ir = NULL;
-    sa_result *res = NULL;
-    cdg_graph *g = NULL;
-    sa_report *rep = NULL;
-    cdg_report *crep = NULL;
-    mdae_diags d;
-    mdae_diags_init(&d);
-    double t0 = bench_now();
-    int rc = inc_session_new(&s);
-    if (rc == MDAE_OK)
-        rc = inc_analyze(s, m, &so, &ir, &d);
-    if (rc == MDAE_OK)
-        rc = inc_result_whole(ir, m, &so, &res, &g, &d);
-    if (rc == MDAE_OK)
-        rc = sa_result_report(res, &rep);
-    if (rc == MDAE_OK)
-        rc = cdg_graph_report(g, &crep);
-    double t = bench_now() - t0;
-    *singular = rc == MDAE_OK && sa_result_singular(res);
-    cdg_report_free(crep);
-    sa_report_free(rep);
-    inc_result_free(ir);
-    inc_session_free(s);
-    mdae_diags_close(&d);
-    *rc_out = rc;
-    return rc == MDAE_OK ? t : -1;
-}
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (p != NULL && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    if (p != NULL)
-        p[n] = '\0';
-    fclose(f);
-    return p;
-}
 
 /* The family's text with edit k (0: none; 1-3 added at start, middle,
  * end; 4-6 removed there; 7 the issue's, f->extra), malloc'd, or NULL. */
@@ -130,7 +76,7 @@ static void bench_family(const family *f, long n, int repeat, double budget)
                                         "removed_end", "issue_36_extra"};
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, f->name);
-    char *text = slurp(path);
+    char *text = bench_slurp(path, NULL);
     if (text == NULL) {
         printf("%s: cannot read %s\n", f->name, path);
         return;
@@ -152,7 +98,7 @@ static void bench_family(const family *f, long n, int repeat, double budget)
         int rc = MDAE_OK;
         bool singular = false;
         for (int r = 0; r < repeat && rc == MDAE_OK; r++) {
-            double s = analyse(m, budget, &rc, &singular);
+            double s = bench_analyse(m, 0, budget, NULL, &singular, &rc);
             if (s >= 0 && (best < 0 || s < best))
                 best = s;
         }
