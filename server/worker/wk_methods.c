@@ -180,8 +180,7 @@ static void seed_failure(wk_state *w, const cJSON *params)
         rc->valueint == MDAE_E_CANCELED || !cJSON_IsNumber(lim) ||
         mdae_limit_get(lim->valueint) == NULL || !cJSON_IsNumber(val) || !cJSON_IsString(msg))
         return;
-    mdae_diags_close(&w->analysis_diags);
-    mdae_diags_init(&w->analysis_diags);
+    mdae_diags_close(&w->analysis_diags); /* empty and usable again */
     mdae_range none = {{0, 0, 0}, {0, 0, 0}};
     mdae_diag d = {MDAE_SEV_ERROR, none, msg->valuestring, lim->valueint, val->valuedouble};
     check(mdae_diags_add_copy(&w->analysis_diags, &d));
