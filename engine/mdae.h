@@ -54,7 +54,9 @@
     XX(E_TIMEOUT, -10, "operation exceeded its time budget")                \
     XX(E_NOTIMPL, -11, "not implemented")                                   \
     XX(E_STATE, -12, "operation not valid in the current state")            \
-    XX(E_PROTO, -13, "protocol error")
+    XX(E_PROTO, -13, "protocol error")                                      \
+    XX(E_NOTSAVED, -14, "the change could not be made durable")             \
+    XX(E_CONFLICT, -15, "another writer changed it first")
 
 typedef enum mdae_err {
 #define MDAE_ERR_ENUM_(name, val, msg) MDAE_##name = (val),

@@ -453,6 +453,9 @@ typedef struct srv_session {
     cJSON *defines; /* owned or NULL */
     long version;
     srv_conn *owner; /* closes with it; NULL when persistent (not referenced) */
+    char *owner_key; /* owned or NULL: the secret that scopes a client-chosen
+                        id of a persistent session (issue 37 item 1); stored
+                        with the row */
     char *uri;       /* LSP document, or NULL */
     bool modelica;   /* format "modelica" / languageId "modelica" (issue 11) */
     bool recover;    /* session/open {recover: true}: a syntax error leaves out
