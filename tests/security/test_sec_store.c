@@ -673,3 +673,45 @@ Test(sec_store, never_overwrites_a_version_another_writer_stored)
     free(text);
     mdaed_remove_dir(state);
 }
+
+/* ---- An edit applies whole or not at all -------------------------------------------- */
+
+/* An edit whose text the worker refuses (a syntax error, as an open of it
+ * would be refused) is answered with that error and undone: text and
+ * version as they were, in memory and in the store, and says so
+ * (error.data.applied false). */
+Test(sec_store, undoes_an_edit_whose_text_does_not_load)
+{
+    char state[] = "/tmp/mdae-sec-store-XXXXXX";
+    make_state(state);
+    char top[300];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    open_persistent(&c, 1, "f", text);
+    cJSON *ep = session_params("f");
+    cJSON_AddStringToObject(ep, "text", "x : real;\ne : equation der(x) = ;\n");
+    cJSON *r = cl_request(&c, 2, "session/edit", ep);
+    cr_assert_eq(reply_code(r), -32003, "%s", cJSON_PrintUnformatted(r));
+    cJSON *data = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(data, "applied")), "%s",
+              cJSON_PrintUnformatted(r));
+    cr_assert_eq(cJSON_GetObjectItem(data, "version")->valueint, 1);
+    cJSON_Delete(r);
+    r = cl_request(&c, 3, "session/analyze", session_params("f"));
+    cr_assert_eq(reply_code(r), 0, "the old text is analysed: %s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cl_close(&c);
+    kill_hard(&p);
+    char *stored_text = NULL;
+    long version = 0;
+    cr_assert(stored(state, &stored_text, &version));
+    cr_assert_eq(version, 1);
+    cr_assert_str_eq(stored_text, text);
+    free(stored_text);
+    free(text);
+    mdaed_remove_dir(state);
+}
