@@ -548,17 +548,10 @@ void srv_session_close_owned(srv_conn *conn); /* all non-persistent of conn */
 void srv_session_expire(uint64_t now);        /* persistent idle ones */
 /* Replace the text (takes ownership of text, freed on failure) and bump the
  * version, a persistent session's row first (srv_store_put, conditional on
- * the old version). MDAE_OK, the previous text into *old (owned: the
- * caller frees it) or freed when old is NULL; MDAE_E_NOTSAVED or
- * MDAE_E_CONFLICT (the store refused), MDAE_E_LIMIT (the version would pass
- * SRV_VERSION_MAX), err saying why: the session is then exactly as before. */
-int srv_session_set_text(srv_session *s, char *text, size_t len, char **old /* out */, char *err,
-                         size_t errlen);
-/* Undo the last set_text (its worker refused the text): text (taken) and
- * version (s->version - 1) become s's again, the row first. MDAE_OK; the
- * store's errors as set_text's (s unchanged, text freed). */
-int srv_session_revert(srv_session *s, char *text, size_t len, long version, char *err,
-                       size_t errlen);
+ * the old version). MDAE_OK; MDAE_E_NOTSAVED or MDAE_E_CONFLICT (the store
+ * refused), MDAE_E_LIMIT (the version would pass SRV_VERSION_MAX), err
+ * saying why: the session is then exactly as before. */
+int srv_session_set_text(srv_session *s, char *text, size_t len, char *err, size_t errlen);
 /* {text, name, defines} for s's current text: the params of the worker's
  * "load" and "diagnose"; owned by the caller, NULL on OOM. With "failed"
  * {rc, limit, value, message} when that text's analysis got a worker killed
@@ -568,10 +561,9 @@ cJSON *srv_session_load_params(const srv_session *s);
 /* Apply LSP-style edits: range in lines and UTF-16 characters, or UTF-8
  * bytes when the session's lsp_utf8 says so (protocol/rpc_lsp.h), all or
  * none. MDAE_E_INVAL with *why set on a bad edit; srv_session_set_text's
- * errors with *why = err; the text and version are then unchanged. old as
- * srv_session_set_text's. */
-int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why, char **old,
-                            char *err, size_t errlen);
+ * errors with *why = err; the text and version are then unchanged. */
+int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why, char *err,
+                            size_t errlen);
 /* The cached session/mode result for key at the current version, as JSON
  * text (borrowed, *len bytes, NUL-terminated), or NULL. */
 const char *srv_session_mode_get(srv_session *s, const char *key, size_t *len /* out */);

@@ -575,7 +575,7 @@ void srv_lsp_did_open(srv_conn *c, const cJSON *params)
     char err[256];
     if (s != NULL) {
         char *t = mdae_strdup(text->valuestring);
-        if (t != NULL && srv_session_set_text(s, t, strlen(t), NULL, err, sizeof err) < 0)
+        if (t != NULL && srv_session_set_text(s, t, strlen(t), err, sizeof err) < 0)
             MDAE_LOG(SRV_LOG_WARN, "conn %llu: didOpen %s: %s", (unsigned long long)c->id,
                      uri->valuestring, err);
     } else if (srv_session_new(c, NULL, text->valuestring, strlen(text->valuestring), NULL,
@@ -620,7 +620,7 @@ void srv_lsp_did_change(srv_conn *c, const cJSON *params)
             continue;
         if (range == NULL) {
             char *t = mdae_strdup(text->valuestring);
-            if (t != NULL && srv_session_set_text(s, t, strlen(t), NULL, err, sizeof err) < 0)
+            if (t != NULL && srv_session_set_text(s, t, strlen(t), err, sizeof err) < 0)
                 MDAE_LOG(SRV_LOG_WARN, "conn %llu: didChange %s: %s", (unsigned long long)c->id,
                          uri->valuestring, err);
             continue;
@@ -636,7 +636,7 @@ void srv_lsp_did_change(srv_conn *c, const cJSON *params)
         }
         cJSON_AddItemToArray(one, dup);
         const char *why = NULL;
-        if (srv_session_apply_edits(s, one, &why, NULL, err, sizeof err) < 0)
+        if (srv_session_apply_edits(s, one, &why, err, sizeof err) < 0)
             MDAE_LOG(SRV_LOG_WARN, "conn %llu: didChange %s: %s", (unsigned long long)c->id,
                      uri->valuestring, why ? why : "cannot apply");
         cJSON_Delete(one);

@@ -25,8 +25,6 @@ typedef struct session_job {
     char *cache_key; /* session/mode: owned */
     bool want_reuse; /* session/analyze: the client asked for "reuse" */
     bool persisted;  /* open, edit: the session's row holds this version */
-    char *old_text;  /* edit: the text before it (owned), to undo it */
-    size_t old_len;
 } session_job;
 
 /* ---- Parameters (shared by the handlers of this file) -------------------------- */
@@ -130,7 +128,6 @@ static bool defines_ok(srv_call *call, const cJSON *defines)
 static void job_free(session_job *sj)
 {
     mdae_free(sj->cache_key);
-    mdae_free(sj->old_text);
     mdae_free(sj);
 }
 
@@ -379,45 +376,10 @@ int srv_m_session_restore(void)
     return rc;
 }
 
-/* The worker refused the edited text (a syntax or model error, as an open
- * of it would be refused): the edit is undone, text and version as they
- * were (issue 37 item 3: an edit applies whole or not at all), and the
- * worker reloads the text it had. Not when a later edit already builds on
- * it, or the store cannot take the old row back: the edit then stays. The
- * error's data says which: {"applied": bool, "version": the session's}. */
-static void edit_undo(session_job *sj, srv_reply *r)
-{
-    if (r->rc < 0 || r->error == NULL || r->queue == NULL)
-        return;
-    srv_session *s = sj->s;
-    bool undone = false;
-    if (sj->old_text != NULL && s->version == sj->version) {
-        char err[512];
-        char *old = sj->old_text;
-        sj->old_text = NULL;
-        if (srv_session_revert(s, old, sj->old_len, sj->version - 1, err, sizeof err) == MDAE_OK) {
-            undone = true;
-            srv_job *reload = srv_m_session_reload(&s->queue);
-            if (reload != NULL)
-                srv_queue_submit(&s->queue, reload);
-        } else {
-            MDAE_LOG(SRV_LOG_ERROR, "session %s: the refused edit stays: %s", s->id, err);
-        }
-    }
-    cJSON *data = cJSON_GetObjectItemCaseSensitive(r->error, "data");
-    if (data == NULL)
-        data = cJSON_AddObjectToObject(r->error, "data");
-    if (cJSON_IsObject(data)) {
-        cJSON_AddBoolToObject(data, "applied", !undone);
-        cJSON_AddNumberToObject(data, "version", (double)s->version);
-    }
-}
-
 static void edit_done(srv_job *job, srv_reply *r)
 {
     session_job *sj = (session_job *)job;
     cJSON *res;
-    edit_undo(sj, r);
     if (!answer_error(sj->call, r) && take_result(sj->call, r, &res)) {
         srv_call_result(sj->call, version_reply(NULL, sj->version, sj->persisted, res));
         cJSON_Delete(res);
@@ -445,8 +407,6 @@ void srv_m_edit(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "give either \"text\" or \"edits\"");
         return;
     }
-    char *old = NULL; /* the text before the edit, kept to undo it (edit_undo) */
-    size_t old_len = s->len;
     if (text != NULL) {
         if (!cJSON_IsString(text)) {
             bad_params(call, "%s", "\"text\" must be a string");
@@ -458,7 +418,7 @@ void srv_m_edit(srv_call *call, const cJSON *params)
             return;
         }
         char err[512];
-        int rc = srv_session_set_text(s, t, strlen(t), &old, err, sizeof err);
+        int rc = srv_session_set_text(s, t, strlen(t), err, sizeof err);
         if (rc < 0) {
             edit_refused(call, s, rc, err);
             return;
@@ -466,7 +426,7 @@ void srv_m_edit(srv_call *call, const cJSON *params)
     } else {
         const char *why = NULL;
         char err[512];
-        int rc = srv_session_apply_edits(s, edits, &why, &old, err, sizeof err);
+        int rc = srv_session_apply_edits(s, edits, &why, err, sizeof err);
         if (rc == MDAE_E_INVAL) {
             bad_params(call, "%s", why);
             return;
@@ -478,14 +438,10 @@ void srv_m_edit(srv_call *call, const cJSON *params)
     }
     session_job *sj =
         job_make(s, call, "load", srv_session_load_params(s), edit_done, SRV_JOB_LOADS);
-    if (sj == NULL) {
-        mdae_free(old);
-        return;
+    if (sj != NULL) {
+        sj->persisted = srv_store_keeps(s);
+        job_submit(sj);
     }
-    sj->persisted = srv_store_keeps(s);
-    sj->old_text = old;
-    sj->old_len = old_len;
-    job_submit(sj);
 }
 
 /* ---- session/analyze -------------------------------------------------------------------- */

@@ -306,41 +306,7 @@ void srv_session_expire(uint64_t now)
     }
 }
 
-/* Make (text, len, version) s's, a persistent session's row first
- * (conditional on the version it has now); the previous text into *old
- * (owned) or freed. On failure s is unchanged and text is freed. */
-static int replace_text(srv_session *s, char *text, size_t len, long version, char **old,
-                        char *err, size_t errlen)
-{
-    /* The new text and version go to the store first; the session takes
-     * them only once they are durable (issue 37 item 3). */
-    char *prev = s->text;
-    size_t prev_len = s->len;
-    long prev_version = s->version;
-    s->text = text;
-    s->len = len;
-    s->version = version;
-    int rc = srv_store_put(s, prev_version, err, errlen);
-    if (rc < 0) {
-        s->text = prev;
-        s->len = prev_len;
-        s->version = prev_version;
-        mdae_free(text);
-        return rc;
-    }
-    if (old != NULL)
-        *old = prev;
-    else
-        mdae_free(prev);
-    mdae_free(s->queue.limited.message); /* that text's: the new one is analysed */
-    s->queue.limited = (struct srv_limited){0};
-    s->last_used = uv_now(srv.loop);
-    mode_cache_clear(s);
-    return MDAE_OK;
-}
-
-int srv_session_set_text(srv_session *s, char *text, size_t len, char **old, char *err,
-                         size_t errlen)
+int srv_session_set_text(srv_session *s, char *text, size_t len, char *err, size_t errlen)
 {
     if (s->version >= SRV_VERSION_MAX) { /* a tampered store, or 2^63 edits: no wrap */
         mdae_free(text);
@@ -348,14 +314,28 @@ int srv_session_set_text(srv_session *s, char *text, size_t len, char **old, cha
                  s->id, s->version);
         return MDAE_E_LIMIT;
     }
-    return replace_text(s, text, len, s->version + 1, old, err, errlen);
-}
-
-int srv_session_revert(srv_session *s, char *text, size_t len, long version, char *err,
-                       size_t errlen)
-{
-    MDAE_ASSERT(version == s->version - 1);
-    return replace_text(s, text, len, version, NULL, err, errlen);
+    /* The new text and version go to the store first; the session takes
+     * them only once they are durable (issue 37 item 3). */
+    char *old = s->text;
+    size_t old_len = s->len;
+    long old_version = s->version;
+    s->text = text;
+    s->len = len;
+    s->version++;
+    int rc = srv_store_put(s, old_version, err, errlen);
+    if (rc < 0) {
+        s->text = old;
+        s->len = old_len;
+        s->version = old_version;
+        mdae_free(text);
+        return rc;
+    }
+    mdae_free(old);
+    mdae_free(s->queue.limited.message); /* that text's: the new one is analysed */
+    s->queue.limited = (struct srv_limited){0};
+    s->last_used = uv_now(srv.loop);
+    mode_cache_clear(s);
+    return MDAE_OK;
 }
 
 /* "failed" in the load params of the version whose analysis got the
@@ -412,8 +392,8 @@ static bool position(const cJSON *p, double *line, double *character)
     return true;
 }
 
-int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why, char **old,
-                            char *err, size_t errlen)
+int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why, char *err,
+                            size_t errlen)
 {
     if (!cJSON_IsArray(edits)) {
         *why = "\"edits\" must be an array";
@@ -462,7 +442,7 @@ int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why
         text = n;
         len = nlen;
     }
-    int rc = srv_session_set_text(s, text, len, old, err, errlen);
+    int rc = srv_session_set_text(s, text, len, err, errlen);
     if (rc < 0)
         *why = err;
     return rc;
