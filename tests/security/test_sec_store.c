@@ -673,3 +673,44 @@ Test(sec_store, never_overwrites_a_version_another_writer_stored)
     free(text);
     mdaed_remove_dir(state);
 }
+
+/* ---- An edit the worker refuses says that it was applied ---------------------------- */
+
+/* An edit whose text the worker refuses (a syntax error) is kept, as an
+ * editor's intermediate text must be, and is stored; its error says so
+ * (error.data {applied: true, version, persisted}) instead of leaving the
+ * client to believe nothing changed. */
+Test(sec_store, says_that_an_edit_whose_text_does_not_load_was_applied)
+{
+    char state[] = "/tmp/mdae-sec-store-XXXXXX";
+    make_state(state);
+    char top[300];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    open_persistent(&c, 1, "f", text);
+    const char *broken = "x : real;\ne : equation der(x) = ;\n";
+    cJSON *ep = session_params("f");
+    cJSON_AddStringToObject(ep, "text", broken);
+    cJSON *r = cl_request(&c, 2, "session/edit", ep);
+    cr_assert_eq(reply_code(r), -32003, "%s", cJSON_PrintUnformatted(r));
+    cJSON *data = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(data, "applied")), "%s",
+              cJSON_PrintUnformatted(r));
+    cr_assert_eq(cJSON_GetObjectItem(data, "version")->valueint, 2);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(data, "persisted")));
+    cJSON_Delete(r);
+    cl_close(&c);
+    kill_hard(&p);
+    char *stored_text = NULL;
+    long version = 0;
+    cr_assert(stored(state, &stored_text, &version));
+    cr_assert_eq(version, 2);
+    cr_assert_str_eq(stored_text, broken);
+    free(stored_text);
+    free(text);
+    mdaed_remove_dir(state);
+}
