@@ -82,6 +82,15 @@ static srv_session *session_param(srv_call *call, const cJSON *params)
     if (!params_object(call, params))
         return NULL;
     const cJSON *sid = get_param(params, "session");
+    const cJSON *uri = get_param(params, "uri");
+    if (!cJSON_IsString(sid) && (call->m->flags & SRV_M_DEBUG) && cJSON_IsString(uri)) {
+        /* Tests only (debug_methods): a document of this connection, by
+         * its URI, since its session's id is told to nobody. */
+        srv_session *d = srv_session_find_uri(call->conn, uri->valuestring);
+        if (d == NULL)
+            srv_call_mdae_error(call, MDAE_E_STATE, "no such document", NULL);
+        return d;
+    }
     if (!cJSON_IsString(sid)) {
         bad_params(call, "%s", "\"session\" (a string) is required");
         return NULL;
