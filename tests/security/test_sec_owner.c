@@ -46,6 +46,34 @@ static void sec_start(srv_proc *p, const char *limits, const char *top)
     mdaed_start(p, conf, true);
 }
 
+/* Stop with SIGTERM: a clean exit, within the wait (under the sanitizers,
+ * no leak in the server either: its report goes to DIR/mdaed.log, and its
+ * exit status says so). */
+static void sec_stop(srv_proc *p)
+{
+    kill(p->pid, SIGTERM);
+    int st = 0;
+    pid_t r = 0;
+    for (uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS; r == 0 && t_now_ms() < end;) {
+        r = waitpid(p->pid, &st, WNOHANG);
+        if (r == 0)
+            t_sleep_ms(10);
+    }
+    if (r == 0) {
+        kill(p->pid, SIGKILL);
+        waitpid(p->pid, &st, 0);
+    }
+    char log[200];
+    snprintf(log, sizeof log, "%s/mdaed.log", p->dir);
+    char *text = t_read_file(log);
+    bool clean = r == p->pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    size_t n = strlen(text);
+    cr_assert(clean, "mdaed did not exit cleanly (status %#x): ...%s", st,
+              text + (n > 4000 ? n - 4000 : 0));
+    free(text);
+    mdaed_remove_dir(p->dir);
+}
+
 /* A restart on the same configuration (the state directory kept). */
 static void sec_restart(srv_proc *p)
 {
@@ -280,7 +308,7 @@ Test(sec_owner, another_connection_cannot_read_edit_or_close_a_session_over_ndjs
     free(sid);
     cl_close(&a);
     cl_close(&b);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
 /* Issue 37: "Closing or reading someone else's session is answered exactly
@@ -332,7 +360,7 @@ Test(sec_owner, someone_elses_session_is_answered_byte_for_byte_like_one_that_do
     free(sid);
     cl_close(&a);
     cl_close(&b);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
 Test(sec_owner, http_cannot_reach_a_connection_owned_session_but_a_made_id_is_a_capability)
@@ -362,7 +390,7 @@ Test(sec_owner, http_cannot_reach_a_connection_owned_session_but_a_made_id_is_a_
     free(web);
     free(sid);
     cl_close(&a);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
 /* The editor's document: before issue 37, any connection could close it by
@@ -435,7 +463,7 @@ Test(sec_owner, an_lsp_documents_session_is_not_addressable_from_other_connectio
     cl_close(&b);
     cl_lsp_shutdown(&l, 41);
     cl_close(&l);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
 /* ---- Ids ---------------------------------------------------------------------------------- */
@@ -485,7 +513,7 @@ Test(sec_owner, made_ids_are_distinct_and_look_random, .timeout = 600)
     free(tops);
     cJSON_free(req);
     free(text);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
 /* Before issue 37 a restarted mdaed handed out "s4" again, and a client
@@ -522,7 +550,7 @@ Test(sec_owner, ids_are_not_handed_out_again_after_a_restart, .timeout = 120)
     for (int i = 0; i < 12; i++)
         free(ids[i]);
     cl_close(&c);
-    srv_stop(&p);
+    sec_stop(&p);
     mdaed_remove_dir(state);
 }
 
@@ -550,7 +578,7 @@ Test(sec_owner, a_chosen_id_is_scoped_to_its_connection)
     free(mb);
     cl_close(&a);
     cl_close(&b);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
 Test(sec_owner, a_chosen_id_of_a_persistent_session_needs_its_owner_key)
@@ -600,7 +628,7 @@ Test(sec_owner, a_chosen_id_of_a_persistent_session_needs_its_owner_key)
     cr_assert_eq(analyse_on(&a, "mine", KEY2), 14, "KEY1 closed its own only");
     cl_close(&a);
     cl_close(&b);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
 /* The store keeps a keyed session's key with its row (issue 37); whatever
@@ -626,7 +654,7 @@ Test(sec_owner, a_keyed_session_is_not_reachable_without_its_key_after_a_restart
     assert_no_such_session(line, "mine", "a wrong key after the restart");
     free(line);
     cl_close(&c);
-    srv_stop(&p);
+    sec_stop(&p);
     mdaed_remove_dir(state);
 }
 
@@ -703,27 +731,29 @@ Test(sec_owner, a_client_filling_the_session_table_does_not_lock_out_another, .t
     free(sid);
     cl_close(&v);
     cl_close(&g);
-    srv_stop(&p);
+    sec_stop(&p);
 }
 
-/* 125 opens sent at once on one connection: the bucket (100, refilled at
- * 50 a second) refuses some, naming the setting; another connection opens
- * meanwhile, and a second later this one opens again. */
+/* 200 opens sent at once on one connection (half of them persistent with
+ * an owner key, so that neither owner's quota is reached): the bucket (100,
+ * refilled at 50 a second) lets through no more than it holds, refusing the
+ * rest with the setting named; another connection opens meanwhile, and a
+ * second later this one opens again. */
 Test(sec_owner, a_connection_opens_sessions_at_a_bounded_rate, .timeout = 300)
 {
-    enum { N = 125 };
+    enum { N = 200 };
     srv_proc p;
     client c, o;
     sec_start(&p, "", "\"log_level\": \"warn\"");
     cl_connect(&c, &p);
     cl_connect(&o, &p);
-    char *text = t_model(TWO);
-    cJSON *op = cJSON_CreateObject();
-    cJSON_AddStringToObject(op, "text", text);
-    char *req = t_request(1, "session/open", op);
+    char *req[2];
+    for (int k = 0; k < 2; k++) {
+        req[k] = t_request(1, "session/open", open_params(TWO, NULL, k == 1, k ? KEY1 : NULL));
+    }
     uint64_t t0 = t_now_ms();
     for (int i = 0; i < N; i++) {
-        cl_send(&c, req);
+        cl_send(&c, req[i % 2]);
         cl_send(&c, "\n");
     }
     int ok = 0, refused = 0;
@@ -743,16 +773,17 @@ Test(sec_owner, a_connection_opens_sessions_at_a_bounded_rate, .timeout = 300)
     }
     double secs = (double)(t_now_ms() - t0) / 1000.0;
     cr_log_info("%d opened, %d refused in %.2f s", ok, refused, secs);
-    cr_assert_gt(refused, 0, "all %d opens went through", N);
-    cr_assert_leq(ok, 100 + (int)(50 * secs) + 1);
+    /* The bucket's promise, however fast the server answered. */
+    cr_assert_leq(ok, 100 + (int)(50 * secs) + 1, "%d opened in %.2f s", ok, secs);
+    cr_assert_eq(ok + refused, N);
     char *sid = open_on(&o, TWO, NULL, false, NULL); /* the bucket is per connection */
     free(sid);
     t_sleep_ms(1000);
     sid = open_on(&c, TWO, NULL, false, NULL);
     free(sid);
-    cJSON_free(req);
-    free(text);
+    cJSON_free(req[0]);
+    cJSON_free(req[1]);
     cl_close(&c);
     cl_close(&o);
-    srv_stop(&p);
+    sec_stop(&p);
 }
