@@ -799,6 +799,7 @@ void srv_m_forward(srv_call *call, const cJSON *params)
     if (s == NULL)
         return;
     cJSON *wp = params ? cJSON_Duplicate(params, true) : cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(wp, "owner"); /* the router's business only */
     session_job *sj = job_make(s, call, call->m->name, wp, forward_done,
                                (call->m->flags & SRV_M_QUICK) ? SRV_JOB_QUICK : 0);
     if (sj != NULL)
