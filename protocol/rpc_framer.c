@@ -32,6 +32,10 @@ struct rpc_framer_http_ {
     bool have_auth;
     char auth[RPC_FRAMER_MAX_AUTH + 1];
     size_t auth_len;
+    bool cur_is_owner; /* X-Mdae-Owner (issue 37) */
+    bool have_owner;
+    char owner[RPC_FRAMER_MAX_OWNER + 1];
+    size_t owner_len;
 };
 
 void rpc_framer_init(rpc_framer *fr, size_t max_frame)
@@ -284,6 +288,9 @@ static int on_http_begin(http_parser *p)
     h->cur_is_auth = false;
     h->have_auth = false;
     h->auth_len = 0;
+    h->cur_is_owner = false;
+    h->have_owner = false;
+    h->owner_len = 0;
     h->fr->len = 0;
     return 0;
 }
@@ -327,6 +334,21 @@ static int on_http_value(http_parser *p, const char *at, size_t n)
             h->have_auth = true;
             h->auth_len = 0;
         }
+        h->cur_is_owner = h->field_len <= HTTP_FIELD_KEEP &&
+                          name_is(h->field, h->field_len, "x-mdae-owner");
+        if (h->cur_is_owner) {
+            h->have_owner = true;
+            h->owner_len = 0;
+        }
+    }
+    if (h->cur_is_owner) {
+        if (h->owner_len + n > RPC_FRAMER_MAX_OWNER) {
+            h->rc = MDAE_E_LIMIT;
+            h->limit_status = "431 Request Header Fields Too Large";
+            return 1;
+        }
+        memcpy(h->owner + h->owner_len, at, n);
+        h->owner_len += n;
     }
     if (h->cur_is_auth) {
         if (h->auth_len + n > RPC_FRAMER_MAX_AUTH) {
@@ -362,6 +384,7 @@ static int on_http_complete(http_parser *p)
     rpc_frame f = {0};
     h->url[h->url_len] = '\0';
     h->auth[h->auth_len] = '\0';
+    h->owner[h->owner_len] = '\0';
     f.framing = RPC_FRAMING_HTTP;
     f.body = h->fr->buf ? h->fr->buf : "";
     f.len = h->fr->len;
@@ -381,6 +404,7 @@ static int on_http_complete(http_parser *p)
     }
     f.url = h->url;
     f.authorization = h->have_auth ? h->auth : NULL;
+    f.owner = h->have_owner ? h->owner : NULL;
     f.keep_alive = http_should_keep_alive(p) != 0;
     if (h->cb(h->ctx, &f)) {
         h->rc = MDAE_E_CANCELED;

@@ -47,6 +47,9 @@
 #define RPC_FRAMER_MAX_URL 1024u
 /* Longest Authorization header value kept. */
 #define RPC_FRAMER_MAX_AUTH 512u
+/* Longest X-Mdae-Owner value kept (an owner key, issue 37: the server takes
+ * 22 to 128 characters); a longer one is refused as the Authorization is. */
+#define RPC_FRAMER_MAX_OWNER 256u
 
 typedef enum rpc_framing {
     RPC_FRAMING_UNKNOWN = 0, /* nothing but blank space seen yet */
@@ -72,6 +75,7 @@ typedef struct rpc_frame {
     rpc_http_method method;
     const char *url;           /* NUL-terminated request target */
     const char *authorization; /* NUL-terminated header value, or NULL */
+    const char *owner;         /* X-Mdae-Owner, NUL-terminated, or NULL */
     bool keep_alive;           /* the client wants the connection kept */
 } rpc_frame;
 

@@ -97,6 +97,14 @@ typedef struct srv_config {
                         same id (srv_session_id_ok; owned; NULL: none) */
     size_t max_message_bytes;
     size_t max_sessions;
+    /* Issue 37 item 5: sessions per owner (a connection's own, or one owner
+     * key's persistent ones); every persistent session without a key (HTTP,
+     * persist: true) together, below max_sessions (0: half of it); and the
+     * token bucket of each connection's session/open (0 per second: off). */
+    size_t sessions_per_owner;
+    size_t anonymous_sessions;
+    size_t session_opens_per_second;
+    size_t session_open_burst;
     size_t max_pending_requests; /* unanswered requests per connection */
     size_t max_workers;
     size_t worker_memory_mb; /* 0: no cap */
@@ -176,6 +184,15 @@ struct srv_conn {
     bool lsp_progress; /* the client offers window.workDoneProgress: long
                           checks report $/progress (issue 36 item 4) */
     uint64_t lsp_next_token; /* the last work-done progress token made */
+    /* Sessions (issue 37, srv_m_session.c): the token bucket of this
+     * connection's session/open (limits.session_opens_per_second and
+     * session_open_burst): opens spent and not yet refilled as of open_at
+     * (uv_now); zero, as calloc leaves it, is a full bucket. */
+    double open_debt;
+    uint64_t open_at;
+    /* HTTP: the current exchange's X-Mdae-Owner header (an owner key),
+     * borrowed from the frame while its body is dispatched, else NULL. */
+    const char *http_owner;
     /* Graceful end (srv_conn_end): the peer finished sending, or we are done;
      * close once the replies owed and the bytes queued are out. */
     bool read_eof;
@@ -451,29 +468,45 @@ void srv_worker_stop(srv_worker *w, const char *why);
  * and over (issue 5's benchmark: 10,000 session/mode requests/s). */
 #define SRV_MODE_CACHE 64
 /* Longest session id, chosen by a client (session/open {session}) or made
- * from the instance name and a number. */
+ * by the server (SRV_SESSION_MADE_LEN). */
 #define SRV_SESSION_ID_MAX 64
-/* Longest instance name: "<instance>-s<20 digits>" fits an id. */
+/* A server-made id (issue 37 item 1) is a capability: "s" and 26 lowercase
+ * base32 letters carrying 128 random bits from the kernel (getrandom), so
+ * that holding the id is the right to use the session and nobody can guess
+ * one; "<instance>-" in front when an instance name is configured (HAProxy
+ * routes on it, conf/haproxy.cfg). */
+#define SRV_SESSION_MADE_LEN 27
+/* Longest instance name: "<instance>-" and a made id fit SRV_SESSION_ID_MAX. */
 #define SRV_INSTANCE_MAX 32
 /* Highest text version (issue 37 item 5): a stored version outside
  * 1..SRV_VERSION_MAX is refused at load, an edit past it is refused; a
  * version never wraps. (long is 64 bits on every platform mdaed runs on.) */
 #define SRV_VERSION_MAX (LONG_MAX - 1)
 
+/* An owner key (session/open {owner}, or HTTP's X-Mdae-Owner): a client's
+ * secret of at least 128 bits, 22 to 128 of A-Z a-z 0-9 '_' '-' (base64url:
+ * Python's secrets.token_urlsafe(16) makes one). */
+#define SRV_OWNER_KEY_MIN 22
+#define SRV_OWNER_KEY_MAX 128
+
 typedef struct srv_session {
-    uint64_t num;
-    char id[SRV_SESSION_ID_MAX + 1]; /* "s<num>", "<instance>-s<num>" or
-                                        the client's choice */
+    char id[SRV_SESSION_ID_MAX + 1]; /* made ("s..." or "<instance>-s...":
+                                        SRV_SESSION_MADE_LEN) or the
+                                        client's choice, unique within its
+                                        owner's scope only */
     char *text;    /* owned: the model text the router keeps; NULL while a
                       restored session's text is still only in the store
                       (loaded on first use: srv_session_load_text) */
     size_t len;
     cJSON *defines; /* owned or NULL */
     long version;
-    srv_conn *owner; /* closes with it; NULL when persistent (not referenced) */
-    char *owner_key; /* owned or NULL: the secret that scopes a client-chosen
-                        id of a persistent session (issue 37 item 1); stored
-                        with the row */
+    srv_conn *owner; /* closes with it, and only it can name the session;
+                        NULL when persistent (not referenced) */
+    char *owner_key; /* owned or NULL: the secret given at open (issue 37
+                        item 1), required on every call naming the session;
+                        it scopes a client-chosen id of a persistent session
+                        (two owners may each have "mine"); stored with the
+                        row, whose key is (id, owner_key) */
     char *uri;       /* LSP document, or NULL */
     bool modelica;   /* format "modelica" / languageId "modelica" (issue 11) */
     bool recover;    /* session/open {recover: true}: a syntax error leaves out
@@ -512,16 +545,42 @@ typedef struct srv_store_row srv_store_row; /* srv_store.c, below */
 /* Is `id` usable as a session id or an instance name: 1 to max bytes of
  * letters, digits, '.', '_', '-'? */
 bool srv_session_id_ok(const char *id, size_t max);
+/* Is `id` shaped as a server-made id (SRV_SESSION_MADE_LEN, an instance
+ * prefix or none)? Shape only: it says nothing of who made it. */
+bool srv_session_id_made(const char *id);
+/* Is `key` a usable owner key (SRV_OWNER_KEY_MIN..MAX of base64url)? */
+bool srv_owner_key_ok(const char *key);
+
+/* Ownership (issue 37 item 1; docs/security.md "Sessions and their owners").
+ * A session is visible to a request of connection `conn` giving owner key
+ * `key` (NULL: none) when
+ *   - it is not an LSP document's (those are reached by URI only), and
+ *   - it is persistent (owner NULL) or conn's own, and
+ *   - it has no owner key, or key equals it (compared in constant time).
+ * Every other session is, to that request, one that does not exist.
+ * srv_session_lookup returns the visible session named id, preferring the
+ * one of key, then conn's own, then a persistent one without a key (its
+ * made id is the capability); NULL when none is visible. */
+srv_session *srv_session_lookup(srv_conn *conn, const char *id, const char *key);
+/* Would a session opened with this chosen id clash in its owner's scope:
+ * for a connection-owned one (owner conn) a session of conn with that id,
+ * for a persistent one (owner NULL, key given) one of that key? */
+bool srv_session_id_taken(srv_conn *owner, const char *id, const char *key);
+/* Sessions in the quota class of a new session of (owner, key)
+ * (srv_m_session.c): owner's when owner is set, else key's, else every
+ * persistent session without a key (the anonymous class). */
+size_t srv_session_count_class(const srv_conn *owner, const char *key);
 
 /* reload: the job that reloads the session's text into a fresh worker
- * (srv_queue.reload). want_id: the id the client chose, or NULL for a
- * fresh one; the caller has checked it with srv_session_id_ok and
- * srv_session_find (no session has it). */
-int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size_t len,
-                    const cJSON *defines,
+ * (srv_queue.reload). want_id: the id the client chose (checked with
+ * srv_session_id_ok and srv_session_id_taken), or NULL for a fresh made
+ * one, never used before by any session of this server. key: the owner key
+ * (copied), or NULL. MDAE_E_LIMIT at limits.max_sessions, MDAE_E_IO when
+ * the kernel gives no random bytes (no fallback), MDAE_E_NOMEM. */
+int srv_session_new(srv_conn *owner, const char *want_id, const char *key, const char *text,
+                    size_t len, const cJSON *defines,
                     srv_job *(*reload)(srv_queue *q), srv_session **out);
 srv_session *srv_session_of(srv_queue *q); /* the session embedding q */
-srv_session *srv_session_find(const char *id);
 srv_session *srv_session_find_uri(srv_conn *conn, const char *uri);
 /* Close s for good: a persistent session leaves the store first. MDAE_OK;
  * MDAE_E_NOTSAVED (err says why, when err is not NULL) if its row cannot
@@ -609,7 +668,6 @@ typedef struct srv_server {
     uint64_t next_conn_id;
     srv_session *sessions;
     size_t n_sessions;
-    uint64_t next_session_num;
     size_t n_workers;
     srv_queue *queues;                  /* every session's queue (srv_worker.c) */
     srv_queue *waiting, *waiting_tail;  /* queues waiting for a worker slot */

@@ -20,6 +20,17 @@ void srv_config_default(srv_config *c)
     c->listen_tcp = mdae_strdup("127.0.0.1:7420");
     c->max_message_bytes = RPC_FRAMER_DEFAULT_MAX_FRAME;
     c->max_sessions = 1024;
+    /* Issue 37 item 5: one client filled the 1,024 slots in 19 s and locked
+     * everyone out. 128 per connection or owner key is room for an editor
+     * with many documents; anonymous persistent sessions (HTTP, the web
+     * page) share half the table (0 here: max_sessions / 2); 50 opens a
+     * second per connection, 100 at once, is above a script's pace (an
+     * open starts a worker process: tens of ms on our 2-core box) and
+     * bounds how fast one connection can churn workers. */
+    c->sessions_per_owner = 128;
+    c->anonymous_sessions = 0;
+    c->session_opens_per_second = 50;
+    c->session_open_burst = 100;
     c->max_pending_requests = 1024;
     c->max_workers = 32;
     c->worker_memory_mb = 4096;
@@ -115,6 +126,10 @@ static const key_spec keys[] = {
     K("store", "url", 's', store_url),
     K("limits", "max_message_bytes", 'n', max_message_bytes),
     K("limits", "max_sessions", 'n', max_sessions),
+    K("limits", "sessions_per_owner", 'n', sessions_per_owner),
+    K("limits", "anonymous_sessions", 'n', anonymous_sessions),
+    K("limits", "session_opens_per_second", 'n', session_opens_per_second),
+    K("limits", "session_open_burst", 'n', session_open_burst),
     K("limits", "max_pending_requests", 'n', max_pending_requests),
     K("limits", "max_workers", 'n', max_workers),
     K("limits", "worker_memory_mb", 'n', worker_memory_mb),
@@ -270,6 +285,13 @@ int srv_config_load(srv_config *c, const char *path, char *err, size_t errlen)
         } else {
             rc = set_key(c, k, e, dir, err, errlen);
         }
+    }
+    if (rc == MDAE_OK && c->anonymous_sessions >= c->max_sessions && c->anonymous_sessions > 0) {
+        /* Anonymous sessions must never be able to take every slot. */
+        snprintf(err, errlen,
+                 "limits.anonymous_sessions (%zu) must be below limits.max_sessions (%zu)",
+                 c->anonymous_sessions, c->max_sessions);
+        rc = MDAE_E_PARSE;
     }
 done:
     cJSON_Delete(root);

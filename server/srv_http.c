@@ -190,7 +190,9 @@ void srv_http_frame(srv_conn *c, const rpc_frame *f)
         return;
     }
     srv_conn_write(c, h, strlen(h));
+    c->http_owner = f->owner; /* the exchange's owner key (issue 37), for its calls */
     bool owed = srv_router_body(c, f->body, f->len);
+    c->http_owner = NULL;
     if (c->kind == SRV_CONN_TCP && srv.cfg.token != NULL)
         c->authed = false;
     if (!owed && !c->closing && !c->ending) { /* notifications only: end the stream now */

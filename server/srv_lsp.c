@@ -578,8 +578,12 @@ void srv_lsp_did_open(srv_conn *c, const cJSON *params)
         if (t != NULL && srv_session_set_text(s, t, strlen(t), err, sizeof err) < 0)
             MDAE_LOG(SRV_LOG_WARN, "conn %llu: didOpen %s: %s", (unsigned long long)c->id,
                      uri->valuestring, err);
-    } else if (srv_session_new(c, NULL, text->valuestring, strlen(text->valuestring), NULL,
-                               srv_m_session_reload, &s) < 0) {
+    } else if ((srv.cfg.sessions_per_owner > 0 &&
+                srv_session_count_class(c, NULL) >= srv.cfg.sessions_per_owner) ||
+               srv_session_new(c, NULL, NULL, text->valuestring, strlen(text->valuestring),
+                               NULL, srv_m_session_reload, &s) < 0) {
+        /* A document is a session of its connection (issue 37): past
+         * limits.sessions_per_owner, or max_sessions, it is not checked. */
         MDAE_LOG(SRV_LOG_WARN, "conn %llu: didOpen %s: cannot open a session",
                  (unsigned long long)c->id, uri->valuestring);
         return;

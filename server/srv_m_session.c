@@ -50,21 +50,60 @@ static bool params_object(srv_call *call, const cJSON *params)
     return false;
 }
 
-/* The session named by params.session, or NULL after answering the call. */
+/* The owner key of the request: params.owner, else an HTTP exchange's
+ * X-Mdae-Owner header, else NULL (*key). False after answering -32602 when
+ * one is given that cannot be a key: a malformed key is the caller's bug,
+ * answered the same whatever the session, so it tells nothing of one. */
+static bool owner_param(srv_call *call, const cJSON *params, const char **key)
+{
+    const cJSON *o = get_param(params, "owner");
+    const char *k = o != NULL && !cJSON_IsNull(o) ? cJSON_GetStringValue(o)
+                                                   : call->conn->http_owner;
+    if ((o != NULL && !cJSON_IsNull(o) && !cJSON_IsString(o)) ||
+        (k != NULL && !srv_owner_key_ok(k))) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "\"owner\" (or X-Mdae-Owner) must be a secret of %d to %d letters, digits, '_'"
+                 " or '-' (at least 128 random bits, e.g. Python's secrets.token_urlsafe(16)):"
+                 " a shorter key could be guessed",
+                 SRV_OWNER_KEY_MIN, SRV_OWNER_KEY_MAX);
+        srv_call_error(call, RPC_INVALID_PARAMS, msg, NULL);
+        return false;
+    }
+    *key = k;
+    return true;
+}
+
+/* The session named by params.session that this request may use
+ * (srv_session_lookup: its connection, its owner key), or NULL after
+ * answering the call. A session the request may not use gets the very
+ * reply of an id that nobody holds (issue 37 item 1). */
 static srv_session *session_param(srv_call *call, const cJSON *params)
 {
     if (!params_object(call, params))
         return NULL;
     const cJSON *sid = get_param(params, "session");
+    const cJSON *uri = get_param(params, "uri");
+    if (!cJSON_IsString(sid) && (call->m->flags & SRV_M_DEBUG) && cJSON_IsString(uri)) {
+        /* Tests only (debug_methods): a document of this connection, by
+         * its URI, since its session's id is told to nobody. */
+        srv_session *d = srv_session_find_uri(call->conn, uri->valuestring);
+        if (d == NULL)
+            srv_call_mdae_error(call, MDAE_E_STATE, "no such document", NULL);
+        return d;
+    }
     if (!cJSON_IsString(sid)) {
         bad_params(call, "%s", "\"session\" (a string) is required");
         return NULL;
     }
-    srv_session *s = srv_session_find(sid->valuestring);
-    /* ---- issue 37 items 3-4 (h-durable): load on miss, lazy text ---- */
+    const char *key;
+    if (!owner_param(call, params, &key))
+        return NULL;
+    srv_session *s = srv_session_lookup(call->conn, sid->valuestring, key);
+    /* ---- issue 37 items 3-4: load on miss, lazy text ---- */
     int rc = MDAE_OK;
-    if (s == NULL) /* another instance may have written it (owner key: h-owner) */
-        rc = srv_session_load_stored(sid->valuestring, NULL, srv_m_session_reload, &s);
+    if (s == NULL) /* another instance may have written it; same owner rules */
+        rc = srv_session_load_stored(sid->valuestring, key, srv_m_session_reload, &s);
     if (s != NULL && (rc = srv_session_load_text(s)) == MDAE_E_STATE) {
         srv_session_forget(s); /* its row is gone (closed elsewhere) or refused */
         s = NULL;
@@ -77,7 +116,7 @@ static srv_session *session_param(srv_call *call, const cJSON *params)
         srv_call_mdae_error(call, rc, "the session cannot be loaded from the store", NULL);
         return NULL;
     }
-    /* ---- end h-durable ---- */
+    /* ---- end of loading ---- */
     if (s == NULL) {
         cJSON *d = cJSON_CreateObject();
         if (d)
@@ -258,6 +297,93 @@ static void open_done(srv_job *job, srv_reply *r)
     job_free(sj);
 }
 
+/* error.data of a server limit reached at open, shaped as the engine's
+ * limits are reported (issue 36, docs/limits.md): {"limit": {setting,
+ * value, configKey, flag, unit, where}}; NULL on OOM (the error goes out
+ * without data). */
+static cJSON *limit_data(const char *setting, double value, const char *unit)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON *l = d != NULL ? cJSON_AddObjectToObject(d, "limit") : NULL;
+    if (l == NULL || !cJSON_AddStringToObject(l, "setting", setting) ||
+        !cJSON_AddNumberToObject(l, "value", value) ||
+        !cJSON_AddStringToObject(l, "configKey", setting) || !cJSON_AddNullToObject(l, "flag") ||
+        !cJSON_AddStringToObject(l, "unit", unit) || !cJSON_AddNullToObject(l, "where")) {
+        cJSON_Delete(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Answer MDAE_E_LIMIT for the setting reached; false, for the caller to
+ * return. */
+static bool over_limit(srv_call *call, const char *message, const char *setting, double value,
+                       const char *unit)
+{
+    srv_call_mdae_error(call, MDAE_E_LIMIT, message, limit_data(setting, value, unit));
+    return false;
+}
+
+/* The connection's open rate: a token bucket of session_open_burst opens,
+ * refilled at session_opens_per_second (issue 37 item 5). True when an
+ * open may go ahead (and is counted). */
+static bool open_rate_ok(srv_call *call)
+{
+    srv_conn *c = call->conn;
+    double rate = (double)srv.cfg.session_opens_per_second;
+    if (rate <= 0)
+        return true;
+    double burst = srv.cfg.session_open_burst > 0 ? (double)srv.cfg.session_open_burst : 1;
+    uint64_t now = uv_now(srv.loop);
+    double debt = c->open_debt - (double)(now - c->open_at) * rate / 1000.0;
+    c->open_debt = debt > 0 ? debt : 0;
+    c->open_at = now;
+    if (c->open_debt + 1 <= burst) {
+        c->open_debt += 1;
+        return true;
+    }
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "too many session opens on this connection (limits.session_opens_per_second = %zu,"
+             " burst %zu): retry in %.0f ms",
+             srv.cfg.session_opens_per_second, srv.cfg.session_open_burst,
+             (c->open_debt + 1 - burst) * 1000.0 / rate + 1);
+    return over_limit(call, msg, "limits.session_opens_per_second", rate,
+                      "session opens per second per connection");
+}
+
+/* Room for one more session in the new session's class (issue 37 item 5):
+ * its connection's own, its owner key's, or the anonymous persistent ones
+ * (capped below max_sessions, so that they can never take every slot),
+ * after the connection's open rate. True if so; else answered. */
+static bool quota_ok(srv_call *call, const srv_conn *owner, const char *key)
+{
+    if (!open_rate_ok(call))
+        return false;
+    size_t have = srv_session_count_class(owner, key);
+    size_t per_owner = srv.cfg.sessions_per_owner;
+    if ((owner != NULL || key != NULL) && per_owner > 0 && have >= per_owner) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "too many sessions of %s (limits.sessions_per_owner = %zu): close one first",
+                 owner != NULL ? "this connection" : "this owner key", per_owner);
+        return over_limit(call, msg, "limits.sessions_per_owner", (double)per_owner,
+                          owner != NULL ? "sessions per connection" : "sessions per owner key");
+    }
+    size_t anonymous = srv.cfg.anonymous_sessions > 0 ? srv.cfg.anonymous_sessions
+                                                      : srv.cfg.max_sessions / 2;
+    if (owner == NULL && key == NULL && have >= anonymous) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "too many persistent sessions without an owner key (limits.anonymous_sessions"
+                 " = %zu): close one, or open with \"owner\" (X-Mdae-Owner)",
+                 anonymous);
+        return over_limit(call, msg, "limits.anonymous_sessions", (double)anonymous,
+                          "persistent sessions without an owner key");
+    }
+    return true;
+}
+
 void srv_m_open(srv_call *call, const cJSON *params)
 {
     if (!params_object(call, params))
@@ -284,31 +410,51 @@ void srv_m_open(srv_call *call, const cJSON *params)
     }
     if (!defines_ok(call, defines))
         return;
+    const char *key;
+    if (!owner_param(call, params, &key))
+        return;
+    /* HTTP sessions outlive their exchange (each POST may be a new
+     * connection), so they are persistent and expire when idle. */
+    bool keep = cJSON_IsTrue(persist) || rpc_framer_framing(&call->conn->fr) == RPC_FRAMING_HTTP;
+    srv_conn *owner = keep ? NULL : call->conn;
     if (want != NULL && !cJSON_IsNull(want)) {
         if (!cJSON_IsString(want) || !srv_session_id_ok(want->valuestring, SRV_SESSION_ID_MAX)) {
             bad_params(call, "%s",
                        "\"session\" must be 1 to 64 letters, digits, '.', '_' or '-'");
             return;
         }
-        if (srv_session_find(want->valuestring) != NULL) {
+        if (keep && key == NULL) {
+            /* Reached by anyone who names it, a chosen id would be a
+             * password everyone can guess ("test", "my-model"). */
+            srv_call_error(call, RPC_INVALID_PARAMS,
+                           "a persistent session (persist, or over HTTP) with a chosen id needs"
+                           " an owner key: \"owner\" (or X-Mdae-Owner), a secret of at least"
+                           " 22 letters, digits, '_' or '-', sent again with every call naming"
+                           " it; or leave out \"session\" and use the id the server makes",
+                           NULL);
+            return;
+        }
+        if (srv_session_id_taken(owner, want->valuestring, key)) {
             bad_params(call, "session id '%s' is taken", want->valuestring);
             return;
         }
     } else {
         want = NULL;
     }
-    /* HTTP sessions outlive their exchange (each POST may be a new
-     * connection), so they are persistent and expire when idle. */
-    bool keep = cJSON_IsTrue(persist) || rpc_framer_framing(&call->conn->fr) == RPC_FRAMING_HTTP;
+    if (!quota_ok(call, owner, key))
+        return;
     srv_session *s;
-    int rc = srv_session_new(keep ? NULL : call->conn, want ? want->valuestring : NULL,
-                             text->valuestring,
+    int rc = srv_session_new(owner, want ? want->valuestring : NULL, key, text->valuestring,
                              strlen(text->valuestring), cJSON_IsNull(defines) ? NULL : defines,
                              srv_m_session_reload, &s);
     if (rc < 0) {
         cJSON *d = NULL;
-        if (rc == MDAE_E_LIMIT && (d = cJSON_CreateObject()) != NULL)
-            cJSON_AddNumberToObject(d, "max_sessions", (double)srv.cfg.max_sessions);
+        if (rc == MDAE_E_LIMIT) {
+            d = limit_data("limits.max_sessions", (double)srv.cfg.max_sessions,
+                           "sessions in all");
+            if (d != NULL) /* the data's older spelling, kept for clients */
+                cJSON_AddNumberToObject(d, "max_sessions", (double)srv.cfg.max_sessions);
+        }
         srv_call_mdae_error(call, rc, rc == MDAE_E_LIMIT ? "too many sessions" : NULL, d);
         return;
     }
@@ -718,6 +864,7 @@ void srv_m_forward(srv_call *call, const cJSON *params)
     if (s == NULL)
         return;
     cJSON *wp = params ? cJSON_Duplicate(params, true) : cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(wp, "owner"); /* the router's business only */
     session_job *sj = job_make(s, call, call->m->name, wp, forward_done,
                                (call->m->flags & SRV_M_QUICK) ? SRV_JOB_QUICK : 0);
     if (sj != NULL)

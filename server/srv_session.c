@@ -10,13 +10,21 @@
  *
  * Each session embeds its srv_queue, its line to the worker pool
  * (srv_worker.c); closing the session closes the queue.
+ *
+ * Who may name a session (issue 37 item 1, docs/security.md): a made id is
+ * a capability of 128 random bits; a connection's sessions are its own; a
+ * session opened with an owner key needs that key. To anyone else the
+ * session does not exist: srv_session_lookup finds nothing, so the reply
+ * is the one of an id nobody holds, byte for byte.
  */
 #include "srv.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "rpc_lsp.h"
 
@@ -54,24 +62,176 @@ bool srv_session_id_ok(const char *id, size_t max)
     return n > 0;
 }
 
-/* The next number whose id no session has (a client may have chosen it). */
-static void fresh_id(srv_session *s)
+/* ---- Ids and owner keys (issue 37 item 1) ---------------------------------------- */
+
+static const char base32[] = "abcdefghijklmnopqrstuvwxyz234567"; /* RFC 4648, lowercase */
+
+static bool is_base32(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '2' && ch <= '7'); }
+
+bool srv_session_id_made(const char *id)
 {
-    do {
-        s->num = ++srv.next_session_num;
-        if (srv.cfg.instance != NULL)
-            snprintf(s->id, sizeof s->id, "%s-s%llu", srv.cfg.instance,
-                     (unsigned long long)s->num);
-        else
-            snprintf(s->id, sizeof s->id, "s%llu", (unsigned long long)s->num);
-    } while (srv_session_find(s->id) != NULL);
+    size_t n = strlen(id);
+    if (n < SRV_SESSION_MADE_LEN)
+        return false;
+    const char *m = id + n - SRV_SESSION_MADE_LEN;
+    if (m != id && m[-1] != '-')
+        return false;
+    if (m[0] != 's')
+        return false;
+    for (size_t i = 1; i < SRV_SESSION_MADE_LEN; i++)
+        if (!is_base32(m[i]))
+            return false;
+    return true;
 }
 
-int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size_t len,
-                    const cJSON *defines, srv_job *(*reload)(srv_queue *q), srv_session **out)
+bool srv_owner_key_ok(const char *key)
 {
-    MDAE_ASSERT(want_id == NULL ||
-                (srv_session_id_ok(want_id, SRV_SESSION_ID_MAX) && !srv_session_find(want_id)));
+    size_t n = 0;
+    for (; key[n] != '\0'; n++) {
+        char ch = key[n];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+        if (!ok || n >= SRV_OWNER_KEY_MAX)
+            return false;
+    }
+    return n >= SRV_OWNER_KEY_MIN;
+}
+
+/* Do the two keys match, in time that depends on their lengths only (at
+ * most SRV_OWNER_KEY_MAX: both were checked with srv_owner_key_ok, or the
+ * given one is refused before), never on where they differ: timing the
+ * answers tells nothing of a stored key's bytes. */
+static bool key_equal(const char *stored, const char *given)
+{
+    size_t ns = strlen(stored), ng = strlen(given);
+    unsigned char diff = ns != ng;
+    for (size_t i = 0; i < ns; i++)
+        diff |= (unsigned char)(stored[i] ^ (i < ng ? given[i] : 0));
+    return diff == 0;
+}
+
+/* n random bytes from the kernel. There is deliberately no fallback to
+ * rand() or the clock: an id an attacker can predict is no capability. */
+static int random_bytes(unsigned char *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = getrandom(buf + got, n - got, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            MDAE_LOG(SRV_LOG_ERROR, "getrandom: %s: no session id can be made",
+                     k < 0 ? strerror(errno) : "no bytes");
+            return MDAE_E_IO;
+        }
+        got += (size_t)k;
+    }
+    return MDAE_OK;
+}
+
+/* "s" and 26 base32 letters of 128 random bits (the first letter carries
+ * the top 3 bits only), after "<instance>-" when one is configured. */
+static int make_id(char *out, size_t size)
+{
+    unsigned char r[16];
+    int rc = random_bytes(r, sizeof r);
+    if (rc < 0)
+        return rc;
+    char m[SRV_SESSION_MADE_LEN + 1];
+    m[0] = 's';
+    unsigned acc = 0, bits = 2; /* 130 bits of letters for 128: two zero bits first */
+    size_t k = 1;
+    for (size_t i = 0; i < sizeof r; i++) {
+        acc = (acc << 8) | r[i];
+        bits += 8;
+        while (bits >= 5) {
+            bits -= 5;
+            m[k++] = base32[(acc >> bits) & 31];
+        }
+    }
+    MDAE_ASSERT(k == SRV_SESSION_MADE_LEN && bits == 0);
+    m[k] = '\0';
+    if (srv.cfg.instance != NULL)
+        snprintf(out, size, "%s-%s", srv.cfg.instance, m);
+    else
+        snprintf(out, size, "%s", m);
+    return MDAE_OK;
+}
+
+/* A made id no session of this server holds, whatever its scope. A clash
+ * of 128 random bits does not happen; the check makes "never reused" a
+ * fact rather than a probability. */
+static int fresh_id(srv_session *s)
+{
+    for (;;) {
+        int rc = make_id(s->id, sizeof s->id);
+        if (rc < 0)
+            return rc;
+        bool held = false;
+        for (const srv_session *o = srv.sessions; o != NULL && !held; o = o->next)
+            held = strcmp(o->id, s->id) == 0;
+        if (!held)
+            return MDAE_OK;
+    }
+}
+
+srv_session *srv_session_lookup(srv_conn *conn, const char *id, const char *key)
+{
+    srv_session *keyed = NULL, *own = NULL, *shared = NULL;
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next) {
+        if (strcmp(s->id, id) != 0 || s->uri != NULL)
+            continue;
+        if (s->owner != NULL && s->owner != conn)
+            continue; /* another connection's: not there */
+        if (s->owner_key != NULL) {
+            if (key != NULL && key_equal(s->owner_key, key))
+                keyed = s;
+        } else if (s->owner != NULL) {
+            own = s;
+        } else {
+            shared = s;
+        }
+    }
+    return keyed ? keyed : own ? own : shared;
+}
+
+bool srv_session_id_taken(srv_conn *owner, const char *id, const char *key)
+{
+    for (const srv_session *s = srv.sessions; s != NULL; s = s->next) {
+        if (strcmp(s->id, id) != 0 || s->uri != NULL || s->owner != owner)
+            continue;
+        if (owner != NULL)
+            return true; /* one connection, one session per name */
+        if (s->owner_key != NULL && key != NULL && key_equal(s->owner_key, key))
+            return true;
+    }
+    return false;
+}
+
+size_t srv_session_count_class(const srv_conn *owner, const char *key)
+{
+    size_t n = 0;
+    for (const srv_session *s = srv.sessions; s != NULL; s = s->next) {
+        if (owner != NULL)
+            n += s->owner == owner;
+        else if (key != NULL)
+            n += s->owner == NULL && s->owner_key != NULL && key_equal(s->owner_key, key);
+        else
+            n += s->owner == NULL && s->owner_key == NULL;
+    }
+    return n;
+}
+
+int srv_session_new(srv_conn *owner, const char *want_id, const char *key, const char *text,
+                    size_t len, const cJSON *defines, srv_job *(*reload)(srv_queue *q),
+                    srv_session **out)
+{
+    MDAE_ASSERT(want_id == NULL || (srv_session_id_ok(want_id, SRV_SESSION_ID_MAX) &&
+                                    !srv_session_id_taken(owner, want_id, key)));
+    /* A persistent session without a key is reached by its id alone: that
+     * id must be a capability, made here (srv_m_session.c refuses a chosen
+     * one, and the restore leaves such rows alone). */
+    MDAE_ASSERT(owner != NULL || key != NULL || want_id == NULL || srv_session_id_made(want_id));
     if (srv.n_sessions >= srv.cfg.max_sessions)
         return MDAE_E_LIMIT;
     srv_session *s = mdae_calloc(1, sizeof *s);
@@ -79,26 +239,30 @@ int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size
         return MDAE_E_NOMEM;
     s->text = text != NULL ? mdae_strndup(text, len) : NULL; /* NULL: in the store only */
     s->defines = defines ? cJSON_Duplicate(defines, true) : NULL;
-    if ((text != NULL && s->text == NULL) || (defines != NULL && s->defines == NULL)) {
+    s->owner_key = key ? mdae_strdup(key) : NULL;
+    int rc = MDAE_OK;
+    if ((text != NULL && s->text == NULL) || (defines != NULL && s->defines == NULL) ||
+        (key != NULL && s->owner_key == NULL))
+        rc = MDAE_E_NOMEM;
+    else if (want_id != NULL)
+        snprintf(s->id, sizeof s->id, "%s", want_id);
+    else
+        rc = fresh_id(s);
+    if (rc < 0) {
         mdae_free(s->text);
+        mdae_free(s->owner_key);
         cJSON_Delete(s->defines);
         mdae_free(s);
-        return MDAE_E_NOMEM;
+        return rc;
     }
     s->len = text != NULL ? len : 0;
-    if (want_id != NULL) {
-        s->num = ++srv.next_session_num;
-        snprintf(s->id, sizeof s->id, "%s", want_id);
-    } else {
-        fresh_id(s);
-    }
     s->version = 1;
     s->owner = owner;
     s->last_used = uv_now(srv.loop);
     srv_queue_init(&s->queue, s->id, reload);
     link_session(s);
-    MDAE_LOG(SRV_LOG_INFO, "session %s: open (%zu bytes%s)", s->id, len,
-             owner ? "" : ", persistent");
+    MDAE_LOG(SRV_LOG_INFO, "session %s: open (%zu bytes%s%s)", s->id, len,
+             owner ? "" : ", persistent", key ? ", keyed" : "");
     *out = s;
     return MDAE_OK;
 }
@@ -106,14 +270,6 @@ int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size
 srv_session *srv_session_of(srv_queue *q)
 {
     return (srv_session *)(void *)((char *)q - offsetof(srv_session, queue));
-}
-
-srv_session *srv_session_find(const char *id)
-{
-    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
-        if (strcmp(s->id, id) == 0)
-            return s;
-    return NULL;
 }
 
 srv_session *srv_session_find_uri(srv_conn *conn, const char *uri)
@@ -208,24 +364,36 @@ typedef struct restore_arg {
     srv_session *s;
 } restore_arg;
 
+/* Would a stored row clash with a session in memory (its owner's scope)? */
+static bool stored_taken(const char *id, const char *owner_key)
+{
+    return owner_key != NULL ? srv_session_id_taken(NULL, id, owner_key)
+                             : srv_session_lookup(NULL, id, NULL) != NULL;
+}
+
+/* A row is served only as its owner would have opened it (issue 37): a
+ * keyed row under a valid key, a keyless one only under a made id (the
+ * capability); anything else stays in the store, untouched. */
+static bool stored_usable(const srv_store_row *row)
+{
+    if (!srv_session_id_ok(row->id, SRV_SESSION_ID_MAX))
+        return false;
+    return row->owner_key != NULL ? srv_owner_key_ok(row->owner_key)
+                                  : srv_session_id_made(row->id);
+}
+
 static int restore_row(const srv_store_row *row, void *arg)
 {
     restore_arg *ra = arg;
-    if (!srv_session_id_ok(row->id, SRV_SESSION_ID_MAX) || srv_session_find(row->id) != NULL) {
+    if (!stored_usable(row) || stored_taken(row->id, row->owner_key)) {
         MDAE_LOG(SRV_LOG_WARN, "stored session '%s': not a usable id, left in the store",
                  row->id);
         return MDAE_E_STATE;
     }
-    char *owner_key = row->owner_key ? mdae_strdup(row->owner_key) : NULL;
-    if (row->owner_key != NULL && owner_key == NULL)
-        return MDAE_E_NOMEM;
     srv_session *s;
-    int rc = srv_session_new(NULL, row->id, NULL, 0, NULL, ra->reload, &s);
-    if (rc < 0) {
-        mdae_free(owner_key);
+    int rc = srv_session_new(NULL, row->id, row->owner_key, NULL, 0, NULL, ra->reload, &s);
+    if (rc < 0)
         return rc;
-    }
-    s->owner_key = owner_key;
     rc = adopt_row(s, row);
     if (rc < 0) {
         session_free(s);
@@ -248,7 +416,7 @@ int srv_session_restore(const srv_store_row *row, srv_job *(*reload)(srv_queue *
 int srv_session_load_stored(const char *id, const char *owner_key,
                             srv_job *(*reload)(srv_queue *q), srv_session **out)
 {
-    if (!srv_store_on() || srv_session_find(id) != NULL)
+    if (!srv_store_on() || stored_taken(id, owner_key))
         return MDAE_E_STATE;
     restore_arg ra = {reload, NULL};
     int rc = srv_store_get(id, owner_key, restore_row, &ra);

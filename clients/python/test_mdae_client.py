@@ -107,6 +107,33 @@ class ClientTest(unittest.TestCase):
                 c.open(model("rldc2.mel"), session="my-rldc2")
             self.assertEqual(cm.exception.code, mdae_client.INVALID_PARAMS)
 
+    def test_a_chosen_id_over_http_belongs_to_its_owner(self):
+        # Over HTTP a session is persistent: a chosen id goes with an owner
+        # key (issue 37), made by each Client unless given. Two owners, one
+        # name: two sessions; the name alone reaches neither.
+        url = "http://127.0.0.1:%d" % self.port
+        a = mdae_client.Client.connect(url, timeout=30)
+        b = mdae_client.Client.connect(url, timeout=30)
+        sa = a.open(model("rldc2.mel"), session="my-rldc2")
+        sb = b.open(model("two_equations.mel"), session="my-rldc2")
+        self.assertEqual((sa.id, sb.id), ("my-rldc2", "my-rldc2"))
+        self.assertNotEqual(sa.owner, sb.owner)
+        self.assertEqual(len(sa.analyze()["equations"]), 14)
+        self.assertEqual(len(sb.analyze()["equations"]), 1)
+        with self.assertRaises(mdae_client.RpcError) as cm:
+            a.call("session/analyze", {"session": "my-rldc2"})
+        self.assertEqual(cm.exception.name, "MDAE_E_STATE")
+        # A key of the caller's reaches the session from another client.
+        key = "test-owner-key-0123456789"
+        c = mdae_client.Client.connect(url, timeout=30, owner=key)
+        c.open(model("rldc2.mel"), session="shared")
+        d = mdae_client.Client.connect(url, timeout=30)
+        self.assertEqual(d.call("session/analyze", {"session": "shared", "owner": key})["status"],
+                         "nonsingular")
+        with self.assertRaises(mdae_client.RpcError):  # too short to be a secret
+            d.open(model("rldc2.mel"), session="other", owner="short")
+        self.assertTrue(sa.close() and sb.close())
+
     def test_talks_http_and_reopens_a_session_the_server_lost(self):
         # Over HTTP each request is a POST /rpc with X-Mdae-Session (what a
         # proxy routes on). A restart without persistence loses the session:

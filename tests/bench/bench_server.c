@@ -1388,13 +1388,18 @@ int main(int argc, char **argv)
     print_loadavg("at start");
 
     if (strchr(rows, '1') != NULL || strchr(rows, '4') != NULL) {
-        /* One RLDC2 session, kept open by this connection for the rows. */
+        /* One RLDC2 session, kept open by this connection for the rows.
+         * Persistent (no state_dir: nothing is written), so that the rows'
+         * other connections may use it by its made id (issue 37: a
+         * connection's own sessions are nobody else's). */
         conn owner;
         conn_open(&owner);
         char *path = model_path("rldc2");
         char *text = read_file(path);
         sbuf p = {0};
         open_params(&p, text, 0);
+        p.s[p.len - 1] = ',';
+        sb_add(&p, "\"persist\":true}", 15);
         char *a = call(&owner, 1, "session/open", p.s);
         char *sid = session_of(a);
         free(a);

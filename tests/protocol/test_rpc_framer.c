@@ -26,6 +26,7 @@ typedef struct sink {
     rpc_http_method method[MAXF];
     char url[MAXF][64];
     char auth[MAXF][64];
+    char owner[MAXF][300];
     bool keep_alive[MAXF];
     int stop_after; /* 0: never */
 } sink;
@@ -44,6 +45,8 @@ static int on_frame(void *ctx, const rpc_frame *f)
         snprintf(s->url[s->n], sizeof s->url[0], "%s", f->url);
     if (f->authorization)
         snprintf(s->auth[s->n], sizeof s->auth[0], "%s", f->authorization);
+    if (f->owner)
+        snprintf(s->owner[s->n], sizeof s->owner[0], "%s", f->owner);
     s->keep_alive[s->n] = f->keep_alive;
     s->n++;
     return s->stop_after && s->n >= s->stop_after;
@@ -269,6 +272,37 @@ Test(rpc_framer, parses_http_post_with_body_and_authorization)
         cr_assert(s.keep_alive[0]);
         rpc_framer_close(&fr);
     }
+}
+
+/* Issue 37: an owner key may come as a header (the web page, scripts that
+ * keep their params as they are); it is the request's own, not the next
+ * one's, and one past RPC_FRAMER_MAX_OWNER is refused unbuffered. */
+Test(rpc_framer, keeps_the_x_mdae_owner_header_of_each_request)
+{
+    const char *in = "POST /rpc HTTP/1.1\r\nx-mdae-OWNER: k1-0123456789abcdefghijkl\r\n"
+                     "Content-Length: 2\r\n\r\n{}"
+                     "POST /rpc HTTP/1.1\r\nContent-Length: 2\r\n\r\n[]";
+    size_t len = strlen(in);
+    for (size_t step = 0; step <= len; step += (step < 5 ? 1 : 11)) {
+        rpc_framer fr;
+        sink s = {0};
+        rpc_framer_init(&fr, 0);
+        cr_assert_eq(feed(&fr, in, len, step, &s), MDAE_OK, "step %zu", step);
+        cr_assert_eq(s.n, 2, "step %zu", step);
+        cr_assert_str_eq(s.owner[0], "k1-0123456789abcdefghijkl", "step %zu", step);
+        cr_assert_str_eq(s.owner[1], "", "the second request has none (step %zu)", step);
+        rpc_framer_close(&fr);
+    }
+    static char big[RPC_FRAMER_MAX_OWNER + 200];
+    int n = snprintf(big, sizeof big, "POST /rpc HTTP/1.1\r\nX-Mdae-Owner: ");
+    memset(big + n, 'k', RPC_FRAMER_MAX_OWNER + 10);
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, big, (size_t)n + RPC_FRAMER_MAX_OWNER + 10, 7, &s), MDAE_E_LIMIT);
+    cr_assert_str_eq(rpc_framer_http_limit_status(&fr), "431 Request Header Fields Too Large");
+    cr_assert_eq(s.n, 0);
+    rpc_framer_close(&fr);
 }
 
 Test(rpc_framer, parses_keep_alive_http_requests_one_after_another)

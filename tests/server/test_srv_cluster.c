@@ -162,11 +162,17 @@ static char *rpc(int id, const char *method, cJSON *params)
     return t_request(id, method, params);
 }
 
+/* The owner key of the named session: over HTTP a session is persistent,
+ * and a persistent session's chosen id needs one (issue 37). */
+#define OWNER "cluster-test-owner-key-0123456789"
+
 static cJSON *open_params(const char *text, const char *name)
 {
     cJSON *p = cJSON_CreateObject();
-    if (name != NULL)
+    if (name != NULL) {
         cJSON_AddStringToObject(p, "session", name);
+        cJSON_AddStringToObject(p, "owner", OWNER);
+    }
     cJSON_AddStringToObject(p, "text", text);
     return p;
 }
@@ -190,7 +196,10 @@ static char *open_session(const cluster *cl, const char *text, const char *name)
  * *result (owned) on success. */
 static int analyze(const cluster *cl, const char *sid, bool by_header, cJSON **result)
 {
-    char *req = rpc(2, "session/analyze", session_params(sid));
+    cJSON *params = session_params(sid);
+    if (strcmp(sid, "my-model") == 0) /* the named one (open_params) */
+        cJSON_AddStringToObject(params, "owner", OWNER);
+    char *req = rpc(2, "session/analyze", params);
     cJSON *r;
     int st = post(cl, by_header ? sid : NULL, req, &r);
     cJSON_free(req);

@@ -44,12 +44,13 @@ Test(srv_router, analyses_like_the_cli_over_content_length_framing)
     cJSON *r = cl_lsp_json(&c);
     cJSON *res = cJSON_GetObjectItem(r, "result");
     cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(r));
-    cr_assert_str_eq(cJSON_GetObjectItem(res, "session")->valuestring, "s1");
+    char *sid = strdup(cJSON_GetObjectItem(res, "session")->valuestring);
     cJSON *counts = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "summary"), "counts");
     cr_assert_eq(cJSON_GetObjectItem(counts, "equations")->valueint, 14);
     cJSON_Delete(r);
 
-    req = t_request(2, "session/analyze", session_params("s1"));
+    req = t_request(2, "session/analyze", session_params(sid));
+    free(sid);
     snprintf(hdr, sizeof hdr, "Content-Length: %zu\r\n\r\n", strlen(req));
     cl_send(&c, hdr);
     cl_send(&c, req);
@@ -259,8 +260,15 @@ Test(srv_router, streams_notifications_then_the_result_over_http)
     srv_start(&p, "", "");
     cl_connect(&c, &p);
     char *text = t_model("rldc2.mel");
-    char *sid = cl_open(&c, text); /* opened over NDJSON, persistent? no: same server */
-    cJSON_free(NULL);
+    /* Persistent, so that another connection (HTTP) may use it: its made id
+     * is the capability (issue 37). */
+    cJSON *op = cJSON_CreateObject();
+    cJSON_AddStringToObject(op, "text", text);
+    cJSON_AddTrueToObject(op, "persist");
+    cJSON *r = cl_request(&c, 1, "session/open", op);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "%s", cJSON_PrintUnformatted(r));
+    char *sid = strdup(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "session")->valuestring);
+    cJSON_Delete(r);
     client h;
     cl_connect(&h, &p);
     char body[256];

@@ -308,6 +308,21 @@ static void http_begin(client *h, const srv_proc *p, char *body /* freed */)
  * resets on the server's next write): over HTTP that is the only way to
  * cancel (issue 14's page drops a superseded analysis so). A client or a
  * proxy that only half-closes after its request still gets the answer. */
+/* Open a persistent session (its made id is the capability another
+ * connection, here HTTP, may use: issue 37); returns its id (malloc'd). */
+static char *open_persistent(client *c, const char *text)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "text", text);
+    cJSON_AddTrueToObject(p, "persist");
+    cJSON *r = cl_request(c, 100, "session/open", p);
+    cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "session/open failed: %s", cJSON_PrintUnformatted(r));
+    char *id = strdup(cJSON_GetObjectItem(res, "session")->valuestring);
+    cJSON_Delete(r);
+    return id;
+}
+
 Test(srv_worker, cancels_the_request_of_an_http_client_that_goes_away)
 {
     srv_proc p;
@@ -315,7 +330,7 @@ Test(srv_worker, cancels_the_request_of_an_http_client_that_goes_away)
     srv_start(&p, "", "");
     cl_connect(&a, &p);
     char *text = t_model("two_equations.mel");
-    char *s1 = cl_open(&a, text);
+    char *s1 = open_persistent(&a, text);
     http_begin(&h, &p, t_request(31, "debug/sleep", debug_params(s1, "ms", 60000)));
     struct linger lg = {1, 0};
     setsockopt(h.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);

@@ -128,12 +128,12 @@ static cJSON *at(int line, int character)
     return p;
 }
 
-/* The analyses the document's worker started (its session is the server's
- * first: s1). */
+/* The analyses the document's worker started (a debug method names the
+ * document by its URI: its session's id is told to nobody, issue 37). */
 static int analyses(editor *e)
 {
     cJSON *p = cJSON_CreateObject();
-    cJSON_AddStringToObject(p, "session", "s1");
+    cJSON_AddStringToObject(p, "uri", URI);
     cJSON *r = ed_ask(e, "debug/analyses", p);
     int n = cJSON_GetObjectItem(r, "analyses")->valueint;
     cJSON_Delete(r);

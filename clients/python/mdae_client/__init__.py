@@ -17,6 +17,15 @@ Streamed analyses yield their notifications first, then the result::
 
 Errors from the server raise RpcError (code, message, data).
 
+Sessions belong to their owner (docs/security.md): a session opened on a
+socket is this connection's; one opened over HTTP or with persist=True is
+reached by the id the server made, which nobody can guess. A name of your
+own for such a session (``open(..., session="mine")``) goes with an owner
+key, a secret the client sends with every call naming the session: give one
+(``Client.connect(..., owner=KEY)``, e.g. ``secrets.token_urlsafe(16)``,
+to reach the session again from another process) or let the Client make
+one for its own lifetime.
+
 Over HTTP (``Client.connect("http://127.0.0.1:7420")``) each request is a
 ``POST /rpc`` carrying ``X-Mdae-Session``, so that a proxy in front of several
 instances (conf/haproxy.cfg) routes it to the session's instance. A session
@@ -29,6 +38,7 @@ import http.client
 import itertools
 import json
 import os
+import secrets
 import socket
 import subprocess
 from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple,
@@ -164,22 +174,30 @@ class Client:
     """A connection to mdaed. Not thread-safe: one caller at a time."""
 
     def __init__(self,
-                 transport: "Union[_SocketTransport, _ProcessTransport, _HttpTransport]") -> None:
+                 transport: "Union[_SocketTransport, _ProcessTransport, _HttpTransport]",
+                 owner: Optional[str] = None) -> None:
         self._t = transport
         self._ids = itertools.count(1)
+        #: the owner key sent with every session this client opens (None:
+        #: only with chosen ids of persistent sessions, made on first need)
+        self.owner = owner
+        self._made_owner: Optional[str] = None
         #: notifications received while waiting for others
         self.notifications: List[Dict[str, Json]] = []
 
     @classmethod
     def connect(cls, address: str = "tcp://127.0.0.1:7420", token: Optional[str] = None,
-                timeout: float = 60.0) -> "Client":
+                timeout: float = 60.0, owner: Optional[str] = None) -> "Client":
         """Connect to ``tcp://HOST:PORT``, ``HOST:PORT``, ``unix://PATH`` or
-        ``http://HOST:PORT`` (a POST /rpc per request, as through a proxy)."""
+        ``http://HOST:PORT`` (a POST /rpc per request, as through a proxy).
+        owner: an owner key (at least 22 of A-Z a-z 0-9 _ -) sent with every
+        session opened, so that it counts against this owner's quota and
+        needs the key on every call (see the module's documentation)."""
         if token is None:
             token = os.environ.get("MDAE_TOKEN")
         if address.startswith("http://"):
             host, _, port = address[len("http://"):].rstrip("/").rpartition(":")
-            return cls(_HttpTransport(host.strip("[]"), int(port), timeout, token))
+            return cls(_HttpTransport(host.strip("[]"), int(port), timeout, token), owner)
         if address.startswith("unix://"):
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.settimeout(timeout)
@@ -190,15 +208,16 @@ class Client:
             host, _, port = address.rpartition(":")
             sock = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        client = cls(_SocketTransport(sock, timeout))
+        client = cls(_SocketTransport(sock, timeout), owner)
         if token:
             client.call("auth", {"token": token})
         return client
 
     @classmethod
-    def spawn(cls, argv: Sequence[str] = ("mdaed", "--stdio")) -> "Client":
+    def spawn(cls, argv: Sequence[str] = ("mdaed", "--stdio"),
+              owner: Optional[str] = None) -> "Client":
         """Start ``mdaed --stdio`` as a child process and talk over its pipes."""
-        return cls(_ProcessTransport(list(argv)))
+        return cls(_ProcessTransport(list(argv)), owner)
 
     def close(self) -> None:
         self._t.close()
@@ -279,15 +298,26 @@ class Client:
         (connect() sends it when given a token or $MDAE_TOKEN)."""
         return self.call("auth", {"token": token})
 
+    def _over_http(self) -> bool:
+        return isinstance(self._t, _HttpTransport)
+
     def open(self, text: str, defines: Optional[Mapping[str, int]] = None, persist: bool = False,
-             format: str = "mel", session: Optional[str] = None) -> "Session":
+             format: str = "mel", session: Optional[str] = None,
+             owner: Optional[str] = None) -> "Session":
         """Open a session on a model text, MEL (format="mel") or Modelica
         (format="modelica": Base Modelica or the papers' flat Modelica);
         returns a Session. session: the id to give it (1 to 64 letters,
-        digits, '.', '_', '-'; RpcError -32602 when taken), else the
-        server's."""
+        digits, '.', '_', '-'; RpcError -32602 when taken by this owner),
+        else the server's. A chosen id of a persistent session (persist,
+        or over HTTP) goes with an owner key: owner, else the Client's, else
+        one the Client makes (secrets.token_urlsafe(16)) and keeps."""
         if format not in ("mel", "modelica"):
             raise ValueError("format must be 'mel' or 'modelica'")
+        key = owner or self.owner
+        if key is None and session is not None and (persist or self._over_http()):
+            if self._made_owner is None:
+                self._made_owner = secrets.token_urlsafe(16)
+            key = self._made_owner
         params: Dict[str, Json] = {"text": text, "format": format}
         if defines:
             params["defines"] = dict(defines)
@@ -295,8 +325,10 @@ class Client:
             params["persist"] = True
         if session is not None:
             params["session"] = session
+        if key is not None:
+            params["owner"] = key
         result = self.call("session/open", params)
-        s = Session(self, result["session"], result.get("summary"))
+        s = Session(self, result["session"], result.get("summary"), key)
         s._text, s._open_params = text, params
         return s
 
@@ -314,9 +346,12 @@ class Session:
     change (the new instance makes one) and its version starts again at 1.
     Streamed analyses are not retried."""
 
-    def __init__(self, client: Client, sid: str, summary: Json = None) -> None:
+    def __init__(self, client: Client, sid: str, summary: Json = None,
+                 owner: Optional[str] = None) -> None:
         self.client = client
         self.id = sid
+        #: the owner key sent with every call naming the session, or None
+        self.owner = owner
         self.summary = summary
         self.version = 1
         self.reopened = 0
@@ -328,7 +363,11 @@ class Session:
         (not None, not False) under their name."""
         params: Dict[str, Json] = {"session": self.id}
         params.update({k: v for k, v in flags.items() if v is not None and v is not False})
-        return params
+        return self._owned(params)
+
+    def _owned(self, params: Dict[str, Json]) -> Dict[str, Json]:
+        """params with the session's owner key, when it has one."""
+        return dict(params, owner=self.owner) if self.owner is not None else params
 
     @staticmethod
     def _gone(e: Exception) -> bool:
@@ -338,6 +377,7 @@ class Session:
             "no such session" in e.message
 
     def _call(self, method: str, params: Dict[str, Json]) -> Json:
+        params = self._owned(params)
         try:
             return self.client.call(method, params)
         except (RpcError, ServerUnavailable) as e:
@@ -436,4 +476,4 @@ class Session:
         return str(self._call("session/svg", {"session": self.id}))
 
     def close(self) -> bool:
-        return bool(self.client.call("session/close", {"session": self.id}))
+        return bool(self.client.call("session/close", self._owned({"session": self.id})))
