@@ -47,6 +47,9 @@
 #define RPC_FRAMER_MAX_URL 1024u
 /* Longest Authorization header value kept. */
 #define RPC_FRAMER_MAX_AUTH 512u
+/* Longest Host, Origin or Content-Type value kept (issue 37 item 2: mdaed
+ * checks them on POST /rpc); a longer one is "431". */
+#define RPC_FRAMER_MAX_HEADER_VALUE 256u
 
 typedef enum rpc_framing {
     RPC_FRAMING_UNKNOWN = 0, /* nothing but blank space seen yet */
@@ -60,6 +63,7 @@ typedef enum rpc_http_method {
     RPC_HTTP_GET,
     RPC_HTTP_HEAD,
     RPC_HTTP_POST,
+    RPC_HTTP_OPTIONS, /* a CORS preflight */
     RPC_HTTP_OTHER
 } rpc_http_method;
 
@@ -72,6 +76,12 @@ typedef struct rpc_frame {
     rpc_http_method method;
     const char *url;           /* NUL-terminated request target */
     const char *authorization; /* NUL-terminated header value, or NULL */
+    /* Host, Origin, Content-Type: NUL-terminated values without the
+     * surrounding blanks, or NULL when absent (issue 37 item 2). Bytes as
+     * sent: the caller compares them, never prints them. */
+    const char *host, *origin, *content_type;
+    bool duplicate_header;     /* Host, Origin, Content-Type or Authorization
+                                  came twice: the request is ambiguous */
     bool keep_alive;           /* the client wants the connection kept */
 } rpc_frame;
 
@@ -117,7 +127,7 @@ MDAE_API void rpc_framer_set_framing(rpc_framer *fr, rpc_framing framing);
 
 /* After an HTTP feed that returned MDAE_E_LIMIT: the status line that names
  * the limit ("414 URI Too Long", "431 Request Header Fields Too Large" for
- * the header block or the Authorization value, "413 Content Too Large" for
+ * the header block or a kept header's value, "413 Content Too Large" for
  * the body); NULL for any other framing or error. Static storage. */
 MDAE_API const char *rpc_framer_http_limit_status(const rpc_framer *fr);
 

@@ -60,6 +60,70 @@ nomem:
     srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
 }
 
+/* ---- Failed token attempts (issue 37 item 6) ----------------------------------
+ * A wrong token is answered late, from a timer (never a sleep: the loop
+ * serves everyone else meanwhile): auth.fail_delay_ms for a connection's
+ * first failure, doubling with each further one, and the connection is
+ * closed after auth.max_failures. One attempt at a time: another auth
+ * while a failure waits is not checked at all, and ends the connection.
+ * A right token is answered at once. The delay is per connection (see
+ * docs/security.md for what that does and does not stop). */
+#define SRV_AUTH_DELAY_DOUBLINGS 4 /* the delay grows to 16 times the first */
+
+typedef struct auth_wait {
+    uv_timer_t timer;
+    srv_conn *conn; /* referenced */
+    srv_auth_answer_fn *answer;
+    void *arg;
+    bool last;
+} auth_wait;
+
+static void on_auth_wait_closed(uv_handle_t *h) { mdae_free(h->data); }
+
+static void on_auth_wait(uv_timer_t *t)
+{
+    auth_wait *w = t->data;
+    srv_conn *c = w->conn;
+    c->auth_waiting = false;
+    w->answer(c, w->arg, w->last);
+    srv_conn_unref(c);
+    uv_close((uv_handle_t *)&w->timer, on_auth_wait_closed);
+}
+
+void srv_auth_failed(srv_conn *c, srv_auth_answer_fn *answer, void *arg)
+{
+    unsigned k = c->auth_failures < SRV_AUTH_DELAY_DOUBLINGS ? c->auth_failures
+                                                             : SRV_AUTH_DELAY_DOUBLINGS;
+    c->auth_failures++;
+    bool last = c->auth_failures >= srv.cfg.auth_max_failures;
+    uint64_t delay = srv.cfg.auth_fail_delay_ms << k;
+    MDAE_LOG(SRV_LOG_WARN, "conn %llu: wrong access token (failure %u of %zu), answered in %llu ms",
+             (unsigned long long)c->id, c->auth_failures, srv.cfg.auth_max_failures,
+             (unsigned long long)delay);
+    auth_wait *w = mdae_calloc(1, sizeof *w);
+    if (w == NULL || delay == 0) { /* no delay configured, or out of memory */
+        mdae_free(w);
+        answer(c, arg, last);
+        return;
+    }
+    w->conn = c;
+    w->answer = answer;
+    w->arg = arg;
+    w->last = last;
+    w->timer.data = w;
+    srv_conn_ref(c);
+    c->auth_waiting = true;
+    uv_timer_init(srv.loop, &w->timer);
+    uv_timer_start(&w->timer, on_auth_wait, delay, 0);
+}
+
+static void auth_answer_call(srv_conn *c, void *arg, bool last)
+{
+    srv_call_error(arg, SRV_UNAUTHORIZED, "wrong access token", NULL);
+    if (last && !c->closing)
+        srv_conn_end(c, "too many wrong access tokens");
+}
+
 void srv_m_auth(srv_call *call, const cJSON *params)
 {
     const cJSON *tok =
@@ -70,13 +134,18 @@ void srv_m_auth(srv_call *call, const cJSON *params)
         srv_call_result(call, cJSON_CreateTrue());
         return;
     }
+    if (c->auth_waiting) { /* not checked: pipelined guesses gain nothing */
+        srv_call_error(call, SRV_UNAUTHORIZED,
+                       "one access token at a time: wait for the answer to the last", NULL);
+        srv_conn_end(c, "access tokens sent without waiting");
+        return;
+    }
     if (cJSON_IsString(tok) && srv_token_ok(tok->valuestring)) {
         c->authed = true;
         srv_call_result(call, cJSON_CreateTrue());
         return;
     }
-    srv_call_error(call, SRV_UNAUTHORIZED, "wrong access token", NULL);
-    srv_conn_end(c, "wrong access token");
+    srv_auth_failed(c, auth_answer_call, call);
 }
 
 /* $/cancelRequest {id}: stop the request's job (like uv_cancel): answered
