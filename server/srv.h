@@ -307,14 +307,19 @@ srv_method_fn srv_m_status, srv_m_auth;
 srv_notification_fn srv_m_cancel;
 /* A wrong access token on conn (issue 37 item 6; srv_m_server.c): the
  * failure is answered by answer(conn, arg, last) from a timer, after
- * auth.fail_delay_ms doubled for each earlier failure of the connection
- * (at most 16 times it); last is true when the connection has used up
+ * auth.fail_delay_ms doubled for each recent earlier failure from the same
+ * peer address (at most 16 times it), which stays locked (srv_auth_locked)
+ * as long; last is true when the connection has used up
  * auth.max_failures (the answer ends it then). The connection is
  * referenced meanwhile and conn->auth_waiting is set; answer runs even if
  * the connection closed (it must check conn->closing). The loop never
  * blocks. */
 typedef void srv_auth_answer_fn(srv_conn *conn, void *arg, bool last);
 void srv_auth_failed(srv_conn *conn, srv_auth_answer_fn *answer, void *arg);
+/* May conn try a token now? 0 when it may; else the milliseconds its peer
+ * address stays locked after recent failures (issue 37 item 6): the token
+ * must then be refused without being checked. */
+uint64_t srv_auth_locked(srv_conn *conn);
 srv_method_fn srv_lsp_initialize, srv_lsp_shutdown;
 srv_notification_fn srv_lsp_exit, srv_lsp_did_open, srv_lsp_did_change, srv_lsp_did_close;
 /* Issue 15: questions about a document, answered by its worker (wk_lsp.c),
@@ -565,6 +570,7 @@ typedef struct srv_worker_opts {
 #define SRV_EXIT_PROTO 4 /* worker exit status: bad pipe traffic */
 
 /* ---- The server (srv_loop.c) -------------------------------------------------------- */
+#define SRV_AUTH_PEERS 64 /* peer addresses remembered for wrong tokens */
 typedef struct srv_server {
     uv_loop_t *loop;
     srv_config cfg;
@@ -604,6 +610,14 @@ typedef struct srv_server {
     struct sqlite3 *store;
     struct sqlite3_stmt *store_put, *store_del;
     int store_lock; /* the flock'd descriptor of the state directory */
+    /* Wrong access tokens by peer address (srv_m_server.c, issue 37 item
+     * 6): after a failure its address is locked for a while, and tokens
+     * from it are refused unchecked until then. */
+    struct srv_auth_peer {
+        unsigned char addr[16]; /* IPv4, or an IPv6 /64 prefix */
+        unsigned failures;      /* recent ones; 0: a free slot */
+        uint64_t lock_until;    /* uv_now */
+    } auth_peers[SRV_AUTH_PEERS];
 } srv_server;
 
 extern srv_server srv;

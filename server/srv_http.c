@@ -411,6 +411,19 @@ void srv_http_frame(srv_conn *c, const rpc_frame *f)
             http_simple(c, "401 Unauthorized", "text/plain", msg, strlen(msg), false);
             return;
         }
+        uint64_t locked = srv_auth_locked(c);
+        if (locked > 0) { /* refused unchecked (srv_m_server.c) */
+            char msg[160], retry[64];
+            snprintf(msg, sizeof msg,
+                     "mdaed: too many wrong access tokens from this address: try again in "
+                     "%llu ms\n",
+                     (unsigned long long)locked);
+            snprintf(retry, sizeof retry, "Retry-After: %llu\r\n",
+                     (unsigned long long)(locked + 999) / 1000);
+            http_reply(c, "429 Too Many Requests", "text/plain; charset=utf-8", msg, strlen(msg),
+                       false, retry);
+            return;
+        }
         if (strncmp(a, "Bearer ", 7) != 0 || !srv_token_ok(a + 7)) {
             c->http_busy = true; /* nothing else on this connection meanwhile */
             srv_auth_failed(c, http_auth_answer, NULL);

@@ -526,10 +526,24 @@ Test(sec_http, refuses_a_nul_and_invalid_utf8_in_an_lsp_document)
 
 /* ---- Guessed tokens (issue 37 item 6) ------------------------------------------------ */
 
-#define FAIL_DELAY_MS 20
+#define FAIL_DELAY_MS 10
 #define MAX_FAILURES 5
 
-Test(sec_http, slows_down_wrong_tokens_per_connection_and_closes_after_too_many)
+/* The delay of the n-th recent failure from one address (n from 0). */
+static uint64_t fail_delay(int n) { return (uint64_t)FAIL_DELAY_MS << (n < 4 ? n : 4); }
+
+/* The error's data.retryAfterMs (0 when absent). */
+static uint64_t retry_after(const cJSON *r)
+{
+    const cJSON *v = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data"), "retryAfterMs");
+    return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
+}
+
+#define RIGHT "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"s3cret-token\"}}"
+#define WRONG "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"guess\"}}"
+
+Test(sec_http, slows_down_wrong_tokens_and_closes_after_too_many)
 {
     srv_proc p;
     client c, other;
@@ -538,13 +552,11 @@ Test(sec_http, slows_down_wrong_tokens_per_connection_and_closes_after_too_many)
              "\"token\": \"s3cret-token\", \"auth\": {\"fail_delay_ms\": %d, \"max_failures\": %d}",
              FAIL_DELAY_MS, MAX_FAILURES);
     srv_start(&p, "", top);
-    const char *wrong = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\","
-                        "\"params\":{\"token\":\"guess\"}}";
-    /* 20 wrong tokens, as fast as the server lets us: 5 per connection, each
-     * answered after 20, 40, 80, 160, 320 ms (docs/security.md) */
-    uint64_t per_conn = 0;
-    for (int k = 0; k < MAX_FAILURES; k++)
-        per_conn += (uint64_t)FAIL_DELAY_MS << (k < 4 ? k : 4);
+    /* 20 wrong tokens, as fast as the server lets us: 5 per connection,
+     * answered after 10, 20, 40, 80, then 160 ms each (docs/security.md) */
+    uint64_t want_total = 0;
+    for (int n = 0; n < 20; n++)
+        want_total += fail_delay(n);
     uint64_t t0 = t_now_ms();
     int tried = 0, conns = 0;
     while (tried < 20) {
@@ -552,24 +564,21 @@ Test(sec_http, slows_down_wrong_tokens_per_connection_and_closes_after_too_many)
         conns++;
         for (int k = 0; k < MAX_FAILURES && tried < 20; k++, tried++) {
             uint64_t s = t_now_ms();
-            cl_send(&c, wrong);
-            cl_send(&c, "\n");
-            uint64_t want = (uint64_t)FAIL_DELAY_MS << (k < 4 ? k : 4);
+            cl_send(&c, WRONG "\n");
+            uint64_t want = fail_delay(tried);
             if (tried == 19) { /* the loop is not blocked while a failure waits */
-                cl_connect(&other, &p);
-                cJSON *ok = cl_call(&other, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\","
-                                            "\"params\":{\"token\":\"s3cret-token\"}}");
-                cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(ok, "result")));
-                cJSON_Delete(ok);
+                cl_connect_unix(&other, &p);
+                cr_assert_eq(status_sessions(&other), 0);
                 cr_assert_lt(t_now_ms() - s, want - 50,
                              "another client waited for a failure's delay");
                 cl_close(&other);
             }
             cJSON *r = cl_json(&c);
             cr_assert_eq(error_code(r), -32099);
+            cr_assert_eq(retry_after(r), 0, "failure %d was not checked", tried + 1);
             cJSON_Delete(r);
-            cr_assert_geq(t_now_ms() - s, want - 2, "failure %d answered after %llu ms", k + 1,
-                          (unsigned long long)(t_now_ms() - s));
+            cr_assert_geq(t_now_ms() - s, want - 2, "failure %d answered after %llu ms",
+                          tried + 1, (unsigned long long)(t_now_ms() - s));
         }
         cr_assert(cl_wait_eof(&c), "the connection was not closed after %d failures",
                   MAX_FAILURES);
@@ -577,12 +586,14 @@ Test(sec_http, slows_down_wrong_tokens_per_connection_and_closes_after_too_many)
     }
     uint64_t took = t_now_ms() - t0;
     cr_assert_eq(conns, 4);
-    cr_assert_geq(took, 4 * per_conn - 10, "20 wrong tokens took %llu ms, want >= %llu",
-                  (unsigned long long)took, (unsigned long long)(4 * per_conn));
-    /* guesses sent without waiting gain nothing: the second is not checked */
+    cr_assert_geq(took, want_total - 10, "20 wrong tokens took %llu ms, want >= %llu",
+                  (unsigned long long)took, (unsigned long long)want_total);
+    /* Guesses in parallel gain nothing: a second token on the connection
+     * is not checked, nor a token from another connection of the same
+     * address while it is locked (the right one included), over NDJSON
+     * and HTTP. */
     cl_connect(&c, &p);
-    cl_send(&c, wrong);
-    cl_send(&c, "\n");
+    cl_send(&c, WRONG "\n");
     cl_send(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"auth\","
                 "\"params\":{\"token\":\"s3cret-token\"}}\n");
     cJSON *r = cl_json(&c);
@@ -590,21 +601,36 @@ Test(sec_http, slows_down_wrong_tokens_per_connection_and_closes_after_too_many)
     cJSON_Delete(r);
     cr_assert(cl_wait_eof(&c));
     cl_close(&c);
-    /* HTTP: a wrong Bearer token is answered late too */
+    cl_connect(&other, &p);
+    r = cl_call(&other, RIGHT);
+    cr_assert_eq(error_code(r), -32099, "a token was checked while its address was locked");
+    uint64_t wait = retry_after(r);
+    cr_assert(wait > 0 && wait <= fail_delay(4), "retryAfterMs %llu", (unsigned long long)wait);
+    cJSON_Delete(r);
+    cr_assert(cl_wait_eof(&other));
+    cl_close(&other);
     char head[256];
+    snprintf(head, sizeof head,
+             "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret-token\r\n"
+             "Content-Type: application/json");
+    const char *status = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
+    cr_assert_eq(http_raw(&c, &p, head, status), 429, "%s", c.buf);
+    cr_assert(head_has(&c, "Retry-After: "), "%s", c.buf);
+    cl_close(&c);
+    /* once the lock is over: a wrong Bearer token is answered late */
+    t_sleep_ms((int)fail_delay(4) + 20);
     snprintf(head, sizeof head,
              "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer guess\r\n"
              "Content-Type: application/json");
     uint64_t s = t_now_ms();
-    cr_assert_eq(http_raw(&c, &p, head, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}"),
-                 401, "%s", c.buf);
+    cr_assert_eq(http_raw(&c, &p, head, status), 401, "%s", c.buf);
     cr_assert_geq(t_now_ms() - s, FAIL_DELAY_MS - 2);
     cl_close(&c);
-    /* the right token, on a fresh connection, at once */
+    /* and the right token, on a fresh connection, once the lock is over */
+    t_sleep_ms((int)fail_delay(4) + 20);
     cl_connect(&c, &p);
     s = t_now_ms();
-    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\","
-                    "\"params\":{\"token\":\"s3cret-token\"}}");
+    r = cl_call(&c, RIGHT);
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "result")), "%s", cJSON_PrintUnformatted(r));
     cr_assert_lt(t_now_ms() - s, 1000);
     cJSON_Delete(r);
