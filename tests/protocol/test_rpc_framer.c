@@ -282,7 +282,8 @@ Test(rpc_framer, parses_http_post_with_body_and_authorization)
 Test(rpc_framer, keeps_host_origin_and_content_type_and_flags_repeats)
 {
     const char *in = "POST /rpc HTTP/1.1\r\nhOsT:  127.0.0.1:7420 \r\n"
-                     "ORIGIN: http://127.0.0.1:7420\r\ncontent-type: application/json; charset=utf-8\r\n"
+                     "ORIGIN: http://127.0.0.1:7420\r\n"
+                     "content-type: application/json; charset=utf-8\r\n"
                      "Content-Length: 2\r\n\r\n{}"
                      "OPTIONS /rpc HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"
                      "GET / HTTP/1.1\r\n\r\n";

@@ -171,8 +171,8 @@ Test(sec_http, refuses_a_dns_rebinding_host)
     for (size_t k = 0; k < sizeof ours / sizeof ours[0]; k++) {
         char host[128];
         snprintf(host, sizeof host, ours[k], p.port);
-        snprintf(head, sizeof head, "POST /rpc HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json",
-                 host);
+        snprintf(head, sizeof head,
+                 "POST /rpc HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json", host);
         int st = http_raw(&h, &p, head, body);
         cr_assert_eq(st, 200, "Host %s: %s", host, h.buf);
         cl_close(&h);
@@ -540,7 +540,8 @@ static uint64_t retry_after(const cJSON *r)
     return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
 }
 
-#define RIGHT "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"s3cret-token\"}}"
+#define RIGHT                                                                              \
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"s3cret-token\"}}"
 #define WRONG "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":\"guess\"}}"
 
 Test(sec_http, slows_down_wrong_tokens_and_closes_after_too_many)

@@ -269,7 +269,8 @@ Test(srv_router, streams_notifications_then_the_result_over_http)
              "\"params\":{\"session\":\"%s\",\"stream\":true}}",
              sid);
     char req[512];
-    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
              strlen(body), body);
     cl_send(&h, req);
     uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
@@ -288,7 +289,8 @@ Test(srv_router, streams_notifications_then_the_result_over_http)
     /* keep-alive: a second request on the same connection */
     h.len = 0;
     const char *b2 = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}";
-    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
              strlen(b2), b2);
     cl_send(&h, req);
     end = t_now_ms() + SRV_TEST_WAIT_MS;
@@ -537,7 +539,8 @@ Test(srv_router, requires_the_access_token_on_tcp)
     cl_close(&c);
     cl_connect(&c, &p);
     snprintf(req, sizeof req,
-             "POST /rpc HTTP/1.1\r\nAuthorization: Bearer s3cret0\r\nContent-Type: application/json\r\n"
+             "POST /rpc HTTP/1.1\r\nAuthorization: Bearer s3cret0\r\n"
+             "Content-Type: application/json\r\n"
              "Content-Length: %zu\r\n\r\n%s",
              strlen(body), body);
     cl_send(&c, req);
