@@ -196,6 +196,20 @@ int rpc_check_bytes(const char *body, size_t len, size_t *offset)
     return MDAE_OK;
 }
 
+bool rpc_utf8_valid(const char *s, size_t len, size_t *offset)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t k = p[i] < 0x80 ? 1 : utf8_sequence(p + i, len - i);
+        if (k == 0) {
+            *offset = i;
+            return false;
+        }
+        i += k;
+    }
+    return true;
+}
+
 size_t rpc_utf8_prefix(const char *s, size_t len, size_t max)
 {
     if (len <= max)

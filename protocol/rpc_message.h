@@ -109,6 +109,12 @@ MDAE_API void rpc_parsed_close(rpc_parsed *p); /* safe twice */
 MDAE_API int rpc_check_bytes(const char *body /* borrowed */, size_t len,
                              size_t *offset /* out */);
 
+/* Is s (len bytes, any text) well-formed UTF-8, as rpc_check_bytes wants
+ * it? false with *offset the first bad sequence's byte offset. For a
+ * client that sends a file's text (the CLI): it can locate the problem in
+ * the file rather than in the message. */
+MDAE_API bool rpc_utf8_valid(const char *s /* borrowed */, size_t len, size_t *offset /* out */);
+
 /* The length of the longest prefix of s (len bytes of valid UTF-8) that
  * has at most max bytes and does not cut a character: for messages that
  * quote a client's string in part ("%.*s"). */

@@ -389,6 +389,10 @@ Test(rpc_message, locates_invalid_utf8)
     size_t at = 99;
     cr_assert_eq(rpc_check_bytes("\"a\0b\"", 5, &at), MDAE_E_INVAL, "a raw NUL");
     cr_assert_eq(at, 2);
+    /* any text (a file for the CLI): escapes mean nothing, only bytes */
+    cr_assert(rpc_utf8_valid("\"\\u0000\" caf\xc3\xa9", 14, &at));
+    cr_assert_not(rpc_utf8_valid("// caf\xe9\n", 9, &at));
+    cr_assert_eq(at, 7);
 }
 
 Test(rpc_message, never_puts_invalid_utf8_in_an_error_message)
