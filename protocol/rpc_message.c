@@ -6,6 +6,7 @@
 #include "rpc_message.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static void *hook_malloc(size_t n) { return mdae_malloc(n); }
@@ -159,12 +160,30 @@ static size_t utf8_sequence(const unsigned char *p, size_t n)
     return k;
 }
 
+/* Whether none of the 8 bytes at p is a NUL, a '"', a backslash or past
+ * ASCII: the bytes rpc_check_bytes looks at one by one (SWAR, "Bit
+ * Twiddling Hacks": a word has a zero byte iff (v - 0x01..) & ~v & 0x80..
+ * is not zero). Model texts are nearly all such bytes: 8 at a time makes
+ * the check of a 15 MiB message several times faster than byte by byte. */
+static bool plain8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t v;
+    memcpy(&v, p, 8);
+    uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+    return ((v | ((v - ones) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs) == 0;
+}
+
 int rpc_check_bytes(const char *body, size_t len, size_t *offset)
 {
     const unsigned char *p = (const unsigned char *)body;
     bool in_string = false;
     size_t i = 0;
     while (i < len) {
+        while (i + 8 <= len && plain8(p + i))
+            i += 8;
+        if (i == len)
+            break;
         unsigned char b = p[i];
         if (b == 0) {
             *offset = i;
