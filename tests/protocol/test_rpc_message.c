@@ -405,3 +405,28 @@ Test(rpc_message, never_puts_invalid_utf8_in_an_error_message)
     cr_assert_eq(rpc_utf8_prefix("x\xc3\xa9\xc3\xa9", 5, 3), 3);
     cr_assert_eq(rpc_utf8_prefix("abc", 3, 10), 3);
 }
+
+/* The check reads plain bytes 8 at a time: every alignment of what it
+ * must stop at. */
+Test(rpc_message, finds_what_it_refuses_at_every_alignment)
+{
+    for (size_t k = 1; k < 40; k++) {
+        char b[64];
+        memset(b, 'a', sizeof b);
+        b[0] = '"';
+        b[sizeof b - 1] = '"';
+        size_t at = 0;
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_OK, "k %zu", k);
+        b[k] = (char)0xff;
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_E_PROTO, "k %zu", k);
+        cr_assert_eq(at, k);
+        memcpy(b + k, "\\u0000", 6);
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_E_INVAL, "k %zu", k);
+        cr_assert_eq(at, k);
+        b[k] = '\0';
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_E_INVAL, "k %zu", k);
+        cr_assert_eq(at, k);
+        memcpy(b + k, "\"\\u0000", 7); /* the string ends first: not a NUL in a string */
+        cr_assert_eq(rpc_check_bytes(b, k + 7, &at), MDAE_OK, "k %zu", k);
+    }
+}
