@@ -772,6 +772,26 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
         cJSON_Delete(mode_obj);
         return CLI_EXIT_MODEL;
     }
+    size_t bad;
+    if (!rpc_utf8_valid(src.text, src.len, &bad)) {
+        /* mdaed takes UTF-8 only (JSON text is UTF-8; issue 37): say where,
+         * in the file, rather than let the server point into its message. */
+        size_t line = 1, col = 1;
+        for (size_t i = 0; i < bad; i++) {
+            if (src.text[i] == '\n') {
+                line++;
+                col = 1;
+            } else if (((unsigned char)src.text[i] & 0xC0) != 0x80) {
+                col++;
+            }
+        }
+        fprintf(stderr, "%s:%zu:%zu: error: the file is not UTF-8 (byte 0x%02X); a server "
+                        "takes UTF-8 text only (convert it, e.g. iconv -f latin1 -t utf-8)\n",
+                src.name, line, col, (unsigned char)src.text[bad]);
+        cli_source_close(&src);
+        cJSON_Delete(mode_obj);
+        return CLI_EXIT_MODEL;
+    }
     rpc_json_init();
     conn c;
     cJSON *resp = NULL;

@@ -15,6 +15,19 @@
 
 #define HTTP_FIELD_KEEP 32 /* enough to recognise "Authorization" */
 
+/* The request headers kept for the frame (the others are skipped). */
+enum { HDR_AUTH, HDR_HOST, HDR_ORIGIN, HDR_CTYPE, HDR_OWNER, HDR_N, HDR_NONE = -1 };
+static const struct {
+    const char *name; /* lower case */
+    size_t max;
+} kept_headers[HDR_N] = {
+    [HDR_AUTH] = {"authorization", RPC_FRAMER_MAX_AUTH},
+    [HDR_HOST] = {"host", RPC_FRAMER_MAX_HEADER_VALUE},
+    [HDR_ORIGIN] = {"origin", RPC_FRAMER_MAX_HEADER_VALUE},
+    [HDR_CTYPE] = {"content-type", RPC_FRAMER_MAX_HEADER_VALUE},
+    [HDR_OWNER] = {"x-mdae-owner", RPC_FRAMER_MAX_OWNER}, /* issue 37 item 1 */
+};
+
 struct rpc_framer_http_ {
     http_parser parser;
     http_parser_settings settings;
@@ -28,14 +41,13 @@ struct rpc_framer_http_ {
     char field[HTTP_FIELD_KEEP + 1];
     size_t field_len;
     bool last_was_value;
-    bool cur_is_auth;
-    bool have_auth;
-    char auth[RPC_FRAMER_MAX_AUTH + 1];
-    size_t auth_len;
-    bool cur_is_owner; /* X-Mdae-Owner (issue 37) */
-    bool have_owner;
-    char owner[RPC_FRAMER_MAX_OWNER + 1];
-    size_t owner_len;
+    int cur;          /* HDR_* of the header whose value is being read */
+    bool duplicate;   /* a kept header came twice */
+    struct {
+        bool have;
+        char value[RPC_FRAMER_MAX_AUTH + 1]; /* the largest of the maxima */
+        size_t len;
+    } hdr[HDR_N];
 };
 
 void rpc_framer_init(rpc_framer *fr, size_t max_frame)
@@ -285,12 +297,12 @@ static int on_http_begin(http_parser *p)
     h->url_len = 0;
     h->field_len = 0;
     h->last_was_value = true;
-    h->cur_is_auth = false;
-    h->have_auth = false;
-    h->auth_len = 0;
-    h->cur_is_owner = false;
-    h->have_owner = false;
-    h->owner_len = 0;
+    h->cur = HDR_NONE;
+    h->duplicate = false;
+    for (int k = 0; k < HDR_N; k++) {
+        h->hdr[k].have = false;
+        h->hdr[k].len = 0;
+    }
     h->fr->len = 0;
     return 0;
 }
@@ -328,38 +340,44 @@ static int on_http_value(http_parser *p, const char *at, size_t n)
     struct rpc_framer_http_ *h = p->data;
     if (!h->last_was_value) {
         h->last_was_value = true;
-        h->cur_is_auth = h->field_len <= HTTP_FIELD_KEEP &&
-                         name_is(h->field, h->field_len, "authorization");
-        if (h->cur_is_auth) {
-            h->have_auth = true;
-            h->auth_len = 0;
-        }
-        h->cur_is_owner = h->field_len <= HTTP_FIELD_KEEP &&
-                          name_is(h->field, h->field_len, "x-mdae-owner");
-        if (h->cur_is_owner) {
-            h->have_owner = true;
-            h->owner_len = 0;
+        h->cur = HDR_NONE;
+        for (int k = 0; k < HDR_N && h->field_len <= HTTP_FIELD_KEEP; k++)
+            if (name_is(h->field, h->field_len, kept_headers[k].name))
+                h->cur = k;
+        if (h->cur != HDR_NONE) {
+            if (h->hdr[h->cur].have)
+                h->duplicate = true; /* which one counts? neither */
+            h->hdr[h->cur].have = true;
+            h->hdr[h->cur].len = 0;
         }
     }
-    if (h->cur_is_owner) {
-        if (h->owner_len + n > RPC_FRAMER_MAX_OWNER) {
+    if (h->cur != HDR_NONE) {
+        size_t *len = &h->hdr[h->cur].len;
+        if (*len + n > kept_headers[h->cur].max) {
             h->rc = MDAE_E_LIMIT;
             h->limit_status = "431 Request Header Fields Too Large";
             return 1;
         }
-        memcpy(h->owner + h->owner_len, at, n);
-        h->owner_len += n;
-    }
-    if (h->cur_is_auth) {
-        if (h->auth_len + n > RPC_FRAMER_MAX_AUTH) {
-            h->rc = MDAE_E_LIMIT;
-            h->limit_status = "431 Request Header Fields Too Large";
-            return 1;
-        }
-        memcpy(h->auth + h->auth_len, at, n);
-        h->auth_len += n;
+        memcpy(h->hdr[h->cur].value + *len, at, n);
+        *len += n;
     }
     return 0;
+}
+
+/* Header k's value without its surrounding blanks (NUL-terminated in
+ * place), or NULL when the request has none. */
+static const char *kept_value(struct rpc_framer_http_ *h, int k)
+{
+    if (!h->hdr[k].have)
+        return NULL;
+    char *v = h->hdr[k].value;
+    size_t len = h->hdr[k].len;
+    while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t'))
+        len--;
+    v[len] = '\0';
+    while (*v == ' ' || *v == '\t')
+        v++;
+    return v;
 }
 
 static int on_http_body(http_parser *p, const char *at, size_t n)
@@ -383,8 +401,6 @@ static int on_http_complete(http_parser *p)
     struct rpc_framer_http_ *h = p->data;
     rpc_frame f = {0};
     h->url[h->url_len] = '\0';
-    h->auth[h->auth_len] = '\0';
-    h->owner[h->owner_len] = '\0';
     f.framing = RPC_FRAMING_HTTP;
     f.body = h->fr->buf ? h->fr->buf : "";
     f.len = h->fr->len;
@@ -398,13 +414,20 @@ static int on_http_complete(http_parser *p)
     case HTTP_POST:
         f.method = RPC_HTTP_POST;
         break;
+    case HTTP_OPTIONS:
+        f.method = RPC_HTTP_OPTIONS;
+        break;
     default:
         f.method = RPC_HTTP_OTHER;
         break;
     }
     f.url = h->url;
-    f.authorization = h->have_auth ? h->auth : NULL;
-    f.owner = h->have_owner ? h->owner : NULL;
+    f.authorization = kept_value(h, HDR_AUTH);
+    f.host = kept_value(h, HDR_HOST);
+    f.origin = kept_value(h, HDR_ORIGIN);
+    f.content_type = kept_value(h, HDR_CTYPE);
+    f.duplicate_header = h->duplicate;
+    f.owner = kept_value(h, HDR_OWNER);
     f.keep_alive = http_should_keep_alive(p) != 0;
     if (h->cb(h->ctx, &f)) {
         h->rc = MDAE_E_CANCELED;

@@ -50,6 +50,9 @@
 /* Longest X-Mdae-Owner value kept (an owner key, issue 37: the server takes
  * 22 to 128 characters); a longer one is refused as the Authorization is. */
 #define RPC_FRAMER_MAX_OWNER 256u
+/* Longest Host, Origin or Content-Type value kept (issue 37 item 2: mdaed
+ * checks them on POST /rpc); a longer one is "431". */
+#define RPC_FRAMER_MAX_HEADER_VALUE 256u
 
 typedef enum rpc_framing {
     RPC_FRAMING_UNKNOWN = 0, /* nothing but blank space seen yet */
@@ -63,6 +66,7 @@ typedef enum rpc_http_method {
     RPC_HTTP_GET,
     RPC_HTTP_HEAD,
     RPC_HTTP_POST,
+    RPC_HTTP_OPTIONS, /* a CORS preflight */
     RPC_HTTP_OTHER
 } rpc_http_method;
 
@@ -76,6 +80,12 @@ typedef struct rpc_frame {
     const char *url;           /* NUL-terminated request target */
     const char *authorization; /* NUL-terminated header value, or NULL */
     const char *owner;         /* X-Mdae-Owner, NUL-terminated, or NULL */
+    /* Host, Origin, Content-Type: NUL-terminated values without the
+     * surrounding blanks, or NULL when absent (issue 37 item 2). Bytes as
+     * sent: the caller compares them, never prints them. */
+    const char *host, *origin, *content_type;
+    bool duplicate_header;     /* Host, Origin, Content-Type or Authorization
+                                  came twice: the request is ambiguous */
     bool keep_alive;           /* the client wants the connection kept */
 } rpc_frame;
 
@@ -121,7 +131,7 @@ MDAE_API void rpc_framer_set_framing(rpc_framer *fr, rpc_framing framing);
 
 /* After an HTTP feed that returned MDAE_E_LIMIT: the status line that names
  * the limit ("414 URI Too Long", "431 Request Header Fields Too Large" for
- * the header block or the Authorization value, "413 Content Too Large" for
+ * the header block or a kept header's value, "413 Content Too Large" for
  * the body); NULL for any other framing or error. Static storage. */
 MDAE_API const char *rpc_framer_http_limit_status(const rpc_framer *fr);
 

@@ -94,6 +94,32 @@ MDAE_API int rpc_parse(const char *body /* borrowed */, size_t len,
                        rpc_parsed *out /* out */);
 MDAE_API void rpc_parsed_close(rpc_parsed *p); /* safe twice */
 
+/* Check the bytes of a client's message before rpc_parse (issue 37 item
+ * 6). JSON text is UTF-8 (RFC 8259 section 8.1), and a NUL character in
+ * a string cannot pass through cJSON, whose strings end at the first NUL:
+ * "server/status\u0000junk" would run server/status, a model text would
+ * lose its tail. So, in one pass over body:
+ * MDAE_OK: valid UTF-8 (no overlong forms, no surrogates, nothing past
+ *   U+10FFFF) without a NUL.
+ * MDAE_E_PROTO: invalid UTF-8; *offset is the byte offset of the first
+ *   byte of the bad sequence (answer -32700 and never echo the bytes).
+ * MDAE_E_INVAL: a NUL, raw or as the escape \u0000 inside a string;
+ *   *offset is where it starts (answer -32600).
+ * *offset is written only on failure. Pure; linear in len. */
+MDAE_API int rpc_check_bytes(const char *body /* borrowed */, size_t len,
+                             size_t *offset /* out */);
+
+/* Is s (len bytes, any text) well-formed UTF-8, as rpc_check_bytes wants
+ * it? false with *offset the first bad sequence's byte offset. For a
+ * client that sends a file's text (the CLI): it can locate the problem in
+ * the file rather than in the message. */
+MDAE_API bool rpc_utf8_valid(const char *s /* borrowed */, size_t len, size_t *offset /* out */);
+
+/* The length of the longest prefix of s (len bytes of valid UTF-8) that
+ * has at most max bytes and does not cut a character: for messages that
+ * quote a client's string in part ("%.*s"). */
+MDAE_API size_t rpc_utf8_prefix(const char *s /* borrowed */, size_t len, size_t max);
+
 /* {"jsonrpc":"2.0","id":id,"result":result}. id is copied (NULL: null). */
 MDAE_API cJSON *rpc_response_result(const cJSON *id /* borrowed */,
                                     cJSON *result /* takes ownership; NULL: null */);

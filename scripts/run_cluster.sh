@@ -6,6 +6,8 @@
 #   NDJSON and LSP over TCP:     127.0.0.1:7421          routed by connection
 #   the instances themselves:    127.0.0.1:7431 (a), 127.0.0.1:7432 (b)
 #
+# HAProxy passes the browser's Host (MDAE_CLUSTER_HTTP) on to the instances,
+# which accept it by --allow-host (docs/security.md, "The browser boundary").
 # Each instance keeps its persistent sessions in its own state directory
 # ($XDG_STATE_HOME/mdae/cluster-a, ...-b). Override the addresses with
 # MDAE_CLUSTER_HTTP, MDAE_CLUSTER_TCP, MDAE_A, MDAE_B.
@@ -31,7 +33,7 @@ trap stop EXIT
 start_instance() {
     local name=$1 addr=MDAE_${1^^}
     ./"$BUILD"/server/mdaed --config conf/mdaed.json --web-root "$BUILD/web" --listen "tcp://${!addr}" \
-        --instance "$name" --state-dir "$state/cluster-$name" &
+        --instance "$name" --state-dir "$state/cluster-$name" --allow-host "$MDAE_CLUSTER_HTTP" &
     pid[$name]=$!
 }
 start_instance a

@@ -150,7 +150,7 @@ class Conn:
 
 async def http_call(port, msg_bytes):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(b"POST /rpc HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"
+    writer.write(b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                  b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(msg_bytes) + msg_bytes)
     await writer.drain()
     data = await reader.read()

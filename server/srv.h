@@ -130,6 +130,15 @@ typedef struct srv_config {
      * with SQLITE_FULL (a disk that filled up). */
     size_t debug_store_fail_write;
     char *debug_store_fail_mode; /* "once" (NULL) or "full" (owned) */
+    /* The browser boundary (issue 37 item 2; srv_http.c): NULL-terminated
+     * lists (owned; NULL: empty). */
+    char **http_allowed_hosts;   /* Host values accepted besides loopback
+                                    names: "name" (any port) or "name:port" */
+    char **http_allowed_origins; /* Origins accepted besides the page's own;
+                                    they alone get CORS headers */
+    /* Failed token attempts (issue 37 item 6; srv_m_server.c). */
+    uint64_t auth_fail_delay_ms; /* the first failure's delay; doubles */
+    size_t auth_max_failures;    /* per connection, then it is closed */
 } srv_config;
 
 void srv_config_default(srv_config *c /* out */);
@@ -137,6 +146,9 @@ void srv_config_default(srv_config *c /* out */);
  * (unreadable), MDAE_E_PARSE (not JSON or a bad value: *err says which). */
 int srv_config_load(srv_config *c, const char *path, char *err, size_t errlen);
 void srv_config_close(srv_config *c);
+/* Append a copy of value to the NULL-terminated list *list (--allow-host).
+ * MDAE_OK or MDAE_E_NOMEM (the list unchanged). */
+int srv_config_list_add(char ***list, const char *value);
 
 /* ---- Connections (srv_conn.c) ---------------------------------------------- */
 typedef enum srv_conn_kind { SRV_CONN_TCP, SRV_CONN_UNIX, SRV_CONN_STDIO } srv_conn_kind;
@@ -168,6 +180,8 @@ struct srv_conn {
     rpc_framer fr;
     size_t queued;      /* bytes handed to uv_write and not yet written */
     bool authed;        /* token checked (or not needed) */
+    unsigned auth_failures; /* wrong tokens so far (srv_auth_failed) */
+    bool auth_waiting;      /* a failure's answer is being delayed */
     srv_call *calls;    /* requests not answered yet (srv_call.c), for cancel */
     /* HTTP: one exchange at a time */
     bool http_busy;
@@ -320,6 +334,21 @@ srv_job *srv_m_session_reload(srv_queue *q);
 int srv_m_session_restore(void);
 srv_method_fn srv_m_status, srv_m_auth;
 srv_notification_fn srv_m_cancel;
+/* A wrong access token on conn (issue 37 item 6; srv_m_server.c): the
+ * failure is answered by answer(conn, arg, last) from a timer, after
+ * auth.fail_delay_ms doubled for each recent earlier failure from the same
+ * peer address (at most 16 times it), which stays locked (srv_auth_locked)
+ * as long; last is true when the connection has used up
+ * auth.max_failures (the answer ends it then). The connection is
+ * referenced meanwhile and conn->auth_waiting is set; answer runs even if
+ * the connection closed (it must check conn->closing). The loop never
+ * blocks. */
+typedef void srv_auth_answer_fn(srv_conn *conn, void *arg, bool last);
+void srv_auth_failed(srv_conn *conn, srv_auth_answer_fn *answer, void *arg);
+/* May conn try a token now? 0 when it may; else the milliseconds its peer
+ * address stays locked after recent failures (issue 37 item 6): the token
+ * must then be refused without being checked. */
+uint64_t srv_auth_locked(srv_conn *conn);
 srv_method_fn srv_lsp_initialize, srv_lsp_shutdown;
 srv_notification_fn srv_lsp_exit, srv_lsp_did_open, srv_lsp_did_change, srv_lsp_did_close;
 /* Issue 15: questions about a document, answered by its worker (wk_lsp.c),
@@ -646,6 +675,7 @@ typedef struct srv_worker_opts {
 typedef struct srv_store_backend srv_store_backend; /* srv_store.c, below */
 
 /* ---- The server (srv_loop.c) -------------------------------------------------------- */
+#define SRV_AUTH_PEERS 64 /* peer addresses remembered for wrong tokens */
 typedef struct srv_server {
     uv_loop_t *loop;
     srv_config cfg;
@@ -683,6 +713,14 @@ typedef struct srv_server {
     /* Persistent sessions (srv_store.c): store NULL when off. */
     const srv_store_backend *store_backend;
     void *store; /* the backend's handle */
+    /* Wrong access tokens by peer address (srv_m_server.c, issue 37 item
+     * 6): after a failure its address is locked for a while, and tokens
+     * from it are refused unchecked until then. */
+    struct srv_auth_peer {
+        unsigned char addr[16]; /* IPv4, or an IPv6 /64 prefix */
+        unsigned failures;      /* recent ones; 0: a free slot */
+        uint64_t lock_until;    /* uv_now */
+    } auth_peers[SRV_AUTH_PEERS];
 } srv_server;
 
 extern srv_server srv;

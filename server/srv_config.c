@@ -48,6 +48,34 @@ void srv_config_default(srv_config *c)
      * building_compressible N=4 was no slower for it. Sessions start workers
      * often: 200 concurrent open+analyze+close went from 12.2 s to 4.7 s. */
     c->bdd_initial_nodes = 10000;
+    /* A human-chosen token guessed at 4 tries a second, 5 tries a
+     * connection (docs/security.md). */
+    c->auth_fail_delay_ms = 250;
+    c->auth_max_failures = 5;
+}
+
+static void list_free(char **list)
+{
+    for (size_t i = 0; list != NULL && list[i] != NULL; i++)
+        mdae_free(list[i]);
+    mdae_free(list);
+}
+
+int srv_config_list_add(char ***list, const char *value)
+{
+    size_t n = 0;
+    while (*list != NULL && (*list)[n] != NULL)
+        n++;
+    char *v = mdae_strdup(value);
+    char **nl = v ? mdae_realloc(*list, (n + 2) * sizeof *nl) : NULL;
+    if (nl == NULL) {
+        mdae_free(v);
+        return MDAE_E_NOMEM;
+    }
+    nl[n] = v;
+    nl[n + 1] = NULL;
+    *list = nl;
+    return MDAE_OK;
 }
 
 void srv_config_close(srv_config *c)
@@ -61,6 +89,8 @@ void srv_config_close(srv_config *c)
     mdae_free(c->state_dir);
     mdae_free(c->store_url);
     mdae_free(c->debug_store_fail_mode);
+    list_free(c->http_allowed_hosts);
+    list_free(c->http_allowed_origins);
     memset(c, 0, sizeof *c);
 }
 
@@ -106,7 +136,8 @@ typedef struct key_spec {
     /* 's' string (or null), 'n' size, 'm' milliseconds, 'b' bool, 'l' log
      * level, 'p' path (relative to the configuration file), 'i' instance
      * name (srv_session_id_ok, at most SRV_INSTANCE_MAX bytes), 'd' the
-     * state directory (a path, "none", or null for the default) */
+     * state directory (a path, "none", or null for the default), 'a' an
+     * array of strings (a NULL-terminated char **) */
     char type;
     size_t offset;
 } key_spec;
@@ -143,6 +174,10 @@ static const key_spec keys[] = {
     K("bdd", "node_limit", 'n', bdd_node_limit),
     K("bdd", "initial_nodes", 'n', bdd_initial_nodes),
     K("bdd", "cache_size", 'n', bdd_cache_size),
+    K("http", "allowed_hosts", 'a', http_allowed_hosts),
+    K("http", "allowed_origins", 'a', http_allowed_origins),
+    K("auth", "fail_delay_ms", 'm', auth_fail_delay_ms),
+    K("auth", "max_failures", 'n', auth_max_failures),
 };
 #undef K
 
@@ -160,7 +195,8 @@ static const key_spec *find_key(const char *group, const char *name)
 static bool is_group(const char *name)
 {
     return strcmp(name, "listen") == 0 || strcmp(name, "limits") == 0 ||
-           strcmp(name, "bdd") == 0 || strcmp(name, "lsp") == 0 || strcmp(name, "store") == 0;
+           strcmp(name, "bdd") == 0 || strcmp(name, "lsp") == 0 || strcmp(name, "store") == 0 ||
+           strcmp(name, "http") == 0 || strcmp(name, "auth") == 0;
 }
 
 static int set_key(srv_config *c, const key_spec *k, const cJSON *v, const char *dir,
@@ -181,6 +217,21 @@ static int set_key(srv_config *c, const key_spec *k, const cJSON *v, const char 
             v = NULL; /* explicitly none */
     }
     switch (k->type) {
+    case 'a': {
+        char ***slot = (char ***)(void *)base;
+        if (!cJSON_IsArray(v))
+            goto bad;
+        list_free(*slot);
+        *slot = NULL;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v) {
+            if (!cJSON_IsString(e) || e->valuestring[0] == '\0')
+                goto bad;
+            if (srv_config_list_add(slot, e->valuestring) < 0)
+                return MDAE_E_NOMEM;
+        }
+        return MDAE_OK;
+    }
     case 's':
     case 'i':
     case 'd':

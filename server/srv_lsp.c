@@ -245,7 +245,9 @@ void srv_lsp_response(srv_conn *c, const rpc_msg *m)
     }
     const char *slash = s->uri ? strrchr(s->uri, '/') : NULL;
     char title[200];
-    snprintf(title, sizeof title, "mdae %.150s", slash ? slash + 1 : "");
+    const char *name = slash ? slash + 1 : "";
+    snprintf(title, sizeof title, "mdae %.*s", (int)rpc_utf8_prefix(name, strlen(name), 150),
+             name); /* never cut inside a character */
     cJSON *v = progress_value("begin", s->lsp_stage ? s->lsp_stage : LSP_STAGE_MODES);
     if (v != NULL && (!cJSON_AddStringToObject(v, "title", title) ||
                       !cJSON_AddTrueToObject(v, "cancellable"))) {

@@ -6,6 +6,7 @@
  */
 #include "srv.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Error code for a wrong access token (server-defined range; as the router's
@@ -66,6 +67,142 @@ nomem:
     srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
 }
 
+/* ---- Failed token attempts (issue 37 item 6) ----------------------------------
+ * A wrong token is answered late, from a timer (never a sleep: the loop
+ * serves everyone else meanwhile), and its peer address is locked as long:
+ * auth.fail_delay_ms after the address's first recent failure, doubling
+ * with each further one up to 16 times. While an address is locked, tokens
+ * from it are refused unchecked (a right one too: else many connections in
+ * parallel could guess on, each answered late but the right guess at
+ * once). A connection is closed after auth.max_failures failures, and
+ * sends one token at a time: another while a failure waits is not checked
+ * and ends it. An address is forgotten once its lock has been over for 16
+ * times auth.fail_delay_ms. */
+#define SRV_AUTH_DELAY_DOUBLINGS 4 /* the delay grows to 16 times the first */
+
+/* conn's peer address as a key of srv.auth_peers: IPv4's 4 bytes (also
+ * from an IPv4-mapped IPv6 address), or an IPv6 address's /64 prefix (a
+ * host commonly holds a whole /64) marked in the last byte. false when
+ * there is none (not TCP, or the peer is gone). */
+static bool peer_key(srv_conn *c, unsigned char key[16])
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    if (c->kind != SRV_CONN_TCP || uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len) != 0)
+        return false;
+    memset(key, 0, 16);
+    if (ss.ss_family == AF_INET) {
+        memcpy(key, &((const struct sockaddr_in *)&ss)->sin_addr, 4);
+        return true;
+    }
+    if (ss.ss_family != AF_INET6)
+        return false;
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    const unsigned char *a = ((const struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr;
+    if (memcmp(a, mapped, 12) == 0) {
+        memcpy(key, a + 12, 4);
+    } else {
+        memcpy(key, a, 8);
+        key[15] = 6;
+    }
+    return true;
+}
+
+/* The entry of key, or NULL; with make, a new one in a free slot or in
+ * place of the entry whose lock ends first. Forgets what is old. */
+static struct srv_auth_peer *peer_find(const unsigned char key[16], bool make)
+{
+    uint64_t now = uv_now(srv.loop);
+    uint64_t forget = srv.cfg.auth_fail_delay_ms << SRV_AUTH_DELAY_DOUBLINGS;
+    struct srv_auth_peer *victim = NULL;
+    for (size_t i = 0; i < SRV_AUTH_PEERS; i++) {
+        struct srv_auth_peer *p = &srv.auth_peers[i];
+        if (p->failures > 0 && now >= p->lock_until + forget)
+            p->failures = 0;
+        if (p->failures > 0 && memcmp(p->addr, key, 16) == 0)
+            return p;
+        if (victim == NULL ||
+            (victim->failures > 0 && (p->failures == 0 || p->lock_until < victim->lock_until)))
+            victim = p;
+    }
+    if (!make)
+        return NULL;
+    memcpy(victim->addr, key, 16);
+    victim->failures = 0;
+    victim->lock_until = 0;
+    return victim;
+}
+
+uint64_t srv_auth_locked(srv_conn *c)
+{
+    unsigned char key[16];
+    struct srv_auth_peer *p = peer_key(c, key) ? peer_find(key, false) : NULL;
+    uint64_t now = uv_now(srv.loop);
+    return p != NULL && now < p->lock_until ? p->lock_until - now : 0;
+}
+
+typedef struct auth_wait {
+    uv_timer_t timer;
+    srv_conn *conn; /* referenced */
+    srv_auth_answer_fn *answer;
+    void *arg;
+    bool last;
+} auth_wait;
+
+static void on_auth_wait_closed(uv_handle_t *h) { mdae_free(h->data); }
+
+static void on_auth_wait(uv_timer_t *t)
+{
+    auth_wait *w = t->data;
+    srv_conn *c = w->conn;
+    c->auth_waiting = false;
+    w->answer(c, w->arg, w->last);
+    srv_conn_unref(c);
+    uv_close((uv_handle_t *)&w->timer, on_auth_wait_closed);
+}
+
+void srv_auth_failed(srv_conn *c, srv_auth_answer_fn *answer, void *arg)
+{
+    unsigned char key[16];
+    struct srv_auth_peer *p = peer_key(c, key) ? peer_find(key, true) : NULL;
+    unsigned n = p != NULL ? p->failures : c->auth_failures; /* earlier ones */
+    uint64_t delay = srv.cfg.auth_fail_delay_ms
+                     << (n < SRV_AUTH_DELAY_DOUBLINGS ? n : SRV_AUTH_DELAY_DOUBLINGS);
+    if (p != NULL) {
+        p->failures++;
+        p->lock_until = uv_now(srv.loop) + delay;
+    }
+    c->auth_failures++;
+    bool last = c->auth_failures >= srv.cfg.auth_max_failures;
+    MDAE_LOG(SRV_LOG_WARN,
+             "conn %llu: wrong access token (%u from its address lately, %u of %zu on the "
+             "connection), answered in %llu ms",
+             (unsigned long long)c->id, p != NULL ? p->failures : 0, c->auth_failures,
+             srv.cfg.auth_max_failures, (unsigned long long)delay);
+    auth_wait *w = mdae_calloc(1, sizeof *w);
+    if (w == NULL || delay == 0) { /* no delay configured, or out of memory */
+        mdae_free(w);
+        answer(c, arg, last);
+        return;
+    }
+    w->conn = c;
+    w->answer = answer;
+    w->arg = arg;
+    w->last = last;
+    w->timer.data = w;
+    srv_conn_ref(c);
+    c->auth_waiting = true;
+    uv_timer_init(srv.loop, &w->timer);
+    uv_timer_start(&w->timer, on_auth_wait, delay, 0);
+}
+
+static void auth_answer_call(srv_conn *c, void *arg, bool last)
+{
+    srv_call_error(arg, SRV_UNAUTHORIZED, "wrong access token", NULL);
+    if (last && !c->closing)
+        srv_conn_end(c, "too many wrong access tokens");
+}
+
 void srv_m_auth(srv_call *call, const cJSON *params)
 {
     const cJSON *tok =
@@ -76,13 +213,31 @@ void srv_m_auth(srv_call *call, const cJSON *params)
         srv_call_result(call, cJSON_CreateTrue());
         return;
     }
+    if (c->auth_waiting) { /* not checked: pipelined guesses gain nothing */
+        srv_call_error(call, SRV_UNAUTHORIZED,
+                       "one access token at a time: wait for the answer to the last", NULL);
+        srv_conn_end(c, "access tokens sent without waiting");
+        return;
+    }
+    uint64_t locked = srv_auth_locked(c);
+    if (locked > 0) { /* not checked either */
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "too many wrong access tokens from this address: try again in %llu ms",
+                 (unsigned long long)locked);
+        cJSON *d = cJSON_CreateObject();
+        if (d != NULL)
+            cJSON_AddNumberToObject(d, "retryAfterMs", (double)locked);
+        srv_call_error(call, SRV_UNAUTHORIZED, msg, d);
+        srv_conn_end(c, "its address is locked after wrong access tokens");
+        return;
+    }
     if (cJSON_IsString(tok) && srv_token_ok(tok->valuestring)) {
         c->authed = true;
         srv_call_result(call, cJSON_CreateTrue());
         return;
     }
-    srv_call_error(call, SRV_UNAUTHORIZED, "wrong access token", NULL);
-    srv_conn_end(c, "wrong access token");
+    srv_auth_failed(c, auth_answer_call, call);
 }
 
 /* $/cancelRequest {id}: stop the request's job (like uv_cancel): answered

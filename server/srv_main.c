@@ -6,7 +6,7 @@
  *
  *   mdaed [--config FILE] [--listen tcp://HOST:PORT | unix://PATH] [--unix PATH]
  *         [--stdio] [--port-file FILE] [--log-level LEVEL] [--web-root DIR]
- *         [--worker ...]
+ *         [--allow-host HOST[:PORT]]... [--worker ...]
  *
  * Flags override the configuration file. --stdio serves one client on
  * stdin/stdout (editors) and opens no listener unless --listen or --unix is
@@ -28,7 +28,7 @@ static void usage(FILE *f)
                "[--unix PATH] [--stdio]\n"
                "             [--port-file FILE] [--log-level debug|info|warn|error]\n"
                "             [--instance NAME] [--state-dir DIR|none] [--store URL]\n"
-               "             [--web-root DIR]\n");
+               "             [--web-root DIR] [--allow-host HOST[:PORT]]...\n");
 }
 
 static int replace(char **slot, const char *value)
@@ -122,6 +122,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--web-root") == 0) {
             NEEDS_VALUE();
             web_root = v;
+        } else if (strcmp(a, "--allow-host") == 0) {
+            NEEDS_VALUE(); /* taken below, after the configuration */
         } else if (strcmp(a, "--stdio") == 0) {
             stdio = true;
         } else if (strcmp(a, "--worker") == 0) {
@@ -228,6 +230,14 @@ int main(int argc, char **argv)
     }
     if (web_root != NULL)
         replace(&srv.cfg.web_root, web_root);
+    /* --allow-host adds to http.allowed_hosts (the proxy's address in front
+     * of a cluster, scripts/run_cluster.sh). */
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--allow-host") == 0 &&
+            srv_config_list_add(&srv.cfg.http_allowed_hosts, argv[++i]) < 0) {
+            fprintf(stderr, "mdaed: out of memory\n");
+            return 1;
+        }
     size_t n = sizeof srv.exe;
     if (uv_exepath(srv.exe, &n) != 0) {
         fprintf(stderr, "mdaed: cannot find my own executable\n");

@@ -58,8 +58,10 @@ static bool dispatch_msg(srv_conn *c, const rpc_msg *m, srv_batch *b)
         return false;
     }
     if (fn == NULL) {
+        /* The name is valid UTF-8 (rpc_check_bytes); cut at a character. */
         char msg[200];
-        snprintf(msg, sizeof msg, "Method not found: %.150s", m->method);
+        snprintf(msg, sizeof msg, "Method not found: %.*s",
+                 (int)rpc_utf8_prefix(m->method, strlen(m->method), 150), m->method);
         srv_batch_reply(c, b, rpc_response_error(m->id, RPC_METHOD_NOT_FOUND, msg, NULL));
         return true;
     }
@@ -82,8 +84,36 @@ static bool dispatch_msg(srv_conn *c, const rpc_msg *m, srv_batch *b)
     return true;
 }
 
+/* Refuse a body that is not UTF-8 or holds a NUL (rpc_check_bytes), with
+ * where, and nothing of the bytes themselves. */
+static bool refuse_bytes(srv_conn *c, const char *body, size_t len)
+{
+    size_t at = 0;
+    int rc = rpc_check_bytes(body, len, &at);
+    if (rc == MDAE_OK)
+        return false;
+    char msg[160];
+    cJSON *d = cJSON_CreateObject();
+    if (d != NULL)
+        cJSON_AddNumberToObject(d, "offset", (double)at);
+    if (rc == MDAE_E_PROTO) {
+        snprintf(msg, sizeof msg, "Parse error: invalid UTF-8 at byte offset %zu", at);
+        srv_batch_reply(c, NULL, rpc_response_error(NULL, RPC_PARSE_ERROR, msg, d));
+    } else {
+        snprintf(msg, sizeof msg,
+                 "Invalid Request: a NUL character (\\u0000) is not allowed, at byte offset %zu",
+                 at);
+        srv_batch_reply(c, NULL, rpc_response_error(NULL, RPC_INVALID_REQUEST, msg, d));
+    }
+    MDAE_LOG(SRV_LOG_INFO, "conn %llu: refused a message: %s at byte %zu",
+             (unsigned long long)c->id, rc == MDAE_E_PROTO ? "invalid UTF-8" : "a NUL", at);
+    return true;
+}
+
 bool srv_router_body(srv_conn *c, const char *body, size_t len)
 {
+    if (refuse_bytes(c, body, len))
+        return true;
     rpc_parsed p;
     int rc = rpc_parse(body, len, &p);
     if (rc == MDAE_E_PROTO) {

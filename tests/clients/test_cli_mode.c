@@ -379,6 +379,28 @@ Test(cli_mode, server_analyze_text_matches_the_embedded_engine)
     server_stop(&s);
 }
 
+/* Issue 37: mdaed takes UTF-8 only; the CLI says where a file is not,
+ * in the file, before it sends anything. */
+Test(cli_mode, server_refuses_a_file_that_is_not_utf8_at_its_line_and_column)
+{
+    char path[] = "/tmp/mdae-cli-latin1-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    static const char text[] = "x : real;\n// caf\xe9\ne : equation 1 = der(x);\n";
+    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    server s;
+    server_start(&s);
+    run rem = RUN("--server", s.tcp, "check", path);
+    expect(&rem, 1);
+    char want[128];
+    snprintf(want, sizeof want, "%s:2:7: error: the file is not UTF-8 (byte 0xE9)", path);
+    cr_assert(strstr(rem.err, want) != NULL, "%s", rem.err);
+    run_free(&rem);
+    server_stop(&s);
+    unlink(path);
+}
+
 Test(cli_mode, server_reports_model_errors_like_the_embedded_engine)
 {
     server s;

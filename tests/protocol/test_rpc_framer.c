@@ -27,6 +27,8 @@ typedef struct sink {
     char url[MAXF][64];
     char auth[MAXF][64];
     char owner[MAXF][300];
+    char host[MAXF][64], origin[MAXF][64], ctype[MAXF][64]; /* "-": absent */
+    bool duplicate[MAXF];
     bool keep_alive[MAXF];
     int stop_after; /* 0: never */
 } sink;
@@ -47,6 +49,10 @@ static int on_frame(void *ctx, const rpc_frame *f)
         snprintf(s->auth[s->n], sizeof s->auth[0], "%s", f->authorization);
     if (f->owner)
         snprintf(s->owner[s->n], sizeof s->owner[0], "%s", f->owner);
+    snprintf(s->host[s->n], sizeof s->host[0], "%s", f->host ? f->host : "-");
+    snprintf(s->origin[s->n], sizeof s->origin[0], "%s", f->origin ? f->origin : "-");
+    snprintf(s->ctype[s->n], sizeof s->ctype[0], "%s", f->content_type ? f->content_type : "-");
+    s->duplicate[s->n] = f->duplicate_header;
     s->keep_alive[s->n] = f->keep_alive;
     s->n++;
     return s->stop_after && s->n >= s->stop_after;
@@ -302,6 +308,52 @@ Test(rpc_framer, keeps_the_x_mdae_owner_header_of_each_request)
     cr_assert_eq(feed(&fr, big, (size_t)n + RPC_FRAMER_MAX_OWNER + 10, 7, &s), MDAE_E_LIMIT);
     cr_assert_str_eq(rpc_framer_http_limit_status(&fr), "431 Request Header Fields Too Large");
     cr_assert_eq(s.n, 0);
+    rpc_framer_close(&fr);
+}
+
+/* Issue 37 item 2: the headers mdaed checks on POST /rpc, in any case,
+ * without their blanks, each request its own; a repeated one is flagged. */
+Test(rpc_framer, keeps_host_origin_and_content_type_and_flags_repeats)
+{
+    const char *in = "POST /rpc HTTP/1.1\r\nhOsT:  127.0.0.1:7420 \r\n"
+                     "ORIGIN: http://127.0.0.1:7420\r\n"
+                     "content-type: application/json; charset=utf-8\r\n"
+                     "Content-Length: 2\r\n\r\n{}"
+                     "OPTIONS /rpc HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"
+                     "GET / HTTP/1.1\r\n\r\n";
+    size_t len = strlen(in);
+    for (size_t step = 0; step <= len; step += (step < 5 ? 1 : 17)) {
+        rpc_framer fr;
+        sink s = {0};
+        rpc_framer_init(&fr, 0);
+        cr_assert_eq(feed(&fr, in, len, step, &s), MDAE_OK, "step %zu", step);
+        cr_assert_eq(s.n, 3, "step %zu", step);
+        cr_assert_str_eq(s.host[0], "127.0.0.1:7420");
+        cr_assert_str_eq(s.origin[0], "http://127.0.0.1:7420");
+        cr_assert_str_eq(s.ctype[0], "application/json; charset=utf-8");
+        cr_assert_not(s.duplicate[0]);
+        cr_assert_eq(s.method[1], RPC_HTTP_OPTIONS);
+        cr_assert(s.duplicate[1], "two Host headers");
+        cr_assert_str_eq(s.origin[1], "-");
+        cr_assert_eq(s.method[2], RPC_HTTP_GET);
+        cr_assert_str_eq(s.host[2], "-", "a header of the previous request kept");
+        cr_assert_not(s.duplicate[2]);
+        rpc_framer_close(&fr);
+    }
+}
+
+Test(rpc_framer, refuses_an_overlong_host_with_431)
+{
+    char in[2048];
+    int n = snprintf(in, sizeof in, "POST /rpc HTTP/1.1\r\nHost: ");
+    while (n < 600)
+        in[n++] = 'h';
+    snprintf(in + n, sizeof in - (size_t)n, "\r\n\r\n");
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 0);
+    cr_assert_eq(feed(&fr, in, strlen(in), 0, &s), MDAE_E_LIMIT);
+    cr_assert_str_eq(rpc_framer_http_limit_status(&fr), "431 Request Header Fields Too Large");
     rpc_framer_close(&fr);
 }
 

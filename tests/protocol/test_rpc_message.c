@@ -347,3 +347,86 @@ Test(rpc_message, prints_integers_as_cjson_does_and_leaves_the_tree_as_it_was)
     }
     cr_assert_null(rpc_print_text(NULL, false));
 }
+
+/* ---- Bytes (issue 37 item 6) ---------------------------------------------------- */
+
+static int check(const char *s, size_t *at) { return rpc_check_bytes(s, strlen(s), at); }
+
+Test(rpc_message, accepts_utf8_and_escapes_that_are_not_nul)
+{
+    size_t at = 99;
+    cr_assert_eq(check("{\"method\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}", &at), MDAE_OK);
+    cr_assert_eq(check("{\"a\":\"\\u0001 \\\\u0000 \\\" \\u00000\"}", &at), MDAE_E_INVAL,
+                 "the last escape is a NUL then '0'");
+    cr_assert_eq(check("{\"a\":\"\\\\u0000\"}", &at), MDAE_OK, "an escaped backslash, then text");
+    cr_assert_eq(check("{\"a\":\"x\\\"\\u0000\"}", &at), MDAE_E_INVAL);
+    cr_assert_eq(at, 9);
+    cr_assert_eq(check("{\"\\u0000\":1}", &at), MDAE_E_INVAL, "in a key");
+    cr_assert_eq(at, 2);
+    cr_assert_eq(check("{\"a\":\"\\ud83d\\ude00\"}", &at), MDAE_OK);
+}
+
+Test(rpc_message, locates_invalid_utf8)
+{
+    static const struct {
+        const char *s;
+        size_t at;
+    } bad[] = {
+        {"\"ab\xff\"", 3},          /* never in UTF-8 */
+        {"\"\xc0\xaf\"", 1},        /* overlong '/' */
+        {"\"\xe0\x80\xaf\"", 1},    /* overlong, three bytes */
+        {"\"\xed\xa0\x80\"", 1},    /* a surrogate */
+        {"\"\xf4\x90\x80\x80\"", 1}, /* past U+10FFFF */
+        {"\"x\x80\"", 2},           /* a lone continuation byte */
+        {"\"\xc3\"", 1},            /* cut short by the quote */
+        {"\"\xe2\x82", 1},          /* cut short by the end */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        size_t at = 99;
+        cr_assert_eq(check(bad[k].s, &at), MDAE_E_PROTO, "case %zu", k);
+        cr_assert_eq(at, bad[k].at, "case %zu: %zu", k, at);
+    }
+    size_t at = 99;
+    cr_assert_eq(rpc_check_bytes("\"a\0b\"", 5, &at), MDAE_E_INVAL, "a raw NUL");
+    cr_assert_eq(at, 2);
+    /* any text (a file for the CLI): escapes mean nothing, only bytes */
+    cr_assert(rpc_utf8_valid("\"\\u0000\" caf\xc3\xa9", 14, &at));
+    cr_assert_not(rpc_utf8_valid("// caf\xe9\n", 9, &at));
+    cr_assert_eq(at, 6);
+}
+
+Test(rpc_message, never_puts_invalid_utf8_in_an_error_message)
+{
+    cJSON *r = rpc_response_error(NULL, -32601, "Method not found: ab\xc3", NULL);
+    const char *m = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "message")->valuestring;
+    cr_assert_str_eq(m, "Method not found: ab?");
+    cJSON_Delete(r);
+    cr_assert_eq(rpc_utf8_prefix("x\xc3\xa9\xc3\xa9", 5, 2), 1, "not inside the first \xc3\xa9");
+    cr_assert_eq(rpc_utf8_prefix("x\xc3\xa9\xc3\xa9", 5, 3), 3);
+    cr_assert_eq(rpc_utf8_prefix("abc", 3, 10), 3);
+}
+
+/* The check reads plain bytes 8 at a time: every alignment of what it
+ * must stop at. */
+Test(rpc_message, finds_what_it_refuses_at_every_alignment)
+{
+    for (size_t k = 1; k < 40; k++) {
+        char b[64];
+        memset(b, 'a', sizeof b);
+        b[0] = '"';
+        b[sizeof b - 1] = '"';
+        size_t at = 0;
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_OK, "k %zu", k);
+        b[k] = (char)0xff;
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_E_PROTO, "k %zu", k);
+        cr_assert_eq(at, k);
+        memcpy(b + k, "\\u0000", 6);
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_E_INVAL, "k %zu", k);
+        cr_assert_eq(at, k);
+        b[k] = '\0';
+        cr_assert_eq(rpc_check_bytes(b, sizeof b, &at), MDAE_E_INVAL, "k %zu", k);
+        cr_assert_eq(at, k);
+        memcpy(b + k, "\"\\u0000", 7); /* the string ends first: not a NUL in a string */
+        cr_assert_eq(rpc_check_bytes(b, k + 7, &at), MDAE_OK, "k %zu", k);
+    }
+}

@@ -56,8 +56,10 @@ typedef struct cluster {
 static void cluster_start(cluster *cl)
 {
     cr_assert_eq(access(HAPROXY, X_OK), 0, HAPROXY " is missing: apt-get install haproxy");
-    srv_start(&cl->a, "", "\"instance\": \"a\"");
-    srv_start(&cl->b, "", "\"instance\": \"b\"");
+    /* HAProxy passes the client's Host (here "mdae"): the instances must
+     * accept it (http.allowed_hosts, issue 37 item 2). */
+    srv_start(&cl->a, "", "\"instance\": \"a\", \"http\": {\"allowed_hosts\": [\"mdae\"]}");
+    srv_start(&cl->b, "", "\"instance\": \"b\", \"http\": {\"allowed_hosts\": [\"mdae\"]}");
     cl->http = free_port();
     cl->tcp = free_port();
     char v[64];

@@ -188,7 +188,8 @@ Test(srv_relay, gives_lsp_framed_and_http_clients_the_bytes_of_the_old_path)
     cl_connect(&h, &p);
     req = request_text("42", "session/analyze", params);
     char *http = malloc(strlen(req) + 256);
-    sprintf(http, "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+    sprintf(http, "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
             strlen(req), req);
     cl_send(&h, http);
     cl_read_all(&h);

@@ -292,7 +292,8 @@ Test(srv_worker, cancels_an_analysis_during_its_mode_changes)
 static void http_begin(client *h, const srv_proc *p, char *body /* freed */)
 {
     char req[1024];
-    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
              strlen(body), body);
     cJSON_free(body);
     cl_connect(h, p);

@@ -123,7 +123,11 @@ async function stopServer(srv) {
 
 let rpcId = 1000;
 async function rpc(base, method, params) {
-  const res = await fetch(`${base}/rpc`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }) });
+  // A string body alone would go as text/plain, which /rpc refuses (issue 37).
+  const res = await fetch(`${base}/rpc`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+  });
   const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const r = lines.find((m) => m.id === rpcId);
   if (!r || r.error) throw new Error(`${method}: ${JSON.stringify(r && r.error)}`);

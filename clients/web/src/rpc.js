@@ -66,6 +66,9 @@ export async function call(method, params, { onNotify = null, signal = null } = 
     await res.text();
     throw new RpcError({ code: UNAUTHORIZED, message: token ? 'mdaed refused the access token' : 'this mdaed requires an access token' });
   }
+  // 429: wrong tokens from this address lately (docs/security.md); the
+  // token form stays up, with the server's words (when to try again).
+  if (res.status === 429) throw new RpcError({ code: UNAUTHORIZED, message: (await res.text()).replace(/^mdaed: /, '').trim() });
   if (!res.ok) throw new RpcError({ code: res.status, message: `HTTP ${res.status}: ${await res.text()}` });
   const reader = res.body.getReader();
   const dec = new TextDecoder();
