@@ -624,7 +624,9 @@ void srv_session_forget(srv_session *s);
 int srv_session_restore(const srv_store_row *row, srv_job *(*reload)(srv_queue *q),
                         srv_session **out);
 /* Load on miss: the session (id, owner_key) that no session in memory has,
- * from the store (another instance may have written it). MDAE_E_STATE when
+ * from the store (another instance may have written it); with a key and a
+ * made id, the keyless row when there is no keyed one (as
+ * srv_session_lookup serves a keyless session). MDAE_E_STATE when
  * the store has none (or refuses it), MDAE_E_IO, MDAE_E_LIMIT. */
 int srv_session_load_stored(const char *id, const char *owner_key,
                             srv_job *(*reload)(srv_queue *q), srv_session **out);

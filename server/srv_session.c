@@ -420,6 +420,11 @@ int srv_session_load_stored(const char *id, const char *owner_key,
         return MDAE_E_STATE;
     restore_arg ra = {reload, NULL};
     int rc = srv_store_get(id, owner_key, restore_row, &ra);
+    /* As srv_session_lookup does in memory: a keyless session under a made
+     * id is anyone's who holds the id, whatever key the request carries. */
+    if (rc == MDAE_E_STATE && owner_key != NULL && srv_session_id_made(id) &&
+        !stored_taken(id, NULL))
+        rc = srv_store_get(id, NULL, restore_row, &ra);
     if (rc == MDAE_OK) {
         MDAE_LOG(SRV_LOG_INFO, "session %s: loaded from the store (version %ld)", id,
                  ra.s->version);

@@ -34,6 +34,22 @@
 #define NOT_SAVED (-32014)
 #define NO_SESSION (-32012)
 
+/* A persistent session with a chosen id belongs to an owner key, sent at
+ * open and with every call naming it (docs/security.md "Sessions and their
+ * owners"); rows written behind mdaed's back carry it in their owner column,
+ * or have an id shaped as a server-made one (s + 26 base32 letters). */
+#define OWNER "sec-store-owner-key-0123456789"
+#define MADE_LATE "slateaaaaaaaaaaaaaaaaaaaaaa" /* made-shaped, keyless */
+#define MADE_LATE2 "slatebbbbbbbbbbbbbbbbbbbbbb"
+
+/* {session: sid, owner: OWNER} */
+static cJSON *owned_params(const char *sid)
+{
+    cJSON *p = session_params(sid);
+    cJSON_AddStringToObject(p, "owner", OWNER);
+    return p;
+}
+
 static char *state_top(const char *state, uint64_t fail_at, const char *mode)
 {
     char *top = malloc(512);
@@ -116,6 +132,7 @@ static void run_script(client *c, script *s)
     cJSON_AddStringToObject(op, "text", s->text[0]);
     cJSON_AddBoolToObject(op, "persist", true);
     cJSON_AddStringToObject(op, "session", "f");
+    cJSON_AddStringToObject(op, "owner", OWNER);
     cJSON *r = cl_request(c, 1, "session/open", op);
     s->open_ok = reply_code(r) == 0;
     if (s->open_ok)
@@ -125,7 +142,7 @@ static void run_script(client *c, script *s)
         check_refusal(r, "open", false);
     cJSON_Delete(r);
     for (int k = 0; k < 2; k++) {
-        cJSON *ep = session_params("f");
+        cJSON *ep = owned_params("f");
         cJSON_AddStringToObject(ep, "text", s->text[k + 1]);
         r = cl_request(c, 2 + k, "session/edit", ep);
         s->edit_ok[k] = reply_code(r) == 0;
@@ -133,20 +150,20 @@ static void run_script(client *c, script *s)
             check_refusal(r, "edit", !s->open_ok);
         cJSON_Delete(r);
     }
-    r = cl_request(c, 4, "session/close", session_params("f"));
+    r = cl_request(c, 4, "session/close", owned_params("f"));
     s->close_ok = reply_code(r) == 0;
     if (!s->close_ok)
         check_refusal(r, "close", !s->open_ok);
     cJSON_Delete(r);
     if (s->open_ok && !s->close_ok) { /* a refused close leaves the session usable */
-        r = cl_request(c, 5, "session/analyze", session_params("f"));
+        r = cl_request(c, 5, "session/analyze", owned_params("f"));
         cr_assert_eq(reply_code(r), 0, "usable after a refused close: %s",
                      cJSON_PrintUnformatted(r));
         cJSON_Delete(r);
     }
 }
 
-/* The stored row of "f": false when there is none. */
+/* The stored row of "f" under OWNER: false when there is none. */
 static bool stored(const char *state, char **text, long *version)
 {
     char path[300];
@@ -154,7 +171,7 @@ static bool stored(const char *state, char **text, long *version)
     sqlite3 *db = NULL;
     cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *q = NULL;
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT text, version FROM sessions WHERE id = 'f'", -1,
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT text, version FROM sessions WHERE id = 'f' AND owner = '" OWNER "'", -1,
                                     &q, NULL),
                  SQLITE_OK, "%s", sqlite3_errmsg(db));
     bool found = sqlite3_step(q) == SQLITE_ROW;
@@ -179,7 +196,7 @@ static void check_after_restart(const char *state, const script *s, uint64_t k, 
     cr_assert_eq(sessions_of(&c), exists ? 1 : 0, "k=%llu (%s): the session %s",
                  (unsigned long long)k, mode, exists ? "is back" : "is gone");
     if (exists) {
-        cJSON *r = cl_request(&c, 1, "session/analyze", session_params("f"));
+        cJSON *r = cl_request(&c, 1, "session/analyze", owned_params("f"));
         cr_assert_eq(reply_code(r), 0, "k=%llu: served after the restart: %s",
                      (unsigned long long)k, cJSON_PrintUnformatted(r));
         cJSON_Delete(r);
@@ -377,6 +394,7 @@ static void open_persistent(client *c, int id, const char *sid, const char *text
     cJSON_AddStringToObject(op, "text", text);
     cJSON_AddBoolToObject(op, "persist", true);
     cJSON_AddStringToObject(op, "session", sid);
+    cJSON_AddStringToObject(op, "owner", OWNER);
     cJSON *r = cl_request(c, id, "session/open", op);
     cr_assert_eq(reply_code(r), 0, "%s", cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
@@ -481,18 +499,21 @@ static sqlite3 *store_db(const char *state)
     return db;
 }
 
-static void store_row(sqlite3 *db, const char *id, const char *text, size_t len,
-                      sqlite3_int64 version)
+/* A row of id under owner ("" for none: then id must be made-shaped to be
+ * served). */
+static void store_row(sqlite3 *db, const char *id, const char *owner, const char *text,
+                      size_t len, sqlite3_int64 version)
 {
     sqlite3_stmt *q = NULL;
     cr_assert_eq(sqlite3_prepare_v2(db,
-                                    "INSERT INTO sessions (id, text, modelica, version, updated)"
-                                    " VALUES (?1, ?2, 0, ?3, strftime('%s', 'now'))",
+                                    "INSERT INTO sessions (id, owner, text, modelica, version,"
+                                    " updated) VALUES (?1, ?4, ?2, 0, ?3, strftime('%s', 'now'))",
                                     -1, &q, NULL),
                  SQLITE_OK);
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_blob64(q, 2, text, len, SQLITE_STATIC);
     sqlite3_bind_int64(q, 3, version);
+    sqlite3_bind_text(q, 4, owner, -1, SQLITE_STATIC);
     cr_assert_eq(sqlite3_step(q), SQLITE_DONE, "%s", sqlite3_errmsg(db));
     sqlite3_finalize(q);
 }
@@ -522,7 +543,7 @@ Test(sec_store, reads_stored_texts_on_first_use_not_at_start, .timeout = 120)
     for (int i = 0; i < N; i++) {
         char id[16];
         snprintf(id, sizeof id, "big%d", i);
-        store_row(db, id, big, SIZE, 1);
+        store_row(db, id, OWNER, big, SIZE, 1);
     }
     cr_assert_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
 
@@ -536,21 +557,42 @@ Test(sec_store, reads_stored_texts_on_first_use_not_at_start, .timeout = 120)
     double rss = rss_of(&c);
     cr_assert_lt(rss, (double)N * SIZE / 4, "router RSS %.0f MiB after start: the %d stored "
                  "texts (%d MiB) are not read", rss / MIB, N, N * SIZE / MIB);
-    cJSON *r = cl_request(&c, 1, "session/analyze", session_params("big3"));
+    cJSON *r = cl_request(&c, 1, "session/analyze", owned_params("big3"));
     cr_assert_eq(reply_code(r), 0, "first use loads the text: %s", cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
 
-    /* Load on miss: a row another writer stores while mdaed runs. */
-    store_row(db, "late", text, tl, 4);
+    /* Load on miss: rows another writer stores while mdaed runs, one under
+     * an owner key (served with that key only), one keyless under a
+     * made-shaped id (its id is the capability). */
+    cr_assert_eq(strlen(MADE_LATE), 27);
+    store_row(db, "late", OWNER, text, tl, 4);
+    store_row(db, MADE_LATE, "", text, tl, 7);
     r = cl_request(&c, 2, "session/analyze", session_params("late"));
-    cr_assert_eq(reply_code(r), 0, "a stored session not in memory is loaded: %s",
+    cr_assert_eq(reply_code(r), NO_SESSION, "a keyed row is not served without its key: %s",
                  cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
-    cJSON *ep = session_params("late");
-    cJSON_AddStringToObject(ep, "text", text);
-    r = cl_request(&c, 3, "session/edit", ep);
-    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "version")->valueint, 5,
-                 "at its stored version: %s", cJSON_PrintUnformatted(r));
+    const char *late[] = {"late", MADE_LATE};
+    const int late_version[] = {4, 7};
+    for (int i = 0; i < 2; i++) {
+        cJSON *ap = i == 0 ? owned_params(late[i]) : session_params(late[i]);
+        r = cl_request(&c, 3, "session/analyze", ap);
+        cr_assert_eq(reply_code(r), 0, "a stored session not in memory is loaded (%s): %s",
+                     late[i], cJSON_PrintUnformatted(r));
+        cJSON_Delete(r);
+        cJSON *ep = i == 0 ? owned_params(late[i]) : session_params(late[i]);
+        cJSON_AddStringToObject(ep, "text", text);
+        r = cl_request(&c, 4, "session/edit", ep);
+        cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "version")->valueint,
+                     late_version[i] + 1, "%s at its stored version: %s", late[i],
+                     cJSON_PrintUnformatted(r));
+        cJSON_Delete(r);
+    }
+    /* A keyless made id is anyone's who holds it, in memory (see
+     * srv_session_lookup) as on a miss: a request carrying some key too. */
+    store_row(db, MADE_LATE2, "", text, tl, 2);
+    r = cl_request(&c, 5, "session/analyze", owned_params(MADE_LATE2));
+    cr_assert_eq(reply_code(r), 0, "a keyless made id is loaded for a keyed request: %s",
+                 cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
     sqlite3_close(db);
     cl_close(&c);
@@ -567,10 +609,10 @@ Test(sec_store, refuses_stored_versions_out_of_range_and_never_wraps)
     char *text = t_model("rldc2.mel");
     size_t tl = strlen(text);
     sqlite3 *db = store_db(state);
-    store_row(db, "zero", text, tl, 0);
-    store_row(db, "negative", text, tl, -5);
-    store_row(db, "max", text, tl, INT64_MAX);
-    store_row(db, "top", text, tl, INT64_MAX - 1);
+    store_row(db, "zero", OWNER, text, tl, 0);
+    store_row(db, "negative", OWNER, text, tl, -5);
+    store_row(db, "max", OWNER, text, tl, INT64_MAX);
+    store_row(db, "top", OWNER, text, tl, INT64_MAX - 1);
     sqlite3_close(db);
 
     char top[300];
@@ -582,11 +624,11 @@ Test(sec_store, refuses_stored_versions_out_of_range_and_never_wraps)
     cr_assert_eq(sessions_of(&c), 1, "only the version in 1..INT64_MAX-1 is served");
     const char *refused[] = {"zero", "negative", "max"};
     for (int i = 0; i < 3; i++) {
-        cJSON *r = cl_request(&c, 1 + i, "session/analyze", session_params(refused[i]));
+        cJSON *r = cl_request(&c, 1 + i, "session/analyze", owned_params(refused[i]));
         cr_assert_eq(reply_code(r), NO_SESSION, "%s: %s", refused[i], cJSON_PrintUnformatted(r));
         cJSON_Delete(r);
     }
-    cJSON *ep = session_params("top");
+    cJSON *ep = owned_params("top");
     cJSON_AddStringToObject(ep, "text", text);
     cJSON *r = cl_request(&c, 5, "session/edit", ep);
     cr_assert_neq(reply_code(r), 0, "an edit past INT64_MAX-1 is refused: %s",
@@ -637,7 +679,7 @@ Test(sec_store, never_overwrites_a_version_another_writer_stored)
     cr_assert_eq(sqlite3_step(q), SQLITE_DONE);
     sqlite3_finalize(q);
 
-    cJSON *ep = session_params("shared");
+    cJSON *ep = owned_params("shared");
     cJSON_AddStringToObject(ep, "text", "x : real;\ne : equation der(x) = 1;\n");
     cJSON *r = cl_request(&c, 2, "session/edit", ep);
     cr_assert_eq(reply_code(r), -32015, "a conflict: %s", cJSON_PrintUnformatted(r));
@@ -650,18 +692,19 @@ Test(sec_store, never_overwrites_a_version_another_writer_stored)
     cr_assert_eq(sqlite3_column_int64(q, 1), 2);
     sqlite3_finalize(q);
 
-    ep = session_params("shared"); /* loaded again: their version 2, edited to 3 */
+    ep = owned_params("shared"); /* loaded again: their version 2, edited to 3 */
     cJSON_AddStringToObject(ep, "text", text);
     r = cl_request(&c, 3, "session/edit", ep);
     cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "version")->valueint, 3,
                  "%s", cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
 
-    store_row(db, "elsewhere", text, strlen(text), 1); /* only in the store */
+    store_row(db, "elsewhere", OWNER, text, strlen(text), 1); /* only in the store */
     cJSON *op = cJSON_CreateObject();
     cJSON_AddStringToObject(op, "text", text);
     cJSON_AddBoolToObject(op, "persist", true);
     cJSON_AddStringToObject(op, "session", "elsewhere");
+    cJSON_AddStringToObject(op, "owner", OWNER);
     r = cl_request(&c, 4, "session/open", op);
     cr_assert_eq(reply_code(r), RPC_INVALID_PARAMS, "the id is taken: %s",
                  cJSON_PrintUnformatted(r));
@@ -693,7 +736,7 @@ Test(sec_store, says_that_an_edit_whose_text_does_not_load_was_applied)
     char *text = t_model("rldc2.mel");
     open_persistent(&c, 1, "f", text);
     const char *broken = "x : real;\ne : equation der(x) = ;\n";
-    cJSON *ep = session_params("f");
+    cJSON *ep = owned_params("f");
     cJSON_AddStringToObject(ep, "text", broken);
     cJSON *r = cl_request(&c, 2, "session/edit", ep);
     cr_assert_eq(reply_code(r), -32003, "%s", cJSON_PrintUnformatted(r));
