@@ -110,6 +110,15 @@ typedef struct srv_config {
     size_t bdd_node_limit, bdd_initial_nodes, bdd_cache_size;
     int log_level;
     bool debug_methods; /* debug/crash, debug/alloc, debug/sleep: tests only */
+    char *store_url; /* store.url: a postgresql:// or postgres:// URL puts the
+                        sessions in PostgreSQL (srv_store_pg.c); NULL: SQLite
+                        in state_dir (owned) */
+    /* Fault injection (tests, only with debug_methods; srv_store_sqlite.c):
+     * the k-th write of the SQLite store (xWrite, xSync, xTruncate) fails;
+     * 0: none. "once": that write only, with SQLITE_IOERR; "full": that one
+     * and every later one, with SQLITE_FULL (a disk that filled up). */
+    size_t debug_store_fail_write;
+    char *debug_store_fail_mode; /* "once" (NULL) or "full" (owned) */
 } srv_config;
 
 void srv_config_default(srv_config *c /* out */);
@@ -540,6 +549,8 @@ typedef struct srv_worker_opts {
 #define SRV_EXIT_NOMEM 3 /* worker exit status: its memory cap was reached */
 #define SRV_EXIT_PROTO 4 /* worker exit status: bad pipe traffic */
 
+typedef struct srv_store_backend srv_store_backend; /* srv_store.c, below */
+
 /* ---- The server (srv_loop.c) -------------------------------------------------------- */
 typedef struct srv_server {
     uv_loop_t *loop;
@@ -576,43 +587,101 @@ typedef struct srv_server {
     uint64_t reuse_seeded, reuse_searched; /* equations seeded, parts searched */
     /* Parts analysed anew by each method (issue 10), and fallbacks. */
     uint64_t reuse_implicit, reuse_enumerated, reuse_fell_back;
-    /* Persistent sessions (srv_store.c): NULL when off. */
-    struct sqlite3 *store;
-    struct sqlite3_stmt *store_put, *store_del;
-    int store_lock; /* the flock'd descriptor of the state directory */
+    /* Persistent sessions (srv_store.c): store NULL when off. */
+    const srv_store_backend *store_backend;
+    void *store; /* the backend's handle */
 } srv_server;
 
 extern srv_server srv;
 
-/* ---- Persistent sessions (srv_store.c) ------------------------------------------------ */
+/* ---- Persistent sessions (srv_store.c; backends srv_store_sqlite.c, srv_store_pg.c) ---- */
+/* Issue 37 items 3-4. srv_store.c is the policy every caller sees (which
+ * sessions persist, what an error means to the reply); a backend is the
+ * mechanism (SQLite for one instance, PostgreSQL for a cluster), chosen by
+ * the configuration's store URL (store.url). All calls are synchronous, on
+ * the loop thread. A write returns only once it has committed durably.
+ *
+ * A row is keyed by (id, owner_key), owner_key '' standing for NULL: a
+ * client-chosen id is scoped by its owner's key (issue 37 item 1). Each
+ * row carries the session's text version; every write is conditional on
+ * the version the writer last saw (put's expect), so two writers (two
+ * instances of a cluster) can never both accept a change of one session. */
 typedef struct srv_store_row {
     const char *id;
-    const void *text; /* not NUL-terminated */
-    size_t len;
+    const char *owner_key; /* or NULL */
+    const void *text;      /* not NUL-terminated; NULL from each() (lazy) */
+    size_t len;            /* the text's length (each() gives it too) */
     bool modelica;
     const char *defines; /* JSON object text, or NULL */
     long version;
-    bool recover; /* session/open {recover} */
-    uint64_t idle_ms; /* since its last change, by the wall clock */
+    bool recover;        /* session/open {recover} */
+    uint64_t idle_ms;    /* since its last change, by the wall clock */
 } srv_store_row;
+
+/* Rows handed to a callback are valid during the call only. */
+typedef int (*srv_store_row_cb)(const srv_store_row *row, void *arg);
+
+struct srv_store_backend {
+    const char *name; /* "sqlite", "postgresql" */
+    /* Open (creating what is missing) the store at `where` (a directory for
+     * SQLite, a libpq connection URL for PostgreSQL) into *db. MDAE_OK;
+     * MDAE_E_IO or MDAE_E_STATE (locked by another mdaed, corrupt) with a
+     * message in err that says what to do. */
+    int (*open)(void **db /* out */, const char *where, char *err, size_t errlen);
+    void (*close)(void *db);
+    /* Write s's row (id, owner_key, text, modelica, defines, version,
+     * recover; the wall clock as its last change) if the stored row's
+     * version is `expect` (0: there must be no row). MDAE_OK once
+     * committed; MDAE_E_CONFLICT when the stored version is another (or a
+     * row exists for expect 0): nothing written; MDAE_E_NOTSAVED when the
+     * write failed (err says why: disk full, read-only, ...), the store
+     * then being as before the call. */
+    int (*put)(void *db, const srv_session *s, long expect, char *err, size_t errlen);
+    /* Delete the row of (id, owner_key). MDAE_OK (also when there was
+     * none), MDAE_E_NOTSAVED (err says why; the row is still there). */
+    int (*del)(void *db, const char *id, const char *owner_key, char *err, size_t errlen);
+    /* One row, text included: got(row) is called once and its return is
+     * returned; MDAE_E_STATE (no such row, got not called), MDAE_E_IO. */
+    int (*get)(void *db, const char *id, const char *owner_key, srv_store_row_cb got,
+               void *arg);
+    /* Every row without its text (row.text NULL, row.len its length),
+     * oldest first; stops at the first non-OK return of each, which it
+     * returns. MDAE_E_IO if the rows cannot be read. */
+    int (*each)(void *db, srv_store_row_cb each, void *arg);
+    /* Optional (NULL): {"writes": n, ...} facts for server/status. */
+    cJSON *(*status)(void *db);
+};
+
+extern const srv_store_backend srv_store_sqlite;
+extern const srv_store_backend srv_store_pg;
 
 /* $XDG_STATE_HOME/mdae or $HOME/.local/state/mdae (malloc'd), NULL if
  * neither is set. */
 char *srv_store_default_dir(void);
-/* Create dir if needed, lock it, open DIR/sessions.db. MDAE_OK also when
- * another mdaed holds the directory (persistence is then off, with a
- * warning); MDAE_E_IO if it cannot be created or opened. */
+/* Open the configured store (srv.cfg.store_url: a postgresql:// or
+ * postgres:// URL; else the SQLite file in dir; neither: no store, MDAE_OK).
+ * MDAE_OK; anything else means mdaed must not start (the log says why and
+ * what to do). */
 int srv_store_open(const char *dir);
 void srv_store_close(void); /* safe when not open */
 bool srv_store_on(void);
-/* Write s's row (id, text, format, defines, version, recover) if s is persistent
- * (owner NULL) and the store is open; durable when it returns MDAE_OK. */
-int srv_store_put(const srv_session *s);
-void srv_store_delete(const char *id);
-/* Call each(row) for every stored session, in the order they were first
- * stored; stops at the first non-OK return, which it returns. Rows are
- * valid during the call only. */
-int srv_store_each(int (*each)(const srv_store_row *row, void *arg), void *arg);
+/* Does s persist (owner NULL and the store open)? */
+bool srv_store_keeps(const srv_session *s);
+/* Write s's row if srv_store_keeps(s), conditional on the version the
+ * store has (expect; 0 for a new session). MDAE_OK when durable (or nothing
+ * to do); MDAE_E_NOTSAVED or MDAE_E_CONFLICT otherwise, with err saying
+ * why: the caller must not acknowledge the change. */
+int srv_store_put(const srv_session *s, long expect, char *err, size_t errlen);
+/* Delete s's row if srv_store_keeps(s). MDAE_OK, or MDAE_E_NOTSAVED (err). */
+int srv_store_delete(const srv_session *s, char *err, size_t errlen);
+/* Delete a row by its key (start-up expiry). */
+int srv_store_delete_row(const char *id, const char *owner_key);
+/* Load one stored row (text included): see srv_store_backend.get. */
+int srv_store_get(const char *id, const char *owner_key, srv_store_row_cb got, void *arg);
+/* Call each(row) for every stored session (text NULL), oldest first. */
+int srv_store_each(srv_store_row_cb each, void *arg);
+/* {"backend", ...} for server/status (owned), or NULL when off. */
+cJSON *srv_store_status(void);
 
 int srv_loop_run(void);
 /* Stop accepting, close everything, let the loop end. */

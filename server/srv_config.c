@@ -48,6 +48,8 @@ void srv_config_close(srv_config *c)
     mdae_free(c->port_file);
     mdae_free(c->instance);
     mdae_free(c->state_dir);
+    mdae_free(c->store_url);
+    mdae_free(c->debug_store_fail_mode);
     memset(c, 0, sizeof *c);
 }
 
@@ -108,6 +110,9 @@ static const key_spec keys[] = {
     K(NULL, "state_dir", 'd', state_dir),
     K(NULL, "log_level", 'l', log_level),
     K(NULL, "debug_methods", 'b', debug_methods),
+    K(NULL, "debug_store_fail_write", 'n', debug_store_fail_write),
+    K(NULL, "debug_store_fail_mode", 's', debug_store_fail_mode),
+    K("store", "url", 's', store_url),
     K("limits", "max_message_bytes", 'n', max_message_bytes),
     K("limits", "max_sessions", 'n', max_sessions),
     K("limits", "max_pending_requests", 'n', max_pending_requests),
@@ -140,7 +145,7 @@ static const key_spec *find_key(const char *group, const char *name)
 static bool is_group(const char *name)
 {
     return strcmp(name, "listen") == 0 || strcmp(name, "limits") == 0 ||
-           strcmp(name, "bdd") == 0 || strcmp(name, "lsp") == 0;
+           strcmp(name, "bdd") == 0 || strcmp(name, "lsp") == 0 || strcmp(name, "store") == 0;
 }
 
 static int set_key(srv_config *c, const key_spec *k, const cJSON *v, const char *dir,
@@ -149,6 +154,9 @@ static int set_key(srv_config *c, const key_spec *k, const cJSON *v, const char 
     char *base = (char *)c + k->offset;
     if (k->type == 'i' && cJSON_IsString(v) &&
         !srv_session_id_ok(v->valuestring, SRV_INSTANCE_MAX))
+        goto bad;
+    if (k->offset == offsetof(srv_config, debug_store_fail_mode) && cJSON_IsString(v) &&
+        strcmp(v->valuestring, "once") != 0 && strcmp(v->valuestring, "full") != 0)
         goto bad;
     if (k->type == 'd') {
         if (!cJSON_IsNull(v) && !cJSON_IsString(v))

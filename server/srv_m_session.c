@@ -275,7 +275,8 @@ void srv_m_open(srv_call *call, const cJSON *params)
     }
     s->modelica = modelica;
     s->recover = cJSON_IsTrue(recover);
-    srv_store_put(s); /* durable before the reply (srv_store.c) */
+    char err[512];
+    srv_store_put(s, 0, err, sizeof err); /* durable before the reply (srv_store.c) */
     session_job *sj =
         job_make(s, call, "load", srv_session_load_params(s), open_done, SRV_JOB_LOADS);
     if (sj != NULL)
@@ -284,20 +285,9 @@ void srv_m_open(srv_call *call, const cJSON *params)
 
 /* ---- Persistent sessions at startup (srv_store.c) --------------------------------------- */
 
-static int restore_one(const srv_store_row *row, void *arg)
+static int restore_full(const srv_store_row *row, void *arg)
 {
     size_t *n = arg;
-    if (row->idle_ms > srv.cfg.session_idle_ms) {
-        MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms in the store, expired", row->id,
-                 (unsigned long long)row->idle_ms);
-        srv_store_delete(row->id);
-        return MDAE_OK;
-    }
-    if (!srv_session_id_ok(row->id, SRV_SESSION_ID_MAX) || srv_session_find(row->id) != NULL) {
-        MDAE_LOG(SRV_LOG_WARN, "stored session '%s': not a usable id, left in the store",
-                 row->id);
-        return MDAE_OK;
-    }
     cJSON *defines = row->defines != NULL ? cJSON_Parse(row->defines) : NULL;
     srv_session *s;
     int rc = srv_session_new(NULL, row->id, row->text, row->len, defines, srv_m_session_reload,
@@ -314,9 +304,26 @@ static int restore_one(const srv_store_row *row, void *arg)
     return MDAE_OK;
 }
 
+static int restore_one(const srv_store_row *row, void *arg)
+{
+    if (row->idle_ms > srv.cfg.session_idle_ms) {
+        MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms in the store, expired", row->id,
+                 (unsigned long long)row->idle_ms);
+        srv_store_delete_row(row->id, row->owner_key);
+        return MDAE_OK;
+    }
+    if (!srv_session_id_ok(row->id, SRV_SESSION_ID_MAX) || srv_session_find(row->id) != NULL) {
+        MDAE_LOG(SRV_LOG_WARN, "stored session '%s': not a usable id, left in the store",
+                 row->id);
+        return MDAE_OK;
+    }
+    int rc = srv_store_get(row->id, row->owner_key, restore_full, arg);
+    return rc == MDAE_E_STATE ? MDAE_OK : rc;
+}
+
 int srv_m_session_restore(void)
 {
-    if (srv.cfg.state_dir == NULL)
+    if (srv.cfg.state_dir == NULL && srv.cfg.store_url == NULL)
         return MDAE_OK;
     int rc = srv_store_open(srv.cfg.state_dir);
     if (rc < 0)

@@ -27,7 +27,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: mdaed [--config FILE] [--listen tcp://HOST:PORT|unix://PATH] "
                "[--unix PATH] [--stdio]\n"
                "             [--port-file FILE] [--log-level debug|info|warn|error]\n"
-               "             [--instance NAME] [--state-dir DIR|none] [--web-root DIR]\n");
+               "             [--instance NAME] [--state-dir DIR|none] [--store URL]\n"
+               "             [--web-root DIR]\n");
 }
 
 static int replace(char **slot, const char *value)
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
 {
     const char *config = NULL;
     const char *listen = NULL, *unix_path = NULL, *port_file = NULL, *level = NULL;
-    const char *instance = NULL, *state_dir = NULL;
+    const char *instance = NULL, *state_dir = NULL, *store_url = NULL;
     const char *web_root = NULL;
     bool stdio = false, worker = false;
     srv_worker_opts wo = {0};
@@ -106,6 +107,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--state-dir") == 0) {
             NEEDS_VALUE();
             state_dir = v;
+        } else if (strcmp(a, "--store") == 0) {
+            NEEDS_VALUE();
+            store_url = v;
         } else if (strcmp(a, "--instance") == 0) {
             NEEDS_VALUE();
             instance = v;
@@ -212,6 +216,8 @@ int main(int argc, char **argv)
             replace(&srv.cfg.state_dir, d);
         mdae_free(d);
     }
+    if (store_url != NULL)
+        replace(&srv.cfg.store_url, store_url);
     if (instance != NULL) {
         if (!srv_session_id_ok(instance, SRV_INSTANCE_MAX)) {
             fprintf(stderr, "mdaed: --instance wants 1 to %d letters, digits, '.', '_' or '-'\n",

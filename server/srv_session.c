@@ -150,8 +150,8 @@ static void session_free(srv_session *s)
 
 void srv_session_close(srv_session *s)
 {
-    if (s->owner == NULL)
-        srv_store_delete(s->id);
+    char err[512];
+    srv_store_delete(s, err, sizeof err);
     session_free(s);
 }
 
@@ -197,7 +197,8 @@ void srv_session_set_text(srv_session *s, char *text, size_t len)
     s->queue.limited = (struct srv_limited){0};
     s->last_used = uv_now(srv.loop);
     mode_cache_clear(s);
-    srv_store_put(s); /* before the job that acknowledges it is queued */
+    char err[512];
+    srv_store_put(s, s->version - 1, err, sizeof err); /* before the job that acknowledges it is queued */
 }
 
 /* "failed" in the load params of the version whose analysis got the

@@ -283,7 +283,9 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
     mdaed_prepare(&p, "mdae-mc-srv");
     char conf[1024], addr[160];
     snprintf(conf, sizeof conf,
-             "{\"listen\": {\"unix\": \"%s\"}, \"log_level\": \"error\"}\n", p.sock);
+             "{\"listen\": {\"unix\": \"%s\"}, \"log_level\": \"error\","
+             " \"state_dir\": \"none\"}\n",
+             p.sock);
     mdaed_start(&p, conf, true);
     snprintf(addr, sizeof addr, "unix:%s", p.sock);
     static const char *const files[] = {MODEL("rldc2.mel"), MODEL("cup_and_ball.mel")};
@@ -428,7 +430,7 @@ Test(cli_modechange, transient_modes_in_text_json_and_through_the_server)
     char conf[1024], addr[160];
     snprintf(conf, sizeof conf, /* port 0: the other server test runs at the same time */
              "{\"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"}, "
-             "\"log_level\": \"error\"}\n",
+             "\"log_level\": \"error\", \"state_dir\": \"none\"}\n",
              p.sock);
     mdaed_start(&p, conf, true);
     snprintf(addr, sizeof addr, "unix:%s", p.sock);

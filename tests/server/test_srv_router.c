@@ -671,7 +671,8 @@ Test(srv_router, refuses_a_non_loopback_address_without_a_token)
             dup2(null, 1);
             dup2(null, 2);
         }
-        execl(exe, exe, "--listen", "tcp://0.0.0.0:0", "--log-level", "error", (char *)NULL);
+        execl(exe, exe, "--listen", "tcp://0.0.0.0:0", "--log-level", "error", "--state-dir", "none",
+              (char *)NULL);
         _exit(127);
     }
     int st = 0;
