@@ -54,6 +54,8 @@
 
 typedef struct pg_store {
     PGconn *conn;
+    /* For server/status. */
+    uint64_t writes, conflicts, reconnects, checks;
 } pg_store;
 
 static const char schema[] =
@@ -76,7 +78,7 @@ static const char schema[] =
  * "get" and "each" are in the order read_row expects. */
 #define ROW_COLS                                                                        \
     "id, owner_key, modelica, defines, version, recover,"                              \
-    " (extract(epoch FROM now() - updated) * 1000)::bigint"
+    " (extract(epoch FROM now() - updated) * 1000)::bigint, octet_length(text)::bigint"
 static const struct {
     const char *name, *sql;
     int nparams;
@@ -91,10 +93,10 @@ static const struct {
      8},
     /* After a reconnect: did the first attempt of a put commit? */
     {"mdae_same",
-     "SELECT 1 FROM sessions WHERE id = $1 AND owner_key = $2 AND version = $6 AND text = $3",
-     6},
-    {"mdae_del", "DELETE FROM sessions WHERE id = $1", 1},
-    {"mdae_get", "SELECT " ROW_COLS ", text FROM sessions WHERE id = $1 ORDER BY seq LIMIT 1", 1},
+     "SELECT 1 FROM sessions WHERE id = $1 AND owner_key = $2 AND text = $3 AND version = $4",
+     4},
+    {"mdae_del", "DELETE FROM sessions WHERE id = $1 AND owner_key = $2", 2},
+    {"mdae_get", "SELECT " ROW_COLS ", text FROM sessions WHERE id = $1 AND owner_key = $2", 2},
     {"mdae_each", "SELECT " ROW_COLS " FROM sessions ORDER BY seq", 0},
     {"mdae_ver", "SELECT version FROM sessions WHERE id = $1 AND owner_key = $2", 2},
 };
@@ -145,6 +147,7 @@ static bool reconnect(pg_store *db, char *err, size_t errlen)
 {
     MDAE_LOG(SRV_LOG_WARN, "session store: PostgreSQL connection lost (%s:%s), reconnecting",
              PQhost(db->conn) ? PQhost(db->conn) : "?", PQport(db->conn) ? PQport(db->conn) : "?");
+    db->reconnects++;
     PQreset(db->conn);
     if (PQstatus(db->conn) != CONNECTION_OK) {
         set_err(err, errlen, "cannot reconnect to PostgreSQL", PQerrorMessage(db->conn));
@@ -220,6 +223,8 @@ static void read_row(const PGresult *r, int k, srv_store_row *row)
     row->recover = get_bool(r, k, 5);
     int64_t idle = get_int8(r, k, 6);
     row->idle_ms = idle > 0 ? (uint64_t)idle : 0;
+    int64_t len = get_int8(r, k, 7);
+    row->len = len > 0 ? (size_t)len : 0;
 }
 
 /* ---- The backend ---------------------------------------------------------------- */
@@ -306,36 +311,42 @@ static int pg_put(void *p, const srv_session *s, long expect, char *err, size_t 
         /* The first attempt may have committed before the connection was
          * lost: then the row is exactly ours. */
         bool again;
-        PGresult *q = run(db, "mdae_same", 6, vals, lens, &again, err, errlen);
+        const char *same[4] = {vals[0], vals[1], vals[2], version};
+        PGresult *q = run(db, "mdae_same", 4, same, lens, &again, err, errlen);
         if (q == NULL)
             rc = MDAE_E_NOTSAVED;
         else if (PQntuples(q) == 1)
             rc = MDAE_OK;
         PQclear(q);
     }
-    if (rc == MDAE_E_CONFLICT)
+    if (rc == MDAE_OK)
+        db->writes++;
+    if (rc == MDAE_E_CONFLICT) {
+        db->conflicts++;
         set_err(err, errlen, "", "another instance changed the session first");
+    }
     cJSON_free(defines);
     return rc;
 }
 
-static int pg_del(void *p, const char *id, char *err, size_t errlen)
+static int pg_del(void *p, const char *id, const char *owner_key, char *err, size_t errlen)
 {
     bool retried;
-    const char *vals[1] = {id};
-    PGresult *r = run(p, "mdae_del", 1, vals, NULL, &retried, err, errlen);
+    const char *vals[2] = {id, owner_key ? owner_key : ""};
+    PGresult *r = run(p, "mdae_del", 2, vals, NULL, &retried, err, errlen);
     if (r == NULL)
         return MDAE_E_NOTSAVED;
     PQclear(r);
     return MDAE_OK;
 }
 
-static int pg_get(void *p, const char *id, srv_store_row_cb got, void *arg)
+static int pg_get(void *p, const char *id, const char *owner_key, srv_store_row_cb got,
+                  void *arg)
 {
     char err[256];
     bool retried;
-    const char *vals[1] = {id};
-    PGresult *r = run(p, "mdae_get", 1, vals, NULL, &retried, err, sizeof err);
+    const char *vals[2] = {id, owner_key ? owner_key : ""};
+    PGresult *r = run(p, "mdae_get", 2, vals, NULL, &retried, err, sizeof err);
     if (r == NULL) {
         MDAE_LOG(SRV_LOG_ERROR, "session %s: cannot read the store: %s", id, err);
         return MDAE_E_IO;
@@ -344,8 +355,8 @@ static int pg_get(void *p, const char *id, srv_store_row_cb got, void *arg)
     if (PQntuples(r) == 1) {
         srv_store_row row;
         read_row(r, 0, &row);
-        row.text = PQgetvalue(r, 0, 7);
-        row.len = (size_t)PQgetlength(r, 0, 7);
+        row.text = PQgetvalue(r, 0, 8);
+        row.len = (size_t)PQgetlength(r, 0, 8);
         rc = got(&row, arg);
     }
     PQclear(r);
@@ -371,8 +382,9 @@ static int pg_each(void *p, srv_store_row_cb each, void *arg)
     return rc;
 }
 
-int srv_store_pg_version(void *p, const char *id, const char *owner_key, long *out)
+static int pg_version(void *p, const char *id, const char *owner_key, long *out)
 {
+    ((pg_store *)p)->checks++;
     char err[256];
     bool retried;
     const char *vals[2] = {id, owner_key ? owner_key : ""};
@@ -390,6 +402,21 @@ int srv_store_pg_version(void *p, const char *id, const char *owner_key, long *o
     return rc;
 }
 
+static cJSON *pg_status(void *p)
+{
+    pg_store *db = p;
+    cJSON *o = cJSON_CreateObject();
+    if (o != NULL && (!cJSON_AddNumberToObject(o, "writes", (double)db->writes) ||
+                      !cJSON_AddNumberToObject(o, "conflicts", (double)db->conflicts) ||
+                      !cJSON_AddNumberToObject(o, "reconnects", (double)db->reconnects) ||
+                      !cJSON_AddNumberToObject(o, "version_checks", (double)db->checks) ||
+                      !cJSON_AddBoolToObject(o, "connected", PQstatus(db->conn) == CONNECTION_OK))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 const srv_store_backend srv_store_pg = {
     .name = "postgresql",
     .open = pg_open,
@@ -398,4 +425,6 @@ const srv_store_backend srv_store_pg = {
     .del = pg_del,
     .get = pg_get,
     .each = pg_each,
+    .status = pg_status,
+    .version = pg_version,
 };

@@ -83,8 +83,11 @@ typedef struct cluster {
 static void instance_start(cluster *cl, int k)
 {
     srv_proc *p = &cl->inst[k];
-    if (p->dir[0] == '\0')
-        mdaed_prepare(p, "mdaed-cluster");
+    if (p->dir[0] == '\0') {
+        srv_proc fresh;
+        mdaed_prepare(&fresh, "mdaed-cluster");
+        *p = fresh;
+    }
     char conf[1024];
     snprintf(conf, sizeof conf,
              "// cluster test: instance %s\n{\n"
