@@ -696,3 +696,73 @@ Test(srv_cluster, keeps_every_acknowledged_edit_while_instances_die, .timeout = 
     free(text);
     cluster_stop(&cl);
 }
+
+/* ---- The database connection ------------------------------------------------------- */
+
+/* One instance on the store: its connection is cut (the server terminates
+ * it), then the database stops and comes back. A cut costs nothing (one
+ * reconnect, the edit saved); while the database is down an edit is an
+ * error and is not applied; once it is back the next edit follows the last
+ * saved one. The password of the URL never reaches the log. */
+Test(srv_cluster, survives_losing_the_database_connection, .timeout = 300)
+{
+    cluster cl;
+    memset(&cl, 0, sizeof cl);
+    if (!pg_available()) {
+        cr_skip_test("PostgreSQL is not installed (apt-get install postgresql)");
+        return;
+    }
+    cr_assert_eq(pg_start(&cl.pg), 0, "%s", cl.pg.err);
+    char url[sizeof cl.pg.url];
+    memcpy(url, cl.pg.url, sizeof url);
+    /* trust authentication ignores the password: it is here to be hidden */
+    snprintf(cl.pg.url, sizeof cl.pg.url, "postgresql://mdae:sekret-pw-37@/postgres?host=%s",
+             cl.pg.dir);
+    cl.port[0] = free_port();
+    instance_start(&cl, 0);
+    memcpy(cl.pg.url, url, sizeof url);
+    cl.db = PQconnectdb(cl.pg.url);
+    cr_assert_eq(PQstatus(cl.db), CONNECTION_OK, "%s", PQerrorMessage(cl.db));
+    int port = cl.port[0];
+    char *sid = open_session(port, "x : real;\ne : equation der(x) = 1;\n");
+
+    PGresult *r = db_exec(&cl, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                               " WHERE application_name = 'mdaed'");
+    cr_assert_eq(PQntuples(r), 1, "mdaed's connection is not named (application_name)");
+    PQclear(r);
+    cr_assert_eq(edit(port, sid, "after_cut"), 2);
+
+    PQfinish(cl.db);
+    pg_halt(&cl.pg);
+    char *req = edit_request(sid, "while_down");
+    cJSON *reply;
+    cr_assert_eq(http_post(port, sid, req, &reply), 200);
+    cJSON_free(req);
+    int code = error_code(reply);
+    cr_assert(code == -32014 || code == -32008, "an edit with the database down: %s",
+              cJSON_PrintUnformatted(reply));
+    cJSON_Delete(reply);
+
+    cr_assert_eq(pg_resume(&cl.pg), 0, "%s", cl.pg.err);
+    cl.db = PQconnectdb(cl.pg.url);
+    cr_assert_eq(PQstatus(cl.db), CONNECTION_OK, "%s", PQerrorMessage(cl.db));
+    cr_assert_eq(edit(port, sid, "after_restart"), 3, "the failed edit was counted");
+    long version;
+    char *text = stored_text(&cl, sid, &version);
+    cr_assert_eq(version, 3);
+    cr_assert(text_declares(text, "after_cut") && text_declares(text, "after_restart") &&
+                  !text_declares(text, "while_down"),
+              "%s", text);
+    cr_assert(declares(port, sid, "after_restart") && !declares(port, sid, "while_down"));
+    free(text);
+
+    char log[160];
+    snprintf(log, sizeof log, "%s/mdaed.log", cl.inst[0].dir);
+    char *logged = t_read_file(log);
+    cr_assert_null(strstr(logged, "sekret-pw-37"), "the password is in the log:\n%s", logged);
+    free(logged);
+    free(sid);
+    srv_stop(&cl.inst[0]);
+    PQfinish(cl.db);
+    pg_stop(&cl.pg);
+}

@@ -117,6 +117,8 @@ static inline void pg__child(uid_t uid, gid_t gid, const char *log)
 }
 
 /* Start the server; 0, or -1 with p->err saying why. */
+static inline int pg_resume(pg_proc *p);
+
 static inline int pg_start(pg_proc *p)
 {
     memset(p, 0, sizeof *p);
@@ -152,6 +154,20 @@ static inline int pg_start(pg_proc *p)
         snprintf(p->err, sizeof p->err, "initdb failed (see %s)", log);
         return -1;
     }
+    snprintf(p->url, sizeof p->url, "postgresql://mdae@/postgres?host=%s", p->dir);
+    return pg_resume(p);
+}
+
+/* Start the postmaster on p's data directory (made by pg_start) and wait
+ * until it accepts connections; 0, or -1 with p->err. */
+static inline int pg_resume(pg_proc *p)
+{
+    uid_t uid;
+    gid_t gid;
+    pg__user(&uid, &gid);
+    char data[128], log[128], exe[192];
+    snprintf(data, sizeof data, "%s/data", p->dir);
+    snprintf(log, sizeof log, "%s/postgres.log", p->dir);
     snprintf(exe, sizeof exe, "%s/postgres", p->bin);
     p->pid = fork();
     if (p->pid == 0) {
@@ -164,7 +180,7 @@ static inline int pg_start(pg_proc *p)
         snprintf(p->err, sizeof p->err, "fork: %s", strerror(errno));
         return -1;
     }
-    snprintf(p->url, sizeof p->url, "postgresql://mdae@/postgres?host=%s", p->dir);
+    int st;
     unsigned long long end = pg__now_ms() + PG_PROC_WAIT_MS;
     while (pg__now_ms() < end) {
         if (PQping(p->url) == PQPING_OK)
@@ -181,8 +197,9 @@ static inline int pg_start(pg_proc *p)
     return -1;
 }
 
-/* Stop the server (fast shutdown, then SIGKILL) and remove its directory. */
-static inline void pg_stop(pg_proc *p)
+/* Stop the postmaster (fast shutdown, then SIGKILL), keeping its data for
+ * pg_resume. */
+static inline void pg_halt(pg_proc *p)
 {
     if (p->pid > 0) {
         kill(p->pid, SIGINT);
@@ -199,6 +216,12 @@ static inline void pg_stop(pg_proc *p)
         }
         p->pid = 0;
     }
+}
+
+/* Stop the server and remove its directory. */
+static inline void pg_stop(pg_proc *p)
+{
+    pg_halt(p);
     if (p->dir[0] != '\0') {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
