@@ -124,6 +124,14 @@ static bool exec_ok(PGconn *c, const char *sql, char *err, size_t errlen)
     return ok;
 }
 
+/* The server's notices (CREATE TABLE IF NOT EXISTS's "already exists"):
+ * to the log at DEBUG instead of libpq's default, stderr. */
+static void on_notice(void *arg, const char *msg)
+{
+    (void)arg;
+    MDAE_LOG(SRV_LOG_DEBUG, "session store: PostgreSQL says: %.*s", (int)strcspn(msg, "\n"), msg);
+}
+
 /* What every connection needs: durable commits, the statements. */
 static bool session_setup(PGconn *c, char *err, size_t errlen)
 {
@@ -246,6 +254,7 @@ static int pg_open(void **out, const char *where, char *err, size_t errlen)
         PQfinish(c);
         return MDAE_E_IO;
     }
+    PQsetNoticeProcessor(c, on_notice, NULL); /* kept by PQreset */
     if (!exec_ok(c, schema, err, errlen)) {
         exec_ok(c, "ROLLBACK", NULL, 0);
         PQfinish(c);
