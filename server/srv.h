@@ -54,6 +54,7 @@
 #ifndef SRV_H
 #define SRV_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,9 +115,10 @@ typedef struct srv_config {
                         sessions in PostgreSQL (srv_store_pg.c); NULL: SQLite
                         in state_dir (owned) */
     /* Fault injection (tests, only with debug_methods; srv_store_sqlite.c):
-     * the k-th write of the SQLite store (xWrite, xSync, xTruncate) fails;
-     * 0: none. "once": that write only, with SQLITE_IOERR; "full": that one
-     * and every later one, with SQLITE_FULL (a disk that filled up). */
+     * the k-th write of the SQLite store (xWrite, xSync, xTruncate, counted
+     * from its opening) fails; 0: none. "once": that write only, with
+     * SQLITE_IOERR; "full": every xWrite and xTruncate from the k-th on,
+     * with SQLITE_FULL (a disk that filled up). */
     size_t debug_store_fail_write;
     char *debug_store_fail_mode; /* "once" (NULL) or "full" (owned) */
 } srv_config;
@@ -452,12 +454,18 @@ void srv_worker_stop(srv_worker *w, const char *why);
 #define SRV_SESSION_ID_MAX 64
 /* Longest instance name: "<instance>-s<20 digits>" fits an id. */
 #define SRV_INSTANCE_MAX 32
+/* Highest text version (issue 37 item 5): a stored version outside
+ * 1..SRV_VERSION_MAX is refused at load, an edit past it is refused; a
+ * version never wraps. (long is 64 bits on every platform mdaed runs on.) */
+#define SRV_VERSION_MAX (LONG_MAX - 1)
 
 typedef struct srv_session {
     uint64_t num;
     char id[SRV_SESSION_ID_MAX + 1]; /* "s<num>", "<instance>-s<num>" or
                                         the client's choice */
-    char *text;    /* owned: the model text the router keeps */
+    char *text;    /* owned: the model text the router keeps; NULL while a
+                      restored session's text is still only in the store
+                      (loaded on first use: srv_session_load_text) */
     size_t len;
     cJSON *defines; /* owned or NULL */
     long version;
@@ -498,6 +506,8 @@ typedef struct srv_session {
     const char *lsp_stage;     /* what runs (static string) */
 } srv_session;
 
+typedef struct srv_store_row srv_store_row; /* srv_store.c, below */
+
 /* Is `id` usable as a session id or an instance name: 1 to max bytes of
  * letters, digits, '.', '_', '-'? */
 bool srv_session_id_ok(const char *id, size_t max);
@@ -512,14 +522,36 @@ int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size
 srv_session *srv_session_of(srv_queue *q); /* the session embedding q */
 srv_session *srv_session_find(const char *id);
 srv_session *srv_session_find_uri(srv_conn *conn, const char *uri);
-/* Close s for good: a persistent session leaves the store too. */
-void srv_session_close(srv_session *s);
+/* Close s for good: a persistent session leaves the store first. MDAE_OK;
+ * MDAE_E_NOTSAVED (err says why, when err is not NULL) if its row cannot
+ * be deleted: s then stays, in memory and in the store. */
+int srv_session_close(srv_session *s, char *err, size_t errlen);
+/* Drop s from memory only (its row, if any, stays in the store). */
+void srv_session_forget(srv_session *s);
+/* A session from a stored row (srv_store_row; its text, or none yet when
+ * row->text is NULL). MDAE_E_STATE when the row is refused (an unusable or
+ * taken id, a version outside 1..SRV_VERSION_MAX, defines that are not
+ * JSON: logged), MDAE_E_LIMIT, MDAE_E_NOMEM. */
+int srv_session_restore(const srv_store_row *row, srv_job *(*reload)(srv_queue *q),
+                        srv_session **out);
+/* Load on miss: the session (id, owner_key) that no session in memory has,
+ * from the store (another instance may have written it). MDAE_E_STATE when
+ * the store has none (or refuses it), MDAE_E_IO, MDAE_E_LIMIT. */
+int srv_session_load_stored(const char *id, const char *owner_key,
+                            srv_job *(*reload)(srv_queue *q), srv_session **out);
+/* Lazy loading: read s's text from the store if it is not in memory yet.
+ * MDAE_OK; MDAE_E_STATE (its row is gone or refused), MDAE_E_IO. */
+int srv_session_load_text(srv_session *s);
 /* Free every session at shutdown; the store keeps the persistent ones. */
 void srv_session_drop_all(void);
 void srv_session_close_owned(srv_conn *conn); /* all non-persistent of conn */
 void srv_session_expire(uint64_t now);        /* persistent idle ones */
-/* Replace the text (takes ownership of text). */
-void srv_session_set_text(srv_session *s, char *text, size_t len);
+/* Replace the text (takes ownership of text, freed on failure) and bump the
+ * version, a persistent session's row first (srv_store_put, conditional on
+ * the old version). MDAE_OK; MDAE_E_NOTSAVED or MDAE_E_CONFLICT (the store
+ * refused), MDAE_E_LIMIT (the version would pass SRV_VERSION_MAX), err
+ * saying why: the session is then exactly as before. */
+int srv_session_set_text(srv_session *s, char *text, size_t len, char *err, size_t errlen);
 /* {text, name, defines} for s's current text: the params of the worker's
  * "load" and "diagnose"; owned by the caller, NULL on OOM. With "failed"
  * {rc, limit, value, message} when that text's analysis got a worker killed
@@ -527,9 +559,11 @@ void srv_session_set_text(srv_session *s, char *text, size_t len);
  * failure and runs none. */
 cJSON *srv_session_load_params(const srv_session *s);
 /* Apply LSP-style edits: range in lines and UTF-16 characters, or UTF-8
- * bytes when the session's lsp_utf8 says so (protocol/rpc_lsp.h). MDAE_E_INVAL with *why set on a bad edit (the text
- * is then unchanged). */
-int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why);
+ * bytes when the session's lsp_utf8 says so (protocol/rpc_lsp.h), all or
+ * none. MDAE_E_INVAL with *why set on a bad edit; srv_session_set_text's
+ * errors with *why = err; the text and version are then unchanged. */
+int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why, char *err,
+                            size_t errlen);
 /* The cached session/mode result for key at the current version, as JSON
  * text (borrowed, *len bytes, NUL-terminated), or NULL. */
 const char *srv_session_mode_get(srv_session *s, const char *key, size_t *len /* out */);

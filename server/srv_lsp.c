@@ -572,10 +572,12 @@ void srv_lsp_did_open(srv_conn *c, const cJSON *params)
     if (!cJSON_IsString(uri) || !cJSON_IsString(text))
         return; /* notifications get no error (JSON-RPC 2.0 section 4.1) */
     srv_session *s = srv_session_find_uri(c, uri->valuestring);
+    char err[256];
     if (s != NULL) {
         char *t = mdae_strdup(text->valuestring);
-        if (t != NULL)
-            srv_session_set_text(s, t, strlen(t));
+        if (t != NULL && srv_session_set_text(s, t, strlen(t), err, sizeof err) < 0)
+            MDAE_LOG(SRV_LOG_WARN, "conn %llu: didOpen %s: %s", (unsigned long long)c->id,
+                     uri->valuestring, err);
     } else if (srv_session_new(c, NULL, text->valuestring, strlen(text->valuestring), NULL,
                                srv_m_session_reload, &s) < 0) {
         MDAE_LOG(SRV_LOG_WARN, "conn %llu: didOpen %s: cannot open a session",
@@ -584,7 +586,7 @@ void srv_lsp_did_open(srv_conn *c, const cJSON *params)
     } else {
         s->uri = mdae_strdup(uri->valuestring);
         if (s->uri == NULL) {
-            srv_session_close(s);
+            srv_session_close(s, NULL, 0);
             return;
         }
     }
@@ -610,6 +612,7 @@ void srv_lsp_did_change(srv_conn *c, const cJSON *params)
         return;
     s->lsp_version = lsp_doc_version(doc);
     long before = s->version;
+    char err[256];
     for (const cJSON *ch = changes->child; ch != NULL; ch = ch->next) {
         const cJSON *range = get_param(ch, "range");
         const cJSON *text = get_param(ch, "text");
@@ -617,8 +620,9 @@ void srv_lsp_did_change(srv_conn *c, const cJSON *params)
             continue;
         if (range == NULL) {
             char *t = mdae_strdup(text->valuestring);
-            if (t != NULL)
-                srv_session_set_text(s, t, strlen(t));
+            if (t != NULL && srv_session_set_text(s, t, strlen(t), err, sizeof err) < 0)
+                MDAE_LOG(SRV_LOG_WARN, "conn %llu: didChange %s: %s", (unsigned long long)c->id,
+                         uri->valuestring, err);
             continue;
         }
         /* One change at a time: each range refers to the text after the
@@ -632,7 +636,7 @@ void srv_lsp_did_change(srv_conn *c, const cJSON *params)
         }
         cJSON_AddItemToArray(one, dup);
         const char *why = NULL;
-        if (srv_session_apply_edits(s, one, &why) < 0)
+        if (srv_session_apply_edits(s, one, &why, err, sizeof err) < 0)
             MDAE_LOG(SRV_LOG_WARN, "conn %llu: didChange %s: %s", (unsigned long long)c->id,
                      uri->valuestring, why ? why : "cannot apply");
         cJSON_Delete(one);
@@ -649,7 +653,7 @@ void srv_lsp_did_close(srv_conn *c, const cJSON *params)
     if (s == NULL)
         return;
     work_end(c, s, "closed");
-    srv_session_close(s);
+    srv_session_close(s, NULL, 0); /* owned by c: not stored */
     lsp_publish(c, uri->valuestring, -1, NULL); /* clear the editor's markers */
 }
 

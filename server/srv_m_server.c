@@ -53,6 +53,12 @@ void srv_m_status(srv_call *call, const cJSON *params)
         !cJSON_AddNumberToObject(reuse, "enumerated", (double)srv.reuse_enumerated) ||
         !cJSON_AddNumberToObject(reuse, "fellBack", (double)srv.reuse_fell_back))
         goto nomem;
+    /* The session store (issue 37 item 3): {"backend", ...}, null when
+     * nothing persists. */
+    cJSON *store = srv_store_status();
+    if (store == NULL && srv_store_on())
+        goto nomem;
+    cJSON_AddItemToObject(r, "store", store ? store : cJSON_CreateNull());
     srv_call_result(call, r);
     return;
 nomem:

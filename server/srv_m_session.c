@@ -24,6 +24,7 @@ typedef struct session_job {
     long version;    /* the session version it was built for */
     char *cache_key; /* session/mode: owned */
     bool want_reuse; /* session/analyze: the client asked for "reuse" */
+    bool persisted;  /* open, edit: the session's row holds this version */
 } session_job;
 
 /* ---- Parameters (shared by the handlers of this file) -------------------------- */
@@ -60,6 +61,23 @@ static srv_session *session_param(srv_call *call, const cJSON *params)
         return NULL;
     }
     srv_session *s = srv_session_find(sid->valuestring);
+    /* ---- issue 37 items 3-4 (h-durable): load on miss, lazy text ---- */
+    int rc = MDAE_OK;
+    if (s == NULL) /* another instance may have written it (owner key: h-owner) */
+        rc = srv_session_load_stored(sid->valuestring, NULL, srv_m_session_reload, &s);
+    if (s != NULL && (rc = srv_session_load_text(s)) == MDAE_E_STATE) {
+        srv_session_forget(s); /* its row is gone (closed elsewhere) or refused */
+        s = NULL;
+    }
+    if (s != NULL && rc < 0) {
+        srv_call_mdae_error(call, rc, "the session's stored text cannot be read", NULL);
+        return NULL;
+    }
+    if (s == NULL && rc != MDAE_E_STATE && rc < 0) {
+        srv_call_mdae_error(call, rc, "the session cannot be loaded from the store", NULL);
+        return NULL;
+    }
+    /* ---- end h-durable ---- */
     if (s == NULL) {
         cJSON *d = cJSON_CreateObject();
         if (d)
@@ -69,6 +87,22 @@ static srv_session *session_param(srv_call *call, const cJSON *params)
     }
     s->last_used = uv_now(srv.loop);
     return s;
+}
+
+/* Answer a change the store refused (issue 37 item 3): MDAE_E_NOTSAVED or
+ * MDAE_E_CONFLICT, saying that it was not saved and why; {session} in
+ * error.data. On a conflict the copy in memory is stale (another instance
+ * wrote the row): it is dropped, and the next request loads the stored one. */
+static void not_saved(srv_call *call, srv_session *s, int rc, const char *what, const char *why)
+{
+    char msg[700];
+    snprintf(msg, sizeof msg, "%s: the change was not saved: %s", what, why);
+    cJSON *d = cJSON_CreateObject();
+    if (d != NULL)
+        cJSON_AddStringToObject(d, "session", s->id);
+    if (rc == MDAE_E_CONFLICT)
+        srv_session_forget(s); /* its jobs fail as for a closed session */
+    srv_call_mdae_error(call, rc, msg, d);
 }
 
 /* Validate {N: 20, ...}; NULL is fine. */
@@ -185,15 +219,18 @@ srv_job *srv_m_session_reload(srv_queue *q)
 
 /* ---- session/open, session/edit -------------------------------------------------- */
 
-/* {session, version, summary} of session/open, or {version, summary} of
- * session/edit (session NULL); the summary from the worker's result. */
-static cJSON *version_reply(const char *session, long version, cJSON *result)
+/* {session, version, persisted, summary} of session/open, or {version,
+ * persisted, summary} of session/edit (session NULL); the summary from the
+ * worker's result. */
+static cJSON *version_reply(const char *session, long version, bool persisted, cJSON *result)
 {
     cJSON *r = cJSON_CreateObject();
     if (r != NULL) {
         if (session != NULL)
             cJSON_AddStringToObject(r, "session", session);
         cJSON_AddNumberToObject(r, "version", (double)version);
+        /* issue 37 item 3: this version is in the store (committed) */
+        cJSON_AddBoolToObject(r, "persisted", persisted);
         cJSON *sum = result ? cJSON_DetachItemFromObjectCaseSensitive(result, "summary") : NULL;
         cJSON_AddItemToObject(r, "summary", sum ? sum : cJSON_CreateNull());
     }
@@ -208,12 +245,14 @@ static void open_done(srv_job *job, srv_reply *r)
             answer_error(sj->call, r);
         else
             srv_call_mdae_error(sj->call, MDAE_E_STATE, "session closed", NULL);
-        if (r->queue != NULL)
-            srv_session_close(sj->s); /* a model that does not load opens nothing */
+        if (r->queue != NULL && srv_session_close(sj->s, NULL, 0) < 0)
+            MDAE_LOG(SRV_LOG_ERROR, "session %s: did not load, and its row cannot be deleted: "
+                     "it stays", sj->s->id); /* a model that does not load opens nothing */
     } else if (!answer_error(sj->call, r)) {
         cJSON *res = NULL;
         if (take_result(sj->call, r, &res))
-            srv_call_result(sj->call, version_reply(sj->s->id, sj->version, res));
+            srv_call_result(sj->call,
+                            version_reply(sj->s->id, sj->version, sj->persisted, res));
         cJSON_Delete(res);
     }
     job_free(sj);
@@ -275,50 +314,52 @@ void srv_m_open(srv_call *call, const cJSON *params)
     }
     s->modelica = modelica;
     s->recover = cJSON_IsTrue(recover);
+    /* Durable before the reply (issue 37 item 3): a session the store
+     * refuses is not opened at all. A conflict on a new row is an id that
+     * the store has already (another instance's, or not loaded yet). */
     char err[512];
-    srv_store_put(s, 0, err, sizeof err); /* durable before the reply (srv_store.c) */
+    rc = srv_store_put(s, 0, err, sizeof err);
+    if (rc == MDAE_E_CONFLICT && want != NULL) {
+        srv_session_forget(s);
+        bad_params(call, "session id '%s' is taken", want->valuestring);
+        return;
+    }
+    if (rc < 0) {
+        char msg[700];
+        snprintf(msg, sizeof msg, "session not opened: the change was not saved: %s", err);
+        srv_session_forget(s);
+        srv_call_mdae_error(call, rc, msg, NULL);
+        return;
+    }
     session_job *sj =
         job_make(s, call, "load", srv_session_load_params(s), open_done, SRV_JOB_LOADS);
-    if (sj != NULL)
+    if (sj != NULL) {
+        sj->persisted = srv_store_keeps(s);
         job_submit(sj);
+    }
 }
 
 /* ---- Persistent sessions at startup (srv_store.c) --------------------------------------- */
 
-static int restore_full(const srv_store_row *row, void *arg)
-{
-    size_t *n = arg;
-    cJSON *defines = row->defines != NULL ? cJSON_Parse(row->defines) : NULL;
-    srv_session *s;
-    int rc = srv_session_new(NULL, row->id, row->text, row->len, defines, srv_m_session_reload,
-                             &s);
-    cJSON_Delete(defines);
-    if (rc < 0) {
-        MDAE_LOG(SRV_LOG_ERROR, "stored session %s: %s", row->id, mdae_strerror(rc));
-        return rc == MDAE_E_LIMIT ? MDAE_OK : rc;
-    }
-    s->modelica = row->modelica;
-    s->version = row->version;
-    s->recover = row->recover;
-    (*n)++;
-    return MDAE_OK;
-}
-
+/* Lazy loading (issue 37 item 4): a stored session comes back with its
+ * metadata only; its text is read on first use (srv_session_load_text). */
 static int restore_one(const srv_store_row *row, void *arg)
 {
+    size_t *n = arg;
     if (row->idle_ms > srv.cfg.session_idle_ms) {
         MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms in the store, expired", row->id,
                  (unsigned long long)row->idle_ms);
         srv_store_delete_row(row->id, row->owner_key);
         return MDAE_OK;
     }
-    if (!srv_session_id_ok(row->id, SRV_SESSION_ID_MAX) || srv_session_find(row->id) != NULL) {
-        MDAE_LOG(SRV_LOG_WARN, "stored session '%s': not a usable id, left in the store",
-                 row->id);
-        return MDAE_OK;
-    }
-    int rc = srv_store_get(row->id, row->owner_key, restore_full, arg);
-    return rc == MDAE_E_STATE ? MDAE_OK : rc;
+    srv_session *s;
+    int rc = srv_session_restore(row, srv_m_session_reload, &s);
+    if (rc == MDAE_E_LIMIT)
+        MDAE_LOG(SRV_LOG_ERROR, "stored session %s: limits.max_sessions reached: left in the "
+                 "store", row->id);
+    if (rc == MDAE_OK)
+        (*n)++;
+    return rc == MDAE_E_NOMEM ? rc : MDAE_OK; /* the others are logged and skipped */
 }
 
 int srv_m_session_restore(void)
@@ -340,10 +381,19 @@ static void edit_done(srv_job *job, srv_reply *r)
     session_job *sj = (session_job *)job;
     cJSON *res;
     if (!answer_error(sj->call, r) && take_result(sj->call, r, &res)) {
-        srv_call_result(sj->call, version_reply(NULL, sj->version, res));
+        srv_call_result(sj->call, version_reply(NULL, sj->version, sj->persisted, res));
         cJSON_Delete(res);
     }
     job_free(sj);
+}
+
+/* An edit set_text refused: the session is as it was (issue 37 item 3). */
+static void edit_refused(srv_call *call, srv_session *s, int rc, const char *why)
+{
+    if (rc == MDAE_E_NOTSAVED || rc == MDAE_E_CONFLICT)
+        not_saved(call, s, rc, "edit not applied", why ? why : mdae_strerror(rc));
+    else
+        srv_call_mdae_error(call, rc, why, NULL);
 }
 
 void srv_m_edit(srv_call *call, const cJSON *params)
@@ -367,23 +417,31 @@ void srv_m_edit(srv_call *call, const cJSON *params)
             srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
             return;
         }
-        srv_session_set_text(s, t, strlen(t));
+        char err[512];
+        int rc = srv_session_set_text(s, t, strlen(t), err, sizeof err);
+        if (rc < 0) {
+            edit_refused(call, s, rc, err);
+            return;
+        }
     } else {
         const char *why = NULL;
-        int rc = srv_session_apply_edits(s, edits, &why);
+        char err[512];
+        int rc = srv_session_apply_edits(s, edits, &why, err, sizeof err);
         if (rc == MDAE_E_INVAL) {
             bad_params(call, "%s", why);
             return;
         }
         if (rc < 0) {
-            srv_call_mdae_error(call, rc, NULL, NULL);
+            edit_refused(call, s, rc, why);
             return;
         }
     }
     session_job *sj =
         job_make(s, call, "load", srv_session_load_params(s), edit_done, SRV_JOB_LOADS);
-    if (sj != NULL)
+    if (sj != NULL) {
+        sj->persisted = srv_store_keeps(s);
         job_submit(sj);
+    }
 }
 
 /* ---- session/analyze -------------------------------------------------------------------- */
@@ -502,7 +560,12 @@ void srv_m_close(srv_call *call, const cJSON *params)
     srv_session *s = session_param(call, params);
     if (s == NULL)
         return;
-    srv_session_close(s);
+    char err[512];
+    int rc = srv_session_close(s, err, sizeof err);
+    if (rc < 0) { /* still stored: still open (issue 37 item 3) */
+        not_saved(call, s, rc, "session not closed", err);
+        return;
+    }
     srv_call_result(call, cJSON_CreateTrue());
 }
 

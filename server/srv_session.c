@@ -13,6 +13,7 @@
  */
 #include "srv.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,15 +77,15 @@ int srv_session_new(srv_conn *owner, const char *want_id, const char *text, size
     srv_session *s = mdae_calloc(1, sizeof *s);
     if (s == NULL)
         return MDAE_E_NOMEM;
-    s->text = mdae_strndup(text, len);
+    s->text = text != NULL ? mdae_strndup(text, len) : NULL; /* NULL: in the store only */
     s->defines = defines ? cJSON_Duplicate(defines, true) : NULL;
-    if (s->text == NULL || (defines != NULL && s->defines == NULL)) {
+    if ((text != NULL && s->text == NULL) || (defines != NULL && s->defines == NULL)) {
         mdae_free(s->text);
         cJSON_Delete(s->defines);
         mdae_free(s);
         return MDAE_E_NOMEM;
     }
-    s->len = len;
+    s->len = text != NULL ? len : 0;
     if (want_id != NULL) {
         s->num = ++srv.next_session_num;
         snprintf(s->id, sizeof s->id, "%s", want_id);
@@ -144,15 +145,132 @@ static void session_free(srv_session *s)
     mode_cache_clear(s);
     mdae_free(s->text);
     mdae_free(s->uri);
+    mdae_free(s->owner_key);
     cJSON_Delete(s->defines);
     mdae_free(s);
 }
 
-void srv_session_close(srv_session *s)
+int srv_session_close(srv_session *s, char *err, size_t errlen)
 {
-    char err[512];
-    srv_store_delete(s, err, sizeof err);
+    char buf[512];
+    if (err == NULL) {
+        err = buf;
+        errlen = sizeof buf;
+    }
+    int rc = srv_store_delete(s, err, errlen);
+    if (rc < 0)
+        return rc; /* still stored: it stays (issue 37 item 3) */
     session_free(s);
+    return MDAE_OK;
+}
+
+void srv_session_forget(srv_session *s) { session_free(s); }
+
+/* ---- Stored sessions (issue 37 items 3-5) ------------------------------------------ */
+
+/* Take a stored row's text (if it has one) and what goes with it. */
+static int adopt_row(srv_session *s, const srv_store_row *row)
+{
+    if (row->version < 1 || row->version > SRV_VERSION_MAX) {
+        MDAE_LOG(SRV_LOG_ERROR,
+                 "stored session %s: version %ld is not in 1..%ld: not served (left in the "
+                 "store)",
+                 row->id, row->version, (long)SRV_VERSION_MAX);
+        return MDAE_E_STATE;
+    }
+    cJSON *defines = NULL;
+    if (row->defines != NULL && (defines = cJSON_Parse(row->defines)) == NULL) {
+        MDAE_LOG(SRV_LOG_ERROR, "stored session %s: its defines are not JSON: not served",
+                 row->id);
+        return MDAE_E_STATE;
+    }
+    char *text = NULL;
+    if (row->text != NULL && (text = mdae_strndup(row->text, row->len)) == NULL) {
+        cJSON_Delete(defines);
+        return MDAE_E_NOMEM;
+    }
+    if (row->text != NULL) {
+        mdae_free(s->text);
+        s->text = text;
+        s->len = row->len;
+        mode_cache_clear(s);
+    }
+    cJSON_Delete(s->defines);
+    s->defines = defines;
+    s->modelica = row->modelica;
+    s->recover = row->recover;
+    s->version = row->version;
+    return MDAE_OK;
+}
+
+typedef struct restore_arg {
+    srv_job *(*reload)(srv_queue *q);
+    srv_session *s;
+} restore_arg;
+
+static int restore_row(const srv_store_row *row, void *arg)
+{
+    restore_arg *ra = arg;
+    if (!srv_session_id_ok(row->id, SRV_SESSION_ID_MAX) || srv_session_find(row->id) != NULL) {
+        MDAE_LOG(SRV_LOG_WARN, "stored session '%s': not a usable id, left in the store",
+                 row->id);
+        return MDAE_E_STATE;
+    }
+    char *owner_key = row->owner_key ? mdae_strdup(row->owner_key) : NULL;
+    if (row->owner_key != NULL && owner_key == NULL)
+        return MDAE_E_NOMEM;
+    srv_session *s;
+    int rc = srv_session_new(NULL, row->id, NULL, 0, NULL, ra->reload, &s);
+    if (rc < 0) {
+        mdae_free(owner_key);
+        return rc;
+    }
+    s->owner_key = owner_key;
+    rc = adopt_row(s, row);
+    if (rc < 0) {
+        session_free(s);
+        return rc;
+    }
+    ra->s = s;
+    return MDAE_OK;
+}
+
+int srv_session_restore(const srv_store_row *row, srv_job *(*reload)(srv_queue *q),
+                        srv_session **out)
+{
+    restore_arg ra = {reload, NULL};
+    int rc = restore_row(row, &ra);
+    if (rc == MDAE_OK)
+        *out = ra.s;
+    return rc;
+}
+
+int srv_session_load_stored(const char *id, const char *owner_key,
+                            srv_job *(*reload)(srv_queue *q), srv_session **out)
+{
+    if (!srv_store_on() || srv_session_find(id) != NULL)
+        return MDAE_E_STATE;
+    restore_arg ra = {reload, NULL};
+    int rc = srv_store_get(id, owner_key, restore_row, &ra);
+    if (rc == MDAE_OK) {
+        MDAE_LOG(SRV_LOG_INFO, "session %s: loaded from the store (version %ld)", id,
+                 ra.s->version);
+        *out = ra.s;
+    }
+    return rc;
+}
+
+static int take_text(const srv_store_row *row, void *arg) { return adopt_row(arg, row); }
+
+int srv_session_load_text(srv_session *s)
+{
+    if (s->text != NULL)
+        return MDAE_OK;
+    int rc = srv_store_get(s->id, s->owner_key, take_text, s);
+    if (rc < 0)
+        MDAE_LOG(SRV_LOG_ERROR, "session %s: cannot load its stored text: %s", s->id,
+                 mdae_err_name(rc));
+    return rc;
 }
 
 void srv_session_drop_all(void)
@@ -167,7 +285,7 @@ void srv_session_close_owned(srv_conn *conn)
     while (s != NULL) {
         srv_session *next = s->next;
         if (s->owner == conn)
-            srv_session_close(s);
+            srv_session_close(s, NULL, 0); /* not stored: cannot fail */
         s = next;
     }
 }
@@ -181,24 +299,43 @@ void srv_session_expire(uint64_t now)
         if (s->owner == NULL && !busy && now - s->last_used > srv.cfg.session_idle_ms) {
             MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms, expired", s->id,
                      (unsigned long long)(now - s->last_used));
-            srv_session_close(s);
+            if (srv_session_close(s, NULL, 0) < 0)
+                s->last_used = now; /* its row stays: try again after another idle period */
         }
         s = next;
     }
 }
 
-void srv_session_set_text(srv_session *s, char *text, size_t len)
+int srv_session_set_text(srv_session *s, char *text, size_t len, char *err, size_t errlen)
 {
-    mdae_free(s->text);
+    if (s->version >= SRV_VERSION_MAX) { /* a tampered store, or 2^63 edits: no wrap */
+        mdae_free(text);
+        snprintf(err, errlen, "session %s is at version %ld: its version cannot grow further",
+                 s->id, s->version);
+        return MDAE_E_LIMIT;
+    }
+    /* The new text and version go to the store first; the session takes
+     * them only once they are durable (issue 37 item 3). */
+    char *old = s->text;
+    size_t old_len = s->len;
+    long old_version = s->version;
     s->text = text;
     s->len = len;
     s->version++;
+    int rc = srv_store_put(s, old_version, err, errlen);
+    if (rc < 0) {
+        s->text = old;
+        s->len = old_len;
+        s->version = old_version;
+        mdae_free(text);
+        return rc;
+    }
+    mdae_free(old);
     mdae_free(s->queue.limited.message); /* that text's: the new one is analysed */
     s->queue.limited = (struct srv_limited){0};
     s->last_used = uv_now(srv.loop);
     mode_cache_clear(s);
-    char err[512];
-    srv_store_put(s, s->version - 1, err, sizeof err); /* before the job that acknowledges it is queued */
+    return MDAE_OK;
 }
 
 /* "failed" in the load params of the version whose analysis got the
@@ -255,7 +392,8 @@ static bool position(const cJSON *p, double *line, double *character)
     return true;
 }
 
-int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why)
+int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why, char *err,
+                            size_t errlen)
 {
     if (!cJSON_IsArray(edits)) {
         *why = "\"edits\" must be an array";
@@ -304,8 +442,10 @@ int srv_session_apply_edits(srv_session *s, const cJSON *edits, const char **why
         text = n;
         len = nlen;
     }
-    srv_session_set_text(s, text, len);
-    return MDAE_OK;
+    int rc = srv_session_set_text(s, text, len, err, errlen);
+    if (rc < 0)
+        *why = err;
+    return rc;
 }
 
 const char *srv_session_mode_get(srv_session *s, const char *key, size_t *len)

@@ -30,7 +30,9 @@
  * Fault injection (tests; only with debug_methods): the database is opened
  * through a shim VFS wrapping the default one that counts the writes
  * (xWrite, xSync, xTruncate) and fails the k-th (debug_store_fail_write),
- * as SQLite's own tests do with their test VFS.
+ * as SQLite's own tests do with their test VFS: "once", that one only,
+ * with SQLITE_IOERR; "full", every xWrite and xTruncate from the k-th on,
+ * with SQLITE_FULL (a full disk: a sync of what was written still works).
  */
 #include "srv.h"
 
@@ -100,8 +102,8 @@ static int ff_truncate(sqlite3_file *f, sqlite3_int64 size)
 static int ff_sync(sqlite3_file *f, int flags)
 {
     fault_vfs *fv = ((fault_file *)(void *)f)->fv;
-    if (fault_hit(fv))
-        return fault_code(fv, SQLITE_IOERR_FSYNC);
+    if (fault_hit(fv) && !fv->full) /* a full disk refuses writes; syncing what was written works */
+        return SQLITE_IOERR_FSYNC;
     return REAL(f)->pMethods->xSync(REAL(f), flags);
 }
 static int ff_file_size(sqlite3_file *f, sqlite3_int64 *size)
@@ -695,7 +697,6 @@ static cJSON *sqlite_status(void *db)
     cJSON *o = cJSON_CreateObject();
     if (o == NULL)
         return NULL;
-    cJSON_AddStringToObject(o, "path", st->path);
     if (st->faulty) /* debug_methods: the test VFS counts the writes */
         cJSON_AddNumberToObject(o, "writes", (double)st->fv.writes);
     if (st->fenced_fail)
