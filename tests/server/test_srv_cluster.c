@@ -13,6 +13,10 @@
  *     answers from it, and two instances editing one session in turn
  *     never accept one version twice;
  *   - the chaos test: two clients edit shared sessions through HAProxy
+ *     (one over HTTP, routed by session, the other over NDJSON, a fresh
+ *     connection to any instance for each edit, so that two instances
+ *     often hold one session), each reading some of its edits back
+ *     through the other frontend at once (no stale copy may answer),
  *     while instances are killed (SIGKILL) and restarted at random for
  *     MDAE_CLUSTER_SECONDS (default 120); every acknowledged edit is in
  *     the final text, read through HAProxy and straight from the
@@ -523,15 +527,80 @@ typedef struct acked {
 typedef struct chaos_client {
     pthread_t thread;
     int client; /* 1 or 2 */
-    int http;   /* HAProxy's port */
+    int http;   /* HAProxy's HTTP port: by session, to the session's instance */
+    int tcp;    /* HAProxy's TCP port: by connection, to any instance */
+    bool by_tcp; /* edits over a fresh NDJSON connection each (else HTTP) */
     char **ids;
     uint64_t until;
     unsigned seed;
     acked *acks;
     size_t n_acks, cap_acks;
     int attempts, conflicts, notsaved, unavailable, no_such, other;
-    char first_other[300], first_no_such[300];
+    int reads, stale_reads;
+    char first_other[300], first_no_such[300], first_stale[300];
 } chaos_client;
+
+/* One request over a fresh NDJSON connection to port: 200 when a reply
+ * line came (*json), 0 otherwise (refused, cut, timed out). */
+static int ndjson_post(int port, const char *body, cJSON **json)
+{
+    *json = NULL;
+    int fd = connect_port(port);
+    if (fd < 0)
+        return 0;
+    size_t bl = strlen(body), off = 0;
+    bool ok = true;
+    while (ok && off < bl) {
+        ssize_t w = send(fd, body + off, bl - off, MSG_NOSIGNAL);
+        ok = w > 0;
+        off += w > 0 ? (size_t)w : 0;
+    }
+    ok = ok && send(fd, "\n", 1, MSG_NOSIGNAL) == 1;
+    char buf[1 << 16];
+    size_t len = 0;
+    uint64_t end = t_now_ms() + HTTP_WAIT_MS;
+    while (ok && len + 1 < sizeof buf && memchr(buf, '\n', len) == NULL) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int left = (int)(end - t_now_ms());
+        if (left <= 0 || poll(&pfd, 1, left) <= 0)
+            break;
+        ssize_t n = recv(fd, buf + len, sizeof buf - len - 1, 0);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (nl == NULL)
+        return 0;
+    *nl = '\0';
+    *json = cJSON_Parse(buf);
+    return *json != NULL ? 200 : 0;
+}
+
+/* Right after an acknowledged edit, read the session through the other
+ * frontend (another instance, often): the edit must be there, whatever
+ * instance answers (no stale copy served). An unavailable answer proves
+ * nothing and is not counted. */
+static void check_read(chaos_client *cc, const char *sid, const char *tag)
+{
+    char *req = rpc(3, "session/structure", session_params(sid));
+    cJSON *r;
+    int st = cc->by_tcp ? http_post(cc->http, sid, req, &r) : ndjson_post(cc->tcp, req, &r);
+    cJSON_free(req);
+    const cJSON *res = cJSON_GetObjectItem(r, "result");
+    if (st == 200 && res != NULL) {
+        cc->reads++;
+        char *text = cJSON_PrintUnformatted(res);
+        char want[64];
+        snprintf(want, sizeof want, "\"name\":\"q%s\"", tag);
+        if (strstr(text, want) == NULL && cc->stale_reads++ == 0)
+            snprintf(cc->first_stale, sizeof cc->first_stale, "session %s without q%s", sid, tag);
+        cJSON_free(text);
+    }
+    cJSON_Delete(r);
+}
 
 static void *chaos_client_run(void *arg)
 {
@@ -542,7 +611,7 @@ static void *chaos_client_run(void *arg)
         snprintf(tag, sizeof tag, "%d_%d", cc->client, n);
         char *req = edit_request(cc->ids[k], tag);
         cJSON *r;
-        int st = http_post(cc->http, cc->ids[k], req, &r);
+        int st = cc->by_tcp ? ndjson_post(cc->tcp, req, &r) : http_post(cc->http, cc->ids[k], req, &r);
         cJSON_free(req);
         cc->attempts++;
         const cJSON *res = cJSON_GetObjectItem(r, "result");
@@ -553,6 +622,8 @@ static void *chaos_client_run(void *arg)
                 cc->acks = realloc(cc->acks, cc->cap_acks * sizeof *cc->acks);
             }
             cc->acks[cc->n_acks++] = (acked){k, n, (long)v->valuedouble};
+            if (rand_r(&cc->seed) % 4 == 0)
+                check_read(cc, cc->ids[k], tag);
         } else if (st == 200) {
             int code = error_code(r);
             const char *msg = error_message(r);
@@ -603,6 +674,8 @@ Test(srv_cluster, keeps_every_acknowledged_edit_while_instances_die, .timeout = 
     for (int c = 0; c < 2; c++) {
         cc[c].client = c + 1;
         cc[c].http = cl.http;
+        cc[c].tcp = cl.tcp;
+        cc[c].by_tcp = c == 1; /* so that two instances often hold one session */
         cc[c].ids = ids;
         cc[c].until = until;
         cc[c].seed = seed + (unsigned)c * 7919u;
@@ -633,10 +706,11 @@ Test(srv_cluster, keeps_every_acknowledged_edit_while_instances_die, .timeout = 
     t_sleep_ms(2500); /* conf: rise 2 */
     cr_log_info("chaos: %d kills", kills);
     for (int c = 0; c < 2; c++)
-        cr_log_info("client %d: %d edits tried, %zu acknowledged, %d conflicts, %d not saved,"
-                    " %d unavailable, %d other errors %s",
-                    cc[c].client, cc[c].attempts, cc[c].n_acks, cc[c].conflicts, cc[c].notsaved,
-                    cc[c].unavailable, cc[c].other, cc[c].first_other);
+        cr_log_info("client %d (%s): %d edits tried, %zu acknowledged, %d conflicts,"
+                    " %d not saved, %d unavailable, %d other errors %s; %d reads elsewhere",
+                    cc[c].client, cc[c].by_tcp ? "NDJSON, any instance" : "HTTP, by session",
+                    cc[c].attempts, cc[c].n_acks, cc[c].conflicts, cc[c].notsaved,
+                    cc[c].unavailable, cc[c].other, cc[c].first_other, cc[c].reads);
     cr_assert_geq(kills, seconds / 10, "too few kills to mean anything");
     for (int c = 0; c < 2; c++) {
         cr_assert_eq(cc[c].no_such, 0,
@@ -644,6 +718,9 @@ Test(srv_cluster, keeps_every_acknowledged_edit_while_instances_die, .timeout = 
                      cc[c].client, cc[c].no_such, cc[c].first_no_such);
         cr_assert_geq(cc[c].n_acks, (size_t)seconds / 4, "client %d: too few edits acknowledged",
                       cc[c].client);
+        cr_assert_eq(cc[c].stale_reads, 0,
+                     "client %d: %d of %d reads right after an acknowledged edit missed it: %s",
+                     cc[c].client, cc[c].stale_reads, cc[c].reads, cc[c].first_stale);
     }
 
     /* Every acknowledged edit is in the final text: in the database and
