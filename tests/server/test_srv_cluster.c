@@ -556,26 +556,36 @@ static int ndjson_post(int port, const char *body, cJSON **json)
         off += w > 0 ? (size_t)w : 0;
     }
     ok = ok && send(fd, "\n", 1, MSG_NOSIGNAL) == 1;
-    char buf[1 << 16];
-    size_t len = 0;
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
     uint64_t end = t_now_ms() + HTTP_WAIT_MS;
-    while (ok && len + 1 < sizeof buf && memchr(buf, '\n', len) == NULL) {
+    while (ok && buf != NULL && memchr(buf, '\n', len) == NULL) {
         struct pollfd pfd = {fd, POLLIN, 0};
         int left = (int)(end - t_now_ms());
         if (left <= 0 || poll(&pfd, 1, left) <= 0)
             break;
-        ssize_t n = recv(fd, buf + len, sizeof buf - len - 1, 0);
+        if (len + 65536 > cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL)
+                break;
+            buf = nb;
+        }
+        ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
         if (n <= 0)
             break;
         len += (size_t)n;
     }
     close(fd);
+    if (buf == NULL)
+        return 0;
     buf[len] = '\0';
     char *nl = strchr(buf, '\n');
-    if (nl == NULL)
-        return 0;
-    *nl = '\0';
-    *json = cJSON_Parse(buf);
+    if (nl != NULL) {
+        *nl = '\0';
+        *json = cJSON_Parse(buf);
+    }
+    free(buf);
     return *json != NULL ? 200 : 0;
 }
 
@@ -598,6 +608,10 @@ static void check_read(chaos_client *cc, const char *sid, const char *tag)
         if (strstr(text, want) == NULL && cc->stale_reads++ == 0)
             snprintf(cc->first_stale, sizeof cc->first_stale, "session %s without q%s", sid, tag);
         cJSON_free(text);
+    } else if (st == 200 && getenv("MDAE_CLUSTER_DEBUG")) {
+        char *t = cJSON_PrintUnformatted(r);
+        fprintf(stderr, "read of %s: %s\n", sid, t);
+        cJSON_free(t);
     }
     cJSON_Delete(r);
 }
