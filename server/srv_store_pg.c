@@ -167,7 +167,7 @@ static bool reconnect(pg_store *db, char *err, size_t errlen)
 /* Run a prepared statement with text-format parameters, but those with a
  * length in lens (>= 0: binary, that many bytes); binary results. A lost
  * connection is reconnected once and the statement run again (*retried
- * then true). NULL result only when out of memory. */
+ * then true). The result (PQclear it), or NULL with err saying why. */
 static PGresult *run(pg_store *db, const char *stmt, int n, const char *const *vals,
                      const int *lens, bool *retried, char *err, size_t errlen)
 {
@@ -293,6 +293,11 @@ static int pg_put(void *p, const srv_session *s, long expect, char *err, size_t 
     char *defines = s->defines ? cJSON_PrintUnformatted(s->defines) : NULL;
     if (s->defines != NULL && defines == NULL) {
         set_err(err, errlen, "", "out of memory");
+        return MDAE_E_NOTSAVED;
+    }
+    if (s->text == NULL) { /* a lazy session's text is loaded before it changes */
+        MDAE_ASSERT(!"put of a session whose text is not loaded");
+        set_err(err, errlen, "", "the session's text is not loaded");
         return MDAE_E_NOTSAVED;
     }
     if (s->len > INT32_MAX) {
