@@ -203,7 +203,8 @@ static void cluster_stop(cluster *cl)
     waitpid(cl->haproxy, NULL, 0);
     for (int k = 0; k < N_INST; k++) {
         if (cl->alive[k])
-            srv_stop(&cl->inst[k]);
+            cr_expect_eq(srv_stop(&cl->inst[k]), 0, "instance %s did not stop cleanly",
+                         inst_name[k]);
         else
             mdaed_remove_dir(cl->inst[k].dir);
     }
@@ -853,7 +854,7 @@ Test(srv_cluster, survives_losing_the_database_connection, .timeout = 300)
     cr_assert_null(strstr(logged, "sekret-pw-37"), "the password is in the log:\n%s", logged);
     free(logged);
     free(sid);
-    srv_stop(&cl.inst[0]);
+    cr_expect_eq(srv_stop(&cl.inst[0]), 0, "the instance did not stop cleanly");
     PQfinish(cl.db);
     pg_stop(&cl.pg);
 }
