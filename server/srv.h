@@ -29,7 +29,8 @@
  *   srv_call     -> srv_conn                              (replies, batches)
  *   srv_session  -> srv_worker, srv_store, protocol/rpc_lsp
  *   srv_worker   -> (no other server file; it knows no method: the pool)
- *   srv_store    -> (no other server file)                (SQLite)
+ *   srv_store    -> its backends (srv_store_backend): srv_store_sqlite
+ *                   (SQLite), srv_store_pg (PostgreSQL)
  *   srv_conn     -> (no other server file)                (connections)
  *   srv_config   -> srv_log; and every file -> srv_log (MDAE_LOG)
  * Callbacks going up: srv_conn -> its on_frame / on_close (set by srv_loop);

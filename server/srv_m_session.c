@@ -438,10 +438,30 @@ int srv_m_session_restore(void)
     return rc;
 }
 
+/* The worker refused the edited text (a syntax or model error): the edit
+ * stays, as an editor's intermediate text must (its next range edit builds
+ * on it), and the error says so (issue 37: a failed edit must not change
+ * the session without saying so): {"applied": true, "version": the edit's,
+ * "persisted"} in error.data. */
+static void edit_says_applied(session_job *sj, srv_reply *r)
+{
+    if (r->rc < 0 || r->error == NULL || r->queue == NULL)
+        return;
+    cJSON *data = cJSON_GetObjectItemCaseSensitive(r->error, "data");
+    if (data == NULL)
+        data = cJSON_AddObjectToObject(r->error, "data");
+    if (cJSON_IsObject(data)) {
+        cJSON_AddTrueToObject(data, "applied");
+        cJSON_AddNumberToObject(data, "version", (double)sj->version);
+        cJSON_AddBoolToObject(data, "persisted", sj->persisted);
+    }
+}
+
 static void edit_done(srv_job *job, srv_reply *r)
 {
     session_job *sj = (session_job *)job;
     cJSON *res;
+    edit_says_applied(sj, r);
     if (!answer_error(sj->call, r) && take_result(sj->call, r, &res)) {
         srv_call_result(sj->call, version_reply(NULL, sj->version, sj->persisted, res));
         cJSON_Delete(res);

@@ -454,8 +454,13 @@ static int sqlite_open(void **out, const char *dir, char *err, size_t errlen)
     }
     char *msg = NULL;
     int rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK) {
         sqlite3_extended_result_codes(st->db, 1);
+        /* Another process reading the file (a backup, sqlite3 by hand) may
+         * hold its lock for a moment: wait that long, not more, on the loop
+         * thread; past it the write is refused (MDAE_E_NOTSAVED). */
+        sqlite3_busy_timeout(st->db, 250);
+    }
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(st->db, schema, NULL, NULL, &msg);
     char *bad = NULL;

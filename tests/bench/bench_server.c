@@ -19,7 +19,12 @@
  *      second instance adds no capacity, and the row measures the proxy;
  *   5. an edit end to end (session/edit + session/analyze: the full result,
  *      with stable ids, and only the difference from the previous version)
- *      against a cold open+analyze, the brake at N = 100 (issue 16).
+ *      against a cold open+analyze, the brake at N = 100 (issue 16);
+ *   6. a persisted edit (issue 37 item 3): session/edit of a persistent
+ *      session, answered once its row committed (SQLite, WAL, synchronous
+ *      FULL, in TMPDIR/state on the benchmark's file system), against the
+ *      same edit of a connection's session, which writes nothing: p50/p99
+ *      of each and the difference, the commit's cost (target <= 5 ms).
  *
  * Usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]
  *                     [--seconds 5] [--sessions 200] [--reps 3]
@@ -209,10 +214,14 @@ static void remove_tmpdir(void)
     if (tmpdir[0] == '\0')
         return;
     char p[400];
-    const char *names[] = {"mdaed.json", "port", "mdaed.log"};
+    const char *names[] = {"mdaed.json",          "port",
+                           "mdaed.log",           "state/sessions.db",
+                           "state/sessions.db-wal", "state/sessions.db-shm",
+                           "state/lock",          "state"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
-        unlink(p);
+        if (unlink(p) != 0)
+            rmdir(p);
     }
     rmdir(tmpdir);
     tmpdir[0] = '\0';
@@ -308,13 +317,13 @@ static int server_start(const char *mdaed, int workers, long initial_nodes)
             "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": null},\n"
             "  \"web_root\": \"%s/clients/web\",\n"
             "  \"log_level\": \"warn\",\n"
-            "  \"state_dir\": \"none\",\n"
+            "  \"state_dir\": \"%s/state\",\n" /* row 6; the others' sessions are not kept */
             "  \"limits\": {\"max_sessions\": 4096, \"max_workers\": %d,\n"
             "             \"worker_idle_ms\": 600000, \"session_idle_ms\": 3600000,\n"
             "             \"request_timeout_ms\": 300000,\n"
             "             \"max_message_bytes\": 67108864,\n"
             "             \"write_queue_bytes\": 268435456}",
-            MDAE_SOURCE_DIR, workers);
+            MDAE_SOURCE_DIR, tmpdir, workers);
     if (initial_nodes >= 0)
         fprintf(f, ",\n  \"bdd\": {\"initial_nodes\": %ld}", initial_nodes);
     fprintf(f, "\n}\n");
@@ -1235,6 +1244,66 @@ static void row_edits(int n, int reps)
     free(path);
 }
 
+/* ---- Row 6: a persisted edit's commit ----------------------------------------------- */
+
+/* n session/edit round trips of a session, alternating two one-equation
+ * texts; their latencies (ns) into lat. persist: the session is kept in the
+ * store (each edit commits its row before the answer). */
+static void timed_edits(bool persist, int n, uint64_t *lat)
+{
+    static const char *const texts[2] = {"x : real;\ne : equation der(x) = 1;\n",
+                                         "x : real;\ne : equation der(x) = 2;\n"};
+    conn c;
+    conn_open(&c);
+    sbuf p = {0};
+    sb_printf(&p, "{\"text\":");
+    sb_json_string(&p, texts[0]);
+    sb_printf(&p, ",\"persist\":%s}", persist ? "true" : "false");
+    char *a = call(&c, 1, "session/open", p.s);
+    if (persist && strstr(a, "\"persisted\":true") == NULL)
+        die("row 6: the session is not persisted: %.300s", a);
+    char *sid = session_of(a);
+    for (int k = 0; k < n; k++) {
+        sbuf e = {0};
+        sb_printf(&e, "{\"session\":\"%s\",\"text\":", sid);
+        sb_json_string(&e, texts[(k + 1) % 2]);
+        sb_add(&e, "}", 1);
+        uint64_t t0 = now_ns();
+        char *r = call(&c, 2 + k, "session/edit", e.s);
+        lat[k] = now_ns() - t0;
+        free(r);
+        free(e.s);
+    }
+    sbuf q = {0};
+    sb_printf(&q, "{\"session\":\"%s\"}", sid);
+    free(call(&c, 2 + n, "session/close", q.s));
+    conn_close(&c);
+    free(q.s);
+    free(sid);
+    free(a);
+    free(p.s);
+}
+
+static void row_persisted_edit(int n)
+{
+    uint64_t *kept = xmalloc((size_t)n * sizeof *kept), *owned = xmalloc((size_t)n * sizeof *owned);
+    timed_edits(false, n, owned); /* warm-up of the worker path, and the baseline */
+    timed_edits(true, n, kept);
+    timed_edits(false, n, owned);
+    qsort(kept, (size_t)n, sizeof *kept, cmp_u64);
+    qsort(owned, (size_t)n, sizeof *owned, cmp_u64);
+    double k50 = pct_ms(kept, (size_t)n, 50), k99 = pct_ms(kept, (size_t)n, 99);
+    double o50 = pct_ms(owned, (size_t)n, 50), o99 = pct_ms(owned, (size_t)n, 99);
+    printf("row6 persisted edit (SQLite, WAL, synchronous FULL; %d edits each)\n", n);
+    printf("row6   connection's session   p50 %.3f ms  p99 %.3f ms\n", o50, o99);
+    printf("row6   persisted session      p50 %.3f ms  p99 %.3f ms\n", k50, k99);
+    printf("row6   commit (difference)    p50 %.3f ms  p99 %.3f ms  (target <= 5 ms)\n",
+           k50 - o50, k99 - o99);
+    fflush(stdout);
+    free(kept);
+    free(owned);
+}
+
 /* ---- main ---------------------------------------------------------------------- */
 
 /* Default binary paths: next to this one in the build tree
@@ -1259,7 +1328,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]\n"
             "                    [--seconds 5] [--sessions 200] [--reps 3] [--workers 32]\n"
-            "                    [--rows 12345] [--timeout 900] [--initial-nodes N]\n");
+            "                    [--rows 123456] [--timeout 900] [--initial-nodes N]\n");
     exit(2);
 }
 
@@ -1271,7 +1340,7 @@ int main(int argc, char **argv)
     int n_conns = 50, n_sessions = 200, reps = 3, workers = 32, timeout = 900;
     long initial_nodes = -1;
     double seconds = 5;
-    const char *rows = "12345";
+    const char *rows = "123456";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (i + 1 >= argc)
@@ -1370,6 +1439,10 @@ int main(int argc, char **argv)
     if (strchr(rows, '5') != NULL) {
         print_loadavg("before row 5");
         row_edits(100, reps < 5 ? 5 : reps);
+    }
+    if (strchr(rows, '6') != NULL) {
+        print_loadavg("before row 6");
+        row_persisted_edit(200);
     }
     print_loadavg("at end");
     server_stop();

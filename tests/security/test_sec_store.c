@@ -606,3 +606,111 @@ Test(sec_store, refuses_stored_versions_out_of_range_and_never_wraps)
     free(text);
     mdaed_remove_dir(state);
 }
+
+/* ---- Conditional writes (issue 37 item 4's contract) ------------------------------ */
+
+/* Another writer (an instance of a cluster) stores version 2 behind
+ * mdaed's back: mdaed's edit of its version 1 is refused with -32015 and
+ * writes nothing; its next request loads the stored version. A chosen id
+ * that only the store has is taken. */
+Test(sec_store, never_overwrites_a_version_another_writer_stored)
+{
+    char state[] = "/tmp/mdae-sec-store-XXXXXX";
+    make_state(state);
+    char top[300];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    open_persistent(&c, 1, "shared", text);
+    sqlite3 *db = store_db(state);
+    char *theirs = malloc(strlen(text) + 32);
+    sprintf(theirs, "%s\n// theirs\n", text);
+    sqlite3_stmt *q = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "UPDATE sessions SET text = ?1, version = 2 WHERE id = 'shared'",
+                                    -1, &q, NULL),
+                 SQLITE_OK);
+    sqlite3_bind_blob(q, 1, theirs, (int)strlen(theirs), SQLITE_STATIC);
+    cr_assert_eq(sqlite3_step(q), SQLITE_DONE);
+    sqlite3_finalize(q);
+
+    cJSON *ep = session_params("shared");
+    cJSON_AddStringToObject(ep, "text", "x : real;\ne : equation der(x) = 1;\n");
+    cJSON *r = cl_request(&c, 2, "session/edit", ep);
+    cr_assert_eq(reply_code(r), -32015, "a conflict: %s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT text, version FROM sessions WHERE id = 'shared'",
+                                    -1, &q, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+    cr_assert_str_eq((const char *)sqlite3_column_text(q, 0), theirs, "theirs is kept");
+    cr_assert_eq(sqlite3_column_int64(q, 1), 2);
+    sqlite3_finalize(q);
+
+    ep = session_params("shared"); /* loaded again: their version 2, edited to 3 */
+    cJSON_AddStringToObject(ep, "text", text);
+    r = cl_request(&c, 3, "session/edit", ep);
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "version")->valueint, 3,
+                 "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+
+    store_row(db, "elsewhere", text, strlen(text), 1); /* only in the store */
+    cJSON *op = cJSON_CreateObject();
+    cJSON_AddStringToObject(op, "text", text);
+    cJSON_AddBoolToObject(op, "persist", true);
+    cJSON_AddStringToObject(op, "session", "elsewhere");
+    r = cl_request(&c, 4, "session/open", op);
+    cr_assert_eq(reply_code(r), RPC_INVALID_PARAMS, "the id is taken: %s",
+                 cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    sqlite3_close(db);
+    cl_close(&c);
+    srv_stop(&p);
+    free(theirs);
+    free(text);
+    mdaed_remove_dir(state);
+}
+
+/* ---- An edit the worker refuses says that it was applied ---------------------------- */
+
+/* An edit whose text the worker refuses (a syntax error) is kept, as an
+ * editor's intermediate text must be, and is stored; its error says so
+ * (error.data {applied: true, version, persisted}) instead of leaving the
+ * client to believe nothing changed. */
+Test(sec_store, says_that_an_edit_whose_text_does_not_load_was_applied)
+{
+    char state[] = "/tmp/mdae-sec-store-XXXXXX";
+    make_state(state);
+    char top[300];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    cl_connect(&c, &p);
+    char *text = t_model("rldc2.mel");
+    open_persistent(&c, 1, "f", text);
+    const char *broken = "x : real;\ne : equation der(x) = ;\n";
+    cJSON *ep = session_params("f");
+    cJSON_AddStringToObject(ep, "text", broken);
+    cJSON *r = cl_request(&c, 2, "session/edit", ep);
+    cr_assert_eq(reply_code(r), -32003, "%s", cJSON_PrintUnformatted(r));
+    cJSON *data = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(data, "applied")), "%s",
+              cJSON_PrintUnformatted(r));
+    cr_assert_eq(cJSON_GetObjectItem(data, "version")->valueint, 2);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(data, "persisted")));
+    cJSON_Delete(r);
+    cl_close(&c);
+    kill_hard(&p);
+    char *stored_text = NULL;
+    long version = 0;
+    cr_assert(stored(state, &stored_text, &version));
+    cr_assert_eq(version, 2);
+    cr_assert_str_eq(stored_text, broken);
+    free(stored_text);
+    free(text);
+    mdaed_remove_dir(state);
+}
