@@ -14,7 +14,9 @@
 # Any instance serves any persistent session: one that dies is restarted,
 # and meanwhile the others carry its sessions on, every acknowledged edit
 # included. Override the addresses with MDAE_CLUSTER_HTTP, MDAE_CLUSTER_TCP,
-# MDAE_A, MDAE_B, MDAE_C.
+# MDAE_A, MDAE_B, MDAE_C. The instances log warnings and errors only
+# (MDAE_LOG_LEVEL=info shows every connection, HAProxy's health checks
+# included: about eighteen a second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -71,7 +73,7 @@ fi
 start_instance() {
     local name=$1 addr=MDAE_${1^^}
     ./"$BUILD"/server/mdaed --config conf/mdaed.json --web-root "$BUILD/web" --listen "tcp://${!addr}" \
-        --instance "$name" --store "$store" &
+        --instance "$name" --store "$store" --log-level "${MDAE_LOG_LEVEL:-warn}" &
     pid[$name]=$!
 }
 start_instance a
