@@ -335,10 +335,23 @@ static char *open_session(int port, const char *text)
     return id;
 }
 
+/* The owner key of the client-chosen id (issue 37 item 1: a persistent
+ * session's chosen id is scoped by its owner's key, given with every call). */
+#define NAMED "my-model"
+#define OWNER "cluster-test-owner-key-0123456789"
+
+static cJSON *named_params(const char *sid)
+{
+    cJSON *p = session_params(sid);
+    if (strcmp(sid, NAMED) == 0)
+        cJSON_AddStringToObject(p, "owner", OWNER);
+    return p;
+}
+
 /* The analysis of sid through port (owned). */
 static cJSON *analyze(int port, const char *sid, bool by_header)
 {
-    cJSON *r = call(port, sid, by_header, "session/analyze", session_params(sid));
+    cJSON *r = call(port, sid, by_header, "session/analyze", named_params(sid));
     cJSON *res = cJSON_DetachItemFromObject(r, "result");
     cr_assert_not_null(res, "session %s: %s", sid, cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
@@ -446,6 +459,17 @@ Test(srv_cluster, serves_every_session_from_any_instance_when_one_dies, .timeout
         cr_assert(cJSON_Compare(want, res, true), "session %s", ids[k]);
         cJSON_Delete(res);
     }
+    /* A client-chosen id: hashed by HAProxy over the live instances. */
+    cJSON *op = named_params(NAMED);
+    cJSON_AddStringToObject(op, "text", text);
+    cJSON *opened = call(cl.http, NAMED, true, "session/open", op);
+    result_of(opened, "session/open " NAMED);
+    cJSON_Delete(opened);
+    for (int k = 0; k < 3; k++) {
+        cJSON *res = analyze(cl.http, NAMED, true);
+        cr_assert(cJSON_Compare(want, res, true));
+        cJSON_Delete(res);
+    }
 
     /* Instance a dies: its sessions go on elsewhere, loaded from the store,
      * without being opened again. */
@@ -460,6 +484,11 @@ Test(srv_cluster, serves_every_session_from_any_instance_when_one_dies, .timeout
             a_sid = k;
     }
     cr_assert_geq(a_sid, 0);
+    for (int k = 0; k < N_INST; k++) { /* the named one, wherever it goes now */
+        cJSON *res = analyze(cl.http, NAMED, true);
+        cr_assert(cJSON_Compare(want, res, true), NAMED " after a died");
+        cJSON_Delete(res);
+    }
     long v = edit(cl.http, ids[a_sid], "while_a_is_down");
     cr_assert_eq(v, 2, "the first edit of %s makes version 2", ids[a_sid]);
     cr_assert(declares(cl.http, ids[a_sid], "while_a_is_down"));
