@@ -18,7 +18,8 @@
  *     often hold one session), each reading some of its edits back
  *     through the other frontend at once (no stale copy may answer),
  *     while instances are killed (SIGKILL) and restarted at random for
- *     MDAE_CLUSTER_SECONDS (default 120); every acknowledged edit is in
+ *     MDAE_CLUSTER_SECONDS (default 120), and the database itself stops
+ *     for a second halfway; every acknowledged edit is in
  *     the final text, read through HAProxy and straight from the
  *     database, and no version of a session was accepted twice (by the
  *     replies, and by a history trigger in the test's database).
@@ -683,6 +684,7 @@ static void *chaos_client_run(void *arg)
                 snprintf(cc->first_other, sizeof cc->first_other, "%s", all);
             }
             cJSON_free(all);
+            t_sleep_ms(20); /* the database may be restarting: no busy loop */
         } else {
             cc->unavailable++; /* refused, cut, 502/503 while an instance dies */
             t_sleep_ms(50);
@@ -729,8 +731,20 @@ Test(srv_cluster, keeps_every_acknowledged_edit_while_instances_die, .timeout = 
      * random; at least one stays up. */
     unsigned rs = seed;
     int kills = 0;
+    bool db_restarted = false;
+    uint64_t halfway = until - (uint64_t)seconds * 500;
     while (t_now_ms() + 500 < until) {
         t_sleep_ms(500 + (int)(rand_r(&rs) % 2500));
+        if (!db_restarted && t_now_ms() > halfway) {
+            /* Once, halfway: the database itself stops for a second (every
+             * instance's connection breaks; edits meanwhile are errors). */
+            pg_halt(&cl.pg);
+            t_sleep_ms(1000);
+            cr_assert_eq(pg_resume(&cl.pg), 0, "%s", cl.pg.err);
+            PQreset(cl.db);
+            db_restarted = true;
+            continue;
+        }
         int k = (int)(rand_r(&rs) % N_INST);
         int up = 0;
         for (int j = 0; j < N_INST; j++)
@@ -748,7 +762,7 @@ Test(srv_cluster, keeps_every_acknowledged_edit_while_instances_die, .timeout = 
         if (!cl.alive[k])
             instance_start(&cl, k);
     t_sleep_ms(2500); /* conf: rise 2 */
-    cr_log_info("chaos: %d kills", kills);
+    cr_log_info("chaos: %d kills, the database restarted once", kills);
     for (int c = 0; c < 2; c++)
         cr_log_info("client %d (%s): %d edits tried, %zu acknowledged, %d conflicts,"
                     " %d not saved, %d unavailable, %d other errors %s; %d reads elsewhere",
