@@ -31,7 +31,8 @@
  * so ids and defines are usable as C strings.
  *
  * A lost connection (the server restarted, a network cut) is reconnected
- * once per call, then the statement is run again. A write whose first
+ * once per call, then the statement is run again; after a failed
+ * reconnect, calls fail at once for PG_RETRY_MS before the next attempt. A write whose first
  * attempt may have committed before the connection dropped is checked:
  * if the stored row is exactly what we wrote, it is ours and the put
  * succeeded. Failures are MDAE_E_NOTSAVED (writes) or MDAE_E_IO (reads)
@@ -49,11 +50,19 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <libpq-fe.h>
 
+/* After a failed reconnect, calls fail at once for this long before the
+ * next attempt: with the database unreachable over the network, each
+ * attempt may block the loop for connect_timeout, and every request on a
+ * persistent session would make one. */
+#define PG_RETRY_MS 1000
+
 typedef struct pg_store {
     PGconn *conn;
+    uint64_t retry_at; /* monotonic ms before which no reconnect is tried */
     /* For server/status. */
     uint64_t writes, conflicts, reconnects, checks;
 } pg_store;
@@ -150,18 +159,35 @@ static bool session_setup(PGconn *c, char *err, size_t errlen)
     return true;
 }
 
-/* Reconnect a lost connection (same parameters) and set it up again. */
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Reconnect a lost connection (same parameters) and set it up again; not
+ * within PG_RETRY_MS of a failed attempt. */
 static bool reconnect(pg_store *db, char *err, size_t errlen)
 {
+    uint64_t now = mono_ms();
+    if (now < db->retry_at) {
+        set_err(err, errlen, "PostgreSQL is unreachable",
+                "the last reconnect failed less than a second ago");
+        return false;
+    }
     MDAE_LOG(SRV_LOG_WARN, "session store: PostgreSQL connection lost (%s:%s), reconnecting",
              PQhost(db->conn) ? PQhost(db->conn) : "?", PQport(db->conn) ? PQport(db->conn) : "?");
     db->reconnects++;
     PQreset(db->conn);
-    if (PQstatus(db->conn) != CONNECTION_OK) {
-        set_err(err, errlen, "cannot reconnect to PostgreSQL", PQerrorMessage(db->conn));
+    if (PQstatus(db->conn) != CONNECTION_OK || !session_setup(db->conn, err, errlen)) {
+        if (PQstatus(db->conn) != CONNECTION_OK)
+            set_err(err, errlen, "cannot reconnect to PostgreSQL", PQerrorMessage(db->conn));
+        db->retry_at = mono_ms() + PG_RETRY_MS;
         return false;
     }
-    return session_setup(db->conn, err, errlen);
+    db->retry_at = 0;
+    return true;
 }
 
 /* Run a prepared statement with text-format parameters, but those with a

@@ -879,6 +879,7 @@ Test(srv_cluster, survives_losing_the_database_connection, .timeout = 300)
     cJSON_Delete(reply);
 
     cr_assert_eq(pg_resume(&cl.pg), 0, "%s", cl.pg.err);
+    t_sleep_ms(1100); /* srv_store_pg.c: no reconnect within 1 s of a failed one */
     cl.db = PQconnectdb(cl.pg.url);
     cr_assert_eq(PQstatus(cl.db), CONNECTION_OK, "%s", PQerrorMessage(cl.db));
     cr_assert_eq(edit(port, sid, "after_restart"), 3, "the failed edit was counted");
