@@ -110,14 +110,18 @@ static const struct {
     {"mdae_ver", "SELECT version FROM sessions WHERE id = $1 AND owner_key = $2", 2},
 };
 
-/* libpq's message without its trailing newline, into err. */
+/* libpq's message on one line (its inner newlines and tabs become
+ * spaces, the trailing ones go), after what, into err. */
 static void set_err(char *err, size_t errlen, const char *what, const char *msg)
 {
     if (err == NULL || errlen == 0)
         return;
     snprintf(err, errlen, "%s%s%s", what, what[0] ? ": " : "", msg ? msg : "unknown error");
+    for (char *p = err; *p != '\0'; p++)
+        if (*p == '\n' || *p == '\t')
+            *p = ' ';
     size_t n = strlen(err);
-    while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
+    while (n > 0 && err[n - 1] == ' ')
         err[--n] = '\0';
 }
 
