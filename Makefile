@@ -40,7 +40,8 @@ test-web: build web
 	@WITH_WEB=1 WITH_BROWSER=1 bash scripts/deps.sh
 	node tests/web/test_web.mjs --build $(BUILD)
 
-# Two instances behind HAProxy (conf/haproxy.cfg), in the foreground.
+# Three instances on one PostgreSQL store behind HAProxy (conf/haproxy.cfg),
+# in the foreground (scripts/run_cluster.sh starts a private PostgreSQL).
 run-cluster: build web
 	bash scripts/run_cluster.sh
 

@@ -16,13 +16,15 @@
 #   WITH_BROWSER=1 add Debian's Chromium and Firefox ESR (make test-web
 #                  drives both)
 set -eu
-build="cmake make gcc pkg-config libbdd-dev libuv1-dev libcjson-dev libhttp-parser-dev libgraphviz-dev libsqlite3-dev"
-tests="libcriterion-dev python3 haproxy"
+build="cmake make gcc pkg-config libbdd-dev libuv1-dev libcjson-dev libhttp-parser-dev libgraphviz-dev libsqlite3-dev libpq-dev"
+# postgresql: the cluster test and bench start a private server (initdb,
+# pg_ctl of /usr/lib/postgresql/*/bin; issue 37), as `make run-cluster` does.
+tests="libcriterion-dev python3 haproxy postgresql"
 # Optional for the tests: installed as root, otherwise only named (the tests
 # that need them, test_nvim_lsp and test_python_package, are then reported
 # as skipped, issue 15).
 optional_tests="neovim python3-venv python3-pip python3-setuptools python3-wheel mypy"
-runtime="libbdd0c2 libuv1 libcjson1 libhttp-parser2.9 libgvc6 libsqlite3-0"
+runtime="libbdd0c2 libuv1 libcjson1 libhttp-parser2.9 libgvc6 libsqlite3-0 libpq5"
 # clang + its runtime give the libFuzzer target; optional for a plain build.
 fuzz="clang libclang-rt-14-dev"
 if [ "${WITH_RUNTIME:-0}" = 1 ]; then

@@ -783,6 +783,11 @@ struct srv_store_backend {
     int (*each)(void *db, srv_store_row_cb each, void *arg);
     /* Optional (NULL): {"writes": n, ...} facts for server/status. */
     cJSON *(*status)(void *db);
+    /* Optional (NULL when one instance owns the store, as SQLite's does):
+     * the stored version of (id, owner_key) into *out, for a store that
+     * other instances write (PostgreSQL): one indexed read. MDAE_OK,
+     * MDAE_E_STATE (no such row: another instance closed it), MDAE_E_IO. */
+    int (*version)(void *db, const char *id, const char *owner_key, long *out /* out */);
 };
 
 extern const srv_store_backend srv_store_sqlite;
@@ -809,6 +814,12 @@ int srv_store_put(const srv_session *s, long expect, char *err, size_t errlen);
 int srv_store_delete(const srv_session *s, char *err, size_t errlen);
 /* Delete a row by its key (start-up expiry). */
 int srv_store_delete_row(const char *id, const char *owner_key);
+/* Is the store shared with other instances (a cluster on PostgreSQL), so
+ * that a session held in memory may be stale? */
+bool srv_store_shared(void);
+/* The stored version of s (srv_store_shared only; see
+ * srv_store_backend.version): MDAE_OK, MDAE_E_STATE (no row), MDAE_E_IO. */
+int srv_store_version(const srv_session *s, long *out /* out */);
 /* Load one stored row (text included): see srv_store_backend.get. */
 int srv_store_get(const char *id, const char *owner_key, srv_store_row_cb got, void *arg);
 /* Call each(row) for every stored session (text NULL), oldest first. */

@@ -8,7 +8,9 @@
  * are refused.
  *
  * A TCP exchange under an access token must carry `Authorization: Bearer
- * TOKEN`; the check holds for that exchange only.
+ * TOKEN`; the check holds for that exchange only. GET /health answers
+ * "ok" without one (a load balancer's check: it says the loop is alive
+ * and nothing else).
  *
  * The browser boundary (issue 37 item 2, docs/security.md): any web page
  * the user visits can make the browser post to 127.0.0.1, so POST /rpc
@@ -384,6 +386,15 @@ void srv_http_frame(srv_conn *c, const rpc_frame *f)
         MDAE_LOG(SRV_LOG_WARN, "conn %llu: pipelined HTTP request refused",
                  (unsigned long long)c->id);
         srv_conn_close(c, "HTTP pipelining is not supported");
+        return;
+    }
+    size_t ulen = strcspn(f->url, "?#");
+    if ((f->method == RPC_HTTP_GET || f->method == RPC_HTTP_HEAD) && ulen == 7 &&
+        strncmp(f->url, "/health", 7) == 0) {
+        /* HAProxy's health check (conf/haproxy.cfg, issue 37): the loop
+         * answers, whatever the web root. Nothing about the sessions. */
+        http_simple(c, "200 OK", "text/plain", f->method == RPC_HTTP_HEAD ? "" : "ok\n",
+                    f->method == RPC_HTTP_HEAD ? 0 : 3, f->keep_alive);
         return;
     }
     if (f->method == RPC_HTTP_GET || f->method == RPC_HTTP_HEAD) {

@@ -74,6 +74,59 @@ static bool owner_param(srv_call *call, const cJSON *params, const char **key)
     return true;
 }
 
+/* ---- issue 37 item 4 (h-pg): a cluster's copies stay fresh ---- */
+/* In a cluster (a store that other instances write: srv_store_shared),
+ * the copy of a persistent session this instance holds may be stale:
+ * another instance may have edited or closed it since. So before every
+ * request on it, one indexed read of its stored version (srv_store_pg.c,
+ * about 0.02 ms on the same machine: docs/cluster.md); when the store has
+ * moved on, the text is read again and the worker, if one runs, reloads
+ * it before the request's own job (the queue runs jobs in order). Also
+ * when the text was dropped after a conflict while a worker kept the old
+ * model. MDAE_OK (*ps may then be NULL: the row is gone, the copy
+ * forgotten) or the store's error (the request must not be answered from
+ * a copy the store cannot vouch for). */
+static int session_fresh(srv_session **ps)
+{
+    srv_session *s = *ps;
+    if (!srv_store_shared() || !srv_store_keeps(s))
+        return MDAE_OK;
+    if (s->text != NULL) {
+        long stored;
+        int rc = srv_store_version(s, &stored);
+        if (rc == MDAE_E_STATE) { /* closed by another instance */
+            MDAE_LOG(SRV_LOG_INFO, "session %s: no longer in the store, forgotten", s->id);
+            srv_session_forget(s);
+            *ps = NULL;
+            return MDAE_OK;
+        }
+        if (rc < 0)
+            return rc;
+        if (stored == s->version)
+            return MDAE_OK;
+        MDAE_LOG(SRV_LOG_INFO, "session %s: version %ld here, %ld in the store: reloading",
+                 s->id, s->version, stored);
+        mdae_free(s->text);
+        s->text = NULL;
+        s->len = 0;
+    }
+    if (s->queue.worker == NULL && !srv_queue_busy(&s->queue))
+        return MDAE_OK; /* session_param loads the text; a new worker loads it */
+    int rc = srv_session_load_text(s);
+    if (rc == MDAE_E_STATE) {
+        srv_session_forget(s);
+        *ps = NULL;
+        return MDAE_OK;
+    }
+    if (rc < 0)
+        return rc;
+    srv_job *reload = srv_m_session_reload(&s->queue);
+    if (reload == NULL)
+        return MDAE_E_NOMEM;
+    srv_queue_submit(&s->queue, reload);
+    return MDAE_OK;
+}
+
 /* The session named by params.session that this request may use
  * (srv_session_lookup: its connection, its owner key), or NULL after
  * answering the call. A session the request may not use gets the very
@@ -100,6 +153,13 @@ static srv_session *session_param(srv_call *call, const cJSON *params)
     if (!owner_param(call, params, &key))
         return NULL;
     srv_session *s = srv_session_lookup(call->conn, sid->valuestring, key);
+    if (s != NULL) { /* a cluster's copy must be fresh (issue 37 item 4) */
+        int frc = session_fresh(&s);
+        if (frc < 0) {
+            srv_call_mdae_error(call, frc, "the session store cannot be read", NULL);
+            return NULL;
+        }
+    }
     /* ---- issue 37 items 3-4: load on miss, lazy text ---- */
     int rc = MDAE_OK;
     if (s == NULL) /* another instance may have written it; same owner rules */
@@ -498,6 +558,8 @@ static int restore_one(const srv_store_row *row, void *arg)
         srv_store_delete_row(row->id, row->owner_key);
         return MDAE_OK;
     }
+    if (srv_store_shared())
+        return MDAE_OK; /* a cluster's: loaded on first use (issue 37 item 4, h-pg) */
     srv_session *s;
     int rc = srv_session_restore(row, srv_m_session_reload, &s);
     if (rc == MDAE_E_LIMIT)

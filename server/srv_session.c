@@ -472,7 +472,12 @@ void srv_session_expire(uint64_t now)
         if (s->owner == NULL && !busy && now - s->last_used > srv.cfg.session_idle_ms) {
             MDAE_LOG(SRV_LOG_INFO, "session %s: idle for %llu ms, expired", s->id,
                      (unsigned long long)(now - s->last_used));
-            if (srv_session_close(s, NULL, 0) < 0)
+            /* In a cluster another instance may be using it: only this
+             * copy goes; the row is deleted when it has not changed for
+             * the idle time, by an instance starting (issue 37 item 4). */
+            if (srv_store_shared())
+                srv_session_forget(s);
+            else if (srv_session_close(s, NULL, 0) < 0)
                 s->last_used = now; /* its row stays: try again after another idle period */
         }
         s = next;

@@ -129,6 +129,14 @@ int srv_store_delete_row(const char *id, const char *owner_key)
     return rc;
 }
 
+bool srv_store_shared(void) { return srv.store != NULL && srv.store_backend->version != NULL; }
+
+int srv_store_version(const srv_session *s, long *out)
+{
+    MDAE_ASSERT(srv_store_shared());
+    return srv.store_backend->version(srv.store, s->id, s->owner_key, out);
+}
+
 int srv_store_get(const char *id, const char *owner_key, srv_store_row_cb got, void *arg)
 {
     if (srv.store == NULL)
