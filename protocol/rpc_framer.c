@@ -23,6 +23,8 @@ struct rpc_framer_http_ {
     void *ctx;
     int rc; /* error found inside a callback */
     const char *limit_status; /* the HTTP status of the limit hit, or NULL */
+    bool in_message;   /* on_message_begin seen, on_message_complete not yet */
+    bool headers_done; /* on_headers_complete seen for that message */
     char url[RPC_FRAMER_MAX_URL + 1];
     size_t url_len;
     char field[HTTP_FIELD_KEEP + 1];
@@ -285,6 +287,15 @@ static int on_http_begin(http_parser *p)
     h->have_auth = false;
     h->auth_len = 0;
     h->fr->len = 0;
+    h->in_message = true;
+    h->headers_done = false;
+    return 0;
+}
+
+static int on_http_headers_complete(http_parser *p)
+{
+    struct rpc_framer_http_ *h = p->data;
+    h->headers_done = true;
     return 0;
 }
 
@@ -382,6 +393,7 @@ static int on_http_complete(http_parser *p)
     f.url = h->url;
     f.authorization = h->have_auth ? h->auth : NULL;
     f.keep_alive = http_should_keep_alive(p) != 0;
+    h->in_message = false;
     if (h->cb(h->ctx, &f)) {
         h->rc = MDAE_E_CANCELED;
         return 1;
@@ -401,6 +413,7 @@ static int http_start(rpc_framer *fr)
     h->settings.on_url = on_http_url;
     h->settings.on_header_field = on_http_field;
     h->settings.on_header_value = on_http_value;
+    h->settings.on_headers_complete = on_http_headers_complete;
     h->settings.on_body = on_http_body;
     h->settings.on_message_complete = on_http_complete;
     h->parser.data = h;
@@ -540,12 +553,50 @@ int rpc_framer_feed(rpc_framer *fr, const char *buf, size_t len, rpc_frame_cb cb
     rc = feed_framed(fr, buf, len, cb, ctx);
     if (rc < 0)
         goto fail;
+    if (fr->len == 0 && fr->cap > RPC_FRAMER_KEEP) {
+        /* The large message is out (no frame borrows the buffer now). */
+        mdae_free(fr->buf);
+        fr->buf = NULL;
+        fr->cap = 0;
+        fr->scan = 0;
+    }
     return MDAE_OK;
 fail:
     /* Sticky, MDAE_E_NOMEM included: bytes that could not be kept are lost,
      * so the stream position is. */
     fr->error = rc;
     return rc;
+}
+
+rpc_framer_phase rpc_framer_phase_of(const rpc_framer *fr)
+{
+    if (fr->error < 0)
+        return RPC_FRAMER_IDLE;
+    switch (fr->framing) {
+    case RPC_FRAMING_UNKNOWN:
+        return fr->len > 0 ? RPC_FRAMER_HEAD : RPC_FRAMER_IDLE;
+    case RPC_FRAMING_NDJSON:
+        return fr->len > 0 ? RPC_FRAMER_BODY : RPC_FRAMER_IDLE;
+    case RPC_FRAMING_LSP:
+        if (fr->in_body)
+            return RPC_FRAMER_BODY;
+        return fr->len > 0 ? RPC_FRAMER_HEAD : RPC_FRAMER_IDLE;
+    case RPC_FRAMING_HTTP:
+        if (fr->http == NULL || !fr->http->in_message)
+            return RPC_FRAMER_IDLE;
+        return fr->http->headers_done ? RPC_FRAMER_BODY : RPC_FRAMER_HEAD;
+    }
+    return RPC_FRAMER_IDLE;
+}
+
+size_t rpc_framer_held(const rpc_framer *fr) { return fr->cap; }
+
+void rpc_framer_drop(rpc_framer *fr, int rc)
+{
+    rpc_framer_close(fr);
+    fr->scan = 0;
+    fr->in_body = false;
+    fr->error = rc < 0 ? rc : MDAE_E_CANCELED;
 }
 
 /* ---- Output ------------------------------------------------------------------ */
