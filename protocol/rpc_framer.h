@@ -135,8 +135,9 @@ MDAE_API rpc_framer_phase rpc_framer_phase_of(const rpc_framer *fr);
 /* Bytes of memory the framer holds now (its buffer's capacity): what a
  * message in progress costs. A buffer grown past RPC_FRAMER_KEEP for one
  * large message is released once that message is out, so that a
- * connection which once sent 16 MiB does not hold 16 MiB for its life. */
-#define RPC_FRAMER_KEEP (64u * 1024u)
+ * connection which once sent 16 MiB does not hold 16 MiB for its life
+ * (and thousands of idle ones hold little). */
+#define RPC_FRAMER_KEEP 4096u
 MDAE_API size_t rpc_framer_held(const rpc_framer *fr);
 
 /* Give up on the stream: release the buffers now and make rc (< 0) the

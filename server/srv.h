@@ -590,7 +590,7 @@ typedef struct srv_server {
     srv_config cfg;
     char exe[4096]; /* this binary, for spawning workers */
     uint64_t start_ms;
-    uv_tcp_t tcp;
+    int tcp_fd;   /* the listening socket, watched by tcp_poll */
     bool tcp_on;
     int tcp_port; /* the port bound (the configuration may say 0) */
     uv_pipe_t unix_listener;

@@ -362,8 +362,7 @@ static void count_partial(srv_conn *c, uint64_t now, uint64_t frames, size_t n)
     size_t held = rpc_framer_held(&c->fr);
     srv.partial_bytes = srv.partial_bytes - c->held + held;
     c->held = held;
-    if (held > RPC_FRAMER_KEEP)
-        enforce_partial_budget();
+    enforce_partial_budget();
 }
 
 /* How long c may stay idle: an editor, or a client holding sessions, for

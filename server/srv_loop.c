@@ -243,7 +243,8 @@ static void on_accept_retry(uv_timer_t *t)
         uv_poll_start(&srv.unix_poll, UV_READABLE, on_listener);
 }
 
-/* Listen on the socket of a bound handle and watch it with poll. */
+/* Listen on the socket of a bound handle and watch it with poll (a Unix
+ * socket: uv_pipe_bind reports its errors at once). */
 static int watch_listener(uv_handle_t *h, uv_poll_t *poll)
 {
     uv_os_fd_t fd;
@@ -304,20 +305,32 @@ static int listen_tcp(const char *addr)
                                 "(\"token\" in the configuration)", addr);
         return MDAE_E_INVAL;
     }
-    uv_tcp_init(srv.loop, &srv.tcp);
-    rc = uv_tcp_bind(&srv.tcp, (struct sockaddr *)&ss, 0);
+    /* A socket of our own (uv_tcp_bind would defer EADDRINUSE to uv_listen,
+     * which we do not call), with SO_REUSEADDR as libuv sets it. */
+    socklen_t salen = ss.ss_family == AF_INET ? sizeof(struct sockaddr_in)
+                                              : sizeof(struct sockaddr_in6);
+    int one = 1;
+    int fd = socket(ss.ss_family, SOCK_STREAM, 0);
+    rc = fd < 0 ? -errno : 0;
+    if (rc == 0 && (fcntl(fd, F_SETFL, O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
+                    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+                    bind(fd, (struct sockaddr *)&ss, salen) < 0 || listen(fd, 511) < 0))
+        rc = -errno;
     if (rc == 0)
-        rc = watch_listener((uv_handle_t *)&srv.tcp, &srv.tcp_poll);
-    srv.tcp_on = true; /* the poll too when rc is 0 */
+        rc = uv_poll_init_socket(srv.loop, &srv.tcp_poll, fd);
+    if (rc == 0 && (rc = uv_poll_start(&srv.tcp_poll, UV_READABLE, on_listener)) < 0)
+        uv_close((uv_handle_t *)&srv.tcp_poll, NULL);
     if (rc < 0) {
-        uv_close((uv_handle_t *)&srv.tcp, NULL);
-        srv.tcp_on = false;
+        if (fd >= 0)
+            close(fd);
         MDAE_LOG(SRV_LOG_ERROR, "cannot listen on %s: %s", addr, uv_strerror(rc));
         return MDAE_E_IO;
     }
+    srv.tcp_fd = fd;
+    srv.tcp_on = true;
     struct sockaddr_storage bound;
-    int blen = sizeof bound;
-    uv_tcp_getsockname(&srv.tcp, (struct sockaddr *)&bound, &blen);
+    socklen_t blen = sizeof bound;
+    getsockname(fd, (struct sockaddr *)&bound, &blen);
     int bport = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                                  : ((struct sockaddr_in6 *)&bound)->sin6_port);
     MDAE_LOG(SRV_LOG_INFO, "listening on tcp://%s:%d", host, bport);
@@ -373,10 +386,10 @@ static void on_signal(uv_signal_t *h, int signum)
 
 static void close_listeners(void)
 {
-    /* The poll before its socket: the socket is the handle's to close. */
+    /* The poll before its socket (uv_close stops it at once). */
     if (srv.tcp_on) {
         uv_close((uv_handle_t *)&srv.tcp_poll, NULL);
-        uv_close((uv_handle_t *)&srv.tcp, NULL);
+        close(srv.tcp_fd);
     }
     if (srv.unix_on) {
         uv_close((uv_handle_t *)&srv.unix_poll, NULL);
