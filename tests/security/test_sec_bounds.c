@@ -18,6 +18,20 @@
 
 #include <sys/resource.h>
 
+/* Under AddressSanitizer the router's resident size is the sanitizer's (its
+ * quarantine holds freed memory back): the memory figures are checked in
+ * plain builds only, the connections' fate in every build. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SEC_CHECK_RSS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SEC_CHECK_RSS 0
+#endif
+#endif
+#ifndef SEC_CHECK_RSS
+#define SEC_CHECK_RSS 1
+#endif
+
 /* mdaed with `limits` in its "limits" object; its log (level info) goes to
  * DIR/mdaed.log for log_has. */
 static void sec_start(srv_proc *p, const char *limits)
@@ -193,7 +207,7 @@ Test(sec_bounds, slowloris_headers_are_cut)
     }
     cr_assert(log_has(&p, "limits.header_timeout_ms", 1000));
     status_answered(&p);
-    srv_stop(&p);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
 
 /* 2. Idle connections are closed at their idle bound: a silent one at
@@ -231,7 +245,7 @@ Test(sec_bounds, idle_connections_are_closed)
     free(sid);
     cl_close(&owner);
     cr_assert(log_has(&p, "idle for", 1000));
-    srv_stop(&p);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
 
 /* A message begun and stalled, in each framing: its head (head, hn bytes)
@@ -281,12 +295,14 @@ Test(sec_bounds, stalled_partial_message_is_freed)
         t_sleep_ms(100);
         after = rss_kb(p.pid);
     }
-    cr_assert_gt(held, base + 8192, "the partial messages did not show (%ld -> %ld kB)", base,
-                 held);
-    cr_assert_leq(after, base + 4096, "router memory %ld kB before, %ld held, %ld after", base,
-                  held, after);
+    if (SEC_CHECK_RSS) {
+        cr_assert_gt(held, base + 8192, "the partial messages did not show (%ld -> %ld kB)",
+                     base, held);
+        cr_assert_leq(after, base + 4096, "router memory %ld kB before, %ld held, %ld after",
+                      base, held, after);
+    }
     status_answered(&p);
-    srv_stop(&p);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
 
 /* 4. Past limits.partial_bytes the connections holding the largest partial
@@ -327,8 +343,9 @@ Test(sec_bounds, partial_budget_closes_the_largest)
     cr_assert_geq(cut, 3, "only %d of %d stalled partial messages closed", cut, N);
     cr_assert(log_has(&p, "over limits.partial_bytes", 1000));
     /* 6 x 3 MiB sent; the budget keeps 8 MiB (a 4 MiB buffer each). */
-    cr_assert_lt(peak - base, 14 * 1024, "router grew by %ld kB", peak - base);
-    srv_stop(&p);
+    if (SEC_CHECK_RSS)
+        cr_assert_lt(peak - base, 14 * 1024, "router grew by %ld kB", peak - base);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
 
 /* A model whose analysis is a large result: n independent equations, each
@@ -417,7 +434,7 @@ Test(sec_bounds, slow_reader_gets_a_large_result_non_reader_is_cut)
     (void)closed_within(lazy, 100, got, sizeof got);
     close(lazy);
     status_answered(&p);
-    srv_stop(&p);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
 
 /* Open connections (each answered once) until the server refuses one;
@@ -472,7 +489,7 @@ Test(sec_bounds, descriptor_exhaustion_is_answered)
     status_answered(&p);
     for (int i = 5; i < served; i++)
         close(fds[i]);
-    srv_stop(&p);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
 
 /* 7. Past limits.max_connections: an NDJSON client gets a JSON-RPC error,
@@ -507,5 +524,5 @@ Test(sec_bounds, max_connections_is_answered)
     status_answered(&p);
     for (int i = 1; i < served; i++)
         close(fds[i]);
-    srv_stop(&p);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
