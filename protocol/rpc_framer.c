@@ -601,36 +601,48 @@ void rpc_framer_drop(rpc_framer *fr, int rc)
 
 /* ---- Output ------------------------------------------------------------------ */
 
-int rpc_frame_encode(rpc_framing framing, const char *body, size_t len, char **out,
-                     size_t *out_len)
+int rpc_frame_wrap(rpc_framing framing, size_t len, char *head, size_t *head_len,
+                   const char **tail)
 {
-    char head[48];
     int hn;
-    const char *tail = "";
     switch (framing) {
     case RPC_FRAMING_NDJSON:
         hn = 0;
-        tail = "\n";
+        *tail = "\n";
         break;
     case RPC_FRAMING_LSP:
-        hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", len);
+        hn = snprintf(head, RPC_FRAME_HEAD_MAX, "Content-Length: %zu\r\n\r\n", len);
+        *tail = "";
         break;
     case RPC_FRAMING_HTTP:
-        hn = snprintf(head, sizeof head, "%zx\r\n", len + 1);
-        tail = "\n\r\n";
+        hn = snprintf(head, RPC_FRAME_HEAD_MAX, "%zx\r\n", len + 1);
+        *tail = "\n\r\n";
         break;
     default:
         return MDAE_E_INVAL;
     }
+    *head_len = (size_t)hn;
+    return MDAE_OK;
+}
+
+int rpc_frame_encode(rpc_framing framing, const char *body, size_t len, char **out,
+                     size_t *out_len)
+{
+    char head[RPC_FRAME_HEAD_MAX];
+    size_t hn;
+    const char *tail;
+    int rc = rpc_frame_wrap(framing, len, head, &hn, &tail);
+    if (rc < 0)
+        return rc;
     size_t tn = strlen(tail);
-    char *p = mdae_malloc((size_t)hn + len + tn + 1);
+    char *p = mdae_malloc(hn + len + tn + 1);
     if (p == NULL)
         return MDAE_E_NOMEM;
-    memcpy(p, head, (size_t)hn);
+    memcpy(p, head, hn);
     memcpy(p + hn, body, len);
     memcpy(p + hn + len, tail, tn + 1);
     *out = p;
-    *out_len = (size_t)hn + len + tn;
+    *out_len = hn + len + tn;
     return MDAE_OK;
 }
 

@@ -159,6 +159,14 @@ MDAE_API int rpc_frame_encode(rpc_framing framing, const char *body /* borrowed 
                               size_t len, char **out /* out: owned */,
                               size_t *out_len /* out */);
 
+/* What rpc_frame_encode puts around a body of len bytes, for a writer that
+ * sends head, body and tail as they are (a large reply is then not copied):
+ * the head into head (RPC_FRAME_HEAD_MAX bytes, *head_len of them), the
+ * tail as static storage. MDAE_OK or MDAE_E_INVAL (RPC_FRAMING_UNKNOWN). */
+#define RPC_FRAME_HEAD_MAX 48
+MDAE_API int rpc_frame_wrap(rpc_framing framing, size_t len, char *head /* out */,
+                            size_t *head_len /* out */, const char **tail /* out */);
+
 /* The head of the HTTP response to a POST /rpc: status 200, chunked NDJSON.
  * Static storage. keep_alive selects the Connection header. */
 MDAE_API const char *rpc_http_stream_head(bool keep_alive);

@@ -229,8 +229,12 @@ void srv_conn_unref(srv_conn *conn);
  * is_response: counts against an HTTP exchange (notifications do not).
  * Errors close the connection (nobody to tell). */
 void srv_conn_send(srv_conn *conn, cJSON *msg /* takes */, bool is_response);
-/* The same for a message already printed (body borrowed). */
+/* The same for a message already printed (body borrowed: copied). */
 void srv_conn_send_text(srv_conn *conn, const char *body, size_t len, bool is_response);
+/* The same, taking the printed body (allocated with mdae_malloc), which is
+ * written as it is between its frame's head and tail: a large reply is not
+ * copied. */
+void srv_conn_send_owned(srv_conn *conn, char *body /* takes */, size_t len, bool is_response);
 /* Write raw bytes (takes ownership of data, allocated with mdae_malloc). */
 void srv_conn_write(srv_conn *conn, char *data /* takes */, size_t len);
 /* Apply the read, idle and write-stall timeouts to every connection at

@@ -37,6 +37,7 @@
  */
 #include "srv.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -47,11 +48,14 @@
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
 
+/* One uv_write: a body (owned) between the head and tail of its frame,
+ * kept here so that a large reply is written without a copy. */
 typedef struct srv_write {
     uv_write_t req;
     srv_conn *conn;
-    char *data;
-    size_t len;
+    char *data;   /* owned */
+    size_t len;   /* every byte of the write: head, data and tail */
+    char head[RPC_FRAME_HEAD_MAX];
 } srv_write;
 
 static void link_conn(srv_conn *c)
@@ -199,19 +203,22 @@ static void on_write(uv_write_t *req, int status)
     }
 }
 
-void srv_conn_write(srv_conn *c, char *data, size_t len)
+/* Queue head (copied), data (taken) and tail (static) as one write. */
+static void write_framed(srv_conn *c, const char *head, size_t hn, char *data, size_t len,
+                         const char *tail, size_t tn)
 {
     if (c->closing || c->ending) { /* nothing may follow uv_shutdown */
         mdae_free(data);
         return;
     }
+    size_t total = hn + len + tn;
     /* A client that reads slower than it asks would make us buffer without
      * bound: past write_queue_bytes of what the kernel has not taken yet
      * (libuv's queue), its requests are not read until the replies drain
      * (on_write). The reply itself is written whatever its size: only a
      * client that takes nothing for write_stall_ms is cut off
      * (check_conn), one that reads slowly gets everything (issue 37). */
-    if (uv_stream_get_write_queue_size(c->wr) + len > srv.cfg.write_queue_bytes &&
+    if (uv_stream_get_write_queue_size(c->wr) + total > srv.cfg.write_queue_bytes &&
         !c->read_paused && !c->read_eof) {
         MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: replies over %zu bytes: reading paused",
                  (unsigned long long)c->id, srv.cfg.write_queue_bytes);
@@ -224,19 +231,48 @@ void srv_conn_write(srv_conn *c, char *data, size_t len)
         srv_conn_close(c, "out of memory");
         return;
     }
+    assert(hn <= sizeof w->head);
     w->conn = c;
     w->data = data;
-    w->len = len;
-    uv_buf_t b = uv_buf_init(data, (unsigned)len);
-    int rc = uv_write(&w->req, c->wr, &b, 1, on_write);
+    w->len = total;
+    memcpy(w->head, head, hn);
+    /* uv_buf_t counts in unsigned int: the body in pieces of 1 GiB. */
+    uv_buf_t b[8];
+    unsigned nb = 0;
+    if (hn > 0)
+        b[nb++] = uv_buf_init(w->head, (unsigned)hn);
+    for (size_t off = 0; off < len && nb < 7;) {
+        size_t k = len - off < (1u << 30) ? len - off : (1u << 30);
+        b[nb++] = uv_buf_init(data + off, (unsigned)k);
+        off += k;
+        if (nb == 7 && off < len) { /* past 6 GiB: not written whole, so not at all */
+            mdae_free(data);
+            mdae_free(w);
+            srv_conn_close(c, "reply too large");
+            return;
+        }
+    }
+    if (tn > 0)
+        b[nb++] = uv_buf_init((char *)tail, (unsigned)tn);
+    if (nb == 0) { /* nothing to write */
+        mdae_free(data);
+        mdae_free(w);
+        return;
+    }
+    int rc = uv_write(&w->req, c->wr, b, nb, on_write);
     if (rc < 0) { /* no callback will come */
         mdae_free(data);
         mdae_free(w);
         srv_conn_close(c, uv_strerror(rc));
         return;
     }
-    c->queued += len;
-    c->queued_total += len;
+    c->queued += total;
+    c->queued_total += total;
+}
+
+void srv_conn_write(srv_conn *c, char *data, size_t len)
+{
+    write_framed(c, NULL, 0, data, len, NULL, 0);
 }
 
 void srv_conn_send(srv_conn *c, cJSON *msg, bool is_response)
@@ -258,27 +294,43 @@ void srv_conn_send(srv_conn *c, cJSON *msg, bool is_response)
         srv_conn_close(c, mdae_strerror(rc));
         return;
     }
-    srv_conn_send_text(c, body, blen, is_response);
-    mdae_free(body);
+    srv_conn_send_owned(c, body, blen, is_response);
 }
 
 void srv_conn_send_text(srv_conn *c, const char *body, size_t blen, bool is_response)
 {
-    char *out;
-    size_t olen;
     if (c->closing || c->ending)
         return;
+    char *copy = mdae_malloc(blen + 1);
+    if (copy == NULL) {
+        srv_conn_close(c, "out of memory");
+        return;
+    }
+    memcpy(copy, body, blen);
+    srv_conn_send_owned(c, copy, blen, is_response);
+}
+
+void srv_conn_send_owned(srv_conn *c, char *body, size_t blen, bool is_response)
+{
+    if (c->closing || c->ending) {
+        mdae_free(body);
+        return;
+    }
     rpc_framing f = rpc_framer_framing(&c->fr);
     if (f == RPC_FRAMING_UNKNOWN)
         f = RPC_FRAMING_NDJSON;
-    int rc = rpc_frame_encode(f, body, blen, &out, &olen);
+    char head[RPC_FRAME_HEAD_MAX];
+    size_t hn;
+    const char *tail;
+    int rc = rpc_frame_wrap(f, blen, head, &hn, &tail);
     if (rc < 0) {
+        mdae_free(body);
         srv_conn_close(c, mdae_strerror(rc));
         return;
     }
     MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: <- %.*s", (unsigned long long)c->id,
-             (int)(olen > 300 ? 300 : olen), out);
-    srv_conn_write(c, out, olen);
+             (int)(blen > 300 ? 300 : blen), body);
+    write_framed(c, head, hn, body, blen, tail, strlen(tail));
     if (f == RPC_FRAMING_HTTP && is_response && !c->closing) {
         if (--c->http_outstanding <= 0) {
             char *end = mdae_strdup(RPC_HTTP_STREAM_END);
