@@ -235,7 +235,8 @@ static void write_framed(srv_conn *c, const char *head, size_t hn, char *data, s
     w->conn = c;
     w->data = data;
     w->len = total;
-    memcpy(w->head, head, hn);
+    if (hn > 0)
+        memcpy(w->head, head, hn);
     /* uv_buf_t counts in unsigned int: the body in pieces of 1 GiB. */
     uv_buf_t b[8];
     unsigned nb = 0;
