@@ -502,7 +502,8 @@ async def filler(port, deadline, attack):
             n += 1
             r = await asyncio.wait_for(conn.call(
                 {"jsonrpc": "2.0", "id": n, "method": "session/open",
-                 "params": {"text": "x : real;\ne : equation der(x) = %d;\n" % n}}), 30)
+                 "params": {"text": "x : real;\ne : equation der(x) = %d;\n" % n}}),
+                max(1, deadline - time.monotonic()))
         except (asyncio.TimeoutError, ConnectionError, OSError, asyncio.IncompleteReadError):
             conn.close()
             await asyncio.sleep(1)
