@@ -606,6 +606,14 @@ async def main_async(args, proc, ref):
     deadline = t0 + args.seconds
     rng = random.Random(args.seed)
     killed, samples = [], []
+    # One connection first: libuv opens its reserve descriptor (loop's
+    # emfile_fd) with the first stream, which is a client's since mdaed
+    # accepts itself (issue 37).
+    first = Conn("ndjson", args.port)
+    await first.open()
+    await first.call({"jsonrpc": "2.0", "id": 1, "method": "server/status"})
+    first.close()
+    await asyncio.sleep(0.2)
     start_fds = fds(proc.pid)
     clients = [Client(n, args, stats, corpus, ref, deadline) for n in range(args.clients)]
     tasks = [asyncio.create_task(c.run()) for c in clients]

@@ -128,7 +128,7 @@ static int open_spare(void) { return open("/dev/null", O_RDONLY | O_CLOEXEC); }
 
 static void on_accept_retry(uv_timer_t *t);
 
-/* accept4 failed with EMFILE or ENFILE: give the spare descriptor up for
+/* accept failed with EMFILE or ENFILE: give the spare descriptor up for
  * long enough to accept one client and tell it, then take it back
  * (libuv's uv__emfile_trick, but answering). Without a spare, stop
  * watching the listener for a moment instead of spinning on it. */
