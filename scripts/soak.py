@@ -405,6 +405,11 @@ class Attack:
         self.filler_refused = 0   # -32005: the per-owner quota (expected)
         self.filler_other = {}    # any other answer, by code
 
+    def never_cut(self, kind, lived, bound):
+        """Still open at the end of the run."""
+        if lived > bound + SLACK:
+            self.kept.append("%s: still open after %.1f s, bound %.1f s" % (kind, lived, bound))
+
     def record(self, kind, lived, bound, told):
         self.cut.setdefault(kind, []).append(lived)
         if told:
@@ -453,6 +458,8 @@ async def slowloris(port, deadline, attack, rng):
         writer.close()
         if closed:
             attack.record("slowloris", time.monotonic() - t0, bound, b" 408 " in got)
+        else:
+            attack.never_cut("slowloris", time.monotonic() - t0, bound)
 
 
 async def idler(port, deadline, attack):
@@ -469,6 +476,8 @@ async def idler(port, deadline, attack):
         writer.close()
         if closed:
             attack.record("idle", time.monotonic() - t0, bound, False)
+        else:
+            attack.never_cut("idle", time.monotonic() - t0, bound)
 
 
 async def staller(port, deadline, attack):
@@ -489,6 +498,8 @@ async def staller(port, deadline, attack):
         writer.close()
         if closed:
             attack.record("stalled", time.monotonic() - t0, bound, b'"error"' in got)
+        else:
+            attack.never_cut("stalled", time.monotonic() - t0, bound)
 
 
 async def filler(port, deadline, attack):
