@@ -196,7 +196,10 @@ static void on_write(uv_write_t *req, int status)
     }
     if (c->read_paused && !c->closing && !c->ending && !c->read_eof &&
         uv_stream_get_write_queue_size(c->wr) <= srv.cfg.write_queue_bytes / 2) {
-        /* The client took its replies: read its requests again. */
+        /* The client took its replies: read its requests again. A message
+         * begun is timed from now: the pause was the server's. */
+        if (c->msg_start != 0)
+            c->msg_start = uv_now(srv.loop);
         c->read_paused = uv_read_start(c->rd, on_alloc, on_read) < 0;
         if (c->read_paused)
             srv_conn_close(c, "cannot read again");

@@ -4,14 +4,15 @@
  * 5, docs/security.md "Connections and their bounds") attacked against a
  * real mdaed with short limits: slowloris headers, idle connections,
  * stalled partial messages, the partial-message budget, a slow but steady
- * reader of a large result next to one that never reads, and clients past
- * the descriptor limit and past limits.max_connections.
+ * reader of a large result next to one that never reads, clients past the
+ * descriptor limit and past limits.max_connections, and a client that
+ * pipelines requests faster than it reads the replies.
  *
  * Each test failed on the server before the bounds (d1f2380): nothing was
  * ever closed for slowness or idleness, partial messages were kept without
  * a total, a reply larger than write_queue_bytes cut its reader off at
- * once, and a client past the descriptor limit was dropped by libuv without
- * a word (the new keys were unknown, so the server refused the
+ * once (a pipelining client too, at write_queue_bytes), and a client past
+ * the descriptor limit was dropped by libuv without a word (the new keys were unknown, so the server refused the
  * configurations that name them).
  */
 #include "server/srv_test.h"
@@ -528,5 +529,51 @@ Test(sec_bounds, max_connections_is_answered)
     status_answered(&p);
     for (int i = 1; i < served; i++)
         close(fds[i]);
+    cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
+}
+
+/* 8. A client that pipelines many requests and reads its replies slowly:
+ * past write_queue_bytes its requests wait in the kernel (reading paused)
+ * instead of the connection being cut, and every reply comes. */
+Test(sec_bounds, pipelining_slow_reader_gets_every_reply)
+{
+    srv_proc p;
+    sec_start(&p, "\"write_queue_bytes\": 16384, \"write_stall_ms\": 2000");
+    client cu;
+    cl_connect_unix(&cu, &p);
+    int fd = cu.fd;
+    free(cu.buf);
+    enum { N = 3000 };
+    const char *req = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}\n";
+    size_t rlen = strlen(req), sent_bytes = 0, total = (size_t)N * rlen;
+    int replies = 0;
+    size_t received = 0;
+    uint64_t end = t_now_ms() + 60000;
+    while (replies < N && t_now_ms() < end) {
+        if (sent_bytes < total) {
+            size_t off = sent_bytes % rlen;
+            ssize_t w = send(fd, req + off, rlen - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0) {
+                sent_bytes += (size_t)w;
+                continue;
+            }
+            cr_assert(w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK),
+                      "the server closed a client that reads (%d replies)", replies);
+        }
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (poll(&pfd, 1, 100) <= 0)
+            continue;
+        char buf[8192];
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        cr_assert_gt(n, 0, "cut off after %d replies", replies);
+        received += (size_t)n;
+        for (ssize_t i = 0; i < n; i++)
+            replies += buf[i] == '\n';
+        t_sleep_ms(5); /* about 1.5 MB/s */
+    }
+    cr_assert_eq(replies, N, "%d of %d replies (%zu bytes)", replies, N, received);
+    cr_assert_gt(received, 20u * 16384, "replies of %zu bytes: the queue bound was not reached",
+                 received);
+    close(fd);
     cr_assert_eq(srv_stop(&p), 0, "mdaed did not exit 0 (a sanitizer report?)");
 }
