@@ -177,8 +177,9 @@ class Conn:
 
 async def http_call(port, msg_bytes):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(b"POST /rpc HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"
-                 b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(msg_bytes) + msg_bytes)
+    writer.write(b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                 b"Connection: close\r\nContent-Length: %d\r\n\r\n" % (port, len(msg_bytes)) +
+                 msg_bytes)
     await writer.drain()
     data = await reader.read()
     writer.close()
@@ -500,6 +501,7 @@ async def staller(port, deadline, attack):
             attack.record("stalled", time.monotonic() - t0, bound, b'"error"' in got)
         else:
             attack.never_cut("stalled", time.monotonic() - t0, bound)
+        await asyncio.sleep(0.5)  # those the budget refuses at once: not a busy loop
 
 
 async def filler(port, deadline, attack):
