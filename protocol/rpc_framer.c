@@ -36,6 +36,8 @@ struct rpc_framer_http_ {
     void *ctx;
     int rc; /* error found inside a callback */
     const char *limit_status; /* the HTTP status of the limit hit, or NULL */
+    bool in_message;   /* on_message_begin seen, on_message_complete not yet */
+    bool headers_done; /* on_headers_complete seen for that message */
     char url[RPC_FRAMER_MAX_URL + 1];
     size_t url_len;
     char field[HTTP_FIELD_KEEP + 1];
@@ -304,6 +306,15 @@ static int on_http_begin(http_parser *p)
         h->hdr[k].len = 0;
     }
     h->fr->len = 0;
+    h->in_message = true;
+    h->headers_done = false;
+    return 0;
+}
+
+static int on_http_headers_complete(http_parser *p)
+{
+    struct rpc_framer_http_ *h = p->data;
+    h->headers_done = true;
     return 0;
 }
 
@@ -429,6 +440,7 @@ static int on_http_complete(http_parser *p)
     f.duplicate_header = h->duplicate;
     f.owner = kept_value(h, HDR_OWNER);
     f.keep_alive = http_should_keep_alive(p) != 0;
+    h->in_message = false;
     if (h->cb(h->ctx, &f)) {
         h->rc = MDAE_E_CANCELED;
         return 1;
@@ -448,6 +460,7 @@ static int http_start(rpc_framer *fr)
     h->settings.on_url = on_http_url;
     h->settings.on_header_field = on_http_field;
     h->settings.on_header_value = on_http_value;
+    h->settings.on_headers_complete = on_http_headers_complete;
     h->settings.on_body = on_http_body;
     h->settings.on_message_complete = on_http_complete;
     h->parser.data = h;
@@ -587,6 +600,13 @@ int rpc_framer_feed(rpc_framer *fr, const char *buf, size_t len, rpc_frame_cb cb
     rc = feed_framed(fr, buf, len, cb, ctx);
     if (rc < 0)
         goto fail;
+    if (fr->len == 0 && fr->cap > RPC_FRAMER_KEEP) {
+        /* The large message is out (no frame borrows the buffer now). */
+        mdae_free(fr->buf);
+        fr->buf = NULL;
+        fr->cap = 0;
+        fr->scan = 0;
+    }
     return MDAE_OK;
 fail:
     /* Sticky, MDAE_E_NOMEM included: bytes that could not be kept are lost,
@@ -595,38 +615,81 @@ fail:
     return rc;
 }
 
+rpc_framer_phase rpc_framer_phase_of(const rpc_framer *fr)
+{
+    if (fr->error < 0)
+        return RPC_FRAMER_IDLE;
+    switch (fr->framing) {
+    case RPC_FRAMING_UNKNOWN:
+        return fr->len > 0 ? RPC_FRAMER_HEAD : RPC_FRAMER_IDLE;
+    case RPC_FRAMING_NDJSON:
+        return fr->len > 0 ? RPC_FRAMER_BODY : RPC_FRAMER_IDLE;
+    case RPC_FRAMING_LSP:
+        if (fr->in_body)
+            return RPC_FRAMER_BODY;
+        return fr->len > 0 ? RPC_FRAMER_HEAD : RPC_FRAMER_IDLE;
+    case RPC_FRAMING_HTTP:
+        if (fr->http == NULL || !fr->http->in_message)
+            return RPC_FRAMER_IDLE;
+        return fr->http->headers_done ? RPC_FRAMER_BODY : RPC_FRAMER_HEAD;
+    }
+    return RPC_FRAMER_IDLE;
+}
+
+size_t rpc_framer_held(const rpc_framer *fr) { return fr->cap; }
+
+void rpc_framer_drop(rpc_framer *fr, int rc)
+{
+    rpc_framer_close(fr);
+    fr->scan = 0;
+    fr->in_body = false;
+    fr->error = rc < 0 ? rc : MDAE_E_CANCELED;
+}
+
 /* ---- Output ------------------------------------------------------------------ */
 
-int rpc_frame_encode(rpc_framing framing, const char *body, size_t len, char **out,
-                     size_t *out_len)
+int rpc_frame_wrap(rpc_framing framing, size_t len, char *head, size_t *head_len,
+                   const char **tail)
 {
-    char head[48];
     int hn;
-    const char *tail = "";
     switch (framing) {
     case RPC_FRAMING_NDJSON:
         hn = 0;
-        tail = "\n";
+        *tail = "\n";
         break;
     case RPC_FRAMING_LSP:
-        hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", len);
+        hn = snprintf(head, RPC_FRAME_HEAD_MAX, "Content-Length: %zu\r\n\r\n", len);
+        *tail = "";
         break;
     case RPC_FRAMING_HTTP:
-        hn = snprintf(head, sizeof head, "%zx\r\n", len + 1);
-        tail = "\n\r\n";
+        hn = snprintf(head, RPC_FRAME_HEAD_MAX, "%zx\r\n", len + 1);
+        *tail = "\n\r\n";
         break;
     default:
         return MDAE_E_INVAL;
     }
+    *head_len = (size_t)hn;
+    return MDAE_OK;
+}
+
+int rpc_frame_encode(rpc_framing framing, const char *body, size_t len, char **out,
+                     size_t *out_len)
+{
+    char head[RPC_FRAME_HEAD_MAX];
+    size_t hn;
+    const char *tail;
+    int rc = rpc_frame_wrap(framing, len, head, &hn, &tail);
+    if (rc < 0)
+        return rc;
     size_t tn = strlen(tail);
-    char *p = mdae_malloc((size_t)hn + len + tn + 1);
+    char *p = mdae_malloc(hn + len + tn + 1);
     if (p == NULL)
         return MDAE_E_NOMEM;
-    memcpy(p, head, (size_t)hn);
+    memcpy(p, head, hn);
     memcpy(p + hn, body, len);
     memcpy(p + hn + len, tail, tn + 1);
     *out = p;
-    *out_len = (size_t)hn + len + tn;
+    *out_len = hn + len + tn;
     return MDAE_OK;
 }
 

@@ -135,6 +135,31 @@ MDAE_API void rpc_framer_set_framing(rpc_framer *fr, rpc_framing framing);
  * the body); NULL for any other framing or error. Static storage. */
 MDAE_API const char *rpc_framer_http_limit_status(const rpc_framer *fr);
 
+/* Where the framer is in the stream (the server's read timeouts, issue 37):
+ * between messages, inside a message's headers (an HTTP request line and
+ * headers, an LSP header block, or the first bytes before the framing is
+ * known), or inside its body (an HTTP or LSP body, an NDJSON line). */
+typedef enum rpc_framer_phase {
+    RPC_FRAMER_IDLE = 0, /* no message begun (or a sticky error) */
+    RPC_FRAMER_HEAD,
+    RPC_FRAMER_BODY
+} rpc_framer_phase;
+MDAE_API rpc_framer_phase rpc_framer_phase_of(const rpc_framer *fr);
+
+/* Bytes of memory the framer holds now (its buffer's capacity): what a
+ * message in progress costs. A buffer grown past RPC_FRAMER_KEEP for one
+ * large message is released once that message is out, so that a
+ * connection which once sent 16 MiB does not hold 16 MiB for its life
+ * (and thousands of idle ones hold little). */
+#define RPC_FRAMER_KEEP 4096u
+MDAE_API size_t rpc_framer_held(const rpc_framer *fr);
+
+/* Give up on the stream: release the buffers now and make rc (< 0) the
+ * sticky error, so that any later feed returns it. For a connection closed
+ * for the server's sake (its partial message over a memory budget) whose
+ * handle closes later. */
+MDAE_API void rpc_framer_drop(rpc_framer *fr, int rc);
+
 /* Name of a framing ("ndjson", "lsp", "http", "unknown"); static storage. */
 MDAE_API const char *rpc_framing_name(rpc_framing framing);
 
@@ -147,6 +172,14 @@ MDAE_API const char *rpc_framing_name(rpc_framing framing);
 MDAE_API int rpc_frame_encode(rpc_framing framing, const char *body /* borrowed */,
                               size_t len, char **out /* out: owned */,
                               size_t *out_len /* out */);
+
+/* What rpc_frame_encode puts around a body of len bytes, for a writer that
+ * sends head, body and tail as they are (a large reply is then not copied):
+ * the head into head (RPC_FRAME_HEAD_MAX bytes, *head_len of them), the
+ * tail as static storage. MDAE_OK or MDAE_E_INVAL (RPC_FRAMING_UNKNOWN). */
+#define RPC_FRAME_HEAD_MAX 48
+MDAE_API int rpc_frame_wrap(rpc_framing framing, size_t len, char *head /* out */,
+                            size_t *head_len /* out */, const char **tail /* out */);
 
 /* The head of the HTTP response to a POST /rpc: status 200, chunked NDJSON.
  * Static storage. keep_alive selects the Connection header. */

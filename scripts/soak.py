@@ -20,6 +20,22 @@
 #   - its open descriptors are back to where they started once the clients
 #     are gone and idle workers stopped;
 # and prints p50/p99 latency per method.
+#
+# Attackers (issue 37 item 5, docs/security.md "Connections and their
+# bounds"): from ATTACK_AT (a third of the run, at most 60 s in) to the end,
+# slowloris clients dribble HTTP headers, idle clients connect and say
+# nothing, stalled clients send part of a large message and stop, and one
+# client opens sessions without end to fill the session table (a per-owner
+# quota answers it -32005, MDAE_E_LIMIT: counted as the expected outcome).
+# The server runs with short bounds (ATTACK_LIMITS below). It also asserts:
+#   - every slowloris, idle and stalled connection is closed by the server
+#     within its bound (plus SLACK seconds);
+#   - the normal clients' p99 latency with the attackers is at most 3 times
+#     their p99 before them (after a warm-up), and none of their requests
+#     is lost;
+#   - no normal client's session/open is refused for a full session table;
+#   - the router's resident memory under attack stays within MEMORY_BOUND_KB
+#     plus limits.partial_bytes of its median before the attack.
 import argparse
 import asyncio
 import glob
@@ -35,10 +51,19 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_MESSAGE = 1 << 20
+# The bounds the soak's server runs with (short, so that the attackers are
+# cut often within a 3-minute run).
+ATTACK_LIMITS = {"header_timeout_ms": 2000, "body_timeout_ms": 4000, "body_min_rate": 65536,
+                 "idle_ms": 10000, "http_idle_ms": 5000, "partial_bytes": 4 << 20}
+SLACK = 3.0                # seconds past a bound before an attacker counts as kept
+STALL_BYTES = 400 * 1000   # a stalled partial message (a 512 KiB buffer in the router)
+MEMORY_BOUND_KB = 8 * 1024  # router growth under attack, beyond partial_bytes
+P99_FACTOR = 3.0
 
 
 class Stats:
     def __init__(self):
+        self.timed = []  # (monotonic time answered, seconds) of every normal request
         self.sent = 0
         self.answered = 0
         self.lost = []
@@ -46,10 +71,12 @@ class Stats:
         self.latency = {}
         self.mismatches = []
         self.checked = 0
+        self.table_full = []  # normal clients' opens refused (-32005)
 
     def done(self, method, seconds, reply):
         self.answered += 1
         self.latency.setdefault(method, []).append(seconds)
+        self.timed.append((time.monotonic(), seconds))
         if reply is not None and "error" in reply:
             code = str(reply["error"].get("code"))
             self.errors[code] = self.errors.get(code, 0) + 1
@@ -150,8 +177,9 @@ class Conn:
 
 async def http_call(port, msg_bytes):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                 b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(msg_bytes) + msg_bytes)
+    writer.write(b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                 b"Connection: close\r\nContent-Length: %d\r\n\r\n" % (port, len(msg_bytes)) +
+                 msg_bytes)
     await writer.drain()
     data = await reader.read()
     writer.close()
@@ -246,6 +274,8 @@ class Client:
         r = await self.request("session/open", params)
         if r and "result" in r:
             self.sessions[r["result"]["session"]] = (text, fmt)
+        elif r and r.get("error", {}).get("code") == -32005:
+            self.stats.table_full.append("client %d: %s" % (self.n, r["error"].get("message")))
 
     async def op_edit(self, sid):
         text, fmt = self.sessions[sid]
@@ -362,6 +392,156 @@ async def stalled_reader(args, deadline, rng):
         await asyncio.sleep(1)
 
 
+# ---- attackers (issue 37 item 5) -------------------------------------------------------
+
+class Attack:
+    """What the attackers saw: per kind, connections cut by the server and
+    how long each lived; connections the server kept past their bound."""
+
+    def __init__(self):
+        self.cut = {}    # kind -> [seconds from the attack's start to the server's close]
+        self.told = {}   # kind -> how many were told why (408, a JSON-RPC error)
+        self.kept = []   # "kind: lived N s, bound B s"
+        self.filler_opened = 0
+        self.filler_refused = 0   # -32005: the per-owner quota (expected)
+        self.filler_other = {}    # any other answer, by code
+
+    def never_cut(self, kind, lived, bound):
+        """Still open at the end of the run."""
+        if lived > bound + SLACK:
+            self.kept.append("%s: still open after %.1f s, bound %.1f s" % (kind, lived, bound))
+
+    def record(self, kind, lived, bound, told):
+        self.cut.setdefault(kind, []).append(lived)
+        if told:
+            self.told[kind] = self.told.get(kind, 0) + 1
+        if lived > bound + SLACK:
+            self.kept.append("%s: lived %.1f s, bound %.1f s" % (kind, lived, bound))
+
+
+async def wait_closed(reader, until):
+    """Read until the server closes (True, with what came) or `until`."""
+    got = b""
+    while time.monotonic() < until:
+        try:
+            chunk = await asyncio.wait_for(reader.read(65536), max(0.05, until - time.monotonic()))
+        except asyncio.TimeoutError:
+            break
+        except (ConnectionError, OSError):
+            return True, got
+        if not chunk:
+            return True, got
+        got += chunk
+    return False, got
+
+
+async def slowloris(port, deadline, attack, rng):
+    """HTTP headers, one line every half second, never the blank line."""
+    bound = ATTACK_LIMITS["header_timeout_ms"] / 1000
+    while time.monotonic() < deadline - bound - SLACK:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.5)
+            continue
+        t0 = time.monotonic()
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        closed, got = False, b""
+        while not closed and time.monotonic() < deadline:
+            try:
+                writer.write(b"X-Slow-%d: 1\r\n" % rng.randrange(10 ** 6))
+                await writer.drain()
+            except (ConnectionError, OSError):
+                closed = True
+                break
+            closed, more = await wait_closed(reader, time.monotonic() + 0.5)
+            got += more
+        writer.close()
+        if closed:
+            attack.record("slowloris", time.monotonic() - t0, bound, b" 408 " in got)
+        else:
+            attack.never_cut("slowloris", time.monotonic() - t0, bound)
+
+
+async def idler(port, deadline, attack):
+    """Connect and say nothing."""
+    bound = ATTACK_LIMITS["idle_ms"] / 1000
+    while time.monotonic() < deadline - bound - SLACK:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.5)
+            continue
+        t0 = time.monotonic()
+        closed, _ = await wait_closed(reader, deadline)
+        writer.close()
+        if closed:
+            attack.record("idle", time.monotonic() - t0, bound, False)
+        else:
+            attack.never_cut("idle", time.monotonic() - t0, bound)
+
+
+async def staller(port, deadline, attack):
+    """Part of a large NDJSON message, then nothing."""
+    bound = (ATTACK_LIMITS["body_timeout_ms"] + STALL_BYTES * 1000 /
+             ATTACK_LIMITS["body_min_rate"]) / 1000
+    head = b'{"jsonrpc":"2.0","id":1,"method":"session/open","params":{"text":"'
+    while time.monotonic() < deadline - bound - SLACK:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            t0 = time.monotonic()
+            writer.write(head + b"x" * (STALL_BYTES - len(head)))
+            await writer.drain()
+        except OSError:
+            await asyncio.sleep(0.5)
+            continue
+        closed, got = await wait_closed(reader, deadline)
+        writer.close()
+        if closed:
+            attack.record("stalled", time.monotonic() - t0, bound, b'"error"' in got)
+        else:
+            attack.never_cut("stalled", time.monotonic() - t0, bound)
+        await asyncio.sleep(0.5)  # those the budget refuses at once: not a busy loop
+
+
+async def filler(port, deadline, attack):
+    """One connection opening sessions without end, a few a second."""
+    conn = Conn("ndjson", port)
+    n = 0
+    while time.monotonic() < deadline - 1:
+        try:
+            if conn.writer is None:
+                await conn.open()
+            n += 1
+            r = await asyncio.wait_for(conn.call(
+                {"jsonrpc": "2.0", "id": n, "method": "session/open",
+                 "params": {"text": "x : real;\ne : equation der(x) = %d;\n" % n}}),
+                max(1, deadline - time.monotonic()))
+        except (asyncio.TimeoutError, ConnectionError, OSError, asyncio.IncompleteReadError):
+            conn.close()
+            await asyncio.sleep(1)
+            continue
+        if "result" in r:
+            attack.filler_opened += 1
+        elif r.get("error", {}).get("code") == -32005:
+            attack.filler_refused += 1
+        else:
+            code = str(r.get("error", {}).get("code"))
+            attack.filler_other[code] = attack.filler_other.get(code, 0) + 1
+        await asyncio.sleep(0.5)
+    conn.close()
+
+
+async def attackers(args, start, deadline, attack, rng):
+    await asyncio.sleep(max(0, start - time.monotonic()))
+    tasks = [slowloris(args.port, deadline, attack, random.Random(rng.random()))
+             for _ in range(20)]
+    tasks += [idler(args.port, deadline, attack) for _ in range(50)]
+    tasks += [staller(args.port, deadline, attack) for _ in range(12)]
+    tasks.append(filler(args.port, deadline, attack))
+    await asyncio.gather(*tasks)
+
+
 def children(pid):
     try:
         with open("/proc/%d/task/%d/children" % (pid, pid)) as fh:
@@ -407,9 +587,10 @@ def start_server(args, tmp):
     with open(conf, "w") as fh:
         json.dump({"listen": {"tcp": "127.0.0.1:0", "unix": None}, "log_level": "warn",
                    "state_dir": "none",
-                   "limits": {"max_message_bytes": MAX_MESSAGE, "max_sessions": 4096,
-                              "max_workers": args.workers, "worker_idle_ms": 3000,
-                              "request_timeout_ms": 60000, "write_queue_bytes": 8 << 20}},
+                   "limits": dict({"max_message_bytes": MAX_MESSAGE, "max_sessions": 4096,
+                                   "max_workers": args.workers, "worker_idle_ms": 3000,
+                                   "request_timeout_ms": 60000, "write_queue_bytes": 8 << 20},
+                                  **ATTACK_LIMITS)},
                   fh)
     log = open(os.path.join(tmp, "mdaed.log"), "w")
     proc = subprocess.Popen([args.mdaed, "--config", conf, "--port-file", port_file],
@@ -438,12 +619,24 @@ async def main_async(args, proc, ref):
     deadline = t0 + args.seconds
     rng = random.Random(args.seed)
     killed, samples = [], []
+    # One connection first: libuv opens its reserve descriptor (loop's
+    # emfile_fd) with the first stream, which is a client's since mdaed
+    # accepts itself (issue 37).
+    first = Conn("ndjson", args.port)
+    await first.open()
+    await first.call({"jsonrpc": "2.0", "id": 1, "method": "server/status"})
+    first.close()
+    await asyncio.sleep(0.2)
     start_fds = fds(proc.pid)
     clients = [Client(n, args, stats, corpus, ref, deadline) for n in range(args.clients)]
     tasks = [asyncio.create_task(c.run()) for c in clients]
     extra = [asyncio.create_task(stalled_reader(args, deadline, rng)) for _ in range(3)]
     extra.append(asyncio.create_task(chaos(proc.pid, deadline, rng, killed)))
     extra.append(asyncio.create_task(monitor(proc.pid, deadline, samples)))
+    attack = Attack()
+    attack_at = t0 + min(args.seconds / 3, 60)
+    extra.append(asyncio.create_task(attackers(args, attack_at, deadline, attack,
+                                               random.Random(args.seed + 7))))
     await asyncio.gather(*tasks, *extra)
     # Idle workers stop after worker_idle_ms; then the descriptors are back.
     end_fds = None
@@ -452,7 +645,8 @@ async def main_async(args, proc, ref):
         end_fds = fds(proc.pid)
         if end_fds <= start_fds and not children(proc.pid):
             break
-    return stats, killed, samples, start_fds, end_fds, time.monotonic() - t0
+    return (stats, killed, samples, start_fds, end_fds, time.monotonic() - t0, attack, t0,
+            attack_at)
 
 
 def main():
@@ -471,7 +665,8 @@ def main():
     ref = CliReference(args.mdae, tmp)
     print("soak: %d clients for %.0f s against mdaed %d (port %d), seed %d" %
           (args.clients, args.seconds, proc.pid, args.port, args.seed), flush=True)
-    stats, killed, samples, start_fds, end_fds, took = asyncio.run(main_async(args, proc, ref))
+    (stats, killed, samples, start_fds, end_fds, took, attack, t0,
+     attack_at) = asyncio.run(main_async(args, proc, ref))
     alive = proc.poll() is None
     if alive:
         proc.send_signal(signal.SIGTERM)
@@ -504,6 +699,32 @@ def main():
     print("router memory (kB) over time: %s" %
           " ".join("%.0fs:%d" % (t - samples[0][0], kb) for t, kb, _ in samples[::step]))
     print("workers killed by the chaos task: %d" % len(killed))
+    # Before and with the attackers: the normal clients' latency after a
+    # warm-up (the first opens queue for workers), and the router's memory.
+    warm = t0 + min(15, args.seconds / 10)
+    before = [x for t, x in stats.timed if warm <= t < attack_at]
+    during = [x for t, x in stats.timed if t >= attack_at + 5]
+    mem_before = [kb for t, kb, _ in samples if warm <= t < attack_at]
+    mem_during = [kb for t, kb, _ in samples if t >= attack_at + 5]
+    mb_kb = statistics.median(mem_before) if mem_before else 0
+    md_kb = max(mem_during) if mem_during else 0
+    print("normal clients before the attackers: n=%d p50 %.4f p99 %.4f" %
+          (len(before), pct(before, 0.5) if before else 0, pct(before, 0.99) if before else 0))
+    print("normal clients with the attackers:   n=%d p50 %.4f p99 %.4f" %
+          (len(during), pct(during, 0.5) if during else 0, pct(during, 0.99) if during else 0))
+    for kind in ("slowloris", "idle", "stalled"):
+        xs = attack.cut.get(kind, [])
+        print("attackers %-9s cut %4d times, told why %4d, lived median %.1f s max %.1f s" %
+              (kind, len(xs), attack.told.get(kind, 0), statistics.median(xs) if xs else 0,
+               max(xs) if xs else 0))
+    print("session-table filler: %d opened, %d refused -32005 (quota), other answers %s" %
+          (attack.filler_opened, attack.filler_refused, json.dumps(attack.filler_other)))
+    print("router memory before the attackers (median) %d kB, with them (max) %d kB" %
+          (mb_kb, md_kb))
+    for line in attack.kept[:10]:
+        print("  kept past its bound: " + line)
+    for line in stats.table_full[:5]:
+        print("  normal open refused: " + line)
     for line in stats.lost[:10]:
         print("  lost: " + line)
     for line in stats.mismatches[:10]:
@@ -526,6 +747,25 @@ def main():
             "quarter (%+.1f %%)" % (base_kb, base_t - t_first, end_kb, growth))
     verdict(end_fds is not None and end_fds <= start_fds,
             "router descriptors: %d at the start, %d at the end" % (start_fds, end_fds))
+    verdict(not attack.kept and all(attack.cut.get(k) for k in ("slowloris", "idle", "stalled")),
+            "attackers cut within their bounds (+%.0f s): slowloris %d, idle %d, stalled %d; "
+            "kept past them: %d" % (SLACK, len(attack.cut.get("slowloris", [])),
+                                    len(attack.cut.get("idle", [])),
+                                    len(attack.cut.get("stalled", [])), len(attack.kept)))
+    p99_b = pct(before, 0.99) if before else 0
+    p99_d = pct(during, 0.99) if during else 0
+    verdict(before and during and p99_d <= P99_FACTOR * p99_b,
+            "normal p99 with the attackers %.3f s, before %.3f s (x%.2f, bound x%.0f)" %
+            (p99_d, p99_b, p99_d / p99_b if p99_b else 0, P99_FACTOR))
+    verdict(not stats.table_full and not attack.filler_other,
+            "session table: normal opens refused %d; the filler's %d opens, %d quota refusals, "
+            "%d other errors" % (len(stats.table_full), attack.filler_opened,
+                                 attack.filler_refused, sum(attack.filler_other.values())))
+    bound_kb = MEMORY_BOUND_KB + ATTACK_LIMITS["partial_bytes"] // 1024
+    verdict(mb_kb and md_kb - mb_kb <= bound_kb,
+            "router memory with the attackers at most %d kB, %+d kB over its median before "
+            "them (bound %d kB: partial_bytes + %d kB)" % (md_kb, md_kb - mb_kb, bound_kb,
+                                                           MEMORY_BOUND_KB))
     sys.exit(0 if ok else 1)
 
 

@@ -116,7 +116,23 @@ typedef struct srv_config {
     uint64_t session_idle_ms;
     uint64_t lsp_debounce_ms; /* quiet time after didChange before the
                                  diagnostics run; 0: at once (issue 6) */
-    size_t write_queue_bytes;
+    size_t write_queue_bytes;  /* over it, the client's requests are not read
+                                  until its replies drain (issue 37) */
+    /* Connections and their bounds (issue 37 item 5, docs/security.md);
+     * 0 turns each one off. stdio is exempt from all of them. */
+    uint64_t header_timeout_ms; /* a message's headers, from its first byte */
+    uint64_t body_timeout_ms;   /* a message, from its first byte ... */
+    size_t body_min_rate;       /* ... plus a second per this many bytes
+                                   received (a minimum rate, bytes/s) */
+    uint64_t idle_ms;           /* no request, no session, no bytes */
+    uint64_t http_idle_ms;      /* an HTTP keep-alive connection between
+                                   exchanges */
+    uint64_t idle_with_sessions_ms; /* a connection owning sessions, or an
+                                       initialized LSP client (an editor) */
+    uint64_t write_stall_ms;    /* replies over write_queue_bytes and none of
+                                   them taken by the client for this long */
+    size_t partial_bytes;       /* all connections' partial messages */
+    size_t max_connections;     /* client connections at once */
     size_t bdd_node_limit, bdd_initial_nodes, bdd_cache_size;
     int log_level;
     bool debug_methods; /* debug/crash, debug/alloc, debug/sleep: tests only */
@@ -213,6 +229,21 @@ struct srv_conn {
     bool ending;
     const char *end_why; /* static string */
     uv_shutdown_t shutdown;
+    /* Bounds (issue 37 item 5; srv_conn_check_all). Times are uv_now. */
+    uint64_t last_active;   /* bytes received, a reply taken, a request done */
+    uint64_t msg_start;     /* the first byte of the message being read; 0:
+                               none begun */
+    uint64_t frames;        /* frames cut so far */
+    size_t msg_bytes;       /* bytes received since msg_start */
+    size_t held;            /* what its framer holds, counted in
+                               srv.partial_bytes */
+    uint64_t written_seen;  /* bytes the kernel had taken at the last check */
+    uint64_t written_at;    /* when that last grew (or nothing was queued) */
+    uint64_t queued_total;  /* bytes ever handed to uv_write */
+    bool read_paused;       /* not reading until its replies drain */
+    bool has_sessions;      /* owns sessions (set by the caller of
+                               srv_conn_check_all) */
+    bool lsp_initialized;   /* an LSP client said initialize: an editor */
     struct srv_conn *prev, *next;
 };
 
@@ -241,10 +272,27 @@ void srv_conn_unref(srv_conn *conn);
  * is_response: counts against an HTTP exchange (notifications do not).
  * Errors close the connection (nobody to tell). */
 void srv_conn_send(srv_conn *conn, cJSON *msg /* takes */, bool is_response);
-/* The same for a message already printed (body borrowed). */
+/* The same for a message already printed (body borrowed: copied). */
 void srv_conn_send_text(srv_conn *conn, const char *body, size_t len, bool is_response);
+/* The same, taking the printed body (allocated with mdae_malloc), which is
+ * written as it is between its frame's head and tail: a large reply is not
+ * copied. */
+void srv_conn_send_owned(srv_conn *conn, char *body /* takes */, size_t len, bool is_response);
 /* Write raw bytes (takes ownership of data, allocated with mdae_malloc). */
 void srv_conn_write(srv_conn *conn, char *data /* takes */, size_t len);
+/* Apply the read, idle and write-stall timeouts to every connection at
+ * uv_now `now` (each connection's has_sessions set by the caller): one
+ * that is past a bound is told why when nothing is owed (HTTP 408, or a
+ * JSON-RPC error) and closed. */
+void srv_conn_check_all(uint64_t now);
+/* How often srv_conn_check_all should run for the configured bounds (ms);
+ * 0 when every one of them is off. */
+uint64_t srv_conn_check_interval(void);
+/* A refusal for a client that cannot be served (too many connections, no
+ * descriptors left), framed as the client speaks, guessed from the bytes
+ * already sent (`peek`, n bytes; none: NDJSON): an HTTP 503 or a
+ * JSON-RPC error -32005 (MDAE_E_LIMIT). Owned (mdae_free); NULL on OOM. */
+char *srv_conn_refusal(const char *peek, size_t n, const char *why, size_t *len /* out */);
 
 /* ---- Calls and batches (srv_call.c) ------------------------------------------ */
 typedef struct srv_batch srv_batch;
@@ -683,7 +731,7 @@ typedef struct srv_server {
     srv_config cfg;
     char exe[4096]; /* this binary, for spawning workers */
     uint64_t start_ms;
-    uv_tcp_t tcp;
+    int tcp_fd;   /* the listening socket, watched by tcp_poll */
     bool tcp_on;
     int tcp_port; /* the port bound (the configuration may say 0) */
     uv_pipe_t unix_listener;
@@ -694,6 +742,17 @@ typedef struct srv_server {
     bool draining;
     uint64_t drain_until; /* uv_now when the grace period ends */
     uv_timer_t lsp_timer; /* debounced LSP checks (srv_lsp.c) */
+    uv_timer_t conn_timer; /* connections' timeouts (srv_conn_check_all) */
+    /* Accepting (srv_loop.c): mdaed accepts itself, so that at the
+     * descriptor limit a client is answered and the refusal logged. */
+    uv_poll_t tcp_poll, unix_poll;
+    uv_timer_t accept_retry; /* polling paused: no spare descriptor */
+    int spare_fd;            /* kept free for the refusal; -1: none */
+    uint64_t nofile;         /* RLIMIT_NOFILE (soft) at start */
+    uint64_t refused_logged; /* uv_now of the last refusal logged */
+    uint64_t refused_quiet;  /* refusals since, not logged */
+    uint64_t nofile_warned;  /* uv_now of the last near-the-limit warning */
+    size_t partial_bytes;    /* held by every connection's framer */
     bool stopping;
     srv_conn *conns;
     size_t n_conns;

@@ -176,8 +176,7 @@ void srv_call_result_text(srv_call *call, const char *result, size_t len, const 
     size_t blen;
     srv.requests++;
     if (rpc_relay_response(call->id, result, len, key, value, &body, &blen) == MDAE_OK) {
-        srv_conn_send_text(c, body, blen, true);
-        mdae_free(body);
+        srv_conn_send_owned(c, body, blen, true); /* not copied again: results are large */
     } else if (!c->closing) {
         srv_conn_close(c, "out of memory building a reply");
     }

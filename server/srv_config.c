@@ -41,6 +41,17 @@ void srv_config_default(srv_config *c)
     c->session_idle_ms = 60 * 60 * 1000;
     c->lsp_debounce_ms = 150;
     c->write_queue_bytes = 64u * 1024 * 1024;
+    /* Connections and their bounds (issue 37 item 5): why these values is
+     * in docs/security.md, "Connections and their bounds". */
+    c->header_timeout_ms = 10000;
+    c->body_timeout_ms = 30000;
+    c->body_min_rate = 64u * 1024;
+    c->idle_ms = 5 * 60 * 1000;
+    c->http_idle_ms = 30000;
+    c->idle_with_sessions_ms = 24ull * 60 * 60 * 1000;
+    c->write_stall_ms = 60000;
+    c->partial_bytes = 256u * 1024 * 1024;
+    c->max_connections = 0; /* the descriptor limit only */
     c->log_level = SRV_LOG_INFO;
     /* BuDDy's default first table (1M nodes) costs ~150 ms at every worker
      * start, 100k ~13 ms, 10k ~4 ms (measured 2026-11-21, loaded 2-core box);
@@ -170,6 +181,15 @@ static const key_spec keys[] = {
     K("limits", "worker_idle_ms", 'm', worker_idle_ms),
     K("limits", "session_idle_ms", 'm', session_idle_ms),
     K("limits", "write_queue_bytes", 'n', write_queue_bytes),
+    K("limits", "header_timeout_ms", 'm', header_timeout_ms),
+    K("limits", "body_timeout_ms", 'm', body_timeout_ms),
+    K("limits", "body_min_rate", 'n', body_min_rate),
+    K("limits", "idle_ms", 'm', idle_ms),
+    K("limits", "http_idle_ms", 'm', http_idle_ms),
+    K("limits", "idle_with_sessions_ms", 'm', idle_with_sessions_ms),
+    K("limits", "write_stall_ms", 'm', write_stall_ms),
+    K("limits", "partial_bytes", 'n', partial_bytes),
+    K("limits", "max_connections", 'n', max_connections),
     K("lsp", "debounce_ms", 'm', lsp_debounce_ms),
     K("bdd", "node_limit", 'n', bdd_node_limit),
     K("bdd", "initial_nodes", 'n', bdd_initial_nodes),

@@ -16,19 +16,46 @@
  * connections must first send {"method":"auth","params":{"token":TOKEN}}
  * (see srv_m_server.c). Unix sockets and stdio are protected by file
  * permissions and process ownership instead.
+ *
+ * Bounds (issue 37 item 5; docs/security.md, "Connections and their
+ * bounds"). Every connection but stdio (the editor's own pipe) is held to:
+ *   - a message begun must be read whole in time: its headers within
+ *     limits.header_timeout_ms of its first byte, the whole of it within
+ *     limits.body_timeout_ms plus a second per limits.body_min_rate bytes
+ *     received (a minimum rate, so a large message on a slow link passes
+ *     and a dribble does not);
+ *   - an idle connection (no request in flight, no partial message,
+ *     nothing received or taken) is closed after its idle bound, which
+ *     depends on what it is (idle_limit);
+ *   - all partial messages together hold at most limits.partial_bytes: past
+ *     it the connection holding the largest is told and closed;
+ *   - replies over limits.write_queue_bytes stop the reading of the
+ *     client's requests until they drain (a client reading at any speed
+ *     gets replies of any size); only a client that takes none of them for
+ *     limits.write_stall_ms is cut off.
+ * One timer (srv_loop.c) calls srv_conn_check_all; bytes are counted here.
  */
 #include "srv.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define SRV_READ_BUFFER 65536
 
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+/* One uv_write: a body (owned) between the head and tail of its frame,
+ * kept here so that a large reply is written without a copy. */
 typedef struct srv_write {
     uv_write_t req;
     srv_conn *conn;
-    char *data;
-    size_t len;
+    char *data;   /* owned */
+    size_t len;   /* every byte of the write: head, data and tail */
+    char head[RPC_FRAME_HEAD_MAX];
 } srv_write;
 
 static void link_conn(srv_conn *c)
@@ -67,6 +94,7 @@ srv_conn *srv_conn_new(srv_conn_kind kind, srv_conn_frame_cb frame_cb,
     c->lsp_mode_changes = true;
     /* The token protects TCP only; see the file comment. */
     c->authed = kind != SRV_CONN_TCP || srv.cfg.token == NULL;
+    c->last_active = c->written_at = uv_now(srv.loop);
     return c;
 }
 
@@ -83,6 +111,8 @@ void srv_conn_ref(srv_conn *c) { c->refs++; }
 void srv_conn_unref(srv_conn *c)
 {
     c->refs--;
+    if (c->refs == 0)
+        c->last_active = uv_now(srv.loop); /* its idle time starts after the answers */
     /* A peer that half-closed after its requests gets their answers first. */
     if (c->refs == 0 && c->read_eof && !c->closing && !c->ending)
         srv_conn_end(c, "end of stream");
@@ -138,6 +168,8 @@ void srv_conn_close(srv_conn *c, const char *why)
      * until its handles are closing. */
     srv_conn_ref(c);
     unlink_conn(c);
+    srv.partial_bytes -= c->held; /* the framer's buffer goes with c */
+    c->held = 0;
     if (rpc_framer_framing(&c->fr) == RPC_FRAMING_HTTP && c->calls != NULL)
         srv_call_cancel_all(c); /* held: answering a call may drop its reference */
     if (c->on_close != NULL)
@@ -158,26 +190,43 @@ static void on_write(uv_write_t *req, int status)
     c->queued -= w->len;
     mdae_free(w->data);
     mdae_free(w);
-    if (status < 0 && status != UV_ECANCELED && !c->closing)
+    if (status < 0 && status != UV_ECANCELED && !c->closing) {
         srv_conn_close(c, uv_strerror(status));
+        return;
+    }
+    if (c->read_paused && !c->closing && !c->ending && !c->read_eof &&
+        uv_stream_get_write_queue_size(c->wr) <= srv.cfg.write_queue_bytes / 2) {
+        /* The client took its replies: read its requests again. A message
+         * begun is timed from now: the pause was the server's. */
+        if (c->msg_start != 0)
+            c->msg_start = uv_now(srv.loop);
+        c->read_paused = uv_read_start(c->rd, on_alloc, on_read) < 0;
+        if (c->read_paused)
+            srv_conn_close(c, "cannot read again");
+    }
 }
 
-void srv_conn_write(srv_conn *c, char *data, size_t len)
+/* Queue head (copied), data (taken) and tail (static) as one write. */
+static void write_framed(srv_conn *c, const char *head, size_t hn, char *data, size_t len,
+                         const char *tail, size_t tn)
 {
     if (c->closing || c->ending) { /* nothing may follow uv_shutdown */
         mdae_free(data);
         return;
     }
-    /* A client that stops reading would make us buffer without bound. What
-     * counts is what the kernel has not taken yet (libuv's queue), not what
-     * merely awaits its write callback: a client that pipelines many
-     * requests in one read is not cut off for that. */
-    if (uv_stream_get_write_queue_size(c->wr) + len > srv.cfg.write_queue_bytes) {
-        mdae_free(data);
-        MDAE_LOG(SRV_LOG_WARN, "conn %llu: write queue over %zu bytes: client not reading",
+    size_t total = hn + len + tn;
+    /* A client that reads slower than it asks would make us buffer without
+     * bound: past write_queue_bytes of what the kernel has not taken yet
+     * (libuv's queue), its requests are not read until the replies drain
+     * (on_write). The reply itself is written whatever its size: only a
+     * client that takes nothing for write_stall_ms is cut off
+     * (check_conn), one that reads slowly gets everything (issue 37). */
+    if (uv_stream_get_write_queue_size(c->wr) + total > srv.cfg.write_queue_bytes &&
+        !c->read_paused && !c->read_eof) {
+        MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: replies over %zu bytes: reading paused",
                  (unsigned long long)c->id, srv.cfg.write_queue_bytes);
-        srv_conn_close(c, "write queue full");
-        return;
+        uv_read_stop(c->rd);
+        c->read_paused = true;
     }
     srv_write *w = mdae_malloc(sizeof *w);
     if (w == NULL) {
@@ -185,18 +234,49 @@ void srv_conn_write(srv_conn *c, char *data, size_t len)
         srv_conn_close(c, "out of memory");
         return;
     }
+    assert(hn <= sizeof w->head);
     w->conn = c;
     w->data = data;
-    w->len = len;
-    uv_buf_t b = uv_buf_init(data, (unsigned)len);
-    int rc = uv_write(&w->req, c->wr, &b, 1, on_write);
+    w->len = total;
+    if (hn > 0)
+        memcpy(w->head, head, hn);
+    /* uv_buf_t counts in unsigned int: the body in pieces of 1 GiB. */
+    uv_buf_t b[8];
+    unsigned nb = 0;
+    if (hn > 0)
+        b[nb++] = uv_buf_init(w->head, (unsigned)hn);
+    for (size_t off = 0; off < len && nb < 7;) {
+        size_t k = len - off < (1u << 30) ? len - off : (1u << 30);
+        b[nb++] = uv_buf_init(data + off, (unsigned)k);
+        off += k;
+        if (nb == 7 && off < len) { /* past 6 GiB: not written whole, so not at all */
+            mdae_free(data);
+            mdae_free(w);
+            srv_conn_close(c, "reply too large");
+            return;
+        }
+    }
+    if (tn > 0)
+        b[nb++] = uv_buf_init((char *)tail, (unsigned)tn);
+    if (nb == 0) { /* nothing to write */
+        mdae_free(data);
+        mdae_free(w);
+        return;
+    }
+    int rc = uv_write(&w->req, c->wr, b, nb, on_write);
     if (rc < 0) { /* no callback will come */
         mdae_free(data);
         mdae_free(w);
         srv_conn_close(c, uv_strerror(rc));
         return;
     }
-    c->queued += len;
+    c->queued += total;
+    c->queued_total += total;
+}
+
+void srv_conn_write(srv_conn *c, char *data, size_t len)
+{
+    write_framed(c, NULL, 0, data, len, NULL, 0);
 }
 
 void srv_conn_send(srv_conn *c, cJSON *msg, bool is_response)
@@ -218,27 +298,43 @@ void srv_conn_send(srv_conn *c, cJSON *msg, bool is_response)
         srv_conn_close(c, mdae_strerror(rc));
         return;
     }
-    srv_conn_send_text(c, body, blen, is_response);
-    mdae_free(body);
+    srv_conn_send_owned(c, body, blen, is_response);
 }
 
 void srv_conn_send_text(srv_conn *c, const char *body, size_t blen, bool is_response)
 {
-    char *out;
-    size_t olen;
     if (c->closing || c->ending)
         return;
+    char *copy = mdae_malloc(blen + 1);
+    if (copy == NULL) {
+        srv_conn_close(c, "out of memory");
+        return;
+    }
+    memcpy(copy, body, blen);
+    srv_conn_send_owned(c, copy, blen, is_response);
+}
+
+void srv_conn_send_owned(srv_conn *c, char *body, size_t blen, bool is_response)
+{
+    if (c->closing || c->ending) {
+        mdae_free(body);
+        return;
+    }
     rpc_framing f = rpc_framer_framing(&c->fr);
     if (f == RPC_FRAMING_UNKNOWN)
         f = RPC_FRAMING_NDJSON;
-    int rc = rpc_frame_encode(f, body, blen, &out, &olen);
+    char head[RPC_FRAME_HEAD_MAX];
+    size_t hn;
+    const char *tail;
+    int rc = rpc_frame_wrap(f, blen, head, &hn, &tail);
     if (rc < 0) {
+        mdae_free(body);
         srv_conn_close(c, mdae_strerror(rc));
         return;
     }
     MDAE_LOG(SRV_LOG_DEBUG, "conn %llu: <- %.*s", (unsigned long long)c->id,
-             (int)(olen > 300 ? 300 : olen), out);
-    srv_conn_write(c, out, olen);
+             (int)(blen > 300 ? 300 : blen), body);
+    write_framed(c, head, hn, body, blen, tail, strlen(tail));
     if (f == RPC_FRAMING_HTTP && is_response && !c->closing) {
         if (--c->http_outstanding <= 0) {
             char *end = mdae_strdup(RPC_HTTP_STREAM_END);
@@ -249,6 +345,212 @@ void srv_conn_send_text(srv_conn *c, const char *body, size_t blen, bool is_resp
                 srv_conn_end(c, "HTTP exchange done");
         }
     }
+}
+
+/* ---- Bounds ------------------------------------------------------------------- */
+
+/* Tell the client why it is cut off when it can be told (HTTP: a status
+ * between exchanges; the other framings: a JSON-RPC error without id), let
+ * go of its partial message at once, and end the connection. */
+static void cut_off(srv_conn *c, int rc, const char *http_status, const char *why,
+                    const char *setting, double value)
+{
+    rpc_framing f = rpc_framer_framing(&c->fr);
+    if (f == RPC_FRAMING_HTTP) {
+        char *out;
+        size_t olen;
+        if (!c->http_busy &&
+            rpc_http_response(http_status, "text/plain", why, strlen(why), false, &out, &olen) ==
+                MDAE_OK)
+            srv_conn_write(c, out, olen);
+    } else {
+        cJSON *data = cJSON_CreateObject();
+        if (data != NULL) {
+            cJSON_AddStringToObject(data, "setting", setting);
+            cJSON_AddNumberToObject(data, "value", value);
+        }
+        srv_conn_send(c, rpc_response_mdae(NULL, rc, why, data), true);
+    }
+    if (c->closing)
+        return;
+    srv.partial_bytes -= c->held;
+    c->held = 0;
+    rpc_framer_drop(&c->fr, rc);
+    srv_conn_end(c, why);
+}
+
+/* Over limits.partial_bytes: close the connections holding the largest
+ * partial messages until the rest fit. */
+static void enforce_partial_budget(void)
+{
+    while (srv.cfg.partial_bytes > 0 && srv.partial_bytes > srv.cfg.partial_bytes) {
+        srv_conn *victim = NULL;
+        for (srv_conn *c = srv.conns; c != NULL; c = c->next)
+            if (c->kind != SRV_CONN_STDIO && !c->closing && c->held > 0 &&
+                rpc_framer_phase_of(&c->fr) != RPC_FRAMER_IDLE &&
+                (victim == NULL || c->held > victim->held))
+                victim = c;
+        if (victim == NULL)
+            return;
+        MDAE_LOG(SRV_LOG_WARN,
+                 "conn %llu: partial message of %zu bytes dropped: partial messages hold %zu "
+                 "bytes, over limits.partial_bytes (%zu)",
+                 (unsigned long long)victim->id, victim->held, srv.partial_bytes,
+                 srv.cfg.partial_bytes);
+        cut_off(victim, MDAE_E_LIMIT, "503 Service Unavailable",
+                "server busy: too many partial messages (limits.partial_bytes)",
+                "limits.partial_bytes", (double)srv.cfg.partial_bytes);
+    }
+}
+
+/* After a read of n bytes (at `now`; `frames` cut before it): where the
+ * message being read began, and what the framer holds. */
+static void count_partial(srv_conn *c, uint64_t now, uint64_t frames, size_t n)
+{
+    if (rpc_framer_phase_of(&c->fr) == RPC_FRAMER_IDLE) {
+        c->msg_start = 0;
+    } else if (c->msg_start == 0 || c->frames != frames) {
+        c->msg_start = now; /* begun in this read */
+        c->msg_bytes = n;
+    } else {
+        c->msg_bytes += n;
+    }
+    size_t held = rpc_framer_held(&c->fr);
+    srv.partial_bytes = srv.partial_bytes - c->held + held;
+    c->held = held;
+    enforce_partial_budget();
+}
+
+/* How long c may stay idle: an editor, or a client holding sessions, for
+ * long (its documents are open); an HTTP keep-alive connection briefly;
+ * anything else in between (docs/security.md says why). 0: forever. */
+static uint64_t idle_limit(const srv_conn *c)
+{
+    if (c->has_sessions || c->lsp_initialized)
+        return srv.cfg.idle_with_sessions_ms;
+    if (rpc_framer_framing(&c->fr) == RPC_FRAMING_HTTP)
+        return srv.cfg.http_idle_ms;
+    return srv.cfg.idle_ms;
+}
+
+/* The write side: has the client taken any of its replies since the last
+ * check? Cut it off when it has taken none for write_stall_ms while over
+ * write_queue_bytes (or while we only wait to end it). true if closed. */
+static bool check_writes(srv_conn *c, uint64_t now)
+{
+    size_t q = uv_stream_get_write_queue_size(c->wr);
+    uint64_t written = c->queued_total - q;
+    if (written != c->written_seen || q == 0) {
+        if (written != c->written_seen)
+            c->last_active = now;
+        c->written_seen = written;
+        c->written_at = now;
+        return false;
+    }
+    uint64_t stall = srv.cfg.write_stall_ms;
+    if (stall == 0 || now - c->written_at < stall)
+        return false;
+    if (q > srv.cfg.write_queue_bytes || c->ending) {
+        MDAE_LOG(SRV_LOG_WARN,
+                 "conn %llu: client not reading: %zu bytes of replies untaken for %llu ms "
+                 "(limits.write_stall_ms)",
+                 (unsigned long long)c->id, q, (unsigned long long)(now - c->written_at));
+        srv_conn_close(c, "client not reading");
+        return true;
+    }
+    return false;
+}
+
+static void check_conn(srv_conn *c, uint64_t now)
+{
+    if (c->kind == SRV_CONN_STDIO || c->closing || check_writes(c, now) || c->ending)
+        return;
+    rpc_framer_phase ph = rpc_framer_phase_of(&c->fr);
+    if (ph != RPC_FRAMER_IDLE && c->msg_start != 0 && !c->read_paused) {
+        uint64_t took = now - c->msg_start;
+        uint64_t ht = srv.cfg.header_timeout_ms, bt = srv.cfg.body_timeout_ms;
+        char why[160];
+        if (ph == RPC_FRAMER_HEAD && ht > 0 && took >= ht) {
+            snprintf(why, sizeof why,
+                     "request headers not received within %llu ms (limits.header_timeout_ms)",
+                     (unsigned long long)ht);
+            MDAE_LOG(SRV_LOG_WARN, "conn %llu: %s", (unsigned long long)c->id, why);
+            cut_off(c, MDAE_E_TIMEOUT, "408 Request Timeout", why, "limits.header_timeout_ms",
+                    (double)ht);
+            return;
+        }
+        uint64_t allowed = bt + (srv.cfg.body_min_rate > 0
+                                     ? (uint64_t)c->msg_bytes * 1000 / srv.cfg.body_min_rate
+                                     : 0);
+        if (bt > 0 && took >= allowed) {
+            snprintf(why, sizeof why,
+                     "message not received within %llu ms: %zu bytes came "
+                     "(limits.body_timeout_ms, limits.body_min_rate)",
+                     (unsigned long long)took, c->msg_bytes);
+            MDAE_LOG(SRV_LOG_WARN, "conn %llu: %s", (unsigned long long)c->id, why);
+            cut_off(c, MDAE_E_TIMEOUT, "408 Request Timeout", why, "limits.body_timeout_ms",
+                    (double)bt);
+        }
+        return;
+    }
+    uint64_t idle = idle_limit(c);
+    if (ph == RPC_FRAMER_IDLE && c->refs == 0 && !c->http_busy && idle > 0 &&
+        now - c->last_active >= idle) {
+        MDAE_LOG(SRV_LOG_INFO, "conn %llu: idle for %llu ms", (unsigned long long)c->id,
+                 (unsigned long long)(now - c->last_active));
+        srv_conn_close(c, "idle");
+    }
+}
+
+void srv_conn_check_all(uint64_t now)
+{
+    srv_conn *next;
+    for (srv_conn *c = srv.conns; c != NULL; c = next) {
+        next = c->next; /* closing c unlinks it */
+        check_conn(c, now);
+    }
+}
+
+uint64_t srv_conn_check_interval(void)
+{
+    const uint64_t each[] = {srv.cfg.header_timeout_ms, srv.cfg.body_timeout_ms,
+                             srv.cfg.idle_ms,           srv.cfg.http_idle_ms,
+                             srv.cfg.idle_with_sessions_ms, srv.cfg.write_stall_ms};
+    uint64_t least = 0;
+    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
+        if (each[i] > 0 && (least == 0 || each[i] < least))
+            least = each[i];
+    if (least == 0)
+        return 0;
+    least /= 4; /* a bound is applied within a quarter of it */
+    return least < 20 ? 20 : least > 1000 ? 1000 : least;
+}
+
+char *srv_conn_refusal(const char *peek, size_t n, const char *why, size_t *len)
+{
+    static const char *const http[] = {"GET ", "POST ", "HEAD ", "PUT ", "DELETE ",
+                                       "OPTIONS ", "PATCH "};
+    char *out = NULL;
+    for (size_t i = 0; i < sizeof http / sizeof http[0]; i++) {
+        size_t k = strlen(http[i]);
+        if (n >= k && memcmp(peek, http[i], k) == 0) {
+            return rpc_http_response("503 Service Unavailable", "text/plain", why, strlen(why),
+                                     false, &out, len) == MDAE_OK
+                       ? out
+                       : NULL;
+        }
+    }
+    bool lsp = n >= 8 && strncasecmp(peek, "content-", 8) == 0;
+    cJSON *msg = rpc_response_mdae(NULL, MDAE_E_LIMIT, why, NULL);
+    char *body = NULL;
+    size_t blen;
+    if (msg != NULL && rpc_print(msg, &body, &blen) == MDAE_OK &&
+        rpc_frame_encode(lsp ? RPC_FRAMING_LSP : RPC_FRAMING_NDJSON, body, blen, &out, len) !=
+            MDAE_OK)
+        out = NULL;
+    cJSON_Delete(msg);
+    mdae_free(body);
+    return out;
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -262,6 +564,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static int on_frame(void *ctx, const rpc_frame *f)
 {
     srv_conn *c = ctx;
+    c->frames++;
     c->on_frame(c, f);
     return c->closing || c->ending; /* stop framing a connection the router ended */
 }
@@ -282,7 +585,13 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         srv_conn_close(c, uv_strerror((int)n));
         return;
     }
+    uint64_t now = uv_now(srv.loop);
+    uint64_t frames = c->frames;
+    c->last_active = now;
     int rc = rpc_framer_feed(&c->fr, buf->base, (size_t)n, on_frame, c);
+    if (c->closing)
+        return;
+    count_partial(c, now, frames, (size_t)n);
     if (c->closing || c->ending || rc == MDAE_OK)
         return;
     /* An oversized or broken frame: say so (when the framing is known) and

@@ -401,7 +401,6 @@ void srv_http_frame(srv_conn *c, const rpc_frame *f)
         http_static(c, f);
         return;
     }
-    size_t ulen = strcspn(f->url, "?#");
     bool rpc = ulen == 4 && strncmp(f->url, "/rpc", 4) == 0;
     if (f->method == RPC_HTTP_OPTIONS && rpc) {
         http_preflight(c, f);

@@ -8,8 +8,16 @@
  *   1. timers   -- a worker's time budget or cancel grace period expires (the
  *                  worker is killed, its requests fail naming the cause); an
  *                  idle worker is stopped; the once-a-second sweep expires
- *                  idle persistent sessions.
- *   2. accept   -- on_connection: a new srv_conn, reading starts.
+ *                  idle persistent sessions; the connections' timer applies
+ *                  their read, idle and write-stall bounds (srv_conn.c).
+ *   2. accept   -- on_listener: mdaed accepts itself (accept on the
+ *                  listening socket, watched with uv_poll) rather than
+ *                  through uv_listen, whose answer to EMFILE is to drop
+ *                  clients silently: past max_connections, or out of
+ *                  descriptors (using the one kept spare), a client is
+ *                  answered (HTTP 503 or a JSON-RPC error) and the refusal
+ *                  logged, at most once a second. Else a new srv_conn,
+ *                  reading starts.
  *   3. read     -- on_read (srv_conn.c): bytes go to the connection's framer.
  *   4. frame    -- the framer detects NDJSON / LSP / HTTP on the first bytes
  *                  and cuts frames; one read (at most SRV_READ_BUFFER bytes)
@@ -23,8 +31,9 @@
  *                  per worker, its reply comes back in on_worker_read and
  *                  goes to the job's done callback, which answers.
  *   7. write    -- replies and notifications are framed for the connection
- *                  and uv_write'n; a client whose write queue passes its cap
- *                  is cut off.
+ *                  and uv_write'n; past write_queue_bytes the client's
+ *                  requests are not read until they drain, and a client
+ *                  that takes none of them for write_stall_ms is cut off.
  *   8. close    -- srv_conn_close / worker exit: handles are closed once and
  *                  freed in the last close callback (STYLE.md section 10).
  * Nothing blocks in this process: BDD work happens only in workers.
@@ -35,10 +44,14 @@
 #include <malloc.h>
 #endif
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 srv_server srv;
@@ -64,32 +77,188 @@ static void on_conn_close(srv_conn *c)
         srv_loop_stop("the stdio client went away");
 }
 
-static void on_connection(uv_stream_t *server, int status)
+/* Log a refused client, at most once a second (a flood of them must not
+ * flood the log): the others are counted into the next line. */
+static void log_refusal(const char *why)
 {
-    if (status < 0) {
-        MDAE_LOG(SRV_LOG_WARN, "accept failed: %s", uv_strerror(status));
+    uint64_t now = uv_now(srv.loop);
+    if (srv.refused_logged != 0 && now - srv.refused_logged < 1000) {
+        srv.refused_quiet++;
         return;
     }
-    srv_conn_kind kind = server == (uv_stream_t *)&srv.tcp ? SRV_CONN_TCP : SRV_CONN_UNIX;
+    MDAE_LOG(SRV_LOG_WARN, "client refused: %s (%zu connections open; %llu more refused "
+             "since the last such line)", why, srv.n_conns,
+             (unsigned long long)srv.refused_quiet);
+    srv.refused_logged = now;
+    srv.refused_quiet = 0;
+}
+
+/* Answer a client we cannot serve, on its raw descriptor, and close it.
+ * What it already sent tells its framing (srv_conn_refusal); what it sent
+ * is read first so that closing does not reset the connection before it
+ * reads the answer. Never blocks: the socket's send buffer is empty. */
+static void refuse_fd(int fd, const char *why)
+{
+    char peek[4096];
+    ssize_t n = recv(fd, peek, sizeof peek, 0);
+    size_t len;
+    char *out = srv_conn_refusal(peek, n > 0 ? (size_t)n : 0, why, &len);
+    if (out != NULL && send(fd, out, len, MSG_NOSIGNAL) < 0)
+        MDAE_LOG(SRV_LOG_DEBUG, "refusal not sent: %s", strerror(errno));
+    mdae_free(out);
+    shutdown(fd, SHUT_WR);
+    close(fd);
+    log_refusal(why);
+}
+
+/* accept, non-blocking and close-on-exec (accept4 is not POSIX). */
+static int accept_client(int lfd)
+{
+    int fd = accept(lfd, NULL, NULL);
+    if (fd >= 0 && (fcntl(fd, F_SETFL, O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+static int open_spare(void) { return open("/dev/null", O_RDONLY | O_CLOEXEC); }
+
+static void on_accept_retry(uv_timer_t *t);
+
+/* accept failed with EMFILE or ENFILE: give the spare descriptor up for
+ * long enough to accept one client and tell it, then take it back
+ * (libuv's uv__emfile_trick, but answering). Without a spare, stop
+ * watching the listener for a moment instead of spinning on it. */
+static void refuse_no_descriptor(uv_poll_t *p, int lfd, int err)
+{
+    const char *why = err == ENFILE ? "server busy: the system is out of file descriptors"
+                                    : "server busy: out of file descriptors (RLIMIT_NOFILE)";
+    if (srv.spare_fd >= 0) {
+        close(srv.spare_fd);
+        srv.spare_fd = -1;
+        int fd = accept_client(lfd);
+        if (fd >= 0)
+            refuse_fd(fd, why);
+        srv.spare_fd = open_spare();
+        if (fd >= 0)
+            return;
+    }
+    log_refusal(why);
+    uv_poll_stop(p);
+    if (!uv_is_active((uv_handle_t *)&srv.accept_retry))
+        uv_timer_start(&srv.accept_retry, on_accept_retry, 100, 0);
+}
+
+/* Warn once every ten seconds at most while the descriptors in use (the
+ * lowest free one, which accept returns, tells how many) pass 90 % of
+ * RLIMIT_NOFILE. */
+static void watch_descriptors(int fd)
+{
+    if (srv.nofile == 0 || (uint64_t)fd * 10 < srv.nofile * 9)
+        return;
+    uint64_t now = uv_now(srv.loop);
+    if (srv.nofile_warned != 0 && now - srv.nofile_warned < 10000)
+        return;
+    srv.nofile_warned = now;
+    MDAE_LOG(SRV_LOG_WARN, "descriptor %d in use of RLIMIT_NOFILE %llu (%zu connections): "
+             "clients will be refused at the limit; raise it (ulimit -n) or lower "
+             "limits.max_connections", fd, (unsigned long long)srv.nofile, srv.n_conns);
+}
+
+/* A client's socket (accepted, non-blocking): a new connection reading. */
+static void take_client(int fd, srv_conn_kind kind)
+{
+    if (srv.cfg.max_connections > 0 && srv.n_conns >= srv.cfg.max_connections) {
+        refuse_fd(fd, "server busy: too many connections (limits.max_connections)");
+        return;
+    }
+    watch_descriptors(fd);
     srv_conn *c = srv_conn_new(kind, on_conn_frame, on_conn_close);
     if (c == NULL) {
         MDAE_LOG(SRV_LOG_ERROR, "out of memory accepting a connection");
+        close(fd);
         return;
     }
     int rc = kind == SRV_CONN_TCP ? uv_tcp_init(srv.loop, &c->h.tcp)
                                   : uv_pipe_init(srv.loop, &c->h.pipe, 0);
     if (rc < 0) {
+        close(fd);
         mdae_free(c);
         return;
     }
     c->h.tcp.data = c; /* every member of the union starts with uv_handle_t */
     c->rd = c->wr = (uv_stream_t *)&c->h;
-    rc = uv_accept(server, c->rd);
-    if (kind == SRV_CONN_TCP && rc == 0)
+    rc = kind == SRV_CONN_TCP ? uv_tcp_open(&c->h.tcp, fd) : uv_pipe_open(&c->h.pipe, fd);
+    if (rc < 0)
+        close(fd); /* not the handle's: it closes only what it opened */
+    else if (kind == SRV_CONN_TCP)
         uv_tcp_nodelay(&c->h.tcp, 1); /* small replies: don't wait for Nagle */
     srv_conn_start(c);
     if (rc < 0)
         srv_conn_close(c, "accept failed");
+}
+
+/* The listening socket is readable: accept what waits, a bounded number
+ * per callback (libuv's uv__read takes 32 reads a pass). */
+static void on_listener(uv_poll_t *p, int status, int events)
+{
+    (void)events;
+    srv_conn_kind kind = p == &srv.tcp_poll ? SRV_CONN_TCP : SRV_CONN_UNIX;
+    uv_os_fd_t lfd;
+    if (status < 0 || uv_fileno((uv_handle_t *)p, &lfd) < 0) {
+        MDAE_LOG(SRV_LOG_WARN, "accept failed: %s", uv_strerror(status));
+        return;
+    }
+    for (int k = 0; k < 64 && !srv.stopping && !srv.draining; k++) {
+        int fd = accept_client(lfd);
+        if (fd >= 0) {
+            take_client(fd, kind);
+            continue;
+        }
+        if (errno == EINTR || errno == ECONNABORTED)
+            continue;
+        if (errno == EMFILE || errno == ENFILE) {
+            refuse_no_descriptor(p, lfd, errno);
+            if (!uv_is_active((uv_handle_t *)p))
+                return;
+            continue;
+        }
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            MDAE_LOG(SRV_LOG_WARN, "accept failed: %s", strerror(errno));
+        return;
+    }
+}
+
+static void on_accept_retry(uv_timer_t *t)
+{
+    (void)t;
+    if (srv.spare_fd < 0)
+        srv.spare_fd = open_spare();
+    if (srv.tcp_on)
+        uv_poll_start(&srv.tcp_poll, UV_READABLE, on_listener);
+    if (srv.unix_on)
+        uv_poll_start(&srv.unix_poll, UV_READABLE, on_listener);
+}
+
+/* Listen on the socket of a bound handle and watch it with poll (a Unix
+ * socket: uv_pipe_bind reports its errors at once). */
+static int watch_listener(uv_handle_t *h, uv_poll_t *poll)
+{
+    uv_os_fd_t fd;
+    int rc = uv_fileno(h, &fd);
+    if (rc == 0 && listen(fd, 511) < 0)
+        rc = -errno;
+    if (rc == 0)
+        rc = uv_poll_init_socket(srv.loop, poll, fd);
+    if (rc == 0) {
+        rc = uv_poll_start(poll, UV_READABLE, on_listener);
+        if (rc < 0)
+            uv_close((uv_handle_t *)poll, NULL);
+    }
+    return rc;
 }
 
 static bool is_loopback(const struct sockaddr *sa)
@@ -136,18 +305,32 @@ static int listen_tcp(const char *addr)
                                 "(\"token\" in the configuration)", addr);
         return MDAE_E_INVAL;
     }
-    uv_tcp_init(srv.loop, &srv.tcp);
-    srv.tcp_on = true;
-    rc = uv_tcp_bind(&srv.tcp, (struct sockaddr *)&ss, 0);
+    /* A socket of our own (uv_tcp_bind would defer EADDRINUSE to uv_listen,
+     * which we do not call), with SO_REUSEADDR as libuv sets it. */
+    socklen_t salen = ss.ss_family == AF_INET ? sizeof(struct sockaddr_in)
+                                              : sizeof(struct sockaddr_in6);
+    int one = 1;
+    int fd = socket(ss.ss_family, SOCK_STREAM, 0);
+    rc = fd < 0 ? -errno : 0;
+    if (rc == 0 && (fcntl(fd, F_SETFL, O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
+                    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+                    bind(fd, (struct sockaddr *)&ss, salen) < 0 || listen(fd, 511) < 0))
+        rc = -errno;
     if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&srv.tcp, 511, on_connection);
+        rc = uv_poll_init_socket(srv.loop, &srv.tcp_poll, fd);
+    if (rc == 0 && (rc = uv_poll_start(&srv.tcp_poll, UV_READABLE, on_listener)) < 0)
+        uv_close((uv_handle_t *)&srv.tcp_poll, NULL);
     if (rc < 0) {
+        if (fd >= 0)
+            close(fd);
         MDAE_LOG(SRV_LOG_ERROR, "cannot listen on %s: %s", addr, uv_strerror(rc));
         return MDAE_E_IO;
     }
+    srv.tcp_fd = fd;
+    srv.tcp_on = true;
     struct sockaddr_storage bound;
-    int blen = sizeof bound;
-    uv_tcp_getsockname(&srv.tcp, (struct sockaddr *)&bound, &blen);
+    socklen_t blen = sizeof bound;
+    getsockname(fd, (struct sockaddr *)&bound, &blen);
     int bport = ntohs(bound.ss_family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port
                                                  : ((struct sockaddr_in6 *)&bound)->sin6_port);
     MDAE_LOG(SRV_LOG_INFO, "listening on tcp://%s:%d", host, bport);
@@ -176,12 +359,14 @@ static void write_port_file(void)
 static int listen_unix(const char *path)
 {
     uv_pipe_init(srv.loop, &srv.unix_listener, 0);
-    srv.unix_on = true;
     unlink(path); /* a stale socket from a previous run */
     int rc = uv_pipe_bind(&srv.unix_listener, path);
     if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&srv.unix_listener, 511, on_connection);
+        rc = watch_listener((uv_handle_t *)&srv.unix_listener, &srv.unix_poll);
+    srv.unix_on = true;
     if (rc < 0) {
+        uv_close((uv_handle_t *)&srv.unix_listener, NULL);
+        srv.unix_on = false;
         MDAE_LOG(SRV_LOG_ERROR, "cannot listen on unix://%s: %s", path, uv_strerror(rc));
         return MDAE_E_IO;
     }
@@ -201,9 +386,13 @@ static void on_signal(uv_signal_t *h, int signum)
 
 static void close_listeners(void)
 {
-    if (srv.tcp_on)
-        uv_close((uv_handle_t *)&srv.tcp, NULL);
+    /* The poll before its socket (uv_close stops it at once). */
+    if (srv.tcp_on) {
+        uv_close((uv_handle_t *)&srv.tcp_poll, NULL);
+        close(srv.tcp_fd);
+    }
     if (srv.unix_on) {
+        uv_close((uv_handle_t *)&srv.unix_poll, NULL);
         uv_close((uv_handle_t *)&srv.unix_listener, NULL);
         if (srv.cfg.listen_unix)
             unlink(srv.cfg.listen_unix);
@@ -258,6 +447,19 @@ static void on_sweep(uv_timer_t *t)
 #endif
 }
 
+/* The connections' bounds (srv_conn.c), which need to know which
+ * connections hold sessions: marked here, from the sessions' owners. */
+static void on_conn_timer(uv_timer_t *t)
+{
+    (void)t;
+    for (srv_conn *c = srv.conns; c != NULL; c = c->next)
+        c->has_sessions = false;
+    for (srv_session *s = srv.sessions; s != NULL; s = s->next)
+        if (s->owner != NULL)
+            s->owner->has_sessions = true;
+    srv_conn_check_all(uv_now(srv.loop));
+}
+
 void srv_loop_stop(const char *why)
 {
     if (srv.stopping)
@@ -269,6 +471,11 @@ void srv_loop_stop(const char *why)
     uv_close((uv_handle_t *)&srv.sigint, NULL);
     uv_close((uv_handle_t *)&srv.sigterm, NULL);
     uv_close((uv_handle_t *)&srv.sweep, NULL);
+    uv_close((uv_handle_t *)&srv.conn_timer, NULL);
+    uv_close((uv_handle_t *)&srv.accept_retry, NULL);
+    if (srv.spare_fd >= 0)
+        close(srv.spare_fd);
+    srv.spare_fd = -1;
     srv_lsp_close();
     while (srv.conns != NULL) {
         srv_conn *c = srv.conns;
@@ -291,6 +498,17 @@ int srv_loop_run(void)
     uv_timer_init(srv.loop, &srv.sweep);
     uv_timer_start(&srv.sweep, on_sweep, 1000, 1000);
     uv_unref((uv_handle_t *)&srv.sweep);
+    uv_timer_init(srv.loop, &srv.conn_timer);
+    uint64_t every = srv_conn_check_interval();
+    if (every > 0)
+        uv_timer_start(&srv.conn_timer, on_conn_timer, every, every);
+    uv_unref((uv_handle_t *)&srv.conn_timer);
+    uv_timer_init(srv.loop, &srv.accept_retry);
+    uv_unref((uv_handle_t *)&srv.accept_retry);
+    srv.spare_fd = open_spare();
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        srv.nofile = (uint64_t)rl.rlim_cur;
     srv_lsp_init();
 
     int rc = srv_m_session_restore();

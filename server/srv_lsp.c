@@ -82,6 +82,7 @@ static bool offers_utf8(const cJSON *params)
 void srv_lsp_initialize(srv_call *call, const cJSON *params)
 {
     /* Incremental sync (2): didChange carries ranges (issue 5 section 3). */
+    call->conn->lsp_initialized = true; /* an editor: its idle bound is long (issue 37) */
     call->conn->lsp_utf8 = offers_utf8(params);
     call->conn->lsp_progress = cJSON_IsTrue(
         get_param(get_param(get_param(params, "capabilities"), "window"), "workDoneProgress"));

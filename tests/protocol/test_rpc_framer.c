@@ -560,3 +560,97 @@ Test(rpc_framer, reports_allocation_failures_and_stays_closable)
     }
     mdae_replace_allocator(NULL);
 }
+
+/* Issue 37 item 5: where a message stands, fed a byte at a time, for the
+ * server's header and body timeouts. */
+static void check_phases(const char *in, const rpc_framer_phase *want)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 1024);
+    cr_assert_eq(rpc_framer_phase_of(&fr), RPC_FRAMER_IDLE);
+    for (size_t i = 0; in[i] != '\0'; i++) {
+        cr_assert_eq(rpc_framer_feed(&fr, in + i, 1, on_frame, &s), MDAE_OK);
+        cr_assert_eq(rpc_framer_phase_of(&fr), want[i], "after byte %zu of %s: phase %d, want %d",
+                     i, in, rpc_framer_phase_of(&fr), want[i]);
+    }
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, says_whether_a_message_is_in_its_headers_or_body)
+{
+#define I RPC_FRAMER_IDLE
+#define H RPC_FRAMER_HEAD
+#define B RPC_FRAMER_BODY
+    /* NDJSON: a line is all body; blank lines begin nothing. */
+    const rpc_framer_phase nd[] = {I, B, B, I, I, B, I};
+    check_phases("\n{}\n\n{\n", nd);
+    /* LSP: the header block, then the body. */
+    const char *lsp = "Content-Length: 2\r\n\r\n{}";
+    rpc_framer_phase lw[40];
+    size_t n = strlen(lsp);
+    for (size_t i = 0; i < n; i++)
+        lw[i] = i < 20 ? H : i < n - 1 ? B : I;
+    check_phases(lsp, lw);
+    /* HTTP: request line and headers, then the body, then idle again. */
+    const char *http = "POST /rpc HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
+    rpc_framer_phase hw[64];
+    n = strlen(http);
+    for (size_t i = 0; i < n; i++)
+        hw[i] = i < 40 ? H : i < n - 1 ? B : I;
+    check_phases(http, hw);
+    const char *get = "GET / HTTP/1.1\r\n\r\n";
+    rpc_framer_phase gw[32];
+    n = strlen(get);
+    for (size_t i = 0; i < n; i++)
+        gw[i] = i < n - 1 ? H : I;
+    check_phases(get, gw);
+#undef I
+#undef H
+#undef B
+}
+
+static int count_frame(void *ctx, const rpc_frame *f)
+{
+    (void)f;
+    ((sink *)ctx)->n++;
+    return 0;
+}
+
+Test(rpc_framer, releases_a_large_buffer_once_its_message_is_out)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 1u << 20);
+    static char big[100000];
+    memset(big, 'x', sizeof big);
+    big[0] = '"';
+    cr_assert_eq(rpc_framer_feed(&fr, big, sizeof big, on_frame, &s), MDAE_OK);
+    cr_assert_geq(rpc_framer_held(&fr), sizeof big, "the partial line is held");
+    cr_assert_eq(rpc_framer_phase_of(&fr), RPC_FRAMER_BODY);
+    /* The line ends (the sink keeps 256 bytes of a body: count, not copy). */
+    s.stop_after = 0;
+    cr_assert_eq(rpc_framer_feed(&fr, "\"\n", 2, count_frame, &s), MDAE_OK);
+    cr_assert_eq(s.n, 1);
+    cr_assert_leq(rpc_framer_held(&fr), RPC_FRAMER_KEEP, "kept %zu bytes after the message",
+                  rpc_framer_held(&fr));
+    rpc_framer_close(&fr);
+}
+
+Test(rpc_framer, dropped_stream_frees_its_buffer_and_refuses_more)
+{
+    rpc_framer fr;
+    sink s = {0};
+    rpc_framer_init(&fr, 1u << 20);
+    static char big[50000];
+    memset(big, 'x', sizeof big);
+    cr_assert_eq(rpc_framer_feed(&fr, big, sizeof big, on_frame, &s), MDAE_OK);
+    cr_assert_gt(rpc_framer_held(&fr), 0);
+    rpc_framer_drop(&fr, MDAE_E_TIMEOUT);
+    cr_assert_eq(rpc_framer_held(&fr), 0);
+    cr_assert_eq(rpc_framer_phase_of(&fr), RPC_FRAMER_IDLE);
+    cr_assert_eq(rpc_framer_framing(&fr), RPC_FRAMING_NDJSON, "the framing stays known");
+    cr_assert_eq(rpc_framer_feed(&fr, "\n", 1, on_frame, &s), MDAE_E_TIMEOUT);
+    cr_assert_eq(s.n, 0);
+    rpc_framer_close(&fr);
+}
