@@ -765,6 +765,7 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
         (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
         (cJSON_IsTrue(mc) && !cJSON_AddTrueToObject(wp, "modechanges")) ||
+        (cJSON_IsTrue(reuse) && !cJSON_AddTrueToObject(wp, "parts")) ||
         !cJSON_AddBoolToObject(wp, "stableIds", cJSON_IsTrue(stable)) ||
         !cJSON_AddNumberToObject(wp, "version", (double)s->version) ||
         (since != NULL && !cJSON_AddNumberToObject(wp, "since", since->valuedouble))) {
