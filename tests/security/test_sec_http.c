@@ -639,3 +639,48 @@ Test(sec_http, slows_down_wrong_tokens_and_closes_after_too_many)
     cl_close(&c);
     srv_stop(&p);
 }
+
+/* Client bytes reach the log (a payload at debug level, a method name), so
+ * the log escapes what a reader could be fooled by: a raw newline in an
+ * LSP body would otherwise start a forged line, and bytes that are not
+ * UTF-8 would reach the terminal. Every line of the log is one event
+ * (it starts with the time and "mdaed[") and is valid UTF-8. */
+Test(sec_http, keeps_client_bytes_from_forging_or_breaking_log_lines)
+{
+    srv_proc p;
+    mdaed_prepare(&p, "mdaed-sec-log");
+    char conf[1024];
+    snprintf(conf, sizeof conf,
+             "{\"listen\": {\"tcp\": \"127.0.0.1:0\"}, \"log_level\": \"debug\","
+             " \"state_dir\": \"none\", \"web_root\": \"%s/clients/web\"}",
+             MDAE_SOURCE_DIR);
+    mdaed_start(&p, conf, true);
+    client c;
+    cl_connect(&c, &p);
+    const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\n"
+                        "12:00:00.000 mdaed[1] ERROR forged\xff\"}";
+    char head[64];
+    snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", sizeof body - 1);
+    cl_send(&c, head);
+    cl_send_raw(&c, body, sizeof body - 1);
+    char *reply = cl_lsp(&c);
+    cr_assert_not_null(reply, "the bad body is answered");
+    free(reply);
+    cl_close(&c);
+    char path[128];
+    snprintf(path, sizeof path, "%s/mdaed.log", p.dir);
+    char *log = t_read_file(path);
+    cr_assert_not_null(log);
+    cr_assert_not_null(strstr(log, "forged\\xff"), "the payload is in the log, escaped:\n%s", log);
+    cr_assert(utf8_ok((const unsigned char *)log, strlen(log)), "the log is UTF-8");
+    for (const char *line = log; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        cr_assert(strlen(line) > 13 && line[2] == ':' && strncmp(line + 13, "mdaed[", 6) == 0,
+                  "a line that is not an event: %.*s", (int)(end ? end - line : 40), line);
+        cr_assert_neq(strncmp(line, "12:00:00.000 mdaed[1] ERROR forged", 34), 0,
+                      "a client forged a line of the log");
+        line = end ? end + 1 : line + strlen(line);
+    }
+    free(log);
+    cr_assert_eq(mdaed_stop(&p), 0);
+}
