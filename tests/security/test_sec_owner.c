@@ -25,26 +25,10 @@
 
 /* ---- Harness ---------------------------------------------------------------------- */
 
-/* srv_start's configuration, logging at info into DIR/mdaed.log (the LSP
- * test reads a document's session id there, as someone reading the logs
- * could). */
-static void sec_start(srv_proc *p, const char *limits, const char *top)
-{
-    mdaed_prepare(p, "mdaed-sec");
-    char conf[4096];
-    cr_assert_lt(snprintf(conf, sizeof conf,
-                           "{\n"
-                           "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
-                           "  \"log_level\": \"info\",\n"
-                           "  \"debug_methods\": true,\n"
-                           "  \"state_dir\": \"none\",\n"
-                           "  %s%s\n"
-                           "  \"limits\": {\"worker_idle_ms\": 60000 %s%s}\n"
-                           "}\n",
-                           p->sock, top, top[0] ? "," : "", limits[0] ? "," : "", limits),
-                 (int)sizeof conf);
-    mdaed_start(p, conf, true);
-}
+/* Every test starts mdaed with srv_start_logged (its log in DIR/mdaed.log),
+ * at level info (warn in the tests that open hundreds of sessions): the
+ * LSP test reads a document's session id there, as someone reading the
+ * logs could. */
 
 /* Stop with SIGTERM: a clean exit, within the wait (under the sanitizers,
  * no leak in the server either: its report goes to DIR/mdaed.log, and its
@@ -64,7 +48,7 @@ static void sec_stop(srv_proc *p)
         waitpid(p->pid, &st, 0);
     }
     char log[200];
-    snprintf(log, sizeof log, "%s/mdaed.log", p->dir);
+    srv_log_path(p, log, sizeof log);
     char *text = t_read_file(log);
     bool clean = r == p->pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
     size_t n = strlen(text);
@@ -84,6 +68,22 @@ static void sec_restart(srv_proc *p)
     char *text = t_read_file(conf);
     mdaed_start(p, text, true);
     free(text);
+}
+
+/* mdaed and two connections to it, a and b. */
+static void start_two(srv_proc *p, client *a, client *b)
+{
+    srv_start_logged(p, "info", "", "");
+    cl_connect(a, p);
+    cl_connect(b, p);
+}
+
+/* Close a and b, and sec_stop. */
+static void stop_two(srv_proc *p, client *a, client *b)
+{
+    cl_close(a);
+    cl_close(b);
+    sec_stop(p);
 }
 
 /* Send a request line and return the first line that is not a
@@ -111,25 +111,6 @@ static cJSON *parsed(char *line /* freed */)
     return j;
 }
 
-/* Decode a chunked body in place. */
-static char *dechunk(char *body)
-{
-    char *in = body, *out = body;
-    for (;;) {
-        char *end;
-        unsigned long n = strtoul(in, &end, 16);
-        char *line = strstr(end, "\r\n");
-        if (line == NULL || n == 0)
-            break;
-        in = line + 2;
-        memmove(out, in, n);
-        out += n;
-        in += n + 2;
-    }
-    *out = '\0';
-    return body;
-}
-
 /* POST /rpc one request on a new connection, with X-Mdae-Owner: owner
  * unless NULL; the JSON-RPC reply's text (its last line, malloc'd). The
  * headers are a browser's same-origin fetch's (issue 37 item 2 checks
@@ -138,28 +119,18 @@ static char *http_call(const srv_proc *p, const char *owner, int id, const char 
                        cJSON *params /* taken */)
 {
     char *body = t_request(id, method, params);
-    client h;
-    cl_connect(&h, p);
-    char head[512];
-    snprintf(head, sizeof head,
-             "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
-             "Connection: close\r\n%s%s%sContent-Length: %zu\r\n\r\n",
-             p->port, owner ? "X-Mdae-Owner: " : "", owner ? owner : "", owner ? "\r\n" : "",
-             strlen(body));
-    cl_send(&h, head);
-    cl_send(&h, body);
+    char host[32], extra[200] = "";
+    snprintf(host, sizeof host, "127.0.0.1:%d", p->port);
+    if (owner != NULL)
+        snprintf(extra, sizeof extra, "X-Mdae-Owner: %s\r\n", owner);
+    char *reply;
+    int st = t_http_post(p->port, host, extra, T_JSON, body, SRV_TEST_WAIT_MS, &reply);
     cJSON_free(body);
-    cl_read_all(&h);
-    cr_assert(strncmp(h.buf, "HTTP/1.1 200 ", 13) == 0, "HTTP: %s", h.buf);
-    char *b = strstr(h.buf, "\r\n\r\n");
-    cr_assert_not_null(b);
-    char *text = dechunk(b + 4);
-    char *last = text, *nl;
-    while ((nl = strchr(last, '\n')) != NULL && nl[1] != '\0')
-        last = nl + 1;
-    size_t n = strcspn(last, "\n");
-    char *out = strndup(last, n);
-    cl_close(&h);
+    cr_assert_eq(st, 200, "HTTP: %s", reply ? reply : "(refused)");
+    char *text = t_http_body(reply);
+    cr_assert_not_null(text);
+    char *out = strdup(t_last_line(text));
+    free(reply);
     return out;
 }
 
@@ -283,9 +254,7 @@ Test(sec_owner, another_connection_cannot_read_edit_or_close_a_session_over_ndjs
 {
     srv_proc p;
     client a, b;
-    sec_start(&p, "", "");
-    cl_connect(&a, &p);
-    cl_connect(&b, &p);
+    start_two(&p, &a, &b);
     char *sid = open_on(&a, RLDC2, NULL, false, NULL);
     const char *methods[] = {"session/analyze", "session/structure", "session/svg",
                              "session/edit", "session/close"};
@@ -306,9 +275,7 @@ Test(sec_owner, another_connection_cannot_read_edit_or_close_a_session_over_ndjs
                  "the other connection's edit was applied: %s", cJSON_PrintUnformatted(r));
     cJSON_Delete(r);
     free(sid);
-    cl_close(&a);
-    cl_close(&b);
-    sec_stop(&p);
+    stop_two(&p, &a, &b);
 }
 
 /* Issue 37: "Closing or reading someone else's session is answered exactly
@@ -318,9 +285,7 @@ Test(sec_owner, someone_elses_session_is_answered_byte_for_byte_like_one_that_do
 {
     srv_proc p;
     client a, b;
-    sec_start(&p, "", "");
-    cl_connect(&a, &p);
-    cl_connect(&b, &p);
+    start_two(&p, &a, &b);
     char *sid = open_on(&a, TWO, NULL, false, NULL);
     const char *methods[] = {"session/analyze", "session/edit", "session/close"};
     char *before[3], *after[3];
@@ -358,16 +323,14 @@ Test(sec_owner, someone_elses_session_is_answered_byte_for_byte_like_one_that_do
     free(gone);
     free(k1);
     free(sid);
-    cl_close(&a);
-    cl_close(&b);
-    sec_stop(&p);
+    stop_two(&p, &a, &b);
 }
 
 Test(sec_owner, http_cannot_reach_a_connection_owned_session_but_a_made_id_is_a_capability)
 {
     srv_proc p;
     client a;
-    sec_start(&p, "", "");
+    srv_start_logged(&p, "info", "", "");
     cl_connect(&a, &p);
     char *sid = open_on(&a, RLDC2, NULL, false, NULL);
     char *line = http_call(&p, NULL, 1, "session/analyze", session_params(sid));
@@ -400,7 +363,7 @@ Test(sec_owner, an_lsp_documents_session_is_not_addressable_from_other_connectio
 {
     srv_proc p;
     client l, b;
-    sec_start(&p, "", "");
+    srv_start_logged(&p, "info", "", "");
     cl_connect(&l, &p);
     cl_lsp_send(&l, "initialize", 1, cJSON_CreateObject());
     cJSON_Delete(cl_lsp_json(&l));
@@ -418,7 +381,7 @@ Test(sec_owner, an_lsp_documents_session_is_not_addressable_from_other_connectio
             break;
     }
     char log[200];
-    snprintf(log, sizeof log, "%s/mdaed.log", p.dir);
+    srv_log_path(&p, log, sizeof log);
     char *lines = t_read_file(log);
     char *at = strstr(lines, "session ");
     cr_assert_not_null(at, "no session in the log: %s", lines);
@@ -474,7 +437,7 @@ Test(sec_owner, made_ids_are_distinct_and_look_random, .timeout = 600)
 {
     enum { CONNS = 10, EACH = 100, N = CONNS * EACH };
     srv_proc p;
-    sec_start(&p, "", "\"log_level\": \"warn\"");
+    srv_start_logged(&p, "warn", "", "");
     char *text = t_model(TWO);
     cJSON *op = cJSON_CreateObject();
     cJSON_AddStringToObject(op, "text", text);
@@ -526,7 +489,7 @@ Test(sec_owner, ids_are_not_handed_out_again_after_a_restart, .timeout = 120)
     snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
     srv_proc p;
     client c;
-    sec_start(&p, "", top);
+    srv_start_logged(&p, "info", "", top);
     cl_connect(&c, &p);
     char *ids[12];
     for (int i = 0; i < 6; i++)
@@ -560,9 +523,7 @@ Test(sec_owner, a_chosen_id_is_scoped_to_its_connection)
 {
     srv_proc p;
     client a, b;
-    sec_start(&p, "", "");
-    cl_connect(&a, &p);
-    cl_connect(&b, &p);
+    start_two(&p, &a, &b);
     char *ma = open_on(&a, TWO, "mine", false, NULL);
     char *mb = open_on(&b, RLDC2, "mine", false, NULL);
     cr_assert_str_eq(ma, "mine");
@@ -576,18 +537,14 @@ Test(sec_owner, a_chosen_id_is_scoped_to_its_connection)
     cr_assert_eq(analyse_on(&b, "mine", NULL), 14, "a closed its own, not b's");
     free(ma);
     free(mb);
-    cl_close(&a);
-    cl_close(&b);
-    sec_stop(&p);
+    stop_two(&p, &a, &b);
 }
 
 Test(sec_owner, a_chosen_id_of_a_persistent_session_needs_its_owner_key)
 {
     srv_proc p;
     client a, b;
-    sec_start(&p, "", "");
-    cl_connect(&a, &p);
-    cl_connect(&b, &p);
+    start_two(&p, &a, &b);
     cJSON *r = parsed(raw_call(&a, 1, "session/open", open_params(TWO, "mine", true, NULL)));
     cr_assert_eq(error_code(r), -32602, "a guessable name as the only secret");
     cr_assert_not_null(strstr(error_message(r), "owner key"), "%s", error_message(r));
@@ -626,9 +583,7 @@ Test(sec_owner, a_chosen_id_of_a_persistent_session_needs_its_owner_key)
     free(line);
     cJSON_Delete(parsed(raw_call(&a, 6, "session/close", sess("mine", KEY1))));
     cr_assert_eq(analyse_on(&a, "mine", KEY2), 14, "KEY1 closed its own only");
-    cl_close(&a);
-    cl_close(&b);
-    sec_stop(&p);
+    stop_two(&p, &a, &b);
 }
 
 /* The store keeps a keyed session's key with its row (issue 37); whatever
@@ -641,7 +596,7 @@ Test(sec_owner, a_keyed_session_is_not_reachable_without_its_key_after_a_restart
     snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
     srv_proc p;
     client c;
-    sec_start(&p, "", top);
+    srv_start_logged(&p, "info", "", top);
     cl_connect(&c, &p);
     free(open_on(&c, RLDC2, "mine", true, KEY1));
     cl_close(&c);
@@ -700,7 +655,7 @@ Test(sec_owner, a_client_filling_the_session_table_does_not_lock_out_another, .t
 {
     srv_proc p;
     client f, g, v;
-    sec_start(&p, "\"max_sessions\": 300, \"max_workers\": 8", "\"log_level\": \"warn\"");
+    srv_start_logged(&p, "warn", "\"max_sessions\": 300, \"max_workers\": 8", "");
     cl_connect(&f, &p);
     cl_connect(&g, &p);
     char *setting;
@@ -744,7 +699,7 @@ Test(sec_owner, a_connection_opens_sessions_at_a_bounded_rate, .timeout = 300)
     enum { N = 200 };
     srv_proc p;
     client c, o;
-    sec_start(&p, "", "\"log_level\": \"warn\"");
+    srv_start_logged(&p, "warn", "", "");
     cl_connect(&c, &p);
     cl_connect(&o, &p);
     char *req[2];

@@ -96,27 +96,54 @@ static inline void t_wide_model(char *buf, size_t size, int n)
     cr_assert_lt(len, size, "buffer too small");
 }
 
-/* Start mdaed (tests/support/mdaed_proc.h); `limits` is inserted in the
- * "limits" object (may be ""), `top` among the top-level keys (may be "").
- * Nothing persists unless `top` gives a "state_dir" (the later key wins). */
-static inline void srv_start(srv_proc *p, const char *limits, const char *top)
+/* The test configuration (into conf, size bytes): `level` the log level,
+ * `limits` inserted in the "limits" object (may be ""), `top` among the
+ * top-level keys (may be ""). Nothing persists unless `top` gives a
+ * "state_dir" (the later key wins). */
+static inline void srv_conf(const srv_proc *p, const char *level, const char *limits,
+                            const char *top, char *conf, size_t size)
 {
-    mdaed_prepare(p, "mdaed-test");
-    char conf[4096];
-    cr_assert_lt(snprintf(conf, sizeof conf,
+    cr_assert_lt(snprintf(conf, size,
                            "// test configuration\n{\n"
                            "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
                            "  \"web_root\": \"%s/clients/web\",\n"
-                           "  \"log_level\": \"warn\",\n"
+                           "  \"log_level\": \"%s\",\n"
                            "  \"debug_methods\": true,\n"
                            "  \"state_dir\": \"none\",\n"
                            "  %s%s\n"
                            "  \"limits\": {\"worker_idle_ms\": 60000 %s%s}\n"
                            "}\n",
-                           p->sock, MDAE_SOURCE_DIR, top, top[0] ? "," : "",
+                           p->sock, MDAE_SOURCE_DIR, level, top, top[0] ? "," : "",
                            limits[0] ? "," : "", limits),
-                 (int)sizeof conf);
+                 (int)size);
+}
+
+/* Start mdaed (tests/support/mdaed_proc.h) with srv_conf's configuration
+ * at log level warn, its log on the test's stderr. */
+static inline void srv_start(srv_proc *p, const char *limits, const char *top)
+{
+    mdaed_prepare(p, "mdaed-test");
+    char conf[4096];
+    srv_conf(p, "warn", limits, top, conf, sizeof conf);
     mdaed_start(p, conf, false);
+}
+
+/* The same at log level `level` ("debug", "info", ...), the server's log
+ * (its stderr) written to DIR/mdaed.log (srv_log_path), for a test that
+ * reads it. */
+static inline void srv_start_logged(srv_proc *p, const char *level, const char *limits,
+                                    const char *top)
+{
+    mdaed_prepare(p, "mdaed-test");
+    char conf[4096];
+    srv_conf(p, level, limits, top, conf, sizeof conf);
+    mdaed_start(p, conf, true);
+}
+
+/* The path of a server's log, DIR/mdaed.log, into path (size bytes). */
+static inline void srv_log_path(const srv_proc *p, char *path, size_t size)
+{
+    snprintf(path, size, "%s/mdaed.log", p->dir);
 }
 
 /* Stop with SIGTERM; returns the exit status (or -1 when it had to be
@@ -421,6 +448,158 @@ static inline cJSON *t_range_edit(int sl, int sc, int el, int ec, const char *te
     cJSON_AddNumberToObject(en, "character", ec);
     cJSON_AddStringToObject(e, "text", text);
     return e;
+}
+
+/* ---- Raw sockets and HTTP, without assertions (callable from any thread) ---- */
+
+/* A TCP connection to 127.0.0.1:port (close-on-exec); -1 when refused. */
+static inline int t_connect_port(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Send the n bytes of s; false once the peer has closed (or on an error). */
+static inline bool t_send_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        s += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Read fd until the peer closes (with `one_line`, until a newline came),
+ * for wait_ms at most: everything read, NUL-terminated (malloc'd, caller
+ * frees; NULL only when out of memory). */
+static inline char *t_recv_all(int fd, bool one_line, int wait_ms)
+{
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    uint64_t end = t_now_ms() + (uint64_t)wait_ms;
+    while (buf != NULL && !(one_line && memchr(buf, '\n', len) != NULL)) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int left = (int)(end - t_now_ms());
+        if (left <= 0 || poll(&pfd, 1, left) <= 0)
+            break;
+        if (len + 65536 > cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL)
+                break;
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    if (buf != NULL)
+        buf[len] = '\0';
+    return buf;
+}
+
+/* The status of an HTTP reply's text; 0 when it has no status line. */
+static inline int t_http_status(const char *reply)
+{
+    int status = 0;
+    if (reply == NULL || sscanf(reply, "HTTP/1.%*d %d", &status) != 1)
+        return 0;
+    return status;
+}
+
+/* Send `request` (a whole HTTP request) on a new connection to
+ * 127.0.0.1:port and read until the server closes, for wait_ms at most.
+ * Returns the reply's status (0 when no status line came: refused, cut
+ * or timed out); *reply everything read, head and body (NUL-terminated,
+ * malloc'd, caller frees; NULL when the connection was refused). */
+static inline int t_http_exchange(int port, const char *request, int wait_ms, char **reply)
+{
+    *reply = NULL;
+    int fd = t_connect_port(port);
+    if (fd < 0)
+        return 0;
+    if (t_send_all(fd, request, strlen(request)))
+        *reply = t_recv_all(fd, false, wait_ms);
+    close(fd);
+    return t_http_status(*reply);
+}
+
+#define T_JSON "application/json"
+
+/* POST /rpc of `body` as t_http_exchange sends it: "Host: host" (left out
+ * when NULL), the header lines `extra` (each ending in "\r\n"; NULL for
+ * none), "Content-Type: type" (left out when NULL; T_JSON is what the web
+ * page sends), "Connection: close" and the Content-Length. */
+static inline int t_http_post(int port, const char *host, const char *extra, const char *type,
+                              const char *body, int wait_ms, char **reply)
+{
+    size_t size = strlen(body) + (extra ? strlen(extra) : 0) + 1024;
+    char *req = malloc(size);
+    *reply = NULL;
+    if (req == NULL)
+        return 0;
+    snprintf(req, size,
+             "POST /rpc HTTP/1.1\r\n%s%s%s%s%s%s%sConnection: close\r\n"
+             "Content-Length: %zu\r\n\r\n%s",
+             host ? "Host: " : "", host ? host : "", host ? "\r\n" : "", extra ? extra : "",
+             type ? "Content-Type: " : "", type ? type : "", type ? "\r\n" : "", strlen(body),
+             body);
+    int status = t_http_exchange(port, req, wait_ms, reply);
+    free(req);
+    return status;
+}
+
+/* The body of an HTTP reply's text, decoded in place when the head says
+ * Transfer-Encoding: chunked; NULL when the head did not end. */
+static inline char *t_http_body(char *reply)
+{
+    char *b = reply ? strstr(reply, "\r\n\r\n") : NULL;
+    if (b == NULL)
+        return NULL;
+    b += 4;
+    char *te = strstr(reply, "chunked");
+    if (te == NULL || te > b)
+        return b;
+    char *in = b, *out = b;
+    for (;;) {
+        char *end;
+        unsigned long n = strtoul(in, &end, 16);
+        char *line = strstr(end, "\r\n");
+        if (line == NULL || n == 0)
+            break;
+        in = line + 2;
+        memmove(out, in, n);
+        out += n;
+        in += n + 2;
+    }
+    *out = '\0';
+    return b;
+}
+
+/* The last line of text, its newline cut off in place: a streamed POST
+ * /rpc body's JSON-RPC reply (its notifications come first). */
+static inline char *t_last_line(char *text)
+{
+    char *last = text, *nl;
+    while ((nl = strchr(last, '\n')) != NULL && nl[1] != '\0')
+        last = nl + 1;
+    last[strcspn(last, "\n")] = '\0';
+    return last;
 }
 
 /* The `mdae ARGS tests/models/MODEL` output (the built CLI, stdout only),
