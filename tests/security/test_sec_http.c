@@ -14,29 +14,21 @@
 
 /* ---- Helpers ---------------------------------------------------------------- */
 
-/* Send one raw HTTP request (head without the final blank line, then body)
- * on a new connection and read until the server closes it (the request
- * says Connection: close). The reply in c (caller closes); the status. */
-static int http_raw(client *c, const srv_proc *p, const char *head, const char *body)
+/* POST /rpc of body to p on a new connection (t_http_post: Host `host`,
+ * the header lines `extra`, Content-Type `type`, each left out when NULL);
+ * the status, the whole reply in *reply (caller frees). */
+static int post(const srv_proc *p, const char *host, const char *extra, const char *type,
+                const char *body, char **reply)
 {
-    char req[4096];
-    snprintf(req, sizeof req, "%s\r\nConnection: close\r\nContent-Length: %zu\r\n\r\n%s", head,
-             strlen(body), body);
-    cl_connect(c, p);
-    cl_send(c, req);
-    cl_read_all(c);
-    int status = 0;
-    if (sscanf(c->buf, "HTTP/1.%*d %d", &status) != 1)
-        return 0;
-    return status;
+    return t_http_post(p->port, host, extra, type, body, SRV_TEST_WAIT_MS, reply);
 }
 
 /* The head of an HTTP reply only (up to the blank line), to look for
  * headers without matching the body. */
-static bool head_has(const client *c, const char *needle)
+static bool head_has(const char *reply, const char *needle)
 {
-    const char *end = strstr(c->buf, "\r\n\r\n");
-    const char *at = strstr(c->buf, needle);
+    const char *end = strstr(reply, "\r\n\r\n");
+    const char *at = strstr(reply, needle);
     return at != NULL && end != NULL && at < end;
 }
 
@@ -81,57 +73,50 @@ static double status_sessions(client *c)
 Test(sec_http, refuses_a_cross_origin_text_plain_post_and_the_session_survives)
 {
     srv_proc p;
-    client owner, h;
+    client owner;
+    char *h;
     srv_start(&p, "", "");
     cl_connect(&owner, &p);
     char *sid = cl_open(&owner, MODEL);
     cr_assert_eq(status_sessions(&owner), 1);
-    char body[256], head[512];
+    char body[256], host[32], extra[200];
+    snprintf(host, sizeof host, "127.0.0.1:%d", p.port);
     snprintf(body, sizeof body,
              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/close\",\"params\":{\"session\":"
              "\"%s\"}}",
              sid);
     /* The issue's curl: a foreign page's simple request (no preflight). */
-    snprintf(head, sizeof head,
-             "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://evil.example\r\n"
-             "Content-Type: text/plain;charset=UTF-8",
-             p.port);
-    int st = http_raw(&h, &p, head, body);
-    cr_assert(st == 403 || st == 415, "a foreign text/plain post got %d: %s", st, h.buf);
-    cr_assert_null(strstr(h.buf, "\"result\""), "%s", h.buf);
-    cl_close(&h);
+    int st = post(&p, host, "Origin: http://evil.example\r\n", "text/plain;charset=UTF-8", body,
+                  &h);
+    cr_assert(st == 403 || st == 415, "a foreign text/plain post got %d: %s", st, h);
+    cr_assert_null(strstr(h, "\"result\""), "%s", h);
+    free(h);
     /* Each condition alone: text/plain from no origin, JSON from another
      * origin, a form post, and a typeless body (fetch with a Blob). */
     const char *alone[][2] = {
-        {"", "Content-Type: text/plain"},
-        {"Origin: http://evil.example\r\n", "Content-Type: application/json"},
-        {"Origin: null\r\n", "Content-Type: application/json"},
-        {"", "Content-Type: application/x-www-form-urlencoded"},
-        {"", "X-Nothing: 1"},
+        {"", "text/plain"},
+        {"Origin: http://evil.example\r\n", T_JSON},
+        {"Origin: null\r\n", T_JSON},
+        {"", "application/x-www-form-urlencoded"},
+        {"X-Nothing: 1\r\n", NULL},
     };
     for (size_t k = 0; k < sizeof alone / sizeof alone[0]; k++) {
-        snprintf(head, sizeof head, "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s%s", p.port,
-                 alone[k][0], alone[k][1]);
-        st = http_raw(&h, &p, head, body);
-        cr_assert(st == 403 || st == 415, "case %zu got %d: %s", k, st, h.buf);
-        cl_close(&h);
+        st = post(&p, host, alone[k][0], alone[k][1], body, &h);
+        cr_assert(st == 403 || st == 415, "case %zu got %d: %s", k, st, h);
+        free(h);
     }
     cr_assert_eq(status_sessions(&owner), 1, "the session was closed by a refused request");
     /* The web page's own request shape (clients/web/src/rpc.js) is still
      * served: same origin, application/json, with or without charset. */
-    const char *page[] = {"Content-Type: application/json",
-                          "Content-Type: application/json; charset=utf-8"};
+    const char *page[] = {T_JSON, "application/json; charset=utf-8"};
+    snprintf(extra, sizeof extra, "Origin: http://%s\r\nX-Mdae-Session: %s\r\n", host, sid);
     for (size_t k = 0; k < 2; k++) {
-        snprintf(head, sizeof head,
-                 "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://127.0.0.1:%d\r\n"
-                 "X-Mdae-Session: %s\r\n%s",
-                 p.port, p.port, sid, page[k]);
-        st = http_raw(&h, &p, head,
-                      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/status\"}");
-        cr_assert_eq(st, 200, "the page's request: %s", h.buf);
-        cr_assert_not_null(strstr(h.buf, "\"result\""), "%s", h.buf);
-        cr_assert_not(head_has(&h, "Access-Control-Allow-Origin"), "%s", h.buf);
-        cl_close(&h);
+        st = post(&p, host, extra, page[k],
+                  "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/status\"}", &h);
+        cr_assert_eq(st, 200, "the page's request: %s", h);
+        cr_assert_not_null(strstr(h, "\"result\""), "%s", h);
+        cr_assert_not(head_has(h, "Access-Control-Allow-Origin"), "%s", h);
+        free(h);
     }
     /* and its owner can still use it */
     cJSON *r = cl_request(&owner, 5, "session/close", session_params(sid));
@@ -145,37 +130,31 @@ Test(sec_http, refuses_a_cross_origin_text_plain_post_and_the_session_survives)
 Test(sec_http, refuses_a_dns_rebinding_host)
 {
     srv_proc p;
-    client h;
+    char *h;
     srv_start(&p, "", "");
-    char head[512];
     const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
     /* A rebinding page is same-origin with itself: its Host and Origin
      * agree, and both name the attacker's domain. */
     const char *hosts[] = {"evil.example:%d", "evil.example", "127.0.0.1.evil.example:%d",
                            "localhost:1", "[::1]:99999"};
     for (size_t k = 0; k < sizeof hosts / sizeof hosts[0]; k++) {
-        char host[128], origin[160];
+        char host[128], origin[180];
         snprintf(host, sizeof host, hosts[k], p.port);
-        snprintf(origin, sizeof origin, "http://%s", host);
-        snprintf(head, sizeof head,
-                 "POST /rpc HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nContent-Type: application/json",
-                 host, origin);
-        int st = http_raw(&h, &p, head, body);
-        cr_assert(st == 421 || st == 403, "Host %s got %d: %s", host, st, h.buf);
-        cr_assert_null(strstr(h.buf, "\"result\""));
-        cr_assert_null(strstr(h.buf, "evil"), "the Host is echoed: %s", h.buf);
-        cl_close(&h);
+        snprintf(origin, sizeof origin, "Origin: http://%s\r\n", host);
+        int st = post(&p, host, origin, T_JSON, body, &h);
+        cr_assert(st == 421 || st == 403, "Host %s got %d: %s", host, st, h);
+        cr_assert_null(strstr(h, "\"result\""));
+        cr_assert_null(strstr(h, "evil"), "the Host is echoed: %s", h);
+        free(h);
     }
     /* Loopback names with the port, or without, are ours. */
     const char *ours[] = {"localhost:%d", "LOCALHOST", "127.0.0.1:%d", "[::1]:%d", "[::1]"};
     for (size_t k = 0; k < sizeof ours / sizeof ours[0]; k++) {
         char host[128];
         snprintf(host, sizeof host, ours[k], p.port);
-        snprintf(head, sizeof head,
-                 "POST /rpc HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json", host);
-        int st = http_raw(&h, &p, head, body);
-        cr_assert_eq(st, 200, "Host %s: %s", host, h.buf);
-        cl_close(&h);
+        int st = post(&p, host, NULL, T_JSON, body, &h);
+        cr_assert_eq(st, 200, "Host %s: %s", host, h);
+        free(h);
     }
     srv_stop(&p);
 }
@@ -183,46 +162,43 @@ Test(sec_http, refuses_a_dns_rebinding_host)
 Test(sec_http, sends_cors_headers_to_configured_origins_only)
 {
     srv_proc p;
-    client h;
+    char *h;
     srv_start(&p, "",
               "\"http\": {\"allowed_hosts\": [\"mdae.lan\"],"
               " \"allowed_origins\": [\"http://app.example\"]}");
-    char head[512];
+    char host[32], req[512];
     const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
     /* a configured origin: served, with its CORS header */
-    snprintf(head, sizeof head,
-             "POST /rpc HTTP/1.1\r\nHost: mdae.lan:%d\r\nOrigin: http://app.example\r\n"
-             "Content-Type: application/json",
-             p.port);
-    cr_assert_eq(http_raw(&h, &p, head, body), 200, "%s", h.buf);
-    cr_assert(head_has(&h, "Access-Control-Allow-Origin: http://app.example\r\n"), "%s", h.buf);
-    cl_close(&h);
+    snprintf(host, sizeof host, "mdae.lan:%d", p.port);
+    cr_assert_eq(post(&p, host, "Origin: http://app.example\r\n", T_JSON, body, &h), 200, "%s", h);
+    cr_assert(head_has(h, "Access-Control-Allow-Origin: http://app.example\r\n"), "%s", h);
+    free(h);
     /* its preflight */
-    snprintf(head, sizeof head,
+    snprintf(req, sizeof req,
              "OPTIONS /rpc HTTP/1.1\r\nHost: mdae.lan\r\nOrigin: http://app.example\r\n"
              "Access-Control-Request-Method: POST\r\n"
-             "Access-Control-Request-Headers: content-type, authorization");
-    cr_assert_eq(http_raw(&h, &p, head, ""), 204, "%s", h.buf);
-    cr_assert(head_has(&h, "Access-Control-Allow-Origin: http://app.example\r\n"), "%s", h.buf);
-    cr_assert(head_has(&h, "Access-Control-Allow-Methods: POST"), "%s", h.buf);
-    cr_assert(head_has(&h, "Content-Type"), "%s", h.buf);
-    cl_close(&h);
+             "Access-Control-Request-Headers: content-type, authorization\r\n"
+             "Connection: close\r\nContent-Length: 0\r\n\r\n");
+    cr_assert_eq(t_http_exchange(p.port, req, SRV_TEST_WAIT_MS, &h), 204, "%s", h);
+    cr_assert(head_has(h, "Access-Control-Allow-Origin: http://app.example\r\n"), "%s", h);
+    cr_assert(head_has(h, "Access-Control-Allow-Methods: POST"), "%s", h);
+    cr_assert(head_has(h, "Content-Type"), "%s", h);
+    free(h);
     /* another origin: no preflight, no post, no CORS header */
-    snprintf(head, sizeof head,
+    snprintf(req, sizeof req,
              "OPTIONS /rpc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://evil.example\r\n"
-             "Access-Control-Request-Method: POST",
+             "Access-Control-Request-Method: POST\r\n"
+             "Connection: close\r\nContent-Length: 0\r\n\r\n",
              p.port);
-    int st = http_raw(&h, &p, head, "");
-    cr_assert(st >= 400, "%d: %s", st, h.buf);
-    cr_assert_not(head_has(&h, "Access-Control"), "%s", h.buf);
-    cl_close(&h);
+    int st = t_http_exchange(p.port, req, SRV_TEST_WAIT_MS, &h);
+    cr_assert(st >= 400, "%d: %s", st, h);
+    cr_assert_not(head_has(h, "Access-Control"), "%s", h);
+    free(h);
     /* the page's own origin: served, no CORS header (it needs none) */
-    snprintf(head, sizeof head,
-             "POST /rpc HTTP/1.1\r\nHost: mdae.lan\r\nOrigin: http://mdae.lan\r\n"
-             "Content-Type: application/json");
-    cr_assert_eq(http_raw(&h, &p, head, body), 200, "%s", h.buf);
-    cr_assert_not(head_has(&h, "Access-Control"), "%s", h.buf);
-    cl_close(&h);
+    cr_assert_eq(post(&p, "mdae.lan", "Origin: http://mdae.lan\r\n", T_JSON, body, &h), 200, "%s",
+                 h);
+    cr_assert_not(head_has(h, "Access-Control"), "%s", h);
+    free(h);
     srv_stop(&p);
 }
 
@@ -262,18 +238,13 @@ static void start_with_root(srv_proc *p, const char *root)
     srv_start(p, "", top);
 }
 
-/* GET path on a new connection (HTTP/1.0: the server closes). */
-static int http_get(client *c, const srv_proc *p, const char *path)
+/* GET path on a new connection (HTTP/1.0: the server closes); the status,
+ * the whole reply in *reply (caller frees). */
+static int http_get(const srv_proc *p, const char *path, char **reply)
 {
     char req[512];
     snprintf(req, sizeof req, "GET %s HTTP/1.0\r\n\r\n", path);
-    cl_connect(c, p);
-    cl_send(c, req);
-    cl_read_all(c);
-    int status = 0;
-    if (sscanf(c->buf, "HTTP/1.%*d %d", &status) != 1)
-        return 0;
-    return status;
+    return t_http_exchange(p->port, req, SRV_TEST_WAIT_MS, reply);
 }
 
 Test(sec_http, does_not_follow_symlinks_out_of_the_web_root)
@@ -281,25 +252,25 @@ Test(sec_http, does_not_follow_symlinks_out_of_the_web_root)
     char root[64], outside[64];
     make_web_root(root, sizeof root, outside, sizeof outside);
     srv_proc p;
-    client c;
+    char *c;
     start_with_root(&p, root);
-    int st = http_get(&c, &p, "/etc/passwd");
+    int st = http_get(&p, "/etc/passwd", &c);
     cr_assert(st == 404 || st == 403, "/etc/passwd through a link: %d", st);
-    cr_assert_null(strstr(c.buf, "root:"), "%s", c.buf);
-    cl_close(&c);
-    st = http_get(&c, &p, "/etc/hostname");
+    cr_assert_null(strstr(c, "root:"), "%s", c);
+    free(c);
+    st = http_get(&p, "/etc/hostname", &c);
     cr_assert(st == 404 || st == 403, "/etc/hostname through a link: %d", st);
-    cl_close(&c);
-    st = http_get(&c, &p, "/secret.txt");
+    free(c);
+    st = http_get(&p, "/secret.txt", &c);
     cr_assert(st == 404 || st == 403, "a link to a file outside: %d", st);
-    cr_assert_null(strstr(c.buf, "SECRET-OUTSIDE"), "%s", c.buf);
-    cl_close(&c);
+    cr_assert_null(strstr(c, "SECRET-OUTSIDE"), "%s", c);
+    free(c);
     /* inside the root, files and links to files inside are served */
-    cr_assert_eq(http_get(&c, &p, "/"), 200, "%s", c.buf);
-    cl_close(&c);
-    cr_assert_eq(http_get(&c, &p, "/home.html"), 200, "%s", c.buf);
-    cr_assert_not_null(strstr(c.buf, "<title>root</title>"));
-    cl_close(&c);
+    cr_assert_eq(http_get(&p, "/", &c), 200, "%s", c);
+    free(c);
+    cr_assert_eq(http_get(&p, "/home.html", &c), 200, "%s", c);
+    cr_assert_not_null(strstr(c, "<title>root</title>"));
+    free(c);
     srv_stop(&p);
     mdaed_remove_dir(root);
     unlink(outside);
@@ -327,9 +298,8 @@ Test(sec_http, answers_a_fifo_in_the_web_root_at_once_and_serves_others_meanwhil
     bool got = cl_fill(&c, 1000);
     cr_assert(got, "no answer to GET /pipe within 1 s");
     cl_read_all(&c);
-    int st = 0;
-    cr_assert_eq(sscanf(c.buf, "HTTP/1.%*d %d", &st), 1);
-    cr_assert(st == 404 || st == 403, "GET /pipe: %d", st);
+    int st = t_http_status(c.buf);
+    cr_assert(st == 404 || st == 403, "GET /pipe: %d: %s", st, c.buf);
     cr_assert_lt(t_now_ms() - t0, 2000);
     cl_close(&c);
     srv_stop(&p);
@@ -610,23 +580,20 @@ Test(sec_http, slows_down_wrong_tokens_and_closes_after_too_many)
     cJSON_Delete(r);
     cr_assert(cl_wait_eof(&other));
     cl_close(&other);
-    char head[256];
-    snprintf(head, sizeof head,
-             "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret-token\r\n"
-             "Content-Type: application/json");
     const char *status = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
-    cr_assert_eq(http_raw(&c, &p, head, status), 429, "%s", c.buf);
-    cr_assert(head_has(&c, "Retry-After: "), "%s", c.buf);
-    cl_close(&c);
+    char *h;
+    cr_assert_eq(post(&p, "127.0.0.1", "Authorization: Bearer s3cret-token\r\n", T_JSON, status,
+                      &h),
+                 429, "%s", h);
+    cr_assert(head_has(h, "Retry-After: "), "%s", h);
+    free(h);
     /* once the lock is over: a wrong Bearer token is answered late */
     t_sleep_ms((int)fail_delay(4) + 20);
-    snprintf(head, sizeof head,
-             "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer guess\r\n"
-             "Content-Type: application/json");
     uint64_t s = t_now_ms();
-    cr_assert_eq(http_raw(&c, &p, head, status), 401, "%s", c.buf);
+    cr_assert_eq(post(&p, "127.0.0.1", "Authorization: Bearer guess\r\n", T_JSON, status, &h), 401,
+                 "%s", h);
     cr_assert_geq(t_now_ms() - s, FAIL_DELAY_MS - 2);
-    cl_close(&c);
+    free(h);
     /* and the right token, on a fresh connection, once the lock is over */
     t_sleep_ms((int)fail_delay(4) + 20);
     cl_connect(&c, &p);
@@ -648,13 +615,7 @@ Test(sec_http, slows_down_wrong_tokens_and_closes_after_too_many)
 Test(sec_http, keeps_client_bytes_from_forging_or_breaking_log_lines)
 {
     srv_proc p;
-    mdaed_prepare(&p, "mdaed-sec-log");
-    char conf[1024];
-    snprintf(conf, sizeof conf,
-             "{\"listen\": {\"tcp\": \"127.0.0.1:0\"}, \"log_level\": \"debug\","
-             " \"state_dir\": \"none\", \"web_root\": \"%s/clients/web\"}",
-             MDAE_SOURCE_DIR);
-    mdaed_start(&p, conf, true);
+    srv_start_logged(&p, "debug", "", "");
     client c;
     cl_connect(&c, &p);
     const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\n"
@@ -668,7 +629,7 @@ Test(sec_http, keeps_client_bytes_from_forging_or_breaking_log_lines)
     free(reply);
     cl_close(&c);
     char path[128];
-    snprintf(path, sizeof path, "%s/mdaed.log", p.dir);
+    srv_log_path(&p, path, sizeof path);
     char *log = t_read_file(path);
     cr_assert_not_null(log);
     cr_assert_not_null(strstr(log, "forged\\xff"), "the payload is in the log, escaped:\n%s", log);

@@ -526,15 +526,17 @@ static inline int t_http_status(const char *reply)
  * 127.0.0.1:port and read until the server closes, for wait_ms at most.
  * Returns the reply's status (0 when no status line came: refused, cut
  * or timed out); *reply everything read, head and body (NUL-terminated,
- * malloc'd, caller frees; NULL when the connection was refused). */
+ * malloc'd, caller frees; "" when the connection was refused, NULL only
+ * when out of memory). */
 static inline int t_http_exchange(int port, const char *request, int wait_ms, char **reply)
 {
-    *reply = NULL;
     int fd = t_connect_port(port);
-    if (fd < 0)
+    if (fd < 0) {
+        *reply = strdup("");
         return 0;
-    if (t_send_all(fd, request, strlen(request)))
-        *reply = t_recv_all(fd, false, wait_ms);
+    }
+    bool sent = t_send_all(fd, request, strlen(request));
+    *reply = sent ? t_recv_all(fd, false, wait_ms) : strdup("");
     close(fd);
     return t_http_status(*reply);
 }
