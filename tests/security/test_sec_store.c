@@ -92,6 +92,15 @@ static int sessions_of(client *c)
     return n;
 }
 
+/* mdaed on the state directory `state` (with `limits`), connected as c. */
+static void start_on(const char *state, const char *limits, srv_proc *p, client *c)
+{
+    char top[300];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    srv_start(p, limits, top);
+    cl_connect(c, p);
+}
+
 static void kill_hard(srv_proc *p)
 {
     kill(p->pid, SIGKILL);
@@ -341,33 +350,19 @@ Test(sec_store, answers_a_full_disk_with_not_saved_and_opens_nothing)
 
 /* ---- Start-up checks ------------------------------------------------------------- */
 
-/* Start mdaed with conf; it must exit (not listen) with a non-zero status.
- * Its stderr into log. */
-static void start_refused(const char *top, char *log, size_t loglen)
+/* Start mdaed on the state directory `state`; it must exit (not listen)
+ * with a non-zero status. Its stderr into log. */
+static void start_refused(const char *state, char *log, size_t loglen)
 {
-    mdaed_proc p;
+    srv_proc p;
     mdaed_prepare(&p, "mdae-sec-store");
-    char conf[1024], conf_path[128], port_file[128], log_path[128];
-    snprintf(conf, sizeof conf,
-             "{\"listen\": {\"tcp\": \"127.0.0.1:0\"}, \"log_level\": \"info\", %s}\n", top);
-    snprintf(conf_path, sizeof conf_path, "%s/mdaed.json", p.dir);
+    char top[300], conf[4096], port_file[128], log_path[128];
+    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
+    srv_conf(&p, "info", "", top, conf, sizeof conf);
     snprintf(port_file, sizeof port_file, "%s/port", p.dir);
-    snprintf(log_path, sizeof log_path, "%s/mdaed.log", p.dir);
-    FILE *f = fopen(conf_path, "w");
-    cr_assert_not_null(f);
-    fputs(conf, f);
-    fclose(f);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int lfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (lfd >= 0)
-            dup2(lfd, 2);
-        execl(MDAED_PROC_EXE, MDAED_PROC_EXE, "--config", conf_path, "--port-file", port_file,
-              (char *)NULL);
-        _exit(127);
-    }
+    srv_log_path(&p, log_path, sizeof log_path);
+    mdaed_spawn(&p, conf, true);
+    pid_t pid = p.pid;
     int st = 0;
     pid_t r = 0;
     uint64_t end = t_now_ms() + MDAED_PROC_WAIT_MS;
@@ -378,7 +373,7 @@ static void start_refused(const char *top, char *log, size_t loglen)
         kill(pid, SIGKILL);
         waitpid(pid, &st, 0);
     }
-    f = fopen(log_path, "r");
+    FILE *f = fopen(log_path, "r");
     size_t n = f ? fread(log, 1, loglen - 1, f) : 0;
     log[n] = '\0';
     if (f)
@@ -404,12 +399,9 @@ Test(sec_store, refuses_to_start_on_a_corrupt_sessions_table)
 {
     char state[] = "/tmp/mdae-sec-store-XXXXXX";
     make_state(state);
-    char top[300];
-    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
     srv_proc p;
     client c;
-    srv_start(&p, "", top);
-    cl_connect(&c, &p);
+    start_on(state, "", &p, &c);
     char *text = t_model("rldc2.mel");
     open_persistent(&c, 1, "a", text);
     open_persistent(&c, 2, "b", text);
@@ -445,7 +437,7 @@ Test(sec_store, refuses_to_start_on_a_corrupt_sessions_table)
     free(junk);
 
     char log[8192];
-    start_refused(top, log, sizeof log);
+    start_refused(state, log, sizeof log);
     cr_assert(strstr(log, path) != NULL, "the log names the file: %s", log);
     cr_assert(strstr(log, "corrupt") != NULL, "the log says what is wrong: %s", log);
     cr_assert(strstr(log, "mv ") != NULL, "the log says what to do: %s", log);
@@ -462,7 +454,7 @@ Test(sec_store, refuses_a_second_mdaed_on_one_state_directory)
     srv_proc p;
     srv_start(&p, "", top);
     char log[8192], lock[320];
-    start_refused(top, log, sizeof log);
+    start_refused(state, log, sizeof log);
     snprintf(lock, sizeof lock, "%s/lock", state);
     cr_assert(strstr(log, lock) != NULL, "the log names the lock: %s", log);
     cr_assert(strstr(log, "another mdaed") != NULL, "%s", log);
@@ -547,12 +539,9 @@ Test(sec_store, reads_stored_texts_on_first_use_not_at_start, .timeout = 120)
     }
     cr_assert_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
 
-    char top[300];
-    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
     srv_proc p;
     client c;
-    srv_start(&p, "\"max_message_bytes\": 16777216", top);
-    cl_connect(&c, &p);
+    start_on(state, "\"max_message_bytes\": 16777216", &p, &c);
     cr_assert_eq(sessions_of(&c), N, "every stored session is known");
     double rss = rss_of(&c);
     cr_assert_lt(rss, (double)N * SIZE / 4, "router RSS %.0f MiB after start: the %d stored "
@@ -615,12 +604,9 @@ Test(sec_store, refuses_stored_versions_out_of_range_and_never_wraps)
     store_row(db, "top", OWNER, text, tl, INT64_MAX - 1);
     sqlite3_close(db);
 
-    char top[300];
-    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
     srv_proc p;
     client c;
-    srv_start(&p, "", top);
-    cl_connect(&c, &p);
+    start_on(state, "", &p, &c);
     cr_assert_eq(sessions_of(&c), 1, "only the version in 1..INT64_MAX-1 is served");
     const char *refused[] = {"zero", "negative", "max"};
     for (int i = 0; i < 3; i++) {
@@ -659,12 +645,9 @@ Test(sec_store, never_overwrites_a_version_another_writer_stored)
 {
     char state[] = "/tmp/mdae-sec-store-XXXXXX";
     make_state(state);
-    char top[300];
-    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
     srv_proc p;
     client c;
-    srv_start(&p, "", top);
-    cl_connect(&c, &p);
+    start_on(state, "", &p, &c);
     char *text = t_model("rldc2.mel");
     open_persistent(&c, 1, "shared", text);
     sqlite3 *db = store_db(state);
@@ -727,12 +710,9 @@ Test(sec_store, says_that_an_edit_whose_text_does_not_load_was_applied)
 {
     char state[] = "/tmp/mdae-sec-store-XXXXXX";
     make_state(state);
-    char top[300];
-    snprintf(top, sizeof top, "\"state_dir\": \"%s\"", state);
     srv_proc p;
     client c;
-    srv_start(&p, "", top);
-    cl_connect(&c, &p);
+    start_on(state, "", &p, &c);
     char *text = t_model("rldc2.mel");
     open_persistent(&c, 1, "f", text);
     const char *broken = "x : real;\ne : equation der(x) = ;\n";

@@ -60,10 +60,12 @@ static inline void mdaed_prepare(mdaed_proc *p, const char *prefix)
     snprintf(p->sock, sizeof p->sock, "%s/sock", p->dir);
 }
 
-/* Write conf (the whole configuration file) and start the server. The
- * server's stdout goes to /dev/null, its stderr to DIR/mdaed.log when
- * log_to_file (else it is the test's). */
-static inline void mdaed_start(mdaed_proc *p, const char *conf_text, bool log_to_file)
+/* Write conf (the whole configuration file) into DIR/mdaed.json and fork
+ * the server on it, with --port-file DIR/port (a previous one removed).
+ * The server's stdout goes to /dev/null, its stderr to DIR/mdaed.log when
+ * log_to_file (else it is the test's). Does not wait: mdaed_start waits
+ * for the port, a test of a refused start for the exit. */
+static inline void mdaed_spawn(mdaed_proc *p, const char *conf_text, bool log_to_file)
 {
     cr_assert_eq(access(MDAED_PROC_EXE, X_OK), 0,
                  "%s is not built (cmake --build ... --target mdaed)", MDAED_PROC_EXE);
@@ -92,6 +94,15 @@ static inline void mdaed_start(mdaed_proc *p, const char *conf_text, bool log_to
               (char *)NULL);
         _exit(127);
     }
+}
+
+/* mdaed_spawn, then wait (bounded) until the server has written its port
+ * into p->port. */
+static inline void mdaed_start(mdaed_proc *p, const char *conf_text, bool log_to_file)
+{
+    mdaed_spawn(p, conf_text, log_to_file);
+    char port_file[128];
+    snprintf(port_file, sizeof port_file, "%s/port", p->dir);
     uint64_t end = t_now_ms() + MDAED_PROC_WAIT_MS;
     while (t_now_ms() < end) {
         FILE *pf = fopen(port_file, "r");
