@@ -33,30 +33,18 @@
 #define SEC_CHECK_RSS 1
 #endif
 
-/* mdaed with `limits` in its "limits" object; its log (level info) goes to
- * DIR/mdaed.log for log_has. */
+/* mdaed with `limits` in its "limits" object (srv_start_logged); its log
+ * (level info) goes to DIR/mdaed.log for log_has. */
 static void sec_start(srv_proc *p, const char *limits)
 {
-    mdaed_prepare(p, "mdaed-sec");
-    char conf[4096];
-    cr_assert_lt(snprintf(conf, sizeof conf,
-                          "{\n"
-                          "  \"listen\": {\"tcp\": \"127.0.0.1:0\", \"unix\": \"%s\"},\n"
-                          "  \"web_root\": \"%s/clients/web\",\n"
-                          "  \"log_level\": \"info\",\n"
-                          "  \"state_dir\": \"none\",\n"
-                          "  \"limits\": {\"worker_idle_ms\": 60000%s%s}\n"
-                          "}\n",
-                          p->sock, MDAE_SOURCE_DIR, limits[0] ? ", " : "", limits),
-                 (int)sizeof conf);
-    mdaed_start(p, conf, true);
+    srv_start_logged(p, "info", limits, "");
 }
 
 /* Does the server's log say `needle` within wait_ms? */
 static bool log_has(const srv_proc *p, const char *needle, int wait_ms)
 {
     char path[128];
-    snprintf(path, sizeof path, "%s/mdaed.log", p->dir);
+    srv_log_path(p, path, sizeof path);
     uint64_t end = t_now_ms() + (uint64_t)wait_ms;
     do {
         FILE *f = fopen(path, "r");
@@ -89,35 +77,12 @@ static long rss_kb(pid_t pid)
     return kb;
 }
 
-/* A TCP connection to p, with a small receive buffer when rcvbuf > 0 (set
- * before connect, so the window stays small). */
-static int tcp_connect(const srv_proc *p, int rcvbuf)
+/* A TCP connection to p (asserted). */
+static int tcp_connect(const srv_proc *p)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    if (rcvbuf > 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)p->port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    int fd = t_connect_port(p->port);
+    cr_assert_geq(fd, 0, "connect: %s", strerror(errno));
     return fd;
-}
-
-/* Send what the server still reads; false once it has closed. */
-static bool send_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        s += w;
-        n -= (size_t)w;
-    }
-    return true;
 }
 
 /* Read until the server closes, for wait_ms at most: true on EOF (or a
@@ -180,9 +145,9 @@ Test(sec_bounds, slowloris_headers_are_cut)
     char got[N][512];
     memset(got, 0, sizeof got);
     for (int i = 0; i < N; i++) {
-        fd[i] = tcp_connect(&p, 0);
+        fd[i] = tcp_connect(&p);
         const char *head = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-        cr_assert(send_all(fd[i], head, strlen(head)));
+        cr_assert(t_send_all(fd[i], head, strlen(head)));
     }
     uint64_t start = t_now_ms();
     int n_closed = 0;
@@ -190,7 +155,7 @@ Test(sec_bounds, slowloris_headers_are_cut)
         for (int i = 0; i < N; i++) {
             if (closed[i])
                 continue;
-            send_all(fd[i], "X-Slow: 1\r\n", 11);
+            t_send_all(fd[i], "X-Slow: 1\r\n", 11);
             struct pollfd pfd = {fd[i], POLLIN, 0};
             if (poll(&pfd, 1, 0) > 0 && closed_within(fd[i], 1000, got[i], sizeof got[i])) {
                 closed[i] = true;
@@ -221,13 +186,13 @@ Test(sec_bounds, idle_connections_are_closed)
     enum { N = 20 };
     int fd[N];
     for (int i = 0; i < N; i++)
-        fd[i] = tcp_connect(&p, 0);
+        fd[i] = tcp_connect(&p);
     client owner;
     cl_connect(&owner, &p);
     char *sid = cl_open(&owner, "x : real;\ne : equation der(x) = 1;\n");
-    int http = tcp_connect(&p, 0);
+    int http = tcp_connect(&p);
     const char *get = "GET /no-such-file HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    cr_assert(send_all(http, get, strlen(get)));
+    cr_assert(t_send_all(http, get, strlen(get)));
     uint64_t start = t_now_ms();
     char got[4096];
     for (int i = 0; i < N; i++) {
@@ -253,11 +218,11 @@ Test(sec_bounds, idle_connections_are_closed)
  * then `pad` bytes of its body, never the rest. */
 static int stall(const srv_proc *p, const char *head, size_t pad)
 {
-    int fd = tcp_connect(p, 0);
-    cr_assert(send_all(fd, head, strlen(head)));
+    int fd = tcp_connect(p);
+    cr_assert(t_send_all(fd, head, strlen(head)));
     char *body = malloc(pad);
     memset(body, 'x', pad);
-    cr_assert(send_all(fd, body, pad));
+    cr_assert(t_send_all(fd, body, pad));
     free(body);
     return fd;
 }
@@ -321,11 +286,11 @@ Test(sec_bounds, partial_budget_closes_the_largest)
     char *body = malloc(pad);
     memset(body, 'x', pad);
     for (int i = 0; i < N; i++) {
-        fd[i] = tcp_connect(&p, 0);
+        fd[i] = tcp_connect(&p);
         const char *head = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\","
                            "\"params\":{\"pad\":\"";
-        if (send_all(fd[i], head, strlen(head)))
-            send_all(fd[i], body, pad); /* fails once the server closed it */
+        if (t_send_all(fd[i], head, strlen(head)))
+            t_send_all(fd[i], body, pad); /* fails once the server closed it */
         t_sleep_ms(100);
     }
     free(body);
@@ -377,7 +342,7 @@ static void ask_analysis(int fd, const char *text)
                          session_params(cJSON_GetObjectItem(res, "session")->valuestring));
     cJSON_Delete(r);
     free(c.buf); /* the fd stays the caller's */
-    cr_assert(send_all(fd, an, strlen(an)) && send_all(fd, "\n", 1));
+    cr_assert(t_send_all(fd, an, strlen(an)) && t_send_all(fd, "\n", 1));
     cJSON_free(an);
 }
 
@@ -448,8 +413,8 @@ static int fill_until_refused(const srv_proc *p, int *fds, int max, char *got, s
 {
     const char *st = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}\n";
     for (int i = 0; i < max; i++) {
-        fds[i] = tcp_connect(p, 0);
-        cr_assert(send_all(fds[i], st, strlen(st)));
+        fds[i] = tcp_connect(p);
+        cr_assert(t_send_all(fds[i], st, strlen(st)));
         client c;
         cl_open_fd(&c, fds[i]);
         char *line = cl_line(&c);
@@ -509,10 +474,10 @@ Test(sec_bounds, max_connections_is_answered)
     cr_assert_eq(served, 4, "served %d", served);
     cr_assert_eq(line_error_code(got), BOUNDS_LIMIT_CODE, "refusal: %s", got);
     cr_assert(strstr(got, "limits.max_connections") != NULL, "refusal: %s", got);
-    int http = tcp_connect(&p, 0);
+    int http = tcp_connect(&p);
     const char *post = "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                        "application/json\r\nContent-Length: 2\r\n\r\n{}";
-    send_all(http, post, strlen(post));
+    t_send_all(http, post, strlen(post));
     char resp[1024];
     cr_assert(closed_within(http, 3000, resp, sizeof resp));
     cr_assert(strncmp(resp, "HTTP/1.1 503", 12) == 0 || line_error_code(resp) == BOUNDS_LIMIT_CODE,
