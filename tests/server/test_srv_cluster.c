@@ -58,21 +58,6 @@ static int free_port(void)
     return ntohs(a.sin_port);
 }
 
-static int connect_port(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* ---- The cluster ------------------------------------------------------------------ */
 
 typedef struct cluster {
@@ -185,7 +170,7 @@ static bool cluster_start(cluster *cl)
     }
     uint64_t end = t_now_ms() + SRV_TEST_WAIT_MS;
     for (;;) {
-        int fd = connect_port(cl->http);
+        int fd = t_connect_port(cl->http);
         if (fd >= 0) {
             close(fd);
             break;
@@ -215,88 +200,25 @@ static void cluster_stop(cluster *cl)
 
 /* ---- HTTP, usable from any thread (no assertions) --------------------------------- */
 
-/* Decode a chunked body in place; returns it (NUL-terminated). */
-static char *dechunk(char *body)
-{
-    char *in = body, *out = body;
-    for (;;) {
-        char *end;
-        unsigned long n = strtoul(in, &end, 16);
-        char *line = strstr(end, "\r\n");
-        if (line == NULL || n == 0)
-            break;
-        in = line + 2;
-        memmove(out, in, n);
-        out += n;
-        in += n + 2;
-    }
-    *out = '\0';
-    return body;
-}
-
 /* POST body to 127.0.0.1:port/rpc, with X-Mdae-Session: sid unless sid is
  * NULL. The HTTP status (0: no answer: refused, cut or timed out); *json
  * the JSON-RPC reply (the last line of a 200 body), or NULL. */
 static int http_post(int port, const char *sid, const char *body, cJSON **json)
 {
+    char extra[200] = "";
+    if (sid != NULL)
+        snprintf(extra, sizeof extra, "X-Mdae-Session: %s\r\n", sid);
+    char *reply;
+    int status = t_http_post(port, "localhost", extra, T_JSON, body, HTTP_WAIT_MS, &reply);
+    char *text = status == 200 ? t_http_body(reply) : NULL;
     *json = NULL;
-    int fd = connect_port(port);
-    if (fd < 0)
-        return 0;
-    char head[512];
-    int hn = snprintf(head, sizeof head,
-                      "POST /rpc HTTP/1.1\r\nHost: localhost\r\n"
-                      "Content-Type: application/json\r\nConnection: close\r\n"
-                      "%s%s%sContent-Length: %zu\r\n\r\n",
-                      sid ? "X-Mdae-Session: " : "", sid ? sid : "", sid ? "\r\n" : "",
-                      strlen(body));
-    bool ok = send(fd, head, (size_t)hn, MSG_NOSIGNAL) == hn;
-    size_t bl = strlen(body), off = 0;
-    while (ok && off < bl) {
-        ssize_t w = send(fd, body + off, bl - off, MSG_NOSIGNAL);
-        ok = w > 0;
-        off += w > 0 ? (size_t)w : 0;
-    }
-    size_t len = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
-    uint64_t end = t_now_ms() + HTTP_WAIT_MS;
-    while (ok && buf != NULL) {
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int left = (int)(end - t_now_ms());
-        if (left <= 0 || poll(&pfd, 1, left) <= 0)
-            break;
-        if (len + 65536 > cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (nb == NULL)
-                break;
-            buf = nb;
-        }
-        ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    if (buf == NULL)
-        return 0;
-    buf[len] = '\0';
-    int status = 0;
-    if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1)
-        status = 0;
-    char *b = strstr(buf, "\r\n\r\n");
-    if (status == 200 && b != NULL) {
-        char *te = strstr(buf, "chunked");
-        char *text = te != NULL && te < b ? dechunk(b + 4) : b + 4;
+    if (text != NULL) {
         /* Streamed notifications come first; the reply is the last line. */
-        char *last = text, *nl;
-        while ((nl = strchr(last, '\n')) != NULL && nl[1] != '\0')
-            last = nl + 1;
-        *json = cJSON_Parse(last);
+        *json = cJSON_Parse(t_last_line(text));
         if (*json == NULL)
             status = 0; /* cut in the middle of the body */
     }
-    free(buf);
+    free(reply);
     return status;
 }
 
@@ -526,7 +448,7 @@ Test(srv_cluster, serves_every_session_from_any_instance_when_one_dies, .timeout
     assert_no_version_twice(&cl);
 
     /* NDJSON over the TCP frontend, by connection, to a live instance. */
-    int fd = connect_port(cl.tcp);
+    int fd = t_connect_port(cl.tcp);
     cr_assert_geq(fd, 0);
     client c;
     cl_open_fd(&c, fd);
@@ -576,42 +498,14 @@ typedef struct chaos_client {
 static int ndjson_post(int port, const char *body, cJSON **json)
 {
     *json = NULL;
-    int fd = connect_port(port);
+    int fd = t_connect_port(port);
     if (fd < 0)
         return 0;
-    size_t bl = strlen(body), off = 0;
-    bool ok = true;
-    while (ok && off < bl) {
-        ssize_t w = send(fd, body + off, bl - off, MSG_NOSIGNAL);
-        ok = w > 0;
-        off += w > 0 ? (size_t)w : 0;
-    }
-    ok = ok && send(fd, "\n", 1, MSG_NOSIGNAL) == 1;
-    size_t len = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
-    uint64_t end = t_now_ms() + HTTP_WAIT_MS;
-    while (ok && buf != NULL && memchr(buf, '\n', len) == NULL) {
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int left = (int)(end - t_now_ms());
-        if (left <= 0 || poll(&pfd, 1, left) <= 0)
-            break;
-        if (len + 65536 > cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (nb == NULL)
-                break;
-            buf = nb;
-        }
-        ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
+    char *buf = NULL;
+    if (t_send_all(fd, body, strlen(body)) && t_send_all(fd, "\n", 1))
+        buf = t_recv_all(fd, true, HTTP_WAIT_MS);
     close(fd);
-    if (buf == NULL)
-        return 0;
-    buf[len] = '\0';
-    char *nl = strchr(buf, '\n');
+    char *nl = buf != NULL ? strchr(buf, '\n') : NULL;
     if (nl != NULL) {
         *nl = '\0';
         *json = cJSON_Parse(buf);

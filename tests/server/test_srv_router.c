@@ -233,23 +233,16 @@ Test(srv_router, reports_model_errors_with_located_diagnostics)
 Test(srv_router, serves_post_rpc_as_chunked_ndjson)
 {
     srv_proc p;
-    client c;
     srv_start(&p, "", "");
-    cl_connect(&c, &p);
     const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
-    char req[512];
-    snprintf(req, sizeof req,
-             "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-             "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-             strlen(body), body);
-    cl_send(&c, req);
-    cl_read_all(&c);
-    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK\r\n", 17) == 0, "%s", c.buf);
-    cr_assert(strstr(c.buf, "Transfer-Encoding: chunked") != NULL);
-    cr_assert(strstr(c.buf, "application/x-ndjson") != NULL);
-    cr_assert(strstr(c.buf, "\"result\":{") != NULL);
-    cr_assert(strstr(c.buf, "\r\n0\r\n\r\n") != NULL, "the chunked stream ends");
-    cl_close(&c);
+    char *reply;
+    t_http_post(p.port, "127.0.0.1", NULL, T_JSON, body, SRV_TEST_WAIT_MS, &reply);
+    cr_assert(strncmp(reply, "HTTP/1.1 200 OK\r\n", 17) == 0, "%s", reply);
+    cr_assert(strstr(reply, "Transfer-Encoding: chunked") != NULL);
+    cr_assert(strstr(reply, "application/x-ndjson") != NULL);
+    cr_assert(strstr(reply, "\"result\":{") != NULL);
+    cr_assert(strstr(reply, "\r\n0\r\n\r\n") != NULL, "the chunked stream ends");
+    free(reply);
     srv_stop(&p);
 }
 
@@ -534,36 +527,16 @@ Test(srv_router, requires_the_access_token_on_tcp)
     cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
     cJSON_Delete(r);
     cl_close(&c);
-    /* HTTP: Bearer header on each request */
-    cl_connect(&c, &p);
+    /* HTTP: Bearer header on each request (and no Host: not needed here) */
     const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\"}";
-    char req[512];
-    snprintf(req, sizeof req, "POST /rpc HTTP/1.1\r\nContent-Type: application/json\r\n"
-             "Content-Length: %zu\r\n\r\n%s", strlen(body),
-             body);
-    cl_send(&c, req);
-    cl_read_all(&c);
-    cr_assert(strncmp(c.buf, "HTTP/1.1 401", 12) == 0, "%s", c.buf);
-    cl_close(&c);
-    cl_connect(&c, &p);
-    snprintf(req, sizeof req,
-             "POST /rpc HTTP/1.1\r\nAuthorization: Bearer s3cret0\r\n"
-             "Content-Type: application/json\r\n"
-             "Content-Length: %zu\r\n\r\n%s",
-             strlen(body), body);
-    cl_send(&c, req);
-    cl_read_all(&c);
-    cr_assert(strncmp(c.buf, "HTTP/1.1 401", 12) == 0, "%s", c.buf);
-    cl_close(&c);
-    cl_connect(&c, &p);
-    snprintf(req, sizeof req,
-             "POST /rpc HTTP/1.1\r\nAuthorization: Bearer s3cret\r\nConnection: close\r\n"
-             "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-             strlen(body), body);
-    cl_send(&c, req);
-    cl_read_all(&c);
-    cr_assert(strncmp(c.buf, "HTTP/1.1 200", 12) == 0, "%s", c.buf);
-    cl_close(&c);
+    const char *bearer[] = {NULL, "Authorization: Bearer s3cret0\r\n",
+                            "Authorization: Bearer s3cret\r\n"};
+    for (int k = 0; k < 3; k++) {
+        char *reply;
+        t_http_post(p.port, NULL, bearer[k], T_JSON, body, SRV_TEST_WAIT_MS, &reply);
+        cr_assert(strncmp(reply, k < 2 ? "HTTP/1.1 401" : "HTTP/1.1 200", 12) == 0, "%s", reply);
+        free(reply);
+    }
     /* the Unix socket does not need the token */
     cl_connect_unix(&c, &p);
     r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/status\"}");
