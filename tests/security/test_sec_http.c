@@ -309,21 +309,6 @@ Test(sec_http, answers_a_fifo_in_the_web_root_at_once_and_serves_others_meanwhil
 
 /* ---- Bytes (issue 37 item 6) ----------------------------------------------------------- */
 
-/* Send a raw NDJSON line; return the reply with id `want` or the first
- * reply without a method (an error with id null). */
-static cJSON *call_raw(client *c, const char *line)
-{
-    cl_send(c, line);
-    cl_send(c, "\n");
-    for (;;) {
-        cJSON *j = cl_json(c);
-        cr_assert_not_null(j, "no reply to %s", line);
-        if (cJSON_GetObjectItem(j, "method") == NULL)
-            return j;
-        cJSON_Delete(j);
-    }
-}
-
 /* r is an error that says a NUL is not allowed, at byte offset `at`. */
 static void assert_nul_error(const cJSON *r, size_t at)
 {
@@ -345,11 +330,11 @@ Test(sec_http, refuses_a_nul_in_a_method_an_id_a_session_id_and_a_text)
     cl_connect(&c, &p);
     char *sid = cl_open(&c, MODEL);
     const char *method = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/status\\u0000junk\"}";
-    cJSON *r = call_raw(&c, method);
+    cJSON *r = cl_call(&c, method);
     assert_nul_error(r, (size_t)(strstr(method, "\\u0000") - method));
     cJSON_Delete(r);
     const char *id = "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"server/status\"}";
-    r = call_raw(&c, id);
+    r = cl_call(&c, id);
     assert_nul_error(r, (size_t)(strstr(id, "\\u0000") - id));
     cJSON_Delete(r);
     char close[256];
@@ -357,13 +342,13 @@ Test(sec_http, refuses_a_nul_in_a_method_an_id_a_session_id_and_a_text)
              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/close\",\"params\":{\"session\":"
              "\"%s\\u0000x\"}}",
              sid);
-    r = call_raw(&c, close);
+    r = cl_call(&c, close);
     assert_nul_error(r, (size_t)(strstr(close, "\\u0000") - close));
     cJSON_Delete(r);
     cr_assert_eq(status_sessions(&c), 1, "a session id cut at its NUL closed %s", sid);
     const char *text = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/open\",\"params\":{"
                        "\"text\":\"x : real; e : equation 1 = der(x);\\u0000 this is not MEL\"}}";
-    r = call_raw(&c, text);
+    r = cl_call(&c, text);
     assert_nul_error(r, (size_t)(strstr(text, "\\u0000") - text));
     cJSON_Delete(r);
     cr_assert_eq(status_sessions(&c), 1, "a text cut at its NUL was opened");
@@ -373,7 +358,7 @@ Test(sec_http, refuses_a_nul_in_a_method_an_id_a_session_id_and_a_text)
     r = cl_json(&c);
     assert_nul_error(r, (size_t)(strchr(raw, 'a') + 1 - raw));
     cJSON_Delete(r);
-    r = call_raw(&c, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"no\\\\u0000such\"}");
+    r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"no\\\\u0000such\"}");
     cr_assert_eq(error_code(r), -32601, "an escaped backslash then u0000 is no NUL");
     cJSON_Delete(r);
     free(sid);
@@ -460,10 +445,7 @@ Test(sec_http, refuses_a_nul_and_invalid_utf8_in_an_lsp_document)
     client c;
     srv_start(&p, "", "");
     cl_connect(&c, &p);
-    cl_lsp_send(&c, "initialize", 1, cJSON_CreateObject());
-    cJSON *r = cl_lsp_json(&c);
-    cr_assert_not_null(cJSON_GetObjectItem(r, "result"));
-    cJSON_Delete(r);
+    cJSON_Delete(cl_lsp_initialize(&c));
     const char *docs[] = {
         "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":"
         "{\"uri\":\"file:///a.mel\",\"languageId\":\"mel\",\"version\":1,"
@@ -480,7 +462,7 @@ Test(sec_http, refuses_a_nul_and_invalid_utf8_in_an_lsp_document)
         char *body = cl_lsp(&c);
         cr_assert_not_null(body, "no answer to a bad didOpen %zu", k);
         cr_assert(utf8_ok((const unsigned char *)body, strlen(body)), "echoed: %s", body);
-        r = cJSON_Parse(body);
+        cJSON *r = cJSON_Parse(body);
         cr_assert_not_null(cJSON_GetObjectItem(r, "error"), "case %zu: %s", k, body);
         const cJSON *off =
             cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data"),

@@ -365,8 +365,7 @@ Test(sec_owner, an_lsp_documents_session_is_not_addressable_from_other_connectio
     client l, b;
     srv_start_logged(&p, "info", "", "");
     cl_connect(&l, &p);
-    cl_lsp_send(&l, "initialize", 1, cJSON_CreateObject());
-    cJSON_Delete(cl_lsp_json(&l));
+    cJSON_Delete(cl_lsp_initialize(&l));
     cl_lsp_send(&l, "initialized", -1, cJSON_CreateObject());
     char *text = t_model(TWO);
     cl_lsp_did_open(&l, "file:///two.mel", "mel", text);

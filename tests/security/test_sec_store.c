@@ -395,15 +395,24 @@ static void open_persistent(client *c, int id, const char *sid, const char *text
     cJSON_Delete(r);
 }
 
+/* A fresh state directory (state: "/tmp/mdae-sec-store-XXXXXX", filled
+ * in), mdaed on it connected as c, and the persistent session sid (OWNER's)
+ * opened there on rldc2.mel, whose text is returned (malloc'd). */
+static char *start_with_session(char *state, srv_proc *p, client *c, const char *sid)
+{
+    make_state(state);
+    start_on(state, "", p, c);
+    char *text = t_model("rldc2.mel");
+    open_persistent(c, 1, sid, text);
+    return text;
+}
+
 Test(sec_store, refuses_to_start_on_a_corrupt_sessions_table)
 {
     char state[] = "/tmp/mdae-sec-store-XXXXXX";
-    make_state(state);
     srv_proc p;
     client c;
-    start_on(state, "", &p, &c);
-    char *text = t_model("rldc2.mel");
-    open_persistent(&c, 1, "a", text);
+    char *text = start_with_session(state, &p, &c, "a");
     open_persistent(&c, 2, "b", text);
     cl_close(&c);
     cr_assert_eq(srv_stop(&p), 0); /* a clean stop: the WAL is checkpointed into the file */
@@ -644,12 +653,9 @@ Test(sec_store, refuses_stored_versions_out_of_range_and_never_wraps)
 Test(sec_store, never_overwrites_a_version_another_writer_stored)
 {
     char state[] = "/tmp/mdae-sec-store-XXXXXX";
-    make_state(state);
     srv_proc p;
     client c;
-    start_on(state, "", &p, &c);
-    char *text = t_model("rldc2.mel");
-    open_persistent(&c, 1, "shared", text);
+    char *text = start_with_session(state, &p, &c, "shared");
     sqlite3 *db = store_db(state);
     char *theirs = malloc(strlen(text) + 32);
     sprintf(theirs, "%s\n// theirs\n", text);
@@ -709,12 +715,9 @@ Test(sec_store, never_overwrites_a_version_another_writer_stored)
 Test(sec_store, says_that_an_edit_whose_text_does_not_load_was_applied)
 {
     char state[] = "/tmp/mdae-sec-store-XXXXXX";
-    make_state(state);
     srv_proc p;
     client c;
-    start_on(state, "", &p, &c);
-    char *text = t_model("rldc2.mel");
-    open_persistent(&c, 1, "f", text);
+    char *text = start_with_session(state, &p, &c, "f");
     const char *broken = "x : real;\ne : equation der(x) = ;\n";
     cJSON *ep = owned_params("f");
     cJSON_AddStringToObject(ep, "text", broken);

@@ -411,6 +411,17 @@ static inline void cl_lsp_send(client *c, const char *method, int id, cJSON *par
     cJSON_Delete(m);
 }
 
+/* initialize (request 1, no capabilities asked) and its answer, asserted
+ * to be a result: returned (owned). */
+static inline cJSON *cl_lsp_initialize(client *c)
+{
+    cl_lsp_send(c, "initialize", 1, cJSON_CreateObject());
+    cJSON *r = cl_lsp_json(c);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "initialize: %s",
+                       cJSON_PrintUnformatted(r));
+    return r;
+}
+
 /* textDocument/didOpen of `text` as `uri` (languageId `lang`), version 1. */
 static inline void cl_lsp_did_open(client *c, const char *uri, const char *lang, const char *text)
 {
