@@ -72,6 +72,18 @@ static int feed(rpc_framer *fr, const char *in, size_t len, size_t step, sink *s
     return MDAE_OK;
 }
 
+/* A fresh framer (rpc_framer_init(fr, 0)) fed `in` in pieces of `step`
+ * bytes: it takes all of it, giving want_n frames into s (emptied first).
+ * The caller closes fr. */
+static void feed_fresh(rpc_framer *fr, sink *s, const char *in, size_t len, size_t step,
+                       int want_n)
+{
+    memset(s, 0, sizeof *s);
+    rpc_framer_init(fr, 0);
+    cr_assert_eq(feed(fr, in, len, step, s), MDAE_OK, "step %zu", step);
+    cr_assert_eq(s->n, want_n, "step %zu", step);
+}
+
 /* Feed `in` split into two pieces at every possible boundary, and check the
  * frames are the same each time. */
 static void check_every_split(const char *in, int want_n, const char *const *want)
@@ -266,10 +278,8 @@ Test(rpc_framer, parses_http_post_with_body_and_authorization)
     size_t len = strlen(in);
     for (size_t step = 0; step <= len; step += (step < 5 ? 1 : 13)) {
         rpc_framer fr;
-        sink s = {0};
-        rpc_framer_init(&fr, 0);
-        cr_assert_eq(feed(&fr, in, len, step, &s), MDAE_OK, "step %zu", step);
-        cr_assert_eq(s.n, 1, "step %zu", step);
+        sink s;
+        feed_fresh(&fr, &s, in, len, step, 1);
         cr_assert_eq(s.framing[0], RPC_FRAMING_HTTP);
         cr_assert_eq(s.method[0], RPC_HTTP_POST);
         cr_assert_str_eq(s.url[0], "/rpc");
@@ -291,10 +301,8 @@ Test(rpc_framer, keeps_the_x_mdae_owner_header_of_each_request)
     size_t len = strlen(in);
     for (size_t step = 0; step <= len; step += (step < 5 ? 1 : 11)) {
         rpc_framer fr;
-        sink s = {0};
-        rpc_framer_init(&fr, 0);
-        cr_assert_eq(feed(&fr, in, len, step, &s), MDAE_OK, "step %zu", step);
-        cr_assert_eq(s.n, 2, "step %zu", step);
+        sink s;
+        feed_fresh(&fr, &s, in, len, step, 2);
         cr_assert_str_eq(s.owner[0], "k1-0123456789abcdefghijkl", "step %zu", step);
         cr_assert_str_eq(s.owner[1], "", "the second request has none (step %zu)", step);
         rpc_framer_close(&fr);
@@ -324,10 +332,8 @@ Test(rpc_framer, keeps_host_origin_and_content_type_and_flags_repeats)
     size_t len = strlen(in);
     for (size_t step = 0; step <= len; step += (step < 5 ? 1 : 17)) {
         rpc_framer fr;
-        sink s = {0};
-        rpc_framer_init(&fr, 0);
-        cr_assert_eq(feed(&fr, in, len, step, &s), MDAE_OK, "step %zu", step);
-        cr_assert_eq(s.n, 3, "step %zu", step);
+        sink s;
+        feed_fresh(&fr, &s, in, len, step, 3);
         cr_assert_str_eq(s.host[0], "127.0.0.1:7420");
         cr_assert_str_eq(s.origin[0], "http://127.0.0.1:7420");
         cr_assert_str_eq(s.ctype[0], "application/json; charset=utf-8");
