@@ -583,36 +583,32 @@ static void check_phases(const char *in, const rpc_framer_phase *want)
     rpc_framer_close(&fr);
 }
 
+/* check_phases of a message whose first `head` bytes are its header block
+ * (HEAD after each), the rest its body (BODY), and IDLE after its last. */
+static void check_head_then_body(const char *in, size_t head)
+{
+    rpc_framer_phase want[64];
+    size_t n = strlen(in);
+    cr_assert_leq(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++)
+        want[i] = i < head ? RPC_FRAMER_HEAD : i < n - 1 ? RPC_FRAMER_BODY : RPC_FRAMER_IDLE;
+    check_phases(in, want);
+}
+
 Test(rpc_framer, says_whether_a_message_is_in_its_headers_or_body)
 {
 #define I RPC_FRAMER_IDLE
-#define H RPC_FRAMER_HEAD
 #define B RPC_FRAMER_BODY
     /* NDJSON: a line is all body; blank lines begin nothing. */
     const rpc_framer_phase nd[] = {I, B, B, I, I, B, I};
     check_phases("\n{}\n\n{\n", nd);
     /* LSP: the header block, then the body. */
-    const char *lsp = "Content-Length: 2\r\n\r\n{}";
-    rpc_framer_phase lw[40];
-    size_t n = strlen(lsp);
-    for (size_t i = 0; i < n; i++)
-        lw[i] = i < 20 ? H : i < n - 1 ? B : I;
-    check_phases(lsp, lw);
+    check_head_then_body("Content-Length: 2\r\n\r\n{}", 20);
     /* HTTP: request line and headers, then the body, then idle again. */
-    const char *http = "POST /rpc HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
-    rpc_framer_phase hw[64];
-    n = strlen(http);
-    for (size_t i = 0; i < n; i++)
-        hw[i] = i < 40 ? H : i < n - 1 ? B : I;
-    check_phases(http, hw);
+    check_head_then_body("POST /rpc HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 40);
     const char *get = "GET / HTTP/1.1\r\n\r\n";
-    rpc_framer_phase gw[32];
-    n = strlen(get);
-    for (size_t i = 0; i < n; i++)
-        gw[i] = i < n - 1 ? H : I;
-    check_phases(get, gw);
+    check_head_then_body(get, strlen(get) - 1); /* no body: idle at its last byte */
 #undef I
-#undef H
 #undef B
 }
 
