@@ -435,15 +435,23 @@ async def wait_closed(reader, until):
     return False, got
 
 
-async def slowloris(port, deadline, attack, rng):
-    """HTTP headers, one line every half second, never the blank line."""
-    bound = ATTACK_LIMITS["header_timeout_ms"] / 1000
-    while time.monotonic() < deadline - bound - SLACK:
+async def connections(port, until):
+    """Connections to port, the next one when the caller is done with the
+    last, until `until`; a refused connect is tried again half a second
+    later."""
+    while time.monotonic() < until:
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
         except OSError:
             await asyncio.sleep(0.5)
             continue
+        yield reader, writer
+
+
+async def slowloris(port, deadline, attack, rng):
+    """HTTP headers, one line every half second, never the blank line."""
+    bound = ATTACK_LIMITS["header_timeout_ms"] / 1000
+    async for reader, writer in connections(port, deadline - bound - SLACK):
         t0 = time.monotonic()
         writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         closed, got = False, b""
@@ -466,12 +474,7 @@ async def slowloris(port, deadline, attack, rng):
 async def idler(port, deadline, attack):
     """Connect and say nothing."""
     bound = ATTACK_LIMITS["idle_ms"] / 1000
-    while time.monotonic() < deadline - bound - SLACK:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.5)
-            continue
+    async for reader, writer in connections(port, deadline - bound - SLACK):
         t0 = time.monotonic()
         closed, _ = await wait_closed(reader, deadline)
         writer.close()
