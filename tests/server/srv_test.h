@@ -6,7 +6,8 @@
  *
  * Every wait is bounded (SRV_TEST_WAIT_MS) so a broken server fails a test
  * instead of hanging it. Functions are static: each test file is its own
- * executable.
+ * executable. The cl_ functions assert; the t_ socket and HTTP ones
+ * (t_http_post for POST /rpc) do not, so that a test's threads may use them.
  */
 #ifndef SRV_TEST_H
 #define SRV_TEST_H
