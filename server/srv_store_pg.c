@@ -52,6 +52,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <dlfcn.h>
 #include <libpq-fe.h>
 
 /* After a failed reconnect, calls fail at once for this long before the
@@ -59,6 +60,71 @@
  * attempt may block the loop for connect_timeout, and every request on a
  * persistent session would make one. */
 #define PG_RETRY_MS 1000
+
+/* libpq is loaded with dlopen when a PostgreSQL store opens, never linked,
+ * as render/svg_render.c does for libgvc: mdaed is also every session's
+ * worker process (mdaed --worker), and linking libpq made each worker load
+ * and relocate it and its 21 dependencies (TLS, Kerberos, LDAP) at start,
+ * 5 ms more per worker: 200 sessions opened at once took twice as long
+ * (bench_server row 2). The functions called, found by dlsym: */
+#define PQ_FUNCS(X) \
+    X(PQclear) \
+    X(PQcmdTuples) \
+    X(PQconnectdbParams) \
+    X(PQdb) \
+    X(PQerrorMessage) \
+    X(PQexec) \
+    X(PQexecPrepared) \
+    X(PQfinish) \
+    X(PQgetisnull) \
+    X(PQgetlength) \
+    X(PQgetvalue) \
+    X(PQhost) \
+    X(PQntuples) \
+    X(PQport) \
+    X(PQprepare) \
+    X(PQreset) \
+    X(PQresultStatus) \
+    X(PQsetNoticeProcessor) \
+    X(PQstatus)
+typedef struct pq_api {
+#define PQ_FIELD(f) __typeof__(&f) f;
+    PQ_FUNCS(PQ_FIELD)
+#undef PQ_FIELD
+} pq_api;
+
+/* The process's view of the loaded library, filled once by pq_load (a
+ * shared library's symbols are the process's, as dlopen's own state is)
+ * and read-only after. */
+static pq_api libpq;
+static bool libpq_loaded;
+
+/* Load libpq (Debian's libpq5) on the first PostgreSQL store; false with
+ * err set when it is not installed or lacks a function. */
+static bool pq_load(char *err, size_t errlen)
+{
+    if (libpq_loaded)
+        return true;
+    void *h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        snprintf(err, errlen, "PostgreSQL store: libpq cannot be loaded (install libpq5): %s",
+                 dlerror());
+        return false;
+    }
+    pq_api api;
+    /* POSIX's way from void * to a function pointer (dlsym's rationale). */
+#define PQ_SYM(f)                                                                          \
+    if ((*(void **)(&api.f) = dlsym(h, #f)) == NULL) {                                     \
+        snprintf(err, errlen, "PostgreSQL store: libpq lacks %s", #f);                     \
+        dlclose(h);                                                                        \
+        return false;                                                                      \
+    }
+    PQ_FUNCS(PQ_SYM)
+#undef PQ_SYM
+    libpq = api;
+    libpq_loaded = true;
+    return true;
+}
 
 typedef struct pg_store {
     PGconn *conn;
@@ -128,12 +194,12 @@ static void set_err(char *err, size_t errlen, const char *what, const char *msg)
 /* Run a statement without parameters; true if it succeeded. */
 static bool exec_ok(PGconn *c, const char *sql, char *err, size_t errlen)
 {
-    PGresult *r = PQexec(c, sql);
-    ExecStatusType st = PQresultStatus(r);
+    PGresult *r = libpq.PQexec(c, sql);
+    ExecStatusType st = libpq.PQresultStatus(r);
     bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
     if (!ok)
-        set_err(err, errlen, "", PQerrorMessage(c));
-    PQclear(r);
+        set_err(err, errlen, "", libpq.PQerrorMessage(c));
+    libpq.PQclear(r);
     return ok;
 }
 
@@ -151,12 +217,12 @@ static bool session_setup(PGconn *c, char *err, size_t errlen)
     if (!exec_ok(c, "SET synchronous_commit = on", err, errlen))
         return false;
     for (size_t k = 0; k < sizeof statements / sizeof statements[0]; k++) {
-        PGresult *r = PQprepare(c, statements[k].name, statements[k].sql, statements[k].nparams,
+        PGresult *r = libpq.PQprepare(c, statements[k].name, statements[k].sql, statements[k].nparams,
                                 NULL);
-        bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        bool ok = libpq.PQresultStatus(r) == PGRES_COMMAND_OK;
         if (!ok)
-            set_err(err, errlen, statements[k].name, PQerrorMessage(c));
-        PQclear(r);
+            set_err(err, errlen, statements[k].name, libpq.PQerrorMessage(c));
+        libpq.PQclear(r);
         if (!ok)
             return false;
     }
@@ -181,12 +247,12 @@ static bool reconnect(pg_store *db, char *err, size_t errlen)
         return false;
     }
     MDAE_LOG(SRV_LOG_WARN, "session store: PostgreSQL connection lost (%s:%s), reconnecting",
-             PQhost(db->conn) ? PQhost(db->conn) : "?", PQport(db->conn) ? PQport(db->conn) : "?");
+             libpq.PQhost(db->conn) ? libpq.PQhost(db->conn) : "?", libpq.PQport(db->conn) ? libpq.PQport(db->conn) : "?");
     db->reconnects++;
-    PQreset(db->conn);
-    if (PQstatus(db->conn) != CONNECTION_OK || !session_setup(db->conn, err, errlen)) {
-        if (PQstatus(db->conn) != CONNECTION_OK)
-            set_err(err, errlen, "cannot reconnect to PostgreSQL", PQerrorMessage(db->conn));
+    libpq.PQreset(db->conn);
+    if (libpq.PQstatus(db->conn) != CONNECTION_OK || !session_setup(db->conn, err, errlen)) {
+        if (libpq.PQstatus(db->conn) != CONNECTION_OK)
+            set_err(err, errlen, "cannot reconnect to PostgreSQL", libpq.PQerrorMessage(db->conn));
         db->retry_at = mono_ms() + PG_RETRY_MS;
         return false;
     }
@@ -208,19 +274,19 @@ static PGresult *run(pg_store *db, const char *stmt, int n, const char *const *v
         plens[k] = fmts[k] ? lens[k] : 0;
     }
     *retried = false;
-    if (PQstatus(db->conn) != CONNECTION_OK) {
+    if (libpq.PQstatus(db->conn) != CONNECTION_OK) {
         if (!reconnect(db, err, errlen))
             return NULL;
         *retried = true;
     }
     for (;;) {
-        PGresult *r = PQexecPrepared(db->conn, stmt, n, vals, plens, fmts, 1);
-        ExecStatusType st = PQresultStatus(r);
+        PGresult *r = libpq.PQexecPrepared(db->conn, stmt, n, vals, plens, fmts, 1);
+        ExecStatusType st = libpq.PQresultStatus(r);
         if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
             return r;
-        set_err(err, errlen, "", PQerrorMessage(db->conn));
-        PQclear(r);
-        if (*retried || PQstatus(db->conn) == CONNECTION_OK)
+        set_err(err, errlen, "", libpq.PQerrorMessage(db->conn));
+        libpq.PQclear(r);
+        if (*retried || libpq.PQstatus(db->conn) == CONNECTION_OK)
             return NULL; /* an SQL error, or the second attempt failed too */
         if (!reconnect(db, err, errlen))
             return NULL;
@@ -228,13 +294,13 @@ static PGresult *run(pg_store *db, const char *stmt, int n, const char *const *v
     }
 }
 
-static bool rows_changed(PGresult *r) { return strcmp(PQcmdTuples(r), "1") == 0; }
+static bool rows_changed(PGresult *r) { return strcmp(libpq.PQcmdTuples(r), "1") == 0; }
 
 /* A big-endian integer of a binary result. */
 static int64_t get_int8(const PGresult *r, int row, int col)
 {
-    const unsigned char *p = (const unsigned char *)PQgetvalue(r, row, col);
-    if (PQgetlength(r, row, col) != 8)
+    const unsigned char *p = (const unsigned char *)libpq.PQgetvalue(r, row, col);
+    if (libpq.PQgetlength(r, row, col) != 8)
         return 0;
     uint64_t v = 0;
     for (int k = 0; k < 8; k++)
@@ -244,19 +310,19 @@ static int64_t get_int8(const PGresult *r, int row, int col)
 
 static bool get_bool(const PGresult *r, int row, int col)
 {
-    return PQgetlength(r, row, col) == 1 && PQgetvalue(r, row, col)[0] != 0;
+    return libpq.PQgetlength(r, row, col) == 1 && libpq.PQgetvalue(r, row, col)[0] != 0;
 }
 
 /* Fill row from the ROW_COLS columns of result row k (text NULL). */
 static void read_row(const PGresult *r, int k, srv_store_row *row)
 {
     memset(row, 0, sizeof *row);
-    row->id = PQgetvalue(r, k, 0);
-    row->owner_key = PQgetisnull(r, k, 1) || PQgetvalue(r, k, 1)[0] == '\0'
+    row->id = libpq.PQgetvalue(r, k, 0);
+    row->owner_key = libpq.PQgetisnull(r, k, 1) || libpq.PQgetvalue(r, k, 1)[0] == '\0'
                          ? NULL
-                         : PQgetvalue(r, k, 1);
+                         : libpq.PQgetvalue(r, k, 1);
     row->modelica = get_bool(r, k, 2);
-    row->defines = PQgetisnull(r, k, 3) ? NULL : PQgetvalue(r, k, 3);
+    row->defines = libpq.PQgetisnull(r, k, 3) ? NULL : libpq.PQgetvalue(r, k, 3);
     row->version = (long)get_int8(r, k, 4);
     row->recover = get_bool(r, k, 5);
     int64_t idle = get_int8(r, k, 6);
@@ -273,37 +339,39 @@ static int pg_open(void **out, const char *where, char *err, size_t errlen)
      * override them. */
     const char *keys[] = {"connect_timeout", "options", "application_name", "dbname", NULL};
     const char *vals[] = {"5", "-c statement_timeout=10000", "mdaed", where, NULL};
-    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!pq_load(err, errlen))
+        return MDAE_E_IO;
+    PGconn *c = libpq.PQconnectdbParams(keys, vals, 1);
     if (c == NULL) {
         set_err(err, errlen, "PostgreSQL", "out of memory");
         return MDAE_E_IO;
     }
-    if (PQstatus(c) != CONNECTION_OK) {
+    if (libpq.PQstatus(c) != CONNECTION_OK) {
         set_err(err, errlen, "cannot connect to PostgreSQL (check store.url)",
-                PQerrorMessage(c));
-        PQfinish(c);
+                libpq.PQerrorMessage(c));
+        libpq.PQfinish(c);
         return MDAE_E_IO;
     }
-    PQsetNoticeProcessor(c, on_notice, NULL); /* kept by PQreset */
+    libpq.PQsetNoticeProcessor(c, on_notice, NULL); /* kept by PQreset */
     if (!exec_ok(c, schema, err, errlen)) {
         exec_ok(c, "ROLLBACK", NULL, 0);
-        PQfinish(c);
+        libpq.PQfinish(c);
         return MDAE_E_IO;
     }
     if (!session_setup(c, err, errlen)) {
-        PQfinish(c);
+        libpq.PQfinish(c);
         return MDAE_E_IO;
     }
     pg_store *db = mdae_calloc(1, sizeof *db);
     if (db == NULL) {
-        PQfinish(c);
+        libpq.PQfinish(c);
         set_err(err, errlen, "PostgreSQL", "out of memory");
         return MDAE_E_NOMEM;
     }
     db->conn = c;
     /* Never the URL: it may carry the password. */
-    MDAE_LOG(SRV_LOG_INFO, "persistent sessions in PostgreSQL database %s on %s:%s", PQdb(c),
-             PQhost(c) ? PQhost(c) : "(socket)", PQport(c) ? PQport(c) : "");
+    MDAE_LOG(SRV_LOG_INFO, "persistent sessions in PostgreSQL database %s on %s:%s", libpq.PQdb(c),
+             libpq.PQhost(c) ? libpq.PQhost(c) : "(socket)", libpq.PQport(c) ? libpq.PQport(c) : "");
     *out = db;
     return MDAE_OK;
 }
@@ -313,7 +381,7 @@ static void pg_close(void *p)
     pg_store *db = p;
     if (db == NULL)
         return;
-    PQfinish(db->conn);
+    libpq.PQfinish(db->conn);
     mdae_free(db);
 }
 
@@ -349,7 +417,7 @@ static int pg_put(void *p, const srv_session *s, long expect, char *err, size_t 
     int rc = MDAE_E_NOTSAVED;
     if (r != NULL) {
         rc = rows_changed(r) ? MDAE_OK : MDAE_E_CONFLICT;
-        PQclear(r);
+        libpq.PQclear(r);
     }
     if (rc == MDAE_E_CONFLICT && retried) {
         /* The first attempt may have committed before the connection was
@@ -359,9 +427,9 @@ static int pg_put(void *p, const srv_session *s, long expect, char *err, size_t 
         PGresult *q = run(db, "mdae_same", 4, same, lens, &again, err, errlen);
         if (q == NULL)
             rc = MDAE_E_NOTSAVED;
-        else if (PQntuples(q) == 1)
+        else if (libpq.PQntuples(q) == 1)
             rc = MDAE_OK;
-        PQclear(q);
+        libpq.PQclear(q);
     }
     if (rc == MDAE_OK)
         db->writes++;
@@ -380,7 +448,7 @@ static int pg_del(void *p, const char *id, const char *owner_key, char *err, siz
     PGresult *r = run(p, "mdae_del", 2, vals, NULL, &retried, err, errlen);
     if (r == NULL)
         return MDAE_E_NOTSAVED;
-    PQclear(r);
+    libpq.PQclear(r);
     return MDAE_OK;
 }
 
@@ -396,14 +464,14 @@ static int pg_get(void *p, const char *id, const char *owner_key, srv_store_row_
         return MDAE_E_IO;
     }
     int rc = MDAE_E_STATE;
-    if (PQntuples(r) == 1) {
+    if (libpq.PQntuples(r) == 1) {
         srv_store_row row;
         read_row(r, 0, &row);
-        row.text = PQgetvalue(r, 0, 8);
-        row.len = (size_t)PQgetlength(r, 0, 8);
+        row.text = libpq.PQgetvalue(r, 0, 8);
+        row.len = (size_t)libpq.PQgetlength(r, 0, 8);
         rc = got(&row, arg);
     }
-    PQclear(r);
+    libpq.PQclear(r);
     return rc;
 }
 
@@ -417,12 +485,12 @@ static int pg_each(void *p, srv_store_row_cb each, void *arg)
         return MDAE_E_IO;
     }
     int rc = MDAE_OK;
-    for (int k = 0, n = PQntuples(r); k < n && rc == MDAE_OK; k++) {
+    for (int k = 0, n = libpq.PQntuples(r); k < n && rc == MDAE_OK; k++) {
         srv_store_row row;
         read_row(r, k, &row);
         rc = each(&row, arg);
     }
-    PQclear(r);
+    libpq.PQclear(r);
     return rc;
 }
 
@@ -438,11 +506,11 @@ static int pg_version(void *p, const char *id, const char *owner_key, long *out)
         return MDAE_E_IO;
     }
     int rc = MDAE_E_STATE;
-    if (PQntuples(r) == 1) {
+    if (libpq.PQntuples(r) == 1) {
         *out = (long)get_int8(r, 0, 0);
         rc = MDAE_OK;
     }
-    PQclear(r);
+    libpq.PQclear(r);
     return rc;
 }
 
@@ -454,7 +522,7 @@ static cJSON *pg_status(void *p)
                       !cJSON_AddNumberToObject(o, "conflicts", (double)db->conflicts) ||
                       !cJSON_AddNumberToObject(o, "reconnects", (double)db->reconnects) ||
                       !cJSON_AddNumberToObject(o, "version_checks", (double)db->checks) ||
-                      !cJSON_AddBoolToObject(o, "connected", PQstatus(db->conn) == CONNECTION_OK))) {
+                      !cJSON_AddBoolToObject(o, "connected", libpq.PQstatus(db->conn) == CONNECTION_OK))) {
         cJSON_Delete(o);
         return NULL;
     }
