@@ -229,6 +229,12 @@ bool rpc_utf8_valid(const char *s, size_t len, size_t *offset)
     return true;
 }
 
+size_t rpc_utf8_sequence(const char *s, size_t len)
+{
+    MDAE_ASSERT(len >= 1);
+    return utf8_sequence((const unsigned char *)s, len);
+}
+
 size_t rpc_utf8_prefix(const char *s, size_t len, size_t max)
 {
     if (len <= max)

@@ -115,6 +115,12 @@ MDAE_API int rpc_check_bytes(const char *body /* borrowed */, size_t len,
  * the file rather than in the message. */
 MDAE_API bool rpc_utf8_valid(const char *s /* borrowed */, size_t len, size_t *offset /* out */);
 
+/* The length of the well-formed UTF-8 sequence s starts (1 to 4; len >= 1
+ * bytes available), or 0 when its first byte starts none (a continuation
+ * byte, an overlong form, a surrogate, past U+10FFFF, cut short): for
+ * whoever must walk text byte by byte, as mdaed's log escaping does. */
+MDAE_API size_t rpc_utf8_sequence(const char *s /* borrowed */, size_t len);
+
 /* The length of the longest prefix of s (len bytes of valid UTF-8) that
  * has at most max bytes and does not cut a character: for messages that
  * quote a client's string in part ("%.*s"). */

@@ -35,13 +35,6 @@ int srv_log_level_parse(const char *name)
 
 #define LOG_LINE_MAX 4096
 
-/* The length of the UTF-8 sequence a lead byte starts (0: not a lead). */
-static size_t utf8_seq_len(unsigned char ch)
-{
-    return ch < 0x80 ? 1 : ch >= 0xC2 && ch <= 0xDF ? 2 : ch >= 0xE0 && ch <= 0xEF ? 3
-                     : ch >= 0xF0 && ch <= 0xF4 ? 4 : 0;
-}
-
 /* Append s (n bytes) to out (room for 4 * n bytes) escaped; returns the
  * bytes written. */
 static size_t escape(const char *s, size_t n, char *out)
@@ -49,10 +42,10 @@ static size_t escape(const char *s, size_t n, char *out)
     size_t i = 0, o = 0;
     while (i < n) {
         unsigned char ch = (unsigned char)s[i];
-        size_t seq = utf8_seq_len(ch), bad;
+        size_t seq = rpc_utf8_sequence(s + i, n - i);
         if (seq == 1 && ch >= 0x20 && ch != 0x7f) {
             out[o++] = (char)ch;
-        } else if (seq > 1 && i + seq <= n && rpc_utf8_valid(s + i, seq, &bad)) {
+        } else if (seq > 1) {
             memcpy(out + o, s + i, seq);
             o += seq;
             i += seq;

@@ -428,6 +428,31 @@ static void corrupt_message(const sqlite_store *st, const char *what, char *err,
              st->path, what, st->path, st->path, st->path, st->path);
 }
 
+/* Prepare the statements every store keeps (its fields insert, update,
+ * del, get). SQLITE_OK or the first failure's code. */
+static int prepare_statements(sqlite_store *st)
+{
+    const struct {
+        const char *sql;
+        sqlite3_stmt **stmt;
+    } want[] = {
+        {"INSERT INTO sessions (id, owner, text, modelica, defines, version, updated, recover)"
+         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+         &st->insert},
+        {"UPDATE sessions SET text = ?3, modelica = ?4, defines = ?5, version = ?6,"
+         " updated = ?7, recover = ?8 WHERE id = ?1 AND owner = ?2 AND version = ?9",
+         &st->update},
+        {"DELETE FROM sessions WHERE id = ?1 AND owner = ?2", &st->del},
+        {"SELECT id, owner, text, modelica, defines, version, updated, recover"
+         " FROM sessions WHERE id = ?1 AND owner = ?2",
+         &st->get},
+    };
+    int rc = SQLITE_OK;
+    for (size_t k = 0; k < sizeof want / sizeof want[0] && rc == SQLITE_OK; k++)
+        rc = sqlite3_prepare_v2(st->db, want[k].sql, -1, want[k].stmt, NULL);
+    return rc;
+}
+
 static int sqlite_open(void **out, const char *dir, char *err, size_t errlen)
 {
     if (make_dirs(dir) != 0) {
@@ -473,25 +498,7 @@ static int sqlite_open(void **out, const char *dir, char *err, size_t errlen)
     if (rc == SQLITE_OK)
         rc = migrate(st->db, &msg);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(st->db,
-                                "INSERT INTO sessions (id, owner, text, modelica, defines,"
-                                " version, updated, recover)"
-                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                                -1, &st->insert, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(st->db,
-                                "UPDATE sessions SET text = ?3, modelica = ?4, defines = ?5,"
-                                " version = ?6, updated = ?7, recover = ?8"
-                                " WHERE id = ?1 AND owner = ?2 AND version = ?9",
-                                -1, &st->update, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(st->db, "DELETE FROM sessions WHERE id = ?1 AND owner = ?2", -1,
-                                &st->del, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(st->db,
-                                "SELECT id, owner, text, modelica, defines, version, updated,"
-                                " recover FROM sessions WHERE id = ?1 AND owner = ?2",
-                                -1, &st->get, NULL);
+        rc = prepare_statements(st);
     if (rc != SQLITE_OK) {
         const char *why = msg ? msg : st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
         if (is_corrupt(rc))
