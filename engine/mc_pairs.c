@@ -327,7 +327,7 @@ static int rows_and_edges(build *b, mel_equation *rows, uint32_t *n_rows)
             if (nm == NULL)
                 return MDAE_E_NOMEM;
             snprintf(nm, len, "%s%s", q->name, name);
-            rows[nr] = (mel_equation){nm, row, q->where, 0, NULL, 0};
+            rows[nr] = (mel_equation){.name = nm, .guard = row, .where = q->where};
             b->row_eq[nr] = i;
             b->row_k[nr] = k;
             b->row_same[nr] = same;

@@ -47,6 +47,8 @@
 
 #include "mdae.h"
 
+struct fx_node; /* engine/fx.h: the expressions kept beside the structure */
+
 /* ---- Guards ---------------------------------------------------------------
  * A guard is a propositional formula over the model's mode variables (the
  * `boolean` declarations), kept as a tree (possibly shared: a DAG). Integer
@@ -83,6 +85,10 @@ typedef struct mel_mode {
      * a relation written directly in a condition (`if s <= 0 then`). */
     long reads_var;
     mdae_range reads_where; /* that use */
+    /* Issue 38: what defines it (MEL `g : boolean = E`; Modelica `b = E`,
+     * or the relation itself for a relation made a mode variable), in the
+     * model's expression pool, or NULL (none, or expressions not kept). */
+    const struct fx_node *def;
 } mel_mode;
 
 /* `invariant c;` — valid modes satisfy every invariant's `cond`. An invariant
@@ -155,6 +161,20 @@ typedef struct mel_equation {
      * active only at the instant its condition becomes true (its guard
      * includes the condition). */
     uint32_t when;
+    /* Issue 38: the equation instance as written, lhs = rhs, with loop
+     * indices and integer constants replaced by their values and names
+     * resolved (engine/fx.h), in the model's expression pool; both NULL
+     * when expressions are not kept (mel_options.no_expressions). */
+    const struct fx_node *lhs, *rhs;
+    /* Issue 38: where a single-mode tool merges it (engine/ap.h): 0 for an
+     * equation outside conditional statements (if-equations); else k + 1
+     * for the k-th outermost conditional statement of the model (in source
+     * order, counting each loop iteration's instance apart), and
+     * `cond_pos` its position among the equation instances of its branch
+     * (0-based, in order, nested conditionals flattened into the branch
+     * that holds them): the equations of one conditional with the same
+     * position are one equation `if c then e1 else e2` to such a tool. */
+    uint32_t cond, cond_pos;
 } mel_equation;
 
 /* What a Modelica model says that is not part of the continuous system but
@@ -176,6 +196,23 @@ typedef struct mel_event {
     long var;    /* MEL_EV_REINIT: index into variables; otherwise -1 */
     long parent; /* index of the enclosing MEL_EV_WHEN event, or -1 */
 } mel_event;
+
+/* Issue 38: a known quantity the equations may read: a parameter or
+ * constant (MEL `p : real = e`, Modelica `parameter`/`constant` scalars,
+ * array elements by instance name "p[2]"), a MEL integer constant
+ * (`N : integer = 10`) or a Modelica Integer/Boolean parameter. FX_KNOWN
+ * nodes refer to it by index. */
+typedef enum mel_known_kind { MEL_KNOWN_REAL, MEL_KNOWN_INTEGER, MEL_KNOWN_BOOLEAN } mel_known_kind;
+
+typedef struct mel_known {
+    char *name;
+    mel_known_kind kind;
+    mdae_range where;              /* the declaration */
+    const struct fx_node *binding; /* `= e` in the model's pool, or NULL */
+    double value;                  /* the binding's value when `known` */
+    bool known;                    /* the value could be computed */
+    bool constant;                 /* Modelica `constant` (else parameter) */
+} mel_known;
 
 /* The elaborated model. Arrays are in declaration (instantiation) order. */
 typedef struct mel_model {
@@ -202,6 +239,12 @@ typedef struct mel_model {
     uint32_t n_syntax_errors;
     uint32_t n_left_out;
     const struct mel_left_out *left_out; /* owned by the model */
+    /* Issue 38: the known quantities (above) in declaration order; 0 /
+     * NULL when expressions are not kept. The expressions of the model
+     * (mel_equation.lhs/rhs, mel_mode.def, mel_known.binding) live in one
+     * pool owned by the model (mel_model_exprs). */
+    uint32_t n_knowns;
+    const mel_known *knowns;
 } mel_model;
 
 /* A statement (or a run of text) that a syntax error made the parser leave
@@ -230,6 +273,9 @@ typedef struct mel_options {
     /* Elaborate what parses around syntax errors (see "Recovery" above);
      * false: a syntax error fails the parse, as before issue 36. */
     bool recover;
+    /* Issue 38: build the structure only, without the expressions
+     * (mel_equation.lhs/rhs NULL, no knowns): benchmarks' "before". */
+    bool no_expressions;
 } mel_options;
 
 /* Parse and elaborate `text` (len bytes, need not be NUL-terminated; any
@@ -237,6 +283,13 @@ typedef struct mel_options {
  * mel_model_free). Warnings may be added to diags even on success. */
 MDAE_API int mel_model_parse(const char *text, size_t len, const mel_options *opt,
                              mel_model **out, mdae_diags *diags);
+
+/* The pool that holds m's expressions (engine/fx.h), to build more in
+ * (differentiated equations live as long as the model), or NULL when
+ * expressions were not kept. */
+MDAE_API struct fx_pool *mel_model_exprs(const mel_model *m);
+/* Index of the known quantity with this name, or -1. */
+MDAE_API long mel_model_find_known(const mel_model *m, const char *name);
 
 /* Release a model; NULL is a no-op. */
 MDAE_API void mel_model_free(mel_model *m);

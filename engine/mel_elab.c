@@ -36,6 +36,7 @@
  * (`if g then y : real else y : real end`); its guard is then the OR.
  */
 #include "mel_int.h"
+#include "fx.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -2058,6 +2059,19 @@ static void model_release_arrays(elab *el)
     mdae_free(el->whens.p);
 }
 
+struct fx_pool *mel_model_exprs(const mel_model *m)
+{
+    return m != NULL && m->priv != NULL ? m->priv->exprs : NULL;
+}
+
+long mel_model_find_known(const mel_model *m, const char *name)
+{
+    for (uint32_t k = 0; k < m->n_knowns; k++)
+        if (strcmp(m->knowns[k].name, name) == 0)
+            return (long)k;
+    return -1;
+}
+
 void mel_model_free(mel_model *m)
 {
     if (m == NULL)
@@ -2072,6 +2086,8 @@ void mel_model_free(mel_model *m)
         for (uint32_t k = 0; priv->left_out != NULL && k < m->n_left_out; k++)
             mdae_free(priv->left_out[k].message);
         mdae_free(priv->left_out);
+        mdae_free(priv->knowns);
+        fx_pool_free(priv->exprs);
         mel__symtab_close(&priv->syms);
         mel__arena_free(&priv->arena);
         mdae_free(priv);

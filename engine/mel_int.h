@@ -242,6 +242,10 @@ struct mel_model_priv {
     mel_equation *equations;
     mel_when *whens;
     mel_left_out *left_out; /* and its messages, from mdae_malloc */
+    /* Issue 38: the expressions (engine/fx.h; NULL with no_expressions)
+     * and the known quantities (mdae_malloc; names in `arena`). */
+    struct fx_pool *exprs;
+    mel_known *knowns;
 };
 
 uint32_t mel__hash(const char *s, size_t n);
