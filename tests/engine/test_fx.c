@@ -795,3 +795,20 @@ Test(fx_oom, every_allocation_fails_cleanly)
     cr_assert_geq(n, 3);
     fx_pool_free(in);
 }
+
+/* A DAG of 60 levels, e' = sin(e) + e sharing e (2^60 paths): each shared
+ * node is transformed once, so this takes milliseconds, not forever. */
+Test(fx_small, shared_nodes_once, .timeout = 60)
+{
+    const fx_node *e = V(0, 0);
+    for (int i = 0; i < 60; i++)
+        e = B2(FX_ADD, C1(FX_FN_SIN, e), e);
+    const fx_node *f = fx_fold(P_, e);
+    cr_assert_not_null(f);
+    cr_assert_eq(f->op, FX_ADD);
+    cr_assert_eq(f->n, 61); /* flattened: sin(e59) + sin(e58) + ... + x */
+    const fx_node *d2 = dt(e, 2);
+    cr_assert_not_null(d2);
+    cr_assert_not_null(pd(e, 0, 0));
+    cr_assert_not_null(dt(d2, 1));
+}
