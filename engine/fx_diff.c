@@ -27,7 +27,7 @@
  * Derivatives: d() differentiates a folded tree, with respect to time or
  * to one unknown's derivative (fx_partial). Rules beyond the textbook ones
  * (chain, product, quotient, power with constant and non-constant
- * exponent), chosen here and documented in docs/expressions.md:
+ * exponent), chosen here and documented in docs/differentiation.md:
  *  - abs(u)' = if u >= 0 then u' else -u'; min(a, b)' = if a <= b then a'
  *    else b'; max(a, b)' = if a >= b then a' else b' (piecewise, the
  *    branch at the kink is the one of the >= / <= side);
