@@ -9,9 +9,10 @@
  * from folded pieces with the same constructors, comes out folded. The
  * shapes they produce (a folded tree):
  *  - sums and products flat (no FX_ADD kid of an FX_ADD, no FX_MUL kid of
- *    an FX_MUL), their numbers combined into one: a product's first factor,
- *    a sum's last term (a negative one as FX_NEG of its absolute value, so
- *    that `x - 1` stays ADD(x, NEG(1))); 0 terms and 1 factors dropped;
+ *    an FX_MUL; a - (b + c) is a - b - c), their numbers combined into
+ *    one: a product's first factor, a sum's last term (a negative one as
+ *    FX_NEG of its absolute value, so that `x - 1` stays ADD(x, NEG(1)));
+ *    0 terms and 1 factors dropped;
  *  - a product's, a quotient's signs pulled out: -(a*b), -(a/b); --e is e;
  *  - e^1 = e, e^0 = 1, 1^e = 1; numbers of arithmetic, relations and known
  *    functions computed when the result is finite (1/0 stays 1/0);
@@ -46,7 +47,8 @@
  * (a*b)' = a'*b + a*b', so the result is O(n log n), not O(n^2).
  *
  * Memory: results and scratch arrays live in the caller's pool; the memo
- * (below) is malloc'd and freed within the call. Recursion follows the tree's depth (engine/fx.h, Depth).
+ * (below) is malloc'd and freed within the call. Recursion follows the
+ * tree's depth (engine/fx.h, Depth).
  */
 #include "fx.h"
 #include "fx_int.h"
@@ -61,7 +63,10 @@
 static const mdae_range nowhere;
 
 /* ---- Leaves and tests -------------------------------------------------------- */
-static bool integral(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0; }
+static bool integral(double v)
+{
+    return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
+}
 
 static const fx_node *num(fx_pool *p, double v, bool is_int)
 {
@@ -73,7 +78,10 @@ static const fx_node *num(fx_pool *p, double v, bool is_int)
 static const fx_node *zero(fx_pool *p) { return num(p, 0, true); }
 static const fx_node *one(fx_pool *p) { return num(p, 1, true); }
 static bool is_num(const fx_node *e) { return e != NULL && e->op == FX_NUM; }
-static bool is_const(const fx_node *e) { return e != NULL && (e->op == FX_NUM || e->op == FX_BOOL); }
+static bool is_const(const fx_node *e)
+{
+    return e != NULL && (e->op == FX_NUM || e->op == FX_BOOL);
+}
 static bool is_val(const fx_node *e, double v) { return is_num(e) && e->num == v; }
 static bool is_zero(const fx_node *e) { return is_val(e, 0); }
 
@@ -126,8 +134,10 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
     if (any_null(kids, n))
         return NULL;
     size_t m = 1;
-    for (uint32_t k = 0; k < n; k++)
-        m += kids[k]->op == FX_ADD ? kids[k]->n : 1;
+    for (uint32_t k = 0; k < n; k++) {
+        const fx_node *a = kids[k]->op == FX_NEG ? kids[k]->kids[0] : kids[k];
+        m += a->op == FX_ADD ? a->n : 1;
+    }
     const fx_node **t = kids_new(p, m);
     if (t == NULL)
         return NULL;
@@ -135,10 +145,15 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
     bool c_int = true, has_c = false;
     uint32_t out = 0;
     for (uint32_t k = 0; k < n; k++) {
-        bool flat = kids[k]->op == FX_ADD;
-        uint32_t nt = flat ? kids[k]->n : 1;
+        /* a - (b + c) is a + -b + -c */
+        bool neg = kids[k]->op == FX_NEG && kids[k]->kids[0]->op == FX_ADD;
+        const fx_node *a = neg ? kids[k]->kids[0] : kids[k];
+        bool flat = a->op == FX_ADD;
+        uint32_t nt = flat ? a->n : 1;
         for (uint32_t j = 0; j < nt; j++) {
-            const fx_node *term = flat ? kids[k]->kids[j] : kids[k];
+            const fx_node *term = flat ? a->kids[j] : a;
+            if (neg && (term = s_neg(p, term, nowhere)) == NULL)
+                return NULL;
             double v;
             bool vi;
             if (term_const(term, &v, &vi)) {
