@@ -18,7 +18,8 @@
  *    functions computed when the result is finite (1/0 stays 1/0);
  *  - relations of constants, !, and, or of constants folded; if with a
  *    constant condition is its branch, if with fx_equal branches is the
- *    branch, if c then -a else -b is -(if c then a else b);
+ *    branch (compared up to SAME_BUDGET nodes), if c then -a else -b is
+ *    -(if c then a else b);
  *  - der(x) of an unknown is x's next order, der of a constant 0.
  * These keep the value wherever the input is defined, with two accepted
  * conventions for structural work: 0 * e and 0 / e fold to 0 even where e is
@@ -348,6 +349,31 @@ static const fx_node *s_logic(fx_pool *p, fx_op op, const fx_node *const *kids, 
     return out == 1 ? t[0] : fx_make(p, op, t, out, where);
 }
 
+/* fx_equal, giving up (false) after *budget nodes: two DAGs that are equal
+ * but not shared may have exponentially many paths. */
+static bool same(const fx_node *a, const fx_node *b, size_t *budget)
+{
+    if (a == b)
+        return true;
+    if (*budget == 0)
+        return false;
+    --*budget;
+    if (a->op != b->op || a->n != b->n || a->fn != b->fn || a->index != b->index ||
+        a->order != b->order)
+        return false;
+    if ((a->op == FX_NUM || a->op == FX_BOOL) && memcmp(&a->num, &b->num, sizeof a->num) != 0)
+        return false;
+    if ((a->name == NULL) != (b->name == NULL) ||
+        (a->name != NULL && strcmp(a->name, b->name) != 0))
+        return false;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!same(a->kids[k], b->kids[k], budget))
+            return false;
+    return true;
+}
+
+#define SAME_BUDGET 4096
+
 static const fx_node *s_if(fx_pool *p, const fx_node *c, const fx_node *a, const fx_node *b,
                            mdae_range where)
 {
@@ -355,7 +381,8 @@ static const fx_node *s_if(fx_pool *p, const fx_node *c, const fx_node *a, const
         return NULL;
     if (is_const(c))
         return c->num != 0 ? a : b;
-    if (fx_equal(a, b))
+    size_t budget = SAME_BUDGET;
+    if (same(a, b, &budget))
         return a;
     if (a->op == FX_NEG && b->op == FX_NEG)
         return s_neg(p, fx_if(p, c, a->kids[0], b->kids[0], where), nowhere);

@@ -818,3 +818,28 @@ Test(fx_small, shared_nodes_once, .timeout = 60)
     cr_assert_not_null(pd(e, 0, 0));
     cr_assert_not_null(dt(d2, 1));
 }
+
+/* A sum of 10^5 products and a product of 10^4 factors: the derivative of
+ * the product is built by halves, O(n log n) nodes, not n^2. */
+Test(fx_small, wide_sums_and_products, .timeout = 60)
+{
+    enum { NT = 100000, NF = 10000 };
+    const fx_node **k = mdae_malloc(NT * sizeof *k);
+    cr_assert_not_null(k);
+    for (int i = 0; i < NT; i++)
+        k[i] = B2(FX_MUL, V((uint32_t)i % NV, 0), C1(FX_FN_SIN, V(1, 0)));
+    const fx_node *sum = fx_make(P_, FX_ADD, k, NT, nw);
+    const fx_node *ds = dt(sum, 1);
+    cr_assert_eq(ds->op, FX_ADD);
+    cr_assert_eq(ds->n, 2 * NT);
+    for (int i = 0; i < NF; i++)
+        k[i] = C1(FX_FN_SIN, V((uint32_t)i % NV, 0));
+    const fx_node *prod = fx_make(P_, FX_MUL, k, NF, nw);
+    const fx_node *dp = dt(prod, 1);
+    cr_assert_leq(fx_size(dp), (size_t)40 * NF * 14, "%zu nodes", fx_size(dp));
+    mdae_free(k);
+    point P;
+    rng r = {3};
+    random_point(&r, &P);
+    cr_assert(isfinite(ev(dp, &P)));
+}
