@@ -12,7 +12,8 @@
  *    an FX_MUL; a - (b + c) is a - b - c), their numbers combined into
  *    one: a product's first factor, a sum's last term (a negative one as
  *    FX_NEG of its absolute value, so that `x - 1` stays ADD(x, NEG(1)));
- *    0 terms and 1 factors dropped;
+ *    0 terms and 1 factors dropped; like terms merged (x*y + 2*x*y is
+ *    3*x*y, in sums of at most MERGE_MAX terms);
  *  - a product's, a quotient's signs pulled out: -(a*b), -(a/b); --e is e;
  *  - e^1 = e, e^0 = 1, 1^e = 1; numbers of arithmetic, relations and known
  *    functions computed when the result is finite (1/0 stays 1/0);
@@ -22,9 +23,10 @@
  *    -(if c then a else b);
  *  - der(x) of an unknown is x's next order, der of a constant 0.
  * These keep the value wherever the input is defined, with two accepted
- * conventions for structural work: 0 * e and 0 / e fold to 0 even where e is
- * infinite or NaN (IEEE would give NaN), and numbers are combined in the
- * order the terms come (rounding may differ in the last bits).
+ * conventions for structural work: 0 * e, 0 / e and e - e fold to 0 even
+ * where e is infinite or NaN (IEEE would give NaN), and numbers are
+ * combined in the order the terms come (rounding may differ in the last
+ * bits).
  *
  * Derivatives: d() differentiates a folded tree, with respect to time or
  * to one unknown's derivative (fx_partial). Rules beyond the textbook ones
@@ -118,6 +120,126 @@ static bool any_null(const fx_node *const *kids, uint32_t n)
     return false;
 }
 
+/* fx_equal, giving up (false) after *budget nodes: two DAGs that are equal
+ * but not shared may have exponentially many paths. */
+static bool same(const fx_node *a, const fx_node *b, size_t *budget)
+{
+    if (a == b)
+        return true;
+    if (*budget == 0)
+        return false;
+    --*budget;
+    if (a->op != b->op || a->n != b->n || a->fn != b->fn || a->index != b->index ||
+        a->order != b->order)
+        return false;
+    if ((a->op == FX_NUM || a->op == FX_BOOL) && memcmp(&a->num, &b->num, sizeof a->num) != 0)
+        return false;
+    if ((a->name == NULL) != (b->name == NULL) ||
+        (a->name != NULL && strcmp(a->name, b->name) != 0))
+        return false;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!same(a->kids[k], b->kids[k], budget))
+            return false;
+    return true;
+}
+
+#define SAME_BUDGET 4096
+
+/* ---- Like terms: c1*f + c2*f is (c1 + c2)*f ---------------------------------------
+ * Only in sums of at most MERGE_MAX terms (the comparison is quadratic);
+ * terms compare with same(). A coefficient that becomes 0 drops the term:
+ * x - x is 0, the convention of 0 * e. */
+#define MERGE_MAX 64
+
+/* A term of a sum seen as coef * f[0] * ... * f[n-1]. */
+typedef struct termv {
+    double c;
+    bool c_int;
+    const fx_node *const *f;
+    uint32_t n;
+    const fx_node *one; /* f's storage for a term that is not a product */
+} termv;
+
+static void term_view(const fx_node *t, termv *v)
+{
+    v->c = 1;
+    v->c_int = true;
+    if (t->op == FX_NEG) {
+        v->c = -1;
+        t = t->kids[0];
+    }
+    if (t->op != FX_MUL) {
+        v->one = t;
+        v->f = &v->one;
+        v->n = 1;
+        return;
+    }
+    uint32_t first = t->kids[0]->op == FX_NUM ? 1 : 0;
+    if (first) {
+        v->c *= t->kids[0]->num;
+        v->c_int = t->kids[0]->is_int;
+    }
+    v->f = t->kids + first;
+    v->n = t->n - first;
+}
+
+static bool like(const termv *a, const termv *b)
+{
+    if (a->n != b->n)
+        return false;
+    size_t budget = SAME_BUDGET;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!same(a->f[k], b->f[k], &budget))
+            return false;
+    return true;
+}
+
+static const fx_node *s_mul(fx_pool *p, const fx_node *const *kids, uint32_t n, mdae_range where);
+
+/* coef * v's factors. */
+static const fx_node *term_of(fx_pool *p, double c, bool c_int, const termv *v)
+{
+    const fx_node **f = kids_new(p, (size_t)v->n + 1);
+    if (f == NULL)
+        return NULL;
+    f[0] = num(p, c, c_int);
+    memcpy(f + 1, v->f, v->n * sizeof *f);
+    return s_mul(p, f, v->n + 1, nowhere);
+}
+
+/* Merge the like terms of t[0 .. *out) in place; false on OOM. */
+static bool merge_like_terms(fx_pool *p, const fx_node **t, uint32_t *out)
+{
+    uint32_t n = *out;
+    if (n < 2 || n > MERGE_MAX)
+        return true;
+    termv v[MERGE_MAX];
+    bool alive[MERGE_MAX], merged[MERGE_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        term_view(t[i], &v[i]);
+        alive[i] = true;
+        merged[i] = false;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; alive[i] && j < n; j++)
+            if (alive[j] && like(&v[i], &v[j])) {
+                v[i].c += v[j].c;
+                v[i].c_int = v[i].c_int && v[j].c_int;
+                alive[j] = false;
+                merged[i] = true;
+            }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!alive[i] || (merged[i] && v[i].c == 0))
+            continue;
+        t[k] = merged[i] ? term_of(p, v[i].c, v[i].c_int, &v[i]) : t[i];
+        if (t[k++] == NULL)
+            return false;
+    }
+    *out = k;
+    return true;
+}
+
 /* ---- Smart constructors: one node from folded kids, folded ------------------ */
 static const fx_node *s_neg(fx_pool *p, const fx_node *a, mdae_range where)
 {
@@ -166,6 +288,8 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
             }
         }
     }
+    if (!merge_like_terms(p, t, &out))
+        return NULL;
     if (out == 0)
         return num(p, c, c_int);
     if (has_c && c != 0)
@@ -348,31 +472,6 @@ static const fx_node *s_logic(fx_pool *p, fx_op op, const fx_node *const *kids, 
         return fx_bool(p, !absorbing, nowhere);
     return out == 1 ? t[0] : fx_make(p, op, t, out, where);
 }
-
-/* fx_equal, giving up (false) after *budget nodes: two DAGs that are equal
- * but not shared may have exponentially many paths. */
-static bool same(const fx_node *a, const fx_node *b, size_t *budget)
-{
-    if (a == b)
-        return true;
-    if (*budget == 0)
-        return false;
-    --*budget;
-    if (a->op != b->op || a->n != b->n || a->fn != b->fn || a->index != b->index ||
-        a->order != b->order)
-        return false;
-    if ((a->op == FX_NUM || a->op == FX_BOOL) && memcmp(&a->num, &b->num, sizeof a->num) != 0)
-        return false;
-    if ((a->name == NULL) != (b->name == NULL) ||
-        (a->name != NULL && strcmp(a->name, b->name) != 0))
-        return false;
-    for (uint32_t k = 0; k < a->n; k++)
-        if (!same(a->kids[k], b->kids[k], budget))
-            return false;
-    return true;
-}
-
-#define SAME_BUDGET 4096
 
 static const fx_node *s_if(fx_pool *p, const fx_node *c, const fx_node *a, const fx_node *b,
                            mdae_range where)

@@ -678,6 +678,11 @@ Test(fx_small, folding)
     SX_IS(fx_fold(P_, B2(FX_MUL, B2(FX_MUL, N(2), V(0, 0)), U(FX_NEG, B2(FX_MUL, V(1, 0), N(3))))),
           "(- (* 6 x y))");
     SX_IS(fx_fold(P_, B2(FX_MUL, N(0), C1(FX_FN_LOG, V(0, 0)))), "0");
+    SX_IS(fx_fold(P_, B2(FX_ADD, B2(FX_MUL, V(0, 0), V(1, 0)),
+                         B2(FX_MUL, N(2), B2(FX_MUL, V(0, 0), V(1, 0))))),
+          "(* 3 x y)");
+    SX_IS(fx_fold(P_, B2(FX_ADD, SUB(V(0, 0), V(1, 0)), V(0, 0))), "(+ (* 2 x) (- y))");
+    SX_IS(fx_fold(P_, SUB(C1(FX_FN_SIN, V(0, 0)), C1(FX_FN_SIN, V(0, 0)))), "0");
     SX_IS(fx_fold(P_, B2(FX_POW, V(0, 0), N(1))), "x");
     SX_IS(fx_fold(P_, B2(FX_POW, V(0, 0), N(0))), "1");
     SX_IS(fx_fold(P_, B2(FX_DIV, N(1), N(0))), "(/ 1 0)");
