@@ -12,7 +12,7 @@
  *    an FX_MUL; a - (b + c) is a - b - c), their numbers combined into
  *    one: a product's first factor, a sum's last term (a negative one as
  *    FX_NEG of its absolute value, so that `x - 1` stays ADD(x, NEG(1)));
- *    0 terms and 1 factors dropped; like terms merged (x*y + 2*x*y is
+ *    0 terms and 1 factors dropped; like terms merged (x*y + 2*y*x is
  *    3*x*y, in sums of at most MERGE_MAX terms);
  *  - a product's, a quotient's signs pulled out: -(a*b), -(a/b); --e is e;
  *  - e^1 = e, e^0 = 1, 1^e = 1; numbers of arithmetic, relations and known
@@ -183,14 +183,22 @@ static void term_view(const fx_node *t, termv *v)
     v->n = t->n - first;
 }
 
+/* The same factors, in any order (x'*x is like x*x'): a match for each of
+ * a's factors among b's unused ones. */
 static bool like(const termv *a, const termv *b)
 {
-    if (a->n != b->n)
+    if (a->n != b->n || a->n > MERGE_MAX)
         return false;
     size_t budget = SAME_BUDGET;
-    for (uint32_t k = 0; k < a->n; k++)
-        if (!same(a->f[k], b->f[k], &budget))
+    bool used[MERGE_MAX] = {false};
+    for (uint32_t k = 0; k < a->n; k++) {
+        uint32_t j = 0;
+        while (j < b->n && (used[j] || !same(a->f[k], b->f[j], &budget)))
+            j++;
+        if (j == b->n)
             return false;
+        used[j] = true;
+    }
     return true;
 }
 

@@ -616,6 +616,7 @@ static const fx_node *pd(const fx_node *e, uint32_t v, uint32_t o)
 Test(fx_small, product_and_chain_rules)
 {
     SX_IS(dt(B2(FX_MUL, V(0, 0), V(1, 0)), 1), "(+ (* x' y) (* x y'))");
+    SX_IS(dt(B2(FX_MUL, V(0, 0), V(0, 0)), 1), "(* 2 x' x)");
     SX_IS(dt(C1(FX_FN_SIN, V(0, 0)), 1), "(* (cos x) x')");
     SX_IS(dt(C1(FX_FN_COS, V(0, 1)), 1), "(- (* (sin x') x''))");
     SX_IS(dt(C1(FX_FN_SIN, V(0, 0)), 2),
