@@ -492,3 +492,21 @@ Test(mel_exprs, returns_nomem_at_every_failing_allocation_without_leaking)
     cr_assert_eq(rc, MDAE_OK);
     mdae_replace_allocator(NULL);
 }
+
+Test(mel_exprs, a_model_recovered_from_syntax_errors_keeps_its_expressions)
+{
+    const char *src = "x : real; y : real;\n"
+                      "e : equation der(x) = y +;\n"
+                      "f : equation y = 2 * x;\n"
+                      "g : equation x = 1;\n";
+    mel_options o = {.recover = true};
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(src, strlen(src), &o, &m, &d), MDAE_OK);
+    cr_assert_eq(m->n_syntax_errors, 1);
+    eq_is(m, "f", "y", "(* 2 x)");
+    every_equation_has_sides(m, "recovered");
+    mel_model_free(m);
+    mdae_diags_close(&d);
+}
