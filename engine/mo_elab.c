@@ -208,6 +208,7 @@ typedef struct elab {
     vec sites;
     uint32_t n_knowns;
     uint32_t n_conds, cur_cond, cond_pos;
+    bool arith_scalar; /* lw: the operand of arithmetic already checked scalar */
 } elab;
 
 /* ---- small utilities ---------------------------------------------------------- */
@@ -1298,6 +1299,8 @@ typedef struct site {
 } site;
 
 static const fx_node *lw(elab *el, const mo__expr *e, bool cond);
+static bool is_array_valued(elab *el, const mo__expr *e);
+static const fx_node *lw_dot(elab *el, const mo__expr *e);
 
 static void add_site(elab *el, const fx_node *node, site_kind kind, const mo__expr *src,
                      const char *key)
@@ -1563,7 +1566,8 @@ static const fx_node *lw_chain(elab *el, const mo__expr *e, const fx_node **k)
     }
 }
 
-static const fx_node *lw_bin(elab *el, const mo__expr *e, bool cond)
+/* scalar: e is an operand of arithmetic already known to be scalar. */
+static const fx_node *lw_bin(elab *el, const mo__expr *e, bool cond, bool scalar)
 {
     if (e->n_kids < 2)
         return lw_opaque(el, e, true);
@@ -1577,15 +1581,31 @@ static const fx_node *lw_bin(elab *el, const mo__expr *e, bool cond)
         add_site(el, r, SITE_REL, e, NULL);
         return r;
     }
+    bool logic = e->op == MO_T_AND || e->op == MO_T_OR;
+    if (!logic) {
+        /* a scalar product of arrays (dot) or a matrix operation (opaque) */
+        const uint8_t *ops = (const uint8_t *)e->str;
+        uint8_t op1 = ops ? ops[1] : e->op;
+        bool array = !scalar && is_array_valued(el, e);
+        for (uint32_t i = 0; !array && i < e->n_kids && op1 != MO_T_PLUS &&
+                             op1 != MO_T_MINUS && op1 != MO_T_DPLUS && op1 != MO_T_DMINUS;
+             i++)
+            array = is_array_valued(el, e->kids[i]);
+        if (array) {
+            const fx_node *r = lw_dot(el, e);
+            return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
+        }
+    }
     const fx_node *small[8];
     const fx_node **k = e->n_kids <= 8 ? small : mdae_malloc(e->n_kids * sizeof *k);
     if (k == NULL) {
         mel__nomem(el->rep);
         return NULL;
     }
-    bool logic = e->op == MO_T_AND || e->op == MO_T_OR;
-    for (uint32_t i = 0; i < e->n_kids; i++)
+    for (uint32_t i = 0; i < e->n_kids; i++) {
+        el->arith_scalar = !logic;
         k[i] = lw(el, e->kids[i], cond && logic);
+    }
     const fx_node *r = logic ? fx_make(el->fx, e->op == MO_T_AND ? FX_AND : FX_OR, k,
                                        e->n_kids, e->where)
                              : lw_chain(el, e, k);
@@ -1683,14 +1703,37 @@ static bool reads_unknown(const fx_node *e)
  * ranges: the terms, or NULL when not scalarised. */
 static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f);
 
+/* (f(a, b)).h, a field of a record result: the unknown function named
+ * "f().h" of a and b; NULL when not that form. */
+static const fx_node *lw_field(elab *el, const mo__expr *e)
+{
+    char buf[1024], name[1200];
+    const mo__expr *c = e->kids[0];
+    const char *f = c->kind == MO_E_CALL ? call_name(el, c, buf, sizeof buf) : NULL;
+    if (f == NULL || c->names != NULL || c->n_iters > 0 || c->n_kids > 64 || e->str == NULL ||
+        strcmp(f, ".") == 0 || strcmp(f, "[]") == 0)
+        return NULL;
+    snprintf(name, sizeof name, "%s().%s", f, e->str);
+    const fx_node *k[64];
+    for (uint32_t i = 0; i < c->n_kids; i++)
+        k[i] = lw(el, c->kids[i], false);
+    return fx_call(el->fx, FX_FN_UNKNOWN, name, k, c->n_kids, e->where);
+}
+
 static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
 {
     char buf[1024];
     const char *f = call_name(el, e, buf, sizeof buf);
+    if (f != NULL && strcmp(f, ".") == 0 && e->n_kids == 1) {
+        const fx_node *r = lw_field(el, e);
+        return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
+    }
     if (f == NULL || e->names != NULL)
         return lw_opaque(el, e, true);
     fx_pool *p = el->fx;
     uint32_t n = e->n_kids;
+    if (call_is(f, "noEvent") && n == 1 && cond)
+        return lw(el, e->kids[0], true); /* as atomize: the condition's atoms */
     if (call_is(f, "noEvent") && n == 1)
         return fx_call(p, FX_FN_NOEVENT, NULL, (const fx_node *[]){lw(el, e->kids[0], cond)},
                        1, e->where);
@@ -1700,6 +1743,12 @@ static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
         r = lw_reduce(el, e, f);
         return r != NULL || fx_pool_failed(p) ? r : lw_opaque(el, e, true);
     }
+    if (call_is(f, "homotopy") && n == 2)
+        /* the simplified expression is not solved (collect): its text */
+        return fx_call(p, FX_FN_HOMOTOPY, NULL,
+                       (const fx_node *[]){lw(el, e->kids[0], false),
+                                           lw_opaque(el, e->kids[1], false)},
+                       2, e->where);
     if (call_is(f, "pre") && n == 1)
         r = fx_un(p, FX_PRE, lw(el, e->kids[0], false), e->where);
     else if (call_is(f, "Integer") && n == 1)
@@ -1759,6 +1808,229 @@ static void reduce_terms(elab *el, const mo__expr *e, uint32_t k, vec *terms, bo
     el->env = save;
 }
 
+static bool lw_vector(elab *el, const mo__expr *a, vec *terms);
+
+/* Elementwise arithmetic of vectors (lw_vector): a + b - c of vectors of
+ * one length, s * v, v * s, v / s, -v, if c then v else w. */
+static bool lw_vector_op(elab *el, const mo__expr *a, vec *terms)
+{
+    const uint8_t *ops = (const uint8_t *)a->str;
+    fx_pool *p = el->fx;
+    if (a->kind == MO_E_UN && (a->op == MO_T_MINUS || a->op == MO_T_PLUS)) {
+        if (!lw_vector(el, a->kids[0], terms))
+            return false;
+        for (size_t i = 0; a->op == MO_T_MINUS && i < terms->n; i++)
+            ((const fx_node **)terms->p)[i] =
+                fx_un(p, FX_NEG, ((const fx_node **)terms->p)[i], a->where);
+        return true;
+    }
+    if (a->kind == MO_E_IF && a->n_kids == 3) {
+        vec t = {0}, f = {0};
+        bool ok = lw_vector(el, a->kids[1], &t) && lw_vector(el, a->kids[2], &f) && t.n == f.n;
+        for (size_t i = 0; ok && i < t.n; i++) {
+            const fx_node **slot = vec_push(el, terms, sizeof *slot);
+            ok = slot != NULL;
+            if (ok)
+                *slot = fx_if(p, lw(el, a->kids[0], true), ((const fx_node **)t.p)[i],
+                              ((const fx_node **)f.p)[i], a->kids[0]->where);
+        }
+        mdae_free(t.p);
+        mdae_free(f.p);
+        return ok;
+    }
+    if (a->kind != MO_E_BIN || a->n_kids != 2 || is_relation(a->op) || a->op == MO_T_AND ||
+        a->op == MO_T_OR)
+        return false;
+    uint8_t op = ops ? ops[1] : a->op;
+    vec l = {0}, r = {0};
+    bool ok, lv = is_array_valued(el, a->kids[0]), rv = is_array_valued(el, a->kids[1]);
+    const fx_node *scalar = NULL;
+    if (op == MO_T_PLUS || op == MO_T_MINUS || op == MO_T_DPLUS || op == MO_T_DMINUS)
+        ok = lv && rv && lw_vector(el, a->kids[0], &l) && lw_vector(el, a->kids[1], &r) &&
+             l.n == r.n;
+    else if (op == MO_T_STAR || op == MO_T_DSTAR)
+        ok = lv != rv && lw_vector(el, a->kids[lv ? 0 : 1], &l) &&
+             (scalar = lw(el, a->kids[lv ? 1 : 0], false)) != NULL;
+    else if (op == MO_T_SLASH || op == MO_T_DSLASH)
+        ok = lv && !rv && lw_vector(el, a->kids[0], &l) &&
+             (scalar = lw(el, a->kids[1], false)) != NULL;
+    else
+        ok = false;
+    const fx_node **tl = l.p, **tr = r.p;
+    for (size_t i = 0; ok && i < l.n; i++) {
+        const fx_node *x;
+        if (scalar == NULL)
+            x = fx_make(p, FX_ADD,
+                        (const fx_node *[]){tl[i], op == MO_T_PLUS || op == MO_T_DPLUS
+                                                       ? tr[i] : fx_un(p, FX_NEG, tr[i], a->where)},
+                        2, a->where);
+        else if (op == MO_T_SLASH || op == MO_T_DSLASH)
+            x = fx_bin(p, FX_DIV, tl[i], scalar, a->where);
+        else
+            x = fx_bin(p, FX_MUL, lv ? tl[i] : scalar, lv ? scalar : tl[i], a->where);
+        const fx_node **slot = vec_push(el, terms, sizeof *slot);
+        ok = slot != NULL;
+        if (ok)
+            *slot = x;
+    }
+    mdae_free(l.p);
+    mdae_free(r.p);
+    return ok;
+}
+
+/* The elements of a vector written {a, b, c} or named whole (x, not a
+ * matrix or a record), or elementwise arithmetic of such (lw_vector_op),
+ * lowered, into terms; false otherwise. */
+static bool lw_vector(elab *el, const mo__expr *a, vec *terms)
+{
+    bool ok = true;
+    if (a->kind == MO_E_UN || a->kind == MO_E_BIN || a->kind == MO_E_IF)
+        return lw_vector_op(el, a, terms);
+    if (a->kind == MO_E_ARRAY && a->n_iters == 0) {
+        for (uint32_t i = 0; ok && i < a->n_kids; i++) {
+            ok = a->kids[i]->kind != MO_E_ARRAY && a->kids[i]->kind != MO_E_MATRIX;
+            const fx_node **t = ok ? vec_push(el, terms, sizeof *t) : NULL;
+            ok = t != NULL;
+            if (ok)
+                *t = lw(el, a->kids[i], false);
+        }
+        return ok;
+    }
+    if (a->kind != MO_E_REF)
+        return false;
+    bool whole;
+    long i = resolve(el, a, &whole, true);
+    ok = i >= 0 && whole;
+    size_t n = ok ? el->multi.n : 0;
+    long *elems = n ? mdae_malloc(n * sizeof *elems) : NULL;
+    ok = ok && elems != NULL;
+    if (ok)
+        memcpy(elems, el->multi.p, n * sizeof *elems);
+    for (size_t j = 0; ok && j < n; j++) {
+        mvar *v = VAR(el, elems[j]);
+        const char *lb = strrchr(v->name, '[');
+        ok = lb != NULL && strchr(lb, ',') == NULL && strchr(lb, '.') == NULL;
+        const fx_node **t = ok ? vec_push(el, terms, sizeof *t) : NULL;
+        ok = t != NULL;
+        if (ok)
+            *t = lw_instance(el, elems[j], a->where);
+    }
+    mdae_free(elems);
+    return ok;
+}
+
+/* The shape of e's value as far as the file says: a scalar, a vector
+ * lw_vector reads ({a, b} of scalars, x named whole with elements x[i],
+ * and elementwise arithmetic of such), or another array or record. One
+ * walk of e. */
+typedef enum shape { SH_SCALAR, SH_VECTOR, SH_ARRAY } shape;
+
+static shape shape_of(elab *el, const mo__expr *e)
+{
+    switch ((mo__ek)e->kind) {
+    case MO_E_ARRAY:
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            if (shape_of(el, e->kids[i]) != SH_SCALAR)
+                return SH_ARRAY;
+        return e->n_iters == 0 ? SH_VECTOR : SH_ARRAY;
+    case MO_E_MATRIX: case MO_E_RANGE: case MO_E_TUPLE:
+        return SH_ARRAY;
+    case MO_E_REF: {
+        bool whole;
+        long i = resolve(el, e, &whole, true);
+        if (i < 0 || !whole)
+            return SH_SCALAR;
+        for (size_t j = 0; j < el->multi.n; j++) {
+            const char *lb = strrchr(VAR(el, ((long *)el->multi.p)[j])->name, '[');
+            if (lb == NULL || strchr(lb, ',') != NULL || strchr(lb, '.') != NULL)
+                return SH_ARRAY;
+        }
+        return SH_VECTOR;
+    }
+    case MO_E_UN:
+    case MO_E_DER:
+        return shape_of(el, e->kids[0]);
+    case MO_E_IF: {
+        shape a = shape_of(el, e->kids[1]);
+        if (a == SH_VECTOR && (e->n_kids != 3 || shape_of(el, e->kids[2]) != SH_VECTOR))
+            return SH_ARRAY;
+        return a;
+    }
+    case MO_E_BIN: {
+        if (is_relation(e->op) || e->op == MO_T_AND || e->op == MO_T_OR)
+            return SH_SCALAR;
+        const uint8_t *ops = (const uint8_t *)e->str;
+        uint8_t op = ops ? ops[1] : e->op;
+        shape k[2];
+        bool all_scalar = true;
+        for (uint32_t i = 0; i < e->n_kids; i++) {
+            shape h = shape_of(el, e->kids[i]);
+            if (i < 2)
+                k[i] = h;
+            all_scalar = all_scalar && h == SH_SCALAR;
+        }
+        if (all_scalar)
+            return SH_SCALAR;
+        if (e->n_kids != 2 || k[0] == SH_ARRAY || k[1] == SH_ARRAY)
+            return SH_ARRAY;
+        if (op == MO_T_PLUS || op == MO_T_MINUS || op == MO_T_DPLUS || op == MO_T_DMINUS)
+            return k[0] == k[1] ? SH_VECTOR : SH_ARRAY;
+        if (op == MO_T_STAR || op == MO_T_DSTAR)
+            return k[0] == k[1] ? SH_SCALAR : SH_VECTOR; /* v * w: the scalar product */
+        if (op == MO_T_SLASH || op == MO_T_DSLASH)
+            return k[1] == SH_SCALAR ? SH_VECTOR : SH_ARRAY;
+        return SH_ARRAY;
+    }
+    case MO_E_CALL: {
+        char buf[1024];
+        const char *f = call_name(el, e, buf, sizeof buf);
+        if (f == NULL || e->n_iters > 0 || (e->n_kids == 1 && (call_is(f, "sum") ||
+                                                                call_is(f, "product") ||
+                                                                call_is(f, "min") ||
+                                                                call_is(f, "max"))))
+            return SH_SCALAR;
+        if (call_is(f, "fill") || call_is(f, "zeros") || call_is(f, "ones") ||
+            call_is(f, "cat") || call_is(f, "vector") || call_is(f, "matrix") ||
+            call_is(f, "transpose") || call_is(f, "cross") || call_is(f, "skew") ||
+            call_is(f, "identity") || call_is(f, "diagonal") || call_is(f, "linspace") ||
+            call_is(f, "array") || call_is(f, "outerProduct") || call_is(f, "symmetric"))
+            return SH_ARRAY;
+        if (call_is(f, "noEvent") && e->n_kids == 1)
+            return shape_of(el, e->kids[0]);
+        return fx_fn_lookup(f, e->n_kids) == FX_FN_UNKNOWN && !scalar_function(el, f)
+                   ? SH_ARRAY : SH_SCALAR;
+    }
+    default:
+        return SH_SCALAR;
+    }
+}
+
+static bool is_array_valued(elab *el, const mo__expr *e)
+{
+    return shape_of(el, e) != SH_SCALAR;
+}
+
+/* a * b of two vectors of the same length: the scalar product; NULL
+ * when not both are vectors lw_vector reads. */
+static const fx_node *lw_dot(elab *el, const mo__expr *e)
+{
+    const uint8_t *ops = (const uint8_t *)e->str;
+    if (e->n_kids != 2 || (ops ? ops[1] : e->op) != MO_T_STAR)
+        return NULL;
+    vec a = {0}, b = {0};
+    const fx_node *r = NULL;
+    if (lw_vector(el, e->kids[0], &a) && lw_vector(el, e->kids[1], &b) && a.n == b.n &&
+        a.n > 0) {
+        const fx_node **ta = a.p, **tb = b.p;
+        for (size_t i = 0; i < a.n; i++)
+            ta[i] = fx_bin(el->fx, FX_MUL, ta[i], tb[i], e->where);
+        r = a.n == 1 ? ta[0] : fx_make(el->fx, FX_ADD, ta, (uint32_t)a.n, e->where);
+    }
+    mdae_free(a.p);
+    mdae_free(b.p);
+    return r;
+}
+
 static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f)
 {
     if (e->n_kids != 1)
@@ -1768,35 +2040,8 @@ static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f)
     const mo__expr *a = e->kids[0];
     if (e->n_iters > 0) {
         reduce_terms(el, e, 0, &terms, &ok);
-    } else if (a->kind == MO_E_ARRAY && a->n_iters == 0) {
-        for (uint32_t i = 0; ok && i < a->n_kids; i++) {
-            const fx_node **t = vec_push(el, &terms, sizeof *t);
-            ok = t != NULL;
-            if (ok)
-                *t = lw(el, a->kids[i], false);
-        }
-    } else if (a->kind == MO_E_REF) {
-        bool whole;
-        long i = resolve(el, a, &whole, true);
-        /* the elements of a vector named whole (not a matrix, a record) */
-        ok = i >= 0 && whole;
-        size_t n = ok ? el->multi.n : 0;
-        long *elems = n ? mdae_malloc(n * sizeof *elems) : NULL;
-        ok = ok && elems != NULL;
-        if (ok)
-            memcpy(elems, el->multi.p, n * sizeof *elems);
-        for (size_t j = 0; ok && j < n; j++) {
-            mvar *v = VAR(el, elems[j]);
-            const char *lb = strrchr(v->name, '[');
-            ok = lb != NULL && strchr(lb, ',') == NULL && strchr(lb, '.') == NULL;
-            const fx_node **t = ok ? vec_push(el, &terms, sizeof *t) : NULL;
-            ok = t != NULL;
-            if (ok)
-                *t = lw_instance(el, elems[j], a->where);
-        }
-        mdae_free(elems);
     } else {
-        ok = false;
+        ok = lw_vector(el, a, &terms);
     }
     const fx_node *r = NULL;
     const fx_node **t = terms.p;
@@ -1822,6 +2067,8 @@ static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f)
  * condition, so an atom by text is a site. NULL when the pool fails. */
 static const fx_node *lw(elab *el, const mo__expr *e, bool cond)
 {
+    bool scalar = el->arith_scalar;
+    el->arith_scalar = false;
     if (e == NULL || el->fx == NULL || el->rep->stop)
         return NULL;
     fx_pool *p = el->fx;
@@ -1842,11 +2089,14 @@ static const fx_node *lw(elab *el, const mo__expr *e, bool cond)
     case MO_E_UN:
         if (e->op == MO_T_NOT)
             return fx_un(p, FX_NOT, lw(el, e->kids[0], cond), e->where);
+        if (!scalar && is_array_valued(el, e))
+            return lw_opaque(el, e, true);
+        el->arith_scalar = true;
         if (e->op == MO_T_MINUS || e->op == MO_T_DMINUS)
             return fx_un(p, FX_NEG, lw(el, e->kids[0], false), e->where);
         return lw(el, e->kids[0], cond);
     case MO_E_BIN:
-        return lw_bin(el, e, cond);
+        return lw_bin(el, e, cond, scalar);
     case MO_E_IF:
         return lw_if(el, e);
     case MO_E_CALL:
@@ -1854,6 +2104,13 @@ static const fx_node *lw(elab *el, const mo__expr *e, bool cond)
     default:
         return lw_opaque(el, e, true);
     }
+}
+
+/* A side of a scalar equation (its arithmetic is scalar). */
+static const fx_node *lw_scalar(elab *el, const mo__expr *e)
+{
+    el->arith_scalar = true;
+    return lw(el, e, false);
 }
 
 /* The definition of atom i (met first as c): the relation or call itself,
@@ -2232,8 +2489,8 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
     collect(el, &uses, s->rhs, 0, g);
     eq_fx fx = {NULL, NULL, el->sites.n};
     if (el->fx != NULL) {
-        fx.lhs = lw(el, s->lhs, false);
-        fx.rhs = lw(el, s->rhs, false);
+        fx.lhs = lw_scalar(el, s->lhs);
+        fx.rhs = lw_scalar(el, s->rhs);
     }
     new_equation(el, s, eq_name(el, s, text, 0), g, &uses, &fx);
     mdae_free(uses.p);
@@ -2437,7 +2694,7 @@ static void reinit_equation(elab *el, const mo__stmt *s, long var, char *text)
         const mo__expr *target = s->rhs->kids[0];
         fx.lhs = fx_un(el->fx, FX_NEXT, fx_var(el->fx, (uint32_t)var, 0, target->where),
                        target->where);
-        fx.rhs = lw(el, s->rhs->kids[1], false);
+        fx.rhs = lw_scalar(el, s->rhs->kids[1]);
     }
     new_equation(el, s, eq_name(el, s, text, 0), g, &uses, &fx);
     mdae_free(uses.p);
