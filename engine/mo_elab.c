@@ -45,6 +45,11 @@
  *     expressions (x > y, x > 0); when-defined variables.
  *  7. Group the uses into incidences (cases by decreasing order, each the OR
  *     of its uses' guards), name everything, build the mel_model.
+ * Expressions (issue 38): step 4 also lowers each equation instance into
+ * an fx tree in its environment (section "expressions" below: the rules),
+ * with the conditions that may be atoms as *sites*; step 7 replaces the
+ * sites whose atom became a mode variable by FX_MODE, and fills the mode
+ * variables' definitions and the known quantities.
  *
  * Transient modes (engine/mel.h, mel_when; issue 13 item 5): a
  * `when c then reinit(v, e); end when;` whose condition c is made of
