@@ -322,17 +322,82 @@ static int solve_approx(const mel_model *m, const approx *a, ap_report *rep)
 
 /* ---- Pivots' texts ------------------------------------------------------------ */
 
-/* The text of the pivot of approximate equation q for der^sigma(x) (ap.h),
- * into *out (owned), or NULL where it cannot be printed. Issue 38: the
- * expression layer's partial derivatives and printer (fx_partial,
- * fx_format) are not in this branch yet, so no text is printed. */
+/* A guard as a condition of the expression layer, or NULL past *budget
+ * nodes (guards are DAGs: written out as a tree, a shared one could grow
+ * without bound) or on OOM. */
+static const fx_node *guard_fx(fx_pool *p, const mel_guard *g, size_t *budget)
+{
+    const mdae_range z = {{0, 0, 0}, {0, 0, 0}};
+    if (*budget == 0)
+        return NULL;
+    --*budget;
+    switch (g->op) {
+    case MEL_G_FALSE:
+    case MEL_G_TRUE:
+        return fx_bool(p, g->op == MEL_G_TRUE, z);
+    case MEL_G_VAR:
+        return fx_mode(p, g->var, z);
+    case MEL_G_NOT:
+        return fx_un(p, FX_NOT, guard_fx(p, g->lhs, budget), z);
+    case MEL_G_AND:
+    case MEL_G_OR: {
+        const fx_node *a = guard_fx(p, g->lhs, budget);
+        const fx_node *b = a ? guard_fx(p, g->rhs, budget) : NULL;
+        return fx_bin(p, g->op == MEL_G_AND ? FX_AND : FX_OR, a, b, z);
+    }
+    }
+    return NULL;
+}
+
+#define AP_GUARD_NODES 4096
+
+/* The residual of approximate equation q as a single-mode tool reads it
+ * (ap.h): its member's lhs - rhs, or for several members `if G1 then r1
+ * else if G2 then r2 ... else 0`. NULL when a member kept no expression,
+ * a guard is too large, or on OOM (fx_pool_failed tells). */
+static const fx_node *approx_residual(fx_pool *p, const mel_model *m, const ap_equation *q)
+{
+    const mdae_range z = {{0, 0, 0}, {0, 0, 0}};
+    for (uint32_t k = 0; k < q->n_members; k++) {
+        const mel_equation *e = &m->equations[q->members[k]];
+        if (e->lhs == NULL || e->rhs == NULL)
+            return NULL;
+    }
+    const mel_equation *first = &m->equations[q->members[0]];
+    if (q->n_members == 1)
+        return fx_residual(p, first->lhs, first->rhs);
+    size_t budget = AP_GUARD_NODES;
+    const fx_node *acc = fx_num(p, 0, true, z);
+    for (uint32_t k = q->n_members; k-- > 0 && acc != NULL;) {
+        const mel_equation *e = &m->equations[q->members[k]];
+        const fx_node *g = guard_fx(p, e->guard, &budget);
+        acc = fx_if(p, g, fx_residual(p, e->lhs, e->rhs), acc, z);
+    }
+    return acc;
+}
+
+/* The text of the pivot of approximate equation q for der^sigma(x)
+ * (ap.h), into *out (owned), or NULL where it cannot be printed (no
+ * expressions kept, an expression the derivative does not cover: next(),
+ * last()). MDAE_OK or MDAE_E_NOMEM. */
 static int pivot_text(const mel_model *m, const ap_equation *q, fx_syntax syntax, char **out)
 {
-    (void)m;
-    (void)q;
-    (void)syntax;
     *out = NULL;
-    return MDAE_OK;
+    if (q->matched < 0)
+        return MDAE_OK;
+    fx_pool *p = fx_pool_new();
+    if (p == NULL)
+        return MDAE_E_NOMEM;
+    int rc = MDAE_OK, err = MDAE_OK;
+    const fx_node *res = approx_residual(p, m, q);
+    const fx_node *piv =
+        res ? fx_partial(p, res, (uint32_t)q->matched, (uint32_t)q->sigma, &err) : NULL;
+    if (fx_pool_failed(p))
+        rc = MDAE_E_NOMEM;
+    else if (piv != NULL && (*out = fx_format(m, piv, syntax)) == NULL)
+        rc = MDAE_E_NOMEM;
+    fx_pool_free(p);
+    return rc;
 }
 
 /* ---- The comparison with the exact result, on its BDDs ---------------------- */
