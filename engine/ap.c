@@ -407,7 +407,11 @@ typedef struct cmp_job {
     const approx *a;
     ap_report *rep;
     char **pivots; /* per approximate equation, owned by the caller */
-    size_t cap;    /* findings allocated */
+    size_t cap;    /* findings allocated (never moved: the memo points there) */
+    /* Set by compare(), in its context: */
+    sa__care care;     /* the valid modes, the sets' care set */
+    sa__set_memo memo; /* the sets written, by function */
+    BDD *wrong;        /* a slot: the union of the findings' modes */
 } cmp_job;
 
 /* "x", "der(x)", "der(der(x))"... (der^k(x) past 3). */
@@ -499,9 +503,8 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
 }
 
 /* Record the finding of kind k over the modes f (within the valid ones),
- * unless f is empty; *wrong |= f. */
-static ap_finding *add_finding(sa_ctx *c, cmp_job *j, const sa__care *care, BDD *wrong,
-                               ap_kind k, BDD f, mdae_range where)
+ * unless f is empty; j->wrong |= f. */
+static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_range where)
 {
     const sa_result *r = c->r;
     if (f == bddfalse)
@@ -509,12 +512,11 @@ static ap_finding *add_finding(sa_ctx *c, cmp_job *j, const sa__care *care, BDD 
     ap_report *rep = j->rep;
     MDAE_ASSERT(rep->n_findings < j->cap);
     ap_finding *fd = &rep->findings[rep->n_findings++];
-    memset(fd, 0, sizeof *fd);
     *fd = (ap_finding){.kind = k, .equation = -1, .approx_eq = -1, .variable = -1,
                        .approx = -1, .where = where};
     fd->count = sa__count_modes(c, r, f);
-    sa__set_of_care(c, r, f, care, &fd->modes);
-    sa__put(wrong, sa__or(*wrong, f));
+    sa__set_of_memo(c, r, &j->care, &j->memo, f, &fd->modes);
+    sa__put(j->wrong, sa__or(*j->wrong, f));
     return fd;
 }
 
@@ -591,70 +593,82 @@ static BDD pivot_zero(sa_ctx *c, const ap_equation *e)
     return sa__tmp(c, sa__diff(r->chi_m, *has));
 }
 
+/* AP_PIVOT: each approximate equation's zero-pivot modes. */
+static void compare_pivots(sa_ctx *c, cmp_job *j)
+{
+    const ap_report *rep = j->rep;
+    for (uint32_t q = 0; q < rep->n_equations; q++) {
+        size_t mark = sa__mark(c);
+        const ap_equation *e = &rep->equations[q];
+        ap_finding *fd = add_finding(c, j, AP_PIVOT, pivot_zero(c, e), e->where);
+        if (fd != NULL) {
+            fd->approx_eq = q;
+            fd->variable = e->matched;
+            fd->order = e->sigma;
+            fd->pivot = j->pivots[q];
+            j->pivots[q] = NULL;
+            finish_message(c, j, fd);
+        }
+        sa__release(c, mark);
+    }
+}
+
+/* AP_OFFSETS of the unknowns (d), then of the equations (c). */
+static void compare_offsets(sa_ctx *c, cmp_job *j)
+{
+    const sa_result *r = c->r;
+    const mel_model *m = j->m;
+    const ap_report *rep = j->rep;
+    for (uint32_t v = 0; v < m->n_variables; v++) {
+        size_t mark = sa__mark(c);
+        BDD within = sa__tmp(c, sa__and(r->ok, r->chi_j[v]));
+        BDD f = differs(c, within, &r->d[(size_t)v * r->w_off], r->w_off, rep->d[v]);
+        ap_finding *fd = add_finding(c, j, AP_OFFSETS, f, m->variables[v].where);
+        if (fd != NULL) {
+            fd->variable = v;
+            fd->order = fd->approx = rep->d[v];
+            finish_message(c, j, fd);
+        }
+        sa__release(c, mark);
+    }
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        uint32_t q = j->a->eq_of[i];
+        if (q == NONE)
+            continue;
+        size_t mark = sa__mark(c);
+        BDD within = sa__tmp(c, sa__and(r->ok, r->chi_i[i]));
+        BDD f = differs(c, within, &r->c[(size_t)i * r->w_off], r->w_off, rep->equations[q].c);
+        ap_finding *fd = add_finding(c, j, AP_OFFSETS, f, m->equations[i].where);
+        if (fd != NULL) {
+            fd->equation = i;
+            fd->approx_eq = q;
+            fd->order = fd->approx = rep->equations[q].c;
+            finish_message(c, j, fd);
+        }
+        sa__release(c, mark);
+    }
+}
+
+/* Every finding (ap.h), in the report's order, then wrong_modes. */
 static void compare(sa_ctx *c, void *arg)
 {
     cmp_job *j = arg;
     const sa_result *r = c->r;
-    const mel_model *m = j->m;
     ap_report *rep = j->rep;
-    sa__care care;
-    sa__care_init(c, r, r->chi_m, &care);
-    BDD *wrong = sa__slots(c, 1);
+    sa__care_init(c, r, r->chi_m, &j->care);
+    sa__set_memo_init(c, &j->memo, j->cap);
+    j->wrong = sa__slots(c, 1);
     rep->valid_modes = r->valid_count;
     if (!rep->accepted) {
-        ap_finding *fd = add_finding(c, j, &care, wrong, AP_REFUSED, r->ok,
-                                     refused_where(m, rep));
-        finish_message(c, j, fd);
+        finish_message(c, j, add_finding(c, j, AP_REFUSED, r->ok, refused_where(j->m, rep)));
     } else {
-        ap_finding *fd = add_finding(c, j, &care, wrong, AP_SINGULAR, r->singular,
-                                     singular_where(c, m, r->singular));
-        finish_message(c, j, fd);
-        for (uint32_t q = 0; q < rep->n_equations; q++) {
-            size_t mark = sa__mark(c);
-            const ap_equation *e = &rep->equations[q];
-            fd = add_finding(c, j, &care, wrong, AP_PIVOT, pivot_zero(c, e), e->where);
-            if (fd != NULL) {
-                fd->approx_eq = q;
-                fd->variable = e->matched;
-                fd->order = e->sigma;
-                fd->pivot = j->pivots[q];
-                j->pivots[q] = NULL;
-                finish_message(c, j, fd);
-            }
-            sa__release(c, mark);
-        }
-        for (uint32_t v = 0; v < m->n_variables; v++) {
-            size_t mark = sa__mark(c);
-            BDD within = sa__tmp(c, sa__and(r->ok, r->chi_j[v]));
-            BDD f = differs(c, within, &r->d[(size_t)v * r->w_off], r->w_off, rep->d[v]);
-            fd = add_finding(c, j, &care, wrong, AP_OFFSETS, f, m->variables[v].where);
-            if (fd != NULL) {
-                fd->variable = v;
-                fd->order = fd->approx = rep->d[v];
-                finish_message(c, j, fd);
-            }
-            sa__release(c, mark);
-        }
-        for (uint32_t i = 0; i < m->n_equations; i++) {
-            if (j->a->eq_of[i] == NONE)
-                continue;
-            size_t mark = sa__mark(c);
-            uint32_t q = j->a->eq_of[i];
-            BDD within = sa__tmp(c, sa__and(r->ok, r->chi_i[i]));
-            BDD f = differs(c, within, &r->c[(size_t)i * r->w_off], r->w_off,
-                            rep->equations[q].c);
-            fd = add_finding(c, j, &care, wrong, AP_OFFSETS, f, m->equations[i].where);
-            if (fd != NULL) {
-                fd->equation = i;
-                fd->approx_eq = q;
-                fd->order = fd->approx = rep->equations[q].c;
-                finish_message(c, j, fd);
-            }
-            sa__release(c, mark);
-        }
+        finish_message(c, j, add_finding(c, j, AP_SINGULAR, r->singular,
+                                         singular_where(c, j->m, r->singular)));
+        compare_pivots(c, j);
+        compare_offsets(c, j);
     }
-    rep->wrong_count = *wrong == bddfalse ? 0 : sa__count_modes(c, r, *wrong);
-    sa__set_of_care(c, r, *wrong, &care, &rep->wrong_modes);
+    rep->wrong_count = *j->wrong == bddfalse ? 0 : sa__count_modes(c, r, *j->wrong);
+    sa__set_of_care(c, r, *j->wrong, &j->care, &rep->wrong_modes);
 }
 
 /* ---- Entry points ------------------------------------------------------------- */
@@ -708,7 +722,8 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
     if (rc == MDAE_OK)
         rc = solve_approx(m, &a, rep);
     char **pivots = NULL;
-    cmp_job j = {m, &a, rep, NULL, 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
+    cmp_job j = {.m = m, .a = &a, .rep = rep,
+                 .cap = 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
     if (rc == MDAE_OK) {
         pivots = mdae_calloc((size_t)a.n_eq + 1, sizeof *pivots);
         rep->findings = mdae_calloc(j.cap, sizeof *rep->findings);
