@@ -207,6 +207,7 @@ static int fill_equations(const mel_model *m, const approx *a, ap_report *rep)
         e->matched = -1;
         e->sigma = -1;
         e->c = -1;
+        e->block = -1;
     }
     for (uint32_t i = 0; i < m->n_equations; i++) {
         if (a->eq_of[i] == NONE)
@@ -274,6 +275,7 @@ static int fill_blocks(const approx *a, ap_report *rep)
     for (uint32_t q = 0; q < n; q++) {
         ap_block *b = &rep->blocks[comp[q]];
         b->equations[b->n++] = q;
+        rep->equations[q].block = comp[q];
     }
     rc = MDAE_OK;
 done:
@@ -351,6 +353,39 @@ static const fx_node *guard_fx(fx_pool *p, const mel_guard *g, size_t *budget)
 
 #define AP_GUARD_NODES 4096
 
+/* Structural equality of guards (the same tree, shared or not), to a
+ * bounded depth: false past it. */
+static bool guard_same(const mel_guard *a, const mel_guard *b, int depth)
+{
+    if (a == b)
+        return true;
+    if (a == NULL || b == NULL || a->op != b->op || depth == 0)
+        return false;
+    switch (a->op) {
+    case MEL_G_FALSE:
+    case MEL_G_TRUE:
+        return true;
+    case MEL_G_VAR:
+        return a->var == b->var;
+    case MEL_G_NOT:
+        return guard_same(a->lhs, b->lhs, depth - 1);
+    case MEL_G_AND:
+    case MEL_G_OR:
+        return guard_same(a->lhs, b->lhs, depth - 1) && guard_same(a->rhs, b->rhs, depth - 1);
+    }
+    return false;
+}
+
+/* Whether `last` is visibly the complement of `prev`: !P, or X & !C
+ * beside X & C (an else branch inside an outer conditional). */
+static bool guard_complements(const mel_guard *last, const mel_guard *prev)
+{
+    if (last->op == MEL_G_NOT && guard_same(last->lhs, prev, 64))
+        return true;
+    return last->op == MEL_G_AND && prev->op == MEL_G_AND &&
+           guard_same(last->lhs, prev->lhs, 64) && guard_complements(last->rhs, prev->rhs);
+}
+
 /* The residual of approximate equation q as a single-mode tool reads it
  * (ap.h): its member's lhs - rhs, or for several members `if G1 then r1
  * else if G2 then r2 ... else 0`. NULL when a member kept no expression,
@@ -368,7 +403,13 @@ static const fx_node *approx_residual(fx_pool *p, const mel_model *m, const ap_e
         return fx_residual(p, first->lhs, first->rhs);
     size_t budget = AP_GUARD_NODES;
     const fx_node *acc = fx_num(p, 0, true, z);
-    for (uint32_t k = q->n_members; k-- > 0 && acc != NULL;) {
+    uint32_t k = q->n_members;
+    if (k == 2 && guard_complements(m->equations[q->members[1]].guard, first->guard)) {
+        /* if c then r1 else r2: the else branch needs no test */
+        const mel_equation *e = &m->equations[q->members[--k]];
+        acc = fx_residual(p, e->lhs, e->rhs);
+    }
+    while (k-- > 0 && acc != NULL) {
         const mel_equation *e = &m->equations[q->members[k]];
         const fx_node *g = guard_fx(p, e->guard, &budget);
         acc = fx_if(p, g, fx_residual(p, e->lhs, e->rhs), acc, z);
@@ -406,7 +447,7 @@ typedef struct cmp_job {
     const mel_model *m;
     const approx *a;
     ap_report *rep;
-    char **pivots; /* per approximate equation, owned by the caller */
+    fx_syntax syntax; /* the pivots' */
     size_t cap;    /* findings allocated (never moved: the memo points there) */
     /* Set by compare(), in its context: */
     sa__care care;     /* the valid modes, the sets' care set */
@@ -457,16 +498,12 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
     switch (f->kind) {
     case AP_PIVOT: {
         const ap_equation *e = &rep->equations[f->approx_eq];
-        bool alone = false;
-        for (uint32_t b = 0; b < rep->n_blocks; b++)
-            for (uint32_t k = 0; k < rep->blocks[b].n; k++)
-                if (rep->blocks[b].equations[k] == (uint32_t)f->approx_eq)
-                    alone = rep->blocks[b].n == 1;
+        bool alone = e->block >= 0 && rep->blocks[e->block].n == 1;
         msg = mdae_asprintf(TOOL "%s here %s: it solves %s for %s, which %s does not "
                             "contain there%s%s%s",
                             alone ? "divides by zero" : "pivots on zero", when, e->name, xs,
-                            e->name, f->pivot ? " (the pivot " : "", f->pivot ? f->pivot : "",
-                            f->pivot ? " is zero)" : "");
+                            e->name, f->pivot ? " (pivot: " : "", f->pivot ? f->pivot : "",
+                            f->pivot ? ")" : "");
         break;
     }
     case AP_OFFSETS:
@@ -605,8 +642,10 @@ static void compare_pivots(sa_ctx *c, cmp_job *j)
             fd->approx_eq = q;
             fd->variable = e->matched;
             fd->order = e->sigma;
-            fd->pivot = j->pivots[q];
-            j->pivots[q] = NULL;
+            /* Only where a finding needs it: printing every pivot was a
+             * third of the brake's comparison at N = 100. */
+            if (pivot_text(j->m, e, j->syntax, &fd->pivot) < 0)
+                sa__fail(c, MDAE_E_NOMEM);
             finish_message(c, j, fd);
         }
         sa__release(c, mark);
@@ -698,16 +737,6 @@ static int fill_names(const mel_model *m, ap_report *rep)
     return MDAE_OK;
 }
 
-static int pivots_of(const mel_model *m, const ap_report *rep, fx_syntax syntax, char **pivots)
-{
-    for (uint32_t q = 0; q < rep->n_equations && rep->accepted; q++) {
-        int rc = pivot_text(m, &rep->equations[q], syntax, &pivots[q]);
-        if (rc < 0)
-            return rc;
-    }
-    return MDAE_OK;
-}
-
 static int analyze(const mel_model *m, const sa_result *exact, const ap_options *opt,
                    ap_report *rep)
 {
@@ -721,22 +750,14 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
         rc = approx_rows(m, rep, &a);
     if (rc == MDAE_OK)
         rc = solve_approx(m, &a, rep);
-    char **pivots = NULL;
-    cmp_job j = {.m = m, .a = &a, .rep = rep,
+    cmp_job j = {.m = m, .a = &a, .rep = rep, .syntax = opt ? opt->syntax : FX_SYNTAX_MEL,
                  .cap = 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
     if (rc == MDAE_OK) {
-        pivots = mdae_calloc((size_t)a.n_eq + 1, sizeof *pivots);
         rep->findings = mdae_calloc(j.cap, sizeof *rep->findings);
-        rc = pivots && rep->findings ? MDAE_OK : MDAE_E_NOMEM;
+        rc = rep->findings ? MDAE_OK : MDAE_E_NOMEM;
     }
     if (rc == MDAE_OK)
-        rc = pivots_of(m, rep, opt ? opt->syntax : FX_SYNTAX_MEL, pivots);
-    j.pivots = pivots;
-    if (rc == MDAE_OK)
         rc = sa__run_on(exact, NULL, 0, compare, &j);
-    for (uint32_t q = 0; pivots != NULL && q < a.n_eq; q++)
-        mdae_free(pivots[q]);
-    mdae_free(pivots);
     approx_close(&a);
     return rc;
 }
