@@ -483,47 +483,56 @@ static char *when_text(const sa_set *s)
 
 #define TOOL "a single-mode analysis, as Modelica tools do, "
 
+static char *pivot_message(const ap_report *rep, const ap_finding *f, const char *xs,
+                           const char *when)
+{
+    const ap_equation *e = &rep->equations[f->approx_eq];
+    bool alone = e->block >= 0 && rep->blocks[e->block].n == 1;
+    return mdae_asprintf(TOOL "%s here %s: it solves %s for %s, which %s does not contain "
+                         "there%s%s%s",
+                         alone ? "divides by zero" : "pivots on zero", when, e->name, xs, e->name,
+                         f->pivot ? " (pivot: " : "", f->pivot ? f->pivot : "",
+                         f->pivot ? ")" : "");
+}
+
+static char *offsets_message(const mel_model *m, const ap_finding *f, const char *xs,
+                             const char *when)
+{
+    if (f->variable >= 0 && f->approx == 0)
+        return mdae_asprintf(TOOL "treats %s as algebraic (d = 0); the exact analysis differs "
+                             "%s (wrong index or states there)",
+                             m->variables[f->variable].name, when);
+    if (f->variable >= 0)
+        return mdae_asprintf(TOOL "takes %s as the highest derivative of %s (d = %d); the "
+                             "exact analysis differs %s (wrong index or states there)",
+                             xs, m->variables[f->variable].name, f->approx, when);
+    if (f->approx == 0)
+        return mdae_asprintf(TOOL "does not differentiate %s (c = 0); the exact analysis "
+                             "differs %s (wrong index there)",
+                             m->equations[f->equation].name, when);
+    return mdae_asprintf(TOOL "differentiates %s %d time%s (c = %d); the exact analysis "
+                         "differs %s (wrong index there)",
+                         m->equations[f->equation].name, f->approx, f->approx == 1 ? "" : "s",
+                         f->approx, when);
+}
+
+/* The finding's sentence (owned), or NULL on OOM. */
 static char *finding_message(const cmp_job *j, const ap_finding *f)
 {
-    const mel_model *m = j->m;
-    const ap_report *rep = j->rep;
     char *when = when_text(&f->modes);
     if (when == NULL)
         return NULL;
     char *msg = NULL;
     mdae_buf x = {0};
     if (f->variable >= 0)
-        put_der(&x, m->variables[f->variable].name, f->order);
+        put_der(&x, j->m->variables[f->variable].name, f->order);
     const char *xs = x.p ? x.p : "";
     switch (f->kind) {
-    case AP_PIVOT: {
-        const ap_equation *e = &rep->equations[f->approx_eq];
-        bool alone = e->block >= 0 && rep->blocks[e->block].n == 1;
-        msg = mdae_asprintf(TOOL "%s here %s: it solves %s for %s, which %s does not "
-                            "contain there%s%s%s",
-                            alone ? "divides by zero" : "pivots on zero", when, e->name, xs,
-                            e->name, f->pivot ? " (pivot: " : "", f->pivot ? f->pivot : "",
-                            f->pivot ? ")" : "");
+    case AP_PIVOT:
+        msg = pivot_message(j->rep, f, xs, when);
         break;
-    }
     case AP_OFFSETS:
-        if (f->variable >= 0 && f->approx == 0)
-            msg = mdae_asprintf(TOOL "treats %s as algebraic (d = 0); the exact analysis "
-                                "differs %s (wrong index or states there)",
-                                m->variables[f->variable].name, when);
-        else if (f->variable >= 0)
-            msg = mdae_asprintf(TOOL "takes %s as the highest derivative of %s (d = %d); the "
-                                "exact analysis differs %s (wrong index or states there)",
-                                xs, m->variables[f->variable].name, f->approx, when);
-        else if (f->approx == 0)
-            msg = mdae_asprintf(TOOL "does not differentiate %s (c = 0); the exact analysis "
-                                "differs %s (wrong index there)",
-                                m->equations[f->equation].name, when);
-        else
-            msg = mdae_asprintf(TOOL "differentiates %s %d time%s (c = %d); the exact "
-                                "analysis differs %s (wrong index there)",
-                                m->equations[f->equation].name, f->approx,
-                                f->approx == 1 ? "" : "s", f->approx, when);
+        msg = offsets_message(j->m, f, xs, when);
         break;
     case AP_SINGULAR:
         msg = mdae_asprintf(TOOL "accepts this model, but it is structurally singular %s", when);
@@ -536,7 +545,11 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
     }
     mdae_free(x.p);
     mdae_free(when);
-    return x.oom ? (mdae_free(msg), NULL) : msg;
+    if (x.oom) {
+        mdae_free(msg);
+        return NULL;
+    }
+    return msg;
 }
 
 /* Record the finding of kind k over the modes f (within the valid ones),
