@@ -488,9 +488,9 @@ static char *pivot_message(const ap_report *rep, const ap_finding *f, const char
 {
     const ap_equation *e = &rep->equations[f->approx_eq];
     bool alone = e->block >= 0 && rep->blocks[e->block].n == 1;
-    return mdae_asprintf(TOOL "%s here %s: it solves %s for %s, which %s does not contain "
+    return mdae_asprintf(TOOL "%s here %s: it solves %s for %s, which is not in it "
                          "there%s%s%s",
-                         alone ? "divides by zero" : "pivots on zero", when, e->name, xs, e->name,
+                         alone ? "divides by zero" : "pivots on zero", when, e->name, xs,
                          f->pivot ? " (pivot: " : "", f->pivot ? f->pivot : "",
                          f->pivot ? ")" : "");
 }

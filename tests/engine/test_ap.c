@@ -178,6 +178,9 @@ static void two_equations(const char *file)
     cr_assert_str_eq(o->modes.formula, "p");
     cr_assert_str_eq(x.rep->wrong_modes.formula, "p");
     cr_assert_eq(x.rep->wrong_count, 1);
+    /* Dymola's pivot, RR-9459 Figure 12: (if p then 0.0 else 1.0) */
+    if (x.m->equations[0].lhs != NULL)
+        cr_assert_not_null(strstr(f->pivot ? f->pivot : "", "if p then 0 else 1"), "%s", file);
     cr_assert_eq(x.rep->valid_modes, 2);
     run_close(&x);
 }
