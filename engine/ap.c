@@ -401,10 +401,18 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
         break;
     }
     case AP_OFFSETS:
-        if (f->variable >= 0)
+        if (f->variable >= 0 && f->approx == 0)
+            msg = mdae_asprintf(TOOL "treats %s as algebraic (d = 0); the exact analysis "
+                                "differs %s (wrong index or states there)",
+                                m->variables[f->variable].name, when);
+        else if (f->variable >= 0)
             msg = mdae_asprintf(TOOL "takes %s as the highest derivative of %s (d = %d); the "
                                 "exact analysis differs %s (wrong index or states there)",
                                 xs, m->variables[f->variable].name, f->approx, when);
+        else if (f->approx == 0)
+            msg = mdae_asprintf(TOOL "does not differentiate %s (c = 0); the exact analysis "
+                                "differs %s (wrong index there)",
+                                m->equations[f->equation].name, when);
         else
             msg = mdae_asprintf(TOOL "differentiates %s %d time%s (c = %d); the exact "
                                 "analysis differs %s (wrong index there)",
@@ -653,10 +661,34 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
     return rc;
 }
 
+/* Whether r is a result of m: its model is m, or a copy with the same
+ * equations, variables and mode variables in the same order (a session's
+ * one part, engine/inc.h). */
+static bool result_of(const sa_result *r, const mel_model *m)
+{
+    const mel_model *rm = r->m;
+    if (rm == m)
+        return true;
+    if (rm == NULL || r->eq_whole != NULL || rm->n_equations != m->n_equations ||
+        rm->n_variables != m->n_variables || rm->n_modes != m->n_modes ||
+        r->n_eq != m->n_equations || r->n_var != m->n_variables || r->n_modes != m->n_modes)
+        return false;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        if (strcmp(rm->equations[i].name, m->equations[i].name) != 0)
+            return false;
+    for (uint32_t j = 0; j < m->n_variables; j++)
+        if (strcmp(rm->variables[j].name, m->variables[j].name) != 0)
+            return false;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (strcmp(rm->modes[k].name, m->modes[k].name) != 0)
+            return false;
+    return true;
+}
+
 int ap_analyze_ex(const mel_model *m, const sa_result *exact, const ap_options *opt,
                   ap_report **out)
 {
-    if (m == NULL || exact == NULL || out == NULL || exact->m != m)
+    if (m == NULL || exact == NULL || out == NULL || !result_of(exact, m))
         return MDAE_E_INVAL;
     if (!sa__running())
         return MDAE_E_STATE;

@@ -68,9 +68,12 @@
  *
  * Promises: no I/O; BDD work runs inside sa_begin/sa_end, like sa.h
  * (single-threaded). The exact result must come from sa_analyze (or
- * sa_compose, inc.h's whole) of the same model m, without
- * sa_options.singular_only (its offsets are not computed). Errors:
- * MDAE_OK, MDAE_E_INVAL (NULL arguments, or `exact` not of m),
+ * sa_compose, inc.h's whole) of m, or of a copy of m with the same
+ * equations, variables and mode variables in the same order (a session's
+ * single part, inc_result_whole), without sa_options.singular_only (its
+ * offsets are not computed). Errors:
+ * MDAE_OK, MDAE_E_INVAL (NULL arguments, or `exact` not of m: names
+ * compared),
  * MDAE_E_STATE (no sa_begin), MDAE_E_NOMEM, MDAE_E_LIMIT (a set of more
  * than SA_MAX_CUBES cubes), MDAE_E_BDD_LIMIT / MDAE_E_BDD.
  *

@@ -16,9 +16,11 @@
 #include "ap.h"
 #include "mo.h"
 #include "rpc_json.h"
+#include "ref.h"
 #include "sa.h"
 
 #include "model_files.h"
+#include "test_env.h"
 
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
@@ -376,4 +378,357 @@ Test(ap, json_refused)
     cJSON_Delete(j);
     cr_assert_eq(rpc_json_approx(NULL, &j), MDAE_E_INVAL);
     run_close(&x);
+}
+
+/* ---- Against the brute-force reference -------------------------------------- */
+
+typedef struct vs_stats {
+    size_t models, modes, valid, wrong, pivots, offsets, singular, refused, not_accepted;
+} vs_stats;
+
+static bool in_set(uint32_t n, const sa_set *s, const bool *mode)
+{
+    for (size_t c = 0; c < s->n_cubes; c++) {
+        bool in = true;
+        for (uint32_t k = 0; k < n && in; k++)
+            in = s->cubes[c * n + k] < 0 || (s->cubes[c * n + k] == 1) == mode[k];
+        if (in)
+            return true;
+    }
+    return false;
+}
+
+/* The finding of kind k on index idx (approximate equation for pivots,
+ * unknown or equation for offsets), or NULL. */
+static const ap_finding *find_kind(const ap_report *rep, ap_kind k, long eq, long var)
+{
+    for (size_t f = 0; f < rep->n_findings; f++) {
+        const ap_finding *fd = &rep->findings[f];
+        if (fd->kind != k)
+            continue;
+        if (k == AP_PIVOT && fd->approx_eq == eq)
+            return fd;
+        if (k == AP_OFFSETS && fd->equation == eq && fd->variable == var)
+            return fd;
+        if (k == AP_SINGULAR || k == AP_REFUSED)
+            return fd;
+    }
+    return NULL;
+}
+
+typedef struct expect {
+    const ap_finding *f;
+    double count; /* valid modes where the reference says it holds */
+} expect;
+
+/* In this mode: the finding f holds per the engine iff `ref` says so. */
+static void agree(const char *label, const mel_model *m, const bool *mode, expect *e,
+                  const ap_finding *f, bool ref, const char *what, long idx)
+{
+    bool eng = f != NULL && in_set(m->n_modes, &f->modes, mode);
+    if (eng != ref) {
+        char ms[256] = "";
+        for (uint32_t k = 0; k < m->n_modes && k < 40; k++)
+            strcat(ms, mode[k] ? "1" : "0");
+        cr_assert_fail("%s: mode %s: %s %ld: engine %d, reference %d", label, ms, what, idx,
+                       eng, ref);
+    }
+    if (e != NULL)
+        e->count += ref;
+}
+
+static void compare_blocks(const char *label, const ap_report *rep, const ref_approx *a)
+{
+    ref_blocks rb;
+    cr_assert_eq(ref_mode_blocks(&a->rm, &rb), MDAE_OK);
+    cr_assert_eq(rep->n_blocks, rb.n_blocks, "%s: %u blocks, reference %u", label,
+                 rep->n_blocks, rb.n_blocks);
+    /* The same partition, in an order the dependencies allow. */
+    int *pos = calloc(rep->n_equations + 1, sizeof *pos);
+    for (uint32_t b = 0; b < rep->n_blocks; b++)
+        for (uint32_t k = 0; k < rep->blocks[b].n; k++)
+            pos[rep->blocks[b].equations[k]] = (int)b;
+    for (uint32_t q = 0; q < rep->n_equations; q++)
+        for (uint32_t p = 0; p < rep->n_equations; p++) {
+            bool same_ref = rb.block_of_eq[q] == rb.block_of_eq[p];
+            cr_assert_eq(same_ref, pos[q] == pos[p], "%s: rows %u, %u", label, q, p);
+            if (!same_ref && rb.dep[(size_t)rb.block_of_eq[q] * rb.n_blocks + (size_t)rb.block_of_eq[p]])
+                cr_assert_lt(pos[q], pos[p], "%s: row %u's block after row %u's", label, q, p);
+        }
+    free(pos);
+    ref_blocks_close(&rb);
+}
+
+/* The approximate structure itself: rows, acceptance, offsets, matching. */
+static void compare_structure(const char *label, const mel_model *m, const ap_report *rep,
+                              const ref_approx *a, long *matched)
+{
+    cr_assert_eq(rep->n_equations, a->n_rows, "%s: rows", label);
+    for (uint32_t q = 0; q < rep->n_equations; q++)
+        for (uint32_t k = 0; k < rep->equations[q].n_members; k++)
+            cr_assert_eq(a->row_of[rep->equations[q].members[k]], q, "%s: members", label);
+    cr_assert_eq(rep->accepted, a->accepted, "%s: accepted %d, reference %d", label,
+                 rep->accepted, a->accepted);
+    if (!rep->accepted) {
+        for (uint32_t q = 0; q < rep->n_equations; q++)
+            cr_assert_eq(rep->equations[q].overdetermined, a->rm.overdetermined[q], "%s", label);
+        for (uint32_t j = 0; j < m->n_variables; j++)
+            cr_assert_eq(rep->underdetermined[j], a->rm.underdetermined[j], "%s", label);
+        return;
+    }
+    for (uint32_t j = 0; j < m->n_variables; j++)
+        cr_assert_eq(rep->d[j], a->rm.d[j], "%s: d of %s: %d, reference %d", label,
+                     m->variables[j].name, rep->d[j], a->rm.d[j]);
+    for (uint32_t q = 0; q < rep->n_equations; q++) {
+        const ap_equation *e = &rep->equations[q];
+        cr_assert_eq(e->c, a->rm.c[q], "%s: c of %s", label, e->name);
+        matched[q] = e->matched;
+        cr_assert_eq(e->sigma, a->sigma[(size_t)q * m->n_variables + (size_t)e->matched]);
+    }
+    const char *why = NULL;
+    cr_assert(ref_approx_check_matching(a, matched, &why), "%s: matching: %s", label, why);
+    compare_blocks(label, rep, a);
+}
+
+/* Each valid mode: every finding's modes, and their counts when all modes
+ * are walked. */
+static void compare_modes(const char *label, const mel_model *m, const ap_report *rep,
+                          const ref_approx *a, const long *matched, vs_stats *st)
+{
+    uint32_t nq = rep->n_equations, nv = m->n_variables, ne = m->n_equations;
+    expect *piv = calloc(nq + 1, sizeof *piv), *dv = calloc(nv + 1, sizeof *dv),
+           *ce = calloc(ne + 1, sizeof *ce), sing = {0}, wrong = {0};
+    for (uint32_t q = 0; q < nq; q++)
+        piv[q].f = find_kind(rep, AP_PIVOT, q, -1);
+    for (uint32_t j = 0; j < nv; j++)
+        dv[j].f = find_kind(rep, AP_OFFSETS, -1, j);
+    for (uint32_t i = 0; i < ne; i++)
+        ce[i].f = find_kind(rep, AP_OFFSETS, i, -1);
+    sing.f = find_kind(rep, rep->accepted ? AP_SINGULAR : AP_REFUSED, -1, -1);
+    uint64_t state = 0xA9900Dull;
+    uint64_t total = ref_modes_total(m->n_modes, 12, 300);
+    bool all = m->n_modes <= 12;
+    bool *mode = calloc(m->n_modes + 1, 1);
+    for (uint64_t x = 0; x < total; x++) {
+        ref_modes_at(x, m->n_modes, 12, &state, mode);
+        ref_approx_mode am;
+        cr_assert_eq(ref_approx_mode_compute(m, a, rep->accepted ? matched : NULL, mode, &am),
+                     MDAE_OK);
+        st->modes++;
+        if (am.valid) {
+            st->valid++;
+            for (uint32_t q = 0; q < nq; q++)
+                agree(label, m, mode, &piv[q], piv[q].f, am.pivot_zero[q], "pivot of row", q);
+            for (uint32_t j = 0; j < nv; j++)
+                agree(label, m, mode, &dv[j], dv[j].f, am.d_differs[j], "d of unknown", j);
+            for (uint32_t i = 0; i < ne; i++)
+                agree(label, m, mode, &ce[i], ce[i].f, am.c_differs[i], "c of equation", i);
+            agree(label, m, mode, &sing, sing.f, am.refused || am.singular_accepted,
+                  "singular/refused", 0);
+            cr_assert_eq(in_set(m->n_modes, &rep->wrong_modes, mode), am.any,
+                         "%s: wrong_modes", label);
+            wrong.count += am.any;
+            st->wrong += am.any;
+        }
+        ref_approx_mode_close(&am);
+    }
+    if (all) {
+        for (uint32_t q = 0; q < nq; q++)
+            cr_assert(piv[q].f == NULL || piv[q].f->count == piv[q].count, "%s: count", label);
+        for (uint32_t j = 0; j < nv; j++)
+            cr_assert(dv[j].f == NULL || dv[j].f->count == dv[j].count, "%s: count", label);
+        for (uint32_t i = 0; i < ne; i++)
+            cr_assert(ce[i].f == NULL || ce[i].f->count == ce[i].count, "%s: count", label);
+        cr_assert(sing.f == NULL || sing.f->count == sing.count, "%s: count", label);
+        cr_assert_eq(rep->wrong_count, wrong.count, "%s: wrong count", label);
+    }
+    for (size_t f = 0; f < rep->n_findings; f++) {
+        ap_kind k = rep->findings[f].kind;
+        st->pivots += k == AP_PIVOT;
+        st->offsets += k == AP_OFFSETS;
+        st->singular += k == AP_SINGULAR;
+        st->refused += k == AP_REFUSED;
+        cr_assert_gt(rep->findings[f].count, 0, "%s", label);
+        cr_assert_not_null(rep->findings[f].message);
+    }
+    free(mode);
+    free(piv);
+    free(dv);
+    free(ce);
+}
+
+/* Parse, analyse both ways, compare. False if the model is not analysed
+ * (a parse error of the generator, a model the engine refuses). */
+static bool compare_model_tweaked(const char *label, const char *text, const mel_options *opt,
+                                  void (*tweak)(mel_model *m), vs_stats *st)
+{
+    mel_model *m = NULL;
+    if (mel_model_parse(text, strlen(text), opt, &m, NULL) != MDAE_OK)
+        return false;
+    if (tweak != NULL)
+        tweak(m);
+    sa_result *r = NULL;
+    if (sa_analyze(m, NULL, &r, NULL) != MDAE_OK) {
+        mel_model_free(m);
+        return false;
+    }
+    ap_report *rep = NULL;
+    cr_assert_eq(ap_analyze(m, r, &rep), MDAE_OK, "%s", label);
+    ref_approx a;
+    cr_assert_eq(ref_approx_build(m, &a), MDAE_OK, "%s", label);
+    long *matched = calloc(rep->n_equations + 1, sizeof *matched);
+    compare_structure(label, m, rep, &a, matched);
+    compare_modes(label, m, rep, &a, matched, st);
+    st->models++;
+    st->not_accepted += !rep->accepted;
+    free(matched);
+    ref_approx_close(&a);
+    ap_report_free(rep);
+    sa_result_free(r);
+    mel_model_free(m);
+    return true;
+}
+
+static bool compare_model(const char *label, const char *text, const mel_options *opt,
+                          vs_stats *st)
+{
+    return compare_model_tweaked(label, text, opt, NULL, st);
+}
+
+static void random_models(uint64_t first, uint64_t count, const ref_random_opts *o, vs_stats *st)
+{
+    uint64_t base = env_u64("MDAE_SEED", 0xA99A0000ull);
+    for (uint64_t t = first; t < first + count; t++) {
+        char *text = ref_random_model(base + t, o);
+        cr_assert_not_null(text);
+        char label[8192];
+        snprintf(label, sizeof label, "random model, seed %llu:\n%s",
+                 (unsigned long long)(base + t), text);
+        compare_model(label, text, NULL, st);
+        mdae_free(text);
+    }
+}
+
+Test(ap, agrees_with_the_reference_on_random_models)
+{
+    vs_stats st = {0};
+    uint64_t n = env_u64("MDAE_RANDOM_MODELS", 250);
+    ref_random_opts o = {.nonsquare_percent = 15, .when_percent = 20};
+    random_models(0, n, &o, &st);
+    cr_log_info("random: %zu models, %zu modes (%zu valid, %zu wrong); findings: %zu pivot, "
+                "%zu offsets, %zu singular, %zu refused",
+                st.models, st.modes, st.valid, st.wrong, st.pivots, st.offsets, st.singular,
+                st.refused);
+    cr_assert_geq(st.models, n * 9 / 10);
+    if (n >= 100) { /* both sides of each comparison are exercised */
+        cr_assert_gt(st.pivots, 0);
+        cr_assert_gt(st.offsets, 0);
+        cr_assert_gt(st.refused, 0);
+        cr_assert_gt(st.singular, 0);
+        cr_assert_gt(st.wrong, 0);
+        cr_assert_lt(st.wrong, st.valid);
+    }
+}
+
+Test(ap, agrees_with_the_reference_on_random_singular_models)
+{
+    vs_stats st = {0};
+    uint64_t n = env_u64("MDAE_RANDOM_MODELS", 100);
+    ref_random_opts o = {.max_equations = 9, .singular_edits = 3};
+    random_models(100000, n, &o, &st);
+    cr_log_info("singular: %zu models, %zu modes (%zu valid, %zu wrong); findings: %zu pivot, "
+                "%zu offsets, %zu singular, %zu refused",
+                st.models, st.modes, st.valid, st.wrong, st.pivots, st.offsets, st.singular,
+                st.refused);
+    cr_assert_geq(st.models, n * 9 / 10);
+    /* Mostly refused (their union is not square): the DM parts compared. */
+    if (n >= 50)
+        cr_assert_gt(st.not_accepted, n / 2);
+}
+
+static void family_file(const char *file, long lo, long hi)
+{
+    char *text = tm_slurp(file);
+    vs_stats st = {0};
+    for (long n = lo; n <= hi; n++) {
+        mel_define def = {"N", n};
+        mel_options opt = {.defines = &def, .n_defines = 1};
+        char label[160];
+        snprintf(label, sizeof label, "%s with N=%ld", file, n);
+        cr_assert(compare_model(label, text, &opt, &st), "%s", label);
+    }
+    free(text);
+}
+
+Test(ap, agrees_with_the_reference_on_the_families)
+{
+    family_file("brake.mel", 1, 3);
+    family_file("building_compressible.mel", 1, 3);
+    family_file("building_incompressible.mel", 1, 3);
+    family_file("rldc_chain.mel", 1, 4);
+}
+
+Test(ap, agrees_with_the_reference_on_the_paper_examples)
+{
+    static const char *const files[] = {"rldc2.mel", "water_tank.mel", "water_tank_mo.mel",
+                                        "two_equations.mel", "clutch.mel", "cup_and_ball.mel",
+                                        "singular_simple.mel", "cup_and_ball_elastic.mel"};
+    vs_stats st = {0};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        char *text = tm_slurp(files[k]);
+        cr_assert(compare_model(files[k], text, NULL, &st), "%s", files[k]);
+        free(text);
+    }
+}
+
+/* If-equations merged by position (mel_equation.cond, cond_pos: the
+ * front-ends fill them; set here by hand so that the merge is tested on
+ * its own): e1 | e3 and e2 | e4 are one equation each to a single-mode
+ * tool; the lexicographic choice (edges false first: sm.h) solves e1 | e3
+ * for y, and when g, e1 has no y: the pivot is zero. */
+static const char merged_text[] = "x : real; y : real; g : boolean;\n"
+                                  "if g then\n"
+                                  "  e1 : equation x = 1;\n"
+                                  "  e2 : equation y = x\n"
+                                  "else\n"
+                                  "  e3 : equation y = 3;\n"
+                                  "  e4 : equation x = y\n"
+                                  "end;\n";
+
+static void set_positions(mel_model *m)
+{
+    mel_equation *eq = (mel_equation *)m->equations; /* the model's own array */
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        eq[i].cond = 1;
+        eq[i].cond_pos = i % 2;
+    }
+}
+
+Test(ap, merges_if_equations_by_position)
+{
+    vs_stats st = {0};
+    cr_assert(compare_model_tweaked("merged", merged_text, NULL, set_positions, &st));
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(merged_text, sizeof merged_text - 1, NULL, &m, NULL), MDAE_OK);
+    set_positions(m);
+    sa_result *r = NULL;
+    cr_assert_eq(sa_analyze(m, NULL, &r, NULL), MDAE_OK);
+    ap_report *rep = NULL;
+    cr_assert_eq(ap_analyze(m, r, &rep), MDAE_OK);
+    cr_assert(rep->accepted);
+    cr_assert_eq(rep->n_equations, 2);
+    cr_assert_str_eq(rep->equations[0].name, "e1|e3");
+    cr_assert_str_eq(rep->equations[1].name, "e2|e4");
+    cr_assert_eq(rep->equations[0].n_members, 2);
+    cr_assert_eq(rep->equations[0].matched, mel_model_find_variable(m, "y"));
+    /* Its span: from e1 to e3. */
+    cr_assert_eq(rep->equations[0].where.start.line, m->equations[0].where.start.line);
+    cr_assert_eq(rep->equations[0].where.end.line, m->equations[2].where.end.line);
+    const ap_finding *f = find_kind(rep, AP_PIVOT, 0, -1);
+    cr_assert_not_null(f);
+    cr_assert_str_eq(f->modes.formula, "g");
+    cr_assert_null(find_kind(rep, AP_PIVOT, 1, -1));
+    ap_report_free(rep);
+    sa_result_free(r);
+    mel_model_free(m);
 }
