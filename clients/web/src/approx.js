@@ -6,7 +6,7 @@
 //
 // One row per finding: its kind (a pivot that is zero in some modes, offsets
 // that differ from the exact ones, modes the tool accepts though they are
-// singular), the equation and unknown, the pivot as printed from the
+// singular, or a model it refuses though some modes are solvable), the equation and unknown, the pivot as printed from the
 // equation, the modes (formula) and how many valid modes that is. A click on
 // a row selects the finding's equation (else its unknown) in the editor, as
 // the Diagnostics panel does; a click on the modes makes the first of them
@@ -26,6 +26,7 @@ const KIND_TEXT = {
   pivot: 'divides by zero',
   offsets: 'wrong offsets',
   singular: 'accepts a singular mode',
+  refused: 'refuses a solvable model',
 };
 
 function bump(name) {
