@@ -14,10 +14,12 @@ front-end's time and the peak BDD node count on stderr. A row is
 
 The single-mode column says whether a single-mode analysis, as Modelica tools
 do (RR-9459 section 3.1: `mdae approx FILE --json`, run on every analysed
-model), is wrong in some valid mode: "ok", or "wrong:N" with N findings (a
-pivot zero in some modes, offsets that differ from the exact ones, singular
-modes it accepts), or "-" when it did not run (its reason is printed after
-the table). The totals end with the count and the list of those models.
+model), is wrong in some valid mode: "ok", or "wrong:N (kind n, ...)" with N
+findings by kind (pivot: zero in some modes; offsets: not the exact ones;
+singular: modes it accepts though singular; refused: it finds no perfect
+matching though modes are solvable), or "-" when it did not run (its reason
+is printed after the table). The totals end with the count and the list of
+those models.
 
 Usage: scripts/msl.py [--mdae build/clients/mdae] [--timeout 60] [DIR]
 """
@@ -111,7 +113,10 @@ def approx_cell(r):
     a = r.get("approx")
     if a is None or "what" in a:
         return "-"
-    return "wrong:%d" % a["findings"] if a["findings"] else "ok"
+    if not a["findings"]:
+        return "ok"
+    return "wrong:%d (%s)" % (a["findings"], ", ".join(
+        "%s %d" % (k, n) for k, n in sorted(a["kinds"].items())))
 
 
 def pct(xs, q):
@@ -171,9 +176,15 @@ def main():
         sum(1 for r in by["analysed"] if r["singular"]), len(by["analysed"])))
     ran = [r for r in by["analysed"] if approx_cell(r) != "-"]
     wrong = [r for r in ran if approx_cell(r) != "ok"]
+    kinds = {}
+    for r in wrong:
+        for k in r["approx"]["kinds"]:
+            kinds[k] = kinds.get(k, 0) + 1
     print("single-mode analysis (as Modelica tools do) wrong in some valid mode: %d of %d "
-          "analysed%s" % (len(wrong), len(ran), (": " + ", ".join(r["name"] for r in wrong))
-                          if wrong else ""))
+          "analysed%s%s" % (len(wrong), len(ran),
+                            " (models with findings of each kind: %s)" % ", ".join(
+                                "%s %d" % kn for kn in sorted(kinds.items())) if kinds else "",
+                            (": " + ", ".join(r["name"] for r in wrong)) if wrong else ""))
     for r in by["analysed"]:
         if approx_cell(r) == "-":
             print("single-mode analysis did not run on %s: %s" % (

@@ -12,7 +12,8 @@
  * Files: wk_main.c is the process (counting allocator, pipe, the loop that
  * runs one request at a time, cancellation); wk_methods.c holds the state
  * of the session's model and analysis and the method handlers, with the
- * method table; wk_svg.c renders the graph with Graphviz. Every piece of state is in the one wk_state; the only
+ * method table; wk_svg.c renders the graph with Graphviz; wk_approx.c
+ * runs what single-mode tools do (session/approx, the editor's warnings). Every piece of state is in the one wk_state; the only
  * file-scope state left is the allocator's byte count, because
  * mdae_allocator's functions take no context.
  *
