@@ -533,7 +533,7 @@ async function main(name) {
       const want = await rpc(srv.base, 'session/approx', { session });
       const rows = await page.$$eval('#approx-findings tr[data-finding]', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
       eq(rows.length, want.findings.length, 'one row per finding');
-      const pivot = rows.find((r) => /divides by zero/.test(r[0]) && r[1] === 'eh2 → yh');
+      const pivot = rows.find((r) => /zero pivot/.test(r[0]) && r[1] === 'eh2 → yh');
       assert(pivot, `no eh2 → yh pivot row in ${JSON.stringify(rows)}`);
       eq(pivot[3], 'bh', 'its modes');
       eq(pivot[4], String(want.findings.find((f) => f.kind === 'pivot' && f.equation === 'eh2').count), 'its count');

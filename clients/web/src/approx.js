@@ -23,7 +23,7 @@ import { el } from './dom.js';
 const MAX_ROWS = 200; // rows drawn; the rest are counted
 
 const KIND_TEXT = {
-  pivot: 'divides by zero',
+  pivot: 'zero pivot',
   offsets: 'wrong offsets',
   singular: 'accepts a singular mode',
   refused: 'refuses a solvable model',
