@@ -207,6 +207,7 @@ static int fill_equations(const mel_model *m, const approx *a, ap_report *rep)
         e->matched = -1;
         e->sigma = -1;
         e->c = -1;
+        e->block = -1;
     }
     for (uint32_t i = 0; i < m->n_equations; i++) {
         if (a->eq_of[i] == NONE)
@@ -274,6 +275,7 @@ static int fill_blocks(const approx *a, ap_report *rep)
     for (uint32_t q = 0; q < n; q++) {
         ap_block *b = &rep->blocks[comp[q]];
         b->equations[b->n++] = q;
+        rep->equations[q].block = comp[q];
     }
     rc = MDAE_OK;
 done:
@@ -322,17 +324,121 @@ static int solve_approx(const mel_model *m, const approx *a, ap_report *rep)
 
 /* ---- Pivots' texts ------------------------------------------------------------ */
 
-/* The text of the pivot of approximate equation q for der^sigma(x) (ap.h),
- * into *out (owned), or NULL where it cannot be printed. Issue 38: the
- * expression layer's partial derivatives and printer (fx_partial,
- * fx_format) are not in this branch yet, so no text is printed. */
+/* A guard as a condition of the expression layer, or NULL past *budget
+ * nodes (guards are DAGs: written out as a tree, a shared one could grow
+ * without bound) or on OOM. */
+static const fx_node *guard_fx(fx_pool *p, const mel_guard *g, size_t *budget)
+{
+    const mdae_range z = {{0, 0, 0}, {0, 0, 0}};
+    if (*budget == 0)
+        return NULL;
+    --*budget;
+    switch (g->op) {
+    case MEL_G_FALSE:
+    case MEL_G_TRUE:
+        return fx_bool(p, g->op == MEL_G_TRUE, z);
+    case MEL_G_VAR:
+        return fx_mode(p, g->var, z);
+    case MEL_G_NOT:
+        return fx_un(p, FX_NOT, guard_fx(p, g->lhs, budget), z);
+    case MEL_G_AND:
+    case MEL_G_OR: {
+        const fx_node *a = guard_fx(p, g->lhs, budget);
+        const fx_node *b = a ? guard_fx(p, g->rhs, budget) : NULL;
+        return fx_bin(p, g->op == MEL_G_AND ? FX_AND : FX_OR, a, b, z);
+    }
+    }
+    return NULL;
+}
+
+#define AP_GUARD_NODES 4096
+
+/* Structural equality of guards (the same tree, shared or not), to a
+ * bounded depth: false past it. */
+static bool guard_same(const mel_guard *a, const mel_guard *b, int depth)
+{
+    if (a == b)
+        return true;
+    if (a == NULL || b == NULL || a->op != b->op || depth == 0)
+        return false;
+    switch (a->op) {
+    case MEL_G_FALSE:
+    case MEL_G_TRUE:
+        return true;
+    case MEL_G_VAR:
+        return a->var == b->var;
+    case MEL_G_NOT:
+        return guard_same(a->lhs, b->lhs, depth - 1);
+    case MEL_G_AND:
+    case MEL_G_OR:
+        return guard_same(a->lhs, b->lhs, depth - 1) && guard_same(a->rhs, b->rhs, depth - 1);
+    }
+    return false;
+}
+
+/* Whether `last` is visibly the complement of `prev`: !P, or X & !C
+ * beside X & C (an else branch inside an outer conditional). */
+static bool guard_complements(const mel_guard *last, const mel_guard *prev)
+{
+    if (last->op == MEL_G_NOT && guard_same(last->lhs, prev, 64))
+        return true;
+    return last->op == MEL_G_AND && prev->op == MEL_G_AND &&
+           guard_same(last->lhs, prev->lhs, 64) && guard_complements(last->rhs, prev->rhs);
+}
+
+/* The residual of approximate equation q as a single-mode tool reads it
+ * (ap.h): its member's lhs - rhs, or for several members `if G1 then r1
+ * else if G2 then r2 ... else 0`. NULL when a member kept no expression,
+ * a guard is too large, or on OOM (fx_pool_failed tells). */
+static const fx_node *approx_residual(fx_pool *p, const mel_model *m, const ap_equation *q)
+{
+    const mdae_range z = {{0, 0, 0}, {0, 0, 0}};
+    for (uint32_t k = 0; k < q->n_members; k++) {
+        const mel_equation *e = &m->equations[q->members[k]];
+        if (e->lhs == NULL || e->rhs == NULL)
+            return NULL;
+    }
+    const mel_equation *first = &m->equations[q->members[0]];
+    if (q->n_members == 1)
+        return fx_residual(p, first->lhs, first->rhs);
+    size_t budget = AP_GUARD_NODES;
+    const fx_node *acc = fx_num(p, 0, true, z);
+    uint32_t k = q->n_members;
+    if (k == 2 && guard_complements(m->equations[q->members[1]].guard, first->guard)) {
+        /* if c then r1 else r2: the else branch needs no test */
+        const mel_equation *e = &m->equations[q->members[--k]];
+        acc = fx_residual(p, e->lhs, e->rhs);
+    }
+    while (k-- > 0 && acc != NULL) {
+        const mel_equation *e = &m->equations[q->members[k]];
+        const fx_node *g = guard_fx(p, e->guard, &budget);
+        acc = fx_if(p, g, fx_residual(p, e->lhs, e->rhs), acc, z);
+    }
+    return acc;
+}
+
+/* The text of the pivot of approximate equation q for der^sigma(x)
+ * (ap.h), into *out (owned), or NULL where it cannot be printed (no
+ * expressions kept, an expression the derivative does not cover: next(),
+ * last()). MDAE_OK or MDAE_E_NOMEM. */
 static int pivot_text(const mel_model *m, const ap_equation *q, fx_syntax syntax, char **out)
 {
-    (void)m;
-    (void)q;
-    (void)syntax;
     *out = NULL;
-    return MDAE_OK;
+    if (q->matched < 0)
+        return MDAE_OK;
+    fx_pool *p = fx_pool_new();
+    if (p == NULL)
+        return MDAE_E_NOMEM;
+    int rc = MDAE_OK, err = MDAE_OK;
+    const fx_node *res = approx_residual(p, m, q);
+    const fx_node *piv =
+        res ? fx_partial(p, res, (uint32_t)q->matched, (uint32_t)q->sigma, &err) : NULL;
+    if (fx_pool_failed(p))
+        rc = MDAE_E_NOMEM;
+    else if (piv != NULL && (*out = fx_format(m, piv, syntax)) == NULL)
+        rc = MDAE_E_NOMEM;
+    fx_pool_free(p);
+    return rc;
 }
 
 /* ---- The comparison with the exact result, on its BDDs ---------------------- */
@@ -341,8 +447,12 @@ typedef struct cmp_job {
     const mel_model *m;
     const approx *a;
     ap_report *rep;
-    char **pivots; /* per approximate equation, owned by the caller */
-    size_t cap;    /* findings allocated */
+    fx_syntax syntax; /* the pivots' */
+    size_t cap;    /* findings allocated (never moved: the memo points there) */
+    /* Set by compare(), in its context: */
+    sa__care care;     /* the valid modes, the sets' care set */
+    sa__set_memo memo; /* the sets written, by function */
+    BDD *wrong;        /* a slot: the union of the findings' modes */
 } cmp_job;
 
 /* "x", "der(x)", "der(der(x))"... (der^k(x) past 3). */
@@ -388,16 +498,12 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
     switch (f->kind) {
     case AP_PIVOT: {
         const ap_equation *e = &rep->equations[f->approx_eq];
-        bool alone = false;
-        for (uint32_t b = 0; b < rep->n_blocks; b++)
-            for (uint32_t k = 0; k < rep->blocks[b].n; k++)
-                if (rep->blocks[b].equations[k] == (uint32_t)f->approx_eq)
-                    alone = rep->blocks[b].n == 1;
+        bool alone = e->block >= 0 && rep->blocks[e->block].n == 1;
         msg = mdae_asprintf(TOOL "%s here %s: it solves %s for %s, which %s does not "
                             "contain there%s%s%s",
                             alone ? "divides by zero" : "pivots on zero", when, e->name, xs,
-                            e->name, f->pivot ? " (the pivot " : "", f->pivot ? f->pivot : "",
-                            f->pivot ? " is zero)" : "");
+                            e->name, f->pivot ? " (pivot: " : "", f->pivot ? f->pivot : "",
+                            f->pivot ? ")" : "");
         break;
     }
     case AP_OFFSETS:
@@ -434,9 +540,8 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
 }
 
 /* Record the finding of kind k over the modes f (within the valid ones),
- * unless f is empty; *wrong |= f. */
-static ap_finding *add_finding(sa_ctx *c, cmp_job *j, const sa__care *care, BDD *wrong,
-                               ap_kind k, BDD f, mdae_range where)
+ * unless f is empty; j->wrong |= f. */
+static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_range where)
 {
     const sa_result *r = c->r;
     if (f == bddfalse)
@@ -444,12 +549,11 @@ static ap_finding *add_finding(sa_ctx *c, cmp_job *j, const sa__care *care, BDD 
     ap_report *rep = j->rep;
     MDAE_ASSERT(rep->n_findings < j->cap);
     ap_finding *fd = &rep->findings[rep->n_findings++];
-    memset(fd, 0, sizeof *fd);
     *fd = (ap_finding){.kind = k, .equation = -1, .approx_eq = -1, .variable = -1,
                        .approx = -1, .where = where};
     fd->count = sa__count_modes(c, r, f);
-    sa__set_of_care(c, r, f, care, &fd->modes);
-    sa__put(wrong, sa__or(*wrong, f));
+    sa__set_of_memo(c, r, &j->care, &j->memo, f, &fd->modes);
+    sa__put(j->wrong, sa__or(*j->wrong, f));
     return fd;
 }
 
@@ -526,70 +630,84 @@ static BDD pivot_zero(sa_ctx *c, const ap_equation *e)
     return sa__tmp(c, sa__diff(r->chi_m, *has));
 }
 
+/* AP_PIVOT: each approximate equation's zero-pivot modes. */
+static void compare_pivots(sa_ctx *c, cmp_job *j)
+{
+    const ap_report *rep = j->rep;
+    for (uint32_t q = 0; q < rep->n_equations; q++) {
+        size_t mark = sa__mark(c);
+        const ap_equation *e = &rep->equations[q];
+        ap_finding *fd = add_finding(c, j, AP_PIVOT, pivot_zero(c, e), e->where);
+        if (fd != NULL) {
+            fd->approx_eq = q;
+            fd->variable = e->matched;
+            fd->order = e->sigma;
+            /* Only where a finding needs it: printing every pivot was a
+             * third of the brake's comparison at N = 100. */
+            if (pivot_text(j->m, e, j->syntax, &fd->pivot) < 0)
+                sa__fail(c, MDAE_E_NOMEM);
+            finish_message(c, j, fd);
+        }
+        sa__release(c, mark);
+    }
+}
+
+/* AP_OFFSETS of the unknowns (d), then of the equations (c). */
+static void compare_offsets(sa_ctx *c, cmp_job *j)
+{
+    const sa_result *r = c->r;
+    const mel_model *m = j->m;
+    const ap_report *rep = j->rep;
+    for (uint32_t v = 0; v < m->n_variables; v++) {
+        size_t mark = sa__mark(c);
+        BDD within = sa__tmp(c, sa__and(r->ok, r->chi_j[v]));
+        BDD f = differs(c, within, &r->d[(size_t)v * r->w_off], r->w_off, rep->d[v]);
+        ap_finding *fd = add_finding(c, j, AP_OFFSETS, f, m->variables[v].where);
+        if (fd != NULL) {
+            fd->variable = v;
+            fd->order = fd->approx = rep->d[v];
+            finish_message(c, j, fd);
+        }
+        sa__release(c, mark);
+    }
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        uint32_t q = j->a->eq_of[i];
+        if (q == NONE)
+            continue;
+        size_t mark = sa__mark(c);
+        BDD within = sa__tmp(c, sa__and(r->ok, r->chi_i[i]));
+        BDD f = differs(c, within, &r->c[(size_t)i * r->w_off], r->w_off, rep->equations[q].c);
+        ap_finding *fd = add_finding(c, j, AP_OFFSETS, f, m->equations[i].where);
+        if (fd != NULL) {
+            fd->equation = i;
+            fd->approx_eq = q;
+            fd->order = fd->approx = rep->equations[q].c;
+            finish_message(c, j, fd);
+        }
+        sa__release(c, mark);
+    }
+}
+
+/* Every finding (ap.h), in the report's order, then wrong_modes. */
 static void compare(sa_ctx *c, void *arg)
 {
     cmp_job *j = arg;
     const sa_result *r = c->r;
-    const mel_model *m = j->m;
     ap_report *rep = j->rep;
-    sa__care care;
-    sa__care_init(c, r, r->chi_m, &care);
-    BDD *wrong = sa__slots(c, 1);
+    sa__care_init(c, r, r->chi_m, &j->care);
+    sa__set_memo_init(c, &j->memo, j->cap);
+    j->wrong = sa__slots(c, 1);
     rep->valid_modes = r->valid_count;
     if (!rep->accepted) {
-        ap_finding *fd = add_finding(c, j, &care, wrong, AP_REFUSED, r->ok,
-                                     refused_where(m, rep));
-        finish_message(c, j, fd);
+        finish_message(c, j, add_finding(c, j, AP_REFUSED, r->ok, refused_where(j->m, rep)));
     } else {
-        ap_finding *fd = add_finding(c, j, &care, wrong, AP_SINGULAR, r->singular,
-                                     singular_where(c, m, r->singular));
-        finish_message(c, j, fd);
-        for (uint32_t q = 0; q < rep->n_equations; q++) {
-            size_t mark = sa__mark(c);
-            const ap_equation *e = &rep->equations[q];
-            fd = add_finding(c, j, &care, wrong, AP_PIVOT, pivot_zero(c, e), e->where);
-            if (fd != NULL) {
-                fd->approx_eq = q;
-                fd->variable = e->matched;
-                fd->order = e->sigma;
-                fd->pivot = j->pivots[q];
-                j->pivots[q] = NULL;
-                finish_message(c, j, fd);
-            }
-            sa__release(c, mark);
-        }
-        for (uint32_t v = 0; v < m->n_variables; v++) {
-            size_t mark = sa__mark(c);
-            BDD within = sa__tmp(c, sa__and(r->ok, r->chi_j[v]));
-            BDD f = differs(c, within, &r->d[(size_t)v * r->w_off], r->w_off, rep->d[v]);
-            fd = add_finding(c, j, &care, wrong, AP_OFFSETS, f, m->variables[v].where);
-            if (fd != NULL) {
-                fd->variable = v;
-                fd->order = fd->approx = rep->d[v];
-                finish_message(c, j, fd);
-            }
-            sa__release(c, mark);
-        }
-        for (uint32_t i = 0; i < m->n_equations; i++) {
-            if (j->a->eq_of[i] == NONE)
-                continue;
-            size_t mark = sa__mark(c);
-            uint32_t q = j->a->eq_of[i];
-            BDD within = sa__tmp(c, sa__and(r->ok, r->chi_i[i]));
-            BDD f = differs(c, within, &r->c[(size_t)i * r->w_off], r->w_off,
-                            rep->equations[q].c);
-            fd = add_finding(c, j, &care, wrong, AP_OFFSETS, f, m->equations[i].where);
-            if (fd != NULL) {
-                fd->equation = i;
-                fd->approx_eq = q;
-                fd->order = fd->approx = rep->equations[q].c;
-                finish_message(c, j, fd);
-            }
-            sa__release(c, mark);
-        }
+        finish_message(c, j, add_finding(c, j, AP_SINGULAR, r->singular,
+                                         singular_where(c, j->m, r->singular)));
+        compare_pivots(c, j);
+        compare_offsets(c, j);
     }
-    rep->wrong_count = *wrong == bddfalse ? 0 : sa__count_modes(c, r, *wrong);
-    sa__set_of_care(c, r, *wrong, &care, &rep->wrong_modes);
+    rep->wrong_count = *j->wrong == bddfalse ? 0 : sa__count_modes(c, r, *j->wrong);
+    sa__set_of_care(c, r, *j->wrong, &j->care, &rep->wrong_modes);
 }
 
 /* ---- Entry points ------------------------------------------------------------- */
@@ -619,16 +737,6 @@ static int fill_names(const mel_model *m, ap_report *rep)
     return MDAE_OK;
 }
 
-static int pivots_of(const mel_model *m, const ap_report *rep, fx_syntax syntax, char **pivots)
-{
-    for (uint32_t q = 0; q < rep->n_equations && rep->accepted; q++) {
-        int rc = pivot_text(m, &rep->equations[q], syntax, &pivots[q]);
-        if (rc < 0)
-            return rc;
-    }
-    return MDAE_OK;
-}
-
 static int analyze(const mel_model *m, const sa_result *exact, const ap_options *opt,
                    ap_report *rep)
 {
@@ -642,21 +750,14 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
         rc = approx_rows(m, rep, &a);
     if (rc == MDAE_OK)
         rc = solve_approx(m, &a, rep);
-    char **pivots = NULL;
-    cmp_job j = {m, &a, rep, NULL, 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
+    cmp_job j = {.m = m, .a = &a, .rep = rep, .syntax = opt ? opt->syntax : FX_SYNTAX_MEL,
+                 .cap = 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
     if (rc == MDAE_OK) {
-        pivots = mdae_calloc((size_t)a.n_eq + 1, sizeof *pivots);
         rep->findings = mdae_calloc(j.cap, sizeof *rep->findings);
-        rc = pivots && rep->findings ? MDAE_OK : MDAE_E_NOMEM;
+        rc = rep->findings ? MDAE_OK : MDAE_E_NOMEM;
     }
     if (rc == MDAE_OK)
-        rc = pivots_of(m, rep, opt ? opt->syntax : FX_SYNTAX_MEL, pivots);
-    j.pivots = pivots;
-    if (rc == MDAE_OK)
         rc = sa__run_on(exact, NULL, 0, compare, &j);
-    for (uint32_t q = 0; pivots != NULL && q < a.n_eq; q++)
-        mdae_free(pivots[q]);
-    mdae_free(pivots);
     approx_close(&a);
     return rc;
 }

@@ -55,7 +55,9 @@
  *    fx_partial of E's residual, printed by fx_format; for a merged E the
  *    residual is `if G1 then r1 else if G2 then r2 ... else 0` over its
  *    members' guards G and residuals r (lhs - rhs), in member order: the
- *    equation as such a tool reads it (0 where no member is active).
+ *    equation as such a tool reads it (0 where no member is active); two
+ *    members whose guards are visibly complementary (g and !g, x & g and
+ *    x & !g) read `if G1 then r1 else r2`.
  *  - AP_SINGULAR: the valid modes the exact analysis finds singular while
  *    the approximate analysis accepts the model (no perfect matching there:
  *    the tool's code cannot be right). Located at the first equation that
@@ -108,6 +110,7 @@ typedef struct ap_equation {
     int sigma;         /* the order of `matched` in it, or -1 */
     int c;             /* Pryce's c, or -1 (refused) */
     bool overdetermined; /* refused: some maximum matching leaves it out */
+    long block;        /* its block (ap_report.blocks), or -1 (refused) */
     mdae_range where;  /* its members' span */
 } ap_equation;
 

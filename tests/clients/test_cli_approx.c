@@ -34,6 +34,16 @@ Test(cli_approx, water_tank_warns_at_eh2_when_bh)
     run_free(&r);
 }
 
+Test(cli_approx, clutch_pivot_is_printed_in_the_source_language)
+{
+    run r = RUN("approx", MODEL("clutch.mel"));
+    expect(&r, 0);
+    contains(r.out, "clutch.mel:30:3: warning: a single-mode analysis, as Modelica tools do, "
+                    "divides by zero here when gamma: it solves e3|e5 for tau1");
+    contains(r.out, "(pivot: if gamma then 0 else 1)");
+    run_free(&r);
+}
+
 Test(cli_approx, json_has_the_agreed_shape)
 {
     run r = RUN("approx", MODEL("two_equations.mo"), "--json");
@@ -56,7 +66,18 @@ Test(cli_approx, json_has_the_agreed_shape)
 
 Test(cli_approx, refused_model_says_so)
 {
-    run r = RUN("approx", MODEL("clutch.mel"));
+    /* Two conditional statements are never merged: 3 rows, 2 unknowns. */
+    static const char text[] = "x : real; y : real; g : boolean;\n"
+                               "if g then e1 : equation x = 1 end;\n"
+                               "if !g then e2 : equation x = y end;\n"
+                               "e3 : equation y = 2;\n";
+    char path[] = "/tmp/mdae-approx-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    run r = cli_run(path, environ, (const char *const[]){"approx", "-", NULL});
+    unlink(path);
     expect(&r, 0);
     contains(r.out, "warning: a single-mode analysis, as Modelica tools do, refuses this model");
     contains(r.out, "a single-mode analysis refuses this model");
