@@ -37,7 +37,9 @@ int wk_approx(wk_state *w, const cJSON **out)
     if (w->cached_approx == NULL) {
         ap_report *rep = NULL;
         w->approximations++;
-        int rc = ap_analyze(w->model, w->result, &rep);
+        /* pivots printed in the text's language, as `mdae approx` does */
+        ap_options opt = {.syntax = w->modelica ? FX_SYNTAX_MODELICA : FX_SYNTAX_MEL};
+        int rc = ap_analyze_ex(w->model, w->result, &opt, &rep);
         if (rc == MDAE_OK)
             rc = rpc_json_approx(rep, &w->cached_approx);
         ap_report_free(rep);

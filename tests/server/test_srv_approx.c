@@ -89,6 +89,39 @@ Test(srv_approx, finds_the_water_tanks_pivot_like_the_cli_once_per_version)
     srv_stop(&p);
 }
 
+/* A Modelica session: the CLI's answer on the same file (pivots, when the
+ * front-end keeps expressions, printed as Modelica). */
+Test(srv_approx, answers_a_modelica_session_like_the_cli)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("water_tank.mo");
+    cJSON *op = cJSON_CreateObject();
+    cJSON_AddStringToObject(op, "text", text);
+    cJSON_AddStringToObject(op, "format", "modelica");
+    cJSON *o = cl_request(&c, 1, "session/open", op);
+    const cJSON *sid = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "result"), "session");
+    cr_assert(cJSON_IsString(sid), "%s", cJSON_PrintUnformatted(o));
+    cJSON *r = approx_on(&c, sid->valuestring);
+    cJSON *res = result_of(r);
+    cJSON_DeleteItemFromObject(res, "version");
+    cJSON *cli = t_cli_json("approx --json", "water_tank.mo");
+    cr_assert_not_null(cli);
+    char *a = cJSON_PrintUnformatted(res), *b = cJSON_PrintUnformatted(cli);
+    cr_assert_str_eq(a, b);
+    cr_assert_not_null(strstr(a, "\"equation\":\"eh2\",\"variable\":\"yh\""), "%s", a);
+    cJSON_free(a);
+    cJSON_free(b);
+    cJSON_Delete(cli);
+    cJSON_Delete(r);
+    cJSON_Delete(o);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
 Test(srv_approx, answers_anothers_session_as_one_nobody_holds_and_bad_params_with_32602)
 {
     srv_proc p;
