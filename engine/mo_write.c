@@ -33,6 +33,7 @@
 #include "mo.h"
 #include "mo_write.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -173,6 +174,282 @@ static const mel_guard *guard_inside_when(const mel_guard *guard, const mel_guar
     return guard;
 }
 
+/* A label the importer reads back from a comment: an identifier. */
+static void mo_label(const writer *w, const char *name)
+{
+    size_t n = strlen(name);
+    bool ident = n > 0 && ((name[0] >= 'a' && name[0] <= 'z') ||
+                           (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
+    for (size_t i = 1; ident && i < n; i++) {
+        char c = name[i];
+        ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                (c >= '0' && c <= '9');
+    }
+    if (ident) {
+        puts_(w, "/* ");
+        puts_(w, name);
+        puts_(w, ": */ ");
+    }
+}
+
+/* ---- Conditional statements ------------------------------------------------------
+ * The equations of one outermost conditional statement (the same
+ * mel_equation.cond, consecutive) are printed as one conditional again, so
+ * that a tool merges the same equations (cond_pos) and Modelica gets
+ * if-equations with their else-branches. The front-ends build the guard of
+ * branch j of `if c1 then .. elseif c2 then .. else .. end` as
+ * and(rest_j, c_j) with rest_1 = the context and rest_{j+1} =
+ * and(rest_j, not c_j) (mel__g_and, mel__g_not: AND nodes, TRUE dropped,
+ * NOT NOT folded), and a nested conditional's as and(branch, d): so the
+ * guards' left spines give the branches back. A branch starts at cond_pos
+ * 0. When the guards do not have that shape, each equation is printed in
+ * its own conditional (the guards, which are what the analyses read, are
+ * the same either way). */
+#define MAX_BRANCHES 64
+#define MAX_NEST 32
+
+typedef struct branch {
+    uint32_t from, to;      /* equations [from, to) */
+    const mel_guard *inner; /* the branch's guard: its equations' spines hold it */
+    const mel_guard *cond;  /* what the text says (NULL: else) */
+} branch;
+
+/* Whether r is on g's left spine (g, g->lhs, ... through AND nodes). */
+static bool spine_has(const mel_guard *g, const mel_guard *r)
+{
+    for (;;) {
+        if (guard_same(g, r))
+            return true;
+        if (g->op != MEL_G_AND)
+            return false;
+        g = g->lhs;
+    }
+}
+
+/* Whether r is mel__g_not(c). */
+static bool is_not_of(const mel_guard *r, const mel_guard *c)
+{
+    return c->op == MEL_G_NOT ? guard_same(r, c->lhs) : r->op == MEL_G_NOT && guard_same(r->lhs, c);
+}
+
+/* The node of g's spine that is and(rest, not c) (rest TRUE: not c). */
+static const mel_guard *find_rest(const mel_guard *g, const mel_guard *rest, const mel_guard *c)
+{
+    for (;;) {
+        if (rest->op == MEL_G_TRUE ? is_not_of(g, c)
+                                   : g->op == MEL_G_AND && guard_same(g->lhs, rest) &&
+                                         is_not_of(g->rhs, c))
+            return g;
+        if (g->op != MEL_G_AND)
+            return NULL;
+        g = g->lhs;
+    }
+}
+
+static bool all_spines_have(const mel_model *m, const uint32_t *eq, uint32_t from, uint32_t to,
+                            const mel_guard *r)
+{
+    for (uint32_t i = from; i < to; i++)
+        if (!spine_has(m->equations[eq[i]].guard, r))
+            return false;
+    return true;
+}
+
+/* Branch b's guard and condition given rest; next: the next branch's first
+ * equation's guard (NULL: b is the last). Then *rest becomes the next
+ * branch's rest. False when the guards do not have the shape. */
+static bool find_branch(const mel_model *m, const uint32_t *eq, branch *b, const mel_guard **rest,
+                        const mel_guard *next)
+{
+    const mel_guard *r = *rest;
+    const mel_guard *g = m->equations[eq[b->from]].guard;
+    if (r->op != MEL_G_TRUE && next == NULL && all_spines_have(m, eq, b->from, b->to, r)) {
+        /* an else-branch, unless its equations say and(rest, c) */
+        bool plain_else = true;
+        const mel_guard *s = g;
+        while (s->op == MEL_G_AND && !guard_same(s, r)) {
+            if (guard_same(s->lhs, r) && all_spines_have(m, eq, b->from, b->to, s)) {
+                plain_else = false;
+                break;
+            }
+            s = s->lhs;
+        }
+        if (plain_else) {
+            b->inner = r;
+            b->cond = NULL;
+            return true;
+        }
+    }
+    for (const mel_guard *s = g;; s = s->lhs) {
+        const mel_guard *c = r->op == MEL_G_TRUE ? s : s->op == MEL_G_AND && guard_same(s->lhs, r) ? s->rhs : NULL;
+        if (c != NULL && all_spines_have(m, eq, b->from, b->to, s)) {
+            const mel_guard *nr = next != NULL ? find_rest(next, r, c) : NULL;
+            if (next == NULL || nr != NULL) {
+                b->inner = s;
+                b->cond = c;
+                *rest = nr;
+                return true;
+            }
+        }
+        if (s->op != MEL_G_AND)
+            return false;
+    }
+}
+
+/* The conditions between an equation's guard g and its branch's `inner`
+ * (nested conditionals), outermost first; their number, or -1. */
+static int peel(const mel_guard *g, const mel_guard *inner, const mel_guard **out)
+{
+    int n = 0;
+    while (!guard_same(g, inner)) {
+        if (g->op != MEL_G_AND || n == MAX_NEST)
+            return -1;
+        out[n++] = g->rhs;
+        g = g->lhs;
+    }
+    for (int i = 0; i < n / 2; i++) {
+        const mel_guard *t = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = t;
+    }
+    return n;
+}
+
+/* Split eq[0..n) into branches (at cond_pos 0) and find their conditions;
+ * the number of branches, or 0 when the shape is not recognised. */
+static uint32_t find_branches(const mel_model *m, const uint32_t *eq, uint32_t n, branch *br)
+{
+    uint32_t nb = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 0 || m->equations[eq[i]].cond_pos == 0) {
+            if (nb == MAX_BRANCHES)
+                return 0;
+            br[nb++] = (branch){.from = i, .to = i};
+        }
+        br[nb - 1].to = i + 1;
+    }
+    const mel_guard *rest = &(const mel_guard){.op = MEL_G_TRUE};
+    for (uint32_t j = 0; j < nb; j++) {
+        const mel_guard *next = j + 1 < nb ? m->equations[eq[br[j + 1].from]].guard : NULL;
+        if (rest == NULL || !find_branch(m, eq, &br[j], &rest, next))
+            return 0;
+        if (br[j].cond == NULL && j + 1 < nb)
+            return 0;
+        const mel_guard *nest[MAX_NEST];
+        for (uint32_t i = br[j].from; i < br[j].to; i++)
+            if (peel(m->equations[eq[i]].guard, br[j].inner, nest) < 0)
+                return 0;
+    }
+    return nb;
+}
+
+static void put_indent(const writer *w, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        puts_(w, "  ");
+}
+
+/* One equation inside branch b, its nested conditions opened and closed. */
+static void put_in_branch(const writer *w, const mel_equation *q, const branch *b, int depth)
+{
+    bool mel = w->syn == FX_SYNTAX_MEL;
+    const mel_guard *nest[MAX_NEST];
+    int n = peel(q->guard, b->inner, nest);
+    assert(n >= 0);
+    put_indent(w, depth);
+    for (int i = 0; i < n; i++) {
+        puts_(w, "if ");
+        put_guard(w, nest[i]);
+        puts_(w, " then ");
+    }
+    if (mel) {
+        put_name(w, q->name);
+        puts_(w, " : equation ");
+        put_equation_body(w, q);
+    } else {
+        mo_label(w, q->name);
+        put_equation_body(w, q);
+    }
+    for (int i = 0; i < n; i++)
+        puts_(w, mel ? " end" : "; end if");
+    puts_(w, ";\n");
+}
+
+/* The conditional statement of eq[0..n), or false (nothing printed) when
+ * the guards do not show one. */
+static bool put_conditional(const writer *w, const uint32_t *eq, uint32_t n, int depth)
+{
+    bool mel = w->syn == FX_SYNTAX_MEL;
+    branch br[MAX_BRANCHES];
+    uint32_t nb = find_branches(w->m, eq, n, br);
+    if (nb == 0)
+        return false;
+    int opened = 0;
+    for (uint32_t j = 0; j < nb; j++) {
+        put_indent(w, depth);
+        if (br[j].cond == NULL) {
+            puts_(w, "else\n");
+        } else {
+            puts_(w, j == 0 ? "if " : mel ? "else if " : "elseif ");
+            put_guard(w, br[j].cond);
+            puts_(w, " then\n");
+            if (j == 0 || mel)
+                opened++;
+        }
+        for (uint32_t i = br[j].from; i < br[j].to; i++)
+            put_in_branch(w, &w->m->equations[eq[i]], &br[j], depth + 1);
+    }
+    put_indent(w, depth);
+    for (int k = 0; k < opened; k++)
+        puts_(w, mel ? (k + 1 < opened ? "end " : "end;\n") : "end if;\n");
+    return true;
+}
+
+/* Equations i.. with the same cond (not 0) as i, outside when-clauses,
+ * into eq; their number. */
+static uint32_t cond_run(const mel_model *m, uint32_t i, uint32_t *eq)
+{
+    uint32_t n = 0;
+    uint32_t c = m->equations[i].cond;
+    while (i < m->n_equations && m->equations[i].cond == c && m->equations[i].when == 0 &&
+           m->equations[i].guard->op != MEL_G_TRUE)
+        eq[n++] = i++;
+    return n;
+}
+
+/* Every equation in order, conditionals grouped: one(w, q) prints an
+ * equation on its own, when_clause(w, k) when-clause k whole, where its
+ * first equation is. False on OOM. */
+static bool put_equations(const writer *w, void (*one)(const writer *w, const mel_equation *q),
+                          void (*when_clause)(const writer *w, uint32_t k))
+{
+    const mel_model *m = w->m;
+    uint32_t *eq = mdae_malloc(((size_t)m->n_equations + 1) * sizeof *eq);
+    bool *done = mdae_calloc((size_t)m->n_whens + 1, sizeof *done);
+    bool ok = eq != NULL && done != NULL;
+    for (uint32_t i = 0; ok && i < m->n_equations;) {
+        const mel_equation *q = &m->equations[i];
+        if (q->when != 0) {
+            if (!done[q->when - 1])
+                when_clause(w, q->when - 1);
+            done[q->when - 1] = true;
+            i++;
+            continue;
+        }
+        uint32_t n = q->cond != 0 ? cond_run(m, i, eq) : 0;
+        if (n > 0 && put_conditional(w, eq, n, 1)) {
+            i += n;
+            continue;
+        }
+        for (uint32_t k = 0; k < (n > 0 ? n : 1); k++)
+            one(w, &m->equations[i + k]);
+        i += n > 0 ? n : 1;
+    }
+    mdae_free(eq);
+    mdae_free(done);
+    return ok;
+}
+
 /* ---- MEL ------------------------------------------------------------------------ */
 static void mel_knowns(const writer *w)
 {
@@ -248,26 +525,48 @@ static void mel_unknowns(const writer *w)
     }
 }
 
+/* An equation outside conditionals and when-clauses (its guard, if any,
+ * in a conditional statement of its own). */
 static void mel_write_equation(const writer *w, const mel_equation *q)
 {
-    const mel_guard *g = q->guard->op != MEL_G_TRUE ? q->guard : NULL;
-    if (q->when != 0) {
-        const mel_guard *c = w->m->whens[q->when - 1].cond;
-        puts_(w, "when ");
-        put_guard(w, c);
-        puts_(w, " then ");
-        g = guard_inside_when(q->guard, c);
-    }
-    if (g != NULL) {
+    bool guarded = q->guard->op != MEL_G_TRUE;
+    puts_(w, "  ");
+    if (guarded) {
         puts_(w, "if ");
-        put_guard(w, g);
+        put_guard(w, q->guard);
         puts_(w, " then ");
     }
     put_name(w, q->name);
     puts_(w, " : equation ");
     put_equation_body(w, q);
-    puts_(w, g != NULL ? " end" : "");
-    puts_(w, q->when != 0 ? " end;\n" : ";\n");
+    puts_(w, guarded ? " end;\n" : ";\n");
+}
+
+/* When-clause k: `when c then` its equations `end;`. */
+static void mel_write_when(const writer *w, uint32_t k)
+{
+    const mel_model *m = w->m;
+    const mel_guard *c = m->whens[k].cond;
+    puts_(w, "  when ");
+    put_guard(w, c);
+    puts_(w, " then\n");
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *q = &m->equations[i];
+        if (q->when != k + 1)
+            continue;
+        const mel_guard *g = guard_inside_when(q->guard, c);
+        puts_(w, "    ");
+        if (g != NULL) {
+            puts_(w, "if ");
+            put_guard(w, g);
+            puts_(w, " then ");
+        }
+        put_name(w, q->name);
+        puts_(w, " : equation ");
+        put_equation_body(w, q);
+        puts_(w, g != NULL ? " end;\n" : ";\n");
+    }
+    puts_(w, "  end;\n");
 }
 
 static const char *event_kind(mel_event_kind k)
@@ -311,8 +610,8 @@ static void write_mel(const writer *w)
     mel_unknowns(w);
     if (m->n_equations > 0)
         puts_(w, "\n// equations\n");
-    for (uint32_t i = 0; i < m->n_equations; i++)
-        mel_write_equation(w, &m->equations[i]);
+    if (!put_equations(w, mel_write_equation, mel_write_when))
+        w->b->oom = true;
     mel_events(w);
 }
 
@@ -349,24 +648,6 @@ static void mo_declarations(const writer *w)
         puts_(w, "  Boolean ");
         put_name(w, m->modes[i].name);
         puts_(w, ";\n");
-    }
-}
-
-/* A label the importer reads back from a comment: an identifier. */
-static void mo_label(const writer *w, const char *name)
-{
-    size_t n = strlen(name);
-    bool ident = n > 0 && ((name[0] >= 'a' && name[0] <= 'z') ||
-                           (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
-    for (size_t i = 1; ident && i < n; i++) {
-        char c = name[i];
-        ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-                (c >= '0' && c <= '9');
-    }
-    if (ident) {
-        puts_(w, "/* ");
-        puts_(w, name);
-        puts_(w, ": */ ");
     }
 }
 
@@ -497,11 +778,8 @@ static void write_modelica(const writer *w, const char *name)
         put_expr(w, m->modes[i].def);
         puts_(w, ";\n");
     }
-    for (uint32_t i = 0; i < m->n_equations; i++)
-        if (m->equations[i].when == 0)
-            mo_equation(w, &m->equations[i]);
-    for (uint32_t k = 0; k < m->n_whens; k++)
-        mo_when(w, k);
+    if (!put_equations(w, mo_equation, mo_when))
+        w->b->oom = true;
     mo_events(w);
     puts_(w, "end ");
     put_name(w, name);
