@@ -195,6 +195,19 @@ static void put_number(mdae_buf *b, double v, bool is_int)
         if (strtod(s, NULL) == v)
             break;
     }
+    /* 10 rather than 1e+01: the fixed form when the exponent is small */
+    const char *e = strchr(s, 'e');
+    int exp10 = e != NULL ? atoi(e + 1) : 0;
+    if (e != NULL && exp10 >= -5 && exp10 < 17) {
+        char f[64];
+        size_t digits = 0;
+        for (const char *d = s; d < e; d++)
+            digits += is_digit(*d);
+        int decimals = (int)digits - 1 - exp10;
+        snprintf(f, sizeof f, "%.*f", decimals > 0 ? decimals : 0, v);
+        if (strtod(f, NULL) == v)
+            memcpy(s, f, strlen(f) + 1);
+    }
     if (v == 0 && signbit(v))
         snprintf(s, sizeof s, "-0.0");
     mdae_buf_puts(b, s);

@@ -174,7 +174,10 @@ static const mel_guard *guard_inside_when(const mel_guard *guard, const mel_guar
     return guard;
 }
 
-/* A label the importer reads back from a comment: an identifier. */
+/* The equation's name as a label comment the importer reads back
+ * (engine/mo_lex.c: an identifier, or a quoted name without escapes), so
+ * that an equation named by its text keeps its name; none when the name
+ * cannot be one (a quote, a backslash, a line break, a comment's end). */
 static void mo_label(const writer *w, const char *name)
 {
     size_t n = strlen(name);
@@ -185,11 +188,12 @@ static void mo_label(const writer *w, const char *name)
         ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
                 (c >= '0' && c <= '9');
     }
-    if (ident) {
-        puts_(w, "/* ");
-        puts_(w, name);
-        puts_(w, ": */ ");
-    }
+    bool quotable = n > 0 && strpbrk(name, "'\\\n\r") == NULL && strstr(name, "*/") == NULL;
+    if (!ident && !quotable)
+        return;
+    puts_(w, ident ? "/* " : "/* '");
+    puts_(w, name);
+    puts_(w, ident ? ": */ " : "': */ ");
 }
 
 /* ---- Conditional statements ------------------------------------------------------
@@ -616,7 +620,21 @@ static void write_mel(const writer *w)
 }
 
 /* ---- Modelica -------------------------------------------------------------------- */
-static void mo_declarations(const writer *w)
+/* A known's value as a literal of its type. */
+static void put_value(const writer *w, const mel_known *k)
+{
+    if (k->kind == MEL_KNOWN_BOOLEAN) {
+        puts_(w, k->value != 0 ? "true" : "false");
+        return;
+    }
+    const fx_node *e = fx_num(w->tmp, k->value, k->kind == MEL_KNOWN_INTEGER, (mdae_range){0});
+    if (e == NULL)
+        w->b->oom = true;
+    else
+        put_expr(w, e);
+}
+
+static void mo_knowns(const writer *w)
 {
     const mel_model *m = w->m;
     for (uint32_t i = 0; i < m->n_knowns; i++) {
@@ -629,9 +647,18 @@ static void mo_declarations(const writer *w)
         if (k->binding != NULL) {
             puts_(w, " = ");
             put_expr(w, k->binding);
+        } else if (k->known) { /* a value the importer kept without its expression */
+            puts_(w, " = ");
+            put_value(w, k);
         }
         puts_(w, ";\n");
     }
+}
+
+static void mo_declarations(const writer *w)
+{
+    const mel_model *m = w->m;
+    mo_knowns(w);
     for (uint32_t i = 0; i < m->n_variables; i++) {
         puts_(w, "  Real ");
         put_name(w, m->variables[i].name);
@@ -649,6 +676,20 @@ static void mo_declarations(const writer *w)
         put_name(w, m->modes[i].name);
         puts_(w, ";\n");
     }
+    mo__decl *v = NULL;
+    size_t n = 0;
+    if (mo__undeclared(m, &v, &n) != MDAE_OK) {
+        w->b->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        puts_(w, v[i].type == MO_DECL_BOOLEAN   ? "  discrete Boolean "
+                 : v[i].type == MO_DECL_INTEGER ? "  discrete Integer "
+                                                : "  discrete Real ");
+        put_name(w, v[i].name);
+        puts_(w, "; // kept as text: its type guessed\n");
+    }
+    mo__decls_free(v, n);
 }
 
 /* A when-equation: reinit(x, e) for next(x) = e, else as written. */
@@ -721,6 +762,30 @@ static bool event_is_transient(const mel_model *m, uint32_t i)
     return false;
 }
 
+/* Whether event text is the definition `b = ...` of a mode variable that
+ * is printed with its definition already. */
+static bool event_defines_mode(const writer *w, const char *text)
+{
+    const mel_model *m = w->m;
+    for (uint32_t k = 0; k < m->n_modes; k++) {
+        if (m->modes[k].def == NULL || fx_mode_is_atom(m, k))
+            continue;
+        mdae_buf nb = {0};
+        fx_print_name(&nb, m->modes[k].name, FX_SYNTAX_MODELICA);
+        const char *names[2] = {nb.p, m->modes[k].name};
+        bool hit = false;
+        for (int i = 0; i < 2 && !hit; i++) {
+            size_t n = names[i] != NULL ? strlen(names[i]) : 0;
+            hit = n > 0 && strncmp(text, names[i], n) == 0 && strncmp(text + n, " =", 2) == 0 &&
+                  text[n + 2] != '=';
+        }
+        mdae_free(nb.p);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
 /* The kept events as text: when-clauses (those that are not transient
  * modes) with what they hold, discrete equations and asserts; initial
  * sections and algorithm statements, which an equation section cannot
@@ -730,7 +795,7 @@ static void mo_events(const writer *w)
     const mel_model *m = w->m;
     for (uint32_t i = 0; i < m->n_events; i++) {
         const mel_event *ev = &m->events[i];
-        if (ev->parent >= 0)
+        if (ev->parent >= 0 || (ev->kind == MEL_EV_DISCRETE && event_defines_mode(w, ev->text)))
             continue;
         bool text = ev->kind != MEL_EV_INITIAL && strstr(ev->text, ":=") == NULL;
         if (ev->kind == MEL_EV_WHEN) {
