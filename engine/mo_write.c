@@ -421,6 +421,31 @@ static uint32_t cond_run(const mel_model *m, uint32_t i, uint32_t *eq)
     return n;
 }
 
+/* A MEL equation declared in both branches of one conditional statement,
+ * which the front-end keeps as `if not c then <else-branch sides> else
+ * <then-branch sides>` (the later declaration's context first): printed
+ * as that statement again. False (nothing printed) for any other. */
+static bool put_redeclared(const writer *w, const mel_equation *q)
+{
+    const fx_node *l = q->lhs, *r = q->rhs;
+    if (q->cond == 0 || l == NULL || r == NULL || l->op != FX_IF || r->op != FX_IF ||
+        !fx_equal(l->kids[0], r->kids[0]) || l->kids[0]->op != FX_NOT ||
+        l->kids[2]->op == FX_IF)
+        return false;
+    puts_(w, "  if ");
+    put_expr(w, l->kids[0]->kids[0]);
+    puts_(w, " then\n    ");
+    for (uint32_t k = 2; k >= 1; k--) {
+        put_name(w, q->name);
+        puts_(w, " : equation ");
+        put_expr(w, l->kids[k]);
+        puts_(w, " = ");
+        put_expr(w, r->kids[k]);
+        puts_(w, k == 2 ? ";\n  else\n    " : ";\n  end;\n");
+    }
+    return true;
+}
+
 /* Every equation in order, conditionals grouped: one(w, q) prints an
  * equation on its own, when_clause(w, k) when-clause k whole, where its
  * first equation is. False on OOM. */
@@ -437,6 +462,10 @@ static bool put_equations(const writer *w, void (*one)(const writer *w, const me
             if (!done[q->when - 1])
                 when_clause(w, q->when - 1);
             done[q->when - 1] = true;
+            i++;
+            continue;
+        }
+        if (w->syn == FX_SYNTAX_MEL && put_redeclared(w, q)) {
             i++;
             continue;
         }
@@ -511,14 +540,21 @@ static void mel_invariants(const writer *w)
     }
 }
 
-static void mel_unknowns(const writer *w)
+/* The unknowns, those that exist in all modes (guarded: false) or the
+ * others, each in a conditional statement of its guard. These come after
+ * the equations, so that the equations' conditional statements keep their
+ * numbers (mel_equation.cond counts every conditional statement). */
+static void mel_unknowns(const writer *w, bool guarded)
 {
     const mel_model *m = w->m;
-    if (m->n_variables > 0)
-        puts_(w, "\n// unknowns\n");
+    bool any = false;
     for (uint32_t i = 0; i < m->n_variables; i++) {
         const mel_variable *v = &m->variables[i];
-        bool guarded = v->guard->op != MEL_G_TRUE;
+        if ((v->guard->op != MEL_G_TRUE) != guarded)
+            continue;
+        if (!any)
+            puts_(w, guarded ? "\n// unknowns that exist in some modes\n" : "\n// unknowns\n");
+        any = true;
         if (guarded) {
             puts_(w, "if ");
             put_guard(w, v->guard);
@@ -546,13 +582,29 @@ static void mel_write_equation(const writer *w, const mel_equation *q)
     puts_(w, guarded ? " end;\n" : ";\n");
 }
 
+/* A when-clause's condition. One that elaboration folded to a constant
+ * (`!g & g`) prints as a formula that folds the same way, g & !g or
+ * g | !g, since MEL refuses a constant condition as written. */
+static void put_when_cond(const writer *w, const mel_guard *c)
+{
+    bool constant = c->op == MEL_G_TRUE || c->op == MEL_G_FALSE;
+    if (!constant || w->m->n_modes == 0) {
+        put_guard(w, c);
+        return;
+    }
+    const char *g = w->m->modes[0].name;
+    put_name(w, g);
+    puts_(w, c->op == MEL_G_TRUE ? " | !" : " & !");
+    put_name(w, g);
+}
+
 /* When-clause k: `when c then` its equations `end;`. */
 static void mel_write_when(const writer *w, uint32_t k)
 {
     const mel_model *m = w->m;
     const mel_guard *c = m->whens[k].cond;
     puts_(w, "  when ");
-    put_guard(w, c);
+    put_when_cond(w, c);
     puts_(w, " then\n");
     for (uint32_t i = 0; i < m->n_equations; i++) {
         const mel_equation *q = &m->equations[i];
@@ -611,11 +663,12 @@ static void write_mel(const writer *w)
     mel_knowns(w);
     mel_modes(w);
     mel_invariants(w);
-    mel_unknowns(w);
+    mel_unknowns(w, false);
     if (m->n_equations > 0)
         puts_(w, "\n// equations\n");
     if (!put_equations(w, mel_write_equation, mel_write_when))
         w->b->oom = true;
+    mel_unknowns(w, true);
     mel_events(w);
 }
 

@@ -214,6 +214,9 @@ static bool equations_same(cmp *c)
         snprintf(what, sizeof what, "equation '%s'", x->name);
         if (x->when != y->when)
             return differ(c, "%s: when %u became %u", what, x->when, y->when);
+        if (x->cond != y->cond || x->cond_pos != y->cond_pos)
+            return differ(c, "%s: conditional %u position %u became %u, %u", what, x->cond,
+                          x->cond_pos, y->cond, y->cond_pos);
         if (!guard_same(c, x->guard, y->guard, what))
             return false;
         if (x->n_incs != y->n_incs)
