@@ -1539,6 +1539,15 @@ static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, const
         *u = (use){el->it->eq, var, order, el->next_depth, g, at, el->use_seq++};
 }
 
+/* Whether e is `time` where no declaration names it: the independent
+ * variable (Modelica's time; issue 38, so that a Modelica model that reads
+ * it prints as MEL): known, never incident, FX_TIME. A declaration `time :
+ * real = ...` (the papers' MEL models) takes precedence. */
+static bool is_time(const mel__expr *e)
+{
+    return e->kind == MEL_X_ID && e->u.id.n == 0 && strcmp(e->u.id.name, "time") == 0;
+}
+
 /* A name in an expression; kept out of walk() (and not inlined) so the name
  * buffer is not part of every recursive frame. */
 static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, const mel_guard *g,
@@ -1551,6 +1560,8 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
     const mel__sym *s;
     if (lookup(el, e, en, seq, &s) < 0)
         return;
+    if (s == NULL && is_time(e))
+        return; /* the independent variable: known */
     if (s == NULL) {
         err(el, e->where, "undeclared variable '%s'", el->name);
         return;
@@ -1970,6 +1981,8 @@ static const fx_node *lower_id(elab *el, const mel__expr *e, const env *en, uint
     const mel__sym *s = NULL;
     if (lookup(el, e, en, seq, &s) < 0)
         s = NULL;
+    if (s == NULL && is_time(e))
+        return fx_time(p, e->where);
     switch (s != NULL ? s->kind : MEL_SYM_EQN) {
     case MEL_SYM_VAR: return fx_var(p, s->index, 0, e->where);
     case MEL_SYM_PARAM: return fx_known(p, s->index, e->where);
