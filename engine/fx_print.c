@@ -383,6 +383,26 @@ static void put_call(const printer *p, const fx_node *e)
     mdae_buf_puts(p->b, ")");
 }
 
+/* Text a front-end kept: itself in Modelica; in MEL, which cannot read
+ * it, the uninterpreted call 'text'(refs...), which reads back with the
+ * same incidences. */
+static void put_opaque(const printer *p, const fx_node *e)
+{
+    const char *text = e->name != NULL ? e->name : "?";
+    if (p->syn == FX_SYNTAX_MODELICA) {
+        mdae_buf_puts(p->b, text);
+        return;
+    }
+    put_name(p->b, text, p->syn);
+    mdae_buf_puts(p->b, "(");
+    for (uint32_t k = 0; k < e->n; k++) {
+        if (k > 0)
+            mdae_buf_puts(p->b, ", ");
+        put(p, e->kids[k], L_IF);
+    }
+    mdae_buf_puts(p->b, ")");
+}
+
 /* The node itself, its level already checked against the context. */
 static void put_bare(const printer *p, const fx_node *e)
 {
@@ -429,7 +449,7 @@ static void put_bare(const printer *p, const fx_node *e)
     /* Modelica has no last(): pre() is its left limit */
     case FX_LAST: put_call1(p, mel ? "last" : "pre", e->kids[0]); break;
     case FX_NEXT: put_call1(p, "next", e->kids[0]); break;
-    case FX_OPAQUE: mdae_buf_puts(p->b, e->name != NULL ? e->name : "?"); break;
+    case FX_OPAQUE: put_opaque(p, e); break;
     }
 }
 

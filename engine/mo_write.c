@@ -96,15 +96,6 @@ static void put_comment(const writer *w, const char *s)
     }
 }
 
-static void put_number(const writer *w, double v)
-{
-    const fx_node *e = fx_num(w->tmp, v, false, (mdae_range){0});
-    if (e == NULL)
-        w->b->oom = true;
-    else
-        put_expr(w, e);
-}
-
 /* The structure of an equation without expression: 0 = the sum of one
  * term per incidence case (mo_print.c says why that reads back). */
 static void put_incidence_sum(const writer *w, const mel_equation *q)
@@ -483,6 +474,20 @@ static bool put_equations(const writer *w, void (*one)(const writer *w, const me
     return ok;
 }
 
+/* A known's value as a literal of its type (MEL: a Boolean as 0 or 1). */
+static void put_value(const writer *w, const mel_known *k)
+{
+    if (k->kind == MEL_KNOWN_BOOLEAN && w->syn == FX_SYNTAX_MODELICA) {
+        puts_(w, k->value != 0 ? "true" : "false");
+        return;
+    }
+    const fx_node *e = fx_num(w->tmp, k->value, k->kind != MEL_KNOWN_REAL, (mdae_range){0});
+    if (e == NULL)
+        w->b->oom = true;
+    else
+        put_expr(w, e);
+}
+
 /* ---- MEL ------------------------------------------------------------------------ */
 static void mel_knowns(const writer *w)
 {
@@ -496,9 +501,9 @@ static void mel_knowns(const writer *w)
         if (k->binding != NULL)
             put_expr(w, k->binding);
         else if (k->known)
-            put_number(w, k->value);
+            put_value(w, k);
         else
-            puts_(w, "0.0");
+            puts_(w, k->kind == MEL_KNOWN_REAL ? "0.0" : "0");
         puts_(w, ";");
         if (k->kind == MEL_KNOWN_BOOLEAN)
             puts_(w, " // a Boolean parameter (MEL has none)");
@@ -673,20 +678,6 @@ static void write_mel(const writer *w)
 }
 
 /* ---- Modelica -------------------------------------------------------------------- */
-/* A known's value as a literal of its type. */
-static void put_value(const writer *w, const mel_known *k)
-{
-    if (k->kind == MEL_KNOWN_BOOLEAN) {
-        puts_(w, k->value != 0 ? "true" : "false");
-        return;
-    }
-    const fx_node *e = fx_num(w->tmp, k->value, k->kind == MEL_KNOWN_INTEGER, (mdae_range){0});
-    if (e == NULL)
-        w->b->oom = true;
-    else
-        put_expr(w, e);
-}
-
 static void mo_knowns(const writer *w)
 {
     const mel_model *m = w->m;

@@ -250,16 +250,55 @@ static void scan_expr(decls *d, const fx_node *e, bool boolean)
     }
 }
 
-/* The definition `name = rhs` in an event's text, typing name. */
-static void type_from_definition(decls *d, const char *text)
+/* Whether rhs is a single name (an alias) whose type is known: a mode
+ * variable or Boolean known (Boolean), an Integer known, or a name found
+ * here already. */
+static bool alias_type(decls *d, const char *rhs, mo__decl_type *out)
+{
+    char name[512];
+    size_t n = strlen(rhs);
+    if (n < 2 || n >= sizeof name)
+        return false;
+    if (rhs[0] == '\'' && rhs[n - 1] == '\'' && memchr(rhs + 1, '\'', n - 2) == NULL) {
+        memcpy(name, rhs + 1, n - 2);
+        name[n - 2] = '\0';
+    } else {
+        const char *e = rhs;
+        while (is_alpha(*e) || is_digit(*e) || *e == '.' || *e == '[' || *e == ']' || *e == ',')
+            e++;
+        if (*e != '\0' || !is_alpha(rhs[0]))
+            return false;
+        memcpy(name, rhs, n + 1);
+    }
+    const mel_model *m = d->m;
+    mo__decl *x = find_decl(d, name);
+    if (x != NULL) {
+        *out = x->type;
+        return true;
+    }
+    if (mel_model_find_mode(m, name) >= 0) {
+        *out = MO_DECL_BOOLEAN;
+        return true;
+    }
+    long k = mel_model_find_known(m, name);
+    if (k >= 0 && m->knowns[k].kind != MEL_KNOWN_REAL) {
+        *out = m->knowns[k].kind == MEL_KNOWN_BOOLEAN ? MO_DECL_BOOLEAN : MO_DECL_INTEGER;
+        return true;
+    }
+    return false;
+}
+
+/* The definition `name = rhs` in an event's text, typing name; whether a
+ * type changed through an alias (then another pass may type more). */
+static bool type_from_definition(decls *d, const char *text)
 {
     const char *eq = strstr(text, " = ");
     if (eq == NULL || strstr(text, ":=") != NULL)
-        return;
+        return false;
     char name[512];
     size_t n = (size_t)(eq - text);
     if (n == 0 || n >= sizeof name)
-        return;
+        return false;
     memcpy(name, text, n);
     name[n] = '\0';
     if (name[0] == '\'' && n > 2 && name[n - 1] == '\'') {
@@ -268,14 +307,21 @@ static void type_from_definition(decls *d, const char *text)
     }
     mo__decl *x = find_decl(d, name);
     if (x == NULL)
-        return;
+        return false;
     const char *rhs = eq + 3;
+    mo__decl_type alias;
+    if (alias_type(d, rhs, &alias)) {
+        bool changed = x->type != alias && alias != MO_DECL_REAL;
+        if (changed)
+            x->type = alias;
+        return changed;
+    }
     if (strncmp(rhs, "not ", 4) == 0 || strstr(rhs, " and ") || strstr(rhs, " or ") ||
         strpbrk(rhs, "<>") || strstr(rhs, "==") || strcmp(rhs, "true") == 0 ||
         strcmp(rhs, "false") == 0 || strncmp(rhs, "edge(", 5) == 0 ||
         strncmp(rhs, "sample(", 7) == 0 || strncmp(rhs, "initial()", 9) == 0) {
         x->type = MO_DECL_BOOLEAN;
-        return;
+        return false;
     }
     bool digits = false, real = strchr(rhs, '/') != NULL;
     for (const char *p = rhs; *p && !real; p++) {
@@ -297,6 +343,7 @@ static void type_from_definition(decls *d, const char *text)
     }
     if (digits && !real && x->type == MO_DECL_REAL)
         x->type = MO_DECL_INTEGER;
+    return false;
 }
 
 static void declare_model_names(decls *d)
@@ -330,9 +377,13 @@ int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
         if (x != NULL)
             x->type = MO_DECL_BOOLEAN;
     }
-    for (uint32_t i = 0; i < m->n_events; i++)
-        if (m->events[i].kind == MEL_EV_DISCRETE || m->events[i].parent >= 0)
-            type_from_definition(&d, m->events[i].text);
+    bool changed = true;
+    for (int pass = 0; changed && pass < 8; pass++) { /* aliases of aliases */
+        changed = false;
+        for (uint32_t i = 0; i < m->n_events; i++)
+            if (m->events[i].kind == MEL_EV_DISCRETE || m->events[i].parent >= 0)
+                changed |= type_from_definition(&d, m->events[i].text);
+    }
     mdae_free(d.seen);
     if (d.oom) {
         mo__decls_free(d.v, d.n);
