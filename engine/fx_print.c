@@ -78,7 +78,8 @@ static const char *const mo_kw[] = {
     "model",     "not",         "operator",   "or",        "outer",       "output",
     "package",   "parameter",   "partial",    "protected", "public",      "pure",
     "record",    "redeclare",   "replaceable", "return",   "stream",      "then",
-    "true",      "type",        "when",       "while",     "within"};
+    "true",      "type",        "when",       "while",     "within",
+    "time" /* not a keyword: the built-in; a variable named so is quoted */};
 
 static bool is_alpha(char c)
 {
