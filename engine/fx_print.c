@@ -386,12 +386,24 @@ static void put_call(const printer *p, const fx_node *e)
 
 /* Text a front-end kept: itself in Modelica; in MEL, which cannot read
  * it, the uninterpreted call 'text'(refs...), which reads back with the
- * same incidences. */
+ * same incidences; a text that is the name of one of the model's known
+ * quantities is that name, of an unknown (read without incidence, as
+ * homotopy's simplified argument) pre(name). */
 static void put_opaque(const printer *p, const fx_node *e)
 {
     const char *text = e->name != NULL ? e->name : "?";
     if (p->syn == FX_SYNTAX_MODELICA) {
         mdae_buf_puts(p->b, text);
+        return;
+    }
+    if (e->n == 0 && p->m != NULL && mel_model_find_known(p->m, text) >= 0) {
+        put_name(p->b, text, p->syn); /* a known read as text: MEL reads the known */
+        return;
+    }
+    if (e->n == 0 && p->m != NULL && mel_model_find_variable(p->m, text) >= 0) {
+        mdae_buf_puts(p->b, "pre("); /* an unknown read without incidence */
+        put_name(p->b, text, p->syn);
+        mdae_buf_puts(p->b, ")");
         return;
     }
     put_name(p->b, text, p->syn);

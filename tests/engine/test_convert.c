@@ -86,6 +86,7 @@ typedef struct limit {
 
 static const limit limits[] = {
     {false, ": kind 2 became", "MEL has no Boolean parameters"},
+    {false, "condition must be a Boolean formula", "a Boolean parameter as a condition"},
     {false, "has no binding, which MEL requires", "a MEL known quantity needs a binding"},
     {false, "kept as text (FX_OPAQUE)", "MEL cannot read Modelica's text (arrays, records...)"},
     {false, "identifier longer than", "a text kept as FX_OPAQUE is longer than a MEL name"},
@@ -277,7 +278,7 @@ Test(convert, msl_round_trips)
      * (the flat model keeps no types of discrete variables) and texts the
      * importer keeps in a form Modelica does not read back (FX_OPAQUE) are
      * still open (docs/convert.md): at most the count measured when this
-     * test was written (75 of 120, against h-mo's WIP ff80786), so that it
+     * test was written (75 of 120, against h-mo's 6fcf39c), so that it
      * can only improve. */
     cr_expect_eq(t.failed - t.failed_modelica, 0);
     cr_expect_leq(t.failed_modelica, t.structure_only > 0 ? t.models : 75);

@@ -61,6 +61,17 @@ static bool fx_same(cmp *c, const fx_node *x, const fx_node *y)
         c->opaque_as_call = true;
         return true;
     }
+    if (x->op == FX_OPAQUE && x->n == 0 && y->op == FX_KNOWN && x->name != NULL &&
+        y->index < c->b->n_knowns && strcmp(x->name, c->b->knowns[y->index].name) == 0) {
+        c->opaque_as_call = true; /* the known's name, read as text */
+        return true;
+    }
+    if (x->op == FX_OPAQUE && x->n == 0 && y->op == FX_PRE && y->kids[0]->op == FX_VAR &&
+        x->name != NULL && y->kids[0]->index < c->b->n_variables &&
+        strcmp(x->name, c->b->variables[y->kids[0]->index].name) == 0) {
+        c->opaque_as_call = true; /* an unknown's name read as text: pre(x) in MEL */
+        return true;
+    }
     if (x->op != y->op || x->n != y->n || x->fn != y->fn || x->order != y->order)
         return false;
     switch ((fx_op)x->op) {
