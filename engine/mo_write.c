@@ -59,6 +59,30 @@ static void put_expr(const writer *w, const fx_node *e)
     fx_print(w->b, w->m, e, w->syn);
 }
 
+/* An equation's label in MEL, which has one namespace: a label that is
+ * also the name of a declaration (Modelica's `R1: ` resistor equation
+ * beside parameter R1) gets " (equation)" appended, so that the text
+ * reads back (the name then differs: docs/convert.md). */
+static void put_label(const writer *w, const char *name)
+{
+    const mel_model *m = w->m;
+    if (mel_model_find_known(m, name) < 0 && mel_model_find_variable(m, name) < 0 &&
+        mel_model_find_mode(m, name) < 0) {
+        put_name(w, name);
+        return;
+    }
+    size_t n = strlen(name);
+    char *t = mdae_malloc(n + sizeof " (equation)");
+    if (t == NULL) {
+        w->b->oom = true;
+        return;
+    }
+    memcpy(t, name, n);
+    memcpy(t + n, " (equation)", sizeof " (equation)");
+    put_name(w, t);
+    mdae_free(t);
+}
+
 /* A guard as an expression over the modes, with the tree's shape (binary
  * & and |, so that nested ones print in parentheses and read back as the
  * same tree: MEL simplifies each node of a chain on its own). */
@@ -358,7 +382,7 @@ static void put_in_branch(const writer *w, const mel_equation *q, const branch *
         puts_(w, " then ");
     }
     if (mel) {
-        put_name(w, q->name);
+        put_label(w, q->name);
         puts_(w, " : equation ");
         put_equation_body(w, q);
     } else {
@@ -427,7 +451,7 @@ static bool put_redeclared(const writer *w, const mel_equation *q)
     put_expr(w, l->kids[0]->kids[0]);
     puts_(w, " then\n    ");
     for (uint32_t k = 2; k >= 1; k--) {
-        put_name(w, q->name);
+        put_label(w, q->name);
         puts_(w, " : equation ");
         put_expr(w, l->kids[k]);
         puts_(w, " = ");
@@ -581,7 +605,7 @@ static void mel_write_equation(const writer *w, const mel_equation *q)
         put_guard(w, q->guard);
         puts_(w, " then ");
     }
-    put_name(w, q->name);
+    put_label(w, q->name);
     puts_(w, " : equation ");
     put_equation_body(w, q);
     puts_(w, guarded ? " end;\n" : ";\n");
@@ -622,7 +646,7 @@ static void mel_write_when(const writer *w, uint32_t k)
             put_guard(w, g);
             puts_(w, " then ");
         }
-        put_name(w, q->name);
+        put_label(w, q->name);
         puts_(w, " : equation ");
         put_equation_body(w, q);
         puts_(w, g != NULL ? " end;\n" : ";\n");
