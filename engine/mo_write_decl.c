@@ -250,6 +250,22 @@ static void scan_expr(decls *d, const fx_node *e, bool boolean)
     }
 }
 
+/* The variable that event text `name = ...` defines, made Boolean if its
+ * type is still the default. */
+static void boolean_if_real(decls *d, const char *text)
+{
+    const char *eq = strstr(text, " = ");
+    char name[512];
+    size_t n = eq != NULL ? (size_t)(eq - text) : 0;
+    if (n == 0 || n >= sizeof name || strstr(text, ":=") != NULL)
+        return;
+    memcpy(name, text, n);
+    name[n] = '\0';
+    mo__decl *x = find_decl(d, name);
+    if (x != NULL && x->type == MO_DECL_REAL)
+        x->type = MO_DECL_BOOLEAN;
+}
+
 /* Whether rhs is a single name (an alias) whose type is known: a mode
  * variable or Boolean known (Boolean), an Integer known, or a name found
  * here already. */
@@ -384,6 +400,12 @@ int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
             if (m->events[i].kind == MEL_EV_DISCRETE || m->events[i].parent >= 0)
                 changed |= type_from_definition(&d, m->events[i].text);
     }
+    /* An equation outside when-clauses that the importer kept aside defines
+     * a discrete variable, so not a Real: Boolean when nothing said Integer
+     * (logic blocks' signals, the most common). */
+    for (uint32_t i = 0; i < m->n_events; i++)
+        if (m->events[i].kind == MEL_EV_DISCRETE && m->events[i].parent < 0)
+            boolean_if_real(&d, m->events[i].text);
     mdae_free(d.seen);
     if (d.oom) {
         mo__decls_free(d.v, d.n);
