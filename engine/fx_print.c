@@ -209,6 +209,19 @@ static void put_number(mdae_buf *b, double v, bool is_int)
         if (strtod(f, NULL) == v)
             memcpy(s, f, strlen(f) + 1);
     }
+    /* 5e-6 rather than 5e-06, 1e300 rather than 1e+300: as sources write
+     * them (and as the Modelica importer names relation atoms) */
+    char *x = strchr(s, 'e');
+    if (x != NULL) {
+        char *d = x + 1, *from = x + 1;
+        if (*from == '+')
+            from++;
+        else if (*from == '-')
+            *d++ = *from++;
+        while (*from == '0' && from[1] != '\0')
+            from++;
+        memmove(d, from, strlen(from) + 1);
+    }
     if (v == 0 && signbit(v))
         snprintf(s, sizeof s, "-0.0");
     mdae_buf_puts(b, s);

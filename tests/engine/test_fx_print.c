@@ -128,8 +128,10 @@ Test(fx_print, leaves_numbers_and_calls)
     check(fx_num(P, 3, true, R0), "3", "3");
     check(num(0.1), "0.1", "0.1");
     check(num(1.0 / 3), "0.3333333333333333", "0.3333333333333333");
-    check(num(1e300), "1e+300", "1e+300");
-    check(num(2.5e-7), "2.5e-07", "2.5e-07");
+    check(num(1e300), "1e300", "1e300");
+    check(num(2.5e-7), "2.5e-7", "2.5e-7");
+    check(num(-1e-100), "-1e-100", "-1e-100");
+    check(num(10), "10.0", "10.0");
     check(fx_var(P, 2, 2, R0), "der(der('end'))", "der(der('end'))");
     check(fx_bool(P, true, R0), "true", "true");
     check(fx_time(P, R0), "time", "time");
