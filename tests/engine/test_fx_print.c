@@ -128,8 +128,10 @@ Test(fx_print, leaves_numbers_and_calls)
     check(fx_num(P, 3, true, R0), "3", "3");
     check(num(0.1), "0.1", "0.1");
     check(num(1.0 / 3), "0.3333333333333333", "0.3333333333333333");
-    check(num(1e300), "1e+300", "1e+300");
-    check(num(2.5e-7), "2.5e-07", "2.5e-07");
+    check(num(1e300), "1e300", "1e300");
+    check(num(2.5e-7), "2.5e-7", "2.5e-7");
+    check(num(-1e-100), "-1e-100", "-1e-100");
+    check(num(10), "10.0", "10.0");
     check(fx_var(P, 2, 2, R0), "der(der('end'))", "der(der('end'))");
     check(fx_bool(P, true, R0), "true", "true");
     check(fx_time(P, R0), "time", "time");
@@ -142,7 +144,7 @@ Test(fx_print, leaves_numbers_and_calls)
     check(fx_un(P, FX_LAST, y(), R0), "last('stop1.v')", "pre('stop1.v')");
     check(fx_un(P, FX_DER, bin(FX_MUL, x(), k()), R0), "der(x * p)", "der(x * p)");
     const fx_node *refs[1] = {x()};
-    check(fx_opaque(P, "sum(x[:])", refs, 1, R0), "sum(x[:])", "sum(x[:])");
+    check(fx_opaque(P, "sum(x[:])", refs, 1, R0), "'sum(x[:])'(x)", "sum(x[:])");
 }
 
 Test(fx_print, quoted_names_escape_quotes)

@@ -158,6 +158,20 @@ Test(mo_parse, reads_quoted_names_as_the_text_between_the_quotes)
     mel_model_free(m);
 }
 
+/* Issue 38: `mdae convert --to modelica` keeps any equation's name as a
+ * quoted label; one with an escape or a line break is no label. */
+Test(mo_parse, takes_quoted_equation_labels)
+{
+    mel_model *m = parse_ok("model M\n  Real x;\n  Real y;\nequation\n"
+                            "  /* 'der(x) = y [i=2]': */ der(x) = y;\n"
+                            "  y = x; // ('e 2')\n"
+                            "  /* 'bad\\'': */ x + y = 0;\nend M;\n");
+    cr_assert_str_eq(m->equations[0].name, "der(x) = y [i=2]");
+    cr_assert_str_eq(m->equations[1].name, "e 2");
+    cr_assert_str_eq(m->equations[2].name, "x + y = 0");
+    mel_model_free(m);
+}
+
 Test(mo_parse, names_of_unlabelled_equations_do_not_change_when_other_lines_change)
 {
     const char *a = "model M\n Real x; Real y;\nequation\n der(x) = -x + y;\n y = 2 * x;\nend M;\n";
