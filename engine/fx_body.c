@@ -18,8 +18,8 @@ static uint32_t max_order(const mel_equation *eq)
     uint32_t top = 0;
     for (uint32_t i = 0; i < eq->n_incs; i++)
         for (uint32_t k = 0; k < eq->incs[i].n_cases; k++)
-            if (eq->incs[i].cases[k].order > top)
-                top = eq->incs[i].cases[k].order;
+            if (eq->incs[i].cases[k].order > 0 && (uint32_t)eq->incs[i].cases[k].order > top)
+                top = (uint32_t)eq->incs[i].cases[k].order;
     return top;
 }
 
