@@ -180,11 +180,22 @@ static bool grow_names(parser *p)
 
 /* The name of token t: the copy every equal name shares, and its number in
  * *id. NULL on OOM (reported, fatal). */
-static const char *intern(parser *p, const mel__token *t, uint32_t *id)
+static const char *intern(parser *p, const mel__token *tok, uint32_t *id)
 {
     if (2 * ((size_t)p->n_names + 1) > p->names_cap && !grow_names(p)) {
         nomem(p);
         return NULL;
+    }
+    char buf[MEL__MAX_NAME + 1];
+    struct {
+        const char *text;
+        size_t len;
+    } tt = {tok->text, tok->len}, *t = &tt;
+    if (tok->escaped) { /* a quoted identifier: its name (mel_lex.c) */
+        MDAE_ASSERT(tok->len <= 2 * MEL__MAX_NAME);
+        tt.len = mel__unquote(tok->text, tok->len, buf);
+        MDAE_ASSERT(tt.len <= MEL__MAX_NAME);
+        tt.text = buf;
     }
     uint32_t h = mel__hash(t->text, t->len);
     size_t k = h & (p->names_cap - 1);
