@@ -27,7 +27,7 @@
  * Derivatives: d() differentiates a folded tree, with respect to time or
  * to one unknown's derivative (fx_partial). Rules beyond the textbook ones
  * (chain, product, quotient, power with constant and non-constant
- * exponent), chosen here and documented in docs/expressions.md:
+ * exponent), chosen here and documented in docs/differentiation.md:
  *  - abs(u)' = if u >= 0 then u' else -u'; min(a, b)' = if a <= b then a'
  *    else b'; max(a, b)' = if a >= b then a' else b' (piecewise, the
  *    branch at the kink is the one of the >= / <= side);
@@ -45,8 +45,8 @@
  * Products of more than PRODUCT_SPLIT factors are differentiated by halves
  * (a*b)' = a'*b + a*b', so the result is O(n log n), not O(n^2).
  *
- * Memory: results and scratch arrays live in the caller's pool; nothing
- * is freed here. Recursion follows the tree's depth (engine/fx.h, Depth).
+ * Memory: results and scratch arrays live in the caller's pool; the memo
+ * (below) is malloc'd and freed within the call. Recursion follows the tree's depth (engine/fx.h, Depth).
  */
 #include "fx.h"
 #include "fx_int.h"
@@ -400,6 +400,69 @@ static const fx_node *s_pre(fx_pool *p, const fx_node *a, mdae_range where)
     return fx_un(p, FX_PRE, a, where);
 }
 
+/* ---- Memo: each shared node transformed once per call ---------------------------
+ * Trees become DAGs once differentiated (u is shared by cos(u) * u'), and
+ * fx_dt's input may be its own output: without this map, the k-th
+ * derivative would walk a shared node once per path, exponentially many.
+ * Best effort: without memory it stays as it is and the transformation is
+ * only slower. Owned by the call (memo_free). */
+typedef struct memo_entry {
+    const fx_node *key, *val;
+} memo_entry;
+
+typedef struct memo {
+    memo_entry *e;
+    size_t cap, n; /* cap: 0 or a power of two */
+} memo;
+
+static size_t memo_slot(const memo *m, const fx_node *k)
+{
+    uint64_t h = (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ull;
+    size_t i = (size_t)(h >> 20) & (m->cap - 1);
+    while (m->e[i].key != NULL && m->e[i].key != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static const fx_node *memo_get(const memo *m, const fx_node *k)
+{
+    if (m->cap == 0 || k->n == 0)
+        return NULL;
+    const memo_entry *x = &m->e[memo_slot(m, k)];
+    return x->key == k ? x->val : NULL;
+}
+
+static void memo_put(memo *m, const fx_node *k, const fx_node *v)
+{
+    if (v == NULL || k->n == 0)
+        return; /* leaves are cheap */
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap != 0 ? 2 * m->cap : 64;
+        memo_entry *e = cap < SIZE_MAX / sizeof *e ? mdae_calloc(cap, sizeof *e) : NULL;
+        if (e == NULL)
+            return;
+        memo old = *m;
+        *m = (memo){e, cap, 0};
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.e[i].key != NULL) {
+                m->e[memo_slot(m, old.e[i].key)] = old.e[i];
+                m->n++;
+            }
+        mdae_free(old.e);
+    }
+    memo_entry *x = &m->e[memo_slot(m, k)];
+    if (x->key == NULL) {
+        *x = (memo_entry){k, v};
+        m->n++;
+    }
+}
+
+static void memo_free(memo *m)
+{
+    mdae_free(m->e);
+    *m = (memo){0};
+}
+
 /* ---- Folding ------------------------------------------------------------------ */
 
 /* Node e rebuilt from its folded kids t[0 .. e->n). */
@@ -426,7 +489,7 @@ static const fx_node *rebuild(fx_pool *p, const fx_node *e, const fx_node *const
     }
 }
 
-static const fx_node *fold(fx_pool *p, const fx_node *e)
+static const fx_node *fold(fx_pool *p, memo *m, const fx_node *e)
 {
     switch ((fx_op)e->op) {
     case FX_NUM: return fx_num(p, e->num, e->is_int, e->where);
@@ -439,26 +502,37 @@ static const fx_node *fold(fx_pool *p, const fx_node *e)
     }
     if (e->n == 0) /* an FX_OPAQUE that reads nothing */
         return rebuild(p, e, NULL);
+    const fx_node *r = memo_get(m, e);
+    if (r != NULL)
+        return r;
     const fx_node *small[4];
     const fx_node **t = e->n <= 4 ? small : kids_new(p, e->n);
     if (t == NULL)
         return NULL;
     for (uint32_t k = 0; k < e->n; k++)
-        if ((t[k] = fold(p, e->kids[k])) == NULL)
+        if ((t[k] = fold(p, m, e->kids[k])) == NULL)
             return NULL;
-    return rebuild(p, e, t);
+    r = rebuild(p, e, t);
+    memo_put(m, e, r);
+    return r;
 }
 
 const fx_node *fx_fold(fx_pool *p, const fx_node *e)
 {
-    return e != NULL ? fold(p, e) : NULL;
+    memo m = {0};
+    const fx_node *r = e != NULL ? fold(p, &m, e) : NULL;
+    memo_free(&m);
+    return r;
 }
 
 const fx_node *fx_residual(fx_pool *p, const fx_node *lhs, const fx_node *rhs)
 {
     if (lhs == NULL || rhs == NULL)
         return NULL;
-    return s_add2(p, fold(p, lhs), s_neg(p, fold(p, rhs), nowhere));
+    memo m = {0};
+    const fx_node *l = fold(p, &m, lhs), *r = fold(p, &m, rhs);
+    memo_free(&m);
+    return s_add2(p, l, s_neg(p, r, nowhere));
 }
 
 /* ---- Differentiation -------------------------------------------------------------- */
@@ -469,9 +543,11 @@ typedef struct dctx {
     bool time;            /* d/dt; else the partial w.r.t. der^order(var) */
     uint32_t var, order;
     int err;              /* the first error other than OOM, or MDAE_OK */
+    memo done;            /* the derivatives of the shared nodes */
 } dctx;
 
 static const fx_node *d(dctx *c, const fx_node *e);
+static const fx_node *d_node(dctx *c, const fx_node *e);
 
 static const fx_node *fail(dctx *c, int err)
 {
@@ -722,9 +798,19 @@ static const fx_node *d_var(dctx *c, const fx_node *e)
  * OOM (the pool failed). */
 static const fx_node *d(dctx *c, const fx_node *e)
 {
-    fx_pool *p = c->p;
     if (e == NULL)
         return NULL;
+    const fx_node *r = memo_get(&c->done, e);
+    if (r == NULL) {
+        r = d_node(c, e);
+        memo_put(&c->done, e, r);
+    }
+    return r;
+}
+
+static const fx_node *d_node(dctx *c, const fx_node *e)
+{
+    fx_pool *p = c->p;
     switch ((fx_op)e->op) {
     case FX_TIME: return c->time ? one(p) : zero(p);
     case FX_VAR: return d_var(c, e);
@@ -744,8 +830,9 @@ static const fx_node *d(dctx *c, const fx_node *e)
     case FX_IF: return s_if(p, e->kids[0], d(c, e->kids[1]), d(c, e->kids[2]), nowhere);
     case FX_CALL: return d_call(c, e);
     case FX_DER: { /* expanded: the time derivative of its argument, then d */
-        dctx t = {p, true, 0, 0, MDAE_OK};
+        dctx t = {p, true, 0, 0, MDAE_OK, {0}};
         const fx_node *u = d(&t, e->kids[0]);
+        memo_free(&t.done);
         if (u == NULL)
             return t.err != MDAE_OK ? fail(c, t.err) : NULL;
         return d(c, u);
@@ -757,9 +844,11 @@ static const fx_node *d(dctx *c, const fx_node *e)
     }
 }
 
-/* The result of a transformation: r, or NULL with *err set. */
-static const fx_node *finish(const dctx *c, const fx_node *r, int *err)
+/* The result of a transformation: r, or NULL with *err set; c's memo
+ * released. */
+static const fx_node *finish(dctx *c, const fx_node *r, int *err)
 {
+    memo_free(&c->done);
     int code = c->err;
     if (code == MDAE_OK && r == NULL)
         code = fx_pool_failed(c->p) ? MDAE_E_NOMEM : MDAE_E_INVAL;
@@ -770,18 +859,19 @@ static const fx_node *finish(const dctx *c, const fx_node *r, int *err)
 
 const fx_node *fx_dt(fx_pool *p, const fx_node *e, unsigned k, int *err)
 {
-    dctx c = {p, true, 0, 0, MDAE_OK};
+    dctx c = {p, true, 0, 0, MDAE_OK, {0}};
     if (k > MEL_MAX_ORDER)
         return finish(&c, fail(&c, MDAE_E_LIMIT), err);
-    const fx_node *r = e != NULL ? fold(p, e) : NULL;
-    for (unsigned i = 0; i < k && r != NULL && !is_zero(r); i++)
+    const fx_node *r = fx_fold(p, e);
+    for (unsigned i = 0; i < k && r != NULL && !is_zero(r); i++) {
+        memo_free(&c.done); /* a new tree each time */
         r = d(&c, r);
+    }
     return finish(&c, r, err);
 }
 
 const fx_node *fx_partial(fx_pool *p, const fx_node *e, uint32_t var, uint32_t order, int *err)
 {
-    dctx c = {p, false, var, order, MDAE_OK};
-    const fx_node *r = e != NULL ? fold(p, e) : NULL;
-    return finish(&c, d(&c, r), err);
+    dctx c = {p, false, var, order, MDAE_OK, {0}};
+    return finish(&c, d(&c, fx_fold(p, e)), err);
 }

@@ -34,8 +34,8 @@ double fx__fn_apply(fx_fn fn, const double *a)
     case FX_FN_SQRT: return sqrt(a[0]);
     case FX_FN_ABS: return fabs(a[0]);
     case FX_FN_SIGN: return a[0] > 0 ? 1 : a[0] < 0 ? -1 : a[0] == 0 ? 0 : a[0];
-    case FX_FN_MIN: return a[0] <= a[1] ? a[0] : a[1];
-    case FX_FN_MAX: return a[0] >= a[1] ? a[0] : a[1];
+    case FX_FN_MIN: return isnan(a[1]) ? a[1] : a[0] <= a[1] || isnan(a[0]) ? a[0] : a[1];
+    case FX_FN_MAX: return isnan(a[1]) ? a[1] : a[0] >= a[1] || isnan(a[0]) ? a[0] : a[1];
     case FX_FN_FLOOR:
     case FX_FN_INTEGER: return floor(a[0]);
     case FX_FN_CEIL: return ceil(a[0]);

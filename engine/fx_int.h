@@ -16,7 +16,8 @@ void *fx__pool_alloc(fx_pool *p, size_t n);
 /* The value of known function fn (not FX_FN_UNKNOWN) at a[0 .. arity):
  * C's math, Modelica's meaning (integer = floor, div truncates, mod is
  * x - floor(x/y)*y, rem x - div(x,y)*y, sign 0 at 0; noEvent, smooth and
- * homotopy their expression's value). IEEE results, no errors (fx_eval.c). */
+ * homotopy their expression's value; min and max NaN when an argument is).
+ * IEEE results, no errors (fx_eval.c). */
 double fx__fn_apply(fx_fn fn, const double *a);
 
 #endif /* FX_INT_H */

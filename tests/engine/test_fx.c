@@ -360,6 +360,7 @@ static void sig_walk(sig *s, const fx_node *e, const point *P)
     case FX_FN_FLOOR: case FX_FN_CEIL: case FX_FN_INTEGER: sig_put(s, ev(e, P)); return;
     case FX_FN_DIV: case FX_FN_REM: sig_put(s, trunc(a / b)); return;
     case FX_FN_MOD: sig_put(s, floor(a / b)); return;
+    case FX_FN_ATAN2: sig_put(s, b < 0 ? sgn(a) : 3); return; /* the branch cut */
     default: return;
     }
 }
@@ -372,6 +373,18 @@ static bool sig_same(const sig *a, const sig *b)
         if (memcmp(&a->v[i], &b->v[i], sizeof(double)) != 0 && !(isnan(a->v[i]) && isnan(b->v[i])))
             return false;
     return true;
+}
+
+/* Whether some atan2(y, x) of e has y = 0 and x <= 0 at P: on its branch
+ * cut, where the sign of a zero decides between pi and -pi, or 0 and pi
+ * (folding keeps values, not the signs of zeros). */
+static bool on_cut(const fx_node *e, const point *P)
+{
+    for (uint32_t k = 0; k < e->n; k++)
+        if (on_cut(e->kids[k], P))
+            return true;
+    return e->op == FX_CALL && e->fn == FX_FN_ATAN2 && ev(e->kids[0], P) == 0 &&
+           ev(e->kids[1], P) <= 0;
 }
 
 /* ---- Finite differences ---------------------------------------------------------- */
@@ -420,12 +433,17 @@ static void fd_check(const fx_node *e, const fx_node *de, const point *P, bool *
     if (!isfinite(an) || fabs(d1 - d2) > tol / 4)
         return; /* ill-conditioned here */
     *checked = true;
-    cr_assert(fabs(an - d2) <= tol, "%s (seed %u): analytic %.12g, differences %.12g", what,
-              (unsigned)seed, an, d2);
+    if (fabs(an - d2) > tol) {
+        mdae_buf b1 = {0}, b2 = {0};
+        sx(&b1, e);
+        sx(&b2, de);
+        cr_assert_fail("%s (seed %u): analytic %.12g, differences %.12g\n%s\n%s", what,
+                       (unsigned)seed, an, d2, b1.p, b2.p);
+    }
 }
 
 /* ---- Numeric checks on random expressions ----------------------------------------- */
-#define N_EXPR 2500
+#define N_EXPR 10000
 
 /* Agreement of two values relative 1e-9 (both finite). */
 static bool close_enough(double a, double b)
@@ -448,10 +466,16 @@ Test(fx_random, fold_keeps_the_value)
             point P;
             random_point(&g.r, &P);
             double a = ev(e, &P), b = ev(f, &P);
-            if (!isfinite(a))
+            if (!isfinite(a) || on_cut(e, &P))
                 continue;
             checked++;
-            cr_assert(close_enough(a, b), "seed %u: %.17g folded to %.17g", (unsigned)i, a, b);
+            if (!close_enough(a, b)) {
+                mdae_buf b1 = {0}, b2 = {0};
+                sx(&b1, e);
+                sx(&b2, f);
+                cr_assert_fail("seed %u: %.17g folded to %.17g:\n%s\n%s", (unsigned)i, a, b,
+                               b1.p, b2.p);
+            }
         }
         const fx_node *ff = fx_fold(p, f);
         if (!fx_equal(ff, f)) {
@@ -465,7 +489,32 @@ Test(fx_random, fold_keeps_the_value)
     cr_assert_geq(checked, N_EXPR, "only %u points checked", checked);
 }
 
-/* What is differentiated in one random check. */
+/* The unknown to perturb: mostly one that e reads (its k-th FX_VAR leaf,
+ * k random), sometimes any. */
+static const fx_node *nth_var(const fx_node *e, uint32_t *k)
+{
+    if (e->op == FX_VAR && (*k)-- == 0)
+        return e;
+    for (uint32_t i = 0; i < e->n; i++) {
+        const fx_node *v = nth_var(e->kids[i], k);
+        if (v != NULL)
+            return v;
+    }
+    return NULL;
+}
+
+static void pick_var(const fx_node *e, rng *r, point *P)
+{
+    uint32_t n = UINT32_MAX;
+    nth_var(e, &n); /* counts the leaves down */
+    uint32_t k = rnd(r, UINT32_MAX - n + 1);
+    const fx_node *v = rnd(r, 10) != 0 ? nth_var(e, &k) : NULL;
+    P->pv = v != NULL ? (int)v->index : (int)rnd(r, NV);
+    P->po = v != NULL ? (int)v->order : (int)rnd(r, 3);
+}
+
+/* What is differentiated in one random check; the number of expressions
+ * whose derivative (not 0) was checked. */
 typedef enum dkind { D_DT1, D_DT2, D_PARTIAL } dkind;
 
 static unsigned random_fd(dkind kind)
@@ -479,10 +528,10 @@ static unsigned random_fd(dkind kind)
         point P;
         random_point(&g.r, &P);
         int err = -1;
-        const fx_node *base = e, *de;
+        /* the base is e folded: 0 * e is 0 there even where e is NaN */
+        const fx_node *base = fx_fold(p, e), *de;
         if (kind == D_PARTIAL) {
-            P.pv = (int)rnd(&g.r, NV);
-            P.po = (int)rnd(&g.r, 3);
+            pick_var(e, &g.r, &P);
             de = fx_partial(p, e, (uint32_t)P.pv, (uint32_t)P.po, &err);
         } else {
             de = fx_dt(p, e, kind == D_DT2 ? 2 : 1, &err);
@@ -493,7 +542,7 @@ static unsigned random_fd(dkind kind)
         cr_assert_not_null(de);
         bool ok;
         fd_check(base, de, &P, &ok, kind == D_PARTIAL ? "partial" : "fx_dt", i);
-        checked += ok;
+        checked += ok && !(de->op == FX_NUM && de->num == 0); /* not 0 */
         fx_pool_free(p);
     }
     return checked;
@@ -517,7 +566,7 @@ Test(fx_random, partial_agrees_with_differences)
 {
     unsigned n = random_fd(D_PARTIAL);
     cr_log_info("fx_partial: %u of %u expressions checked", n, N_EXPR);
-    cr_assert_geq(n, N_EXPR / 2, "only %u of %u expressions checked", n, N_EXPR);
+    cr_assert_geq(n, N_EXPR / 4, "only %u of %u expressions checked", n, N_EXPR);
 }
 
 /* ---- Small cases, structurally -------------------------------------------------- */
@@ -654,4 +703,112 @@ Test(fx_small, events_and_opaque)
     SX_IS(pd(o, 1, 0), "0");
     cr_assert_null(fx_dt(P_, V(0, MEL_MAX_ORDER), 1, &err));
     cr_assert_eq(err, MDAE_E_LIMIT);
+}
+
+/* ---- Evaluation ------------------------------------------------------------------ */
+Test(fx_small, evaluation)
+{
+    point P;
+    rng r = {7};
+    random_point(&r, &P);
+    P.m = true;
+    /* if m0 then x' * k1 else 1 / 0 */
+    const fx_node *e = IF(fx_mode(P_, 0, nw), B2(FX_MUL, V(0, 1), fx_known(P_, 1, nw)),
+                          B2(FX_DIV, N(1), N(0)));
+    cr_assert_float_eq(ev(e, &P), traj(&P, 0, 1) * P.k[1], 1e-15);
+    P.m = false;
+    cr_assert(isinf(ev(e, &P)));
+    cr_assert_eq(ev(B2(FX_AND, B2(FX_LT, N(1), N(2)), U(FX_NOT, fx_bool(P_, false, nw))), &P), 1);
+    cr_assert_eq(ev(C2(FX_FN_MOD, NULL, N(-7), N(3)), &P), 2);
+    cr_assert_eq(ev(C2(FX_FN_REM, NULL, N(-7), N(3)), &P), -1);
+    cr_assert_eq(ev(C2(FX_FN_DIV, NULL, N(-7), N(3)), &P), -2);
+    cr_assert_eq(ev(C1(FX_FN_INTEGER, N(-2.5)), &P), -3);
+    cr_assert_eq(ev(C1(FX_FN_SIGN, N(-0.5)), &P), -1);
+    cr_assert_eq(ev(C2(FX_FN_SMOOTH, NULL, N(1), N(4)), &P), 4);
+    cr_assert_eq(ev(C2(FX_FN_HOMOTOPY, NULL, N(5), N(4)), &P), 5);
+    cr_assert_eq(ev(U(FX_PRE, N(3)), &P), 3);
+    cr_assert_float_eq(ev(U(FX_DER, C1(FX_FN_SIN, V(0, 0))), &P),
+                       cos(traj(&P, 0, 0)) * traj(&P, 0, 1), 1e-12);
+    cr_assert_float_eq(ev(C2(FX_FN_UNKNOWN, "f.d1", N(1), N(2)), &P), cos(2.0) + 2, 1e-12);
+}
+
+Test(fx_small, evaluation_errors)
+{
+    double v;
+    const fx_node *refs[1] = {V(0, 0)};
+    fx_point none = {0};
+    cr_assert_eq(fx_eval(fx_opaque(P_, "{x}", refs, 1, nw), &none, &v), MDAE_E_NOTIMPL);
+    cr_assert_eq(fx_eval(C2(FX_FN_UNKNOWN, "f", N(1), N(2)), &none, &v), MDAE_E_NOTIMPL);
+    cr_assert_eq(fx_eval(V(0, 0), &none, &v), MDAE_E_INVAL);
+    cr_assert_eq(fx_eval(fx_known(P_, 0, nw), &none, &v), MDAE_E_INVAL);
+    cr_assert_eq(fx_eval(fx_mode(P_, 0, nw), &none, &v), MDAE_E_INVAL);
+    cr_assert_eq(fx_eval(NULL, &none, &v), MDAE_E_INVAL);
+    cr_assert_eq(fx_eval(fx_time(P_, nw), &none, &v), MDAE_OK);
+    cr_assert_eq(fx_eval(U(FX_DER, U(FX_NEXT, V(0, 0))), &none, &v), MDAE_E_NOTIMPL);
+}
+
+/* ---- Out of memory ----------------------------------------------------------------- */
+
+/* A few differentiations of a random expression of depth 5 into pool p;
+ * whether all succeeded (none may crash). */
+static bool transform_all(fx_pool *p, const fx_node *e)
+{
+    int err = MDAE_OK;
+    const fx_node *r[4] = {fx_fold(p, e), fx_dt(p, e, 2, &err), NULL, NULL};
+    cr_assert(r[1] != NULL || err == MDAE_E_NOMEM, "%s", mdae_strerror(err));
+    r[2] = fx_partial(p, e, 0, 1, &err);
+    cr_assert(r[2] != NULL || err == MDAE_E_NOMEM, "%s", mdae_strerror(err));
+    r[3] = fx_residual(p, e, r[1]);
+    bool ok = r[0] != NULL && r[1] != NULL && r[2] != NULL && r[3] != NULL;
+    cr_assert_eq(ok, !fx_pool_failed(p));
+    return ok;
+}
+
+Test(fx_oom, every_allocation_fails_cleanly)
+{
+    fx_pool *in = fx_pool_new();
+    cr_assert_not_null(in);
+    gen g = {in, {42}, false};
+    const fx_node *e = NULL;
+    while (e == NULL || fx_size(e) < 200) /* big enough for a few chunks */
+        e = g_expr(&g, 6);
+    const fx_node *de = fx_un(in, FX_DER, e, nw);
+    cr_assert_not_null(de);
+    cr_assert(mdae_replace_allocator(&counting_allocator) == MDAE_OK);
+    long n;
+    for (n = 0;; n++) {
+        counting_arm(n);
+        fx_pool *p = fx_pool_new();
+        bool ok = p != NULL && transform_all(p, e);
+        double v;
+        fx_point at = {0};
+        int rc = fx_eval(de, &at, &v); /* in a pool of its own */
+        cr_assert(rc == MDAE_E_NOMEM || rc == MDAE_E_INVAL || rc == MDAE_E_NOTIMPL, "%d", rc);
+        fx_pool_free(p);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+        if (ok && n_allocs <= n)
+            break;
+    }
+    counting_arm(-1);
+    mdae_replace_allocator(NULL);
+    cr_log_info("fx_oom: %ld allocation failures survived", n);
+    cr_assert_geq(n, 3);
+    fx_pool_free(in);
+}
+
+/* A DAG of 60 levels, e' = sin(e) + e sharing e (2^60 paths): each shared
+ * node is transformed once, so this takes milliseconds, not forever. */
+Test(fx_small, shared_nodes_once, .timeout = 60)
+{
+    const fx_node *e = V(0, 0);
+    for (int i = 0; i < 60; i++)
+        e = B2(FX_ADD, C1(FX_FN_SIN, e), e);
+    const fx_node *f = fx_fold(P_, e);
+    cr_assert_not_null(f);
+    cr_assert_eq(f->op, FX_ADD);
+    cr_assert_eq(f->n, 61); /* flattened: sin(e59) + sin(e58) + ... + x */
+    const fx_node *d2 = dt(e, 2);
+    cr_assert_not_null(d2);
+    cr_assert_not_null(pd(e, 0, 0));
+    cr_assert_not_null(dt(d2, 1));
 }
