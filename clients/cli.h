@@ -72,7 +72,7 @@ typedef struct cli_opts {
     const char *mode;     /* borrowed from argv: --mode SPEC */
     int method;           /* --method: SA_METHOD_* (default SA_METHOD_AUTO) */
     const char *format;   /* borrowed: --format mel|modelica; NULL: by extension/header */
-    const char *to;       /* borrowed: convert --to mel */
+    const char *to;       /* borrowed: convert --to mel|modelica */
     const char *from_mode; /* borrowed: modechange --from SPEC */
     const char *to_mode;   /* borrowed: modechange --to SPEC */
     bool all;              /* modechange --all (or --first) */

@@ -287,8 +287,8 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             o->instants = true;
         } else if ((cmd->opts & CLI_OPT_TO) && is_option(a, "--to")) {
             const char *v = option_value(argc, argv, &i, "--to");
-            if (v == NULL || strcmp(v, "mel") != 0)
-                return usage_error(cmd, o, "option '%s' needs 'mel' (the only target)", "--to",
+            if (v == NULL || (strcmp(v, "mel") != 0 && strcmp(v, "modelica") != 0))
+                return usage_error(cmd, o, "option '%s' needs 'mel' or 'modelica'", "--to",
                                    NULL);
             o->to = v;
         } else if ((cmd->opts & CLI_OPT_NODE_LIMIT) && is_option(a, "--node-limit")) {

@@ -104,15 +104,18 @@ static const cli_command commands[] = {
      "continuous, which need a restart, which are rejected there; with --json\n"
      "{method, pairs, counts, classes: {continuous, restart, rejected}} (sets\n"
      "as {guard, cubes}).\n"},
-    {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel [--format F]",
-     "print what the importer understood, as MEL",
-     "Reads the model (MEL or Modelica) and prints its elaborated structure as\n"
-     "MEL text that reads back into the same structure: the mode variables\n"
-     "with the Modelica atom each stands for, the derived invariants, the\n"
-     "unknowns and the guarded equations (each incidence case as an\n"
-     "if-expression), and, as comments, the when-clauses, reinit, discrete\n"
-     "and initial equations that are kept aside. Names that are not MEL\n"
-     "identifiers are rewritten (the original is given in a comment).\n"},
+    {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel|modelica [--format F]",
+     "print the model as MEL or as flat Modelica",
+     "Reads the model (MEL or Modelica) and prints its flat model in the\n"
+     "language asked for, text that reads back into the same flat model: the\n"
+     "known quantities with their bindings, the mode variables with their\n"
+     "definitions (a Modelica relation atom under its quoted text in MEL, as\n"
+     "the relation in Modelica), the invariants (MEL), the unknowns, every\n"
+     "equation as written, guarded by a conditional statement (MEL) or an\n"
+     "if-equation (Modelica), when-equations (reinit in Modelica), and the\n"
+     "when-clauses, discrete and initial equations that are kept aside (as\n"
+     "comments in MEL, as text in Modelica). Names that are not identifiers\n"
+     "are quoted ('stop1.v'). See docs/convert.md.\n"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -65,12 +65,28 @@ MDAE_API int mo_model_parse(const char *text, size_t len, const mel_options *opt
  * optional blank space) or if `filename` (may be NULL) ends in .mo or .bmo. */
 MDAE_API bool mo_is_modelica(const char *text, size_t len, const char *filename);
 
-/* Print a model (Modelica-imported or not) as MEL text that reads back into
- * the same structure: mode variables (with the atom each stands for, as a
- * comment), invariants, unknowns, guarded equations, and the kept events as
- * comments. Names that are not MEL identifiers are mangled and the original
- * given in a comment. On MDAE_OK *out is a new NUL-terminated string (owned:
- * mdae_free). MDAE_E_NOMEM otherwise. */
+/* Print a model (Modelica-imported or not) as MEL text. When the model kept
+ * its expressions (issue 38; not mel_options.no_expressions), the text is
+ * the model itself: known quantities with their bindings, mode variables
+ * with their definitions (a Modelica relation atom under its quoted text),
+ * invariants, unknowns, every equation as written in a conditional
+ * statement of its guard, when-equations, and the kept events as comments;
+ * it reads back into the same flat model (tests/engine/test_convert.c
+ * says what cannot: engine/mo_write.c). Without expressions, the structure
+ * only: one term per incidence case (mo_print.c). Names that are not MEL
+ * identifiers are quoted ('stop1.v') with expressions, mangled (the
+ * original in a comment) without. On MDAE_OK *out is a new NUL-terminated
+ * string (owned: mdae_free). MDAE_E_NOMEM otherwise. */
 MDAE_API int mo_model_to_mel(const mel_model *m, char **out);
+
+/* Print a model that kept its expressions as a flat Modelica model
+ * `model NAME ... equation ... end NAME;` (name NULL: "Model"): parameters
+ * and constants with bindings, unknowns, Booleans with their definitions,
+ * guarded equations as if-equations (relation atoms as their relations),
+ * when-equations with reinit, the kept events as text. On MDAE_OK *out is
+ * a new string (owned: mdae_free); MDAE_E_NOTIMPL when the model has no
+ * expressions (the structure alone is not a Modelica model), MDAE_E_NOMEM,
+ * MDAE_E_INVAL. */
+MDAE_API int mo_model_to_modelica(const mel_model *m, const char *name, char **out);
 
 #endif /* MO_H */

@@ -12,8 +12,13 @@
  * keep). Names that are not MEL identifiers (Modelica's `stop1.v`, atoms
  * like `s >= 0`) are rewritten to identifiers, unique in the text, and the
  * original name is given in a comment.
+ *
+ * That is the output for a model without expressions
+ * (mel_options.no_expressions); a model with them prints its equations
+ * (engine/mo_write.c).
  */
 #include "mo.h"
+#include "mo_write.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -170,10 +175,36 @@ static const char *event_kind(mel_event_kind k)
     return "?";
 }
 
+/* Whether m kept its expressions (issue 38): its pool, or any expression
+ * (a model built by hand has no pool). */
+static bool has_expressions(const mel_model *m)
+{
+    if (mel_model_exprs(m) != NULL || m->n_knowns > 0)
+        return true;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        if (m->equations[i].lhs != NULL)
+            return true;
+    for (uint32_t i = 0; i < m->n_modes; i++)
+        if (m->modes[i].def != NULL)
+            return true;
+    return false;
+}
+
+int mo_model_to_modelica(const mel_model *m, const char *name, char **out)
+{
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (!has_expressions(m))
+        return MDAE_E_NOTIMPL;
+    return mo__write(m, FX_SYNTAX_MODELICA, name, out);
+}
+
 int mo_model_to_mel(const mel_model *m, char **out)
 {
     if (m == NULL || out == NULL)
         return MDAE_E_INVAL;
+    if (has_expressions(m))
+        return mo__write(m, FX_SYNTAX_MEL, NULL, out);
     size_t total = (size_t)m->n_modes + m->n_variables + m->n_equations;
     nset set;
     set.cap = 16;

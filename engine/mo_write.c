@@ -1,0 +1,809 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mo_write.c -- a flat model with its expressions (issue 38) as MEL
+ * or as flat Modelica text: mo_model_to_modelica, and mo_model_to_mel for
+ * a model that kept its expressions (engine/mo.h; mo_print.c prints the
+ * structure of one that did not).
+ *
+ * What is printed (both languages read it back into the same flat model,
+ * checked by tests/engine/test_convert.c):
+ *  - MEL: known quantities with their bindings (`p : real = e;`,
+ *    `N : integer = e;`), mode variables with their definitions
+ *    (`g : boolean = e;`, a Modelica relation atom under its quoted text:
+ *    `'s >= 0' : boolean = s >= 0;`), invariants (not those a when-clause
+ *    adds: the `when` says them), unknowns (in a conditional statement when
+ *    guarded), equations `label : equation lhs = rhs;` in a conditional
+ *    statement whose condition is their guard, when-equations in
+ *    `when c then ... end`, and the kept events as comments.
+ *  - Modelica: `model NAME`, parameters and constants with their bindings,
+ *    unknowns, Booleans for the mode variables that are not relation atoms,
+ *    `equation`, the Booleans' definitions `b = e;`, each equation (in an
+ *    if-equation when guarded; relation atoms print as their relations),
+ *    when-equations as `when c then reinit(x, e); end when;`, the kept
+ *    events as their text (initial sections and algorithm statements as
+ *    comments), `end NAME;`. Labels that are identifiers are kept as
+ *    `/ * e1: * /` comments, which the importer reads as names.
+ * Names are quoted where the language needs it (fx_print_name).
+ *
+ * An equation without an expression (a front-end that could not build
+ * one) prints as the sum of its incidences, as mo_print.c does, so that
+ * its structure is still right.
+ */
+#include "fx.h"
+#include "mo.h"
+#include "mo_write.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct writer {
+    mdae_buf *b;
+    const mel_model *m;
+    fx_syntax syn;
+    fx_pool *tmp; /* guards converted to expressions */
+} writer;
+
+static void puts_(const writer *w, const char *s)
+{
+    mdae_buf_puts(w->b, s);
+}
+
+static void put_name(const writer *w, const char *name)
+{
+    fx_print_name(w->b, name, w->syn);
+}
+
+static void put_expr(const writer *w, const fx_node *e)
+{
+    fx_print(w->b, w->m, e, w->syn);
+}
+
+/* A guard as an expression over the modes, with the tree's shape (binary
+ * & and |, so that nested ones print in parentheses and read back as the
+ * same tree: MEL simplifies each node of a chain on its own). */
+static const fx_node *guard_fx(fx_pool *p, const mel_guard *g)
+{
+    static const mdae_range r0;
+    switch (g->op) {
+    case MEL_G_FALSE: return fx_bool(p, false, r0);
+    case MEL_G_TRUE: return fx_bool(p, true, r0);
+    case MEL_G_VAR: return fx_mode(p, g->var, r0);
+    case MEL_G_NOT: return fx_un(p, FX_NOT, guard_fx(p, g->lhs), r0);
+    case MEL_G_AND:
+    case MEL_G_OR:
+        return fx_bin(p, g->op == MEL_G_AND ? FX_AND : FX_OR, guard_fx(p, g->lhs),
+                      guard_fx(p, g->rhs), r0);
+    }
+    return NULL;
+}
+
+static void put_guard(const writer *w, const mel_guard *g)
+{
+    const fx_node *e = guard_fx(w->tmp, g);
+    if (e == NULL) {
+        w->b->oom = true;
+        return;
+    }
+    put_expr(w, e);
+}
+
+static void put_comment(const writer *w, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        char c = (*p == '\n' || *p == '\r') ? ' ' : *p;
+        mdae_buf_put(w->b, &c, 1);
+    }
+}
+
+static void put_number(const writer *w, double v)
+{
+    const fx_node *e = fx_num(w->tmp, v, false, (mdae_range){0});
+    if (e == NULL)
+        w->b->oom = true;
+    else
+        put_expr(w, e);
+}
+
+/* The structure of an equation without expression: 0 = the sum of one
+ * term per incidence case (mo_print.c says why that reads back). */
+static void put_incidence_sum(const writer *w, const mel_equation *q)
+{
+    bool mel = w->syn == FX_SYNTAX_MEL;
+    puts_(w, "0 = ");
+    bool first = true;
+    for (uint32_t j = 0; j < q->n_incs; j++) {
+        const mel_incidence *inc = &q->incs[j];
+        for (uint32_t c = 0; c < inc->n_cases; c++) {
+            const mel_order_case *k = &inc->cases[c];
+            puts_(w, first ? "" : " + ");
+            first = false;
+            bool cg = k->guard->op != MEL_G_TRUE;
+            if (cg) {
+                puts_(w, "(if ");
+                put_guard(w, k->guard);
+                puts_(w, " then ");
+            }
+            for (int o = 0; o < k->order; o++)
+                puts_(w, o < k->next && mel ? "next(" : "der(");
+            put_name(w, w->m->variables[inc->var].name);
+            for (int o = 0; o < k->order; o++)
+                puts_(w, ")");
+            if (cg)
+                puts_(w, " else 0)");
+        }
+    }
+    if (first)
+        puts_(w, "0");
+}
+
+static void put_equation_body(const writer *w, const mel_equation *q)
+{
+    if (q->lhs == NULL || q->rhs == NULL) {
+        put_incidence_sum(w, q);
+        return;
+    }
+    put_expr(w, q->lhs);
+    puts_(w, " = ");
+    put_expr(w, q->rhs);
+}
+
+static bool guard_same(const mel_guard *a, const mel_guard *b)
+{
+    if (a == b)
+        return true;
+    if (a->op != b->op)
+        return false;
+    switch (a->op) {
+    case MEL_G_VAR: return a->var == b->var;
+    case MEL_G_NOT: return guard_same(a->lhs, b->lhs);
+    case MEL_G_AND:
+    case MEL_G_OR: return guard_same(a->lhs, b->lhs) && guard_same(a->rhs, b->rhs);
+    default: return true;
+    }
+}
+
+/* What a when-equation's guard adds to its when-clause's condition c:
+ * NULL when it is c itself, g when it is c & g. */
+static const mel_guard *guard_inside_when(const mel_guard *guard, const mel_guard *c)
+{
+    if (guard_same(guard, c))
+        return NULL;
+    if (guard->op == MEL_G_AND && guard_same(guard->lhs, c))
+        return guard->rhs;
+    return guard;
+}
+
+/* A label the importer reads back from a comment: an identifier. */
+static void mo_label(const writer *w, const char *name)
+{
+    size_t n = strlen(name);
+    bool ident = n > 0 && ((name[0] >= 'a' && name[0] <= 'z') ||
+                           (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
+    for (size_t i = 1; ident && i < n; i++) {
+        char c = name[i];
+        ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                (c >= '0' && c <= '9');
+    }
+    if (ident) {
+        puts_(w, "/* ");
+        puts_(w, name);
+        puts_(w, ": */ ");
+    }
+}
+
+/* ---- Conditional statements ------------------------------------------------------
+ * The equations of one outermost conditional statement (the same
+ * mel_equation.cond, consecutive) are printed as one conditional again, so
+ * that a tool merges the same equations (cond_pos) and Modelica gets
+ * if-equations with their else-branches. The front-ends build the guard of
+ * branch j of `if c1 then .. elseif c2 then .. else .. end` as
+ * and(rest_j, c_j) with rest_1 = the context and rest_{j+1} =
+ * and(rest_j, not c_j) (mel__g_and, mel__g_not: AND nodes, TRUE dropped,
+ * NOT NOT folded), and a nested conditional's as and(branch, d): so the
+ * guards' left spines give the branches back. A branch starts at cond_pos
+ * 0. When the guards do not have that shape, each equation is printed in
+ * its own conditional (the guards, which are what the analyses read, are
+ * the same either way). */
+#define MAX_BRANCHES 64
+#define MAX_NEST 32
+
+typedef struct branch {
+    uint32_t from, to;      /* equations [from, to) */
+    const mel_guard *inner; /* the branch's guard: its equations' spines hold it */
+    const mel_guard *cond;  /* what the text says (NULL: else) */
+} branch;
+
+/* Whether r is on g's left spine (g, g->lhs, ... through AND nodes). */
+static bool spine_has(const mel_guard *g, const mel_guard *r)
+{
+    for (;;) {
+        if (guard_same(g, r))
+            return true;
+        if (g->op != MEL_G_AND)
+            return false;
+        g = g->lhs;
+    }
+}
+
+/* Whether r is mel__g_not(c). */
+static bool is_not_of(const mel_guard *r, const mel_guard *c)
+{
+    return c->op == MEL_G_NOT ? guard_same(r, c->lhs) : r->op == MEL_G_NOT && guard_same(r->lhs, c);
+}
+
+/* The node of g's spine that is and(rest, not c) (rest TRUE: not c). */
+static const mel_guard *find_rest(const mel_guard *g, const mel_guard *rest, const mel_guard *c)
+{
+    for (;;) {
+        if (rest->op == MEL_G_TRUE ? is_not_of(g, c)
+                                   : g->op == MEL_G_AND && guard_same(g->lhs, rest) &&
+                                         is_not_of(g->rhs, c))
+            return g;
+        if (g->op != MEL_G_AND)
+            return NULL;
+        g = g->lhs;
+    }
+}
+
+static bool all_spines_have(const mel_model *m, const uint32_t *eq, uint32_t from, uint32_t to,
+                            const mel_guard *r)
+{
+    for (uint32_t i = from; i < to; i++)
+        if (!spine_has(m->equations[eq[i]].guard, r))
+            return false;
+    return true;
+}
+
+/* Branch b's guard and condition given rest; next: the next branch's first
+ * equation's guard (NULL: b is the last). Then *rest becomes the next
+ * branch's rest. False when the guards do not have the shape. */
+static bool find_branch(const mel_model *m, const uint32_t *eq, branch *b, const mel_guard **rest,
+                        const mel_guard *next)
+{
+    const mel_guard *r = *rest;
+    const mel_guard *g = m->equations[eq[b->from]].guard;
+    if (r->op != MEL_G_TRUE && next == NULL && all_spines_have(m, eq, b->from, b->to, r)) {
+        /* an else-branch, unless its equations say and(rest, c) */
+        bool plain_else = true;
+        const mel_guard *s = g;
+        while (s->op == MEL_G_AND && !guard_same(s, r)) {
+            if (guard_same(s->lhs, r) && all_spines_have(m, eq, b->from, b->to, s)) {
+                plain_else = false;
+                break;
+            }
+            s = s->lhs;
+        }
+        if (plain_else) {
+            b->inner = r;
+            b->cond = NULL;
+            return true;
+        }
+    }
+    for (const mel_guard *s = g;; s = s->lhs) {
+        const mel_guard *c = r->op == MEL_G_TRUE ? s : s->op == MEL_G_AND && guard_same(s->lhs, r) ? s->rhs : NULL;
+        if (c != NULL && all_spines_have(m, eq, b->from, b->to, s)) {
+            const mel_guard *nr = next != NULL ? find_rest(next, r, c) : NULL;
+            if (next == NULL || nr != NULL) {
+                b->inner = s;
+                b->cond = c;
+                *rest = nr;
+                return true;
+            }
+        }
+        if (s->op != MEL_G_AND)
+            return false;
+    }
+}
+
+/* The conditions between an equation's guard g and its branch's `inner`
+ * (nested conditionals), outermost first; their number, or -1. */
+static int peel(const mel_guard *g, const mel_guard *inner, const mel_guard **out)
+{
+    int n = 0;
+    while (!guard_same(g, inner)) {
+        if (g->op != MEL_G_AND || n == MAX_NEST)
+            return -1;
+        out[n++] = g->rhs;
+        g = g->lhs;
+    }
+    for (int i = 0; i < n / 2; i++) {
+        const mel_guard *t = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = t;
+    }
+    return n;
+}
+
+/* Split eq[0..n) into branches (at cond_pos 0) and find their conditions;
+ * the number of branches, or 0 when the shape is not recognised. */
+static uint32_t find_branches(const mel_model *m, const uint32_t *eq, uint32_t n, branch *br)
+{
+    uint32_t nb = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 0 || m->equations[eq[i]].cond_pos == 0) {
+            if (nb == MAX_BRANCHES)
+                return 0;
+            br[nb++] = (branch){.from = i, .to = i};
+        }
+        br[nb - 1].to = i + 1;
+    }
+    const mel_guard *rest = &(const mel_guard){.op = MEL_G_TRUE};
+    for (uint32_t j = 0; j < nb; j++) {
+        const mel_guard *next = j + 1 < nb ? m->equations[eq[br[j + 1].from]].guard : NULL;
+        if (rest == NULL || !find_branch(m, eq, &br[j], &rest, next))
+            return 0;
+        if (br[j].cond == NULL && j + 1 < nb)
+            return 0;
+        const mel_guard *nest[MAX_NEST];
+        for (uint32_t i = br[j].from; i < br[j].to; i++)
+            if (peel(m->equations[eq[i]].guard, br[j].inner, nest) < 0)
+                return 0;
+    }
+    return nb;
+}
+
+static void put_indent(const writer *w, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        puts_(w, "  ");
+}
+
+/* One equation inside branch b, its nested conditions opened and closed. */
+static void put_in_branch(const writer *w, const mel_equation *q, const branch *b, int depth)
+{
+    bool mel = w->syn == FX_SYNTAX_MEL;
+    const mel_guard *nest[MAX_NEST];
+    int n = peel(q->guard, b->inner, nest);
+    assert(n >= 0);
+    put_indent(w, depth);
+    for (int i = 0; i < n; i++) {
+        puts_(w, "if ");
+        put_guard(w, nest[i]);
+        puts_(w, " then ");
+    }
+    if (mel) {
+        put_name(w, q->name);
+        puts_(w, " : equation ");
+        put_equation_body(w, q);
+    } else {
+        mo_label(w, q->name);
+        put_equation_body(w, q);
+    }
+    for (int i = 0; i < n; i++)
+        puts_(w, mel ? " end" : "; end if");
+    puts_(w, ";\n");
+}
+
+/* The conditional statement of eq[0..n), or false (nothing printed) when
+ * the guards do not show one. */
+static bool put_conditional(const writer *w, const uint32_t *eq, uint32_t n, int depth)
+{
+    bool mel = w->syn == FX_SYNTAX_MEL;
+    branch br[MAX_BRANCHES];
+    uint32_t nb = find_branches(w->m, eq, n, br);
+    if (nb == 0)
+        return false;
+    int opened = 0;
+    for (uint32_t j = 0; j < nb; j++) {
+        put_indent(w, depth);
+        if (br[j].cond == NULL) {
+            puts_(w, "else\n");
+        } else {
+            puts_(w, j == 0 ? "if " : mel ? "else if " : "elseif ");
+            put_guard(w, br[j].cond);
+            puts_(w, " then\n");
+            if (j == 0 || mel)
+                opened++;
+        }
+        for (uint32_t i = br[j].from; i < br[j].to; i++)
+            put_in_branch(w, &w->m->equations[eq[i]], &br[j], depth + 1);
+    }
+    put_indent(w, depth);
+    for (int k = 0; k < opened; k++)
+        puts_(w, mel ? (k + 1 < opened ? "end " : "end;\n") : "end if;\n");
+    return true;
+}
+
+/* Equations i.. with the same cond (not 0) as i, outside when-clauses,
+ * into eq; their number. */
+static uint32_t cond_run(const mel_model *m, uint32_t i, uint32_t *eq)
+{
+    uint32_t n = 0;
+    uint32_t c = m->equations[i].cond;
+    while (i < m->n_equations && m->equations[i].cond == c && m->equations[i].when == 0 &&
+           m->equations[i].guard->op != MEL_G_TRUE)
+        eq[n++] = i++;
+    return n;
+}
+
+/* Every equation in order, conditionals grouped: one(w, q) prints an
+ * equation on its own, when_clause(w, k) when-clause k whole, where its
+ * first equation is. False on OOM. */
+static bool put_equations(const writer *w, void (*one)(const writer *w, const mel_equation *q),
+                          void (*when_clause)(const writer *w, uint32_t k))
+{
+    const mel_model *m = w->m;
+    uint32_t *eq = mdae_malloc(((size_t)m->n_equations + 1) * sizeof *eq);
+    bool *done = mdae_calloc((size_t)m->n_whens + 1, sizeof *done);
+    bool ok = eq != NULL && done != NULL;
+    for (uint32_t i = 0; ok && i < m->n_equations;) {
+        const mel_equation *q = &m->equations[i];
+        if (q->when != 0) {
+            if (!done[q->when - 1])
+                when_clause(w, q->when - 1);
+            done[q->when - 1] = true;
+            i++;
+            continue;
+        }
+        uint32_t n = q->cond != 0 ? cond_run(m, i, eq) : 0;
+        if (n > 0 && put_conditional(w, eq, n, 1)) {
+            i += n;
+            continue;
+        }
+        for (uint32_t k = 0; k < (n > 0 ? n : 1); k++)
+            one(w, &m->equations[i + k]);
+        i += n > 0 ? n : 1;
+    }
+    mdae_free(eq);
+    mdae_free(done);
+    return ok;
+}
+
+/* ---- MEL ------------------------------------------------------------------------ */
+static void mel_knowns(const writer *w)
+{
+    const mel_model *m = w->m;
+    if (m->n_knowns > 0)
+        puts_(w, "\n// known quantities\n");
+    for (uint32_t i = 0; i < m->n_knowns; i++) {
+        const mel_known *k = &m->knowns[i];
+        put_name(w, k->name);
+        puts_(w, k->kind == MEL_KNOWN_INTEGER ? " : integer = " : " : real = ");
+        if (k->binding != NULL)
+            put_expr(w, k->binding);
+        else if (k->known)
+            put_number(w, k->value);
+        else
+            puts_(w, "0.0");
+        puts_(w, ";");
+        if (k->kind == MEL_KNOWN_BOOLEAN)
+            puts_(w, " // a Boolean parameter (MEL has none)");
+        else if (k->binding == NULL)
+            puts_(w, k->known ? " // no binding in the source" : " // no binding, no value");
+        puts_(w, "\n");
+    }
+}
+
+static void mel_modes(const writer *w)
+{
+    const mel_model *m = w->m;
+    if (m->n_modes > 0)
+        puts_(w, "\n// mode variables\n");
+    for (uint32_t i = 0; i < m->n_modes; i++) {
+        put_name(w, m->modes[i].name);
+        puts_(w, " : boolean");
+        if (m->modes[i].def != NULL) {
+            puts_(w, " = ");
+            put_expr(w, m->modes[i].def);
+        }
+        puts_(w, ";\n");
+    }
+}
+
+static void mel_invariants(const writer *w)
+{
+    const mel_model *m = w->m;
+    if (m->n_invariants > 0)
+        puts_(w, "\n// invariants\n");
+    for (uint32_t i = 0; i < m->n_invariants; i++) {
+        if (m->invariants[i].when != 0) {
+            puts_(w, "// transient modes: the when-clause below\n");
+            continue;
+        }
+        puts_(w, "invariant ");
+        put_guard(w, m->invariants[i].cond);
+        puts_(w, ";\n");
+    }
+}
+
+static void mel_unknowns(const writer *w)
+{
+    const mel_model *m = w->m;
+    if (m->n_variables > 0)
+        puts_(w, "\n// unknowns\n");
+    for (uint32_t i = 0; i < m->n_variables; i++) {
+        const mel_variable *v = &m->variables[i];
+        bool guarded = v->guard->op != MEL_G_TRUE;
+        if (guarded) {
+            puts_(w, "if ");
+            put_guard(w, v->guard);
+            puts_(w, " then ");
+        }
+        put_name(w, v->name);
+        puts_(w, guarded ? " : real end;\n" : " : real;\n");
+    }
+}
+
+/* An equation outside conditionals and when-clauses (its guard, if any,
+ * in a conditional statement of its own). */
+static void mel_write_equation(const writer *w, const mel_equation *q)
+{
+    bool guarded = q->guard->op != MEL_G_TRUE;
+    puts_(w, "  ");
+    if (guarded) {
+        puts_(w, "if ");
+        put_guard(w, q->guard);
+        puts_(w, " then ");
+    }
+    put_name(w, q->name);
+    puts_(w, " : equation ");
+    put_equation_body(w, q);
+    puts_(w, guarded ? " end;\n" : ";\n");
+}
+
+/* When-clause k: `when c then` its equations `end;`. */
+static void mel_write_when(const writer *w, uint32_t k)
+{
+    const mel_model *m = w->m;
+    const mel_guard *c = m->whens[k].cond;
+    puts_(w, "  when ");
+    put_guard(w, c);
+    puts_(w, " then\n");
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *q = &m->equations[i];
+        if (q->when != k + 1)
+            continue;
+        const mel_guard *g = guard_inside_when(q->guard, c);
+        puts_(w, "    ");
+        if (g != NULL) {
+            puts_(w, "if ");
+            put_guard(w, g);
+            puts_(w, " then ");
+        }
+        put_name(w, q->name);
+        puts_(w, " : equation ");
+        put_equation_body(w, q);
+        puts_(w, g != NULL ? " end;\n" : ";\n");
+    }
+    puts_(w, "  end;\n");
+}
+
+static const char *event_kind(mel_event_kind k)
+{
+    switch (k) {
+    case MEL_EV_WHEN: return "when";
+    case MEL_EV_REINIT: return "reinit";
+    case MEL_EV_DISCRETE: return "discrete";
+    case MEL_EV_INITIAL: return "initial";
+    case MEL_EV_ASSERT: return "assert";
+    }
+    return "?";
+}
+
+static void mel_events(const writer *w)
+{
+    const mel_model *m = w->m;
+    if (m->n_events > 0)
+        puts_(w, "\n// kept aside (not part of the continuous system)\n");
+    for (uint32_t i = 0; i < m->n_events; i++) {
+        const mel_event *ev = &m->events[i];
+        puts_(w, ev->parent >= 0 ? "//     " : "// ");
+        puts_(w, event_kind(ev->kind));
+        puts_(w, ": ");
+        put_comment(w, ev->text);
+        puts_(w, "\n");
+    }
+}
+
+static void write_mel(const writer *w)
+{
+    const mel_model *m = w->m;
+    char line[160];
+    snprintf(line, sizeof line,
+             "// %u unknowns, %u equations, %u mode variables, %u invariants, %u known\n",
+             m->n_variables, m->n_equations, m->n_modes, m->n_invariants, m->n_knowns);
+    puts_(w, line);
+    mel_knowns(w);
+    mel_modes(w);
+    mel_invariants(w);
+    mel_unknowns(w);
+    if (m->n_equations > 0)
+        puts_(w, "\n// equations\n");
+    if (!put_equations(w, mel_write_equation, mel_write_when))
+        w->b->oom = true;
+    mel_events(w);
+}
+
+/* ---- Modelica -------------------------------------------------------------------- */
+static void mo_declarations(const writer *w)
+{
+    const mel_model *m = w->m;
+    for (uint32_t i = 0; i < m->n_knowns; i++) {
+        const mel_known *k = &m->knowns[i];
+        puts_(w, k->constant ? "  constant " : "  parameter ");
+        puts_(w, k->kind == MEL_KNOWN_INTEGER   ? "Integer "
+                 : k->kind == MEL_KNOWN_BOOLEAN ? "Boolean "
+                                                : "Real ");
+        put_name(w, k->name);
+        if (k->binding != NULL) {
+            puts_(w, " = ");
+            put_expr(w, k->binding);
+        }
+        puts_(w, ";\n");
+    }
+    for (uint32_t i = 0; i < m->n_variables; i++) {
+        puts_(w, "  Real ");
+        put_name(w, m->variables[i].name);
+        puts_(w, ";");
+        if (m->variables[i].guard->op != MEL_G_TRUE) {
+            puts_(w, " // exists when ");
+            put_guard(w, m->variables[i].guard);
+        }
+        puts_(w, "\n");
+    }
+    for (uint32_t i = 0; i < m->n_modes; i++) {
+        if (fx_mode_is_atom(m, i))
+            continue;
+        puts_(w, "  Boolean ");
+        put_name(w, m->modes[i].name);
+        puts_(w, ";\n");
+    }
+}
+
+/* A when-equation: reinit(x, e) for next(x) = e, else as written. */
+static void mo_when_body(const writer *w, const mel_equation *q)
+{
+    const fx_node *l = q->lhs;
+    bool reinit = l != NULL && q->rhs != NULL &&
+                  ((l->op == FX_NEXT && l->kids[0]->op == FX_VAR && l->kids[0]->order == 0) ||
+                   (l->op == FX_VAR && l->order == 0));
+    if (!reinit) {
+        put_equation_body(w, q);
+        return;
+    }
+    const fx_node *x = l->op == FX_NEXT ? l->kids[0] : l;
+    puts_(w, "reinit(");
+    put_expr(w, x);
+    puts_(w, ", ");
+    put_expr(w, q->rhs);
+    puts_(w, ")");
+}
+
+static void mo_equation(const writer *w, const mel_equation *q)
+{
+    bool guarded = q->guard->op != MEL_G_TRUE;
+    puts_(w, "  ");
+    if (guarded) {
+        puts_(w, "if ");
+        put_guard(w, q->guard);
+        puts_(w, " then ");
+    }
+    mo_label(w, q->name);
+    put_equation_body(w, q);
+    puts_(w, guarded ? "; end if;\n" : ";\n");
+}
+
+/* The when-equations of when-clause k, in one when-equation. */
+static void mo_when(const writer *w, uint32_t k)
+{
+    const mel_model *m = w->m;
+    puts_(w, "  when ");
+    put_guard(w, m->whens[k].cond);
+    puts_(w, " then\n");
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *q = &m->equations[i];
+        if (q->when != k + 1)
+            continue;
+        const mel_guard *g = guard_inside_when(q->guard, m->whens[k].cond);
+        puts_(w, "    ");
+        if (g != NULL) {
+            puts_(w, "if ");
+            put_guard(w, g);
+            puts_(w, " then ");
+        }
+        mo_label(w, q->name);
+        mo_when_body(w, q);
+        puts_(w, g != NULL ? "; end if;\n" : ";\n");
+    }
+    puts_(w, "  end when;\n");
+}
+
+/* Whether when-event i is one of the when-clauses above (it has a reinit,
+ * which made it a transient mode), so that it is not printed twice. */
+static bool event_is_transient(const mel_model *m, uint32_t i)
+{
+    if (m->n_whens == 0)
+        return false;
+    for (uint32_t j = i + 1; j < m->n_events; j++)
+        if (m->events[j].parent == (long)i && m->events[j].kind == MEL_EV_REINIT)
+            return true;
+    return false;
+}
+
+/* The kept events as text: when-clauses (those that are not transient
+ * modes) with what they hold, discrete equations and asserts; initial
+ * sections and algorithm statements, which an equation section cannot
+ * hold, as comments. */
+static void mo_events(const writer *w)
+{
+    const mel_model *m = w->m;
+    for (uint32_t i = 0; i < m->n_events; i++) {
+        const mel_event *ev = &m->events[i];
+        if (ev->parent >= 0)
+            continue;
+        bool text = ev->kind != MEL_EV_INITIAL && strstr(ev->text, ":=") == NULL;
+        if (ev->kind == MEL_EV_WHEN) {
+            if (event_is_transient(m, i))
+                continue;
+            for (uint32_t j = i + 1; j < m->n_events && text; j++)
+                if (m->events[j].parent == (long)i && strstr(m->events[j].text, ":=") != NULL)
+                    text = false;
+        }
+        puts_(w, text ? "  " : "  // ");
+        puts_(w, ev->kind == MEL_EV_INITIAL ? "initial: " : "");
+        if (ev->kind != MEL_EV_WHEN) {
+            put_comment(w, ev->text);
+            puts_(w, ";\n");
+            continue;
+        }
+        puts_(w, "when ");
+        put_comment(w, ev->text);
+        puts_(w, " then");
+        for (uint32_t j = i + 1; j < m->n_events; j++) {
+            if (m->events[j].parent != (long)i)
+                continue;
+            puts_(w, " ");
+            put_comment(w, m->events[j].text);
+            puts_(w, ";");
+        }
+        puts_(w, " end when;\n");
+    }
+}
+
+static void write_modelica(const writer *w, const char *name)
+{
+    const mel_model *m = w->m;
+    puts_(w, "model ");
+    put_name(w, name);
+    puts_(w, "\n");
+    mo_declarations(w);
+    puts_(w, "equation\n");
+    for (uint32_t i = 0; i < m->n_modes; i++) {
+        if (m->modes[i].def == NULL || fx_mode_is_atom(m, i))
+            continue;
+        puts_(w, "  ");
+        put_name(w, m->modes[i].name);
+        puts_(w, " = ");
+        put_expr(w, m->modes[i].def);
+        puts_(w, ";\n");
+    }
+    if (!put_equations(w, mo_equation, mo_when))
+        w->b->oom = true;
+    mo_events(w);
+    puts_(w, "end ");
+    put_name(w, name);
+    puts_(w, ";\n");
+}
+
+int mo__write(const mel_model *m, fx_syntax syntax, const char *name, char **out)
+{
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    mdae_buf b = {0};
+    writer w = {.b = &b, .m = m, .syn = syntax, .tmp = fx_pool_new()};
+    if (w.tmp == NULL)
+        return MDAE_E_NOMEM;
+    if (syntax == FX_SYNTAX_MEL)
+        write_mel(&w);
+    else
+        write_modelica(&w, name != NULL && *name != '\0' ? name : "Model");
+    bool oom = b.oom || fx_pool_failed(w.tmp);
+    fx_pool_free(w.tmp);
+    if (oom) {
+        mdae_free(b.p);
+        return MDAE_E_NOMEM;
+    }
+    *out = b.p != NULL ? b.p : mdae_strdup("");
+    return *out != NULL ? MDAE_OK : MDAE_E_NOMEM;
+}
