@@ -180,9 +180,14 @@ Test(wk_lsp, hover_on_a_differentiated_equation_gives_its_differentiated_body)
     free(h);
     free(text);
     ed_close(&e);
-    text = t_model("rldc2_cc.mo");
+}
+
+Test(wk_lsp, modelica_hover_gives_the_differentiated_body_in_modelica)
+{
+    editor e;
+    char *text = t_model("rldc2_cc.mo");
     ed_open(&e, "", false, "file:///rldc2_cc.mo", "modelica", text, NULL);
-    h = ed_hover(&e, 26, 4); /* 0 = j1+i1+i2+j2; // (K1) */
+    char *h = ed_hover(&e, 26, 4); /* 0 = j1+i1+i2+j2; // (K1) */
     assert_has(h, "differentiated ×1 when `!g1 & !g2`:\n```modelica\n"
                   "0 = der(j1) + der(i1) + der(i2) + der(j2)\n```");
     free(h);
