@@ -536,14 +536,18 @@ static void hover_bodies(const wk_state *w, mdae_buf *b, const cJSON *item, long
         int rc = fx_body_format(w->model, (uint32_t)e, (unsigned)v->valueint, &body);
         nomem_check(rc);
         char head[64];
-        snprintf(head, sizeof head, "\n\ndifferentiated \u00d7%d when `", v->valueint);
+        snprintf(head, sizeof head, "\n\ndifferentiated \u00d7%d", v->valueint);
         mdae_buf_puts(b, head);
-        mdae_buf_puts(b, str_of(c, "guard"));
+        const char *guard = str_of(c, "guard");
+        bool always = strcmp(guard, "true") == 0;
+        mdae_buf_puts(b, always ? " in every mode" : " when `");
+        mdae_buf_puts(b, always ? "" : guard);
+        mdae_buf_puts(b, always ? "" : "`");
         if (body == NULL) {
-            mdae_buf_puts(b, rc == MDAE_E_LIMIT ? "`: too large to show" : "`");
+            mdae_buf_puts(b, rc == MDAE_E_LIMIT ? ": too large to show" : "");
             continue;
         }
-        mdae_buf_puts(b, "`:\n```");
+        mdae_buf_puts(b, ":\n```");
         mdae_buf_puts(b, lang);
         mdae_buf_puts(b, "\n");
         mdae_buf_puts(b, body);
