@@ -9,20 +9,24 @@
  * from folded pieces with the same constructors, comes out folded. The
  * shapes they produce (a folded tree):
  *  - sums and products flat (no FX_ADD kid of an FX_ADD, no FX_MUL kid of
- *    an FX_MUL), their numbers combined into one: a product's first factor,
- *    a sum's last term (a negative one as FX_NEG of its absolute value, so
- *    that `x - 1` stays ADD(x, NEG(1))); 0 terms and 1 factors dropped;
+ *    an FX_MUL; a - (b + c) is a - b - c), their numbers combined into
+ *    one: a product's first factor, a sum's last term (a negative one as
+ *    FX_NEG of its absolute value, so that `x - 1` stays ADD(x, NEG(1)));
+ *    0 terms and 1 factors dropped; like terms merged (x*y + 2*y*x is
+ *    3*x*y, in sums of at most MERGE_MAX terms);
  *  - a product's, a quotient's signs pulled out: -(a*b), -(a/b); --e is e;
  *  - e^1 = e, e^0 = 1, 1^e = 1; numbers of arithmetic, relations and known
  *    functions computed when the result is finite (1/0 stays 1/0);
  *  - relations of constants, !, and, or of constants folded; if with a
  *    constant condition is its branch, if with fx_equal branches is the
- *    branch, if c then -a else -b is -(if c then a else b);
+ *    branch (compared up to SAME_BUDGET nodes), if c then -a else -b is
+ *    -(if c then a else b);
  *  - der(x) of an unknown is x's next order, der of a constant 0.
  * These keep the value wherever the input is defined, with two accepted
- * conventions for structural work: 0 * e and 0 / e fold to 0 even where e is
- * infinite or NaN (IEEE would give NaN), and numbers are combined in the
- * order the terms come (rounding may differ in the last bits).
+ * conventions for structural work: 0 * e, 0 / e and e - e fold to 0 even
+ * where e is infinite or NaN (IEEE would give NaN), and numbers are
+ * combined in the order the terms come (rounding may differ in the last
+ * bits).
  *
  * Derivatives: d() differentiates a folded tree, with respect to time or
  * to one unknown's derivative (fx_partial). Rules beyond the textbook ones
@@ -46,7 +50,8 @@
  * (a*b)' = a'*b + a*b', so the result is O(n log n), not O(n^2).
  *
  * Memory: results and scratch arrays live in the caller's pool; the memo
- * (below) is malloc'd and freed within the call. Recursion follows the tree's depth (engine/fx.h, Depth).
+ * (below) is malloc'd and freed within the call. Recursion follows the
+ * tree's depth (engine/fx.h, Depth).
  */
 #include "fx.h"
 #include "fx_int.h"
@@ -61,7 +66,10 @@
 static const mdae_range nowhere;
 
 /* ---- Leaves and tests -------------------------------------------------------- */
-static bool integral(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0; }
+static bool integral(double v)
+{
+    return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
+}
 
 static const fx_node *num(fx_pool *p, double v, bool is_int)
 {
@@ -73,7 +81,10 @@ static const fx_node *num(fx_pool *p, double v, bool is_int)
 static const fx_node *zero(fx_pool *p) { return num(p, 0, true); }
 static const fx_node *one(fx_pool *p) { return num(p, 1, true); }
 static bool is_num(const fx_node *e) { return e != NULL && e->op == FX_NUM; }
-static bool is_const(const fx_node *e) { return e != NULL && (e->op == FX_NUM || e->op == FX_BOOL); }
+static bool is_const(const fx_node *e)
+{
+    return e != NULL && (e->op == FX_NUM || e->op == FX_BOOL);
+}
 static bool is_val(const fx_node *e, double v) { return is_num(e) && e->num == v; }
 static bool is_zero(const fx_node *e) { return is_val(e, 0); }
 
@@ -109,6 +120,134 @@ static bool any_null(const fx_node *const *kids, uint32_t n)
     return false;
 }
 
+/* fx_equal, giving up (false) after *budget nodes: two DAGs that are equal
+ * but not shared may have exponentially many paths. */
+static bool same(const fx_node *a, const fx_node *b, size_t *budget)
+{
+    if (a == b)
+        return true;
+    if (*budget == 0)
+        return false;
+    --*budget;
+    if (a->op != b->op || a->n != b->n || a->fn != b->fn || a->index != b->index ||
+        a->order != b->order)
+        return false;
+    if ((a->op == FX_NUM || a->op == FX_BOOL) && memcmp(&a->num, &b->num, sizeof a->num) != 0)
+        return false;
+    if ((a->name == NULL) != (b->name == NULL) ||
+        (a->name != NULL && strcmp(a->name, b->name) != 0))
+        return false;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!same(a->kids[k], b->kids[k], budget))
+            return false;
+    return true;
+}
+
+#define SAME_BUDGET 4096
+
+/* ---- Like terms: c1*f + c2*f is (c1 + c2)*f ---------------------------------------
+ * Only in sums of at most MERGE_MAX terms (the comparison is quadratic);
+ * terms compare with same(). A coefficient that becomes 0 drops the term:
+ * x - x is 0, the convention of 0 * e. */
+#define MERGE_MAX 64
+
+/* A term of a sum seen as coef * f[0] * ... * f[n-1]. */
+typedef struct termv {
+    double c;
+    bool c_int;
+    const fx_node *const *f;
+    uint32_t n;
+    const fx_node *one; /* f's storage for a term that is not a product */
+} termv;
+
+static void term_view(const fx_node *t, termv *v)
+{
+    v->c = 1;
+    v->c_int = true;
+    if (t->op == FX_NEG) {
+        v->c = -1;
+        t = t->kids[0];
+    }
+    if (t->op != FX_MUL) {
+        v->one = t;
+        v->f = &v->one;
+        v->n = 1;
+        return;
+    }
+    uint32_t first = t->kids[0]->op == FX_NUM ? 1 : 0;
+    if (first) {
+        v->c *= t->kids[0]->num;
+        v->c_int = t->kids[0]->is_int;
+    }
+    v->f = t->kids + first;
+    v->n = t->n - first;
+}
+
+/* The same factors, in any order (x'*x is like x*x'): a match for each of
+ * a's factors among b's unused ones. */
+static bool like(const termv *a, const termv *b)
+{
+    if (a->n != b->n || a->n > MERGE_MAX)
+        return false;
+    size_t budget = SAME_BUDGET;
+    bool used[MERGE_MAX] = {false};
+    for (uint32_t k = 0; k < a->n; k++) {
+        uint32_t j = 0;
+        while (j < b->n && (used[j] || !same(a->f[k], b->f[j], &budget)))
+            j++;
+        if (j == b->n)
+            return false;
+        used[j] = true;
+    }
+    return true;
+}
+
+static const fx_node *s_mul(fx_pool *p, const fx_node *const *kids, uint32_t n, mdae_range where);
+
+/* coef * v's factors. */
+static const fx_node *term_of(fx_pool *p, double c, bool c_int, const termv *v)
+{
+    const fx_node **f = kids_new(p, (size_t)v->n + 1);
+    if (f == NULL)
+        return NULL;
+    f[0] = num(p, c, c_int);
+    memcpy(f + 1, v->f, v->n * sizeof *f);
+    return s_mul(p, f, v->n + 1, nowhere);
+}
+
+/* Merge the like terms of t[0 .. *out) in place; false on OOM. */
+static bool merge_like_terms(fx_pool *p, const fx_node **t, uint32_t *out)
+{
+    uint32_t n = *out;
+    if (n < 2 || n > MERGE_MAX)
+        return true;
+    termv v[MERGE_MAX];
+    bool alive[MERGE_MAX], merged[MERGE_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        term_view(t[i], &v[i]);
+        alive[i] = true;
+        merged[i] = false;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; alive[i] && j < n; j++)
+            if (alive[j] && like(&v[i], &v[j])) {
+                v[i].c += v[j].c;
+                v[i].c_int = v[i].c_int && v[j].c_int;
+                alive[j] = false;
+                merged[i] = true;
+            }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!alive[i] || (merged[i] && v[i].c == 0))
+            continue;
+        t[k] = merged[i] ? term_of(p, v[i].c, v[i].c_int, &v[i]) : t[i];
+        if (t[k++] == NULL)
+            return false;
+    }
+    *out = k;
+    return true;
+}
+
 /* ---- Smart constructors: one node from folded kids, folded ------------------ */
 static const fx_node *s_neg(fx_pool *p, const fx_node *a, mdae_range where)
 {
@@ -126,8 +265,10 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
     if (any_null(kids, n))
         return NULL;
     size_t m = 1;
-    for (uint32_t k = 0; k < n; k++)
-        m += kids[k]->op == FX_ADD ? kids[k]->n : 1;
+    for (uint32_t k = 0; k < n; k++) {
+        const fx_node *a = kids[k]->op == FX_NEG ? kids[k]->kids[0] : kids[k];
+        m += a->op == FX_ADD ? a->n : 1;
+    }
     const fx_node **t = kids_new(p, m);
     if (t == NULL)
         return NULL;
@@ -135,10 +276,15 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
     bool c_int = true, has_c = false;
     uint32_t out = 0;
     for (uint32_t k = 0; k < n; k++) {
-        bool flat = kids[k]->op == FX_ADD;
-        uint32_t nt = flat ? kids[k]->n : 1;
+        /* a - (b + c) is a + -b + -c */
+        bool neg = kids[k]->op == FX_NEG && kids[k]->kids[0]->op == FX_ADD;
+        const fx_node *a = neg ? kids[k]->kids[0] : kids[k];
+        bool flat = a->op == FX_ADD;
+        uint32_t nt = flat ? a->n : 1;
         for (uint32_t j = 0; j < nt; j++) {
-            const fx_node *term = flat ? kids[k]->kids[j] : kids[k];
+            const fx_node *term = flat ? a->kids[j] : a;
+            if (neg && (term = s_neg(p, term, nowhere)) == NULL)
+                return NULL;
             double v;
             bool vi;
             if (term_const(term, &v, &vi)) {
@@ -150,6 +296,8 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
             }
         }
     }
+    if (!merge_like_terms(p, t, &out))
+        return NULL;
     if (out == 0)
         return num(p, c, c_int);
     if (has_c && c != 0)
@@ -340,7 +488,8 @@ static const fx_node *s_if(fx_pool *p, const fx_node *c, const fx_node *a, const
         return NULL;
     if (is_const(c))
         return c->num != 0 ? a : b;
-    if (fx_equal(a, b))
+    size_t budget = SAME_BUDGET;
+    if (same(a, b, &budget))
         return a;
     if (a->op == FX_NEG && b->op == FX_NEG)
         return s_neg(p, fx_if(p, c, a->kids[0], b->kids[0], where), nowhere);

@@ -577,7 +577,10 @@ TestSuite(fx_small, .init = small_begin, .fini = small_end);
 
 static const fx_node *V(uint32_t v, uint32_t o) { return fx_var(P_, v, o, nw); }
 static const fx_node *N(double v) { return fx_num(P_, v, v == floor(v), nw); }
-static const fx_node *B2(fx_op op, const fx_node *a, const fx_node *b) { return fx_bin(P_, op, a, b, nw); }
+static const fx_node *B2(fx_op op, const fx_node *a, const fx_node *b)
+{
+    return fx_bin(P_, op, a, b, nw);
+}
 static const fx_node *U(fx_op op, const fx_node *a) { return fx_un(P_, op, a, nw); }
 static const fx_node *C1(fx_fn fn, const fx_node *a) { return fx_call(P_, fn, NULL, &a, 1, nw); }
 static const fx_node *C2(fx_fn fn, const char *name, const fx_node *a, const fx_node *b)
@@ -589,7 +592,10 @@ static const fx_node *IF(const fx_node *c, const fx_node *a, const fx_node *b)
 {
     return fx_if(P_, c, a, b, nw);
 }
-static const fx_node *SUB(const fx_node *a, const fx_node *b) { return B2(FX_ADD, a, U(FX_NEG, b)); }
+static const fx_node *SUB(const fx_node *a, const fx_node *b)
+{
+    return B2(FX_ADD, a, U(FX_NEG, b));
+}
 
 static const fx_node *dt(const fx_node *e, unsigned k)
 {
@@ -610,6 +616,7 @@ static const fx_node *pd(const fx_node *e, uint32_t v, uint32_t o)
 Test(fx_small, product_and_chain_rules)
 {
     SX_IS(dt(B2(FX_MUL, V(0, 0), V(1, 0)), 1), "(+ (* x' y) (* x y'))");
+    SX_IS(dt(B2(FX_MUL, V(0, 0), V(0, 0)), 1), "(* 2 x' x)");
     SX_IS(dt(C1(FX_FN_SIN, V(0, 0)), 1), "(* (cos x) x')");
     SX_IS(dt(C1(FX_FN_COS, V(0, 1)), 1), "(- (* (sin x') x''))");
     SX_IS(dt(C1(FX_FN_SIN, V(0, 0)), 2),
@@ -672,6 +679,11 @@ Test(fx_small, folding)
     SX_IS(fx_fold(P_, B2(FX_MUL, B2(FX_MUL, N(2), V(0, 0)), U(FX_NEG, B2(FX_MUL, V(1, 0), N(3))))),
           "(- (* 6 x y))");
     SX_IS(fx_fold(P_, B2(FX_MUL, N(0), C1(FX_FN_LOG, V(0, 0)))), "0");
+    SX_IS(fx_fold(P_, B2(FX_ADD, B2(FX_MUL, V(0, 0), V(1, 0)),
+                         B2(FX_MUL, N(2), B2(FX_MUL, V(0, 0), V(1, 0))))),
+          "(* 3 x y)");
+    SX_IS(fx_fold(P_, B2(FX_ADD, SUB(V(0, 0), V(1, 0)), V(0, 0))), "(+ (* 2 x) (- y))");
+    SX_IS(fx_fold(P_, SUB(C1(FX_FN_SIN, V(0, 0)), C1(FX_FN_SIN, V(0, 0)))), "0");
     SX_IS(fx_fold(P_, B2(FX_POW, V(0, 0), N(1))), "x");
     SX_IS(fx_fold(P_, B2(FX_POW, V(0, 0), N(0))), "1");
     SX_IS(fx_fold(P_, B2(FX_DIV, N(1), N(0))), "(/ 1 0)");
@@ -684,7 +696,7 @@ Test(fx_small, folding)
     SX_IS(fx_fold(P_, C1(FX_FN_COS, N(0))), "1");
     SX_IS(fx_fold(P_, C1(FX_FN_LOG, N(0))), "(log 0)");
     SX_IS(fx_fold(P_, U(FX_DER, V(2, 1))), "z''");
-    SX_IS(fx_residual(P_, V(0, 1), B2(FX_ADD, V(1, 0), V(2, 0))), "(+ x' (- (+ y z)))");
+    SX_IS(fx_residual(P_, V(0, 1), B2(FX_ADD, V(1, 0), V(2, 0))), "(+ x' (- y) (- z))");
 }
 
 Test(fx_small, events_and_opaque)
@@ -811,4 +823,29 @@ Test(fx_small, shared_nodes_once, .timeout = 60)
     cr_assert_not_null(d2);
     cr_assert_not_null(pd(e, 0, 0));
     cr_assert_not_null(dt(d2, 1));
+}
+
+/* A sum of 10^5 products and a product of 10^4 factors: the derivative of
+ * the product is built by halves, O(n log n) nodes, not n^2. */
+Test(fx_small, wide_sums_and_products, .timeout = 60)
+{
+    enum { NT = 100000, NF = 10000 };
+    const fx_node **k = mdae_malloc(NT * sizeof *k);
+    cr_assert_not_null(k);
+    for (int i = 0; i < NT; i++)
+        k[i] = B2(FX_MUL, V((uint32_t)i % NV, 0), C1(FX_FN_SIN, V(1, 0)));
+    const fx_node *sum = fx_make(P_, FX_ADD, k, NT, nw);
+    const fx_node *ds = dt(sum, 1);
+    cr_assert_eq(ds->op, FX_ADD);
+    cr_assert_eq(ds->n, 2 * NT);
+    for (int i = 0; i < NF; i++)
+        k[i] = C1(FX_FN_SIN, V((uint32_t)i % NV, 0));
+    const fx_node *prod = fx_make(P_, FX_MUL, k, NF, nw);
+    const fx_node *dp = dt(prod, 1);
+    cr_assert_leq(fx_size(dp), (size_t)40 * NF * 14, "%zu nodes", fx_size(dp));
+    mdae_free(k);
+    point P;
+    rng r = {3};
+    random_point(&r, &P);
+    cr_assert(isfinite(ev(dp, &P)));
 }
