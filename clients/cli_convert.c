@@ -13,14 +13,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The Modelica model's name: the file's base name without its extension,
+/* The Modelica model's name: the file's base name without its extension
+ * (Modelica.Blocks.Examples.PID_Controller.bmo: 'Modelica.Blocks.Examples.PID_Controller'),
  * into buf (a name that is not an identifier is quoted by the printer). */
 static const char *model_name(const char *file, char *buf, size_t size)
 {
     const char *base = strrchr(file, '/');
     base = base != NULL ? base + 1 : file;
     snprintf(buf, size, "%s", *base != '\0' && strcmp(base, "-") != 0 ? base : "Model");
-    char *dot = strchr(buf, '.');
+    char *dot = strrchr(buf, '.');
     if (dot != NULL && dot != buf)
         *dot = '\0';
     return buf;

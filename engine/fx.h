@@ -42,7 +42,9 @@
  *    array or record expression it does not scalarise): `name` is its
  *    normalised source text, kids the FX_VAR references it reads (so that
  *    its incidence and its derivative's incidence stay right). It cannot be
- *    evaluated (fx_eval: MDAE_E_NOTIMPL) and prints as its text.
+ *    evaluated (fx_eval: MDAE_E_NOTIMPL) and prints as its text (in MEL,
+ *    which cannot read that text, as the uninterpreted call
+ *    'text'(refs...), which reads back with the same incidences).
  *
  * Depth: trees are as deep as the source's nesting (bounded by the
  * parsers' max_depth) plus what differentiation adds (a constant per

@@ -78,7 +78,8 @@ static const char *const mo_kw[] = {
     "model",     "not",         "operator",   "or",        "outer",       "output",
     "package",   "parameter",   "partial",    "protected", "public",      "pure",
     "record",    "redeclare",   "replaceable", "return",   "stream",      "then",
-    "true",      "type",        "when",       "while",     "within"};
+    "true",      "type",        "when",       "while",     "within",
+    "time" /* not a keyword: the built-in; a variable named so is quoted */};
 
 static bool is_alpha(char c)
 {
@@ -194,6 +195,19 @@ static void put_number(mdae_buf *b, double v, bool is_int)
         snprintf(s, sizeof s, "%.*g", prec, v);
         if (strtod(s, NULL) == v)
             break;
+    }
+    /* 10 rather than 1e+01: the fixed form when the exponent is small */
+    const char *e = strchr(s, 'e');
+    int exp10 = e != NULL ? atoi(e + 1) : 0;
+    if (e != NULL && exp10 >= -5 && exp10 < 17) {
+        char f[64];
+        size_t digits = 0;
+        for (const char *d = s; d < e; d++)
+            digits += is_digit(*d);
+        int decimals = (int)digits - 1 - exp10;
+        snprintf(f, sizeof f, "%.*f", decimals > 0 ? decimals : 0, v);
+        if (strtod(f, NULL) == v)
+            memcpy(s, f, strlen(f) + 1);
     }
     if (v == 0 && signbit(v))
         snprintf(s, sizeof s, "-0.0");
@@ -370,6 +384,38 @@ static void put_call(const printer *p, const fx_node *e)
     mdae_buf_puts(p->b, ")");
 }
 
+/* Text a front-end kept: itself in Modelica; in MEL, which cannot read
+ * it, the uninterpreted call 'text'(refs...), which reads back with the
+ * same incidences; a text that is the name of one of the model's known
+ * quantities is that name, of an unknown (read without incidence, as
+ * homotopy's simplified argument) pre(name). */
+static void put_opaque(const printer *p, const fx_node *e)
+{
+    const char *text = e->name != NULL ? e->name : "?";
+    if (p->syn == FX_SYNTAX_MODELICA) {
+        mdae_buf_puts(p->b, text);
+        return;
+    }
+    if (e->n == 0 && p->m != NULL && mel_model_find_known(p->m, text) >= 0) {
+        put_name(p->b, text, p->syn); /* a known read as text: MEL reads the known */
+        return;
+    }
+    if (e->n == 0 && p->m != NULL && mel_model_find_variable(p->m, text) >= 0) {
+        mdae_buf_puts(p->b, "pre("); /* an unknown read without incidence */
+        put_name(p->b, text, p->syn);
+        mdae_buf_puts(p->b, ")");
+        return;
+    }
+    put_name(p->b, text, p->syn);
+    mdae_buf_puts(p->b, "(");
+    for (uint32_t k = 0; k < e->n; k++) {
+        if (k > 0)
+            mdae_buf_puts(p->b, ", ");
+        put(p, e->kids[k], L_IF);
+    }
+    mdae_buf_puts(p->b, ")");
+}
+
 /* The node itself, its level already checked against the context. */
 static void put_bare(const printer *p, const fx_node *e)
 {
@@ -416,7 +462,7 @@ static void put_bare(const printer *p, const fx_node *e)
     /* Modelica has no last(): pre() is its left limit */
     case FX_LAST: put_call1(p, mel ? "last" : "pre", e->kids[0]); break;
     case FX_NEXT: put_call1(p, "next", e->kids[0]); break;
-    case FX_OPAQUE: mdae_buf_puts(p->b, e->name != NULL ? e->name : "?"); break;
+    case FX_OPAQUE: put_opaque(p, e); break;
     }
 }
 

@@ -1359,6 +1359,15 @@ static void not_boolean(elab *el, const mel__expr *e)
 
 static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, uint64_t seq);
 
+/* Whether e is `time` where no declaration names it: the independent
+ * variable (Modelica's time; issue 38, so that a Modelica model that reads
+ * it prints as MEL): known, never incident, FX_TIME. A declaration `time :
+ * real = ...` (the papers' MEL models) takes precedence. */
+static bool is_time(const mel__expr *e)
+{
+    return e->kind == MEL_X_ID && e->u.id.n == 0 && strcmp(e->u.id.name, "time") == 0;
+}
+
 /* The first name in e that is neither a loop index nor declared (by base
  * name), or NULL. */
 static const mel__expr *first_unknown(elab *el, const mel__expr *e, const env *en)
@@ -1367,7 +1376,7 @@ static const mel__expr *first_unknown(elab *el, const mel__expr *e, const env *e
     switch (e->kind) {
     case MEL_X_ID:
         if ((e->u.id.n > 0 || env_find(en, e->u.id.name_id) == NULL) &&
-            name_get(el, e->u.id.name_id) == NULL)
+            name_get(el, e->u.id.name_id) == NULL && !is_time(e))
             return e;
         for (uint32_t k = 0; k < e->u.id.n && u == NULL; k++)
             u = first_unknown(el, e->u.id.args[k], en);
@@ -1418,6 +1427,47 @@ static const mel_guard *nary_guard(elab *el, const mel__expr *e, uint32_t lo, ui
     return e->kind == MEL_X_AND ? mel__g_and(&el->gf, a, b) : mel__g_or(&el->gf, a, b);
 }
 
+/* Whether e can be a Boolean formula's operand (not a number, a call or
+ * arithmetic). */
+static bool boolean_operand(const mel__expr *e)
+{
+    switch (e->kind) {
+    case MEL_X_NUM:
+    case MEL_X_CALL:
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_NEG:
+    case MEL_X_POW: return false;
+    default: return true;
+    }
+}
+
+/* Whether condition e compares reals (`x > 0`, `time < t0`) or calls a
+ * function (through !, & and |): such a condition of an if-expression selects nothing, so both
+ * branches' incidences hold in every mode, as Modelica's importer treats a
+ * relation that selects nothing (issue 38: Modelica models print as MEL).
+ * A comparison of integers is evaluated; == and <> of Booleans are
+ * formulas. */
+static bool real_condition(elab *el, const mel__expr *e, const env *en)
+{
+    switch (e->kind) {
+    case MEL_X_NOT: return real_condition(el, e->u.kid, en);
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n; k++)
+            if (real_condition(el, e->u.nary.kids[k], en))
+                return true;
+        return false;
+    case MEL_X_CMP:
+        if (is_int_expr(el, e->u.bin.lhs, en) && is_int_expr(el, e->u.bin.rhs, en))
+            return false;
+        return (e->u.bin.op != MEL_CMP_EQ && e->u.bin.op != MEL_CMP_NE) ||
+               !boolean_operand(e->u.bin.lhs) || !boolean_operand(e->u.bin.rhs);
+    case MEL_X_CALL: return true; /* an uninterpreted Boolean function */
+    default: return false;
+    }
+}
+
 /* The guard of a condition; NULL on error (reported). */
 static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, uint64_t seq)
 {
@@ -1432,11 +1482,11 @@ static const mel_guard *to_guard(elab *el, const mel__expr *e, const env *en, ui
         const mel__sym *s;
         if (lookup(el, e, en, seq, &s) < 0)
             return NULL;
-        if (s == NULL) {
+        if (s == NULL && !is_time(e)) {
             err(el, e->where, "undeclared variable '%s'", el->name);
             return NULL;
         }
-        if (s->kind != MEL_SYM_MODE) {
+        if (s == NULL || s->kind != MEL_SYM_MODE) {
             not_boolean(el, e);
             return NULL;
         }
@@ -1551,6 +1601,8 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
     const mel__sym *s;
     if (lookup(el, e, en, seq, &s) < 0)
         return;
+    if (s == NULL && is_time(e))
+        return; /* the independent variable: known */
     if (s == NULL) {
         err(el, e->where, "undeclared variable '%s'", el->name);
         return;
@@ -1643,6 +1695,13 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
         if (!collect) {
             /* A defining expression may branch on anything (`x > 0`): it is
              * not part of the structure, its names only have to exist. */
+            walk(el, e->u.ite.c, g, order, incident, collect);
+            walk(el, e->u.ite.a, g, order, incident, collect);
+            walk(el, e->u.ite.b, g, order, incident, collect);
+            return;
+        }
+        if (real_condition(el, e->u.ite.c, en)) {
+            /* selects nothing: both branches in every mode (issue 38) */
             walk(el, e->u.ite.c, g, order, incident, collect);
             walk(el, e->u.ite.a, g, order, incident, collect);
             walk(el, e->u.ite.b, g, order, incident, collect);
@@ -1970,6 +2029,8 @@ static const fx_node *lower_id(elab *el, const mel__expr *e, const env *en, uint
     const mel__sym *s = NULL;
     if (lookup(el, e, en, seq, &s) < 0)
         s = NULL;
+    if (s == NULL && is_time(e))
+        return fx_time(p, e->where);
     switch (s != NULL ? s->kind : MEL_SYM_EQN) {
     case MEL_SYM_VAR: return fx_var(p, s->index, 0, e->where);
     case MEL_SYM_PARAM: return fx_known(p, s->index, e->where);

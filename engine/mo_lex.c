@@ -100,7 +100,10 @@ static void newline(mo__lexer *lx)
 }
 
 /* Is [s, s+n) blank-padded `NAME:` (block form) or `(NAME)` (line form)?
- * On success, name and nlen delimit NAME. */
+ * NAME is an identifier or, so that `mdae convert --to modelica` can keep
+ * any equation's name (issue 38), a quoted name without escapes
+ * (`/ * 'x = f(y) [i=2]': * /`). On success, name and nlen delimit NAME
+ * (without the quotes). */
 static bool label_text(const char *s, size_t n, bool line_form, const char **name, size_t *nlen)
 {
     size_t i = 0;
@@ -113,12 +116,21 @@ static bool label_text(const char *s, size_t n, bool line_form, const char **nam
         while (i < n && s[i] == ' ')
             i++;
     }
-    size_t b = i;
-    if (i >= n || !is_alpha((unsigned char)s[i]))
-        return false;
-    while (i < n && (is_alpha((unsigned char)s[i]) || is_digit((unsigned char)s[i])))
-        i++;
-    size_t e = i;
+    size_t b = i, e;
+    if (i < n && s[i] == '\'') { /* a quoted name, without escapes (issue 38) */
+        b = ++i;
+        while (i < n && s[i] != '\'' && s[i] != '\\' && s[i] != '\n')
+            i++;
+        if (i >= n || s[i] != '\'' || i == b)
+            return false;
+        e = i++;
+    } else {
+        if (i >= n || !is_alpha((unsigned char)s[i]))
+            return false;
+        while (i < n && (is_alpha((unsigned char)s[i]) || is_digit((unsigned char)s[i])))
+            i++;
+        e = i;
+    }
     while (i < n && s[i] == ' ')
         i++;
     if (i >= n || s[i] != (line_form ? ')' : ':'))

@@ -96,15 +96,6 @@ static void put_comment(const writer *w, const char *s)
     }
 }
 
-static void put_number(const writer *w, double v)
-{
-    const fx_node *e = fx_num(w->tmp, v, false, (mdae_range){0});
-    if (e == NULL)
-        w->b->oom = true;
-    else
-        put_expr(w, e);
-}
-
 /* The structure of an equation without expression: 0 = the sum of one
  * term per incidence case (mo_print.c says why that reads back). */
 static void put_incidence_sum(const writer *w, const mel_equation *q)
@@ -174,7 +165,10 @@ static const mel_guard *guard_inside_when(const mel_guard *guard, const mel_guar
     return guard;
 }
 
-/* A label the importer reads back from a comment: an identifier. */
+/* The equation's name as a label comment the importer reads back
+ * (engine/mo_lex.c: an identifier, or a quoted name without escapes), so
+ * that an equation named by its text keeps its name; none when the name
+ * cannot be one (a quote, a backslash, a line break, a comment's end). */
 static void mo_label(const writer *w, const char *name)
 {
     size_t n = strlen(name);
@@ -185,11 +179,12 @@ static void mo_label(const writer *w, const char *name)
         ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
                 (c >= '0' && c <= '9');
     }
-    if (ident) {
-        puts_(w, "/* ");
-        puts_(w, name);
-        puts_(w, ": */ ");
-    }
+    bool quotable = n > 0 && strpbrk(name, "'\\\n\r") == NULL && strstr(name, "*/") == NULL;
+    if (!ident && !quotable)
+        return;
+    puts_(w, ident ? "/* " : "/* '");
+    puts_(w, name);
+    puts_(w, ident ? ": */ " : "': */ ");
 }
 
 /* ---- Conditional statements ------------------------------------------------------
@@ -417,6 +412,31 @@ static uint32_t cond_run(const mel_model *m, uint32_t i, uint32_t *eq)
     return n;
 }
 
+/* A MEL equation declared in both branches of one conditional statement,
+ * which the front-end keeps as `if not c then <else-branch sides> else
+ * <then-branch sides>` (the later declaration's context first): printed
+ * as that statement again. False (nothing printed) for any other. */
+static bool put_redeclared(const writer *w, const mel_equation *q)
+{
+    const fx_node *l = q->lhs, *r = q->rhs;
+    if (q->cond == 0 || l == NULL || r == NULL || l->op != FX_IF || r->op != FX_IF ||
+        !fx_equal(l->kids[0], r->kids[0]) || l->kids[0]->op != FX_NOT ||
+        l->kids[2]->op == FX_IF)
+        return false;
+    puts_(w, "  if ");
+    put_expr(w, l->kids[0]->kids[0]);
+    puts_(w, " then\n    ");
+    for (uint32_t k = 2; k >= 1; k--) {
+        put_name(w, q->name);
+        puts_(w, " : equation ");
+        put_expr(w, l->kids[k]);
+        puts_(w, " = ");
+        put_expr(w, r->kids[k]);
+        puts_(w, k == 2 ? ";\n  else\n    " : ";\n  end;\n");
+    }
+    return true;
+}
+
 /* Every equation in order, conditionals grouped: one(w, q) prints an
  * equation on its own, when_clause(w, k) when-clause k whole, where its
  * first equation is. False on OOM. */
@@ -436,6 +456,10 @@ static bool put_equations(const writer *w, void (*one)(const writer *w, const me
             i++;
             continue;
         }
+        if (w->syn == FX_SYNTAX_MEL && put_redeclared(w, q)) {
+            i++;
+            continue;
+        }
         uint32_t n = q->cond != 0 ? cond_run(m, i, eq) : 0;
         if (n > 0 && put_conditional(w, eq, n, 1)) {
             i += n;
@@ -448,6 +472,20 @@ static bool put_equations(const writer *w, void (*one)(const writer *w, const me
     mdae_free(eq);
     mdae_free(done);
     return ok;
+}
+
+/* A known's value as a literal of its type (MEL: a Boolean as 0 or 1). */
+static void put_value(const writer *w, const mel_known *k)
+{
+    if (k->kind == MEL_KNOWN_BOOLEAN && w->syn == FX_SYNTAX_MODELICA) {
+        puts_(w, k->value != 0 ? "true" : "false");
+        return;
+    }
+    const fx_node *e = fx_num(w->tmp, k->value, k->kind != MEL_KNOWN_REAL, (mdae_range){0});
+    if (e == NULL)
+        w->b->oom = true;
+    else
+        put_expr(w, e);
 }
 
 /* ---- MEL ------------------------------------------------------------------------ */
@@ -463,9 +501,9 @@ static void mel_knowns(const writer *w)
         if (k->binding != NULL)
             put_expr(w, k->binding);
         else if (k->known)
-            put_number(w, k->value);
+            put_value(w, k);
         else
-            puts_(w, "0.0");
+            puts_(w, k->kind == MEL_KNOWN_REAL ? "0.0" : "0");
         puts_(w, ";");
         if (k->kind == MEL_KNOWN_BOOLEAN)
             puts_(w, " // a Boolean parameter (MEL has none)");
@@ -507,14 +545,21 @@ static void mel_invariants(const writer *w)
     }
 }
 
-static void mel_unknowns(const writer *w)
+/* The unknowns, those that exist in all modes (guarded: false) or the
+ * others, each in a conditional statement of its guard. These come after
+ * the equations, so that the equations' conditional statements keep their
+ * numbers (mel_equation.cond counts every conditional statement). */
+static void mel_unknowns(const writer *w, bool guarded)
 {
     const mel_model *m = w->m;
-    if (m->n_variables > 0)
-        puts_(w, "\n// unknowns\n");
+    bool any = false;
     for (uint32_t i = 0; i < m->n_variables; i++) {
         const mel_variable *v = &m->variables[i];
-        bool guarded = v->guard->op != MEL_G_TRUE;
+        if ((v->guard->op != MEL_G_TRUE) != guarded)
+            continue;
+        if (!any)
+            puts_(w, guarded ? "\n// unknowns that exist in some modes\n" : "\n// unknowns\n");
+        any = true;
         if (guarded) {
             puts_(w, "if ");
             put_guard(w, v->guard);
@@ -542,13 +587,29 @@ static void mel_write_equation(const writer *w, const mel_equation *q)
     puts_(w, guarded ? " end;\n" : ";\n");
 }
 
+/* A when-clause's condition. One that elaboration folded to a constant
+ * (`!g & g`) prints as a formula that folds the same way, g & !g or
+ * g | !g, since MEL refuses a constant condition as written. */
+static void put_when_cond(const writer *w, const mel_guard *c)
+{
+    bool constant = c->op == MEL_G_TRUE || c->op == MEL_G_FALSE;
+    if (!constant || w->m->n_modes == 0) {
+        put_guard(w, c);
+        return;
+    }
+    const char *g = w->m->modes[0].name;
+    put_name(w, g);
+    puts_(w, c->op == MEL_G_TRUE ? " | !" : " & !");
+    put_name(w, g);
+}
+
 /* When-clause k: `when c then` its equations `end;`. */
 static void mel_write_when(const writer *w, uint32_t k)
 {
     const mel_model *m = w->m;
     const mel_guard *c = m->whens[k].cond;
     puts_(w, "  when ");
-    put_guard(w, c);
+    put_when_cond(w, c);
     puts_(w, " then\n");
     for (uint32_t i = 0; i < m->n_equations; i++) {
         const mel_equation *q = &m->equations[i];
@@ -607,16 +668,17 @@ static void write_mel(const writer *w)
     mel_knowns(w);
     mel_modes(w);
     mel_invariants(w);
-    mel_unknowns(w);
+    mel_unknowns(w, false);
     if (m->n_equations > 0)
         puts_(w, "\n// equations\n");
     if (!put_equations(w, mel_write_equation, mel_write_when))
         w->b->oom = true;
+    mel_unknowns(w, true);
     mel_events(w);
 }
 
 /* ---- Modelica -------------------------------------------------------------------- */
-static void mo_declarations(const writer *w)
+static void mo_knowns(const writer *w)
 {
     const mel_model *m = w->m;
     for (uint32_t i = 0; i < m->n_knowns; i++) {
@@ -629,9 +691,18 @@ static void mo_declarations(const writer *w)
         if (k->binding != NULL) {
             puts_(w, " = ");
             put_expr(w, k->binding);
+        } else if (k->known) { /* a value the importer kept without its expression */
+            puts_(w, " = ");
+            put_value(w, k);
         }
         puts_(w, ";\n");
     }
+}
+
+static void mo_declarations(const writer *w)
+{
+    const mel_model *m = w->m;
+    mo_knowns(w);
     for (uint32_t i = 0; i < m->n_variables; i++) {
         puts_(w, "  Real ");
         put_name(w, m->variables[i].name);
@@ -649,6 +720,20 @@ static void mo_declarations(const writer *w)
         put_name(w, m->modes[i].name);
         puts_(w, ";\n");
     }
+    mo__decl *v = NULL;
+    size_t n = 0;
+    if (mo__undeclared(m, &v, &n) != MDAE_OK) {
+        w->b->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        puts_(w, v[i].type == MO_DECL_BOOLEAN   ? "  discrete Boolean "
+                 : v[i].type == MO_DECL_INTEGER ? "  discrete Integer "
+                                                : "  discrete Real ");
+        put_name(w, v[i].name);
+        puts_(w, "; // kept as text: its type guessed\n");
+    }
+    mo__decls_free(v, n);
 }
 
 /* A when-equation: reinit(x, e) for next(x) = e, else as written. */
@@ -721,6 +806,30 @@ static bool event_is_transient(const mel_model *m, uint32_t i)
     return false;
 }
 
+/* Whether event text is the definition `b = ...` of a mode variable that
+ * is printed with its definition already. */
+static bool event_defines_mode(const writer *w, const char *text)
+{
+    const mel_model *m = w->m;
+    for (uint32_t k = 0; k < m->n_modes; k++) {
+        if (m->modes[k].def == NULL || fx_mode_is_atom(m, k))
+            continue;
+        mdae_buf nb = {0};
+        fx_print_name(&nb, m->modes[k].name, FX_SYNTAX_MODELICA);
+        const char *names[2] = {nb.p, m->modes[k].name};
+        bool hit = false;
+        for (int i = 0; i < 2 && !hit; i++) {
+            size_t n = names[i] != NULL ? strlen(names[i]) : 0;
+            hit = n > 0 && strncmp(text, names[i], n) == 0 && strncmp(text + n, " =", 2) == 0 &&
+                  text[n + 2] != '=';
+        }
+        mdae_free(nb.p);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
 /* The kept events as text: when-clauses (those that are not transient
  * modes) with what they hold, discrete equations and asserts; initial
  * sections and algorithm statements, which an equation section cannot
@@ -730,7 +839,7 @@ static void mo_events(const writer *w)
     const mel_model *m = w->m;
     for (uint32_t i = 0; i < m->n_events; i++) {
         const mel_event *ev = &m->events[i];
-        if (ev->parent >= 0)
+        if (ev->parent >= 0 || (ev->kind == MEL_EV_DISCRETE && event_defines_mode(w, ev->text)))
             continue;
         bool text = ev->kind != MEL_EV_INITIAL && strstr(ev->text, ":=") == NULL;
         if (ev->kind == MEL_EV_WHEN) {

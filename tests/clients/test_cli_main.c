@@ -414,3 +414,25 @@ Test(cli, analyze_goes_on_past_a_half_typed_line_with_the_analysis_of_the_rest)
     run_free(&txt);
     unlink(path);
 }
+
+/* ---- convert (issue 38) ---------------------------------------------------------- */
+Test(cli, convert_prints_the_equations_as_mel_and_as_modelica)
+{
+    run r = RUN("convert", MODEL("clutch.mel"), "--to", "mel");
+    expect(&r, 0);
+    contains(r.out, "\ngamma : boolean = time >= t1 & time <= t2;\n");
+    contains(r.out, "  if gamma then\n    e3 : equation w1 - w2 = 0;\n");
+    run_free(&r);
+    r = RUN("convert", MODEL("clutch.mel"), "--to", "modelica");
+    expect(&r, 0);
+    contains(r.out, "\nmodel clutch\n");
+    contains(r.out, "  parameter Real 'time' = 0.0;\n");
+    contains(r.out, "  gamma = 'time' >= t1 and 'time' <= t2;\n");
+    contains(r.out, "  else\n    /* e5: */ tau1 = 0;\n");
+    contains(r.out, "\nend clutch;\n");
+    run_free(&r);
+    r = RUN("convert", MODEL("clutch.mel"), "--to", "c");
+    expect(&r, 2);
+    contains(r.err, "option '--to' needs 'mel' or 'modelica'");
+    run_free(&r);
+}

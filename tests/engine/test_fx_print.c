@@ -142,7 +142,7 @@ Test(fx_print, leaves_numbers_and_calls)
     check(fx_un(P, FX_LAST, y(), R0), "last('stop1.v')", "pre('stop1.v')");
     check(fx_un(P, FX_DER, bin(FX_MUL, x(), k()), R0), "der(x * p)", "der(x * p)");
     const fx_node *refs[1] = {x()};
-    check(fx_opaque(P, "sum(x[:])", refs, 1, R0), "sum(x[:])", "sum(x[:])");
+    check(fx_opaque(P, "sum(x[:])", refs, 1, R0), "'sum(x[:])'(x)", "sum(x[:])");
 }
 
 Test(fx_print, quoted_names_escape_quotes)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fx.h"
 #include "mel_int.h"
 #include "mel_test_util.h"
 
@@ -498,4 +499,25 @@ Test(mel_elab, resolves_a_loop_body_equation_at_every_iteration)
     cr_assert_eq(d.count, 1);
     cr_assert(mt_has(&d, 2, 40, "undeclared variable 'x[0]'"));
     mdae_diags_close(&d);
+}
+
+/* Issue 38: an undeclared `time` is the independent variable (so that a
+ * Modelica model that reads it prints as MEL); a declaration named time
+ * is what it declares. */
+Test(mel_elab, reads_undeclared_time_as_the_independent_variable)
+{
+    mel_model *m = mt_parse("x : real;\n"
+                            "e : equation der(x) = time * x");
+    cr_assert_eq(m->equations[0].n_incs, 1);
+    const fx_node *r = m->equations[0].rhs;
+    cr_assert_not_null(r);
+    cr_assert_eq(r->op, FX_MUL);
+    cr_assert_eq(r->kids[0]->op, FX_TIME);
+    mel_model_free(m);
+    m = mt_parse("x : real; time : real = 0.5;\n"
+                 "e : equation der(x) = time * x");
+    cr_assert_eq(m->equations[0].rhs->kids[0]->op, FX_KNOWN);
+    mel_model_free(m);
+    mt_expect_error("x : real; e : equation der(x) = tme", MDAE_E_MODEL, 1, 33,
+                    "undeclared variable 'tme'");
 }

@@ -18,6 +18,9 @@
 typedef struct cmp {
     const mel_model *a, *b;
     uint32_t *var, *known, *mode; /* b's index of a's item k */
+    /* a's FX_OPAQUE(text, refs) met as b's call 'text'(refs), how MEL
+     * prints what it cannot read (fx_print.c) */
+    bool opaque_as_call;
     char *why;
     size_t why_len;
 } cmp;
@@ -44,11 +47,31 @@ static bool guard_same(cmp *c, const mel_guard *ga, const mel_guard *gb, const c
     return ok;
 }
 
-/* fx_equal, with a's references compared through the name maps. */
-static bool fx_same(const cmp *c, const fx_node *x, const fx_node *y)
+/* fx_equal, with a's references compared through the name maps; an
+ * opaque expression printed as a call (MEL) is noted, not a difference. */
+static bool fx_same(cmp *c, const fx_node *x, const fx_node *y)
 {
     if (x == NULL || y == NULL)
         return x == y;
+    if (x->op == FX_OPAQUE && y->op == FX_CALL && y->fn == FX_FN_UNKNOWN && x->n == y->n &&
+        x->name != NULL && y->name != NULL && strcmp(x->name, y->name) == 0) {
+        for (uint32_t k = 0; k < x->n; k++)
+            if (!fx_same(c, x->kids[k], y->kids[k]))
+                return false;
+        c->opaque_as_call = true;
+        return true;
+    }
+    if (x->op == FX_OPAQUE && x->n == 0 && y->op == FX_KNOWN && x->name != NULL &&
+        y->index < c->b->n_knowns && strcmp(x->name, c->b->knowns[y->index].name) == 0) {
+        c->opaque_as_call = true; /* the known's name, read as text */
+        return true;
+    }
+    if (x->op == FX_OPAQUE && x->n == 0 && y->op == FX_PRE && y->kids[0]->op == FX_VAR &&
+        x->name != NULL && y->kids[0]->index < c->b->n_variables &&
+        strcmp(x->name, c->b->variables[y->kids[0]->index].name) == 0) {
+        c->opaque_as_call = true; /* an unknown's name read as text: pre(x) in MEL */
+        return true;
+    }
     if (x->op != y->op || x->n != y->n || x->fn != y->fn || x->order != y->order)
         return false;
     switch ((fx_op)x->op) {
@@ -145,6 +168,8 @@ static bool declarations_same(cmp *c)
             return differ(c, "known '%s': value %.17g (%s) became %.17g (%s)", x->name,
                           x->value, x->known ? "known" : "unknown", y->value,
                           y->known ? "known" : "unknown");
+        if (x->binding == NULL && y->binding != NULL)
+            return differ(c, "known '%s' has no binding, which MEL requires", x->name);
         snprintf(what, sizeof what, "binding of '%s'", x->name);
         if (!expr_same(c, x->binding, y->binding, what))
             return false;
@@ -175,6 +200,17 @@ static bool invariants_same(cmp *c)
     return true;
 }
 
+/* The cases that can count: those up to the first whose guard is TRUE
+ * (a lower order under it never is the highest; the Modelica front-end
+ * keeps them, MEL's drops them). */
+static uint32_t live_cases(const mel_incidence *inc)
+{
+    for (uint32_t k = 0; k < inc->n_cases; k++)
+        if (inc->cases[k].guard->op == MEL_G_TRUE)
+            return k + 1;
+    return inc->n_cases;
+}
+
 static bool incidence_same(cmp *c, const mel_equation *x, const mel_equation *y,
                            const mel_incidence *ia)
 {
@@ -185,11 +221,11 @@ static bool incidence_same(cmp *c, const mel_equation *x, const mel_equation *y,
             ib = &y->incs[j];
     if (ib == NULL)
         return differ(c, "equation '%s' no longer reads '%s'", x->name, v);
-    if (ia->n_cases != ib->n_cases)
-        return differ(c, "equation '%s', '%s': %u cases became %u", x->name, v, ia->n_cases,
-                      ib->n_cases);
+    uint32_t na = live_cases(ia), nb = live_cases(ib);
+    if (na != nb)
+        return differ(c, "equation '%s', '%s': %u cases became %u", x->name, v, na, nb);
     char what[400];
-    for (uint32_t k = 0; k < ia->n_cases; k++) {
+    for (uint32_t k = 0; k < na; k++) {
         const mel_order_case *p = &ia->cases[k], *q = &ib->cases[k];
         if (p->order != q->order || p->next != q->next)
             return differ(c, "equation '%s', '%s': order %d (next %d) became %d (next %d)",
@@ -214,6 +250,9 @@ static bool equations_same(cmp *c)
         snprintf(what, sizeof what, "equation '%s'", x->name);
         if (x->when != y->when)
             return differ(c, "%s: when %u became %u", what, x->when, y->when);
+        if (x->cond != y->cond || x->cond_pos != y->cond_pos)
+            return differ(c, "%s: conditional %u position %u became %u, %u", what, x->cond,
+                          x->cond_pos, y->cond, y->cond_pos);
         if (!guard_same(c, x->guard, y->guard, what))
             return false;
         if (x->n_incs != y->n_incs)
@@ -243,6 +282,9 @@ bool mel_model_same(const mel_model *a, const mel_model *b, char *why, size_t wh
                     ? map_names(&c) && declarations_same(&c) && invariants_same(&c) &&
                           equations_same(&c)
                     : differ(&c, "out of memory");
+    if (same && c.opaque_as_call)
+        same = differ(&c, "the same but for expressions kept as text (FX_OPAQUE), read back "
+                          "as uninterpreted calls");
     free(c.var);
     free(c.known);
     free(c.mode);

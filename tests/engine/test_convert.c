@@ -1,0 +1,285 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_convert.c -- the model printers (mo_model_to_mel,
+ * mo_model_to_modelica; engine/mo_write.c) and issue 38's identity: parse
+ * -> print -> parse gives the same flat model (mel_model_same: structure
+ * and expressions) for every model of tests/models, the parse corpus
+ * (tests/corpus/mel_parse, tests/corpus/mo_parse: the inputs that parse)
+ * and the MSL exports of ../shared/msl (MDAE_MSL_DIR overrides; skipped
+ * when absent). Each model is printed as MEL and read back as MEL; a
+ * Modelica model is also printed as Modelica and read back as Modelica.
+ * What a language cannot say is listed in `limits` below, each with its
+ * reason, and only those models may differ, only in that way.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx.h"
+#include "mel.h"
+#include "mo.h"
+#include "model_same.h"
+
+/* ---- Printing hand-built models --------------------------------------------- */
+static const mdae_range R0;
+
+Test(convert, hand_built_model_prints_its_equations)
+{
+    fx_pool *p = fx_pool_new();
+    cr_assert_not_null(p);
+    static const mel_guard TRUE_G = {.op = MEL_G_TRUE};
+    static const mel_guard G = {.op = MEL_G_VAR, .var = 0};
+    mel_variable vars[2] = {{.name = "x", .guard = &TRUE_G}, {.name = "a.b", .guard = &TRUE_G}};
+    mel_known kn[1] = {{.name = "p", .kind = MEL_KNOWN_REAL, .known = true, .value = 2}};
+    kn[0].binding = fx_num(p, 2, false, R0);
+    mel_mode modes[1] = {{.name = "s >= 0", .reads_var = 0}};
+    modes[0].def = fx_bin(p, FX_GE, fx_var(p, 1, 0, R0), fx_num(p, 0, true, R0), R0);
+    mel_equation eqs[2] = {{.name = "e1", .guard = &TRUE_G}, {.name = "e 2", .guard = &G}};
+    eqs[0].lhs = fx_var(p, 0, 1, R0);
+    eqs[0].rhs = fx_bin(p, FX_MUL, fx_known(p, 0, R0),
+                        fx_if(p, fx_mode(p, 0, R0), fx_var(p, 1, 0, R0), fx_num(p, 1, true, R0),
+                              R0),
+                        R0);
+    eqs[1].lhs = fx_num(p, 0, true, R0);
+    eqs[1].rhs = fx_bin(p, FX_ADD, fx_var(p, 0, 0, R0), fx_un(p, FX_NEG, fx_var(p, 1, 0, R0), R0),
+                        R0);
+    cr_assert(!fx_pool_failed(p));
+    mel_model m = {.n_variables = 2, .variables = vars, .n_knowns = 1, .knowns = kn,
+                   .n_modes = 1, .modes = modes, .n_equations = 2, .equations = eqs};
+    char *mel = NULL, *mo = NULL;
+    cr_assert_eq(mo_model_to_mel(&m, &mel), MDAE_OK);
+    cr_assert_eq(mo_model_to_modelica(&m, "M", &mo), MDAE_OK);
+    cr_expect(strstr(mel, "\np : real = 2.0;\n") != NULL, "%s", mel);
+    cr_expect(strstr(mel, "\n's >= 0' : boolean = 'a.b' >= 0;\n") != NULL, "%s", mel);
+    cr_expect(strstr(mel, "\n'a.b' : real;\n") != NULL, "%s", mel);
+    cr_expect(strstr(mel, "\n  e1 : equation der(x) = p * (if 's >= 0' then 'a.b' else 1);\n") !=
+                  NULL,
+              "%s", mel);
+    cr_expect(strstr(mel, "\n  if 's >= 0' then 'e 2' : equation 0 = x - 'a.b' end;\n") != NULL,
+              "%s", mel);
+    cr_expect(strstr(mo, "model M\n  parameter Real p = 2.0;\n  Real x;\n  Real 'a.b';\n"
+                         "equation\n") != NULL,
+              "%s", mo);
+    cr_expect(strstr(mo, "\n  /* e1: */ der(x) = p * (if 'a.b' >= 0 then 'a.b' else 1);\n") !=
+                  NULL,
+              "%s", mo);
+    cr_expect(strstr(mo, "\n  if 'a.b' >= 0 then /* 'e 2': */ 0 = x - 'a.b'; end if;\nend M;\n") != NULL, "%s",
+              mo);
+    mdae_free(mel);
+    mdae_free(mo);
+    fx_pool_free(p);
+}
+
+/* ---- Round trips ------------------------------------------------------------------ */
+
+/* Where the identity cannot hold: what one language cannot say. A round
+ * trip may differ only so, and mel_model_same's `why` then contains
+ * `why_has`. Each is documented in docs/convert.md. */
+typedef struct limit {
+    bool to_modelica; /* false: printed as MEL */
+    const char *why_has;
+    const char *reason;
+} limit;
+
+static const limit limits[] = {
+    {false, ": kind 2 became", "MEL has no Boolean parameters"},
+    {false, "condition must be a Boolean formula", "a Boolean parameter as a condition"},
+    {false, "has no binding, which MEL requires", "a MEL known quantity needs a binding"},
+    {false, "kept as text (FX_OPAQUE)", "MEL cannot read Modelica's text (arrays, records...)"},
+    {false, "identifier longer than", "a text kept as FX_OPAQUE is longer than a MEL name"},
+    {false, "is already declared as a", "MEL has one namespace for labels and declarations"},
+    {false, "(unknown) became", "MEL computes a value the Modelica importer does not"},
+    {true, "found 'algorithm'", "an algorithm section is kept only as the word algorithm"},
+    {false, NULL, NULL},
+};
+
+static const limit *find_limit(bool to_modelica, const char *why)
+{
+    for (size_t k = 0; limits[k].why_has != NULL; k++)
+        if (limits[k].to_modelica == to_modelica && strstr(why, limits[k].why_has) != NULL)
+            return &limits[k];
+    return NULL;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        buf = malloc((size_t)n + 1);
+    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf != NULL) {
+        buf[n] = '\0';
+        *len = (size_t)n;
+    }
+    return buf;
+}
+
+static int parse(const char *text, size_t len, bool modelica, mel_model **m)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    int rc = modelica ? mo_model_parse(text, len, NULL, m, &d)
+                      : mel_model_parse(text, len, NULL, m, &d);
+    mdae_diags_close(&d);
+    return rc;
+}
+
+/* Print m in one language, read it back, compare. Returns true when the
+ * same; else why[] says what differs (or what failed). */
+static bool round_trip(const mel_model *m, bool to_modelica, char *why, size_t why_len)
+{
+    char *text = NULL;
+    int rc = to_modelica ? mo_model_to_modelica(m, "Converted", &text) : mo_model_to_mel(m, &text);
+    if (rc != MDAE_OK) {
+        snprintf(why, why_len, "printing failed: %s", mdae_strerror(rc));
+        return false;
+    }
+    mel_model *back = NULL;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    rc = to_modelica ? mo_model_parse(text, strlen(text), NULL, &back, &d)
+                     : mel_model_parse(text, strlen(text), NULL, &back, &d);
+    bool same = false;
+    if (rc != MDAE_OK) {
+        char *msg = d.count > 0 ? mdae_diag_format(&d.items[0], "<printed>") : NULL;
+        snprintf(why, why_len, "the printed text does not parse: %s", msg ? msg : "?");
+        mdae_free(msg);
+        if (getenv("MDAE_CONVERT_DUMP") != NULL)
+            fprintf(stderr, "%s\n", text);
+    } else {
+        same = mel_model_same(m, back, why, why_len);
+    }
+    mdae_diags_close(&d);
+    mel_model_free(back);
+    mdae_free(text);
+    return same;
+}
+
+typedef struct tally {
+    int models, same, limited, failed, structure_only;
+    int failed_modelica; /* of failed: printed as Modelica */
+} tally;
+
+/* The round trips of one file (skipped when it does not parse). */
+static void check_file(const char *path, const char *file, int lang, tally *t)
+{
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    cr_assert_not_null(text, "cannot read %s", path);
+    bool modelica = lang < 0 ? mo_is_modelica(text, len, file) : lang == 1;
+    mel_model *m = NULL;
+    if (parse(text, len, modelica, &m) != MDAE_OK) {
+        free(text);
+        return;
+    }
+    t->models++;
+    if (mel_model_exprs(m) == NULL) { /* a front-end without expressions */
+        t->structure_only++;
+        mel_model_free(m);
+        free(text);
+        return;
+    }
+    for (int dir = 0; dir < (modelica ? 2 : 1); dir++) {
+        char why[1024];
+        bool same = round_trip(m, dir == 1, why, sizeof why);
+        const limit *l = same ? NULL : find_limit(dir == 1, why);
+        if (same) {
+            t->same++;
+        } else if (l != NULL) {
+            t->limited++;
+            if (getenv("MDAE_CONVERT_VERBOSE") != NULL)
+                fprintf(stderr, "%s (%s): %s: %s\n", file, dir ? "Modelica" : "MEL", l->reason,
+                        why);
+        } else {
+            t->failed++;
+            t->failed_modelica += dir == 1;
+            cr_log_error("%s (%s): %s", file, dir ? "Modelica" : "MEL", why);
+        }
+    }
+    mel_model_free(m);
+    free(text);
+}
+
+/* Every file of dir: lang -1, those with a model's extension, their
+ * language by it; 0 (MEL) or 1 (Modelica), every file. Returns false when
+ * the directory does not exist. */
+static bool check_dir(const char *dir, int lang, tally *t)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return false;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *dot = strrchr(e->d_name, '.');
+        if (e->d_name[0] == '.' ||
+            (lang < 0 && (dot == NULL || (strcmp(dot, ".mel") != 0 && strcmp(dot, ".mo") != 0 &&
+                                          strcmp(dot, ".bmo") != 0))))
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        check_file(path, e->d_name, lang, t);
+    }
+    closedir(d);
+    return true;
+}
+
+static void report(const char *what, const tally *t)
+{
+    fprintf(stderr,
+            "convert %s: %d models (%d without expressions), %d round trips the same, %d "
+            "limited, %d failed (%d of them through Modelica)\n",
+            what, t->models, t->structure_only, t->same, t->limited, t->failed,
+            t->failed_modelica);
+}
+
+TestSuite(convert, .timeout = 900);
+
+Test(convert, models_round_trip)
+{
+    tally t = {0};
+    cr_assert(check_dir(MDAE_SOURCE_DIR "/tests/models", -1, &t));
+    report("tests/models", &t);
+    cr_expect_gt(t.models, 20);
+    cr_expect_eq(t.failed, 0);
+}
+
+Test(convert, corpus_round_trips)
+{
+    tally t = {0};
+    cr_assert(check_dir(MDAE_SOURCE_DIR "/tests/corpus/mel_parse", 0, &t));
+    cr_assert(check_dir(MDAE_SOURCE_DIR "/tests/corpus/mo_parse", 1, &t));
+    report("tests/corpus", &t);
+    cr_expect_gt(t.models, 0);
+    cr_expect_eq(t.failed, 0);
+}
+
+Test(convert, msl_round_trips)
+{
+    const char *dir = getenv("MDAE_MSL_DIR");
+    tally t = {0};
+    if (!check_dir(dir != NULL ? dir : MDAE_SOURCE_DIR "/../shared/msl", -1, &t)) {
+        cr_skip_test("no ../shared/msl (set MDAE_MSL_DIR)");
+        return;
+    }
+    report("MSL", &t);
+    /* Through MEL, every model reads back the same or differs only as the
+     * limits say. Through Modelica, what the printed model cannot declare
+     * (the flat model keeps no types of discrete variables) and texts the
+     * importer keeps in a form Modelica does not read back (FX_OPAQUE) are
+     * still open (docs/convert.md): at most the count measured when this
+     * test was written (75 of 120, against h-mo's 6fcf39c), so that it
+     * can only improve. */
+    cr_expect_eq(t.failed - t.failed_modelica, 0);
+    cr_expect_leq(t.failed_modelica, t.structure_only > 0 ? t.models : 75);
+}
