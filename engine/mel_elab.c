@@ -2342,7 +2342,7 @@ static void p2_item(elab *el, const item *it)
         const fx_node *d = lower_item(el, it, it->e);
         if (it->mode >= 0)
             ((mel_mode *)el->modes.p)[it->mode].def = d;
-        else if (el->fx != NULL)
+        else if (el->fx != NULL && it->eq < el->knowns.n)
             ((mel_known *)el->knowns.p)[it->eq].binding = d;
         break;
     }

@@ -257,6 +257,14 @@ Test(mel_exprs, random_models_agree_with_their_incidences)
         snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
         every_equation_has_sides(m, what);
         check_modes(m, seed, what);
+        char *text = ref_random_model(seed, &o);
+        cr_assert_not_null(text);
+        mel_options no = {.no_expressions = true};
+        mel_model *s = NULL;
+        cr_assert_eq(mel_model_parse(text, strlen(text), &no, &s, NULL), MDAE_OK, "%s", what);
+        same_structure(m, s);
+        mel_model_free(s);
+        mdae_free(text);
         mel_model_free(m);
         checked++;
     }
@@ -491,4 +499,22 @@ Test(mel_exprs, returns_nomem_at_every_failing_allocation_without_leaking)
     }
     cr_assert_eq(rc, MDAE_OK);
     mdae_replace_allocator(NULL);
+}
+
+Test(mel_exprs, a_model_recovered_from_syntax_errors_keeps_its_expressions)
+{
+    const char *src = "x : real; y : real;\n"
+                      "e : equation der(x) = y +;\n"
+                      "f : equation y = 2 * x;\n"
+                      "g : equation x = 1;\n";
+    mel_options o = {.recover = true};
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(src, strlen(src), &o, &m, &d), MDAE_OK);
+    cr_assert_eq(m->n_syntax_errors, 1);
+    eq_is(m, "f", "y", "(* 2 x)");
+    every_equation_has_sides(m, "recovered");
+    mel_model_free(m);
+    mdae_diags_close(&d);
 }
