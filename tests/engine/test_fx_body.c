@@ -3,8 +3,8 @@
  * tests/engine/test_fx_body.c -- an equation's body differentiated c times
  * (engine/fx_body.h): the papers' models' differentiated equations as text
  * in both languages; on the brake, every equation a block differentiates
- * has a body, and that body, evaluated along a trajectory, is the finite
- * difference of the equation's residual; no expressions, bad arguments,
+ * has a body, which reads back as the same expressions and, evaluated
+ * along a trajectory, is the finite difference of the equation's residual; no expressions, bad arguments,
  * and a body too large to print.
  */
 #include <criterion/criterion.h>
@@ -219,9 +219,35 @@ static void check_numerically(const mel_model *m, const bool *mode, uint32_t eq,
     fx_pool_free(p);
 }
 
+/* The body, appended to the model's text as one more equation, reads back
+ * as the very trees fx_body_sides gives (fx_print's promise, through the
+ * whole front-end). */
+static void check_reparse(const char *text, long long N, const mel_model *m, uint32_t eq,
+                          unsigned c, const char *body)
+{
+    size_t n = strlen(text) + strlen(body) + 64;
+    char *more = malloc(n);
+    cr_assert_not_null(more);
+    snprintf(more, n, "%s\nbody_check : equation %s;\n", text, body);
+    mel_define def = {"N", N};
+    mel_options o = {.defines = &def, .n_defines = 1};
+    mel_model *m2 = NULL;
+    cr_assert_eq(mel_model_parse(more, strlen(more), &o, &m2, NULL), MDAE_OK, "%s", body);
+    const mel_equation *q = &m2->equations[m2->n_equations - 1];
+    cr_assert_str_eq(q->name, "body_check");
+    fx_pool *p = fx_pool_new();
+    const fx_node *l, *r;
+    cr_assert_eq(fx_body_sides(m, eq, c, p, &l, &r), MDAE_OK);
+    cr_expect(fx_equal(q->lhs, l) && fx_equal(q->rhs, r), "%s does not read back", body);
+    fx_pool_free(p);
+    mel_model_free(m2);
+    free(more);
+}
+
 Test(fx_body, brake_every_differentiated_equation)
 {
     mel_model *m = parse_opt("brake.mel", 4, false);
+    char *text = tm_slurp("brake.mel");
     sa_result *r = NULL;
     cdg_graph *g = NULL;
     cr_assert_eq(sa_analyze(m, NULL, &r, NULL), MDAE_OK);
@@ -241,12 +267,14 @@ Test(fx_body, brake_every_differentiated_equation)
                 continue;
             char *s = body(m, it->name, (unsigned)it->order);
             cr_expect(strstr(s, " = ") != NULL && strstr(s, "der(") != NULL, "%s", s);
+            check_reparse(text, 4, m, it->index, (unsigned)it->order, s);
             mdae_free(s);
             check_numerically(m, mode, it->index, (unsigned)it->order);
             checked++;
         }
     }
     cr_expect_geq(checked, 4, "the brake differentiates some equations");
+    free(text);
     free(mode);
     cdg_report_free(rep);
     cdg_graph_free(g);
