@@ -99,6 +99,10 @@ static int analysis_json(cli_engine *e, cJSON **out)
         rc = cdg_graph_report(e->g, &crep);
     if (rc == MDAE_OK)
         rc = rpc_json_analysis(rep, crep, out);
+    if (rc == MDAE_OK && (rc = rpc_json_add_bodies(*out, crep, e->m)) < 0) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
     cdg_report_free(crep);
     sa_report_free(rep);
     if (rc < 0) {

@@ -11,7 +11,9 @@
  * prints as absent ("?", nothing), never crashes.
  *
  * Orders are written like the DOT output (cdg_graph_dot) and the papers:
- * x, x', x'', x''' and from 4 on x^(4).
+ * x, x', x'', x''' and from 4 on x^(4). An equation differentiated in a
+ * block (order > 0) has its differentiated body on a line of its own under
+ * the block, when the JSON carries it ("body", issue 38).
  */
 #include "cli.h"
 
@@ -99,6 +101,21 @@ static void print_block(const cJSON *b)
     if (size(reads) > 0) {
         fputs("   reads ", stdout);
         print_items(reads);
+    }
+}
+
+/* Under a block line, one line per differentiated equation that has its
+ * body (rpc_json_add_bodies): "        eh2' :  0 = der(x)". */
+static void print_bodies(const cJSON *b)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr(b, "equations")) {
+        const char *body = str_or(e, "body", NULL);
+        if (body == NULL)
+            continue;
+        fputs("        ", stdout);
+        print_item(e);
+        printf(" :  %s\n", body);
     }
 }
 
@@ -204,6 +221,7 @@ static void print_cdg(const cJSON *a)
         if (strcmp(guard, "true") != 0)
             printf("   when %s", guard);
         printf("\n");
+        print_bodies(b);
     }
     printf("\nedges (%d): block A \u2192 block B when B reads an unknown A solves\n",
            size(edges));
@@ -351,6 +369,7 @@ void cli_render_mode(const char *file, const cJSON *mj)
             printf("  %2d. ", pos++);
             print_block(b);
             printf("   [b%.0f]\n", id);
+            print_bodies(b);
         }
         printf("edges (by position above):");
         const cJSON *e;

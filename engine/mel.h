@@ -245,6 +245,10 @@ typedef struct mel_model {
      * pool owned by the model (mel_model_exprs). */
     uint32_t n_knowns;
     const mel_known *knowns;
+    /* Issue 38: the language the model was read in, the one its
+     * expressions print in (engine/fx_body.h): true when mo_model_parse
+     * made it (the papers' Modelica, Base Modelica), false for MEL. */
+    bool modelica;
 } mel_model;
 
 /* A statement (or a run of text) that a syntax error made the parser leave

@@ -4146,6 +4146,7 @@ int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_mod
         rc = elaborate(top, opt, &rep, &m);
         if (rc == MDAE_OK) {
             mel__report_take_left_out(&rep, m);
+            m->modelica = true;
             *out = m;
         }
     }

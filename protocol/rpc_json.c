@@ -10,6 +10,7 @@
  * item when it fails, hence attach()).
  */
 #include "rpc_json.h"
+#include "fx_body.h"
 #include "rpc_message.h"
 
 #include <stdint.h>
@@ -382,7 +383,8 @@ static bool item_is(const cJSON *o, const sa_report *rep, const sa_item *it)
     return oc == NULL;
 }
 
-/* items_json's array for these items? */
+/* items_json's array for these items? An item may also hold the "body"
+ * rpc_json_add_bodies gave it (cdg_reusing drops it from what it takes). */
 static bool items_are(const cJSON *arr, const cdg_item *items, size_t n)
 {
     if (!cJSON_IsArray(arr))
@@ -393,7 +395,10 @@ static bool items_are(const cJSON *arr, const cdg_item *items, size_t n)
             return false;
         const cJSON *m = o->child;
         if (!str_member_is(m, "name", items[k].name ? items[k].name : "?") ||
-            !num_member_is(m->next, "order", items[k].order) || m->next->next != NULL)
+            !num_member_is(m->next, "order", items[k].order))
+            return false;
+        const cJSON *rest = m->next->next;
+        if (rest != NULL && !(named(rest, "body") && rest->next == NULL))
             return false;
     }
     return o == NULL;
@@ -596,6 +601,66 @@ static bool block_arrays_ok(const cdg_block *b)
            (b->n_unknowns == 0 || b->unknowns != NULL) && (b->n_reads == 0 || b->reads != NULL);
 }
 
+/* A block object without the "body" members of its equations. */
+static void drop_bodies(cJSON *block)
+{
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(block, "equations"))
+        cJSON_DeleteItemFromObjectCaseSensitive(e, "body");
+}
+
+/* "body" (engine/fx_body.h) in each object of arr, items_json's array for
+ * items, whose order is > 0 (any "body" it had is replaced). An equation
+ * whose body cannot be given (expressions not kept, too large, next() or
+ * last() inside) has none. MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (an index
+ * past m's equations). */
+static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const mel_model *m)
+{
+    cJSON *o = arr != NULL ? arr->child : NULL;
+    for (size_t k = 0; k < n && o != NULL; k++, o = o->next) {
+        if (items[k].index >= m->n_equations)
+            return MDAE_E_INVAL;
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "body");
+        if (items[k].order <= 0)
+            continue;
+        char *body = NULL;
+        int rc = fx_body_format(m, items[k].index, (unsigned)items[k].order, &body);
+        if (rc == MDAE_E_NOMEM)
+            return rc;
+        if (body == NULL)
+            continue;
+        bool ok = add_str(o, "body", body);
+        mdae_free(body);
+        if (!ok)
+            return MDAE_E_NOMEM;
+    }
+    return MDAE_OK;
+}
+
+int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model *m)
+{
+    if (rep == NULL || m == NULL || !cJSON_IsObject(analysis) ||
+        (rep->n_blocks > 0 && rep->blocks == NULL))
+        return MDAE_E_INVAL;
+    const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(analysis, "blocks");
+    if (!cJSON_IsArray(blocks) || (size_t)cJSON_GetArraySize(blocks) != rep->n_blocks)
+        return MDAE_E_INVAL;
+    if (mel_model_exprs(m) == NULL)
+        return MDAE_OK; /* no expressions: nothing to add */
+    rpc_json_init();
+    const cJSON *o = blocks->child;
+    for (size_t k = 0; k < rep->n_blocks; k++, o = o->next) {
+        const cdg_block *b = &rep->blocks[k].block;
+        if (!block_arrays_ok(b))
+            return MDAE_E_INVAL;
+        int rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"), b->equations,
+                                 b->n_equations, m);
+        if (rc < 0)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
 /* rpc_json_cdg, taking blocks and edges from prev (may be NULL). */
 static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
 {
@@ -620,7 +685,9 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
         const cdg_report_block *rb = &rep->blocks[k];
         cJSON *was = donor_step(&db);
         if (was != NULL && block_is(was, rep, rb)) {
-            if (!append(blocks, donor_take(&db, was)))
+            cJSON *taken = donor_take(&db, was);
+            drop_bodies(taken); /* the equations may have changed: given again */
+            if (!append(blocks, taken))
                 goto fail;
             continue;
         }
@@ -973,6 +1040,11 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
             cJSON *o = cJSON_CreateObject();
             if (!append(blocks, o) || !add_num(o, "id", b.id) || !add_block_items(o, &b))
                 goto fail;
+            if (mel_model_exprs(m) != NULL &&
+                (rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),
+                                      b.equations, b.n_equations, m)) < 0)
+                goto fail;
+            rc = MDAE_E_NOMEM;
         }
         /* The view sorts edges by ids; readers want them by position. */
         pairs = mdae_calloc(2 * cv->n_edges + 1, sizeof *pairs);

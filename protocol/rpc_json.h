@@ -11,9 +11,10 @@
  *
  * Promises: pure data conversion; no I/O, no logging, no BuDDy. It reads
  * engine/mel.h, engine/sa.h and engine/cdg.h structures as plain data only
- * (the agreed exception to the layering rule; the one engine call is
- * cdg_graph_block(), an array lookup). Reentrant once rpc_json_init() has
- * run.
+ * (the agreed exception to the layering rule; the engine calls are
+ * cdg_graph_block(), an array lookup, and fx_body_format(), the pure
+ * printing of a differentiated equation). Reentrant once rpc_json_init()
+ * has run.
  *
  * Errors: MDAE_OK, MDAE_E_NOMEM (cJSON could not allocate; nothing is leaked
  * and *out is untouched), MDAE_E_INVAL (NULL argument, or a report whose
@@ -138,6 +139,23 @@ MDAE_API int rpc_json_add_left_out(cJSON *obj /* borrowed */, const mel_model *m
 MDAE_API int rpc_json_cdg(const cdg_report *rep /* borrowed */,
                           cJSON *analysis /* borrowed: gains two members */);
 
+/* Add to the blocks of an analysis object (rpc_json_cdg's "blocks", built
+ * from rep, the report of a graph of model m) the differentiated bodies
+ * (issue 38): each equation entry whose "order" c is > 0 gains
+ *   "body":"der(x) = der(z) + der(yl) - der(yh) - der(y)"
+ * the equation differentiated c times, each side on its own, in the
+ * model's language (engine/fx_body.h says the form); entries with c = 0
+ * have none. An entry whose body cannot be given has none either: the
+ * model keeps no expressions (mel_options.no_expressions), the body is
+ * larger than FX_BODY_MAX_NODES nodes, or the equation reads next()/last().
+ * Bodies a tree already held are replaced (rpc_json_analysis_reusing drops
+ * them from what it takes, so they are always those of m). MDAE_OK,
+ * MDAE_E_NOMEM (the bodies added so far stay), MDAE_E_INVAL (NULL, or an
+ * analysis whose "blocks" are not rep's). */
+MDAE_API int rpc_json_add_bodies(cJSON *analysis /* borrowed: its blocks gain members */,
+                                 const cdg_report *rep /* borrowed */,
+                                 const mel_model *m /* borrowed */);
+
 /* The complete analysis (`mdae analyze --json`, the server's analyze
  * result): rpc_json_report()'s object, plus rpc_json_cdg()'s members when
  * cdg is not NULL. */
@@ -182,7 +200,7 @@ MDAE_API int rpc_json_mode_read(const cJSON *obj /* borrowed */, const mel_model
  *    "valid":bool, "singular":bool,
  *    "equations":[{"name":"K1","active":bool,"offset":c|null}...],
  *    "variables":[{"name":"x","active":bool,"offset":d|null}...],
- *    "blocks":[{"id":3,"equations":[{"name","order"}..],"unknowns":[..],
+ *    "blocks":[{"id":3,"equations":[{"name","order","body"?}..],"unknowns":[..],
  *               "reads":[..]}...],
  *    "edges":[[0,2],...],
  *    "overdetermined":["e2",...], "underdetermined":["x",...],
@@ -193,7 +211,9 @@ MDAE_API int rpc_json_mode_read(const cJSON *obj /* borrowed */, const mel_model
  * active in the mode in a valid solving order (cdg_mode_view.blocks), "id"
  * being the block's id in the analysis JSON; each edge [from,to] gives
  * POSITIONS in this "blocks" array (not ids), so from < to always holds.
- * Both are empty in invalid and singular modes. overdetermined and
+ * Both are empty in invalid and singular modes. "body": an equation
+ * differentiated (order > 0) has its body, as rpc_json_add_bodies gives
+ * it (issue 38). overdetermined and
  * underdetermined are names, non-empty only in singular modes.
  * "initialization": the degrees of freedom of the mode's cold
  * initialisation (RR-8933 Exec. Sch. 3), sum (d_j + 1) - sum (c_i + 1) over

@@ -16,7 +16,9 @@
  * unknown, parameter, integer, mode variable), else a Modelica mode atom
  * (the model's mode ranges), else the innermost equation (the model's
  * equation ranges; a loop's instances share one range and are shown as one
- * with their count). Results are LSP's: Hover {contents: MarkupContent},
+ * with their count; an equation differentiated in some modes shows its
+ * differentiated body for each offset c > 0, engine/fx_body.h). Results
+ * are LSP's: Hover {contents: MarkupContent},
  * DocumentSymbol[], Location[], CodeLens[] whose command is mdae.showMode
  * with a mode where the lens applies.
  *
@@ -38,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fx_body.h"
 #include "rpc_message.h"
 
 #define HOVER_LIST_MAX 8 /* equations, blocks, instances listed by name */
@@ -518,6 +521,41 @@ static long equation_at(const mel_model *m, uint32_t off, uint32_t *count)
     return best;
 }
 
+/* For each offset case c > 0 of equation e's report item, the equation
+ * differentiated c times (engine/fx_body.h), in the model's language. */
+static void hover_bodies(const wk_state *w, mdae_buf *b, const cJSON *item, long e)
+{
+    const char *lang = fx_body_syntax(w->model) == FX_SYNTAX_MODELICA ? "modelica" : "mel";
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(item, "offset"))
+    {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
+        if (!cJSON_IsNumber(v) || v->valueint <= 0)
+            continue;
+        char *body = NULL;
+        int rc = fx_body_format(w->model, (uint32_t)e, (unsigned)v->valueint, &body);
+        nomem_check(rc);
+        char head[64];
+        snprintf(head, sizeof head, "\n\ndifferentiated \u00d7%d", v->valueint);
+        mdae_buf_puts(b, head);
+        const char *guard = str_of(c, "guard");
+        bool always = strcmp(guard, "true") == 0;
+        mdae_buf_puts(b, always ? " in every mode" : " when `");
+        mdae_buf_puts(b, always ? "" : guard);
+        mdae_buf_puts(b, always ? "" : "`");
+        if (body == NULL) {
+            mdae_buf_puts(b, rc == MDAE_E_LIMIT ? ": too large to show" : "");
+            continue;
+        }
+        mdae_buf_puts(b, ":\n```");
+        mdae_buf_puts(b, lang);
+        mdae_buf_puts(b, "\n");
+        mdae_buf_puts(b, body);
+        mdae_buf_puts(b, "\n```");
+        mdae_free(body);
+    }
+}
+
 static void hover_equation(wk_state *w, mdae_buf *b, const cJSON *rep, long e, uint32_t count)
 {
     const mel_equation *eq = &w->model->equations[e];
@@ -538,6 +576,7 @@ static void hover_equation(wk_state *w, mdae_buf *b, const cJSON *rep, long e, u
     mdae_buf_puts(b, str_of(item, "guard"));
     mdae_buf_puts(b, "`\n\nc (differentiated): ");
     offsets_text(b, item);
+    hover_bodies(w, b, item, e);
     const cJSON *d;
     cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(rep, "diagnostics"))
     {

@@ -404,6 +404,8 @@ int wk_report(wk_state *w, const cJSON **out)
         if (rc == MDAE_OK)
             rc = rpc_json_analysis_reusing(rep, crep, w->prev_report, &w->cached_report);
         if (rc == MDAE_OK)
+            rc = rpc_json_add_bodies(w->cached_report, crep, w->model);
+        if (rc == MDAE_OK)
             rc = rpc_json_add_left_out(w->cached_report, w->model);
         cdg_report_free(crep);
         sa_report_free(rep);

@@ -110,6 +110,33 @@ Test(cli_mode, analyze_text_lists_blocks_with_their_guards_and_the_edges)
     run_free(&r);
 }
 
+/* Issue 38: a differentiated equation's body under its block, in the
+ * model's language, from the JSON's "body" (rpc_json_add_bodies). */
+Test(cli_mode, analyze_prints_the_bodies_of_differentiated_equations)
+{
+    run r = RUN("analyze", MODEL("water_tank.mel"));
+    expect(&r, 0);
+    contains(r.out, "  b12  el2' \u2192 x'   when bl\n"
+                    "        el2' :  0 = if bl then -der(x) else der(yl)\n");
+    contains(r.out, "        eh2' :  0 = if bh then der(x) else der(yh)\n");
+    cr_assert_eq(count(r.out, " :  "), 2, "only the differentiated equations:\n%s", r.out);
+    run_free(&r);
+    r = RUN("analyze", "--json", MODEL("water_tank.mel"));
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    int bodies = 0;
+    const cJSON *b, *e;
+    cJSON_ArrayForEach(b, item(j, "blocks")) cJSON_ArrayForEach(e, item(b, "equations"))
+        bodies += str(e, "body") != NULL;
+    cr_assert_eq(bodies, 2);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("mode", "--mode", "bl=1", MODEL("water_tank.mel"));
+    expect(&r, 0);
+    contains(r.out, "        el2' :  0 = if bl then -der(x) else der(yl)\n");
+    run_free(&r);
+}
+
 Test(cli_mode, dot_starts_with_digraph_and_has_one_vertex_per_block)
 {
     static const char *const models[] = {MODEL("rldc2.mel"), MODEL("water_tank.mel")};
@@ -374,6 +401,7 @@ Test(cli_mode, server_analyze_text_matches_the_embedded_engine)
     expect(&loc, 0);
     expect(&rem, 0);
     cr_assert_str_eq(rem.out, loc.out);
+    contains(rem.out, "        el2' :  0 = if bl then -der(x) else der(yl)\n"); /* issue 38 */
     run_free(&loc);
     run_free(&rem);
     server_stop(&s);

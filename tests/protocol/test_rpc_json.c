@@ -952,6 +952,7 @@ static cJSON *analysis_of(const char *text, long long n, cJSON *prev)
     cr_assert_eq(cdg_graph_report(a.g, &a.crep), MDAE_OK);
     cJSON *j = NULL;
     cr_assert_eq(rpc_json_analysis_reusing(a.rep, a.crep, prev, &j), MDAE_OK);
+    cr_assert_eq(rpc_json_add_bodies(j, a.crep, a.m), MDAE_OK);
     analysed_free(&a);
     return j;
 }
@@ -1001,4 +1002,122 @@ Test(rpc_json, a_tree_built_from_the_previous_versions_is_the_one_built_anew)
     free(eq);
     free(guard);
     free(renamed);
+}
+
+/* ---- Differentiated bodies (issue 38, rpc_json_add_bodies) ---------------------- */
+
+/* The analysis JSON of a MEL text, with its bodies. */
+static cJSON *analysis_with_bodies(const char *text, analysed *a)
+{
+    memset(a, 0, sizeof *a);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &a->m, NULL), MDAE_OK);
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(a->m, NULL, &a->res, NULL), MDAE_OK);
+    cr_assert_eq(cdg_build(a->res, NULL, &a->g, NULL), MDAE_OK);
+    cr_assert_eq(sa_result_report(a->res, &a->rep), MDAE_OK);
+    cr_assert_eq(cdg_graph_report(a->g, &a->crep), MDAE_OK);
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_analysis(a->rep, a->crep, &j), MDAE_OK);
+    cr_assert_eq(rpc_json_add_bodies(j, a->crep, a->m), MDAE_OK);
+    return j;
+}
+
+/* The body of the first equation of block eqs -> unks (NULL: none). */
+static const char *block_body(const cJSON *j, const char *eqs, const char *unks)
+{
+    const cJSON *b = find_block(item(j, "blocks"), eqs, unks);
+    cr_assert_not_null(b, "no block %s -> %s", eqs, unks);
+    return str(cJSON_GetArrayItem(item(b, "equations"), 0), "body");
+}
+
+Test(rpc_json, blocks_carry_the_bodies_of_their_differentiated_equations)
+{
+    char *text = tm_slurp("water_tank.mel");
+    analysed a;
+    cJSON *j = analysis_with_bodies(text, &a);
+    cr_assert_str_eq(block_body(j, "el2'", "x'"), "0 = if bl then -der(x) else der(yl)");
+    cr_assert_str_eq(block_body(j, "eh2'", "x'"), "0 = if bh then der(x) else der(yh)");
+    cr_assert_null(block_body(j, "el2", "yl"), "an equation not differentiated has no body");
+    /* exactly the entries of order > 0 have one, after name and order */
+    const cJSON *b, *e;
+    cJSON_ArrayForEach(b, item(j, "blocks")) cJSON_ArrayForEach(e, item(b, "equations"))
+    {
+        cr_assert_eq(num(e, "order") > 0, str(e, "body") != NULL);
+        if (str(e, "body") != NULL)
+            cr_assert_str_eq(e->child->next->next->string, "body");
+    }
+    /* the per-mode view carries them too: bl, !bh */
+    bool mode[2];
+    mode[mel_model_find_mode(a.m, "bl")] = true;
+    mode[mel_model_find_mode(a.m, "bh")] = false;
+    cJSON *mj = mode_json(&a, mode);
+    cr_assert_str_eq(block_body(mj, "el2'", "x'"), "0 = if bl then -der(x) else der(yl)");
+    cJSON_Delete(mj);
+    cJSON_Delete(j);
+    analysed_free(&a);
+    free(text);
+}
+
+Test(rpc_json, bodies_are_those_of_the_new_model_when_blocks_are_reused)
+{
+    /* same structure, another expression: the block is reused, its body not */
+    char *v0 = tm_slurp("water_tank.mel");
+    char *v1 = replace_all(v0, "0 = if bl then xmin - x else yl", "0 = if bl then xmin - 2*x else yl");
+    analysed a0, a1;
+    cJSON *prev = analysis_with_bodies(v0, &a0);
+    analysed_free(&a0);
+    cJSON *anew = analysis_with_bodies(v1, &a1);
+    cJSON *reused = NULL;
+    cr_assert_eq(rpc_json_analysis_reusing(a1.rep, a1.crep, prev, &reused), MDAE_OK);
+    cr_assert_eq(members(prev, "blocks"), 0, "every block taken");
+    cr_assert_null(block_body(reused, "el2'", "x'"), "a taken block's bodies are dropped");
+    cr_assert_eq(rpc_json_add_bodies(reused, a1.crep, a1.m), MDAE_OK);
+    char *x = compact(anew), *y = compact(reused);
+    cr_assert_str_eq(y, x);
+    cr_assert_str_eq(block_body(reused, "el2'", "x'"), "0 = if bl then -(2 * der(x)) else der(yl)");
+    mdae_free(x);
+    mdae_free(y);
+    cJSON_Delete(reused);
+    cJSON_Delete(anew);
+    cJSON_Delete(prev);
+    analysed_free(&a1);
+    free(v1);
+    free(v0);
+}
+
+Test(rpc_json, bodies_need_the_analysis_of_the_report)
+{
+    char *text = tm_slurp("water_tank.mel");
+    analysed a;
+    cJSON *j = analysis_with_bodies(text, &a);
+    cJSON *o = cJSON_CreateObject();
+    cr_assert_eq(rpc_json_add_bodies(o, a.crep, a.m), MDAE_E_INVAL); /* no blocks */
+    cr_assert_eq(rpc_json_add_bodies(j, NULL, a.m), MDAE_E_INVAL);
+    cr_assert_eq(rpc_json_add_bodies(j, a.crep, NULL), MDAE_E_INVAL);
+    cJSON_Delete(o);
+    cJSON_Delete(j);
+    analysed_free(&a);
+    free(text);
+}
+
+static int encode_bodies(const void *arg, cJSON **out)
+{
+    const analysed *a = arg;
+    int rc = rpc_json_analysis(a->rep, a->crep, out);
+    if (rc == MDAE_OK && (rc = rpc_json_add_bodies(*out, a->crep, a->m)) < 0) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+Test(rpc_json, bodies_survive_every_allocation_failure)
+{
+    char *text = tm_slurp("water_tank.mel");
+    analysed a;
+    cJSON *j = analysis_with_bodies(text, &a);
+    cJSON_Delete(j);
+    check_oom(encode_bodies, &a);
+    analysed_free(&a);
+    free(text);
 }

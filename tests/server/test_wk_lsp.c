@@ -164,6 +164,37 @@ Test(wk_lsp, hover_on_an_equation_gives_its_guard_offsets_and_blocks)
     ed_close(&e);
 }
 
+/* Issue 38: the body differentiated, for each offset c > 0, in the model's
+ * language. */
+Test(wk_lsp, hover_on_a_differentiated_equation_gives_its_differentiated_body)
+{
+    editor e;
+    char *text = t_model("rldc2.mel");
+    ed_open(&e, "", false, "file:///rldc2.mel", "mel", text, NULL);
+    char *h = ed_hover(&e, 46, 0); /* K1 : equation 0 = i1 + i2 + j1 + j2; */
+    assert_has(h, "differentiated ×1 when `!g1 & !g2`:\n```mel\n"
+                  "0 = der(i1) + der(i2) + der(j1) + der(j2)\n```");
+    free(h);
+    h = ed_hover(&e, 56, 0); /* S1, never differentiated */
+    cr_assert_null(strstr(h, "differentiated ×"), "%s", h);
+    free(h);
+    free(text);
+    ed_close(&e);
+}
+
+Test(wk_lsp, modelica_hover_gives_the_differentiated_body_in_modelica)
+{
+    editor e;
+    char *text = t_model("rldc2_cc.mo");
+    ed_open(&e, "", false, "file:///rldc2_cc.mo", "modelica", text, NULL);
+    char *h = ed_hover(&e, 26, 4); /* 0 = j1+i1+i2+j2; // (K1) */
+    assert_has(h, "differentiated ×1 when `!g1 & !g2`:\n```modelica\n"
+                  "0 = der(j1) + der(i1) + der(i2) + der(j2)\n```");
+    free(h);
+    free(text);
+    ed_close(&e);
+}
+
 Test(wk_lsp, hover_on_names_gives_declaration_offsets_uses_and_mode_counts)
 {
     editor e;

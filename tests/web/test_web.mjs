@@ -306,6 +306,17 @@ async function main(name) {
       assert(/when /.test(tip), `tooltip: ${tip}`);
     });
 
+    await check('a block that differentiates an equation shows its differentiated body', async () => {
+      // RLDC2: K1' when !g1 & !g2, K3' when g1 & g2 (issue 38)
+      const b = await page.evaluate(() => window.mdae.state.analysis.blocks.find((x) => x.equations.some((e) => e.body)));
+      assert(b, 'a block with a differentiated equation');
+      await page.evaluate((k) => window.mdae.selectBlock(k), b.id);
+      const e = b.equations.find((x) => x.body);
+      assert(/der\(/.test(e.body), `body: ${e.body}`);
+      const text = await page.$eval('#neighbourhood .bodies', (n) => n.textContent);
+      assert(text.includes(`${e.name}'`) && text.includes(e.body), text);
+    });
+
     await check('above the legibility size: no drawing, the block list and a drawn neighbourhood instead', async () => {
       const big = await browser.newPage();
       big.on('pageerror', (e) => errors.push(e.message));

@@ -181,5 +181,6 @@ export function names(list) {
 
 function blockTip(b) {
   return `block ${b.id}\nwhen ${b.guard}\nsolves ${names(b.equations)}\nfor ${names(b.unknowns)}` +
-    (b.reads.length ? `\nreads ${names(b.reads)}` : '');
+    (b.reads.length ? `\nreads ${names(b.reads)}` : '') +
+    b.equations.filter((e) => e.body).map((e) => `\n${names([e])}: ${e.body}`).join('');
 }

@@ -575,11 +575,22 @@ function renderNeighbourhood(id) {
     el('h3', { text: `Block b${id}` }),
     el('p', {}, 'exists when ', el('code', { text: b.guard }), '; solves ', el('code', { text: names(b.equations) }),
       ' for ', el('code', { text: names(b.unknowns) }), b.reads.length ? ', reads ' : '', b.reads.length ? el('code', { text: names(b.reads) }) : null),
+    bodiesOf(b),
     el('div', { class: 'hood-wrap' }, drawNeighbourhood(a, id, active, (k) => selectBlock(k))),
     el('details', {}, el('summary', { text: `needs ${into.length}, feeds ${out.length} (as a list)` }),
       el('p', { text: `needs (${into.length}):` }), el('ul', {}, ...into.map((e) => link(e.from, e))),
       el('p', { text: `feeds (${out.length}):` }), el('ul', {}, ...out.map((e) => link(e.to, e)))),
   );
+}
+
+// The block's differentiated equations (order > 0) with their bodies as the
+// analysis gives them ("body", issue 38), or null when it has none.
+function bodiesOf(b) {
+  const diff = b.equations.filter((e) => e.body);
+  if (diff.length === 0) return null;
+  return el('div', { class: 'bodies' },
+    el('p', { text: diff.length === 1 ? 'differentiated equation:' : 'differentiated equations:' }),
+    el('ul', {}, ...diff.map((e) => el('li', {}, el('code', { text: `${names([e])}:  ${e.body}` })))));
 }
 
 // ---- The graph -----------------------------------------------------------------------
