@@ -1305,6 +1305,7 @@ typedef struct site {
 
 static const fx_node *lw(elab *el, const mo__expr *e, bool cond);
 static bool is_array_valued(elab *el, const mo__expr *e);
+typedef enum shape { SH_SCALAR, SH_VECTOR, SH_ARRAY } shape;
 static const fx_node *lw_dot(elab *el, const mo__expr *e);
 
 static void add_site(elab *el, const fx_node *node, site_kind kind, const mo__expr *src,
@@ -1725,10 +1726,59 @@ static const fx_node *lw_field(elab *el, const mo__expr *e)
     return fx_call(el->fx, FX_FN_UNKNOWN, name, k, c->n_kids, e->where);
 }
 
+/* (f(a, b))[i, j] with constant subscripts, an element of a call's array
+ * result: the unknown function named "f()[i,j]" of a and b; NULL
+ * otherwise ({a, b, c}[i] too: collect reads all of the array). */
+static const fx_node *lw_index(elab *el, const mo__expr *e)
+{
+    const mo__part *part = &e->parts[0];
+    const mo__expr *c = e->kids[0];
+    long long ix[8];
+    if (part->n_subs == 0 || part->n_subs > 8)
+        return NULL;
+    for (uint32_t k = 0; k < part->n_subs; k++)
+        if (!eval_int(el, part->subs[k], &ix[k]))
+            return NULL;
+    char buf[1024], name[1300];
+    const char *f = c->kind == MO_E_CALL ? call_name(el, c, buf, sizeof buf) : NULL;
+    if (f == NULL || c->names != NULL || c->n_iters > 0 || c->n_kids > 64 ||
+        strcmp(f, ".") == 0 || strcmp(f, "[]") == 0 || fx_fn_lookup(f, c->n_kids) != FX_FN_UNKNOWN)
+        return NULL;
+    size_t n = (size_t)snprintf(name, sizeof name, "%s()", f);
+    for (uint32_t k = 0; k < part->n_subs && n < sizeof name; k++)
+        n += (size_t)snprintf(name + n, sizeof name - n, "%s%lld", k ? "," : "[", ix[k]);
+    if (n + 2 >= sizeof name)
+        return NULL;
+    memcpy(name + n, "]", 2);
+    const fx_node *k[64];
+    for (uint32_t i = 0; i < c->n_kids; i++)
+        k[i] = lw(el, c->kids[i], false);
+    return fx_call(el->fx, FX_FN_UNKNOWN, name, k, c->n_kids, e->where);
+}
+
 static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
 {
     char buf[1024];
+    if (e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0 && e->n_kids == 1) {
+        const fx_node *r = lw_index(el, e);
+        return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
+    }
     const char *f = call_name(el, e, buf, sizeof buf);
+    if (call_is(f, "homotopy") && e->n_kids == 2 && e->names != NULL) {
+        /* homotopy(actual = a, simplified = s): positional */
+        const mo__expr *act = NULL, *simp = NULL;
+        for (uint32_t i = 0; i < 2; i++) {
+            const char *nm = e->names[i];
+            if (nm == NULL ? i == 0 : strcmp(nm, "actual") == 0)
+                act = e->kids[i];
+            else if (nm == NULL || strcmp(nm, "simplified") == 0)
+                simp = e->kids[i];
+        }
+        if (act != NULL && simp != NULL)
+            return fx_call(el->fx, FX_FN_HOMOTOPY, NULL,
+                           (const fx_node *[]){lw(el, act, false), lw_opaque(el, simp, false)},
+                           2, e->where);
+    }
     if (f != NULL && strcmp(f, ".") == 0 && e->n_kids == 1) {
         const fx_node *r = lw_field(el, e);
         return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
@@ -1928,8 +1978,6 @@ static bool lw_vector(elab *el, const mo__expr *a, vec *terms)
  * lw_vector reads ({a, b} of scalars, x named whole with elements x[i],
  * and elementwise arithmetic of such), or another array or record. One
  * walk of e. */
-typedef enum shape { SH_SCALAR, SH_VECTOR, SH_ARRAY } shape;
-
 static shape shape_of(elab *el, const mo__expr *e)
 {
     switch ((mo__ek)e->kind) {
@@ -2045,6 +2093,8 @@ static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f)
     const mo__expr *a = e->kids[0];
     if (e->n_iters > 0) {
         reduce_terms(el, e, 0, &terms, &ok);
+    } else if (a->kind == MO_E_ARRAY && a->n_iters > 0 && a->n_kids == 1) {
+        reduce_terms(el, a, 0, &terms, &ok); /* sum({e for i in r}) */
     } else {
         ok = lw_vector(el, a, &terms);
     }
