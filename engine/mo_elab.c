@@ -1274,10 +1274,15 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
  *  - an if-expression whose conditions the elaborator decides (parameters
  *    with values) keeps only the branch it selects, as collect does;
  *  - pre(e) FX_PRE; noEvent, smooth, homotopy and the known functions
- *    (fx_fn_lookup) FX_CALL; Integer(e) is e; sum/product/min/max of a
+ *    (fx_fn_lookup) FX_CALL (homotopy's simplified expression an FX_OPAQUE
+ *    reading nothing, as collect; noEvent(c) in a condition is c, as
+ *    atomize); Integer(e) is e; sum/product/min/max of a
  *    vector or over a constant range are scalarised; other functions with
  *    one scalar output (or not declared in the file) FX_FN_UNKNOWN calls;
  *    initial(), edge(b)... as unknown calls when they read no unknown;
+ *    (f(x))[i, j] and (f(x)).h, an element or a field of a function's
+ *    array or record result, the unknown functions "f()[i,j]", "f().h";
+ *    vectors' elementwise arithmetic in a scalar product v * w expanded;
  *  - what is not scalarised (arrays, records, ranges, strings, matrix
  *    products, named arguments, delay(), change(), functions with array or
  *    several outputs...) is an FX_OPAQUE: its normalised text and the
@@ -1285,7 +1290,7 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
  * Conditions: a relation, a Boolean variable, and in a condition any other
  * atom (pre(b), initial(), a Boolean function) is a *site*: after step 5,
  * if its atom became a mode variable, it is replaced by FX_MODE (FX_NOT of
- * it when the atom stands for the negation; patch_sites). The mode
+ * it when the atom stands for the negation; site_repls, patch). The mode
  * variables' definitions (mel_mode.def) are lowered where they are met: a
  * Boolean's `b = E` at that equation, a relation or another atom at its
  * first occurrence.
