@@ -265,6 +265,19 @@ Test(mo_exprs, relations_and_booleans_that_are_modes_become_fx_mode)
     expect_eq(m, "z = if x < 1 then 1 else 2", "z", "(if (< x 1) 1 2)");
     expect_def(m, "0 >= y", "(>= 0 y)");
     mel_model_free(m);
+
+    /* other atoms in conditions (pre(b), initial()) by their text;
+     * noEvent(c) in a condition is c */
+    m = parse_text("model M\n Real x; Real y; Boolean b;\nequation\n b = x > 0;\n"
+                   " x = if pre(b) then y else 2*y + der(y);\n"
+                   " y = if initial() or noEvent(x > 1) then 0 else x;\nend M;\n");
+    expect_eq(m, "x = if pre(b) then y else 2 * y + der(y)", "x",
+              "(if [pre(b)] y (+ (* 2 y) y'))");
+    expect_eq(m, "y = if initial() or noEvent(x > 1) then 0 else x", "y",
+              "(if (or [initial()] [x > 1]) 0 x)");
+    expect_def(m, "pre(b)", "(pre (opaque \"b\"))");
+    expect_def(m, "initial()", "(initial)");
+    mel_model_free(m);
 }
 
 Test(mo_exprs, loops_enumerations_calls_and_what_stays_opaque)
