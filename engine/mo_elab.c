@@ -1818,10 +1818,10 @@ static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
              call_is(f, "sample") || call_is(f, "String") || call_is(f, "size") ||
              call_is(f, "ndims") || call_is(f, "cardinality") ||
              call_is(f, "getInstanceName") || call_is(f, "last"))
-        return lw_opaque(el, e, false); /* not incident (collect) */
+        r = lw_opaque(el, e, false); /* not incident (collect) */
     else if (n > 64 || (fx_fn_lookup(f, n) == FX_FN_UNKNOWN && !scalar_function(el, f)))
-        return lw_opaque(el, e, true);
-    if (r == NULL) {
+        r = lw_opaque(el, e, true);
+    else {
         const fx_node *k[64];
         for (uint32_t i = 0; i < n; i++)
             k[i] = lw(el, e->kids[i], false);
@@ -1829,9 +1829,9 @@ static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
         r = fx_call(p, fn, f, k, n, e->where);
         if (r != NULL && (call_is(f, "initial") || call_is(f, "terminal") ||
                           call_is(f, "edge")) && reads_unknown(r))
-            return lw_opaque(el, e, false);
+            r = lw_opaque(el, e, false);
     }
-    if (cond)
+    if (cond) /* an atom by its text (atomize) */
         add_site(el, r, SITE_TEXT, e, NULL);
     return r;
 }

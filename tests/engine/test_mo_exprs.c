@@ -268,9 +268,11 @@ Test(mo_exprs, relations_and_booleans_that_are_modes_become_fx_mode)
 
     /* other atoms in conditions (pre(b), initial()) by their text;
      * noEvent(c) in a condition is c */
-    m = parse_text("model M\n Real x; Real y; Boolean b;\nequation\n b = x > 0;\n"
+    m = parse_text("model M\n Real x; Real y; Real w; Boolean b;\nequation\n b = x > 0;\n"
                    " x = if pre(b) then y else 2*y + der(y);\n"
-                   " y = if initial() or noEvent(x > 1) then 0 else x;\nend M;\n");
+                   " y = if initial() or noEvent(x > 1) then 0 else x;\n"
+                   " w = if sample(0, 1) then x else y;\nend M;\n");
+    expect_eq(m, "w = if sample(0, 1) then x else y", "w", "(if [sample(0, 1)] x y)");
     expect_eq(m, "x = if pre(b) then y else 2 * y + der(y)", "x",
               "(if [pre(b)] y (+ (* 2 y) y'))");
     expect_eq(m, "y = if initial() or noEvent(x > 1) then 0 else x", "y",
