@@ -221,6 +221,9 @@ void cli_render_modechanges(const char *file, const cJSON *changes);
 /* `mdae modechange --first` text: the counts, then each class's formula
  * (cut past 400 bytes; --json has them whole). */
 void cli_render_first(const char *file, const cJSON *first);
+/* `mdae approx` text: one `FILE:LINE:COL: warning: message` line per
+ * finding, then a summary line (accepted or refused, the wrong modes). */
+void cli_render_approx(const char *file, const cJSON *approx);
 /* Write the graph's text (DOT, or SVG with --svg) to o->dot_file (or
  * stdout). CLI_EXIT_OK or CLI_EXIT_IO (printed). */
 int cli_write_dot(const cli_opts *o, const char *dot);
@@ -251,5 +254,6 @@ int cli_structure_run(const cli_opts *o); /* cli_check.c */
 int cli_analyze_run(const cli_opts *o);   /* cli_analyze.c */
 int cli_mode_run(const cli_opts *o);      /* cli_mode.c */
 int cli_modechange_run(const cli_opts *o); /* cli_modechange.c */
+int cli_approx_run(const cli_opts *o);     /* cli_approx.c */
 
 #endif /* CLI_H */

@@ -104,6 +104,24 @@ static const cli_command commands[] = {
      "continuous, which need a restart, which are rejected there; with --json\n"
      "{method, pairs, counts, classes: {continuous, restart, rejected}} (sets\n"
      "as {guard, cubes}).\n"},
+    {"approx", cli_approx_run,
+     CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_METHOD,
+     "FILE [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]\n"
+     "       [--method auto|implicit|enumeration|blocks|tight]",
+     "what single-mode tools (OpenModelica, Dymola) get wrong, and in which modes",
+     "Analyses the model as single-mode tools do (RR-9459 section 3.1): the\n"
+     "incidences of every mode united (the equations of one if-equation at the\n"
+     "same position are one equation, every guard ignored), one maximum-weight\n"
+     "matching, Pryce's offsets and one block triangular form; then compares\n"
+     "it with the exact all-modes analysis. Prints one line per finding,\n"
+     "FILE:LINE:COL: warning: ..., then a summary: the modes where a zero\n"
+     "pivot makes the generated code divide by zero (pivot), where the\n"
+     "offsets differ (offsets: wrong index or states), where the model is\n"
+     "singular though the tool accepts it (singular), or the modes it could\n"
+     "solve when the tool refuses the model (refused). Exit status 0 whatever\n"
+     "it finds. With --json, prints {accepted, equations, variables, blocks,\n"
+     "findings, wrong_modes, valid_modes, overdetermined, underdetermined}\n"
+     "(docs/approx.md describes it).\n"},
     {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel [--format F]",
      "print what the importer understood, as MEL",
      "Reads the model (MEL or Modelica) and prints its elaborated structure as\n"

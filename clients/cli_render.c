@@ -704,3 +704,40 @@ void cli_render_first(const char *file, const cJSON *json)
                ? ""
                : "; what the first instant erases: --erasures");
 }
+
+/* ---- `mdae approx` (issue 38; rpc_json_approx) ----------------------------- */
+
+/* One finding as a compiler warning at its source location. */
+static void print_approx_finding(const char *file, const cJSON *f)
+{
+    const cJSON *start = get(get(f, "where"), "start");
+    double line = 0, col = 0;
+    if (num(start, "line", &line) && line > 0 && num(start, "col", &col))
+        printf("%s:%.0f:%.0f: warning: %s\n", file, line, col, str_or(f, "message", "?"));
+    else
+        printf("%s: warning: %s\n", file, str_or(f, "message", "?"));
+}
+
+void cli_render_approx(const char *file, const cJSON *approx)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, arr(approx, "findings")) print_approx_finding(file, f);
+    double valid = 0, wrong = 0;
+    num(approx, "valid_modes", &valid);
+    const cJSON *w = get(approx, "wrong_modes");
+    num(w, "count", &wrong);
+    int n = size(arr(approx, "findings"));
+    if (!flag(approx, "accepted"))
+        printf("%s: a single-mode analysis refuses this model", file);
+    else
+    {
+        int ne = size(arr(approx, "equations")), nb = size(arr(approx, "blocks"));
+        printf("%s: a single-mode analysis accepts this model (%d equation%s, %d block%s)", file,
+               ne, ne == 1 ? "" : "s", nb, nb == 1 ? "" : "s");
+    }
+    if (wrong > 0)
+        printf("; it is wrong in %.0f of %.0f valid modes (%s): %d finding%s\n", wrong, valid,
+               str_or(w, "formula", "?"), n, n == 1 ? "" : "s");
+    else
+        printf("; it is right in every valid mode (%.0f)\n", valid);
+}

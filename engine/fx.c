@@ -8,6 +8,7 @@
  * one by one.
  */
 #include "fx.h"
+#include "fx_int.h"
 #include "mel_ast.h"
 
 #include <assert.h>
@@ -52,6 +53,11 @@ static void *pool_alloc(fx_pool *p, size_t n)
     if (q == NULL)
         p->failed = true;
     return q;
+}
+
+void *fx__pool_alloc(fx_pool *p, size_t n)
+{
+    return pool_alloc(p, n > 0 ? n : 1);
 }
 
 const char *fx_pool_strndup(fx_pool *p, const char *s, size_t n)

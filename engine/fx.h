@@ -223,5 +223,14 @@ typedef enum fx_syntax { FX_SYNTAX_MEL, FX_SYNTAX_MODELICA } fx_syntax;
 MDAE_API void fx_print(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax);
 /* The same into a new string (owned: mdae_free), NULL on OOM. */
 MDAE_API char *fx_format(const mel_model *m, const fx_node *e, fx_syntax syntax);
+/* Append a declared name (unknown, known, mode, equation label) as the
+ * language reads it: bare when it is an identifier and not a keyword,
+ * else quoted as Modelica's Q-IDENT ('x[3]', 'stop1.v'; \' and \\
+ * escaped), which MEL reads too. Added by the printers (h-print). */
+MDAE_API void fx_print_name(mdae_buf *b, const char *name, fx_syntax syntax);
+/* Whether Modelica prints mode variable k as its definition: a relation
+ * (or other condition) the importer made an atom, named by its text
+ * ("s >= 0"), not a declared Boolean. */
+MDAE_API bool fx_mode_is_atom(const mel_model *m, uint32_t k);
 
 #endif /* FX_H */

@@ -1695,3 +1695,166 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
     *out = o;
     return MDAE_OK;
 }
+
+/* ---- What single-mode tools do (issue 38; engine/ap.h) --------------------- */
+
+static cJSON *int_or_null(long v) { return v >= 0 ? cJSON_CreateNumber((double)v) : cJSON_CreateNull(); }
+
+/* {"formula","cubes"} of s, plus "count" when count >= 0. */
+static cJSON *approx_set(const ap_report *rep, const sa_set *s, double count)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *cubes = NULL;
+    if (o == NULL || !add_str(o, "formula", s->formula ? s->formula : "false") ||
+        rpc_json_cubes(rep->n_modes, (const char *const *)rep->mode_names, s->n_cubes, s->cubes,
+                       &cubes) < 0 ||
+        !attach(o, "cubes", cubes) || (count >= 0 && !add_num(o, "count", count))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *name_array(char *const *names, const uint32_t *idx, uint32_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (uint32_t k = 0; a != NULL && k < n; k++)
+        if (!append(a, cJSON_CreateString(names[idx ? idx[k] : k]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
+static cJSON *approx_equation(const ap_report *rep, const ap_equation *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !add_str(o, "name", e->name) ||
+        !attach(o, "members", name_array(rep->eq_names, e->members, e->n_members)) ||
+        !attach(o, "matched", e->matched >= 0 ? cJSON_CreateString(rep->var_names[e->matched])
+                                              : cJSON_CreateNull()) ||
+        !attach(o, "c", int_or_null(e->c))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *approx_variable(const ap_report *rep, uint32_t v)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || !add_str(o, "name", rep->var_names[v]) ||
+        !attach(o, "d", int_or_null(rep->d[v]))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *approx_block(const ap_report *rep, const ap_block *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return NULL;
+    cJSON *eqs = cJSON_CreateArray();
+    bool ok = attach(o, "equations", eqs);
+    cJSON *vars = ok ? cJSON_CreateArray() : NULL;
+    ok = ok && attach(o, "variables", vars);
+    for (uint32_t k = 0; ok && k < b->n; k++) {
+        const ap_equation *e = &rep->equations[b->equations[k]];
+        ok = append(eqs, cJSON_CreateString(e->name)) &&
+             append(vars, cJSON_CreateString(rep->var_names[e->matched]));
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static const char *finding_equation(const ap_report *rep, const ap_finding *f)
+{
+    if (f->equation >= 0)
+        return rep->eq_names[f->equation];
+    if (f->kind == AP_PIVOT && f->approx_eq >= 0)
+        return rep->equations[f->approx_eq].name;
+    return NULL;
+}
+
+static cJSON *approx_finding(const ap_report *rep, const ap_finding *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    const char *eq = finding_equation(rep, f);
+    if (o == NULL || !add_str(o, "kind", ap_kind_name(f->kind)) ||
+        !attach(o, "equation", str_or_null(eq)) ||
+        !attach(o, "variable", str_or_null(f->variable >= 0 ? rep->var_names[f->variable] : NULL)) ||
+        !add_num(o, "order", f->order) || !attach(o, "pivot", str_or_null(f->pivot)) ||
+        !attach(o, "approx", int_or_null(f->approx)) ||
+        !attach(o, "modes", approx_set(rep, &f->modes, -1)) || !add_num(o, "count", f->count) ||
+        !attach(o, "where", f->where.start.line ? range_json(f->where) : cJSON_CreateNull()) ||
+        !add_str(o, "message", f->message ? f->message : "")) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* A member holding an array built by fn over n items. */
+static bool approx_array(cJSON *root, const char *key, const ap_report *rep, size_t n,
+                         cJSON *(*fn)(const ap_report *rep, size_t k))
+{
+    cJSON *a = cJSON_CreateArray();
+    if (!attach_literal(root, key, a))
+        return false;
+    for (size_t k = 0; k < n; k++)
+        if (!append(a, fn(rep, k)))
+            return false;
+    return true;
+}
+
+static cJSON *eq_at(const ap_report *rep, size_t k) { return approx_equation(rep, &rep->equations[k]); }
+static cJSON *var_at(const ap_report *rep, size_t k) { return approx_variable(rep, (uint32_t)k); }
+static cJSON *block_at(const ap_report *rep, size_t k) { return approx_block(rep, &rep->blocks[k]); }
+static cJSON *finding_at(const ap_report *rep, size_t k) { return approx_finding(rep, &rep->findings[k]); }
+
+static cJSON *dm_names(const ap_report *rep, bool equations)
+{
+    cJSON *a = cJSON_CreateArray();
+    uint32_t n = equations ? rep->n_equations : rep->n_variables;
+    for (uint32_t k = 0; a != NULL && k < n; k++) {
+        bool in = equations ? rep->equations[k].overdetermined : rep->underdetermined[k];
+        if (in && !append(a, cJSON_CreateString(equations ? rep->equations[k].name
+                                                           : rep->var_names[k]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+int rpc_json_approx(const ap_report *rep, cJSON **out)
+{
+    if (rep == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    for (size_t k = 0; k < rep->n_findings; k++)
+        if (rep->findings[k].variable >= (long)rep->n_variables ||
+            rep->findings[k].equation >= (long)rep->n_model_equations ||
+            rep->findings[k].approx_eq >= (long)rep->n_equations)
+            return MDAE_E_INVAL;
+    rpc_json_init();
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL || !add_bool(root, "accepted", rep->accepted) ||
+        !approx_array(root, "equations", rep, rep->n_equations, eq_at) ||
+        !approx_array(root, "variables", rep, rep->n_variables, var_at) ||
+        !approx_array(root, "blocks", rep, rep->n_blocks, block_at) ||
+        !approx_array(root, "findings", rep, rep->n_findings, finding_at) ||
+        !attach(root, "wrong_modes", approx_set(rep, &rep->wrong_modes, rep->wrong_count)) ||
+        !add_num(root, "valid_modes", rep->valid_modes) ||
+        !attach(root, "overdetermined", dm_names(rep, true)) ||
+        !attach(root, "underdetermined", dm_names(rep, false))) {
+        cJSON_Delete(root);
+        return MDAE_E_NOMEM;
+    }
+    *out = root;
+    return MDAE_OK;
+}

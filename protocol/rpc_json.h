@@ -47,6 +47,7 @@
 #include "sa.h"
 #include "cdg.h"
 #include "mc.h"
+#include "ap.h"
 
 /* Point cJSON at mdae_malloc/mdae_free (cJSON_InitHooks), so that tests that
  * make allocations fail reach cJSON too, and so that strings printed by
@@ -274,6 +275,32 @@ MDAE_API int rpc_json_first_instants(const mc_first *f /* borrowed */,
 MDAE_API int rpc_json_modechange_pair(const mel_model *m /* borrowed */,
                                       const mc_pair *p /* borrowed */,
                                       cJSON **out /* out: owned */);
+
+/* ---- What single-mode tools do (issue 38 item 5; engine/ap.h) -------------- */
+
+/* The approximate analysis compared with the exact one (`mdae approx
+ * --json`, session/approx):
+ *   {"accepted":bool,
+ *    "equations":[{"name","members":[names],"matched":name|null,"c":n|null}],
+ *    "variables":[{"name","d":n|null}],
+ *    "blocks":[{"equations":[names],"variables":[names]}],   (solving order)
+ *    "findings":[{"kind":"pivot"|"offsets"|"singular"|"refused",
+ *                 "equation":name|null,"variable":name|null,"order":n,
+ *                 "pivot":text|null,"approx":n|null,
+ *                 "modes":{"formula","cubes":[cube...]},"count":n,
+ *                 "where":range|null,"message":text}],
+ *    "wrong_modes":{"formula","cubes","count"},
+ *    "valid_modes":n,
+ *    "overdetermined":[names], "underdetermined":[names]}
+ * Equations are the approximate ones (ap.h: merged members' names joined
+ * with "|"); a finding's "equation" is the approximate equation for
+ * "pivot", the model's equation for "offsets" of an equation. "c", "d" and
+ * "matched" are null when the model is refused (accepted false), and then
+ * "overdetermined"/"underdetermined" (the approximate DM parts; empty when
+ * accepted) say why, and "blocks" is empty. "where" is null for a finding
+ * without a location. Sets are exact on the valid modes (sa_report's
+ * convention). MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL. */
+MDAE_API int rpc_json_approx(const ap_report *rep /* borrowed */, cJSON **out /* out: owned */);
 
 /* Print a tree to a new NUL-terminated string (owned: mdae_free), indented
  * when `pretty`, compact otherwise. MDAE_E_NOMEM on failure. */

@@ -7,9 +7,19 @@ JSON, what a user runs) with MDAE_STATS=1, which makes the CLI print the
 front-end's time and the peak BDD node count on stderr. A row is
 
   analysed  unknowns equations mode-variables log10(valid modes) singular? seconds peak-nodes
+            single-mode (issue 38)
   error     the first located error (FILE:LINE:COL: error: ...)
   limit     the limit that stopped it (BDD node limit, time limit, a configured
             limit of the analysis such as the dependency graph's size)
+
+The single-mode column says whether a single-mode analysis, as Modelica tools
+do (RR-9459 section 3.1: `mdae approx FILE --json`, run on every analysed
+model), is wrong in some valid mode: "ok", or "wrong:N (kind n, ...)" with N
+findings by kind (pivot: zero in some modes; offsets: not the exact ones;
+singular: modes it accepts though singular; refused: it finds no perfect
+matching though modes are solvable), or "-" when it did not run (its reason
+is printed after the table). The totals end with the count and the list of
+those models.
 
 Usage: scripts/msl.py [--mdae build/clients/mdae] [--timeout 60] [DIR]
 """
@@ -77,6 +87,38 @@ def run(mdae, path, timeout):
     return row
 
 
+def approx(mdae, path, timeout):
+    """`mdae approx FILE --json`: {"findings": n, "wrong": modes wrong,
+    "kinds": {kind: n}, "seconds": s} or {"what": why it did not run}."""
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([mdae, "approx", path, "--json"], capture_output=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"what": "time limit (%d s)" % timeout}
+    sec = time.monotonic() - t0
+    if p.returncode != 0:
+        err = p.stderr.decode("utf-8", "replace")
+        first = next((l for l in err.splitlines() if "error" in l), "exit %d" % p.returncode)
+        return {"what": first.split(": error: ", 1)[-1][:160]}
+    d = json.loads(p.stdout)
+    kinds = {}
+    for f in d.get("findings", []):
+        kinds[f.get("kind")] = kinds.get(f.get("kind"), 0) + 1
+    return {"findings": len(d.get("findings", [])), "kinds": kinds, "seconds": sec,
+            "wrong": (d.get("wrong_modes") or {}).get("count", 0)}
+
+
+def approx_cell(r):
+    a = r.get("approx")
+    if a is None or "what" in a:
+        return "-"
+    if not a["findings"]:
+        return "ok"
+    return "wrong:%d (%s)" % (a["findings"], ", ".join(
+        "%s %d" % (k, n) for k, n in sorted(a["kinds"].items())))
+
+
 def pct(xs, q):
     xs = sorted(xs)
     if not xs:
@@ -97,9 +139,9 @@ def main():
         print("msl: no .bmo files in %s: nothing to do" % a.dir)
         return 0
     rows = []
-    print("%-74s %-8s %6s %6s %5s %7s %4s %8s %10s" % ("model", "result", "unkn", "eqns",
-                                                          "modes", "log10", "sing", "seconds",
-                                                          "peak"))
+    print("%-74s %-8s %6s %6s %5s %7s %4s %8s %10s %s" % ("model", "result", "unkn", "eqns",
+                                                             "modes", "log10", "sing", "seconds",
+                                                             "peak", "single-mode"))
     for f in files:
         r = run(a.mdae, f, a.timeout)
         r["name"] = os.path.basename(f)[:-4]
@@ -108,9 +150,11 @@ def main():
         if len(name) > 74:
             name = "..." + name[-71:]
         if r["kind"] == "analysed":
-            print("%-74s %-8s %6d %6d %5d %7.1f %4s %8.3f %10d" % (
+            r["approx"] = approx(a.mdae, f, a.timeout)
+            print("%-74s %-8s %6d %6d %5d %7.1f %4s %8.3f %10d %s" % (
                 name, "analysed", r["unknowns"], r["equations"], r["modes"], r["valid"],
-                "yes" if r["singular"] else "no", r["seconds"], r.get("peak", 0)))
+                "yes" if r["singular"] else "no", r["seconds"], r.get("peak", 0),
+                approx_cell(r)))
         else:
             print("%-74s %-8s %s (%.2f s)" % (name, r["kind"], r["what"], r["seconds"]))
         sys.stdout.flush()
@@ -130,6 +174,21 @@ def main():
                         statistics.median(asecs) if asecs else float("nan"), pct(asecs, 0.9)))
     print("singular in some mode: %d of %d analysed" % (
         sum(1 for r in by["analysed"] if r["singular"]), len(by["analysed"])))
+    ran = [r for r in by["analysed"] if approx_cell(r) != "-"]
+    wrong = [r for r in ran if approx_cell(r) != "ok"]
+    kinds = {}
+    for r in wrong:
+        for k in r["approx"]["kinds"]:
+            kinds[k] = kinds.get(k, 0) + 1
+    print("single-mode analysis (as Modelica tools do) wrong in some valid mode: %d of %d "
+          "analysed%s%s" % (len(wrong), len(ran),
+                            " (models with findings of each kind: %s)" % ", ".join(
+                                "%s %d" % kn for kn in sorted(kinds.items())) if kinds else "",
+                            (": " + ", ".join(r["name"] for r in wrong)) if wrong else ""))
+    for r in by["analysed"]:
+        if approx_cell(r) == "-":
+            print("single-mode analysis did not run on %s: %s" % (
+                r["name"], r.get("approx", {}).get("what", "?")))
     if ps > 0:
         print("front-end: %.1f MB in %.3f s = %.1f MB/s" % (pb / 1e6, ps, pb / 1e6 / ps))
     return 1 if by["failure"] else 0

@@ -1,7 +1,7 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * server/srv_m_session.c -- the session methods: session/open, edit,
- * analyze, close, mode, and the generic forwarding of SRV_FORWARDED_METHODS
+ * analyze, approx, close, mode, and the generic forwarding of SRV_FORWARDED_METHODS
  * (session/dot, session/svg, the debug methods) to the session's worker.
  *
  * Everything that needs the model's meaning becomes a job for the session's
@@ -780,6 +780,50 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         sj->job.notify = analyze_notify;
     sj->want_reuse = cJSON_IsTrue(reuse);
     job_submit(sj);
+}
+
+/* ---- session/approx (issue 38 item 6) ---------------------------------------------------- */
+
+/* The worker's result with "version": the version it was computed for (the
+ * job's, so that a client can tell a stale answer from the current one). */
+static void approx_done(srv_job *job, srv_reply *r)
+{
+    session_job *sj = (session_job *)job;
+    if (!answer_error(sj->call, r)) {
+        cJSON *v = cJSON_CreateNumber((double)sj->version);
+        if (v == NULL)
+            srv_call_mdae_error(sj->call, MDAE_E_NOMEM, NULL, NULL);
+        else
+            answer_result(sj->call, r, "version", v);
+        cJSON_Delete(v);
+    }
+    job_free(sj);
+}
+
+/* session/approx {session}: what a single-mode tool makes of the model
+ * (engine/ap.h), next to the exact analysis the session's worker keeps
+ * (and runs first if needed: the job needs the analysis, so a text whose
+ * analysis killed a worker at a limit is answered with that limit). The
+ * worker builds it once per version. */
+void srv_m_approx(srv_call *call, const cJSON *params)
+{
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    for (const cJSON *p = params->child; p != NULL; p = p->next)
+        if (strcmp(p->string, "session") != 0 && strcmp(p->string, "owner") != 0) {
+            bad_params(call, "unknown parameter \"%s\" (session/approx takes {session})",
+                       p->string);
+            return;
+        }
+    cJSON *wp = cJSON_CreateObject();
+    if (wp == NULL) {
+        srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return;
+    }
+    session_job *sj = job_make(s, call, "approx", wp, approx_done, SRV_JOB_ANALYSES);
+    if (sj != NULL)
+        job_submit(sj);
 }
 
 /* ---- session/close ---------------------------------------------------------------------- */

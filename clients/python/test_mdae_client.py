@@ -210,6 +210,23 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(a["pairs"], 2)
             self.assertEqual(a["counts"], {"continuous": 1, "reset": 1, "rejected": 0})
 
+    def test_says_what_a_single_mode_tool_gets_wrong(self):
+        with self.client() as c:
+            s = c.open(model("water_tank.mel"))
+            r = s.approx()
+            self.assertEqual(r["version"], 1)
+            pivots = [f for f in r["findings"] if f["kind"] == "pivot"]
+            eh2 = [f for f in pivots if f["equation"] == "eh2"]
+            self.assertEqual(len(eh2), 1, pivots)
+            self.assertEqual(eh2[0]["variable"], "yh")
+            self.assertEqual(eh2[0]["modes"]["formula"], "bh")
+            self.assertGreater(r["wrong_modes"]["count"], 0)
+            s.edit(model("rldc2.mel"))
+            self.assertEqual(s.approx()["version"], 2)
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                c.call("session/approx", {"session": s.id, "mode": {}})
+            self.assertEqual(cm.exception.code, -32602)
+
     def test_analyses_the_mode_changes_with_the_model(self):
         with self.client() as c:
             s = c.open(model("clutch.mel"))

@@ -12,7 +12,8 @@
  * Files: wk_main.c is the process (counting allocator, pipe, the loop that
  * runs one request at a time, cancellation); wk_methods.c holds the state
  * of the session's model and analysis and the method handlers, with the
- * method table; wk_svg.c renders the graph with Graphviz. Every piece of state is in the one wk_state; the only
+ * method table; wk_svg.c renders the graph with Graphviz; wk_approx.c
+ * runs what single-mode tools do (session/approx, the editor's warnings). Every piece of state is in the one wk_state; the only
  * file-scope state left is the allocator's byte count, because
  * mdae_allocator's functions take no context.
  *
@@ -82,6 +83,10 @@
  *                                     that needs the analysis answers it at
  *                                     once.
  *   mode {mode}                    -> rpc_json_mode (`mdae mode --json`)
+ *   approx {}                      -> rpc_json_approx (`mdae approx --json`),
+ *                                     built once per analysed version
+ *                                     (wk_approx.c); the router adds the
+ *                                     session's "version"
  *   diagnose {text, defines?, name?, modeChanges?, progress?}
  *                                  -> {diagnostics:[LSP Diagnostic]}: load
  *                                     (always with recover: the model's
@@ -93,7 +98,10 @@
  *                                     else modeChangesLeft: true when the
  *                                     model was analysed and has mode
  *                                     variables (diagnose/modeChanges then
- *                                     checks them); with progress, the
+ *                                     checks them); when the model
+ *                                     analysed, the approximate analysis's
+ *                                     warnings too (wk_approx_diags, before
+ *                                     the mode changes'); with progress, the
  *                                     analysis's
  *                                     analysis/progress notifications first
  *                                     (load and diagnose also take
@@ -108,7 +116,8 @@
  *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
  *   their client names: session/dot (the CDG as DOT, a JSON string),
  *   session/svg (the same graph laid out by Graphviz, as SVG text: wk_svg.c),
- *   debug/analyses (the analyses the worker started: tests count them),
+ *   debug/analyses (the analyses and approximate analyses the worker
+ *   started: tests count them),
  *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms,
  *   ignore_cancel?}, debug/frames {frames?, raw?} (wk_m_frames: frames as
  *   a broken worker might send them) (the debug ones only with
@@ -198,6 +207,10 @@ typedef struct wk_state {
     sa_result *result;   /* borrowed from inc_res, or NULL */
     cdg_graph *graph;    /* borrowed from inc_res, or NULL */
     cJSON *cached_report; /* the analysis JSON (owned) */
+    /* What a single-mode tool makes of it (issue 38, wk_approx.c): the
+     * session/approx result, built on first use and dropped with the
+     * analysis, so one approximate analysis per analysed version (owned). */
+    cJSON *cached_approx;
     /* The JSON of the analysis before (owned), until the next one is
      * built: what did not change is taken from it (rpc_json_analysis_reusing:
      * an edit of the brake at N = 100 builds one railcar's items). */
@@ -210,6 +223,7 @@ typedef struct wk_state {
     int analysis_method;
     mdae_diags analysis_diags;
     unsigned long analyses; /* analyses this worker started (debug/analyses) */
+    unsigned long approximations; /* approximate analyses built (wk_approx.c; the same) */
     inc_stats inc_last;   /* reuse of the last analysis */
     int method;           /* sa_options.method of the next analysis (issue 10) */
     bool inc_fresh;       /* the current request ran that analysis */
@@ -291,6 +305,25 @@ const mdae_diag *wk_failure(const wk_state *w, int *rc /* out */);
  * does not analyse (or, for symbols, definition and references, has no
  * outline), from w->good, marked (issue 36 item 2). */
 wk_method_fn wk_m_hover, wk_m_symbols, wk_m_definition, wk_m_references, wk_m_code_lens;
+
+/* ---- wk_approx.c (issue 38 item 6): what a single-mode tool does ----------------- */
+/* session/approx {}: the approximate analysis of engine/ap.h as
+ * rpc_json_approx gives it, for the loaded model once analysed (the
+ * analysis's error otherwise). */
+wk_method_fn wk_m_approx;
+/* The approximate analysis's JSON once wk_analysed: MDAE_OK with *out
+ * borrowed (valid until the analysis is dropped; built once per analysed
+ * version, then kept in w->cached_approx), or the engine's code. */
+int wk_approx(wk_state *w, const cJSON **out /* out: borrowed */);
+/* Its findings as LSP warnings appended to arr, each at its equation (or
+ * unknown) in the load's encoding: the pivot that is zero in some modes,
+ * the states the modes need, the modes the tool accepts though they are
+ * singular; at most WK_APPROX_DIAGS, then one summary. Nothing when the
+ * approximate analysis fails (its failure is not the editor's business:
+ * the exact analysis's diagnostics say what is wrong). Needs the analysis
+ * (w->result). */
+void wk_approx_diags(wk_state *w, cJSON *arr /* borrowed: appended to */);
+#define WK_APPROX_DIAGS 20
 
 /* ---- wk_svg.c ------------------------------------------------------------------- */
 wk_method_fn wk_m_svg;

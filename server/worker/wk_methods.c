@@ -77,6 +77,8 @@ static void forget_analysis(wk_state *w)
         w->prev_report = w->cached_report;
         w->cached_report = NULL;
     }
+    cJSON_Delete(w->cached_approx); /* wk_approx.c: this analysis's */
+    w->cached_approx = NULL;
     inc_result_free(w->inc_res); /* result and graph were borrowed from it */
     w->inc_res = NULL;
     w->graph = NULL;
@@ -338,13 +340,15 @@ const mdae_diag *wk_failure(const wk_state *w, int *rc)
     return d != NULL || w->analysis_diags.count == 0 ? d : &w->analysis_diags.items[0];
 }
 
-/* debug/analyses: how many analyses this worker started (tests check that
- * questions after a failure run none). */
+/* debug/analyses: how many analyses (and approximate analyses, issue 38)
+ * this worker started (tests check that questions after a failure run
+ * none, and that each version is approximated once). */
 cJSON *wk_m_analyses(wk_state *w, const cJSON *id, const cJSON *params)
 {
     (void)params;
     cJSON *r = cJSON_CreateObject();
-    if (r == NULL || !cJSON_AddNumberToObject(r, "analyses", (double)w->analyses))
+    if (r == NULL || !cJSON_AddNumberToObject(r, "analyses", (double)w->analyses) ||
+        !cJSON_AddNumberToObject(r, "approximations", (double)w->approximations))
         wk_oom();
     return rpc_response_result(id, r);
 }
@@ -871,6 +875,7 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         check(arc);
         if (arc == MDAE_OK) {
             add_singular(w, arr, rep);
+            wk_approx_diags(w, arr); /* issue 38: what single-mode tools do */
             const cJSON *mc = cJSON_GetObjectItemCaseSensitive(params, "modeChanges");
             if (!cJSON_IsFalse(mc))
                 wk_modechange_diags(w, arr);
@@ -984,6 +989,7 @@ static const struct wk_method {
     {"load", m_load, false},
     {"analyze", m_analyze, false},
     {"mode", m_mode, false},
+    {"approx", wk_m_approx, false},
     {"diagnose", m_diagnose, false},
     {"diagnose/modeChanges", wk_m_modechange_diags, false},
     {"lsp/hover", wk_m_hover, false},

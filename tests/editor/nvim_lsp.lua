@@ -321,11 +321,18 @@ check(names["extra"] and names["plug2"] and names["open"],
   "the brake with an extra equation: document symbols", names)
 close()
 
+-- The diagnostics of buf but the warnings of what single-mode tools do
+-- (issue 38: the sound brake has them, a valve's pivot being zero when open).
+local function structural(b)
+  return vim.tbl_filter(function(d)
+    return not has(d.message, "a single-mode analysis, as Modelica tools do, ")
+  end, vim.diagnostic.get(b))
+end
 local sound_brake = tmp .. "/brake.mel"
 write(sound_brake, brake)
 buf = open(sound_brake, "mel")
 check(symbols()["plug2"], "the sound brake is analysed before the edit")
-check(#vim.diagnostic.get(buf) == 0, "the sound brake has no diagnostics",
+check(#structural(buf) == 0, "the sound brake has no diagnostics but single-mode warnings",
   vim.diagnostic.get(buf))
 local at = vim.fn.search("^plug2 :", "n") -- 1-based line of plug2
 t0 = now()
@@ -336,8 +343,8 @@ check_diagnostics(buf, t0, "overdetermined",
   "typing an extra equation into the brake: diagnostics within 1 s")
 t0 = now()
 vim.cmd("normal! " .. (at + 1) .. "Gdd")
-vim.wait(DIAG_MS, function() return #vim.diagnostic.get(buf) == 0 end, 5)
-check(#vim.diagnostic.get(buf) == 0,
+vim.wait(DIAG_MS, function() return #structural(buf) == 0 end, 5)
+check(#structural(buf) == 0,
   string.format("deleting it clears them within 1 s (%d ms)", ms_since(t0)),
   vim.diagnostic.get(buf))
 close()

@@ -232,6 +232,45 @@ int ref_transient_compute(const mel_model *m /* borrowed */, const bool *from, c
                           ref_transient *out /* out */);
 void ref_transient_close(ref_transient *t); /* safe twice and on a zeroed struct */
 
+/* ---- What single-mode tools do (ref_approx.c; issue 38) ---------------------
+ * engine/ap.h's approximate analysis by brute force: the union structure
+ * built here (rows: the model's equations but when-bodies', those of one
+ * if-equation with the same cond and cond_pos in one row; sigma: the
+ * highest order of any case of any member), written as a MEL model
+ * without mode variables and analysed as one mode by ref_mode_compute
+ * (acceptance = a perfect matching exists; its canonical offsets). Then,
+ * per mode of the model, the single-mode reference's offsets and
+ * singularity compared with it. */
+typedef struct ref_approx {
+    uint32_t n_rows;        /* approximate equations */
+    uint32_t *row_of;       /* n_equations: its row, UINT32_MAX for when-equations */
+    int *sigma;             /* n_rows * n_variables: union order, -1: none */
+    mel_model *union_model; /* the union as a one-mode model (r<q>, v<j>) */
+    ref_mode rm;            /* its analysis: rm.c per row, rm.d per unknown */
+    bool accepted;          /* it has a perfect matching */
+} ref_approx;
+
+int ref_approx_build(const mel_model *m /* borrowed */, ref_approx *out /* out */);
+void ref_approx_close(ref_approx *a); /* safe twice and on a zeroed struct */
+/* matched[q] (n_rows): a perfect matching of the union of maximum weight? */
+bool ref_approx_check_matching(const ref_approx *a, const long *matched, const char **why);
+
+/* One mode, for the matching matched[q] (accepted models). */
+typedef struct ref_approx_mode {
+    bool valid, singular;     /* the exact single-mode analysis of the mode */
+    bool refused;             /* not accepted, and the mode valid nonsingular */
+    bool singular_accepted;   /* accepted, and the mode valid singular */
+    bool *pivot_zero;         /* n_rows: valid, and no active member of row q
+                                 has matched[q] at the union's order */
+    bool *d_differs;          /* n_variables: valid nonsingular, active, d differs */
+    bool *c_differs;          /* n_equations: likewise for c (its row's) */
+    bool any;                 /* some finding holds in this mode */
+} ref_approx_mode;
+
+int ref_approx_mode_compute(const mel_model *m, const ref_approx *a, const long *matched,
+                            const bool *mode, ref_approx_mode *out /* out */);
+void ref_approx_mode_close(ref_approx_mode *am);
+
 /* ---- Random models (ref_random.c) ------------------------------------------ */
 
 typedef struct ref_random_opts {

@@ -10,7 +10,8 @@
  * 36 item 4 (at the end): two publications per check, the cancel of an
  * older version's analysis by a newer change, work-done progress and its
  * cancel by the client; a check whose worker is killed at its memory cap
- * publishes the limit, and a hover after it answers at once.
+ * publishes the limit, and a hover after it answers at once. Issue 38 item
+ * 6 (at the very end): the warnings of what single-mode tools do.
  */
 #include "srv_test.h"
 
@@ -612,5 +613,110 @@ Test(srv_lsp, a_check_whose_worker_is_killed_at_its_memory_cap_publishes_the_lim
      * analysis killed again at the cap (seconds) */
     cr_assert_lt(took, 1000, "the hover took %llu ms", (unsigned long long)took);
     free(big);
+    lc_stop(&l);
+}
+
+/* ---- What single-mode tools do (issue 38 item 6) -------------------------------------------
+ * The approximate analysis's findings are warnings of the first
+ * publication, at the pivot's equation: the Water Tank's eh2 solved for yh
+ * divides by zero when bh. They come with the model's other diagnostics
+ * when the text is half-typed (a syntax error left out) or singular in some
+ * modes; a text whose analysis fails has none. */
+
+/* The first publication of version 1 of uri's text (owned). */
+static cJSON *first_publication(lsp_client *l, const char *uri, const char *text)
+{
+    lc_open(l, uri, text);
+    for (;;) {
+        cJSON *m = lc_next(l);
+        if (published_version(m) == 1 &&
+            strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "uri")->valuestring,
+                   uri) == 0)
+            return m;
+        cJSON_Delete(m);
+    }
+}
+
+/* The 0-based line of the first line of text that starts with prefix. */
+static int line_of(const char *text, const char *prefix)
+{
+    int line = 0;
+    for (const char *p = text; *p; line++) {
+        if (strncmp(p, prefix, strlen(prefix)) == 0)
+            return line;
+        const char *nl = strchr(p, '\n');
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    cr_assert_fail("no line starts with %s", prefix);
+    return -1;
+}
+
+/* Assert that diags has exactly one single-mode warning, at line, saying
+ * that it divides by zero when `modes`. */
+static void assert_pivot_warning(const cJSON *diags, int line, const char *modes)
+{
+    char want[200];
+    snprintf(want, sizeof want, "a single-mode analysis, as Modelica tools do, divides by zero "
+                                "here when %s",
+             modes);
+    const cJSON *found = NULL, *d;
+    cJSON_ArrayForEach(d, diags)
+    {
+        const char *msg = cJSON_GetObjectItem(d, "message")->valuestring;
+        if (strstr(msg, want) == NULL)
+            continue;
+        cr_assert_null(found, "two: %s", cJSON_PrintUnformatted(diags));
+        found = d;
+    }
+    cr_assert_not_null(found, "no \"%s\" in %s", want, cJSON_PrintUnformatted(diags));
+    cr_assert_eq(cJSON_GetObjectItem(found, "severity")->valueint, 2, "a warning");
+    const char *msg = cJSON_GetObjectItem(found, "message")->valuestring;
+    cr_assert(strstr(msg, "eh2") != NULL && strstr(msg, "yh") != NULL, "%s", msg);
+    const cJSON *start = cJSON_GetObjectItem(cJSON_GetObjectItem(found, "range"), "start");
+    cr_assert_eq(cJSON_GetObjectItem(start, "line")->valueint, line, "at eh2: %s", msg);
+}
+
+Test(srv_lsp, warns_where_a_single_mode_tool_divides_by_zero)
+{
+    lsp_client l;
+    lc_start(&l, false);
+    char *tank = t_model("water_tank.mel");
+    int eh2 = line_of(tank, "eh2 : equation");
+    cJSON *m = first_publication(&l, "file:///tank.mel", tank);
+    assert_pivot_warning(diagnostics_of(m), eh2, "bh");
+    cJSON_Delete(m);
+
+    /* Half-typed: a statement left out by a syntax error, the rest
+     * analysed, the warning still there. */
+    char *half = malloc(strlen(tank) + 64);
+    sprintf(half, "%sez : equation der(x) = ;\n", tank);
+    m = first_publication(&l, "file:///half.mel", half);
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(diagnostics_of(m), 0), "severity")->valueint,
+                 1, "the syntax error first: %s", cJSON_PrintUnformatted(diagnostics_of(m)));
+    assert_pivot_warning(diagnostics_of(m), eh2, "bh");
+    cJSON_Delete(m);
+
+    /* Singular in some modes: without its invariant, bh & bl is valid and
+     * singular; the errors and the warning both. */
+    char *open = strdup(tank);
+    char *inv = strstr(open, "invariant !(bh & bl);");
+    cr_assert_not_null(inv);
+    memcpy(inv, "//", 2);
+    m = first_publication(&l, "file:///open.mel", open);
+    cr_assert_gt(count_with(diagnostics_of(m), "structurally singular"), 0, "%s",
+                 cJSON_PrintUnformatted(diagnostics_of(m)));
+    assert_pivot_warning(diagnostics_of(m), eh2, "bh");
+    cJSON_Delete(m);
+
+    /* A model a single-mode tool gets right has no such warning. */
+    m = first_publication(&l, "file:///one.mel", "x : real;\ne : equation der(x) = -x;\n");
+    cr_assert_eq(count_with(diagnostics_of(m), "single-mode analysis"), 0, "%s",
+                 cJSON_PrintUnformatted(diagnostics_of(m)));
+    cJSON_Delete(m);
+    free(open);
+    free(half);
+    free(tank);
     lc_stop(&l);
 }

@@ -491,6 +491,19 @@ static cJSON *ed_checked(editor *e, cJSON **msg)
     return ed_diagnostics(e, msg);
 }
 
+/* Remove from diags the warnings of what single-mode tools do (issue 38:
+ * wk_approx.c), for the tests about the others. */
+static void drop_single_mode(cJSON *diags)
+{
+    for (int k = cJSON_GetArraySize(diags) - 1; k >= 0; k--) {
+        const cJSON *m = cJSON_GetObjectItem(cJSON_GetArrayItem(diags, k), "message");
+        if (cJSON_IsString(m) &&
+            strncmp(m->valuestring, "a single-mode analysis, as Modelica tools do, ",
+                    strlen("a single-mode analysis, as Modelica tools do, ")) == 0)
+            cJSON_DeleteItemFromArray(diags, k);
+    }
+}
+
 /* The diagnostics whose message contains `needle`: how many, the first in
  * *first (borrowed, may be NULL). */
 static int diags_with(const cJSON *diags, const char *needle, const cJSON **first)
@@ -687,6 +700,7 @@ Test(wk_lsp, past_the_limits_every_instant_is_followed)
     ed_open(&e, "", false, "file:///cup.mel", "mel", text, NULL);
     cJSON *msg = NULL;
     cJSON *diags = ed_checked(&e, &msg);
+    drop_single_mode(diags); /* the Cup-and-Ball's index changes with gamma */
     cr_assert_eq(cJSON_GetArraySize(diags), 1, "%s", cJSON_PrintUnformatted(diags));
     const char *m = cJSON_GetObjectItem(cJSON_GetArrayItem(diags, 0), "message")->valuestring;
     /* 2^20 x 2^20 changes make the rope taut (gamma rises): each a reset */
@@ -706,6 +720,7 @@ Test(wk_lsp, the_mode_changes_setting_turns_those_diagnostics_off_and_on)
     ed_open_opts(&e, "", false, "file:///two.mel", "mel", T_TWO_MODES, NULL, opts);
     cJSON *msg = NULL;
     cJSON *diags = ed_diagnostics(&e, &msg); /* one publication: no second stage */
+    drop_single_mode(diags); /* x' leading everywhere fails when p (issue 38) */
     cr_assert_eq(cJSON_GetArraySize(diags), 0, "%s", cJSON_PrintUnformatted(diags));
     cJSON_Delete(msg);
     cJSON *cfg = cJSON_CreateObject();

@@ -12,7 +12,9 @@
 // click selects the equation in the editor; a syntax error is located and
 // the page stays usable; each mode chosen with the controls highlights
 // exactly the blocks session/mode returns; typing re-analyses; the brake at
-// N = 100 is laid out and drawn; a shared link brings the model back.
+// N = 100 is laid out and drawn; the "Single-mode tools" panel lists the
+// Water Tank's pivot and selects its equation; a shared link brings the model
+// back.
 // Screenshots and mdaed's log go to BUILD/web-test/BROWSER/. Prints the timing figures, then
 // "N passed, M failed"; exit status 1 if any check failed.
 
@@ -522,6 +524,31 @@ async function main(name) {
       await page.keyboard.press('Enter');
       const sel = await page.evaluate(() => window.mdae.state.selected);
       assert(sel !== null, 'Enter selected no block');
+    });
+
+    await check('single-mode tools: the Water Tank\'s pivot on eh2/yh when bh, as session/approx says; a click selects eh2', async () => {
+      await after(page, 'approx', () => loadExample(page, 'water_tank.mel'));
+      await settled(page);
+      const session = await page.evaluate(() => window.mdae.state.session);
+      const want = await rpc(srv.base, 'session/approx', { session });
+      const rows = await page.$$eval('#approx-findings tr[data-finding]', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+      eq(rows.length, want.findings.length, 'one row per finding');
+      const pivot = rows.find((r) => /zero pivot/.test(r[0]) && r[1] === 'eh2 → yh');
+      assert(pivot, `no eh2 → yh pivot row in ${JSON.stringify(rows)}`);
+      eq(pivot[3], 'bh', 'its modes');
+      eq(pivot[4], String(want.findings.find((f) => f.kind === 'pivot' && f.equation === 'eh2').count), 'its count');
+      const verdict = await page.$eval('#approx-verdict', (e) => e.textContent);
+      assert(/Wrong in \d+ valid mode/.test(verdict), `verdict: ${verdict}`);
+      await page.click(`#approx-findings tr[data-finding="${rows.indexOf(pivot)}"] td:nth-child(2) button`);
+      const sel = await page.evaluate(() => window.mdae.editor.selectionText());
+      assert(sel.startsWith('eh2 : equation'), `selection: ${JSON.stringify(sel)}`);
+      await page.$eval('#h-approx', (e) => e.scrollIntoView());
+      await page.screenshot({ path: join(shots, 'water_tank_approx.png') });
+      // A model a single-mode tool gets right says so.
+      await after(page, 'approx', () => loadExample(page, 'rldc2.mel'));
+      await settled(page);
+      const other = await rpc(srv.base, 'session/approx', { session: await page.evaluate(() => window.mdae.state.session) });
+      eq(await page.$$eval('#approx-findings tr[data-finding]', (rs) => rs.length), other.findings.length, 'RLDC2: one row per finding');
     });
 
     await check('Open file… reads a Modelica file, and an MSL example when ../shared/msl is there', async () => {

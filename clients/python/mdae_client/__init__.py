@@ -467,6 +467,17 @@ class Session:
         result: Dict[str, Json] = self._call("session/modechanges", params)
         return result
 
+    def approx(self) -> Dict[str, Json]:
+        """What a single-mode tool (OpenModelica, Dymola) makes of the model,
+        compared with the exact all-modes analysis, as ``mdae approx --json``
+        prints it: "accepted", the approximate "equations", "variables" and
+        "blocks", "findings" (kind "pivot", "offsets" or "singular", the
+        equation and unknown, the pivot, "modes" {formula, cubes}, "count",
+        "where", "message"), "wrong_modes" {formula, cubes, count},
+        "valid_modes", and the session's "version" it was computed for."""
+        result: Dict[str, Json] = self._call("session/approx", {"session": self.id})
+        return result
+
     def dot(self) -> str:
         """The conditional dependency graph as Graphviz DOT text."""
         return str(self._call("session/dot", {"session": self.id}))

@@ -8,8 +8,8 @@
 // session with session/edit (the worker re-analyses only the components
 // that changed), then session/structure (source ranges, to locate what the
 // analysis names), session/analyze {stream} (progress and diagnostics as
-// they come), session/mode for the chosen mode and session/svg for the
-// drawing. Results of a superseded run are dropped (the `run` counter).
+// they come), session/mode for the chosen mode, session/svg for the
+// drawing and session/approx for the "Single-mode tools" panel (approx.js). Results of a superseded run are dropped (the `run` counter).
 //
 // window.mdaeStats carries the timings the browser test prints; the
 // data-* attributes of <body> tell a test when each step is done.
@@ -20,6 +20,7 @@ import { Graph, names } from './graph.js';
 import { encodeModel, decodeModel } from './share.js';
 import { drawNeighbourhood } from './neighbourhood.js';
 import { ModeChanges } from './modechange.js';
+import { SingleModeTools } from './approx.js';
 import { el } from './dom.js';
 
 const DEBOUNCE_MS = 300;
@@ -47,6 +48,11 @@ const changes = new ModeChanges($('mode-changes'), {
   select: (kind, name) => { const w = locate({ [kind]: name }); if (w) editor.select([w]); },
   selectRange: (r) => editor.select([rangeOf(r)]),
   chooseFrom: (mode) => chooseCube(mode),
+});
+const singleMode = new SingleModeTools($('approx'), {
+  locate: (d) => locate(d),
+  select: (range) => editor.select([range]),
+  chooseMode: (cube) => chooseCube(cube),
 });
 
 function setStatus(msg, error = false) {
@@ -214,9 +220,10 @@ async function analyse() {
     setStatus(`Analysed in ${(stats.analysisMs / 1000).toFixed(2)} s (${result.blocks.length} blocks, ${result.edges.length} edges).`);
     bump('analyses');
     delete document.body.dataset.busy;
-    // Both at once: session/mode is quick and the server may answer it
-    // before the layout; the drawing, when it comes, takes the highlight.
-    await Promise.all([drawGraph(run), updateMode()]);
+    // All at once: session/mode is quick and the server may answer it
+    // before the layout; the drawing, when it comes, takes the highlight;
+    // session/approx reads the analysis the worker just kept.
+    await Promise.all([drawGraph(run), updateMode(), singleMode.update(state.session)]);
     // data-settled: this run is wholly on the page (analysis, mode, drawing);
     // what the browser test waits for.
     if (run === state.run) document.body.dataset.settled = String(run);
@@ -250,6 +257,7 @@ function showFailure(e) {
   $('mode-verdict').replaceChildren();
   $('mode-view').replaceChildren();
   changes.setModel([]);
+  singleMode.clear('No single-mode analysis: the model was not analysed.');
   graph.clear();
   $('graph-note').textContent = '';
   $('neighbourhood').replaceChildren();
@@ -649,7 +657,7 @@ function wire() {
     if (f) readFile(f);
   });
   // The test and curious users: the state behind the page.
-  window.mdae = { state, graph, editor, changes, analyse, selectBlock, stats };
+  window.mdae = { state, graph, editor, changes, singleMode, analyse, selectBlock, stats };
 }
 
 function showVersion() {

@@ -1,0 +1,23 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/fx_int.h -- what the expression modules (fx.c, fx_diff.c,
+ * fx_eval.c) share and nothing else uses.
+ */
+#ifndef FX_INT_H
+#define FX_INT_H
+
+#include "fx.h"
+
+/* n bytes from the pool, aligned for any object, not zeroed (scratch
+ * arrays of the transformations, released with the pool); NULL and the
+ * pool failed on OOM. */
+void *fx__pool_alloc(fx_pool *p, size_t n);
+
+/* The value of known function fn (not FX_FN_UNKNOWN) at a[0 .. arity):
+ * C's math, Modelica's meaning (integer = floor, div truncates, mod is
+ * x - floor(x/y)*y, rem x - div(x,y)*y, sign 0 at 0; noEvent, smooth and
+ * homotopy their expression's value; min and max NaN when an argument is).
+ * IEEE results, no errors (fx_eval.c). */
+double fx__fn_apply(fx_fn fn, const double *a);
+
+#endif /* FX_INT_H */
