@@ -37,7 +37,9 @@
  * algorithm section x = FX_OPAQUE("algorithm") per assigned unknown; a
  * tuple equation a = FX_OPAQUE(call) per output), each mode variable its
  * definition (mel_mode.def), each if-equation's equations their position
- * (mel_equation.cond, cond_pos). What is not scalarised (matrices, records,
+ * (mel_equation.cond, cond_pos). An element or field of a function's
+ * array or record result, (f(x))[i, j] and (f(x)).h, is the unknown
+ * function named "f()[i,j]" or "f().h" of x. What is not scalarised (matrices, records,
  * strings, named arguments, functions with array results, delay...) is an
  * FX_OPAQUE with its text and the unknowns it reads; mo_elab.c,
  * "expressions", lists the rules.

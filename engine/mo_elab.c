@@ -1274,10 +1274,15 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
  *  - an if-expression whose conditions the elaborator decides (parameters
  *    with values) keeps only the branch it selects, as collect does;
  *  - pre(e) FX_PRE; noEvent, smooth, homotopy and the known functions
- *    (fx_fn_lookup) FX_CALL; Integer(e) is e; sum/product/min/max of a
+ *    (fx_fn_lookup) FX_CALL (homotopy's simplified expression an FX_OPAQUE
+ *    reading nothing, as collect; noEvent(c) in a condition is c, as
+ *    atomize); Integer(e) is e; sum/product/min/max of a
  *    vector or over a constant range are scalarised; other functions with
  *    one scalar output (or not declared in the file) FX_FN_UNKNOWN calls;
  *    initial(), edge(b)... as unknown calls when they read no unknown;
+ *    (f(x))[i, j] and (f(x)).h, an element or a field of a function's
+ *    array or record result, the unknown functions "f()[i,j]", "f().h";
+ *    vectors' elementwise arithmetic in a scalar product v * w expanded;
  *  - what is not scalarised (arrays, records, ranges, strings, matrix
  *    products, named arguments, delay(), change(), functions with array or
  *    several outputs...) is an FX_OPAQUE: its normalised text and the
@@ -1285,7 +1290,7 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
  * Conditions: a relation, a Boolean variable, and in a condition any other
  * atom (pre(b), initial(), a Boolean function) is a *site*: after step 5,
  * if its atom became a mode variable, it is replaced by FX_MODE (FX_NOT of
- * it when the atom stands for the negation; patch_sites). The mode
+ * it when the atom stands for the negation; site_repls, patch). The mode
  * variables' definitions (mel_mode.def) are lowered where they are met: a
  * Boolean's `b = E` at that equation, a relation or another atom at its
  * first occurrence.
@@ -1305,6 +1310,7 @@ typedef struct site {
 
 static const fx_node *lw(elab *el, const mo__expr *e, bool cond);
 static bool is_array_valued(elab *el, const mo__expr *e);
+typedef enum shape { SH_SCALAR, SH_VECTOR, SH_ARRAY } shape;
 static const fx_node *lw_dot(elab *el, const mo__expr *e);
 
 static void add_site(elab *el, const fx_node *node, site_kind kind, const mo__expr *src,
@@ -1725,10 +1731,59 @@ static const fx_node *lw_field(elab *el, const mo__expr *e)
     return fx_call(el->fx, FX_FN_UNKNOWN, name, k, c->n_kids, e->where);
 }
 
+/* (f(a, b))[i, j] with constant subscripts, an element of a call's array
+ * result: the unknown function named "f()[i,j]" of a and b; NULL
+ * otherwise ({a, b, c}[i] too: collect reads all of the array). */
+static const fx_node *lw_index(elab *el, const mo__expr *e)
+{
+    const mo__part *part = &e->parts[0];
+    const mo__expr *c = e->kids[0];
+    long long ix[8];
+    if (part->n_subs == 0 || part->n_subs > 8)
+        return NULL;
+    for (uint32_t k = 0; k < part->n_subs; k++)
+        if (!eval_int(el, part->subs[k], &ix[k]))
+            return NULL;
+    char buf[1024], name[1300];
+    const char *f = c->kind == MO_E_CALL ? call_name(el, c, buf, sizeof buf) : NULL;
+    if (f == NULL || c->names != NULL || c->n_iters > 0 || c->n_kids > 64 ||
+        strcmp(f, ".") == 0 || strcmp(f, "[]") == 0 || fx_fn_lookup(f, c->n_kids) != FX_FN_UNKNOWN)
+        return NULL;
+    size_t n = (size_t)snprintf(name, sizeof name, "%s()", f);
+    for (uint32_t k = 0; k < part->n_subs && n < sizeof name; k++)
+        n += (size_t)snprintf(name + n, sizeof name - n, "%s%lld", k ? "," : "[", ix[k]);
+    if (n + 2 >= sizeof name)
+        return NULL;
+    memcpy(name + n, "]", 2);
+    const fx_node *k[64];
+    for (uint32_t i = 0; i < c->n_kids; i++)
+        k[i] = lw(el, c->kids[i], false);
+    return fx_call(el->fx, FX_FN_UNKNOWN, name, k, c->n_kids, e->where);
+}
+
 static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
 {
     char buf[1024];
+    if (e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0 && e->n_kids == 1) {
+        const fx_node *r = lw_index(el, e);
+        return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
+    }
     const char *f = call_name(el, e, buf, sizeof buf);
+    if (call_is(f, "homotopy") && e->n_kids == 2 && e->names != NULL) {
+        /* homotopy(actual = a, simplified = s): positional */
+        const mo__expr *act = NULL, *simp = NULL;
+        for (uint32_t i = 0; i < 2; i++) {
+            const char *nm = e->names[i];
+            if (nm == NULL ? i == 0 : strcmp(nm, "actual") == 0)
+                act = e->kids[i];
+            else if (nm == NULL || strcmp(nm, "simplified") == 0)
+                simp = e->kids[i];
+        }
+        if (act != NULL && simp != NULL)
+            return fx_call(el->fx, FX_FN_HOMOTOPY, NULL,
+                           (const fx_node *[]){lw(el, act, false), lw_opaque(el, simp, false)},
+                           2, e->where);
+    }
     if (f != NULL && strcmp(f, ".") == 0 && e->n_kids == 1) {
         const fx_node *r = lw_field(el, e);
         return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
@@ -1763,10 +1818,10 @@ static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
              call_is(f, "sample") || call_is(f, "String") || call_is(f, "size") ||
              call_is(f, "ndims") || call_is(f, "cardinality") ||
              call_is(f, "getInstanceName") || call_is(f, "last"))
-        return lw_opaque(el, e, false); /* not incident (collect) */
+        r = lw_opaque(el, e, false); /* not incident (collect) */
     else if (n > 64 || (fx_fn_lookup(f, n) == FX_FN_UNKNOWN && !scalar_function(el, f)))
-        return lw_opaque(el, e, true);
-    if (r == NULL) {
+        r = lw_opaque(el, e, true);
+    else {
         const fx_node *k[64];
         for (uint32_t i = 0; i < n; i++)
             k[i] = lw(el, e->kids[i], false);
@@ -1774,9 +1829,9 @@ static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
         r = fx_call(p, fn, f, k, n, e->where);
         if (r != NULL && (call_is(f, "initial") || call_is(f, "terminal") ||
                           call_is(f, "edge")) && reads_unknown(r))
-            return lw_opaque(el, e, false);
+            r = lw_opaque(el, e, false);
     }
-    if (cond)
+    if (cond) /* an atom by its text (atomize) */
         add_site(el, r, SITE_TEXT, e, NULL);
     return r;
 }
@@ -1928,8 +1983,6 @@ static bool lw_vector(elab *el, const mo__expr *a, vec *terms)
  * lw_vector reads ({a, b} of scalars, x named whole with elements x[i],
  * and elementwise arithmetic of such), or another array or record. One
  * walk of e. */
-typedef enum shape { SH_SCALAR, SH_VECTOR, SH_ARRAY } shape;
-
 static shape shape_of(elab *el, const mo__expr *e)
 {
     switch ((mo__ek)e->kind) {
@@ -2045,6 +2098,8 @@ static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f)
     const mo__expr *a = e->kids[0];
     if (e->n_iters > 0) {
         reduce_terms(el, e, 0, &terms, &ok);
+    } else if (a->kind == MO_E_ARRAY && a->n_iters > 0 && a->n_kids == 1) {
+        reduce_terms(el, a, 0, &terms, &ok); /* sum({e for i in r}) */
     } else {
         ok = lw_vector(el, a, &terms);
     }
