@@ -1661,9 +1661,7 @@ int mo__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
     memset(&p, 0, sizeof p);
     p.arena = arena;
     p.rep = rep;
-    p.max_depth = max_depth ? max_depth : MEL__DEFAULT_MAX_DEPTH;
-    if (p.max_depth > MEL__DEPTH_CAP)
-        p.max_depth = MEL__DEPTH_CAP;
+    p.max_depth = mel__max_depth(max_depth);
     mo__lex_init(&p.lx, src, len, rep);
     next(&p);
     mo__class *head = NULL, **tail = &head;
