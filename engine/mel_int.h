@@ -358,7 +358,12 @@ void mel__outb_ref(mel__outb *b, const char *name, size_t name_len, mdae_range w
 /* Resolve the references and hand the outline over (*out), or free
  * everything and return the sticky code. */
 int mel__outb_finish(mel__outb *b, mel_outline **out);
-/* The Modelica walk (mo_outline.c): symbols and references of text. */
-int mo__outline(const char *text, size_t len, size_t max_depth, mel__outb *b);
+/* The Modelica walk (mo_outline.c): the symbols and references of text's
+ * intact classes, elements and equations (syntax errors leave out only
+ * theirs: issue 36 item 2) added to b; the tree parsed into `ast` with the
+ * report `rep` (both set up and closed by mel_outline_parse, as for the MEL
+ * walk). MDAE_OK, or the parse's code other than MDAE_E_PARSE. */
+int mo__outline(const char *text, size_t len, size_t max_depth, mel__report *rep,
+                mel__arena *ast, mel__outb *b);
 
 #endif /* MEL_INT_H */
