@@ -101,6 +101,11 @@ typedef struct mel__expr mel__expr;
 struct mel__expr {
     mel__expr_kind kind;
     mdae_range where;
+    /* The elaborator's (mel_elab.c, "Pass 2: expressions kept"): 0, or 1 +
+     * the number of this node's lowered form when that does not depend on
+     * the loop environment, shared by every instance, or UINT32_MAX when
+     * it does. Zero from the parser. */
+    uint32_t aux;
     union {
         struct {
             double value;

@@ -34,11 +34,18 @@
  * Redeclaration: an unknown or an equation may be declared more than once
  * only in different branches of the same conditional statement instance
  * (`if g then y : real else y : real end`); its guard is then the OR.
+ *
+ * Expressions (issue 38; engine/fx.h): unless mel_options.no_expressions,
+ * pass 2 also lowers each equation instance's sides into fx trees, once,
+ * directly with the item's loop environment (see "Pass 2: expressions
+ * kept"), and pass 1 records the known quantities (parameters and integer
+ * constants, mel_model.knowns). The structure does not depend on them.
  */
 #include "mel_int.h"
 #include "fx.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +94,7 @@ typedef struct obj {
     mel__sym *sym;
     ctxlist *ctx;  /* its declarations' contexts; NULL: one, outside any conditional */
     uint32_t when; /* an equation's mel_equation.when */
+    uint32_t cond, cond_pos; /* an equation's mel_equation.cond, cond_pos */
     struct obj *next;
 } obj;
 
@@ -104,7 +112,7 @@ typedef struct item {
     const env *env;
     const ctxnode *ctx;
     uint64_t seq;
-    uint32_t eq; /* IT_EQ */
+    uint32_t eq; /* IT_EQ; IT_CHECK of a parameter: its index in knowns */
     long mode;   /* IT_CHECK of a mode variable: its index; else -1 */
     uint32_t when; /* 0, or k + 1: inside when-clause k */
 } item;
@@ -183,6 +191,26 @@ typedef struct elab {
     vec uses;
     vec wrecs, whens;          /* whenrec (pass 1), mel_when (the model's) */
     uint32_t n_params, n_ints;
+    /* Issue 38: the model's expression pool (NULL: no_expressions) and
+     * known quantities (mel_known); the outermost conditional statement
+     * being expanded (mel_equation.cond: 0 or k + 1), the nesting of
+     * mode-dependent conditionals, and the next cond_pos in its branch. */
+    struct fx_pool *fx;
+    vec knowns;
+    uint32_t n_conds, cur_cond, cond_depth, cond_pos;
+    /* Some declared name has a '[' (a quoted 'x[1]'): its instance name
+     * may equal one written x[1] (p1_finish checks). */
+    bool bracket_names;
+    /* Lowering (lower()) looks names up again, quietly: err() reports
+     * nothing then (what lower meets was checked, or is in a branch the
+     * structure does not elaborate). */
+    bool quiet;
+    vec memo; /* const fx_node *: lowered forms shared by instances (mel__expr.aux) */
+    struct fncache {
+        const char *name; /* interned: compared by address */
+        uint32_t n;
+        fx_fn fn;
+    } fns[16]; /* fx_fn_lookup's answers by call name (call_fn) */
     /* pass 1 */
     const env *env;
     const ctxnode *ctx;
@@ -381,6 +409,8 @@ static void err(elab *el, mdae_range where, const char *fmt, ...) MDAE_PRINTF(3,
  * max_errors on one mistake. */
 static void err(elab *el, mdae_range where, const char *fmt, ...)
 {
+    if (el->quiet)
+        return;
     if (mel__seen_before(el->rep, MDAE_E_MODEL, where, el->seen,
                          sizeof el->seen / sizeof *el->seen, &el->n_seen))
         return;
@@ -573,8 +603,10 @@ static __attribute__((noinline)) int lookup_named(elab *el, const mel__expr *e, 
     if (rc < 0)
         return rc;
     inst_text(el, e->u.id.name, &in);
-    if (name_get(el, e->u.id.name_id) != NULL && e->u.id.n > 1)
-        *out = mel__sym_findn(&el->priv->syms, el->name, el->name_len);
+    /* Names of two indices or more; else a quoted spelling of another's
+     * instance name ('x[1]' for x[1] or the converse; only in the table
+     * once pass 1 is over). */
+    *out = mel__sym_findn(&el->priv->syms, el->name, el->name_len);
     return MDAE_OK;
 }
 
@@ -875,8 +907,10 @@ static bool record(elab *el, nameinfo *ni, const mel__label *l, const inst *in, 
  * others after pass 1 (el->pending). NULL on OOM (reported). */
 static mel__sym *new_sym(elab *el, nameinfo *ni, const mel__label *l, const inst *in)
 {
-    if (ni->len == 0)
+    if (ni->len == 0) {
         ni->len = (uint32_t)strlen(l->name); /* at most MEL__MAX_NAME */
+        el->bracket_names = el->bracket_names || memchr(l->name, '[', ni->len) != NULL;
+    }
     size_t len = inst_len(ni->len, in);
     mel__sym *s = mel__sym_new(el->ma, len);
     if (s == NULL) {
@@ -906,7 +940,7 @@ static bool new_obj(elab *el, mel__sym *s, objlist *objs)
         return false;
     if (c != NULL)
         *c = (ctxlist){el->ctx, NULL};
-    *o = (obj){s, c, el->cur_when, NULL};
+    *o = (obj){s, c, el->cur_when, 0, 0, NULL};
     if (objs->tail != NULL)
         objs->tail->next = o;
     else
@@ -967,7 +1001,8 @@ static mel__sym *declare(elab *el, const mel__label *l, const inst *in, mel__sym
 
 /* The value of integer constant `in` of st: from the last -D of its name,
  * else from its definition; false on error (reported). */
-static bool int_value(elab *el, const mel__stmt *st, const inst *in, long long *value)
+static bool int_value(elab *el, const mel__stmt *st, const inst *in, long long *value,
+                      bool *defined_out)
 {
     const mel__label *l = &st->u.decl.label;
     const char *name = inst_text(el, l->name, in);
@@ -980,6 +1015,7 @@ static bool int_value(elab *el, const mel__stmt *st, const inst *in, long long *
             defined = true;
         }
     }
+    *defined_out = defined;
     if (defined)
         return true;
     if (st->u.decl.init == NULL) {
@@ -988,6 +1024,35 @@ static bool int_value(elab *el, const mel__stmt *st, const inst *in, long long *
         return false;
     }
     return eval_int(el, st->u.decl.init, el->env, el->seq, value) >= 0;
+}
+
+static const fx_node *lower(elab *el, const mel__expr *e, const env *en, uint64_t seq,
+                            bool *dep);
+
+/* Known quantity s->index (mel.h, mel_known) of declaration st, when
+ * expressions are kept: an integer constant's binding is lowered here
+ * (init, or its value when a -D set it: init NULL), a parameter's in
+ * pass 2 (p2_item). OOM is the pool's (checked at the end) or reported. */
+static void new_known(elab *el, const mel__sym *s, const mel__stmt *st, const mel__expr *init)
+{
+    if (el->fx == NULL)
+        return;
+    MDAE_ASSERT(s->index == el->knowns.n);
+    mel_known *k = vec_push(el, &el->knowns, sizeof *k);
+    if (k == NULL)
+        return;
+    bool is_int = s->kind == MEL_SYM_INT;
+    *k = (mel_known){.name = (char *)s->name, .where = st->where,
+                     .kind = is_int ? MEL_KNOWN_INTEGER : MEL_KNOWN_REAL,
+                     .value = is_int ? (double)s->value : 0, .known = is_int};
+    if (is_int && init != NULL) {
+        el->quiet = true; /* eval_int has checked init */
+        bool dep = false;
+        k->binding = lower(el, init, el->env, el->seq, &dep);
+        el->quiet = false;
+    } else if (is_int) {
+        k->binding = fx_num(el->fx, (double)s->value, true, st->where);
+    }
 }
 
 static void p1_decl(elab *el, const mel__stmt *st)
@@ -1009,7 +1074,8 @@ static void p1_decl(elab *el, const mel__stmt *st)
         return;
     }
     long long value = 0;
-    if (k == MEL_SYM_INT && !int_value(el, st, &in, &value))
+    bool defined = false;
+    if (k == MEL_SYM_INT && !int_value(el, st, &in, &value, &defined))
         return;
     if (!count_object(el, st->where))
         return;
@@ -1020,13 +1086,17 @@ static void p1_decl(elab *el, const mel__stmt *st)
     switch (k) {
     case MEL_SYM_INT:
         s->value = value;
-        s->index = el->n_ints++;
+        s->index = el->n_params + el->n_ints++;
+        new_known(el, s, st, defined ? NULL : init);
         return;
     case MEL_SYM_PARAM: {
-        s->index = el->n_params++;
+        s->index = el->n_params++ + el->n_ints;
+        new_known(el, s, st, NULL);
         item *it = new_item(el, IT_CHECK, st);
-        if (it != NULL)
+        if (it != NULL) {
             it->e = init;
+            it->eq = s->index;
+        }
         return;
     }
     case MEL_SYM_MODE: {
@@ -1061,6 +1131,12 @@ static void p1_equ(elab *el, const mel__stmt *st)
     mel__sym *s = declare(el, l, &in, MEL_SYM_EQN, st->where, &el->eqs, &again);
     if (s == NULL)
         return;
+    uint32_t pos = el->cur_cond != 0 ? el->cond_pos++ : 0;
+    if (!again) {
+        obj *o = s->aux;
+        o->cond = el->cur_cond;
+        o->cond_pos = pos;
+    }
     if (again && ((const obj *)s->aux)->when != el->cur_when) {
         err(el, l->where, "equation '%s' is declared both in and out of a when-clause (or in "
                           "two of them)", inst_text(el, l->name, &in));
@@ -1129,11 +1205,20 @@ static void p1_if(elab *el, const mel__stmt *st)
     *ci = (condinst){st->u.cond.cond, el->env, el->seq, NULL, false};
     *yes = (ctxnode){ci, true, saved, NULL, false};
     *no = (ctxnode){ci, false, saved, NULL, false};
+    bool outermost = el->cond_depth++ == 0; /* mel_equation.cond */
+    if (outermost) {
+        el->cur_cond = ++el->n_conds;
+        el->cond_pos = 0;
+    }
     el->ctx = yes;
     p1_stmts(el, st->u.cond.body);
+    if (outermost)
+        el->cond_pos = 0;
     el->ctx = no;
     p1_stmts(el, st->u.cond.orelse);
     el->ctx = saved;
+    if (--el->cond_depth == 0)
+        el->cur_cond = 0;
 }
 
 /* `when c then body end` (mel.h, mel_when). Restrictions, each a located
@@ -1208,6 +1293,21 @@ static void p1_stmts(elab *el, const mel__stmt *s)
     }
 }
 
+/* Two declarations with one instance name, spelt differently: 'x[1]'
+ * (a quoted name) and x[1]. Only when some declared name has a '['. */
+static void check_spellings(elab *el)
+{
+    const mel__symtab *t = &el->priv->syms;
+    for (size_t b = 0; b < t->cap; b++)
+        for (const mel__sym *s = t->buckets[b]; s != NULL; s = s->next)
+            for (const mel__sym *u = s->next; u != NULL; u = u->next)
+                if (u->hash == s->hash && strcmp(u->name, s->name) == 0) {
+                    const mel__sym *first = s->seq <= u->seq ? s : u, *later = s == first ? u : s;
+                    err(el, later->where, "'%s' is already declared as %s (line %u)",
+                        later->name, kind_name(first->kind), (unsigned)first->where.start.line);
+                }
+}
+
 /* After pass 1: the pending symbols enter the model's table, and the model's
  * unknowns and equations are written from their objects (guards TRUE until
  * pass 2). Out of memory is reported. */
@@ -1232,7 +1332,9 @@ static void p1_finish(elab *el)
     mel_equation *q = el->equations;
     for (const obj *o = el->eqs.head; o != NULL; o = o->next)
         *q++ = (mel_equation){.name = (char *)o->sym->name, .guard = t, .where = o->sym->where,
-                              .when = o->when};
+                              .when = o->when, .cond = o->cond, .cond_pos = o->cond_pos};
+    if (el->bracket_names)
+        check_spellings(el);
 }
 
 /* ---- Pass 2: guards --------------------------------------------------------- */
@@ -1789,6 +1891,361 @@ static void run_plan(elab *el, const plan *p, const item *it, const mel_guard *g
     el->next_depth = saved;
 }
 
+/* ---- Pass 2: expressions kept (issue 38) ----------------------------------------
+ * lower() turns a syntax tree into an fx tree (engine/fx.h) in the item's
+ * environment: loop indices and integer constants become numbers, other
+ * names their unknown, known quantity or mode variable. It runs after the
+ * structure's walk of the same item found no error, so its lookups succeed
+ * where the walk looked; it looks quietly (el->quiet) because it also goes
+ * where the walk does not: a branch of an if-expression whose guard is
+ * FALSE there. An if-expression whose condition is constant (i > 1 in a
+ * loop) is its branch, as in the structure; a name it cannot resolve (only
+ * in such branches) is kept as FX_OPAQUE text. Recursion is bounded by the
+ * parser's depth. NULL only when the pool fails (sticky, checked once). */
+
+/* mel__expr.aux of a node whose lowered form depends on the loop
+ * environment (found at the statement's first instance). */
+#define AUX_DEPENDS UINT32_MAX
+
+/* Does e read a loop index of en (itself, or in an index)? */
+static bool reads_env(const mel__expr *e, const env *en)
+{
+    if (en == NULL)
+        return false;
+    switch (e->kind) {
+    case MEL_X_ID:
+    case MEL_X_CALL:
+        if (e->kind == MEL_X_ID && e->u.id.n == 0)
+            return env_find(en, e->u.id.name_id) != NULL;
+        for (uint32_t k = 0; k < e->u.id.n; k++)
+            if (reads_env(e->u.id.args[k], en))
+                return true;
+        return false;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE:
+    case MEL_X_NEXT: return reads_env(e->u.kid, en);
+    case MEL_X_POW:
+    case MEL_X_CMP: return reads_env(e->u.bin.lhs, en) || reads_env(e->u.bin.rhs, en);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n; k++)
+            if (reads_env(e->u.nary.kids[k], en))
+                return true;
+        return false;
+    case MEL_X_IF:
+        return reads_env(e->u.ite.c, en) || reads_env(e->u.ite.a, en) ||
+               reads_env(e->u.ite.b, en);
+    default: return false;
+    }
+}
+
+static const fx_node *lower_id(elab *el, const mel__expr *e, const env *en, uint64_t seq,
+                               bool *dep)
+{
+    fx_pool *p = el->fx;
+    const env *f = e->u.id.n == 0 ? env_find(en, e->u.id.name_id) : NULL;
+    if (f != NULL) {
+        *dep = true;
+        return fx_num(p, (double)f->value, true, e->where);
+    }
+    *dep = e->u.id.n > 0 && (e->aux == AUX_DEPENDS || reads_env(e, en));
+    const mel__sym *s = NULL;
+    if (lookup(el, e, en, seq, &s) < 0)
+        s = NULL;
+    switch (s != NULL ? s->kind : MEL_SYM_EQN) {
+    case MEL_SYM_VAR: return fx_var(p, s->index, 0, e->where);
+    case MEL_SYM_PARAM: return fx_known(p, s->index, e->where);
+    case MEL_SYM_MODE: return fx_mode(p, s->index, e->where);
+    case MEL_SYM_INT: return fx_num(p, (double)s->value, true, e->where);
+    default: return fx_opaque(p, e->u.id.name, NULL, 0, e->where);
+    }
+}
+
+/* The n kids of e (an n-ary node or a call) lowered into kids[0 .. n). */
+static bool lower_kids(elab *el, mel__expr *const *es, uint32_t n, const env *en, uint64_t seq,
+                       const fx_node **kids, bool *dep)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if ((kids[k] = lower(el, es[k], en, seq, dep)) == NULL)
+            return false;
+    return true;
+}
+
+/* a * b / c * d: FX_MUL(FX_DIV(FX_MUL(a, b), c), d) (fx.h, "Shape"), the
+ * factors lowered in kids (reused as the run of factors being multiplied). */
+static const fx_node *lower_mul(elab *el, const mel__expr *e, const fx_node **kids)
+{
+    fx_pool *p = el->fx;
+    uint32_t run = 1; /* kids[0 .. run): the factors since the last '/' */
+    for (uint32_t k = 1; k < e->u.nary.n; k++) {
+        const fx_node *x = kids[k];
+        if (e->u.nary.ops[k] == '*') {
+            kids[run++] = x;
+            continue;
+        }
+        mdae_range r = {e->u.nary.kids[0]->where.start, e->u.nary.kids[k]->where.end};
+        const fx_node *a = run == 1 ? kids[0] : fx_make(p, FX_MUL, kids, run, r);
+        kids[0] = fx_bin(p, FX_DIV, a, x, r);
+        run = 1;
+    }
+    return run == 1 ? kids[0] : fx_make(p, FX_MUL, kids, run, e->where);
+}
+
+static const fx_node *lower_nary(elab *el, const mel__expr *e, const env *en, uint64_t seq,
+                                 bool *dep)
+{
+    const fx_node *small[8], **kids = small;
+    uint32_t n = e->u.nary.n;
+    if (n > sizeof small / sizeof *small && (kids = mdae_malloc(n * sizeof *kids)) == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    const fx_node *r = NULL;
+    if (lower_kids(el, e->u.nary.kids, n, en, seq, kids, dep)) {
+        fx_op op = e->kind == MEL_X_AND ? FX_AND : e->kind == MEL_X_OR ? FX_OR : FX_ADD;
+        if (e->kind == MEL_X_MUL) {
+            r = lower_mul(el, e, kids);
+        } else {
+            for (uint32_t k = 1; k < n && e->kind == MEL_X_ADD; k++)
+                if (e->u.nary.ops[k] == '-')
+                    kids[k] = fx_un(el->fx, FX_NEG, kids[k], e->u.nary.kids[k]->where);
+            r = fx_make(el->fx, op, kids, n, e->where);
+        }
+    }
+    if (kids != small)
+        mdae_free(kids);
+    return r;
+}
+
+/* fx_fn_lookup of call e, remembered by name (the parser's interned
+ * copy) and arity: a loop body's calls look the same name up at every
+ * instance. */
+static fx_fn call_fn(elab *el, const mel__expr *e)
+{
+    uint32_t n = e->u.id.n;
+    struct fncache *c = &el->fns[((uintptr_t)e->u.id.name / 16 ^ n) % 16];
+    if (c->name != e->u.id.name || c->n != n)
+        *c = (struct fncache){e->u.id.name, n, fx_fn_lookup(e->u.id.name, n)};
+    return c->fn;
+}
+
+static const fx_node *lower_call(elab *el, const mel__expr *e, const env *en, uint64_t seq,
+                                 bool *dep)
+{
+    const fx_node *small[4], **kids = small;
+    uint32_t n = e->u.id.n;
+    if (n > sizeof small / sizeof *small && (kids = mdae_malloc(n * sizeof *kids)) == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    const fx_node *r = NULL;
+    if (lower_kids(el, e->u.id.args, n, en, seq, kids, dep))
+        r = fx_call(el->fx, call_fn(el, e), e->u.id.name, kids, n, e->where);
+    if (kids != small)
+        mdae_free(kids);
+    return r;
+}
+
+static const fx_node *lower_node(elab *el, const mel__expr *e, const env *en, uint64_t seq,
+                                 bool *dep)
+{
+    fx_pool *p = el->fx;
+    const fx_node *a;
+    switch (e->kind) {
+    case MEL_X_NUM: return fx_num(p, e->u.num.value, e->u.num.is_int, e->where);
+    case MEL_X_BOOL: return fx_bool(p, e->u.b, e->where);
+    case MEL_X_ID: return lower_id(el, e, en, seq, dep);
+    case MEL_X_CALL: return lower_call(el, e, en, seq, dep);
+    case MEL_X_NEG: return fx_un(p, FX_NEG, lower(el, e->u.kid, en, seq, dep), e->where);
+    case MEL_X_NOT: return fx_un(p, FX_NOT, lower(el, e->u.kid, en, seq, dep), e->where);
+    case MEL_X_DER: /* der(x): FX_VAR(x, 1) */
+        a = lower(el, e->u.kid, en, seq, dep);
+        if (a != NULL && a->op == FX_VAR && a->order < MEL_MAX_ORDER)
+            return fx_var(p, a->index, a->order + 1u, e->where);
+        return fx_un(p, FX_DER, a, e->where);
+    case MEL_X_LAST: return fx_un(p, FX_LAST, lower(el, e->u.kid, en, seq, dep), e->where);
+    case MEL_X_PRE: return fx_un(p, FX_PRE, lower(el, e->u.kid, en, seq, dep), e->where);
+    case MEL_X_NEXT: return fx_un(p, FX_NEXT, lower(el, e->u.kid, en, seq, dep), e->where);
+    case MEL_X_POW:
+        a = lower(el, e->u.bin.lhs, en, seq, dep);
+        return fx_bin(p, FX_POW, a, a ? lower(el, e->u.bin.rhs, en, seq, dep) : NULL, e->where);
+    case MEL_X_CMP:
+        a = lower(el, e->u.bin.lhs, en, seq, dep);
+        return fx_bin(p, (fx_op)(FX_LT + e->u.bin.op), a,
+                      a ? lower(el, e->u.bin.rhs, en, seq, dep) : NULL, e->where);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR: return lower_nary(el, e, en, seq, dep);
+    case MEL_X_IF: {
+        int t = fold3(el, e->u.ite.c, en);
+        if (t == TRI_TRUE || t == TRI_FALSE) { /* the structure's choice too */
+            *dep = *dep || reads_env(e->u.ite.c, en);
+            return lower(el, t == TRI_TRUE ? e->u.ite.a : e->u.ite.b, en, seq, dep);
+        }
+        const fx_node *c = lower(el, e->u.ite.c, en, seq, dep);
+        const fx_node *x = c ? lower(el, e->u.ite.a, en, seq, dep) : NULL;
+        return fx_if(p, c, x, x ? lower(el, e->u.ite.b, en, seq, dep) : NULL, e->where);
+    }
+    }
+    return NULL;
+}
+
+/* e lowered in environment en; *dep set when the result depends on en
+ * (else it is kept in e->aux and shared by the statement's later
+ * instances: pass 2 declares nothing, so a name resolves to the same
+ * symbol at every execution). */
+static const fx_node *lower(elab *el, const mel__expr *e, const env *en, uint64_t seq, bool *dep)
+{
+    if (e->aux != 0 && e->aux != AUX_DEPENDS)
+        return ((const fx_node **)el->memo.p)[e->aux - 1];
+    bool d = false;
+    const fx_node *r = lower_node(el, e, en, seq, &d);
+    if (d) {
+        *dep = true;
+        ((mel__expr *)e)->aux = AUX_DEPENDS; /* the elaborator's field */
+    } else if (r != NULL && el->memo.n < AUX_DEPENDS - 1) {
+        const fx_node **slot = vec_push(el, &el->memo, sizeof *slot);
+        if (slot != NULL) {
+            *slot = r;
+            ((mel__expr *)e)->aux = (uint32_t)el->memo.n; /* the elaborator's field */
+        }
+    }
+    return r;
+}
+
+/* lower() of an item's expression e, when expressions are kept and no
+ * error was reported (the model is discarded then); NULL otherwise. */
+static const fx_node *lower_item(elab *el, const item *it, const mel__expr *e)
+{
+    if (el->fx == NULL || el->rep->rc != MDAE_OK || el->rep->stop)
+        return NULL;
+    el->quiet = true;
+    bool dep = false;
+    const fx_node *r = lower(el, e, it->env, it->seq, &dep);
+    el->quiet = false;
+    return r;
+}
+
+/* The condition of context c as an expression: the conjunction of its
+ * conditionals' branches, outermost first. */
+static const fx_node *ctx_cond(elab *el, const ctxnode *c)
+{
+    size_t n = 0;
+    for (const ctxnode *x = c; x != NULL; x = x->parent)
+        n++;
+    const fx_node **kids = mdae_malloc((n > 0 ? n : 1) * sizeof *kids);
+    if (kids == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    size_t k = n;
+    bool ok = true;
+    el->quiet = true;
+    for (const ctxnode *x = c; x != NULL && ok; x = x->parent) {
+        bool dep = false;
+        const fx_node *g = lower(el, x->ci->cond, x->ci->env, x->ci->seq, &dep);
+        kids[--k] = x->pol ? g : fx_un(el->fx, FX_NOT, g, x->ci->cond->where);
+        ok = kids[k] != NULL;
+    }
+    el->quiet = false;
+    const fx_node *r = !ok ? NULL : n == 1 ? kids[0]
+                                           : fx_make(el->fx, FX_AND, kids, (uint32_t)n, no_range);
+    mdae_free(kids);
+    return r;
+}
+
+/* Equation item it's sides, lowered. An equation declared in several
+ * branches (ctxlist) is, after its first declaration,
+ * if <this context> then <these sides> else <the sides so far>: exactly
+ * one of its contexts holds where it is active. */
+static void lower_equation(elab *el, const item *it)
+{
+    if (el->fx == NULL || el->rep->rc != MDAE_OK || el->rep->stop)
+        return;
+    mel_equation *q = &el->equations[it->eq];
+    const fx_node *lhs = lower_item(el, it, it->s->u.equ.lhs);
+    const fx_node *rhs = lower_item(el, it, it->s->u.equ.rhs);
+    if (q->lhs != NULL && q->rhs != NULL) {
+        const fx_node *c = ctx_cond(el, it->ctx);
+        lhs = fx_if(el->fx, c, lhs, q->lhs, no_range);
+        rhs = fx_if(el->fx, c, rhs, q->rhs, no_range);
+    }
+    q->lhs = lhs;
+    q->rhs = rhs;
+}
+
+/* The value of a known quantity's binding, when it is made of numbers and
+ * known quantities with values (arithmetic and the functions of math.h);
+ * false otherwise. */
+static bool known_value(const mel_known *ks, const fx_node *e, double *out)
+{
+    double a, b;
+    switch ((fx_op)e->op) {
+    case FX_NUM: *out = e->num; return true;
+    case FX_KNOWN:
+        *out = ks[e->index].value;
+        return ks[e->index].known;
+    case FX_NEG:
+        if (!known_value(ks, e->kids[0], &a))
+            return false;
+        *out = -a;
+        return true;
+    case FX_ADD:
+    case FX_MUL:
+        if (!known_value(ks, e->kids[0], &a))
+            return false;
+        for (uint32_t k = 1; k < e->n; k++) {
+            if (!known_value(ks, e->kids[k], &b))
+                return false;
+            a = e->op == FX_ADD ? a + b : a * b;
+        }
+        *out = a;
+        return true;
+    case FX_DIV:
+    case FX_POW:
+        if (!known_value(ks, e->kids[0], &a) || !known_value(ks, e->kids[1], &b))
+            return false;
+        *out = e->op == FX_DIV ? a / b : pow(a, b);
+        return true;
+    case FX_CALL:
+        if (e->n != 1 || !known_value(ks, e->kids[0], &a))
+            return false;
+        switch ((fx_fn)e->fn) {
+        case FX_FN_SIN: *out = sin(a); return true;
+        case FX_FN_COS: *out = cos(a); return true;
+        case FX_FN_TAN: *out = tan(a); return true;
+        case FX_FN_EXP: *out = exp(a); return true;
+        case FX_FN_LOG: *out = log(a); return true;
+        case FX_FN_SQRT: *out = sqrt(a); return true;
+        case FX_FN_ABS: *out = fabs(a); return true;
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
+/* The values of the real parameters: sweeps in declaration order until
+ * none is added (a parameter may read one declared after it), at most
+ * 8 sweeps (a longer chain written backwards keeps the rest unknown). */
+static void known_values(elab *el)
+{
+    mel_known *ks = el->knowns.p;
+    bool more = true;
+    for (int sweep = 0; sweep < 8 && more; sweep++) {
+        more = false;
+        for (size_t k = 0; k < el->knowns.n; k++)
+            if (!ks[k].known && ks[k].binding != NULL &&
+                known_value(ks, ks[k].binding, &ks[k].value))
+                more = ks[k].known = true;
+    }
+}
+
 static void check_gf(elab *el, mdae_range where)
 {
     if (el->gf.err == MDAE_OK || el->gf_reported)
@@ -1806,16 +2263,25 @@ static void p2_item(elab *el, const item *it)
 {
     el->it = it;
     switch (it->kind) {
-    case IT_CHECK: walk(el, it->e, mel__g_true(), 0, true, false); break;
+    case IT_CHECK: {
+        walk(el, it->e, mel__g_true(), 0, true, false);
+        const fx_node *d = lower_item(el, it, it->e);
+        if (it->mode >= 0)
+            ((mel_mode *)el->modes.p)[it->mode].def = d;
+        else if (el->fx != NULL && it->eq < el->knowns.n)
+            ((mel_known *)el->knowns.p)[it->eq].binding = d;
+        break;
+    }
     case IT_EQ: {
         const mel_guard *g = ctx_guard(el, it->ctx);
         const plan *p = plan_of(el, it);
-        if (p != NULL) {
+        if (p != NULL)
             run_plan(el, p, it, g);
-            break;
+        else {
+            walk(el, it->s->u.equ.lhs, g, 0, true, true);
+            walk(el, it->s->u.equ.rhs, g, 0, true, true);
         }
-        walk(el, it->s->u.equ.lhs, g, 0, true, true);
-        walk(el, it->s->u.equ.rhs, g, 0, true, true);
+        lower_equation(el, it);
         break;
     }
     case IT_INV: {
@@ -2035,6 +2501,7 @@ static void elab_close(elab *el)
     mdae_free(el->define_used);
     mdae_free(el->uses.p);
     mdae_free(el->wrecs.p);
+    mdae_free(el->memo.p);
 }
 
 static void model_release_arrays(elab *el)
@@ -2044,6 +2511,7 @@ static void model_release_arrays(elab *el)
     mdae_free(el->variables);
     mdae_free(el->equations);
     mdae_free(el->whens.p);
+    mdae_free(el->knowns.p);
 }
 
 struct fx_pool *mel_model_exprs(const mel_model *m)
@@ -2102,6 +2570,8 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     el.priv = priv;
     el.ma = &priv->arena;
     mel__gf_init(&el.gf, el.ma);
+    if (!opt->no_expressions && (el.fx = priv->exprs = fx_pool_new()) == NULL)
+        mel__nomem(rep);
     if (opt->n_defines > 0) {
         el.define_used = mdae_calloc(opt->n_defines, sizeof(bool));
         if (el.define_used == NULL)
@@ -2130,6 +2600,10 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     size_t n_edges = 0;
     if (rep->rc == MDAE_OK)
         build_incidences(&el, &n_edges);
+    if (el.fx != NULL && fx_pool_failed(el.fx))
+        mel__nomem(rep);
+    if (rep->rc == MDAE_OK && el.fx != NULL)
+        known_values(&el);
 
     int rc = rep->rc;
     if (rc == MDAE_OK && el.gf.err)
@@ -2153,6 +2627,8 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     m->n_edges = n_edges;
     m->n_params = el.n_params;
     m->n_integers = el.n_ints;
+    m->n_knowns = (uint32_t)el.knowns.n;
+    m->knowns = priv->knowns = el.knowns.p;
     elab_close(&el);
     *out = m;
     return MDAE_OK;

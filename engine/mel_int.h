@@ -198,6 +198,9 @@ typedef struct mel__token {
     double value;    /* MEL_T_NUM */
     long long ival;  /* MEL_T_NUM with is_int */
     bool is_int;
+    /* MEL_T_ID quoted with escapes: text is the raw content between the
+     * quotes, its name mel__unquote's (mel_lex.c, "Quoted identifiers"). */
+    bool escaped;
 } mel__token;
 
 typedef struct mel__lexer {
@@ -214,6 +217,11 @@ void mel__lex_init(mel__lexer *lx, const char *src, size_t len, mel__report *rep
  * names or numbers) is reported through rep and skipped, so this always makes
  * progress and ends with MEL_T_EOF. */
 void mel__lex_next(mel__lexer *lx, mel__token *out);
+/* The name of a quoted identifier's raw content raw[0 .. len) (escapes
+ * checked by the lexer) written to out, which has room for it (at most
+ * len bytes; at most MEL__MAX_NAME for a token the lexer returned); its
+ * length. */
+size_t mel__unquote(const char *raw, size_t len, char *out);
 /* "identifier", "'then'", "';'", "end of input" ... for messages. */
 const char *mel__tok_name(mel__tok kind);
 
@@ -254,9 +262,9 @@ uint32_t mel__g_id(const mel_guard *g);
 /* ---- The model's private part ---------------------------------------------- */
 typedef enum mel__sym_kind {
     MEL_SYM_VAR,    /* real unknown: index into variables */
-    MEL_SYM_PARAM,  /* real parameter: index = parameter number */
+    MEL_SYM_PARAM,  /* real parameter: index into knowns (parameters and integers before) */
     MEL_SYM_MODE,   /* boolean: index into modes */
-    MEL_SYM_INT,    /* integer constant: value */
+    MEL_SYM_INT,    /* integer constant: value; index as a parameter's */
     MEL_SYM_EQN     /* equation label: index into equations */
 } mel__sym_kind;
 

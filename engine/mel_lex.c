@@ -8,6 +8,13 @@
  * bytes (binary garbage, a multi-byte UTF-8 character) give one error per run,
  * not one per byte. Comments are `// ...` and non-nesting `/ * ... * /`.
  *
+ * Quoted identifiers (issue 38): `'stop1.v'`, `'h <= 0'`, as Modelica's
+ * Q-IDENT: any bytes but ' and newline (and NUL) between single quotes,
+ * with the escapes \' and \\. The token is an identifier (MEL_T_ID, never a
+ * keyword) whose text is its content: pointing into the source when it has
+ * no escape, else the raw content with `escaped` set, which mel__unquote
+ * turns into the name. So 'x' is the identifier x.
+ *
  * Positions: 1-based line and byte column, 0-based byte offset (engine/mdae.h).
  * The caller guarantees len < 2^32 (mel_model_parse checks the input size
  * first), so offsets fit a uint32_t.
@@ -93,7 +100,8 @@ static bool is_space(unsigned char c)
 /* Bytes that can start a token or whitespace: anything else is invalid. */
 static bool is_valid_start(unsigned char c)
 {
-    return is_alpha(c) || is_digit(c) || is_space(c) || (c != 0 && strchr(";:,.()[]=<>+-*/^&|!", c));
+    return is_alpha(c) || is_digit(c) || is_space(c) ||
+           (c != 0 && strchr(";:,.()[]=<>+-*/^&|!'", c));
 }
 
 /* Skip whitespace and comments, tracking lines. */
@@ -208,6 +216,67 @@ static void lex_number(mel__lexer *lx, mel__token *t)
     }
 }
 
+size_t mel__unquote(const char *raw, size_t len, char *out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (raw[k] == '\\' && k + 1 < len)
+            k++;
+        out[n++] = raw[k];
+    }
+    return n;
+}
+
+/* A quoted identifier from the ' at lx->pos: the content (escapes checked)
+ * as an identifier token, or an error reported and the rest of the line
+ * (unterminated) or the token skipped; false then, to lex on. */
+static bool lex_quoted(mel__lexer *lx, mel__token *t)
+{
+    const char *s = lx->src;
+    size_t start = lx->pos, p = start + 1, names = 0;
+    bool escaped = false, bad = false;
+    for (; p < lx->len && s[p] != '\'' && s[p] != '\n'; p++, names++) {
+        if (s[p] == '\\') {
+            escaped = true;
+            if (p + 1 < lx->len && (s[p + 1] == '\'' || s[p + 1] == '\\')) {
+                p++;
+            } else if (!bad) {
+                bad = true;
+                mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, p, p + 1),
+                           "invalid escape in a quoted identifier (only \\' and \\\\)");
+            }
+        } else if (s[p] == '\0' && !bad) {
+            bad = true;
+            mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, p, p + 1),
+                       "invalid character (byte 0x00) in a quoted identifier");
+        }
+    }
+    if (p >= lx->len || s[p] != '\'') {
+        lx->pos = p;
+        mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, start, p),
+                   "unterminated quoted identifier (a ' before the end of the line)");
+        return false;
+    }
+    lx->pos = p + 1;
+    t->where = range_at(lx, start, p + 1);
+    if (names == 0 && !bad) {
+        mel__error(lx->rep, MDAE_E_PARSE, t->where, "empty quoted identifier");
+        return false;
+    }
+    if (names > MEL__MAX_NAME && !bad) {
+        mel__error(lx->rep, MDAE_E_PARSE, t->where, "identifier longer than %d characters",
+                   MEL__MAX_NAME);
+        return false;
+    }
+    if (bad)
+        return false;
+    t->kind = MEL_T_ID;
+    t->text = s + start + 1;
+    t->len = p - start - 1;
+    t->escaped = escaped;
+    return true;
+}
+
 void mel__lex_next(mel__lexer *lx, mel__token *t)
 {
     const char *s = lx->src;
@@ -260,6 +329,11 @@ void mel__lex_next(mel__lexer *lx, mel__token *t)
         if (is_digit(c)) {
             lex_number(lx, t);
             return;
+        }
+        if (c == '\'') {
+            if (lex_quoted(lx, t))
+                return;
+            continue;
         }
         /* punctuation */
         unsigned char c2 = start + 1 < lx->len ? (unsigned char)s[start + 1] : 0;

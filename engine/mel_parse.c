@@ -176,29 +176,38 @@ static bool grow_names(parser *p)
     return true;
 }
 
-/* The name of token t: the copy every equal name shares, and its number in
- * *id. NULL on OOM (reported, fatal). */
-static const char *intern(parser *p, const mel__token *t, uint32_t *id)
+/* The name of token tok (a quoted identifier's: its content unescaped, so
+ * 'x' is x): the copy every equal name shares, and its number in *id. NULL
+ * on OOM (reported, fatal). */
+static const char *intern(parser *p, const mel__token *tok, uint32_t *id)
 {
     if (2 * ((size_t)p->n_names + 1) > p->names_cap && !grow_names(p)) {
         nomem(p);
         return NULL;
     }
-    uint32_t h = mel__hash(t->text, t->len);
+    char buf[MEL__MAX_NAME + 1];
+    const char *text = tok->text;
+    size_t len = tok->len;
+    if (tok->escaped) { /* at most MEL__MAX_NAME bytes once unescaped (mel_lex.c) */
+        len = mel__unquote(tok->text, tok->len, buf);
+        MDAE_ASSERT(len <= MEL__MAX_NAME);
+        text = buf;
+    }
+    uint32_t h = mel__hash(text, len);
     size_t k = h & (p->names_cap - 1);
     for (; p->names[k].text != NULL; k = (k + 1) & (p->names_cap - 1)) {
         const pname *n = &p->names[k];
-        if (n->hash == h && n->len == t->len && memcmp(n->text, t->text, t->len) == 0) {
+        if (n->hash == h && n->len == len && memcmp(n->text, text, len) == 0) {
             *id = n->id;
             return n->text;
         }
     }
-    char *s = mel__arena_strndup(p->arena, t->text, t->len);
+    char *s = mel__arena_strndup(p->arena, text, len);
     if (s == NULL) {
         nomem(p);
         return NULL;
     }
-    p->names[k] = (pname){s, (uint32_t)t->len, h, p->n_names};
+    p->names[k] = (pname){s, (uint32_t)len, h, p->n_names};
     *id = p->n_names++;
     return s;
 }

@@ -17,6 +17,10 @@
  *   --reorder sift once after building X (sa_config.dynamic_reorder)
  *   --report  also time sa_result_report (stderr)
  *   --nodes N initial node table (sa_config.initial_nodes)
+ *   --frontend R  also time the front-end (stderr): R parses with the
+ *             expressions kept and R without (mel_options.no_expressions),
+ *             alternated; medians per parse, the difference, and its share
+ *             of the complete analysis (front-end + sa_analyze); issue 38
  * Times cover sa_analyze only (not the report, whose cube lists can be
  * exponential, see sa.h).
  * See tests/bench/README.md for measured numbers.
@@ -27,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fx.h"
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
@@ -63,6 +68,41 @@ static int on_progress(void *ctx, const char *phase, size_t done, size_t total)
 
 /* One run; returns the wall time, or -1 on error. */
 static bool with_report;
+static int frontend_runs; /* --frontend */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median seconds of frontend_runs parses of text, with and without the
+ * expressions, alternated (so that the machine's load hits both alike);
+ * false if a parse fails. */
+static bool time_frontend(const char *text, size_t len, const mel_options *base, double *with,
+                          double *without)
+{
+    int r = frontend_runs;
+    double *t = malloc(2 * (size_t)r * sizeof *t);
+    if (t == NULL)
+        return false;
+    bool ok = true;
+    for (int k = 0; k < 2 * r && ok; k++) {
+        mel_options o = *base;
+        o.no_expressions = k % 2 == 1;
+        mel_model *m = NULL;
+        double t0 = now();
+        ok = mel_model_parse(text, len, &o, &m, NULL) == MDAE_OK;
+        t[(k % 2) * r + k / 2] = now() - t0;
+        mel_model_free(m);
+    }
+    qsort(t, (size_t)r, sizeof *t, cmp_double);
+    qsort(t + r, (size_t)r, sizeof *t, cmp_double);
+    *with = t[r / 2];
+    *without = t[r + r / 2];
+    free(t);
+    return ok;
+}
 
 static double run(const char *model, long n, double budget, bool phases)
 {
@@ -79,6 +119,9 @@ static double run(const char *model, long n, double budget, bool phases)
     mel_model *m = NULL;
     mdae_diags d;
     mdae_diags_init(&d);
+    double fe_with = 0, fe_without = 0;
+    if (frontend_runs > 0 && !time_frontend(text, len, &o, &fe_with, &fe_without))
+        frontend_runs = -1; /* reported below with the parse's own error */
     int rc = mel_model_parse(text, len, &o, &m, &d);
     free(text);
     if (rc != MDAE_OK) {
@@ -112,6 +155,14 @@ static double run(const char *model, long n, double budget, bool phases)
         fprintf(stderr, "    report       %8.3f s (%s)\n", now() - t1, mdae_err_name(rr));
         sa_report_free(rep);
     }
+    if (frontend_runs > 0)
+        fprintf(stderr, "    front-end    %8.1f us with expressions, %8.1f us without: "
+                        "+%.1f us (+%.1f %% of the front-end, +%.1f %% of front-end + "
+                        "analysis %.1f us); pool %zu bytes\n",
+                1e6 * fe_with, 1e6 * fe_without, 1e6 * (fe_with - fe_without),
+                100 * (fe_with - fe_without) / fe_without,
+                100 * (fe_with - fe_without) / (fe_without + t), 1e6 * (fe_without + t),
+                fx_pool_bytes(mel_model_exprs(m)));
     printf("%s %ld %u %.2f %.3f %zu %s\n", model, n, m->n_equations,
            modes > 0 ? log10(modes) : 0.0, t, sa_result_peak_nodes(r), status);
     fflush(stdout);
@@ -138,6 +189,8 @@ int main(int argc, char **argv)
             phases = true;
         else if (!strcmp(argv[k], "--nodes") && k + 1 < argc)
             init_nodes = (size_t)atol(argv[++k]);
+        else if (!strcmp(argv[k], "--frontend") && k + 1 < argc)
+            frontend_runs = atoi(argv[++k]);
         else if (!strcmp(argv[k], "--report"))
             with_report = true;
         else if (!strcmp(argv[k], "--reorder"))
@@ -145,7 +198,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[k], "--order") && k + 1 < argc)
             cm = !strcmp(argv[++k], "cm");
         else {
-            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm] [--reorder] [--report] [--nodes N]\n",
+            fprintf(stderr, "usage: %s [--model NAME] [--max-seconds S] [--n LIST] [--phases] [--order cm] [--reorder] [--report] [--nodes N] [--frontend R]\n",
                     argv[0]);
             return 2;
         }

@@ -284,3 +284,60 @@ Test(mel_lex, rejects_a_number_longer_than_256_characters)
     cr_assert_str_eq(L.d.items[0].message, "number longer than 256 characters");
     mdae_diags_close(&L.d);
 }
+
+Test(mel_lex, reads_quoted_identifiers_as_identifiers_with_their_content)
+{
+    lexed L;
+    lex_str(&L, "'stop1.v' 'h <= 0' 'it\\'s' 'a\\\\b' 'end' x");
+    mel__tok want[] = {MEL_T_ID, MEL_T_ID, MEL_T_ID, MEL_T_ID, MEL_T_ID, MEL_T_ID, MEL_T_EOF};
+    kinds_are(&L, want, sizeof want / sizeof *want);
+    cr_assert_eq(L.d.count, 0);
+    /* the content without its quotes: in the source when it has no escape */
+    cr_assert_eq(L.t[0].len, 7);
+    cr_assert_eq(memcmp(L.t[0].text, "stop1.v", 7), 0);
+    cr_assert_not(L.t[0].escaped);
+    cr_assert_eq(L.t[0].where.start.col, 1);
+    cr_assert_eq(L.t[0].where.end.col, 10);
+    cr_assert_eq(memcmp(L.t[1].text, "h <= 0", 6), 0);
+    /* with escapes: the raw content, unquoted by mel__unquote */
+    char name[16];
+    cr_assert(L.t[2].escaped);
+    size_t n = mel__unquote(L.t[2].text, L.t[2].len, name);
+    cr_assert_eq(n, 4);
+    cr_assert_eq(memcmp(name, "it's", 4), 0);
+    n = mel__unquote(L.t[3].text, L.t[3].len, name);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(memcmp(name, "a\\b", 3), 0);
+    /* a quoted keyword is a name */
+    cr_assert_eq(L.t[4].len, 3);
+    mdae_diags_close(&L.d);
+}
+
+Test(mel_lex, reports_broken_quoted_identifiers_and_goes_on)
+{
+    lexed L;
+    lex_str(&L, "'' 'a\\q' 'open\nx");
+    mel__tok want[] = {MEL_T_ID, MEL_T_EOF};
+    kinds_are(&L, want, sizeof want / sizeof *want);
+    cr_assert_eq(L.d.count, 3);
+    cr_assert(strstr(L.d.items[0].message, "empty quoted identifier") != NULL);
+    cr_assert(strstr(L.d.items[1].message, "invalid escape") != NULL);
+    cr_assert_eq(L.d.items[1].where.start.col, 6);
+    cr_assert(strstr(L.d.items[2].message, "unterminated quoted identifier") != NULL);
+    cr_assert_eq(L.t[0].where.start.line, 2);
+    mdae_diags_close(&L.d);
+}
+
+Test(mel_lex, rejects_a_quoted_identifier_longer_than_256_bytes)
+{
+    char src[300];
+    src[0] = '\'';
+    memset(src + 1, 'a', 257);
+    src[258] = '\'';
+    lexed L;
+    lex_all(&L, src, 259);
+    cr_assert_eq(L.n, 1);
+    cr_assert_eq(L.d.count, 1);
+    cr_assert(strstr(L.d.items[0].message, "longer than 256") != NULL);
+    mdae_diags_close(&L.d);
+}

@@ -1,0 +1,512 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_mel_exprs.c -- the expressions the MEL front-end keeps
+ * (issue 38; engine/fx.h, mel.h's lhs/rhs, cond/cond_pos, mode definitions,
+ * known quantities): expected trees printed as S-expressions, their
+ * agreement with the incidences in every mode (fx_check_incidences) on the
+ * paper models and random ones, the structure identical with and without
+ * expressions, quoted identifiers, and allocation failures.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail_alloc.h"
+#include "fx.h"
+#include "fx_check.h"
+#include "mel_test_util.h"
+#include "ref.h"
+
+/* ---- A tiny S-expression printer ----------------------------------------------
+ * Numbers %g, unknowns by name with one ' per derivative, knowns and modes
+ * by name, (op kids...) otherwise; unknown calls by their name. */
+static const char *op_text(const fx_node *e)
+{
+    static const char *const t[] = {
+        [FX_NEG] = "-",     [FX_ADD] = "+",     [FX_MUL] = "*",  [FX_DIV] = "/",
+        [FX_POW] = "^",     [FX_LT] = "<",      [FX_LE] = "<=",  [FX_GT] = ">",
+        [FX_GE] = ">=",     [FX_EQ] = "==",     [FX_NE] = "<>",  [FX_NOT] = "!",
+        [FX_AND] = "&",     [FX_OR] = "|",      [FX_IF] = "if",  [FX_DER] = "der",
+        [FX_PRE] = "pre",   [FX_LAST] = "last", [FX_NEXT] = "next",
+    };
+    if (e->op == FX_CALL)
+        return e->fn == FX_FN_UNKNOWN ? e->name : fx_fn_name((fx_fn)e->fn);
+    return t[e->op];
+}
+
+static void put_num(mdae_buf *b, double v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%g", v);
+    mdae_buf_puts(b, t);
+}
+
+static void sx_put(mdae_buf *b, const mel_model *m, const fx_node *e)
+{
+    switch ((fx_op)e->op) {
+    case FX_NUM: put_num(b, e->num); return;
+    case FX_BOOL: mdae_buf_puts(b, e->num != 0 ? "true" : "false"); return;
+    case FX_TIME: mdae_buf_puts(b, "time"); return;
+    case FX_VAR:
+        mdae_buf_puts(b, m->variables[e->index].name);
+        for (unsigned k = 0; k < e->order; k++)
+            mdae_buf_puts(b, "'");
+        return;
+    case FX_KNOWN: mdae_buf_puts(b, m->knowns[e->index].name); return;
+    case FX_MODE: mdae_buf_puts(b, m->modes[e->index].name); return;
+    case FX_OPAQUE:
+        mdae_buf_puts(b, "{");
+        mdae_buf_puts(b, e->name);
+        mdae_buf_puts(b, "}");
+        return;
+    default:
+        mdae_buf_puts(b, "(");
+        mdae_buf_puts(b, op_text(e));
+        for (uint32_t k = 0; k < e->n; k++) {
+            mdae_buf_puts(b, " ");
+            sx_put(b, m, e->kids[k]);
+        }
+        mdae_buf_puts(b, ")");
+        return;
+    }
+}
+
+/* The tree as text (a static buffer, valid until the next call). */
+static const char *sx(const mel_model *m, const fx_node *e)
+{
+    static char out[4096];
+    mdae_buf b = {0};
+    if (e == NULL)
+        mdae_buf_puts(&b, "NULL");
+    else
+        sx_put(&b, m, e);
+    cr_assert_not(b.oom);
+    snprintf(out, sizeof out, "%s", b.p ? b.p : "");
+    mdae_free(b.p);
+    return out;
+}
+
+static const mel_equation *eq_named(const mel_model *m, const char *name)
+{
+    long k = mel_model_find_equation(m, name);
+    cr_assert_geq(k, 0, "no equation %s", name);
+    return &m->equations[k];
+}
+
+/* Equation `name` reads lhs = rhs (as S-expressions). */
+static void eq_is(const mel_model *m, const char *name, const char *lhs, const char *rhs)
+{
+    const mel_equation *q = eq_named(m, name);
+    cr_assert_str_eq(sx(m, q->lhs), lhs, "%s: lhs", name);
+    cr_assert_str_eq(sx(m, q->rhs), rhs, "%s: rhs", name);
+}
+
+/* ---- Models ---------------------------------------------------------------------- */
+
+static char *read_model(const char *file)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, file);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static mel_model *parse_file(const char *file, long long n, bool no_expressions)
+{
+    char *src = read_model(file);
+    mel_define d = {"N", n};
+    mel_options o = {.no_expressions = no_expressions};
+    if (n > 0) {
+        o.defines = &d;
+        o.n_defines = 1;
+    }
+    mel_model *m = mt_parse_opt(src, &o);
+    free(src);
+    return m;
+}
+
+/* fx_check_incidences in every mode (up to 2^10), or 512 sampled ones. */
+static void check_modes(const mel_model *m, uint64_t seed, const char *what)
+{
+    bool *mode = calloc(m->n_modes + 1, sizeof *mode);
+    cr_assert_not_null(mode);
+    bool all = m->n_modes <= 10;
+    uint64_t count = all ? (uint64_t)1 << m->n_modes : 512, state = seed;
+    for (uint64_t c = 0; c < count; c++) {
+        uint64_t bits = all ? c : ref_rand_next(&state);
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            mode[k] = all || k < 64 ? (bits >> (k % 64)) & 1 : ref_rand_next(&state) & 1;
+        char why[512];
+        cr_assert(fx_check_incidences(m, mode, why, sizeof why), "%s, mode %llu: %s", what,
+                  (unsigned long long)c, why);
+    }
+    free(mode);
+}
+
+static void every_equation_has_sides(const mel_model *m, const char *what)
+{
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        cr_assert_not_null(m->equations[i].lhs, "%s: %s", what, m->equations[i].name);
+        cr_assert_not_null(m->equations[i].rhs, "%s: %s", what, m->equations[i].name);
+    }
+}
+
+static void guards_equal(const mel_model *a, const mel_model *b, const mel_guard *ga,
+                         const mel_guard *gb)
+{
+    char *x = mel_guard_format(a, ga), *y = mel_guard_format(b, gb);
+    cr_assert_str_eq(x, y);
+    mdae_free(x);
+    mdae_free(y);
+}
+
+/* The structure of a (expressions kept) and b (not kept) is the same; b
+ * has no expressions. */
+static void same_structure(const mel_model *a, const mel_model *b)
+{
+    cr_assert_eq(a->n_modes, b->n_modes);
+    cr_assert_eq(a->n_variables, b->n_variables);
+    cr_assert_eq(a->n_equations, b->n_equations);
+    cr_assert_eq(a->n_invariants, b->n_invariants);
+    cr_assert_eq(a->n_edges, b->n_edges);
+    cr_assert_eq(a->n_params, b->n_params);
+    cr_assert_eq(a->n_integers, b->n_integers);
+    cr_assert_eq(a->n_whens, b->n_whens);
+    cr_assert_eq(b->n_knowns, 0);
+    cr_assert_null(b->knowns);
+    cr_assert_null(mel_model_exprs(b));
+    cr_assert_not_null(mel_model_exprs(a));
+    cr_assert_eq(a->n_knowns, a->n_params + a->n_integers);
+    for (uint32_t k = 0; k < a->n_modes; k++) {
+        cr_assert_str_eq(a->modes[k].name, b->modes[k].name);
+        cr_assert_eq(a->modes[k].reads_var, b->modes[k].reads_var);
+        cr_assert_null(b->modes[k].def);
+    }
+    for (uint32_t k = 0; k < a->n_invariants; k++)
+        guards_equal(a, b, a->invariants[k].cond, b->invariants[k].cond);
+    for (uint32_t k = 0; k < a->n_variables; k++) {
+        cr_assert_str_eq(a->variables[k].name, b->variables[k].name);
+        guards_equal(a, b, a->variables[k].guard, b->variables[k].guard);
+    }
+    for (uint32_t i = 0; i < a->n_equations; i++) {
+        const mel_equation *p = &a->equations[i], *q = &b->equations[i];
+        cr_assert_str_eq(p->name, q->name);
+        cr_assert_null(q->lhs);
+        cr_assert_null(q->rhs);
+        cr_assert_eq(p->when, q->when);
+        cr_assert_eq(p->cond, q->cond);
+        cr_assert_eq(p->cond_pos, q->cond_pos);
+        guards_equal(a, b, p->guard, q->guard);
+        cr_assert_eq(p->n_incs, q->n_incs, "%s", p->name);
+        for (uint32_t k = 0; k < p->n_incs; k++) {
+            const mel_incidence *x = &p->incs[k], *y = &q->incs[k];
+            cr_assert_eq(x->var, y->var);
+            cr_assert_eq(x->n_cases, y->n_cases);
+            for (uint32_t c = 0; c < x->n_cases; c++) {
+                cr_assert_eq(x->cases[c].order, y->cases[c].order);
+                cr_assert_eq(x->cases[c].next, y->cases[c].next);
+                guards_equal(a, b, x->cases[c].guard, y->cases[c].guard);
+            }
+        }
+    }
+}
+
+/* Every check of one model file (n: -D N, or 0). */
+static void check_file(const char *file, long long n)
+{
+    mel_model *m = parse_file(file, n, false), *s = parse_file(file, n, true);
+    every_equation_has_sides(m, file);
+    check_modes(m, 42, file);
+    same_structure(m, s);
+    mel_model_free(m);
+    mel_model_free(s);
+}
+
+Test(mel_exprs, paper_models_keep_equations_that_agree_with_their_incidences)
+{
+    check_file("water_tank.mel", 0);
+    check_file("two_equations.mel", 0);
+    check_file("clutch.mel", 0);
+    check_file("rldc2.mel", 0);
+    check_file("cup_and_ball_elastic_impact.mel", 0);
+    check_file("brake.mel", 3);
+    check_file("brake.mel", 6);
+    check_file("building_compressible.mel", 3);
+    check_file("building_incompressible.mel", 4);
+}
+
+Test(mel_exprs, random_models_agree_with_their_incidences)
+{
+    ref_random_opts o = {.when_percent = 20};
+    int checked = 0;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        mel_model *m = ref_random_parsed(seed, &o);
+        if (m == NULL)
+            continue;
+        char what[32];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+        every_equation_has_sides(m, what);
+        check_modes(m, seed, what);
+        mel_model_free(m);
+        checked++;
+    }
+    cr_assert_gt(checked, 50);
+}
+
+/* ---- Expected trees ---------------------------------------------------------------- */
+
+Test(mel_exprs, water_tank_trees_knowns_and_mode_definitions)
+{
+    mel_model *m = parse_file("water_tank.mel", 0, false);
+    eq_is(m, "e0", "y", "(defaultOutputFlow time)");
+    eq_is(m, "e2", "x'", "(+ z yl (- yh) (- y))");
+    eq_is(m, "eh1", "sh", "(if bh yh (+ x (- xmax)))");
+    eq_is(m, "eh2", "0", "(if bh (+ x (- xmax)) yh)");
+    const fx_node *r = eq_named(m, "e2")->rhs;
+    cr_assert_eq(r->op, FX_ADD);
+    cr_assert_eq(r->kids[0]->op, FX_VAR);
+    cr_assert_eq(r->kids[0]->where.start.line, 42);
+    cr_assert_eq(r->kids[0]->where.start.col, 24);
+    cr_assert_eq(m->n_knowns, 3);
+    cr_assert_str_eq(m->knowns[0].name, "xmax");
+    cr_assert_eq(m->knowns[0].kind, MEL_KNOWN_REAL);
+    cr_assert(m->knowns[0].known);
+    cr_assert_float_eq(m->knowns[0].value, 1.0, 0);
+    cr_assert_str_eq(sx(m, m->knowns[0].binding), "1");
+    cr_assert_eq(mel_model_find_known(m, "time"), 2);
+    long bh = mel_model_find_mode(m, "bh");
+    cr_assert_str_eq(sx(m, m->modes[bh].def), "(>= sh 0)");
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        cr_assert_eq(m->equations[i].cond, 0);
+    mel_model_free(m);
+}
+
+Test(mel_exprs, loops_integers_parameters_products_and_calls)
+{
+    mel_model *m = mt_parse("N : integer = 3;\n"
+                            "M : integer = N + 1;\n"
+                            "foreach i in 1..N do x[i] : real done;\n"
+                            "foreach i in 1..N do\n"
+                            "  e[i] : equation der(x[i]) = if i > 1 then x[i-1] * 2 / p * q\n"
+                            "                              else sin(x[i]) ^ N - M\n"
+                            "done;\n"
+                            "p : real = 2 * q; q : real = 3; r : real = foo(q);\n"
+                            "y : real; z : real;\n"
+                            "f : equation der(der(y)) + der(y + z) = atan2(y, z) + sin(y, z)\n"
+                            "               + bar() + der(p) + pre(z) - last(y);\n"
+                            "g : boolean = y > 0 & !(z <= 1) | y == z;\n"
+                            "h : equation z = if g then -y else if !g & true then 1.5 else 2e3\n");
+    eq_is(m, "e[1]", "x[1]'", "(+ (^ (sin x[1]) 3) (- 4))");
+    eq_is(m, "e[2]", "x[2]'", "(* (/ (* x[1] 2) p) q)");
+    eq_is(m, "e[3]", "x[3]'", "(* (/ (* x[2] 2) p) q)");
+    eq_is(m, "f", "(+ y'' (der (+ y z)))",
+          "(+ (atan2 y z) (sin y z) (bar) (der p) (pre z) (- (last y)))");
+    eq_is(m, "h", "z", "(if g (- y) (if (& (! g) true) 1.5 2000))");
+    const fx_node *r = eq_named(m, "f")->rhs;
+    cr_assert_eq(r->kids[0]->fn, FX_FN_ATAN2);
+    cr_assert_eq(r->kids[1]->fn, FX_FN_UNKNOWN); /* sin with two arguments */
+    cr_assert(eq_named(m, "e[1]")->rhs->kids[0]->kids[1]->is_int);
+    cr_assert_str_eq(sx(m, m->modes[0].def), "(| (& (> y 0) (! (<= z 1))) (== y z))");
+    /* knowns: N M p q r in declaration order */
+    cr_assert_eq(m->n_knowns, 5);
+    const char *names[] = {"N", "M", "p", "q", "r"};
+    for (uint32_t k = 0; k < 5; k++)
+        cr_assert_str_eq(m->knowns[k].name, names[k]);
+    cr_assert_eq(m->knowns[1].kind, MEL_KNOWN_INTEGER);
+    cr_assert_str_eq(sx(m, m->knowns[1].binding), "(+ 3 1)");
+    cr_assert_float_eq(m->knowns[1].value, 4, 0);
+    cr_assert_str_eq(sx(m, m->knowns[2].binding), "(* 2 q)");
+    cr_assert(m->knowns[2].known, "p is read from q, declared after it");
+    cr_assert_float_eq(m->knowns[2].value, 6, 0);
+    cr_assert_not(m->knowns[4].known, "foo is not a known function");
+    mel_model_free(m);
+}
+
+Test(mel_exprs, a_minus_D_integer_is_its_value)
+{
+    mel_define d = {"N", 7};
+    mel_options o = {.defines = &d, .n_defines = 1};
+    mel_model *m = mt_parse_opt("N : integer = 3; x : real; e : equation x = N;", &o);
+    eq_is(m, "e", "x", "7");
+    cr_assert_str_eq(sx(m, m->knowns[0].binding), "7");
+    cr_assert_float_eq(m->knowns[0].value, 7, 0);
+    mel_model_free(m);
+}
+
+Test(mel_exprs, conditional_statements_number_their_equations)
+{
+    mel_model *m = mt_parse("g : boolean; h : boolean; x : real; y : real; z : real;\n"
+                            "o : equation x = 0;\n"
+                            "if g then\n"
+                            "  a : equation y = 1; b : equation z = 1;\n"
+                            "  if h then c : equation x + y = 2 end\n"
+                            "else\n"
+                            "  d : equation y = 2\n"
+                            "end;\n"
+                            "foreach i in 1..2 do\n"
+                            "  if i > 1 then k[i] : equation x = 3 end;\n"
+                            "  if g then f[i] : equation z = i end\n"
+                            "done;\n"
+                            "if h then s : equation x = 1 else s : equation x = 2 end;\n");
+    struct {
+        const char *name;
+        uint32_t cond, pos;
+    } want[] = {{"o", 0, 0},    {"a", 1, 0},    {"b", 1, 1}, {"c", 1, 2}, {"d", 1, 0},
+                {"k[2]", 0, 0}, {"f[1]", 2, 0}, {"f[2]", 3, 0}, {"s", 4, 0}};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        const mel_equation *q = eq_named(m, want[k].name);
+        cr_assert_eq(q->cond, want[k].cond, "%s", want[k].name);
+        cr_assert_eq(q->cond_pos, want[k].pos, "%s", want[k].name);
+    }
+    eq_is(m, "f[2]", "z", "2");
+    /* declared in both branches: one equation, if <second branch> then ... */
+    eq_is(m, "s", "(if (! h) x x)", "(if (! h) 2 1)");
+    check_modes(m, 1, "conditionals");
+    mel_model_free(m);
+}
+
+Test(mel_exprs, when_bodies_keep_next)
+{
+    mel_model *m = parse_file("cup_and_ball_elastic_impact.mel", 0, false);
+    eq_is(m, "t1", "(next v)", "(* (- (+ 1 (- alpha))) v)");
+    long gamma = mel_model_find_mode(m, "gamma");
+    cr_assert_str_eq(sx(m, m->modes[gamma].def), "(<= (last s) 0)");
+    mel_model_free(m);
+}
+
+Test(mel_exprs, untaken_branches_may_name_what_does_not_exist)
+{
+    /* x[0] is never elaborated: the condition is constant per instance */
+    mel_model *m = mt_parse("foreach i in 1..2 do x[i] : real done;\n"
+                            "foreach i in 1..2 do\n"
+                            "  e[i] : equation x[i] = if i > 1 then x[i-1] else 0\n"
+                            "done;\n");
+    eq_is(m, "e[1]", "x[1]", "0");
+    eq_is(m, "e[2]", "x[2]", "x[1]");
+    mel_model_free(m);
+}
+
+Test(mel_exprs, no_expressions_keeps_none)
+{
+    mel_options o = {.no_expressions = true};
+    mel_model *m = mt_parse_opt("p : real = 1; g : boolean = x > p; x : real;\n"
+                                "e : equation der(x) = p;", &o);
+    cr_assert_null(m->equations[0].lhs);
+    cr_assert_null(m->modes[0].def);
+    cr_assert_eq(m->n_knowns, 0);
+    cr_assert_eq(mel_model_find_known(m, "p"), -1);
+    mel_model_free(m);
+}
+
+/* ---- Quoted identifiers -------------------------------------------------------- */
+
+Test(mel_exprs, quoted_identifiers_name_instances_exactly)
+{
+    mel_model *m = mt_parse("'stop1.v' : real; 'x[1]' : real; 'if' : real;\n"
+                            "'h <= 0' : boolean = 'stop1.v' <= 0;\n"
+                            "'it\\'s' : real = 2; 'a\\\\b' : real;\n"
+                            "'e.1' : equation der('stop1.v') = if 'h <= 0' then 'x[1]'\n"
+                            "      else 'Modelica.Math.foo'('x[1]', 'it\\'s');\n"
+                            "'e.2' : equation 'x[1]' = 'f.d1'('if');\n"
+                            "e3 : equation x[1] + 'a\\\\b' = 'if';\n"
+                            "e4 : equation 'a\\\\b' = 0;\n");
+    cr_assert_eq(m->n_variables, 4);
+    cr_assert_eq(mel_model_find_variable(m, "stop1.v"), 0);
+    cr_assert_eq(mel_model_find_variable(m, "x[1]"), 1);
+    cr_assert_eq(mel_model_find_variable(m, "if"), 2);
+    cr_assert_eq(mel_model_find_variable(m, "a\\b"), 3);
+    cr_assert_eq(mel_model_find_mode(m, "h <= 0"), 0);
+    cr_assert_geq(mel_model_find_known(m, "it's"), 0);
+    eq_is(m, "e.1", "stop1.v'", "(if h <= 0 x[1] (Modelica.Math.foo x[1] it's))");
+    eq_is(m, "e.2", "x[1]", "(f.d1 if)");
+    /* x[1] and 'x[1]' are one unknown */
+    eq_is(m, "e3", "(+ x[1] a\\b)", "if");
+    cr_assert_eq(eq_named(m, "e3")->n_incs, 3);
+    cr_assert_eq(eq_named(m, "e3")->incs[0].var, 1);
+    check_modes(m, 3, "quoted");
+    mel_model_free(m);
+}
+
+Test(mel_exprs, a_quoted_name_and_an_indexed_one_cannot_both_declare_an_instance)
+{
+    const char *src = "'x[1]' : real;\nx[1] : real;\n";
+    mt_expect_error_opt(src, strlen(src), NULL, MDAE_E_MODEL, 2, 1, "'x[1]' is already declared");
+    src = "foreach i in 1..2 do x[i] : real done;\n'x[2]' : real;\n";
+    mt_expect_error_opt(src, strlen(src), NULL, MDAE_E_MODEL, 2, 1, "'x[2]' is already declared");
+}
+
+Test(mel_exprs, quoted_identifier_errors_are_located)
+{
+    const char *src = "x : real;\ne : equation x = 'ab\n";
+    mt_expect_error_opt(src, strlen(src), NULL, MDAE_E_PARSE, 2, 18,
+                        "unterminated quoted identifier");
+    src = "'' : real;";
+    mt_expect_error_opt(src, strlen(src), NULL, MDAE_E_PARSE, 1, 1, "empty quoted identifier");
+    src = "'a\\n' : real;";
+    mt_expect_error_opt(src, strlen(src), NULL, MDAE_E_PARSE, 1, 3, "invalid escape");
+    char zero[] = "'a\0b' : real;";
+    mt_expect_error_opt(zero, sizeof zero - 1, NULL, MDAE_E_PARSE, 1, 3, "byte 0x00");
+}
+
+/* ---- Allocation failures ---------------------------------------------------------- */
+
+Test(mel_exprs, returns_nomem_at_every_failing_allocation_without_leaking)
+{
+    const char *src = "N : integer = 2; p : real = 2 * q; q : real = 1;\n"
+                      "g : boolean = 'x y'[1] > p;\n"
+                      "foreach i in 1..N do 'x y'[i] : real; y[i] : real done;\n"
+                      "foreach i in 1..N do\n"
+                      "  e[i] : equation der('x y'[i]) = if g & i > 1 then y[i] * p / q * 2\n"
+                      "                                  else foo(last(y[i]), 1, 2, 3, 4, 5);\n"
+                      "done;\n"
+                      "if g then f : equation y[1] = y[2] - 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9\n"
+                      "else f : equation y[1] = 0 end;\n"
+                      "k : equation y[2] = sin(N);";
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
+        counting_arm(n);
+        mel_model *m = NULL;
+        rc = mel_model_parse(src, strlen(src), NULL, &m, NULL);
+        if (rc == MDAE_OK) {
+            cr_assert_eq(m->n_equations, 4);
+            every_equation_has_sides(m, "oom");
+            mel_model_free(m);
+        } else {
+            cr_assert_eq(rc, MDAE_E_NOMEM, "allocation %ld: %s", n, mdae_err_name(rc));
+            cr_assert_null(m);
+        }
+        cr_assert_eq(live, 0, "allocation %ld failing leaks %ld blocks", n, live);
+    }
+    cr_assert_eq(rc, MDAE_OK);
+    mdae_replace_allocator(NULL);
+}
+
+Test(mel_exprs, a_model_recovered_from_syntax_errors_keeps_its_expressions)
+{
+    const char *src = "x : real; y : real;\n"
+                      "e : equation der(x) = y +;\n"
+                      "f : equation y = 2 * x;\n"
+                      "g : equation x = 1;\n";
+    mel_options o = {.recover = true};
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(src, strlen(src), &o, &m, &d), MDAE_OK);
+    cr_assert_eq(m->n_syntax_errors, 1);
+    eq_is(m, "f", "y", "(* 2 x)");
+    every_equation_has_sides(m, "recovered");
+    mel_model_free(m);
+    mdae_diags_close(&d);
+}
