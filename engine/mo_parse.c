@@ -509,8 +509,8 @@ static bool open_bracket(parser *p)
 }
 
 /* ( expression ) or a tuple ( [expression] {, [expression]} ); cur is '('.
- * A parenthesised expression keeps its own range, so that messages point
- * at it. */
+ * ( expression ) is the expression itself, whose range primary() then
+ * keeps as parenthesised, so that messages point at it. */
 static mo__expr *paren_or_tuple(parser *p, mdae_pos s)
 {
     if (!open_bracket(p))
