@@ -29,6 +29,19 @@
  *    reinit, discrete definitions, clocked equations, initial equations and
  *    asserts are kept as mel_model.events.
  *
+ * Expressions (issue 38; engine/fx.h): unless mel_options.no_expressions,
+ * every equation instance keeps lhs and rhs as fx trees (loop indices and
+ * enumeration literals as numbers, the literal's 1-based ordinal;
+ * parameters and constants FX_KNOWN, listed in mel_model.knowns; the
+ * conditions that became mode variables FX_MODE; a reinit next(v) = e; an
+ * algorithm section x = FX_OPAQUE("algorithm") per assigned unknown; a
+ * tuple equation a = FX_OPAQUE(call) per output), each mode variable its
+ * definition (mel_mode.def), each if-equation's equations their position
+ * (mel_equation.cond, cond_pos). What is not scalarised (matrices, records,
+ * strings, named arguments, functions with array results, delay...) is an
+ * FX_OPAQUE with its text and the unknowns it reads; mo_elab.c,
+ * "expressions", lists the rules.
+ *
  * Errors: as mel_model_parse (MDAE_E_PARSE, MDAE_E_MODEL, MDAE_E_LIMIT,
  * MDAE_E_NOMEM) with located diagnostics; what the analysis cannot represent
  * (connect, array equations, record variables) is a located error naming the

@@ -45,6 +45,11 @@
  *     expressions (x > y, x > 0); when-defined variables.
  *  7. Group the uses into incidences (cases by decreasing order, each the OR
  *     of its uses' guards), name everything, build the mel_model.
+ * Expressions (issue 38): step 4 also lowers each equation instance into
+ * an fx tree in its environment (section "expressions" below: the rules),
+ * with the conditions that may be atoms as *sites*; step 7 replaces the
+ * sites whose atom became a mode variable by FX_MODE, and fills the mode
+ * variables' definitions and the known quantities.
  *
  * Transient modes (engine/mel.h, mel_when; issue 13 item 5): a
  * `when c then reinit(v, e); end when;` whose condition c is made of
@@ -66,6 +71,7 @@
  */
 #include "mo.h"
 #include "mo_int.h"
+#include "fx.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,6 +100,9 @@ typedef struct mvar {
     const mo__expr *def;
     const mel_guard *def_guard;
     int n_defs;
+    long known;             /* index into the knowns (issue 38), or -1 */
+    const fx_node *def_fx;  /* a Boolean's `def` lowered, NULL: none */
+    size_t def_site, def_n_sites; /* its sites (el->sites) */
 } mvar;
 
 typedef struct atom {
@@ -112,6 +121,10 @@ typedef struct atom {
     const char *bnd_lhs;
     double bnd;
     bool bnd_above;
+    /* Issue 38: the atom lowered (a relation, a call), the def of its
+     * mode variable, with its sites (el->sites); NULL for a Boolean's. */
+    const fx_node *def_fx;
+    size_t def_site, def_n_sites;
 } atom;
 
 /* The constant side of a relation atom (atom.bnd_lhs, for invariants). */
@@ -136,7 +149,18 @@ typedef struct eqn {
     size_t first_use, n_uses; /* into el->uses */
     long when_ev;   /* a reinit's equation: its MEL_EV_WHEN event; else -1 */
     uint32_t when;  /* build: 0, or k + 1 (mel_equation.when) */
+    /* Issue 38: the equation lowered, the sites in it (el->sites), and
+     * its place in the if-equations (mel_equation.cond, cond_pos) */
+    const fx_node *lhs, *rhs;
+    size_t first_site, n_sites;
+    uint32_t cond, cond_pos;
 } eqn;
+
+/* What new_equation records of the expressions (issue 38). */
+typedef struct eq_fx {
+    const fx_node *lhs, *rhs;
+    size_t first_site;
+} eq_fx;
 
 typedef struct named_ix {
     const char *name;
@@ -182,6 +206,14 @@ typedef struct elab {
     const env *env;
     uint32_t seen[64];
     size_t n_seen;
+    /* Issue 38: the expressions' pool (NULL: mel_options.no_expressions),
+     * the nodes that may become FX_MODE once the mode variables are known
+     * (site), the if-equations counted so far and the current one. */
+    fx_pool *fx;
+    vec sites;
+    uint32_t n_knowns;
+    uint32_t n_conds, cur_cond, cond_pos;
+    bool arith_scalar; /* lw: the operand of arithmetic already checked scalar */
 } elab;
 
 /* ---- small utilities ---------------------------------------------------------- */
@@ -842,6 +874,34 @@ static void relation_bound(elab *el, const mo__expr *l, const mo__expr *r, bound
     bd->above = vl.ok; /* k < r: r > k */
 }
 
+/* The atom key of the relation c (two kids): canonical a < b or a == b,
+ * the others negations (*pol false) or swaps (owned: mdae_free; NULL on
+ * OOM, reported). */
+static char *relation_key(elab *el, const mo__expr *c, bool *pol, bool *swap, bool *eq)
+{
+    char *ta = expr_text(el, c->kids[0]), *tb = expr_text(el, c->kids[1]);
+    *pol = true;
+    *swap = false;
+    *eq = false;
+    switch (c->op) {
+    case MO_T_LT: break;
+    case MO_T_GE: *pol = false; break;
+    case MO_T_GT: *swap = true; break;
+    case MO_T_LE: *swap = true; *pol = false; break;
+    case MO_T_EQ: *eq = true; break;
+    default: *eq = true; *pol = false; break;
+    }
+    if (ta == NULL || tb == NULL)
+        return NULL;
+    char *key = mdae_asprintf("%s\x01%s\x01%s", *swap ? tb : ta, *eq ? "==" : "<",
+                              *swap ? ta : tb);
+    if (key == NULL)
+        mel__nomem(el->rep);
+    return key;
+}
+
+static void lower_atom_def(elab *el, size_t i, const mo__expr *c);
+
 /* A Boolean condition as a guard over atoms. Constant parts fold. */
 static const mel_guard *atomize(elab *el, const mo__expr *c)
 {
@@ -866,21 +926,10 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
         }
         if (is_relation(c->op) && c->n_kids == 2) {
             const mo__expr *a = c->kids[0], *b = c->kids[1];
-            char *ta = expr_text(el, a), *tb = expr_text(el, b);
-            if (ta == NULL || tb == NULL)
+            bool pol, swap, eq;
+            char *key = relation_key(el, c, &pol, &swap, &eq);
+            if (key == NULL)
                 return mel__g_true();
-            /* canonical: a < b, or a == b; the others are negations/swaps */
-            bool pol = true, swap = false, eq = false;
-            switch (c->op) {
-            case MO_T_LT: break;
-            case MO_T_GE: pol = false; break;
-            case MO_T_GT: swap = true; break;
-            case MO_T_LE: swap = true; pol = false; break;
-            case MO_T_EQ: eq = true; break;
-            default: eq = true; pol = false; break;
-            }
-            char *key = mdae_asprintf("%s\x01%s\x01%s", swap ? tb : ta, eq ? "==" : "<",
-                                      swap ? ta : tb);
             char *disp = expr_text(el, c);
             if (key == NULL || disp == NULL) {
                 mdae_free(key);
@@ -902,9 +951,12 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
             bound bd = {0};
             if (!eq)
                 relation_bound(el, swap ? b : a, swap ? a : b, &bd);
+            size_t before = el->atoms.n;
             const mel_guard *g =
                 atom_guard(el, key, disp, pol, c->where, lhs, k, is_eq, NULL, c, &bd);
             mdae_free(key);
+            if (el->atoms.n > before)
+                lower_atom_def(el, before, c);
             return g;
         }
         break;
@@ -953,7 +1005,11 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
     char *t = expr_text(el, c);
     if (t == NULL)
         return mel__g_true();
-    return atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL, NULL, NULL);
+    size_t before = el->atoms.n;
+    const mel_guard *g = atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL, NULL, NULL);
+    if (el->atoms.n > before)
+        lower_atom_def(el, before, c);
+    return g;
 }
 
 /* ---- incidences ------------------------------------------------------------------ */
@@ -1192,6 +1248,948 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
     }
 }
 
+/* ---- expressions (issue 38) -----------------------------------------------------------
+ * Every continuous equation instance is lowered into an fx tree (engine/fx.h)
+ * in the model's pool, in the environment of its instance (loop indices are
+ * numbers), mirroring collect() so that the unknowns a tree reads are its
+ * incidences:
+ *  - a reference: an unknown FX_VAR (der(x): order 1; der of anything else
+ *    FX_DER), a parameter or constant FX_KNOWN, a loop index or an
+ *    enumeration literal FX_NUM (the literal's ordinal, 1-based, as eval
+ *    reads it); another variable (discrete, input, Integer, String) is an
+ *    FX_OPAQUE with its name and no references (it is no unknown);
+ *  - an if-expression whose conditions the elaborator decides (parameters
+ *    with values) keeps only the branch it selects, as collect does;
+ *  - pre(e) FX_PRE; noEvent, smooth, homotopy and the known functions
+ *    (fx_fn_lookup) FX_CALL; Integer(e) is e; sum/product/min/max of a
+ *    vector or over a constant range are scalarised; other functions with
+ *    one scalar output (or not declared in the file) FX_FN_UNKNOWN calls;
+ *    initial(), edge(b)... as unknown calls when they read no unknown;
+ *  - what is not scalarised (arrays, records, ranges, strings, matrix
+ *    products, named arguments, delay(), change(), functions with array or
+ *    several outputs...) is an FX_OPAQUE: its normalised text and the
+ *    unknowns it reads as collect() reads them.
+ * Conditions: a relation, a Boolean variable, and in a condition any other
+ * atom (pre(b), initial(), a Boolean function) is a *site*: after step 5,
+ * if its atom became a mode variable, it is replaced by FX_MODE (FX_NOT of
+ * it when the atom stands for the negation; patch_sites). The mode
+ * variables' definitions (mel_mode.def) are lowered where they are met: a
+ * Boolean's `b = E` at that equation, a relation or another atom at its
+ * first occurrence.
+ * With mel_options.no_expressions (el->fx NULL) nothing here runs. */
+
+static long find_class(elab *el, const char *name);
+static vtype type_of(elab *el, const char *type, const mo__class **enum_type, int depth);
+
+typedef enum site_kind { SITE_VAR, SITE_REL, SITE_TEXT } site_kind;
+
+typedef struct site {
+    const fx_node *node;
+    const mo__expr *src; /* SITE_REL, SITE_TEXT */
+    const char *key;     /* SITE_VAR: the Boolean's name */
+    site_kind kind;
+} site;
+
+static const fx_node *lw(elab *el, const mo__expr *e, bool cond);
+static bool is_array_valued(elab *el, const mo__expr *e);
+static const fx_node *lw_dot(elab *el, const mo__expr *e);
+
+static void add_site(elab *el, const fx_node *node, site_kind kind, const mo__expr *src,
+                     const char *key)
+{
+    if (node == NULL)
+        return;
+    site *st = vec_push(el, &el->sites, sizeof *st);
+    if (st != NULL)
+        *st = (site){node, src, key, kind};
+}
+
+static int cmp_ref(const void *x, const void *y)
+{
+    const use *a = x, *b = y;
+    if (a->var != b->var)
+        return a->var < b->var ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+static void gather(elab *el, const mo__expr *e, int order, vec *refs);
+
+static void gather_iter(elab *el, const mo__expr *e, uint32_t k, int order, vec *refs)
+{
+    if (k == e->n_iters) {
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            gather(el, e->kids[i], order, refs);
+        return;
+    }
+    const mo__iter *it = &e->iters[k];
+    long long a, b, step = 1;
+    const mo__expr *r = it->range;
+    bool ok = r != NULL && r->kind == MO_E_RANGE && eval_int(el, r->kids[0], &a) &&
+              eval_int(el, r->kids[r->n_kids - 1], &b) &&
+              (r->n_kids == 2 || eval_int(el, r->kids[1], &step)) && step != 0;
+    if (!ok || (b - a) / step > 100000) {
+        gather_iter(el, e, k + 1, order, refs);
+        return;
+    }
+    env frame = {it->name, a, el->env};
+    const env *save = el->env;
+    el->env = &frame;
+    for (long long i = a; step > 0 ? i <= b : i >= b; i += step) {
+        frame.value = i;
+        gather_iter(el, e, k + 1, order, refs);
+    }
+    el->env = save;
+}
+
+/* The unknowns e reads, as collect() finds them (without guards, charges
+ * or reports), into refs (use.var, use.order). */
+static void gather(elab *el, const mo__expr *e, int order, vec *refs)
+{
+    if (e == NULL || el->rep->stop)
+        return;
+    switch ((mo__ek)e->kind) {
+    case MO_E_REF: {
+        bool whole;
+        long i = resolve(el, e, &whole, true);
+        size_t n = i < 0 ? 0 : whole ? el->multi.n : 1;
+        for (size_t j = 0; j < n; j++) {
+            mvar *v = VAR(el, whole ? ((long *)el->multi.p)[j] : i);
+            use *u = v->unknown >= 0 ? vec_push(el, refs, sizeof *u) : NULL;
+            if (u != NULL) {
+                u->var = (uint32_t)v->unknown;
+                u->order = order;
+            }
+        }
+        for (uint32_t p = 0; p < e->n_parts; p++)
+            for (uint32_t k = 0; k < e->parts[p].n_subs; k++)
+                if (!eval(el, e->parts[p].subs[k]).ok)
+                    gather(el, e->parts[p].subs[k], order, refs);
+        return;
+    }
+    case MO_E_DER:
+        if (order < MEL_MAX_ORDER)
+            gather(el, e->kids[0], order + 1, refs);
+        return;
+    case MO_E_IF:
+        /* the branches collect() reaches: decided conditions select */
+        for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
+            value v = eval(el, e->kids[i]);
+            if (v.ok && v.v == 0)
+                continue;
+            gather(el, e->kids[i + 1], order, refs);
+            if (v.ok)
+                return;
+        }
+        gather(el, e->kids[e->n_kids - 1], order, refs);
+        return;
+    case MO_E_CALL: {
+        const char *f = plain_name(e);
+        if (call_is(f, "pre") || call_is(f, "last") || call_is(f, "edge") ||
+            call_is(f, "change") || call_is(f, "initial") || call_is(f, "terminal") ||
+            call_is(f, "sample") || call_is(f, "size") || call_is(f, "ndims") ||
+            call_is(f, "delay") || call_is(f, "String") || call_is(f, "cardinality") ||
+            call_is(f, "getInstanceName") || call_is(f, "hold") || call_is(f, "reinit") ||
+            call_is(f, "assert") || call_is(f, "terminate") || (f != NULL && is_clocked(f)))
+            return;
+        if (call_is(f, "homotopy") && e->n_kids >= 1) {
+            for (uint32_t i = 0; i < e->n_kids; i++)
+                if ((e->names && e->names[i] && strcmp(e->names[i], "actual") == 0) ||
+                    ((e->names == NULL || e->names[i] == NULL) && i == 0)) {
+                    gather(el, e->kids[i], order, refs);
+                    return;
+                }
+            return;
+        }
+        if (call_is(f, "smooth") && e->n_kids == 2) {
+            gather(el, e->kids[1], order, refs);
+            return;
+        }
+        if (e->n_iters > 0) {
+            gather_iter(el, e, 0, order, refs);
+            return;
+        }
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            gather(el, e->kids[i], order, refs);
+        if (f == NULL && e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0)
+            for (uint32_t k = 0; k < e->parts[0].n_subs; k++)
+                gather(el, e->parts[0].subs[k], order, refs);
+        return;
+    }
+    case MO_E_ARRAY:
+        if (e->n_iters > 0) {
+            gather_iter(el, e, 0, order, refs);
+            return;
+        }
+        /* fall through */
+    default:
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            gather(el, e->kids[i], order, refs);
+        return;
+    }
+}
+
+/* FX_OPAQUE(text) reading the unknowns of rs (use.var, use.order: sorted
+ * and deduplicated here). */
+static const fx_node *opaque_of(elab *el, const char *text, vec *rs, mdae_range where)
+{
+    if (rs->n > 1) {
+        qsort(rs->p, rs->n, sizeof(use), cmp_ref);
+        size_t w = 1;
+        use *u = rs->p;
+        for (size_t i = 1; i < rs->n; i++)
+            if (cmp_ref(&u[i], &u[w - 1]) != 0)
+                u[w++] = u[i];
+        rs->n = w;
+    }
+    const fx_node **kids = rs->n ? mdae_malloc(rs->n * sizeof *kids) : NULL;
+    const fx_node *r = NULL;
+    if (rs->n == 0 || kids != NULL) {
+        const use *u = rs->p;
+        for (size_t i = 0; i < rs->n; i++)
+            kids[i] = fx_var(el->fx, u[i].var, (uint32_t)u[i].order, where);
+        r = fx_opaque(el->fx, text, kids, (uint32_t)rs->n, where);
+    } else {
+        mel__nomem(el->rep);
+    }
+    mdae_free(kids);
+    return r;
+}
+
+/* e kept as text: FX_OPAQUE with the unknowns it reads (refs: false, none). */
+static const fx_node *lw_opaque(elab *el, const mo__expr *e, bool refs)
+{
+    const char *text = expr_text(el, e);
+    if (text == NULL)
+        return NULL;
+    vec rs = {0};
+    if (refs)
+        gather(el, e, 0, &rs);
+    const fx_node *r = opaque_of(el, text, &rs, e->where);
+    mdae_free(rs.p);
+    return r;
+}
+
+/* A scalar instance (variable i) read at e's place. */
+static const fx_node *lw_instance(elab *el, long i, mdae_range where)
+{
+    mvar *v = VAR(el, i);
+    if (v->unknown >= 0)
+        return fx_var(el->fx, (uint32_t)v->unknown, 0, where);
+    const fx_node *r;
+    if (v->known >= 0) {
+        r = fx_known(el->fx, (uint32_t)v->known, where);
+    } else {
+        const char *name = v->name;
+        r = fx_opaque(el->fx, name, NULL, 0, where);
+    }
+    if (v->type == T_BOOL)
+        add_site(el, r, SITE_VAR, NULL, v->name);
+    return r;
+}
+
+static const fx_node *lw_ref(elab *el, const mo__expr *e)
+{
+    const char *pn = plain_name(e);
+    if (pn != NULL)
+        for (const env *x = el->env; x != NULL; x = x->parent)
+            if (strcmp(x->name, pn) == 0)
+                return fx_num(el->fx, (double)x->value, true, e->where);
+    long lit = enum_literal(el, e);
+    if (lit > 0)
+        return fx_num(el->fx, (double)lit, true, e->where);
+    bool whole;
+    long i = resolve(el, e, &whole, true);
+    if (i < 0 || whole)
+        return lw_opaque(el, e, true);
+    return lw_instance(el, i, e->where);
+}
+
+static const fx_node *lw_der(elab *el, const mo__expr *e)
+{
+    const fx_node *k = lw(el, e->kids[0], false);
+    if (k == NULL)
+        return NULL;
+    if (k->op == FX_VAR && k->order < MEL_MAX_ORDER)
+        return fx_var(el->fx, k->index, k->order + 1u, e->where);
+    if (k->op == FX_OPAQUE)
+        return lw_opaque(el, e, true); /* its references one order up */
+    return fx_un(el->fx, FX_DER, k, e->where);
+}
+
+/* A chain of kids[0] op1 kids[1] op2 ... (e->str: the operators, else e->op). */
+static const fx_node *lw_chain(elab *el, const mo__expr *e, const fx_node **k)
+{
+    const uint8_t *ops = (const uint8_t *)e->str;
+    uint8_t op1 = ops ? ops[1] : e->op;
+    fx_pool *p = el->fx;
+    uint32_t n = e->n_kids;
+    switch (op1) {
+    case MO_T_PLUS: case MO_T_DPLUS: case MO_T_MINUS: case MO_T_DMINUS:
+        for (uint32_t i = 1; i < n; i++) {
+            uint8_t op = ops ? ops[i] : e->op;
+            if (op == MO_T_MINUS || op == MO_T_DMINUS)
+                k[i] = fx_un(p, FX_NEG, k[i], e->kids[i]->where);
+        }
+        return fx_make(p, FX_ADD, k, n, e->where);
+    case MO_T_STAR: case MO_T_DSTAR: case MO_T_SLASH: case MO_T_DSLASH: {
+        /* a * b / c * d: MUL(DIV(MUL(a, b), c), d) (fx.h); runs in place */
+        uint32_t run = 0; /* k[run..i) is the current product */
+        for (uint32_t i = 1; i <= n; i++) {
+            uint8_t op = i < n ? (ops ? ops[i] : e->op) : MO_T_SLASH;
+            if (op == MO_T_STAR || op == MO_T_DSTAR)
+                continue;
+            const fx_node *acc =
+                i - run > 1 ? fx_make(p, FX_MUL, k + run, i - run, e->where) : k[run];
+            if (i == n)
+                return acc;
+            k[i] = fx_bin(p, FX_DIV, acc, k[i], e->where);
+            run = i;
+        }
+        return NULL;
+    }
+    case MO_T_CARET: case MO_T_DCARET: {
+        const fx_node *acc = k[0];
+        for (uint32_t i = 1; i < n; i++)
+            acc = fx_bin(p, FX_POW, acc, k[i], e->where);
+        return acc;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* scalar: e is an operand of arithmetic already known to be scalar. */
+static const fx_node *lw_bin(elab *el, const mo__expr *e, bool cond, bool scalar)
+{
+    if (e->n_kids < 2)
+        return lw_opaque(el, e, true);
+    if (is_relation(e->op)) {
+        if (e->n_kids != 2)
+            return lw_opaque(el, e, true);
+        static const fx_op rel[] = {[MO_T_LT] = FX_LT, [MO_T_LE] = FX_LE, [MO_T_GT] = FX_GT,
+                                    [MO_T_GE] = FX_GE, [MO_T_EQ] = FX_EQ, [MO_T_NE] = FX_NE};
+        const fx_node *r = fx_bin(el->fx, rel[e->op], lw(el, e->kids[0], false),
+                                  lw(el, e->kids[1], false), e->where);
+        add_site(el, r, SITE_REL, e, NULL);
+        return r;
+    }
+    bool logic = e->op == MO_T_AND || e->op == MO_T_OR;
+    if (!logic) {
+        /* a scalar product of arrays (dot) or a matrix operation (opaque) */
+        const uint8_t *ops = (const uint8_t *)e->str;
+        uint8_t op1 = ops ? ops[1] : e->op;
+        bool array = !scalar && is_array_valued(el, e);
+        for (uint32_t i = 0; !array && i < e->n_kids && op1 != MO_T_PLUS &&
+                             op1 != MO_T_MINUS && op1 != MO_T_DPLUS && op1 != MO_T_DMINUS;
+             i++)
+            array = is_array_valued(el, e->kids[i]);
+        if (array) {
+            const fx_node *r = lw_dot(el, e);
+            return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
+        }
+    }
+    const fx_node *small[8];
+    const fx_node **k = e->n_kids <= 8 ? small : mdae_malloc(e->n_kids * sizeof *k);
+    if (k == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < e->n_kids; i++) {
+        el->arith_scalar = !logic;
+        k[i] = lw(el, e->kids[i], cond && logic);
+    }
+    const fx_node *r = logic ? fx_make(el->fx, e->op == MO_T_AND ? FX_AND : FX_OR, k,
+                                       e->n_kids, e->where)
+                             : lw_chain(el, e, k);
+    if (k != small)
+        mdae_free(k);
+    return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
+}
+
+/* if c1 then v1 elseif ... else vn: decided conditions select (as in
+ * collect), the rest nests in the else branches. */
+static const fx_node *lw_if(elab *el, const mo__expr *e)
+{
+    uint32_t small[16];
+    uint32_t n = 0, last = e->n_kids - 1;
+    if (e->n_kids > 2 * MAX_CHAIN + 1)
+        return lw_opaque(el, e, true);
+    uint32_t *pairs = e->n_kids <= 32 ? small : mdae_malloc(e->n_kids / 2 * sizeof *pairs);
+    if (pairs == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
+        value v = eval(el, e->kids[i]);
+        if (v.ok && v.v == 0)
+            continue;
+        if (v.ok) {
+            last = i + 1;
+            break;
+        }
+        pairs[n++] = i;
+    }
+    const fx_node *acc = lw(el, e->kids[last], false);
+    while (n-- > 0) {
+        const mo__expr *c = e->kids[pairs[n]];
+        acc = fx_if(el->fx, lw(el, c, true), lw(el, e->kids[pairs[n] + 1], false), acc,
+                    c->where);
+    }
+    if (pairs != small)
+        mdae_free(pairs);
+    return acc;
+}
+
+/* The function's name as written ("a.b.c"), NULL if a part is indexed. */
+static const char *call_name(elab *el, const mo__expr *e, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < e->n_parts; i++) {
+        if (e->parts[i].n_subs > 0)
+            return NULL;
+        int w = snprintf(buf + n, cap - n, "%s%s", i ? "." : "", e->parts[i].name);
+        if (w < 0 || (size_t)w >= cap - n)
+            return NULL;
+        n += (size_t)w;
+    }
+    (void)el;
+    return n > 0 ? buf : NULL;
+}
+
+/* Whether the function called f (declared in the file) returns one scalar;
+ * a function the file does not declare is taken to. */
+static bool scalar_function(elab *el, const char *f)
+{
+    long c = find_class(el, f);
+    if (c < 0)
+        return true;
+    const mo__class *cl = ((const mo__class **)el->classes.p)[c];
+    if (cl->kind != MO_C_FUNCTION)
+        return false; /* a record constructor */
+    uint32_t outputs = 0;
+    for (const mo__comp *k = cl->comps; k != NULL; k = k->next) {
+        if (!(k->prefixes & MO_P_OUTPUT))
+            continue;
+        const mo__class *et = NULL;
+        vtype t = type_of(el, k->type, &et, 0);
+        if (k->n_dims > 0 || (t != T_REAL && t != T_INT && t != T_BOOL && t != T_ENUM))
+            return false;
+        outputs++;
+    }
+    return outputs == 1;
+}
+
+static bool reads_unknown(const fx_node *e)
+{
+    if (e == NULL || e->op == FX_VAR)
+        return e != NULL;
+    if (e->op == FX_PRE)
+        return false;
+    for (uint32_t i = 0; i < e->n; i++)
+        if (reads_unknown(e->kids[i]))
+            return true;
+    return false;
+}
+
+/* sum(e for i in r), product, min, max of a vector or over constant
+ * ranges: the terms, or NULL when not scalarised. */
+static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f);
+
+/* (f(a, b)).h, a field of a record result: the unknown function named
+ * "f().h" of a and b; NULL when not that form. */
+static const fx_node *lw_field(elab *el, const mo__expr *e)
+{
+    char buf[1024], name[1200];
+    const mo__expr *c = e->kids[0];
+    const char *f = c->kind == MO_E_CALL ? call_name(el, c, buf, sizeof buf) : NULL;
+    if (f == NULL || c->names != NULL || c->n_iters > 0 || c->n_kids > 64 || e->str == NULL ||
+        strcmp(f, ".") == 0 || strcmp(f, "[]") == 0)
+        return NULL;
+    snprintf(name, sizeof name, "%s().%s", f, e->str);
+    const fx_node *k[64];
+    for (uint32_t i = 0; i < c->n_kids; i++)
+        k[i] = lw(el, c->kids[i], false);
+    return fx_call(el->fx, FX_FN_UNKNOWN, name, k, c->n_kids, e->where);
+}
+
+static const fx_node *lw_call(elab *el, const mo__expr *e, bool cond)
+{
+    char buf[1024];
+    const char *f = call_name(el, e, buf, sizeof buf);
+    if (f != NULL && strcmp(f, ".") == 0 && e->n_kids == 1) {
+        const fx_node *r = lw_field(el, e);
+        return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
+    }
+    if (f == NULL || e->names != NULL)
+        return lw_opaque(el, e, true);
+    fx_pool *p = el->fx;
+    uint32_t n = e->n_kids;
+    if (call_is(f, "noEvent") && n == 1 && cond)
+        return lw(el, e->kids[0], true); /* as atomize: the condition's atoms */
+    if (call_is(f, "noEvent") && n == 1)
+        return fx_call(p, FX_FN_NOEVENT, NULL, (const fx_node *[]){lw(el, e->kids[0], cond)},
+                       1, e->where);
+    const fx_node *r = NULL;
+    if (e->n_iters > 0 || ((call_is(f, "sum") || call_is(f, "product") || call_is(f, "min") ||
+                            call_is(f, "max")) && n == 1)) {
+        r = lw_reduce(el, e, f);
+        return r != NULL || fx_pool_failed(p) ? r : lw_opaque(el, e, true);
+    }
+    if (call_is(f, "homotopy") && n == 2)
+        /* the simplified expression is not solved (collect): its text */
+        return fx_call(p, FX_FN_HOMOTOPY, NULL,
+                       (const fx_node *[]){lw(el, e->kids[0], false),
+                                           lw_opaque(el, e->kids[1], false)},
+                       2, e->where);
+    if (call_is(f, "pre") && n == 1)
+        r = fx_un(p, FX_PRE, lw(el, e->kids[0], false), e->where);
+    else if (call_is(f, "Integer") && n == 1)
+        return lw(el, e->kids[0], false); /* an enumeration's ordinal is its value */
+    else if (call_is(f, "reinit") || call_is(f, "assert") || call_is(f, "terminate") ||
+             is_clocked(f) || call_is(f, "delay") || call_is(f, "change") ||
+             call_is(f, "sample") || call_is(f, "String") || call_is(f, "size") ||
+             call_is(f, "ndims") || call_is(f, "cardinality") ||
+             call_is(f, "getInstanceName") || call_is(f, "last"))
+        return lw_opaque(el, e, false); /* not incident (collect) */
+    else if (n > 64 || (fx_fn_lookup(f, n) == FX_FN_UNKNOWN && !scalar_function(el, f)))
+        return lw_opaque(el, e, true);
+    if (r == NULL) {
+        const fx_node *k[64];
+        for (uint32_t i = 0; i < n; i++)
+            k[i] = lw(el, e->kids[i], false);
+        fx_fn fn = fx_fn_lookup(f, n);
+        r = fx_call(p, fn, f, k, n, e->where);
+        if (r != NULL && (call_is(f, "initial") || call_is(f, "terminal") ||
+                          call_is(f, "edge")) && reads_unknown(r))
+            return lw_opaque(el, e, false);
+    }
+    if (cond)
+        add_site(el, r, SITE_TEXT, e, NULL);
+    return r;
+}
+
+static void reduce_terms(elab *el, const mo__expr *e, uint32_t k, vec *terms, bool *ok)
+{
+    if (!*ok || el->rep->stop)
+        return;
+    if (k == e->n_iters) {
+        const fx_node **t = vec_push(el, terms, sizeof *t);
+        if (t == NULL || terms->n > 100000) {
+            *ok = false;
+            return;
+        }
+        *t = lw(el, e->kids[0], false);
+        return;
+    }
+    const mo__iter *it = &e->iters[k];
+    long long a, b, step = 1;
+    const mo__expr *r = it->range;
+    *ok = r != NULL && r->kind == MO_E_RANGE && eval_int(el, r->kids[0], &a) &&
+          eval_int(el, r->kids[r->n_kids - 1], &b) &&
+          (r->n_kids == 2 || eval_int(el, r->kids[1], &step)) && step != 0 &&
+          (b - a) / step <= 100000;
+    if (!*ok)
+        return;
+    env frame = {it->name, a, el->env};
+    const env *save = el->env;
+    el->env = &frame;
+    for (long long i = a; *ok && (step > 0 ? i <= b : i >= b); i += step) {
+        frame.value = i;
+        reduce_terms(el, e, k + 1, terms, ok);
+    }
+    el->env = save;
+}
+
+static bool lw_vector(elab *el, const mo__expr *a, vec *terms);
+
+/* Elementwise arithmetic of vectors (lw_vector): a + b - c of vectors of
+ * one length, s * v, v * s, v / s, -v, if c then v else w. */
+static bool lw_vector_op(elab *el, const mo__expr *a, vec *terms)
+{
+    const uint8_t *ops = (const uint8_t *)a->str;
+    fx_pool *p = el->fx;
+    if (a->kind == MO_E_UN && (a->op == MO_T_MINUS || a->op == MO_T_PLUS)) {
+        if (!lw_vector(el, a->kids[0], terms))
+            return false;
+        for (size_t i = 0; a->op == MO_T_MINUS && i < terms->n; i++)
+            ((const fx_node **)terms->p)[i] =
+                fx_un(p, FX_NEG, ((const fx_node **)terms->p)[i], a->where);
+        return true;
+    }
+    if (a->kind == MO_E_IF && a->n_kids == 3) {
+        vec t = {0}, f = {0};
+        bool ok = lw_vector(el, a->kids[1], &t) && lw_vector(el, a->kids[2], &f) && t.n == f.n;
+        for (size_t i = 0; ok && i < t.n; i++) {
+            const fx_node **slot = vec_push(el, terms, sizeof *slot);
+            ok = slot != NULL;
+            if (ok)
+                *slot = fx_if(p, lw(el, a->kids[0], true), ((const fx_node **)t.p)[i],
+                              ((const fx_node **)f.p)[i], a->kids[0]->where);
+        }
+        mdae_free(t.p);
+        mdae_free(f.p);
+        return ok;
+    }
+    if (a->kind != MO_E_BIN || a->n_kids != 2 || is_relation(a->op) || a->op == MO_T_AND ||
+        a->op == MO_T_OR)
+        return false;
+    uint8_t op = ops ? ops[1] : a->op;
+    vec l = {0}, r = {0};
+    bool ok, lv = is_array_valued(el, a->kids[0]), rv = is_array_valued(el, a->kids[1]);
+    const fx_node *scalar = NULL;
+    if (op == MO_T_PLUS || op == MO_T_MINUS || op == MO_T_DPLUS || op == MO_T_DMINUS)
+        ok = lv && rv && lw_vector(el, a->kids[0], &l) && lw_vector(el, a->kids[1], &r) &&
+             l.n == r.n;
+    else if (op == MO_T_STAR || op == MO_T_DSTAR)
+        ok = lv != rv && lw_vector(el, a->kids[lv ? 0 : 1], &l) &&
+             (scalar = lw(el, a->kids[lv ? 1 : 0], false)) != NULL;
+    else if (op == MO_T_SLASH || op == MO_T_DSLASH)
+        ok = lv && !rv && lw_vector(el, a->kids[0], &l) &&
+             (scalar = lw(el, a->kids[1], false)) != NULL;
+    else
+        ok = false;
+    const fx_node **tl = l.p, **tr = r.p;
+    for (size_t i = 0; ok && i < l.n; i++) {
+        const fx_node *x;
+        if (scalar == NULL)
+            x = fx_make(p, FX_ADD,
+                        (const fx_node *[]){tl[i], op == MO_T_PLUS || op == MO_T_DPLUS
+                                                       ? tr[i] : fx_un(p, FX_NEG, tr[i], a->where)},
+                        2, a->where);
+        else if (op == MO_T_SLASH || op == MO_T_DSLASH)
+            x = fx_bin(p, FX_DIV, tl[i], scalar, a->where);
+        else
+            x = fx_bin(p, FX_MUL, lv ? tl[i] : scalar, lv ? scalar : tl[i], a->where);
+        const fx_node **slot = vec_push(el, terms, sizeof *slot);
+        ok = slot != NULL;
+        if (ok)
+            *slot = x;
+    }
+    mdae_free(l.p);
+    mdae_free(r.p);
+    return ok;
+}
+
+/* The elements of a vector written {a, b, c} or named whole (x, not a
+ * matrix or a record), or elementwise arithmetic of such (lw_vector_op),
+ * lowered, into terms; false otherwise. */
+static bool lw_vector(elab *el, const mo__expr *a, vec *terms)
+{
+    bool ok = true;
+    if (a->kind == MO_E_UN || a->kind == MO_E_BIN || a->kind == MO_E_IF)
+        return lw_vector_op(el, a, terms);
+    if (a->kind == MO_E_ARRAY && a->n_iters == 0) {
+        for (uint32_t i = 0; ok && i < a->n_kids; i++) {
+            ok = a->kids[i]->kind != MO_E_ARRAY && a->kids[i]->kind != MO_E_MATRIX;
+            const fx_node **t = ok ? vec_push(el, terms, sizeof *t) : NULL;
+            ok = t != NULL;
+            if (ok)
+                *t = lw(el, a->kids[i], false);
+        }
+        return ok;
+    }
+    if (a->kind != MO_E_REF)
+        return false;
+    bool whole;
+    long i = resolve(el, a, &whole, true);
+    ok = i >= 0 && whole;
+    size_t n = ok ? el->multi.n : 0;
+    long *elems = n ? mdae_malloc(n * sizeof *elems) : NULL;
+    ok = ok && elems != NULL;
+    if (ok)
+        memcpy(elems, el->multi.p, n * sizeof *elems);
+    for (size_t j = 0; ok && j < n; j++) {
+        mvar *v = VAR(el, elems[j]);
+        const char *lb = strrchr(v->name, '[');
+        ok = lb != NULL && strchr(lb, ',') == NULL && strchr(lb, '.') == NULL;
+        const fx_node **t = ok ? vec_push(el, terms, sizeof *t) : NULL;
+        ok = t != NULL;
+        if (ok)
+            *t = lw_instance(el, elems[j], a->where);
+    }
+    mdae_free(elems);
+    return ok;
+}
+
+/* The shape of e's value as far as the file says: a scalar, a vector
+ * lw_vector reads ({a, b} of scalars, x named whole with elements x[i],
+ * and elementwise arithmetic of such), or another array or record. One
+ * walk of e. */
+typedef enum shape { SH_SCALAR, SH_VECTOR, SH_ARRAY } shape;
+
+static shape shape_of(elab *el, const mo__expr *e)
+{
+    switch ((mo__ek)e->kind) {
+    case MO_E_ARRAY:
+        for (uint32_t i = 0; i < e->n_kids; i++)
+            if (shape_of(el, e->kids[i]) != SH_SCALAR)
+                return SH_ARRAY;
+        return e->n_iters == 0 ? SH_VECTOR : SH_ARRAY;
+    case MO_E_MATRIX: case MO_E_RANGE: case MO_E_TUPLE:
+        return SH_ARRAY;
+    case MO_E_REF: {
+        bool whole;
+        long i = resolve(el, e, &whole, true);
+        if (i < 0 || !whole)
+            return SH_SCALAR;
+        for (size_t j = 0; j < el->multi.n; j++) {
+            const char *lb = strrchr(VAR(el, ((long *)el->multi.p)[j])->name, '[');
+            if (lb == NULL || strchr(lb, ',') != NULL || strchr(lb, '.') != NULL)
+                return SH_ARRAY;
+        }
+        return SH_VECTOR;
+    }
+    case MO_E_UN:
+    case MO_E_DER:
+        return shape_of(el, e->kids[0]);
+    case MO_E_IF: {
+        shape a = shape_of(el, e->kids[1]);
+        if (a == SH_VECTOR && (e->n_kids != 3 || shape_of(el, e->kids[2]) != SH_VECTOR))
+            return SH_ARRAY;
+        return a;
+    }
+    case MO_E_BIN: {
+        if (is_relation(e->op) || e->op == MO_T_AND || e->op == MO_T_OR)
+            return SH_SCALAR;
+        const uint8_t *ops = (const uint8_t *)e->str;
+        uint8_t op = ops ? ops[1] : e->op;
+        shape k[2];
+        bool all_scalar = true;
+        for (uint32_t i = 0; i < e->n_kids; i++) {
+            shape h = shape_of(el, e->kids[i]);
+            if (i < 2)
+                k[i] = h;
+            all_scalar = all_scalar && h == SH_SCALAR;
+        }
+        if (all_scalar)
+            return SH_SCALAR;
+        if (e->n_kids != 2 || k[0] == SH_ARRAY || k[1] == SH_ARRAY)
+            return SH_ARRAY;
+        if (op == MO_T_PLUS || op == MO_T_MINUS || op == MO_T_DPLUS || op == MO_T_DMINUS)
+            return k[0] == k[1] ? SH_VECTOR : SH_ARRAY;
+        if (op == MO_T_STAR || op == MO_T_DSTAR)
+            return k[0] == k[1] ? SH_SCALAR : SH_VECTOR; /* v * w: the scalar product */
+        if (op == MO_T_SLASH || op == MO_T_DSLASH)
+            return k[1] == SH_SCALAR ? SH_VECTOR : SH_ARRAY;
+        return SH_ARRAY;
+    }
+    case MO_E_CALL: {
+        char buf[1024];
+        const char *f = call_name(el, e, buf, sizeof buf);
+        if (f == NULL || e->n_iters > 0 || (e->n_kids == 1 && (call_is(f, "sum") ||
+                                                                call_is(f, "product") ||
+                                                                call_is(f, "min") ||
+                                                                call_is(f, "max"))))
+            return SH_SCALAR;
+        if (call_is(f, "fill") || call_is(f, "zeros") || call_is(f, "ones") ||
+            call_is(f, "cat") || call_is(f, "vector") || call_is(f, "matrix") ||
+            call_is(f, "transpose") || call_is(f, "cross") || call_is(f, "skew") ||
+            call_is(f, "identity") || call_is(f, "diagonal") || call_is(f, "linspace") ||
+            call_is(f, "array") || call_is(f, "outerProduct") || call_is(f, "symmetric"))
+            return SH_ARRAY;
+        if (call_is(f, "noEvent") && e->n_kids == 1)
+            return shape_of(el, e->kids[0]);
+        return fx_fn_lookup(f, e->n_kids) == FX_FN_UNKNOWN && !scalar_function(el, f)
+                   ? SH_ARRAY : SH_SCALAR;
+    }
+    default:
+        return SH_SCALAR;
+    }
+}
+
+static bool is_array_valued(elab *el, const mo__expr *e)
+{
+    return shape_of(el, e) != SH_SCALAR;
+}
+
+/* a * b of two vectors of the same length: the scalar product; NULL
+ * when not both are vectors lw_vector reads. */
+static const fx_node *lw_dot(elab *el, const mo__expr *e)
+{
+    const uint8_t *ops = (const uint8_t *)e->str;
+    if (e->n_kids != 2 || (ops ? ops[1] : e->op) != MO_T_STAR)
+        return NULL;
+    vec a = {0}, b = {0};
+    const fx_node *r = NULL;
+    if (lw_vector(el, e->kids[0], &a) && lw_vector(el, e->kids[1], &b) && a.n == b.n &&
+        a.n > 0) {
+        const fx_node **ta = a.p, **tb = b.p;
+        for (size_t i = 0; i < a.n; i++)
+            ta[i] = fx_bin(el->fx, FX_MUL, ta[i], tb[i], e->where);
+        r = a.n == 1 ? ta[0] : fx_make(el->fx, FX_ADD, ta, (uint32_t)a.n, e->where);
+    }
+    mdae_free(a.p);
+    mdae_free(b.p);
+    return r;
+}
+
+static const fx_node *lw_reduce(elab *el, const mo__expr *e, const char *f)
+{
+    if (e->n_kids != 1)
+        return NULL;
+    vec terms = {0};
+    bool ok = true;
+    const mo__expr *a = e->kids[0];
+    if (e->n_iters > 0) {
+        reduce_terms(el, e, 0, &terms, &ok);
+    } else {
+        ok = lw_vector(el, a, &terms);
+    }
+    const fx_node *r = NULL;
+    const fx_node **t = terms.p;
+    fx_pool *p = el->fx;
+    if (ok && terms.n == 0)
+        r = call_is(f, "sum") ? fx_num(p, 0, true, e->where)
+            : call_is(f, "product") ? fx_num(p, 1, true, e->where) : NULL;
+    else if (ok && terms.n == 1)
+        r = t[0];
+    else if (ok && (call_is(f, "sum") || call_is(f, "product")))
+        r = fx_make(p, call_is(f, "sum") ? FX_ADD : FX_MUL, t, (uint32_t)terms.n, e->where);
+    else if (ok && (call_is(f, "min") || call_is(f, "max"))) {
+        r = t[0];
+        for (size_t i = 1; i < terms.n; i++)
+            r = fx_call(p, call_is(f, "min") ? FX_FN_MIN : FX_FN_MAX, NULL,
+                        (const fx_node *[]){r, t[i]}, 2, e->where);
+    }
+    mdae_free(terms.p);
+    return r;
+}
+
+/* e as an fx tree in the current environment; cond: e is (part of) a
+ * condition, so an atom by text is a site. NULL when the pool fails. */
+static const fx_node *lw(elab *el, const mo__expr *e, bool cond)
+{
+    bool scalar = el->arith_scalar;
+    el->arith_scalar = false;
+    if (e == NULL || el->fx == NULL || el->rep->stop)
+        return NULL;
+    fx_pool *p = el->fx;
+    switch ((mo__ek)e->kind) {
+    case MO_E_NUM:
+        return fx_num(p, e->is_int ? (double)e->ival : e->num, e->is_int, e->where);
+    case MO_E_BOOL:
+        return fx_bool(p, e->ival != 0, e->where);
+    case MO_E_TIME:
+        return fx_time(p, e->where);
+    case MO_E_END:
+        return el->end_value > 0 ? fx_num(p, (double)el->end_value, true, e->where)
+                                 : lw_opaque(el, e, false);
+    case MO_E_REF:
+        return lw_ref(el, e);
+    case MO_E_DER:
+        return lw_der(el, e);
+    case MO_E_UN:
+        if (e->op == MO_T_NOT)
+            return fx_un(p, FX_NOT, lw(el, e->kids[0], cond), e->where);
+        if (!scalar && is_array_valued(el, e))
+            return lw_opaque(el, e, true);
+        el->arith_scalar = true;
+        if (e->op == MO_T_MINUS || e->op == MO_T_DMINUS)
+            return fx_un(p, FX_NEG, lw(el, e->kids[0], false), e->where);
+        return lw(el, e->kids[0], cond);
+    case MO_E_BIN:
+        return lw_bin(el, e, cond, scalar);
+    case MO_E_IF:
+        return lw_if(el, e);
+    case MO_E_CALL:
+        return lw_call(el, e, cond);
+    default:
+        return lw_opaque(el, e, true);
+    }
+}
+
+/* A side of a scalar equation (its arithmetic is scalar). */
+static const fx_node *lw_scalar(elab *el, const mo__expr *e)
+{
+    el->arith_scalar = true;
+    return lw(el, e, false);
+}
+
+/* The definition of atom i (met first as c): the relation or call itself,
+ * not a site at the top (it is what the mode variable stands for). */
+static void lower_atom_def(elab *el, size_t i, const mo__expr *c)
+{
+    if (el->fx == NULL)
+        return;
+    size_t first = el->sites.n;
+    const fx_node *d = lw(el, c, false);
+    if (el->sites.n > first && ((site *)el->sites.p)[el->sites.n - 1].node == d)
+        el->sites.n--; /* the top (a relation registers itself last) */
+    atom *a = ATOM(el, i);
+    a->def_fx = d;
+    a->def_site = first;
+    a->def_n_sites = el->sites.n - first;
+}
+
+/* ---- replacing the sites whose atom became a mode variable ---- */
+typedef struct repl {
+    const fx_node *node, *by;
+} repl;
+
+static int cmp_repl(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t)((const repl *)x)->node, b = (uintptr_t)((const repl *)y)->node;
+    return (a > b) - (a < b);
+}
+
+/* The replacements of sites [first, first + n), sorted by node, into out. */
+static void site_repls(elab *el, size_t first, size_t n, vec *out)
+{
+    out->n = 0;
+    for (size_t i = first; i < first + n && i < el->sites.n; i++) {
+        const site *st = &((const site *)el->sites.p)[i];
+        bool pol = true, swap, eq;
+        char *owned = NULL;
+        const char *key = st->key;
+        if (st->kind == SITE_REL)
+            key = owned = relation_key(el, st->src, &pol, &swap, &eq);
+        else if (st->kind == SITE_TEXT)
+            key = expr_text(el, st->src);
+        long a = key != NULL ? find(&el->atoms_by_key, key) : -1;
+        mdae_free(owned);
+        if (a < 0 || ATOM(el, a)->mode < 0)
+            continue;
+        const fx_node *by = fx_mode(el->fx, (uint32_t)ATOM(el, a)->mode, st->node->where);
+        if (pol == ATOM(el, a)->flip)
+            by = fx_un(el->fx, FX_NOT, by, st->node->where);
+        repl *r = vec_push(el, out, sizeof *r);
+        if (r != NULL)
+            *r = (repl){st->node, by};
+    }
+    if (out->n > 1)
+        qsort(out->p, out->n, sizeof(repl), cmp_repl);
+}
+
+static const fx_node *patch(elab *el, const fx_node *e, const vec *rs)
+{
+    if (e == NULL || rs->n == 0)
+        return e;
+    repl key = {e, NULL};
+    const repl *hit = bsearch(&key, rs->p, rs->n, sizeof(repl), cmp_repl);
+    if (hit != NULL)
+        return hit->by;
+    if (e->n == 0 || e->op == FX_OPAQUE)
+        return e;
+    const fx_node *small[8];
+    const fx_node **k = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *k);
+    if (k == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    bool changed = false;
+    for (uint32_t i = 0; i < e->n; i++) {
+        k[i] = patch(el, e->kids[i], rs);
+        changed = changed || k[i] != e->kids[i];
+    }
+    const fx_node *r = e;
+    if (changed)
+        r = e->op == FX_CALL ? fx_call(el->fx, e->fn, e->name, k, e->n, e->where)
+                             : fx_make(el->fx, e->op, k, e->n, e->where);
+    if (k != small)
+        mdae_free(k);
+    return r;
+}
+
 /* ---- equations -------------------------------------------------------------------- */
 
 static char *stmt_text(elab *el, const mo__stmt *s)
@@ -1316,7 +2314,7 @@ static const char *eq_name(elab *el, const mo__stmt *s, const char *text, int sl
 }
 
 static void new_equation(elab *el, const mo__stmt *s, const char *name, const mel_guard *g,
-                         vec *uses)
+                         vec *uses, const eq_fx *fx)
 {
     if (!charge(el, 1, s->where))
         return;
@@ -1327,6 +2325,14 @@ static void new_equation(elab *el, const mo__stmt *s, const char *name, const me
     q->guard = g;
     q->where = s->where;
     q->when_ev = -1;
+    q->cond = el->cur_cond;
+    q->cond_pos = el->cur_cond != 0 ? el->cond_pos++ : 0;
+    if (fx != NULL) {
+        q->lhs = fx->lhs;
+        q->rhs = fx->rhs;
+        q->first_site = fx->first_site;
+        q->n_sites = el->sites.n - fx->first_site;
+    }
     q->first_use = el->uses.n;
     for (size_t i = 0; i < uses->n; i++) {
         use *u = vec_push(el, &el->uses, sizeof *u);
@@ -1389,6 +2395,13 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
             vec out = {0};
             collect(el, &out, t, 0, g);
             for (size_t j = 0; j < out.n; j++) {
+                /* the j-th unknown of output k = the call (its text) */
+                eq_fx fx = {NULL, NULL, el->sites.n};
+                if (el->fx != NULL) {
+                    const use *o = &((use *)out.p)[j];
+                    fx.lhs = fx_var(el->fx, o->var, (uint32_t)o->order, o->where);
+                    fx.rhs = lw_opaque(el, s->rhs, true);
+                }
                 vec all = {0};
                 use *u = vec_push(el, &all, sizeof *u);
                 if (u != NULL)
@@ -1398,7 +2411,7 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
                     if (w != NULL)
                         *w = ((use *)rhs.p)[r];
                 }
-                new_equation(el, s, eq_name(el, s, text, ++slot), g, &all);
+                new_equation(el, s, eq_name(el, s, text, ++slot), g, &all, &fx);
                 mdae_free(all.p);
                 any = true;
             }
@@ -1446,6 +2459,14 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
             v->n_defs++;
             v->def = dl == discrete_ref(el, s->lhs) ? s->rhs : s->lhs;
             v->def_guard = g;
+            if (el->fx != NULL && v->type == T_BOOL && v->n_defs == 1) {
+                size_t first = el->sites.n;
+                const fx_node *d = lw(el, v->def, false);
+                v = VAR(el, dl);
+                v->def_fx = d;
+                v->def_site = first;
+                v->def_n_sites = el->sites.n - first;
+            }
         }
         return;
     }
@@ -1458,7 +2479,12 @@ static void simple_equation(elab *el, const mo__stmt *s, const mel_guard *g)
     vec uses = {0};
     collect(el, &uses, s->lhs, 0, g);
     collect(el, &uses, s->rhs, 0, g);
-    new_equation(el, s, eq_name(el, s, text, 0), g, &uses);
+    eq_fx fx = {NULL, NULL, el->sites.n};
+    if (el->fx != NULL) {
+        fx.lhs = lw_scalar(el, s->lhs);
+        fx.rhs = lw_scalar(el, s->rhs);
+    }
+    new_equation(el, s, eq_name(el, s, text, 0), g, &uses, &fx);
     mdae_free(uses.p);
 }
 
@@ -1586,6 +2612,25 @@ static void alg_stmts(elab *el, alg *a, const mo__stmt *s)
     }
 }
 
+/* An algorithm section as one expression: FX_OPAQUE("algorithm") reading
+ * all it reads (the equation of each unknown it assigns, issue 38). */
+static const fx_node *alg_opaque(elab *el, const alg *a, mdae_range where)
+{
+    vec rs = {0};
+    if (a->reads.n > 0) {
+        rs.p = mdae_malloc(a->reads.n * sizeof(use));
+        if (rs.p == NULL) {
+            mel__nomem(el->rep);
+            return NULL;
+        }
+        memcpy(rs.p, a->reads.p, a->reads.n * sizeof(use));
+        rs.n = rs.cap = a->reads.n;
+    }
+    const fx_node *r = opaque_of(el, "algorithm", &rs, where);
+    mdae_free(rs.p);
+    return r;
+}
+
 /* A plain, scalar Boolean variable reference? */
 static bool is_boolean_ref(elab *el, const mo__expr *c)
 {
@@ -1636,7 +2681,14 @@ static void reinit_equation(elab *el, const mo__stmt *s, long var, char *text)
     }
     collect(el, &uses, s->rhs->kids[1], 0, g);
     size_t before = el->eqns.n;
-    new_equation(el, s, eq_name(el, s, text, 0), g, &uses);
+    eq_fx fx = {NULL, NULL, el->sites.n};
+    if (el->fx != NULL) {
+        const mo__expr *target = s->rhs->kids[0];
+        fx.lhs = fx_un(el->fx, FX_NEXT, fx_var(el->fx, (uint32_t)var, 0, target->where),
+                       target->where);
+        fx.rhs = lw_scalar(el, s->rhs->kids[1]);
+    }
+    new_equation(el, s, eq_name(el, s, text, 0), g, &uses, &fx);
     mdae_free(uses.p);
     if (el->eqns.n > before)
         ((eqn *)el->eqns.p)[before].when_ev = el->cur_when;
@@ -1706,12 +2758,14 @@ static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
         switch ((mo__sk)s->kind) {
         case MO_S_EQ: {
             size_t n_eqns = el->eqns.n, n_uses = el->uses.n, n_events = el->events.n;
+            uint32_t pos = el->cond_pos;
             el->dropped = NULL;
             simple_equation(el, s, g);
             if (el->dropped != NULL) { /* a consequence of what was left out */
                 el->eqns.n = n_eqns;
                 el->uses.n = n_uses;
                 el->events.n = n_events;
+                el->cond_pos = pos;
                 char msg[160];
                 snprintf(msg, sizeof msg,
                          "left out: uses '%.100s', whose declaration was left out", el->dropped);
@@ -1740,7 +2794,15 @@ static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
                 break;
             }
             const mel_guard *rest = g;
+            /* mel_equation.cond: a conditional once a condition is not
+             * decided; its branches start at the same position */
+            uint32_t save_cond = el->cur_cond, start = el->cond_pos, end = el->cond_pos;
+            bool open = false;
             for (uint32_t i = 0; i < s->n_branches && !el->rep->stop; i++) {
+                if (open) {
+                    end = el->cond_pos > end ? el->cond_pos : end;
+                    el->cond_pos = start;
+                }
                 if (s->conds[i] == NULL) {
                     equations(el, s->bodies[i], rest);
                     break;
@@ -1765,8 +2827,22 @@ static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
                     continue;
                 }
                 const mel_guard *c = el->cur_when >= 0 ? mel__g_true() : atomize(el, s->conds[i]);
+                if (!open) {
+                    open = true;
+                    if (save_cond == 0) {
+                        el->cur_cond = ++el->n_conds;
+                        el->cond_pos = start = 0;
+                    }
+                }
                 equations(el, s->bodies[i], mel__g_and(&el->gf, rest, c));
                 rest = mel__g_and(&el->gf, rest, mel__g_not(&el->gf, c));
+            }
+            if (open) {
+                end = el->cond_pos > end ? el->cond_pos : end;
+                el->cur_cond = save_cond;
+                el->cond_pos = save_cond == 0 ? start : end;
+                if (save_cond == 0)
+                    el->cond_pos = 0;
             }
             break;
         }
@@ -2053,6 +3129,7 @@ static void declare_elem(elab *el, const mo__comp *k, const char *name, vtype t,
     v->where = k->where;
     v->binding = k->binding;
     v->unknown = -1;
+    v->known = -1;
     v->next_elem = -1;
     if (v->name == NULL || !add_sym(el, &el->vars_by_name, name, (uint32_t)i))
         return;
@@ -2495,6 +3572,64 @@ static void keep_reinits(elab *el, vec *invs, vec *wl)
     el->eqns.n = n;
 }
 
+/* node with the sites [first, first + n) whose atom became a mode
+ * variable replaced by FX_MODE (rv: scratch). */
+static const fx_node *patched(elab *el, const fx_node *node, size_t first, size_t n, vec *rv)
+{
+    if (node == NULL || n == 0)
+        return node;
+    site_repls(el, first, n, rv);
+    return patch(el, node, rv);
+}
+
+/* mel_mode.def of atom a's mode variable. */
+static const fx_node *mode_def(elab *el, const atom *a, vec *rv)
+{
+    if (a->var_name == NULL)
+        return patched(el, a->def_fx, a->def_site, a->def_n_sites, rv);
+    long v = find(&el->vars_by_name, a->var_name);
+    if (v < 0 || VAR(el, v)->n_defs != 1)
+        return NULL;
+    const mvar *mv = VAR(el, v);
+    return patched(el, mv->def_fx, mv->def_site, mv->def_n_sites, rv);
+}
+
+/* The known quantities (mel_model.knowns): every parameter and constant
+ * scalar instance, with its binding lowered when it is a scalar's and its
+ * value when eval computes it. */
+static int build_knowns(elab *el, mel_model *m)
+{
+    if (el->fx == NULL || el->n_knowns == 0)
+        return MDAE_OK;
+    mel_known *ks = mdae_calloc(el->n_knowns, sizeof *ks);
+    el->priv->knowns = ks;
+    if (ks == NULL)
+        return MDAE_E_NOMEM;
+    for (size_t i = 0; i < el->vars.n; i++) {
+        mvar *mv = VAR(el, i);
+        if (mv->known < 0)
+            continue;
+        mel_known *k = &ks[mv->known];
+        k->name = (char *)mv->name;
+        k->kind = mv->type == T_REAL ? MEL_KNOWN_REAL
+                  : mv->type == T_BOOL ? MEL_KNOWN_BOOLEAN : MEL_KNOWN_INTEGER;
+        k->where = mv->where;
+        k->constant = (mv->prefixes & MO_P_CONSTANT) != 0;
+        const mo__expr *b = mv->binding;
+        if (b != NULL && strchr(mv->name, '[') == NULL) {
+            size_t sites = el->sites.n;
+            k->binding = lw(el, b, false);
+            el->sites.n = sites; /* parameters are not modes */
+        }
+        value v = val_of_var(el, (long)i);
+        k->known = v.ok;
+        k->value = v.ok ? v.v : 0;
+    }
+    m->n_knowns = el->n_knowns;
+    m->knowns = ks;
+    return el->rep->stop ? MDAE_E_NOMEM : MDAE_OK;
+}
+
 static int build(elab *el, mel_model *m)
 {
     struct mel_model_priv *priv = el->priv;
@@ -2538,6 +3673,7 @@ static int build(elab *el, mel_model *m)
         return MDAE_E_NOMEM;
     }
     int rc = MDAE_OK;
+    vec rv = {0}; /* site replacements (issue 38) */
     mel_mode *modes = mdae_calloc(n_modes ? n_modes : 1, sizeof *modes);
     mel_variable *vars = NULL;
     mel_equation *eqs = mdae_calloc(el->eqns.n ? el->eqns.n : 1, sizeof *eqs);
@@ -2563,6 +3699,8 @@ static int build(elab *el, mel_model *m)
         s->kind = MEL_SYM_MODE;
         s->index = (uint32_t)a->mode;
         md->name = (char *)s->name;
+        if (el->fx != NULL)
+            md->def = mode_def(el, a, &rv);
     }
     for (size_t i = 0; i < invs.n; i++) {
         inv_item *it = &((inv_item *)invs.p)[i];
@@ -2618,6 +3756,16 @@ static int build(elab *el, mel_model *m)
         dst->guard = rebuild(el, &rm, src->guard);
         dst->where = src->where;
         dst->when = src->when;
+        dst->cond = src->cond;
+        dst->cond_pos = src->cond_pos;
+        if (el->fx != NULL && src->n_sites > 0) {
+            site_repls(el, src->first_site, src->n_sites, &rv);
+            dst->lhs = patch(el, src->lhs, &rv);
+            dst->rhs = patch(el, src->rhs, &rv);
+        } else {
+            dst->lhs = src->lhs;
+            dst->rhs = src->rhs;
+        }
         use *us = U != NULL ? U + src->first_use : NULL; /* no uses at all: NULL */
         if (src->n_uses > 1)
             qsort(us, src->n_uses, sizeof *us, cmp_use);
@@ -2705,6 +3853,9 @@ static int build(elab *el, mel_model *m)
     m->n_integers = n_ints;
     m->n_events = (uint32_t)el->events.n;
     m->events = evs;
+    if (build_knowns(el, m) != MDAE_OK || (el->fx != NULL && fx_pool_failed(el->fx)) ||
+        el->rep->stop)
+        goto nomem;
     if (wl.n > 0) {
         mel_when *ws = mdae_calloc(wl.n, sizeof *ws);
         if (ws == NULL)
@@ -2727,6 +3878,7 @@ nomem:
     rc = MDAE_E_NOMEM;
     mel__nomem(el->rep);
 out:
+    mdae_free(rv.p);
     mdae_free(rm.memo);
     mdae_free(invs.p);
     mdae_free(wl.p);
@@ -2748,6 +3900,7 @@ static void elab_close(elab *el)
     mdae_free(el->events.p);
     mdae_free(el->classes.p);
     mdae_free(el->cur_uses.p);
+    mdae_free(el->sites.p);
     mel__arena_free(&el->tmp);
 }
 
@@ -2809,6 +3962,22 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
             !(v->prefixes & MO_P_INPUT) && !v->when_assigned && !v->clocked)
             v->unknown = n_unknowns++;
     }
+    /* issue 38: the expressions' pool (owned by the model) and the known
+     * quantities' indices */
+    if (!opt->no_expressions) {
+        priv->exprs = el.fx = fx_pool_new();
+        if (el.fx == NULL) {
+            rc = MDAE_E_NOMEM;
+            goto done;
+        }
+        for (size_t i = 0; i < el.vars.n; i++) {
+            mvar *v = VAR(&el, i);
+            if ((v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)) &&
+                (v->type == T_REAL || v->type == T_INT || v->type == T_BOOL ||
+                 v->type == T_ENUM))
+                v->known = el.n_knowns++;
+        }
+    }
     /* bindings of non-parameters are equations */
     for (const mo__comp *k = model->comps; k != NULL && !rep->stop; k = k->next) {
         if (k->binding == NULL || (k->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)))
@@ -2867,7 +4036,13 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
                 const char *nm = mdup(&el, &el.tmp, buf, strlen(buf));
                 const env *save = el.env;
                 el.env = NULL;
-                new_equation(&el, &st, nm, mel__g_true(), &a.reads);
+                /* x = the algorithm (its text), reading all it reads */
+                eq_fx fx = {NULL, NULL, el.sites.n};
+                if (el.fx != NULL) {
+                    fx.lhs = fx_var(el.fx, as[i].var, 0, as[i].where);
+                    fx.rhs = alg_opaque(&el, &a, s->where);
+                }
+                new_equation(&el, &st, nm, mel__g_true(), &a.reads, &fx);
                 el.env = save;
             }
             mdae_free(a.reads.p);

@@ -257,6 +257,14 @@ Test(mel_exprs, random_models_agree_with_their_incidences)
         snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
         every_equation_has_sides(m, what);
         check_modes(m, seed, what);
+        char *text = ref_random_model(seed, &o);
+        cr_assert_not_null(text);
+        mel_options no = {.no_expressions = true};
+        mel_model *s = NULL;
+        cr_assert_eq(mel_model_parse(text, strlen(text), &no, &s, NULL), MDAE_OK, "%s", what);
+        same_structure(m, s);
+        mel_model_free(s);
+        mdae_free(text);
         mel_model_free(m);
         checked++;
     }
