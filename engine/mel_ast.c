@@ -1,7 +1,9 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * engine/mel_ast.c -- the front-end's small shared utilities: the arena that
- * holds syntax trees and models, the error report, the symbol table, and an
+ * holds syntax trees and models, the error report, what the MEL and the
+ * Modelica front-ends share (errors once per position, the input size
+ * limit, the order of diagnostics, a new model), the symbol table, and an
  * S-expression printer for syntax trees (tests).
  *
  * See engine/mel_ast.h and engine/mel_int.h for the promises.
@@ -290,6 +292,139 @@ void mel__report_take_left_out(mel__report *r, mel_model *m)
     m->left_out = m->priv->left_out = r->lo;
     r->lo = NULL;
     r->n_lo = r->cap_lo = 0;
+}
+
+/* ---- What both front-ends share (mel_elab.c, mo_elab.c, the parsers) -------- */
+
+bool mel__seen_before(mel__report *r, int code, mdae_range where, uint32_t *seen, size_t cap,
+                      size_t *n_seen)
+{
+    if (where.start.line == 0)
+        return false;
+    for (size_t i = 0; i < *n_seen; i++) {
+        if (seen[i] == where.start.offset) {
+            r->rc = mel__rc_worse(r->rc, code);
+            return true;
+        }
+    }
+    if (*n_seen < cap)
+        seen[(*n_seen)++] = where.start.offset;
+    return false;
+}
+
+void mel__verror(mel__report *r, int code, mdae_range where, size_t cap, const char *fmt,
+                 va_list ap)
+{
+    char msg[1024];
+    MDAE_ASSERT(cap > 0 && cap <= sizeof msg);
+    vsnprintf(msg, cap, fmt, ap);
+    mel__error(r, code, where, "%s", msg);
+}
+
+size_t mel__max_instances(const mel_options *opt)
+{
+    return opt->max_instances ? opt->max_instances : MEL__DEFAULT_MAX_INSTANCES;
+}
+
+void mel__instance_limit(mel__report *r, mdae_range where, size_t max_instances,
+                         bool *limit_hit)
+{
+    if (!*limit_hit)
+        mel__error_limit(r, where, MDAE_LIMIT_INSTANCES, (double)max_instances,
+                         "model would create more than %zu instances", max_instances);
+    *limit_hit = true;
+    r->stop = true;
+}
+
+size_t mel__max_depth(size_t asked)
+{
+    size_t depth = asked ? asked : MEL__DEFAULT_MAX_DEPTH;
+    return depth > MEL__DEPTH_CAP ? MEL__DEPTH_CAP : depth;
+}
+
+/* MDAE_OK when len fits opt->max_input_bytes (or the default); else
+ * MDAE_E_LIMIT, with the unlocated limit diagnostic appended to diags. */
+static int check_input_size(const mel_options *opt, size_t len, mdae_diags *diags)
+{
+    size_t max_input = opt->max_input_bytes ? opt->max_input_bytes : MEL__DEFAULT_MAX_INPUT;
+    if (max_input > UINT32_MAX - 1)
+        max_input = UINT32_MAX - 1; /* positions are 32-bit */
+    if (len <= max_input)
+        return MDAE_OK;
+    if (diags != NULL)
+        (void)mdae_diags_add_limit(diags, (mdae_range){{0, 0, 0}, {0, 0, 0}},
+                                   MDAE_LIMIT_INPUT_BYTES, (double)max_input,
+                                   "input larger than %zu bytes", max_input);
+    return MDAE_E_LIMIT;
+}
+
+/* Sort key of a diagnostic: unlocated errors (the -D ones) first, then by
+ * position; the unlocated "too many errors" note stays last. */
+static uint64_t diag_key(const mdae_diag *d)
+{
+    if (d->where.start.line == 0)
+        return d->severity == MDAE_SEV_NOTE ? UINT64_MAX : 0;
+    return 1 + (uint64_t)d->where.start.offset;
+}
+
+/* Put the diagnostics appended from index `first` in source order. */
+static void sort_diags(mdae_diags *diags, size_t first)
+{
+    if (diags == NULL)
+        return;
+    /* Stable insertion sort: there are at most max_errors + 1 of them. */
+    for (size_t i = first + 1; i < diags->count; i++) {
+        mdae_diag d = diags->items[i];
+        size_t j = i;
+        while (j > first && diag_key(&diags->items[j - 1]) > diag_key(&d)) {
+            diags->items[j] = diags->items[j - 1];
+            j--;
+        }
+        diags->items[j] = d;
+    }
+}
+
+mel_model *mel__model_new(void)
+{
+    mel_model *m = mdae_calloc(1, sizeof *m);
+    struct mel_model_priv *priv = mdae_calloc(1, sizeof *priv);
+    if (m == NULL || priv == NULL) {
+        mdae_free(m);
+        mdae_free(priv);
+        return NULL;
+    }
+    m->priv = priv;
+    mel__arena_init(&priv->arena);
+    return m;
+}
+
+int mel__front_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
+                     mdae_diags *diags, mel__front front)
+{
+    static const mel_options defaults;
+    if (out == NULL || (text == NULL && len > 0))
+        return MDAE_E_INVAL;
+    if (opt == NULL)
+        opt = &defaults;
+    if (check_input_size(opt, len, diags) != MDAE_OK)
+        return MDAE_E_LIMIT;
+    size_t first = diags ? diags->count : 0;
+    mel__report rep;
+    mel__report_init(&rep, diags, opt->max_errors);
+    rep.recover = opt->recover;
+    rep.src = text;
+    mel__arena ast;
+    mel__arena_init(&ast);
+    mel_model *m = NULL;
+    int rc = front(text ? text : "", len, opt, &rep, &ast, &m);
+    if (rc == MDAE_OK) {
+        mel__report_take_left_out(&rep, m);
+        *out = m;
+    }
+    mel__report_close(&rep);
+    mel__arena_free(&ast);
+    sort_diags(diags, first);
+    return rc;
 }
 
 /* ---- Symbol table ----------------------------------------------------------- */

@@ -411,31 +411,18 @@ static void err(elab *el, mdae_range where, const char *fmt, ...)
 {
     if (el->quiet)
         return;
-    if (where.start.line != 0) {
-        for (size_t i = 0; i < el->n_seen; i++) {
-            if (el->seen[i] == where.start.offset) {
-                el->rep->rc = mel__rc_worse(el->rep->rc, MDAE_E_MODEL);
-                return;
-            }
-        }
-        if (el->n_seen < sizeof el->seen / sizeof *el->seen)
-            el->seen[el->n_seen++] = where.start.offset;
-    }
-    char msg[NAME_BUF + 256];
+    if (mel__seen_before(el->rep, MDAE_E_MODEL, where, el->seen,
+                         sizeof el->seen / sizeof *el->seen, &el->n_seen))
+        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    mel__verror(el->rep, MDAE_E_MODEL, where, NAME_BUF + 256, fmt, ap);
     va_end(ap);
-    mel__error(el->rep, MDAE_E_MODEL, where, "%s", msg);
 }
 
 static void limit(elab *el, mdae_range where)
 {
-    if (!el->limit_hit)
-        mel__error_limit(el->rep, where, MDAE_LIMIT_INSTANCES, (double)el->max_instances,
-                         "model would create more than %zu instances", el->max_instances);
-    el->limit_hit = true;
-    el->rep->stop = true;
+    mel__instance_limit(el->rep, where, el->max_instances, &el->limit_hit);
 }
 
 static bool count_object(elab *el, mdae_range where)
@@ -2631,20 +2618,16 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     memset(&el, 0, sizeof el);
     el.rep = rep;
     el.opt = opt;
-    el.max_instances = opt->max_instances ? opt->max_instances : MEL__DEFAULT_MAX_INSTANCES;
+    el.max_instances = mel__max_instances(opt);
     el.max_seq = (uint64_t)el.max_instances * 16;
     el.max_work = (uint64_t)el.max_instances * 64;
     mel__arena_init(&el.tmp);
-    mel_model *m = mdae_calloc(1, sizeof *m);
-    struct mel_model_priv *priv = mdae_calloc(1, sizeof *priv);
-    if (m == NULL || priv == NULL) {
-        mdae_free(m);
-        mdae_free(priv);
+    mel_model *m = mel__model_new();
+    if (m == NULL) {
         mel__nomem(rep);
         return MDAE_E_NOMEM;
     }
-    m->priv = priv;
-    mel__arena_init(&priv->arena);
+    struct mel_model_priv *priv = m->priv;
     el.priv = priv;
     el.ma = &priv->arena;
     mel__gf_init(&el.gf, el.ma);
@@ -2712,33 +2695,6 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     return MDAE_OK;
 }
 
-/* Sort key of a diagnostic: unlocated errors (the -D ones) first, then by
- * position; the unlocated "too many errors" note stays last. */
-static uint64_t diag_key(const mdae_diag *d)
-{
-    if (d->where.start.line == 0)
-        return d->severity == MDAE_SEV_NOTE ? UINT64_MAX : 0;
-    return 1 + (uint64_t)d->where.start.offset;
-}
-
-/* Pass 1 reports before pass 2, so a run's messages come out of order: put
- * the ones this call appended (from index `first`) in source order. Stable
- * insertion sort: there are at most max_errors + 1 of them. */
-static void sort_diags(mdae_diags *diags, size_t first)
-{
-    if (diags == NULL)
-        return;
-    for (size_t i = first + 1; i < diags->count; i++) {
-        mdae_diag d = diags->items[i];
-        size_t j = i;
-        while (j > first && diag_key(&diags->items[j - 1]) > diag_key(&d)) {
-            diags->items[j] = diags->items[j - 1];
-            j--;
-        }
-        diags->items[j] = d;
-    }
-}
-
 /* What mel.h promises of an elaborated model (issue 12): per equation,
  * incidences sorted by variable index, one per variable, each with at least
  * one case, cases by strictly decreasing order within 0..MEL_MAX_ORDER; and
@@ -2763,46 +2719,26 @@ static void check_model(const mel_model *m)
     MDAE_ASSERT(edges == m->n_edges);
 }
 
+/* mel_model_parse's own steps (mel__front_parse): parse, recover, elaborate. */
+static int parse_and_elaborate(const char *text, size_t len, const mel_options *opt,
+                               mel__report *rep, mel__arena *ast, mel_model **out)
+{
+    mel__stmt *prog = NULL;
+    int rc = mel__parse(text, len, opt->max_depth, ast, rep, &prog);
+    if (rc == MDAE_E_PARSE && rep->recover && !rep->stop)
+        rc = rep->rc = MDAE_OK; /* elaborate the rest (mel.h, "Recovery") */
+    if (rc != MDAE_OK)
+        return rc;
+    rc = elaborate(prog, opt, rep, out);
+    if (rc == MDAE_OK)
+        check_model(*out);
+    return rc;
+}
+
 int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
                     mdae_diags *diags)
 {
-    static const mel_options defaults;
-    if (out == NULL || (text == NULL && len > 0))
+    if (opt != NULL && opt->n_defines > 0 && opt->defines == NULL)
         return MDAE_E_INVAL;
-    if (opt == NULL)
-        opt = &defaults;
-    if (opt->n_defines > 0 && opt->defines == NULL)
-        return MDAE_E_INVAL;
-    size_t max_input = opt->max_input_bytes ? opt->max_input_bytes : MEL__DEFAULT_MAX_INPUT;
-    if (max_input > UINT32_MAX - 1)
-        max_input = UINT32_MAX - 1; /* positions are 32-bit */
-    if (len > max_input) {
-        if (diags != NULL)
-            (void)mdae_diags_add_limit(diags, no_range, MDAE_LIMIT_INPUT_BYTES, (double)max_input,
-                                       "input larger than %zu bytes", max_input);
-        return MDAE_E_LIMIT;
-    }
-    size_t first_diag = diags ? diags->count : 0;
-    mel__report rep;
-    mel__report_init(&rep, diags, opt->max_errors);
-    rep.recover = opt->recover;
-    mel__arena ast;
-    mel__arena_init(&ast);
-    mel__stmt *prog = NULL;
-    int rc = mel__parse(text ? text : "", len, opt->max_depth, &ast, &rep, &prog);
-    if (rc == MDAE_E_PARSE && rep.recover && !rep.stop)
-        rc = rep.rc = MDAE_OK; /* elaborate the rest (mel.h, "Recovery") */
-    if (rc == MDAE_OK) {
-        mel_model *m = NULL;
-        rc = elaborate(prog, opt, &rep, &m);
-        if (rc == MDAE_OK) {
-            check_model(m);
-            mel__report_take_left_out(&rep, m);
-            *out = m;
-        }
-    }
-    mel__report_close(&rep);
-    mel__arena_free(&ast);
-    sort_diags(diags, first_diag);
-    return rc;
+    return mel__front_parse(text, len, opt, out, diags, parse_and_elaborate);
 }

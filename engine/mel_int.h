@@ -4,10 +4,11 @@
  * (mel_lex.c, mel_parse.c, mel_ast.c, mel_elab.c, mel_guard.c) and its
  * tests; not part of the public interface (engine/mel.h).
  *
- * Pipeline: mel_model_parse (mel_elab.c) checks the input size, runs
- * mel__parse (lexer + recursive-descent parser into a mel__stmt list in a
- * scratch arena), then elaborates the tree into a mel_model whose guards are
- * hash-consed by mel_guard.c.
+ * Pipeline: mel_model_parse (mel_elab.c) hands its own steps to
+ * mel__front_parse (mel_ast.c, shared with mo_model_parse), which checks the
+ * input size; they run mel__parse (lexer + recursive-descent parser into a
+ * mel__stmt list in a scratch arena), then elaborate the tree into a
+ * mel_model whose guards are hash-consed by mel_guard.c.
  *
  * Errors: every stage reports through one mel__report, which counts errors,
  * remembers the most serious return code and tells the stages to stop once
@@ -25,6 +26,7 @@
 #ifndef MEL_INT_H
 #define MEL_INT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +93,49 @@ void mel__error_limit(mel__report *r, mdae_range where, int id, double value, co
 void mel__nomem(mel__report *r);
 /* Combine two return codes, keeping the more serious. */
 int mel__rc_worse(int a, int b);
+
+/* ---- What both front-ends share (mel_ast.c) -------------------------------
+ * The MEL (mel_parse.c, mel_elab.c) and Modelica (mo_parse.c, mo_elab.c)
+ * front-ends build the same mel_model; these are the steps they take alike. */
+/* True when a located error at `where` was reported before, as remembered in
+ * seen[0 .. *n_seen) (room for cap offsets): then only its code is counted
+ * into r->rc. Else the position is remembered (while there is room) and the
+ * caller reports it: an error in a loop body is reported once, not once per
+ * iteration using up max_errors. Unlocated errors are never "seen". */
+bool mel__seen_before(mel__report *r, int code, mdae_range where, uint32_t *seen, size_t cap,
+                      size_t *n_seen);
+/* mel__error with the message formatted from fmt and ap, cut to cap - 1
+ * bytes (0 < cap <= 1024). */
+void mel__verror(mel__report *r, int code, mdae_range where, size_t cap, const char *fmt,
+                 va_list ap);
+/* The elaborators' instance limit: opt->max_instances, or
+ * MEL__DEFAULT_MAX_INSTANCES when 0. */
+size_t mel__max_instances(const mel_options *opt);
+/* The instance limit is reached at `where`: the limit error (MDAE_E_LIMIT,
+ * "model would create more than N instances") is reported once, the first
+ * time (*limit_hit false, then set), and the report stops. */
+void mel__instance_limit(mel__report *r, mdae_range where, size_t max_instances,
+                         bool *limit_hit);
+/* The parsers' nesting limit: `asked`, or MEL__DEFAULT_MAX_DEPTH when 0,
+ * clamped to MEL__DEPTH_CAP. */
+size_t mel__max_depth(size_t asked);
+/* A new empty model with its private part and its arena (owned:
+ * mel_model_free), or NULL, nothing allocated, when out of memory. */
+mel_model *mel__model_new(void);
+/* A language's steps from text to model: parse into `ast` (a scratch arena,
+ * freed by the caller), decide whether to go on after syntax errors (mel.h,
+ * "Recovery"), elaborate into *out (set only on MDAE_OK). */
+typedef int (*mel__front)(const char *text, size_t len, const mel_options *opt,
+                          mel__report *rep, mel__arena *ast, mel_model **out);
+/* What mel_model_parse and mo_model_parse promise (mel.h, mo.h) around
+ * `front`: arguments checked (MDAE_E_INVAL), opt NULL for the defaults, the
+ * input size limit, one report (max_errors, recover, the text), the left-out
+ * list handed to the model, and the diagnostics appended put in source order
+ * (elaboration reports after parsing): unlocated errors (the -D ones) first,
+ * the unlocated "too many errors" note last. text is "" when NULL (then len
+ * is 0). */
+int mel__front_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
+                     mdae_diags *diags, mel__front front);
 
 /* ---- Lexer ---------------------------------------------------------------- */
 typedef enum mel__tok {
@@ -321,7 +366,12 @@ void mel__outb_ref(mel__outb *b, const char *name, size_t name_len, mdae_range w
 /* Resolve the references and hand the outline over (*out), or free
  * everything and return the sticky code. */
 int mel__outb_finish(mel__outb *b, mel_outline **out);
-/* The Modelica walk (mo_outline.c): symbols and references of text. */
-int mo__outline(const char *text, size_t len, size_t max_depth, mel__outb *b);
+/* The Modelica walk (mo_outline.c): the symbols and references of text's
+ * intact classes, elements and equations (syntax errors leave out only
+ * theirs: issue 36 item 2) added to b; the tree parsed into `ast` with the
+ * report `rep` (both set up and closed by mel_outline_parse, as for the MEL
+ * walk). MDAE_OK, or the parse's code other than MDAE_E_PARSE. */
+int mo__outline(const char *text, size_t len, size_t max_depth, mel__report *rep,
+                mel__arena *ast, mel__outb *b);
 
 #endif /* MEL_INT_H */

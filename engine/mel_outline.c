@@ -389,6 +389,19 @@ static void walk_stmts(mel_walk *w, const mel__stmt *s, long parent, size_t dept
         walk_stmt(w, s, parent, depth);
 }
 
+/* The MEL walk, as mo__outline (mel_int.h) is Modelica's. */
+static int walk_mel(const char *text, size_t len, size_t max_depth, mel__report *rep,
+                    mel__arena *ast, mel__outb *b)
+{
+    mel__stmt *prog = NULL;
+    int rc = mel__parse(text, len, max_depth, ast, rep, &prog);
+    if (rc != MDAE_OK && rc != MDAE_E_PARSE)
+        return rc;
+    mel_walk w = {b, text, len};
+    walk_stmts(&w, prog, -1, 0);
+    return MDAE_OK;
+}
+
 int mel_outline_parse(const char *text, size_t len, bool modelica, size_t max_depth,
                       mel_outline **out)
 {
@@ -401,28 +414,17 @@ int mel_outline_parse(const char *text, size_t len, bool modelica, size_t max_de
         b.rc = MDAE_E_LIMIT;
         return mel__outb_finish(&b, out);
     }
-    if (modelica) {
-        int rc = mo__outline(text, len, max_depth, &b);
-        if (rc < 0 && b.rc == MDAE_OK)
-            b.rc = rc;
-        return mel__outb_finish(&b, out);
-    }
     /* Syntax errors leave out their statements (mel.h, "Recovery"): the
      * outline is that of the intact ones (issue 36 item 2). */
     mel__report rep;
     mel__report_init(&rep, NULL, 0);
     mel__arena ast;
     mel__arena_init(&ast);
-    mel__stmt *prog = NULL;
-    int rc = mel__parse(text ? text : "", len, max_depth, &ast, &rep, &prog);
-    if (rc == MDAE_E_PARSE)
-        rc = MDAE_OK;
-    if (rc == MDAE_OK) {
-        mel_walk w = {&b, text, len};
-        walk_stmts(&w, prog, -1, 0);
-    } else if (b.rc == MDAE_OK) {
+    int rc = (modelica ? mo__outline : walk_mel)(text ? text : "", len, max_depth, &rep, &ast,
+                                                 &b);
+    if (rc != MDAE_OK && b.rc == MDAE_OK)
         b.rc = rc;
-    }
+    mel__report_close(&rep);
     rc = mel__outb_finish(&b, out); /* before the arena goes: names are copied anyway */
     mel__arena_free(&ast);
     return rc;

@@ -79,12 +79,10 @@ static void syntax_error_at(parser *p, mdae_range where, const char *fmt, ...)
     if (p->panic || p->fatal)
         return;
     p->panic = true;
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    mel__verror(p->rep, MDAE_E_PARSE, where, 256, fmt, ap);
     va_end(ap);
-    mel__error(p->rep, MDAE_E_PARSE, where, "%s", msg);
 }
 
 /* "expected X, found Y" at the current token. */
@@ -1132,9 +1130,7 @@ int mel__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
     memset(&p, 0, sizeof p);
     p.arena = arena;
     p.rep = rep;
-    p.max_depth = max_depth ? max_depth : MEL__DEFAULT_MAX_DEPTH;
-    if (p.max_depth > MEL__DEPTH_CAP)
-        p.max_depth = MEL__DEPTH_CAP;
+    p.max_depth = mel__max_depth(max_depth);
     pvec poison = {0};
     p.poison = &poison;
     mel__lex_init(&p.lx, src, len, rep);

@@ -243,33 +243,20 @@ static void err(elab *el, int code, mdae_range where, const char *fmt, ...) MDAE
 /* One error per source position (a loop body would repeat it). */
 static void err(elab *el, int code, mdae_range where, const char *fmt, ...)
 {
-    if (where.start.line != 0) {
-        for (size_t i = 0; i < el->n_seen; i++) {
-            if (el->seen[i] == where.start.offset) {
-                el->rep->rc = mel__rc_worse(el->rep->rc, code);
-                return;
-            }
-        }
-        if (el->n_seen < sizeof el->seen / sizeof *el->seen)
-            el->seen[el->n_seen++] = where.start.offset;
-    }
-    char msg[1024];
+    if (mel__seen_before(el->rep, code, where, el->seen, sizeof el->seen / sizeof *el->seen,
+                         &el->n_seen))
+        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    mel__verror(el->rep, code, where, 1024, fmt, ap);
     va_end(ap);
-    mel__error(el->rep, code, where, "%s", msg);
 }
 
 static bool charge(elab *el, size_t n, mdae_range where)
 {
     el->instances += n;
     if (el->instances > el->max_instances) {
-        if (!el->limit_hit)
-            mel__error_limit(el->rep, where, MDAE_LIMIT_INSTANCES, (double)el->max_instances,
-                             "model would create more than %zu instances", el->max_instances);
-        el->limit_hit = true;
-        el->rep->stop = true;
+        mel__instance_limit(el->rep, where, el->max_instances, &el->limit_hit);
         return false;
     }
     return true;
@@ -3980,18 +3967,14 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
     el.rep = rep;
     el.opt = opt;
     el.cur_when = -1;
-    el.max_instances = opt->max_instances ? opt->max_instances : MEL__DEFAULT_MAX_INSTANCES;
+    el.max_instances = mel__max_instances(opt);
     mel__arena_init(&el.tmp);
-    mel_model *m = mdae_calloc(1, sizeof *m);
-    struct mel_model_priv *priv = mdae_calloc(1, sizeof *priv);
-    if (m == NULL || priv == NULL) {
-        mdae_free(m);
-        mdae_free(priv);
+    mel_model *m = mel__model_new();
+    if (m == NULL) {
         elab_close(&el);
         return MDAE_E_NOMEM;
     }
-    m->priv = priv;
-    mel__arena_init(&priv->arena);
+    struct mel_model_priv *priv = m->priv;
     el.priv = priv;
     el.ma = &priv->arena;
     mel__gf_init(&el.gf, el.ma);
@@ -4145,70 +4128,26 @@ done:
     return MDAE_OK;
 }
 
-static uint64_t diag_key(const mdae_diag *d)
+/* mo_model_parse's own steps (mel__front_parse): parse, recover, elaborate. */
+static int parse_and_elaborate(const char *text, size_t len, const mel_options *opt,
+                               mel__report *rep, mel__arena *ast, mel_model **out)
 {
-    if (d->where.start.line == 0)
-        return d->severity == MDAE_SEV_NOTE ? UINT64_MAX : 0;
-    return 1 + (uint64_t)d->where.start.offset;
-}
-
-static void sort_diags(mdae_diags *diags, size_t first)
-{
-    if (diags == NULL)
-        return;
-    for (size_t i = first + 1; i < diags->count; i++) {
-        mdae_diag d = diags->items[i];
-        size_t j = i;
-        while (j > first && diag_key(&diags->items[j - 1]) > diag_key(&d)) {
-            diags->items[j] = diags->items[j - 1];
-            j--;
-        }
-        diags->items[j] = d;
-    }
+    mo__class *top = NULL;
+    int rc = mo__parse(text, len, opt->max_depth, ast, rep, &top);
+    if (rc == MDAE_E_PARSE && rep->recover && !rep->stop && top != NULL)
+        rc = rep->rc = MDAE_OK; /* elaborate what parsed (mel.h, "Recovery") */
+    if (rc != MDAE_OK)
+        return rc;
+    rc = elaborate(top, opt, rep, out);
+    if (rc == MDAE_OK)
+        (*out)->modelica = true;
+    return rc;
 }
 
 int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
                    mdae_diags *diags)
 {
-    static const mel_options defaults;
-    if (out == NULL || (text == NULL && len > 0))
-        return MDAE_E_INVAL;
-    if (opt == NULL)
-        opt = &defaults;
-    size_t max_input = opt->max_input_bytes ? opt->max_input_bytes : MEL__DEFAULT_MAX_INPUT;
-    if (max_input > UINT32_MAX - 1)
-        max_input = UINT32_MAX - 1;
-    if (len > max_input) {
-        if (diags != NULL)
-            (void)mdae_diags_add_limit(diags, (mdae_range){{0, 0, 0}, {0, 0, 0}},
-                                       MDAE_LIMIT_INPUT_BYTES, (double)max_input,
-                                       "input larger than %zu bytes", max_input);
-        return MDAE_E_LIMIT;
-    }
-    size_t first = diags ? diags->count : 0;
-    mel__report rep;
-    mel__report_init(&rep, diags, opt->max_errors);
-    rep.recover = opt->recover;
-    rep.src = text;
-    mel__arena ast;
-    mel__arena_init(&ast);
-    mo__class *top = NULL;
-    int rc = mo__parse(text ? text : "", len, opt->max_depth, &ast, &rep, &top);
-    if (rc == MDAE_E_PARSE && rep.recover && !rep.stop && top != NULL)
-        rc = rep.rc = MDAE_OK; /* elaborate what parsed (mel.h, "Recovery") */
-    if (rc == MDAE_OK) {
-        mel_model *m = NULL;
-        rc = elaborate(top, opt, &rep, &m);
-        if (rc == MDAE_OK) {
-            mel__report_take_left_out(&rep, m);
-            m->modelica = true;
-            *out = m;
-        }
-    }
-    mel__report_close(&rep);
-    mel__arena_free(&ast);
-    sort_diags(diags, first);
-    return rc;
+    return mel__front_parse(text, len, opt, out, diags, parse_and_elaborate);
 }
 
 bool mo_is_modelica(const char *text, size_t len, const char *filename)

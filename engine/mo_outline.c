@@ -244,23 +244,15 @@ static void walk_class(mo_walk *w, const mo__class *cl, long parent)
     w->scope = outer;
 }
 
-int mo__outline(const char *text, size_t len, size_t max_depth, mel__outb *b)
+int mo__outline(const char *text, size_t len, size_t max_depth, mel__report *rep,
+                mel__arena *ast, mel__outb *b)
 {
-    /* The classes, elements and equations that parse, around syntax errors
-     * (issue 36 item 2) */
-    mel__report rep;
-    mel__report_init(&rep, NULL, 0);
-    mel__arena ast;
-    mel__arena_init(&ast);
     mo__class *top = NULL;
-    int rc = mo__parse(text ? text : "", len, max_depth, &ast, &rep, &top);
-    if (rc == MDAE_E_PARSE)
-        rc = MDAE_OK;
-    if (rc == MDAE_OK) {
-        mo_walk w = {b, 0, 0};
-        for (const mo__class *cl = top; cl != NULL && b->rc == MDAE_OK; cl = cl->next)
-            walk_class(&w, cl, -1);
-    }
-    mel__arena_free(&ast);
-    return rc;
+    int rc = mo__parse(text, len, max_depth, ast, rep, &top);
+    if (rc != MDAE_OK && rc != MDAE_E_PARSE)
+        return rc;
+    mo_walk w = {b, 0, 0};
+    for (const mo__class *cl = top; cl != NULL && b->rc == MDAE_OK; cl = cl->next)
+        walk_class(&w, cl, -1);
+    return MDAE_OK;
 }

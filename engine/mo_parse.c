@@ -262,28 +262,82 @@ static void finish(parser *p, mo__expr *e)
         e->where.end = p->prev_end_pos;
 }
 
+/* An operator node of `kind` from s to here: op applied to a, or to a and b
+ * when b is not NULL. NULL when out of memory. */
+static mo__expr *new_op(parser *p, mo__ek kind, mdae_pos s, uint8_t op, mo__expr *a,
+                        mo__expr *b)
+{
+    uint32_t n = b != NULL ? 2 : 1;
+    mo__expr *e = new_expr(p, kind, s);
+    mo__expr **k = alloc(p, n * sizeof *k);
+    if (e == NULL || k == NULL)
+        return NULL;
+    k[0] = a;
+    if (b != NULL)
+        k[1] = b;
+    e->op = op;
+    e->n_kids = n;
+    e->kids = k;
+    return e;
+}
+
+/* elem {, elem}, each element pushed onto l as it parses; false on an
+ * error (l is the caller's to free either way). */
+static bool comma_list(parser *p, plist *l, mo__expr *(*elem)(parser *))
+{
+    do {
+        mo__expr *x = elem(p);
+        if (x == NULL || !plist_push(p, l, x))
+            return false;
+    } while (accept(p, MO_T_COMMA));
+    return true;
+}
+
+/* A node of `kind` from s to here whose kids are l's (l consumed). NULL
+ * when out of memory. */
+static mo__expr *list_node(parser *p, mo__ek kind, mdae_pos s, plist *l)
+{
+    mo__expr *e = new_expr(p, kind, s);
+    if (e == NULL) {
+        mdae_free(l->v);
+        return NULL;
+    }
+    e->n_kids = (uint32_t)l->n;
+    e->kids = (mo__expr **)plist_done(p, l);
+    return e;
+}
+
+/* Give up a list being parsed inside a nesting level: l freed, the level
+ * left. NULL. */
+static mo__expr *drop_list(parser *p, plist *l)
+{
+    mdae_free(l->v);
+    l->v = NULL;
+    leave(p);
+    return NULL;
+}
+
+/* subscript: ':' or an expression (in which `end` is one). */
+static mo__expr *subscript(parser *p)
+{
+    if (at(p, MO_T_COLON)) {
+        mo__expr *s = new_expr(p, MO_E_COLON, p->cur.where.start);
+        next(p);
+        finish(p, s);
+        return s;
+    }
+    p->in_subs++;
+    mo__expr *s = expression(p);
+    p->in_subs--;
+    return s;
+}
+
 /* array_subscripts: [ subscript {, subscript} ] ; cur is '['. */
 static bool subscripts(parser *p, uint32_t *n, mo__expr ***out)
 {
     plist l = {0};
     next(p);
-    do {
-        mo__expr *s;
-        if (at(p, MO_T_COLON)) {
-            s = new_expr(p, MO_E_COLON, p->cur.where.start);
-            next(p);
-            finish(p, s);
-        } else {
-            p->in_subs++;
-            s = expression(p);
-            p->in_subs--;
-        }
-        if (s == NULL || !plist_push(p, &l, s)) {
-            mdae_free(l.v);
-            return false;
-        }
-    } while (accept(p, MO_T_COMMA));
-    if (!expect(p, MO_T_RBRACK)) {
+    if (!comma_list(p, &l, subscript) || !expect(p, MO_T_RBRACK)) {
         mdae_free(l.v);
         return false;
     }
@@ -447,6 +501,110 @@ fail:
 
 static mo__expr *factor(parser *p);
 
+/* Past an opening bracket, one nesting level in; false at the limit. */
+static bool open_bracket(parser *p)
+{
+    next(p);
+    return enter(p);
+}
+
+/* ( expression ) or a tuple ( [expression] {, [expression]} ); cur is '('.
+ * ( expression ) is the expression itself, whose range primary() then
+ * keeps as parenthesised, so that messages point at it. */
+static mo__expr *paren_or_tuple(parser *p, mdae_pos s)
+{
+    if (!open_bracket(p))
+        return NULL;
+    plist l = {0};
+    bool tuple = false;
+    for (;;) {
+        mo__expr *k = NULL;
+        if (!at(p, MO_T_COMMA) && !at(p, MO_T_RPAREN)) {
+            k = expression(p);
+            if (k == NULL)
+                return drop_list(p, &l);
+        } else {
+            tuple = true;
+        }
+        if (!plist_push(p, &l, k))
+            return drop_list(p, &l);
+        if (!accept(p, MO_T_COMMA))
+            break;
+        tuple = true;
+    }
+    leave(p);
+    if (!expect(p, MO_T_RPAREN)) {
+        mdae_free(l.v);
+        return NULL;
+    }
+    if (!tuple && l.n == 1) {
+        mo__expr *e = l.v[0];
+        mdae_free(l.v);
+        return e;
+    }
+    return list_node(p, MO_E_TUPLE, s, &l);
+}
+
+/* { [expression {, expression} [,]] } or { expression for for_indices };
+ * cur is '{'. */
+static mo__expr *array_ctor(parser *p, mdae_pos s)
+{
+    if (!open_bracket(p))
+        return NULL;
+    mo__expr *e = new_expr(p, MO_E_ARRAY, s);
+    if (e == NULL)
+        return NULL;
+    plist l = {0};
+    while (!at(p, MO_T_RBRACE)) {
+        mo__expr *k = expression(p);
+        if (k == NULL || !plist_push(p, &l, k))
+            return drop_list(p, &l);
+        if (l.n == 1 && at(p, MO_T_FOR)) {
+            next(p);
+            if (!for_indices(p, &e->n_iters, &e->iters))
+                return drop_list(p, &l);
+            break;
+        }
+        if (!accept(p, MO_T_COMMA))
+            break;
+    }
+    leave(p);
+    e->n_kids = (uint32_t)l.n;
+    e->kids = (mo__expr **)plist_done(p, &l);
+    return expect(p, MO_T_RBRACE) ? e : NULL;
+}
+
+/* A row of a matrix: expression {, expression}, as an array. */
+static mo__expr *matrix_row(parser *p)
+{
+    mdae_pos s = p->cur.where.start;
+    plist l = {0};
+    if (!comma_list(p, &l, expression)) {
+        mdae_free(l.v);
+        return NULL;
+    }
+    return list_node(p, MO_E_ARRAY, s, &l);
+}
+
+/* [ row {; row} ]; cur is '['. */
+static mo__expr *matrix(parser *p, mdae_pos s)
+{
+    if (!open_bracket(p))
+        return NULL;
+    plist rows = {0};
+    do {
+        mo__expr *row = matrix_row(p);
+        if (row == NULL || !plist_push(p, &rows, row))
+            return drop_list(p, &rows);
+    } while (accept(p, MO_T_SEMI));
+    leave(p);
+    if (!expect(p, MO_T_RBRACK)) {
+        mdae_free(rows.v);
+        return NULL;
+    }
+    return list_node(p, MO_E_MATRIX, s, &rows);
+}
+
 /* A call of `name` (one part, no arguments yet) starting at s. */
 static mo__expr *new_call(parser *p, mdae_pos s, const char *name)
 {
@@ -547,129 +705,15 @@ static mo__expr *primary(parser *p)
         }
         break;
     }
-    case MO_T_LPAREN: {
-        next(p);
-        if (!enter(p))
-            return NULL;
-        plist l = {0};
-        bool tuple = false;
-        for (;;) {
-            mo__expr *k = NULL;
-            if (!at(p, MO_T_COMMA) && !at(p, MO_T_RPAREN)) {
-                k = expression(p);
-                if (k == NULL) {
-                    mdae_free(l.v);
-                    leave(p);
-                    return NULL;
-                }
-            } else {
-                tuple = true;
-            }
-            if (!plist_push(p, &l, k)) {
-                mdae_free(l.v);
-                leave(p);
-                return NULL;
-            }
-            if (!accept(p, MO_T_COMMA))
-                break;
-            tuple = true;
-        }
-        leave(p);
-        if (!expect(p, MO_T_RPAREN)) {
-            mdae_free(l.v);
-            return NULL;
-        }
-        if (!tuple && l.n == 1) {
-            e = l.v[0];
-            mdae_free(l.v);
-            /* keep the parenthesised range so that messages point at it */
-            break;
-        }
-        e = new_expr(p, MO_E_TUPLE, s);
-        if (e == NULL) {
-            mdae_free(l.v);
-            return NULL;
-        }
-        e->n_kids = (uint32_t)l.n;
-        e->kids = (mo__expr **)plist_done(p, &l);
+    case MO_T_LPAREN:
+        e = paren_or_tuple(p, s);
         break;
-    }
-    case MO_T_LBRACE: {
-        next(p);
-        if (!enter(p))
-            return NULL;
-        e = new_expr(p, MO_E_ARRAY, s);
-        if (e == NULL)
-            return NULL;
-        plist l = {0};
-        while (!at(p, MO_T_RBRACE)) {
-            mo__expr *k = expression(p);
-            if (k == NULL || !plist_push(p, &l, k)) {
-                mdae_free(l.v);
-                leave(p);
-                return NULL;
-            }
-            if (l.n == 1 && at(p, MO_T_FOR)) {
-                next(p);
-                if (!for_indices(p, &e->n_iters, &e->iters)) {
-                    mdae_free(l.v);
-                    leave(p);
-                    return NULL;
-                }
-                break;
-            }
-            if (!accept(p, MO_T_COMMA))
-                break;
-        }
-        leave(p);
-        e->n_kids = (uint32_t)l.n;
-        e->kids = (mo__expr **)plist_done(p, &l);
-        if (!expect(p, MO_T_RBRACE))
-            return NULL;
+    case MO_T_LBRACE:
+        e = array_ctor(p, s);
         break;
-    }
-    case MO_T_LBRACK: {
-        next(p);
-        if (!enter(p))
-            return NULL;
-        e = new_expr(p, MO_E_MATRIX, s);
-        if (e == NULL)
-            return NULL;
-        plist rows = {0};
-        for (;;) {
-            mo__expr *row = new_expr(p, MO_E_ARRAY, p->cur.where.start);
-            plist l = {0};
-            if (row == NULL) {
-                mdae_free(rows.v);
-                return NULL;
-            }
-            do {
-                mo__expr *k = expression(p);
-                if (k == NULL || !plist_push(p, &l, k)) {
-                    mdae_free(l.v);
-                    mdae_free(rows.v);
-                    leave(p);
-                    return NULL;
-                }
-            } while (accept(p, MO_T_COMMA));
-            row->n_kids = (uint32_t)l.n;
-            row->kids = (mo__expr **)plist_done(p, &l);
-            finish(p, row);
-            if (!plist_push(p, &rows, row)) {
-                mdae_free(rows.v);
-                leave(p);
-                return NULL;
-            }
-            if (!accept(p, MO_T_SEMI))
-                break;
-        }
-        leave(p);
-        e->n_kids = (uint32_t)rows.n;
-        e->kids = (mo__expr **)plist_done(p, &rows);
-        if (!expect(p, MO_T_RBRACK))
-            return NULL;
+    case MO_T_LBRACK:
+        e = matrix(p, s);
         break;
-    }
     case MO_T_MINUS:
     case MO_T_PLUS: {
         /* `a * -b`: not in the Modelica 3.6 grammar, but OpenModelica's
@@ -682,14 +726,9 @@ static mo__expr *primary(parser *p)
         leave(p);
         if (a == NULL)
             return NULL;
-        e = new_expr(p, MO_E_UN, s);
-        mo__expr **k = alloc(p, sizeof *k);
-        if (e == NULL || k == NULL)
+        e = new_op(p, MO_E_UN, s, op, a, NULL);
+        if (e == NULL)
             return NULL;
-        e->op = op;
-        e->n_kids = 1;
-        k[0] = a;
-        e->kids = k;
         break;
     }
     default:
@@ -770,16 +809,7 @@ static mo__expr *factor(parser *p)
         mo__expr *b = primary(p);
         if (b == NULL)
             return NULL;
-        mo__expr *e = new_expr(p, MO_E_BIN, s);
-        mo__expr **k = alloc(p, 2 * sizeof *k);
-        if (e == NULL || k == NULL)
-            return NULL;
-        k[0] = a;
-        k[1] = b;
-        e->op = op;
-        e->n_kids = 2;
-        e->kids = k;
-        return e;
+        return new_op(p, MO_E_BIN, s, op, a, b);
     }
     return a;
 }
@@ -845,15 +875,8 @@ static mo__expr *arith(parser *p)
         mo__expr *a = term(p);
         if (a == NULL)
             return NULL;
-        mo__expr *u = new_expr(p, MO_E_UN, s);
-        mo__expr **k = alloc(p, sizeof *k);
-        if (u == NULL || k == NULL)
-            return NULL;
-        u->op = op;
-        u->n_kids = 1;
-        k[0] = a;
-        u->kids = k;
-        if (!is_add(p->cur.kind))
+        mo__expr *u = new_op(p, MO_E_UN, s, op, a, NULL);
+        if (u == NULL || !is_add(p->cur.kind))
             return u;
         /* -a + b ...: continue the chain with u as its first operand */
         return chain_from(p, s, u, term, is_add, MO_E_BIN);
@@ -878,16 +901,7 @@ static mo__expr *relation(parser *p)
     mo__expr *b = arith(p);
     if (b == NULL)
         return NULL;
-    mo__expr *e = new_expr(p, MO_E_BIN, s);
-    mo__expr **k = alloc(p, 2 * sizeof *k);
-    if (e == NULL || k == NULL)
-        return NULL;
-    k[0] = a;
-    k[1] = b;
-    e->op = op;
-    e->n_kids = 2;
-    e->kids = k;
-    return e;
+    return new_op(p, MO_E_BIN, s, op, a, b);
 }
 
 static mo__expr *lfactor(parser *p)
@@ -902,15 +916,7 @@ static mo__expr *lfactor(parser *p)
     leave(p);
     if (a == NULL)
         return NULL;
-    mo__expr *u = new_expr(p, MO_E_UN, s);
-    mo__expr **k = alloc(p, sizeof *k);
-    if (u == NULL || k == NULL)
-        return NULL;
-    u->op = MO_T_NOT;
-    u->n_kids = 1;
-    k[0] = a;
-    u->kids = k;
-    return u;
+    return new_op(p, MO_E_UN, s, MO_T_NOT, a, NULL);
 }
 
 static bool is_and(mo__tok k) { return k == MO_T_AND; }
@@ -1458,6 +1464,16 @@ static void external_clause(parser *p)
     (void)expect(p, MO_T_SEMI);
 }
 
+/* The `;` that ends a clause of a composition, unless the clause failed;
+ * after a failure, skip to the next clause. */
+static void end_clause(parser *p)
+{
+    if (!p->failed)
+        (void)expect(p, MO_T_SEMI);
+    if (p->failed)
+        sync(p);
+}
+
 /* The composition of a long class, up to (not including) `end`. */
 static void composition(parser *p, mo__class *c)
 {
@@ -1508,10 +1524,7 @@ static void composition(parser *p, mo__class *c)
         }
         if (at(p, MO_T_ANNOTATION)) {
             annotation(p);
-            if (!p->failed)
-                (void)expect(p, MO_T_SEMI);
-            if (p->failed)
-                sync(p);
+            end_clause(p);
             continue;
         }
         if (at(p, MO_T_IMPORT)) {
@@ -1530,10 +1543,7 @@ static void composition(parser *p, mo__class *c)
                 if (at(p, MO_T_ANNOTATION))
                     annotation(p);
             }
-            if (!p->failed)
-                (void)expect(p, MO_T_SEMI);
-            if (p->failed)
-                sync(p);
+            end_clause(p);
             continue;
         }
         while (at(p, MO_T_FINAL) || at(p, MO_T_REPLACEABLE) || at(p, MO_T_INNER) ||
@@ -1661,9 +1671,7 @@ int mo__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
     memset(&p, 0, sizeof p);
     p.arena = arena;
     p.rep = rep;
-    p.max_depth = max_depth ? max_depth : MEL__DEFAULT_MAX_DEPTH;
-    if (p.max_depth > MEL__DEPTH_CAP)
-        p.max_depth = MEL__DEPTH_CAP;
+    p.max_depth = mel__max_depth(max_depth);
     mo__lex_init(&p.lx, src, len, rep);
     next(&p);
     mo__class *head = NULL, **tail = &head;
