@@ -1055,9 +1055,17 @@ static void new_known(elab *el, const mel__sym *s, const mel__stmt *st, const me
     if (k == NULL)
         return;
     bool is_int = s->kind == MEL_SYM_INT;
+    mel__type ty = st->u.decl.type;
     *k = (mel_known){.name = (char *)s->name, .where = st->where,
-                     .kind = is_int ? MEL_KNOWN_INTEGER : MEL_KNOWN_REAL,
-                     .value = is_int ? (double)s->value : 0, .known = is_int};
+                     .kind = ty == MEL_TY_INTEGER   ? MEL_KNOWN_INTEGER
+                             : ty == MEL_TY_BOOLEAN ? MEL_KNOWN_BOOLEAN
+                                                    : MEL_KNOWN_REAL,
+                     .value = is_int ? (double)s->value : 0, .known = is_int,
+                     .constant = st->u.decl.prefix == MEL_PFX_CONSTANT};
+    if (st->u.decl.has_value) { /* given, not computed (known_values) */
+        k->value = st->u.decl.value;
+        k->known = true;
+    }
     if (is_int && init != NULL) {
         el->quiet = true; /* eval_int has checked init */
         bool dep = false;
@@ -1076,7 +1084,9 @@ static void p1_decl(elab *el, const mel__stmt *st)
         return;
     mel__type ty = st->u.decl.type;
     const mel__expr *init = st->u.decl.init;
-    mel__sym_kind k = ty == MEL_TY_INTEGER ? MEL_SYM_INT
+    bool prefixed = st->u.decl.prefix != MEL_PFX_NONE;
+    mel__sym_kind k = prefixed                 ? MEL_SYM_PARAM
+                      : ty == MEL_TY_INTEGER ? MEL_SYM_INT
                       : ty == MEL_TY_BOOLEAN ? MEL_SYM_MODE
                       : init != NULL         ? MEL_SYM_PARAM
                                              : MEL_SYM_VAR;
@@ -1105,7 +1115,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
     case MEL_SYM_PARAM: {
         s->index = el->n_params++ + el->n_ints;
         new_known(el, s, st, NULL);
-        item *it = new_item(el, IT_CHECK, st);
+        item *it = init != NULL ? new_item(el, IT_CHECK, st) : NULL;
         if (it != NULL) {
             it->e = init;
             it->eq = s->index;
@@ -1643,7 +1653,8 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
     case MEL_X_BOOL: return;
     case MEL_X_ID: walk_id(el, e, g, order, incident && collect, incident); return;
     case MEL_X_CALL:
-        if (name_get(el, e->u.id.name_id) != NULL || env_find(en, e->u.id.name_id) != NULL) {
+        if (!e->u.id.text &&
+            (name_get(el, e->u.id.name_id) != NULL || env_find(en, e->u.id.name_id) != NULL)) {
             err(el, e->where, "'%s' is not a function", e->u.id.name);
             return;
         }
@@ -1835,7 +1846,8 @@ static bool plan_expr(elab *el, const mel__expr *e, int order, int next, bool in
     case MEL_X_BOOL: return true;
     case MEL_X_ID: return plan_id(el, e, order, next, incident, it->env);
     case MEL_X_CALL:
-        if (name_get(el, e->u.id.name_id) != NULL || env_find(it->env, e->u.id.name_id) != NULL)
+        if (!e->u.id.text && (name_get(el, e->u.id.name_id) != NULL ||
+                              env_find(it->env, e->u.id.name_id) != NULL))
             return false;
         for (uint32_t k = 0; k < e->u.id.n; k++)
             if (!plan_expr(el, e->u.id.args[k], order, next, incident, it))
@@ -2119,7 +2131,8 @@ static const fx_node *lower_call(elab *el, const mel__expr *e, const env *en, ui
     }
     const fx_node *r = NULL;
     if (lower_kids(el, e->u.id.args, n, en, seq, kids, dep))
-        r = fx_call(el->fx, call_fn(el, e), e->u.id.name, kids, n, e->where);
+        r = e->u.id.text ? fx_opaque(el->fx, e->u.id.name, kids, n, e->where)
+                         : fx_call(el->fx, call_fn(el, e), e->u.id.name, kids, n, e->where);
     if (kids != small)
         mdae_free(kids);
     return r;
@@ -2261,7 +2274,8 @@ static bool known_value(const mel_known *ks, const fx_node *e, double *out)
 {
     double a, b;
     switch ((fx_op)e->op) {
-    case FX_NUM: *out = e->num; return true;
+    case FX_NUM:
+    case FX_BOOL: *out = e->num; return true;
     case FX_KNOWN:
         *out = ks[e->index].value;
         return ks[e->index].known;

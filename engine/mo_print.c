@@ -199,12 +199,71 @@ int mo_model_to_modelica(const mel_model *m, const char *name, char **out)
     return mo__write(m, FX_SYNTAX_MODELICA, name, out);
 }
 
+/* Known quantity k as a MEL declaration: `p : real = e;` and
+ * `N : integer = e;` as MEL writes them (a parameter, and an integer
+ * constant of a MEL model), else with its prefix, `parameter` or
+ * `constant`, its type and its binding if any (docs/convert.md). */
+static void put_known(mdae_buf *b, const mel_model *m, const mel_known *k)
+{
+    bool plain = !k->constant && k->binding != NULL &&
+                 (k->kind == MEL_KNOWN_REAL || (k->kind == MEL_KNOWN_INTEGER && !m->modelica));
+    fx_print_name(b, k->name, FX_SYNTAX_MEL);
+    mdae_buf_puts(b, plain ? " : " : k->constant ? " : constant " : " : parameter ");
+    mdae_buf_puts(b, k->kind == MEL_KNOWN_INTEGER   ? "integer"
+                     : k->kind == MEL_KNOWN_BOOLEAN ? "boolean"
+                                                    : "real");
+    if (!plain && k->known && (k->binding == NULL || m->modelica)) {
+        /* the importer's value, which MEL need not compute the same */
+        fx_node v = {.op = k->kind == MEL_KNOWN_BOOLEAN ? FX_BOOL : FX_NUM,
+                     .is_int = k->kind != MEL_KNOWN_REAL, .num = k->value};
+        mdae_buf_puts(b, " (value = ");
+        fx_print(b, m, &v, FX_SYNTAX_MEL);
+        mdae_buf_puts(b, ")");
+    }
+    if (k->binding != NULL) {
+        mdae_buf_puts(b, " = ");
+        fx_print(b, m, k->binding, FX_SYNTAX_MEL);
+    }
+    mdae_buf_puts(b, ";\n");
+}
+
+/* The MEL text of a model with expressions: mo__write's, its section of
+ * known quantities (a line each, up to the blank line before the next
+ * section) replaced by put_known's declarations, which say what
+ * mo__write's `p : real = e` cannot (Booleans, no binding, constants). */
+static int write_mel(const mel_model *m, char **out)
+{
+    char *text = NULL;
+    int rc = mo__write(m, FX_SYNTAX_MEL, NULL, &text);
+    static const char head[] = "\n// known quantities\n";
+    char *sec = rc == MDAE_OK ? strstr(text, head) : NULL;
+    if (sec == NULL) {
+        *out = text;
+        return rc;
+    }
+    char *body = sec + sizeof head - 1;
+    char *end = strstr(body - 1, "\n\n");
+    end = end != NULL ? end + 1 : body + strlen(body);
+    mdae_buf b = {0};
+    mdae_buf_put(&b, text, (size_t)(body - text));
+    for (uint32_t i = 0; i < m->n_knowns; i++)
+        put_known(&b, m, &m->knowns[i]);
+    mdae_buf_puts(&b, end);
+    mdae_free(text);
+    if (b.oom || b.p == NULL) {
+        mdae_free(b.p);
+        return MDAE_E_NOMEM;
+    }
+    *out = b.p;
+    return MDAE_OK;
+}
+
 int mo_model_to_mel(const mel_model *m, char **out)
 {
     if (m == NULL || out == NULL)
         return MDAE_E_INVAL;
     if (has_expressions(m))
-        return mo__write(m, FX_SYNTAX_MEL, NULL, out);
+        return write_mel(m, out);
     size_t total = (size_t)m->n_modes + m->n_variables + m->n_equations;
     nset set;
     set.cap = 16;
