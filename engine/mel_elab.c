@@ -198,6 +198,10 @@ typedef struct elab {
     struct fx_pool *fx;
     vec knowns;
     uint32_t n_conds, cur_cond, cond_depth, cond_pos;
+    /* The `if` that is the whole else-branch of a branch of the outermost
+     * conditional (`else if`): its branches are that conditional's next
+     * branches, as Modelica's elseif (positions from 0 again). */
+    const mel__stmt *elseif;
     /* Some declared name has a '[' (a quoted 'x[1]'): its instance name
      * may equal one written x[1] (p1_finish checks). */
     bool bracket_names;
@@ -1229,16 +1233,23 @@ static void p1_if(elab *el, const mel__stmt *st)
     *yes = (ctxnode){ci, true, saved, NULL, false};
     *no = (ctxnode){ci, false, saved, NULL, false};
     bool outermost = el->cond_depth++ == 0; /* mel_equation.cond */
-    if (outermost) {
+    bool chain = outermost || el->elseif == st;
+    if (outermost)
         el->cur_cond = ++el->n_conds;
+    if (chain)
         el->cond_pos = 0;
-    }
     el->ctx = yes;
     p1_stmts(el, st->u.cond.body);
-    if (outermost)
+    if (chain)
         el->cond_pos = 0;
     el->ctx = no;
+    const mel__stmt *else_if = st->u.cond.orelse;
+    const mel__stmt *saved_elseif = el->elseif;
+    el->elseif = chain && else_if != NULL && else_if->kind == MEL_S_IF && else_if->next == NULL
+                     ? else_if
+                     : NULL;
     p1_stmts(el, st->u.cond.orelse);
+    el->elseif = saved_elseif;
     el->ctx = saved;
     if (--el->cond_depth == 0)
         el->cur_cond = 0;
@@ -1452,8 +1463,8 @@ static bool boolean_operand(const mel__expr *e)
     }
 }
 
-/* Whether condition e compares reals (`x > 0`, `time < t0`) or calls a
- * function (through !, & and |): such a condition of an if-expression selects nothing, so both
+/* Whether condition e compares reals (`x > 0`, `time < t0`), calls a
+ * function or reads a Boolean parameter (through !, & and |): such a condition of an if-expression selects nothing, so both
  * branches' incidences hold in every mode, as Modelica's importer treats a
  * relation that selects nothing (issue 38: Modelica models print as MEL).
  * A comparison of integers is evaluated; == and <> of Booleans are
@@ -1474,6 +1485,12 @@ static bool real_condition(elab *el, const mel__expr *e, const env *en)
         return (e->u.bin.op != MEL_CMP_EQ && e->u.bin.op != MEL_CMP_NE) ||
                !boolean_operand(e->u.bin.lhs) || !boolean_operand(e->u.bin.rhs);
     case MEL_X_CALL: return true; /* an uninterpreted Boolean function */
+    case MEL_X_ID: { /* a Boolean parameter: known, not a mode variable */
+        const nameinfo *ni = e->u.id.n == 0 && env_find(en, e->u.id.name_id) == NULL
+                                 ? name_get(el, e->u.id.name_id)
+                                 : NULL;
+        return ni != NULL && ni->sym0 != NULL && ni->sym0->kind == MEL_SYM_PARAM;
+    }
     default: return false;
     }
 }
