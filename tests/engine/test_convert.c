@@ -85,14 +85,9 @@ typedef struct limit {
 } limit;
 
 static const limit limits[] = {
-    {false, ": kind 2 became", "MEL has no Boolean parameters"},
     {false, "condition must be a Boolean formula", "a Boolean parameter as a condition"},
-    {false, "has no binding, which MEL requires", "a MEL known quantity needs a binding"},
-    {false, "kept as text (FX_OPAQUE)", "MEL cannot read Modelica's text (arrays, records...)"},
-    {false, "identifier longer than", "a text kept as FX_OPAQUE is longer than a MEL name"},
     {false, " (equation)'", "MEL has one namespace for labels and declarations"},
     {false, "is already declared as a", "one name for two of the importer's declarations"},
-    {false, "(unknown) became", "MEL computes a value the Modelica importer does not"},
     {true, "found 'algorithm'", "an algorithm section is kept only as the word algorithm"},
     {false, NULL, NULL},
 };
@@ -170,6 +165,7 @@ static bool round_trip(const mel_model *m, bool to_modelica, char *why, size_t w
 typedef struct tally {
     int models, same, limited, failed, structure_only;
     int failed_modelica; /* of failed: printed as Modelica */
+    int same_mel;        /* of same: printed as MEL */
 } tally;
 
 /* The round trips of one file (skipped when it does not parse). */
@@ -197,6 +193,7 @@ static void check_file(const char *path, const char *file, int lang, tally *t)
         const limit *l = same ? NULL : find_limit(dir == 1, why);
         if (same) {
             t->same++;
+            t->same_mel += dir == 0;
         } else if (l != NULL) {
             t->limited++;
             if (getenv("MDAE_CONVERT_VERBOSE") != NULL)
@@ -241,9 +238,9 @@ static void report(const char *what, const tally *t)
 {
     fprintf(stderr,
             "convert %s: %d models (%d without expressions), %d round trips the same, %d "
-            "limited, %d failed (%d of them through Modelica)\n",
+            "limited, %d failed (%d of them through Modelica); through MEL %d the same\n",
             what, t->models, t->structure_only, t->same, t->limited, t->failed,
-            t->failed_modelica);
+            t->failed_modelica, t->same_mel);
 }
 
 TestSuite(convert, .timeout = 900);
@@ -276,13 +273,17 @@ Test(convert, msl_round_trips)
         return;
     }
     report("MSL", &t);
-    /* Through MEL, every model reads back the same or differs only as the
-     * limits say. Through Modelica, what the printed model cannot declare
+    /* Through MEL, at least the count measured when MEL learnt prefixed
+     * declarations, texts and else-if chains (h-mellang: 111 of 120; 4
+     * before), and at most 8 models differing otherwise than the limits
+     * say (docs/convert.md lists them), so that it can only improve.
+     * Through Modelica, what the printed model cannot declare
      * (the flat model keeps no types of discrete variables) and texts the
      * importer keeps in a form Modelica does not read back (FX_OPAQUE) are
      * still open (docs/convert.md): at most the count measured when this
      * test was written (55 of 120, h-mo's ef476e5 merged), so that it
      * can only improve. */
-    cr_expect_eq(t.failed - t.failed_modelica, 0);
+    cr_expect_geq(t.same_mel, t.structure_only > 0 ? 0 : 111);
+    cr_expect_leq(t.failed - t.failed_modelica, 8);
     cr_expect_leq(t.failed_modelica, t.structure_only > 0 ? t.models : 55);
 }
