@@ -15,7 +15,9 @@
  *
  * That is the output for a model without expressions
  * (mel_options.no_expressions); a model with them prints its equations
- * (engine/mo_write.c).
+ * (engine/mo_write.c), its known quantities declared here (put_known:
+ * `parameter`/`constant` prefixes, types, values, no binding; issue 38),
+ * in place of mo_write.c's section of them.
  */
 #include "mo.h"
 #include "mo_write.h"
