@@ -245,6 +245,34 @@ static void report(const char *what, const tally *t)
 
 TestSuite(convert, .timeout = 900);
 
+Test(convert, mel_prefixed_knowns_texts_and_else_if_round_trip)
+{
+    const char *src = "p : parameter real;\n"
+                      "k : constant integer (value = 3) = n + 1;\n"
+                      "n : parameter integer = 2;\n"
+                      "b : parameter boolean = true;\n"
+                      "v : parameter real (value = 0.5);\n"
+                      "q : real = 2 * p;\n"
+                      "g : boolean; h : boolean; x : real; y : real;\n"
+                      "e : equation der(x) = if b then q * x else \"f(x)[1] \\\"s\\\"\"(x, y);\n"
+                      "if g then a : equation y = k;\n"
+                      "else if h then c : equation y = v; else d : equation y = 0 end end;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(parse(src, strlen(src), false, &m), MDAE_OK);
+    char why[1024];
+    bool same = round_trip(m, false, why, sizeof why);
+    cr_expect(same, "%s", why);
+    char *text = NULL;
+    cr_assert_eq(mo_model_to_mel(m, &text), MDAE_OK);
+    cr_expect(strstr(text, "\np : parameter real;\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\nk : constant integer (value = 3) = n + 1;\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\nv : parameter real (value = 0.5);\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\nq : real = 2 * p;\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\"f(x)[1] \\\"s\\\"\"(x, y)") != NULL, "%s", text);
+    mdae_free(text);
+    mel_model_free(m);
+}
+
 Test(convert, models_round_trip)
 {
     tally t = {0};
