@@ -43,8 +43,8 @@
  *    normalised source text, kids the FX_VAR references it reads (so that
  *    its incidence and its derivative's incidence stay right). It cannot be
  *    evaluated (fx_eval: MDAE_E_NOTIMPL) and prints as its text (in MEL,
- *    which cannot read that text, as the uninterpreted call
- *    'text'(refs...), which reads back with the same incidences).
+ *    which cannot read that text, as the MEL text "text"(refs...), which
+ *    MEL reads back as the same FX_OPAQUE).
  *
  * Depth: trees are as deep as the source's nesting (bounded by the
  * parsers' max_depth) plus what differentiation adds (a constant per

@@ -398,10 +398,9 @@ static void put_call(const printer *p, const fx_node *e)
 }
 
 /* Text a front-end kept: itself in Modelica; in MEL, which cannot read
- * it, the uninterpreted call 'text'(refs...), which reads back with the
- * same incidences; a text that is the name of one of the model's known
- * quantities is that name, of an unknown (read without incidence, as
- * homotopy's simplified argument) pre(name). */
+ * it, the text form "text"(refs...) (docs/convert.md), with \" and \\
+ * escaped, which MEL reads back as the same FX_OPAQUE ("text" alone when
+ * it reads no unknown). */
 static void put_opaque(const printer *p, const fx_node *e)
 {
     const char *text = e->name != NULL ? e->name : "?";
@@ -409,17 +408,15 @@ static void put_opaque(const printer *p, const fx_node *e)
         mdae_buf_puts(p->b, text);
         return;
     }
-    if (e->n == 0 && p->m != NULL && mel_model_find_known(p->m, text) >= 0) {
-        put_name(p->b, text, p->syn); /* a known read as text: MEL reads the known */
-        return;
+    mdae_buf_puts(p->b, "\"");
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"' || *c == '\\')
+            mdae_buf_puts(p->b, "\\");
+        mdae_buf_put(p->b, c, 1);
     }
-    if (e->n == 0 && p->m != NULL && mel_model_find_variable(p->m, text) >= 0) {
-        mdae_buf_puts(p->b, "pre("); /* an unknown read without incidence */
-        put_name(p->b, text, p->syn);
-        mdae_buf_puts(p->b, ")");
+    mdae_buf_puts(p->b, "\"");
+    if (e->n == 0)
         return;
-    }
-    put_name(p->b, text, p->syn);
     mdae_buf_puts(p->b, "(");
     for (uint32_t k = 0; k < e->n; k++) {
         if (k > 0)

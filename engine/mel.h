@@ -198,7 +198,8 @@ typedef struct mel_event {
 } mel_event;
 
 /* Issue 38: a known quantity the equations may read: a parameter or
- * constant (MEL `p : real = e`, Modelica `parameter`/`constant` scalars,
+ * constant (MEL `p : real = e`, `p : parameter|constant real|integer|boolean
+ * [(value = v)] [= e]`, Modelica `parameter`/`constant` scalars,
  * array elements by instance name "p[2]"), a MEL integer constant
  * (`N : integer = 10`) or a Modelica Integer/Boolean parameter. FX_KNOWN
  * nodes refer to it by index. */

@@ -118,6 +118,10 @@ struct mel__expr {
             uint32_t name_id; /* see "Names" above */
             uint32_t n;       /* number of indices / call arguments */
             mel__expr **args;
+            /* MEL_X_CALL written "text"(args) (issue 38): not a call but
+             * text a front-end kept as-is, reading args (FX_OPAQUE); name
+             * is the text, name_id meaningless */
+            bool text;
         } id;
         mel__expr *kid;
         struct {
@@ -147,6 +151,12 @@ typedef enum mel__stmt_kind {
 
 typedef enum mel__type { MEL_TY_REAL, MEL_TY_BOOLEAN, MEL_TY_INTEGER } mel__type;
 
+/* A declaration's prefix (issue 38): none, or `parameter` / `constant`
+ * (contextual words, read only right after the ':' of a declaration), which
+ * declare a known quantity of any type (mel_known), with or without a
+ * binding. */
+typedef enum mel__prefix { MEL_PFX_NONE, MEL_PFX_PARAMETER, MEL_PFX_CONSTANT } mel__prefix;
+
 /* `name[idx, ...]` at the head of a declaration or an equation. */
 typedef struct mel__label {
     const char *name;
@@ -172,7 +182,13 @@ struct mel__stmt {
         struct {
             mel__label label;
             mel__type type;
+            mel__prefix prefix;
             mel__expr *init; /* NULL when absent */
+            /* `(value = v)` after a prefixed type: the known's value,
+             * given rather than computed from the binding (a front-end
+             * computed it without keeping its expression) */
+            bool has_value;
+            double value;
         } decl;
         struct {
             mel__label label;

@@ -198,6 +198,10 @@ typedef struct elab {
     struct fx_pool *fx;
     vec knowns;
     uint32_t n_conds, cur_cond, cond_depth, cond_pos;
+    /* The `if` that is the whole else-branch of a branch of the outermost
+     * conditional (`else if`): its branches are that conditional's next
+     * branches, as Modelica's elseif (positions from 0 again). */
+    const mel__stmt *elseif;
     /* Some declared name has a '[' (a quoted 'x[1]'): its instance name
      * may equal one written x[1] (p1_finish checks). */
     bool bracket_names;
@@ -1042,9 +1046,17 @@ static void new_known(elab *el, const mel__sym *s, const mel__stmt *st, const me
     if (k == NULL)
         return;
     bool is_int = s->kind == MEL_SYM_INT;
+    mel__type ty = st->u.decl.type;
     *k = (mel_known){.name = (char *)s->name, .where = st->where,
-                     .kind = is_int ? MEL_KNOWN_INTEGER : MEL_KNOWN_REAL,
-                     .value = is_int ? (double)s->value : 0, .known = is_int};
+                     .kind = ty == MEL_TY_INTEGER   ? MEL_KNOWN_INTEGER
+                             : ty == MEL_TY_BOOLEAN ? MEL_KNOWN_BOOLEAN
+                                                    : MEL_KNOWN_REAL,
+                     .value = is_int ? (double)s->value : 0, .known = is_int,
+                     .constant = st->u.decl.prefix == MEL_PFX_CONSTANT};
+    if (st->u.decl.has_value) { /* given, not computed (known_values) */
+        k->value = st->u.decl.value;
+        k->known = true;
+    }
     if (is_int && init != NULL) {
         el->quiet = true; /* eval_int has checked init */
         bool dep = false;
@@ -1063,7 +1075,9 @@ static void p1_decl(elab *el, const mel__stmt *st)
         return;
     mel__type ty = st->u.decl.type;
     const mel__expr *init = st->u.decl.init;
-    mel__sym_kind k = ty == MEL_TY_INTEGER ? MEL_SYM_INT
+    bool prefixed = st->u.decl.prefix != MEL_PFX_NONE;
+    mel__sym_kind k = prefixed                 ? MEL_SYM_PARAM
+                      : ty == MEL_TY_INTEGER ? MEL_SYM_INT
                       : ty == MEL_TY_BOOLEAN ? MEL_SYM_MODE
                       : init != NULL         ? MEL_SYM_PARAM
                                              : MEL_SYM_VAR;
@@ -1092,7 +1106,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
     case MEL_SYM_PARAM: {
         s->index = el->n_params++ + el->n_ints;
         new_known(el, s, st, NULL);
-        item *it = new_item(el, IT_CHECK, st);
+        item *it = init != NULL ? new_item(el, IT_CHECK, st) : NULL;
         if (it != NULL) {
             it->e = init;
             it->eq = s->index;
@@ -1206,16 +1220,23 @@ static void p1_if(elab *el, const mel__stmt *st)
     *yes = (ctxnode){ci, true, saved, NULL, false};
     *no = (ctxnode){ci, false, saved, NULL, false};
     bool outermost = el->cond_depth++ == 0; /* mel_equation.cond */
-    if (outermost) {
+    bool chain = outermost || el->elseif == st;
+    if (outermost)
         el->cur_cond = ++el->n_conds;
+    if (chain)
         el->cond_pos = 0;
-    }
     el->ctx = yes;
     p1_stmts(el, st->u.cond.body);
-    if (outermost)
+    if (chain)
         el->cond_pos = 0;
     el->ctx = no;
+    const mel__stmt *else_if = st->u.cond.orelse;
+    const mel__stmt *saved_elseif = el->elseif;
+    el->elseif = chain && else_if != NULL && else_if->kind == MEL_S_IF && else_if->next == NULL
+                     ? else_if
+                     : NULL;
     p1_stmts(el, st->u.cond.orelse);
+    el->elseif = saved_elseif;
     el->ctx = saved;
     if (--el->cond_depth == 0)
         el->cur_cond = 0;
@@ -1429,8 +1450,8 @@ static bool boolean_operand(const mel__expr *e)
     }
 }
 
-/* Whether condition e compares reals (`x > 0`, `time < t0`) or calls a
- * function (through !, & and |): such a condition of an if-expression selects nothing, so both
+/* Whether condition e compares reals (`x > 0`, `time < t0`), calls a
+ * function or reads a Boolean parameter (through !, & and |): such a condition of an if-expression selects nothing, so both
  * branches' incidences hold in every mode, as Modelica's importer treats a
  * relation that selects nothing (issue 38: Modelica models print as MEL).
  * A comparison of integers is evaluated; == and <> of Booleans are
@@ -1451,6 +1472,12 @@ static bool real_condition(elab *el, const mel__expr *e, const env *en)
         return (e->u.bin.op != MEL_CMP_EQ && e->u.bin.op != MEL_CMP_NE) ||
                !boolean_operand(e->u.bin.lhs) || !boolean_operand(e->u.bin.rhs);
     case MEL_X_CALL: return true; /* an uninterpreted Boolean function */
+    case MEL_X_ID: { /* a Boolean parameter: known, not a mode variable */
+        const nameinfo *ni = e->u.id.n == 0 && env_find(en, e->u.id.name_id) == NULL
+                                 ? name_get(el, e->u.id.name_id)
+                                 : NULL;
+        return ni != NULL && ni->sym0 != NULL && ni->sym0->kind == MEL_SYM_PARAM;
+    }
     default: return false;
     }
 }
@@ -1630,7 +1657,8 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
     case MEL_X_BOOL: return;
     case MEL_X_ID: walk_id(el, e, g, order, incident && collect, incident); return;
     case MEL_X_CALL:
-        if (name_get(el, e->u.id.name_id) != NULL || env_find(en, e->u.id.name_id) != NULL) {
+        if (!e->u.id.text &&
+            (name_get(el, e->u.id.name_id) != NULL || env_find(en, e->u.id.name_id) != NULL)) {
             err(el, e->where, "'%s' is not a function", e->u.id.name);
             return;
         }
@@ -1822,7 +1850,8 @@ static bool plan_expr(elab *el, const mel__expr *e, int order, int next, bool in
     case MEL_X_BOOL: return true;
     case MEL_X_ID: return plan_id(el, e, order, next, incident, it->env);
     case MEL_X_CALL:
-        if (name_get(el, e->u.id.name_id) != NULL || env_find(it->env, e->u.id.name_id) != NULL)
+        if (!e->u.id.text && (name_get(el, e->u.id.name_id) != NULL ||
+                              env_find(it->env, e->u.id.name_id) != NULL))
             return false;
         for (uint32_t k = 0; k < e->u.id.n; k++)
             if (!plan_expr(el, e->u.id.args[k], order, next, incident, it))
@@ -2106,7 +2135,8 @@ static const fx_node *lower_call(elab *el, const mel__expr *e, const env *en, ui
     }
     const fx_node *r = NULL;
     if (lower_kids(el, e->u.id.args, n, en, seq, kids, dep))
-        r = fx_call(el->fx, call_fn(el, e), e->u.id.name, kids, n, e->where);
+        r = e->u.id.text ? fx_opaque(el->fx, e->u.id.name, kids, n, e->where)
+                         : fx_call(el->fx, call_fn(el, e), e->u.id.name, kids, n, e->where);
     if (kids != small)
         mdae_free(kids);
     return r;
@@ -2248,7 +2278,8 @@ static bool known_value(const mel_known *ks, const fx_node *e, double *out)
 {
     double a, b;
     switch ((fx_op)e->op) {
-    case FX_NUM: *out = e->num; return true;
+    case FX_NUM:
+    case FX_BOOL: *out = e->num; return true;
     case FX_KNOWN:
         *out = ks[e->index].value;
         return ks[e->index].known;

@@ -142,6 +142,7 @@ typedef enum mel__tok {
     MEL_T_EOF,
     MEL_T_ID,
     MEL_T_NUM,
+    MEL_T_TEXT, /* "..." (issue 38): text a front-end kept as-is (FX_OPAQUE) */
     /* keywords, in the order of mel__keywords[] */
     MEL_T_REAL,
     MEL_T_BOOLEAN,

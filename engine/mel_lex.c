@@ -15,6 +15,11 @@
  * no escape, else the raw content with `escaped` set, which mel__unquote
  * turns into the name. So 'x' is the identifier x.
  *
+ * Texts (issue 38): `"a[1] + b"`, what a front-end kept as text (FX_OPAQUE)
+ * written for MEL by `mdae convert`: any bytes but " and newline (and NUL)
+ * between double quotes, with the escapes \" and \\, of any length (even
+ * empty). The token is MEL_T_TEXT, its text as a quoted identifier's.
+ *
  * Positions: 1-based line and byte column, 0-based byte offset (engine/mdae.h).
  * The caller guarantees len < 2^32 (mel_model_parse checks the input size
  * first), so offsets fit a uint32_t.
@@ -55,6 +60,8 @@ const char *mel__tok_name(mel__tok kind)
         return "identifier";
     if (kind == MEL_T_NUM)
         return "number";
+    if (kind == MEL_T_TEXT)
+        return "text";
     if (kind >= MEL_T_REAL && kind <= MEL_T_NEXT)
         return kw[kind - MEL_T_REAL];
     if (kind >= MEL_T_SEMI && kind < MEL_T__COUNT)
@@ -101,7 +108,7 @@ static bool is_space(unsigned char c)
 static bool is_valid_start(unsigned char c)
 {
     return is_alpha(c) || is_digit(c) || is_space(c) ||
-           (c != 0 && strchr(";:,.()[]=<>+-*/^&|!'", c));
+           (c != 0 && strchr(";:,.()[]=<>+-*/^&|!'\"", c));
 }
 
 /* Skip whitespace and comments, tracking lines. */
@@ -227,50 +234,53 @@ size_t mel__unquote(const char *raw, size_t len, char *out)
     return n;
 }
 
-/* A quoted identifier from the ' at lx->pos: the content (escapes checked)
- * as an identifier token, or an error reported and the rest of the line
- * (unterminated) or the token skipped; false then, to lex on. */
-static bool lex_quoted(mel__lexer *lx, mel__token *t)
+/* A quoted identifier from the ' at lx->pos (quote '\''), or a text from
+ * the " (quote '"'): the content (escapes checked) as an identifier
+ * token, or a text token (any length, possibly empty), or an error
+ * reported and the rest of the line (unterminated) or the token skipped;
+ * false then, to lex on. */
+static bool lex_quoted(mel__lexer *lx, mel__token *t, char quote)
 {
     const char *s = lx->src;
+    const char *what = quote == '\'' ? "quoted identifier" : "text";
     size_t start = lx->pos, p = start + 1, names = 0;
     bool escaped = false, bad = false;
-    for (; p < lx->len && s[p] != '\'' && s[p] != '\n'; p++, names++) {
+    for (; p < lx->len && s[p] != quote && s[p] != '\n'; p++, names++) {
         if (s[p] == '\\') {
             escaped = true;
-            if (p + 1 < lx->len && (s[p + 1] == '\'' || s[p + 1] == '\\')) {
+            if (p + 1 < lx->len && (s[p + 1] == quote || s[p + 1] == '\\')) {
                 p++;
             } else if (!bad) {
                 bad = true;
                 mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, p, p + 1),
-                           "invalid escape in a quoted identifier (only \\' and \\\\)");
+                           "invalid escape in a %s (only \\%c and \\\\)", what, quote);
             }
         } else if (s[p] == '\0' && !bad) {
             bad = true;
             mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, p, p + 1),
-                       "invalid character (byte 0x00) in a quoted identifier");
+                       "invalid character (byte 0x00) in a %s", what);
         }
     }
-    if (p >= lx->len || s[p] != '\'') {
+    if (p >= lx->len || s[p] != quote) {
         lx->pos = p;
         mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, start, p),
-                   "unterminated quoted identifier (a ' before the end of the line)");
+                   "unterminated %s (a %c before the end of the line)", what, quote);
         return false;
     }
     lx->pos = p + 1;
     t->where = range_at(lx, start, p + 1);
-    if (names == 0 && !bad) {
+    if (quote == '\'' && names == 0 && !bad) {
         mel__error(lx->rep, MDAE_E_PARSE, t->where, "empty quoted identifier");
         return false;
     }
-    if (names > MEL__MAX_NAME && !bad) {
+    if (quote == '\'' && names > MEL__MAX_NAME && !bad) {
         mel__error(lx->rep, MDAE_E_PARSE, t->where, "identifier longer than %d characters",
                    MEL__MAX_NAME);
         return false;
     }
     if (bad)
         return false;
-    t->kind = MEL_T_ID;
+    t->kind = quote == '\'' ? MEL_T_ID : MEL_T_TEXT;
     t->text = s + start + 1;
     t->len = p - start - 1;
     t->escaped = escaped;
@@ -330,8 +340,8 @@ void mel__lex_next(mel__lexer *lx, mel__token *t)
             lex_number(lx, t);
             return;
         }
-        if (c == '\'') {
-            if (lex_quoted(lx, t))
+        if (c == '\'' || c == '"') {
+            if (lex_quoted(lx, t, (char)c))
                 return;
             continue;
         }

@@ -263,6 +263,43 @@ static bool parse_list(parser *p, mel__tok close, pvec *out)
     }
 }
 
+/* `"text"` or `"text"(args)`: what a front-end kept as text, reading the
+ * args (FX_OPAQUE), as a call (MEL_X_CALL with u.id.text) named by its
+ * unescaped text, which is not interned (it names nothing). */
+static mel__expr *parse_text(parser *p)
+{
+    mel__token t = p->tok;
+    mdae_pos start = t.where.start;
+    char *text = mel__arena_alloc(p->arena, t.len + 1);
+    if (text == NULL) {
+        nomem(p);
+        return NULL;
+    }
+    size_t len = t.escaped ? mel__unquote(t.text, t.len, text) : t.len;
+    if (!t.escaped)
+        memcpy(text, t.text, t.len);
+    text[len] = '\0';
+    advance(p);
+    pvec args = {0};
+    if (p->tok.kind == MEL_T_LPAREN) {
+        if (!enter(p))
+            return NULL;
+        advance(p);
+        bool ok = parse_list(p, MEL_T_RPAREN, &args);
+        leave(p);
+        if (!ok)
+            return NULL;
+    }
+    mel__expr *e = new_expr(p, MEL_X_CALL, start);
+    if (e != NULL) {
+        e->u.id.name = text;
+        e->u.id.text = true;
+        e->u.id.n = args.n;
+        e->u.id.args = (mel__expr **)args.items;
+    }
+    return e;
+}
+
 static mel__expr *parse_primary(parser *p)
 {
     mdae_pos start = p->tok.where.start;
@@ -278,6 +315,7 @@ static mel__expr *parse_primary(parser *p)
         }
         return e;
     }
+    case MEL_T_TEXT: return parse_text(p);
     case MEL_T_TRUE:
     case MEL_T_FALSE: {
         advance(p);
@@ -558,6 +596,46 @@ static mel__stmt *new_stmt(parser *p, mel__stmt_kind kind, mdae_pos start)
     return s;
 }
 
+/* `parameter` or `constant` as a declaration's prefix: plain identifiers
+ * (a model may name a variable so), read as words only right after the
+ * ':' of a declaration, where an identifier is otherwise an error. */
+static mel__prefix decl_prefix(const mel__token *t)
+{
+    if (t->kind != MEL_T_ID || t->escaped)
+        return MEL_PFX_NONE;
+    if (t->len == 9 && memcmp(t->text, "parameter", 9) == 0)
+        return MEL_PFX_PARAMETER;
+    if (t->len == 8 && memcmp(t->text, "constant", 8) == 0)
+        return MEL_PFX_CONSTANT;
+    return MEL_PFX_NONE;
+}
+
+/* `(value = v)`, v a number (with its sign) or true / false, from '('. */
+static bool parse_value(parser *p, double *value)
+{
+    advance(p);
+    if (p->tok.kind != MEL_T_ID || p->tok.len != 5 || memcmp(p->tok.text, "value", 5) != 0) {
+        expected(p, "'value'");
+        return false;
+    }
+    advance(p);
+    if (!expect(p, MEL_T_ASSIGN, "'=' after 'value'"))
+        return false;
+    bool minus = p->tok.kind == MEL_T_MINUS;
+    if (minus)
+        advance(p);
+    if (p->tok.kind == MEL_T_NUM)
+        *value = minus ? -p->tok.value : p->tok.value;
+    else if (!minus && (p->tok.kind == MEL_T_TRUE || p->tok.kind == MEL_T_FALSE))
+        *value = p->tok.kind == MEL_T_TRUE;
+    else {
+        expected(p, minus ? "a number" : "a number, 'true' or 'false'");
+        return false;
+    }
+    advance(p);
+    return expect(p, MEL_T_RPAREN, "')' after the value");
+}
+
 static mel__stmt *parse_decl_or_equ(parser *p)
 {
     mdae_pos start = p->tok.where.start;
@@ -568,6 +646,15 @@ static mel__stmt *parse_decl_or_equ(parser *p)
     if (!expect(p, MEL_T_COLON, "':' after a declared name"))
         return NULL;
     mel__stmt *s;
+    mel__prefix prefix = decl_prefix(&p->tok);
+    if (prefix != MEL_PFX_NONE) {
+        advance(p);
+        if (p->tok.kind != MEL_T_REAL && p->tok.kind != MEL_T_BOOLEAN &&
+            p->tok.kind != MEL_T_INTEGER) {
+            expected(p, "'real', 'boolean' or 'integer'");
+            return NULL;
+        }
+    }
     switch (p->tok.kind) {
     case MEL_T_REAL:
     case MEL_T_BOOLEAN:
@@ -576,10 +663,16 @@ static mel__stmt *parse_decl_or_equ(parser *p)
         if (s == NULL)
             return NULL;
         s->u.decl.label = label;
+        s->u.decl.prefix = prefix;
         s->u.decl.type = p->tok.kind == MEL_T_REAL      ? MEL_TY_REAL
                          : p->tok.kind == MEL_T_BOOLEAN ? MEL_TY_BOOLEAN
                                                         : MEL_TY_INTEGER;
         advance(p);
+        if (prefix != MEL_PFX_NONE && p->tok.kind == MEL_T_LPAREN) {
+            if (!parse_value(p, &s->u.decl.value))
+                return NULL;
+            s->u.decl.has_value = true;
+        }
         if (p->tok.kind == MEL_T_ASSIGN) {
             advance(p);
             s->u.decl.init = parse_expr(p);

@@ -144,7 +144,8 @@ Test(fx_print, leaves_numbers_and_calls)
     check(fx_un(P, FX_LAST, y(), R0), "last('stop1.v')", "pre('stop1.v')");
     check(fx_un(P, FX_DER, bin(FX_MUL, x(), k()), R0), "der(x * p)", "der(x * p)");
     const fx_node *refs[1] = {x()};
-    check(fx_opaque(P, "sum(x[:])", refs, 1, R0), "'sum(x[:])'(x)", "sum(x[:])");
+    check(fx_opaque(P, "sum(x[:])", refs, 1, R0), "\"sum(x[:])\"(x)", "sum(x[:])");
+    check(fx_opaque(P, "s.\"a\\b\"", NULL, 0, R0), "\"s.\\\"a\\\\b\\\"\"", "s.\"a\\b\"");
 }
 
 Test(fx_print, quoted_names_escape_quotes)

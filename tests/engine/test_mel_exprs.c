@@ -518,3 +518,120 @@ Test(mel_exprs, a_model_recovered_from_syntax_errors_keeps_its_expressions)
     mel_model_free(m);
     mdae_diags_close(&d);
 }
+
+/* ---- Known quantities with a prefix, texts kept as-is (issue 38 item 2) ---------- */
+
+static const mel_known *known_named(const mel_model *m, const char *name)
+{
+    long k = mel_model_find_known(m, name);
+    cr_assert_geq(k, 0, "no known '%s'", name);
+    return &m->knowns[k];
+}
+
+Test(mel_exprs, prefixed_declarations_are_known_quantities_of_their_type)
+{
+    mel_model *m = mt_parse("p : parameter real;\n"
+                            "k : constant integer = 3;\n"
+                            "b : parameter boolean = true;\n"
+                            "n : parameter integer = k + 1;\n"
+                            "v : parameter real (value = -2.5);\n"
+                            "c : constant boolean (value = false) = !b;\n"
+                            "q : real = 2 * p;\n"
+                            "N : integer = 4;\n"
+                            "parameter : real;\n" /* still a name */
+                            "x : real;\n"
+                            "e : equation der(x) = if b then p * x else n;\n");
+    cr_assert_eq(m->n_knowns, 8);
+    cr_assert_eq(m->n_modes, 0, "a Boolean parameter is not a mode variable");
+    cr_assert_eq(m->n_variables, 2);
+    const mel_known *p = known_named(m, "p"), *k = known_named(m, "k"), *b = known_named(m, "b");
+    const mel_known *n = known_named(m, "n"), *v = known_named(m, "v"), *c = known_named(m, "c");
+    cr_expect(p->kind == MEL_KNOWN_REAL && !p->constant && p->binding == NULL && !p->known);
+    cr_expect(k->kind == MEL_KNOWN_INTEGER && k->constant && k->known && k->value == 3);
+    cr_expect_str_eq(sx(m, k->binding), "3");
+    cr_expect(b->kind == MEL_KNOWN_BOOLEAN && !b->constant && b->known && b->value == 1);
+    cr_expect_str_eq(sx(m, n->binding), "(+ k 1)", "a non-literal binding keeps its names");
+    cr_expect(n->kind == MEL_KNOWN_INTEGER && n->known && n->value == 4);
+    cr_expect(v->known && v->value == -2.5 && v->binding == NULL);
+    cr_expect(c->kind == MEL_KNOWN_BOOLEAN && c->constant && c->known && c->value == 0,
+              "the value given, not computed");
+    cr_expect_str_eq(sx(m, c->binding), "(! b)");
+    cr_expect(known_named(m, "q")->kind == MEL_KNOWN_REAL && !known_named(m, "q")->constant);
+    cr_expect(known_named(m, "N")->kind == MEL_KNOWN_INTEGER);
+    eq_is(m, "e", "x'", "(if b (* p x) n)");
+    /* a Boolean parameter selects nothing: both branches count */
+    cr_expect_str_eq(mt_cases(m, mt_inc(m, "e", "x")), "1:true");
+    mel_model_free(m);
+}
+
+Test(mel_exprs, texts_are_kept_as_text_with_their_references)
+{
+    char src[1200];
+    char long_text[600];
+    memset(long_text, 'a', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    snprintf(src, sizeof src,
+             "x : real; y : real;\n"
+             "e : equation y = \"f(x)[1] + \\\"s\\\\\"(der(x), x);\n"
+             "d : equation x = \"%s\";\n",
+             long_text);
+    mel_model *m = mt_parse(src);
+    const mel_equation *e = eq_named(m, "e");
+    cr_assert_eq(e->rhs->op, FX_OPAQUE);
+    cr_expect_str_eq(e->rhs->name, "f(x)[1] + \"s\\");
+    cr_assert_eq(e->rhs->n, 2);
+    cr_expect_str_eq(sx(m, e->rhs->kids[0]), "x'");
+    cr_expect_str_eq(mt_cases(m, mt_inc(m, "e", "x")), "1:true");
+    const mel_equation *d = eq_named(m, "d");
+    cr_assert_eq(d->rhs->op, FX_OPAQUE);
+    cr_expect_eq(strlen(d->rhs->name), sizeof long_text - 1, "no name limit for a text");
+    cr_expect_eq(d->rhs->n, 0);
+    char *printed = fx_format(m, e->rhs, FX_SYNTAX_MEL);
+    cr_expect_str_eq(printed, "\"f(x)[1] + \\\"s\\\\\"(der(x), x)");
+    mdae_free(printed);
+    mel_model_free(m);
+}
+
+Test(mel_exprs, else_if_numbers_its_branches_as_elseif)
+{
+    mel_model *m = mt_parse("g : boolean; h : boolean; x : real; y : real;\n"
+                            "if g then a : equation x = 1; b : equation y = 1;\n"
+                            "else if h then c : equation x = 2; d : equation y = 2;\n"
+                            "else e : equation x = 3; f : equation y = 3; end end;\n"
+                            "if g then i : equation x = 4;\n"
+                            "else j : equation y = 4; if h then k : equation x = 5 end end;\n");
+    const char *names[] = {"a", "b", "c", "d", "e", "f", "i", "j", "k"};
+    uint32_t pos[] = {0, 1, 0, 1, 0, 1, 0, 0, 1};
+    for (size_t i = 0; i < sizeof pos / sizeof *pos; i++)
+        cr_expect_eq(eq_named(m, names[i])->cond_pos, pos[i], "%s", names[i]);
+    mel_model_free(m);
+}
+
+Test(mel_exprs, prefix_and_text_errors_are_located)
+{
+    mt_expect_error("p : parameter equation x = 1;", MDAE_E_PARSE, 1, 15,
+                    "expected 'real', 'boolean' or 'integer', found 'equation'");
+    mt_expect_error("p : constant real (val = 1);", MDAE_E_PARSE, 1, 20, "expected 'value'");
+    mt_expect_error("p : parameter real (value = x);", MDAE_E_PARSE, 1, 29,
+                    "expected a number, 'true' or 'false'");
+    mt_expect_error("p : real (value = 1);", MDAE_E_PARSE, 1, 10, "expected ';'");
+    mt_expect_error("x : real;\ne : equation x = \"ab\n", MDAE_E_PARSE, 2, 18,
+                    "unterminated text");
+    mt_expect_error("x : real;\ne : equation x = \"a\\n\";", MDAE_E_PARSE, 2, 20,
+                    "invalid escape in a text");
+    mt_expect_error("b : parameter boolean;\nx : real;\nif b then e : equation x = 1 end;",
+                    MDAE_E_MODEL, 3, 4, "condition must be a Boolean formula");
+    /* recovery goes on after a broken prefixed declaration */
+    mel_options opt = {.recover = true};
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    const char *src = "p : parameter real (value = );\nq : parameter real = 1;\nx : real;\n"
+                      "e : equation x = q;\n";
+    cr_assert_eq(mel_model_parse(src, strlen(src), &opt, &m, &d), MDAE_OK);
+    cr_expect(mt_has(&d, 1, 29, "expected a number"));
+    cr_expect_eq(m->n_syntax_errors, 1);
+    cr_expect_geq(mel_model_find_known(m, "q"), 0);
+    mel_model_free(m);
+    mdae_diags_close(&d);
+}

@@ -341,3 +341,26 @@ Test(mel_lex, rejects_a_quoted_identifier_longer_than_256_bytes)
     cr_assert(strstr(L.d.items[0].message, "longer than 256") != NULL);
     mdae_diags_close(&L.d);
 }
+
+Test(mel_lex, reads_a_text_in_double_quotes_of_any_length)
+{
+    lexed L;
+    lex_str(&L, "\"a[1] + \\\"b\\\\\"(x) \"\" parameter");
+    mel__tok want[] = {MEL_T_TEXT, MEL_T_LPAREN, MEL_T_ID, MEL_T_RPAREN,
+                       MEL_T_TEXT, MEL_T_ID,     MEL_T_EOF};
+    kinds_are(&L, want, sizeof want / sizeof *want);
+    cr_assert_eq(L.t[0].len, 12);
+    cr_assert(L.t[0].escaped);
+    cr_assert_eq(memcmp(L.t[0].text, "a[1] + \\\"b\\\\", 12), 0);
+    cr_assert_eq(L.t[4].len, 0, "an empty text");
+    cr_assert_eq(L.d.count, 0);
+    mdae_diags_close(&L.d);
+    char big[400];
+    memset(big, 'x', sizeof big);
+    big[0] = big[sizeof big - 1] = '"';
+    lex_all(&L, big, sizeof big);
+    cr_assert_eq(L.t[0].kind, MEL_T_TEXT);
+    cr_assert_eq(L.t[0].len, sizeof big - 2, "longer than a name");
+    cr_assert_eq(L.d.count, 0);
+    mdae_diags_close(&L.d);
+}
