@@ -15,76 +15,19 @@
 #include "fail_alloc.h"
 #include "fx.h"
 #include "fx_check.h"
+#include "fx_sexpr.h"
 #include "mel_test_util.h"
 #include "ref.h"
 
-/* ---- A tiny S-expression printer ----------------------------------------------
+/* ---- S-expressions (fx_sexpr.h) ------------------------------------------------
  * Numbers %g, unknowns by name with one ' per derivative, knowns and modes
- * by name, (op kids...) otherwise; unknown calls by their name. */
-static const char *op_text(const fx_node *e)
-{
-    static const char *const t[] = {
-        [FX_NEG] = "-",     [FX_ADD] = "+",     [FX_MUL] = "*",  [FX_DIV] = "/",
-        [FX_POW] = "^",     [FX_LT] = "<",      [FX_LE] = "<=",  [FX_GT] = ">",
-        [FX_GE] = ">=",     [FX_EQ] = "==",     [FX_NE] = "<>",  [FX_NOT] = "!",
-        [FX_AND] = "&",     [FX_OR] = "|",      [FX_IF] = "if",  [FX_DER] = "der",
-        [FX_PRE] = "pre",   [FX_LAST] = "last", [FX_NEXT] = "next",
-    };
-    if (e->op == FX_CALL)
-        return e->fn == FX_FN_UNKNOWN ? e->name : fx_fn_name((fx_fn)e->fn);
-    return t[e->op];
-}
-
-static void put_num(mdae_buf *b, double v)
-{
-    char t[32];
-    snprintf(t, sizeof t, "%g", v);
-    mdae_buf_puts(b, t);
-}
-
-static void sx_put(mdae_buf *b, const mel_model *m, const fx_node *e)
-{
-    switch ((fx_op)e->op) {
-    case FX_NUM: put_num(b, e->num); return;
-    case FX_BOOL: mdae_buf_puts(b, e->num != 0 ? "true" : "false"); return;
-    case FX_TIME: mdae_buf_puts(b, "time"); return;
-    case FX_VAR:
-        mdae_buf_puts(b, m->variables[e->index].name);
-        for (unsigned k = 0; k < e->order; k++)
-            mdae_buf_puts(b, "'");
-        return;
-    case FX_KNOWN: mdae_buf_puts(b, m->knowns[e->index].name); return;
-    case FX_MODE: mdae_buf_puts(b, m->modes[e->index].name); return;
-    case FX_OPAQUE:
-        mdae_buf_puts(b, "{");
-        mdae_buf_puts(b, e->name);
-        mdae_buf_puts(b, "}");
-        return;
-    default:
-        mdae_buf_puts(b, "(");
-        mdae_buf_puts(b, op_text(e));
-        for (uint32_t k = 0; k < e->n; k++) {
-            mdae_buf_puts(b, " ");
-            sx_put(b, m, e->kids[k]);
-        }
-        mdae_buf_puts(b, ")");
-        return;
-    }
-}
-
-/* The tree as text (a static buffer, valid until the next call). */
+ * by name, & and | for and and or, opaque text {text}; (op kids...)
+ * otherwise, unknown calls by their name. Static buffer: one at a time. */
 static const char *sx(const mel_model *m, const fx_node *e)
 {
-    static char out[4096];
-    mdae_buf b = {0};
-    if (e == NULL)
-        mdae_buf_puts(&b, "NULL");
-    else
-        sx_put(&b, m, e);
-    cr_assert_not(b.oom);
-    snprintf(out, sizeof out, "%s", b.p ? b.p : "");
-    mdae_free(b.p);
-    return out;
+    fx_sexpr_style st = {
+        .m = m, .short_numbers = true, .and_ = "&", .or_ = "|", .opaque = FX_SEXPR_OPAQUE_TEXT};
+    return fx_sexpr(&st, e);
 }
 
 static const mel_equation *eq_named(const mel_model *m, const char *name)

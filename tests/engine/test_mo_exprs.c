@@ -21,6 +21,7 @@
 #include "fail_alloc.h"
 #include "fx.h"
 #include "fx_check.h"
+#include "fx_sexpr.h"
 #include "mel.h"
 #include "mo.h"
 
@@ -30,68 +31,16 @@ TestSuite(mo_exprs, .timeout = 900);
 
 /* ---- S-expressions ---------------------------------------------------------------- */
 
-static void sx(mdae_buf *b, const mel_model *m, const fx_node *e)
-{
-    static const char *const ops[] = {
-        [FX_NEG] = "neg", [FX_ADD] = "+",     [FX_MUL] = "*",    [FX_DIV] = "/",
-        [FX_POW] = "^",   [FX_LT] = "<",      [FX_LE] = "<=",    [FX_GT] = ">",
-        [FX_GE] = ">=",   [FX_EQ] = "==",     [FX_NE] = "<>",    [FX_NOT] = "not",
-        [FX_AND] = "and", [FX_OR] = "or",     [FX_IF] = "if",    [FX_DER] = "der",
-        [FX_PRE] = "pre", [FX_LAST] = "last", [FX_NEXT] = "next"};
-    char num[64];
-    if (e == NULL) {
-        mdae_buf_puts(b, "NULL");
-        return;
-    }
-    switch ((fx_op)e->op) {
-    case FX_NUM:
-        snprintf(num, sizeof num, "%.17g", e->num);
-        mdae_buf_puts(b, num);
-        return;
-    case FX_BOOL: mdae_buf_puts(b, e->num != 0 ? "true" : "false"); return;
-    case FX_TIME: mdae_buf_puts(b, "time"); return;
-    case FX_VAR:
-        mdae_buf_puts(b, m->variables[e->index].name);
-        for (uint16_t k = 0; k < e->order; k++)
-            mdae_buf_puts(b, "'");
-        return;
-    case FX_KNOWN: mdae_buf_puts(b, m->knowns[e->index].name); return;
-    case FX_MODE:
-        mdae_buf_puts(b, "[");
-        mdae_buf_puts(b, m->modes[e->index].name);
-        mdae_buf_puts(b, "]");
-        return;
-    case FX_CALL:
-        mdae_buf_puts(b, "(");
-        mdae_buf_puts(b, e->fn == FX_FN_UNKNOWN ? e->name : fx_fn_name((fx_fn)e->fn));
-        break;
-    case FX_OPAQUE:
-        mdae_buf_puts(b, "(opaque \"");
-        mdae_buf_puts(b, e->name);
-        mdae_buf_puts(b, "\"");
-        break;
-    default:
-        mdae_buf_puts(b, "(");
-        mdae_buf_puts(b, ops[e->op]);
-        break;
-    }
-    for (uint32_t k = 0; k < e->n; k++) {
-        mdae_buf_puts(b, " ");
-        sx(b, m, e->kids[k]);
-    }
-    mdae_buf_puts(b, ")");
-}
-
-/* Static buffer (tests only): the expression as an S-expression. */
+/* Static buffer (tests only): the expression as an S-expression (fx_sexpr.h):
+ * %.17g, names from m, modes [name], neg and not, opaque (opaque "text" refs...). */
 static const char *sexpr(const mel_model *m, const fx_node *e)
 {
-    static char out[4096];
-    mdae_buf b = {0};
-    sx(&b, m, e);
-    cr_assert(!b.oom);
-    snprintf(out, sizeof out, "%s", b.p ? b.p : "");
-    mdae_free(b.p);
-    return out;
+    fx_sexpr_style st = {.m = m,
+                         .mode_brackets = true,
+                         .neg = "neg",
+                         .not_ = "not",
+                         .opaque = FX_SEXPR_OPAQUE_QUOTED};
+    return fx_sexpr(&st, e);
 }
 
 static mel_model *parse_file(const char *file, const mel_options *opt)
