@@ -411,6 +411,12 @@ Test(mel_exprs, quoted_identifier_errors_are_located)
 
 /* ---- Allocation failures ---------------------------------------------------------- */
 
+static void four_equations_with_sides(const mel_model *m, const char *what)
+{
+    cr_assert_eq(m->n_equations, 4, "%s", what);
+    every_equation_has_sides(m, what);
+}
+
 Test(mel_exprs, returns_nomem_at_every_failing_allocation_without_leaking)
 {
     const char *src = "N : integer = 2; p : real = 2 * q; q : real = 1;\n"
@@ -423,25 +429,7 @@ Test(mel_exprs, returns_nomem_at_every_failing_allocation_without_leaking)
                       "if g then f : equation y[1] = y[2] - 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9\n"
                       "else f : equation y[1] = 0 end;\n"
                       "k : equation y[2] = sin(N);";
-    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
-    long n;
-    for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
-        counting_arm(n);
-        mel_model *m = NULL;
-        rc = mel_model_parse(src, strlen(src), NULL, &m, NULL);
-        if (rc == MDAE_OK) {
-            cr_assert_eq(m->n_equations, 4);
-            every_equation_has_sides(m, "oom");
-            mel_model_free(m);
-        } else {
-            cr_assert_eq(rc, MDAE_E_NOMEM, "allocation %ld: %s", n, mdae_err_name(rc));
-            cr_assert_null(m);
-        }
-        cr_assert_eq(live, 0, "allocation %ld failing leaks %ld blocks", n, live);
-    }
-    cr_assert_eq(rc, MDAE_OK);
-    mdae_replace_allocator(NULL);
+    mt_parse_every_nomem(mel_model_parse, src, 100000, four_equations_with_sides, "oom");
 }
 
 Test(mel_exprs, a_model_recovered_from_syntax_errors_keeps_its_expressions)

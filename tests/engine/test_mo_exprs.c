@@ -25,6 +25,8 @@
 #include "mel.h"
 #include "mo.h"
 
+#include "mel_test_util.h"
+
 #include "model_files.h"
 
 TestSuite(mo_exprs, .timeout = 900);
@@ -419,27 +421,15 @@ Test(mo_exprs, no_expressions_keeps_none_and_the_same_structure)
     }
 }
 
+static void first_equation_has_lhs(const mel_model *m, const char *what)
+{
+    cr_assert_not_null(m->equations[0].lhs, "%s", what);
+}
+
 static void nomem_loop(const char *file)
 {
     char *src = tm_slurp(file);
-    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
-    long n;
-    for (n = 0; rc == MDAE_E_NOMEM && n < 200000; n++) {
-        counting_arm(n);
-        mel_model *m = NULL;
-        rc = mo_model_parse(src, strlen(src), NULL, &m, NULL);
-        if (rc == MDAE_OK) {
-            cr_assert_not_null(m->equations[0].lhs);
-            mel_model_free(m);
-        } else {
-            cr_assert_eq(rc, MDAE_E_NOMEM, "%s: allocation %ld: %s", file, n, mdae_err_name(rc));
-            cr_assert_null(m);
-        }
-        cr_assert_eq(live, 0, "%s: allocation %ld failing leaks %ld blocks", file, n, live);
-    }
-    cr_assert_eq(rc, MDAE_OK);
-    mdae_replace_allocator(NULL);
+    mt_parse_every_nomem(mo_model_parse, src, 200000, first_equation_has_lhs, file);
     free(src);
 }
 
