@@ -465,29 +465,6 @@ static void count_opaque(const fx_node *e, bool in_call, opaque_counts *c)
         count_opaque(e->kids[k], e->op == FX_CALL, c);
 }
 
-static const char *msl_dir(void)
-{
-    const char *dir = getenv("MDAE_MSL_DIR");
-    return dir ? dir : MDAE_SOURCE_DIR "/../shared/msl";
-}
-
-static char *read_path(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert_geq(n, 0);
-    rewind(f);
-    char *text = malloc((size_t)n + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    text[n] = '\0';
-    *len = (size_t)n;
-    return text;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -495,7 +472,7 @@ static int cmp_str(const void *a, const void *b)
 
 Test(mo_exprs, msl_expressions_agree_with_incidences_and_keep_the_structure)
 {
-    DIR *d = opendir(msl_dir());
+    DIR *d = opendir(tm_msl_dir());
     if (d == NULL)
         cr_skip_test("no ../shared/msl here (set MDAE_MSL_DIR)");
     char *names[512];
@@ -512,9 +489,10 @@ Test(mo_exprs, msl_expressions_agree_with_incidences_and_keep_the_structure)
     mel_options none = {.no_expressions = true};
     for (size_t i = 0; i < n_names; i++) {
         char path[2048];
-        snprintf(path, sizeof path, "%s/%s", msl_dir(), names[i]);
+        snprintf(path, sizeof path, "%s/%s", tm_msl_dir(), names[i]);
         size_t len;
-        char *text = read_path(path, &len);
+        char *text = tm_read_path(path, &len);
+        cr_assert_not_null(text, "%s", path);
         mel_model *a = NULL, *b = NULL;
         int ra = mo_model_parse(text, len, NULL, &a, NULL);
         int rb = mo_model_parse(text, len, &none, &b, NULL);
