@@ -262,23 +262,10 @@ typedef enum brake_edit { REMOVED, ADDED, HALF_TYPED } brake_edit;
 /* The brake's text with edit `how`, malloc'd, or NULL. */
 static char *brake_edited(const char *text, brake_edit how)
 {
-    size_t n = strlen(text);
-    char *out = malloc(n + 256);
-    if (out == NULL)
-        return NULL;
-    if (how != REMOVED) {
-        snprintf(out, n + 256, "%s\n%s\n", text,
-                 how == ADDED ? "xtra : equation x[(N + 1) / 2] = 0;" : "half : equation x[1] +");
-        return out;
-    }
-    const char *at = strstr(text, "fel[i] : equation"), *semi = at ? strchr(at, ';') : NULL;
-    if (semi == NULL) {
-        free(out);
-        return NULL;
-    }
-    snprintf(out, n + 256, "%.*sif i <> (N + 1) / 2 then %.*s end%s", (int)(at - text), text,
-             (int)(semi - at), at, semi);
-    return out;
+    if (how == REMOVED)
+        return bench_chain_removed(text, "fel", "i", "(N + 1) / 2");
+    return bench_appended(text, how == ADDED ? "xtra : equation x[(N + 1) / 2] = 0;"
+                                             : "half : equation x[1] +");
 }
 
 /* Rows brake: the front-end and the complete analysis, each case. */

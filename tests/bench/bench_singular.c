@@ -44,29 +44,15 @@ static const family families[] = {
 static char *edited(const family *f, const char *text, int k)
 {
     static const char *const where[] = {"1", "(N + 1) / 2", "N"};
-    size_t n = strlen(text);
-    char *out = malloc(n + 256);
-    if (out == NULL)
-        return NULL;
-    if (k == 0) {
-        memcpy(out, text, n + 1);
-    } else if (k == 7) {
-        snprintf(out, n + 256, "%s\n%s\n", text, f->extra);
-    } else if (k <= 3) {
-        snprintf(out, n + 256, "%s\nxtra : equation %s[%s] = 0;\n", text, f->var,
-                 where[k - 1]);
-    } else {
-        char pat[64];
-        snprintf(pat, sizeof pat, "%s[%s] : equation", f->eq, f->index);
-        const char *at = strstr(text, pat), *semi = at ? strchr(at, ';') : NULL;
-        if (semi == NULL) {
-            free(out);
-            return NULL;
-        }
-        snprintf(out, n + 256, "%.*sif %s <> %s then %.*s end%s", (int)(at - text), text,
-                 f->index, where[k - 4], (int)(semi - at), at, semi);
-    }
-    return out;
+    if (k == 0)
+        return strdup(text);
+    if (k == 7)
+        return bench_appended(text, f->extra);
+    if (k >= 4)
+        return bench_chain_removed(text, f->eq, f->index, where[k - 4]);
+    char line[128];
+    snprintf(line, sizeof line, "xtra : equation %s[%s] = 0;", f->var, where[k - 1]);
+    return bench_appended(text, line);
 }
 
 static void bench_family(const family *f, long n, int repeat, double budget)
