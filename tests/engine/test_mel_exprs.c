@@ -17,6 +17,7 @@
 #include "fx_check.h"
 #include "fx_sexpr.h"
 #include "mel_test_util.h"
+#include "model_files.h"
 #include "ref.h"
 
 /* ---- S-expressions (fx_sexpr.h) ------------------------------------------------
@@ -47,32 +48,12 @@ static void eq_is(const mel_model *m, const char *name, const char *lhs, const c
 
 /* ---- Models ---------------------------------------------------------------------- */
 
-static char *read_model(const char *file)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, file);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static mel_model *parse_file(const char *file, long long n, bool no_expressions)
 {
-    char *src = read_model(file);
-    mel_define d = {"N", n};
-    mel_options o = {.no_expressions = no_expressions};
-    if (n > 0) {
-        o.defines = &d;
-        o.n_defines = 1;
-    }
+    char *src = tm_slurp(file);
+    mel_define d;
+    mel_options o = tm_options_n(&d, n > 0 ? n : -1); /* n = 0: no define */
+    o.no_expressions = no_expressions;
     mel_model *m = mt_parse_opt(src, &o);
     free(src);
     return m;

@@ -2,7 +2,8 @@
  *
  * tests/support/model_files.h -- read a model of the corpus (tests/models/NAME),
  * or one of the MSL exports (../shared/msl), into memory, for the suites
- * that run on them (engine, ref). Failing to read a corpus model fails the
+ * that run on them (engine, ref), and the options that size a corpus model
+ * (-D N=n). Failing to read a corpus model fails the
  * test; an absent MSL export is NULL (the suites skip). Header-only (static functions), so each suite
  * stays one executable; tests/support/ is on every suite's include path.
  */
@@ -12,6 +13,8 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "mel.h"
 
 /* The whole of file `path`, NUL-terminated (free() it); its length in
  * *len unless len is NULL. NULL when the file cannot be opened. */
@@ -46,6 +49,19 @@ static inline char *tm_read(const char *name, size_t *len)
 }
 
 static inline char *tm_slurp(const char *name) { return tm_read(name, NULL); }
+
+/* Options that define N = n (-D N=n) when n >= 0, none otherwise; *def
+ * holds the define and must outlive the options. */
+static inline mel_options tm_options_n(mel_define *def, long long n)
+{
+    mel_options o = {0};
+    *def = (mel_define){"N", n};
+    if (n >= 0) {
+        o.defines = def;
+        o.n_defines = 1;
+    }
+    return o;
+}
 
 /* The folder of the MSL exports, read in place, never copied: $MDAE_MSL_DIR,
  * or ../shared/msl beside the source tree. */
