@@ -254,24 +254,25 @@ static const fx_node *s_neg(fx_pool *p, const fx_node *a, mdae_range where)
     return fx_un(p, FX_NEG, a, where);
 }
 
-/* Room for kids flattened into one node of op (FX_ADD or FX_MUL): one
- * per kid, a kid of that op under at most one negation counting its own
- * kids, plus one for a constant. */
-static size_t flat_room(const fx_node *const *kids, uint32_t n, fx_op op)
+/* An array (in p) with room for kids flattened into one node of op
+ * (FX_ADD or FX_MUL): one per kid, a kid of that op under at most one
+ * negation counting its own kids, plus one for a constant. NULL when a kid
+ * is NULL (an earlier failure) or on OOM. */
+static const fx_node **flat_kids(fx_pool *p, const fx_node *const *kids, uint32_t n, fx_op op)
 {
+    if (any_null(kids, n))
+        return NULL;
     size_t m = 1;
     for (uint32_t k = 0; k < n; k++) {
         const fx_node *a = kids[k]->op == FX_NEG ? kids[k]->kids[0] : kids[k];
         m += a->op == op ? a->n : 1;
     }
-    return m;
+    return kids_new(p, m);
 }
 
 static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, mdae_range where)
 {
-    if (any_null(kids, n))
-        return NULL;
-    const fx_node **t = kids_new(p, flat_room(kids, n, FX_ADD));
+    const fx_node **t = flat_kids(p, kids, n, FX_ADD);
     if (t == NULL)
         return NULL;
     double c = 0;
@@ -311,9 +312,7 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
 
 static const fx_node *s_mul(fx_pool *p, const fx_node *const *kids, uint32_t n, mdae_range where)
 {
-    if (any_null(kids, n))
-        return NULL;
-    const fx_node **t = kids_new(p, flat_room(kids, n, FX_MUL));
+    const fx_node **t = flat_kids(p, kids, n, FX_MUL);
     if (t == NULL)
         return NULL;
     double c = 1;
