@@ -32,13 +32,13 @@
  * seconds are the thread's CPU time (cpu_now).
  * See tests/bench/README.md for measured numbers.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench_run.h"
+#include "dir_list.h"
 #include "mo.h"
 
 typedef int (*parse_fn)(const char *text, size_t len, const mel_options *opt, mel_model **out,
@@ -147,52 +147,12 @@ static double quantile(double *v, size_t n, double q)
     return v[(size_t)(q * (double)(n - 1) + 0.5)];
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool modelica_name(const char *s)
-{
-    size_t n = strlen(s);
-    return (n > 4 && strcmp(s + n - 4, ".bmo") == 0) || (n > 3 && strcmp(s + n - 3, ".mo") == 0);
-}
-
-/* The Modelica files of dir, sorted (free each and the array); their count
- * in *n. NULL when the folder cannot be read. */
-static char **list_models(const char *dir, size_t *n)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return NULL;
-    char **names = NULL;
-    size_t cap = 0;
-    *n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!modelica_name(e->d_name))
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **q = realloc(names, cap * sizeof *q);
-            if (q == NULL)
-                break;
-            names = q;
-        }
-        names[*n] = strdup(e->d_name);
-        if (names[*n] != NULL)
-            ++*n;
-    }
-    closedir(d);
-    if (*n > 1)
-        qsort(names, *n, sizeof *names, cmp_name);
-    return names;
-}
-
 /* Row msl: the median front-end time over the folder's models. */
 static void bench_msl(const char *dir, int repeat, bool each)
 {
+    static const char *const modelica[] = {".bmo", ".mo"};
     size_t n = 0;
-    char **names = list_models(dir, &n);
+    char **names = dir_list(dir, modelica, 2, &n);
     if (names == NULL || n == 0) {
         printf("msl\t%s\tcannot read the models\n", dir);
         free(names);

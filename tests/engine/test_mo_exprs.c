@@ -13,7 +13,6 @@
  */
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 
 #include "mel_test_util.h"
 
+#include "dir_list.h"
 #include "model_files.h"
 
 TestSuite(mo_exprs, .timeout = 900);
@@ -465,25 +465,13 @@ static void count_opaque(const fx_node *e, bool in_call, opaque_counts *c)
         count_opaque(e->kids[k], e->op == FX_CALL, c);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 Test(mo_exprs, msl_expressions_agree_with_incidences_and_keep_the_structure)
 {
-    DIR *d = opendir(tm_msl_dir());
-    if (d == NULL)
+    static const char *const bmo[] = {".bmo"};
+    size_t n_names;
+    char **names = dir_list(tm_msl_dir(), bmo, 1, &n_names);
+    if (names == NULL)
         cr_skip_test("no ../shared/msl here (set MDAE_MSL_DIR)");
-    char *names[512];
-    size_t n_names = 0;
-    for (struct dirent *de; (de = readdir(d)) != NULL && n_names < 512;) {
-        size_t l = strlen(de->d_name);
-        if (l > 4 && strcmp(de->d_name + l - 4, ".bmo") == 0)
-            names[n_names++] = strdup(de->d_name);
-    }
-    closedir(d);
-    qsort(names, n_names, sizeof *names, cmp_str);
     size_t parsed = 0, equations = 0, nodes = 0;
     opaque_counts oc = {0};
     mel_options none = {.no_expressions = true};
@@ -515,6 +503,7 @@ Test(mo_exprs, msl_expressions_agree_with_incidences_and_keep_the_structure)
         free(text);
         free(names[i]);
     }
+    free(names);
     char line[400];
     snprintf(line, sizeof line,
              "MSL: %zu of %zu models, %zu equations, %zu nodes; FX_OPAQUE: %zu constructs, %zu "
