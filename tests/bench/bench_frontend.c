@@ -293,19 +293,13 @@ static void bench_brake(long n, int repeat, double budget)
 int main(int argc, char **argv)
 {
     const char *msl = MDAE_SOURCE_DIR "/../shared/msl";
-    long n = 100;
-    int repeat = 7;
-    double budget = 60;
+    bench_size_opts o = {.n = 100, .repeat = 7, .budget = 60};
     bool each = false;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--msl") && a + 1 < argc)
             msl = argv[++a];
-        else if (!strcmp(argv[a], "--n") && a + 1 < argc)
-            n = atol(argv[++a]);
-        else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-            repeat = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--budget") && a + 1 < argc)
-            budget = atof(argv[++a]);
+        else if (bench_size_opt(argc, argv, &a, &o))
+            continue;
         else if (!strcmp(argv[a], "--each"))
             each = true;
         else {
@@ -314,13 +308,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (sa_begin(NULL) != MDAE_OK) {
-        fprintf(stderr, "sa_begin failed\n");
+    if (!bench_begin())
         return 1;
-    }
     printf("row\tcase\twith_s\twithout_s\tratio\tstatus\n");
-    bench_msl(msl, repeat < 1 ? 1 : repeat, each);
-    bench_brake(n, repeat < 1 ? 1 : repeat, budget);
+    bench_msl(msl, o.repeat < 1 ? 1 : o.repeat, each);
+    bench_brake(o.n, o.repeat < 1 ? 1 : o.repeat, o.budget);
     sa_end();
     return 0;
 }

@@ -44,6 +44,44 @@ static inline char *bench_slurp(const char *path, size_t *len)
     return s;
 }
 
+/* The options the sized benchmarks share: --n N (the model's size),
+ * --repeat R (best of R runs), --budget S (seconds before an analysis is
+ * cancelled). */
+typedef struct bench_size_opts {
+    long n;
+    int repeat;
+    double budget;
+} bench_size_opts;
+
+/* Whether argv[*a] is one of bench_size_opts's options followed by its
+ * value: then the value stored in *o and *a on the value. */
+static inline bool bench_size_opt(int argc, char **argv, int *a, bench_size_opts *o)
+{
+    if (*a + 1 >= argc)
+        return false;
+    const char *opt = argv[*a], *v = argv[*a + 1];
+    if (!strcmp(opt, "--n"))
+        o->n = atol(v);
+    else if (!strcmp(opt, "--repeat"))
+        o->repeat = atoi(v);
+    else if (!strcmp(opt, "--budget"))
+        o->budget = atof(v);
+    else
+        return false;
+    ++*a;
+    return true;
+}
+
+/* sa_begin with the default configuration; false (said on stderr) when it
+ * fails. */
+static inline bool bench_begin(void)
+{
+    if (sa_begin(NULL) == MDAE_OK)
+        return true;
+    fprintf(stderr, "sa_begin failed\n");
+    return false;
+}
+
 /* text, then `line` on a line of its own, malloc'd; NULL on OOM. */
 static inline char *bench_appended(const char *text, const char *line)
 {
