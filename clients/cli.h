@@ -199,6 +199,10 @@ int cli_engine_run(const cli_opts *o, cli_engine *e /* out */);
  * unprinted), then analyse a loaded engine. */
 int cli_engine_load(const cli_opts *o, cli_engine *e /* out */);
 int cli_engine_analyze(const cli_opts *o, cli_engine *e);
+/* Start BuDDy sized for a loaded engine's model (o's --node-limit...):
+ * CLI_EXIT_OK, or CLI_EXIT_IO with the failure printed. cli_engine_close
+ * stops it. */
+int cli_engine_begin(const cli_opts *o, const cli_engine *e);
 void cli_engine_close(cli_engine *e);
 
 /* ---- cli_render.c -----------------------------------------------------------

@@ -54,7 +54,7 @@ int cli_engine_run(const cli_opts *o, cli_engine *e)
     return cli_engine_analyze(o, e);
 }
 
-int cli_engine_analyze(const cli_opts *o, cli_engine *e)
+int cli_engine_begin(const cli_opts *o, const cli_engine *e)
 {
     sa_config cfg;
     cli_sa_config(o, &cfg);
@@ -64,8 +64,16 @@ int cli_engine_analyze(const cli_opts *o, cli_engine *e)
         fprintf(stderr, "mdae: cannot start the BDD engine: %s\n", mdae_strerror(rc));
         return CLI_EXIT_IO;
     }
+    return CLI_EXIT_OK;
+}
+
+int cli_engine_analyze(const cli_opts *o, cli_engine *e)
+{
+    int code = cli_engine_begin(o, e);
+    if (code != CLI_EXIT_OK)
+        return code;
     sa_options so = {.method = o->method};
-    rc = inc_session_new(&e->inc);
+    int rc = inc_session_new(&e->inc);
     if (rc == MDAE_OK)
         rc = inc_analyze(e->inc, e->m, &so, &e->ir, &e->d);
     if (rc == MDAE_OK)

@@ -2,10 +2,10 @@
  *
  * clients/cli_approx.c -- `mdae approx FILE [--json]`: what a single-mode
  * tool (OpenModelica, Dymola) does with the model, compared with the exact
- * all-modes analysis (engine/ap.h, issue 38): the model loaded as for
- * `mdae analyze` (cli_engine_load), the exact analysis (sa_analyze: the
- * blocks' dependency graph is not needed, and on some MSL models it is what
- * reaches a limit), then ap_analyze on it, printed as its JSON
+ * all-modes analysis (engine/ap.h, issue 38): the model loaded and BuDDy
+ * started as for `mdae analyze` (cli_engine_load, cli_engine_begin), the
+ * exact analysis (sa_analyze: the blocks' dependency graph is not needed,
+ * and on some MSL models it is what reaches a limit), then ap_analyze on it, printed as its JSON
  * (rpc_json_approx) or as warnings located in the source
  * (cli_render_approx). Pivots print in the model's language.
  */
@@ -18,16 +18,11 @@
  * cli_engine_close stops BuDDy); diagnostics printed. */
 static int exact(const cli_opts *o, cli_engine *e, sa_result **r)
 {
-    sa_config cfg;
-    cli_sa_config(o, &cfg);
-    sa_config_size_for(&cfg, e->m);
-    int rc = sa_begin(&cfg);
-    if (rc < 0) {
-        fprintf(stderr, "mdae: cannot start the BDD engine: %s\n", mdae_strerror(rc));
-        return CLI_EXIT_IO;
-    }
+    int code = cli_engine_begin(o, e);
+    if (code != CLI_EXIT_OK)
+        return code;
     sa_options so = {.method = o->method};
-    rc = sa_analyze(e->m, &so, r, &e->d);
+    int rc = sa_analyze(e->m, &so, r, &e->d);
     cli_print_diags(&e->src, &e->d);
     if (rc == MDAE_E_BDD_LIMIT && mdae_diags_find_limit(&e->d) == NULL)
         fprintf(stderr, "%s: error: %s (raise it with --node-limit N)\n", e->src.name,

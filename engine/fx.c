@@ -250,17 +250,23 @@ uint32_t fx_fn_arity(fx_fn fn)
 }
 
 /* ---- Equality and size ----------------------------------------------------- */
+bool fx__same_head(const fx_node *a, const fx_node *b)
+{
+    assert(a != NULL && b != NULL);
+    if (a->op != b->op || a->n != b->n || a->fn != b->fn || a->index != b->index ||
+        a->order != b->order)
+        return false;
+    if ((a->op == FX_NUM || a->op == FX_BOOL) && memcmp(&a->num, &b->num, sizeof a->num) != 0)
+        return false;
+    return (a->name == NULL) == (b->name == NULL) &&
+           (a->name == NULL || strcmp(a->name, b->name) == 0);
+}
+
 bool fx_equal(const fx_node *a, const fx_node *b)
 {
     if (a == b)
         return true;
-    if (a == NULL || b == NULL || a->op != b->op || a->n != b->n || a->fn != b->fn ||
-        a->index != b->index || a->order != b->order)
-        return false;
-    if ((a->op == FX_NUM || a->op == FX_BOOL) && memcmp(&a->num, &b->num, sizeof a->num) != 0)
-        return false;
-    if ((a->name == NULL) != (b->name == NULL) ||
-        (a->name != NULL && strcmp(a->name, b->name) != 0))
+    if (a == NULL || b == NULL || !fx__same_head(a, b))
         return false;
     for (uint32_t k = 0; k < a->n; k++)
         if (!fx_equal(a->kids[k], b->kids[k]))

@@ -129,13 +129,7 @@ static bool same(const fx_node *a, const fx_node *b, size_t *budget)
     if (*budget == 0)
         return false;
     --*budget;
-    if (a->op != b->op || a->n != b->n || a->fn != b->fn || a->index != b->index ||
-        a->order != b->order)
-        return false;
-    if ((a->op == FX_NUM || a->op == FX_BOOL) && memcmp(&a->num, &b->num, sizeof a->num) != 0)
-        return false;
-    if ((a->name == NULL) != (b->name == NULL) ||
-        (a->name != NULL && strcmp(a->name, b->name) != 0))
+    if (!fx__same_head(a, b))
         return false;
     for (uint32_t k = 0; k < a->n; k++)
         if (!same(a->kids[k], b->kids[k], budget))
@@ -260,16 +254,25 @@ static const fx_node *s_neg(fx_pool *p, const fx_node *a, mdae_range where)
     return fx_un(p, FX_NEG, a, where);
 }
 
-static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, mdae_range where)
+/* An array (in p) with room for kids flattened into one node of op
+ * (FX_ADD or FX_MUL): one per kid, a kid of that op under at most one
+ * negation counting its own kids, plus one for a constant. NULL when a kid
+ * is NULL (an earlier failure) or on OOM. */
+static const fx_node **flat_kids(fx_pool *p, const fx_node *const *kids, uint32_t n, fx_op op)
 {
     if (any_null(kids, n))
         return NULL;
     size_t m = 1;
     for (uint32_t k = 0; k < n; k++) {
         const fx_node *a = kids[k]->op == FX_NEG ? kids[k]->kids[0] : kids[k];
-        m += a->op == FX_ADD ? a->n : 1;
+        m += a->op == op ? a->n : 1;
     }
-    const fx_node **t = kids_new(p, m);
+    return kids_new(p, m);
+}
+
+static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, mdae_range where)
+{
+    const fx_node **t = flat_kids(p, kids, n, FX_ADD);
     if (t == NULL)
         return NULL;
     double c = 0;
@@ -309,14 +312,7 @@ static const fx_node *s_add(fx_pool *p, const fx_node *const *kids, uint32_t n, 
 
 static const fx_node *s_mul(fx_pool *p, const fx_node *const *kids, uint32_t n, mdae_range where)
 {
-    if (any_null(kids, n))
-        return NULL;
-    size_t m = 1;
-    for (uint32_t k = 0; k < n; k++) {
-        const fx_node *a = kids[k]->op == FX_NEG ? kids[k]->kids[0] : kids[k];
-        m += a->op == FX_MUL ? a->n : 1;
-    }
-    const fx_node **t = kids_new(p, m);
+    const fx_node **t = flat_kids(p, kids, n, FX_MUL);
     if (t == NULL)
         return NULL;
     double c = 1;

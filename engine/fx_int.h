@@ -20,4 +20,10 @@ void *fx__pool_alloc(fx_pool *p, size_t n);
  * IEEE results, no errors (fx_eval.c). */
 double fx__fn_apply(fx_fn fn, const double *a);
 
+/* Whether a and b (not NULL) agree in all but their kids: op, number of
+ * kids, function, index, order, number (bitwise, for FX_NUM and FX_BOOL)
+ * and name; locations ignored. fx_equal and fx_diff's budgeted
+ * comparison add the kids (fx.c). */
+bool fx__same_head(const fx_node *a, const fx_node *b);
+
 #endif /* FX_INT_H */

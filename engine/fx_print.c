@@ -382,12 +382,9 @@ static void put_if(const printer *p, const fx_node *e)
     put(p, rest, L_IF);
 }
 
-static void put_call(const printer *p, const fx_node *e)
+/* e's kids in parentheses, separated by ", ". */
+static void put_args(const printer *p, const fx_node *e)
 {
-    if (e->fn != FX_FN_UNKNOWN)
-        mdae_buf_puts(p->b, fx_fn_name((fx_fn)e->fn));
-    else
-        put_fn_name(p->b, e->name != NULL ? e->name : "?", p->syn);
     mdae_buf_puts(p->b, "(");
     for (uint32_t k = 0; k < e->n; k++) {
         if (k > 0)
@@ -395,6 +392,15 @@ static void put_call(const printer *p, const fx_node *e)
         put(p, e->kids[k], L_IF);
     }
     mdae_buf_puts(p->b, ")");
+}
+
+static void put_call(const printer *p, const fx_node *e)
+{
+    if (e->fn != FX_FN_UNKNOWN)
+        mdae_buf_puts(p->b, fx_fn_name((fx_fn)e->fn));
+    else
+        put_fn_name(p->b, e->name != NULL ? e->name : "?", p->syn);
+    put_args(p, e);
 }
 
 /* Text a front-end kept: itself in Modelica; in MEL, which cannot read
@@ -417,13 +423,7 @@ static void put_opaque(const printer *p, const fx_node *e)
     mdae_buf_puts(p->b, "\"");
     if (e->n == 0)
         return;
-    mdae_buf_puts(p->b, "(");
-    for (uint32_t k = 0; k < e->n; k++) {
-        if (k > 0)
-            mdae_buf_puts(p->b, ", ");
-        put(p, e->kids[k], L_IF);
-    }
-    mdae_buf_puts(p->b, ")");
+    put_args(p, e);
 }
 
 /* The node itself, its level already checked against the context. */

@@ -11,40 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_run.h"
 #include "cdg.h"
 #include "fx_body.h"
 #include "rpc_json.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static char *slurp(const char *name, size_t *len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
 
 /* The number of bodies of an analysis tree and their total length. */
 static void count_bodies(const cJSON *j, size_t *n, size_t *bytes)
@@ -68,8 +39,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_bodies FILE N\n");
         return 2;
     }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, argv[1]);
     size_t len;
-    char *text = slurp(argv[1], &len);
+    char *text = bench_slurp(path, &len);
     mel_define def = {"N", atoll(argv[2])};
     mel_options o = {.defines = &def, .n_defines = 1};
     mel_model *m = NULL;
@@ -88,12 +61,12 @@ int main(int argc, char **argv)
     size_t n = 0, bytes = 0;
     for (int k = 0; k < 5; k++) {
         cJSON *j = NULL;
-        double t0 = now();
+        double t0 = bench_now();
         int rc = rpc_json_analysis(rep, crep, &j);
-        double t1 = now();
+        double t1 = bench_now();
         if (rc == MDAE_OK)
             rc = rpc_json_add_bodies(j, crep, m);
-        double t2 = now();
+        double t2 = bench_now();
         if (rc != MDAE_OK) {
             fprintf(stderr, "bench_bodies: %s\n", mdae_strerror(rc));
             return 1;

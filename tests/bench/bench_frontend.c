@@ -32,13 +32,13 @@
  * seconds are the thread's CPU time (cpu_now).
  * See tests/bench/README.md for measured numbers.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench_run.h"
+#include "dir_list.h"
 #include "mo.h"
 
 typedef int (*parse_fn)(const char *text, size_t len, const mel_options *opt, mel_model **out,
@@ -147,52 +147,12 @@ static double quantile(double *v, size_t n, double q)
     return v[(size_t)(q * (double)(n - 1) + 0.5)];
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool modelica_name(const char *s)
-{
-    size_t n = strlen(s);
-    return (n > 4 && strcmp(s + n - 4, ".bmo") == 0) || (n > 3 && strcmp(s + n - 3, ".mo") == 0);
-}
-
-/* The Modelica files of dir, sorted (free each and the array); their count
- * in *n. NULL when the folder cannot be read. */
-static char **list_models(const char *dir, size_t *n)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return NULL;
-    char **names = NULL;
-    size_t cap = 0;
-    *n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!modelica_name(e->d_name))
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **q = realloc(names, cap * sizeof *q);
-            if (q == NULL)
-                break;
-            names = q;
-        }
-        names[*n] = strdup(e->d_name);
-        if (names[*n] != NULL)
-            ++*n;
-    }
-    closedir(d);
-    if (*n > 1)
-        qsort(names, *n, sizeof *names, cmp_name);
-    return names;
-}
-
 /* Row msl: the median front-end time over the folder's models. */
 static void bench_msl(const char *dir, int repeat, bool each)
 {
+    static const char *const modelica[] = {".bmo", ".mo"};
     size_t n = 0;
-    char **names = list_models(dir, &n);
+    char **names = dir_list(dir, modelica, 2, &n);
     if (names == NULL || n == 0) {
         printf("msl\t%s\tcannot read the models\n", dir);
         free(names);
@@ -262,23 +222,10 @@ typedef enum brake_edit { REMOVED, ADDED, HALF_TYPED } brake_edit;
 /* The brake's text with edit `how`, malloc'd, or NULL. */
 static char *brake_edited(const char *text, brake_edit how)
 {
-    size_t n = strlen(text);
-    char *out = malloc(n + 256);
-    if (out == NULL)
-        return NULL;
-    if (how != REMOVED) {
-        snprintf(out, n + 256, "%s\n%s\n", text,
-                 how == ADDED ? "xtra : equation x[(N + 1) / 2] = 0;" : "half : equation x[1] +");
-        return out;
-    }
-    const char *at = strstr(text, "fel[i] : equation"), *semi = at ? strchr(at, ';') : NULL;
-    if (semi == NULL) {
-        free(out);
-        return NULL;
-    }
-    snprintf(out, n + 256, "%.*sif i <> (N + 1) / 2 then %.*s end%s", (int)(at - text), text,
-             (int)(semi - at), at, semi);
-    return out;
+    if (how == REMOVED)
+        return bench_chain_removed(text, "fel", "i", "(N + 1) / 2");
+    return bench_appended(text, how == ADDED ? "xtra : equation x[(N + 1) / 2] = 0;"
+                                             : "half : equation x[1] +");
 }
 
 /* Rows brake: the front-end and the complete analysis, each case. */
@@ -346,19 +293,13 @@ static void bench_brake(long n, int repeat, double budget)
 int main(int argc, char **argv)
 {
     const char *msl = MDAE_SOURCE_DIR "/../shared/msl";
-    long n = 100;
-    int repeat = 7;
-    double budget = 60;
+    bench_size_opts o = {.n = 100, .repeat = 7, .budget = 60};
     bool each = false;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--msl") && a + 1 < argc)
             msl = argv[++a];
-        else if (!strcmp(argv[a], "--n") && a + 1 < argc)
-            n = atol(argv[++a]);
-        else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-            repeat = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--budget") && a + 1 < argc)
-            budget = atof(argv[++a]);
+        else if (bench_size_opt(argc, argv, &a, &o))
+            continue;
         else if (!strcmp(argv[a], "--each"))
             each = true;
         else {
@@ -367,13 +308,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (sa_begin(NULL) != MDAE_OK) {
-        fprintf(stderr, "sa_begin failed\n");
+    if (!bench_begin())
         return 1;
-    }
     printf("row\tcase\twith_s\twithout_s\tratio\tstatus\n");
-    bench_msl(msl, repeat < 1 ? 1 : repeat, each);
-    bench_brake(n, repeat < 1 ? 1 : repeat, budget);
+    bench_msl(msl, o.repeat < 1 ? 1 : o.repeat, each);
+    bench_brake(o.n, o.repeat < 1 ? 1 : o.repeat, o.budget);
     sa_end();
     return 0;
 }

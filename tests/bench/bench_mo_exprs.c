@@ -10,20 +10,15 @@
  *
  *   bench_mo_exprs [DIR [REPS]]
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_floor.h"
 #include "bench_run.h"
+#include "dir_list.h"
 #include "fx.h"
 #include "mo.h"
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -50,20 +45,13 @@ int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : MDAE_SOURCE_DIR "/../shared/msl";
     int reps = argc > 2 ? atoi(argv[2]) : 5;
-    DIR *d = opendir(dir);
-    if (d == NULL) {
+    static const char *const bmo[] = {".bmo"};
+    size_t n;
+    char **names = dir_list(dir, bmo, 1, &n);
+    if (names == NULL) {
         fprintf(stderr, "bench_mo_exprs: cannot open %s\n", dir);
         return 1;
     }
-    char *names[1024];
-    size_t n = 0;
-    for (struct dirent *de; (de = readdir(d)) != NULL && n < 1024;) {
-        size_t l = strlen(de->d_name);
-        if (l > 4 && strcmp(de->d_name + l - 4, ".bmo") == 0)
-            names[n++] = strdup(de->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
     double *ratios = calloc(n + 1, sizeof *ratios);
     size_t n_ratios = 0;
     double total_without = 0, total_with = 0;
@@ -90,8 +78,8 @@ int main(int argc, char **argv)
             printf("%-72s %10.5f %10.5f %7.3f %10zu\n", names[i], best[0], best[1],
                    best[1] / best[0], bytes);
         }
-        free(names[i]);
     }
+    dir_list_free(names, n);
     qsort(ratios, n_ratios, sizeof *ratios, cmp_double);
     if (n_ratios > 0)
         printf("%zu models: median ratio %.3f (p90 %.3f, max %.3f); total %.3f s without, "

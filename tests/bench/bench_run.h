@@ -1,7 +1,8 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * tests/bench/bench_run.h -- what several benchmarks do alike: read a file
- * whole, and time the complete analysis `mdae analyze --json` runs
+ * whole, edit a MEL model's text (an equation appended, one of a foreach
+ * chain left out), and time the complete analysis `mdae analyze --json` runs
  * (incremental session, whole result, both reports) under a deadline.
  * Header-only (static functions), as bench_floor.h, so that each benchmark
  * stays one executable. Prints nothing; asserts nothing.
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_floor.h"
 #include "cdg.h"
@@ -40,6 +42,74 @@ static inline char *bench_slurp(const char *path, size_t *len)
             *len = (size_t)n;
     }
     return s;
+}
+
+/* The options the sized benchmarks share: --n N (the model's size),
+ * --repeat R (best of R runs), --budget S (seconds before an analysis is
+ * cancelled). */
+typedef struct bench_size_opts {
+    long n;
+    int repeat;
+    double budget;
+} bench_size_opts;
+
+/* Whether argv[*a] is one of bench_size_opts's options followed by its
+ * value: then the value stored in *o and *a on the value. */
+static inline bool bench_size_opt(int argc, char **argv, int *a, bench_size_opts *o)
+{
+    if (*a + 1 >= argc)
+        return false;
+    const char *opt = argv[*a], *v = argv[*a + 1];
+    if (!strcmp(opt, "--n"))
+        o->n = atol(v);
+    else if (!strcmp(opt, "--repeat"))
+        o->repeat = atoi(v);
+    else if (!strcmp(opt, "--budget"))
+        o->budget = atof(v);
+    else
+        return false;
+    ++*a;
+    return true;
+}
+
+/* sa_begin with the default configuration; false (said on stderr) when it
+ * fails. */
+static inline bool bench_begin(void)
+{
+    if (sa_begin(NULL) == MDAE_OK)
+        return true;
+    fprintf(stderr, "sa_begin failed\n");
+    return false;
+}
+
+/* text, then `line` on a line of its own, malloc'd; NULL on OOM. */
+static inline char *bench_appended(const char *text, const char *line)
+{
+    size_t n = strlen(text) + strlen(line) + 3;
+    char *out = malloc(n);
+    if (out != NULL)
+        snprintf(out, n, "%s\n%s\n", text, line);
+    return out;
+}
+
+/* text with the equation of a foreach chain that starts `EQ[INDEX] :
+ * equation` left out where INDEX is `where` (an expression: "1",
+ * "(N + 1) / 2"...): wrapped in `if INDEX <> WHERE then ... end`.
+ * malloc'd; NULL on OOM or when text has no such equation. */
+static inline char *bench_chain_removed(const char *text, const char *eq, const char *index,
+                                        const char *where)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "%s[%s] : equation", eq, index);
+    const char *at = strstr(text, pat), *semi = at ? strchr(at, ';') : NULL;
+    if (semi == NULL)
+        return NULL;
+    size_t n = strlen(text) + strlen(index) + strlen(where) + 32;
+    char *out = malloc(n);
+    if (out != NULL)
+        snprintf(out, n, "%.*sif %s <> %s then %.*s end%s", (int)(at - text), text, index, where,
+                 (int)(semi - at), at, semi);
+    return out;
 }
 
 /* Seconds of the analysis `mdae analyze --json` runs on m with the given

@@ -44,29 +44,15 @@ static const family families[] = {
 static char *edited(const family *f, const char *text, int k)
 {
     static const char *const where[] = {"1", "(N + 1) / 2", "N"};
-    size_t n = strlen(text);
-    char *out = malloc(n + 256);
-    if (out == NULL)
-        return NULL;
-    if (k == 0) {
-        memcpy(out, text, n + 1);
-    } else if (k == 7) {
-        snprintf(out, n + 256, "%s\n%s\n", text, f->extra);
-    } else if (k <= 3) {
-        snprintf(out, n + 256, "%s\nxtra : equation %s[%s] = 0;\n", text, f->var,
-                 where[k - 1]);
-    } else {
-        char pat[64];
-        snprintf(pat, sizeof pat, "%s[%s] : equation", f->eq, f->index);
-        const char *at = strstr(text, pat), *semi = at ? strchr(at, ';') : NULL;
-        if (semi == NULL) {
-            free(out);
-            return NULL;
-        }
-        snprintf(out, n + 256, "%.*sif %s <> %s then %.*s end%s", (int)(at - text), text,
-                 f->index, where[k - 4], (int)(semi - at), at, semi);
-    }
-    return out;
+    if (k == 0)
+        return strdup(text);
+    if (k == 7)
+        return bench_appended(text, f->extra);
+    if (k >= 4)
+        return bench_chain_removed(text, f->eq, f->index, where[k - 4]);
+    char line[128];
+    snprintf(line, sizeof line, "xtra : equation %s[%s] = 0;", f->var, where[k - 1]);
+    return bench_appended(text, line);
 }
 
 static void bench_family(const family *f, long n, int repeat, double budget)
@@ -119,33 +105,26 @@ static void bench_family(const family *f, long n, int repeat, double budget)
 int main(int argc, char **argv)
 {
     const char *only = NULL;
-    long n = 0;
-    int repeat = 3;
-    double budget = 60;
+    bench_size_opts o = {.n = 0, .repeat = 3, .budget = 60};
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--model") && a + 1 < argc)
             only = argv[++a];
-        else if (!strcmp(argv[a], "--n") && a + 1 < argc)
-            n = atol(argv[++a]);
-        else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-            repeat = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--budget") && a + 1 < argc)
-            budget = atof(argv[++a]);
+        else if (bench_size_opt(argc, argv, &a, &o))
+            continue;
         else {
             fprintf(stderr, "usage: bench_singular [--model NAME] [--n N] [--repeat R] "
                             "[--budget S]\n");
             return 2;
         }
     }
-    if (sa_begin(NULL) != MDAE_OK) {
-        fprintf(stderr, "sa_begin failed\n");
+    if (!bench_begin())
         return 1;
-    }
     printf("model\tN\tedit\tseconds\tratio_to_sound\tstatus\n");
     for (size_t k = 0; k < sizeof families / sizeof *families; k++) {
         if (only != NULL ? strcmp(only, families[k].name) != 0 : k == 3)
             continue; /* building_incompressible: on demand (slow when sound) */
-        bench_family(&families[k], n > 0 ? n : families[k].n, repeat < 1 ? 1 : repeat, budget);
+        bench_family(&families[k], o.n > 0 ? o.n : families[k].n, o.repeat < 1 ? 1 : o.repeat,
+                     o.budget);
     }
     sa_end();
     return 0;

@@ -1,8 +1,9 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * tests/engine/mel_test_util.h -- small helpers shared by the front-end
- * suites (test_mel_lex/parse/elab/errors.c): parse a text and assert success,
- * or assert one located error message. Header-only (static functions), so
+ * suites (test_mel_lex/parse/elab/errors.c, test_mel_exprs.c,
+ * test_mo_exprs.c): parse a text and assert success, assert one located
+ * error message, or parse it under every allocation failure. Header-only (static functions), so
  * each suite stays one executable.
  */
 #ifndef MEL_TEST_UTIL_H
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fail_alloc.h"
 #include "mel.h"
 
 static inline void mt_dump_diags(const mdae_diags *d)
@@ -131,6 +133,43 @@ static inline const char *mt_cases(const mel_model *m, const mel_incidence *inc)
         mdae_free(g);
     }
     return buf;
+}
+
+/* A front-end's parse: mel_model_parse or mo_model_parse. */
+typedef int (*mt_parse_fn)(const char *text, size_t len, const mel_options *opt,
+                           mel_model **out, mdae_diags *diags);
+
+/* Parse src (no options, no diagnostics) with allocation n failing
+ * (fail_alloc.h's counting_allocator, installed here and removed), for
+ * n = 0, 1, ... until the parse succeeds, at most max_n runs: every failed
+ * run returns MDAE_E_NOMEM without a model, and no run leaks a block. The
+ * model of the run that succeeds is given to check(m, what) (if not NULL),
+ * then freed. `what` names src in messages. Returns the number of runs. */
+static inline long mt_parse_every_nomem(mt_parse_fn parse, const char *src, long max_n,
+                                        void (*check)(const mel_model *m, const char *what),
+                                        const char *what)
+{
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; rc == MDAE_E_NOMEM && n < max_n; n++) {
+        counting_arm(n);
+        mel_model *m = NULL;
+        rc = parse(src, strlen(src), NULL, &m, NULL);
+        if (rc == MDAE_OK) {
+            cr_assert_not_null(m, "%s", what);
+            if (check != NULL)
+                check(m, what);
+            mel_model_free(m);
+        } else {
+            cr_assert_eq(rc, MDAE_E_NOMEM, "%s: allocation %ld: %s", what, n, mdae_err_name(rc));
+            cr_assert_null(m, "%s", what);
+        }
+        cr_assert_eq(live, 0, "%s: allocation %ld failing leaks %ld blocks", what, n, live);
+    }
+    cr_assert_eq(rc, MDAE_OK, "%s", what);
+    mdae_replace_allocator(NULL);
+    return n;
 }
 
 #endif /* MEL_TEST_UTIL_H */

@@ -242,12 +242,8 @@ static size_t check_model(const char *label, const char *text, long long N)
 
 static size_t check_model_by(const char *label, const char *text, long long N, int method)
 {
-    mel_define def = {"N", N};
-    mel_options o = {0};
-    if (N >= 0) {
-        o.defines = &def;
-        o.n_defines = 1;
-    }
+    mel_define def;
+    mel_options o = tm_options_n(&def, N);
     mdae_diags d;
     mdae_diags_init(&d);
     mel_model *m = NULL;

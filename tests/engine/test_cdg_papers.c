@@ -37,12 +37,8 @@ static void load_text(fixture *fx, char *text, long long N)
 {
     memset(fx, 0, sizeof *fx);
     fx->text = text;
-    mel_define def = {"N", N};
-    mel_options o = {0};
-    if (N >= 0) {
-        o.defines = &def;
-        o.n_defines = 1;
-    }
+    mel_define def;
+    mel_options o = tm_options_n(&def, N);
     mdae_diags d;
     mdae_diags_init(&d);
     cr_assert_eq(mel_model_parse(text, strlen(text), &o, &fx->m, &d), MDAE_OK);

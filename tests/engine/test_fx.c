@@ -21,66 +21,20 @@
 
 #include "fail_alloc.h"
 #include "fx.h"
+#include "fx_sexpr.h"
 
 static const mdae_range nw;
 static const double PI_ = 3.14159265358979323846;
 
 /* ---- S-expressions ------------------------------------------------------------ */
-static void sx(mdae_buf *b, const fx_node *e);
-
-static void sx_kids(mdae_buf *b, const char *head, const fx_node *e)
-{
-    mdae_buf_puts(b, "(");
-    mdae_buf_puts(b, head);
-    for (uint32_t k = 0; k < e->n; k++) {
-        mdae_buf_puts(b, " ");
-        sx(b, e->kids[k]);
-    }
-    mdae_buf_puts(b, ")");
-}
-
-static void sx(mdae_buf *b, const fx_node *e)
-{
-    static const char *const var_names[] = {"x", "y", "z", "w", "yh"};
-    static const char *const ops[] = {
-        [FX_NEG] = "-", [FX_ADD] = "+", [FX_MUL] = "*",  [FX_DIV] = "/",     [FX_POW] = "^",
-        [FX_LT] = "<",  [FX_LE] = "<=", [FX_GT] = ">",   [FX_GE] = ">=",     [FX_EQ] = "==",
-        [FX_NE] = "<>", [FX_NOT] = "!", [FX_AND] = "and", [FX_OR] = "or",    [FX_IF] = "if",
-        [FX_DER] = "der", [FX_PRE] = "pre", [FX_LAST] = "last", [FX_NEXT] = "next"};
-    char t[64];
-    switch ((fx_op)e->op) {
-    case FX_NUM: snprintf(t, sizeof t, "%.17g", e->num); break;
-    case FX_BOOL: snprintf(t, sizeof t, "%s", e->num != 0 ? "true" : "false"); break;
-    case FX_TIME: snprintf(t, sizeof t, "time"); break;
-    case FX_VAR:
-        snprintf(t, sizeof t, "%s%.*s", e->index < 5 ? var_names[e->index] : "?", (int)e->order,
-                 "''''''''''''''''");
-        break;
-    case FX_KNOWN: snprintf(t, sizeof t, "k%u", (unsigned)e->index); break;
-    case FX_MODE: snprintf(t, sizeof t, "m%u", (unsigned)e->index); break;
-    case FX_CALL:
-        sx_kids(b, e->fn == FX_FN_UNKNOWN ? e->name : fx_fn_name((fx_fn)e->fn), e);
-        return;
-    case FX_OPAQUE: {
-        mdae_buf_puts(b, "[");
-        sx_kids(b, e->name, e);
-        mdae_buf_puts(b, "]");
-        return;
-    }
-    default: sx_kids(b, ops[e->op], e); return;
-    }
-    mdae_buf_puts(b, t);
-}
+static const fx_sexpr_style sx_style; /* x y z w yh, k<i>, m<i>, %.17g */
 
 /* Assert that e prints as want. */
 #define SX_IS(e, want)                                                                         \
     do {                                                                                       \
         const fx_node *e_ = (e);                                                               \
         cr_assert_not_null(e_, "NULL, expected %s", want);                                     \
-        mdae_buf b_ = {0};                                                                     \
-        sx(&b_, e_);                                                                           \
-        cr_assert_str_eq(b_.p, want);                                                          \
-        mdae_free(b_.p);                                                                       \
+        cr_assert_str_eq(fx_sexpr(&sx_style, e_), want);                                       \
     } while (0)
 
 /* ---- The point: trajectories, knowns, mode, f ----------------------------------- */
@@ -435,8 +389,8 @@ static void fd_check(const fx_node *e, const fx_node *de, const point *P, bool *
     *checked = true;
     if (fabs(an - d2) > tol) {
         mdae_buf b1 = {0}, b2 = {0};
-        sx(&b1, e);
-        sx(&b2, de);
+        fx_sexpr_put(&b1, &sx_style, e);
+        fx_sexpr_put(&b2, &sx_style, de);
         cr_assert_fail("%s (seed %u): analytic %.12g, differences %.12g\n%s\n%s", what,
                        (unsigned)seed, an, d2, b1.p, b2.p);
     }
@@ -471,8 +425,8 @@ Test(fx_random, fold_keeps_the_value)
             checked++;
             if (!close_enough(a, b)) {
                 mdae_buf b1 = {0}, b2 = {0};
-                sx(&b1, e);
-                sx(&b2, f);
+                fx_sexpr_put(&b1, &sx_style, e);
+                fx_sexpr_put(&b2, &sx_style, f);
                 cr_assert_fail("seed %u: %.17g folded to %.17g:\n%s\n%s", (unsigned)i, a, b,
                                b1.p, b2.p);
             }
@@ -480,8 +434,8 @@ Test(fx_random, fold_keeps_the_value)
         const fx_node *ff = fx_fold(p, f);
         if (!fx_equal(ff, f)) {
             mdae_buf b1 = {0}, b2 = {0};
-            sx(&b1, f);
-            sx(&b2, ff);
+            fx_sexpr_put(&b1, &sx_style, f);
+            fx_sexpr_put(&b2, &sx_style, ff);
             cr_assert_fail("seed %u: folding is not idempotent:\n%s\n%s", (unsigned)i, b1.p, b2.p);
         }
         fx_pool_free(p);

@@ -32,12 +32,9 @@ static mel_model *parse_opt(const char *name, long long N, bool no_expressions)
 {
     size_t len;
     char *text = tm_read(name, &len);
-    mel_define def = {"N", N};
-    mel_options o = {.no_expressions = no_expressions};
-    if (N >= 0) {
-        o.defines = &def;
-        o.n_defines = 1;
-    }
+    mel_define def;
+    mel_options o = tm_options_n(&def, N);
+    o.no_expressions = no_expressions;
     mdae_diags d;
     mdae_diags_init(&d);
     mel_model *m = NULL;

@@ -408,6 +408,11 @@ Test(mel_errors, builds_long_conjunctions_as_shallow_guards)
 
 /* ---- Allocation failures ---------------------------------------------------- */
 
+static void three_equations(const mel_model *m, const char *what)
+{
+    cr_assert_eq(m->n_equations, 3, "%s", what);
+}
+
 Test(mel_errors, returns_nomem_at_every_failing_allocation_without_leaking)
 {
     const char *src = "N : integer = 2; g : boolean = x > 0;\n"
@@ -418,26 +423,8 @@ Test(mel_errors, returns_nomem_at_every_failing_allocation_without_leaking)
                       "done;\n"
                       "if g then f : equation x = y[1] + y[2] else f : equation x = 0 end;\n"
                       "invariant g | !g";
-    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
-    long n;
-    for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
-        counting_arm(n);
-        mel_model *m = NULL;
-        rc = mel_model_parse(src, strlen(src), NULL, &m, NULL);
-        if (rc == MDAE_OK) {
-            cr_assert_not_null(m);
-            cr_assert_eq(m->n_equations, 3);
-            mel_model_free(m);
-        } else {
-            cr_assert_eq(rc, MDAE_E_NOMEM, "allocation %ld: %s", n, mdae_err_name(rc));
-            cr_assert_null(m);
-        }
-        cr_assert_eq(live, 0, "allocation %ld failing leaks %ld blocks", n, live);
-    }
-    cr_assert_eq(rc, MDAE_OK);
-    cr_assert_gt(n, 3, "the parse should need a few allocations");
-    mdae_replace_allocator(NULL);
+    long runs = mt_parse_every_nomem(mel_model_parse, src, 100000, three_equations, "src");
+    cr_assert_gt(runs, 3, "the parse should need a few allocations");
 }
 
 Test(mel_errors, returns_nomem_with_diagnostics_enabled_without_leaking)

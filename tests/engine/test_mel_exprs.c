@@ -15,76 +15,20 @@
 #include "fail_alloc.h"
 #include "fx.h"
 #include "fx_check.h"
+#include "fx_sexpr.h"
 #include "mel_test_util.h"
+#include "model_files.h"
 #include "ref.h"
 
-/* ---- A tiny S-expression printer ----------------------------------------------
+/* ---- S-expressions (fx_sexpr.h) ------------------------------------------------
  * Numbers %g, unknowns by name with one ' per derivative, knowns and modes
- * by name, (op kids...) otherwise; unknown calls by their name. */
-static const char *op_text(const fx_node *e)
-{
-    static const char *const t[] = {
-        [FX_NEG] = "-",     [FX_ADD] = "+",     [FX_MUL] = "*",  [FX_DIV] = "/",
-        [FX_POW] = "^",     [FX_LT] = "<",      [FX_LE] = "<=",  [FX_GT] = ">",
-        [FX_GE] = ">=",     [FX_EQ] = "==",     [FX_NE] = "<>",  [FX_NOT] = "!",
-        [FX_AND] = "&",     [FX_OR] = "|",      [FX_IF] = "if",  [FX_DER] = "der",
-        [FX_PRE] = "pre",   [FX_LAST] = "last", [FX_NEXT] = "next",
-    };
-    if (e->op == FX_CALL)
-        return e->fn == FX_FN_UNKNOWN ? e->name : fx_fn_name((fx_fn)e->fn);
-    return t[e->op];
-}
-
-static void put_num(mdae_buf *b, double v)
-{
-    char t[32];
-    snprintf(t, sizeof t, "%g", v);
-    mdae_buf_puts(b, t);
-}
-
-static void sx_put(mdae_buf *b, const mel_model *m, const fx_node *e)
-{
-    switch ((fx_op)e->op) {
-    case FX_NUM: put_num(b, e->num); return;
-    case FX_BOOL: mdae_buf_puts(b, e->num != 0 ? "true" : "false"); return;
-    case FX_TIME: mdae_buf_puts(b, "time"); return;
-    case FX_VAR:
-        mdae_buf_puts(b, m->variables[e->index].name);
-        for (unsigned k = 0; k < e->order; k++)
-            mdae_buf_puts(b, "'");
-        return;
-    case FX_KNOWN: mdae_buf_puts(b, m->knowns[e->index].name); return;
-    case FX_MODE: mdae_buf_puts(b, m->modes[e->index].name); return;
-    case FX_OPAQUE:
-        mdae_buf_puts(b, "{");
-        mdae_buf_puts(b, e->name);
-        mdae_buf_puts(b, "}");
-        return;
-    default:
-        mdae_buf_puts(b, "(");
-        mdae_buf_puts(b, op_text(e));
-        for (uint32_t k = 0; k < e->n; k++) {
-            mdae_buf_puts(b, " ");
-            sx_put(b, m, e->kids[k]);
-        }
-        mdae_buf_puts(b, ")");
-        return;
-    }
-}
-
-/* The tree as text (a static buffer, valid until the next call). */
+ * by name, & and | for and and or, opaque text {text}; (op kids...)
+ * otherwise, unknown calls by their name. Static buffer: one at a time. */
 static const char *sx(const mel_model *m, const fx_node *e)
 {
-    static char out[4096];
-    mdae_buf b = {0};
-    if (e == NULL)
-        mdae_buf_puts(&b, "NULL");
-    else
-        sx_put(&b, m, e);
-    cr_assert_not(b.oom);
-    snprintf(out, sizeof out, "%s", b.p ? b.p : "");
-    mdae_free(b.p);
-    return out;
+    fx_sexpr_style st = {
+        .m = m, .short_numbers = true, .and_ = "&", .or_ = "|", .opaque = FX_SEXPR_OPAQUE_TEXT};
+    return fx_sexpr(&st, e);
 }
 
 static const mel_equation *eq_named(const mel_model *m, const char *name)
@@ -104,32 +48,12 @@ static void eq_is(const mel_model *m, const char *name, const char *lhs, const c
 
 /* ---- Models ---------------------------------------------------------------------- */
 
-static char *read_model(const char *file)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, file);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static mel_model *parse_file(const char *file, long long n, bool no_expressions)
 {
-    char *src = read_model(file);
-    mel_define d = {"N", n};
-    mel_options o = {.no_expressions = no_expressions};
-    if (n > 0) {
-        o.defines = &d;
-        o.n_defines = 1;
-    }
+    char *src = tm_slurp(file);
+    mel_define d;
+    mel_options o = tm_options_n(&d, n > 0 ? n : -1); /* n = 0: no define */
+    o.no_expressions = no_expressions;
     mel_model *m = mt_parse_opt(src, &o);
     free(src);
     return m;
@@ -468,6 +392,12 @@ Test(mel_exprs, quoted_identifier_errors_are_located)
 
 /* ---- Allocation failures ---------------------------------------------------------- */
 
+static void four_equations_with_sides(const mel_model *m, const char *what)
+{
+    cr_assert_eq(m->n_equations, 4, "%s", what);
+    every_equation_has_sides(m, what);
+}
+
 Test(mel_exprs, returns_nomem_at_every_failing_allocation_without_leaking)
 {
     const char *src = "N : integer = 2; p : real = 2 * q; q : real = 1;\n"
@@ -480,25 +410,7 @@ Test(mel_exprs, returns_nomem_at_every_failing_allocation_without_leaking)
                       "if g then f : equation y[1] = y[2] - 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9\n"
                       "else f : equation y[1] = 0 end;\n"
                       "k : equation y[2] = sin(N);";
-    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
-    long n;
-    for (n = 0; rc == MDAE_E_NOMEM && n < 100000; n++) {
-        counting_arm(n);
-        mel_model *m = NULL;
-        rc = mel_model_parse(src, strlen(src), NULL, &m, NULL);
-        if (rc == MDAE_OK) {
-            cr_assert_eq(m->n_equations, 4);
-            every_equation_has_sides(m, "oom");
-            mel_model_free(m);
-        } else {
-            cr_assert_eq(rc, MDAE_E_NOMEM, "allocation %ld: %s", n, mdae_err_name(rc));
-            cr_assert_null(m);
-        }
-        cr_assert_eq(live, 0, "allocation %ld failing leaks %ld blocks", n, live);
-    }
-    cr_assert_eq(rc, MDAE_OK);
-    mdae_replace_allocator(NULL);
+    mt_parse_every_nomem(mel_model_parse, src, 100000, four_equations_with_sides, "oom");
 }
 
 Test(mel_exprs, a_model_recovered_from_syntax_errors_keeps_its_expressions)

@@ -13,7 +13,6 @@
  */
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,77 +20,29 @@
 #include "fail_alloc.h"
 #include "fx.h"
 #include "fx_check.h"
+#include "fx_sexpr.h"
 #include "mel.h"
 #include "mo.h"
 
+#include "mel_test_util.h"
+
+#include "dir_list.h"
 #include "model_files.h"
 
 TestSuite(mo_exprs, .timeout = 900);
 
 /* ---- S-expressions ---------------------------------------------------------------- */
 
-static void sx(mdae_buf *b, const mel_model *m, const fx_node *e)
-{
-    static const char *const ops[] = {
-        [FX_NEG] = "neg", [FX_ADD] = "+",     [FX_MUL] = "*",    [FX_DIV] = "/",
-        [FX_POW] = "^",   [FX_LT] = "<",      [FX_LE] = "<=",    [FX_GT] = ">",
-        [FX_GE] = ">=",   [FX_EQ] = "==",     [FX_NE] = "<>",    [FX_NOT] = "not",
-        [FX_AND] = "and", [FX_OR] = "or",     [FX_IF] = "if",    [FX_DER] = "der",
-        [FX_PRE] = "pre", [FX_LAST] = "last", [FX_NEXT] = "next"};
-    char num[64];
-    if (e == NULL) {
-        mdae_buf_puts(b, "NULL");
-        return;
-    }
-    switch ((fx_op)e->op) {
-    case FX_NUM:
-        snprintf(num, sizeof num, "%.17g", e->num);
-        mdae_buf_puts(b, num);
-        return;
-    case FX_BOOL: mdae_buf_puts(b, e->num != 0 ? "true" : "false"); return;
-    case FX_TIME: mdae_buf_puts(b, "time"); return;
-    case FX_VAR:
-        mdae_buf_puts(b, m->variables[e->index].name);
-        for (uint16_t k = 0; k < e->order; k++)
-            mdae_buf_puts(b, "'");
-        return;
-    case FX_KNOWN: mdae_buf_puts(b, m->knowns[e->index].name); return;
-    case FX_MODE:
-        mdae_buf_puts(b, "[");
-        mdae_buf_puts(b, m->modes[e->index].name);
-        mdae_buf_puts(b, "]");
-        return;
-    case FX_CALL:
-        mdae_buf_puts(b, "(");
-        mdae_buf_puts(b, e->fn == FX_FN_UNKNOWN ? e->name : fx_fn_name((fx_fn)e->fn));
-        break;
-    case FX_OPAQUE:
-        mdae_buf_puts(b, "(opaque \"");
-        mdae_buf_puts(b, e->name);
-        mdae_buf_puts(b, "\"");
-        break;
-    default:
-        mdae_buf_puts(b, "(");
-        mdae_buf_puts(b, ops[e->op]);
-        break;
-    }
-    for (uint32_t k = 0; k < e->n; k++) {
-        mdae_buf_puts(b, " ");
-        sx(b, m, e->kids[k]);
-    }
-    mdae_buf_puts(b, ")");
-}
-
-/* Static buffer (tests only): the expression as an S-expression. */
+/* Static buffer (tests only): the expression as an S-expression (fx_sexpr.h):
+ * %.17g, names from m, modes [name], neg and not, opaque (opaque "text" refs...). */
 static const char *sexpr(const mel_model *m, const fx_node *e)
 {
-    static char out[4096];
-    mdae_buf b = {0};
-    sx(&b, m, e);
-    cr_assert(!b.oom);
-    snprintf(out, sizeof out, "%s", b.p ? b.p : "");
-    mdae_free(b.p);
-    return out;
+    fx_sexpr_style st = {.m = m,
+                         .mode_brackets = true,
+                         .neg = "neg",
+                         .not_ = "not",
+                         .opaque = FX_SEXPR_OPAQUE_QUOTED};
+    return fx_sexpr(&st, e);
 }
 
 static mel_model *parse_file(const char *file, const mel_options *opt)
@@ -470,27 +421,15 @@ Test(mo_exprs, no_expressions_keeps_none_and_the_same_structure)
     }
 }
 
+static void first_equation_has_lhs(const mel_model *m, const char *what)
+{
+    cr_assert_not_null(m->equations[0].lhs, "%s", what);
+}
+
 static void nomem_loop(const char *file)
 {
     char *src = tm_slurp(file);
-    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
-    int rc = MDAE_E_NOMEM;
-    long n;
-    for (n = 0; rc == MDAE_E_NOMEM && n < 200000; n++) {
-        counting_arm(n);
-        mel_model *m = NULL;
-        rc = mo_model_parse(src, strlen(src), NULL, &m, NULL);
-        if (rc == MDAE_OK) {
-            cr_assert_not_null(m->equations[0].lhs);
-            mel_model_free(m);
-        } else {
-            cr_assert_eq(rc, MDAE_E_NOMEM, "%s: allocation %ld: %s", file, n, mdae_err_name(rc));
-            cr_assert_null(m);
-        }
-        cr_assert_eq(live, 0, "%s: allocation %ld failing leaks %ld blocks", file, n, live);
-    }
-    cr_assert_eq(rc, MDAE_OK);
-    mdae_replace_allocator(NULL);
+    mt_parse_every_nomem(mo_model_parse, src, 200000, first_equation_has_lhs, file);
     free(src);
 }
 
@@ -526,56 +465,22 @@ static void count_opaque(const fx_node *e, bool in_call, opaque_counts *c)
         count_opaque(e->kids[k], e->op == FX_CALL, c);
 }
 
-static const char *msl_dir(void)
-{
-    const char *dir = getenv("MDAE_MSL_DIR");
-    return dir ? dir : MDAE_SOURCE_DIR "/../shared/msl";
-}
-
-static char *read_path(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert_geq(n, 0);
-    rewind(f);
-    char *text = malloc((size_t)n + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    text[n] = '\0';
-    *len = (size_t)n;
-    return text;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 Test(mo_exprs, msl_expressions_agree_with_incidences_and_keep_the_structure)
 {
-    DIR *d = opendir(msl_dir());
-    if (d == NULL)
+    static const char *const bmo[] = {".bmo"};
+    size_t n_names;
+    char **names = dir_list(tm_msl_dir(), bmo, 1, &n_names);
+    if (names == NULL)
         cr_skip_test("no ../shared/msl here (set MDAE_MSL_DIR)");
-    char *names[512];
-    size_t n_names = 0;
-    for (struct dirent *de; (de = readdir(d)) != NULL && n_names < 512;) {
-        size_t l = strlen(de->d_name);
-        if (l > 4 && strcmp(de->d_name + l - 4, ".bmo") == 0)
-            names[n_names++] = strdup(de->d_name);
-    }
-    closedir(d);
-    qsort(names, n_names, sizeof *names, cmp_str);
     size_t parsed = 0, equations = 0, nodes = 0;
     opaque_counts oc = {0};
     mel_options none = {.no_expressions = true};
     for (size_t i = 0; i < n_names; i++) {
         char path[2048];
-        snprintf(path, sizeof path, "%s/%s", msl_dir(), names[i]);
+        snprintf(path, sizeof path, "%s/%s", tm_msl_dir(), names[i]);
         size_t len;
-        char *text = read_path(path, &len);
+        char *text = tm_read_path(path, &len);
+        cr_assert_not_null(text, "%s", path);
         mel_model *a = NULL, *b = NULL;
         int ra = mo_model_parse(text, len, NULL, &a, NULL);
         int rb = mo_model_parse(text, len, &none, &b, NULL);
@@ -598,6 +503,7 @@ Test(mo_exprs, msl_expressions_agree_with_incidences_and_keep_the_structure)
         free(text);
         free(names[i]);
     }
+    free(names);
     char line[400];
     snprintf(line, sizeof line,
              "MSL: %zu of %zu models, %zu equations, %zu nodes; FX_OPAQUE: %zu constructs, %zu "

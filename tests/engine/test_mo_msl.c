@@ -19,33 +19,12 @@
 #include "ref.h"
 #include "sa.h"
 
+#include "model_files.h"
+
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
 static void end(void) { sa_end(); }
 
 TestSuite(mo_msl, .init = begin, .fini = end, .timeout = 600);
-
-/* The file's text (owned: free), or NULL when the folder is not there. */
-static char *read_msl(const char *name, size_t *len)
-{
-    const char *dir = getenv("MDAE_MSL_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.bmo", dir ? dir : MDAE_SOURCE_DIR "/../shared/msl",
-             name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert_geq(n, 0);
-    rewind(f);
-    char *text = malloc((size_t)n + 1);
-    cr_assert_not_null(text);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    text[n] = '\0';
-    *len = (size_t)n;
-    return text;
-}
 
 /* The all-modes result in each walked mode equals the reference's:
  * validity, singularity, offsets; the parts of the singular ones. */
@@ -84,7 +63,7 @@ static void against_reference_ex(const char *name, uint64_t samples, bool by_blo
                                  bool dm_by_blocks)
 {
     size_t len = 0;
-    char *text = read_msl(name, &len);
+    char *text = tm_read_msl(name, &len);
     if (text == NULL)
         cr_skip_test("%s: no ../shared/msl here (set MDAE_MSL_DIR)", name);
     mel_model *m = NULL;
@@ -183,7 +162,7 @@ Test(mo_msl, translational_friction_agrees_with_the_reference_on_sampled_modes)
 static void seeded_by_itself(const char *name, uint32_t *seeded_zero)
 {
     size_t len = 0;
-    char *text = read_msl(name, &len);
+    char *text = tm_read_msl(name, &len);
     if (text == NULL)
         cr_skip_test("%s: no ../shared/msl here (set MDAE_MSL_DIR)", name);
     mel_model *m = NULL;

@@ -41,12 +41,8 @@ typedef struct analysed {
 
 static void analyse(const char *label, const char *text, long long N, analysed *a)
 {
-    mel_define def = {"N", N};
-    mel_options o = {0};
-    if (N >= 0) {
-        o.defines = &def;
-        o.n_defines = 1;
-    }
+    mel_define def;
+    mel_options o = tm_options_n(&def, N);
     mdae_diags d;
     mdae_diags_init(&d);
     memset(a, 0, sizeof *a);

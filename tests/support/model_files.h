@@ -1,8 +1,10 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * tests/support/model_files.h -- read a model of the corpus (tests/models/NAME) into
- * memory, for the suites that run on the corpus (engine, ref). Failing to
- * read it fails the test. Header-only (static functions), so each suite
+ * tests/support/model_files.h -- read a model of the corpus (tests/models/NAME),
+ * or one of the MSL exports (../shared/msl), into memory, for the suites
+ * that run on them (engine, ref), and the options that size a corpus model
+ * (-D N=n). Failing to read a corpus model fails the
+ * test; an absent MSL export is NULL (the suites skip). Header-only (static functions), so each suite
  * stays one executable; tests/support/ is on every suite's include path.
  */
 #ifndef MODEL_FILES_H
@@ -12,14 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The whole of tests/models/NAME, NUL-terminated (free() it); its length in
- * *len unless len is NULL. */
-static inline char *tm_read(const char *name, size_t *len)
+#include "mel.h"
+
+/* The whole of file `path`, NUL-terminated (free() it); its length in
+ * *len unless len is NULL. NULL when the file cannot be opened. */
+static inline char *tm_read_path(const char *path, size_t *len)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
     FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
+    if (f == NULL)
+        return NULL;
     cr_assert_eq(fseek(f, 0, SEEK_END), 0);
     long n = ftell(f);
     cr_assert_geq(n, 0);
@@ -34,6 +37,46 @@ static inline char *tm_read(const char *name, size_t *len)
     return buf;
 }
 
+/* The whole of tests/models/NAME, as tm_read_path; failing to open it
+ * fails the test. */
+static inline char *tm_read(const char *name, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
+    char *buf = tm_read_path(path, len);
+    cr_assert_not_null(buf, "cannot open %s", path);
+    return buf;
+}
+
 static inline char *tm_slurp(const char *name) { return tm_read(name, NULL); }
+
+/* Options that define N = n (-D N=n) when n >= 0, none otherwise; *def
+ * holds the define and must outlive the options. */
+static inline mel_options tm_options_n(mel_define *def, long long n)
+{
+    mel_options o = {0};
+    *def = (mel_define){"N", n};
+    if (n >= 0) {
+        o.defines = def;
+        o.n_defines = 1;
+    }
+    return o;
+}
+
+/* The folder of the MSL exports, read in place, never copied: $MDAE_MSL_DIR,
+ * or ../shared/msl beside the source tree. */
+static inline const char *tm_msl_dir(void)
+{
+    const char *dir = getenv("MDAE_MSL_DIR");
+    return dir ? dir : MDAE_SOURCE_DIR "/../shared/msl";
+}
+
+/* The MSL export NAME.bmo (tm_read_path), NULL when it is not there. */
+static inline char *tm_read_msl(const char *name, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.bmo", tm_msl_dir(), name);
+    return tm_read_path(path, len);
+}
 
 #endif /* MODEL_FILES_H */
