@@ -25,11 +25,19 @@
 
 #include <string.h>
 
+/* A set of strings by open addressing (not owned). */
+typedef struct strset {
+    const char **slot;
+    size_t cap, n;
+} strset;
+
 typedef struct decls {
     mo__decl *v;
     size_t n, cap;
-    const char **seen; /* open addressing: declared and found names */
-    size_t seen_cap, seen_n;
+    strset seen;       /* declared and found names */
+    strset containers; /* arrays and records whose elements are declared */
+    char **owned;      /* the containers' names */
+    size_t n_owned, cap_owned;
     bool oom;
     const mel_model *m;
 } decls;
@@ -59,39 +67,90 @@ static bool skip_word(const char *s, size_t n)
     return false;
 }
 
-/* Insert name into the seen set; false if it was there (or on OOM). */
-static bool seen_add(decls *d, const char *name)
+/* Insert name into set; false if it was there (or on OOM: d->oom). */
+static bool set_add(decls *d, strset *set, const char *name)
 {
     if (d->oom)
         return false;
-    if (2 * (d->seen_n + 1) > d->seen_cap) {
-        size_t cap = d->seen_cap ? 2 * d->seen_cap : 64;
+    if (2 * (set->n + 1) > set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 64;
         const char **t = mdae_calloc(cap, sizeof *t);
         if (t == NULL) {
             d->oom = true;
             return false;
         }
-        for (size_t i = 0; i < d->seen_cap; i++) {
-            if (d->seen[i] == NULL)
+        for (size_t i = 0; i < set->cap; i++) {
+            if (set->slot[i] == NULL)
                 continue;
-            size_t j = (size_t)mdae_hash_str(d->seen[i]) & (cap - 1);
+            size_t j = (size_t)mdae_hash_str(set->slot[i]) & (cap - 1);
             while (t[j] != NULL)
                 j = (j + 1) & (cap - 1);
-            t[j] = d->seen[i];
+            t[j] = set->slot[i];
         }
-        mdae_free(d->seen);
-        d->seen = t;
-        d->seen_cap = cap;
+        mdae_free(set->slot);
+        set->slot = t;
+        set->cap = cap;
     }
-    size_t j = (size_t)mdae_hash_str(name) & (d->seen_cap - 1);
-    while (d->seen[j] != NULL) {
-        if (strcmp(d->seen[j], name) == 0)
+    size_t j = (size_t)mdae_hash_str(name) & (set->cap - 1);
+    while (set->slot[j] != NULL) {
+        if (strcmp(set->slot[j], name) == 0)
             return false;
-        j = (j + 1) & (d->seen_cap - 1);
+        j = (j + 1) & (set->cap - 1);
     }
-    d->seen[j] = name;
-    d->seen_n++;
+    set->slot[j] = name;
+    set->n++;
     return true;
+}
+
+static bool set_has(const strset *set, const char *name)
+{
+    if (set->cap == 0)
+        return false;
+    size_t j = (size_t)mdae_hash_str(name) & (set->cap - 1);
+    for (; set->slot[j] != NULL; j = (j + 1) & (set->cap - 1))
+        if (strcmp(set->slot[j], name) == 0)
+            return true;
+    return false;
+}
+
+static bool seen_add(decls *d, const char *name)
+{
+    return set_add(d, &d->seen, name);
+}
+
+static bool grow_owned(decls *d)
+{
+    size_t cap = d->cap_owned ? 2 * d->cap_owned : 64;
+    char **t = mdae_realloc(d->owned, cap * sizeof *t);
+    if (t == NULL)
+        return false;
+    d->owned = t;
+    d->cap_owned = cap;
+    return true;
+}
+
+/* The arrays and records a declared name is part of: "a.b[2].c" adds
+ * "a", "a.b" and "a.b[2]", so that a text reading the array a.b whole
+ * (sum(a.b)) does not declare it again: the importer reads it as its
+ * elements. */
+static void add_containers(decls *d, const char *name)
+{
+    for (const char *p = name + 1; *p && !d->oom; p++) {
+        if (*p != '[' && *p != '.')
+            continue;
+        char *c = mdae_malloc((size_t)(p - name) + 1);
+        if (c == NULL || (d->n_owned == d->cap_owned && !grow_owned(d))) {
+            mdae_free(c);
+            d->oom = true;
+            return;
+        }
+        memcpy(c, name, (size_t)(p - name));
+        c[p - name] = '\0';
+        if (set_add(d, &d->containers, c))
+            d->owned[d->n_owned++] = c;
+        else
+            mdae_free(c);
+    }
 }
 
 static mo__decl *find_decl(decls *d, const char *name)
@@ -112,7 +171,7 @@ static void add_name(decls *d, const char *s, size_t n)
     }
     memcpy(name, s, n);
     name[n] = '\0';
-    if (!seen_add(d, name)) {
+    if (set_has(&d->containers, name) || !seen_add(d, name)) {
         mdae_free(name);
         return;
     }
@@ -365,10 +424,14 @@ static bool type_from_definition(decls *d, const char *text)
 static void declare_model_names(decls *d)
 {
     const mel_model *m = d->m;
-    for (uint32_t i = 0; i < m->n_knowns; i++)
+    for (uint32_t i = 0; i < m->n_knowns; i++) {
         seen_add(d, m->knowns[i].name);
-    for (uint32_t i = 0; i < m->n_variables; i++)
+        add_containers(d, m->knowns[i].name);
+    }
+    for (uint32_t i = 0; i < m->n_variables; i++) {
         seen_add(d, m->variables[i].name);
+        add_containers(d, m->variables[i].name);
+    }
     for (uint32_t i = 0; i < m->n_modes; i++)
         if (!fx_mode_is_atom(m, i))
             seen_add(d, m->modes[i].name);
@@ -406,7 +469,11 @@ int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
     for (uint32_t i = 0; i < m->n_events; i++)
         if (m->events[i].kind == MEL_EV_DISCRETE && m->events[i].parent < 0)
             boolean_if_real(&d, m->events[i].text);
-    mdae_free(d.seen);
+    mdae_free(d.seen.slot);
+    mdae_free(d.containers.slot);
+    for (size_t i = 0; i < d.n_owned; i++)
+        mdae_free(d.owned[i]);
+    mdae_free(d.owned);
     if (d.oom) {
         mo__decls_free(d.v, d.n);
         return MDAE_E_NOMEM;
