@@ -970,7 +970,18 @@ static mo__expr *expression(parser *p)
             if (!expect(p, MO_T_ELSE))
                 goto fail;
             mo__expr *el = expression(p);
-            if (el == NULL || !plist_push(p, &l, el))
+            if (el == NULL)
+                goto fail;
+            if (el->kind == MO_E_IF) {
+                /* `else if`, or `else (if ...)`: the same expression as
+                 * `elseif`, so one tree (which the fx tree and its printer
+                 * cannot tell apart either: issue 38) */
+                for (uint32_t i = 0; i < el->n_kids; i++)
+                    if (!plist_push(p, &l, el->kids[i]))
+                        goto fail;
+                break;
+            }
+            if (!plist_push(p, &l, el))
                 goto fail;
             break;
         }
