@@ -28,6 +28,14 @@ static const char *const keywords[] = {
     "parameter", "partial", "protected", "public", "pure", "record", "redeclare",
     "replaceable", "return", "stream", "then", "true", "type", "when", "while", "within"};
 
+bool mo__is_keyword(const char *s, size_t n)
+{
+    for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
+        if (strncmp(keywords[k], s, n) == 0 && keywords[k][n] == '\0')
+            return true;
+    return false;
+}
+
 const char *mo__tok_name(mo__tok kind)
 {
     static const char *const punct[] = {"'('", "')'", "'['", "']'", "'{'", "'}'", "','",

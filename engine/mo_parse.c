@@ -1771,13 +1771,57 @@ static void print_sub(mdae_buf *b, const mo__expr *e, int min)
         mdae_buf_puts(b, ")");
 }
 
+/* Whether name, written unquoted, reads back as the same reference:
+ * identifiers (not keywords) joined by dots and constant subscripts
+ * (a.b[1,2].c, as Base Modelica's scalarised names). */
+static bool reads_back_bare(const char *name)
+{
+    const char *s = name;
+    for (;;) {
+        const char *w = s;
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+            return false;
+        while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+               (*s >= '0' && *s <= '9'))
+            s++;
+        if (mo__is_keyword(w, (size_t)(s - w)))
+            return false;
+        while (*s == '[') {
+            do {
+                const char *d = ++s;
+                while (*s >= '0' && *s <= '9')
+                    s++;
+                if (s == d)
+                    return false;
+            } while (*s == ',');
+            if (*s++ != ']')
+                return false;
+        }
+        if (*s == '\0')
+            return true;
+        if (*s++ != '.')
+            return false;
+    }
+}
+
+static void print_name(mdae_buf *b, const char *name)
+{
+    if (reads_back_bare(name)) {
+        mdae_buf_puts(b, name);
+        return;
+    }
+    mdae_buf_puts(b, "'");
+    mdae_buf_puts(b, name);
+    mdae_buf_puts(b, "'");
+}
+
 static void print_list(mdae_buf *b, mo__expr *const *k, uint32_t n, const char *const *names)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0)
             mdae_buf_puts(b, ", ");
         if (names != NULL && names[i] != NULL) {
-            mdae_buf_puts(b, names[i]);
+            print_name(b, names[i]);
             mdae_buf_puts(b, " = ");
         }
         mo__expr_print(b, k[i]);
@@ -1788,7 +1832,7 @@ static void print_iters(mdae_buf *b, const mo__expr *e)
 {
     for (uint32_t i = 0; i < e->n_iters; i++) {
         mdae_buf_puts(b, i ? ", " : " for ");
-        mdae_buf_puts(b, e->iters[i].name);
+        print_name(b, e->iters[i].name);
         if (e->iters[i].range != NULL) {
             mdae_buf_puts(b, " in ");
             mo__expr_print(b, e->iters[i].range);
@@ -1801,7 +1845,10 @@ static void print_parts(mdae_buf *b, const mo__expr *e)
     for (uint32_t i = 0; i < e->n_parts; i++) {
         if (i > 0)
             mdae_buf_puts(b, ".");
-        mdae_buf_puts(b, e->parts[i].name);
+        if (e->kind == MO_E_REF && e->n_parts == 1 && strcmp(e->parts[0].name, "time") == 0)
+            mdae_buf_puts(b, "'time'"); /* a variable so named: not the built-in */
+        else
+            print_name(b, e->parts[i].name);
         if (e->parts[i].n_subs > 0) {
             mdae_buf_puts(b, "[");
             print_list(b, e->parts[i].subs, e->parts[i].n_subs, NULL);
@@ -1848,7 +1895,8 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
             mdae_buf_puts(b, "(");
             mo__expr_print(b, e->kids[0]);
             mdae_buf_puts(b, ").");
-            mdae_buf_puts(b, e->str ? e->str : "");
+            if (e->str != NULL)
+                print_name(b, e->str);
             break;
         }
         if (e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0) {

@@ -162,6 +162,28 @@ static mo__decl *find_decl(decls *d, const char *name)
 }
 
 /* A new undeclared name (a copy), typed Real until a use says otherwise. */
+static const char *subscripts(const char *p);
+
+/* Whether name is an array or record the model has elements of, or an
+ * element of one written with a subscript that is not constant
+ * ('x[:]', 'v[(1:n)[i]].re', quoted names as OpenModelica exports them):
+ * the importer reads those, not a variable to declare. */
+static bool is_part_of_declared(decls *d, char *name)
+{
+    if (set_has(&d->containers, name))
+        return true;
+    for (char *p = strchr(name, '['); p != NULL; p = strchr(p + 1, '[')) {
+        if (subscripts(p) != p)
+            continue; /* constant: an element's own name */
+        *p = '\0';
+        bool hit = set_has(&d->containers, name) || set_has(&d->seen, name);
+        *p = '[';
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
 static void add_name(decls *d, const char *s, size_t n)
 {
     char *name = mdae_malloc(n + 1);
@@ -171,7 +193,7 @@ static void add_name(decls *d, const char *s, size_t n)
     }
     memcpy(name, s, n);
     name[n] = '\0';
-    if (set_has(&d->containers, name) || !seen_add(d, name)) {
+    if (is_part_of_declared(d, name) || !seen_add(d, name)) {
         mdae_free(name);
         return;
     }
@@ -259,9 +281,11 @@ static void scan_text(decls *d, const char *t)
         const char *s = p;
         size_t n = 0;
         char buf[512];
-        if (*p == '\'') { /* a quoted name: its content, unescaped */
+        if (*p == '\'') { /* a quoted name: its content as written (mo_lex.c) */
             for (p++; *p && *p != '\''; p++) {
-                if (*p == '\\' && p[1])
+                if (*p == '\\' && p[1] && n < sizeof buf - 2)
+                    buf[n++] = *p++;
+                else if (*p == '\\' && p[1])
                     p++;
                 if (n < sizeof buf - 1)
                     buf[n++] = *p;
@@ -282,7 +306,8 @@ static void scan_text(decls *d, const char *t)
         const char *q = p;
         while (*q == ' ')
             q++;
-        if (n == 0 || *q == '(' || (*q == '[' && *s != '\''))
+        if (n == 0 || *q == '(' || (*q == '[' && *s != '\'') ||
+            (q[0] == 'i' && q[1] == 'n' && q[2] == ' ')) /* calls, iterators */
             continue;
         buf[n] = '\0';
         add_name(d, buf, n);
