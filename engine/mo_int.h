@@ -77,6 +77,7 @@ typedef struct mo__label {
     size_t len;
     uint32_t offset, line; /* start of the comment */
     bool trailing;         /* the `// (NAME)` form */
+    bool escaped;          /* quoted with \' or \\: the name is name unescaped */
 } mo__label;
 
 typedef struct mo__lexer {

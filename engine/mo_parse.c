@@ -1113,6 +1113,21 @@ static bool at_any(const parser *p, const mo__tok *ks, size_t n)
     return false;
 }
 
+/* A label's name, unescaped when it has escapes (mo__label). */
+static const char *label_name(parser *p, const mo__label *l)
+{
+    if (!l->escaped)
+        return dup_name(p, l->name, l->len);
+    char buf[MEL__MAX_NAME + 1];
+    size_t n = 0;
+    for (size_t k = 0; k < l->len && n < sizeof buf; k++) {
+        if (l->name[k] == '\\' && k + 1 < l->len)
+            k++;
+        buf[n++] = l->name[k];
+    }
+    return dup_name(p, buf, n);
+}
+
 static const char *leading_label(parser *p, uint32_t from, uint32_t to)
 {
     mo__lexer *lx = &p->lx;
@@ -1121,7 +1136,7 @@ static const char *leading_label(parser *p, uint32_t from, uint32_t to)
     const char *found = NULL;
     for (size_t i = p->label_i; i < lx->n_labels && lx->labels[i].offset < to; i++)
         if (!lx->labels[i].trailing)
-            found = dup_name(p, lx->labels[i].name, lx->labels[i].len);
+            found = label_name(p, &lx->labels[i]);
     return found;
 }
 
@@ -1130,7 +1145,7 @@ static const char *trailing_label(parser *p, uint32_t line, uint32_t from, uint3
     mo__lexer *lx = &p->lx;
     for (size_t i = p->label_i; i < lx->n_labels && lx->labels[i].offset < to; i++)
         if (lx->labels[i].trailing && lx->labels[i].line == line && lx->labels[i].offset >= from)
-            return dup_name(p, lx->labels[i].name, lx->labels[i].len);
+            return label_name(p, &lx->labels[i]);
     return NULL;
 }
 

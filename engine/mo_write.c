@@ -190,9 +190,9 @@ static const mel_guard *guard_inside_when(const mel_guard *guard, const mel_guar
 }
 
 /* The equation's name as a label comment the importer reads back
- * (engine/mo_lex.c: an identifier, or a quoted name without escapes), so
- * that an equation named by its text keeps its name; none when the name
- * cannot be one (a quote, a backslash, a line break, a comment's end). */
+ * (engine/mo_lex.c: an identifier, or a quoted name with ' and \
+ * escaped), so that an equation named by its text keeps its name; none
+ * when the name cannot be one (a line break, a comment's end). */
 static void mo_label(const writer *w, const char *name)
 {
     size_t n = strlen(name);
@@ -203,12 +203,22 @@ static void mo_label(const writer *w, const char *name)
         ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
                 (c >= '0' && c <= '9');
     }
-    bool quotable = n > 0 && strpbrk(name, "'\\\n\r") == NULL && strstr(name, "*/") == NULL;
+    bool quotable = n > 0 && strpbrk(name, "\n\r") == NULL && strstr(name, "*/") == NULL;
     if (!ident && !quotable)
         return;
-    puts_(w, ident ? "/* " : "/* '");
-    puts_(w, name);
-    puts_(w, ident ? ": */ " : "': */ ");
+    if (ident) {
+        puts_(w, "/* ");
+        puts_(w, name);
+        puts_(w, ": */ ");
+        return;
+    }
+    puts_(w, "/* '");
+    for (const char *p = name; *p; p++) {
+        if (*p == '\'' || *p == '\\')
+            puts_(w, "\\");
+        mdae_buf_put(w->b, p, 1);
+    }
+    puts_(w, "': */ ");
 }
 
 /* ---- Conditional statements ------------------------------------------------------

@@ -187,6 +187,11 @@ static const char *const modelica_cases[] = {
     "  'v[1]' = 'k[\\'U\\']' * sin(time); 'v[2]' = cos(time);\n"
     "  'r' = sqrt(sum('v[:]' .^ 2.0));\n"
     "  's' = sum('v[(1:2)[\\'$i\\']]' for '$i' in 1:size('v', 1));\n end 'P';\nend 'P';\n",
+    /* an equation named by a text with quotes keeps its name (a label
+     * with escapes) though the printed text differs: (f(x)).re is the
+     * unknown function 'f().re' */
+    "//! base 0.1.0\npackage 'P'\n model 'P'\n  Real 'x'; Real 'y';\nequation\n"
+    "  der('x') = -'x';\n  'y' = ('C.\\'*\\'.f'('x')).re;\n end 'P';\nend 'P';\n",
     NULL,
 };
 

@@ -161,16 +161,18 @@ Test(mo_parse, reads_quoted_names_as_the_text_between_the_quotes)
 }
 
 /* Issue 38: `mdae convert --to modelica` keeps any equation's name as a
- * quoted label; one with an escape or a line break is no label. */
+ * quoted label, \' and \\ escaped; one with another escape is no label. */
 Test(mo_parse, takes_quoted_equation_labels)
 {
     mel_model *m = parse_ok("model M\n  Real x;\n  Real y;\nequation\n"
                             "  /* 'der(x) = y [i=2]': */ der(x) = y;\n"
                             "  y = x; // ('e 2')\n"
-                            "  /* 'bad\\'': */ x + y = 0;\nend M;\n");
+                            "  /* 'it\\'s \\\\': */ x + y = 0;\n"
+                            "  /* 'bad\\n': */ x - y = 1;\nend M;\n");
     cr_assert_str_eq(m->equations[0].name, "der(x) = y [i=2]");
     cr_assert_str_eq(m->equations[1].name, "e 2");
-    cr_assert_str_eq(m->equations[2].name, "x + y = 0");
+    cr_assert_str_eq(m->equations[2].name, "it's \\");
+    cr_assert_str_eq(m->equations[3].name, "x - y = 1");
     mel_model_free(m);
 }
 
