@@ -1789,7 +1789,7 @@ static void print_sub(mdae_buf *b, const mo__expr *e, int min)
 /* Whether name, written unquoted, reads back as the same reference:
  * identifiers (not keywords) joined by dots and constant subscripts
  * (a.b[1,2].c, as Base Modelica's scalarised names). */
-static bool reads_back_bare(const char *name)
+static bool reads_back_bare(const char *name, bool call)
 {
     const char *s = name;
     for (;;) {
@@ -1799,8 +1799,8 @@ static bool reads_back_bare(const char *name)
         while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
                (*s >= '0' && *s <= '9'))
             s++;
-        if (mo__is_keyword(w, (size_t)(s - w)))
-            return false;
+        if (!call && mo__is_keyword(w, (size_t)(s - w)))
+            return false; /* initial(), a call, is the keyword's */
         while (*s == '[') {
             do {
                 const char *d = ++s;
@@ -1819,9 +1819,9 @@ static bool reads_back_bare(const char *name)
     }
 }
 
-static void print_name(mdae_buf *b, const char *name)
+static void print_name(mdae_buf *b, const char *name, bool call)
 {
-    if (reads_back_bare(name)) {
+    if (reads_back_bare(name, call)) {
         mdae_buf_puts(b, name);
         return;
     }
@@ -1830,24 +1830,30 @@ static void print_name(mdae_buf *b, const char *name)
     mdae_buf_puts(b, "'");
 }
 
-static void print_list(mdae_buf *b, mo__expr *const *k, uint32_t n, const char *const *names)
+static void print_list_sep(mdae_buf *b, mo__expr *const *k, uint32_t n,
+                           const char *const *names, const char *sep)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0)
-            mdae_buf_puts(b, ", ");
+            mdae_buf_puts(b, sep);
         if (names != NULL && names[i] != NULL) {
-            print_name(b, names[i]);
+            print_name(b, names[i], false);
             mdae_buf_puts(b, " = ");
         }
         mo__expr_print(b, k[i]);
     }
 }
 
+static void print_list(mdae_buf *b, mo__expr *const *k, uint32_t n, const char *const *names)
+{
+    print_list_sep(b, k, n, names, ", ");
+}
+
 static void print_iters(mdae_buf *b, const mo__expr *e)
 {
     for (uint32_t i = 0; i < e->n_iters; i++) {
         mdae_buf_puts(b, i ? ", " : " for ");
-        print_name(b, e->iters[i].name);
+        print_name(b, e->iters[i].name, false);
         if (e->iters[i].range != NULL) {
             mdae_buf_puts(b, " in ");
             mo__expr_print(b, e->iters[i].range);
@@ -1863,10 +1869,11 @@ static void print_parts(mdae_buf *b, const mo__expr *e)
         if (e->kind == MO_E_REF && e->n_parts == 1 && strcmp(e->parts[0].name, "time") == 0)
             mdae_buf_puts(b, "'time'"); /* a variable so named: not the built-in */
         else
-            print_name(b, e->parts[i].name);
+            print_name(b, e->parts[i].name, e->kind == MO_E_CALL);
         if (e->parts[i].n_subs > 0) {
+            /* x[1,2] as Base Modelica names elements ('x[1,2]') */
             mdae_buf_puts(b, "[");
-            print_list(b, e->parts[i].subs, e->parts[i].n_subs, NULL);
+            print_list_sep(b, e->parts[i].subs, e->parts[i].n_subs, NULL, ",");
             mdae_buf_puts(b, "]");
         }
     }
@@ -1911,7 +1918,7 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
             mo__expr_print(b, e->kids[0]);
             mdae_buf_puts(b, ").");
             if (e->str != NULL)
-                print_name(b, e->str);
+                print_name(b, e->str, false);
             break;
         }
         if (e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0) {

@@ -192,6 +192,11 @@ static const char *const modelica_cases[] = {
      * unknown function 'f().re' */
     "//! base 0.1.0\npackage 'P'\n model 'P'\n  Real 'x'; Real 'y';\nequation\n"
     "  der('x') = -'x';\n  'y' = ('C.\\'*\\'.f'('x')).re;\n end 'P';\nend 'P';\n",
+    /* a text kept as FX_OPAQUE reading elements of a matrix: subscripts
+     * normalised as the elements are named ('A[1,2]', A[1,2]) */
+    "//! base 0.1.0\npackage 'P'\n model 'P'\n  Real 'A[1,1]'; Real 'A[1,2]'; Real 'v[1]';"
+    " Real 'v[2]'; Real 'r';\nequation\n  'A[1,1]' = time; 'A[1,2]' = 1.0; 'v[1]' = 2.0;"
+    " 'v[2]' = 3.0;\n  'r' = ('v' + {'A[1,1]', 'A[1,2]'})[1];\n end 'P';\nend 'P';\n",
     NULL,
 };
 
