@@ -254,6 +254,11 @@ static void put_number(mdae_buf *b, double v, bool is_int)
         mdae_buf_puts(b, ".0");
 }
 
+void fx_print_number(mdae_buf *b, double v, bool is_int)
+{
+    put_number(b, v, is_int);
+}
+
 /* ---- Expressions ------------------------------------------------------------ */
 static int level_of(const printer *p, const fx_node *e)
 {

@@ -22,6 +22,7 @@
  * not the class around it (issue 36 item 2). Each skip is recorded as left out (mel__left_out; engine/mel.h,
  * "Recovery").
  */
+#include "fx.h"
 #include "mo_int.h"
 
 #include <stdio.h>
@@ -1885,7 +1886,12 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
         return;
     switch ((mo__ek)e->kind) {
     case MO_E_NUM:
-        mdae_buf_puts(b, e->str ? e->str : "0");
+        /* a real as fx_print writes it (1e-4 and 0.0001 are one text),
+         * an integer as written */
+        if (e->is_int)
+            mdae_buf_puts(b, e->str ? e->str : "0");
+        else
+            fx_print_number(b, e->num, false);
         break;
     case MO_E_STR:
         mdae_buf_puts(b, "\"");

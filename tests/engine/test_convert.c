@@ -197,6 +197,10 @@ static const char *const modelica_cases[] = {
     "//! base 0.1.0\npackage 'P'\n model 'P'\n  Real 'A[1,1]'; Real 'A[1,2]'; Real 'v[1]';"
     " Real 'v[2]'; Real 'r';\nequation\n  'A[1,1]' = time; 'A[1,2]' = 1.0; 'v[1]' = 2.0;"
     " 'v[2]' = 3.0;\n  'r' = ('v' + {'A[1,1]', 'A[1,2]'})[1];\n end 'P';\nend 'P';\n",
+    /* a relation atom is named with its numbers as fx prints them (1e-4
+     * and 0.0001 are one name) */
+    "model M\n  Real x; Real y;\nequation\n  der(x) = 1;\n"
+    "  y = if 1e-4 * x < 0.0 then x else 0;\nend M;\n",
     NULL,
 };
 
