@@ -201,6 +201,20 @@ static const char *const modelica_cases[] = {
      * and 0.0001 are one name) */
     "model M\n  Real x; Real y;\nequation\n  der(x) = 1;\n"
     "  y = if 1e-4 * x < 0.0 then x else 0;\nend M;\n",
+    /* nested if-equations come back as they were nested (positions);
+     * a Boolean parameter without value (fixed = false) is declared once */
+    "model M\n  parameter Boolean cp(fixed = false);\n  Boolean cv; Boolean cc;\n"
+    "  Real v; Real i;\ninitial algorithm\n  cp := false;\nequation\n"
+    "  cv = i <= 1; cc = v <= 2;\n  der(v) = -i;\n"
+    "  if cp then\n    if cv then\n      v = 60 - i;\n    elseif cc then\n      i = 50 - v;\n"
+    "    else\n      1200 = v * i;\n    end if;\n  else\n    if cv then\n      v = 60 - i;\n"
+    "    else\n      i = 50 - v;\n    end if;\n  end if;\nend M;\n",
+    "model M\n  parameter Real p = 1;\n  Boolean b;\n  Real s; Real a; Real w;\nequation\n"
+    "  b = time > 2;\n  der(w) = s;\n"
+    "  if p > 2 then\n    a = 0;\n    s = 0;\n  elseif true then\n    a = 1;\n"
+    "    if time < 0 then\n      s = 0;\n    elseif b then\n      if time < a then\n        s = time;\n"
+    "      elseif true then\n        s = a;\n      end if;\n    elseif time < 3 then\n      s = 2;\n"
+    "    else\n      s = 3;\n    end if;\n  end if;\nend M;\n",
     NULL,
 };
 
