@@ -1928,7 +1928,9 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
             break;
         }
         if (e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0) {
-            print_sub(b, e->kids[0], 9);
+            /* (f(x))[1]: Modelica indexes names and parenthesised
+             * expressions only */
+            print_sub(b, e->kids[0], 10);
             mdae_buf_puts(b, "[");
             print_list(b, e->parts[0].subs, e->parts[0].n_subs, NULL);
             mdae_buf_puts(b, "]");

@@ -215,6 +215,9 @@ static const char *const modelica_cases[] = {
     "    if time < 0 then\n      s = 0;\n    elseif b then\n      if time < a then\n        s = time;\n"
     "      elseif true then\n        s = a;\n      end if;\n    elseif time < 3 then\n      s = 2;\n"
     "    else\n      s = 3;\n    end if;\n  end if;\nend M;\n",
+    /* an element of a call's result in a kept event text: (f(x))[1] */
+    "model M\n  Real x;\n  discrete Real d;\nequation\n  der(x) = -x;\n"
+    "  d = (sample(x, Clock(0.1)))[1];\nend M;\n",
     NULL,
 };
 
