@@ -741,7 +741,7 @@ static void mo_knowns(const writer *w)
     }
 }
 
-static void mo_declarations(const writer *w)
+static void mo_declarations(const writer *w, const mo__decl *v, size_t n)
 {
     const mel_model *m = w->m;
     mo_knowns(w);
@@ -764,20 +764,30 @@ static void mo_declarations(const writer *w)
         put_name(w, m->modes[i].name);
         puts_(w, ";\n");
     }
-    mo__decl *v = NULL;
-    size_t n = 0;
-    if (mo__undeclared(m, &v, &n) != MDAE_OK) {
-        w->b->oom = true;
-        return;
-    }
     for (size_t i = 0; i < n; i++) {
+        if (v[i].type == MO_DECL_RECORD)
+            continue;
         puts_(w, v[i].type == MO_DECL_BOOLEAN   ? "  discrete Boolean "
                  : v[i].type == MO_DECL_INTEGER ? "  discrete Integer "
                                                 : "  discrete Real ");
         put_name(w, v[i].name);
         puts_(w, "; // kept as text: its type guessed\n");
     }
-    mo__decls_free(v, n);
+}
+
+/* The functions texts call that the printed model declares as records
+ * (mo_write.h, MO_DECL_RECORD), before the model. */
+static void mo_records(const writer *w, const mo__decl *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].type != MO_DECL_RECORD)
+            continue;
+        puts_(w, "record ");
+        put_name(w, v[i].name);
+        puts_(w, " // called in a text kept as such: an array or record result\nend ");
+        put_name(w, v[i].name);
+        puts_(w, ";\n");
+    }
 }
 
 /* A when-equation: reinit(x, e) for next(x) = e, else as written. */
@@ -917,10 +927,18 @@ static void mo_events(const writer *w)
 static void write_modelica(const writer *w, const char *name)
 {
     const mel_model *m = w->m;
+    mo__decl *v = NULL;
+    size_t n = 0;
+    if (mo__undeclared(m, &v, &n) != MDAE_OK) {
+        w->b->oom = true;
+        return;
+    }
+    mo_records(w, v, n);
     puts_(w, "model ");
     put_name(w, name);
     puts_(w, "\n");
-    mo_declarations(w);
+    mo_declarations(w, v, n);
+    mo__decls_free(v, n);
     puts_(w, "equation\n");
     for (uint32_t i = 0; i < m->n_modes; i++) {
         if (m->modes[i].def == NULL || fx_mode_is_atom(m, i))

@@ -36,6 +36,7 @@ typedef struct decls {
     size_t n, cap;
     strset seen;       /* declared and found names */
     strset containers; /* arrays and records whose elements are declared */
+    strset called;     /* functions an expression calls (FX_CALL), and stubs */
     char **owned;      /* the containers' names */
     size_t n_owned, cap_owned;
     bool oom;
@@ -261,8 +262,40 @@ static bool in_condition(const char *t, const char *s, const char *e)
     return word_is(p, (size_t)(w - p), after);
 }
 
-/* The names text reads. */
-static void scan_text(decls *d, const char *t)
+/* Modelica's built-in functions and operators, which are never declared. */
+static const char *const builtins[] = {
+    "abs", "sign", "sqrt", "div", "mod", "rem", "ceil", "floor", "integer", "Integer",
+    "String", "der", "initial", "terminal", "noEvent", "smooth", "sample", "pre", "edge",
+    "change", "reinit", "delay", "cardinality", "homotopy", "semiLinear", "inStream",
+    "actualStream", "spatialDistribution", "getInstanceName", "ndims", "size", "scalar",
+    "vector", "matrix", "identity", "diagonal", "zeros", "ones", "fill", "linspace", "min",
+    "max", "sum", "product", "transpose", "outerProduct", "symmetric", "cross", "skew", "cat",
+    "array", "Clock", "subSample", "superSample", "shiftSample", "backSample", "noClock",
+    "hold", "previous", "interval", "firstTick", "assert", "terminate", "Real", "Boolean",
+    NULL};
+
+/* A function that text (kept as FX_OPAQUE) calls, which the flat model
+ * does not keep: not a built-in, a known function or one an expression
+ * calls (FX_CALL: the importer found it scalar). The importer kept the
+ * call as text because the file declared it with an array or record
+ * result (or it constructs a record); declared as an empty record, it is
+ * kept as text again, not read as a scalar call. */
+static void add_record(decls *d, const char *name, size_t n)
+{
+    if ((memchr(name, '.', n) == NULL && word_is(name, n, builtins)) ||
+        fx_fn_lookup(name, 1) != FX_FN_UNKNOWN || fx_fn_lookup(name, 2) != FX_FN_UNKNOWN ||
+        set_has(&d->called, name))
+        return;
+    add_name(d, name, n);
+    mo__decl *x = d->n > 0 && strcmp(d->v[d->n - 1].name, name) == 0 ? &d->v[d->n - 1] : NULL;
+    if (x == NULL)
+        return;
+    x->type = MO_DECL_RECORD;
+    set_add(d, &d->called, x->name);
+}
+
+/* The names text reads; calls: its calls may need declaring (add_record). */
+static void scan_text(decls *d, const char *t, bool calls)
 {
     for (const char *p = t; *p && !d->oom;) {
         if (*p == '"') { /* a string */
@@ -306,6 +339,9 @@ static void scan_text(decls *d, const char *t)
         const char *q = p;
         while (*q == ' ')
             q++;
+        buf[n] = '\0';
+        if (calls && n > 0 && *q == '(')
+            add_record(d, buf, n);
         if (n == 0 || *q == '(' || (*q == '[' && *s != '\'') ||
             (q[0] == 'i' && q[1] == 'n' && q[2] == ' ')) /* calls, iterators */
             continue;
@@ -323,7 +359,7 @@ static void scan_expr(decls *d, const fx_node *e, bool boolean)
     if (e == NULL || d->oom)
         return;
     if (e->op == FX_OPAQUE && e->name != NULL) {
-        scan_text(d, e->name);
+        scan_text(d, e->name, true);
         mo__decl *x = find_decl(d, e->name);
         if (boolean && x != NULL)
             x->type = MO_DECL_BOOLEAN;
@@ -406,7 +442,7 @@ static bool type_from_definition(decls *d, const char *text)
         name[n - 2] = '\0';
     }
     mo__decl *x = find_decl(d, name);
-    if (x == NULL)
+    if (x == NULL || x->type == MO_DECL_RECORD)
         return false;
     const char *rhs = eq + 3;
     mo__decl_type alias;
@@ -462,10 +498,29 @@ static void declare_model_names(decls *d)
             seen_add(d, m->modes[i].name);
 }
 
+/* The unknown functions e calls, into d->called. */
+static void scalar_calls(decls *d, const fx_node *e)
+{
+    if (e == NULL || d->oom)
+        return;
+    if (e->op == FX_CALL && e->fn == FX_FN_UNKNOWN && e->name != NULL)
+        set_add(d, &d->called, e->name);
+    for (uint32_t k = 0; k < e->n; k++)
+        scalar_calls(d, e->kids[k]);
+}
+
 int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
 {
     decls d = {.m = m};
     declare_model_names(&d);
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        scalar_calls(&d, m->equations[i].lhs);
+        scalar_calls(&d, m->equations[i].rhs);
+    }
+    for (uint32_t i = 0; i < m->n_modes; i++)
+        scalar_calls(&d, m->modes[i].def);
+    for (uint32_t i = 0; i < m->n_knowns; i++)
+        scalar_calls(&d, m->knowns[i].binding);
     for (uint32_t i = 0; i < m->n_equations; i++) {
         scan_expr(&d, m->equations[i].lhs, false);
         scan_expr(&d, m->equations[i].rhs, false);
@@ -476,7 +531,7 @@ int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
         scan_expr(&d, m->knowns[i].binding, false);
     for (uint32_t i = 0; i < m->n_events; i++) {
         const mel_event *ev = &m->events[i];
-        scan_text(&d, ev->text);
+        scan_text(&d, ev->text, false);
         mo__decl *x = ev->kind == MEL_EV_WHEN ? find_decl(&d, ev->text) : NULL;
         if (x != NULL)
             x->type = MO_DECL_BOOLEAN;
@@ -496,6 +551,7 @@ int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
             boolean_if_real(&d, m->events[i].text);
     mdae_free(d.seen.slot);
     mdae_free(d.containers.slot);
+    mdae_free(d.called.slot);
     for (size_t i = 0; i < d.n_owned; i++)
         mdae_free(d.owned[i]);
     mdae_free(d.owned);

@@ -218,6 +218,11 @@ static const char *const modelica_cases[] = {
     /* an element of a call's result in a kept event text: (f(x))[1] */
     "model M\n  Real x;\n  discrete Real d;\nequation\n  der(x) = -x;\n"
     "  d = (sample(x, Clock(0.1)))[1];\nend M;\n",
+    /* a call kept as text because the function returns an array: the
+     * printed model declares the name so (a record), not a scalar call */
+    "//! base 0.1.0\npackage 'P'\n function 'P.f'\n  input Real 'u';\n  output Real 'y'[2];\n"
+    " algorithm\n  'y' := {'u', 2.0 * 'u'};\n end 'P.f';\n model 'P'\n  Real 'x'; Real 'r';\n"
+    " equation\n  der('x') = -'x';\n  'r' = ('P.g'('P.f'('x')))[1];\n end 'P';\nend 'P';\n",
     NULL,
 };
 
