@@ -15,10 +15,18 @@
  * these variables are not unknowns, so their types change no incidence.
  *
  * Names are found in texts by a small scan of Modelica's lexical syntax:
- * quoted names, identifiers and dotted paths, skipping strings, numbers,
- * keywords and built-ins, and names followed by '(' (calls). Names of
- * array elements written unquoted (x[1]) and record fields are left out
- * (the importer reports what is still missing).
+ * quoted names (as written, escapes kept: mo_lex.c keeps them so),
+ * identifiers and dotted paths, skipping strings, numbers, keywords and
+ * built-ins, iterators (`for i in`) and names followed by '(' (calls).
+ * Not declared either: an array or record the model has elements of
+ * (`sum(x)` with x[1], x[2] unknowns, `'x[:]'`), which the importer reads
+ * as those elements.
+ *
+ * Calls: a function that FX_OPAQUE texts call and that no expression
+ * calls as an unknown function (FX_CALL) was kept as text because the
+ * source declared it with an array or record result (or as a record): it
+ * is returned as MO_DECL_RECORD, which the printer declares as an empty
+ * record, so that the importer keeps those calls as text again.
  */
 #include "fx.h"
 #include "mo_write.h"
