@@ -112,12 +112,37 @@ static bool is_plain_ident(const char *s, size_t n, fx_syntax syn)
     return !is_keyword(s, n, syn);
 }
 
-/* Append a name, quoted when it is not a plain identifier. */
+/* Whether name is what the Modelica lexer keeps of a quoted name: the
+ * bytes between the quotes, escapes as written (engine/mo_lex.c; a
+ * Q-IDENT is its lexeme, Modelica 3.6 section 2.3.1), so that it prints
+ * back verbatim: no bare quote or line break, each backslash followed by
+ * the character it escapes. */
+static bool is_mo_quoted_content(const char *name)
+{
+    for (const char *s = name; *s; s++) {
+        if (*s == '\'' || *s == '\n' || *s == '\r')
+            return false;
+        if (*s == '\\' && (s[1] == '\0' || s[1] == '\n' || s[1] == '\r'))
+            return false;
+        s += *s == '\\';
+    }
+    return true;
+}
+
+/* Append a name, quoted when it is not a plain identifier: in Modelica
+ * verbatim when it is a quoted name's content (above), else with ' and \
+ * escaped (MEL unescapes its quoted names). */
 static void put_name(mdae_buf *b, const char *name, fx_syntax syn)
 {
     size_t n = strlen(name);
     if (is_plain_ident(name, n, syn)) {
         mdae_buf_put(b, name, n);
+        return;
+    }
+    if (syn == FX_SYNTAX_MODELICA && n > 0 && is_mo_quoted_content(name)) {
+        mdae_buf_puts(b, "'");
+        mdae_buf_put(b, name, n);
+        mdae_buf_puts(b, "'");
         return;
     }
     mdae_buf_puts(b, "'");
@@ -227,6 +252,11 @@ static void put_number(mdae_buf *b, double v, bool is_int)
     mdae_buf_puts(b, s);
     if (strpbrk(s, ".eEn") == NULL)
         mdae_buf_puts(b, ".0");
+}
+
+void fx_print_number(mdae_buf *b, double v, bool is_int)
+{
+    put_number(b, v, is_int);
 }
 
 /* ---- Expressions ------------------------------------------------------------ */

@@ -743,6 +743,11 @@ static long resolve(elab *el, const mo__expr *e, bool *whole, bool quiet)
                 return i;
         }
         char *lb = strchr(buf, '[');
+        if (lb != NULL && e->n_parts == 1 && collect_prefix(el, buf) > 0) {
+            /* 'a[1].x' naming the array a[1].x whole, as a[1].x does */
+            *whole = true;
+            return ((long *)el->multi.p)[0];
+        }
         if (lb != NULL && e->n_parts == 1) {
             /* OpenModelica also writes slices inside the quotes:
              * 'x[{1, 2, 3}]' and 'x[:]'. A list of constants names those

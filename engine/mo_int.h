@@ -77,6 +77,7 @@ typedef struct mo__label {
     size_t len;
     uint32_t offset, line; /* start of the comment */
     bool trailing;         /* the `// (NAME)` form */
+    bool escaped;          /* quoted with \' or \\: the name is name unescaped */
 } mo__label;
 
 typedef struct mo__lexer {
@@ -234,8 +235,14 @@ typedef struct mo__class {
 int mo__parse(const char *src, size_t len, size_t max_depth, mel__arena *arena,
               mel__report *rep, mo__class **out);
 
+/* Whether s[0..n) is a Modelica keyword (mo_lex.c). */
+bool mo__is_keyword(const char *s, size_t n);
+
 /* Print an expression as normalised source text (names unquoted, one space
- * around binary operators, parentheses where needed). Puts into b. */
+ * around binary operators, parentheses where needed). Puts into b. A name
+ * that would not read back so (not identifiers joined by dots and
+ * constant subscripts, a keyword, a variable named time) is quoted, its
+ * content as written. */
 void mo__expr_print(mdae_buf *b, const mo__expr *e);
 
 #endif /* MO_INT_H */

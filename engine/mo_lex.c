@@ -28,6 +28,14 @@ static const char *const keywords[] = {
     "parameter", "partial", "protected", "public", "pure", "record", "redeclare",
     "replaceable", "return", "stream", "then", "true", "type", "when", "while", "within"};
 
+bool mo__is_keyword(const char *s, size_t n)
+{
+    for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
+        if (strncmp(keywords[k], s, n) == 0 && keywords[k][n] == '\0')
+            return true;
+    return false;
+}
+
 const char *mo__tok_name(mo__tok kind)
 {
     static const char *const punct[] = {"'('", "')'", "'['", "']'", "'{'", "'}'", "','",
@@ -101,11 +109,14 @@ static void newline(mo__lexer *lx)
 
 /* Is [s, s+n) blank-padded `NAME:` (block form) or `(NAME)` (line form)?
  * NAME is an identifier or, so that `mdae convert --to modelica` can keep
- * any equation's name (issue 38), a quoted name without escapes
- * (`/ * 'x = f(y) [i=2]': * /`). On success, name and nlen delimit NAME
- * (without the quotes). */
-static bool label_text(const char *s, size_t n, bool line_form, const char **name, size_t *nlen)
+ * any equation's name (issue 38), a quoted name on one line, \' and \\
+ * escaping a quote and a backslash (`/ * 'x = f(y) [i=2]': * /`,
+ * `/ * 'y = \'a b\'': * /`). On success, name and nlen delimit NAME
+ * (without the quotes) and *escaped says whether it has escapes. */
+static bool label_text(const char *s, size_t n, bool line_form, const char **name, size_t *nlen,
+                       bool *escaped)
 {
+    *escaped = false;
     size_t i = 0;
     while (i < n && (s[i] == ' ' || s[i] == '\t'))
         i++;
@@ -117,10 +128,17 @@ static bool label_text(const char *s, size_t n, bool line_form, const char **nam
             i++;
     }
     size_t b = i, e;
-    if (i < n && s[i] == '\'') { /* a quoted name, without escapes (issue 38) */
+    if (i < n && s[i] == '\'') { /* a quoted name (issue 38) */
         b = ++i;
-        while (i < n && s[i] != '\'' && s[i] != '\\' && s[i] != '\n')
+        while (i < n && s[i] != '\'' && s[i] != '\n') {
+            if (s[i] == '\\') {
+                if (i + 1 >= n || (s[i + 1] != '\'' && s[i + 1] != '\\'))
+                    return false;
+                *escaped = true;
+                i++;
+            }
             i++;
+        }
         if (i >= n || s[i] != '\'' || i == b)
             return false;
         e = i++;
@@ -149,7 +167,8 @@ static void add_label(mo__lexer *lx, const char *s, size_t n, bool line_form, si
 {
     const char *name;
     size_t nlen;
-    if (!label_text(s, n, line_form, &name, &nlen) || nlen > MEL__MAX_NAME)
+    bool escaped;
+    if (!label_text(s, n, line_form, &name, &nlen, &escaped) || nlen > MEL__MAX_NAME)
         return;
     if (lx->n_labels == lx->cap_labels) {
         size_t cap = lx->cap_labels ? lx->cap_labels * 2 : 16;
@@ -167,6 +186,7 @@ static void add_label(mo__lexer *lx, const char *s, size_t n, bool line_form, si
     l->offset = (uint32_t)start;
     l->line = lx->line;
     l->trailing = line_form;
+    l->escaped = escaped;
 }
 
 static void skip_space(mo__lexer *lx)

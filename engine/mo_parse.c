@@ -22,6 +22,7 @@
  * not the class around it (issue 36 item 2). Each skip is recorded as left out (mel__left_out; engine/mel.h,
  * "Recovery").
  */
+#include "fx.h"
 #include "mo_int.h"
 
 #include <stdio.h>
@@ -976,7 +977,18 @@ static mo__expr *expression(parser *p)
             if (!expect(p, MO_T_ELSE))
                 goto fail;
             mo__expr *el = expression(p);
-            if (el == NULL || !plist_push(p, &l, el))
+            if (el == NULL)
+                goto fail;
+            if (el->kind == MO_E_IF) {
+                /* `else if`, or `else (if ...)`: the same expression as
+                 * `elseif`, so one tree (which the fx tree and its printer
+                 * cannot tell apart either: issue 38) */
+                for (uint32_t i = 0; i < el->n_kids; i++)
+                    if (!plist_push(p, &l, el->kids[i]))
+                        goto fail;
+                break;
+            }
+            if (!plist_push(p, &l, el))
                 goto fail;
             break;
         }
@@ -1108,6 +1120,21 @@ static bool at_any(const parser *p, const mo__tok *ks, size_t n)
     return false;
 }
 
+/* A label's name, unescaped when it has escapes (mo__label). */
+static const char *label_name(parser *p, const mo__label *l)
+{
+    if (!l->escaped)
+        return dup_name(p, l->name, l->len);
+    char buf[MEL__MAX_NAME + 1];
+    size_t n = 0;
+    for (size_t k = 0; k < l->len && n < sizeof buf; k++) {
+        if (l->name[k] == '\\' && k + 1 < l->len)
+            k++;
+        buf[n++] = l->name[k];
+    }
+    return dup_name(p, buf, n);
+}
+
 static const char *leading_label(parser *p, uint32_t from, uint32_t to)
 {
     mo__lexer *lx = &p->lx;
@@ -1116,7 +1143,7 @@ static const char *leading_label(parser *p, uint32_t from, uint32_t to)
     const char *found = NULL;
     for (size_t i = p->label_i; i < lx->n_labels && lx->labels[i].offset < to; i++)
         if (!lx->labels[i].trailing)
-            found = dup_name(p, lx->labels[i].name, lx->labels[i].len);
+            found = label_name(p, &lx->labels[i]);
     return found;
 }
 
@@ -1125,7 +1152,7 @@ static const char *trailing_label(parser *p, uint32_t line, uint32_t from, uint3
     mo__lexer *lx = &p->lx;
     for (size_t i = p->label_i; i < lx->n_labels && lx->labels[i].offset < to; i++)
         if (lx->labels[i].trailing && lx->labels[i].line == line && lx->labels[i].offset >= from)
-            return dup_name(p, lx->labels[i].name, lx->labels[i].len);
+            return label_name(p, &lx->labels[i]);
     return NULL;
 }
 
@@ -1768,24 +1795,74 @@ static void print_sub(mdae_buf *b, const mo__expr *e, int min)
         mdae_buf_puts(b, ")");
 }
 
-static void print_list(mdae_buf *b, mo__expr *const *k, uint32_t n, const char *const *names)
+/* Whether name, written unquoted, reads back as the same reference:
+ * identifiers (not keywords) joined by dots and constant subscripts
+ * (a.b[1,2].c, as Base Modelica's scalarised names). */
+static bool reads_back_bare(const char *name, bool call)
+{
+    const char *s = name;
+    for (;;) {
+        const char *w = s;
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+            return false;
+        while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+               (*s >= '0' && *s <= '9'))
+            s++;
+        if (!call && mo__is_keyword(w, (size_t)(s - w)))
+            return false; /* initial(), a call, is the keyword's */
+        while (*s == '[') {
+            do {
+                const char *d = ++s;
+                while (*s >= '0' && *s <= '9')
+                    s++;
+                if (s == d)
+                    return false;
+            } while (*s == ',');
+            if (*s++ != ']')
+                return false;
+        }
+        if (*s == '\0')
+            return true;
+        if (*s++ != '.')
+            return false;
+    }
+}
+
+static void print_name(mdae_buf *b, const char *name, bool call)
+{
+    if (reads_back_bare(name, call)) {
+        mdae_buf_puts(b, name);
+        return;
+    }
+    mdae_buf_puts(b, "'");
+    mdae_buf_puts(b, name);
+    mdae_buf_puts(b, "'");
+}
+
+static void print_list_sep(mdae_buf *b, mo__expr *const *k, uint32_t n,
+                           const char *const *names, const char *sep)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0)
-            mdae_buf_puts(b, ", ");
+            mdae_buf_puts(b, sep);
         if (names != NULL && names[i] != NULL) {
-            mdae_buf_puts(b, names[i]);
+            print_name(b, names[i], false);
             mdae_buf_puts(b, " = ");
         }
         mo__expr_print(b, k[i]);
     }
 }
 
+static void print_list(mdae_buf *b, mo__expr *const *k, uint32_t n, const char *const *names)
+{
+    print_list_sep(b, k, n, names, ", ");
+}
+
 static void print_iters(mdae_buf *b, const mo__expr *e)
 {
     for (uint32_t i = 0; i < e->n_iters; i++) {
         mdae_buf_puts(b, i ? ", " : " for ");
-        mdae_buf_puts(b, e->iters[i].name);
+        print_name(b, e->iters[i].name, false);
         if (e->iters[i].range != NULL) {
             mdae_buf_puts(b, " in ");
             mo__expr_print(b, e->iters[i].range);
@@ -1798,10 +1875,14 @@ static void print_parts(mdae_buf *b, const mo__expr *e)
     for (uint32_t i = 0; i < e->n_parts; i++) {
         if (i > 0)
             mdae_buf_puts(b, ".");
-        mdae_buf_puts(b, e->parts[i].name);
+        if (e->kind == MO_E_REF && e->n_parts == 1 && strcmp(e->parts[0].name, "time") == 0)
+            mdae_buf_puts(b, "'time'"); /* a variable so named: not the built-in */
+        else
+            print_name(b, e->parts[i].name, e->kind == MO_E_CALL);
         if (e->parts[i].n_subs > 0) {
+            /* x[1,2] as Base Modelica names elements ('x[1,2]') */
             mdae_buf_puts(b, "[");
-            print_list(b, e->parts[i].subs, e->parts[i].n_subs, NULL);
+            print_list_sep(b, e->parts[i].subs, e->parts[i].n_subs, NULL, ",");
             mdae_buf_puts(b, "]");
         }
     }
@@ -1813,7 +1894,12 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
         return;
     switch ((mo__ek)e->kind) {
     case MO_E_NUM:
-        mdae_buf_puts(b, e->str ? e->str : "0");
+        /* a real as fx_print writes it (1e-4 and 0.0001 are one text),
+         * an integer as written */
+        if (e->is_int)
+            mdae_buf_puts(b, e->str ? e->str : "0");
+        else
+            fx_print_number(b, e->num, false);
         break;
     case MO_E_STR:
         mdae_buf_puts(b, "\"");
@@ -1845,11 +1931,14 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
             mdae_buf_puts(b, "(");
             mo__expr_print(b, e->kids[0]);
             mdae_buf_puts(b, ").");
-            mdae_buf_puts(b, e->str ? e->str : "");
+            if (e->str != NULL)
+                print_name(b, e->str, false);
             break;
         }
         if (e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0) {
-            print_sub(b, e->kids[0], 9);
+            /* (f(x))[1]: Modelica indexes names and parenthesised
+             * expressions only */
+            print_sub(b, e->kids[0], 10);
             mdae_buf_puts(b, "[");
             print_list(b, e->parts[0].subs, e->parts[0].n_subs, NULL);
             mdae_buf_puts(b, "]");

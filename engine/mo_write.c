@@ -190,9 +190,9 @@ static const mel_guard *guard_inside_when(const mel_guard *guard, const mel_guar
 }
 
 /* The equation's name as a label comment the importer reads back
- * (engine/mo_lex.c: an identifier, or a quoted name without escapes), so
- * that an equation named by its text keeps its name; none when the name
- * cannot be one (a quote, a backslash, a line break, a comment's end). */
+ * (engine/mo_lex.c: an identifier, or a quoted name with ' and \
+ * escaped), so that an equation named by its text keeps its name; none
+ * when the name cannot be one (a line break, a comment's end). */
 static void mo_label(const writer *w, const char *name)
 {
     size_t n = strlen(name);
@@ -203,12 +203,22 @@ static void mo_label(const writer *w, const char *name)
         ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
                 (c >= '0' && c <= '9');
     }
-    bool quotable = n > 0 && strpbrk(name, "'\\\n\r") == NULL && strstr(name, "*/") == NULL;
+    bool quotable = n > 0 && strpbrk(name, "\n\r") == NULL && strstr(name, "*/") == NULL;
     if (!ident && !quotable)
         return;
-    puts_(w, ident ? "/* " : "/* '");
-    puts_(w, name);
-    puts_(w, ident ? ": */ " : "': */ ");
+    if (ident) {
+        puts_(w, "/* ");
+        puts_(w, name);
+        puts_(w, ": */ ");
+        return;
+    }
+    puts_(w, "/* '");
+    for (const char *p = name; *p; p++) {
+        if (*p == '\'' || *p == '\\')
+            puts_(w, "\\");
+        mdae_buf_put(w->b, p, 1);
+    }
+    puts_(w, "': */ ");
 }
 
 /* ---- Conditional statements ------------------------------------------------------
@@ -220,18 +230,27 @@ static void mo_label(const writer *w, const char *name)
  * and(rest_j, c_j) with rest_1 = the context and rest_{j+1} =
  * and(rest_j, not c_j) (mel__g_and, mel__g_not: AND nodes, TRUE dropped,
  * NOT NOT folded), and a nested conditional's as and(branch, d): so the
- * guards' left spines give the branches back. A branch starts at cond_pos
- * 0. When the guards do not have that shape, each equation is printed in
- * its own conditional (the guards, which are what the analyses read, are
- * the same either way). */
-#define MAX_BRANCHES 64
+ * guards' left spines give the branches and the nesting back. A branch's
+ * equations are its plain ones (their guard is the branch's) and nested
+ * conditionals (deeper guards), in order; positions (cond_pos) follow from
+ * that structure as the front-ends count them: each branch restarts where
+ * its conditional starts, what follows a nested conditional comes after
+ * its longest branch. Where nesting and else-branches could be told apart
+ * only by the text (`else if c then` or `elseif c then`), either reads
+ * back into the same guards and positions. When the guards do not have
+ * that shape, each equation is printed in its own conditional (the guards,
+ * which are what the analyses read, are the same either way). */
 #define MAX_NEST 32
 
-typedef struct branch {
-    uint32_t from, to;      /* equations [from, to) */
-    const mel_guard *inner; /* the branch's guard: its equations' spines hold it */
-    const mel_guard *cond;  /* what the text says (NULL: else) */
-} branch;
+typedef struct cond_walk {
+    const writer *w;
+    const uint32_t *eq; /* the conditional's equations (m->equations indices) */
+} cond_walk;
+
+static const mel_guard *eq_guard(const cond_walk *c, uint32_t i)
+{
+    return c->w->m->equations[c->eq[i]].guard;
+}
 
 /* Whether r is on g's left spine (g, g->lhs, ... through AND nodes). */
 static bool spine_has(const mel_guard *g, const mel_guard *r)
@@ -265,101 +284,21 @@ static const mel_guard *find_rest(const mel_guard *g, const mel_guard *rest, con
     }
 }
 
-static bool all_spines_have(const mel_model *m, const uint32_t *eq, uint32_t from, uint32_t to,
-                            const mel_guard *r)
+/* The node of g's spine that is and(r, c) for some c, or NULL. */
+static const mel_guard *child_of(const mel_guard *g, const mel_guard *r)
 {
-    for (uint32_t i = from; i < to; i++)
-        if (!spine_has(m->equations[eq[i]].guard, r))
-            return false;
-    return true;
+    for (; g->op == MEL_G_AND; g = g->lhs)
+        if (guard_same(g->lhs, r))
+            return g;
+    return NULL;
 }
 
-/* Branch b's guard and condition given rest; next: the next branch's first
- * equation's guard (NULL: b is the last). Then *rest becomes the next
- * branch's rest. False when the guards do not have the shape. */
-static bool find_branch(const mel_model *m, const uint32_t *eq, branch *b, const mel_guard **rest,
-                        const mel_guard *next)
+/* The end of the run of equations [i, to) whose spines hold s. */
+static uint32_t run_end(const cond_walk *c, uint32_t i, uint32_t to, const mel_guard *s)
 {
-    const mel_guard *r = *rest;
-    const mel_guard *g = m->equations[eq[b->from]].guard;
-    if (r->op != MEL_G_TRUE && next == NULL && all_spines_have(m, eq, b->from, b->to, r)) {
-        /* an else-branch, unless its equations say and(rest, c) */
-        bool plain_else = true;
-        const mel_guard *s = g;
-        while (s->op == MEL_G_AND && !guard_same(s, r)) {
-            if (guard_same(s->lhs, r) && all_spines_have(m, eq, b->from, b->to, s)) {
-                plain_else = false;
-                break;
-            }
-            s = s->lhs;
-        }
-        if (plain_else) {
-            b->inner = r;
-            b->cond = NULL;
-            return true;
-        }
-    }
-    for (const mel_guard *s = g;; s = s->lhs) {
-        const mel_guard *c = r->op == MEL_G_TRUE ? s : s->op == MEL_G_AND && guard_same(s->lhs, r) ? s->rhs : NULL;
-        if (c != NULL && all_spines_have(m, eq, b->from, b->to, s)) {
-            const mel_guard *nr = next != NULL ? find_rest(next, r, c) : NULL;
-            if (next == NULL || nr != NULL) {
-                b->inner = s;
-                b->cond = c;
-                *rest = nr;
-                return true;
-            }
-        }
-        if (s->op != MEL_G_AND)
-            return false;
-    }
-}
-
-/* The conditions between an equation's guard g and its branch's `inner`
- * (nested conditionals), outermost first; their number, or -1. */
-static int peel(const mel_guard *g, const mel_guard *inner, const mel_guard **out)
-{
-    int n = 0;
-    while (!guard_same(g, inner)) {
-        if (g->op != MEL_G_AND || n == MAX_NEST)
-            return -1;
-        out[n++] = g->rhs;
-        g = g->lhs;
-    }
-    for (int i = 0; i < n / 2; i++) {
-        const mel_guard *t = out[i];
-        out[i] = out[n - 1 - i];
-        out[n - 1 - i] = t;
-    }
-    return n;
-}
-
-/* Split eq[0..n) into branches (at cond_pos 0) and find their conditions;
- * the number of branches, or 0 when the shape is not recognised. */
-static uint32_t find_branches(const mel_model *m, const uint32_t *eq, uint32_t n, branch *br)
-{
-    uint32_t nb = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (i == 0 || m->equations[eq[i]].cond_pos == 0) {
-            if (nb == MAX_BRANCHES)
-                return 0;
-            br[nb++] = (branch){.from = i, .to = i};
-        }
-        br[nb - 1].to = i + 1;
-    }
-    const mel_guard *rest = &(const mel_guard){.op = MEL_G_TRUE};
-    for (uint32_t j = 0; j < nb; j++) {
-        const mel_guard *next = j + 1 < nb ? m->equations[eq[br[j + 1].from]].guard : NULL;
-        if (rest == NULL || !find_branch(m, eq, &br[j], &rest, next))
-            return 0;
-        if (br[j].cond == NULL && j + 1 < nb)
-            return 0;
-        const mel_guard *nest[MAX_NEST];
-        for (uint32_t i = br[j].from; i < br[j].to; i++)
-            if (peel(m->equations[eq[i]].guard, br[j].inner, nest) < 0)
-                return 0;
-    }
-    return nb;
+    while (i < to && spine_has(eq_guard(c, i), s))
+        i++;
+    return i;
 }
 
 static void put_indent(const writer *w, int depth)
@@ -368,60 +307,139 @@ static void put_indent(const writer *w, int depth)
         puts_(w, "  ");
 }
 
-/* One equation inside branch b, its nested conditions opened and closed. */
-static void put_in_branch(const writer *w, const mel_equation *q, const branch *b, int depth)
+static void put_line(const writer *w, const mel_equation *q, int depth)
 {
-    bool mel = w->syn == FX_SYNTAX_MEL;
-    const mel_guard *nest[MAX_NEST];
-    int n = peel(q->guard, b->inner, nest);
-    assert(n >= 0);
     put_indent(w, depth);
-    for (int i = 0; i < n; i++) {
-        puts_(w, "if ");
-        put_guard(w, nest[i]);
-        puts_(w, " then ");
-    }
-    if (mel) {
+    if (w->syn == FX_SYNTAX_MEL) {
         put_label(w, q->name);
         puts_(w, " : equation ");
-        put_equation_body(w, q);
     } else {
         mo_label(w, q->name);
-        put_equation_body(w, q);
     }
-    for (int i = 0; i < n; i++)
-        puts_(w, mel ? " end" : "; end if");
+    put_equation_body(w, q);
     puts_(w, ";\n");
+}
+
+static bool put_cond(const cond_walk *c, uint32_t *at, uint32_t to, const mel_guard *r0,
+                     int depth);
+
+/* The equations [from, to) of a branch whose guard is inner: plain ones
+ * and nested conditionals. False when the guards do not show them. */
+static bool put_items(const cond_walk *c, uint32_t from, uint32_t to, const mel_guard *inner,
+                      int depth)
+{
+    for (uint32_t k = from; k < to;) {
+        if (guard_same(eq_guard(c, k), inner)) {
+            put_line(c->w, &c->w->m->equations[c->eq[k]], depth);
+            k++;
+            continue;
+        }
+        uint32_t k0 = k;
+        if (!put_cond(c, &k, to, inner, depth) || k == k0)
+            return false;
+    }
+    return true;
+}
+
+/* The condition of the if- or elseif-branch at equation k in context r
+ * (the branch's guard *s is and(r, cond), or cond when r is TRUE) and its
+ * end *end; NULL when the guards do not show one. With r TRUE the
+ * condition is the highest node of k's spine whose run is followed by the
+ * next branch (not cond on its spine) or ends the equations. */
+static const mel_guard *branch_cond(const cond_walk *c, uint32_t k, uint32_t to,
+                                    const mel_guard *r, const mel_guard **s, uint32_t *end)
+{
+    const mel_guard *g = eq_guard(c, k);
+    if (r->op != MEL_G_TRUE) {
+        *s = child_of(g, r);
+        if (*s == NULL)
+            return NULL;
+        *end = run_end(c, k, to, *s);
+        return (*s)->rhs;
+    }
+    for (const mel_guard *t = g;; t = t->lhs) {
+        *end = run_end(c, k, to, t);
+        if (*end == to || find_rest(eq_guard(c, *end), r, t) != NULL) {
+            *s = t;
+            return t;
+        }
+        if (t->op != MEL_G_AND)
+            return NULL;
+    }
+}
+
+/* One conditional in context r0 (TRUE: an outermost one) from equation
+ * *at, up to to at most: its branches, each with its equations; *at is
+ * moved past them. False when the guards do not show one (the buffer may
+ * then hold part of it: the caller rolls back). */
+static bool put_cond(const cond_walk *c, uint32_t *at, uint32_t to, const mel_guard *r0,
+                     int depth)
+{
+    const writer *w = c->w;
+    bool mel = w->syn == FX_SYNTAX_MEL;
+    if (depth > MAX_NEST)
+        return false;
+    uint32_t k = *at;
+    const mel_guard *r = r0;
+    int opened = 0;
+    for (bool first = true; k < to; first = false) {
+        if (!first) {
+            /* an else-branch when one of the rest's equations is plain in
+             * it; else-if branches otherwise (the same guards, positions) */
+            uint32_t end = run_end(c, k, to, r);
+            bool plain = false;
+            for (uint32_t j = k; j < end && !plain; j++)
+                plain = guard_same(eq_guard(c, j), r);
+            if (end == k)
+                break;
+            if (plain) {
+                put_indent(w, depth);
+                puts_(w, "else\n");
+                if (!put_items(c, k, end, r, depth + 1))
+                    return false;
+                k = end;
+                break;
+            }
+        }
+        const mel_guard *s = NULL;
+        uint32_t end = k;
+        const mel_guard *cnd = branch_cond(c, k, to, r, &s, &end);
+        if (cnd == NULL)
+            return false;
+        put_indent(w, depth);
+        puts_(w, first ? "if " : mel ? "else if " : "elseif ");
+        put_guard(w, cnd);
+        puts_(w, " then\n");
+        if (first || mel)
+            opened++;
+        if (!put_items(c, k, end, s, depth + 1))
+            return false;
+        k = end;
+        r = k < to ? find_rest(eq_guard(c, k), r, cnd) : NULL;
+        if (r == NULL)
+            break;
+    }
+    put_indent(w, depth);
+    for (int j = 0; j < opened; j++)
+        puts_(w, mel ? (j + 1 < opened ? "end " : "end;\n") : "end if;\n");
+    *at = k;
+    return true;
 }
 
 /* The conditional statement of eq[0..n), or false (nothing printed) when
  * the guards do not show one. */
 static bool put_conditional(const writer *w, const uint32_t *eq, uint32_t n, int depth)
 {
-    bool mel = w->syn == FX_SYNTAX_MEL;
-    branch br[MAX_BRANCHES];
-    uint32_t nb = find_branches(w->m, eq, n, br);
-    if (nb == 0)
-        return false;
-    int opened = 0;
-    for (uint32_t j = 0; j < nb; j++) {
-        put_indent(w, depth);
-        if (br[j].cond == NULL) {
-            puts_(w, "else\n");
-        } else {
-            puts_(w, j == 0 ? "if " : mel ? "else if " : "elseif ");
-            put_guard(w, br[j].cond);
-            puts_(w, " then\n");
-            if (j == 0 || mel)
-                opened++;
-        }
-        for (uint32_t i = br[j].from; i < br[j].to; i++)
-            put_in_branch(w, &w->m->equations[eq[i]], &br[j], depth + 1);
+    cond_walk c = {w, eq};
+    size_t mark = w->b->len;
+    uint32_t k = 0;
+    if (put_cond(&c, &k, n, &(const mel_guard){.op = MEL_G_TRUE}, depth) && k == n)
+        return true;
+    if (!w->b->oom && w->b->p != NULL) { /* roll back what was printed */
+        w->b->len = mark;
+        w->b->p[mark] = '\0';
     }
-    put_indent(w, depth);
-    for (int k = 0; k < opened; k++)
-        puts_(w, mel ? (k + 1 < opened ? "end " : "end;\n") : "end if;\n");
-    return true;
+    return false;
 }
 
 /* Equations i.. with the same cond (not 0) as i, outside when-clauses,
@@ -723,7 +741,7 @@ static void mo_knowns(const writer *w)
     }
 }
 
-static void mo_declarations(const writer *w)
+static void mo_declarations(const writer *w, const mo__decl *v, size_t n)
 {
     const mel_model *m = w->m;
     mo_knowns(w);
@@ -738,26 +756,38 @@ static void mo_declarations(const writer *w)
         puts_(w, "\n");
     }
     for (uint32_t i = 0; i < m->n_modes; i++) {
-        if (fx_mode_is_atom(m, i))
+        /* a relation atom is its relation; a Boolean parameter without a
+         * value (fixed = false) is a mode variable declared above */
+        if (fx_mode_is_atom(m, i) || mel_model_find_known(m, m->modes[i].name) >= 0)
             continue;
         puts_(w, "  Boolean ");
         put_name(w, m->modes[i].name);
         puts_(w, ";\n");
     }
-    mo__decl *v = NULL;
-    size_t n = 0;
-    if (mo__undeclared(m, &v, &n) != MDAE_OK) {
-        w->b->oom = true;
-        return;
-    }
     for (size_t i = 0; i < n; i++) {
+        if (v[i].type == MO_DECL_RECORD)
+            continue;
         puts_(w, v[i].type == MO_DECL_BOOLEAN   ? "  discrete Boolean "
                  : v[i].type == MO_DECL_INTEGER ? "  discrete Integer "
                                                 : "  discrete Real ");
         put_name(w, v[i].name);
         puts_(w, "; // kept as text: its type guessed\n");
     }
-    mo__decls_free(v, n);
+}
+
+/* The functions texts call that the printed model declares as records
+ * (mo_write.h, MO_DECL_RECORD), before the model. */
+static void mo_records(const writer *w, const mo__decl *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].type != MO_DECL_RECORD)
+            continue;
+        puts_(w, "record ");
+        put_name(w, v[i].name);
+        puts_(w, " // called in a text kept as such: an array or record result\nend ");
+        put_name(w, v[i].name);
+        puts_(w, ";\n");
+    }
 }
 
 /* A when-equation: reinit(x, e) for next(x) = e, else as written. */
@@ -897,10 +927,18 @@ static void mo_events(const writer *w)
 static void write_modelica(const writer *w, const char *name)
 {
     const mel_model *m = w->m;
+    mo__decl *v = NULL;
+    size_t n = 0;
+    if (mo__undeclared(m, &v, &n) != MDAE_OK) {
+        w->b->oom = true;
+        return;
+    }
+    mo_records(w, v, n);
     puts_(w, "model ");
     put_name(w, name);
     puts_(w, "\n");
-    mo_declarations(w);
+    mo_declarations(w, v, n);
+    mo__decls_free(v, n);
     puts_(w, "equation\n");
     for (uint32_t i = 0; i < m->n_modes; i++) {
         if (m->modes[i].def == NULL || fx_mode_is_atom(m, i))

@@ -16,8 +16,15 @@
 int mo__write(const mel_model *m, fx_syntax syntax, const char *name, char **out);
 
 /* A variable the printed Modelica model declares though the flat model
- * does not keep it (mo_write_decl.c): read only as text. */
-typedef enum mo__decl_type { MO_DECL_REAL, MO_DECL_INTEGER, MO_DECL_BOOLEAN } mo__decl_type;
+ * does not keep it (mo_write_decl.c): read only as text; or a function
+ * that texts call which must not read as a scalar function
+ * (MO_DECL_RECORD: declared as an empty record before the model). */
+typedef enum mo__decl_type {
+    MO_DECL_REAL,
+    MO_DECL_INTEGER,
+    MO_DECL_BOOLEAN,
+    MO_DECL_RECORD
+} mo__decl_type;
 
 typedef struct mo__decl {
     char *name; /* owned */
@@ -26,7 +33,8 @@ typedef struct mo__decl {
 
 /* The names m's FX_OPAQUE and event texts read that are not its unknowns,
  * known quantities or mode variables, in order of first use, with their
- * guessed types. On MDAE_OK *out (owned: mo__decls_free) and *n; else
+ * guessed types, and the functions its FX_OPAQUE texts call that must be
+ * declared (MO_DECL_RECORD). On MDAE_OK *out (owned: mo__decls_free) and *n; else
  * MDAE_E_NOMEM. */
 int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n);
 void mo__decls_free(mo__decl *v, size_t n);

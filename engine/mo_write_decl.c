@@ -15,21 +15,38 @@
  * these variables are not unknowns, so their types change no incidence.
  *
  * Names are found in texts by a small scan of Modelica's lexical syntax:
- * quoted names, identifiers and dotted paths, skipping strings, numbers,
- * keywords and built-ins, and names followed by '(' (calls). Names of
- * array elements written unquoted (x[1]) and record fields are left out
- * (the importer reports what is still missing).
+ * quoted names (as written, escapes kept: mo_lex.c keeps them so),
+ * identifiers and dotted paths, skipping strings, numbers, keywords and
+ * built-ins, iterators (`for i in`) and names followed by '(' (calls).
+ * Not declared either: an array or record the model has elements of
+ * (`sum(x)` with x[1], x[2] unknowns, `'x[:]'`), which the importer reads
+ * as those elements.
+ *
+ * Calls: a function that FX_OPAQUE texts call and that no expression
+ * calls as an unknown function (FX_CALL) was kept as text because the
+ * source declared it with an array or record result (or as a record): it
+ * is returned as MO_DECL_RECORD, which the printer declares as an empty
+ * record, so that the importer keeps those calls as text again.
  */
 #include "fx.h"
 #include "mo_write.h"
 
 #include <string.h>
 
+/* A set of strings by open addressing (not owned). */
+typedef struct strset {
+    const char **slot;
+    size_t cap, n;
+} strset;
+
 typedef struct decls {
     mo__decl *v;
     size_t n, cap;
-    const char **seen; /* open addressing: declared and found names */
-    size_t seen_cap, seen_n;
+    strset seen;       /* declared and found names */
+    strset containers; /* arrays and records whose elements are declared */
+    strset called;     /* functions an expression calls (FX_CALL), and stubs */
+    char **owned;      /* the containers' names */
+    size_t n_owned, cap_owned;
     bool oom;
     const mel_model *m;
 } decls;
@@ -59,39 +76,90 @@ static bool skip_word(const char *s, size_t n)
     return false;
 }
 
-/* Insert name into the seen set; false if it was there (or on OOM). */
-static bool seen_add(decls *d, const char *name)
+/* Insert name into set; false if it was there (or on OOM: d->oom). */
+static bool set_add(decls *d, strset *set, const char *name)
 {
     if (d->oom)
         return false;
-    if (2 * (d->seen_n + 1) > d->seen_cap) {
-        size_t cap = d->seen_cap ? 2 * d->seen_cap : 64;
+    if (2 * (set->n + 1) > set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 64;
         const char **t = mdae_calloc(cap, sizeof *t);
         if (t == NULL) {
             d->oom = true;
             return false;
         }
-        for (size_t i = 0; i < d->seen_cap; i++) {
-            if (d->seen[i] == NULL)
+        for (size_t i = 0; i < set->cap; i++) {
+            if (set->slot[i] == NULL)
                 continue;
-            size_t j = (size_t)mdae_hash_str(d->seen[i]) & (cap - 1);
+            size_t j = (size_t)mdae_hash_str(set->slot[i]) & (cap - 1);
             while (t[j] != NULL)
                 j = (j + 1) & (cap - 1);
-            t[j] = d->seen[i];
+            t[j] = set->slot[i];
         }
-        mdae_free(d->seen);
-        d->seen = t;
-        d->seen_cap = cap;
+        mdae_free(set->slot);
+        set->slot = t;
+        set->cap = cap;
     }
-    size_t j = (size_t)mdae_hash_str(name) & (d->seen_cap - 1);
-    while (d->seen[j] != NULL) {
-        if (strcmp(d->seen[j], name) == 0)
+    size_t j = (size_t)mdae_hash_str(name) & (set->cap - 1);
+    while (set->slot[j] != NULL) {
+        if (strcmp(set->slot[j], name) == 0)
             return false;
-        j = (j + 1) & (d->seen_cap - 1);
+        j = (j + 1) & (set->cap - 1);
     }
-    d->seen[j] = name;
-    d->seen_n++;
+    set->slot[j] = name;
+    set->n++;
     return true;
+}
+
+static bool set_has(const strset *set, const char *name)
+{
+    if (set->cap == 0)
+        return false;
+    size_t j = (size_t)mdae_hash_str(name) & (set->cap - 1);
+    for (; set->slot[j] != NULL; j = (j + 1) & (set->cap - 1))
+        if (strcmp(set->slot[j], name) == 0)
+            return true;
+    return false;
+}
+
+static bool seen_add(decls *d, const char *name)
+{
+    return set_add(d, &d->seen, name);
+}
+
+static bool grow_owned(decls *d)
+{
+    size_t cap = d->cap_owned ? 2 * d->cap_owned : 64;
+    char **t = mdae_realloc(d->owned, cap * sizeof *t);
+    if (t == NULL)
+        return false;
+    d->owned = t;
+    d->cap_owned = cap;
+    return true;
+}
+
+/* The arrays and records a declared name is part of: "a.b[2].c" adds
+ * "a", "a.b" and "a.b[2]", so that a text reading the array a.b whole
+ * (sum(a.b)) does not declare it again: the importer reads it as its
+ * elements. */
+static void add_containers(decls *d, const char *name)
+{
+    for (const char *p = name + 1; *p && !d->oom; p++) {
+        if (*p != '[' && *p != '.')
+            continue;
+        char *c = mdae_malloc((size_t)(p - name) + 1);
+        if (c == NULL || (d->n_owned == d->cap_owned && !grow_owned(d))) {
+            mdae_free(c);
+            d->oom = true;
+            return;
+        }
+        memcpy(c, name, (size_t)(p - name));
+        c[p - name] = '\0';
+        if (set_add(d, &d->containers, c))
+            d->owned[d->n_owned++] = c;
+        else
+            mdae_free(c);
+    }
 }
 
 static mo__decl *find_decl(decls *d, const char *name)
@@ -103,6 +171,28 @@ static mo__decl *find_decl(decls *d, const char *name)
 }
 
 /* A new undeclared name (a copy), typed Real until a use says otherwise. */
+static const char *subscripts(const char *p);
+
+/* Whether name is an array or record the model has elements of, or an
+ * element of one written with a subscript that is not constant
+ * ('x[:]', 'v[(1:n)[i]].re', quoted names as OpenModelica exports them):
+ * the importer reads those, not a variable to declare. */
+static bool is_part_of_declared(decls *d, char *name)
+{
+    if (set_has(&d->containers, name))
+        return true;
+    for (char *p = strchr(name, '['); p != NULL; p = strchr(p + 1, '[')) {
+        if (subscripts(p) != p)
+            continue; /* constant: an element's own name */
+        *p = '\0';
+        bool hit = set_has(&d->containers, name) || set_has(&d->seen, name);
+        *p = '[';
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
 static void add_name(decls *d, const char *s, size_t n)
 {
     char *name = mdae_malloc(n + 1);
@@ -112,7 +202,7 @@ static void add_name(decls *d, const char *s, size_t n)
     }
     memcpy(name, s, n);
     name[n] = '\0';
-    if (!seen_add(d, name)) {
+    if (is_part_of_declared(d, name) || !seen_add(d, name)) {
         mdae_free(name);
         return;
     }
@@ -180,8 +270,40 @@ static bool in_condition(const char *t, const char *s, const char *e)
     return word_is(p, (size_t)(w - p), after);
 }
 
-/* The names text reads. */
-static void scan_text(decls *d, const char *t)
+/* Modelica's built-in functions and operators, which are never declared. */
+static const char *const builtins[] = {
+    "abs", "sign", "sqrt", "div", "mod", "rem", "ceil", "floor", "integer", "Integer",
+    "String", "der", "initial", "terminal", "noEvent", "smooth", "sample", "pre", "edge",
+    "change", "reinit", "delay", "cardinality", "homotopy", "semiLinear", "inStream",
+    "actualStream", "spatialDistribution", "getInstanceName", "ndims", "size", "scalar",
+    "vector", "matrix", "identity", "diagonal", "zeros", "ones", "fill", "linspace", "min",
+    "max", "sum", "product", "transpose", "outerProduct", "symmetric", "cross", "skew", "cat",
+    "array", "Clock", "subSample", "superSample", "shiftSample", "backSample", "noClock",
+    "hold", "previous", "interval", "firstTick", "assert", "terminate", "Real", "Boolean",
+    NULL};
+
+/* A function that text (kept as FX_OPAQUE) calls, which the flat model
+ * does not keep: not a built-in, a known function or one an expression
+ * calls (FX_CALL: the importer found it scalar). The importer kept the
+ * call as text because the file declared it with an array or record
+ * result (or it constructs a record); declared as an empty record, it is
+ * kept as text again, not read as a scalar call. */
+static void add_record(decls *d, const char *name, size_t n)
+{
+    if ((memchr(name, '.', n) == NULL && word_is(name, n, builtins)) ||
+        fx_fn_lookup(name, 1) != FX_FN_UNKNOWN || fx_fn_lookup(name, 2) != FX_FN_UNKNOWN ||
+        set_has(&d->called, name))
+        return;
+    add_name(d, name, n);
+    mo__decl *x = d->n > 0 && strcmp(d->v[d->n - 1].name, name) == 0 ? &d->v[d->n - 1] : NULL;
+    if (x == NULL)
+        return;
+    x->type = MO_DECL_RECORD;
+    set_add(d, &d->called, x->name);
+}
+
+/* The names text reads; calls: its calls may need declaring (add_record). */
+static void scan_text(decls *d, const char *t, bool calls)
 {
     for (const char *p = t; *p && !d->oom;) {
         if (*p == '"') { /* a string */
@@ -200,9 +322,11 @@ static void scan_text(decls *d, const char *t)
         const char *s = p;
         size_t n = 0;
         char buf[512];
-        if (*p == '\'') { /* a quoted name: its content, unescaped */
+        if (*p == '\'') { /* a quoted name: its content as written (mo_lex.c) */
             for (p++; *p && *p != '\''; p++) {
-                if (*p == '\\' && p[1])
+                if (*p == '\\' && p[1] && n < sizeof buf - 2)
+                    buf[n++] = *p++;
+                else if (*p == '\\' && p[1])
                     p++;
                 if (n < sizeof buf - 1)
                     buf[n++] = *p;
@@ -223,7 +347,11 @@ static void scan_text(decls *d, const char *t)
         const char *q = p;
         while (*q == ' ')
             q++;
-        if (n == 0 || *q == '(' || (*q == '[' && *s != '\''))
+        buf[n] = '\0';
+        if (calls && n > 0 && *q == '(')
+            add_record(d, buf, n);
+        if (n == 0 || *q == '(' || (*q == '[' && *s != '\'') ||
+            (q[0] == 'i' && q[1] == 'n' && q[2] == ' ')) /* calls, iterators */
             continue;
         buf[n] = '\0';
         add_name(d, buf, n);
@@ -239,7 +367,7 @@ static void scan_expr(decls *d, const fx_node *e, bool boolean)
     if (e == NULL || d->oom)
         return;
     if (e->op == FX_OPAQUE && e->name != NULL) {
-        scan_text(d, e->name);
+        scan_text(d, e->name, true);
         mo__decl *x = find_decl(d, e->name);
         if (boolean && x != NULL)
             x->type = MO_DECL_BOOLEAN;
@@ -322,7 +450,7 @@ static bool type_from_definition(decls *d, const char *text)
         name[n - 2] = '\0';
     }
     mo__decl *x = find_decl(d, name);
-    if (x == NULL)
+    if (x == NULL || x->type == MO_DECL_RECORD)
         return false;
     const char *rhs = eq + 3;
     mo__decl_type alias;
@@ -365,19 +493,42 @@ static bool type_from_definition(decls *d, const char *text)
 static void declare_model_names(decls *d)
 {
     const mel_model *m = d->m;
-    for (uint32_t i = 0; i < m->n_knowns; i++)
+    for (uint32_t i = 0; i < m->n_knowns; i++) {
         seen_add(d, m->knowns[i].name);
-    for (uint32_t i = 0; i < m->n_variables; i++)
+        add_containers(d, m->knowns[i].name);
+    }
+    for (uint32_t i = 0; i < m->n_variables; i++) {
         seen_add(d, m->variables[i].name);
+        add_containers(d, m->variables[i].name);
+    }
     for (uint32_t i = 0; i < m->n_modes; i++)
         if (!fx_mode_is_atom(m, i))
             seen_add(d, m->modes[i].name);
+}
+
+/* The unknown functions e calls, into d->called. */
+static void scalar_calls(decls *d, const fx_node *e)
+{
+    if (e == NULL || d->oom)
+        return;
+    if (e->op == FX_CALL && e->fn == FX_FN_UNKNOWN && e->name != NULL)
+        set_add(d, &d->called, e->name);
+    for (uint32_t k = 0; k < e->n; k++)
+        scalar_calls(d, e->kids[k]);
 }
 
 int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
 {
     decls d = {.m = m};
     declare_model_names(&d);
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        scalar_calls(&d, m->equations[i].lhs);
+        scalar_calls(&d, m->equations[i].rhs);
+    }
+    for (uint32_t i = 0; i < m->n_modes; i++)
+        scalar_calls(&d, m->modes[i].def);
+    for (uint32_t i = 0; i < m->n_knowns; i++)
+        scalar_calls(&d, m->knowns[i].binding);
     for (uint32_t i = 0; i < m->n_equations; i++) {
         scan_expr(&d, m->equations[i].lhs, false);
         scan_expr(&d, m->equations[i].rhs, false);
@@ -388,7 +539,7 @@ int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
         scan_expr(&d, m->knowns[i].binding, false);
     for (uint32_t i = 0; i < m->n_events; i++) {
         const mel_event *ev = &m->events[i];
-        scan_text(&d, ev->text);
+        scan_text(&d, ev->text, false);
         mo__decl *x = ev->kind == MEL_EV_WHEN ? find_decl(&d, ev->text) : NULL;
         if (x != NULL)
             x->type = MO_DECL_BOOLEAN;
@@ -406,7 +557,12 @@ int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n)
     for (uint32_t i = 0; i < m->n_events; i++)
         if (m->events[i].kind == MEL_EV_DISCRETE && m->events[i].parent < 0)
             boolean_if_real(&d, m->events[i].text);
-    mdae_free(d.seen);
+    mdae_free(d.seen.slot);
+    mdae_free(d.containers.slot);
+    mdae_free(d.called.slot);
+    for (size_t i = 0; i < d.n_owned; i++)
+        mdae_free(d.owned[i]);
+    mdae_free(d.owned);
     if (d.oom) {
         mo__decls_free(d.v, d.n);
         return MDAE_E_NOMEM;

@@ -159,3 +159,17 @@ Test(fx_print, quoted_names_escape_quotes)
     cr_expect_str_eq(b.p, "'it\\'s\\\\'ok_1'when'and");
     mdae_free(b.p);
 }
+
+/* Modelica keeps a quoted name as written, escapes included (its lexeme):
+ * such a name prints verbatim; one that cannot be one (a bare quote, a
+ * trailing backslash) is escaped. */
+Test(fx_print, modelica_prints_quoted_names_as_written)
+{
+    mdae_buf b = {0};
+    fx_print_name(&b, "k[\\'U\\']", FX_SYNTAX_MODELICA);
+    fx_print_name(&b, "it's", FX_SYNTAX_MODELICA);
+    fx_print_name(&b, "a\\", FX_SYNTAX_MODELICA);
+    cr_assert_not_null(b.p);
+    cr_expect_str_eq(b.p, "'k[\\'U\\']''it\\'s''a\\\\'");
+    mdae_free(b.p);
+}

@@ -154,21 +154,25 @@ Test(mo_parse, reads_quoted_names_as_the_text_between_the_quotes)
                             "  der('stop1.v') = 'a b';\n  'a b' = 1.0;\n end 'M';\nend 'P';\n");
     cr_assert_geq(mel_model_find_variable(m, "stop1.v"), 0);
     cr_assert_geq(mel_model_find_variable(m, "a b"), 0);
-    cr_assert_str_eq(m->equations[0].name, "der(stop1.v) = a b");
+    /* an equation's name is its normalised text: a name that would not
+     * read back unquoted stays quoted (issue 38) */
+    cr_assert_str_eq(m->equations[0].name, "der(stop1.v) = 'a b'");
     mel_model_free(m);
 }
 
 /* Issue 38: `mdae convert --to modelica` keeps any equation's name as a
- * quoted label; one with an escape or a line break is no label. */
+ * quoted label, \' and \\ escaped; one with another escape is no label. */
 Test(mo_parse, takes_quoted_equation_labels)
 {
     mel_model *m = parse_ok("model M\n  Real x;\n  Real y;\nequation\n"
                             "  /* 'der(x) = y [i=2]': */ der(x) = y;\n"
                             "  y = x; // ('e 2')\n"
-                            "  /* 'bad\\'': */ x + y = 0;\nend M;\n");
+                            "  /* 'it\\'s \\\\': */ x + y = 0;\n"
+                            "  /* 'bad\\n': */ x - y = 1;\nend M;\n");
     cr_assert_str_eq(m->equations[0].name, "der(x) = y [i=2]");
     cr_assert_str_eq(m->equations[1].name, "e 2");
-    cr_assert_str_eq(m->equations[2].name, "x + y = 0");
+    cr_assert_str_eq(m->equations[2].name, "it's \\");
+    cr_assert_str_eq(m->equations[3].name, "x - y = 1");
     mel_model_free(m);
 }
 
