@@ -15,9 +15,7 @@
  *
  * That is the output for a model without expressions
  * (mel_options.no_expressions); a model with them prints its equations
- * (engine/mo_write.c), its known quantities declared here (put_known:
- * `parameter`/`constant` prefixes, types, values, no binding; issue 38),
- * in place of mo_write.c's section of them.
+ * (engine/mo_write.c).
  */
 #include "mo.h"
 #include "mo_write.h"
@@ -201,108 +199,12 @@ int mo_model_to_modelica(const mel_model *m, const char *name, char **out)
     return mo__write(m, FX_SYNTAX_MODELICA, name, out);
 }
 
-/* Mark in read[] the known quantities e reads (FX_KNOWN). */
-static void mark_knowns(const fx_node *e, bool *read, uint32_t n)
-{
-    if (e == NULL)
-        return;
-    if (e->op == FX_KNOWN && e->index < n)
-        read[e->index] = true;
-    for (uint32_t i = 0; i < e->n; i++)
-        mark_knowns(e->kids[i], read, n);
-}
-
-/* The known quantities m's expressions read (an array of m->n_knowns, owned:
- * mdae_free), or NULL on OOM. */
-static bool *knowns_read(const mel_model *m)
-{
-    bool *read = mdae_calloc((size_t)m->n_knowns + 1, sizeof *read);
-    if (read == NULL)
-        return NULL;
-    for (uint32_t i = 0; i < m->n_equations; i++) {
-        mark_knowns(m->equations[i].lhs, read, m->n_knowns);
-        mark_knowns(m->equations[i].rhs, read, m->n_knowns);
-    }
-    for (uint32_t i = 0; i < m->n_modes; i++)
-        mark_knowns(m->modes[i].def, read, m->n_knowns);
-    for (uint32_t i = 0; i < m->n_knowns; i++)
-        mark_knowns(m->knowns[i].binding, read, m->n_knowns);
-    return read;
-}
-
-/* Known quantity k as a MEL declaration: `p : real = e;` as MEL writes a
- * parameter, `N : integer = e;` for an integer constant of a MEL model
- * (which no expression reads as a known: MEL folds them to numbers), else
- * with its prefix, `parameter` or `constant`, its type, its value when it
- * is a Modelica model's or an integer's (which MEL computes with integer
- * division) or has no binding, and its binding if any (docs/convert.md).
- * read: whether an expression reads k. */
-static void put_known(mdae_buf *b, const mel_model *m, const mel_known *k, bool read)
-{
-    bool plain = !k->constant && k->binding != NULL &&
-                 (k->kind == MEL_KNOWN_REAL ||
-                  (k->kind == MEL_KNOWN_INTEGER && !m->modelica && !read));
-    fx_print_name(b, k->name, FX_SYNTAX_MEL);
-    mdae_buf_puts(b, plain ? " : " : k->constant ? " : constant " : " : parameter ");
-    mdae_buf_puts(b, k->kind == MEL_KNOWN_INTEGER   ? "integer"
-                     : k->kind == MEL_KNOWN_BOOLEAN ? "boolean"
-                                                    : "real");
-    if (!plain && k->known &&
-        (k->binding == NULL || m->modelica || k->kind == MEL_KNOWN_INTEGER)) {
-        /* the importer's value, which MEL need not compute the same */
-        fx_node v = {.op = k->kind == MEL_KNOWN_BOOLEAN ? FX_BOOL : FX_NUM,
-                     .is_int = k->kind != MEL_KNOWN_REAL, .num = k->value};
-        mdae_buf_puts(b, " (value = ");
-        fx_print(b, m, &v, FX_SYNTAX_MEL);
-        mdae_buf_puts(b, ")");
-    }
-    if (k->binding != NULL) {
-        mdae_buf_puts(b, " = ");
-        fx_print(b, m, k->binding, FX_SYNTAX_MEL);
-    }
-    mdae_buf_puts(b, ";\n");
-}
-
-/* The MEL text of a model with expressions: mo__write's, its section of
- * known quantities (a line each, up to the blank line before the next
- * section) replaced by put_known's declarations, which say what
- * mo__write's `p : real = e` cannot (Booleans, no binding, constants). */
-static int write_mel(const mel_model *m, char **out)
-{
-    char *text = NULL;
-    int rc = mo__write(m, FX_SYNTAX_MEL, NULL, &text);
-    static const char head[] = "\n// known quantities\n";
-    char *sec = rc == MDAE_OK ? strstr(text, head) : NULL;
-    if (sec == NULL) {
-        *out = text;
-        return rc;
-    }
-    char *body = sec + sizeof head - 1;
-    char *end = strstr(body - 1, "\n\n");
-    end = end != NULL ? end + 1 : body + strlen(body);
-    bool *read = knowns_read(m);
-    mdae_buf b = {0};
-    mdae_buf_put(&b, text, (size_t)(body - text));
-    for (uint32_t i = 0; i < m->n_knowns && read != NULL; i++)
-        put_known(&b, m, &m->knowns[i], read[i]);
-    mdae_buf_puts(&b, end);
-    mdae_free(text);
-    if (read == NULL || b.oom || b.p == NULL) {
-        mdae_free(read);
-        mdae_free(b.p);
-        return MDAE_E_NOMEM;
-    }
-    mdae_free(read);
-    *out = b.p;
-    return MDAE_OK;
-}
-
 int mo_model_to_mel(const mel_model *m, char **out)
 {
     if (m == NULL || out == NULL)
         return MDAE_E_INVAL;
     if (has_expressions(m))
-        return write_mel(m, out);
+        return mo__write(m, FX_SYNTAX_MEL, NULL, out);
     size_t total = (size_t)m->n_modes + m->n_variables + m->n_equations;
     nset set;
     set.cap = 16;

@@ -531,28 +531,84 @@ static void put_value(const writer *w, const mel_known *k)
 }
 
 /* ---- MEL ------------------------------------------------------------------------ */
+
+/* Mark in read[] the known quantities e reads (FX_KNOWN). */
+static void mark_knowns(const fx_node *e, bool *read, uint32_t n)
+{
+    if (e == NULL)
+        return;
+    if (e->op == FX_KNOWN && e->index < n)
+        read[e->index] = true;
+    for (uint32_t i = 0; i < e->n; i++)
+        mark_knowns(e->kids[i], read, n);
+}
+
+/* The known quantities m's expressions read (an array of m->n_knowns, owned:
+ * mdae_free), or NULL on OOM. */
+static bool *knowns_read(const mel_model *m)
+{
+    bool *read = mdae_calloc((size_t)m->n_knowns + 1, sizeof *read);
+    if (read == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        mark_knowns(m->equations[i].lhs, read, m->n_knowns);
+        mark_knowns(m->equations[i].rhs, read, m->n_knowns);
+    }
+    for (uint32_t i = 0; i < m->n_modes; i++)
+        mark_knowns(m->modes[i].def, read, m->n_knowns);
+    for (uint32_t i = 0; i < m->n_knowns; i++)
+        mark_knowns(m->knowns[i].binding, read, m->n_knowns);
+    return read;
+}
+
+/* Known quantity k as a MEL declaration: `p : real = e;` as MEL writes a
+ * parameter, `N : integer = e;` for an integer constant of a MEL model
+ * (which no expression reads as a known: MEL folds them to numbers), else
+ * with its prefix, `parameter` or `constant`, its type, its value when it
+ * is a Modelica model's or an integer's (which MEL computes with integer
+ * division) or has no binding, and its binding if any (docs/convert.md).
+ * read: whether an expression reads k. */
+static void mel_known_decl(const writer *w, const mel_known *k, bool read)
+{
+    const mel_model *m = w->m;
+    bool plain = !k->constant && k->binding != NULL &&
+                 (k->kind == MEL_KNOWN_REAL ||
+                  (k->kind == MEL_KNOWN_INTEGER && !m->modelica && !read));
+    put_name(w, k->name);
+    puts_(w, plain ? " : " : k->constant ? " : constant " : " : parameter ");
+    puts_(w, k->kind == MEL_KNOWN_INTEGER   ? "integer"
+             : k->kind == MEL_KNOWN_BOOLEAN ? "boolean"
+                                            : "real");
+    if (!plain && k->known &&
+        (k->binding == NULL || m->modelica || k->kind == MEL_KNOWN_INTEGER)) {
+        /* the importer's value, which MEL need not compute the same */
+        fx_node v = {.op = k->kind == MEL_KNOWN_BOOLEAN ? FX_BOOL : FX_NUM,
+                     .is_int = k->kind != MEL_KNOWN_REAL, .num = k->value};
+        puts_(w, " (value = ");
+        put_expr(w, &v);
+        puts_(w, ")");
+    }
+    if (k->binding != NULL) {
+        puts_(w, " = ");
+        put_expr(w, k->binding);
+    }
+    puts_(w, ";\n");
+}
+
 static void mel_knowns(const writer *w)
 {
     const mel_model *m = w->m;
-    if (m->n_knowns > 0)
-        puts_(w, "\n// known quantities\n");
-    for (uint32_t i = 0; i < m->n_knowns; i++) {
-        const mel_known *k = &m->knowns[i];
-        put_name(w, k->name);
-        puts_(w, k->kind == MEL_KNOWN_INTEGER ? " : integer = " : " : real = ");
-        if (k->binding != NULL)
-            put_expr(w, k->binding);
-        else if (k->known)
-            put_value(w, k);
-        else
-            puts_(w, k->kind == MEL_KNOWN_REAL ? "0.0" : "0");
-        puts_(w, ";");
-        if (k->kind == MEL_KNOWN_BOOLEAN)
-            puts_(w, " // a Boolean parameter (MEL has none)");
-        else if (k->binding == NULL)
-            puts_(w, k->known ? " // no binding in the source" : " // no binding, no value");
-        puts_(w, "\n");
+    if (m->n_knowns == 0)
+        return;
+    bool *read = knowns_read(m);
+    if (read == NULL) {
+        w->b->oom = true;
+        return;
     }
+    puts_(w, "\n// known quantities\n");
+    for (uint32_t i = 0; i < m->n_knowns; i++)
+        mel_known_decl(w, &m->knowns[i], read[i]);
+    mdae_free(read);
 }
 
 static void mel_modes(const writer *w)
