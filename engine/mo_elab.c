@@ -1092,11 +1092,17 @@ static bool branch_sig(elab *el, const mo__expr *e, int order, vec *sig)
     return true;
 }
 
-static bool same_sigs(elab *el, const mo__expr *e, int order)
+/* Whether the branches of the if-expression e from its condition kids[from]
+ * on (its values kids[from + 1], kids[from + 3], ..., and the else part)
+ * read the same unknowns at the same orders, with no condition inside: then
+ * the conditions from kids[from] on select nothing. From a later condition,
+ * it is what the nested spelling `else if` asks of the inner if-expression,
+ * so that `elseif` and `else if` mean the same structure. */
+static bool same_sigs(elab *el, const mo__expr *e, uint32_t from, int order)
 {
     vec first = {0}, other = {0};
-    bool same = branch_sig(el, e->kids[1], order, &first);
-    for (uint32_t i = 3; same && i <= e->n_kids; i += 2) {
+    bool same = branch_sig(el, e->kids[from + 1], order, &first);
+    for (uint32_t i = from + 3; same && i <= e->n_kids; i += 2) {
         /* values: kids[1], kids[3], ..., and the else part kids[n_kids - 1] */
         const mo__expr *b = e->kids[i < e->n_kids - 1 ? i : e->n_kids - 1];
         other.n = 0;
@@ -1186,12 +1192,17 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
             collect(el, uses, e->kids[e->n_kids - 1], order, g);
             return;
         }
-        if (same_sigs(el, e, order)) {
+        if (same_sigs(el, e, 0, order)) {
             collect(el, uses, e->kids[1], order, g);
             return;
         }
         const mel_guard *rest = g;
         for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
+            if (i > 0 && same_sigs(el, e, i, order)) {
+                /* the rest of the chain selects nothing (same_sigs) */
+                collect(el, uses, e->kids[i + 1], order, rest);
+                return;
+            }
             const mel_guard *c = atomize(el, e->kids[i]);
             collect(el, uses, e->kids[i + 1], order, mel__g_and(&el->gf, rest, c));
             rest = mel__g_and(&el->gf, rest, mel__g_not(&el->gf, c));
