@@ -1119,6 +1119,20 @@ static bool same_sigs(elab *el, const mo__expr *e, uint32_t from, int order)
 
 static bool call_is(const char *f, const char *name) { return f != NULL && strcmp(f, name) == 0; }
 
+/* The constant range a:step:b of a reduction's iterator, at most 100,000
+ * values; false when it is not constant (the body's x[i] then name whole
+ * arrays) or longer. */
+static bool iter_bounds(elab *el, const mo__iter *it, long long *a, long long *b,
+                        long long *step)
+{
+    const mo__expr *r = it->range;
+    *step = 1;
+    bool ok = r != NULL && r->kind == MO_E_RANGE && eval_int(el, r->kids[0], a) &&
+              eval_int(el, r->kids[r->n_kids - 1], b) &&
+              (r->n_kids == 2 || eval_int(el, r->kids[1], step)) && *step != 0;
+    return ok && (*b - *a) / *step <= 100000;
+}
+
 static void collect_iter(elab *el, vec *uses, const mo__expr *e, uint32_t k, int order,
                          const mel_guard *g)
 {
@@ -1128,12 +1142,8 @@ static void collect_iter(elab *el, vec *uses, const mo__expr *e, uint32_t k, int
         return;
     }
     const mo__iter *it = &e->iters[k];
-    long long a, b, step = 1;
-    const mo__expr *r = it->range;
-    bool ok = r != NULL && r->kind == MO_E_RANGE && eval_int(el, r->kids[0], &a) &&
-              eval_int(el, r->kids[r->n_kids - 1], &b) &&
-              (r->n_kids == 2 || eval_int(el, r->kids[1], &step)) && step != 0;
-    if (!ok || (b - a) / step > 100000) {
+    long long a, b, step;
+    if (!iter_bounds(el, it, &a, &b, &step)) {
         /* not constant: the body's x[i] name whole arrays */
         collect_iter(el, uses, e, k + 1, order, g);
         return;
@@ -1344,12 +1354,8 @@ static void gather_iter(elab *el, const mo__expr *e, uint32_t k, int order, vec 
         return;
     }
     const mo__iter *it = &e->iters[k];
-    long long a, b, step = 1;
-    const mo__expr *r = it->range;
-    bool ok = r != NULL && r->kind == MO_E_RANGE && eval_int(el, r->kids[0], &a) &&
-              eval_int(el, r->kids[r->n_kids - 1], &b) &&
-              (r->n_kids == 2 || eval_int(el, r->kids[1], &step)) && step != 0;
-    if (!ok || (b - a) / step > 100000) {
+    long long a, b, step;
+    if (!iter_bounds(el, it, &a, &b, &step)) {
         gather_iter(el, e, k + 1, order, refs);
         return;
     }
