@@ -163,18 +163,6 @@ static void put_comment(mdae_buf *b, const char *s)
     }
 }
 
-static const char *event_kind(mel_event_kind k)
-{
-    switch (k) {
-    case MEL_EV_WHEN: return "when";
-    case MEL_EV_REINIT: return "reinit";
-    case MEL_EV_DISCRETE: return "discrete";
-    case MEL_EV_INITIAL: return "initial";
-    case MEL_EV_ASSERT: return "assert";
-    }
-    return "?";
-}
-
 /* Whether m kept its expressions (issue 38): its pool, or any expression
  * (a model built by hand has no pool). */
 static bool has_expressions(const mel_model *m)
@@ -339,7 +327,7 @@ int mo_model_to_mel(const mel_model *m, char **out)
     for (uint32_t i = 0; i < m->n_events; i++) {
         const mel_event *ev = &m->events[i];
         mdae_buf_puts(&b, ev->parent >= 0 ? "//     " : "// ");
-        mdae_buf_puts(&b, event_kind(ev->kind));
+        mdae_buf_puts(&b, mo__event_kind(ev->kind));
         mdae_buf_puts(&b, ": ");
         put_comment(&b, ev->text);
         mdae_buf_puts(&b, "\n");

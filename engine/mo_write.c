@@ -728,7 +728,7 @@ static void mel_write_when(const writer *w, uint32_t k)
     puts_(w, "  end;\n");
 }
 
-static const char *event_kind(mel_event_kind k)
+const char *mo__event_kind(mel_event_kind k)
 {
     switch (k) {
     case MEL_EV_WHEN: return "when";
@@ -748,7 +748,7 @@ static void mel_events(const writer *w)
     for (uint32_t i = 0; i < m->n_events; i++) {
         const mel_event *ev = &m->events[i];
         puts_(w, ev->parent >= 0 ? "//     " : "// ");
-        puts_(w, event_kind(ev->kind));
+        puts_(w, mo__event_kind(ev->kind));
         puts_(w, ": ");
         put_comment(w, ev->text);
         puts_(w, "\n");

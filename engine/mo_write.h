@@ -39,4 +39,8 @@ typedef struct mo__decl {
 int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n);
 void mo__decls_free(mo__decl *v, size_t n);
 
+/* "when", "reinit", "discrete", "initial", "assert": how both printers
+ * name a kept event in their comments (a static string). */
+const char *mo__event_kind(mel_event_kind k);
+
 #endif /* MO_WRITE_H */
