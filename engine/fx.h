@@ -228,12 +228,12 @@ MDAE_API char *fx_format(const mel_model *m, const fx_node *e, fx_syntax syntax)
 /* Append a declared name (unknown, known, mode, equation label) as the
  * language reads it: bare when it is an identifier and not a keyword,
  * else quoted as Modelica's Q-IDENT ('x[3]', 'stop1.v'; \' and \\
- * escaped), which MEL reads too. Added by the printers (h-print). */
+ * escaped), which MEL reads too. */
 MDAE_API void fx_print_name(mdae_buf *b, const char *name, fx_syntax syntax);
 /* Append a number as fx_print writes it (the shortest text that reads
  * back to v; 1.5, 0.001, 5e-6, an integer literal as 42). The Modelica
  * importer names relation atoms with it, so that a relation printed from
- * its tree reads back under the same name (issue 38; h-moround). */
+ * its tree reads back under the same name (issue 38). */
 MDAE_API void fx_print_number(mdae_buf *b, double v, bool is_int);
 /* Whether Modelica prints mode variable k as its definition: a relation
  * (or other condition) the importer made an atom, named by its text

@@ -391,12 +391,12 @@ Test(convert, msl_round_trips)
     }
     report("MSL", &t);
     /* Through MEL, at least the count measured when MEL learnt prefixed
-     * declarations, texts and else-if chains (h-mellang: 111 of 120; 4
+     * declarations, texts and else-if chains (111 of 120; 4
      * before; 108 once the Modelica importer quoted names in normalised
      * texts, which made three relation atoms' names longer than MEL's
      * 256-byte limit: a listed limit), and at most 8 models differing
      * otherwise than the limits say (docs/convert.md lists them). Through Modelica, 118 of the 120
-     * read back the same (h-moround), one differs as the limits say (an
+     * read back the same, one differs as the limits say (an
      * algorithm section) and one is still open (docs/convert.md, "What
      * cannot read back the same": enumeration literals in a text the
      * importer keeps, whose type the flat model does not keep). Both only
