@@ -339,6 +339,13 @@ again:
                        4 * MEL__MAX_NAME);
             goto again;
         }
+        if (memchr(t->text, '\0', t->len) != NULL) {
+            /* names are C strings from here on: a NUL would cut one short */
+            t->where.end = here(lx);
+            mel__error(lx->rep, MDAE_E_PARSE, t->where,
+                       "invalid character (byte 0x00) in a quoted name");
+            goto again;
+        }
     } else if (c == '"') {
         if (!skip_quoted(lx, '"', t->where.start))
             goto again;

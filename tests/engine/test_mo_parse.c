@@ -160,6 +160,24 @@ Test(mo_parse, reads_quoted_names_as_the_text_between_the_quotes)
     mel_model_free(m);
 }
 
+/* A NUL inside a quoted name is an error, not a name cut short at it (the
+ * Modelica fuzzer found one: the cut name was empty, and the printed MEL
+ * did not read back). */
+Test(mo_parse, refuses_a_nul_byte_in_a_quoted_name)
+{
+    static const char src[] = "model M\n  Real 'a\0b';\n  Real x;\nequation\n  x = 1;\nend M;\n";
+    mel_options opt = {.recover = true};
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    int rc = mo_model_parse(src, sizeof src - 1, &opt, &m, &d);
+    cr_assert(has_error(&d, 2, 8, "invalid character (byte 0x00) in a quoted name"));
+    for (uint32_t i = 0; rc == MDAE_OK && i < m->n_variables; i++)
+        cr_assert_neq(m->variables[i].name[0], '\0', "an empty name was declared");
+    mel_model_free(m);
+    mdae_diags_close(&d);
+}
+
 /* Issue 38: `mdae convert --to modelica` keeps any equation's name as a
  * quoted label, \' and \\ escaped; one with another escape is no label. */
 Test(mo_parse, takes_quoted_equation_labels)
