@@ -1060,6 +1060,20 @@ static int cmp_use_sig(const void *x, const void *y)
     return (a->order > b->order) - (a->order < b->order);
 }
 
+/* Sort the uses of v by (unknown, order) and keep one of each. */
+static void uses_sort_unique(vec *v)
+{
+    if (v->n > 1) {
+        qsort(v->p, v->n, sizeof(use), cmp_use_sig);
+        size_t w = 1;
+        use *u = v->p;
+        for (size_t i = 1; i < v->n; i++)
+            if (cmp_use_sig(&u[i], &u[w - 1]) != 0)
+                u[w++] = u[i];
+        v->n = w;
+    }
+}
+
 static bool has_condition(elab *el, const mo__expr *e)
 {
     if (e == NULL)
@@ -1080,15 +1094,7 @@ static bool branch_sig(elab *el, const mo__expr *e, int order, vec *sig)
     if (has_condition(el, e))
         return false;
     collect(el, sig, e, order, mel__g_true());
-    if (sig->n > 1) {
-        qsort(sig->p, sig->n, sizeof(use), cmp_use_sig);
-        size_t w = 1;
-        use *u = sig->p;
-        for (size_t i = 1; i < sig->n; i++)
-            if (cmp_use_sig(&u[i], &u[w - 1]) != 0)
-                u[w++] = u[i];
-        sig->n = w;
-    }
+    uses_sort_unique(sig);
     return true;
 }
 
@@ -1336,14 +1342,6 @@ static void add_site(elab *el, const fx_node *node, site_kind kind, const mo__ex
         *st = (site){node, src, key, kind};
 }
 
-static int cmp_ref(const void *x, const void *y)
-{
-    const use *a = x, *b = y;
-    if (a->var != b->var)
-        return a->var < b->var ? -1 : 1;
-    return (a->order > b->order) - (a->order < b->order);
-}
-
 static void gather(elab *el, const mo__expr *e, int order, vec *refs);
 
 static void gather_iter(elab *el, const mo__expr *e, uint32_t k, int order, vec *refs)
@@ -1460,15 +1458,7 @@ static void gather(elab *el, const mo__expr *e, int order, vec *refs)
  * and deduplicated here). */
 static const fx_node *opaque_of(elab *el, const char *text, vec *rs, mdae_range where)
 {
-    if (rs->n > 1) {
-        qsort(rs->p, rs->n, sizeof(use), cmp_ref);
-        size_t w = 1;
-        use *u = rs->p;
-        for (size_t i = 1; i < rs->n; i++)
-            if (cmp_ref(&u[i], &u[w - 1]) != 0)
-                u[w++] = u[i];
-        rs->n = w;
-    }
+    uses_sort_unique(rs);
     const fx_node **kids = rs->n ? mdae_malloc(rs->n * sizeof *kids) : NULL;
     const fx_node *r = NULL;
     if (rs->n == 0 || kids != NULL) {

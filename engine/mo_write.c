@@ -643,6 +643,18 @@ static void mel_invariants(const writer *w)
     }
 }
 
+/* "if G then " before what guard g conditions (nothing when g is TRUE);
+ * whether it wrote it. */
+static bool open_guard(const writer *w, const mel_guard *g)
+{
+    if (g->op == MEL_G_TRUE)
+        return false;
+    puts_(w, "if ");
+    put_guard(w, g);
+    puts_(w, " then ");
+    return true;
+}
+
 /* The unknowns, those that exist in all modes (guarded: false) or the
  * others, each in a conditional statement of its guard. These come after
  * the equations, so that the equations' conditional statements keep their
@@ -658,11 +670,7 @@ static void mel_unknowns(const writer *w, bool guarded)
         if (!any)
             puts_(w, guarded ? "\n// unknowns that exist in some modes\n" : "\n// unknowns\n");
         any = true;
-        if (guarded) {
-            puts_(w, "if ");
-            put_guard(w, v->guard);
-            puts_(w, " then ");
-        }
+        open_guard(w, v->guard);
         put_name(w, v->name);
         puts_(w, guarded ? " : real end;\n" : " : real;\n");
     }
@@ -672,13 +680,8 @@ static void mel_unknowns(const writer *w, bool guarded)
  * in a conditional statement of its own). */
 static void mel_write_equation(const writer *w, const mel_equation *q)
 {
-    bool guarded = q->guard->op != MEL_G_TRUE;
     puts_(w, "  ");
-    if (guarded) {
-        puts_(w, "if ");
-        put_guard(w, q->guard);
-        puts_(w, " then ");
-    }
+    bool guarded = open_guard(w, q->guard);
     put_label(w, q->name);
     puts_(w, " : equation ");
     put_equation_body(w, q);
@@ -867,13 +870,8 @@ static void mo_when_body(const writer *w, const mel_equation *q)
 
 static void mo_equation(const writer *w, const mel_equation *q)
 {
-    bool guarded = q->guard->op != MEL_G_TRUE;
     puts_(w, "  ");
-    if (guarded) {
-        puts_(w, "if ");
-        put_guard(w, q->guard);
-        puts_(w, " then ");
-    }
+    bool guarded = open_guard(w, q->guard);
     mo_label(w, q->name);
     put_equation_body(w, q);
     puts_(w, guarded ? "; end if;\n" : ";\n");
