@@ -67,6 +67,8 @@ int cli_approx_run(const cli_opts *o)
             code = cli_print_json(json);
         else
             cli_render_approx(e.src.name, json);
+        /* a half-typed text: the rest was compared, and it says so */
+        code = cli_syntax_verdict(&e.src, e.m, code);
     }
     cJSON_Delete(json);
     sa_result_free(r); /* before cli_engine_close stops BuDDy */

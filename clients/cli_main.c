@@ -121,7 +121,8 @@ static const cli_command commands[] = {
      "solve when the tool refuses the model (refused). Exit status 0 whatever\n"
      "it finds. With --json, prints {accepted, equations, variables, blocks,\n"
      "findings, wrong_modes, valid_modes, overdetermined, underdetermined}\n"
-     "(docs/approx.md describes it).\n"},
+     "(docs/approx.md describes it). Syntax errors are recovered from as in\n"
+     "`mdae analyze`: the rest is compared, and the exit status says so.\n"},
     {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel|modelica [--format F]",
      "print the model as MEL or as flat Modelica",
      "Reads the model (MEL or Modelica) and prints its flat model in the\n"
@@ -306,7 +307,8 @@ int main(int argc, char **argv)
     }
     o.server = server;
     o.timeout_ms = timeout_ms;
-    o.recover = cmd->run == cli_check_run || cmd->run == cli_analyze_run;
+    o.recover = cmd->run == cli_check_run || cmd->run == cli_analyze_run ||
+                cmd->run == cli_approx_run;
     if (server != NULL && cmd->run == cli_structure_run) {
         fprintf(stderr, "mdae %s: not available with --server (the server runs check, "
                         "analyze and mode)\n", cmd->name);

@@ -757,6 +757,8 @@ void cli_render_approx(const char *file, const cJSON *approx)
     if (wrong > 0)
         printf("; it is wrong in %.0f of %.0f valid modes (%s): %d finding%s\n", wrong, valid,
                str_or(w, "formula", "?"), n, n == 1 ? "" : "s");
+    else if (!flag(approx, "accepted"))
+        printf(", as the exact analysis does: no valid mode (%.0f) is solvable\n", valid);
     else
         printf("; it is right in every valid mode (%.0f)\n", valid);
 }

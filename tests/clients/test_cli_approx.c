@@ -93,3 +93,40 @@ Test(cli_approx, model_errors_exit_1_and_usage_errors_2)
     expect(&r, 2);
     run_free(&r);
 }
+
+/* A half-typed line (the model being edited): the rest is compared, and the
+ * verdict says what was left out, as `mdae analyze` does. */
+Test(cli_approx, half_typed_text_compares_the_rest)
+{
+    static const char text[] = "x : real; p : boolean = x >= 1;\n"
+                               "e : equation 1 = if p then x else der(x);\n"
+                               "f : equation x = 2 * \n";
+    char path[] = "/tmp/mdae-approx-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    run r = cli_run(path, environ, (const char *const[]){"approx", "-", NULL});
+    unlink(path);
+    expect(&r, 1);
+    contains(r.out, "divides by zero here when p: it solves e for der(x)");
+    contains(r.err, "1 syntax error; 1 statement left out, the result is of the rest");
+    run_free(&r);
+}
+
+/* A model every valid mode of which is singular: the tool's refusal agrees
+ * with the exact analysis, and the summary says so rather than "right". */
+Test(cli_approx, refusal_that_agrees_with_the_exact_analysis)
+{
+    static const char text[] = "x : real;\ne1 : equation x = 1;\ne2 : equation x = 2;\n";
+    char path[] = "/tmp/mdae-approx-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    run r = cli_run(path, environ, (const char *const[]){"approx", "-", NULL});
+    unlink(path);
+    expect(&r, 0);
+    contains(r.out, "refuses this model, as the exact analysis does: no valid mode (1) is solvable");
+    run_free(&r);
+}
