@@ -1242,6 +1242,13 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
         }
         if (call_is(f, "reinit") || call_is(f, "assert") || call_is(f, "terminate"))
             return;
+        if (f != NULL && find(&el->vars_by_name, f) >= 0) {
+            /* a component called as a function (the fuzzer's 'i1'('x')):
+             * as MEL says, rather than an uninterpreted function that
+             * shadows a declaration */
+            err(el, MDAE_E_MODEL, e->where, "'%s' is not a function", f);
+            return;
+        }
         if (call_is(f, "homotopy") && e->n_kids >= 1) {
             /* the actual expression (first or `actual =`) is what is solved */
             for (uint32_t i = 0; i < e->n_kids; i++)

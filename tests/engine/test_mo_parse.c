@@ -160,6 +160,17 @@ Test(mo_parse, reads_quoted_names_as_the_text_between_the_quotes)
     mel_model_free(m);
 }
 
+/* A component called as a function is an error, as in MEL (the fuzzer's
+ * 'i1'('x') printed MEL that did not read back). */
+Test(mo_parse, refuses_a_component_called_as_a_function)
+{
+    mdae_diags d;
+    parse_fail("model M\n  Real x;\n  Real y;\nequation\n  der(x) = y(x);\n  y = 1;\nend M;\n",
+               NULL, &d);
+    cr_assert(has_error(&d, 5, 12, "'y' is not a function"));
+    mdae_diags_close(&d);
+}
+
 /* A NUL inside a quoted name is an error, not a name cut short at it (the
  * Modelica fuzzer found one: the cut name was empty, and the printed MEL
  * did not read back). */
