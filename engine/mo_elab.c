@@ -2390,6 +2390,8 @@ static const char *eq_name(elab *el, const mo__stmt *s, const char *text, int sl
 static void new_equation(elab *el, const mo__stmt *s, const char *name, const mel_guard *g,
                          vec *uses, const eq_fx *fx)
 {
+    if (g == mel__g_false())
+        return; /* active in no mode (MEL drops it too, so printing it could not read back) */
     if (!charge(el, 1, s->where))
         return;
     eqn *q = vec_push(el, &el->eqns, sizeof *q);
