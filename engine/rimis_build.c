@@ -67,8 +67,13 @@ const fx_node *rc__cond_expr(rc_build *b, BDD lo, BDD hi)
         rc__oom(b);
     const char *why = NULL;
     const fx_node *named = rc__rename(b, e, UINT32_MAX, &why);
+    if (named != NULL)
+        return named;
+    static const mdae_range nowhere;
+    rc__refuse(b, nowhere, "RIMIS cannot print a condition: %s", why != NULL ? why : "?");
+    named = fx_bool(b->pool, true, nowhere);
     if (named == NULL)
-        rc__oom(b); /* conditions are built of modes only */
+        rc__oom(b);
     return named;
 }
 
