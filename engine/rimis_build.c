@@ -169,6 +169,23 @@ static void writers(rc_build *b)
 
 /* ---- The steps ----------------------------------------------------------------- */
 
+/* Where a singular mode shows: the first equation overdetermined in some
+ * singular mode, else the first variable underdetermined, else the first
+ * equation. */
+static mdae_range singular_where(const rc_build *b)
+{
+    const sa_result *r = b->r;
+    const mel_model *m = b->m;
+    for (uint32_t i = 0; i < r->n_eq && r->over != NULL; i++)
+        if (r->over[i] != bddfalse)
+            return m->equations[i].where;
+    for (uint32_t j = 0; j < r->n_var && r->under != NULL; j++)
+        if (r->under[j] != bddfalse)
+            return m->variables[j].where;
+    static const mdae_range nowhere;
+    return m->n_equations > 0 ? m->equations[0].where : nowhere;
+}
+
 static bool refuse_singular(rc_build *b)
 {
     if (b->r->singular == bddfalse)
@@ -177,9 +194,7 @@ static bool refuse_singular(rc_build *b)
     sa__care_init(b->c, b->r, b->r->chi_m, &care);
     sa_set s = {0};
     sa__set_of_care(b->c, b->r, b->r->singular, &care, &s);
-    mdae_range none = {{0, 0, 0}, {0, 0, 0}};
-    const mdae_range *at = b->m->n_equations > 0 ? &b->m->equations[0].where : &none;
-    rc__refuse(b, *at,
+    rc__refuse(b, singular_where(b),
                "RIMIS needs a model nonsingular in every valid mode; it is structurally "
                "singular when %s",
                s.formula != NULL ? s.formula : "?");

@@ -287,8 +287,9 @@ static void blocks(printer *p)
         rc__oom(b);
     const rc_beq *e = b->beq.p;
     size_t at = 0;
-    for (uint32_t blk = 0; blk < b->nb; blk++, res->n_groups++) {
+    for (uint32_t blk = 0; blk < b->nb; blk++) {
         rimis_group *gr = &res->groups[blk];
+        res->n_groups = blk + 1; /* freed with the result from now on */
         gr->block = blk;
         gr->cond = b->bcond[blk];
         gr->eqs = mdae_malloc((b->blk[blk].n_equations + 1) * sizeof *gr->eqs);
