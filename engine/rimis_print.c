@@ -315,9 +315,9 @@ static void reinits(printer *p)
         put_expr(p, x[k].cond);
         puts_(p, " then reinit(");
         put_var(p, x[k].var);
-        puts_(p, ", pre(");
-        put_var(p, x[k].from);
-        puts_(p, ")); end when;\n");
+        puts_(p, ", ");
+        put_expr(p, x[k].value);
+        puts_(p, "); end when;\n");
     }
 }
 
@@ -356,6 +356,25 @@ static void invariants(printer *p)
         puts_(p, "  assert(");
         put_expr(p, e);
         puts_(p, ", \"invariant of the source model\");\n");
+    }
+}
+
+/* The source's when-clauses as rimis_mc.c printed them: a clause starts
+ * on each line that starts with "  when ". */
+static void source_whens(printer *p)
+{
+    const char *t = p->b->whens;
+    if (t == NULL || *t == '\0')
+        return;
+    puts_(p, "  // When-clauses of the source\n");
+    while (*t != '\0') {
+        size_t n = strcspn(t, "\n");
+        if (strncmp(t, "  when ", 7) == 0)
+            new_eq(p, RIMIS_EQ_WHEN, -1);
+        mdae_buf_put(&p->out, t, n);
+        puts_(p, "\n");
+        t += n + (t[n] == '\n');
+        line_now(p);
     }
 }
 
@@ -411,6 +430,7 @@ static void print_all(printer *p, const char *name)
     multiplexers(p);
     blocks(p);
     reinits(p);
+    source_whens(p);
     source_events(p);
     invariants(p);
     puts_(p, "end ");

@@ -300,7 +300,7 @@ Test(rimis, max_lines)
 
 Test(rimis, deterministic)
 {
-    const char *models[] = {"water_tank.mel", "two_equations.mel", "rldc2.mel"};
+    const char *models[] = {"water_tank.mel", "two_equations.mel", "rldc_chain.mel"};
     for (size_t k = 0; k < 3; k++) {
         fixture a, b;
         cr_assert_eq(build(&a, models[k], NULL), MDAE_OK, "%s", models[k]);
