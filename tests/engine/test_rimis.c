@@ -271,6 +271,46 @@ Test(rimis, no_guard)
     unload(&fx);
 }
 
+/* Section 4.7: in a block of two equations, each equation's `else w = 0`
+ * names a different unknown of the block (a perfect matching). */
+Test(rimis, guards_match_the_block)
+{
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    static const char text[] = "z : real;\nx : real;\ny : real;\ng : boolean = z >= 0;\n"
+                               "ez : equation der(z) = 1;\n"
+                               "e1 : equation 0 = if g then x + y - z else x - 1;\n"
+                               "e2 : equation 0 = if g then x - y else y - 2;\n";
+    mdae_diags_init(&fx.d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
+    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
+    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    const rimis_result *res = fx.res;
+    bool seen = false;
+    for (uint32_t k = 0; k < res->n_groups; k++) {
+        const rimis_group *gr = &res->groups[k];
+        if (gr->n_eqs != 2)
+            continue;
+        seen = true;
+        long w[2];
+        for (uint32_t i = 0; i < 2; i++) {
+            const rimis_eq *q = &res->eqs[gr->eqs[i]];
+            cr_assert(q->guarded);
+            w[i] = q->defines;
+            cr_assert_eq(res->vars[w[i]].kind, RIMIS_V_REPLICATE);
+            cr_assert_eq(res->vars[w[i]].block, (long)gr->block);
+            char want[64];
+            snprintf(want, sizeof want, "else %s = 0; end if;", res->vars[w[i]].name);
+            cr_assert_not_null(strstr(line_of(res, q->line), want));
+        }
+        cr_assert_neq(w[0], w[1]);
+    }
+    cr_assert(seen);
+    reads_back(res);
+    unload(&fx);
+}
+
 /* ---- Refusals, limits, determinism ------------------------------------------ */
 
 Test(rimis, singular_refused)
