@@ -1,0 +1,704 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/rimis_mc.c -- what RIMIS (engine/rimis.h, step 6) takes from the
+ * mode-change analysis (engine/mc.h) and from the source's when-clauses
+ * (rimis__mode_changes, rimis__changes_close; engine/rimis_int.h).
+ *
+ * 1. Impulsive mode changes are refused. RIMIS restarts a block's state
+ *    replicates by copying the state from before the change (REINIT), so
+ *    it is correct only when states are continuous (RR-9459 section 4.1:
+ *    "no impulsive mode changes"). The changes that need a restart are
+ *    found on BDDs without enumerating pairs (mc_first_instants, the
+ *    restart class; guard fixpoints are read as left limits, as RIMIS
+ *    does); continuous changes need nothing. Each change of that class
+ *    analysed one by one (mc_change, with its impulse analysis):
+ *     - a value impulsive for sure (mc_impulse.lo > 0: the clutch's
+ *       torques) refuses the model, naming the values and the change;
+ *     - a value possibly impulsive (hi > 0 >= lo: the Cup-and-Ball's
+ *       tension, the brake's flows when a valve opens between unequal
+ *       pressures) refuses it too. Our choice, and why: the structure
+ *       allows the impulse and whether it happens depends on the values
+ *       before the change (the ball's normal velocity at the impact), so
+ *       an output that copies the states is wrong exactly when the source
+ *       jumps; the message says "possibly".
+ *    Except a change triggered by the constraint it restores (triggered()
+ *    below: the Water Tank filling, TwoEquations): the impulse analysis
+ *    assumes the old state violates the new constraint by a finite
+ *    amount, while the change happens when that violation crosses zero;
+ *    a warning then says the states are copied.
+ *    Which changes are analysed: all of the restart class when it has at
+ *    most PAIRS_ALL pairs, else one pair per cube of it (at most
+ *    PAIRS_SAMPLE), and then a warning says the check was not exhaustive.
+ *    The first refused change ends the search (a refusal needs one). The
+ *    events of when-clauses (transient modes) are not among these
+ *    changes: their reset is the when-clause itself, carried (3 below).
+ *    Changes the mode-change analysis rejects at their first instant (an
+ *    underdetermined restart) get a warning: the output restarts them
+ *    from the values before the change.
+ * 2. Finite resets. Once impulsive changes are refused, a change that
+ *    needs a restart keeps the states of the new mode continuous (no
+ *    value of its restart systems is impulsive, so no state's derivative
+ *    is infinite), and the copy of REINIT is the restart value. The one
+ *    exception found here: a variable differentiated in some mode that
+ *    does not exist in every mode, whose value entering a mode where it
+ *    exists the restart system determines (it had none before): a warning
+ *    says the output copies it instead (checked on the model, not pair by
+ *    pair). rimis__changes.resets stays empty: printing a restart
+ *    system's solution is not done.
+ * 3. When-clauses. MEL `when c then next(x) = e; end` and Modelica
+ *    `when c then reinit(x, e); end when;` (a mel_when and its equations,
+ *    .when != 0) are printed as Modelica `when c then reinit(X, e'); end
+ *    when;`, e' naming the output's variables (rimis__naming.source_name;
+ *    pre() kept), X the factored state V(x, n), or every state replicate
+ *    of (x, n) (one reinit each); a target that is no state of the output
+ *    is a located error. Each mel_when is its own clause (an elsewhen's
+ *    priority is not kept). A Modelica when-clause the importer kept only
+ *    as text (its condition not made of Booleans and relations) is carried
+ *    verbatim when its only statements are reinits of factored states, a
+ *    located error when it reinitialises anything else, and left out with
+ *    a warning when it assigns discrete variables.
+ *
+ * Promises: no I/O; the BDD work is the public mc_first_instants (it needs
+ * sa_begin, which rimis_build holds); the model is only read. Out of
+ * memory: MDAE_E_NOMEM.
+ */
+#include "rimis_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mc.h"
+
+#define PAIRS_ALL 256u    /* a restart class this small is checked pair by pair */
+#define PAIRS_SAMPLE 32u  /* else one pair per cube, at most this many */
+#define CUBE_FREE_MAX 12u /* free positions of a cube expanded pair by pair */
+
+typedef struct mcx {
+    const mel_model *m;
+    const rimis__naming *nm;
+    fx_pool *pool;
+    rimis__changes *out;
+    mdae_diags *warnings, *diags;
+    bool refused;  /* a located error was added */
+    bool warned_triggered; /* the warning of a triggered change was given */
+    mdae_buf whens;
+} mcx;
+
+static const mdae_range NOWHERE = {{0, 0, 0}, {0, 0, 0}};
+
+/* ---- 1. Impulsive changes --------------------------------------------------- */
+
+/* The change from -> to as text: the mode variables that change, and the
+ * full example pair when the model has few of them. */
+static void put_change(mdae_buf *b, const mel_model *m, const bool *from, const bool *to)
+{
+    bool first = true;
+    for (uint32_t k = 0; k < m->n_modes; k++) {
+        if (from[k] == to[k])
+            continue;
+        mdae_buf_puts(b, first ? "" : ", ");
+        mel_mode_name_put(b, m->modes[k].name);
+        mdae_buf_puts(b, to[k] ? " becoming true" : " becoming false");
+        first = false;
+    }
+    if (m->n_modes > 8u) {
+        mdae_buf_puts(b, " (the other mode variables unchanged)");
+        return;
+    }
+    mdae_buf_puts(b, " (from ");
+    for (int side = 0; side < 2; side++) {
+        const bool *v = side == 0 ? from : to;
+        for (uint32_t k = 0; k < m->n_modes; k++) {
+            mdae_buf_puts(b, k == 0 ? "" : " & ");
+            mdae_buf_puts(b, v[k] ? "" : "!");
+            mel_mode_name_put(b, m->modes[k].name);
+        }
+        mdae_buf_puts(b, side == 0 ? " to " : ")");
+    }
+}
+
+/* Where to report a change: the first equation its first instant erases
+ * (the constraint the old state violates), else the value's declaration. */
+static mdae_range change_where(const mel_model *m, const mc_result *r, uint32_t var)
+{
+    if (r->n_instants > 0 && r->instants[0].erased.n > 0)
+        return m->equations[r->instants[0].erased.items[0].index].where;
+    return m->variables[var].where;
+}
+
+/* The impulsive values of one analysed change, as a located error. */
+static int refuse_impulsive(mcx *x, const mc_result *r, const bool *from, const bool *to)
+{
+    const mel_model *m = x->m;
+    mdae_buf b = {0};
+    bool sure = false, first = true;
+    uint32_t where_var = r->impulsive[0].var;
+    for (size_t i = 0; i < r->n_impulsive; i++)
+        sure = sure || r->impulsive[i].lo > 0;
+    for (size_t i = 0; i < r->n_impulsive; i++) {
+        const mc_impulse *p = &r->impulsive[i];
+        if (p->hi <= 0 || (sure && p->lo <= 0))
+            continue;
+        bool seen = false; /* a value listed at several instants: once */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = r->impulsive[j].var == p->var && r->impulsive[j].hi > 0 &&
+                   (!sure || r->impulsive[j].lo > 0);
+        if (seen)
+            continue;
+        if (first)
+            where_var = p->var;
+        mdae_buf_puts(&b, first ? "" : ", ");
+        mdae_buf_puts(&b, m->variables[p->var].name);
+        first = false;
+    }
+    mdae_buf c = {0};
+    put_change(&c, m, from, to);
+    int rc = MDAE_E_NOMEM;
+    if (!b.oom && !c.oom && b.p != NULL && c.p != NULL)
+        rc = mdae_diags_add(
+            x->diags, MDAE_SEV_ERROR, change_where(m, r, where_var),
+            "RIMIS cannot represent an impulsive mode change: %s %s %s when %s; its output "
+            "copies the states across a change, which is wrong when they jump (RR-9459 "
+            "section 4.1; mdae modechange)",
+            b.p, strchr(b.p, ',') ? "are" : "is",
+            sure ? "impulsive" : "possibly impulsive (the structure allows an impulse, and "
+                                 "whether it happens depends on the values before the change)",
+            c.p);
+    mdae_free(b.p);
+    mdae_free(c.p);
+    x->refused = true;
+    return rc;
+}
+
+/* Item 2's warning: a variable differentiated in some mode that does not
+ * exist in every mode. Entering a mode where it exists, the restart
+ * system determines its value (it had none before), while the output
+ * copies whatever its state held: said once per variable. */
+static int warn_new_states(mcx *x)
+{
+    const mel_model *m = x->m;
+    for (uint32_t v = 0; v < m->n_variables; v++) {
+        if (m->variables[v].guard->op == MEL_G_TRUE)
+            continue;
+        bool differentiated = false;
+        for (uint32_t i = 0; i < m->n_equations && !differentiated; i++) {
+            const mel_equation *e = &m->equations[i];
+            for (uint32_t k = 0; e->when == 0 && k < e->n_incs && !differentiated; k++)
+                differentiated = e->incs[k].var == v && e->incs[k].cases[0].order >= 1;
+        }
+        if (!differentiated)
+            continue;
+        char *g = mel_guard_format(m, m->variables[v].guard);
+        if (g == NULL)
+            return MDAE_E_NOMEM;
+        int rc = mdae_diags_add(x->warnings, MDAE_SEV_WARNING, m->variables[v].where,
+                                "entering the modes where '%s' exists (%s), its restart value "
+                                "is copied from what the output held before the change, not "
+                                "the one the source's restart system determines (it had no "
+                                "value before: RIMIS does not print that system's solution)",
+                                m->variables[v].name, g);
+        mdae_free(g);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* Whether e reads unknown var (at any order, under pre/last or not). */
+static bool expr_reads(const fx_node *e, uint32_t var)
+{
+    if (e == NULL)
+        return false;
+    if (e->op == FX_VAR)
+        return e->index == var;
+    for (uint32_t i = 0; i < e->n; i++)
+        if (expr_reads(e->kids[i], var))
+            return true;
+    return false;
+}
+
+static bool eq_reads(const mel_equation *e, uint32_t var)
+{
+    for (uint32_t k = 0; k < e->n_incs; k++)
+        if (e->incs[k].var == var)
+            return true;
+    return false;
+}
+
+static bool eqs_share(const mel_equation *a, const mel_equation *b)
+{
+    for (uint32_t k = 0; k < a->n_incs; k++)
+        if (eq_reads(b, a->incs[k].var))
+            return true;
+    return false;
+}
+
+/* Whether a changing mode variable watches erased equation E: its
+ * definition reads a variable of E, or of an equation of the old mode
+ * that shares a variable with E (the Water Tank's bh = sh >= 0, sh = x -
+ * xmax, erased eh2: 0 = x - xmax). */
+static bool watched(const mel_model *m, const mel_equation *E, const bool *from, const bool *to)
+{
+    for (uint32_t k = 0; k < m->n_modes; k++) {
+        if (from[k] == to[k] || m->modes[k].def == NULL)
+            continue;
+        for (uint32_t v = 0; v < m->n_variables; v++) {
+            if (!expr_reads(m->modes[k].def, v))
+                continue;
+            if (eq_reads(E, v))
+                return true;
+            for (uint32_t i = 0; i < m->n_equations; i++) {
+                const mel_equation *F = &m->equations[i];
+                if (F->when == 0 && mel_guard_eval(F->guard, from) && eq_reads(F, v) &&
+                    eqs_share(F, E))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* A change triggered by the constraint it restores: the first instant
+ * erases only unshifted equations (a constraint on the old state, not on
+ * its derivatives), each watched by a mode variable that changes. The
+ * change then happens when the constraint's residual crosses zero, so the
+ * old state violates it by an infinitesimal, not the finite amount the
+ * impulse analysis assumes (mc_impulse.c, I4): the Water Tank filling. */
+static bool triggered(const mel_model *m, const mc_result *r, const bool *from, const bool *to)
+{
+    if (r->n_instants == 0 || r->instants[0].erased.n == 0)
+        return false;
+    const mc_list *er = &r->instants[0].erased;
+    for (size_t i = 0; i < er->n; i++)
+        if (er->items[i].shift != 0 || !watched(m, &m->equations[er->items[i].index], from, to))
+            return false;
+    return true;
+}
+
+/* Analyse one change of the restart class. */
+static int check_pair(mcx *x, const bool *from, const bool *to)
+{
+    mc_options o;
+    memset(&o, 0, sizeof o);
+    o.ignore_guard_fixpoints = true;
+    mc_result *r = NULL;
+    char why[256];
+    int rc = mc_change(x->m, from, to, &o, &r, why, sizeof why);
+    if (rc == MDAE_E_INVAL)
+        return MDAE_OK; /* not a change between valid modes: nothing to say */
+    if (rc != MDAE_OK)
+        return rc;
+    bool impulsive = false;
+    for (size_t i = 0; i < r->n_impulsive; i++)
+        impulsive = impulsive || r->impulsive[i].hi > 0;
+    if (impulsive && !triggered(x->m, r, from, to))
+        rc = refuse_impulsive(x, r, from, to);
+    else if (impulsive && !x->warned_triggered) {
+        mdae_buf c = {0};
+        put_change(&c, x->m, from, to);
+        rc = c.oom || c.p == NULL
+                 ? MDAE_E_NOMEM
+                 : mdae_diags_add(x->warnings, MDAE_SEV_WARNING,
+                                  change_where(x->m, r, r->impulsive[0].var),
+                                  "the mode-change analysis finds impulses when %s, assuming "
+                                  "the old state violates the constraint this change restores "
+                                  "by a finite amount; the change is triggered by that "
+                                  "constraint's residual crossing zero, so the output copies "
+                                  "the states there (if they can jump, it is wrong)",
+                                  c.p);
+        mdae_free(c.p);
+        x->warned_triggered = true;
+    }
+    mc_result_free(r);
+    return rc;
+}
+
+static bool in_cube(const sa_set *s, size_t c, uint32_t n_names, const bool *pair)
+{
+    const signed char *q = s->cubes + c * n_names;
+    for (uint32_t k = 0; k < n_names; k++)
+        if (q[k] >= 0 && (q[k] == 1) != pair[k])
+            return false;
+    return true;
+}
+
+typedef struct pairs {
+    const mc_first *f;
+    const sa_set *set;
+    uint32_t n_modes;
+    bool *pair, *from, *to; /* 2n, n, n */
+    size_t checked;
+    bool sampled; /* not every pair was checked */
+} pairs;
+
+/* Split pair into from / to; whether it is a change of the restart class
+ * that no earlier cube holds (each pair analysed once). */
+static int pair_wanted(pairs *p, size_t cube, bool *wanted)
+{
+    for (uint32_t k = 0; k < p->n_modes; k++) {
+        p->from[k] = p->pair[2 * k];
+        p->to[k] = p->pair[2 * k + 1];
+    }
+    *wanted = false;
+    for (size_t c = 0; c < cube; c++)
+        if (in_cube(p->set, c, 2 * p->n_modes, p->pair))
+            return MDAE_OK;
+    int cls = MC_FIRST_NONE;
+    int rc = mc_first_class(p->f, p->from, p->to, &cls);
+    *wanted = rc == MDAE_OK && cls == MC_FIRST_RESTART;
+    return rc;
+}
+
+/* Every pair of cube c (at most 2^CUBE_FREE_MAX), or one pair of it (its
+ * free positions equal on both sides, else false) when `one`. */
+static int cube_pairs(mcx *x, pairs *p, size_t c, bool one)
+{
+    uint32_t n2 = 2 * p->n_modes, free_pos[CUBE_FREE_MAX], n_free = 0;
+    const signed char *q = p->set->cubes + c * n2;
+    for (uint32_t k = 0; k < n2; k++) {
+        if (q[k] >= 0) {
+            p->pair[k] = q[k] == 1;
+            continue;
+        }
+        uint32_t other = k ^ 1u; /* g_i and g_i' */
+        p->pair[k] = q[other] == 1;
+        if (!one && n_free < CUBE_FREE_MAX)
+            free_pos[n_free++] = k;
+        else if (!one)
+            one = p->sampled = true;
+    }
+    if (one)
+        n_free = 0;
+    for (uint64_t bits = 0; bits < ((uint64_t)1 << n_free) && !x->refused; bits++) {
+        for (uint32_t i = 0; i < n_free; i++)
+            p->pair[free_pos[i]] = (bits >> i) & 1u;
+        bool wanted;
+        int rc = pair_wanted(p, c, &wanted);
+        if (rc == MDAE_OK && wanted) {
+            p->checked++;
+            rc = check_pair(x, p->from, p->to);
+        }
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+static int warn_unchecked(mcx *x, const char *what)
+{
+    return mdae_diags_add(x->warnings, MDAE_SEV_WARNING, NOWHERE,
+                          "the mode changes were not checked for impulses: %s; the output "
+                          "copies the states across every change",
+                          what);
+}
+
+/* The restart class of mc_first_instants, its changes analysed. */
+static int check_restarts(mcx *x, const mc_first *f)
+{
+    const sa_set *s = &f->classes[MC_FIRST_RESTART];
+    if (f->cubes_left_out[MC_FIRST_RESTART])
+        return warn_unchecked(x, "the changes that need a restart have too many cubes");
+    pairs p = {f, s, x->m->n_modes, NULL, NULL, NULL, 0, false};
+    p.pair = mdae_calloc(2 * (size_t)p.n_modes + 1, sizeof *p.pair);
+    p.from = mdae_calloc((size_t)p.n_modes + 1, sizeof *p.from);
+    p.to = mdae_calloc((size_t)p.n_modes + 1, sizeof *p.to);
+    int rc = p.pair && p.from && p.to ? MDAE_OK : MDAE_E_NOMEM;
+    bool all = f->counts[MC_FIRST_RESTART] <= PAIRS_ALL;
+    size_t cubes = s->n_cubes;
+    if (!all && cubes > PAIRS_SAMPLE) {
+        cubes = PAIRS_SAMPLE;
+        p.sampled = true;
+    }
+    for (size_t c = 0; c < cubes && rc == MDAE_OK && !x->refused; c++)
+        rc = cube_pairs(x, &p, c, !all);
+    if (rc == MDAE_OK && !x->refused && (!all || p.sampled)) {
+        char what[200];
+        snprintf(what, sizeof what,
+                 "%zu of the %.0f changes that need a restart were analysed (one per "
+                 "cube of their set), and none is impulsive",
+                 p.checked, f->counts[MC_FIRST_RESTART]);
+        rc = mdae_diags_add(x->warnings, MDAE_SEV_WARNING, NOWHERE,
+                            "the impulse check of the mode changes is not exhaustive: %s; "
+                            "an impulsive change among the others would make the output "
+                            "wrong at that change",
+                            what);
+    }
+    mdae_free(p.pair);
+    mdae_free(p.from);
+    mdae_free(p.to);
+    return rc;
+}
+
+static int check_changes(mcx *x)
+{
+    if (x->m->n_modes == 0)
+        return MDAE_OK;
+    mc_options o;
+    memset(&o, 0, sizeof o);
+    o.ignore_guard_fixpoints = true;
+    mc_first *f = NULL;
+    char why[256] = "";
+    int rc = mc_first_instants(x->m, NULL, &o, &f, why, sizeof why);
+    if (rc == MDAE_E_INVAL || rc == MDAE_E_LIMIT)
+        return warn_unchecked(x, why);
+    if (rc != MDAE_OK)
+        return rc;
+    if (f->counts[MC_FIRST_RESTART] > 0)
+        rc = check_restarts(x, f);
+    if (rc == MDAE_OK && !x->refused && f->counts[MC_FIRST_REJECTED] > 0) {
+        const char *g = f->classes[MC_FIRST_REJECTED].formula;
+        rc = mdae_diags_add(x->warnings, MDAE_SEV_WARNING, NOWHERE,
+                            "%.0f mode changes have no restart the mode-change analysis "
+                            "accepts (underdetermined at their first instant: %s, primed names "
+                            "after the change); the output restarts them from the values before "
+                            "the change",
+                            f->counts[MC_FIRST_REJECTED], g != NULL ? g : "its set is too long");
+    }
+    mc_first_free(f);
+    return rc;
+}
+
+/* ---- 3. When-clauses -------------------------------------------------------- */
+
+/* e with every unknown V(u, n) renamed after the output (an FX_OPAQUE
+ * holding its name, which prints as it); NULL on OOM, and *bad set (to
+ * the node) for what a when-clause cannot carry (next() elsewhere than
+ * the target, a text the front-end kept). */
+static const fx_node *rename_vars(mcx *x, const fx_node *e, const fx_node **bad)
+{
+    switch ((fx_op)e->op) {
+    case FX_NUM: case FX_BOOL: case FX_TIME: case FX_KNOWN: case FX_MODE:
+        return e;
+    case FX_VAR: {
+        const char *name = x->nm->source_name(x->nm->ctx, e->index, e->order);
+        return name != NULL ? fx_opaque(x->pool, name, NULL, 0, e->where) : NULL;
+    }
+    case FX_NEXT: case FX_OPAQUE: case FX_LAST:
+        *bad = e;
+        return e;
+    default:
+        break;
+    }
+    const fx_node **kids = mdae_calloc(e->n + 1u, sizeof *kids);
+    if (kids == NULL)
+        return NULL;
+    bool ok = true;
+    for (uint32_t i = 0; i < e->n && ok && *bad == NULL; i++)
+        ok = (kids[i] = rename_vars(x, e->kids[i], bad)) != NULL;
+    const fx_node *r = NULL;
+    if (ok && *bad == NULL)
+        r = e->op == FX_CALL ? fx_call(x->pool, (fx_fn)e->fn, e->name, kids, e->n, e->where)
+                             : fx_make(x->pool, (fx_op)e->op, kids, e->n, e->where);
+    else if (ok)
+        r = e;
+    mdae_free((void *)kids);
+    return r;
+}
+
+/* A mode guard as a Modelica condition (FX_MODE, FX_NOT, FX_AND, FX_OR). */
+static const fx_node *guard_fx(fx_pool *p, const mel_guard *g)
+{
+    switch (g->op) {
+    case MEL_G_FALSE: return fx_bool(p, false, NOWHERE);
+    case MEL_G_TRUE: return fx_bool(p, true, NOWHERE);
+    case MEL_G_VAR: return fx_mode(p, g->var, NOWHERE);
+    case MEL_G_NOT: return fx_un(p, FX_NOT, guard_fx(p, g->lhs), NOWHERE);
+    case MEL_G_AND: return fx_bin(p, FX_AND, guard_fx(p, g->lhs), guard_fx(p, g->rhs), NOWHERE);
+    case MEL_G_OR: return fx_bin(p, FX_OR, guard_fx(p, g->lhs), guard_fx(p, g->rhs), NOWHERE);
+    }
+    return NULL;
+}
+
+/* The reinit targets of (var, order): the factored state, or its state
+ * replicates; *n 0 when it is no state of the output. */
+static const char *const *targets(mcx *x, uint32_t var, int order, size_t *n, const char **one)
+{
+    *n = 0;
+    if (x->nm->factored(x->nm->ctx, var, order)) {
+        *one = x->nm->source_name(x->nm->ctx, var, order);
+        *n = *one != NULL;
+        return one;
+    }
+    return x->nm->state_replicates(x->nm->ctx, var, order, n);
+}
+
+static int when_error(mcx *x, mdae_range where, const char *fmt, const char *a)
+{
+    x->refused = true;
+    return mdae_diags_add(x->diags, MDAE_SEV_ERROR, where, fmt, a);
+}
+
+/* One equation of a when-body, `next(x) = e` (either side), as reinits. */
+static int when_equation(mcx *x, const mel_equation *q)
+{
+    const fx_node *t = q->lhs, *e = q->rhs;
+    if (t != NULL && t->op != FX_NEXT) {
+        t = q->rhs;
+        e = q->lhs;
+    }
+    if (t == NULL || e == NULL || t->op != FX_NEXT || t->kids[0]->op != FX_VAR)
+        return when_error(x, q->where,
+                          "RIMIS cannot carry the when-clause equation '%s': it is not of the "
+                          "form next(x) = e (Modelica: reinit(x, e))",
+                          q->name);
+    const fx_node *v = t->kids[0], *bad = NULL;
+    const fx_node *val = rename_vars(x, e, &bad);
+    if (val == NULL)
+        return MDAE_E_NOMEM;
+    if (bad != NULL)
+        return when_error(x, bad->where.start.line ? bad->where : q->where,
+                          "RIMIS cannot carry the when-clause equation '%s': its value reads "
+                          "next(), last() or a text the importer kept",
+                          q->name);
+    const char *one = NULL;
+    size_t n = 0;
+    const char *const *names = targets(x, v->index, v->order, &n, &one);
+    if (n == 0 || names == NULL)
+        return when_error(x, q->where,
+                          "RIMIS cannot carry the reinitialisation of '%s': it is no state of "
+                          "the output (no block integrates it), so there is nothing to reset",
+                          x->m->variables[v->index].name);
+    for (size_t i = 0; i < n; i++) {
+        mdae_buf_puts(&x->whens, "    reinit(");
+        fx_print_name(&x->whens, names[i], FX_SYNTAX_MODELICA);
+        mdae_buf_puts(&x->whens, ", ");
+        fx_print(&x->whens, x->m, val, FX_SYNTAX_MODELICA);
+        mdae_buf_puts(&x->whens, ");\n");
+    }
+    return MDAE_OK;
+}
+
+/* The when-clauses the front-ends made transient modes (mel_model.whens). */
+static int carry_whens(mcx *x)
+{
+    const mel_model *m = x->m;
+    for (uint32_t w = 0; w < m->n_whens && !x->refused; w++) {
+        const fx_node *c = guard_fx(x->pool, m->whens[w].cond);
+        if (c == NULL)
+            return MDAE_E_NOMEM;
+        mdae_buf_puts(&x->whens, "  when ");
+        fx_print(&x->whens, m, c, FX_SYNTAX_MODELICA);
+        mdae_buf_puts(&x->whens, " then\n");
+        for (uint32_t i = 0; i < m->n_equations && !x->refused; i++) {
+            if (m->equations[i].when != w + 1)
+                continue;
+            int rc = when_equation(x, &m->equations[i]);
+            if (rc != MDAE_OK)
+                return rc;
+        }
+        mdae_buf_puts(&x->whens, "  end when;\n");
+        x->out->n_whens++;
+    }
+    return MDAE_OK;
+}
+
+static bool same_range(mdae_range a, mdae_range b)
+{
+    return a.start.offset == b.start.offset && a.end.offset == b.end.offset &&
+           a.start.line == b.start.line;
+}
+
+/* A Modelica when-branch kept only as text (no mel_when): carried verbatim
+ * when it only reinitialises factored states. */
+static int carry_text_when(mcx *x, uint32_t ev)
+{
+    const mel_model *m = x->m;
+    const mel_event *w = &m->events[ev];
+    size_t reinits = 0, others = 0;
+    for (uint32_t i = ev + 1; i < m->n_events; i++) {
+        const mel_event *s = &m->events[i];
+        if (s->parent != (long)ev)
+            continue;
+        if (s->kind != MEL_EV_REINIT) {
+            others++;
+            continue;
+        }
+        if (s->var < 0 || !x->nm->factored(x->nm->ctx, (uint32_t)s->var, 0))
+            return when_error(x, s->where,
+                              "RIMIS cannot carry '%s': its when-condition is not made of "
+                              "Booleans and relations, and its target is not a single state "
+                              "of the output",
+                              s->text);
+        reinits++;
+    }
+    if (others > 0)
+        return mdae_diags_add(x->warnings, MDAE_SEV_WARNING, w->where,
+                              "the when-clause 'when %s' is left out of the output: it "
+                              "assigns discrete variables, which RIMIS does not carry",
+                              w->text);
+    if (reinits == 0)
+        return MDAE_OK;
+    mdae_buf_puts(&x->whens, "  when ");
+    mdae_buf_puts(&x->whens, w->text);
+    mdae_buf_puts(&x->whens, " then\n");
+    for (uint32_t i = ev + 1; i < m->n_events; i++)
+        if (m->events[i].parent == (long)ev && m->events[i].kind == MEL_EV_REINIT) {
+            mdae_buf_puts(&x->whens, "    ");
+            mdae_buf_puts(&x->whens, m->events[i].text);
+            mdae_buf_puts(&x->whens, ";\n");
+        }
+    mdae_buf_puts(&x->whens, "  end when;\n");
+    x->out->n_whens++;
+    return MDAE_OK;
+}
+
+static int carry_text_whens(mcx *x)
+{
+    const mel_model *m = x->m;
+    for (uint32_t i = 0; i < m->n_events && !x->refused; i++) {
+        if (m->events[i].kind != MEL_EV_WHEN || m->events[i].text == NULL)
+            continue;
+        bool modelled = false;
+        for (uint32_t w = 0; w < m->n_whens && !modelled; w++)
+            modelled = same_range(m->whens[w].where, m->events[i].where);
+        if (modelled)
+            continue;
+        int rc = carry_text_when(x, i);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* ---- Entry points ----------------------------------------------------------- */
+
+int rimis__mode_changes(const mel_model *m, const sa_result *r, const cdg_graph *g,
+                        const rimis__naming *nm, const rimis_options *opt, fx_pool *pool,
+                        rimis__changes *out, mdae_diags *warnings, mdae_diags *diags)
+{
+    (void)r; /* the mode-change analysis analyses the model itself */
+    (void)g;
+    (void)opt; /* the when-clauses are in the model: the source text is not needed */
+    if (m == NULL || nm == NULL || pool == NULL || out == NULL || nm->source_name == NULL ||
+        nm->factored == NULL || nm->state_replicates == NULL)
+        return MDAE_E_INVAL;
+    memset(out, 0, sizeof *out);
+    mcx x = {m, nm, pool, out, warnings, diags, false, false, {0}};
+    int rc = check_changes(&x);
+    if (rc == MDAE_OK && !x.refused)
+        rc = warn_new_states(&x);
+    if (rc == MDAE_OK)
+        rc = carry_whens(&x);
+    if (rc == MDAE_OK)
+        rc = carry_text_whens(&x);
+    if (rc == MDAE_OK && (x.whens.oom || fx_pool_failed(pool)))
+        rc = MDAE_E_NOMEM;
+    if (rc == MDAE_OK && x.refused)
+        rc = MDAE_E_MODEL;
+    if (rc != MDAE_OK) {
+        mdae_free(x.whens.p);
+        memset(out, 0, sizeof *out);
+        return rc;
+    }
+    out->whens = x.whens.p; /* NULL when none */
+    return MDAE_OK;
+}
+
+void rimis__changes_close(rimis__changes *ch)
+{
+    if (ch == NULL)
+        return;
+    mdae_free(ch->resets);
+    mdae_free(ch->whens);
+    memset(ch, 0, sizeof *ch);
+}
