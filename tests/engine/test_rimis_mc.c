@@ -273,3 +273,43 @@ Test(rimis_mc, no_mode_variables_nothing_to_do)
     mdae_diags_close(&w);
     mdae_diags_close(&d);
 }
+
+/* rimis_build calls it inside its own BDD run (sa__run_on): the public
+ * mc_first_instants it calls runs the analysis again, nested. */
+typedef struct nested {
+    run *r;
+    int rc;
+    bool bdd_after;
+} nested;
+
+static void nested_run(sa_ctx *c, void *arg)
+{
+    nested *n = arg;
+    fake f;
+    memset(&f, 0, sizeof f);
+    f.m = n->r->m;
+    f.factored = true;
+    rimis__naming nm = {&f, fk_name, fk_factored, fk_reps};
+    n->rc = rimis__mode_changes(n->r->m, NULL, NULL, &nm, NULL, n->r->pool, &n->r->ch,
+                                &n->r->warnings, &n->r->diags);
+    sa__enter(c); /* the nested analysis disarmed the outer run's hooks */
+    n->bdd_after = sa__running();
+}
+
+Test(rimis_mc, inside_a_bdd_run)
+{
+    run r;
+    run_on(&r, "cup_and_ball.mel", true);
+    rimis__changes_close(&r.ch);
+    mdae_diags_close(&r.diags);
+    mdae_diags_init(&r.diags);
+    sa_result *res = NULL;
+    cr_assert_eq(sa_analyze(r.m, NULL, &res, NULL), MDAE_OK);
+    nested n = {&r, -1, false};
+    cr_assert_eq(sa__run_on(res, NULL, 0, nested_run, &n), MDAE_OK);
+    cr_expect_eq(n.rc, MDAE_E_MODEL);
+    cr_expect(n.bdd_after);
+    cr_expect(strstr(first_error(&r.diags), "lambda") != NULL);
+    sa_result_free(res);
+    run_close(&r);
+}
