@@ -41,10 +41,14 @@
  *    is infinite), and the copy of REINIT is the restart value. The one
  *    exception found here: a variable differentiated in some mode that
  *    does not exist in every mode, whose value entering a mode where it
- *    exists the restart system determines (it had none before): a warning
- *    says the output copies it instead (checked on the model, not pair by
- *    pair). rimis__changes.resets stays empty: printing a restart
- *    system's solution is not done.
+ *    exists the restart system determines (it had none before). In the
+ *    simple form -- an equation active exactly where it exists says
+ *    `v = E`, E of factored states that exist in every mode (continuous),
+ *    v of order 1 -- its restart value is E of the values before the
+ *    change (a rimis__reset entering v's guard); otherwise a warning says
+ *    the output copies it. Checked on the model, not pair by pair: the
+ *    mode-change analysis gives no restart system for a change it finds
+ *    continuous, which such a change usually is.
  * 3. When-clauses. MEL `when c then next(x) = e; end` and Modelica
  *    `when c then reinit(x, e); end when;` (a mel_when and its equations,
  *    .when != 0) are printed as Modelica `when c then reinit(X, e'); end
@@ -170,24 +174,127 @@ static int refuse_impulsive(mcx *x, const mc_result *r, const bool *from, const 
     return rc;
 }
 
-/* Item 2's warning: a variable differentiated in some mode that does not
- * exist in every mode. Entering a mode where it exists, the restart
- * system determines its value (it had none before), while the output
- * copies whatever its state held: said once per variable. */
-static int warn_new_states(mcx *x)
+static const fx_node *guard_fx(fx_pool *p, const mel_guard *g);
+
+/* The highest order at which v appears outside when-bodies (-1: never). */
+static int max_order(const mel_model *m, uint32_t v)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *e = &m->equations[i];
+        for (uint32_t k = 0; e->when == 0 && k < e->n_incs; k++)
+            if (e->incs[k].var == v && e->incs[k].cases[0].order > best)
+                best = e->incs[k].cases[0].order;
+    }
+    return best;
+}
+
+/* Whether e is an expression of old values only: numbers, knowns, time and
+ * unknowns that exist in every mode and are factored states of the output
+ * (continuous across every change, impulsive ones being refused), read at
+ * order 0; no mode variable (it changes at the change), no pre/last/next. */
+static bool of_old_values(const mcx *x, const fx_node *e)
+{
+    switch ((fx_op)e->op) {
+    case FX_NUM: case FX_BOOL: case FX_TIME: case FX_KNOWN:
+        return true;
+    case FX_VAR:
+        return e->order == 0 && x->m->variables[e->index].guard->op == MEL_G_TRUE &&
+               x->nm->factored(x->nm->ctx, e->index, 0);
+    case FX_MODE: case FX_PRE: case FX_LAST: case FX_NEXT: case FX_OPAQUE: case FX_DER:
+        return false;
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < e->n; i++)
+        if (!of_old_values(x, e->kids[i]))
+            return false;
+    return true;
+}
+
+/* e with every unknown read under pre(): the value before the change. */
+static const fx_node *before(fx_pool *p, const fx_node *e)
+{
+    if (e->op == FX_VAR)
+        return fx_un(p, FX_PRE, e, e->where);
+    if (e->n == 0)
+        return e;
+    const fx_node **kids = mdae_calloc(e->n, sizeof *kids);
+    if (kids == NULL)
+        return NULL;
+    bool ok = true;
+    for (uint32_t i = 0; i < e->n && ok; i++)
+        ok = (kids[i] = before(p, e->kids[i])) != NULL;
+    const fx_node *r = !ok ? NULL
+                       : e->op == FX_CALL
+                           ? fx_call(p, (fx_fn)e->fn, e->name, kids, e->n, e->where)
+                           : fx_make(p, (fx_op)e->op, kids, e->n, e->where);
+    mdae_free((void *)kids);
+    return r;
+}
+
+/* The simple form of a restart value (item 2): an equation active exactly
+ * where v exists, `v = E` (or `E = v`), E of old values only. Then E of
+ * the values before the change is v's value entering those modes. */
+static const fx_node *simple_restart(const mcx *x, uint32_t v)
+{
+    const mel_model *m = x->m;
+    char *gv = mel_guard_format(m, m->variables[v].guard);
+    const fx_node *found = NULL;
+    for (uint32_t i = 0; gv != NULL && i < m->n_equations && found == NULL; i++) {
+        const mel_equation *e = &m->equations[i];
+        if (e->when != 0 || e->lhs == NULL || e->rhs == NULL)
+            continue;
+        const fx_node *side = NULL;
+        if (e->lhs->op == FX_VAR && e->lhs->index == v && e->lhs->order == 0)
+            side = e->rhs;
+        else if (e->rhs->op == FX_VAR && e->rhs->index == v && e->rhs->order == 0)
+            side = e->lhs;
+        if (side == NULL || !of_old_values(x, side))
+            continue;
+        char *ge = mel_guard_format(m, e->guard);
+        if (ge != NULL && strcmp(ge, gv) == 0)
+            found = side;
+        mdae_free(ge);
+    }
+    mdae_free(gv);
+    return found;
+}
+
+static int add_reset(mcx *x, uint32_t v, const fx_node *into, const fx_node *value)
+{
+    rimis__changes *ch = x->out;
+    rimis__reset *n = mdae_realloc(ch->resets, (ch->n_resets + 1) * sizeof *n);
+    if (n == NULL)
+        return MDAE_E_NOMEM;
+    ch->resets = n;
+    n[ch->n_resets++] = (rimis__reset){v, 0, into, value};
+    return MDAE_OK;
+}
+
+/* Item 2: a variable differentiated in some mode that does not exist in
+ * every mode. Entering a mode where it exists, the restart system
+ * determines its value (it had none before), while the output would copy
+ * whatever its state held. In the simple form (simple_restart, a state of
+ * order 1) that value is given as a reset; otherwise a warning says it is
+ * copied. */
+static int new_states(mcx *x)
 {
     const mel_model *m = x->m;
     for (uint32_t v = 0; v < m->n_variables; v++) {
         if (m->variables[v].guard->op == MEL_G_TRUE)
             continue;
-        bool differentiated = false;
-        for (uint32_t i = 0; i < m->n_equations && !differentiated; i++) {
-            const mel_equation *e = &m->equations[i];
-            for (uint32_t k = 0; e->when == 0 && k < e->n_incs && !differentiated; k++)
-                differentiated = e->incs[k].var == v && e->incs[k].cases[0].order >= 1;
-        }
-        if (!differentiated)
+        int top = max_order(m, v);
+        if (top < 1)
             continue;
+        const fx_node *e = top == 1 ? simple_restart(x, v) : NULL;
+        if (e != NULL) {
+            const fx_node *into = guard_fx(x->pool, m->variables[v].guard);
+            const fx_node *value = before(x->pool, e);
+            if (into == NULL || value == NULL || add_reset(x, v, into, value) != MDAE_OK)
+                return MDAE_E_NOMEM;
+            continue;
+        }
         char *g = mel_guard_format(m, m->variables[v].guard);
         if (g == NULL)
             return MDAE_E_NOMEM;
@@ -195,8 +302,10 @@ static int warn_new_states(mcx *x)
                                 "entering the modes where '%s' exists (%s), its restart value "
                                 "is copied from what the output held before the change, not "
                                 "the one the source's restart system determines (it had no "
-                                "value before: RIMIS does not print that system's solution)",
-                                m->variables[v].name, g);
+                                "value before, and RIMIS prints a restart value only when an "
+                                "equation of those modes gives it as '%s = E', E of states "
+                                "that exist in every mode)",
+                                m->variables[v].name, g, m->variables[v].name);
         mdae_free(g);
         if (rc != MDAE_OK)
             return rc;
@@ -676,7 +785,7 @@ int rimis__mode_changes(const mel_model *m, const sa_result *r, const cdg_graph 
     mcx x = {m, nm, pool, out, warnings, diags, false, false, {0}};
     int rc = check_changes(&x);
     if (rc == MDAE_OK && !x.refused)
-        rc = warn_new_states(&x);
+        rc = new_states(&x);
     if (rc == MDAE_OK)
         rc = carry_whens(&x);
     if (rc == MDAE_OK)
@@ -687,6 +796,7 @@ int rimis__mode_changes(const mel_model *m, const sa_result *r, const cdg_graph 
         rc = MDAE_E_MODEL;
     if (rc != MDAE_OK) {
         mdae_free(x.whens.p);
+        mdae_free(out->resets);
         memset(out, 0, sizeof *out);
         return rc;
     }

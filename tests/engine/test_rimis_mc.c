@@ -214,39 +214,67 @@ Test(rimis_mc, reinit_of_no_state_refused)
     run_close(&r);
 }
 
-Test(rimis_mc, new_state_restart_warned)
+/* A state that exists only when g: entering g, e3 gives its value. */
+static const char new_state_src[] = "x : real;\n"
+                                    "g : boolean = last(x) >= 1;\n"
+                                    "e1 : equation der(x) = 1;\n"
+                                    "if g then\n"
+                                    "  y : real;\n"
+                                    "  z : real;\n"
+                                    "  e2 : equation der(y) = z;\n"
+                                    "  e3 : equation %s\n"
+                                    "end;\n";
+
+static void new_state_run(run *r, const char *e3)
 {
-    static const char src[] = "x : real;\n"
-                              "g : boolean = last(x) >= 1;\n"
-                              "e1 : equation der(x) = 1;\n"
-                              "if g then\n"
-                              "  y : real;\n"
-                              "  z : real;\n"
-                              "  e2 : equation der(y) = z;\n"
-                              "  e3 : equation y = 2 * x\n"
-                              "end;\n";
-    mel_model *m = NULL;
-    cr_assert_eq(mel_model_parse(src, strlen(src), NULL, &m, NULL), MDAE_OK);
-    fx_pool *pool = fx_pool_new();
-    fake f;
+    memset(r, 0, sizeof *r);
+    char src[512];
+    snprintf(src, sizeof src, new_state_src, e3);
+    cr_assert_eq(mel_model_parse(src, strlen(src), NULL, &r->m, NULL), MDAE_OK);
+    r->pool = fx_pool_new();
+    static fake f;
     memset(&f, 0, sizeof f);
-    f.m = m;
+    f.m = r->m;
     f.factored = true;
     rimis__naming nm = {&f, fk_name, fk_factored, fk_reps};
-    rimis__changes ch;
-    mdae_diags w, d;
-    mdae_diags_init(&w);
-    mdae_diags_init(&d);
-    cr_assert_eq(rimis__mode_changes(m, NULL, NULL, &nm, NULL, pool, &ch, &w, &d), MDAE_OK);
-    cr_assert_eq(w.count, 1);
-    cr_expect(strstr(w.items[0].message, "'y' exists (g)") != NULL, "%s", w.items[0].message);
-    cr_expect(strstr(w.items[0].message, "copied") != NULL);
-    cr_expect_eq(w.items[0].where.start.line, 5);
-    rimis__changes_close(&ch);
-    mel_model_free(m);
-    fx_pool_free(pool);
-    mdae_diags_close(&w);
-    mdae_diags_close(&d);
+    mdae_diags_init(&r->warnings);
+    mdae_diags_init(&r->diags);
+    r->rc = rimis__mode_changes(r->m, NULL, NULL, &nm, NULL, r->pool, &r->ch, &r->warnings,
+                                &r->diags);
+}
+
+Test(rimis_mc, new_state_finite_reset)
+{
+    run r;
+    new_state_run(&r, "y = 2 * x + 1");
+    cr_assert_eq(r.rc, MDAE_OK, "%s", mdae_err_name(r.rc));
+    cr_expect_eq(r.warnings.count, 0);
+    cr_assert_eq(r.ch.n_resets, 1);
+    const rimis__reset *z = &r.ch.resets[0];
+    cr_expect_eq(z->var, (uint32_t)mel_model_find_variable(r.m, "y"));
+    cr_expect_eq(z->order, 0);
+    char *into = fx_format(r.m, z->into, FX_SYNTAX_MODELICA);
+    char *value = fx_format(r.m, z->value, FX_SYNTAX_MODELICA);
+    cr_expect_str_eq(into, "g");
+    cr_expect_str_eq(value, "2 * pre(x) + 1");
+    mdae_free(into);
+    mdae_free(value);
+    run_close(&r);
+}
+
+Test(rimis_mc, new_state_restart_warned)
+{
+    /* not the simple form: y is not alone on a side */
+    run r;
+    new_state_run(&r, "y - 2 * x = 0");
+    cr_assert_eq(r.rc, MDAE_OK);
+    cr_expect_eq(r.ch.n_resets, 0);
+    cr_assert_eq(r.warnings.count, 1);
+    const char *w = r.warnings.items[0].message;
+    cr_expect(strstr(w, "'y' exists (g)") != NULL, "%s", w);
+    cr_expect(strstr(w, "copied") != NULL);
+    cr_expect_eq(r.warnings.items[0].where.start.line, 5);
+    run_close(&r);
 }
 
 Test(rimis_mc, no_mode_variables_nothing_to_do)
