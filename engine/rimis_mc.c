@@ -7,11 +7,10 @@
  * 1. Impulsive mode changes are refused. RIMIS restarts a block's state
  *    replicates by copying the state from before the change (REINIT), so
  *    it is correct only when states are continuous (RR-9459 section 4.1:
- *    "no impulsive mode changes"). The changes that need a restart are
- *    found on BDDs without enumerating pairs (mc_first_instants, the
- *    restart class; guard fixpoints are read as left limits, as RIMIS
- *    does); continuous changes need nothing. Each change of that class
- *    analysed one by one (mc_change, with its impulse analysis):
+ *    "no impulsive mode changes"). Changes between valid nonsingular
+ *    modes (guard fixpoints read as left limits, as RIMIS does) are
+ *    analysed one by one (mc_change, on the single-mode path, with its
+ *    impulse analysis; continuous ones cost little):
  *     - a value impulsive for sure (mc_impulse.lo > 0: the clutch's
  *       torques) refuses the model, naming the values and the change;
  *     - a value possibly impulsive (hi > 0 >= lo: the Cup-and-Ball's
@@ -26,15 +25,29 @@
  *    assumes the old state violates the new constraint by a finite
  *    amount, while the change happens when that violation crosses zero;
  *    a warning then says the states are copied.
- *    Which changes are analysed: all of the restart class when it has at
- *    most PAIRS_ALL pairs, else one pair per cube of it (at most
- *    PAIRS_SAMPLE), and then a warning says the check was not exhaustive.
+ *    Which changes are analysed. A cheaper exact route was measured and
+ *    left: mc_first_instants finds the changes that need a restart on
+ *    BDDs, but it analyses a model of twice the mode variables, 3 to 4
+ *    times the cost of the analysis itself on the brake at N = 100, over
+ *    the issue's budget for the whole of rimis. Instead: with at most
+ *    SMALL_MODES mode variables, the valid nonsingular modes are
+ *    enumerated (on r) and every change between them analysed
+ *    when there are at most PAIRS_ALL; otherwise at most PAIRS_SAMPLE
+ *    changes, each flipping one mode variable of a valid mode drawn at
+ *    random (a fixed seed), and a warning says the check is not
+ *    exhaustive. Once the impulse analysis of a change cannot be done
+ *    (its restart system exceeds what mc_impulse.c handles: the others
+ *    are as large), it is skipped for the rest (a warning says so), and
+ *    a conflict with the past (conflict_with_past: the old state violates
+ *    a constraint of the new mode, so states jump; the impulse analysis's
+ *    I4) is what refuses a change: the brake at N = 100, whose restart
+ *    systems are too large, is refused as at N = 3.
  *    The first refused change ends the search (a refusal needs one). The
  *    events of when-clauses (transient modes) are not among these
  *    changes: their reset is the when-clause itself, carried (3 below).
- *    Changes the mode-change analysis rejects at their first instant (an
- *    underdetermined restart) get a warning: the output restarts them
- *    from the values before the change.
+ *    Changes the mode-change analysis rejects (an underdetermined
+ *    restart) get a warning: the output restarts them from the values
+ *    before the change.
  * 2. Finite resets. Once impulsive changes are refused, a change that
  *    needs a restart keeps the states of the new mode continuous (no
  *    value of its restart systems is impulsive, so no state's derivative
@@ -62,8 +75,11 @@
  *    located error when it reinitialises anything else, and left out with
  *    a warning when it assigns discrete variables.
  *
- * Promises: no I/O; the BDD work is the public mc_first_instants (it needs
- * sa_begin, which rimis_build holds); the model is only read. Out of
+ * Promises: no I/O; the BDD work is reading r (sa__eval of its valid
+ * nonsingular modes, sa_result_sample_mode), which builds no node and
+ * needs sa_begin (rimis_build holds it); the mode-change analysis uses no
+ * BDD. So it may be called inside rimis_build's BDD run (tested). The
+ * model is only read. Out of
  * memory: MDAE_E_NOMEM.
  */
 #include "rimis_int.h"
@@ -73,9 +89,10 @@
 
 #include "mc.h"
 
-#define PAIRS_ALL 256u    /* a restart class this small is checked pair by pair */
-#define PAIRS_SAMPLE 32u  /* else one pair per cube, at most this many */
-#define CUBE_FREE_MAX 12u /* free positions of a cube expanded pair by pair */
+#define NAMES_MAX 8u     /* impulsive values named in an error */
+#define SMALL_MODES 8u   /* up to 2^8 modes enumerated */
+#define PAIRS_ALL 256u   /* then every change analysed, when there are at most this many */
+#define PAIRS_SAMPLE 32u /* else at most this many, drawn */
 
 typedef struct mcx {
     const mel_model *m;
@@ -85,6 +102,10 @@ typedef struct mcx {
     mdae_diags *warnings, *diags;
     bool refused;  /* a located error was added */
     bool warned_triggered; /* the warning of a triggered change was given */
+    /* the changes analysed: how many, and one of each kind, as text */
+    size_t analysed, rejected, not_done;
+    bool sampled; /* not every change was analysed */
+    char *example_any, *example_rejected, *example_not_done; /* owned */
     mdae_buf whens;
 } mcx;
 
@@ -127,7 +148,7 @@ static mdae_range change_where(const mel_model *m, const mc_result *r, uint32_t 
 {
     if (r->n_instants > 0 && r->instants[0].erased.n > 0)
         return m->equations[r->instants[0].erased.items[0].index].where;
-    return m->variables[var].where;
+    return var < m->n_variables ? m->variables[var].where : NOWHERE;
 }
 
 /* The impulsive values of one analysed change, as a located error. */
@@ -136,6 +157,7 @@ static int refuse_impulsive(mcx *x, const mc_result *r, const bool *from, const 
     const mel_model *m = x->m;
     mdae_buf b = {0};
     bool sure = false, first = true;
+    size_t named = 0;
     uint32_t where_var = r->impulsive[0].var;
     for (size_t i = 0; i < r->n_impulsive; i++)
         sure = sure || r->impulsive[i].lo > 0;
@@ -151,9 +173,16 @@ static int refuse_impulsive(mcx *x, const mc_result *r, const bool *from, const 
             continue;
         if (first)
             where_var = p->var;
+        if (++named > NAMES_MAX)
+            continue;
         mdae_buf_puts(&b, first ? "" : ", ");
         mdae_buf_puts(&b, m->variables[p->var].name);
         first = false;
+    }
+    if (named > NAMES_MAX) {
+        char more[64];
+        snprintf(more, sizeof more, " and %zu more", named - NAMES_MAX);
+        mdae_buf_puts(&b, more);
     }
     mdae_buf c = {0};
     put_change(&c, m, from, to);
@@ -164,7 +193,7 @@ static int refuse_impulsive(mcx *x, const mc_result *r, const bool *from, const 
             "RIMIS cannot represent an impulsive mode change: %s %s %s when %s; its output "
             "copies the states across a change, which is wrong when they jump (RR-9459 "
             "section 4.1; mdae modechange)",
-            b.p, strchr(b.p, ',') ? "are" : "is",
+            b.p, named > 1 ? "are" : "is",
             sure ? "impulsive" : "possibly impulsive (the structure allows an impulse, and "
                                  "whether it happens depends on the values before the change)",
             c.p);
@@ -384,12 +413,125 @@ static bool triggered(const mel_model *m, const mc_result *r, const bool *from, 
     return true;
 }
 
-/* Analyse one change of the restart class. */
+/* Whether the impulse analysis of some instant of r was not done (too
+ * large, or no assignment found): mc_impulse.c says so in a note only. */
+static bool impulses_not_done(const mc_result *r)
+{
+    for (size_t i = 0; i < r->diags.count; i++) {
+        const char *s = r->diags.items[i].message;
+        if (s != NULL && (strstr(s, "impulse analysis not done") != NULL ||
+                          strstr(s, "impulse analysis found no assignment") != NULL))
+            return true;
+    }
+    return false;
+}
+
+/* *slot = the change from -> to as text, unless already set. */
+static int remember(mcx *x, char **slot, const bool *from, const bool *to)
+{
+    if (*slot != NULL)
+        return MDAE_OK;
+    mdae_buf b = {0};
+    put_change(&b, x->m, from, to);
+    if (b.oom || b.p == NULL) {
+        mdae_free(b.p);
+        return MDAE_E_NOMEM;
+    }
+    *slot = b.p;
+    return MDAE_OK;
+}
+
+static bool listed(const mc_list *l, uint32_t index, int shift)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->items[i].index == index && l->items[i].shift == shift)
+            return true;
+    return false;
+}
+
+/* A conflict with the past (mc_impulse.c, I4): an equation the first
+ * instant erases at shift k, all of whose values there are known (set
+ * before the change), while its shift k + 1 is kept. The old state
+ * violates the constraint the new mode imposes, so some state jumps.
+ * Its index, or -1. */
+static long conflict_with_past(const mel_model *m, const mc_result *r, const bool *to)
+{
+    if (r->n_instants == 0)
+        return -1;
+    const mc_instant *in = &r->instants[0];
+    for (size_t i = 0; i < in->erased.n; i++) {
+        uint32_t q = in->erased.items[i].index;
+        int k = in->erased.items[i].shift;
+        if (!listed(&in->equations, q, k + 1))
+            continue;
+        const mel_equation *e = &m->equations[q];
+        bool known = true;
+        for (uint32_t j = 0; j < e->n_incs && known; j++) {
+            int sigma = mel_incidence_order(&e->incs[j], to);
+            for (int l = k; l <= k + sigma && known; l++)
+                known = listed(&in->known, e->incs[j].var, l);
+        }
+        if (known)
+            return (long)q;
+    }
+    return -1;
+}
+
+/* The change jumps the states of erased equation q: a located error. */
+static int refuse_jump(mcx *x, uint32_t q, const bool *from, const bool *to)
+{
+    const mel_equation *e = &x->m->equations[q];
+    mdae_buf v = {0}, c = {0};
+    for (uint32_t j = 0; j < e->n_incs && j < NAMES_MAX; j++) {
+        mdae_buf_puts(&v, j == 0 ? "" : ", ");
+        mdae_buf_puts(&v, x->m->variables[e->incs[j].var].name);
+    }
+    put_change(&c, x->m, from, to);
+    int rc = MDAE_E_NOMEM;
+    if (!v.oom && !c.oom && v.p != NULL && c.p != NULL)
+        rc = mdae_diags_add(x->diags, MDAE_SEV_ERROR, e->where,
+                            "RIMIS cannot represent an impulsive mode change: when %s, the "
+                            "state before the change violates '%s', which the new mode imposes "
+                            "(the mode-change analysis erases it at the first instant and keeps "
+                            "its derivative), so the states among %s jump; the output copies "
+                            "the states across a change (RR-9459 section 4.1; mdae modechange)",
+                            c.p, e->name, v.p);
+    mdae_free(v.p);
+    mdae_free(c.p);
+    x->refused = true;
+    return rc;
+}
+
+static int warn_triggered(mcx *x, const mc_result *r, const bool *from, const bool *to)
+{
+    if (x->warned_triggered)
+        return MDAE_OK;
+    x->warned_triggered = true;
+    mdae_buf c = {0};
+    put_change(&c, x->m, from, to);
+    int rc = c.oom || c.p == NULL
+                 ? MDAE_E_NOMEM
+                 : mdae_diags_add(x->warnings, MDAE_SEV_WARNING,
+                                  change_where(x->m, r, 0),
+                                  "the mode-change analysis finds that the states jump when "
+                                  "%s, assuming the old state violates the constraint this "
+                                  "change restores by a finite amount; the change is triggered "
+                                  "by that constraint's residual crossing zero, so the output "
+                                  "copies the states there (if they can jump, it is wrong)",
+                                  c.p);
+    mdae_free(c.p);
+    return rc;
+}
+
+/* Analyse one change (mc_change, with its impulse analysis until one could
+ * not be done: the restart systems are then too large for it, and a
+ * conflict with the past still tells a jump). */
 static int check_pair(mcx *x, const bool *from, const bool *to)
 {
     mc_options o;
     memset(&o, 0, sizeof o);
     o.ignore_guard_fixpoints = true;
+    o.skip_impulses = x->not_done > 0;
     mc_result *r = NULL;
     char why[256];
     int rc = mc_change(x->m, from, to, &o, &r, why, sizeof why);
@@ -397,173 +539,146 @@ static int check_pair(mcx *x, const bool *from, const bool *to)
         return MDAE_OK; /* not a change between valid modes: nothing to say */
     if (rc != MDAE_OK)
         return rc;
+    x->analysed++;
+    rc = remember(x, &x->example_any, from, to);
+    if (rc == MDAE_OK && r->status == MC_REJECTED && x->rejected++ == 0)
+        rc = remember(x, &x->example_rejected, from, to);
+    if (rc == MDAE_OK && r->status == MC_RESET && (o.skip_impulses || impulses_not_done(r)) &&
+        x->not_done++ == 0)
+        rc = remember(x, &x->example_not_done, from, to);
     bool impulsive = false;
     for (size_t i = 0; i < r->n_impulsive; i++)
         impulsive = impulsive || r->impulsive[i].hi > 0;
-    if (impulsive && !triggered(x->m, r, from, to))
+    long jump = r->status == MC_RESET ? conflict_with_past(x->m, r, to) : -1;
+    bool trig = (impulsive || jump >= 0) && triggered(x->m, r, from, to);
+    if (rc == MDAE_OK && impulsive && !trig)
         rc = refuse_impulsive(x, r, from, to);
-    else if (impulsive && !x->warned_triggered) {
-        mdae_buf c = {0};
-        put_change(&c, x->m, from, to);
-        rc = c.oom || c.p == NULL
-                 ? MDAE_E_NOMEM
-                 : mdae_diags_add(x->warnings, MDAE_SEV_WARNING,
-                                  change_where(x->m, r, r->impulsive[0].var),
-                                  "the mode-change analysis finds impulses when %s, assuming "
-                                  "the old state violates the constraint this change restores "
-                                  "by a finite amount; the change is triggered by that "
-                                  "constraint's residual crossing zero, so the output copies "
-                                  "the states there (if they can jump, it is wrong)",
-                                  c.p);
-        mdae_free(c.p);
-        x->warned_triggered = true;
-    }
+    else if (rc == MDAE_OK && jump >= 0 && !trig)
+        rc = refuse_jump(x, (uint32_t)jump, from, to);
+    else if (rc == MDAE_OK && trig)
+        rc = warn_triggered(x, r, from, to);
     mc_result_free(r);
     return rc;
 }
 
-static bool in_cube(const sa_set *s, size_t c, uint32_t n_names, const bool *pair)
+/* Whether mode is valid and nonsingular in r (r->ok: valid modes with a
+ * perfect matching; evaluated down the BDD, no node built). */
+static int long_mode(const sa_result *r, const bool *mode, bool *ok)
 {
-    const signed char *q = s->cubes + c * n_names;
-    for (uint32_t k = 0; k < n_names; k++)
-        if (q[k] >= 0 && (q[k] == 1) != pair[k])
-            return false;
-    return true;
-}
-
-typedef struct pairs {
-    const mc_first *f;
-    const sa_set *set;
-    uint32_t n_modes;
-    bool *pair, *from, *to; /* 2n, n, n */
-    size_t checked;
-    bool sampled; /* not every pair was checked */
-} pairs;
-
-/* Split pair into from / to; whether it is a change of the restart class
- * that no earlier cube holds (each pair analysed once). */
-static int pair_wanted(pairs *p, size_t cube, bool *wanted)
-{
-    for (uint32_t k = 0; k < p->n_modes; k++) {
-        p->from[k] = p->pair[2 * k];
-        p->to[k] = p->pair[2 * k + 1];
-    }
-    *wanted = false;
-    for (size_t c = 0; c < cube; c++)
-        if (in_cube(p->set, c, 2 * p->n_modes, p->pair))
-            return MDAE_OK;
-    int cls = MC_FIRST_NONE;
-    int rc = mc_first_class(p->f, p->from, p->to, &cls);
-    *wanted = rc == MDAE_OK && cls == MC_FIRST_RESTART;
-    return rc;
-}
-
-/* Every pair of cube c (at most 2^CUBE_FREE_MAX), or one pair of it (its
- * free positions equal on both sides, else false) when `one`. */
-static int cube_pairs(mcx *x, pairs *p, size_t c, bool one)
-{
-    uint32_t n2 = 2 * p->n_modes, free_pos[CUBE_FREE_MAX], n_free = 0;
-    const signed char *q = p->set->cubes + c * n2;
-    for (uint32_t k = 0; k < n2; k++) {
-        if (q[k] >= 0) {
-            p->pair[k] = q[k] == 1;
-            continue;
-        }
-        uint32_t other = k ^ 1u; /* g_i and g_i' */
-        p->pair[k] = q[other] == 1;
-        if (!one && n_free < CUBE_FREE_MAX)
-            free_pos[n_free++] = k;
-        else if (!one)
-            one = p->sampled = true;
-    }
-    if (one)
-        n_free = 0;
-    for (uint64_t bits = 0; bits < ((uint64_t)1 << n_free) && !x->refused; bits++) {
-        for (uint32_t i = 0; i < n_free; i++)
-            p->pair[free_pos[i]] = (bits >> i) & 1u;
-        bool wanted;
-        int rc = pair_wanted(p, c, &wanted);
-        if (rc == MDAE_OK && wanted) {
-            p->checked++;
-            rc = check_pair(x, p->from, p->to);
-        }
-        if (rc != MDAE_OK)
-            return rc;
-    }
+    *ok = sa__eval(r, r->ok, mode);
     return MDAE_OK;
 }
 
-static int warn_unchecked(mcx *x, const char *what)
+static void mode_of(uint32_t bits, uint32_t n, bool *mode)
 {
-    return mdae_diags_add(x->warnings, MDAE_SEV_WARNING, NOWHERE,
-                          "the mode changes were not checked for impulses: %s; the output "
-                          "copies the states across every change",
-                          what);
+    for (uint32_t k = 0; k < n; k++)
+        mode[k] = (bits >> k) & 1u;
 }
 
-/* The restart class of mc_first_instants, its changes analysed. */
-static int check_restarts(mcx *x, const mc_first *f)
+/* Few mode variables: every pair of valid nonsingular modes, when there
+ * are at most PAIRS_ALL; *done false otherwise. */
+static int check_all_pairs(mcx *x, const sa_result *r, bool *from, bool *to, bool *done)
 {
-    const sa_set *s = &f->classes[MC_FIRST_RESTART];
-    if (f->cubes_left_out[MC_FIRST_RESTART])
-        return warn_unchecked(x, "the changes that need a restart have too many cubes");
-    pairs p = {f, s, x->m->n_modes, NULL, NULL, NULL, 0, false};
-    p.pair = mdae_calloc(2 * (size_t)p.n_modes + 1, sizeof *p.pair);
-    p.from = mdae_calloc((size_t)p.n_modes + 1, sizeof *p.from);
-    p.to = mdae_calloc((size_t)p.n_modes + 1, sizeof *p.to);
-    int rc = p.pair && p.from && p.to ? MDAE_OK : MDAE_E_NOMEM;
-    bool all = f->counts[MC_FIRST_RESTART] <= PAIRS_ALL;
-    size_t cubes = s->n_cubes;
-    if (!all && cubes > PAIRS_SAMPLE) {
-        cubes = PAIRS_SAMPLE;
-        p.sampled = true;
+    uint32_t n = x->m->n_modes, *valid = mdae_calloc((size_t)1 << n, sizeof *valid);
+    if (valid == NULL)
+        return MDAE_E_NOMEM;
+    size_t nv = 0;
+    int rc = MDAE_OK;
+    for (uint32_t bits = 0; bits < (1u << n) && rc == MDAE_OK; bits++) {
+        bool ok;
+        mode_of(bits, n, from);
+        rc = long_mode(r, from, &ok);
+        if (rc == MDAE_OK && ok)
+            valid[nv++] = bits;
     }
-    for (size_t c = 0; c < cubes && rc == MDAE_OK && !x->refused; c++)
-        rc = cube_pairs(x, &p, c, !all);
-    if (rc == MDAE_OK && !x->refused && (!all || p.sampled)) {
-        char what[200];
-        snprintf(what, sizeof what,
-                 "%zu of the %.0f changes that need a restart were analysed (one per "
-                 "cube of their set), and none is impulsive",
-                 p.checked, f->counts[MC_FIRST_RESTART]);
-        rc = mdae_diags_add(x->warnings, MDAE_SEV_WARNING, NOWHERE,
-                            "the impulse check of the mode changes is not exhaustive: %s; "
-                            "an impulsive change among the others would make the output "
-                            "wrong at that change",
-                            what);
-    }
-    mdae_free(p.pair);
-    mdae_free(p.from);
-    mdae_free(p.to);
+    *done = rc == MDAE_OK && nv * (nv > 0 ? nv - 1 : 0) <= PAIRS_ALL;
+    for (size_t i = 0; *done && i < nv && rc == MDAE_OK && !x->refused; i++)
+        for (size_t j = 0; j < nv && rc == MDAE_OK && !x->refused; j++) {
+            if (i == j)
+                continue;
+            mode_of(valid[i], n, from);
+            mode_of(valid[j], n, to);
+            rc = check_pair(x, from, to);
+        }
+    mdae_free(valid);
     return rc;
 }
 
-static int check_changes(mcx *x)
+/* Many: the changes flipping one mode variable of a valid mode drawn at
+ * random (a fixed seed: deterministic), at most PAIRS_SAMPLE of them, until
+ * one is refused. */
+static int check_sampled_pairs(mcx *x, const sa_result *r, bool *from, bool *to)
 {
-    if (x->m->n_modes == 0)
-        return MDAE_OK;
-    mc_options o;
-    memset(&o, 0, sizeof o);
-    o.ignore_guard_fixpoints = true;
-    mc_first *f = NULL;
-    char why[256] = "";
-    int rc = mc_first_instants(x->m, NULL, &o, &f, why, sizeof why);
-    if (rc == MDAE_E_INVAL || rc == MDAE_E_LIMIT)
-        return warn_unchecked(x, why);
-    if (rc != MDAE_OK)
-        return rc;
-    if (f->counts[MC_FIRST_RESTART] > 0)
-        rc = check_restarts(x, f);
-    if (rc == MDAE_OK && !x->refused && f->counts[MC_FIRST_REJECTED] > 0) {
-        const char *g = f->classes[MC_FIRST_REJECTED].formula;
-        rc = mdae_diags_add(x->warnings, MDAE_SEV_WARNING, NOWHERE,
-                            "%.0f mode changes have no restart the mode-change analysis "
-                            "accepts (underdetermined at their first instant: %s, primed names "
-                            "after the change); the output restarts them from the values before "
-                            "the change",
-                            f->counts[MC_FIRST_REJECTED], g != NULL ? g : "its set is too long");
+    uint32_t n = x->m->n_modes;
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    int rc = MDAE_OK;
+    for (uint32_t t = 0;
+         t < 4 * PAIRS_SAMPLE && x->analysed < PAIRS_SAMPLE && rc == MDAE_OK && !x->refused;
+         t++) {
+        rc = sa_result_sample_mode(r, &seed, from);
+        if (rc != MDAE_OK)
+            break;
+        memcpy(to, from, n * sizeof *to);
+        to[t % n] = !to[t % n];
+        bool ok;
+        rc = long_mode(r, to, &ok);
+        if (rc == MDAE_OK && ok)
+            rc = check_pair(x, from, to);
     }
-    mc_first_free(f);
+    x->sampled = true;
+    return rc == MDAE_E_INVAL ? MDAE_OK : rc; /* no valid mode: no change */
+}
+
+static int add_warning(mcx *x, const char *fmt, size_t count, const char *example)
+{
+    return mdae_diags_add(x->warnings, MDAE_SEV_WARNING, NOWHERE, fmt, count,
+                          example != NULL ? example : "?");
+}
+
+/* What the analysed changes leave unsaid. */
+static int summary(mcx *x)
+{
+    int rc = MDAE_OK;
+    if (x->sampled)
+        rc = add_warning(x,
+                         "the impulse check of the mode changes is not exhaustive: %zu changes "
+                         "were analysed (each flipping one mode variable of a valid mode "
+                         "drawn at random, e.g. %s); an impulsive change among the others "
+                         "would make the output wrong at that change",
+                         x->analysed, x->example_any);
+    if (rc == MDAE_OK && x->not_done > 0)
+        rc = add_warning(x,
+                         "%zu mode changes could not be checked for impulses (their restart "
+                         "systems are too large for the impulse analysis), e.g. when %s; only "
+                         "the conflicts of the old state with a constraint of the new mode "
+                         "were looked for there; the output copies the states, which is "
+                         "wrong if an impulse makes them jump",
+                         x->not_done, x->example_not_done);
+    if (rc == MDAE_OK && x->rejected > 0)
+        rc = add_warning(x,
+                         "%zu mode changes have no restart the mode-change analysis accepts "
+                         "(it rejects them), e.g. when %s; the output restarts them from the "
+                         "values before the change",
+                         x->rejected, x->example_rejected);
+    return rc;
+}
+
+static int check_changes(mcx *x, const sa_result *r)
+{
+    uint32_t n = x->m->n_modes;
+    if (n == 0)
+        return MDAE_OK;
+    bool *from = mdae_calloc(n, sizeof *from), *to = mdae_calloc(n, sizeof *to);
+    int rc = from != NULL && to != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    bool done = false;
+    if (rc == MDAE_OK && n <= SMALL_MODES)
+        rc = check_all_pairs(x, r, from, to, &done);
+    if (rc == MDAE_OK && !done)
+        rc = check_sampled_pairs(x, r, from, to);
+    if (rc == MDAE_OK && !x->refused)
+        rc = summary(x);
+    mdae_free(from);
+    mdae_free(to);
     return rc;
 }
 
@@ -775,15 +890,17 @@ int rimis__mode_changes(const mel_model *m, const sa_result *r, const cdg_graph 
                         const rimis__naming *nm, const rimis_options *opt, fx_pool *pool,
                         rimis__changes *out, mdae_diags *warnings, mdae_diags *diags)
 {
-    (void)r; /* the mode-change analysis analyses the model itself */
     (void)g;
     (void)opt; /* the when-clauses are in the model: the source text is not needed */
-    if (m == NULL || nm == NULL || pool == NULL || out == NULL || nm->source_name == NULL ||
+    if (m == NULL || r == NULL || nm == NULL || pool == NULL || out == NULL || nm->source_name == NULL ||
         nm->factored == NULL || nm->state_replicates == NULL)
         return MDAE_E_INVAL;
     memset(out, 0, sizeof *out);
-    mcx x = {m, nm, pool, out, warnings, diags, false, false, {0}};
-    int rc = check_changes(&x);
+    mcx x = {.m = m, .nm = nm, .pool = pool, .out = out, .warnings = warnings, .diags = diags};
+    int rc = check_changes(&x, r);
+    mdae_free(x.example_any);
+    mdae_free(x.example_rejected);
+    mdae_free(x.example_not_done);
     if (rc == MDAE_OK && !x.refused)
         rc = new_states(&x);
     if (rc == MDAE_OK)
