@@ -14,6 +14,7 @@
 #include "mo.h"
 #include "rimis_int.h"
 
+#include "fail_alloc.h"
 #include "model_files.h"
 
 static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
@@ -363,4 +364,57 @@ Test(rimis_mc, inside_a_bdd_run)
     cr_expect(n.bdd_after);
     cr_expect(strstr(first_error(&r.diags), "lambda") != NULL);
     run_close(&r);
+}
+
+/* Every allocation failing in turn: MDAE_E_NOMEM (or the answer without
+ * the failure), nothing half filled, nothing leaked (LeakSanitizer). */
+static void oom_on(const char *name, const char *src, int want)
+{
+    mdae_replace_allocator(&budget_allocator);
+    budget_left = -1;
+    run r;
+    if (src != NULL)
+        new_state_run(&r, src);
+    else
+        run_on(&r, name, false);
+    cr_assert_eq(r.rc, want, "%s: %s", name, mdae_err_name(r.rc));
+    rimis__changes_close(&r.ch);
+    fake f;
+    memset(&f, 0, sizeof f);
+    f.m = r.m;
+    rimis__naming nm = {&f, fk_name, fk_factored, fk_reps};
+    bool reached = false;
+    for (long n = 0; n < 100000 && !reached; n++) {
+        mdae_diags w, d;
+        mdae_diags_init(&w);
+        mdae_diags_init(&d);
+        fx_pool *pool = fx_pool_new();
+        budget_left = n;
+        int rc = pool == NULL ? MDAE_E_NOMEM
+                              : rimis__mode_changes(r.m, r.res, NULL, &nm, NULL, pool, &r.ch,
+                                                    &w, &d);
+        budget_left = -1;
+        if (rc == MDAE_E_NOMEM) {
+            cr_assert_null(r.ch.whens);
+            cr_assert_null(r.ch.resets);
+        } else {
+            cr_assert_eq(rc, want, "%s at %ld: %s", name, n, mdae_err_name(rc));
+            reached = true;
+        }
+        rimis__changes_close(&r.ch);
+        fx_pool_free(pool);
+        mdae_diags_close(&w);
+        mdae_diags_close(&d);
+    }
+    cr_expect(reached);
+    run_close(&r);
+    mdae_replace_allocator(NULL);
+}
+
+Test(rimis_mc, every_allocation_failing)
+{
+    oom_on("cup_and_ball.mel", NULL, MDAE_E_MODEL);
+    oom_on("bouncing_ball.mo", NULL, MDAE_OK);
+    oom_on("water_tank.mel", NULL, MDAE_OK);
+    oom_on("new state", "y = 2 * x + 1", MDAE_OK);
 }
