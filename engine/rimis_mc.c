@@ -104,6 +104,7 @@ typedef struct mcx {
     bool warned_triggered; /* the warning of a triggered change was given */
     /* the changes analysed: how many, and one of each kind, as text */
     size_t analysed, rejected, not_done;
+    bool too_large; /* an impulse analysis gave up for size: skipped since */
     bool sampled; /* not every change was analysed */
     char *example_any, *example_rejected, *example_not_done; /* owned */
     mdae_buf whens;
@@ -413,17 +414,22 @@ static bool triggered(const mel_model *m, const mc_result *r, const bool *from, 
     return true;
 }
 
-/* Whether the impulse analysis of some instant of r was not done (too
- * large, or no assignment found): mc_impulse.c says so in a note only. */
-static bool impulses_not_done(const mc_result *r)
+/* How the impulse analysis of r's instants ended: IMP_TOO_LARGE (not
+ * done: a restart system too large for it), IMP_NO_ANSWER (no assignment
+ * of impulse orders satisfies its rules), else IMP_DONE. mc_impulse.c says
+ * so in a note only. */
+enum { IMP_DONE, IMP_NO_ANSWER, IMP_TOO_LARGE };
+static int impulses_outcome(const mc_result *r)
 {
+    int out = IMP_DONE;
     for (size_t i = 0; i < r->diags.count; i++) {
         const char *s = r->diags.items[i].message;
-        if (s != NULL && (strstr(s, "impulse analysis not done") != NULL ||
-                          strstr(s, "impulse analysis found no assignment") != NULL))
-            return true;
+        if (s != NULL && strstr(s, "impulse analysis not done") != NULL)
+            return IMP_TOO_LARGE;
+        if (s != NULL && strstr(s, "impulse analysis found no assignment") != NULL)
+            out = IMP_NO_ANSWER;
     }
-    return false;
+    return out;
 }
 
 /* *slot = the change from -> to as text, unless already set. */
@@ -531,7 +537,7 @@ static int check_pair(mcx *x, const bool *from, const bool *to)
     mc_options o;
     memset(&o, 0, sizeof o);
     o.ignore_guard_fixpoints = true;
-    o.skip_impulses = x->not_done > 0;
+    o.skip_impulses = x->too_large;
     mc_result *r = NULL;
     char why[256];
     int rc = mc_change(x->m, from, to, &o, &r, why, sizeof why);
@@ -543,8 +549,9 @@ static int check_pair(mcx *x, const bool *from, const bool *to)
     rc = remember(x, &x->example_any, from, to);
     if (rc == MDAE_OK && r->status == MC_REJECTED && x->rejected++ == 0)
         rc = remember(x, &x->example_rejected, from, to);
-    if (rc == MDAE_OK && r->status == MC_RESET && (o.skip_impulses || impulses_not_done(r)) &&
-        x->not_done++ == 0)
+    int imp = o.skip_impulses ? IMP_TOO_LARGE : impulses_outcome(r);
+    x->too_large = x->too_large || imp == IMP_TOO_LARGE;
+    if (rc == MDAE_OK && r->status == MC_RESET && imp != IMP_DONE && x->not_done++ == 0)
         rc = remember(x, &x->example_not_done, from, to);
     bool impulsive = false;
     for (size_t i = 0; i < r->n_impulsive; i++)
@@ -648,8 +655,10 @@ static int summary(mcx *x)
                          x->analysed, x->example_any);
     if (rc == MDAE_OK && x->not_done > 0)
         rc = add_warning(x,
-                         "%zu mode changes could not be checked for impulses (their restart "
-                         "systems are too large for the impulse analysis), e.g. when %s; only "
+                         "%zu mode changes could not be checked for impulses (the impulse "
+                         "analysis gave no answer: their restart systems are too large for it, "
+                         "or no assignment of impulse orders satisfies its rules), e.g. when "
+                         "%s; only "
                          "the conflicts of the old state with a constraint of the new mode "
                          "were looked for there; the output copies the states, which is "
                          "wrong if an impulse makes them jump",
