@@ -356,26 +356,37 @@ static bool expr_reads(const fx_node *e, uint32_t var)
     return false;
 }
 
-static bool eq_reads(const mel_equation *e, uint32_t var)
+/* Whether e has an active incidence on var in mode. */
+static bool reads_in(const mel_equation *e, uint32_t var, const bool *mode)
 {
     for (uint32_t k = 0; k < e->n_incs; k++)
         if (e->incs[k].var == var)
-            return true;
+            return mel_incidence_order(&e->incs[k], mode) >= 0;
     return false;
 }
 
-static bool eqs_share(const mel_equation *a, const mel_equation *b)
+/* Whether F's unknowns in mode `from`, but v, are E's in mode `to`. */
+static bool same_unknowns_but(const mel_equation *F, const bool *from, const mel_equation *E,
+                              const bool *to, uint32_t v)
 {
-    for (uint32_t k = 0; k < a->n_incs; k++)
-        if (eq_reads(b, a->incs[k].var))
-            return true;
-    return false;
+    size_t nf = 0, ne = 0;
+    for (uint32_t k = 0; k < F->n_incs; k++) {
+        uint32_t u = F->incs[k].var;
+        if (u == v || mel_incidence_order(&F->incs[k], from) < 0)
+            continue;
+        if (!reads_in(E, u, to))
+            return false;
+        nf++;
+    }
+    for (uint32_t k = 0; k < E->n_incs; k++)
+        ne += mel_incidence_order(&E->incs[k], to) >= 0;
+    return nf == ne && ne > 0;
 }
 
-/* Whether a changing mode variable watches erased equation E: its
- * definition reads a variable of E, or of an equation of the old mode
- * that shares a variable with E (the Water Tank's bh = sh >= 0, sh = x -
- * xmax, erased eh2: 0 = x - xmax). */
+/* Whether a changing mode variable watches the residual of erased equation
+ * E: its definition reads E's only unknown v, or a v that an equation F
+ * of the old mode defines from E's unknowns exactly (the Water Tank's bh =
+ * sh >= 0 with eh1: sh = x - xmax when !bh, erased eh2: 0 = x - xmax). */
 static bool watched(const mel_model *m, const mel_equation *E, const bool *from, const bool *to)
 {
     for (uint32_t k = 0; k < m->n_modes; k++) {
@@ -384,12 +395,15 @@ static bool watched(const mel_model *m, const mel_equation *E, const bool *from,
         for (uint32_t v = 0; v < m->n_variables; v++) {
             if (!expr_reads(m->modes[k].def, v))
                 continue;
-            if (eq_reads(E, v))
+            bool only = reads_in(E, v, to);
+            for (uint32_t j = 0; j < E->n_incs && only; j++)
+                only = E->incs[j].var == v || mel_incidence_order(&E->incs[j], to) < 0;
+            if (only)
                 return true;
             for (uint32_t i = 0; i < m->n_equations; i++) {
                 const mel_equation *F = &m->equations[i];
-                if (F->when == 0 && mel_guard_eval(F->guard, from) && eq_reads(F, v) &&
-                    eqs_share(F, E))
+                if (F->when == 0 && mel_guard_eval(F->guard, from) && reads_in(F, v, from) &&
+                    same_unknowns_but(F, from, E, to, v))
                     return true;
             }
         }
