@@ -35,13 +35,16 @@
  *    when there are at most PAIRS_ALL; otherwise at most PAIRS_SAMPLE
  *    changes, each flipping one mode variable of a valid mode drawn at
  *    random (a fixed seed), and a warning says the check is not
- *    exhaustive. Once the impulse analysis of a change cannot be done
- *    (its restart system exceeds what mc_impulse.c handles: the others
- *    are as large), it is skipped for the rest (a warning says so), and
- *    a conflict with the past (conflict_with_past: the old state violates
- *    a constraint of the new mode, so states jump; the impulse analysis's
- *    I4) is what refuses a change: the brake at N = 100, whose restart
- *    systems are too large, is refused as at N = 3.
+ *    exhaustive. Each change is first analysed without impulses (cheap);
+ *    one that needs a restart is refused by a conflict with the past
+ *    (conflict_with_past: the old state violates a constraint of the new
+ *    mode, so states jump; the impulse analysis's I4), or by the impulse
+ *    analysis, run on it unless the conflict already refuses a restart
+ *    system of more than SMALL_RESTART equations (the brake's valves:
+ *    the search would cost more than the whole analysis) or the analysis
+ *    once gave up for size (the others are as large; a warning says
+ *    which changes were not checked for impulses). So the brake is
+ *    refused at N = 100 as at N = 3, in a fraction of the analysis time.
  *    The first refused change ends the search (a refusal needs one). The
  *    events of when-clauses (transient modes) are not among these
  *    changes: their reset is the when-clause itself, carried (3 below).
@@ -79,8 +82,7 @@
  * nonsingular modes, sa_result_sample_mode), which builds no node and
  * needs sa_begin (rimis_build holds it); the mode-change analysis uses no
  * BDD. So it may be called inside rimis_build's BDD run (tested). The
- * model is only read. Out of
- * memory: MDAE_E_NOMEM.
+ * model is only read. Out of memory: MDAE_E_NOMEM.
  */
 #include "rimis_int.h"
 
@@ -89,10 +91,11 @@
 
 #include "mc.h"
 
-#define NAMES_MAX 8u     /* impulsive values named in an error */
+#define NAMES_MAX 8u     /* values, mode variables named in a message */
 #define SMALL_MODES 8u   /* up to 2^8 modes enumerated */
 #define PAIRS_ALL 256u   /* then every change analysed, when there are at most this many */
 #define PAIRS_SAMPLE 32u /* else at most this many, drawn */
+#define SMALL_RESTART 32u /* restart systems whose impulses are always analysed */
 
 typedef struct mcx {
     const mel_model *m;
@@ -115,7 +118,8 @@ static const mdae_range NOWHERE = {{0, 0, 0}, {0, 0, 0}};
 /* ---- 1. Impulsive changes --------------------------------------------------- */
 
 /* The change from -> to as text: the mode variables that change, and the
- * full example pair when the model has few of them. */
+ * full example pair when the model has few of them, else the unchanged
+ * mode variables that are true when they are few. */
 static void put_change(mdae_buf *b, const mel_model *m, const bool *from, const bool *to)
 {
     bool first = true;
@@ -127,8 +131,23 @@ static void put_change(mdae_buf *b, const mel_model *m, const bool *from, const 
         mdae_buf_puts(b, to[k] ? " becoming true" : " becoming false");
         first = false;
     }
-    if (m->n_modes > 8u) {
-        mdae_buf_puts(b, " (the other mode variables unchanged)");
+    if (m->n_modes > NAMES_MAX) {
+        size_t on = 0;
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            on += from[k] && to[k];
+        if (on > NAMES_MAX) {
+            mdae_buf_puts(b, " (the other mode variables unchanged)");
+            return;
+        }
+        mdae_buf_puts(b, on == 0 ? " (the other mode variables false)" : " (with ");
+        for (uint32_t k = 0, i = 0; k < m->n_modes && on > 0; k++) {
+            if (!from[k] || !to[k])
+                continue;
+            mdae_buf_puts(b, i++ == 0 ? "" : ", ");
+            mel_mode_name_put(b, m->modes[k].name);
+        }
+        if (on > 0)
+            mdae_buf_puts(b, " true, the others false)");
         return;
     }
     mdae_buf_puts(b, " (from ");
@@ -543,18 +562,59 @@ static int warn_triggered(mcx *x, const mc_result *r, const bool *from, const bo
     return rc;
 }
 
-/* Analyse one change (mc_change, with its impulse analysis until one could
- * not be done: the restart systems are then too large for it, and a
- * conflict with the past still tells a jump). */
-static int check_pair(mcx *x, const bool *from, const bool *to)
+/* mc_change from -> to, its impulse analysis skipped or not. */
+static int change(const mcx *x, const bool *from, const bool *to, bool impulses,
+                  mc_result **out)
 {
     mc_options o;
     memset(&o, 0, sizeof o);
     o.ignore_guard_fixpoints = true;
-    o.skip_impulses = x->too_large;
-    mc_result *r = NULL;
+    o.skip_impulses = !impulses;
     char why[256];
-    int rc = mc_change(x->m, from, to, &o, &r, why, sizeof why);
+    return mc_change(x->m, from, to, &o, out, why, sizeof why);
+}
+
+/* What one restart (r, analysed without impulses) says: a triggered change
+ * warned, an impulsive one or a conflict with the past refused. The
+ * impulse analysis runs again on the change unless it gave up for size
+ * before, or a conflict with the past already refuses a restart system of
+ * more than SMALL_RESTART equations (the brake's valves: the search costs
+ * more than the whole analysis there); it names the impulsive values. */
+static int check_restart(mcx *x, const mc_result *r, const bool *from, const bool *to)
+{
+    long jump = conflict_with_past(x->m, r, to);
+    bool trig = triggered(x->m, r, from, to);
+    bool cheap = jump >= 0 && !trig && r->instants[0].equations.n > SMALL_RESTART;
+    mc_result *ri = NULL;
+    int rc = MDAE_OK, imp = IMP_TOO_LARGE;
+    if (!x->too_large && !cheap) {
+        rc = change(x, from, to, true, &ri);
+        if (rc != MDAE_OK)
+            return rc == MDAE_E_INVAL ? MDAE_OK : rc;
+        imp = impulses_outcome(ri);
+        x->too_large = imp == IMP_TOO_LARGE;
+    }
+    if (!cheap && imp != IMP_DONE && x->not_done++ == 0)
+        rc = remember(x, &x->example_not_done, from, to);
+    bool impulsive = false;
+    for (size_t i = 0; ri != NULL && i < ri->n_impulsive; i++)
+        impulsive = impulsive || ri->impulsive[i].hi > 0;
+    if (rc == MDAE_OK && trig && (impulsive || jump >= 0))
+        rc = warn_triggered(x, r, from, to);
+    else if (rc == MDAE_OK && impulsive)
+        rc = refuse_impulsive(x, ri, from, to);
+    else if (rc == MDAE_OK && jump >= 0)
+        rc = refuse_jump(x, (uint32_t)jump, from, to);
+    mc_result_free(ri);
+    return rc;
+}
+
+/* Analyse one change: the mode-change analysis without impulses, then
+ * check_restart for a change that needs a restart. */
+static int check_pair(mcx *x, const bool *from, const bool *to)
+{
+    mc_result *r = NULL;
+    int rc = change(x, from, to, false, &r);
     if (rc == MDAE_E_INVAL)
         return MDAE_OK; /* not a change between valid modes: nothing to say */
     if (rc != MDAE_OK)
@@ -563,21 +623,8 @@ static int check_pair(mcx *x, const bool *from, const bool *to)
     rc = remember(x, &x->example_any, from, to);
     if (rc == MDAE_OK && r->status == MC_REJECTED && x->rejected++ == 0)
         rc = remember(x, &x->example_rejected, from, to);
-    int imp = o.skip_impulses ? IMP_TOO_LARGE : impulses_outcome(r);
-    x->too_large = x->too_large || imp == IMP_TOO_LARGE;
-    if (rc == MDAE_OK && r->status == MC_RESET && imp != IMP_DONE && x->not_done++ == 0)
-        rc = remember(x, &x->example_not_done, from, to);
-    bool impulsive = false;
-    for (size_t i = 0; i < r->n_impulsive; i++)
-        impulsive = impulsive || r->impulsive[i].hi > 0;
-    long jump = r->status == MC_RESET ? conflict_with_past(x->m, r, to) : -1;
-    bool trig = (impulsive || jump >= 0) && triggered(x->m, r, from, to);
-    if (rc == MDAE_OK && impulsive && !trig)
-        rc = refuse_impulsive(x, r, from, to);
-    else if (rc == MDAE_OK && jump >= 0 && !trig)
-        rc = refuse_jump(x, (uint32_t)jump, from, to);
-    else if (rc == MDAE_OK && trig)
-        rc = warn_triggered(x, r, from, to);
+    if (rc == MDAE_OK && r->status == MC_RESET)
+        rc = check_restart(x, r, from, to);
     mc_result_free(r);
     return rc;
 }
