@@ -14,14 +14,13 @@
  *     - a value impulsive for sure (mc_impulse.lo > 0: the clutch's
  *       torques) refuses the model, naming the values and the change;
  *     - a value possibly impulsive (hi > 0 >= lo: the Cup-and-Ball's
- *       tension, the brake's flows when a valve opens between unequal
- *       pressures) refuses it too. Our choice, and why: the structure
+ *       tension, rldc2's diode currents) refuses it too. Our choice, and why: the structure
  *       allows the impulse and whether it happens depends on the values
  *       before the change (the ball's normal velocity at the impact), so
  *       an output that copies the states is wrong exactly when the source
  *       jumps; the message says "possibly".
  *    Except a change triggered by the constraint it restores (triggered()
- *    below: the Water Tank filling, TwoEquations): the impulse analysis
+ *    below: the Water Tank filling): the impulse analysis
  *    assumes the old state violates the new constraint by a finite
  *    amount, while the change happens when that violation crosses zero;
  *    a warning then says the states are copied.
@@ -44,7 +43,11 @@
  *    the search would cost more than the whole analysis) or the analysis
  *    once gave up for size (the others are as large; a warning says
  *    which changes were not checked for impulses). So the brake is
- *    refused at N = 100 as at N = 3, in a fraction of the analysis time.
+ *    refused at N = 100 as at N = 3, in a fraction of the analysis time;
+ *    but the compressible building's door, possibly impulsive at N = 3,
+ *    is only warned about at N = 50, where no conflict with the past
+ *    shows (its pressures are not states) and the impulse analysis gives
+ *    up.
  *    The first refused change ends the search (a refusal needs one). The
  *    events of when-clauses (transient modes) are not among these
  *    changes: their reset is the when-clause itself, carried (3 below).
