@@ -217,6 +217,11 @@ static void mode_definitions(rc_build *b)
     }
 }
 
+static void close_changes(void *arg)
+{
+    rimis__changes_close(arg);
+}
+
 static void run(sa_ctx *c, void *arg)
 {
     rc_build *b = arg;
@@ -235,9 +240,18 @@ static void run(sa_ctx *c, void *arg)
     mode_definitions(b);
     if (b->refused)
         return;
-    rc__define_values(b, 0);
+    rimis__changes *ch = sa__alloc(c, sizeof *ch);
+    sa__push_cleanup(c, close_changes, ch);
+    rc__mode_changes(b, ch);
     if (b->refused)
         return;
+    rc__define_values(b, 0);
+    uint32_t n_vars = b->res->n_vars;
+    rc__apply_resets(b, ch);
+    rc__define_values(b, n_vars); /* what the resets' values declared */
+    if (b->refused)
+        return;
+    b->whens = ch->whens;
     rc__print(b);
 }
 

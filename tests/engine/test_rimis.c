@@ -311,6 +311,41 @@ Test(rimis, guards_match_the_block)
     unload(&fx);
 }
 
+/* Step 6: a state that exists only when g gets the restart value the
+ * mode-change analysis determines (rimis_mc.c), not a copy. */
+Test(rimis, finite_reset)
+{
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    static const char text[] = "x : real;\ng : boolean = last(x) >= 1;\n"
+                               "e1 : equation der(x) = 1;\n"
+                               "if g then\n  y : real;\n  z : real;\n"
+                               "  e2 : equation der(y) = z;\n  e3 : equation y = 2 * x + 1;\nend;\n";
+    mdae_diags_init(&fx.d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
+    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
+    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    const rimis_result *res = fx.res;
+    cr_assert_eq(res->n_reinits, 1);
+    for (uint32_t k = 0; k < res->n_eqs; k++)
+        if (res->eqs[k].kind == RIMIS_EQ_REINIT)
+            cr_assert_str_eq(line_of(res, res->eqs[k].line),
+                             "  when g then reinit(y, 2 * pre(x) + 1); end when;");
+    reads_back(res);
+    unload(&fx);
+}
+
+/* The refusals of the mode-change step reach the caller. */
+Test(rimis, impulsive_refused)
+{
+    fixture fx;
+    cr_assert_eq(build(&fx, "clutch.mel", NULL), MDAE_E_MODEL);
+    cr_assert_null(fx.res);
+    cr_assert_not_null(strstr(fx.d.items[fx.d.count - 1].message, "impulsive"));
+    unload(&fx);
+}
+
 /* ---- Refusals, limits, determinism ------------------------------------------ */
 
 Test(rimis, singular_refused)
