@@ -10,9 +10,14 @@
  *     rimis_cond (ids 1, 2, ... in block order; true has none);
  *  3. the writers of each variable (blocks writing it, in block order);
  *  4. the source variables V(u, 0), in declaration order, then each
- *     block's equations (rimis_eqs.c), the mode definitions, then the
- *     definitions of every value declared on the way (rimis_eqs.c);
- *  5. the text (rimis_print.c).
+ *     block's equations (rimis_eqs.c), the mode definitions;
+ *  5. the mode changes (rimis_changes.c, rimis_mc.c): refusals, the
+ *     source's when-clauses; then the definitions of every value declared
+ *     on the way (rimis_eqs.c), the resets onto the reinitialisations, and
+ *     the definitions of what those declared;
+ *  6. the text (rimis_print.c).
+ * rimis_result.n_replicates counts the replicates and the read replicates
+ * (RIMIS_V_REPLICATE and RIMIS_V_READ).
  * Names, equations and text are deterministic: every loop runs in block,
  * variable or declaration order, never over a hash table's order.
  */
