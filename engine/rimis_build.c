@@ -214,8 +214,12 @@ static void mode_definitions(rc_build *b)
     for (uint32_t k = 0; k < m->n_modes; k++) {
         if (m->modes[k].def == NULL)
             continue;
-        const char *why = NULL;
-        b->mode_def[k] = rc__rename(b, m->modes[k].def, UINT32_MAX, &why);
+        const char *why = "it differentiates what cannot be";
+        int err = MDAE_OK;
+        const fx_node *def = rc__expand_der(b, m->modes[k].def, &err);
+        if (def == NULL && err == MDAE_E_NOMEM)
+            rc__oom(b);
+        b->mode_def[k] = def != NULL ? rc__rename(b, def, UINT32_MAX, &why) : NULL;
         if (b->mode_def[k] == NULL)
             rc__refuse(b, m->modes[k].where, "RIMIS cannot print the definition of '%s': %s",
                        m->modes[k].name, why != NULL ? why : "?");

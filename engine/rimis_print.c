@@ -303,6 +303,11 @@ static void blocks(printer *p)
     }
 }
 
+/* `when {c} then reinit(v, e); end when;`: the braces (a vector of one
+ * condition, the same event in Modelica: c becoming true) keep a reader
+ * of the papers' Modelica (engine/mo_elab.c) from taking c for a
+ * transient mode, which `when c` with a reinit declares there: c is a
+ * long mode of the output. */
 static void reinits(printer *p)
 {
     const rc_reinit *x = p->b->reinit.p;
@@ -311,9 +316,9 @@ static void reinits(printer *p)
             puts_(p, "  // Replicate reinitializations\n");
         new_eq(p, RIMIS_EQ_REINIT, -1);
         p->b->res->n_reinits++;
-        puts_(p, "  when ");
+        puts_(p, "  when {");
         put_expr(p, x[k].cond);
-        puts_(p, " then reinit(");
+        puts_(p, "} then reinit(");
         put_var(p, x[k].var);
         puts_(p, ", ");
         put_expr(p, x[k].value);
