@@ -100,11 +100,12 @@ static bool augment(match *mt, size_t j)
 /* A perfect matching where the incidences allow it (Kuhn's augmenting
  * paths); equations left unmatched take the unknowns left, in order
  * (still a bijection). */
-static void block_matching(match *mt)
+static bool block_matching(match *mt)
 {
+    bool perfect = true;
     for (size_t j = 0; j < mt->n; j++) {
         mt->stamp++;
-        augment(mt, j);
+        perfect = augment(mt, j) && perfect;
     }
     size_t t = 0;
     for (size_t j = 0; j < mt->n; j++) {
@@ -115,6 +116,7 @@ static void block_matching(match *mt)
         mt->of_unk[t] = (long)j;
         mt->of_eq[j] = (long)t;
     }
+    return perfect;
 }
 
 static void match_init(rc_build *b, match *mt, size_t n)
@@ -212,6 +214,23 @@ static void put_block_equation(rc_build *b, uint32_t blk, const cdg_item *it, co
     e->w = w;
 }
 
+/* The block's equations, evaluated under its condition, have no perfect
+ * matching onto its unknowns: their expressions lost incidences the
+ * structure has (a cancellation such as x - x, a branch the structure
+ * counts in modes the expression does not); the output may be singular
+ * there. */
+static void lost_incidence(rc_build *b, uint32_t blk)
+{
+    const cdg_item *e = &b->blk[blk].equations[0];
+    const mel_equation *q = &b->m->equations[e->index];
+    if (mdae_diags_add(&b->res->warnings, MDAE_SEV_WARNING, q->where,
+                       "RIMIS: the equations of the block of '%s' (derivative %d) do not all "
+                       "contain the unknowns the analysis gives them once evaluated (a "
+                       "cancellation in the expressions?): the output may be singular there",
+                       q->name, e->order) != MDAE_OK)
+        rc__oom(b);
+}
+
 void rc__block_equations(rc_build *b, uint32_t blk)
 {
     const cdg_block *k = &b->blk[blk];
@@ -228,7 +247,8 @@ void rc__block_equations(rc_build *b, uint32_t blk)
         mark_incidence(b, k, r[j], &mt);
         mt.first[j + 1] = mt.n_adj;
     }
-    block_matching(&mt);
+    if (!block_matching(&mt))
+        lost_incidence(b, blk);
     for (size_t j = 0; j < n; j++) {
         const cdg_item *u = &k->unknowns[mt.of_eq[j]];
         uint32_t w = rc__own_name(b, blk, u->index, u->order);

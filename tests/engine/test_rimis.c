@@ -351,6 +351,28 @@ Test(rimis, impulsive_refused)
     unload(&fx);
 }
 
+/* An equation whose expression cancels an incidence of the structure
+ * (x1 - x1) is printed, with a located warning. */
+Test(rimis, lost_incidence_warned)
+{
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    static const char text[] = "x1 : real;\nx2 : real;\ne1 : equation x1 - x1 + x2 = 0;\n"
+                               "e2 : equation der(x2) = x1;\n";
+    mdae_diags_init(&fx.d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
+    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
+    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    const mdae_diags *w = &fx.res->warnings;
+    bool found = false;
+    for (size_t k = 0; k < w->count; k++)
+        found = found || (strstr(w->items[k].message, "'e1'") != NULL &&
+                          w->items[k].where.start.line == 3);
+    cr_assert(found);
+    unload(&fx);
+}
+
 /* ---- Refusals, limits, determinism ------------------------------------------ */
 
 Test(rimis, singular_refused)
