@@ -48,11 +48,12 @@ typedef struct rc_diff {
 } rc_diff;
 
 /* A block equation: lhs = rhs, renamed; guard: the block's condition
- * (renamed) or NULL; w: its matched unknown (output variable). */
+ * (renamed) or NULL; w: its matched unknown (output variable); alt: the
+ * left side of its else-branch `alt = 0` (rimis_eqs.c says which). */
 typedef struct rc_beq {
     uint32_t block, eq;
     int order;
-    const fx_node *lhs, *rhs, *guard;
+    const fx_node *lhs, *rhs, *guard, *alt;
     uint32_t w;
 } rc_beq;
 

@@ -191,8 +191,42 @@ static bool evaluated(rc_build *b, uint32_t blk, const cdg_item *it, const fx_no
     return true;
 }
 
+/* The left side of equation j's else-branch: w + eps * (the block's other
+ * unknowns that its evaluated equation contains), eps = 1 / (2 n). So a
+ * single-mode tool may match the equation to any unknown it contains and
+ * still find that unknown in both branches, and outside the block's modes
+ * the block is a linear system with solution 0 that is nonsingular: the
+ * matrix is the matching's permutation plus eps times at most n - 1 ones
+ * per row, invertible since eps * (n - 1) < 1. */
+static const fx_node *else_side(rc_build *b, uint32_t blk, const match *mt, size_t j,
+                                uint32_t w)
+{
+    static const mdae_range r0;
+    const cdg_block *k = &b->blk[blk];
+    size_t n_others = mt->first[j + 1] - mt->first[j];
+    const fx_node *wv = fx_var(b->pool, w, 0, r0);
+    if (wv == NULL)
+        rc__oom(b);
+    const fx_node **others = sa__alloc(b->c, (n_others + 1) * sizeof *others);
+    uint32_t n = 0;
+    for (size_t a = mt->first[j]; a < mt->first[j + 1]; a++) {
+        const cdg_item *u = &k->unknowns[mt->adj[a]];
+        uint32_t x = rc__own_name(b, blk, u->index, u->order);
+        if (x != w && (others[n++] = fx_var(b->pool, x, 0, r0)) == NULL)
+            rc__oom(b);
+    }
+    if (n == 0)
+        return wv;
+    const fx_node *sum = n == 1 ? others[0] : fx_make(b->pool, FX_ADD, others, n, r0);
+    const fx_node *eps = fx_num(b->pool, 1.0 / (2.0 * (double)mt->n), false, r0);
+    const fx_node *e = fx_bin(b->pool, FX_ADD, wv, fx_bin(b->pool, FX_MUL, eps, sum, r0), r0);
+    if (e == NULL)
+        rc__oom(b);
+    return e;
+}
+
 static void put_block_equation(rc_build *b, uint32_t blk, const cdg_item *it, const fx_node *l,
-                               const fx_node *r, uint32_t w)
+                               const fx_node *r, uint32_t w, const fx_node *alt)
 {
     const mel_equation *q = &b->m->equations[it->index];
     const char *why = NULL;
@@ -212,6 +246,7 @@ static void put_block_equation(rc_build *b, uint32_t blk, const cdg_item *it, co
     long ci = b->bcond[blk];
     e->guard = ci >= 0 && !b->opt->no_guard ? b->cond_fx[ci] : NULL;
     e->w = w;
+    e->alt = alt;
 }
 
 /* The block's equations, evaluated under its condition, have no perfect
@@ -252,7 +287,7 @@ void rc__block_equations(rc_build *b, uint32_t blk)
     for (size_t j = 0; j < n; j++) {
         const cdg_item *u = &k->unknowns[mt.of_eq[j]];
         uint32_t w = rc__own_name(b, blk, u->index, u->order);
-        put_block_equation(b, blk, &k->equations[j], l[j], r[j], w);
+        put_block_equation(b, blk, &k->equations[j], l[j], r[j], w, else_side(b, blk, &mt, j, w));
     }
 }
 

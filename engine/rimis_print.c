@@ -274,7 +274,7 @@ static void block_equation(printer *p, const rc_beq *e)
     put_expr(p, e->rhs);
     if (e->guard != NULL) {
         puts_(p, "; else ");
-        put_var(p, e->w);
+        put_expr(p, e->alt);
         puts_(p, " = 0; end if");
     }
     puts_(p, ";\n");
