@@ -26,16 +26,17 @@
  *       FACTORED. V(u, n) is itself the state, `der(V(u,n)) = V(u,n+1)`;
  *       no replicate, no reinit; the source's start value stays on it
  *       (the Water Tank's x).
- *     - Exactly one writer b, with k == n: b writes V(u, n) directly (its
- *       condition is true in every mode where u exists: the Water Tank's
- *       y and z).
+ *     - Exactly one writer b, with k == n, whose condition is true in
+ *       every mode where u exists: b writes V(u, n) directly (the Water
+ *       Tank's y and z; TwoEquations' x' under not p is a replicate).
  *     - Otherwise every writer b gets a replicate rho(b, u, n), named
  *       u + "_p" * n + "_" + id(cond(b)) (x_2, x_p_3): an algebraic
  *       unknown of b when k == n, a state when k > n (`der(rho(b,u,n)) =
  *       name of (u, n+1) under b`, start value copied from the source for
- *       n == 0, and a reinitialisation `when cond(b) then reinit(rho,
+ *       n == 0, and a reinitialisation `when {cond(b)} then reinit(rho,
  *       pre(V(u, n))); end when;`, entering b's modes from the value u^(n)
- *       had). V(u, n) is MULTIPLEXED: `V = if cond(b1) then rho1 else if
+ *       had; the braces, the same event in Modelica, keep the papers'
+ *       Modelica importer from reading cond(b) as a transient mode). V(u, n) is MULTIPLEXED: `V = if cond(b1) then rho1 else if
  *       ... else rho_last;` over the writers in block order, conditions
  *       printed minimised with the modes where u does not exist, and the
  *       invalid and singular modes, as don't-cares (RR-9459 Fig. 13/15).
@@ -54,10 +55,12 @@
  *     simplified, a shorter equivalent under cond(b) preferred) and renamed
  *     (2 and 3 above). Guarding (section 4.7, on unless
  *     rimis_options.no_guard): when cond(b) is not true, the equation is
- *     printed `if C then lhs = rhs; else w = 0; end if;` where w is the
- *     unknown a perfect matching of the block assigns to it, so that no
- *     evaluation outside the block's modes can fail and the block keeps its
- *     structure.
+ *     printed `if C then lhs = rhs; else w + eps * (o1 + ...) = 0; end if;`
+ *     where w is the unknown a perfect matching of the block assigns to
+ *     it, o1... the block's other unknowns the equation contains and eps =
+ *     1 / (2 * the block's size), so that no evaluation outside the
+ *     block's modes can fail, the block keeps its structure, and whichever
+ *     unknown a single-mode tool matches it to is in both branches.
  *  5. Mode equations: each mode variable's definition `g = E;` with E's
  *     reads named V(u, n). A mode variable without definition is a free
  *     input (`input Boolean g;`). Invariants are printed as asserts.
@@ -149,7 +152,7 @@ typedef struct rimis_eq {
                          multiplexed variable; BLOCK: the unknown the
                          block's matching assigns it (its guard's w); else
                          -1 (rimis_result.vars) */
-    bool guarded;     /* BLOCK: printed as `if C then ... else w = 0;` */
+    bool guarded;     /* BLOCK: printed as `if C then ... else w + ... = 0;` */
 } rimis_eq;
 
 /* One CDG block in the output. */
@@ -172,7 +175,8 @@ typedef struct rimis_result {
     rimis_eq *eqs;       /* in text order */
     uint32_t n_groups;   /* == the CDG's blocks, in CDG block order */
     rimis_group *groups;
-    uint32_t n_multiplexers, n_reinits, n_replicates;
+    uint32_t n_multiplexers, n_reinits;
+    uint32_t n_replicates; /* RIMIS_V_REPLICATE and RIMIS_V_READ */
     mdae_diags warnings; /* owned: what was carried approximately (a
                             restart value copied where the source's reset
                             could not be printed, ...), located */
