@@ -21,7 +21,9 @@
  *        (MDAE_E_MODEL), and the row says how long the refusal took beside
  *        the analysis of that model.
  *
- * Usage: bench_rimis [--repeat R] [--budget S] [--size-only | --time-only]
+ * Usage: bench_rimis [--model NAME] [--repeat R] [--budget S]
+ *                    [--size-only | --time-only]
+ *   --model: only that family's rows (brake, building_compressible, ...);
  *   R = 3 by default; a run whose analysis passes S seconds (default 60)
  *   is cancelled and printed as such, and larger N of that family skipped.
  * Output: tab-separated rows with a header line per kind. See
@@ -44,7 +46,7 @@ typedef struct pass {
     int rc;
     const char *stage;
     size_t blocks;
-    uint32_t lines, vars, eqs, replicates, multiplexers, reinits, conds;
+    uint32_t lines, vars, eqs, replicates, reads, multiplexers, reinits, conds;
     bool singular;
 } pass;
 
@@ -88,6 +90,8 @@ static void one_pass(const mel_model *m, double budget, pass *p)
         p->multiplexers = res->n_multiplexers;
         p->reinits = res->n_reinits;
         p->conds = res->n_conds;
+        for (uint32_t k = 0; k < res->n_vars; k++)
+            p->reads += res->vars[k].kind == RIMIS_V_READ;
     }
     rimis_result_free(res);
     cdg_graph_free(g);
@@ -158,9 +162,10 @@ static bool size_row(const char *name, long n, double budget)
     pass p;
     bool ok = best_of(m, 1, budget, &p) && p.rc == MDAE_OK;
     if (ok)
-        printf("%s\t%ld\t%u\t%zu\t%u\t%.1f\t%u\t%u\t%u\t%u\t%u\t%u\t%.3f\t%.3f\n", name, n,
-               m->n_equations, p.blocks, p.lines, p.blocks ? (double)p.lines / p.blocks : 0.0,
-               p.conds, p.vars, p.eqs, p.replicates, p.multiplexers, p.reinits,
+        printf("%s\t%ld\t%u\t%zu\t%u\t%.1f\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%.3f\t%.3f\n", name,
+               n, m->n_equations, p.blocks, p.lines,
+               p.blocks ? (double)p.lines / p.blocks : 0.0, p.conds, p.vars, p.eqs,
+               p.replicates, p.reads, p.multiplexers, p.reinits,
                p.analyze + p.cdg, p.rimis);
     else
         failed(name, n, "sound", &p);
@@ -168,6 +173,11 @@ static bool size_row(const char *name, long n, double budget)
     mel_model_free(m);
     return ok;
 }
+
+/* --model NAME: only that family's rows (NULL: all). */
+static const char *only;
+
+static bool wanted(const char *name) { return only == NULL || !strcmp(only, name); }
 
 static void bench_size(double budget)
 {
@@ -183,9 +193,9 @@ static void bench_size(double budget)
         {"rldc_chain", {10, 30}},
     };
     printf("size\tN\tequations\tblocks\tlines\tlines_per_block\tconds\tvars\teqs\treplicates\t"
-           "multiplexers\treinits\tanalysis_s\trimis_s\n");
+           "read_replicates\tmultiplexers\treinits\tanalysis_s\trimis_s\n");
     for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++)
-        for (size_t k = 0; k < 2 && fams[f].n[k] > 0; k++)
+        for (size_t k = 0; k < 2 && fams[f].n[k] > 0 && wanted(fams[f].name); k++)
             if (!size_row(fams[f].name, fams[f].n[k], budget))
                 break;
 }
@@ -195,6 +205,8 @@ static void bench_size(double budget)
 static void time_row(const char *name, long n, const char *edit, const char *extra, int repeat,
                      double budget)
 {
+    if (!wanted(name))
+        return;
     mel_model *m = load(name, n, extra);
     if (m == NULL)
         return;
@@ -232,12 +244,14 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         if (bench_size_opt(argc, argv, &a, &o))
             continue;
-        if (!strcmp(argv[a], "--size-only"))
+        if (!strcmp(argv[a], "--model") && a + 1 < argc)
+            only = argv[++a];
+        else if (!strcmp(argv[a], "--size-only"))
             time = false;
         else if (!strcmp(argv[a], "--time-only"))
             size = false;
         else {
-            fprintf(stderr, "usage: bench_rimis [--repeat R] [--budget S] "
+            fprintf(stderr, "usage: bench_rimis [--model NAME] [--repeat R] [--budget S] "
                             "[--size-only | --time-only]\n");
             return 2;
         }
