@@ -103,6 +103,8 @@ typedef struct cover_acc {
     fx_pool *p;
     const fx_node **cubes; /* sa__alloc'd, grown by doubling */
     size_t n, cap, limit;
+    bool soft; /* past limit: over, instead of failing */
+    bool over;
 } cover_acc;
 
 /* The cube cur as a conjunction of literals, in mode order; true if none. */
@@ -129,8 +131,12 @@ static const fx_node *cube_fx(sa_ctx *c, const cover_acc *a, const signed char *
 static void cover_emit(sa_ctx *c, void *arg, const signed char *cur)
 {
     cover_acc *a = arg;
-    if (a->n == a->limit)
-        sa__fail(c, MDAE_E_LIMIT);
+    if (a->n == a->limit) {
+        if (!a->soft)
+            sa__fail(c, MDAE_E_LIMIT);
+        a->over = true;
+        return;
+    }
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 8;
         const fx_node **t = sa__alloc_raw(c, cap * sizeof *t);
@@ -142,21 +148,25 @@ static void cover_emit(sa_ctx *c, void *arg, const signed char *cur)
     a->cubes[a->n++] = cube_fx(c, a, cur);
 }
 
-const fx_node *rimis__cond_fx(sa_ctx *c, const sa_result *r, fx_pool *p, BDD lo, BDD hi)
+/* rimis__cond_fx with a limit on the cubes: past it, MDAE_E_LIMIT
+ * (soft false) or NULL (soft true: the caller has something shorter). */
+static const fx_node *cover_fx(sa_ctx *c, const sa_result *r, fx_pool *p, BDD lo, BDD hi,
+                               size_t limit, bool soft)
 {
     static const mdae_range nowhere;
     assert(c != NULL && r != NULL && p != NULL);
     size_t mark = sa__mark(c);
     sa__amark amark = sa__alloc_mark(c);
     assert(bdd_imp(lo, hi) == bddtrue);
-    size_t limit = c->max_cubes ? c->max_cubes : SA_MAX_CUBES;
     if (limit > UINT32_MAX)
         limit = UINT32_MAX;
-    cover_acc a = {r, p, NULL, 0, 0, limit};
+    cover_acc a = {r, p, NULL, 0, 0, limit, soft, false};
     BDD *cover = sa__slots(c, 1);
     sa__isop(c, r, lo, hi, cover_emit, &a, cover);
     const fx_node *res;
-    if (a.n == 0)
+    if (a.over)
+        res = NULL;
+    else if (a.n == 0)
         res = fx_bool(p, false, nowhere);
     else if (a.n == 1)
         res = a.cubes[0];
@@ -165,6 +175,11 @@ const fx_node *rimis__cond_fx(sa_ctx *c, const sa_result *r, fx_pool *p, BDD lo,
     sa__alloc_release(c, amark);
     sa__release(c, mark);
     return res;
+}
+
+const fx_node *rimis__cond_fx(sa_ctx *c, const sa_result *r, fx_pool *p, BDD lo, BDD hi)
+{
+    return cover_fx(c, r, p, lo, hi, c->max_cubes ? c->max_cubes : SA_MAX_CUBES, false);
 }
 
 /* ---- Partial evaluation -------------------------------------------------------- */
@@ -286,8 +301,13 @@ static const fx_node *pe_if(pe *w, const fx_node *e, BDD q, BDD cond)
     BDD lo = sa__tmp(c, bdd_exist(sa__tmp(c, bdd_and(q_then, w->care)), others));
     BDD hi = sa__tmp(c, bdd_forall(sa__tmp(c, bdd_or(cond, bdd_not(qc))), others));
     const fx_node *t[3];
-    t[0] = rimis__cond_fx(c, w->r, w->p, lo, hi);
-    if (t[0] == NULL || fx_size(t[0]) >= fx_size(e->kids[0]))
+    /* A cover of more cubes than the condition has nodes is not shorter,
+     * nor one past the context's limit: not made (the written condition
+     * stays), so that a large one does not fail the whole build. */
+    size_t written = fx_size(e->kids[0]);
+    size_t most = c->max_cubes && c->max_cubes < written ? c->max_cubes : written;
+    t[0] = cover_fx(c, w->r, w->p, lo, hi, most, true);
+    if (t[0] == NULL || fx_size(t[0]) >= written)
         t[0] = e->kids[0];
     t[1] = pe_rec(w, e->kids[1], q_then);
     t[2] = pe_rec(w, e->kids[2], q_else);

@@ -549,3 +549,38 @@ Test(rimis_peval, shared_dag)
     cr_expect_eq(t->index, (uint32_t)mel_model_find_variable(fx.m, "x"));
     unload(&fx);
 }
+
+/* A condition whose cover is long (parity: 4 cubes) stays as written, and
+ * under a context limit of 2 cubes the partial evaluation does not fail
+ * (rimis__cond_fx itself does: MDAE_E_LIMIT). */
+static void run_parity(sa_ctx *c, void *arg)
+{
+    pcase *k = arg;
+    k->res = rimis__peval(c, k->fx->r, k->fx->p, k->e, set_of(c, k->fx, k->q), bddtrue);
+    snprintf(k->got, sizeof k->got, "%s", show(k->fx, k->res));
+}
+
+static void run_parity_cover(sa_ctx *c, void *arg)
+{
+    pcase *k = arg;
+    BDD f = set_of(c, k->fx, k->e->kids[0]);
+    k->res = rimis__cond_fx(c, k->fx->r, k->fx->p, f, f);
+}
+
+Test(rimis_peval, long_cover_not_made)
+{
+    fixture fx;
+    load_text(&fx, free_modes);
+    const fx_node *a = mode(&fx, "a"), *b = mode(&fx, "b"), *c = mode(&fx, "c");
+    const fx_node *par = fx_bin(fx.p, FX_EQ, a, fx_bin(fx.p, FX_EQ, b, c, nowhere), nowhere);
+    const fx_node *e = fx_if(fx.p, par, var(&fx, "x", 0), var(&fx, "y", 0), nowhere);
+    pcase k = {&fx, e, fx_bool(fx.p, true, nowhere), NULL, {0}, NULL};
+    cr_assert_eq(sa__run_on(fx.r, NULL, 2, run_parity, &k), MDAE_OK);
+    cr_expect_str_eq(k.got, "if a == (b == c) then x else y");
+    cr_expect_eq(k.res, e);
+    cr_expect_eq(sa__run_on(fx.r, NULL, 2, run_parity_cover, &k), MDAE_E_LIMIT);
+    cr_expect_eq(sa__run_on(fx.r, NULL, 0, run_parity_cover, &k), MDAE_OK);
+    cr_expect_eq(k.res->op, FX_OR);
+    cr_expect_eq(k.res->n, 4);
+    unload(&fx);
+}
