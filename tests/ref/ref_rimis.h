@@ -41,7 +41,9 @@
  *     `order` times (fx_dt), evaluated in the source at the same point;
  *     every DIFF equation of a live state holds. Relative tolerance 1e-8.
  *     Unknown functions are one fixed function of their name and
- *     arguments; knowns their value (a random one by name when unknown).
+ *     arguments; knowns their value (a random one by name when unknown);
+ *     time the value of the source's known named `time` (MEL's stand-in
+ *     for Modelica's time, tests/models/water_tank.mel), else 0.25.
  *
  * The replicate conditions are checked on the way: a replicate's condition
  * (rimis_result.conds) holds in a checked mode exactly when its block is
