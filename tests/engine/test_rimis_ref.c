@@ -26,6 +26,7 @@
 #include "sa.h"
 
 #include "dir_list.h"
+#include "fx_check.h"
 #include "model_files.h"
 #include "test_env.h"
 
@@ -43,11 +44,13 @@ typedef enum outcome {
     OUT_REFUSED,     /* rimis_build refused it (MDAE_E_MODEL), reason printed */
     OUT_TOO_BIG,     /* over the test's size bound, reason printed */
     OUT_NO_MODE,     /* sampling found no valid mode to check */
+    OUT_ERROR,       /* rimis_build failed otherwise: a failure (expect) */
     OUT__COUNT
 } outcome;
 
 static const char *const outcome_names[OUT__COUNT] = {
-    "checked", "not read", "singular", "refused by rimis", "too large", "no valid mode sampled"};
+    "checked", "not read", "singular", "refused by rimis", "too large", "no valid mode sampled",
+    "FAILED in rimis_build"};
 
 typedef struct run {
     mel_model *m;
@@ -92,7 +95,13 @@ static outcome run_build(run *x, const char *name, const char *text, size_t len,
     }
     if (out == OUT_CHECKED) {
         rc = sa_analyze(x->m, NULL, &x->r, &d);
-        cr_assert_eq(rc, MDAE_OK, "%s: sa_analyze: %s", name, mdae_err_name(rc));
+        cr_assert(rc == MDAE_OK || rc == MDAE_E_MODEL, "%s: sa_analyze: %s", name,
+                  mdae_err_name(rc));
+        if (rc == MDAE_E_MODEL) { /* bad_use.mel: a variable used outside its guard */
+            snprintf(x->why, sizeof x->why, "%s", d.count ? d.items[0].message : "refused");
+            mdae_diags_close(&d);
+            return OUT_NOT_READ;
+        }
         sa_set parts[3];
         double count[3];
         cr_assert_eq(sa_result_partition(x->r, 1, parts, count), MDAE_OK, "%s", name);
@@ -104,7 +113,14 @@ static outcome run_build(run *x, const char *name, const char *text, size_t len,
         }
     }
     if (out == OUT_CHECKED) {
-        cr_assert_eq(cdg_build(x->r, NULL, &x->g, &d), MDAE_OK, "%s: cdg_build", name);
+        rc = cdg_build(x->r, NULL, &x->g, &d);
+        if (rc != MDAE_OK) {
+            snprintf(x->why, sizeof x->why, "cdg_build: %s (%s)", mdae_err_name(rc),
+                     d.count ? d.items[0].message : "no diagnostic");
+            cr_assert(rc == MDAE_E_LIMIT || rc == MDAE_E_BDD_LIMIT, "%s: %s", name, x->why);
+            mdae_diags_close(&d);
+            return OUT_TOO_BIG;
+        }
         rimis_options opt = {0};
         opt.source = mo ? text : NULL;
         opt.source_len = mo ? len : 0;
@@ -116,9 +132,11 @@ static outcome run_build(run *x, const char *name, const char *text, size_t len,
             snprintf(x->why, sizeof x->why, "%u:%u: %s", e ? e->where.start.line : 0,
                      e ? e->where.start.col : 0, e ? e->message : "(no diagnostic)");
             out = OUT_REFUSED;
-        } else {
-            cr_assert_eq(rc, MDAE_OK, "%s: rimis_build: %s (%s)", name, mdae_err_name(rc),
-                         d.count ? d.items[0].message : "");
+        } else if (rc != MDAE_OK) {
+            snprintf(x->why, sizeof x->why, "%s (%s)", mdae_err_name(rc),
+                     d.count ? d.items[0].message : "no diagnostic");
+            cr_expect_fail("%s: rimis_build: %s", name, x->why);
+            out = OUT_ERROR;
         }
     }
     mdae_diags_close(&d);
@@ -132,7 +150,9 @@ static outcome run_checks(run *x, const char *name, ref_rimis_report *rep)
     ref_rimis_opts o = {env_u64("MDAE_SEED", 0), 0};
     int rc = ref_rimis_check(x->m, x->r, x->g, x->res, &o, rep);
     cr_assert_eq(rc, MDAE_OK, "%s: ref_rimis_check: %s", name, mdae_err_name(rc));
-    cr_expect_eq(rep->failed, 0, "%s: check %d: %s", name, rep->failed, rep->why);
+    for (int k = 1; k <= 4; k++)
+        cr_expect((rep->failed_mask & (1u << k)) == 0, "%s: check %d: %s", name, k,
+                  rep->why_check[k - 1]);
     if (rep->failed == 0 && rep->modes == 0) {
         snprintf(x->why, sizeof x->why, "no valid mode found among sampled ones");
         return OUT_NO_MODE;
@@ -144,7 +164,7 @@ static outcome run_checks(run *x, const char *name, ref_rimis_report *rep)
 typedef struct tally {
     unsigned count[OUT__COUNT];
     unsigned failed;
-    unsigned long long modes, block_eqs, multiplexers;
+    unsigned long long modes, block_eqs, multiplexers, not_compared;
 } tally;
 
 static void tally_add(tally *t, outcome o, const char *name, const run *x,
@@ -156,6 +176,10 @@ static void tally_add(tally *t, outcome o, const char *name, const run *x,
         t->modes += rep->modes;
         t->block_eqs += rep->block_eqs;
         t->multiplexers += rep->multiplexers;
+        t->not_compared += rep->not_compared;
+        if (rep->not_compared)
+            fprintf(stderr, "rimis_ref: %s: %llu equations not compared, first %s\n", name,
+                    (unsigned long long)rep->not_compared, rep->not_compared_why);
     } else {
         fprintf(stderr, "rimis_ref: skipped %s: %s: %s\n", name, outcome_names[o], x->why);
     }
@@ -164,8 +188,9 @@ static void tally_add(tally *t, outcome o, const char *name, const run *x,
 static void tally_print(const tally *t, const char *what)
 {
     fprintf(stderr, "rimis_ref %s: %u checked (%u failed; %llu modes, %llu block equations, "
-                    "%llu multiplexers compared)", what, t->count[OUT_CHECKED], t->failed,
-            t->modes, t->block_eqs, t->multiplexers);
+                    "%llu multiplexers compared, %llu left uncompared)", what,
+            t->count[OUT_CHECKED], t->failed, t->modes, t->block_eqs, t->multiplexers,
+            t->not_compared);
     for (int o = 1; o < OUT__COUNT; o++)
         if (t->count[o])
             fprintf(stderr, ", %u %s", t->count[o], outcome_names[o]);
@@ -260,9 +285,11 @@ static void water_tank(const char *file)
     run_close(&x);
 }
 
+/* water_tank.mo (and its twin water_tank_mo.mel) states `not (bh and bl)`
+ * in a comment only, as Fig. 1 does: bh & bl is a valid singular mode
+ * there, which RIMIS refuses (the corpus walk prints it skipped). */
 Test(rimis_ref, water_tank_fig15) {
     water_tank("water_tank.mel");
-    water_tank("water_tank.mo");
 }
 
 /* ---- The checker itself, on Fig. 13 written by hand --------------------------------
@@ -408,7 +435,10 @@ static void swap_branches(char *s, size_t n)
     snprintf(a, sizeof a, "%.*s", (int)(el - (th + 6)), th + 6);
     snprintf(b, sizeof b, "%.*s", (int)(semi - (el + 6)), el + 6);
     cr_assert(strstr(b, " if ") == NULL, "nested multiplexer: %s", line);
-    snprintf(s + (th + 6 - line), n + 1 - (size_t)(th + 6 - line), "%s else %s%s", b, a, semi);
+    char swapped[1100];
+    snprintf(swapped, sizeof swapped, "%.*s%s else %s%s", (int)(th + 6 - line), line, b, a, semi);
+    cr_assert_eq(strlen(swapped), n);
+    memcpy(s, swapped, n);
 }
 
 static void blank(char *s, size_t n) { memset(s, ' ', n); }
@@ -468,7 +498,7 @@ Test(rimis_ref, corpus_models) {
 
 /* The MSL exports: those of more than MSL_MAX_EQUATIONS equations are
  * skipped (printed) to keep the suite's time reasonable. */
-#define MSL_MAX_EQUATIONS 1500u
+#define MSL_MAX_EQUATIONS 10000u
 
 Test(rimis_ref, msl_exports) {
     static const char *const suffixes[] = {".bmo"};
@@ -510,15 +540,22 @@ Test(rimis_ref, random_models) {
             cr_assert(x.m->equations[i].lhs && x.m->equations[i].rhs,
                       "%s: the generator's equation %s has no expressions", name,
                       x.m->equations[i].name);
+        if (x.m) { /* and they say what the incidences say (issue 38's oracle) */
+            bool none[16] = {false};
+            char why[256];
+            cr_assert(x.m->n_modes > 16 || fx_check_incidences(x.m, none, why, sizeof why),
+                      "%s: %s", name, why);
+        }
         if (o == OUT_CHECKED)
             o = run_checks(&x, name, &rep);
-        if (rep.failed)
+        if (rep.failed && t.failed < 3) /* the first few, to replay by hand */
             fprintf(stderr, "rimis_ref: %s failed check %d:\n%s\n", name, rep.failed, text);
         if (o == OUT_REFUSED || o == OUT_NO_MODE) /* printed, the others counted */
             tally_add(&t, o, name, &x, &rep);
         else
             t.count[o]++, t.failed += rep.failed != 0, t.modes += rep.modes,
-                t.block_eqs += rep.block_eqs, t.multiplexers += rep.multiplexers;
+                t.block_eqs += rep.block_eqs, t.multiplexers += rep.multiplexers,
+                t.not_compared += rep.not_compared;
         run_close(&x);
         mdae_free(text);
     }

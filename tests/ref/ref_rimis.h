@@ -19,8 +19,10 @@
  * modes (all when at most `max_modes`, else that many drawn with a fixed
  * seed; the output's mode variables are the source's, by name):
  *  1. readback: res->text parses (mo_model_parse, no error) into o; every
- *     equation of o starts on a line res->eqs names; sa_analyze(o) finds
- *     every checked mode valid and nonsingular;
+ *     equation of o starts on a line res->eqs names; o is reduced-index
+ *     (der() only in the DIFF equations, every other derivative a
+ *     dummy-derivative variable); sa_analyze(o) finds every checked mode
+ *     valid and nonsingular;
  *  2. pivots: ap_analyze(o) accepts o and no AP_PIVOT finding holds in a
  *     checked mode;
  *  3. blocks: res->groups are the CDG's blocks, each group's (equation,
@@ -40,6 +42,12 @@
  *     guarded) has the residual of its source equation differentiated
  *     `order` times (fx_dt), evaluated in the source at the same point;
  *     every DIFF equation of a live state holds. Relative tolerance 1e-8.
+ *     Not compared, counted (report->not_compared): an output equation
+ *     read back as FX_OPAQUE (the importer keeps a Boolean input that
+ *     selects no incidence as text); one holding a relation the source
+ *     made a mode variable (the point sets the mode, not the numbers the
+ *     relation compares); a source equation reading under pre()/last() a
+ *     value its mode does not define (no block computes it there).
  *     Unknown functions are one fixed function of their name and
  *     arguments; knowns their value (a random one by name when unknown);
  *     time the value of the source's known named `time` (MEL's stand-in
@@ -48,6 +56,8 @@
  * The replicate conditions are checked on the way: a replicate's condition
  * (rimis_result.conds) holds in a checked mode exactly when its block is
  * active (check 4).
+ *
+ * A failing check does not stop the others when what they read exists.
  *
  * Promises: no I/O; BDD work (sa_analyze, ap_analyze of o) inside the
  * caller's sa_begin/sa_end. Deterministic for a seed. Errors: MDAE_OK (see
@@ -77,10 +87,17 @@ typedef struct ref_rimis_opts {
 typedef struct ref_rimis_report {
     int failed;         /* 0: the four checks hold; else the first failing (1..4) */
     char why[1024];     /* failed: what, where, in which mode */
+    unsigned failed_mask;      /* bit k: check k failed (each check runs
+                                  when what it reads exists: 2-4 need the
+                                  text read back, 3 an accepted model) */
+    char why_check[4][512];    /* why_check[k - 1]: check k's first failure */
     uint64_t modes;     /* valid modes checked */
     bool sampled;       /* the valid modes were more than max_modes (or not
                            enumerable): a sample was checked */
     uint64_t multiplexers, block_eqs, diffs; /* residuals compared in all */
+    uint64_t not_compared;      /* block equations and multiplexers left
+                                   uncompared at a point (below), in all */
+    char not_compared_why[160]; /* the first of them, and why */
 } ref_rimis_report;
 
 int ref_rimis_check(const mel_model *m, const sa_result *r, const cdg_graph *g,
