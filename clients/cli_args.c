@@ -108,7 +108,7 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
         fprintf(f, "  --to mel        the language to print (MEL)\n");
     if (cmd->opts & CLI_OPT_OUTPUT)
         fprintf(f, "  -o OUT          write to the file OUT instead of stdout (atomically:\n"
-                   "                  OUT is left as it was when writing fails)\n");
+                   "                  OUT is left as it was when writing fails; -: stdout)\n");
     if (cmd->opts & CLI_OPT_NO_GUARD)
         fprintf(f, "  --no-guard      print block equations unguarded (RR-9459 section 4.7\n"
                    "                  off): partially evaluated only\n");

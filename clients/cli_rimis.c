@@ -113,7 +113,7 @@ static int output_of(const cli_opts *o, const cli_engine *e, const rimis_result 
 
 static int emit(const cli_opts *o, const char *bytes, size_t len)
 {
-    if (o->output != NULL)
+    if (o->output != NULL && strcmp(o->output, "-") != 0)
         return cli_write_file_atomic(o->output, bytes, len);
     fwrite(bytes, 1, len, stdout);
     return CLI_EXIT_OK;
