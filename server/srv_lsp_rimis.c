@@ -40,6 +40,8 @@
 
 #define RIMIS_TITLE "Generate a mode-independent model"
 #define RIMIS_EDIT_PREFIX "mdae/rimis/"
+/* LSP ErrorCodes.RequestCancelled */
+#define RPC_LSP_REQUEST_CANCELLED (-32800)
 /* LSP MessageType */
 enum { MSG_ERROR = 1, MSG_INFO = 3 };
 
@@ -208,7 +210,9 @@ static void rimis_done(srv_job *job, srv_reply *r)
     rimis_job *rj = (rimis_job *)job;
     srv_call *call = rj->call;
     cJSON *res = NULL;
-    if (r->rc < 0) {
+    if (r->rc == MDAE_E_CANCELED) {
+        srv_call_error(call, RPC_LSP_REQUEST_CANCELLED, "request cancelled", NULL);
+    } else if (r->rc < 0) {
         srv_call_mdae_error(call, r->rc, r->message,
                             r->details ? cJSON_Duplicate(r->details, true) : NULL);
     } else if (r->error != NULL) {
