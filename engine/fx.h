@@ -223,6 +223,16 @@ MDAE_API int fx_eval(const fx_node *e, const fx_point *at, double *out /* out */
 typedef enum fx_syntax { FX_SYNTAX_MEL, FX_SYNTAX_MODELICA } fx_syntax;
 
 MDAE_API void fx_print(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax);
+/* The same with the unknowns named by the caller (RIMIS, issue 39, prints
+ * a model's equations over variables of its own): FX_VAR(v, o) prints as
+ * namer->var(ctx, v) (quoted where the language needs it) under o der()s;
+ * where that returns NULL, as fx_print does. namer may be NULL. */
+typedef struct fx_namer {
+    void *ctx;
+    const char *(*var)(void *ctx, uint32_t var);
+} fx_namer;
+MDAE_API void fx_print_named(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
+                             const fx_namer *namer);
 /* The same into a new string (owned: mdae_free), NULL on OOM. */
 MDAE_API char *fx_format(const mel_model *m, const fx_node *e, fx_syntax syntax);
 /* Append a declared name (unknown, known, mode, equation label) as the

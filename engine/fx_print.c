@@ -59,6 +59,7 @@ typedef struct printer {
     mdae_buf *b;
     const mel_model *m;
     fx_syntax syn;
+    const fx_namer *namer; /* NULL: the model's names */
 } printer;
 
 static void put(const printer *p, const fx_node *e, int min);
@@ -309,7 +310,10 @@ static void put_var(const printer *p, const fx_node *e)
 {
     for (unsigned k = 0; k < e->order; k++)
         mdae_buf_puts(p->b, "der(");
-    if (p->m != NULL && e->index < p->m->n_variables)
+    const char *named = p->namer != NULL ? p->namer->var(p->namer->ctx, e->index) : NULL;
+    if (named != NULL)
+        put_name(p->b, named, p->syn);
+    else if (p->m != NULL && e->index < p->m->n_variables)
         put_name(p->b, p->m->variables[e->index].name, p->syn);
     else
         put_missing(p->b, "var", e->index);
@@ -524,6 +528,14 @@ void fx_print(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax synta
 {
     assert(b != NULL);
     printer p = {.b = b, .m = m, .syn = syntax};
+    put(&p, e, L_IF);
+}
+
+void fx_print_named(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
+                    const fx_namer *namer)
+{
+    assert(b != NULL);
+    printer p = {.b = b, .m = m, .syn = syntax, .namer = namer};
     put(&p, e, L_IF);
 }
 

@@ -800,6 +800,14 @@ static void mo_knowns(const writer *w)
     }
 }
 
+void mo__write_knowns(mdae_buf *b, const mel_model *m)
+{
+    writer w = {.b = b, .m = m, .syn = FX_SYNTAX_MODELICA, .tmp = fx_pool_new()};
+    if (w.tmp == NULL || (mo_knowns(&w), fx_pool_failed(w.tmp)))
+        b->oom = true;
+    fx_pool_free(w.tmp);
+}
+
 static void mo_declarations(const writer *w, const mo__decl *v, size_t n)
 {
     const mel_model *m = w->m;

@@ -15,6 +15,11 @@
  * MDAE_E_INVAL (NULL m or out) otherwise. */
 int mo__write(const mel_model *m, fx_syntax syntax, const char *name, char **out);
 
+/* m's known quantities as Modelica declarations (`  parameter Real p =
+ * e;`, one a line), as mo__write prints them: RIMIS (engine/rimis_print.c)
+ * declares them so. */
+void mo__write_knowns(mdae_buf *b, const mel_model *m);
+
 /* A variable the printed Modelica model declares though the flat model
  * does not keep it (mo_write_decl.c): read only as text; or a function
  * that texts call which must not read as a scalar function

@@ -1,0 +1,327 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_rimis.c -- the core of RIMIS (engine/rimis.h): the
+ * structures of RR-9459 Fig. 13 (TwoEquations) and Fig. 15 (the Water
+ * Tank) read from rimis_result (counts of replicates, multiplexers,
+ * reinitialisations, groups; the names and equations expected), the text
+ * reading back through mo_model_parse, the refusal of a singular model as
+ * a located error, determinism, max_lines, guarding on and off. The deep
+ * independent checks (approximate analysis, block containment, numeric
+ * equivalence) are tests/engine/test_rimis_ref.c's.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdg.h"
+#include "mo.h"
+#include "rimis.h"
+#include "sa.h"
+
+#include "model_files.h"
+
+static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void end(void) { sa_end(); }
+
+TestSuite(rimis, .init = begin, .fini = end, .timeout = 300);
+
+typedef struct fixture {
+    char *text;
+    mel_model *m;
+    sa_result *r;
+    cdg_graph *g;
+    rimis_result *res;
+    mdae_diags d;
+} fixture;
+
+static int build(fixture *fx, const char *name, const rimis_options *opt)
+{
+    memset(fx, 0, sizeof *fx);
+    size_t n = 0;
+    fx->text = tm_read(name, &n);
+    mdae_diags_init(&fx->d);
+    bool mel = strstr(name, ".mel") != NULL;
+    int rc = mel ? mel_model_parse(fx->text, n, NULL, &fx->m, &fx->d)
+                 : mo_model_parse(fx->text, n, NULL, &fx->m, &fx->d);
+    cr_assert_eq(rc, MDAE_OK);
+    cr_assert_eq(sa_analyze(fx->m, NULL, &fx->r, &fx->d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx->r, NULL, &fx->g, &fx->d), MDAE_OK);
+    return rimis_build(fx->m, fx->r, fx->g, opt, &fx->res, &fx->d);
+}
+
+static void unload(fixture *fx)
+{
+    rimis_result_free(fx->res);
+    cdg_graph_free(fx->g);
+    sa_result_free(fx->r);
+    mel_model_free(fx->m);
+    mdae_diags_close(&fx->d);
+    free(fx->text);
+}
+
+static long var_named(const rimis_result *res, const char *name)
+{
+    for (uint32_t k = 0; k < res->n_vars; k++)
+        if (strcmp(res->vars[k].name, name) == 0)
+            return (long)k;
+    return -1;
+}
+
+/* The variable standing for (source var, order) of `kind` under the
+ * condition whose text is cond (NULL: any). */
+static long var_for(const fixture *fx, const char *src, int order, rimis_var_kind kind,
+                    const char *cond)
+{
+    long u = mel_model_find_variable(fx->m, src);
+    cr_assert_geq(u, 0);
+    const rimis_result *res = fx->res;
+    for (uint32_t k = 0; k < res->n_vars; k++) {
+        const rimis_var *v = &res->vars[k];
+        if (v->var != (uint32_t)u || v->order != order || v->kind != kind)
+            continue;
+        if (cond == NULL || (v->cond >= 0 && strcmp(res->conds[v->cond].text, cond) == 0))
+            return (long)k;
+    }
+    return -1;
+}
+
+static uint32_t count_kind(const rimis_result *res, rimis_eq_kind kind)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < res->n_eqs; k++)
+        n += res->eqs[k].kind == kind;
+    return n;
+}
+
+/* The text of line `line` (1-based), in a static buffer. */
+static const char *line_of(const rimis_result *res, uint32_t line)
+{
+    static char buf[512];
+    const char *p = res->text;
+    for (uint32_t k = 1; k < line && p != NULL; k++) {
+        p = strchr(p, '\n');
+        p = p != NULL ? p + 1 : NULL;
+    }
+    cr_assert_not_null(p);
+    size_t n = strcspn(p, "\n");
+    cr_assert_lt(n, sizeof buf);
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The equation that defines variable v, of kind `kind`, or -1. */
+static long eq_defining(const rimis_result *res, long v, rimis_eq_kind kind)
+{
+    for (uint32_t k = 0; k < res->n_eqs; k++)
+        if (res->eqs[k].kind == kind && res->eqs[k].defines == v)
+            return (long)k;
+    return -1;
+}
+
+static void reads_back(const rimis_result *res)
+{
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    int rc = mo_model_parse(res->text, res->text_len, NULL, &m, &d);
+    for (size_t i = 0; i < d.count; i++) {
+        char *s = mdae_diag_format(&d.items[i], NULL);
+        fprintf(stderr, "%s\n", s);
+        mdae_free(s);
+    }
+    cr_assert_eq(rc, MDAE_OK, "%s", res->text);
+    cr_assert_eq(d.errors, 0);
+    mel_model_free(m);
+    mdae_diags_close(&d);
+}
+
+/* ---- RR-9459 Fig. 13 ------------------------------------------------------ */
+
+Test(rimis, two_equations_fig13)
+{
+    fixture fx;
+    cr_assert_eq(build(&fx, "two_equations.mel", NULL), MDAE_OK);
+    const rimis_result *res = fx.res;
+    cr_assert_eq(res->n_groups, 2);
+    cr_assert_eq(res->n_replicates, 3);
+    cr_assert_eq(res->n_multiplexers, 1);
+    cr_assert_eq(res->n_reinits, 1);
+    cr_assert_eq(res->n_conds, 2);
+    long x2 = var_for(&fx, "x", 0, RIMIS_V_REPLICATE, "p");
+    long x3 = var_for(&fx, "x", 0, RIMIS_V_REPLICATE, "not p");
+    long xp3 = var_for(&fx, "x", 1, RIMIS_V_REPLICATE, "not p");
+    cr_assert(x2 >= 0 && x3 >= 0 && xp3 >= 0);
+    cr_assert(!res->vars[x2].state);
+    cr_assert(res->vars[x3].state);
+    cr_assert_eq(var_for(&fx, "x", 1, RIMIS_V_DUMMY, NULL), -1); /* x_p read by nobody */
+    long x = var_named(res, "x");
+    long mx = eq_defining(res, x, RIMIS_EQ_MULTI);
+    cr_assert_geq(mx, 0);
+    char want[128];
+    snprintf(want, sizeof want, "  x = if p then %s else %s;", res->vars[x2].name,
+             res->vars[x3].name);
+    cr_assert_str_eq(line_of(res, res->eqs[mx].line), want);
+    long dx = eq_defining(res, x3, RIMIS_EQ_DIFF);
+    cr_assert_geq(dx, 0);
+    snprintf(want, sizeof want, "  der(%s) = %s;", res->vars[x3].name, res->vars[xp3].name);
+    cr_assert_str_eq(line_of(res, res->eqs[dx].line), want);
+    for (uint32_t k = 0; k < res->n_eqs; k++)
+        if (res->eqs[k].kind == RIMIS_EQ_REINIT) {
+            snprintf(want, sizeof want, "  when not p then reinit(%s, pre(x)); end when;",
+                     res->vars[x3].name);
+            cr_assert_str_eq(line_of(res, res->eqs[k].line), want);
+        }
+    cr_assert_eq(count_kind(res, RIMIS_EQ_MODE), 1);
+    reads_back(res);
+    unload(&fx);
+}
+
+/* ---- RR-9459 Fig. 15 ------------------------------------------------------ */
+
+static void expect_multiplexed(const fixture *fx, const char *name, int order)
+{
+    long u = mel_model_find_variable(fx->m, name);
+    for (uint32_t k = 0; k < fx->res->n_vars; k++) {
+        const rimis_var *v = &fx->res->vars[k];
+        if (v->var == (uint32_t)u && v->order == order &&
+            (v->kind == RIMIS_V_SOURCE || v->kind == RIMIS_V_DUMMY)) {
+            cr_assert_geq(eq_defining(fx->res, (long)k, RIMIS_EQ_MULTI), 0, "%s", name);
+            return;
+        }
+    }
+    cr_assert_fail("%s^(%d) is not declared", name, order);
+}
+
+/* The block equation of source equation `eq` under condition cond. */
+static const char *block_line(const fixture *fx, const char *eq, const char *cond)
+{
+    long i = mel_model_find_equation(fx->m, eq);
+    const rimis_result *res = fx->res;
+    for (uint32_t k = 0; k < res->n_eqs; k++) {
+        const rimis_eq *q = &res->eqs[k];
+        if (q->kind != RIMIS_EQ_BLOCK || q->equation != i)
+            continue;
+        long c = res->groups[q->block].cond;
+        if (c >= 0 && strcmp(res->conds[c].text, cond) == 0)
+            return line_of(res, q->line);
+    }
+    cr_assert_fail("no block equation %s under %s", eq, cond);
+    return NULL;
+}
+
+Test(rimis, water_tank_fig15)
+{
+    fixture fx;
+    cr_assert_eq(build(&fx, "water_tank.mel", NULL), MDAE_OK);
+    const rimis_result *res = fx.res;
+    cr_assert_eq(res->n_groups, 13);
+    cr_assert_eq(res->n_replicates, 11);
+    cr_assert_eq(res->n_multiplexers, 5);
+    cr_assert_eq(res->n_reinits, 0);
+    cr_assert_eq(count_kind(res, RIMIS_EQ_BLOCK), 13);
+    const char *mux[] = {"yh", "yl", "sh", "sl"};
+    for (size_t k = 0; k < 4; k++)
+        expect_multiplexed(&fx, mux[k], 0);
+    expect_multiplexed(&fx, "x", 1);
+    /* x factored: the state itself, der(x) = x_p */
+    long x = var_named(res, "x"), xp = var_for(&fx, "x", 1, RIMIS_V_DUMMY, NULL);
+    cr_assert(x >= 0 && xp >= 0 && res->vars[x].state);
+    long dx = eq_defining(res, x, RIMIS_EQ_DIFF);
+    cr_assert_str_eq(line_of(res, res->eqs[dx].line), "  der(x) = x_p;");
+    cr_assert_eq(var_for(&fx, "x", 0, RIMIS_V_REPLICATE, NULL), -1);
+    /* y and z written directly */
+    cr_assert_eq(var_for(&fx, "y", 0, RIMIS_V_REPLICATE, NULL), -1);
+    cr_assert_eq(var_for(&fx, "z", 0, RIMIS_V_REPLICATE, NULL), -1);
+    /* the reads through the invariant (section 4.6.4): bl reads yh under not bh */
+    long yh5 = var_for(&fx, "yh", 0, RIMIS_V_REPLICATE, "not bh");
+    long yl4 = var_for(&fx, "yl", 0, RIMIS_V_REPLICATE, "bl");
+    long xp4 = var_for(&fx, "x", 1, RIMIS_V_REPLICATE, "bl");
+    cr_assert(yh5 >= 0 && yl4 >= 0 && xp4 >= 0);
+    char want[256];
+    snprintf(want, sizeof want, "  if bl then %s = z + %s - %s - y; else %s = 0; end if;",
+             res->vars[xp4].name, res->vars[yl4].name, res->vars[yh5].name, res->vars[yl4].name);
+    cr_assert_str_eq(block_line(&fx, "e2", "bl"), want);
+    long sh5 = var_for(&fx, "sh", 0, RIMIS_V_REPLICATE, "not bh");
+    snprintf(want, sizeof want, "  if not bh then %s = x - xmax; else %s = 0; end if;",
+             res->vars[sh5].name, res->vars[sh5].name);
+    cr_assert_str_eq(block_line(&fx, "eh1", "not bh"), want);
+    cr_assert_eq(count_kind(res, RIMIS_EQ_ASSERT), 1);
+    for (uint32_t k = 0; k < res->n_vars; k++)
+        cr_assert_neq(res->vars[k].kind, RIMIS_V_READ);
+    reads_back(res);
+    unload(&fx);
+}
+
+Test(rimis, no_guard)
+{
+    fixture fx;
+    rimis_options o = {.no_guard = true, .model_name = "WaterTankRIMIS"};
+    cr_assert_eq(build(&fx, "water_tank.mel", &o), MDAE_OK);
+    cr_assert_eq(strncmp(fx.res->text, "model WaterTankRIMIS\n", 21), 0);
+    for (uint32_t k = 0; k < fx.res->n_eqs; k++)
+        cr_assert(!fx.res->eqs[k].guarded);
+    long yh5 = var_for(&fx, "yh", 0, RIMIS_V_REPLICATE, "not bh");
+    char want[64];
+    snprintf(want, sizeof want, "  0 = %s;", fx.res->vars[yh5].name);
+    cr_assert_str_eq(block_line(&fx, "eh2", "not bh"), want);
+    reads_back(fx.res);
+    unload(&fx);
+}
+
+/* ---- Refusals, limits, determinism ------------------------------------------ */
+
+Test(rimis, singular_refused)
+{
+    fixture fx;
+    cr_assert_eq(build(&fx, "singular_simple.mel", NULL), MDAE_E_MODEL);
+    cr_assert_null(fx.res);
+    cr_assert_geq(fx.d.errors, 1);
+    const mdae_diag *e = &fx.d.items[fx.d.count - 1];
+    cr_assert_gt(e->where.start.line, 0);
+    cr_assert_not_null(strstr(e->message, "singular when"), "%s", e->message);
+    unload(&fx);
+}
+
+Test(rimis, max_lines)
+{
+    fixture fx;
+    rimis_options o = {.max_lines = 10};
+    cr_assert_eq(build(&fx, "water_tank.mel", &o), MDAE_E_LIMIT);
+    cr_assert_null(fx.res);
+    cr_assert_geq(fx.d.errors, 1);
+    unload(&fx);
+    o.max_lines = 200;
+    cr_assert_eq(build(&fx, "water_tank.mel", &o), MDAE_OK);
+    unload(&fx);
+}
+
+Test(rimis, deterministic)
+{
+    const char *models[] = {"water_tank.mel", "two_equations.mel", "rldc2.mel"};
+    for (size_t k = 0; k < 3; k++) {
+        fixture a, b;
+        cr_assert_eq(build(&a, models[k], NULL), MDAE_OK, "%s", models[k]);
+        char *first = strdup(a.res->text);
+        uint32_t n_eqs = a.res->n_eqs;
+        unload(&a);
+        sa_end(); /* a new manager: other BDD nodes, the same text */
+        cr_assert_eq(sa_begin(NULL), MDAE_OK);
+        cr_assert_eq(build(&b, models[k], NULL), MDAE_OK);
+        cr_assert_str_eq(b.res->text, first);
+        cr_assert_eq(b.res->n_eqs, n_eqs);
+        free(first);
+        unload(&b);
+    }
+}
+
+Test(rimis, invalid_arguments)
+{
+    rimis_result *res = NULL;
+    cr_assert_eq(rimis_build(NULL, NULL, NULL, NULL, &res, NULL), MDAE_E_INVAL);
+    cr_assert_str_eq(rimis_eq_kind_name(RIMIS_EQ_MULTI), "multi");
+    cr_assert_str_eq(rimis_var_kind_name(RIMIS_V_READ), "read");
+    rimis_result_free(NULL);
+}
