@@ -197,9 +197,9 @@ static void answer_refusal(srv_call *call, cJSON *error /* the pool's: data take
     cJSON *data = cJSON_DetachItemFromObjectCaseSensitive(error, "data");
     const cJSON *first = cJSON_GetArrayItem(item(data, "messages"), 0);
     char text[1024];
-    snprintf(text, sizeof text, "mdae: no mode-independent model: %s%s%s",
-             cJSON_IsString(msg) ? msg->valuestring : "refused", cJSON_IsString(first) ? ": " : "",
-             cJSON_IsString(first) ? first->valuestring : "");
+    snprintf(text, sizeof text, "mdae: %s%s%s",
+             cJSON_IsString(msg) ? msg->valuestring : "no mode-independent model",
+             cJSON_IsString(first) ? ": " : "", cJSON_IsString(first) ? first->valuestring : "");
     show_message(call->conn, MSG_ERROR, text);
     srv_call_error(call, cJSON_IsNumber(code) ? code->valueint : RPC_INTERNAL_ERROR, text + 6,
                    data);
@@ -268,7 +268,7 @@ void srv_lsp_rimis(srv_call *call, const cJSON *args)
     rimis_job *rj = mdae_calloc(1, sizeof *rj);
     if (wp == NULL || rj == NULL || (rj->uri = mdae_strdup(uri->valuestring)) == NULL ||
         !cJSON_AddBoolToObject(wp, "guard", guard == NULL || cJSON_IsTrue(guard)) ||
-        srv_job_init(&rj->job, "session/rimis", wp, rimis_done) < 0) {
+        srv_job_init(&rj->job, "rimis", wp, rimis_done) < 0) {
         cJSON_Delete(wp);
         if (rj != NULL)
             mdae_free(rj->uri);

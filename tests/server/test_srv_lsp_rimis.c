@@ -277,6 +277,8 @@ Test(srv_lsp_rimis, refuses_a_singular_model_with_its_reason)
     cr_assert_not_null(cJSON_GetObjectItem(resp, "error"), "%s", cJSON_PrintUnformatted(resp));
     cr_assert(strstr(error_message(resp), "no mode-independent model") != NULL, "%s",
               error_message(resp));
+    cr_assert(strstr(error_message(resp), ":1") != NULL || strstr(error_message(resp), ":2") != NULL,
+              "the first reason, located: %s", error_message(resp));
     cr_assert(strstr(error_message(resp), "singular") != NULL, "%s", error_message(resp));
     const cJSON *msg = find(seen, "window/showMessage");
     cr_assert_not_null(msg, "shown, for editors that drop a command's error");
