@@ -614,6 +614,8 @@ async function main(name) {
       const text = await editorText(page);
       eq(sel, text.slice(Number(refusal[at].from), Number(refusal[at].to)), 'a click selects the located source');
       assert(await page.$eval('#rimis', (e) => e.classList.contains('stale')) && await page.$('#rimis-code'), 'the last code kept, stale');
+      assert(await page.$eval('#rimis-code', (e) => e.closest('.rimis-old') !== null), 'the old code greyed');
+      assert(await page.$eval('#rimis-refusal', (e) => e.closest('.rimis-old') === null), 'the current refusal not greyed');
       await page.$eval('#h-rimis', (e) => e.scrollIntoView());
       await page.screenshot({ path: join(shots, 'singular_rimis.png') });
     });

@@ -60,8 +60,9 @@ export class SimulationCode {
     this.opts = opts;
     this.seq = 0;
     this.result = null;     // the last text generated (kept while stale)
-    this.refusal = null;    // the current refusal's diagnostics, or null
-    this.staleWhy = '';
+    this.refusal = null;    // the last refusal's diagnostics, or null
+    this.staleWhy = '';     // why what is shown is out of date ('' : it is not)
+    this.refusalStale = false; // the refusal is an older text's too
     this.render();
   }
 
@@ -76,6 +77,7 @@ export class SimulationCode {
       const diags = e.data && Array.isArray(e.data.diagnostics) && e.data.diagnostics.length
         ? e.data.diagnostics : [{ severity: 'error', message: e.message }];
       this.refusal = { message: e.message, diags };
+      this.refusalStale = false;
       // the last code generated stays below the refusal, marked stale
       this.staleWhy = this.result ? 'the current text is refused' : '';
       this.render();
@@ -95,15 +97,21 @@ export class SimulationCode {
     this.seq++; // an answer on its way is for an older text
     if (!this.result && !this.refusal) return;
     this.staleWhy = why;
+    this.refusalStale = Boolean(this.refusal);
     this.render();
   }
 
   render() {
     const kids = [];
-    if (this.staleWhy) kids.push(el('p', { class: 'stale-note', id: 'rimis-stale', text: `Out of date (${this.staleWhy}): what follows is for an earlier text.` }));
+    // the note goes above what it is about: everything when the refusal is
+    // old too, else the code under a current refusal
+    const note = () => el('p', { class: 'stale-note', id: 'rimis-stale', text: `Out of date (${this.staleWhy}): what follows is for an earlier text.` });
+    if (this.staleWhy && (this.refusalStale || !this.refusal)) kids.push(note());
     if (this.refusal) kids.push(this.refusalView(this.refusal));
-    if (this.result) kids.push(this.resultView(this.result));
+    if (this.result) kids.push(this.resultView(this.result, this.staleWhy && this.refusal && !this.refusalStale ? note() : null));
     if (kids.length === 0) kids.push(el('p', { class: 'muted', text: 'Analyse a model to generate its simulation code.' }));
+    // #rimis.stale: the code shown is not the current text's (the test's
+    // and the style's hook); a current refusal above it is not greyed
     this.box.classList.toggle('stale', Boolean(this.staleWhy));
     this.box.replaceChildren(...kids);
   }
@@ -123,10 +131,11 @@ export class SimulationCode {
       }
       ul.append(el('li', {}, btn));
     }
-    return el('div', {}, el('p', { class: 'error', text: 'No simulation code: RIMIS cannot represent this model.' }), ul);
+    return el('div', { class: this.refusalStale ? 'rimis-old' : '' },
+      el('p', { class: 'error', text: 'No simulation code: RIMIS cannot represent this model.' }), ul);
   }
 
-  resultView(r) {
+  resultView(r, note) {
     const name = r.name || 'Model_rimis';
     const blocks = (r.groups || []).length;
     const counts = el('p', { id: 'rimis-counts' },
@@ -135,14 +144,15 @@ export class SimulationCode {
       `${plural(r.multiplexers || 0, 'multiplexer')}, ${plural(r.reinits || 0, 'reinit')}; `,
       `${plural(r.lines || 0, 'line')} `,
       el('button', { type: 'button', id: 'rimis-download', title: `Save as ${name}.mo`, onclick: () => this.download() }, `Download ${name}.mo`));
-    const kids = [counts];
+    const kids = [note, counts];
+    const old = Boolean(this.staleWhy);
     const warnings = r.warnings || [];
     if (warnings.length) {
       kids.push(el('details', {}, el('summary', { text: plural(warnings.length, 'warning') }),
         el('ul', { class: 'diags' }, ...warnings.map((w) => this.warningItem(w)))));
     }
     kids.push(codeOf(r.text || ''));
-    return el('div', {}, ...kids);
+    return el('div', {}, ...kids.slice(0, 1), el('div', { class: old ? 'rimis-old' : '' }, ...kids.slice(1)));
   }
 
   warningItem(w) {
