@@ -800,6 +800,32 @@ static void mo_knowns(const writer *w)
     }
 }
 
+/* The names only texts read (mo__undeclared), as discrete variables. */
+static void mo_undeclared(const writer *w, const mo__decl *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].type == MO_DECL_RECORD)
+            continue;
+        puts_(w, v[i].type == MO_DECL_BOOLEAN   ? "  discrete Boolean "
+                 : v[i].type == MO_DECL_INTEGER ? "  discrete Integer "
+                                                : "  discrete Real ");
+        put_name(w, v[i].name);
+        puts_(w, "; // kept as text: its type guessed\n");
+    }
+}
+
+static void mo_records(const writer *w, const mo__decl *v, size_t n);
+
+void mo__write_undeclared(mdae_buf *b, const mel_model *m, const mo__decl *v, size_t n,
+                          bool records)
+{
+    writer w = {.b = b, .m = m, .syn = FX_SYNTAX_MODELICA};
+    if (records)
+        mo_records(&w, v, n);
+    else
+        mo_undeclared(&w, v, n);
+}
+
 void mo__write_knowns(mdae_buf *b, const mel_model *m)
 {
     writer w = {.b = b, .m = m, .syn = FX_SYNTAX_MODELICA, .tmp = fx_pool_new()};
@@ -831,15 +857,7 @@ static void mo_declarations(const writer *w, const mo__decl *v, size_t n)
         put_name(w, m->modes[i].name);
         puts_(w, ";\n");
     }
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].type == MO_DECL_RECORD)
-            continue;
-        puts_(w, v[i].type == MO_DECL_BOOLEAN   ? "  discrete Boolean "
-                 : v[i].type == MO_DECL_INTEGER ? "  discrete Integer "
-                                                : "  discrete Real ");
-        put_name(w, v[i].name);
-        puts_(w, "; // kept as text: its type guessed\n");
-    }
+    mo_undeclared(w, v, n);
 }
 
 /* The functions texts call that the printed model declares as records
@@ -950,12 +968,26 @@ static bool event_defines_mode(const writer *w, const char *text)
  * modes) with what they hold, discrete equations and asserts; initial
  * sections and algorithm statements, which an equation section cannot
  * hold, as comments. */
+static void mo_events_but(const writer *w, bool whens);
+
 static void mo_events(const writer *w)
+{
+    mo_events_but(w, true);
+}
+
+void mo__write_events(mdae_buf *b, const mel_model *m, bool whens)
+{
+    writer w = {.b = b, .m = m, .syn = FX_SYNTAX_MODELICA};
+    mo_events_but(&w, whens);
+}
+
+static void mo_events_but(const writer *w, bool whens)
 {
     const mel_model *m = w->m;
     for (uint32_t i = 0; i < m->n_events; i++) {
         const mel_event *ev = &m->events[i];
-        if (ev->parent >= 0 || (ev->kind == MEL_EV_DISCRETE && event_defines_mode(w, ev->text)))
+        if (ev->parent >= 0 || (ev->kind == MEL_EV_DISCRETE && event_defines_mode(w, ev->text)) ||
+            (ev->kind == MEL_EV_WHEN && !whens))
             continue;
         bool text = ev->kind != MEL_EV_INITIAL && strstr(ev->text, ":=") == NULL;
         if (ev->kind == MEL_EV_WHEN) {

@@ -44,6 +44,17 @@ typedef struct mo__decl {
 int mo__undeclared(const mel_model *m, mo__decl **out, size_t *n);
 void mo__decls_free(mo__decl *v, size_t n);
 
+/* What mo__write prints of the names of v (from mo__undeclared): with
+ * records, the records declared before the model; else the discrete
+ * variables declared in it. */
+void mo__write_undeclared(mdae_buf *b, const mel_model *m, const mo__decl *v, size_t n,
+                          bool records);
+
+/* m's kept events as mo__write prints them (one a line: discrete
+ * equations, asserts, initial sections as comments), the when-clauses
+ * only with whens. */
+void mo__write_events(mdae_buf *b, const mel_model *m, bool whens);
+
 /* "when", "reinit", "discrete", "initial", "assert": how both printers
  * name a kept event in their comments (a static string). */
 const char *mo__event_kind(mel_event_kind k);

@@ -67,8 +67,13 @@ const fx_node *rc__cond_expr(rc_build *b, BDD lo, BDD hi)
         rc__oom(b);
     const char *why = NULL;
     const fx_node *named = rc__rename(b, e, UINT32_MAX, &why);
+    if (named != NULL)
+        return named;
+    static const mdae_range nowhere;
+    rc__refuse(b, nowhere, "RIMIS cannot print a condition: %s", why != NULL ? why : "?");
+    named = fx_bool(b->pool, true, nowhere);
     if (named == NULL)
-        rc__oom(b); /* conditions are built of modes only */
+        rc__oom(b);
     return named;
 }
 
@@ -164,6 +169,23 @@ static void writers(rc_build *b)
 
 /* ---- The steps ----------------------------------------------------------------- */
 
+/* Where a singular mode shows: the first equation overdetermined in some
+ * singular mode, else the first variable underdetermined, else the first
+ * equation. */
+static mdae_range singular_where(const rc_build *b)
+{
+    const sa_result *r = b->r;
+    const mel_model *m = b->m;
+    for (uint32_t i = 0; i < r->n_eq && r->over != NULL; i++)
+        if (r->over[i] != bddfalse)
+            return m->equations[i].where;
+    for (uint32_t j = 0; j < r->n_var && r->under != NULL; j++)
+        if (r->under[j] != bddfalse)
+            return m->variables[j].where;
+    static const mdae_range nowhere;
+    return m->n_equations > 0 ? m->equations[0].where : nowhere;
+}
+
 static bool refuse_singular(rc_build *b)
 {
     if (b->r->singular == bddfalse)
@@ -172,9 +194,7 @@ static bool refuse_singular(rc_build *b)
     sa__care_init(b->c, b->r, b->r->chi_m, &care);
     sa_set s = {0};
     sa__set_of_care(b->c, b->r, b->r->singular, &care, &s);
-    mdae_range none = {{0, 0, 0}, {0, 0, 0}};
-    const mdae_range *at = b->m->n_equations > 0 ? &b->m->equations[0].where : &none;
-    rc__refuse(b, *at,
+    rc__refuse(b, singular_where(b),
                "RIMIS needs a model nonsingular in every valid mode; it is structurally "
                "singular when %s",
                s.formula != NULL ? s.formula : "?");
@@ -197,6 +217,11 @@ static void mode_definitions(rc_build *b)
     }
 }
 
+static void close_changes(void *arg)
+{
+    rimis__changes_close(arg);
+}
+
 static void run(sa_ctx *c, void *arg)
 {
     rc_build *b = arg;
@@ -215,9 +240,18 @@ static void run(sa_ctx *c, void *arg)
     mode_definitions(b);
     if (b->refused)
         return;
-    rc__define_values(b, 0);
+    rimis__changes *ch = sa__alloc(c, sizeof *ch);
+    sa__push_cleanup(c, close_changes, ch);
+    rc__mode_changes(b, ch);
     if (b->refused)
         return;
+    rc__define_values(b, 0);
+    uint32_t n_vars = b->res->n_vars;
+    rc__apply_resets(b, ch);
+    rc__define_values(b, n_vars); /* what the resets' values declared */
+    if (b->refused)
+        return;
+    b->whens = ch->whens;
     rc__print(b);
 }
 

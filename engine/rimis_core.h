@@ -57,8 +57,8 @@ typedef struct rc_beq {
 } rc_beq;
 
 typedef struct rc_reinit {
-    uint32_t var, from; /* when cond then reinit(var, pre(from)) */
-    const fx_node *cond;
+    uint32_t var; /* when cond then reinit(var, value) */
+    const fx_node *cond, *value; /* renamed */
 } rc_reinit;
 
 typedef struct rc_key {
@@ -109,6 +109,7 @@ typedef struct rc_build {
     rc_vec multi, diff, beq, reinit; /* rc_multi, rc_diff, rc_beq, rc_reinit */
     const fx_node **mode_def; /* per mode: its definition renamed, or NULL */
     bool refused;           /* a located error was added to diags */
+    const char *whens;      /* the source's when-clauses (rimis__changes), or NULL */
 } rc_build;
 
 /* ---- rimis_build.c ---- */
@@ -154,6 +155,13 @@ void rc__block_equations(rc_build *b, uint32_t blk);
  * definitions of every V(u, n) declared (multiplexers, factored states),
  * until nothing more is declared. */
 void rc__define_values(rc_build *b, uint32_t first_var);
+
+/* ---- rimis_changes.c ---- */
+/* rimis__mode_changes with the core's naming into *ch (closed by the
+ * caller); refused (b->refused) on MDAE_E_MODEL. */
+void rc__mode_changes(rc_build *b, rimis__changes *ch);
+/* ch's resets onto the reinitialisations (after rc__define_values). */
+void rc__apply_resets(rc_build *b, const rimis__changes *ch);
 
 /* ---- rimis_print.c ---- */
 /* The text, res->eqs, groups, counts. MDAE_E_LIMIT past max_lines. */

@@ -17,6 +17,7 @@
 #include "rimis_core.h"
 
 #include <assert.h>
+#include <string.h>
 
 /* ---- Block equations ------------------------------------------------------- */
 
@@ -36,33 +37,55 @@ static long unknown_at(const cdg_block *k, uint32_t v, int r)
     return -1;
 }
 
+/* The block's bipartite graph (equations x unknowns at their leading
+ * orders, sparse: the unknowns of equation j are adj[first[j] ..
+ * first[j + 1])) and a matching of it. */
 typedef struct match {
     size_t n;
-    bool *adj;      /* n * n: equation j has unknown t at its leading order */
+    size_t *first;
+    uint32_t *adj;
+    size_t n_adj, cap_adj;
     long *of_unk;   /* unknown -> equation */
     long *of_eq;    /* equation -> unknown */
-    uint32_t *seen; /* per unknown: the stamp of the last search */
+    uint32_t *seen; /* per unknown: the stamp of the last search / walk */
     uint32_t stamp;
 } match;
 
-static void mark_incidence(const cdg_block *k, const fx_node *e, bool *row)
+static void add_edge(rc_build *b, match *mt, uint32_t t)
+{
+    if (mt->seen[t] == mt->stamp)
+        return; /* already an edge of this equation */
+    mt->seen[t] = mt->stamp;
+    if (mt->n_adj == mt->cap_adj) {
+        size_t cap = mt->cap_adj ? 2 * mt->cap_adj : 64;
+        uint32_t *a = sa__alloc_raw(b->c, cap * sizeof *a);
+        if (mt->n_adj > 0)
+            memcpy(a, mt->adj, mt->n_adj * sizeof *a);
+        mt->adj = a;
+        mt->cap_adj = cap;
+    }
+    mt->adj[mt->n_adj++] = t;
+}
+
+static void mark_incidence(rc_build *b, const cdg_block *k, const fx_node *e, match *mt)
 {
     if (e == NULL)
         return;
     if (e->op == FX_VAR) {
         long t = unknown_at(k, e->index, e->order);
         if (t >= 0)
-            row[t] = true;
+            add_edge(b, mt, (uint32_t)t);
         return;
     }
     for (uint32_t i = 0; i < e->n; i++)
-        mark_incidence(k, e->kids[i], row);
+        mark_incidence(b, k, e->kids[i], mt);
 }
 
 static bool augment(match *mt, size_t j)
 {
-    for (size_t t = 0; t < mt->n; t++) {
-        if (!mt->adj[j * mt->n + t] || mt->seen[t] == mt->stamp)
+    for (size_t a = mt->first[j]; a < mt->first[j + 1]; a++) {
+        uint32_t t = mt->adj[a];
+        if (mt->seen[t] == mt->stamp)
             continue;
         mt->seen[t] = mt->stamp;
         if (mt->of_unk[t] < 0 || augment(mt, (size_t)mt->of_unk[t])) {
@@ -74,9 +97,10 @@ static bool augment(match *mt, size_t j)
     return false;
 }
 
-/* A perfect matching where the incidences allow it; equations left
- * unmatched take the unknowns left, in order (still a bijection). */
-static void block_matching(rc_build *b, match *mt)
+/* A perfect matching where the incidences allow it (Kuhn's augmenting
+ * paths); equations left unmatched take the unknowns left, in order
+ * (still a bijection). */
+static void block_matching(match *mt)
 {
     for (size_t j = 0; j < mt->n; j++) {
         mt->stamp++;
@@ -91,15 +115,12 @@ static void block_matching(rc_build *b, match *mt)
         mt->of_unk[t] = (long)j;
         mt->of_eq[j] = (long)t;
     }
-    (void)b;
 }
 
 static void match_init(rc_build *b, match *mt, size_t n)
 {
-    if (n > SIZE_MAX / (n + 1))
-        rc__oom(b);
     mt->n = n;
-    mt->adj = sa__alloc(b->c, n * n + 1);
+    mt->first = sa__alloc(b->c, (n + 1) * sizeof *mt->first);
     mt->of_unk = sa__alloc_raw(b->c, (n + 1) * sizeof *mt->of_unk);
     mt->of_eq = sa__alloc_raw(b->c, (n + 1) * sizeof *mt->of_eq);
     mt->seen = sa__alloc(b->c, (n + 1) * sizeof *mt->seen);
@@ -170,10 +191,12 @@ void rc__block_equations(rc_build *b, uint32_t blk)
     for (size_t j = 0; j < n; j++) {
         if (!evaluated(b, blk, &k->equations[j], &l[j], &r[j]))
             return;
-        mark_incidence(k, l[j], &mt.adj[j * n]);
-        mark_incidence(k, r[j], &mt.adj[j * n]);
+        mt.stamp++;
+        mark_incidence(b, k, l[j], &mt);
+        mark_incidence(b, k, r[j], &mt);
+        mt.first[j + 1] = mt.n_adj;
     }
-    block_matching(b, &mt);
+    block_matching(&mt);
     for (size_t j = 0; j < n; j++) {
         const cdg_item *u = &k->unknowns[mt.of_eq[j]];
         uint32_t w = rc__own_name(b, blk, u->index, u->order);
@@ -264,7 +287,10 @@ static void define_replicate(rc_build *b, uint32_t v)
     rc_reinit *ri = rc__push(b, &b->reinit, sizeof *ri);
     ri->var = v;
     ri->cond = b->cond_fx[x.cond];
-    ri->from = rc__value(b, x.var, x.order);
+    static const mdae_range r0;
+    ri->value = fx_un(b->pool, FX_PRE, fx_var(b->pool, rc__value(b, x.var, x.order), 0, r0), r0);
+    if (ri->value == NULL)
+        rc__oom(b);
 }
 
 void rc__define_values(rc_build *b, uint32_t first_var)

@@ -274,15 +274,20 @@ uint32_t rc__name_under(rc_build *b, uint32_t blk, uint32_t v, int r)
         return rc__own_name(b, blk, v, r);
     long name = -1;
     bool same = true;
+    uint32_t all = 0, meeting = 0;
     for (uint32_t i = b->wfirst[v]; i < b->wfirst[v + 1]; i++) {
         uint32_t w = b->w[i].block;
-        if (b->w[i].k < r || sa__and(b->bq[w], b->bq[blk]) == bddfalse)
+        if (b->w[i].k < r)
             continue;
+        all++;
+        if (sa__and(b->bq[w], b->bq[blk]) == bddfalse)
+            continue;
+        meeting++;
         uint32_t x = rc__own_name(b, w, v, r);
         same = same && (name < 0 || (uint32_t)name == x);
         name = (long)x;
     }
-    if (name < 0)
+    if (name < 0 || (!same && meeting == all)) /* V(v, r) multiplexes them all */
         return rc__value(b, v, r);
     return same ? (uint32_t)name : read_replicate(b, blk, v, r);
 }
@@ -311,6 +316,29 @@ static const fx_node *rename_kids(rc_build *b, const fx_node *e, uint32_t blk, c
     return n;
 }
 
+/* A text kept as such prints as it is written: only when every unknown it
+ * reads is named as in the source (V(v, 0), the source variable itself). */
+static const fx_node *opaque_as_is(rc_build *b, const fx_node *e, uint32_t blk, const char **why)
+{
+    if (e->name != NULL && strcmp(e->name, "algorithm") == 0) {
+        *why = "an algorithm section (RIMIS prints equations only)";
+        return NULL;
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        const fx_node *k = e->kids[i];
+        if (k->op != FX_VAR || k->order != 0 || k->index >= b->m->n_variables)
+            goto refuse;
+        uint32_t x = blk == UINT32_MAX ? rc__value(b, k->index, 0)
+                                       : rc__name_under(b, blk, k->index, 0);
+        if (b->res->vars[x].kind != RIMIS_V_SOURCE)
+            goto refuse;
+    }
+    return e;
+refuse:
+    *why = "an expression kept only as text reads unknowns RIMIS renames or differentiates";
+    return NULL;
+}
+
 const fx_node *rc__rename(rc_build *b, const fx_node *e, uint32_t blk, const char **why)
 {
     switch ((fx_op)e->op) {
@@ -330,9 +358,7 @@ const fx_node *rc__rename(rc_build *b, const fx_node *e, uint32_t blk, const cha
         if (fx_mode_is_atom(b->m, e->index) && b->m->modes[e->index].def != NULL)
             return rc__rename(b, b->m->modes[e->index].def, UINT32_MAX, why);
         return e;
-    case FX_OPAQUE:
-        *why = "an expression kept only as text";
-        return NULL;
+    case FX_OPAQUE: return opaque_as_is(b, e, blk, why);
     case FX_NEXT:
         *why = "next() outside a when-clause";
         return NULL;

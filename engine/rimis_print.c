@@ -23,6 +23,8 @@ typedef struct printer {
     uint32_t lines;  /* newlines in out[0 .. scanned) */
     size_t cap_eqs;
     fx_namer namer;
+    mo__decl *decls; /* names only texts read (mo__undeclared) */
+    size_t n_decls;
 } printer;
 
 static const mdae_range r0;
@@ -151,6 +153,7 @@ static void declarations(printer *p)
         puts_(p, "  // Known quantities\n");
         mo__write_knowns(&p->out, m);
     }
+    mo__write_undeclared(&p->out, m, p->decls, p->n_decls, false);
     puts_(p, "  // Source variables\n");
     declare_vars(p, RIMIS_V_SOURCE, "");
     declare_modes(p);
@@ -284,8 +287,9 @@ static void blocks(printer *p)
         rc__oom(b);
     const rc_beq *e = b->beq.p;
     size_t at = 0;
-    for (uint32_t blk = 0; blk < b->nb; blk++, res->n_groups++) {
+    for (uint32_t blk = 0; blk < b->nb; blk++) {
         rimis_group *gr = &res->groups[blk];
+        res->n_groups = blk + 1; /* freed with the result from now on */
         gr->block = blk;
         gr->cond = b->bcond[blk];
         gr->eqs = mdae_malloc((b->blk[blk].n_equations + 1) * sizeof *gr->eqs);
@@ -311,9 +315,9 @@ static void reinits(printer *p)
         put_expr(p, x[k].cond);
         puts_(p, " then reinit(");
         put_var(p, x[k].var);
-        puts_(p, ", pre(");
-        put_var(p, x[k].from);
-        puts_(p, ")); end when;\n");
+        puts_(p, ", ");
+        put_expr(p, x[k].value);
+        puts_(p, "); end when;\n");
     }
 }
 
@@ -355,6 +359,42 @@ static void invariants(printer *p)
     }
 }
 
+/* The source's when-clauses as rimis_mc.c printed them: a clause starts
+ * on each line that starts with "  when ". */
+static void source_whens(printer *p)
+{
+    const char *t = p->b->whens;
+    if (t == NULL || *t == '\0')
+        return;
+    puts_(p, "  // When-clauses of the source\n");
+    while (*t != '\0') {
+        size_t n = strcspn(t, "\n");
+        if (strncmp(t, "  when ", 7) == 0)
+            new_eq(p, RIMIS_EQ_WHEN, -1);
+        mdae_buf_put(&p->out, t, n);
+        puts_(p, "\n");
+        t += n + (t[n] == '\n');
+        line_now(p);
+    }
+}
+
+/* The source's discrete equations and asserts, as `mdae convert` prints
+ * them (its when-clauses are the mode-change step's: rimis_mc.c). */
+static void source_events(printer *p)
+{
+    mdae_buf t = {0};
+    mo__write_events(&t, p->b->m, false);
+    if (t.oom) {
+        mdae_free(t.p);
+        rc__oom(p->b);
+    }
+    if (t.len > 0) {
+        puts_(p, "  // Events of the source\n");
+        mdae_buf_put(&p->out, t.p, t.len);
+    }
+    mdae_free(t.p);
+}
+
 static void count_replicates(rimis_result *res)
 {
     for (uint32_t v = 0; v < res->n_vars; v++)
@@ -379,6 +419,7 @@ static void cond_texts(printer *p)
 static void print_all(printer *p, const char *name)
 {
     cond_texts(p);
+    mo__write_undeclared(&p->out, p->b->m, p->decls, p->n_decls, true);
     puts_(p, "model ");
     put_name(p, name);
     puts_(p, "\n");
@@ -389,6 +430,8 @@ static void print_all(printer *p, const char *name)
     multiplexers(p);
     blocks(p);
     reinits(p);
+    source_whens(p);
+    source_events(p);
     invariants(p);
     puts_(p, "end ");
     put_name(p, name);
@@ -398,9 +441,12 @@ static void print_all(printer *p, const char *name)
 
 static void free_out(void *arg)
 {
-    mdae_buf *out = arg;
-    mdae_free(out->p);
-    out->p = NULL;
+    printer *p = arg;
+    mdae_free(p->out.p);
+    p->out.p = NULL;
+    mo__decls_free(p->decls, p->n_decls);
+    p->decls = NULL;
+    p->n_decls = 0;
 }
 
 void rc__print(rc_build *b)
@@ -408,12 +454,15 @@ void rc__print(rc_build *b)
     printer p = {.b = b, .namer = {.ctx = b, .var = var_name}};
     printer *pp = sa__alloc(b->c, sizeof *pp); /* reachable from the cleanup */
     *pp = p;
-    sa__push_cleanup(b->c, free_out, &pp->out);
+    sa__push_cleanup(b->c, free_out, pp);
+    if (mo__undeclared(b->m, &pp->decls, &pp->n_decls) != MDAE_OK)
+        rc__oom(b);
     const char *name = b->opt->model_name != NULL && b->opt->model_name[0] != '\0'
                            ? b->opt->model_name
                            : "Model_rimis";
     print_all(pp, name);
     sa__pop_cleanup(b->c);
+    mo__decls_free(pp->decls, pp->n_decls);
     count_replicates(b->res);
     b->res->text = pp->out.p != NULL ? pp->out.p : mdae_strdup("");
     if (b->res->text == NULL)

@@ -271,6 +271,81 @@ Test(rimis, no_guard)
     unload(&fx);
 }
 
+/* Section 4.7: in a block of two equations, each equation's `else w = 0`
+ * names a different unknown of the block (a perfect matching). */
+Test(rimis, guards_match_the_block)
+{
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    static const char text[] = "z : real;\nx : real;\ny : real;\ng : boolean = z >= 0;\n"
+                               "ez : equation der(z) = 1;\n"
+                               "e1 : equation 0 = if g then x + y - z else x - 1;\n"
+                               "e2 : equation 0 = if g then x - y else y - 2;\n";
+    mdae_diags_init(&fx.d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
+    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
+    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    const rimis_result *res = fx.res;
+    bool seen = false;
+    for (uint32_t k = 0; k < res->n_groups; k++) {
+        const rimis_group *gr = &res->groups[k];
+        if (gr->n_eqs != 2)
+            continue;
+        seen = true;
+        long w[2];
+        for (uint32_t i = 0; i < 2; i++) {
+            const rimis_eq *q = &res->eqs[gr->eqs[i]];
+            cr_assert(q->guarded);
+            w[i] = q->defines;
+            cr_assert_eq(res->vars[w[i]].kind, RIMIS_V_REPLICATE);
+            cr_assert_eq(res->vars[w[i]].block, (long)gr->block);
+            char want[64];
+            snprintf(want, sizeof want, "else %s = 0; end if;", res->vars[w[i]].name);
+            cr_assert_not_null(strstr(line_of(res, q->line), want));
+        }
+        cr_assert_neq(w[0], w[1]);
+    }
+    cr_assert(seen);
+    reads_back(res);
+    unload(&fx);
+}
+
+/* Step 6: a state that exists only when g gets the restart value the
+ * mode-change analysis determines (rimis_mc.c), not a copy. */
+Test(rimis, finite_reset)
+{
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    static const char text[] = "x : real;\ng : boolean = last(x) >= 1;\n"
+                               "e1 : equation der(x) = 1;\n"
+                               "if g then\n  y : real;\n  z : real;\n"
+                               "  e2 : equation der(y) = z;\n  e3 : equation y = 2 * x + 1;\nend;\n";
+    mdae_diags_init(&fx.d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
+    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
+    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    const rimis_result *res = fx.res;
+    cr_assert_eq(res->n_reinits, 1);
+    for (uint32_t k = 0; k < res->n_eqs; k++)
+        if (res->eqs[k].kind == RIMIS_EQ_REINIT)
+            cr_assert_str_eq(line_of(res, res->eqs[k].line),
+                             "  when g then reinit(y, 2 * pre(x) + 1); end when;");
+    reads_back(res);
+    unload(&fx);
+}
+
+/* The refusals of the mode-change step reach the caller. */
+Test(rimis, impulsive_refused)
+{
+    fixture fx;
+    cr_assert_eq(build(&fx, "clutch.mel", NULL), MDAE_E_MODEL);
+    cr_assert_null(fx.res);
+    cr_assert_not_null(strstr(fx.d.items[fx.d.count - 1].message, "impulsive"));
+    unload(&fx);
+}
+
 /* ---- Refusals, limits, determinism ------------------------------------------ */
 
 Test(rimis, singular_refused)
@@ -300,7 +375,7 @@ Test(rimis, max_lines)
 
 Test(rimis, deterministic)
 {
-    const char *models[] = {"water_tank.mel", "two_equations.mel", "rldc2.mel"};
+    const char *models[] = {"water_tank.mel", "two_equations.mel", "rldc_chain.mel"};
     for (size_t k = 0; k < 3; k++) {
         fixture a, b;
         cr_assert_eq(build(&a, models[k], NULL), MDAE_OK, "%s", models[k]);
