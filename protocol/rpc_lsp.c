@@ -1,10 +1,12 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * protocol/rpc_lsp.c -- LSP positions (UTF-16 units) against UTF-8 texts,
- * and LSP Diagnostic objects; rpc_lsp.h says why and how characters count.
+ * LSP Diagnostic objects, and the URI and WorkspaceEdit of a generated file;
+ * rpc_lsp.h says why and how characters count.
  */
 #include "rpc_lsp.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "rpc_message.h"
@@ -111,4 +113,102 @@ nomem:
     cJSON_Delete(range);
     cJSON_Delete(d);
     return MDAE_E_NOMEM;
+}
+
+static bool name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+}
+
+int rpc_lsp_sibling_uri(const char *doc_uri, const char *name, const char *ext, char **out)
+{
+    static const char scheme[] = "file:";
+    if (strncmp(doc_uri, scheme, sizeof scheme - 1) != 0)
+        return MDAE_E_INVAL;
+    const char *slash = strrchr(doc_uri, '/');
+    if (slash == NULL || slash < doc_uri + sizeof scheme - 1)
+        return MDAE_E_INVAL;
+    size_t dir = (size_t)(slash - doc_uri) + 1, n = strlen(name);
+    if (n == 0) {
+        name = "model";
+        n = strlen(name);
+    }
+    size_t e = strlen(ext);
+    char *u = mdae_malloc(dir + n + 1 + e + 1);
+    if (u == NULL)
+        return MDAE_E_NOMEM;
+    memcpy(u, doc_uri, dir);
+    for (size_t k = 0; k < n; k++)
+        u[dir + k] = name_char(name[k]) ? name[k] : '_';
+    u[dir + n] = '.';
+    memcpy(u + dir + n + 1, ext, e + 1);
+    if (strcmp(u, doc_uri) == 0) {
+        mdae_free(u);
+        return MDAE_E_INVAL;
+    }
+    *out = u;
+    return MDAE_OK;
+}
+
+/* Adds {"line":0,"character":0} to o as key; false on OOM (nothing leaked). */
+static bool add_origin(cJSON *o, const char *key)
+{
+    cJSON *p = cJSON_AddObjectToObject(o, key);
+    return p != NULL && cJSON_AddNumberToObject(p, "line", 0) &&
+           cJSON_AddNumberToObject(p, "character", 0);
+}
+
+/* {"kind":"create","uri":uri,"options":{"overwrite":true}} */
+static cJSON *create_file(const char *uri)
+{
+    cJSON *c = cJSON_CreateObject(), *o = NULL;
+    if (c == NULL || !cJSON_AddStringToObject(c, "kind", "create") ||
+        !cJSON_AddStringToObject(c, "uri", uri) ||
+        (o = cJSON_AddObjectToObject(c, "options")) == NULL ||
+        !cJSON_AddTrueToObject(o, "overwrite")) {
+        cJSON_Delete(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* {"textDocument":{"uri","version":null},"edits":[{"range":0:0-0:0,"newText"}]} */
+static cJSON *insert_text(const char *uri, const char *text)
+{
+    cJSON *d = cJSON_CreateObject(), *doc = NULL, *edits = NULL, *range = NULL;
+    cJSON *edit = cJSON_CreateObject();
+    if (d == NULL || edit == NULL || (edits = cJSON_AddArrayToObject(d, "edits")) == NULL ||
+        !cJSON_AddItemToArray(edits, edit)) {
+        cJSON_Delete(d);
+        cJSON_Delete(edit);
+        return NULL;
+    }
+    /* edit is d's from here */
+    if ((doc = cJSON_AddObjectToObject(d, "textDocument")) == NULL ||
+        !cJSON_AddStringToObject(doc, "uri", uri) || !cJSON_AddNullToObject(doc, "version") ||
+        (range = cJSON_AddObjectToObject(edit, "range")) == NULL || !add_origin(range, "start") ||
+        !add_origin(range, "end") || !cJSON_AddStringToObject(edit, "newText", text)) {
+        cJSON_Delete(d);
+        return NULL;
+    }
+    return d;
+}
+
+int rpc_lsp_create_file_edit(const char *uri, const char *text, cJSON **out)
+{
+    rpc_message_init();
+    cJSON *w = cJSON_CreateObject(), *changes = NULL;
+    cJSON *create = create_file(uri), *insert = insert_text(uri, text);
+    if (w == NULL || create == NULL || insert == NULL ||
+        (changes = cJSON_AddArrayToObject(w, "documentChanges")) == NULL) {
+        cJSON_Delete(w);
+        cJSON_Delete(create);
+        cJSON_Delete(insert);
+        return MDAE_E_NOMEM;
+    }
+    cJSON_AddItemToArray(changes, create);
+    cJSON_AddItemToArray(changes, insert);
+    *out = w;
+    return MDAE_OK;
 }

@@ -4,6 +4,10 @@
  * lines and UTF-16 code units within the line, against our UTF-8 texts and
  * 1-based byte positions (mdae_pos); and the LSP Diagnostic object.
  *
+ * And the pieces of a generated file (issue 39 item 5, the RIMIS code
+ * action): the URI of a file beside a document, and the WorkspaceEdit that
+ * creates it with a text (workspace/applyEdit).
+ *
  * Why: the router applies editors' edits (session/edit, didChange) and the
  * worker places diagnostics for them; both must count characters the same
  * way, so the conversion is written once, here (issue 12).
@@ -58,5 +62,24 @@ MDAE_API int rpc_lsp_range(const char *text /* borrowed */, size_t len, const md
 MDAE_API int rpc_lsp_diagnostic(const char *text /* borrowed */, size_t len,
                                 const mdae_range *r, int severity, const char *message,
                                 rpc_lsp_enc enc, cJSON **out /* out: owned */);
+
+/* The URI of the file NAME.EXT in the directory of doc_uri, a "file:" URI
+ * (file:///home/u/tank.mo and WaterTank_rimis, mo -> file:///home/u/
+ * WaterTank_rimis.mo). Characters of name outside [A-Za-z0-9_] become '_'
+ * (no escaping needed, no path taken from a model's name); an empty name is
+ * "model". MDAE_OK with *out owned (mdae_free); MDAE_E_INVAL when doc_uri
+ * is not a "file:" URI with a directory (untitled:..., a bare scheme) or
+ * the result would be doc_uri itself; MDAE_E_NOMEM. */
+MDAE_API int rpc_lsp_sibling_uri(const char *doc_uri, const char *name, const char *ext,
+                                 char **out /* out: owned */);
+
+/* The WorkspaceEdit that creates (or overwrites) the file at uri and writes
+ * text into it: {"documentChanges":[{"kind":"create","uri","options":
+ * {"overwrite":true}}, {"textDocument":{"uri","version":null},"edits":
+ * [{"range":0:0-0:0,"newText":text}]}]} -- for a client that announced
+ * workspace.workspaceEdit.documentChanges and resourceOperations "create". */
+MDAE_API int rpc_lsp_create_file_edit(const char *uri /* borrowed */,
+                                      const char *text /* borrowed */,
+                                      cJSON **out /* out: owned */);
 
 #endif /* RPC_LSP_H */

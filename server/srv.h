@@ -214,6 +214,13 @@ struct srv_conn {
     bool lsp_progress; /* the client offers window.workDoneProgress: long
                           checks report $/progress (issue 36 item 4) */
     uint64_t lsp_next_token; /* the last work-done progress token made */
+    bool lsp_create_files;  /* the client takes a workspace/applyEdit that
+                               creates a file (workspace.applyEdit,
+                               workspaceEdit.documentChanges, resourceOperations
+                               "create"): srv_lsp_rimis.c */
+    bool lsp_show_document; /* window.showDocument.support */
+    uint64_t lsp_rimis_edit; /* the last mdae.rimis applyEdit sent */
+    char *lsp_rimis_uri;     /* owned: the file it creates, until answered */
     /* Sessions (issue 37, srv_m_session.c): the token bucket of this
      * connection's session/open (limits.session_opens_per_second and
      * session_open_burst): opens spent and not yet refilled as of open_at
@@ -411,6 +418,17 @@ srv_notification_fn srv_lsp_did_save, srv_lsp_did_change_configuration;
  * progress token). */
 srv_notification_fn srv_lsp_progress_cancel;
 void srv_lsp_response(srv_conn *conn, const rpc_msg *m /* borrowed */);
+/* The document uri of conn, with its debounced check run first if one is
+ * due (the worker then answers about the text the client sees); NULL when
+ * conn has no such document. */
+struct srv_session *srv_lsp_document(srv_conn *conn, const char *uri);
+/* srv_lsp_rimis.c (issue 39 item 5): textDocument/codeAction, the command
+ * mdae.rimis (arguments: workspace/executeCommand's), and the client's
+ * answer to its workspace/applyEdit (true when m was that answer). */
+#define SRV_LSP_RIMIS "mdae.rimis"
+srv_method_fn srv_lsp_code_action;
+void srv_lsp_rimis(srv_call *call, const cJSON *args /* borrowed */);
+bool srv_lsp_rimis_response(srv_conn *conn, const rpc_msg *m /* borrowed */);
 /* The debounce timer of LSP checks (srv_lsp.c): init with the loop, close
  * when stopping. */
 void srv_lsp_init(void);

@@ -102,6 +102,7 @@ static void maybe_free(srv_conn *c)
 {
     if (c->closing && c->pending_closes == 0 && c->refs == 0) {
         rpc_framer_close(&c->fr);
+        mdae_free(c->lsp_rimis_uri);
         mdae_free(c);
     }
 }

@@ -70,14 +70,35 @@ static bool offers_utf8(const cJSON *params)
     return false;
 }
 
+/* workspace.applyEdit, workspace.workspaceEdit.documentChanges and
+ * "create" among its resourceOperations: the client can be asked to create
+ * a file with a text (the RIMIS code action, srv_lsp_rimis.c). */
+static bool creates_files(const cJSON *caps)
+{
+    const cJSON *ws = get_param(caps, "workspace");
+    const cJSON *we = get_param(ws, "workspaceEdit");
+    if (!cJSON_IsTrue(get_param(ws, "applyEdit")) || !cJSON_IsTrue(get_param(we, "documentChanges")))
+        return false;
+    const cJSON *op;
+    cJSON_ArrayForEach(op, get_param(we, "resourceOperations"))
+    {
+        if (cJSON_IsString(op) && strcmp(op->valuestring, "create") == 0)
+            return true;
+    }
+    return false;
+}
+
 /* What is implemented, and nothing else (issue 15): incremental sync with
  * save notifications, hover, outline, definition, references, code lenses
- * (resolved at once: no codeLens/resolve), and the command mdae.showMode. */
+ * (resolved at once: no codeLens/resolve), the command mdae.showMode, and
+ * (issue 39) the code action "Generate a mode-independent model" with its
+ * command mdae.rimis (srv_lsp_rimis.c). */
 #define LSP_CAPABILITIES                                                                  \
     "\"textDocumentSync\":{\"openClose\":true,\"change\":2,\"save\":{\"includeText\":false}},"  \
     "\"hoverProvider\":true,\"documentSymbolProvider\":true,\"definitionProvider\":true,"     \
     "\"referencesProvider\":true,\"codeLensProvider\":{\"resolveProvider\":false},"         \
-    "\"executeCommandProvider\":{\"commands\":[\"" LSP_SHOW_MODE "\"]}"
+    "\"codeActionProvider\":{\"codeActionKinds\":[\"source\"]},"                           \
+    "\"executeCommandProvider\":{\"commands\":[\"" LSP_SHOW_MODE "\",\"" SRV_LSP_RIMIS "\"]}"
 
 void srv_lsp_initialize(srv_call *call, const cJSON *params)
 {
@@ -86,6 +107,10 @@ void srv_lsp_initialize(srv_call *call, const cJSON *params)
     call->conn->lsp_utf8 = offers_utf8(params);
     call->conn->lsp_progress = cJSON_IsTrue(
         get_param(get_param(get_param(params, "capabilities"), "window"), "workDoneProgress"));
+    call->conn->lsp_create_files = creates_files(get_param(params, "capabilities"));
+    call->conn->lsp_show_document = cJSON_IsTrue(get_param(
+        get_param(get_param(get_param(params, "capabilities"), "window"), "showDocument"),
+        "support"));
     const cJSON *mc = get_param(get_param(params, "initializationOptions"), "modeChanges");
     if (cJSON_IsBool(mc))
         call->conn->lsp_mode_changes = cJSON_IsTrue(mc);
@@ -237,6 +262,8 @@ static srv_session *progress_session(srv_conn *c, const cJSON *token)
  * (an error: no progress for this work). */
 void srv_lsp_response(srv_conn *c, const rpc_msg *m)
 {
+    if (srv_lsp_rimis_response(c, m))
+        return;
     srv_session *s = progress_session(c, m->id);
     if (s == NULL || s->lsp_progress != LSP_PROGRESS_CREATING)
         return;
@@ -764,16 +791,21 @@ static void ask_done(srv_job *job, srv_reply *r)
 
 /* The document's session, with the debounced check run first if one is
  * due, so that the worker answers about the text the client sees. */
-static srv_session *lsp_document(srv_conn *c, const cJSON *params)
+srv_session *srv_lsp_document(srv_conn *c, const char *uri)
 {
-    const cJSON *uri = get_param(get_param(params, "textDocument"), "uri");
-    srv_session *s = cJSON_IsString(uri) ? srv_session_find_uri(c, uri->valuestring) : NULL;
+    srv_session *s = srv_session_find_uri(c, uri);
     if (s != NULL && s->lsp_due != 0) {
         s->lsp_due = 0;
         lsp_check(c, s);
         lsp_arm();
     }
     return s;
+}
+
+static srv_session *lsp_document(srv_conn *c, const cJSON *params)
+{
+    const cJSON *uri = get_param(get_param(params, "textDocument"), "uri");
+    return cJSON_IsString(uri) ? srv_lsp_document(c, uri->valuestring) : NULL;
 }
 
 static void ask(srv_call *call, srv_session *s, const char *method, cJSON *wp /* takes */)
@@ -833,15 +865,20 @@ void srv_lsp_code_lens(srv_call *call, const cJSON *params)
 }
 
 /* workspace/executeCommand {command: "mdae.showMode", arguments: [uri,
- * {g: true, ...}]}: the per-mode projection of session/mode. */
+ * {g: true, ...}]}: the per-mode projection of session/mode; {command:
+ * "mdae.rimis", arguments: [uri]}: srv_lsp_rimis.c. */
 void srv_lsp_execute_command(srv_call *call, const cJSON *params)
 {
     const cJSON *cmd = get_param(params, "command");
     const cJSON *args = get_param(params, "arguments");
     const cJSON *uri = cJSON_GetArrayItem(args, 0), *mode = cJSON_GetArrayItem(args, 1);
+    if (cJSON_IsString(cmd) && strcmp(cmd->valuestring, SRV_LSP_RIMIS) == 0) {
+        srv_lsp_rimis(call, args);
+        return;
+    }
     if (!cJSON_IsString(cmd) || strcmp(cmd->valuestring, LSP_SHOW_MODE) != 0) {
-        srv_call_error(call, RPC_INVALID_PARAMS, "unknown command (mdae.showMode is the one)",
-                       NULL);
+        srv_call_error(call, RPC_INVALID_PARAMS,
+                       "unknown command (mdae.showMode and " SRV_LSP_RIMIS " are the ones)", NULL);
         return;
     }
     if (!cJSON_IsString(uri) || !cJSON_IsObject(mode)) {

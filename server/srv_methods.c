@@ -35,6 +35,7 @@ static const srv_method methods[] = {
     {"textDocument/definition", srv_lsp_definition, NULL, 0},
     {"textDocument/references", srv_lsp_references, NULL, 0},
     {"textDocument/codeLens", srv_lsp_code_lens, NULL, 0},
+    {"textDocument/codeAction", srv_lsp_code_action, NULL, 0},
     {"workspace/executeCommand", srv_lsp_execute_command, NULL, 0},
 };
 

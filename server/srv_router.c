@@ -23,7 +23,8 @@
 static bool dispatch_msg(srv_conn *c, const rpc_msg *m, srv_batch *b)
 {
     if (m->kind == RPC_MSG_RESPONSE) {
-        /* our only requests to clients: LSP progress tokens (srv_lsp.c) */
+        /* our requests to clients: LSP progress tokens, and the RIMIS
+         * command's applyEdit and showDocument (srv_lsp.c) */
         if (c->authed)
             srv_lsp_response(c, m);
         return false;

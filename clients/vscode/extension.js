@@ -4,9 +4,14 @@
 // `mdaed --stdio` (the binary named by the mdae.serverPath setting) as the
 // language server of MEL and Modelica documents. Everything else (hover,
 // outline, definition, references, code lenses, diagnostics, the
-// mdae.showMode command behind the lenses) is the server's; the language
-// client announces it from the server's capabilities. The one addition here:
-// what mdae.showMode answers (a mode's projection) opens beside the model.
+// mdae.showMode command behind the lenses, the code action "Generate a
+// mode-independent model" and its command mdae.rimis) is the server's; the
+// language client announces it from the server's capabilities. The additions
+// here: what mdae.showMode answers (a mode's projection) opens beside the
+// model; the palette command "mdae: Generate a mode-independent model
+// (RIMIS)" runs mdae.rimis on the active document (the server creates
+// NAME.mo beside it and opens it; a document that is not a file gets the
+// Modelica text in a new untitled editor).
 "use strict";
 const vscode = require("vscode");
 const { LanguageClient } = require("vscode-languageclient/node");
@@ -29,6 +34,10 @@ function activate(context) {
       // projection; VS Code would drop it: show it as a JSON document.
       executeCommand: async (command, args, next) => {
         const result = await next(command, args);
+        if (command === "mdae.rimis" && result && typeof result.text === "string") {
+          const doc = await vscode.workspace.openTextDocument({ language: "modelica", content: result.text });
+          await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+        }
         if (command === "mdae.showMode" && result) {
           const doc = await vscode.workspace.openTextDocument({
             language: "json",
@@ -42,6 +51,18 @@ function activate(context) {
   };
   client = new LanguageClient("mdae", "mdae (mdaed)", serverOptions, clientOptions);
   context.subscriptions.push(client);
+  context.subscriptions.push(
+    vscode.commands.registerCommand("mdae.generateModeIndependentModel", async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) {
+        vscode.window.showErrorMessage("mdae: open a MEL or Modelica model first.");
+        return;
+      }
+      // the server's command (registered by the client from its
+      // executeCommandProvider); the middleware above shows a text result
+      await vscode.commands.executeCommand("mdae.rimis", editor.document.uri.toString());
+    }),
+  );
   return client.start();
 }
 

@@ -105,3 +105,68 @@ Test(rpc_lsp, counts_bytes_when_the_encoding_is_utf8)
     cr_assert_eq(num(o, "character"), 4);
     cJSON_Delete(o);
 }
+
+/* Issue 39 item 5: the RIMIS code action writes NAME.mo beside the
+ * document, with a name that can take no path, and only for "file:" URIs. */
+Test(rpc_lsp, names_a_sibling_file_of_a_document)
+{
+    char *u = NULL;
+    cr_assert_eq(rpc_lsp_sibling_uri("file:///home/u/tank.mo", "WaterTank_rimis", "mo", &u),
+                 MDAE_OK);
+    cr_assert_str_eq(u, "file:///home/u/WaterTank_rimis.mo");
+    mdae_free(u);
+    cr_assert_eq(rpc_lsp_sibling_uri("file:///t.mel", "../etc/x y", "mo", &u), MDAE_OK);
+    cr_assert_str_eq(u, "file:///___etc_x_y.mo");
+    mdae_free(u);
+    cr_assert_eq(rpc_lsp_sibling_uri("file:///d/a.mel", "", "mo", &u), MDAE_OK);
+    cr_assert_str_eq(u, "file:///d/model.mo");
+    mdae_free(u);
+    u = NULL;
+    cr_assert_eq(rpc_lsp_sibling_uri("untitled:Untitled-1", "M", "mo", &u), MDAE_E_INVAL);
+    cr_assert_eq(rpc_lsp_sibling_uri("file:", "M", "mo", &u), MDAE_E_INVAL);
+    cr_assert_eq(rpc_lsp_sibling_uri("file:///d/M.mo", "M", "mo", &u), MDAE_E_INVAL,
+                 "never the document itself");
+    cr_assert_null(u);
+}
+
+Test(rpc_lsp, builds_the_edit_that_creates_a_file_with_a_text)
+{
+    cJSON *w = NULL;
+    cr_assert_eq(rpc_lsp_create_file_edit("file:///d/M.mo", "model M\nend M;\n", &w), MDAE_OK);
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(w, "documentChanges");
+    cr_assert_eq(cJSON_GetArraySize(ch), 2);
+    const cJSON *create = cJSON_GetArrayItem(ch, 0), *edit = cJSON_GetArrayItem(ch, 1);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(create, "kind")->valuestring, "create");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(create, "uri")->valuestring,
+                     "file:///d/M.mo");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(create, "options"), "overwrite")));
+    const cJSON *doc = cJSON_GetObjectItemCaseSensitive(edit, "textDocument");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(doc, "uri")->valuestring, "file:///d/M.mo");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "version")));
+    const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(edit, "edits"), 0);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(e, "newText")->valuestring,
+                     "model M\nend M;\n");
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "range");
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(r, "start"), "line"), 0);
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(r, "end"), "character"), 0);
+    cJSON_Delete(w);
+
+    /* out of memory at every allocation: an error, nothing leaked */
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    for (long n = 0;; n++) {
+        counting_arm(n);
+        cJSON *x = NULL;
+        int rc = rpc_lsp_create_file_edit("file:///d/M.mo", "text", &x);
+        if (rc == MDAE_OK) {
+            cJSON_Delete(x);
+            cr_assert_eq(live, 0);
+            break;
+        }
+        cr_assert_eq(rc, MDAE_E_NOMEM);
+        cr_assert_null(x);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+    }
+    counting_arm(-1);
+    mdae_replace_allocator(NULL);
+}

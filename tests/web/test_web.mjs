@@ -562,6 +562,64 @@ async function main(name) {
       eq(await page.$$eval('#approx-findings tr[data-finding]', (rs) => rs.length), other.findings.length, 'RLDC2: one row per finding');
     });
 
+    await check('simulation code: the Water Tank\'s RIMIS as session/rimis says, downloadable, kept stale while editing; a refusal is located', async () => {
+      await after(page, 'rimis', () => loadExample(page, 'water_tank.mel'));
+      await settled(page);
+      const session = await page.evaluate(() => window.mdae.state.session);
+      const want = await rpc(srv.base, 'session/rimis', { session, guard: true });
+      eq(await page.$eval('#rimis-code', (e) => e.textContent), want.text, 'the text shown is session/rimis\'s');
+      const headers = want.text.split('\n').filter((l) => /^\s*\/\/ Block\b/.test(l)).length;
+      assert(headers > 0, 'block headers in the text');
+      eq(await page.$$eval('#rimis-code .rimis-block', (s) => s.length), headers, 'every block header set off');
+      const counts = await page.$eval('#rimis-counts', (e) => e.textContent);
+      for (const part of [`${want.groups.length} blocks`, `${want.replicates} replicate`, `${want.multiplexers} multiplexer`, `${want.reinits} reinit`]) {
+        assert(counts.includes(part), `counts "${counts}" lack "${part}"`);
+      }
+      // Download: a file named after the model, with the text.
+      const got = await page.evaluate(async () => {
+        const orig = HTMLAnchorElement.prototype.click;
+        let rec = null;
+        HTMLAnchorElement.prototype.click = function () { rec = { name: this.download, href: this.href }; };
+        try { document.getElementById('rimis-download').click(); } finally { HTMLAnchorElement.prototype.click = orig; }
+        return rec && { name: rec.name, text: await (await fetch(rec.href)).text() };
+      });
+      assert(got, 'Download made no link');
+      eq(got.name, `${want.name}.mo`, 'the file\'s name');
+      eq(got.text, want.text, 'the file\'s text');
+      await page.$eval('#h-rimis', (e) => e.scrollIntoView());
+      await page.screenshot({ path: join(shots, 'water_tank_rimis.png') });
+      // Typing: the last code stays, marked stale, until the new one comes.
+      await after(page, 'rimis', async () => {
+        await page.evaluate(() => {
+          const v = window.mdae.editor.view;
+          v.dispatch({ selection: { anchor: v.state.doc.length } });
+          v.focus();
+        });
+        await page.keyboard.type('\n');
+        const now = await page.evaluate(() => ({ stale: document.getElementById('rimis').classList.contains('stale'),
+          text: document.getElementById('rimis-code') && document.getElementById('rimis-code').textContent }));
+        assert(now.stale && now.text === want.text, `while editing: ${JSON.stringify(now).slice(0, 200)}`);
+      });
+      await settled(page);
+      assert(!(await page.$eval('#rimis', (e) => e.classList.contains('stale'))), 'fresh again after the analysis');
+      // A singular model: the refusal, located, above the last code (stale).
+      await after(page, 'rimis', () => loadExample(page, 'singular_simple.mel'));
+      await settled(page);
+      const refusal = await page.$$eval('#rimis-refusal button', (bs) => bs.map((b) => ({ text: b.textContent, from: b.dataset.from, to: b.dataset.to })));
+      assert(refusal.length >= 1 && /singular/i.test(refusal.map((r) => r.text).join(' ')), `refusal: ${JSON.stringify(refusal)}`);
+      const at = refusal.findIndex((r) => r.from !== undefined);
+      assert(at >= 0 && /line \d+/.test(refusal[at].text), `no located refusal in ${JSON.stringify(refusal)}`);
+      await (await page.$$('#rimis-refusal button'))[at].click();
+      const sel = await page.evaluate(() => window.mdae.editor.selectionText());
+      const text = await editorText(page);
+      eq(sel, text.slice(Number(refusal[at].from), Number(refusal[at].to)), 'a click selects the located source');
+      assert(await page.$eval('#rimis', (e) => e.classList.contains('stale')) && await page.$('#rimis-code'), 'the last code kept, stale');
+      assert(await page.$eval('#rimis-code', (e) => e.closest('.rimis-old') !== null), 'the old code greyed');
+      assert(await page.$eval('#rimis-refusal', (e) => e.closest('.rimis-old') === null), 'the current refusal not greyed');
+      await page.$eval('#h-rimis', (e) => e.scrollIntoView());
+      await page.screenshot({ path: join(shots, 'singular_rimis.png') });
+    });
+
     await check('Open file… reads a Modelica file, and an MSL example when ../shared/msl is there', async () => {
       const files = [join(root, 'tests/models/water_tank.mo')];
       const msl = resolve(root, '../shared/msl/Modelica.Electrical.Analog.Examples.HeatingRectifier.bmo');

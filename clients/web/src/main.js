@@ -9,7 +9,8 @@
 // that changed), then session/structure (source ranges, to locate what the
 // analysis names), session/analyze {stream} (progress and diagnostics as
 // they come), session/mode for the chosen mode, session/svg for the
-// drawing and session/approx for the "Single-mode tools" panel (approx.js). Results of a superseded run are dropped (the `run` counter).
+// drawing, session/approx for the "Single-mode tools" panel (approx.js) and
+// session/rimis for the "Simulation code" panel (rimis.js). Results of a superseded run are dropped (the `run` counter).
 //
 // window.mdaeStats carries the timings the browser test prints; the
 // data-* attributes of <body> tell a test when each step is done.
@@ -21,6 +22,7 @@ import { encodeModel, decodeModel } from './share.js';
 import { drawNeighbourhood } from './neighbourhood.js';
 import { ModeChanges } from './modechange.js';
 import { SingleModeTools } from './approx.js';
+import { SimulationCode } from './rimis.js';
 import { el } from './dom.js';
 
 const DEBOUNCE_MS = 300;
@@ -53,6 +55,15 @@ const singleMode = new SingleModeTools($('approx'), {
   locate: (d) => locate(d),
   select: (range) => editor.select([range]),
   chooseMode: (cube) => chooseCube(cube),
+});
+
+const simCode = new SimulationCode($('rimis'), {
+  locate: (d) => {
+    const w = locate(d);
+    return w ? { ...w, line: editor.view.state.doc.lineAt(w.from).number } : null;
+  },
+  select: (range) => editor.select([range]),
+  guard: () => $('rimis-guard').checked,
 });
 
 function setStatus(msg, error = false) {
@@ -141,6 +152,7 @@ function scheduleAnalysis() {
   state.timer = setTimeout(() => analyse(), DEBOUNCE_MS);
   delete document.body.dataset.settled;
   stats.lastEditAt = performance.now();
+  simCode.stale('the model is being edited');
 }
 
 function keyOf(format, defines) { return `${format}|${JSON.stringify(defines)}`; }
@@ -223,7 +235,7 @@ async function analyse() {
     // All at once: session/mode is quick and the server may answer it
     // before the layout; the drawing, when it comes, takes the highlight;
     // session/approx reads the analysis the worker just kept.
-    await Promise.all([drawGraph(run), updateMode(), singleMode.update(state.session)]);
+    await Promise.all([drawGraph(run), updateMode(), singleMode.update(state.session), simCode.update(state.session)]);
     // data-settled: this run is wholly on the page (analysis, mode, drawing);
     // what the browser test waits for.
     if (run === state.run) document.body.dataset.settled = String(run);
@@ -258,6 +270,7 @@ function showFailure(e) {
   $('mode-view').replaceChildren();
   changes.setModel([]);
   singleMode.clear('No single-mode analysis: the model was not analysed.');
+  simCode.stale('the model was not analysed');
   graph.clear();
   $('graph-note').textContent = '';
   $('neighbourhood').replaceChildren();
@@ -657,6 +670,7 @@ function wire() {
   $('zoom-in').addEventListener('click', () => graph.zoom(1.25));
   $('zoom-out').addEventListener('click', () => graph.zoom(0.8));
   $('zoom-fit').addEventListener('click', () => graph.fit());
+  $('rimis-guard').addEventListener('change', () => { if (state.analysis) simCode.update(state.session); });
   $('show-graph').addEventListener('change', () => { if (state.analysis) drawGraph(state.run).then(() => updateMode()); });
   const pane = $('editor');
   pane.addEventListener('dragover', (e) => { e.preventDefault(); pane.classList.add('drop'); });
@@ -668,7 +682,7 @@ function wire() {
     if (f) readFile(f);
   });
   // The test and curious users: the state behind the page.
-  window.mdae = { state, graph, editor, changes, singleMode, analyse, selectBlock, stats };
+  window.mdae = { state, graph, editor, changes, singleMode, simCode, analyse, selectBlock, stats };
 }
 
 function showVersion() {
