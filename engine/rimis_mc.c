@@ -22,8 +22,8 @@
  *    Except a change triggered by the constraint it restores (triggered()
  *    below: the Water Tank filling): the impulse analysis
  *    assumes the old state violates the new constraint by a finite
- *    amount, while the change happens when that violation crosses zero;
- *    a warning then says the states are copied.
+ *    amount, while the change happens when that violation crosses zero,
+ *    where nothing jumps: accepted, the states copied.
  *    Which changes are analysed. A cheaper exact route was measured and
  *    left: mc_first_instants finds the changes that need a restart on
  *    BDDs, but it analyses a model of twice the mode variables, 3 to 4
@@ -107,7 +107,6 @@ typedef struct mcx {
     rimis__changes *out;
     mdae_diags *warnings, *diags;
     bool refused;  /* a located error was added */
-    bool warned_triggered; /* the warning of a triggered change was given */
     /* the changes analysed: how many, and one of each kind, as text */
     size_t analysed, rejected, not_done;
     bool too_large; /* an impulse analysis gave up for size: skipped since */
@@ -544,27 +543,6 @@ static int refuse_jump(mcx *x, uint32_t q, const bool *from, const bool *to)
     return rc;
 }
 
-static int warn_triggered(mcx *x, const mc_result *r, const bool *from, const bool *to)
-{
-    if (x->warned_triggered)
-        return MDAE_OK;
-    x->warned_triggered = true;
-    mdae_buf c = {0};
-    put_change(&c, x->m, from, to);
-    int rc = c.oom || c.p == NULL
-                 ? MDAE_E_NOMEM
-                 : mdae_diags_add(x->warnings, MDAE_SEV_WARNING,
-                                  change_where(x->m, r, 0),
-                                  "the mode-change analysis finds that the states jump when "
-                                  "%s, assuming the old state violates the constraint this "
-                                  "change restores by a finite amount; the change is triggered "
-                                  "by that constraint's residual crossing zero, so the output "
-                                  "copies the states there (if they can jump, it is wrong)",
-                                  c.p);
-    mdae_free(c.p);
-    return rc;
-}
-
 /* mc_change from -> to, its impulse analysis skipped or not. */
 static int change(const mcx *x, const bool *from, const bool *to, bool impulses,
                   mc_result **out)
@@ -578,7 +556,7 @@ static int change(const mcx *x, const bool *from, const bool *to, bool impulses,
 }
 
 /* What one restart (r, analysed without impulses) says: a triggered change
- * warned, an impulsive one or a conflict with the past refused. The
+ * accepted, an impulsive one or a conflict with the past refused. The
  * impulse analysis runs again on the change unless it gave up for size
  * before, or a conflict with the past already refuses a restart system of
  * more than SMALL_RESTART equations (the brake's valves: the search costs
@@ -586,8 +564,12 @@ static int change(const mcx *x, const bool *from, const bool *to, bool impulses,
 static int check_restart(mcx *x, const mc_result *r, const bool *from, const bool *to)
 {
     long jump = conflict_with_past(x->m, r, to);
-    bool trig = triggered(x->m, r, from, to);
-    bool cheap = jump >= 0 && !trig && r->instants[0].equations.n > SMALL_RESTART;
+    /* A change triggered by the residual of the constraint it restores
+     * crossing zero happens where the old state satisfies that constraint:
+     * nothing jumps, so copying the states is right (the Water Tank). */
+    if (triggered(x->m, r, from, to))
+        return MDAE_OK;
+    bool cheap = jump >= 0 && r->instants[0].equations.n > SMALL_RESTART;
     mc_result *ri = NULL;
     int rc = MDAE_OK, imp = IMP_TOO_LARGE;
     if (!x->too_large && !cheap) {
@@ -602,9 +584,7 @@ static int check_restart(mcx *x, const mc_result *r, const bool *from, const boo
     bool impulsive = false;
     for (size_t i = 0; ri != NULL && i < ri->n_impulsive; i++)
         impulsive = impulsive || ri->impulsive[i].hi > 0;
-    if (rc == MDAE_OK && trig && (impulsive || jump >= 0))
-        rc = warn_triggered(x, r, from, to);
-    else if (rc == MDAE_OK && impulsive)
+    if (rc == MDAE_OK && impulsive)
         rc = refuse_impulsive(x, ri, from, to);
     else if (rc == MDAE_OK && jump >= 0)
         rc = refuse_jump(x, (uint32_t)jump, from, to);

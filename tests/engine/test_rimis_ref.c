@@ -252,8 +252,10 @@ static void two_equations(const char *file)
     bool found = false;
     for (uint32_t k = 0; k < o->n_events; k++)
         if (o->events[k].kind == MEL_EV_WHEN)
-            found = found || strcmp(o->events[k].text, "not p") == 0;
-    cr_expect(found, "%s: no `when not p` in\n%s", file, res->text);
+            found = found || strcmp(o->events[k].text, "{not p}") == 0;
+    /* `when {not p}`: a vector of one condition, the same event in
+     * Modelica, which the importer does not read as a transient mode */
+    cr_expect(found, "%s: no `when {not p}` in\n%s", file, res->text);
     mel_model_free(o);
     /* The source's start value on the state replicate (x_3(start=0) in
      * Fig. 13), when the source has one (Modelica). */
