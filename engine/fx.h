@@ -190,6 +190,16 @@ MDAE_API const fx_node *fx_fold(fx_pool *p, const fx_node *e);
  * FX_OPAQUE("der(text)", refs and their derivatives). FX_NEXT and FX_LAST
  * inside: MDAE_E_NOTIMPL via *err (the result NULL). err may be NULL. */
 MDAE_API const fx_node *fx_dt(fx_pool *p, const fx_node *e, unsigned k, int *err);
+/* fx_fold and fx_dt keeping the structure (RIMIS, issue 39): a
+ * simplification that would drop a subtree reading an unknown (0 * e,
+ * 0 / e, e - e, e ^ 0, 1 ^ e, the zero derivative of sign/floor/ceil/
+ * integer/div of e) keeps it, multiplied by 0 where its value goes
+ * (0 * e, 0 * der(e)...), so that the result reads each unknown at the
+ * highest order the input reads it (raised by k) -- the incidences of the
+ * structural analyses. Only constant subtrees and if-expressions with a
+ * constant condition are folded away. Same values, same errors. */
+MDAE_API const fx_node *fx_fold_keep(fx_pool *p, const fx_node *e);
+MDAE_API const fx_node *fx_dt_keep(fx_pool *p, const fx_node *e, unsigned k, int *err);
 /* The partial derivative with respect to der^order(var), every other
  * unknown, derivative, known and mode held fixed; folded. Conditions of
  * if-expressions are held fixed (piecewise). Same errors as fx_dt. */

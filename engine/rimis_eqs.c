@@ -139,8 +139,9 @@ static bool evaluated(rc_build *b, uint32_t blk, const cdg_item *it, const fx_no
         return false;
     }
     int err = MDAE_OK;
-    const fx_node *l = fx_dt(b->pool, q->lhs, (unsigned)it->order, &err);
-    const fx_node *r = err == MDAE_OK ? fx_dt(b->pool, q->rhs, (unsigned)it->order, &err) : NULL;
+    const fx_node *l = fx_dt_keep(b->pool, q->lhs, (unsigned)it->order, &err);
+    const fx_node *r =
+        err == MDAE_OK ? fx_dt_keep(b->pool, q->rhs, (unsigned)it->order, &err) : NULL;
     if (err != MDAE_OK && err != MDAE_E_NOMEM) {
         rc__refuse(b, q->where, "RIMIS cannot differentiate equation '%s' %d time(s): %s",
                    q->name, it->order, mdae_strerror(err));
