@@ -186,7 +186,8 @@ MDAE_API const fx_node *fx_fold(fx_pool *p, const fx_node *e);
 /* The k-th derivative with respect to time (k >= 0), folded: FX_VAR(x, o)
  * becomes FX_VAR(x, o + 1), time 1, knowns, modes, pre() and numbers 0;
  * chain, product and quotient rules; known functions; unknown functions by
- * their partials ("f.d<i>", above); FX_DER expanded; FX_OPAQUE to
+ * their partials ("f.d<i>", above); every FX_DER expanded (k = 0 too: the
+ * result has no FX_DER); FX_OPAQUE to
  * FX_OPAQUE("der(text)", refs and their derivatives). FX_NEXT and FX_LAST
  * inside: MDAE_E_NOTIMPL via *err (the result NULL). err may be NULL. */
 MDAE_API const fx_node *fx_dt(fx_pool *p, const fx_node *e, unsigned k, int *err);

@@ -46,6 +46,8 @@
  *  - noEvent(u)' = noEvent(u'); smooth(k, u)' = smooth(k - 1, u') (k a
  *    number >= 1; else u'); homotopy(a, s)' = homotopy(a', s');
  *  - an unknown function f(a1..an)' = sum f.d<i>(a1..an) * ai';
+ *  - fx_dt expands every FX_DER first (also when k = 0, and inside the
+ *    factors the product rule leaves underived);
  *  - pre(e), relations and Boolean operators: 0; if c then a else b:
  *    if c then a' else b' (conditions held fixed); FX_LAST, FX_NEXT:
  *    MDAE_E_NOTIMPL;
@@ -1060,13 +1062,42 @@ static const fx_node *finish(dctx *c, const fx_node *r, int *err)
     return code == MDAE_OK ? r : NULL;
 }
 
+/* The folded tree e with every FX_DER(u) replaced by u's time derivative
+ * (c differentiates with respect to time; m: the nodes already done). */
+static const fx_node *expand_der(dctx *c, memo *m, const fx_node *e)
+{
+    if (e == NULL || e->n == 0)
+        return e;
+    const fx_node *r = memo_get(m, e);
+    if (r != NULL)
+        return r;
+    const fx_node *small[4];
+    const fx_node **t = e->n <= 4 ? small : kids_new(c->p, e->n);
+    if (t == NULL)
+        return NULL;
+    bool changed = false;
+    for (uint32_t k = 0; k < e->n; k++) {
+        if ((t[k] = expand_der(c, m, e->kids[k])) == NULL)
+            return NULL;
+        changed = changed || t[k] != e->kids[k];
+    }
+    if (e->op == FX_DER)
+        r = d(c, t[0]);
+    else
+        r = changed ? rebuild(c->p, e, t) : e;
+    memo_put(m, e, r);
+    return r;
+}
+
 /* fx_dt, in the pool's current mode (keeping reads or not). */
 static const fx_node *dt(fx_pool *p, const fx_node *e, unsigned k, int *err)
 {
     dctx c = {p, true, 0, 0, MDAE_OK, {0}};
     if (k > MEL_MAX_ORDER)
         return finish(&c, fail(&c, MDAE_E_LIMIT), err);
-    const fx_node *r = fx_fold(p, e);
+    memo m = {0};
+    const fx_node *r = expand_der(&c, &m, fx_fold(p, e));
+    memo_free(&m);
     for (unsigned i = 0; i < k && r != NULL && !is_zero(r); i++) {
         memo_free(&c.done); /* a new tree each time */
         r = d(&c, r);

@@ -582,7 +582,7 @@ Test(fx_small, product_and_chain_rules)
           "(* (^ x y) (+ (* y' (log x)) (/ (* y x') x)))");
     SX_IS(dt(B2(FX_MUL, N(2), fx_time(P_, nw)), 1), "2");
     SX_IS(dt(fx_known(P_, 0, nw), 3), "0");
-    SX_IS(dt(U(FX_DER, B2(FX_MUL, V(0, 0), V(0, 0))), 0), "(der (* x x))");
+    SX_IS(dt(U(FX_DER, B2(FX_MUL, V(0, 0), V(0, 0))), 0), "(* 2 x' x)");
     SX_IS(dt(U(FX_DER, V(0, 1)), 0), "x''");
     SX_IS(dt(U(FX_PRE, V(0, 0)), 1), "0");
 }
@@ -598,6 +598,32 @@ Test(fx_small, piecewise_functions)
     SX_IS(dt(C2(FX_FN_REM, NULL, V(0, 0), N(2)), 1), "x'");
     SX_IS(dt(IF( fx_mode(P_, 0, nw), V(0, 0), N(1)), 1), "(if m0 x' 0)");
     SX_IS(dt(IF( fx_mode(P_, 0, nw), V(0, 0), V(0, 0)), 1), "x'");
+}
+
+/* Whether e has an FX_DER node. */
+static bool has_der(const fx_node *e)
+{
+    if (e->op == FX_DER)
+        return true;
+    for (uint32_t k = 0; k < e->n; k++)
+        if (has_der(e->kids[k]))
+            return true;
+    return false;
+}
+
+/* fx_dt expands every der() of an expression, also at order 0 and inside
+ * the factors the product rule leaves underived (RIMIS prints no der()
+ * outside its differential equations). */
+Test(fx_small, dt_expands_every_der)
+{
+    const fx_node *dxy = U(FX_DER, B2(FX_MUL, V(0, 0), V(1, 0)));
+    SX_IS(dt(dxy, 0), "(+ (* x' y) (* x y'))");
+    SX_IS(dt(B2(FX_ADD, V(0, 0), dxy), 0), "(+ x (* x' y) (* x y'))");
+    for (unsigned k = 0; k < 3; k++) {
+        const fx_node *e = B2(FX_MUL, V(2, 0), U(FX_DER, C2(FX_FN_UNKNOWN, "f", V(0, 0), dxy)));
+        const fx_node *d = dt(e, k);
+        cr_assert(!has_der(d), "order %u: %s", k, fx_sexpr(&sx_style, d));
+    }
 }
 
 static const fx_node *dt_keep(const fx_node *e, unsigned k)
