@@ -244,6 +244,13 @@ typedef struct fx_namer {
 } fx_namer;
 MDAE_API void fx_print_named(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
                              const fx_namer *namer);
+/* The same as the left side of an equation (`lhs = rhs`): an
+ * if-expression at the top is printed in parentheses, as neither
+ * grammar reads it bare there (Modelica's left side is a
+ * simple_expression); fx_print and fx_print_named print a right side.
+ * namer may be NULL. */
+MDAE_API void fx_print_lhs(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
+                           const fx_namer *namer);
 /* The same into a new string (owned: mdae_free), NULL on OOM. */
 MDAE_API char *fx_format(const mel_model *m, const fx_node *e, fx_syntax syntax);
 /* Append a declared name (unknown, known, mode, equation label) as the

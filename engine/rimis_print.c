@@ -267,7 +267,7 @@ static void block_equation(printer *p, const rc_beq *e)
         put_expr(p, e->guard);
         puts_(p, " then ");
     }
-    put_expr(p, e->lhs);
+    fx_print_lhs(&p->out, p->b->m, e->lhs, FX_SYNTAX_MODELICA, &p->namer);
     puts_(p, " = ");
     put_expr(p, e->rhs);
     if (e->guard != NULL) {
