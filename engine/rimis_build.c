@@ -216,7 +216,8 @@ static void mode_definitions(rc_build *b)
             continue;
         const char *why = "it differentiates what cannot be";
         int err = MDAE_OK;
-        const fx_node *def = rc__expand_der(b, m->modes[k].def, &err);
+        /* every der(a) expanded (fx_dt at order 0), incidences kept */
+        const fx_node *def = fx_dt_keep(b->pool, m->modes[k].def, 0, &err);
         if (def == NULL && err == MDAE_E_NOMEM)
             rc__oom(b);
         b->mode_def[k] = def != NULL ? rc__rename(b, def, UINT32_MAX, &why) : NULL;

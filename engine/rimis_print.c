@@ -267,10 +267,8 @@ static void block_equation(printer *p, const rc_beq *e)
         put_expr(p, e->guard);
         puts_(p, " then ");
     }
-    bool par = e->lhs->op == FX_IF; /* else `if` would open an if-equation */
-    puts_(p, par ? "(" : "");
-    put_expr(p, e->lhs);
-    puts_(p, par ? ") = " : " = ");
+    fx_print_lhs(&p->out, p->b->m, e->lhs, FX_SYNTAX_MODELICA, &p->namer);
+    puts_(p, " = ");
     put_expr(p, e->rhs);
     if (e->guard != NULL) {
         puts_(p, "; else ");
