@@ -116,9 +116,10 @@ static void declare_modes(printer *p)
             continue;
         if (mel_model_find_known(m, m->modes[k].name) >= 0)
             continue;
-        puts_(p, m->modes[k].def == NULL ? "  input Boolean " : "  Boolean ");
+        bool free = p->b->mode_def[k] == NULL;
+        puts_(p, free ? "  input Boolean " : "  Boolean ");
         put_name(p, m->modes[k].name);
-        puts_(p, m->modes[k].def == NULL ? "; // free mode variable\n" : ";\n");
+        puts_(p, free ? "; // free mode variable\n" : ";\n");
     }
 }
 
