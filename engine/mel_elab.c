@@ -1067,6 +1067,25 @@ static void new_known(elab *el, const mel__sym *s, const mel__stmt *st, const me
     }
 }
 
+/* The Boolean parameter without `(value = v)` that mode-variable
+ * declaration `in` of l (outside conditional statements) names again, or
+ * NULL: `b : parameter boolean; b : boolean;` is one Boolean, fixed but of
+ * unknown value, that conditions read as a mode variable (as the Modelica
+ * importer makes an atom of a parameter it cannot evaluate, under the
+ * parameter's name). Its known quantity stays; its name now names the mode
+ * variable. */
+static mel__sym *open_boolean(elab *el, const mel__label *l, const inst *in)
+{
+    if (l->n != 0 || el->ctx != NULL)
+        return NULL;
+    mel__sym *s = declared(el, l, in);
+    if (s == NULL || s->kind != MEL_SYM_PARAM || !s->open_boolean)
+        return NULL;
+    s->kind = MEL_SYM_MODE;
+    s->open_boolean = false; /* a third declaration is an error */
+    return s;
+}
+
 static void p1_decl(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.decl.label;
@@ -1093,8 +1112,10 @@ static void p1_decl(elab *el, const mel__stmt *st)
         return;
     if (!count_object(el, st->where))
         return;
-    bool again;
-    mel__sym *s = declare(el, l, &in, k, st->where, k == MEL_SYM_VAR ? &el->vars : NULL, &again);
+    bool again = false;
+    mel__sym *s = k == MEL_SYM_MODE ? open_boolean(el, l, &in) : NULL;
+    if (s == NULL)
+        s = declare(el, l, &in, k, st->where, k == MEL_SYM_VAR ? &el->vars : NULL, &again);
     if (s == NULL || again)
         return;
     switch (k) {
@@ -1105,6 +1126,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
         return;
     case MEL_SYM_PARAM: {
         s->index = el->n_params++ + el->n_ints;
+        s->open_boolean = ty == MEL_TY_BOOLEAN && !st->u.decl.has_value && l->n == 0;
         new_known(el, s, st, NULL);
         item *it = init != NULL ? new_item(el, IT_CHECK, st) : NULL;
         if (it != NULL) {

@@ -275,6 +275,8 @@ typedef struct mel__sym {
     mel__sym_kind kind;
     uint32_t index;
     long long value;  /* MEL_SYM_INT */
+    bool open_boolean; /* MEL_SYM_PARAM: a boolean parameter without `(value = v)`,
+                        * which a later `b : boolean` makes a mode variable */
     uint64_t seq;     /* elaboration order of the declaration */
     mdae_range where; /* first declaration */
     struct mel__sym *next; /* hash chain */
