@@ -198,10 +198,6 @@ typedef struct elab {
     struct fx_pool *fx;
     vec knowns;
     uint32_t n_conds, cur_cond, cond_depth, cond_pos;
-    /* The `if` that is the whole else-branch of a branch of the outermost
-     * conditional (`else if`): its branches are that conditional's next
-     * branches, as Modelica's elseif (positions from 0 again). */
-    const mel__stmt *elseif;
     /* Some declared name has a '[' (a quoted 'x[1]'): its instance name
      * may equal one written x[1] (p1_finish checks). */
     bool bracket_names;
@@ -1241,27 +1237,27 @@ static void p1_if(elab *el, const mel__stmt *st)
     *ci = (condinst){st->u.cond.cond, el->env, el->seq, NULL, false};
     *yes = (ctxnode){ci, true, saved, NULL, false};
     *no = (ctxnode){ci, false, saved, NULL, false};
-    bool outermost = el->cond_depth++ == 0; /* mel_equation.cond */
-    bool chain = outermost || el->elseif == st;
-    if (outermost)
+    /* mel_equation.cond_pos, as the Modelica importer counts: both
+     * branches start where the conditional starts (an outermost one at 0),
+     * what follows it comes after its longer branch; so an `else if` that
+     * is a whole else-branch numbers its branches as Modelica's elseif */
+    if (el->cond_depth++ == 0) { /* mel_equation.cond */
         el->cur_cond = ++el->n_conds;
-    if (chain)
         el->cond_pos = 0;
+    }
+    uint32_t start = el->cond_pos;
     el->ctx = yes;
     p1_stmts(el, st->u.cond.body);
-    if (chain)
-        el->cond_pos = 0;
+    uint32_t end = el->cond_pos;
+    el->cond_pos = start;
     el->ctx = no;
-    const mel__stmt *else_if = st->u.cond.orelse;
-    const mel__stmt *saved_elseif = el->elseif;
-    el->elseif = chain && else_if != NULL && else_if->kind == MEL_S_IF && else_if->next == NULL
-                     ? else_if
-                     : NULL;
     p1_stmts(el, st->u.cond.orelse);
-    el->elseif = saved_elseif;
     el->ctx = saved;
-    if (--el->cond_depth == 0)
+    el->cond_pos = el->cond_pos > end ? el->cond_pos : end;
+    if (--el->cond_depth == 0) {
         el->cur_cond = 0;
+        el->cond_pos = 0;
+    }
 }
 
 /* `when c then body end` (mel.h, mel_when). Restrictions, each a located

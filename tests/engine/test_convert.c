@@ -427,19 +427,20 @@ Test(convert, msl_round_trips)
     report("MSL", &t);
     /* Through MEL, at least the count measured when MEL learnt prefixed
      * declarations, texts and else-if chains (111 of 120; 4
-     * before), and at most 9 models differing otherwise than the limits
-     * say (docs/convert.md lists them; 8 until DemoPowerSupplyWithBuffer,
-     * which did not read back ('dcPowerSupply.cp' declared twice), read
-     * back with the same structure, its nested if-equations renumbered
-     * as SubClocked's). Through Modelica, 118 of the 120
+     * before; 115 since MEL numbers nested conditionals as Modelica:
+     * SubClocked, PositionControlledDCPM, FullRobot,
+     * ControlledSwitchWithArc), and at most 5 models differing otherwise
+     * than the limits say (docs/convert.md lists them; 8 before that and
+     * before DemoPowerSupplyWithBuffer, whose 'dcPowerSupply.cp' was
+     * declared twice, read back). Through Modelica, 118 of the 120
      * read back the same, one differs as the limits say (an
      * algorithm section) and one is still open (docs/convert.md, "What
      * cannot read back the same": enumeration literals in a text the
      * importer keeps, whose type the flat model does not keep). Both only
      * so that the counts can only improve. */
-    cr_expect_leq(t.failed - t.failed_modelica, 9);
+    cr_expect_leq(t.failed - t.failed_modelica, 5);
     if (t.structure_only == 0 && t.models == 120) {
-        cr_expect_geq(t.same_mel, 111, "the same through MEL: %d", t.same_mel);
+        cr_expect_geq(t.same_mel, 115, "the same through MEL: %d", t.same_mel);
         cr_expect_geq(t.same_modelica, 118, "the same through Modelica: %d", t.same_modelica);
         cr_expect_leq(t.failed_modelica, 1, "failed through Modelica: %d", t.failed_modelica);
     }
