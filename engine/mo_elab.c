@@ -2828,28 +2828,33 @@ static void when_clause(elab *el, const mo__stmt *s, bool eqs)
     el->cur_when_cond = NULL;
 }
 
+/* Equation s (of an equation section, or a declaration's binding) under
+ * guard g; left out (and said so) when it reads a name whose declaration
+ * was left out (recovery). */
+static void equation_unless_left_out(elab *el, const mo__stmt *s, const mel_guard *g)
+{
+    size_t n_eqns = el->eqns.n, n_uses = el->uses.n, n_events = el->events.n;
+    uint32_t pos = el->cond_pos;
+    el->dropped = NULL;
+    simple_equation(el, s, g);
+    if (el->dropped != NULL) { /* a consequence of what was left out */
+        el->eqns.n = n_eqns;
+        el->uses.n = n_uses;
+        el->events.n = n_events;
+        el->cond_pos = pos;
+        char msg[160];
+        snprintf(msg, sizeof msg, "left out: uses '%.100s', whose declaration was left out",
+                 el->dropped);
+        mel__left_out_msg(el->rep, s->where, msg);
+        el->dropped = NULL;
+    }
+}
+
 static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
 {
     for (; s != NULL && !el->rep->stop; s = s->next) {
         switch ((mo__sk)s->kind) {
-        case MO_S_EQ: {
-            size_t n_eqns = el->eqns.n, n_uses = el->uses.n, n_events = el->events.n;
-            uint32_t pos = el->cond_pos;
-            el->dropped = NULL;
-            simple_equation(el, s, g);
-            if (el->dropped != NULL) { /* a consequence of what was left out */
-                el->eqns.n = n_eqns;
-                el->uses.n = n_uses;
-                el->events.n = n_events;
-                el->cond_pos = pos;
-                char msg[160];
-                snprintf(msg, sizeof msg,
-                         "left out: uses '%.100s', whose declaration was left out", el->dropped);
-                mel__left_out_msg(el->rep, s->where, msg);
-                el->dropped = NULL;
-            }
-            break;
-        }
+        case MO_S_EQ: equation_unless_left_out(el, s, g); break;
         case MO_S_CALL: {
             const char *f = plain_name(s->rhs);
             char *t = stmt_text(el, s);
@@ -4080,7 +4085,7 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
         st->rhs = k->binding;
         st->where.start = k->where.start;
         st->where.end = k->binding->where.end;
-        simple_equation(&el, st, mel__g_true());
+        equation_unless_left_out(&el, st, mel__g_true());
     }
     for (const mo__section *s = model->sections; s != NULL && !rep->stop; s = s->next) {
         switch (s->kind) {
