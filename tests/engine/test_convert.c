@@ -397,6 +397,20 @@ Test(convert, boolean_parameter_without_value_as_condition_round_trips_through_m
     mel_model_free(m);
 }
 
+/* A Modelica string with a newline in a text MEL keeps (a known's
+ * binding) prints as \n: MEL texts end at the line (the Modelica
+ * fuzzer's find). */
+Test(convert, a_string_with_a_newline_round_trips_through_mel)
+{
+    const char *src = "model M\n  parameter Real p = f(\"a\nb\");\n  Real x;\nequation\n"
+                      "  der(x) = p * x;\nend M;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK);
+    char why[1024] = "";
+    cr_expect(round_trip(m, false, why, sizeof why), "%s", why);
+    mel_model_free(m);
+}
+
 Test(convert, models_round_trip)
 {
     tally t = {0};
