@@ -1734,8 +1734,10 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
             return;
         }
         if (real_condition(el, e->u.ite.c, en)) {
-            /* selects nothing: both branches in every mode (issue 38) */
-            walk(el, e->u.ite.c, g, order, incident, collect);
+            /* selects nothing: both branches in every mode (issue 38); the
+             * condition's unknowns are not incident (resolved only), as
+             * neither a mode variable's nor the Modelica importer's are */
+            walk(el, e->u.ite.c, g, order, false, collect);
             walk(el, e->u.ite.a, g, order, incident, collect);
             walk(el, e->u.ite.b, g, order, incident, collect);
             return;

@@ -411,6 +411,26 @@ Test(convert, a_string_with_a_newline_round_trips_through_mel)
     mel_model_free(m);
 }
 
+/* An if-expression whose relation selects nothing: its unknowns are not
+ * incident, in MEL as in the importer (MEL counted h: the Modelica
+ * fuzzer's find, an edge more once printed as MEL). */
+Test(convert, a_relation_that_selects_nothing_is_not_incident_in_either_language)
+{
+    const char *src = "model M\n  Real h; Real v; Real x;\nequation\n  der(h) = v;\n"
+                      "  der(v) = -9.81;\n  x = if h <= 0 then 1 else 2;\nend M;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK);
+    cr_expect_eq(m->n_edges, 4);
+    char why[1024] = "";
+    cr_expect(round_trip(m, false, why, sizeof why), "%s", why);
+    mel_model_free(m);
+    const char *mel = "h : real; x : real;\ne : equation x = if h > 0 then 1 else 2;\n"
+                      "f : equation der(h) = x;\n";
+    cr_assert_eq(parse(mel, strlen(mel), false, &m), MDAE_OK);
+    cr_expect_eq(m->equations[0].n_incs, 1);
+    mel_model_free(m);
+}
+
 Test(convert, models_round_trip)
 {
     tally t = {0};
