@@ -214,6 +214,10 @@ typedef struct elab {
     uint32_t n_knowns;
     uint32_t n_conds, cur_cond, cond_pos;
     bool arith_scalar; /* lw: the operand of arithmetic already checked scalar */
+    /* lw: lowering a side of a continuous equation, where a relation met as
+     * a value (not in a condition) is no site: collect counts its unknowns,
+     * which a mode variable in its place would not read */
+    bool in_side;
 } elab;
 
 /* ---- small utilities ---------------------------------------------------------- */
@@ -1595,7 +1599,8 @@ static const fx_node *lw_bin(elab *el, const mo__expr *e, bool cond, bool scalar
                                     [MO_T_GE] = FX_GE, [MO_T_EQ] = FX_EQ, [MO_T_NE] = FX_NE};
         const fx_node *r = fx_bin(el->fx, rel[e->op], lw(el, e->kids[0], false),
                                   lw(el, e->kids[1], false), e->where);
-        add_site(el, r, SITE_REL, e, NULL);
+        if (cond || !el->in_side)
+            add_site(el, r, SITE_REL, e, NULL);
         return r;
     }
     bool logic = e->op == MO_T_AND || e->op == MO_T_OR;
@@ -2176,7 +2181,11 @@ static const fx_node *lw(elab *el, const mo__expr *e, bool cond)
 static const fx_node *lw_scalar(elab *el, const mo__expr *e)
 {
     el->arith_scalar = true;
-    return lw(el, e, false);
+    bool saved = el->in_side;
+    el->in_side = true;
+    const fx_node *r = lw(el, e, false);
+    el->in_side = saved;
+    return r;
 }
 
 /* The definition of atom i (met first as c): the relation or call itself,
