@@ -2391,6 +2391,9 @@ static const char *eq_name(elab *el, const mo__stmt *s, const char *text, int sl
         mel__nomem(el->rep);
         return NULL;
     }
+    for (size_t i = 0; i < b.len; i++)
+        if (b.p[i] == '\n') /* a string's: a name is one line (a MEL quoted name) */
+            b.p[i] = ' ';
     char *t = mdup(el, &el->tmp, b.p ? b.p : "", b.len);
     mdae_free(b.p);
     return t;

@@ -402,8 +402,9 @@ Test(convert, boolean_parameter_without_value_as_condition_round_trips_through_m
  * fuzzer's find). */
 Test(convert, a_string_with_a_newline_round_trips_through_mel)
 {
-    const char *src = "model M\n  parameter Real p = f(\"a\nb\");\n  Real x;\nequation\n"
-                      "  der(x) = p * x;\nend M;\n";
+    /* and an equation named by its text has a space for the newline */
+    const char *src = "model M\n  parameter Real p = f(\"a\nb\");\n  Real x;\n  Real y;\n"
+                      "equation\n  der(x) = p * x;\n  y = g(\"c\nd\", x);\nend M;\n";
     mel_model *m = NULL;
     cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK);
     char why[1024] = "";
