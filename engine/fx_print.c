@@ -440,8 +440,8 @@ static void put_call(const printer *p, const fx_node *e)
 
 /* Text a front-end kept: itself in Modelica; in MEL, which cannot read
  * it, the text form "text"(refs...) (docs/convert.md), with \" and \\
- * escaped, which MEL reads back as the same FX_OPAQUE ("text" alone when
- * it reads no unknown). */
+ * escaped and a newline (in a Modelica string) as \n, which MEL reads back
+ * as the same FX_OPAQUE ("text" alone when it reads no unknown). */
 static void put_opaque(const printer *p, const fx_node *e)
 {
     const char *text = e->name != NULL ? e->name : "?";
@@ -451,6 +451,10 @@ static void put_opaque(const printer *p, const fx_node *e)
     }
     mdae_buf_puts(p->b, "\"");
     for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '\n') {
+            mdae_buf_puts(p->b, "\\n");
+            continue;
+        }
         if (*c == '"' || *c == '\\')
             mdae_buf_puts(p->b, "\\");
         mdae_buf_put(p->b, c, 1);

@@ -198,10 +198,6 @@ typedef struct elab {
     struct fx_pool *fx;
     vec knowns;
     uint32_t n_conds, cur_cond, cond_depth, cond_pos;
-    /* The `if` that is the whole else-branch of a branch of the outermost
-     * conditional (`else if`): its branches are that conditional's next
-     * branches, as Modelica's elseif (positions from 0 again). */
-    const mel__stmt *elseif;
     /* Some declared name has a '[' (a quoted 'x[1]'): its instance name
      * may equal one written x[1] (p1_finish checks). */
     bool bracket_names;
@@ -1067,6 +1063,25 @@ static void new_known(elab *el, const mel__sym *s, const mel__stmt *st, const me
     }
 }
 
+/* The Boolean parameter without `(value = v)` that mode-variable
+ * declaration `in` of l (outside conditional statements) names again, or
+ * NULL: `b : parameter boolean; b : boolean;` is one Boolean, fixed but of
+ * unknown value, that conditions read as a mode variable (as the Modelica
+ * importer makes an atom of a parameter it cannot evaluate, under the
+ * parameter's name). Its known quantity stays; its name now names the mode
+ * variable. */
+static mel__sym *open_boolean(elab *el, const mel__label *l, const inst *in)
+{
+    if (l->n != 0 || el->ctx != NULL)
+        return NULL;
+    mel__sym *s = declared(el, l, in);
+    if (s == NULL || s->kind != MEL_SYM_PARAM || !s->open_boolean)
+        return NULL;
+    s->kind = MEL_SYM_MODE;
+    s->open_boolean = false; /* a third declaration is an error */
+    return s;
+}
+
 static void p1_decl(elab *el, const mel__stmt *st)
 {
     const mel__label *l = &st->u.decl.label;
@@ -1093,8 +1108,10 @@ static void p1_decl(elab *el, const mel__stmt *st)
         return;
     if (!count_object(el, st->where))
         return;
-    bool again;
-    mel__sym *s = declare(el, l, &in, k, st->where, k == MEL_SYM_VAR ? &el->vars : NULL, &again);
+    bool again = false;
+    mel__sym *s = k == MEL_SYM_MODE ? open_boolean(el, l, &in) : NULL;
+    if (s == NULL)
+        s = declare(el, l, &in, k, st->where, k == MEL_SYM_VAR ? &el->vars : NULL, &again);
     if (s == NULL || again)
         return;
     switch (k) {
@@ -1105,6 +1122,7 @@ static void p1_decl(elab *el, const mel__stmt *st)
         return;
     case MEL_SYM_PARAM: {
         s->index = el->n_params++ + el->n_ints;
+        s->open_boolean = ty == MEL_TY_BOOLEAN && !st->u.decl.has_value && l->n == 0;
         new_known(el, s, st, NULL);
         item *it = init != NULL ? new_item(el, IT_CHECK, st) : NULL;
         if (it != NULL) {
@@ -1219,27 +1237,27 @@ static void p1_if(elab *el, const mel__stmt *st)
     *ci = (condinst){st->u.cond.cond, el->env, el->seq, NULL, false};
     *yes = (ctxnode){ci, true, saved, NULL, false};
     *no = (ctxnode){ci, false, saved, NULL, false};
-    bool outermost = el->cond_depth++ == 0; /* mel_equation.cond */
-    bool chain = outermost || el->elseif == st;
-    if (outermost)
+    /* mel_equation.cond_pos, as the Modelica importer counts: both
+     * branches start where the conditional starts (an outermost one at 0),
+     * what follows it comes after its longer branch; so an `else if` that
+     * is a whole else-branch numbers its branches as Modelica's elseif */
+    if (el->cond_depth++ == 0) { /* mel_equation.cond */
         el->cur_cond = ++el->n_conds;
-    if (chain)
         el->cond_pos = 0;
+    }
+    uint32_t start = el->cond_pos;
     el->ctx = yes;
     p1_stmts(el, st->u.cond.body);
-    if (chain)
-        el->cond_pos = 0;
+    uint32_t end = el->cond_pos;
+    el->cond_pos = start;
     el->ctx = no;
-    const mel__stmt *else_if = st->u.cond.orelse;
-    const mel__stmt *saved_elseif = el->elseif;
-    el->elseif = chain && else_if != NULL && else_if->kind == MEL_S_IF && else_if->next == NULL
-                     ? else_if
-                     : NULL;
     p1_stmts(el, st->u.cond.orelse);
-    el->elseif = saved_elseif;
     el->ctx = saved;
-    if (--el->cond_depth == 0)
+    el->cond_pos = el->cond_pos > end ? el->cond_pos : end;
+    if (--el->cond_depth == 0) {
         el->cur_cond = 0;
+        el->cond_pos = 0;
+    }
 }
 
 /* `when c then body end` (mel.h, mel_when). Restrictions, each a located
@@ -1716,8 +1734,10 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
             return;
         }
         if (real_condition(el, e->u.ite.c, en)) {
-            /* selects nothing: both branches in every mode (issue 38) */
-            walk(el, e->u.ite.c, g, order, incident, collect);
+            /* selects nothing: both branches in every mode (issue 38); the
+             * condition's unknowns are not incident (resolved only), as
+             * neither a mode variable's nor the Modelica importer's are */
+            walk(el, e->u.ite.c, g, order, false, collect);
             walk(el, e->u.ite.a, g, order, incident, collect);
             walk(el, e->u.ite.b, g, order, incident, collect);
             return;

@@ -218,8 +218,9 @@ void mel__lex_init(mel__lexer *lx, const char *src, size_t len, mel__report *rep
  * names or numbers) is reported through rep and skipped, so this always makes
  * progress and ends with MEL_T_EOF. */
 void mel__lex_next(mel__lexer *lx, mel__token *out);
-/* The name of a quoted identifier's raw content raw[0 .. len) (escapes
- * checked by the lexer) written to out, which has room for it (at most
+/* The name of a quoted identifier's raw content raw[0 .. len), or a
+ * text's (escapes checked by the lexer; \n, a newline, only in texts)
+ * written to out, which has room for it (at most
  * len bytes; at most MEL__MAX_NAME for a token the lexer returned); its
  * length. */
 size_t mel__unquote(const char *raw, size_t len, char *out);
@@ -275,6 +276,8 @@ typedef struct mel__sym {
     mel__sym_kind kind;
     uint32_t index;
     long long value;  /* MEL_SYM_INT */
+    bool open_boolean; /* MEL_SYM_PARAM: a boolean parameter without `(value = v)`,
+                        * which a later `b : boolean` makes a mode variable */
     uint64_t seq;     /* elaboration order of the declaration */
     mdae_range where; /* first declaration */
     struct mel__sym *next; /* hash chain */

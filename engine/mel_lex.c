@@ -17,8 +17,9 @@
  *
  * Texts (issue 38): `"a[1] + b"`, what a front-end kept as text (FX_OPAQUE)
  * written for MEL by `mdae convert`: any bytes but " and newline (and NUL)
- * between double quotes, with the escapes \" and \\, of any length (even
- * empty). The token is MEL_T_TEXT, its text as a quoted identifier's.
+ * between double quotes, with the escapes \" and \\, and \n for a newline
+ * (a Modelica string may hold one), of any length (even empty). The token
+ * is MEL_T_TEXT, its text as a quoted identifier's.
  *
  * Positions: 1-based line and byte column, 0-based byte offset (engine/mdae.h).
  * The caller guarantees len < 2^32 (mel_model_parse checks the input size
@@ -227,8 +228,11 @@ size_t mel__unquote(const char *raw, size_t len, char *out)
 {
     size_t n = 0;
     for (size_t k = 0; k < len; k++) {
-        if (raw[k] == '\\' && k + 1 < len)
+        if (raw[k] == '\\' && k + 1 < len) {
             k++;
+            out[n++] = raw[k] == 'n' ? '\n' : raw[k]; /* \n: only a text's (lex_quoted) */
+            continue;
+        }
         out[n++] = raw[k];
     }
     return n;
@@ -248,12 +252,14 @@ static bool lex_quoted(mel__lexer *lx, mel__token *t, char quote)
     for (; p < lx->len && s[p] != quote && s[p] != '\n'; p++, names++) {
         if (s[p] == '\\') {
             escaped = true;
-            if (p + 1 < lx->len && (s[p + 1] == quote || s[p + 1] == '\\')) {
+            if (p + 1 < lx->len && (s[p + 1] == quote || s[p + 1] == '\\' ||
+                                    (quote == '"' && s[p + 1] == 'n'))) {
                 p++;
             } else if (!bad) {
                 bad = true;
-                mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, p, p + 1),
-                           "invalid escape in a %s (only \\%c and \\\\)", what, quote);
+                mel__error(lx->rep, MDAE_E_PARSE, range_at(lx, p, p + 1), "invalid escape in a %s",
+                           quote == '"' ? "text (only \\\", \\\\ and \\n)"
+                                        : "quoted identifier (only \\' and \\\\)");
             }
         } else if (s[p] == '\0' && !bad) {
             bad = true;

@@ -214,6 +214,10 @@ typedef struct elab {
     uint32_t n_knowns;
     uint32_t n_conds, cur_cond, cond_pos;
     bool arith_scalar; /* lw: the operand of arithmetic already checked scalar */
+    /* lw: lowering a side of a continuous equation, where a relation met as
+     * a value (not in a condition) is no site: collect counts its unknowns,
+     * which a mode variable in its place would not read */
+    bool in_side;
 } elab;
 
 /* ---- small utilities ---------------------------------------------------------- */
@@ -1595,7 +1599,8 @@ static const fx_node *lw_bin(elab *el, const mo__expr *e, bool cond, bool scalar
                                     [MO_T_GE] = FX_GE, [MO_T_EQ] = FX_EQ, [MO_T_NE] = FX_NE};
         const fx_node *r = fx_bin(el->fx, rel[e->op], lw(el, e->kids[0], false),
                                   lw(el, e->kids[1], false), e->where);
-        add_site(el, r, SITE_REL, e, NULL);
+        if (cond || !el->in_side)
+            add_site(el, r, SITE_REL, e, NULL);
         return r;
     }
     bool logic = e->op == MO_T_AND || e->op == MO_T_OR;
@@ -2176,7 +2181,11 @@ static const fx_node *lw(elab *el, const mo__expr *e, bool cond)
 static const fx_node *lw_scalar(elab *el, const mo__expr *e)
 {
     el->arith_scalar = true;
-    return lw(el, e, false);
+    bool saved = el->in_side;
+    el->in_side = true;
+    const fx_node *r = lw(el, e, false);
+    el->in_side = saved;
+    return r;
 }
 
 /* The definition of atom i (met first as c): the relation or call itself,
@@ -2382,6 +2391,9 @@ static const char *eq_name(elab *el, const mo__stmt *s, const char *text, int sl
         mel__nomem(el->rep);
         return NULL;
     }
+    for (size_t i = 0; i < b.len; i++)
+        if (b.p[i] == '\n') /* a string's: a name is one line (a MEL quoted name) */
+            b.p[i] = ' ';
     char *t = mdup(el, &el->tmp, b.p ? b.p : "", b.len);
     mdae_free(b.p);
     return t;
@@ -2828,28 +2840,33 @@ static void when_clause(elab *el, const mo__stmt *s, bool eqs)
     el->cur_when_cond = NULL;
 }
 
+/* Equation s (of an equation section, or a declaration's binding) under
+ * guard g; left out (and said so) when it reads a name whose declaration
+ * was left out (recovery). */
+static void equation_unless_left_out(elab *el, const mo__stmt *s, const mel_guard *g)
+{
+    size_t n_eqns = el->eqns.n, n_uses = el->uses.n, n_events = el->events.n;
+    uint32_t pos = el->cond_pos;
+    el->dropped = NULL;
+    simple_equation(el, s, g);
+    if (el->dropped != NULL) { /* a consequence of what was left out */
+        el->eqns.n = n_eqns;
+        el->uses.n = n_uses;
+        el->events.n = n_events;
+        el->cond_pos = pos;
+        char msg[160];
+        snprintf(msg, sizeof msg, "left out: uses '%.100s', whose declaration was left out",
+                 el->dropped);
+        mel__left_out_msg(el->rep, s->where, msg);
+        el->dropped = NULL;
+    }
+}
+
 static void equations(elab *el, const mo__stmt *s, const mel_guard *g)
 {
     for (; s != NULL && !el->rep->stop; s = s->next) {
         switch ((mo__sk)s->kind) {
-        case MO_S_EQ: {
-            size_t n_eqns = el->eqns.n, n_uses = el->uses.n, n_events = el->events.n;
-            uint32_t pos = el->cond_pos;
-            el->dropped = NULL;
-            simple_equation(el, s, g);
-            if (el->dropped != NULL) { /* a consequence of what was left out */
-                el->eqns.n = n_eqns;
-                el->uses.n = n_uses;
-                el->events.n = n_events;
-                el->cond_pos = pos;
-                char msg[160];
-                snprintf(msg, sizeof msg,
-                         "left out: uses '%.100s', whose declaration was left out", el->dropped);
-                mel__left_out_msg(el->rep, s->where, msg);
-                el->dropped = NULL;
-            }
-            break;
-        }
+        case MO_S_EQ: equation_unless_left_out(el, s, g); break;
         case MO_S_CALL: {
             const char *f = plain_name(s->rhs);
             char *t = stmt_text(el, s);
@@ -4080,7 +4097,7 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
         st->rhs = k->binding;
         st->where.start = k->where.start;
         st->where.end = k->binding->where.end;
-        simple_equation(&el, st, mel__g_true());
+        equation_unless_left_out(&el, st, mel__g_true());
     }
     for (const mo__section *s = model->sections; s != NULL && !rep->stop; s = s->next) {
         switch (s->kind) {

@@ -387,6 +387,102 @@ Test(convert, if_expression_on_the_left_side_round_trips)
     mel_model_free(m);
 }
 
+/* A Boolean parameter the importer cannot evaluate (no binding, or one
+ * that reads an undeclared name: the Modelica fuzzer's find) is a mode
+ * variable under its own name when a condition reads it: printed as MEL,
+ * `b : parameter boolean ...;` then `b : boolean;`, which reads back as
+ * the same known quantity and mode variable (it was 'already declared'). */
+Test(convert, boolean_parameter_without_value_as_condition_round_trips_through_mel)
+{
+    static const char *const bindings[] = {"", " = f", " = p > 1", NULL};
+    for (size_t k = 0; bindings[k] != NULL; k++) {
+        char src[512];
+        snprintf(src, sizeof src,
+                 "model M\n  parameter Real p;\n  parameter Boolean b%s;\n  Real z;\nequation\n"
+                 "  if b then\n    z = 1;\n  else\n    z = 2;\n  end if;\nend M;\n",
+                 bindings[k]);
+        mel_model *m = NULL;
+        cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK, "%s", src);
+        cr_expect_eq(m->n_modes, 1);
+        cr_expect_geq(mel_model_find_known(m, "b"), 0);
+        char why[1024] = "";
+        cr_expect(round_trip(m, false, why, sizeof why), "binding '%s': %s", bindings[k], why);
+        mel_model_free(m);
+    }
+    /* only a Boolean parameter without a given value may be named again */
+    const char *valued = "b : parameter boolean (value = true);\nb : boolean;\nz : real;\n"
+                         "e : equation z = 1;\n";
+    mel_model *m = NULL;
+    cr_expect_eq(parse(valued, strlen(valued), false, &m), MDAE_E_MODEL);
+    mel_model_free(m);
+    const char *twice = "b : parameter boolean;\nb : boolean;\nb : boolean;\nz : real;\n"
+                        "e : equation z = 1;\n";
+    m = NULL;
+    cr_expect_eq(parse(twice, strlen(twice), false, &m), MDAE_E_MODEL);
+    mel_model_free(m);
+}
+
+/* A Modelica string with a newline in a text MEL keeps (a known's
+ * binding) prints as \n: MEL texts end at the line (the Modelica
+ * fuzzer's find). */
+Test(convert, a_string_with_a_newline_round_trips_through_mel)
+{
+    /* and an equation named by its text has a space for the newline */
+    const char *src = "model M\n  parameter Real p = f(\"a\nb\");\n  Real x;\n  Real y;\n"
+                      "equation\n  der(x) = p * x;\n  y = g(\"c\nd\", x);\nend M;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK);
+    char why[1024] = "";
+    cr_expect(round_trip(m, false, why, sizeof why), "%s", why);
+    mel_model_free(m);
+}
+
+/* An if-expression whose relation selects nothing: its unknowns are not
+ * incident, in MEL as in the importer (MEL counted h: the Modelica
+ * fuzzer's find, an edge more once printed as MEL). */
+Test(convert, a_relation_that_selects_nothing_is_not_incident_in_either_language)
+{
+    const char *src = "model M\n  Real h; Real v; Real x;\nequation\n  der(h) = v;\n"
+                      "  der(v) = -9.81;\n  x = if h <= 0 then 1 else 2;\nend M;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK);
+    cr_expect_eq(m->n_edges, 4);
+    char why[1024] = "";
+    cr_expect(round_trip(m, false, why, sizeof why), "%s", why);
+    mel_model_free(m);
+    const char *mel = "h : real; x : real;\ne : equation x = if h > 0 then 1 else 2;\n"
+                      "f : equation der(h) = x;\n";
+    cr_assert_eq(parse(mel, strlen(mel), false, &m), MDAE_OK);
+    cr_expect_eq(m->equations[0].n_incs, 1);
+    mel_model_free(m);
+}
+
+/* A relation met as a value in an equation (not in a condition) reads its
+ * unknowns, though its atom is a mode variable (of the when-clause): it
+ * printed as that mode variable, which reads none (the Modelica fuzzer's
+ * find: an edge less once printed as MEL). */
+Test(convert, a_relation_as_a_value_stays_a_relation_beside_its_mode_variable)
+{
+    const char *src = "model M\n  Real h; Real v; Real x;\nequation\n  der(h) = v;\n"
+                      "  der(v) = -9.81;\n  x = 2 * (if h <= 0 then 1 else 0) + (h <= 0);\n"
+                      "  when h <= 0 then\n    reinit(v, -v);\n  end when;\nend M;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK);
+    cr_expect_eq(m->n_modes, 1);
+    char *text = NULL;
+    cr_assert_eq(mo_model_to_mel(m, &text), MDAE_OK);
+    mel_model *back = NULL;
+    cr_assert_eq(parse(text, strlen(text), false, &back), MDAE_OK, "%s", text);
+    /* the counts the fuzz target compares (the reinit's cases differ
+     * otherwise: not this test's) */
+    cr_expect_eq(back->n_equations, m->n_equations);
+    cr_expect_eq(back->n_variables, m->n_variables);
+    cr_expect_eq(back->n_edges, m->n_edges, "%s", text);
+    mel_model_free(back);
+    mdae_free(text);
+    mel_model_free(m);
+}
+
 Test(convert, models_round_trip)
 {
     tally t = {0};
@@ -417,16 +513,22 @@ Test(convert, msl_round_trips)
     report("MSL", &t);
     /* Through MEL, at least the count measured when MEL learnt prefixed
      * declarations, texts and else-if chains (111 of 120; 4
-     * before), and at most 8 models differing otherwise than the limits
-     * say (docs/convert.md lists them). Through Modelica, 118 of the 120
+     * before; 115 since MEL numbers nested conditionals as Modelica:
+     * SubClocked, PositionControlledDCPM, FullRobot,
+     * ControlledSwitchWithArc; 119 since MEL does not count the unknowns
+     * of a condition that selects nothing: DemoSignalCharacteristic,
+     * ThyristorBehaviourTest, DemoPowerSupplyWithBuffer,
+     * HeatExchangerSimulation), and at most 1 model differing otherwise
+     * than the limits say (Friction; docs/convert.md lists them; 8
+     * before those). Through Modelica, 118 of the 120
      * read back the same, one differs as the limits say (an
      * algorithm section) and one is still open (docs/convert.md, "What
      * cannot read back the same": enumeration literals in a text the
      * importer keeps, whose type the flat model does not keep). Both only
      * so that the counts can only improve. */
-    cr_expect_leq(t.failed - t.failed_modelica, 8);
+    cr_expect_leq(t.failed - t.failed_modelica, 1);
     if (t.structure_only == 0 && t.models == 120) {
-        cr_expect_geq(t.same_mel, 111, "the same through MEL: %d", t.same_mel);
+        cr_expect_geq(t.same_mel, 119, "the same through MEL: %d", t.same_mel);
         cr_expect_geq(t.same_modelica, 118, "the same through Modelica: %d", t.same_modelica);
         cr_expect_leq(t.failed_modelica, 1, "failed through Modelica: %d", t.failed_modelica);
     }

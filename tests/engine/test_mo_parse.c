@@ -491,6 +491,23 @@ Test(mo_parse, recovery_leaves_out_the_equations_of_a_broken_declaration_without
     mel_model_free(m);
 }
 
+/* A declaration's binding is an equation like the others: left out when
+ * it reads a name whose declaration was left out (it was kept, with the
+ * name as a text that MEL then read in both branches: the Modelica
+ * fuzzer's find, an edge more once printed as MEL). */
+Test(mo_parse, recovery_leaves_out_a_binding_that_uses_a_left_out_declaration)
+{
+    mel_model *m = mo_same_as_without("model M\n  Real x;\n  Boolean g(start=\n  Real u;\n"
+                                      "  Real w;\n  Real y = if g then x else w;\nequation\n"
+                                      "  der(x) = 1;\n  w = 2;\nend M;\n",
+                                      "model M\n  Real x;\n  Real w;\n  Real y;\nequation\n"
+                                      "  der(x) = 1;\n  w = 2;\nend M;\n",
+                                      2, 1);
+    cr_assert_str_eq(m->left_out[1].message, "left out: uses 'g', whose declaration was left out");
+    cr_assert_eq(m->left_out[1].where.start.line, 6);
+    mel_model_free(m);
+}
+
 Test(mo_parse, recovery_is_off_by_default)
 {
     mdae_diags d;
