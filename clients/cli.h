@@ -52,7 +52,7 @@ enum {
 #define CLI_OPT_TO 0x80u        /* --to mel (required by `convert`) */
 #define CLI_OPT_CHANGE 0x100u   /* --from SPEC --to SPEC | --all (`modechange`) */
 #define CLI_OPT_OUTPUT 0x200u   /* -o FILE, --output FILE (`rimis`) */
-#define CLI_OPT_NO_GUARD 0x400u /* --no-guard (`rimis`) */
+#define CLI_OPT_NO_GUARD 0x400u /* --no-guard, --accept-jumps (`rimis`) */
 
 /* The model read from a file (or stdin) of the command line. */
 typedef struct cli_source {
@@ -83,6 +83,7 @@ typedef struct cli_opts {
     bool instants;         /* modechange --first --instants: and every later instant */
     const char *output;    /* borrowed: rimis -o FILE; NULL: stdout */
     bool no_guard;         /* rimis --no-guard: block equations unguarded */
+    bool accept_jumps;     /* rimis --accept-jumps: jumps copied, warned */
     /* check and analyze (set by main): recover from syntax errors and
      * carry on with the rest of the model (engine/mel.h, "Recovery"; issue
      * 36 item 2); the exit status is still CLI_EXIT_MODEL. */

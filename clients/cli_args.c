@@ -111,7 +111,10 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
                    "                  OUT is left as it was when writing fails; -: stdout)\n");
     if (cmd->opts & CLI_OPT_NO_GUARD)
         fprintf(f, "  --no-guard      print block equations unguarded (RR-9459 section 4.7\n"
-                   "                  off): partially evaluated only\n");
+                   "                  off): partially evaluated only\n"
+                   "  --accept-jumps  mode changes that make states jump or values\n"
+                   "                  impulsive are warned about instead of refused; the\n"
+                   "                  output copies the states there (wrong if they jump)\n");
     if (cmd->opts & CLI_OPT_CHANGE)
         fprintf(f, "  --from SPEC     the old mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n"
                    "  --to SPEC       the new mode, likewise\n"
@@ -307,6 +310,8 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             o->output = v;
         } else if ((cmd->opts & CLI_OPT_NO_GUARD) && strcmp(a, "--no-guard") == 0) {
             o->no_guard = true;
+        } else if ((cmd->opts & CLI_OPT_NO_GUARD) && strcmp(a, "--accept-jumps") == 0) {
+            o->accept_jumps = true;
         } else if ((cmd->opts & CLI_OPT_NODE_LIMIT) && is_option(a, "--node-limit")) {
             const char *v = option_value(argc, argv, &i, "--node-limit");
             if (v == NULL)

@@ -126,7 +126,8 @@ static const cli_command commands[] = {
     {"rimis", cli_rimis_run,
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_METHOD |
          CLI_OPT_OUTPUT | CLI_OPT_NO_GUARD,
-     "FILE [-o OUT.mo] [-D NAME=VALUE]... [--json] [--no-guard] [--node-limit N]\n"
+     "FILE [-o OUT.mo] [-D NAME=VALUE]... [--json] [--no-guard] [--accept-jumps]\n"
+     "       [--node-limit N]\n"
      "       [--reorder] [--method auto|implicit|enumeration|blocks|tight]",
      "the model as flat Modelica that single-mode tools simulate correctly",
      "Rewrites a multimode model into one flat Modelica model, its Reduced-Index\n"
@@ -142,7 +143,8 @@ static const cli_command commands[] = {
      "(`if C then ... else w = 0;`) unless --no-guard. A model RIMIS cannot\n"
      "represent is refused with located errors and exit status 1: a singular\n"
      "valid mode (its formula), an impulsive mode change (the variables and the\n"
-     "change). With --json, prints {name, text, lines, replicates,\n"
+     "change; --accept-jumps makes it a warning, the states copied across it).\n"
+     "With --json, prints {name, text, lines, replicates,\n"
      "multiplexers, reinits, conditions, variables, groups, warnings}, what\n"
      "session/rimis answers (docs/rimis.md describes it).\n"},
     {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel|modelica [--format F]",
@@ -196,6 +198,7 @@ static void print_usage(FILE *f)
                "  -o OUT             rimis: write to the file OUT (atomically) instead of\n"
                "                     stdout\n"
                "  --no-guard         rimis: block equations unguarded\n"
+               "  --accept-jumps     rimis: warn about jumping mode changes, not refuse\n"
                "  -h, --help         print help and exit\n"
                "\n"
                "exit status:\n"

@@ -32,7 +32,7 @@ static rimis_options options_for(const cli_opts *o, const cli_engine *e, char *n
                                  size_t size)
 {
     bool modelica = cli_is_modelica(o, &e->src);
-    rimis_options opt = {.no_guard = o->no_guard};
+    rimis_options opt = {.no_guard = o->no_guard, .accept_jumps = o->accept_jumps};
     if (modelica) {
         opt.source = e->src.text;
         opt.source_len = e->src.len;

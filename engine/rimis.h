@@ -192,6 +192,12 @@ typedef struct rimis_options {
     const char *source;
     size_t source_len;
     size_t max_lines;       /* 0: 10,000,000 */
+    /* Accept the mode changes that make states jump or values impulsive
+     * (refused otherwise, step 6): each such refusal becomes a warning and
+     * the output copies the states across the change, as RR-9459's tool
+     * does, which is wrong where they do jump. For a modeler who knows the
+     * changes happen where nothing jumps; `mdae rimis --accept-jumps`. */
+    bool accept_jumps;
 } rimis_options;
 
 /* Build the RIMIS of m, analysed as r (sa_analyze, not singular_only) with

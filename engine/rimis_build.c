@@ -240,10 +240,15 @@ static bool printable_definition(rc_build *b, uint32_t k)
     const mel_mode *g = &b->m->modes[k];
     if (boolean_valued(b->m, g->def))
         return true;
+    const mdae_diags *w = &b->res->warnings; /* once per declaration */
+    if (w->count > 0 && w->items[w->count - 1].where.start.line == g->where.start.line &&
+        w->items[w->count - 1].where.start.col == g->where.start.col)
+        return false;
     if (mdae_diags_add(&b->res->warnings, MDAE_SEV_WARNING, g->where,
                        "RIMIS: the definition of mode variable '%s' is a Real expression, "
                        "which Modelica cannot read as a Boolean: it is printed as a free "
-                       "input (give it a relation, such as 'e > 0', to keep it)",
+                       "input, and so are the other instances of its declaration (give it "
+                       "a relation, such as 'e > 0', to keep it)",
                        g->name) != MDAE_OK)
         rc__oom(b);
     return false;

@@ -939,18 +939,43 @@ static int carry_text_whens(mcx *x)
 
 /* ---- Entry points ----------------------------------------------------------- */
 
+/* rimis_options.accept_jumps: the refusals check_changes made (in
+ * refusals) become warnings, and the output copies the states. */
+static int accept_jumps(mcx *x, const mdae_diags *refusals)
+{
+    for (size_t i = 0; i < refusals->count; i++) {
+        const mdae_diag *d = &refusals->items[i];
+        int rc = mdae_diags_add(x->warnings, MDAE_SEV_WARNING, d->where,
+                                "%s -- accepted as asked (accept_jumps): the output copies "
+                                "the states across this change",
+                                d->message);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    x->refused = false;
+    return MDAE_OK;
+}
+
 int rimis__mode_changes(const mel_model *m, const sa_result *r, const cdg_graph *g,
                         const rimis__naming *nm, const rimis_options *opt, fx_pool *pool,
                         rimis__changes *out, mdae_diags *warnings, mdae_diags *diags)
 {
     (void)g;
-    (void)opt; /* the when-clauses are in the model: the source text is not needed */
     if (m == NULL || r == NULL || nm == NULL || pool == NULL || out == NULL || nm->source_name == NULL ||
         nm->factored == NULL || nm->state_replicates == NULL)
         return MDAE_E_INVAL;
     memset(out, 0, sizeof *out);
-    mcx x = {.m = m, .nm = nm, .pool = pool, .out = out, .warnings = warnings, .diags = diags};
+    /* the when-clauses are in the model: opt's source text is not needed */
+    bool accept = opt != NULL && opt->accept_jumps;
+    mdae_diags refusals;
+    mdae_diags_init(&refusals);
+    mcx x = {.m = m, .nm = nm, .pool = pool, .out = out, .warnings = warnings,
+             .diags = accept ? &refusals : diags};
     int rc = check_changes(&x, r);
+    if (rc == MDAE_OK && accept && x.refused)
+        rc = accept_jumps(&x, &refusals);
+    mdae_diags_close(&refusals);
+    x.diags = diags;
     mdae_free(x.example_any);
     mdae_free(x.example_rejected);
     mdae_free(x.example_not_done);

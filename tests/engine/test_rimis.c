@@ -351,6 +351,24 @@ Test(rimis, impulsive_refused)
     unload(&fx);
 }
 
+/* accept_jumps: the clutch's impulsive change is a warning, the states
+ * copied, and the output is given. */
+Test(rimis, impulsive_accepted_when_asked)
+{
+    fixture fx;
+    rimis_options opt = {.accept_jumps = true};
+    cr_assert_eq(build(&fx, "clutch.mel", &opt), MDAE_OK);
+    cr_assert_not_null(fx.res);
+    bool warned = false;
+    for (size_t k = 0; k < fx.res->warnings.count; k++)
+        warned = warned || (strstr(fx.res->warnings.items[k].message, "impulsive") != NULL &&
+                            strstr(fx.res->warnings.items[k].message, "accepted as asked") != NULL);
+    cr_expect(warned);
+    for (size_t k = 0; k < fx.d.count; k++)
+        cr_expect_neq(fx.d.items[k].severity, MDAE_SEV_ERROR, "%s", fx.d.items[k].message);
+    unload(&fx);
+}
+
 /* An equation whose expression cancels an incidence of the structure
  * (x1 - x1) keeps it in the output (0 * x1: fx_dt_keep), so that the
  * output's structure is the source's, and no warning is needed. */
