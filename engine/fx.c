@@ -17,6 +17,7 @@
 struct fx_pool {
     mel__arena arena;
     bool failed;
+    bool keep_reads; /* fx_fold_keep / fx_dt_keep running (fx_int.h) */
 };
 
 fx_pool *fx_pool_new(void)
@@ -53,6 +54,19 @@ static void *pool_alloc(fx_pool *p, size_t n)
     if (q == NULL)
         p->failed = true;
     return q;
+}
+
+bool fx__pool_keeps_reads(const fx_pool *p)
+{
+    return p != NULL && p->keep_reads;
+}
+
+bool fx__pool_set_keep_reads(fx_pool *p, bool on)
+{
+    assert(p != NULL);
+    bool was = p->keep_reads;
+    p->keep_reads = on;
+    return was;
 }
 
 void *fx__pool_alloc(fx_pool *p, size_t n)

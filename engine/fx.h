@@ -186,10 +186,21 @@ MDAE_API const fx_node *fx_fold(fx_pool *p, const fx_node *e);
 /* The k-th derivative with respect to time (k >= 0), folded: FX_VAR(x, o)
  * becomes FX_VAR(x, o + 1), time 1, knowns, modes, pre() and numbers 0;
  * chain, product and quotient rules; known functions; unknown functions by
- * their partials ("f.d<i>", above); FX_DER expanded; FX_OPAQUE to
+ * their partials ("f.d<i>", above); every FX_DER expanded (k = 0 too: the
+ * result has no FX_DER); FX_OPAQUE to
  * FX_OPAQUE("der(text)", refs and their derivatives). FX_NEXT and FX_LAST
  * inside: MDAE_E_NOTIMPL via *err (the result NULL). err may be NULL. */
 MDAE_API const fx_node *fx_dt(fx_pool *p, const fx_node *e, unsigned k, int *err);
+/* fx_fold and fx_dt keeping the structure (RIMIS, issue 39): a
+ * simplification that would drop a subtree reading an unknown (0 * e,
+ * 0 / e, e - e, e ^ 0, 1 ^ e, the zero derivative of sign/floor/ceil/
+ * integer/div of e) keeps it, multiplied by 0 where its value goes
+ * (0 * e, 0 * der(e)...), so that the result reads each unknown at the
+ * highest order the input reads it (raised by k) -- the incidences of the
+ * structural analyses. Only constant subtrees and if-expressions with a
+ * constant condition are folded away. Same values, same errors. */
+MDAE_API const fx_node *fx_fold_keep(fx_pool *p, const fx_node *e);
+MDAE_API const fx_node *fx_dt_keep(fx_pool *p, const fx_node *e, unsigned k, int *err);
 /* The partial derivative with respect to der^order(var), every other
  * unknown, derivative, known and mode held fixed; folded. Conditions of
  * if-expressions are held fixed (piecewise). Same errors as fx_dt. */
@@ -233,6 +244,13 @@ typedef struct fx_namer {
 } fx_namer;
 MDAE_API void fx_print_named(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
                              const fx_namer *namer);
+/* The same as the left side of an equation (`lhs = rhs`): an
+ * if-expression at the top is printed in parentheses, as neither
+ * grammar reads it bare there (Modelica's left side is a
+ * simple_expression); fx_print and fx_print_named print a right side.
+ * namer may be NULL. */
+MDAE_API void fx_print_lhs(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
+                           const fx_namer *namer);
 /* The same into a new string (owned: mdae_free), NULL on OOM. */
 MDAE_API char *fx_format(const mel_model *m, const fx_node *e, fx_syntax syntax);
 /* Append a declared name (unknown, known, mode, equation label) as the

@@ -80,7 +80,7 @@ int fx_body_format(const mel_model *m, uint32_t eq, unsigned c, char **out)
         assert(r != NULL);
         fx_syntax syn = fx_body_syntax(m);
         mdae_buf b = {0};
-        fx_print(&b, m, l, syn);
+        fx_print_lhs(&b, m, l, syn, NULL);
         mdae_buf_puts(&b, " = ");
         fx_print(&b, m, r, syn);
         if (b.oom || b.p == NULL) {

@@ -27,6 +27,12 @@
  * where e is infinite or NaN (IEEE would give NaN), and numbers are
  * combined in the order the terms come (rounding may differ in the last
  * bits).
+ Keeping reads (fx_fold_keep, fx_dt_keep; a flag of the pool for the
+ * call's duration, see fx_int.h): 0 * e, 0 / e, e - e (like terms whose
+ * coefficients cancel), e ^ 0 and 1 ^ e stay as written (e - e as 0 * e)
+ * when e reads an unknown, and the derivative of sign/floor/ceil/integer/
+ * div of e is 0 * e' there, so that the result reads every unknown the
+ * input reads (at its highest order, raised by the order of derivation).
  *
  * Derivatives: d() differentiates a folded tree, with respect to time or
  * to one unknown's derivative (fx_partial). Rules beyond the textbook ones
@@ -40,6 +46,8 @@
  *  - noEvent(u)' = noEvent(u'); smooth(k, u)' = smooth(k - 1, u') (k a
  *    number >= 1; else u'); homotopy(a, s)' = homotopy(a', s');
  *  - an unknown function f(a1..an)' = sum f.d<i>(a1..an) * ai';
+ *  - fx_dt expands every FX_DER first (also when k = 0, and inside the
+ *    factors the product rule leaves underived);
  *  - pre(e), relations and Boolean operators: 0; if c then a else b:
  *    if c then a' else b' (conditions held fixed); FX_LAST, FX_NEXT:
  *    MDAE_E_NOTIMPL;
@@ -139,6 +147,38 @@ static bool same(const fx_node *a, const fx_node *b, size_t *budget)
 
 #define SAME_BUDGET 4096
 
+/* ---- Keeping what a tree reads (fx_fold_keep, fx_dt_keep) ------------------------
+ * In that mode a simplification that would drop a subtree reading an
+ * unknown (0 * e, 0 / e, e - e, e ^ 0, 1 ^ e, the derivative 0 of a
+ * piecewise-constant function of e) keeps it, multiplied by 0 where its
+ * value goes: the structure (which unknowns at which order an equation
+ * reads) stays the one of the input, differentiated. */
+#define READS_BUDGET 4096
+
+/* Whether e may read an unknown (outside pre() and last(), which read
+ * another instant); true too when the walk gives up after *budget nodes. */
+static bool reads_rec(const fx_node *e, size_t *budget)
+{
+    if (*budget == 0)
+        return true;
+    --*budget;
+    if (e->op == FX_VAR)
+        return true;
+    if (e->op == FX_PRE || e->op == FX_LAST)
+        return false;
+    for (uint32_t k = 0; k < e->n; k++)
+        if (reads_rec(e->kids[k], budget))
+            return true;
+    return false;
+}
+
+/* Whether p keeps reads and e reads an unknown: e must not be dropped. */
+static bool kept(const fx_pool *p, const fx_node *e)
+{
+    size_t budget = READS_BUDGET;
+    return fx__pool_keeps_reads(p) && reads_rec(e, &budget);
+}
+
 /* ---- Like terms: c1*f + c2*f is (c1 + c2)*f ---------------------------------------
  * Only in sums of at most MERGE_MAX terms (the comparison is quadratic);
  * terms compare with same(). A coefficient that becomes 0 drops the term:
@@ -232,7 +272,7 @@ static bool merge_like_terms(fx_pool *p, const fx_node **t, uint32_t *out)
             }
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!alive[i] || (merged[i] && v[i].c == 0))
+        if (!alive[i] || (merged[i] && v[i].c == 0 && !kept(p, t[i])))
             continue;
         t[k] = merged[i] ? term_of(p, v[i].c, v[i].c_int, &v[i]) : t[i];
         if (t[k++] == NULL)
@@ -340,8 +380,15 @@ static const fx_node *s_mul(fx_pool *p, const fx_node *const *kids, uint32_t n, 
             }
         }
     }
-    if (c == 0)
-        return zero(p); /* 0 * e = 0: the convention of the header */
+    if (c == 0) {
+        bool keep = false;
+        for (uint32_t k = 1; k < out && !keep; k++)
+            keep = kept(p, t[k]);
+        if (!keep)
+            return zero(p); /* 0 * e = 0: the convention of the header */
+        t[0] = zero(p);
+        return fx_make(p, FX_MUL, t, out, where);
+    }
     if (c < 0) {
         neg = !neg;
         c = -c;
@@ -378,7 +425,7 @@ static const fx_node *s_div(fx_pool *p, const fx_node *a, const fx_node *b, mdae
         return NULL;
     if (is_val(b, 1))
         return a;
-    if (is_zero(a))
+    if (is_zero(a) && !kept(p, b))
         return zero(p); /* 0 / e = 0: the convention of the header */
     if (is_num(a) && is_num(b)) {
         double v = a->num / b->num;
@@ -412,7 +459,7 @@ static const fx_node *s_pow(fx_pool *p, const fx_node *a, const fx_node *b, mdae
         return NULL;
     if (is_val(b, 1))
         return a;
-    if (is_zero(b) || is_val(a, 1))
+    if ((is_zero(b) && !kept(p, a)) || (is_val(a, 1) && !kept(p, b)))
         return one(p); /* C's pow: x^0 = 1 and 1^y = 1 for every x, y */
     if (is_num(a) && is_num(b)) {
         double v = pow(a->num, b->num);
@@ -739,6 +786,16 @@ static const fx_node *d_mul(dctx *c, const fx_node *e)
     return nt == 0 ? zero(p) : s_add(p, terms, nt, nowhere);
 }
 
+/* f * dk (dk_first: dk * f), dk a derivative: 0 when dk is 0 (what it
+ * differentiates reads nothing), so that keeping reads leaves no stray
+ * 0 * f behind (f is differentiated elsewhere in the same rule). */
+static const fx_node *mul_d(fx_pool *p, const fx_node *f, const fx_node *dk, bool dk_first)
+{
+    if (is_zero(dk))
+        return dk;
+    return dk_first ? s_mul2(p, dk, f) : s_mul2(p, f, dk);
+}
+
 static const fx_node *d_div(dctx *c, const fx_node *e)
 {
     fx_pool *p = c->p;
@@ -748,7 +805,7 @@ static const fx_node *d_div(dctx *c, const fx_node *e)
         return NULL;
     if (is_zero(db))
         return s_div(p, da, b, nowhere);
-    const fx_node *top = s_add2(p, s_mul2(p, da, b), s_neg(p, s_mul2(p, a, db), nowhere));
+    const fx_node *top = s_add2(p, mul_d(p, b, da, true), s_neg(p, s_mul2(p, a, db), nowhere));
     return s_div(p, top, s_pow(p, b, num(p, 2, true), nowhere), nowhere);
 }
 
@@ -839,7 +896,8 @@ static const fx_node *d_fn1(dctx *c, const fx_node *e, const fx_node *u, const f
     case FX_FN_ABS:
         return s_if(p, s_rel(p, FX_GE, u, zero(p), nowhere), du, s_neg(p, du, nowhere), nowhere);
     case FX_FN_NOEVENT: return is_const(du) ? du : call1(p, FX_FN_NOEVENT, du);
-    default: return zero(p); /* sign floor ceil integer: piecewise constant */
+    default: /* sign floor ceil integer: piecewise constant */
+        return fx__pool_keeps_reads(p) ? s_mul2(p, zero(p), du) : zero(p);
     }
 }
 
@@ -850,7 +908,8 @@ static const fx_node *d_fn2(dctx *c, const fx_node *e, const fx_node *x, const f
     const fx_node *k[2];
     switch ((fx_fn)e->fn) {
     case FX_FN_ATAN2: /* atan2(Y, X)' = (X*Y' - Y*X') / (X^2 + Y^2), Y = x, X = y */
-        return s_div(p, s_add2(p, s_mul2(p, y, dx), s_neg(p, s_mul2(p, x, dy), nowhere)),
+        return s_div(p,
+                     s_add2(p, mul_d(p, y, dx, false), s_neg(p, mul_d(p, x, dy, false), nowhere)),
                      s_add2(p, sq(p, y), sq(p, x)), nowhere);
     case FX_FN_MIN:
     case FX_FN_MAX:
@@ -861,7 +920,7 @@ static const fx_node *d_fn2(dctx *c, const fx_node *e, const fx_node *x, const f
         const fx_node *q = e->fn == FX_FN_MOD ? call1(p, FX_FN_FLOOR, s_div(p, x, y, nowhere))
                                               : (k[0] = x, k[1] = y,
                                                  s_call(p, FX_FN_DIV, NULL, k, 2, nowhere));
-        return s_add2(p, dx, s_neg(p, s_mul2(p, q, dy), nowhere));
+        return s_add2(p, dx, s_neg(p, mul_d(p, q, dy, false), nowhere));
     }
     case FX_FN_SMOOTH:
         if (is_num(x) && x->num >= 1 && !is_const(dy)) {
@@ -874,7 +933,8 @@ static const fx_node *d_fn2(dctx *c, const fx_node *e, const fx_node *x, const f
         k[0] = dx;
         k[1] = dy;
         return s_call(p, FX_FN_HOMOTOPY, NULL, k, 2, nowhere);
-    default: return zero(p); /* div: piecewise constant */
+    default: /* div: piecewise constant */
+        return fx__pool_keeps_reads(p) ? s_mul2(p, zero(p), s_add2(p, dx, dy)) : zero(p);
     }
 }
 
@@ -1002,17 +1062,75 @@ static const fx_node *finish(dctx *c, const fx_node *r, int *err)
     return code == MDAE_OK ? r : NULL;
 }
 
-const fx_node *fx_dt(fx_pool *p, const fx_node *e, unsigned k, int *err)
+/* The folded tree e with every FX_DER(u) replaced by u's time derivative
+ * (c differentiates with respect to time; m: the nodes already done). */
+static const fx_node *expand_der(dctx *c, memo *m, const fx_node *e)
+{
+    if (e == NULL || e->n == 0)
+        return e;
+    const fx_node *r = memo_get(m, e);
+    if (r != NULL)
+        return r;
+    const fx_node *small[4];
+    const fx_node **t = e->n <= 4 ? small : kids_new(c->p, e->n);
+    if (t == NULL)
+        return NULL;
+    bool changed = false;
+    for (uint32_t k = 0; k < e->n; k++) {
+        if ((t[k] = expand_der(c, m, e->kids[k])) == NULL)
+            return NULL;
+        changed = changed || t[k] != e->kids[k];
+    }
+    if (e->op == FX_DER)
+        r = d(c, t[0]);
+    else
+        r = changed ? rebuild(c->p, e, t) : e;
+    memo_put(m, e, r);
+    return r;
+}
+
+/* fx_dt, in the pool's current mode (keeping reads or not). */
+static const fx_node *dt(fx_pool *p, const fx_node *e, unsigned k, int *err)
 {
     dctx c = {p, true, 0, 0, MDAE_OK, {0}};
     if (k > MEL_MAX_ORDER)
         return finish(&c, fail(&c, MDAE_E_LIMIT), err);
-    const fx_node *r = fx_fold(p, e);
+    memo m = {0};
+    const fx_node *r = expand_der(&c, &m, fx_fold(p, e));
+    memo_free(&m);
     for (unsigned i = 0; i < k && r != NULL && !is_zero(r); i++) {
         memo_free(&c.done); /* a new tree each time */
         r = d(&c, r);
     }
     return finish(&c, r, err);
+}
+
+const fx_node *fx_dt(fx_pool *p, const fx_node *e, unsigned k, int *err)
+{
+    return dt(p, e, k, err);
+}
+
+const fx_node *fx_fold_keep(fx_pool *p, const fx_node *e)
+{
+    if (p == NULL)
+        return NULL;
+    bool was = fx__pool_set_keep_reads(p, true);
+    const fx_node *r = fx_fold(p, e);
+    fx__pool_set_keep_reads(p, was);
+    return r;
+}
+
+const fx_node *fx_dt_keep(fx_pool *p, const fx_node *e, unsigned k, int *err)
+{
+    if (p == NULL) {
+        if (err != NULL)
+            *err = MDAE_E_INVAL;
+        return NULL;
+    }
+    bool was = fx__pool_set_keep_reads(p, true);
+    const fx_node *r = dt(p, e, k, err);
+    fx__pool_set_keep_reads(p, was);
+    return r;
 }
 
 const fx_node *fx_partial(fx_pool *p, const fx_node *e, uint32_t var, uint32_t order, int *err)

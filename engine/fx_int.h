@@ -13,6 +13,13 @@
  * pool failed on OOM. */
 void *fx__pool_alloc(fx_pool *p, size_t n);
 
+/* Whether the transformations running on p keep every unknown they read
+ * (fx_fold_keep, fx_dt_keep: set for the duration of the call, so that
+ * the smart constructors of fx_diff.c need no extra argument). The setter
+ * returns the previous value, which the caller restores. */
+bool fx__pool_keeps_reads(const fx_pool *p);
+bool fx__pool_set_keep_reads(fx_pool *p, bool on);
+
 /* The value of known function fn (not FX_FN_UNKNOWN) at a[0 .. arity):
  * C's math, Modelica's meaning (integer = floor, div truncates, mod is
  * x - floor(x/y)*y, rem x - div(x,y)*y, sign 0 at 0; noEvent, smooth and

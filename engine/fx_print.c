@@ -20,7 +20,8 @@
  *   9      primaries: names, calls, numbers, (e)
  *
  * An if-expression is printed in parentheses inside any operator (MEL's
- * is a greedy primary, Modelica's an expression only). The n-ary shapes of
+ * is a greedy primary, Modelica's an expression only), and at the top of
+ * an equation's left side (fx_print_lhs). The n-ary shapes of
  * fx.h are kept by parenthesising a kid of the same n-ary operator (so that
  * ADD(ADD(a, b), c) prints (a + b) + c, not the flat a + b + c); a - b is
  * ADD(a, NEG(b)); a product chain keeps its left-to-right grouping: the
@@ -537,6 +538,14 @@ void fx_print_named(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax
     assert(b != NULL);
     printer p = {.b = b, .m = m, .syn = syntax, .namer = namer};
     put(&p, e, L_IF);
+}
+
+void fx_print_lhs(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
+                  const fx_namer *namer)
+{
+    assert(b != NULL);
+    printer p = {.b = b, .m = m, .syn = syntax, .namer = namer};
+    put(&p, e, L_IF + 1);
 }
 
 char *fx_format(const mel_model *m, const fx_node *e, fx_syntax syntax)

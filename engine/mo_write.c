@@ -59,6 +59,12 @@ static void put_expr(const writer *w, const fx_node *e)
     fx_print(w->b, w->m, e, w->syn);
 }
 
+/* An equation's left side: an if-expression there in parentheses. */
+static void put_lhs(const writer *w, const fx_node *e)
+{
+    fx_print_lhs(w->b, w->m, e, w->syn, NULL);
+}
+
 /* An equation's label in MEL, which has one namespace: a label that is
  * also the name of a declaration (Modelica's `R1: ` resistor equation
  * beside parameter R1) gets " (equation)" appended, so that the text
@@ -158,7 +164,7 @@ static void put_equation_body(const writer *w, const mel_equation *q)
         put_incidence_sum(w, q);
         return;
     }
-    put_expr(w, q->lhs);
+    put_lhs(w, q->lhs);
     puts_(w, " = ");
     put_expr(w, q->rhs);
 }
@@ -471,7 +477,7 @@ static bool put_redeclared(const writer *w, const mel_equation *q)
     for (uint32_t k = 2; k >= 1; k--) {
         put_label(w, q->name);
         puts_(w, " : equation ");
-        put_expr(w, l->kids[k]);
+        put_lhs(w, l->kids[k]);
         puts_(w, " = ");
         put_expr(w, r->kids[k]);
         puts_(w, k == 2 ? ";\n  else\n    " : ";\n  end;\n");

@@ -207,16 +207,59 @@ static bool refuse_singular(rc_build *b)
     return true;
 }
 
+/* e is a Boolean expression Modelica can read as one (MEL also lets a mode
+ * variable be defined by a Real, read only structurally: the building's
+ * `outgoing[i] : boolean = mu_door[i]`). Calls and texts are given the
+ * benefit of the doubt. */
+static bool boolean_valued(const mel_model *m, const fx_node *e)
+{
+    switch ((fx_op)e->op) {
+    case FX_BOOL: case FX_MODE: case FX_LT: case FX_LE: case FX_GT: case FX_GE:
+    case FX_EQ: case FX_NE: case FX_NOT: case FX_AND: case FX_OR: case FX_OPAQUE:
+        return true;
+    case FX_KNOWN:
+        return m->knowns[e->index].kind == MEL_KNOWN_BOOLEAN;
+    case FX_IF:
+        return boolean_valued(m, e->kids[1]) && boolean_valued(m, e->kids[2]);
+    case FX_PRE: case FX_LAST: case FX_NEXT:
+        return boolean_valued(m, e->kids[0]);
+    case FX_CALL:
+        return e->fn == FX_FN_UNKNOWN ||
+               ((e->fn == FX_FN_NOEVENT || e->fn == FX_FN_SMOOTH) &&
+                boolean_valued(m, e->kids[e->n - 1]));
+    default:
+        return false;
+    }
+}
+
+/* A mode variable whose definition is a Real expression is printed as a
+ * free input, with a warning: Modelica cannot read `b = r` for a Real r,
+ * and `r > 0` would be a meaning the source does not give. */
+static bool printable_definition(rc_build *b, uint32_t k)
+{
+    const mel_mode *g = &b->m->modes[k];
+    if (boolean_valued(b->m, g->def))
+        return true;
+    if (mdae_diags_add(&b->res->warnings, MDAE_SEV_WARNING, g->where,
+                       "RIMIS: the definition of mode variable '%s' is a Real expression, "
+                       "which Modelica cannot read as a Boolean: it is printed as a free "
+                       "input (give it a relation, such as 'e > 0', to keep it)",
+                       g->name) != MDAE_OK)
+        rc__oom(b);
+    return false;
+}
+
 static void mode_definitions(rc_build *b)
 {
     const mel_model *m = b->m;
     b->mode_def = sa__alloc(b->c, (m->n_modes + 1) * sizeof *b->mode_def);
     for (uint32_t k = 0; k < m->n_modes; k++) {
-        if (m->modes[k].def == NULL)
+        if (m->modes[k].def == NULL || !printable_definition(b, k))
             continue;
         const char *why = "it differentiates what cannot be";
         int err = MDAE_OK;
-        const fx_node *def = rc__expand_der(b, m->modes[k].def, &err);
+        /* every der(a) expanded (fx_dt at order 0), incidences kept */
+        const fx_node *def = fx_dt_keep(b->pool, m->modes[k].def, 0, &err);
         if (def == NULL && err == MDAE_E_NOMEM)
             rc__oom(b);
         b->mode_def[k] = def != NULL ? rc__rename(b, def, UINT32_MAX, &why) : NULL;

@@ -150,10 +150,6 @@ uint32_t rc__add_var(rc_build *b, char *name, rimis_var_kind kind, uint32_t var,
 char *rc__fresh(rc_build *b, const char *base, int n, const char *suffix);
 
 /* ---- rimis_eqs.c ---- */
-/* e with every der(a) of an expression a replaced by a's time derivative
- * (fx_dt), so that the output holds der() of its states only; NULL with
- * *err (fx_dt's errors) when that cannot be done. */
-const fx_node *rc__expand_der(rc_build *b, const fx_node *e, int *err);
 /* Block blk's equations (rimis.h step 4) into b->beq. */
 void rc__block_equations(rc_build *b, uint32_t blk);
 /* The state equations and reinits of the replicates, then the

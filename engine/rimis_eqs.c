@@ -130,34 +130,6 @@ static void match_init(rc_build *b, match *mt, size_t n)
         mt->of_unk[j] = mt->of_eq[j] = -1;
 }
 
-/* e with every der(a) of an expression a (FX_DER, which fx_dt leaves
- * where it does not differentiate) replaced by a's time derivative, so
- * that the output's equations hold der() of its states only. NULL with
- * *err on failure (fx_dt's errors). */
-const fx_node *rc__expand_der(rc_build *b, const fx_node *e, int *err)
-{
-    if (e == NULL || e->n == 0 || *err != MDAE_OK)
-        return e;
-    const fx_node **kids = sa__alloc_raw(b->c, e->n * sizeof *kids);
-    bool changed = false;
-    for (uint32_t i = 0; i < e->n; i++) {
-        kids[i] = rc__expand_der(b, e->kids[i], err);
-        if (kids[i] == NULL)
-            return NULL;
-        changed = changed || kids[i] != e->kids[i];
-    }
-    if (e->op == FX_DER)
-        return fx_dt(b->pool, kids[0], 1, err);
-    if (!changed)
-        return e;
-    const fx_node *n = e->op == FX_CALL     ? fx_call(b->pool, (fx_fn)e->fn, e->name, kids, e->n, e->where)
-                       : e->op == FX_OPAQUE ? fx_opaque(b->pool, e->name, kids, e->n, e->where)
-                                            : fx_make(b->pool, (fx_op)e->op, kids, e->n, e->where);
-    if (n == NULL)
-        rc__oom(b);
-    return n;
-}
-
 /* lhs, rhs of (equation i, order o) differentiated and evaluated under
  * block blk's condition; false (refused) when that cannot be done. */
 static bool evaluated(rc_build *b, uint32_t blk, const cdg_item *it, const fx_node **lhs,
@@ -169,12 +141,9 @@ static bool evaluated(rc_build *b, uint32_t blk, const cdg_item *it, const fx_no
         return false;
     }
     int err = MDAE_OK;
-    sa__amark am = sa__alloc_mark(b->c);
-    const fx_node *l = rc__expand_der(b, q->lhs, &err);
-    const fx_node *r = rc__expand_der(b, q->rhs, &err);
-    sa__alloc_release(b->c, am);
-    l = err == MDAE_OK ? fx_dt(b->pool, l, (unsigned)it->order, &err) : NULL;
-    r = err == MDAE_OK ? fx_dt(b->pool, r, (unsigned)it->order, &err) : NULL;
+    const fx_node *l = fx_dt_keep(b->pool, q->lhs, (unsigned)it->order, &err);
+    const fx_node *r =
+        err == MDAE_OK ? fx_dt_keep(b->pool, q->rhs, (unsigned)it->order, &err) : NULL;
     if (err != MDAE_OK && err != MDAE_E_NOMEM) {
         rc__refuse(b, q->where, "RIMIS cannot differentiate equation '%s' %d time(s): %s",
                    q->name, it->order, mdae_strerror(err));

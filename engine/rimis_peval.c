@@ -25,7 +25,8 @@
  * Trees may be DAGs (differentiated equations share nodes): each (node, q)
  * pair is evaluated once (a memo), so the walk is linear in the DAG times
  * the number of distinct q. The result is rebuilt only where something
- * changed, then folded once (fx_fold), so an unchanged e is returned as is.
+ * changed, then folded once (fx_fold_keep: every unknown read stays), so
+ * an unchanged e is returned as is.
  *
  * BDD discipline (engine/sa_int.h): every BDD kept across a BuDDy call is
  * in a slot of c; the slots and temporaries of a call are released before
@@ -354,6 +355,6 @@ const fx_node *rimis__peval(sa_ctx *c, const sa_result *r, fx_pool *p, const fx_
     sa__alloc_release(c, amark);
     sa__release(c, mark);
     if (res != NULL && res != e)
-        res = fx_fold(p, res);
+        res = fx_fold_keep(p, res);
     return fx_pool_failed(p) ? NULL : res;
 }

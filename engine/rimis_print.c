@@ -116,9 +116,10 @@ static void declare_modes(printer *p)
             continue;
         if (mel_model_find_known(m, m->modes[k].name) >= 0)
             continue;
-        puts_(p, m->modes[k].def == NULL ? "  input Boolean " : "  Boolean ");
+        bool free = p->b->mode_def[k] == NULL;
+        puts_(p, free ? "  input Boolean " : "  Boolean ");
         put_name(p, m->modes[k].name);
-        puts_(p, m->modes[k].def == NULL ? "; // free mode variable\n" : ";\n");
+        puts_(p, free ? "; // free mode variable\n" : ";\n");
     }
 }
 
@@ -316,10 +317,8 @@ static void block_equation(printer *p, const rc_beq *e)
         put_expr(p, e->guard);
         puts_(p, " then ");
     }
-    bool par = e->lhs->op == FX_IF; /* else `if` would open an if-equation */
-    puts_(p, par ? "(" : "");
-    put_expr(p, e->lhs);
-    puts_(p, par ? ") = " : " = ");
+    fx_print_lhs(&p->out, p->b->m, e->lhs, FX_SYNTAX_MODELICA, &p->namer);
+    puts_(p, " = ");
     put_expr(p, e->rhs);
     if (e->guard != NULL) {
         puts_(p, "; else ");

@@ -582,7 +582,7 @@ Test(fx_small, product_and_chain_rules)
           "(* (^ x y) (+ (* y' (log x)) (/ (* y x') x)))");
     SX_IS(dt(B2(FX_MUL, N(2), fx_time(P_, nw)), 1), "2");
     SX_IS(dt(fx_known(P_, 0, nw), 3), "0");
-    SX_IS(dt(U(FX_DER, B2(FX_MUL, V(0, 0), V(0, 0))), 0), "(der (* x x))");
+    SX_IS(dt(U(FX_DER, B2(FX_MUL, V(0, 0), V(0, 0))), 0), "(* 2 x' x)");
     SX_IS(dt(U(FX_DER, V(0, 1)), 0), "x''");
     SX_IS(dt(U(FX_PRE, V(0, 0)), 1), "0");
 }
@@ -598,6 +598,64 @@ Test(fx_small, piecewise_functions)
     SX_IS(dt(C2(FX_FN_REM, NULL, V(0, 0), N(2)), 1), "x'");
     SX_IS(dt(IF( fx_mode(P_, 0, nw), V(0, 0), N(1)), 1), "(if m0 x' 0)");
     SX_IS(dt(IF( fx_mode(P_, 0, nw), V(0, 0), V(0, 0)), 1), "x'");
+}
+
+/* Whether e has an FX_DER node. */
+static bool has_der(const fx_node *e)
+{
+    if (e->op == FX_DER)
+        return true;
+    for (uint32_t k = 0; k < e->n; k++)
+        if (has_der(e->kids[k]))
+            return true;
+    return false;
+}
+
+/* fx_dt expands every der() of an expression, also at order 0 and inside
+ * the factors the product rule leaves underived (RIMIS prints no der()
+ * outside its differential equations). */
+Test(fx_small, dt_expands_every_der)
+{
+    const fx_node *dxy = U(FX_DER, B2(FX_MUL, V(0, 0), V(1, 0)));
+    SX_IS(dt(dxy, 0), "(+ (* x' y) (* x y'))");
+    SX_IS(dt(B2(FX_ADD, V(0, 0), dxy), 0), "(+ x (* x' y) (* x y'))");
+    for (unsigned k = 0; k < 3; k++) {
+        const fx_node *e = B2(FX_MUL, V(2, 0), U(FX_DER, C2(FX_FN_UNKNOWN, "f", V(0, 0), dxy)));
+        const fx_node *d = dt(e, k);
+        cr_assert(!has_der(d), "order %u: %s", k, fx_sexpr(&sx_style, d));
+    }
+}
+
+static const fx_node *dt_keep(const fx_node *e, unsigned k)
+{
+    int err = -1;
+    const fx_node *r = fx_dt_keep(P_, e, k, &err);
+    cr_assert_eq(err, MDAE_OK, "%s", mdae_strerror(err));
+    return r;
+}
+
+/* Keeping reads: what fx_fold drops (0 * e, e - e, e ^ 0, 0 / e, the zero
+ * derivative of floor) stays when e reads an unknown; constants still fold;
+ * the pool is back to plain folding afterwards. */
+Test(fx_small, keep_reads)
+{
+    SX_IS(fx_fold_keep(P_, B2(FX_MUL, N(0), C1(FX_FN_LOG, V(0, 0)))), "(* 0 (log x))");
+    SX_IS(fx_fold_keep(P_, SUB(V(0, 1), V(0, 1))), "(* 0 x')");
+    SX_IS(fx_fold_keep(P_, B2(FX_POW, V(0, 0), N(0))), "(^ x 0)");
+    SX_IS(fx_fold_keep(P_, B2(FX_POW, N(1), V(1, 0))), "(^ 1 y)");
+    SX_IS(fx_fold_keep(P_, B2(FX_DIV, N(0), V(1, 0))), "(/ 0 y)");
+    SX_IS(fx_fold_keep(P_, B2(FX_MUL, N(0), B2(FX_ADD, N(2), fx_known(P_, 0, nw)))), "0");
+    SX_IS(fx_fold_keep(P_, B2(FX_MUL, N(0), U(FX_PRE, V(0, 0)))), "0");
+    SX_IS(fx_fold_keep(P_, B2(FX_ADD, V(0, 0), N(0))), "x");
+    SX_IS(fx_fold_keep(P_, IF(fx_bool(P_, true, nw), V(0, 0), V(1, 0))), "x");
+    SX_IS(dt_keep(SUB(U(FX_DER, V(0, 0)), V(0, 1)), 0), "(* 0 x')");
+    SX_IS(dt_keep(C1(FX_FN_FLOOR, V(0, 0)), 1), "(* 0 x')");
+    SX_IS(dt_keep(B2(FX_MUL, N(0), V(0, 0)), 2), "(* 0 x'')");
+    SX_IS(dt_keep(B2(FX_ADD, V(1, 0), B2(FX_POW, V(0, 0), N(0))), 1),
+          "(+ y' (* 0 (^ x -1) x'))");
+    SX_IS(dt_keep(C2(FX_FN_MOD, NULL, V(0, 0), N(2)), 1), "x'");
+    SX_IS(fx_fold(P_, SUB(V(0, 1), V(0, 1))), "0");
+    SX_IS(dt(C1(FX_FN_FLOOR, V(0, 0)), 1), "0");
 }
 
 Test(fx_small, unknown_functions_by_their_partials)
@@ -802,4 +860,103 @@ Test(fx_small, wide_sums_and_products, .timeout = 60)
     rng r = {3};
     random_point(&r, &P);
     cr_assert(isfinite(ev(dp, &P)));
+}
+
+/* ---- Keeping reads: the structure of the input, differentiated ------------------ */
+
+/* The highest order at which e reads each unknown (orders[v], -1: not
+ * read), the structural rule of tests/support/fx_check.c: der() raises
+ * what it reads by one; pre() reads nothing; an if-expression reads its
+ * branch when its condition is constant, else both, never its condition. */
+static void reads_of(fx_pool *p, const fx_node *e, int shift, int *orders)
+{
+    switch ((fx_op)e->op) {
+    case FX_VAR:
+        if (e->index < NV && (int)e->order + shift > orders[e->index])
+            orders[e->index] = (int)e->order + shift;
+        return;
+    case FX_DER: reads_of(p, e->kids[0], shift + 1, orders); return;
+    case FX_PRE:
+    case FX_LAST: return;
+    case FX_IF: {
+        const fx_node *c = fx_fold_keep(p, e->kids[0]);
+        cr_assert_not_null(c);
+        bool fixed = c->op == FX_BOOL || c->op == FX_NUM;
+        if (!fixed || c->num != 0)
+            reads_of(p, e->kids[1], shift, orders);
+        if (!fixed || c->num == 0)
+            reads_of(p, e->kids[2], shift, orders);
+        return;
+    }
+    default:
+        for (uint32_t k = 0; k < e->n; k++)
+            reads_of(p, e->kids[k], shift, orders);
+        return;
+    }
+}
+
+/* A random expression with pieces plain folding drops: 0 * a, a - a,
+ * a ^ 0, 1 ^ a, 0 / a, floor(a), div(a, b). */
+static const fx_node *g_dropping(gen *g, int depth)
+{
+    fx_pool *p = g->p;
+    const fx_node *a = g_expr(g, depth), *b = g_expr(g, depth);
+    const fx_node *zero = fx_num(p, 0, true, nw), *piece;
+    switch (rnd(&g->r, 7)) {
+    case 0: piece = fx_bin(p, FX_MUL, zero, a, nw); break;
+    case 1: piece = fx_bin(p, FX_ADD, a, fx_un(p, FX_NEG, a, nw), nw); break;
+    case 2: piece = fx_bin(p, FX_POW, a, zero, nw); break;
+    case 3: piece = fx_bin(p, FX_POW, fx_num(p, 1, true, nw), a, nw); break;
+    case 4: piece = fx_bin(p, FX_DIV, zero, g_pos(g, a), nw); break;
+    case 5: piece = fx_call(p, FX_FN_FLOOR, NULL, &a, 1, nw); break;
+    default: {
+        const fx_node *k[2] = {a, g_pos(g, b)};
+        piece = fx_call(p, FX_FN_DIV, NULL, k, 2, nw);
+        break;
+    }
+    }
+    return fx_bin(p, FX_ADD, rnd(&g->r, 2) ? piece : g_expr(g, depth), piece, nw);
+}
+
+/* fx_dt_keep(e, k) reads every unknown e reads, at its order + k, and has
+ * the value of fx_dt(e, k) (both NaN, or close). */
+Test(fx_random, dt_keep_reads_what_the_input_reads_raised)
+{
+    unsigned dropped = 0;
+    for (uint32_t i = 0; i < N_EXPR / 4; i++) {
+        fx_pool *p = fx_pool_new();
+        cr_assert_not_null(p);
+        gen g = {p, {0x452821e638d01377ull ^ i}, true};
+        const fx_node *e = g_dropping(&g, 1 + (int)rnd(&g.r, 3));
+        unsigned k = rnd(&g.r, 3);
+        int want[NV], got[NV], plain[NV], err = -1;
+        const fx_node *d = fx_dt_keep(p, e, k, &err);
+        cr_assert_eq(err, MDAE_OK, "seed %u: %s", (unsigned)i, mdae_strerror(err));
+        const fx_node *d0 = fx_dt(p, e, k, &err);
+        cr_assert_eq(err, MDAE_OK, "seed %u: %s", (unsigned)i, mdae_strerror(err));
+        for (int v = 0; v < NV; v++)
+            want[v] = got[v] = plain[v] = -1;
+        reads_of(p, e, 0, want);
+        reads_of(p, d, 0, got);
+        reads_of(p, d0, 0, plain);
+        for (int v = 0; v < NV; v++) {
+            int w = want[v] < 0 ? -1 : want[v] + (int)k;
+            if (got[v] != w) {
+                mdae_buf b1 = {0}, b2 = {0};
+                fx_sexpr_put(&b1, &sx_style, e);
+                fx_sexpr_put(&b2, &sx_style, d);
+                cr_assert_fail("seed %u, k = %u, unknown %d: read at %d, expected %d:\n%s\n%s",
+                               (unsigned)i, k, v, got[v], w, b1.p, b2.p);
+            }
+            dropped += plain[v] != w;
+        }
+        point P;
+        random_point(&g.r, &P);
+        double a = ev(d, &P), b = ev(d0, &P);
+        cr_assert(!isfinite(b) || !isfinite(a) || close_enough(a, b) || on_cut(e, &P),
+                  "seed %u: fx_dt_keep %.17g, fx_dt %.17g", (unsigned)i, a, b);
+        fx_pool_free(p);
+    }
+    cr_log_info("fx_dt_keep: plain fx_dt dropped %u reads", dropped);
+    cr_assert_gt(dropped, 0u, "no case where keeping reads matters");
 }

@@ -123,6 +123,30 @@ Test(fx_print, logic_relations_and_ifs)
     check(fx_un(P, FX_NEG, atom, R0), "-'s >= 0'", "-(x >= 0)");
 }
 
+/* An equation's left side: an if-expression at its top in parentheses,
+ * anything else as fx_print prints it. */
+static void check_lhs(const fx_node *e, const char *mel, const char *mo)
+{
+    mdae_buf a = {0}, b = {0};
+    fx_print_lhs(&a, &M, e, FX_SYNTAX_MEL, NULL);
+    fx_print_lhs(&b, &M, e, FX_SYNTAX_MODELICA, NULL);
+    cr_assert(!a.oom && !b.oom && a.p != NULL && b.p != NULL);
+    cr_expect_str_eq(a.p, mel);
+    cr_expect_str_eq(b.p, mo);
+    mdae_free(a.p);
+    mdae_free(b.p);
+}
+
+Test(fx_print, left_sides_parenthesise_an_if)
+{
+    const fx_node *g = fx_mode(P, 0, R0);
+    const fx_node *e = fx_if(P, g, x(), num(0), R0);
+    check_lhs(e, "(if g then x else 0.0)", "(if g then x else 0.0)");
+    check(e, "if g then x else 0.0", "if g then x else 0.0");
+    check_lhs(bin(FX_ADD, x(), e), "x + (if g then x else 0.0)", "x + (if g then x else 0.0)");
+    check_lhs(fx_bin(P, FX_OR, g, g, R0), "g | g", "g or g");
+}
+
 Test(fx_print, leaves_numbers_and_calls)
 {
     check(fx_num(P, 3, true, R0), "3", "3");

@@ -431,8 +431,9 @@ Test(rimis, impulsive_refused)
 }
 
 /* An equation whose expression cancels an incidence of the structure
- * (x1 - x1) is printed, with a located warning. */
-Test(rimis, lost_incidence_warned)
+ * (x1 - x1) keeps it in the output (0 * x1: fx_dt_keep), so that the
+ * output's structure is the source's, and no warning is needed. */
+Test(rimis, cancelled_incidence_kept)
 {
     fixture fx;
     memset(&fx, 0, sizeof fx);
@@ -443,12 +444,8 @@ Test(rimis, lost_incidence_warned)
     cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
     cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
     cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
-    const mdae_diags *w = &fx.res->warnings;
-    bool found = false;
-    for (size_t k = 0; k < w->count; k++)
-        found = found || (strstr(w->items[k].message, "'e1'") != NULL &&
-                          w->items[k].where.start.line == 3);
-    cr_assert(found);
+    cr_expect_not_null(strstr(fx.res->text, "0 * x1 + x2 = 0;"), "%s", fx.res->text);
+    cr_expect_eq(fx.res->warnings.count, 0);
     unload(&fx);
 }
 
@@ -505,4 +502,31 @@ Test(rimis, invalid_arguments)
     cr_assert_str_eq(rimis_eq_kind_name(RIMIS_EQ_MULTI), "multi");
     cr_assert_str_eq(rimis_var_kind_name(RIMIS_V_READ), "read");
     rimis_result_free(NULL);
+}
+
+/* MEL lets a mode variable be defined by a Real (read structurally only);
+ * Modelica cannot read `b = r`: b is printed as a free input, with a
+ * located warning, and the text reads back. */
+Test(rimis, real_mode_definition_printed_as_input)
+{
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    static const char text[] = "x : real;\ng : boolean = x;\n"
+                               "e : equation 0 = if g then x - 1 else der(x) - 1;\n";
+    mdae_diags_init(&fx.d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
+    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
+    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    cr_expect_not_null(strstr(fx.res->text, "input Boolean g;"), "%s", fx.res->text);
+    bool warned = false;
+    for (size_t k = 0; k < fx.res->warnings.count; k++)
+        warned = warned || (strstr(fx.res->warnings.items[k].message, "'g' is a Real") != NULL &&
+                            fx.res->warnings.items[k].where.start.line == 2);
+    cr_expect(warned);
+    mel_model *back = NULL;
+    cr_expect_eq(mo_model_parse(fx.res->text, fx.res->text_len, NULL, &back, NULL), MDAE_OK,
+                 "%s", fx.res->text);
+    mel_model_free(back);
+    unload(&fx);
 }
