@@ -413,7 +413,7 @@ static int columns(build *b, mel_equation *rows, uint32_t n_rows)
         snprintf(nm, len, "%s@%d", vn, b->edges[e].l);
         b->col_j[c] = b->edges[e].j;
         b->col_l[c] = b->edges[e].l;
-        cols[c++] = (mel_variable){nm, g, b->m->variables[b->edges[e].j].where};
+        cols[c++] = (mel_variable){nm, g, b->m->variables[b->edges[e].j].where, NULL, false};
         e = z;
     }
     int rc = c == n_cols ? MDAE_OK : MDAE_E_NOMEM;

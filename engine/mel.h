@@ -116,11 +116,19 @@ typedef struct mel_when {
 } mel_when;
 
 /* An unknown `x : real` (instance name "x[3]"); it exists in the modes where
- * `guard` holds (TRUE unless declared inside a conditional statement). */
+ * `guard` holds (TRUE unless declared inside a conditional statement).
+ * Its initial value (Modelica only, issue 39): `start` is the declaration's
+ * `start = e` modifier lowered like a binding (an expression of the model's
+ * pool, mel_model_exprs; knowns are references to knowns), NULL when the
+ * declaration has none, the variable is an array element, or expressions
+ * are not kept; `fixed` is its `fixed = e` modifier when e evaluates to
+ * true (false otherwise). MEL has no syntax for either: NULL, false. */
 typedef struct mel_variable {
     char *name;
     const mel_guard *guard;
     mdae_range where; /* the declaration */
+    const struct fx_node *start;
+    bool fixed;
 } mel_variable;
 
 /* One case of an incidence: in the modes where `guard` holds, the variable

@@ -1367,7 +1367,7 @@ static void p1_finish(elab *el)
     const mel_guard *t = mel__g_true();
     mel_variable *v = el->variables;
     for (const obj *o = el->vars.head; o != NULL; o = o->next)
-        *v++ = (mel_variable){(char *)o->sym->name, t, o->sym->where};
+        *v++ = (mel_variable){(char *)o->sym->name, t, o->sym->where, NULL, false};
     mel_equation *q = el->equations;
     for (const obj *o = el->eqs.head; o != NULL; o = o->next)
         *q++ = (mel_equation){.name = (char *)o->sym->name, .guard = t, .where = o->sym->where,

@@ -89,6 +89,7 @@ typedef struct mvar {
     unsigned prefixes;
     mdae_range where;
     const mo__expr *binding;
+    const mo__mod *mods;        /* its declaration's attributes (start, fixed) */
     const mo__class *enum_type; /* T_ENUM */
     int state;                  /* evaluation: 0 not yet, 1 running, 2 done, 3 no value */
     double val;
@@ -3221,6 +3222,7 @@ static void declare_elem(elab *el, const mo__comp *k, const char *name, vtype t,
     v->prefixes = k->prefixes;
     v->where = k->where;
     v->binding = k->binding;
+    v->mods = k->mods;
     v->unknown = -1;
     v->known = -1;
     v->next_elem = -1;
@@ -3687,6 +3689,33 @@ static const fx_node *mode_def(elab *el, const atom *a, vec *rv)
     return patched(el, mv->def_fx, mv->def_site, mv->def_n_sites, rv);
 }
 
+/* The value of attribute `name` in mods (the last one written), or NULL. */
+static const mo__expr *attribute(const mo__mod *mods, const char *name)
+{
+    const mo__expr *e = NULL;
+    for (const mo__mod *m = mods; m != NULL; m = m->next)
+        if (strcmp(m->name, name) == 0)
+            e = m->value;
+    return e;
+}
+
+/* mel_variable.start and .fixed of unknown mv: its `start = e` lowered like
+ * a binding (a scalar's only), its `fixed = e` evaluated. */
+static void initial_value(elab *el, const mvar *mv, mel_variable *x)
+{
+    const mo__expr *fixed = attribute(mv->mods, "fixed");
+    if (fixed != NULL) {
+        value f = eval(el, fixed);
+        x->fixed = f.ok && f.v != 0;
+    }
+    const mo__expr *start = attribute(mv->mods, "start");
+    if (start == NULL || el->fx == NULL || strchr(mv->name, '[') != NULL)
+        return;
+    size_t sites = el->sites.n;
+    x->start = lw(el, start, false);
+    el->sites.n = sites; /* a start value is not a mode */
+}
+
 /* The known quantities (mel_model.knowns): every parameter and constant
  * scalar instance, with its binding lowered when it is a scalar's and its
  * value when eval computes it. */
@@ -3832,6 +3861,7 @@ static int build(elab *el, mel_model *m)
         x->name = (char *)s->name;
         x->guard = mel__g_true();
         x->where = mv->where;
+        initial_value(el, mv, x);
     }
     /* equations and incidences */
     size_t n_edges = 0;

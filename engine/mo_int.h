@@ -181,7 +181,7 @@ typedef struct mo__stmt {
 #define MO_P_STREAM 0x40u
 
 typedef struct mo__mod {
-    const char *name; /* "start", "fixed", "x.start" ... */
+    const char *name; /* "start", "fixed" ... (one name, not dotted) */
     mo__expr *value;  /* NULL if none */
     struct mo__mod *next;
 } mo__mod;
@@ -194,7 +194,7 @@ typedef struct mo__comp {
     unsigned prefixes;
     uint32_t n_dims;
     mo__expr **dims;   /* type dims then name dims */
-    mo__mod *mods;     /* not filled: attributes are not structural */
+    mo__mod *mods;     /* its `name = value` attributes, in source order */
     mo__expr *binding; /* `= e` */
     struct mo__comp *next;
 } mo__comp;

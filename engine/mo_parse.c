@@ -1059,9 +1059,24 @@ static void description(parser *p)
 
 static bool modification(parser *p, mo__mod **mods, mo__expr **binding);
 
+/* Puts `name = value` at the end of *mods (an attribute: start, fixed). */
+static void add_mod(parser *p, mo__mod **mods, const char *name, mo__expr *value)
+{
+    mo__mod *m = alloc(p, sizeof *m);
+    if (m == NULL)
+        return;
+    m->name = name;
+    m->value = value;
+    while (*mods != NULL)
+        mods = &(*mods)->next;
+    *mods = m;
+}
+
 /* class_modification: ( argument {, argument} ); cur is '('. The attributes
- * (start, fixed, unit, stateSelect...) say nothing about the structure: they
- * are parsed, checked for syntax, and dropped (mods stays as it is). */
+ * (start, fixed, unit, stateSelect...) say nothing about the structure; an
+ * argument that is one name with a value (`start = e`, `fixed = true`) is
+ * put into *mods for the variable's initial values, the others (dotted
+ * names, nested modifications) are parsed, checked for syntax, and dropped. */
 static bool class_mod(parser *p, mo__mod **mods)
 {
     next(p);
@@ -1078,15 +1093,22 @@ static bool class_mod(parser *p, mo__mod **mods)
             syntax_error(p, "a modification");
             break;
         }
+        const char *name = dup_name(p, p->cur.text, p->cur.len);
+        bool dotted = false;
         while (at(p, MO_T_ID)) {
             next(p);
             if (!at(p, MO_T_DOT))
                 break;
+            dotted = true;
             next(p);
         }
+        bool nested = at(p, MO_T_LPAREN);
+        mo__mod *inner = NULL; /* a nested modification's: dropped */
         mo__expr *value = NULL;
-        if (!modification(p, mods, &value))
+        if (!modification(p, &inner, &value))
             break;
+        if (!dotted && !nested && value != NULL && name != NULL)
+            add_mod(p, mods, name, value);
         description(p);
         if (!accept(p, MO_T_COMMA))
             break;

@@ -840,6 +840,22 @@ void mo__write_knowns(mdae_buf *b, const mel_model *m)
     fx_pool_free(w.tmp);
 }
 
+/* An unknown's `(start = e, fixed = true)` as the importer read it
+ * (mel_variable.start, .fixed), so that a round trip keeps it; nothing
+ * when it has neither. */
+static void put_initial(const writer *w, const mel_variable *x)
+{
+    if (x->start == NULL && !x->fixed)
+        return;
+    puts_(w, "(");
+    if (x->start != NULL) {
+        puts_(w, "start = ");
+        put_expr(w, x->start);
+    }
+    puts_(w, x->start == NULL ? "fixed = true" : x->fixed ? ", fixed = true" : "");
+    puts_(w, ")");
+}
+
 static void mo_declarations(const writer *w, const mo__decl *v, size_t n)
 {
     const mel_model *m = w->m;
@@ -847,6 +863,7 @@ static void mo_declarations(const writer *w, const mo__decl *v, size_t n)
     for (uint32_t i = 0; i < m->n_variables; i++) {
         puts_(w, "  Real ");
         put_name(w, m->variables[i].name);
+        put_initial(w, &m->variables[i]);
         puts_(w, ";");
         if (m->variables[i].guard->op != MEL_G_TRUE) {
             puts_(w, " // exists when ");

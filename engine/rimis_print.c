@@ -123,6 +123,54 @@ static void declare_modes(printer *p)
     }
 }
 
+/* Whether start value e reads only numbers and knowns (a parameter
+ * expression, as Modelica requires of start values; one reading an unknown
+ * or a mode is left out rather than renamed). */
+static bool reads_knowns_only(const fx_node *e, unsigned depth)
+{
+    if (depth > 64)
+        return false;
+    switch ((fx_op)e->op) {
+    case FX_VAR: case FX_MODE: case FX_TIME: case FX_OPAQUE: case FX_DER: case FX_PRE:
+    case FX_LAST: case FX_NEXT:
+        return false;
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < e->n; i++)
+        if (!reads_knowns_only(e->kids[i], depth + 1))
+            return false;
+    return true;
+}
+
+/* x's `(start = e[, fixed = true])` (rimis.h step 2): the source's start
+ * value goes on the variable that holds V(u, 0): u itself when FACTORED
+ * (fixed as the source says), a state replicate rho(b, u, 0) (idem, RR-9459
+ * Fig. 13's x_3). Algebraic holders, u when DIRECT and an algebraic
+ * replicate, keep it as a guess (no fixed: fixing an algebraic unknown
+ * over-determines initialisation). A multiplexed u gets none: its
+ * replicates carry it, and `u = if ...` defines it. */
+static void put_start(printer *p, const rimis_var *x)
+{
+    const mel_variable *u = &p->b->m->variables[x->var];
+    if (x->order != 0 || u->start == NULL || !reads_knowns_only(u->start, 0))
+        return;
+    bool fixed;
+    if (x->kind == RIMIS_V_SOURCE) {
+        rc_class cl = rc__class(p->b, x->var, 0, NULL);
+        if (cl == RC_REPL)
+            return;
+        fixed = cl == RC_FACTORED && u->fixed;
+    } else if (x->kind == RIMIS_V_REPLICATE) {
+        fixed = x->state && u->fixed;
+    } else {
+        return;
+    }
+    puts_(p, "(start = ");
+    put_expr(p, u->start);
+    puts_(p, fixed ? ", fixed = true)" : ")");
+}
+
 static void declare_vars(printer *p, rimis_var_kind kind, const char *title)
 {
     const rimis_result *res = p->b->res;
@@ -136,6 +184,7 @@ static void declare_vars(printer *p, rimis_var_kind kind, const char *title)
         any = true;
         puts_(p, "  Real ");
         put_name(p, x->name);
+        put_start(p, x);
         puts_(p, ";");
         if (x->kind == RIMIS_V_REPLICATE || x->kind == RIMIS_V_READ) {
             puts_(p, " // ");

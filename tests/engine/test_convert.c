@@ -248,6 +248,64 @@ Test(convert, modelica_constructs_round_trip)
     }
 }
 
+/* Issue 39: the start values and fixed flags of the unknowns
+ * (mel_variable.start, .fixed) survive parse -> Modelica -> parse, knowns
+ * read as knowns; a declaration without them gets none. (MEL has no syntax
+ * for them, so mel_model_same leaves them out.) */
+Test(convert, modelica_start_values_round_trip)
+{
+    static const char src[] =
+        "model S\n"
+        "  constant Real xmin = 0.0;\n"
+        "  parameter Real xmax = 1.0;\n"
+        "  Real x(start = (xmin + xmax) / 2, fixed = true);\n"
+        "  Real y(unit = \"m\", start = -1.5);\n"
+        "  Real z(fixed = true);\n"
+        "  Real u;\n"
+        "equation\n"
+        "  der(x) = y;\n"
+        "  y = 2 * x;\n"
+        "  der(z) = u;\n"
+        "  u = x + z;\n"
+        "end S;\n";
+    mel_model *m = NULL;
+    cr_assert_eq(parse(src, strlen(src), true, &m), MDAE_OK);
+    const char *names[] = {"x", "y", "z", "u"};
+    const bool has_start[] = {true, true, false, false};
+    const bool fixed[] = {true, false, true, false};
+    for (size_t k = 0; k < 4; k++) {
+        long v = mel_model_find_variable(m, names[k]);
+        cr_assert_geq(v, 0);
+        cr_expect_eq(m->variables[v].start != NULL, has_start[k], "%s", names[k]);
+        cr_expect_eq(m->variables[v].fixed, fixed[k], "%s", names[k]);
+    }
+    long x = mel_model_find_variable(m, "x");
+    char *xs = fx_format(m, m->variables[x].start, FX_SYNTAX_MODELICA);
+    cr_expect_str_eq(xs, "(xmin + xmax) / 2");
+    mdae_free(xs);
+    char *text = NULL;
+    cr_assert_eq(mo_model_to_modelica(m, "Converted", &text), MDAE_OK);
+    cr_expect(strstr(text, "  Real x(start = (xmin + xmax) / 2, fixed = true);\n") != NULL,
+              "%s", text);
+    cr_expect(strstr(text, "  Real z(fixed = true);\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "  Real u;\n") != NULL, "%s", text);
+    mel_model *back = NULL;
+    cr_assert_eq(parse(text, strlen(text), true, &back), MDAE_OK, "%s", text);
+    for (size_t k = 0; k < 4; k++) {
+        const mel_variable *a = &m->variables[mel_model_find_variable(m, names[k])];
+        long bv = mel_model_find_variable(back, names[k]);
+        cr_assert_geq(bv, 0);
+        const mel_variable *b = &back->variables[bv];
+        cr_expect_eq(a->fixed, b->fixed, "%s", names[k]);
+        cr_expect((a->start == NULL) == (b->start == NULL), "%s", names[k]);
+        if (a->start != NULL && b->start != NULL)
+            cr_expect(fx_equal(a->start, b->start), "%s", names[k]);
+    }
+    mel_model_free(back);
+    mel_model_free(m);
+    mdae_free(text);
+}
+
 typedef struct tally {
     int models, same, limited, failed, structure_only;
     int failed_modelica; /* of failed: printed as Modelica */

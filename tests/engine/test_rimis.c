@@ -36,19 +36,25 @@ typedef struct fixture {
     mdae_diags d;
 } fixture;
 
-static int build(fixture *fx, const char *name, const rimis_options *opt)
+/* The RIMIS of text (malloc'd, fx owns it), MEL or Modelica. */
+static int build_text(fixture *fx, char *text, size_t n, bool mel, const rimis_options *opt)
 {
     memset(fx, 0, sizeof *fx);
-    size_t n = 0;
-    fx->text = tm_read(name, &n);
+    fx->text = text;
     mdae_diags_init(&fx->d);
-    bool mel = strstr(name, ".mel") != NULL;
     int rc = mel ? mel_model_parse(fx->text, n, NULL, &fx->m, &fx->d)
                  : mo_model_parse(fx->text, n, NULL, &fx->m, &fx->d);
     cr_assert_eq(rc, MDAE_OK);
     cr_assert_eq(sa_analyze(fx->m, NULL, &fx->r, &fx->d), MDAE_OK);
     cr_assert_eq(cdg_build(fx->r, NULL, &fx->g, &fx->d), MDAE_OK);
     return rimis_build(fx->m, fx->r, fx->g, opt, &fx->res, &fx->d);
+}
+
+static int build(fixture *fx, const char *name, const rimis_options *opt)
+{
+    size_t n = 0;
+    char *text = tm_read(name, &n);
+    return build_text(fx, text, n, strstr(name, ".mel") != NULL, opt);
 }
 
 static void unload(fixture *fx)
@@ -181,6 +187,79 @@ Test(rimis, two_equations_fig13)
     cr_assert_eq(count_kind(res, RIMIS_EQ_MODE), 1);
     /* the reinit's condition is a long mode: no transient mode read back */
     cr_assert_eq(reads_back(res), 0);
+    unload(&fx);
+}
+
+/* ---- Start values (rimis.h step 2) ---------------------------------------- */
+
+/* x is TwoEquations' (multiplexed over x_1 under p, the state x_2 under
+ * not p), v a state in every mode (FACTORED) with the Water Tank's start
+ * expression, w algebraic (DIRECT). */
+static const char start_values_mo[] =
+    "model StartValues\n"
+    "  constant Real xmin = 0.0;\n"
+    "  constant Real xmax = 1.0;\n"
+    "  Real x(start = xmax / 4, fixed = true);\n"
+    "  Real v(start = (xmin + xmax) / 2, fixed = true);\n"
+    "  Real w(start = 2, fixed = false);\n"
+    "  Boolean p;\n"
+    "equation\n"
+    "  p = (x >= 1);\n"
+    "  1 = if p then x else der(x);\n"
+    "  der(v) = if p then 1 else -v;\n"
+    "  w = 2 * v;\n"
+    "end StartValues;\n";
+
+/* want somewhere in the RIMIS text. */
+static void expect_declared(const rimis_result *res, const char *want)
+{
+    cr_expect(strstr(res->text, want) != NULL, "no `%s` in\n%s", want, res->text);
+}
+
+Test(rimis, start_values)
+{
+    fixture fx;
+    cr_assert_eq(build_text(&fx, strdup(start_values_mo), strlen(start_values_mo), false, NULL),
+                 MDAE_OK);
+    const rimis_result *res = fx.res;
+    long x1 = var_for(&fx, "x", 0, RIMIS_V_REPLICATE, "p");
+    long x2 = var_for(&fx, "x", 0, RIMIS_V_REPLICATE, "not p");
+    cr_assert(x1 >= 0 && x2 >= 0 && res->vars[x2].state && !res->vars[x1].state);
+    char want[128];
+    /* the state replicate: the source's start, fixed (Fig. 13's x_3) */
+    snprintf(want, sizeof want, "  Real %s(start = xmax / 4, fixed = true);",
+             res->vars[x2].name);
+    expect_declared(res, want);
+    /* the algebraic replicate: a guess */
+    snprintf(want, sizeof want, "  Real %s(start = xmax / 4);", res->vars[x1].name);
+    expect_declared(res, want);
+    /* the multiplexed source: none (its replicates carry it) */
+    expect_declared(res, "  Real x;\n");
+    /* FACTORED: on the source variable, as the Water Tank's x */
+    expect_declared(res, "  Real v(start = (xmin + xmax) / 2, fixed = true);\n");
+    /* DIRECT (algebraic): a guess */
+    expect_declared(res, "  Real w(start = 2);\n");
+    /* read back: the importer keeps them */
+    mel_model *o = NULL;
+    cr_assert_eq(mo_model_parse(res->text, res->text_len, NULL, &o, NULL), MDAE_OK);
+    long ov = mel_model_find_variable(o, "v"), ox = mel_model_find_variable(o, "x");
+    long ox2 = mel_model_find_variable(o, res->vars[x2].name);
+    cr_assert(ov >= 0 && ox >= 0 && ox2 >= 0);
+    cr_expect(o->variables[ov].fixed && o->variables[ov].start != NULL);
+    cr_expect(o->variables[ox2].fixed && o->variables[ox2].start != NULL);
+    cr_expect(!o->variables[ox].fixed && o->variables[ox].start == NULL);
+    mel_model_free(o);
+    unload(&fx);
+}
+
+/* MEL has no start values: nothing is printed. */
+Test(rimis, start_values_mel)
+{
+    fixture fx;
+    cr_assert_eq(build(&fx, "two_equations.mel", NULL), MDAE_OK);
+    cr_expect_null(strstr(fx.res->text, "start"), "%s", fx.res->text);
+    for (uint32_t v = 0; v < fx.m->n_variables; v++)
+        cr_expect(fx.m->variables[v].start == NULL && !fx.m->variables[v].fixed);
     unload(&fx);
 }
 
