@@ -258,6 +258,10 @@ typedef struct mel_model {
      * expressions print in (engine/fx_body.h): true when mo_model_parse
      * made it (the papers' Modelica, Base Modelica), false for MEL. */
     bool modelica;
+    /* Issue 39: the Modelica model's name as written, unquoted ("WaterTank",
+     * "Modelica.Blocks.Examples.PID_Controller"), owned by the model; NULL
+     * for MEL, whose files have no name. */
+    const char *name;
 } mel_model;
 
 /* A statement (or a run of text) that a syntax error made the parser leave

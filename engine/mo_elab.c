@@ -3352,6 +3352,19 @@ static const mo__class *find_model(elab *el, const mo__class *top)
     return found;
 }
 
+/* The model's name as written, unquoted, in the model's arena (NULL when
+ * memory runs out). */
+static const char *model_name(elab *el, const mo__class *model)
+{
+    const char *s = model->name;
+    size_t n = strlen(s);
+    if (n >= 2 && s[0] == '\'' && s[n - 1] == '\'') {
+        s++;
+        n -= 2;
+    }
+    return mel__arena_strndup(el->ma, s, n); /* NULL: out of memory */
+}
+
 /* ---- invariants --------------------------------------------------------------------- */
 
 static bool guard_atoms_used(elab *el, const mel_guard *g)
@@ -4184,6 +4197,8 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
     if (rep->stop || rep->rc != MDAE_OK)
         goto done;
     rc = build(&el, m);
+    if (rc == MDAE_OK && (m->name = model_name(&el, model)) == NULL)
+        rc = MDAE_E_NOMEM;
 done:
     if (rc == MDAE_OK && rep->rc != MDAE_OK)
         rc = rep->rc;

@@ -699,7 +699,7 @@ static int summary(mcx *x)
                          x->analysed, x->example_any);
     if (rc == MDAE_OK && x->not_done > 0)
         rc = add_warning(x,
-                         "%zu mode changes could not be checked for impulses (the impulse "
+                         "mode changes that could not be checked for impulses: %zu (the impulse "
                          "analysis gave no answer: their restart systems are too large for it, "
                          "or no assignment of impulse orders satisfies its rules), e.g. when "
                          "%s; only "
@@ -709,8 +709,8 @@ static int summary(mcx *x)
                          x->not_done, x->example_not_done);
     if (rc == MDAE_OK && x->rejected > 0)
         rc = add_warning(x,
-                         "%zu mode changes have no restart the mode-change analysis accepts "
-                         "(it rejects them), e.g. when %s; the output restarts them from the "
+                         "mode changes with no restart the mode-change analysis accepts (it "
+                         "rejects them): %zu, e.g. when %s; the output restarts them from the "
                          "values before the change",
                          x->rejected, x->example_rejected);
     return rc;

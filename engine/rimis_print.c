@@ -504,6 +504,16 @@ static void free_out(void *arg)
     p->n_decls = 0;
 }
 
+static const char *default_name(rc_build *b, const char *source)
+{
+    static const char suffix[] = "_rimis";
+    size_t n = strlen(source);
+    char *s = sa__alloc_raw(b->c, n + sizeof suffix);
+    memcpy(s, source, n);
+    memcpy(s + n, suffix, sizeof suffix);
+    return s;
+}
+
 void rc__print(rc_build *b)
 {
     printer p = {.b = b, .namer = {.ctx = b, .var = var_name}};
@@ -512,9 +522,9 @@ void rc__print(rc_build *b)
     sa__push_cleanup(b->c, free_out, pp);
     if (mo__undeclared(b->m, &pp->decls, &pp->n_decls) != MDAE_OK)
         rc__oom(b);
-    const char *name = b->opt->model_name != NULL && b->opt->model_name[0] != '\0'
-                           ? b->opt->model_name
-                           : "Model_rimis";
+    const char *name = b->opt->model_name;
+    if (name == NULL || name[0] == '\0') /* the source's name + "_rimis" */
+        name = b->m->name == NULL ? "Model_rimis" : default_name(b, b->m->name);
     print_all(pp, name);
     sa__pop_cleanup(b->c);
     mo__decls_free(pp->decls, pp->n_decls);

@@ -548,3 +548,18 @@ Test(rimis, real_mode_definition_printed_as_input)
     mel_model_free(back);
     unload(&fx);
 }
+
+/* A Modelica source's output is named after its model (Fig. 13's
+ * TwoEquations_rimis); a MEL file has no name: Model_rimis, unless the
+ * caller gives one. */
+Test(rimis, named_after_the_source_model)
+{
+    fixture fx;
+    cr_assert_eq(build(&fx, "two_equations.mo", NULL), MDAE_OK);
+    cr_expect_eq(strncmp(fx.res->text, "model TwoEquations_rimis\n", 25), 0, "%s", fx.res->text);
+    cr_expect_not_null(strstr(fx.res->text, "end TwoEquations_rimis;"));
+    unload(&fx);
+    cr_assert_eq(build(&fx, "two_equations.mel", NULL), MDAE_OK);
+    cr_expect_eq(strncmp(fx.res->text, "model Model_rimis\n", 18), 0, "%s", fx.res->text);
+    unload(&fx);
+}
