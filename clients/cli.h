@@ -51,6 +51,8 @@ enum {
 #define CLI_OPT_METHOD 0x40u    /* --method auto|implicit|enumeration */
 #define CLI_OPT_TO 0x80u        /* --to mel (required by `convert`) */
 #define CLI_OPT_CHANGE 0x100u   /* --from SPEC --to SPEC | --all (`modechange`) */
+#define CLI_OPT_OUTPUT 0x200u   /* -o FILE, --output FILE (`rimis`) */
+#define CLI_OPT_NO_GUARD 0x400u /* --no-guard (`rimis`) */
 
 /* The model read from a file (or stdin) of the command line. */
 typedef struct cli_source {
@@ -79,6 +81,8 @@ typedef struct cli_opts {
     bool first;            /* modechange --first: the first instants on BDDs */
     bool erasures;         /* modechange --first --erasures: and what they erase */
     bool instants;         /* modechange --first --instants: and every later instant */
+    const char *output;    /* borrowed: rimis -o FILE; NULL: stdout */
+    bool no_guard;         /* rimis --no-guard: block equations unguarded */
     /* check and analyze (set by main): recover from syntax errors and
      * carry on with the rest of the model (engine/mel.h, "Recovery"; issue
      * 36 item 2); the exit status is still CLI_EXIT_MODEL. */
@@ -148,6 +152,13 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src /* out */,
 /* Is the file of o Modelica? --format if given, else the extension (.mo,
  * .bmo) or the Base Modelica header `//! base` of the text. */
 bool cli_is_modelica(const cli_opts *o, const cli_source *src);
+
+/* Write len bytes to path atomically: into a new temporary file beside it,
+ * flushed to disk, then renamed over path (mode 0666 less the umask), so
+ * that path holds either its old content or all of the new one, never a
+ * part (a full disk, a size limit, a crash). CLI_EXIT_OK, or CLI_EXIT_IO
+ * with the failure printed (naming path) and the temporary file removed. */
+int cli_write_file_atomic(const char *path, const char *bytes, size_t len);
 
 /* ---- cli_convert.c ------------------------------------------------------ */
 int cli_convert_run(const cli_opts *o);
@@ -259,5 +270,6 @@ int cli_analyze_run(const cli_opts *o);   /* cli_analyze.c */
 int cli_mode_run(const cli_opts *o);      /* cli_mode.c */
 int cli_modechange_run(const cli_opts *o); /* cli_modechange.c */
 int cli_approx_run(const cli_opts *o);     /* cli_approx.c */
+int cli_rimis_run(const cli_opts *o);      /* cli_rimis.c */
 
 #endif /* CLI_H */

@@ -106,6 +106,12 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
         fprintf(f, "  --mode SPEC     the mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n");
     if (cmd->opts & CLI_OPT_TO)
         fprintf(f, "  --to mel        the language to print (MEL)\n");
+    if (cmd->opts & CLI_OPT_OUTPUT)
+        fprintf(f, "  -o OUT          write to the file OUT instead of stdout (atomically:\n"
+                   "                  OUT is left as it was when writing fails; -: stdout)\n");
+    if (cmd->opts & CLI_OPT_NO_GUARD)
+        fprintf(f, "  --no-guard      print block equations unguarded (RR-9459 section 4.7\n"
+                   "                  off): partially evaluated only\n");
     if (cmd->opts & CLI_OPT_CHANGE)
         fprintf(f, "  --from SPEC     the old mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n"
                    "  --to SPEC       the new mode, likewise\n"
@@ -291,6 +297,16 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
                 return usage_error(cmd, o, "option '%s' needs 'mel' or 'modelica'", "--to",
                                    NULL);
             o->to = v;
+        } else if ((cmd->opts & CLI_OPT_OUTPUT) &&
+                   (is_option(a, "-o") || is_option(a, "--output"))) {
+            const char *v = option_value(argc, argv, &i, a[1] == 'o' ? "-o" : "--output");
+            if (v == NULL || v[0] == '\0')
+                return usage_error(cmd, o, "option '%s' needs a file name", a, NULL);
+            if (o->output != NULL)
+                return usage_error(cmd, o, "option '%s' given twice", "-o", NULL);
+            o->output = v;
+        } else if ((cmd->opts & CLI_OPT_NO_GUARD) && strcmp(a, "--no-guard") == 0) {
+            o->no_guard = true;
         } else if ((cmd->opts & CLI_OPT_NODE_LIMIT) && is_option(a, "--node-limit")) {
             const char *v = option_value(argc, argv, &i, "--node-limit");
             if (v == NULL)

@@ -355,3 +355,59 @@ int cli_finish(int code)
     }
     return code;
 }
+
+/* ---- Writing a file atomically ---------------------------------------------------- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The temporary file's template: "DIR/.BASE.XXXXXX" beside path (owned). */
+static char *temp_template(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash != NULL ? (size_t)(slash - path) + 1 : 0;
+    return mdae_asprintf("%.*s.%s.XXXXXX", (int)dir, path, path + dir);
+}
+
+int cli_write_file_atomic(const char *path, const char *bytes, size_t len)
+{
+    char *tmp = temp_template(path);
+    if (tmp == NULL) {
+        fprintf(stderr, "mdae: cannot write '%s': out of memory\n", path);
+        return CLI_EXIT_IO;
+    }
+    int fd = mkstemp(tmp);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(fd, 0666 & ~mask) != 0)
+            err = errno;
+        if (err == 0)
+            err = write_all(fd, bytes, len);
+        if (err == 0 && fsync(fd) != 0)
+            err = errno;
+        if (close(fd) != 0 && err == 0)
+            err = errno;
+        if (err == 0 && rename(tmp, path) != 0)
+            err = errno;
+        if (err != 0)
+            unlink(tmp);
+    }
+    if (err != 0)
+        fprintf(stderr, "mdae: cannot write '%s': %s%s\n", path, strerror(err),
+                fd >= 0 ? " (left as it was)" : "");
+    mdae_free(tmp);
+    return err != 0 ? CLI_EXIT_IO : CLI_EXIT_OK;
+}

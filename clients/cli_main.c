@@ -123,6 +123,28 @@ static const cli_command commands[] = {
      "findings, wrong_modes, valid_modes, overdetermined, underdetermined}\n"
      "(docs/approx.md describes it). Syntax errors are recovered from as in\n"
      "`mdae analyze`: the rest is compared, and the exit status says so.\n"},
+    {"rimis", cli_rimis_run,
+     CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_METHOD |
+         CLI_OPT_OUTPUT | CLI_OPT_NO_GUARD,
+     "FILE [-o OUT.mo] [-D NAME=VALUE]... [--json] [--no-guard] [--node-limit N]\n"
+     "       [--reorder] [--method auto|implicit|enumeration|blocks|tight]",
+     "the model as flat Modelica that single-mode tools simulate correctly",
+     "Rewrites a multimode model into one flat Modelica model, its Reduced-Index\n"
+     "Mode-Independent Structure (RR-9459 section 4): every block of the exact\n"
+     "all-modes analysis, in every mode, on its own replicates of the unknowns\n"
+     "it writes, and multiplexers choosing by mode which replicate holds each\n"
+     "variable, so that the mode-agnostic analysis of OpenModelica and Dymola\n"
+     "finds every block and simulates the model correctly. The text (sections\n"
+     "with comments, one group per block headed `// Block cond: reads --\n"
+     "equations -> unknowns`) goes to stdout, or to OUT with -o (written\n"
+     "atomically: OUT keeps its old content when writing fails); `mdae analyze`\n"
+     "reads it back. Block equations are made trivial outside their modes\n"
+     "(`if C then ... else w = 0;`) unless --no-guard. A model RIMIS cannot\n"
+     "represent is refused with located errors and exit status 1: a singular\n"
+     "valid mode (its formula), an impulsive mode change (the variables and the\n"
+     "change). With --json, prints {name, text, lines, replicates,\n"
+     "multiplexers, reinits, conditions, variables, groups, warnings}, what\n"
+     "session/rimis answers (docs/rimis.md describes it).\n"},
     {"convert", cli_convert_run, CLI_OPT_TO, "FILE --to mel|modelica [--format F]",
      "print the model as MEL or as flat Modelica",
      "Reads the model (MEL or Modelica) and prints its flat model in the\n"
@@ -171,6 +193,9 @@ static void print_usage(FILE *f)
                "  --dot[=OUT]        analyze: write the dependency graph in Graphviz DOT\n"
                "  --svg[=OUT]        analyze: the dependency graph laid out, as SVG\n"
                "  --mode SPEC        mode: the mode to look at, e.g. 'g1=1,g2=0'\n"
+               "  -o OUT             rimis: write to the file OUT (atomically) instead of\n"
+               "                     stdout\n"
+               "  --no-guard         rimis: block equations unguarded\n"
                "  -h, --help         print help and exit\n"
                "\n"
                "exit status:\n"

@@ -380,7 +380,7 @@ const srv_method *srv_method_find(const char *name, bool notification);
 
 /* ---- Method handlers (srv_m_session.c, srv_m_server.c, srv_lsp.c) ----------------- */
 srv_method_fn srv_m_open, srv_m_edit, srv_m_analyze, srv_m_close, srv_m_mode, srv_m_forward,
-    srv_m_approx;
+    srv_m_approx, srv_m_rimis;
 /* The job that reloads a session's text into a fresh worker (the reload of
  * every session's queue; srv_lsp.c gives it to the documents' sessions). */
 srv_job *srv_m_session_reload(srv_queue *q);

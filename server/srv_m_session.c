@@ -1,7 +1,7 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * server/srv_m_session.c -- the session methods: session/open, edit,
- * analyze, approx, close, mode, and the generic forwarding of SRV_FORWARDED_METHODS
+ * analyze, approx, rimis, close, mode, and the generic forwarding of SRV_FORWARDED_METHODS
  * (session/dot, session/svg, the debug methods) to the session's worker.
  *
  * Everything that needs the model's meaning becomes a job for the session's
@@ -785,8 +785,9 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
 /* ---- session/approx (issue 38 item 6) ---------------------------------------------------- */
 
 /* The worker's result with "version": the version it was computed for (the
- * job's, so that a client can tell a stale answer from the current one). */
-static void approx_done(srv_job *job, srv_reply *r)
+ * job's, so that a client can tell a stale answer from the current one).
+ * session/rimis answers the same way. */
+static void versioned_done(srv_job *job, srv_reply *r)
 {
     session_job *sj = (session_job *)job;
     if (!answer_error(sj->call, r)) {
@@ -821,7 +822,43 @@ void srv_m_approx(srv_call *call, const cJSON *params)
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;
     }
-    session_job *sj = job_make(s, call, "approx", wp, approx_done, SRV_JOB_ANALYSES);
+    session_job *sj = job_make(s, call, "approx", wp, versioned_done, SRV_JOB_ANALYSES);
+    if (sj != NULL)
+        job_submit(sj);
+}
+
+/* ---- session/rimis (issue 39) ----------------------------------------------------------- */
+
+/* session/rimis {session, guard?}: the session's model as one flat
+ * Modelica model single-mode tools simulate correctly (engine/rimis.h),
+ * built by the session's worker from the exact analysis it keeps (and runs
+ * first if needed), once per version and guard setting. guard (default
+ * true): block equations made trivial outside their modes. */
+void srv_m_rimis(srv_call *call, const cJSON *params)
+{
+    srv_session *s = session_param(call, params);
+    if (s == NULL)
+        return;
+    const cJSON *guard = NULL;
+    for (const cJSON *p = params->child; p != NULL; p = p->next)
+        if (strcmp(p->string, "guard") == 0) {
+            guard = p;
+        } else if (strcmp(p->string, "session") != 0 && strcmp(p->string, "owner") != 0) {
+            bad_params(call, "unknown parameter \"%s\" (session/rimis takes {session, guard?})",
+                       p->string);
+            return;
+        }
+    if (guard != NULL && !cJSON_IsBool(guard)) {
+        bad_params(call, "%s", "\"guard\" must be a boolean");
+        return;
+    }
+    cJSON *wp = cJSON_CreateObject();
+    if (wp == NULL || !cJSON_AddBoolToObject(wp, "guard", guard == NULL || cJSON_IsTrue(guard))) {
+        cJSON_Delete(wp);
+        srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
+        return;
+    }
+    session_job *sj = job_make(s, call, "rimis", wp, versioned_done, SRV_JOB_ANALYSES);
     if (sj != NULL)
         job_submit(sj);
 }

@@ -22,6 +22,7 @@ static const srv_method methods[] = {
     {"session/analyze", srv_m_analyze, NULL, 0},
     {"session/mode", srv_m_mode, NULL, SRV_M_QUICK},
     {"session/approx", srv_m_approx, NULL, 0},
+    {"session/rimis", srv_m_rimis, NULL, 0},
     {"session/close", srv_m_close, NULL, 0},
 #define XX(name, worker_fn, flags) {name, srv_m_forward, NULL, (flags) | SRV_M_FORWARD},
     SRV_FORWARDED_METHODS(XX)

@@ -227,6 +227,30 @@ class ClientTest(unittest.TestCase):
                 c.call("session/approx", {"session": s.id, "mode": {}})
             self.assertEqual(cm.exception.code, -32602)
 
+    def test_writes_the_mode_independent_model(self):
+        with self.client() as c:
+            s = c.open(model("water_tank.mel"))
+            r = s.rimis()
+            self.assertEqual(r["version"], 1)
+            self.assertTrue(r["text"].startswith("model "), r["text"][:80])
+            self.assertIn("end %s;" % r["name"], r["text"])
+            self.assertEqual(r["lines"], r["text"].count("\n"))
+            self.assertGreater(r["multiplexers"], 0)
+            for v in r["variables"]:
+                self.assertIn(v["kind"], ("source", "dummy", "replicate", "read"))
+            self.assertEqual(sorted(g["block"] for g in r["groups"]),
+                             list(range(len(r["groups"]))))
+            self.assertEqual(s.rimis(guard=False)["version"], 1)
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                c.call("session/rimis", {"session": s.id, "guard": "yes"})
+            self.assertEqual(cm.exception.code, -32602)
+            s.edit(model("singular_simple.mel"))
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                s.rimis()
+            self.assertEqual(cm.exception.name, "MDAE_E_MODEL")
+            where = [d["range"]["start"]["line"] for d in cm.exception.data["diagnostics"]]
+            self.assertTrue(where and all(line > 0 for line in where), cm.exception.data)
+
     def test_analyses_the_mode_changes_with_the_model(self):
         with self.client() as c:
             s = c.open(model("clutch.mel"))

@@ -13,7 +13,8 @@
  * runs one request at a time, cancellation); wk_methods.c holds the state
  * of the session's model and analysis and the method handlers, with the
  * method table; wk_svg.c renders the graph with Graphviz; wk_approx.c
- * runs what single-mode tools do (session/approx, the editor's warnings). Every piece of state is in the one wk_state; the only
+ * runs what single-mode tools do (session/approx, the editor's warnings); wk_rimis.c the
+ * mode-independent model (session/rimis). Every piece of state is in the one wk_state; the only
  * file-scope state left is the allocator's byte count, because
  * mdae_allocator's functions take no context.
  *
@@ -87,6 +88,10 @@
  *                                     built once per analysed version
  *                                     (wk_approx.c); the router adds the
  *                                     session's "version"
+ *   rimis {guard?}                 -> rpc_json_rimis (`mdae rimis --json`),
+ *                                     built once per analysed version and
+ *                                     guard setting (wk_rimis.c); the
+ *                                     router adds the session's "version"
  *   diagnose {text, defines?, name?, modeChanges?, progress?}
  *                                  -> {diagnostics:[LSP Diagnostic]}: load
  *                                     (always with recover: the model's
@@ -116,7 +121,7 @@
  *   and the methods of SRV_FORWARDED_METHODS (server/srv_methods.h) under
  *   their client names: session/dot (the CDG as DOT, a JSON string),
  *   session/svg (the same graph laid out by Graphviz, as SVG text: wk_svg.c),
- *   debug/analyses (the analyses and approximate analyses the worker
+ *   debug/analyses (the analyses, approximate analyses and RIMIS the worker
  *   started: tests count them),
  *   debug/crash {signal?}, debug/alloc {mb}, debug/sleep {ms,
  *   ignore_cancel?}, debug/frames {frames?, raw?} (wk_m_frames: frames as
@@ -211,6 +216,10 @@ typedef struct wk_state {
      * session/approx result, built on first use and dropped with the
      * analysis, so one approximate analysis per analysed version (owned). */
     cJSON *cached_approx;
+    /* The session/rimis results (issue 39, wk_rimis.c), [0] unguarded and
+     * [1] guarded, built on first use and dropped with the analysis
+     * (owned). */
+    cJSON *cached_rimis[2];
     /* The JSON of the analysis before (owned), until the next one is
      * built: what did not change is taken from it (rpc_json_analysis_reusing:
      * an edit of the brake at N = 100 builds one railcar's items). */
@@ -224,6 +233,7 @@ typedef struct wk_state {
     mdae_diags analysis_diags;
     unsigned long analyses; /* analyses this worker started (debug/analyses) */
     unsigned long approximations; /* approximate analyses built (wk_approx.c; the same) */
+    unsigned long rimis_builds;   /* RIMIS constructions run (wk_rimis.c; the same) */
     inc_stats inc_last;   /* reuse of the last analysis */
     int method;           /* sa_options.method of the next analysis (issue 10) */
     bool inc_fresh;       /* the current request ran that analysis */
@@ -285,6 +295,19 @@ bool wk_model(wk_state *w, const cJSON *id, const mel_model **model, cJSON **err
  * arr, in the load's position encoding. */
 void wk_lsp_diag(const wk_state *w, cJSON *arr /* borrowed */, const mdae_range *r, int severity,
                  const char *msg /* borrowed */);
+/* A cold all-modes analysis of the loaded model itself and its graph, once
+ * wk_analysed (engine/inc.h's result may be of a copy of the model, which
+ * rimis_build refuses): sa_analyze seeded by the kept analysis (only
+ * faster), cdg_build, with the request's cancellation and time budget.
+ * MDAE_OK with *r and *g new (cdg_graph_free, sa_result_free), else the
+ * engine's code (MDAE_E_TIMEOUT with a diagnostic naming the limit) and
+ * the diagnostics in ad. Not kept. */
+int wk_analyse_whole(wk_state *w, sa_result **r /* out */, cdg_graph **g /* out */,
+                     mdae_diags *ad);
+/* An error's data for diagnostics d of the loaded text: {"diagnostics":
+ * rpc_json_diags, "messages": ["FILE:LINE:COL: error: ..."]}, as a model
+ * with errors is answered (new; ends the process on out of memory). */
+cJSON *wk_diags_details(const wk_state *w, const mdae_diags *d);
 /* Release w->good's contents (before sa_end: it may hold BDDs). */
 void wk_good_free(wk_good *g);
 /* The handler of `method`, or NULL (unknown, or a debug method without
@@ -324,6 +347,14 @@ int wk_approx(wk_state *w, const cJSON **out /* out: borrowed */);
  * (w->result). */
 void wk_approx_diags(wk_state *w, cJSON *arr /* borrowed: appended to */);
 #define WK_APPROX_DIAGS 20
+
+/* ---- wk_rimis.c (issue 39): the mode-independent model ------------------------- */
+/* session/rimis {guard?: bool (true)}: rpc_json_rimis of the loaded model
+ * once analysed (the analysis's error otherwise), built once per analysed
+ * version and guard setting; a model RIMIS cannot represent is an
+ * MDAE_E_MODEL error with wk_diags_details of why; -32602 for a guard that
+ * is not a boolean. */
+wk_method_fn wk_m_rimis;
 
 /* ---- wk_svg.c ------------------------------------------------------------------- */
 wk_method_fn wk_m_svg;

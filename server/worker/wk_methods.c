@@ -10,6 +10,8 @@
  */
 #include "wk.h"
 
+#include <assert.h>
+
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,13 +62,16 @@ static cJSON *diags_messages(const wk_state *w, const mdae_diags *d)
     return arr;
 }
 
-static cJSON *model_error_details(const wk_state *w)
+cJSON *wk_diags_details(const wk_state *w, const mdae_diags *diags)
 {
     cJSON *d = cJSON_CreateObject();
-    cJSON_AddItemToObject(d, "diagnostics", diags_json(&w->model_diags));
-    cJSON_AddItemToObject(d, "messages", diags_messages(w, &w->model_diags));
+    if (d == NULL || !cJSON_AddItemToObject(d, "diagnostics", diags_json(diags)) ||
+        !cJSON_AddItemToObject(d, "messages", diags_messages(w, diags)))
+        wk_oom();
     return d;
 }
+
+static cJSON *model_error_details(const wk_state *w) { return wk_diags_details(w, &w->model_diags); }
 
 /* The analysis dropped; its JSON, if built, kept as prev_report for the
  * next one to take from. */
@@ -79,6 +84,10 @@ static void forget_analysis(wk_state *w)
     }
     cJSON_Delete(w->cached_approx); /* wk_approx.c: this analysis's */
     w->cached_approx = NULL;
+    for (int k = 0; k < 2; k++) { /* wk_rimis.c: likewise */
+        cJSON_Delete(w->cached_rimis[k]);
+        w->cached_rimis[k] = NULL;
+    }
     inc_result_free(w->inc_res); /* result and graph were borrowed from it */
     w->inc_res = NULL;
     w->graph = NULL;
@@ -348,9 +357,24 @@ cJSON *wk_m_analyses(wk_state *w, const cJSON *id, const cJSON *params)
     (void)params;
     cJSON *r = cJSON_CreateObject();
     if (r == NULL || !cJSON_AddNumberToObject(r, "analyses", (double)w->analyses) ||
-        !cJSON_AddNumberToObject(r, "approximations", (double)w->approximations))
+        !cJSON_AddNumberToObject(r, "approximations", (double)w->approximations) ||
+        !cJSON_AddNumberToObject(r, "rimis", (double)w->rimis_builds))
         wk_oom();
     return rpc_response_result(id, r);
+}
+
+/* rc, or MDAE_E_TIMEOUT with a diagnostic naming the limit when the
+ * request's time budget stopped the analysis (on_progress). */
+static int timed_out(wk_state *w, const progress_ctx *pc, int rc, mdae_diags *ad)
+{
+    if (rc != MDAE_E_CANCELED || !pc->timed_out)
+        return rc;
+    mdae_range none = {{0, 0, 0}, {0, 0, 0}};
+    check(mdae_diags_add_limit(ad, none, MDAE_LIMIT_REQUEST_TIME, (double)w->opts.timeout_ms,
+                               "the analysis did not finish within the request's time "
+                               "budget (stopped after %llu ms)",
+                               (unsigned long long)(wk_now_ms() - w->current_start_ms)));
+    return MDAE_E_TIMEOUT;
 }
 
 /* Analyse the loaded model unless done already: the all-modes result and
@@ -378,19 +402,33 @@ static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
         rc = inc_result_whole(w->inc_res, w->model, &so, &w->result, &w->graph, ad);
     }
     check(rc);
-    if (rc == MDAE_E_CANCELED && pc.timed_out) {
-        rc = MDAE_E_TIMEOUT;
-        mdae_range none = {{0, 0, 0}, {0, 0, 0}};
-        check(mdae_diags_add_limit(ad, none, MDAE_LIMIT_REQUEST_TIME, (double)w->opts.timeout_ms,
-                                   "the analysis did not finish within the request's time "
-                                   "budget (stopped after %llu ms)",
-                                   (unsigned long long)(wk_now_ms() - w->current_start_ms)));
-    }
+    rc = timed_out(w, &pc, rc, ad);
     if (rc < 0) {
         forget_analysis(w);
         keep_failure(w, rc, ad);
     }
     return rc;
+}
+
+int wk_analyse_whole(wk_state *w, sa_result **r, cdg_graph **g, mdae_diags *ad)
+{
+    assert(w->model != NULL);
+    progress_ctx pc = {.w = w};
+    sa_options so = {.progress = on_progress, .progress_ctx = &pc, .method = w->method,
+                     .hint = w->result};
+    *r = NULL;
+    *g = NULL;
+    int rc = sa_analyze(w->model, &so, r, ad);
+    if (rc == MDAE_OK)
+        rc = cdg_build(*r, &so, g, ad);
+    check(rc);
+    if (rc < 0) {
+        cdg_graph_free(*g);
+        sa_result_free(*r);
+        *g = NULL;
+        *r = NULL;
+    }
+    return timed_out(w, &pc, rc, ad);
 }
 
 int wk_report(wk_state *w, const cJSON **out)
@@ -992,6 +1030,7 @@ static const struct wk_method {
     {"analyze", m_analyze, false},
     {"mode", m_mode, false},
     {"approx", wk_m_approx, false},
+    {"rimis", wk_m_rimis, false},
     {"diagnose", m_diagnose, false},
     {"diagnose/modeChanges", wk_m_modechange_diags, false},
     {"lsp/hover", wk_m_hover, false},

@@ -257,7 +257,7 @@ Test(sec_owner, another_connection_cannot_read_edit_or_close_a_session_over_ndjs
     start_two(&p, &a, &b);
     char *sid = open_on(&a, RLDC2, NULL, false, NULL);
     const char *methods[] = {"session/analyze", "session/structure", "session/svg",
-                             "session/edit", "session/close"};
+                             "session/rimis", "session/edit", "session/close"};
     for (size_t k = 0; k < sizeof methods / sizeof *methods; k++) {
         cJSON *params = session_params(sid);
         if (strcmp(methods[k], "session/edit") == 0)

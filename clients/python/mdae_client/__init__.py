@@ -478,6 +478,22 @@ class Session:
         result: Dict[str, Json] = self._call("session/approx", {"session": self.id})
         return result
 
+    def rimis(self, guard: bool = True) -> Dict[str, Json]:
+        """The model rewritten as one flat Modelica model that single-mode
+        tools (OpenModelica, Dymola) simulate correctly, its Reduced-Index
+        Mode-Independent Structure, as ``mdae rimis --json`` prints it:
+        "name", "text" (the Modelica model), "lines", "replicates",
+        "multiplexers", "reinits", "conditions" [{id, text, modes}],
+        "variables" [{name, kind, source, order, condition, block}],
+        "groups" [{block, condition, lines}], "warnings", and the session's
+        "version" it was computed for. guard=False prints the block
+        equations unguarded (``--no-guard``). A model it cannot represent (a
+        singular mode, an impulsive mode change) raises RpcError
+        (MDAE_E_MODEL) whose data has the located "diagnostics"."""
+        result: Dict[str, Json] = self._call("session/rimis",
+                                             {"session": self.id, "guard": guard})
+        return result
+
     def dot(self) -> str:
         """The conditional dependency graph as Graphviz DOT text."""
         return str(self._call("session/dot", {"session": self.id}))
