@@ -11,8 +11,9 @@
  * VS Code under "Source Action..."). The command asks the document's worker
  * for session/rimis (the text the editor shows: a pending check runs first)
  * and then, by what the client announced in initialize:
- *   - workspace.applyEdit, workspaceEdit.documentChanges and
- *     resourceOperations "create": a workspace/applyEdit creating NAME.mo
+ *   - workspace.applyEdit and workspaceEdit.resourceOperations "create"
+ *     (which implies documentChanges; Neovim 0.7 announces only the
+ *     former): a workspace/applyEdit creating NAME.mo
  *     beside the document (NAME the generated model's) with the text; once
  *     the client says it applied it, window/showDocument opens it when the
  *     client offers window.showDocument; window/showMessage says where it
