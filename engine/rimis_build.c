@@ -10,9 +10,14 @@
  *     rimis_cond (ids 1, 2, ... in block order; true has none);
  *  3. the writers of each variable (blocks writing it, in block order);
  *  4. the source variables V(u, 0), in declaration order, then each
- *     block's equations (rimis_eqs.c), the mode definitions, then the
- *     definitions of every value declared on the way (rimis_eqs.c);
- *  5. the text (rimis_print.c).
+ *     block's equations (rimis_eqs.c), the mode definitions;
+ *  5. the mode changes (rimis_changes.c, rimis_mc.c): refusals, the
+ *     source's when-clauses; then the definitions of every value declared
+ *     on the way (rimis_eqs.c), the resets onto the reinitialisations, and
+ *     the definitions of what those declared;
+ *  6. the text (rimis_print.c).
+ * rimis_result.n_replicates counts the replicates and the read replicates
+ * (RIMIS_V_REPLICATE and RIMIS_V_READ).
  * Names, equations and text are deterministic: every loop runs in block,
  * variable or declaration order, never over a hash table's order.
  */
@@ -209,8 +214,12 @@ static void mode_definitions(rc_build *b)
     for (uint32_t k = 0; k < m->n_modes; k++) {
         if (m->modes[k].def == NULL)
             continue;
-        const char *why = NULL;
-        b->mode_def[k] = rc__rename(b, m->modes[k].def, UINT32_MAX, &why);
+        const char *why = "it differentiates what cannot be";
+        int err = MDAE_OK;
+        const fx_node *def = rc__expand_der(b, m->modes[k].def, &err);
+        if (def == NULL && err == MDAE_E_NOMEM)
+            rc__oom(b);
+        b->mode_def[k] = def != NULL ? rc__rename(b, def, UINT32_MAX, &why) : NULL;
         if (b->mode_def[k] == NULL)
             rc__refuse(b, m->modes[k].where, "RIMIS cannot print the definition of '%s': %s",
                        m->modes[k].name, why != NULL ? why : "?");

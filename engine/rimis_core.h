@@ -48,11 +48,12 @@ typedef struct rc_diff {
 } rc_diff;
 
 /* A block equation: lhs = rhs, renamed; guard: the block's condition
- * (renamed) or NULL; w: its matched unknown (output variable). */
+ * (renamed) or NULL; w: its matched unknown (output variable); alt: the
+ * left side of its else-branch `alt = 0` (rimis_eqs.c says which). */
 typedef struct rc_beq {
     uint32_t block, eq;
     int order;
-    const fx_node *lhs, *rhs, *guard;
+    const fx_node *lhs, *rhs, *guard, *alt;
     uint32_t w;
 } rc_beq;
 
@@ -149,6 +150,10 @@ uint32_t rc__add_var(rc_build *b, char *name, rimis_var_kind kind, uint32_t var,
 char *rc__fresh(rc_build *b, const char *base, int n, const char *suffix);
 
 /* ---- rimis_eqs.c ---- */
+/* e with every der(a) of an expression a replaced by a's time derivative
+ * (fx_dt), so that the output holds der() of its states only; NULL with
+ * *err (fx_dt's errors) when that cannot be done. */
+const fx_node *rc__expand_der(rc_build *b, const fx_node *e, int *err);
 /* Block blk's equations (rimis.h step 4) into b->beq. */
 void rc__block_equations(rc_build *b, uint32_t blk);
 /* The state equations and reinits of the replicates, then the

@@ -100,11 +100,12 @@ static bool augment(match *mt, size_t j)
 /* A perfect matching where the incidences allow it (Kuhn's augmenting
  * paths); equations left unmatched take the unknowns left, in order
  * (still a bijection). */
-static void block_matching(match *mt)
+static bool block_matching(match *mt)
 {
+    bool perfect = true;
     for (size_t j = 0; j < mt->n; j++) {
         mt->stamp++;
-        augment(mt, j);
+        perfect = augment(mt, j) && perfect;
     }
     size_t t = 0;
     for (size_t j = 0; j < mt->n; j++) {
@@ -115,6 +116,7 @@ static void block_matching(match *mt)
         mt->of_unk[t] = (long)j;
         mt->of_eq[j] = (long)t;
     }
+    return perfect;
 }
 
 static void match_init(rc_build *b, match *mt, size_t n)
@@ -128,6 +130,34 @@ static void match_init(rc_build *b, match *mt, size_t n)
         mt->of_unk[j] = mt->of_eq[j] = -1;
 }
 
+/* e with every der(a) of an expression a (FX_DER, which fx_dt leaves
+ * where it does not differentiate) replaced by a's time derivative, so
+ * that the output's equations hold der() of its states only. NULL with
+ * *err on failure (fx_dt's errors). */
+const fx_node *rc__expand_der(rc_build *b, const fx_node *e, int *err)
+{
+    if (e == NULL || e->n == 0 || *err != MDAE_OK)
+        return e;
+    const fx_node **kids = sa__alloc_raw(b->c, e->n * sizeof *kids);
+    bool changed = false;
+    for (uint32_t i = 0; i < e->n; i++) {
+        kids[i] = rc__expand_der(b, e->kids[i], err);
+        if (kids[i] == NULL)
+            return NULL;
+        changed = changed || kids[i] != e->kids[i];
+    }
+    if (e->op == FX_DER)
+        return fx_dt(b->pool, kids[0], 1, err);
+    if (!changed)
+        return e;
+    const fx_node *n = e->op == FX_CALL     ? fx_call(b->pool, (fx_fn)e->fn, e->name, kids, e->n, e->where)
+                       : e->op == FX_OPAQUE ? fx_opaque(b->pool, e->name, kids, e->n, e->where)
+                                            : fx_make(b->pool, (fx_op)e->op, kids, e->n, e->where);
+    if (n == NULL)
+        rc__oom(b);
+    return n;
+}
+
 /* lhs, rhs of (equation i, order o) differentiated and evaluated under
  * block blk's condition; false (refused) when that cannot be done. */
 static bool evaluated(rc_build *b, uint32_t blk, const cdg_item *it, const fx_node **lhs,
@@ -139,8 +169,12 @@ static bool evaluated(rc_build *b, uint32_t blk, const cdg_item *it, const fx_no
         return false;
     }
     int err = MDAE_OK;
-    const fx_node *l = fx_dt(b->pool, q->lhs, (unsigned)it->order, &err);
-    const fx_node *r = err == MDAE_OK ? fx_dt(b->pool, q->rhs, (unsigned)it->order, &err) : NULL;
+    sa__amark am = sa__alloc_mark(b->c);
+    const fx_node *l = rc__expand_der(b, q->lhs, &err);
+    const fx_node *r = rc__expand_der(b, q->rhs, &err);
+    sa__alloc_release(b->c, am);
+    l = err == MDAE_OK ? fx_dt(b->pool, l, (unsigned)it->order, &err) : NULL;
+    r = err == MDAE_OK ? fx_dt(b->pool, r, (unsigned)it->order, &err) : NULL;
     if (err != MDAE_OK && err != MDAE_E_NOMEM) {
         rc__refuse(b, q->where, "RIMIS cannot differentiate equation '%s' %d time(s): %s",
                    q->name, it->order, mdae_strerror(err));
@@ -157,8 +191,42 @@ static bool evaluated(rc_build *b, uint32_t blk, const cdg_item *it, const fx_no
     return true;
 }
 
+/* The left side of equation j's else-branch: w + eps * (the block's other
+ * unknowns that its evaluated equation contains), eps = 1 / (2 n). So a
+ * single-mode tool may match the equation to any unknown it contains and
+ * still find that unknown in both branches, and outside the block's modes
+ * the block is a linear system with solution 0 that is nonsingular: the
+ * matrix is the matching's permutation plus eps times at most n - 1 ones
+ * per row, invertible since eps * (n - 1) < 1. */
+static const fx_node *else_side(rc_build *b, uint32_t blk, const match *mt, size_t j,
+                                uint32_t w)
+{
+    static const mdae_range r0;
+    const cdg_block *k = &b->blk[blk];
+    size_t n_others = mt->first[j + 1] - mt->first[j];
+    const fx_node *wv = fx_var(b->pool, w, 0, r0);
+    if (wv == NULL)
+        rc__oom(b);
+    const fx_node **others = sa__alloc(b->c, (n_others + 1) * sizeof *others);
+    uint32_t n = 0;
+    for (size_t a = mt->first[j]; a < mt->first[j + 1]; a++) {
+        const cdg_item *u = &k->unknowns[mt->adj[a]];
+        uint32_t x = rc__own_name(b, blk, u->index, u->order);
+        if (x != w && (others[n++] = fx_var(b->pool, x, 0, r0)) == NULL)
+            rc__oom(b);
+    }
+    if (n == 0)
+        return wv;
+    const fx_node *sum = n == 1 ? others[0] : fx_make(b->pool, FX_ADD, others, n, r0);
+    const fx_node *eps = fx_num(b->pool, 1.0 / (2.0 * (double)mt->n), false, r0);
+    const fx_node *e = fx_bin(b->pool, FX_ADD, wv, fx_bin(b->pool, FX_MUL, eps, sum, r0), r0);
+    if (e == NULL)
+        rc__oom(b);
+    return e;
+}
+
 static void put_block_equation(rc_build *b, uint32_t blk, const cdg_item *it, const fx_node *l,
-                               const fx_node *r, uint32_t w)
+                               const fx_node *r, uint32_t w, const fx_node *alt)
 {
     const mel_equation *q = &b->m->equations[it->index];
     const char *why = NULL;
@@ -178,6 +246,24 @@ static void put_block_equation(rc_build *b, uint32_t blk, const cdg_item *it, co
     long ci = b->bcond[blk];
     e->guard = ci >= 0 && !b->opt->no_guard ? b->cond_fx[ci] : NULL;
     e->w = w;
+    e->alt = alt;
+}
+
+/* The block's equations, evaluated under its condition, have no perfect
+ * matching onto its unknowns: their expressions lost incidences the
+ * structure has (a cancellation such as x - x, a branch the structure
+ * counts in modes the expression does not); the output may be singular
+ * there. */
+static void lost_incidence(rc_build *b, uint32_t blk)
+{
+    const cdg_item *e = &b->blk[blk].equations[0];
+    const mel_equation *q = &b->m->equations[e->index];
+    if (mdae_diags_add(&b->res->warnings, MDAE_SEV_WARNING, q->where,
+                       "RIMIS: the equations of the block of '%s' (derivative %d) do not all "
+                       "contain the unknowns the analysis gives them once evaluated (a "
+                       "cancellation in the expressions?): the output may be singular there",
+                       q->name, e->order) != MDAE_OK)
+        rc__oom(b);
 }
 
 void rc__block_equations(rc_build *b, uint32_t blk)
@@ -196,11 +282,12 @@ void rc__block_equations(rc_build *b, uint32_t blk)
         mark_incidence(b, k, r[j], &mt);
         mt.first[j + 1] = mt.n_adj;
     }
-    block_matching(&mt);
+    if (!block_matching(&mt))
+        lost_incidence(b, blk);
     for (size_t j = 0; j < n; j++) {
         const cdg_item *u = &k->unknowns[mt.of_eq[j]];
         uint32_t w = rc__own_name(b, blk, u->index, u->order);
-        put_block_equation(b, blk, &k->equations[j], l[j], r[j], w);
+        put_block_equation(b, blk, &k->equations[j], l[j], r[j], w, else_side(b, blk, &mt, j, w));
     }
 }
 

@@ -267,12 +267,14 @@ static void block_equation(printer *p, const rc_beq *e)
         put_expr(p, e->guard);
         puts_(p, " then ");
     }
+    bool par = e->lhs->op == FX_IF; /* else `if` would open an if-equation */
+    puts_(p, par ? "(" : "");
     put_expr(p, e->lhs);
-    puts_(p, " = ");
+    puts_(p, par ? ") = " : " = ");
     put_expr(p, e->rhs);
     if (e->guard != NULL) {
         puts_(p, "; else ");
-        put_var(p, e->w);
+        put_expr(p, e->alt);
         puts_(p, " = 0; end if");
     }
     puts_(p, ";\n");
@@ -303,6 +305,11 @@ static void blocks(printer *p)
     }
 }
 
+/* `when {c} then reinit(v, e); end when;`: the braces (a vector of one
+ * condition, the same event in Modelica: c becoming true) keep a reader
+ * of the papers' Modelica (engine/mo_elab.c) from taking c for a
+ * transient mode, which `when c` with a reinit declares there: c is a
+ * long mode of the output. */
 static void reinits(printer *p)
 {
     const rc_reinit *x = p->b->reinit.p;
@@ -311,9 +318,9 @@ static void reinits(printer *p)
             puts_(p, "  // Replicate reinitializations\n");
         new_eq(p, RIMIS_EQ_REINIT, -1);
         p->b->res->n_reinits++;
-        puts_(p, "  when ");
+        puts_(p, "  when {");
         put_expr(p, x[k].cond);
-        puts_(p, " then reinit(");
+        puts_(p, "} then reinit(");
         put_var(p, x[k].var);
         puts_(p, ", ");
         put_expr(p, x[k].value);

@@ -121,7 +121,9 @@ static long eq_defining(const rimis_result *res, long v, rimis_eq_kind kind)
     return -1;
 }
 
-static void reads_back(const rimis_result *res)
+/* The text reads back through mo_model_parse without error; the number
+ * of transient modes (mel_model.n_whens) it declares. */
+static uint32_t reads_back(const rimis_result *res)
 {
     mdae_diags d;
     mdae_diags_init(&d);
@@ -134,8 +136,10 @@ static void reads_back(const rimis_result *res)
     }
     cr_assert_eq(rc, MDAE_OK, "%s", res->text);
     cr_assert_eq(d.errors, 0);
+    uint32_t n_whens = m->n_whens;
     mel_model_free(m);
     mdae_diags_close(&d);
+    return n_whens;
 }
 
 /* ---- RR-9459 Fig. 13 ------------------------------------------------------ */
@@ -170,12 +174,13 @@ Test(rimis, two_equations_fig13)
     cr_assert_str_eq(line_of(res, res->eqs[dx].line), want);
     for (uint32_t k = 0; k < res->n_eqs; k++)
         if (res->eqs[k].kind == RIMIS_EQ_REINIT) {
-            snprintf(want, sizeof want, "  when not p then reinit(%s, pre(x)); end when;",
+            snprintf(want, sizeof want, "  when {not p} then reinit(%s, pre(x)); end when;",
                      res->vars[x3].name);
             cr_assert_str_eq(line_of(res, res->eqs[k].line), want);
         }
     cr_assert_eq(count_kind(res, RIMIS_EQ_MODE), 1);
-    reads_back(res);
+    /* the reinit's condition is a long mode: no transient mode read back */
+    cr_assert_eq(reads_back(res), 0);
     unload(&fx);
 }
 
@@ -301,7 +306,7 @@ Test(rimis, guards_match_the_block)
             cr_assert_eq(res->vars[w[i]].kind, RIMIS_V_REPLICATE);
             cr_assert_eq(res->vars[w[i]].block, (long)gr->block);
             char want[64];
-            snprintf(want, sizeof want, "else %s = 0; end if;", res->vars[w[i]].name);
+            snprintf(want, sizeof want, "; else %s + 0.25 * ", res->vars[w[i]].name);
             cr_assert_not_null(strstr(line_of(res, q->line), want));
         }
         cr_assert_neq(w[0], w[1]);
@@ -331,7 +336,7 @@ Test(rimis, finite_reset)
     for (uint32_t k = 0; k < res->n_eqs; k++)
         if (res->eqs[k].kind == RIMIS_EQ_REINIT)
             cr_assert_str_eq(line_of(res, res->eqs[k].line),
-                             "  when g then reinit(y, 2 * pre(x) + 1); end when;");
+                             "  when {g} then reinit(y, 2 * pre(x) + 1); end when;");
     reads_back(res);
     unload(&fx);
 }
@@ -343,6 +348,28 @@ Test(rimis, impulsive_refused)
     cr_assert_eq(build(&fx, "clutch.mel", NULL), MDAE_E_MODEL);
     cr_assert_null(fx.res);
     cr_assert_not_null(strstr(fx.d.items[fx.d.count - 1].message, "impulsive"));
+    unload(&fx);
+}
+
+/* An equation whose expression cancels an incidence of the structure
+ * (x1 - x1) is printed, with a located warning. */
+Test(rimis, lost_incidence_warned)
+{
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    static const char text[] = "x1 : real;\nx2 : real;\ne1 : equation x1 - x1 + x2 = 0;\n"
+                               "e2 : equation der(x2) = x1;\n";
+    mdae_diags_init(&fx.d);
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
+    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
+    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
+    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    const mdae_diags *w = &fx.res->warnings;
+    bool found = false;
+    for (size_t k = 0; k < w->count; k++)
+        found = found || (strstr(w->items[k].message, "'e1'") != NULL &&
+                          w->items[k].where.start.line == 3);
+    cr_assert(found);
     unload(&fx);
 }
 
