@@ -234,9 +234,11 @@ static void rimis_done(srv_job *job, srv_reply *r)
             snprintf(msg, sizeof msg, "mdae: mode-independent model %.600s (%s)", target, what);
         else
             snprintf(msg, sizeof msg,
-                     "mdae: mode-independent model %s (%s): this editor cannot create files; the "
-                     "text is the command's result (`mdae rimis FILE -o OUT.mo` writes it)",
-                     cJSON_IsString(name) ? name->valuestring : "", what);
+                     "mdae: mode-independent model %s (%s): %s; the text is the command's "
+                     "result (`mdae rimis FILE -o OUT.mo` writes it)",
+                     cJSON_IsString(name) ? name->valuestring : "", what,
+                     c->lsp_create_files ? "not written, the document is not a file"
+                                         : "this editor cannot create files");
         show_message(c, MSG_INFO, msg);
         cJSON *out = command_result(res, create ? target : NULL, !create);
         if (out != NULL)
