@@ -216,8 +216,8 @@ struct srv_conn {
     uint64_t lsp_next_token; /* the last work-done progress token made */
     bool lsp_create_files;  /* the client takes a workspace/applyEdit that
                                creates a file (workspace.applyEdit,
-                               workspaceEdit.documentChanges, resourceOperations
-                               "create"): srv_lsp_rimis.c */
+                               workspaceEdit.resourceOperations "create"):
+                               srv_lsp_rimis.c */
     bool lsp_show_document; /* window.showDocument.support */
     uint64_t lsp_rimis_edit; /* the last mdae.rimis applyEdit sent */
     char *lsp_rimis_uri;     /* owned: the file it creates, until answered */

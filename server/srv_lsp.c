@@ -70,14 +70,16 @@ static bool offers_utf8(const cJSON *params)
     return false;
 }
 
-/* workspace.applyEdit, workspace.workspaceEdit.documentChanges and
- * "create" among its resourceOperations: the client can be asked to create
- * a file with a text (the RIMIS code action, srv_lsp_rimis.c). */
+/* workspace.applyEdit and "create" among workspace.workspaceEdit's
+ * resourceOperations: the client can be asked to create a file with a text
+ * (the RIMIS code action, srv_lsp_rimis.c). Resource operations exist only
+ * in documentChanges, so they imply it: Neovim 0.7 announces them, not
+ * documentChanges, and applies both. */
 static bool creates_files(const cJSON *caps)
 {
     const cJSON *ws = get_param(caps, "workspace");
     const cJSON *we = get_param(ws, "workspaceEdit");
-    if (!cJSON_IsTrue(get_param(ws, "applyEdit")) || !cJSON_IsTrue(get_param(we, "documentChanges")))
+    if (!cJSON_IsTrue(get_param(ws, "applyEdit")))
         return false;
     const cJSON *op;
     cJSON_ArrayForEach(op, get_param(we, "resourceOperations"))

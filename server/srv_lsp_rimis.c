@@ -11,8 +11,9 @@
  * VS Code under "Source Action..."). The command asks the document's worker
  * for session/rimis (the text the editor shows: a pending check runs first)
  * and then, by what the client announced in initialize:
- *   - workspace.applyEdit, workspaceEdit.documentChanges and
- *     resourceOperations "create": a workspace/applyEdit creating NAME.mo
+ *   - workspace.applyEdit and workspaceEdit.resourceOperations "create"
+ *     (which implies documentChanges; Neovim 0.7 announces only the
+ *     former): a workspace/applyEdit creating NAME.mo
  *     beside the document (NAME the generated model's) with the text; once
  *     the client says it applied it, window/showDocument opens it when the
  *     client offers window.showDocument; window/showMessage says where it
@@ -233,9 +234,11 @@ static void rimis_done(srv_job *job, srv_reply *r)
             snprintf(msg, sizeof msg, "mdae: mode-independent model %.600s (%s)", target, what);
         else
             snprintf(msg, sizeof msg,
-                     "mdae: mode-independent model %s (%s): this editor cannot create files; the "
-                     "text is the command's result (`mdae rimis FILE -o OUT.mo` writes it)",
-                     cJSON_IsString(name) ? name->valuestring : "", what);
+                     "mdae: mode-independent model %s (%s): %s; the text is the command's "
+                     "result (`mdae rimis FILE -o OUT.mo` writes it)",
+                     cJSON_IsString(name) ? name->valuestring : "", what,
+                     c->lsp_create_files ? "not written, the document is not a file"
+                                         : "this editor cannot create files");
         show_message(c, MSG_INFO, msg);
         cJSON *out = command_result(res, create ? target : NULL, !create);
         if (out != NULL)

@@ -7,9 +7,10 @@
 -- mdaed), and checking what the user sees: filetypes of .mel, .mo and .bmo,
 -- hover text, document symbols, go-to-definition moving the cursor, code
 -- lens titles and the answer of a lens's command (mdae.showMode) in a
--- floating window, multi-byte text, and diagnostics within 1 s of opening a
+-- floating window, multi-byte text, diagnostics within 1 s of opening a
 -- model with a syntax error or a singular one, and of the keystroke that
--- makes a model singular. Prints one "ok"/"not ok" line per check and exits
+-- makes a model singular, and the code action "Generate a mode-independent
+-- model" opening the generated file. Prints one "ok"/"not ok" line per check and exits
 -- non-zero (:cquit) if any failed. Written for Debian 12's Neovim 0.7;
 -- also runs on 0.10 and 0.12 (NVIM=... tests/editor/nvim_lsp.sh), through
 -- the shims marked "later versions".
@@ -366,6 +367,43 @@ close()
 open(src .. "/tests/models/bm_modes.bmo", "modelica")
 names = symbols()
 check(names["'x'"] or names["x"], "Base Modelica (.bmo): document symbols", names)
+close()
+
+-- ---- The code action "Generate a mode-independent model" (issue 39) ---------------
+-- The Water Tank in a folder of its own: vim.lsp.buf.code_action() lists the
+-- action (vim.ui.select, answered here as a user would pick it); the
+-- snippet's mdae.rimis opens water_tank_rimis.mo, created beside it by
+-- mdaed's workspace/applyEdit (Neovim 0.7 announces resourceOperations
+-- "create"), with the generated Modelica, not yet written.
+vim.fn.mkdir(tmp .. "/rimis")
+local tank = tmp .. "/rimis/water_tank.mel"
+write(tank, read(src .. "/tests/models/water_tank.mel"))
+buf = open(tank, "mel")
+local offered = {}
+local select = vim.ui.select
+vim.ui.select = function(items, opts, on_choice)
+  local pick
+  for _, it in ipairs(items) do
+    local title = (it[2] or it.action or {}).title -- 0.7: {client id, action}
+    offered[#offered + 1] = title
+    if title == "Generate a mode-independent model" then pick = it end
+  end
+  on_choice(pick)
+end
+vim.lsp.buf.code_action()
+local generated = tmp .. "/rimis/water_tank_rimis.mo"
+vim.wait(10000, function() return vim.api.nvim_buf_get_name(0) == generated end, 20)
+vim.ui.select = select
+check(vim.tbl_contains(offered, "Generate a mode-independent model"),
+  "the code action is offered", offered)
+local got = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+check(vim.api.nvim_buf_get_name(0) == generated and got[1] == "model water_tank_rimis"
+  and vim.tbl_contains(got, "  // Block not bh: eh2 -> yh") and vim.bo.filetype == "modelica",
+  "running it opens water_tank_rimis.mo beside the model, with its blocks",
+  { vim.api.nvim_buf_get_name(0), got[1] })
+check(vim.fn.filereadable(generated) == 1 and vim.bo.modified,
+  "the file is created, its text not yet written (:w)")
+vim.cmd("bdelete!")
 close()
 
 -- what Neovim said to the user meanwhile: no error, no deprecation

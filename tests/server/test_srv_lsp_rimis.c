@@ -39,15 +39,17 @@ static void stop(srv_proc *p, client *c)
     srv_stop(p);
 }
 
-/* What VS Code and Neovim 0.7.2 announce that matters here; show: also
- * window.showDocument (VS Code; Neovim 0.7.2 has not). */
+/* What VS Code (show: window.showDocument too; documentChanges) and Neovim
+ * 0.7.2 (neither: resourceOperations imply documentChanges) announce that
+ * matters here. */
 static cJSON *file_caps(bool show)
 {
     cJSON *caps = cJSON_CreateObject();
     cJSON *ws = cJSON_AddObjectToObject(caps, "workspace");
     cJSON_AddTrueToObject(ws, "applyEdit");
     cJSON *we = cJSON_AddObjectToObject(ws, "workspaceEdit");
-    cJSON_AddTrueToObject(we, "documentChanges");
+    if (show)
+        cJSON_AddTrueToObject(we, "documentChanges");
     cJSON *ops = cJSON_AddArrayToObject(we, "resourceOperations");
     cJSON_AddItemToArray(ops, cJSON_CreateString("rename"));
     cJSON_AddItemToArray(ops, cJSON_CreateString("create"));
@@ -303,5 +305,32 @@ Test(srv_lsp_rimis, refuses_bad_arguments)
     const cJSON *r = read_until(&c, NULL, 4, seen);
     cr_assert(strstr(error_message(r), "no such document") != NULL);
     cJSON_Delete(seen);
+    stop(&p, &c);
+}
+
+/* Neovim 0.7.2's capabilities: a file, created, and no showDocument. */
+Test(srv_lsp_rimis, creates_the_file_for_neovim_0_7_without_showing_it)
+{
+    srv_proc p;
+    client c;
+    char *text = t_model("water_tank.mel");
+    start(&p, &c, file_caps(false), text);
+    cJSON *seen = cJSON_CreateArray();
+    cl_lsp_send(&c, "workspace/executeCommand", 2, rimis_params(URI, NULL));
+    const cJSON *res = cJSON_GetObjectItem(read_until(&c, NULL, 2, seen), "result");
+    cr_assert_not_null(res);
+    cr_assert_str_eq(str(res, "uri"), "file:///tmp/mdae-models/water_tank_rimis.mo",
+                     "named after the document");
+    const cJSON *apply = find(seen, "workspace/applyEdit");
+    cr_assert_not_null(apply);
+    respond(&c, str(apply, "id"), cJSON_CreateRaw("{\"applied\":true}"));
+    /* no showDocument: the next message is the answer to a question */
+    cJSON_Delete(seen);
+    seen = cJSON_CreateArray();
+    cl_lsp_send(&c, "textDocument/codeAction", 3, code_action_params(URI, NULL));
+    read_until(&c, NULL, 3, seen);
+    cr_assert_null(find(seen, "window/showDocument"));
+    cJSON_Delete(seen);
+    free(text);
     stop(&p, &c);
 }
