@@ -360,16 +360,11 @@ Test(rimis, no_guard)
 Test(rimis, guards_match_the_block)
 {
     fixture fx;
-    memset(&fx, 0, sizeof fx);
     static const char text[] = "z : real;\nx : real;\ny : real;\ng : boolean = z >= 0;\n"
                                "ez : equation der(z) = 1;\n"
                                "e1 : equation 0 = if g then x + y - z else x - 1;\n"
                                "e2 : equation 0 = if g then x - y else y - 2;\n";
-    mdae_diags_init(&fx.d);
-    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
-    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
-    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
-    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    cr_assert_eq(build_text(&fx, strdup(text), strlen(text), true, NULL), MDAE_OK);
     const rimis_result *res = fx.res;
     bool seen = false;
     for (uint32_t k = 0; k < res->n_groups; k++) {
@@ -400,16 +395,11 @@ Test(rimis, guards_match_the_block)
 Test(rimis, finite_reset)
 {
     fixture fx;
-    memset(&fx, 0, sizeof fx);
     static const char text[] = "x : real;\ng : boolean = last(x) >= 1;\n"
                                "e1 : equation der(x) = 1;\n"
                                "if g then\n  y : real;\n  z : real;\n"
                                "  e2 : equation der(y) = z;\n  e3 : equation y = 2 * x + 1;\nend;\n";
-    mdae_diags_init(&fx.d);
-    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
-    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
-    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
-    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    cr_assert_eq(build_text(&fx, strdup(text), strlen(text), true, NULL), MDAE_OK);
     const rimis_result *res = fx.res;
     cr_assert_eq(res->n_reinits, 1);
     for (uint32_t k = 0; k < res->n_eqs; k++)
@@ -454,14 +444,9 @@ Test(rimis, impulsive_accepted_when_asked)
 Test(rimis, cancelled_incidence_kept)
 {
     fixture fx;
-    memset(&fx, 0, sizeof fx);
     static const char text[] = "x1 : real;\nx2 : real;\ne1 : equation x1 - x1 + x2 = 0;\n"
                                "e2 : equation der(x2) = x1;\n";
-    mdae_diags_init(&fx.d);
-    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
-    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
-    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
-    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    cr_assert_eq(build_text(&fx, strdup(text), strlen(text), true, NULL), MDAE_OK);
     cr_expect_not_null(strstr(fx.res->text, "0 * x1 + x2 = 0;"), "%s", fx.res->text);
     cr_expect_eq(fx.res->warnings.count, 0);
     unload(&fx);
@@ -528,14 +513,9 @@ Test(rimis, invalid_arguments)
 Test(rimis, real_mode_definition_printed_as_input)
 {
     fixture fx;
-    memset(&fx, 0, sizeof fx);
     static const char text[] = "x : real;\ng : boolean = x;\n"
                                "e : equation 0 = if g then x - 1 else der(x) - 1;\n";
-    mdae_diags_init(&fx.d);
-    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &fx.m, &fx.d), MDAE_OK);
-    cr_assert_eq(sa_analyze(fx.m, NULL, &fx.r, &fx.d), MDAE_OK);
-    cr_assert_eq(cdg_build(fx.r, NULL, &fx.g, &fx.d), MDAE_OK);
-    cr_assert_eq(rimis_build(fx.m, fx.r, fx.g, NULL, &fx.res, &fx.d), MDAE_OK);
+    cr_assert_eq(build_text(&fx, strdup(text), strlen(text), true, NULL), MDAE_OK);
     cr_expect_not_null(strstr(fx.res->text, "input Boolean g;"), "%s", fx.res->text);
     bool warned = false;
     for (size_t k = 0; k < fx.res->warnings.count; k++)
