@@ -616,13 +616,10 @@ static inline char *t_last_line(char *text)
     return last;
 }
 
-/* The `mdae ARGS tests/models/MODEL` output (the built CLI, stdout only),
- * parsed as JSON; NULL if it is not JSON. Up to 4 MiB of output. */
-static inline cJSON *t_cli_json(const char *args, const char *model)
+/* The stdout of the shell command cmd, parsed as JSON; NULL if it is not
+ * JSON. Up to 4 MiB of output. */
+static inline cJSON *t_command_json(const char *cmd)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/clients/mdae %s %s/tests/models/%s 2>/dev/null",
-             MDAE_BINARY_DIR, args, MDAE_SOURCE_DIR, model);
     FILE *f = popen(cmd, "r");
     cr_assert_not_null(f);
     size_t cap = 1 << 22, n = 0, k;
@@ -635,6 +632,16 @@ static inline cJSON *t_cli_json(const char *args, const char *model)
     cJSON *j = cJSON_Parse(buf);
     free(buf);
     return j;
+}
+
+/* The `mdae ARGS tests/models/MODEL` output (the built CLI, stdout only),
+ * parsed as JSON; NULL if it is not JSON. */
+static inline cJSON *t_cli_json(const char *args, const char *model)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/clients/mdae %s %s/tests/models/%s 2>/dev/null",
+             MDAE_BINARY_DIR, args, MDAE_SOURCE_DIR, model);
+    return t_command_json(cmd);
 }
 
 #endif /* SRV_TEST_H */

@@ -63,18 +63,7 @@ static cJSON *cli_json_stdin(const char *args, const char *file)
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s/clients/mdae %s - < %s/tests/models/%s 2>/dev/null",
              MDAE_BINARY_DIR, args, MDAE_SOURCE_DIR, file);
-    FILE *f = popen(cmd, "r");
-    cr_assert_not_null(f);
-    size_t cap = 1 << 22, n = 0, k;
-    char *buf = malloc(cap);
-    cr_assert_not_null(buf);
-    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0)
-        n += k;
-    buf[n] = '\0';
-    pclose(f);
-    cJSON *j = cJSON_Parse(buf);
-    free(buf);
-    return j;
+    return t_command_json(cmd);
 }
 
 /* The result without its version is the CLI's JSON with args. */
