@@ -913,6 +913,24 @@ static char *relation_key(elab *el, const mo__expr *c, bool *pol, bool *swap, bo
 static void lower_atom_def(elab *el, size_t i, const mo__expr *c);
 
 /* A Boolean condition as a guard over atoms. Constant parts fold. */
+/* c's value is a number, a string or an array whatever its operands: no
+ * condition. */
+static bool arithmetic(const mo__expr *c)
+{
+    switch ((mo__ek)c->kind) {
+    case MO_E_NUM: case MO_E_STR: case MO_E_TIME: case MO_E_DER: case MO_E_ARRAY:
+    case MO_E_MATRIX: case MO_E_RANGE:
+        return true;
+    case MO_E_UN:
+        return c->op == MO_T_MINUS || c->op == MO_T_PLUS;
+    case MO_E_BIN:
+        return c->op == MO_T_PLUS || c->op == MO_T_MINUS || c->op == MO_T_STAR ||
+               c->op == MO_T_SLASH || c->op == MO_T_CARET;
+    default:
+        return false;
+    }
+}
+
 static const mel_guard *atomize(elab *el, const mo__expr *c)
 {
     value v = eval(el, c);
@@ -1011,10 +1029,15 @@ static const mel_guard *atomize(elab *el, const mo__expr *c)
         break;
     }
     /* initial(), edge(b), change(x), sample(t0, dt), pre(b), a Boolean
-     * function call...: an atom named by its text */
+     * function call...: an atom named by its text; arithmetic is no
+     * condition (the Modelica fuzzer's `if -'open' then`) */
     char *t = expr_text(el, c);
     if (t == NULL)
         return mel__g_true();
+    if (arithmetic(c)) {
+        err(el, MDAE_E_MODEL, c->where, "condition '%s' is not a Boolean", t);
+        return mel__g_true();
+    }
     size_t before = el->atoms.n;
     const mel_guard *g = atom_guard(el, t, t, true, c->where, NULL, 0, false, NULL, NULL, NULL);
     if (el->atoms.n > before)
@@ -1651,6 +1674,9 @@ static const fx_node *lw_if(elab *el, const mo__expr *e)
         return NULL;
     }
     for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
+        if (arithmetic(e->kids[i])) /* also where it selects nothing */
+            err(el, MDAE_E_MODEL, e->kids[i]->where, "condition '%s' is not a Boolean",
+                expr_text(el, e->kids[i]));
         value v = eval(el, e->kids[i]);
         if (v.ok && v.v == 0)
             continue;

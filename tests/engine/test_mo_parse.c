@@ -171,6 +171,30 @@ Test(mo_parse, refuses_a_component_called_as_a_function)
     mdae_diags_close(&d);
 }
 
+/* Arithmetic is no condition (the Modelica fuzzer's `if -'open' then`,
+ * which became an atom whose MEL did not read back). */
+Test(mo_parse, refuses_arithmetic_as_a_condition)
+{
+    mdae_diags d;
+    parse_fail("model M\n  Real x;\n  Boolean b;\nequation\n  b = x > 0;\n"
+               "  der(x) = if -b then x else 2;\nend M;\n",
+               NULL, &d);
+    cr_assert(has_error(&d, 6, 15, "condition '-b' is not a Boolean"));
+    mdae_diags_close(&d);
+}
+
+/* The same where the condition selects nothing (the if stays an
+ * expression): its MEL would not read back either. */
+Test(mo_parse, refuses_arithmetic_as_a_condition_that_selects_nothing)
+{
+    mdae_diags d;
+    parse_fail("model M\n  Real x;\n  Boolean b;\nequation\n  b = x > 0;\n"
+               "  der(x) = if -b then 1 else 2;\nend M;\n",
+               NULL, &d);
+    cr_assert(has_error(&d, 6, 15, "condition '-b' is not a Boolean"));
+    mdae_diags_close(&d);
+}
+
 /* A NUL inside a quoted name is an error, not a name cut short at it (the
  * Modelica fuzzer found one: the cut name was empty, and the printed MEL
  * did not read back). */
