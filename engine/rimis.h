@@ -70,8 +70,11 @@
  *     where it can; the source's when-clauses are carried.
  *
  * Refused, as located errors in diags (MDAE_E_MODEL): singular valid modes
- * (the formula of the modes), impulsive mode changes, constructs RIMIS
+ * (the formula of the modes), impulsive mode changes and changes that
+ * make states jump (unless rimis_options.accept_jumps), constructs RIMIS
  * cannot print (an FX_OPAQUE text it would have to differentiate, ...).
+ * Printed with a warning instead: a mode variable MEL defines by a Real
+ * expression (Modelica cannot read it as a Boolean) is a free input.
  *
  * Output layout (RR-9459 Fig. 13 and 15): `model <name>`, sections with
  * comments `// Known quantities`, `// Source variables`, `// Dummy
