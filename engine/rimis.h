@@ -195,6 +195,9 @@ typedef struct rimis_options {
     const char *source;
     size_t source_len;
     size_t max_lines;       /* 0: 10,000,000 */
+    /* Bytes of text (0: 64 MiB, the front-ends' default input limit, so
+     * that mdae reads back whatever it prints). MDAE_E_LIMIT past it. */
+    size_t max_bytes;
     /* Accept the mode changes that make states jump or values impulsive
      * (refused otherwise, step 6): each such refusal becomes a warning and
      * the output copies the states across the change, as RR-9459's tool

@@ -232,24 +232,53 @@ static bool boolean_valued(const mel_model *m, const fx_node *e)
     }
 }
 
+/* e reads nothing that changes in time: numbers and known quantities
+ * only, which a Modelica tool evaluates once. */
+static bool constant(const fx_node *e)
+{
+    switch ((fx_op)e->op) {
+    case FX_VAR: case FX_TIME: case FX_MODE: case FX_OPAQUE: case FX_PRE: case FX_LAST:
+    case FX_NEXT:
+        return false;
+    case FX_CALL:
+        if (e->fn == FX_FN_UNKNOWN)
+            return false;
+        break;
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < e->n; i++)
+        if (!constant(e->kids[i]))
+            return false;
+    return true;
+}
+
 /* A mode variable whose definition is a Real expression is printed as a
  * free input, with a warning: Modelica cannot read `b = r` for a Real r,
- * and `r > 0` would be a meaning the source does not give. */
+ * and `r > 0` would be a meaning the source does not give. So is one whose
+ * definition is constant (MEL's stand-in `time : real = 0.0` in the
+ * clutch's `gamma = time >= t1 & time <= t2`): MEL reads definitions only
+ * structurally, so every mode stays valid there, while a Modelica tool
+ * would fix the mode once and for all. */
 static bool printable_definition(rc_build *b, uint32_t k)
 {
     const mel_mode *g = &b->m->modes[k];
-    if (boolean_valued(b->m, g->def))
+    bool real = !boolean_valued(b->m, g->def);
+    if (!real && !(b->m->modelica == false && constant(g->def)))
         return true;
     const mdae_diags *w = &b->res->warnings; /* once per declaration */
     if (w->count > 0 && w->items[w->count - 1].where.start.line == g->where.start.line &&
         w->items[w->count - 1].where.start.col == g->where.start.col)
         return false;
     if (mdae_diags_add(&b->res->warnings, MDAE_SEV_WARNING, g->where,
-                       "RIMIS: the definition of mode variable '%s' is a Real expression, "
-                       "which Modelica cannot read as a Boolean: it is printed as a free "
-                       "input, and so are the other instances of its declaration (give it "
-                       "a relation, such as 'e > 0', to keep it)",
-                       g->name) != MDAE_OK)
+                       "RIMIS: the definition of mode variable '%s' %s: it is printed as "
+                       "a free input, and so are the other instances of its declaration%s",
+                       g->name,
+                       real ? "is a Real expression, which Modelica cannot read as a Boolean"
+                            : "reads only known quantities, which would fix the mode in "
+                              "Modelica while MEL lets it change",
+                       real ? " (give it a relation, such as 'e > 0', to keep it)" : "") !=
+        MDAE_OK)
         rc__oom(b);
     return false;
 }

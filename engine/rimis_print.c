@@ -85,6 +85,15 @@ static uint32_t line_now(printer *p)
                        "the RIMIS has more than %zu lines (rimis_options.max_lines)", max);
         sa__fail(p->b->c, MDAE_E_LIMIT);
     }
+    size_t max_bytes = p->b->opt->max_bytes ? p->b->opt->max_bytes : (size_t)64 << 20;
+    if (p->out.len > max_bytes) {
+        mdae_diags_add(p->b->diags, MDAE_SEV_ERROR, r0,
+                       "the RIMIS is larger than %zu bytes, more than mdae reads back "
+                       "(rimis_options.max_bytes): its blocks take too many forms across "
+                       "the modes",
+                       max_bytes);
+        sa__fail(p->b->c, MDAE_E_LIMIT);
+    }
     return p->lines + 1;
 }
 

@@ -5,7 +5,7 @@
  * Tank) read from rimis_result (counts of replicates, multiplexers,
  * reinitialisations, groups; the names and equations expected), the text
  * reading back through mo_model_parse, the refusal of a singular model as
- * a located error, determinism, max_lines, guarding on and off. The deep
+ * a located error, determinism, max_lines, max_bytes, guarding on and off. The deep
  * independent checks (approximate analysis, block containment, numeric
  * equivalence) are tests/engine/test_rimis_ref.c's.
  */
@@ -463,6 +463,22 @@ Test(rimis, singular_refused)
     const mdae_diag *e = &fx.d.items[fx.d.count - 1];
     cr_assert_gt(e->where.start.line, 0);
     cr_assert_not_null(strstr(e->message, "singular when"), "%s", e->message);
+    unload(&fx);
+}
+
+/* Past max_bytes (default: what the front-ends read back), a located
+ * limit error, never a text mdae cannot read (FullRobot's 67 MB). */
+Test(rimis, max_bytes)
+{
+    fixture fx;
+    rimis_options o = {.max_bytes = 1000};
+    cr_assert_eq(build(&fx, "water_tank.mel", &o), MDAE_E_LIMIT);
+    cr_assert_null(fx.res);
+    cr_assert_geq(fx.d.errors, 1);
+    cr_expect_not_null(strstr(fx.d.items[fx.d.count - 1].message, "max_bytes"));
+    unload(&fx);
+    o.max_bytes = 100000;
+    cr_assert_eq(build(&fx, "water_tank.mel", &o), MDAE_OK);
     unload(&fx);
 }
 

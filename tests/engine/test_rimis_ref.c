@@ -75,6 +75,21 @@ static bool is_modelica(const char *name)
 }
 
 /* Parse, analyse, build the graph and the RIMIS of one text. */
+/* Every error of d refuses a mode change that makes states jump or values
+ * impulsive (rimis_options.accept_jumps would accept it). */
+static bool refused_for_jumps(const mdae_diags *d)
+{
+    size_t errors = 0;
+    for (size_t i = 0; i < d->count; i++) {
+        if (d->items[i].severity != MDAE_SEV_ERROR)
+            continue;
+        errors++;
+        if (strstr(d->items[i].message, "impulsive mode change") == NULL)
+            return false;
+    }
+    return errors > 0;
+}
+
 static outcome run_build(run *x, const char *name, const char *text, size_t len,
                          uint32_t max_equations)
 {
@@ -127,11 +142,23 @@ static outcome run_build(run *x, const char *name, const char *text, size_t len,
         mdae_diags_close(&d);
         mdae_diags_init(&d);
         rc = rimis_build(x->m, x->r, x->g, &opt, &x->res, &d);
+        if (rc == MDAE_E_MODEL && refused_for_jumps(&d)) {
+            /* what the mode changes do is not these checks' business: the
+             * construction is checked all the same, the jumps accepted */
+            mdae_diags_close(&d);
+            mdae_diags_init(&d);
+            opt.accept_jumps = true;
+            rc = rimis_build(x->m, x->r, x->g, &opt, &x->res, &d);
+        }
         if (rc == MDAE_E_MODEL) {
             const mdae_diag *e = d.count ? &d.items[0] : NULL;
             snprintf(x->why, sizeof x->why, "%u:%u: %s", e ? e->where.start.line : 0,
                      e ? e->where.start.col : 0, e ? e->message : "(no diagnostic)");
             out = OUT_REFUSED;
+        } else if (rc == MDAE_E_LIMIT) { /* FullRobot's output: past 64 MiB */
+            snprintf(x->why, sizeof x->why, "rimis_build: %s",
+                     d.count ? d.items[0].message : "MDAE_E_LIMIT");
+            out = OUT_TOO_BIG;
         } else if (rc != MDAE_OK) {
             snprintf(x->why, sizeof x->why, "%s (%s)", mdae_err_name(rc),
                      d.count ? d.items[0].message : "no diagnostic");
