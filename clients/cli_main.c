@@ -127,8 +127,7 @@ static const cli_command commands[] = {
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_METHOD |
          CLI_OPT_OUTPUT | CLI_OPT_NO_GUARD,
      "FILE [-o OUT.mo] [-D NAME=VALUE]... [--json] [--no-guard] [--accept-jumps]\n"
-     "       [--node-limit N]\n"
-     "       [--reorder] [--method auto|implicit|enumeration|blocks|tight]",
+     "       [--node-limit N] [--reorder] [--method auto|implicit|enumeration|blocks|tight]",
      "the model as flat Modelica that single-mode tools simulate correctly",
      "Rewrites a multimode model into one flat Modelica model, its Reduced-Index\n"
      "Mode-Independent Structure (RR-9459 section 4): every block of the exact\n"
@@ -140,7 +139,7 @@ static const cli_command commands[] = {
      "equations -> unknowns`) goes to stdout, or to OUT with -o (written\n"
      "atomically: OUT keeps its old content when writing fails); `mdae analyze`\n"
      "reads it back. Block equations are made trivial outside their modes\n"
-     "(`if C then ... else w = 0;`) unless --no-guard. A model RIMIS cannot\n"
+     "(`if C then ... else w + ... = 0;`) unless --no-guard. A model RIMIS cannot\n"
      "represent is refused with located errors and exit status 1: a singular\n"
      "valid mode (its formula), an impulsive mode change (the variables and the\n"
      "change; --accept-jumps makes it a warning, the states copied across it).\n"
