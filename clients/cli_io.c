@@ -351,6 +351,7 @@ int cli_finish(int code)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "mdae: error writing to stdout: %s\n", strerror(errno));
+        clearerr(stdout); /* said once, though a command and main both finish */
         return CLI_EXIT_IO;
     }
     return code;

@@ -130,3 +130,30 @@ Test(cli_approx, refusal_that_agrees_with_the_exact_analysis)
     contains(r.out, "refuses this model, as the exact analysis does: no valid mode (1) is solvable");
     run_free(&r);
 }
+
+/* A full disk under stdout is said once, with exit status 4 (the command
+ * and main both finish: the second must not say it again). */
+Test(cli_approx, a_full_disk_is_said_once)
+{
+    if (access("/dev/full", W_OK) != 0)
+        cr_skip_test("no /dev/full");
+    char err_path[] = "/tmp/mdae-cli-full-XXXXXX";
+    int fd = mkstemp(err_path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s approx %s >/dev/full 2>%s", MDAE, MODEL("water_tank.mel"),
+             err_path);
+    int status = system(cmd);
+    cr_assert(WIFEXITED(status));
+    cr_expect_eq(WEXITSTATUS(status), 4);
+    FILE *f = fopen(err_path, "r");
+    cr_assert_not_null(f);
+    char line[512];
+    int said = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        said += strstr(line, "error writing to stdout") != NULL;
+    fclose(f);
+    unlink(err_path);
+    cr_expect_eq(said, 1);
+}
