@@ -23,6 +23,19 @@ static const cJSON *item(const cJSON *o, const char *k)
     return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+/* `mdae approx -` with text (len bytes) on stdin. */
+static run approx_stdin(const char *text, size_t len)
+{
+    char path[] = "/tmp/mdae-approx-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    run r = cli_run(path, environ, (const char *const[]){"approx", "-", NULL});
+    unlink(path);
+    return r;
+}
+
 Test(cli_approx, water_tank_warns_at_eh2_when_bh)
 {
     run r = RUN("approx", MODEL("water_tank.mel"));
@@ -71,13 +84,7 @@ Test(cli_approx, refused_model_says_so)
                                "if g then e1 : equation x = 1 end;\n"
                                "if !g then e2 : equation x = y end;\n"
                                "e3 : equation y = 2;\n";
-    char path[] = "/tmp/mdae-approx-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
-    close(fd);
-    run r = cli_run(path, environ, (const char *const[]){"approx", "-", NULL});
-    unlink(path);
+    run r = approx_stdin(text, sizeof text - 1);
     expect(&r, 0);
     contains(r.out, "warning: a single-mode analysis, as Modelica tools do, refuses this model");
     contains(r.out, "a single-mode analysis refuses this model");
@@ -101,13 +108,7 @@ Test(cli_approx, half_typed_text_compares_the_rest)
     static const char text[] = "x : real; p : boolean = x >= 1;\n"
                                "e : equation 1 = if p then x else der(x);\n"
                                "f : equation x = 2 * \n";
-    char path[] = "/tmp/mdae-approx-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
-    close(fd);
-    run r = cli_run(path, environ, (const char *const[]){"approx", "-", NULL});
-    unlink(path);
+    run r = approx_stdin(text, sizeof text - 1);
     expect(&r, 1);
     contains(r.out, "divides by zero here when p: it solves e for der(x)");
     contains(r.err, "1 syntax error; 1 statement left out, the result is of the rest");
@@ -119,13 +120,7 @@ Test(cli_approx, half_typed_text_compares_the_rest)
 Test(cli_approx, refusal_that_agrees_with_the_exact_analysis)
 {
     static const char text[] = "x : real;\ne1 : equation x = 1;\ne2 : equation x = 2;\n";
-    char path[] = "/tmp/mdae-approx-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
-    close(fd);
-    run r = cli_run(path, environ, (const char *const[]){"approx", "-", NULL});
-    unlink(path);
+    run r = approx_stdin(text, sizeof text - 1);
     expect(&r, 0);
     contains(r.out, "refuses this model, as the exact analysis does: no valid mode (1) is solvable");
     run_free(&r);
