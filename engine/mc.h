@@ -349,6 +349,7 @@ typedef struct mc_first_outcome {
     mc_status status;    /* MC_RESET or MC_REJECTED */
     uint32_t instants;   /* mc_result.n_instants of each of these changes */
     double pairs;
+    mdae_bn pairs_exact; /* the same, exactly (owned; issue 41 item 2) */
     sa_set set;          /* over g, g' (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_outcome;
@@ -360,6 +361,7 @@ typedef struct mc_first_erasure {
     char *equation;      /* owned: the equation's name */
     int shift;           /* the row f.^shift */
     double pairs;        /* the pairs where it is erased at the first instant */
+    mdae_bn pairs_exact; /* the same, exactly (owned) */
     sa_set set;          /* those pairs over g, g' (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_erasure;
@@ -367,6 +369,9 @@ typedef struct mc_first_erasure {
 typedef struct mc_first {
     double pairs;          /* the ordered pairs of different valid nonsingular long modes */
     double counts[3];      /* by MC_FIRST_* */
+    /* The counts exactly (issue 41 item 2: past 2^53 a double rounds them;
+     * the brake at N = 100 has 2^200 - 2^100 pairs). Owned. */
+    mdae_bn pairs_exact, counts_exact[3], status_counts_exact[3];
     sa_set classes[3];     /* by MC_FIRST_*: exact on those pairs (sa.h) */
     /* Past MC_FIRST_MAX_CUBES cubes a class has no cubes, and its formula is
      * the complement of the other two over the pairs (NULL if one of them

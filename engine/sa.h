@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bn.h"
 #include "mdae.h"
 #include "mel.h"
 
@@ -258,6 +259,9 @@ MDAE_TEST_API size_t sa_result_peak_nodes(const sa_result *r);
 MDAE_TEST_API bool sa_result_singular(const sa_result *r);
 /* The number of valid modes (as in the report). (Added by the engine.) */
 MDAE_API double sa_result_valid_modes(const sa_result *r);
+/* The same, exactly (issue 41 item 2): *out := the count (out owned by the
+ * caller: mdae_bn_free). MDAE_OK, MDAE_E_INVAL, MDAE_E_NOMEM. */
+MDAE_API int sa_result_valid_modes_exact(const sa_result *r, mdae_bn *out);
 /* The number of valid modes where mode variable k has `value` (issue 15: an
  * editor's hover on a mode variable). MDAE_OK with *out set; MDAE_E_INVAL
  * for a k out of range; MDAE_E_STATE outside sa_begin/sa_end; MDAE_E_NOMEM,
@@ -354,6 +358,9 @@ typedef struct sa_report {
     uint32_t n_modes;
     const char *const *mode_names; /* borrowed from the model */
     double valid_modes;            /* number of valid modes */
+    char *valid_modes_exact;       /* the same, its decimal digits (owned;
+                                      issue 41 item 2) */
+    double valid_modes_log2;       /* its log2 (-HUGE_VAL for none) */
     bool singular;                 /* some valid mode is singular */
     sa_set singular_modes;
     uint32_t n_equations;
@@ -404,6 +411,12 @@ MDAE_API int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set ou
 MDAE_API int sa_result_partition_within(const sa_result *r, const mel_guard *within,
                                         size_t max_cubes, sa_set out[3] /* out */,
                                         double count[3] /* out */);
+/* The same with each class's size also exact (issue 41 item 2): exact
+ * (may be NULL) receives the three sizes, into values the caller owns
+ * (mdae_bn_free, also on an error). */
+MDAE_API int sa_result_partition_exact(const sa_result *r, const mel_guard *within,
+                                       size_t max_cubes, sa_set out[3] /* out */,
+                                       double count[3] /* out */, mdae_bn exact[3] /* out */);
 MDAE_API void sa_set_close(sa_set *s /* NULL ok */);
 
 /* One step of sa_result_left_out's greedy order: equation eq of r's model,
@@ -431,9 +444,11 @@ typedef struct sa_greedy_step {
  * (MDAE_E_CANCELED); its method, SA_METHOD_ENUMERATE (one mode at a time)
  * or SA_METHOD_IMPLICIT (on BDDs), else by the number of modes; its
  * implicit_budget, the BDD path's budget of nodes (0: 20,000,000), past
- * which MDAE_E_LIMIT. On an error every set is closed. */
+ * which MDAE_E_LIMIT. On an error every set is closed. exact (may be NULL):
+ * n_equations values (owned by the caller: mdae_bn_free each, also on an
+ * error) receiving count[i] exactly (issue 41 item 2). */
 MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
                                 const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
-                                double *count /* out */);
+                                double *count /* out */, mdae_bn *exact /* out */);
 
 #endif /* SA_H */

@@ -702,6 +702,7 @@ typedef struct greedy_job {
     BDD *lo;        /* n_eq, referenced by the caller once computed */
     sa_set *out;
     double *count;
+    mdae_bn *exact; /* or NULL */
 } greedy_job;
 
 typedef struct bdd_args {
@@ -743,6 +744,8 @@ static void covers(sa_ctx *c, void *arg)
         size_t mark = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
         j->count[i] = sa__count_modes(c, r, j->lo[i]);
+        if (j->exact != NULL)
+            sa__count_modes_exact(c, r, j->lo[i], NULL, j->count[i], &j->exact[i]);
         sa__set_of_care_if_few(c, r, j->lo[i], &cs, &j->out[i]);
         sa__alloc_release(c, temps);
         sa__release(c, mark);
@@ -750,7 +753,8 @@ static void covers(sa_ctx *c, void *arg)
 }
 
 int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
-                       const sa_options *opt, size_t max_cubes, sa_set *out, double *count)
+                       const sa_options *opt, size_t max_cubes, sa_set *out, double *count,
+                       mdae_bn *exact)
 {
     if (r == NULL || out == NULL || count == NULL || (steps == NULL && n_steps > 0))
         return MDAE_E_INVAL;
@@ -766,7 +770,7 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     int method = opt != NULL ? opt->method : SA_METHOD_AUTO;
     size_t budget = opt != NULL && opt->implicit_budget > 0 ? opt->implicit_budget
                                                             : GREEDY_BUDGET;
-    greedy_job j = {steps, n_steps, method, budget, lo, out, count};
+    greedy_job j = {steps, n_steps, method, budget, lo, out, count, exact};
     sa_options progress = {0};
     if (opt != NULL) {
         progress.progress = opt->progress;
