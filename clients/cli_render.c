@@ -247,7 +247,10 @@ void cli_render_analysis(const char *file, const cJSON *a)
     int n_modes = size(names);
     double valid = 0;
     printf("valid modes: ");
-    if (num(a, "validModes", &valid))
+    const char *exact = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "validModesExact"));
+    if (exact != NULL) /* issue 41 item 2: exact past 2^53 too */
+        printf("%s", exact);
+    else if (num(a, "validModes", &valid))
         print_count(valid);
     else
         printf("?");
@@ -577,9 +580,9 @@ void cli_render_modechanges(const char *file, const cJSON *aj)
     num(aj, "pairs", &p);
     num(aj, "validModes", &v);
     const char *method = cJSON_GetStringValue(get(aj, "method"));
-    printf("%s: %d changes between %d valid modes (method: %s): %d continuous, %d reset, "
-           "%d rejected\n", file, (int)p, (int)v, method ? method : "?", (int)c, (int)r,
-           (int)j);
+    printf("%s: %d change%s between %d valid mode%s (method: %s): %d continuous, %d reset, "
+           "%d rejected\n", file, (int)p, p == 1 ? "" : "s", (int)v, v == 1 ? "" : "s",
+           method ? method : "?", (int)c, (int)r, (int)j);
     static const char *const cls[] = {"continuous", "reset", "rejected"};
     for (int k = 0; k < 3; k++) {
         const char *g = cJSON_GetStringValue(get(get(get(aj, "classes"), cls[k]), "guard"));
@@ -627,6 +630,23 @@ static const cJSON *computed_part(const cJSON *json, const char *key, const char
     return NULL;
 }
 
+/* A count of o as text (issue 41 item 2): o[key "Exact"], the exact
+ * decimal digits, when the server gave them, else o[key] as an integer.
+ * Returns buf (or the borrowed string). */
+static const char *count_text(const cJSON *o, const char *key, char *buf, size_t n)
+{
+    char ek[64];
+    snprintf(ek, sizeof ek, "%sExact", key);
+    const char *e = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, ek));
+    if (e != NULL)
+        return e;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    snprintf(buf, n, "%.0f", cJSON_IsNumber(v) ? v->valuedouble : 0.0);
+    return buf;
+}
+
+#define COUNT(o, key, buf) count_text((o), (key), (buf), sizeof(buf))
+
 /* The equations the first instant erases, pair by pair (--erasures). */
 static void render_erasures(const cJSON *json)
 {
@@ -640,21 +660,22 @@ static void render_erasures(const cJSON *json)
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
         const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "guard"));
         int shift = cJSON_GetObjectItemCaseSensitive(e, "shift")->valueint;
-        double pairs = cJSON_GetObjectItemCaseSensitive(e, "pairs")->valuedouble;
+        char pb[64];
+        const char *pairs = COUNT(e, "pairs", pb);
         char row[160];
         if (shift == 0)
             snprintf(row, sizeof row, "%s", name ? name : "?");
         else
             snprintf(row, sizeof row, "%s (shift %d)", name ? name : "?", shift);
         if (g == NULL)
-            printf("  %s is erased at the first instant in %.0f pairs (more than 4,096 cubes, "
+            printf("  %s is erased at the first instant in %s pairs (more than 4,096 cubes, "
                    "not printed)\n",
                    row, pairs);
         else if (strlen(g) <= 300)
-            printf("  %s is erased at the first instant when %s (%.0f pair%s)\n", row, g, pairs,
-                   pairs == 1 ? "" : "s");
+            printf("  %s is erased at the first instant when %s (%s pair%s)\n", row, g, pairs,
+                   strcmp(pairs, "1") == 0 ? "" : "s");
         else
-            printf("  %s is erased at the first instant when %.240s ... (%.0f pairs; --json)\n",
+            printf("  %s is erased at the first instant when %.240s ... (%s pairs; --json)\n",
                    row, g, pairs);
     }
 }
@@ -667,19 +688,19 @@ static void render_changes(const cJSON *json)
     if (ch == NULL)
         return;
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(ch, "counts");
-    printf("  every instant: %.0f continuous, %.0f reset, %.0f rejected\n",
-           cJSON_GetObjectItemCaseSensitive(c, "continuous")->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(c, "reset")->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(c, "rejected")->valuedouble);
+    char b0[64], b1[64], b2[64];
+    printf("  every instant: %s continuous, %s reset, %s rejected\n", COUNT(c, "continuous", b0),
+           COUNT(c, "reset", b1), COUNT(c, "rejected", b2));
     const cJSON *o;
     cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(ch, "outcomes"))
     {
         const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "status"));
         const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "guard"));
         int n = cJSON_GetObjectItemCaseSensitive(o, "instants")->valueint;
-        double pairs = cJSON_GetObjectItemCaseSensitive(o, "pairs")->valuedouble;
-        printf("    %s after %d instant%s (%.0f pair%s) when %s\n", st ? st : "?", n,
-               n == 1 ? "" : "s", pairs, pairs == 1 ? "" : "s",
+        char pb[64];
+        const char *pairs = COUNT(o, "pairs", pb);
+        printf("    %s after %d instant%s (%s pair%s) when %s\n", st ? st : "?", n,
+               n == 1 ? "" : "s", pairs, strcmp(pairs, "1") == 0 ? "" : "s",
                g == NULL ? "(more than 4,096 cubes)" : g);
     }
 }
@@ -689,12 +710,12 @@ void cli_render_first(const char *file, const cJSON *json)
     static const char *const keys[3] = {"continuous", "restart", "rejected"};
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(json, "classes");
-    printf("%s: the first instant of %.0f changes (method: bdd): %.0f continuous, %.0f need a "
-           "restart, %.0f rejected there\n",
-           file, cJSON_GetObjectItemCaseSensitive(json, "pairs")->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[0])->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[1])->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[2])->valuedouble);
+    char b[4][64];
+    const char *pairs = COUNT(json, "pairs", b[3]), *restart = COUNT(counts, keys[1], b[1]);
+    printf("%s: the first instant of %s change%s (method: bdd): %s continuous, %s need%s a "
+           "restart, %s rejected there\n",
+           file, pairs, strcmp(pairs, "1") == 0 ? "" : "s", COUNT(counts, keys[0], b[0]), restart,
+           strcmp(restart, "1") == 0 ? "s" : "", COUNT(counts, keys[2], b[2]));
     for (int k = 0; k < 3; k++) {
         const cJSON *set = cJSON_GetObjectItemCaseSensitive(classes, keys[k]);
         const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(set, "guard"));

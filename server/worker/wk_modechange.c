@@ -456,27 +456,56 @@ static int past_deadline(void *ctx, const char *phase, size_t done, size_t total
     return wk_now_ms() > bc->deadline || wk_cancelled(bc->w);
 }
 
+/* Exact counts in the messages (issue 42's "48- and 61-digit" counts were
+ * rounded doubles): the decimal digits of each of n counts into d[] (new,
+ * mdae_free each); false on OOM (then all freed). */
+static bool decimals(char **d, const mdae_bn *const *x, int n)
+{
+    bool ok = true;
+    for (int k = 0; k < n; k++)
+        ok &= (d[k] = mdae_bn_dec(x[k])) != NULL;
+    if (!ok)
+        for (int k = 0; k < n; k++)
+            mdae_free(d[k]);
+    return ok;
+}
+
+static void free_decimals(char **d, int n)
+{
+    for (int k = 0; k < n; k++)
+        mdae_free(d[k]);
+}
+
 /* The first instants' message (every instant could not be followed: its
  * reason in later_why): a warning with the formula of the pairs rejected
  * there, else a hint with the counts. */
 static char *first_only_message(const wk_state *w, const mc_first *f, const char *why,
                                 int *severity)
 {
+    char *d[4];
+    const mdae_bn *x[4] = {&f->counts_exact[MC_FIRST_REJECTED], &f->pairs_exact,
+                           &f->counts_exact[MC_FIRST_CONTINUOUS],
+                           &f->counts_exact[MC_FIRST_RESTART]};
+    if (!decimals(d, x, 4))
+        return NULL;
+    char *msg;
     if (f->counts[MC_FIRST_REJECTED] > 0) {
         const char *g = f->classes[MC_FIRST_REJECTED].formula;
         *severity = RPC_LSP_WARNING;
-        return mdae_asprintf("%.0f of %.0f mode changes are rejected at their first instant (a "
-                             "value no equation determines) when %.300s%s (g: before, g': after; "
-                             "mdae modechange %s --first)",
-                             f->counts[MC_FIRST_REJECTED], f->pairs, g ? g : "?",
-                             g && strlen(g) > 300 ? "..." : "", file_of(w));
+        msg = mdae_asprintf("%s of %s mode changes are rejected at their first instant (a "
+                            "value no equation determines) when %.300s%s (g: before, g': after; "
+                            "mdae modechange %s --first)",
+                            d[0], d[1], g ? g : "?", g && strlen(g) > 300 ? "..." : "",
+                            file_of(w));
+    } else {
+        msg = mdae_asprintf("mode changes were checked at their first instant only (%s; the "
+                            "later instants: %s): %s continuous, %s need a restart, none "
+                            "rejected there (mdae modechange %s --first)",
+                            why, f->later_why ? f->later_why : "not computed", d[2], d[3],
+                            file_of(w));
     }
-    return mdae_asprintf("mode changes were checked at their first instant only (%s; the later "
-                         "instants: %s): %.0f continuous, %.0f need a restart, none rejected "
-                         "there (mdae modechange %s --first)",
-                         why, f->later_why ? f->later_why : "not computed",
-                         f->counts[MC_FIRST_CONTINUOUS], f->counts[MC_FIRST_RESTART],
-                         file_of(w));
+    free_decimals(d, 4);
+    return msg;
 }
 
 /* Every instant's message: a warning naming the rejected pairs by the
@@ -485,18 +514,28 @@ static char *first_only_message(const wk_state *w, const mc_first *f, const char
 static char *every_instant_message(const wk_state *w, const mc_first *f, const char *why,
                                    int *severity)
 {
-    if (f->status_counts[MC_REJECTED] <= 0)
-        return mdae_asprintf("mode changes were checked on BDDs, every instant (%s): %.0f "
-                             "continuous, %.0f need a reset, none rejected (mdae modechange %s "
-                             "--first --instants)",
-                             why, f->status_counts[MC_CONTINUOUS], f->status_counts[MC_RESET],
-                             file_of(w));
+    char *d[4];
+    const mdae_bn *x[4] = {&f->status_counts_exact[MC_CONTINUOUS],
+                           &f->status_counts_exact[MC_RESET],
+                           &f->status_counts_exact[MC_REJECTED], &f->pairs_exact};
+    if (!decimals(d, x, 4))
+        return NULL;
+    if (f->status_counts[MC_REJECTED] <= 0) {
+        char *msg = mdae_asprintf("mode changes were checked on BDDs, every instant (%s): %s "
+                                  "continuous, %s need a reset, none rejected (mdae modechange "
+                                  "%s --first --instants)",
+                                  why, d[0], d[1], file_of(w));
+        free_decimals(d, 4);
+        return msg;
+    }
     *severity = RPC_LSP_WARNING;
     mdae_buf b = {0};
+    mdae_buf_puts(&b, d[2]);
+    mdae_buf_puts(&b, " of ");
+    mdae_buf_puts(&b, d[3]);
+    mdae_buf_puts(&b, " mode changes are rejected:");
+    free_decimals(d, 4);
     char piece[320];
-    snprintf(piece, sizeof piece, "%.0f of %.0f mode changes are rejected:",
-             f->status_counts[MC_REJECTED], f->pairs);
-    mdae_buf_puts(&b, piece);
     size_t shown = 0;
     for (size_t k = 0; k < f->n_outcomes; k++) {
         const mc_first_outcome *o = &f->outcomes[k];

@@ -152,7 +152,7 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     /* the clutch: engaging needs a restart, releasing is continuous */
     r = RUN("modechange", MODEL("clutch.mel"), "--first");
     expect(&r, 0);
-    contains(r.out, "the first instant of 2 changes (method: bdd): 1 continuous, 1 need a "
+    contains(r.out, "the first instant of 2 changes (method: bdd): 1 continuous, 1 needs a "
                     "restart, 0 rejected there");
     contains(r.out, "continuous when gamma\n");
     contains(r.out, "restart    when !gamma\n");
@@ -274,6 +274,52 @@ Test(cli_modechange, first_instants_give_every_change_in_full)
     r = RUN("modechange", MODEL("clutch.mel"), "--all", "--instants");
     expect(&r, 2);
     contains(r.err, "--instants goes with --first");
+    run_free(&r);
+}
+
+/* Issue 41 item 2: counts past 2^53 exact, in JSON (<name>Exact beside the
+ * number, <name>Log2) and in text, against the closed forms: the brake at
+ * N has 2^2N - 2^N pairs, 3^N - 2^N of them continuous (every valve open
+ * before stays open after, not all the same). */
+Test(cli_modechange, counts_past_two_to_the_53_are_exact)
+{
+    run r = RUN("modechange", MODEL("brake.mel"), "-D", "N=50", "--first", "--instants",
+                "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *c = item(j, "counts");
+    cr_assert_str_eq(cJSON_GetStringValue(item(c, "continuousExact")),
+                     "717897986565952681927625"); /* 3^50 - 2^50 */
+    cr_assert_float_eq(item(c, "continuousLog2")->valuedouble, 79.2481250337952, 1e-9);
+    cr_assert_str_eq(cJSON_GetStringValue(item(item(item(j, "changes"), "counts"),
+                                               "continuousExact")),
+                     "717897986565952681927625");
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "pairsExact")),
+                     "1267650600228228275596796362752"); /* 2^100 - 2^50 */
+    cr_assert(cJSON_IsNull(item(c, "rejectedLog2")));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=50", "--first");
+    expect(&r, 0);
+    contains(r.out, "the first instant of 1267650600228228275596796362752 changes (method: bdd): "
+                    "717897986565952681927625 continuous, 1267649882330241709644114435127 need a "
+                    "restart, 0 rejected there");
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=100", "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "pairsExact")), /* 2^200 - 2^100 */
+                     "1606938044258990275541962092339894951921974764381296132096000");
+    cr_assert_eq(item(j, "pairsLog2")->valuedouble, 200.0);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("analyze", MODEL("brake.mel"), "-D", "N=100", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "validModesExact")),
+                     "1267650600228229401496703205376"); /* 2^100 */
+    cr_assert_eq(item(j, "validModesLog2")->valuedouble, 100.0);
+    cJSON_Delete(j);
     run_free(&r);
 }
 
