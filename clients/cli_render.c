@@ -498,6 +498,16 @@ void cli_render_modechange(const char *file, const cJSON *cj)
     else
         printf(": %s\n", status);
     render_transient(get(cj, "to"), get(cj, "transient"));
+    if (strcmp(status, "rejected") == 0) { /* the reason on stdout too (issue 41 item 3) */
+        const cJSON *d;
+        cJSON_ArrayForEach(d, arr(cj, "diagnostics")) {
+            const char *sev = cJSON_GetStringValue(get(d, "severity"));
+            if (sev != NULL && strcmp(sev, "error") == 0) {
+                printf("  why: %s\n", str_or(d, "message", "?"));
+                break;
+            }
+        }
+    }
     const cJSON *in;
     cJSON_ArrayForEach(in, ins) {
         double r = 0;

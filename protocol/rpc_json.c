@@ -1743,6 +1743,45 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
     return MDAE_OK;
 }
 
+int rpc_json_guard_refusal(const mel_model *m, const char *enumeration_skipped, cJSON **out)
+{
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    mdae_diags d;
+    mdae_diags_init(&d);
+    size_t n = 0;
+    int rc = mc_guard_fixpoints(m, &d, &n);
+    cJSON *o = NULL, *diags = NULL;
+    if (rc == MDAE_OK && n > 0)
+        rc = rpc_json_diags(&d, &diags);
+    mdae_diags_close(&d);
+    if (rc != MDAE_OK || n == 0) {
+        *out = NULL;
+        return rc;
+    }
+    o = cJSON_CreateObject();
+    if (o == NULL) {
+        cJSON_Delete(diags);
+        return MDAE_E_NOMEM;
+    }
+    /* the diagnostics first into o: o owns them from then on */
+    if (!attach(o, "diagnostics", diags) || !add_str(o, "method", "bdd") ||
+        !add_str(o, "status", "rejected") ||
+        !add_str(o, "reason",
+                 "the model has a guard fixpoint: a mode variable is defined from the current "
+                 "value of a variable its own equations determine, so every mode change is "
+                 "refused; define it from the left limit, last(x) (Modelica: pre(x)), as the "
+                 "diagnostics say (RR-9459 section 5.2)") ||
+        !add_num(o, "guardFixpoints", (double)n) ||
+        (enumeration_skipped != NULL && !add_str(o, "enumerationSkipped", enumeration_skipped))) {
+        cJSON_Delete(o);
+        return MDAE_E_NOMEM;
+    }
+    *out = o;
+    return MDAE_OK;
+}
+
 int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, cJSON **out)
 {
     if (f == NULL || out == NULL)

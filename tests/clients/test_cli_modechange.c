@@ -87,6 +87,42 @@ Test(cli_modechange, a_guard_fixpoint_is_rejected_with_a_located_hint)
     contains(r.out, ": rejected");
     contains(r.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
     contains(r.err, "last(s)");
+    contains(r.out, "  why: guard fixpoint: mode variable 'gamma'"); /* the reason on stdout */
+    run_free(&r);
+}
+
+/* Issue 41 item 3: one answer for a guard fixpoint, whatever the command:
+ * the status "rejected" and the reason in the output, exit 0 as for any
+ * rejected change, and `mdae check` warns where the fix goes. */
+Test(cli_modechange, a_guard_fixpoint_gets_one_answer_from_every_command)
+{
+    static const char *const modes[][2] = {{"--first", NULL}, {"--all", NULL},
+                                           {"--first", "--instants"}};
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+        run r = modes[k][1] ? RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0],
+                                  modes[k][1], "--json")
+                            : RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0],
+                                  "--json");
+        expect(&r, 0);
+        cJSON *j = parse_out(&r);
+        cr_assert_str_eq(cJSON_GetStringValue(item(j, "status")), "rejected", "%s", modes[k][0]);
+        cr_assert_not_null(strstr(cJSON_GetStringValue(item(j, "reason")), "guard fixpoint"));
+        const cJSON *d = cJSON_GetArrayItem(item(j, "diagnostics"), 0);
+        cr_assert_not_null(strstr(cJSON_GetStringValue(item(d, "message")), "last(s)"));
+        cr_assert_eq(item(item(item(d, "range"), "start"), "line")->valueint, 21);
+        cJSON_Delete(j);
+        run_free(&r);
+        r = RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0]);
+        expect(&r, 0);
+        contains(r.out, "every mode change is rejected: the model has a guard fixpoint");
+        contains(r.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
+        run_free(&r);
+    }
+    run r = RUN("check", MODEL("cup_and_ball_19.mel"));
+    expect(&r, 0);
+    contains(r.err, "cup_and_ball_19.mel:21:19: warning: guard fixpoint: mode variable 'gamma'");
+    contains(r.err, "last(s)");
+    contains(r.out, "ok: no errors, 1 warning");
     run_free(&r);
 }
 
