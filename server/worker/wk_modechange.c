@@ -114,6 +114,10 @@ static cJSON *answer(const cJSON *id, int rc, const char *why, cJSON *json)
 static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures, bool later,
                              const char *skipped)
 {
+    cJSON *refusal = NULL; /* a guard fixpoint: "rejected" and why (issue 41 item 3) */
+    check(rpc_json_guard_refusal(m, skipped, &refusal));
+    if (refusal != NULL)
+        return rpc_response_result(id, refusal);
     mc_first *f = NULL;
     char why[256] = "";
     mc_options mopt = {.first_erasures = erasures, .first_later = later};
@@ -151,6 +155,10 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
     }
     if (cJSON_IsTrue(first))
         return first_instants(m, id, on[0], on[1], NULL);
+    cJSON *refusal = NULL; /* as first_instants, and as mdae modechange --all */
+    check(rpc_json_guard_refusal(m, NULL, &refusal));
+    if (refusal != NULL)
+        return rpc_response_result(id, refusal);
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);

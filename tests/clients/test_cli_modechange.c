@@ -399,6 +399,16 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
     cr_assert_str_eq(rem.out, loc.out);
     run_free(&loc);
     run_free(&rem);
+    /* a guard fixpoint: the same "rejected" answer over the server (issue 41 item 3) */
+    static const char *const how[] = {"--first", "--all"};
+    for (int k = 0; k < 2; k++) {
+        rem = RUN("--server", addr, "modechange", MODEL("cup_and_ball_19.mel"), how[k], "--json");
+        loc = RUN("modechange", MODEL("cup_and_ball_19.mel"), how[k], "--json");
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        run_free(&loc);
+        run_free(&rem);
+    }
     /* session/modechanges {first: true[, erasures: true]}: the worker's
      * BDDs, the same JSON */
     for (int k = 0; k < 4; k++) {
