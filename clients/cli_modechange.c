@@ -159,8 +159,7 @@ static int guard_refusal(const cli_opts *o, const cli_source *src, const mel_mod
         if (mc_guard_fixpoints(m, &d, &n) == MDAE_OK)
             cli_print_diags(src, &d);
         mdae_diags_close(&d);
-        printf("%s: every mode change is rejected: %s\n", src->name,
-               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "reason")));
+        cli_render_first(src->name, json); /* the refusal's one line */
     }
     cJSON_Delete(json);
     return code;

@@ -580,8 +580,12 @@ void cli_render_modechange(const char *file, const cJSON *cj)
     }
 }
 
+static bool render_refusal(const char *file, const cJSON *json);
+
 void cli_render_modechanges(const char *file, const cJSON *aj)
 {
+    if (render_refusal(file, aj))
+        return;
     const cJSON *counts = get(aj, "counts");
     double c = 0, r = 0, j = 0, p = 0, v = 0;
     num(counts, "continuous", &c);
@@ -715,8 +719,21 @@ static void render_changes(const cJSON *json)
     }
 }
 
+/* A model-wide refusal (rpc_json_guard_refusal: a guard fixpoint) in
+ * place of the changes: one line; true if json is one. */
+static bool render_refusal(const char *file, const cJSON *json)
+{
+    const char *reason = cJSON_GetStringValue(get(json, "reason"));
+    if (reason == NULL)
+        return false;
+    printf("%s: every mode change is rejected: %s\n", file, reason);
+    return true;
+}
+
 void cli_render_first(const char *file, const cJSON *json)
 {
+    if (render_refusal(file, json))
+        return;
     static const char *const keys[3] = {"continuous", "restart", "rejected"};
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(json, "classes");

@@ -408,6 +408,13 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
         cr_assert_str_eq(rem.out, loc.out);
         run_free(&loc);
         run_free(&rem);
+        rem = RUN("--server", addr, "modechange", MODEL("cup_and_ball_19.mel"), how[k]);
+        loc = RUN("modechange", MODEL("cup_and_ball_19.mel"), how[k]);
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        contains(rem.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
+        run_free(&loc);
+        run_free(&rem);
     }
     /* session/modechanges {first: true[, erasures: true]}: the worker's
      * BDDs, the same JSON */
