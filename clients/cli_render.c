@@ -668,6 +668,9 @@ static void render_erasures(const cJSON *json)
         computed_part(json, "erasures", "erasuresNotComputed", cJSON_IsArray, "erased equations");
     if (er == NULL)
         return;
+    const char *partial = cJSON_GetStringValue(get(json, "erasuresOfRejectedWhy"));
+    if (partial != NULL)
+        printf("  (%s)\n", partial);
     const cJSON *e;
     cJSON_ArrayForEach(e, er)
     {

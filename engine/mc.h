@@ -384,6 +384,11 @@ typedef struct mc_first {
     size_t n_erasures;
     mc_first_erasure *erasures;
     bool erasures_computed; /* asked (mc_options.first_erasures) and done */
+    /* Whether they cover the pairs rejected at the first instant too (issue
+     * 41 item 4): when the pairs were solved one at a time (at most
+     * SA_GREEDY_ENUMERATE pairs restarting or rejected, or erasures_method
+     * SA_METHOD_ENUMERATE); on BDDs only the restart class's are. */
+    bool erasures_of_rejected;
     const char *erasures_why; /* static: why they were not, or NULL */
     /* The whole of every change (mc_options.first_later): counts by
      * mc_status, and the reset and rejected pairs by their number of

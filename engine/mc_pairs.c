@@ -1132,6 +1132,13 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     }
     if (rc == MDAE_OK)
         rc = classify(f);
+    if (rc == MDAE_OK && f->erasures_computed) { /* sa_result_left_out's choice */
+        int how = mopt->erasures_method;
+        f->erasures_of_rejected =
+            how == SA_METHOD_ENUMERATE ||
+            (how == SA_METHOD_AUTO && f->counts[MC_FIRST_RESTART] + f->counts[MC_FIRST_REJECTED] <=
+                                          SA_GREEDY_ENUMERATE);
+    }
     if (rc == MDAE_OK && later)
         rc = later_instants(f, m, rep, opt, mopt);
     else if (rc == MDAE_OK)

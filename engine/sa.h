@@ -431,7 +431,10 @@ typedef struct sa_greedy_step {
  * R4 of engine/mc_change.c for all the first instants; engine/sa_greedy.c).
  * In each valid mode of r where some matching matches every active
  * variable but no perfect matching exists (r from sa_analyze; singular_only
- * is enough), the active equations are taken in the order of steps, the
+ * is enough) -- and, when the modes are enumerated (SA_METHOD_ENUMERATE, or
+ * AUTO with at most SA_GREEDY_ENUMERATE singular modes), in the other
+ * singular modes too, where no matching matches every variable (issue 41
+ * item 4) --, the active equations are taken in the order of steps, the
  * first step whose guard holds in that mode being an equation's turn, and
  * each is kept when it can be matched together with the equations kept
  * before it; the others are left out (the greedy basis of the equations'
@@ -447,6 +450,7 @@ typedef struct sa_greedy_step {
  * which MDAE_E_LIMIT. On an error every set is closed. exact (may be NULL):
  * n_equations values (owned by the caller: mdae_bn_free each, also on an
  * error) receiving count[i] exactly (issue 41 item 2). */
+#define SA_GREEDY_ENUMERATE 65536 /* singular modes solved one at a time (AUTO) */
 MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
                                 const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
                                 double *count /* out */, mdae_bn *exact /* out */);

@@ -1691,7 +1691,12 @@ static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
     if (!f->erasures_computed)
         return add_not_computed(o, "erasures", "erasuresNotComputed", f->erasures_why);
     cJSON *arr = cJSON_CreateArray();
-    if (!attach(o, "erasures", arr))
+    if (!attach(o, "erasures", arr) ||
+        !add_bool(o, "erasuresOfRejected", f->erasures_of_rejected) ||
+        (!f->erasures_of_rejected && f->counts[MC_FIRST_REJECTED] > 0 &&
+         !add_str(o, "erasuresOfRejectedWhy",
+                  "on BDDs (more than 65,536 pairs need a restart or are rejected), the "
+                  "erasures are computed in the pairs that need a restart only")))
         return MDAE_E_NOMEM;
     for (size_t k = 0; k < f->n_erasures; k++) {
         const mc_first_erasure *e = &f->erasures[k];
