@@ -149,6 +149,7 @@ typedef struct greedy_order {
 /* The previous instant, from which the next state is built (next_state). */
 typedef struct prev_instant {
     const mel_model *pm;        /* its pair model: rows' and columns' guards */
+    const sa_result *res;       /* its analysis (over the same pairs) */
     const greedy_order *order;
     const sa_set *erased;       /* per row: the pairs where R4 erased it */
     const sa_set *restart;      /* the pairs that went on restarting */
@@ -577,6 +578,29 @@ static int initial_state(build *b)
  * it computed becomes known, what it solved (its rows R4 kept) or had in
  * its context becomes the next context; alive: the pairs it left
  * restarting. */
+/* Guards past this size as trees are rewritten as their covers
+ * (compact): each instant's state is built from the previous one's, so
+ * their trees grow with the instants (past MEL__MAX_GUARD_SIZE on 5 of 340
+ * small random models, issue 41 item 4), while the sets they stand for
+ * stay small. */
+#define STATE_GUARD_COMPACT ((uint64_t)1 << 10)
+
+/* *g, when large, as the cover of the pairs where it holds (exact on the
+ * valid pairs of res, the previous instant's analysis: those the next
+ * pair model reads). */
+static int compact(build *b, const sa_result *res, const mel_guard **g)
+{
+    if (mel__g_size(*g) <= STATE_GUARD_COMPACT)
+        return MDAE_OK;
+    sa_set s;
+    int rc = sa_result_guard_set(res, *g, MC_FIRST_MAX_CUBES, &s);
+    if (rc != MDAE_OK)
+        return rc;
+    *g = pair_set_guard(b, &s);
+    sa_set_close(&s);
+    return b->gf.err;
+}
+
 static int next_state(build *b, const prev_instant *pv)
 {
     const mel_model *m = b->m, *pm = pv->pm;
@@ -593,17 +617,27 @@ static int next_state(build *b, const prev_instant *pv)
         col[k] = mel__g_false();
     for (size_t k = 0; k < (size_t)m->n_equations * ps->H; k++)
         kept[k] = mel__g_false();
-    for (uint32_t c = 0; c < pm->n_variables; c++)
-        if ((uint32_t)po->col_l[c] < ps->W)
-            col[(size_t)po->col_j[c] * ps->W + (size_t)po->col_l[c]] = pm->variables[c].guard;
-    for (uint32_t r = 0; r < pm->n_equations; r++)
-        if ((uint32_t)po->row_k[r] < ps->H)
-            kept[(size_t)po->row_eq[r] * ps->H + (size_t)po->row_k[r]] = mel__g_and(
-                f, pm->equations[r].guard, mel__g_not(f, pair_set_guard(b, &pv->erased[r])));
+    int rc = MDAE_OK;
+    for (uint32_t c = 0; c < pm->n_variables && rc == MDAE_OK; c++)
+        if ((uint32_t)po->col_l[c] < ps->W) {
+            const mel_guard **at = &col[(size_t)po->col_j[c] * ps->W + (size_t)po->col_l[c]];
+            *at = pm->variables[c].guard;
+            rc = compact(b, pv->res, at);
+        }
+    for (uint32_t r = 0; r < pm->n_equations && rc == MDAE_OK; r++)
+        if ((uint32_t)po->row_k[r] < ps->H) {
+            const mel_guard **at = &kept[(size_t)po->row_eq[r] * ps->H + (size_t)po->row_k[r]];
+            *at = mel__g_and(f, pm->equations[r].guard,
+                             mel__g_not(f, pair_set_guard(b, &pv->erased[r])));
+            rc = compact(b, pv->res, at);
+        }
+    if (rc != MDAE_OK)
+        return rc;
     for (uint32_t j = 0; j < m->n_variables; j++)
         for (uint32_t l = 0; l + 1 < st->W; l++) {
             size_t at = (size_t)j * st->W + l;
             st->known[at] = mel__g_or(f, ps->known[at + 1], col[at + 1]);
+            rc = rc == MDAE_OK ? compact(b, pv->res, &st->known[at]) : rc;
         }
     for (uint32_t i = 0; i < m->n_equations; i++) {
         const mel_guard *act = remap(b, m->equations[i].guard, 1);
@@ -612,8 +646,11 @@ static int next_state(build *b, const prev_instant *pv)
             const mel_guard *ctx = k + 1 < st->H ? ps->done[at + 1] : mel__g_false();
             st->done[at] = mel__g_and(f, mel__g_and(f, act, at_least(b, i, 1, (int)k)),
                                       mel__g_or(f, ctx, kept[at]));
+            rc = rc == MDAE_OK ? compact(b, pv->res, &st->done[at]) : rc;
         }
     }
+    if (rc != MDAE_OK)
+        return rc;
     /* The restart class was read within the previous alive pairs already
      * (sa_result_partition_within); the conjunction keeps it explicit. */
     const mel_guard *restart = pair_set_guard(b, pv->restart);
@@ -1032,7 +1069,8 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
     }
     const pair_state *st0 = p->order.state;
     uint32_t bound = 2 + (st0->H - 2) + 2 * (st0->W - 2);
-    prev_instant pv = {p->pairs, &p->order, p->row_erased, &f->classes[MC_FIRST_RESTART]};
+    prev_instant pv = {p->pairs, p->result, &p->order, p->row_erased,
+                       &f->classes[MC_FIRST_RESTART]};
     double alive = f->counts[MC_FIRST_RESTART];
     const mdae_bn *alive_exact = &f->counts_exact[MC_FIRST_RESTART];
     /* Every instant's record at once: pv points into the previous one. */
@@ -1065,7 +1103,8 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
                               &li->classes[MC_FIRST_REJECTED], false);
         alive = li->counts[MC_FIRST_RESTART];
         alive_exact = &li->counts_exact[MC_FIRST_RESTART];
-        pv = (prev_instant){li->pm, &li->order, li->erased, &li->classes[MC_FIRST_RESTART]};
+        pv = (prev_instant){li->pm, li->result, &li->order, li->erased,
+                            &li->classes[MC_FIRST_RESTART]};
     }
     f->later_computed = rc == MDAE_OK;
     return rc;

@@ -417,6 +417,14 @@ MDAE_API int sa_result_partition_within(const sa_result *r, const mel_guard *wit
 MDAE_API int sa_result_partition_exact(const sa_result *r, const mel_guard *within,
                                        size_t max_cubes, sa_set out[3] /* out */,
                                        double count[3] /* out */, mdae_bn exact[3] /* out */);
+/* The valid modes of r where the guard g (over r's model's mode variables,
+ * borrowed) holds, as a set exact on the valid modes (sa_result_report's
+ * convention): for mc_pairs.c, which rewrites the guards its later
+ * instants build (their size as trees grows with each instant) as their
+ * covers. At most max_cubes cubes (0: SA_MAX_CUBES), else MDAE_E_LIMIT.
+ * On MDAE_OK *out is new (sa_set_close). */
+MDAE_API int sa_result_guard_set(const sa_result *r, const mel_guard *g, size_t max_cubes,
+                                 sa_set *out /* out */);
 MDAE_API void sa_set_close(sa_set *s /* NULL ok */);
 
 /* One step of sa_result_left_out's greedy order: equation eq of r's model,

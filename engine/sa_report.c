@@ -520,6 +520,37 @@ int sa_result_partition_exact(const sa_result *r, const mel_guard *within, size_
     return rc;
 }
 
+typedef struct guard_job {
+    const mel_guard *g;
+    sa_set *out;
+} guard_job;
+
+static void guard_one(sa_ctx *c, void *arg)
+{
+    guard_job *j = arg;
+    const sa_result *r = c->r;
+    sa__gmemo gm;
+    memset(&gm, 0, sizeof gm);
+    BDD f = T(bdd_and(r->chi_m, sa__guard_bdd(c, &gm, j->g)));
+    sa__care cs;
+    sa__care_init(c, r, r->chi_m, &cs);
+    sa__set_of_care(c, r, f, &cs, j->out);
+}
+
+int sa_result_guard_set(const sa_result *r, const mel_guard *g, size_t max_cubes, sa_set *out)
+{
+    if (r == NULL || g == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    memset(out, 0, sizeof *out);
+    guard_job j = {g, out};
+    int rc = sa__run_on(r, NULL, max_cubes, guard_one, &j);
+    if (rc != MDAE_OK)
+        sa__set_close(out);
+    return rc;
+}
+
 void sa_set_close(sa_set *s)
 {
     if (s != NULL)
