@@ -429,23 +429,69 @@ static void print_mode_obj(const cJSON *mode)
 }
 
 /* x, x., x.2 for shifts 0, 1, 2 (the papers' x, x\u2022, x\u2022\u00b2). */
+/* A name as the mode-change output shows it: a Modelica equation named by
+ * its text in brackets; a name that carries the notation's own marks (' a
+ * derivative, \u2022 a shift) quoted, 'f1\'' (issue 41 item 8). */
+static void print_mc_name(const char *n)
+{
+    if (n == NULL) {
+        fputs("?", stdout);
+    } else if (strchr(n, ' ') != NULL) {
+        printf("[%s]", n);
+    } else if (strchr(n, '\'') != NULL || strstr(n, "\u2022") != NULL) {
+        putchar('\'');
+        for (const char *c = n; *c; c++) {
+            if (*c == '\'' || *c == '\\')
+                putchar('\\');
+            putchar(*c);
+        }
+        putchar('\'');
+    } else {
+        fputs(n, stdout);
+    }
+}
+
+/* name and shift: "k1", "k1\u2022", "k1\u20222". */
+static void print_shifted_one(const cJSON *it)
+{
+    double s = 0;
+    num(it, "shift", &s);
+    print_mc_name(cJSON_GetStringValue(get(it, "name")));
+    if (s == 1)
+        printf("\u2022");
+    else if (s > 1)
+        printf("\u2022%d", (int)s);
+}
+
 static void print_shifted(const cJSON *list, const char *none)
 {
     const cJSON *it;
     int k = 0;
     cJSON_ArrayForEach(it, list) {
-        const char *n = cJSON_GetStringValue(get(it, "name"));
-        double s = 0;
-        num(it, "shift", &s);
-        bool spaced = n != NULL && strchr(n, ' ') != NULL; /* Modelica: the text */
-        printf("%s%s%s%s", k++ ? ", " : "", spaced ? "[" : "", n ? n : "?", spaced ? "]" : "");
-        if (s == 1)
-            printf("\u2022");
-        else if (s > 1)
-            printf("\u2022%d", (int)s);
+        if (k++)
+            fputs(", ", stdout);
+        print_shifted_one(it);
     }
     if (k == 0)
         printf("%s", none);
+}
+
+/* One line per equation of list that has its body: "    e3\u2022:  w1\u2022 -
+ * w2\u2022 = 0" (issue 41 item 8); whether any had one. */
+static bool print_bodies_shifted(const cJSON *list, const char *indent)
+{
+    const cJSON *it;
+    bool any = false;
+    cJSON_ArrayForEach(it, list) {
+        const char *body = cJSON_GetStringValue(get(it, "body"));
+        if (body == NULL)
+            continue;
+        fputs(indent, stdout);
+        print_shifted_one(it);
+        printf(":  %s\n", body);
+        any = true;
+    }
+    return any;
 }
 
 /* The cascade through a transient mode (engine/mc.h), when there is one. */
@@ -497,6 +543,7 @@ void cli_render_modechange(const char *file, const cJSON *cj)
                flag(cj, "ambiguous") ? ", ambiguous erasure (see alternatives)" : "");
     else
         printf(": %s\n", status);
+    bool bodies = false; /* some equation printed with its body: the legend */
     render_transient(get(cj, "to"), get(cj, "transient"));
     if (strcmp(status, "rejected") == 0) { /* the reason on stdout too (issue 41 item 3) */
         const cJSON *d;
@@ -515,12 +562,16 @@ void cli_render_modechange(const char *file, const cJSON *cj)
         const char *st = cJSON_GetStringValue(get(in, "status"));
         printf("\ninstant %d: erased ", (int)r);
         print_shifted(arr(in, "erased"), "(none)");
-        printf("\n  restart system (%d equation%s, %s): ", size(arr(in, "equations")),
+        printf("\n");
+        bodies |= print_bodies_shifted(arr(in, "erased"), "    ");
+        printf("  restart system (%d equation%s, %s): ", size(arr(in, "equations")),
                size(arr(in, "equations")) == 1 ? "" : "s", st ? st : "?");
         print_shifted(arr(in, "equations"), "(none)");
         printf(" \u2192 ");
         print_shifted(arr(in, "unknowns"), "(none)");
-        printf("\n  known: ");
+        printf("\n");
+        bodies |= print_bodies_shifted(arr(in, "equations"), "    ");
+        printf("  known: ");
         print_shifted(arr(in, "known"), "(none)");
         printf("\n  context: ");
         print_shifted(arr(in, "context"), "(none)");
@@ -564,8 +615,20 @@ void cli_render_modechange(const char *file, const cJSON *cj)
     const cJSON *rs;
     int shown = 0;
     cJSON_ArrayForEach(rs, arr(cj, "resets")) {
-        if (size(arr(rs, "eliminate")) == 0)
-            continue; /* an equation of the restart system as it is */
+        if (size(arr(rs, "eliminate")) == 0) { /* an equation of the restart system as it is */
+            double r = 0;
+            num(rs, "instant", &r);
+            const cJSON *eq;
+            cJSON_ArrayForEach(eq, arr(rs, "from")) {
+                printf("%srestart relation at instant %d: ", shown++ ? "" : "\n", (int)r);
+                print_shifted_one(eq);
+                const char *body = cJSON_GetStringValue(get(eq, "body"));
+                if (body != NULL)
+                    printf(":  %s", body);
+                printf("\n");
+            }
+            continue;
+        }
         double r = 0, n = 0;
         num(rs, "instant", &r);
         num(rs, "relations", &n);
@@ -577,7 +640,12 @@ void cli_render_modechange(const char *file, const cJSON *cj)
         printf(" (%d relation%s among ", (int)n, n == 1 ? "" : "s");
         print_shifted(arr(rs, "among"), "");
         printf("; exact when linear in the eliminated values)\n");
+        bodies |= print_bodies_shifted(arr(rs, "from"), "    ");
     }
+    if (bodies)
+        printf("\n(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
+               "derivative, (x\u2022 - x)/\u2202; the known values are the old mode's, x\u207b, "
+               "the last instant's the new mode's, x\u207a)\n");
 }
 
 static bool render_refusal(const char *file, const cJSON *json);

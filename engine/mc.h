@@ -247,6 +247,17 @@ MDAE_API void mc_result_free(mc_result *r /* takes ownership; NULL ok */);
 MDAE_API const char *mc_status_name(mc_status s);
 MDAE_API const char *mc_sys_status_name(mc_sys_status s);
 
+/* The body of equation eq.index at shift eq.shift as text (issue 41 item
+ * 8), "lhs = rhs" in the model's language (fx_body_syntax), every unknown
+ * read at that shift: x.k for x at t + k*dt (x for k = 0, x. for k = 1),
+ * x'.k for its derivative there (x'' ...; in the nonstandard expansion
+ * x' = (x. - x)/dt); names quoted as the language needs ('x[3]'). The
+ * shift mark is U+2022. MDAE_OK with *out new (owned: mdae_free), or NULL
+ * when the model keeps no expressions; MDAE_E_INVAL, MDAE_E_NOMEM, and
+ * fx_body_sides's MDAE_E_LIMIT / MDAE_E_NOTIMPL (nothing to free). */
+MDAE_API int mc_body_format(const mel_model *m /* borrowed */, mc_item eq,
+                            char **out /* out: owned */);
+
 /* Guard fixpoints (RR-9459 section 5.2, model (19)): a mode variable defined
  * from the current value (not last/pre) of an unknown that equations
  * depending on that mode variable determine, directly or through other

@@ -559,8 +559,11 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
         if (!append(names, cJSON_CreateString(nm)))
             goto fail;
     }
-    if (!add_count_dec(root, "validModes", "validModesExact", "validModesLog2", rep->valid_modes,
-                       rep->valid_modes_exact, rep->valid_modes_log2) ||
+    /* a report built by hand has no exact count: its double then */
+    if (!(rep->valid_modes_exact != NULL
+              ? add_count_dec(root, "validModes", "validModesExact", "validModesLog2",
+                              rep->valid_modes, rep->valid_modes_exact, rep->valid_modes_log2)
+              : add_count(root, "validModes", rep->valid_modes, NULL)) ||
         !add_str(root, "status", rep->singular ? "singular" : "nonsingular"))
         goto fail;
     cJSON *sing = cJSON_CreateObject();
@@ -1309,6 +1312,16 @@ static cJSON *mc_items(const mel_model *m, const mc_list *l, bool vars)
             cJSON_Delete(arr);
             return NULL;
         }
+        /* an equation's body at its shift (issue 41 item 8), when the model
+         * keeps its expressions and it prints */
+        char *body = NULL;
+        int rc = vars ? MDAE_OK : mc_body_format(m, l->items[k], &body);
+        if (rc == MDAE_E_NOMEM || (body != NULL && !add_str(o, "body", body))) {
+            mdae_free(body);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        mdae_free(body);
     }
     return arr;
 }

@@ -79,6 +79,58 @@ Test(cli_modechange, text_names_the_erased_equations_and_the_restart_system)
     run_free(&r);
 }
 
+/* Issue 41 item 8: the equations with their bodies at their shifts, every
+ * restart relation as an equation, a legend; names that carry the
+ * notation's marks quoted. */
+Test(cli_modechange, equations_print_as_shifted_bodies_with_a_legend)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=0", "--to", "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "instant 0: erased e3\n    e3:  w1 - w2 = 0\n");
+    contains(r.out, "    e1:  w1' = f1(w1, tau1)\n");
+    contains(r.out, "    e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
+    contains(r.out, "restart relation at instant 0: e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
+    contains(r.out, "(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
+                    "derivative");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball.mel"), "--from", "gamma=0", "--to", "gamma=1",
+            "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *e = cJSON_GetArrayItem(item(cJSON_GetArrayItem(item(j, "instants"), 0),
+                                             "erased"), 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "k1");
+    cr_assert_eq(item(e, "shift")->valueint, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "body")),
+                     "0 = if gamma then L ^ 2 - x\u2022 ^ 2 - y\u2022 ^ 2 else lambda\u2022");
+    cJSON_Delete(j);
+    run_free(&r);
+    /* an equation named e3' (a MEL quoted name) reads as a name, not a derivative */
+    FILE *f = fopen(MODEL("clutch.mel"), "r");
+    cr_assert_not_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, "  e3 : equation");
+    cr_assert_not_null(at);
+    char edited[4200];
+    snprintf(edited, sizeof edited, "%.*s  'e3\\'' : equation%s", (int)(at - text), text,
+             at + strlen("  e3 : equation"));
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/mdae-mc-quoted-%ld.mel", (long)getpid());
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(fputs(edited, f) >= 0, true);
+    fclose(f);
+    r = RUN("modechange", path, "--from", "gamma=0", "--to", "gamma=1");
+    unlink(path);
+    expect(&r, 0);
+    contains(r.out, "instant 0: erased 'e3\\''\n");
+    contains(r.out, "e1, e2, 'e3\\''\u2022, e4");
+    run_free(&r);
+}
+
 Test(cli_modechange, a_guard_fixpoint_is_rejected_with_a_located_hint)
 {
     run r = RUN("modechange", MODEL("cup_and_ball_19.mel"), "--from", "gamma=0", "--to",

@@ -69,7 +69,7 @@ Test(rpc_json, encodes_a_singular_report_as_the_documented_text)
     cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
     char *s = compact(j);
     cr_assert_str_eq(
-        s, "{\"modeVariables\":[\"g1\",\"g2\"],\"validModes\":4,\"status\":\"singular\","
+        s, "{\"modeVariables\":[\"g1\",\"g2\"],\"validModes\":4,\"validModesExact\":\"4\",\"validModesLog2\":2,\"status\":\"singular\","
            "\"singular\":{\"guard\":\"g1 & !g2\",\"cubes\":[{\"g1\":true,\"g2\":false}]},"
            "\"equations\":[{\"name\":\"e1\",\"guard\":\"true\",\"cubes\":[{}],"
            "\"offset\":[{\"value\":1,\"guard\":\"g1 & g2\",\"cubes\":[{\"g1\":true,\"g2\":true}]},"
@@ -118,7 +118,7 @@ Test(rpc_json, encodes_a_nonsingular_report_with_empty_lists)
     cJSON *j = NULL;
     cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
     char *s = compact(j);
-    cr_assert_str_eq(s, "{\"modeVariables\":[],\"validModes\":1,\"status\":\"nonsingular\","
+    cr_assert_str_eq(s, "{\"modeVariables\":[],\"validModes\":1,\"validModesExact\":\"1\",\"validModesLog2\":0,\"status\":\"nonsingular\","
                         "\"singular\":{\"guard\":\"false\",\"cubes\":[]},\"equations\":[],"
                         "\"variables\":[],\"diagnostics\":[]}");
     mdae_free(s);
