@@ -678,7 +678,7 @@ void cli_render_modechanges(const char *file, const cJSON *aj)
         if (n != NULL && g != NULL)
             printf("  %s is erased at the first instant when %s\n", n, g);
     }
-    printf("(g: before the change, g': after)\n");
+    printf("(g: before the change, g\u207a: after)\n");
     const cJSON *ch;
     cJSON_ArrayForEach(ch, arr(aj, "changes")) {
         const char *st = cJSON_GetStringValue(get(ch, "status"));
@@ -833,7 +833,7 @@ void cli_render_first(const char *file, const cJSON *json)
                "when-clause%s (events);\n  `mdae modechange FILE --all` (small models) or "
                "--from/--to analyse them\n",
                whens->valueint, whens->valueint == 1 ? "" : "s");
-    printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
+    printf("(g: before the change, g\u207a: after; the pairs of different valid nonsingular long "
            "modes%s%s)\n",
            cJSON_GetObjectItemCaseSensitive(json, "changes") != NULL
                ? ""

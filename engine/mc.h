@@ -351,6 +351,9 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
  * named g0, g0', g1, g1', ... (mc_first_name): each variable before the
  * change, then after it. Changes into transient modes are not covered. */
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
+/* The mark of a mode variable after the change, g\u207a (issue 41 item 8: a
+ * prime reads as a derivative): the pairs' names and the covers' keys. */
+#define MC_AFTER "\u207a"
 #define MC_FIRST_MAX_CUBES 4096 /* a longer cover is unreadable, and costly */
 
 /* The pairs whose change ends one way after a given number of instants
@@ -361,7 +364,7 @@ typedef struct mc_first_outcome {
     uint32_t instants;   /* mc_result.n_instants of each of these changes */
     double pairs;
     mdae_bn pairs_exact; /* the same, exactly (owned; issue 41 item 2) */
-    sa_set set;          /* over g, g' (exact on the pairs) */
+    sa_set set;          /* over g, g\u207a (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_outcome;
 
@@ -373,7 +376,7 @@ typedef struct mc_first_erasure {
     int shift;           /* the row f.^shift */
     double pairs;        /* the pairs where it is erased at the first instant */
     mdae_bn pairs_exact; /* the same, exactly (owned) */
-    sa_set set;          /* those pairs over g, g' (exact on the pairs) */
+    sa_set set;          /* those pairs over g, g\u207a (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_erasure;
 
@@ -431,7 +434,7 @@ MDAE_API int mc_first_instants(const mel_model *m /* borrowed */, const sa_optio
                                char *why /* out */, size_t why_len);
 MDAE_API void mc_first_free(mc_first *f /* takes ownership; NULL ok */);
 
-/* Name of the pairs' mode variable k (borrowed from f): "g" or "g'". */
+/* Name of the pairs' mode variable k (borrowed from f): "g" or "g" MC_AFTER. */
 MDAE_API const char *mc_first_name(const mc_first *f, uint32_t k);
 
 /* The class (MC_FIRST_*, or MC_FIRST_NONE for a pair that is not one of

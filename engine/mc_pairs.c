@@ -457,11 +457,11 @@ static int modes_and_invariants(build *b)
         return MDAE_E_NOMEM;
     for (uint32_t k = 0; k < 2 * n; k++) {
         const char *base = m->modes[k / 2].name;
-        size_t len = strlen(base) + 2;
+        size_t len = strlen(base) + sizeof MC_AFTER;
         char *nm = mel__arena_alloc(&b->priv->arena, len);
         if (nm == NULL)
             return MDAE_E_NOMEM;
-        snprintf(nm, len, "%s%s", base, k % 2 ? "'" : "");
+        snprintf(nm, len, "%s%s", base, k % 2 ? MC_AFTER : "");
         modes[k].name = nm;
         modes[k].where = m->modes[k / 2].where;
         modes[k].reads_var = -1;

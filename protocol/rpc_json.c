@@ -1540,12 +1540,12 @@ static cJSON *pair_set(const mel_model *m, const uint64_t *keys, size_t n)
             bool v = (cubes[k].val >> bit) & 1u;
             const char *name = m->modes[bit % nm].name;
             char key[300];
-            snprintf(key, sizeof key, "%s%s", name, bit >= nm ? "'" : "");
+            snprintf(key, sizeof key, "%s%s", name, bit >= nm ? MC_AFTER : "");
             ok = attach_copy(cube, key, cJSON_CreateBool(v));
             mdae_buf_puts(&b, first ? "" : " & ");
             mdae_buf_puts(&b, v ? "" : "!");
             mel_mode_name_put(&b, name);
-            mdae_buf_puts(&b, bit >= nm ? "'" : "");
+            mdae_buf_puts(&b, bit >= nm ? MC_AFTER : "");
             first = false;
         }
         if (first)

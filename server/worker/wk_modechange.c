@@ -501,7 +501,7 @@ static char *first_only_message(const wk_state *w, const mc_first *f, const char
         const char *g = f->classes[MC_FIRST_REJECTED].formula;
         *severity = RPC_LSP_WARNING;
         msg = mdae_asprintf("%s of %s mode changes are rejected at their first instant (a "
-                            "value no equation determines) when %.300s%s (g: before, g': after; "
+                            "value no equation determines) when %.300s%s (g: before, g\u207a: after; "
                             "mdae modechange %s --first)",
                             d[0], d[1], g ? g : "?", g && strlen(g) > 300 ? "..." : "",
                             file_of(w));
@@ -559,7 +559,7 @@ static char *every_instant_message(const wk_state *w, const mc_first *f, const c
                  g && strlen(g) > 200 ? "..." : "");
         mdae_buf_puts(&b, piece);
     }
-    snprintf(piece, sizeof piece, " (g: before, g': after; mdae modechange %s --first --instants)",
+    snprintf(piece, sizeof piece, " (g: before, g\u207a: after; mdae modechange %s --first --instants)",
              file_of(w));
     mdae_buf_puts(&b, piece);
     if (b.oom) {

@@ -302,8 +302,8 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     run_free(&r);
     r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--erasures");
     expect(&r, 0);
-    contains(r.out, "  k1 is erased at the first instant when gamma' (1 pair)\n");
-    contains(r.out, "  k1 (shift 1) is erased at the first instant when gamma' (1 pair)\n");
+    contains(r.out, "  k1 is erased at the first instant when gamma\u207a (1 pair)\n");
+    contains(r.out, "  k1 (shift 1) is erased at the first instant when gamma\u207a (1 pair)\n");
     run_free(&r);
     /* the brake at N = 12: ve1[k] exactly when valve k opens, 2^22 pairs each */
     r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--erasures", "--json");
@@ -314,7 +314,7 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     const cJSON *e = cJSON_GetArrayItem(er, 6);
     cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "ve1[7]");
     cr_assert_eq(item(e, "shift")->valueint, 0);
-    cr_assert_str_eq(cJSON_GetStringValue(item(e, "guard")), "!open[7] & open[7]'");
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "guard")), "!open[7] & open[7]\u207a");
     cr_assert_eq(item(e, "pairs")->valuedouble, 2048.0 * 2048.0);
     cJSON_Delete(j);
     run_free(&r);
@@ -340,12 +340,12 @@ Test(cli_modechange, first_instants_give_every_change_in_full)
     run r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--instants");
     expect(&r, 0);
     contains(r.out, "  every instant: 1 continuous, 1 reset, 0 rejected\n");
-    contains(r.out, "    reset after 2 instants (1 pair) when gamma'\n");
+    contains(r.out, "    reset after 2 instants (1 pair) when gamma\u207a\n");
     run_free(&r);
     r = RUN("modechange", MODEL("rldc2.mel"), "--first", "--instants");
     expect(&r, 0);
-    contains(r.out, "    reset after 2 instants (2 pairs) when !g1 & g1' & !g2 & g2' | "
-                    "g1 & !g1' & g2 & !g2'\n");
+    contains(r.out, "    reset after 2 instants (2 pairs) when !g1 & g1\u207a & !g2 & g2\u207a | "
+                    "g1 & !g1\u207a & g2 & !g2\u207a\n");
     run_free(&r);
     r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--instants", "--json");
     expect(&r, 0);

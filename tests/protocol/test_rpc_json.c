@@ -897,19 +897,19 @@ Test(rpc_json, modechanges_give_each_class_as_a_formula_over_g_and_g_prime)
     const cJSON *cl = cJSON_GetObjectItem(j, "classes");
     cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "reset"),
                                                                "guard")),
-                     "!gamma & gamma'");
+                     "!gamma & gamma\u207a");
     cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(
                          cJSON_GetObjectItem(cl, "continuous"), "guard")),
-                     "gamma & !gamma'");
+                     "gamma & !gamma\u207a");
     cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "rejected"),
                                                               "guard")),
                      "false");
     const cJSON *e3 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "equations"), 0);
     const cJSON *w = cJSON_GetObjectItem(e3, "erasedWhen");
-    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(w, "guard")), "!gamma & gamma'");
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(w, "guard")), "!gamma & gamma\u207a");
     const cJSON *cube = cJSON_GetArrayItem(cJSON_GetObjectItem(w, "cubes"), 0);
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cube, "gamma")));
-    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cube, "gamma'")));
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cube, "gamma\u207a")));
     cJSON_Delete(j);
     change_free(&a);
 }

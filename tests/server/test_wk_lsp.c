@@ -706,7 +706,7 @@ Test(wk_lsp, past_the_limits_a_rejected_change_is_a_warning_with_its_instant)
             cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 2, "a warning: %s", m);
             /* 2^20 of the 2^21 (2^21 - 1) changes: those into g1 */
             assert_has(m, "1099511627776 of 4398044413952 mode changes are rejected: at instant "
-                          "0 when !g1 & g1' (g: before, g': after; mdae modechange /rej.mel "
+                          "0 when !g1 & g1\u207a (g: before, g\u207a: after; mdae modechange /rej.mel "
                           "--first --instants)");
         }
     }
