@@ -306,6 +306,7 @@ typedef struct diag_ctx {
     rejected_group groups[WK_MC_REJECTED_DIAGS];
     size_t n_groups;
     size_t more; /* rejected changes past the groups */
+    size_t singular; /* rejected for a singular old or new mode (not grouped) */
     size_t seen; /* changes analysed */
     uint64_t deadline; /* wk_now_ms() past which the check stops */
     bool out_of_time;
@@ -374,12 +375,26 @@ static char *rejection_reason(const mel_model *m, const mc_pair *p, const mc_res
     return b.p;
 }
 
+/* Whether r was refused before any instant because its old or new mode is
+ * singular (mc_change.c, R7: its located diagnostics name the singular
+ * equations, which the analysis's own errors already show in the editor;
+ * issue 42: a warning per change repeated each of them). */
+static bool refused_singular(const mc_result *r)
+{
+    if (r->n_instants > 0 || r->diags.count == 0)
+        return false;
+    const char *msg = r->diags.items[0].message;
+    return msg != NULL && strstr(msg, "is structurally singular") != NULL;
+}
+
 /* mc_pair_fn: group the rejected changes; stops when cancelled (a newer
  * edit). */
 static int collect_rejected(void *vctx, const mc_pair *p, const mc_result *r)
 {
     diag_ctx *dc = vctx;
-    if (p->status == MC_REJECTED) {
+    if (p->status == MC_REJECTED && refused_singular(r)) {
+        dc->singular++; /* the analysis's errors on that mode say it already */
+    } else if (p->status == MC_REJECTED) {
         mdae_range where;
         char *reason = rejection_reason(dc->w->model, p, r, &where);
         if (reason == NULL)
@@ -625,6 +640,14 @@ static void rejected_diags(wk_state *w, cJSON *arr)
         if (publish)
             publish_group(w, arr, &dc.groups[k]);
         mdae_free(dc.groups[k].reason);
+    }
+    if (publish && dc.singular > 0) {
+        char *msg = mdae_asprintf("%zu mode change%s from or into a singular mode %s not "
+                                  "analysed: the errors on the singular modes say what to fix",
+                                  dc.singular, dc.singular > 1 ? "s" : "",
+                                  dc.singular > 1 ? "are" : "is");
+        wk_lsp_diag(w, arr, &top, RPC_LSP_HINT, msg ? msg : "changes of singular modes");
+        mdae_free(msg);
     }
     if (publish && dc.more > 0) {
         char *msg = mdae_asprintf("\u2026 and %zu more rejected change%s (mdae modechange %s --all)",
