@@ -188,19 +188,25 @@ static bool count_rec_exact(cnt_exact *ce, BDD f, int *rk, const mdae_bn **out)
         *out = &ce->val[h];
         return true;
     }
+    /* lo's value is copied before hi is counted: hi's count may fill
+     * slots, never overwrite them (below), but keep the pointers short-lived */
     int rl, rh;
     const mdae_bn *lo, *hi;
-    if (!count_rec_exact(ce, bdd_low(f), &rl, &lo) || !count_rec_exact(ce, bdd_high(f), &rh, &hi))
-        return false;
     mdae_bn v = {0}, t = {0};
-    bool ok = mdae_bn_copy(&v, lo) == MDAE_OK && mdae_bn_shl(&v, (unsigned)(rl - *rk - 1)) == MDAE_OK &&
-              mdae_bn_copy(&t, hi) == MDAE_OK && mdae_bn_shl(&t, (unsigned)(rh - *rk - 1)) == MDAE_OK &&
-              mdae_bn_add(&v, &t) == MDAE_OK;
+    bool ok = count_rec_exact(ce, bdd_low(f), &rl, &lo) && mdae_bn_copy(&v, lo) == MDAE_OK &&
+              mdae_bn_shl(&v, (unsigned)(rl - *rk - 1)) == MDAE_OK &&
+              count_rec_exact(ce, bdd_high(f), &rh, &hi) && mdae_bn_copy(&t, hi) == MDAE_OK &&
+              mdae_bn_shl(&t, (unsigned)(rh - *rk - 1)) == MDAE_OK && mdae_bn_add(&v, &t) == MDAE_OK;
     mdae_bn_free(&t);
     if (!ok) {
         mdae_bn_free(&v);
         return false;
     }
+    /* the slot again: the recursion may have taken the one found above
+     * (each slot is written once; the table has room for every node) */
+    while (cm->memo_key[h] != -1 && cm->memo_key[h] != f)
+        h = (h + 1) & (cm->cap - 1);
+    MDAE_ASSERT(cm->memo_key[h] == -1);
     cm->memo_key[h] = f;
     ce->val[h] = v;
     *out = &ce->val[h];
