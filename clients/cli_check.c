@@ -96,23 +96,6 @@ static void print_modelica_modes(const mel_model *m)
            m->n_invariants, all);
 }
 
-/* Guard fixpoints (issue 41 item 3) as located warnings in d: the model's
- * modes are analysed, only its mode changes are refused (mdae modechange
- * answers "rejected" with the same reason); each says the last()/pre()
- * fix. MDAE_OK or MDAE_E_NOMEM. */
-static int add_guard_fixpoints(const mel_model *m, mdae_diags *d)
-{
-    mdae_diags g;
-    mdae_diags_init(&g);
-    size_t n = 0;
-    int rc = m->n_modes > 0 ? mc_guard_fixpoints(m, &g, &n) : MDAE_OK;
-    for (size_t k = 0; k < g.count && rc == MDAE_OK; k++)
-        rc = mdae_diags_add(d, MDAE_SEV_WARNING, g.items[k].where, "%s; every mode change is "
-                            "rejected (mdae modechange)", g.items[k].message);
-    mdae_diags_close(&g);
-    return rc;
-}
-
 int cli_check_run(const cli_opts *o)
 {
     if (o->server != NULL)
@@ -137,7 +120,7 @@ int cli_check_run(const cli_opts *o)
         sa_end();
     }
     if (rc == MDAE_OK || rc == MDAE_E_MODEL) {
-        int gc = add_guard_fixpoints(m, &d);
+        int gc = mc_guard_fixpoint_warnings(m, &d);
         rc = gc != MDAE_OK ? gc : rc;
     }
     code = cli_exit_code(rc);

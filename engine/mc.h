@@ -266,6 +266,10 @@ MDAE_API int mc_body_format(const mel_model *m /* borrowed */, mc_item eq,
  * MDAE_OK or MDAE_E_NOMEM. */
 MDAE_API int mc_guard_fixpoints(const mel_model *m /* borrowed */, mdae_diags *d,
                                 size_t *count /* out */);
+/* The same as located warnings for a model's check (issue 41 item 3: the
+ * model's modes are analysed, only its changes are refused), each saying
+ * so after the last()/pre() fix. MDAE_OK or MDAE_E_NOMEM. */
+MDAE_API int mc_guard_fixpoint_warnings(const mel_model *m /* borrowed */, mdae_diags *d);
 
 /* ---- All changes (issue 13 section 3) --------------------------------------
  * Every pair (m-, m+) of different valid modes. The issue asks for this on

@@ -667,13 +667,10 @@ void wk_modechange_diags(wk_state *w, cJSON *arr)
     mdae_diags_init(&gd);
     size_t n_guard = 0;
     check(mc_guard_fixpoints(m, &gd, &n_guard));
-    /* Warnings, not errors: the model is valid and its modes are analysed;
-     * only the analysis of its changes refuses such a guard (a Modelica
-     * ideal diode's `off = s < 0` is one), and an editor's errors are for
-     * what the modeller must fix. */
-    for (size_t k = 0; k < gd.count; k++)
-        wk_lsp_diag(w, arr, &gd.items[k].where, RPC_LSP_WARNING,
-                    gd.items[k].message ? gd.items[k].message : "guard fixpoint");
+    /* Their warnings come with the model's own (the load's check,
+     * mc_guard_fixpoint_warnings, as mdae check says them: warnings, not
+     * errors, for the modes are analysed; a Modelica ideal diode's
+     * `off = s < 0` is one); here they only stop the changes' check. */
     mdae_diags_close(&gd);
     /* a guard fixpoint refuses every change of the model: its warnings say
      * why, one diagnostic per rejected change would only repeat them */
