@@ -268,6 +268,10 @@ MDAE_API int sa_result_valid_modes_exact(const sa_result *r, mdae_bn *out);
  * MDAE_E_BDD. */
 MDAE_API int sa_result_count_mode(const sa_result *r, uint32_t k, bool value,
                                   double *out /* out */);
+/* The same, exactly (issue 41 item 2): *out := the count (owned by the
+ * caller: mdae_bn_free, also on an error). */
+MDAE_API int sa_result_count_mode_exact(const sa_result *r, uint32_t k, bool value,
+                                        mdae_bn *out /* out */);
 /* A valid mode drawn at random (not uniformly: each mode variable takes a
  * random value wherever both values still extend to a valid mode), from the
  * xorshift state *state (not 0): for tests that sample the modes of a model

@@ -383,6 +383,7 @@ typedef struct count_job {
     uint32_t k;
     bool value;
     double *out;
+    mdae_bn *exact; /* or NULL */
 } count_job;
 
 static void count_one(sa_ctx *c, void *arg)
@@ -390,7 +391,10 @@ static void count_one(sa_ctx *c, void *arg)
     count_job *j = arg;
     const sa_result *r = c->r;
     BDD lit = j->value ? bdd_ithvar(r->mode_var[j->k]) : bdd_nithvar(r->mode_var[j->k]);
-    *j->out = sa__count_modes(c, r, T(bdd_and(r->chi_m, lit)));
+    BDD f = T(bdd_and(r->chi_m, lit));
+    *j->out = sa__count_modes(c, r, f);
+    if (j->exact != NULL)
+        sa__count_modes_exact(c, r, f, NULL, *j->out, j->exact);
 }
 
 int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out)
@@ -399,7 +403,18 @@ int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out
         return MDAE_E_INVAL;
     if (!sa__running())
         return MDAE_E_STATE;
-    count_job j = {k, value, out};
+    count_job j = {k, value, out, NULL};
+    return sa__run_on(r, NULL, 0, count_one, &j);
+}
+
+int sa_result_count_mode_exact(const sa_result *r, uint32_t k, bool value, mdae_bn *out)
+{
+    if (r == NULL || out == NULL || k >= r->n_modes)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    double approx = 0;
+    count_job j = {k, value, &approx, out};
     return sa__run_on(r, NULL, 0, count_one, &j);
 }
 

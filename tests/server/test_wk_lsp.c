@@ -195,6 +195,24 @@ Test(wk_lsp, modelica_hover_gives_the_differentiated_body_in_modelica)
     ed_close(&e);
 }
 
+/* Issue 41 item 2: a mode variable's counts exact past 2^53 (the brake at
+ * N = 60: open[i] is true in 2^59 of the 2^60 valid modes). */
+Test(wk_lsp, hover_counts_modes_exactly)
+{
+    editor e;
+    char *text = t_model("brake.mel");
+    char *n = strstr(text, "N : integer = 3;");
+    cr_assert_not_null(n);
+    memcpy(n, "N : integer =60;", 16);
+    ed_open(&e, "", false, "file:///brake.mel", "mel", text, NULL);
+    char *h = ed_hover(&e, 104, 5); /* open[i] in `if open[i] then` */
+    cr_assert_not_null(h);
+    assert_has(h, "true in 576460752303423488 of the 1152921504606846976 valid modes");
+    free(h);
+    ed_close(&e);
+    free(text);
+}
+
 Test(wk_lsp, hover_on_names_gives_declaration_offsets_uses_and_mode_counts)
 {
     editor e;
