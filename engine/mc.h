@@ -247,6 +247,17 @@ MDAE_API void mc_result_free(mc_result *r /* takes ownership; NULL ok */);
 MDAE_API const char *mc_status_name(mc_status s);
 MDAE_API const char *mc_sys_status_name(mc_sys_status s);
 
+/* The body of equation eq.index at shift eq.shift as text (issue 41 item
+ * 8), "lhs = rhs" in the model's language (fx_body_syntax), every unknown
+ * read at that shift: x.k for x at t + k*dt (x for k = 0, x. for k = 1),
+ * x'.k for its derivative there (x'' ...; in the nonstandard expansion
+ * x' = (x. - x)/dt); names quoted as the language needs ('x[3]'). The
+ * shift mark is U+2022. MDAE_OK with *out new (owned: mdae_free), or NULL
+ * when the model keeps no expressions; MDAE_E_INVAL, MDAE_E_NOMEM, and
+ * fx_body_sides's MDAE_E_LIMIT / MDAE_E_NOTIMPL (nothing to free). */
+MDAE_API int mc_body_format(const mel_model *m /* borrowed */, mc_item eq,
+                            char **out /* out: owned */);
+
 /* Guard fixpoints (RR-9459 section 5.2, model (19)): a mode variable defined
  * from the current value (not last/pre) of an unknown that equations
  * depending on that mode variable determine, directly or through other
@@ -255,6 +266,10 @@ MDAE_API const char *mc_sys_status_name(mc_sys_status s);
  * MDAE_OK or MDAE_E_NOMEM. */
 MDAE_API int mc_guard_fixpoints(const mel_model *m /* borrowed */, mdae_diags *d,
                                 size_t *count /* out */);
+/* The same as located warnings for a model's check (issue 41 item 3: the
+ * model's modes are analysed, only its changes are refused), each saying
+ * so after the last()/pre() fix. MDAE_OK or MDAE_E_NOMEM. */
+MDAE_API int mc_guard_fixpoint_warnings(const mel_model *m /* borrowed */, mdae_diags *d);
 
 /* ---- All changes (issue 13 section 3) --------------------------------------
  * Every pair (m-, m+) of different valid modes. The issue asks for this on
@@ -340,6 +355,9 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
  * named g0, g0', g1, g1', ... (mc_first_name): each variable before the
  * change, then after it. Changes into transient modes are not covered. */
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
+/* The mark of a mode variable after the change, g\u207a (issue 41 item 8: a
+ * prime reads as a derivative): the pairs' names and the covers' keys. */
+#define MC_AFTER "\u207a"
 #define MC_FIRST_MAX_CUBES 4096 /* a longer cover is unreadable, and costly */
 
 /* The pairs whose change ends one way after a given number of instants
@@ -349,7 +367,8 @@ typedef struct mc_first_outcome {
     mc_status status;    /* MC_RESET or MC_REJECTED */
     uint32_t instants;   /* mc_result.n_instants of each of these changes */
     double pairs;
-    sa_set set;          /* over g, g' (exact on the pairs) */
+    mdae_bn pairs_exact; /* the same, exactly (owned; issue 41 item 2) */
+    sa_set set;          /* over g, g\u207a (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_outcome;
 
@@ -360,13 +379,17 @@ typedef struct mc_first_erasure {
     char *equation;      /* owned: the equation's name */
     int shift;           /* the row f.^shift */
     double pairs;        /* the pairs where it is erased at the first instant */
-    sa_set set;          /* those pairs over g, g' (exact on the pairs) */
+    mdae_bn pairs_exact; /* the same, exactly (owned) */
+    sa_set set;          /* those pairs over g, g\u207a (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_erasure;
 
 typedef struct mc_first {
     double pairs;          /* the ordered pairs of different valid nonsingular long modes */
     double counts[3];      /* by MC_FIRST_* */
+    /* The counts exactly (issue 41 item 2: past 2^53 a double rounds them;
+     * the brake at N = 100 has 2^200 - 2^100 pairs). Owned. */
+    mdae_bn pairs_exact, counts_exact[3], status_counts_exact[3];
     sa_set classes[3];     /* by MC_FIRST_*: exact on those pairs (sa.h) */
     /* Past MC_FIRST_MAX_CUBES cubes a class has no cubes, and its formula is
      * the complement of the other two over the pairs (NULL if one of them
@@ -379,6 +402,11 @@ typedef struct mc_first {
     size_t n_erasures;
     mc_first_erasure *erasures;
     bool erasures_computed; /* asked (mc_options.first_erasures) and done */
+    /* Whether they cover the pairs rejected at the first instant too (issue
+     * 41 item 4): when the pairs were solved one at a time (at most
+     * SA_GREEDY_ENUMERATE pairs restarting or rejected, or erasures_method
+     * SA_METHOD_ENUMERATE); on BDDs only the restart class's are. */
+    bool erasures_of_rejected;
     const char *erasures_why; /* static: why they were not, or NULL */
     /* The whole of every change (mc_options.first_later): counts by
      * mc_status, and the reset and rejected pairs by their number of
@@ -410,7 +438,7 @@ MDAE_API int mc_first_instants(const mel_model *m /* borrowed */, const sa_optio
                                char *why /* out */, size_t why_len);
 MDAE_API void mc_first_free(mc_first *f /* takes ownership; NULL ok */);
 
-/* Name of the pairs' mode variable k (borrowed from f): "g" or "g'". */
+/* Name of the pairs' mode variable k (borrowed from f): "g" or "g" MC_AFTER. */
 MDAE_API const char *mc_first_name(const mc_first *f, uint32_t k);
 
 /* The class (MC_FIRST_*, or MC_FIRST_NONE for a pair that is not one of

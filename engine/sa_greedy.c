@@ -572,7 +572,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
 /* The BDD nodes the implicit path may produce (sa__try), and the largest
  * number of modes solved one at a time instead. */
 #define GREEDY_BUDGET 20000000
-#define GREEDY_ENUMERATE 65536
+#define GREEDY_ENUMERATE SA_GREEDY_ENUMERATE
 
 typedef struct one_mode {
     const sa_result *r;
@@ -609,8 +609,10 @@ typedef struct enum_state {
     BDD *lo;
 } enum_state;
 
-/* The greedy basis in mode st->mode, its left-out rows OR-ed into st->lo
- * when some matching matches every active column there. */
+/* The greedy basis in mode st->mode, its left-out rows OR-ed into st->lo:
+ * in every singular mode, also where no matching matches every active
+ * column (issue 41 item 4: the first instants rejected there erase too,
+ * and mc_change's R4 is the same greedy basis). */
 static void solve_mode(sa_ctx *c, enum_state *st)
 {
     const sa_result *r = c->r;
@@ -623,7 +625,6 @@ static void solve_mode(sa_ctx *c, enum_state *st)
         st->edge_on[e] = sa__eval(r, r->chi_e[e], mode);
     for (uint32_t j = 0; j < r->n_var; j++)
         st->o.col_row[j] = -1;
-    uint32_t rank = 0, cols = 0;
     for (size_t s = 0; s < st->n_steps; s++) {
         uint32_t i = st->steps[s].eq;
         if (!st->row_on[i] || st->taken[i] || !mel_guard_eval(st->steps[s].when, mode))
@@ -631,12 +632,7 @@ static void solve_mode(sa_ctx *c, enum_state *st)
         st->taken[i] = true;
         st->o.search++;
         st->kept[i] = augment(&st->o, i);
-        rank += st->kept[i];
     }
-    for (uint32_t j = 0; j < r->n_var; j++)
-        cols += sa__eval(r, r->chi_j[j], mode);
-    if (rank != cols) /* some active column unmatched: not answered here */
-        return;
     size_t mark = sa__mark(c);
     BDD *cube = sa__slots(c, 1);
     sa__put(cube, bddtrue);
@@ -702,6 +698,7 @@ typedef struct greedy_job {
     BDD *lo;        /* n_eq, referenced by the caller once computed */
     sa_set *out;
     double *count;
+    mdae_bn *exact; /* or NULL */
 } greedy_job;
 
 typedef struct bdd_args {
@@ -743,6 +740,8 @@ static void covers(sa_ctx *c, void *arg)
         size_t mark = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
         j->count[i] = sa__count_modes(c, r, j->lo[i]);
+        if (j->exact != NULL)
+            sa__count_modes_exact(c, r, j->lo[i], NULL, j->count[i], &j->exact[i]);
         sa__set_of_care_if_few(c, r, j->lo[i], &cs, &j->out[i]);
         sa__alloc_release(c, temps);
         sa__release(c, mark);
@@ -750,7 +749,8 @@ static void covers(sa_ctx *c, void *arg)
 }
 
 int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
-                       const sa_options *opt, size_t max_cubes, sa_set *out, double *count)
+                       const sa_options *opt, size_t max_cubes, sa_set *out, double *count,
+                       mdae_bn *exact)
 {
     if (r == NULL || out == NULL || count == NULL || (steps == NULL && n_steps > 0))
         return MDAE_E_INVAL;
@@ -766,7 +766,7 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     int method = opt != NULL ? opt->method : SA_METHOD_AUTO;
     size_t budget = opt != NULL && opt->implicit_budget > 0 ? opt->implicit_budget
                                                             : GREEDY_BUDGET;
-    greedy_job j = {steps, n_steps, method, budget, lo, out, count};
+    greedy_job j = {steps, n_steps, method, budget, lo, out, count, exact};
     sa_options progress = {0};
     if (opt != NULL) {
         progress.progress = opt->progress;

@@ -79,6 +79,58 @@ Test(cli_modechange, text_names_the_erased_equations_and_the_restart_system)
     run_free(&r);
 }
 
+/* Issue 41 item 8: the equations with their bodies at their shifts, every
+ * restart relation as an equation, a legend; names that carry the
+ * notation's marks quoted. */
+Test(cli_modechange, equations_print_as_shifted_bodies_with_a_legend)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=0", "--to", "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "instant 0: erased e3\n    e3:  w1 - w2 = 0\n");
+    contains(r.out, "    e1:  w1' = f1(w1, tau1)\n");
+    contains(r.out, "    e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
+    contains(r.out, "restart relation at instant 0: e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
+    contains(r.out, "(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
+                    "derivative");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball.mel"), "--from", "gamma=0", "--to", "gamma=1",
+            "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *e = cJSON_GetArrayItem(item(cJSON_GetArrayItem(item(j, "instants"), 0),
+                                             "erased"), 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "k1");
+    cr_assert_eq(item(e, "shift")->valueint, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "body")),
+                     "0 = if gamma then L ^ 2 - x\u2022 ^ 2 - y\u2022 ^ 2 else lambda\u2022");
+    cJSON_Delete(j);
+    run_free(&r);
+    /* an equation named e3' (a MEL quoted name) reads as a name, not a derivative */
+    FILE *f = fopen(MODEL("clutch.mel"), "r");
+    cr_assert_not_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, "  e3 : equation");
+    cr_assert_not_null(at);
+    char edited[4200];
+    snprintf(edited, sizeof edited, "%.*s  'e3\\'' : equation%s", (int)(at - text), text,
+             at + strlen("  e3 : equation"));
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/mdae-mc-quoted-%ld.mel", (long)getpid());
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(fputs(edited, f) >= 0, true);
+    fclose(f);
+    r = RUN("modechange", path, "--from", "gamma=0", "--to", "gamma=1");
+    unlink(path);
+    expect(&r, 0);
+    contains(r.out, "instant 0: erased 'e3\\''\n");
+    contains(r.out, "e1, e2, 'e3\\''\u2022, e4");
+    run_free(&r);
+}
+
 Test(cli_modechange, a_guard_fixpoint_is_rejected_with_a_located_hint)
 {
     run r = RUN("modechange", MODEL("cup_and_ball_19.mel"), "--from", "gamma=0", "--to",
@@ -87,6 +139,42 @@ Test(cli_modechange, a_guard_fixpoint_is_rejected_with_a_located_hint)
     contains(r.out, ": rejected");
     contains(r.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
     contains(r.err, "last(s)");
+    contains(r.out, "  why: guard fixpoint: mode variable 'gamma'"); /* the reason on stdout */
+    run_free(&r);
+}
+
+/* Issue 41 item 3: one answer for a guard fixpoint, whatever the command:
+ * the status "rejected" and the reason in the output, exit 0 as for any
+ * rejected change, and `mdae check` warns where the fix goes. */
+Test(cli_modechange, a_guard_fixpoint_gets_one_answer_from_every_command)
+{
+    static const char *const modes[][2] = {{"--first", NULL}, {"--all", NULL},
+                                           {"--first", "--instants"}};
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+        run r = modes[k][1] ? RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0],
+                                  modes[k][1], "--json")
+                            : RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0],
+                                  "--json");
+        expect(&r, 0);
+        cJSON *j = parse_out(&r);
+        cr_assert_str_eq(cJSON_GetStringValue(item(j, "status")), "rejected", "%s", modes[k][0]);
+        cr_assert_not_null(strstr(cJSON_GetStringValue(item(j, "reason")), "guard fixpoint"));
+        const cJSON *d = cJSON_GetArrayItem(item(j, "diagnostics"), 0);
+        cr_assert_not_null(strstr(cJSON_GetStringValue(item(d, "message")), "last(s)"));
+        cr_assert_eq(item(item(item(d, "range"), "start"), "line")->valueint, 21);
+        cJSON_Delete(j);
+        run_free(&r);
+        r = RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0]);
+        expect(&r, 0);
+        contains(r.out, "every mode change is rejected: the model has a guard fixpoint");
+        contains(r.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
+        run_free(&r);
+    }
+    run r = RUN("check", MODEL("cup_and_ball_19.mel"));
+    expect(&r, 0);
+    contains(r.err, "cup_and_ball_19.mel:21:19: warning: guard fixpoint: mode variable 'gamma'");
+    contains(r.err, "last(s)");
+    contains(r.out, "ok: no errors, 1 warning");
     run_free(&r);
 }
 
@@ -152,7 +240,7 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     /* the clutch: engaging needs a restart, releasing is continuous */
     r = RUN("modechange", MODEL("clutch.mel"), "--first");
     expect(&r, 0);
-    contains(r.out, "the first instant of 2 changes (method: bdd): 1 continuous, 1 need a "
+    contains(r.out, "the first instant of 2 changes (method: bdd): 1 continuous, 1 needs a "
                     "restart, 0 rejected there");
     contains(r.out, "continuous when gamma\n");
     contains(r.out, "restart    when !gamma\n");
@@ -214,8 +302,8 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     run_free(&r);
     r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--erasures");
     expect(&r, 0);
-    contains(r.out, "  k1 is erased at the first instant when gamma' (1 pair)\n");
-    contains(r.out, "  k1 (shift 1) is erased at the first instant when gamma' (1 pair)\n");
+    contains(r.out, "  k1 is erased at the first instant when gamma\u207a (1 pair)\n");
+    contains(r.out, "  k1 (shift 1) is erased at the first instant when gamma\u207a (1 pair)\n");
     run_free(&r);
     /* the brake at N = 12: ve1[k] exactly when valve k opens, 2^22 pairs each */
     r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--erasures", "--json");
@@ -226,7 +314,7 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     const cJSON *e = cJSON_GetArrayItem(er, 6);
     cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "ve1[7]");
     cr_assert_eq(item(e, "shift")->valueint, 0);
-    cr_assert_str_eq(cJSON_GetStringValue(item(e, "guard")), "!open[7] & open[7]'");
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "guard")), "!open[7] & open[7]\u207a");
     cr_assert_eq(item(e, "pairs")->valuedouble, 2048.0 * 2048.0);
     cJSON_Delete(j);
     run_free(&r);
@@ -252,12 +340,12 @@ Test(cli_modechange, first_instants_give_every_change_in_full)
     run r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--instants");
     expect(&r, 0);
     contains(r.out, "  every instant: 1 continuous, 1 reset, 0 rejected\n");
-    contains(r.out, "    reset after 2 instants (1 pair) when gamma'\n");
+    contains(r.out, "    reset after 2 instants (1 pair) when gamma\u207a\n");
     run_free(&r);
     r = RUN("modechange", MODEL("rldc2.mel"), "--first", "--instants");
     expect(&r, 0);
-    contains(r.out, "    reset after 2 instants (2 pairs) when !g1 & g1' & !g2 & g2' | "
-                    "g1 & !g1' & g2 & !g2'\n");
+    contains(r.out, "    reset after 2 instants (2 pairs) when !g1 & g1\u207a & !g2 & g2\u207a | "
+                    "g1 & !g1\u207a & g2 & !g2\u207a\n");
     run_free(&r);
     r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--instants", "--json");
     expect(&r, 0);
@@ -274,6 +362,52 @@ Test(cli_modechange, first_instants_give_every_change_in_full)
     r = RUN("modechange", MODEL("clutch.mel"), "--all", "--instants");
     expect(&r, 2);
     contains(r.err, "--instants goes with --first");
+    run_free(&r);
+}
+
+/* Issue 41 item 2: counts past 2^53 exact, in JSON (<name>Exact beside the
+ * number, <name>Log2) and in text, against the closed forms: the brake at
+ * N has 2^2N - 2^N pairs, 3^N - 2^N of them continuous (every valve open
+ * before stays open after, not all the same). */
+Test(cli_modechange, counts_past_two_to_the_53_are_exact)
+{
+    run r = RUN("modechange", MODEL("brake.mel"), "-D", "N=50", "--first", "--instants",
+                "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *c = item(j, "counts");
+    cr_assert_str_eq(cJSON_GetStringValue(item(c, "continuousExact")),
+                     "717897986565952681927625"); /* 3^50 - 2^50 */
+    cr_assert_float_eq(item(c, "continuousLog2")->valuedouble, 79.2481250337952, 1e-9);
+    cr_assert_str_eq(cJSON_GetStringValue(item(item(item(j, "changes"), "counts"),
+                                               "continuousExact")),
+                     "717897986565952681927625");
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "pairsExact")),
+                     "1267650600228228275596796362752"); /* 2^100 - 2^50 */
+    cr_assert(cJSON_IsNull(item(c, "rejectedLog2")));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=50", "--first");
+    expect(&r, 0);
+    contains(r.out, "the first instant of 1267650600228228275596796362752 changes (method: bdd): "
+                    "717897986565952681927625 continuous, 1267649882330241709644114435127 need a "
+                    "restart, 0 rejected there");
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=100", "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "pairsExact")), /* 2^200 - 2^100 */
+                     "1606938044258990275541962092339894951921974764381296132096000");
+    cr_assert_eq(item(j, "pairsLog2")->valuedouble, 200.0);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("analyze", MODEL("brake.mel"), "-D", "N=100", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "validModesExact")),
+                     "1267650600228229401496703205376"); /* 2^100 */
+    cr_assert_eq(item(j, "validModesLog2")->valuedouble, 100.0);
+    cJSON_Delete(j);
     run_free(&r);
 }
 
@@ -317,6 +451,23 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
     cr_assert_str_eq(rem.out, loc.out);
     run_free(&loc);
     run_free(&rem);
+    /* a guard fixpoint: the same "rejected" answer over the server (issue 41 item 3) */
+    static const char *const how[] = {"--first", "--all"};
+    for (int k = 0; k < 2; k++) {
+        rem = RUN("--server", addr, "modechange", MODEL("cup_and_ball_19.mel"), how[k], "--json");
+        loc = RUN("modechange", MODEL("cup_and_ball_19.mel"), how[k], "--json");
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        run_free(&loc);
+        run_free(&rem);
+        rem = RUN("--server", addr, "modechange", MODEL("cup_and_ball_19.mel"), how[k]);
+        loc = RUN("modechange", MODEL("cup_and_ball_19.mel"), how[k]);
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        contains(rem.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
+        run_free(&loc);
+        run_free(&rem);
+    }
     /* session/modechanges {first: true[, erasures: true]}: the worker's
      * BDDs, the same JSON */
     for (int k = 0; k < 4; k++) {
