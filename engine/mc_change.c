@@ -133,7 +133,12 @@ void mc_result_free(mc_result *r)
     for (uint32_t k = 0; k < r->n_instants; k++)
         instant_close(&r->instants[k]);
     mdae_free(r->instants);
+    for (size_t k = 0; k < r->n_impulsive; k++)
+        mdae_free(r->impulsive[k].equal.items);
     mdae_free(r->impulsive);
+    mdae_free(r->finite);
+    mdae_free(r->residuals);
+    mdae_free(r->standard);
     mc__transient_free(r->transient);
     for (size_t k = 0; k < r->n_resets; k++) {
         mdae_free(r->resets[k].eliminate.items);
@@ -1134,6 +1139,8 @@ int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_opt
     rc = run_init(&u, m, from, to);
     if (rc == MDAE_OK)
         rc = unfold(&u, opt, res);
+    if (rc == MDAE_OK && (opt == NULL || !opt->skip_impulses))
+        rc = mc__standard(m, u.cur.d, res);
     if (rc < 0)
         goto fail;
 ok:

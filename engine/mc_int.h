@@ -16,6 +16,12 @@
 int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
                 mc_result *res);
 
+/* The standard meaning of the values of a finished restart (mc_impulse.c
+ * S1-S3): appends res->standard, for a change with status MC_RESET into a
+ * long mode (nothing otherwise); d: the new mode's offsets d_j.
+ * MDAE_OK or MDAE_E_NOMEM. */
+int mc__standard(const mel_model *m, const int *d, mc_result *res);
+
 /* ---- Transient modes (mc_transient.c) ---- */
 
 /* Whether mode is transient (T1, mc_transient.c): it violates some
