@@ -640,7 +640,7 @@ static void render_standard(const cJSON *cj)
             const char *sa = cJSON_GetStringValue(get(a, "side"));
             if (ra != r || na == NULL || sa == NULL || sa[0] != '+')
                 continue;
-            bool top = true, first = true;
+            bool top = true, first = true, before = true;
             const cJSON *b;
             cJSON_ArrayForEach(b, std) {
                 double rb = 0, lb = 0;
@@ -648,13 +648,13 @@ static void render_standard(const cJSON *cj)
                 num(b, "level", &lb);
                 const char *nb = cJSON_GetStringValue(get(b, "name"));
                 const char *sb = cJSON_GetStringValue(get(b, "side"));
+                if (b == a)
+                    before = false;
                 if (rb != r || nb == NULL || strcmp(nb, na) != 0)
                     continue;
                 if (lb > la)
                     top = false;
-                if (b == a)
-                    break;
-                if (lb == la && sb != NULL && sb[0] == '+')
+                if (before && lb == la && sb != NULL && sb[0] == '+')
                     first = false;
             }
             if (!top || !first)

@@ -150,12 +150,12 @@ static int begin_cons(imp *p)
 static void end_cons(imp *p) { p->c[p->nc - 1].n = p->nt - p->c[p->nc - 1].first; }
 
 /* The quantity Y(j, s, l), created with its defining constraint (I1). *out
- * is its index, or -1 when it is known (a constant of order 0). */
+ * is its index (-1 past MC_IMP_MAX_VARS: a constant, and p->gave_up). */
 static int quantity(imp *p, uint32_t j, int s, int l, int *out)
 {
     for (size_t k = 0; k < p->nq; k++)
         if (!p->q[k].residual && p->q[k].var == j && p->q[k].s == s && p->q[k].l == l) {
-            *out = p->q[k].known ? -1 : (int)k;
+            *out = (int)k;
             return MDAE_OK;
         }
     if (p->nq >= MC_IMP_MAX_VARS) {
@@ -180,11 +180,7 @@ static int quantity(imp *p, uint32_t j, int s, int l, int *out)
     for (int b = 0; b < N_VALS; b++)
         if (val_of(b) <= 0)
             finite |= 1u << b;
-    p->q[me].dom = p->d[j] >= 1 && s <= p->d[j] - 1 ? finite : all;
-    if (known) {
-        *out = -1;
-        return MDAE_OK;
-    }
+    p->q[me].dom = known || (p->d[j] >= 1 && s <= p->d[j] - 1) ? finite : all;
     if (s >= 1) { /* dt * Y(s) - Y(s-1, l+1) + Y(s-1, l) = 0 */
         int a, b;
         rc = quantity(p, j, s - 1, l + 1, &a);
@@ -829,39 +825,80 @@ static int build(imp *p)
     return rc;
 }
 
-/* The residuals' prior (51), I4: every residual that can be finite and
- * nonzero (order 0 in some assignment of root's bounds) is; the others
- * keep the orders the bounds gave them. Reruns the bounds from root2
- * (filled here); false when no assignment remains (then support is the
- * first run's again). */
-static bool residual_prior(imp *p, const unsigned *root, unsigned *root2)
+/* I9, the generic priors: a known quantity or a residual is finite and
+ * nonzero (order 0; RR-9459 (51) for the residuals) wherever the rules
+ * allow it. The candidates are those with order 0 in p->support (root's
+ * bounds); all of them at once when that has an assignment, else one at a
+ * time in creation order, each kept when an assignment remains. root2
+ * receives the domains of the result, p->support its bounds. Past the
+ * node budget the last feasible state stands. Returns false when some
+ * candidate could not be set to 0 for the others. */
+static bool generic_priors(imp *p, const unsigned *root, unsigned *root2)
 {
-    bool any = false;
-    for (size_t k = 0; k < p->nq; k++) {
-        root2[k] = root[k];
-        if (p->q[k].residual) {
-            any = true;
-            unsigned zero = 1u << bit_of(0);
-            root2[k] = (p->support[k] & zero) ? zero : p->support[k];
+    unsigned zero = 1u << bit_of(0);
+    size_t n = p->nq;
+    unsigned *keep = mdae_malloc((n + 1) * sizeof *keep);
+    unsigned *cur = mdae_malloc((n + 1) * sizeof *cur);
+    unsigned *try_ = mdae_malloc((n + 1) * sizeof *try_);
+    if (keep == NULL || cur == NULL || try_ == NULL) {
+        mdae_free(keep);
+        mdae_free(cur);
+        mdae_free(try_);
+        memcpy(root2, root, n * sizeof *root2);
+        return true;
+    }
+    memcpy(keep, p->support, n * sizeof *keep); /* the last feasible bounds */
+    memcpy(cur, root, n * sizeof *cur);         /* the last feasible domains */
+    bool cand_any = false;
+    for (size_t k = 0; k < n; k++) {
+        bool cand = p->q[k].known || p->q[k].residual;
+        cur[k] = cand ? cur[k] & p->support[k] : cur[k];
+        cand_any |= cand && (p->support[k] & zero) && p->support[k] != zero;
+    }
+    bool all = true;
+    for (int pass = 0; pass < 2 && cand_any; pass++) {
+        /* pass 0: every candidate at once; pass 1: one at a time */
+        bool done = false;
+        for (size_t k = 0; k < n && !done && !p->gave_up; k++) {
+            bool cand = p->q[k].known || p->q[k].residual;
+            if (!cand || !(cur[k] & zero) || cur[k] == zero)
+                continue;
+            memcpy(try_, cur, n * sizeof *try_);
+            if (pass == 0) {
+                for (size_t j = 0; j < n; j++)
+                    if ((p->q[j].known || p->q[j].residual) && (try_[j] & zero))
+                        try_[j] = zero;
+            } else
+                try_[k] = zero;
+            memset(p->support, 0, n * sizeof *p->support);
+            unsigned *dom = mdae_malloc((n + 1) * sizeof *dom);
+            if (dom == NULL) {
+                p->gave_up = true;
+                break;
+            }
+            memcpy(dom, try_, n * sizeof *dom);
+            bool ok = bounds(p, dom);
+            mdae_free(dom);
+            if (ok && !p->gave_up) {
+                memcpy(cur, try_, n * sizeof *cur);
+                memcpy(keep, p->support, n * sizeof *keep);
+                done = pass == 0;
+            } else if (pass == 1 && !p->gave_up)
+                cur[k] &= ~zero, all = false;
+            if (pass == 0)
+                break; /* one joint try */
         }
+        if (done || p->gave_up)
+            break;
     }
-    if (!any)
-        return true;
-    unsigned *keep = mdae_malloc((p->nq + 1) * sizeof *keep);
-    if (keep == NULL) {
-        p->gave_up = true;
-        return true;
-    }
-    memcpy(keep, p->support, p->nq * sizeof *keep);
-    memset(p->support, 0, p->nq * sizeof *p->support);
-    bool ok = bounds(p, root2);
-    if (!ok || p->gave_up) {
-        memcpy(p->support, keep, p->nq * sizeof *keep);
-        memcpy(root2, root, p->nq * sizeof *root2);
-        ok = false;
-    }
+    p->gave_up = false;
+    memcpy(p->support, keep, n * sizeof *keep);
+    for (size_t k = 0; k < n; k++)
+        root2[k] = cur[k] & (keep[k] ? keep[k] : cur[k]);
     mdae_free(keep);
-    return ok;
+    mdae_free(cur);
+    mdae_free(try_);
+    return all;
 }
 
 /* Is there an assignment below dom (propagated) with a at order bit b and
@@ -988,12 +1025,12 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
         if (root == NULL || root2 == NULL)
             rc = MDAE_E_NOMEM;
         for (size_t k = 0; rc == MDAE_OK && k < p.nq; k++)
-            root[k] = p.q[k].known ? 1u << bit_of(0) : p.q[k].dom;
+            root[k] = p.q[k].dom;
     }
     if (rc == MDAE_OK && !p.gave_up) {
         none = !bounds(&p, root);
         if (!none && !p.gave_up)
-            prior_failed = !residual_prior(&p, root, root2);
+            prior_failed = !generic_priors(&p, root, root2);
         else
             memcpy(root2, root, p.nq * sizeof *root2);
         if (p.gave_up && !none) { /* the propagation's bounds: sound, wider */
@@ -1016,9 +1053,10 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
                            "only (the exact search exceeded its budget): a value said "
                            "possibly impulsive may not be", (unsigned)in->r);
         if (rc == MDAE_OK && prior_failed)
-            rc = note(res, "restart instant %u: the residuals of the erased equations "
-                           "cannot all be finite and nonzero (RR-9459 (51)) together: "
-                           "their orders are given without that prior", (unsigned)in->r);
+            rc = note(res, "restart instant %u: finite states (Assumption 1 of RR-9459) "
+                           "force some values of the old state, or residuals of erased "
+                           "equations, to be infinitesimal (see the residuals)",
+                  (unsigned)in->r);
         if (rc == MDAE_OK)
             rc = report(&p, root2, res);
     }

@@ -1,0 +1,249 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_mc_impulse.c -- the impulse analysis of restart
+ * instants and the standard meaning of their values (engine/mc_impulse.c,
+ * issue 41 items 1 and 6), on the papers' systems: RR-9459 (24)-(26) and
+ * (40) on the Cup-and-Ball's second-order form (22), its (30) and (34)
+ * (positions continuous, velocities reset), the clutch's (14) and (18),
+ * a second-order ground contact, and (37)-(39) at the elastic impact.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc.h"
+#include "mdae.h"
+#include "mel.h"
+
+#include "mc_test.h"
+#include "model_files.h"
+
+/* The entry of list v (n entries) for var@shift at instant r, or NULL. */
+static const mc_impulse *value_of(const mel_model *m, const mc_impulse *v, size_t n,
+                                  const char *var, int shift, uint32_t r)
+{
+    for (size_t k = 0; k < n; k++)
+        if (v[k].r == r && v[k].shift == shift && strcmp(m->variables[v[k].var].name, var) == 0)
+            return &v[k];
+    return NULL;
+}
+
+static const mc_residual *residual_of(const mel_model *m, const mc_result *res, const char *eq,
+                                      int shift, uint32_t r)
+{
+    for (size_t k = 0; k < res->n_residuals; k++) {
+        const mc_residual *x = &res->residuals[k];
+        if (x->r == r && x->shift == shift && strcmp(m->equations[x->eq].name, eq) == 0)
+            return x;
+    }
+    return NULL;
+}
+
+/* The standard meaning of var@shift at level in instant r: '-', '+' or 0. */
+static char side_of(const mel_model *m, const mc_result *res, const char *var, int shift,
+                    int level, uint32_t r)
+{
+    for (size_t k = 0; k < res->n_standard; k++) {
+        const mc_standard *x = &res->standard[k];
+        if (x->r == r && x->shift == shift && x->level == level &&
+            strcmp(m->variables[x->var].name, var) == 0)
+            return x->side == MC_SIDE_PLUS ? '+' : '-';
+    }
+    return 0;
+}
+
+/* The restart relation of instant r made of equations `from` (as EQS). */
+static const mc_reset *reset_of(const mel_model *m, const mc_result *res, uint32_t r,
+                                const char *from)
+{
+    for (size_t k = 0; k < res->n_resets; k++)
+        if (res->resets[k].r == r && strcmp(EQS(m, &res->resets[k].from), from) == 0)
+            return &res->resets[k];
+    return NULL;
+}
+
+static bool has_note(const mc_result *r, const char *part)
+{
+    for (size_t k = 0; k < r->diags.count; k++)
+        if (strstr(r->diags.items[k].message, part) != NULL)
+            return true;
+    return false;
+}
+
+/* RR-9459 (24), (40): at the first instant of gamma: F -> T of model (22),
+ * [lambda] = [s] <= 1 and the other values, x.^2 and y.^2, of order 0;
+ * (25): "handled similarly, with the same conclusion". The analysis used
+ * to find no assignment at instant 0 (issue 41). */
+Test(mc_impulse, cup_and_ball_22_tension_at_both_instants)
+{
+    mel_model *m = load("cup_and_ball_22.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->n_instants, 2);
+    cr_assert_not(has_note(r, "found no assignment"));
+    for (uint32_t k = 0; k < 2; k++) {
+        const mc_impulse *l = value_of(m, r->impulsive, r->n_impulsive, "lambda", 0, k);
+        const mc_impulse *s = value_of(m, r->impulsive, r->n_impulsive, "s", 0, k);
+        cr_assert_not_null(l, "instant %u", k);
+        cr_assert_not_null(s, "instant %u", k);
+        cr_assert_eq(l->hi, 1);
+        cr_assert_eq(s->hi, 1);
+        cr_assert_str_eq(VARS(m, &l->equal), "s"); /* (40): [lambda] = [s] */
+        cr_assert_str_eq(VARS(m, &s->equal), "lambda");
+        for (int v = 0; v < 2; v++) {
+            const mc_impulse *x =
+                value_of(m, r->finite, r->n_finite, v ? "y" : "x", 2, k);
+            cr_assert_not_null(x);
+            cr_assert_eq(x->lo, 0, "order 0 exactly");
+            cr_assert_eq(x->hi, 0);
+        }
+    }
+    cr_assert_eq(r->n_impulsive, 4);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* RR-9459 (26): at instant 0, lambda and s eliminated from e1, e2, k2 (one
+ * relation: 0 = y''x + gx - x''y, among x, x., x.^2, y, y., y.^2 by (20)),
+ * and k1.^2 (0 = L^2 - (x^2 + y^2).^2) as it is; (27) at instant 1. */
+Test(mc_impulse, cup_and_ball_22_restart_code_26)
+{
+    mel_model *m = load("cup_and_ball_22.mel");
+    mc_result *r = change1(m, false, true);
+    for (uint32_t k = 0; k < 2; k++) {
+        const mc_reset *e = reset_of(m, r, k, "e1,e2,k2");
+        cr_assert_not_null(e, "instant %u", k);
+        cr_assert_str_eq(VARS(m, &e->eliminate), "lambda,s");
+        cr_assert_eq(e->relations, 1);
+        cr_assert_str_eq(VARS(m, &e->among), "x,x.1,x.2,y,y.1,y.2");
+        const mc_reset *c = reset_of(m, r, k, "k1.2");
+        cr_assert_not_null(c);
+        cr_assert_eq(c->eliminate.n, 0);
+        cr_assert_str_eq(VARS(m, &c->among), "x.2,y.2");
+    }
+    cr_assert_eq(r->n_resets, 4);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* RR-9459 (30), (34)-(35): k1 and k1. cannot hold with a finite nonzero
+ * residual when positions and velocities are finite: the rope is straight
+ * at the change (infinitesimal residuals), the positions continuous;
+ * instant 0 sets the positions (x, x. -> x-, x.^2 -> x+), instant 1 the
+ * velocities (x' -> x'-, x'. -> x'+, x. -> x+). */
+Test(mc_impulse, cup_and_ball_22_positions_continuous_velocities_reset)
+{
+    mel_model *m = load("cup_and_ball_22.mel");
+    mc_result *r = change1(m, false, true);
+    const mc_residual *k10 = residual_of(m, r, "k1", 0, 0);
+    const mc_residual *k11 = residual_of(m, r, "k1", 1, 0);
+    const mc_residual *k1r1 = residual_of(m, r, "k1", 0, 1);
+    cr_assert(k10 && k11 && k1r1);
+    cr_assert_leq(k10->hi, -1);
+    cr_assert_leq(k11->hi, -1);
+    cr_assert_leq(k1r1->hi, -1);
+    cr_assert_eq(r->n_residuals, 3);
+    /* (30) */
+    cr_assert_eq(side_of(m, r, "x", 0, 0, 0), '-');
+    cr_assert_eq(side_of(m, r, "x", 1, 0, 0), '-');
+    cr_assert_eq(side_of(m, r, "x", 2, 0, 0), '+');
+    cr_assert_eq(side_of(m, r, "y", 2, 0, 0), '+');
+    cr_assert_eq(side_of(m, r, "x", 0, 1, 0), 0, "instant 0 sets no velocity");
+    /* (34) */
+    cr_assert_eq(side_of(m, r, "x", 0, 0, 1), '-');
+    cr_assert_eq(side_of(m, r, "x", 1, 0, 1), '+');
+    cr_assert_eq(side_of(m, r, "x", 0, 1, 1), '-');
+    cr_assert_eq(side_of(m, r, "x", 1, 1, 1), '+');
+    cr_assert_eq(side_of(m, r, "y", 1, 1, 1), '+');
+    cr_assert_eq(side_of(m, r, "lambda", 0, 0, 0), 0, "no standard tension");
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* RR-8933 A.1-A.2, RR-9459 (18): engaging, the residual w1 - w2 is finite
+ * and nonzero (the prior (51)), the torques impulsive of order exactly 1
+ * and equal in order; w1, w2 -> w-, w1., w2. -> w+. */
+Test(mc_impulse, clutch_residual_and_torques)
+{
+    mel_model *m = load("clutch.mel");
+    mc_result *r = change1(m, false, true);
+    const mc_residual *e3 = residual_of(m, r, "e3", 0, 0);
+    cr_assert_not_null(e3);
+    cr_assert_eq(e3->lo, 0);
+    cr_assert_eq(e3->hi, 0);
+    const mc_impulse *t1 = value_of(m, r->impulsive, r->n_impulsive, "tau1", 0, 0);
+    cr_assert_not_null(t1);
+    cr_assert_eq(t1->lo, 1);
+    cr_assert_str_eq(VARS(m, &t1->equal), "tau2");
+    const mc_impulse *w = value_of(m, r->finite, r->n_finite, "w1", 1, 0);
+    cr_assert_not_null(w);
+    cr_assert_leq(w->hi, 0);
+    cr_assert_eq(side_of(m, r, "w1", 0, 0, 0), '-');
+    cr_assert_eq(side_of(m, r, "w1", 1, 0, 0), '+');
+    cr_assert_eq(side_of(m, r, "w2", 1, 0, 0), '+');
+    cr_assert_eq(r->n_standard, 4);
+    mc_result_free(r);
+    /* released: continuous, nothing to standardise */
+    r = change1(m, true, false);
+    cr_assert_eq(r->n_standard + r->n_residuals + r->n_finite, 0);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* A second-order contact (issue 41 item 1): the height continuous (the
+ * residuals of k1 infinitesimal), identically 0 after (k1.^2), the
+ * velocity set at instant 1, the contact force of order <= 1, [lambda] =
+ * [s]. This used to find no assignment at both instants. */
+Test(mc_impulse, ground_contact_second_order)
+{
+    mel_model *m = load("ground_contact.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->n_instants, 2);
+    cr_assert_not(has_note(r, "found no assignment"));
+    for (uint32_t k = 0; k < 2; k++) {
+        const mc_impulse *l = value_of(m, r->impulsive, r->n_impulsive, "lambda", 0, k);
+        cr_assert_not_null(l);
+        cr_assert_eq(l->hi, 1);
+        cr_assert_str_eq(VARS(m, &l->equal), "s");
+        const mc_impulse *y = value_of(m, r->finite, r->n_finite, "y", 2, k);
+        cr_assert_not_null(y);
+        cr_assert_eq(y->hi, MC_ORDER_NEG_INF, "y.^2 = 0 exactly");
+        const mc_residual *k1 = residual_of(m, r, "k1", 0, k);
+        cr_assert_not_null(k1);
+        cr_assert_leq(k1->hi, -1);
+    }
+    cr_assert_eq(side_of(m, r, "y", 2, 0, 0), '+');
+    cr_assert_eq(side_of(m, r, "y", 1, 1, 1), '+');
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* RR-9459 (37)-(39) at the elastic impact (the transient mode gamma = T
+ * with the impact law tau1): (39) x'. - x' + dt lambda x = 0 bounds
+ * [lambda] <= 1; k2 gives [lambda] = [s]. No standard meaning is read for
+ * a change into a transient mode. */
+Test(mc_impulse, elastic_impact_37_to_39)
+{
+    mel_model *m = load("cup_and_ball_elastic_impact.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET);
+    const mc_impulse *l = value_of(m, r->impulsive, r->n_impulsive, "lambda", 0, 0);
+    cr_assert_not_null(l);
+    cr_assert_eq(l->hi, 1);
+    cr_assert_str_eq(VARS(m, &l->equal), "s");
+    cr_assert_eq(r->n_standard, 0);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* Allocation failures in the analysis of both instants, with equalities,
+ * residuals and standard meanings: MDAE_E_NOMEM, nothing leaked. */
+Test(mc_impulse, out_of_memory)
+{
+    bool f[1] = {false}, t[1] = {true};
+    oom_change("cup_and_ball_22.mel", f, t);
+    oom_change("ground_contact.mel", f, t);
+}
