@@ -2,39 +2,57 @@
  *
  * engine/mc_impulse.c -- impulse analysis of a restart instant (mc_int.h,
  * mc__impulse): bounds on the impulse order of each value of the restart
- * system, and its restart relations.
+ * system (impulsive ones, with the values of equal order, and finite
+ * ones), the residuals of the erased equations, its restart relations;
+ * and the standard meaning of the values of a finished restart
+ * (mc__standard, S1-S3 at the end of the file).
  *
  * The papers' rules (RR-9459 section 6, Fig. 19, lost from the extracted
  * text; RR-8933 App. A; reconstructed in the notes section 2.3) work on
- * expressions. mel_model has incidences only, so this file applies them to
- * the structure, reading every equation as a generic sum of terms (the
- * linear reading of RR-8933 A.1 (20), which is the case of the papers'
- * restart systems), with these readings, each a choice of ours:
+ * expressions. This file applies them to the structure, reading every
+ * equation as a generic sum of terms (the linear reading of RR-8933 A.1
+ * (20), which is the case of the papers' restart systems), the bodies
+ * telling only whether a sum has a constant term (I7), with these
+ * readings, each a choice of ours:
  *
  *  I1 Quantities. Y(x, s, l), the s-th Euler derivative of x at shift l
  *     (Y(x, 0, l) = x.^l), linked by dt * Y(x, s+1, l) = Y(x, s, l+1) -
  *     Y(x, s, l). A quantity all of whose values are known (set by earlier
- *     instants) is finite and nonzero: order 0.
+ *     instants) is finite (Assumption 2): order <= 0, and 0 where I9 can.
  *  I2 Priors (Assumption 1 and 2 of RR-9459 section 6.2): x, ..., x^(d-1)
  *     of a variable with d = d_x(m+) >= 1 are states, finite: order <= 0.
  *     Algebraic values and leading derivatives are free.
  *  I3 An equation f.^k of the restart system is a generic sum: its terms
  *     are Y(x, sigma, k) for each incidence (x, sigma) in m+, plus one
- *     constant term of order 0 (constants, parameters, finite values of
- *     lower derivatives). The sum rule (R6-R8, (45)): the largest order is
- *     reached by at least two terms, or every term is identically 0. The
- *     constant term makes the reading permissive: it can only widen the
- *     bounds, never invent an impulse.
+ *     constant term of order 0 when I7 says it has one. The sum rule
+ *     (R6-R8, (45)): the largest order is reached by at least two terms,
+ *     or every term is identically 0.
+ *  I7 The constant term: a term of the equation's body, read in m+ (its
+ *     if-expressions on mode variables resolved), that reads no unknown
+ *     and is not 0 (the Cup-and-Ball's g in e2 and L^2 in k1; not in e1
+ *     nor k2: 0 = lambda + s gives [lambda] = [s] exactly, (40)). Without
+ *     expressions (mel_options.no_expressions), every equation has one:
+ *     the permissive reading, which can only widen the bounds.
  *  I4 A conflict with the past: an equation g.^k erased at this instant
- *     whose values are all known, while g.^(k+1) is kept, has a residual
- *     R = g.^k of order 0 (the priors (51): the old state does not satisfy
- *     the new constraint, by a finite amount: the clutch's w1 - w2), and
- *     g.^(k+1) - g.^k = -R is a sum over the incidences of dt * Y(x,
- *     sigma+1, k) and R. Erased equations that involve values of this
- *     instant give no such constraint: their residuals are consequences of
- *     the restart, not data (this is why the Cup-and-Ball's k1. says
- *     nothing: whether the rope's normal velocity is nonzero before the
- *     impact is not structural).
+ *     whose values are all known has a residual R = g.^k (RR-9459 (49)),
+ *     finite (order <= 0, or -infinity), 0 where I9 can (the prior (51):
+ *     the old state violates the new constraint by a finite amount, the
+ *     clutch's w1 - w2). When a higher shift g.^(k+j) holds at this
+ *     instant (kept or in the context, the shifts between erased),
+ *     g.^(k+j) - g.^k = -R telescopes into a sum over 0 <= h < j and the
+ *     incidences of dt * Y(x, sigma+1, k + h), and R. With finite states
+ *     this sum is infinitesimal: the second-order Cup-and-Ball's k1, k1.
+ *     hold at the impact up to an infinitesimal (the rope is straight, the
+ *     positions continuous, RR-9459 (30)), which the paper's (51) ("finite
+ *     and nonzero") contradicts for this model; its (40) uses the priors
+ *     (38) only, as this reading does. Erased equations that involve
+ *     values of this instant have no residual: they are consequences of
+ *     the restart, not data.
+ *  I9 The generic priors: known quantities and residuals have order 0
+ *     (finite and nonzero) wherever an assignment allows it: all at once
+ *     if possible, else one at a time in creation order, each kept when an
+ *     assignment remains (a note says when some could not be). The
+ *     ground contact's old height, on the ground, is infinitesimal.
  *  I6 The event of a transient mode (mc_change.c R8) has when-body
  *     equations with next(): next(v) is the value v. itself, Y(v, 0, 1),
  *     not the Euler derivative (v. - v)/dt that an order-1 incidence reads
@@ -46,13 +64,17 @@
  *     percussion, which RR-9459 section 5.2.4 describes but does not derive.
  *  I5 Orders are integers in -3..3 or -infinity (identically 0); the
  *     bounds lo, hi of each quantity are its least and largest order over
- *     every assignment satisfying I2-I4, found by backtracking with a node
+ *     every assignment satisfying I1-I9, found by backtracking with a node
  *     budget (beyond it, or beyond MC_IMP_MAX_VARS quantities, a note
  *     says the analysis was not done).
+ *  I8 Equalities: two possibly impulsive values of an instant with the
+ *     same bounds have equal orders when no assignment gives them
+ *     different ones (searched; dropped silently past the node budget).
  * Results on the papers' systems: the clutch engaging, tau1 = tau2 = 1
- * exactly (RR-8933 A.1, A.2; the notes' derivation); the Cup-and-Ball (24)
- * and (25), lambda and s at most 1 and the other values finite (RR-9459
- * (40)); the paper's "= 1" needs the nonzero normal velocity of I4.
+ * exactly (RR-8933 A.1, A.2; the notes' derivation), the residual of e3 of
+ * order 0; the Cup-and-Ball (24) and (25), in both forms, [lambda] = [s]
+ * <= 1 and x.^2, y.^2 of order 0 (RR-9459 (40)); the paper's "= 1" needs a
+ * nonzero normal velocity, which is not structural.
  *
  * Restart relations (RR-9459 section 6.1.2, first method): the possibly
  * impulsive values (hi > 0: a relation must hold whatever their order,
