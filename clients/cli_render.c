@@ -584,6 +584,34 @@ static void print_standard_name(const char *n, int level, bool plus)
     printf("%s", plus ? "\u207a" : "\u207b");
 }
 
+/* The restart system of instant r as dt -> 0 (standardEquations). */
+static void render_std_equations(const cJSON *cj, double r)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr(cj, "standardEquations")) {
+        double ri = -1, dv = 0;
+        num(it, "instant", &ri);
+        num(it, "derivative", &dv);
+        if (ri != r)
+            continue;
+        printf("    ");
+        print_shifted_item(it);
+        if (dv > 0)
+            printf(" (as der%s(", dv > 1 ? "^n" : "");
+        const char *eq = cJSON_GetStringValue(get(it, "equation"));
+        if (dv > 0) {
+            printf("%s)", cJSON_GetStringValue(get(it, "name")));
+            if ((int)dv > 1)
+                printf(", n = %d", (int)dv);
+            printf(")");
+        }
+        if (eq != NULL)
+            printf(":  %s\n", eq);
+        else
+            printf(": not read (%s)\n", cJSON_GetStringValue(get(it, "why")) ?: "?");
+    }
+}
+
 /* The standard meaning of each instant's values (RR-9459 (18), (30), (34))
  * and the restart values it determines. */
 static void render_standard(const cJSON *cj)
@@ -663,6 +691,7 @@ static void render_standard(const cJSON *cj)
             print_standard_name(na, (int)la, true);
         }
         printf("%s\n", k ? "" : " nothing new");
+        render_std_equations(cj, r);
     }
 }
 

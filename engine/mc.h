@@ -169,6 +169,22 @@ typedef struct mc_standard {
     mc_side side;
 } mc_standard;
 
+/* A kept equation of restart instant r as dt -> 0 (RR-9459 section 6.1.2,
+ * "rescaling impulsive variables", (41)-(43); mc_std.c): its terms of
+ * dominant order, the values read by mc_standard (x+, x'-...), the
+ * impulsive ones rescaled (dt*lambda for an order-1 lambda). When lower
+ * shifts of the equation hold at the instant (kept, or in the context),
+ * it is read as its derivative at the lowest of them ((32): k1.^2 with k1.
+ * satisfied is der(k1) at shift 1). */
+typedef struct mc_std_equation {
+    uint32_t r;
+    uint32_t eq;        /* index into mel_model.equations */
+    int shift;
+    int derivative;     /* read as der^derivative(eq) at shift - derivative */
+    char *text;         /* "lhs = rhs", owned by the result; NULL: not read */
+    const char *why;    /* static: why text is NULL, else NULL */
+} mc_std_equation;
+
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
  * impulsive values `eliminate` (hi > 0); when they are linear in them (assumed, as for the clutch's
@@ -224,6 +240,8 @@ typedef struct mc_result {
     mc_residual *residuals;
     size_t n_standard;    /* standard meanings of the values, by instant */
     mc_standard *standard;
+    size_t n_std_equations; /* the restart systems as dt -> 0, by instant */
+    mc_std_equation *std_equations;
     mdae_diags diags;     /* located diagnostics (owned) */
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */

@@ -22,6 +22,12 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
  * MDAE_OK or MDAE_E_NOMEM. */
 int mc__standard(const mel_model *m, const int *d, mc_result *res);
 
+/* The restart systems of res as dt -> 0 (mc_std.c): appends
+ * res->std_equations, one per kept equation of each instant, from
+ * res->standard and res->impulsive (call after mc__standard); to, d: the
+ * new mode and its offsets. MDAE_OK or MDAE_E_NOMEM. */
+int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res);
+
 /* ---- Transient modes (mc_transient.c) ---- */
 
 /* Whether mode is transient (T1, mc_transient.c): it violates some

@@ -1325,6 +1325,27 @@ static cJSON *mc_residuals_json(const mel_model *m, const mc_result *r)
     return arr;
 }
 
+/* mc_result.std_equations: [{instant, name, shift, derivative, equation
+ * (null when not read), why (then)}]. */
+static cJSON *mc_std_equations_json(const mel_model *m, const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_std_equations; k++) {
+        const mc_std_equation *x = &r->std_equations[k];
+        cJSON *o = cJSON_CreateObject();
+        if (x->eq >= m->n_equations || !append(arr, o) || !add_num(o, "instant", x->r) ||
+            !add_str(o, "name", m->equations[x->eq].name) || !add_num(o, "shift", x->shift) ||
+            !add_num(o, "derivative", x->derivative) ||
+            !attach(o, "equation",
+                    x->text ? cJSON_CreateString(x->text) : cJSON_CreateNull()) ||
+            (x->text == NULL && !add_str(o, "why", x->why ? x->why : ""))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
 /* mc_result.standard: [{instant, name, shift, level, side: "-" | "+"}]. */
 static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
 {
@@ -1438,7 +1459,8 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
     if (!attach(root, "impulsive", mc_orders_json(m, r->impulsive, r->n_impulsive, true)) ||
         !attach(root, "finite", mc_orders_json(m, r->finite, r->n_finite, false)) ||
         !attach(root, "residuals", mc_residuals_json(m, r)) ||
-        !attach(root, "standard", mc_standard_json(m, r)))
+        !attach(root, "standard", mc_standard_json(m, r)) ||
+        !attach(root, "standardEquations", mc_std_equations_json(m, r)))
         goto nomem;
     cJSON *rs = cJSON_CreateArray();
     if (!attach(root, "resets", rs))

@@ -469,6 +469,8 @@ Test(cli_modechange, second_order_cup_and_ball_impulses_and_standard_values)
     contains(r.out, "; determines x\u207a, y\u207a\n");
     contains(r.out, "x'\u2022 \u2192 x'\u207a");
     contains(r.out, "; determines x'\u207a, y'\u207a\n");
+    contains(r.out, "    e1:  (x'\u207a - x'\u207b) + (dt*lambda)*x\u207b = 0\n");
+    contains(r.out, "    k1\u20222 (as der(k1)):  0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a\n");
     contains(r.out, "restart relation at instant 0: eliminate lambda, s from e1, e2, k2 (1 "
                     "relation among x, x\u2022, x\u20222, y, y\u2022, y\u20222;");
     if (strstr(r.err, "found no assignment") != NULL)
@@ -493,6 +495,11 @@ Test(cli_modechange, second_order_cup_and_ball_impulses_and_standard_values)
     cr_assert_eq(item(st, "shift")->valueint, 2);
     cr_assert_eq(item(st, "level")->valueint, 0);
     cr_assert_str_eq(cJSON_GetStringValue(item(st, "side")), "+");
+    const cJSON *se = cJSON_GetArrayItem(item(j, "standardEquations"), 6); /* k1.2 at 1 */
+    cr_assert_str_eq(cJSON_GetStringValue(item(se, "name")), "k1");
+    cr_assert_eq(item(se, "derivative")->valueint, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(se, "equation")),
+                     "0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a");
     cJSON_Delete(j);
     run_free(&r);
 }

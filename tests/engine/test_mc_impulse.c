@@ -247,3 +247,82 @@ Test(mc_impulse, out_of_memory)
     oom_change("cup_and_ball_22.mel", f, t);
     oom_change("ground_contact.mel", f, t);
 }
+
+/* The kept equation eq@shift of instant r as dt -> 0 (its text, or NULL). */
+static const mc_std_equation *std_of(const mel_model *m, const mc_result *res, const char *eq,
+                                     int shift, uint32_t r)
+{
+    for (size_t k = 0; k < res->n_std_equations; k++) {
+        const mc_std_equation *x = &res->std_equations[k];
+        if (x->r == r && x->shift == shift && strcmp(m->equations[x->eq].name, eq) == 0)
+            return x;
+    }
+    cr_assert_fail("no standard equation %s@%d at instant %u", eq, shift, r);
+    return NULL;
+}
+
+static void expect_std(const mel_model *m, const mc_result *res, const char *eq, int shift,
+                       uint32_t r, int derivative, const char *text)
+{
+    const mc_std_equation *x = std_of(m, res, eq, shift, r);
+    cr_assert_not_null(x->text, "%s@%d, instant %u: %s", eq, shift, r, x->why);
+    cr_assert_str_eq(x->text, text, "%s@%d, instant %u", eq, shift, r);
+    cr_assert_eq(x->derivative, derivative, "%s@%d, instant %u", eq, shift, r);
+}
+
+/* RR-9459 (43) at instant 1 (lambda rescaled by its order, dt*lambda; the
+ * shifted constraint k1.^2 read as der(k1) at shift 1, (32)); at instant
+ * 0 the positions are continuous ((30)) and on the rope. */
+Test(mc_impulse, cup_and_ball_22_standardised_system_43)
+{
+    mel_model *m = load("cup_and_ball_22.mel");
+    mc_result *r = change1(m, false, true);
+    expect_std(m, r, "e1", 0, 1, 0, "(x'\u207a - x'\u207b) + (dt*lambda)*x\u207b = 0");
+    expect_std(m, r, "e2", 0, 1, 0, "(y'\u207a - y'\u207b) + (dt*lambda)*y\u207b = 0");
+    expect_std(m, r, "k1", 2, 1, 1,
+               "0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a");
+    expect_std(m, r, "k2", 0, 1, 0, "0 = (dt*lambda) + (dt*s)");
+    expect_std(m, r, "e1", 0, 0, 0, "(x\u207a - x\u207b) = 0");
+    expect_std(m, r, "e2", 0, 0, 0, "(y\u207a - y\u207b) = 0");
+    expect_std(m, r, "k1", 2, 0, 0, "0 = L^2 - (x\u207a^2 + y\u207a^2)");
+    cr_assert_eq(r->n_std_equations, 8);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* RR-8933 A.2 (25), whose elimination of the rescaled torques is RR-9459
+ * (18), the weighted mean; with f1(w1, tau1) unknown (clutch.mel) e1 is
+ * not read, and says why. */
+Test(mc_impulse, clutch_standardised_system_18)
+{
+    mel_model *m = load("clutch_basic_mo.mel");
+    mc_result *r = change1(m, false, true);
+    expect_std(m, r, "e1", 0, 0, 0, "j1*(w1\u207a - w1\u207b) = (dt*f1)");
+    expect_std(m, r, "e2", 0, 0, 0, "j2*(w2\u207a - w2\u207b) = (dt*f2)");
+    expect_std(m, r, "e3", 1, 0, 0, "0 = w1\u207a - w2\u207a");
+    expect_std(m, r, "e4", 0, 0, 0, "(dt*f1) + (dt*f2) = 0");
+    mc_result_free(r);
+    mel_model_free(m);
+    m = load("clutch.mel");
+    r = change1(m, false, true);
+    const mc_std_equation *e1 = std_of(m, r, "e1", 0, 0);
+    cr_assert_null(e1->text);
+    cr_assert_str_eq(e1->why, "a function of an impulsive value");
+    expect_std(m, r, "e3", 1, 0, 0, "w1\u207a - w2\u207a = 0");
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* The ground contact: the height continuous and 0 after, the velocity 0
+ * after (k1.^2 as der(k1)), the rescaled force from e1. */
+Test(mc_impulse, ground_contact_standardised)
+{
+    mel_model *m = load("ground_contact.mel");
+    mc_result *r = change1(m, false, true);
+    expect_std(m, r, "e1", 0, 0, 0, "(y\u207a - y\u207b) = 0");
+    expect_std(m, r, "k1", 2, 0, 0, "0 = y\u207a");
+    expect_std(m, r, "e1", 0, 1, 0, "(y'\u207a - y'\u207b) = (dt*lambda)");
+    expect_std(m, r, "k1", 2, 1, 1, "0 = y'\u207a");
+    mc_result_free(r);
+    mel_model_free(m);
+}
