@@ -326,3 +326,70 @@ Test(mc_impulse, ground_contact_standardised)
     mc_result_free(r);
     mel_model_free(m);
 }
+
+/* ---- A numeric check, independent of the engine --------------------------
+ * The Cup-and-Ball's restart systems (24) and (25), solved with a real step
+ * delta instead of dt (RR-9459 section 6.1.2, "brute force"): x'' =
+ * (x.^2 - 2 x. + x)/delta^2, the rope constraint k1.^2 at each instant.
+ * The engine says lambda has order <= 1 at both instants, x.^2 order 0,
+ * the positions continuous, and the velocities after given by (43), i.e.
+ * (35): the tangential part of the velocity before. As delta -> 0,
+ * lambda * delta must tend to a finite nonzero value, the positions to
+ * x-, (x.^3 - x.^2)/delta to the projection of v- on the tangent. */
+
+/* One instant: X_next = 2 X - X_prev - delta^2 (lambda X_prev + (0, g)),
+ * |X_next| = L; returns lambda (the root nearest 0 of a quadratic). */
+static double cup_instant(const double *prev, const double *cur, double delta, double *next)
+{
+    const double g = 9.81, L = 1.0, d2 = delta * delta;
+    double a[2] = {2 * cur[0] - prev[0], 2 * cur[1] - prev[1] - d2 * g};
+    /* next = a - mu * prev, |next|^2 = L^2, mu = d2 * lambda */
+    double qa = prev[0] * prev[0] + prev[1] * prev[1];
+    double qb = -2 * (a[0] * prev[0] + a[1] * prev[1]);
+    double qc = a[0] * a[0] + a[1] * a[1] - L * L;
+    double disc = qb * qb - 4 * qa * qc;
+    cr_assert_geq(disc, 0);
+    double r1 = (-qb + sqrt(disc)) / (2 * qa), r2 = (-qb - sqrt(disc)) / (2 * qa);
+    double mu = fabs(r1) < fabs(r2) ? r1 : r2;
+    next[0] = a[0] - mu * prev[0];
+    next[1] = a[1] - mu * prev[1];
+    return mu / d2;
+}
+
+Test(mc_impulse, numeric_restart_agrees_with_the_orders)
+{
+    /* the engine's side of the agreement */
+    mel_model *m = load("cup_and_ball_22.mel");
+    mc_result *r = change1(m, false, true);
+    for (uint32_t k = 0; k < 2; k++)
+        cr_assert_eq(value_of(m, r->impulsive, r->n_impulsive, "lambda", 0, k)->hi, 1);
+    cr_assert_eq(value_of(m, r->finite, r->n_finite, "x", 2, 0)->hi, 0);
+    mc_result_free(r);
+    mel_model_free(m);
+    /* the rope becomes straight at x- = (0.6, -0.8), v- = (0.5, -2) (outward) */
+    const double x0[2] = {0.6, -0.8}, v[2] = {0.5, -2.0};
+    double vn = v[0] * x0[0] + v[1] * x0[1];
+    double vt[2] = {v[0] - vn * x0[0], v[1] - vn * x0[1]}; /* (35) */
+    double lam_prev[2] = {0, 0}, err_prev = 1e9;
+    for (int e = 3; e <= 6; e++) {
+        double delta = pow(10, -e);
+        double x1[2] = {x0[0] + delta * v[0], x0[1] + delta * v[1]}, x2[2], x3[2];
+        double l0 = cup_instant(x0, x1, delta, x2); /* (24) */
+        double l1 = cup_instant(x1, x2, delta, x3); /* (25) */
+        double vp[2] = {(x3[0] - x2[0]) / delta, (x3[1] - x2[1]) / delta};
+        double err = hypot(vp[0] - vt[0], vp[1] - vt[1]);
+        double lam[2] = {l0 * delta, l1 * delta};
+        cr_log_info("delta 1e-%d: lambda*delta %g, %g; |x.^2 - x-| %g; |v+ - (35)| %g", e,
+                    lam[0], lam[1], hypot(x2[0] - x0[0], x2[1] - x0[1]), err);
+        cr_assert_lt(hypot(x2[0] - x0[0], x2[1] - x0[1]), 10 * delta, "positions continuous");
+        cr_assert_lt(err, err_prev, "the velocity after converges to (35)");
+        for (int k = 0; k < 2; k++) {
+            cr_assert_gt(fabs(lam[k]), 0.1, "lambda of order 1, not less");
+            if (e > 3) /* order 1, not more: lambda * delta settles */
+                cr_assert_lt(fabs(lam[k] - lam_prev[k]), 0.05 * fabs(lam[k]));
+            lam_prev[k] = lam[k];
+        }
+        err_prev = err;
+    }
+    cr_assert_lt(err_prev, 1e-3);
+}
