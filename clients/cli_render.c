@@ -560,8 +560,8 @@ static void render_residuals(const cJSON *cj)
         printf("%sresidual of ", k++ ? "" : "\n");
         print_shifted_item(it);
         if (has_o && has_lo && o == 0 && lo == 0)
-            printf(" at instant %d: finite and nonzero (order 0): the old state violates "
-                   "it, the new values jump\n", (int)r);
+            printf(" at instant %d: finite and nonzero (order 0, the prior RR-9459 (51)): "
+                   "the old state violates it\n", (int)r);
         else if (has_o && o < 0)
             printf(" at instant %d: infinitesimal (order \u2264 %d): the old state satisfies "
                    "it at the change (finite states force it)\n", (int)r, (int)o);

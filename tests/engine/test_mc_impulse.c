@@ -239,6 +239,32 @@ Test(mc_impulse, elastic_impact_37_to_39)
     mel_model_free(m);
 }
 
+/* RR-9459 (37)-(39) in the paper's own second-order form: at the event
+ * (the transient straight-rope mode), e1, e2, k2 and the impact law tau1
+ * over x.^2, y.^2, lambda, s; the velocity jumps by the impact law, so
+ * lambda is impulsive of order exactly 1 ((39): x'. - x' + dt lambda x =
+ * 0 with a finite nonzero jump), [lambda] = [s]; x.^2, y.^2 of order 0. */
+Test(mc_impulse, paper_system_37_impact)
+{
+    mel_model *m = load("cup_and_ball_37.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_not_null(r->transient);
+    cr_assert_str_eq(EQS(m, &r->instants[0].equations), "e1,e2,k2,tau1");
+    const mc_impulse *l = value_of(m, r->impulsive, r->n_impulsive, "lambda", 0, 0);
+    cr_assert_not_null(l);
+    cr_assert_eq(l->lo, 1);
+    cr_assert_eq(l->hi, 1);
+    cr_assert_str_eq(VARS(m, &l->equal), "s");
+    cr_assert_eq(value_of(m, r->finite, r->n_finite, "y", 2, 0)->hi, 0);
+    const mc_reset *e = reset_of(m, r, 0, "e1,e2,k2");
+    cr_assert_not_null(e);
+    cr_assert_str_eq(VARS(m, &e->eliminate), "lambda,s");
+    cr_assert_eq(e->relations, 1);
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
 /* Allocation failures in the analysis of both instants, with equalities,
  * residuals and standard meanings: MDAE_E_NOMEM, nothing leaked. */
 Test(mc_impulse, out_of_memory)
