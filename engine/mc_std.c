@@ -35,6 +35,8 @@
  *     (x^(L)+ with L >= 1), is read as der^j(f) at shift k - j (fx_dt):
  *     k1.^2 at the Cup-and-Ball's instant 1 is 0 = -(2 x+ x'+ + 2 y+ y'+),
  *     (43)'s third equation; k1.^2 at instant 0 stays L^2 - (x+^2 + y+^2).
+ *  T5 An instant whose impulse analysis was not done (too large; no
+ *     assignment) is not read: its impulsive values are not known.
  * Results: the clutch (ClutchBasic) j1*(w1+ - w1-) = dt*f1, j2*(w2+ -
  * w2-) = dt*f2, dt*f1 + dt*f2 = 0, w1+ - w2+ = 0, whose elimination of
  * the rescaled torques is RR-9459 (18); the Cup-and-Ball's instant 0 x+ -
@@ -507,9 +509,25 @@ int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_resul
     for (uint32_t r = 0; r < res->n_instants && rc == MDAE_OK; r++) {
         c.r = r;
         const mc_instant *in = &res->instants[r];
-        for (size_t e = 0; e < in->equations.n && rc == MDAE_OK; e++)
-            rc = one_equation(&c, pool, in, in->equations.items[e].index,
-                              in->equations.items[e].shift);
+        bool analysed = false; /* T5: its values have impulse orders */
+        for (size_t k = 0; k < res->n_impulsive && !analysed; k++)
+            analysed = res->impulsive[k].r == r;
+        for (size_t k = 0; k < res->n_finite && !analysed; k++)
+            analysed = res->finite[k].r == r;
+        for (size_t e = 0; e < in->equations.n && rc == MDAE_OK; e++) {
+            if (analysed) {
+                rc = one_equation(&c, pool, in, in->equations.items[e].index,
+                                  in->equations.items[e].shift);
+                continue;
+            }
+            mc_std_equation out;
+            memset(&out, 0, sizeof out);
+            out.r = r;
+            out.eq = in->equations.items[e].index;
+            out.shift = in->equations.items[e].shift;
+            out.why = "the impulse analysis of the instant was not done";
+            rc = push(res, &out);
+        }
     }
     fx_pool_free(pool);
     return rc;

@@ -503,3 +503,19 @@ Test(cli_modechange, second_order_cup_and_ball_impulses_and_standard_values)
     cJSON_Delete(j);
     run_free(&r);
 }
+
+/* An instant whose impulse analysis was not done (the brake at N = 14: too
+ * many values for it) has no standardised equations: its impulsive values
+ * are not known, so reading its equations as dt -> 0 would be wrong. */
+Test(cli_modechange, no_standardised_system_without_impulse_orders)
+{
+    run r = RUN("modechange", MODEL("brake.mel"), "-D", "N=14", "--from", "open[1]=0", "--to",
+                "open[1]=1,open[2]=1,open[3]=1,open[4]=1,open[5]=1,open[6]=1,open[7]=1,"
+                "open[8]=1,open[9]=1,open[10]=1,open[11]=1,open[12]=1,open[13]=1,open[14]=1");
+    expect(&r, 0);
+    contains(r.err, "impulse analysis not done");
+    contains(r.out, ": not read (the impulse analysis of the instant was not done)\n");
+    if (strstr(r.out, " = ") != NULL && strstr(r.out, ":  ") != NULL)
+        cr_assert_fail("a standardised equation was printed:\n%s", r.out);
+    run_free(&r);
+}
