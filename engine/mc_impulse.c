@@ -234,9 +234,7 @@ static int case_next(const mel_incidence *inc, const bool *mode, int sigma)
     return 0;
 }
 
-/* The value of a condition made of mode variables in mode `to`: false in
- * *ok when it reads anything else. */
-static bool mode_cond(const fx_node *e, const bool *to, bool *ok)
+bool mc__mode_cond(const struct fx_node *e, const bool *to, bool *ok)
 {
     switch (e->op) {
     case FX_BOOL:
@@ -244,12 +242,14 @@ static bool mode_cond(const fx_node *e, const bool *to, bool *ok)
     case FX_MODE:
         return to[e->index];
     case FX_NOT:
-        return !mode_cond(e->kids[0], to, ok);
+        return !mc__mode_cond(e->kids[0], to, ok);
     case FX_AND:
     case FX_OR: {
         bool and = e->op == FX_AND, v = and;
-        for (uint32_t k = 0; k < e->n; k++)
-            v = and ? v && mode_cond(e->kids[k], to, ok) : v || mode_cond(e->kids[k], to, ok);
+        for (uint32_t k = 0; k < e->n; k++) {
+            bool x = mc__mode_cond(e->kids[k], to, ok);
+            v = and ? v && x : v || x;
+        }
         return v;
     }
     default:
@@ -287,7 +287,7 @@ static bool has_constant_term(const fx_node *e, const bool *to)
         return false;
     case FX_IF: {
         bool ok = true;
-        bool c = mode_cond(e->kids[0], to, &ok);
+        bool c = mc__mode_cond(e->kids[0], to, &ok);
         if (!ok)
             return true; /* a condition on values: the generic reading */
         return has_constant_term(e->kids[c ? 1 : 2], to);
@@ -953,9 +953,10 @@ static int equalities(imp *p, const unsigned *dom, const int *qx, mc_result *res
                 continue;
             int qa = -1, qc = -1;
             for (size_t u = 0; u < in->unknowns.n; u++) {
-                if (in->unknowns.items[u].index == a->var && in->unknowns.items[u].shift == a->shift)
+                const mc_item *it = &in->unknowns.items[u];
+                if (it->index == a->var && it->shift == a->shift)
                     qa = qx[u];
-                if (in->unknowns.items[u].index == c->var && in->unknowns.items[u].shift == c->shift)
+                if (it->index == c->var && it->shift == c->shift)
                     qc = qx[u];
             }
             if (qa < 0 || qc < 0)

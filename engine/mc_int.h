@@ -16,6 +16,12 @@
 int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
                 mc_result *res);
 
+/* The value of a condition made of mode variables (FX_MODE, FX_BOOL, !, &,
+ * |) in mode `to`; *ok is set false (and false returned) when it reads
+ * anything else (mc_impulse.c). */
+struct fx_node;
+bool mc__mode_cond(const struct fx_node *e, const bool *to, bool *ok);
+
 /* The standard meaning of the values of a finished restart (mc_impulse.c
  * S1-S3): appends res->standard, for a change with status MC_RESET into a
  * long mode (nothing otherwise); d: the new mode's offsets d_j.

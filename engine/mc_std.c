@@ -139,28 +139,6 @@ static int var_order(std_ctx *c, uint32_t x, int o, int l, int *n)
     return p > 0 ? p : 0;
 }
 
-static bool mode_value(const fx_node *e, const bool *to, bool *ok)
-{
-    switch (e->op) {
-    case FX_BOOL:
-        return e->num != 0;
-    case FX_MODE:
-        return to[e->index];
-    case FX_NOT:
-        return !mode_value(e->kids[0], to, ok);
-    case FX_AND:
-    case FX_OR: {
-        bool and = e->op == FX_AND, v = and;
-        for (uint32_t k = 0; k < e->n; k++)
-            v = and ? v && mode_value(e->kids[k], to, ok) : v || mode_value(e->kids[k], to, ok);
-        return v;
-    }
-    default:
-        *ok = false;
-        return false;
-    }
-}
-
 static int add_orders(int a, int b) { return a == NEG || b == NEG ? NEG : a + b; }
 
 /* T2: the order of e read at shift c->k (c->why set when it cannot be). */
@@ -212,7 +190,7 @@ static int order_of(std_ctx *c, const fx_node *e)
         return 0;
     case FX_IF: {
         bool ok = true;
-        bool v = mode_value(e->kids[0], c->to, &ok);
+        bool v = mc__mode_cond(e->kids[0], c->to, &ok);
         if (!ok) {
             c->why = "an if-expression on values";
             return 0;
@@ -369,7 +347,7 @@ static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
         return;
     case FX_IF: {
         bool ok = true;
-        bool v = mode_value(e->kids[0], c->to, &ok);
+        bool v = mc__mode_cond(e->kids[0], c->to, &ok);
         render(c, b, e->kids[v ? 1 : 2]);
         return;
     }
