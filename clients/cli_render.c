@@ -18,6 +18,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Widest name/formula column we pad to; longer ones just push the line. */
@@ -494,6 +495,250 @@ static bool print_bodies_shifted(const cJSON *list, const char *indent)
     return any;
 }
 
+static bool same_item(const cJSON *a, const cJSON *b)
+{
+    const char *na = cJSON_GetStringValue(get(a, "name"));
+    const char *nb = cJSON_GetStringValue(get(b, "name"));
+    double sa = -1, sb = -2;
+    num(a, "shift", &sa);
+    num(b, "shift", &sb);
+    return na != NULL && nb != NULL && strcmp(na, nb) == 0 && sa == sb;
+}
+
+/* "(order ≤ 1, instant 0)": an exact order without ≤; null is -infinity. */
+static void print_order(const cJSON *it)
+{
+    double o = 0, lo = 0, r = 0;
+    bool has_o = num(it, "order", &o);
+    bool has_lo = num(it, "orderMin", &lo);
+    num(it, "instant", &r);
+    if (!has_o)
+        printf(" (identically 0, instant %d)", (int)r);
+    else
+        printf(" (order %s%d, instant %d)", has_lo && lo == o ? "" : "\u2264 ", (int)o, (int)r);
+}
+
+/* The impulsive values, those of equal order joined by "=" (RR-9459 (40):
+ * lambda = s), then the finite ones. */
+static void render_orders(const cJSON *cj)
+{
+    const cJSON *imp = arr(cj, "impulsive");
+    int n = size(imp);
+    if (n > 0) {
+        bool *done = calloc((size_t)n, sizeof *done);
+        printf("\nimpulsive:");
+        int k = 0, shown = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, imp) {
+            if (done != NULL && done[k]) {
+                k++;
+                continue;
+            }
+            printf("%s ", shown++ ? "," : "");
+            print_shifted_one(it);
+            const cJSON *eq;
+            cJSON_ArrayForEach(eq, arr(it, "equal")) {
+                printf(" = ");
+                print_shifted_one(eq);
+                int j = 0;
+                const cJSON *other;
+                cJSON_ArrayForEach(other, imp) {
+                    double r1 = -1, r2 = -2;
+                    num(it, "instant", &r1);
+                    num(other, "instant", &r2);
+                    if (done != NULL && j > k && r1 == r2 && same_item(other, eq))
+                        done[j] = true;
+                    j++;
+                }
+            }
+            print_order(it);
+            k++;
+        }
+        printf("\n");
+        free(done);
+    }
+    const cJSON *fin = arr(cj, "finite");
+    if (size(fin) > 0) {
+        printf("finite (not impulsive):");
+        const cJSON *it;
+        double last = -1;
+        int k = 0;
+        cJSON_ArrayForEach(it, fin) {
+            double r = 0;
+            num(it, "instant", &r);
+            if (k++ == 0 || r != last)
+                printf("%s instant %d:", k > 1 ? ";" : "", (int)r);
+            else
+                printf(",");
+            printf(" ");
+            print_shifted_one(it);
+            double o = 0, lo = 0;
+            bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
+            if (!has_o)
+                printf(" = 0");
+            else
+                printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+            last = r;
+        }
+        printf("\n");
+    }
+}
+
+/* The residuals of the erased equations (RR-9459 (49)-(51)). */
+static void render_residuals(const cJSON *cj)
+{
+    const cJSON *it;
+    int k = 0;
+    cJSON_ArrayForEach(it, arr(cj, "residuals")) {
+        double r = 0, o = 0, lo = 0;
+        num(it, "instant", &r);
+        bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
+        printf("%sresidual of ", k++ ? "" : "\n");
+        print_shifted_one(it);
+        if (has_o && has_lo && o == 0 && lo == 0)
+            printf(" at instant %d: finite and nonzero (order 0, the prior RR-9459 (51)): "
+                   "the old state violates it\n", (int)r);
+        else if (has_o && o < 0)
+            printf(" at instant %d: infinitesimal (order \u2264 %d): the old state satisfies "
+                   "it at the change (finite states force it)\n", (int)r, (int)o);
+        else if (!has_o)
+            printf(" at instant %d: identically 0\n", (int)r);
+        else
+            printf(" at instant %d: finite (order \u2264 %d)\n", (int)r, (int)o);
+    }
+}
+
+/* x, x', x'', x^(k), then ⁻ or ⁺. */
+static void print_standard_name(const char *n, int level, bool plus)
+{
+    printf("%s", n ? n : "?");
+    if (level > 0 && level <= 3)
+        for (int k = 0; k < level; k++)
+            printf("'");
+    else if (level > 3)
+        printf("^(%d)", level);
+    printf("%s", plus ? "\u207a" : "\u207b");
+}
+
+/* The restart system of instant r as dt -> 0 (standardEquations). */
+static void render_std_equations(const cJSON *cj, double r)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr(cj, "standardEquations")) {
+        double ri = -1, dv = 0;
+        num(it, "instant", &ri);
+        num(it, "derivative", &dv);
+        if (ri != r)
+            continue;
+        printf("    ");
+        print_shifted_one(it);
+        if (dv > 0)
+            printf(" (as der%s(", dv > 1 ? "^n" : "");
+        const char *eq = cJSON_GetStringValue(get(it, "equation"));
+        if (dv > 0) {
+            printf("%s)", cJSON_GetStringValue(get(it, "name")));
+            if ((int)dv > 1)
+                printf(", n = %d", (int)dv);
+            printf(")");
+        }
+        if (eq != NULL)
+            printf(":  %s\n", eq);
+        else
+            printf(": not read (%s)\n", cJSON_GetStringValue(get(it, "why")) ?: "?");
+    }
+}
+
+/* The standard meaning of each instant's values (RR-9459 (18), (30), (34))
+ * and the restart values it determines. */
+static void render_standard(const cJSON *cj)
+{
+    const cJSON *std = arr(cj, "standard");
+    if (size(std) == 0)
+        return;
+    printf("\nstandard values (dt \u2192 0):\n");
+    double r_last = -1;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, std) {
+        double r = 0;
+        num(it, "instant", &r);
+        if (r == r_last)
+            continue;
+        r_last = r;
+        printf("  instant %d: ", (int)r);
+        int k = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, std) {
+            double re = 0, lv = 0;
+            num(e, "instant", &re);
+            num(e, "level", &lv);
+            if (re != r)
+                continue;
+            const char *side = cJSON_GetStringValue(get(e, "side"));
+            printf("%s", k++ ? ", " : "");
+            if (lv == 0)
+                print_shifted_one(e);
+            else { /* the Euler difference of that level at that shift */
+                const char *n = cJSON_GetStringValue(get(e, "name"));
+                double sh = 0;
+                num(e, "shift", &sh);
+                printf("%s", n ? n : "?");
+                for (int p = 0; p < (int)lv && p < 3; p++)
+                    printf("'");
+                if (sh == 1)
+                    printf("\u2022");
+                else if (sh > 1)
+                    printf("\u2022%d", (int)sh);
+            }
+            printf(" \u2192 ");
+            print_standard_name(cJSON_GetStringValue(get(e, "name")), (int)lv,
+                                side != NULL && side[0] == '+');
+        }
+        printf("; determines");
+        k = 0;
+        const cJSON *a;
+        cJSON_ArrayForEach(a, std) { /* per variable: its top level, if on the + side */
+            double ra = 0, la = 0;
+            num(a, "instant", &ra);
+            num(a, "level", &la);
+            const char *na = cJSON_GetStringValue(get(a, "name"));
+            const char *sa = cJSON_GetStringValue(get(a, "side"));
+            if (ra != r || na == NULL || sa == NULL || sa[0] != '+')
+                continue;
+            bool top = true, first = true, before = true;
+            const cJSON *b;
+            cJSON_ArrayForEach(b, std) {
+                double rb = 0, lb = 0;
+                num(b, "instant", &rb);
+                num(b, "level", &lb);
+                const char *nb = cJSON_GetStringValue(get(b, "name"));
+                const char *sb = cJSON_GetStringValue(get(b, "side"));
+                if (b == a)
+                    before = false;
+                if (rb != r || nb == NULL || strcmp(nb, na) != 0)
+                    continue;
+                if (lb > la)
+                    top = false;
+                if (before && lb == la && sb != NULL && sb[0] == '+')
+                    first = false;
+            }
+            if (!top || !first)
+                continue;
+            printf("%s ", k++ ? "," : "");
+            print_standard_name(na, (int)la, true);
+        }
+        printf("%s\n", k ? "" : " nothing new");
+        render_std_equations(cj, r);
+    }
+}
+
+/* Impulse orders, residuals and standard values of a change (mc.h). */
+static void render_impulses(const cJSON *cj)
+{
+    render_orders(cj);
+    render_residuals(cj);
+    render_standard(cj);
+}
+
 /* The cascade through a transient mode (engine/mc.h), when there is one. */
 static void render_transient(const cJSON *to, const cJSON *tj)
 {
@@ -588,30 +833,7 @@ void cli_render_modechange(const char *file, const cJSON *cj)
             printf("\n");
         }
     }
-    const cJSON *imp = arr(cj, "impulsive");
-    if (size(imp) > 0) {
-        printf("\nimpulsive:");
-        const cJSON *it;
-        int k = 0;
-        cJSON_ArrayForEach(it, imp) {
-            const char *n = cJSON_GetStringValue(get(it, "name"));
-            if (k++)
-                printf(",");
-            double o = 0, s = 0, r = 0;
-            num(it, "order", &o);
-            num(it, "shift", &s);
-            num(it, "instant", &r);
-            printf(" %s", n ? n : "?");
-            if (s == 1)
-                printf("\u2022");
-            else if (s > 1)
-                printf("\u2022%d", (int)s);
-            double lo = 0;
-            bool exact = num(it, "orderMin", &lo) && lo == o;
-            printf(" (order %s%d, instant %d)", exact ? "" : "\u2264 ", (int)o, (int)r);
-        }
-        printf("\n");
-    }
+    render_impulses(cj);
     const cJSON *rs;
     int shown = 0;
     cJSON_ArrayForEach(rs, arr(cj, "resets")) {

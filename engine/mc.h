@@ -126,14 +126,64 @@ typedef struct mc_instant {
  * that x * dt^o is finite and nonzero; o > 0 means impulsive (infinite,
  * Dirac-like in standard terms). Structurally only bounds are known: lo and
  * hi over every assignment of orders the structure allows (MC_ORDER_NEG_INF
- * for identically zero). Listed: the values with hi > 0. */
+ * for identically zero). Listed in mc_result.impulsive: the values with
+ * hi > 0; in mc_result.finite: the others. */
 #define MC_ORDER_NEG_INF (-1000)
 typedef struct mc_impulse {
     uint32_t var;
     int shift;
     uint32_t r;  /* the instant */
     int lo, hi;  /* impulsive for sure when lo > 0; possibly when hi > 0 */
+    /* mc_result.impulsive only: the other possibly impulsive values of the
+     * same instant whose order equals this one's under every assignment the
+     * rules allow (RR-9459 (40): [lambda] = [s]); owned by the result. */
+    mc_list equal;
 } mc_impulse;
+
+/* The residual R = g.^k of an equation erased at instant r whose values
+ * the previous instants all fixed (RR-9459 (49)): the prior (51) makes it
+ * finite and nonzero (order 0: the clutch's w1 - w2, a finite conflict);
+ * when finite states (Assumption 1) forbid that, it is infinitesimal
+ * (hi < 0, or identically 0): the old state satisfies g.^k at the change,
+ * as the second-order Cup-and-Ball's k1, k1. at the impact (the positions
+ * are continuous, RR-9459 (30)). mc_impulse.c says how. */
+typedef struct mc_residual {
+    uint32_t r;
+    uint32_t eq;    /* index into mel_model.equations */
+    int shift;
+    int lo, hi;     /* MC_ORDER_NEG_INF: identically 0 */
+} mc_residual;
+
+/* The standard meaning (dt -> 0) of a value of a restart instant
+ * (RR-9459 (18), (30), (34); mc_impulse.c S1-S3): the value x.^shift of
+ * instant r reads as the left limit x^(level)- or the restart value
+ * x^(level)+ of the level-th derivative, level being the derivative the
+ * instant determines for x (the positions at the Cup-and-Ball's instant 0,
+ * the velocities at its instant 1). */
+typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS } mc_side;
+typedef struct mc_standard {
+    uint32_t r;
+    uint32_t var;
+    int shift;      /* the value x.^shift of instant r */
+    int level;      /* 0: x itself; 1: x'; ... */
+    mc_side side;
+} mc_standard;
+
+/* A kept equation of restart instant r as dt -> 0 (RR-9459 section 6.1.2,
+ * "rescaling impulsive variables", (41)-(43); mc_std.c): its terms of
+ * dominant order, the values read by mc_standard (x+, x'-...), the
+ * impulsive ones rescaled (dt*lambda for an order-1 lambda). When lower
+ * shifts of the equation hold at the instant (kept, or in the context),
+ * it is read as its derivative at the lowest of them ((32): k1.^2 with k1.
+ * satisfied is der(k1) at shift 1). */
+typedef struct mc_std_equation {
+    uint32_t r;
+    uint32_t eq;        /* index into mel_model.equations */
+    int shift;
+    int derivative;     /* read as der^derivative(eq) at shift - derivative */
+    char *text;         /* "lhs = rhs", owned by the result; NULL: not read */
+    const char *why;    /* static: why text is NULL, else NULL */
+} mc_std_equation;
 
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
@@ -182,6 +232,16 @@ typedef struct mc_result {
     mc_impulse *impulsive;
     size_t n_resets;      /* restart relations, by instant */
     mc_reset *resets;
+    /* The values of the restart systems that are not impulsive (hi <= 0,
+     * finite: RR-9459 (40)'s "impulse order zero"), by instant. */
+    size_t n_finite;
+    mc_impulse *finite;
+    size_t n_residuals;   /* residuals of erased equations, by instant */
+    mc_residual *residuals;
+    size_t n_standard;    /* standard meanings of the values, by instant */
+    mc_standard *standard;
+    size_t n_std_equations; /* the restart systems as dt -> 0, by instant */
+    mc_std_equation *std_equations;
     mdae_diags diags;     /* located diagnostics (owned) */
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */

@@ -1326,6 +1326,89 @@ static cJSON *mc_items(const mel_model *m, const mc_list *l, bool vars)
     return arr;
 }
 
+/* An impulse order as JSON: the number, or null for -infinity. */
+static cJSON *mc_order_num(int o)
+{
+    return o == MC_ORDER_NEG_INF ? cJSON_CreateNull() : cJSON_CreateNumber(o);
+}
+
+/* mc_result.impulsive (with "equal") or .finite: [{name, shift, instant,
+ * order, orderMin, certain[, equal]}]; NULL on OOM or a bad index. */
+static cJSON *mc_orders_json(const mel_model *m, const mc_impulse *v, size_t n, bool impulsive)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < n; k++) {
+        const mc_impulse *p = &v[k];
+        cJSON *o = cJSON_CreateObject();
+        if (p->var >= m->n_variables || !append(arr, o) ||
+            !add_str(o, "name", m->variables[p->var].name) || !add_num(o, "shift", p->shift) ||
+            !add_num(o, "instant", p->r) || !attach(o, "order", mc_order_num(p->hi)) ||
+            !attach(o, "orderMin", mc_order_num(p->lo)) || !add_bool(o, "certain", p->lo > 0) ||
+            (impulsive && !attach(o, "equal", mc_items(m, &p->equal, true)))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* mc_result.residuals: [{instant, name, shift, order, orderMin}]. */
+static cJSON *mc_residuals_json(const mel_model *m, const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_residuals; k++) {
+        const mc_residual *x = &r->residuals[k];
+        cJSON *o = cJSON_CreateObject();
+        if (x->eq >= m->n_equations || !append(arr, o) || !add_num(o, "instant", x->r) ||
+            !add_str(o, "name", m->equations[x->eq].name) || !add_num(o, "shift", x->shift) ||
+            !attach(o, "order", mc_order_num(x->hi)) ||
+            !attach(o, "orderMin", mc_order_num(x->lo))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* mc_result.std_equations: [{instant, name, shift, derivative, equation
+ * (null when not read), why (then)}]. */
+static cJSON *mc_std_equations_json(const mel_model *m, const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_std_equations; k++) {
+        const mc_std_equation *x = &r->std_equations[k];
+        cJSON *o = cJSON_CreateObject();
+        if (x->eq >= m->n_equations || !append(arr, o) || !add_num(o, "instant", x->r) ||
+            !add_str(o, "name", m->equations[x->eq].name) || !add_num(o, "shift", x->shift) ||
+            !add_num(o, "derivative", x->derivative) ||
+            !attach(o, "equation",
+                    x->text ? cJSON_CreateString(x->text) : cJSON_CreateNull()) ||
+            (x->text == NULL && !add_str(o, "why", x->why ? x->why : ""))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+"}]. */
+static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_standard; k++) {
+        const mc_standard *x = &r->standard[k];
+        cJSON *o = cJSON_CreateObject();
+        if (x->var >= m->n_variables || !append(arr, o) || !add_num(o, "instant", x->r) ||
+            !add_str(o, "name", m->variables[x->var].name) || !add_num(o, "shift", x->shift) ||
+            !add_num(o, "level", x->level) ||
+            !add_str(o, "side", x->side == MC_SIDE_PLUS ? "+" : "-")) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
 static cJSON *mc_mode_obj(const mel_model *m, const bool *mode)
 {
     cJSON *o = cJSON_CreateObject();
@@ -1418,20 +1501,12 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
         if (!append(ins, o) || !mc_instant_json(m, &r->instants[k], o))
             goto nomem;
     }
-    cJSON *imp = cJSON_CreateArray();
-    if (!attach(root, "impulsive", imp))
+    if (!attach(root, "impulsive", mc_orders_json(m, r->impulsive, r->n_impulsive, true)) ||
+        !attach(root, "finite", mc_orders_json(m, r->finite, r->n_finite, false)) ||
+        !attach(root, "residuals", mc_residuals_json(m, r)) ||
+        !attach(root, "standard", mc_standard_json(m, r)) ||
+        !attach(root, "standardEquations", mc_std_equations_json(m, r)))
         goto nomem;
-    for (size_t k = 0; k < r->n_impulsive; k++) {
-        const mc_impulse *p = &r->impulsive[k];
-        cJSON *o = cJSON_CreateObject();
-        if (p->var >= m->n_variables || !append(imp, o) ||
-            !add_str(o, "name", m->variables[p->var].name) || !add_num(o, "shift", p->shift) ||
-            !add_num(o, "instant", p->r) || !add_num(o, "order", p->hi) ||
-            !attach(o, "orderMin", p->lo == MC_ORDER_NEG_INF ? cJSON_CreateNull()
-                                                             : cJSON_CreateNumber(p->lo)) ||
-            !add_bool(o, "certain", p->lo > 0))
-            goto nomem;
-    }
     cJSON *rs = cJSON_CreateArray();
     if (!attach(root, "resets", rs))
         goto nomem;

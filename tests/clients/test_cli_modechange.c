@@ -600,3 +600,73 @@ Test(cli_modechange, transient_modes_in_text_json_and_through_the_server)
     }
     mdaed_stop(&p);
 }
+
+/* Issue 41 items 1 and 6: the second-order Cup-and-Ball's first instant
+ * has impulse orders (RR-9459 (40), lambda = s), finite values, the
+ * residuals of k1, k1. infinitesimal, and standard values per instant
+ * ((30): positions at instant 0, (34): velocities at instant 1); the JSON
+ * has them as "impulsive" (with "equal"), "finite", "residuals",
+ * "standard". */
+Test(cli_modechange, second_order_cup_and_ball_impulses_and_standard_values)
+{
+    run r = RUN("modechange", MODEL("cup_and_ball_22.mel"), "--from", "gamma=0", "--to",
+                "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "impulsive: lambda = s (order \u2264 1, instant 0), lambda = s (order "
+                    "\u2264 1, instant 1)\n");
+    contains(r.out, "finite (not impulsive): instant 0: x\u20222 (order 0), y\u20222 (order 0);");
+    contains(r.out, "residual of k1\u2022 at instant 0: infinitesimal");
+    contains(r.out, "x\u20222 \u2192 x\u207a, y \u2192 y\u207b");
+    contains(r.out, "; determines x\u207a, y\u207a\n");
+    contains(r.out, "x'\u2022 \u2192 x'\u207a");
+    contains(r.out, "; determines x'\u207a, y'\u207a\n");
+    contains(r.out, "    e1:  (x'\u207a - x'\u207b) + (dt*lambda)*x\u207b = 0\n");
+    contains(r.out, "    k1\u20222 (as der(k1)):  0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a\n");
+    contains(r.out, "restart relation at instant 0: eliminate lambda, s from e1, e2, k2 (1 "
+                    "relation among x, x\u2022, x\u20222, y, y\u2022, y\u20222;");
+    if (strstr(r.err, "found no assignment") != NULL)
+        cr_assert_fail("%s", r.err);
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball_22.mel"), "--from", "gamma=0", "--to",
+            "gamma=1", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *l = cJSON_GetArrayItem(item(j, "impulsive"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(l, "name")), "lambda");
+    cr_assert_eq(item(l, "order")->valueint, 1);
+    cr_assert(cJSON_IsNull(item(l, "orderMin")));
+    cr_assert_str_eq(cJSON_GetStringValue(item(cJSON_GetArrayItem(item(l, "equal"), 0), "name")),
+                     "s");
+    cr_assert_eq(cJSON_GetArraySize(item(j, "finite")), 4);
+    const cJSON *res = cJSON_GetArrayItem(item(j, "residuals"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(res, "name")), "k1");
+    cr_assert_leq(item(res, "order")->valueint, -1);
+    const cJSON *st = cJSON_GetArrayItem(item(j, "standard"), 2); /* x.2 at instant 0 */
+    cr_assert_str_eq(cJSON_GetStringValue(item(st, "name")), "x");
+    cr_assert_eq(item(st, "shift")->valueint, 2);
+    cr_assert_eq(item(st, "level")->valueint, 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(st, "side")), "+");
+    const cJSON *se = cJSON_GetArrayItem(item(j, "standardEquations"), 6); /* k1.2 at 1 */
+    cr_assert_str_eq(cJSON_GetStringValue(item(se, "name")), "k1");
+    cr_assert_eq(item(se, "derivative")->valueint, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(se, "equation")),
+                     "0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a");
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+/* An instant whose impulse analysis was not done (the brake at N = 14: too
+ * many values for it) has no standardised equations: its impulsive values
+ * are not known, so reading its equations as dt -> 0 would be wrong. */
+Test(cli_modechange, no_standardised_system_without_impulse_orders)
+{
+    run r = RUN("modechange", MODEL("brake.mel"), "-D", "N=14", "--from", "open[1]=0", "--to",
+                "open[1]=1,open[2]=1,open[3]=1,open[4]=1,open[5]=1,open[6]=1,open[7]=1,"
+                "open[8]=1,open[9]=1,open[10]=1,open[11]=1,open[12]=1,open[13]=1,open[14]=1");
+    expect(&r, 0);
+    contains(r.err, "impulse analysis not done");
+    contains(r.out, ": not read (the impulse analysis of the instant was not done)\n");
+    if (strstr(r.out, " = ") != NULL && strstr(r.out, ":  ") != NULL)
+        cr_assert_fail("a standardised equation was printed:\n%s", r.out);
+    run_free(&r);
+}
