@@ -130,8 +130,13 @@ int cli_analyze_run(const cli_opts *o)
         return cli_remote_run(o, CLI_REMOTE_ANALYZE);
     cli_engine e;
     int code = cli_engine_run(o, &e);
-    if (code != CLI_EXIT_OK)
+    if (code != CLI_EXIT_OK) {
+        /* --json says the verdict on stdout too, as check --json does (issue 42) */
+        if (o->json && !o->dot && (code == CLI_EXIT_MODEL || code == CLI_EXIT_LIMIT))
+            cli_print_verdict_json(strcmp(o->file, "-") == 0 ? "<stdin>" : o->file, false,
+                                   code == CLI_EXIT_LIMIT ? "limit" : "error", e.m, &e.d);
         goto done;
+    }
     if (o->dot) {
         char *dot = NULL;
         int rc = cdg_graph_dot(e.g, &dot);

@@ -21,12 +21,19 @@ static cJSON *counts_json(const mel_model *m)
     return rpc_json_counts(m, &c) == MDAE_OK ? c : NULL;
 }
 
-/* {"file":..,"ok":bool,"counts":{..}|null,"diagnostics":[..]} */
 static int print_check_json(const char *file, bool ok, const mel_model *m, const mdae_diags *d)
+{
+    return cli_print_verdict_json(file, ok, NULL, m, d);
+}
+
+int cli_print_verdict_json(const char *file, bool ok, const char *status, const mel_model *m,
+                           const mdae_diags *d)
 {
     cJSON *root = cJSON_CreateObject();
     if (root == NULL || !cJSON_AddStringToObject(root, "file", file) ||
         !cJSON_AddBoolToObject(root, "ok", ok))
+        goto nomem;
+    if (status != NULL && !cJSON_AddStringToObject(root, "status", status))
         goto nomem;
     cJSON *counts = m ? counts_json(m) : cJSON_CreateNull();
     if (counts == NULL)

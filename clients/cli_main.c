@@ -336,9 +336,11 @@ int main(int argc, char **argv)
     o.timeout_ms = timeout_ms;
     o.recover = cmd->run == cli_check_run || cmd->run == cli_analyze_run ||
                 cmd->run == cli_approx_run;
-    if (server != NULL && cmd->run == cli_structure_run) {
+    if (server != NULL && (cmd->run == cli_structure_run || cmd->run == cli_convert_run)) {
+        /* never run locally as if the server had answered (issue 42) */
         fprintf(stderr, "mdae %s: not available with --server (the server runs check, "
-                        "analyze and mode)\n", cmd->name);
+                        "analyze, mode and modechange); run it without --server, see "
+                        "docs/protocol.md\n", cmd->name);
         cli_opts_close(&o);
         return CLI_EXIT_USAGE;
     }

@@ -764,14 +764,8 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
         cJSON_Delete(mode_obj);
         return code;
     }
-    if (memchr(src.text, '\0', src.len) != NULL) {
-        /* A JSON string carries text up to its first NUL only. */
-        fprintf(stderr, "%s: error: the file contains NUL bytes; it cannot be sent to a "
-                        "server\n", src.name);
-        cli_source_close(&src);
-        cJSON_Delete(mode_obj);
-        return CLI_EXIT_MODEL;
-    }
+    src.color = cli_color_wanted(o->color);
+    /* (a NUL byte, which no JSON string carries, was refused by cli_source_read) */
     size_t bad;
     if (!rpc_utf8_valid(src.text, src.len, &bad)) {
         /* mdaed takes UTF-8 only (JSON text is UTF-8; issue 37): say where,

@@ -73,6 +73,7 @@
 #include "mo_int.h"
 #include "fx.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -4259,6 +4260,47 @@ int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_mod
     return mel__front_parse(text, len, opt, out, diags, parse_and_elaborate);
 }
 
+/* The offset of the first byte of text[i..len) that is neither blank space
+ * nor inside a comment (an unterminated block comment runs to the end). */
+static size_t skip_blank_and_comments(const char *text, size_t len, size_t i)
+{
+    for (;;) {
+        while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+            i++;
+        if (i + 1 < len && text[i] == '/' && text[i + 1] == '/') {
+            const char *nl = memchr(text + i, '\n', len - i);
+            i = nl ? (size_t)(nl - text) + 1 : len;
+        } else if (i + 1 < len && text[i] == '/' && text[i + 1] == '*') {
+            size_t k = i + 2;
+            while (k + 1 < len && !(text[k] == '*' && text[k + 1] == '/'))
+                k++;
+            i = k + 1 < len ? k + 2 : len;
+        } else {
+            return i;
+        }
+    }
+}
+
+/* True if the first word of the text (after blank space and comments) opens
+ * a Modelica class or file (`model M`, `within P;`, `partial model`...) and
+ * is not a MEL declaration of a variable with that name (`model : real;`). */
+static bool starts_like_modelica(const char *text, size_t len)
+{
+    static const char *const first_words[] = {
+        "within", "model", "package", "block", "class", "record", "connector",
+        "function", "type", "partial", "encapsulated", "operator", "expandable"};
+    size_t i = skip_blank_and_comments(text, len, 0), n = 0;
+    while (i + n < len && (isalnum((unsigned char)text[i + n]) || text[i + n] == '_'))
+        n++;
+    bool known = false;
+    for (size_t k = 0; k < sizeof first_words / sizeof first_words[0] && !known; k++)
+        known = strlen(first_words[k]) == n && memcmp(text + i, first_words[k], n) == 0;
+    if (!known)
+        return false;
+    size_t next = skip_blank_and_comments(text, len, i + n);
+    return next < len && text[next] != ':';
+}
+
 bool mo_is_modelica(const char *text, size_t len, const char *filename)
 {
     if (filename != NULL) {
@@ -4273,5 +4315,10 @@ bool mo_is_modelica(const char *text, size_t len, const char *filename)
         i = 3; /* UTF-8 byte-order mark */
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         i++;
-    return len - i >= 8 && memcmp(text + i, "//! base", 8) == 0;
+    if (len - i >= 8 && memcmp(text + i, "//! base", 8) == 0)
+        return true;
+    size_t n = filename != NULL ? strlen(filename) : 0;
+    if (n >= 4 && strcmp(filename + n - 4, ".mel") == 0)
+        return false;
+    return starts_like_modelica(text, len);
 }

@@ -436,3 +436,98 @@ Test(cli, convert_prints_the_equations_as_mel_and_as_modelica)
     contains(r.err, "option '--to' needs 'mel' or 'modelica'");
     run_free(&r);
 }
+
+/* ---- issue 42: what a user meets in a shell ----------------------------------- */
+
+/* A model text in a new temporary file; its path in path (unlink it). */
+static void temp_model(char *path, size_t size, const char *text)
+{
+    snprintf(path, size, "/tmp/mdae-cli-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+Test(cli, analyze_json_prints_the_verdict_of_a_model_it_cannot_analyse)
+{
+    run r = RUN("analyze", "--json", MODEL("bad_use.mel"));
+    expect(&r, 1);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "JSON on stdout, as check --json: %s", r.out);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(j, "ok")));
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "error");
+    cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(j, "diagnostics")), 0);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("analyze", "--json", "--node-limit", "100", "-D", "N=10", MODEL("brake.mel"));
+    expect(&r, 3);
+    j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "JSON on stdout past the node limit: %s", r.out);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "limit");
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli, a_binary_file_is_one_clear_error)
+{
+    run r = RUN("check", MDAE); /* the mdae executable itself */
+    expect(&r, 1);
+    contains(r.err, "is not a model: a binary file");
+    contains(r.err, "docs/languages.md");
+    cr_assert_lt(strlen(r.err), 300, "one line, not the file's bytes: %zu bytes", strlen(r.err));
+    run_free(&r);
+}
+
+Test(cli, modelica_on_standard_input_is_read_as_modelica)
+{
+    run r = RUN_IN(MODEL("clutch_basic.mo"), "check", "-");
+    expect(&r, 0);
+    contains(r.out, "ok: no errors");
+    run_free(&r);
+    r = RUN_IN(MODEL("clutch_basic.mo"), "check", "--format", "mel", "-");
+    expect(&r, 1); /* --format still decides */
+    run_free(&r);
+}
+
+Test(cli, convert_with_a_server_refuses_instead_of_running_locally)
+{
+    run r = RUN("--server", "unix:/nonexistent/mdaed.sock", "convert", MODEL("clutch.mel"),
+                "--to", "modelica");
+    expect(&r, 2);
+    contains(r.err, "not available with --server");
+    cr_assert_str_eq(r.out, "", "nothing printed as if the server had answered");
+    run_free(&r);
+}
+
+Test(cli, colours_diagnostics_on_request_only)
+{
+    run r = RUN("check", "--color=always", MODEL("syntax_error.mel"));
+    expect(&r, 1);
+    contains(r.err, "\033[1;31merror:\033[0m");
+    run_free(&r);
+    r = RUN("check", MODEL("syntax_error.mel")); /* auto: stderr is a file */
+    cr_assert_null(strstr(r.err, "\033["), "no colour into a file: %s", r.err);
+    run_free(&r);
+    r = RUN("check", "--color=never", MODEL("syntax_error.mel"));
+    cr_assert_null(strstr(r.err, "\033["));
+    run_free(&r);
+    r = RUN("check", "--color=sometimes", MODEL("syntax_error.mel"));
+    expect(&r, 2);
+    run_free(&r);
+}
+
+Test(cli, caret_counts_two_cells_for_a_wide_character)
+{
+    char path[64];
+    temp_model(path, sizeof path,
+               "x : real;\ny : real;\ne : equation x = \"\xe6\xbc\xa2\xe5\xad\x97\" + ;\n"
+               "f : equation y = 1;\n");
+    run r = RUN("check", path);
+    unlink(path);
+    expect(&r, 1);
+    /* 漢字 takes four cells on a terminal: the caret is under the ';' */
+    contains(r.err, " e : equation x = \"\xe6\xbc\xa2\xe5\xad\x97\" + ;\n"
+                    "                           ^\n");
+    run_free(&r);
+}

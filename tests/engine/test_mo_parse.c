@@ -715,6 +715,14 @@ Test(mo_parse, recognises_modelica_by_extension_or_header)
     cr_assert_not(mo_is_modelica("x : real;", 9, "a.mel"));
     cr_assert(mo_is_modelica("\n  //! base 0.1.0\n", 17, NULL));
     cr_assert_not(mo_is_modelica("// base", 7, NULL));
+    /* issue 42: Modelica without a file name (standard input) by its first word */
+    const char *mo = "// a comment\n/* and another */ model M\n  Real x;\nequation\n  der(x) = 1;\nend M;\n";
+    cr_assert(mo_is_modelica(mo, strlen(mo), NULL));
+    cr_assert(mo_is_modelica("within ;\npartial model P end P;", 29, "x.txt"));
+    cr_assert_not(mo_is_modelica(mo, strlen(mo), "a.mel"), "a .mel file stays MEL");
+    cr_assert_not(mo_is_modelica("model : real;", 13, NULL), "a MEL variable named model");
+    cr_assert_not(mo_is_modelica("x : real;\n", 10, NULL));
+    cr_assert_not(mo_is_modelica("/* unterminated", 15, NULL));
 }
 
 static void check_round_trip(const char *file)
