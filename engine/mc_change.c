@@ -895,7 +895,7 @@ static void leave_event(run *u)
 }
 
 /* T2: the mode after the event must be a long mode; a transient one would
- * make a cascade of events, which is not analysed (README). */
+ * make a cascade of events, which is not analysed (docs/mode_changes.md). */
 static int after_event_invalid(const mel_model *m, const mc_transient *t, mdae_diags *d)
 {
     char *txt = mel_guard_format(m, m->whens[t->whens[0]].cond);
