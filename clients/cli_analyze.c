@@ -29,10 +29,10 @@ static int engine_failure(const cli_engine *e, int rc)
     if ((rc == MDAE_E_BDD_LIMIT || rc == MDAE_E_LIMIT) && mdae_diags_find_limit(&e->d) != NULL)
         ; /* the located error printed above names the limit and how to raise it */
     else if (rc == MDAE_E_BDD_LIMIT)
-        fprintf(stderr, "%s: error: %s (raise it with --node-limit N)\n", e->src.name,
+        fprintf(stderr, "%s: error: %s (raise it with --node-limit N; see docs/limits.md)\n", e->src.name,
                 mdae_strerror(rc));
     else if (rc == MDAE_E_MODEL && e->d.errors > 0)
-        fprintf(stderr, "%s: %zu error%s\n", e->src.name, e->d.errors,
+        fprintf(stderr, "%s: %zu error%s (see docs/languages.md)\n", e->src.name, e->d.errors,
                 e->d.errors == 1 ? "" : "s");
     else
         fprintf(stderr, "%s: error: %s\n", e->src.name, mdae_strerror(rc));

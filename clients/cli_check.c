@@ -130,7 +130,7 @@ int cli_check_run(const cli_opts *o)
         cli_print_diags(&src, &d);
         if (mdae_diags_find_limit(&d) == NULL) /* else that error said it all */
             fprintf(stderr, "%s: error: %s%s\n", src.name, mdae_strerror(rc),
-                    rc == MDAE_E_BDD_LIMIT ? " (raise it with --node-limit N)" : "");
+                    rc == MDAE_E_BDD_LIMIT ? " (raise it with --node-limit N; see docs/limits.md)" : "");
         goto done;
     }
 

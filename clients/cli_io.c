@@ -47,7 +47,7 @@ static int read_fd(int fd, const char *name, cli_source *src)
                 ncap = CLI_MAX_FILE_BYTES + 1;
             if (ncap == cap) {
                 mdae_free(buf);
-                fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", name,
+                fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB, see docs/limits.md)\n", name,
                         CLI_MAX_FILE_BYTES >> 20);
                 return CLI_EXIT_IO;
             }
@@ -73,7 +73,7 @@ static int read_fd(int fd, const char *name, cli_source *src)
     }
     if (len > CLI_MAX_FILE_BYTES) {
         mdae_free(buf);
-        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", name,
+        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB, see docs/limits.md)\n", name,
                 CLI_MAX_FILE_BYTES >> 20);
         return CLI_EXIT_IO;
     }
@@ -137,7 +137,7 @@ int cli_source_read(const char *path, cli_source *src)
         if (!is_stdin)
             close(fd);
         cli_source_close(src);
-        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", path,
+        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB, see docs/limits.md)\n", path,
                 CLI_MAX_FILE_BYTES >> 20);
         return CLI_EXIT_IO;
     }
@@ -286,9 +286,11 @@ bool cli_color_wanted(int color)
 }
 
 /* Print one formatted diagnostic "FILE:LINE:COL: error: message", its
- * location bold and its severity coloured when src->color. */
-static void print_diag_line(const cli_source *src, const char *line)
+ * location bold and its severity coloured when src->color; a stated limit
+ * points to the page that lists them all. */
+static void print_diag_line(const cli_source *src, const char *line, bool limit)
 {
+    const char *see = limit ? " (see docs/limits.md)" : "";
     static const struct {
         const char *label, *sgr;
     } sev[] = {{": error: ", "\033[1;31m"}, {": warning: ", "\033[1;35m"},
@@ -299,12 +301,12 @@ static void print_diag_line(const cli_source *src, const char *line)
         if ((at = strstr(line, sev[i].label)) != NULL)
             which = i;
     if (at == NULL) {
-        fprintf(stderr, "%s\n", line);
+        fprintf(stderr, "%s%s\n", line, see);
         return;
     }
     size_t label = strlen(sev[which].label);
-    fprintf(stderr, SGR_BOLD "%.*s:" SGR_RESET " %s%.*s" SGR_RESET "%s\n", (int)(at - line), line,
-            sev[which].sgr, (int)(label - 3), at + 2, at + label - 1);
+    fprintf(stderr, SGR_BOLD "%.*s:" SGR_RESET " %s%.*s" SGR_RESET "%s%s\n", (int)(at - line),
+            line, sev[which].sgr, (int)(label - 3), at + 2, at + label - 1, see);
 }
 
 void cli_print_diags(const cli_source *src, const mdae_diags *d)
@@ -317,7 +319,7 @@ void cli_print_diags(const cli_source *src, const mdae_diags *d)
             fprintf(stderr, "mdae: out of memory while printing diagnostics\n");
             return;
         }
-        print_diag_line(src, line);
+        print_diag_line(src, line, dg->limit != 0);
         mdae_free(line);
         print_caret(src, dg);
     }
@@ -397,7 +399,7 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
         if (!verdict)
             fprintf(stderr, "%s: error: %s\n", src->name, mdae_strerror(rc));
         else if (!quiet)
-            fprintf(stderr, "%s: %zu error%s\n", src->name, d->errors,
+            fprintf(stderr, "%s: %zu error%s (see docs/languages.md)\n", src->name, d->errors,
                     d->errors == 1 ? "" : "s");
         cli_source_close(src);
         return cli_exit_code(rc);

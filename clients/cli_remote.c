@@ -158,7 +158,7 @@ static int conn_open(conn *c, const char *addr)
         memcpy(sun.sun_path, path, strlen(path) + 1);
         c->fd = socket(AF_UNIX, SOCK_STREAM, 0);
         if (c->fd < 0 || connect_fd(c->fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
-            fprintf(stderr, "mdae: cannot connect to the server at '%s': %s\n", addr,
+            fprintf(stderr, "mdae: cannot connect to the server at '%s': %s (see docs/operations.md)\n", addr,
                     strerror(errno));
             return CLI_EXIT_IO;
         }
@@ -170,7 +170,8 @@ static int conn_open(conn *c, const char *addr)
     size_t hlen = colon ? (size_t)(colon - hp) : 0;
     if (colon == NULL || hlen == 0 || hlen >= sizeof host || strlen(colon + 1) == 0 ||
         strlen(colon + 1) >= sizeof port || strchr(hp, '/') != NULL) {
-        fprintf(stderr, "mdae: invalid --server '%s': expected tcp://HOST:PORT or unix:PATH\n",
+        fprintf(stderr, "mdae: invalid --server '%s': expected tcp://HOST:PORT or unix:PATH (see "
+                        "docs/protocol.md)\n",
                 addr);
         return CLI_EXIT_USAGE;
     }
@@ -187,7 +188,7 @@ static int conn_open(conn *c, const char *addr)
     hints.ai_socktype = SOCK_STREAM;
     int gai = getaddrinfo(host, port, &hints, &res);
     if (gai != 0) {
-        fprintf(stderr, "mdae: cannot resolve the server address '%s': %s\n", addr,
+        fprintf(stderr, "mdae: cannot resolve the server address '%s': %s (see docs/operations.md)\n", addr,
                 gai_strerror(gai));
         return CLI_EXIT_IO;
     }
@@ -203,7 +204,7 @@ static int conn_open(conn *c, const char *addr)
     }
     freeaddrinfo(res);
     if (c->fd < 0) {
-        fprintf(stderr, "mdae: cannot connect to the server at '%s': %s\n", addr,
+        fprintf(stderr, "mdae: cannot connect to the server at '%s': %s (see docs/operations.md)\n", addr,
                 strerror(err));
         return CLI_EXIT_IO;
     }
@@ -507,11 +508,12 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
     if (msg == NULL)
         msg = "(no message)";
     if (code == RPC_METHOD_NOT_FOUND) {
-        fprintf(stderr, "mdae: the server at '%s' cannot answer %s: %s\n", c->addr, method, msg);
+        fprintf(stderr, "mdae: the server at '%s' cannot answer %s: %s (see docs/protocol.md)\n",
+                c->addr, method, msg);
         return CLI_EXIT_IO;
     }
     if (code == RPC_INVALID_PARAMS && o->mode != NULL && strcmp(method, "session/mode") == 0) {
-        fprintf(stderr, "mdae mode: invalid --mode '%s': %s\n", o->mode, msg);
+        fprintf(stderr, "mdae mode: invalid --mode '%s': %s (see docs/analysis.md)\n", o->mode, msg);
         return CLI_EXIT_USAGE;
     }
     if (code == RPC_INVALID_PARAMS && strncmp(method, "session/modechange", 18) == 0) {
@@ -533,7 +535,7 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
             mdae_diags_init(&d);
             diags_from_json(dj, &d);
             cli_print_diags(src, &d);
-            fprintf(stderr, "%s: %zu error%s\n", src->name, d.errors,
+            fprintf(stderr, "%s: %zu error%s (see docs/languages.md)\n", src->name, d.errors,
                     d.errors == 1 ? "" : "s");
             mdae_diags_close(&d);
             return exit_code;
@@ -551,7 +553,7 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
                 name ? name : mdae_err_name(rc), c->addr);
         return exit_code;
     }
-    fprintf(stderr, "mdae: the server at '%s' answered %s with error %d: %s\n", c->addr, method,
+    fprintf(stderr, "mdae: the server at '%s' answered %s with error %d: %s (see docs/protocol.md)\n", c->addr, method,
             code, msg);
     return CLI_EXIT_IO;
 }
@@ -740,7 +742,7 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
             if (rc == MDAE_E_NOMEM)
                 fprintf(stderr, "mdae: out of memory\n");
             else
-                fprintf(stderr, "mdae modechange: invalid %s '%s': %s\n", bad,
+                fprintf(stderr, "mdae modechange: invalid %s '%s': %s (see docs/mode_changes.md)\n", bad,
                         bad[2] == 'f' ? o->from_mode : o->to_mode, why);
             return rc == MDAE_E_NOMEM ? CLI_EXIT_IO : CLI_EXIT_USAGE;
         }
@@ -754,7 +756,7 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
             if (rc == MDAE_E_NOMEM)
                 fprintf(stderr, "mdae: out of memory\n");
             else
-                fprintf(stderr, "mdae mode: invalid --mode '%s': %s\n", o->mode, why);
+                fprintf(stderr, "mdae mode: invalid --mode '%s': %s (see docs/analysis.md)\n", o->mode, why);
             return rc == MDAE_E_NOMEM ? CLI_EXIT_IO : CLI_EXIT_USAGE;
         }
     }
@@ -780,7 +782,8 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
             }
         }
         fprintf(stderr, "%s:%zu:%zu: error: the file is not UTF-8 (byte 0x%02X); a server "
-                        "takes UTF-8 text only (convert it, e.g. iconv -f latin1 -t utf-8)\n",
+                        "takes UTF-8 text only (convert it, e.g. iconv -f latin1 -t utf-8; see "
+                        "docs/languages.md)\n",
                 src.name, line, col, (unsigned char)src.text[bad]);
         cli_source_close(&src);
         cJSON_Delete(mode_obj);

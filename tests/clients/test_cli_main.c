@@ -531,3 +531,28 @@ Test(cli, caret_counts_two_cells_for_a_wide_character)
                     "                           ^\n");
     run_free(&r);
 }
+
+/* issue 42: each error and limit message points to the page that explains it */
+Test(cli, errors_and_limits_point_to_their_docs_page)
+{
+    run r = RUN("analyze", "--node-limit", "100", "-D", "N=10", MODEL("brake.mel"));
+    expect(&r, 3);
+    contains(r.err, "see docs/limits.md");
+    run_free(&r);
+    r = RUN("analyze", MODEL("bad_use.mel"));
+    expect(&r, 1);
+    contains(r.err, "bad_use.mel: 1 error (see docs/languages.md)");
+    run_free(&r);
+    r = RUN("mode", MODEL("rldc2.mel"), "--mode", "zz=1");
+    expect(&r, 2);
+    contains(r.err, "(see docs/analysis.md)");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--from", "zz=1", "--to", "gamma=1");
+    expect(&r, 2);
+    contains(r.err, "(see docs/mode_changes.md)");
+    run_free(&r);
+    r = RUN("--server", "unix:/nonexistent/mdaed.sock", "check", MODEL("clutch.mel"));
+    expect(&r, 4);
+    contains(r.err, "(see docs/operations.md)");
+    run_free(&r);
+}
