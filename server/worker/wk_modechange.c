@@ -21,6 +21,7 @@
  */
 #include "wk.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -456,27 +457,47 @@ static int past_deadline(void *ctx, const char *phase, size_t done, size_t total
     return wk_now_ms() > bc->deadline || wk_cancelled(bc->w);
 }
 
+/* A count of mode changes as people read it (issue 42): exact below a
+ * billion, else as a power of two, "2^200" when it is one, "~2^188.6"
+ * otherwise (the 61-digit numbers of the brake at N = 100 said nothing;
+ * the JSON of mdae modechange has them exactly). buf has 32 bytes. */
+static const char *count_text(double n, char buf[32])
+{
+    int e;
+    double l = log2(n);
+    if (n < 1e9 || !isfinite(n))
+        snprintf(buf, 32, "%.0f", n);
+    else if (frexp(n, &e) == 0.5)
+        snprintf(buf, 32, "2^%d", e - 1);
+    else if (fabs(l - round(l)) < 0.05)
+        snprintf(buf, 32, "~2^%.0f", l);
+    else
+        snprintf(buf, 32, "~2^%.1f", l);
+    return buf;
+}
+
 /* The first instants' message (every instant could not be followed: its
  * reason in later_why): a warning with the formula of the pairs rejected
  * there, else a hint with the counts. */
 static char *first_only_message(const wk_state *w, const mc_first *f, const char *why,
                                 int *severity)
 {
+    char a[32], b[32];
     if (f->counts[MC_FIRST_REJECTED] > 0) {
         const char *g = f->classes[MC_FIRST_REJECTED].formula;
         *severity = RPC_LSP_WARNING;
-        return mdae_asprintf("%.0f of %.0f mode changes are rejected at their first instant (a "
+        return mdae_asprintf("%s of %s mode changes are rejected at their first instant (a "
                              "value no equation determines) when %.300s%s (g: before, g': after; "
                              "mdae modechange %s --first)",
-                             f->counts[MC_FIRST_REJECTED], f->pairs, g ? g : "?",
+                             count_text(f->counts[MC_FIRST_REJECTED], a),
+                             count_text(f->pairs, b), g ? g : "?",
                              g && strlen(g) > 300 ? "..." : "", file_of(w));
     }
-    return mdae_asprintf("mode changes were checked at their first instant only (%s; the later "
-                         "instants: %s): %.0f continuous, %.0f need a restart, none rejected "
-                         "there (mdae modechange %s --first)",
-                         why, f->later_why ? f->later_why : "not computed",
-                         f->counts[MC_FIRST_CONTINUOUS], f->counts[MC_FIRST_RESTART],
-                         file_of(w));
+    return mdae_asprintf("none of the %s mode changes is rejected at its first instant, %s "
+                         "continuous, the others need a restart (checked at the first instant "
+                         "only; %s; the later instants: %s; mdae modechange %s --first)",
+                         count_text(f->pairs, a), count_text(f->counts[MC_FIRST_CONTINUOUS], b),
+                         why, f->later_why ? f->later_why : "not computed", file_of(w));
 }
 
 /* Every instant's message: a warning naming the rejected pairs by the
@@ -485,17 +506,26 @@ static char *first_only_message(const wk_state *w, const mc_first *f, const char
 static char *every_instant_message(const wk_state *w, const mc_first *f, const char *why,
                                    int *severity)
 {
-    if (f->status_counts[MC_REJECTED] <= 0)
-        return mdae_asprintf("mode changes were checked on BDDs, every instant (%s): %.0f "
-                             "continuous, %.0f need a reset, none rejected (mdae modechange %s "
-                             "--first --instants)",
-                             why, f->status_counts[MC_CONTINUOUS], f->status_counts[MC_RESET],
-                             file_of(w));
+    char n1[32], n2[32], n3[32];
+    if (f->status_counts[MC_REJECTED] <= 0) {
+        double cont = f->status_counts[MC_CONTINUOUS];
+        char split[80];
+        if (cont >= f->pairs)
+            snprintf(split, sizeof split, "all are continuous");
+        else if (cont <= 0)
+            snprintf(split, sizeof split, "all need a reset");
+        else
+            snprintf(split, sizeof split, "%s continuous, %s need a reset",
+                     count_text(cont, n2), count_text(f->status_counts[MC_RESET], n3));
+        return mdae_asprintf("none of the %s mode changes is rejected: %s (checked on BDDs at "
+                             "every instant; %s; mdae modechange %s --first --instants)",
+                             count_text(f->pairs, n1), split, why, file_of(w));
+    }
     *severity = RPC_LSP_WARNING;
     mdae_buf b = {0};
     char piece[320];
-    snprintf(piece, sizeof piece, "%.0f of %.0f mode changes are rejected:",
-             f->status_counts[MC_REJECTED], f->pairs);
+    snprintf(piece, sizeof piece, "%s of %s mode changes are rejected:",
+             count_text(f->status_counts[MC_REJECTED], n1), count_text(f->pairs, n2));
     mdae_buf_puts(&b, piece);
     size_t shown = 0;
     for (size_t k = 0; k < f->n_outcomes; k++) {
