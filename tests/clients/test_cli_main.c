@@ -556,3 +556,19 @@ Test(cli, errors_and_limits_point_to_their_docs_page)
     contains(r.err, "(see docs/operations.md)");
     run_free(&r);
 }
+
+/* issue 42: a negated relation atom prints in parentheses, in the analysis's
+ * guards and in the graph's labels */
+Test(cli, negated_relation_atoms_print_in_parentheses)
+{
+    run r = RUN("analyze", "--json", MODEL("bm_modes.bmo"));
+    expect(&r, 0);
+    contains(r.out, "\"guard\":\"!(gear == 2)");
+    cr_assert_null(strstr(r.out, "!gear =="), "no '!gear == 2'");
+    run_free(&r);
+    r = RUN("analyze", "--dot", MODEL("bm_modes.bmo"));
+    expect(&r, 0);
+    contains(r.out, "!(gear == 2)");
+    cr_assert_null(strstr(r.out, "!gear =="), "no '!gear == 2' in the labels");
+    run_free(&r);
+}
