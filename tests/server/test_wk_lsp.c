@@ -522,6 +522,44 @@ static cJSON *ed_checked(editor *e, cJSON **msg)
     return ed_diagnostics(e, msg);
 }
 
+/* Issue 42: a variable's hover says when it is underdetermined, as an
+ * equation's says overdetermined; the diagnostic says "when FORMULA" or "in
+ * every mode", never "in the modes where true". tests/models/singular_simple.mel,
+ * 0-based lines: 13 `x : real;`, 14 `y : real;`. */
+Test(wk_lsp, hover_on_a_variable_says_where_it_is_underdetermined)
+{
+    editor e;
+    char *text = t_model("singular_simple.mel");
+    ed_open(&e, "", false, "file:///singular_simple.mel", "mel", text, NULL);
+    char *h = ed_hover(&e, 14, 0); /* y */
+    assert_has(h, "**unknown** `y`");
+    assert_has(h, "**underdetermined** (no equation determines it) in the singular modes "
+                  "where `!g | h`");
+    free(h);
+    free(text);
+    ed_close(&e);
+    ed_open(&e, "", false, "file:///u.mel", "mel", "x : real;\ny : real;\ne : equation x = 1;\n",
+            NULL);
+    cJSON *msg = NULL;
+    cJSON *diags = ed_diagnostics(&e, &msg); /* no mode variables: one publication */
+    bool found = false;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, diags)
+    {
+        const char *m = cJSON_GetObjectItem(d, "message")->valuestring;
+        if (strstr(m, "structurally singular") != NULL) {
+            found = true;
+            assert_has(m, "variable y is underdetermined in every mode");
+        }
+    }
+    cr_assert(found, "the singular diagnostic");
+    cJSON_Delete(msg);
+    h = ed_hover(&e, 1, 0);
+    assert_has(h, "**underdetermined** in every mode");
+    free(h);
+    ed_close(&e);
+}
+
 /* Remove from diags the warnings of what single-mode tools do (issue 38:
  * wk_approx.c), for the tests about the others. */
 static void drop_single_mode(cJSON *diags)
