@@ -65,8 +65,10 @@
  *
  * Names: unknowns and mode variables by their Modelica names (quoted names
  * unquoted); atoms by normalised source text; equations by their label
- * comment, else by their normalised text (shortened with a hash beyond 60
- * bytes), so that the name does not change when unrelated lines change;
+ * comment, else by their normalised text (shortened beyond 60 bytes, with
+ * a hash of the whole text only where two shortened texts would be alike:
+ * drop_needless_hashes), so that the name does not change when unrelated
+ * lines change;
  * loop iterations append "[i=1]", duplicates "#2".
  */
 #include "mo.h"
@@ -146,6 +148,7 @@ typedef struct use {
 
 typedef struct eqn {
     const char *name;
+    bool labelled; /* named by its label comment: the name is the user's, kept as written */
     const mel_guard *guard;
     mdae_range where;
     size_t first_use, n_uses; /* into el->uses */
@@ -2438,6 +2441,7 @@ static void new_equation(elab *el, const mo__stmt *s, const char *name, const me
     if (q == NULL)
         return;
     q->name = name;
+    q->labelled = s->label != NULL;
     q->guard = g;
     q->where = s->where;
     q->when_ev = -1;
@@ -3792,6 +3796,81 @@ static int build_knowns(elab *el, mel_model *m)
     return el->rep->stop ? MDAE_E_NOMEM : MDAE_OK;
 }
 
+/* The hash in a long equation text's name (eq_name: "x = f(a, b...#6a146e04
+ * [i=1]"): where "...#" and 8 hex digits are, or NULL. */
+static const char *name_hash(const char *name)
+{
+    for (const char *h = strstr(name, "...#"); h != NULL; h = strstr(h + 1, "...#")) {
+        size_t k = 0;
+        while (k < 8 && isxdigit((unsigned char)h[4 + k]))
+            k++;
+        if (k == 8 && !isxdigit((unsigned char)h[12]))
+            return h;
+    }
+    return NULL;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Issue 42: a long equation text's name keeps its hash only where another
+ * equation's name would be the same without it (two long texts that start
+ * alike); elsewhere "x = f(a, b..." reads better in every message. Names
+ * stay independent of the order of the equations. */
+static void drop_needless_hashes(elab *el)
+{
+    eqn *E = el->eqns.p;
+    size_t n = el->eqns.n, n_hashed = 0;
+    const char **names = n ? mdae_malloc(n * sizeof *names) : NULL;
+    if (n > 0 && names == NULL) {
+        mel__nomem(el->rep);
+        return;
+    }
+    for (size_t q = 0; q < n; q++) {
+        const char *nm = E[q].name;
+        const char *h = nm && !E[q].labelled ? name_hash(nm) : NULL;
+        if (h == NULL) {
+            names[q] = nm ? nm : "";
+            continue;
+        }
+        mdae_buf b = {0};
+        mdae_buf_put(&b, nm, (size_t)(h - nm) + 3); /* up to "..." */
+        mdae_buf_puts(&b, h + 12);                   /* the instance and slot suffixes */
+        names[q] = b.oom ? NULL : mdup(el, &el->tmp, b.p, b.len);
+        mdae_free(b.p);
+        if (names[q] == NULL) {
+            mel__nomem(el->rep);
+            mdae_free(names);
+            return;
+        }
+        n_hashed++;
+    }
+    if (n_hashed > 0) {
+        const char **sorted = mdae_malloc(n * sizeof *sorted);
+        if (sorted == NULL) {
+            mel__nomem(el->rep);
+            mdae_free(names);
+            return;
+        }
+        memcpy(sorted, names, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, cmp_names);
+        for (size_t q = 0; q < n; q++) {
+            if (names[q] == E[q].name || E[q].name == NULL)
+                continue;
+            const char **at = bsearch(&names[q], sorted, n, sizeof *sorted, cmp_names);
+            MDAE_ASSERT(at != NULL);
+            bool twice = (at > sorted && strcmp(at[-1], names[q]) == 0) ||
+                         (at + 1 < sorted + n && strcmp(at[1], names[q]) == 0);
+            if (!twice)
+                E[q].name = names[q];
+        }
+        mdae_free(sorted);
+    }
+    mdae_free(names);
+}
+
 static int build(elab *el, mel_model *m)
 {
     struct mel_model_priv *priv = el->priv;
@@ -3904,6 +3983,9 @@ static int build(elab *el, mel_model *m)
         initial_value(el, mv, x);
     }
     /* equations and incidences */
+    drop_needless_hashes(el);
+    if (el->rep->stop)
+        goto nomem;
     size_t n_edges = 0;
     vec gs = {0};
     for (size_t q = 0; q < el->eqns.n; q++) {

@@ -245,13 +245,20 @@ Test(mo_parse, names_of_unlabelled_equations_do_not_change_when_other_lines_chan
 Test(mo_parse, shortens_long_equation_names_with_a_hash_and_numbers_duplicates)
 {
     mel_model *m = parse_ok(
-        "model M\n Real x; Real y;\nequation\n"
+        "model M\n Real x; Real y; Real z;\nequation\n"
         " x = aVeryLongFunctionName(y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y);\n"
-        " y = x;\n y = x;\nend M;\n");
+        " y = x;\n y = x;\n"
+        " z = anotherLongFunctionName(y, y, y, y, y, y, y, y, y, y, y, y, y, y, 1);\n"
+        " z = anotherLongFunctionName(y, y, y, y, y, y, y, y, y, y, y, y, y, y, 2);\nend M;\n");
     cr_assert_lt(strlen(m->equations[0].name), 70);
-    cr_assert_not_null(strstr(m->equations[0].name, "...#"));
+    /* issue 42: no hash where the shortened text is unique */
+    cr_assert_str_eq(m->equations[0].name, "x = aVeryLongFunctionName(y, y, y, y, y, y, y, y...");
     cr_assert_str_eq(m->equations[1].name, "y = x");
     cr_assert_str_eq(m->equations[2].name, "y = x#2");
+    /* two long texts that start alike keep the hashes of their whole texts */
+    cr_assert_not_null(strstr(m->equations[3].name, "...#"), "%s", m->equations[3].name);
+    cr_assert_not_null(strstr(m->equations[4].name, "...#"), "%s", m->equations[4].name);
+    cr_assert_str_neq(m->equations[3].name, m->equations[4].name);
     mel_model_free(m);
 }
 
