@@ -7,6 +7,7 @@
  * The binary is spawned (posix_spawn) with stdout and stderr redirected to
  * temporary files, so a large output can never deadlock a pipe.
  */
+#define _XOPEN_SOURCE 700 /* posix_openpt, ptsname: the colour test's terminal */
 #include <criterion/criterion.h>
 
 #include <cjson/cJSON.h>
@@ -571,4 +572,69 @@ Test(cli, negated_relation_atoms_print_in_parentheses)
     contains(r.out, "!(gear == 2)");
     cr_assert_null(strstr(r.out, "!gear =="), "no '!gear == 2' in the labels");
     run_free(&r);
+}
+
+/* Run mdae with stderr on a new pseudo-terminal (stdout to /dev/null) and
+ * the environment envp; what it wrote there, NUL-terminated (free it). */
+static char *run_on_a_terminal(char *const *envp, const char *const *args)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    cr_assert_geq(master, 0);
+    cr_assert_eq(grantpt(master), 0);
+    cr_assert_eq(unlockpt(master), 0);
+    const char *slave_name = ptsname(master);
+    cr_assert_not_null(slave_name);
+    const char *argv[16] = {MDAE};
+    size_t n = 1;
+    for (; args[n - 1] != NULL; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, slave_name, O_RDWR | O_NOCTTY, 0);
+    pid_t pid;
+    cr_assert_eq(posix_spawn(&pid, MDAE, &fa, NULL, (char *const *)argv, envp), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    int fl = fcntl(master, F_GETFL);
+    fcntl(master, F_SETFL, fl | O_NONBLOCK);
+    for (;;) { /* the child is gone: what it wrote is buffered in the pty */
+        ssize_t r = read(master, buf + len, cap - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    close(master);
+    return buf;
+}
+
+/* issue 42: on a terminal, colour by default; NO_COLOR (and TERM=dumb)
+ * turn it off, --color=always back on */
+Test(cli, colours_a_terminal_unless_no_color_is_set)
+{
+    const char *args[] = {"check", MODEL("syntax_error.mel"), NULL};
+    char *plain_env[] = {"PATH=/usr/bin:/bin", "TERM=xterm", NULL};
+    char *out = run_on_a_terminal(plain_env, args);
+    contains(out, "\033[1;31merror:");
+    free(out);
+    char *no_color[] = {"PATH=/usr/bin:/bin", "TERM=xterm", "NO_COLOR=1", NULL};
+    out = run_on_a_terminal(no_color, args);
+    contains(out, "error: expected ')'");
+    cr_assert_null(strstr(out, "\033["), "NO_COLOR: no colour:\n%s", out);
+    free(out);
+    char *dumb[] = {"PATH=/usr/bin:/bin", "TERM=dumb", NULL};
+    out = run_on_a_terminal(dumb, args);
+    cr_assert_null(strstr(out, "\033["), "TERM=dumb: no colour:\n%s", out);
+    free(out);
+    const char *always[] = {"check", "--color=always", MODEL("syntax_error.mel"), NULL};
+    out = run_on_a_terminal(no_color, always);
+    contains(out, "\033[1;31merror:");
+    free(out);
 }
