@@ -155,7 +155,8 @@ def _run(args: argparse.Namespace, client: Client) -> int:
         return 0
     text = _read_model(args.model)
     fmt = args.format or ("modelica" if args.model.endswith((".mo", ".bmo")) or
-                          _looks_like_modelica(text) else "mel")
+                          (not args.model.endswith(".mel") and _looks_like_modelica(text))
+                          else "mel")
     defines: Dict[str, int] = {}
     for d in args.defines:
         defines.update(d)
