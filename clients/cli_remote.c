@@ -420,14 +420,16 @@ static void diags_from_json(const cJSON *arr, mdae_diags *d)
 
 /* `check --json` from the server's data: {"file","ok","counts","diagnostics"}
  * as cli_check.c prints it (counts and diagnostics borrowed, copied). */
-static int print_check_json(const char *file, bool ok, const cJSON *counts,
+static int print_check_json(const char *file, bool ok, const char *status, const cJSON *counts,
                             const cJSON *diags)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *cc = counts ? cJSON_Duplicate(counts, true) : cJSON_CreateNull();
     cJSON *dc = diags ? cJSON_Duplicate(diags, true) : cJSON_CreateArray();
     if (root == NULL || cc == NULL || dc == NULL || !cJSON_AddStringToObject(root, "file", file) ||
-        !cJSON_AddBoolToObject(root, "ok", ok) || !cJSON_AddItemToObject(root, "counts", cc)) {
+        !cJSON_AddBoolToObject(root, "ok", ok) ||
+        (status != NULL && !cJSON_AddStringToObject(root, "status", status)) ||
+        !cJSON_AddItemToObject(root, "counts", cc)) {
         cJSON_Delete(cc);
         cJSON_Delete(dc);
         cJSON_Delete(root);
@@ -483,7 +485,7 @@ static int print_check(const cli_source *src, const cli_opts *o, const cJSON *su
         errors += sev != NULL && strcmp(sev, "error") == 0;
     }
     if (o->json)
-        return print_check_json(src->name, errors == 0, counts, diags);
+        return print_check_json(src->name, errors == 0, NULL, counts, diags);
     printf("%s: ", src->name);
     print_counts_json(counts);
     if (errors > 0)
@@ -527,8 +529,17 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
         if (exit_code == CLI_EXIT_MODEL && cJSON_IsArray(dj) && c->cmd == CLI_REMOTE_CHECK &&
             o->json) {
             /* `check --json` says it on stdout, like the embedded check. */
-            int pc = print_check_json(src->name, false, NULL, dj);
+            int pc = print_check_json(src->name, false, NULL, NULL, dj);
             return pc == CLI_EXIT_OK ? exit_code : pc;
+        }
+        if (o->json && !o->dot && c->cmd == CLI_REMOTE_ANALYZE &&
+            (exit_code == CLI_EXIT_MODEL || rc == MDAE_E_BDD_LIMIT)) {
+            /* `analyze --json` says its verdict on stdout too, as the
+             * embedded analyze does (issue 42); stderr as below */
+            int pc = print_check_json(src->name, false,
+                                      rc == MDAE_E_BDD_LIMIT ? "limit" : "error", NULL, dj);
+            if (pc != CLI_EXIT_OK)
+                return pc;
         }
         if (exit_code == CLI_EXIT_MODEL && cJSON_IsArray(dj) && cJSON_GetArraySize(dj) > 0) {
             mdae_diags d;
@@ -553,8 +564,9 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
                 name ? name : mdae_err_name(rc), c->addr);
         return exit_code;
     }
-    fprintf(stderr, "mdae: the server at '%s' answered %s with error %d: %s (see docs/protocol.md)\n", c->addr, method,
-            code, msg);
+    fprintf(stderr, "mdae: the server at '%s' answered %s with error %d: %s (see "
+                    "docs/protocol.md)\n",
+            c->addr, method, code, msg);
     return CLI_EXIT_IO;
 }
 
