@@ -118,6 +118,11 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o /*
                    bool *help /* out */);
 void cli_opts_close(cli_opts *o);
 
+/* Parse "--color", "--color=WHEN" (or --colour): WHEN auto, always or never
+ * (alone: always) into *color (CLI_COLOR_*). 0, or -1 for another WHEN
+ * (*color unchanged). */
+int cli_parse_color(const char *arg, int *color /* out */);
+
 /* Parse a -D argument "NAME=VALUE" strictly: NAME an identifier, VALUE a
  * decimal integer (optional sign) fitting in long long. 0 on success,
  * -1 with a reason in *why (static string) otherwise. */

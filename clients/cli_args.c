@@ -210,6 +210,21 @@ static bool is_option(const char *a, const char *opt)
     return opt[1] == '-' ? a[n] == '=' : true;
 }
 
+int cli_parse_color(const char *arg, int *color)
+{
+    /* only --color=WHEN: a separate word is FILE (as GNU ls) */
+    const char *v = strchr(arg, '=') ? strchr(arg, '=') + 1 : "always";
+    if (strcmp(v, "auto") == 0)
+        *color = CLI_COLOR_AUTO;
+    else if (strcmp(v, "always") == 0)
+        *color = CLI_COLOR_ALWAYS;
+    else if (strcmp(v, "never") == 0)
+        *color = CLI_COLOR_NEVER;
+    else
+        return -1;
+    return 0;
+}
+
 int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, bool *help)
 {
     memset(o, 0, sizeof *o);
@@ -273,16 +288,9 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
                 return usage_error(cmd, o, "invalid --method '%s'", v ? v : "",
                                    "expected auto, implicit, enumeration, blocks or tight");
         } else if (is_option(a, "--color") || is_option(a, "--colour")) {
-            /* only --color=WHEN: a separate word is FILE (as GNU ls) */
-            const char *v = strchr(a, '=') ? strchr(a, '=') + 1 : "always";
-            if (strcmp(v, "auto") == 0)
-                o->color = CLI_COLOR_AUTO;
-            else if (strcmp(v, "always") == 0)
-                o->color = CLI_COLOR_ALWAYS;
-            else if (strcmp(v, "never") == 0)
-                o->color = CLI_COLOR_NEVER;
-            else
-                return usage_error(cmd, o, "invalid --color '%s'", v, "expected auto, always or never");
+            if (cli_parse_color(a, &o->color) < 0)
+                return usage_error(cmd, o, "invalid --color '%s'", strchr(a, '=') + 1,
+                                   "expected auto, always or never");
         } else if (is_option(a, "--format")) {
             const char *v = option_value(argc, argv, &i, "--format");
             if (v == NULL || (strcmp(v, "mel") != 0 && strcmp(v, "modelica") != 0))

@@ -516,6 +516,13 @@ Test(cli, colours_diagnostics_on_request_only)
     r = RUN("check", "--color=sometimes", MODEL("syntax_error.mel"));
     expect(&r, 2);
     run_free(&r);
+    r = RUN("--color=always", "check", MODEL("syntax_error.mel")); /* before the command too */
+    expect(&r, 1);
+    contains(r.err, "\033[1;31merror:\033[0m");
+    run_free(&r);
+    r = RUN("--color=always", "check", "--color=never", MODEL("syntax_error.mel"));
+    cr_assert_null(strstr(r.err, "\033["), "the command's own --color wins");
+    run_free(&r);
 }
 
 Test(cli, caret_counts_two_cells_for_a_wide_character)
