@@ -111,4 +111,4 @@ vsix:
 	    npx vsce package --allow-missing-repository -o ../../$(BUILD)/mdae.vsix
 
 clean:
-	rm -rf build build-release build-asan build-fuzz clients/vscode/node_modules
+	rm -rf build build-release build-asan build-fuzz clients/vscode/node_modules clients/vscode/dist

@@ -54,11 +54,15 @@ enum {
 #define CLI_OPT_OUTPUT 0x200u   /* -o FILE, --output FILE (`rimis`) */
 #define CLI_OPT_NO_GUARD 0x400u /* --no-guard, --accept-jumps (`rimis`) */
 
+/* --color=WHEN (cli_opts.color) */
+enum { CLI_COLOR_AUTO = 0, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+
 /* The model read from a file (or stdin) of the command line. */
 typedef struct cli_source {
     char *name; /* owned: shown in diagnostics ("<stdin>" for "-") */
     char *text; /* owned: the bytes, NUL-terminated for convenience */
     size_t len;
+    bool color; /* its diagnostics in colour (cli_load_model: cli_color_wanted) */
 } cli_source;
 
 typedef struct cli_opts {
@@ -74,6 +78,7 @@ typedef struct cli_opts {
     const char *mode;     /* borrowed from argv: --mode SPEC */
     int method;           /* --method: SA_METHOD_* (default SA_METHOD_AUTO) */
     const char *format;   /* borrowed: --format mel|modelica; NULL: by extension/header */
+    int color;            /* --color=WHEN: CLI_COLOR_* (default CLI_COLOR_AUTO) */
     const char *to;       /* borrowed: convert --to mel|modelica */
     const char *from_mode; /* borrowed: modechange --from SPEC */
     const char *to_mode;   /* borrowed: modechange --to SPEC */
@@ -112,6 +117,11 @@ typedef struct cli_command {
 int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o /* out */,
                    bool *help /* out */);
 void cli_opts_close(cli_opts *o);
+
+/* Parse "--color", "--color=WHEN" (or --colour): WHEN auto, always or never
+ * (alone: always) into *color (CLI_COLOR_*). 0, or -1 for another WHEN
+ * (*color unchanged). */
+int cli_parse_color(const char *arg, int *color /* out */);
 
 /* Parse a -D argument "NAME=VALUE" strictly: NAME an identifier, VALUE a
  * decimal integer (optional sign) fitting in long long. 0 on success,
@@ -177,6 +187,11 @@ void cli_print_counts(FILE *f, const mel_model *m);
 /* Number of diagnostics of a severity in d (stored ones only). */
 size_t cli_count_severity(const mdae_diags *d, mdae_severity sev);
 
+/* Whether diagnostics on stderr get colour: CLI_COLOR_ALWAYS, or
+ * CLI_COLOR_AUTO when stderr is a terminal, NO_COLOR is unset or empty
+ * (https://no-color.org) and TERM is not "dumb". */
+bool cli_color_wanted(int color);
+
 /* The exit code for an engine error code (MDAE_E_PARSE -> CLI_EXIT_MODEL,
  * MDAE_E_BDD_LIMIT -> CLI_EXIT_LIMIT, ...). */
 int cli_exit_code(int rc);
@@ -187,6 +202,14 @@ int cli_finish(int code);
 
 /* The BDD manager configuration of o (--node-limit, --reorder). */
 void cli_sa_config(const cli_opts *o, sa_config *cfg /* out */);
+
+/* Print {"file":..,"ok":bool,"status":..,"counts":{..}|null,"diagnostics":[..]}
+ * to stdout: `check --json`'s verdict (status NULL: left out), and what
+ * `analyze --json` prints for a model it could not analyse (status "error"
+ * or "limit"; m may be NULL when the model did not load). Borrows all;
+ * CLI_EXIT_OK, or CLI_EXIT_IO (printed). */
+int cli_print_verdict_json(const char *file, bool ok, const char *status, const mel_model *m,
+                           const mdae_diags *d);
 
 /* ---- cli_analyze.c: the embedded engine ----------------------------------- */
 

@@ -29,10 +29,10 @@ static int engine_failure(const cli_engine *e, int rc)
     if ((rc == MDAE_E_BDD_LIMIT || rc == MDAE_E_LIMIT) && mdae_diags_find_limit(&e->d) != NULL)
         ; /* the located error printed above names the limit and how to raise it */
     else if (rc == MDAE_E_BDD_LIMIT)
-        fprintf(stderr, "%s: error: %s (raise it with --node-limit N)\n", e->src.name,
+        fprintf(stderr, "%s: error: %s (raise it with --node-limit N; see docs/limits.md)\n", e->src.name,
                 mdae_strerror(rc));
     else if (rc == MDAE_E_MODEL && e->d.errors > 0)
-        fprintf(stderr, "%s: %zu error%s\n", e->src.name, e->d.errors,
+        fprintf(stderr, "%s: %zu error%s (see docs/languages.md)\n", e->src.name, e->d.errors,
                 e->d.errors == 1 ? "" : "s");
     else
         fprintf(stderr, "%s: error: %s\n", e->src.name, mdae_strerror(rc));
@@ -130,8 +130,13 @@ int cli_analyze_run(const cli_opts *o)
         return cli_remote_run(o, CLI_REMOTE_ANALYZE);
     cli_engine e;
     int code = cli_engine_run(o, &e);
-    if (code != CLI_EXIT_OK)
+    if (code != CLI_EXIT_OK) {
+        /* --json says the verdict on stdout too, as check --json does (issue 42) */
+        if (o->json && !o->dot && (code == CLI_EXIT_MODEL || code == CLI_EXIT_LIMIT))
+            cli_print_verdict_json(strcmp(o->file, "-") == 0 ? "<stdin>" : o->file, false,
+                                   code == CLI_EXIT_LIMIT ? "limit" : "error", e.m, &e.d);
         goto done;
+    }
     if (o->dot) {
         char *dot = NULL;
         int rc = cdg_graph_dot(e.g, &dot);

@@ -25,7 +25,7 @@ static int exact(const cli_opts *o, cli_engine *e, sa_result **r)
     int rc = sa_analyze(e->m, &so, r, &e->d);
     cli_print_diags(&e->src, &e->d);
     if (rc == MDAE_E_BDD_LIMIT && mdae_diags_find_limit(&e->d) == NULL)
-        fprintf(stderr, "%s: error: %s (raise it with --node-limit N)\n", e->src.name,
+        fprintf(stderr, "%s: error: %s (raise it with --node-limit N; see docs/limits.md)\n", e->src.name,
                 mdae_strerror(rc));
     else if (rc < 0 && rc != MDAE_E_MODEL && mdae_diags_find_limit(&e->d) == NULL)
         fprintf(stderr, "%s: error: %s\n", e->src.name, mdae_strerror(rc));

@@ -125,7 +125,10 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
                    "  --instants      with --first: also every later instant, on BDDs: the\n"
                    "                  status and number of instants of every change\n");
     fprintf(f, "  --format F      read FILE as F: mel or modelica (default: Modelica for\n"
-               "                  .mo/.bmo files and texts starting with //! base)\n");
+               "                  .mo/.bmo files, texts starting with //! base, and texts\n"
+               "                  whose first word is model, package, within...)\n");
+    fprintf(f, "  --color[=WHEN]  colour the diagnostics: auto (default: when stderr is a\n"
+               "                  terminal and NO_COLOR is unset), always, never\n");
     fprintf(f, "  -h, --help      print this help\n"
                "\nexit status: 0 success, 1 model errors, 2 usage error,\n"
                "3 BDD node limit reached, 4 input/output or internal error\n");
@@ -207,6 +210,21 @@ static bool is_option(const char *a, const char *opt)
     return opt[1] == '-' ? a[n] == '=' : true;
 }
 
+int cli_parse_color(const char *arg, int *color)
+{
+    /* only --color=WHEN: a separate word is FILE (as GNU ls) */
+    const char *v = strchr(arg, '=') ? strchr(arg, '=') + 1 : "always";
+    if (strcmp(v, "auto") == 0)
+        *color = CLI_COLOR_AUTO;
+    else if (strcmp(v, "always") == 0)
+        *color = CLI_COLOR_ALWAYS;
+    else if (strcmp(v, "never") == 0)
+        *color = CLI_COLOR_NEVER;
+    else
+        return -1;
+    return 0;
+}
+
 int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, bool *help)
 {
     memset(o, 0, sizeof *o);
@@ -269,6 +287,10 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
             if (v == NULL || sa_method_from_name(v, &o->method) < 0)
                 return usage_error(cmd, o, "invalid --method '%s'", v ? v : "",
                                    "expected auto, implicit, enumeration, blocks or tight");
+        } else if (is_option(a, "--color") || is_option(a, "--colour")) {
+            if (cli_parse_color(a, &o->color) < 0)
+                return usage_error(cmd, o, "invalid --color '%s'", strchr(a, '=') + 1,
+                                   "expected auto, always or never");
         } else if (is_option(a, "--format")) {
             const char *v = option_value(argc, argv, &i, "--format");
             if (v == NULL || (strcmp(v, "mel") != 0 && strcmp(v, "modelica") != 0))

@@ -23,12 +23,19 @@ static cJSON *counts_json(const mel_model *m)
     return rpc_json_counts(m, &c) == MDAE_OK ? c : NULL;
 }
 
-/* {"file":..,"ok":bool,"counts":{..}|null,"diagnostics":[..]} */
 static int print_check_json(const char *file, bool ok, const mel_model *m, const mdae_diags *d)
+{
+    return cli_print_verdict_json(file, ok, NULL, m, d);
+}
+
+int cli_print_verdict_json(const char *file, bool ok, const char *status, const mel_model *m,
+                           const mdae_diags *d)
 {
     cJSON *root = cJSON_CreateObject();
     if (root == NULL || !cJSON_AddStringToObject(root, "file", file) ||
         !cJSON_AddBoolToObject(root, "ok", ok))
+        goto nomem;
+    if (status != NULL && !cJSON_AddStringToObject(root, "status", status))
         goto nomem;
     cJSON *counts = m ? counts_json(m) : cJSON_CreateNull();
     if (counts == NULL)
@@ -129,7 +136,7 @@ int cli_check_run(const cli_opts *o)
         cli_print_diags(&src, &d);
         if (mdae_diags_find_limit(&d) == NULL) /* else that error said it all */
             fprintf(stderr, "%s: error: %s%s\n", src.name, mdae_strerror(rc),
-                    rc == MDAE_E_BDD_LIMIT ? " (raise it with --node-limit N)" : "");
+                    rc == MDAE_E_BDD_LIMIT ? " (raise it with --node-limit N; see docs/limits.md)" : "");
         goto done;
     }
 

@@ -8,6 +8,7 @@
  * wrong path, a binary) rather than a model. The cap is checked while
  * reading, not only from fstat, so pipes and growing files are bounded too.
  */
+#define _XOPEN_SOURCE 700 /* wcwidth (with the build's _POSIX_C_SOURCE=200809L) */
 #include "cli.h"
 #include "mo.h"
 
@@ -15,11 +16,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 /* Longest source line we echo under a diagnostic; past it, only the
  * `FILE:LINE:COL:` line is printed (minified or binary input). */
@@ -44,7 +47,7 @@ static int read_fd(int fd, const char *name, cli_source *src)
                 ncap = CLI_MAX_FILE_BYTES + 1;
             if (ncap == cap) {
                 mdae_free(buf);
-                fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", name,
+                fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB, see docs/limits.md)\n", name,
                         CLI_MAX_FILE_BYTES >> 20);
                 return CLI_EXIT_IO;
             }
@@ -70,7 +73,7 @@ static int read_fd(int fd, const char *name, cli_source *src)
     }
     if (len > CLI_MAX_FILE_BYTES) {
         mdae_free(buf);
-        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", name,
+        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB, see docs/limits.md)\n", name,
                 CLI_MAX_FILE_BYTES >> 20);
         return CLI_EXIT_IO;
     }
@@ -83,6 +86,21 @@ static int read_fd(int fd, const char *name, cli_source *src)
     src->text = buf;
     src->len = len;
     return CLI_EXIT_OK;
+}
+
+/* A NUL byte is in no model text (MEL and Modelica are text; UTF-16 has
+ * them too): one line says so, instead of a diagnostic per stray byte
+ * echoing the file (issue 42). */
+static int refuse_binary(const cli_source *src)
+{
+    const char *nul = memchr(src->text, '\0', src->len);
+    if (nul == NULL)
+        return CLI_EXIT_OK;
+    fprintf(stderr,
+            "mdae: '%s' is not a model: a binary file (a NUL byte at offset %zu); models are "
+            "MEL or Modelica text in UTF-8, see docs/languages.md\n",
+            src->name, (size_t)(nul - src->text));
+    return CLI_EXIT_MODEL;
 }
 
 int cli_source_read(const char *path, cli_source *src)
@@ -119,13 +137,15 @@ int cli_source_read(const char *path, cli_source *src)
         if (!is_stdin)
             close(fd);
         cli_source_close(src);
-        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB)\n", path,
+        fprintf(stderr, "mdae: cannot read '%s': file too large (limit %zu MiB, see docs/limits.md)\n", path,
                 CLI_MAX_FILE_BYTES >> 20);
         return CLI_EXIT_IO;
     }
     int code = read_fd(fd, src->name, src);
     if (!is_stdin)
         close(fd);
+    if (code == CLI_EXIT_OK)
+        code = refuse_binary(src);
     if (code != CLI_EXIT_OK)
         cli_source_close(src);
     return code;
@@ -178,10 +198,41 @@ static bool find_line(const cli_source *src, mdae_pos p, size_t *start, size_t *
     return true;
 }
 
+/* ANSI colours of the diagnostics (as gcc's): bold location, red errors,
+ * magenta warnings, cyan notes, a green caret. */
+#define SGR_BOLD "\033[1m"
+#define SGR_RESET "\033[0m"
+#define SGR_CARET "\033[1;32m"
+
+/* The terminal cells of the character at t[k..e) (UTF-8), into *cells;
+ * returns its length in bytes (at least 1). Wide (East Asian) characters
+ * take 2 cells, combining marks 0, by wcwidth in the C.UTF-8 locale (loc);
+ * without it, or for invalid bytes, 1 cell per byte that starts a character. */
+static size_t char_cells(const unsigned char *t, size_t k, size_t e, locale_t loc, int *cells)
+{
+    *cells = (t[k] & 0xC0) != 0x80 ? 1 : 0;
+    if (t[k] < 0x80 || loc == (locale_t)0)
+        return 1;
+    locale_t old = uselocale(loc);
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    wchar_t wc;
+    size_t n = mbrtowc(&wc, (const char *)t + k, e - k, &st);
+    if (n != (size_t)-1 && n != (size_t)-2 && n != 0) {
+        int w = wcwidth(wc);
+        *cells = w < 0 ? 1 : w;
+    } else {
+        n = 1;
+    }
+    uselocale(old);
+    return n;
+}
+
 /* Print the source line, then a caret under column col (with '~' up to
  * end_col when the range stays on the line). Control bytes are shown as
  * '?' so a binary file cannot drive the terminal; the caret line copies
- * tabs so it stays aligned, and counts a UTF-8 character as one column. */
+ * tabs so it stays aligned, and gives each character the cells a terminal
+ * gives it (char_cells: 2 for a wide character, issue 42). */
 static void print_caret(const cli_source *src, const mdae_diag *dg)
 {
     size_t s, e;
@@ -192,23 +243,70 @@ static void print_caret(const cli_source *src, const mdae_diag *dg)
     for (size_t k = s; k < e; k++)
         fputc((t[k] < 0x20 && t[k] != '\t') || t[k] == 0x7f ? '?' : t[k], stderr);
     fputs("\n ", stderr);
+    locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
     size_t caret = s + dg->where.start.col - 1;
-    for (size_t k = s; k < caret; k++) {
+    int cells;
+    for (size_t k = s; k < caret;) {
+        size_t n = char_cells(t, k, e, loc, &cells);
         if (t[k] == '\t')
             fputc('\t', stderr);
-        else if ((t[k] & 0xC0) != 0x80) /* not a UTF-8 continuation byte */
-            fputc(' ', stderr);
+        else
+            fprintf(stderr, "%*s", cells, "");
+        k += n;
     }
+    if (src->color)
+        fputs(SGR_CARET, stderr);
     fputc('^', stderr);
     size_t stop = caret + 1;
     if (dg->where.end.line == dg->where.start.line && dg->where.end.col > dg->where.start.col)
         stop = s + dg->where.end.col - 1;
     if (stop > e)
         stop = e;
-    for (size_t k = caret + 1; k < stop; k++)
-        if ((t[k] & 0xC0) != 0x80)
+    for (size_t k = caret < e ? caret + char_cells(t, caret, e, loc, &cells) : caret + 1;
+         k < stop;) {
+        size_t n = char_cells(t, k, e, loc, &cells);
+        for (int c = 0; c < cells; c++)
             fputc('~', stderr);
+        k += n;
+    }
+    if (src->color)
+        fputs(SGR_RESET, stderr);
     fputc('\n', stderr);
+    if (loc != (locale_t)0)
+        freelocale(loc);
+}
+
+bool cli_color_wanted(int color)
+{
+    if (color != CLI_COLOR_AUTO)
+        return color == CLI_COLOR_ALWAYS;
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    return isatty(STDERR_FILENO) && (no == NULL || no[0] == '\0') &&
+           (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+/* Print one formatted diagnostic "FILE:LINE:COL: error: message", its
+ * location bold and its severity coloured when src->color; a stated limit
+ * points to the page that lists them all. */
+static void print_diag_line(const cli_source *src, const char *line, bool limit)
+{
+    const char *see = limit ? " (see docs/limits.md)" : "";
+    static const struct {
+        const char *label, *sgr;
+    } sev[] = {{": error: ", "\033[1;31m"}, {": warning: ", "\033[1;35m"},
+               {": note: ", "\033[1;36m"}};
+    const char *at = NULL;
+    size_t which = 0;
+    for (size_t i = 0; src != NULL && src->color && i < sizeof sev / sizeof sev[0] && !at; i++)
+        if ((at = strstr(line, sev[i].label)) != NULL)
+            which = i;
+    if (at == NULL) {
+        fprintf(stderr, "%s%s\n", line, see);
+        return;
+    }
+    size_t label = strlen(sev[which].label);
+    fprintf(stderr, SGR_BOLD "%.*s:" SGR_RESET " %s%.*s" SGR_RESET "%s%s\n", (int)(at - line),
+            line, sev[which].sgr, (int)(label - 3), at + 2, at + label - 1, see);
 }
 
 void cli_print_diags(const cli_source *src, const mdae_diags *d)
@@ -221,7 +319,7 @@ void cli_print_diags(const cli_source *src, const mdae_diags *d)
             fprintf(stderr, "mdae: out of memory while printing diagnostics\n");
             return;
         }
-        fprintf(stderr, "%s\n", line);
+        print_diag_line(src, line, dg->limit != 0);
         mdae_free(line);
         print_caret(src, dg);
     }
@@ -275,6 +373,7 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
     int code = cli_source_read(o->file, src);
     if (code != CLI_EXIT_OK)
         return code;
+    src->color = cli_color_wanted(o->color);
     mel_options mo;
     memset(&mo, 0, sizeof mo);
     mo.defines = o->defines;
@@ -300,7 +399,7 @@ int cli_load_model(const cli_opts *o, bool quiet, cli_source *src, mel_model **m
         if (!verdict)
             fprintf(stderr, "%s: error: %s\n", src->name, mdae_strerror(rc));
         else if (!quiet)
-            fprintf(stderr, "%s: %zu error%s\n", src->name, d->errors,
+            fprintf(stderr, "%s: %zu error%s (see docs/languages.md)\n", src->name, d->errors,
                     d->errors == 1 ? "" : "s");
         cli_source_close(src);
         return cli_exit_code(rc);

@@ -185,6 +185,9 @@ static void print_usage(FILE *f)
                "                     check, analyze (with --json, --dot or --svg), mode,\n"
                "                     modechange.\n"
                "  --timeout SECONDS  longest wait for one answer of the server (630)\n"
+               "  --color[=WHEN]     colour the diagnostics: auto (default: when stderr is a\n"
+               "                     terminal and NO_COLOR is unset), always, never; also\n"
+               "                     after COMMAND\n"
                "\n"
                "options (see `mdae help COMMAND` for which apply):\n"
                "  -D NAME=VALUE      override integer constant NAME (repeatable)\n"
@@ -225,15 +228,28 @@ static int unknown_command(const char *name)
 }
 
 /* Global options before the command: --server ADDRESS, --timeout SECONDS
- * (also as --server=ADDRESS, --timeout=SECONDS). Returns the index of the
+ * (also as --server=ADDRESS, --timeout=SECONDS), --color[=WHEN] (*color:
+ * CLI_COLOR_*, as a command's own --color, which wins). Returns the index of the
  * command in argv, or -1 after printing a usage error. */
-static int parse_globals(int argc, char **argv, const char **server, int *timeout_ms)
+static int parse_globals(int argc, char **argv, const char **server, int *timeout_ms,
+                         int *color)
 {
     int i = 1;
     bool timeout_given = false;
     while (i < argc) {
         const char *a = argv[i];
         const char *v = NULL;
+        if (strncmp(a, "--color", 7) == 0 && (a[7] == '\0' || a[7] == '=')) {
+            int c;
+            if (cli_parse_color(a, &c) < 0) {
+                fprintf(stderr, "mdae: invalid --color '%s': expected auto, always or never\n",
+                        a + 8);
+                return -1;
+            }
+            *color = c;
+            i++;
+            continue;
+        }
         bool is_server = strncmp(a, "--server", 8) == 0 && (a[8] == '\0' || a[8] == '=');
         bool is_timeout = strncmp(a, "--timeout", 9) == 0 && (a[9] == '\0' || a[9] == '=');
         if (!is_server && !is_timeout)
@@ -279,7 +295,8 @@ int main(int argc, char **argv)
     }
     const char *server = NULL;
     int timeout_ms = CLI_DEFAULT_TIMEOUT_MS;
-    int first_i = parse_globals(argc, argv, &server, &timeout_ms);
+    int color = CLI_COLOR_AUTO;
+    int first_i = parse_globals(argc, argv, &server, &timeout_ms, &color);
     if (first_i < 0) {
         fprintf(stderr, "Try 'mdae --help' for more information.\n");
         return CLI_EXIT_USAGE;
@@ -334,11 +351,15 @@ int main(int argc, char **argv)
     }
     o.server = server;
     o.timeout_ms = timeout_ms;
+    if (o.color == CLI_COLOR_AUTO)
+        o.color = color;
     o.recover = cmd->run == cli_check_run || cmd->run == cli_analyze_run ||
                 cmd->run == cli_approx_run;
-    if (server != NULL && cmd->run == cli_structure_run) {
+    if (server != NULL && (cmd->run == cli_structure_run || cmd->run == cli_convert_run)) {
+        /* never run locally as if the server had answered (issue 42) */
         fprintf(stderr, "mdae %s: not available with --server (the server runs check, "
-                        "analyze and mode)\n", cmd->name);
+                        "analyze, mode and modechange); run it without --server, see "
+                        "docs/protocol.md\n", cmd->name);
         cli_opts_close(&o);
         return CLI_EXIT_USAGE;
     }

@@ -35,7 +35,7 @@ static int read_mode(const cli_opts *o, const cli_engine *e, bool **mode)
     }
     if (rc < 0) {
         mdae_free(m);
-        fprintf(stderr, "mdae mode: invalid --mode '%s': %s\n", o->mode, why);
+        fprintf(stderr, "mdae mode: invalid --mode '%s': %s (see docs/analysis.md)\n", o->mode, why);
         if (e->m->n_modes > 0) {
             fprintf(stderr, "mode variables of %s:", e->src.name);
             for (uint32_t k = 0; k < e->m->n_modes && k < 20; k++)
@@ -64,7 +64,7 @@ int cli_mode_run(const cli_opts *o)
     int rc = rpc_json_mode_spec(o->mode, &syntax, why, sizeof why);
     cJSON_Delete(syntax);
     if (rc == MDAE_E_INVAL) {
-        fprintf(stderr, "mdae mode: invalid --mode '%s': %s\n", o->mode, why);
+        fprintf(stderr, "mdae mode: invalid --mode '%s': %s (see docs/analysis.md)\n", o->mode, why);
         return CLI_EXIT_USAGE;
     }
 

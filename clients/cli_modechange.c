@@ -38,7 +38,7 @@ static int read_spec(const char *opt, const char *spec, const cli_source *src,
     }
     if (rc < 0) {
         mdae_free(mode);
-        fprintf(stderr, "mdae modechange: invalid %s '%s': %s\n", opt, spec, why);
+        fprintf(stderr, "mdae modechange: invalid %s '%s': %s (see docs/mode_changes.md)\n", opt, spec, why);
         if (m->n_modes > 0) {
             fprintf(stderr, "mode variables of %s:", src->name);
             for (uint32_t k = 0; k < m->n_modes && k < 20; k++)

@@ -158,7 +158,7 @@ static int conn_open(conn *c, const char *addr)
         memcpy(sun.sun_path, path, strlen(path) + 1);
         c->fd = socket(AF_UNIX, SOCK_STREAM, 0);
         if (c->fd < 0 || connect_fd(c->fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
-            fprintf(stderr, "mdae: cannot connect to the server at '%s': %s\n", addr,
+            fprintf(stderr, "mdae: cannot connect to the server at '%s': %s (see docs/operations.md)\n", addr,
                     strerror(errno));
             return CLI_EXIT_IO;
         }
@@ -170,7 +170,8 @@ static int conn_open(conn *c, const char *addr)
     size_t hlen = colon ? (size_t)(colon - hp) : 0;
     if (colon == NULL || hlen == 0 || hlen >= sizeof host || strlen(colon + 1) == 0 ||
         strlen(colon + 1) >= sizeof port || strchr(hp, '/') != NULL) {
-        fprintf(stderr, "mdae: invalid --server '%s': expected tcp://HOST:PORT or unix:PATH\n",
+        fprintf(stderr, "mdae: invalid --server '%s': expected tcp://HOST:PORT or unix:PATH (see "
+                        "docs/protocol.md)\n",
                 addr);
         return CLI_EXIT_USAGE;
     }
@@ -187,7 +188,7 @@ static int conn_open(conn *c, const char *addr)
     hints.ai_socktype = SOCK_STREAM;
     int gai = getaddrinfo(host, port, &hints, &res);
     if (gai != 0) {
-        fprintf(stderr, "mdae: cannot resolve the server address '%s': %s\n", addr,
+        fprintf(stderr, "mdae: cannot resolve the server address '%s': %s (see docs/operations.md)\n", addr,
                 gai_strerror(gai));
         return CLI_EXIT_IO;
     }
@@ -203,7 +204,7 @@ static int conn_open(conn *c, const char *addr)
     }
     freeaddrinfo(res);
     if (c->fd < 0) {
-        fprintf(stderr, "mdae: cannot connect to the server at '%s': %s\n", addr,
+        fprintf(stderr, "mdae: cannot connect to the server at '%s': %s (see docs/operations.md)\n", addr,
                 strerror(err));
         return CLI_EXIT_IO;
     }
@@ -419,14 +420,16 @@ static void diags_from_json(const cJSON *arr, mdae_diags *d)
 
 /* `check --json` from the server's data: {"file","ok","counts","diagnostics"}
  * as cli_check.c prints it (counts and diagnostics borrowed, copied). */
-static int print_check_json(const char *file, bool ok, const cJSON *counts,
+static int print_check_json(const char *file, bool ok, const char *status, const cJSON *counts,
                             const cJSON *diags)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *cc = counts ? cJSON_Duplicate(counts, true) : cJSON_CreateNull();
     cJSON *dc = diags ? cJSON_Duplicate(diags, true) : cJSON_CreateArray();
     if (root == NULL || cc == NULL || dc == NULL || !cJSON_AddStringToObject(root, "file", file) ||
-        !cJSON_AddBoolToObject(root, "ok", ok) || !cJSON_AddItemToObject(root, "counts", cc)) {
+        !cJSON_AddBoolToObject(root, "ok", ok) ||
+        (status != NULL && !cJSON_AddStringToObject(root, "status", status)) ||
+        !cJSON_AddItemToObject(root, "counts", cc)) {
         cJSON_Delete(cc);
         cJSON_Delete(dc);
         cJSON_Delete(root);
@@ -482,7 +485,7 @@ static int print_check(const cli_source *src, const cli_opts *o, const cJSON *su
         errors += sev != NULL && strcmp(sev, "error") == 0;
     }
     if (o->json)
-        return print_check_json(src->name, errors == 0, counts, diags);
+        return print_check_json(src->name, errors == 0, NULL, counts, diags);
     printf("%s: ", src->name);
     print_counts_json(counts);
     if (errors > 0)
@@ -507,11 +510,12 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
     if (msg == NULL)
         msg = "(no message)";
     if (code == RPC_METHOD_NOT_FOUND) {
-        fprintf(stderr, "mdae: the server at '%s' cannot answer %s: %s\n", c->addr, method, msg);
+        fprintf(stderr, "mdae: the server at '%s' cannot answer %s: %s (see docs/protocol.md)\n",
+                c->addr, method, msg);
         return CLI_EXIT_IO;
     }
     if (code == RPC_INVALID_PARAMS && o->mode != NULL && strcmp(method, "session/mode") == 0) {
-        fprintf(stderr, "mdae mode: invalid --mode '%s': %s\n", o->mode, msg);
+        fprintf(stderr, "mdae mode: invalid --mode '%s': %s (see docs/analysis.md)\n", o->mode, msg);
         return CLI_EXIT_USAGE;
     }
     if (code == RPC_INVALID_PARAMS && strncmp(method, "session/modechange", 18) == 0) {
@@ -525,15 +529,24 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
         if (exit_code == CLI_EXIT_MODEL && cJSON_IsArray(dj) && c->cmd == CLI_REMOTE_CHECK &&
             o->json) {
             /* `check --json` says it on stdout, like the embedded check. */
-            int pc = print_check_json(src->name, false, NULL, dj);
+            int pc = print_check_json(src->name, false, NULL, NULL, dj);
             return pc == CLI_EXIT_OK ? exit_code : pc;
+        }
+        if (o->json && !o->dot && c->cmd == CLI_REMOTE_ANALYZE &&
+            (exit_code == CLI_EXIT_MODEL || rc == MDAE_E_BDD_LIMIT)) {
+            /* `analyze --json` says its verdict on stdout too, as the
+             * embedded analyze does (issue 42); stderr as below */
+            int pc = print_check_json(src->name, false,
+                                      rc == MDAE_E_BDD_LIMIT ? "limit" : "error", NULL, dj);
+            if (pc != CLI_EXIT_OK)
+                return pc;
         }
         if (exit_code == CLI_EXIT_MODEL && cJSON_IsArray(dj) && cJSON_GetArraySize(dj) > 0) {
             mdae_diags d;
             mdae_diags_init(&d);
             diags_from_json(dj, &d);
             cli_print_diags(src, &d);
-            fprintf(stderr, "%s: %zu error%s\n", src->name, d.errors,
+            fprintf(stderr, "%s: %zu error%s (see docs/languages.md)\n", src->name, d.errors,
                     d.errors == 1 ? "" : "s");
             mdae_diags_close(&d);
             return exit_code;
@@ -551,8 +564,9 @@ static int remote_error(const conn *c, const cli_source *src, const char *method
                 name ? name : mdae_err_name(rc), c->addr);
         return exit_code;
     }
-    fprintf(stderr, "mdae: the server at '%s' answered %s with error %d: %s\n", c->addr, method,
-            code, msg);
+    fprintf(stderr, "mdae: the server at '%s' answered %s with error %d: %s (see "
+                    "docs/protocol.md)\n",
+            c->addr, method, code, msg);
     return CLI_EXIT_IO;
 }
 
@@ -740,7 +754,7 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
             if (rc == MDAE_E_NOMEM)
                 fprintf(stderr, "mdae: out of memory\n");
             else
-                fprintf(stderr, "mdae modechange: invalid %s '%s': %s\n", bad,
+                fprintf(stderr, "mdae modechange: invalid %s '%s': %s (see docs/mode_changes.md)\n", bad,
                         bad[2] == 'f' ? o->from_mode : o->to_mode, why);
             return rc == MDAE_E_NOMEM ? CLI_EXIT_IO : CLI_EXIT_USAGE;
         }
@@ -754,7 +768,7 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
             if (rc == MDAE_E_NOMEM)
                 fprintf(stderr, "mdae: out of memory\n");
             else
-                fprintf(stderr, "mdae mode: invalid --mode '%s': %s\n", o->mode, why);
+                fprintf(stderr, "mdae mode: invalid --mode '%s': %s (see docs/analysis.md)\n", o->mode, why);
             return rc == MDAE_E_NOMEM ? CLI_EXIT_IO : CLI_EXIT_USAGE;
         }
     }
@@ -764,14 +778,8 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
         cJSON_Delete(mode_obj);
         return code;
     }
-    if (memchr(src.text, '\0', src.len) != NULL) {
-        /* A JSON string carries text up to its first NUL only. */
-        fprintf(stderr, "%s: error: the file contains NUL bytes; it cannot be sent to a "
-                        "server\n", src.name);
-        cli_source_close(&src);
-        cJSON_Delete(mode_obj);
-        return CLI_EXIT_MODEL;
-    }
+    src.color = cli_color_wanted(o->color);
+    /* (a NUL byte, which no JSON string carries, was refused by cli_source_read) */
     size_t bad;
     if (!rpc_utf8_valid(src.text, src.len, &bad)) {
         /* mdaed takes UTF-8 only (JSON text is UTF-8; issue 37): say where,
@@ -786,7 +794,8 @@ int cli_remote_run(const cli_opts *o, cli_remote_cmd cmd)
             }
         }
         fprintf(stderr, "%s:%zu:%zu: error: the file is not UTF-8 (byte 0x%02X); a server "
-                        "takes UTF-8 text only (convert it, e.g. iconv -f latin1 -t utf-8)\n",
+                        "takes UTF-8 text only (convert it, e.g. iconv -f latin1 -t utf-8; see "
+                        "docs/languages.md)\n",
                 src.name, line, col, (unsigned char)src.text[bad]);
         cli_source_close(&src);
         cJSON_Delete(mode_obj);

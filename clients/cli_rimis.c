@@ -57,10 +57,10 @@ static int analyse(const cli_opts *o, cli_engine *e, sa_result **r, cdg_graph **
         rc = cdg_build(*r, &so, g, &e->d);
     cli_print_diags(&e->src, &e->d);
     if (rc == MDAE_E_BDD_LIMIT && mdae_diags_find_limit(&e->d) == NULL)
-        fprintf(stderr, "%s: error: %s (raise it with --node-limit N)\n", e->src.name,
+        fprintf(stderr, "%s: error: %s (raise it with --node-limit N; see docs/limits.md)\n", e->src.name,
                 mdae_strerror(rc));
     else if (rc == MDAE_E_MODEL && e->d.errors > 0)
-        fprintf(stderr, "%s: %zu error%s\n", e->src.name, e->d.errors,
+        fprintf(stderr, "%s: %zu error%s (see docs/languages.md)\n", e->src.name, e->d.errors,
                 e->d.errors == 1 ? "" : "s");
     else if (rc < 0 && mdae_diags_find_limit(&e->d) == NULL)
         fprintf(stderr, "%s: error: %s\n", e->src.name, mdae_strerror(rc));
@@ -80,10 +80,10 @@ static int build(const cli_opts *o, cli_engine *e, const sa_result *r, const cdg
     int rc = rimis_build(e->m, r, g, &opt, out, &d);
     cli_print_diags(&e->src, &d);
     if (rc == MDAE_E_MODEL && d.errors > 0)
-        fprintf(stderr, "%s: %zu error%s: no mode-independent model\n", e->src.name, d.errors,
+        fprintf(stderr, "%s: %zu error%s: no mode-independent model (see docs/rimis.md)\n", e->src.name, d.errors,
                 d.errors == 1 ? "" : "s");
     else if (rc == MDAE_E_BDD_LIMIT)
-        fprintf(stderr, "%s: error: %s (raise it with --node-limit N)\n", e->src.name,
+        fprintf(stderr, "%s: error: %s (raise it with --node-limit N; see docs/limits.md)\n", e->src.name,
                 mdae_strerror(rc));
     else if (rc < 0 && mdae_diags_find_limit(&d) == NULL)
         fprintf(stderr, "%s: error: cannot build the mode-independent model: %s\n", e->src.name,

@@ -264,9 +264,11 @@ static void label_emit(sa_ctx *c, void *arg, const signed char *cur)
             continue;
         if (lit)
             mdae_buf_puts(&o->out, " & ");
-        if (cur[k] == 0)
-            mdae_buf_puts(&o->out, "!");
+        /* "!(h > 0)" for a negated relation atom (issue 42) */
+        bool paren = cur[k] == 0 && strchr(r->m->modes[k].name, ' ') != NULL;
+        mdae_buf_puts(&o->out, cur[k] == 0 ? (paren ? "!(" : "!") : "");
         sb_esc(&o->out, r->m->modes[k].name);
+        mdae_buf_puts(&o->out, paren ? ")" : "");
         lit = true;
     }
     if (!lit)

@@ -76,8 +76,12 @@
 MDAE_API int mo_model_parse(const char *text, size_t len, const mel_options *opt,
                             mel_model **out, mdae_diags *diags);
 
-/* True if the text looks like Base Modelica (starts with `//! base`, after
- * optional blank space) or if `filename` (may be NULL) ends in .mo or .bmo. */
+/* True if `filename` (may be NULL) ends in .mo or .bmo, or if the text looks
+ * like Base Modelica (starts with `//! base`, after optional blank space),
+ * or, unless `filename` ends in .mel, if its first word after blank space
+ * and comments opens a Modelica class or file (`model`, `package`, `within`,
+ * `partial`, `block`...) and is not followed by ':' (MEL's declaration of a
+ * variable of that name): Modelica on standard input (issue 42). */
 MDAE_API bool mo_is_modelica(const char *text, size_t len, const char *filename);
 
 /* Print a model (Modelica-imported or not) as MEL text. When the model kept

@@ -65,14 +65,17 @@
  *
  * Names: unknowns and mode variables by their Modelica names (quoted names
  * unquoted); atoms by normalised source text; equations by their label
- * comment, else by their normalised text (shortened with a hash beyond 60
- * bytes), so that the name does not change when unrelated lines change;
+ * comment, else by their normalised text (shortened beyond 60 bytes, with
+ * a hash of the whole text only where two shortened texts would be alike:
+ * drop_needless_hashes), so that the name does not change when unrelated
+ * lines change;
  * loop iterations append "[i=1]", duplicates "#2".
  */
 #include "mo.h"
 #include "mo_int.h"
 #include "fx.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +148,7 @@ typedef struct use {
 
 typedef struct eqn {
     const char *name;
+    bool labelled; /* named by its label comment: the name is the user's, kept as written */
     const mel_guard *guard;
     mdae_range where;
     size_t first_use, n_uses; /* into el->uses */
@@ -2437,6 +2441,7 @@ static void new_equation(elab *el, const mo__stmt *s, const char *name, const me
     if (q == NULL)
         return;
     q->name = name;
+    q->labelled = s->label != NULL;
     q->guard = g;
     q->where = s->where;
     q->when_ev = -1;
@@ -3791,6 +3796,81 @@ static int build_knowns(elab *el, mel_model *m)
     return el->rep->stop ? MDAE_E_NOMEM : MDAE_OK;
 }
 
+/* The hash in a long equation text's name (eq_name: "x = f(a, b...#6a146e04
+ * [i=1]"): where "...#" and 8 hex digits are, or NULL. */
+static const char *name_hash(const char *name)
+{
+    for (const char *h = strstr(name, "...#"); h != NULL; h = strstr(h + 1, "...#")) {
+        size_t k = 0;
+        while (k < 8 && isxdigit((unsigned char)h[4 + k]))
+            k++;
+        if (k == 8 && !isxdigit((unsigned char)h[12]))
+            return h;
+    }
+    return NULL;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Issue 42: a long equation text's name keeps its hash only where another
+ * equation's name would be the same without it (two long texts that start
+ * alike); elsewhere "x = f(a, b..." reads better in every message. Names
+ * stay independent of the order of the equations. */
+static void drop_needless_hashes(elab *el)
+{
+    eqn *E = el->eqns.p;
+    size_t n = el->eqns.n, n_hashed = 0;
+    const char **names = n ? mdae_malloc(n * sizeof *names) : NULL;
+    if (n > 0 && names == NULL) {
+        mel__nomem(el->rep);
+        return;
+    }
+    for (size_t q = 0; q < n; q++) {
+        const char *nm = E[q].name;
+        const char *h = nm && !E[q].labelled ? name_hash(nm) : NULL;
+        if (h == NULL) {
+            names[q] = nm ? nm : "";
+            continue;
+        }
+        mdae_buf b = {0};
+        mdae_buf_put(&b, nm, (size_t)(h - nm) + 3); /* up to "..." */
+        mdae_buf_puts(&b, h + 12);                   /* the instance and slot suffixes */
+        names[q] = b.oom ? NULL : mdup(el, &el->tmp, b.p, b.len);
+        mdae_free(b.p);
+        if (names[q] == NULL) {
+            mel__nomem(el->rep);
+            mdae_free(names);
+            return;
+        }
+        n_hashed++;
+    }
+    if (n_hashed > 0) {
+        const char **sorted = mdae_malloc(n * sizeof *sorted);
+        if (sorted == NULL) {
+            mel__nomem(el->rep);
+            mdae_free(names);
+            return;
+        }
+        memcpy(sorted, names, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, cmp_names);
+        for (size_t q = 0; q < n; q++) {
+            if (names[q] == E[q].name || E[q].name == NULL)
+                continue;
+            const char **at = bsearch(&names[q], sorted, n, sizeof *sorted, cmp_names);
+            MDAE_ASSERT(at != NULL);
+            bool twice = (at > sorted && strcmp(at[-1], names[q]) == 0) ||
+                         (at + 1 < sorted + n && strcmp(at[1], names[q]) == 0);
+            if (!twice)
+                E[q].name = names[q];
+        }
+        mdae_free(sorted);
+    }
+    mdae_free(names);
+}
+
 static int build(elab *el, mel_model *m)
 {
     struct mel_model_priv *priv = el->priv;
@@ -3903,6 +3983,9 @@ static int build(elab *el, mel_model *m)
         initial_value(el, mv, x);
     }
     /* equations and incidences */
+    drop_needless_hashes(el);
+    if (el->rep->stop)
+        goto nomem;
     size_t n_edges = 0;
     vec gs = {0};
     for (size_t q = 0; q < el->eqns.n; q++) {
@@ -4259,6 +4342,47 @@ int mo_model_parse(const char *text, size_t len, const mel_options *opt, mel_mod
     return mel__front_parse(text, len, opt, out, diags, parse_and_elaborate);
 }
 
+/* The offset of the first byte of text[i..len) that is neither blank space
+ * nor inside a comment (an unterminated block comment runs to the end). */
+static size_t skip_blank_and_comments(const char *text, size_t len, size_t i)
+{
+    for (;;) {
+        while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+            i++;
+        if (i + 1 < len && text[i] == '/' && text[i + 1] == '/') {
+            const char *nl = memchr(text + i, '\n', len - i);
+            i = nl ? (size_t)(nl - text) + 1 : len;
+        } else if (i + 1 < len && text[i] == '/' && text[i + 1] == '*') {
+            size_t k = i + 2;
+            while (k + 1 < len && !(text[k] == '*' && text[k + 1] == '/'))
+                k++;
+            i = k + 1 < len ? k + 2 : len;
+        } else {
+            return i;
+        }
+    }
+}
+
+/* True if the first word of the text (after blank space and comments) opens
+ * a Modelica class or file (`model M`, `within P;`, `partial model`...) and
+ * is not a MEL declaration of a variable with that name (`model : real;`). */
+static bool starts_like_modelica(const char *text, size_t len)
+{
+    static const char *const first_words[] = {
+        "within", "model", "package", "block", "class", "record", "connector",
+        "function", "type", "partial", "encapsulated", "operator", "expandable"};
+    size_t i = skip_blank_and_comments(text, len, 0), n = 0;
+    while (i + n < len && (isalnum((unsigned char)text[i + n]) || text[i + n] == '_'))
+        n++;
+    bool known = false;
+    for (size_t k = 0; k < sizeof first_words / sizeof first_words[0] && !known; k++)
+        known = strlen(first_words[k]) == n && memcmp(text + i, first_words[k], n) == 0;
+    if (!known)
+        return false;
+    size_t next = skip_blank_and_comments(text, len, i + n);
+    return next < len && text[next] != ':';
+}
+
 bool mo_is_modelica(const char *text, size_t len, const char *filename)
 {
     if (filename != NULL) {
@@ -4273,5 +4397,10 @@ bool mo_is_modelica(const char *text, size_t len, const char *filename)
         i = 3; /* UTF-8 byte-order mark */
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         i++;
-    return len - i >= 8 && memcmp(text + i, "//! base", 8) == 0;
+    if (len - i >= 8 && memcmp(text + i, "//! base", 8) == 0)
+        return true;
+    size_t n = filename != NULL ? strlen(filename) : 0;
+    if (n >= 4 && strcmp(filename + n - 4, ".mel") == 0)
+        return false;
+    return starts_like_modelica(text, len);
 }

@@ -495,7 +495,7 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
     for (size_t q = 0; q < o.n; q++)
         for (size_t k = 0; k < nm; k++)
             if (o.cubes[q * nm + k] >= 0)
-                len += strlen(r->m->modes[k].name) + 4;
+                len += strlen(r->m->modes[k].name) + 6;
     len += 3 * o.n;
     char *z = sa__alloc(c, len);
     char *p = z;
@@ -511,9 +511,17 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
                 continue;
             if (lit)
                 p = stpcpy(p, " & ");
+            /* a negated relation atom in parentheses: "!(h > 0)", not
+             * "!h > 0" (issue 42); mel_mode_name_put's rule */
+            const char *name = r->m->modes[k].name;
+            bool paren = b == 0 && strchr(name, ' ') != NULL;
             if (b == 0)
                 *p++ = '!';
-            p = stpcpy(p, r->m->modes[k].name);
+            if (paren)
+                *p++ = '(';
+            p = stpcpy(p, name);
+            if (paren)
+                *p++ = ')';
             lit = true;
         }
         if (!lit)

@@ -74,6 +74,8 @@ static void classify(const cJSON *j, rpc_msg *m)
         return;
     }
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+    if (cJSON_IsNull(params))
+        params = NULL; /* LSP clients send "params": null to shutdown and exit (issue 42) */
     if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsArray(params)) {
         m->why = "\"params\" must be an object or an array";
         return;

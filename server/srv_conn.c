@@ -636,7 +636,17 @@ int srv_conn_open_stdio(srv_conn_frame_cb frame_cb, srv_conn_close_cb close_cb)
     if (c == NULL)
         return MDAE_E_NOMEM;
     int rc;
-    if (uv_guess_handle(0) == UV_TTY) {
+    uv_handle_type in = uv_guess_handle(0);
+    if (in != UV_TTY && in != UV_NAMED_PIPE && in != UV_TCP) {
+        /* a file or /dev/null cannot be polled (epoll refuses it, and libuv
+         * would abort in the loop): say so and stop (issue 42) */
+        mdae_free(c);
+        MDAE_LOG(SRV_LOG_ERROR, "--stdio: standard input must be a pipe, a socket or a "
+                                "terminal (an editor's pipes), not a file or /dev/null; see "
+                                "docs/editors.md");
+        return MDAE_E_IO;
+    }
+    if (in == UV_TTY) {
         rc = uv_tty_init(srv.loop, &c->h.tty, 0, 1);
     } else {
         rc = uv_pipe_init(srv.loop, &c->h.pipe, 0);

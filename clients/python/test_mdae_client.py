@@ -368,6 +368,111 @@ class ClientTest(unittest.TestCase):
         self.assertIn("MDAE_E_PARSE", err.getvalue())
 
 
+    # ---- issue 42: sessions as their users meet them ----------------------------
+
+    def test_a_closed_session_raises_instead_of_opening_another(self):
+        with self.client() as c:
+            s = c.open(model("rldc2.mel"))
+            self.assertTrue(s.close())
+            self.assertTrue(s.closed)
+            with self.assertRaises(mdae_client.SessionClosed):
+                s.analyze()
+            with self.assertRaises(mdae_client.SessionClosed):
+                s.edit(text=model("rldc2.mel"))
+            with self.assertRaises(mdae_client.SessionClosed):
+                s.analyze_stream()
+            self.assertFalse(s.close(), "closing twice is a no-op")
+            self.assertEqual(s.reopened, 0)
+            self.assertEqual(c.status()["sessions"], 0, "no session opened behind our back")
+
+    def test_a_failed_edit_the_server_applied_moves_the_session_with_it(self):
+        good = model("rldc2.mel")
+        bad = good + "\nbroken : equation = ;\n"
+        with self.client() as c:
+            s = c.open(good)
+            with self.assertRaises(mdae_client.RpcError) as cm:
+                s.edit(text=bad)
+            self.assertEqual(cm.exception.name, "MDAE_E_PARSE")
+            self.assertEqual(s.version, 2, "the server's version")
+            self.assertEqual(s._text, bad, "the server's text")
+            r = s.edit(text=good)  # the next edit builds on the server's version
+            self.assertEqual(r["version"], 3)
+            self.assertEqual(s.version, 3)
+            self.assertEqual(s.analyze()["status"], "nonsingular")
+
+    def test_a_session_is_a_context_manager(self):
+        with self.client() as c:
+            with c.open(model("rldc2.mel")) as s:
+                self.assertEqual(c.status()["sessions"], 1)
+                self.assertEqual(s.analyze()["status"], "nonsingular")
+            self.assertTrue(s.closed)
+            self.assertEqual(c.status()["sessions"], 0)
+            with self.assertRaises(KeyError):
+                with c.open(model("rldc2.mel")) as s2:
+                    raise KeyError("the caller's error goes through")
+            self.assertTrue(s2.closed)
+
+    def _cli(self, *argv, stdin=None):
+        """mdae-client as a user runs it: (exit status, stdout, stderr)."""
+        env = dict(os.environ, PYTHONPATH=HERE if not INSTALLED else os.environ.get(
+            "PYTHONPATH", ""))
+        p = subprocess.run([sys.executable, "-m", "mdae_client.cli"] + list(argv),
+                           input=stdin, capture_output=True, env=env, timeout=120)
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+    def test_the_command_line_says_what_is_wrong_without_a_traceback(self):
+        tcp = "tcp://127.0.0.1:%d" % self.port
+        with tempfile.NamedTemporaryFile("wb", suffix=".mel", delete=False) as f:
+            f.write(b"x : real; // caf\xe9\ne : equation der(x) = 1;\n")
+        try:
+            rc, out, err = self._cli("--server", tcp, "analyze", f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("%s:1:17: error: the file is not UTF-8 (byte 0xE9)" % f.name, err)
+        rc, out, err = self._cli("--server", tcp, "analyze", MDAED)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("is not a model: a binary file", err)
+        self.assertLess(len(err), 300)
+        rc, out, err = self._cli("--server", "unix:" + self.sock, "analyze",
+                                 os.path.join(ROOT, "tests", "models", "rldc2.mel"))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("nonsingular, 4 valid modes", out)
+        rc, out, err = self._cli("--server", "nowhere", "status")
+        self.assertEqual(rc, 2, err)
+        path = os.path.join(ROOT, "tests", "models", "syntax_error.mel")
+        rc, out, err = self._cli("--server", tcp, "analyze", path)
+        self.assertEqual(rc, 1, err)
+        self.assertIn(path + ":12:27: error: expected ')'", err, "the file, not the session id")
+        rc, out, err = self._cli("--server", tcp, "mode",
+                                 os.path.join(ROOT, "tests", "models", "rldc2.mel"),
+                                 "--mode", "nosuch=1")
+        self.assertEqual(rc, 2, "as mdae: an unknown mode variable is a usage error")
+        for rc, out, err in (self._cli("--server", tcp, "status"),):
+            self.assertNotIn("Traceback", err)
+
+    def test_the_command_line_analyses_mode_changes(self):
+        tcp = "tcp://127.0.0.1:%d" % self.port
+        clutch = os.path.join(ROOT, "tests", "models", "clutch.mel")
+        rc, out, err = self._cli("--server", tcp, "modechange", clutch,
+                                 "--from", "gamma=0", "--to", "gamma=1")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("status", json.loads(out))
+        rc, out, err = self._cli("--server", tcp, "modechange", clutch, "--all")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["validModes"], 2)
+        rc, out, err = self._cli("--server", tcp, "modechange", clutch)
+        self.assertEqual(rc, 2, err)
+        self.assertIn("docs/mode_changes.md", err)
+
+    def test_the_command_line_reads_modelica_on_standard_input(self):
+        with open(os.path.join(ROOT, "tests", "models", "clutch_basic.mo"), "rb") as f:
+            rc, out, err = self._cli("--server", "tcp://127.0.0.1:%d" % self.port,
+                                     "analyze", "-", stdin=f.read())
+        self.assertEqual(rc, 0, err)
+        self.assertIn("<stdin>: nonsingular", out)
+
+
 class PackageTest(unittest.TestCase):
     def test_is_typed_and_installed_where_expected(self):
         pkg = os.path.dirname(mdae_client.__file__)

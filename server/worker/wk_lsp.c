@@ -360,6 +360,22 @@ static void hover_variable(wk_state *w, mdae_buf *b, const cJSON *rep, const mel
         mdae_buf_puts(b, "`\n\nd (leading derivative): ");
         offsets_text(b, item);
     }
+    /* as an equation's hover says overdetermined (issue 42) */
+    const cJSON *d, *diags = rep ? cJSON_GetObjectItemCaseSensitive(rep, "diagnostics") : NULL;
+    cJSON_ArrayForEach(d, diags)
+    {
+        if (strcmp(str_of(d, "kind"), "underdetermined") == 0 &&
+            strcmp(str_of(d, "variable"), var->name) == 0) {
+            const char *g = str_of(d, "guard");
+            bool always = strcmp(g, "true") == 0;
+            mdae_buf_puts(b, always ? "\n\n**underdetermined** in every mode (no equation "
+                                      "determines it)"
+                                    : "\n\n**underdetermined** (no equation determines it) "
+                                      "in the singular modes where `");
+            mdae_buf_puts(b, always ? "" : g);
+            mdae_buf_puts(b, always ? "" : "`");
+        }
+    }
     mdae_buf_puts(b, "\n\nused by: ");
     uint32_t used = 0;
     for (uint32_t e = 0; e < m->n_equations; e++)

@@ -864,10 +864,14 @@ static void add_singular(const wk_state *w, cJSON *arr, const sa_report *rep)
         const mdae_range *where =
             over ? &m->equations[dg->index].where : &m->variables[dg->index].where;
         const char *nm = over ? m->equations[dg->index].name : m->variables[dg->index].name;
-        char *msg = mdae_asprintf("structurally singular: %s %s is %s in the modes where %s",
+        /* "in every mode", or "when FORMULA": never "in the modes where
+         * true" (issue 42) */
+        const char *g = dg->modes.formula ? dg->modes.formula : "false";
+        bool always = strcmp(g, "true") == 0;
+        char *msg = mdae_asprintf("structurally singular: %s %s is %s %s%s",
                                   over ? "equation" : "variable", nm,
                                   over ? "overdetermined" : "underdetermined",
-                                  dg->modes.formula ? dg->modes.formula : "false");
+                                  always ? "in every mode" : "when ", always ? "" : g);
         wk_lsp_diag(w, arr, where, RPC_LSP_ERROR, msg ? msg : "structurally singular");
         mdae_free(msg);
     }

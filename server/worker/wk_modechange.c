@@ -21,6 +21,7 @@
  */
 #include "wk.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -479,24 +480,30 @@ static int past_deadline(void *ctx, const char *phase, size_t done, size_t total
     return wk_now_ms() > bc->deadline || wk_cancelled(bc->w);
 }
 
-/* Exact counts in the messages (issue 42's "48- and 61-digit" counts were
- * rounded doubles): the decimal digits of each of n counts into d[] (new,
- * mdae_free each); false on OOM (then all freed). */
-static bool decimals(char **d, const mdae_bn *const *x, int n)
+/* A count of mode changes as people read it (issue 42), exact (issue 41):
+ * its digits up to 12 of them, "2^200" when it is a power of two, else
+ * "~2^188.6" (the 61-digit numbers of the brake at N = 100 said nothing;
+ * the hover and the JSON of mdae modechange give every digit). buf has 32
+ * bytes. */
+static const char *count_text(const mdae_bn *x, char buf[32])
 {
-    bool ok = true;
-    for (int k = 0; k < n; k++)
-        ok &= (d[k] = mdae_bn_dec(x[k])) != NULL;
-    if (!ok)
-        for (int k = 0; k < n; k++)
-            mdae_free(d[k]);
-    return ok;
-}
-
-static void free_decimals(char **d, int n)
-{
-    for (int k = 0; k < n; k++)
-        mdae_free(d[k]);
+    char *digits = mdae_bn_dec(x);
+    if (digits != NULL && strlen(digits) <= 12) {
+        snprintf(buf, 32, "%s", digits);
+    } else {
+        bool power = x->n > 0 && (x->d[x->n - 1] & (x->d[x->n - 1] - 1)) == 0;
+        for (uint32_t k = 0; power && k + 1 < x->n; k++)
+            power = x->d[k] == 0;
+        double l = mdae_bn_log2(x);
+        if (power)
+            snprintf(buf, 32, "2^%.0f", l);
+        else if (fabs(l - round(l)) < 0.05)
+            snprintf(buf, 32, "~2^%.0f", l);
+        else
+            snprintf(buf, 32, "~2^%.1f", l);
+    }
+    mdae_free(digits);
+    return buf;
 }
 
 /* The first instants' message (every instant could not be followed: its
@@ -505,30 +512,24 @@ static void free_decimals(char **d, int n)
 static char *first_only_message(const wk_state *w, const mc_first *f, const char *why,
                                 int *severity)
 {
-    char *d[4];
-    const mdae_bn *x[4] = {&f->counts_exact[MC_FIRST_REJECTED], &f->pairs_exact,
-                           &f->counts_exact[MC_FIRST_CONTINUOUS],
-                           &f->counts_exact[MC_FIRST_RESTART]};
-    if (!decimals(d, x, 4))
-        return NULL;
-    char *msg;
+    char a[32], b[32];
     if (f->counts[MC_FIRST_REJECTED] > 0) {
         const char *g = f->classes[MC_FIRST_REJECTED].formula;
         *severity = RPC_LSP_WARNING;
-        msg = mdae_asprintf("%s of %s mode changes are rejected at their first instant (a "
-                            "value no equation determines) when %.300s%s (g: before, g\u207a: after; "
-                            "mdae modechange %s --first)",
-                            d[0], d[1], g ? g : "?", g && strlen(g) > 300 ? "..." : "",
-                            file_of(w));
-    } else {
-        msg = mdae_asprintf("mode changes were checked at their first instant only (%s; the "
-                            "later instants: %s): %s continuous, %s need a restart, none "
-                            "rejected there (mdae modechange %s --first)",
-                            why, f->later_why ? f->later_why : "not computed", d[2], d[3],
-                            file_of(w));
+        return mdae_asprintf("%s of %s mode changes are rejected at their first instant (a "
+                             "value no equation determines) when %.300s%s (g: before, "
+                             "g\u207a: after; "
+                             "mdae modechange %s --first)",
+                             count_text(&f->counts_exact[MC_FIRST_REJECTED], a),
+                             count_text(&f->pairs_exact, b), g ? g : "?",
+                             g && strlen(g) > 300 ? "..." : "", file_of(w));
     }
-    free_decimals(d, 4);
-    return msg;
+    return mdae_asprintf("none of the %s mode changes is rejected at its first instant, %s "
+                         "continuous, the others need a restart (checked at the first instant "
+                         "only; %s; the later instants: %s; mdae modechange %s --first)",
+                         count_text(&f->pairs_exact, a),
+                         count_text(&f->counts_exact[MC_FIRST_CONTINUOUS], b),
+                         why, f->later_why ? f->later_why : "not computed", file_of(w));
 }
 
 /* Every instant's message: a warning naming the rejected pairs by the
@@ -537,28 +538,28 @@ static char *first_only_message(const wk_state *w, const mc_first *f, const char
 static char *every_instant_message(const wk_state *w, const mc_first *f, const char *why,
                                    int *severity)
 {
-    char *d[4];
-    const mdae_bn *x[4] = {&f->status_counts_exact[MC_CONTINUOUS],
-                           &f->status_counts_exact[MC_RESET],
-                           &f->status_counts_exact[MC_REJECTED], &f->pairs_exact};
-    if (!decimals(d, x, 4))
-        return NULL;
+    char n1[32], n2[32], n3[32];
     if (f->status_counts[MC_REJECTED] <= 0) {
-        char *msg = mdae_asprintf("mode changes were checked on BDDs, every instant (%s): %s "
-                                  "continuous, %s need a reset, none rejected (mdae modechange "
-                                  "%s --first --instants)",
-                                  why, d[0], d[1], file_of(w));
-        free_decimals(d, 4);
-        return msg;
+        const mdae_bn *cont = &f->status_counts_exact[MC_CONTINUOUS];
+        char split[80];
+        if (mdae_bn_cmp(cont, &f->pairs_exact) >= 0)
+            snprintf(split, sizeof split, "all are continuous");
+        else if (cont->n == 0)
+            snprintf(split, sizeof split, "all need a reset");
+        else
+            snprintf(split, sizeof split, "%s continuous, %s need a reset",
+                     count_text(cont, n2), count_text(&f->status_counts_exact[MC_RESET], n3));
+        return mdae_asprintf("none of the %s mode changes is rejected: %s (checked on BDDs at "
+                             "every instant; %s; mdae modechange %s --first --instants)",
+                             count_text(&f->pairs_exact, n1), split, why, file_of(w));
     }
     *severity = RPC_LSP_WARNING;
     mdae_buf b = {0};
-    mdae_buf_puts(&b, d[2]);
-    mdae_buf_puts(&b, " of ");
-    mdae_buf_puts(&b, d[3]);
-    mdae_buf_puts(&b, " mode changes are rejected:");
-    free_decimals(d, 4);
     char piece[320];
+    snprintf(piece, sizeof piece, "%s of %s mode changes are rejected:",
+             count_text(&f->status_counts_exact[MC_REJECTED], n1),
+             count_text(&f->pairs_exact, n2));
+    mdae_buf_puts(&b, piece);
     size_t shown = 0;
     for (size_t k = 0; k < f->n_outcomes; k++) {
         const mc_first_outcome *o = &f->outcomes[k];

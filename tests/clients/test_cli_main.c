@@ -7,6 +7,7 @@
  * The binary is spawned (posix_spawn) with stdout and stderr redirected to
  * temporary files, so a large output can never deadlock a pipe.
  */
+#define _XOPEN_SOURCE 700 /* posix_openpt, ptsname: the colour test's terminal */
 #include <criterion/criterion.h>
 
 #include <cjson/cJSON.h>
@@ -435,4 +436,212 @@ Test(cli, convert_prints_the_equations_as_mel_and_as_modelica)
     expect(&r, 2);
     contains(r.err, "option '--to' needs 'mel' or 'modelica'");
     run_free(&r);
+}
+
+/* ---- issue 42: what a user meets in a shell ----------------------------------- */
+
+/* A model text in a new temporary file; its path in path (unlink it). */
+static void temp_model(char *path, size_t size, const char *text)
+{
+    snprintf(path, size, "/tmp/mdae-cli-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+Test(cli, analyze_json_prints_the_verdict_of_a_model_it_cannot_analyse)
+{
+    run r = RUN("analyze", "--json", MODEL("bad_use.mel"));
+    expect(&r, 1);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "JSON on stdout, as check --json: %s", r.out);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(j, "ok")));
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "error");
+    cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(j, "diagnostics")), 0);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("analyze", "--json", "--node-limit", "100", "-D", "N=10", MODEL("brake.mel"));
+    expect(&r, 3);
+    j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "JSON on stdout past the node limit: %s", r.out);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "limit");
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+Test(cli, a_binary_file_is_one_clear_error)
+{
+    run r = RUN("check", MDAE); /* the mdae executable itself */
+    expect(&r, 1);
+    contains(r.err, "is not a model: a binary file");
+    contains(r.err, "docs/languages.md");
+    cr_assert_lt(strlen(r.err), 300, "one line, not the file's bytes: %zu bytes", strlen(r.err));
+    run_free(&r);
+}
+
+Test(cli, modelica_on_standard_input_is_read_as_modelica)
+{
+    run r = RUN_IN(MODEL("clutch_basic.mo"), "check", "-");
+    expect(&r, 0);
+    contains(r.out, "ok: no errors");
+    run_free(&r);
+    r = RUN_IN(MODEL("clutch_basic.mo"), "check", "--format", "mel", "-");
+    expect(&r, 1); /* --format still decides */
+    run_free(&r);
+}
+
+Test(cli, convert_with_a_server_refuses_instead_of_running_locally)
+{
+    run r = RUN("--server", "unix:/nonexistent/mdaed.sock", "convert", MODEL("clutch.mel"),
+                "--to", "modelica");
+    expect(&r, 2);
+    contains(r.err, "not available with --server");
+    cr_assert_str_eq(r.out, "", "nothing printed as if the server had answered");
+    run_free(&r);
+}
+
+Test(cli, colours_diagnostics_on_request_only)
+{
+    run r = RUN("check", "--color=always", MODEL("syntax_error.mel"));
+    expect(&r, 1);
+    contains(r.err, "\033[1;31merror:\033[0m");
+    run_free(&r);
+    r = RUN("check", MODEL("syntax_error.mel")); /* auto: stderr is a file */
+    cr_assert_null(strstr(r.err, "\033["), "no colour into a file: %s", r.err);
+    run_free(&r);
+    r = RUN("check", "--color=never", MODEL("syntax_error.mel"));
+    cr_assert_null(strstr(r.err, "\033["));
+    run_free(&r);
+    r = RUN("check", "--color=sometimes", MODEL("syntax_error.mel"));
+    expect(&r, 2);
+    run_free(&r);
+    r = RUN("--color=always", "check", MODEL("syntax_error.mel")); /* before the command too */
+    expect(&r, 1);
+    contains(r.err, "\033[1;31merror:\033[0m");
+    run_free(&r);
+    r = RUN("--color=always", "check", "--color=never", MODEL("syntax_error.mel"));
+    cr_assert_null(strstr(r.err, "\033["), "the command's own --color wins");
+    run_free(&r);
+}
+
+Test(cli, caret_counts_two_cells_for_a_wide_character)
+{
+    char path[64];
+    temp_model(path, sizeof path,
+               "x : real;\ny : real;\ne : equation x = \"\xe6\xbc\xa2\xe5\xad\x97\" + ;\n"
+               "f : equation y = 1;\n");
+    run r = RUN("check", path);
+    unlink(path);
+    expect(&r, 1);
+    /* 漢字 takes four cells on a terminal: the caret is under the ';' */
+    contains(r.err, " e : equation x = \"\xe6\xbc\xa2\xe5\xad\x97\" + ;\n"
+                    "                           ^\n");
+    run_free(&r);
+}
+
+/* issue 42: each error and limit message points to the page that explains it */
+Test(cli, errors_and_limits_point_to_their_docs_page)
+{
+    run r = RUN("analyze", "--node-limit", "100", "-D", "N=10", MODEL("brake.mel"));
+    expect(&r, 3);
+    contains(r.err, "see docs/limits.md");
+    run_free(&r);
+    r = RUN("analyze", MODEL("bad_use.mel"));
+    expect(&r, 1);
+    contains(r.err, "bad_use.mel: 1 error (see docs/languages.md)");
+    run_free(&r);
+    r = RUN("mode", MODEL("rldc2.mel"), "--mode", "zz=1");
+    expect(&r, 2);
+    contains(r.err, "(see docs/analysis.md)");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--from", "zz=1", "--to", "gamma=1");
+    expect(&r, 2);
+    contains(r.err, "(see docs/mode_changes.md)");
+    run_free(&r);
+    r = RUN("--server", "unix:/nonexistent/mdaed.sock", "check", MODEL("clutch.mel"));
+    expect(&r, 4);
+    contains(r.err, "(see docs/operations.md)");
+    run_free(&r);
+}
+
+/* issue 42: a negated relation atom prints in parentheses, in the analysis's
+ * guards and in the graph's labels */
+Test(cli, negated_relation_atoms_print_in_parentheses)
+{
+    run r = RUN("analyze", "--json", MODEL("bm_modes.bmo"));
+    expect(&r, 0);
+    contains(r.out, "\"guard\":\"!(gear == 2)");
+    cr_assert_null(strstr(r.out, "!gear =="), "no '!gear == 2'");
+    run_free(&r);
+    r = RUN("analyze", "--dot", MODEL("bm_modes.bmo"));
+    expect(&r, 0);
+    contains(r.out, "!(gear == 2)");
+    cr_assert_null(strstr(r.out, "!gear =="), "no '!gear == 2' in the labels");
+    run_free(&r);
+}
+
+/* Run mdae with stderr on a new pseudo-terminal (stdout to /dev/null) and
+ * the environment envp; what it wrote there, NUL-terminated (free it). */
+static char *run_on_a_terminal(char *const *envp, const char *const *args)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    cr_assert_geq(master, 0);
+    cr_assert_eq(grantpt(master), 0);
+    cr_assert_eq(unlockpt(master), 0);
+    const char *slave_name = ptsname(master);
+    cr_assert_not_null(slave_name);
+    const char *argv[16] = {MDAE};
+    size_t n = 1;
+    for (; args[n - 1] != NULL; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, slave_name, O_RDWR | O_NOCTTY, 0);
+    pid_t pid;
+    cr_assert_eq(posix_spawn(&pid, MDAE, &fa, NULL, (char *const *)argv, envp), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    int fl = fcntl(master, F_GETFL);
+    fcntl(master, F_SETFL, fl | O_NONBLOCK);
+    for (;;) { /* the child is gone: what it wrote is buffered in the pty */
+        ssize_t r = read(master, buf + len, cap - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    close(master);
+    return buf;
+}
+
+/* issue 42: on a terminal, colour by default; NO_COLOR (and TERM=dumb)
+ * turn it off, --color=always back on */
+Test(cli, colours_a_terminal_unless_no_color_is_set)
+{
+    const char *args[] = {"check", MODEL("syntax_error.mel"), NULL};
+    char *plain_env[] = {"PATH=/usr/bin:/bin", "TERM=xterm", NULL};
+    char *out = run_on_a_terminal(plain_env, args);
+    contains(out, "\033[1;31merror:");
+    free(out);
+    char *no_color[] = {"PATH=/usr/bin:/bin", "TERM=xterm", "NO_COLOR=1", NULL};
+    out = run_on_a_terminal(no_color, args);
+    contains(out, "error: expected ')'");
+    cr_assert_null(strstr(out, "\033["), "NO_COLOR: no colour:\n%s", out);
+    free(out);
+    char *dumb[] = {"PATH=/usr/bin:/bin", "TERM=dumb", NULL};
+    out = run_on_a_terminal(dumb, args);
+    cr_assert_null(strstr(out, "\033["), "TERM=dumb: no colour:\n%s", out);
+    free(out);
+    const char *always[] = {"check", "--color=always", MODEL("syntax_error.mel"), NULL};
+    out = run_on_a_terminal(no_color, always);
+    contains(out, "\033[1;31merror:");
+    free(out);
 }

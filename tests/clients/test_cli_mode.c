@@ -722,3 +722,32 @@ Test(cli_mode, server_check_prints_what_the_embedded_check_prints)
     run_free(&rem);
     server_stop(&s);
 }
+
+/* issue 42: `analyze --json` prints its verdict on stdout when the model
+ * does not analyse, on the server as in the embedded engine (the server
+ * sends no counts with a refusal: counts are null there) */
+Test(cli_mode, server_analyze_json_prints_the_verdict_of_a_model_it_cannot_analyse)
+{
+    server s;
+    server_start(&s);
+    run loc = RUN("analyze", "--json", MODEL("bad_use.mel"));
+    run rem = RUN("--server", s.tcp, "analyze", "--json", MODEL("bad_use.mel"));
+    expect(&loc, 1);
+    expect(&rem, 1);
+    cJSON *l = cJSON_Parse(loc.out), *r = cJSON_Parse(rem.out);
+    cr_assert_not_null(r, "JSON on stdout: %s", rem.out);
+    cr_assert_not_null(l);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "error");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(r, "ok")));
+    char *ld = cJSON_PrintUnformatted(cJSON_GetObjectItem(l, "diagnostics"));
+    char *rd = cJSON_PrintUnformatted(cJSON_GetObjectItem(r, "diagnostics"));
+    cr_expect_str_eq(rd, ld, "the same diagnostics");
+    cr_expect_str_eq(rem.err, loc.err);
+    free(ld);
+    free(rd);
+    cJSON_Delete(l);
+    cJSON_Delete(r);
+    run_free(&loc);
+    run_free(&rem);
+    server_stop(&s);
+}

@@ -245,13 +245,20 @@ Test(mo_parse, names_of_unlabelled_equations_do_not_change_when_other_lines_chan
 Test(mo_parse, shortens_long_equation_names_with_a_hash_and_numbers_duplicates)
 {
     mel_model *m = parse_ok(
-        "model M\n Real x; Real y;\nequation\n"
+        "model M\n Real x; Real y; Real z;\nequation\n"
         " x = aVeryLongFunctionName(y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y);\n"
-        " y = x;\n y = x;\nend M;\n");
+        " y = x;\n y = x;\n"
+        " z = anotherLongFunctionName(y, y, y, y, y, y, y, y, y, y, y, y, y, y, 1);\n"
+        " z = anotherLongFunctionName(y, y, y, y, y, y, y, y, y, y, y, y, y, y, 2);\nend M;\n");
     cr_assert_lt(strlen(m->equations[0].name), 70);
-    cr_assert_not_null(strstr(m->equations[0].name, "...#"));
+    /* issue 42: no hash where the shortened text is unique */
+    cr_assert_str_eq(m->equations[0].name, "x = aVeryLongFunctionName(y, y, y, y, y, y, y, y...");
     cr_assert_str_eq(m->equations[1].name, "y = x");
     cr_assert_str_eq(m->equations[2].name, "y = x#2");
+    /* two long texts that start alike keep the hashes of their whole texts */
+    cr_assert_not_null(strstr(m->equations[3].name, "...#"), "%s", m->equations[3].name);
+    cr_assert_not_null(strstr(m->equations[4].name, "...#"), "%s", m->equations[4].name);
+    cr_assert_str_neq(m->equations[3].name, m->equations[4].name);
     mel_model_free(m);
 }
 
@@ -715,6 +722,14 @@ Test(mo_parse, recognises_modelica_by_extension_or_header)
     cr_assert_not(mo_is_modelica("x : real;", 9, "a.mel"));
     cr_assert(mo_is_modelica("\n  //! base 0.1.0\n", 17, NULL));
     cr_assert_not(mo_is_modelica("// base", 7, NULL));
+    /* issue 42: Modelica without a file name (standard input) by its first word */
+    const char *mo = "// a comment\n/* and another */ model M\n  Real x;\nequation\n  der(x) = 1;\nend M;\n";
+    cr_assert(mo_is_modelica(mo, strlen(mo), NULL));
+    cr_assert(mo_is_modelica("within ;\npartial model P end P;", 29, "x.txt"));
+    cr_assert_not(mo_is_modelica(mo, strlen(mo), "a.mel"), "a .mel file stays MEL");
+    cr_assert_not(mo_is_modelica("model : real;", 13, NULL), "a MEL variable named model");
+    cr_assert_not(mo_is_modelica("x : real;\n", 10, NULL));
+    cr_assert_not(mo_is_modelica("/* unterminated", 15, NULL));
 }
 
 static void check_round_trip(const char *file)

@@ -46,6 +46,21 @@ Test(rpc_message, tells_notifications_from_requests)
     rpc_parsed_close(&p);
 }
 
+/* Issue 42: LSP clients (and some JSON-RPC libraries) send "params": null
+ * for shutdown and exit; it means no params, not an invalid request. */
+Test(rpc_message, reads_null_params_as_no_params)
+{
+    rpc_parsed p;
+    cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\",\"params\":null}", &p),
+                 MDAE_OK);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_REQUEST);
+    cr_assert_null(p.msgs[0].params);
+    rpc_parsed_close(&p);
+    cr_assert_eq(parse("{\"jsonrpc\":\"2.0\",\"method\":\"exit\",\"params\":null}", &p), MDAE_OK);
+    cr_assert_eq(p.msgs[0].kind, RPC_MSG_NOTIFICATION);
+    rpc_parsed_close(&p);
+}
+
 Test(rpc_message, reports_invalid_json_as_a_parse_error)
 {
     rpc_parsed p;

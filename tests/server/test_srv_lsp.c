@@ -145,6 +145,24 @@ Test(srv_lsp, one_hundred_changes_checked_each_time_end_with_the_diagnostics_of_
     editor_session("\"lsp\": {\"debounce_ms\": 0}");
 }
 
+/* Issue 42: shutdown and exit with "params": null, as some LSP clients send
+ * them, are answered and end the connection as without params. */
+Test(srv_lsp, shutdown_and_exit_accept_null_params)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    cJSON *r = cl_call(&c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\",\"params\":null}");
+    cr_assert_null(cJSON_GetObjectItem(r, "error"), "shutdown with null params is answered");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "result")));
+    cJSON_Delete(r);
+    cl_send(&c, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\",\"params\":null}\n");
+    cr_assert(cl_wait_eof(&c), "exit with null params ends the connection");
+    cl_close(&c);
+    srv_stop(&p);
+}
+
 /* Issue 11: Modelica documents, by languageId or by a .mo/.bmo URI; the
  * diagnostics point into the Modelica text (LSP lines are 0-based). */
 static cJSON *open_lang(const char *uri, const char *lang, const char *text)

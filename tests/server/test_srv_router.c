@@ -704,3 +704,24 @@ Test(srv_router, answers_a_client_that_half_closes_after_its_requests)
     cl_close(&c);
     srv_stop(&p);
 }
+
+/* Issue 42: `mdaed --stdio` with standard input a file or /dev/null (which
+ * epoll cannot poll: libuv aborted) says what it needs and exits 1. */
+Test(srv_router, stdio_on_a_file_or_dev_null_is_refused_not_aborted)
+{
+    const char *inputs[] = {"/dev/null", MDAE_SOURCE_DIR "/tests/models/rldc2.mel"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s/server/mdaed --stdio < %s 2>&1 >/dev/null", MDAE_BINARY_DIR,
+                 inputs[i]);
+        FILE *f = popen(cmd, "r");
+        cr_assert_not_null(f);
+        char out[4096];
+        size_t n = fread(out, 1, sizeof out - 1, f);
+        out[n] = '\0';
+        int status = pclose(f);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "%s: status %d\n%s", inputs[i],
+                  status, out);
+        cr_assert_not_null(strstr(out, "standard input must be a pipe"), "%s", out);
+    }
+}

@@ -44,7 +44,7 @@ import subprocess
 from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple,
                     Union)
 
-__all__ = ["Client", "Session", "RpcError", "ServerUnavailable", "Json"]
+__all__ = ["Client", "Session", "RpcError", "ServerUnavailable", "SessionClosed", "Json"]
 __version__ = "0.1.0"
 
 #: A JSON value as the server sends it (objects are dicts).
@@ -80,6 +80,11 @@ class ServerUnavailable(ConnectionError):
     def __init__(self, status: int, body: bytes) -> None:
         super().__init__("HTTP %d: %s" % (status, body[:200].decode("utf-8", "replace").strip()))
         self.status = status
+
+
+class SessionClosed(RuntimeError):
+    """A call on a Session after its close(): the client never opens a new
+    server session behind the caller's back for a session it closed."""
 
 
 class _HttpTransport:
@@ -188,8 +193,10 @@ class Client:
     @classmethod
     def connect(cls, address: str = "tcp://127.0.0.1:7420", token: Optional[str] = None,
                 timeout: float = 60.0, owner: Optional[str] = None) -> "Client":
-        """Connect to ``tcp://HOST:PORT``, ``HOST:PORT``, ``unix://PATH`` or
-        ``http://HOST:PORT`` (a POST /rpc per request, as through a proxy).
+        """Connect to ``tcp://HOST:PORT``, ``HOST:PORT``, ``unix://PATH`` (or
+        ``unix:PATH``, as ``mdae --server``) or ``http://HOST:PORT`` (a POST
+        /rpc per request, as through a proxy). ValueError for an address of
+        none of these forms.
         owner: an owner key (at least 22 of A-Z a-z 0-9 _ -) sent with every
         session opened, so that it counts against this owner's quota and
         needs the key on every call (see the module's documentation)."""
@@ -198,14 +205,26 @@ class Client:
         if address.startswith("http://"):
             host, _, port = address[len("http://"):].rstrip("/").rpartition(":")
             return cls(_HttpTransport(host.strip("[]"), int(port), timeout, token), owner)
-        if address.startswith("unix://"):
+        if address.startswith("unix:"):
+            # unix://PATH, or unix:PATH as `mdae --server` writes it
+            path = address[len("unix://"):] if address.startswith("unix://") \
+                else address[len("unix:"):]
+            if not path:
+                raise ValueError("a unix: address needs a path (unix:/run/mdaed.sock)")
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.settimeout(timeout)
-            sock.connect(address[len("unix://"):])
+            try:
+                sock.connect(path)
+            except OSError:
+                sock.close()
+                raise
         else:
             if address.startswith("tcp://"):
                 address = address[len("tcp://"):]
             host, _, port = address.rpartition(":")
+            if not host or not port.isdigit():
+                raise ValueError("invalid server address %r: expected tcp://HOST:PORT, "
+                                 "unix:PATH or http://HOST:PORT" % address)
             sock = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         client = cls(_SocketTransport(sock, timeout), owner)
@@ -344,7 +363,13 @@ class Session:
     opened again with that text, under the same id if the client chose it,
     and the request is sent once more; ``reopened`` counts these. Its id may
     change (the new instance makes one) and its version starts again at 1.
-    Streamed analyses are not retried."""
+    Streamed analyses are not retried.
+
+    A session is a context manager (``with client.open(text) as s:``) that
+    closes it on the way out; after close() every call raises SessionClosed.
+    An edit the server applied but could not load (a syntax error: the
+    error's data says {"applied": true, "version": N}) still moves the
+    session to that version and text, as the server's is, then raises."""
 
     def __init__(self, client: Client, sid: str, summary: Json = None,
                  owner: Optional[str] = None) -> None:
@@ -355,6 +380,8 @@ class Session:
         self.summary = summary
         self.version = 1
         self.reopened = 0
+        #: True after close(): every later call raises SessionClosed
+        self.closed = False
         self._text: Optional[str] = None
         self._open_params: Dict[str, Json] = {}
 
@@ -376,7 +403,24 @@ class Session:
         return isinstance(e, RpcError) and e.name == "MDAE_E_STATE" and \
             "no such session" in e.message
 
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.closed:
+            return
+        try:
+            self.close()
+        except (RpcError, OSError, ConnectionError):
+            if exc[0] is None:  # else the exception under way says more
+                raise
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise SessionClosed("session %s is closed" % self.id)
+
     def _call(self, method: str, params: Dict[str, Json]) -> Json:
+        self._check_open()
         params = self._owned(params)
         try:
             return self.client.call(method, params)
@@ -400,7 +444,17 @@ class Session:
             params["edits"] = list(edits)
         else:
             raise ValueError("give text or edits")
-        result: Dict[str, Json] = self._call("session/edit", params)
+        try:
+            result: Dict[str, Json] = self._call("session/edit", params)
+        except RpcError as e:
+            data = e.data if isinstance(e.data, dict) else {}
+            if data.get("applied") is True and isinstance(data.get("version"), int):
+                # the server keeps the text it could not load (an editor's
+                # half-typed line): so does the session, then it says why
+                self.version = data["version"]
+                self.summary = None
+                self._text = text
+            raise
         self.version = result["version"]
         self.summary = result.get("summary")
         self._text = text  # None after range edits: the text is the server's
@@ -433,6 +487,7 @@ class Session:
         modechanges, also one analysis/modechange notification per mode
         change (after the analysis's own), and the summary in the result
         (see analyze)."""
+        self._check_open()
         params = self._params(stream=True, modechanges=modechanges)
         rid = self.client.send_request("session/analyze", params)
         return self.client.stream(rid)
@@ -503,4 +558,9 @@ class Session:
         return str(self._call("session/svg", {"session": self.id}))
 
     def close(self) -> bool:
+        """Close the session on the server (session/close). Later calls
+        raise SessionClosed; closing again is a no-op returning False."""
+        if self.closed:
+            return False
+        self.closed = True
         return bool(self.client.call("session/close", self._owned({"session": self.id})))
