@@ -25,6 +25,11 @@
  * the web root's, opened with O_NONBLOCK | O_NOFOLLOW and checked with
  * fstat after the open, so a FIFO or a device is refused without a read
  * that could wait, and a symbolic link out of the root is "not found".
+ * They are cacheable with revalidation (issue 42): Cache-Control no-cache
+ * and an ETag (size, modification time, encoding), 304 on If-None-Match;
+ * a client that takes gzip gets the FILE.gz the page's build leaves beside
+ * FILE (clients/web/build.mjs), when it is no older than FILE. mdaed
+ * compresses nothing itself.
  */
 /* realpath(3) is X/Open, not in the POSIX 2008 base the build asks for. */
 #define _XOPEN_SOURCE 700

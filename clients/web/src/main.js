@@ -210,7 +210,9 @@ async function openOrEdit(text, format, defines, signal) {
   return r;
 }
 
-async function analyse() {
+// changed: called for a changed input (-D, Language), which analyses only
+// if that changes what is analysed.
+async function analyse({ changed = false } = {}) {
   clearTimeout(state.timer);
   let defines;
   try { defines = parseDefines(); } catch (e) { setStatus(e.message, true); return; }
@@ -220,6 +222,7 @@ async function analyse() {
   // start (editing -D then clicking Analyse fires both "change" and "click").
   const what = `${keyOf(format, defines)}|${text}`;
   if (state.inflight === what && document.body.dataset.busy) return;
+  if (changed && state.analysed === what) return;
   state.inflight = what;
   const run = ++state.run;
   if (state.abort) state.abort.abort();
@@ -256,6 +259,7 @@ async function analyse() {
     if (frame) cancelAnimationFrame(frame);
     if (run !== state.run) return;
     state.analysis = result;
+    state.analysed = what;
     state.invariants = new Invariants(result.modeVariables, (structure.invariants || []).map((i) => i.guard));
     $('token-form').hidden = true;
     if ($('version').textContent === '') showVersion();
@@ -283,6 +287,7 @@ async function analyse() {
     if (e.name === 'AbortError' || run !== state.run) return;
     delete document.body.dataset.busy;
     state.inflight = null;
+    state.analysed = null;
     showFailure(e);
     bump('analyses');
     document.body.dataset.settled = String(run);
@@ -785,8 +790,8 @@ function wire() {
   $('examples').addEventListener('change', (e) => openExample(e.target.value));
   $('open').addEventListener('click', () => $('file').click());
   $('file').addEventListener('change', (e) => { if (e.target.files[0]) readFile(e.target.files[0]); e.target.value = ''; });
-  $('format').addEventListener('change', () => analyse());
-  $('defines').addEventListener('change', () => analyse());
+  $('format').addEventListener('change', () => analyse({ changed: true }));
+  $('defines').addEventListener('change', () => analyse({ changed: true }));
   $('analyze').addEventListener('click', () => analyse());
   $('share').addEventListener('click', () => share());
   $('token-form').addEventListener('submit', (e) => {
