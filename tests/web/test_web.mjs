@@ -486,6 +486,12 @@ async function main(name) {
       }
       await page.$eval('#h-changes', (e) => e.scrollIntoView());
       await page.screenshot({ path: join(shots, 'cup_and_ball_elastic_modechange.png') });
+      // The rigid Cup-and-Ball's impulses have no known lower order (orderMin null).
+      await loadExample(page, 'cup_and_ball.mel');
+      await after(page, 'modes', () => page.click('#mode-false'));
+      await after(page, 'changes', () => page.click('#change-run'));
+      const rigid = await page.$eval('#change-view', (e) => e.textContent);
+      assert(/lambda \(order at most 1/.test(rigid) && !/null/.test(rigid), `cup_and_ball.mel: ${rigid}`);
     });
 
     await check('the brake at N = 100 is laid out and drawn, and a mode switch re-highlights it', async () => {
