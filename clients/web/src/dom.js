@@ -16,12 +16,12 @@ export function el(tag, props = {}, ...kids) {
 }
 
 // A roving tabindex (issue 42: 605 tab stops at N = 100): of the elements
-// matching selector inside container, one takes the Tab key (the first, or
-// the one last focused) and the arrow keys move between them; call again
-// after the elements change.
-export function roving(container, selector) {
+// matching selector inside container, one takes the Tab key (start if
+// given, else the one that had it, else the first) and the arrow keys move
+// between them; call again after the elements change.
+export function roving(container, selector, start = null) {
   const items = [...container.querySelectorAll(selector)];
-  const current = items.find((e) => e.tabIndex === 0 && e.dataset.rove === '1');
+  const current = start || items.find((e) => e.tabIndex === 0 && e.dataset.rove === '1');
   items.forEach((e, i) => { e.tabIndex = (current ? e === current : i === 0) ? 0 : -1; e.dataset.rove = '1'; });
   if (container.dataset.roving === selector) return;
   container.dataset.roving = selector;

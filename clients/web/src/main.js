@@ -12,6 +12,12 @@
 // drawing, session/approx for the "Single-mode tools" panel (approx.js) and
 // session/rimis for the "Simulation code" panel (rimis.js). Results of a superseded run are dropped (the `run` counter).
 //
+// Issue 42: session/mode's edges are positions in its solving order
+// (modeEdges); the mode opens valid and "pick a valid mode" finds one from
+// the invariants (modes.js); a failure clears every panel of the last
+// model; the model is kept in sessionStorage across a reload; counts are
+// printed exactly (counts.js). docs/web.md is the page's reference.
+//
 // window.mdaeStats carries the timings the browser test prints; the
 // data-* attributes of <body> tell a test when each step is done.
 
@@ -23,7 +29,7 @@ import { drawNeighbourhood } from './neighbourhood.js';
 import { ModeChanges } from './modechange.js';
 import { SingleModeTools } from './approx.js';
 import { SimulationCode } from './rimis.js';
-import { el } from './dom.js';
+import { el, roving } from './dom.js';
 import { Invariants } from './modes.js';
 import { countOf } from './counts.js';
 
@@ -639,24 +645,13 @@ function renderPartialView(free, on) {
 // selected block's, else the first), the arrow keys move between them.
 function blockList(blocks) {
   const ol = el('ol', { class: 'blocks', start: '0' });
-  ol.addEventListener('keydown', (ev) => {
-    const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[ev.key];
-    if (!step || !ev.target.matches('button')) return;
-    const all = [...ol.querySelectorAll('button')];
-    const k = all.indexOf(ev.target) + step;
-    if (k < 0 || k >= all.length) return;
-    ev.preventDefault();
-    ev.target.tabIndex = -1;
-    all[k].tabIndex = 0;
-    all[k].focus();
-  });
-  const stop = blocks.some((b) => b.id === state.selected) ? state.selected : blocks.length ? blocks[0].id : null;
   for (const b of blocks) {
-    const li = el('li', { 'data-block': String(b.id) }, el('button', { type: 'button', tabindex: b.id === stop ? '0' : '-1', onclick: () => selectBlock(b.id) },
+    const li = el('li', { 'data-block': String(b.id) }, el('button', { type: 'button', onclick: () => selectBlock(b.id) },
       `${names(b.equations)} → ${names(b.unknowns)}`, b.reads.length ? `  reads ${names(b.reads)}` : '', `  [b${b.id}]`));
     if (b.id === state.selected) li.classList.add('selected');
     ol.append(li);
   }
+  roving(ol, 'button', ol.querySelector('li.selected button'));
   return ol;
 }
 
