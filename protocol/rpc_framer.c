@@ -16,16 +16,23 @@
 #define HTTP_FIELD_KEEP 32 /* enough to recognise "Authorization" */
 
 /* The request headers kept for the frame (the others are skipped). */
-enum { HDR_AUTH, HDR_HOST, HDR_ORIGIN, HDR_CTYPE, HDR_OWNER, HDR_N, HDR_NONE = -1 };
+enum {
+    HDR_AUTH, HDR_HOST, HDR_ORIGIN, HDR_CTYPE, HDR_OWNER, HDR_ACCEPT_ENC, HDR_INM,
+    HDR_N, HDR_NONE = -1
+};
 static const struct {
     const char *name; /* lower case */
     size_t max;
+    bool once;        /* given twice, the request is ambiguous (duplicate) */
 } kept_headers[HDR_N] = {
-    [HDR_AUTH] = {"authorization", RPC_FRAMER_MAX_AUTH},
-    [HDR_HOST] = {"host", RPC_FRAMER_MAX_HEADER_VALUE},
-    [HDR_ORIGIN] = {"origin", RPC_FRAMER_MAX_HEADER_VALUE},
-    [HDR_CTYPE] = {"content-type", RPC_FRAMER_MAX_HEADER_VALUE},
-    [HDR_OWNER] = {"x-mdae-owner", RPC_FRAMER_MAX_OWNER}, /* issue 37 item 1 */
+    [HDR_AUTH] = {"authorization", RPC_FRAMER_MAX_AUTH, true},
+    [HDR_HOST] = {"host", RPC_FRAMER_MAX_HEADER_VALUE, true},
+    [HDR_ORIGIN] = {"origin", RPC_FRAMER_MAX_HEADER_VALUE, true},
+    [HDR_CTYPE] = {"content-type", RPC_FRAMER_MAX_HEADER_VALUE, true},
+    [HDR_OWNER] = {"x-mdae-owner", RPC_FRAMER_MAX_OWNER, true}, /* issue 37 item 1 */
+    /* a static file's compression and revalidation (issue 42) */
+    [HDR_ACCEPT_ENC] = {"accept-encoding", RPC_FRAMER_MAX_HEADER_VALUE, false},
+    [HDR_INM] = {"if-none-match", RPC_FRAMER_MAX_HEADER_VALUE, false},
 };
 
 struct rpc_framer_http_ {
@@ -356,7 +363,7 @@ static int on_http_value(http_parser *p, const char *at, size_t n)
             if (name_is(h->field, h->field_len, kept_headers[k].name))
                 h->cur = k;
         if (h->cur != HDR_NONE) {
-            if (h->hdr[h->cur].have)
+            if (h->hdr[h->cur].have && kept_headers[h->cur].once)
                 h->duplicate = true; /* which one counts? neither */
             h->hdr[h->cur].have = true;
             h->hdr[h->cur].len = 0;
@@ -439,6 +446,8 @@ static int on_http_complete(http_parser *p)
     f.content_type = kept_value(h, HDR_CTYPE);
     f.duplicate_header = h->duplicate;
     f.owner = kept_value(h, HDR_OWNER);
+    f.accept_encoding = kept_value(h, HDR_ACCEPT_ENC);
+    f.if_none_match = kept_value(h, HDR_INM);
     f.keep_alive = http_should_keep_alive(p) != 0;
     h->in_message = false;
     if (h->cb(h->ctx, &f)) {
@@ -710,9 +719,18 @@ const char *rpc_http_stream_head(bool keep_alive)
 int rpc_http_response(const char *status, const char *content_type, const char *body,
                       size_t len, bool keep_alive, char **out, size_t *out_len)
 {
+    return rpc_http_response_headers(status, content_type, "Cache-Control: no-store\r\n", body,
+                                     len, keep_alive, out, out_len);
+}
+
+int rpc_http_response_headers(const char *status, const char *content_type,
+                              const char *headers, const char *body, size_t len,
+                              bool keep_alive, char **out, size_t *out_len)
+{
     char *head = mdae_asprintf("HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                               "Cache-Control: no-store\r\nConnection: %s\r\n\r\n",
-                               status, content_type, len, keep_alive ? "keep-alive" : "close");
+                               "%sConnection: %s\r\n\r\n",
+                               status, content_type, len, headers ? headers : "",
+                               keep_alive ? "keep-alive" : "close");
     if (head == NULL)
         return MDAE_E_NOMEM;
     size_t hn = strlen(head);

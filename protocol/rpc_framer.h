@@ -84,6 +84,10 @@ typedef struct rpc_frame {
      * surrounding blanks, or NULL when absent (issue 37 item 2). Bytes as
      * sent: the caller compares them, never prints them. */
     const char *host, *origin, *content_type;
+    /* Accept-Encoding and If-None-Match (a static file's compression and
+     * revalidation, issue 42): the same, NULL when absent; given twice,
+     * the last counts (they decide no access). */
+    const char *accept_encoding, *if_none_match;
     bool duplicate_header;     /* Host, Origin, Content-Type or Authorization
                                   came twice: the request is ambiguous */
     bool keep_alive;           /* the client wants the connection kept */
@@ -192,5 +196,13 @@ MDAE_API const char *rpc_http_stream_head(bool keep_alive);
 MDAE_API int rpc_http_response(const char *status, const char *content_type,
                                const char *body /* borrowed */, size_t len, bool keep_alive,
                                char **out /* out: owned */, size_t *out_len /* out */);
+/* The same with the header lines `headers` ("Name: value\r\n"..., borrowed)
+ * in place of "Cache-Control: no-store\r\n" (a static file: its caching,
+ * ETag and encoding). */
+MDAE_API int rpc_http_response_headers(const char *status, const char *content_type,
+                                       const char *headers /* borrowed */,
+                                       const char *body /* borrowed */, size_t len,
+                                       bool keep_alive, char **out /* out: owned */,
+                                       size_t *out_len /* out */);
 
 #endif /* RPC_FRAMER_H */

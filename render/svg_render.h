@@ -21,7 +21,12 @@
 
 /* Lay out dot (NUL-terminated DOT text) and render it. On MDAE_OK *out is a
  * new NUL-terminated SVG document (free with mdae_free); on failure *out is
- * untouched and *why (may be NULL) says why. */
+ * untouched and *why (may be NULL) says why.
+ * So that a chain reads (issue 42): node labels longer than 40 bytes are
+ * broken into lines (before each " \u2192 ", after the ", " that ends a 40-byte
+ * line); components are packed (pack, packmode array_u); and a top-to-bottom
+ * layout more than 2.5 times as wide as tall is laid out again left to
+ * right (rankdir LR), which stacks each rank's nodes in a column. */
 int svg_render(const char *dot /* borrowed */, char **out /* out: owned */,
                const char **why /* out: static, optional */);
 

@@ -25,6 +25,11 @@
  * the web root's, opened with O_NONBLOCK | O_NOFOLLOW and checked with
  * fstat after the open, so a FIFO or a device is refused without a read
  * that could wait, and a symbolic link out of the root is "not found".
+ * They are cacheable with revalidation (issue 42): Cache-Control no-cache
+ * and an ETag (size, modification time, encoding), 304 on If-None-Match;
+ * a client that takes gzip gets the FILE.gz the page's build leaves beside
+ * FILE (clients/web/build.mjs), when it is no older than FILE. mdaed
+ * compresses nothing itself.
  */
 /* realpath(3) is X/Open, not in the POSIX 2008 base the build asks for. */
 #define _XOPEN_SOURCE 700
@@ -191,6 +196,67 @@ static int open_static(const char *path, struct stat *st)
     return fd;
 }
 
+/* A static file's response, with its caching headers. */
+static void static_reply(srv_conn *c, const rpc_frame *f, const char *status, const char *type,
+                         const char *headers, const char *body, size_t len)
+{
+    char *out;
+    size_t olen;
+    if (rpc_http_response_headers(status, type, headers, body, len, f->keep_alive, &out,
+                                  &olen) == MDAE_OK)
+        srv_conn_write(c, out, olen);
+    if (!f->keep_alive)
+        srv_conn_end(c, "HTTP response sent");
+}
+
+/* Does an Accept-Encoding value (may be NULL) take gzip? A "gzip" coding
+ * in its comma-separated list, unless its weight is zero ("gzip;q=0"). */
+static bool takes_gzip(const char *accept)
+{
+    for (const char *p = accept; p != NULL && *p != '\0';) {
+        p += strspn(p, " \t,");
+        size_t n = strcspn(p, ",; \t");
+        if (n == 4 && strncasecmp(p, "gzip", 4) == 0) {
+            const char *q = p + n + strspn(p + n, " \t;");
+            if (strncasecmp(q, "q=", 2) == 0)
+                return strtod(q + 2, NULL) > 0;
+            return true;
+        }
+        p = strchr(p, ',');
+    }
+    return false;
+}
+
+/* The static file at path (a plain name inside web_root), served as is or,
+ * when the client takes gzip and the build left path.gz beside it no older
+ * than it (clients/web/build.mjs), compressed. Revalidated (no-cache) by
+ * its ETag: size and modification time, with the encoding. On success *fd
+ * is open and *st describes it; -1 when there is no such file. */
+static int open_served(const char *path, const rpc_frame *f, struct stat *st, bool *gz,
+                       char *etag, size_t etag_len)
+{
+    int fd = open_static(path, st);
+    *gz = false;
+    if (fd < 0)
+        return -1;
+    char zpath[1300];
+    struct stat zst;
+    int zn = snprintf(zpath, sizeof zpath, "%s.gz", path);
+    int zfd = takes_gzip(f->accept_encoding) && zn > 0 && (size_t)zn < sizeof zpath
+                  ? open_static(zpath, &zst) : -1;
+    if (zfd >= 0 && zst.st_mtime >= st->st_mtime) {
+        close(fd);
+        fd = zfd;
+        *st = zst;
+        *gz = true;
+    } else if (zfd >= 0) {
+        close(zfd); /* older than the file: stale */
+    }
+    snprintf(etag, etag_len, "\"%llx-%llx%s\"", (unsigned long long)st->st_size,
+             (unsigned long long)st->st_mtime, *gz ? "-gz" : "");
+    return fd;
+}
+
 /* GET / and GET /file from web_root. */
 static void http_static(srv_conn *c, const rpc_frame *f)
 {
@@ -209,11 +275,22 @@ static void http_static(srv_conn *c, const rpc_frame *f)
     int pn = ulen == 1 ? snprintf(path, sizeof path, "%s/index.html", srv.cfg.web_root)
                        : snprintf(path, sizeof path, "%s%.*s", srv.cfg.web_root, (int)ulen, url);
     struct stat st;
-    int fd = pn > 0 && (size_t)pn < sizeof path ? open_static(path, &st) : -1;
+    bool gz = false;
+    char etag[80];
+    int fd = pn > 0 && (size_t)pn < sizeof path ? open_served(path, f, &st, &gz, etag, sizeof etag)
+                                                : -1;
     if (fd < 0) {
         const char *msg = ulen == 1 ? "mdaed: the web page is not built (make web)\n"
                                     : "not found\n";
         http_simple(c, "404 Not Found", "text/plain", msg, strlen(msg), f->keep_alive);
+        return;
+    }
+    char headers[200];
+    snprintf(headers, sizeof headers, "Cache-Control: no-cache\r\nETag: %s\r\n"
+             "Vary: Accept-Encoding\r\n%s", etag, gz ? "Content-Encoding: gzip\r\n" : "");
+    if (f->if_none_match != NULL && strstr(f->if_none_match, etag) != NULL) {
+        close(fd); /* the client's copy is this one */
+        static_reply(c, f, "304 Not Modified", content_type(path), headers, "", 0);
         return;
     }
     size_t want = (size_t)st.st_size, got = 0;
@@ -232,8 +309,8 @@ static void http_static(srv_conn *c, const rpc_frame *f)
         http_simple(c, "500 Internal Server Error", "text/plain", "read error\n", 11, false);
         return;
     }
-    http_simple(c, "200 OK", content_type(path), f->method == RPC_HTTP_HEAD ? "" : buf,
-                f->method == RPC_HTTP_HEAD ? 0 : got, f->keep_alive);
+    static_reply(c, f, "200 OK", content_type(path), headers,
+                 f->method == RPC_HTTP_HEAD ? "" : buf, f->method == RPC_HTTP_HEAD ? 0 : got);
     mdae_free(buf);
 }
 

@@ -7,11 +7,14 @@
 // every package that ended up in the bundle (found from esbuild's metafile,
 // so the list cannot drift from what ships), and copies the example models
 // of tests/models with OUTDIR/models/index.json for the page's menu.
-// Nothing is fetched at run time: OUTDIR is all the page needs.
+// Nothing is fetched at run time: OUTDIR is all the page needs. The page's
+// own files also get a gzip copy beside them (app.js.gz, ...), which mdaed
+// sends to a browser that takes gzip (server/srv_http.c, issue 42).
 
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync, copyFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { gzipSync, constants as zlib } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -78,5 +81,14 @@ for (const f of readdirSync(join(root, 'tests/models')).sort()) {
 }
 writeFileSync(join(models, 'index.json'), JSON.stringify(list, null, 1));
 
+// The gzip copies, written after the files (mdaed serves a .gz only when it
+// is no older than its file).
+let zipped = 0;
+for (const f of ['app.js', 'index.html', 'style.css', 'licenses.txt']) {
+  const z = gzipSync(readFileSync(join(out, f)), { level: zlib.Z_BEST_COMPRESSION });
+  writeFileSync(join(out, `${f}.gz`), z);
+  if (f === 'app.js') zipped = z.length;
+}
+
 const size = readFileSync(join(out, 'app.js')).length;
-console.log(`web: ${out}: app.js ${(size / 1024).toFixed(0)} KiB, ${pkgs.size} packages (licenses.txt), ${list.length} example models`);
+console.log(`web: ${out}: app.js ${(size / 1024).toFixed(0)} KiB (gzip ${(zipped / 1024).toFixed(0)} KiB), ${pkgs.size} packages (licenses.txt), ${list.length} example models`);

@@ -549,6 +549,33 @@ Test(cli_mode, svg_draws_the_dot_graph_here_and_through_the_server)
     run_free(&bad);
 }
 
+/* The drawing of a chain reads (issue 42): the brake at N = 10 (63 blocks,
+ * labels of up to 150 characters) was one row 15,877 pt wide; its labels are
+ * now wrapped and its layout turned when it comes out too wide, so it is at
+ * most 2.5 times as wide as tall and no text line is longer than a label
+ * line (40 characters, plus the item that ends it). */
+Test(cli_mode, svg_of_a_wide_graph_wraps_labels_and_is_not_a_row)
+{
+    setenv("LSAN_OPTIONS", "suppressions=" MDAE_SOURCE_DIR "/tests/support/lsan_graphviz.supp", 1);
+    run r = RUN("analyze", "--svg", "-D", "N=10", MODEL("brake.mel"));
+    expect(&r, 0);
+    double w = 0, h = 0;
+    const char *at = strstr(r.out, "<svg width=\"");
+    cr_assert_not_null(at);
+    cr_assert_eq(sscanf(at, "<svg width=\"%lfpt\" height=\"%lfpt\"", &w, &h), 2, "%.80s", at);
+    cr_assert(w > 0 && h > 0 && w <= 2.5 * h, "%g x %g pt", w, h);
+    size_t longest = 0;
+    for (const char *t = strstr(r.out, "font-size=\"14.00\">"); t != NULL;
+         t = strstr(t + 1, "font-size=\"14.00\">")) {
+        const char *text = strchr(t, '>') + 1;
+        size_t n = strcspn(text, "<");
+        if (n > longest)
+            longest = n;
+    }
+    cr_assert(longest > 0 && longest <= 60, "longest text line: %zu bytes", longest);
+    run_free(&r);
+}
+
 Test(cli_mode, server_addresses_and_reachability_have_their_exit_codes)
 {
     /* Nothing listens on port 1 of loopback. */

@@ -385,6 +385,87 @@ Test(srv_router, serves_the_web_page_and_its_files_and_nothing_outside_web_root)
     srv_stop(&p);
 }
 
+/* GET path with the extra header lines `headers` on a new connection. */
+static void http_get_with(client *c, const srv_proc *p, const char *path, const char *headers)
+{
+    char req[1024];
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\n%s\r\n", path, headers);
+    cl_connect(c, p);
+    cl_send(c, req);
+    cl_read_all(c);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The page's script (issue 42): sent gzip-compressed (the .gz the build
+ * leaves beside it) to a client that takes gzip, as is otherwise; cacheable
+ * with revalidation (no-cache and an ETag, never no-store), and 304 Not
+ * Modified when the client's copy is current. RPC answers stay no-store. */
+Test(srv_router, serves_static_files_compressed_and_revalidated)
+{
+    char root[] = "/tmp/mdae-web-root-XXXXXX";
+    cr_assert_not_null(mkdtemp(root));
+    write_file(root, "index.html", "<title>t</title>\n");
+    write_file(root, "app.js", "console.log('plain');\n");
+    write_file(root, "app.js.gz", "GZIP-BYTES");
+    char top[200];
+    snprintf(top, sizeof top, "\"web_root\": \"%s\"", root);
+    srv_proc p;
+    client c;
+    srv_start(&p, "", top);
+    http_get_with(&c, &p, "/app.js", "Accept-Encoding: deflate, gzip, br\r\n");
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
+    cr_assert_not_null(strstr(c.buf, "Content-Encoding: gzip\r\n"), "%s", c.buf);
+    cr_assert_not_null(strstr(c.buf, "\r\n\r\nGZIP-BYTES"), "%s", c.buf);
+    cr_assert_not_null(strstr(c.buf, "Cache-Control: no-cache\r\n"), "%s", c.buf);
+    cr_assert_null(strstr(c.buf, "no-store"), "%s", c.buf);
+    cr_assert_not_null(strstr(c.buf, "Vary: Accept-Encoding\r\n"), "%s", c.buf);
+    const char *e = strstr(c.buf, "ETag: ");
+    cr_assert_not_null(e, "%s", c.buf);
+    char etag[80];
+    snprintf(etag, sizeof etag, "%.*s", (int)strcspn(e + 6, "\r"), e + 6);
+    cl_close(&c);
+    /* The same copy again: 304, no body. */
+    char h[160];
+    snprintf(h, sizeof h, "Accept-Encoding: gzip\r\nIf-None-Match: %s\r\n", etag);
+    http_get_with(&c, &p, "/app.js", h);
+    cr_assert(strncmp(c.buf, "HTTP/1.1 304 Not Modified", 25) == 0, "%s", c.buf);
+    cr_assert_null(strstr(c.buf, "GZIP-BYTES"), "%s", c.buf);
+    cl_close(&c);
+    /* No gzip, or gzip refused: the file as it is, under another ETag. */
+    static const char *const plain[] = {"", "Accept-Encoding: br\r\n", "Accept-Encoding: gzip;q=0\r\n"};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        snprintf(h, sizeof h, "%sIf-None-Match: %s\r\n", plain[i], etag);
+        http_get_with(&c, &p, "/app.js", h);
+        cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s: %s", plain[i], c.buf);
+        cr_assert_null(strstr(c.buf, "Content-Encoding"), "%s: %s", plain[i], c.buf);
+        cr_assert_not_null(strstr(c.buf, "console.log('plain');"), "%s: %s", plain[i], c.buf);
+        cl_close(&c);
+    }
+    /* A file without a .gz: as it is, even to a client that takes gzip. */
+    http_get_with(&c, &p, "/", "Accept-Encoding: gzip\r\n");
+    cr_assert(strncmp(c.buf, "HTTP/1.1 200 OK", 15) == 0, "%s", c.buf);
+    cr_assert_null(strstr(c.buf, "Content-Encoding"), "%s", c.buf);
+    cr_assert_not_null(strstr(c.buf, "<title>t</title>"), "%s", c.buf);
+    cl_close(&c);
+    srv_stop(&p);
+    static const char *const files[] = {"index.html", "app.js", "app.js.gz"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", root, files[i]);
+        unlink(path);
+    }
+    rmdir(root);
+}
+
 Test(srv_router, locates_equations_and_variables_with_session_structure)
 {
     srv_proc p;

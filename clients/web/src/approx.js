@@ -18,7 +18,8 @@
 // answer is dropped (the seq counter).
 
 import { call } from './rpc.js';
-import { el } from './dom.js';
+import { el, roving } from './dom.js';
+import { countOf, plural as counted } from './counts.js';
 
 const MAX_ROWS = 200; // rows drawn; the rest are counted
 
@@ -34,7 +35,6 @@ function bump(name) {
   d[name] = String(Number(d[name] || 0) + 1);
 }
 
-function plural(n, word) { return `${n} ${word}${n === 1 ? '' : 's'}`; }
 
 export class SingleModeTools {
   // box: the panel's container. opts.locate({equation?, variable?, range?})
@@ -83,13 +83,14 @@ export class SingleModeTools {
         : 'A single-mode analysis, as Modelica tools do, rejects the model (as the exact analysis does in every mode).');
     } else {
       head.append(
-        el('span', { class: 'status-singular', text: `Wrong in ${plural(wrong.count, 'valid mode')}` }),
-        ` of ${r.valid_modes}: `, el('code', { class: 'formula', text: wrong.formula }),
+        el('span', { class: 'status-singular', text: `Wrong in ${counted(countOf(wrong, 'count'), 'valid mode')}` }),
+        ` of ${countOf(r, 'valid_modes')}: `, el('code', { class: 'formula', text: wrong.formula }),
         r.accepted ? ' — the tool accepts the model and fails at run time there.' : '.');
     }
     const kids = [head];
     if (findings.length > 0) kids.push(this.table(findings));
     this.box.replaceChildren(...kids);
+    roving(this.box, 'table button'); // one tab stop for the table
   }
 
   table(findings) {
@@ -120,6 +121,6 @@ export class SingleModeTools {
       el('td', {}, target),
       el('td', {}, f.pivot ? el('code', { text: f.pivot }) : ''),
       el('td', {}, modeBtn),
-      el('td', { text: String(f.count) }));
+      el('td', { text: countOf(f, 'count') }));
   }
 }

@@ -12,6 +12,12 @@
 // drawing, session/approx for the "Single-mode tools" panel (approx.js) and
 // session/rimis for the "Simulation code" panel (rimis.js). Results of a superseded run are dropped (the `run` counter).
 //
+// Issue 42: session/mode's edges are positions in its solving order
+// (modeEdges); the mode opens valid and "pick a valid mode" finds one from
+// the invariants (modes.js); a failure clears every panel of the last
+// model; the model is kept in sessionStorage across a reload; counts are
+// printed exactly (counts.js). docs/web.md is the page's reference.
+//
 // window.mdaeStats carries the timings the browser test prints; the
 // data-* attributes of <body> tell a test when each step is done.
 
@@ -23,7 +29,9 @@ import { drawNeighbourhood } from './neighbourhood.js';
 import { ModeChanges } from './modechange.js';
 import { SingleModeTools } from './approx.js';
 import { SimulationCode } from './rimis.js';
-import { el } from './dom.js';
+import { el, roving } from './dom.js';
+import { Invariants } from './modes.js';
+import { countOf } from './counts.js';
 
 const DEBOUNCE_MS = 300;
 // Above this many blocks a drawing is a hairball: the page offers the block
@@ -40,6 +48,8 @@ const state = {
   run: 0, abort: null, timer: null, graphRun: 0,
   choice: new Map(), // mode variable -> 'true' | 'false' | 'either'
   selected: null, forceGraph: false,
+  invariants: null, // modes.js Invariants of the analysed model
+  inflight: null, // what the running analysis analyses (text, format, defines)
 };
 
 const editor = new Editor($('editor'), { onChange: scheduleAnalysis, onRun: () => analyse() });
@@ -81,6 +91,8 @@ function bump(name) {
 
 let fileName = '';
 
+// "auto": the text decides (a pasted model replaces a file's); the file
+// name only when the text says nothing either way.
 function currentFormat() {
   const f = $('format').value;
   return f === 'auto' ? guessFormat(editor.text(), fileName) : f;
@@ -132,6 +144,25 @@ function readFile(file) {
   r.readAsText(file);
 }
 
+// The model survives a reload: kept in this tab's sessionStorage (not sent
+// anywhere; a new tab starts from the example).
+const MODEL_KEY = 'mdae-model';
+
+function saveModel() {
+  try {
+    sessionStorage.setItem(MODEL_KEY, JSON.stringify({
+      text: editor.text(), name: fileName, format: $('format').value, defines: $('defines').value,
+    }));
+  } catch { /* storage off or full: the model is not kept */ }
+}
+
+function savedModel() {
+  try {
+    const m = JSON.parse(sessionStorage.getItem(MODEL_KEY) || 'null');
+    return m && typeof m.text === 'string' ? m : null;
+  } catch { return null; }
+}
+
 async function share() {
   const model = { text: editor.text(), format: $('format').value, defines: $('defines').value };
   const frag = await encodeModel(model);
@@ -173,25 +204,40 @@ async function openOrEdit(text, format, defines, signal) {
   }
   const params = { text, format };
   if (Object.keys(defines).length) params.defines = defines;
-  const r = await call('session/open', params, { signal });
+  // Not aborted with the run: a session/open cut short would still open a
+  // session on mdaed that nobody knows of. A superseded one is closed.
+  const r = await call('session/open', params);
+  if (signal.aborted) {
+    call('session/close', { session: r.session }).catch(() => {});
+    throw new DOMException('superseded', 'AbortError');
+  }
   state.session = r.session;
   state.sessionKey = key;
   return r;
 }
 
-async function analyse() {
+// changed: called for a changed input (-D, Language), which analyses only
+// if that changes what is analysed.
+async function analyse({ changed = false } = {}) {
   clearTimeout(state.timer);
+  let defines;
+  try { defines = parseDefines(); } catch (e) { setStatus(e.message, true); return; }
+  const format = currentFormat();
+  const text = editor.text();
+  // The same text, language and -D as the analysis running now: nothing to
+  // start (editing -D then clicking Analyse fires both "change" and "click").
+  const what = `${keyOf(format, defines)}|${text}`;
+  if (state.inflight === what && document.body.dataset.busy) return;
+  if (changed && state.analysed === what) return;
+  state.inflight = what;
   const run = ++state.run;
   if (state.abort) state.abort.abort();
   const ctl = new AbortController();
   state.abort = ctl;
   const signal = ctl.signal;
   const t0 = performance.now();
-  let defines;
-  try { defines = parseDefines(); } catch (e) { setStatus(e.message, true); return; }
-  const format = currentFormat();
   editor.setFormat(format);
-  const text = editor.text();
+  saveModel();
   document.body.dataset.busy = '1';
   delete document.body.dataset.settled;
   setStatus('Analysing…');
@@ -200,7 +246,8 @@ async function analyse() {
     const opened = await openOrEdit(text, format, defines, signal);
     if (run !== state.run) return;
     const modelDiags = opened.summary.diagnostics || [];
-    state.structure = indexStructure(await call('session/structure', { session: state.session, incidences: false }, { signal }));
+    const structure = await call('session/structure', { session: state.session, incidences: false }, { signal });
+    state.structure = indexStructure(structure);
     if (run !== state.run) return;
     const streamed = [];
     let frame = 0; // diagnostics drawn once per frame, not once per notification
@@ -218,6 +265,8 @@ async function analyse() {
     if (frame) cancelAnimationFrame(frame);
     if (run !== state.run) return;
     state.analysis = result;
+    state.analysed = what;
+    state.invariants = new Invariants(result.modeVariables, (structure.invariants || []).map((i) => i.guard));
     $('token-form').hidden = true;
     if ($('version').textContent === '') showVersion();
     state.selected = null; // block ids are the new analysis'
@@ -232,6 +281,7 @@ async function analyse() {
     setStatus(`Analysed in ${(stats.analysisMs / 1000).toFixed(2)} s (${result.blocks.length} blocks, ${result.edges.length} edges).`);
     bump('analyses');
     delete document.body.dataset.busy;
+    state.inflight = null;
     // All at once: session/mode is quick and the server may answer it
     // before the layout; the drawing, when it comes, takes the highlight;
     // session/approx reads the analysis the worker just kept.
@@ -242,6 +292,8 @@ async function analyse() {
   } catch (e) {
     if (e.name === 'AbortError' || run !== state.run) return;
     delete document.body.dataset.busy;
+    state.inflight = null;
+    state.analysed = null;
     showFailure(e);
     bump('analyses');
     document.body.dataset.settled = String(run);
@@ -266,9 +318,15 @@ function showFailure(e) {
   }
   $('summary').replaceChildren();
   $('singular').replaceChildren();
+  // Nothing of the last model stays: no mode controls, verdict, "one mode".
+  state.invariants = null;
+  state.activeBlocks = null;
+  state.activeEdges = null;
+  state.selected = null;
+  $('mode-controls').replaceChildren(el('p', { class: 'muted', text: 'No mode controls: the model was not analysed.' }));
   $('mode-verdict').replaceChildren();
   $('mode-view').replaceChildren();
-  changes.setModel([]);
+  changes.clear('No mode changes: the model was not analysed.');
   singleMode.clear('No single-mode analysis: the model was not analysed.');
   simCode.stale('the model was not analysed');
   graph.clear();
@@ -301,7 +359,7 @@ function renderSummary(counts, r) {
     ...row('equations', String(counts.equations)),
     ...row('unknowns', String(counts.variables)),
     ...row('mode variables', String(r.modeVariables.length)),
-    ...row('valid modes', formatCount(r.validModes)),
+    ...row('valid modes', countOf(r, 'validModes')),
     ...row('blocks / edges', `${r.blocks.length} / ${r.edges.length}`),
   );
   const sing = $('singular');
@@ -311,10 +369,6 @@ function renderSummary(counts, r) {
       ' — as cubes (click one to explore it):'),
     cubeList(r.singular.cubes),
   );
-}
-
-function formatCount(n) {
-  return n >= 1e6 ? n.toExponential(2).replace('e+', ' × 10^') : n.toLocaleString('en');
 }
 
 function cubeText(c) {
@@ -360,8 +414,11 @@ function renderDiagnostics(modelDiags, analysisDiags) {
   const ul = $('diagnostics');
   ul.replaceChildren();
   const all = [...modelDiags, ...analysisDiags];
+  const marks = [];
   for (const d of all) {
-    const where = locate(d);
+    const at = locate(d);
+    const where = at && editor.widen(at);
+    if (where) marks.push({ from: where.from, severity: d.severity || 'error', message: diagText(d) });
     const sev = d.severity || 'error';
     const line = where ? editor.view.state.doc.lineAt(where.from).number : null;
     const btn = el('button', { type: 'button', class: `sev-${sev}` },
@@ -376,6 +433,7 @@ function renderDiagnostics(modelDiags, analysisDiags) {
     ul.append(el('li', {}, btn));
   }
   if (all.length === 0) ul.append(el('li', { class: 'muted', text: 'none' }));
+  editor.setDiagnostics(marks);
 }
 
 // ---- Modes ---------------------------------------------------------------------------
@@ -399,6 +457,32 @@ function buildModeControls(vars) {
   });
   if (vars.length === 0) box.append(el('p', { class: 'muted', text: 'No mode variables: one mode.' }));
   filterModeControls();
+  $('mode-valid').disabled = vars.length === 0;
+  // Open in a valid mode: the choice kept by name if the invariants allow
+  // it, else the valid mode nearest to it.
+  const mode = chosenMode();
+  if (mode !== null && state.invariants && state.invariants.valid(mode) === false) {
+    const near = state.invariants.nearest(mode);
+    if (near) {
+      for (const [k, v] of Object.entries(near)) state.choice.set(k, String(v));
+      syncControls();
+    }
+  }
+}
+
+// "valid mode": the valid mode nearest to the choice (free variables
+// prefer false), found from the invariants (modes.js).
+function pickValidMode() {
+  if (!state.analysis || !state.invariants) return;
+  const prefer = {};
+  for (const [k, v] of state.choice) prefer[k] = v === 'true';
+  const near = state.invariants.nearest(prefer);
+  if (near === null) {
+    setStatus(state.invariants.readable ? 'No valid mode: the invariants exclude every mode.'
+      : 'The invariants could not be read here: choose a mode by hand (session/mode says whether it is valid).', true);
+    return;
+  }
+  chooseCube(near);
 }
 
 function filterModeControls() {
@@ -458,7 +542,10 @@ async function updateMode() {
   // in a mode iff its guard holds there); session/mode then brings the
   // verdict, offsets and solving order, and its blocks replace the guess
   // (a disagreement is counted in data-mismatches: the browser test fails on it).
-  const guess = a.blocks.filter((b) => compatible(b.cubes));
+  // The cubes are exact on the valid modes only: in a mode the invariants
+  // exclude, nothing is active.
+  const excluded = free === 0 && state.invariants && state.invariants.valid(chosenMode()) === false;
+  const guess = excluded ? [] : a.blocks.filter((b) => compatible(b.cubes));
   const guessIds = new Set(guess.map((b) => b.id));
   const guessEdges = new Set(a.edges.filter((e) => guessIds.has(e.from) && guessIds.has(e.to) && compatible(e.cubes))
     .map((e) => `${e.from}->${e.to}`));
@@ -478,7 +565,7 @@ async function updateMode() {
     if (seq !== modeSeq || a !== state.analysis) return;
     state.modeResult = r;
     blocks = new Set(r.blocks.map((b) => b.id));
-    edges = new Set(r.edges.map(([f, t]) => `${f}->${t}`));
+    edges = modeEdges(r);
     if (blocks.size !== guessIds.size || [...blocks].some((id) => !guessIds.has(id))) {
       console.warn('session/mode and the guards disagree on the active blocks');
       bump('mismatches');
@@ -497,6 +584,12 @@ async function updateMode() {
   stats.modeChangeAt = undefined;
   if (state.selected !== null) renderNeighbourhood(state.selected);
   bump('modes');
+}
+
+// session/mode's edges as "from->to" of block ids: each edge [i, j] gives
+// POSITIONS in its solving-order "blocks" (protocol/rpc_json.h), not ids.
+function modeEdges(r) {
+  return new Set(r.edges.map(([f, t]) => `${r.blocks[f].id}->${r.blocks[t].id}`));
 }
 
 function renderModeView(r) {
@@ -548,6 +641,8 @@ function renderPartialView(free, on) {
   );
 }
 
+// The blocks as a list of buttons; one of them takes the Tab key (the
+// selected block's, else the first), the arrow keys move between them.
 function blockList(blocks) {
   const ol = el('ol', { class: 'blocks', start: '0' });
   for (const b of blocks) {
@@ -556,6 +651,7 @@ function blockList(blocks) {
     if (b.id === state.selected) li.classList.add('selected');
     ol.append(li);
   }
+  roving(ol, 'button', ol.querySelector('li.selected button'));
   return ol;
 }
 
@@ -647,14 +743,50 @@ async function drawGraph(run) {
   bump('graphs');
 }
 
+// Search by name: mark the blocks found; Enter brings the next into view
+// and selects it.
+function findBlocks(step) {
+  const q = $('graph-search').value;
+  const found = graph.find(q, state.analysis);
+  if (q.trim() !== '') $('graph-note').textContent = `${found.length} block${found.length === 1 ? '' : 's'} contain "${q.trim()}"`;
+  if (step) {
+    const id = graph.next();
+    if (id !== null) { selectBlock(id); graph.focusBlock(id); $('graph-search').focus(); }
+  }
+}
+
+function modelName() {
+  const base = fileName.replace(/\.[^.]*$/, '');
+  return base || 'model';
+}
+
+function download(blob, name) {
+  const a = el('a', { href: URL.createObjectURL(blob), download: name });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+async function exportGraph(kind) {
+  if (!graph.svg) { setStatus('No drawing to export.', true); return; }
+  const name = `${modelName()}-graph.${kind}`;
+  try {
+    const blob = kind === 'svg' ? new Blob([graph.svgText()], { type: 'image/svg+xml' }) : await graph.pngBlob();
+    if (!blob) throw new Error('the browser made no image');
+    download(blob, name);
+    setStatus(`Exported ${name}.`);
+  } catch (e) {
+    setStatus(`Export failed: ${e.message}`, true);
+  }
+}
+
 // ---- Start -------------------------------------------------------------------------------
 
 function wire() {
   $('examples').addEventListener('change', (e) => openExample(e.target.value));
   $('open').addEventListener('click', () => $('file').click());
   $('file').addEventListener('change', (e) => { if (e.target.files[0]) readFile(e.target.files[0]); e.target.value = ''; });
-  $('format').addEventListener('change', () => analyse());
-  $('defines').addEventListener('change', () => analyse());
+  $('format').addEventListener('change', () => analyse({ changed: true }));
+  $('defines').addEventListener('change', () => analyse({ changed: true }));
   $('analyze').addEventListener('click', () => analyse());
   $('share').addEventListener('click', () => share());
   $('token-form').addEventListener('submit', (e) => {
@@ -665,11 +797,16 @@ function wire() {
     analyse();
   });
   $('mode-false').addEventListener('click', () => setAll('false'));
+  $('mode-valid').addEventListener('click', () => pickValidMode());
   $('mode-either').addEventListener('click', () => setAll('either'));
   $('mode-filter').addEventListener('input', filterModeControls);
   $('zoom-in').addEventListener('click', () => graph.zoom(1.25));
   $('zoom-out').addEventListener('click', () => graph.zoom(0.8));
   $('zoom-fit').addEventListener('click', () => graph.fit());
+  $('graph-search').addEventListener('input', () => findBlocks(false));
+  $('graph-search').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); findBlocks(true); } });
+  $('export-svg').addEventListener('click', () => exportGraph('svg'));
+  $('export-png').addEventListener('click', () => exportGraph('png'));
   $('rimis-guard').addEventListener('change', () => { if (state.analysis) simCode.update(state.session); });
   $('show-graph').addEventListener('change', () => { if (state.analysis) drawGraph(state.run).then(() => updateMode()); });
   const pane = $('editor');
@@ -682,7 +819,7 @@ function wire() {
     if (f) readFile(f);
   });
   // The test and curious users: the state behind the page.
-  window.mdae = { state, graph, editor, changes, singleMode, simCode, analyse, selectBlock, stats };
+  window.mdae = { state, graph, editor, changes, singleMode, simCode, analyse, selectBlock, stats, loadText, modeEdges };
 }
 
 function showVersion() {
@@ -693,6 +830,7 @@ function showVersion() {
 // ours when the page goes away.
 function closeOnLeave() {
   addEventListener('pagehide', () => {
+    saveModel();
     if (state.session) {
       // keepalive: the request outlives the page, with the token's header
       // (a beacon cannot carry one).
@@ -716,8 +854,11 @@ async function start() {
   if (location.hash.length > 1) {
     try { model = await decodeModel(location.hash.slice(1)); } catch { setStatus('The link\'s model could not be read.', true); }
   }
+  const kept = model ? null : savedModel();
   if (model) {
     loadText(model.text, '', model.format, model.defines);
+  } else if (kept) {
+    loadText(kept.text, kept.name || '', kept.format || 'auto', kept.defines || '');
   } else {
     const res = await fetch('models/rldc2.mel').catch(() => null);
     loadText(res && res.ok ? await res.text() : 'x : real;\ne : equation der(x) = x;\n', 'rldc2.mel');

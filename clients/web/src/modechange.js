@@ -20,9 +20,33 @@
 // on it); results of a superseded request are dropped (the seq counter).
 
 import { call, RpcError } from './rpc.js';
-import { el } from './dom.js';
+import { el, roving } from './dom.js';
+import { countOf, plural } from './counts.js';
 
 const MAX_ROWS = 200; // rows of "Every change" drawn; the rest are counted
+const FOLD_CHARS = 300; // a longer formula is folded (its cubes are the table)
+const MAX_CUBES = 100; // rows of a cube table drawn
+
+// A formula, folded behind its first FOLD_CHARS characters when longer.
+export function folded(text) {
+  if (text === null || text === undefined) return el('code', { class: 'formula', text: '(a set too large to print)' });
+  if (text.length <= FOLD_CHARS) return el('code', { class: 'formula', text });
+  return el('details', { class: 'fold' },
+    el('summary', {}, el('code', { class: 'formula', text: `${text.slice(0, 80)}…` }), ` (${text.length} characters)`),
+    el('code', { class: 'formula', text }));
+}
+
+// A cube over the mode variables before (x) and after (x') the change.
+function cubeText(c) {
+  const ks = Object.keys(c);
+  return ks.length === 0 ? 'any' : ks.map((k) => (c[k] ? k : `!${k}`)).join(' & ');
+}
+
+// The changes a cube of `vars` (before and after: 2 n variables) covers,
+// as an exact decimal string: 2^(free variables).
+function cubeCount(c, nVars) {
+  return (2n ** BigInt(Math.max(0, 2 * nVars - Object.keys(c).length))).toString();
+}
 
 // x with k shifts: x, x•, x••, x•••, then x•^k (docs/mode_changes.md's notation).
 export function shifted(v) {
@@ -38,6 +62,13 @@ function modeText(m) {
 function bump(name) {
   const d = document.body.dataset;
   d[name] = String(Number(d[name] || 0) + 1);
+}
+
+// An impulsive value's order: exact, a range, or (orderMin null: no lower
+// bound known) at most `order`.
+function orderText(v) {
+  if (v.orderMin === null || v.orderMin === undefined) return `order at most ${v.order}`;
+  return v.orderMin === v.order ? `order ${v.order}` : `order ${v.orderMin}–${v.order}`;
 }
 
 export class ModeChanges {
@@ -64,6 +95,21 @@ export class ModeChanges {
     this.setModel([]);
   }
 
+  // No analysis (a failure): nothing of the last model stays.
+  clear(note) {
+    this.vars = [];
+    this.to = new Map();
+    this.last = null;
+    this.seq++;
+    this.runBtn.disabled = true;
+    this.allBtn.disabled = true;
+    this.fromLine.textContent = note;
+    this.toBox.replaceChildren();
+    this.view.replaceChildren();
+    this.allView.replaceChildren();
+    this.from = null;
+  }
+
   // A new analysis: its mode variables (the "to" choices are kept by name).
   setModel(vars) {
     const keep = this.to;
@@ -78,6 +124,16 @@ export class ModeChanges {
   // The Mode panel's choice changed: default "to" = that mode, first variable flipped.
   fromChanged() {
     const from = this.opts.getFrom();
+    // A result about another starting mode is not this one's: cleared.
+    const key = from === null ? null : JSON.stringify(from);
+    if (key !== this.from) {
+      if (this.last && JSON.stringify(this.last.from) !== key) {
+        this.seq++;
+        this.last = null;
+        this.view.replaceChildren();
+      }
+      this.from = key;
+    }
     const usable = this.vars.length > 0 && this.opts.getSession() !== null;
     this.runBtn.disabled = !usable || from === null;
     this.allBtn.disabled = !usable;
@@ -106,6 +162,7 @@ export class ModeChanges {
       return el('fieldset', { 'data-var': v }, el('legend', { title: v, text: v }), input,
         el('label', { for: id, text: 'true' }));
     }));
+    roving(this.toBox, 'input'); // one tab stop; the arrow keys move, Space toggles
   }
 
   toMode() {
@@ -151,7 +208,7 @@ export class ModeChanges {
       out.push(el('p', { class: 'muted', text: 'No impulse analysis of the event (next(x) is recorded like der(x)).' }));
     } else if (r.impulsive.length) {
       out.push(el('p', {}, 'Impulsive: ', ...r.impulsive.map((v, i) => el('span', {}, i ? ', ' : '',
-        this.nameButton('variable', v), ` (order ${v.orderMin === v.order ? v.order : `${v.orderMin}–${v.order}`}, instant ${v.instant}${v.certain ? '' : ', at most'})`))));
+        this.nameButton('variable', v), ` (${orderText(v)}, instant ${v.instant}${v.certain ? '' : ', at most'})`))));
     } else if (r.status !== 'rejected') {
       out.push(el('p', { class: 'muted', text: 'No impulsive value.' }));
     }
@@ -241,12 +298,12 @@ export class ModeChanges {
       el('td', { text: String(ch.instants) }),
       el('td', { text: ch.erased.map(shifted).join(', ') })));
     const classes = Object.entries(r.classes).filter(([, v]) => v.cubes.length)
-      .map(([k, v]) => el('li', {}, `${k} when `, el('code', { class: 'formula', text: v.guard })));
+      .map(([k, v]) => this.cubeTable(k, v, countOf(c, k)));
     const eqs = r.equations.map((e) => el('li', {}, this.nameButton('equation', e), ' is erased at the first instant when ',
-      el('code', { class: 'formula', text: e.erasedWhen.guard })));
+      folded(e.erasedWhen.guard)));
     this.allView.replaceChildren(
-      el('p', { text: `${r.pairs} changes between ${r.validModes} valid modes (${r.method}): ${c.continuous} continuous, ${c.reset} reset, ${c.rejected} rejected. Primed variables are after the change.` }),
-      el('ul', {}, ...classes), eqs.length ? el('ul', {}, ...eqs) : '',
+      el('p', { class: 'all-head', text: `${plural(countOf(r, 'pairs'), 'change')} between ${plural(countOf(r, 'validModes'), 'valid mode')} (${r.method}): ${countOf(c, 'continuous')} continuous, ${countOf(c, 'reset')} reset, ${countOf(c, 'rejected')} rejected. Variables marked ⁺ are after the change (g⁺: g in the new mode).` }),
+      ...classes, eqs.length ? el('ul', {}, ...eqs) : '',
       el('table', { class: 'offsets changes' },
         el('tr', {}, el('th', { text: 'change' }), el('th', { text: 'status' }), el('th', { text: 'instants' }), el('th', { text: 'erased at instant 0' })),
         ...rows),
@@ -261,24 +318,38 @@ export class ModeChanges {
   showFirst(f, why) {
     const c = f.counts;
     const classes = Object.entries(f.classes).filter(([k]) => c[k] > 0)
-      .map(([k, v]) => el('li', {}, `${k} when `, el('code', { class: 'formula', text: v.guard ?? '(a set too large to print)' })));
+      .map(([k, v]) => this.cubeTable(k, v, countOf(c, k)));
     const erased = Array.isArray(f.erasures)
       ? f.erasures.map((e) => el('li', { class: 'first-erasure' }, this.nameButton('equation', e), ' is erased at the first instant when ',
-        el('code', { class: 'formula', text: e.guard ?? '(a set too large to print)' }), ` (${e.pairs} changes)`))
+        folded(e.guard), ` (${plural(countOf(e, 'pairs'), 'change')})`))
       : [el('li', { class: 'muted', text: `erased equations not computed: ${f.erasuresNotComputed ?? 'not asked'}` })];
     const ch = f.changes;
     const whole = ch
-      ? [el('p', { class: 'whole-changes', text: `Every instant: ${ch.counts.continuous} continuous, ${ch.counts.reset} reset, ${ch.counts.rejected} rejected.` }),
-        el('ul', {}, ...ch.outcomes.map((o) => el('li', { class: 'change-outcome' }, `${o.status} after ${o.instants} instant${o.instants === 1 ? '' : 's'} (${o.pairs} changes) when `,
-          el('code', { class: 'formula', text: o.guard ?? '(a set too large to print)' }))))]
+      ? [el('p', { class: 'whole-changes', text: `Every instant: ${countOf(ch.counts, 'continuous')} continuous, ${countOf(ch.counts, 'reset')} reset, ${countOf(ch.counts, 'rejected')} rejected.` }),
+        el('ul', {}, ...ch.outcomes.map((o) => el('li', { class: 'change-outcome' }, `${o.status} after ${o.instants} instant${o.instants === 1 ? '' : 's'} (${plural(countOf(o, 'pairs'), 'change')}) when `,
+          folded(o.guard))))]
       : [el('p', { class: 'muted', text: `later instants not computed: ${f.changesNotComputed ?? 'not asked'}` })];
     const events = f.whenClausesNotCovered
       ? [el('p', { class: 'muted events-not-covered', text: `Not covered: the changes through the transient modes of ${f.whenClausesNotCovered} when-clause${f.whenClausesNotCovered === 1 ? '' : 's'} (events); pick one change above to analyse it.` })]
       : [];
     this.allView.replaceChildren(
       el('p', { class: 'muted', text: why }),
-      el('p', { class: 'first-instants', text: `The first instant of ${f.pairs} changes, on BDDs: ${c.continuous} continuous, ${c.restart} need a restart, ${c.rejected} rejected there. Primed variables are after the change; pick one change above for its restart systems.` }),
-      el('ul', {}, ...classes), el('ul', {}, ...erased), ...whole, ...events);
+      el('p', { class: 'first-instants', text: `The first instant of ${plural(countOf(f, 'pairs'), 'change')}, on BDDs: ${countOf(c, 'continuous')} continuous, ${countOf(c, 'restart')} need a restart, ${countOf(c, 'rejected')} rejected there. Variables marked ⁺ are after the change; pick one change above for its restart systems.` }),
+      ...classes, el('ul', {}, ...erased), ...whole, ...events);
+  }
+
+  // A class of changes ({guard, cubes}) as a table: one row per cube with
+  // the changes it covers, the whole formula folded below when long.
+  cubeTable(name, v, count) {
+    const nVars = this.vars.length;
+    const rows = (v.cubes || []).slice(0, MAX_CUBES).map((cube) => el('tr', {},
+      el('td', {}, el('code', { text: cubeText(cube) })), el('td', { class: 'num', text: cubeCount(cube, nVars) })));
+    const more = v.cubes && v.cubes.length > MAX_CUBES ? el('p', { class: 'muted', text: `… ${v.cubes.length - MAX_CUBES} more cubes` }) : '';
+    return el('div', { class: 'change-class', 'data-class': name },
+      el('p', {}, el('span', { class: `change-${name === 'restart' ? 'reset' : name}`, text: name }), `: ${plural(count, 'change')}, ${plural(String((v.cubes || []).length), 'cube')}`),
+      rows.length ? el('table', { class: 'offsets cubes-table' },
+        el('tr', {}, el('th', { text: 'cube (⁺: after)' }), el('th', { text: 'changes in the cube' })), ...rows) : '',
+      more, el('p', { class: 'muted' }, 'as a formula: ', folded(v.guard)));
   }
 
   // A row of "Every change": its modes become the panel's and the Mode panel's.
