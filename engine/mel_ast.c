@@ -398,6 +398,20 @@ mel_model *mel__model_new(void)
     return m;
 }
 
+mel_model *mel__elab_open(mel__report *rep, mel__arena *tmp, mel__gfactory *gf,
+                          mel__arena **ma)
+{
+    mel__arena_init(tmp);
+    mel_model *m = mel__model_new();
+    if (m == NULL) {
+        mel__nomem(rep);
+        return NULL;
+    }
+    *ma = &m->priv->arena;
+    mel__gf_init(gf, *ma);
+    return m;
+}
+
 int mel__front_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,
                      mdae_diags *diags, mel__front front)
 {

@@ -2665,23 +2665,13 @@ void mel_model_free(mel_model *m)
 static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report *rep,
                      mel_model **out)
 {
-    elab el;
-    memset(&el, 0, sizeof el);
-    el.rep = rep;
-    el.opt = opt;
-    el.max_instances = mel__max_instances(opt);
+    elab el = {.rep = rep, .opt = opt, .max_instances = mel__max_instances(opt)};
     el.max_seq = (uint64_t)el.max_instances * 16;
     el.max_work = (uint64_t)el.max_instances * 64;
-    mel__arena_init(&el.tmp);
-    mel_model *m = mel__model_new();
-    if (m == NULL) {
-        mel__nomem(rep);
+    mel_model *m = mel__elab_open(rep, &el.tmp, &el.gf, &el.ma);
+    if (m == NULL)
         return MDAE_E_NOMEM;
-    }
-    struct mel_model_priv *priv = m->priv;
-    el.priv = priv;
-    el.ma = &priv->arena;
-    mel__gf_init(&el.gf, el.ma);
+    struct mel_model_priv *priv = el.priv = m->priv;
     if (!opt->no_expressions && (el.fx = priv->exprs = fx_pool_new()) == NULL)
         mel__nomem(rep);
     if (opt->n_defines > 0) {

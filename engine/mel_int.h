@@ -214,6 +214,13 @@ typedef struct mel__lexer {
 } mel__lexer;
 
 void mel__lex_init(mel__lexer *lx, const char *src, size_t len, mel__report *rep);
+/* The cursor at the start of src[0 .. len) (line 1), without MEL's
+ * byte-order-mark skip: what both lexers start from (mo_lex.c's embeds
+ * it). */
+void mel__lex_start(mel__lexer *lx, const char *src, size_t len, mel__report *rep);
+/* names[kind - first] when first <= kind < end, else "token": the tail of
+ * both lexers' token names (mel__tok_name, mo__tok_name). */
+const char *mel__tok_in(int kind, int first, int end, const char *const *names);
 /* Next token. Malformed input (invalid bytes, unterminated comments, over-long
  * names or numbers) is reported through rep and skipped, so this always makes
  * progress and ends with MEL_T_EOF. */
@@ -247,6 +254,12 @@ typedef struct mel__gfactory {
     uint32_t next_id;
     int err; /* MDAE_OK, MDAE_E_NOMEM or MDAE_E_LIMIT */
 } mel__gfactory;
+/* What both elaborators open with: their scratch arena *tmp initialised,
+ * a new model (mel__model_new) with its guard factory *gf building in the
+ * model's arena, *ma that arena. NULL when out of memory (reported through
+ * rep; *tmp is to be freed all the same). */
+mel_model *mel__elab_open(mel__report *rep, mel__arena *tmp, mel__gfactory *gf,
+                          mel__arena **ma);
 
 void mel__gf_init(mel__gfactory *f, mel__arena *arena);
 void mel__gf_close(mel__gfactory *f); /* frees the table, not the nodes */

@@ -4069,22 +4069,13 @@ static void elab_close(elab *el)
 static int elaborate(const mo__class *top, const mel_options *opt, mel__report *rep,
                      mel_model **out)
 {
-    elab el;
-    memset(&el, 0, sizeof el);
-    el.rep = rep;
-    el.opt = opt;
-    el.cur_when = -1;
-    el.max_instances = mel__max_instances(opt);
-    mel__arena_init(&el.tmp);
-    mel_model *m = mel__model_new();
+    elab el = {.rep = rep, .opt = opt, .cur_when = -1, .max_instances = mel__max_instances(opt)};
+    mel_model *m = mel__elab_open(rep, &el.tmp, &el.gf, &el.ma);
     if (m == NULL) {
         elab_close(&el);
         return MDAE_E_NOMEM;
     }
-    struct mel_model_priv *priv = m->priv;
-    el.priv = priv;
-    el.ma = &priv->arena;
-    mel__gf_init(&el.gf, el.ma);
+    struct mel_model_priv *priv = el.priv = m->priv;
     int rc = MDAE_OK;
 
     register_classes(&el, top, NULL);

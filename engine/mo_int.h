@@ -81,11 +81,7 @@ typedef struct mo__label {
 } mo__label;
 
 typedef struct mo__lexer {
-    const char *src;
-    size_t len, pos;
-    uint32_t line;
-    size_t line_start;
-    mel__report *rep; /* borrowed */
+    mel__lexer cur;    /* the position in the text, as MEL's (mel_int.h) */
     mo__label *labels; /* mdae_malloc'ed, in source order */
     size_t n_labels, cap_labels;
 } mo__lexer;

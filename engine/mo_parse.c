@@ -156,9 +156,9 @@ static bool starts_element_line(const parser *p)
     default: return false;
     }
     size_t i = p->cur.where.end.offset;
-    while (i < p->lx.len && (p->lx.src[i] == ' ' || p->lx.src[i] == '\t'))
+    while (i < p->lx.cur.len && (p->lx.cur.src[i] == ' ' || p->lx.cur.src[i] == '\t'))
         i++;
-    char c = i < p->lx.len ? p->lx.src[i] : '\0';
+    char c = i < p->lx.cur.len ? p->lx.cur.src[i] : '\0';
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '\'';
 }
 
@@ -422,24 +422,24 @@ static bool for_indices(parser *p, uint32_t *n, mo__iter **out)
  * without touching the lexer. */
 static bool next_is_single_eq(const mo__lexer *lx)
 {
-    size_t i = lx->pos;
-    const char *s = lx->src;
-    while (i < lx->len) {
+    size_t i = lx->cur.pos;
+    const char *s = lx->cur.src;
+    while (i < lx->cur.len) {
         if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
             i++;
-        } else if (s[i] == '/' && i + 1 < lx->len && s[i + 1] == '/') {
-            while (i < lx->len && s[i] != '\n')
+        } else if (s[i] == '/' && i + 1 < lx->cur.len && s[i + 1] == '/') {
+            while (i < lx->cur.len && s[i] != '\n')
                 i++;
-        } else if (s[i] == '/' && i + 1 < lx->len && s[i + 1] == '*') {
+        } else if (s[i] == '/' && i + 1 < lx->cur.len && s[i + 1] == '*') {
             i += 2;
-            while (i + 1 < lx->len && !(s[i] == '*' && s[i + 1] == '/'))
+            while (i + 1 < lx->cur.len && !(s[i] == '*' && s[i + 1] == '/'))
                 i++;
             i += 2;
         } else {
             break;
         }
     }
-    return i < lx->len && s[i] == '=' && (i + 1 >= lx->len || s[i + 1] != '=');
+    return i < lx->cur.len && s[i] == '=' && (i + 1 >= lx->cur.len || s[i + 1] != '=');
 }
 
 /* ( [function_arguments] ); cur is '('. Fills kids/names/iters of e. */
