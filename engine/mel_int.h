@@ -274,6 +274,47 @@ const mel_guard *mel__g_or_all(mel__gfactory *f, const mel_guard **gs, size_t n)
 /* A stable creation number (0 for FALSE, 1 for TRUE), for ordering. */
 uint32_t mel__g_id(const mel_guard *g);
 
+/* ---- Incidences from expressions (mel_inc.c, issue 38) -----------------------
+ * The one incidence pass of the front-ends: the incidence structure of a
+ * flat model is what its equations' expressions (engine/fx.h) read. A *use*
+ * is one reading of an unknown: equation, unknown, derivative order (and,
+ * of it, how many are next()), the guard under which it is read (the
+ * equation's own guard and the conditions of the if-expressions around),
+ * where. */
+typedef struct mel__use {
+    uint32_t eq, var;
+    int order;
+    int next; /* of order, under next() (mel_order_case.next) */
+    const mel_guard *guard;
+    mdae_range where;
+    uint64_t seq; /* the order of the walk: ties in a case keep it */
+} mel__use;
+
+typedef struct mel__uses {
+    mel__use *p; /* mdae_malloc'ed, the caller frees */
+    size_t n, cap;
+} mel__uses;
+
+/* Append to u the uses side e (an fx tree, NULL: none) of equation eq
+ * implies under guard g (the equation's): FX_VAR at its order plus the
+ * der()/next() around, nothing under pre()/last(); an if-expression whose
+ * condition is a formula over mode variables reads its branches under g
+ * and the condition (resp. its negation), one whose condition is not
+ * (relations over reals, calls, known quantities) both under g and not its
+ * condition (mel_inc.c says how guards are built). A use under a FALSE
+ * guard is dropped. false on OOM (some uses may have been added). */
+bool mel__inc_uses(mel__gfactory *gf, mel__uses *u, uint32_t eq, const struct fx_node *e,
+                   const mel_guard *g);
+/* Group the uses (sorted here) into the equations' incidences: one per
+ * (equation, unknown), sorted by unknown; one case per order, decreasing,
+ * guarded by the OR of its uses' guards, located at its first use;
+ * cases whose guard is FALSE, equals a higher case's or lies below a TRUE
+ * case dropped. eqs[k].incs / n_incs are set (n_incs counted up from the
+ * caller's 0), in arena ma; *n_edges their total. MDAE_OK, MDAE_E_NOMEM,
+ * or the factory's error. */
+int mel__inc_build(mel__uses *u, mel_equation *eqs, mel__arena *ma, mel__gfactory *gf,
+                   size_t *n_edges);
+
 /* ---- The model's private part ---------------------------------------------- */
 typedef enum mel__sym_kind {
     MEL_SYM_VAR,    /* real unknown: index into variables */
