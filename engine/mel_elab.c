@@ -2505,20 +2505,6 @@ void mel_model_free(mel_model *m)
     mdae_free(m);
 }
 
-/* mel_options.no_expressions: the structure without the expressions it
- * was read from (mel.h). */
-static void drop_expressions(mel_model *m)
-{
-    for (uint32_t i = 0; i < m->n_equations; i++)
-        m->priv->equations[i].lhs = m->priv->equations[i].rhs = NULL;
-    for (uint32_t i = 0; i < m->n_modes; i++)
-        m->priv->modes[i].def = NULL;
-    m->n_knowns = 0;
-    m->knowns = NULL;
-    fx_pool_free(m->priv->exprs);
-    m->priv->exprs = NULL;
-}
-
 static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report *rep,
                      mel_model **out)
 {
@@ -2593,7 +2579,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     m->knowns = priv->knowns = el.knowns.p;
     elab_close(&el);
     if (opt->no_expressions)
-        drop_expressions(m);
+        mel__drop_expressions(m);
     *out = m;
     return MDAE_OK;
 }

@@ -122,6 +122,10 @@ size_t mel__max_depth(size_t asked);
 /* A new empty model with its private part and its arena (owned:
  * mel_model_free), or NULL, nothing allocated, when out of memory. */
 mel_model *mel__model_new(void);
+/* mel_options.no_expressions (mel.h): drop the expressions the structure
+ * was read from (equation sides, mode definitions, start values, known
+ * quantities) and free their pool. */
+void mel__drop_expressions(mel_model *m);
 /* A language's steps from text to model: parse into `ast` (a scratch arena,
  * freed by the caller), decide whether to go on after syntax errors (mel.h,
  * "Recovery"), elaborate into *out (set only on MDAE_OK). */

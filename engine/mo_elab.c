@@ -43,8 +43,12 @@
  *     Boolean in the result, so leaving it out only keeps modes that the
  *     model might exclude, never hides one; relations between different
  *     expressions (x > y, x > 0); when-defined variables.
- *  7. Group the uses into incidences (cases by decreasing order, each the OR
- *     of its uses' guards), name everything, build the mel_model.
+ *  7. Read the incidences from the equations' expressions, once the sites
+ *     are patched (the front-ends' one incidence pass, mel_inc.c: cases by
+ *     decreasing order, each the OR of its uses' guards), name everything,
+ *     build the mel_model. The uses step 4 collects decide which conditions
+ *     are atoms and which atoms are mode variables (step 5), not the
+ *     incidences.
  * Expressions (issue 38): step 4 also lowers each equation instance into
  * an fx tree in its environment (section "expressions" below: the rules),
  * with the conditions that may be atoms as *sites*; step 7 replaces the
@@ -207,7 +211,7 @@ typedef struct elab {
     const env *env;
     uint32_t seen[64];
     size_t n_seen;
-    /* Issue 38: the expressions' pool (NULL: mel_options.no_expressions),
+    /* Issue 38: the expressions' pool (also with no_expressions: dropped at the end),
      * the nodes that may become FX_MODE once the mode variables are known
      * (site), the if-equations counted so far and the current one. */
     fx_pool *fx;
@@ -1348,7 +1352,8 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
  * variables' definitions (mel_mode.def) are lowered where they are met: a
  * Boolean's `b = E` at that equation, a relation or another atom at its
  * first occurrence.
- * With mel_options.no_expressions (el->fx NULL) nothing here runs. */
+ * With mel_options.no_expressions too: the structure is read from the trees
+ * (step 7), which are dropped afterwards (mel__drop_expressions). */
 
 static long find_class(elab *el, const char *name);
 static vtype type_of(elab *el, const char *type, const mo__class **enum_type, int depth);
@@ -3904,14 +3909,14 @@ static int build(elab *el, mel_model *m)
     }
     /* equations and incidences */
     size_t n_edges = 0;
-    vec gs = {0};
+    mel__uses iu = {0}; /* what the equations read (mel_inc.c) */
     for (size_t q = 0; q < el->eqns.n; q++) {
         eqn *src = &E[q];
         mel_equation *dst = &eqs[q];
         const char *nm = unique_name(el, &priv->syms, src->name ? src->name : "equation");
         mel__sym *s = nm ? mel__sym_add(&priv->syms, el->ma, nm) : NULL;
         if (s == NULL)
-            goto nomem_gs;
+            goto nomem_iu;
         s->kind = MEL_SYM_EQN;
         s->index = (uint32_t)q;
         dst->name = (char *)s->name;
@@ -3928,66 +3933,16 @@ static int build(elab *el, mel_model *m)
             dst->lhs = src->lhs;
             dst->rhs = src->rhs;
         }
-        use *us = U != NULL ? U + src->first_use : NULL; /* no uses at all: NULL */
-        if (src->n_uses > 1)
-            qsort(us, src->n_uses, sizeof *us, cmp_use);
-        /* count distinct variables */
-        size_t n_incs = 0;
-        for (size_t i = 0; i < src->n_uses; i++)
-            if (i == 0 || us[i].var != us[i - 1].var)
-                n_incs++;
-        mel_incidence *incs = n_incs ? mel__arena_alloc(el->ma, n_incs * sizeof *incs) : NULL;
-        if (n_incs && incs == NULL)
-            goto nomem_gs;
-        size_t ni = 0;
-        for (size_t i = 0; i < src->n_uses;) {
-            size_t j = i;
-            while (j < src->n_uses && us[j].var == us[i].var)
-                j++;
-            /* cases: one per order, decreasing */
-            size_t n_orders = 0;
-            for (size_t k = i; k < j; k++)
-                if (k == i || us[k].order != us[k - 1].order)
-                    n_orders++;
-            mel_order_case *cases = mel__arena_alloc(el->ma, n_orders * sizeof *cases);
-            if (cases == NULL)
-                goto nomem_gs;
-            size_t nc = 0;
-            for (size_t k = i; k < j;) {
-                size_t l = k;
-                gs.n = 0;
-                int next = 0;
-                while (l < j && us[l].order == us[k].order) {
-                    next = us[l].next > next ? us[l].next : next;
-                    const mel_guard **slot = vec_push(el, &gs, sizeof *slot);
-                    if (slot == NULL)
-                        goto nomem_gs;
-                    *slot = rebuild(el, &rm, us[l].guard);
-                    l++;
-                }
-                const mel_guard *cg = mel__g_or_all(&el->gf, gs.p, gs.n);
-                if (cg != mel__g_false()) {
-                    cases[nc].guard = cg;
-                    cases[nc].order = us[k].order;
-                    cases[nc].where = us[k].where;
-                    cases[nc].next = next;
-                    nc++;
-                }
-                k = l;
-            }
-            if (nc > 0) {
-                incs[ni].var = us[i].var;
-                incs[ni].n_cases = (uint32_t)nc;
-                incs[ni].cases = cases;
-                ni++;
-            }
-            i = j;
-        }
-        dst->n_incs = (uint32_t)ni;
-        dst->incs = incs;
-        n_edges += ni;
+        if (!mel__inc_uses(&el->gf, &iu, (uint32_t)q, dst->lhs, dst->guard) ||
+            !mel__inc_uses(&el->gf, &iu, (uint32_t)q, dst->rhs, dst->guard))
+            goto nomem_iu;
     }
-    mdae_free(gs.p);
+    {
+        int irc = mel__inc_build(&iu, eqs, el->ma, &el->gf, &n_edges);
+        if (irc == MDAE_E_NOMEM && el->gf.err == MDAE_OK)
+            goto nomem_iu;
+    }
+    mdae_free(iu.p);
     if (el->gf.err != MDAE_OK) {
         rc = el->gf.err;
         if (rc == MDAE_E_LIMIT)
@@ -4034,8 +3989,8 @@ static int build(elab *el, mel_model *m)
         m->whens = ws;
     }
     goto out;
-nomem_gs:
-    mdae_free(gs.p);
+nomem_iu:
+    mdae_free(iu.p);
 nomem:
     rc = MDAE_E_NOMEM;
     mel__nomem(el->rep);
@@ -4117,19 +4072,16 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
     }
     /* issue 38: the expressions' pool (owned by the model) and the known
      * quantities' indices */
-    if (!opt->no_expressions) {
-        priv->exprs = el.fx = fx_pool_new();
-        if (el.fx == NULL) {
-            rc = MDAE_E_NOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < el.vars.n; i++) {
-            mvar *v = VAR(&el, i);
-            if ((v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)) &&
-                (v->type == T_REAL || v->type == T_INT || v->type == T_BOOL ||
-                 v->type == T_ENUM))
-                v->known = el.n_knowns++;
-        }
+    priv->exprs = el.fx = fx_pool_new(); /* the structure is read from them */
+    if (el.fx == NULL) {
+        rc = MDAE_E_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < el.vars.n; i++) {
+        mvar *v = VAR(&el, i);
+        if ((v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)) &&
+            (v->type == T_REAL || v->type == T_INT || v->type == T_BOOL || v->type == T_ENUM))
+            v->known = el.n_knowns++;
     }
     /* bindings of non-parameters are equations */
     for (const mo__comp *k = model->comps; k != NULL && !rep->stop; k = k->next) {
@@ -4224,6 +4176,8 @@ done:
         mel_model_free(m);
         return rc;
     }
+    if (opt->no_expressions)
+        mel__drop_expressions(m);
     *out = m;
     return MDAE_OK;
 }
