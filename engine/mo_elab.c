@@ -1092,11 +1092,23 @@ static int cmp_use_sig(const void *x, const void *y)
     return (a->order > b->order) - (a->order < b->order);
 }
 
-/* Sort the uses of v by (unknown, order) and keep one of each. */
+/* cmp_use_sig, then the first in the source first. */
+static int cmp_use_sig_at(const void *x, const void *y)
+{
+    const use *a = x, *b = y;
+    int c = cmp_use_sig(a, b);
+    if (c != 0)
+        return c;
+    return (a->where.start.offset > b->where.start.offset) -
+           (a->where.start.offset < b->where.start.offset);
+}
+
+/* Sort the uses of v by (unknown, order) and keep one of each, the first
+ * in the source (where the structure locates an incidence). */
 static void uses_sort_unique(vec *v)
 {
     if (v->n > 1) {
-        qsort(v->p, v->n, sizeof(use), cmp_use_sig);
+        qsort(v->p, v->n, sizeof(use), cmp_use_sig_at);
         size_t w = 1;
         use *u = v->p;
         for (size_t i = 1; i < v->n; i++)
@@ -1421,10 +1433,8 @@ static void gather(elab *el, const mo__expr *e, int order, vec *refs)
         for (size_t j = 0; j < n; j++) {
             mvar *v = VAR(el, whole ? ((long *)el->multi.p)[j] : i);
             use *u = v->unknown >= 0 ? vec_push(el, refs, sizeof *u) : NULL;
-            if (u != NULL) {
-                u->var = (uint32_t)v->unknown;
-                u->order = order;
-            }
+            if (u != NULL)
+                *u = (use){.var = (uint32_t)v->unknown, .order = order, .where = e->where};
         }
         for (uint32_t p = 0; p < e->n_parts; p++)
             for (uint32_t k = 0; k < e->parts[p].n_subs; k++)
@@ -1504,7 +1514,7 @@ static const fx_node *opaque_of(elab *el, const char *text, vec *rs, mdae_range 
     if (rs->n == 0 || kids != NULL) {
         const use *u = rs->p;
         for (size_t i = 0; i < rs->n; i++)
-            kids[i] = fx_var(el->fx, u[i].var, (uint32_t)u[i].order, where);
+            kids[i] = fx_var(el->fx, u[i].var, (uint32_t)u[i].order, u[i].where);
         r = fx_opaque(el->fx, text, kids, (uint32_t)rs->n, where);
     } else {
         mel__nomem(el->rep);
@@ -1568,7 +1578,7 @@ static const fx_node *lw_der(elab *el, const mo__expr *e)
     if (k == NULL)
         return NULL;
     if (k->op == FX_VAR && k->order < MEL_MAX_ORDER)
-        return fx_var(el->fx, k->index, k->order + 1u, e->where);
+        return fx_var(el->fx, k->index, k->order + 1u, k->where); /* at the name's use */
     if (k->op == FX_OPAQUE)
         return lw_opaque(el, e, true); /* its references one order up */
     return fx_un(el->fx, FX_DER, k, e->where);
