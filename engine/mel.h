@@ -97,7 +97,9 @@ typedef struct mel_invariant {
     const mel_guard *cond;
     mdae_range where;
     /* 0, or k + 1: the invariant !c that when-clause k (mel_model.whens)
-     * adds, so that its transient modes are not long modes (below). */
+     * adds, so that its transient modes are not long modes (below). These
+     * come after the model's own invariants, in when-clause order (both
+     * languages). */
     uint32_t when;
 } mel_invariant;
 

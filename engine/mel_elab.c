@@ -2418,12 +2418,24 @@ static void p2_whens(elab *el)
         if (el->rep->stop || !count_object(el, where))
             return;
         mel_when *mw = vec_push(el, &el->whens, sizeof *mw);
-        mel_invariant *inv = mw ? vec_push(el, &el->invariants, sizeof *inv) : NULL;
-        if (inv == NULL)
+        if (mw == NULL)
             return;
         *mw = (mel_when){c, where};
-        *inv = (mel_invariant){mel__g_not(&el->gf, c), where, (uint32_t)el->whens.n};
-        check_gf(el, where);
+    }
+}
+
+/* The invariant !c of each when-clause (mel_invariant.when), after the
+ * model's own invariants, as the Modelica importer orders them (so that a
+ * model printed as MEL reads back with its invariants in their order). */
+static void p2_when_invariants(elab *el)
+{
+    const mel_when *w = el->whens.p;
+    for (size_t k = 0; k < el->whens.n && !el->rep->stop; k++) {
+        mel_invariant *inv = vec_push(el, &el->invariants, sizeof *inv);
+        if (inv == NULL)
+            return;
+        *inv = (mel_invariant){mel__g_not(&el->gf, w[k].cond), w[k].where, (uint32_t)k + 1};
+        check_gf(el, w[k].where);
     }
 }
 
@@ -2542,6 +2554,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     for (const iblock *b = el.items; b != NULL && !rep->stop; b = b->next)
         for (size_t i = 0; i < b->n && !rep->stop; i++)
             p2_item(&el, &b->it[i]);
+    p2_when_invariants(&el);
     size_t n_edges = 0;
     if (rep->rc == MDAE_OK &&
         mel__inc_build(&el.uses, el.equations, el.ma, &el.gf, &n_edges) == MDAE_E_NOMEM &&
