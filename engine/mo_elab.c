@@ -279,10 +279,12 @@ static char *mdup(elab *el, mel__arena *a, const char *s, size_t n)
     return q;
 }
 
-static char *expr_text(elab *el, const mo__expr *e)
+/* e's normalised text (mo__expr_print, with hook h: NULL for none) in the
+ * scratch arena; "" on OOM (reported). */
+static char *expr_text_hooked(elab *el, const mo__expr *e, const mo__print_hook *h)
 {
     mdae_buf b = {0};
-    mo__expr_print(&b, e);
+    mo__expr_print_hooked(&b, e, h);
     if (b.oom || b.p == NULL) {
         mdae_free(b.p);
         if (b.oom)
@@ -293,6 +295,8 @@ static char *expr_text(elab *el, const mo__expr *e)
     mdae_free(b.p);
     return s;
 }
+
+static char *expr_text(elab *el, const mo__expr *e) { return expr_text_hooked(el, e, NULL); }
 
 static long find(const mel__symtab *t, const char *name)
 {
@@ -1524,9 +1528,25 @@ static const fx_node *opaque_of(elab *el, const char *text, vec *rs, mdae_range 
 }
 
 /* e kept as text: FX_OPAQUE with the unknowns it reads (refs: false, none). */
+/* mo__print_hook.ref of a text the flat model keeps: an enumeration
+ * literal as its ordinal (as eval reads it), since the flat model keeps no
+ * enumeration type that would let the printed text read it back as a
+ * literal (docs/convert.md). */
+static bool literal_ordinal(void *ctx, mdae_buf *b, const mo__expr *e)
+{
+    long k = enum_literal(ctx, e);
+    if (k <= 0)
+        return false;
+    char d[MDAE_INT_CHARS + 1];
+    d[mdae_put_int(d, k)] = '\0';
+    mdae_buf_puts(b, d);
+    return true;
+}
+
 static const fx_node *lw_opaque(elab *el, const mo__expr *e, bool refs)
 {
-    const char *text = expr_text(el, e);
+    const mo__print_hook ordinals = {literal_ordinal, el};
+    const char *text = expr_text_hooked(el, e, &ordinals);
     if (text == NULL)
         return NULL;
     vec rs = {0};
