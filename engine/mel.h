@@ -97,7 +97,9 @@ typedef struct mel_invariant {
     const mel_guard *cond;
     mdae_range where;
     /* 0, or k + 1: the invariant !c that when-clause k (mel_model.whens)
-     * adds, so that its transient modes are not long modes (below). */
+     * adds, so that its transient modes are not long modes (below). These
+     * come after the model's own invariants, in when-clause order (both
+     * languages). */
     uint32_t when;
 } mel_invariant;
 
@@ -290,8 +292,11 @@ typedef struct mel_options {
     /* Elaborate what parses around syntax errors (see "Recovery" above);
      * false: a syntax error fails the parse, as before issue 36. */
     bool recover;
-    /* Issue 38: build the structure only, without the expressions
-     * (mel_equation.lhs/rhs NULL, no knowns): benchmarks' "before". */
+    /* Issue 38: keep the structure only, without the expressions
+     * (mel_equation.lhs/rhs, mel_mode.def, mel_variable.start NULL, no
+     * knowns). The structure is read from the expressions (mel_inc.c),
+     * so they are built all the same and dropped at the end: no faster
+     * since the front-ends' one incidence pass. */
     bool no_expressions;
 } mel_options;
 

@@ -9,6 +9,7 @@
  * See engine/mel_ast.h and engine/mel_int.h for the promises.
  */
 #include "mel_int.h"
+#include "fx.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -396,6 +397,35 @@ mel_model *mel__model_new(void)
     m->priv = priv;
     mel__arena_init(&priv->arena);
     return m;
+}
+
+mel_model *mel__elab_open(mel__report *rep, mel__arena *tmp, mel__gfactory *gf,
+                          mel__arena **ma)
+{
+    mel__arena_init(tmp);
+    mel_model *m = mel__model_new();
+    if (m == NULL) {
+        mel__nomem(rep);
+        return NULL;
+    }
+    *ma = &m->priv->arena;
+    mel__gf_init(gf, *ma);
+    return m;
+}
+
+void mel__drop_expressions(mel_model *m)
+{
+    struct mel_model_priv *priv = m->priv;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        priv->equations[i].lhs = priv->equations[i].rhs = NULL;
+    for (uint32_t i = 0; i < m->n_modes; i++)
+        priv->modes[i].def = NULL;
+    for (uint32_t i = 0; i < m->n_variables; i++)
+        priv->variables[i].start = NULL;
+    m->n_knowns = 0;
+    m->knowns = NULL;
+    fx_pool_free(priv->exprs);
+    priv->exprs = NULL;
 }
 
 int mel__front_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,

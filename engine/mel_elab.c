@@ -17,10 +17,13 @@
  *     conditionals around them (not yet turned into guards, since the mode
  *     variables they mention may be declared further down).
  *  2. Resolve: turn contexts into guards, walk each item's expressions to
- *     collect uses of unknowns (variable, derivative order, absolute guard,
- *     source range), then group the uses into incidences and order cases.
- *     An equation statement is walked once; its later executions (a loop
- *     body's) run the plan of that walk (see "Pass 2: plans").
+ *     check their names and conditions (an equation statement is walked
+ *     once; its later executions, a loop body's, run the plan of that walk:
+ *     see "Pass 2: plans"), lower each equation instance into fx trees,
+ *     and read the structure from them: the uses of unknowns (variable,
+ *     derivative order, absolute guard, source range) grouped into
+ *     incidences and order cases, by the front-ends' one incidence pass
+ *     (mel_inc.c).
  *
  * Limits (mel_options): objects created (variables, equations, modes,
  * parameters, integer constants, invariants) and loop iterations are each
@@ -35,11 +38,12 @@
  * only in different branches of the same conditional statement instance
  * (`if g then y : real else y : real end`); its guard is then the OR.
  *
- * Expressions (issue 38; engine/fx.h): unless mel_options.no_expressions,
- * pass 2 also lowers each equation instance's sides into fx trees, once,
- * directly with the item's loop environment (see "Pass 2: expressions
- * kept"), and pass 1 records the known quantities (parameters and integer
- * constants, mel_model.knowns). The structure does not depend on them.
+ * Expressions (issue 38; engine/fx.h): pass 2 lowers each equation
+ * instance's sides into fx trees, once, directly with the item's loop
+ * environment (see "Pass 2: expressions kept"), and pass 1 records the
+ * known quantities (parameters and integer constants, mel_model.knowns).
+ * The structure is read from the trees; mel_options.no_expressions drops
+ * them afterwards.
  */
 #include "mel_int.h"
 #include "fx.h"
@@ -131,15 +135,6 @@ typedef struct whenrec {
     const mel__stmt *s;
 } whenrec;
 
-typedef struct use {
-    uint32_t eq, var;
-    int order;
-    int next; /* of order, under next() (mel_order_case.next) */
-    const mel_guard *guard;
-    const mel__expr *at; /* the identifier */
-    uint64_t seq;
-} use;
-
 /* What pass 1 knows of one name of the text (by its number, mel_ast.h's
  * "Names"), so that declarations and uses find their symbols without
  * writing and hashing instance names: its kind, the instance without an
@@ -188,7 +183,7 @@ typedef struct elab {
     size_t n_pending;
     iblock *items, *items_tail;
     size_t use_bound; /* identifiers of the equation items (reserve_uses) */
-    vec uses;
+    mel__uses uses;   /* what the equations' expressions read (mel_inc.c) */
     vec wrecs, whens;          /* whenrec (pass 1), mel_when (the model's) */
     uint32_t n_params, n_ints;
     /* Issue 38: the model's expression pool (NULL: no_expressions) and
@@ -217,8 +212,6 @@ typedef struct elab {
     uint32_t cur_when;         /* 0, or k + 1: inside when-clause k */
     /* pass 2: the item being resolved */
     const item *it;
-    uint64_t use_seq;
-    int next_depth; /* next() around the expression being walked */
     bool gf_reported;
     uint32_t seen[128]; /* offsets of reported errors (err) */
     size_t n_seen;
@@ -392,15 +385,6 @@ static bool index_put(elab *el, nameinfo *ni, uint32_t id, long long idx, mel__s
     ni->dense[k] = s;
     ni->count++;
     return true;
-}
-
-/* Model records, written in full by their callers. */
-static void *malloc_model(elab *el, size_t n)
-{
-    void *p = mel__arena_alloc_raw(el->ma, n);
-    if (p == NULL)
-        mel__nomem(el->rep);
-    return p;
 }
 
 static void err(elab *el, mdae_range where, const char *fmt, ...) MDAE_PRINTF(3, 4);
@@ -1612,19 +1596,10 @@ static const mel_guard *ctxlist_guard(elab *el, const ctxlist *l)
 
 /* ---- Pass 2: expressions ---------------------------------------------------------- */
 
-static void add_use(elab *el, uint32_t var, int order, const mel_guard *g, const mel__expr *at)
-{
-    if (g->op == MEL_G_FALSE)
-        return;
-    use *u = vec_push(el, &el->uses, sizeof *u);
-    if (u != NULL)
-        *u = (use){el->it->eq, var, order, el->next_depth, g, at, el->use_seq++};
-}
-
 /* A name in an expression; kept out of walk() (and not inlined) so the name
  * buffer is not part of every recursive frame. */
-static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, const mel_guard *g,
-                                              int order, bool collect_use, bool current)
+static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, bool collect_use,
+                                              bool current)
 {
     const env *en = el->it->env;
     uint64_t seq = el->it->seq;
@@ -1641,9 +1616,7 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
     }
     switch (s->kind) {
     case MEL_SYM_VAR:
-        if (collect_use)
-            add_use(el, s->index, order, g, e);
-        else if (current && el->it->mode >= 0) {
+        if (!collect_use && current && el->it->mode >= 0) {
             /* a mode variable's definition reads x (not last(x)): engine/mc.h */
             mel_mode *md = &((mel_mode *)el->modes.p)[el->it->mode];
             if (md->reads_var < 0) {
@@ -1661,8 +1634,10 @@ static __attribute__((noinline)) void walk_id(elab *el, const mel__expr *e, cons
     }
 }
 
-/* Collect the uses of unknowns in e (incident: not under last/pre; collect:
- * an equation, not a defining expression, which is only resolved). */
+/* Check the names and conditions of e as the structure will read it
+ * (incident: not under last/pre; collect: an equation, not a defining
+ * expression, which is only resolved); the uses themselves are read from
+ * the lowered sides (lower_equation). */
 static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bool incident,
                  bool collect)
 {
@@ -1673,7 +1648,7 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
     switch (e->kind) {
     case MEL_X_NUM:
     case MEL_X_BOOL: return;
-    case MEL_X_ID: walk_id(el, e, g, order, incident && collect, incident); return;
+    case MEL_X_ID: walk_id(el, e, incident && collect, incident); return;
     case MEL_X_CALL:
         if (!e->u.id.text &&
             (name_get(el, e->u.id.name_id) != NULL || env_find(en, e->u.id.name_id) != NULL)) {
@@ -1708,9 +1683,7 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
             err(el, e->where, "derivative order exceeds %d", MEL_MAX_ORDER);
             return;
         }
-        el->next_depth++;
         walk(el, e->u.kid, g, order + 1, incident, collect);
-        el->next_depth--;
         return;
     case MEL_X_POW:
     case MEL_X_CMP:
@@ -1770,8 +1743,9 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
  * same one or none. A statement's plan is that part, made at its first
  * execution: the identifiers walk() would pass to walk_id, in walk()'s
  * order, with walk_id's arguments. Running it makes the same walk_id calls
- * in the same order (the same uses, the same messages), without the descent,
- * and leaves out the identifiers walk_id would do nothing with. A statement
+ * in the same order (the same messages), without the descent, and leaves
+ * out the identifiers walk_id would do nothing with (the unknowns found:
+ * their uses are read from the lowered sides). A statement
  * with an if-expression, or where walk() itself would report something, has
  * no plan: it is walked. Only equations have plans (IT_EQ: collect). */
 
@@ -1783,8 +1757,6 @@ typedef enum site_kind {
 
 typedef struct site {
     const mel__expr *e; /* the identifier */
-    int order;
-    int next;           /* el->next_depth there */
     bool incident;      /* not under last/pre */
     site_kind kind;
     uint32_t var;       /* SITE_VAR */
@@ -1832,8 +1804,7 @@ static void loop_site(elab *el, const mel__expr *e, const env *en, site *st)
 
 /* Add the site of identifier e unless walk_id would do nothing with it;
  * false on OOM (reported). */
-static bool plan_id(elab *el, const mel__expr *e, int order, int next, bool incident,
-                    const env *en)
+static bool plan_id(elab *el, const mel__expr *e, bool incident, const env *en)
 {
     site_kind kind = SITE_ANY;
     uint32_t var = 0;
@@ -1853,7 +1824,7 @@ static bool plan_id(elab *el, const mel__expr *e, int order, int next, bool inci
     site *st = vec_push(el, &el->sites, sizeof *st);
     if (st == NULL)
         return false;
-    *st = (site){e, order, next, incident, kind, var, 0, 0, 0, 0, 0};
+    *st = (site){e, incident, kind, var, 0, 0, 0, 0, 0};
     if (e->u.id.n == 1 && incident)
         loop_site(el, e, en, st);
     return true;
@@ -1862,40 +1833,39 @@ static bool plan_id(elab *el, const mel__expr *e, int order, int next, bool inci
 /* Add the sites of e, which walk() would visit with these arguments (and
  * collect true) in item it, to el->sites; false when walk() would do more
  * than pass identifiers to walk_id (or on OOM, reported). */
-static bool plan_expr(elab *el, const mel__expr *e, int order, int next, bool incident,
-                      const item *it)
+static bool plan_expr(elab *el, const mel__expr *e, int order, bool incident, const item *it)
 {
     switch (e->kind) {
     case MEL_X_NUM:
     case MEL_X_BOOL: return true;
-    case MEL_X_ID: return plan_id(el, e, order, next, incident, it->env);
+    case MEL_X_ID: return plan_id(el, e, incident, it->env);
     case MEL_X_CALL:
         if (!e->u.id.text && (name_get(el, e->u.id.name_id) != NULL ||
                               env_find(it->env, e->u.id.name_id) != NULL))
             return false;
         for (uint32_t k = 0; k < e->u.id.n; k++)
-            if (!plan_expr(el, e->u.id.args[k], order, next, incident, it))
+            if (!plan_expr(el, e->u.id.args[k], order, incident, it))
                 return false;
         return true;
     case MEL_X_NEG:
-    case MEL_X_NOT: return plan_expr(el, e->u.kid, order, next, incident, it);
+    case MEL_X_NOT: return plan_expr(el, e->u.kid, order, incident, it);
     case MEL_X_DER:
-        return order < MEL_MAX_ORDER && plan_expr(el, e->u.kid, order + 1, next, incident, it);
+        return order < MEL_MAX_ORDER && plan_expr(el, e->u.kid, order + 1, incident, it);
     case MEL_X_LAST:
-    case MEL_X_PRE: return plan_expr(el, e->u.kid, order, next, false, it);
+    case MEL_X_PRE: return plan_expr(el, e->u.kid, order, false, it);
     case MEL_X_NEXT:
         return it->when != 0 && order < MEL_MAX_ORDER &&
-               plan_expr(el, e->u.kid, order + 1, next + 1, incident, it);
+               plan_expr(el, e->u.kid, order + 1, incident, it);
     case MEL_X_POW:
     case MEL_X_CMP:
-        return plan_expr(el, e->u.bin.lhs, order, next, incident, it) &&
-               plan_expr(el, e->u.bin.rhs, order, next, incident, it);
+        return plan_expr(el, e->u.bin.lhs, order, incident, it) &&
+               plan_expr(el, e->u.bin.rhs, order, incident, it);
     case MEL_X_ADD:
     case MEL_X_MUL:
     case MEL_X_AND:
     case MEL_X_OR:
         for (uint32_t k = 0; k < e->u.nary.n; k++)
-            if (!plan_expr(el, e->u.nary.kids[k], order, next, incident, it))
+            if (!plan_expr(el, e->u.nary.kids[k], order, incident, it))
                 return false;
         return true;
     default: return false; /* MEL_X_IF */
@@ -1950,8 +1920,8 @@ static const plan *plan_of(elab *el, const item *it)
             return p->walk ? NULL : p;
     }
     el->sites.n = 0;
-    bool ok = plan_expr(el, it->s->u.equ.lhs, 0, 0, true, it) &&
-              plan_expr(el, it->s->u.equ.rhs, 0, 0, true, it);
+    bool ok = plan_expr(el, it->s->u.equ.lhs, 0, true, it) &&
+              plan_expr(el, it->s->u.equ.rhs, 0, true, it);
     plan *p = talloc(el, sizeof *p);
     site *sites = ok && el->sites.n > 0 ? talloc(el, el->sites.n * sizeof *sites) : NULL;
     if (p == NULL || (ok && el->sites.n > 0 && sites == NULL))
@@ -1980,23 +1950,17 @@ static const mel__sym *loop_var(const elab *el, const site *st, const env *en)
     return s != NULL && s->kind == MEL_SYM_VAR ? s : NULL;
 }
 
-/* walk() of equation item it's sides, by its statement's plan p, under
- * guard g: add_use where walk_id would come to it, else walk_id. */
-static void run_plan(elab *el, const plan *p, const item *it, const mel_guard *g)
+/* walk() of equation item it's sides, by its statement's plan p: walk_id
+ * where a name is not an unknown known in advance (the uses themselves are
+ * read from the lowered sides, mel_inc.c). */
+static void run_plan(elab *el, const plan *p, const item *it)
 {
-    int saved = el->next_depth;
     for (uint32_t k = 0; k < p->n && !el->rep->stop; k++) {
         const site *st = &p->sites[k];
-        const mel__sym *s = st->kind == SITE_LOOP ? loop_var(el, st, it->env) : NULL;
-        el->next_depth = st->next;
-        if (st->kind == SITE_VAR)
-            add_use(el, st->var, st->order, g, st->e);
-        else if (s != NULL)
-            add_use(el, s->index, st->order, g, st->e);
-        else
-            walk_id(el, st->e, g, st->order, st->incident, st->incident);
+        if (st->kind == SITE_VAR || (st->kind == SITE_LOOP && loop_var(el, st, it->env) != NULL))
+            continue;
+        walk_id(el, st->e, st->incident, st->incident);
     }
-    el->next_depth = saved;
 }
 
 /* ---- Pass 2: expressions kept (issue 38) ----------------------------------------
@@ -2176,8 +2140,8 @@ static const fx_node *lower_node(elab *el, const mel__expr *e, const env *en, ui
     case MEL_X_NOT: return fx_un(p, FX_NOT, lower(el, e->u.kid, en, seq, dep), e->where);
     case MEL_X_DER: /* der(x): FX_VAR(x, 1) */
         a = lower(el, e->u.kid, en, seq, dep);
-        if (a != NULL && a->op == FX_VAR && a->order < MEL_MAX_ORDER)
-            return fx_var(p, a->index, a->order + 1u, e->where);
+        if (a != NULL && a->op == FX_VAR && a->order < MEL_MAX_ORDER) /* at the name's use */
+            return fx_var(p, a->index, a->order + 1u, a->where);
         return fx_un(p, FX_DER, a, e->where);
     case MEL_X_LAST: return fx_un(p, FX_LAST, lower(el, e->u.kid, en, seq, dep), e->where);
     case MEL_X_PRE: return fx_un(p, FX_PRE, lower(el, e->u.kid, en, seq, dep), e->where);
@@ -2234,7 +2198,7 @@ static const fx_node *lower(elab *el, const mel__expr *e, const env *en, uint64_
  * error was reported (the model is discarded then); NULL otherwise. */
 static const fx_node *lower_item(elab *el, const item *it, const mel__expr *e)
 {
-    if (el->fx == NULL || el->rep->rc != MDAE_OK || el->rep->stop)
+    if (el->rep->rc != MDAE_OK || el->rep->stop)
         return NULL;
     el->quiet = true;
     bool dep = false;
@@ -2271,17 +2235,23 @@ static const fx_node *ctx_cond(elab *el, const ctxnode *c)
     return r;
 }
 
-/* Equation item it's sides, lowered. An equation declared in several
- * branches (ctxlist) is, after its first declaration,
+/* Equation item it's sides, lowered, and what they read under the item's
+ * guard g (el->uses, the structure: mel_inc.c). An equation declared in
+ * several branches (ctxlist) is, after its first declaration,
  * if <this context> then <these sides> else <the sides so far>: exactly
  * one of its contexts holds where it is active. */
-static void lower_equation(elab *el, const item *it)
+static void lower_equation(elab *el, const item *it, const mel_guard *g)
 {
-    if (el->fx == NULL || el->rep->rc != MDAE_OK || el->rep->stop)
+    if (el->rep->rc != MDAE_OK || el->rep->stop)
         return;
     mel_equation *q = &el->equations[it->eq];
     const fx_node *lhs = lower_item(el, it, it->s->u.equ.lhs);
     const fx_node *rhs = lower_item(el, it, it->s->u.equ.rhs);
+    if (!mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, g) ||
+        !mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, g)) {
+        mel__nomem(el->rep);
+        return;
+    }
     if (q->lhs != NULL && q->rhs != NULL) {
         const fx_node *c = ctx_cond(el, it->ctx);
         lhs = fx_if(el->fx, c, lhs, q->lhs, no_range);
@@ -2388,12 +2358,12 @@ static void p2_item(elab *el, const item *it)
         const mel_guard *g = ctx_guard(el, it->ctx);
         const plan *p = plan_of(el, it);
         if (p != NULL)
-            run_plan(el, p, it, g);
+            run_plan(el, p, it);
         else {
             walk(el, it->s->u.equ.lhs, g, 0, true, true);
             walk(el, it->s->u.equ.rhs, g, 0, true, true);
         }
-        lower_equation(el, it);
+        lower_equation(el, it, g);
         break;
     }
     case IT_INV: {
@@ -2448,12 +2418,24 @@ static void p2_whens(elab *el)
         if (el->rep->stop || !count_object(el, where))
             return;
         mel_when *mw = vec_push(el, &el->whens, sizeof *mw);
-        mel_invariant *inv = mw ? vec_push(el, &el->invariants, sizeof *inv) : NULL;
-        if (inv == NULL)
+        if (mw == NULL)
             return;
         *mw = (mel_when){c, where};
-        *inv = (mel_invariant){mel__g_not(&el->gf, c), where, (uint32_t)el->whens.n};
-        check_gf(el, where);
+    }
+}
+
+/* The invariant !c of each when-clause (mel_invariant.when), after the
+ * model's own invariants, as the Modelica importer orders them (so that a
+ * model printed as MEL reads back with its invariants in their order). */
+static void p2_when_invariants(elab *el)
+{
+    const mel_when *w = el->whens.p;
+    for (size_t k = 0; k < el->whens.n && !el->rep->stop; k++) {
+        mel_invariant *inv = vec_push(el, &el->invariants, sizeof *inv);
+        if (inv == NULL)
+            return;
+        *inv = (mel_invariant){mel__g_not(&el->gf, w[k].cond), w[k].where, (uint32_t)k + 1};
+        check_gf(el, w[k].where);
     }
 }
 
@@ -2464,140 +2446,13 @@ static void p2_whens(elab *el)
  * also counts parameters, loop indices and branches not taken. */
 static void reserve_uses(elab *el)
 {
-    size_t bound = el->use_bound;
-    if (bound > 0 && !el->rep->stop)
-        (void)vec_reserve(el, &el->uses, bound < ((size_t)1 << 16) ? bound : (size_t)1 << 16,
-                          sizeof(use));
-}
-
-static int cmp_use(const void *x, const void *y)
-{
-    const use *a = x, *b = y;
-    if (a->eq != b->eq)
-        return a->eq < b->eq ? -1 : 1;
-    if (a->var != b->var)
-        return a->var < b->var ? -1 : 1;
-    if (a->order != b->order)
-        return a->order > b->order ? -1 : 1; /* decreasing order */
-    return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* Sort the uses by cmp_use. They come equation after equation (the items
- * in order) unless an equation is declared in two branches: sorted by
- * insertion then, which moves none across equations and only a handful
- * within each (qsort's calls were a tenth of the elaboration), else by
- * qsort. */
-static void sort_uses(use *u, size_t n)
-{
-    for (size_t i = 1; i < n; i++)
-        if (u[i].eq < u[i - 1].eq) {
-            qsort(u, n, sizeof *u, cmp_use);
-            return;
-        }
-    for (size_t j = 1; j < n; j++) { /* moves none across equations */
-        use x = u[j];
-        size_t q = j;
-        for (; q > 0 && cmp_use(&u[q - 1], &x) > 0; q--)
-            u[q] = u[q - 1];
-        u[q] = x;
-    }
-}
-
-/* The guard and the next() count of the case of uses u[0 .. n): the OR of
- * their guards, the largest of their counts. gs is scratch for n guards. */
-static const mel_guard *case_guard(elab *el, const use *u, size_t n, const mel_guard **gs,
-                                   int *next)
-{
-    *next = u[0].next;
-    if (n == 1) /* most cases: mel__g_or_all of one guard is that guard */
-        return u[0].guard;
-    for (size_t k = 0; k < n; k++) {
-        gs[k] = u[k].guard;
-        *next = u[k].next > *next ? u[k].next : *next;
-    }
-    return mel__g_or_all(&el->gf, gs, n);
-}
-
-/* Is use b in the same case as use a: same equation, variable and order? */
-static bool same_case(const use *a, const use *b)
-{
-    return a->eq == b->eq && a->var == b->var && a->order == b->order;
-}
-
-/* Room for n guards in *gs (capacity *cap); false on OOM (reported). */
-static bool gs_reserve(elab *el, const mel_guard ***gs, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return true;
-    mdae_free(*gs);
-    *cap = 2 * n;
-    *gs = mdae_malloc(*cap * sizeof **gs);
-    if (*gs == NULL) {
+    size_t bound = el->use_bound < ((size_t)1 << 16) ? el->use_bound : (size_t)1 << 16;
+    if (bound == 0 || el->rep->stop)
+        return;
+    if ((el->uses.p = mdae_malloc(bound * sizeof *el->uses.p)) == NULL)
         mel__nomem(el->rep);
-        return false;
-    }
-    return true;
-}
-
-/* Group the sorted uses into incidences and cases, equation by equation:
- * one incidence per (equation, variable), one case per order, in one pass
- * over the uses, case by case. The model's incidences and cases are two
- * arrays, sized by counting these groups first; a dropped case or
- * incidence leaves its slot unused. Called when no error was reported, so
- * nothing stops it but OOM. */
-static void build_incidences(elab *el, size_t *n_edges)
-{
-    use *u = el->uses.p;
-    size_t n = el->uses.n;
-    mel_equation *eqs = el->equations;
-    const mel_guard **gs = NULL;
-    size_t gcap = 0;
-    sort_uses(u, n);
-    *n_edges = 0;
-    size_t n_incs = 0, n_cases = 0;
-    for (size_t i = 0; i < n; i++) {
-        bool inc = i == 0 || u[i].eq != u[i - 1].eq || u[i].var != u[i - 1].var;
-        n_incs += inc;
-        n_cases += inc || u[i].order != u[i - 1].order;
-    }
-    mel_incidence *incs = n_incs ? malloc_model(el, n_incs * sizeof *incs) : NULL;
-    mel_order_case *cases = n_cases ? malloc_model(el, n_cases * sizeof *cases) : NULL;
-    if ((n_incs > 0 && incs == NULL) || (n_cases > 0 && cases == NULL))
-        goto out;
-    uint32_t nc = 0; /* cases of the incidence being built, from cases[0] */
-    for (size_t c = 0, d; c < n; c = d) { /* one case: u[c .. d) */
-        for (d = c + 1; d < n && same_case(&u[c], &u[d]); d++)
-            ;
-        mel_equation *q = &eqs[u[c].eq];
-        if (c == 0 || u[c].eq != u[c - 1].eq)
-            q->incs = incs; /* a new equation: its incidences from here */
-        int next = u[c].next;
-        const mel_guard *g = u[c].guard; /* mel__g_or_all of one guard */
-        if (d - c > 1) {
-            if (!gs_reserve(el, &gs, &gcap, d - c))
-                goto out;
-            g = case_guard(el, &u[c], d - c, gs, &next);
-        }
-        /* A case whose guard equals a higher-order case's adds nothing
-         * (sigma is the max), nor does anything below a TRUE case: drop
-         * them, so `der(x) + x` is one case. */
-        bool redundant = g->op == MEL_G_FALSE || (nc > 0 && cases[nc - 1].guard->op == MEL_G_TRUE);
-        for (uint32_t k = 0; k < nc && !redundant; k++)
-            redundant = cases[k].guard == g;
-        if (!redundant)
-            cases[nc++] = (mel_order_case){g, u[c].order, u[c].at->where, next};
-        if ((d == n || u[d].eq != u[c].eq || u[d].var != u[c].var) && nc > 0) {
-            incs[0] = (mel_incidence){u[c].var, nc, cases}; /* the variable's last case */
-            incs++;
-            cases += nc;
-            nc = 0;
-            q->n_incs++;
-            ++*n_edges;
-        }
-    }
-out:
-    mdae_free(gs);
-    check_gf(el, no_range);
+    else
+        el->uses.cap = bound;
 }
 
 /* ---- Driver ------------------------------------------------------------------ */
@@ -2665,24 +2520,14 @@ void mel_model_free(mel_model *m)
 static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report *rep,
                      mel_model **out)
 {
-    elab el;
-    memset(&el, 0, sizeof el);
-    el.rep = rep;
-    el.opt = opt;
-    el.max_instances = mel__max_instances(opt);
+    elab el = {.rep = rep, .opt = opt, .max_instances = mel__max_instances(opt)};
     el.max_seq = (uint64_t)el.max_instances * 16;
     el.max_work = (uint64_t)el.max_instances * 64;
-    mel__arena_init(&el.tmp);
-    mel_model *m = mel__model_new();
-    if (m == NULL) {
-        mel__nomem(rep);
+    mel_model *m = mel__elab_open(rep, &el.tmp, &el.gf, &el.ma);
+    if (m == NULL)
         return MDAE_E_NOMEM;
-    }
-    struct mel_model_priv *priv = m->priv;
-    el.priv = priv;
-    el.ma = &priv->arena;
-    mel__gf_init(&el.gf, el.ma);
-    if (!opt->no_expressions && (el.fx = priv->exprs = fx_pool_new()) == NULL)
+    struct mel_model_priv *priv = el.priv = m->priv;
+    if ((el.fx = priv->exprs = fx_pool_new()) == NULL) /* the structure is read from them */
         mel__nomem(rep);
     if (opt->n_defines > 0) {
         el.define_used = mdae_calloc(opt->n_defines, sizeof(bool));
@@ -2709,9 +2554,13 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     for (const iblock *b = el.items; b != NULL && !rep->stop; b = b->next)
         for (size_t i = 0; i < b->n && !rep->stop; i++)
             p2_item(&el, &b->it[i]);
+    p2_when_invariants(&el);
     size_t n_edges = 0;
-    if (rep->rc == MDAE_OK)
-        build_incidences(&el, &n_edges);
+    if (rep->rc == MDAE_OK &&
+        mel__inc_build(&el.uses, el.equations, el.ma, &el.gf, &n_edges) == MDAE_E_NOMEM &&
+        el.gf.err == MDAE_OK)
+        mel__nomem(rep);
+    check_gf(&el, no_range);
     if (el.fx != NULL && fx_pool_failed(el.fx))
         mel__nomem(rep);
     if (rep->rc == MDAE_OK && el.fx != NULL)
@@ -2742,6 +2591,8 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     m->n_knowns = (uint32_t)el.knowns.n;
     m->knowns = priv->knowns = el.knowns.p;
     elab_close(&el);
+    if (opt->no_expressions)
+        mel__drop_expressions(m);
     *out = m;
     return MDAE_OK;
 }

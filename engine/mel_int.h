@@ -122,6 +122,10 @@ size_t mel__max_depth(size_t asked);
 /* A new empty model with its private part and its arena (owned:
  * mel_model_free), or NULL, nothing allocated, when out of memory. */
 mel_model *mel__model_new(void);
+/* mel_options.no_expressions (mel.h): drop the expressions the structure
+ * was read from (equation sides, mode definitions, start values, known
+ * quantities) and free their pool. */
+void mel__drop_expressions(mel_model *m);
 /* A language's steps from text to model: parse into `ast` (a scratch arena,
  * freed by the caller), decide whether to go on after syntax errors (mel.h,
  * "Recovery"), elaborate into *out (set only on MDAE_OK). */
@@ -214,6 +218,13 @@ typedef struct mel__lexer {
 } mel__lexer;
 
 void mel__lex_init(mel__lexer *lx, const char *src, size_t len, mel__report *rep);
+/* The cursor at the start of src[0 .. len) (line 1), without MEL's
+ * byte-order-mark skip: what both lexers start from (mo_lex.c's embeds
+ * it). */
+void mel__lex_start(mel__lexer *lx, const char *src, size_t len, mel__report *rep);
+/* names[kind - first] when first <= kind < end, else "token": the tail of
+ * both lexers' token names (mel__tok_name, mo__tok_name). */
+const char *mel__tok_in(int kind, int first, int end, const char *const *names);
 /* Next token. Malformed input (invalid bytes, unterminated comments, over-long
  * names or numbers) is reported through rep and skipped, so this always makes
  * progress and ends with MEL_T_EOF. */
@@ -247,6 +258,12 @@ typedef struct mel__gfactory {
     uint32_t next_id;
     int err; /* MDAE_OK, MDAE_E_NOMEM or MDAE_E_LIMIT */
 } mel__gfactory;
+/* What both elaborators open with: their scratch arena *tmp initialised,
+ * a new model (mel__model_new) with its guard factory *gf building in the
+ * model's arena, *ma that arena. NULL when out of memory (reported through
+ * rep; *tmp is to be freed all the same). */
+mel_model *mel__elab_open(mel__report *rep, mel__arena *tmp, mel__gfactory *gf,
+                          mel__arena **ma);
 
 void mel__gf_init(mel__gfactory *f, mel__arena *arena);
 void mel__gf_close(mel__gfactory *f); /* frees the table, not the nodes */
@@ -263,6 +280,47 @@ uint32_t mel__g_id(const mel_guard *g);
 /* Its size as a tree (shared subguards counted at each use, saturated):
  * what MEL__MAX_GUARD_SIZE bounds. */
 uint64_t mel__g_size(const mel_guard *g);
+
+/* ---- Incidences from expressions (mel_inc.c, issue 38) -----------------------
+ * The one incidence pass of the front-ends: the incidence structure of a
+ * flat model is what its equations' expressions (engine/fx.h) read. A *use*
+ * is one reading of an unknown: equation, unknown, derivative order (and,
+ * of it, how many are next()), the guard under which it is read (the
+ * equation's own guard and the conditions of the if-expressions around),
+ * where. */
+typedef struct mel__use {
+    uint32_t eq, var;
+    int order;
+    int next; /* of order, under next() (mel_order_case.next) */
+    const mel_guard *guard;
+    mdae_range where;
+    uint64_t seq; /* the order of the walk: ties in a case keep it */
+} mel__use;
+
+typedef struct mel__uses {
+    mel__use *p; /* mdae_malloc'ed, the caller frees */
+    size_t n, cap;
+} mel__uses;
+
+/* Append to u the uses side e (an fx tree, NULL: none) of equation eq
+ * implies under guard g (the equation's): FX_VAR at its order plus the
+ * der()/next() around, nothing under pre()/last(); an if-expression whose
+ * condition is a formula over mode variables reads its branches under g
+ * and the condition (resp. its negation), one whose condition is not
+ * (relations over reals, calls, known quantities) both under g and not its
+ * condition (mel_inc.c says how guards are built). A use under a FALSE
+ * guard is dropped. false on OOM (some uses may have been added). */
+bool mel__inc_uses(mel__gfactory *gf, mel__uses *u, uint32_t eq, const struct fx_node *e,
+                   const mel_guard *g);
+/* Group the uses (sorted here) into the equations' incidences: one per
+ * (equation, unknown), sorted by unknown; one case per order, decreasing,
+ * guarded by the OR of its uses' guards, located at its first use;
+ * cases whose guard is FALSE, equals a higher case's or lies below a TRUE
+ * case dropped. eqs[k].incs / n_incs are set (n_incs counted up from the
+ * caller's 0), in arena ma; *n_edges their total. MDAE_OK, MDAE_E_NOMEM,
+ * or the factory's error. */
+int mel__inc_build(mel__uses *u, mel_equation *eqs, mel__arena *ma, mel__gfactory *gf,
+                   size_t *n_edges);
 
 /* ---- The model's private part ---------------------------------------------- */
 typedef enum mel__sym_kind {

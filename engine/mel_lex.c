@@ -65,18 +65,22 @@ const char *mel__tok_name(mel__tok kind)
         return "text";
     if (kind >= MEL_T_REAL && kind <= MEL_T_NEXT)
         return kw[kind - MEL_T_REAL];
-    if (kind >= MEL_T_SEMI && kind < MEL_T__COUNT)
-        return punct[kind - MEL_T_SEMI];
-    return "token";
+    return mel__tok_in(kind, MEL_T_SEMI, MEL_T__COUNT, punct);
+}
+
+const char *mel__tok_in(int kind, int first, int end, const char *const *names)
+{
+    return kind >= first && kind < end ? names[kind - first] : "token";
+}
+
+void mel__lex_start(mel__lexer *lx, const char *src, size_t len, mel__report *rep)
+{
+    *lx = (mel__lexer){.src = src, .len = len, .line = 1, .rep = rep};
 }
 
 void mel__lex_init(mel__lexer *lx, const char *src, size_t len, mel__report *rep)
 {
-    memset(lx, 0, sizeof *lx);
-    lx->src = src;
-    lx->len = len;
-    lx->line = 1;
-    lx->rep = rep;
+    mel__lex_start(lx, src, len, rep);
     /* Editors on some systems start UTF-8 files with a byte-order mark:
      * skip it, and count columns from after it. */
     if (len >= 3 && memcmp(src, "\xef\xbb\xbf", 3) == 0)

@@ -43,8 +43,12 @@
  *     Boolean in the result, so leaving it out only keeps modes that the
  *     model might exclude, never hides one; relations between different
  *     expressions (x > y, x > 0); when-defined variables.
- *  7. Group the uses into incidences (cases by decreasing order, each the OR
- *     of its uses' guards), name everything, build the mel_model.
+ *  7. Read the incidences from the equations' expressions, once the sites
+ *     are patched (the front-ends' one incidence pass, mel_inc.c: cases by
+ *     decreasing order, each the OR of its uses' guards), name everything,
+ *     build the mel_model. The uses step 4 collects decide which conditions
+ *     are atoms and which atoms are mode variables (step 5), not the
+ *     incidences.
  * Expressions (issue 38): step 4 also lowers each equation instance into
  * an fx tree in its environment (section "expressions" below: the rules),
  * with the conditions that may be atoms as *sites*; step 7 replaces the
@@ -211,7 +215,7 @@ typedef struct elab {
     const env *env;
     uint32_t seen[64];
     size_t n_seen;
-    /* Issue 38: the expressions' pool (NULL: mel_options.no_expressions),
+    /* Issue 38: the expressions' pool (also with no_expressions: dropped at the end),
      * the nodes that may become FX_MODE once the mode variables are known
      * (site), the if-equations counted so far and the current one. */
     fx_pool *fx;
@@ -279,10 +283,12 @@ static char *mdup(elab *el, mel__arena *a, const char *s, size_t n)
     return q;
 }
 
-static char *expr_text(elab *el, const mo__expr *e)
+/* e's normalised text (mo__expr_print, with hook h: NULL for none) in the
+ * scratch arena; "" on OOM (reported). */
+static char *expr_text_hooked(elab *el, const mo__expr *e, const mo__print_hook *h)
 {
     mdae_buf b = {0};
-    mo__expr_print(&b, e);
+    mo__expr_print_hooked(&b, e, h);
     if (b.oom || b.p == NULL) {
         mdae_free(b.p);
         if (b.oom)
@@ -293,6 +299,8 @@ static char *expr_text(elab *el, const mo__expr *e)
     mdae_free(b.p);
     return s;
 }
+
+static char *expr_text(elab *el, const mo__expr *e) { return expr_text_hooked(el, e, NULL); }
 
 static long find(const mel__symtab *t, const char *name)
 {
@@ -1092,11 +1100,23 @@ static int cmp_use_sig(const void *x, const void *y)
     return (a->order > b->order) - (a->order < b->order);
 }
 
-/* Sort the uses of v by (unknown, order) and keep one of each. */
+/* cmp_use_sig, then the first in the source first. */
+static int cmp_use_sig_at(const void *x, const void *y)
+{
+    const use *a = x, *b = y;
+    int c = cmp_use_sig(a, b);
+    if (c != 0)
+        return c;
+    return (a->where.start.offset > b->where.start.offset) -
+           (a->where.start.offset < b->where.start.offset);
+}
+
+/* Sort the uses of v by (unknown, order) and keep one of each, the first
+ * in the source (where the structure locates an incidence). */
 static void uses_sort_unique(vec *v)
 {
     if (v->n > 1) {
-        qsort(v->p, v->n, sizeof(use), cmp_use_sig);
+        qsort(v->p, v->n, sizeof(use), cmp_use_sig_at);
         size_t w = 1;
         use *u = v->p;
         for (size_t i = 1; i < v->n; i++)
@@ -1352,7 +1372,8 @@ static void collect(elab *el, vec *uses, const mo__expr *e, int order, const mel
  * variables' definitions (mel_mode.def) are lowered where they are met: a
  * Boolean's `b = E` at that equation, a relation or another atom at its
  * first occurrence.
- * With mel_options.no_expressions (el->fx NULL) nothing here runs. */
+ * With mel_options.no_expressions too: the structure is read from the trees
+ * (step 7), which are dropped afterwards (mel__drop_expressions). */
 
 static long find_class(elab *el, const char *name);
 static vtype type_of(elab *el, const char *type, const mo__class **enum_type, int depth);
@@ -1420,10 +1441,8 @@ static void gather(elab *el, const mo__expr *e, int order, vec *refs)
         for (size_t j = 0; j < n; j++) {
             mvar *v = VAR(el, whole ? ((long *)el->multi.p)[j] : i);
             use *u = v->unknown >= 0 ? vec_push(el, refs, sizeof *u) : NULL;
-            if (u != NULL) {
-                u->var = (uint32_t)v->unknown;
-                u->order = order;
-            }
+            if (u != NULL)
+                *u = (use){.var = (uint32_t)v->unknown, .order = order, .where = e->where};
         }
         for (uint32_t p = 0; p < e->n_parts; p++)
             for (uint32_t k = 0; k < e->parts[p].n_subs; k++)
@@ -1503,7 +1522,7 @@ static const fx_node *opaque_of(elab *el, const char *text, vec *rs, mdae_range 
     if (rs->n == 0 || kids != NULL) {
         const use *u = rs->p;
         for (size_t i = 0; i < rs->n; i++)
-            kids[i] = fx_var(el->fx, u[i].var, (uint32_t)u[i].order, where);
+            kids[i] = fx_var(el->fx, u[i].var, (uint32_t)u[i].order, u[i].where);
         r = fx_opaque(el->fx, text, kids, (uint32_t)rs->n, where);
     } else {
         mel__nomem(el->rep);
@@ -1513,9 +1532,25 @@ static const fx_node *opaque_of(elab *el, const char *text, vec *rs, mdae_range 
 }
 
 /* e kept as text: FX_OPAQUE with the unknowns it reads (refs: false, none). */
+/* mo__print_hook.ref of a text the flat model keeps: an enumeration
+ * literal as its ordinal (as eval reads it), since the flat model keeps no
+ * enumeration type that would let the printed text read it back as a
+ * literal (docs/convert.md). */
+static bool literal_ordinal(void *ctx, mdae_buf *b, const mo__expr *e)
+{
+    long k = enum_literal(ctx, e);
+    if (k <= 0)
+        return false;
+    char d[MDAE_INT_CHARS + 1];
+    d[mdae_put_int(d, k)] = '\0';
+    mdae_buf_puts(b, d);
+    return true;
+}
+
 static const fx_node *lw_opaque(elab *el, const mo__expr *e, bool refs)
 {
-    const char *text = expr_text(el, e);
+    const mo__print_hook ordinals = {literal_ordinal, el};
+    const char *text = expr_text_hooked(el, e, &ordinals);
     if (text == NULL)
         return NULL;
     vec rs = {0};
@@ -1567,7 +1602,7 @@ static const fx_node *lw_der(elab *el, const mo__expr *e)
     if (k == NULL)
         return NULL;
     if (k->op == FX_VAR && k->order < MEL_MAX_ORDER)
-        return fx_var(el->fx, k->index, k->order + 1u, e->where);
+        return fx_var(el->fx, k->index, k->order + 1u, k->where); /* at the name's use */
     if (k->op == FX_OPAQUE)
         return lw_opaque(el, e, true); /* its references one order up */
     return fx_un(el->fx, FX_DER, k, e->where);
@@ -3987,14 +4022,14 @@ static int build(elab *el, mel_model *m)
     if (el->rep->stop)
         goto nomem;
     size_t n_edges = 0;
-    vec gs = {0};
+    mel__uses iu = {0}; /* what the equations read (mel_inc.c) */
     for (size_t q = 0; q < el->eqns.n; q++) {
         eqn *src = &E[q];
         mel_equation *dst = &eqs[q];
         const char *nm = unique_name(el, &priv->syms, src->name ? src->name : "equation");
         mel__sym *s = nm ? mel__sym_add(&priv->syms, el->ma, nm) : NULL;
         if (s == NULL)
-            goto nomem_gs;
+            goto nomem_iu;
         s->kind = MEL_SYM_EQN;
         s->index = (uint32_t)q;
         dst->name = (char *)s->name;
@@ -4011,66 +4046,16 @@ static int build(elab *el, mel_model *m)
             dst->lhs = src->lhs;
             dst->rhs = src->rhs;
         }
-        use *us = U != NULL ? U + src->first_use : NULL; /* no uses at all: NULL */
-        if (src->n_uses > 1)
-            qsort(us, src->n_uses, sizeof *us, cmp_use);
-        /* count distinct variables */
-        size_t n_incs = 0;
-        for (size_t i = 0; i < src->n_uses; i++)
-            if (i == 0 || us[i].var != us[i - 1].var)
-                n_incs++;
-        mel_incidence *incs = n_incs ? mel__arena_alloc(el->ma, n_incs * sizeof *incs) : NULL;
-        if (n_incs && incs == NULL)
-            goto nomem_gs;
-        size_t ni = 0;
-        for (size_t i = 0; i < src->n_uses;) {
-            size_t j = i;
-            while (j < src->n_uses && us[j].var == us[i].var)
-                j++;
-            /* cases: one per order, decreasing */
-            size_t n_orders = 0;
-            for (size_t k = i; k < j; k++)
-                if (k == i || us[k].order != us[k - 1].order)
-                    n_orders++;
-            mel_order_case *cases = mel__arena_alloc(el->ma, n_orders * sizeof *cases);
-            if (cases == NULL)
-                goto nomem_gs;
-            size_t nc = 0;
-            for (size_t k = i; k < j;) {
-                size_t l = k;
-                gs.n = 0;
-                int next = 0;
-                while (l < j && us[l].order == us[k].order) {
-                    next = us[l].next > next ? us[l].next : next;
-                    const mel_guard **slot = vec_push(el, &gs, sizeof *slot);
-                    if (slot == NULL)
-                        goto nomem_gs;
-                    *slot = rebuild(el, &rm, us[l].guard);
-                    l++;
-                }
-                const mel_guard *cg = mel__g_or_all(&el->gf, gs.p, gs.n);
-                if (cg != mel__g_false()) {
-                    cases[nc].guard = cg;
-                    cases[nc].order = us[k].order;
-                    cases[nc].where = us[k].where;
-                    cases[nc].next = next;
-                    nc++;
-                }
-                k = l;
-            }
-            if (nc > 0) {
-                incs[ni].var = us[i].var;
-                incs[ni].n_cases = (uint32_t)nc;
-                incs[ni].cases = cases;
-                ni++;
-            }
-            i = j;
-        }
-        dst->n_incs = (uint32_t)ni;
-        dst->incs = incs;
-        n_edges += ni;
+        if (!mel__inc_uses(&el->gf, &iu, (uint32_t)q, dst->lhs, dst->guard) ||
+            !mel__inc_uses(&el->gf, &iu, (uint32_t)q, dst->rhs, dst->guard))
+            goto nomem_iu;
     }
-    mdae_free(gs.p);
+    {
+        int irc = mel__inc_build(&iu, eqs, el->ma, &el->gf, &n_edges);
+        if (irc == MDAE_E_NOMEM && el->gf.err == MDAE_OK)
+            goto nomem_iu;
+    }
+    mdae_free(iu.p);
     if (el->gf.err != MDAE_OK) {
         rc = el->gf.err;
         if (rc == MDAE_E_LIMIT)
@@ -4117,8 +4102,8 @@ static int build(elab *el, mel_model *m)
         m->whens = ws;
     }
     goto out;
-nomem_gs:
-    mdae_free(gs.p);
+nomem_iu:
+    mdae_free(iu.p);
 nomem:
     rc = MDAE_E_NOMEM;
     mel__nomem(el->rep);
@@ -4152,22 +4137,13 @@ static void elab_close(elab *el)
 static int elaborate(const mo__class *top, const mel_options *opt, mel__report *rep,
                      mel_model **out)
 {
-    elab el;
-    memset(&el, 0, sizeof el);
-    el.rep = rep;
-    el.opt = opt;
-    el.cur_when = -1;
-    el.max_instances = mel__max_instances(opt);
-    mel__arena_init(&el.tmp);
-    mel_model *m = mel__model_new();
+    elab el = {.rep = rep, .opt = opt, .cur_when = -1, .max_instances = mel__max_instances(opt)};
+    mel_model *m = mel__elab_open(rep, &el.tmp, &el.gf, &el.ma);
     if (m == NULL) {
         elab_close(&el);
         return MDAE_E_NOMEM;
     }
-    struct mel_model_priv *priv = m->priv;
-    el.priv = priv;
-    el.ma = &priv->arena;
-    mel__gf_init(&el.gf, el.ma);
+    struct mel_model_priv *priv = el.priv = m->priv;
     int rc = MDAE_OK;
 
     register_classes(&el, top, NULL);
@@ -4209,19 +4185,16 @@ static int elaborate(const mo__class *top, const mel_options *opt, mel__report *
     }
     /* issue 38: the expressions' pool (owned by the model) and the known
      * quantities' indices */
-    if (!opt->no_expressions) {
-        priv->exprs = el.fx = fx_pool_new();
-        if (el.fx == NULL) {
-            rc = MDAE_E_NOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < el.vars.n; i++) {
-            mvar *v = VAR(&el, i);
-            if ((v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)) &&
-                (v->type == T_REAL || v->type == T_INT || v->type == T_BOOL ||
-                 v->type == T_ENUM))
-                v->known = el.n_knowns++;
-        }
+    priv->exprs = el.fx = fx_pool_new(); /* the structure is read from them */
+    if (el.fx == NULL) {
+        rc = MDAE_E_NOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < el.vars.n; i++) {
+        mvar *v = VAR(&el, i);
+        if ((v->prefixes & (MO_P_PARAMETER | MO_P_CONSTANT)) &&
+            (v->type == T_REAL || v->type == T_INT || v->type == T_BOOL || v->type == T_ENUM))
+            v->known = el.n_knowns++;
     }
     /* bindings of non-parameters are equations */
     for (const mo__comp *k = model->comps; k != NULL && !rep->stop; k = k->next) {
@@ -4316,6 +4289,8 @@ done:
         mel_model_free(m);
         return rc;
     }
+    if (opt->no_expressions)
+        mel__drop_expressions(m);
     *out = m;
     return MDAE_OK;
 }

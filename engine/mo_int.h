@@ -81,11 +81,7 @@ typedef struct mo__label {
 } mo__label;
 
 typedef struct mo__lexer {
-    const char *src;
-    size_t len, pos;
-    uint32_t line;
-    size_t line_start;
-    mel__report *rep; /* borrowed */
+    mel__lexer cur;    /* the position in the text, as MEL's (mel_int.h) */
     mo__label *labels; /* mdae_malloc'ed, in source order */
     size_t n_labels, cap_labels;
 } mo__lexer;
@@ -244,5 +240,13 @@ bool mo__is_keyword(const char *s, size_t n);
  * constant subscripts, a keyword, a variable named time) is quoted, its
  * content as written. */
 void mo__expr_print(mdae_buf *b, const mo__expr *e);
+/* The same, asking h->ref first for each reference: when it returns true
+ * it has printed the reference itself (the importer's enumeration
+ * literals as their ordinals, in the text it keeps). */
+typedef struct mo__print_hook {
+    bool (*ref)(void *ctx, mdae_buf *b, const mo__expr *e);
+    void *ctx;
+} mo__print_hook;
+void mo__expr_print_hooked(mdae_buf *b, const mo__expr *e, const mo__print_hook *h);
 
 #endif /* MO_INT_H */

@@ -65,18 +65,13 @@ const char *mo__tok_name(mo__tok kind)
         }
         return s;
     }
-    if (kind >= MO_T_LPAREN && kind < MO_T__COUNT)
-        return punct[kind - MO_T_LPAREN];
-    return "token";
+    return mel__tok_in(kind, MO_T_LPAREN, MO_T__COUNT, punct);
 }
 
 void mo__lex_init(mo__lexer *lx, const char *src, size_t len, mel__report *rep)
 {
     memset(lx, 0, sizeof *lx);
-    lx->src = src;
-    lx->len = len;
-    lx->line = 1;
-    lx->rep = rep;
+    mel__lex_start(&lx->cur, src, len, rep);
 }
 
 void mo__lex_close(mo__lexer *lx)
@@ -88,14 +83,14 @@ void mo__lex_close(mo__lexer *lx)
 
 static mdae_pos here(const mo__lexer *lx)
 {
-    mdae_pos p = {lx->line, (uint32_t)(lx->pos - lx->line_start + 1), (uint32_t)lx->pos};
+    mdae_pos p = {lx->cur.line, (uint32_t)(lx->cur.pos - lx->cur.line_start + 1), (uint32_t)lx->cur.pos};
     return p;
 }
 
 static void lex_error(mo__lexer *lx, mdae_pos start, const char *fmt, const char *arg)
 {
     mdae_range r = {start, here(lx)};
-    mel__error(lx->rep, MDAE_E_PARSE, r, fmt, arg);
+    mel__error(lx->cur.rep, MDAE_E_PARSE, r, fmt, arg);
 }
 
 static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -103,8 +98,8 @@ static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
 static void newline(mo__lexer *lx)
 {
-    lx->line++;
-    lx->line_start = lx->pos;
+    lx->cur.line++;
+    lx->cur.line_start = lx->cur.pos;
 }
 
 /* Is [s, s+n) blank-padded `NAME:` (block form) or `(NAME)` (line form)?
@@ -174,7 +169,7 @@ static void add_label(mo__lexer *lx, const char *s, size_t n, bool line_form, si
         size_t cap = lx->cap_labels ? lx->cap_labels * 2 : 16;
         mo__label *p = mdae_realloc(lx->labels, cap * sizeof *p);
         if (p == NULL) {
-            mel__nomem(lx->rep);
+            mel__nomem(lx->cur.rep);
             return;
         }
         lx->labels = p;
@@ -184,50 +179,50 @@ static void add_label(mo__lexer *lx, const char *s, size_t n, bool line_form, si
     l->name = name;
     l->len = nlen;
     l->offset = (uint32_t)start;
-    l->line = lx->line;
+    l->line = lx->cur.line;
     l->trailing = line_form;
     l->escaped = escaped;
 }
 
 static void skip_space(mo__lexer *lx)
 {
-    while (lx->pos < lx->len) {
-        char c = lx->src[lx->pos];
+    while (lx->cur.pos < lx->cur.len) {
+        char c = lx->cur.src[lx->cur.pos];
         if (c == '\n') {
-            lx->pos++;
+            lx->cur.pos++;
             newline(lx);
         } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-            lx->pos++;
-        } else if (c == '/' && lx->pos + 1 < lx->len && lx->src[lx->pos + 1] == '/') {
-            size_t start = lx->pos;
-            lx->pos += 2;
-            while (lx->pos < lx->len && lx->src[lx->pos] != '\n')
-                lx->pos++;
-            add_label(lx, lx->src + start + 2, lx->pos - start - 2, true, start);
-        } else if (c == '/' && lx->pos + 1 < lx->len && lx->src[lx->pos + 1] == '*') {
+            lx->cur.pos++;
+        } else if (c == '/' && lx->cur.pos + 1 < lx->cur.len && lx->cur.src[lx->cur.pos + 1] == '/') {
+            size_t start = lx->cur.pos;
+            lx->cur.pos += 2;
+            while (lx->cur.pos < lx->cur.len && lx->cur.src[lx->cur.pos] != '\n')
+                lx->cur.pos++;
+            add_label(lx, lx->cur.src + start + 2, lx->cur.pos - start - 2, true, start);
+        } else if (c == '/' && lx->cur.pos + 1 < lx->cur.len && lx->cur.src[lx->cur.pos + 1] == '*') {
             mdae_pos p = here(lx);
-            size_t start = lx->pos;
-            uint32_t line0 = lx->line;
-            lx->pos += 2;
+            size_t start = lx->cur.pos;
+            uint32_t line0 = lx->cur.line;
+            lx->cur.pos += 2;
             bool closed = false;
-            while (lx->pos < lx->len) {
-                if (lx->src[lx->pos] == '*' && lx->pos + 1 < lx->len &&
-                    lx->src[lx->pos + 1] == '/') {
-                    lx->pos += 2;
+            while (lx->cur.pos < lx->cur.len) {
+                if (lx->cur.src[lx->cur.pos] == '*' && lx->cur.pos + 1 < lx->cur.len &&
+                    lx->cur.src[lx->cur.pos + 1] == '/') {
+                    lx->cur.pos += 2;
                     closed = true;
                     break;
                 }
-                if (lx->src[lx->pos] == '\n') {
-                    lx->pos++;
+                if (lx->cur.src[lx->cur.pos] == '\n') {
+                    lx->cur.pos++;
                     newline(lx);
                 } else {
-                    lx->pos++;
+                    lx->cur.pos++;
                 }
             }
             if (!closed)
                 lex_error(lx, p, "unterminated comment%s", "");
-            else if (lx->line == line0)
-                add_label(lx, lx->src + start + 2, lx->pos - start - 4, false, start);
+            else if (lx->cur.line == line0)
+                add_label(lx, lx->cur.src + start + 2, lx->cur.pos - start - 4, false, start);
         } else {
             break;
         }
@@ -252,30 +247,30 @@ static size_t plain_run(const char *s, size_t n, char q)
  * unterminated one. Returns false if unterminated. */
 static bool skip_quoted(mo__lexer *lx, char q, mdae_pos p)
 {
-    lx->pos++;
-    while (lx->pos < lx->len) {
+    lx->cur.pos++;
+    while (lx->cur.pos < lx->cur.len) {
         /* The plain run first: most quoted names have no escape and no
          * newline, and Base Modelica quotes nearly every name. */
-        lx->pos += plain_run(lx->src + lx->pos, lx->len - lx->pos, q);
-        if (lx->pos == lx->len)
+        lx->cur.pos += plain_run(lx->cur.src + lx->cur.pos, lx->cur.len - lx->cur.pos, q);
+        if (lx->cur.pos == lx->cur.len)
             break;
-        char c = lx->src[lx->pos];
-        if (c == '\\' && lx->pos + 1 < lx->len) {
-            if (lx->src[lx->pos + 1] == '\n') {
-                lx->pos += 2;
+        char c = lx->cur.src[lx->cur.pos];
+        if (c == '\\' && lx->cur.pos + 1 < lx->cur.len) {
+            if (lx->cur.src[lx->cur.pos + 1] == '\n') {
+                lx->cur.pos += 2;
                 newline(lx);
             } else {
-                lx->pos += 2;
+                lx->cur.pos += 2;
             }
             continue;
         }
         if (c == q) {
-            lx->pos++;
+            lx->cur.pos++;
             return true;
         }
         if (c == '\n' && q == '\'')
             break; /* a Q-IDENT never spans lines: stop before the newline */
-        lx->pos++;
+        lx->cur.pos++;
         if (c == '\n')
             newline(lx);
     }
@@ -289,20 +284,20 @@ again:
     skip_space(lx);
     memset(t, 0, sizeof *t);
     t->where.start = here(lx);
-    if (lx->pos >= lx->len || lx->rep->stop) {
+    if (lx->cur.pos >= lx->cur.len || lx->cur.rep->stop) {
         t->kind = MO_T_EOF;
         t->where.end = t->where.start;
-        lx->pos = lx->len;
+        lx->cur.pos = lx->cur.len;
         return;
     }
-    const char *s = lx->src;
-    size_t b = lx->pos;
+    const char *s = lx->cur.src;
+    size_t b = lx->cur.pos;
     unsigned char c = (unsigned char)s[b];
     if (is_alpha(c)) {
-        while (lx->pos < lx->len &&
-               (is_alpha((unsigned char)s[lx->pos]) || is_digit((unsigned char)s[lx->pos])))
-            lx->pos++;
-        size_t n = lx->pos - b;
+        while (lx->cur.pos < lx->cur.len &&
+               (is_alpha((unsigned char)s[lx->cur.pos]) || is_digit((unsigned char)s[lx->cur.pos])))
+            lx->cur.pos++;
+        size_t n = lx->cur.pos - b;
         t->kind = MO_T_ID;
         t->text = s + b;
         t->len = n;
@@ -321,7 +316,7 @@ again:
         }
         if (t->kind == MO_T_ID && n > MEL__MAX_NAME) {
             t->where.end = here(lx);
-            mel__error(lx->rep, MDAE_E_PARSE, t->where, "name longer than %d bytes",
+            mel__error(lx->cur.rep, MDAE_E_PARSE, t->where, "name longer than %d bytes",
                        MEL__MAX_NAME);
             goto again;
         }
@@ -331,10 +326,10 @@ again:
         t->kind = MO_T_ID;
         t->quoted = true;
         t->text = s + b + 1;
-        t->len = lx->pos - b - 2;
+        t->len = lx->cur.pos - b - 2;
         if (t->len == 0 || t->len > 4 * MEL__MAX_NAME) {
             t->where.end = here(lx);
-            mel__error(lx->rep, MDAE_E_PARSE, t->where,
+            mel__error(lx->cur.rep, MDAE_E_PARSE, t->where,
                        t->len == 0 ? "empty quoted name" : "name longer than %d bytes",
                        4 * MEL__MAX_NAME);
             goto again;
@@ -342,7 +337,7 @@ again:
         if (memchr(t->text, '\0', t->len) != NULL) {
             /* names are C strings from here on: a NUL would cut one short */
             t->where.end = here(lx);
-            mel__error(lx->rep, MDAE_E_PARSE, t->where,
+            mel__error(lx->cur.rep, MDAE_E_PARSE, t->where,
                        "invalid character (byte 0x00) in a quoted name");
             goto again;
         }
@@ -351,37 +346,37 @@ again:
             goto again;
         t->kind = MO_T_STR;
         t->text = s + b + 1;
-        t->len = lx->pos - b - 2;
-    } else if (is_digit(c) || (c == '.' && b + 1 < lx->len && is_digit((unsigned char)s[b + 1]))) {
+        t->len = lx->cur.pos - b - 2;
+    } else if (is_digit(c) || (c == '.' && b + 1 < lx->cur.len && is_digit((unsigned char)s[b + 1]))) {
         bool is_int = true;
-        while (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos]))
-            lx->pos++;
-        if (lx->pos < lx->len && s[lx->pos] == '.') {
+        while (lx->cur.pos < lx->cur.len && is_digit((unsigned char)s[lx->cur.pos]))
+            lx->cur.pos++;
+        if (lx->cur.pos < lx->cur.len && s[lx->cur.pos] == '.') {
             is_int = false;
-            lx->pos++;
-            while (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos]))
-                lx->pos++;
+            lx->cur.pos++;
+            while (lx->cur.pos < lx->cur.len && is_digit((unsigned char)s[lx->cur.pos]))
+                lx->cur.pos++;
         }
-        if (lx->pos < lx->len && (s[lx->pos] == 'e' || s[lx->pos] == 'E')) {
-            size_t save = lx->pos;
-            lx->pos++;
-            if (lx->pos < lx->len && (s[lx->pos] == '+' || s[lx->pos] == '-'))
-                lx->pos++;
-            if (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos])) {
+        if (lx->cur.pos < lx->cur.len && (s[lx->cur.pos] == 'e' || s[lx->cur.pos] == 'E')) {
+            size_t save = lx->cur.pos;
+            lx->cur.pos++;
+            if (lx->cur.pos < lx->cur.len && (s[lx->cur.pos] == '+' || s[lx->cur.pos] == '-'))
+                lx->cur.pos++;
+            if (lx->cur.pos < lx->cur.len && is_digit((unsigned char)s[lx->cur.pos])) {
                 is_int = false;
-                while (lx->pos < lx->len && is_digit((unsigned char)s[lx->pos]))
-                    lx->pos++;
+                while (lx->cur.pos < lx->cur.len && is_digit((unsigned char)s[lx->cur.pos]))
+                    lx->cur.pos++;
             } else {
-                lx->pos = save;
+                lx->cur.pos = save;
             }
         }
-        size_t n = lx->pos - b;
+        size_t n = lx->cur.pos - b;
         t->kind = MO_T_NUM;
         t->text = s + b;
         t->len = n;
         if (n > MEL__MAX_NAME) {
             t->where.end = here(lx);
-            mel__error(lx->rep, MDAE_E_PARSE, t->where, "number longer than %d bytes",
+            mel__error(lx->cur.rep, MDAE_E_PARSE, t->where, "number longer than %d bytes",
                        MEL__MAX_NAME);
             goto again;
         }
@@ -398,8 +393,8 @@ again:
             }
         }
     } else {
-        char d = b + 1 < lx->len ? s[b + 1] : 0;
-        lx->pos++;
+        char d = b + 1 < lx->cur.len ? s[b + 1] : 0;
+        lx->cur.pos++;
         switch (c) {
         case '(': t->kind = MO_T_LPAREN; break;
         case ')': t->kind = MO_T_RPAREN; break;
@@ -416,7 +411,7 @@ again:
         case '^': t->kind = MO_T_CARET; break;
         case ':':
             if (d == '=') {
-                lx->pos++;
+                lx->cur.pos++;
                 t->kind = MO_T_DEFINE;
             } else {
                 t->kind = MO_T_COLON;
@@ -424,7 +419,7 @@ again:
             break;
         case '=':
             if (d == '=') {
-                lx->pos++;
+                lx->cur.pos++;
                 t->kind = MO_T_EQ;
             } else {
                 t->kind = MO_T_ASSIGN;
@@ -432,10 +427,10 @@ again:
             break;
         case '<':
             if (d == '>') {
-                lx->pos++;
+                lx->cur.pos++;
                 t->kind = MO_T_NE;
             } else if (d == '=') {
-                lx->pos++;
+                lx->cur.pos++;
                 t->kind = MO_T_LE;
             } else {
                 t->kind = MO_T_LT;
@@ -443,7 +438,7 @@ again:
             break;
         case '>':
             if (d == '=') {
-                lx->pos++;
+                lx->cur.pos++;
                 t->kind = MO_T_GE;
             } else {
                 t->kind = MO_T_GT;
@@ -451,24 +446,24 @@ again:
             break;
         case '.':
             switch (d) {
-            case '+': lx->pos++; t->kind = MO_T_DPLUS; break;
-            case '-': lx->pos++; t->kind = MO_T_DMINUS; break;
-            case '*': lx->pos++; t->kind = MO_T_DSTAR; break;
-            case '/': lx->pos++; t->kind = MO_T_DSLASH; break;
-            case '^': lx->pos++; t->kind = MO_T_DCARET; break;
+            case '+': lx->cur.pos++; t->kind = MO_T_DPLUS; break;
+            case '-': lx->cur.pos++; t->kind = MO_T_DMINUS; break;
+            case '*': lx->cur.pos++; t->kind = MO_T_DSTAR; break;
+            case '/': lx->cur.pos++; t->kind = MO_T_DSLASH; break;
+            case '^': lx->cur.pos++; t->kind = MO_T_DCARET; break;
             default: t->kind = MO_T_DOT; break;
             }
             break;
         case '#':
-            if (lx->len - b >= 7 && memcmp(s + b, "#EMPTY#", 7) == 0) {
+            if (lx->cur.len - b >= 7 && memcmp(s + b, "#EMPTY#", 7) == 0) {
                 /* Not Base Modelica: OpenModelica writes it for an argument
                  * it has no value for (seen in record constructors of
                  * parameter bindings). Read as an opaque value, so that the
                  * model is analysed unless its structure depends on it. */
-                lx->pos = b + 7;
+                lx->cur.pos = b + 7;
                 t->kind = MO_T_EMPTY;
                 t->where.end = here(lx);
-                mdae_diags_add(lx->rep->diags, MDAE_SEV_WARNING, t->where,
+                mdae_diags_add(lx->cur.rep->diags, MDAE_SEV_WARNING, t->where,
                                "'#EMPTY#' is not Base Modelica (an OpenModelica export of a "
                                "missing value): read as an unknown value");
                 break;
@@ -476,8 +471,8 @@ again:
             /* fall through */
         default: {
             /* Skip the whole UTF-8 sequence or bad byte run as one error. */
-            while (lx->pos < lx->len && ((unsigned char)s[lx->pos] & 0xC0) == 0x80)
-                lx->pos++;
+            while (lx->cur.pos < lx->cur.len && ((unsigned char)s[lx->cur.pos] & 0xC0) == 0x80)
+                lx->cur.pos++;
             char shown[8];
             if (c >= 0x20 && c < 0x7f) {
                 shown[0] = (char)c;

@@ -156,9 +156,9 @@ static bool starts_element_line(const parser *p)
     default: return false;
     }
     size_t i = p->cur.where.end.offset;
-    while (i < p->lx.len && (p->lx.src[i] == ' ' || p->lx.src[i] == '\t'))
+    while (i < p->lx.cur.len && (p->lx.cur.src[i] == ' ' || p->lx.cur.src[i] == '\t'))
         i++;
-    char c = i < p->lx.len ? p->lx.src[i] : '\0';
+    char c = i < p->lx.cur.len ? p->lx.cur.src[i] : '\0';
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '\'';
 }
 
@@ -422,24 +422,24 @@ static bool for_indices(parser *p, uint32_t *n, mo__iter **out)
  * without touching the lexer. */
 static bool next_is_single_eq(const mo__lexer *lx)
 {
-    size_t i = lx->pos;
-    const char *s = lx->src;
-    while (i < lx->len) {
+    size_t i = lx->cur.pos;
+    const char *s = lx->cur.src;
+    while (i < lx->cur.len) {
         if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
             i++;
-        } else if (s[i] == '/' && i + 1 < lx->len && s[i + 1] == '/') {
-            while (i < lx->len && s[i] != '\n')
+        } else if (s[i] == '/' && i + 1 < lx->cur.len && s[i + 1] == '/') {
+            while (i < lx->cur.len && s[i] != '\n')
                 i++;
-        } else if (s[i] == '/' && i + 1 < lx->len && s[i + 1] == '*') {
+        } else if (s[i] == '/' && i + 1 < lx->cur.len && s[i + 1] == '*') {
             i += 2;
-            while (i + 1 < lx->len && !(s[i] == '*' && s[i + 1] == '/'))
+            while (i + 1 < lx->cur.len && !(s[i] == '*' && s[i + 1] == '/'))
                 i++;
             i += 2;
         } else {
             break;
         }
     }
-    return i < lx->len && s[i] == '=' && (i + 1 >= lx->len || s[i + 1] != '=');
+    return i < lx->cur.len && s[i] == '=' && (i + 1 >= lx->cur.len || s[i + 1] != '=');
 }
 
 /* ( [function_arguments] ); cur is '('. Fills kids/names/iters of e. */
@@ -1805,14 +1805,14 @@ static const char *op_text(uint8_t op)
     }
 }
 
-static void print_sub(mdae_buf *b, const mo__expr *e, int min)
+static void print_sub(mdae_buf *b, const mo__expr *e, int min, const mo__print_hook *h)
 {
     if (e == NULL)
         return;
     bool par = prec(e) < min;
     if (par)
         mdae_buf_puts(b, "(");
-    mo__expr_print(b, e);
+    mo__expr_print_hooked(b, e, h);
     if (par)
         mdae_buf_puts(b, ")");
 }
@@ -1862,7 +1862,7 @@ static void print_name(mdae_buf *b, const char *name, bool call)
 }
 
 static void print_list_sep(mdae_buf *b, mo__expr *const *k, uint32_t n,
-                           const char *const *names, const char *sep)
+                           const char *const *names, const char *sep, const mo__print_hook *h)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0)
@@ -1871,28 +1871,29 @@ static void print_list_sep(mdae_buf *b, mo__expr *const *k, uint32_t n,
             print_name(b, names[i], false);
             mdae_buf_puts(b, " = ");
         }
-        mo__expr_print(b, k[i]);
+        mo__expr_print_hooked(b, k[i], h);
     }
 }
 
-static void print_list(mdae_buf *b, mo__expr *const *k, uint32_t n, const char *const *names)
+static void print_list(mdae_buf *b, mo__expr *const *k, uint32_t n, const char *const *names,
+                       const mo__print_hook *h)
 {
-    print_list_sep(b, k, n, names, ", ");
+    print_list_sep(b, k, n, names, ", ", h);
 }
 
-static void print_iters(mdae_buf *b, const mo__expr *e)
+static void print_iters(mdae_buf *b, const mo__expr *e, const mo__print_hook *h)
 {
     for (uint32_t i = 0; i < e->n_iters; i++) {
         mdae_buf_puts(b, i ? ", " : " for ");
         print_name(b, e->iters[i].name, false);
         if (e->iters[i].range != NULL) {
             mdae_buf_puts(b, " in ");
-            mo__expr_print(b, e->iters[i].range);
+            mo__expr_print_hooked(b, e->iters[i].range, h);
         }
     }
 }
 
-static void print_parts(mdae_buf *b, const mo__expr *e)
+static void print_parts(mdae_buf *b, const mo__expr *e, const mo__print_hook *h)
 {
     for (uint32_t i = 0; i < e->n_parts; i++) {
         if (i > 0)
@@ -1904,15 +1905,17 @@ static void print_parts(mdae_buf *b, const mo__expr *e)
         if (e->parts[i].n_subs > 0) {
             /* x[1,2] as Base Modelica names elements ('x[1,2]') */
             mdae_buf_puts(b, "[");
-            print_list_sep(b, e->parts[i].subs, e->parts[i].n_subs, NULL, ",");
+            print_list_sep(b, e->parts[i].subs, e->parts[i].n_subs, NULL, ",", h);
             mdae_buf_puts(b, "]");
         }
     }
 }
 
-void mo__expr_print(mdae_buf *b, const mo__expr *e)
+void mo__expr_print_hooked(mdae_buf *b, const mo__expr *e, const mo__print_hook *h)
 {
     if (e == NULL)
+        return;
+    if (h != NULL && e->kind == MO_E_REF && h->ref(h->ctx, b, e))
         return;
     switch ((mo__ek)e->kind) {
     case MO_E_NUM:
@@ -1932,7 +1935,7 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
         mdae_buf_puts(b, e->ival ? "true" : "false");
         break;
     case MO_E_REF:
-        print_parts(b, e);
+        print_parts(b, e, h);
         break;
     case MO_E_TIME:
         mdae_buf_puts(b, "time");
@@ -1945,13 +1948,13 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
         break;
     case MO_E_DER:
         mdae_buf_puts(b, "der(");
-        mo__expr_print(b, e->kids[0]);
+        mo__expr_print_hooked(b, e->kids[0], h);
         mdae_buf_puts(b, ")");
         break;
     case MO_E_CALL:
         if (e->n_parts == 1 && strcmp(e->parts[0].name, ".") == 0) {
             mdae_buf_puts(b, "(");
-            mo__expr_print(b, e->kids[0]);
+            mo__expr_print_hooked(b, e->kids[0], h);
             mdae_buf_puts(b, ").");
             if (e->str != NULL)
                 print_name(b, e->str, false);
@@ -1960,21 +1963,21 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
         if (e->n_parts == 1 && strcmp(e->parts[0].name, "[]") == 0) {
             /* (f(x))[1]: Modelica indexes names and parenthesised
              * expressions only */
-            print_sub(b, e->kids[0], 10);
+            print_sub(b, e->kids[0], 10, h);
             mdae_buf_puts(b, "[");
-            print_list(b, e->parts[0].subs, e->parts[0].n_subs, NULL);
+            print_list(b, e->parts[0].subs, e->parts[0].n_subs, NULL, h);
             mdae_buf_puts(b, "]");
             break;
         }
-        print_parts(b, e);
+        print_parts(b, e, h);
         mdae_buf_puts(b, "(");
-        print_list(b, e->kids, e->n_kids, e->names);
-        print_iters(b, e);
+        print_list(b, e->kids, e->n_kids, e->names, h);
+        print_iters(b, e, h);
         mdae_buf_puts(b, ")");
         break;
     case MO_E_UN:
         mdae_buf_puts(b, e->op == MO_T_NOT ? "not " : e->op == MO_T_MINUS ? "-" : "+");
-        print_sub(b, e->kids[0], e->op == MO_T_NOT ? 5 : 7);
+        print_sub(b, e->kids[0], e->op == MO_T_NOT ? 5 : 7, h);
         break;
     case MO_E_BIN: {
         int pr = prec(e);
@@ -1989,24 +1992,24 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
                 min = pr + 1;
             if (i > 0 && (pr == 6 || pr == 7 || pr == 2 || pr == 3))
                 min = pr + 1;
-            print_sub(b, e->kids[i], min);
+            print_sub(b, e->kids[i], min, h);
         }
         break;
     }
     case MO_E_IF:
         for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
             mdae_buf_puts(b, i ? " elseif " : "if ");
-            mo__expr_print(b, e->kids[i]);
+            mo__expr_print_hooked(b, e->kids[i], h);
             mdae_buf_puts(b, " then ");
-            mo__expr_print(b, e->kids[i + 1]);
+            mo__expr_print_hooked(b, e->kids[i + 1], h);
         }
         mdae_buf_puts(b, " else ");
-        mo__expr_print(b, e->kids[e->n_kids - 1]);
+        mo__expr_print_hooked(b, e->kids[e->n_kids - 1], h);
         break;
     case MO_E_ARRAY:
         mdae_buf_puts(b, "{");
-        print_list(b, e->kids, e->n_kids, NULL);
-        print_iters(b, e);
+        print_list(b, e->kids, e->n_kids, NULL, h);
+        print_iters(b, e, h);
         mdae_buf_puts(b, "}");
         break;
     case MO_E_MATRIX:
@@ -2014,15 +2017,15 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
         for (uint32_t i = 0; i < e->n_kids; i++) {
             if (i > 0)
                 mdae_buf_puts(b, "; ");
-            print_list(b, e->kids[i]->kids, e->kids[i]->n_kids, NULL);
+            print_list(b, e->kids[i]->kids, e->kids[i]->n_kids, NULL, h);
         }
         mdae_buf_puts(b, "]");
         break;
     case MO_E_RANGE:
-        print_sub(b, e->kids[0], 2);
+        print_sub(b, e->kids[0], 2, h);
         for (uint32_t i = 1; i < e->n_kids; i++) {
             mdae_buf_puts(b, ":");
-            print_sub(b, e->kids[i], 2);
+            print_sub(b, e->kids[i], 2, h);
         }
         break;
     case MO_E_TUPLE:
@@ -2030,9 +2033,14 @@ void mo__expr_print(mdae_buf *b, const mo__expr *e)
         for (uint32_t i = 0; i < e->n_kids; i++) {
             if (i > 0)
                 mdae_buf_puts(b, ", ");
-            mo__expr_print(b, e->kids[i]);
+            mo__expr_print_hooked(b, e->kids[i], h);
         }
         mdae_buf_puts(b, ")");
         break;
     }
+}
+
+void mo__expr_print(mdae_buf *b, const mo__expr *e)
+{
+    mo__expr_print_hooked(b, e, NULL);
 }

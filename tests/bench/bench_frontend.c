@@ -4,7 +4,9 @@
  * costs (issue 38, "Speed"): every figure is taken twice in the same run,
  * with the expressions (the default) and without them
  * (mel_options.no_expressions, the structure only: the front-ends as they
- * were before), the two alternated, each the best of R runs (more for a
+ * were before, until the structure came to be read from the expressions,
+ * which no_expressions now builds and drops: compare two binaries
+ * instead), the two alternated, each the best of R runs (more for a
  * figure under a millisecond: run_pair); the ratio
  * with / without is printed, not asserted (the machine is shared).
  *

@@ -645,3 +645,27 @@ Test(cli, colours_a_terminal_unless_no_color_is_set)
     contains(out, "\033[1;31merror:");
     free(out);
 }
+
+/* An algorithm section is not kept (docs/convert.md): convert says so on
+ * stderr, at the section, and at the top of the printed model. */
+Test(cli, convert_says_an_algorithm_section_is_not_kept)
+{
+    char path[512]; /* a .mo name: the language is told by it */
+    snprintf(path, sizeof path, "%s/cli_alg_%ld.mo", MDAE_BINARY_DIR, (long)getpid());
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs("model Alg\n  Real x;\n  Real y;\nequation\n  der(x) = -y;\n"
+          "algorithm\n  y := 2*x;\nend Alg;\n", f);
+    cr_assert_eq(fclose(f), 0);
+    for (int k = 0; k < 2; k++) {
+        run r = RUN("convert", path, "--to", k ? "modelica" : "mel");
+        expect(&r, 0);
+        contains(r.err, ":6:1: warning: an algorithm section is not kept");
+        contains(r.out, "(mdae convert)\n// warning: an algorithm section is not kept");
+        run_free(&r);
+    }
+    run r = RUN("convert", MODEL("clutch.mel"), "--to", "mel");
+    cr_assert_null(strstr(r.err, "algorithm"), "%s", r.err);
+    run_free(&r);
+    unlink(path);
+}

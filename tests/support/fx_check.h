@@ -1,9 +1,17 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * tests/support/fx_check.h -- a test oracle for issue 38: do the
- * expressions a front-end keeps (mel_equation.lhs/rhs, engine/fx.h) say the
- * same as the incidences it computed? Implemented in fx_check.c, part of
- * the mdae_ref library (tests/CMakeLists.txt).
+ * expressions a model keeps (mel_equation.lhs/rhs, engine/fx.h) say the
+ * same, mode by mode, as its incidences? Since both front-ends read the
+ * incidences from those expressions (engine/mel_inc.c), this checks that
+ * one pass by a second, independent reading: mel_inc.c builds symbolic
+ * guards once for all modes (if-conditions as formulas, cases as ORs,
+ * redundant cases dropped), this evaluates the conditions in one mode at a
+ * time. That the expressions themselves stay what the source says is
+ * checked elsewhere (tests/engine/test_mel_inc.c, against recorded
+ * structures; test_mel_exprs, test_mo_exprs, against the expected trees).
+ * Implemented in fx_check.c, part of the mdae_ref library
+ * (tests/CMakeLists.txt).
  */
 #ifndef FX_CHECK_H
 #define FX_CHECK_H
