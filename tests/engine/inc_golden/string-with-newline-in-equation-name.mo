@@ -8,7 +8,7 @@ y = 2 * x [true]
 der(x) = if g then y else -y#2 [true]
   x: o1 n0 [true] 13:7-13:8;
   y: o0 n0 [true] 13:22-13:23;
-y = 2 * "x;  // RR-9322 Fig. 4: RLDC2owitÿÿÿÿh c...#42eb3090 [true]
+y = 2 * "x;  // RR-9322 Fig. 4: RLDC2owitÿÿÿÿh c... [true]
   y: o0 n0 [true] 14:3-14:4;
 der(x) = if g then y else -y#3 [true]
   x: o1 n0 [true] 35:7-35:8;
