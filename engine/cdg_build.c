@@ -374,9 +374,15 @@ static uint64_t key_hash(const int32_t *k, size_t len)
     return h ^ (h >> 29);
 }
 
+/* A table for at least twice the blocks: blocks replayed from the memo
+ * (new_block) are not counted as they come, so there may be many more
+ * than hcap / 2 by now (the brake's N + 1 at N = 200: more blocks than
+ * slots, and the probe below never ended). */
 static void htab_grow(build *b)
 {
     size_t cap = b->hcap ? 2 * b->hcap : 1024;
+    while (cap < 2 * (b->n_blocks + 1))
+        cap *= 2;
     size_t *t = sa__alloc(b->c, cap * sizeof *t);
     for (size_t k = 0; k < b->n_blocks; k++) {
         size_t h = key_hash(b->blocks[k].key, b->blocks[k].len) & (cap - 1);

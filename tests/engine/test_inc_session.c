@@ -649,6 +649,57 @@ Test(inc_session, changing_n_of_paper_models_equals_cold_analyses)
     }
 }
 
+/* The brake's N + 1 edit at N = 200 (bench_edit's (c)): the dependency
+ * graph of N = 201 replays most union-SCCs from N = 200's memo, and its
+ * blocks' hash table, grown by one doubling for all of them, filled up: the
+ * probe for a free slot never ended. */
+Test(inc_session, n_plus_one_of_the_brake_at_200_replays_its_blocks_and_equals_cold,
+     .timeout = 300)
+{
+    char *text = tm_slurp("brake.mel");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    mel_model *m[2] = {NULL, NULL};
+    inc_result *ir[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        mel_define d = {"N", 200 + k};
+        mel_options mo = {0};
+        mo.defines = &d;
+        mo.n_defines = 1;
+        cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m[k], NULL), MDAE_OK);
+        cr_assert_eq(inc_analyze(s, m[k], NULL, &ir[k], NULL), MDAE_OK);
+    }
+    inc_stats st;
+    inc_result_stats(ir[1], &st);
+    cr_assert_gt(st.seeded, 0, "N = 201 seeded by N = 200");
+    sa_result *wr = NULL, *cr = NULL;
+    cdg_graph *wg = NULL, *cg = NULL;
+    cr_assert_eq(inc_result_whole(ir[1], m[1], NULL, &wr, &wg, NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(m[1], NULL, &cr, NULL), MDAE_OK);
+    cr_assert_eq(cdg_build(cr, NULL, &cg, NULL), MDAE_OK);
+    char *wd = NULL, *cd = NULL;
+    cr_assert_eq(cdg_graph_dot(wg, &wd), MDAE_OK);
+    cr_assert_eq(cdg_graph_dot(cg, &cd), MDAE_OK);
+    cr_assert_str_eq(wd, cd, "the graph of N = 201 after N = 200 is the cold one");
+    uint64_t rs = 12345;
+    bool *mode = calloc(m[1]->n_modes + 1, 1);
+    for (uint64_t x = 0; x < 32; x++) {
+        ref_modes_at(x, m[1]->n_modes, 10, &rs, mode);
+        compare_mode(m[1], cr, cg, ir[1], mode, "brake N=201 after N=200");
+    }
+    free(mode);
+    mdae_free(wd);
+    mdae_free(cd);
+    cdg_graph_free(cg);
+    sa_result_free(cr);
+    for (int k = 0; k < 2; k++) {
+        inc_result_free(ir[k]);
+        mel_model_free(m[k]);
+    }
+    inc_session_free(s);
+    free(text);
+}
+
 Test(inc_session, paper_models_equal_cold_analyses)
 {
     static const char *files[] = {"water_tank.mel", "clutch.mel", "cup_and_ball.mel",
