@@ -711,7 +711,7 @@ typedef struct sa__plan {
                          single-mode path's), as te does for the others */
     uint32_t n_s;
     double modes;
-    bool *in_s;
+    uint32_t *s_modes; /* the n_s mode variables of S, increasing */
     BDD *valid_s;
 } sa__plan;
 void sa__enum_plan(sa_ctx *c, sa__plan *plan);
@@ -795,9 +795,11 @@ void sa__isop(sa_ctx *c, const sa_result *r, BDD l, BDD u, sa__cube_fn *emit, vo
               BDD *out);
 /* Number of mode assignments in the mode function f (no overflow). */
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
-/* The same over the mode variables k with in[k] (all if in is NULL); f
- * must not depend on the others. */
-double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in);
+/* The same over the n mode variables modes[0 .. n) (all if modes is NULL);
+ * f must not depend on the others. Its cost follows n, not the model's
+ * mode variables (issue 40: once per block). */
+double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
+                          uint32_t n);
 
 /* ---- sa_memo.c (issue 16): solved blocks kept for the next version ------ */
 /* A key (sa_blocks.c and cdg_build.c build theirs, the first integer a

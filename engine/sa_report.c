@@ -131,16 +131,19 @@ static double count_rec(cnt_memo *cm, BDD f, int *rk)
 
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
 {
-    return sa__count_modes_in(c, r, f, NULL);
+    return sa__count_modes_in(c, r, f, NULL, 0);
 }
 
-double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
+double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
+                          uint32_t n_in)
 {
-    long *key = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *key);
+    uint32_t n_keys = modes == NULL ? r->n_modes : n_in;
+    long *key = sa__alloc(c, ((size_t)n_keys + 1) * sizeof *key);
     uint32_t n = 0;
-    for (uint32_t k = 0; k < r->n_modes; k++)
-        if (in == NULL || in[k])
-            key[n++] = (long)bdd_var2level(r->mode_var[k]) << 32 | (long)r->mode_var[k];
+    for (uint32_t q = 0; q < n_keys; q++) {
+        uint32_t k = modes == NULL ? q : modes[q];
+        key[n++] = (long)bdd_var2level(r->mode_var[k]) << 32 | (long)r->mode_var[k];
+    }
     qsort(key, n, sizeof *key, cmp_long);
     cnt_memo cm = {key, (int)n, NULL, NULL, 16};
     while (cm.cap < 2 * (size_t)bdd_nodecount(f) + 2)
