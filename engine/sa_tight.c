@@ -740,7 +740,8 @@ static bool locals(sa_ctx *c, uint32_t *loc, uint32_t *n_loc)
             in[eq.k[q]] = false;
         if (eq.n > LEARN_LOCAL)
             return false;
-        qsort(eq.k, eq.n, sizeof *eq.k, u32_cmp);
+        if (eq.n > 1)
+            qsort(eq.k, eq.n, sizeof *eq.k, u32_cmp);
         n_loc[i] = (uint32_t)eq.n;
         for (size_t q = 0; q < eq.n; q++)
             loc[(size_t)i * LEARN_LOCAL + q] = eq.k[q];
