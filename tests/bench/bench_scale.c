@@ -13,7 +13,8 @@
  * exp_cpu / exp_mem the exponents a fitted to t ~ N^a against the
  * previous size of the same model, and after each model a row "fit" with
  * the exponents from its first size to its last. A run past the budget
- * (RLIMIT_CPU in the child) is printed as such and ends the model.
+ * (RLIMIT_CPU in the child: "over budget"), killed by another signal
+ * ("signal N") or failing ("exit N") ends the model.
  *
  * Models: brake (tests/models/brake.mel, N = 1,000 .. 10,000), building
  * (building_compressible.mel, N = 100 .. 1,000), rldc (rldc_chain.mel,
@@ -30,6 +31,7 @@
 #define _DEFAULT_SOURCE /* wait4 */
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +57,7 @@ static const family families[] = {
 
 typedef struct measure {
     double wall, cpu, peak_mb;
-    int status; /* exit status; -1: killed (budget) */
+    int status; /* exit status; -signal if killed (SIGXCPU: the budget) */
 } measure;
 
 static double now(void)
@@ -69,7 +71,7 @@ static double now(void)
  * stdout into out_path (or /dev/null), stderr into /dev/null. */
 static measure run_child(const char *bin, char *const *argv, double budget, const char *out_path)
 {
-    measure m = {0, 0, 0, -1};
+    measure m = {0, 0, 0, -SIGKILL};
     double t0 = now();
     pid_t pid = fork();
     if (pid < 0)
@@ -92,7 +94,7 @@ static measure run_child(const char *bin, char *const *argv, double budget, cons
     m.cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
             (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     m.peak_mb = (double)ru.ru_maxrss / 1024.0;
-    m.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    m.status = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
     return m;
 }
 
@@ -143,10 +145,16 @@ static void bench_family(const char *label, const char *bin, const family *f, do
         long eqs = equations(bin, f->file, n);
         measure m = run_child(bin, argv, budget, NULL);
         bool ok = m.status == 0;
+        char why[32];
+        if (m.status == -SIGXCPU)
+            snprintf(why, sizeof why, "over budget");
+        else if (m.status < 0)
+            snprintf(why, sizeof why, "signal %d", -m.status);
+        else
+            snprintf(why, sizeof why, ok ? "ok" : "exit %d", m.status);
         printf("%s\t%s\t%ld\t%ld\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%s\n", label, f->name, n, eqs,
                m.wall, m.cpu, m.peak_mb, exponent(prev.cpu, m.cpu, n_prev, n),
-               exponent(prev.peak_mb, m.peak_mb, n_prev, n),
-               ok ? "ok" : m.status < 0 ? "over budget" : "failed");
+               exponent(prev.peak_mb, m.peak_mb, n_prev, n), why);
         fflush(stdout);
         if (!ok)
             break;
