@@ -120,6 +120,81 @@ static int analysis_json(cli_engine *e, cJSON **out)
     return CLI_EXIT_OK;
 }
 
+/* Print the members of obj as they stand inside an object's braces, after
+ * a comma unless *first, one member at a time (each detached and freed
+ * once printed: the text of one member at a time, not of the whole);
+ * obj is left empty. MDAE_OK or MDAE_E_NOMEM. */
+static int print_members(cJSON *obj, bool *first)
+{
+    while (obj->child != NULL) {
+        cJSON *one = cJSON_CreateObject(), *m = obj->child;
+        if (one == NULL)
+            return MDAE_E_NOMEM;
+        cJSON_DetachItemViaPointer(obj, m);
+        one->child = m; /* the member, key and all, as the only one */
+        char *text = NULL;
+        int rc = rpc_json_print(one, false, &text);
+        cJSON_Delete(one);
+        if (rc < 0)
+            return rc;
+        size_t len = strlen(text);
+        MDAE_ASSERT(len >= 2 && text[0] == '{' && text[len - 1] == '}');
+        if (!*first)
+            fputc(',', stdout);
+        fwrite(text + 1, 1, len - 2, stdout);
+        *first = false;
+        mdae_free(text);
+    }
+    return MDAE_OK;
+}
+
+/* The analysis JSON of an engine run on stdout, written as it is produced
+ * (issue 40): the offsets' report is built, printed and freed before the
+ * graph's report is built, and each top-level member is printed on its
+ * own; the text is the one analysis_json's tree prints (rpc_json_analysis,
+ * rpc_json_add_bodies, rpc_json_add_left_out). Peak memory is then the
+ * larger part, not their sum with the whole text. A failure past the
+ * first part leaves the JSON cut short; the exit status says so. */
+static int analysis_json_stream(cli_engine *e)
+{
+    sa_report *rep = NULL;
+    cdg_report *crep = NULL;
+    cJSON *part = NULL;
+    bool first = true;
+    int rc = sa_result_report(e->res, &rep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_report(rep, &part);
+    sa_report_free(rep);
+    if (rc == MDAE_OK) {
+        fputc('{', stdout);
+        rc = print_members(part, &first);
+    }
+    cJSON_Delete(part);
+    part = NULL;
+    if (rc == MDAE_OK)
+        rc = cdg_graph_report(e->g, &crep);
+    if (rc == MDAE_OK)
+        rc = (part = cJSON_CreateObject()) == NULL ? MDAE_E_NOMEM : rpc_json_cdg(crep, part);
+    if (rc == MDAE_OK)
+        rc = rpc_json_add_bodies(part, crep, e->m);
+    cdg_report_free(crep);
+    if (rc == MDAE_OK)
+        rc = print_members(part, &first);
+    if (rc == MDAE_OK)
+        rc = rpc_json_add_left_out(part, e->m);
+    if (rc == MDAE_OK)
+        rc = print_members(part, &first);
+    cJSON_Delete(part);
+    if (rc < 0) {
+        if (!first)
+            fputc('\n', stdout);
+        fprintf(stderr, "mdae: cannot build the analysis report: %s\n", mdae_strerror(rc));
+        return rc == MDAE_E_BDD_LIMIT ? CLI_EXIT_LIMIT : CLI_EXIT_IO;
+    }
+    fputs("}\n", stdout);
+    return CLI_EXIT_OK;
+}
+
 int cli_analyze_run(const cli_opts *o)
 {
     if (o->server != NULL && o->method != SA_METHOD_AUTO) {
@@ -161,6 +236,10 @@ int cli_analyze_run(const cli_opts *o)
         mdae_free(dot);
         goto done;
     }
+    if (o->json) {
+        code = cli_syntax_verdict(&e.src, e.m, analysis_json_stream(&e));
+        goto done;
+    }
     cJSON *json = NULL;
     code = analysis_json(&e, &json);
     if (code != CLI_EXIT_OK)
@@ -171,10 +250,7 @@ int cli_analyze_run(const cli_opts *o)
         code = CLI_EXIT_IO;
         goto done;
     }
-    if (o->json)
-        code = cli_print_json(json);
-    else
-        cli_render_analysis(e.src.name, json);
+    cli_render_analysis(e.src.name, json);
     cJSON_Delete(json);
     code = cli_syntax_verdict(&e.src, e.m, code);
 done:

@@ -250,28 +250,25 @@ typedef struct label {
     size_t n_cubes;
 } label;
 
-/* An sa__cube_fn: print the cube cur as "g1 & !g2", after " | ". */
-static void label_emit(sa_ctx *c, void *arg, const signed char *cur)
+/* An sa__cube_fn: print the cube as "g1 & !g2", after " | ". */
+static void label_emit(sa_ctx *c, void *arg, const sa__lit *lits, size_t n_lits)
 {
     (void)c;
     label *o = arg;
     const sa_result *r = o->r;
     if (o->n_cubes++ > 0)
         mdae_buf_puts(&o->out, " | ");
-    bool lit = false;
-    for (uint32_t k = 0; k < r->n_modes; k++) {
-        if (cur[k] < 0)
-            continue;
-        if (lit)
+    for (size_t i = 0; i < n_lits; i++) {
+        if (i > 0)
             mdae_buf_puts(&o->out, " & ");
         /* "!(h > 0)" for a negated relation atom (issue 42) */
-        bool paren = cur[k] == 0 && strchr(r->m->modes[k].name, ' ') != NULL;
-        mdae_buf_puts(&o->out, cur[k] == 0 ? (paren ? "!(" : "!") : "");
-        sb_esc(&o->out, r->m->modes[k].name);
+        const char *name = r->m->modes[lits[i].mode].name;
+        bool paren = lits[i].value == 0 && strchr(name, ' ') != NULL;
+        mdae_buf_puts(&o->out, lits[i].value == 0 ? (paren ? "!(" : "!") : "");
+        sb_esc(&o->out, name);
         mdae_buf_puts(&o->out, paren ? ")" : "");
-        lit = true;
     }
-    if (!lit)
+    if (n_lits == 0)
         mdae_buf_puts(&o->out, "true");
 }
 

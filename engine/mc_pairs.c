@@ -217,14 +217,16 @@ static const mel_guard *cubes_guard(build *b, const sa_set *s, uint32_t n, uint3
 {
     mel__gfactory *f = &b->gf;
     const mel_guard *acc = mel__g_false();
+    MDAE_ASSERT(s->n_cubes == 0 || s->first_mode + s->width <= n);
+    (void)n;
     for (size_t q = 0; q < s->n_cubes; q++) {
-        const signed char *cube = &s->cubes[q * n];
+        const signed char *cube = &s->rows[q * s->width];
         const mel_guard *t = mel__g_true();
-        for (uint32_t k = 0; k < n; k++) {
-            if (cube[k] < 0)
+        for (uint32_t j = 0; j < s->width; j++) {
+            if (cube[j] < 0)
                 continue;
-            const mel_guard *x = mel__g_var(f, step * k + at);
-            t = mel__g_and(f, t, cube[k] ? x : mel__g_not(f, x));
+            const mel_guard *x = mel__g_var(f, step * (s->first_mode + j) + at);
+            t = mel__g_and(f, t, cube[j] ? x : mel__g_not(f, x));
         }
         acc = mel__g_or(f, acc, t);
     }
@@ -912,18 +914,22 @@ static int classify(mc_first *f)
 /* A deep copy of s (cubes over n variables) into *out. */
 static int set_copy(const sa_set *s, uint32_t n, sa_set *out)
 {
+    (void)n;
     memset(out, 0, sizeof *out);
     if (s->formula != NULL && (out->formula = mdae_strdup(s->formula)) == NULL)
         return MDAE_E_NOMEM;
     if (s->n_cubes > 0) {
-        out->cubes = mdae_malloc(s->n_cubes * n);
-        if (out->cubes == NULL) {
+        out->rows = mdae_malloc(s->n_cubes * s->width + 1);
+        if (out->rows == NULL) {
             sa_set_close(out);
             return MDAE_E_NOMEM;
         }
-        memcpy(out->cubes, s->cubes, s->n_cubes * n);
+        if (s->width > 0)
+            memcpy(out->rows, s->rows, s->n_cubes * s->width);
     }
     out->n_cubes = s->n_cubes;
+    out->first_mode = s->first_mode;
+    out->width = s->width;
     return MDAE_OK;
 }
 
@@ -1208,10 +1214,10 @@ const char *mc_first_name(const mc_first *f, uint32_t k)
 static bool in_cubes(const mc_first *f, const sa_set *s, const bool *pair)
 {
     for (size_t q = 0; q < s->n_cubes; q++) {
-        const signed char *cube = &s->cubes[q * f->n_names];
+        const signed char *cube = &s->rows[q * s->width];
         bool in = true;
-        for (uint32_t k = 0; k < f->n_names && in; k++)
-            in = cube[k] < 0 || (cube[k] != 0) == pair[k];
+        for (uint32_t j = 0; j < s->width && in; j++)
+            in = cube[j] < 0 || (cube[j] != 0) == pair[s->first_mode + j];
         if (in)
             return true;
     }

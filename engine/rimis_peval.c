@@ -108,28 +108,23 @@ typedef struct cover_acc {
     bool over;
 } cover_acc;
 
-/* The cube cur as a conjunction of literals, in mode order; true if none. */
-static const fx_node *cube_fx(sa_ctx *c, const cover_acc *a, const signed char *cur)
+/* The cube's literals as a conjunction, in mode order; true if none. */
+static const fx_node *cube_fx(sa_ctx *c, const cover_acc *a, const sa__lit *lits,
+                              size_t n_lits)
 {
     static const mdae_range nowhere;
-    uint32_t n_lits = 0;
-    for (uint32_t k = 0; k < a->r->n_modes; k++)
-        n_lits += cur[k] >= 0;
     if (n_lits == 0)
         return fx_bool(a->p, true, nowhere);
     const fx_node **t = sa__alloc_raw(c, n_lits * sizeof *t);
-    uint32_t i = 0;
-    for (uint32_t k = 0; k < a->r->n_modes; k++) {
-        if (cur[k] < 0)
-            continue;
-        const fx_node *v = fx_mode(a->p, k, nowhere);
-        t[i++] = cur[k] ? v : fx_un(a->p, FX_NOT, v, nowhere);
+    for (size_t i = 0; i < n_lits; i++) {
+        const fx_node *v = fx_mode(a->p, lits[i].mode, nowhere);
+        t[i] = lits[i].value ? v : fx_un(a->p, FX_NOT, v, nowhere);
     }
-    return n_lits == 1 ? t[0] : fx_make(a->p, FX_AND, t, n_lits, nowhere);
+    return n_lits == 1 ? t[0] : fx_make(a->p, FX_AND, t, (uint32_t)n_lits, nowhere);
 }
 
 /* An sa__cube_fn: append the cube as an expression. */
-static void cover_emit(sa_ctx *c, void *arg, const signed char *cur)
+static void cover_emit(sa_ctx *c, void *arg, const sa__lit *lits, size_t n_lits)
 {
     cover_acc *a = arg;
     if (a->n == a->limit) {
@@ -146,7 +141,7 @@ static void cover_emit(sa_ctx *c, void *arg, const signed char *cur)
         a->cubes = t;
         a->cap = cap;
     }
-    a->cubes[a->n++] = cube_fx(c, a, cur);
+    a->cubes[a->n++] = cube_fx(c, a, lits, n_lits);
 }
 
 /* rimis__cond_fx with a limit on the cubes: past it, MDAE_E_LIMIT

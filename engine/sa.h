@@ -325,13 +325,24 @@ MDAE_API void sa_mode_view_close(sa_mode_view *v);
 /* ---- Report: the result as plain data, for JSON and text output ----------- */
 
 /* A set of modes, as a short formula over mode-variable names ("g1 & !g2 | g3",
- * "true", "false") and as a list of cubes whose union is the set. A cube is a
- * row of n_modes values: 1 (true), 0 (false), -1 (don't care). */
+ * "true", "false") and as a list of cubes whose union is the set. A cube
+ * gives each mode variable 1 (true), 0 (false) or -1 (don't care). Only
+ * the window of mode variables first_mode .. first_mode + width - 1, the
+ * ones some cube constrains, is stored (issue 40: a row of all n_modes
+ * values made the brake's report grow like N^2); every variable outside it
+ * is -1 in every cube. Read a value with sa_set_literal. */
 typedef struct sa_set {
     char *formula;       /* owned */
     size_t n_cubes;
-    signed char *cubes;  /* owned; n_cubes * n_modes */
+    uint32_t first_mode; /* the window's first mode variable (0 if width 0) */
+    uint32_t width;      /* the window's length; 0 when no cube has a literal */
+    signed char *rows;   /* owned; n_cubes * width: rows[q * width + j] is
+                            mode variable first_mode + j in cube q */
 } sa_set;
+
+/* The value of mode variable k in cube q of s: 1, 0 or -1 (don't care,
+ * also for any k outside the window). q < s->n_cubes. */
+MDAE_API signed char sa_set_literal(const sa_set *s /* borrowed */, size_t q, uint32_t k);
 
 typedef struct sa_offset_case {
     int value;

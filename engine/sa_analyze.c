@@ -287,7 +287,7 @@ static int attempt(const mel_model *m, const sa_options *opt, mdae_diags *diags,
     sa_result *r = c->r;
     r->reordered = order == SA_ORDER_CUTHILL_MCKEE && sa__order() == SA_ORDER_AUTO;
     r->valid_count = sa__count_modes(c, r, r->chi_m);
-    sa__count_modes_exact(c, r, r->chi_m, NULL, r->valid_count, &r->valid_exact);
+    sa__count_modes_exact(c, r, r->chi_m, NULL, 0, r->valid_count, &r->valid_exact);
     r->peak_nodes = sa__peak_final();
     sa__leave(c);
     mdae_free(c);

@@ -203,6 +203,12 @@ void sa__walk_modes(sa_ctx *c, sa__walk *w, BDD f, bool *in)
     }
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 void sa__enum_plan(sa_ctx *c, sa__plan *plan)
 {
     sa_result *r = c->r;
@@ -230,20 +236,35 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
      * The walk goes on from the nodes above: one they shared is not walked
      * again, but all its variables are in S already. */
     bool *in_m = sa__alloc(c, (size_t)r->n_modes + 1);
+    size_t walked_s = w.n_visited;
     sa__walk_modes(c, &w, r->chi_m, in_m);
-    sa__walk_done(&w);
-    int *others = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *others);
+    /* S and the others from the nodes walked, not from a pass over every
+     * mode variable: this runs once per block (issue 40). */
+    uint32_t *s_modes = sa__alloc_raw(c, (walked_s + 1) * sizeof *s_modes);
+    int *others = sa__alloc_raw(c, (w.n_visited - walked_s + 1) * sizeof *others);
     uint32_t n_s = 0, n_others = 0;
-    for (uint32_t k = 0; k < r->n_modes; k++) {
-        n_s += in_s[k];
-        if (in_m[k] && !in_s[k])
-            others[n_others++] = r->mode_var[k];
+    for (size_t q = walked_s; q < w.n_visited; q++) {
+        int k = r->var_mode[bdd_var(w.visited[q])];
+        if (k >= 0 && in_m[k]) {
+            in_m[k] = false; /* each once */
+            if (!in_s[k])
+                others[n_others++] = r->mode_var[k];
+        }
     }
+    for (size_t q = 0; q < walked_s; q++) {
+        int k = r->var_mode[bdd_var(w.visited[q])];
+        if (k >= 0 && in_s[k]) {
+            in_s[k] = false;
+            s_modes[n_s++] = (uint32_t)k;
+        }
+    }
+    sa__walk_done(&w);
+    qsort(s_modes, n_s, sizeof *s_modes, cmp_u32);
     BDD cube = sa__cube(c, others, n_others);
     sa__put(plan->valid_s, bdd_exist(r->chi_m, cube));
     plan->n_s = n_s;
-    plan->modes = sa__count_modes_in(c, r, *plan->valid_s, in_s);
-    plan->in_s = in_s;
+    plan->modes = sa__count_modes_in(c, r, *plan->valid_s, s_modes, n_s);
+    plan->s_modes = s_modes;
     sa__release(c, mark);
 }
 
@@ -282,9 +303,8 @@ static void collect_modes(sa_ctx *c, enum_state *st, const sa__plan *plan)
     /* S by level: sort the levels, then map back. */
     int *lv = sa__alloc(c, ((size_t)plan->n_s + 1) * sizeof *lv);
     uint32_t n = 0;
-    for (uint32_t k = 0; k < r->n_modes; k++)
-        if (plan->in_s[k])
-            lv[n++] = bdd_var2level(r->mode_var[k]);
+    for (uint32_t q = 0; q < plan->n_s; q++)
+        lv[n++] = bdd_var2level(r->mode_var[plan->s_modes[q]]);
     qsort(lv, n, sizeof *lv, cmp_int);
     for (uint32_t q = 0; q < n; q++) {
         st->s_var[q] = bdd_level2var(lv[q]);

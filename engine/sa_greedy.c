@@ -741,7 +741,7 @@ static void covers(sa_ctx *c, void *arg)
         sa__amark temps = sa__alloc_mark(c);
         j->count[i] = sa__count_modes(c, r, j->lo[i]);
         if (j->exact != NULL)
-            sa__count_modes_exact(c, r, j->lo[i], NULL, j->count[i], &j->exact[i]);
+            sa__count_modes_exact(c, r, j->lo[i], NULL, 0, j->count[i], &j->exact[i]);
         sa__set_of_care_if_few(c, r, j->lo[i], &cs, &j->out[i]);
         sa__alloc_release(c, temps);
         sa__release(c, mark);

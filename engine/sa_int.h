@@ -713,7 +713,7 @@ typedef struct sa__plan {
                          single-mode path's), as te does for the others */
     uint32_t n_s;
     double modes;
-    bool *in_s;
+    uint32_t *s_modes; /* the n_s mode variables of S, increasing */
     BDD *valid_s;
 } sa__plan;
 void sa__enum_plan(sa_ctx *c, sa__plan *plan);
@@ -779,27 +779,35 @@ void sa__set_close(sa_set *s);
 /* *out := the empty set as sa__set_of gives it (formula "false", no cube),
  * without a context: MDAE_OK or MDAE_E_NOMEM (then *out is closed). */
 int sa__set_empty(sa_set *out);
-/* Called by sa__isop with each cube of the cover as it is found: cur[k] is
- * 0 or 1 for a literal of mode variable k, -1 where k does not appear. cur
- * is borrowed for the call. */
-typedef void sa__cube_fn(sa_ctx *c, void *arg, const signed char *cur);
+/* A literal of a cube: mode variable `mode` has value 0 or 1. */
+typedef struct sa__lit {
+    uint32_t mode;
+    signed char value;
+} sa__lit;
+/* Called by sa__isop with each cube of the cover as it is found: its
+ * n_lits literals, by increasing mode variable (a variable not among them
+ * is free). lits is borrowed for the call. The cost of a cube is that of
+ * its literals, not of the model's mode variables (issue 40). */
+typedef void sa__cube_fn(sa_ctx *c, void *arg, const sa__lit *lits, size_t n_lits);
 /* Minato-Morreale ISOP on [l, u] over r's mode variables: an irredundant
  * cover C, l <= C <= u, in *out (a caller slot); each cube goes to
- * emit(c, arg, cur) during the recursion. Shared by the sets (sa_sop.c)
- * and the DOT labels (cdg_view.c). */
+ * emit(c, arg, lits, n_lits) during the recursion. Shared by the sets
+ * (sa_sop.c), the DOT labels (cdg_view.c) and RIMIS (rimis_peval.c). */
 void sa__isop(sa_ctx *c, const sa_result *r, BDD l, BDD u, sa__cube_fn *emit, void *arg,
               BDD *out);
 /* Number of mode assignments in the mode function f (no overflow). */
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
-/* The same over the mode variables k with in[k] (all if in is NULL); f
- * must not depend on the others. */
-double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in);
+/* The same over the n mode variables modes[0 .. n) (all if modes is NULL);
+ * f must not depend on the others. Its cost follows n, not the model's
+ * mode variables (issue 40: once per block). */
+double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
+                          uint32_t n);
 /* The same count exactly into *out (issue 41 item 2), approx being what
  * sa__count_modes_in returned for it: below 2^53 that is exact and is
  * taken, else the count is made again on big integers, memoised per node.
  * Jumps with MDAE_E_NOMEM. */
-void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const bool *in, double approx,
-                           mdae_bn *out);
+void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
+                           uint32_t n, double approx, mdae_bn *out);
 
 /* ---- sa_memo.c (issue 16): solved blocks kept for the next version ------ */
 /* A key (sa_blocks.c and cdg_build.c build theirs, the first integer a

@@ -294,6 +294,7 @@ static BDD skipped_cube(sa_ctx *c, int l1, int l2)
 }
 
 static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f);
+static BDD *best_node(sa_ctx *c, best_ctx *b, BDD f);
 
 /* One branch of node f (level lf) to child: its value (*val: w BDDs) and
  * its optimal solutions (returned), the edge cost not included. Both are
@@ -317,7 +318,60 @@ static BDD branch(sa_ctx *c, best_ctx *b, int lf, BDD child, const BDD **val)
     return T(sa__and(ch[1], cube));
 }
 
+/* f's entry if it has one already, else NULL. */
+static BDD *best_find(best_ctx *b, BDD f)
+{
+    if (f < 2)
+        return best_ent(b, (size_t)f); /* entries 0 and 1 are the constants */
+    size_t h = ((size_t)f * 2654435761u) % (b->cap - 2) + 2;
+    while (b->key[h] != -1 && b->key[h] != f)
+        h = h + 1 < b->cap ? h + 1 : 2;
+    return b->key[h] == f ? best_ent(b, h) : NULL;
+}
+
+/* The entry of f, computed children first (low, then high, then f, as a
+ * recursion would) with an explicit stack: a recursion follows the BDD's
+ * depth, a frame per level, and overflowed the C stack on the compressible
+ * building at N = 1,000 (47,000 levels; issue 40). best_node finds the
+ * children's entries computed. */
 static BDD *best_rec(sa_ctx *c, best_ctx *b, BDD f)
+{
+    BDD *known = best_find(b, f);
+    if (known != NULL)
+        return known;
+    size_t cap = 64, top = 0;
+    BDD *st = sa__alloc_raw(c, cap * sizeof *st);
+    st[top++] = f;
+    while (top > 0) {
+        BDD g = st[top - 1];
+        if (best_find(b, g) != NULL) {
+            top--;
+            continue;
+        }
+        bool lo_known = best_find(b, bdd_low(g)) != NULL;
+        bool hi_known = best_find(b, bdd_high(g)) != NULL;
+        if (lo_known && hi_known) {
+            best_node(c, b, g);
+            top--;
+            continue;
+        }
+        if (top + 2 > cap) { /* the old block is freed with the context */
+            BDD *bigger = sa__alloc_raw(c, 2 * cap * sizeof *bigger);
+            memcpy(bigger, st, top * sizeof *st);
+            st = bigger;
+            cap *= 2;
+        }
+        if (!hi_known)
+            st[top++] = bdd_high(g);
+        if (!lo_known)
+            st[top++] = bdd_low(g); /* on top: done first */
+    }
+    known = best_find(b, f);
+    MDAE_ASSERT(known != NULL);
+    return known;
+}
+
+static BDD *best_node(sa_ctx *c, best_ctx *b, BDD f)
 {
     if (f < 2)
         return best_ent(b, (size_t)f); /* entries 0 and 1 are the constants */

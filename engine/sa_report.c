@@ -132,18 +132,22 @@ static double count_rec(cnt_memo *cm, BDD f, int *rk)
 
 double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
 {
-    return sa__count_modes_in(c, r, f, NULL);
+    return sa__count_modes_in(c, r, f, NULL, 0);
 }
 
-/* The counted variables of r (in: which, NULL for all) sorted by level,
- * into *n; a memo sized for f (its values left to the caller). */
-static cnt_memo count_setup(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
+/* The counted variables of r (modes[0 .. n_in), all if modes is NULL)
+ * sorted by level; a memo sized for f (its values left to the caller). Its
+ * cost follows n_in, not the model's mode variables (issue 40). */
+static cnt_memo count_setup(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
+                            uint32_t n_in)
 {
-    long *key = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *key);
+    uint32_t n_keys = modes == NULL ? r->n_modes : n_in;
+    long *key = sa__alloc(c, ((size_t)n_keys + 1) * sizeof *key);
     uint32_t n = 0;
-    for (uint32_t k = 0; k < r->n_modes; k++)
-        if (in == NULL || in[k])
-            key[n++] = (long)bdd_var2level(r->mode_var[k]) << 32 | (long)r->mode_var[k];
+    for (uint32_t q = 0; q < n_keys; q++) {
+        uint32_t k = modes == NULL ? q : modes[q];
+        key[n++] = (long)bdd_var2level(r->mode_var[k]) << 32 | (long)r->mode_var[k];
+    }
     qsort(key, n, sizeof *key, cmp_long);
     cnt_memo cm = {key, (int)n, NULL, NULL, 16};
     while (cm.cap < 2 * (size_t)bdd_nodecount(f) + 2)
@@ -154,9 +158,10 @@ static cnt_memo count_setup(sa_ctx *c, const sa_result *r, BDD f, const bool *in
     return cm;
 }
 
-double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
+double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
+                          uint32_t n)
 {
-    cnt_memo cm = count_setup(c, r, f, in);
+    cnt_memo cm = count_setup(c, r, f, modes, n);
     cm.val = sa__alloc(c, cm.cap * sizeof *cm.val);
     int rk;
     double v = count_rec(&cm, f, &rk);
@@ -213,8 +218,8 @@ static bool count_rec_exact(cnt_exact *ce, BDD f, int *rk, const mdae_bn **out)
     return true;
 }
 
-void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const bool *in, double approx,
-                           mdae_bn *out)
+void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
+                           uint32_t n, double approx, mdae_bn *out)
 {
     /* below 2^53 the double's sums were exact (each term at most the total) */
     if (approx < 9007199254740992.0) {
@@ -222,7 +227,7 @@ void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const bool *in,
             sa__fail(c, MDAE_E_NOMEM);
         return;
     }
-    cnt_exact ce = {count_setup(c, r, f, in), NULL, {0}, {0}};
+    cnt_exact ce = {count_setup(c, r, f, modes, n), NULL, {0}, {0}};
     ce.val = mdae_calloc(ce.cm.cap, sizeof *ce.val);
     int rk;
     const mdae_bn *v = NULL;
@@ -394,7 +399,7 @@ static void count_one(sa_ctx *c, void *arg)
     BDD f = T(bdd_and(r->chi_m, lit));
     *j->out = sa__count_modes(c, r, f);
     if (j->exact != NULL)
-        sa__count_modes_exact(c, r, f, NULL, *j->out, j->exact);
+        sa__count_modes_exact(c, r, f, NULL, 0, *j->out, j->exact);
 }
 
 int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out)
@@ -493,7 +498,7 @@ static void partition_one(sa_ctx *c, void *arg)
     }
     *j->count = sa__count_modes(c, r, f);
     if (j->exact != NULL)
-        sa__count_modes_exact(c, r, f, NULL, *j->count, j->exact);
+        sa__count_modes_exact(c, r, f, NULL, 0, *j->count, j->exact);
     sa__care cs;
     sa__care_init(c, r, r->chi_m, &cs);
     sa__set_of_care(c, r, f, &cs, j->out);

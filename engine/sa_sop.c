@@ -15,42 +15,95 @@
 #include "sa_int.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
 
-/* The recursion's state: the current partial assignment and the sink. */
+/* The recursion's state: the current partial assignment, as the path of
+ * literals from the root (a mode variable at most once), and the sink. Its
+ * cost follows the path, not the model's mode variables (issue 40). */
 typedef struct isop_walk {
     const sa_result *r;
-    signed char *cur; /* n_modes: the current partial assignment */
+    sa__lit *path;   /* depth literals, grown by doubling */
+    sa__lit *sorted; /* a cube's literals by mode variable, for emit */
+    size_t depth, cap;
     sa__cube_fn *emit;
     void *arg;
 } isop_walk;
 
-/* The cubes of a set, collected for sa__set_of_care. */
+static void path_push(sa_ctx *c, isop_walk *w, uint32_t mode)
+{
+    if (w->depth == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 16;
+        sa__lit *p = sa__alloc_raw(c, cap * sizeof *p);
+        sa__lit *q = sa__alloc_raw(c, cap * sizeof *q);
+        if (w->depth)
+            memcpy(p, w->path, w->depth * sizeof *p);
+        w->path = p; /* the old blocks are freed with the context */
+        w->sorted = q;
+        w->cap = cap;
+    }
+    w->path[w->depth].mode = mode;
+    w->path[w->depth].value = 0;
+    w->depth++;
+}
+
+static int lit_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const sa__lit *)a)->mode, y = ((const sa__lit *)b)->mode;
+    return (x > y) - (x < y);
+}
+
+static void path_emit(sa_ctx *c, isop_walk *w)
+{
+    bool in_order = true;
+    for (size_t i = 0; i < w->depth; i++) {
+        w->sorted[i] = w->path[i];
+        in_order = in_order && (i == 0 || w->path[i - 1].mode < w->path[i].mode);
+    }
+    if (!in_order) /* the variable order is not the mode order (reordering) */
+        qsort(w->sorted, w->depth, sizeof *w->sorted, lit_cmp);
+    w->emit(c, w->arg, w->sorted, w->depth);
+}
+
+/* The cubes of a set, collected for sa__set_of_care: cube q's literals are
+ * lits[start[q] .. start[q + 1]). */
 typedef struct isop_out {
-    const sa_result *r;
-    signed char *cubes;
-    size_t n, cap;
+    sa__lit *lits;
+    size_t *start; /* n + 1 */
+    size_t n, cap, n_lits, cap_lits;
 } isop_out;
 
-static void collect_cube(sa_ctx *c, void *arg, const signed char *cur)
+static void collect_cube(sa_ctx *c, void *arg, const sa__lit *lits, size_t n_lits)
 {
     isop_out *o = arg;
-    size_t nm = o->r->n_modes;
     if (o->n >= (c->max_cubes ? c->max_cubes : SA_MAX_CUBES))
         sa__fail(c, MDAE_E_LIMIT);
-    if (o->n == o->cap) {
+    if (o->n + 1 >= o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 8;
-        signed char *p = sa__alloc(c, cap * nm + 1);
+        size_t *p = sa__alloc_raw(c, cap * sizeof *p);
         if (o->n)
-            memcpy(p, o->cubes, o->n * nm);
-        o->cubes = p; /* the old block is freed with the context */
+            memcpy(p, o->start, (o->n + 1) * sizeof *p);
+        else
+            p[0] = 0;
+        o->start = p; /* the old block is freed with the context */
         o->cap = cap;
     }
-    if (nm)
-        memcpy(o->cubes + o->n * nm, cur, nm);
-    o->n++;
+    if (o->n_lits + n_lits > o->cap_lits) {
+        size_t cap = o->cap_lits ? 2 * o->cap_lits : 16;
+        while (cap < o->n_lits + n_lits)
+            cap *= 2;
+        sa__lit *p = sa__alloc_raw(c, cap * sizeof *p);
+        if (o->n_lits)
+            memcpy(p, o->lits, o->n_lits * sizeof *p);
+        o->lits = p;
+        o->cap_lits = cap;
+    }
+    if (n_lits)
+        memcpy(o->lits + o->n_lits, lits, n_lits * sizeof *lits);
+    o->n_lits += n_lits;
+    o->start[++o->n] = o->n_lits;
 }
 
 static int level(BDD f) { return f < 2 ? 0x7fffffff : bdd_var2level(bdd_var(f)); }
@@ -73,7 +126,7 @@ static void isop(sa_ctx *c, isop_walk *o, BDD l, BDD u, BDD *out)
         return;
     }
     if (u == bddtrue) {
-        o->emit(c, o->arg, o->cur);
+        path_emit(c, o);
         sa__put(out, bddtrue);
         return;
     }
@@ -81,15 +134,17 @@ static void isop(sa_ctx *c, isop_walk *o, BDD l, BDD u, BDD *out)
     int lv = level(l) < level(u) ? level(l) : level(u);
     int v = bdd_level2var(lv);
     int k = o->r->var_mode[v];
+    assert(k >= 0);
     BDD l0, l1, u0, u1;
     cofactors(l, lv, &l0, &l1);
     cofactors(u, lv, &u0, &u1);
     BDD *cv = sa__slots(c, 3);
-    o->cur[k] = 0;
+    size_t at = o->depth;
+    path_push(c, o, (uint32_t)k);
     isop(c, o, T(bdd_apply(l0, u1, bddop_diff)), u0, &cv[0]);
-    o->cur[k] = 1;
+    o->path[at].value = 1;
     isop(c, o, T(bdd_apply(l1, u0, bddop_diff)), u1, &cv[1]);
-    o->cur[k] = -1;
+    o->depth = at;
     BDD a = T(bdd_apply(l0, cv[0], bddop_diff));
     BDD b = T(bdd_apply(l1, cv[1], bddop_diff));
     isop(c, o, T(bdd_or(a, b)), T(bdd_and(u0, u1)), &cv[2]);
@@ -101,8 +156,7 @@ static void isop(sa_ctx *c, isop_walk *o, BDD l, BDD u, BDD *out)
 void sa__isop(sa_ctx *c, const sa_result *r, BDD l, BDD u, sa__cube_fn *emit, void *arg,
               BDD *out)
 {
-    isop_walk w = {r, sa__alloc(c, r->n_modes + 1), emit, arg};
-    memset(w.cur, -1, r->n_modes + 1);
+    isop_walk w = {r, NULL, NULL, 0, 0, emit, arg};
     isop(c, &w, l, u, out);
 }
 
@@ -212,27 +266,42 @@ static double count_cubes(sa_ctx *c, BDD l, BDD u, size_t limit)
 void sa__set_close(sa_set *s)
 {
     mdae_free(s->formula);
-    mdae_free(s->cubes);
+    mdae_free(s->rows);
     memset(s, 0, sizeof *s);
+}
+
+signed char sa_set_literal(const sa_set *s, size_t q, uint32_t k)
+{
+    assert(s != NULL && q < s->n_cubes);
+    if (k < s->first_mode || k - s->first_mode >= s->width)
+        return -1;
+    return s->rows[q * s->width + (k - s->first_mode)];
 }
 
 int sa__set_empty(sa_set *out)
 {
     memset(out, 0, sizeof *out);
     out->formula = mdae_strdup("false");
-    out->cubes = mdae_malloc(1);
-    if (out->formula != NULL && out->cubes != NULL)
+    out->rows = mdae_malloc(1);
+    if (out->formula != NULL && out->rows != NULL)
         return MDAE_OK;
     sa__set_close(out);
     return MDAE_E_NOMEM;
 }
 
-static int cube_cmp(const signed char *a, const signed char *b, size_t nm)
+/* Cubes q and p of o compared by the first mode variable where they
+ * differ: a negative literal first, then a positive one, then none. */
+static int cube_cmp(const isop_out *o, size_t q, size_t p)
 {
-    for (size_t k = 0; k < nm; k++) {
-        int x = a[k] < 0 ? 2 : a[k], y = b[k] < 0 ? 2 : b[k];
-        if (x != y)
-            return x - y;
+    const sa__lit *a = o->lits + o->start[q], *ae = o->lits + o->start[q + 1];
+    const sa__lit *b = o->lits + o->start[p], *be = o->lits + o->start[p + 1];
+    for (; a < ae || b < be; a++, b++) {
+        if (b == be || (a < ae && a->mode < b->mode))
+            return a->value - 2; /* b free there */
+        if (a == ae || b->mode < a->mode)
+            return 2 - b->value; /* a free there */
+        if (a->value != b->value)
+            return a->value - b->value;
     }
     return 0;
 }
@@ -333,6 +402,12 @@ static bool invariant_groups(sa_ctx *c, const sa_result *r, uint32_t **parent_ou
  * f's nodes, each once (an open-addressing set sized from bdd_nodecount),
  * then the conjunction of the variables met, which is canonical whatever
  * their order. */
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 static BDD support_cube(sa_ctx *c, BDD f)
 {
     if (f < 2)
@@ -343,10 +418,7 @@ static BDD support_cube(sa_ctx *c, BDD f)
     size_t mark = sa__mark(c);
     BDD *seen = sa__alloc(c, cap * sizeof *seen);
     BDD *stack = sa__alloc(c, cap * sizeof *stack);
-    int *vars = sa__alloc(c, cap * sizeof *vars);
-    size_t n_vars = (size_t)bdd_varnum();
-    unsigned char *has = sa__alloc(c, n_vars + 1); /* each variable once */
-    memset(has, 0, n_vars + 1);
+    int *vars = sa__alloc(c, cap * sizeof *vars); /* a variable per node */
     for (size_t k = 0; k < cap; k++)
         seen[k] = -1;
     size_t top = 0, nv = 0;
@@ -361,14 +433,18 @@ static BDD support_cube(sa_ctx *c, BDD f)
         if (seen[h] == g)
             continue;
         seen[h] = g; /* each node once: at most cap / 2 of them */
-        int v = bdd_var(g);
-        if (!has[v]) {
-            has[v] = 1;
-            vars[nv++] = v;
-        }
+        vars[nv++] = bdd_var(g);
         stack[top++] = bdd_low(g);
         stack[top++] = bdd_high(g);
     }
+    /* Each variable once, without an array of all the variables (one per
+     * set of a report made the report quadratic, issue 40). */
+    qsort(vars, nv, sizeof *vars, int_cmp);
+    size_t nu = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (nu == 0 || vars[nu - 1] != vars[i])
+            vars[nu++] = vars[i];
+    nv = nu;
     BDD cube = bdd_addref(sa__cube(c, vars, nv));
     sa__release(c, mark);
     BDD out = T(cube);
@@ -438,16 +514,23 @@ static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f)
     if (care->n == 0)
         return care->whole;
     *f = T(bdd_simplify(*f, care->whole));
-    memset(care->touched, 0, care->n);
-    for (BDD s = support_cube(c, *f); s >= 2; s = bdd_high(s)) {
+    /* The factors touched, each once (touched is all zero between calls):
+     * the cost follows f's support, not the number of factors (issue 40).
+     * The product is canonical whatever the order of its terms. */
+    BDD product = bddtrue;
+    BDD sup = support_cube(c, *f);
+    for (BDD s = sup; s >= 2; s = bdd_high(s)) {
+        int k = r->var_mode[bdd_var(s)];
+        if (k >= 0 && care->of_mode[k] >= 0 && !care->touched[care->of_mode[k]]) {
+            care->touched[care->of_mode[k]] = 1;
+            product = T(bdd_and(product, care->factor[care->of_mode[k]]));
+        }
+    }
+    for (BDD s = sup; s >= 2; s = bdd_high(s)) {
         int k = r->var_mode[bdd_var(s)];
         if (k >= 0 && care->of_mode[k] >= 0)
-            care->touched[care->of_mode[k]] = 1;
+            care->touched[care->of_mode[k]] = 0;
     }
-    BDD product = bddtrue;
-    for (size_t g = 0; g < care->n; g++)
-        if (care->touched[g])
-            product = T(bdd_and(product, care->factor[g]));
     return product;
 }
 
@@ -457,13 +540,73 @@ void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
         sa__fail(c, MDAE_E_LIMIT);
 }
 
+/* The formula of o's cubes in the order ord: cubes joined by " | ",
+ * literals by " & "; an mdae_malloc'd string. */
+static char *cubes_formula(sa_ctx *c, const sa_result *r, const isop_out *o, const size_t *ord)
+{
+    size_t len = 8 + 3 * o->n;
+    for (size_t i = 0; i < o->n_lits; i++)
+        len += strlen(r->m->modes[o->lits[i].mode].name) + 6; /* " & !(" ")" */
+    char *z = sa__alloc_raw(c, len);
+    char *p = z;
+    if (o->n == 0)
+        p = stpcpy(p, "false");
+    for (size_t i = 0; i < o->n; i++) {
+        if (i > 0)
+            p = stpcpy(p, " | ");
+        size_t q = ord[i];
+        for (size_t j = o->start[q]; j < o->start[q + 1]; j++) {
+            if (j > o->start[q])
+                p = stpcpy(p, " & ");
+            /* a negated relation atom in parentheses: "!(h > 0)", not
+             * "!h > 0" (issue 42); mel_mode_name_put's rule */
+            const char *name = r->m->modes[o->lits[j].mode].name;
+            bool paren = o->lits[j].value == 0 && strchr(name, ' ') != NULL;
+            if (o->lits[j].value == 0)
+                *p++ = '!';
+            if (paren)
+                *p++ = '(';
+            p = stpcpy(p, name);
+            if (paren)
+                *p++ = ')';
+        }
+        if (o->start[q] == o->start[q + 1])
+            p = stpcpy(p, "true");
+    }
+    *p = '\0';
+    return mdae_strdup(z);
+}
+
+/* o's cubes in the order ord as out's window of rows (mdae_malloc'd);
+ * false when out of memory. */
+static bool cubes_rows(const isop_out *o, const size_t *ord, sa_set *out)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < o->n_lits; i++) {
+        lo = o->lits[i].mode < lo ? o->lits[i].mode : lo;
+        hi = o->lits[i].mode > hi ? o->lits[i].mode : hi;
+    }
+    uint32_t width = o->n_lits ? hi - lo + 1 : 0;
+    out->first_mode = o->n_lits ? lo : 0;
+    out->width = width;
+    out->n_cubes = o->n;
+    out->rows = mdae_malloc(o->n * width + 1);
+    if (out->rows == NULL)
+        return false;
+    if (o->n * width > 0)
+        memset(out->rows, -1, o->n * width);
+    for (size_t i = 0; i < o->n; i++)
+        for (size_t j = o->start[ord[i]]; j < o->start[ord[i] + 1]; j++)
+            out->rows[i * width + (o->lits[j].mode - lo)] = o->lits[j].value;
+    return true;
+}
+
 bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
                             sa_set *out)
 {
-    size_t nm = r->n_modes;
     size_t mark = sa__mark(c);
     sa__amark temps = sa__alloc_mark(c);
-    isop_out o = {r, NULL, 0, 0};
+    isop_out o = {NULL, NULL, 0, 0, 0, 0};
     BDD *cover = sa__slots(c, 3);
     BDD within = care_for(c, r, care, &f);
     /* Outside the care set anything goes: L = f & care, U = f | !care. */
@@ -482,65 +625,19 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
 
     /* A stable, readable order: by the first mode variable that differs,
      * negative literal, then positive, then don't care. */
-    signed char *tmp = sa__alloc(c, nm + 1);
-    for (size_t a = 1; a < o.n; a++)
-        for (size_t b = a; b > 0 && cube_cmp(o.cubes + (b - 1) * nm, o.cubes + b * nm, nm) > 0;
-             b--) {
-            memcpy(tmp, o.cubes + b * nm, nm);
-            memcpy(o.cubes + b * nm, o.cubes + (b - 1) * nm, nm);
-            memcpy(o.cubes + (b - 1) * nm, tmp, nm);
-        }
-    /* The formula: cubes joined by " | ", literals by " & ". */
-    size_t len = 8;
-    for (size_t q = 0; q < o.n; q++)
-        for (size_t k = 0; k < nm; k++)
-            if (o.cubes[q * nm + k] >= 0)
-                len += strlen(r->m->modes[k].name) + 6;
-    len += 3 * o.n;
-    char *z = sa__alloc(c, len);
-    char *p = z;
-    if (o.n == 0)
-        p = stpcpy(p, "false");
-    for (size_t q = 0; q < o.n; q++) {
-        if (q > 0)
-            p = stpcpy(p, " | ");
-        bool lit = false;
-        for (size_t k = 0; k < nm; k++) {
-            signed char b = o.cubes[q * nm + k];
-            if (b < 0)
-                continue;
-            if (lit)
-                p = stpcpy(p, " & ");
-            /* a negated relation atom in parentheses: "!(h > 0)", not
-             * "!h > 0" (issue 42); mel_mode_name_put's rule */
-            const char *name = r->m->modes[k].name;
-            bool paren = b == 0 && strchr(name, ' ') != NULL;
-            if (b == 0)
-                *p++ = '!';
-            if (paren)
-                *p++ = '(';
-            p = stpcpy(p, name);
-            if (paren)
-                *p++ = ')';
-            lit = true;
-        }
-        if (!lit)
-            p = stpcpy(p, "true");
+    size_t *ord = sa__alloc_raw(c, (o.n + 1) * sizeof *ord);
+    for (size_t a = 0; a < o.n; a++) {
+        size_t b = a;
+        for (; b > 0 && cube_cmp(&o, ord[b - 1], a) > 0; b--)
+            ord[b] = ord[b - 1];
+        ord[b] = a;
     }
-    *p = '\0';
-    char *formula = mdae_strdup(z);
-    if (formula == NULL)
-        sa__fail(c, MDAE_E_NOMEM);
-    signed char *cubes = mdae_malloc(o.n * nm + 1);
-    if (cubes == NULL) {
-        mdae_free(formula);
+    memset(out, 0, sizeof *out);
+    out->formula = cubes_formula(c, r, &o, ord);
+    if (out->formula == NULL || !cubes_rows(&o, ord, out)) {
+        sa__set_close(out);
         sa__fail(c, MDAE_E_NOMEM);
     }
-    if (o.n > 0 && nm > 0)
-        memcpy(cubes, o.cubes, o.n * nm);
-    out->formula = formula;
-    out->n_cubes = o.n;
-    out->cubes = cubes;
     sa__alloc_release(c, temps);
     return true;
 }
@@ -571,16 +668,16 @@ void sa__set_of_memo(sa_ctx *c, const sa_result *r, const sa__care *care, sa__se
     size_t at = f == bddfalse ? 0 : memo_slot(m, f);
     if (f != bddfalse && m->key[at] == f) {
         const sa_set *was = m->set[at];
-        size_t nc = was->n_cubes * r->n_modes;
+        size_t nc = was->n_cubes * was->width;
+        *out = *was;
         out->formula = mdae_strdup(was->formula);
-        out->cubes = mdae_malloc(nc + 1);
-        out->n_cubes = was->n_cubes;
-        if (out->formula == NULL || out->cubes == NULL) {
+        out->rows = mdae_malloc(nc + 1);
+        if (out->formula == NULL || out->rows == NULL) {
             sa__set_close(out);
             sa__fail(c, MDAE_E_NOMEM);
         }
         if (nc > 0)
-            memcpy(out->cubes, was->cubes, nc);
+            memcpy(out->rows, was->rows, nc);
         return;
     }
     sa__set_of_care(c, r, f, care, out);

@@ -68,6 +68,7 @@
 #include "sm.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -656,42 +657,94 @@ static bool singular_round(sa_ctx *c, tight_state *t, sm_frame *frame, const pro
 #define LEARN_ROUNDS 4
 #define LEARN_MORE 4     /* samples added per further round */
 
+/* A growable list of mode variables (sa__alloc'd; the old blocks are
+ * freed with the context). */
+typedef struct mode_list {
+    uint32_t *k;
+    size_t n, cap;
+} mode_list;
+
+static void mode_list_push(sa_ctx *c, mode_list *l, uint32_t k)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        uint32_t *p = sa__alloc_raw(c, cap * sizeof *p);
+        if (l->n)
+            memcpy(p, l->k, l->n * sizeof *p);
+        l->k = p;
+        l->cap = cap;
+    }
+    l->k[l->n++] = k;
+}
+
+/* Move the mode variables the walk w marked in `in` to l, each once, and
+ * clear them in `in` (all false again); forget the walk. */
+static void walked_modes(sa_ctx *c, sa__walk *w, bool *in, mode_list *l)
+{
+    for (size_t q = 0; q < w->n_visited; q++) {
+        int k = c->r->var_mode[bdd_var(w->visited[q])];
+        if (k >= 0 && in[k]) {
+            in[k] = false;
+            mode_list_push(c, l, (uint32_t)k);
+        }
+    }
+    sa__walk_done(w);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The local variables L_i of every equation, as lists: loc[i * LEARN_LOCAL
- * ...], n_loc[i]. False if some equation reads more than LEARN_LOCAL. */
+ * ...], n_loc[i], by increasing mode variable. False if some equation
+ * reads more than LEARN_LOCAL. Each column's variables are kept as a list:
+ * a row of n_modes flags per column made this quadratic (issue 40). */
 static bool locals(sa_ctx *c, uint32_t *loc, uint32_t *n_loc)
 {
     const sa_result *r = c->r;
-    bool *in = sa__alloc(c, (size_t)r->n_modes + 1);
-    bool *col = sa__alloc(c, ((size_t)r->n_var + 1) * r->n_modes + 1); /* per column */
+    bool *in = sa__alloc(c, (size_t)r->n_modes + 1); /* all false between uses */
+    size_t *col_first = sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *col_first);
+    mode_list cols = {NULL, 0, 0}, eq = {NULL, 0, 0};
     size_t *first, *edges;
     sa__columns(c, c->r, &first, &edges);
     sa__walk w;
     sa__walk_init(c, &w);
     for (uint32_t j = 0; j < r->n_var; j++) {
-        bool *cj = &col[(size_t)j * r->n_modes];
+        col_first[j] = cols.n;
         for (size_t k = first[j]; k < first[j + 1]; k++) {
             size_t e = edges[k];
-            sa__walk_modes(c, &w, r->chi_e[e], cj);
+            sa__walk_modes(c, &w, r->chi_e[e], in);
             for (int b = 0; b < r->w_sigma; b++)
-                sa__walk_modes(c, &w, r->sigma[e * (size_t)r->w_sigma + b], cj);
+                sa__walk_modes(c, &w, r->sigma[e * (size_t)r->w_sigma + b], in);
         }
-        sa__walk_done(&w);
+        walked_modes(c, &w, in, &cols);
     }
+    col_first[r->n_var] = cols.n;
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        memset(in, 0, r->n_modes);
+        eq.n = 0;
         sa__walk_modes(c, &w, r->chi_i[i], in);
-        sa__walk_done(&w);
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-            for (uint32_t k = 0; k < r->n_modes; k++)
-                in[k] = in[k] || col[(size_t)r->edge_v[e] * r->n_modes + k];
-        n_loc[i] = 0;
-        for (uint32_t k = 0; k < r->n_modes; k++) {
-            if (!in[k])
-                continue;
-            if (n_loc[i] == LEARN_LOCAL)
-                return false;
-            loc[(size_t)i * LEARN_LOCAL + n_loc[i]++] = k;
+        walked_modes(c, &w, in, &eq);
+        for (size_t q = 0; q < eq.n; q++)
+            in[eq.k[q]] = true;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            uint32_t j = r->edge_v[e];
+            for (size_t q = col_first[j]; q < col_first[j + 1]; q++)
+                if (!in[cols.k[q]]) {
+                    in[cols.k[q]] = true;
+                    mode_list_push(c, &eq, cols.k[q]);
+                }
         }
+        for (size_t q = 0; q < eq.n; q++)
+            in[eq.k[q]] = false;
+        if (eq.n > LEARN_LOCAL)
+            return false;
+        if (eq.n > 1)
+            qsort(eq.k, eq.n, sizeof *eq.k, u32_cmp);
+        n_loc[i] = (uint32_t)eq.n;
+        for (size_t q = 0; q < eq.n; q++)
+            loc[(size_t)i * LEARN_LOCAL + q] = eq.k[q];
     }
     return true;
 }

@@ -196,6 +196,19 @@ nomem:
     return MDAE_E_NOMEM;
 }
 
+int rpc_json_set_cubes(uint32_t n_modes, const char *const *names, const sa_set *s,
+                       cJSON **out)
+{
+    if (s == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (s->n_cubes > 0 && s->width > 0) {
+        if (s->first_mode > n_modes || s->width > n_modes - s->first_mode || names == NULL)
+            return MDAE_E_INVAL;
+        return rpc_json_cubes(s->width, names + s->first_mode, s->n_cubes, s->rows, out);
+    }
+    return rpc_json_cubes(0, names, s->n_cubes, s->rows, out);
+}
+
 /* Add "guard" and "cubes" of a set over n_modes named mode variables to
  * obj. MDAE_E_NOMEM/INVAL. */
 static int add_set_over(cJSON *obj, uint32_t n_modes, const char *const *names,
@@ -211,7 +224,7 @@ static int add_set_over(cJSON *obj, uint32_t n_modes, const char *const *names,
     if (!add_str(obj, "guard", formula))
         return MDAE_E_NOMEM;
     cJSON *cubes = NULL;
-    int rc = rpc_json_cubes(n_modes, names, s->n_cubes, s->cubes, &cubes);
+    int rc = rpc_json_set_cubes(n_modes, names, s, &cubes);
     if (rc < 0)
         return rc;
     return attach(obj, "cubes", cubes) ? MDAE_OK : MDAE_E_NOMEM;
@@ -380,7 +393,11 @@ static bool set_is(const cJSON **m, uint32_t n_modes, const char *const *names, 
     if ((s->formula == NULL && s->n_cubes != 0) || !str_member_is(*m, "guard", formula))
         return false;
     const cJSON *cubes = named((*m)->next, "cubes");
-    if (!cJSON_IsArray(cubes) || !cubes_are(cubes, n_modes, names, s->n_cubes, s->cubes))
+    bool window_in = s->n_cubes == 0 || s->width == 0 ||
+                     (s->first_mode <= n_modes && s->width <= n_modes - s->first_mode);
+    if (!window_in || !cJSON_IsArray(cubes) ||
+        !cubes_are(cubes, s->width, s->width > 0 && names != NULL ? names + s->first_mode : names, s->n_cubes,
+                   s->rows))
         return false;
     *m = cubes->next;
     return true;
@@ -1951,8 +1968,7 @@ static cJSON *approx_set(const ap_report *rep, const sa_set *s, double count)
     cJSON *o = cJSON_CreateObject();
     cJSON *cubes = NULL;
     if (o == NULL || !add_str(o, "formula", s->formula ? s->formula : "false") ||
-        rpc_json_cubes(rep->n_modes, (const char *const *)rep->mode_names, s->n_cubes, s->cubes,
-                       &cubes) < 0 ||
+        rpc_json_set_cubes(rep->n_modes, (const char *const *)rep->mode_names, s, &cubes) < 0 ||
         !attach(o, "cubes", cubes) || (count >= 0 && !add_num(o, "count", count))) {
         cJSON_Delete(o);
         return NULL;

@@ -97,6 +97,11 @@ MDAE_API int rpc_json_report(const sa_report *rep /* borrowed */,
 MDAE_API int rpc_json_cubes(uint32_t n_modes, const char *const *names /* borrowed */,
                             size_t n_cubes, const signed char *cubes /* borrowed */,
                             cJSON **out /* out: owned */);
+/* The same array for the cubes of s, a set over n_modes mode variables
+ * named by names (its window of rows, sa.h): MDAE_E_INVAL if the window
+ * passes n_modes. */
+MDAE_API int rpc_json_set_cubes(uint32_t n_modes, const char *const *names /* borrowed */,
+                                const sa_set *s /* borrowed */, cJSON **out /* out: owned */);
 
 /* Diagnostics as an array:
  *   [{"severity":"error"|"warning"|"note","message":"...","range":range}...]

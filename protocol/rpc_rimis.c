@@ -105,7 +105,7 @@ static cJSON *modes_json(const mel_model *m, const char *const *names, const sa_
     cJSON *cubes = NULL;
     if (o == NULL ||
         !attach(o, "formula", cJSON_CreateString(s->formula != NULL ? s->formula : "false")) ||
-        rpc_json_cubes(m->n_modes, names, s->n_cubes, s->cubes, &cubes) < 0 ||
+        rpc_json_set_cubes(m->n_modes, names, s, &cubes) < 0 ||
         !attach(o, "cubes", cubes)) {
         cJSON_Delete(o);
         return NULL;

@@ -125,7 +125,7 @@ static bool set_has(const run *x, const sa_set *s, const bool *mode)
     for (size_t c = 0; c < s->n_cubes; c++) {
         bool in = true;
         for (uint32_t k = 0; k < n && in; k++)
-            in = s->cubes[c * n + k] < 0 || (s->cubes[c * n + k] == 1) == mode[k];
+            in = sa_set_literal(s, c, k) < 0 || (sa_set_literal(s, c, k) == 1) == mode[k];
         if (in)
             return true;
     }
@@ -403,7 +403,7 @@ static bool in_set(uint32_t n, const sa_set *s, const bool *mode)
     for (size_t c = 0; c < s->n_cubes; c++) {
         bool in = true;
         for (uint32_t k = 0; k < n && in; k++)
-            in = s->cubes[c * n + k] < 0 || (s->cubes[c * n + k] == 1) == mode[k];
+            in = sa_set_literal(s, c, k) < 0 || (sa_set_literal(s, c, k) == 1) == mode[k];
         if (in)
             return true;
     }

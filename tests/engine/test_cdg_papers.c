@@ -125,7 +125,7 @@ static bool cube_has(const sa_set *s, uint32_t nm, const bool *mode)
     for (size_t q = 0; q < s->n_cubes; q++) {
         bool in = true;
         for (uint32_t k = 0; k < nm && in; k++) {
-            signed char b = s->cubes[q * nm + k];
+            signed char b = sa_set_literal(s, q, k);
             in = b < 0 || (b == 1) == mode[k];
         }
         if (in)

@@ -257,7 +257,7 @@ Test(fx_body, brake_every_differentiated_equation)
         const cdg_report_block *rb = &rep->blocks[k];
         /* a mode of the block: its first cube, don't-cares false */
         for (uint32_t v = 0; v < m->n_modes; v++)
-            mode[v] = rb->guard.n_cubes > 0 && rb->guard.cubes[v] == 1;
+            mode[v] = rb->guard.n_cubes > 0 && sa_set_literal(&rb->guard, 0, v) == 1;
         for (size_t q = 0; q < rb->block.n_equations; q++) {
             const cdg_item *it = &rb->block.equations[q];
             if (it->order <= 0)

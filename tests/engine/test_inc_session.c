@@ -207,8 +207,11 @@ static void put_set(char **s, const sa_set *set, uint32_t n_modes)
 {
     cat(s, set->formula);
     cat(s, "{");
-    for (size_t k = 0; k < set->n_cubes * n_modes; k++)
-        cat(s, set->cubes[k] < 0 ? "-" : set->cubes[k] ? "1" : "0");
+    for (size_t q = 0; q < set->n_cubes; q++)
+        for (uint32_t k = 0; k < n_modes; k++) {
+            signed char b = sa_set_literal(set, q, k);
+            cat(s, b < 0 ? "-" : b ? "1" : "0");
+        }
     cat(s, "}");
 }
 

@@ -375,8 +375,8 @@ static void fig13_make(fig13 *f, const run *x, const char *mux, const char *unde
     snprintf(f->text, sizeof f->text, "%s  %s\n  %s\n  %s\nend TwoEquations_rimis;\n",
              fig13_head, mux, under_p, under_not_p);
     f->cubes[0] = 1, f->cubes[1] = 0;
-    f->conds[0] = (rimis_cond){1, (char *)"p", {(char *)"p", 1, &f->cubes[0]}};
-    f->conds[1] = (rimis_cond){2, (char *)"not p", {(char *)"!p", 1, &f->cubes[1]}};
+    f->conds[0] = (rimis_cond){1, (char *)"p", {(char *)"p", 1, 0, 1, &f->cubes[0]}};
+    f->conds[1] = (rimis_cond){2, (char *)"not p", {(char *)"!p", 1, 0, 1, &f->cubes[1]}};
     f->vars[0] = (rimis_var){(char *)"x", RIMIS_V_SOURCE, 0, 0, -1, -1, false};
     f->vars[1] = (rimis_var){(char *)"x_2", RIMIS_V_REPLICATE, 0, 0, 0, bp, false};
     f->vars[2] = (rimis_var){(char *)"x_p_3", RIMIS_V_REPLICATE, 0, 1, 1, bn, false};

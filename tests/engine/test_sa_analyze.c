@@ -320,7 +320,7 @@ Test(sa_analyze, formulas_and_cubes_describe_the_same_set)
             for (size_t q = 0; q < rep->singular_modes.n_cubes; q++) {
                 bool ok = true;
                 for (int k = 0; k < 2; k++) {
-                    signed char b = rep->singular_modes.cubes[q * 2 + k];
+                    signed char b = sa_set_literal(&rep->singular_modes, q, (uint32_t)k);
                     if (b >= 0 && b != mode[k])
                         ok = false;
                 }

@@ -167,15 +167,17 @@ static void mismatch(const cmp *c, const char *fmt, ...) {
 
 /* ---- Sets of modes: cubes and formulas ------------------------------------------ */
 
-static bool cube_contains(const signed char *cube, uint32_t n_modes, const bool *mode) {
-    for (uint32_t k = 0; k < n_modes; k++)
-        if (cube[k] >= 0 && (cube[k] == 1) != mode[k]) return false;
+static bool cube_contains(const sa_set *s, size_t t, uint32_t n_modes, const bool *mode) {
+    for (uint32_t k = 0; k < n_modes; k++) {
+        signed char b = sa_set_literal(s, t, k);
+        if (b >= 0 && (b == 1) != mode[k]) return false;
+    }
     return true;
 }
 
 static bool cubes_contain(const sa_set *s, uint32_t n_modes, const bool *mode) {
     for (size_t t = 0; t < s->n_cubes; t++)
-        if (cube_contains(s->cubes + t * n_modes, n_modes, mode)) return true;
+        if (cube_contains(s, t, n_modes, mode)) return true;
     return false;
 }
 
@@ -228,7 +230,7 @@ static set_entry *cache_get(set_cache *sc, const sa_set *s, uint32_t n_modes) {
         cr_assert(e->care && e->val);
         for (size_t t = 0; t < e->n; t++)
             for (uint32_t v = 0; v < n_modes && v < 64; v++) { /* masks: <= 64 modes */
-                signed char x = s->cubes[t * n_modes + v];
+                signed char x = sa_set_literal(s, t, v);
                 if (x < 0) continue;
                 e->care[t] |= (uint64_t)1 << v;
                 if (x == 1) e->val[t] |= (uint64_t)1 << v;

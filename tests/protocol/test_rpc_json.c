@@ -27,14 +27,14 @@ static signed char cube_g1_g2[] = {1, 1};
 static signed char cube_ng1[] = {0, -1};
 
 static sa_offset_case e1_offsets[] = {
-    {1, {"g1 & g2", 1, cube_g1_g2}},
-    {0, {"!g1", 1, cube_ng1}},
+    {1, {"g1 & g2", 1, 0, 2, cube_g1_g2}},
+    {0, {"!g1", 1, 0, 2, cube_ng1}},
 };
-static sa_item equations1[] = {{"e1", {"true", 1, cube_true}, 2, e1_offsets}};
-static sa_item variables1[] = {{"x", {"true", 1, cube_true}, 0, NULL}};
+static sa_item equations1[] = {{"e1", {"true", 1, 0, 2, cube_true}, 2, e1_offsets}};
+static sa_item variables1[] = {{"x", {"true", 1, 0, 2, cube_true}, 0, NULL}};
 static sa_diagnostic diagnostics1[] = {
-    {SA_DIAG_OVERDETERMINED, 0, {"g1 & !g2", 1, cube_g1_ng2}},
-    {SA_DIAG_UNDERDETERMINED, 0, {"g1 & !g2", 1, cube_g1_ng2}},
+    {SA_DIAG_OVERDETERMINED, 0, {"g1 & !g2", 1, 0, 2, cube_g1_ng2}},
+    {SA_DIAG_UNDERDETERMINED, 0, {"g1 & !g2", 1, 0, 2, cube_g1_ng2}},
 };
 
 static sa_report singular_report(void)
@@ -45,7 +45,7 @@ static sa_report singular_report(void)
     r.mode_names = names2;
     r.valid_modes = 4;
     r.singular = true;
-    r.singular_modes = (sa_set){"g1 & !g2", 1, cube_g1_ng2};
+    r.singular_modes = (sa_set){"g1 & !g2", 1, 0, 2, cube_g1_ng2};
     r.n_equations = 1;
     r.equations = equations1;
     r.n_variables = 1;
@@ -114,7 +114,7 @@ Test(rpc_json, encodes_a_nonsingular_report_with_empty_lists)
     sa_report r;
     memset(&r, 0, sizeof r);
     r.valid_modes = 1;
-    r.singular_modes = (sa_set){"false", 0, NULL};
+    r.singular_modes = (sa_set){"false", 0, 0, 0, NULL};
     cJSON *j = NULL;
     cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
     char *s = compact(j);
@@ -129,7 +129,7 @@ Test(rpc_json, writes_a_missing_empty_set_formula_as_false)
 {
     sa_report r;
     memset(&r, 0, sizeof r);
-    r.singular_modes = (sa_set){NULL, 0, NULL};
+    r.singular_modes = (sa_set){NULL, 0, 0, 0, NULL};
     cJSON *j = NULL;
     cr_assert_eq(rpc_json_report(&r, &j), MDAE_OK);
     cJSON *sing = cJSON_GetObjectItemCaseSensitive(j, "singular");
@@ -154,8 +154,8 @@ Test(rpc_json, writes_valid_modes_as_a_json_number)
 
 Test(rpc_json, keeps_negative_and_large_offset_values)
 {
-    sa_offset_case offs[] = {{-3, {"g1", 1, cube_g1_g2}}, {1000, {"!g1", 1, cube_ng1}}};
-    sa_item eq = {"e", {"true", 1, cube_true}, 2, offs};
+    sa_offset_case offs[] = {{-3, {"g1", 1, 0, 2, cube_g1_g2}}, {1000, {"!g1", 1, 0, 2, cube_ng1}}};
+    sa_item eq = {"e", {"true", 1, 0, 2, cube_true}, 2, offs};
     sa_report r = singular_report();
     r.equations = &eq;
     cJSON *j = NULL;
@@ -170,7 +170,7 @@ Test(rpc_json, keeps_negative_and_large_offset_values)
 Test(rpc_json, rejects_a_diagnostic_pointing_past_the_equations)
 {
     sa_report r = singular_report();
-    sa_diagnostic bad = {SA_DIAG_OVERDETERMINED, 7, {"g1", 1, cube_g1_g2}};
+    sa_diagnostic bad = {SA_DIAG_OVERDETERMINED, 7, {"g1", 1, 0, 2, cube_g1_g2}};
     r.diagnostics = &bad;
     r.n_diagnostics = 1;
     cJSON *j = (cJSON *)0x1;
@@ -550,7 +550,7 @@ Test(rpc_json, cdg_rejects_an_edge_to_a_missing_block_and_leaves_the_object_alon
 {
     cdg_report rep;
     memset(&rep, 0, sizeof rep);
-    cdg_report_edge e = {0, 1, {"true", 0, NULL}};
+    cdg_report_edge e = {0, 1, {"true", 0, 0, 0, NULL}};
     rep.n_edges = 1;
     rep.edges = &e;
     cJSON *o = cJSON_CreateObject();

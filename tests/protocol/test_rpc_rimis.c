@@ -36,7 +36,7 @@ static char text[] = "// from TwoEquations\n"
                      "  1 = x_2;\n"
                      "end 'Two equations_rimis';\n";
 static signed char cube_np[] = {0};
-static rimis_cond conds[] = {{2, "p", {"p", 1, cube_np}}};
+static rimis_cond conds[] = {{2, "p", {"p", 1, 0, 1, cube_np}}};
 static rimis_var vars[] = {
     {"x", RIMIS_V_SOURCE, 0, 0, -1, -1, false},
     {"x_2", RIMIS_V_REPLICATE, 0, 0, 0, 0, false},

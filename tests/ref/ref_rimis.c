@@ -184,10 +184,9 @@ static void mode_text(const chk *c, const bool *mode, char *buf, size_t n)
 static bool set_has(const sa_set *s, uint32_t n, const bool *mode)
 {
     for (size_t q = 0; q < s->n_cubes; q++) {
-        const signed char *cube = s->cubes + q * n;
         bool in = true;
         for (uint32_t k = 0; k < n && in; k++)
-            in = cube[k] < 0 || (cube[k] != 0) == mode[k];
+            in = sa_set_literal(s, q, k) < 0 || (sa_set_literal(s, q, k) != 0) == mode[k];
         if (in)
             return true;
     }
@@ -255,14 +254,19 @@ static int sample_modes(chk *c)
     uint64_t st = c->seed;
     c->rep->sampled = true;
     for (uint64_t t = 0; t < 200ull * c->max_modes && c->n_checked < c->max_modes; t++) {
-        const signed char *cube = NULL;
+        const sa_set *cs = NULL;
+        size_t cq = 0;
         if ((t & 1) && cr->n_blocks > 0) {
             const sa_set *s = &cr->blocks[ref_rand_next(&st) % cr->n_blocks].guard;
-            if (s->n_cubes > 0)
-                cube = s->cubes + (ref_rand_next(&st) % s->n_cubes) * n;
+            if (s->n_cubes > 0) {
+                cs = s;
+                cq = ref_rand_next(&st) % s->n_cubes;
+            }
         }
-        for (uint32_t k = 0; k < n; k++)
-            mode[k] = cube && cube[k] >= 0 ? cube[k] != 0 : (ref_rand_next(&st) & 1);
+        for (uint32_t k = 0; k < n; k++) {
+            signed char b = cs != NULL ? sa_set_literal(cs, cq, k) : -1;
+            mode[k] = b >= 0 ? b != 0 : (ref_rand_next(&st) & 1);
+        }
         if (source_valid(c->m, mode))
             add_mode(c, mode);
     }
