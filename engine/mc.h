@@ -40,6 +40,10 @@
  * (mc_transient.depth); else the change is rejected as underdetermined at
  * the transient mode. The instants after the event are analysed as a change
  * from T to m+' (the rule above).
+ * A cascade m- -> T1 -> T2 -> ... -> Tk -> m+' (the mode after an event
+ * transient too) is analysed event after event, instant e being event e,
+ * each event's array following the guard trajectory Te, Te+1, ..., m+';
+ * a cascade that never reaches a long mode is rejected as endless.
  *
  * Promises: pure computation; no I/O, logging, global state or BuDDy.
  * Reentrant. Deterministic: ties among erasure sets are broken by a fixed
@@ -168,7 +172,25 @@ typedef struct mc_transient {
     size_t array_cols;   /* when depth is -1); 0 when not reached */
     mc_list undetermined; /* depth -1: the event's values A_max_depth
                              leaves undetermined */
+    /* A cascade of several transient modes (RR-9459 section 5.3; T6 in
+     * mc_transient.c): the events in order, each lasting one instant
+     * (instant e is event e); events[e * n_modes .. + n_modes) is the mode
+     * of event e, event 0 the new mode. n_events >= 1. depth, array_rows,
+     * array_cols and undetermined are those of the last event analysed
+     * (the failing one when an event is rejected); depths[e] each event's
+     * (-1: rejected, or not reached). */
+    uint32_t n_events;
+    bool *events;        /* n_events * n_modes (owned) */
+    int *depths;         /* n_events (owned) */
+    /* The cascade never reaches a long mode: a pair (previous mode, event)
+     * repeats, so the events go round for ever (endless), or it is longer
+     * than MC_MAX_CASCADE events (too_long). The change is rejected with a
+     * located error; back is then the mode the cascade would go to next. */
+    bool endless, too_long;
 } mc_transient;
+
+/* Events beyond which a cascade is not followed (mc_transient.too_long). */
+#define MC_MAX_CASCADE 64u
 
 typedef struct mc_result {
     mc_status status;

@@ -196,8 +196,9 @@ typedef struct run {
     bool *keep;        /* n_rows */
     sm_ws *ws;
     /* R8: a change into a transient mode */
-    bool event;        /* the instant being solved is the event */
-    const bool *tmode; /* the transient mode */
+    bool event;        /* the instant being solved is an event */
+    uint32_t ev;       /* which event of the cascade (T6) */
+    const bool *tmode; /* its transient mode */
     bool *tact;        /* n_eq: active in it */
     int *td;           /* n_var: highest shift of a value of the event, -1 (W) */
     mc_transient *tr;  /* owned by the result */
@@ -656,9 +657,12 @@ static int event_status(run *u, mc_instant *in)
     bool *under = mdae_calloc(in->unknowns.n + 1, sizeof *under);
     if (under == NULL)
         return MDAE_E_NOMEM;
-    int rc = mc__difference_array(u->m, u->tmode, u->tr->back, u->cur.eq_active, u->cur.c,
-                                  u->cur.d, &in->equations, u->known, u->W, &in->unknowns,
-                                  u->tr, under);
+    const mc_transient *t = u->tr;
+    uint32_t n_later = t->n_events - 1 - u->ev;
+    int rc = mc__difference_array(u->m, u->tmode, &t->events[(size_t)(u->ev + 1) * u->m->n_modes],
+                                  n_later, t->back, u->cur.eq_active, u->cur.c, u->cur.d,
+                                  &in->equations, u->known, u->W, &in->unknowns, u->tr, under);
+    u->tr->depths[u->ev] = u->tr->depth;
     size_t cap = 0;
     for (size_t k = 0; k < in->unknowns.n && rc == MDAE_OK; k++)
         if (under[k])
@@ -855,8 +859,9 @@ static int check_request(const mel_model *m, const bool *from, const bool *to, c
     return MDAE_OK;
 }
 
-/* R8: activity in the transient mode and the highest shift of each value
- * its equations mention (td, for the table's width). */
+/* R8: activity in the first transient mode and the highest shift of each
+ * value the equations of the cascade's events mention (td, for the table's
+ * width; T6). */
 static int event_init(run *u, const mel_model *m)
 {
     u->tact = mdae_calloc((size_t)m->n_equations + 1, sizeof *u->tact);
@@ -865,16 +870,37 @@ static int event_init(run *u, const mel_model *m)
         return MDAE_E_NOMEM;
     for (uint32_t j = 0; j < m->n_variables; j++)
         u->td[j] = -1;
-    for (uint32_t i = 0; i < m->n_equations; i++) {
-        const mel_equation *q = &m->equations[i];
-        u->tact[i] = mel_guard_eval(q->guard, u->tmode);
-        for (uint32_t e = 0; u->tact[i] && e < q->n_incs; e++) {
-            int s = mel_incidence_order(&q->incs[e], u->tmode);
-            if (s > u->td[q->incs[e].var])
-                u->td[q->incs[e].var] = s;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        u->tact[i] = mel_guard_eval(m->equations[i].guard, u->tmode);
+    for (uint32_t ev = 0; ev < u->tr->n_events; ev++) {
+        const bool *mode = &u->tr->events[(size_t)ev * m->n_modes];
+        for (uint32_t i = 0; i < m->n_equations; i++) {
+            const mel_equation *q = &m->equations[i];
+            for (uint32_t e = 0; mel_guard_eval(q->guard, mode) && e < q->n_incs; e++) {
+                int s = mel_incidence_order(&q->incs[e], mode);
+                if (s > u->td[q->incs[e].var])
+                    u->td[q->incs[e].var] = s;
+            }
         }
     }
     return MDAE_OK;
+}
+
+/* T6: from event ev to the next event of the cascade: the previous event
+ * is the old mode of the erasure preference (body_same), and nothing is in
+ * the context (an event is solved unshifted). */
+static void next_event(run *u)
+{
+    const mel_model *m = u->m;
+    const bool *prev = u->tmode;
+    u->ev++;
+    u->tmode = &u->tr->events[(size_t)u->ev * m->n_modes];
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        u->body_same[i] = body_same(m, i, prev, u->tmode);
+        u->tact[i] = mel_guard_eval(m->equations[i].guard, u->tmode);
+    }
+    memset(u->done, 0, ((size_t)m->n_equations * u->H + 1) * sizeof *u->done);
+    u->to = u->tmode;
 }
 
 /* R8: from the event to the instants after it, in the long mode after. */
@@ -894,22 +920,21 @@ static void leave_event(run *u)
     u->event = false;
 }
 
-/* T2: the mode after the event must be a long mode; a transient one would
- * make a cascade of events, which is not analysed (README). */
-static int after_event_invalid(const mel_model *m, const mc_transient *t, mdae_diags *d)
+/* T2, T6: the cascade must end in a long mode: an endless or too long
+ * cascade, or a mode after the last event that violates invariants other
+ * than the when-clauses', is rejected. */
+static int after_event_invalid(const mel_model *m, const bool *from, const mc_transient *t,
+                               mdae_diags *d)
 {
+    if (t->endless || t->too_long)
+        return mc__cascade_diags(m, t, from, d);
     char *txt = mel_guard_format(m, m->whens[t->whens[0]].cond);
-    bool cascade = violated_when(m, t->back) >= 0;
-    for (uint32_t k = 0; k < m->n_invariants && cascade; k++)
-        cascade = m->invariants[k].when != 0 || mel_guard_eval(m->invariants[k].cond, t->back);
     int rc = mdae_diags_add(d, MDAE_SEV_ERROR, m->whens[t->whens[0]].where,
-                            cascade ? "after the event '%s', the mode (its mode variables back "
-                                      "to their values before it) is transient too: a cascade "
-                                      "of several events is not analysed yet"
-                                    : "after the event '%s', the mode (its mode variables back "
-                                      "to their values before it) is not a valid long mode: "
-                                      "the cascade through this transient mode has nowhere to go",
-                            txt != NULL ? txt : "?");
+                            "after the event '%s'%s, the mode (its mode variables back "
+                            "to their values before it) is not a valid long mode: "
+                            "the cascade through this transient mode has nowhere to go",
+                            txt != NULL ? txt : "?",
+                            t->n_events > 1 ? " and the cascade it starts" : "");
     mdae_free(txt);
     return rc;
 }
@@ -1018,9 +1043,10 @@ static int instant_diags(const mel_model *m, const mc_instant *in, mdae_diags *d
 static int unfold(run *u, const mc_options *opt, mc_result *res)
 {
     const mel_model *m = u->m;
+    uint32_t events = u->tr != NULL ? u->tr->n_events - 1 : 0; /* T6: one instant each */
     uint32_t bound = opt != NULL && opt->max_instants > 0
                          ? opt->max_instants
-                         : 2 + (u->H - 2) + 2 * (u->W - 2);
+                         : 2 + (u->H - 2) + 2 * (u->W - 2) + events;
     uint32_t cap = 0;
     for (uint32_t r = 0;; r++) {
         if (r >= bound) {
@@ -1060,7 +1086,7 @@ static int unfold(run *u, const mc_options *opt, mc_result *res)
         res->ambiguous |= in.n_alternatives > 0;
         rc = instant_diags(m, &in, &res->diags);
         if (rc == MDAE_OK && event)
-            rc = mc__transient_diags(m, u->tr, &res->diags);
+            rc = mc__transient_diags(m, u->tr, u->from, u->ev, &res->diags);
         if (rc < 0)
             return rc;
         if (in.status != MC_NONSINGULAR) {
@@ -1075,7 +1101,9 @@ static int unfold(run *u, const mc_options *opt, mc_result *res)
                 return rc;
         }
         advance(u);
-        if (event)
+        if (event && u->ev + 1 < u->tr->n_events)
+            next_event(u);
+        else if (event)
             leave_event(u);
     }
 }
@@ -1117,7 +1145,7 @@ int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_opt
     }
     if (u.event && !u.cur.valid) { /* T2 */
         res->status = MC_REJECTED;
-        rc = after_event_invalid(m, res->transient, &res->diags);
+        rc = after_event_invalid(m, from, res->transient, &res->diags);
         if (rc < 0)
             goto fail;
         goto ok;

@@ -339,9 +339,10 @@ Test(mc_transient, no_long_mode_after_the_event_is_rejected)
     mel_model_free(m);
 }
 
-/* A mode after the event that is transient too would be a cascade of
- * events: refused, saying so, and the event is not analysed. */
-Test(mc_transient, a_cascade_of_events_is_refused)
+/* A cascade that goes round for ever (T6): a -> (a back to false makes
+ * !a & b true) -> (a, b back to the first event's values: a again) -> ...
+ * is rejected as endless, at both when-clauses, and no event is analysed. */
+Test(mc_transient, an_endless_cascade_is_rejected_as_such)
 {
     static const char src[] = "x : real; a : boolean; b : boolean;\n"
                               "e : equation der(x) = 1;\n"
@@ -353,9 +354,49 @@ Test(mc_transient, a_cascade_of_events_is_refused)
     cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
     cr_assert_eq(r->status, MC_REJECTED);
     cr_assert_eq(r->n_instants, 0);
+    cr_assert(r->transient->endless);
+    cr_assert(!r->transient->too_long);
+    cr_assert_eq(r->transient->n_events, 4); /* T1 T2 T1 T2: the pair (T1, T2) again */
     cr_assert_eq(r->transient->max_depth, -1);
-    cr_assert(!r->transient->back[0] && r->transient->back[1]);
-    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "is transient too: a cascade"));
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "endless cascade"));
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 4, 1, "endless cascade"));
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* A finite cascade of two events (T6): (0,0,0) -> (1,1,1), where p & r
+ * rises; p, r back to 0 gives (0,1,0), where !p & q rises: a second
+ * event; p, q back to the first event's values gives (1,1,0), a long
+ * mode. Each event erases der(x) = 1 (its when-body fixes x.) and is
+ * determined by its array; the long mode then starts from x. */
+Test(mc_transient, a_finite_cascade_is_analysed_event_after_event)
+{
+    static const char src[] = "x : real; p : boolean; q : boolean; r : boolean;\n"
+                              "e : equation der(x) = 1;\n"
+                              "when p & r then t1 : equation next(x) = 0 end;\n"
+                              "when !p & q then t2 : equation next(x) = 1 end;\n";
+    mel_model *m = mt_parse(src);
+    bool from[3] = {false, false, false}, to[3] = {true, true, true};
+    mc_result *r = NULL;
+    cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
+    const mc_transient *t = r->transient;
+    cr_assert_not_null(t);
+    cr_assert(!t->endless && !t->too_long);
+    cr_assert_eq(t->n_events, 2);
+    cr_assert(!t->events[3] && t->events[4] && !t->events[5]);
+    cr_assert(t->back[0] && t->back[1] && !t->back[2]);
+    cr_assert_eq(t->depths[0], 0);
+    cr_assert_eq(t->depths[1], 0);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->n_instants, 2);
+    for (uint32_t k = 0; k < 2; k++) {
+        cr_assert_str_eq(EQS(m, &r->instants[k].erased), "e");
+        cr_assert_str_eq(VARS(m, &r->instants[k].unknowns), "x.1");
+        cr_assert_eq(r->instants[k].status, MC_NONSINGULAR);
+    }
+    cr_assert_str_eq(EQS(m, &r->instants[0].equations), "t1");
+    cr_assert_str_eq(EQS(m, &r->instants[1].equations), "t2");
+    cr_assert(has_diag(&r->diags, MDAE_SEV_NOTE, 4, 1, "event 2 of a cascade of 2"));
     mc_result_free(r);
     mel_model_free(m);
 }
