@@ -445,13 +445,22 @@ static void print_shifted(const cJSON *list, const char *none)
         printf("%s", none);
 }
 
-/* The cascade through a transient mode (engine/mc.h), when there is one. */
-static void render_transient(const cJSON *to, const cJSON *tj)
+/* The cascade through a transient mode (engine/mc.h), when there is one:
+ * from its first event (the new mode, or for a change out of a transient
+ * mode the one the cascade enters first). */
+static void render_transient(const cJSON *cj, const cJSON *tj)
 {
     if (tj == NULL)
         return;
+    const cJSON *evs = arr(tj, "events"), *first = get(cJSON_GetArrayItem(evs, 0), "mode");
+    const cJSON *before = get(cj, "enteredFrom");
+    if (before != NULL) {
+        printf("a change out of a transient mode: analysed as the cascade entered from ");
+        print_mode_obj(before);
+        printf("\n");
+    }
     printf("transient mode ");
-    print_mode_obj(to);
+    print_mode_obj(first != NULL ? first : get(cj, "to"));
     printf(" (when");
     const cJSON *w;
     int k = 0;
@@ -462,6 +471,20 @@ static void render_transient(const cJSON *to, const cJSON *tj)
         printf("%s %s, line %d", k++ ? ";" : "", c ? c : "?", (int)line);
     }
     printf("): one instant, then ");
+    const cJSON *ev;
+    int e = 0;
+    cJSON_ArrayForEach(ev, evs) {
+        if (e++ == 0)
+            continue;
+        print_mode_obj(get(ev, "mode"));
+        printf(" (transient: event %d of the cascade, one instant), then ", e);
+    }
+    if (flag(tj, "endless") || flag(tj, "tooLong")) {
+        printf("%s\n", flag(tj, "endless")
+                           ? "the same events again: an endless cascade (rejected)"
+                           : "more than 64 events: not followed (rejected)");
+        return;
+    }
     print_mode_obj(get(tj, "back"));
     double depth = -1, maxd = 0, rows = 0, cols = 0;
     num(tj, "arrayDepth", &depth);
@@ -494,7 +517,7 @@ void cli_render_modechange(const char *file, const cJSON *cj)
                flag(cj, "ambiguous") ? ", ambiguous erasure (see alternatives)" : "");
     else
         printf(": %s\n", status);
-    render_transient(get(cj, "to"), get(cj, "transient"));
+    render_transient(cj, get(cj, "transient"));
     const cJSON *in;
     cJSON_ArrayForEach(in, ins) {
         double r = 0;

@@ -49,10 +49,15 @@
  * Reentrant. Deterministic: ties among erasure sets are broken by a fixed
  * rule, and reported (mc_instant.alternatives).
  *
+ * A change out of a transient mode T into m+ is part of a cascade: it is
+ * analysed as the cascade entered from the first long mode (by index) whose
+ * change into T reaches m+ (mc_result.entered_from), or rejected, located
+ * at T's when-clause, when no long mode does.
+ *
  * Errors: MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (a bad request: the modes are
- * equal or not valid, or the old mode is transient; *why says which, as a
- * sentence). A new mode that violates only the invariants of when-clauses
- * is transient, not invalid. A change that cannot
+ * equal or not valid; *why says which, as a sentence). A mode that
+ * violates only the invariants of when-clauses is transient, not invalid,
+ * old or new. A change that cannot
  * be analysed because of the model (a guard fixpoint, a singular mode) is a
  * result with status MC_REJECTED and located diagnostics, not an error.
  *
@@ -208,6 +213,12 @@ typedef struct mc_result {
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */
     mc_transient *transient;
+    /* A change out of a transient mode (mc_change with `from` transient;
+     * T7 in mc_transient.c): the long mode before it, n_modes booleans
+     * (owned), from which the cascade analysed here enters `from` and
+     * reaches `to`; the result is that cascade's (its transient field, its
+     * instants from the first event). NULL otherwise. */
+    bool *entered_from;
 } mc_result;
 
 typedef struct mc_options {

@@ -141,6 +141,7 @@ void mc_result_free(mc_result *r)
         mdae_free(r->resets[k].among.items);
     }
     mdae_free(r->resets);
+    mdae_free(r->entered_from);
     mdae_diags_close(&r->diags);
     mdae_free(r);
 }
@@ -796,15 +797,6 @@ static int reject_singular(const mel_model *m, const sm_mode *v, const char *whi
     return rc;
 }
 
-/* The when-clause whose invariant mode violates, or -1 (T1). */
-static long violated_when(const mel_model *m, const bool *mode)
-{
-    for (uint32_t k = 0; k < m->n_invariants; k++)
-        if (m->invariants[k].when != 0 && !mel_guard_eval(m->invariants[k].cond, mode))
-            return (long)m->invariants[k].when - 1;
-    return -1;
-}
-
 static int check_request(const mel_model *m, const bool *from, const bool *to, char *why,
                          size_t why_len, sm_mode *old, sm_mode *cur, mc_transient **tr)
 {
@@ -827,20 +819,6 @@ static int check_request(const mel_model *m, const bool *from, const bool *to, c
     if (*tr != NULL) { /* R8: analysed up to the long mode after the event */
         sm_mode_close(cur);
         return sm_model_mode(m, (*tr)->back, cur);
-    }
-    long w = old->valid ? -1 : violated_when(m, from);
-    if (w >= 0) {
-        bool only_when = true;
-        for (uint32_t k = 0; k < m->n_invariants; k++)
-            only_when &= m->invariants[k].when != 0 || mel_guard_eval(m->invariants[k].cond, from);
-        if (only_when) {
-            if (why != NULL && why_len > 0)
-                snprintf(why, why_len,
-                         "'from' is a transient mode (the when-clause at line %u): it lasts one "
-                         "instant; the change out of it is part of the change into it",
-                         (unsigned)m->whens[w].where.start.line);
-            return MDAE_E_INVAL;
-        }
     }
     const char *bad = !old->valid ? "from" : !cur->valid ? "to" : NULL;
     if (bad != NULL) {
@@ -1108,6 +1086,10 @@ static int unfold(run *u, const mc_options *opt, mc_result *res)
     }
 }
 
+static int change_out_of_transient(const mel_model *m, const bool *from, const bool *to,
+                                   const mc_options *opt, mc_result **out, char *why,
+                                   size_t why_len);
+
 int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_options *opt,
               mc_result **out, char *why, size_t why_len)
 {
@@ -1118,6 +1100,8 @@ int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_opt
             snprintf(why, why_len, "the model has no mode variables: it has no mode changes");
         return MDAE_E_INVAL;
     }
+    if (mc__is_transient(m, from) && memcmp(from, to, m->n_modes * sizeof *from) != 0)
+        return change_out_of_transient(m, from, to, opt, out, why, why_len);
     run u;
     memset(&u, 0, sizeof u);
     u.tie_reverse = opt != NULL && opt->tie_reverse;
@@ -1172,4 +1156,70 @@ fail:
     run_close(&u);
     mc_result_free(res);
     return rc;
+}
+
+/* ---- A change out of a transient mode (mc_transient.c T7) ----------------------- */
+
+/* The when-clause whose condition holds in the transient mode (its
+ * location), or -1. */
+static long holding_when(const mel_model *m, const bool *mode)
+{
+    for (uint32_t w = 0; w < m->n_whens; w++)
+        if (mel_guard_eval(m->whens[w].cond, mode))
+            return (long)w;
+    return -1;
+}
+
+static int change_out_of_transient(const mel_model *m, const bool *from, const bool *to,
+                                   const mc_options *opt, mc_result **out, char *why,
+                                   size_t why_len)
+{
+    bool *before = mdae_calloc((size_t)m->n_modes + 1, sizeof *before);
+    if (before == NULL)
+        return MDAE_E_NOMEM;
+    size_t count = 0;
+    bool searched = false;
+    int rc = mc__entering_mode(m, from, to, before, &count, &searched);
+    long w = holding_when(m, from);
+    MDAE_ASSERT(w >= 0); /* a transient mode violates a when-invariant */
+    mdae_range where = m->whens[w].where;
+    mc_result *res = NULL;
+    if (rc == MDAE_OK && count > 0)
+        rc = mc_change(m, before, from, opt, &res, why, why_len);
+    else if (rc == MDAE_OK) {
+        res = mdae_calloc(1, sizeof *res);
+        rc = res != NULL ? MDAE_OK : MDAE_E_NOMEM;
+        if (rc == MDAE_OK) {
+            mdae_diags_init(&res->diags);
+            res->status = MC_REJECTED;
+            rc = mdae_diags_add(&res->diags, MDAE_SEV_ERROR, where,
+                                searched ? "no long mode enters this transient mode and leaves "
+                                           "it for the mode asked for: after the event the "
+                                           "mode variables its when-conditions read go back "
+                                           "to their values before it (RR-9459 section 5.2.3)"
+                                         : "a change out of a transient mode is analysed from "
+                                           "the long modes that enter it, found by "
+                                           "enumeration: not past 20 mode variables");
+        }
+    }
+    if (rc == MDAE_OK && count > 0) {
+        char text[256];
+        mc__mode_text(m, before, text, sizeof text);
+        rc = mdae_diags_add(&res->diags, MDAE_SEV_NOTE, where,
+                            "the change out of this transient mode is part of a cascade: "
+                            "analysed as the one entered from the long mode %s (%zu long "
+                            "mode%s enter%s it and reach%s the mode asked for; the instants "
+                            "are the cascade's, its events first)",
+                            text, count, count == 1 ? "" : "s", count == 1 ? "s" : "",
+                            count == 1 ? "es" : "");
+        res->entered_from = before;
+        before = NULL;
+    }
+    mdae_free(before);
+    if (rc != MDAE_OK) {
+        mc_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return MDAE_OK;
 }

@@ -61,6 +61,17 @@ int mc__transient_diags(const mel_model *m, const mc_transient *t, const bool *f
 int mc__cascade_diags(const mel_model *m, const mc_transient *t, const bool *from,
                       mdae_diags *d);
 
+/* T7: the long modes whose change into the transient mode T makes a
+ * cascade that reaches `to` (its long mode after, or a later event): the
+ * first of them by index (bit k = mode variable k) into before (n_modes),
+ * how many into *count. Searched only for n_modes <= 20 (*searched
+ * false otherwise). MDAE_OK or MDAE_E_NOMEM. */
+int mc__entering_mode(const mel_model *m, const bool *T, const bool *to, bool *before,
+                      size_t *count, bool *searched);
+
+/* "g1=1, g2=0" into buf (truncated to len). */
+void mc__mode_text(const mel_model *m, const bool *mode, char *buf, size_t len);
+
 /* Make room for `need` items of `size` bytes in *p (capacity *cap,
  * doubled as needed; *p may be NULL with *cap 0). MDAE_OK, or
  * MDAE_E_NOMEM with *p and *cap unchanged. */

@@ -68,6 +68,14 @@
  *     when-clauses); past MC_MAX_CASCADE events without a repeat, as too
  *     long. A mode after an event that violates other invariants is
  *     nowhere to go (rejected, as for one event).
+ *  T7 A change out of a transient mode T (asked for directly: --from T) is
+ *     part of a cascade, and what it does depends on the long mode before
+ *     T (its values, and T2's mode after). It is analysed as the cascade
+ *     entered from the first long mode, by index, whose change into T
+ *     reaches the mode asked for (as the long mode after, or a later
+ *     event), named in the result (mc_result.entered_from); when none does,
+ *     the change cannot happen, and is rejected at T's when-clause. The
+ *     search enumerates the modes: up to 20 mode variables.
  */
 #include "mc_int.h"
 
@@ -540,5 +548,68 @@ int mc__cascade_diags(const mel_model *m, const mc_transient *t, const bool *fro
         mdae_free(txt);
     }
     mdae_free(seen);
+    return rc;
+}
+
+/* ---- Changes out of a transient mode (T7) ------------------------------------------- */
+
+void mc__mode_text(const mel_model *m, const bool *mode, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < m->n_modes && at + 1 < len; k++) {
+        int w = snprintf(buf + at, len - at, "%s%s=%d", k ? "," : "", m->modes[k].name,
+                         mode[k] ? 1 : 0);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+static bool long_valid(const mel_model *m, const bool *mode)
+{
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (!mel_guard_eval(m->invariants[k].cond, mode))
+            return false;
+    return true;
+}
+
+/* Does the cascade of t reach `to`: its long mode after, or a later event? */
+static bool reaches(const mel_model *m, const mc_transient *t, const bool *to)
+{
+    if (same_mode(t->back, to, m->n_modes) && !t->endless && !t->too_long)
+        return true;
+    for (uint32_t e = 1; e < t->n_events; e++)
+        if (same_mode(&t->events[(size_t)e * m->n_modes], to, m->n_modes))
+            return true;
+    return false;
+}
+
+int mc__entering_mode(const mel_model *m, const bool *T, const bool *to, bool *before,
+                      size_t *count, bool *searched)
+{
+    *count = 0;
+    *searched = m->n_modes <= 20;
+    if (!*searched)
+        return MDAE_OK;
+    bool *mode = mdae_calloc((size_t)m->n_modes + 1, sizeof *mode);
+    if (mode == NULL)
+        return MDAE_E_NOMEM;
+    int rc = MDAE_OK;
+    for (uint32_t idx = 0; idx < (1u << m->n_modes) && rc == MDAE_OK; idx++) {
+        for (uint32_t k = 0; k < m->n_modes; k++)
+            mode[k] = (idx >> k) & 1u;
+        if (!long_valid(m, mode))
+            continue;
+        mc_transient *t = NULL;
+        rc = mc__transient_of(m, mode, T, &t);
+        if (rc == MDAE_OK && t != NULL && reaches(m, t, to)) {
+            if (*count == 0)
+                memcpy(before, mode, m->n_modes * sizeof *mode);
+            (*count)++;
+        }
+        mc__transient_free(t);
+    }
+    mdae_free(mode);
     return rc;
 }

@@ -1343,6 +1343,18 @@ static cJSON *mc_transient_json(const mel_model *m, const mc_transient *t)
         !add_num(arr, "values", (double)t->array_cols) ||
         !attach(o, "undetermined", mc_items(m, &t->undetermined, true)))
         goto nomem;
+    /* a cascade (mc.h): every event's mode and depth, and whether it ends */
+    cJSON *evs = cJSON_CreateArray();
+    if (!attach(o, "events", evs) || !add_bool(o, "endless", t->endless) ||
+        !add_bool(o, "tooLong", t->too_long))
+        goto nomem;
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        cJSON *x = cJSON_CreateObject();
+        int d = t->depths != NULL ? t->depths[e] : -1;
+        if (!append(evs, x) || !attach(x, "mode", mc_mode_obj(m, &t->events[(size_t)e * m->n_modes])) ||
+            !attach(x, "arrayDepth", d >= 0 ? cJSON_CreateNumber(d) : cJSON_CreateNull()))
+            goto nomem;
+    }
     return o;
 nomem:
     cJSON_Delete(o);
@@ -1364,6 +1376,9 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
         goto nomem;
     /* only for a change into a transient mode: other changes keep their shape */
     if (r->transient != NULL && !attach(root, "transient", mc_transient_json(m, r->transient)))
+        goto nomem;
+    /* only for a change out of a transient mode: the cascade's long mode before */
+    if (r->entered_from != NULL && !attach(root, "enteredFrom", mc_mode_obj(m, r->entered_from)))
         goto nomem;
     cJSON *ins = cJSON_CreateArray();
     if (!attach(root, "instants", ins))

@@ -401,18 +401,39 @@ Test(mc_transient, a_finite_cascade_is_analysed_event_after_event)
     mel_model_free(m);
 }
 
-/* Bad requests: the old mode cannot be transient; an invalid new mode is
- * still invalid. */
-Test(mc_transient, bad_requests)
+/* A change out of a transient mode (T7): the Cup-and-Ball's gamma -> !gamma
+ * is the cascade !gamma -> gamma -> !gamma, entered from !gamma (named);
+ * a change out of a transient mode to a mode no cascade through it reaches
+ * is rejected at its when-clause; an invalid new mode is still a bad
+ * request. */
+Test(mc_transient, changes_out_of_a_transient_mode)
 {
     mel_model *m = load("cup_and_ball_elastic_impact.mel");
     bool f[1] = {true}, t[1] = {false};
     mc_result *r = NULL;
     char why[256] = "";
-    cr_assert_eq(mc_change(m, f, t, NULL, &r, why, sizeof why), MDAE_E_INVAL);
-    cr_assert_null(r);
-    cr_assert_not_null(strstr(why, "'from' is a transient mode (the when-clause at line 31)"),
-                       "%s", why);
+    cr_assert_eq(mc_change(m, f, t, NULL, &r, why, sizeof why), MDAE_OK, "%s", why);
+    cr_assert_not_null(r->entered_from);
+    cr_assert(!r->entered_from[0]);
+    cr_assert_not_null(r->transient);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->n_instants, 1);
+    cr_assert_str_eq(EQS(m, &r->instants[0].erased), "k1");
+    cr_assert(has_diag(&r->diags, MDAE_SEV_NOTE, 31, 1, "entered from the long mode gamma=0"));
+    mc_result_free(r);
+    mel_model_free(m);
+    /* c & !h -> back !c & !h only: out of c & !h into c... the other long mode
+     * !c & h is never reached */
+    static const char src3[] = "x : real; c : boolean; h : boolean;\n"
+                               "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";
+    m = mt_parse(src3);
+    bool f3[2] = {true, false}, t3[2] = {false, true};
+    r = NULL;
+    cr_assert_eq(mc_change(m, f3, t3, NULL, &r, why, sizeof why), MDAE_OK, "%s", why);
+    cr_assert_eq(r->status, MC_REJECTED);
+    cr_assert_null(r->entered_from);
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "no long mode enters this transient"));
+    mc_result_free(r);
     mel_model_free(m);
     static const char src[] = "x : real; c : boolean; h : boolean;\ninvariant !h;\n"
                               "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";
