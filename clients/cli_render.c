@@ -731,6 +731,27 @@ void cli_render_first(const char *file, const cJSON *json)
     }
     render_erasures(json);
     render_changes(json);
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(json, "events");
+    if (ev != NULL) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(ev, "counts");
+        const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ev, "classes");
+        printf("  through when events (method: enumeration; every instant, cascades "
+               "included): %.0f changes: %.0f continuous, %.0f reset, %.0f rejected\n",
+               cJSON_GetObjectItemCaseSensitive(ev, "pairs")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "continuous")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "reset")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "rejected")->valuedouble);
+        static const char *const st[3] = {"continuous", "reset", "rejected"};
+        for (int k = 0; k < 3; k++) {
+            const char *g = cJSON_GetStringValue(
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cl, st[k]), "guard"));
+            if (g != NULL && strcmp(g, "false") != 0)
+                printf("    %-10s when %.300s%s\n", st[k], g, strlen(g) > 300 ? " ..." : "");
+        }
+    }
+    const char *evwhy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "eventsWhy"));
+    if (evwhy != NULL)
+        printf("  the changes through when events are not enumerated: %s\n", evwhy);
     const cJSON *whens = cJSON_GetObjectItemCaseSensitive(json, "whenClausesNotCovered");
     if (cJSON_IsNumber(whens))
         printf("  not covered: the changes through the transient modes of the model's %d "

@@ -361,6 +361,15 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
                                    mc_pair_fn *fn, void *ctx, mc_all **out /* out: owned */,
                                    char *why /* out */, size_t why_len);
 
+/* The changes through when events only: from every valid (long) mode into
+ * every transient mode (the cascades through the events), by enumeration,
+ * within mc_all_enumerate's limits and errors (MDAE_E_LIMIT, MDAE_E_INVAL
+ * with *why). For mc_first_instants, whose pairs on BDDs are the changes
+ * between long modes. On MDAE_OK *out is new (owned: mc_all_free). */
+MDAE_API int mc_events_enumerate(const mel_model *m /* borrowed */, size_t max_pairs,
+                                 mc_all **out /* out: owned */, char *why /* out */,
+                                 size_t why_len);
+
 /* ---- The first instant of all changes on BDDs (issue 13 section 3, its
  * first part; mc_pairs.c) ------------------------------------------------
  * Over every ordered pair (g, g') of different valid nonsingular long modes,
@@ -423,9 +432,16 @@ typedef struct mc_first {
     mc_first_outcome *outcomes;
     /* The model's when-clauses (mel_model.n_whens): the changes through
      * their transient modes are not among these pairs (a model whose only
-     * changes are events, the bouncing ball, has none); mc_change and
-     * mc_all_enumerate analyse them, cascades included. */
+     * changes are events, the bouncing ball, has none); they are in
+     * `events`, whole (every instant, cascades included), by enumeration
+     * (mc_events_enumerate with MC_ALL_MAX_PAIRS), when transient_whens > 0
+     * and the enumeration's limits allow; else events is NULL and
+     * events_why (static, or NULL when there are no when-clauses) says
+     * why. */
     uint32_t transient_whens;
+    mc_all *events;
+    const char *events_why;
+    char events_why_buf[160];
     struct mc_first_priv *priv;
 } mc_first;
 

@@ -762,6 +762,7 @@ void mc_first_free(mc_first *f)
     for (size_t k = 0; k < f->n_outcomes; k++)
         sa_set_close(&f->outcomes[k].set);
     mdae_free(f->outcomes);
+    mc_all_free(f->events);
     struct mc_first_priv *p = f->priv;
     if (p != NULL) {
         for (uint32_t k = 0; k < p->n_later; k++) {
@@ -915,6 +916,21 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
     p->row_erased = sets; /* every row's, for the next instant (later_instants) */
     p->n_row_erased = n_rows;
     mdae_free(counts);
+    return rc;
+}
+
+/* ---- The changes through when events (by enumeration) ---------------------- */
+
+/* f->events: every change from a long mode into a transient one, whole,
+ * or f->events_why (in f) past the enumeration's limits. */
+static int events(mc_first *f, const mel_model *m)
+{
+    int rc = mc_events_enumerate(m, MC_ALL_MAX_PAIRS, &f->events, f->events_why_buf,
+                                 sizeof f->events_why_buf);
+    if (rc == MDAE_E_LIMIT) {
+        f->events_why = f->events_why_buf;
+        return MDAE_OK;
+    }
     return rc;
 }
 
@@ -1098,6 +1114,8 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         rc = later_instants(f, m, rep, opt, mopt);
     else if (rc == MDAE_OK)
         f->later_why = "not asked";
+    if (rc == MDAE_OK && m->n_whens > 0)
+        rc = events(f, m);
     sa_report_free(rep);
     sa_result_free(res);
     mel_model_free(pm);

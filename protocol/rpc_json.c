@@ -1722,6 +1722,76 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
     return MDAE_OK;
 }
 
+/* {"guard": formula} of the event pairs of f->events with this status, over
+ * f's names (g0, g0', ...: key bit b < n is g_b, bit n + b is g_b'). */
+static cJSON *event_class(const mc_first *f, const char *const *names, int status)
+{
+    const mc_all *a = f->events;
+    uint32_t nm = f->n_names / 2;
+    uint64_t *keys = mdae_malloc((a->n_pairs + 1) * sizeof *keys);
+    size_t n = 0, nc = 0;
+    for (size_t k = 0; keys != NULL && k < a->n_pairs; k++)
+        if ((int)a->pairs[k].status == status)
+            keys[n++] = mc_pair_key(a->pairs[k].from, a->pairs[k].to, nm);
+    mc_cube *cubes = NULL;
+    if (keys == NULL || mc_cover(keys, n, 2 * nm, &cubes, &nc) < 0) {
+        mdae_free(keys);
+        return NULL;
+    }
+    mdae_free(keys);
+    mdae_buf b = {0};
+    mdae_buf_puts(&b, nc == 0 ? "false" : "");
+    for (size_t k = 0; k < nc; k++) {
+        mdae_buf_puts(&b, k > 0 ? " | " : "");
+        bool first = true;
+        for (uint32_t bit = 0; bit < 2 * nm; bit++) {
+            if (!((cubes[k].care >> bit) & 1u))
+                continue;
+            mdae_buf_puts(&b, first ? "" : " & ");
+            mdae_buf_puts(&b, (cubes[k].val >> bit) & 1u ? "" : "!");
+            mel_mode_name_put(&b, names[2 * (bit < nm ? bit : bit - nm)]);
+            mdae_buf_puts(&b, bit < nm ? "" : "'");
+            first = false;
+        }
+        mdae_buf_puts(&b, first ? "true" : "");
+    }
+    mdae_free(cubes);
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || b.oom || !add_str(o, "guard", b.p != NULL ? b.p : "false")) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    mdae_free(b.p);
+    return o;
+}
+
+/* "events": the changes through when events, whole, by enumeration
+ * (mc_first.events), or "eventsWhy" when they were not enumerated. */
+static int add_events(cJSON *o, const mc_first *f, const char *const *names)
+{
+    if (f->events == NULL)
+        return f->events_why == NULL || add_str(o, "eventsWhy", f->events_why) ? MDAE_OK
+                                                                                : MDAE_E_NOMEM;
+    cJSON *ev = cJSON_CreateObject(), *counts = cJSON_CreateObject(),
+          *classes = cJSON_CreateObject();
+    bool ok = attach(o, "events", ev) && attach(ev, "counts", counts) &&
+              attach(ev, "classes", classes);
+    if (!ok) {
+        cJSON_Delete(counts);
+        cJSON_Delete(classes);
+        return MDAE_E_NOMEM;
+    }
+    ok = add_str(ev, "method", "enumeration") &&
+         add_str(ev, "scope", "every change from a valid long mode into a transient mode (the "
+                              "events of when-clauses), every instant, cascades included") &&
+         add_num(ev, "pairs", (double)f->events->n_pairs);
+    for (int st = MC_CONTINUOUS; st <= MC_REJECTED && ok; st++)
+        ok = attach_copy(counts, mc_status_name((mc_status)st),
+                         cJSON_CreateNumber((double)f->events->counts[st])) &&
+             attach_copy(classes, mc_status_name((mc_status)st), event_class(f, names, st));
+    return ok ? MDAE_OK : MDAE_E_NOMEM;
+}
+
 int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, cJSON **out)
 {
     if (f == NULL || out == NULL)
@@ -1740,7 +1810,7 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
                               "nonsingular long modes") &&
           add_num(o, "pairs", f->pairs) && attach(o, "counts", counts) &&
           attach(o, "classes", classes) &&
-          (f->transient_whens == 0 ||
+          (f->transient_whens == 0 || f->events != NULL ||
            (add_num(o, "whenClausesNotCovered", f->transient_whens) &&
             add_str(o, "whenClausesWhy",
                     "the changes through the transient modes of when-clauses (events) are "
@@ -1771,6 +1841,8 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
         rc = add_erasures(o, f, names);
     if (rc == MDAE_OK)
         rc = add_changes(o, f, names);
+    if (rc == MDAE_OK)
+        rc = add_events(o, f, names);
     if (rc == MDAE_OK && enumeration_skipped != NULL &&
         !add_str(o, "enumerationSkipped", enumeration_skipped))
         rc = MDAE_E_NOMEM;

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "mc.h"
+#include "sa.h"
 #include "mdae.h"
 #include "mel.h"
 #include "ref.h"
@@ -461,4 +462,72 @@ Test(mc_vs_ref, all_changes_equal_the_pairwise_analysis)
         mc_all_free(all);
         mel_model_free(m);
     }
+}
+
+/* The changes through when events that mc_first_instants (--first,
+ * --instants) now gives, by enumeration: every one, with its status and
+ * number of instants as the reference's cascade has them. */
+static void first_events_vs_reference(const mel_model *m, uint64_t seed, size_t *n)
+{
+    mc_options mo = {.ignore_guard_fixpoints = true};
+    mc_first *f = NULL;
+    char why[256] = "";
+    int rc = mc_first_instants(m, NULL, &mo, &f, why, sizeof why);
+    if (rc == MDAE_E_LIMIT || rc == MDAE_E_INVAL)
+        return; /* the long pairs' analysis refuses it: nothing to compare */
+    cr_assert_eq(rc, MDAE_OK, "seed %llu: %s", (unsigned long long)seed, why);
+    cr_assert_not_null(f->events, "seed %llu: %s", (unsigned long long)seed,
+                       f->events_why ? f->events_why : "");
+    size_t expected = 0;
+    uint32_t nm = m->n_modes;
+    bool from[8], to[8];
+    for (uint32_t a = 0; a < (1u << nm); a++)
+        for (uint32_t b = 0; b < (1u << nm); b++) {
+            ref_mode_from_index(a, nm, from);
+            ref_mode_from_index(b, nm, to);
+            expected += valid_mode(m, from) && transient_mode(m, to);
+        }
+    cr_assert_eq(f->events->n_pairs, expected, "seed %llu", (unsigned long long)seed);
+    for (size_t k = 0; k < f->events->n_pairs; k++) {
+        const mc_pair *p = &f->events->pairs[k];
+        ref_mode_from_index(p->from, nm, from);
+        ref_mode_from_index(p->to, nm, to);
+        ref_transient rt;
+        cr_assert_eq(ref_transient_compute(m, from, to, &rt), MDAE_OK);
+        int status = MC_REJECTED;
+        uint32_t instants = 0;
+        if (!rt.refused && rt.ev[rt.n_analysed - 1].depth < 0)
+            instants = rt.n_analysed;
+        else if (!rt.refused) {
+            status = rt.after.status == 2 ? MC_REJECTED : MC_RESET;
+            instants = rt.n_events + rt.after.n_instants;
+        }
+        cr_assert_eq((int)p->status, status, "seed %llu, %u -> %u: %s", (unsigned long long)seed,
+                     p->from, p->to, mc_status_name(p->status));
+        cr_assert_eq(p->n_instants, instants, "seed %llu, %u -> %u", (unsigned long long)seed,
+                     p->from, p->to);
+        ref_transient_close(&rt);
+        (*n)++;
+    }
+    mc_first_free(f);
+}
+
+Test(mc_vs_ref, first_instants_events_vs_reference, .timeout = 600)
+{
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    ref_random_opts o = {.max_modes = 4, .max_equations = 7, .max_order = 2,
+                         .when_percent = 100, .max_whens = 3};
+    uint64_t base = seed_base();
+    size_t models = 0, n = 0;
+    for (uint64_t s = 0; s < 300; s++) {
+        mel_model *m = ref_random_parsed(base + s, &o);
+        if (m != NULL && m->n_whens > 0) {
+            models++;
+            first_events_vs_reference(m, base + s, &n);
+        }
+        mel_model_free(m);
+    }
+    sa_end();
+    cr_log_info("%zu models, %zu changes through events compared", models, n);
+    cr_assert_gt(n, 500);
 }
