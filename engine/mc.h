@@ -406,6 +406,24 @@ typedef struct mc_first_erasure {
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_erasure;
 
+/* A later instant r >= 1 of the changes that need a restart
+ * (mc_options.first_later), over the pairs still restarting at it, as
+ * sets of pairs (exact on the pairs): its classes (MC_FIRST_CONTINUOUS:
+ * nothing erased, the restart ends before it; MC_FIRST_RESTART: it erases;
+ * MC_FIRST_REJECTED: a value undetermined there), which rows it erases
+ * (R4) and which it keeps, its restart system where it erases or fails
+ * (where it ends, its rows are the new mode's steady instant, not
+ * reported by mc_change), each row in the pairs where it is that. */
+typedef struct mc_first_instant {
+    uint32_t r;
+    double pairs;            /* the pairs still restarting at instant r */
+    double counts[3];        /* by MC_FIRST_* */
+    size_t n_erasures;
+    mc_first_erasure *erasures; /* rows erased in some of those pairs */
+    size_t n_rows;
+    mc_first_erasure *rows;  /* rows kept (the restart system) in some */
+} mc_first_instant;
+
 typedef struct mc_first {
     double pairs;          /* the ordered pairs of different valid nonsingular long modes */
     double counts[3];      /* by MC_FIRST_* */
@@ -430,6 +448,10 @@ typedef struct mc_first {
     double status_counts[3];
     size_t n_outcomes;
     mc_first_outcome *outcomes;
+    /* Every later instant, in order (later_computed, or up to where it
+     * stopped): its erasures and restart systems pair by pair. */
+    size_t n_later;
+    mc_first_instant *later;
     /* The model's when-clauses (mel_model.n_whens): the changes through
      * their transient modes are not among these pairs (a model whose only
      * changes are events, the bouncing ball, has none); they are in
@@ -476,6 +498,11 @@ MDAE_API int mc_first_class(const mc_first *f, const bool *from, const bool *to,
  * tests. */
 MDAE_API int mc_first_change(const mc_first *f, const bool *from, const bool *to, int *status,
                              uint32_t *instants);
+/* Whether the change from -> to is in s, a set of f (cubes over f's
+ * names; MDAE_E_LIMIT if left_out): for tests, with the sets of
+ * mc_first.later. */
+MDAE_API int mc_first_pair_in(const mc_first *f, const sa_set *s, bool left_out,
+                              const bool *from, const bool *to, bool *in /* out */);
 /* Whether erasure k of f holds for the change from -> to (read from its
  * cubes): MDAE_E_LIMIT if its cubes were left out; for tests. */
 MDAE_API int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *to,

@@ -436,4 +436,16 @@ MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps,
                                 const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
                                 double *count /* out */);
 
+/* sa_result_left_out, each set read within a guard over r's model's mode
+ * variables (borrowed; NULL: every valid mode), and, when kept is not NULL
+ * (n_equations sets, new, and kept_count), the modes within it where each
+ * equation is active and not left out. For mc_pairs.c's later instants:
+ * which rows each erases and keeps, over the pairs still restarting. */
+MDAE_API int sa_result_left_out_within(const sa_result *r, const sa_greedy_step *steps,
+                                       size_t n_steps, const mel_guard *within,
+                                       const sa_options *opt, size_t max_cubes,
+                                       sa_set *out /* out */, double *count /* out */,
+                                       sa_set *kept /* out, may be NULL */,
+                                       double *kept_count /* out */);
+
 #endif /* SA_H */
