@@ -682,6 +682,41 @@ static void render_erasures(const cJSON *json)
     }
 }
 
+/* Each later instant (--instants): its pairs, classes, the rows it erases
+ * with their pairs, and the size of its restart system (rows: --json). */
+static void render_later(const cJSON *ch)
+{
+    const cJSON *li;
+    cJSON_ArrayForEach(li, cJSON_GetObjectItemCaseSensitive(ch, "instants"))
+    {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(li, "counts");
+        printf("  instant %d, %.0f pairs still restarting: ends in %.0f, erases in %.0f, "
+               "rejected in %.0f; restart system: %d rows (their pairs: --json)\n",
+               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint,
+               cJSON_GetObjectItemCaseSensitive(li, "pairs")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "ends")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "erases")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "rejected")->valuedouble,
+               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem")));
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(li, "erasures"))
+        {
+            const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+            const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "guard"));
+            int shift = cJSON_GetObjectItemCaseSensitive(e, "shift")->valueint;
+            double pairs = cJSON_GetObjectItemCaseSensitive(e, "pairs")->valuedouble;
+            printf("    erases %s", name ? name : "?");
+            if (shift != 0)
+                printf(" (shift %d)", shift);
+            if (g == NULL)
+                printf(" in %.0f pairs (more than 4,096 cubes, not printed)\n", pairs);
+            else
+                printf(" when %.240s%s (%.0f pair%s)\n", g, strlen(g) > 240 ? " ..." : "", pairs,
+                       pairs == 1 ? "" : "s");
+        }
+    }
+}
+
 /* The whole of every change, instant after instant (--instants). */
 static void render_changes(const cJSON *json)
 {
@@ -705,6 +740,7 @@ static void render_changes(const cJSON *json)
                n == 1 ? "" : "s", pairs, pairs == 1 ? "" : "s",
                g == NULL ? "(more than 4,096 cubes)" : g);
     }
+    render_later(ch);
 }
 
 void cli_render_first(const char *file, const cJSON *json)

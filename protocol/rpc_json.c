@@ -1669,6 +1669,51 @@ static int add_not_computed(cJSON *o, const char *key, const char *why_key, cons
 /* f's erasures (mc_options.first_erasures): "erasures": [{name, shift,
  * pairs, guard, cubes}] when computed, null with "erasuresNotComputed"
  * when asked and not computed, nothing when not asked. */
+/* [{name, shift, pairs, guard, cubes}] of rows (mc_first_erasure) into arr. */
+static int add_rows(cJSON *arr, const mc_first *f, const char *const *names,
+                    const mc_first_erasure *rows, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const mc_first_erasure *e = &rows[k];
+        cJSON *x = push_object(arr);
+        if (x == NULL || !add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
+            !add_num(x, "pairs", e->pairs))
+            return MDAE_E_NOMEM;
+        int rc = add_pairs_set(x, f, names, &e->set, e->cubes_left_out);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* "instants" of "changes": every later instant (mc_first.later) with its
+ * pairs, classes, erasures and restart system as sets of pairs. */
+static int add_later(cJSON *ch, const mc_first *f, const char *const *names)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(ch, "instants", arr))
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < f->n_later; k++) {
+        const mc_first_instant *li = &f->later[k];
+        cJSON *x = push_object(arr), *counts = NULL, *er = NULL, *rows = NULL;
+        if (x == NULL || !attach(x, "counts", counts = cJSON_CreateObject()) ||
+            !attach(x, "erasures", er = cJSON_CreateArray()) ||
+            !attach(x, "restartSystem", rows = cJSON_CreateArray()))
+            return MDAE_E_NOMEM; /* attach deleted the child it could not attach */
+        if (!add_num(x, "r", li->r) || !add_num(x, "pairs", li->pairs) ||
+            !add_num(counts, "ends", li->counts[MC_FIRST_CONTINUOUS]) ||
+            !add_num(counts, "erases", li->counts[MC_FIRST_RESTART]) ||
+            !add_num(counts, "rejected", li->counts[MC_FIRST_REJECTED]))
+            return MDAE_E_NOMEM;
+        int rc = add_rows(er, f, names, li->erasures, li->n_erasures);
+        if (rc == MDAE_OK)
+            rc = add_rows(rows, f, names, li->rows, li->n_rows);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
 static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
 {
     if (!f->erasures_computed)
@@ -1719,7 +1764,7 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
         if (rc != MDAE_OK)
             return rc;
     }
-    return MDAE_OK;
+    return add_later(ch, f, names);
 }
 
 /* {"guard": formula} of the event pairs of f->events with this status, over
