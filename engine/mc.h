@@ -380,7 +380,8 @@ MDAE_API int mc_events_enumerate(const mel_model *m /* borrowed */, size_t max_p
  * R4 erases, is not computed here), and which are rejected at the first
  * instant (some value undetermined). The sets are over 2n mode variables
  * named g0, g0', g1, g1', ... (mc_first_name): each variable before the
- * change, then after it. Changes into transient modes are not covered. */
+ * change, then after it. Changes into transient modes are not among these
+ * pairs: they are mc_first.events, by enumeration. */
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
 #define MC_FIRST_MAX_CUBES 4096 /* a longer cover is unreadable, and costly */
 
@@ -458,8 +459,8 @@ typedef struct mc_first {
      * `events`, whole (every instant, cascades included), by enumeration
      * (mc_events_enumerate with MC_ALL_MAX_PAIRS), when transient_whens > 0
      * and the enumeration's limits allow; else events is NULL and
-     * events_why (static, or NULL when there are no when-clauses) says
-     * why. */
+     * events_why (pointing into this struct, or NULL when there are no
+     * when-clauses) says why. */
     uint32_t transient_whens;
     mc_all *events;
     const char *events_why;

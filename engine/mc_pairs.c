@@ -35,9 +35,12 @@
  * restart settles or is rejected later, and which equations R4 erases, is
  * not computed here). Nothing enumerates pairs.
  *
- * Left out, and said by mc_first.scope: changes into transient modes (the
- * event, mc_transient.c), and models with a guard fixpoint (every change
- * is refused, mc_guard.c).
+ * Left out of the pairs: changes into transient modes (the event,
+ * mc_transient.c), given beside them by enumeration (mc_first.events,
+ * mc_events_enumerate), and models with a guard fixpoint (every change is
+ * refused, mc_guard.c). The later instants' erasures and restart systems
+ * are read within the pairs still restarting (sa_result_left_out_within)
+ * and given as sets of pairs (mc_first.later).
  */
 #include "mc_int.h"
 
