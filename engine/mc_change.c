@@ -71,6 +71,12 @@
  *     The bouncing ball (`when h <= 0 then reinit(v, -e*pre(v))` beside
  *     der(v) = -g) erases der(v) = -g at the event and keeps the reinit.
  *     The papers' events are not overdetermined, so they do not decide.
+ *     A cascade (mc_transient.c T6) has one such instant per event
+ *     (next_event: the previous event is the old mode of the erasure
+ *     preference, nothing is in the context); the bound on the instants
+ *     grows by one per event after the first. A change out of a transient
+ *     mode (T7) is the cascade entered from a long mode
+ *     (change_out_of_transient).
  */
 #include "mc_int.h"
 
