@@ -1106,8 +1106,17 @@ int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_opt
             snprintf(why, why_len, "the model has no mode variables: it has no mode changes");
         return MDAE_E_INVAL;
     }
-    if (mc__is_transient(m, from) && memcmp(from, to, m->n_modes * sizeof *from) != 0)
+    if (mc__is_transient(m, from) && memcmp(from, to, m->n_modes * sizeof *from) != 0) {
+        for (uint32_t k = 0; k < m->n_invariants && !mc__is_transient(m, to); k++)
+            if (!mel_guard_eval(m->invariants[k].cond, to)) {
+                if (why != NULL && why_len > 0)
+                    snprintf(why, why_len,
+                             "'to' is not a valid mode: it violates the invariant at line %u",
+                             (unsigned)m->invariants[k].where.start.line);
+                return MDAE_E_INVAL;
+            }
         return change_out_of_transient(m, from, to, opt, out, why, why_len);
+    }
     run u;
     memset(&u, 0, sizeof u);
     u.tie_reverse = opt != NULL && opt->tie_reverse;

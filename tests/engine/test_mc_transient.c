@@ -435,6 +435,16 @@ Test(mc_transient, changes_out_of_a_transient_mode)
     cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "no long mode enters this transient"));
     mc_result_free(r);
     mel_model_free(m);
+    /* out of a transient mode into an invalid one: still a bad request */
+    static const char src4[] = "x : real; c : boolean; h : boolean;\ninvariant !h | c;\n"
+                               "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";
+    m = mt_parse(src4);
+    bool f4[2] = {true, false}, t4[2] = {false, true};
+    r = NULL;
+    cr_assert_eq(mc_change(m, f4, t4, NULL, &r, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_null(r);
+    cr_assert_not_null(strstr(why, "'to' is not a valid mode"), "%s", why);
+    mel_model_free(m);
     static const char src[] = "x : real; c : boolean; h : boolean;\ninvariant !h;\n"
                               "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";
     m = mt_parse(src);
