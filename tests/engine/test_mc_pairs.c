@@ -118,6 +118,59 @@ static size_t same_later(const mel_model *m, const mc_first *f, const mc_result 
     return rows;
 }
 
+/* The same rows against the brute-force reference's (tests/ref/ref_change.c,
+ * keys REF_KEY(equation, shift); NULL: none). */
+static size_t same_ref_rows(const mel_model *m, const mc_first *f, const mc_first_erasure *list,
+                            size_t n, const ref_items *want, const bool *from, const bool *to,
+                            const char *what)
+{
+    size_t got = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool on = false;
+        cr_assert_eq(mc_first_pair_in(f, &list[k].set, list[k].cubes_left_out, from, to, &on),
+                     MDAE_OK, "%s", what);
+        if (!on)
+            continue;
+        got++;
+        long i = mel_model_find_equation(m, list[k].equation);
+        bool found = false;
+        for (size_t q = 0; want != NULL && q < want->n && !found; q++)
+            found = want->k[q] == REF_KEY(i, list[k].shift);
+        cr_assert(found, "%s: the BDDs have %s@%d, the reference does not", what,
+                  list[k].equation, list[k].shift);
+    }
+    cr_assert_eq(got, want != NULL ? want->n : 0, "%s: %zu rows on BDDs, %zu in the reference",
+                 what, got, want != NULL ? want->n : 0);
+    return got;
+}
+
+/* The later instants of f against the reference's change, pair by pair
+ * (as same_later). MDAE_E_LIMIT from the reference (too many subsets):
+ * nothing checked. */
+static size_t same_later_ref(const mel_model *m, const mc_first *f, const bool *from,
+                             const bool *to, const char *label, uint64_t x)
+{
+    ref_change rc;
+    if (ref_change_compute(m, from, to, &rc) != MDAE_OK)
+        return 0;
+    size_t rows = 0;
+    for (size_t k = 0; k < f->n_later; k++) {
+        const mc_first_instant *li = &f->later[k];
+        char what[160];
+        snprintf(what, sizeof what, "%s pair %llu instant %u (reference)", label,
+                 (unsigned long long)x, li->r);
+        const ref_change_instant *in = li->r < rc.n_instants ? &rc.inst[li->r] : NULL;
+        if (in != NULL && in->underdetermined)
+            continue;
+        rows += same_ref_rows(m, f, li->erasures, li->n_erasures, in ? &in->erased : NULL, from,
+                              to, what);
+        if (in != NULL)
+            rows += same_ref_rows(m, f, li->rows, li->n_rows, &in->equations, from, to, what);
+    }
+    ref_change_close(&rc);
+    return rows;
+}
+
 /* The class the one-change engine gives the change from -> to, and its
  * first instant's erasures checked against f's. */
 static int expected(const mel_model *m, const sa_result *res, mc_first *const f[2],
@@ -161,6 +214,8 @@ static int expected(const mel_model *m, const sa_result *res, mc_first *const f[
         cr_assert_eq(n, r->n_instants, "%s pair %llu: BDD %u instants, one change %u", label,
                      (unsigned long long)x, n, r->n_instants);
         *later_rows += same_later(m, f[w], r, from, to, label, x);
+        if (w == 0 && r->n_instants > 1) /* later instants: the reference too */
+            *later_rows += same_later_ref(m, f[w], from, to, label, x);
         *long_resets += w == 0 && r->status == MC_RESET && r->n_instants > 1;
     }
     mc_result_free(r);
