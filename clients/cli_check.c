@@ -9,6 +9,8 @@
  */
 #include "cli.h"
 
+#include "mc.h"
+
 #include <string.h>
 
 #include "rpc_json.h"
@@ -116,6 +118,10 @@ int cli_check_run(const cli_opts *o)
     if (rc == MDAE_OK) {
         rc = sa_check(m, &d);
         sa_end();
+    }
+    if (rc == MDAE_OK || rc == MDAE_E_MODEL) {
+        int gc = mc_guard_fixpoint_warnings(m, &d);
+        rc = gc != MDAE_OK ? gc : rc;
     }
     code = cli_exit_code(rc);
     if (rc < 0 && rc != MDAE_E_MODEL) {

@@ -100,7 +100,7 @@ static const cli_command commands[] = {
      "underdetermined, alternatives}], impulsive, resets, diagnostics}, each\n"
      "item {name, shift}: shift k is the k-th forward shift (x.k) counted from\n"
      "the instant. --all: every pair of different valid modes, by enumeration\n"
-     "(small models only, see the README). --first: the first instant of every\n"
+     "(small models only, see docs/mode_changes.md). --first: the first instant of every\n"
      "change between valid nonsingular long modes, on BDDs over the mode\n"
      "variables before (g) and after (g'), without enumerating pairs: which are\n"
      "continuous, which need a restart, which are rejected there; with --json\n"

@@ -93,9 +93,15 @@ done:
 
 static int first_instants(const cli_opts *o, const cli_source *src, const mel_model *m,
                           const char *skipped);
+static int guard_refusal(const cli_opts *o, const cli_source *src, const mel_model *m,
+                         const char *skipped, bool *done);
 
 static int all_changes(const cli_opts *o, const cli_source *src, const mel_model *m)
 {
+    bool refused = false;
+    int refusal = guard_refusal(o, src, m, NULL, &refused);
+    if (refused)
+        return refusal;
     mc_all *all = NULL;
     cJSON *json = NULL;
     char why[256] = "";
@@ -127,9 +133,45 @@ static int all_changes(const cli_opts *o, const cli_source *src, const mel_model
  * skipped (--all past the enumeration's limits: why), every instant and the
  * erasures, as session/modechanges answers then: the JSON with
  * "enumerationSkipped", and a note on stderr. */
+/* A model with a guard fixpoint (issue 41 item 3): every command answers
+ * the same, on stdout, exit 0 as for any rejected change: the status
+ * "rejected" with its reason (rpc_json_guard_refusal), the located
+ * diagnostics (on stderr in text). *done: whether it answered. */
+static int guard_refusal(const cli_opts *o, const cli_source *src, const mel_model *m,
+                         const char *skipped, bool *done)
+{
+    cJSON *json = NULL;
+    int rc = rpc_json_guard_refusal(m, skipped, &json);
+    *done = rc != MDAE_OK || json != NULL;
+    if (rc != MDAE_OK) {
+        fprintf(stderr, "mdae: cannot analyse the mode changes: %s\n", mdae_strerror(rc));
+        return CLI_EXIT_IO;
+    }
+    if (json == NULL)
+        return CLI_EXIT_OK;
+    int code = CLI_EXIT_OK;
+    if (o->json) {
+        code = cli_print_json(json);
+    } else {
+        mdae_diags d;
+        mdae_diags_init(&d);
+        size_t n = 0;
+        if (mc_guard_fixpoints(m, &d, &n) == MDAE_OK)
+            cli_print_diags(src, &d);
+        mdae_diags_close(&d);
+        cli_render_first(src->name, json); /* the refusal's one line */
+    }
+    cJSON_Delete(json);
+    return code;
+}
+
 static int first_instants(const cli_opts *o, const cli_source *src, const mel_model *m,
                           const char *skipped)
 {
+    bool refused = false;
+    int refusal = guard_refusal(o, src, m, skipped, &refused);
+    if (refused)
+        return refusal;
     sa_config cfg;
     cli_sa_config(o, &cfg);
     sa_config_size_for(&cfg, m);

@@ -18,6 +18,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Widest name/formula column we pad to; longer ones just push the line. */
@@ -247,7 +248,10 @@ void cli_render_analysis(const char *file, const cJSON *a)
     int n_modes = size(names);
     double valid = 0;
     printf("valid modes: ");
-    if (num(a, "validModes", &valid))
+    const char *exact = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "validModesExact"));
+    if (exact != NULL) /* issue 41 item 2: exact past 2^53 too */
+        printf("%s", exact);
+    else if (num(a, "validModes", &valid))
         print_count(valid);
     else
         printf("?");
@@ -426,23 +430,313 @@ static void print_mode_obj(const cJSON *mode)
 }
 
 /* x, x., x.2 for shifts 0, 1, 2 (the papers' x, x\u2022, x\u2022\u00b2). */
+/* A name as the mode-change output shows it: a Modelica equation named by
+ * its text in brackets; a name that carries the notation's own marks (' a
+ * derivative, \u2022 a shift) quoted, 'f1\'' (issue 41 item 8). */
+static void print_mc_name(const char *n)
+{
+    if (n == NULL) {
+        fputs("?", stdout);
+    } else if (strchr(n, ' ') != NULL) {
+        printf("[%s]", n);
+    } else if (strchr(n, '\'') != NULL || strstr(n, "\u2022") != NULL) {
+        putchar('\'');
+        for (const char *c = n; *c; c++) {
+            if (*c == '\'' || *c == '\\')
+                putchar('\\');
+            putchar(*c);
+        }
+        putchar('\'');
+    } else {
+        fputs(n, stdout);
+    }
+}
+
+/* name and shift: "k1", "k1\u2022", "k1\u20222". */
+static void print_shifted_one(const cJSON *it)
+{
+    double s = 0;
+    num(it, "shift", &s);
+    print_mc_name(cJSON_GetStringValue(get(it, "name")));
+    if (s == 1)
+        printf("\u2022");
+    else if (s > 1)
+        printf("\u2022%d", (int)s);
+}
+
 static void print_shifted(const cJSON *list, const char *none)
 {
     const cJSON *it;
     int k = 0;
     cJSON_ArrayForEach(it, list) {
-        const char *n = cJSON_GetStringValue(get(it, "name"));
-        double s = 0;
-        num(it, "shift", &s);
-        bool spaced = n != NULL && strchr(n, ' ') != NULL; /* Modelica: the text */
-        printf("%s%s%s%s", k++ ? ", " : "", spaced ? "[" : "", n ? n : "?", spaced ? "]" : "");
-        if (s == 1)
-            printf("\u2022");
-        else if (s > 1)
-            printf("\u2022%d", (int)s);
+        if (k++)
+            fputs(", ", stdout);
+        print_shifted_one(it);
     }
     if (k == 0)
         printf("%s", none);
+}
+
+/* One line per equation of list that has its body: "    e3\u2022:  w1\u2022 -
+ * w2\u2022 = 0" (issue 41 item 8); whether any had one. */
+static bool print_bodies_shifted(const cJSON *list, const char *indent)
+{
+    const cJSON *it;
+    bool any = false;
+    cJSON_ArrayForEach(it, list) {
+        const char *body = cJSON_GetStringValue(get(it, "body"));
+        if (body == NULL)
+            continue;
+        fputs(indent, stdout);
+        print_shifted_one(it);
+        printf(":  %s\n", body);
+        any = true;
+    }
+    return any;
+}
+
+static bool same_item(const cJSON *a, const cJSON *b)
+{
+    const char *na = cJSON_GetStringValue(get(a, "name"));
+    const char *nb = cJSON_GetStringValue(get(b, "name"));
+    double sa = -1, sb = -2;
+    num(a, "shift", &sa);
+    num(b, "shift", &sb);
+    return na != NULL && nb != NULL && strcmp(na, nb) == 0 && sa == sb;
+}
+
+/* "(order ≤ 1, instant 0)": an exact order without ≤; null is -infinity. */
+static void print_order(const cJSON *it)
+{
+    double o = 0, lo = 0, r = 0;
+    bool has_o = num(it, "order", &o);
+    bool has_lo = num(it, "orderMin", &lo);
+    num(it, "instant", &r);
+    if (!has_o)
+        printf(" (identically 0, instant %d)", (int)r);
+    else
+        printf(" (order %s%d, instant %d)", has_lo && lo == o ? "" : "\u2264 ", (int)o, (int)r);
+}
+
+/* The impulsive values, those of equal order joined by "=" (RR-9459 (40):
+ * lambda = s), then the finite ones. */
+static void render_orders(const cJSON *cj)
+{
+    const cJSON *imp = arr(cj, "impulsive");
+    int n = size(imp);
+    if (n > 0) {
+        bool *done = calloc((size_t)n, sizeof *done);
+        printf("\nimpulsive:");
+        int k = 0, shown = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, imp) {
+            if (done != NULL && done[k]) {
+                k++;
+                continue;
+            }
+            printf("%s ", shown++ ? "," : "");
+            print_shifted_one(it);
+            const cJSON *eq;
+            cJSON_ArrayForEach(eq, arr(it, "equal")) {
+                printf(" = ");
+                print_shifted_one(eq);
+                int j = 0;
+                const cJSON *other;
+                cJSON_ArrayForEach(other, imp) {
+                    double r1 = -1, r2 = -2;
+                    num(it, "instant", &r1);
+                    num(other, "instant", &r2);
+                    if (done != NULL && j > k && r1 == r2 && same_item(other, eq))
+                        done[j] = true;
+                    j++;
+                }
+            }
+            print_order(it);
+            k++;
+        }
+        printf("\n");
+        free(done);
+    }
+    const cJSON *fin = arr(cj, "finite");
+    if (size(fin) > 0) {
+        printf("finite (not impulsive):");
+        const cJSON *it;
+        double last = -1;
+        int k = 0;
+        cJSON_ArrayForEach(it, fin) {
+            double r = 0;
+            num(it, "instant", &r);
+            if (k++ == 0 || r != last)
+                printf("%s instant %d:", k > 1 ? ";" : "", (int)r);
+            else
+                printf(",");
+            printf(" ");
+            print_shifted_one(it);
+            double o = 0, lo = 0;
+            bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
+            if (!has_o)
+                printf(" = 0");
+            else
+                printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+            last = r;
+        }
+        printf("\n");
+    }
+}
+
+/* The residuals of the erased equations (RR-9459 (49)-(51)). */
+static void render_residuals(const cJSON *cj)
+{
+    const cJSON *it;
+    int k = 0;
+    cJSON_ArrayForEach(it, arr(cj, "residuals")) {
+        double r = 0, o = 0, lo = 0;
+        num(it, "instant", &r);
+        bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
+        printf("%sresidual of ", k++ ? "" : "\n");
+        print_shifted_one(it);
+        if (has_o && has_lo && o == 0 && lo == 0)
+            printf(" at instant %d: finite and nonzero (order 0, the prior RR-9459 (51)): "
+                   "the old state violates it\n", (int)r);
+        else if (has_o && o < 0)
+            printf(" at instant %d: infinitesimal (order \u2264 %d): the old state satisfies "
+                   "it at the change (finite states force it)\n", (int)r, (int)o);
+        else if (!has_o)
+            printf(" at instant %d: identically 0\n", (int)r);
+        else
+            printf(" at instant %d: finite (order \u2264 %d)\n", (int)r, (int)o);
+    }
+}
+
+/* x, x', x'', x^(k), then ⁻ or ⁺. */
+static void print_standard_name(const char *n, int level, bool plus)
+{
+    printf("%s", n ? n : "?");
+    if (level > 0 && level <= 3)
+        for (int k = 0; k < level; k++)
+            printf("'");
+    else if (level > 3)
+        printf("^(%d)", level);
+    printf("%s", plus ? "\u207a" : "\u207b");
+}
+
+/* The restart system of instant r as dt -> 0 (standardEquations). */
+static void render_std_equations(const cJSON *cj, double r)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr(cj, "standardEquations")) {
+        double ri = -1, dv = 0;
+        num(it, "instant", &ri);
+        num(it, "derivative", &dv);
+        if (ri != r)
+            continue;
+        printf("    ");
+        print_shifted_one(it);
+        if (dv > 0)
+            printf(" (as der%s(", dv > 1 ? "^n" : "");
+        const char *eq = cJSON_GetStringValue(get(it, "equation"));
+        if (dv > 0) {
+            printf("%s)", cJSON_GetStringValue(get(it, "name")));
+            if ((int)dv > 1)
+                printf(", n = %d", (int)dv);
+            printf(")");
+        }
+        if (eq != NULL)
+            printf(":  %s\n", eq);
+        else
+            printf(": not read (%s)\n", cJSON_GetStringValue(get(it, "why")) ?: "?");
+    }
+}
+
+/* The standard meaning of each instant's values (RR-9459 (18), (30), (34))
+ * and the restart values it determines. */
+static void render_standard(const cJSON *cj)
+{
+    const cJSON *std = arr(cj, "standard");
+    if (size(std) == 0)
+        return;
+    printf("\nstandard values (dt \u2192 0):\n");
+    double r_last = -1;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, std) {
+        double r = 0;
+        num(it, "instant", &r);
+        if (r == r_last)
+            continue;
+        r_last = r;
+        printf("  instant %d: ", (int)r);
+        int k = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, std) {
+            double re = 0, lv = 0;
+            num(e, "instant", &re);
+            num(e, "level", &lv);
+            if (re != r)
+                continue;
+            const char *side = cJSON_GetStringValue(get(e, "side"));
+            printf("%s", k++ ? ", " : "");
+            if (lv == 0)
+                print_shifted_one(e);
+            else { /* the Euler difference of that level at that shift */
+                const char *n = cJSON_GetStringValue(get(e, "name"));
+                double sh = 0;
+                num(e, "shift", &sh);
+                printf("%s", n ? n : "?");
+                for (int p = 0; p < (int)lv && p < 3; p++)
+                    printf("'");
+                if (sh == 1)
+                    printf("\u2022");
+                else if (sh > 1)
+                    printf("\u2022%d", (int)sh);
+            }
+            printf(" \u2192 ");
+            print_standard_name(cJSON_GetStringValue(get(e, "name")), (int)lv,
+                                side != NULL && side[0] == '+');
+        }
+        printf("; determines");
+        k = 0;
+        const cJSON *a;
+        cJSON_ArrayForEach(a, std) { /* per variable: its top level, if on the + side */
+            double ra = 0, la = 0;
+            num(a, "instant", &ra);
+            num(a, "level", &la);
+            const char *na = cJSON_GetStringValue(get(a, "name"));
+            const char *sa = cJSON_GetStringValue(get(a, "side"));
+            if (ra != r || na == NULL || sa == NULL || sa[0] != '+')
+                continue;
+            bool top = true, first = true, before = true;
+            const cJSON *b;
+            cJSON_ArrayForEach(b, std) {
+                double rb = 0, lb = 0;
+                num(b, "instant", &rb);
+                num(b, "level", &lb);
+                const char *nb = cJSON_GetStringValue(get(b, "name"));
+                const char *sb = cJSON_GetStringValue(get(b, "side"));
+                if (b == a)
+                    before = false;
+                if (rb != r || nb == NULL || strcmp(nb, na) != 0)
+                    continue;
+                if (lb > la)
+                    top = false;
+                if (before && lb == la && sb != NULL && sb[0] == '+')
+                    first = false;
+            }
+            if (!top || !first)
+                continue;
+            printf("%s ", k++ ? "," : "");
+            print_standard_name(na, (int)la, true);
+        }
+        printf("%s\n", k ? "" : " nothing new");
+        render_std_equations(cj, r);
+    }
+}
+
+/* Impulse orders, residuals and standard values of a change (mc.h). */
+static void render_impulses(const cJSON *cj)
+{
+    render_orders(cj);
+    render_residuals(cj);
+    render_standard(cj);
 }
 
 /* The cascade through a transient mode (engine/mc.h), when there is one:
@@ -517,7 +811,18 @@ void cli_render_modechange(const char *file, const cJSON *cj)
                flag(cj, "ambiguous") ? ", ambiguous erasure (see alternatives)" : "");
     else
         printf(": %s\n", status);
+    bool bodies = false; /* some equation printed with its body: the legend */
     render_transient(cj, get(cj, "transient"));
+    if (strcmp(status, "rejected") == 0) { /* the reason on stdout too (issue 41 item 3) */
+        const cJSON *d;
+        cJSON_ArrayForEach(d, arr(cj, "diagnostics")) {
+            const char *sev = cJSON_GetStringValue(get(d, "severity"));
+            if (sev != NULL && strcmp(sev, "error") == 0) {
+                printf("  why: %s\n", str_or(d, "message", "?"));
+                break;
+            }
+        }
+    }
     const cJSON *in;
     cJSON_ArrayForEach(in, ins) {
         double r = 0;
@@ -525,12 +830,16 @@ void cli_render_modechange(const char *file, const cJSON *cj)
         const char *st = cJSON_GetStringValue(get(in, "status"));
         printf("\ninstant %d: erased ", (int)r);
         print_shifted(arr(in, "erased"), "(none)");
-        printf("\n  restart system (%d equation%s, %s): ", size(arr(in, "equations")),
+        printf("\n");
+        bodies |= print_bodies_shifted(arr(in, "erased"), "    ");
+        printf("  restart system (%d equation%s, %s): ", size(arr(in, "equations")),
                size(arr(in, "equations")) == 1 ? "" : "s", st ? st : "?");
         print_shifted(arr(in, "equations"), "(none)");
         printf(" \u2192 ");
         print_shifted(arr(in, "unknowns"), "(none)");
-        printf("\n  known: ");
+        printf("\n");
+        bodies |= print_bodies_shifted(arr(in, "equations"), "    ");
+        printf("  known: ");
         print_shifted(arr(in, "known"), "(none)");
         printf("\n  context: ");
         print_shifted(arr(in, "context"), "(none)");
@@ -547,35 +856,24 @@ void cli_render_modechange(const char *file, const cJSON *cj)
             printf("\n");
         }
     }
-    const cJSON *imp = arr(cj, "impulsive");
-    if (size(imp) > 0) {
-        printf("\nimpulsive:");
-        const cJSON *it;
-        int k = 0;
-        cJSON_ArrayForEach(it, imp) {
-            const char *n = cJSON_GetStringValue(get(it, "name"));
-            if (k++)
-                printf(",");
-            double o = 0, s = 0, r = 0;
-            num(it, "order", &o);
-            num(it, "shift", &s);
-            num(it, "instant", &r);
-            printf(" %s", n ? n : "?");
-            if (s == 1)
-                printf("\u2022");
-            else if (s > 1)
-                printf("\u2022%d", (int)s);
-            double lo = 0;
-            bool exact = num(it, "orderMin", &lo) && lo == o;
-            printf(" (order %s%d, instant %d)", exact ? "" : "\u2264 ", (int)o, (int)r);
-        }
-        printf("\n");
-    }
+    render_impulses(cj);
     const cJSON *rs;
     int shown = 0;
     cJSON_ArrayForEach(rs, arr(cj, "resets")) {
-        if (size(arr(rs, "eliminate")) == 0)
-            continue; /* an equation of the restart system as it is */
+        if (size(arr(rs, "eliminate")) == 0) { /* an equation of the restart system as it is */
+            double r = 0;
+            num(rs, "instant", &r);
+            const cJSON *eq;
+            cJSON_ArrayForEach(eq, arr(rs, "from")) {
+                printf("%srestart relation at instant %d: ", shown++ ? "" : "\n", (int)r);
+                print_shifted_one(eq);
+                const char *body = cJSON_GetStringValue(get(eq, "body"));
+                if (body != NULL)
+                    printf(":  %s", body);
+                printf("\n");
+            }
+            continue;
+        }
         double r = 0, n = 0;
         num(rs, "instant", &r);
         num(rs, "relations", &n);
@@ -587,11 +885,20 @@ void cli_render_modechange(const char *file, const cJSON *cj)
         printf(" (%d relation%s among ", (int)n, n == 1 ? "" : "s");
         print_shifted(arr(rs, "among"), "");
         printf("; exact when linear in the eliminated values)\n");
+        bodies |= print_bodies_shifted(arr(rs, "from"), "    ");
     }
+    if (bodies)
+        printf("\n(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
+               "derivative, (x\u2022 - x)/\u2202; the known values are the old mode's, x\u207b, "
+               "the last instant's the new mode's, x\u207a)\n");
 }
+
+static bool render_refusal(const char *file, const cJSON *json);
 
 void cli_render_modechanges(const char *file, const cJSON *aj)
 {
+    if (render_refusal(file, aj))
+        return;
     const cJSON *counts = get(aj, "counts");
     double c = 0, r = 0, j = 0, p = 0, v = 0;
     num(counts, "continuous", &c);
@@ -600,9 +907,9 @@ void cli_render_modechanges(const char *file, const cJSON *aj)
     num(aj, "pairs", &p);
     num(aj, "validModes", &v);
     const char *method = cJSON_GetStringValue(get(aj, "method"));
-    printf("%s: %d changes between %d valid modes (method: %s): %d continuous, %d reset, "
-           "%d rejected\n", file, (int)p, (int)v, method ? method : "?", (int)c, (int)r,
-           (int)j);
+    printf("%s: %d change%s between %d valid mode%s (method: %s): %d continuous, %d reset, "
+           "%d rejected\n", file, (int)p, p == 1 ? "" : "s", (int)v, v == 1 ? "" : "s",
+           method ? method : "?", (int)c, (int)r, (int)j);
     static const char *const cls[] = {"continuous", "reset", "rejected"};
     for (int k = 0; k < 3; k++) {
         const char *g = cJSON_GetStringValue(get(get(get(aj, "classes"), cls[k]), "guard"));
@@ -616,7 +923,7 @@ void cli_render_modechanges(const char *file, const cJSON *aj)
         if (n != NULL && g != NULL)
             printf("  %s is erased at the first instant when %s\n", n, g);
     }
-    printf("(g: before the change, g': after)\n");
+    printf("(g: before the change, g\u207a: after)\n");
     const cJSON *ch;
     cJSON_ArrayForEach(ch, arr(aj, "changes")) {
         const char *st = cJSON_GetStringValue(get(ch, "status"));
@@ -650,6 +957,23 @@ static const cJSON *computed_part(const cJSON *json, const char *key, const char
     return NULL;
 }
 
+/* A count of o as text (issue 41 item 2): o[key "Exact"], the exact
+ * decimal digits, when the server gave them, else o[key] as an integer.
+ * Returns buf (or the borrowed string). */
+static const char *count_text(const cJSON *o, const char *key, char *buf, size_t n)
+{
+    char ek[64];
+    snprintf(ek, sizeof ek, "%sExact", key);
+    const char *e = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, ek));
+    if (e != NULL)
+        return e;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    snprintf(buf, n, "%.0f", cJSON_IsNumber(v) ? v->valuedouble : 0.0);
+    return buf;
+}
+
+#define COUNT(o, key, buf) count_text((o), (key), (buf), sizeof(buf))
+
 /* The equations the first instant erases, pair by pair (--erasures). */
 static void render_erasures(const cJSON *json)
 {
@@ -657,27 +981,31 @@ static void render_erasures(const cJSON *json)
         computed_part(json, "erasures", "erasuresNotComputed", cJSON_IsArray, "erased equations");
     if (er == NULL)
         return;
+    const char *partial = cJSON_GetStringValue(get(json, "erasuresOfRejectedWhy"));
+    if (partial != NULL)
+        printf("  (%s)\n", partial);
     const cJSON *e;
     cJSON_ArrayForEach(e, er)
     {
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
         const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "guard"));
         int shift = cJSON_GetObjectItemCaseSensitive(e, "shift")->valueint;
-        double pairs = cJSON_GetObjectItemCaseSensitive(e, "pairs")->valuedouble;
+        char pb[64];
+        const char *pairs = COUNT(e, "pairs", pb);
         char row[160];
         if (shift == 0)
             snprintf(row, sizeof row, "%s", name ? name : "?");
         else
             snprintf(row, sizeof row, "%s (shift %d)", name ? name : "?", shift);
         if (g == NULL)
-            printf("  %s is erased at the first instant in %.0f pairs (more than 4,096 cubes, "
+            printf("  %s is erased at the first instant in %s pairs (more than 4,096 cubes, "
                    "not printed)\n",
                    row, pairs);
         else if (strlen(g) <= 300)
-            printf("  %s is erased at the first instant when %s (%.0f pair%s)\n", row, g, pairs,
-                   pairs == 1 ? "" : "s");
+            printf("  %s is erased at the first instant when %s (%s pair%s)\n", row, g, pairs,
+                   strcmp(pairs, "1") == 0 ? "" : "s");
         else
-            printf("  %s is erased at the first instant when %.240s ... (%.0f pairs; --json)\n",
+            printf("  %s is erased at the first instant when %.240s ... (%s pairs; --json)\n",
                    row, g, pairs);
     }
 }
@@ -690,13 +1018,11 @@ static void render_later(const cJSON *ch)
     cJSON_ArrayForEach(li, cJSON_GetObjectItemCaseSensitive(ch, "instants"))
     {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(li, "counts");
-        printf("  instant %d, %.0f pairs still restarting: ends in %.0f, erases in %.0f, "
-               "rejected in %.0f; restart system: %d rows (their pairs: --json)\n",
-               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint,
-               cJSON_GetObjectItemCaseSensitive(li, "pairs")->valuedouble,
-               cJSON_GetObjectItemCaseSensitive(c, "ends")->valuedouble,
-               cJSON_GetObjectItemCaseSensitive(c, "erases")->valuedouble,
-               cJSON_GetObjectItemCaseSensitive(c, "rejected")->valuedouble,
+        char b0[64], b1[64], b2[64], b3[64];
+        printf("  instant %d, %s pairs still restarting: ends in %s, erases in %s, "
+               "rejected in %s; restart system: %d rows (their pairs: --json)\n",
+               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint, COUNT(li, "pairs", b0),
+               COUNT(c, "ends", b1), COUNT(c, "erases", b2), COUNT(c, "rejected", b3),
                cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem")));
         const cJSON *e;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(li, "erasures"))
@@ -704,15 +1030,16 @@ static void render_later(const cJSON *ch)
             const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
             const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "guard"));
             int shift = cJSON_GetObjectItemCaseSensitive(e, "shift")->valueint;
-            double pairs = cJSON_GetObjectItemCaseSensitive(e, "pairs")->valuedouble;
+            char pb[64];
+            const char *pairs = COUNT(e, "pairs", pb);
             printf("    erases %s", name ? name : "?");
             if (shift != 0)
                 printf(" (shift %d)", shift);
             if (g == NULL)
-                printf(" in %.0f pairs (more than 4,096 cubes, not printed)\n", pairs);
+                printf(" in %s pairs (more than 4,096 cubes, not printed)\n", pairs);
             else
-                printf(" when %.240s%s (%.0f pair%s)\n", g, strlen(g) > 240 ? " ..." : "", pairs,
-                       pairs == 1 ? "" : "s");
+                printf(" when %.240s%s (%s pair%s)\n", g, strlen(g) > 240 ? " ..." : "", pairs,
+                       strcmp(pairs, "1") == 0 ? "" : "s");
         }
     }
 }
@@ -725,35 +1052,48 @@ static void render_changes(const cJSON *json)
     if (ch == NULL)
         return;
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(ch, "counts");
-    printf("  every instant: %.0f continuous, %.0f reset, %.0f rejected\n",
-           cJSON_GetObjectItemCaseSensitive(c, "continuous")->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(c, "reset")->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(c, "rejected")->valuedouble);
+    char b0[64], b1[64], b2[64];
+    printf("  every instant: %s continuous, %s reset, %s rejected\n", COUNT(c, "continuous", b0),
+           COUNT(c, "reset", b1), COUNT(c, "rejected", b2));
     const cJSON *o;
     cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(ch, "outcomes"))
     {
         const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "status"));
         const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "guard"));
         int n = cJSON_GetObjectItemCaseSensitive(o, "instants")->valueint;
-        double pairs = cJSON_GetObjectItemCaseSensitive(o, "pairs")->valuedouble;
-        printf("    %s after %d instant%s (%.0f pair%s) when %s\n", st ? st : "?", n,
-               n == 1 ? "" : "s", pairs, pairs == 1 ? "" : "s",
+        char pb[64];
+        const char *pairs = COUNT(o, "pairs", pb);
+        printf("    %s after %d instant%s (%s pair%s) when %s\n", st ? st : "?", n,
+               n == 1 ? "" : "s", pairs, strcmp(pairs, "1") == 0 ? "" : "s",
                g == NULL ? "(more than 4,096 cubes)" : g);
     }
     render_later(ch);
 }
 
+/* A model-wide refusal (rpc_json_guard_refusal: a guard fixpoint) in
+ * place of the changes: one line; true if json is one. */
+static bool render_refusal(const char *file, const cJSON *json)
+{
+    const char *reason = cJSON_GetStringValue(get(json, "reason"));
+    if (reason == NULL)
+        return false;
+    printf("%s: every mode change is rejected: %s\n", file, reason);
+    return true;
+}
+
 void cli_render_first(const char *file, const cJSON *json)
 {
+    if (render_refusal(file, json))
+        return;
     static const char *const keys[3] = {"continuous", "restart", "rejected"};
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
     const cJSON *classes = cJSON_GetObjectItemCaseSensitive(json, "classes");
-    printf("%s: the first instant of %.0f changes (method: bdd): %.0f continuous, %.0f need a "
-           "restart, %.0f rejected there\n",
-           file, cJSON_GetObjectItemCaseSensitive(json, "pairs")->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[0])->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[1])->valuedouble,
-           cJSON_GetObjectItemCaseSensitive(counts, keys[2])->valuedouble);
+    char b[4][64];
+    const char *pairs = COUNT(json, "pairs", b[3]), *restart = COUNT(counts, keys[1], b[1]);
+    printf("%s: the first instant of %s change%s (method: bdd): %s continuous, %s need%s a "
+           "restart, %s rejected there\n",
+           file, pairs, strcmp(pairs, "1") == 0 ? "" : "s", COUNT(counts, keys[0], b[0]), restart,
+           strcmp(restart, "1") == 0 ? "s" : "", COUNT(counts, keys[2], b[2]));
     for (int k = 0; k < 3; k++) {
         const cJSON *set = cJSON_GetObjectItemCaseSensitive(classes, keys[k]);
         const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(set, "guard"));
@@ -794,7 +1134,7 @@ void cli_render_first(const char *file, const cJSON *json)
                "when-clause%s (events);\n  `mdae modechange FILE --all` (small models) or "
                "--from/--to analyse them\n",
                whens->valueint, whens->valueint == 1 ? "" : "s");
-    printf("(g: before the change, g': after; the pairs of different valid nonsingular long "
+    printf("(g: before the change, g\u207a: after; the pairs of different valid nonsingular long "
            "modes%s%s)\n",
            cJSON_GetObjectItemCaseSensitive(json, "changes") != NULL
                ? ""

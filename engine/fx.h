@@ -241,6 +241,11 @@ MDAE_API void fx_print(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syn
 typedef struct fx_namer {
     void *ctx;
     const char *(*var)(void *ctx, uint32_t var);
+    /* When set (may be NULL): the whole text of FX_VAR(v, o), derivatives
+     * included, printed as it is (no der(), no quoting); where it returns
+     * NULL, var applies. The mode changes' shifted bodies (mc_body_format:
+     * x'.2) use it. */
+    const char *(*occurrence)(void *ctx, uint32_t var, uint32_t order);
 } fx_namer;
 MDAE_API void fx_print_named(mdae_buf *b, const mel_model *m, const fx_node *e, fx_syntax syntax,
                              const fx_namer *namer);

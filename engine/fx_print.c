@@ -309,9 +309,17 @@ static void put_missing(mdae_buf *b, const char *what, uint32_t index)
 
 static void put_var(const printer *p, const fx_node *e)
 {
+    const char *whole = p->namer != NULL && p->namer->occurrence != NULL
+                            ? p->namer->occurrence(p->namer->ctx, e->index, e->order)
+                            : NULL;
+    if (whole != NULL) {
+        mdae_buf_puts(p->b, whole);
+        return;
+    }
     for (unsigned k = 0; k < e->order; k++)
         mdae_buf_puts(p->b, "der(");
-    const char *named = p->namer != NULL ? p->namer->var(p->namer->ctx, e->index) : NULL;
+    const char *named =
+        p->namer != NULL && p->namer->var != NULL ? p->namer->var(p->namer->ctx, e->index) : NULL;
     if (named != NULL)
         put_name(p->b, named, p->syn);
     else if (p->m != NULL && e->index < p->m->n_variables)

@@ -135,14 +135,64 @@ typedef struct mc_instant {
  * that x * dt^o is finite and nonzero; o > 0 means impulsive (infinite,
  * Dirac-like in standard terms). Structurally only bounds are known: lo and
  * hi over every assignment of orders the structure allows (MC_ORDER_NEG_INF
- * for identically zero). Listed: the values with hi > 0. */
+ * for identically zero). Listed in mc_result.impulsive: the values with
+ * hi > 0; in mc_result.finite: the others. */
 #define MC_ORDER_NEG_INF (-1000)
 typedef struct mc_impulse {
     uint32_t var;
     int shift;
     uint32_t r;  /* the instant */
     int lo, hi;  /* impulsive for sure when lo > 0; possibly when hi > 0 */
+    /* mc_result.impulsive only: the other possibly impulsive values of the
+     * same instant whose order equals this one's under every assignment the
+     * rules allow (RR-9459 (40): [lambda] = [s]); owned by the result. */
+    mc_list equal;
 } mc_impulse;
+
+/* The residual R = g.^k of an equation erased at instant r whose values
+ * the previous instants all fixed (RR-9459 (49)): the prior (51) makes it
+ * finite and nonzero (order 0: the clutch's w1 - w2, a finite conflict);
+ * when finite states (Assumption 1) forbid that, it is infinitesimal
+ * (hi < 0, or identically 0): the old state satisfies g.^k at the change,
+ * as the second-order Cup-and-Ball's k1, k1. at the impact (the positions
+ * are continuous, RR-9459 (30)). mc_impulse.c says how. */
+typedef struct mc_residual {
+    uint32_t r;
+    uint32_t eq;    /* index into mel_model.equations */
+    int shift;
+    int lo, hi;     /* MC_ORDER_NEG_INF: identically 0 */
+} mc_residual;
+
+/* The standard meaning (dt -> 0) of a value of a restart instant
+ * (RR-9459 (18), (30), (34); mc_impulse.c S1-S3): the value x.^shift of
+ * instant r reads as the left limit x^(level)- or the restart value
+ * x^(level)+ of the level-th derivative, level being the derivative the
+ * instant determines for x (the positions at the Cup-and-Ball's instant 0,
+ * the velocities at its instant 1). */
+typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS } mc_side;
+typedef struct mc_standard {
+    uint32_t r;
+    uint32_t var;
+    int shift;      /* the value x.^shift of instant r */
+    int level;      /* 0: x itself; 1: x'; ... */
+    mc_side side;
+} mc_standard;
+
+/* A kept equation of restart instant r as dt -> 0 (RR-9459 section 6.1.2,
+ * "rescaling impulsive variables", (41)-(43); mc_std.c): its terms of
+ * dominant order, the values read by mc_standard (x+, x'-...), the
+ * impulsive ones rescaled (dt*lambda for an order-1 lambda). When lower
+ * shifts of the equation hold at the instant (kept, or in the context),
+ * it is read as its derivative at the lowest of them ((32): k1.^2 with k1.
+ * satisfied is der(k1) at shift 1). */
+typedef struct mc_std_equation {
+    uint32_t r;
+    uint32_t eq;        /* index into mel_model.equations */
+    int shift;
+    int derivative;     /* read as der^derivative(eq) at shift - derivative */
+    char *text;         /* "lhs = rhs", owned by the result; NULL: not read */
+    const char *why;    /* static: why text is NULL, else NULL */
+} mc_std_equation;
 
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
@@ -209,6 +259,16 @@ typedef struct mc_result {
     mc_impulse *impulsive;
     size_t n_resets;      /* restart relations, by instant */
     mc_reset *resets;
+    /* The values of the restart systems that are not impulsive (hi <= 0,
+     * finite: RR-9459 (40)'s "impulse order zero"), by instant. */
+    size_t n_finite;
+    mc_impulse *finite;
+    size_t n_residuals;   /* residuals of erased equations, by instant */
+    mc_residual *residuals;
+    size_t n_standard;    /* standard meanings of the values, by instant */
+    mc_standard *standard;
+    size_t n_std_equations; /* the restart systems as dt -> 0, by instant */
+    mc_std_equation *std_equations;
     mdae_diags diags;     /* located diagnostics (owned) */
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */
@@ -280,6 +340,17 @@ MDAE_API void mc_result_free(mc_result *r /* takes ownership; NULL ok */);
 MDAE_API const char *mc_status_name(mc_status s);
 MDAE_API const char *mc_sys_status_name(mc_sys_status s);
 
+/* The body of equation eq.index at shift eq.shift as text (issue 41 item
+ * 8), "lhs = rhs" in the model's language (fx_body_syntax), every unknown
+ * read at that shift: x.k for x at t + k*dt (x for k = 0, x. for k = 1),
+ * x'.k for its derivative there (x'' ...; in the nonstandard expansion
+ * x' = (x. - x)/dt); names quoted as the language needs ('x[3]'). The
+ * shift mark is U+2022. MDAE_OK with *out new (owned: mdae_free), or NULL
+ * when the model keeps no expressions; MDAE_E_INVAL, MDAE_E_NOMEM, and
+ * fx_body_sides's MDAE_E_LIMIT / MDAE_E_NOTIMPL (nothing to free). */
+MDAE_API int mc_body_format(const mel_model *m /* borrowed */, mc_item eq,
+                            char **out /* out: owned */);
+
 /* Guard fixpoints (RR-9459 section 5.2, model (19)): a mode variable defined
  * from the current value (not last/pre) of an unknown that equations
  * depending on that mode variable determine, directly or through other
@@ -288,6 +359,10 @@ MDAE_API const char *mc_sys_status_name(mc_sys_status s);
  * MDAE_OK or MDAE_E_NOMEM. */
 MDAE_API int mc_guard_fixpoints(const mel_model *m /* borrowed */, mdae_diags *d,
                                 size_t *count /* out */);
+/* The same as located warnings for a model's check (issue 41 item 3: the
+ * model's modes are analysed, only its changes are refused), each saying
+ * so after the last()/pre() fix. MDAE_OK or MDAE_E_NOMEM. */
+MDAE_API int mc_guard_fixpoint_warnings(const mel_model *m /* borrowed */, mdae_diags *d);
 
 /* ---- All changes (issue 13 section 3) --------------------------------------
  * Every pair (m-, m+) of different valid modes. The issue asks for this on
@@ -383,6 +458,9 @@ MDAE_API int mc_events_enumerate(const mel_model *m /* borrowed */, size_t max_p
  * change, then after it. Changes into transient modes are not among these
  * pairs: they are mc_first.events, by enumeration. */
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
+/* The mark of a mode variable after the change, g\u207a (issue 41 item 8: a
+ * prime reads as a derivative): the pairs' names and the covers' keys. */
+#define MC_AFTER "\u207a"
 #define MC_FIRST_MAX_CUBES 4096 /* a longer cover is unreadable, and costly */
 
 /* The pairs whose change ends one way after a given number of instants
@@ -392,7 +470,8 @@ typedef struct mc_first_outcome {
     mc_status status;    /* MC_RESET or MC_REJECTED */
     uint32_t instants;   /* mc_result.n_instants of each of these changes */
     double pairs;
-    sa_set set;          /* over g, g' (exact on the pairs) */
+    mdae_bn pairs_exact; /* the same, exactly (owned; issue 41 item 2) */
+    sa_set set;          /* over g, g\u207a (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_outcome;
 
@@ -403,7 +482,8 @@ typedef struct mc_first_erasure {
     char *equation;      /* owned: the equation's name */
     int shift;           /* the row f.^shift */
     double pairs;        /* the pairs where it is erased at the first instant */
-    sa_set set;          /* those pairs over g, g' (exact on the pairs) */
+    mdae_bn pairs_exact; /* the same, exactly (owned) */
+    sa_set set;          /* those pairs over g, g\u207a (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_erasure;
 
@@ -414,11 +494,13 @@ typedef struct mc_first_erasure {
  * MC_FIRST_REJECTED: a value undetermined there), which rows it erases
  * (R4) and which it keeps, its restart system where it erases or fails
  * (where it ends, its rows are the new mode's steady instant, not
- * reported by mc_change), each row in the pairs where it is that. */
+ * reported by mc_change), each row in the pairs where it is that (its
+ * pairs_exact too). */
 typedef struct mc_first_instant {
     uint32_t r;
     double pairs;            /* the pairs still restarting at instant r */
     double counts[3];        /* by MC_FIRST_* */
+    mdae_bn pairs_exact, counts_exact[3]; /* the same, exactly (owned) */
     size_t n_erasures;
     mc_first_erasure *erasures; /* rows erased in some of those pairs */
     size_t n_rows;
@@ -428,6 +510,9 @@ typedef struct mc_first_instant {
 typedef struct mc_first {
     double pairs;          /* the ordered pairs of different valid nonsingular long modes */
     double counts[3];      /* by MC_FIRST_* */
+    /* The counts exactly (issue 41 item 2: past 2^53 a double rounds them;
+     * the brake at N = 100 has 2^200 - 2^100 pairs). Owned. */
+    mdae_bn pairs_exact, counts_exact[3], status_counts_exact[3];
     sa_set classes[3];     /* by MC_FIRST_*: exact on those pairs (sa.h) */
     /* Past MC_FIRST_MAX_CUBES cubes a class has no cubes, and its formula is
      * the complement of the other two over the pairs (NULL if one of them
@@ -440,6 +525,11 @@ typedef struct mc_first {
     size_t n_erasures;
     mc_first_erasure *erasures;
     bool erasures_computed; /* asked (mc_options.first_erasures) and done */
+    /* Whether they cover the pairs rejected at the first instant too (issue
+     * 41 item 4): when the pairs were solved one at a time (at most
+     * SA_GREEDY_ENUMERATE pairs restarting or rejected, or erasures_method
+     * SA_METHOD_ENUMERATE); on BDDs only the restart class's are. */
+    bool erasures_of_rejected;
     const char *erasures_why; /* static: why they were not, or NULL */
     /* The whole of every change (mc_options.first_later): counts by
      * mc_status, and the reset and rejected pairs by their number of
@@ -482,7 +572,7 @@ MDAE_API int mc_first_instants(const mel_model *m /* borrowed */, const sa_optio
                                char *why /* out */, size_t why_len);
 MDAE_API void mc_first_free(mc_first *f /* takes ownership; NULL ok */);
 
-/* Name of the pairs' mode variable k (borrowed from f): "g" or "g'". */
+/* Name of the pairs' mode variable k (borrowed from f): "g" or "g" MC_AFTER. */
 MDAE_API const char *mc_first_name(const mc_first *f, uint32_t k);
 
 /* The class (MC_FIRST_*, or MC_FIRST_NONE for a pair that is not one of

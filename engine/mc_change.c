@@ -139,7 +139,15 @@ void mc_result_free(mc_result *r)
     for (uint32_t k = 0; k < r->n_instants; k++)
         instant_close(&r->instants[k]);
     mdae_free(r->instants);
+    for (size_t k = 0; k < r->n_impulsive; k++)
+        mdae_free(r->impulsive[k].equal.items);
     mdae_free(r->impulsive);
+    mdae_free(r->finite);
+    mdae_free(r->residuals);
+    mdae_free(r->standard);
+    for (size_t k = 0; k < r->n_std_equations; k++)
+        mdae_free(r->std_equations[k].text);
+    mdae_free(r->std_equations);
     mc__transient_free(r->transient);
     for (size_t k = 0; k < r->n_resets; k++) {
         mdae_free(r->resets[k].eliminate.items);
@@ -1161,6 +1169,11 @@ int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_opt
     rc = run_init(&u, m, from, to);
     if (rc == MDAE_OK)
         rc = unfold(&u, opt, res);
+    if (rc == MDAE_OK && (opt == NULL || !opt->skip_impulses)) {
+        rc = mc__standard(m, u.cur.d, res);
+        if (rc == MDAE_OK)
+            rc = mc__std_equations(m, to, u.cur.d, res);
+    }
     if (rc < 0)
         goto fail;
 ok:

@@ -162,3 +162,19 @@ int mc_guard_fixpoints(const mel_model *m, mdae_diags *d, size_t *count)
         *count = found;
     return rc;
 }
+
+int mc_guard_fixpoint_warnings(const mel_model *m, mdae_diags *d)
+{
+    if (m == NULL || m->n_modes == 0)
+        return MDAE_OK;
+    mdae_diags g;
+    mdae_diags_init(&g);
+    size_t n = 0;
+    int rc = mc_guard_fixpoints(m, &g, &n);
+    for (size_t k = 0; k < g.count && rc == MDAE_OK; k++)
+        rc = mdae_diags_add(d, MDAE_SEV_WARNING, g.items[k].where,
+                            "%s; so every mode change of the model is refused (mdae modechange)",
+                            g.items[k].message ? g.items[k].message : "guard fixpoint");
+    mdae_diags_close(&g);
+    return rc;
+}

@@ -2,39 +2,57 @@
  *
  * engine/mc_impulse.c -- impulse analysis of a restart instant (mc_int.h,
  * mc__impulse): bounds on the impulse order of each value of the restart
- * system, and its restart relations.
+ * system (impulsive ones, with the values of equal order, and finite
+ * ones), the residuals of the erased equations, its restart relations;
+ * and the standard meaning of the values of a finished restart
+ * (mc__standard, S1-S3 at the end of the file).
  *
  * The papers' rules (RR-9459 section 6, Fig. 19, lost from the extracted
  * text; RR-8933 App. A; reconstructed in the notes section 2.3) work on
- * expressions. mel_model has incidences only, so this file applies them to
- * the structure, reading every equation as a generic sum of terms (the
- * linear reading of RR-8933 A.1 (20), which is the case of the papers'
- * restart systems), with these readings, each a choice of ours:
+ * expressions. This file applies them to the structure, reading every
+ * equation as a generic sum of terms (the linear reading of RR-8933 A.1
+ * (20), which is the case of the papers' restart systems), the bodies
+ * telling only whether a sum has a constant term (I7), with these
+ * readings, each a choice of ours:
  *
  *  I1 Quantities. Y(x, s, l), the s-th Euler derivative of x at shift l
  *     (Y(x, 0, l) = x.^l), linked by dt * Y(x, s+1, l) = Y(x, s, l+1) -
  *     Y(x, s, l). A quantity all of whose values are known (set by earlier
- *     instants) is finite and nonzero: order 0.
+ *     instants) is finite (Assumption 2): order <= 0, and 0 where I9 can.
  *  I2 Priors (Assumption 1 and 2 of RR-9459 section 6.2): x, ..., x^(d-1)
  *     of a variable with d = d_x(m+) >= 1 are states, finite: order <= 0.
  *     Algebraic values and leading derivatives are free.
  *  I3 An equation f.^k of the restart system is a generic sum: its terms
  *     are Y(x, sigma, k) for each incidence (x, sigma) in m+, plus one
- *     constant term of order 0 (constants, parameters, finite values of
- *     lower derivatives). The sum rule (R6-R8, (45)): the largest order is
- *     reached by at least two terms, or every term is identically 0. The
- *     constant term makes the reading permissive: it can only widen the
- *     bounds, never invent an impulse.
+ *     constant term of order 0 when I7 says it has one. The sum rule
+ *     (R6-R8, (45)): the largest order is reached by at least two terms,
+ *     or every term is identically 0.
+ *  I7 The constant term: a term of the equation's body, read in m+ (its
+ *     if-expressions on mode variables resolved), that reads no unknown
+ *     and is not 0 (the Cup-and-Ball's g in e2 and L^2 in k1; not in e1
+ *     nor k2: 0 = lambda + s gives [lambda] = [s] exactly, (40)). Without
+ *     expressions (mel_options.no_expressions), every equation has one:
+ *     the permissive reading, which can only widen the bounds.
  *  I4 A conflict with the past: an equation g.^k erased at this instant
- *     whose values are all known, while g.^(k+1) is kept, has a residual
- *     R = g.^k of order 0 (the priors (51): the old state does not satisfy
- *     the new constraint, by a finite amount: the clutch's w1 - w2), and
- *     g.^(k+1) - g.^k = -R is a sum over the incidences of dt * Y(x,
- *     sigma+1, k) and R. Erased equations that involve values of this
- *     instant give no such constraint: their residuals are consequences of
- *     the restart, not data (this is why the Cup-and-Ball's k1. says
- *     nothing: whether the rope's normal velocity is nonzero before the
- *     impact is not structural).
+ *     whose values are all known has a residual R = g.^k (RR-9459 (49)),
+ *     finite (order <= 0, or -infinity), 0 where I9 can (the prior (51):
+ *     the old state violates the new constraint by a finite amount, the
+ *     clutch's w1 - w2). When a higher shift g.^(k+j) holds at this
+ *     instant (kept or in the context, the shifts between erased),
+ *     g.^(k+j) - g.^k = -R telescopes into a sum over 0 <= h < j and the
+ *     incidences of dt * Y(x, sigma+1, k + h), and R. With finite states
+ *     this sum is infinitesimal: the second-order Cup-and-Ball's k1, k1.
+ *     hold at the impact up to an infinitesimal (the rope is straight, the
+ *     positions continuous, RR-9459 (30)), which the paper's (51) ("finite
+ *     and nonzero") contradicts for this model; its (40) uses the priors
+ *     (38) only, as this reading does. Erased equations that involve
+ *     values of this instant have no residual: they are consequences of
+ *     the restart, not data.
+ *  I9 The generic priors: known quantities and residuals have order 0
+ *     (finite and nonzero) wherever an assignment allows it: all at once
+ *     if possible, else one at a time in creation order, each kept when an
+ *     assignment remains (a note says when some could not be). The
+ *     ground contact's old height, on the ground, is infinitesimal.
  *  I6 The event of a transient mode (mc_change.c R8) has when-body
  *     equations with next(): next(v) is the value v. itself, Y(v, 0, 1),
  *     not the Euler derivative (v. - v)/dt that an order-1 incidence reads
@@ -46,13 +64,17 @@
  *     percussion, which RR-9459 section 5.2.4 describes but does not derive.
  *  I5 Orders are integers in -3..3 or -infinity (identically 0); the
  *     bounds lo, hi of each quantity are its least and largest order over
- *     every assignment satisfying I2-I4, found by backtracking with a node
+ *     every assignment satisfying I1-I9, found by backtracking with a node
  *     budget (beyond it, or beyond MC_IMP_MAX_VARS quantities, a note
  *     says the analysis was not done).
+ *  I8 Equalities: two possibly impulsive values of an instant with the
+ *     same bounds have equal orders when no assignment gives them
+ *     different ones (searched; dropped silently past the node budget).
  * Results on the papers' systems: the clutch engaging, tau1 = tau2 = 1
- * exactly (RR-8933 A.1, A.2; the notes' derivation); the Cup-and-Ball (24)
- * and (25), lambda and s at most 1 and the other values finite (RR-9459
- * (40)); the paper's "= 1" needs the nonzero normal velocity of I4.
+ * exactly (RR-8933 A.1, A.2; the notes' derivation), the residual of e3 of
+ * order 0; the Cup-and-Ball (24) and (25), in both forms, [lambda] = [s]
+ * <= 1 and x.^2, y.^2 of order 0 (RR-9459 (40)); the paper's "= 1" needs a
+ * nonzero normal velocity, which is not structural.
  *
  * Restart relations (RR-9459 section 6.1.2, first method): the possibly
  * impulsive values (hi > 0: a relation must hold whatever their order,
@@ -69,6 +91,8 @@
 
 #include <string.h>
 
+#include "fx.h"
+
 #define MC_IMP_MAX_VARS 256
 #define MC_IMP_MAX_NODES 200000L
 #define ORD_MIN (-3)
@@ -77,10 +101,11 @@
 #define NEG MC_ORDER_NEG_INF
 
 typedef struct qty {
-    uint32_t var;
-    int s, l;
+    uint32_t var; /* a residual: the equation */
+    int s, l;     /* a residual: s = -1, l its shift */
     bool known;
-    unsigned dom; /* bit b: order val_of(b) allowed */
+    bool residual; /* I4: R = g.^l of an erased equation */
+    unsigned dom;  /* bit b: order val_of(b) allowed */
 } qty;
 
 typedef struct term {
@@ -147,12 +172,12 @@ static int begin_cons(imp *p)
 static void end_cons(imp *p) { p->c[p->nc - 1].n = p->nt - p->c[p->nc - 1].first; }
 
 /* The quantity Y(j, s, l), created with its defining constraint (I1). *out
- * is its index, or -1 when it is known (a constant of order 0). */
+ * is its index (-1 past MC_IMP_MAX_VARS: a constant, and p->gave_up). */
 static int quantity(imp *p, uint32_t j, int s, int l, int *out)
 {
     for (size_t k = 0; k < p->nq; k++)
-        if (p->q[k].var == j && p->q[k].s == s && p->q[k].l == l) {
-            *out = p->q[k].known ? -1 : (int)k;
+        if (!p->q[k].residual && p->q[k].var == j && p->q[k].s == s && p->q[k].l == l) {
+            *out = (int)k;
             return MDAE_OK;
         }
     if (p->nq >= MC_IMP_MAX_VARS) {
@@ -171,16 +196,13 @@ static int quantity(imp *p, uint32_t j, int s, int l, int *out)
     p->q[me].s = s;
     p->q[me].l = l;
     p->q[me].known = known;
+    p->q[me].residual = false;
     unsigned all = (1u << N_VALS) - 1;
     unsigned finite = 0; /* orders <= 0, and -inf (I2) */
     for (int b = 0; b < N_VALS; b++)
         if (val_of(b) <= 0)
             finite |= 1u << b;
-    p->q[me].dom = p->d[j] >= 1 && s <= p->d[j] - 1 ? finite : all;
-    if (known) {
-        *out = -1;
-        return MDAE_OK;
-    }
+    p->q[me].dom = known || (p->d[j] >= 1 && s <= p->d[j] - 1) ? finite : all;
     if (s >= 1) { /* dt * Y(s) - Y(s-1, l+1) + Y(s-1, l) = 0 */
         int a, b;
         rc = quantity(p, j, s - 1, l + 1, &a);
@@ -212,6 +234,79 @@ static int case_next(const mel_incidence *inc, const bool *mode, int sigma)
     return 0;
 }
 
+bool mc__mode_cond(const struct fx_node *e, const bool *to, bool *ok)
+{
+    switch (e->op) {
+    case FX_BOOL:
+        return e->num != 0;
+    case FX_MODE:
+        return to[e->index];
+    case FX_NOT:
+        return !mc__mode_cond(e->kids[0], to, ok);
+    case FX_AND:
+    case FX_OR: {
+        bool and = e->op == FX_AND, v = and;
+        for (uint32_t k = 0; k < e->n; k++) {
+            bool x = mc__mode_cond(e->kids[k], to, ok);
+            v = and ? v && x : v || x;
+        }
+        return v;
+    }
+    default:
+        *ok = false;
+        return false;
+    }
+}
+
+/* Whether e reads an unknown (its value at this instant or not). */
+static bool reads_unknown(const fx_node *e)
+{
+    if (e->op == FX_VAR || e->op == FX_OPAQUE)
+        return true;
+    for (uint32_t k = 0; k < e->n; k++)
+        if (reads_unknown(e->kids[k]))
+            return true;
+    return false;
+}
+
+/* I7: does the sum e (a side of an equation, read in mode `to`) have a term
+ * that reads no unknown and is not the number 0? Sums and negations are
+ * walked, if-expressions on mode variables resolved; anything else that
+ * reads no unknown is such a term. */
+static bool has_constant_term(const fx_node *e, const bool *to)
+{
+    switch (e->op) {
+    case FX_NUM:
+        return e->num != 0;
+    case FX_NEG:
+        return has_constant_term(e->kids[0], to);
+    case FX_ADD:
+        for (uint32_t k = 0; k < e->n; k++)
+            if (has_constant_term(e->kids[k], to))
+                return true;
+        return false;
+    case FX_IF: {
+        bool ok = true;
+        bool c = mc__mode_cond(e->kids[0], to, &ok);
+        if (!ok)
+            return true; /* a condition on values: the generic reading */
+        return has_constant_term(e->kids[c ? 1 : 2], to);
+    }
+    default:
+        return !reads_unknown(e);
+    }
+}
+
+/* I7: whether equation i, in mode `to`, reads as a sum with a constant
+ * term: always when its expressions were not kept. */
+static bool equation_has_constant(const mel_model *m, uint32_t i, const bool *to)
+{
+    const mel_equation *q = &m->equations[i];
+    if (q->lhs == NULL || q->rhs == NULL)
+        return true;
+    return has_constant_term(q->lhs, to) || has_constant_term(q->rhs, to);
+}
+
 /* I3: the sum of the kept equation (i, k). I6: an incidence of order sigma
  * of which n are next() reads Y(x, sigma - n, k + n). */
 static int row_cons(imp *p, uint32_t i, int k)
@@ -233,40 +328,8 @@ static int row_cons(imp *p, uint32_t i, int k)
     int rc = begin_cons(p);
     for (uint32_t e = 0; e < n && rc == MDAE_OK; e++)
         rc = add_term(p, idx[e], 0);
-    if (rc == MDAE_OK)
+    if (rc == MDAE_OK && equation_has_constant(p->m, i, p->to))
         rc = add_term(p, -1, 0); /* the constant term */
-    if (rc == MDAE_OK)
-        end_cons(p);
-    return rc;
-}
-
-/* I4: an erased (i, k) with known values, (i, k + 1) kept. */
-static int jump_cons(imp *p, uint32_t i, int k)
-{
-    const mel_equation *q = &p->m->equations[i];
-    for (uint32_t e = 0; e < q->n_incs; e++) {
-        int s = mel_incidence_order(&q->incs[e], p->to);
-        if (s < 0)
-            continue;
-        for (int v = k; v <= k + s; v++)
-            if (!value_known(p, q->incs[e].var, v))
-                return MDAE_OK; /* involves this instant's values */
-    }
-    int idx[64];
-    uint32_t n = 0;
-    for (uint32_t e = 0; e < q->n_incs && n < 64; e++) {
-        int s = mel_incidence_order(&q->incs[e], p->to);
-        if (s < 0)
-            continue;
-        int rc = quantity(p, q->incs[e].var, s + 1, k, &idx[n++]);
-        if (rc < 0)
-            return rc;
-    }
-    int rc = begin_cons(p);
-    for (uint32_t e = 0; e < n && rc == MDAE_OK; e++)
-        rc = add_term(p, idx[e], -1);
-    if (rc == MDAE_OK)
-        rc = add_term(p, -1, 0); /* the residual R, order 0 */
     if (rc == MDAE_OK)
         end_cons(p);
     return rc;
@@ -279,6 +342,95 @@ static bool listed(const mc_list *l, uint32_t index, int shift)
             return true;
     return false;
 }
+
+/* Whether every value of (i, k) was fixed by an earlier instant. */
+static bool row_all_known(const imp *p, uint32_t i, int k)
+{
+    const mel_equation *q = &p->m->equations[i];
+    for (uint32_t e = 0; e < q->n_incs; e++) {
+        int s = mel_incidence_order(&q->incs[e], p->to);
+        for (int v = k; s >= 0 && v <= k + s; v++)
+            if (!value_known(p, q->incs[e].var, v))
+                return false;
+    }
+    return true;
+}
+
+/* The orders of a finite value: <= 0, or -infinity. */
+static unsigned finite_mask(void)
+{
+    unsigned m = 0;
+    for (int b = 0; b < N_VALS; b++)
+        if (val_of(b) <= 0)
+            m |= 1u << b;
+    return m;
+}
+
+/* The residual quantity R = g.^k of erased equation i (I4). */
+static int residual_qty(imp *p, uint32_t i, int k, int *out)
+{
+    if (p->nq >= MC_IMP_MAX_VARS) {
+        p->gave_up = true;
+        *out = -1;
+        return MDAE_OK;
+    }
+    int rc = mc__grow((void **)&p->q, &p->cq, p->nq + 1, sizeof *p->q);
+    if (rc < 0)
+        return rc;
+    qty *x = &p->q[p->nq];
+    x->var = i;
+    x->s = -1;
+    x->l = k;
+    x->known = false;
+    x->residual = true;
+    x->dom = finite_mask();
+    *out = (int)p->nq++;
+    return MDAE_OK;
+}
+
+/* I4: an erased (i, k) whose values are all known: its residual R, and,
+ * when a higher shift (i, k + j) holds at this instant (kept or in the
+ * context; the shifts between erased), g.^(k+j) - g.^k = -R telescoped:
+ * the sum over 0 <= h < j and the incidences (x, sigma) of
+ * dt * Y(x, sigma + 1, k + h), and R. */
+static int jump_cons(imp *p, uint32_t i, int k)
+{
+    int me;
+    int rc = residual_qty(p, i, k, &me);
+    if (rc < 0 || me < 0)
+        return rc;
+    const mc_instant *in = p->in;
+    int j = 0;
+    for (int h = k + 1; h <= k + 8 && j == 0; h++) {
+        if (listed(&in->equations, i, h) || listed(&in->context, i, h))
+            j = h - k;
+        else if (!listed(&in->erased, i, h))
+            break;
+    }
+    if (j == 0)
+        return MDAE_OK; /* nothing relates it to this instant: the prior alone */
+    const mel_equation *q = &p->m->equations[i];
+    int idx[64];
+    uint32_t n = 0;
+    for (int h = 0; h < j; h++)
+        for (uint32_t e = 0; e < q->n_incs && n < 64; e++) {
+            int s = mel_incidence_order(&q->incs[e], p->to);
+            if (s < 0)
+                continue;
+            rc = quantity(p, q->incs[e].var, s + 1, k + h, &idx[n++]);
+            if (rc < 0)
+                return rc;
+        }
+    rc = begin_cons(p);
+    for (uint32_t e = 0; e < n && rc == MDAE_OK; e++)
+        rc = add_term(p, idx[e], -1);
+    if (rc == MDAE_OK)
+        rc = add_term(p, me, 0);
+    if (rc == MDAE_OK)
+        end_cons(p);
+    return rc;
+}
+
 
 /* ---- The search (I5) ------------------------------------------------------------
  * Generalised arc consistency on the domains (a value stays when every
@@ -484,31 +636,53 @@ static int index_constraints(imp *p)
 
 /* ---- Results ------------------------------------------------------------------------ */
 
-static int push_impulse(mc_result *res, size_t *cap, const qty *q, uint32_t r, unsigned sup)
+static void support_bounds(unsigned sup, int *lo, int *hi)
 {
-    int lo = 1000, hi = NEG;
+    *lo = 1000;
+    *hi = NEG;
     for (int b = 0; b < N_VALS; b++)
         if (sup & (1u << b)) {
             int v = val_of(b);
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
+            *lo = v < *lo ? v : *lo;
+            *hi = v > *hi ? v : *hi;
         }
-    if (hi <= 0)
-        return MDAE_OK;
-    if (res->n_impulsive == *cap) {
-        size_t nc = *cap ? 2 * *cap : 8;
-        mc_impulse *x = mdae_realloc(res->impulsive, nc * sizeof *x);
-        if (x == NULL)
-            return MDAE_E_NOMEM;
-        res->impulsive = x;
-        *cap = nc;
-    }
-    mc_impulse *e = &res->impulsive[res->n_impulsive++];
+}
+
+/* Append the value q of instant r, of support sup, to res->impulsive (hi >
+ * 0) or res->finite. */
+static int push_value(mc_result *res, const qty *q, uint32_t r, unsigned sup)
+{
+    int lo, hi;
+    support_bounds(sup, &lo, &hi);
+    bool imp_v = hi > 0;
+    size_t *n = imp_v ? &res->n_impulsive : &res->n_finite;
+    mc_impulse **list = imp_v ? &res->impulsive : &res->finite;
+    size_t cap = *n; /* exact size so far: grow by one */
+    int rc = mc__grow((void **)list, &cap, *n + 1, sizeof **list);
+    if (rc < 0)
+        return rc;
+    mc_impulse *e = &(*list)[(*n)++];
+    memset(e, 0, sizeof *e);
     e->var = q->var;
     e->shift = q->l;
     e->r = r;
     e->lo = lo;
     e->hi = hi;
+    return MDAE_OK;
+}
+
+static int push_residual(mc_result *res, const qty *q, uint32_t r, unsigned sup)
+{
+    size_t cap = res->n_residuals;
+    int rc = mc__grow((void **)&res->residuals, &cap, res->n_residuals + 1,
+                      sizeof *res->residuals);
+    if (rc < 0)
+        return rc;
+    mc_residual *e = &res->residuals[res->n_residuals++];
+    e->r = r;
+    e->eq = q->var;
+    e->shift = q->l;
+    support_bounds(sup, &e->lo, &e->hi);
     return MDAE_OK;
 }
 
@@ -667,9 +841,186 @@ static int build(imp *p)
         rc = row_cons(p, in->equations.items[e].index, in->equations.items[e].shift);
     for (size_t e = 0; e < in->erased.n && rc == MDAE_OK && !p->gave_up; e++) {
         const mc_item *g = &in->erased.items[e];
-        if (listed(&in->equations, g->index, g->shift + 1))
+        if (row_all_known(p, g->index, g->shift))
             rc = jump_cons(p, g->index, g->shift);
     }
+    return rc;
+}
+
+/* I9, the generic priors: a known quantity or a residual is finite and
+ * nonzero (order 0; RR-9459 (51) for the residuals) wherever the rules
+ * allow it. The candidates are those with order 0 in p->support (root's
+ * bounds); all of them at once when that has an assignment, else one at a
+ * time in creation order, each kept when an assignment remains. root2
+ * receives the domains of the result, p->support its bounds. Past the
+ * node budget the last feasible state stands. Returns false when some
+ * candidate could not be set to 0 for the others. */
+static bool generic_priors(imp *p, const unsigned *root, unsigned *root2)
+{
+    unsigned zero = 1u << bit_of(0);
+    size_t n = p->nq;
+    unsigned *keep = mdae_malloc((n + 1) * sizeof *keep);
+    unsigned *cur = mdae_malloc((n + 1) * sizeof *cur);
+    unsigned *try_ = mdae_malloc((n + 1) * sizeof *try_);
+    if (keep == NULL || cur == NULL || try_ == NULL) {
+        mdae_free(keep);
+        mdae_free(cur);
+        mdae_free(try_);
+        memcpy(root2, root, n * sizeof *root2);
+        return true;
+    }
+    memcpy(keep, p->support, n * sizeof *keep); /* the last feasible bounds */
+    memcpy(cur, root, n * sizeof *cur);         /* the last feasible domains */
+    bool cand_any = false;
+    for (size_t k = 0; k < n; k++) {
+        bool cand = p->q[k].known || p->q[k].residual;
+        cur[k] = cand ? cur[k] & p->support[k] : cur[k];
+        cand_any |= cand && (p->support[k] & zero) && p->support[k] != zero;
+    }
+    bool all = true;
+    for (int pass = 0; pass < 2 && cand_any; pass++) {
+        /* pass 0: every candidate at once; pass 1: one at a time */
+        bool done = false;
+        for (size_t k = 0; k < n && !done && !p->gave_up; k++) {
+            bool cand = p->q[k].known || p->q[k].residual;
+            if (!cand || !(cur[k] & zero) || cur[k] == zero)
+                continue;
+            memcpy(try_, cur, n * sizeof *try_);
+            if (pass == 0) {
+                for (size_t j = 0; j < n; j++)
+                    if ((p->q[j].known || p->q[j].residual) && (try_[j] & zero))
+                        try_[j] = zero;
+            } else
+                try_[k] = zero;
+            memset(p->support, 0, n * sizeof *p->support);
+            unsigned *dom = mdae_malloc((n + 1) * sizeof *dom);
+            if (dom == NULL) {
+                p->gave_up = true;
+                break;
+            }
+            memcpy(dom, try_, n * sizeof *dom);
+            bool ok = bounds(p, dom);
+            mdae_free(dom);
+            if (ok && !p->gave_up) {
+                memcpy(cur, try_, n * sizeof *cur);
+                memcpy(keep, p->support, n * sizeof *keep);
+                done = pass == 0;
+            } else if (pass == 1 && !p->gave_up)
+                cur[k] &= ~zero, all = false;
+            if (pass == 0)
+                break; /* one joint try */
+        }
+        if (done || p->gave_up)
+            break;
+    }
+    p->gave_up = false;
+    memcpy(p->support, keep, n * sizeof *keep);
+    for (size_t k = 0; k < n; k++)
+        root2[k] = cur[k] & (keep[k] ? keep[k] : cur[k]);
+    mdae_free(keep);
+    mdae_free(cur);
+    mdae_free(try_);
+    return all;
+}
+
+/* Is there an assignment below dom (propagated) with a at order bit b and
+ * c not? (I8) */
+static bool differ_at(imp *p, const unsigned *dom, size_t a, size_t c, int b, unsigned *work)
+{
+    memcpy(work, dom, p->nq * sizeof *work);
+    work[a] = 1u << b;
+    work[c] &= ~(1u << b);
+    if (work[c] == 0)
+        return false;
+    return propagate(p, work) && !p->gave_up && search(p, work);
+}
+
+/* I8: the listed values x (quantity qx[u] of unknown u, or -1) of equal
+ * order under every assignment below dom: each gets the others of its class
+ * in its `equal` list (res->impulsive from `first` on). Only for possibly
+ * impulsive values; skipped silently past the node budget. */
+static int equalities(imp *p, const unsigned *dom, const int *qx, mc_result *res, size_t first)
+{
+    const mc_instant *in = p->in;
+    unsigned *work = mdae_malloc((p->nq + 1) * sizeof *work);
+    if (work == NULL)
+        return MDAE_E_NOMEM;
+    int rc = MDAE_OK;
+    for (size_t x = first; x < res->n_impulsive && rc == MDAE_OK && !p->gave_up; x++)
+        for (size_t y = first; y < res->n_impulsive && rc == MDAE_OK && !p->gave_up; y++) {
+            const mc_impulse *a = &res->impulsive[x], *c = &res->impulsive[y];
+            if (x == y || a->lo != c->lo || a->hi != c->hi)
+                continue;
+            int qa = -1, qc = -1;
+            for (size_t u = 0; u < in->unknowns.n; u++) {
+                const mc_item *it = &in->unknowns.items[u];
+                if (it->index == a->var && it->shift == a->shift)
+                    qa = qx[u];
+                if (it->index == c->var && it->shift == c->shift)
+                    qc = qx[u];
+            }
+            if (qa < 0 || qc < 0)
+                continue;
+            bool differ = false;
+            for (int b = 0; b < N_VALS && !differ && !p->gave_up; b++)
+                if (dom[qa] & (1u << b))
+                    differ = differ_at(p, dom, (size_t)qa, (size_t)qc, b, work) ||
+                             differ_at(p, dom, (size_t)qc, (size_t)qa, b, work);
+            if (!differ && !p->gave_up) {
+                size_t cap = res->impulsive[x].equal.n;
+                rc = mc__list_push(&res->impulsive[x].equal, &cap, c->var, c->shift);
+            }
+        }
+    if (p->gave_up) { /* past the budget: no equality is claimed */
+        for (size_t x = first; x < res->n_impulsive; x++) {
+            mdae_free(res->impulsive[x].equal.items);
+            memset(&res->impulsive[x].equal, 0, sizeof res->impulsive[x].equal);
+        }
+        p->gave_up = false;
+    }
+    mdae_free(work);
+    return rc;
+}
+
+static int note(mc_result *res, const char *fmt, unsigned r)
+{
+    mdae_range nowhere;
+    memset(&nowhere, 0, sizeof nowhere);
+    return mdae_diags_add(&res->diags, MDAE_SEV_NOTE, nowhere, fmt, r);
+}
+
+/* The instant's results from p->support: values, residuals, equalities,
+ * restart relations. */
+static int report(imp *p, const unsigned *dom, mc_result *res)
+{
+    const mc_instant *in = p->in;
+    bool *impulsive = mdae_calloc(in->unknowns.n + 1, sizeof *impulsive);
+    int *qx = mdae_malloc((in->unknowns.n + 1) * sizeof *qx);
+    int rc = impulsive != NULL && qx != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    size_t first = res->n_impulsive;
+    for (size_t u = 0; u < in->unknowns.n && rc == MDAE_OK; u++) {
+        const mc_item *x = &in->unknowns.items[u];
+        qx[u] = -1;
+        for (size_t k = 0; k < p->nq && rc == MDAE_OK; k++)
+            if (!p->q[k].residual && p->q[k].var == x->index && p->q[k].s == 0 &&
+                p->q[k].l == x->shift && !p->q[k].known) {
+                unsigned sup = p->support[k];
+                /* possibly impulsive: some reading gives it an order > 0;
+                 * such a value must not appear in a restart relation */
+                impulsive[u] = (sup >> (bit_of(0) + 1)) != 0;
+                qx[u] = (int)k;
+                rc = push_value(res, &p->q[k], in->r, sup);
+            }
+    }
+    for (size_t k = 0; k < p->nq && rc == MDAE_OK; k++)
+        if (p->q[k].residual)
+            rc = push_residual(res, &p->q[k], in->r, p->support[k]);
+    if (rc == MDAE_OK)
+        rc = equalities(p, dom, qx, res, first);
+    if (rc == MDAE_OK)
+        rc = resets(p, impulsive, res);
+    mdae_free(impulsive);
+    mdae_free(qx);
     return rc;
 }
 
@@ -689,63 +1040,133 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
         p.queued = mdae_calloc(p.nc + 1, sizeof *p.queued);
         rc = p.support && p.queue && p.queued ? index_constraints(&p) : MDAE_E_NOMEM;
     }
-    bool none = false, approx = false;
-    unsigned *root = NULL;
+    bool none = false, approx = false, prior_failed = false;
+    unsigned *root = NULL, *root2 = NULL;
     if (rc == MDAE_OK && !p.gave_up) {
         root = mdae_malloc((p.nq + 1) * sizeof *root);
-        if (root == NULL)
+        root2 = mdae_malloc((p.nq + 1) * sizeof *root2);
+        if (root == NULL || root2 == NULL)
             rc = MDAE_E_NOMEM;
-        for (size_t k = 0; root != NULL && k < p.nq; k++)
-            root[k] = p.q[k].known ? 1u << bit_of(0) : p.q[k].dom;
+        for (size_t k = 0; rc == MDAE_OK && k < p.nq; k++)
+            root[k] = p.q[k].dom;
     }
     if (rc == MDAE_OK && !p.gave_up) {
         none = !bounds(&p, root);
+        if (!none && !p.gave_up)
+            prior_failed = !generic_priors(&p, root, root2);
+        else
+            memcpy(root2, root, p.nq * sizeof *root2);
         if (p.gave_up && !none) { /* the propagation's bounds: sound, wider */
             approx = true;
             p.gave_up = false;
             for (size_t k = 0; k < p.nq; k++)
-                p.support[k] = root[k];
+                p.support[k] = root2[k];
         }
+    }
+    if (rc == MDAE_OK && (p.gave_up || none)) {
+        rc = note(res, none ? "restart instant %u: impulse analysis found no assignment of "
+                              "impulse orders satisfying the structural rules (the orders "
+                              "are not reported)"
+                            : "restart instant %u: impulse analysis not done: the restart "
+                              "system is too large for it",
+                  (unsigned)in->r);
+    } else if (rc == MDAE_OK) {
+        if (approx)
+            rc = note(res, "restart instant %u: impulse orders are bounds by propagation "
+                           "only (the exact search exceeded its budget): a value said "
+                           "possibly impulsive may not be", (unsigned)in->r);
+        if (rc == MDAE_OK && prior_failed)
+            rc = note(res, "restart instant %u: finite states (Assumption 1 of RR-9459) "
+                           "force some values of the old state, or residuals of erased "
+                           "equations, to be infinitesimal (see the residuals)",
+                  (unsigned)in->r);
+        if (rc == MDAE_OK)
+            rc = report(&p, root2, res);
     }
     mdae_free(root);
-    if (rc == MDAE_OK && (p.gave_up || none)) {
-        mdae_range nowhere;
-        memset(&nowhere, 0, sizeof nowhere);
-        rc = mdae_diags_add(&res->diags, MDAE_SEV_NOTE, nowhere,
-                            "restart instant %u: impulse analysis %s", (unsigned)in->r,
-                            none ? "found no assignment of impulse orders satisfying the "
-                                   "structural rules (the orders are not reported)"
-                                 : "not done: the restart system is too large for it");
-    } else if (rc == MDAE_OK) {
-        if (approx) {
-            mdae_range nowhere;
-            memset(&nowhere, 0, sizeof nowhere);
-            rc = mdae_diags_add(&res->diags, MDAE_SEV_NOTE, nowhere,
-                                "restart instant %u: impulse orders are bounds by propagation "
-                                "only (the exact search exceeded its budget): a value said "
-                                "possibly impulsive may not be", (unsigned)in->r);
-        }
-        /* the values of the restart system with hi > 0, in its unknowns' order */
-        size_t cap = res->n_impulsive; /* realloc grows from the current size */
-        bool *impulsive = mdae_calloc(in->unknowns.n + 1, sizeof *impulsive);
-        if (impulsive == NULL)
-            rc = MDAE_E_NOMEM;
-        for (size_t u = 0; u < in->unknowns.n && rc == MDAE_OK; u++) {
-            const mc_item *x = &in->unknowns.items[u];
-            for (size_t k = 0; k < p.nq && rc == MDAE_OK; k++)
-                if (p.q[k].var == x->index && p.q[k].s == 0 && p.q[k].l == x->shift &&
-                    !p.q[k].known) {
-                    unsigned sup = p.support[k];
-                    /* possibly impulsive: some reading gives it an order > 0;
-                     * such a value must not appear in a restart relation */
-                    impulsive[u] = (sup >> (bit_of(0) + 1)) != 0;
-                    rc = push_impulse(res, &cap, &p.q[k], in->r, sup);
-                }
-        }
-        if (rc == MDAE_OK)
-            rc = resets(&p, impulsive, res);
-        mdae_free(impulsive);
-    }
+    mdae_free(root2);
     imp_close(&p);
+    return rc;
+}
+
+/* ---- Standard meanings (S1-S3) -----------------------------------------
+ * S1 A restart of K instants leaves the new mode at instant K: its states
+ *    x, x', ..., x^(d-1) (d = d_x of the new mode) are then the Euler
+ *    differences of x at absolute shifts K, K + 1, ...: the restart values
+ *    x^(s)+. Values at absolute shifts below K (the old mode's, and those
+ *    of the restart instants before K) are, for a finite state, infinitely
+ *    close to the left limits x^(s)-: the substitutions of RR-9459 (18),
+ *    (30), (34).
+ * S2 Instant r determines, for a state x, the level L = r + l_max - K of
+ *    its newest value x.^l_max (0 when lower): the Cup-and-Ball's positions
+ *    at instant 0 (x.^2 is x+), its velocities at instant 1 (x'. =
+ *    (x.^2 - x.)/dt is x'+), the clutch's speeds at its only instant. Each
+ *    level s <= L of x reads, at relative shift l, as x^(s)- or x^(s)+ by
+ *    the side of r + l against K: the paper's expansions (20) for the
+ *    positions, (21) for the velocities (RR-9459 section 5.4 leaves this
+ *    choice open; this is ours, and it gives the paper's).
+ * S3 Only states (d_x >= 1, levels below d_x) have a standard meaning;
+ *    algebraic values of the restart instants and impulsive values have
+ *    none (RR-8933 Fig. 4: "their standardization is undefined"). Changes
+ *    into transient modes are not read (their instants are not one
+ *    restart). */
+
+static int push_standard(mc_result *res, uint32_t r, uint32_t var, int shift, int level,
+                         mc_side side)
+{
+    size_t cap = res->n_standard;
+    int rc = mc__grow((void **)&res->standard, &cap, res->n_standard + 1, sizeof *res->standard);
+    if (rc < 0)
+        return rc;
+    mc_standard *e = &res->standard[res->n_standard++];
+    e->r = r;
+    e->var = var;
+    e->shift = shift;
+    e->level = level;
+    e->side = side;
+    return MDAE_OK;
+}
+
+/* The shifts of var among l's items: *lo, *hi updated (untouched if none). */
+static bool shifts_of(const mc_list *l, uint32_t var, int *lo, int *hi)
+{
+    bool any = false;
+    for (size_t k = 0; k < l->n; k++)
+        if (l->items[k].index == var) {
+            int s = l->items[k].shift;
+            *lo = any && *lo < s ? *lo : s;
+            *hi = any && *hi > s ? *hi : s;
+            any = true;
+        }
+    return any;
+}
+
+static int standard_instant(const mel_model *m, const int *d, const mc_instant *in, uint32_t K,
+                            mc_result *res)
+{
+    int rc = MDAE_OK;
+    for (uint32_t x = 0; x < m->n_variables && rc == MDAE_OK; x++) {
+        int lmin = 0, lmax = 0, klo = 0, khi = 0;
+        if (d[x] < 1 || !shifts_of(&in->unknowns, x, &lmin, &lmax))
+            continue;
+        if (shifts_of(&in->known, x, &klo, &khi) && klo < lmin)
+            lmin = klo;
+        int L = (int)in->r + lmax - (int)K;
+        L = L < 0 ? 0 : L > d[x] - 1 ? d[x] - 1 : L;
+        for (int s = 0; s <= L && rc == MDAE_OK; s++)
+            for (int l = lmin; l <= lmax - s && rc == MDAE_OK; l++)
+                rc = push_standard(res, in->r, x, l, s,
+                                   (int)in->r + l >= (int)K ? MC_SIDE_PLUS : MC_SIDE_MINUS);
+    }
+    return rc;
+}
+
+int mc__standard(const mel_model *m, const int *d, mc_result *res)
+{
+    if (res->status != MC_RESET || res->transient != NULL || d == NULL)
+        return MDAE_OK;
+    int rc = MDAE_OK;
+    for (uint32_t r = 0; r < res->n_instants && rc == MDAE_OK; r++)
+        rc = standard_instant(m, d, &res->instants[r], res->n_instants, res);
     return rc;
 }

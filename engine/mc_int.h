@@ -16,6 +16,24 @@
 int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
                 mc_result *res);
 
+/* The value of a condition made of mode variables (FX_MODE, FX_BOOL, !, &,
+ * |) in mode `to`; *ok is set false (and false returned) when it reads
+ * anything else (mc_impulse.c). */
+struct fx_node;
+bool mc__mode_cond(const struct fx_node *e, const bool *to, bool *ok);
+
+/* The standard meaning of the values of a finished restart (mc_impulse.c
+ * S1-S3): appends res->standard, for a change with status MC_RESET into a
+ * long mode (nothing otherwise); d: the new mode's offsets d_j.
+ * MDAE_OK or MDAE_E_NOMEM. */
+int mc__standard(const mel_model *m, const int *d, mc_result *res);
+
+/* The restart systems of res as dt -> 0 (mc_std.c): appends
+ * res->std_equations, one per kept equation of each instant, from
+ * res->standard and res->impulsive (call after mc__standard); to, d: the
+ * new mode and its offsets. MDAE_OK or MDAE_E_NOMEM. */
+int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res);
+
 /* ---- Transient modes (mc_transient.c) ---- */
 
 /* Whether mode is transient (T1, mc_transient.c): it violates some

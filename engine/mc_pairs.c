@@ -152,6 +152,7 @@ typedef struct greedy_order {
 /* The previous instant, from which the next state is built (next_state). */
 typedef struct prev_instant {
     const mel_model *pm;        /* its pair model: rows' and columns' guards */
+    const sa_result *res;       /* its analysis (over the same pairs) */
     const greedy_order *order;
     const sa_set *erased;       /* per row: the pairs where R4 erased it */
     const sa_set *restart;      /* the pairs that went on restarting */
@@ -459,11 +460,11 @@ static int modes_and_invariants(build *b)
         return MDAE_E_NOMEM;
     for (uint32_t k = 0; k < 2 * n; k++) {
         const char *base = m->modes[k / 2].name;
-        size_t len = strlen(base) + 2;
+        size_t len = strlen(base) + sizeof MC_AFTER;
         char *nm = mel__arena_alloc(&b->priv->arena, len);
         if (nm == NULL)
             return MDAE_E_NOMEM;
-        snprintf(nm, len, "%s%s", base, k % 2 ? "'" : "");
+        snprintf(nm, len, "%s%s", base, k % 2 ? MC_AFTER : "");
         modes[k].name = nm;
         modes[k].where = m->modes[k / 2].where;
         modes[k].reads_var = -1;
@@ -580,6 +581,29 @@ static int initial_state(build *b)
  * it computed becomes known, what it solved (its rows R4 kept) or had in
  * its context becomes the next context; alive: the pairs it left
  * restarting. */
+/* Guards past this size as trees are rewritten as their covers
+ * (compact): each instant's state is built from the previous one's, so
+ * their trees grow with the instants (past MEL__MAX_GUARD_SIZE on 5 of 340
+ * small random models, issue 41 item 4), while the sets they stand for
+ * stay small. */
+#define STATE_GUARD_COMPACT ((uint64_t)1 << 10)
+
+/* *g, when large, as the cover of the pairs where it holds (exact on the
+ * valid pairs of res, the previous instant's analysis: those the next
+ * pair model reads). */
+static int compact(build *b, const sa_result *res, const mel_guard **g)
+{
+    if (mel__g_size(*g) <= STATE_GUARD_COMPACT)
+        return MDAE_OK;
+    sa_set s;
+    int rc = sa_result_guard_set(res, *g, MC_FIRST_MAX_CUBES, &s);
+    if (rc != MDAE_OK)
+        return rc;
+    *g = pair_set_guard(b, &s);
+    sa_set_close(&s);
+    return b->gf.err;
+}
+
 static int next_state(build *b, const prev_instant *pv)
 {
     const mel_model *m = b->m, *pm = pv->pm;
@@ -596,17 +620,27 @@ static int next_state(build *b, const prev_instant *pv)
         col[k] = mel__g_false();
     for (size_t k = 0; k < (size_t)m->n_equations * ps->H; k++)
         kept[k] = mel__g_false();
-    for (uint32_t c = 0; c < pm->n_variables; c++)
-        if ((uint32_t)po->col_l[c] < ps->W)
-            col[(size_t)po->col_j[c] * ps->W + (size_t)po->col_l[c]] = pm->variables[c].guard;
-    for (uint32_t r = 0; r < pm->n_equations; r++)
-        if ((uint32_t)po->row_k[r] < ps->H)
-            kept[(size_t)po->row_eq[r] * ps->H + (size_t)po->row_k[r]] = mel__g_and(
-                f, pm->equations[r].guard, mel__g_not(f, pair_set_guard(b, &pv->erased[r])));
+    int rc = MDAE_OK;
+    for (uint32_t c = 0; c < pm->n_variables && rc == MDAE_OK; c++)
+        if ((uint32_t)po->col_l[c] < ps->W) {
+            const mel_guard **at = &col[(size_t)po->col_j[c] * ps->W + (size_t)po->col_l[c]];
+            *at = pm->variables[c].guard;
+            rc = compact(b, pv->res, at);
+        }
+    for (uint32_t r = 0; r < pm->n_equations && rc == MDAE_OK; r++)
+        if ((uint32_t)po->row_k[r] < ps->H) {
+            const mel_guard **at = &kept[(size_t)po->row_eq[r] * ps->H + (size_t)po->row_k[r]];
+            *at = mel__g_and(f, pm->equations[r].guard,
+                             mel__g_not(f, pair_set_guard(b, &pv->erased[r])));
+            rc = compact(b, pv->res, at);
+        }
+    if (rc != MDAE_OK)
+        return rc;
     for (uint32_t j = 0; j < m->n_variables; j++)
         for (uint32_t l = 0; l + 1 < st->W; l++) {
             size_t at = (size_t)j * st->W + l;
             st->known[at] = mel__g_or(f, ps->known[at + 1], col[at + 1]);
+            rc = rc == MDAE_OK ? compact(b, pv->res, &st->known[at]) : rc;
         }
     for (uint32_t i = 0; i < m->n_equations; i++) {
         const mel_guard *act = remap(b, m->equations[i].guard, 1);
@@ -615,8 +649,11 @@ static int next_state(build *b, const prev_instant *pv)
             const mel_guard *ctx = k + 1 < st->H ? ps->done[at + 1] : mel__g_false();
             st->done[at] = mel__g_and(f, mel__g_and(f, act, at_least(b, i, 1, (int)k)),
                                       mel__g_or(f, ctx, kept[at]));
+            rc = rc == MDAE_OK ? compact(b, pv->res, &st->done[at]) : rc;
         }
     }
+    if (rc != MDAE_OK)
+        return rc;
     /* The restart class was read within the previous alive pairs already
      * (sa_result_partition_within); the conjunction keeps it explicit. */
     const mel_guard *restart = pair_set_guard(b, pv->restart);
@@ -736,12 +773,15 @@ typedef struct later_instant {
     sa_result *result;
     sa_set classes[3];
     double counts[3];
+    mdae_bn counts_exact[3];
     sa_set *erased; /* n_rows: per row, the pairs still restarting where R4
                        erased it */
     double *erased_counts;
+    mdae_bn *erased_exact;
     sa_set *kept;   /* n_rows: per row, the pairs still restarting where it
                        is a row of the restart system (not erased) */
     double *kept_counts;
+    mdae_bn *kept_exact;
     uint32_t n_rows;
 } later_instant;
 
@@ -759,15 +799,22 @@ void mc_first_free(mc_first *f)
 {
     if (f == NULL)
         return;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         sa_set_close(&f->classes[k]);
+        mdae_bn_free(&f->counts_exact[k]);
+        mdae_bn_free(&f->status_counts_exact[k]);
+    }
+    mdae_bn_free(&f->pairs_exact);
     for (size_t k = 0; k < f->n_erasures; k++) {
         mdae_free(f->erasures[k].equation);
         sa_set_close(&f->erasures[k].set);
+        mdae_bn_free(&f->erasures[k].pairs_exact);
     }
     mdae_free(f->erasures);
-    for (size_t k = 0; k < f->n_outcomes; k++)
+    for (size_t k = 0; k < f->n_outcomes; k++) {
         sa_set_close(&f->outcomes[k].set);
+        mdae_bn_free(&f->outcomes[k].pairs_exact);
+    }
     mdae_free(f->outcomes);
     mc_all_free(f->events);
     for (size_t k = 0; k < f->n_later; k++) {
@@ -778,25 +825,37 @@ void mc_first_free(mc_first *f)
             for (size_t q = 0; q < n; q++) {
                 mdae_free(e[q].equation);
                 sa_set_close(&e[q].set);
+                mdae_bn_free(&e[q].pairs_exact);
             }
             mdae_free(e);
         }
+        mdae_bn_free(&li->pairs_exact);
+        for (int c = 0; c < 3; c++)
+            mdae_bn_free(&li->counts_exact[c]);
     }
     mdae_free(f->later);
     struct mc_first_priv *p = f->priv;
     if (p != NULL) {
         for (uint32_t k = 0; k < p->n_later; k++) {
             later_instant *li = &p->later[k];
-            for (int c = 0; c < 3; c++)
+            for (int c = 0; c < 3; c++) {
                 sa_set_close(&li->classes[c]);
+                mdae_bn_free(&li->counts_exact[c]);
+            }
             for (uint32_t r = 0; li->erased != NULL && r < li->n_rows; r++)
                 sa_set_close(&li->erased[r]);
             for (uint32_t r = 0; li->kept != NULL && r < li->n_rows; r++)
                 sa_set_close(&li->kept[r]);
+            for (uint32_t r = 0; li->erased_exact != NULL && r < li->n_rows; r++)
+                mdae_bn_free(&li->erased_exact[r]);
+            for (uint32_t r = 0; li->kept_exact != NULL && r < li->n_rows; r++)
+                mdae_bn_free(&li->kept_exact[r]);
             mdae_free(li->erased);
             mdae_free(li->erased_counts);
+            mdae_free(li->erased_exact);
             mdae_free(li->kept);
             mdae_free(li->kept_counts);
+            mdae_free(li->kept_exact);
             sa_result_free(li->result);
             mel_model_free(li->pm);
         }
@@ -865,8 +924,8 @@ static int analyse_pairs(const mel_model *pm, const sa_options *opt, sa_result *
  * within the order's alive pairs at a later instant, with the kept rows
  * when kept is not NULL). */
 static int erase_rows(const sa_result *r, const greedy_order *order, const sa_options *opt,
-                      const mc_options *mopt, sa_set *sets, double *counts, sa_set *kept,
-                      double *kept_counts)
+                      const mc_options *mopt, sa_set *sets, double *counts, mdae_bn *exact,
+                      sa_set *kept, double *kept_counts, mdae_bn *kept_exact)
 {
     sa_options go = {0};
     if (opt != NULL) {
@@ -877,14 +936,16 @@ static int erase_rows(const sa_result *r, const greedy_order *order, const sa_op
     go.method = mopt->erasures_method;
     go.implicit_budget = mopt->erasures_budget;
     return sa_result_left_out_within(r, order->steps, order->n_steps, order->state->alive, &go,
-                                     MC_FIRST_MAX_CUBES, sets, counts, kept, kept_counts);
+                                     MC_FIRST_MAX_CUBES, sets, counts, exact, kept, kept_counts,
+                                     kept_exact);
 }
 
 /* The first instant's classes, from its pair model's analysis. */
 static int classify(mc_first *f)
 {
     struct mc_first_priv *p = f->priv;
-    int rc = sa_result_partition(p->result, MC_FIRST_MAX_CUBES, f->classes, f->counts);
+    int rc = sa_result_partition_exact(p->result, NULL, MC_FIRST_MAX_CUBES, f->classes,
+                                       f->counts, f->counts_exact);
     return rc == MDAE_OK ? complement_classes(f) : rc;
 }
 
@@ -915,9 +976,10 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
     uint32_t n_rows = p->pairs->n_equations;
     sa_set *sets = mdae_calloc((size_t)n_rows + 1, sizeof *sets);
     double *counts = mdae_calloc((size_t)n_rows + 1, sizeof *counts);
-    int rc = sets != NULL && counts != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    mdae_bn *exact = mdae_calloc((size_t)n_rows + 1, sizeof *exact);
+    int rc = sets != NULL && counts != NULL && exact != NULL ? MDAE_OK : MDAE_E_NOMEM;
     if (rc == MDAE_OK)
-        rc = erase_rows(p->result, &p->order, opt, mopt, sets, counts, NULL, NULL);
+        rc = erase_rows(p->result, &p->order, opt, mopt, sets, counts, exact, NULL, NULL, NULL);
     size_t n = 0;
     for (uint32_t r = 0; rc == MDAE_OK && r < n_rows; r++)
         n += counts[r] > 0;
@@ -936,6 +998,8 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
         }
         e->shift = p->order.row_k[r];
         e->pairs = counts[r];
+        e->pairs_exact = exact[r]; /* moved */
+        exact[r] = (mdae_bn){0};
         e->cubes_left_out = sets[r].formula == NULL;
         rc = set_copy(&sets[r], f->n_names, &e->set);
         f->n_erasures += rc == MDAE_OK;
@@ -943,6 +1007,9 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
     p->row_erased = sets; /* every row's, for the next instant (later_instants) */
     p->n_row_erased = n_rows;
     mdae_free(counts);
+    for (uint32_t r = 0; exact != NULL && r < n_rows; r++)
+        mdae_bn_free(&exact[r]);
+    mdae_free(exact);
     return rc;
 }
 
@@ -965,7 +1032,7 @@ static int events(mc_first *f, const mel_model *m)
 
 /* f->outcomes gains the pairs of s (cubes over f's names). */
 static int push_outcome(mc_first *f, mc_status status, uint32_t instants, double pairs,
-                        const sa_set *s, bool left_out)
+                        const mdae_bn *exact, const sa_set *s, bool left_out)
 {
     if (pairs <= 0)
         return MDAE_OK;
@@ -980,8 +1047,17 @@ static int push_outcome(mc_first *f, mc_status status, uint32_t instants, double
     o->pairs = pairs;
     o->cubes_left_out = left_out || (s->formula == NULL && s->n_cubes == 0);
     int rc = o->cubes_left_out ? MDAE_OK : set_copy(s, f->n_names, &o->set);
-    f->n_outcomes += rc == MDAE_OK;
-    f->status_counts[status] += rc == MDAE_OK ? pairs : 0;
+    if (rc == MDAE_OK)
+        rc = mdae_bn_copy(&o->pairs_exact, exact);
+    if (rc == MDAE_OK)
+        rc = mdae_bn_add(&f->status_counts_exact[status], exact);
+    if (rc != MDAE_OK) {
+        sa_set_close(&o->set);
+        mdae_bn_free(&o->pairs_exact);
+        return rc;
+    }
+    f->n_outcomes++;
+    f->status_counts[status] += pairs;
     return rc;
 }
 
@@ -995,30 +1071,33 @@ static int one_later(const mel_model *m, const sa_report *rep,
     if (rc == MDAE_OK)
         rc = analyse_pairs(li->pm, opt, &li->result);
     if (rc == MDAE_OK)
-        rc = sa_result_partition_within(li->result, li->order.state->alive,
-                                        MC_FIRST_MAX_CUBES, li->classes, li->counts);
+        rc = sa_result_partition_exact(li->result, li->order.state->alive, MC_FIRST_MAX_CUBES,
+                                       li->classes, li->counts, li->counts_exact);
     if (rc != MDAE_OK || li->counts[MC_FIRST_RESTART] <= 0)
         return rc;
     li->n_rows = li->pm->n_equations;
     size_t n = (size_t)li->n_rows + 1;
     li->erased = mdae_calloc(n, sizeof *li->erased);
     li->erased_counts = mdae_calloc(n, sizeof *li->erased_counts);
+    li->erased_exact = mdae_calloc(n, sizeof *li->erased_exact);
     li->kept = mdae_calloc(n, sizeof *li->kept);
     li->kept_counts = mdae_calloc(n, sizeof *li->kept_counts);
-    rc = li->erased != NULL && li->erased_counts != NULL && li->kept != NULL &&
-                 li->kept_counts != NULL
+    li->kept_exact = mdae_calloc(n, sizeof *li->kept_exact);
+    rc = li->erased != NULL && li->erased_counts != NULL && li->erased_exact != NULL &&
+                 li->kept != NULL && li->kept_counts != NULL && li->kept_exact != NULL
              ? MDAE_OK
              : MDAE_E_NOMEM;
     if (rc == MDAE_OK)
         rc = erase_rows(li->result, &li->order, opt, mopt, li->erased, li->erased_counts,
-                        li->kept, li->kept_counts);
+                        li->erased_exact, li->kept, li->kept_counts, li->kept_exact);
     return rc;
 }
 
 /* The rows of li with a nonzero count among sets (erased or kept), as
  * mc_first_erasure items (owned) into *out, *n. */
 static int rows_of(mc_first *f, const mel_model *m, const later_instant *li, const sa_set *sets,
-                   const double *counts, mc_first_erasure **out, size_t *n)
+                   const double *counts, const mdae_bn *exact, mc_first_erasure **out,
+                   size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -1043,7 +1122,9 @@ static int rows_of(mc_first *f, const mel_model *m, const later_instant *li, con
         e->pairs = counts[r];
         e->cubes_left_out = sets[r].formula == NULL;
         (*n)++;
-        int rc = set_copy(&sets[r], f->n_names, &e->set);
+        int rc = mdae_bn_copy(&e->pairs_exact, &exact[r]);
+        if (rc == MDAE_OK)
+            rc = set_copy(&sets[r], f->n_names, &e->set);
         if (rc < 0)
             return rc;
     }
@@ -1053,7 +1134,7 @@ static int rows_of(mc_first *f, const mel_model *m, const later_instant *li, con
 /* f->later gains instant r (li): its pairs, classes, erasures and
  * restart system, as sets of pairs. */
 static int push_instant(mc_first *f, const mel_model *m, uint32_t r, double alive,
-                        const later_instant *li)
+                        const mdae_bn *alive_exact, const later_instant *li)
 {
     mc_first_instant *p = mdae_realloc(f->later, (f->n_later + 1) * sizeof *p);
     if (p == NULL)
@@ -1064,9 +1145,14 @@ static int push_instant(mc_first *f, const mel_model *m, uint32_t r, double aliv
     p->r = r;
     p->pairs = alive;
     memcpy(p->counts, li->counts, sizeof p->counts);
-    int rc = rows_of(f, m, li, li->erased, li->erased_counts, &p->erasures, &p->n_erasures);
+    int rc = mdae_bn_copy(&p->pairs_exact, alive_exact);
+    for (int c = 0; c < 3 && rc == MDAE_OK; c++)
+        rc = mdae_bn_copy(&p->counts_exact[c], &li->counts_exact[c]);
     if (rc == MDAE_OK)
-        rc = rows_of(f, m, li, li->kept, li->kept_counts, &p->rows, &p->n_rows);
+        rc = rows_of(f, m, li, li->erased, li->erased_counts, li->erased_exact, &p->erasures,
+                     &p->n_erasures);
+    if (rc == MDAE_OK)
+        rc = rows_of(f, m, li, li->kept, li->kept_counts, li->kept_exact, &p->rows, &p->n_rows);
     return rc;
 }
 
@@ -1095,8 +1181,12 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
 {
     struct mc_first_priv *p = f->priv;
     f->status_counts[MC_CONTINUOUS] = f->counts[MC_FIRST_CONTINUOUS];
-    int rc = push_outcome(f, MC_REJECTED, 1, f->counts[MC_FIRST_REJECTED],
-                          &f->classes[MC_FIRST_REJECTED], f->cubes_left_out[MC_FIRST_REJECTED]);
+    int rc = mdae_bn_copy(&f->status_counts_exact[MC_CONTINUOUS],
+                          &f->counts_exact[MC_FIRST_CONTINUOUS]);
+    if (rc == MDAE_OK)
+        rc = push_outcome(f, MC_REJECTED, 1, f->counts[MC_FIRST_REJECTED],
+                          &f->counts_exact[MC_FIRST_REJECTED], &f->classes[MC_FIRST_REJECTED],
+                          f->cubes_left_out[MC_FIRST_REJECTED]);
     if (rc != MDAE_OK)
         return rc;
     if (!f->erasures_computed || f->cubes_left_out[MC_FIRST_RESTART]) {
@@ -1107,15 +1197,18 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
     }
     const pair_state *st0 = p->order.state;
     uint32_t bound = 2 + (st0->H - 2) + 2 * (st0->W - 2);
-    prev_instant pv = {p->pairs, &p->order, p->row_erased, &f->classes[MC_FIRST_RESTART]};
+    prev_instant pv = {p->pairs, p->result, &p->order, p->row_erased,
+                       &f->classes[MC_FIRST_RESTART]};
     double alive = f->counts[MC_FIRST_RESTART];
+    const mdae_bn *alive_exact = &f->counts_exact[MC_FIRST_RESTART];
     /* Every instant's record at once: pv points into the previous one. */
     p->later = mdae_calloc((size_t)bound + 1, sizeof *p->later);
     if (p->later == NULL)
         return MDAE_E_NOMEM;
     for (uint32_t r = 1; alive > 0 && rc == MDAE_OK; r++) {
         if (r >= bound) /* mc_change.c: the restart does not settle */
-            return push_outcome(f, MC_REJECTED, bound, alive, pv.restart, false) == MDAE_OK
+            return push_outcome(f, MC_REJECTED, bound, alive, alive_exact, pv.restart, false) ==
+                           MDAE_OK
                        ? (f->later_computed = true, MDAE_OK)
                        : MDAE_E_NOMEM;
         later_instant *li = &p->later[p->n_later++];
@@ -1129,15 +1222,19 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
             return MDAE_OK;
         }
         if (rc == MDAE_OK)
-            rc = push_instant(f, m, r, alive, li);
+            rc = push_instant(f, m, r, alive, alive_exact, li);
         if (rc == MDAE_OK)
             rc = push_outcome(f, MC_RESET, r, li->counts[MC_FIRST_CONTINUOUS],
+                              &li->counts_exact[MC_FIRST_CONTINUOUS],
                               &li->classes[MC_FIRST_CONTINUOUS], false);
         if (rc == MDAE_OK)
             rc = push_outcome(f, MC_REJECTED, r + 1, li->counts[MC_FIRST_REJECTED],
+                              &li->counts_exact[MC_FIRST_REJECTED],
                               &li->classes[MC_FIRST_REJECTED], false);
         alive = li->counts[MC_FIRST_RESTART];
-        pv = (prev_instant){li->pm, &li->order, li->erased, &li->classes[MC_FIRST_RESTART]};
+        alive_exact = &li->counts_exact[MC_FIRST_RESTART];
+        pv = (prev_instant){li->pm, li->result, &li->order, li->erased,
+                            &li->classes[MC_FIRST_RESTART]};
     }
     f->later_computed = rc == MDAE_OK;
     return rc;
@@ -1180,8 +1277,10 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         f->n_names = p->pairs->n_modes;
         rc = analyse_pairs(p->pairs, opt, &p->result);
     }
-    if (rc == MDAE_OK)
+    if (rc == MDAE_OK) {
         f->pairs = sa_result_valid_modes(p->result);
+        rc = sa_result_valid_modes_exact(p->result, &f->pairs_exact);
+    }
     /* R4 before the classes: it builds the matchings that cover every
      * value, and the classes then only quantify them (sa_result_partition;
      * alone, they find where such matchings exist without building them). */
@@ -1202,6 +1301,13 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
     }
     if (rc == MDAE_OK)
         rc = classify(f);
+    if (rc == MDAE_OK && f->erasures_computed) { /* sa_result_left_out's choice */
+        int how = mopt->erasures_method;
+        f->erasures_of_rejected =
+            how == SA_METHOD_ENUMERATE ||
+            (how == SA_METHOD_AUTO && f->counts[MC_FIRST_RESTART] + f->counts[MC_FIRST_REJECTED] <=
+                                          SA_GREEDY_ENUMERATE);
+    }
     if (rc == MDAE_OK && later)
         rc = later_instants(f, m, rep, opt, mopt);
     else if (rc == MDAE_OK)

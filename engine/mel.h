@@ -36,7 +36,7 @@
  * Ownership: a mel_model and everything reachable from it (names, guards,
  * arrays) belong to the model and are released by mel_model_free().
  *
- * Language: see README.md, "The model language", and RR-9322 section 4.2.
+ * Language: see docs/languages.md and RR-9322 section 4.2.
  */
 #ifndef MEL_H
 #define MEL_H

@@ -1698,7 +1698,7 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
         /* next(e): e one instant later, x. = x + dt x': structurally the
          * same incidence as der (x and x.), hence order + 1. Only where an
          * instant has a "later" that differs from the mode's own dynamics:
-         * the event's equations (README, "Mode changes"). */
+         * the event's equations (docs/mode_changes.md). */
         if (el->it->when == 0) {
             err(el, e->where, "next(...) is the value just after an event: only an equation "
                               "in a when-body can use it");

@@ -39,6 +39,7 @@ static const struct mel__gnode *node_of(const mel_guard *g)
 }
 
 uint32_t mel__g_id(const mel_guard *g) { return node_of(g)->id; }
+uint64_t mel__g_size(const mel_guard *g) { return node_of(g)->size; }
 
 void mel__gf_init(mel__gfactory *f, mel__arena *arena)
 {

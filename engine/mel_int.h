@@ -260,6 +260,9 @@ const mel_guard *mel__g_or(mel__gfactory *f, const mel_guard *a, const mel_guard
 const mel_guard *mel__g_or_all(mel__gfactory *f, const mel_guard **gs, size_t n);
 /* A stable creation number (0 for FALSE, 1 for TRUE), for ordering. */
 uint32_t mel__g_id(const mel_guard *g);
+/* Its size as a tree (shared subguards counted at each use, saturated):
+ * what MEL__MAX_GUARD_SIZE bounds. */
+uint64_t mel__g_size(const mel_guard *g);
 
 /* ---- The model's private part ---------------------------------------------- */
 typedef enum mel__sym_kind {

@@ -11,7 +11,7 @@
  * depth, instances (unknowns + equations + mode variables + for-iterations)
  * and errors are bounded by mel_options exactly as for MEL.
  *
- * Meaning (what becomes what; README "Modelica" says it for users):
+ * Meaning (what becomes what; docs/languages.md says it for users):
  *  - unknowns: Real components that are not parameter/constant/discrete,
  *    not a top-level input, and not assigned inside a when-clause;
  *  - mode variables: atoms of the non-parameter conditions that select

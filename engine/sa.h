@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bn.h"
 #include "mdae.h"
 #include "mel.h"
 
@@ -258,12 +259,19 @@ MDAE_TEST_API size_t sa_result_peak_nodes(const sa_result *r);
 MDAE_TEST_API bool sa_result_singular(const sa_result *r);
 /* The number of valid modes (as in the report). (Added by the engine.) */
 MDAE_API double sa_result_valid_modes(const sa_result *r);
+/* The same, exactly (issue 41 item 2): *out := the count (out owned by the
+ * caller: mdae_bn_free). MDAE_OK, MDAE_E_INVAL, MDAE_E_NOMEM. */
+MDAE_API int sa_result_valid_modes_exact(const sa_result *r, mdae_bn *out);
 /* The number of valid modes where mode variable k has `value` (issue 15: an
  * editor's hover on a mode variable). MDAE_OK with *out set; MDAE_E_INVAL
  * for a k out of range; MDAE_E_STATE outside sa_begin/sa_end; MDAE_E_NOMEM,
  * MDAE_E_BDD. */
 MDAE_API int sa_result_count_mode(const sa_result *r, uint32_t k, bool value,
                                   double *out /* out */);
+/* The same, exactly (issue 41 item 2): *out := the count (owned by the
+ * caller: mdae_bn_free, also on an error). */
+MDAE_API int sa_result_count_mode_exact(const sa_result *r, uint32_t k, bool value,
+                                        mdae_bn *out /* out */);
 /* A valid mode drawn at random (not uniformly: each mode variable takes a
  * random value wherever both values still extend to a valid mode), from the
  * xorshift state *state (not 0): for tests that sample the modes of a model
@@ -354,6 +362,9 @@ typedef struct sa_report {
     uint32_t n_modes;
     const char *const *mode_names; /* borrowed from the model */
     double valid_modes;            /* number of valid modes */
+    char *valid_modes_exact;       /* the same, its decimal digits (owned;
+                                      issue 41 item 2) */
+    double valid_modes_log2;       /* its log2 (-HUGE_VAL for none) */
     bool singular;                 /* some valid mode is singular */
     sa_set singular_modes;
     uint32_t n_equations;
@@ -404,6 +415,20 @@ MDAE_API int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set ou
 MDAE_API int sa_result_partition_within(const sa_result *r, const mel_guard *within,
                                         size_t max_cubes, sa_set out[3] /* out */,
                                         double count[3] /* out */);
+/* The same with each class's size also exact (issue 41 item 2): exact
+ * (may be NULL) receives the three sizes, into values the caller owns
+ * (mdae_bn_free, also on an error). */
+MDAE_API int sa_result_partition_exact(const sa_result *r, const mel_guard *within,
+                                       size_t max_cubes, sa_set out[3] /* out */,
+                                       double count[3] /* out */, mdae_bn exact[3] /* out */);
+/* The valid modes of r where the guard g (over r's model's mode variables,
+ * borrowed) holds, as a set exact on the valid modes (sa_result_report's
+ * convention): for mc_pairs.c, which rewrites the guards its later
+ * instants build (their size as trees grows with each instant) as their
+ * covers. At most max_cubes cubes (0: SA_MAX_CUBES), else MDAE_E_LIMIT.
+ * On MDAE_OK *out is new (sa_set_close). */
+MDAE_API int sa_result_guard_set(const sa_result *r, const mel_guard *g, size_t max_cubes,
+                                 sa_set *out /* out */);
 MDAE_API void sa_set_close(sa_set *s /* NULL ok */);
 
 /* One step of sa_result_left_out's greedy order: equation eq of r's model,
@@ -418,7 +443,10 @@ typedef struct sa_greedy_step {
  * R4 of engine/mc_change.c for all the first instants; engine/sa_greedy.c).
  * In each valid mode of r where some matching matches every active
  * variable but no perfect matching exists (r from sa_analyze; singular_only
- * is enough), the active equations are taken in the order of steps, the
+ * is enough) -- and, when the modes are enumerated (SA_METHOD_ENUMERATE, or
+ * AUTO with at most SA_GREEDY_ENUMERATE singular modes), in the other
+ * singular modes too, where no matching matches every variable (issue 41
+ * item 4) --, the active equations are taken in the order of steps, the
  * first step whose guard holds in that mode being an equation's turn, and
  * each is kept when it can be matched together with the equations kept
  * before it; the others are left out (the greedy basis of the equations'
@@ -431,21 +459,28 @@ typedef struct sa_greedy_step {
  * (MDAE_E_CANCELED); its method, SA_METHOD_ENUMERATE (one mode at a time)
  * or SA_METHOD_IMPLICIT (on BDDs), else by the number of modes; its
  * implicit_budget, the BDD path's budget of nodes (0: 20,000,000), past
- * which MDAE_E_LIMIT. On an error every set is closed. */
+ * which MDAE_E_LIMIT. On an error every set is closed. exact (may be NULL):
+ * n_equations values (owned by the caller: mdae_bn_free each, also on an
+ * error) receiving count[i] exactly (issue 41 item 2). */
+#define SA_GREEDY_ENUMERATE 65536 /* singular modes solved one at a time (AUTO) */
 MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
                                 const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
-                                double *count /* out */);
+                                double *count /* out */, mdae_bn *exact /* out */);
 
 /* sa_result_left_out, each set read within a guard over r's model's mode
  * variables (borrowed; NULL: every valid mode), and, when kept is not NULL
  * (n_equations sets, new, and kept_count), the modes within it where each
- * equation is active and not left out. For mc_pairs.c's later instants:
- * which rows each erases and keeps, over the pairs still restarting. */
+ * equation is active and not left out; exact and kept_exact (NULL, or
+ * n_equations zero-initialised mdae_bn the caller frees) get those counts
+ * exactly. For mc_pairs.c's later instants: which rows each erases and
+ * keeps, over the pairs still restarting. */
 MDAE_API int sa_result_left_out_within(const sa_result *r, const sa_greedy_step *steps,
                                        size_t n_steps, const mel_guard *within,
                                        const sa_options *opt, size_t max_cubes,
                                        sa_set *out /* out */, double *count /* out */,
+                                       mdae_bn *exact /* out, may be NULL */,
                                        sa_set *kept /* out, may be NULL */,
-                                       double *kept_count /* out */);
+                                       double *kept_count /* out */,
+                                       mdae_bn *kept_exact /* out, may be NULL */);
 
 #endif /* SA_H */

@@ -43,6 +43,7 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->tight_memo, r->n_edges);
     sa__bmemo_free(r->bmemo);
     mdae_free(r->c_matched);
+    mdae_bn_free(&r->valid_exact);
     mdae_free(r->mode_var);
     mdae_free(r->var_mode);
     mdae_free(r->edge_var);
@@ -286,6 +287,7 @@ static int attempt(const mel_model *m, const sa_options *opt, mdae_diags *diags,
     sa_result *r = c->r;
     r->reordered = order == SA_ORDER_CUTHILL_MCKEE && sa__order() == SA_ORDER_AUTO;
     r->valid_count = sa__count_modes(c, r, r->chi_m);
+    sa__count_modes_exact(c, r, r->chi_m, NULL, r->valid_count, &r->valid_exact);
     r->peak_nodes = sa__peak_final();
     sa__leave(c);
     mdae_free(c);
@@ -365,6 +367,13 @@ int sa_result_sample_mode(const sa_result *r, uint64_t *state, bool *mode)
 size_t sa_result_peak_nodes(const sa_result *r) { return r ? r->peak_nodes : 0; }
 bool sa_result_singular(const sa_result *r) { return r && r->singular != bddfalse; }
 double sa_result_valid_modes(const sa_result *r) { return r ? r->valid_count : 0; }
+
+int sa_result_valid_modes_exact(const sa_result *r, mdae_bn *out)
+{
+    if (r == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    return mdae_bn_copy(out, &r->valid_exact);
+}
 uint32_t sa_result_seeded(const sa_result *r) { return r ? r->seeded : 0; }
 bool sa_result_searched(const sa_result *r) { return r && r->searched; }
 

@@ -249,6 +249,7 @@ int sa_compose(const mel_model *m, const sa_part *parts, size_t n_parts, sa_resu
     compose_dual(c, cc, parts, n_parts);
     sa_result *r = c->r;
     r->valid_count = sa__count_modes(c, r, r->chi_m);
+    sa__count_modes_exact(c, r, r->chi_m, NULL, r->valid_count, &r->valid_exact);
     for (size_t k = 0; k < n_parts; k++)
         if (parts[k].res->peak_nodes > r->peak_nodes)
             r->peak_nodes = parts[k].res->peak_nodes;

@@ -572,7 +572,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
 /* The BDD nodes the implicit path may produce (sa__try), and the largest
  * number of modes solved one at a time instead. */
 #define GREEDY_BUDGET 20000000
-#define GREEDY_ENUMERATE 65536
+#define GREEDY_ENUMERATE SA_GREEDY_ENUMERATE
 
 typedef struct one_mode {
     const sa_result *r;
@@ -609,8 +609,10 @@ typedef struct enum_state {
     BDD *lo;
 } enum_state;
 
-/* The greedy basis in mode st->mode, its left-out rows OR-ed into st->lo
- * when some matching matches every active column there. */
+/* The greedy basis in mode st->mode, its left-out rows OR-ed into st->lo:
+ * in every singular mode, also where no matching matches every active
+ * column (issue 41 item 4: the first instants rejected there erase too,
+ * and mc_change's R4 is the same greedy basis). */
 static void solve_mode(sa_ctx *c, enum_state *st)
 {
     const sa_result *r = c->r;
@@ -623,7 +625,6 @@ static void solve_mode(sa_ctx *c, enum_state *st)
         st->edge_on[e] = sa__eval(r, r->chi_e[e], mode);
     for (uint32_t j = 0; j < r->n_var; j++)
         st->o.col_row[j] = -1;
-    uint32_t rank = 0, cols = 0;
     for (size_t s = 0; s < st->n_steps; s++) {
         uint32_t i = st->steps[s].eq;
         if (!st->row_on[i] || st->taken[i] || !mel_guard_eval(st->steps[s].when, mode))
@@ -631,12 +632,7 @@ static void solve_mode(sa_ctx *c, enum_state *st)
         st->taken[i] = true;
         st->o.search++;
         st->kept[i] = augment(&st->o, i);
-        rank += st->kept[i];
     }
-    for (uint32_t j = 0; j < r->n_var; j++)
-        cols += sa__eval(r, r->chi_j[j], mode);
-    if (rank != cols) /* some active column unmatched: not answered here */
-        return;
     size_t mark = sa__mark(c);
     BDD *cube = sa__slots(c, 1);
     sa__put(cube, bddtrue);
@@ -702,9 +698,11 @@ typedef struct greedy_job {
     BDD *lo;        /* n_eq, referenced by the caller once computed */
     sa_set *out;
     double *count;
+    mdae_bn *exact; /* or NULL */
     const mel_guard *within; /* the sets read within it, or NULL */
     sa_set *kept;   /* NULL, or n_eq: active and not left out, within */
     double *kept_count;
+    mdae_bn *kept_exact; /* or NULL */
 } greedy_job;
 
 typedef struct bdd_args {
@@ -752,6 +750,8 @@ static void covers(sa_ctx *c, void *arg)
         if (j->lo[i] != bddfalse) {
             BDD lo = sa__tmp(c, bdd_and(j->lo[i], within));
             j->count[i] = sa__count_modes(c, r, lo);
+            if (j->exact != NULL)
+                sa__count_modes_exact(c, r, lo, NULL, j->count[i], &j->exact[i]);
             if (j->count[i] > 0)
                 sa__set_of_care_if_few(c, r, lo, &cs, &j->out[i]);
             else if (sa__set_empty(&j->out[i]) != MDAE_OK)
@@ -760,6 +760,8 @@ static void covers(sa_ctx *c, void *arg)
         if (j->kept != NULL) {
             BDD kept = sa__tmp(c, bdd_and(bdd_and(r->chi_i[i], within), bdd_not(j->lo[i])));
             j->kept_count[i] = sa__count_modes(c, r, kept);
+            if (j->kept_exact != NULL)
+                sa__count_modes_exact(c, r, kept, NULL, j->kept_count[i], &j->kept_exact[i]);
             if (j->kept_count[i] > 0)
                 sa__set_of_care_if_few(c, r, kept, &cs, &j->kept[i]);
             else if (sa__set_empty(&j->kept[i]) != MDAE_OK)
@@ -771,15 +773,17 @@ static void covers(sa_ctx *c, void *arg)
 }
 
 int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
-                       const sa_options *opt, size_t max_cubes, sa_set *out, double *count)
+                       const sa_options *opt, size_t max_cubes, sa_set *out, double *count,
+                       mdae_bn *exact)
 {
-    return sa_result_left_out_within(r, steps, n_steps, NULL, opt, max_cubes, out, count, NULL,
-                                     NULL);
+    return sa_result_left_out_within(r, steps, n_steps, NULL, opt, max_cubes, out, count, exact,
+                                     NULL, NULL, NULL);
 }
 
 int sa_result_left_out_within(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
                               const mel_guard *within, const sa_options *opt, size_t max_cubes,
-                              sa_set *out, double *count, sa_set *kept, double *kept_count)
+                              sa_set *out, double *count, mdae_bn *exact, sa_set *kept,
+                              double *kept_count, mdae_bn *kept_exact)
 {
     if (r == NULL || out == NULL || count == NULL || (steps == NULL && n_steps > 0) ||
         (kept != NULL && kept_count == NULL))
@@ -798,7 +802,8 @@ int sa_result_left_out_within(const sa_result *r, const sa_greedy_step *steps, s
     int method = opt != NULL ? opt->method : SA_METHOD_AUTO;
     size_t budget = opt != NULL && opt->implicit_budget > 0 ? opt->implicit_budget
                                                             : GREEDY_BUDGET;
-    greedy_job j = {steps, n_steps, method, budget, lo, out, count, within, kept, kept_count};
+    greedy_job j = {steps, n_steps, method, budget, lo, out, count, exact,
+                    within, kept, kept_count, kept_exact};
     sa_options progress = {0};
     if (opt != NULL) {
         progress.progress = opt->progress;

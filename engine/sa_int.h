@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bn.h"
 #include "mdae.h"
 #include "mel.h"
 #include "sa.h"
@@ -111,6 +112,7 @@ struct sa_result {
                           (sa__seeded_primal) */
     int fpi_iterations;
     double valid_count; /* number of valid modes */
+    mdae_bn valid_exact; /* the same, exactly (owned) */
     /* How it was computed (issue 10; sa_analyze.c). */
     int method;              /* SA_METHOD_IMPLICIT or SA_METHOD_ENUMERATE */
     bool fell_back;          /* the implicit path exceeded its budget */
@@ -792,6 +794,12 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f);
 /* The same over the mode variables k with in[k] (all if in is NULL); f
  * must not depend on the others. */
 double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in);
+/* The same count exactly into *out (issue 41 item 2), approx being what
+ * sa__count_modes_in returned for it: below 2^53 that is exact and is
+ * taken, else the count is made again on big integers, memoised per node.
+ * Jumps with MDAE_E_NOMEM. */
+void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const bool *in, double approx,
+                           mdae_bn *out);
 
 /* ---- sa_memo.c (issue 16): solved blocks kept for the next version ------ */
 /* A key (sa_blocks.c and cdg_build.c build theirs, the first integer a

@@ -31,6 +31,7 @@ void sa_report_free(sa_report *rep)
     if (rep == NULL)
         return;
     mdae_free((void *)rep->mode_names);
+    mdae_free(rep->valid_modes_exact);
     sa__set_close(&rep->singular_modes);
     for (uint32_t i = 0; rep->equations && i < rep->n_equations; i++)
         item_free(&rep->equations[i]);
@@ -134,7 +135,9 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
     return sa__count_modes_in(c, r, f, NULL);
 }
 
-double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
+/* The counted variables of r (in: which, NULL for all) sorted by level,
+ * into *n; a memo sized for f (its values left to the caller). */
+static cnt_memo count_setup(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
 {
     long *key = sa__alloc(c, ((size_t)r->n_modes + 1) * sizeof *key);
     uint32_t n = 0;
@@ -146,12 +149,92 @@ double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
     while (cm.cap < 2 * (size_t)bdd_nodecount(f) + 2)
         cm.cap *= 2;
     cm.memo_key = sa__alloc(c, cm.cap * sizeof *cm.memo_key);
-    cm.val = sa__alloc(c, cm.cap * sizeof *cm.val);
     for (size_t k = 0; k < cm.cap; k++)
         cm.memo_key[k] = -1;
+    return cm;
+}
+
+double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const bool *in)
+{
+    cnt_memo cm = count_setup(c, r, f, in);
+    cm.val = sa__alloc(c, cm.cap * sizeof *cm.val);
     int rk;
     double v = count_rec(&cm, f, &rk);
     return ldexp(v, rk);
+}
+
+/* count_rec with exact values (issue 41 item 2): the memo's values are big
+ * integers (val[h], owned by the memo); false on OOM. *out is borrowed from
+ * the memo (or from the constants one and zero). */
+typedef struct cnt_exact {
+    cnt_memo cm;
+    mdae_bn *val;
+    mdae_bn zero, one;
+} cnt_exact;
+
+static bool count_rec_exact(cnt_exact *ce, BDD f, int *rk, const mdae_bn **out)
+{
+    cnt_memo *cm = &ce->cm;
+    if (f < 2) {
+        *rk = cm->n;
+        *out = f == bddtrue ? &ce->one : &ce->zero;
+        return true;
+    }
+    *rk = rank_of(cm, bdd_var(f));
+    size_t h = ((size_t)f * 2654435761u) & (cm->cap - 1);
+    while (cm->memo_key[h] != -1 && cm->memo_key[h] != f)
+        h = (h + 1) & (cm->cap - 1);
+    if (cm->memo_key[h] == f) {
+        *out = &ce->val[h];
+        return true;
+    }
+    /* lo's value is copied before hi is counted: hi's count may fill
+     * slots, never overwrite them (below), but keep the pointers short-lived */
+    int rl, rh;
+    const mdae_bn *lo, *hi;
+    mdae_bn v = {0}, t = {0};
+    bool ok = count_rec_exact(ce, bdd_low(f), &rl, &lo) && mdae_bn_copy(&v, lo) == MDAE_OK &&
+              mdae_bn_shl(&v, (unsigned)(rl - *rk - 1)) == MDAE_OK &&
+              count_rec_exact(ce, bdd_high(f), &rh, &hi) && mdae_bn_copy(&t, hi) == MDAE_OK &&
+              mdae_bn_shl(&t, (unsigned)(rh - *rk - 1)) == MDAE_OK && mdae_bn_add(&v, &t) == MDAE_OK;
+    mdae_bn_free(&t);
+    if (!ok) {
+        mdae_bn_free(&v);
+        return false;
+    }
+    /* the slot again: the recursion may have taken the one found above
+     * (each slot is written once; the table has room for every node) */
+    while (cm->memo_key[h] != -1 && cm->memo_key[h] != f)
+        h = (h + 1) & (cm->cap - 1);
+    MDAE_ASSERT(cm->memo_key[h] == -1);
+    cm->memo_key[h] = f;
+    ce->val[h] = v;
+    *out = &ce->val[h];
+    return true;
+}
+
+void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const bool *in, double approx,
+                           mdae_bn *out)
+{
+    /* below 2^53 the double's sums were exact (each term at most the total) */
+    if (approx < 9007199254740992.0) {
+        if (mdae_bn_set_double(out, approx) != MDAE_OK)
+            sa__fail(c, MDAE_E_NOMEM);
+        return;
+    }
+    cnt_exact ce = {count_setup(c, r, f, in), NULL, {0}, {0}};
+    ce.val = mdae_calloc(ce.cm.cap, sizeof *ce.val);
+    int rk;
+    const mdae_bn *v = NULL;
+    bool ok = ce.val != NULL && mdae_bn_set_u64(&ce.one, 1) == MDAE_OK &&
+              count_rec_exact(&ce, f, &rk, &v) && mdae_bn_copy(out, v) == MDAE_OK &&
+              mdae_bn_shl(out, (unsigned)rk) == MDAE_OK;
+    for (size_t k = 0; ce.val != NULL && k < ce.cm.cap; k++)
+        mdae_bn_free(&ce.val[k]);
+    mdae_free(ce.val);
+    mdae_bn_free(&ce.one);
+    if (!ok)
+        sa__fail(c, MDAE_E_NOMEM);
 }
 
 /* What every item of the report reads: the care, the split's arrays (the
@@ -200,6 +283,15 @@ static int build(sa_ctx *c, const sa_result *r)
     for (uint32_t k = 0; k < r->n_modes; k++)
         names[k] = m->modes[k].name;
     rep->valid_modes = r->valid_count;
+    rep->valid_modes_log2 = mdae_bn_log2(&r->valid_exact);
+    /* at most 10 digits per limb (mdae_bn_dec), kept before the digits so
+     * that a failure leaks nothing */
+    rep->valid_modes_exact = sa__alloc_keep(c, (size_t)r->valid_exact.n * 10 + 2);
+    char *dec = mdae_bn_dec(&r->valid_exact);
+    if (dec == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    memcpy(rep->valid_modes_exact, dec, strlen(dec) + 1);
+    mdae_free(dec);
     rep->singular = r->singular != bddfalse;
     sa__care cs;
     sa__care_init(c, r, c->care, &cs);
@@ -291,6 +383,7 @@ typedef struct count_job {
     uint32_t k;
     bool value;
     double *out;
+    mdae_bn *exact; /* or NULL */
 } count_job;
 
 static void count_one(sa_ctx *c, void *arg)
@@ -298,7 +391,10 @@ static void count_one(sa_ctx *c, void *arg)
     count_job *j = arg;
     const sa_result *r = c->r;
     BDD lit = j->value ? bdd_ithvar(r->mode_var[j->k]) : bdd_nithvar(r->mode_var[j->k]);
-    *j->out = sa__count_modes(c, r, T(bdd_and(r->chi_m, lit)));
+    BDD f = T(bdd_and(r->chi_m, lit));
+    *j->out = sa__count_modes(c, r, f);
+    if (j->exact != NULL)
+        sa__count_modes_exact(c, r, f, NULL, *j->out, j->exact);
 }
 
 int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out)
@@ -307,7 +403,18 @@ int sa_result_count_mode(const sa_result *r, uint32_t k, bool value, double *out
         return MDAE_E_INVAL;
     if (!sa__running())
         return MDAE_E_STATE;
-    count_job j = {k, value, out};
+    count_job j = {k, value, out, NULL};
+    return sa__run_on(r, NULL, 0, count_one, &j);
+}
+
+int sa_result_count_mode_exact(const sa_result *r, uint32_t k, bool value, mdae_bn *out)
+{
+    if (r == NULL || out == NULL || k >= r->n_modes)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    double approx = 0;
+    count_job j = {k, value, &approx, out};
     return sa__run_on(r, NULL, 0, count_one, &j);
 }
 
@@ -369,6 +476,7 @@ typedef struct partition_job {
     const mel_guard *within; /* the classes within it, or NULL: all */
     sa_set *out;
     double *count;
+    mdae_bn *exact; /* or NULL */
 } partition_job;
 
 /* Class k's size, then its set (which may fail past SA_MAX_CUBES: the size
@@ -384,6 +492,8 @@ static void partition_one(sa_ctx *c, void *arg)
         f = T(bdd_and(f, sa__guard_bdd(c, &gm, j->within)));
     }
     *j->count = sa__count_modes(c, r, f);
+    if (j->exact != NULL)
+        sa__count_modes_exact(c, r, f, NULL, *j->count, j->exact);
     sa__care cs;
     sa__care_init(c, r, r->chi_m, &cs);
     sa__set_of_care(c, r, f, &cs, j->out);
@@ -391,11 +501,17 @@ static void partition_one(sa_ctx *c, void *arg)
 
 int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3], double count[3])
 {
-    return sa_result_partition_within(r, NULL, max_cubes, out, count);
+    return sa_result_partition_exact(r, NULL, max_cubes, out, count, NULL);
 }
 
 int sa_result_partition_within(const sa_result *r, const mel_guard *within, size_t max_cubes,
                                sa_set out[3], double count[3])
+{
+    return sa_result_partition_exact(r, within, max_cubes, out, count, NULL);
+}
+
+int sa_result_partition_exact(const sa_result *r, const mel_guard *within, size_t max_cubes,
+                              sa_set out[3], double count[3], mdae_bn exact[3])
 {
     if (r == NULL || out == NULL || count == NULL)
         return MDAE_E_INVAL;
@@ -409,7 +525,8 @@ int sa_result_partition_within(const sa_result *r, const mel_guard *within, size
     BDD covered = cj.covered;
     for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
         count[k] = -1;
-        partition_job j = {k, covered, within, &out[k], &count[k]};
+        partition_job j = {k, covered, within, &out[k], &count[k],
+                           exact != NULL ? &exact[k] : NULL};
         rc = sa__run_on(r, NULL, max_cubes, partition_one, &j);
         if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
             sa__set_close(&out[k]);
@@ -421,6 +538,37 @@ int sa_result_partition_within(const sa_result *r, const mel_guard *within, size
     if (rc != MDAE_OK)
         for (int k = 0; k < 3; k++)
             sa__set_close(&out[k]);
+    return rc;
+}
+
+typedef struct guard_job {
+    const mel_guard *g;
+    sa_set *out;
+} guard_job;
+
+static void guard_one(sa_ctx *c, void *arg)
+{
+    guard_job *j = arg;
+    const sa_result *r = c->r;
+    sa__gmemo gm;
+    memset(&gm, 0, sizeof gm);
+    BDD f = T(bdd_and(r->chi_m, sa__guard_bdd(c, &gm, j->g)));
+    sa__care cs;
+    sa__care_init(c, r, r->chi_m, &cs);
+    sa__set_of_care(c, r, f, &cs, j->out);
+}
+
+int sa_result_guard_set(const sa_result *r, const mel_guard *g, size_t max_cubes, sa_set *out)
+{
+    if (r == NULL || g == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    memset(out, 0, sizeof *out);
+    guard_job j = {g, out};
+    int rc = sa__run_on(r, NULL, max_cubes, guard_one, &j);
+    if (rc != MDAE_OK)
+        sa__set_close(out);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "fx_body.h"
 #include "rpc_message.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,36 @@ static bool attach_literal(cJSON *obj, const char *key, cJSON *child)
 #define add_str(obj, key, s) attach(obj, key, cJSON_CreateString(s))
 #define add_num(obj, key, v) attach(obj, key, cJSON_CreateNumber(v))
 #define add_bool(obj, key, v) attach(obj, key, cJSON_CreateBool(v))
+
+/* A count (issue 41 item 2): under key the number as before
+ * (compatibility: rounded past 2^53), under key_exact its decimal digits,
+ * under key_log2 its log2 (null for zero). All three keys have static
+ * storage. dec NULL: out of memory (false). */
+static bool add_count_dec(cJSON *o, const char *key, const char *key_exact,
+                          const char *key_log2, double v, const char *dec, double log2v)
+{
+    return dec != NULL && attach_literal(o, key, cJSON_CreateNumber(v)) &&
+           attach_literal(o, key_exact, cJSON_CreateString(dec)) &&
+           attach_literal(o, key_log2,
+                          isfinite(log2v) ? cJSON_CreateNumber(log2v) : cJSON_CreateNull());
+}
+
+/* add_count_dec from the exact value (NULL: v is exact, an enumeration's
+ * count or one below 2^53). */
+static bool add_count_(cJSON *o, const char *key, const char *key_exact, const char *key_log2,
+                       double v, const mdae_bn *exact)
+{
+    if (v < 0 || !isfinite(v))
+        v = 0;
+    char *dec = exact != NULL ? mdae_bn_dec(exact) : mdae_bn_dec_double(floor(v));
+    double l2 = exact != NULL ? mdae_bn_log2(exact) : (v > 0 ? log2(v) : -HUGE_VAL);
+    bool ok = add_count_dec(o, key, key_exact, key_log2, v, dec, l2);
+    mdae_free(dec);
+    return ok;
+}
+
+#define add_count(obj, key, v, exact) \
+    add_count_((obj), "" key, "" key "Exact", "" key "Log2", (v), (exact))
 
 /* The same under a key that is not a literal (copied: the tree may outlive
  * the model that named it). */
@@ -528,7 +559,11 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
         if (!append(names, cJSON_CreateString(nm)))
             goto fail;
     }
-    if (!add_num(root, "validModes", rep->valid_modes) ||
+    /* a report built by hand has no exact count: its double then */
+    if (!(rep->valid_modes_exact != NULL
+              ? add_count_dec(root, "validModes", "validModesExact", "validModesLog2",
+                              rep->valid_modes, rep->valid_modes_exact, rep->valid_modes_log2)
+              : add_count(root, "validModes", rep->valid_modes, NULL)) ||
         !add_str(root, "status", rep->singular ? "singular" : "nonsingular"))
         goto fail;
     cJSON *sing = cJSON_CreateObject();
@@ -1277,6 +1312,99 @@ static cJSON *mc_items(const mel_model *m, const mc_list *l, bool vars)
             cJSON_Delete(arr);
             return NULL;
         }
+        /* an equation's body at its shift (issue 41 item 8), when the model
+         * keeps its expressions and it prints */
+        char *body = NULL;
+        int rc = vars ? MDAE_OK : mc_body_format(m, l->items[k], &body);
+        if (rc == MDAE_E_NOMEM || (body != NULL && !add_str(o, "body", body))) {
+            mdae_free(body);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        mdae_free(body);
+    }
+    return arr;
+}
+
+/* An impulse order as JSON: the number, or null for -infinity. */
+static cJSON *mc_order_num(int o)
+{
+    return o == MC_ORDER_NEG_INF ? cJSON_CreateNull() : cJSON_CreateNumber(o);
+}
+
+/* mc_result.impulsive (with "equal") or .finite: [{name, shift, instant,
+ * order, orderMin, certain[, equal]}]; NULL on OOM or a bad index. */
+static cJSON *mc_orders_json(const mel_model *m, const mc_impulse *v, size_t n, bool impulsive)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < n; k++) {
+        const mc_impulse *p = &v[k];
+        cJSON *o = cJSON_CreateObject();
+        if (p->var >= m->n_variables || !append(arr, o) ||
+            !add_str(o, "name", m->variables[p->var].name) || !add_num(o, "shift", p->shift) ||
+            !add_num(o, "instant", p->r) || !attach(o, "order", mc_order_num(p->hi)) ||
+            !attach(o, "orderMin", mc_order_num(p->lo)) || !add_bool(o, "certain", p->lo > 0) ||
+            (impulsive && !attach(o, "equal", mc_items(m, &p->equal, true)))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* mc_result.residuals: [{instant, name, shift, order, orderMin}]. */
+static cJSON *mc_residuals_json(const mel_model *m, const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_residuals; k++) {
+        const mc_residual *x = &r->residuals[k];
+        cJSON *o = cJSON_CreateObject();
+        if (x->eq >= m->n_equations || !append(arr, o) || !add_num(o, "instant", x->r) ||
+            !add_str(o, "name", m->equations[x->eq].name) || !add_num(o, "shift", x->shift) ||
+            !attach(o, "order", mc_order_num(x->hi)) ||
+            !attach(o, "orderMin", mc_order_num(x->lo))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* mc_result.std_equations: [{instant, name, shift, derivative, equation
+ * (null when not read), why (then)}]. */
+static cJSON *mc_std_equations_json(const mel_model *m, const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_std_equations; k++) {
+        const mc_std_equation *x = &r->std_equations[k];
+        cJSON *o = cJSON_CreateObject();
+        if (x->eq >= m->n_equations || !append(arr, o) || !add_num(o, "instant", x->r) ||
+            !add_str(o, "name", m->equations[x->eq].name) || !add_num(o, "shift", x->shift) ||
+            !add_num(o, "derivative", x->derivative) ||
+            !attach(o, "equation",
+                    x->text ? cJSON_CreateString(x->text) : cJSON_CreateNull()) ||
+            (x->text == NULL && !add_str(o, "why", x->why ? x->why : ""))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+"}]. */
+static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_standard; k++) {
+        const mc_standard *x = &r->standard[k];
+        cJSON *o = cJSON_CreateObject();
+        if (x->var >= m->n_variables || !append(arr, o) || !add_num(o, "instant", x->r) ||
+            !add_str(o, "name", m->variables[x->var].name) || !add_num(o, "shift", x->shift) ||
+            !add_num(o, "level", x->level) ||
+            !add_str(o, "side", x->side == MC_SIDE_PLUS ? "+" : "-")) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
     }
     return arr;
 }
@@ -1388,20 +1516,12 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
         if (!append(ins, o) || !mc_instant_json(m, &r->instants[k], o))
             goto nomem;
     }
-    cJSON *imp = cJSON_CreateArray();
-    if (!attach(root, "impulsive", imp))
+    if (!attach(root, "impulsive", mc_orders_json(m, r->impulsive, r->n_impulsive, true)) ||
+        !attach(root, "finite", mc_orders_json(m, r->finite, r->n_finite, false)) ||
+        !attach(root, "residuals", mc_residuals_json(m, r)) ||
+        !attach(root, "standard", mc_standard_json(m, r)) ||
+        !attach(root, "standardEquations", mc_std_equations_json(m, r)))
         goto nomem;
-    for (size_t k = 0; k < r->n_impulsive; k++) {
-        const mc_impulse *p = &r->impulsive[k];
-        cJSON *o = cJSON_CreateObject();
-        if (p->var >= m->n_variables || !append(imp, o) ||
-            !add_str(o, "name", m->variables[p->var].name) || !add_num(o, "shift", p->shift) ||
-            !add_num(o, "instant", p->r) || !add_num(o, "order", p->hi) ||
-            !attach(o, "orderMin", p->lo == MC_ORDER_NEG_INF ? cJSON_CreateNull()
-                                                             : cJSON_CreateNumber(p->lo)) ||
-            !add_bool(o, "certain", p->lo > 0))
-            goto nomem;
-    }
     cJSON *rs = cJSON_CreateArray();
     if (!attach(root, "resets", rs))
         goto nomem;
@@ -1510,12 +1630,12 @@ static cJSON *pair_set(const mel_model *m, const uint64_t *keys, size_t n)
             bool v = (cubes[k].val >> bit) & 1u;
             const char *name = m->modes[bit % nm].name;
             char key[300];
-            snprintf(key, sizeof key, "%s%s", name, bit >= nm ? "'" : "");
+            snprintf(key, sizeof key, "%s%s", name, bit >= nm ? MC_AFTER : "");
             ok = attach_copy(cube, key, cJSON_CreateBool(v));
             mdae_buf_puts(&b, first ? "" : " & ");
             mdae_buf_puts(&b, v ? "" : "!");
             mel_mode_name_put(&b, name);
-            mdae_buf_puts(&b, bit >= nm ? "'" : "");
+            mdae_buf_puts(&b, bit >= nm ? MC_AFTER : "");
             first = false;
         }
         if (first)
@@ -1575,14 +1695,14 @@ int rpc_json_modechanges(const mel_model *m, const mc_all *all, cJSON **out)
     /* each child is attached as soon as it exists: on failure, attach has
      * freed it or the tree owns it, so only the root is ever deleted */
     if (!add_str(root, "method", all->method ? all->method : "enumeration") ||
-        !add_num(root, "validModes", all->valid_modes) ||
-        !add_num(root, "pairs", (double)all->n_pairs))
+        !add_count(root, "validModes", all->valid_modes, NULL) ||
+        !add_count(root, "pairs", (double)all->n_pairs, NULL))
         goto nomem;
     cJSON *counts = cJSON_CreateObject();
     if (!attach(root, "counts", counts) ||
-        !add_num(counts, "continuous", (double)all->counts[MC_CONTINUOUS]) ||
-        !add_num(counts, "reset", (double)all->counts[MC_RESET]) ||
-        !add_num(counts, "rejected", (double)all->counts[MC_REJECTED]))
+        !add_count(counts, "continuous", (double)all->counts[MC_CONTINUOUS], NULL) ||
+        !add_count(counts, "reset", (double)all->counts[MC_RESET], NULL) ||
+        !add_count(counts, "rejected", (double)all->counts[MC_REJECTED], NULL))
         goto nomem;
     cJSON *ch = cJSON_CreateArray();
     if (!attach(root, "changes", ch))
@@ -1677,7 +1797,7 @@ static int add_rows(cJSON *arr, const mc_first *f, const char *const *names,
         const mc_first_erasure *e = &rows[k];
         cJSON *x = push_object(arr);
         if (x == NULL || !add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
-            !add_num(x, "pairs", e->pairs))
+            !add_count(x, "pairs", e->pairs, &e->pairs_exact))
             return MDAE_E_NOMEM;
         int rc = add_pairs_set(x, f, names, &e->set, e->cubes_left_out);
         if (rc != MDAE_OK)
@@ -1700,10 +1820,13 @@ static int add_later(cJSON *ch, const mc_first *f, const char *const *names)
             !attach(x, "erasures", er = cJSON_CreateArray()) ||
             !attach(x, "restartSystem", rows = cJSON_CreateArray()))
             return MDAE_E_NOMEM; /* attach deleted the child it could not attach */
-        if (!add_num(x, "r", li->r) || !add_num(x, "pairs", li->pairs) ||
-            !add_num(counts, "ends", li->counts[MC_FIRST_CONTINUOUS]) ||
-            !add_num(counts, "erases", li->counts[MC_FIRST_RESTART]) ||
-            !add_num(counts, "rejected", li->counts[MC_FIRST_REJECTED]))
+        if (!add_num(x, "r", li->r) || !add_count(x, "pairs", li->pairs, &li->pairs_exact) ||
+            !add_count(counts, "ends", li->counts[MC_FIRST_CONTINUOUS],
+                       &li->counts_exact[MC_FIRST_CONTINUOUS]) ||
+            !add_count(counts, "erases", li->counts[MC_FIRST_RESTART],
+                       &li->counts_exact[MC_FIRST_RESTART]) ||
+            !add_count(counts, "rejected", li->counts[MC_FIRST_REJECTED],
+                       &li->counts_exact[MC_FIRST_REJECTED]))
             return MDAE_E_NOMEM;
         int rc = add_rows(er, f, names, li->erasures, li->n_erasures);
         if (rc == MDAE_OK)
@@ -1719,13 +1842,18 @@ static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
     if (!f->erasures_computed)
         return add_not_computed(o, "erasures", "erasuresNotComputed", f->erasures_why);
     cJSON *arr = cJSON_CreateArray();
-    if (!attach(o, "erasures", arr))
+    if (!attach(o, "erasures", arr) ||
+        !add_bool(o, "erasuresOfRejected", f->erasures_of_rejected) ||
+        (!f->erasures_of_rejected && f->counts[MC_FIRST_REJECTED] > 0 &&
+         !add_str(o, "erasuresOfRejectedWhy",
+                  "on BDDs (more than 65,536 pairs need a restart or are rejected), the "
+                  "erasures are computed in the pairs that need a restart only")))
         return MDAE_E_NOMEM;
     for (size_t k = 0; k < f->n_erasures; k++) {
         const mc_first_erasure *e = &f->erasures[k];
         cJSON *x = push_object(arr);
         if (x == NULL || !add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
-            !add_num(x, "pairs", e->pairs))
+            !add_count(x, "pairs", e->pairs, &e->pairs_exact))
             return MDAE_E_NOMEM;
         int rc = add_pairs_set(x, f, names, &e->set, e->cubes_left_out);
         if (rc != MDAE_OK)
@@ -1750,15 +1878,19 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
         return MDAE_E_NOMEM;
     }
     if (!attach(ch, "counts", counts) || !attach(ch, "outcomes", arr) ||
-        !add_num(counts, "continuous", f->status_counts[MC_CONTINUOUS]) ||
-        !add_num(counts, "reset", f->status_counts[MC_RESET]) ||
-        !add_num(counts, "rejected", f->status_counts[MC_REJECTED]))
+        !add_count(counts, "continuous", f->status_counts[MC_CONTINUOUS],
+                   &f->status_counts_exact[MC_CONTINUOUS]) ||
+        !add_count(counts, "reset", f->status_counts[MC_RESET],
+                   &f->status_counts_exact[MC_RESET]) ||
+        !add_count(counts, "rejected", f->status_counts[MC_REJECTED],
+                   &f->status_counts_exact[MC_REJECTED]))
         return MDAE_E_NOMEM;
     for (size_t k = 0; k < f->n_outcomes; k++) {
         const mc_first_outcome *oc = &f->outcomes[k];
         cJSON *x = push_object(arr);
         if (x == NULL || !add_str(x, "status", mc_status_name(oc->status)) ||
-            !add_num(x, "instants", oc->instants) || !add_num(x, "pairs", oc->pairs))
+            !add_num(x, "instants", oc->instants) ||
+            !add_count(x, "pairs", oc->pairs, &oc->pairs_exact))
             return MDAE_E_NOMEM;
         int rc = add_pairs_set(x, f, names, &oc->set, oc->cubes_left_out);
         if (rc != MDAE_OK)
@@ -1768,7 +1900,8 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
 }
 
 /* {"guard": formula} of the event pairs of f->events with this status, over
- * f's names (g0, g0', ...: key bit b < n is g_b, bit n + b is g_b'). */
+ * f's names (g0, g0\u207a, ...: key bit b < n is g_b, bit n + b is
+ * g_b\u207a, as the pairs' sets write them). */
 static cJSON *event_class(const mc_first *f, const char *const *names, int status)
 {
     const mc_all *a = f->events;
@@ -1795,7 +1928,7 @@ static cJSON *event_class(const mc_first *f, const char *const *names, int statu
             mdae_buf_puts(&b, first ? "" : " & ");
             mdae_buf_puts(&b, (cubes[k].val >> bit) & 1u ? "" : "!");
             mel_mode_name_put(&b, names[2 * (bit < nm ? bit : bit - nm)]);
-            mdae_buf_puts(&b, bit < nm ? "" : "'");
+            mdae_buf_puts(&b, bit < nm ? "" : MC_AFTER);
             first = false;
         }
         mdae_buf_puts(&b, first ? "true" : "");
@@ -1837,12 +1970,53 @@ static int add_events(cJSON *o, const mc_first *f, const char *const *names)
     return ok ? MDAE_OK : MDAE_E_NOMEM;
 }
 
+int rpc_json_guard_refusal(const mel_model *m, const char *enumeration_skipped, cJSON **out)
+{
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    mdae_diags d;
+    mdae_diags_init(&d);
+    size_t n = 0;
+    int rc = mc_guard_fixpoints(m, &d, &n);
+    cJSON *o = NULL, *diags = NULL;
+    if (rc == MDAE_OK && n > 0)
+        rc = rpc_json_diags(&d, &diags);
+    mdae_diags_close(&d);
+    if (rc != MDAE_OK || n == 0) {
+        *out = NULL;
+        return rc;
+    }
+    o = cJSON_CreateObject();
+    if (o == NULL) {
+        cJSON_Delete(diags);
+        return MDAE_E_NOMEM;
+    }
+    /* the diagnostics first into o: o owns them from then on */
+    if (!attach(o, "diagnostics", diags) || !add_str(o, "method", "bdd") ||
+        !add_str(o, "status", "rejected") ||
+        !add_str(o, "reason",
+                 "the model has a guard fixpoint: a mode variable is defined from the current "
+                 "value of a variable its own equations determine, so every mode change is "
+                 "refused; define it from the left limit, last(x) (Modelica: pre(x)), as the "
+                 "diagnostics say (RR-9459 section 5.2)") ||
+        !add_num(o, "guardFixpoints", (double)n) ||
+        (enumeration_skipped != NULL && !add_str(o, "enumerationSkipped", enumeration_skipped))) {
+        cJSON_Delete(o);
+        return MDAE_E_NOMEM;
+    }
+    *out = o;
+    return MDAE_OK;
+}
+
 int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, cJSON **out)
 {
     if (f == NULL || out == NULL)
         return MDAE_E_INVAL;
     rpc_json_init();
     static const char *const keys[3] = {"continuous", "restart", "rejected"};
+    static const char *const keys_exact[3] = {"continuousExact", "restartExact", "rejectedExact"};
+    static const char *const keys_log2[3] = {"continuousLog2", "restartLog2", "rejectedLog2"};
     const char **names = mdae_calloc((size_t)f->n_names + 1, sizeof *names);
     cJSON *o = cJSON_CreateObject();
     int rc = names != NULL && o != NULL ? MDAE_OK : MDAE_E_NOMEM;
@@ -1853,7 +2027,7 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
         !(add_str(o, "method", "bdd") &&
           add_str(o, "scope", "the first instant of every change between two different valid "
                               "nonsingular long modes") &&
-          add_num(o, "pairs", f->pairs) && attach(o, "counts", counts) &&
+          add_count(o, "pairs", f->pairs, &f->pairs_exact) && attach(o, "counts", counts) &&
           attach(o, "classes", classes) &&
           (f->transient_whens == 0 || f->events != NULL ||
            (add_num(o, "whenClausesNotCovered", f->transient_whens) &&
@@ -1869,8 +2043,11 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
     }
     for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
         cJSON *set = cJSON_CreateObject();
-        if (!attach_copy(counts, keys[k], cJSON_CreateNumber(f->counts[k])) ||
-            !attach_copy(classes, keys[k], set))
+        if (!add_count_(counts, keys[k], keys_exact[k], keys_log2[k], f->counts[k],
+                        &f->counts_exact[k])) {
+            cJSON_Delete(set);
+            rc = MDAE_E_NOMEM;
+        } else if (!attach_copy(classes, keys[k], set))
             rc = MDAE_E_NOMEM;
         else if (!f->cubes_left_out[k])
             rc = add_set_over(set, f->n_names, names, &f->classes[k]);

@@ -270,6 +270,18 @@ MDAE_API int rpc_json_modechanges(const mel_model *m /* borrowed */,
                                   const mc_all *all /* borrowed */,
                                   cJSON **out /* out: owned */);
 
+/* The answer of a mode-change command on a model with a guard fixpoint
+ * (issue 41 item 3: one answer, whatever the command): every change is
+ * refused, so the status is "rejected" with the reason and the located
+ * diagnostics (mc_guard_fixpoints, each with its last()/pre() fix):
+ *   {"method":"bdd","status":"rejected","reason":"...","guardFixpoints":N,
+ *    "diagnostics":[...]}
+ * plus "enumerationSkipped" when given. *out is NULL (MDAE_OK) when the model
+ * has no guard fixpoint. MDAE_OK with *out new (owned) or NULL,
+ * MDAE_E_NOMEM, MDAE_E_INVAL. */
+MDAE_API int rpc_json_guard_refusal(const mel_model *m /* borrowed */,
+                                    const char *enumeration_skipped, cJSON **out /* out */);
+
 /* The first instant of every change on BDDs (`mdae modechange --first
  * --json`; mc_first_instants):
  *   {"method":"bdd","scope":"...","pairs":P,

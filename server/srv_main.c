@@ -63,7 +63,7 @@ static size_t arg_size(const char *s)
  * environment its workers start with, unless GLIBC_TUNABLES is already set,
  * which is then left as the user wrote it. Not the CLI: re-executing itself
  * cost 10 ms, the whole budget of a small model; `GLIBC_TUNABLES=` in the
- * shell gives it the same (README). Older glibc ignores the name. */
+ * shell gives it the same (docs/operations.md). Older glibc ignores the name. */
 #define MDAE_GLIBC_TUNABLES "glibc.malloc.hugetlb=1"
 
 /* Workers inherit the router's environment: MDAE_GLIBC_TUNABLES reaches

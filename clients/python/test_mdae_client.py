@@ -192,7 +192,8 @@ class ClientTest(unittest.TestCase):
             r = s.modechange({"gamma": False}, {"gamma": True})
             self.assertEqual(r["status"], "reset")
             self.assertEqual(len(r["instants"]), 1)
-            self.assertEqual(r["instants"][0]["erased"], [{"name": "e3", "shift": 0}])
+            self.assertEqual(r["instants"][0]["erased"],
+                             [{"name": "e3", "shift": 0, "body": "w1 - w2 = 0"}])
             self.assertEqual(r["instants"][0]["status"], "nonsingular")
             self.assertEqual(s.modechange({"gamma": True}, {"gamma": False})["status"],
                              "continuous")
@@ -208,7 +209,9 @@ class ClientTest(unittest.TestCase):
             a = s.modechanges()
             self.assertEqual(a["method"], "enumeration")
             self.assertEqual(a["pairs"], 2)
-            self.assertEqual(a["counts"], {"continuous": 1, "reset": 1, "rejected": 0})
+            self.assertEqual({k: a["counts"][k] for k in ("continuous", "reset", "rejected")},
+                             {"continuous": 1, "reset": 1, "rejected": 0})
+            self.assertEqual(a["counts"]["resetExact"], "1")
 
     def test_says_what_a_single_mode_tool_gets_wrong(self):
         with self.client() as c:
@@ -267,7 +270,9 @@ class ClientTest(unittest.TestCase):
             s = c.open(model("clutch.mel"))
             f = s.modechanges(first=True, erasures=True, instants=True)
             self.assertEqual(f["method"], "bdd")
-            self.assertEqual(f["changes"]["counts"], {"continuous": 1, "reset": 1, "rejected": 0})
+            counts = f["changes"]["counts"]
+            self.assertEqual({k: counts[k] for k in ("continuous", "reset", "rejected")},
+                             {"continuous": 1, "reset": 1, "rejected": 0})
             self.assertEqual([(e["name"], e["shift"]) for e in f["erasures"]], [("e3", 0)])
             with self.assertRaises(mdae_client.RpcError) as cm:
                 s.modechanges(instants=True)
@@ -280,9 +285,13 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(summary["method"], "bdd")
             self.assertIn("1048576 valid modes", summary["enumerationSkipped"])
             self.assertEqual(summary["pairs"], 2**20 * (2**20 - 1))
-            self.assertEqual(summary["changes"]["counts"],
+            counts = summary["changes"]["counts"]
+            self.assertEqual({k: counts[k] for k in ("continuous", "reset", "rejected")},
                              {"continuous": 3**20 - 2**20, "reset": 4**20 - 3**20,
                               "rejected": 0})
+            # exact counts (issue 41 item 2): the decimal digits beside the number
+            self.assertEqual(counts["resetExact"], str(4**20 - 3**20))
+            self.assertEqual(summary["pairsExact"], str(2**20 * (2**20 - 1)))
 
     def test_reports_how_each_component_was_analysed(self):
         with self.client() as c:

@@ -381,18 +381,26 @@ static void hover_variable(wk_state *w, mdae_buf *b, const cJSON *rep, const mel
         mdae_buf_puts(b, "no equation");
 }
 
+/* "true in N of the M valid modes", both exact (issue 41 item 2). */
 static void hover_mode(wk_state *w, mdae_buf *b, long k)
 {
-    double n_true = 0;
-    char line[200];
-    if (w->result != NULL && sa_result_count_mode(w->result, (uint32_t)k, true, &n_true) == MDAE_OK) {
-        double all = sa_result_valid_modes(w->result);
-        if (all < 1e15)
-            snprintf(line, sizeof line, "\n\ntrue in %.0f of the %.0f valid modes", n_true, all);
-        else
-            snprintf(line, sizeof line, "\n\ntrue in %.4g of the %.4g valid modes", n_true, all);
-        mdae_buf_puts(b, line);
+    mdae_bn n_true = {0}, all = {0};
+    if (w->result != NULL &&
+        sa_result_count_mode_exact(w->result, (uint32_t)k, true, &n_true) == MDAE_OK &&
+        sa_result_valid_modes_exact(w->result, &all) == MDAE_OK) {
+        char *t = mdae_bn_dec(&n_true), *a = mdae_bn_dec(&all);
+        if (t == NULL || a == NULL)
+            wk_oom();
+        mdae_buf_puts(b, "\n\ntrue in ");
+        mdae_buf_puts(b, t);
+        mdae_buf_puts(b, " of the ");
+        mdae_buf_puts(b, a);
+        mdae_buf_puts(b, " valid modes");
+        mdae_free(t);
+        mdae_free(a);
     }
+    mdae_bn_free(&n_true);
+    mdae_bn_free(&all);
 }
 
 static void hover_mode_symbol(wk_state *w, mdae_buf *b, const mel_symbol *sym);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mc.h"
 #include "mo.h"
 #include "rpc_json.h"
 #include "rpc_lsp.h"
@@ -241,6 +242,10 @@ static int load(wk_state *w, const cJSON *params, bool recover)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
     if (rc == MDAE_OK)
         rc = sa_check(w->model, &w->model_diags);
+    if (rc == MDAE_OK || rc == MDAE_E_MODEL) { /* as mdae check (issue 41 item 3) */
+        int gc = mc_guard_fixpoint_warnings(w->model, &w->model_diags);
+        rc = gc != MDAE_OK ? gc : rc;
+    }
     check(rc);
     w->model_rc = rc;
     settle_good(w, &was);

@@ -114,6 +114,10 @@ static cJSON *answer(const cJSON *id, int rc, const char *why, cJSON *json)
 static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures, bool later,
                              const char *skipped)
 {
+    cJSON *refusal = NULL; /* a guard fixpoint: "rejected" and why (issue 41 item 3) */
+    check(rpc_json_guard_refusal(m, skipped, &refusal));
+    if (refusal != NULL)
+        return rpc_response_result(id, refusal);
     mc_first *f = NULL;
     char why[256] = "";
     mc_options mopt = {.first_erasures = erasures, .first_later = later};
@@ -151,6 +155,10 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
     }
     if (cJSON_IsTrue(first))
         return first_instants(m, id, on[0], on[1], NULL);
+    cJSON *refusal = NULL; /* as first_instants, and as mdae modechange --all */
+    check(rpc_json_guard_refusal(m, NULL, &refusal));
+    if (refusal != NULL)
+        return rpc_response_result(id, refusal);
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);
@@ -298,6 +306,7 @@ typedef struct diag_ctx {
     rejected_group groups[WK_MC_REJECTED_DIAGS];
     size_t n_groups;
     size_t more; /* rejected changes past the groups */
+    size_t singular; /* rejected for a singular old or new mode (not grouped) */
     size_t seen; /* changes analysed */
     uint64_t deadline; /* wk_now_ms() past which the check stops */
     bool out_of_time;
@@ -366,12 +375,26 @@ static char *rejection_reason(const mel_model *m, const mc_pair *p, const mc_res
     return b.p;
 }
 
+/* Whether r was refused before any instant because its old or new mode is
+ * singular (mc_change.c, R7: its located diagnostics name the singular
+ * equations, which the analysis's own errors already show in the editor;
+ * issue 42: a warning per change repeated each of them). */
+static bool refused_singular(const mc_result *r)
+{
+    if (r->n_instants > 0 || r->diags.count == 0)
+        return false;
+    const char *msg = r->diags.items[0].message;
+    return msg != NULL && strstr(msg, "is structurally singular") != NULL;
+}
+
 /* mc_pair_fn: group the rejected changes; stops when cancelled (a newer
  * edit). */
 static int collect_rejected(void *vctx, const mc_pair *p, const mc_result *r)
 {
     diag_ctx *dc = vctx;
-    if (p->status == MC_REJECTED) {
+    if (p->status == MC_REJECTED && refused_singular(r)) {
+        dc->singular++; /* the analysis's errors on that mode say it already */
+    } else if (p->status == MC_REJECTED) {
         mdae_range where;
         char *reason = rejection_reason(dc->w->model, p, r, &where);
         if (reason == NULL)
@@ -456,27 +479,56 @@ static int past_deadline(void *ctx, const char *phase, size_t done, size_t total
     return wk_now_ms() > bc->deadline || wk_cancelled(bc->w);
 }
 
+/* Exact counts in the messages (issue 42's "48- and 61-digit" counts were
+ * rounded doubles): the decimal digits of each of n counts into d[] (new,
+ * mdae_free each); false on OOM (then all freed). */
+static bool decimals(char **d, const mdae_bn *const *x, int n)
+{
+    bool ok = true;
+    for (int k = 0; k < n; k++)
+        ok &= (d[k] = mdae_bn_dec(x[k])) != NULL;
+    if (!ok)
+        for (int k = 0; k < n; k++)
+            mdae_free(d[k]);
+    return ok;
+}
+
+static void free_decimals(char **d, int n)
+{
+    for (int k = 0; k < n; k++)
+        mdae_free(d[k]);
+}
+
 /* The first instants' message (every instant could not be followed: its
  * reason in later_why): a warning with the formula of the pairs rejected
  * there, else a hint with the counts. */
 static char *first_only_message(const wk_state *w, const mc_first *f, const char *why,
                                 int *severity)
 {
+    char *d[4];
+    const mdae_bn *x[4] = {&f->counts_exact[MC_FIRST_REJECTED], &f->pairs_exact,
+                           &f->counts_exact[MC_FIRST_CONTINUOUS],
+                           &f->counts_exact[MC_FIRST_RESTART]};
+    if (!decimals(d, x, 4))
+        return NULL;
+    char *msg;
     if (f->counts[MC_FIRST_REJECTED] > 0) {
         const char *g = f->classes[MC_FIRST_REJECTED].formula;
         *severity = RPC_LSP_WARNING;
-        return mdae_asprintf("%.0f of %.0f mode changes are rejected at their first instant (a "
-                             "value no equation determines) when %.300s%s (g: before, g': after; "
-                             "mdae modechange %s --first)",
-                             f->counts[MC_FIRST_REJECTED], f->pairs, g ? g : "?",
-                             g && strlen(g) > 300 ? "..." : "", file_of(w));
+        msg = mdae_asprintf("%s of %s mode changes are rejected at their first instant (a "
+                            "value no equation determines) when %.300s%s (g: before, g\u207a: after; "
+                            "mdae modechange %s --first)",
+                            d[0], d[1], g ? g : "?", g && strlen(g) > 300 ? "..." : "",
+                            file_of(w));
+    } else {
+        msg = mdae_asprintf("mode changes were checked at their first instant only (%s; the "
+                            "later instants: %s): %s continuous, %s need a restart, none "
+                            "rejected there (mdae modechange %s --first)",
+                            why, f->later_why ? f->later_why : "not computed", d[2], d[3],
+                            file_of(w));
     }
-    return mdae_asprintf("mode changes were checked at their first instant only (%s; the later "
-                         "instants: %s): %.0f continuous, %.0f need a restart, none rejected "
-                         "there (mdae modechange %s --first)",
-                         why, f->later_why ? f->later_why : "not computed",
-                         f->counts[MC_FIRST_CONTINUOUS], f->counts[MC_FIRST_RESTART],
-                         file_of(w));
+    free_decimals(d, 4);
+    return msg;
 }
 
 /* Every instant's message: a warning naming the rejected pairs by the
@@ -485,18 +537,28 @@ static char *first_only_message(const wk_state *w, const mc_first *f, const char
 static char *every_instant_message(const wk_state *w, const mc_first *f, const char *why,
                                    int *severity)
 {
-    if (f->status_counts[MC_REJECTED] <= 0)
-        return mdae_asprintf("mode changes were checked on BDDs, every instant (%s): %.0f "
-                             "continuous, %.0f need a reset, none rejected (mdae modechange %s "
-                             "--first --instants)",
-                             why, f->status_counts[MC_CONTINUOUS], f->status_counts[MC_RESET],
-                             file_of(w));
+    char *d[4];
+    const mdae_bn *x[4] = {&f->status_counts_exact[MC_CONTINUOUS],
+                           &f->status_counts_exact[MC_RESET],
+                           &f->status_counts_exact[MC_REJECTED], &f->pairs_exact};
+    if (!decimals(d, x, 4))
+        return NULL;
+    if (f->status_counts[MC_REJECTED] <= 0) {
+        char *msg = mdae_asprintf("mode changes were checked on BDDs, every instant (%s): %s "
+                                  "continuous, %s need a reset, none rejected (mdae modechange "
+                                  "%s --first --instants)",
+                                  why, d[0], d[1], file_of(w));
+        free_decimals(d, 4);
+        return msg;
+    }
     *severity = RPC_LSP_WARNING;
     mdae_buf b = {0};
+    mdae_buf_puts(&b, d[2]);
+    mdae_buf_puts(&b, " of ");
+    mdae_buf_puts(&b, d[3]);
+    mdae_buf_puts(&b, " mode changes are rejected:");
+    free_decimals(d, 4);
     char piece[320];
-    snprintf(piece, sizeof piece, "%.0f of %.0f mode changes are rejected:",
-             f->status_counts[MC_REJECTED], f->pairs);
-    mdae_buf_puts(&b, piece);
     size_t shown = 0;
     for (size_t k = 0; k < f->n_outcomes; k++) {
         const mc_first_outcome *o = &f->outcomes[k];
@@ -512,7 +574,7 @@ static char *every_instant_message(const wk_state *w, const mc_first *f, const c
                  g && strlen(g) > 200 ? "..." : "");
         mdae_buf_puts(&b, piece);
     }
-    snprintf(piece, sizeof piece, " (g: before, g': after; mdae modechange %s --first --instants)",
+    snprintf(piece, sizeof piece, " (g: before, g\u207a: after; mdae modechange %s --first --instants)",
              file_of(w));
     mdae_buf_puts(&b, piece);
     if (b.oom) {
@@ -579,6 +641,14 @@ static void rejected_diags(wk_state *w, cJSON *arr)
             publish_group(w, arr, &dc.groups[k]);
         mdae_free(dc.groups[k].reason);
     }
+    if (publish && dc.singular > 0) {
+        char *msg = mdae_asprintf("%zu mode change%s from or into a singular mode %s not "
+                                  "analysed: the errors on the singular modes say what to fix",
+                                  dc.singular, dc.singular > 1 ? "s" : "",
+                                  dc.singular > 1 ? "are" : "is");
+        wk_lsp_diag(w, arr, &top, RPC_LSP_HINT, msg ? msg : "changes of singular modes");
+        mdae_free(msg);
+    }
     if (publish && dc.more > 0) {
         char *msg = mdae_asprintf("\u2026 and %zu more rejected change%s (mdae modechange %s --all)",
                                   dc.more, dc.more > 1 ? "s" : "", file_of(w));
@@ -597,13 +667,10 @@ void wk_modechange_diags(wk_state *w, cJSON *arr)
     mdae_diags_init(&gd);
     size_t n_guard = 0;
     check(mc_guard_fixpoints(m, &gd, &n_guard));
-    /* Warnings, not errors: the model is valid and its modes are analysed;
-     * only the analysis of its changes refuses such a guard (a Modelica
-     * ideal diode's `off = s < 0` is one), and an editor's errors are for
-     * what the modeller must fix. */
-    for (size_t k = 0; k < gd.count; k++)
-        wk_lsp_diag(w, arr, &gd.items[k].where, RPC_LSP_WARNING,
-                    gd.items[k].message ? gd.items[k].message : "guard fixpoint");
+    /* Their warnings come with the model's own (the load's check,
+     * mc_guard_fixpoint_warnings, as mdae check says them: warnings, not
+     * errors, for the modes are analysed; a Modelica ideal diode's
+     * `off = s < 0` is one); here they only stop the changes' check. */
     mdae_diags_close(&gd);
     /* a guard fixpoint refuses every change of the model: its warnings say
      * why, one diagnostic per rejected change would only repeat them */

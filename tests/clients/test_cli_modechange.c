@@ -79,6 +79,58 @@ Test(cli_modechange, text_names_the_erased_equations_and_the_restart_system)
     run_free(&r);
 }
 
+/* Issue 41 item 8: the equations with their bodies at their shifts, every
+ * restart relation as an equation, a legend; names that carry the
+ * notation's marks quoted. */
+Test(cli_modechange, equations_print_as_shifted_bodies_with_a_legend)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=0", "--to", "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "instant 0: erased e3\n    e3:  w1 - w2 = 0\n");
+    contains(r.out, "    e1:  w1' = f1(w1, tau1)\n");
+    contains(r.out, "    e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
+    contains(r.out, "restart relation at instant 0: e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
+    contains(r.out, "(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
+                    "derivative");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball.mel"), "--from", "gamma=0", "--to", "gamma=1",
+            "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *e = cJSON_GetArrayItem(item(cJSON_GetArrayItem(item(j, "instants"), 0),
+                                             "erased"), 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "k1");
+    cr_assert_eq(item(e, "shift")->valueint, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "body")),
+                     "0 = if gamma then L ^ 2 - x\u2022 ^ 2 - y\u2022 ^ 2 else lambda\u2022");
+    cJSON_Delete(j);
+    run_free(&r);
+    /* an equation named e3' (a MEL quoted name) reads as a name, not a derivative */
+    FILE *f = fopen(MODEL("clutch.mel"), "r");
+    cr_assert_not_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, "  e3 : equation");
+    cr_assert_not_null(at);
+    char edited[4200];
+    snprintf(edited, sizeof edited, "%.*s  'e3\\'' : equation%s", (int)(at - text), text,
+             at + strlen("  e3 : equation"));
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/mdae-mc-quoted-%ld.mel", (long)getpid());
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(fputs(edited, f) >= 0, true);
+    fclose(f);
+    r = RUN("modechange", path, "--from", "gamma=0", "--to", "gamma=1");
+    unlink(path);
+    expect(&r, 0);
+    contains(r.out, "instant 0: erased 'e3\\''\n");
+    contains(r.out, "e1, e2, 'e3\\''\u2022, e4");
+    run_free(&r);
+}
+
 Test(cli_modechange, a_guard_fixpoint_is_rejected_with_a_located_hint)
 {
     run r = RUN("modechange", MODEL("cup_and_ball_19.mel"), "--from", "gamma=0", "--to",
@@ -87,6 +139,42 @@ Test(cli_modechange, a_guard_fixpoint_is_rejected_with_a_located_hint)
     contains(r.out, ": rejected");
     contains(r.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
     contains(r.err, "last(s)");
+    contains(r.out, "  why: guard fixpoint: mode variable 'gamma'"); /* the reason on stdout */
+    run_free(&r);
+}
+
+/* Issue 41 item 3: one answer for a guard fixpoint, whatever the command:
+ * the status "rejected" and the reason in the output, exit 0 as for any
+ * rejected change, and `mdae check` warns where the fix goes. */
+Test(cli_modechange, a_guard_fixpoint_gets_one_answer_from_every_command)
+{
+    static const char *const modes[][2] = {{"--first", NULL}, {"--all", NULL},
+                                           {"--first", "--instants"}};
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+        run r = modes[k][1] ? RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0],
+                                  modes[k][1], "--json")
+                            : RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0],
+                                  "--json");
+        expect(&r, 0);
+        cJSON *j = parse_out(&r);
+        cr_assert_str_eq(cJSON_GetStringValue(item(j, "status")), "rejected", "%s", modes[k][0]);
+        cr_assert_not_null(strstr(cJSON_GetStringValue(item(j, "reason")), "guard fixpoint"));
+        const cJSON *d = cJSON_GetArrayItem(item(j, "diagnostics"), 0);
+        cr_assert_not_null(strstr(cJSON_GetStringValue(item(d, "message")), "last(s)"));
+        cr_assert_eq(item(item(item(d, "range"), "start"), "line")->valueint, 21);
+        cJSON_Delete(j);
+        run_free(&r);
+        r = RUN("modechange", MODEL("cup_and_ball_19.mel"), modes[k][0]);
+        expect(&r, 0);
+        contains(r.out, "every mode change is rejected: the model has a guard fixpoint");
+        contains(r.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
+        run_free(&r);
+    }
+    run r = RUN("check", MODEL("cup_and_ball_19.mel"));
+    expect(&r, 0);
+    contains(r.err, "cup_and_ball_19.mel:21:19: warning: guard fixpoint: mode variable 'gamma'");
+    contains(r.err, "last(s)");
+    contains(r.out, "ok: no errors, 1 warning");
     run_free(&r);
 }
 
@@ -152,7 +240,7 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     /* the clutch: engaging needs a restart, releasing is continuous */
     r = RUN("modechange", MODEL("clutch.mel"), "--first");
     expect(&r, 0);
-    contains(r.out, "the first instant of 2 changes (method: bdd): 1 continuous, 1 need a "
+    contains(r.out, "the first instant of 2 changes (method: bdd): 1 continuous, 1 needs a "
                     "restart, 0 rejected there");
     contains(r.out, "continuous when gamma\n");
     contains(r.out, "restart    when !gamma\n");
@@ -189,7 +277,7 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     contains(r.out, "the first instant of 0 changes");
     contains(r.out, "through when events (method: enumeration; every instant, cascades "
                     "included): 1 changes: 0 continuous, 1 reset, 0 rejected\n"
-                    "    reset      when !(h <= 0) & (h <= 0)'");
+                    "    reset      when !(h <= 0) & (h <= 0)\u207a");
     run_free(&r);
     r = RUN("modechange", MODEL("bouncing_ball.mo"), "--first", "--json");
     expect(&r, 0);
@@ -198,7 +286,7 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     cr_assert_eq(item(item(item(j, "events"), "counts"), "reset")->valueint, 1);
     cr_assert_str_eq(cJSON_GetStringValue(item(item(item(item(j, "events"), "classes"), "reset"),
                                                 "guard")),
-                     "!(h <= 0) & (h <= 0)'");
+                     "!(h <= 0) & (h <= 0)\u207a");
     cJSON_Delete(j);
     run_free(&r);
     /* cascades: the finite one's changes are among the events */
@@ -224,8 +312,8 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     run_free(&r);
     r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--erasures");
     expect(&r, 0);
-    contains(r.out, "  k1 is erased at the first instant when gamma' (1 pair)\n");
-    contains(r.out, "  k1 (shift 1) is erased at the first instant when gamma' (1 pair)\n");
+    contains(r.out, "  k1 is erased at the first instant when gamma\u207a (1 pair)\n");
+    contains(r.out, "  k1 (shift 1) is erased at the first instant when gamma\u207a (1 pair)\n");
     run_free(&r);
     /* the brake at N = 12: ve1[k] exactly when valve k opens, 2^22 pairs each */
     r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--erasures", "--json");
@@ -236,7 +324,7 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     const cJSON *e = cJSON_GetArrayItem(er, 6);
     cr_assert_str_eq(cJSON_GetStringValue(item(e, "name")), "ve1[7]");
     cr_assert_eq(item(e, "shift")->valueint, 0);
-    cr_assert_str_eq(cJSON_GetStringValue(item(e, "guard")), "!open[7] & open[7]'");
+    cr_assert_str_eq(cJSON_GetStringValue(item(e, "guard")), "!open[7] & open[7]\u207a");
     cr_assert_eq(item(e, "pairs")->valuedouble, 2048.0 * 2048.0);
     cJSON_Delete(j);
     run_free(&r);
@@ -262,12 +350,12 @@ Test(cli_modechange, first_instants_give_every_change_in_full)
     run r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--instants");
     expect(&r, 0);
     contains(r.out, "  every instant: 1 continuous, 1 reset, 0 rejected\n");
-    contains(r.out, "    reset after 2 instants (1 pair) when gamma'\n");
+    contains(r.out, "    reset after 2 instants (1 pair) when gamma\u207a\n");
     run_free(&r);
     r = RUN("modechange", MODEL("rldc2.mel"), "--first", "--instants");
     expect(&r, 0);
-    contains(r.out, "    reset after 2 instants (2 pairs) when !g1 & g1' & !g2 & g2' | "
-                    "g1 & !g1' & g2 & !g2'\n");
+    contains(r.out, "    reset after 2 instants (2 pairs) when !g1 & g1\u207a & !g2 & g2\u207a | "
+                    "g1 & !g1\u207a & g2 & !g2\u207a\n");
     run_free(&r);
     r = RUN("modechange", MODEL("brake.mel"), "-D", "N=12", "--first", "--instants", "--json");
     expect(&r, 0);
@@ -284,6 +372,61 @@ Test(cli_modechange, first_instants_give_every_change_in_full)
     r = RUN("modechange", MODEL("clutch.mel"), "--all", "--instants");
     expect(&r, 2);
     contains(r.err, "--instants goes with --first");
+    run_free(&r);
+}
+
+/* Issue 41 item 2: counts past 2^53 exact, in JSON (<name>Exact beside the
+ * number, <name>Log2) and in text, against the closed forms: the brake at
+ * N has 2^2N - 2^N pairs, 3^N - 2^N of them continuous (every valve open
+ * before stays open after, not all the same). */
+Test(cli_modechange, counts_past_two_to_the_53_are_exact)
+{
+    run r = RUN("modechange", MODEL("brake.mel"), "-D", "N=50", "--first", "--instants",
+                "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *c = item(j, "counts");
+    cr_assert_str_eq(cJSON_GetStringValue(item(c, "continuousExact")),
+                     "717897986565952681927625"); /* 3^50 - 2^50 */
+    cr_assert_float_eq(item(c, "continuousLog2")->valuedouble, 79.2481250337952, 1e-9);
+    cr_assert_str_eq(cJSON_GetStringValue(item(item(item(j, "changes"), "counts"),
+                                               "continuousExact")),
+                     "717897986565952681927625");
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "pairsExact")),
+                     "1267650600228228275596796362752"); /* 2^100 - 2^50 */
+    /* The later instants' counts too: instant 1 follows the pairs that
+     * need a restart (2^100 - 3^50), and every one of them ends there. */
+    const cJSON *li = cJSON_GetArrayItem(item(item(j, "changes"), "instants"), 0);
+    const char *still = cJSON_GetStringValue(item(li, "pairsExact"));
+    cr_assert_not_null(still);
+    cr_assert_str_eq(still, "1267649882330241709644114435127");
+    const char *ends = cJSON_GetStringValue(item(item(li, "counts"), "endsExact"));
+    cr_assert_not_null(ends);
+    cr_assert_str_eq(ends, "1267649882330241709644114435127");
+    cr_assert(cJSON_IsNull(item(c, "rejectedLog2")));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=50", "--first");
+    expect(&r, 0);
+    contains(r.out, "the first instant of 1267650600228228275596796362752 changes (method: bdd): "
+                    "717897986565952681927625 continuous, 1267649882330241709644114435127 need a "
+                    "restart, 0 rejected there");
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=100", "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "pairsExact")), /* 2^200 - 2^100 */
+                     "1606938044258990275541962092339894951921974764381296132096000");
+    cr_assert_eq(item(j, "pairsLog2")->valuedouble, 200.0);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("analyze", MODEL("brake.mel"), "-D", "N=100", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "validModesExact")),
+                     "1267650600228229401496703205376"); /* 2^100 */
+    cr_assert_eq(item(j, "validModesLog2")->valuedouble, 100.0);
+    cJSON_Delete(j);
     run_free(&r);
 }
 
@@ -327,6 +470,23 @@ Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
     cr_assert_str_eq(rem.out, loc.out);
     run_free(&loc);
     run_free(&rem);
+    /* a guard fixpoint: the same "rejected" answer over the server (issue 41 item 3) */
+    static const char *const how[] = {"--first", "--all"};
+    for (int k = 0; k < 2; k++) {
+        rem = RUN("--server", addr, "modechange", MODEL("cup_and_ball_19.mel"), how[k], "--json");
+        loc = RUN("modechange", MODEL("cup_and_ball_19.mel"), how[k], "--json");
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        run_free(&loc);
+        run_free(&rem);
+        rem = RUN("--server", addr, "modechange", MODEL("cup_and_ball_19.mel"), how[k]);
+        loc = RUN("modechange", MODEL("cup_and_ball_19.mel"), how[k]);
+        expect(&rem, 0);
+        cr_assert_str_eq(rem.out, loc.out);
+        contains(rem.err, "cup_and_ball_19.mel:21:19: error: guard fixpoint");
+        run_free(&loc);
+        run_free(&rem);
+    }
     /* session/modechanges {first: true[, erasures: true]}: the worker's
      * BDDs, the same JSON */
     for (int k = 0; k < 4; k++) {
@@ -478,7 +638,8 @@ Test(cli_modechange, cascades_finite_and_endless)
     contains(r.out, ": reset (2 restart instants)\ntransient mode p=1,q=1,r=1 (when p & r, line "
                     "13): one instant, then p=0,q=1,r=0 (transient: event 2 of the cascade, one "
                     "instant), then p=1,q=1,r=0\n");
-    contains(r.out, "instant 1: erased e\n  restart system (1 equation, nonsingular): t2");
+    contains(r.out, "instant 1: erased e\n    e:  x' = 1\n  restart system (1 equation, "
+                    "nonsingular): t2 \u2192 x\u2022\n    t2:  next(x) = 1\n");
     contains(r.err, "note: transient mode (event 2 of a cascade of 2)");
     run_free(&r);
     r = RUN("modechange", MODEL("endless_cascade.mel"), "--from", "a=0,b=0", "--to", "a=1,b=1",
@@ -494,5 +655,79 @@ Test(cli_modechange, cascades_finite_and_endless)
     contains(r.out, "then the same events again: an endless cascade (rejected)");
     contains(r.err, "endless_cascade.mel:10:1: error: endless cascade: the event 'a'");
     contains(r.err, "endless_cascade.mel:11:1: error: endless cascade: the event '!a & b'");
+    run_free(&r);
+}
+
+/* Issue 41 items 1 and 6: the second-order Cup-and-Ball's first instant
+ * has impulse orders (RR-9459 (40), lambda = s), finite values, the
+ * residuals of k1, k1. infinitesimal, and standard values per instant
+ * ((30): positions at instant 0, (34): velocities at instant 1); the JSON
+ * has them as "impulsive" (with "equal"), "finite", "residuals",
+ * "standard". */
+Test(cli_modechange, second_order_cup_and_ball_impulses_and_standard_values)
+{
+    run r = RUN("modechange", MODEL("cup_and_ball_22.mel"), "--from", "gamma=0", "--to",
+                "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "impulsive: lambda = s (order \u2264 1, instant 0), lambda = s (order "
+                    "\u2264 1, instant 1)\n");
+    contains(r.out, "finite (not impulsive): instant 0: x\u20222 (order 0), y\u20222 (order 0);");
+    contains(r.out, "residual of k1\u2022 at instant 0: infinitesimal");
+    contains(r.out, "x\u20222 \u2192 x\u207a, y \u2192 y\u207b");
+    contains(r.out, "; determines x\u207a, y\u207a\n");
+    contains(r.out, "x'\u2022 \u2192 x'\u207a");
+    contains(r.out, "; determines x'\u207a, y'\u207a\n");
+    contains(r.out, "    e1:  (x'\u207a - x'\u207b) + (dt*lambda)*x\u207b = 0\n");
+    contains(r.out, "    k1\u20222 (as der(k1)):  0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a\n");
+    contains(r.out, "restart relation at instant 0: eliminate lambda, s from e1, e2, k2 (1 "
+                    "relation among x, x\u2022, x\u20222, y, y\u2022, y\u20222;");
+    if (strstr(r.err, "found no assignment") != NULL)
+        cr_assert_fail("%s", r.err);
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball_22.mel"), "--from", "gamma=0", "--to",
+            "gamma=1", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *l = cJSON_GetArrayItem(item(j, "impulsive"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(l, "name")), "lambda");
+    cr_assert_eq(item(l, "order")->valueint, 1);
+    cr_assert(cJSON_IsNull(item(l, "orderMin")));
+    cr_assert_str_eq(cJSON_GetStringValue(item(cJSON_GetArrayItem(item(l, "equal"), 0), "name")),
+                     "s");
+    cr_assert_eq(cJSON_GetArraySize(item(j, "finite")), 4);
+    const cJSON *res = cJSON_GetArrayItem(item(j, "residuals"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(res, "name")), "k1");
+    cr_assert_leq(item(res, "order")->valueint, -1);
+    const cJSON *st = cJSON_GetArrayItem(item(j, "standard"), 2); /* x.2 at instant 0 */
+    cr_assert_str_eq(cJSON_GetStringValue(item(st, "name")), "x");
+    cr_assert_eq(item(st, "shift")->valueint, 2);
+    cr_assert_eq(item(st, "level")->valueint, 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(st, "side")), "+");
+    const cJSON *se = cJSON_GetArrayItem(item(j, "standardEquations"), 6); /* k1.2 at 1 */
+    cr_assert_str_eq(cJSON_GetStringValue(item(se, "name")), "k1");
+    cr_assert_eq(item(se, "derivative")->valueint, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(se, "equation")),
+                     "0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a");
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
+/* An instant whose impulse analysis was not done (the brake at N = 14: too
+ * many values for it) has no standardised equations: its impulsive values
+ * are not known, so reading its equations as dt -> 0 would be wrong. */
+Test(cli_modechange, no_standardised_system_without_impulse_orders)
+{
+    run r = RUN("modechange", MODEL("brake.mel"), "-D", "N=14", "--from", "open[1]=0", "--to",
+                "open[1]=1,open[2]=1,open[3]=1,open[4]=1,open[5]=1,open[6]=1,open[7]=1,"
+                "open[8]=1,open[9]=1,open[10]=1,open[11]=1,open[12]=1,open[13]=1,open[14]=1");
+    expect(&r, 0);
+    contains(r.err, "impulse analysis not done");
+    contains(r.out, ": not read (the impulse analysis of the instant was not done)\n");
+    /* The restart system's bodies ("ve1[1]:  'Pr[1]' = 'Pt[1]'") come
+     * before; no equation may follow the standard values' heading. */
+    const char *std = strstr(r.out, "standard values (dt");
+    cr_assert_not_null(std, "no standard values:\n%s", r.out);
+    if (strstr(std, ":  ") != NULL)
+        cr_assert_fail("a standardised equation was printed:\n%s", std);
     run_free(&r);
 }

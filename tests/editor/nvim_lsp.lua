@@ -1,7 +1,7 @@
 -- mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
 --
 -- tests/editor/nvim_lsp.lua -- a real editor (issues 15 and 36): headless
--- Neovim configured by nothing but the README's Neovim snippet (init.lua,
+-- Neovim configured by nothing but the Neovim snippet of docs/editors.md (init.lua,
 -- written by tests/editor/nvim_lsp.sh), opening files as a user does (:edit,
 -- the runtime's filetype detection, the snippet's autocommands attaching
 -- mdaed), and checking what the user sees: filetypes of .mel, .mo and .bmo,
@@ -222,7 +222,7 @@ if lens_shown(buf, client, 46) ~= nil then
   vim.wait(5000, function() return lens_shown(buf, client, 46) end, 20)
   check(lens_shown(buf, client, 46), "the lens is shown again after it ran")
 end
-vim.lsp.codelens.run() -- as the README says: again, to enter the float
+vim.lsp.codelens.run() -- as docs/editors.md says: again, to enter the float
 vim.wait(5000, function() return win ~= nil and vim.api.nvim_get_current_win() == win end, 20)
 check(win ~= nil and vim.api.nvim_get_current_win() == win,
   "running the lens again enters the float")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/editor/nvim_lsp.sh MDAED -- run tests/editor/nvim_lsp.lua in headless
-# Neovim (issues 15 and 36) configured by the README's Neovim snippet, taken
-# verbatim from README.md (the block between the nvim-snippet comments) as
+# Neovim (issues 15 and 36) configured by the Neovim snippet of docs/editors.md, taken
+# verbatim from docs/editors.md (the block between the nvim-snippet comments) as
 # init.lua, with MDAED first on PATH (the snippet runs `mdaed`).
 # Neovim comes from Debian (package neovim), installed by scripts/deps.sh when
 # run as root; without it this test is SKIPPED (exit 77, which ctest reports
@@ -24,9 +24,9 @@ ln -s "$mdaed" "$tmp/bin/mdaed"
 awk '/^<!-- nvim-snippet/ { on = 1; next }
      /^<!-- \/nvim-snippet -->/ { on = 0 }
      on && /^```/ { next }
-     on { print }' "$src/README.md" >"$tmp/init.lua"
+     on { print }' "$src/docs/editors.md" >"$tmp/init.lua"
 if ! grep -q 'mdaed' "$tmp/init.lua"; then
-    echo "not ok - README.md has no Neovim snippet between <!-- nvim-snippet --> markers" >&2
+    echo "not ok - docs/editors.md has no Neovim snippet between <!-- nvim-snippet --> markers" >&2
     exit 1
 fi
 # HOME and the XDG folders point at $tmp: no user configuration, plugins or

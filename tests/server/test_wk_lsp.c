@@ -195,6 +195,24 @@ Test(wk_lsp, modelica_hover_gives_the_differentiated_body_in_modelica)
     ed_close(&e);
 }
 
+/* Issue 41 item 2: a mode variable's counts exact past 2^53 (the brake at
+ * N = 60: open[i] is true in 2^59 of the 2^60 valid modes). */
+Test(wk_lsp, hover_counts_modes_exactly)
+{
+    editor e;
+    char *text = t_model("brake.mel");
+    char *n = strstr(text, "N : integer = 3;");
+    cr_assert_not_null(n);
+    memcpy(n, "N : integer =60;", 16);
+    ed_open(&e, "", false, "file:///brake.mel", "mel", text, NULL);
+    char *h = ed_hover(&e, 104, 5); /* open[i] in `if open[i] then` */
+    cr_assert_not_null(h);
+    assert_has(h, "true in 576460752303423488 of the 1152921504606846976 valid modes");
+    free(h);
+    ed_close(&e);
+    free(text);
+}
+
 Test(wk_lsp, hover_on_names_gives_declaration_offsets_uses_and_mode_counts)
 {
     editor e;
@@ -706,7 +724,7 @@ Test(wk_lsp, past_the_limits_a_rejected_change_is_a_warning_with_its_instant)
             cr_assert_eq(cJSON_GetObjectItem(d, "severity")->valueint, 2, "a warning: %s", m);
             /* 2^20 of the 2^21 (2^21 - 1) changes: those into g1 */
             assert_has(m, "1099511627776 of 4398044413952 mode changes are rejected: at instant "
-                          "0 when !g1 & g1' (g: before, g': after; mdae modechange /rej.mel "
+                          "0 when !g1 & g1\u207a (g: before, g\u207a: after; mdae modechange /rej.mel "
                           "--first --instants)");
         }
     }

@@ -435,11 +435,11 @@ async function main(name) {
       const text = await page.$eval('#change-all-view .first-instants', (e) => e.textContent);
       assert(text.includes(`${want.pairs} changes`) && text.includes(`${want.counts.restart} need a restart`), `first instants: ${text}`);
       const view = await page.$eval('#change-all-view', (e) => e.textContent);
-      assert(view.includes("restart when !open[1] & open[1]'"), `classes: ${view}`);
+      assert(view.includes("restart when !open[1] & open[1]⁺"), `classes: ${view}`);
       // which equations each first instant erases: ve1[k] when valve k opens
       const erased = await page.$$eval('#change-all-view li.first-erasure', (es) => es.map((e) => e.textContent));
       eq(erased.length, 12, 'one erased equation per valve');
-      assert(erased[6].includes("ve1[7] is erased at the first instant when !open[7] & open[7]'") && erased[6].includes('4194304 changes'), `erasures: ${erased[6]}`);
+      assert(erased[6].includes("ve1[7] is erased at the first instant when !open[7] & open[7]⁺") && erased[6].includes('4194304 changes'), `erasures: ${erased[6]}`);
       // and how every change ends: each valve's opening resets in one instant
       const whole = await rpc(srv.base, 'session/modechanges', { session, first: true, instants: true });
       const ends = await page.$eval('#change-all-view .whole-changes', (e) => e.textContent);

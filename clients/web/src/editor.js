@@ -3,7 +3,7 @@
 // numbers, MEL and Modelica colouring, and selection of source ranges.
 //
 // MEL has no CodeMirror mode of its own: melLanguage below is a small
-// stream tokenizer over the README's grammar (keywords, comments, numbers,
+// stream tokenizer over the grammar of docs/languages.md (keywords, comments, numbers,
 // der/last/pre). Modelica uses @codemirror/legacy-modes' modelica mode.
 
 import { EditorState, EditorSelection, Compartment } from '@codemirror/state';

@@ -24,7 +24,7 @@ import { el } from './dom.js';
 
 const MAX_ROWS = 200; // rows of "Every change" drawn; the rest are counted
 
-// x with k shifts: x, x•, x••, x•••, then x•^k (README's notation).
+// x with k shifts: x, x•, x••, x•••, then x•^k (docs/mode_changes.md's notation).
 export function shifted(v) {
   const k = v.shift || 0;
   return v.name + (k <= 3 ? '•'.repeat(k) : `•^${k}`);

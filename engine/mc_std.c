@@ -1,0 +1,512 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * engine/mc_std.c -- the restart systems of a mode change as dt -> 0
+ * (mc_int.h, mc__std_equations; mc.h, mc_std_equation): each kept
+ * equation of each restart instant, its impulsive values rescaled and its
+ * values read as left limits x- or restart values x+, keeping its terms
+ * of dominant order: RR-9459 section 6.1.2, "rescaling impulsive
+ * variables" ((41)-(43)), which "amounts to finding a minimal solution"
+ * of the impulse analysis and setting dt = 0 in the rescaled system
+ * (Theorem 1). Readings, each a choice of ours:
+ *
+ *  T1 Values. A state x (d_x >= 1 in the new mode) has at instant r the
+ *     level L it determines (mc_standard, mc_impulse.c S2). Its s-th Euler
+ *     derivative at shift l reads, when s <= L or when all the values it
+ *     spans lie on one side of the restart (before instant K, or from
+ *     it), as x^(s)- or x^(s)+ (order 0); else as the difference
+ *     (x^(L)+ - x^(L)-) / dt^(s-L), times the sum of the binomial
+ *     coefficients on the + side (order s - L): the Cup-and-Ball's x''
+ *     at instant 1 is (x'+ - x'-)/dt. An algebraic value of impulse order
+ *     o > 0 (mc_result.impulsive, its upper bound: the paper rescales by
+ *     it) reads as (dt^o*lambda)/dt^o; other algebraic values keep their
+ *     name (and shift).
+ *  T2 Orders of expressions as in the impulse analysis's rules: sums the
+ *     largest order of their terms, products the sum, quotients the
+ *     difference, integer powers the multiple; functions of finite
+ *     arguments are finite. What else an equation reads (a function of an
+ *     impulsive value, if-expressions on values, next()) is not read, and
+ *     the equation is reported with why.
+ *  T3 The equation lhs = rhs keeps, on each side, the terms of the largest
+ *     order of both sides (a side without one is 0), dt^order being
+ *     divided out: (43)'s 0 = x'+ - x'- + (dt*lambda)*x- from e1.
+ *  T4 Shifted constraints ((32)): a kept f.^k whose lower shifts f.^(k-j)
+ *     .. f.^(k-1) hold at the instant (kept or in the context), and whose
+ *     direct reading determines no top-level restart value of the instant
+ *     (x^(L)+ with L >= 1), is read as der^j(f) at shift k - j (fx_dt):
+ *     k1.^2 at the Cup-and-Ball's instant 1 is 0 = -(2 x+ x'+ + 2 y+ y'+),
+ *     (43)'s third equation; k1.^2 at instant 0 stays L^2 - (x+^2 + y+^2).
+ *  T5 An instant whose impulse analysis was not done (too large; no
+ *     assignment) is not read: its impulsive values are not known.
+ * Results: the clutch (ClutchBasic) j1*(w1+ - w1-) = dt*f1, j2*(w2+ -
+ * w2-) = dt*f2, dt*f1 + dt*f2 = 0, w1+ - w2+ = 0, whose elimination of
+ * the rescaled torques is RR-9459 (18); the Cup-and-Ball's instant 0 x+ -
+ * x- = 0, y+ - y- = 0, the rope constraint at x+, y+ (the positions
+ * continuous, (30)); its instant 1, (43), whose elimination of dt*lambda
+ * is (35).
+ *
+ * Promises: pure; no I/O, no global state. Memory: the texts are owned by
+ * the result; a private expression pool lives for the call.
+ */
+#include "mc_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fx.h"
+
+#define NEG MC_ORDER_NEG_INF
+#define STD_MAX_NODES 4000 /* larger bodies are not read */
+#define STD_MAX_STEP 3     /* s - L above this is not read */
+
+typedef struct std_ctx {
+    const mel_model *m;
+    const bool *to;
+    const int *d;
+    mc_result *res;
+    uint32_t r, K;
+    int k;            /* the shift the body is read at */
+    bool top;         /* the reading determines a top-level restart value */
+    const char *why;  /* the first reason the equation is not read */
+    bool oom;         /* a text could not be built */
+} std_ctx;
+
+static int level_of(const std_ctx *c, uint32_t x)
+{
+    int L = -1;
+    for (size_t k = 0; k < c->res->n_standard; k++) {
+        const mc_standard *s = &c->res->standard[k];
+        if (s->r == c->r && s->var == x && s->level > L)
+            L = s->level;
+    }
+    return L;
+}
+
+static int impulse_of(const std_ctx *c, uint32_t x, int l)
+{
+    for (size_t k = 0; k < c->res->n_impulsive; k++) {
+        const mc_impulse *v = &c->res->impulsive[k];
+        if (v->r == c->r && v->var == x && v->shift == l)
+            return v->hi;
+    }
+    return 0;
+}
+
+static bool plus_side(const std_ctx *c, int l) { return (int)c->r + l >= (int)c->K; }
+
+static int binom(int n, int i)
+{
+    int b = 1;
+    for (int k = 1; k <= i; k++)
+        b = b * (n - k + 1) / k;
+    return b;
+}
+
+/* T1: the sum of the binomial coefficients of Delta^n on the + side, for
+ * the values at shifts l .. l + n. */
+static int plus_coef(const std_ctx *c, int n, int l)
+{
+    int s = 0;
+    for (int i = 0; i <= n; i++)
+        if (plus_side(c, l + i))
+            s += ((n - i) % 2 ? -1 : 1) * binom(n, i);
+    return s;
+}
+
+/* How Y(x, o, l) reads (T1): *n = s - L for a difference, 0 for a name. */
+static int var_order(std_ctx *c, uint32_t x, int o, int l, int *n)
+{
+    *n = 0;
+    if (c->d[x] >= 1) {
+        int L = level_of(c, x);
+        L = L < 0 ? 0 : L;
+        if (o <= L || plus_side(c, l) || !plus_side(c, l + o - L)) {
+            c->top |= o == L && L >= 1 && plus_side(c, l);
+            return 0;
+        }
+        if (o - L > STD_MAX_STEP) {
+            c->why = "a derivative too far above what the instant determines";
+            return 0;
+        }
+        *n = o - L;
+        c->top |= L >= 1;
+        return plus_coef(c, *n, l) == 0 ? NEG : *n;
+    }
+    if (o > 0) {
+        c->why = "a derivative of an algebraic value";
+        return 0;
+    }
+    int p = impulse_of(c, x, l);
+    return p > 0 ? p : 0;
+}
+
+static int add_orders(int a, int b) { return a == NEG || b == NEG ? NEG : a + b; }
+
+/* T2: the order of e read at shift c->k (c->why set when it cannot be). */
+static int order_of(std_ctx *c, const fx_node *e)
+{
+    int o = 0, n;
+    switch (e->op) {
+    case FX_NUM:
+        return e->num == 0 ? NEG : 0;
+    case FX_KNOWN:
+    case FX_TIME:
+        return 0;
+    case FX_VAR:
+        return var_order(c, e->index, e->order, c->k, &n);
+    case FX_NEG:
+        return order_of(c, e->kids[0]);
+    case FX_ADD:
+        o = NEG;
+        for (uint32_t k = 0; k < e->n; k++) {
+            int x = order_of(c, e->kids[k]);
+            o = x > o ? x : o;
+        }
+        return o;
+    case FX_MUL:
+        for (uint32_t k = 0; k < e->n; k++)
+            o = add_orders(o, order_of(c, e->kids[k]));
+        return o;
+    case FX_DIV: {
+        int a = order_of(c, e->kids[0]), b = order_of(c, e->kids[1]);
+        if (b == NEG) {
+            c->why = "a division by a value that is 0 as dt -> 0";
+            return 0;
+        }
+        return a == NEG ? NEG : a - b;
+    }
+    case FX_POW: {
+        const fx_node *x = e->kids[1];
+        int b = order_of(c, e->kids[0]);
+        if (x->op == FX_NUM && x->num == (double)(int)x->num && x->num >= 0 && x->num <= 8)
+            return x->num == 0 ? 0 : b == NEG ? NEG : b * (int)x->num;
+        if (b != 0 || order_of(c, x) > 0)
+            c->why = "a power of an impulsive value";
+        return 0;
+    }
+    case FX_CALL:
+        for (uint32_t k = 0; k < e->n; k++)
+            if (order_of(c, e->kids[k]) > 0)
+                c->why = "a function of an impulsive value";
+        return 0;
+    case FX_IF: {
+        bool ok = true;
+        bool v = mc__mode_cond(e->kids[0], c->to, &ok);
+        if (!ok) {
+            c->why = "an if-expression on values";
+            return 0;
+        }
+        return order_of(c, e->kids[v ? 1 : 2]);
+    }
+    case FX_PRE:
+    case FX_LAST:
+        if (e->kids[0]->op != FX_VAR)
+            c->why = "pre() or last() of an expression";
+        return 0;
+    default:
+        c->why = "an operator the standardisation does not read";
+        return 0;
+    }
+}
+
+static void put_name(mdae_buf *b, const char *n, int level, bool plus)
+{
+    mdae_buf_puts(b, n);
+    for (int k = 0; k < level && level <= 3; k++)
+        mdae_buf_puts(b, "'");
+    if (level > 3) {
+        char t[16];
+        snprintf(t, sizeof t, "^(%d)", level);
+        mdae_buf_puts(b, t);
+    }
+    mdae_buf_puts(b, plus ? "\u207a" : "\u207b");
+}
+
+static void put_int(mdae_buf *b, int v)
+{
+    char t[24];
+    snprintf(t, sizeof t, "%d", v);
+    mdae_buf_puts(b, t);
+}
+
+static void render(std_ctx *c, mdae_buf *b, const fx_node *e);
+
+static bool is_sum(const fx_node *e) { return e->op == FX_ADD; }
+
+static void render_paren(std_ctx *c, mdae_buf *b, const fx_node *e, bool paren)
+{
+    if (paren)
+        mdae_buf_puts(b, "(");
+    render(c, b, e);
+    if (paren)
+        mdae_buf_puts(b, ")");
+}
+
+static void render_var(std_ctx *c, mdae_buf *b, uint32_t x, int o, int l)
+{
+    const char *name = c->m->variables[x].name;
+    int n;
+    int ord = var_order(c, x, o, l, &n);
+    if (c->d[x] >= 1) {
+        int L = level_of(c, x);
+        L = L < 0 ? 0 : L;
+        if (n == 0) {
+            put_name(b, name, o, plus_side(c, l));
+            return;
+        }
+        int coef = plus_coef(c, n, l);
+        if (coef != 1) {
+            put_int(b, coef);
+            mdae_buf_puts(b, "*");
+        }
+        mdae_buf_puts(b, "(");
+        put_name(b, name, L, true);
+        mdae_buf_puts(b, " - ");
+        put_name(b, name, L, false);
+        mdae_buf_puts(b, ")");
+        return;
+    }
+    if (ord > 0) {
+        mdae_buf_puts(b, "(dt");
+        if (ord > 1) {
+            mdae_buf_puts(b, "^");
+            put_int(b, ord);
+        }
+        mdae_buf_puts(b, "*");
+    }
+    mdae_buf_puts(b, name);
+    for (int k = 0; k < l && l <= 3; k++)
+        mdae_buf_puts(b, "\u2022");
+    if (ord > 0)
+        mdae_buf_puts(b, ")");
+}
+
+/* The dominant part of e (T3 inside sums). */
+static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
+{
+    switch (e->op) {
+    case FX_NUM:
+        fx_print_number(b, e->num, e->is_int);
+        return;
+    case FX_KNOWN:
+        mdae_buf_puts(b, c->m->knowns[e->index].name);
+        return;
+    case FX_TIME:
+        mdae_buf_puts(b, "time");
+        return;
+    case FX_VAR:
+        render_var(c, b, e->index, e->order, c->k);
+        return;
+    case FX_NEG:
+        mdae_buf_puts(b, "-");
+        render_paren(c, b, e->kids[0], is_sum(e->kids[0]));
+        return;
+    case FX_ADD: {
+        int top = order_of(c, e), k2 = 0;
+        for (uint32_t k = 0; k < e->n; k++) {
+            const fx_node *t = e->kids[k];
+            if (order_of(c, t) != top)
+                continue;
+            bool neg = t->op == FX_NEG;
+            if (k2++ > 0)
+                mdae_buf_puts(b, neg ? " - " : " + ");
+            else if (neg)
+                mdae_buf_puts(b, "-");
+            const fx_node *u = neg ? t->kids[0] : t;
+            render_paren(c, b, u, neg && is_sum(u));
+        }
+        if (k2 == 0)
+            mdae_buf_puts(b, "0");
+        return;
+    }
+    case FX_MUL:
+        for (uint32_t k = 0; k < e->n; k++) {
+            if (k > 0)
+                mdae_buf_puts(b, "*");
+            render_paren(c, b, e->kids[k], is_sum(e->kids[k]) || e->kids[k]->op == FX_DIV);
+        }
+        return;
+    case FX_DIV:
+        render_paren(c, b, e->kids[0], is_sum(e->kids[0]));
+        mdae_buf_puts(b, "/");
+        render_paren(c, b, e->kids[1], e->kids[1]->n > 0 && e->kids[1]->op != FX_CALL);
+        return;
+    case FX_POW:
+        render_paren(c, b, e->kids[0], e->kids[0]->n > 0 && e->kids[0]->op != FX_CALL);
+        mdae_buf_puts(b, "^");
+        render_paren(c, b, e->kids[1], e->kids[1]->n > 0 && e->kids[1]->op != FX_CALL);
+        return;
+    case FX_CALL:
+        mdae_buf_puts(b, e->fn == FX_FN_UNKNOWN ? e->name : fx_fn_name((fx_fn)e->fn));
+        mdae_buf_puts(b, "(");
+        for (uint32_t k = 0; k < e->n; k++) {
+            if (k > 0)
+                mdae_buf_puts(b, ", ");
+            render(c, b, e->kids[k]);
+        }
+        mdae_buf_puts(b, ")");
+        return;
+    case FX_IF: {
+        bool ok = true;
+        bool v = mc__mode_cond(e->kids[0], c->to, &ok);
+        render(c, b, e->kids[v ? 1 : 2]);
+        return;
+    }
+    case FX_PRE:
+    case FX_LAST:
+        if (e->kids[0]->op == FX_VAR)
+            put_name(b, c->m->variables[e->kids[0]->index].name, e->kids[0]->order, false);
+        return;
+    default:
+        return;
+    }
+}
+
+/* T3: "lhs = rhs" of the dominant order, or NULL with c->why. */
+static char *read_equation(std_ctx *c, const fx_node *lhs, const fx_node *rhs)
+{
+    if (fx_size(lhs) + fx_size(rhs) > STD_MAX_NODES) {
+        c->why = "the equation is too large";
+        return NULL;
+    }
+    int ol = order_of(c, lhs), or = order_of(c, rhs);
+    if (c->why != NULL)
+        return NULL;
+    int top = ol > or ? ol : or;
+    if (top == NEG) {
+        c->why = "both sides are 0 as dt -> 0";
+        return NULL;
+    }
+    mdae_buf b = {0};
+    if (ol == top)
+        render(c, &b, lhs);
+    else
+        mdae_buf_puts(&b, "0");
+    mdae_buf_puts(&b, " = ");
+    if (or == top)
+        render(c, &b, rhs);
+    else
+        mdae_buf_puts(&b, "0");
+    if (b.oom) {
+        mdae_free(b.p);
+        c->oom = true;
+        return NULL;
+    }
+    return b.p;
+}
+
+static bool holds(const mc_instant *in, uint32_t eq, int shift)
+{
+    const mc_list *ls[2] = {&in->equations, &in->context};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < ls[k]->n; i++)
+            if (ls[k]->items[i].index == eq && ls[k]->items[i].shift == shift)
+                return true;
+    return false;
+}
+
+static int push(mc_result *res, const mc_std_equation *e)
+{
+    size_t cap = res->n_std_equations;
+    int rc = mc__grow((void **)&res->std_equations, &cap, res->n_std_equations + 1,
+                      sizeof *res->std_equations);
+    if (rc < 0)
+        return rc;
+    res->std_equations[res->n_std_equations++] = *e;
+    return MDAE_OK;
+}
+
+/* One kept equation (eq, k) of instant c->r: direct, or by T4. */
+static int one_equation(std_ctx *c, fx_pool *pool, const mc_instant *in, uint32_t eq, int k)
+{
+    const mel_equation *q = &c->m->equations[eq];
+    mc_std_equation out;
+    memset(&out, 0, sizeof out);
+    out.r = c->r;
+    out.eq = eq;
+    out.shift = k;
+    if (q->lhs == NULL || q->rhs == NULL) {
+        out.why = "the model was read without its expressions";
+        return push(c->res, &out);
+    }
+    c->k = k;
+    c->top = false;
+    c->why = NULL;
+    char *text = read_equation(c, q->lhs, q->rhs);
+    int j = 0;
+    while (k - j - 1 >= 0 && holds(in, eq, k - j - 1))
+        j++;
+    if (j > 0 && text != NULL && !c->top) { /* T4 */
+        int err = MDAE_OK;
+        const fx_node *dl = fx_dt(pool, q->lhs, (unsigned)j, &err);
+        const fx_node *dr = dl != NULL ? fx_dt(pool, q->rhs, (unsigned)j, &err) : NULL;
+        if (dl != NULL && dr != NULL) {
+            c->k = k - j;
+            c->top = false;
+            c->why = NULL;
+            char *d = read_equation(c, dl, dr);
+            if (c->oom) {
+                mdae_free(text);
+                return MDAE_E_NOMEM;
+            }
+            if (d != NULL && c->top) {
+                mdae_free(text);
+                text = d;
+                out.derivative = j;
+            } else
+                mdae_free(d);
+        } else if (fx_pool_failed(pool)) {
+            mdae_free(text);
+            return MDAE_E_NOMEM;
+        }
+    }
+    if (c->oom)
+        return MDAE_E_NOMEM;
+    out.text = text;
+    out.why = text == NULL ? (c->why != NULL ? c->why : "not read") : NULL;
+    int rc = push(c->res, &out);
+    if (rc < 0)
+        mdae_free(text);
+    return rc;
+}
+
+int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res)
+{
+    if (res->n_standard == 0)
+        return MDAE_OK;
+    fx_pool *pool = fx_pool_new();
+    if (pool == NULL)
+        return MDAE_E_NOMEM;
+    std_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.to = to;
+    c.d = d;
+    c.res = res;
+    c.K = res->n_instants;
+    int rc = MDAE_OK;
+    for (uint32_t r = 0; r < res->n_instants && rc == MDAE_OK; r++) {
+        c.r = r;
+        const mc_instant *in = &res->instants[r];
+        bool analysed = false; /* T5: its values have impulse orders */
+        for (size_t k = 0; k < res->n_impulsive && !analysed; k++)
+            analysed = res->impulsive[k].r == r;
+        for (size_t k = 0; k < res->n_finite && !analysed; k++)
+            analysed = res->finite[k].r == r;
+        for (size_t e = 0; e < in->equations.n && rc == MDAE_OK; e++) {
+            if (analysed) {
+                rc = one_equation(&c, pool, in, in->equations.items[e].index,
+                                  in->equations.items[e].shift);
+                continue;
+            }
+            mc_std_equation out;
+            memset(&out, 0, sizeof out);
+            out.r = r;
+            out.eq = in->equations.items[e].index;
+            out.shift = in->equations.items[e].shift;
+            out.why = "the impulse analysis of the instant was not done";
+            rc = push(res, &out);
+        }
+    }
+    fx_pool_free(pool);
+    return rc;
+}
