@@ -1019,11 +1019,13 @@ static void render_later(const cJSON *ch)
     {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(li, "counts");
         char b0[64], b1[64], b2[64], b3[64];
-        printf("  instant %d, %s pairs still restarting: ends in %s, erases in %s, "
-               "rejected in %s; restart system: %d rows (their pairs: --json)\n",
-               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint, COUNT(li, "pairs", b0),
-               COUNT(c, "ends", b1), COUNT(c, "erases", b2), COUNT(c, "rejected", b3),
-               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem")));
+        const char *still = COUNT(li, "pairs", b0);
+        int rows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem"));
+        printf("  instant %d, %s pair%s still restarting: ends in %s, erases in %s, "
+               "rejected in %s; restart system: %d row%s (their pairs: --json)\n",
+               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint, still,
+               strcmp(still, "1") == 0 ? "" : "s", COUNT(c, "ends", b1), COUNT(c, "erases", b2),
+               COUNT(c, "rejected", b3), rows, rows == 1 ? "" : "s");
         const cJSON *e;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(li, "erasures"))
         {
