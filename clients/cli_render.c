@@ -184,7 +184,11 @@ static void print_offsets(const char *title, const char *sym, const cJSON *items
 
 static void print_singular(const cJSON *a)
 {
-    printf("\nstructurally singular in: %s\n", str_or(get(a, "singular"), "guard", "?"));
+    const char *where = str_or(get(a, "singular"), "guard", "?");
+    if (strcmp(where, "true") == 0)
+        printf("\nstructurally singular in every mode\n");
+    else
+        printf("\nstructurally singular when: %s\n", where);
     const cJSON *diags = arr(a, "diagnostics");
     size_t wn = 1;
     const cJSON *dg;
@@ -198,9 +202,12 @@ static void print_singular(const cJSON *a)
         wn = CLI_MAX_COLUMN;
     cJSON_ArrayForEach(dg, diags) {
         bool over = strcmp(str_or(dg, "kind", ""), "overdetermined") == 0;
-        printf("  %-15s %-8s %-*s  when %s\n", over ? "overdetermined" : "underdetermined",
+        const char *g = str_or(dg, "guard", "?");
+        bool always = strcmp(g, "true") == 0;
+        printf("  %-15s %-8s %-*s  %s%s\n", over ? "overdetermined" : "underdetermined",
                over ? "equation" : "variable", (int)wn,
-               str_or(dg, over ? "equation" : "variable", "?"), str_or(dg, "guard", "?"));
+               str_or(dg, over ? "equation" : "variable", "?"), always ? "in every mode" : "when ",
+               always ? "" : g);
     }
 }
 
