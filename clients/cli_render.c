@@ -184,7 +184,11 @@ static void print_offsets(const char *title, const char *sym, const cJSON *items
 
 static void print_singular(const cJSON *a)
 {
-    printf("\nstructurally singular in: %s\n", str_or(get(a, "singular"), "guard", "?"));
+    const char *where = str_or(get(a, "singular"), "guard", "?");
+    if (strcmp(where, "true") == 0)
+        printf("\nstructurally singular in every mode\n");
+    else
+        printf("\nstructurally singular when: %s\n", where);
     const cJSON *diags = arr(a, "diagnostics");
     size_t wn = 1;
     const cJSON *dg;
@@ -198,9 +202,12 @@ static void print_singular(const cJSON *a)
         wn = CLI_MAX_COLUMN;
     cJSON_ArrayForEach(dg, diags) {
         bool over = strcmp(str_or(dg, "kind", ""), "overdetermined") == 0;
-        printf("  %-15s %-8s %-*s  when %s\n", over ? "overdetermined" : "underdetermined",
+        const char *g = str_or(dg, "guard", "?");
+        bool always = strcmp(g, "true") == 0;
+        printf("  %-15s %-8s %-*s  %s%s\n", over ? "overdetermined" : "underdetermined",
                over ? "equation" : "variable", (int)wn,
-               str_or(dg, over ? "equation" : "variable", "?"), str_or(dg, "guard", "?"));
+               str_or(dg, over ? "equation" : "variable", "?"), always ? "in every mode" : "when ",
+               always ? "" : g);
     }
 }
 
@@ -1019,11 +1026,13 @@ static void render_later(const cJSON *ch)
     {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(li, "counts");
         char b0[64], b1[64], b2[64], b3[64];
-        printf("  instant %d, %s pairs still restarting: ends in %s, erases in %s, "
-               "rejected in %s; restart system: %d rows (their pairs: --json)\n",
-               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint, COUNT(li, "pairs", b0),
-               COUNT(c, "ends", b1), COUNT(c, "erases", b2), COUNT(c, "rejected", b3),
-               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem")));
+        const char *still = COUNT(li, "pairs", b0);
+        int rows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem"));
+        printf("  instant %d, %s pair%s still restarting: ends in %s, erases in %s, "
+               "rejected in %s; restart system: %d row%s (their pairs: --json)\n",
+               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint, still,
+               strcmp(still, "1") == 0 ? "" : "s", COUNT(c, "ends", b1), COUNT(c, "erases", b2),
+               COUNT(c, "rejected", b3), rows, rows == 1 ? "" : "s");
         const cJSON *e;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(li, "erasures"))
         {

@@ -669,3 +669,20 @@ Test(cli, convert_says_an_algorithm_section_is_not_kept)
     run_free(&r);
     unlink(path);
 }
+
+/* A model singular in every mode says so in words, not "in: true" and
+ * "when true" (issue 42's words). */
+Test(cli, singular_in_every_mode_is_said_in_words)
+{
+    char path[64];
+    temp_model(path, sizeof path,
+               "x : real;\ny : real;\ne1 : equation der(x) = y;\ne2 : equation x = y;\n"
+               "e3 : equation y = 1;\n");
+    run r = RUN("analyze", path);
+    expect(&r, 0);
+    contains(r.out, "structurally singular in every mode\n");
+    contains(r.out, "overdetermined  equation e1  in every mode\n");
+    cr_assert_null(strstr(r.out, "when true"), "%s", r.out);
+    run_free(&r);
+    unlink(path);
+}

@@ -731,3 +731,13 @@ Test(cli_modechange, no_standardised_system_without_impulse_orders)
         cr_assert_fail("a standardised equation was printed:\n%s", std);
     run_free(&r);
 }
+
+/* Later instants' lines say "1 pair", "6 rows" (issue 42's "1 changes"). */
+Test(cli_modechange, later_instants_count_in_the_singular_when_one)
+{
+    run r = RUN("modechange", MODEL("cup_and_ball.mel"), "--first", "--instants");
+    expect(&r, 0);
+    contains(r.out, "instant 1, 1 pair still restarting: ends in 0, erases in 1, rejected in 0; "
+                    "restart system: 6 rows");
+    run_free(&r);
+}
