@@ -92,8 +92,10 @@ static const cli_command commands[] = {
      "continuous (nothing erased), reset (a finite restart) or rejected (an\n"
      "underdetermined restart, a singular mode, or a guard defined from the\n"
      "current value of a variable it controls: use last()/pre()). SPEC is as\n"
-     "for `mdae mode`; --from and --to must be valid and different (exit 2\n"
-     "otherwise). With --json, prints {from, to, status, ambiguous, instants:\n"
+     "for `mdae mode`; --from and --to must be different and valid or\n"
+     "transient (exit 2 otherwise): a change into a transient mode (a `when`)\n"
+     "is the cascade through its events, one out of one is analysed from a\n"
+     "long mode entering it (docs/mode_changes.md). With --json, prints {from, to, status, ambiguous, instants:\n"
      "[{r, equations, unknowns, known, context, erased, status, overdetermined,\n"
      "underdetermined, alternatives}], impulsive, resets, diagnostics}, each\n"
      "item {name, shift}: shift k is the k-th forward shift (x.k) counted from\n"
@@ -103,7 +105,8 @@ static const cli_command commands[] = {
      "variables before (g) and after (g'), without enumerating pairs: which are\n"
      "continuous, which need a restart, which are rejected there; with --json\n"
      "{method, pairs, counts, classes: {continuous, restart, rejected}} (sets\n"
-     "as {guard, cubes}).\n"},
+     "as {guard, cubes}); the changes through `when` events beside them, whole,\n"
+     "by enumeration (events).\n"},
     {"approx", cli_approx_run,
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_METHOD,
      "FILE [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]\n"

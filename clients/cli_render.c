@@ -739,13 +739,22 @@ static void render_impulses(const cJSON *cj)
     render_standard(cj);
 }
 
-/* The cascade through a transient mode (engine/mc.h), when there is one. */
-static void render_transient(const cJSON *to, const cJSON *tj)
+/* The cascade through a transient mode (engine/mc.h), when there is one:
+ * from its first event (the new mode, or for a change out of a transient
+ * mode the one the cascade enters first). */
+static void render_transient(const cJSON *cj, const cJSON *tj)
 {
     if (tj == NULL)
         return;
+    const cJSON *evs = arr(tj, "events"), *first = get(cJSON_GetArrayItem(evs, 0), "mode");
+    const cJSON *before = get(cj, "enteredFrom");
+    if (before != NULL) {
+        printf("a change out of a transient mode: analysed as the cascade entered from ");
+        print_mode_obj(before);
+        printf("\n");
+    }
     printf("transient mode ");
-    print_mode_obj(to);
+    print_mode_obj(first != NULL ? first : get(cj, "to"));
     printf(" (when");
     const cJSON *w;
     int k = 0;
@@ -756,6 +765,20 @@ static void render_transient(const cJSON *to, const cJSON *tj)
         printf("%s %s, line %d", k++ ? ";" : "", c ? c : "?", (int)line);
     }
     printf("): one instant, then ");
+    const cJSON *ev;
+    int e = 0;
+    cJSON_ArrayForEach(ev, evs) {
+        if (e++ == 0)
+            continue;
+        print_mode_obj(get(ev, "mode"));
+        printf(" (transient: event %d of the cascade, one instant), then ", e);
+    }
+    if (flag(tj, "endless") || flag(tj, "tooLong")) {
+        printf("%s\n", flag(tj, "endless")
+                           ? "the same events again: an endless cascade (rejected)"
+                           : "more than 64 events: not followed (rejected)");
+        return;
+    }
     print_mode_obj(get(tj, "back"));
     double depth = -1, maxd = 0, rows = 0, cols = 0;
     num(tj, "arrayDepth", &depth);
@@ -789,7 +812,7 @@ void cli_render_modechange(const char *file, const cJSON *cj)
     else
         printf(": %s\n", status);
     bool bodies = false; /* some equation printed with its body: the legend */
-    render_transient(get(cj, "to"), get(cj, "transient"));
+    render_transient(cj, get(cj, "transient"));
     if (strcmp(status, "rejected") == 0) { /* the reason on stdout too (issue 41 item 3) */
         const cJSON *d;
         cJSON_ArrayForEach(d, arr(cj, "diagnostics")) {
@@ -987,6 +1010,40 @@ static void render_erasures(const cJSON *json)
     }
 }
 
+/* Each later instant (--instants): its pairs, classes, the rows it erases
+ * with their pairs, and the size of its restart system (rows: --json). */
+static void render_later(const cJSON *ch)
+{
+    const cJSON *li;
+    cJSON_ArrayForEach(li, cJSON_GetObjectItemCaseSensitive(ch, "instants"))
+    {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(li, "counts");
+        char b0[64], b1[64], b2[64], b3[64];
+        printf("  instant %d, %s pairs still restarting: ends in %s, erases in %s, "
+               "rejected in %s; restart system: %d rows (their pairs: --json)\n",
+               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint, COUNT(li, "pairs", b0),
+               COUNT(c, "ends", b1), COUNT(c, "erases", b2), COUNT(c, "rejected", b3),
+               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem")));
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(li, "erasures"))
+        {
+            const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+            const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "guard"));
+            int shift = cJSON_GetObjectItemCaseSensitive(e, "shift")->valueint;
+            char pb[64];
+            const char *pairs = COUNT(e, "pairs", pb);
+            printf("    erases %s", name ? name : "?");
+            if (shift != 0)
+                printf(" (shift %d)", shift);
+            if (g == NULL)
+                printf(" in %s pairs (more than 4,096 cubes, not printed)\n", pairs);
+            else
+                printf(" when %.240s%s (%s pair%s)\n", g, strlen(g) > 240 ? " ..." : "", pairs,
+                       strcmp(pairs, "1") == 0 ? "" : "s");
+        }
+    }
+}
+
 /* The whole of every change, instant after instant (--instants). */
 static void render_changes(const cJSON *json)
 {
@@ -1010,6 +1067,7 @@ static void render_changes(const cJSON *json)
                n == 1 ? "" : "s", pairs, strcmp(pairs, "1") == 0 ? "" : "s",
                g == NULL ? "(more than 4,096 cubes)" : g);
     }
+    render_later(ch);
 }
 
 /* A model-wide refusal (rpc_json_guard_refusal: a guard fixpoint) in
@@ -1049,6 +1107,27 @@ void cli_render_first(const char *file, const cJSON *json)
     }
     render_erasures(json);
     render_changes(json);
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(json, "events");
+    if (ev != NULL) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(ev, "counts");
+        const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ev, "classes");
+        printf("  through when events (method: enumeration; every instant, cascades "
+               "included): %.0f changes: %.0f continuous, %.0f reset, %.0f rejected\n",
+               cJSON_GetObjectItemCaseSensitive(ev, "pairs")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "continuous")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "reset")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(c, "rejected")->valuedouble);
+        static const char *const st[3] = {"continuous", "reset", "rejected"};
+        for (int k = 0; k < 3; k++) {
+            const char *g = cJSON_GetStringValue(
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cl, st[k]), "guard"));
+            if (g != NULL && strcmp(g, "false") != 0)
+                printf("    %-10s when %.300s%s\n", st[k], g, strlen(g) > 300 ? " ..." : "");
+        }
+    }
+    const char *evwhy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "eventsWhy"));
+    if (evwhy != NULL)
+        printf("  the changes through when events are not enumerated: %s\n", evwhy);
     const cJSON *whens = cJSON_GetObjectItemCaseSensitive(json, "whenClausesNotCovered");
     if (cJSON_IsNumber(whens))
         printf("  not covered: the changes through the transient modes of the model's %d "

@@ -40,15 +40,24 @@
  * (mc_transient.depth); else the change is rejected as underdetermined at
  * the transient mode. The instants after the event are analysed as a change
  * from T to m+' (the rule above).
+ * A cascade m- -> T1 -> T2 -> ... -> Tk -> m+' (the mode after an event
+ * transient too) is analysed event after event, instant e being event e,
+ * each event's array following the guard trajectory Te, Te+1, ..., m+';
+ * a cascade that never reaches a long mode is rejected as endless.
  *
  * Promises: pure computation; no I/O, logging, global state or BuDDy.
  * Reentrant. Deterministic: ties among erasure sets are broken by a fixed
  * rule, and reported (mc_instant.alternatives).
  *
+ * A change out of a transient mode T into m+ is part of a cascade: it is
+ * analysed as the cascade entered from the first long mode (by index) whose
+ * change into T reaches m+ (mc_result.entered_from), or rejected, located
+ * at T's when-clause, when no long mode does.
+ *
  * Errors: MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (a bad request: the modes are
- * equal or not valid, or the old mode is transient; *why says which, as a
- * sentence). A new mode that violates only the invariants of when-clauses
- * is transient, not invalid. A change that cannot
+ * equal or not valid; *why says which, as a sentence). A mode that
+ * violates only the invariants of when-clauses is transient, not invalid,
+ * old or new. A change that cannot
  * be analysed because of the model (a guard fixpoint, a singular mode) is a
  * result with status MC_REJECTED and located diagnostics, not an error.
  *
@@ -218,7 +227,25 @@ typedef struct mc_transient {
     size_t array_cols;   /* when depth is -1); 0 when not reached */
     mc_list undetermined; /* depth -1: the event's values A_max_depth
                              leaves undetermined */
+    /* A cascade of several transient modes (RR-9459 section 5.3; T6 in
+     * mc_transient.c): the events in order, each lasting one instant
+     * (instant e is event e); events[e * n_modes .. + n_modes) is the mode
+     * of event e, event 0 the new mode. n_events >= 1. depth, array_rows,
+     * array_cols and undetermined are those of the last event analysed
+     * (the failing one when an event is rejected); depths[e] each event's
+     * (-1: rejected, or not reached). */
+    uint32_t n_events;
+    bool *events;        /* n_events * n_modes (owned) */
+    int *depths;         /* n_events (owned) */
+    /* The cascade never reaches a long mode: a pair (previous mode, event)
+     * repeats, so the events go round for ever (endless), or it is longer
+     * than MC_MAX_CASCADE events (too_long). The change is rejected with a
+     * located error; back is then the mode the cascade would go to next. */
+    bool endless, too_long;
 } mc_transient;
+
+/* Events beyond which a cascade is not followed (mc_transient.too_long). */
+#define MC_MAX_CASCADE 64u
 
 typedef struct mc_result {
     mc_status status;
@@ -246,6 +273,12 @@ typedef struct mc_result {
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */
     mc_transient *transient;
+    /* A change out of a transient mode (mc_change with `from` transient;
+     * T7 in mc_transient.c): the long mode before it, n_modes booleans
+     * (owned), from which the cascade analysed here enters `from` and
+     * reaches `to`; the result is that cascade's (its transient field, its
+     * instants from the first event). NULL otherwise. */
+    bool *entered_from;
 } mc_result;
 
 typedef struct mc_options {
@@ -403,6 +436,15 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
                                    mc_pair_fn *fn, void *ctx, mc_all **out /* out: owned */,
                                    char *why /* out */, size_t why_len);
 
+/* The changes through when events only: from every valid (long) mode into
+ * every transient mode (the cascades through the events), by enumeration,
+ * within mc_all_enumerate's limits and errors (MDAE_E_LIMIT, MDAE_E_INVAL
+ * with *why). For mc_first_instants, whose pairs on BDDs are the changes
+ * between long modes. On MDAE_OK *out is new (owned: mc_all_free). */
+MDAE_API int mc_events_enumerate(const mel_model *m /* borrowed */, size_t max_pairs,
+                                 mc_all **out /* out: owned */, char *why /* out */,
+                                 size_t why_len);
+
 /* ---- The first instant of all changes on BDDs (issue 13 section 3, its
  * first part; mc_pairs.c) ------------------------------------------------
  * Over every ordered pair (g, g') of different valid nonsingular long modes,
@@ -413,7 +455,8 @@ MDAE_API int mc_all_enumerate_each(const mel_model *m /* borrowed */, size_t max
  * R4 erases, is not computed here), and which are rejected at the first
  * instant (some value undetermined). The sets are over 2n mode variables
  * named g0, g0', g1, g1', ... (mc_first_name): each variable before the
- * change, then after it. Changes into transient modes are not covered. */
+ * change, then after it. Changes into transient modes are not among these
+ * pairs: they are mc_first.events, by enumeration. */
 enum { MC_FIRST_CONTINUOUS, MC_FIRST_RESTART, MC_FIRST_REJECTED, MC_FIRST_NONE = -1 };
 /* The mark of a mode variable after the change, g\u207a (issue 41 item 8: a
  * prime reads as a derivative): the pairs' names and the covers' keys. */
@@ -443,6 +486,26 @@ typedef struct mc_first_erasure {
     sa_set set;          /* those pairs over g, g\u207a (exact on the pairs) */
     bool cubes_left_out; /* past MC_FIRST_MAX_CUBES: set has no formula nor cubes */
 } mc_first_erasure;
+
+/* A later instant r >= 1 of the changes that need a restart
+ * (mc_options.first_later), over the pairs still restarting at it, as
+ * sets of pairs (exact on the pairs): its classes (MC_FIRST_CONTINUOUS:
+ * nothing erased, the restart ends before it; MC_FIRST_RESTART: it erases;
+ * MC_FIRST_REJECTED: a value undetermined there), which rows it erases
+ * (R4) and which it keeps, its restart system where it erases or fails
+ * (where it ends, its rows are the new mode's steady instant, not
+ * reported by mc_change), each row in the pairs where it is that (its
+ * pairs_exact too). */
+typedef struct mc_first_instant {
+    uint32_t r;
+    double pairs;            /* the pairs still restarting at instant r */
+    double counts[3];        /* by MC_FIRST_* */
+    mdae_bn pairs_exact, counts_exact[3]; /* the same, exactly (owned) */
+    size_t n_erasures;
+    mc_first_erasure *erasures; /* rows erased in some of those pairs */
+    size_t n_rows;
+    mc_first_erasure *rows;  /* rows kept (the restart system) in some */
+} mc_first_instant;
 
 typedef struct mc_first {
     double pairs;          /* the ordered pairs of different valid nonsingular long modes */
@@ -476,11 +539,22 @@ typedef struct mc_first {
     double status_counts[3];
     size_t n_outcomes;
     mc_first_outcome *outcomes;
+    /* Every later instant, in order (later_computed, or up to where it
+     * stopped): its erasures and restart systems pair by pair. */
+    size_t n_later;
+    mc_first_instant *later;
     /* The model's when-clauses (mel_model.n_whens): the changes through
      * their transient modes are not among these pairs (a model whose only
-     * changes are events, the bouncing ball, has none); mc_change and
-     * mc_all_enumerate analyse them, cascades included. */
+     * changes are events, the bouncing ball, has none); they are in
+     * `events`, whole (every instant, cascades included), by enumeration
+     * (mc_events_enumerate with MC_ALL_MAX_PAIRS), when transient_whens > 0
+     * and the enumeration's limits allow; else events is NULL and
+     * events_why (pointing into this struct, or NULL when there are no
+     * when-clauses) says why. */
     uint32_t transient_whens;
+    mc_all *events;
+    const char *events_why;
+    char events_why_buf[160];
     struct mc_first_priv *priv;
 } mc_first;
 
@@ -515,6 +589,11 @@ MDAE_API int mc_first_class(const mc_first *f, const bool *from, const bool *to,
  * tests. */
 MDAE_API int mc_first_change(const mc_first *f, const bool *from, const bool *to, int *status,
                              uint32_t *instants);
+/* Whether the change from -> to is in s, a set of f (cubes over f's
+ * names; MDAE_E_LIMIT if left_out): for tests, with the sets of
+ * mc_first.later. */
+MDAE_API int mc_first_pair_in(const mc_first *f, const sa_set *s, bool left_out,
+                              const bool *from, const bool *to, bool *in /* out */);
 /* Whether erasure k of f holds for the change from -> to (read from its
  * cubes): MDAE_E_LIMIT if its cubes were left out; for tests. */
 MDAE_API int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *to,

@@ -49,10 +49,11 @@ static void to_mode(uint32_t mask, uint32_t n, bool *mode)
 }
 
 /* The valid modes as masks (owned array), or NULL on OOM; *targets (owned)
- * the valid and the transient ones, the new modes of the pairs (*n_targets
- * of them, ascending). */
-static uint32_t *valid_modes(const mel_model *m, uint32_t *count, uint32_t **targets,
-                             uint32_t *n_targets)
+ * the valid and the transient ones (only the transient ones with
+ * events_only), the new modes of the pairs (*n_targets of them,
+ * ascending). */
+static uint32_t *valid_modes(const mel_model *m, bool events_only, uint32_t *count,
+                             uint32_t **targets, uint32_t *n_targets)
 {
     uint32_t total = 1u << m->n_modes, n = 0;
     uint32_t *v = mdae_malloc(((size_t)total + 1) * sizeof *v);
@@ -70,7 +71,7 @@ static uint32_t *valid_modes(const mel_model *m, uint32_t *count, uint32_t **tar
         bool ok = valid(m, mode);
         if (ok)
             v[n++] = x;
-        if (ok || (m->n_whens > 0 && mc__is_transient(m, mode)))
+        if ((ok && !events_only) || (m->n_whens > 0 && !ok && mc__is_transient(m, mode)))
             t[nt++] = x;
     }
     mdae_free(mode);
@@ -125,8 +126,23 @@ int mc_all_enumerate(const mel_model *m, size_t max_pairs, mc_all **out, char *w
     return mc_all_enumerate_each(m, max_pairs, NULL, NULL, out, why, why_len);
 }
 
+static int enumerate(const mel_model *m, size_t max_pairs, bool events_only, mc_pair_fn *fn,
+                     void *ctx, mc_all **out, char *why, size_t why_len);
+
 int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, void *ctx,
                           mc_all **out, char *why, size_t why_len)
+{
+    return enumerate(m, max_pairs, false, fn, ctx, out, why, why_len);
+}
+
+int mc_events_enumerate(const mel_model *m, size_t max_pairs, mc_all **out, char *why,
+                        size_t why_len)
+{
+    return enumerate(m, max_pairs, true, NULL, NULL, out, why, why_len);
+}
+
+static int enumerate(const mel_model *m, size_t max_pairs, bool events_only, mc_pair_fn *fn,
+                     void *ctx, mc_all **out, char *why, size_t why_len)
 {
     each_cb cb = {fn, ctx};
     if (m == NULL || out == NULL)
@@ -146,16 +162,18 @@ int mc_all_enumerate_each(const mel_model *m, size_t max_pairs, mc_pair_fn *fn, 
     }
     uint32_t nv = 0, nt = 0;
     uint32_t *tg = NULL;
-    uint32_t *v = valid_modes(m, &nv, &tg, &nt);
+    uint32_t *v = valid_modes(m, events_only, &nv, &tg, &nt);
     if (v == NULL)
         return MDAE_E_NOMEM;
-    size_t pairs = (size_t)nv * (nt > 0 ? nt - 1 : 0);
+    /* the targets include the old mode, once, unless they are events only */
+    size_t pairs = (size_t)nv * (nt > 0 && !events_only ? nt - 1 : nt);
     if (pairs > max_pairs) {
         if (why != NULL && why_len > 0)
             snprintf(why, why_len,
-                     "%u valid modes make %zu changes: every change in full is enumerated up "
+                     "%u valid modes make %zu %s: every change in full is enumerated up "
                      "to %zu pairs",
-                     (unsigned)nv, pairs, max_pairs);
+                     (unsigned)nv, pairs, events_only ? "changes into transient modes" : "changes",
+                     max_pairs);
         mdae_free(v);
         mdae_free(tg);
         return MDAE_E_LIMIT;

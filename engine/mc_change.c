@@ -71,6 +71,12 @@
  *     The bouncing ball (`when h <= 0 then reinit(v, -e*pre(v))` beside
  *     der(v) = -g) erases der(v) = -g at the event and keeps the reinit.
  *     The papers' events are not overdetermined, so they do not decide.
+ *     A cascade (mc_transient.c T6) has one such instant per event
+ *     (next_event: the previous event is the old mode of the erasure
+ *     preference, nothing is in the context); the bound on the instants
+ *     grows by one per event after the first. A change out of a transient
+ *     mode (T7) is the cascade entered from a long mode
+ *     (change_out_of_transient).
  */
 #include "mc_int.h"
 
@@ -149,6 +155,7 @@ void mc_result_free(mc_result *r)
         mdae_free(r->resets[k].among.items);
     }
     mdae_free(r->resets);
+    mdae_free(r->entered_from);
     mdae_diags_close(&r->diags);
     mdae_free(r);
 }
@@ -204,8 +211,9 @@ typedef struct run {
     bool *keep;        /* n_rows */
     sm_ws *ws;
     /* R8: a change into a transient mode */
-    bool event;        /* the instant being solved is the event */
-    const bool *tmode; /* the transient mode */
+    bool event;        /* the instant being solved is an event */
+    uint32_t ev;       /* which event of the cascade (T6) */
+    const bool *tmode; /* its transient mode */
     bool *tact;        /* n_eq: active in it */
     int *td;           /* n_var: highest shift of a value of the event, -1 (W) */
     mc_transient *tr;  /* owned by the result */
@@ -664,9 +672,12 @@ static int event_status(run *u, mc_instant *in)
     bool *under = mdae_calloc(in->unknowns.n + 1, sizeof *under);
     if (under == NULL)
         return MDAE_E_NOMEM;
-    int rc = mc__difference_array(u->m, u->tmode, u->tr->back, u->cur.eq_active, u->cur.c,
-                                  u->cur.d, &in->equations, u->known, u->W, &in->unknowns,
-                                  u->tr, under);
+    const mc_transient *t = u->tr;
+    uint32_t n_later = t->n_events - 1 - u->ev;
+    int rc = mc__difference_array(u->m, u->tmode, &t->events[(size_t)(u->ev + 1) * u->m->n_modes],
+                                  n_later, t->back, u->cur.eq_active, u->cur.c, u->cur.d,
+                                  &in->equations, u->known, u->W, &in->unknowns, u->tr, under);
+    u->tr->depths[u->ev] = u->tr->depth;
     size_t cap = 0;
     for (size_t k = 0; k < in->unknowns.n && rc == MDAE_OK; k++)
         if (under[k])
@@ -800,15 +811,6 @@ static int reject_singular(const mel_model *m, const sm_mode *v, const char *whi
     return rc;
 }
 
-/* The when-clause whose invariant mode violates, or -1 (T1). */
-static long violated_when(const mel_model *m, const bool *mode)
-{
-    for (uint32_t k = 0; k < m->n_invariants; k++)
-        if (m->invariants[k].when != 0 && !mel_guard_eval(m->invariants[k].cond, mode))
-            return (long)m->invariants[k].when - 1;
-    return -1;
-}
-
 static int check_request(const mel_model *m, const bool *from, const bool *to, char *why,
                          size_t why_len, sm_mode *old, sm_mode *cur, mc_transient **tr)
 {
@@ -832,20 +834,6 @@ static int check_request(const mel_model *m, const bool *from, const bool *to, c
         sm_mode_close(cur);
         return sm_model_mode(m, (*tr)->back, cur);
     }
-    long w = old->valid ? -1 : violated_when(m, from);
-    if (w >= 0) {
-        bool only_when = true;
-        for (uint32_t k = 0; k < m->n_invariants; k++)
-            only_when &= m->invariants[k].when != 0 || mel_guard_eval(m->invariants[k].cond, from);
-        if (only_when) {
-            if (why != NULL && why_len > 0)
-                snprintf(why, why_len,
-                         "'from' is a transient mode (the when-clause at line %u): it lasts one "
-                         "instant; the change out of it is part of the change into it",
-                         (unsigned)m->whens[w].where.start.line);
-            return MDAE_E_INVAL;
-        }
-    }
     const char *bad = !old->valid ? "from" : !cur->valid ? "to" : NULL;
     if (bad != NULL) {
         for (uint32_t k = 0; k < m->n_invariants; k++)
@@ -863,8 +851,9 @@ static int check_request(const mel_model *m, const bool *from, const bool *to, c
     return MDAE_OK;
 }
 
-/* R8: activity in the transient mode and the highest shift of each value
- * its equations mention (td, for the table's width). */
+/* R8: activity in the first transient mode and the highest shift of each
+ * value the equations of the cascade's events mention (td, for the table's
+ * width; T6). */
 static int event_init(run *u, const mel_model *m)
 {
     u->tact = mdae_calloc((size_t)m->n_equations + 1, sizeof *u->tact);
@@ -873,16 +862,37 @@ static int event_init(run *u, const mel_model *m)
         return MDAE_E_NOMEM;
     for (uint32_t j = 0; j < m->n_variables; j++)
         u->td[j] = -1;
-    for (uint32_t i = 0; i < m->n_equations; i++) {
-        const mel_equation *q = &m->equations[i];
-        u->tact[i] = mel_guard_eval(q->guard, u->tmode);
-        for (uint32_t e = 0; u->tact[i] && e < q->n_incs; e++) {
-            int s = mel_incidence_order(&q->incs[e], u->tmode);
-            if (s > u->td[q->incs[e].var])
-                u->td[q->incs[e].var] = s;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        u->tact[i] = mel_guard_eval(m->equations[i].guard, u->tmode);
+    for (uint32_t ev = 0; ev < u->tr->n_events; ev++) {
+        const bool *mode = &u->tr->events[(size_t)ev * m->n_modes];
+        for (uint32_t i = 0; i < m->n_equations; i++) {
+            const mel_equation *q = &m->equations[i];
+            for (uint32_t e = 0; mel_guard_eval(q->guard, mode) && e < q->n_incs; e++) {
+                int s = mel_incidence_order(&q->incs[e], mode);
+                if (s > u->td[q->incs[e].var])
+                    u->td[q->incs[e].var] = s;
+            }
         }
     }
     return MDAE_OK;
+}
+
+/* T6: from event ev to the next event of the cascade: the previous event
+ * is the old mode of the erasure preference (body_same), and nothing is in
+ * the context (an event is solved unshifted). */
+static void next_event(run *u)
+{
+    const mel_model *m = u->m;
+    const bool *prev = u->tmode;
+    u->ev++;
+    u->tmode = &u->tr->events[(size_t)u->ev * m->n_modes];
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        u->body_same[i] = body_same(m, i, prev, u->tmode);
+        u->tact[i] = mel_guard_eval(m->equations[i].guard, u->tmode);
+    }
+    memset(u->done, 0, ((size_t)m->n_equations * u->H + 1) * sizeof *u->done);
+    u->to = u->tmode;
 }
 
 /* R8: from the event to the instants after it, in the long mode after. */
@@ -902,22 +912,21 @@ static void leave_event(run *u)
     u->event = false;
 }
 
-/* T2: the mode after the event must be a long mode; a transient one would
- * make a cascade of events, which is not analysed (docs/mode_changes.md). */
-static int after_event_invalid(const mel_model *m, const mc_transient *t, mdae_diags *d)
+/* T2, T6: the cascade must end in a long mode: an endless or too long
+ * cascade, or a mode after the last event that violates invariants other
+ * than the when-clauses', is rejected. */
+static int after_event_invalid(const mel_model *m, const bool *from, const mc_transient *t,
+                               mdae_diags *d)
 {
+    if (t->endless || t->too_long)
+        return mc__cascade_diags(m, t, from, d);
     char *txt = mel_guard_format(m, m->whens[t->whens[0]].cond);
-    bool cascade = violated_when(m, t->back) >= 0;
-    for (uint32_t k = 0; k < m->n_invariants && cascade; k++)
-        cascade = m->invariants[k].when != 0 || mel_guard_eval(m->invariants[k].cond, t->back);
     int rc = mdae_diags_add(d, MDAE_SEV_ERROR, m->whens[t->whens[0]].where,
-                            cascade ? "after the event '%s', the mode (its mode variables back "
-                                      "to their values before it) is transient too: a cascade "
-                                      "of several events is not analysed yet"
-                                    : "after the event '%s', the mode (its mode variables back "
-                                      "to their values before it) is not a valid long mode: "
-                                      "the cascade through this transient mode has nowhere to go",
-                            txt != NULL ? txt : "?");
+                            "after the event '%s'%s, the mode (its mode variables back "
+                            "to their values before it) is not a valid long mode: "
+                            "the cascade through this transient mode has nowhere to go",
+                            txt != NULL ? txt : "?",
+                            t->n_events > 1 ? " and the cascade it starts" : "");
     mdae_free(txt);
     return rc;
 }
@@ -1026,9 +1035,10 @@ static int instant_diags(const mel_model *m, const mc_instant *in, mdae_diags *d
 static int unfold(run *u, const mc_options *opt, mc_result *res)
 {
     const mel_model *m = u->m;
+    uint32_t events = u->tr != NULL ? u->tr->n_events - 1 : 0; /* T6: one instant each */
     uint32_t bound = opt != NULL && opt->max_instants > 0
                          ? opt->max_instants
-                         : 2 + (u->H - 2) + 2 * (u->W - 2);
+                         : 2 + (u->H - 2) + 2 * (u->W - 2) + events;
     uint32_t cap = 0;
     for (uint32_t r = 0;; r++) {
         if (r >= bound) {
@@ -1068,7 +1078,7 @@ static int unfold(run *u, const mc_options *opt, mc_result *res)
         res->ambiguous |= in.n_alternatives > 0;
         rc = instant_diags(m, &in, &res->diags);
         if (rc == MDAE_OK && event)
-            rc = mc__transient_diags(m, u->tr, &res->diags);
+            rc = mc__transient_diags(m, u->tr, u->from, u->ev, &res->diags);
         if (rc < 0)
             return rc;
         if (in.status != MC_NONSINGULAR) {
@@ -1083,10 +1093,16 @@ static int unfold(run *u, const mc_options *opt, mc_result *res)
                 return rc;
         }
         advance(u);
-        if (event)
+        if (event && u->ev + 1 < u->tr->n_events)
+            next_event(u);
+        else if (event)
             leave_event(u);
     }
 }
+
+static int change_out_of_transient(const mel_model *m, const bool *from, const bool *to,
+                                   const mc_options *opt, mc_result **out, char *why,
+                                   size_t why_len);
 
 int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_options *opt,
               mc_result **out, char *why, size_t why_len)
@@ -1097,6 +1113,17 @@ int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_opt
         if (why != NULL && why_len > 0)
             snprintf(why, why_len, "the model has no mode variables: it has no mode changes");
         return MDAE_E_INVAL;
+    }
+    if (mc__is_transient(m, from) && memcmp(from, to, m->n_modes * sizeof *from) != 0) {
+        for (uint32_t k = 0; k < m->n_invariants && !mc__is_transient(m, to); k++)
+            if (!mel_guard_eval(m->invariants[k].cond, to)) {
+                if (why != NULL && why_len > 0)
+                    snprintf(why, why_len,
+                             "'to' is not a valid mode: it violates the invariant at line %u",
+                             (unsigned)m->invariants[k].where.start.line);
+                return MDAE_E_INVAL;
+            }
+        return change_out_of_transient(m, from, to, opt, out, why, why_len);
     }
     run u;
     memset(&u, 0, sizeof u);
@@ -1125,7 +1152,7 @@ int mc_change(const mel_model *m, const bool *from, const bool *to, const mc_opt
     }
     if (u.event && !u.cur.valid) { /* T2 */
         res->status = MC_REJECTED;
-        rc = after_event_invalid(m, res->transient, &res->diags);
+        rc = after_event_invalid(m, from, res->transient, &res->diags);
         if (rc < 0)
             goto fail;
         goto ok;
@@ -1157,4 +1184,70 @@ fail:
     run_close(&u);
     mc_result_free(res);
     return rc;
+}
+
+/* ---- A change out of a transient mode (mc_transient.c T7) ----------------------- */
+
+/* The when-clause whose condition holds in the transient mode (its
+ * location), or -1. */
+static long holding_when(const mel_model *m, const bool *mode)
+{
+    for (uint32_t w = 0; w < m->n_whens; w++)
+        if (mel_guard_eval(m->whens[w].cond, mode))
+            return (long)w;
+    return -1;
+}
+
+static int change_out_of_transient(const mel_model *m, const bool *from, const bool *to,
+                                   const mc_options *opt, mc_result **out, char *why,
+                                   size_t why_len)
+{
+    bool *before = mdae_calloc((size_t)m->n_modes + 1, sizeof *before);
+    if (before == NULL)
+        return MDAE_E_NOMEM;
+    size_t count = 0;
+    bool searched = false;
+    int rc = mc__entering_mode(m, from, to, before, &count, &searched);
+    long w = holding_when(m, from);
+    MDAE_ASSERT(w >= 0); /* a transient mode violates a when-invariant */
+    mdae_range where = m->whens[w].where;
+    mc_result *res = NULL;
+    if (rc == MDAE_OK && count > 0)
+        rc = mc_change(m, before, from, opt, &res, why, why_len);
+    else if (rc == MDAE_OK) {
+        res = mdae_calloc(1, sizeof *res);
+        rc = res != NULL ? MDAE_OK : MDAE_E_NOMEM;
+        if (rc == MDAE_OK) {
+            mdae_diags_init(&res->diags);
+            res->status = MC_REJECTED;
+            rc = mdae_diags_add(&res->diags, MDAE_SEV_ERROR, where,
+                                searched ? "no long mode enters this transient mode and leaves "
+                                           "it for the mode asked for: after the event the "
+                                           "mode variables its when-conditions read go back "
+                                           "to their values before it (RR-9459 section 5.2.3)"
+                                         : "a change out of a transient mode is analysed from "
+                                           "the long modes that enter it, found by "
+                                           "enumeration: not past 20 mode variables");
+        }
+    }
+    if (rc == MDAE_OK && count > 0) {
+        char text[256];
+        mc__mode_text(m, before, text, sizeof text);
+        rc = mdae_diags_add(&res->diags, MDAE_SEV_NOTE, where,
+                            "the change out of this transient mode is part of a cascade: "
+                            "analysed as the one entered from the long mode %s (%zu long "
+                            "mode%s enter%s it and reach%s the mode asked for; the instants "
+                            "are the cascade's, its events first)",
+                            text, count, count == 1 ? "" : "s", count == 1 ? "s" : "",
+                            count == 1 ? "es" : "");
+        res->entered_from = before;
+        before = NULL;
+    }
+    mdae_free(before);
+    if (rc != MDAE_OK) {
+        mc_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return MDAE_OK;
 }

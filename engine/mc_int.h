@@ -43,29 +43,52 @@ bool mc__is_transient(const mel_model *m, const bool *mode);
 /* Is `to` a transient mode reached from the long mode `from`: does it
  * violate invariants, all of them added by when-clauses (mel_invariant.when)?
  * On MDAE_OK *out is NULL when it is not, else a new mc_transient (owned by
- * the caller: mc__transient_free) with whens and back filled, depth -1.
+ * the caller: mc__transient_free) with whens (event 0's), the cascade
+ * (events, n_events, T6), back, endless and too_long filled, depths all -1.
  * MDAE_E_NOMEM. */
 int mc__transient_of(const mel_model *m, const bool *from, const bool *to,
                      mc_transient **out);
 void mc__transient_free(mc_transient *t);
 
-/* The difference array of the event (RR-9459 (36)). rows: the event's
- * system after erasure (equations at shift 0, incidences in `to`); known:
- * n_variables * W flags, the values the previous instants fixed; dep: the
- * event's values (the unknowns of rows, sorted by variable then shift);
- * back_active, back_c, back_d: the long mode after the event (sm.h, -1 for
- * inactive items). Tries n = 0 .. t->max_depth (set here), fills t->depth,
- * array_rows, array_cols and, when no n works, t->undetermined and
- * under[k] for dep item k. MDAE_OK or MDAE_E_NOMEM. */
-int mc__difference_array(const mel_model *m, const bool *to, const bool *back,
-                         const bool *back_active, const int *back_c, const int *back_d,
-                         const mc_list *rows, const bool *known, uint32_t W,
-                         const mc_list *dep, mc_transient *t, bool *under);
+/* The difference array of one event (RR-9459 (36), T6). rows: the event's
+ * system after erasure (equations at shift 0, incidences in `to`, the
+ * event's mode); later: the n_later events after it (n_later * n_modes
+ * booleans; their equations at shifts 1..n_later); known: n_variables * W
+ * flags, the values the previous instants fixed; dep: the event's values
+ * (the unknowns of rows, sorted by variable then shift); back_active,
+ * back_c, back_d: the long mode after the cascade (sm.h, -1 for inactive
+ * items), at shifts n_later + 1 .. n_later + n. Tries n = 0 ..
+ * t->max_depth (set here), fills t->depth (-1 if none), array_rows,
+ * array_cols and, when no n works, t->undetermined and under[k] for dep
+ * item k. MDAE_OK or MDAE_E_NOMEM. */
+int mc__difference_array(const mel_model *m, const bool *to, const bool *later,
+                         uint32_t n_later, const bool *back, const bool *back_active,
+                         const int *back_c, const int *back_d, const mc_list *rows,
+                         const bool *known, uint32_t W, const mc_list *dep, mc_transient *t,
+                         bool *under);
 
-/* Located diagnostics of the event instant: a note at each rising
- * when-clause (accepted) or an error there naming what no array determines
- * (rejected). MDAE_OK or MDAE_E_NOMEM. */
-int mc__transient_diags(const mel_model *m, const mc_transient *t, mdae_diags *d);
+/* Located diagnostics of event e (its instant), from the long mode `from`
+ * before the cascade: a note at each when-clause rising there (accepted)
+ * or an error there naming what no array determines (rejected). MDAE_OK
+ * or MDAE_E_NOMEM. */
+int mc__transient_diags(const mel_model *m, const mc_transient *t, const bool *from,
+                        uint32_t e, mdae_diags *d);
+
+/* An endless or too long cascade (t->endless, t->too_long): an error at
+ * each when-clause rising in it. MDAE_OK or MDAE_E_NOMEM. */
+int mc__cascade_diags(const mel_model *m, const mc_transient *t, const bool *from,
+                      mdae_diags *d);
+
+/* T7: the long modes whose change into the transient mode T makes a
+ * cascade that reaches `to` (its long mode after, or a later event): the
+ * first of them by index (bit k = mode variable k) into before (n_modes),
+ * how many into *count. Searched only for n_modes <= 20 (*searched
+ * false otherwise). MDAE_OK or MDAE_E_NOMEM. */
+int mc__entering_mode(const mel_model *m, const bool *T, const bool *to, bool *before,
+                      size_t *count, bool *searched);
+
+/* "g1=1, g2=0" into buf (truncated to len). */
+void mc__mode_text(const mel_model *m, const bool *mode, char *buf, size_t len);
 
 /* Make room for `need` items of `size` bytes in *p (capacity *cap,
  * doubled as needed; *p may be NULL with *cap 0). MDAE_OK, or

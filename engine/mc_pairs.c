@@ -35,9 +35,12 @@
  * restart settles or is rejected later, and which equations R4 erases, is
  * not computed here). Nothing enumerates pairs.
  *
- * Left out, and said by mc_first.scope: changes into transient modes (the
- * event, mc_transient.c), and models with a guard fixpoint (every change
- * is refused, mc_guard.c).
+ * Left out of the pairs: changes into transient modes (the event,
+ * mc_transient.c), given beside them by enumeration (mc_first.events,
+ * mc_events_enumerate), and models with a guard fixpoint (every change is
+ * refused, mc_guard.c). The later instants' erasures and restart systems
+ * are read within the pairs still restarting (sa_result_left_out_within)
+ * and given as sets of pairs (mc_first.later).
  */
 #include "mc_int.h"
 
@@ -771,8 +774,14 @@ typedef struct later_instant {
     sa_set classes[3];
     double counts[3];
     mdae_bn counts_exact[3];
-    sa_set *erased; /* n_rows: per row, the pairs where R4 erased it */
+    sa_set *erased; /* n_rows: per row, the pairs still restarting where R4
+                       erased it */
     double *erased_counts;
+    mdae_bn *erased_exact;
+    sa_set *kept;   /* n_rows: per row, the pairs still restarting where it
+                       is a row of the restart system (not erased) */
+    double *kept_counts;
+    mdae_bn *kept_exact;
     uint32_t n_rows;
 } later_instant;
 
@@ -807,6 +816,24 @@ void mc_first_free(mc_first *f)
         mdae_bn_free(&f->outcomes[k].pairs_exact);
     }
     mdae_free(f->outcomes);
+    mc_all_free(f->events);
+    for (size_t k = 0; k < f->n_later; k++) {
+        mc_first_instant *li = &f->later[k];
+        for (int w = 0; w < 2; w++) {
+            size_t n = w ? li->n_rows : li->n_erasures;
+            mc_first_erasure *e = w ? li->rows : li->erasures;
+            for (size_t q = 0; q < n; q++) {
+                mdae_free(e[q].equation);
+                sa_set_close(&e[q].set);
+                mdae_bn_free(&e[q].pairs_exact);
+            }
+            mdae_free(e);
+        }
+        mdae_bn_free(&li->pairs_exact);
+        for (int c = 0; c < 3; c++)
+            mdae_bn_free(&li->counts_exact[c]);
+    }
+    mdae_free(f->later);
     struct mc_first_priv *p = f->priv;
     if (p != NULL) {
         for (uint32_t k = 0; k < p->n_later; k++) {
@@ -817,8 +844,18 @@ void mc_first_free(mc_first *f)
             }
             for (uint32_t r = 0; li->erased != NULL && r < li->n_rows; r++)
                 sa_set_close(&li->erased[r]);
+            for (uint32_t r = 0; li->kept != NULL && r < li->n_rows; r++)
+                sa_set_close(&li->kept[r]);
+            for (uint32_t r = 0; li->erased_exact != NULL && r < li->n_rows; r++)
+                mdae_bn_free(&li->erased_exact[r]);
+            for (uint32_t r = 0; li->kept_exact != NULL && r < li->n_rows; r++)
+                mdae_bn_free(&li->kept_exact[r]);
             mdae_free(li->erased);
             mdae_free(li->erased_counts);
+            mdae_free(li->erased_exact);
+            mdae_free(li->kept);
+            mdae_free(li->kept_counts);
+            mdae_free(li->kept_exact);
             sa_result_free(li->result);
             mel_model_free(li->pm);
         }
@@ -883,10 +920,12 @@ static int analyse_pairs(const mel_model *pm, const sa_options *opt, sa_result *
 }
 
 /* R4's erasures over a pair model's analysis r in its order: the caller's
- * progress callback, mopt's method and budget (sa_result_left_out). */
+ * progress callback, mopt's method and budget (sa_result_left_out_within:
+ * within the order's alive pairs at a later instant, with the kept rows
+ * when kept is not NULL). */
 static int erase_rows(const sa_result *r, const greedy_order *order, const sa_options *opt,
-                      const mc_options *mopt, sa_set *sets, double *counts,
-                      mdae_bn *exact)
+                      const mc_options *mopt, sa_set *sets, double *counts, mdae_bn *exact,
+                      sa_set *kept, double *kept_counts, mdae_bn *kept_exact)
 {
     sa_options go = {0};
     if (opt != NULL) {
@@ -896,8 +935,9 @@ static int erase_rows(const sa_result *r, const greedy_order *order, const sa_op
     }
     go.method = mopt->erasures_method;
     go.implicit_budget = mopt->erasures_budget;
-    return sa_result_left_out(r, order->steps, order->n_steps, &go, MC_FIRST_MAX_CUBES, sets,
-                              counts, exact);
+    return sa_result_left_out_within(r, order->steps, order->n_steps, order->state->alive, &go,
+                                     MC_FIRST_MAX_CUBES, sets, counts, exact, kept, kept_counts,
+                                     kept_exact);
 }
 
 /* The first instant's classes, from its pair model's analysis. */
@@ -939,7 +979,7 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
     mdae_bn *exact = mdae_calloc((size_t)n_rows + 1, sizeof *exact);
     int rc = sets != NULL && counts != NULL && exact != NULL ? MDAE_OK : MDAE_E_NOMEM;
     if (rc == MDAE_OK)
-        rc = erase_rows(p->result, &p->order, opt, mopt, sets, counts, exact);
+        rc = erase_rows(p->result, &p->order, opt, mopt, sets, counts, exact, NULL, NULL, NULL);
     size_t n = 0;
     for (uint32_t r = 0; rc == MDAE_OK && r < n_rows; r++)
         n += counts[r] > 0;
@@ -970,6 +1010,21 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
     for (uint32_t r = 0; exact != NULL && r < n_rows; r++)
         mdae_bn_free(&exact[r]);
     mdae_free(exact);
+    return rc;
+}
+
+/* ---- The changes through when events (by enumeration) ---------------------- */
+
+/* f->events: every change from a long mode into a transient one, whole,
+ * or f->events_why (in f) past the enumeration's limits. */
+static int events(mc_first *f, const mel_model *m)
+{
+    int rc = mc_events_enumerate(m, MC_ALL_MAX_PAIRS, &f->events, f->events_why_buf,
+                                 sizeof f->events_why_buf);
+    if (rc == MDAE_E_LIMIT) {
+        f->events_why = f->events_why_buf;
+        return MDAE_OK;
+    }
     return rc;
 }
 
@@ -1021,11 +1076,83 @@ static int one_later(const mel_model *m, const sa_report *rep,
     if (rc != MDAE_OK || li->counts[MC_FIRST_RESTART] <= 0)
         return rc;
     li->n_rows = li->pm->n_equations;
-    li->erased = mdae_calloc((size_t)li->n_rows + 1, sizeof *li->erased);
-    li->erased_counts = mdae_calloc((size_t)li->n_rows + 1, sizeof *li->erased_counts);
-    rc = li->erased != NULL && li->erased_counts != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    size_t n = (size_t)li->n_rows + 1;
+    li->erased = mdae_calloc(n, sizeof *li->erased);
+    li->erased_counts = mdae_calloc(n, sizeof *li->erased_counts);
+    li->erased_exact = mdae_calloc(n, sizeof *li->erased_exact);
+    li->kept = mdae_calloc(n, sizeof *li->kept);
+    li->kept_counts = mdae_calloc(n, sizeof *li->kept_counts);
+    li->kept_exact = mdae_calloc(n, sizeof *li->kept_exact);
+    rc = li->erased != NULL && li->erased_counts != NULL && li->erased_exact != NULL &&
+                 li->kept != NULL && li->kept_counts != NULL && li->kept_exact != NULL
+             ? MDAE_OK
+             : MDAE_E_NOMEM;
     if (rc == MDAE_OK)
-        rc = erase_rows(li->result, &li->order, opt, mopt, li->erased, li->erased_counts, NULL);
+        rc = erase_rows(li->result, &li->order, opt, mopt, li->erased, li->erased_counts,
+                        li->erased_exact, li->kept, li->kept_counts, li->kept_exact);
+    return rc;
+}
+
+/* The rows of li with a nonzero count among sets (erased or kept), as
+ * mc_first_erasure items (owned) into *out, *n. */
+static int rows_of(mc_first *f, const mel_model *m, const later_instant *li, const sa_set *sets,
+                   const double *counts, const mdae_bn *exact, mc_first_erasure **out,
+                   size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (sets == NULL)
+        return MDAE_OK;
+    size_t k = 0;
+    for (uint32_t r = 0; r < li->n_rows; r++)
+        k += counts[r] > 0;
+    if (k == 0)
+        return MDAE_OK;
+    *out = mdae_calloc(k, sizeof **out);
+    if (*out == NULL)
+        return MDAE_E_NOMEM;
+    for (uint32_t r = 0; r < li->n_rows; r++) {
+        if (counts[r] <= 0)
+            continue;
+        mc_first_erasure *e = &(*out)[*n];
+        e->equation = mdae_strdup(m->equations[li->order.row_eq[r]].name);
+        if (e->equation == NULL)
+            return MDAE_E_NOMEM;
+        e->shift = li->order.row_k[r];
+        e->pairs = counts[r];
+        e->cubes_left_out = sets[r].formula == NULL;
+        (*n)++;
+        int rc = mdae_bn_copy(&e->pairs_exact, &exact[r]);
+        if (rc == MDAE_OK)
+            rc = set_copy(&sets[r], f->n_names, &e->set);
+        if (rc < 0)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* f->later gains instant r (li): its pairs, classes, erasures and
+ * restart system, as sets of pairs. */
+static int push_instant(mc_first *f, const mel_model *m, uint32_t r, double alive,
+                        const mdae_bn *alive_exact, const later_instant *li)
+{
+    mc_first_instant *p = mdae_realloc(f->later, (f->n_later + 1) * sizeof *p);
+    if (p == NULL)
+        return MDAE_E_NOMEM;
+    f->later = p;
+    p = &f->later[f->n_later++];
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->pairs = alive;
+    memcpy(p->counts, li->counts, sizeof p->counts);
+    int rc = mdae_bn_copy(&p->pairs_exact, alive_exact);
+    for (int c = 0; c < 3 && rc == MDAE_OK; c++)
+        rc = mdae_bn_copy(&p->counts_exact[c], &li->counts_exact[c]);
+    if (rc == MDAE_OK)
+        rc = rows_of(f, m, li, li->erased, li->erased_counts, li->erased_exact, &p->erasures,
+                     &p->n_erasures);
+    if (rc == MDAE_OK)
+        rc = rows_of(f, m, li, li->kept, li->kept_counts, li->kept_exact, &p->rows, &p->n_rows);
     return rc;
 }
 
@@ -1036,7 +1163,8 @@ static bool left_out(const later_instant *li)
         if (li->counts[k] > 0 && li->classes[k].formula == NULL)
             return true;
     for (uint32_t r = 0; li->erased != NULL && r < li->n_rows; r++)
-        if (li->erased_counts[r] > 0 && li->erased[r].formula == NULL)
+        if ((li->erased_counts[r] > 0 && li->erased[r].formula == NULL) ||
+            (li->kept_counts[r] > 0 && li->kept[r].formula == NULL))
             return true;
     return false;
 }
@@ -1093,6 +1221,8 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
             f->later_why = "cancelled before every instant was followed (a deadline)";
             return MDAE_OK;
         }
+        if (rc == MDAE_OK)
+            rc = push_instant(f, m, r, alive, alive_exact, li);
         if (rc == MDAE_OK)
             rc = push_outcome(f, MC_RESET, r, li->counts[MC_FIRST_CONTINUOUS],
                               &li->counts_exact[MC_FIRST_CONTINUOUS],
@@ -1182,6 +1312,8 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         rc = later_instants(f, m, rep, opt, mopt);
     else if (rc == MDAE_OK)
         f->later_why = "not asked";
+    if (rc == MDAE_OK && m->n_whens > 0)
+        rc = events(f, m);
     sa_report_free(rep);
     sa_result_free(res);
     mel_model_free(pm);
@@ -1255,6 +1387,21 @@ int mc_first_class(const mc_first *f, const bool *from, const bool *to, int *cls
     sa_mode_view_close(&v);
     mdae_free(pair);
     return rc;
+}
+
+int mc_first_pair_in(const mc_first *f, const sa_set *s, bool left_out, const bool *from,
+                     const bool *to, bool *in)
+{
+    if (f == NULL || s == NULL || in == NULL || (f->n_names > 0 && (from == NULL || to == NULL)))
+        return MDAE_E_INVAL;
+    if (left_out)
+        return MDAE_E_LIMIT;
+    bool *pair = pair_of(f, from, to);
+    if (pair == NULL)
+        return MDAE_E_NOMEM;
+    *in = in_cubes(f, s, pair);
+    mdae_free(pair);
+    return MDAE_OK;
 }
 
 int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *to, bool *erased)

@@ -467,4 +467,20 @@ MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps,
                                 const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
                                 double *count /* out */, mdae_bn *exact /* out */);
 
+/* sa_result_left_out, each set read within a guard over r's model's mode
+ * variables (borrowed; NULL: every valid mode), and, when kept is not NULL
+ * (n_equations sets, new, and kept_count), the modes within it where each
+ * equation is active and not left out; exact and kept_exact (NULL, or
+ * n_equations zero-initialised mdae_bn the caller frees) get those counts
+ * exactly. For mc_pairs.c's later instants: which rows each erases and
+ * keeps, over the pairs still restarting. */
+MDAE_API int sa_result_left_out_within(const sa_result *r, const sa_greedy_step *steps,
+                                       size_t n_steps, const mel_guard *within,
+                                       const sa_options *opt, size_t max_cubes,
+                                       sa_set *out /* out */, double *count /* out */,
+                                       mdae_bn *exact /* out, may be NULL */,
+                                       sa_set *kept /* out, may be NULL */,
+                                       double *kept_count /* out */,
+                                       mdae_bn *kept_exact /* out, may be NULL */);
+
 #endif /* SA_H */

@@ -699,6 +699,10 @@ typedef struct greedy_job {
     sa_set *out;
     double *count;
     mdae_bn *exact; /* or NULL */
+    const mel_guard *within; /* the sets read within it, or NULL */
+    sa_set *kept;   /* NULL, or n_eq: active and not left out, within */
+    double *kept_count;
+    mdae_bn *kept_exact; /* or NULL */
 } greedy_job;
 
 typedef struct bdd_args {
@@ -734,15 +738,35 @@ static void covers(sa_ctx *c, void *arg)
     const sa_result *r = c->r;
     sa__care cs;
     sa__care_init(c, r, r->chi_m, &cs);
+    BDD within = bddtrue;
+    if (j->within != NULL) {
+        sa__gmemo gm;
+        memset(&gm, 0, sizeof gm);
+        within = sa__tmp(c, bdd_and(r->chi_m, sa__guard_bdd(c, &gm, j->within)));
+    }
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        if (j->lo[i] == bddfalse)
-            continue;
         size_t mark = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
-        j->count[i] = sa__count_modes(c, r, j->lo[i]);
-        if (j->exact != NULL)
-            sa__count_modes_exact(c, r, j->lo[i], NULL, j->count[i], &j->exact[i]);
-        sa__set_of_care_if_few(c, r, j->lo[i], &cs, &j->out[i]);
+        if (j->lo[i] != bddfalse) {
+            BDD lo = sa__tmp(c, bdd_and(j->lo[i], within));
+            j->count[i] = sa__count_modes(c, r, lo);
+            if (j->exact != NULL)
+                sa__count_modes_exact(c, r, lo, NULL, j->count[i], &j->exact[i]);
+            if (j->count[i] > 0)
+                sa__set_of_care_if_few(c, r, lo, &cs, &j->out[i]);
+            else if (sa__set_empty(&j->out[i]) != MDAE_OK)
+                sa__fail(c, MDAE_E_NOMEM);
+        }
+        if (j->kept != NULL) {
+            BDD kept = sa__tmp(c, bdd_and(bdd_and(r->chi_i[i], within), bdd_not(j->lo[i])));
+            j->kept_count[i] = sa__count_modes(c, r, kept);
+            if (j->kept_exact != NULL)
+                sa__count_modes_exact(c, r, kept, NULL, j->kept_count[i], &j->kept_exact[i]);
+            if (j->kept_count[i] > 0)
+                sa__set_of_care_if_few(c, r, kept, &cs, &j->kept[i]);
+            else if (sa__set_empty(&j->kept[i]) != MDAE_OK)
+                sa__fail(c, MDAE_E_NOMEM);
+        }
         sa__alloc_release(c, temps);
         sa__release(c, mark);
     }
@@ -752,11 +776,23 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
                        const sa_options *opt, size_t max_cubes, sa_set *out, double *count,
                        mdae_bn *exact)
 {
-    if (r == NULL || out == NULL || count == NULL || (steps == NULL && n_steps > 0))
+    return sa_result_left_out_within(r, steps, n_steps, NULL, opt, max_cubes, out, count, exact,
+                                     NULL, NULL, NULL);
+}
+
+int sa_result_left_out_within(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
+                              const mel_guard *within, const sa_options *opt, size_t max_cubes,
+                              sa_set *out, double *count, mdae_bn *exact, sa_set *kept,
+                              double *kept_count, mdae_bn *kept_exact)
+{
+    if (r == NULL || out == NULL || count == NULL || (steps == NULL && n_steps > 0) ||
+        (kept != NULL && kept_count == NULL))
         return MDAE_E_INVAL;
     if (!sa__running())
         return MDAE_E_STATE;
     memset(out, 0, r->n_eq * sizeof *out);
+    if (kept != NULL)
+        memset(kept, 0, r->n_eq * sizeof *kept);
     for (size_t s = 0; s < n_steps; s++)
         if (steps[s].eq >= r->n_eq || steps[s].when == NULL)
             return MDAE_E_INVAL;
@@ -766,7 +802,8 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     int method = opt != NULL ? opt->method : SA_METHOD_AUTO;
     size_t budget = opt != NULL && opt->implicit_budget > 0 ? opt->implicit_budget
                                                             : GREEDY_BUDGET;
-    greedy_job j = {steps, n_steps, method, budget, lo, out, count, exact};
+    greedy_job j = {steps, n_steps, method, budget, lo, out, count, exact,
+                    within, kept, kept_count, kept_exact};
     sa_options progress = {0};
     if (opt != NULL) {
         progress.progress = opt->progress;
@@ -776,6 +813,8 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
     int rc = sa__run_on(r, &progress, max_cubes, compute, &j);
     for (uint32_t i = 0; i < r->n_eq && rc == MDAE_OK; i++) {
         count[i] = -1;
+        if (kept != NULL)
+            kept_count[i] = -1;
         if (lo[i] == bddfalse) { /* most rows: what covers gives, without a context */
             count[i] = 0;
             rc = sa__set_empty(&out[i]);
@@ -788,7 +827,10 @@ int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n
             bdd_delref(lo[i]);
     mdae_free(lo);
     if (rc != MDAE_OK)
-        for (uint32_t i = 0; i < r->n_eq; i++)
+        for (uint32_t i = 0; i < r->n_eq; i++) {
             sa__set_close(&out[i]);
+            if (kept != NULL)
+                sa__set_close(&kept[i]);
+        }
     return rc;
 }

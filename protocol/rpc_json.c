@@ -1471,6 +1471,18 @@ static cJSON *mc_transient_json(const mel_model *m, const mc_transient *t)
         !add_num(arr, "values", (double)t->array_cols) ||
         !attach(o, "undetermined", mc_items(m, &t->undetermined, true)))
         goto nomem;
+    /* a cascade (mc.h): every event's mode and depth, and whether it ends */
+    cJSON *evs = cJSON_CreateArray();
+    if (!attach(o, "events", evs) || !add_bool(o, "endless", t->endless) ||
+        !add_bool(o, "tooLong", t->too_long))
+        goto nomem;
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        cJSON *x = cJSON_CreateObject();
+        int d = t->depths != NULL ? t->depths[e] : -1;
+        if (!append(evs, x) || !attach(x, "mode", mc_mode_obj(m, &t->events[(size_t)e * m->n_modes])) ||
+            !attach(x, "arrayDepth", d >= 0 ? cJSON_CreateNumber(d) : cJSON_CreateNull()))
+            goto nomem;
+    }
     return o;
 nomem:
     cJSON_Delete(o);
@@ -1492,6 +1504,9 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
         goto nomem;
     /* only for a change into a transient mode: other changes keep their shape */
     if (r->transient != NULL && !attach(root, "transient", mc_transient_json(m, r->transient)))
+        goto nomem;
+    /* only for a change out of a transient mode: the cascade's long mode before */
+    if (r->entered_from != NULL && !attach(root, "enteredFrom", mc_mode_obj(m, r->entered_from)))
         goto nomem;
     cJSON *ins = cJSON_CreateArray();
     if (!attach(root, "instants", ins))
@@ -1774,6 +1789,54 @@ static int add_not_computed(cJSON *o, const char *key, const char *why_key, cons
 /* f's erasures (mc_options.first_erasures): "erasures": [{name, shift,
  * pairs, guard, cubes}] when computed, null with "erasuresNotComputed"
  * when asked and not computed, nothing when not asked. */
+/* [{name, shift, pairs, guard, cubes}] of rows (mc_first_erasure) into arr. */
+static int add_rows(cJSON *arr, const mc_first *f, const char *const *names,
+                    const mc_first_erasure *rows, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const mc_first_erasure *e = &rows[k];
+        cJSON *x = push_object(arr);
+        if (x == NULL || !add_str(x, "name", e->equation) || !add_num(x, "shift", e->shift) ||
+            !add_count(x, "pairs", e->pairs, &e->pairs_exact))
+            return MDAE_E_NOMEM;
+        int rc = add_pairs_set(x, f, names, &e->set, e->cubes_left_out);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
+/* "instants" of "changes": every later instant (mc_first.later) with its
+ * pairs, classes, erasures and restart system as sets of pairs. */
+static int add_later(cJSON *ch, const mc_first *f, const char *const *names)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(ch, "instants", arr))
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < f->n_later; k++) {
+        const mc_first_instant *li = &f->later[k];
+        cJSON *x = push_object(arr), *counts = NULL, *er = NULL, *rows = NULL;
+        if (x == NULL || !attach(x, "counts", counts = cJSON_CreateObject()) ||
+            !attach(x, "erasures", er = cJSON_CreateArray()) ||
+            !attach(x, "restartSystem", rows = cJSON_CreateArray()))
+            return MDAE_E_NOMEM; /* attach deleted the child it could not attach */
+        if (!add_num(x, "r", li->r) || !add_count(x, "pairs", li->pairs, &li->pairs_exact) ||
+            !add_count(counts, "ends", li->counts[MC_FIRST_CONTINUOUS],
+                       &li->counts_exact[MC_FIRST_CONTINUOUS]) ||
+            !add_count(counts, "erases", li->counts[MC_FIRST_RESTART],
+                       &li->counts_exact[MC_FIRST_RESTART]) ||
+            !add_count(counts, "rejected", li->counts[MC_FIRST_REJECTED],
+                       &li->counts_exact[MC_FIRST_REJECTED]))
+            return MDAE_E_NOMEM;
+        int rc = add_rows(er, f, names, li->erasures, li->n_erasures);
+        if (rc == MDAE_OK)
+            rc = add_rows(rows, f, names, li->rows, li->n_rows);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
 static int add_erasures(cJSON *o, const mc_first *f, const char *const *names)
 {
     if (!f->erasures_computed)
@@ -1833,7 +1896,78 @@ static int add_changes(cJSON *o, const mc_first *f, const char *const *names)
         if (rc != MDAE_OK)
             return rc;
     }
-    return MDAE_OK;
+    return add_later(ch, f, names);
+}
+
+/* {"guard": formula} of the event pairs of f->events with this status, over
+ * f's names (g0, g0\u207a, ...: key bit b < n is g_b, bit n + b is
+ * g_b\u207a, as the pairs' sets write them). */
+static cJSON *event_class(const mc_first *f, const char *const *names, int status)
+{
+    const mc_all *a = f->events;
+    uint32_t nm = f->n_names / 2;
+    uint64_t *keys = mdae_malloc((a->n_pairs + 1) * sizeof *keys);
+    size_t n = 0, nc = 0;
+    for (size_t k = 0; keys != NULL && k < a->n_pairs; k++)
+        if ((int)a->pairs[k].status == status)
+            keys[n++] = mc_pair_key(a->pairs[k].from, a->pairs[k].to, nm);
+    mc_cube *cubes = NULL;
+    if (keys == NULL || mc_cover(keys, n, 2 * nm, &cubes, &nc) < 0) {
+        mdae_free(keys);
+        return NULL;
+    }
+    mdae_free(keys);
+    mdae_buf b = {0};
+    mdae_buf_puts(&b, nc == 0 ? "false" : "");
+    for (size_t k = 0; k < nc; k++) {
+        mdae_buf_puts(&b, k > 0 ? " | " : "");
+        bool first = true;
+        for (uint32_t bit = 0; bit < 2 * nm; bit++) {
+            if (!((cubes[k].care >> bit) & 1u))
+                continue;
+            mdae_buf_puts(&b, first ? "" : " & ");
+            mdae_buf_puts(&b, (cubes[k].val >> bit) & 1u ? "" : "!");
+            mel_mode_name_put(&b, names[2 * (bit < nm ? bit : bit - nm)]);
+            mdae_buf_puts(&b, bit < nm ? "" : MC_AFTER);
+            first = false;
+        }
+        mdae_buf_puts(&b, first ? "true" : "");
+    }
+    mdae_free(cubes);
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL || b.oom || !add_str(o, "guard", b.p != NULL ? b.p : "false")) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    mdae_free(b.p);
+    return o;
+}
+
+/* "events": the changes through when events, whole, by enumeration
+ * (mc_first.events), or "eventsWhy" when they were not enumerated. */
+static int add_events(cJSON *o, const mc_first *f, const char *const *names)
+{
+    if (f->events == NULL)
+        return f->events_why == NULL || add_str(o, "eventsWhy", f->events_why) ? MDAE_OK
+                                                                                : MDAE_E_NOMEM;
+    cJSON *ev = cJSON_CreateObject(), *counts = cJSON_CreateObject(),
+          *classes = cJSON_CreateObject();
+    bool ok = attach(o, "events", ev) && attach(ev, "counts", counts) &&
+              attach(ev, "classes", classes);
+    if (!ok) {
+        cJSON_Delete(counts);
+        cJSON_Delete(classes);
+        return MDAE_E_NOMEM;
+    }
+    ok = add_str(ev, "method", "enumeration") &&
+         add_str(ev, "scope", "every change from a valid long mode into a transient mode (the "
+                              "events of when-clauses), every instant, cascades included") &&
+         add_num(ev, "pairs", (double)f->events->n_pairs);
+    for (int st = MC_CONTINUOUS; st <= MC_REJECTED && ok; st++)
+        ok = attach_copy(counts, mc_status_name((mc_status)st),
+                         cJSON_CreateNumber((double)f->events->counts[st])) &&
+             attach_copy(classes, mc_status_name((mc_status)st), event_class(f, names, st));
+    return ok ? MDAE_OK : MDAE_E_NOMEM;
 }
 
 int rpc_json_guard_refusal(const mel_model *m, const char *enumeration_skipped, cJSON **out)
@@ -1895,7 +2029,7 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
                               "nonsingular long modes") &&
           add_count(o, "pairs", f->pairs, &f->pairs_exact) && attach(o, "counts", counts) &&
           attach(o, "classes", classes) &&
-          (f->transient_whens == 0 ||
+          (f->transient_whens == 0 || f->events != NULL ||
            (add_num(o, "whenClausesNotCovered", f->transient_whens) &&
             add_str(o, "whenClausesWhy",
                     "the changes through the transient modes of when-clauses (events) are "
@@ -1929,6 +2063,8 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
         rc = add_erasures(o, f, names);
     if (rc == MDAE_OK)
         rc = add_changes(o, f, names);
+    if (rc == MDAE_OK)
+        rc = add_events(o, f, names);
     if (rc == MDAE_OK && enumeration_skipped != NULL &&
         !add_str(o, "enumerationSkipped", enumeration_skipped))
         rc = MDAE_E_NOMEM;

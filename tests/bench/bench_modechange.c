@@ -16,7 +16,11 @@
  *   erasures MODEL N pairs seconds cold ratio rows  (the same with which
  *        equations each first instant erases: mc_options.first_erasures)
  *   whole MODEL N pairs seconds cold ratio counts (and every later instant:
- *        mc_options.first_later)
+ *        mc_options.first_later; `--first --instants`, issue 41's row: within
+ *        10x the cold analysis)
+ *   instants MODEL N later seconds cold ratio rows (the same run: every
+ *        instant's erasures and restart systems as sets of pairs,
+ *        mc_first.later; issue 41's row: within 20x)
  *
  * Usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]
  *        [--first-model brake|building_compressible] [--phases] [--max-seconds S]
@@ -250,7 +254,17 @@ static void first(const char *model, long long n)
                "(%.4g continuous, %.4g reset, %.4g rejected; %zu outcomes)\n",
                model, n, f->pairs, t, cold, t / cold, f->status_counts[MC_CONTINUOUS],
                f->status_counts[MC_RESET], f->status_counts[MC_REJECTED], f->n_outcomes);
-    else
+    if (rc == MDAE_OK && f->later_computed) {
+        size_t erased = f->n_erasures, kept = 0;
+        for (size_t k = 0; k < f->n_later; k++) {
+            erased += f->later[k].n_erasures;
+            kept += f->later[k].n_rows;
+        }
+        printf("instants %-21s N=%-4lld %10zu later %9.3f s  cold %8.3f s  ratio %6.1f  "
+               "(every instant's erasures: %zu rows erased in some pair; later restart "
+               "systems: %zu rows)\n",
+               model, n, f->n_later, t, cold, t / cold, erased, kept);
+    } else
         printf("whole %-24s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
                why_not(rc, rc == MDAE_OK ? f->later_why : "", why));
     mc_first_free(f);

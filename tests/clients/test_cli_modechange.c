@@ -270,20 +270,30 @@ Test(cli_modechange, first_classifies_every_first_instant_on_bdds)
     cr_assert_null(item(j, "whenClausesNotCovered")); /* no when-clause */
     cJSON_Delete(j);
     run_free(&r);
-    /* the bouncing ball: its only change is an event, which --first does
-     * not cover, and says so */
+    /* the bouncing ball: its only change is an event, which --first gives
+     * whole, by enumeration, beside the (empty) long pairs */
     r = RUN("modechange", MODEL("bouncing_ball.mo"), "--first");
     expect(&r, 0);
     contains(r.out, "the first instant of 0 changes");
-    contains(r.out, "not covered: the changes through the transient modes of the model's 1 "
-                    "when-clause (events);\n  `mdae modechange FILE --all`");
+    contains(r.out, "through when events (method: enumeration; every instant, cascades "
+                    "included): 1 changes: 0 continuous, 1 reset, 0 rejected\n"
+                    "    reset      when !(h <= 0) & (h <= 0)\u207a");
     run_free(&r);
     r = RUN("modechange", MODEL("bouncing_ball.mo"), "--first", "--json");
     expect(&r, 0);
     j = parse_out(&r);
-    cr_assert_eq(item(j, "whenClausesNotCovered")->valueint, 1);
-    cr_assert_not_null(strstr(cJSON_GetStringValue(item(j, "whenClausesWhy")), "session/modechange"));
+    cr_assert_null(item(j, "whenClausesNotCovered"));
+    cr_assert_eq(item(item(item(j, "events"), "counts"), "reset")->valueint, 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(item(item(item(j, "events"), "classes"), "reset"),
+                                                "guard")),
+                     "!(h <= 0) & (h <= 0)\u207a");
     cJSON_Delete(j);
+    run_free(&r);
+    /* cascades: the finite one's changes are among the events */
+    r = RUN("modechange", MODEL("cascade.mel"), "--first", "--instants");
+    expect(&r, 0);
+    contains(r.out, "through when events (method: enumeration; every instant, cascades "
+                    "included): 16 changes: 0 continuous, 14 reset, 2 rejected");
     run_free(&r);
     r = RUN("modechange", MODEL("clutch.mel"), "--first", "--from", "gamma=0");
     expect(&r, 2);
@@ -384,6 +394,15 @@ Test(cli_modechange, counts_past_two_to_the_53_are_exact)
                      "717897986565952681927625");
     cr_assert_str_eq(cJSON_GetStringValue(item(j, "pairsExact")),
                      "1267650600228228275596796362752"); /* 2^100 - 2^50 */
+    /* The later instants' counts too: instant 1 follows the pairs that
+     * need a restart (2^100 - 3^50), and every one of them ends there. */
+    const cJSON *li = cJSON_GetArrayItem(item(item(j, "changes"), "instants"), 0);
+    const char *still = cJSON_GetStringValue(item(li, "pairsExact"));
+    cr_assert_not_null(still);
+    cr_assert_str_eq(still, "1267649882330241709644114435127");
+    const char *ends = cJSON_GetStringValue(item(item(li, "counts"), "endsExact"));
+    cr_assert_not_null(ends);
+    cr_assert_str_eq(ends, "1267649882330241709644114435127");
     cr_assert(cJSON_IsNull(item(c, "rejectedLog2")));
     cJSON_Delete(j);
     run_free(&r);
@@ -563,8 +582,16 @@ Test(cli_modechange, transient_modes_in_text_json_and_through_the_server)
     run_free(&r);
     r = RUN("modechange", MODEL("cup_and_ball_elastic_impact.mel"), "--from", "gamma=1",
             "--to", "gamma=0");
-    expect(&r, 2);
-    contains(r.err, "'from' is a transient mode");
+    expect(&r, 0);
+    contains(r.out, ": reset (1 restart instant)\na change out of a transient mode: analysed as "
+                    "the cascade entered from gamma=0\ntransient mode gamma=1");
+    contains(r.err, "note: the change out of this transient mode is part of a cascade");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball_elastic_impact.mel"), "--from", "gamma=1",
+            "--to", "gamma=0", "--json");
+    j = parse_out(&r);
+    cr_assert(cJSON_IsFalse(item(item(j, "enteredFrom"), "gamma")));
+    cJSON_Delete(j);
     run_free(&r);
     r = RUN("mode", MODEL("cup_and_ball_elastic.mel"), "--mode", "gamma=1");
     expect(&r, 0);
@@ -599,6 +626,36 @@ Test(cli_modechange, transient_modes_in_text_json_and_through_the_server)
         run_free(&rem);
     }
     mdaed_stop(&p);
+}
+
+/* Cascades of transient modes (issue 41 item 5): a finite one is analysed
+ * event after event, an endless one is rejected as such, in text and JSON. */
+Test(cli_modechange, cascades_finite_and_endless)
+{
+    run r = RUN("modechange", MODEL("cascade.mel"), "--from", "p=0,q=0,r=0", "--to",
+                "p=1,q=1,r=1");
+    expect(&r, 0);
+    contains(r.out, ": reset (2 restart instants)\ntransient mode p=1,q=1,r=1 (when p & r, line "
+                    "13): one instant, then p=0,q=1,r=0 (transient: event 2 of the cascade, one "
+                    "instant), then p=1,q=1,r=0\n");
+    contains(r.out, "instant 1: erased e\n    e:  x' = 1\n  restart system (1 equation, "
+                    "nonsingular): t2 \u2192 x\u2022\n    t2:  next(x) = 1\n");
+    contains(r.err, "note: transient mode (event 2 of a cascade of 2)");
+    run_free(&r);
+    r = RUN("modechange", MODEL("endless_cascade.mel"), "--from", "a=0,b=0", "--to", "a=1,b=1",
+            "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    cr_assert_str_eq(cJSON_GetStringValue(item(j, "status")), "rejected");
+    cr_assert(cJSON_IsTrue(item(item(j, "transient"), "endless")));
+    cr_assert_eq(cJSON_GetArraySize(item(item(j, "transient"), "events")), 4);
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("endless_cascade.mel"), "--from", "a=0,b=0", "--to", "a=1,b=1");
+    contains(r.out, "then the same events again: an endless cascade (rejected)");
+    contains(r.err, "endless_cascade.mel:10:1: error: endless cascade: the event 'a'");
+    contains(r.err, "endless_cascade.mel:11:1: error: endless cascade: the event '!a & b'");
+    run_free(&r);
 }
 
 /* Issue 41 items 1 and 6: the second-order Cup-and-Ball's first instant

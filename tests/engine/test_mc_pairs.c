@@ -67,11 +67,115 @@ static void same_erasures(const mel_model *m, const mc_first *f, const mc_instan
     *erased_rows += got;
 }
 
+/* Rows (equation, shift) of the sets of list (n of them) holding for the
+ * pair, against the one change's `want` (NULL: none): the same rows. */
+static size_t same_rows(const mel_model *m, const mc_first *f, const mc_first_erasure *list,
+                        size_t n, const mc_list *want, const bool *from, const bool *to,
+                        const char *what)
+{
+    size_t got = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool on = false;
+        int rc = mc_first_pair_in(f, &list[k].set, list[k].cubes_left_out, from, to, &on);
+        cr_assert_eq(rc, MDAE_OK, "%s: %s", what, mdae_err_name(rc));
+        if (!on)
+            continue;
+        got++;
+        bool found = false;
+        for (size_t q = 0; want != NULL && q < want->n && !found; q++)
+            found = strcmp(m->equations[want->items[q].index].name, list[k].equation) == 0 &&
+                    want->items[q].shift == list[k].shift;
+        cr_assert(found, "%s: the BDDs have %s@%d, the one change does not", what,
+                  list[k].equation, list[k].shift);
+    }
+    cr_assert_eq(got, want != NULL ? want->n : 0, "%s: %zu rows on BDDs, %zu in the one change",
+                 what, got, want != NULL ? want->n : 0);
+    return got;
+}
+
+/* The later instants of f (mc_first.later: erasures and restart systems
+ * as sets of pairs) against the one change r of from -> to, pair by pair:
+ * at an instant r reports and that erases (nonsingular), the same erased
+ * rows and the same rows kept; where the restart ended before it, no row
+ * erased. Returns the rows compared. */
+static size_t same_later(const mel_model *m, const mc_first *f, const mc_result *r,
+                         const bool *from, const bool *to, const char *label, uint64_t x)
+{
+    size_t rows = 0;
+    for (size_t k = 0; k < f->n_later; k++) {
+        const mc_first_instant *li = &f->later[k];
+        char what[160];
+        snprintf(what, sizeof what, "%s pair %llu instant %u", label, (unsigned long long)x,
+                 li->r);
+        const mc_instant *in = li->r < r->n_instants ? &r->instants[li->r] : NULL;
+        if (in != NULL && in->status != MC_NONSINGULAR)
+            continue; /* rejected there: R4's erasure is not computed on BDDs */
+        rows += same_rows(m, f, li->erasures, li->n_erasures, in ? &in->erased : NULL, from, to,
+                          what);
+        if (in != NULL)
+            rows += same_rows(m, f, li->rows, li->n_rows, &in->equations, from, to, what);
+    }
+    return rows;
+}
+
+/* The same rows against the brute-force reference's (tests/ref/ref_change.c,
+ * keys REF_KEY(equation, shift); NULL: none). */
+static size_t same_ref_rows(const mel_model *m, const mc_first *f, const mc_first_erasure *list,
+                            size_t n, const ref_items *want, const bool *from, const bool *to,
+                            const char *what)
+{
+    size_t got = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool on = false;
+        cr_assert_eq(mc_first_pair_in(f, &list[k].set, list[k].cubes_left_out, from, to, &on),
+                     MDAE_OK, "%s", what);
+        if (!on)
+            continue;
+        got++;
+        long i = mel_model_find_equation(m, list[k].equation);
+        bool found = false;
+        for (size_t q = 0; want != NULL && q < want->n && !found; q++)
+            found = want->k[q] == REF_KEY(i, list[k].shift);
+        cr_assert(found, "%s: the BDDs have %s@%d, the reference does not", what,
+                  list[k].equation, list[k].shift);
+    }
+    cr_assert_eq(got, want != NULL ? want->n : 0, "%s: %zu rows on BDDs, %zu in the reference",
+                 what, got, want != NULL ? want->n : 0);
+    return got;
+}
+
+/* The later instants of f against the reference's change, pair by pair
+ * (as same_later). MDAE_E_LIMIT from the reference (too many subsets):
+ * nothing checked. */
+static size_t same_later_ref(const mel_model *m, const mc_first *f, const bool *from,
+                             const bool *to, const char *label, uint64_t x)
+{
+    ref_change rc;
+    if (ref_change_compute(m, from, to, &rc) != MDAE_OK)
+        return 0;
+    size_t rows = 0;
+    for (size_t k = 0; k < f->n_later; k++) {
+        const mc_first_instant *li = &f->later[k];
+        char what[160];
+        snprintf(what, sizeof what, "%s pair %llu instant %u (reference)", label,
+                 (unsigned long long)x, li->r);
+        const ref_change_instant *in = li->r < rc.n_instants ? &rc.inst[li->r] : NULL;
+        if (in != NULL && in->underdetermined)
+            continue;
+        rows += same_ref_rows(m, f, li->erasures, li->n_erasures, in ? &in->erased : NULL, from,
+                              to, what);
+        if (in != NULL)
+            rows += same_ref_rows(m, f, li->rows, li->n_rows, &in->equations, from, to, what);
+    }
+    ref_change_close(&rc);
+    return rows;
+}
+
 /* The class the one-change engine gives the change from -> to, and its
  * first instant's erasures checked against f's. */
 static int expected(const mel_model *m, const sa_result *res, mc_first *const f[2],
                     const bool *from, const bool *to, const char *label, uint64_t x,
-                    size_t *erased_rows, size_t *long_resets)
+                    size_t *erased_rows, size_t *long_resets, size_t *later_rows)
 {
     if (memcmp(from, to, m->n_modes * sizeof *from) == 0)
         return MC_FIRST_NONE;
@@ -112,6 +216,9 @@ static int expected(const mel_model *m, const sa_result *res, mc_first *const f[
                      label, (unsigned long long)x, w ? "BDD path" : "auto", st, (int)r->status);
         cr_assert_eq(n, r->n_instants, "%s pair %llu: BDD %u instants, one change %u", label,
                      (unsigned long long)x, n, r->n_instants);
+        *later_rows += same_later(m, f[w], r, from, to, label, x);
+        if (w == 0 && r->n_instants > 1) /* later instants: the reference too */
+            *later_rows += same_later_ref(m, f[w], from, to, label, x);
         *long_resets += w == 0 && r->status == MC_RESET && r->n_instants > 1;
     }
     mc_result_free(r);
@@ -124,6 +231,7 @@ typedef struct tally {
     size_t erasures_on_bdds; /* models whose erasures the BDD path gave */
     size_t later;            /* models whose whole changes came (auto path) */
     size_t resets_after_1;   /* pairs reset after more than one instant */
+    size_t later_rows;       /* rows of later instants compared pair by pair */
     size_t bdd_budget;       /* its budget (0: the engine's) */
 } tally;
 
@@ -164,7 +272,8 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
             cr_assert_eq(sa_result_sample_mode(res, &state, from), MDAE_OK);
             cr_assert_eq(sa_result_sample_mode(res, &state, to), MDAE_OK);
         }
-        int want = expected(m, res, fs, from, to, label, x, &t->erased_rows, &t->resets_after_1),
+        int want = expected(m, res, fs, from, to, label, x, &t->erased_rows, &t->resets_after_1,
+                            &t->later_rows),
             got = -2;
         cr_assert_eq(mc_first_class(f, from, to, &got), MDAE_OK);
         cr_assert_eq(got, want, "%s pair %llu: BDD class %d, one change %d", label,
@@ -207,15 +316,17 @@ Test(mc_pairs, random_models_agree_pair_by_pair)
     }
     cr_log_info("%zu models, %zu pairs: %zu continuous, %zu restart, %zu rejected at the first "
                 "instant; %zu rows erased; erasures on BDDs for %zu models; whole changes for "
-                "%zu models, %zu resets of more than one instant",
+                "%zu models, %zu resets of more than one instant; %zu rows of later instants "
+                "agree pair by pair",
                 t.models, t.pairs, t.counts[0], t.counts[1], t.counts[2], t.erased_rows,
-                t.erasures_on_bdds, t.later, t.resets_after_1);
+                t.erasures_on_bdds, t.later, t.resets_after_1, t.later_rows);
     cr_assert_geq(t.models, 300);
     cr_assert_geq(t.erasures_on_bdds, 250, "the BDD path answered too few models");
     cr_assert_gt(t.erased_rows, 0);
     /* every model: the later instants' guards are kept small (issue 41 item 4) */
     cr_assert_eq(t.later, t.models, "the whole changes came for too few models");
     cr_assert_gt(t.resets_after_1, 0, "resets of several instants occur");
+    cr_assert_gt(t.later_rows, 100, "later instants' rows compared");
     for (int k = 0; k < 3; k++)
         cr_assert_gt(t.counts[k], 0, "class %d occurs", k);
 }

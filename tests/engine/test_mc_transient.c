@@ -339,9 +339,10 @@ Test(mc_transient, no_long_mode_after_the_event_is_rejected)
     mel_model_free(m);
 }
 
-/* A mode after the event that is transient too would be a cascade of
- * events: refused, saying so, and the event is not analysed. */
-Test(mc_transient, a_cascade_of_events_is_refused)
+/* A cascade that goes round for ever (T6): a -> (a back to false makes
+ * !a & b true) -> (a, b back to the first event's values: a again) -> ...
+ * is rejected as endless, at both when-clauses, and no event is analysed. */
+Test(mc_transient, an_endless_cascade_is_rejected_as_such)
 {
     static const char src[] = "x : real; a : boolean; b : boolean;\n"
                               "e : equation der(x) = 1;\n"
@@ -353,25 +354,96 @@ Test(mc_transient, a_cascade_of_events_is_refused)
     cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
     cr_assert_eq(r->status, MC_REJECTED);
     cr_assert_eq(r->n_instants, 0);
+    cr_assert(r->transient->endless);
+    cr_assert(!r->transient->too_long);
+    cr_assert_eq(r->transient->n_events, 4); /* T1 T2 T1 T2: the pair (T1, T2) again */
     cr_assert_eq(r->transient->max_depth, -1);
-    cr_assert(!r->transient->back[0] && r->transient->back[1]);
-    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "is transient too: a cascade"));
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "endless cascade"));
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 4, 1, "endless cascade"));
     mc_result_free(r);
     mel_model_free(m);
 }
 
-/* Bad requests: the old mode cannot be transient; an invalid new mode is
- * still invalid. */
-Test(mc_transient, bad_requests)
+/* A finite cascade of two events (T6): (0,0,0) -> (1,1,1), where p & r
+ * rises; p, r back to 0 gives (0,1,0), where !p & q rises: a second
+ * event; p, q back to the first event's values gives (1,1,0), a long
+ * mode. Each event erases der(x) = 1 (its when-body fixes x.) and is
+ * determined by its array; the long mode then starts from x. */
+Test(mc_transient, a_finite_cascade_is_analysed_event_after_event)
+{
+    static const char src[] = "x : real; p : boolean; q : boolean; r : boolean;\n"
+                              "e : equation der(x) = 1;\n"
+                              "when p & r then t1 : equation next(x) = 0 end;\n"
+                              "when !p & q then t2 : equation next(x) = 1 end;\n";
+    mel_model *m = mt_parse(src);
+    bool from[3] = {false, false, false}, to[3] = {true, true, true};
+    mc_result *r = NULL;
+    cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
+    const mc_transient *t = r->transient;
+    cr_assert_not_null(t);
+    cr_assert(!t->endless && !t->too_long);
+    cr_assert_eq(t->n_events, 2);
+    cr_assert(!t->events[3] && t->events[4] && !t->events[5]);
+    cr_assert(t->back[0] && t->back[1] && !t->back[2]);
+    cr_assert_eq(t->depths[0], 0);
+    cr_assert_eq(t->depths[1], 0);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->n_instants, 2);
+    for (uint32_t k = 0; k < 2; k++) {
+        cr_assert_str_eq(EQS(m, &r->instants[k].erased), "e");
+        cr_assert_str_eq(VARS(m, &r->instants[k].unknowns), "x.1");
+        cr_assert_eq(r->instants[k].status, MC_NONSINGULAR);
+    }
+    cr_assert_str_eq(EQS(m, &r->instants[0].equations), "t1");
+    cr_assert_str_eq(EQS(m, &r->instants[1].equations), "t2");
+    cr_assert(has_diag(&r->diags, MDAE_SEV_NOTE, 4, 1, "event 2 of a cascade of 2"));
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* A change out of a transient mode (T7): the Cup-and-Ball's gamma -> !gamma
+ * is the cascade !gamma -> gamma -> !gamma, entered from !gamma (named);
+ * a change out of a transient mode to a mode no cascade through it reaches
+ * is rejected at its when-clause; an invalid new mode is still a bad
+ * request. */
+Test(mc_transient, changes_out_of_a_transient_mode)
 {
     mel_model *m = load("cup_and_ball_elastic_impact.mel");
     bool f[1] = {true}, t[1] = {false};
     mc_result *r = NULL;
     char why[256] = "";
-    cr_assert_eq(mc_change(m, f, t, NULL, &r, why, sizeof why), MDAE_E_INVAL);
+    cr_assert_eq(mc_change(m, f, t, NULL, &r, why, sizeof why), MDAE_OK, "%s", why);
+    cr_assert_not_null(r->entered_from);
+    cr_assert(!r->entered_from[0]);
+    cr_assert_not_null(r->transient);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->n_instants, 1);
+    cr_assert_str_eq(EQS(m, &r->instants[0].erased), "k1");
+    cr_assert(has_diag(&r->diags, MDAE_SEV_NOTE, 31, 1, "entered from the long mode gamma=0"));
+    mc_result_free(r);
+    mel_model_free(m);
+    /* c & !h -> back !c & !h only: out of c & !h into c... the other long mode
+     * !c & h is never reached */
+    static const char src3[] = "x : real; c : boolean; h : boolean;\n"
+                               "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";
+    m = mt_parse(src3);
+    bool f3[2] = {true, false}, t3[2] = {false, true};
+    r = NULL;
+    cr_assert_eq(mc_change(m, f3, t3, NULL, &r, why, sizeof why), MDAE_OK, "%s", why);
+    cr_assert_eq(r->status, MC_REJECTED);
+    cr_assert_null(r->entered_from);
+    cr_assert(has_diag(&r->diags, MDAE_SEV_ERROR, 3, 1, "no long mode enters this transient"));
+    mc_result_free(r);
+    mel_model_free(m);
+    /* out of a transient mode into an invalid one: still a bad request */
+    static const char src4[] = "x : real; c : boolean; h : boolean;\ninvariant !h | c;\n"
+                               "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";
+    m = mt_parse(src4);
+    bool f4[2] = {true, false}, t4[2] = {false, true};
+    r = NULL;
+    cr_assert_eq(mc_change(m, f4, t4, NULL, &r, why, sizeof why), MDAE_E_INVAL);
     cr_assert_null(r);
-    cr_assert_not_null(strstr(why, "'from' is a transient mode (the when-clause at line 31)"),
-                       "%s", why);
+    cr_assert_not_null(strstr(why, "'to' is not a valid mode"), "%s", why);
     mel_model_free(m);
     static const char src[] = "x : real; c : boolean; h : boolean;\ninvariant !h;\n"
                               "e : equation der(x) = 1;\nwhen c then t : equation next(x) = 0 end;\n";

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "mc.h"
+#include "sa.h"
 #include "mdae.h"
 #include "mel.h"
 #include "ref.h"
@@ -183,29 +184,50 @@ static bool valid_mode(const mel_model *m, const bool *mode)
     return true;
 }
 
-/* The instants after an accepted event: the reference's unfolding from
- * what the event computed. */
-static void compare_after(const mc_result *r, const ref_change *after, const char *label)
+/* The instants after the accepted events (the first `first` instants):
+ * the reference's unfolding from what the events computed. */
+static void compare_after(const mc_result *r, const ref_change *after, uint32_t first,
+                          const char *label)
 {
-    cr_assert_eq(r->n_instants, 1 + after->n_instants, "%s: %u instants, reference 1 + %u",
-                 label, r->n_instants, after->n_instants);
+    cr_assert_eq(r->n_instants, first + after->n_instants, "%s: %u instants, reference %u + %u",
+                 label, r->n_instants, first, after->n_instants);
     static const mc_status st[] = {MC_RESET, MC_RESET, MC_REJECTED};
     cr_assert_eq(r->status, st[after->status], "%s: status %s, reference %d", label,
                  mc_status_name(r->status), after->status);
     for (uint32_t k = 0; k < after->n_instants; k++) {
-        const mc_instant *in = &r->instants[k + 1];
+        const mc_instant *in = &r->instants[k + first];
         const ref_change_instant *x = &after->inst[k];
-        cr_assert(same(&in->equations, &x->equations), "%s: instant %u equations", label, k + 1);
-        cr_assert(same(&in->unknowns, &x->unknowns), "%s: instant %u unknowns", label, k + 1);
-        cr_assert(same(&in->known, &x->known), "%s: instant %u known", label, k + 1);
-        cr_assert(same(&in->context, &x->context), "%s: instant %u context", label, k + 1);
-        cr_assert(same(&in->erased, &x->erased), "%s: instant %u erased", label, k + 1);
+        uint32_t at = k + first;
+        cr_assert(same(&in->equations, &x->equations), "%s: instant %u equations", label, at);
+        cr_assert(same(&in->unknowns, &x->unknowns), "%s: instant %u unknowns", label, at);
+        cr_assert(same(&in->known, &x->known), "%s: instant %u known", label, at);
+        cr_assert(same(&in->context, &x->context), "%s: instant %u context", label, at);
+        cr_assert(same(&in->erased, &x->erased), "%s: instant %u erased", label, at);
         cr_assert_eq(in->status == MC_UNDERDETERMINED, x->underdetermined, "%s: instant %u",
-                     label, k + 1);
+                     label, at);
     }
 }
 
-/* One change from -> to, to transient per the reference: the event. */
+/* Event e of the cascade: instant e of r against the reference's. */
+static void compare_one_event(const mc_result *r, const ref_event *x, uint32_t e,
+                              const char *label)
+{
+    const mc_instant *in = &r->instants[e];
+    cr_assert(same(&in->equations, &x->equations), "%s: event %u equations", label, e);
+    cr_assert(same(&in->erased, &x->erased), "%s: event %u erased", label, e);
+    cr_assert(same(&in->unknowns, &x->unknowns), "%s: event %u unknowns", label, e);
+    cr_assert_eq(r->transient->depths[e], x->depth, "%s: event %u depth %d, reference %d",
+                 label, e, r->transient->depths[e], x->depth);
+    cr_assert_eq(in->status, x->depth >= 0 ? MC_NONSINGULAR : MC_UNDERDETERMINED, "%s", label);
+}
+
+/* counts: refused (an endless or too long cascade, an invalid or singular
+ * mode), rejected at an event, determined by A_0, by a later A_n (the last
+ * event's), cascades of several events, endless cascades. */
+enum { C_REFUSED, C_UNDER, C_A0, C_AN, C_CASCADE, C_ENDLESS, C_N };
+
+/* One change from -> to, to transient per the reference: the events, then
+ * the instants after them. Returns whether restart instants follow. */
 static bool compare_event(const mel_model *m, const bool *from, const bool *to,
                           const char *label, size_t *counts)
 {
@@ -218,32 +240,37 @@ static bool compare_event(const mel_model *m, const bool *from, const bool *to,
     cr_assert_eq(f, MDAE_OK, "%s: reference %s", label, mdae_err_name(f));
     cr_assert(rt.transient, "%s: not transient", label);
     cr_assert_eq(e, MDAE_OK, "%s: engine %s", label, mdae_err_name(e));
-    cr_assert_not_null(r->transient, "%s", label);
+    const mc_transient *t = r->transient;
+    cr_assert_not_null(t, "%s", label);
+    cr_assert_eq(t->n_events, rt.n_events, "%s: %u events, reference %u", label, t->n_events,
+                 rt.n_events);
+    cr_assert_eq(t->endless, rt.endless, "%s: endless", label);
+    cr_assert_eq(t->too_long, rt.too_long, "%s: too long", label);
+    cr_assert(memcmp(t->events, rt.events, (size_t)t->n_events * m->n_modes) == 0,
+              "%s: the cascade's modes", label);
     for (uint32_t k = 0; k < m->n_modes; k++)
-        cr_assert_eq(r->transient->back[k], rt.back[k], "%s: back[%u]", label, k);
+        cr_assert_eq(t->back[k], rt.back[k], "%s: back[%u]", label, k);
+    counts[C_CASCADE] += rt.n_events > 1 && !rt.endless && !rt.too_long;
+    counts[C_ENDLESS] += rt.endless;
     if (rt.refused) {
         cr_assert_eq(r->status, MC_REJECTED, "%s", label);
         cr_assert_eq(r->n_instants, 0, "%s", label);
-        counts[0]++;
+        counts[C_REFUSED]++;
     } else {
-        cr_assert_geq(r->n_instants, 1, "%s", label);
-        const mc_instant *in = &r->instants[0];
-        cr_assert(same(&in->equations, &rt.equations), "%s: equations", label);
-        cr_assert(same(&in->erased, &rt.erased), "%s: erased", label);
-        cr_assert(same(&in->unknowns, &rt.unknowns), "%s: unknowns", label);
-        cr_assert_eq(r->transient->depth, rt.depth, "%s: depth %d, reference %d", label,
-                     r->transient->depth, rt.depth);
-        cr_assert(same(&r->transient->undetermined, &rt.undetermined), "%s: undetermined",
-                  label);
-        cr_assert_eq(in->status, rt.depth >= 0 ? MC_NONSINGULAR : MC_UNDERDETERMINED, "%s",
-                     label);
-        if (rt.depth < 0)
+        cr_assert_geq(r->n_instants, rt.n_analysed, "%s", label);
+        for (uint32_t k = 0; k < rt.n_analysed; k++)
+            compare_one_event(r, &rt.ev[k], k, label);
+        const ref_event *last = &rt.ev[rt.n_analysed - 1];
+        cr_assert_eq(t->depth, last->depth, "%s: depth", label);
+        if (last->depth < 0) {
             cr_assert_eq(r->status, MC_REJECTED, "%s", label);
-        else {
-            compare_after(r, &rt.after, label);
+            cr_assert_eq(r->n_instants, rt.n_analysed, "%s", label);
+            cr_assert(same(&t->undetermined, &last->undetermined), "%s: undetermined", label);
+        } else {
+            compare_after(r, &rt.after, rt.n_events, label);
             more = rt.after.n_instants > 0;
         }
-        counts[rt.depth < 0 ? 1 : rt.depth == 0 ? 2 : 3]++;
+        counts[last->depth < 0 ? C_UNDER : last->depth == 0 ? C_A0 : C_AN]++;
     }
     ref_transient_close(&rt);
     mc_result_free(r);
@@ -262,20 +289,22 @@ static bool transient_mode(const mel_model *m, const bool *mode)
     return any;
 }
 
-Test(mc_vs_ref, random_models_with_whens_event_vs_reference)
+/* Every change from a valid mode into a transient one of random models
+ * with 1 to max_whens when-clauses: cascades, finite and endless,
+ * included. */
+static void whens_vs_reference(uint32_t max_modes, uint32_t max_whens, uint64_t n_seeds,
+                               size_t *models, size_t *counts, size_t *after)
 {
-    ref_random_opts o = {.max_modes = 3, .max_equations = 7, .max_order = 2,
-                         .when_percent = 100};
-    size_t models = 0, counts[4] = {0}; /* refused, rejected, A_0, A_n (n > 0) */
-    size_t after = 0;                   /* accepted events followed by restart instants */
+    ref_random_opts o = {.max_modes = max_modes, .max_equations = 7, .max_order = 2,
+                         .when_percent = 100, .max_whens = max_whens};
     uint64_t base = seed_base();
-    for (uint64_t s = 0; s < 400; s++) {
+    for (uint64_t s = 0; s < n_seeds; s++) {
         mel_model *m = ref_random_parsed(base + s, &o);
         if (m == NULL || m->n_whens == 0) {
             mel_model_free(m);
             continue;
         }
-        models++;
+        (*models)++;
         uint32_t nm = m->n_modes;
         bool from[8], to[8];
         for (uint32_t a = 0; a < (1u << nm); a++)
@@ -285,20 +314,41 @@ Test(mc_vs_ref, random_models_with_whens_event_vs_reference)
                 if (a == b || !valid_mode(m, from) || !transient_mode(m, to))
                     continue;
                 char label[96];
-                snprintf(label, sizeof label, "seed %llu, %u -> %u",
-                         (unsigned long long)(base + s), a, b);
-                after += compare_event(m, from, to, label, counts);
+                snprintf(label, sizeof label, "seed %llu (%u whens), %u -> %u",
+                         (unsigned long long)(base + s), max_whens, a, b);
+                *after += compare_event(m, from, to, label, counts);
             }
         mel_model_free(m);
     }
+}
+
+Test(mc_vs_ref, random_models_with_whens_event_vs_reference)
+{
+    size_t models = 0, counts[C_N] = {0}, after = 0;
+    whens_vs_reference(3, 1, 400, &models, counts, &after);
     cr_log_info("%zu models with a when-clause; events: %zu refused, %zu underdetermined, "
                 "%zu determined by A_0, %zu by a later A_n; %zu followed by restart instants",
-                models, counts[0], counts[1], counts[2], counts[3], after);
+                models, counts[C_REFUSED], counts[C_UNDER], counts[C_A0], counts[C_AN], after);
     cr_assert_geq(models, 200);
-    cr_assert_gt(counts[1], 20);
-    cr_assert_gt(counts[2], 20);
-    cr_assert_gt(counts[3], 0);
-    cr_assert_gt(after, 20);
+    cr_assert_gt(counts[C_UNDER], 20);
+    cr_assert_gt(counts[C_A0], 20);
+    cr_assert_gt(counts[C_AN], 0);
+}
+
+/* Cascades (T6): models with 1 to 3 when-clauses over up to 4 mode variables,
+ * where the mode after an event is often transient too. */
+Test(mc_vs_ref, random_cascades_vs_reference, .timeout = 600)
+{
+    size_t models = 0, counts[C_N] = {0}, after = 0;
+    whens_vs_reference(4, 3, 2000, &models, counts, &after);
+    cr_log_info("%zu models with when-clauses; changes: %zu refused (%zu endless), %zu "
+                "underdetermined, %zu by A_0, %zu by a later A_n; %zu finite cascades; %zu "
+                "followed by restart instants",
+                models, counts[C_REFUSED], counts[C_ENDLESS], counts[C_UNDER], counts[C_A0],
+                counts[C_AN], counts[C_CASCADE], after);
+    cr_assert_geq(models, 200);
+    cr_assert_gt(counts[C_CASCADE], 10);
+    cr_assert_gt(counts[C_ENDLESS], 10);
 }
 
 static mel_model *load_n(const char *name, long long n)
@@ -412,4 +462,72 @@ Test(mc_vs_ref, all_changes_equal_the_pairwise_analysis)
         mc_all_free(all);
         mel_model_free(m);
     }
+}
+
+/* The changes through when events that mc_first_instants (--first,
+ * --instants) now gives, by enumeration: every one, with its status and
+ * number of instants as the reference's cascade has them. */
+static void first_events_vs_reference(const mel_model *m, uint64_t seed, size_t *n)
+{
+    mc_options mo = {.ignore_guard_fixpoints = true};
+    mc_first *f = NULL;
+    char why[256] = "";
+    int rc = mc_first_instants(m, NULL, &mo, &f, why, sizeof why);
+    if (rc == MDAE_E_LIMIT || rc == MDAE_E_INVAL)
+        return; /* the long pairs' analysis refuses it: nothing to compare */
+    cr_assert_eq(rc, MDAE_OK, "seed %llu: %s", (unsigned long long)seed, why);
+    cr_assert_not_null(f->events, "seed %llu: %s", (unsigned long long)seed,
+                       f->events_why ? f->events_why : "");
+    size_t expected = 0;
+    uint32_t nm = m->n_modes;
+    bool from[8], to[8];
+    for (uint32_t a = 0; a < (1u << nm); a++)
+        for (uint32_t b = 0; b < (1u << nm); b++) {
+            ref_mode_from_index(a, nm, from);
+            ref_mode_from_index(b, nm, to);
+            expected += valid_mode(m, from) && transient_mode(m, to);
+        }
+    cr_assert_eq(f->events->n_pairs, expected, "seed %llu", (unsigned long long)seed);
+    for (size_t k = 0; k < f->events->n_pairs; k++) {
+        const mc_pair *p = &f->events->pairs[k];
+        ref_mode_from_index(p->from, nm, from);
+        ref_mode_from_index(p->to, nm, to);
+        ref_transient rt;
+        cr_assert_eq(ref_transient_compute(m, from, to, &rt), MDAE_OK);
+        int status = MC_REJECTED;
+        uint32_t instants = 0;
+        if (!rt.refused && rt.ev[rt.n_analysed - 1].depth < 0)
+            instants = rt.n_analysed;
+        else if (!rt.refused) {
+            status = rt.after.status == 2 ? MC_REJECTED : MC_RESET;
+            instants = rt.n_events + rt.after.n_instants;
+        }
+        cr_assert_eq((int)p->status, status, "seed %llu, %u -> %u: %s", (unsigned long long)seed,
+                     p->from, p->to, mc_status_name(p->status));
+        cr_assert_eq(p->n_instants, instants, "seed %llu, %u -> %u", (unsigned long long)seed,
+                     p->from, p->to);
+        ref_transient_close(&rt);
+        (*n)++;
+    }
+    mc_first_free(f);
+}
+
+Test(mc_vs_ref, first_instants_events_vs_reference, .timeout = 600)
+{
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    ref_random_opts o = {.max_modes = 4, .max_equations = 7, .max_order = 2,
+                         .when_percent = 100, .max_whens = 3};
+    uint64_t base = seed_base();
+    size_t models = 0, n = 0;
+    for (uint64_t s = 0; s < 300; s++) {
+        mel_model *m = ref_random_parsed(base + s, &o);
+        if (m != NULL && m->n_whens > 0) {
+            models++;
+            first_events_vs_reference(m, base + s, &n);
+        }
+        mel_model_free(m);
+    }
+    sa_end();
+    cr_log_info("%zu models, %zu changes through events compared", models, n);
+    cr_assert_gt(n, 500);
 }

@@ -216,14 +216,30 @@ int ref_change_unfold(const mel_model *m, const ref_mode *n, size_t L, bool *kno
  * definition), for n = 0 .. 2 + max c + max d of back. When it does, the
  * instants after the event (`after`) are ref_change_unfold into back from
  * what the event computed, with the consistency equations f.^s of back
- * that A_n imposed (1 <= s <= min(n, c_i)) as context. Items are REF_KEY. */
-typedef struct ref_transient {
-    bool transient;        /* false: not a change into a transient mode */
-    bool refused;          /* from or back singular, or back invalid */
-    bool *back;            /* n_modes (malloc) */
+ * that A_n imposed (1 <= s <= min(n, c_i)) as context. Items are REF_KEY.
+ * Cascades (mc_transient.c T6): when back is transient too, it is the next
+ * event (T2 applied from the event before); each event's system is its
+ * equations at shift 0 (the previous event's with the same body kept
+ * before new ones; no context after the first), its array A_n the kept
+ * rows, the later events' equations at shifts 1, 2, ... and back's at the
+ * n shifts after; a pair (previous mode, event) met twice makes the
+ * cascade endless. */
+typedef struct ref_event {
     ref_items equations, unknowns, erased, undetermined;
     int depth;             /* -1: no A_n determines the event */
-    ref_change after;      /* depth >= 0: the instants after the event */
+} ref_event;
+
+typedef struct ref_transient {
+    bool transient;        /* false: not a change into a transient mode */
+    bool refused;          /* from or back singular, back invalid, or the
+                              cascade endless or too long */
+    bool endless, too_long; /* the cascade (T6) never reaches a long mode */
+    bool *back;            /* n_modes (malloc) */
+    uint32_t n_events;     /* the cascade: to, then each transient mode after */
+    bool *events;          /* n_events * n_modes */
+    uint32_t n_analysed;   /* events analysed (up to the first rejected) */
+    ref_event *ev;         /* n_events: each analysed event */
+    ref_change after;      /* every event accepted: the instants after the last */
 } ref_transient;
 
 /* MDAE_OK (see .transient), MDAE_E_INVAL (from invalid or from = to),
@@ -280,6 +296,9 @@ typedef struct ref_random_opts {
     int when_percent;       /* chance of a when-clause at the end (1-2
                                equations, maybe next(x)); 0: none, and the
                                models of the other options are unchanged */
+    uint32_t max_whens;     /* with when_percent: 1..max_whens when-clauses
+                               (cascades of transient modes); 0 or 1: one,
+                               the models unchanged */
     int nonsquare_percent;  /* chance of a deliberately non-square model */
     bool violate;           /* use guarded variables outside their guard on
                                purpose (to test sa_check); off: never */

@@ -271,7 +271,9 @@ static void gen_nonsquare(gen *g) {
  * them perhaps `next(x) = term` (transient modes, issue 13 item 5). */
 static void gen_when(gen *g) {
     emit(g, "when ");
-    if (chance(g, 70)) emit(g, "g%u", 1 + below(g, g->n_modes)); else emit_cond(g);
+    if (g->o.max_whens > 1 && chance(g, 70)) /* cascades: conjunctions (T6) */
+        emit_literal(g), emit(g, " & "), emit_literal(g);
+    else if (chance(g, 70)) emit(g, "g%u", 1 + below(g, g->n_modes)); else emit_cond(g);
     emit(g, " then\n");
     uint32_t n = 1 + below(g, 2);
     for (uint32_t k = 0; k < n; k++) {
@@ -319,7 +321,11 @@ static void gen_model(gen *g) {
              1 + g->hidden[below(g, g->n_hidden)], 1 + g->vis[below(g, g->n_vis)]);
     }
     if (chance(g, g->o.nonsquare_percent)) gen_nonsquare(g);
-    if (g->o.when_percent > 0 && g->n_modes && chance(g, g->o.when_percent)) gen_when(g);
+    if (g->o.when_percent > 0 && g->n_modes && chance(g, g->o.when_percent)) {
+        gen_when(g);
+        for (uint32_t k = g->o.max_whens > 1 ? below(g, g->o.max_whens) : 0; k > 0; k--)
+            gen_when(g);
+    }
     for (uint32_t k = g->o.singular_edits ? 1 + below(g, g->o.singular_edits) : 0; k > 0; k--)
         gen_nonsquare(g);
 }

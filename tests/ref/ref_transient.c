@@ -188,10 +188,14 @@ static void items_sort(ref_items *it)
 void ref_transient_close(ref_transient *t)
 {
     free(t->back);
-    free(t->equations.k);
-    free(t->unknowns.k);
-    free(t->erased.k);
-    free(t->undetermined.k);
+    free(t->events);
+    for (uint32_t e = 0; t->ev != NULL && e < t->n_events; e++) {
+        free(t->ev[e].equations.k);
+        free(t->ev[e].unknowns.k);
+        free(t->ev[e].erased.k);
+        free(t->ev[e].undetermined.k);
+    }
+    free(t->ev);
     ref_change_close(&t->after);
     memset(t, 0, sizeof *t);
 }
@@ -260,11 +264,13 @@ static int erase_rows(const tsys *s, bool *erase)
     return rc;
 }
 
-/* The array A_n: the kept event rows, then back's equations at 1..n. Which
- * of the event's values (dep) are determined? */
+/* The array A_n of one event (T6): its kept rows, the later events' rows at
+ * shifts 1..n_later, then back's equations at the next n shifts. Which of
+ * the event's values (dep) are determined? */
 static bool array_determines(const mel_model *m, const tsys *ev, const bool *kept,
-                             const ref_items *dep, const ref_mode *bk, const bool *back,
-                             const bool *known, size_t L, int n, bool *under)
+                             const ref_items *dep, const bool *later, uint32_t n_later,
+                             const ref_mode *bk, const bool *back, const bool *known, size_t L,
+                             int n, bool *under)
 {
     tsys a;
     memset(&a, 0, sizeof a);
@@ -279,10 +285,16 @@ static bool array_determines(const mel_model *m, const tsys *ev, const bool *kep
             for (size_t e = 0; e < ev->rows[r].n; e++)
                 w->col[w->n++] = col_of(&a, ev->col_key[ev->rows[r].col[e]]);
         }
+    for (uint32_t s = 1; s <= n_later; s++) {
+        const bool *mode = &later[(size_t)(s - 1) * m->n_modes];
+        for (uint32_t i = 0; i < m->n_equations; i++)
+            if (mel_guard_eval(m->equations[i].guard, mode))
+                add_row(&a, m, i, (int)s, mode, known, L, 1);
+    }
     for (int k = 1; k <= n; k++)
         for (uint32_t i = 0; i < m->n_equations; i++)
             if (bk->eq_active[i])
-                add_row(&a, m, i, k, back, known, L, 1);
+                add_row(&a, m, i, (int)n_later + k, back, known, L, 1);
     size_t mm = maxmatch(&a, NULL, -1);
     bool all = true;
     for (size_t k = 0; k < dep->n; k++) {
@@ -301,113 +313,151 @@ static int max_over(const int *a, uint32_t n)
     return mx;
 }
 
-/* The largest order of an equation active in `to` (the event's shifts). */
-static int event_order(const mel_model *m, const bool *to)
+/* The largest order of an equation active in some event of the cascade. */
+static int events_order(const mel_model *m, const ref_transient *t)
 {
     int mx = 0;
-    for (uint32_t i = 0; i < m->n_equations; i++)
-        for (uint32_t e = 0; mel_guard_eval(m->equations[i].guard, to) &&
-                             e < m->equations[i].n_incs;
-             e++) {
-            int s = mel_incidence_order(&m->equations[i].incs[e], to);
-            mx = s > mx ? s : mx;
-        }
+    for (uint32_t ev = 0; ev < t->n_events; ev++) {
+        const bool *to = &t->events[(size_t)ev * m->n_modes];
+        for (uint32_t i = 0; i < m->n_equations; i++)
+            for (uint32_t e = 0; mel_guard_eval(m->equations[i].guard, to) &&
+                                 e < m->equations[i].n_incs;
+                 e++) {
+                int s = mel_incidence_order(&m->equations[i].incs[e], to);
+                mx = s > mx ? s : mx;
+            }
+    }
     return mx;
 }
 
-/* The instants after an accepted event: ref_change_unfold into back from
- * what the event computed (ev's columns) and the context A_depth imposed. */
-static int after_event(const mel_model *m, const bool *to, const ref_mode *o,
-                       const ref_mode *bk, const bool *known, size_t L, const tsys *ev,
-                       ref_transient *out)
+/* The instants after the last event (T): ref_change_unfold into back from
+ * what the events computed (known, already moved past the last one) and the
+ * context the last event's A_depth imposed. */
+static int after_events(const mel_model *m, const bool *T, const ref_mode *o,
+                        const ref_mode *bk, const bool *known, size_t L, int depth,
+                        ref_transient *out)
 {
     uint32_t ne = m->n_equations, nv = m->n_variables;
     bool *known2 = calloc(nv * L + 1, 1), *done2 = calloc(ne * L + 1, 1);
     bool *is_new = calloc(ne + 1, 1);
-    for (uint32_t j = 0; j < nv; j++)
-        for (size_t l = 0; l + 1 < L; l++) {
-            bool computed = false;
-            for (size_t c = 0; c < ev->n_cols; c++)
-                computed |= ev->col_key[c] == REF_KEY(j, l + 1);
-            known2[j * L + l] = known[j * L + l + 1] || computed;
-        }
+    memcpy(known2, known, nv * L);
     for (uint32_t i = 0; i < ne; i++) {
-        for (int s = 1; bk->eq_active[i] && s <= out->depth && s <= bk->c[i] && (size_t)s < L;
-             s++)
+        for (int s = 1; bk->eq_active[i] && s <= depth && s <= bk->c[i] && (size_t)s < L; s++)
             done2[i * L + (size_t)s] = true;
-        is_new[i] = !(mel_guard_eval(m->equations[i].guard, to) && bk->eq_active[i] &&
-                      same_body(m, i, to, out->back));
+        is_new[i] = !(mel_guard_eval(m->equations[i].guard, T) && bk->eq_active[i] &&
+                      same_body(m, i, T, out->back));
     }
     int maxc = max_over(o->c, ne), maxd = max_over(o->d, nv);
     maxc = max_over(bk->c, ne) > maxc ? max_over(bk->c, ne) : maxc;
     maxd = max_over(bk->d, nv) > maxd ? max_over(bk->d, nv) : maxd;
-    maxd = event_order(m, to) > maxd ? event_order(m, to) : maxd;
-    /* the engine counts the event among the instants of its bound */
+    maxd = events_order(m, out) > maxd ? events_order(m, out) : maxd;
+    /* the engine counts the events among the instants of its bound, and
+     * lets each event after the first add one */
     uint32_t bound = 2 + (uint32_t)maxc + 2 * (uint32_t)maxd - 1;
     int rc = ref_change_unfold(m, bk, L, known2, done2, is_new, bound, &out->after);
     free(is_new);
     return rc;
 }
 
-static int event(const mel_model *m, const bool *from, const bool *to, const ref_mode *o,
-                 const ref_mode *bk, ref_transient *out)
+/* One event e of the cascade, entered from prev (the long mode `from` for
+ * e = 0, whose offsets o give the context): its system over what is not
+ * known, the erasure, and the smallest array that determines it. known is
+ * moved past the event when it is accepted. */
+static int one_event(const mel_model *m, const bool *prev, uint32_t e, const ref_mode *o,
+                     const ref_mode *bk, bool *known, size_t L, ref_transient *out)
 {
-    uint32_t ne = m->n_equations, nv = m->n_variables;
-    int mc = max_over(o->c, ne) > max_over(bk->c, ne) ? max_over(o->c, ne) : max_over(bk->c, ne);
-    int md = max_over(o->d, nv) > max_over(bk->d, nv) ? max_over(o->d, nv) : max_over(bk->d, nv);
-    md = event_order(m, to) > md ? event_order(m, to) : md;
-    size_t L = (size_t)(mc + md) + 4; /* shifts 0 .. L-1, as ref_change */
-    bool *known = calloc(nv * L + 1, 1);
-    for (uint32_t j = 0; j < nv; j++)
-        for (int l = 0; o->var_active[j] && l < o->d[j]; l++)
-            known[j * L + (size_t)l] = true;
+    uint32_t ne = m->n_equations, nv = m->n_variables, nm = m->n_modes;
+    const bool *T = &out->events[(size_t)e * nm];
+    ref_event *x = &out->ev[e];
     tsys s;
     memset(&s, 0, sizeof s);
     for (uint32_t i = 0; i < ne; i++) {
-        if (!mel_guard_eval(m->equations[i].guard, to))
+        if (!mel_guard_eval(m->equations[i].guard, T))
             continue;
-        bool same = o->eq_active[i] && same_body(m, i, from, to);
-        if (same && o->c[i] >= 1)
+        bool same = (e > 0 || o->eq_active[i]) && same_body(m, i, prev, T);
+        if (e == 0 && same && o->c[i] >= 1)
             continue; /* context: i. was solved (or context) one instant earlier */
-        add_row(&s, m, i, 0, to, known, L, m->equations[i].when ? 2 : same ? 1 : 0);
+        add_row(&s, m, i, 0, T, known, L, m->equations[i].when ? 2 : same ? 1 : 0);
     }
     bool *erase = calloc(s.n_rows + 1, 1), *kept = calloc(s.n_rows + 1, 1);
     int rc = erase_rows(&s, erase);
     for (size_t r = 0; r < s.n_rows; r++) {
         kept[r] = !erase[r];
-        items_push(erase[r] ? &out->erased : &out->equations, REF_KEY(s.rows[r].eq, 0));
+        items_push(erase[r] ? &x->erased : &x->equations, REF_KEY(s.rows[r].eq, 0));
     }
     for (size_t c = 0; c < s.n_cols; c++)
-        items_push(&out->unknowns, s.col_key[c]);
-    items_sort(&out->equations);
-    items_sort(&out->erased);
-    items_sort(&out->unknowns);
-    out->depth = -1;
+        items_push(&x->unknowns, s.col_key[c]);
+    items_sort(&x->equations);
+    items_sort(&x->erased);
+    items_sort(&x->unknowns);
+    x->depth = -1;
     int N = 2 + max_over(bk->c, ne) + max_over(bk->d, nv);
-    bool *under = calloc(out->unknowns.n + 1, 1);
+    bool *under = calloc(x->unknowns.n + 1, 1);
+    uint32_t n_later = out->n_events - 1 - e;
     for (int n = 0; rc == MDAE_OK && n <= N; n++)
-        if (array_determines(m, &s, kept, &out->unknowns, bk, out->back, known, L, n, under)) {
-            out->depth = n;
+        if (array_determines(m, &s, kept, &x->unknowns, T + nm, n_later, bk, out->back, known,
+                             L, n, under)) {
+            x->depth = n;
             break;
         }
-    for (size_t k = 0; out->depth < 0 && k < out->unknowns.n; k++)
+    for (size_t k = 0; x->depth < 0 && k < x->unknowns.n; k++)
         if (under[k])
-            items_push(&out->undetermined, out->unknowns.k[k]);
-    if (rc == MDAE_OK && out->depth >= 0)
-        rc = after_event(m, to, o, bk, known, L, &s, out);
+            items_push(&x->undetermined, x->unknowns.k[k]);
+    for (uint32_t j = 0; x->depth >= 0 && j < nv; j++) /* what the event computed is known */
+        for (size_t l = 0; l < L; l++) {
+            bool computed = false;
+            for (size_t c = 0; c < s.n_cols; c++)
+                computed |= s.col_key[c] == REF_KEY(j, l + 1);
+            known[j * L + l] = (l + 1 < L && known[j * L + l + 1]) || computed;
+        }
     free(under);
     free(erase);
     free(kept);
-    free(known);
     tsys_free(&s);
     return rc;
+}
+
+/* T2, T6: the cascade from `from` through `to`: out->events, n_events,
+ * back; endless when a pair (previous mode, event) comes back, too_long
+ * past REF_MAX_CASCADE events. */
+#define REF_MAX_CASCADE 64
+static void cascade(const mel_model *m, const bool *from, const bool *to, ref_transient *out)
+{
+    uint32_t nm = m->n_modes;
+    out->events = malloc((size_t)nm * (REF_MAX_CASCADE + 1) + 1);
+    memcpy(out->events, to, nm);
+    out->n_events = 1;
+    for (;;) {
+        uint32_t e = out->n_events - 1;
+        const bool *prev = e == 0 ? from : &out->events[(size_t)(e - 1) * nm];
+        const bool *cur = &out->events[(size_t)e * nm];
+        memcpy(out->back, cur, nm);
+        for (uint32_t w = 0; w < m->n_whens; w++)
+            if (mel_guard_eval(m->whens[w].cond, cur) && !mel_guard_eval(m->whens[w].cond, prev))
+                restore(m->whens[w].cond, prev, out->back);
+        if (!is_transient(m, out->back))
+            return;
+        if (out->n_events == REF_MAX_CASCADE) {
+            out->too_long = true;
+            return;
+        }
+        memcpy(&out->events[(size_t)out->n_events * nm], out->back, nm);
+        out->n_events++;
+        for (uint32_t q = 0; q < out->n_events - 1; q++) {
+            const bool *qp = q == 0 ? from : &out->events[(size_t)(q - 1) * nm];
+            if (memcmp(&out->events[(size_t)q * nm], out->back, nm) == 0 &&
+                memcmp(qp, cur, nm) == 0) {
+                out->endless = true;
+                return;
+            }
+        }
+    }
 }
 
 int ref_transient_compute(const mel_model *m, const bool *from, const bool *to,
                           ref_transient *out)
 {
     memset(out, 0, sizeof *out);
-    out->depth = -1;
     bool differ = false;
     for (uint32_t k = 0; k < m->n_modes; k++)
         differ |= from[k] != to[k];
@@ -421,18 +471,35 @@ int ref_transient_compute(const mel_model *m, const bool *from, const bool *to,
         goto done;
     out->transient = true;
     out->back = malloc(m->n_modes + 1);
-    memcpy(out->back, to, m->n_modes);
-    for (uint32_t w = 0; w < m->n_whens; w++)
-        if (mel_guard_eval(m->whens[w].cond, to) && !mel_guard_eval(m->whens[w].cond, from))
-            restore(m->whens[w].cond, from, out->back);
+    cascade(m, from, to, out);
+    out->ev = calloc(out->n_events, sizeof *out->ev);
     rc = ref_mode_compute(m, out->back, &bk);
     if (rc < 0)
         goto done;
-    if (!bk.valid || bk.singular || o.singular) {
+    if (out->endless || out->too_long || !bk.valid || bk.singular || o.singular) {
         out->refused = true;
         goto done;
     }
-    rc = event(m, from, to, &o, &bk, out);
+    uint32_t ne = m->n_equations, nv = m->n_variables;
+    int mc = max_over(o.c, ne) > max_over(bk.c, ne) ? max_over(o.c, ne) : max_over(bk.c, ne);
+    int md = max_over(o.d, nv) > max_over(bk.d, nv) ? max_over(o.d, nv) : max_over(bk.d, nv);
+    md = events_order(m, out) > md ? events_order(m, out) : md;
+    size_t L = (size_t)(mc + md) + 4; /* shifts 0 .. L-1, as ref_change */
+    bool *known = calloc(nv * L + 1, 1);
+    for (uint32_t j = 0; j < nv; j++)
+        for (int l = 0; o.var_active[j] && l < o.d[j]; l++)
+            known[j * L + (size_t)l] = true;
+    for (uint32_t e = 0; rc == MDAE_OK && e < out->n_events; e++) {
+        const bool *prev = e == 0 ? from : &out->events[(size_t)(e - 1) * m->n_modes];
+        rc = one_event(m, prev, e, &o, &bk, known, L, out);
+        out->n_analysed = e + 1;
+        if (out->ev[e].depth < 0)
+            break;
+    }
+    if (rc == MDAE_OK && out->ev[out->n_analysed - 1].depth >= 0)
+        rc = after_events(m, &out->events[(size_t)(out->n_events - 1) * m->n_modes], &o, &bk,
+                          known, L, out->ev[out->n_events - 1].depth, out);
+    free(known);
 done:
     ref_mode_close(&o);
     ref_mode_close(&bk);

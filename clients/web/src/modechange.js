@@ -329,9 +329,14 @@ export class ModeChanges {
         el('ul', {}, ...ch.outcomes.map((o) => el('li', { class: 'change-outcome' }, `${o.status} after ${o.instants} instant${o.instants === 1 ? '' : 's'} (${plural(countOf(o, 'pairs'), 'change')}) when `,
           folded(o.guard))))]
       : [el('p', { class: 'muted', text: `later instants not computed: ${f.changesNotComputed ?? 'not asked'}` })];
-    const events = f.whenClausesNotCovered
-      ? [el('p', { class: 'muted events-not-covered', text: `Not covered: the changes through the transient modes of ${f.whenClausesNotCovered} when-clause${f.whenClausesNotCovered === 1 ? '' : 's'} (events); pick one change above to analyse it.` })]
-      : [];
+    const ev = f.events;
+    const events = ev
+      ? [el('p', { class: 'events-enumerated', text: `Through when events (by enumeration, every instant, cascades included): ${ev.pairs} changes: ${ev.counts.continuous} continuous, ${ev.counts.reset} reset, ${ev.counts.rejected} rejected.` }),
+        el('ul', {}, ...Object.entries(ev.classes).filter(([k]) => ev.counts[k] > 0)
+          .map(([k, v]) => el('li', {}, `${k} when `, el('code', { class: 'formula', text: v.guard }))))]
+      : f.whenClausesNotCovered
+        ? [el('p', { class: 'muted events-not-covered', text: `Not covered: the changes through the transient modes of ${f.whenClausesNotCovered} when-clause${f.whenClausesNotCovered === 1 ? '' : 's'} (events)${f.eventsWhy ? ` (${f.eventsWhy})` : ''}; pick one change above to analyse it.` })]
+        : [];
     this.allView.replaceChildren(
       el('p', { class: 'muted', text: why }),
       el('p', { class: 'first-instants', text: `The first instant of ${plural(countOf(f, 'pairs'), 'change')}, on BDDs: ${countOf(c, 'continuous')} continuous, ${countOf(c, 'restart')} need a restart, ${countOf(c, 'rejected')} rejected there. Variables marked ⁺ are after the change; pick one change above for its restart systems.` }),
