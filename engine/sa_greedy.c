@@ -475,6 +475,8 @@ static void check_rows(sa_ctx *c, BDD y, const BDD *can, const BDD *miss)
  * (all_rows, n_eq slots each) while Y is pass_y (bddfalse: no pass yet). */
 typedef struct greedy_y {
     BDD *y, *matched, *can, *miss, *pass_y;
+    BDD answered; /* the modes read (left_out_bdds), referenced by it */
+    bool pass_whole; /* the pass was over every column-covering matching */
     size_t quiet; /* steps since Y last changed */
     pass_mem pm;
 } greedy_y;
@@ -494,29 +496,68 @@ static void greedy_y_init(sa_ctx *c, greedy_y *g)
         g->pm.bs = NULL;
 }
 
-/* Row i's turn in the modes `turn`: where it is kept (a temporary), Y
- * restricted to the elements that match it there. */
+/* The pass over Y as it is (all_rows into g->can and g->miss); false,
+ * and no pass from now on, when it cannot answer. */
+static bool pass_over_y(sa_ctx *c, greedy_y *g)
+{
+    const sa_result *r = c->r;
+    bool whole = *g->y == r->covering; /* Y only shrinks: unchanged */
+    if (g->pm.bs == NULL || !all_rows(c, *g->y, &g->pm, whole, g->can, g->miss)) {
+        g->pm.bs = NULL; /* the products from now on */
+        return false;
+    }
+    sa__put(g->pass_y, *g->y);
+    g->pass_whole = whole;
+    if (c->opt != NULL && c->opt->self_check)
+        check_rows(c, *g->y, g->can, g->miss);
+    return true;
+}
+
+/* Where row i has an active edge (a temporary). */
+static BDD row_active(sa_ctx *c, uint32_t i)
+{
+    const sa_result *r = c->r;
+    BDD any = bddfalse;
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
+        any = T(sa__or(any, r->chi_e[e]));
+    return any;
+}
+
+/* Row i's turn in the modes `turn` (not masked by g->answered: the
+ * guards, rows and edges of a step are local to a few mode variables, the
+ * answered modes span them all, and a conjunction with them made every
+ * BDD of the step as wide; brake N = 100, a third of the greedy's work):
+ * where it is kept, within `turn` (a temporary, exact within answered),
+ * Y restricted to the elements that match it in the answered modes of
+ * that. After a pass over every column-covering matching, can = the modes
+ * where Y is not empty (every mode of answered) & the row's edges; the
+ * part within answered is what Y changes by. */
 static BDD keep_row(sa_ctx *c, greedy_y *g, uint32_t i, BDD turn)
 {
     const sa_result *r = c->r;
     BDD *y = g->y;
-    sa__put(g->matched, row_matched(c, i));
-    if (*g->pass_y != *y && g->quiet >= ALL_CAN_QUIET && g->pm.bs != NULL) {
-        bool whole = *y == r->covering; /* Y only shrinks: unchanged */
-        if (!all_rows(c, *y, &g->pm, whole, g->can, g->miss))
-            g->pm.bs = NULL; /* the products from now on */
-        else {
-            sa__put(g->pass_y, *y);
-            if (c->opt != NULL && c->opt->self_check)
-                check_rows(c, *y, g->can, g->miss);
-        }
-    }
+    if (*g->pass_y != *y && g->quiet >= ALL_CAN_QUIET && g->pm.bs != NULL)
+        pass_over_y(c, g);
     bool fresh = *g->pass_y == *y && *y != bddfalse;
-    BDD can = fresh ? g->can[i] : T(bdd_appex(*y, *g->matched, bddop_and, sa__edgeset(c, r)));
+    /* "Row i is matched" only when a product or a restriction reads it
+     * (after the pass, most steps read neither). */
+    if (!fresh)
+        sa__put(g->matched, row_matched(c, i));
+    BDD can = !fresh ? T(bdd_appex(*y, *g->matched, bddop_and, sa__edgeset(c, r)))
+              : g->pass_whole ? row_active(c, i)
+                              : g->can[i];
     BDD keep = T(sa__and(turn, can));
     BDD before = *y;
-    if (keep != bddfalse && (!fresh || T(sa__and(keep, g->miss[i])) != bddfalse))
-        sa__put(y, sa__and(*y, T(bdd_imp(keep, *g->matched))));
+    /* miss lies within the modes where Y is not empty: the unmasked keep
+     * meets it where the masked one does, and is the cheaper test. */
+    if (keep != bddfalse && (!fresh || T(sa__and(keep, g->miss[i])) != bddfalse)) {
+        BDD masked = T(sa__and(keep, g->answered));
+        if (masked != bddfalse && (!fresh || T(sa__and(masked, g->miss[i])) != bddfalse)) {
+            if (fresh)
+                sa__put(g->matched, row_matched(c, i));
+            sa__put(y, sa__and(*y, T(bdd_imp(masked, *g->matched))));
+        }
+    }
     g->quiet = *y == before ? g->quiet + 1 : 0;
     return keep;
 }
@@ -531,17 +572,24 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     BDD *answered = sa__slots(c, 1);
     /* Y is over every mode (sa__covering); the answers, in the singular ones. */
     sa__put(answered, sa__and(T(bdd_exist(*g.y, sa__edgeset(c, r))), r->singular));
+    g.answered = *answered;
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
     bool *always = sa__alloc(c, (size_t)r->n_eq + 1);
-    always_matched(c, *g.y, always);
+    /* The first step would pass over the whole Y anyway: its miss says
+     * which rows every element matches (miss false), without the walk. */
+    if (*g.y >= 2 && pass_over_y(c, &g))
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            always[i] = r->eq_first[i] != r->eq_first[i + 1] && g.miss[i] == bddfalse;
+    else
+        always_matched(c, *g.y, always);
     /* The guards first: their memo's slots must outlive every step. */
     BDD *whens = sa__slots(c, n_steps + 1);
     sa__gmemo gm;
     memset(&gm, 0, sizeof gm);
     for (size_t s = 0; s < n_steps; s++)
         if (!always[steps[s].eq]) /* else never read */
-            sa__put(&whens[s], sa__and(sa__guard_bdd(c, &gm, steps[s].when), *answered));
+            sa__put(&whens[s], sa__guard_bdd(c, &gm, steps[s].when)); /* unmasked: keep_row */
     for (size_t s = 0; s < n_steps; s++) {
         uint32_t i = steps[s].eq;
         MDAE_ASSERT(i < r->n_eq);
