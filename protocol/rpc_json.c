@@ -1369,6 +1369,15 @@ static cJSON *mc_orders_json(const mel_model *m, const mc_impulse *v, size_t n, 
     return arr;
 }
 
+/* A new object o appended to arr with {instant, name, shift}: an item of
+ * the mode-change result at instant r; false on OOM (o is then arr's or
+ * freed). */
+static bool append_instant_item(cJSON *arr, cJSON *o, uint32_t r, const char *name, int shift)
+{
+    return append(arr, o) && add_num(o, "instant", r) && add_str(o, "name", name) &&
+           add_num(o, "shift", shift);
+}
+
 /* mc_result.residuals: [{instant, name, shift, order, orderMin}]. */
 static cJSON *mc_residuals_json(const mel_model *m, const mc_result *r)
 {
@@ -1376,8 +1385,8 @@ static cJSON *mc_residuals_json(const mel_model *m, const mc_result *r)
     for (size_t k = 0; arr != NULL && k < r->n_residuals; k++) {
         const mc_residual *x = &r->residuals[k];
         cJSON *o = cJSON_CreateObject();
-        if (x->eq >= m->n_equations || !append(arr, o) || !add_num(o, "instant", x->r) ||
-            !add_str(o, "name", m->equations[x->eq].name) || !add_num(o, "shift", x->shift) ||
+        if (x->eq >= m->n_equations ||
+            !append_instant_item(arr, o, x->r, m->equations[x->eq].name, x->shift) ||
             !attach(o, "order", mc_order_num(x->hi)) ||
             !attach(o, "orderMin", mc_order_num(x->lo))) {
             cJSON_Delete(arr);
@@ -1395,8 +1404,8 @@ static cJSON *mc_std_equations_json(const mel_model *m, const mc_result *r)
     for (size_t k = 0; arr != NULL && k < r->n_std_equations; k++) {
         const mc_std_equation *x = &r->std_equations[k];
         cJSON *o = cJSON_CreateObject();
-        if (x->eq >= m->n_equations || !append(arr, o) || !add_num(o, "instant", x->r) ||
-            !add_str(o, "name", m->equations[x->eq].name) || !add_num(o, "shift", x->shift) ||
+        if (x->eq >= m->n_equations ||
+            !append_instant_item(arr, o, x->r, m->equations[x->eq].name, x->shift) ||
             !add_num(o, "derivative", x->derivative) ||
             !attach(o, "equation",
                     x->text ? cJSON_CreateString(x->text) : cJSON_CreateNull()) ||
@@ -1415,8 +1424,8 @@ static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
     for (size_t k = 0; arr != NULL && k < r->n_standard; k++) {
         const mc_standard *x = &r->standard[k];
         cJSON *o = cJSON_CreateObject();
-        if (x->var >= m->n_variables || !append(arr, o) || !add_num(o, "instant", x->r) ||
-            !add_str(o, "name", m->variables[x->var].name) || !add_num(o, "shift", x->shift) ||
+        if (x->var >= m->n_variables ||
+            !append_instant_item(arr, o, x->r, m->variables[x->var].name, x->shift) ||
             !add_num(o, "level", x->level) ||
             !add_str(o, "side", x->side == MC_SIDE_PLUS ? "+" : "-")) {
             cJSON_Delete(arr);
