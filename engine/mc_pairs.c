@@ -1412,17 +1412,10 @@ int mc_first_pair_in(const mc_first *f, const sa_set *s, bool left_out, const bo
 
 int mc_first_erased(const mc_first *f, size_t k, const bool *from, const bool *to, bool *erased)
 {
-    if (f == NULL || erased == NULL || k >= f->n_erasures ||
-        (f->n_names > 0 && (from == NULL || to == NULL)))
+    if (f == NULL || k >= f->n_erasures)
         return MDAE_E_INVAL;
-    if (f->erasures[k].cubes_left_out)
-        return MDAE_E_LIMIT;
-    bool *pair = pair_of(f, from, to);
-    if (pair == NULL)
-        return MDAE_E_NOMEM;
-    *erased = in_cubes(f, &f->erasures[k].set, pair);
-    mdae_free(pair);
-    return MDAE_OK;
+    return mc_first_pair_in(f, &f->erasures[k].set, f->erasures[k].cubes_left_out, from, to,
+                            erased);
 }
 
 int mc_first_change(const mc_first *f, const bool *from, const bool *to, int *status,
