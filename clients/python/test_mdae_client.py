@@ -365,7 +365,7 @@ class ClientTest(unittest.TestCase):
             rc = mdae_client.cli.main(["--stdio", "--mdaed", MDAED, "analyze",
                                        os.path.join(ROOT, "tests", "models", "syntax_error.mel")])
         self.assertEqual(rc, 1, "a model with errors")
-        self.assertIn("MDAE_E_PARSE", err.getvalue())
+        self.assertIn("3 statements left out, the result is of the rest", err.getvalue())
 
 
     # ---- issue 42: sessions as their users meet them ----------------------------
@@ -420,6 +420,22 @@ class ClientTest(unittest.TestCase):
                            input=stdin, capture_output=True, env=env, timeout=120)
         return p.returncode, p.stdout.decode(), p.stderr.decode()
 
+    def test_the_command_line_analyses_a_half_typed_model(self):
+        """As mdae analyze: the broken statement is an error and left out,
+        the rest is analysed, the exit status is 1."""
+        tcp = "tcp://127.0.0.1:%d" % self.port
+        with tempfile.NamedTemporaryFile("w", suffix=".mel", delete=False) as f:
+            f.write("x : real;\ny : real;\ne1 : equation der(x) = y;\ne2 : equation x = \n")
+        try:
+            rc, out, err = self._cli("--server", tcp, "analyze", f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("%s:4:1: error: expected an expression" % f.name, err)
+        self.assertIn("1 statement left out, the result is of the rest", err)
+        self.assertIn("singular, 1 valid mode\n", out)
+        self.assertIn("underdetermined y in every mode", out)
+
     def test_the_command_line_says_what_is_wrong_without_a_traceback(self):
         tcp = "tcp://127.0.0.1:%d" % self.port
         with tempfile.NamedTemporaryFile("wb", suffix=".mel", delete=False) as f:
@@ -441,9 +457,12 @@ class ClientTest(unittest.TestCase):
         rc, out, err = self._cli("--server", "nowhere", "status")
         self.assertEqual(rc, 2, err)
         path = os.path.join(ROOT, "tests", "models", "syntax_error.mel")
-        rc, out, err = self._cli("--server", tcp, "analyze", path)
+        rc, out, err = self._cli("--server", tcp, "mode", path, "--mode", "g=1")
         self.assertEqual(rc, 1, err)
         self.assertIn(path + ":12:27: error: expected ')'", err, "the file, not the session id")
+        rc, out, err = self._cli("--server", tcp, "analyze", path)  # recovers, as mdae does
+        self.assertEqual(rc, 1, err)
+        self.assertIn(path + ":12:1: error: expected ')'", err)
         rc, out, err = self._cli("--server", tcp, "mode",
                                  os.path.join(ROOT, "tests", "models", "rldc2.mel"),
                                  "--mode", "nosuch=1")

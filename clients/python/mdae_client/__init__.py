@@ -322,14 +322,16 @@ class Client:
 
     def open(self, text: str, defines: Optional[Mapping[str, int]] = None, persist: bool = False,
              format: str = "mel", session: Optional[str] = None,
-             owner: Optional[str] = None) -> "Session":
+             owner: Optional[str] = None, recover: bool = False) -> "Session":
         """Open a session on a model text, MEL (format="mel") or Modelica
         (format="modelica": Base Modelica or the papers' flat Modelica);
         returns a Session. session: the id to give it (1 to 64 letters,
         digits, '.', '_', '-'; RpcError -32602 when taken by this owner),
         else the server's. A chosen id of a persistent session (persist,
         or over HTTP) goes with an owner key: owner, else the Client's, else
-        one the Client makes (secrets.token_urlsafe(16)) and keeps."""
+        one the Client makes (secrets.token_urlsafe(16)) and keeps.
+        recover: a syntax error leaves out its statement instead of failing
+        the open; results then list them in "leftOut" (a model being typed)."""
         if format not in ("mel", "modelica"):
             raise ValueError("format must be 'mel' or 'modelica'")
         key = owner or self.owner
@@ -342,6 +344,8 @@ class Client:
             params["defines"] = dict(defines)
         if persist:
             params["persist"] = True
+        if recover:
+            params["recover"] = True
         if session is not None:
             params["session"] = session
         if key is not None:

@@ -140,10 +140,14 @@ def _modechange(args: argparse.Namespace, session: Session) -> Dict[str, object]
 
 
 def _summary(path: str, r: Dict[str, object]) -> str:
-    lines = ["%s: %s, %s valid modes" % (path, r.get("status"), r.get("validModes"))]
+    count = r.get("validModesExact") or r.get("validModes")
+    lines = ["%s: %s, %s valid mode%s" % (path, r.get("status"), count,
+                                          "" if str(count) == "1" else "s")]
     for d in r.get("diagnostics") or []:  # type: ignore[attr-defined]
         what = d.get("equation") or d.get("variable")
-        lines.append("  %s %s when %s" % (d.get("kind"), what, d.get("guard")))
+        guard = d.get("guard")
+        lines.append("  %s %s %s" % (d.get("kind"), what,
+                                     "in every mode" if guard == "true" else "when %s" % guard))
     lines.append("  %d blocks, %d edges" % (len(r.get("blocks") or []),  # type: ignore[arg-type]
                                             len(r.get("edges") or [])))  # type: ignore[arg-type]
     return "\n".join(lines)
@@ -160,11 +164,22 @@ def _run(args: argparse.Namespace, client: Client) -> int:
     defines: Dict[str, int] = {}
     for d in args.defines:
         defines.update(d)
-    session: Session = client.open(text, defines=defines or None, format=fmt)
+    session: Session = client.open(text, defines=defines or None, format=fmt,
+                                   recover=args.command == "analyze")
     if args.command == "analyze":
+        # as `mdae analyze`: a half-typed statement is reported and left
+        # out, the rest analysed, and the exit status says there were errors
+        path = "<stdin>" if args.model == "-" else args.model
         r = session.analyze(method=args.method)
-        print(json.dumps(r, indent=2) if args.json
-              else _summary("<stdin>" if args.model == "-" else args.model, r))
+        left_out = r.get("leftOut") or []
+        for e in left_out:
+            print("%s:%s:%s: error: %s" % (path, e.get("line"), e.get("col"), e.get("message")),
+                  file=sys.stderr)
+        if left_out:
+            print("%s: %d statement%s left out, the result is of the rest"
+                  % (path, len(left_out), "" if len(left_out) == 1 else "s"), file=sys.stderr)
+        print(json.dumps(r, indent=2) if args.json else _summary(path, r))
+        return 1 if left_out else 0
     elif args.command == "mode":
         print(json.dumps(session.mode(args.mode), indent=2))
     elif args.command == "modechange":
