@@ -60,6 +60,9 @@ static bool num(const cJSON *o, const char *key, double *out)
 
 static bool flag(const cJSON *o, const char *key) { return cJSON_IsTrue(get(o, key)); }
 
+/* "s" unless the exact count's digits are "1": "1 pair", "2 pairs". */
+static const char *plural_s(const char *count) { return strcmp(count, "1") == 0 ? "" : "s"; }
+
 /* ---- Pieces ---------------------------------------------------------------- */
 
 /* "x''" for {"name":"x","order":2}. */
@@ -1010,7 +1013,7 @@ static void render_erasures(const cJSON *json)
                    row, pairs);
         else if (strlen(g) <= 300)
             printf("  %s is erased at the first instant when %s (%s pair%s)\n", row, g, pairs,
-                   strcmp(pairs, "1") == 0 ? "" : "s");
+                   plural_s(pairs));
         else
             printf("  %s is erased at the first instant when %.240s ... (%s pairs; --json)\n",
                    row, g, pairs);
@@ -1022,23 +1025,23 @@ static void render_erasures(const cJSON *json)
 static void render_later(const cJSON *ch)
 {
     const cJSON *li;
-    cJSON_ArrayForEach(li, cJSON_GetObjectItemCaseSensitive(ch, "instants"))
+    cJSON_ArrayForEach(li, arr(ch, "instants"))
     {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(li, "counts");
+        const cJSON *c = get(li, "counts");
         char b0[64], b1[64], b2[64], b3[64];
         const char *still = COUNT(li, "pairs", b0);
-        int rows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(li, "restartSystem"));
+        int rows = cJSON_GetArraySize(get(li, "restartSystem"));
         printf("  instant %d, %s pair%s still restarting: ends in %s, erases in %s, "
                "rejected in %s; restart system: %d row%s (their pairs: --json)\n",
-               cJSON_GetObjectItemCaseSensitive(li, "r")->valueint, still,
-               strcmp(still, "1") == 0 ? "" : "s", COUNT(c, "ends", b1), COUNT(c, "erases", b2),
+               get(li, "r")->valueint, still,
+               plural_s(still), COUNT(c, "ends", b1), COUNT(c, "erases", b2),
                COUNT(c, "rejected", b3), rows, rows == 1 ? "" : "s");
         const cJSON *e;
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(li, "erasures"))
+        cJSON_ArrayForEach(e, arr(li, "erasures"))
         {
-            const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
-            const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "guard"));
-            int shift = cJSON_GetObjectItemCaseSensitive(e, "shift")->valueint;
+            const char *name = cJSON_GetStringValue(get(e, "name"));
+            const char *g = cJSON_GetStringValue(get(e, "guard"));
+            int shift = get(e, "shift")->valueint;
             char pb[64];
             const char *pairs = COUNT(e, "pairs", pb);
             printf("    erases %s", name ? name : "?");
@@ -1048,7 +1051,7 @@ static void render_later(const cJSON *ch)
                 printf(" in %s pairs (more than 4,096 cubes, not printed)\n", pairs);
             else
                 printf(" when %.240s%s (%s pair%s)\n", g, strlen(g) > 240 ? " ..." : "", pairs,
-                       strcmp(pairs, "1") == 0 ? "" : "s");
+                       plural_s(pairs));
         }
     }
 }
@@ -1060,20 +1063,20 @@ static void render_changes(const cJSON *json)
         computed_part(json, "changes", "changesNotComputed", cJSON_IsObject, "every instant");
     if (ch == NULL)
         return;
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(ch, "counts");
+    const cJSON *c = get(ch, "counts");
     char b0[64], b1[64], b2[64];
     printf("  every instant: %s continuous, %s reset, %s rejected\n", COUNT(c, "continuous", b0),
            COUNT(c, "reset", b1), COUNT(c, "rejected", b2));
     const cJSON *o;
-    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(ch, "outcomes"))
+    cJSON_ArrayForEach(o, arr(ch, "outcomes"))
     {
-        const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "status"));
-        const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "guard"));
-        int n = cJSON_GetObjectItemCaseSensitive(o, "instants")->valueint;
+        const char *st = cJSON_GetStringValue(get(o, "status"));
+        const char *g = cJSON_GetStringValue(get(o, "guard"));
+        int n = get(o, "instants")->valueint;
         char pb[64];
         const char *pairs = COUNT(o, "pairs", pb);
         printf("    %s after %d instant%s (%s pair%s) when %s\n", st ? st : "?", n,
-               n == 1 ? "" : "s", pairs, strcmp(pairs, "1") == 0 ? "" : "s",
+               n == 1 ? "" : "s", pairs, plural_s(pairs),
                g == NULL ? "(more than 4,096 cubes)" : g);
     }
     render_later(ch);
@@ -1101,7 +1104,7 @@ void cli_render_first(const char *file, const cJSON *json)
     const char *pairs = COUNT(json, "pairs", b[3]), *restart = COUNT(counts, keys[1], b[1]);
     printf("%s: the first instant of %s change%s (method: bdd): %s continuous, %s need%s a "
            "restart, %s rejected there\n",
-           file, pairs, strcmp(pairs, "1") == 0 ? "" : "s", COUNT(counts, keys[0], b[0]), restart,
+           file, pairs, plural_s(pairs), COUNT(counts, keys[0], b[0]), restart,
            strcmp(restart, "1") == 0 ? "s" : "", COUNT(counts, keys[2], b[2]));
     for (int k = 0; k < 3; k++) {
         const cJSON *set = cJSON_GetObjectItemCaseSensitive(classes, keys[k]);
