@@ -182,10 +182,13 @@ async function main(name) {
   const srv = await startServer();
   const t = Date.now();
   const browser = await puppeteer.launch(name === 'firefox'
-    ? { browser: 'firefox', executablePath: executables.firefox, headless: true }
+    // A browser's start on a loaded 2-core CI machine can pass puppeteer's
+    // 30 s default (a clean-clone run beside other jobs did): 180 s.
+    ? { browser: 'firefox', executablePath: executables.firefox, headless: true, timeout: 180000 }
     : {
       executablePath: executables.chromium,
       headless: true,
+      timeout: 180000,
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
     });
   console.log(`${name}: ${await browser.version()} started in ${Date.now() - t} ms`);
