@@ -926,13 +926,21 @@ static void perfect_matchings(sa_ctx *c, sa__mats *mt, BDD *x)
     sa__release(c, mark);
 }
 
-/* Cold: X, then its optimal elements by the dynamic programme (into *x). */
+/* Cold: X, then its optimal elements by the dynamic programme (into *x).
+ * Inside sa_tight.c's rounds the edges are a tight graph's, tight for a
+ * dual feasible in every mode: each of its perfect matchings has the
+ * dual's value as weight in its mode, so all of X is optimal and the
+ * dynamic programme, which would keep all of it, is skipped (on the
+ * building, whose optimal deficits count the open doors, its values grow
+ * like N^2 nodes: issue 40). */
 static void cold_primal(sa_ctx *c, sa__mats *mt, BDD *x)
 {
     sa_result *r = c->r;
     const BDD **deficit = NULL;
     int wc = 0, wd = 0;
     perfect_matchings(c, mt, x);
+    if (c->tight_depth > 0)
+        return; /* a tight graph's: all of them are optimal (below) */
     sa__progress(c, "weights", 0, r->n_edges);
     cold_costs(c, mt, r->chi_e, &deficit, &wc, &wd);
     sa__progress(c, "argmax", 0, (size_t)wd);

@@ -21,15 +21,20 @@
  * N = 6, 8, 10: its blocks grow like 2^N, docs/block_families.md).
  *
  * Usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] [--quick]
+ *                    [--only MODEL] [--max-n N]
  *   --mdae  the binary measured (default: this build's clients/mdae)
  *   --base  a second binary measured in the same run, each model's rows
  *           right after the first's (an older build: before / after)
  *   --budget CPU seconds allowed per run (default 120)
  *   --quick the two smallest sizes of each model
+ *   --only  that model only (brake, building or rldc)
+ *   --max-n the sizes up to N only (a quick run: --only building
+ *           --max-n 400)
  * Prints; asserts nothing. See docs/figures.md for measured numbers.
  */
 #define _DEFAULT_SOURCE /* wait4 */
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -133,11 +138,11 @@ static double exponent(double a, double b, long na, long nb)
 
 /* The rows of one model for one binary; stops at the first run that fails. */
 static void bench_family(const char *label, const char *bin, const family *f, double budget,
-                         bool quick)
+                         bool quick, long max_n)
 {
     measure first = {0, 0, 0, -1}, prev = {0, 0, 0, -1};
     long n_first = 0, n_prev = 0;
-    for (int k = 0; k < 4 && f->sizes[k] > 0 && (!quick || k < 2); k++) {
+    for (int k = 0; k < 4 && f->sizes[k] > 0 && f->sizes[k] <= max_n && (!quick || k < 2); k++) {
         long n = f->sizes[k];
         char def[32];
         snprintf(def, sizeof def, "N=%ld", n);
@@ -171,7 +176,9 @@ static void bench_family(const char *label, const char *bin, const family *f, do
 int main(int argc, char **argv)
 {
     const char *bin = MDAE_BINARY_DIR "/clients/mdae", *base = NULL;
+    const char *only = NULL;
     double budget = 120;
+    long max_n = LONG_MAX;
     bool quick = false;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--mdae") && a + 1 < argc)
@@ -182,17 +189,23 @@ int main(int argc, char **argv)
             budget = atof(argv[++a]);
         else if (!strcmp(argv[a], "--quick"))
             quick = true;
+        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+            only = argv[++a];
+        else if (!strcmp(argv[a], "--max-n") && a + 1 < argc)
+            max_n = atol(argv[++a]);
         else {
             fprintf(stderr, "usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] "
-                            "[--quick]\n");
+                            "[--quick] [--only MODEL] [--max-n N]\n");
             return 2;
         }
     }
     printf("binary\tmodel\tN\tequations\twall_s\tcpu_s\tpeak_MB\texp_cpu\texp_mem\tstatus\n");
     for (size_t k = 0; k < sizeof families / sizeof *families; k++) {
-        bench_family("mdae", bin, &families[k], budget, quick);
+        if (only != NULL && strcmp(only, families[k].name) != 0)
+            continue;
+        bench_family("mdae", bin, &families[k], budget, quick, max_n);
         if (base != NULL)
-            bench_family("base", base, &families[k], budget, quick);
+            bench_family("base", base, &families[k], budget, quick, max_n);
     }
     return 0;
 }
