@@ -188,7 +188,7 @@ static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
         return asked != SA_METHOD_IMPLICIT && asked != SA_METHOD_ENUMERATE;
     const sa_result *h = o->hint;
     return asked == SA_METHOD_AUTO && chosen == SA_METHOD_IMPLICIT &&
-           (h->seeded_tight || h->blocks_learned > 0);
+           (h->seeded_tight || h->blocks_learned > h->blocks_wide);
 }
 
 static void solve(sa_ctx *c, int method, bool fell_back)

@@ -556,7 +556,8 @@ static bool tight_in_vain(const sa_ctx *c)
 {
     const sa_options *o = c->opt;
     return o != NULL && o->hint != NULL && o->method != SA_METHOD_TIGHT &&
-           c->tight_depth == 0 && o->hint->primal_blocks > 0 && o->hint->blocks_tight == 0;
+           c->tight_depth == 0 && o->hint->primal_blocks > 0 &&
+           o->hint->blocks_tight == o->hint->blocks_wide;
 }
 
 /* ---- The blocks' memo (sa_memo.c) ----------------------------------------------- */
@@ -690,6 +691,7 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
         bool tight = !tight_in_vain(c) && sa__tight_primal(c, local_tmax);
         w->blocks_tight += tight;
         w->blocks_learned += tight && r->blocks_learned > 0;
+        w->blocks_wide += tight && r->blocks_wide > 0;
         if (!tight) {
             sa__hard_part(c);
             implicit_primal(c, local_tmax);

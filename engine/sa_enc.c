@@ -430,6 +430,13 @@ _Noreturn void sa__fail(sa_ctx *c, int rc)
 
 long sa__produced(void) { return produced_now() - base_produced; }
 
+void sa__raise_budget(sa_ctx *c, size_t more)
+{
+    size_t want = (size_t)(produced_now() - base_produced) + more;
+    if (c->budget > 0 && c->budget < want)
+        c->budget = want;
+}
+
 bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *arg)
 {
     jmp_buf outer;

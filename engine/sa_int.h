@@ -136,6 +136,9 @@ struct sa_result {
     uint32_t seeded_rounds;  /* sa_method_info.seeded_rounds */
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
+    uint32_t blocks_wide;    /* of those, by keys at distance two
+                                (sa_tight.c, learned_rounds): an edit seeds
+                                them by the repair of sa_primal.c instead */
     uint32_t seeded_zero;    /* sa_method_info.seeded_zero */
     uint32_t seeded_sampled; /* sa_method_info.seeded_sampled */
     uint32_t seeded_repaired; /* sa_method_info.seeded_repaired */
@@ -246,6 +249,11 @@ void sa__node_limit_diag(sa_ctx *c, const mel_model *m);
  * jumps on to the entry point as usual. fn must not allocate with
  * sa__alloc_keep (nothing would free it on the way back). */
 bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *arg);
+/* Inside sa__try: let fn produce `more` BDD nodes from now on if its
+ * budget allowed fewer (sa_tight.c, once its samples vouch for a large
+ * round). An enclosing try's smaller budget is checked again when this one
+ * returns. */
+void sa__raise_budget(sa_ctx *c, size_t more);
 /* BDD nodes BuDDy produced since the analysis started (what budgets count). */
 long sa__produced(void);
 bool sa__running(void);

@@ -459,7 +459,9 @@ typedef struct tight_state {
     const sa_options *opt;
     sm_frame *frame;
     BDD *tmax; /* the caller's slots */
+    BDD *te;   /* the block's own te while tight_whole lends it others */
     bool covered;
+    bool wide; /* some round had keys at distance two (learned_rounds) */
 } tight_state;
 
 static void tight_restore(void *arg)
@@ -471,6 +473,9 @@ static void tight_restore(void *arg)
     t->r->chi_j = t->chi_j;
     t->r->chi_e = t->chi_e;
     t->r->chi_m = t->chi_m;
+    if (t->te != NULL)
+        t->r->te = t->te;
+    t->te = NULL;
     t->c->tight_depth--;
     t->c->no_max = false;
     t->c->max_block_rows = 0;
@@ -652,10 +657,34 @@ static bool singular_round(sa_ctx *c, tight_state *t, sm_frame *frame, const pro
  * covers the modes where those offsets are optimal; further rounds sample
  * the modes left. */
 
-#define LEARN_SAMPLES 64 /* samples kept in all */
+#define LEARN_SAMPLES 256 /* samples kept in all */
 #define LEARN_LOCAL 6    /* |L_i| beyond which the rounds stop */
 #define LEARN_ROUNDS 4
 #define LEARN_MORE 4     /* samples added per further round */
+
+/* Offsets local at distance two. The building's rte[i], Er = Mr h(Tr),
+ * has its offset 1 exactly where door i is open, but open[i] guards
+ * dop[i], Pr[i] = Pc[i], which shares no variable with rte[i]: it is two
+ * steps away (rte -> Mr, Tr -> rtm -> Pr -> dop). When the samples
+ * contradict L_i, the key is chosen instead among the candidates C_i (L_i
+ * and the L of the equations that share a variable with i, at most
+ * LEARN_CAND; columns of more than LEARN_HUB edges, such as the building's
+ * time, are not followed): greedily, the variable that tells apart the
+ * most pairs of samples with different offsets and the same key so far,
+ * until no such pair is left (at most LEARN_LOCAL variables). Such keys
+ * are guesses from a few samples: the rounds first draw LEARN_FIRST
+ * samples in all, and the learned offsets must then predict LEARN_CHECK
+ * more samples exactly before their tight graph may be one large block
+ * (c->max_block_rows lifted, the budget raised by LEARN_NODES_PER_EDGE
+ * per edge: the building's tight graph is one block of nearly every
+ * equation, whose perfect matchings are all optimal and replace the
+ * dynamic programme over all of them). Whatever the keys, a round stays
+ * exact (the top of the file). */
+#define LEARN_CAND 24
+#define LEARN_HUB 16
+#define LEARN_FIRST 64
+#define LEARN_CHECK 16
+#define LEARN_NODES_PER_EDGE 1000
 
 /* A growable list of mode variables (sa__alloc'd; the old blocks are
  * freed with the context). */
@@ -697,18 +726,25 @@ static int u32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The local variables L_i of every equation, as lists: loc[i * LEARN_LOCAL
- * ...], n_loc[i], by increasing mode variable. False if some equation
- * reads more than LEARN_LOCAL. Each column's variables are kept as a list:
- * a row of n_modes flags per column made this quadratic (issue 40). */
-static bool locals(sa_ctx *c, uint32_t *loc, uint32_t *n_loc)
+/* The candidates of every equation (top of the section): cand[i *
+ * LEARN_CAND ...], n_cand[i] of them, the first n_l1[i] being L_i (all of
+ * L_i when it has more than LEARN_CAND: then only those, and n_l1[i] is
+ * LEARN_CAND + 1). Each column's variables are kept as a list: a row of
+ * n_modes flags per column made this quadratic (issue 40). */
+typedef struct cands {
+    uint32_t *cand, *n_cand, *n_l1;
+    bool near_only; /* L_i only: an analysis seeded by a hint (sa.h), whose
+                       block the repair of its matching solves instead */
+} cands;
+
+/* L_i of every equation into l1 (l1_first[i] ..). */
+static void first_ring(sa_ctx *c, const size_t *first, const size_t *edges, mode_list *l1,
+                       size_t *l1_first)
 {
     const sa_result *r = c->r;
     bool *in = sa__alloc(c, (size_t)r->n_modes + 1); /* all false between uses */
     size_t *col_first = sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *col_first);
-    mode_list cols = {NULL, 0, 0}, eq = {NULL, 0, 0};
-    size_t *first, *edges;
-    sa__columns(c, c->r, &first, &edges);
+    mode_list cols = {NULL, 0, 0};
     sa__walk w;
     sa__walk_init(c, &w);
     for (uint32_t j = 0; j < r->n_var; j++) {
@@ -723,36 +759,154 @@ static bool locals(sa_ctx *c, uint32_t *loc, uint32_t *n_loc)
     }
     col_first[r->n_var] = cols.n;
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        eq.n = 0;
+        size_t from = l1->n;
+        l1_first[i] = from;
         sa__walk_modes(c, &w, r->chi_i[i], in);
-        walked_modes(c, &w, in, &eq);
-        for (size_t q = 0; q < eq.n; q++)
-            in[eq.k[q]] = true;
+        walked_modes(c, &w, in, l1);
+        for (size_t q = from; q < l1->n; q++)
+            in[l1->k[q]] = true;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             uint32_t j = r->edge_v[e];
             for (size_t q = col_first[j]; q < col_first[j + 1]; q++)
                 if (!in[cols.k[q]]) {
                     in[cols.k[q]] = true;
-                    mode_list_push(c, &eq, cols.k[q]);
+                    mode_list_push(c, l1, cols.k[q]);
                 }
         }
-        for (size_t q = 0; q < eq.n; q++)
-            in[eq.k[q]] = false;
-        if (eq.n > LEARN_LOCAL)
+        for (size_t q = from; q < l1->n; q++)
+            in[l1->k[q]] = false;
+        if (l1->n - from > 1)
+            qsort(&l1->k[from], l1->n - from, sizeof *l1->k, u32_cmp);
+    }
+    l1_first[r->n_eq] = l1->n;
+}
+
+static void locals(sa_ctx *c, cands *cd)
+{
+    const sa_result *r = c->r;
+    size_t *first, *edges;
+    sa__columns(c, c->r, &first, &edges);
+    mode_list l1 = {NULL, 0, 0};
+    size_t *l1_first = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *l1_first);
+    first_ring(c, first, edges, &l1, l1_first);
+    bool *in = sa__alloc(c, (size_t)r->n_modes + 1);
+    cd->cand = sa__alloc_raw(c, ((size_t)r->n_eq * LEARN_CAND + 1) * sizeof *cd->cand);
+    cd->n_cand = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *cd->n_cand);
+    cd->n_l1 = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *cd->n_l1);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        uint32_t *ci = &cd->cand[(size_t)i * LEARN_CAND], n = 0;
+        size_t n1 = l1_first[i + 1] - l1_first[i];
+        if (n1 > LEARN_CAND) {
+            cd->n_cand[i] = 0;
+            cd->n_l1[i] = LEARN_CAND + 1;
+            continue;
+        }
+        for (size_t q = l1_first[i]; q < l1_first[i + 1]; q++)
+            in[ci[n++] = l1.k[q]] = true;
+        cd->n_l1[i] = n;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            uint32_t j = r->edge_v[e];
+            if (first[j + 1] - first[j] > LEARN_HUB)
+                continue;
+            for (size_t k = first[j]; k < first[j + 1]; k++) {
+                uint32_t i2 = r->edge_eq[edges[k]];
+                for (size_t q = l1_first[i2]; q < l1_first[i2 + 1] && n < LEARN_CAND; q++)
+                    if (!in[l1.k[q]])
+                        in[ci[n++] = l1.k[q]] = true;
+            }
+        }
+        for (uint32_t q = 0; q < n; q++)
+            in[ci[q]] = false;
+        cd->n_cand[i] = n;
+    }
+}
+
+/* The key of sample s on the n variables li. */
+static uint32_t sample_key(const sa_result *r, const samples *sm, uint32_t s, const uint32_t *li,
+                           uint32_t n)
+{
+    const bool *mode = &sm->modes[(size_t)s * r->n_modes];
+    uint32_t key = 0;
+    for (uint32_t a = 0; a < n; a++)
+        key |= (uint32_t)mode[li[a]] << a;
+    return key;
+}
+
+/* Whether the samples' offsets of equation i are a function of the n
+ * variables li (n <= LEARN_LOCAL). */
+static bool consistent(const sa_result *r, const samples *sm, uint32_t i, const uint32_t *li,
+                       uint32_t n)
+{
+    int table[1 << LEARN_LOCAL];
+    for (uint32_t k = 0; k < (1u << n); k++)
+        table[k] = -1;
+    for (uint32_t s = 0; s < sm->n; s++) {
+        uint32_t key = sample_key(r, sm, s, li, n);
+        int v = sm->c[(size_t)s * r->n_eq + i];
+        if (table[key] >= 0 && table[key] != v)
             return false;
-        if (eq.n > 1)
-            qsort(eq.k, eq.n, sizeof *eq.k, u32_cmp);
-        n_loc[i] = (uint32_t)eq.n;
-        for (size_t q = 0; q < eq.n; q++)
-            loc[(size_t)i * LEARN_LOCAL + q] = eq.k[q];
+        table[key] = v;
     }
     return true;
 }
 
-/* The learned offsets (wv bits each, stride wv) into cv, *wv their width;
- * false if two samples disagree on some equation's local assignment. */
-static bool learned_offsets(sa_ctx *c, const samples *sm, const uint32_t *loc,
-                            const uint32_t *n_loc, BDD **cv, int *wv)
+/* The key of equation i into li (*n variables): L_i if the samples agree
+ * with it, else chosen greedily among its candidates (top of the section;
+ * *grown then). False if none is found. keyv: sm->n scratch integers. */
+static bool key_of(const sa_result *r, const samples *sm, const cands *cd, uint32_t i,
+                   uint32_t *li, uint32_t *n, bool *grown, uint32_t *keyv)
+{
+    const uint32_t *ci = &cd->cand[(size_t)i * LEARN_CAND];
+    uint32_t n1 = cd->n_l1[i];
+    if (n1 <= LEARN_LOCAL && consistent(r, sm, i, ci, n1)) {
+        memcpy(li, ci, n1 * sizeof *li);
+        *n = n1;
+        return true;
+    }
+    if (cd->near_only)
+        return false;
+    *n = 0;
+    for (uint32_t s = 0; s < sm->n; s++)
+        keyv[s] = 0;
+    for (;;) {
+        /* The candidate that tells apart the most pairs of samples with
+         * different offsets and the same key so far. */
+        uint32_t best = UINT32_MAX, best_split = 0, left = 0;
+        uint32_t split[LEARN_CAND] = {0};
+        for (uint32_t s = 0; s < sm->n; s++)
+            for (uint32_t t = s + 1; t < sm->n; t++) {
+                if (keyv[s] != keyv[t] ||
+                    sm->c[(size_t)s * r->n_eq + i] == sm->c[(size_t)t * r->n_eq + i])
+                    continue;
+                left++;
+                const bool *ms = &sm->modes[(size_t)s * r->n_modes];
+                const bool *mt = &sm->modes[(size_t)t * r->n_modes];
+                for (uint32_t q = 0; q < cd->n_cand[i]; q++)
+                    split[q] += ms[ci[q]] != mt[ci[q]];
+            }
+        if (left == 0) {
+            *grown = true;
+            return true;
+        }
+        if (*n == LEARN_LOCAL)
+            return false;
+        for (uint32_t q = 0; q < cd->n_cand[i]; q++)
+            if (split[q] > best_split)
+                best = q, best_split = split[q];
+        if (best == UINT32_MAX)
+            return false;
+        for (uint32_t s = 0; s < sm->n; s++)
+            keyv[s] |= (uint32_t)sm->modes[(size_t)s * r->n_modes + ci[best]] << *n;
+        li[(*n)++] = ci[best];
+    }
+}
+
+/* The learned offsets (wv bits each, stride wv) into cv, *wv their width,
+ * and each equation's key into loc (LEARN_LOCAL per equation, n_loc[i]
+ * used); false if some equation has no key the samples agree with.
+ * *grown: some key is not L_i (top of the section). */
+static bool learned_offsets(sa_ctx *c, const samples *sm, const cands *cd, uint32_t *loc,
+                            uint32_t *n_loc, BDD **cv, int *wv, bool *grown)
 {
     const sa_result *r = c->r;
     enum { KEYS = 1 << LEARN_LOCAL };
@@ -761,21 +915,20 @@ static bool learned_offsets(sa_ctx *c, const samples *sm, const uint32_t *loc,
         top = sm->c[q] > top ? sm->c[q] : top;
     *wv = sa__vbits((unsigned long long)top);
     *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
+    *grown = false;
     int table[KEYS], votes[KEYS];
+    uint32_t *keyv = sa__alloc_raw(c, ((size_t)sm->n + 1) * sizeof *keyv);
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        const uint32_t *li = &loc[(size_t)i * LEARN_LOCAL];
+        uint32_t *li = &loc[(size_t)i * LEARN_LOCAL];
+        if (!key_of(r, sm, cd, i, li, &n_loc[i], grown, keyv))
+            return false; /* not local */
         uint32_t nk = 1u << n_loc[i];
         for (uint32_t k = 0; k < nk; k++)
             table[k] = -1, votes[k] = 0;
         int best = 0, best_votes = 0;
         for (uint32_t s = 0; s < sm->n; s++) {
-            const bool *mode = &sm->modes[(size_t)s * r->n_modes];
-            uint32_t key = 0;
-            for (uint32_t a = 0; a < n_loc[i]; a++)
-                key |= (uint32_t)mode[li[a]] << a;
+            uint32_t key = sample_key(r, sm, s, li, n_loc[i]);
             int v = sm->c[(size_t)s * r->n_eq + i];
-            if (table[key] >= 0 && table[key] != v)
-                return false; /* not local */
             table[key] = v;
             if (++votes[key] > best_votes)
                 best = v, best_votes = votes[key];
@@ -800,6 +953,148 @@ static bool learned_offsets(sa_ctx *c, const samples *sm, const uint32_t *loc,
     return true;
 }
 
+/* A round whose tight graph is one block (tight_solve: it does not
+ * split): its perfect matchings over *rest as one BDD, the implicit primal
+ * of the whole (sa__primal, which inside the rounds keeps them all: each
+ * is optimal where it exists), then the chosen one. Adds the modes where
+ * they exist to *ok and their chosen edges to te, and removes those modes
+ * from *rest; false if there are none. The building's rounds, whose
+ * learned offsets are local at distance two (learned_rounds): its X and
+ * dynamic programme, whose values grow like N^2 nodes, replaced by the
+ * tight graph's matchings (issue 40). */
+static bool tight_whole(sa_ctx *c, tight_state *t, BDD *tight, BDD *rest, BDD *ok, BDD *te)
+{
+    sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *chi_e = r->chi_e, chi_m = r->chi_m, *te0 = r->te;
+    t->te = te0; /* restored by tight_restore after a jump */
+    BDD *keep = sa__slots(c, 2);
+    sa__put(&keep[0], r->ok);
+    sa__put(&keep[1], r->singular);
+    bool no_max = c->no_max;
+    c->no_max = true;
+    r->chi_e = tight;
+    r->chi_m = *rest;
+    r->te = sa__slots(c, r->n_edges + 1);
+    sa__primal(c);
+    BDD *got = sa__slots(c, 1);
+    sa__put(got, r->ok);
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (r->te[e] != bddfalse)
+            sa__put(&te[e], sa__or(te[e], T(sa__and(r->te[e], *got))));
+    r->te = te0;
+    t->te = NULL;
+    r->chi_e = chi_e;
+    r->chi_m = chi_m;
+    c->no_max = no_max;
+    sa__put(&r->ok, keep[0]);
+    sa__put(&r->singular, keep[1]);
+    sa__put(ok, sa__or(*ok, *got));
+    sa__put(rest, sa__diff(*rest, *got));
+    bool any = *got != bddfalse;
+    sa__release(c, mark);
+    return any;
+}
+
+/* A valid mode drawn down chi_m as sa_result_sample_mode does, but
+ * taking the branch force[k] (0 or 1; -1: random) at mode variable k
+ * where that branch is not false. */
+static void forced_mode(const sa_result *r, uint64_t *seed, const int8_t *force, bool *mode)
+{
+    for (uint32_t k = 0; k < r->n_modes; k++) {
+        *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17; /* xorshift64 */
+        mode[k] = force[k] >= 0 ? force[k] == 1 : (*seed >> 32) & 1u;
+    }
+    BDD f = r->chi_m;
+    while (f >= 2) {
+        int k = r->var_mode[bdd_var(f)];
+        MDAE_ASSERT(k >= 0);
+        BDD lo = bdd_low(f), hi = bdd_high(f);
+        bool b = (mode[k] && hi != bddfalse) || lo == bddfalse;
+        mode[k] = b;
+        f = b ? hi : lo;
+    }
+}
+
+/* The entries of each equation's key (loc, n_loc) that some sample met,
+ * one bit each, or-ed into seen (n_eq masks) for samples from .. sm->n. */
+static void mark_seen(const sa_result *r, const samples *sm, uint32_t from, const uint32_t *loc,
+                      const uint32_t *n_loc, uint64_t *seen)
+{
+    for (uint32_t s = from; s < sm->n; s++)
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            seen[i] |= 1ull << sample_key(r, sm, s, &loc[(size_t)i * LEARN_LOCAL], n_loc[i]);
+}
+
+/* Samples drawn towards the keys' entries no sample met (their tables
+ * would guess them): each forces, for as many equations as do not clash,
+ * one entry not tried yet, down chi_m (an entry no valid mode has is
+ * tried once and left). At most LEARN_TARGETED samples. */
+#define LEARN_TARGETED 24
+static void fill_entries(sa_ctx *c, tight_state *t, samples *sm, uint64_t *seed, probe *p,
+                         const uint32_t *loc, const uint32_t *n_loc)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    uint64_t *seen = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *seen);
+    uint64_t *tried = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *tried);
+    int8_t *force = sa__alloc(c, (size_t)r->n_modes + 1);
+    mark_seen(r, sm, 0, loc, n_loc, seen);
+    for (int q = 0; q < LEARN_TARGETED && sm->n < sm->cap; q++) {
+        memset(force, -1, r->n_modes);
+        bool any = false;
+        for (uint32_t i = 0; i < r->n_eq; i++) {
+            const uint32_t *li = &loc[(size_t)i * LEARN_LOCAL];
+            uint64_t all = n_loc[i] == LEARN_LOCAL ? ~0ull : (1ull << (1u << n_loc[i])) - 1;
+            uint64_t open = all & ~seen[i] & ~tried[i];
+            for (uint32_t k = 0; open != 0 && k < (1u << n_loc[i]); k++) {
+                if (!((open >> k) & 1u))
+                    continue;
+                bool clash = false;
+                for (uint32_t a = 0; a < n_loc[i] && !clash; a++)
+                    clash = force[li[a]] >= 0 && force[li[a]] != (int8_t)((k >> a) & 1u);
+                if (clash)
+                    continue;
+                for (uint32_t a = 0; a < n_loc[i]; a++)
+                    force[li[a]] = (int8_t)((k >> a) & 1u);
+                tried[i] |= 1ull << k;
+                any = true;
+                break;
+            }
+        }
+        if (!any)
+            break;
+        const sm_mode *v;
+        uint32_t from = sm->n;
+        forced_mode(r, seed, force, p->mode);
+        solve_probe(c, t->frame, p, &v);
+        samples_add(r, sm, p->mode, v);
+        mark_seen(r, sm, from, loc, n_loc, seen);
+    }
+    sa__release(c, mark);
+}
+
+/* Whether the learned offsets cv (wv bits) give the canonical offsets of
+ * LEARN_CHECK more sampled modes (each nonsingular one; added to sm). */
+static bool predicts(sa_ctx *c, tight_state *t, samples *sm, uint64_t *seed, probe *p,
+                     const BDD *cv, int wv)
+{
+    sa_result *r = c->r;
+    for (int k = 0; k < LEARN_CHECK; k++) {
+        const sm_mode *v;
+        sample_mode(c, t->frame, seed, p, &v);
+        samples_add(r, sm, p->mode, v);
+        if (v->singular)
+            continue;
+        for (uint32_t i = 0; i < r->n_eq; i++) {
+            int ci = v->c[i] > 0 ? v->c[i] : 0;
+            if ((int)sa__veval(r, &cv[(size_t)i * (size_t)wv], wv, p->mode) != ci)
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Rounds with learned offsets over *rest (after the probes of sm), adding
  * what they cover to *ok and te; stop at the first round that covers
  * nothing or finds the offsets not local. Whether they covered it all. */
@@ -810,12 +1105,16 @@ static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *see
     size_t mark = sa__mark(c);
     uint32_t *loc = sa__alloc(c, ((size_t)r->n_eq * LEARN_LOCAL + 1) * sizeof *loc);
     uint32_t *n_loc = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *n_loc);
-    if (sm->n == 0 || !locals(c, loc, n_loc)) {
+    if (sm->n == 0) {
         sa__release(c, mark);
         return false;
     }
+    cands cd;
+    locals(c, &cd);
+    cd.near_only = c->opt != NULL && c->opt->hint != NULL;
     uint32_t limit = r->n_eq / 8 > SEEDED_BLOCK_ROWS ? r->n_eq / 8 : SEEDED_BLOCK_ROWS;
     BDD *tight = sa__slots(c, r->n_edges + 1);
+    bool wide = false;
     for (int round = 0; round < LEARN_ROUNDS && *rest != bddfalse; round++) {
         for (int k = 0; round > 0 && k < LEARN_MORE; k++) { /* from the modes left */
             const sm_mode *v;
@@ -827,12 +1126,38 @@ static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *see
         size_t m2 = sa__mark(c);
         BDD *cv;
         int wv;
-        bool local = learned_offsets(c, sm, loc, n_loc, &cv, &wv);
+        bool grown = false;
+        bool local = learned_offsets(c, sm, &cd, loc, n_loc, &cv, &wv, &grown);
+        if (local && grown && round == 0 && sm->n < LEARN_FIRST) {
+            while (sm->n < LEARN_FIRST) { /* keys guessed: more samples first */
+                const sm_mode *v;
+                uint32_t before = sm->n;
+                sample_mode(c, t->frame, seed, p, &v);
+                samples_add(r, sm, p->mode, v);
+                if (sm->n == before && v->singular)
+                    break;
+            }
+            sa__release(c, m2);
+            local = learned_offsets(c, sm, &cd, loc, n_loc, &cv, &wv, &grown);
+            for (int f = 0; local && f < 2; f++) { /* the entries no sample met */
+                uint32_t before = sm->n;
+                fill_entries(c, t, sm, seed, p, loc, n_loc);
+                if (sm->n == before)
+                    break;
+                sa__release(c, m2);
+                local = learned_offsets(c, sm, &cd, loc, n_loc, &cv, &wv, &grown);
+            }
+        }
+        wide = local && grown && (round > 0 ? wide : predicts(c, t, sm, seed, p, cv, wv));
         BDD before = *rest;
         if (local) {
             tight_edges_vec(c, cv, (size_t)wv, wv, NULL, tight);
-            c->max_block_rows = limit;
-            tight_solve(c, tight, rest, ok, te, NULL, NULL, NULL);
+            c->max_block_rows = wide ? 0 : limit;
+            if (wide)
+                sa__raise_budget(c, r->n_edges * LEARN_NODES_PER_EDGE);
+            if (!tight_solve(c, tight, rest, ok, te, NULL, NULL, NULL) && wide)
+                tight_whole(c, t, tight, rest, ok, te);
+            t->wide = t->wide || grown;
             c->max_block_rows = 0;
         }
         sa__release(c, m2);
@@ -892,6 +1217,7 @@ static void tight_rounds(sa_ctx *c, void *arg)
         sa__put(&r->ok, *ok);
         sa__put(&r->singular, *sing);
         r->blocks_learned += learned;
+        r->blocks_wide += t->wide;
     }
     sa__release(c, mark);
 }
@@ -901,7 +1227,7 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
     sa_result *r = c->r;
     if (r->chi_m == bddfalse || c->tight_depth > 0)
         return false;
-    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, false};
+    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, NULL, false, false};
     return sa__try(c, TIGHT_BUDGET, tight_rounds, &t) && t.covered;
 }
 
@@ -1338,7 +1664,7 @@ bool sa__seeded_primal(sa_ctx *c)
         r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
-    seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, false},
+    seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, NULL, false, false},
                       NULL, NULL, 0, 0, NULL, NULL};
     s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv, &s.same); /* ours, or the hint's own */
     bool done = s.hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
