@@ -165,7 +165,7 @@ Test(srv_worker, remembers_an_analysis_killed_at_the_memory_cap_until_the_text_c
     client a;
     srv_start(&p, "\"worker_memory_mb\": 64", "");
     cl_connect(&a, &p);
-    char *text = building_at(200);
+    char *text = building_at(400); /* 420 MB (N = 200: 118 MB, issue 40) */
     char *s1 = cl_open(&a, text);
     cJSON *r = cl_request(&a, 1, "session/analyze", session_params(s1));
     cr_assert_eq(error_code(r), RPC_MDAE_CODE(MDAE_E_NOMEM), "%s", cJSON_PrintUnformatted(r));
