@@ -72,7 +72,7 @@ int cli_engine_analyze(const cli_opts *o, cli_engine *e)
     int code = cli_engine_begin(o, e);
     if (code != CLI_EXIT_OK)
         return code;
-    sa_options so = {.method = o->method};
+    sa_options so = {.method = o->method, .families = o->families};
     int rc = inc_session_new(&e->inc);
     if (rc == MDAE_OK)
         rc = inc_analyze(e->inc, e->m, &so, &e->ir, &e->d);
@@ -96,22 +96,45 @@ void cli_engine_close(cli_engine *e)
     memset(e, 0, sizeof *e);
 }
 
+/* The graph's members of the analysis: rpc_json_cdg's blocks and edges
+ * (and the bodies), or with --families rpc_json_families's families,
+ * added to part. MDAE_OK or an error code. */
+static int graph_members(const cli_opts *o, cli_engine *e, cJSON *part)
+{
+    if (o->families) {
+        cdg_families *f = NULL;
+        cdg_family_report *frep = NULL;
+        int rc = cdg_families_build(e->g, &f);
+        if (rc == MDAE_OK)
+            rc = cdg_families_report(f, &frep);
+        if (rc == MDAE_OK)
+            rc = rpc_json_families(frep, part);
+        cdg_family_report_free(frep);
+        cdg_families_free(f);
+        return rc;
+    }
+    cdg_report *crep = NULL;
+    int rc = cdg_graph_report(e->g, &crep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_cdg(crep, part);
+    if (rc == MDAE_OK)
+        rc = rpc_json_add_bodies(part, crep, e->m);
+    cdg_report_free(crep);
+    return rc;
+}
+
 /* The analysis JSON of an engine run. CLI_EXIT_OK with *out, or a printed
  * failure. */
-static int analysis_json(cli_engine *e, cJSON **out)
+static int analysis_json(const cli_opts *o, cli_engine *e, cJSON **out)
 {
     sa_report *rep = NULL;
-    cdg_report *crep = NULL;
     int rc = sa_result_report(e->res, &rep);
     if (rc == MDAE_OK)
-        rc = cdg_graph_report(e->g, &crep);
-    if (rc == MDAE_OK)
-        rc = rpc_json_analysis(rep, crep, out);
-    if (rc == MDAE_OK && (rc = rpc_json_add_bodies(*out, crep, e->m)) < 0) {
+        rc = rpc_json_analysis(rep, NULL, out);
+    if (rc == MDAE_OK && (rc = graph_members(o, e, *out)) < 0) {
         cJSON_Delete(*out);
         *out = NULL;
     }
-    cdg_report_free(crep);
     sa_report_free(rep);
     if (rc < 0) {
         fprintf(stderr, "mdae: cannot build the analysis report: %s\n", mdae_strerror(rc));
@@ -155,10 +178,9 @@ static int print_members(cJSON *obj, bool *first)
  * rpc_json_add_bodies, rpc_json_add_left_out). Peak memory is then the
  * larger part, not their sum with the whole text. A failure past the
  * first part leaves the JSON cut short; the exit status says so. */
-static int analysis_json_stream(cli_engine *e)
+static int analysis_json_stream(const cli_opts *o, cli_engine *e)
 {
     sa_report *rep = NULL;
-    cdg_report *crep = NULL;
     cJSON *part = NULL;
     bool first = true;
     int rc = sa_result_report(e->res, &rep);
@@ -172,12 +194,7 @@ static int analysis_json_stream(cli_engine *e)
     cJSON_Delete(part);
     part = NULL;
     if (rc == MDAE_OK)
-        rc = cdg_graph_report(e->g, &crep);
-    if (rc == MDAE_OK)
-        rc = (part = cJSON_CreateObject()) == NULL ? MDAE_E_NOMEM : rpc_json_cdg(crep, part);
-    if (rc == MDAE_OK)
-        rc = rpc_json_add_bodies(part, crep, e->m);
-    cdg_report_free(crep);
+        rc = (part = cJSON_CreateObject()) == NULL ? MDAE_E_NOMEM : graph_members(o, e, part);
     if (rc == MDAE_OK)
         rc = print_members(part, &first);
     if (rc == MDAE_OK)
@@ -199,6 +216,11 @@ int cli_analyze_run(const cli_opts *o)
 {
     if (o->server != NULL && o->method != SA_METHOD_AUTO) {
         fprintf(stderr, "mdae analyze: --method applies to the embedded engine, not --server\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (o->server != NULL && o->families) {
+        fprintf(stderr, "mdae analyze: --families applies to the embedded engine, not --server "
+                        "(session/analyze takes families:true)\n");
         return CLI_EXIT_USAGE;
     }
     if (o->server != NULL)
@@ -237,11 +259,11 @@ int cli_analyze_run(const cli_opts *o)
         goto done;
     }
     if (o->json) {
-        code = cli_syntax_verdict(&e.src, e.m, analysis_json_stream(&e));
+        code = cli_syntax_verdict(&e.src, e.m, analysis_json_stream(o, &e));
         goto done;
     }
     cJSON *json = NULL;
-    code = analysis_json(&e, &json);
+    code = analysis_json(o, &e, &json);
     if (code != CLI_EXIT_OK)
         goto done;
     if (rpc_json_add_left_out(json, e.m) < 0) {

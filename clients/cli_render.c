@@ -251,6 +251,81 @@ static void print_cdg(const cJSON *a)
     }
 }
 
+/* A family's items of one kind, grouped by their guard: "KS, KV[1]'; C[1]
+ * when g[1] & g[2]; ..." (the family's own guard is not repeated). */
+static void print_family_items(const char *title, const cJSON *items, const char *fguard)
+{
+    printf("      %-10s", title);
+    if (size(items) == 0)
+        fputs("(none)", stdout);
+    const cJSON *it, *prev;
+    bool first_group = true;
+    cJSON_ArrayForEach(it, items) {
+        const char *g = str_or(it, "guard", "?");
+        bool seen = false; /* this guard's group was printed at its first item */
+        for (prev = items->child; prev != it && !seen; prev = prev->next)
+            seen = strcmp(str_or(prev, "guard", "?"), g) == 0;
+        if (seen)
+            continue;
+        fputs(first_group ? "" : "; ", stdout);
+        first_group = false;
+        bool first = true;
+        for (const cJSON *q = it; q != NULL; q = q->next) {
+            if (strcmp(str_or(q, "guard", "?"), g) != 0)
+                continue;
+            fputs(first ? "" : ", ", stdout);
+            print_item(q);
+            first = false;
+        }
+        if (strcmp(g, fguard) != 0)
+            printf(" when %s", g);
+    }
+    printf("\n");
+}
+
+/* --families (rpc_json_families): each family once, then the edges. */
+static void print_families(const cJSON *a)
+{
+    const cJSON *fams = arr(a, "families"), *edges = arr(a, "familyEdges");
+    const char *blocks = str_or(a, "blockCountExact", "?");
+    printf("\nblock families (%d, standing for %s blocks): in each mode where a family\n"
+           "applies, its block is the items whose modes hold there:\n",
+           size(fams), blocks);
+    if (size(fams) == 0)
+        printf("  (none)\n");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, fams) {
+        double id = -1;
+        num(f, "id", &id);
+        const char *variants = str_or(f, "variantsExact", "?");
+        const char *guard = str_or(f, "guard", "?");
+        printf("  f%-3.0f %s variant%s", id, variants, strcmp(variants, "1") == 0 ? "" : "s");
+        if (strcmp(guard, "true") != 0)
+            printf("   when %s", guard);
+        printf("\n");
+        print_family_items("equations", arr(f, "equations"), guard);
+        print_family_items("unknowns", arr(f, "unknowns"), guard);
+        if (size(arr(f, "reads")) > 0)
+            print_family_items("reads", arr(f, "reads"), guard);
+    }
+    printf("\nfamily edges (%d, standing for %s block edges): family A \u2192 family B\n"
+           "when a block of B reads an unknown a block of A solves\n",
+           size(edges), str_or(a, "blockEdgeCountExact", "?"));
+    if (size(edges) == 0)
+        printf("  (none)\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edges) {
+        double from = -1, to = -1;
+        num(e, "from", &from);
+        num(e, "to", &to);
+        printf("  f%.0f \u2192 f%.0f", from, to);
+        const char *guard = str_or(e, "guard", "?");
+        if (strcmp(guard, "true") != 0)
+            printf("   when %s", guard);
+        printf("\n");
+    }
+}
+
 void cli_render_analysis(const char *file, const cJSON *a)
 {
     printf("%s: %s\n", file, str_or(a, "status", "?"));
@@ -290,7 +365,10 @@ void cli_render_analysis(const char *file, const cJSON *a)
                   arr(a, "equations"));
     print_offsets("variable offsets (d), in the valid nonsingular modes", "d",
                   arr(a, "variables"));
-    print_cdg(a);
+    if (get(a, "families") != NULL)
+        print_families(a);
+    else
+        print_cdg(a);
 }
 
 /* ---- mode ----------------------------------------------------------------------- */

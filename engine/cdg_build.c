@@ -60,6 +60,9 @@
  * alone would not fit in memory. */
 #define CDG_MAX_EDGES 1000000
 #define CDG_MAX_KEY_INTS 16000000 /* the blocks' identities, all together */
+/* With sa_options.families, the block edges are not printed: the edge
+ * limit is this many times larger (docs/block_families.md). */
+#define CDG_FAMILY_EDGE_FACTOR 16
 static size_t max_edges = CDG_MAX_EDGES, max_key_ints = CDG_MAX_KEY_INTS;
 
 void cdg_set_limits(size_t edges, size_t key_ints)
@@ -154,6 +157,8 @@ typedef struct build {
     size_t hcap;
     size_t key_ints; /* sum of the blocks' key lengths (CDG_MAX_KEY_INTS) */
     /* The union-SCCs' memo (step 6): the hint's, read; r's, written. */
+    bool families; /* sa_options.families: the edge limit is larger, and
+                      the limits' messages do not suggest the option */
     const sa__bmemo *memo_in;
     sa__bmemo *memo_out;
     /* The union-SCC at hand: its equations' places (loc, -1 outside), its
@@ -439,11 +444,23 @@ static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    /* Families print one edge per pair of families, and lift the edge
+     * limit (not the identities': the families are built from them). */
+    const char *hint = b->families || id != MDAE_LIMIT_GRAPH_EDGES
+                           ? ""
+                           : " (their block families are smaller: mdae analyze --families, "
+                             "session/analyze families:true; docs/block_families.md)";
     sa__limit_diag(b->c, b->r->m, eqs, eqs != NULL ? n : 0, id, (double)value,
                    "the conditional dependency graph is too large: %s, as its blocks take "
-                   "too many different forms across the modes; it stopped",
-                   what);
+                   "too many different forms across the modes%s; it stopped",
+                   what, hint);
     sa__fail(b->c, MDAE_E_LIMIT);
+}
+
+/* The edge limit of this build (sa_options.families). */
+static size_t edge_limit(const build *b)
+{
+    return b->families ? max_edges * CDG_FAMILY_EDGE_FACTOR : max_edges;
 }
 
 /* The model indices of block B's equations (temporaries of c). */
@@ -1169,10 +1186,11 @@ static void finish(build *b, cdg_graph *g)
                 seen[A] = (uint32_t)bb + 1;
                 if (f == bddfalse)
                     continue;
-                if (ne == max_edges)
-                    too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges,
+                if (ne == edge_limit(b))
+                    too_large(b, MDAE_LIMIT_GRAPH_EDGES, edge_limit(b),
                               block_equations(c, B), B->n_equations,
-                              "it has more than %zu edges between its %zu blocks", max_edges, nb);
+                              "it has more than %zu edges between its %zu blocks",
+                              edge_limit(b), nb);
                 es = grow(c, es, ne, &cap, sizeof *es);
                 es[ne].from = A;
                 es[ne].to = (uint32_t)bb;
@@ -1453,6 +1471,7 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     b->r = r;
     b->memo_in = opt != NULL && opt->hint != NULL ? opt->hint->bmemo : NULL;
     b->memo_out = memo_of(r);
+    b->families = opt != NULL && opt->families;
     run(b, g);
     drop_blocks(b);
     sa__leave(c);

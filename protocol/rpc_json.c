@@ -786,6 +786,102 @@ int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
     return cdg_reusing(rep, NULL, analysis);
 }
 
+/* ---- Block families ------------------------------------------------------------ */
+
+/* [{"name","order","guard","cubes"}..] of a family's items. */
+static int family_items(const cdg_family_report *rep, const cdg_family_item *items, size_t n,
+                        cJSON **out)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (arr == NULL)
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        const cdg_item *it = &items[k].item;
+        cJSON *o = cJSON_CreateObject();
+        int rc = MDAE_E_NOMEM;
+        if (!append(arr, o) || !add_str(o, "name", it->name ? it->name : "?") ||
+            !add_num(o, "order", it->order) ||
+            (rc = add_set_over(o, rep->n_modes, rep->mode_names, &items[k].modes)) < 0) {
+            cJSON_Delete(arr);
+            return rc;
+        }
+    }
+    *out = arr;
+    return MDAE_OK;
+}
+
+static int family_json(const cdg_family_report *rep, const cdg_report_family *F, cJSON *o)
+{
+    int rc;
+    if (!add_num(o, "id", F->id))
+        return MDAE_E_NOMEM;
+    if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &F->modes)) < 0)
+        return rc;
+    if (!add_count(o, "variants", (double)F->n_variants, NULL))
+        return MDAE_E_NOMEM;
+    const char *keys[3] = {"equations", "unknowns", "reads"};
+    const cdg_family_item *lists[3] = {F->equations, F->unknowns, F->reads};
+    size_t counts[3] = {F->n_equations, F->n_unknowns, F->n_reads};
+    for (int q = 0; q < 3; q++) {
+        cJSON *arr = NULL;
+        if ((rc = family_items(rep, lists[q], counts[q], &arr)) < 0)
+            return rc;
+        if (!attach_literal(o, keys[q], arr))
+            return MDAE_E_NOMEM;
+    }
+    return MDAE_OK;
+}
+
+int rpc_json_families(const cdg_family_report *rep, cJSON *analysis)
+{
+    if (rep == NULL || !cJSON_IsObject(analysis) ||
+        (rep->n_families > 0 && rep->families == NULL) ||
+        (rep->n_edges > 0 && rep->edges == NULL) || (rep->n_modes > 0 && rep->mode_names == NULL))
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    int rc = MDAE_E_NOMEM;
+    /* Built apart and attached last: a failure leaves the analysis as it was. */
+    cJSON *part = cJSON_CreateObject(), *fams = cJSON_CreateArray(), *edges = cJSON_CreateArray();
+    if (part == NULL || fams == NULL || edges == NULL) {
+        cJSON_Delete(fams);
+        cJSON_Delete(edges);
+        goto fail;
+    }
+    if (!add_count(part, "blockCount", (double)rep->n_blocks, NULL) ||
+        !add_count(part, "blockEdgeCount", (double)rep->n_block_edges, NULL) ||
+        !attach(part, "families", fams)) {
+        cJSON_Delete(edges);
+        goto fail;
+    }
+    if (!attach(part, "familyEdges", edges))
+        goto fail;
+    for (size_t k = 0; k < rep->n_families; k++) {
+        cJSON *o = cJSON_CreateObject();
+        rc = MDAE_E_NOMEM;
+        if (!append(fams, o) || (rc = family_json(rep, &rep->families[k], o)) < 0)
+            goto fail;
+    }
+    for (size_t k = 0; k < rep->n_edges; k++) {
+        const cdg_report_edge *re = &rep->edges[k];
+        cJSON *o = cJSON_CreateObject();
+        rc = MDAE_E_NOMEM;
+        if (!append(edges, o) || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
+            goto fail;
+        if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &re->guard)) < 0)
+            goto fail;
+    }
+    while (part->child != NULL) {
+        cJSON *m = cJSON_DetachItemViaPointer(part, part->child);
+        /* the keys are literals (attach): kept without a copy, cannot fail */
+        cJSON_AddItemToObjectCS(analysis, m->string, m);
+    }
+    cJSON_Delete(part);
+    return MDAE_OK;
+fail:
+    cJSON_Delete(part);
+    return rc;
+}
+
 int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
                               cJSON **out)
 {

@@ -47,6 +47,7 @@
 #include "mel.h"
 #include "sa.h"
 #include "cdg.h"
+#include "cdg_family.h"
 #include "mc.h"
 #include "ap.h"
 
@@ -143,6 +144,22 @@ MDAE_API int rpc_json_add_left_out(cJSON *obj /* borrowed */, const mel_model *m
  * `analysis` is left as it was. */
 MDAE_API int rpc_json_cdg(const cdg_report *rep /* borrowed */,
                           cJSON *analysis /* borrowed: gains two members */);
+
+/* The block families (engine/cdg_family.h; `mdae analyze --families`,
+ * session/analyze {families:true}) in place of rpc_json_cdg's members:
+ *   "blockCount":N, "blockCountExact":"N", "blockCountLog2":x  (the graph's blocks)
+ *   "blockEdgeCount":N, ...Exact, ...Log2                      (the graph's edges)
+ *   "families":[{"id":0,"guard":..,"cubes":[..],
+ *                "variants":V,"variantsExact":"V","variantsLog2":x,
+ *                "equations":[{"name":"C[1]","order":0,"guard":..,"cubes":[..]}..],
+ *                "unknowns":[..], "reads":[..]}..],
+ *   "familyEdges":[{"from":0,"to":3,"guard":..,"cubes":[..]}..]
+ * A family's guard is the union of its variants' guards; an item's, the
+ * modes where it is in the family's block (in such a mode the family's
+ * block is the items whose guard holds). "from"/"to" are family ids. On
+ * failure `analysis` is left as it was. */
+MDAE_API int rpc_json_families(const cdg_family_report *rep /* borrowed */,
+                               cJSON *analysis /* borrowed: gains six members */);
 
 /* Add to the blocks of an analysis object (rpc_json_cdg's "blocks", built
  * from rep, the report of a graph of model m) the differentiated bodies
