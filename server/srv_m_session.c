@@ -761,8 +761,21 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"modechanges\" must be a boolean");
         return;
     }
+    /* families: the block families in place of the blocks and edges
+     * (engine/cdg_family.h, docs/block_families.md); a whole result only. */
+    const cJSON *families = get_param(params, "families");
+    if (families != NULL && !cJSON_IsBool(families)) {
+        bad_params(call, "%s", "\"families\" must be a boolean");
+        return;
+    }
+    if (cJSON_IsTrue(families) &&
+        (cJSON_IsTrue(stream) || since != NULL || cJSON_IsTrue(stable))) {
+        bad_params(call, "%s", "\"families\" goes without \"stream\", \"since\" and \"stableIds\"");
+        return;
+    }
     cJSON *wp = cJSON_CreateObject();
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
+        (cJSON_IsTrue(families) && !cJSON_AddTrueToObject(wp, "families")) ||
         (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
         (cJSON_IsTrue(mc) && !cJSON_AddTrueToObject(wp, "modechanges")) ||
         (cJSON_IsTrue(reuse) && !cJSON_AddTrueToObject(wp, "parts")) ||

@@ -692,6 +692,33 @@ static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, cons
     return NULL;
 }
 
+/* session/analyze {families:true}: the kept report's members but "blocks"
+ * and "edges" (as references: no copy), with rpc_json_families's members
+ * for the analysed graph. MDAE_OK with *out (owned), or an error code. */
+static int families_result(const wk_state *w, const cJSON *rep, cJSON **out)
+{
+    cdg_families *f = NULL;
+    cdg_family_report *frep = NULL;
+    cJSON *json = cJSON_CreateObject();
+    int rc = json == NULL ? MDAE_E_NOMEM : cdg_families_build(w->graph, &f);
+    if (rc == MDAE_OK)
+        rc = cdg_families_report(f, &frep);
+    for (const cJSON *m = rep->child; rc == MDAE_OK && m != NULL; m = m->next)
+        if (strcmp(m->string, "blocks") != 0 && strcmp(m->string, "edges") != 0 &&
+            !cJSON_AddItemReferenceToObject(json, m->string, (cJSON *)m))
+            rc = MDAE_E_NOMEM;
+    if (rc == MDAE_OK)
+        rc = rpc_json_families(frep, json);
+    cdg_family_report_free(frep);
+    cdg_families_free(f);
+    if (rc < 0) {
+        cJSON_Delete(json);
+        return rc;
+    }
+    *out = json;
+    return MDAE_OK;
+}
+
 static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
@@ -712,6 +739,11 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
     if ((cJSON_IsNumber(since) || stable) &&
         (err = stable_result(w, id, rep, since, version, &json)) != NULL)
         return err;
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "families")) && json == NULL &&
+        (rc = families_result(w, rep, &json)) < 0) {
+        check(rc);
+        return analysis_error(w, id, rc, NULL);
+    }
     if (cJSON_IsTrue(stream))
         stream_parts(w, json ? json : rep, cJSON_IsNumber(since));
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges"))) {

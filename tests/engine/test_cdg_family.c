@@ -431,3 +431,48 @@ Test(cdg_family, rldc_parallel_families_stay_few_while_blocks_multiply)
     }
     free(text);
 }
+
+/* The default output's size limit speaks (issue 36 item 3): past the edge
+ * limit, the error names the count, the limit and suggests --families;
+ * with sa_options.families the same graph fits (16 times the edges). */
+Test(cdg_family, the_edge_limit_names_count_and_limit_and_suggests_families)
+{
+    char *text = tm_slurp("rldc_parallel.mel");
+    mel_define def;
+    mel_options o = tm_options_n(&def, 6); /* 158 blocks, 978 edges */
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), &o, &m, &d), MDAE_OK);
+    sa_result *r = NULL;
+    cr_assert_eq(sa_analyze(m, NULL, &r, &d), MDAE_OK);
+    cdg_set_limits(100, 0);
+    cdg_graph *g = NULL;
+    cr_assert_eq(cdg_build(r, NULL, &g, &d), MDAE_E_LIMIT);
+    const mdae_diag *lim = mdae_diags_find_limit(&d);
+    cr_assert_not_null(lim);
+    cr_assert_eq(lim->limit, MDAE_LIMIT_GRAPH_EDGES);
+    cr_assert(strstr(lim->message, "more than 100 edges") != NULL, "%s", lim->message);
+    cr_assert(strstr(lim->message, " blocks") != NULL, "%s", lim->message);
+    cr_assert(strstr(lim->message, "--families") != NULL, "%s", lim->message);
+    cr_assert(strstr(lim->message, "families:true") != NULL, "%s", lim->message);
+    mdae_diags_close(&d);
+    mdae_diags_init(&d);
+    sa_options so = {.families = true};
+    cr_assert_eq(cdg_build(r, &so, &g, &d), MDAE_OK, "the families' edge limit is larger");
+    cr_assert_eq(cdg_graph_n_edges(g), 978);
+    cdg_graph_free(g);
+    /* the limit of the identities is not lifted: no suggestion there */
+    cdg_set_limits(0, 1000);
+    cr_assert_eq(cdg_build(r, &so, &g, &d), MDAE_E_LIMIT);
+    lim = mdae_diags_find_limit(&d);
+    cr_assert_not_null(lim);
+    cr_assert_eq(lim->limit, MDAE_LIMIT_GRAPH_ITEMS);
+    cr_assert(strstr(lim->message, "exceed 1000 items") != NULL, "%s", lim->message);
+    cr_assert(strstr(lim->message, "--families") == NULL, "%s", lim->message);
+    cdg_set_limits(0, 0);
+    mdae_diags_close(&d);
+    sa_result_free(r);
+    mel_model_free(m);
+    free(text);
+}
