@@ -308,9 +308,9 @@ static void print_families(const cJSON *a)
         if (size(arr(f, "reads")) > 0)
             print_family_items("reads", arr(f, "reads"), guard);
     }
-    printf("\nfamily edges (%d, standing for %s block edges): family A \u2192 family B\n"
-           "when a block of B reads an unknown a block of A solves\n",
-           size(edges), str_or(a, "blockEdgeCountExact", "?"));
+    printf("\nfamily edges (%d): family A \u2192 family B when the block of B reads an\n"
+           "unknown the block of A solves\n",
+           size(edges));
     if (size(edges) == 0)
         printf("  (none)\n");
     const cJSON *e;

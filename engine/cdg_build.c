@@ -60,9 +60,6 @@
  * alone would not fit in memory. */
 #define CDG_MAX_EDGES 1000000
 #define CDG_MAX_KEY_INTS 16000000 /* the blocks' identities, all together */
-/* With sa_options.families, the block edges are not printed: the edge
- * limit is this many times larger (docs/block_families.md). */
-#define CDG_FAMILY_EDGE_FACTOR 16
 static size_t max_edges = CDG_MAX_EDGES, max_key_ints = CDG_MAX_KEY_INTS;
 
 void cdg_set_limits(size_t edges, size_t key_ints)
@@ -157,8 +154,8 @@ typedef struct build {
     size_t hcap;
     size_t key_ints; /* sum of the blocks' key lengths (CDG_MAX_KEY_INTS) */
     /* The union-SCCs' memo (step 6): the hint's, read; r's, written. */
-    bool families; /* sa_options.families: the edge limit is larger, and
-                      the limits' messages do not suggest the option */
+    bool families; /* sa_options.families: no block edges (step 5), and the
+                      limits' messages do not suggest the option */
     const sa__bmemo *memo_in;
     sa__bmemo *memo_out;
     /* The union-SCC at hand: its equations' places (loc, -1 outside), its
@@ -444,8 +441,8 @@ static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    /* Families print one edge per pair of families, and lift the edge
-     * limit (not the identities': the families are built from them). */
+    /* Families build no block edges, so no edge limit (but the
+     * identities': the families are built from the blocks). */
     const char *hint = b->families || id != MDAE_LIMIT_GRAPH_EDGES
                            ? ""
                            : " (their block families are smaller: mdae analyze --families, "
@@ -455,12 +452,6 @@ static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *
                    "too many different forms across the modes%s; it stopped",
                    what, hint);
     sa__fail(b->c, MDAE_E_LIMIT);
-}
-
-/* The edge limit of this build (sa_options.families). */
-static size_t edge_limit(const build *b)
-{
-    return b->families ? max_edges * CDG_FAMILY_EDGE_FACTOR : max_edges;
 }
 
 /* The model indices of block B's equations (temporaries of c). */
@@ -1151,6 +1142,11 @@ static void finish(build *b, cdg_graph *g)
         g->bguard[k] = bdd_addref(t->guard);
     }
 
+    /* Step 5, unless the caller reports families (which find their edges
+     * from their items: engine/cdg_family.c). */
+    g->no_edges = b->families;
+    if (b->families)
+        return;
     /* Writers of each variable: (block, order). */
     size_t *wfirst = sa__alloc(c, (r->n_var + 2) * sizeof *wfirst);
     for (size_t k = 0; k < nb; k++)
@@ -1186,11 +1182,10 @@ static void finish(build *b, cdg_graph *g)
                 seen[A] = (uint32_t)bb + 1;
                 if (f == bddfalse)
                     continue;
-                if (ne == edge_limit(b))
-                    too_large(b, MDAE_LIMIT_GRAPH_EDGES, edge_limit(b),
+                if (ne == max_edges)
+                    too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges,
                               block_equations(c, B), B->n_equations,
-                              "it has more than %zu edges between its %zu blocks",
-                              edge_limit(b), nb);
+                              "it has more than %zu edges between its %zu blocks", max_edges, nb);
                 es = grow(c, es, ne, &cap, sizeof *es);
                 es[ne].from = A;
                 es[ne].to = (uint32_t)bb;

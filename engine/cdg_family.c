@@ -7,7 +7,8 @@
  *      found through an index of the families of each equation;
  *   2. items: per family, its variants' items sorted by (kind, index,
  *      order), the guards of equal items OR-ed into the item's set;
- *   3. edges: the block edges by (family, family), guards OR-ed.
+ *   3. edges: from the items (an unknown of one family read by another),
+ *      not from the block edges, which sa_options.families does not build.
  * Errors and BDD references: engine/sa_int.h (the result's BDDs are
  * referenced by hand, as cdg_build's).
  */
@@ -286,42 +287,115 @@ static void items(sa_ctx *c, cdg_families *f)
 
 /* ---- 3. Edges -------------------------------------------------------------- */
 
-typedef struct tedge {
-    uint32_t from, to; /* families */
-    size_t e;          /* the block edge */
-} tedge;
+/* Family F -> family G in the modes where an unknown (j, k) of F's block
+ * is a read of G's: OR over the pairs (j, k) of U_F(j, k) & R_G(j, k),
+ * which is, expanded, the union over their variants A, B of guard(A) &
+ * guard(B) where unknowns(A) and reads(B) share a pair: the block edges'
+ * guards (cdg.h). So the families need no block edges (sa_options.families
+ * builds none): the work is the items', not the pairs of blocks'. */
 
-static int tedge_cmp(const void *x, const void *y)
+typedef struct use {
+    uint32_t var;
+    int order;
+    uint32_t family;
+    size_t item; /* into f->items */
+} use;
+
+static int use_cmp(const void *x, const void *y)
 {
-    const tedge *a = x, *b = y;
+    const use *a = x, *b = y;
+    if (a->var != b->var)
+        return a->var < b->var ? -1 : 1;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    if (a->family != b->family)
+        return a->family < b->family ? -1 : 1;
+    return a->item < b->item ? -1 : a->item > b->item;
+}
+
+/* A writer and a reader of the same pair, in two families. */
+typedef struct meet {
+    uint32_t from, to;   /* families */
+    size_t unknown, read; /* items */
+} meet;
+
+static int meet_cmp(const void *x, const void *y)
+{
+    const meet *a = x, *b = y;
     if (a->from != b->from)
         return a->from < b->from ? -1 : 1;
     if (a->to != b->to)
         return a->to < b->to ? -1 : 1;
-    return a->e < b->e ? -1 : a->e > b->e;
+    if (a->unknown != b->unknown)
+        return a->unknown < b->unknown ? -1 : 1;
+    return a->read < b->read ? -1 : a->read > b->read;
+}
+
+/* The uses of kind `kind` (unknowns or reads) of every family, sorted. */
+static use *uses_of(sa_ctx *c, const cdg_families *f, int kind, size_t *n)
+{
+    size_t total = 0;
+    for (size_t q = 0; q < f->n_families; q++)
+        total += f->fams[q].first_item[kind + 1] - f->fams[q].first_item[kind];
+    use *u = sa__alloc_raw(c, (total + 1) * sizeof *u);
+    size_t at = 0;
+    for (size_t q = 0; q < f->n_families; q++)
+        for (size_t a = f->fams[q].first_item[kind]; a < f->fams[q].first_item[kind + 1]; a++)
+            u[at++] = (use){f->items[a].index, f->items[a].order, (uint32_t)q, a};
+    qsort(u, total, sizeof *u, use_cmp);
+    *n = total;
+    return u;
+}
+
+/* Every (writer, reader) of a pair in two different families. */
+static meet *meets(sa_ctx *c, const cdg_families *f, size_t *n_out)
+{
+    size_t nw, nr, n = 0, cap = 0;
+    use *w = uses_of(c, f, K_UNK, &nw), *rd = uses_of(c, f, K_READ, &nr);
+    meet *m = NULL;
+    size_t a = 0;
+    for (size_t b = 0; b < nr; b++) {
+        while (a < nw && (w[a].var < rd[b].var ||
+                          (w[a].var == rd[b].var && w[a].order < rd[b].order)))
+            a++;
+        for (size_t q = a; q < nw && w[q].var == rd[b].var && w[q].order == rd[b].order; q++) {
+            if (w[q].family == rd[b].family) /* a block never reads its unknown */
+                continue;
+            if (n == cap) {
+                size_t nc = cap ? 2 * cap : 256;
+                meet *nm = sa__alloc_raw(c, nc * sizeof *nm);
+                if (n)
+                    memcpy(nm, m, n * sizeof *nm);
+                m = nm;
+                cap = nc;
+            }
+            m[n++] = (meet){w[q].family, rd[b].family, w[q].item, rd[b].item};
+        }
+    }
+    if (n > 1)
+        qsort(m, n, sizeof *m, meet_cmp);
+    *n_out = n;
+    return m;
 }
 
 static void edges(sa_ctx *c, cdg_families *f)
 {
-    const cdg_graph *g = f->g;
-    tedge *t = sa__alloc_raw(c, (g->n_edges + 1) * sizeof *t);
-    for (size_t e = 0; e < g->n_edges; e++) {
-        t[e] = (tedge){f->family_of[g->efrom[e]], f->family_of[g->eto[e]], e};
-        MDAE_ASSERT(t[e].from != t[e].to); /* a family's variants never coexist */
-    }
-    qsort(t, g->n_edges, sizeof *t, tedge_cmp);
-    f->efrom = sa__alloc_keep_raw(c, (g->n_edges + 1) * sizeof *f->efrom);
-    f->eto = sa__alloc_keep_raw(c, (g->n_edges + 1) * sizeof *f->eto);
-    f->eguard = sa__alloc_keep(c, (g->n_edges + 1) * sizeof *f->eguard);
-    for (size_t a = 0; a < g->n_edges;) {
+    size_t nm;
+    meet *m = meets(c, f, &nm);
+    f->efrom = sa__alloc_keep_raw(c, (nm + 1) * sizeof *f->efrom);
+    f->eto = sa__alloc_keep_raw(c, (nm + 1) * sizeof *f->eto);
+    f->eguard = sa__alloc_keep(c, (nm + 1) * sizeof *f->eguard);
+    for (size_t a = 0; a < nm;) {
         size_t mark = sa__mark(c);
         BDD guard = bddfalse;
         size_t b = a;
-        for (; b < g->n_edges && t[b].from == t[a].from && t[b].to == t[a].to; b++)
-            guard = T(bdd_or(guard, g->eguard[t[b].e]));
-        f->efrom[f->n_edges] = t[a].from;
-        f->eto[f->n_edges] = t[a].to;
-        f->eguard[f->n_edges++] = bdd_addref(guard);
+        for (; b < nm && m[b].from == m[a].from && m[b].to == m[a].to; b++)
+            guard = T(bdd_or(guard, T(bdd_and(f->imodes[m[b].unknown], f->imodes[m[b].read]))));
+        if (guard != bddfalse) {
+            f->efrom[f->n_edges] = m[a].from;
+            f->eto[f->n_edges] = m[a].to;
+            f->eguard[f->n_edges++] = bdd_addref(guard);
+        }
         sa__release(c, mark);
         a = b;
     }
@@ -511,7 +585,6 @@ static void report_fill(sa_ctx *c, report_ctx *x)
     for (uint32_t k = 0; k < r->n_modes; k++)
         names[k] = r->m->modes[k].name;
     rep->n_blocks = f->g->n_blocks;
-    rep->n_block_edges = f->g->n_edges;
     sa__care_init(c, r, r->chi_m, &x->care);
     sa__set_memo_init(c, &x->memo, f->n_items + f->n_families + f->n_edges);
     rep->families = sa__alloc_keep(c, (f->n_families + 1) * sizeof *rep->families);

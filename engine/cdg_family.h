@@ -34,15 +34,17 @@
  * Edges: family F -> family G in the modes where a variant of F is a
  * predecessor of a variant of G (the union of the block edges' guards
  * between them); F != G always (a family's variants never coexist).
+ * They are found from the families' items (an unknown of F read by G),
+ * so the graph needs no block edges: sa_options.families builds none.
  *
  * Promises: no I/O. Uses the process-global BuDDy manager like cdg_*;
  * deterministic: families are numbered by their first block's id, their
  * variants ascending, their items sorted by (index, order), edges by
- * (from, to). The work is linear in the graph's size (its blocks' items
- * and edges) plus one BDD conjunction per candidate family of a block:
- * the families are built from the graph, so a graph past cdg_build's
- * limits has no families either (sa_options.families raises the edge
- * limit, whose edges are not printed).
+ * (from, to). The work is linear in the blocks' items, plus one BDD
+ * conjunction per candidate family of a block, plus one per pair of an
+ * unknown and a read of two families: never per pair of blocks. The
+ * families are built from the blocks, so a graph past cdg_build's limit
+ * of the blocks' identities has no families either.
  *
  * Errors: MDAE_OK, MDAE_E_INVAL, MDAE_E_STATE (no sa_begin), MDAE_E_NOMEM,
  * MDAE_E_BDD_LIMIT, MDAE_E_BDD, MDAE_E_LIMIT (a set of more than
@@ -100,7 +102,6 @@ typedef struct cdg_family_report {
     uint32_t n_modes;
     const char *const *mode_names; /* owned array, names borrowed from the model */
     size_t n_blocks;               /* the graph's blocks, all families together */
-    size_t n_block_edges;          /* the graph's edges */
     size_t n_families;
     cdg_report_family *families;   /* families[k].id == k */
     size_t n_edges;

@@ -134,10 +134,11 @@ typedef struct sa_options {
      * shortcut (engine/sa_greedy.c, all_rows) against the relational
      * products it replaces, and aborts on a difference (slow). */
     bool self_check;
-    /* The caller reports block families (engine/cdg_family.h), not each
-     * block edge: cdg_build's edge limit is then CDG_FAMILY_EDGE_FACTOR
-     * times larger (the block edges are kept only as BDDs, and the output
-     * has one edge per pair of families). Never changes the graph. */
+    /* The caller reports block families (engine/cdg_family.h), which find
+     * their edges from their items: cdg_build builds the blocks but no
+     * block edges (cdg_graph_n_edges 0; its report, mode view and DOT then
+     * answer MDAE_E_STATE), so the edge limit does not apply. The blocks
+     * do not change. */
     bool families;
 } sa_options;
 

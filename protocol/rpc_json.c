@@ -848,7 +848,6 @@ int rpc_json_families(const cdg_family_report *rep, cJSON *analysis)
         goto fail;
     }
     if (!add_count(part, "blockCount", (double)rep->n_blocks, NULL) ||
-        !add_count(part, "blockEdgeCount", (double)rep->n_block_edges, NULL) ||
         !attach(part, "families", fams)) {
         cJSON_Delete(edges);
         goto fail;

@@ -148,7 +148,6 @@ MDAE_API int rpc_json_cdg(const cdg_report *rep /* borrowed */,
 /* The block families (engine/cdg_family.h; `mdae analyze --families`,
  * session/analyze {families:true}) in place of rpc_json_cdg's members:
  *   "blockCount":N, "blockCountExact":"N", "blockCountLog2":x  (the graph's blocks)
- *   "blockEdgeCount":N, ...Exact, ...Log2                      (the graph's edges)
  *   "families":[{"id":0,"guard":..,"cubes":[..],
  *                "variants":V,"variantsExact":"V","variantsLog2":x,
  *                "equations":[{"name":"C[1]","order":0,"guard":..,"cubes":[..]}..],
@@ -159,7 +158,7 @@ MDAE_API int rpc_json_cdg(const cdg_report *rep /* borrowed */,
  * block is the items whose guard holds). "from"/"to" are family ids. On
  * failure `analysis` is left as it was. */
 MDAE_API int rpc_json_families(const cdg_family_report *rep /* borrowed */,
-                               cJSON *analysis /* borrowed: gains six members */);
+                               cJSON *analysis /* borrowed: gains five members */);
 
 /* Add to the blocks of an analysis object (rpc_json_cdg's "blocks", built
  * from rep, the report of a graph of model m) the differentiated bodies

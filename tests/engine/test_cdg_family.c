@@ -310,7 +310,8 @@ static analysed analyse(const char *label, const char *text, long long N)
     mdae_diags_init(&d);
     cr_assert_eq(mel_model_parse(text, strlen(text), &o, &a.m, &d), MDAE_OK, "%s: parse", label);
     cr_assert_eq(sa_analyze(a.m, NULL, &a.r, &d), MDAE_OK, "%s: analyze", label);
-    cr_assert_eq(cdg_build(a.r, NULL, &a.g, &d), MDAE_OK, "%s: cdg_build", label);
+    sa_options so = {.families = true}; /* the blocks only: the families find their edges */
+    cr_assert_eq(cdg_build(a.r, &so, &a.g, &d), MDAE_OK, "%s: cdg_build", label);
     cr_assert_eq(cdg_families_build(a.g, &a.f), MDAE_OK, "%s: families", label);
     mdae_diags_close(&d);
     return a;
@@ -459,8 +460,16 @@ Test(cdg_family, the_edge_limit_names_count_and_limit_and_suggests_families)
     mdae_diags_close(&d);
     mdae_diags_init(&d);
     sa_options so = {.families = true};
-    cr_assert_eq(cdg_build(r, &so, &g, &d), MDAE_OK, "the families' edge limit is larger");
-    cr_assert_eq(cdg_graph_n_edges(g), 978);
+    cr_assert_eq(cdg_build(r, &so, &g, &d), MDAE_OK, "families: no block edges, no edge limit");
+    cr_assert_eq(cdg_graph_n_blocks(g), 158);
+    cr_assert_eq(cdg_graph_n_edges(g), 0);
+    cdg_report *crep = NULL;
+    cr_assert_eq(cdg_graph_report(g, &crep), MDAE_E_STATE, "no report of the missing edges");
+    cdg_families *f = NULL;
+    cr_assert_eq(cdg_families_build(g, &f), MDAE_OK);
+    cr_assert_eq(cdg_families_count(f), 8 * 6 + 2);
+    cr_assert_eq(cdg_families_n_edges(f), 23 * 6 - 11, "the family edges from the items");
+    cdg_families_free(f);
     cdg_graph_free(g);
     /* the limit of the identities is not lifted: no suggestion there */
     cdg_set_limits(0, 1000);
