@@ -398,8 +398,9 @@ Test(cdg_family, families_expand_to_the_brute_force_blocks_on_random_models)
 Test(cdg_family, rldc_parallel_families_stay_few_while_blocks_multiply)
 {
     /* families, family edges and items of all families: 8N + 2, 23N - 11
-     * and 69N - 21 for N = 3..8 (26, 58, 186 at N = 3, read by hand in
-     * docs/block_families.md), where the blocks are 54 .. 382 */
+     * and 69N - 21 for N = 3..8 (measured; the families at N = 3, 26 of
+     * them, read by hand: `mdae analyze --families -D N=3`), where the
+     * blocks are 54 .. 382 */
     char *text = tm_slurp("rldc_parallel.mel");
     for (long long N = 3; N <= 8; N++) {
         char label[64];
