@@ -218,11 +218,6 @@ int cli_analyze_run(const cli_opts *o)
         fprintf(stderr, "mdae analyze: --method applies to the embedded engine, not --server\n");
         return CLI_EXIT_USAGE;
     }
-    if (o->server != NULL && o->families) {
-        fprintf(stderr, "mdae analyze: --families applies to the embedded engine, not --server "
-                        "(session/analyze takes families:true)\n");
-        return CLI_EXIT_USAGE;
-    }
     if (o->server != NULL)
         return cli_remote_run(o, CLI_REMOTE_ANALYZE);
     cli_engine e;

@@ -394,6 +394,34 @@ Test(cdg_family, families_expand_to_the_brute_force_blocks_on_random_models)
         }
 }
 
+/* In every mode of rldc_parallel, the loops' family's block holds C[k]
+ * exactly when diode k passes and another one does too (the capacitor
+ * loop of the passing diodes: docs/block_families.md). */
+static void check_loop_family(const char *label, const analysed *a, size_t loop)
+{
+    uint32_t nm = a->m->n_modes;
+    bool *mode = calloc(nm + 1, 1);
+    for (uint64_t q = 0; q < (1ull << nm); q++) {
+        ref_mode_from_index(q, nm, mode);
+        size_t passing = 0;
+        for (uint32_t k = 0; k < nm; k++)
+            passing += mode[k];
+        cdg_block b;
+        cr_assert_eq(cdg_families_variant_at(a->f, loop, mode, &b), MDAE_OK);
+        for (uint32_t k = 0; k < nm; k++) {
+            const char *g = a->m->modes[k].name; /* "g[3]" -> "C[3]" */
+            cr_assert_eq(g[0], 'g');
+            bool held = false;
+            for (size_t e = 0; e < b.n_equations; e++)
+                held |= b.equations[e].name[0] == 'C' && !strcmp(b.equations[e].name + 1, g + 1);
+            cr_assert_eq(held, mode[k] && passing >= 2, "%s: C%s in the loops' family at mode %llu",
+                         label, g + 1, (unsigned long long)q);
+        }
+        cdg_families_variant_close(&b);
+    }
+    free(mode);
+}
+
 /* rldc_parallel: blocks 2^N + 16N - 2, families few and linear in N. */
 Test(cdg_family, rldc_parallel_families_stay_few_while_blocks_multiply)
 {
@@ -425,6 +453,8 @@ Test(cdg_family, rldc_parallel_families_stay_few_while_blocks_multiply)
         for (size_t q = 0; q < rep->families[loop].n_equations; q++)
             cs += rep->families[loop].equations[q].item.name[0] == 'C';
         cr_assert_eq(cs, (size_t)N, "%s: the loops' family holds every C[k]", label);
+        if (N <= 6)
+            check_loop_family(label, &a, loop);
         cr_assert_eq(rep->n_families, (size_t)(8 * N + 2), "%s: families", label);
         cr_assert_eq(rep->n_edges, (size_t)(23 * N - 11), "%s: family edges", label);
         cr_assert_eq(items, (size_t)(69 * N - 21), "%s: items", label);
