@@ -4,7 +4,8 @@
  * analysis (inc_analyze: each connected component by the method that fits
  * it, sa.h; then the blocks and their dependency graph) in this process and print it as text, as the JSON the server
  * sends (rpc_json_analysis), as Graphviz DOT (cdg_graph_dot), or that graph
- * laid out as SVG (--svg: render/svg_render.h). Also the
+ * laid out as SVG (--svg: render/svg_render.h); with --families, the block
+ * families in place of the blocks (engine/cdg_family.h). Also the
  * embedded engine shared with `mdae mode` (cli_engine_run).
  *
  * The text form is for people (cli_render.c): the verdict first, then where
@@ -96,48 +97,57 @@ void cli_engine_close(cli_engine *e)
     memset(e, 0, sizeof *e);
 }
 
-/* The graph's members of the analysis: rpc_json_cdg's blocks and edges
- * (and the bodies), or with --families rpc_json_families's families,
- * added to part. MDAE_OK or an error code. */
-static int graph_members(const cli_opts *o, cli_engine *e, cJSON *part)
-{
-    if (o->families) {
-        cdg_families *f = NULL;
-        cdg_family_report *frep = NULL;
-        int rc = cdg_families_build(e->g, &f);
-        if (rc == MDAE_OK)
-            rc = cdg_families_report(f, &frep);
-        if (rc == MDAE_OK)
-            rc = rpc_json_families(frep, part);
-        cdg_family_report_free(frep);
-        cdg_families_free(f);
-        return rc;
-    }
-    cdg_report *crep = NULL;
-    int rc = cdg_graph_report(e->g, &crep);
-    if (rc == MDAE_OK)
-        rc = rpc_json_cdg(crep, part);
-    if (rc == MDAE_OK)
-        rc = rpc_json_add_bodies(part, crep, e->m);
-    cdg_report_free(crep);
-    return rc;
-}
-
 /* The analysis JSON of an engine run. CLI_EXIT_OK with *out, or a printed
  * failure. */
-static int analysis_json(const cli_opts *o, cli_engine *e, cJSON **out)
+static int analysis_json(cli_engine *e, cJSON **out)
 {
     sa_report *rep = NULL;
+    cdg_report *crep = NULL;
     int rc = sa_result_report(e->res, &rep);
     if (rc == MDAE_OK)
-        rc = rpc_json_analysis(rep, NULL, out);
-    if (rc == MDAE_OK && (rc = graph_members(o, e, *out)) < 0) {
+        rc = cdg_graph_report(e->g, &crep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_analysis(rep, crep, out);
+    if (rc == MDAE_OK && (rc = rpc_json_add_bodies(*out, crep, e->m)) < 0) {
         cJSON_Delete(*out);
         *out = NULL;
     }
+    cdg_report_free(crep);
     sa_report_free(rep);
     if (rc < 0) {
         fprintf(stderr, "mdae: cannot build the analysis report: %s\n", mdae_strerror(rc));
+        return rc == MDAE_E_BDD_LIMIT ? CLI_EXIT_LIMIT : CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* With --families: the analysis JSON with the block families in place of
+ * the blocks and edges (rpc_json_families; the graph was built without
+ * its edges, sa_options.families), left-out statements last. The tree is
+ * small (engine/cdg_family.h): built whole, not written as produced.
+ * CLI_EXIT_OK with *out, or a printed failure. */
+static int families_json(cli_engine *e, cJSON **out)
+{
+    sa_report *rep = NULL;
+    cdg_families *f = NULL;
+    cdg_family_report *frep = NULL;
+    int rc = sa_result_report(e->res, &rep);
+    if (rc == MDAE_OK)
+        rc = cdg_families_build(e->g, &f);
+    if (rc == MDAE_OK)
+        rc = cdg_families_report(f, &frep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_analysis(rep, NULL, out);
+    if (rc == MDAE_OK && ((rc = rpc_json_families(frep, *out)) < 0 ||
+                          (rc = rpc_json_add_left_out(*out, e->m)) < 0)) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    cdg_family_report_free(frep);
+    cdg_families_free(f);
+    sa_report_free(rep);
+    if (rc < 0) {
+        fprintf(stderr, "mdae: cannot build the block families: %s\n", mdae_strerror(rc));
         return rc == MDAE_E_BDD_LIMIT ? CLI_EXIT_LIMIT : CLI_EXIT_IO;
     }
     return CLI_EXIT_OK;
@@ -178,9 +188,10 @@ static int print_members(cJSON *obj, bool *first)
  * rpc_json_add_bodies, rpc_json_add_left_out). Peak memory is then the
  * larger part, not their sum with the whole text. A failure past the
  * first part leaves the JSON cut short; the exit status says so. */
-static int analysis_json_stream(const cli_opts *o, cli_engine *e)
+static int analysis_json_stream(cli_engine *e)
 {
     sa_report *rep = NULL;
+    cdg_report *crep = NULL;
     cJSON *part = NULL;
     bool first = true;
     int rc = sa_result_report(e->res, &rep);
@@ -194,7 +205,12 @@ static int analysis_json_stream(const cli_opts *o, cli_engine *e)
     cJSON_Delete(part);
     part = NULL;
     if (rc == MDAE_OK)
-        rc = (part = cJSON_CreateObject()) == NULL ? MDAE_E_NOMEM : graph_members(o, e, part);
+        rc = cdg_graph_report(e->g, &crep);
+    if (rc == MDAE_OK)
+        rc = (part = cJSON_CreateObject()) == NULL ? MDAE_E_NOMEM : rpc_json_cdg(crep, part);
+    if (rc == MDAE_OK)
+        rc = rpc_json_add_bodies(part, crep, e->m);
+    cdg_report_free(crep);
     if (rc == MDAE_OK)
         rc = print_members(part, &first);
     if (rc == MDAE_OK)
@@ -253,12 +269,31 @@ int cli_analyze_run(const cli_opts *o)
         mdae_free(dot);
         goto done;
     }
+    if (o->families) {
+        cJSON *json = NULL;
+        code = families_json(&e, &json);
+        if (code == CLI_EXIT_OK && o->json) {
+            char *text = NULL;
+            if (rpc_json_print(json, false, &text) < 0) {
+                fprintf(stderr, "mdae: out of memory\n");
+                code = CLI_EXIT_IO;
+            } else {
+                printf("%s\n", text);
+                mdae_free(text);
+            }
+        } else if (code == CLI_EXIT_OK) {
+            cli_render_analysis(e.src.name, json);
+        }
+        cJSON_Delete(json);
+        code = cli_syntax_verdict(&e.src, e.m, code);
+        goto done;
+    }
     if (o->json) {
-        code = cli_syntax_verdict(&e.src, e.m, analysis_json_stream(o, &e));
+        code = cli_syntax_verdict(&e.src, e.m, analysis_json_stream(&e));
         goto done;
     }
     cJSON *json = NULL;
-    code = analysis_json(o, &e, &json);
+    code = analysis_json(&e, &json);
     if (code != CLI_EXIT_OK)
         goto done;
     if (rpc_json_add_left_out(json, e.m) < 0) {

@@ -768,14 +768,15 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"families\" must be a boolean");
         return;
     }
-    if (cJSON_IsTrue(families) &&
-        (cJSON_IsTrue(stream) || since != NULL || cJSON_IsTrue(stable))) {
-        bad_params(call, "%s", "\"families\" goes without \"stream\", \"since\" and \"stableIds\"");
+    if (cJSON_IsTrue(families) && (cJSON_IsTrue(stream) || since != NULL ||
+                                    cJSON_IsTrue(stable) || cJSON_IsTrue(mc))) {
+        bad_params(call, "%s",
+                   "\"families\" goes without \"stream\", \"since\", \"stableIds\" and "
+                   "\"modechanges\"");
         return;
     }
     cJSON *wp = cJSON_CreateObject();
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
-        (cJSON_IsTrue(families) && !cJSON_AddTrueToObject(wp, "families")) ||
         (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
         (cJSON_IsTrue(mc) && !cJSON_AddTrueToObject(wp, "modechanges")) ||
         (cJSON_IsTrue(reuse) && !cJSON_AddTrueToObject(wp, "parts")) ||
@@ -786,7 +787,9 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;
     }
-    session_job *sj = job_make(s, call, "analyze", wp, analyze_done, SRV_JOB_ANALYSES);
+    /* the worker's "families" method: analyze's result with the families */
+    session_job *sj = job_make(s, call, cJSON_IsTrue(families) ? "families" : "analyze", wp,
+                               analyze_done, SRV_JOB_ANALYSES);
     if (sj == NULL)
         return;
     if (cJSON_IsTrue(stream))

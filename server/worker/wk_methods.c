@@ -719,6 +719,31 @@ static int families_result(const wk_state *w, const cJSON *rep, cJSON **out)
     return MDAE_OK;
 }
 
+/* session/analyze {families:true}: m_analyze's whole result with the
+ * block families in place of the blocks and edges. */
+static cJSON *m_families(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    cJSON *err = NULL, *json = NULL;
+    const cJSON *rep = NULL;
+    if (!read_method(w, params))
+        return rpc_response_mdae(id, MDAE_E_INVAL,
+                                 "method must be \"auto\", \"implicit\" or \"enumeration\"", NULL);
+    w->inc_fresh = false;
+    if (!wk_analysed(w, id, false, &err))
+        return err;
+    int rc = wk_report(w, &rep);
+    if (rc == MDAE_OK)
+        rc = families_result(w, rep, &json);
+    check(rc);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    cJSON *resp = rpc_response_result(id, json);
+    bool parts = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "parts"));
+    if (resp == NULL || !cJSON_AddItemToObject(resp, "stats", reuse_stats(w, parts)))
+        wk_oom();
+    return resp;
+}
+
 static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
@@ -739,11 +764,7 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
     if ((cJSON_IsNumber(since) || stable) &&
         (err = stable_result(w, id, rep, since, version, &json)) != NULL)
         return err;
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "families")) && json == NULL &&
-        (rc = families_result(w, rep, &json)) < 0) {
-        check(rc);
-        return analysis_error(w, id, rc, NULL);
-    }
+
     if (cJSON_IsTrue(stream))
         stream_parts(w, json ? json : rep, cJSON_IsNumber(since));
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges"))) {
@@ -1069,6 +1090,7 @@ static const struct wk_method {
 } methods[] = {
     {"load", m_load, false},
     {"analyze", m_analyze, false},
+    {"families", m_families, false},
     {"mode", m_mode, false},
     {"approx", wk_m_approx, false},
     {"rimis", wk_m_rimis, false},
