@@ -502,6 +502,24 @@ Test(cdg_family, the_edge_limit_names_count_and_limit_and_suggests_families)
     cr_assert_eq(cdg_families_n_edges(f), 23 * 6 - 11, "the family edges from the items");
     cdg_families_free(f);
     cdg_graph_free(g);
+    /* past the pairs of blocks the edge pass would compare (4,000 per edge
+     * of the limit), the same limit speaks before comparing any */
+    cdg_set_limits(2, 0);
+    mdae_diags_close(&d);
+    mdae_diags_init(&d);
+    cr_assert_eq(cdg_build(r, NULL, &g, &d), MDAE_E_LIMIT);
+    lim = mdae_diags_find_limit(&d);
+    cr_assert_not_null(lim);
+    cr_assert_eq(lim->limit, MDAE_LIMIT_GRAPH_EDGES);
+    cr_assert(strstr(lim->message, "its 158 blocks have more than 8000 pairs of blocks to compare") !=
+                  NULL, "%s", lim->message);
+    cr_assert(strstr(lim->message, "for at most 2 edges") != NULL, "%s", lim->message);
+    cr_assert(strstr(lim->message, "--families") != NULL, "%s", lim->message);
+    cr_assert_neq(lim->where.start.line, 0, "located: %s", lim->message);
+    cr_assert_eq(cdg_build(r, &so, &g, &d), MDAE_OK, "families: no edge pass");
+    cdg_graph_free(g);
+    mdae_diags_close(&d);
+    mdae_diags_init(&d);
     /* the limit of the identities is not lifted: no suggestion there */
     cdg_set_limits(0, 1000);
     cr_assert_eq(cdg_build(r, &so, &g, &d), MDAE_E_LIMIT);
