@@ -19,10 +19,11 @@
  * holds m. In each valid nonsingular mode, the families' blocks are
  * therefore exactly the graph's blocks of that mode.
  *
- * How the blocks are grouped (deterministic, by block id): each block
- * joins, among the families that hold one of its equations and whose
- * modes are disjoint from its guard, the one holding most of its
- * equations (ties: the smallest family id); else it starts a new family.
+ * How the blocks are grouped (deterministic): blocks are taken largest
+ * first (ties: by id); each joins, among the families that hold one of
+ * its equations and whose modes are disjoint from its guard, the one
+ * holding most of its equations (ties: the one founded first); else it
+ * founds a new family. Families are numbered by their first block's id.
  * Two blocks that share an equation never coexist in a mode, but a
  * class of blocks connected by shared equations may hold coexisting
  * blocks (a capacitor loop's block and a blocking cell's block of
@@ -38,7 +39,7 @@
  * so the graph needs no block edges: sa_options.families builds none.
  *
  * Promises: no I/O. Uses the process-global BuDDy manager like cdg_*;
- * deterministic: families are numbered by their first block's id, their
+ * deterministic: families numbered by their first block's id, their
  * variants ascending, their items sorted by (index, order), edges by
  * (from, to). The work is linear in the blocks' items, plus one BDD
  * conjunction per candidate family of a block, plus one per pair of an
