@@ -912,12 +912,14 @@ static int complement_classes(mc_first *f)
 /* The pairs' analysis (f->priv->pairs built) and f's classes. */
 /* A pair model's analysis: the caller's options, only which pairs are
  * singular (the classes need no more, sa.h). */
-static int analyse_pairs(const mel_model *pm, const sa_options *opt, sa_result **out)
+static int analyse_pairs(const mel_model *pm, const sa_options *opt, bool erasures_next,
+                         sa_result **out)
 {
     sa_options po = {0};
     if (opt != NULL)
         po = *opt;
     po.singular_only = true;
+    po.singular_by_covering = erasures_next;
     return sa_analyze(pm, &po, out, NULL);
 }
 
@@ -1075,7 +1077,7 @@ static int one_later(const mel_model *m, const sa_report *rep,
 {
     int rc = pair_model(m, rep, pv, &li->pm, &li->order);
     if (rc == MDAE_OK)
-        rc = analyse_pairs(li->pm, opt, &li->result);
+        rc = analyse_pairs(li->pm, opt, false, &li->result);
     if (rc == MDAE_OK)
         rc = sa_result_partition_exact(li->result, li->order.state->alive, MC_FIRST_MAX_CUBES,
                                        li->classes, li->counts, li->counts_exact);
@@ -1281,7 +1283,8 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         p->order = order;
         pm = NULL;
         f->n_names = p->pairs->n_modes;
-        rc = analyse_pairs(p->pairs, opt, &p->result);
+        bool erasures_next = mopt != NULL && (mopt->first_erasures || mopt->first_later);
+        rc = analyse_pairs(p->pairs, opt, erasures_next, &p->result);
     }
     if (rc == MDAE_OK) {
         f->pairs = sa_result_valid_modes(p->result);

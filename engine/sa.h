@@ -121,6 +121,16 @@ typedef struct sa_options {
      * optimal matching is chosen and the offsets are not computed (the
      * result's offsets read 0). For sa_result_partition's classes. */
     bool singular_only;
+    /* With singular_only: find the singular modes through the matchings
+     * that cover every active variable (sa_result_left_out's), kept in the
+     * result, so that sa_result_left_out and sa_result_partition over it
+     * do not build them again; the perfect matchings' existence is then
+     * read off them (engine/sa_primal.c, sa__perfect_from_covering). The
+     * same result; for a caller that asks sa_result_left_out next
+     * (mc_pairs.c: `--first --erasures`, `--instants`), whose matchings
+     * cost about twice the existence alone. Within the greedy's budget of
+     * nodes (SA_GREEDY_BUDGET): past it, the existence alone. */
+    bool singular_by_covering;
     /* With a hint: whether its offsets are tried first as they are, by the
      * tight graph of every mode at once (engine/sa_tight.c, issue 16: an
      * edit that does not move the optimum far then builds no perfect
@@ -474,6 +484,7 @@ typedef struct sa_greedy_step {
  * n_equations values (owned by the caller: mdae_bn_free each, also on an
  * error) receiving count[i] exactly (issue 41 item 2). */
 #define SA_GREEDY_ENUMERATE 65536 /* singular modes solved one at a time (AUTO) */
+#define SA_GREEDY_BUDGET 20000000  /* BDD nodes the implicit path may produce */
 MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
                                 const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
                                 double *count /* out */, mdae_bn *exact /* out */);

@@ -619,7 +619,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
 
 /* The BDD nodes the implicit path may produce (sa__try), and the largest
  * number of modes solved one at a time instead. */
-#define GREEDY_BUDGET 20000000
+#define GREEDY_BUDGET SA_GREEDY_BUDGET
 #define GREEDY_ENUMERATE SA_GREEDY_ENUMERATE
 
 typedef struct one_mode {
@@ -764,6 +764,15 @@ static void on_bdds(sa_ctx *c, void *arg)
     left_out_bdds(c, a->j->steps, a->j->n_steps, a->lo);
 }
 
+/* The implicit path within budget, the covering matchings counted in it
+ * as if built here when sa_analyze built them
+ * (sa_options.singular_by_covering): the limit falls where it fell. */
+static bool on_bdds_within(sa_ctx *c, size_t budget, bdd_args *a)
+{
+    size_t spent = c->r->covering_known ? c->r->covering_produced : 0;
+    return budget > spent && sa__try(c, budget - spent, on_bdds, a);
+}
+
 static void compute(sa_ctx *c, void *arg)
 {
     greedy_job *j = arg;
@@ -772,7 +781,7 @@ static void compute(sa_ctx *c, void *arg)
     bool few = sa__count_modes(c, c->r, c->r->singular) <= GREEDY_ENUMERATE;
     if (j->method == SA_METHOD_ENUMERATE || (j->method == SA_METHOD_AUTO && few))
         left_out_enumerated(c, j->steps, j->n_steps, lo);
-    else if (!sa__try(c, j->budget, on_bdds, &a))
+    else if (!on_bdds_within(c, j->budget, &a))
         sa__fail(c, MDAE_E_LIMIT);
     for (uint32_t i = 0; i < c->r->n_eq; i++)
         j->lo[i] = lo[i] >= 2 ? bdd_addref(lo[i]) : lo[i]; /* outlives the context */

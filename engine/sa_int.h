@@ -82,6 +82,10 @@ struct sa_result {
      * out, in every mode, referenced; covering_known says it is set. */
     BDD covering;
     bool covering_known;
+    /* Nodes produced building it when sa_analyze did
+     * (sa_options.singular_by_covering), 0 when sa_result_left_out did:
+     * they count against sa_result_left_out's budget as if it had. */
+    size_t covering_produced;
     BDD modeset;  /* the set of mode BDD variables (for counting) */
     BDD edgeset;  /* the set of edge BDD variables (for quantifying): read it
                      through sa__edgeset, bddfalse until first needed */
@@ -500,6 +504,12 @@ BDD sa__matchable(sa_ctx *c, bool rows_all, bool cols_all, const char *phase);
  * sa_result_partition and sa_result_left_out ask for them over the same
  * result. The result is otherwise read only. */
 BDD sa__covering(sa_ctx *c, const char *phase);
+/* The modes with a perfect matching (every mode, a mode function: what
+ * sa__matchable(c, true, true, ..) gives, the same BDD), read off
+ * sa__covering's matchings, which it builds and keeps in the result;
+ * false, with nothing kept, when they would produce more than `budget`
+ * nodes. */
+bool sa__perfect_from_covering(sa_ctx *c, size_t budget, BDD *out);
 void sa__primal(sa_ctx *c);
 /* ---- sa_blocks.c (issue 11) ------------------------------------------------
  * The primal problem (r->ok, singular, te: what sa__primal fills, the same
