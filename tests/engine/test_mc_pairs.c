@@ -438,3 +438,41 @@ Test(mc_pairs, a_cancel_during_the_erasures_keeps_the_first_instants)
     mc_first_free(whole);
     mel_model_free(m);
 }
+
+/* The free share during a run, read from the progress callback (a peek:
+ * set and set back at once; callbacks do not call the engine otherwise). */
+static int peek_min_free(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    int *seen = ctx;
+    int v = sa_set_min_free(0);
+    sa_set_min_free(v);
+    *seen = v < *seen ? v : *seen;
+    return 0;
+}
+
+/* mc_first_instants runs with half of the node table left free by each
+ * collection (fewer collections: tests/bench/README.md) and gives the
+ * caller's share back, also when cancelled. */
+Test(mc_pairs, the_free_share_of_the_node_table_is_given_back)
+{
+    mel_model *m = load_n("brake.mel", 10);
+    mc_options mopt = {.ignore_guard_fixpoints = true, .first_later = true};
+    mc_first *f = NULL;
+    char why[256] = "";
+    cr_assert_eq(sa_set_min_free(30), 20);
+    int least = 100;
+    sa_options peek = {.progress = peek_min_free, .progress_ctx = &least};
+    cr_assert_eq(mc_first_instants(m, &peek, &mopt, &f, why, sizeof why), MDAE_OK, "%s", why);
+    cr_assert(f->later_computed);
+    cr_assert_eq(least, 50, "half of the table left free during the run");
+    mc_first_free(f);
+    cr_assert_eq(sa_set_min_free(30), 30, "given back");
+    cancel_at ca = {"greedy", false};
+    sa_options so = {.progress = cancel_from, .progress_ctx = &ca};
+    cr_assert_eq(mc_first_instants(m, &so, &mopt, &f, why, sizeof why), MDAE_E_CANCELED);
+    cr_assert_eq(sa_set_min_free(20), 30, "given back after a cancel");
+    mel_model_free(m);
+}
