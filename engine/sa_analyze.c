@@ -43,6 +43,7 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->tight_memo, r->n_edges);
     sa__bmemo_free(r->bmemo);
     mdae_free(r->c_matched);
+    mdae_free(r->mode_keys);
     mdae_bn_free(&r->valid_exact);
     mdae_free(r->mode_var);
     mdae_free(r->var_mode);

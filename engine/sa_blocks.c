@@ -304,6 +304,8 @@ static void drop_sub(void *arg)
         bdd_delref(s->r.singular);
     }
     s->r.ok = s->r.singular = bddfalse;
+    mdae_free(s->r.mode_keys); /* a count's memo (sa_report.c), if any */
+    s->r.mode_keys = NULL;
 }
 
 /* A sub-result's frame over c->r, the whole (temporaries of the context);

@@ -86,6 +86,11 @@ struct sa_result {
      * (sa_options.singular_by_covering), 0 when sa_result_left_out did:
      * they count against sa_result_left_out's budget as if it had. */
     size_t covering_produced;
+    /* A memo (sa_report.c, count_setup): every mode variable's level << 32
+     * | variable, sorted, for the layout of epoch mode_keys_epoch
+     * (sa__layout_epoch); NULL until a count asks. Owned. */
+    long *mode_keys;
+    unsigned long mode_keys_epoch;
     BDD modeset;  /* the set of mode BDD variables (for counting) */
     BDD edgeset;  /* the set of edge BDD variables (for quantifying): read it
                      through sa__edgeset, bddfalse until first needed */
