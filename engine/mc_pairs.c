@@ -1248,9 +1248,11 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
     return rc;
 }
 
-static int first_instants(const mel_model *m, const sa_options *opt, const mc_options *mopt,
-                          mc_first **out, char *why, size_t why_len)
+int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_options *mopt,
+                      mc_first **out, char *why, size_t why_len)
 {
+    if (m == NULL || out == NULL)
+        return MDAE_E_INVAL;
     if (m->n_modes == 0)
         return say(why, why_len, MDAE_E_INVAL,
                    "the model has no mode variables: it has no mode changes");
@@ -1281,10 +1283,7 @@ static int first_instants(const mel_model *m, const sa_options *opt, const mc_op
         p->order = order;
         pm = NULL;
         f->n_names = p->pairs->n_modes;
-        /* Under a deadline (first_keep_on_cancel) the classes come first,
-         * as fast as they can: the covering matchings wait for R4. */
-        bool erasures_next = mopt != NULL && (mopt->first_erasures || mopt->first_later) &&
-                             !mopt->first_keep_on_cancel;
+        bool erasures_next = mopt != NULL && (mopt->first_erasures || mopt->first_later);
         rc = analyse_pairs(p->pairs, opt, erasures_next, &p->result);
     }
     if (rc == MDAE_OK) {
@@ -1339,26 +1338,6 @@ static int first_instants(const mel_model *m, const sa_options *opt, const mc_op
     }
     *out = f;
     return MDAE_OK;
-}
-
-/* The pair models' analyses and R4's erasures produce many nodes over a
- * live set (the covering matchings) that fills much of the node table: at
- * BuDDy's 20 % free, the brake at N = 100 collected garbage 11 times in a
- * table of 65,536 nodes per `--first --instants`; with half of the table
- * left free after each collection, the table grows once more instead
- * (tests/bench/README.md). The share the caller had, afterwards. */
-#define FIRST_MIN_FREE 50
-
-int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_options *mopt,
-                      mc_first **out, char *why, size_t why_len)
-{
-    if (m == NULL || out == NULL)
-        return MDAE_E_INVAL;
-    int before = sa_set_min_free(FIRST_MIN_FREE);
-    int rc = first_instants(m, opt, mopt, out, why, why_len);
-    if (before >= 0)
-        sa_set_min_free(before);
-    return rc;
 }
 
 const char *mc_first_name(const mc_first *f, uint32_t k)

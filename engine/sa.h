@@ -72,12 +72,6 @@ MDAE_API void sa_end(void);
  * after a garbage collection may not exceed it. MDAE_E_STATE without
  * sa_begin. (Added by the engine: tests and time budgets need it.) */
 MDAE_TEST_API int sa_set_node_limit(size_t limit);
-/* The share of the node table (percent, 0..100) that a garbage collection
- * must leave free, else the table grows (BuDDy's minfreenodes; 20 after
- * sa_begin): higher, fewer collections in a larger table. Returns the
- * share it replaces, or -1 without sa_begin (nothing changed). For a
- * caller that produces many nodes over a large live set (mc_pairs.c). */
-MDAE_API int sa_set_min_free(int percent);
 /* Collect BuDDy's garbage and empty its operation caches (benchmarks: a
  * timed run must not find its work in the caches an identical run, or the
  * same run repeated, left behind). Not during an analysis. Does nothing

@@ -268,14 +268,6 @@ int sa_set_node_limit(size_t limit)
     return apply_limit();
 }
 
-int sa_set_min_free(int percent)
-{
-    if (!running)
-        return -1;
-    percent = percent < 0 ? 0 : percent > 100 ? 100 : percent;
-    return bdd_setminfreenodes(percent);
-}
-
 bool sa__running(void) { return running; }
 void sa__peak_reset(void)
 {

@@ -1569,17 +1569,3 @@ Test(sa_analyze, singular_modes_through_the_covering_matchings_are_the_same)
     cr_assert_gt(kept, 0);
     cr_assert_gt(limited, 0);
 }
-
-/* The share of the node table a collection leaves free (sa_set_min_free):
- * BuDDy's 20 % after sa_begin, each call giving back the one it replaces,
- * clamped to 0..100. */
-Test(sa_analyze, the_free_share_of_the_node_table_is_set_and_given_back)
-{
-    cr_assert_eq(sa_set_min_free(50), 20);
-    cr_assert_eq(sa_set_min_free(150), 50);
-    cr_assert_eq(sa_set_min_free(20), 100);
-    sa_end();
-    cr_assert_eq(sa_set_min_free(50), -1, "nothing to set without sa_begin");
-    cr_assert_eq(sa_begin(NULL), MDAE_OK);
-    cr_assert_eq(sa_set_min_free(20), 20);
-}
