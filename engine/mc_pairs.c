@@ -1283,7 +1283,10 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         p->order = order;
         pm = NULL;
         f->n_names = p->pairs->n_modes;
-        bool erasures_next = mopt != NULL && (mopt->first_erasures || mopt->first_later);
+        /* Under a deadline (first_keep_on_cancel) the classes come first,
+         * as fast as they can: the covering matchings wait for R4. */
+        bool erasures_next = mopt != NULL && (mopt->first_erasures || mopt->first_later) &&
+                             !mopt->first_keep_on_cancel;
         rc = analyse_pairs(p->pairs, opt, erasures_next, &p->result);
     }
     if (rc == MDAE_OK) {
