@@ -188,6 +188,10 @@ typedef struct sa_ctx {
                                more equations (0: no limit) */
     unsigned char *seen;    /* sa__seen's bitmap (owned, freed by sa__leave) */
     size_t seen_bytes;
+    bool *flags;            /* sa__flags' array (owned, freed by sa__leave) */
+    size_t flags_n;
+    bool flags_lent;        /* handed out, not given back (sa__flags_done) */
+    sa__block *spare_block; /* a released temporary chunk, for reuse */
     const char *phase;      /* the last sa__progress's, for the calls from */
     size_t done, total;     /* the garbage collections (sa_enc.c, on_gbc) */
     bool no_max;            /* sa_blocks.c: the blocks' singular modes'
@@ -277,6 +281,14 @@ void sa__walk_done(sa__walk *w);
  * thousands of small sets, and a fresh bitmap each time cost more than
  * the walks (issue 16). */
 unsigned char *sa__seen(sa_ctx *c);
+/* n flags, all false, the context's own (one user at a time): the caller
+ * sets some, clears them again, then calls sa__flags_done. A block of a
+ * large model reads a few of its many mode variables, and a fresh array of
+ * them all per block was quadratic (issue 40: the brake at N = 10,000
+ * cleared 20 KB for each of its 60,000 blocks). Left dirty by a jump
+ * (lent and never given back), it is cleared whole at the next call. */
+bool *sa__flags(sa_ctx *c, size_t n);
+void sa__flags_done(sa_ctx *c);
 /* Make sure at least n BDD variables exist. */
 void sa__need_vars(sa_ctx *c, int n);
 /* Enforce the node limit on live nodes. */
