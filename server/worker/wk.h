@@ -76,6 +76,14 @@
  *                                     analysis/modechange, summed up in
  *                                     result.modechanges
  *                                     (wk_modechanges_summary).
+ *                                     Without stream, since, stableIds and
+ *                                     modechanges, and with no report tree
+ *                                     kept, the response is written as it
+ *                                     is produced (issue 40 item 2: no tree
+ *                                     built; the text spooled in chunks for
+ *                                     the Content-Length, sent only whole:
+ *                                     a failure part-way is an error
+ *                                     response), the same bytes.
  *                                     An analysis that fails answers an error
  *                                     with data.diagnostics and, at a stated
  *                                     limit, data.limit (rpc_json_limit); the
@@ -188,6 +196,7 @@ typedef struct wk_state {
     uint64_t current_wid; /* the running request's id; 0 between requests */
     bool current_cancelled;
     uint64_t current_start_ms; /* when the running request was read */
+    bool replied; /* the running request's handler sent its response itself */
     uint64_t polled_ms; /* wk_now_ms of the last look at stdin (wk_cancelled) */
     /* The loaded model (wk_methods.c). */
     char *text; /* owned */
@@ -253,7 +262,9 @@ typedef struct wk_state {
     uint64_t stale;
 } wk_state;
 
-/* A method: the response to send (a whole JSON-RPC response for id). */
+/* A method: the response to send (a whole JSON-RPC response for id), or
+ * NULL after setting w->replied when it wrote the response itself (a
+ * result written as it is produced: session/analyze, issue 40). */
 typedef cJSON *wk_method_fn(wk_state *w, const cJSON *id, const cJSON *params);
 
 /* ---- wk_main.c ---------------------------------------------------------------- */
