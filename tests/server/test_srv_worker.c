@@ -220,11 +220,11 @@ Test(srv_worker, the_result_written_as_produced_is_the_one_sent_from_the_tree)
 }
 
 /* The worker's peak follows the larger report, not the whole tree and its
- * text beside the analysis: the brake at N = 2,000 needs about 80 MiB of
- * the counting allocator's cap (11 MB of JSON); the worker that built the
- * tree first was killed at 150 MiB (measured 2026-12-03: a Release build
- * of 4886186 under caps of 100 and 150 MiB, 244 MB peak resident without
- * a cap; this one 96 MB). */
+ * text beside the analysis: the brake at N = 2,000 (11 MB of JSON) needs a
+ * cap between 64 and 80 MiB; the worker that built the tree first was
+ * killed at 100, 128, 150 and 160 MiB and fits at 200 (measured
+ * 2026-12-03 with Release builds of 4886186 and of this change; peak
+ * resident without a cap 244 MB and 96 MB). */
 Test(srv_worker, analyses_the_brake_at_2000_under_a_memory_cap_the_whole_tree_exceeds,
      .timeout = 120)
 {
