@@ -742,6 +742,38 @@ static void render_standard(const cJSON *cj)
 }
 
 /* Impulse orders, residuals and standard values of a change (mc.h). */
+/* A restart relation whose values were eliminated (issue 41 item 8): the
+ * relations as equations, each as dt -> 0, and the pivots assumed non-zero;
+ * false (nothing printed) when the JSON has no elimination. */
+static bool render_elimination(const cJSON *rs, int shown)
+{
+    const cJSON *list = arr(rs, "eliminated");
+    if (size(list) == 0 || cJSON_GetStringValue(get(rs, "why")) != NULL)
+        return false;
+    double r = 0;
+    num(rs, "instant", &r);
+    printf("%srestart relation%s at instant %d: ", shown ? "" : "\n", size(list) == 1 ? "" : "s",
+           (int)r);
+    print_shifted(arr(rs, "eliminate"), "");
+    printf(" eliminated from ");
+    print_shifted(arr(rs, "from"), "");
+    printf(" (linear in them)\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        printf("    %s\n", cJSON_GetStringValue(get(e, "equation")));
+        const char *st = cJSON_GetStringValue(get(e, "standard"));
+        const char *why = cJSON_GetStringValue(get(e, "standardWhy"));
+        if (st != NULL)
+            printf("      as dt \u2192 0:  %s\n", st);
+        else if (why != NULL)
+            printf("      as dt \u2192 0: not read (%s)\n", why);
+    }
+    const char *cond = cJSON_GetStringValue(get(rs, "conditions"));
+    if (cond != NULL)
+        printf("    where %s (the pivots of the elimination)\n", cond);
+    return true;
+}
+
 static void render_impulses(const cJSON *cj)
 {
     render_orders(cj);
@@ -884,17 +916,23 @@ void cli_render_modechange(const char *file, const cJSON *cj)
             }
             continue;
         }
+        if (render_elimination(rs, shown++))
+            continue;
         double r = 0, n = 0;
         num(rs, "instant", &r);
         num(rs, "relations", &n);
-        printf("%srestart relation%s at instant %d: eliminate ", shown++ ? "" : "\n",
+        printf("%srestart relation%s at instant %d: eliminate ", shown > 1 ? "" : "\n",
                n == 1 ? "" : "s", (int)r);
         print_shifted(arr(rs, "eliminate"), "");
         printf(" from ");
         print_shifted(arr(rs, "from"), "");
         printf(" (%d relation%s among ", (int)n, n == 1 ? "" : "s");
         print_shifted(arr(rs, "among"), "");
-        printf("; exact when linear in the eliminated values)\n");
+        const char *why = cJSON_GetStringValue(get(rs, "why"));
+        if (why != NULL)
+            printf("; not eliminated: %s)\n", why);
+        else
+            printf("; exact when linear in the eliminated values)\n");
         bodies |= print_bodies_shifted(arr(rs, "from"), "    ");
     }
     if (bodies)

@@ -207,6 +207,19 @@ typedef struct mc_reset {
     mc_list from;      /* equations */
     mc_list among;     /* values (variables) */
     uint32_t relations;
+    /* The elimination done (eliminate non-empty; mc_elim.h says how, and
+     * mc_reset_eliminate gives it as expressions): n_eliminated relations,
+     * each "r = 0" over the shifted values (x'.k, x.k as mc_body_format
+     * writes them), and each as dt -> 0 (mc_std.c; NULL when it cannot be
+     * read: std_why[k] says why). conditions: the pivots assumed non-zero
+     * ("x != 0, ..."), NULL when none. why: NULL, or why nothing was
+     * eliminated (not linear; a pivot that vanishes). All owned. */
+    size_t n_eliminated;
+    char **eliminated;
+    char **standard;          /* n_eliminated entries */
+    const char **std_why;     /* n_eliminated entries, static */
+    char *conditions;
+    char *why;
 } mc_reset;
 
 /* The transient part of a change whose new mode is transient (above). */

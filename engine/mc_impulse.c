@@ -780,6 +780,8 @@ static int resets(imp *p, const bool *impulsive, mc_result *res)
         }
     }
     rs.relations = rs.from.n > rs.eliminate.n ? (uint32_t)(rs.from.n - rs.eliminate.n) : 0;
+    if (rc == MDAE_OK)
+        rc = mc__reset_texts(p->m, p->to, &rs); /* issue 41 item 8 */
     size_t need = res->n_resets + n_all + (rs.eliminate.n > 0 ? 1 : 0);
     mc_reset *x = rc == MDAE_OK ? mdae_realloc(res->resets, (need + 1) * sizeof *x) : NULL;
     if (x == NULL) {
@@ -791,6 +793,7 @@ static int resets(imp *p, const bool *impulsive, mc_result *res)
         mdae_free(rs.eliminate.items);
         mdae_free(rs.from.items);
         mdae_free(rs.among.items);
+        mc__reset_close(&rs);
         return MDAE_E_NOMEM;
     }
     res->resets = x;
@@ -800,6 +803,7 @@ static int resets(imp *p, const bool *impulsive, mc_result *res)
         mdae_free(rs.eliminate.items);
         mdae_free(rs.from.items);
         mdae_free(rs.among.items);
+        mc__reset_close(&rs);
     }
     for (size_t k = 0; k < n_all; k++)
         res->resets[res->n_resets++] = all[k];

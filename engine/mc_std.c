@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "fx.h"
+#include "mc_elim.h"
 
 #define NEG MC_ORDER_NEG_INF
 #define STD_MAX_NODES 4000 /* larger bodies are not read */
@@ -68,7 +69,20 @@ typedef struct std_ctx {
     bool top;         /* the reading determines a top-level restart value */
     const char *why;  /* the first reason the equation is not read */
     bool oom;         /* a text could not be built */
+    uint32_t nv;      /* 0, or the unknowns carry their shifts (mc_elim.h):
+                         FX_VAR(x + l*nv) is x at shift l */
 } std_ctx;
+
+/* The unknown an FX_VAR reads and its shift. */
+static uint32_t var_of(const std_ctx *c, uint32_t index)
+{
+    return c->nv > 0 ? index % c->nv : index;
+}
+
+static int shift_of(const std_ctx *c, uint32_t index)
+{
+    return c->nv > 0 ? c->k + (int)(index / c->nv) : c->k;
+}
 
 static int level_of(const std_ctx *c, uint32_t x)
 {
@@ -152,7 +166,7 @@ static int order_of(std_ctx *c, const fx_node *e)
     case FX_TIME:
         return 0;
     case FX_VAR:
-        return var_order(c, e->index, e->order, c->k, &n);
+        return var_order(c, var_of(c, e->index), e->order, shift_of(c, e->index), &n);
     case FX_NEG:
         return order_of(c, e->kids[0]);
     case FX_ADD:
@@ -280,6 +294,24 @@ static void render_var(std_ctx *c, mdae_buf *b, uint32_t x, int o, int l)
         mdae_buf_puts(b, ")");
 }
 
+/* A sum keeping one term of its top order, not negated nor a quotient, is
+ * printed as that term: no parentheses around it in a product. */
+static bool needs_paren_in_product(std_ctx *c, const fx_node *e)
+{
+    if (e->op == FX_DIV)
+        return true;
+    if (!is_sum(e))
+        return false;
+    int top = order_of(c, e), kept = 0;
+    const fx_node *one = NULL;
+    for (uint32_t k = 0; k < e->n; k++)
+        if (order_of(c, e->kids[k]) == top) {
+            kept++;
+            one = e->kids[k];
+        }
+    return kept != 1 || one->op == FX_NEG || one->op == FX_DIV;
+}
+
 /* The dominant part of e (T3 inside sums). */
 static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
 {
@@ -294,7 +326,7 @@ static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
         mdae_buf_puts(b, "time");
         return;
     case FX_VAR:
-        render_var(c, b, e->index, e->order, c->k);
+        render_var(c, b, var_of(c, e->index), e->order, shift_of(c, e->index));
         return;
     case FX_NEG:
         mdae_buf_puts(b, "-");
@@ -322,7 +354,7 @@ static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
         for (uint32_t k = 0; k < e->n; k++) {
             if (k > 0)
                 mdae_buf_puts(b, "*");
-            render_paren(c, b, e->kids[k], is_sum(e->kids[k]) || e->kids[k]->op == FX_DIV);
+            render_paren(c, b, e->kids[k], needs_paren_in_product(c, e->kids[k]));
         }
         return;
     case FX_DIV:
@@ -354,7 +386,8 @@ static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
     case FX_PRE:
     case FX_LAST:
         if (e->kids[0]->op == FX_VAR)
-            put_name(b, c->m->variables[e->kids[0]->index].name, e->kids[0]->order, false);
+            put_name(b, c->m->variables[var_of(c, e->kids[0]->index)].name, e->kids[0]->order,
+                     false);
         return;
     default:
         return;
@@ -469,6 +502,35 @@ static int one_equation(std_ctx *c, fx_pool *pool, const mc_instant *in, uint32_
     return rc;
 }
 
+/* T6: the relations of an elimination of instant c->r (mc_elim.h) as
+ * dt -> 0, read as the equations are (T1-T3), into rs->standard. */
+static int std_relations(std_ctx *c, const bool *to, mc_reset *rs)
+{
+    if (rs->n_eliminated == 0 || rs->standard == NULL)
+        return MDAE_OK;
+    fx_pool *pool = fx_pool_new();
+    if (pool == NULL)
+        return MDAE_E_NOMEM;
+    mc_elim e = {0};
+    int rc = mc_reset_eliminate(c->m, to, rs, pool, &e);
+    mdae_range z = {0};
+    const fx_node *zero = fx_num(pool, 0, true, z);
+    for (size_t k = 0; rc == MDAE_OK && k < e.n_relations && k < rs->n_eliminated; k++) {
+        c->k = 0;
+        c->top = false;
+        c->why = NULL;
+        c->nv = c->m->n_variables;
+        rs->standard[k] = zero != NULL ? read_equation(c, e.relations[k], zero) : NULL;
+        rs->std_why[k] = rs->standard[k] == NULL ? (c->why != NULL ? c->why : "not read") : NULL;
+        if (c->oom || zero == NULL)
+            rc = MDAE_E_NOMEM;
+    }
+    c->nv = 0;
+    mc_elim_close(&e);
+    fx_pool_free(pool);
+    return rc;
+}
+
 int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res)
 {
     if (res->n_standard == 0)
@@ -506,6 +568,9 @@ int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_resul
             out.why = "the impulse analysis of the instant was not done";
             rc = push(res, &out);
         }
+        for (size_t k = 0; k < res->n_resets && rc == MDAE_OK; k++)
+            if (res->resets[k].r == r)
+                rc = std_relations(&c, to, &res->resets[k]);
     }
     fx_pool_free(pool);
     return rc;
