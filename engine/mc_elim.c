@@ -52,8 +52,6 @@ static const fx_node *at_shift(el *c, const fx_node *e, uint32_t k)
     case FX_TIME:
     case FX_KNOWN:
     case FX_MODE:
-    case FX_PRE:
-    case FX_LAST: /* the value before the change: not shifted */
         return e;
     case FX_IF: {
         bool ok = true;
@@ -126,7 +124,7 @@ static bool reads_eliminated(const el *c, const fx_node *e, bool *deriv)
             }
         return false;
     }
-    if (e->op == FX_PRE || e->op == FX_LAST)
+    if (e->op == FX_PRE || e->op == FX_LAST) /* the value before the change */
         return false;
     for (uint32_t i = 0; i < e->n; i++)
         if (reads_eliminated(c, e->kids[i], deriv))

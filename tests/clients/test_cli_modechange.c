@@ -92,6 +92,33 @@ Test(cli_modechange, equations_print_as_shifted_bodies_with_a_legend)
     contains(r.out, "restart relation at instant 0: e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
     contains(r.out, "(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
                     "derivative");
+    /* f1(w1, tau1) is not known to be linear in tau1: not eliminated, and why */
+    contains(r.out, "restart relation at instant 0: eliminate tau1, tau2 from e1, e2, e4 (1 "
+                    "relation among w1, w1\u2022, w2, w2\u2022; not eliminated: e1 is not linear "
+                    "in tau1: its derivative with respect to it, -'f1.d2'(w1, tau1), reads a "
+                    "value to eliminate)\n    e1:  w1' = f1(w1, tau1)\n");
+    run_free(&r);
+    /* ClutchBasic: the torques eliminated, RR-9459 (18) as dt -> 0 */
+    r = RUN("modechange", MODEL("clutch_basic_mo.mel"), "--from", "g=0", "--to", "g=1");
+    expect(&r, 0);
+    contains(r.out, "restart relation at instant 0: f1, f2 eliminated from e1, e2, e4 (linear "
+                    "in them)\n    j1 * w1' + k1 * w1 + j2 * w2' + k2 * w2 = 0\n      as dt "
+                    "\u2192 0:  j1*(w1\u207a - w1\u207b) + j2*(w2\u207a - w2\u207b) = 0\n"
+                    "restart relation at instant 0: e3\u2022:  0 = if g then w1\u2022 - "
+                    "w2\u2022 else f1\u2022\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch_basic_mo.mel"), "--from", "g=0", "--to", "g=1",
+            "--json");
+    expect(&r, 0);
+    cJSON *jb = parse_out(&r);
+    const cJSON *rs0 = cJSON_GetArrayItem(item(jb, "resets"), 0);
+    const cJSON *el0 = cJSON_GetArrayItem(item(rs0, "eliminated"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(el0, "equation")),
+                     "j1 * w1' + k1 * w1 + j2 * w2' + k2 * w2 = 0");
+    cr_assert_str_eq(cJSON_GetStringValue(item(el0, "standard")),
+                     "j1*(w1\u207a - w1\u207b) + j2*(w2\u207a - w2\u207b) = 0");
+    cr_assert(cJSON_IsNull(item(rs0, "conditions")) && cJSON_IsNull(item(rs0, "why")));
+    cJSON_Delete(jb);
     run_free(&r);
     r = RUN("modechange", MODEL("cup_and_ball.mel"), "--from", "gamma=0", "--to", "gamma=1",
             "--json");
@@ -679,8 +706,11 @@ Test(cli_modechange, second_order_cup_and_ball_impulses_and_standard_values)
     contains(r.out, "; determines x'\u207a, y'\u207a\n");
     contains(r.out, "    e1:  (x'\u207a - x'\u207b) + (dt*lambda)*x\u207b = 0\n");
     contains(r.out, "    k1\u20222 (as der(k1)):  0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a\n");
-    contains(r.out, "restart relation at instant 0: eliminate lambda, s from e1, e2, k2 (1 "
-                    "relation among x, x\u2022, x\u20222, y, y\u2022, y\u20222;");
+    contains(r.out, "restart relation at instant 0: lambda, s eliminated from e1, e2, k2 "
+                    "(linear in them)\n    x * (y'' + g) - y * x'' = 0\n"); /* RR-9459 (26) */
+    contains(r.out, "      as dt \u2192 0:  x\u207b*(y'\u207a - y'\u207b) - "
+                    "y\u207b*(x'\u207a - x'\u207b) = 0\n    where x \u2260 0 (the pivots of "
+                    "the elimination)\n");
     if (strstr(r.err, "found no assignment") != NULL)
         cr_assert_fail("%s", r.err);
     run_free(&r);
