@@ -771,3 +771,70 @@ Test(cli_modechange, later_instants_count_in_the_singular_when_one)
                     "restart system: 6 rows");
     run_free(&r);
 }
+
+/* A half-typed model (issue 41): modechange recovers as analyze does -- the
+ * broken statement located on stderr and left out, the changes of the rest
+ * analysed (the same answer as the model without it, plus leftOut and
+ * syntaxErrors in the JSON), exit 1; --from/--to, --all and --first, and the
+ * same through the server. */
+Test(cli_modechange, a_half_typed_model_is_recovered_from_as_analyze_does)
+{
+    FILE *f = fopen(MODEL("rldc2.mel"), "rb");
+    cr_assert_not_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 64, f);
+    fclose(f);
+    text[n] = '\0';
+    strcat(text, "R9 : equation v1 = ");
+    char path[] = "/tmp/mdae-mc-half-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    static const char *const how[][5] = {
+        {"--from", "g1=0,g2=0", "--to", "g1=1,g2=1", "--json"},
+        {"--all", "--json", NULL},
+        {"--first", "--json", NULL},
+    };
+    mdaed_proc p;
+    mdaed_prepare(&p, "mdae-mc-half");
+    char conf[1024], addr[160];
+    snprintf(conf, sizeof conf, "{\"listen\": {\"unix\": \"%s\"}, \"log_level\": \"error\","
+                                " \"state_dir\": \"none\"}\n", p.sock);
+    mdaed_start(&p, conf, true);
+    snprintf(addr, sizeof addr, "unix:%s", p.sock);
+    for (int k = 0; k < 3; k++) {
+        const char *good_args[8] = {"modechange", MODEL("rldc2.mel")};
+        const char *bad_args[8] = {"modechange", path};
+        const char *rem_args[10] = {"--server", addr, "modechange", path};
+        for (int a = 0; a < 5 && how[k][a] != NULL; a++)
+            good_args[2 + a] = bad_args[2 + a] = rem_args[4 + a] = how[k][a];
+        run good = run_args(good_args), bad = run_args(bad_args), rem = run_args(rem_args);
+        expect(&good, 0);
+        expect(&bad, 1);
+        expect(&rem, 1);
+        contains(bad.err, ":61:20: error: expected an expression, found end of input");
+        contains(bad.err, ": 1 syntax error; 1 statement left out, the result is of the rest");
+        cr_assert_str_eq(rem.out, bad.out, "the server answers the same (%s)", how[k][0]);
+        cJSON *g = parse_out(&good), *b = parse_out(&bad);
+        cJSON *lo = cJSON_DetachItemFromObject(b, "leftOut");
+        cr_assert_eq(cJSON_GetArraySize(lo), 1, "%s", how[k][0]);
+        cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(lo, 0), "line")->valueint, 61);
+        cJSON_Delete(lo);
+        cJSON_Delete(cJSON_DetachItemFromObject(b, "syntaxErrors"));
+        cr_assert(cJSON_Compare(g, b, true), "%s: the rest analyses as the model without the line",
+                  how[k][0]);
+        cJSON_Delete(g);
+        cJSON_Delete(b);
+        run_free(&good);
+        run_free(&bad);
+        run_free(&rem);
+    }
+    run txt = RUN("modechange", path, "--from", "g1=0,g2=0", "--to", "g1=1,g2=1");
+    expect(&txt, 1);
+    contains(txt.out, "change g1=0,g2=0 \u2192 g1=1,g2=1: ");
+    contains(txt.err, ":61:20: error: expected an expression");
+    run_free(&txt);
+    mdaed_stop(&p);
+    unlink(path);
+}
