@@ -619,7 +619,8 @@ static void render_residuals(const cJSON *cj)
 }
 
 /* x, x', x'', x^(k), then ⁻ or ⁺. */
-static void print_standard_name(const char *n, int level, bool plus)
+/* x-, x+, or x<e> for the value after event e of a cascade (event > 0). */
+static void print_standard_name(const char *n, int level, bool plus, int event)
 {
     printf("%s", n ? n : "?");
     if (level > 0 && level <= 3)
@@ -627,7 +628,20 @@ static void print_standard_name(const char *n, int level, bool plus)
             printf("'");
     else if (level > 3)
         printf("^(%d)", level);
-    printf("%s", plus ? "\u207a" : "\u207b");
+    if (event > 0)
+        printf("\u27e8%d\u27e9", event);
+    else
+        printf("%s", plus ? "\u207a" : "\u207b");
+}
+
+/* The event of a standard value ("side": "event"), else 0. */
+static int standard_event(const cJSON *e)
+{
+    double ev = 0;
+    const char *side = cJSON_GetStringValue(get(e, "side"));
+    if (side == NULL || strcmp(side, "event") != 0 || !num(e, "event", &ev))
+        return 0;
+    return (int)ev;
 }
 
 /* The restart system of instant r as dt -> 0 (standardEquations). */
@@ -701,40 +715,37 @@ static void render_standard(const cJSON *cj)
             }
             printf(" \u2192 ");
             print_standard_name(cJSON_GetStringValue(get(e, "name")), (int)lv,
-                                side != NULL && side[0] == '+');
+                                side != NULL && side[0] == '+', standard_event(e));
         }
         printf("; determines");
         k = 0;
         const cJSON *a;
-        cJSON_ArrayForEach(a, std) { /* per variable: its top level, if on the + side */
-            double ra = 0, la = 0;
+        cJSON_ArrayForEach(a, std) { /* per variable: its newest value of its top level,
+                                          unless it is the one before the change */
+            double ra = 0, la = 0, sha = 0;
             num(a, "instant", &ra);
             num(a, "level", &la);
+            num(a, "shift", &sha);
             const char *na = cJSON_GetStringValue(get(a, "name"));
             const char *sa = cJSON_GetStringValue(get(a, "side"));
-            if (ra != r || na == NULL || sa == NULL || sa[0] != '+')
+            if (ra != r || na == NULL || sa == NULL || sa[0] == '-')
                 continue;
-            bool top = true, first = true, before = true;
+            bool newest = true;
             const cJSON *b;
             cJSON_ArrayForEach(b, std) {
-                double rb = 0, lb = 0;
+                double rb = 0, lb = 0, shb = 0;
                 num(b, "instant", &rb);
                 num(b, "level", &lb);
+                num(b, "shift", &shb);
                 const char *nb = cJSON_GetStringValue(get(b, "name"));
-                const char *sb = cJSON_GetStringValue(get(b, "side"));
-                if (b == a)
-                    before = false;
-                if (rb != r || nb == NULL || strcmp(nb, na) != 0)
-                    continue;
-                if (lb > la)
-                    top = false;
-                if (before && lb == la && sb != NULL && sb[0] == '+')
-                    first = false;
+                if (b != a && rb == r && nb != NULL && strcmp(nb, na) == 0 &&
+                    (lb > la || (lb == la && shb > sha)))
+                    newest = false;
             }
-            if (!top || !first)
+            if (!newest)
                 continue;
             printf("%s ", k++ ? "," : "");
-            print_standard_name(na, (int)la, true);
+            print_standard_name(na, (int)la, true, standard_event(a));
         }
         printf("%s\n", k ? "" : " nothing new");
         render_std_equations(cj, r);

@@ -169,13 +169,17 @@ typedef struct mc_residual {
  * x^(level)+ of the level-th derivative, level being the derivative the
  * instant determines for x (the positions at the Cup-and-Ball's instant 0,
  * the velocities at its instant 1). */
-typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS } mc_side;
+typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS, MC_SIDE_EVENT } mc_side;
 typedef struct mc_standard {
     uint32_t r;
     uint32_t var;
     int shift;      /* the value x.^shift of instant r */
     int level;      /* 0: x itself; 1: x'; ... */
     mc_side side;
+    /* MC_SIDE_EVENT (a change into a transient mode, issue 41 item 6): the
+     * value after event `event` (1-based) of the cascade, at the same
+     * standard time as x- and x+ (S4 in mc_impulse.c); 0 otherwise. */
+    uint32_t event;
 } mc_standard;
 
 /* A kept equation of restart instant r as dt -> 0 (RR-9459 section 6.1.2,

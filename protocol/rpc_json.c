@@ -1436,7 +1436,8 @@ static bool mc_elimination_json(cJSON *o, const mc_reset *x)
            attach(o, "why", str_or_null(x->why));
 }
 
-/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+"}]. */
+/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+" |
+ * "event"[, event: e]}] ("event": the value after event e of a cascade). */
 static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -1446,7 +1447,10 @@ static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
         if (x->var >= m->n_variables ||
             !append_instant_item(arr, o, x->r, m->variables[x->var].name, x->shift) ||
             !add_num(o, "level", x->level) ||
-            !add_str(o, "side", x->side == MC_SIDE_PLUS ? "+" : "-")) {
+            !add_str(o, "side", x->side == MC_SIDE_PLUS    ? "+"
+                                : x->side == MC_SIDE_EVENT ? "event"
+                                                           : "-") ||
+            (x->side == MC_SIDE_EVENT && !add_num(o, "event", x->event))) {
             cJSON_Delete(arr);
             return NULL;
         }
