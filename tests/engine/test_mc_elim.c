@@ -505,3 +505,39 @@ Test(mc_elim, corpus_models_relations_hold_on_the_equations, .timeout = 600)
     cr_assert_gt(t.points, 100);
     cr_assert_gt(t.nontrivial, 50);
 }
+
+/* Out of memory anywhere in the change is MDAE_E_NOMEM, nothing leaked,
+ * never a relation silently left out (an allocation failure is not a
+ * reason not to eliminate). */
+Test(mc_elim, allocation_failures_are_errors_not_reasons)
+{
+    mel_model *m = load("cup_and_ball_22.mel");
+    bool from[1] = {false}, to[1] = {true};
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    int rc = MDAE_E_NOMEM;
+    long n;
+    for (n = 0; rc == MDAE_E_NOMEM && n < 200000; n++) {
+        counting_arm(n);
+        mc_result *r = NULL;
+        rc = mc_change(m, from, to, NULL, &r, NULL, 0);
+        cr_assert(rc == MDAE_OK || rc == MDAE_E_NOMEM, "allocation %ld: %s", n,
+                  mdae_err_name(rc));
+        if (rc == MDAE_OK) {
+            fail_at = -1;
+            for (size_t k = 0; k < r->n_resets; k++)
+                if (r->resets[k].eliminate.n > 0)
+                    cr_assert(r->resets[k].why == NULL && r->resets[k].n_eliminated == 1 &&
+                                  r->resets[k].standard[0] != NULL,
+                              "allocation %ld: %s", n,
+                              r->resets[k].why ? r->resets[k].why : "no relation");
+            mc_result_free(r);
+        } else
+            cr_assert_null(r);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+    }
+    fail_at = -1;
+    mdae_replace_allocator(NULL);
+    cr_assert_eq(rc, MDAE_OK);
+    cr_assert_gt(n, 50);
+    mel_model_free(m);
+}
