@@ -200,11 +200,12 @@ typedef struct mc_std_equation {
 
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
- * impulsive values `eliminate` (hi > 0); when they are linear in them (assumed, as for the clutch's
- * torques), `relations` = |from| - |eliminate| combinations of them are
- * free of impulses and relate the values `among` (the new values x. and
- * the old x: with dt -> 0, x+ and x-). An equation of the restart system
- * without impulsive values is its own relation (eliminate empty). */
+ * impulsive values `eliminate` (hi > 0); when they are linear in them
+ * (checked: mc_elim.h, as for the clutch's torques), `relations` = |from| -
+ * |eliminate| combinations of them are free of impulses and relate the
+ * values `among` (the new values x. and the old x: with dt -> 0, x+ and
+ * x-). An equation of the restart system without impulsive values is its
+ * own relation (eliminate empty). */
 typedef struct mc_reset {
     uint32_t r;
     mc_list eliminate; /* values (variables) */

@@ -381,8 +381,8 @@ static int pivot_step(el *c, mat *x, size_t i, size_t j, mc_elim *out, size_t *c
     return MDAE_OK;
 }
 
-/* E2 and E3 for every row; false with c->why when not linear (*detail in
- * the pool names the row and value). */
+/* E2 and E3 for every row: MDAE_OK with c->why or out->why (in the pool:
+ * which row is not linear in which value) when not linear; MDAE_E_NOMEM. */
 static int coefficients(el *c, mat *x, mc_elim *out)
 {
     for (size_t i = 0; i < x->R; i++) {

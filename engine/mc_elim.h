@@ -31,8 +31,9 @@
  *     a value no remaining row reads (all its coefficients zero) cannot be
  *     eliminated: `why` says so.
  *  E5 The rows that were not pivots, folded, are the relations ("r = 0");
- *     a relation that is zero (as above) is dropped; an overall minus sign
- *     is dropped.
+ *     a relation that is zero (as above) is dropped; one whose first term
+ *     is negated is negated (x*(y'' + g) - y*x'', not its opposite), and so
+ *     is a pivot printed in a condition.
  *
  * Encoding of the unknowns in the results: FX_VAR(v, o) is unknown
  * v % m->n_variables at shift v / m->n_variables, derivative o read there
