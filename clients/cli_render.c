@@ -619,7 +619,8 @@ static void render_residuals(const cJSON *cj)
 }
 
 /* x, x', x'', x^(k), then ⁻ or ⁺. */
-static void print_standard_name(const char *n, int level, bool plus)
+/* x-, x+, or x<e> for the value after event e of a cascade (event > 0). */
+static void print_standard_name(const char *n, int level, bool plus, int event)
 {
     printf("%s", n ? n : "?");
     if (level > 0 && level <= 3)
@@ -627,7 +628,20 @@ static void print_standard_name(const char *n, int level, bool plus)
             printf("'");
     else if (level > 3)
         printf("^(%d)", level);
-    printf("%s", plus ? "\u207a" : "\u207b");
+    if (event > 0)
+        printf("\u27e8%d\u27e9", event);
+    else
+        printf("%s", plus ? "\u207a" : "\u207b");
+}
+
+/* The event of a standard value ("side": "event"), else 0. */
+static int standard_event(const cJSON *e)
+{
+    double ev = 0;
+    const char *side = cJSON_GetStringValue(get(e, "side"));
+    if (side == NULL || strcmp(side, "event") != 0 || !num(e, "event", &ev))
+        return 0;
+    return (int)ev;
 }
 
 /* The restart system of instant r as dt -> 0 (standardEquations). */
@@ -701,40 +715,37 @@ static void render_standard(const cJSON *cj)
             }
             printf(" \u2192 ");
             print_standard_name(cJSON_GetStringValue(get(e, "name")), (int)lv,
-                                side != NULL && side[0] == '+');
+                                side != NULL && side[0] == '+', standard_event(e));
         }
         printf("; determines");
         k = 0;
         const cJSON *a;
-        cJSON_ArrayForEach(a, std) { /* per variable: its top level, if on the + side */
-            double ra = 0, la = 0;
+        cJSON_ArrayForEach(a, std) { /* per variable: its newest value of its top level,
+                                          unless it is the one before the change */
+            double ra = 0, la = 0, sha = 0;
             num(a, "instant", &ra);
             num(a, "level", &la);
+            num(a, "shift", &sha);
             const char *na = cJSON_GetStringValue(get(a, "name"));
             const char *sa = cJSON_GetStringValue(get(a, "side"));
-            if (ra != r || na == NULL || sa == NULL || sa[0] != '+')
+            if (ra != r || na == NULL || sa == NULL || sa[0] == '-')
                 continue;
-            bool top = true, first = true, before = true;
+            bool newest = true;
             const cJSON *b;
             cJSON_ArrayForEach(b, std) {
-                double rb = 0, lb = 0;
+                double rb = 0, lb = 0, shb = 0;
                 num(b, "instant", &rb);
                 num(b, "level", &lb);
+                num(b, "shift", &shb);
                 const char *nb = cJSON_GetStringValue(get(b, "name"));
-                const char *sb = cJSON_GetStringValue(get(b, "side"));
-                if (b == a)
-                    before = false;
-                if (rb != r || nb == NULL || strcmp(nb, na) != 0)
-                    continue;
-                if (lb > la)
-                    top = false;
-                if (before && lb == la && sb != NULL && sb[0] == '+')
-                    first = false;
+                if (b != a && rb == r && nb != NULL && strcmp(nb, na) == 0 &&
+                    (lb > la || (lb == la && shb > sha)))
+                    newest = false;
             }
-            if (!top || !first)
+            if (!newest)
                 continue;
             printf("%s ", k++ ? "," : "");
-            print_standard_name(na, (int)la, true);
+            print_standard_name(na, (int)la, true, standard_event(a));
         }
         printf("%s\n", k ? "" : " nothing new");
         render_std_equations(cj, r);
@@ -742,6 +753,38 @@ static void render_standard(const cJSON *cj)
 }
 
 /* Impulse orders, residuals and standard values of a change (mc.h). */
+/* A restart relation whose values were eliminated (issue 41 item 8): the
+ * relations as equations, each as dt -> 0, and the pivots assumed non-zero;
+ * false (nothing printed) when the JSON has no elimination. */
+static bool render_elimination(const cJSON *rs, int shown)
+{
+    const cJSON *list = arr(rs, "eliminated");
+    if (size(list) == 0 || cJSON_GetStringValue(get(rs, "why")) != NULL)
+        return false;
+    double r = 0;
+    num(rs, "instant", &r);
+    printf("%srestart relation%s at instant %d: ", shown ? "" : "\n", size(list) == 1 ? "" : "s",
+           (int)r);
+    print_shifted(arr(rs, "eliminate"), "");
+    printf(" eliminated from ");
+    print_shifted(arr(rs, "from"), "");
+    printf(" (linear in them)\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        printf("    %s\n", cJSON_GetStringValue(get(e, "equation")));
+        const char *st = cJSON_GetStringValue(get(e, "standard"));
+        const char *why = cJSON_GetStringValue(get(e, "standardWhy"));
+        if (st != NULL)
+            printf("      as dt \u2192 0:  %s\n", st);
+        else if (why != NULL)
+            printf("      as dt \u2192 0: not read (%s)\n", why);
+    }
+    const char *cond = cJSON_GetStringValue(get(rs, "conditions"));
+    if (cond != NULL)
+        printf("    where %s (the pivots of the elimination)\n", cond);
+    return true;
+}
+
 static void render_impulses(const cJSON *cj)
 {
     render_orders(cj);
@@ -884,17 +927,23 @@ void cli_render_modechange(const char *file, const cJSON *cj)
             }
             continue;
         }
+        if (render_elimination(rs, shown++))
+            continue;
         double r = 0, n = 0;
         num(rs, "instant", &r);
         num(rs, "relations", &n);
-        printf("%srestart relation%s at instant %d: eliminate ", shown++ ? "" : "\n",
+        printf("%srestart relation%s at instant %d: eliminate ", shown > 1 ? "" : "\n",
                n == 1 ? "" : "s", (int)r);
         print_shifted(arr(rs, "eliminate"), "");
         printf(" from ");
         print_shifted(arr(rs, "from"), "");
         printf(" (%d relation%s among ", (int)n, n == 1 ? "" : "s");
         print_shifted(arr(rs, "among"), "");
-        printf("; exact when linear in the eliminated values)\n");
+        const char *why = cJSON_GetStringValue(get(rs, "why"));
+        if (why != NULL)
+            printf("; not eliminated: %s)\n", why);
+        else
+            printf("; exact when linear in the eliminated values)\n");
         bodies |= print_bodies_shifted(arr(rs, "from"), "    ");
     }
     if (bodies)

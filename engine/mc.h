@@ -169,13 +169,17 @@ typedef struct mc_residual {
  * x^(level)+ of the level-th derivative, level being the derivative the
  * instant determines for x (the positions at the Cup-and-Ball's instant 0,
  * the velocities at its instant 1). */
-typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS } mc_side;
+typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS, MC_SIDE_EVENT } mc_side;
 typedef struct mc_standard {
     uint32_t r;
     uint32_t var;
     int shift;      /* the value x.^shift of instant r */
     int level;      /* 0: x itself; 1: x'; ... */
     mc_side side;
+    /* MC_SIDE_EVENT (a change into a transient mode, issue 41 item 6): the
+     * value after event `event` (1-based) of the cascade, at the same
+     * standard time as x- and x+ (S4 in mc_impulse.c); 0 otherwise. */
+    uint32_t event;
 } mc_standard;
 
 /* A kept equation of restart instant r as dt -> 0 (RR-9459 section 6.1.2,
@@ -196,17 +200,31 @@ typedef struct mc_std_equation {
 
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
- * impulsive values `eliminate` (hi > 0); when they are linear in them (assumed, as for the clutch's
- * torques), `relations` = |from| - |eliminate| combinations of them are
- * free of impulses and relate the values `among` (the new values x. and
- * the old x: with dt -> 0, x+ and x-). An equation of the restart system
- * without impulsive values is its own relation (eliminate empty). */
+ * impulsive values `eliminate` (hi > 0); when they are linear in them
+ * (checked: mc_elim.h, as for the clutch's torques), `relations` = |from| -
+ * |eliminate| combinations of them are free of impulses and relate the
+ * values `among` (the new values x. and the old x: with dt -> 0, x+ and
+ * x-). An equation of the restart system without impulsive values is its
+ * own relation (eliminate empty). */
 typedef struct mc_reset {
     uint32_t r;
     mc_list eliminate; /* values (variables) */
     mc_list from;      /* equations */
     mc_list among;     /* values (variables) */
     uint32_t relations;
+    /* The elimination done (eliminate non-empty; mc_elim.h says how, and
+     * mc_reset_eliminate gives it as expressions): n_eliminated relations,
+     * each "r = 0" over the shifted values (x'.k, x.k as mc_body_format
+     * writes them), and each as dt -> 0 (mc_std.c; NULL when it cannot be
+     * read: std_why[k] says why). conditions: the pivots assumed non-zero
+     * ("x != 0, ..."), NULL when none. why: NULL, or why nothing was
+     * eliminated (not linear; a pivot that vanishes). All owned. */
+    size_t n_eliminated;
+    char **eliminated;
+    char **standard;          /* n_eliminated entries */
+    const char **std_why;     /* n_eliminated entries, static */
+    char *conditions;
+    char *why;
 } mc_reset;
 
 /* The transient part of a change whose new mode is transient (above). */

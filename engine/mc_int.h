@@ -34,6 +34,20 @@ int mc__standard(const mel_model *m, const int *d, mc_result *res);
  * new mode and its offsets. MDAE_OK or MDAE_E_NOMEM. */
 int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res);
 
+/* The texts of rs's elimination (mc_elim.c): rs->eliminated, conditions
+ * or why (rs->standard left NULL: mc__std_equations reads them). Nothing
+ * when rs->eliminate is empty. MDAE_OK or MDAE_E_NOMEM (rs then has
+ * nothing new). */
+int mc__reset_texts(const mel_model *m, const bool *to, mc_reset *rs);
+/* Free what mc__reset_texts and mc__std_equations put in rs (not its lists). */
+void mc__reset_close(mc_reset *rs);
+
+/* Text of the printers (mc_print.c), appended to b: an equation (is_var
+ * false) or a value at its shift, "e3\u2022", "tau1"; an expression whose
+ * unknowns are encoded as mc_elim.h says, x'\u2022 for x' at shift 1. */
+void mc__print_item(mdae_buf *b, const mel_model *m, mc_item it, bool is_var);
+void mc__print_shifted(mdae_buf *b, const mel_model *m, const struct fx_node *e);
+
 /* ---- Transient modes (mc_transient.c) ---- */
 
 /* Whether mode is transient (T1, mc_transient.c): it violates some

@@ -1590,7 +1590,27 @@ static cJSON *mc_std_equations_json(const mel_model *m, const mc_result *r)
     return arr;
 }
 
-/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+"}]. */
+/* An eliminating restart relation's elimination (issue 41 item 8):
+ * "eliminated":[{equation, standard, standardWhy}], "conditions", "why". */
+static bool mc_elimination_json(cJSON *o, const mc_reset *x)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(o, "eliminated", arr))
+        return false;
+    for (size_t k = 0; k < x->n_eliminated; k++) {
+        cJSON *e = cJSON_CreateObject();
+        const char *sw = x->std_why != NULL ? x->std_why[k] : NULL;
+        if (!append(arr, e) || !add_str(e, "equation", x->eliminated[k]) ||
+            !attach(e, "standard", str_or_null(x->standard != NULL ? x->standard[k] : NULL)) ||
+            !attach(e, "standardWhy", str_or_null(sw)))
+            return false;
+    }
+    return attach(o, "conditions", str_or_null(x->conditions)) &&
+           attach(o, "why", str_or_null(x->why));
+}
+
+/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+" |
+ * "event"[, event: e]}] ("event": the value after event e of a cascade). */
 static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -1600,7 +1620,10 @@ static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
         if (x->var >= m->n_variables ||
             !append_instant_item(arr, o, x->r, m->variables[x->var].name, x->shift) ||
             !add_num(o, "level", x->level) ||
-            !add_str(o, "side", x->side == MC_SIDE_PLUS ? "+" : "-")) {
+            !add_str(o, "side", x->side == MC_SIDE_PLUS    ? "+"
+                                : x->side == MC_SIDE_EVENT ? "event"
+                                                           : "-") ||
+            (x->side == MC_SIDE_EVENT && !add_num(o, "event", x->event))) {
             cJSON_Delete(arr);
             return NULL;
         }
@@ -1731,7 +1754,8 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
             !attach(o, "eliminate", mc_items(m, &x->eliminate, true)) ||
             !attach(o, "from", mc_items(m, &x->from, false)) ||
             !add_num(o, "relations", x->relations) ||
-            !attach(o, "among", mc_items(m, &x->among, true)))
+            !attach(o, "among", mc_items(m, &x->among, true)) ||
+            (x->eliminate.n > 0 && !mc_elimination_json(o, x)))
             goto nomem;
     }
     cJSON *diags = NULL;
