@@ -1232,7 +1232,7 @@ void cli_render_first(const char *file, const cJSON *json)
                : ";\n every later instant: --instants",
            cJSON_GetObjectItemCaseSensitive(json, "erasures") != NULL
                ? ""
-               : "; what the first instant erases: --erasures");
+               : "; what the first instant erases, and its impulse orders: --erasures");
 }
 
 /* ---- `mdae approx` (issue 38; rpc_json_approx) ----------------------------- */
