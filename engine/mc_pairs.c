@@ -1052,6 +1052,12 @@ static int first_impulses(mc_first *f, const mel_model *m)
         f->impulses_why = "the pairs that need a restart have more than 4096 cubes";
         return MDAE_OK;
     }
+    for (size_t k = 0; k < f->n_erasures; k++)
+        if (f->erasures[k].cubes_left_out) { /* its guard would be missing */
+            f->impulses_why = "the pairs where an equation is erased have more than 4096 "
+                              "cubes";
+            return MDAE_OK;
+        }
     return impulses_at(m, 0, p->pairs, p->result, &p->order, p->row_erased,
                        &f->classes[MC_FIRST_RESTART], &f->impulses, &f->n_impulses,
                        &f->impulses_computed, &f->impulses_why);
