@@ -11,8 +11,8 @@
  * equalities, the finite ones) is the one-change engine's; no class holds
  * a pair whose change does not erase at that instant; with every pair
  * walked, the classes' counts add up. On the random models test_mc_pairs
- * uses (400 seeds, MDAE_SEED changes the first; every pair up to 4 mode
- * variables, 120 sampled pairs of valid modes past that) and on the papers' models
+ * uses (400 seeds, MDAE_SEED changes the first; every pair up to 3 mode
+ * variables, 60 sampled pairs of valid modes past that) and on the papers' models
  * (the Cup-and-Ball in its forms, the clutches, the ground contact); and
  * the brake at N = 100, whose restart systems are all too large for the
  * analysis, in one class: all its pairs that restart, counted exactly.
@@ -176,7 +176,7 @@ static bool valid_long(const sa_result *res, const bool *mode)
 
 #define MAX_R 16
 
-/* Every pair of m (at most 4 mode variables, or `samples` is 0; else
+/* Every pair of m (at most 3 mode variables, or `samples` is 0; else
  * `samples` sampled pairs of valid modes: the one-change analysis with its
  * impulse orders is what costs). */
 static void check_model(const mel_model *m, const char *label, uint64_t samples, tally *t)
@@ -199,7 +199,7 @@ static void check_model(const mel_model *m, const char *label, uint64_t samples,
     for (size_t k = 0; k < f->n_later; k++)
         t->classes += f->later[k].n_impulses;
     bool *from = calloc((size_t)m->n_modes + 1, 1), *to = calloc((size_t)m->n_modes + 1, 1);
-    bool all = m->n_modes <= 4 || samples == 0;
+    bool all = m->n_modes <= 3 || samples == 0;
     uint64_t n = all ? (uint64_t)1 << (2 * m->n_modes) : samples, state = 0x1D7;
     double seen[MAX_R] = {0};
     for (uint64_t x = 0; x < n; x++) {
@@ -244,7 +244,7 @@ Test(mc_pairs_imp, random_models_agree_pair_by_pair)
         if (m != NULL && m->n_modes > 0 && m->n_whens == 0) {
             char label[64];
             snprintf(label, sizeof label, "seed %llu", (unsigned long long)(base + s));
-            check_model(m, label, 120, &t);
+            check_model(m, label, 60, &t);
         }
         mel_model_free(m);
     }
