@@ -196,7 +196,8 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
     cJSON *json = NULL;
     char why[256] = "";
     mc_options mopt = {.first_erasures = o->erasures || skipped != NULL,
-                       .first_later = o->instants || skipped != NULL};
+                       .first_later = o->instants || skipped != NULL,
+                       .first_impulses = o->erasures || o->instants || skipped != NULL};
     if (skipped != NULL)
         fprintf(stderr, "%s: note: %s; every instant of every change on BDDs instead (as "
                         "--first --erasures --instants)\n", src->name, skipped);

@@ -1069,6 +1069,83 @@ static void render_erasures(const cJSON *json)
     }
 }
 
+/* One class of impulse orders (issue 41 item 7): how the analysis ended,
+ * the impulsive values (those of equal order joined by "="), the finite
+ * ones, on the rest of the line. */
+static void print_impulse_class(const cJSON *c)
+{
+    const char *st = cJSON_GetStringValue(get(c, "status"));
+    if (st != NULL && strcmp(st, "too large") == 0) {
+        printf("not done: the restart system is too large for the impulse analysis\n");
+        return;
+    }
+    if (st != NULL && strcmp(st, "no assignment") == 0) {
+        printf("no assignment of impulse orders satisfies the structural rules\n");
+        return;
+    }
+    const cJSON *it, *eq;
+    int k = 0;
+    cJSON_ArrayForEach(it, arr(c, "impulsive")) {
+        bool shown = false; /* in the equalities of a value before it */
+        for (const cJSON *p = arr(c, "impulsive")->child; p != it && !shown; p = p->next)
+            cJSON_ArrayForEach(eq, arr(p, "equal")) shown |= same_item(eq, it);
+        if (shown)
+            continue;
+        printf("%s", k++ ? ", " : "impulsive ");
+        print_shifted_one(it);
+        cJSON_ArrayForEach(eq, arr(it, "equal")) {
+            printf(" = ");
+            print_shifted_one(eq);
+        }
+        double o = 0, lo = 0;
+        bool has_lo = num(it, "orderMin", &lo);
+        num(it, "order", &o);
+        printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+    }
+    printf("%s", k ? "; " : "nothing impulsive; ");
+    int f = 0;
+    cJSON_ArrayForEach(it, arr(c, "finite")) {
+        printf("%s", f++ ? ", " : "finite ");
+        print_shifted_one(it);
+        double o = 0, lo = 0;
+        bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
+        if (!has_o)
+            printf(" = 0");
+        else
+            printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+    }
+    if (st != NULL && strcmp(st, "bounds") == 0)
+        printf("%s(bounds by propagation only)", f ? " " : "");
+    if (cJSON_IsTrue(get(c, "priorsForced")))
+        printf("%s(finite states force some old values or residuals to be infinitesimal)",
+               f ? " " : "");
+    printf("\n");
+}
+
+/* The impulse orders of a restart instant by class of pairs (key
+ * "impulses" of o), each on a line after indent; nothing when not asked. */
+static void render_impulse_classes(const cJSON *o, const char *indent, const char *what)
+{
+    const cJSON *im = get(o, "impulses");
+    if (im == NULL)
+        return;
+    if (!cJSON_IsArray(im)) {
+        const char *why = cJSON_GetStringValue(get(o, "impulsesNotComputed"));
+        printf("%simpulse orders%s: not computed (%s)\n", indent, what, why ? why : "?");
+        return;
+    }
+    const cJSON *c;
+    cJSON_ArrayForEach(c, im) {
+        const char *g = cJSON_GetStringValue(get(c, "guard"));
+        char pb[64];
+        const char *pairs = COUNT(c, "pairs", pb);
+        printf("%simpulse orders%s when %.240s%s (%s pair%s): ", indent, what,
+               g != NULL ? g : "(more than 4,096 cubes)", g != NULL && strlen(g) > 240 ? " ..." : "",
+               pairs, plural_s(pairs));
+        print_impulse_class(c);
+    }
+}
+
 /* Each later instant (--instants): its pairs, classes, the rows it erases
  * with their pairs, and the size of its restart system (rows: --json). */
 static void render_later(const cJSON *ch)
@@ -1102,6 +1179,7 @@ static void render_later(const cJSON *ch)
                 printf(" when %.240s%s (%s pair%s)\n", g, strlen(g) > 240 ? " ..." : "", pairs,
                        plural_s(pairs));
         }
+        render_impulse_classes(li, "    ", "");
     }
 }
 
@@ -1167,6 +1245,7 @@ void cli_render_first(const char *file, const cJSON *json)
             printf("  %-10s when %.300s ... (%d cubes: --json)\n", keys[k], g, n);
     }
     render_erasures(json);
+    render_impulse_classes(json, "  ", " at the first instant");
     render_changes(json);
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(json, "events");
     if (ev != NULL) {
@@ -1202,7 +1281,7 @@ void cli_render_first(const char *file, const cJSON *json)
                : ";\n every later instant: --instants",
            cJSON_GetObjectItemCaseSensitive(json, "erasures") != NULL
                ? ""
-               : "; what the first instant erases: --erasures");
+               : "; what the first instant erases, and its impulse orders: --erasures");
 }
 
 /* ---- `mdae approx` (issue 38; rpc_json_approx) ----------------------------- */

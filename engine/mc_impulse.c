@@ -93,7 +93,6 @@
 
 #include "fx.h"
 
-#define MC_IMP_MAX_VARS 256
 #define MC_IMP_MAX_NODES 200000L
 #define ORD_MIN (-3)
 #define ORD_MAX 3
@@ -1031,6 +1030,14 @@ static int report(imp *p, const unsigned *dom, mc_result *res)
 int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
                 mc_result *res)
 {
+    mc_impulse_status st;
+    bool forced;
+    return mc__impulse_run(m, to, d, in, res, &st, &forced);
+}
+
+int mc__impulse_run(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
+                    mc_result *res, mc_impulse_status *status, bool *priors_forced)
+{
     imp p;
     memset(&p, 0, sizeof p);
     p.m = m;
@@ -1067,6 +1074,11 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
                 p.support[k] = root2[k];
         }
     }
+    *status = none ? MC_IMPULSES_NONE
+              : p.gave_up ? MC_IMPULSES_TOO_LARGE
+              : approx ? MC_IMPULSES_BOUNDS
+                       : MC_IMPULSES_DONE;
+    *priors_forced = prior_failed && !none && !p.gave_up;
     if (rc == MDAE_OK && (p.gave_up || none)) {
         rc = note(res, none ? "restart instant %u: impulse analysis found no assignment of "
                               "impulse orders satisfying the structural rules (the orders "

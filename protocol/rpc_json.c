@@ -2029,6 +2029,59 @@ static int add_rows(cJSON *arr, const mc_first *f, const char *const *names,
     return MDAE_OK;
 }
 
+/* [{name, shift, order, orderMin[, certain, equal]}] of the values v. */
+static cJSON *first_orders_json(const mc_first_order *v, size_t n, bool impulsive)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < n; k++) {
+        cJSON *o = push_object(arr), *eq = NULL;
+        bool ok = o != NULL && add_str(o, "name", v[k].value.name) &&
+                  add_num(o, "shift", v[k].value.shift) &&
+                  attach(o, "order", mc_order_num(v[k].hi)) &&
+                  attach(o, "orderMin", mc_order_num(v[k].lo)) &&
+                  (!impulsive || (add_bool(o, "certain", v[k].lo > 0) &&
+                                  attach(o, "equal", eq = cJSON_CreateArray())));
+        for (size_t q = 0; ok && impulsive && q < v[k].n_equal; q++) {
+            cJSON *x = push_object(eq);
+            ok = x != NULL && add_str(x, "name", v[k].equal[q].name) &&
+                 add_num(x, "shift", v[k].equal[q].shift);
+        }
+        if (!ok) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* "impulses": the impulse orders of a restart instant by class of pairs
+ * (mc_first_impulses, issue 41 item 7): [{status, priorsForced, pairs,
+ * guard, cubes, impulsive, finite}]; null with "impulsesNotComputed" when
+ * asked and not computed; nothing when not asked (why NULL or "not
+ * asked"). */
+static int add_impulses(cJSON *o, const mc_first *f, const char *const *names, bool computed,
+                        const char *why, const mc_first_impulses *c, size_t n)
+{
+    if (!computed)
+        return add_not_computed(o, "impulses", "impulsesNotComputed", why);
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(o, "impulses", arr))
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        cJSON *x = push_object(arr);
+        if (x == NULL || !add_str(x, "status", mc_impulse_status_name(c[k].status)) ||
+            !add_bool(x, "priorsForced", c[k].priors_forced) ||
+            !add_count(x, "pairs", c[k].pairs, &c[k].pairs_exact) ||
+            !attach(x, "impulsive", first_orders_json(c[k].impulsive, c[k].n_impulsive, true)) ||
+            !attach(x, "finite", first_orders_json(c[k].finite, c[k].n_finite, false)))
+            return MDAE_E_NOMEM;
+        int rc = add_pairs_set(x, f, names, &c[k].set, c[k].cubes_left_out);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
 /* "instants" of "changes": every later instant (mc_first.later) with its
  * pairs, classes, erasures and restart system as sets of pairs. */
 static int add_later(cJSON *ch, const mc_first *f, const char *const *names)
@@ -2054,6 +2107,9 @@ static int add_later(cJSON *ch, const mc_first *f, const char *const *names)
         int rc = add_rows(er, f, names, li->erasures, li->n_erasures);
         if (rc == MDAE_OK)
             rc = add_rows(rows, f, names, li->rows, li->n_rows);
+        if (rc == MDAE_OK)
+            rc = add_impulses(x, f, names, li->impulses_computed, li->impulses_why,
+                              li->impulses, li->n_impulses);
         if (rc != MDAE_OK)
             return rc;
     }
@@ -2284,6 +2340,9 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
     }
     if (rc == MDAE_OK)
         rc = add_erasures(o, f, names);
+    if (rc == MDAE_OK)
+        rc = add_impulses(o, f, names, f->impulses_computed, f->impulses_why, f->impulses,
+                          f->n_impulses);
     if (rc == MDAE_OK)
         rc = add_changes(o, f, names);
     if (rc == MDAE_OK)

@@ -130,7 +130,8 @@ static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures,
         return result_of(id, m, refusal);
     mc_first *f = NULL;
     char why[256] = "";
-    mc_options mopt = {.first_erasures = erasures, .first_later = later};
+    mc_options mopt = {.first_erasures = erasures, .first_later = later,
+                       .first_impulses = erasures || later};
     int rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     check(rc);
     cJSON *json = NULL;
@@ -238,7 +239,7 @@ static int summary_on_bdds(wk_state *w, const char *why, cJSON **out)
 {
     mc_first *f = NULL;
     char fwhy[256] = "";
-    mc_options mopt = {.first_erasures = true, .first_later = true};
+    mc_options mopt = {.first_erasures = true, .first_later = true, .first_impulses = true};
     sa_options so = {.progress = until_cancelled, .progress_ctx = w};
     int rc = mc_first_instants(w->model, &so, &mopt, &f, fwhy, sizeof fwhy);
     check(rc);

@@ -368,6 +368,46 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     run_free(&r);
 }
 
+/* Impulse orders by class of pairs (issue 41 item 7): the clutch's tau1 =
+ * tau2 of order 1 at its first instant, the Cup-and-Ball (22)'s lambda = s
+ * of order <= 1 at both instants (RR-9459 (40)); the brake at N = 100, all
+ * its restarts too large for the analysis, in one class counted exactly;
+ * without --erasures or --instants, none. */
+Test(cli_modechange, first_impulse_orders_come_by_class_of_pairs)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--first", "--erasures");
+    expect(&r, 0);
+    contains(r.out, "  impulse orders at the first instant when !gamma (1 pair): impulsive "
+                    "tau1 = tau2 (order 1); finite w1\u2022 (order \u2264 0), w2\u2022 "
+                    "(order \u2264 0)\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball_22.mel"), "--first", "--instants");
+    expect(&r, 0);
+    contains(r.out, "  impulse orders at the first instant when gamma\u207a (1 pair): impulsive "
+                    "lambda = s (order \u2264 1); finite x\u20222 (order 0), y\u20222 "
+                    "(order 0)\n");
+    contains(r.out, "    impulse orders when !gamma (1 pair): impulsive lambda = s (order "
+                    "\u2264 1)");
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=100", "--first", "--erasures", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *im = item(j, "impulses");
+    cr_assert_eq(cJSON_GetArraySize(im), 1);
+    const cJSON *c = cJSON_GetArrayItem(im, 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(c, "status")), "too large");
+    cr_assert_str_eq(cJSON_GetStringValue(item(c, "pairsExact")),
+                     cJSON_GetStringValue(item(item(j, "counts"), "restartExact")));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_null(item(j, "impulses"));
+    cJSON_Delete(j);
+    run_free(&r);
+}
+
 /* --instants: every later instant on BDDs, the status and number of
  * instants of every change -- the Cup-and-Ball's slack -> taut in two
  * instants (RR-9459), the brake's valve opening in one, RLDC2's both
