@@ -452,7 +452,8 @@ typedef struct cmp_job {
     /* Set by compare(), in its context: */
     sa__care care;     /* the valid modes, the sets' care set */
     sa__set_memo memo; /* the sets written, by function */
-    BDD *wrong;        /* a slot: the union of the findings' modes */
+    BDD *wrong;        /* cap slots: the findings' modes, in order, joined
+                          into wrong[0] at the end (join_wrong) */
 } cmp_job;
 
 /* "x", "der(x)", "der(der(x))"... (der^k(x) past 3). */
@@ -553,7 +554,7 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
 }
 
 /* Record the finding of kind k over the modes f (within the valid ones),
- * unless f is empty; j->wrong |= f. */
+ * unless f is empty; f kept for the union (join_wrong). */
 static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_range where)
 {
     const sa_result *r = c->r;
@@ -566,7 +567,7 @@ static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_ran
                        .approx = -1, .where = where};
     fd->count = sa__count_modes(c, r, f);
     sa__set_of_memo(c, r, &j->care, &j->memo, f, &fd->modes);
-    sa__put(j->wrong, sa__or(*j->wrong, f));
+    sa__put(&j->wrong[rep->n_findings - 1], f);
     return fd;
 }
 
@@ -701,6 +702,18 @@ static void compare_offsets(sa_ctx *c, cmp_job *j)
     }
 }
 
+/* The union of the n findings' modes into wrong[0], joined pairwise (a
+ * balanced tree of unions): folding them one by one into one set walked
+ * that set once per finding, quadratic in the editor's diagnostics of the
+ * brake at N = 10,000 (thousands of findings over disjoint mode variables).
+ * The same function (BDDs are canonical). */
+static void join_wrong(BDD *wrong, size_t n)
+{
+    for (size_t step = 1; step < n; step *= 2)
+        for (size_t k = 0; k + step < n; k += 2 * step)
+            sa__put(&wrong[k], sa__or(wrong[k], wrong[k + step]));
+}
+
 /* Every finding (ap.h), in the report's order, then wrong_modes. */
 static void compare(sa_ctx *c, void *arg)
 {
@@ -709,7 +722,7 @@ static void compare(sa_ctx *c, void *arg)
     ap_report *rep = j->rep;
     sa__care_init(c, r, r->chi_m, &j->care);
     sa__set_memo_init(c, &j->memo, j->cap);
-    j->wrong = sa__slots(c, 1);
+    j->wrong = sa__slots(c, j->cap);
     rep->valid_modes = r->valid_count;
     if (!rep->accepted) {
         finish_message(c, j, add_finding(c, j, AP_REFUSED, r->ok, refused_where(j->m, rep)));
@@ -719,6 +732,7 @@ static void compare(sa_ctx *c, void *arg)
         compare_pivots(c, j);
         compare_offsets(c, j);
     }
+    join_wrong(j->wrong, rep->n_findings);
     rep->wrong_count = *j->wrong == bddfalse ? 0 : sa__count_modes(c, r, *j->wrong);
     sa__set_of_care(c, r, *j->wrong, &j->care, &rep->wrong_modes);
 }
