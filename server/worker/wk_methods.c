@@ -83,8 +83,7 @@ static void forget_analysis(wk_state *w)
         w->prev_report = w->cached_report;
         w->cached_report = NULL;
     }
-    cJSON_Delete(w->cached_approx); /* wk_approx.c: this analysis's */
-    w->cached_approx = NULL;
+    wk_approx_forget(w); /* wk_approx.c: this analysis's */
     for (int k = 0; k < 2; k++) { /* wk_rimis.c: likewise */
         cJSON_Delete(w->cached_rimis[k]);
         w->cached_rimis[k] = NULL;
