@@ -449,6 +449,7 @@ typedef struct cmp_job {
     ap_report *rep;
     fx_syntax syntax; /* the pivots' */
     size_t cap;    /* findings allocated (never moved: the memo points there) */
+    bool no_wrong_modes; /* ap_options' */
     /* Set by compare(), in its context: */
     sa__care care;     /* the valid modes, the sets' care set */
     sa__set_memo memo; /* the sets written, by function */
@@ -734,7 +735,9 @@ static void compare(sa_ctx *c, void *arg)
     }
     join_wrong(j->wrong, rep->n_findings);
     rep->wrong_count = *j->wrong == bddfalse ? 0 : sa__count_modes(c, r, *j->wrong);
-    sa__set_of_care(c, r, *j->wrong, &j->care, &rep->wrong_modes);
+    if (!j->no_wrong_modes)
+        sa__set_of_care(c, r, *j->wrong, &j->care, &rep->wrong_modes);
+    rep->wrong_modes_left = j->no_wrong_modes;
 }
 
 /* ---- Entry points ------------------------------------------------------------- */
@@ -778,6 +781,7 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
     if (rc == MDAE_OK)
         rc = solve_approx(m, &a, rep);
     cmp_job j = {.m = m, .a = &a, .rep = rep, .syntax = opt ? opt->syntax : FX_SYNTAX_MEL,
+                 .no_wrong_modes = opt != NULL && opt->no_wrong_modes,
                  .cap = 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
     if (rc == MDAE_OK) {
         rep->findings = mdae_calloc(j.cap, sizeof *rep->findings);

@@ -5,12 +5,16 @@
  *
  * The approximate analysis (engine/ap.h: RR-9459 section 3.1, what
  * OpenModelica and Dymola do) is compared with the exact all-modes analysis
- * the worker keeps, so it runs after that one, on the same model, and its
- * JSON (rpc_json_approx, `mdae approx --json`) is kept beside the analysis
- * JSON and dropped with it: one approximate analysis per analysed version,
- * whether session/approx, the editor's diagnostics or both ask for it.
+ * the worker keeps, so it runs after that one, on the same model; its
+ * report, and its JSON (rpc_json_approx, `mdae approx --json`) once
+ * session/approx asks, are kept beside the analysis JSON and dropped with
+ * it: one approximate analysis per analysed version, whether
+ * session/approx, the editor's diagnostics or both ask for it, but for a
+ * session/approx after the editor's warnings: those leave out the union
+ * of the findings' modes (ap_options.no_wrong_modes, quadratic to write on
+ * the brake at N = 10,000), which session/approx then has computed.
  *
- * The warnings are that JSON's findings: each its message (engine/ap.c
+ * The warnings are the report's findings: each its message (engine/ap.c
  * words it: "a single-mode analysis, as Modelica tools do, divides by zero
  * here when bh: it solves eh2 for yh, ...") at its place, so that
  * session/approx, `mdae approx`, the web page and the editor say the same
@@ -32,15 +36,23 @@ static void check(int rc)
 }
 
 /* The approximate analysis of the analysed version, run once and kept in
- * w->approx_rep: MDAE_OK with *out borrowed, or the engine's code. */
-static int approx_report(wk_state *w, const ap_report **out)
+ * w->approx_rep: MDAE_OK with *out borrowed, or the engine's code. With
+ * `findings_only` its wrong_modes may be left out (ap_options): the
+ * editor's warnings; session/approx needs them and runs it again if the
+ * kept one has none. */
+static int approx_report(wk_state *w, bool findings_only, const ap_report **out)
 {
     assert(w->model != NULL && w->result != NULL);
+    if (w->approx_rep != NULL && !findings_only && w->approx_rep->wrong_modes_left) {
+        ap_report_free(w->approx_rep);
+        w->approx_rep = NULL;
+    }
     if (w->approx_rep == NULL) {
         ap_report *rep = NULL;
         w->approximations++;
         /* pivots printed in the text's language, as `mdae approx` does */
-        ap_options opt = {.syntax = w->modelica ? FX_SYNTAX_MODELICA : FX_SYNTAX_MEL};
+        ap_options opt = {.syntax = w->modelica ? FX_SYNTAX_MODELICA : FX_SYNTAX_MEL,
+                          .no_wrong_modes = findings_only};
         int rc = ap_analyze_ex(w->model, w->result, &opt, &rep);
         check(rc);
         if (rc < 0)
@@ -55,7 +67,7 @@ int wk_approx(wk_state *w, const cJSON **out)
 {
     if (w->cached_approx == NULL) {
         const ap_report *rep = NULL;
-        int rc = approx_report(w, &rep);
+        int rc = approx_report(w, false, &rep);
         if (rc == MDAE_OK)
             rc = rpc_json_approx(rep, &w->cached_approx);
         check(rc);
@@ -160,7 +172,7 @@ static bool findings_sound(const ap_report *rep)
 void wk_approx_diags(wk_state *w, cJSON *arr)
 {
     const ap_report *rep = NULL;
-    if (w->result == NULL || approx_report(w, &rep) < 0 || !findings_sound(rep))
+    if (w->result == NULL || approx_report(w, true, &rep) < 0 || !findings_sound(rep))
         return;
     int shown = 0, left = 0;
     for (size_t k = 0; k < rep->n_findings; k++) {
