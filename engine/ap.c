@@ -450,6 +450,7 @@ typedef struct cmp_job {
     fx_syntax syntax; /* the pivots' */
     size_t cap;    /* findings allocated (never moved: the memo points there) */
     bool no_wrong_modes; /* ap_options' */
+    size_t detail_max;   /* ap_options' */
     /* Set by compare(), in its context: */
     sa__care care;     /* the valid modes, the sets' care set */
     sa__set_memo memo; /* the sets written, by function */
@@ -556,6 +557,13 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
 
 /* Record the finding of kind k over the modes f (within the valid ones),
  * unless f is empty; f kept for the union (join_wrong). */
+/* Whether finding fd (of j's report) gets its set, pivot and message
+ * (ap_options.detail_max). */
+static bool detailed(const cmp_job *j, const ap_finding *fd)
+{
+    return j->detail_max == 0 || (size_t)(fd - j->rep->findings) < j->detail_max;
+}
+
 static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_range where)
 {
     const sa_result *r = c->r;
@@ -567,14 +575,17 @@ static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_ran
     *fd = (ap_finding){.kind = k, .equation = -1, .approx_eq = -1, .variable = -1,
                        .approx = -1, .where = where};
     fd->count = sa__count_modes(c, r, f);
-    sa__set_of_memo(c, r, &j->care, &j->memo, f, &fd->modes);
+    if (detailed(j, fd))
+        sa__set_of_memo(c, r, &j->care, &j->memo, f, &fd->modes);
+    else
+        rep->details_left = true;
     sa__put(&j->wrong[rep->n_findings - 1], f);
     return fd;
 }
 
 static void finish_message(sa_ctx *c, cmp_job *j, ap_finding *fd)
 {
-    if (fd == NULL)
+    if (fd == NULL || !detailed(j, fd))
         return;
     fd->message = finding_message(j, fd);
     if (fd->message == NULL)
@@ -659,7 +670,7 @@ static void compare_pivots(sa_ctx *c, cmp_job *j)
             fd->order = e->sigma;
             /* Only where a finding needs it: printing every pivot was a
              * third of the brake's comparison at N = 100. */
-            if (pivot_text(j->m, e, j->syntax, &fd->pivot) < 0)
+            if (detailed(j, fd) && pivot_text(j->m, e, j->syntax, &fd->pivot) < 0)
                 sa__fail(c, MDAE_E_NOMEM);
             finish_message(c, j, fd);
         }
@@ -782,6 +793,7 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
         rc = solve_approx(m, &a, rep);
     cmp_job j = {.m = m, .a = &a, .rep = rep, .syntax = opt ? opt->syntax : FX_SYNTAX_MEL,
                  .no_wrong_modes = opt != NULL && opt->no_wrong_modes,
+                 .detail_max = opt != NULL ? opt->detail_max : 0,
                  .cap = 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
     if (rc == MDAE_OK) {
         rep->findings = mdae_calloc(j.cap, sizeof *rep->findings);

@@ -12,7 +12,9 @@
  * session/approx, the editor's diagnostics or both ask for it, but for a
  * session/approx after the editor's warnings: those leave out the union
  * of the findings' modes (ap_options.no_wrong_modes, quadratic to write on
- * the brake at N = 10,000), which session/approx then has computed.
+ * the brake at N = 10,000) and the sets and messages of the findings past
+ * the 20 shown (ap_options.detail_max), which session/approx then has
+ * computed.
  *
  * The warnings are the report's findings: each its message (engine/ap.c
  * words it: "a single-mode analysis, as Modelica tools do, divides by zero
@@ -37,13 +39,15 @@ static void check(int rc)
 
 /* The approximate analysis of the analysed version, run once and kept in
  * w->approx_rep: MDAE_OK with *out borrowed, or the engine's code. With
- * `findings_only` its wrong_modes may be left out (ap_options): the
- * editor's warnings; session/approx needs them and runs it again if the
- * kept one has none. */
+ * `findings_only` its wrong_modes, and the details of the findings past
+ * the first WK_APPROX_DIAGS, may be left out (ap_options): the editor's
+ * warnings; session/approx needs them and runs it again if the kept one
+ * has not them all. */
 static int approx_report(wk_state *w, bool findings_only, const ap_report **out)
 {
     assert(w->model != NULL && w->result != NULL);
-    if (w->approx_rep != NULL && !findings_only && w->approx_rep->wrong_modes_left) {
+    if (w->approx_rep != NULL && !findings_only &&
+        (w->approx_rep->wrong_modes_left || w->approx_rep->details_left)) {
         ap_report_free(w->approx_rep);
         w->approx_rep = NULL;
     }
@@ -52,7 +56,8 @@ static int approx_report(wk_state *w, bool findings_only, const ap_report **out)
         w->approximations++;
         /* pivots printed in the text's language, as `mdae approx` does */
         ap_options opt = {.syntax = w->modelica ? FX_SYNTAX_MODELICA : FX_SYNTAX_MEL,
-                          .no_wrong_modes = findings_only};
+                          .no_wrong_modes = findings_only,
+                          .detail_max = findings_only ? WK_APPROX_DIAGS : 0};
         int rc = ap_analyze_ex(w->model, w->result, &opt, &rep);
         check(rc);
         if (rc < 0)
@@ -169,10 +174,27 @@ static bool findings_sound(const ap_report *rep)
     return true;
 }
 
+/* Whether the warnings shown need a finding past the detailed ones: fewer
+ * than WK_APPROX_DIAGS of those have a place (findings without one are
+ * not shown). */
+static bool needs_more_details(const wk_state *w, const ap_report *rep)
+{
+    if (!rep->details_left)
+        return false;
+    int placed = 0;
+    for (size_t k = 0; k < rep->n_findings && k < WK_APPROX_DIAGS; k++) {
+        mdae_range r;
+        placed += finding_where(w, rep, &rep->findings[k], &r);
+    }
+    return placed < WK_APPROX_DIAGS;
+}
+
 void wk_approx_diags(wk_state *w, cJSON *arr)
 {
     const ap_report *rep = NULL;
     if (w->result == NULL || approx_report(w, true, &rep) < 0 || !findings_sound(rep))
+        return;
+    if (needs_more_details(w, rep) && (approx_report(w, false, &rep) < 0 || !findings_sound(rep)))
         return;
     int shown = 0, left = 0;
     for (size_t k = 0; k < rep->n_findings; k++) {
