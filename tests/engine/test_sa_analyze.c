@@ -1510,7 +1510,8 @@ Test(sa_analyze, block_memo_bound_follows_the_equations)
     int32_t *d = calloc(n, sizeof *d);
     cr_assert_not_null(d);
     static const int32_t shape[] = {SA_BMEMO_SCC, 7};
-    sa__bkey k = {shape, 2, NULL, 0};
+    const BDD funs[] = {bddtrue};
+    sa__bkey k = {shape, 2, funs, 1};
     sa__mval v = {.d = d, .n_d = n, .modes = bddtrue};
     size_t eqs[] = {10, 2 * SA_BMEMO_MAX_INTS / SA_BMEMO_INTS_PER_EQ};
     sa_ctx *c = calloc(1, sizeof *c);
