@@ -2496,7 +2496,7 @@ static cJSON *dm_names(const ap_report *rep, bool equations)
 
 int rpc_json_approx(const ap_report *rep, cJSON **out)
 {
-    if (rep == NULL || out == NULL)
+    if (rep == NULL || out == NULL || rep->wrong_modes_left || rep->details_left)
         return MDAE_E_INVAL;
     for (size_t k = 0; k < rep->n_findings; k++)
         if (rep->findings[k].variable >= (long)rep->n_variables ||

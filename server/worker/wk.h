@@ -225,6 +225,11 @@ typedef struct wk_state {
      * session/approx result, built on first use and dropped with the
      * analysis, so one approximate analysis per analysed version (owned). */
     cJSON *cached_approx;
+    /* The approximate analysis itself (owned, dropped with the analysis):
+     * the editor's warnings read its first findings, the JSON above is
+     * built from it only when session/approx asks (24 MB for the brake at
+     * N = 10,000, built on every edit for 20 warnings). */
+    struct ap_report *approx_rep;
     /* The session/rimis results (issue 39, wk_rimis.c), [0] unguarded and
      * [1] guarded, built on first use and dropped with the analysis
      * (owned). */
@@ -349,6 +354,8 @@ wk_method_fn wk_m_approx;
  * borrowed (valid until the analysis is dropped; built once per analysed
  * version, then kept in w->cached_approx), or the engine's code. */
 int wk_approx(wk_state *w, const cJSON **out /* out: borrowed */);
+/* Drop this analysis's approximate analysis and its JSON (forget_analysis). */
+void wk_approx_forget(wk_state *w);
 /* Its findings as LSP warnings appended to arr, each at its equation (or
  * unknown) in the load's encoding: the pivot that is zero in some modes,
  * the states the modes need, the modes the tool accepts though they are

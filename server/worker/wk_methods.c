@@ -83,8 +83,7 @@ static void forget_analysis(wk_state *w)
         w->prev_report = w->cached_report;
         w->cached_report = NULL;
     }
-    cJSON_Delete(w->cached_approx); /* wk_approx.c: this analysis's */
-    w->cached_approx = NULL;
+    wk_approx_forget(w); /* wk_approx.c: this analysis's */
     for (int k = 0; k < 2; k++) { /* wk_rimis.c: likewise */
         cJSON_Delete(w->cached_rimis[k]);
         w->cached_rimis[k] = NULL;
@@ -1045,11 +1044,15 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         /* progress: analysis/progress for the editor's $/progress (issue 36) */
         bool progress = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "progress"));
         int arc = ensure_analysis(w, progress, &ad);
-        if (arc == MDAE_OK)
+        /* the report only for its singular-mode diagnostics: none when no
+         * valid mode is singular (its sets of every item were a fifth of
+         * an edit's diagnostics of the brake at N = 10,000) */
+        if (arc == MDAE_OK && sa_result_singular(w->result))
             arc = sa_result_report(w->result, &rep);
         check(arc);
         if (arc == MDAE_OK) {
-            add_singular(w, arr, rep);
+            if (rep != NULL)
+                add_singular(w, arr, rep);
             wk_approx_diags(w, arr); /* issue 38: what single-mode tools do */
             const cJSON *mc = cJSON_GetObjectItemCaseSensitive(params, "modeChanges");
             if (!cJSON_IsFalse(mc))
