@@ -474,6 +474,18 @@ static void print_shifted_one(const cJSON *it)
         printf("\u2022%d", (int)s);
 }
 
+/* An impulse value's order suffix: " = 0" when it has no order (an
+ * order-0 value), " (order k)" when exact, " (order \u2264 k)" a bound. */
+static void print_order_suffix(const cJSON *it)
+{
+    double o = 0, lo = 0;
+    bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
+    if (!has_o)
+        printf(" = 0");
+    else
+        printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+}
+
 static void print_shifted(const cJSON *list, const char *none)
 {
     const cJSON *it;
@@ -582,12 +594,7 @@ static void render_orders(const cJSON *cj)
                 printf(",");
             printf(" ");
             print_shifted_one(it);
-            double o = 0, lo = 0;
-            bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
-            if (!has_o)
-                printf(" = 0");
-            else
-                printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+            print_order_suffix(it);
             last = r;
         }
         printf("\n");
@@ -1107,12 +1114,7 @@ static void print_impulse_class(const cJSON *c)
     cJSON_ArrayForEach(it, arr(c, "finite")) {
         printf("%s", f++ ? ", " : "finite ");
         print_shifted_one(it);
-        double o = 0, lo = 0;
-        bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
-        if (!has_o)
-            printf(" = 0");
-        else
-            printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+        print_order_suffix(it);
     }
     if (st != NULL && strcmp(st, "bounds") == 0)
         printf("%s(bounds by propagation only)", f ? " " : "");
