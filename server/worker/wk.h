@@ -57,7 +57,9 @@
  *                                     the difference from that kept version
  *                                     (protocol/rpc_diff.h). When streaming,
  *                                     analysis/progress {phase,done,total}
- *                                     first, then analysis/diagnostic,
+ *                                     first (the first report, then at most
+ *                                     one every 50 ms), then
+ *                                     analysis/diagnostic,
  *                                     analysis/block (the block's id is
  *                                     "block": "id" is the request's) and
  *                                     analysis/edge, one per entry (with

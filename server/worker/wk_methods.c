@@ -257,9 +257,8 @@ typedef struct progress_ctx {
     wk_state *w;
     bool stream;
     bool timed_out; /* stopped by the request's time budget (budget_ms) */
-    const char *last_phase;
-    uint64_t last_ms;
-    size_t last_done, last_total;
+    bool sent;        /* a report went out already */
+    uint64_t last_ms; /* when the last one went */
 } progress_ctx;
 
 /* The request's time budget, as the analysis keeps it (issue 36): the
@@ -286,22 +285,23 @@ static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
 {
     progress_ctx *pc = vctx;
     if (pc->stream) {
-        /* Throttled: a phase change, its end (once: the engine calls again
-         * with the same figures after each garbage collection, sa.h), or
-         * every 50 ms. */
+        /* Throttled: the first report, then at most one every 50 ms,
+         * whatever the phase. A model of many small components goes
+         * through every phase once per component: the MSL's
+         * PlanarLoops_analytic (882 components) sent 5,394 reports in
+         * 0.3 s when each phase change was sent, and Firefox spent 17 s
+         * redrawing the page's bar for them. A phase shown late is shown
+         * at the next report (the engine reports within every phase). */
         uint64_t now = wk_now_ms();
-        bool end = done == total && (done != pc->last_done || total != pc->last_total);
-        if (pc->last_phase != phase || end || now - pc->last_ms >= 50) {
+        if (!pc->sent || now - pc->last_ms >= 50) {
             cJSON *p = cJSON_CreateObject();
             cJSON_AddNumberToObject(p, "id", (double)pc->w->current_wid);
             cJSON_AddStringToObject(p, "phase", phase ? phase : "");
             cJSON_AddNumberToObject(p, "done", (double)done);
             cJSON_AddNumberToObject(p, "total", (double)total);
             wk_send(pc->w, rpc_notification_new("analysis/progress", p));
-            pc->last_phase = phase;
+            pc->sent = true;
             pc->last_ms = now;
-            pc->last_done = done;
-            pc->last_total = total;
         }
     }
     if (past_budget(pc->w)) {
