@@ -43,7 +43,6 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->tight_memo, r->n_edges);
     sa__bmemo_free(r->bmemo);
     mdae_free(r->c_matched);
-    mdae_free(r->mode_keys);
     mdae_bn_free(&r->valid_exact);
     mdae_free(r->mode_var);
     mdae_free(r->var_mode);
@@ -195,7 +194,7 @@ static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
 static void solve(sa_ctx *c, int method, bool fell_back)
 {
     sa_result *r = c->r;
-    r->bmemo = sa__bmemo_new(); /* NULL (no memory): nothing kept */
+    r->bmemo = sa__bmemo_new(r->n_eq); /* NULL (no memory): nothing kept */
     c->bmemo = r->bmemo;
     sa__plan plan = {0};
     if (method != SA_METHOD_IMPLICIT) /* the plan is for the choice */

@@ -1569,3 +1569,41 @@ Test(sa_analyze, singular_modes_through_the_covering_matchings_are_the_same)
     cr_assert_gt(kept, 0);
     cr_assert_gt(limited, 0);
 }
+
+/* ---- The block memo's bound (engine/sa_memo.c) ---------------------------- */
+
+/* An entry larger than the fixed bound (SA_BMEMO_MAX_INTS words) is kept by
+ * the memo of a result with enough equations (SA_BMEMO_INTS_PER_EQ each),
+ * refused by a small one: at the brake's N = 10,000 the fixed bound left
+ * 14,479 of 40,004 union-SCCs to be split again after every edit. */
+Test(sa_analyze, block_memo_bound_follows_the_equations)
+{
+    size_t n = SA_BMEMO_MAX_INTS + 16;
+    int32_t *d = calloc(n, sizeof *d);
+    cr_assert_not_null(d);
+    static const int32_t shape[] = {SA_BMEMO_SCC, 7};
+    const BDD funs[] = {bddtrue};
+    sa__bkey k = {shape, 2, funs, 1};
+    sa__mval v = {.d = d, .n_d = n, .modes = bddtrue};
+    size_t eqs[] = {10, 2 * SA_BMEMO_MAX_INTS / SA_BMEMO_INTS_PER_EQ};
+    sa_ctx *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    for (int t = 0; t < 2; t++) {
+        sa__bmemo *m = sa__bmemo_new(eqs[t]);
+        cr_assert_not_null(m);
+        sa__ctx_init(c, NULL, NULL);
+        if (setjmp(c->jb))
+            cr_assert_fail("the memo failed: %s", mdae_err_name(c->rc));
+        sa__enter(c);
+        sa__bmemo_add(c, m, &k, &v);
+        sa__leave(c);
+        sa__mval got = {0};
+        bool kept = sa__bmemo_find(m, &k, &got);
+        cr_assert_eq(kept, t == 1, "%zu equations: kept %d", eqs[t], kept);
+        if (kept)
+            cr_assert_eq(got.n_d, n);
+        sa__bmemo_free(m);
+    }
+    free(c);
+    free(d);
+}
