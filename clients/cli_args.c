@@ -124,9 +124,11 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
                    "  --all           every change between two valid modes (see above)\n"
                    "  --first         the first instant of every change, on BDDs (see above)\n"
                    "  --erasures      with --first: also which equations it erases, pair by\n"
-                   "                  pair (costlier: one pass over the pairs per equation)\n"
+                   "                  pair (costlier: one pass over the pairs per equation),\n"
+                   "                  and its impulse orders by class of pairs\n"
                    "  --instants      with --first: also every later instant, on BDDs: the\n"
-                   "                  status and number of instants of every change\n");
+                   "                  status and number of instants of every change, each\n"
+                   "                  instant's erasures and impulse orders\n");
     fprintf(f, "  --format F      read FILE as F: mel or modelica (default: Modelica for\n"
                "                  .mo/.bmo files, texts starting with //! base, and texts\n"
                "                  whose first word is model, package, within...)\n");

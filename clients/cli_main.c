@@ -110,7 +110,8 @@ static const cli_command commands[] = {
      "continuous, which need a restart, which are rejected there; with --json\n"
      "{method, pairs, counts, classes: {continuous, restart, rejected}} (sets\n"
      "as {guard, cubes}); the changes through `when` events beside them, whole,\n"
-     "by enumeration (events).\n"},
+     "by enumeration (events). Syntax errors are recovered from as in `mdae\n"
+     "analyze` (the changes of the rest are analysed; exit status 1).\n"},
     {"approx", cli_approx_run,
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_METHOD,
      "FILE [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]\n"
@@ -361,7 +362,7 @@ int main(int argc, char **argv)
     if (o.color == CLI_COLOR_AUTO)
         o.color = color;
     o.recover = cmd->run == cli_check_run || cmd->run == cli_analyze_run ||
-                cmd->run == cli_approx_run;
+                cmd->run == cli_approx_run || cmd->run == cli_modechange_run;
     if (server != NULL && (cmd->run == cli_structure_run || cmd->run == cli_convert_run)) {
         /* never run locally as if the server had answered (issue 42) */
         fprintf(stderr, "mdae %s: not available with --server (the server runs check, "

@@ -1483,7 +1483,7 @@ static sa__bmemo *memo_of(const sa_result *r)
 {
     sa_result *w = (sa_result *)r;
     if (w->bmemo == NULL)
-        w->bmemo = sa__bmemo_new();
+        w->bmemo = sa__bmemo_new(r->n_eq);
     return w->bmemo;
 }
 

@@ -20,12 +20,13 @@
  * (building_compressible.mel, N = 100 .. 1,000), rldc (rldc_chain.mel,
  * N = 6, 8, 10: its blocks grow like 2^N, docs/block_families.md).
  *
- * Usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] [--quick]
+ * Usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] [--quick] [--model NAME]
  *   --mdae  the binary measured (default: this build's clients/mdae)
  *   --base  a second binary measured in the same run, each model's rows
  *           right after the first's (an older build: before / after)
  *   --budget CPU seconds allowed per run (default 120)
  *   --quick the two smallest sizes of each model
+ *   --model only this model (brake, building or rldc)
  * Prints; asserts nothing. See docs/figures.md for measured numbers.
  */
 #define _DEFAULT_SOURCE /* wait4 */
@@ -170,7 +171,7 @@ static void bench_family(const char *label, const char *bin, const family *f, do
 
 int main(int argc, char **argv)
 {
-    const char *bin = MDAE_BINARY_DIR "/clients/mdae", *base = NULL;
+    const char *bin = MDAE_BINARY_DIR "/clients/mdae", *base = NULL, *only = NULL;
     double budget = 120;
     bool quick = false;
     for (int a = 1; a < argc; a++) {
@@ -182,14 +183,18 @@ int main(int argc, char **argv)
             budget = atof(argv[++a]);
         else if (!strcmp(argv[a], "--quick"))
             quick = true;
+        else if (!strcmp(argv[a], "--model") && a + 1 < argc)
+            only = argv[++a];
         else {
             fprintf(stderr, "usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] "
-                            "[--quick]\n");
+                            "[--quick] [--model NAME]\n");
             return 2;
         }
     }
     printf("binary\tmodel\tN\tequations\twall_s\tcpu_s\tpeak_MB\texp_cpu\texp_mem\tstatus\n");
     for (size_t k = 0; k < sizeof families / sizeof *families; k++) {
+        if (only != NULL && strcmp(only, families[k].name) != 0)
+            continue;
         bench_family("mdae", bin, &families[k], budget, quick);
         if (base != NULL)
             bench_family("base", base, &families[k], budget, quick);
