@@ -53,6 +53,7 @@ enum {
 #define CLI_OPT_CHANGE 0x100u   /* --from SPEC --to SPEC | --all (`modechange`) */
 #define CLI_OPT_OUTPUT 0x200u   /* -o FILE, --output FILE (`rimis`) */
 #define CLI_OPT_NO_GUARD 0x400u /* --no-guard, --accept-jumps (`rimis`) */
+#define CLI_OPT_FAMILIES 0x800u /* --families (`analyze`: cdg_family.h) */
 
 /* --color=WHEN (cli_opts.color) */
 enum { CLI_COLOR_AUTO = 0, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
@@ -88,6 +89,7 @@ typedef struct cli_opts {
     bool instants;         /* modechange --first --instants: and every later instant */
     const char *output;    /* borrowed: rimis -o FILE; NULL: stdout */
     bool no_guard;         /* rimis --no-guard: block equations unguarded */
+    bool families;         /* analyze --families: block families, not blocks */
     bool accept_jumps;     /* rimis --accept-jumps: jumps copied, warned */
     /* check and analyze (set by main): recover from syntax errors and
      * carry on with the rest of the model (engine/mel.h, "Recovery"; issue

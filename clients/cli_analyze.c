@@ -4,7 +4,8 @@
  * analysis (inc_analyze: each connected component by the method that fits
  * it, sa.h; then the blocks and their dependency graph) in this process and print it as text, as the JSON the server
  * sends (rpc_json_analysis), as Graphviz DOT (cdg_graph_dot), or that graph
- * laid out as SVG (--svg: render/svg_render.h). Also the
+ * laid out as SVG (--svg: render/svg_render.h); with --families, the block
+ * families in place of the blocks (engine/cdg_family.h). Also the
  * embedded engine shared with `mdae mode` (cli_engine_run).
  *
  * The text form is for people (cli_render.c): the verdict first, then where
@@ -72,7 +73,7 @@ int cli_engine_analyze(const cli_opts *o, cli_engine *e)
     int code = cli_engine_begin(o, e);
     if (code != CLI_EXIT_OK)
         return code;
-    sa_options so = {.method = o->method};
+    sa_options so = {.method = o->method, .families = o->families};
     int rc = inc_session_new(&e->inc);
     if (rc == MDAE_OK)
         rc = inc_analyze(e->inc, e->m, &so, &e->ir, &e->d);
@@ -120,78 +121,95 @@ static int analysis_json(cli_engine *e, cJSON **out)
     return CLI_EXIT_OK;
 }
 
-/* Print the members of obj as they stand inside an object's braces, after
- * a comma unless *first, one member at a time (each detached and freed
- * once printed: the text of one member at a time, not of the whole);
- * obj is left empty. MDAE_OK or MDAE_E_NOMEM. */
-static int print_members(cJSON *obj, bool *first)
+/* With --families: the analysis JSON with the block families in place of
+ * the blocks and edges (rpc_json_families; the graph was built without
+ * its edges, sa_options.families), left-out statements last. The tree is
+ * small (engine/cdg_family.h): built whole, not written as produced.
+ * CLI_EXIT_OK with *out, or a printed failure. */
+static int families_json(cli_engine *e, cJSON **out)
 {
-    while (obj->child != NULL) {
-        cJSON *one = cJSON_CreateObject(), *m = obj->child;
-        if (one == NULL)
-            return MDAE_E_NOMEM;
-        cJSON_DetachItemViaPointer(obj, m);
-        one->child = m; /* the member, key and all, as the only one */
-        char *text = NULL;
-        int rc = rpc_json_print(one, false, &text);
-        cJSON_Delete(one);
-        if (rc < 0)
-            return rc;
-        size_t len = strlen(text);
-        MDAE_ASSERT(len >= 2 && text[0] == '{' && text[len - 1] == '}');
-        if (!*first)
-            fputc(',', stdout);
-        fwrite(text + 1, 1, len - 2, stdout);
-        *first = false;
-        mdae_free(text);
+    sa_report *rep = NULL;
+    cdg_families *f = NULL;
+    cdg_family_report *frep = NULL;
+    int rc = sa_result_report(e->res, &rep);
+    if (rc == MDAE_OK)
+        rc = cdg_families_build(e->g, &f);
+    if (rc == MDAE_OK)
+        rc = cdg_families_report(f, &frep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_analysis(rep, NULL, out);
+    if (rc == MDAE_OK && ((rc = rpc_json_families(frep, *out)) < 0 ||
+                          (rc = rpc_json_add_left_out(*out, e->m)) < 0)) {
+        cJSON_Delete(*out);
+        *out = NULL;
     }
-    return MDAE_OK;
+    cdg_family_report_free(frep);
+    cdg_families_free(f);
+    sa_report_free(rep);
+    if (rc < 0) {
+        fprintf(stderr, "mdae: cannot build the block families: %s\n", mdae_strerror(rc));
+        return rc == MDAE_E_BDD_LIMIT ? CLI_EXIT_LIMIT : CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* rpc_jw's sink: stdout. */
+static int to_stdout(void *arg, const char *p, size_t n)
+{
+    (void)arg;
+    return fwrite(p, 1, n, stdout) == n ? MDAE_OK : MDAE_E_IO;
+}
+
+/* The left-out statements' members (rpc_json_add_left_out), if any. */
+static int write_left_out(rpc_jw *w, const mel_model *m)
+{
+    cJSON *part = cJSON_CreateObject();
+    int rc = part == NULL ? MDAE_E_NOMEM : rpc_json_add_left_out(part, m);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_members(w, part);
+    cJSON_Delete(part);
+    return rc;
 }
 
 /* The analysis JSON of an engine run on stdout, written as it is produced
- * (issue 40): the offsets' report is built, printed and freed before the
- * graph's report is built, and each top-level member is printed on its
- * own; the text is the one analysis_json's tree prints (rpc_json_analysis,
- * rpc_json_add_bodies, rpc_json_add_left_out). Peak memory is then the
- * larger part, not their sum with the whole text. A failure past the
- * first part leaves the JSON cut short; the exit status says so. */
+ * (issue 40; protocol/rpc_jwriter.h): the offsets' report is built,
+ * written item by item and freed before the graph's report is built, and
+ * that one is written block by block and edge by edge; the text is the one
+ * analysis_json's tree prints (rpc_json_analysis, rpc_json_add_bodies,
+ * rpc_json_add_left_out). Peak memory is then the larger report, not both
+ * with the whole tree and its text. A failure past the first chunk leaves
+ * the JSON cut short; the exit status says so. */
 static int analysis_json_stream(cli_engine *e)
 {
     sa_report *rep = NULL;
     cdg_report *crep = NULL;
-    cJSON *part = NULL;
-    bool first = true;
+    rpc_jw w;
+    rpc_jw_init(&w, to_stdout, NULL);
     int rc = sa_result_report(e->res, &rep);
-    if (rc == MDAE_OK)
-        rc = rpc_json_report(rep, &part);
+    if (rc == MDAE_OK && (rc = rpc_jw_open_object(&w, NULL)) == MDAE_OK)
+        rc = rpc_json_report_write(rep, &w);
     sa_report_free(rep);
-    if (rc == MDAE_OK) {
-        fputc('{', stdout);
-        rc = print_members(part, &first);
-    }
-    cJSON_Delete(part);
-    part = NULL;
     if (rc == MDAE_OK)
         rc = cdg_graph_report(e->g, &crep);
     if (rc == MDAE_OK)
-        rc = (part = cJSON_CreateObject()) == NULL ? MDAE_E_NOMEM : rpc_json_cdg(crep, part);
-    if (rc == MDAE_OK)
-        rc = rpc_json_add_bodies(part, crep, e->m);
+        rc = rpc_json_cdg_write(crep, e->m, &w);
     cdg_report_free(crep);
     if (rc == MDAE_OK)
-        rc = print_members(part, &first);
+        rc = write_left_out(&w, e->m);
     if (rc == MDAE_OK)
-        rc = rpc_json_add_left_out(part, e->m);
+        rc = rpc_jw_close_one(&w);
     if (rc == MDAE_OK)
-        rc = print_members(part, &first);
-    cJSON_Delete(part);
+        rc = rpc_jw_raw(&w, "\n", 1);
+    bool cut = w.depth > 0;
+    if (rc == MDAE_OK)
+        rc = rpc_jw_flush(&w);
+    rpc_jw_close(&w);
     if (rc < 0) {
-        if (!first)
+        if (cut)
             fputc('\n', stdout);
         fprintf(stderr, "mdae: cannot build the analysis report: %s\n", mdae_strerror(rc));
         return rc == MDAE_E_BDD_LIMIT ? CLI_EXIT_LIMIT : CLI_EXIT_IO;
     }
-    fputs("}\n", stdout);
     return CLI_EXIT_OK;
 }
 
@@ -234,6 +252,25 @@ int cli_analyze_run(const cli_opts *o)
         }
         code = cli_syntax_verdict(&e.src, e.m, cli_write_dot(o, dot));
         mdae_free(dot);
+        goto done;
+    }
+    if (o->families) {
+        cJSON *json = NULL;
+        code = families_json(&e, &json);
+        if (code == CLI_EXIT_OK && o->json) {
+            char *text = NULL;
+            if (rpc_json_print(json, false, &text) < 0) {
+                fprintf(stderr, "mdae: out of memory\n");
+                code = CLI_EXIT_IO;
+            } else {
+                printf("%s\n", text);
+                mdae_free(text);
+            }
+        } else if (code == CLI_EXIT_OK) {
+            cli_render_analysis(e.src.name, json);
+        }
+        cJSON_Delete(json);
+        code = cli_syntax_verdict(&e.src, e.m, code);
         goto done;
     }
     if (o->json) {

@@ -102,6 +102,9 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
     if (cmd->opts & CLI_OPT_DOT)
         fprintf(f, "  --dot[=OUT]     write the CDG in Graphviz DOT to stdout (or to OUT)\n"
                    "  --svg[=OUT]     write the CDG laid out by Graphviz, as SVG\n");
+    if (cmd->opts & CLI_OPT_FAMILIES)
+        fprintf(f, "  --families      print block families (one per structure, each item with\n"
+                   "                  its modes) instead of every block and edge\n");
     if (cmd->opts & CLI_OPT_MODE)
         fprintf(f, "  --mode SPEC     the mode: 'g1=1,g2=0' (1/0/true/false; unlisted: false)\n");
     if (cmd->opts & CLI_OPT_TO)
@@ -121,9 +124,11 @@ void cli_print_command_help(FILE *f, const cli_command *cmd)
                    "  --all           every change between two valid modes (see above)\n"
                    "  --first         the first instant of every change, on BDDs (see above)\n"
                    "  --erasures      with --first: also which equations it erases, pair by\n"
-                   "                  pair (costlier: one pass over the pairs per equation)\n"
+                   "                  pair (costlier: one pass over the pairs per equation),\n"
+                   "                  and its impulse orders by class of pairs\n"
                    "  --instants      with --first: also every later instant, on BDDs: the\n"
-                   "                  status and number of instants of every change\n");
+                   "                  status and number of instants of every change, each\n"
+                   "                  instant's erasures and impulse orders\n");
     fprintf(f, "  --format F      read FILE as F: mel or modelica (default: Modelica for\n"
                "                  .mo/.bmo files, texts starting with //! base, and texts\n"
                "                  whose first word is model, package, within...)\n");
@@ -255,6 +260,8 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
                 return code;
         } else if ((cmd->opts & CLI_OPT_JSON) && strcmp(a, "--json") == 0) {
             o->json = true;
+        } else if ((cmd->opts & CLI_OPT_FAMILIES) && strcmp(a, "--families") == 0) {
+            o->families = true;
         } else if ((cmd->opts & CLI_OPT_REORDER) && strcmp(a, "--reorder") == 0) {
             o->reorder = true;
         } else if ((cmd->opts & CLI_OPT_DOT) && is_option(a, "--dot")) {
@@ -360,6 +367,9 @@ int cli_args_parse(const cli_command *cmd, int argc, char **argv, cli_opts *o, b
                            !o->from_mode ? "--from" : "--to", NULL);
     if ((cmd->opts & CLI_OPT_TO) && o->to == NULL)
         return usage_error(cmd, o, "missing --to%s (e.g. --to mel)", "", NULL);
+    if (o->dot && o->families)
+        return usage_error(cmd, o, "%s and --families exclude each other",
+                           o->svg ? "--svg" : "--dot", NULL);
     if (o->dot && o->json)
         return usage_error(cmd, o, "%s and --json exclude each other", o->svg ? "--svg" : "--dot",
                            NULL);

@@ -35,9 +35,9 @@ static const cli_command commands[] = {
      "counts).\n"},
     {"analyze", cli_analyze_run,
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_DOT |
-         CLI_OPT_METHOD,
-     "FILE [-D NAME=VALUE]... [--json | --dot[=OUT] | --svg[=OUT]] [--node-limit N]\n"
-     "       [--reorder] [--method auto|implicit|enumeration|blocks|tight]",
+         CLI_OPT_METHOD | CLI_OPT_FAMILIES,
+     "FILE [-D NAME=VALUE]... [--json | --dot[=OUT] | --svg[=OUT]] [--families]\n"
+     "       [--node-limit N] [--reorder] [--method auto|implicit|enumeration|blocks|tight]",
      "structural analysis in all modes at once: offsets, blocks, dependencies",
      "Runs the structural analysis on BDDs: valid modes, structurally singular\n"
      "modes with their over- and underdetermined parts, the offsets of every\n"
@@ -47,7 +47,11 @@ static const cli_command commands[] = {
      "dependency graph between them. Exit status 0 even when some modes are\n"
      "singular. With --json, prints the analysis as JSON (the same object as\n"
      "the server's analyze result, with \"blocks\" and \"edges\"; edges name\n"
-     "block ids). With --dot, writes the dependency graph in Graphviz DOT\n"
+     "block ids). With --families, the blocks that are variants of one\n"
+     "structure are printed once, as a block family (each item with the modes\n"
+     "where it belongs to the family's block), with the edges between families\n"
+     "(JSON: \"families\", \"familyEdges\"; docs/block_families.md).\n"
+     "With --dot, writes the dependency graph in Graphviz DOT\n"
      "instead (vertices `guard : reads -> equations -> unknowns`, edges\n"
      "labelled by their guard), to stdout or, with --dot=OUT, to the file OUT.\n"
      "With --svg, the same graph laid out by Graphviz's dot (libgvc), as SVG;\n"
@@ -106,7 +110,8 @@ static const cli_command commands[] = {
      "continuous, which need a restart, which are rejected there; with --json\n"
      "{method, pairs, counts, classes: {continuous, restart, rejected}} (sets\n"
      "as {guard, cubes}); the changes through `when` events beside them, whole,\n"
-     "by enumeration (events).\n"},
+     "by enumeration (events). Syntax errors are recovered from as in `mdae\n"
+     "analyze` (the changes of the rest are analysed; exit status 1).\n"},
     {"approx", cli_approx_run,
      CLI_OPT_DEFINE | CLI_OPT_JSON | CLI_OPT_NODE_LIMIT | CLI_OPT_REORDER | CLI_OPT_METHOD,
      "FILE [-D NAME=VALUE]... [--json] [--node-limit N] [--reorder]\n"
@@ -357,7 +362,7 @@ int main(int argc, char **argv)
     if (o.color == CLI_COLOR_AUTO)
         o.color = color;
     o.recover = cmd->run == cli_check_run || cmd->run == cli_analyze_run ||
-                cmd->run == cli_approx_run;
+                cmd->run == cli_approx_run || cmd->run == cli_modechange_run;
     if (server != NULL && (cmd->run == cli_structure_run || cmd->run == cli_convert_run)) {
         /* never run locally as if the server had answered (issue 42) */
         fprintf(stderr, "mdae %s: not available with --server (the server runs check, "

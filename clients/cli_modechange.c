@@ -8,7 +8,11 @@
  * No BDD work for one change: the analysis runs on the single-mode path, so
  * the model is only parsed (--first alone starts BuDDy). Modes are checked before anything else: a name
  * that is not a mode variable, an invalid mode, or from = to is a usage
- * error (exit 2) that says which; a model with errors exits 1.
+ * error (exit 2) that says which; a model with errors exits 1. A
+ * half-typed model (syntax errors) is recovered from as by `mdae analyze`
+ * (issue 41): the broken statements located on stderr and left out, the
+ * changes of the rest analysed, the JSON with "leftOut" and "syntaxErrors",
+ * exit 1.
  */
 #include "cli.h"
 
@@ -53,6 +57,18 @@ static int read_spec(const char *opt, const char *spec, const cli_source *src,
     return CLI_EXIT_OK;
 }
 
+/* The JSON of a command, with what was left out of a half-typed model
+ * (leftOut, syntaxErrors; nothing added for a model without syntax errors,
+ * rpc_json_add_left_out), printed. */
+static int print_json(cJSON *json, const mel_model *m)
+{
+    if (rpc_json_add_left_out(json, m) < 0) {
+        fprintf(stderr, "mdae: out of memory\n");
+        return CLI_EXIT_IO;
+    }
+    return cli_print_json(json);
+}
+
 static int one_change(const cli_opts *o, const cli_source *src, const mel_model *m)
 {
     bool *from = NULL, *to = NULL;
@@ -78,7 +94,7 @@ static int one_change(const cli_opts *o, const cli_source *src, const mel_model 
         goto done;
     }
     if (o->json) {
-        code = cli_print_json(json);
+        code = print_json(json, m);
     } else {
         cli_print_diags(src, &r->diags);
         cli_render_modechange(src->name, json);
@@ -119,7 +135,7 @@ static int all_changes(const cli_opts *o, const cli_source *src, const mel_model
         mc_all_free(all);
         return CLI_EXIT_IO;
     }
-    int code = o->json ? cli_print_json(json) : CLI_EXIT_OK;
+    int code = o->json ? print_json(json, m) : CLI_EXIT_OK;
     if (!o->json) {
         cli_print_diags(src, &all->diags); /* model-wide refusals, once */
         cli_render_modechanges(src->name, json);
@@ -151,7 +167,7 @@ static int guard_refusal(const cli_opts *o, const cli_source *src, const mel_mod
         return CLI_EXIT_OK;
     int code = CLI_EXIT_OK;
     if (o->json) {
-        code = cli_print_json(json);
+        code = print_json(json, m);
     } else {
         mdae_diags d;
         mdae_diags_init(&d);
@@ -180,7 +196,8 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
     cJSON *json = NULL;
     char why[256] = "";
     mc_options mopt = {.first_erasures = o->erasures || skipped != NULL,
-                       .first_later = o->instants || skipped != NULL};
+                       .first_later = o->instants || skipped != NULL,
+                       .first_impulses = o->erasures || o->instants || skipped != NULL};
     if (skipped != NULL)
         fprintf(stderr, "%s: note: %s; every instant of every change on BDDs instead (as "
                         "--first --erasures --instants)\n", src->name, skipped);
@@ -196,7 +213,7 @@ static int first_instants(const cli_opts *o, const cli_source *src, const mel_mo
         fprintf(stderr, "mdae: cannot analyse the mode changes: %s\n", mdae_strerror(rc));
         code = CLI_EXIT_IO;
     } else if (o->json) {
-        code = cli_print_json(json);
+        code = print_json(json, m);
     } else {
         cli_render_first(src->name, json);
     }
@@ -219,11 +236,12 @@ int cli_modechange_run(const cli_opts *o)
         mdae_diags_close(&d);
         return code;
     }
-    if (!o->json)
-        cli_print_diags(&src, &d); /* warnings */
+    if (!o->json || m->n_syntax_errors > 0)
+        cli_print_diags(&src, &d); /* warnings; the syntax errors recovered from */
     code = o->first ? first_instants(o, &src, m, NULL)
            : o->all ? all_changes(o, &src, m)
                     : one_change(o, &src, m);
+    code = cli_syntax_verdict(&src, m, code); /* a half-typed model: said last, exit 1 */
     mel_model_free(m);
     mdae_diags_close(&d);
     cli_source_close(&src);

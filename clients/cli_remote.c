@@ -7,7 +7,7 @@
  * What it sends, per command (server/srv_methods.c lists the methods):
  *   auth {token}                       only when MDAE_TOKEN is set
  *   session/open {text, format:"mel"|"modelica", defines?}
- *   analyze:          session/analyze {session}
+ *   analyze:          session/analyze {session, families?}
  *   analyze --dot:    session/dot {session}      (result: DOT text, or
  *                                                 {"dot": text})
  *   analyze --svg:    session/svg {session}      (result: SVG text)
@@ -659,6 +659,11 @@ static int run_command(conn *c, const cli_source *src, const cli_opts *o, cli_re
         (cJSON_AddTrueToObject(p, "first") == NULL ||
          (o->erasures && cJSON_AddTrueToObject(p, "erasures") == NULL) ||
          (o->instants && cJSON_AddTrueToObject(p, "instants") == NULL))) {
+        cJSON_Delete(p);
+        p = NULL;
+    }
+    if (p != NULL && cmd == CLI_REMOTE_ANALYZE && o->families &&
+        cJSON_AddTrueToObject(p, "families") == NULL) {
         cJSON_Delete(p);
         p = NULL;
     }

@@ -251,6 +251,81 @@ static void print_cdg(const cJSON *a)
     }
 }
 
+/* A family's items of one kind, grouped by their guard: "KS, KV[1]'; C[1]
+ * when g[1] & g[2]; ..." (the family's own guard is not repeated). */
+static void print_family_items(const char *title, const cJSON *items, const char *fguard)
+{
+    printf("      %-10s", title);
+    if (size(items) == 0)
+        fputs("(none)", stdout);
+    const cJSON *it, *prev;
+    bool first_group = true;
+    cJSON_ArrayForEach(it, items) {
+        const char *g = str_or(it, "guard", "?");
+        bool seen = false; /* this guard's group was printed at its first item */
+        for (prev = items->child; prev != it && !seen; prev = prev->next)
+            seen = strcmp(str_or(prev, "guard", "?"), g) == 0;
+        if (seen)
+            continue;
+        fputs(first_group ? "" : "; ", stdout);
+        first_group = false;
+        bool first = true;
+        for (const cJSON *q = it; q != NULL; q = q->next) {
+            if (strcmp(str_or(q, "guard", "?"), g) != 0)
+                continue;
+            fputs(first ? "" : ", ", stdout);
+            print_item(q);
+            first = false;
+        }
+        if (strcmp(g, fguard) != 0)
+            printf(" when %s", g);
+    }
+    printf("\n");
+}
+
+/* --families (rpc_json_families): each family once, then the edges. */
+static void print_families(const cJSON *a)
+{
+    const cJSON *fams = arr(a, "families"), *edges = arr(a, "familyEdges");
+    const char *blocks = str_or(a, "blockCountExact", "?");
+    printf("\nblock families (%d, standing for %s blocks): in each mode where a family\n"
+           "applies, its block is the items whose modes hold there:\n",
+           size(fams), blocks);
+    if (size(fams) == 0)
+        printf("  (none)\n");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, fams) {
+        double id = -1;
+        num(f, "id", &id);
+        const char *variants = str_or(f, "variantsExact", "?");
+        const char *guard = str_or(f, "guard", "?");
+        printf("  f%-3.0f %s variant%s", id, variants, strcmp(variants, "1") == 0 ? "" : "s");
+        if (strcmp(guard, "true") != 0)
+            printf("   when %s", guard);
+        printf("\n");
+        print_family_items("equations", arr(f, "equations"), guard);
+        print_family_items("unknowns", arr(f, "unknowns"), guard);
+        if (size(arr(f, "reads")) > 0)
+            print_family_items("reads", arr(f, "reads"), guard);
+    }
+    printf("\nfamily edges (%d): family A \u2192 family B when the block of B reads an\n"
+           "unknown the block of A solves\n",
+           size(edges));
+    if (size(edges) == 0)
+        printf("  (none)\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edges) {
+        double from = -1, to = -1;
+        num(e, "from", &from);
+        num(e, "to", &to);
+        printf("  f%.0f \u2192 f%.0f", from, to);
+        const char *guard = str_or(e, "guard", "?");
+        if (strcmp(guard, "true") != 0)
+            printf("   when %s", guard);
+        printf("\n");
+    }
+}
+
 void cli_render_analysis(const char *file, const cJSON *a)
 {
     printf("%s: %s\n", file, str_or(a, "status", "?"));
@@ -290,7 +365,10 @@ void cli_render_analysis(const char *file, const cJSON *a)
                   arr(a, "equations"));
     print_offsets("variable offsets (d), in the valid nonsingular modes", "d",
                   arr(a, "variables"));
-    print_cdg(a);
+    if (get(a, "families") != NULL)
+        print_families(a);
+    else
+        print_cdg(a);
 }
 
 /* ---- mode ----------------------------------------------------------------------- */
@@ -474,6 +552,18 @@ static void print_shifted_one(const cJSON *it)
         printf("\u2022%d", (int)s);
 }
 
+/* An impulse value's order suffix: " = 0" when it has no order (an
+ * order-0 value), " (order k)" when exact, " (order \u2264 k)" a bound. */
+static void print_order_suffix(const cJSON *it)
+{
+    double o = 0, lo = 0;
+    bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
+    if (!has_o)
+        printf(" = 0");
+    else
+        printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+}
+
 static void print_shifted(const cJSON *list, const char *none)
 {
     const cJSON *it;
@@ -582,12 +672,7 @@ static void render_orders(const cJSON *cj)
                 printf(",");
             printf(" ");
             print_shifted_one(it);
-            double o = 0, lo = 0;
-            bool has_o = num(it, "order", &o), has_lo = num(it, "orderMin", &lo);
-            if (!has_o)
-                printf(" = 0");
-            else
-                printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+            print_order_suffix(it);
             last = r;
         }
         printf("\n");
@@ -619,7 +704,8 @@ static void render_residuals(const cJSON *cj)
 }
 
 /* x, x', x'', x^(k), then ⁻ or ⁺. */
-static void print_standard_name(const char *n, int level, bool plus)
+/* x-, x+, or x<e> for the value after event e of a cascade (event > 0). */
+static void print_standard_name(const char *n, int level, bool plus, int event)
 {
     printf("%s", n ? n : "?");
     if (level > 0 && level <= 3)
@@ -627,7 +713,20 @@ static void print_standard_name(const char *n, int level, bool plus)
             printf("'");
     else if (level > 3)
         printf("^(%d)", level);
-    printf("%s", plus ? "\u207a" : "\u207b");
+    if (event > 0)
+        printf("\u27e8%d\u27e9", event);
+    else
+        printf("%s", plus ? "\u207a" : "\u207b");
+}
+
+/* The event of a standard value ("side": "event"), else 0. */
+static int standard_event(const cJSON *e)
+{
+    double ev = 0;
+    const char *side = cJSON_GetStringValue(get(e, "side"));
+    if (side == NULL || strcmp(side, "event") != 0 || !num(e, "event", &ev))
+        return 0;
+    return (int)ev;
 }
 
 /* The restart system of instant r as dt -> 0 (standardEquations). */
@@ -701,40 +800,37 @@ static void render_standard(const cJSON *cj)
             }
             printf(" \u2192 ");
             print_standard_name(cJSON_GetStringValue(get(e, "name")), (int)lv,
-                                side != NULL && side[0] == '+');
+                                side != NULL && side[0] == '+', standard_event(e));
         }
         printf("; determines");
         k = 0;
         const cJSON *a;
-        cJSON_ArrayForEach(a, std) { /* per variable: its top level, if on the + side */
-            double ra = 0, la = 0;
+        cJSON_ArrayForEach(a, std) { /* per variable: its newest value of its top level,
+                                          unless it is the one before the change */
+            double ra = 0, la = 0, sha = 0;
             num(a, "instant", &ra);
             num(a, "level", &la);
+            num(a, "shift", &sha);
             const char *na = cJSON_GetStringValue(get(a, "name"));
             const char *sa = cJSON_GetStringValue(get(a, "side"));
-            if (ra != r || na == NULL || sa == NULL || sa[0] != '+')
+            if (ra != r || na == NULL || sa == NULL || sa[0] == '-')
                 continue;
-            bool top = true, first = true, before = true;
+            bool newest = true;
             const cJSON *b;
             cJSON_ArrayForEach(b, std) {
-                double rb = 0, lb = 0;
+                double rb = 0, lb = 0, shb = 0;
                 num(b, "instant", &rb);
                 num(b, "level", &lb);
+                num(b, "shift", &shb);
                 const char *nb = cJSON_GetStringValue(get(b, "name"));
-                const char *sb = cJSON_GetStringValue(get(b, "side"));
-                if (b == a)
-                    before = false;
-                if (rb != r || nb == NULL || strcmp(nb, na) != 0)
-                    continue;
-                if (lb > la)
-                    top = false;
-                if (before && lb == la && sb != NULL && sb[0] == '+')
-                    first = false;
+                if (b != a && rb == r && nb != NULL && strcmp(nb, na) == 0 &&
+                    (lb > la || (lb == la && shb > sha)))
+                    newest = false;
             }
-            if (!top || !first)
+            if (!newest)
                 continue;
             printf("%s ", k++ ? "," : "");
-            print_standard_name(na, (int)la, true);
+            print_standard_name(na, (int)la, true, standard_event(a));
         }
         printf("%s\n", k ? "" : " nothing new");
         render_std_equations(cj, r);
@@ -742,6 +838,38 @@ static void render_standard(const cJSON *cj)
 }
 
 /* Impulse orders, residuals and standard values of a change (mc.h). */
+/* A restart relation whose values were eliminated (issue 41 item 8): the
+ * relations as equations, each as dt -> 0, and the pivots assumed non-zero;
+ * false (nothing printed) when the JSON has no elimination. */
+static bool render_elimination(const cJSON *rs, int shown)
+{
+    const cJSON *list = arr(rs, "eliminated");
+    if (size(list) == 0 || cJSON_GetStringValue(get(rs, "why")) != NULL)
+        return false;
+    double r = 0;
+    num(rs, "instant", &r);
+    printf("%srestart relation%s at instant %d: ", shown ? "" : "\n", size(list) == 1 ? "" : "s",
+           (int)r);
+    print_shifted(arr(rs, "eliminate"), "");
+    printf(" eliminated from ");
+    print_shifted(arr(rs, "from"), "");
+    printf(" (linear in them)\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        printf("    %s\n", cJSON_GetStringValue(get(e, "equation")));
+        const char *st = cJSON_GetStringValue(get(e, "standard"));
+        const char *why = cJSON_GetStringValue(get(e, "standardWhy"));
+        if (st != NULL)
+            printf("      as dt \u2192 0:  %s\n", st);
+        else if (why != NULL)
+            printf("      as dt \u2192 0: not read (%s)\n", why);
+    }
+    const char *cond = cJSON_GetStringValue(get(rs, "conditions"));
+    if (cond != NULL)
+        printf("    where %s (the pivots of the elimination)\n", cond);
+    return true;
+}
+
 static void render_impulses(const cJSON *cj)
 {
     render_orders(cj);
@@ -884,17 +1012,23 @@ void cli_render_modechange(const char *file, const cJSON *cj)
             }
             continue;
         }
+        if (render_elimination(rs, shown++))
+            continue;
         double r = 0, n = 0;
         num(rs, "instant", &r);
         num(rs, "relations", &n);
-        printf("%srestart relation%s at instant %d: eliminate ", shown++ ? "" : "\n",
+        printf("%srestart relation%s at instant %d: eliminate ", shown > 1 ? "" : "\n",
                n == 1 ? "" : "s", (int)r);
         print_shifted(arr(rs, "eliminate"), "");
         printf(" from ");
         print_shifted(arr(rs, "from"), "");
         printf(" (%d relation%s among ", (int)n, n == 1 ? "" : "s");
         print_shifted(arr(rs, "among"), "");
-        printf("; exact when linear in the eliminated values)\n");
+        const char *why = cJSON_GetStringValue(get(rs, "why"));
+        if (why != NULL)
+            printf("; not eliminated: %s)\n", why);
+        else
+            printf("; exact when linear in the eliminated values)\n");
         bodies |= print_bodies_shifted(arr(rs, "from"), "    ");
     }
     if (bodies)
@@ -1020,6 +1154,78 @@ static void render_erasures(const cJSON *json)
     }
 }
 
+/* One class of impulse orders (issue 41 item 7): how the analysis ended,
+ * the impulsive values (those of equal order joined by "="), the finite
+ * ones, on the rest of the line. */
+static void print_impulse_class(const cJSON *c)
+{
+    const char *st = cJSON_GetStringValue(get(c, "status"));
+    if (st != NULL && strcmp(st, "too large") == 0) {
+        printf("not done: the restart system is too large for the impulse analysis\n");
+        return;
+    }
+    if (st != NULL && strcmp(st, "no assignment") == 0) {
+        printf("no assignment of impulse orders satisfies the structural rules\n");
+        return;
+    }
+    const cJSON *it, *eq;
+    int k = 0;
+    cJSON_ArrayForEach(it, arr(c, "impulsive")) {
+        bool shown = false; /* in the equalities of a value before it */
+        for (const cJSON *p = arr(c, "impulsive")->child; p != it && !shown; p = p->next)
+            cJSON_ArrayForEach(eq, arr(p, "equal")) shown |= same_item(eq, it);
+        if (shown)
+            continue;
+        printf("%s", k++ ? ", " : "impulsive ");
+        print_shifted_one(it);
+        cJSON_ArrayForEach(eq, arr(it, "equal")) {
+            printf(" = ");
+            print_shifted_one(eq);
+        }
+        double o = 0, lo = 0;
+        bool has_lo = num(it, "orderMin", &lo);
+        num(it, "order", &o);
+        printf(" (order %s%d)", has_lo && lo == o ? "" : "\u2264 ", (int)o);
+    }
+    printf("%s", k ? "; " : "nothing impulsive; ");
+    int f = 0;
+    cJSON_ArrayForEach(it, arr(c, "finite")) {
+        printf("%s", f++ ? ", " : "finite ");
+        print_shifted_one(it);
+        print_order_suffix(it);
+    }
+    if (st != NULL && strcmp(st, "bounds") == 0)
+        printf("%s(bounds by propagation only)", f ? " " : "");
+    if (cJSON_IsTrue(get(c, "priorsForced")))
+        printf("%s(finite states force some old values or residuals to be infinitesimal)",
+               f ? " " : "");
+    printf("\n");
+}
+
+/* The impulse orders of a restart instant by class of pairs (key
+ * "impulses" of o), each on a line after indent; nothing when not asked. */
+static void render_impulse_classes(const cJSON *o, const char *indent, const char *what)
+{
+    const cJSON *im = get(o, "impulses");
+    if (im == NULL)
+        return;
+    if (!cJSON_IsArray(im)) {
+        const char *why = cJSON_GetStringValue(get(o, "impulsesNotComputed"));
+        printf("%simpulse orders%s: not computed (%s)\n", indent, what, why ? why : "?");
+        return;
+    }
+    const cJSON *c;
+    cJSON_ArrayForEach(c, im) {
+        const char *g = cJSON_GetStringValue(get(c, "guard"));
+        char pb[64];
+        const char *pairs = COUNT(c, "pairs", pb);
+        printf("%simpulse orders%s when %.240s%s (%s pair%s): ", indent, what,
+               g != NULL ? g : "(more than 4,096 cubes)", g != NULL && strlen(g) > 240 ? " ..." : "",
+               pairs, plural_s(pairs));
+        print_impulse_class(c);
+    }
+}
+
 /* Each later instant (--instants): its pairs, classes, the rows it erases
  * with their pairs, and the size of its restart system (rows: --json). */
 static void render_later(const cJSON *ch)
@@ -1053,6 +1259,7 @@ static void render_later(const cJSON *ch)
                 printf(" when %.240s%s (%s pair%s)\n", g, strlen(g) > 240 ? " ..." : "", pairs,
                        plural_s(pairs));
         }
+        render_impulse_classes(li, "    ", "");
     }
 }
 
@@ -1118,6 +1325,7 @@ void cli_render_first(const char *file, const cJSON *json)
             printf("  %-10s when %.300s ... (%d cubes: --json)\n", keys[k], g, n);
     }
     render_erasures(json);
+    render_impulse_classes(json, "  ", " at the first instant");
     render_changes(json);
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(json, "events");
     if (ev != NULL) {
@@ -1153,7 +1361,7 @@ void cli_render_first(const char *file, const cJSON *json)
                : ";\n every later instant: --instants",
            cJSON_GetObjectItemCaseSensitive(json, "erasures") != NULL
                ? ""
-               : "; what the first instant erases: --erasures");
+               : "; what the first instant erases, and its impulse orders: --erasures");
 }
 
 /* ---- `mdae approx` (issue 38; rpc_json_approx) ----------------------------- */

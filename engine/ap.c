@@ -449,10 +449,13 @@ typedef struct cmp_job {
     ap_report *rep;
     fx_syntax syntax; /* the pivots' */
     size_t cap;    /* findings allocated (never moved: the memo points there) */
+    bool no_wrong_modes; /* ap_options' */
+    size_t detail_max;   /* ap_options' */
     /* Set by compare(), in its context: */
     sa__care care;     /* the valid modes, the sets' care set */
     sa__set_memo memo; /* the sets written, by function */
-    BDD *wrong;        /* a slot: the union of the findings' modes */
+    BDD *wrong;        /* cap slots: the findings' modes, in order, joined
+                          into wrong[0] at the end (join_wrong) */
 } cmp_job;
 
 /* "x", "der(x)", "der(der(x))"... (der^k(x) past 3). */
@@ -553,7 +556,14 @@ static char *finding_message(const cmp_job *j, const ap_finding *f)
 }
 
 /* Record the finding of kind k over the modes f (within the valid ones),
- * unless f is empty; j->wrong |= f. */
+ * unless f is empty; f kept for the union (join_wrong). */
+/* Whether finding fd (of j's report) gets its set, pivot and message
+ * (ap_options.detail_max). */
+static bool detailed(const cmp_job *j, const ap_finding *fd)
+{
+    return j->detail_max == 0 || (size_t)(fd - j->rep->findings) < j->detail_max;
+}
+
 static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_range where)
 {
     const sa_result *r = c->r;
@@ -565,14 +575,17 @@ static ap_finding *add_finding(sa_ctx *c, cmp_job *j, ap_kind k, BDD f, mdae_ran
     *fd = (ap_finding){.kind = k, .equation = -1, .approx_eq = -1, .variable = -1,
                        .approx = -1, .where = where};
     fd->count = sa__count_modes(c, r, f);
-    sa__set_of_memo(c, r, &j->care, &j->memo, f, &fd->modes);
-    sa__put(j->wrong, sa__or(*j->wrong, f));
+    if (detailed(j, fd))
+        sa__set_of_memo(c, r, &j->care, &j->memo, f, &fd->modes);
+    else
+        rep->details_left = true;
+    sa__put(&j->wrong[rep->n_findings - 1], f);
     return fd;
 }
 
 static void finish_message(sa_ctx *c, cmp_job *j, ap_finding *fd)
 {
-    if (fd == NULL)
+    if (fd == NULL || !detailed(j, fd))
         return;
     fd->message = finding_message(j, fd);
     if (fd->message == NULL)
@@ -657,7 +670,7 @@ static void compare_pivots(sa_ctx *c, cmp_job *j)
             fd->order = e->sigma;
             /* Only where a finding needs it: printing every pivot was a
              * third of the brake's comparison at N = 100. */
-            if (pivot_text(j->m, e, j->syntax, &fd->pivot) < 0)
+            if (detailed(j, fd) && pivot_text(j->m, e, j->syntax, &fd->pivot) < 0)
                 sa__fail(c, MDAE_E_NOMEM);
             finish_message(c, j, fd);
         }
@@ -701,6 +714,18 @@ static void compare_offsets(sa_ctx *c, cmp_job *j)
     }
 }
 
+/* The union of the n findings' modes into wrong[0], joined pairwise (a
+ * balanced tree of unions): folding them one by one into one set walked
+ * that set once per finding, quadratic in the editor's diagnostics of the
+ * brake at N = 10,000 (thousands of findings over disjoint mode variables).
+ * The same function (BDDs are canonical). */
+static void join_wrong(BDD *wrong, size_t n)
+{
+    for (size_t step = 1; step < n; step *= 2)
+        for (size_t k = 0; k + step < n; k += 2 * step)
+            sa__put(&wrong[k], sa__or(wrong[k], wrong[k + step]));
+}
+
 /* Every finding (ap.h), in the report's order, then wrong_modes. */
 static void compare(sa_ctx *c, void *arg)
 {
@@ -708,8 +733,10 @@ static void compare(sa_ctx *c, void *arg)
     const sa_result *r = c->r;
     ap_report *rep = j->rep;
     sa__care_init(c, r, r->chi_m, &j->care);
-    sa__set_memo_init(c, &j->memo, j->cap);
-    j->wrong = sa__slots(c, 1);
+    /* only detailed findings write sets (a full memo stops memoising) */
+    sa__set_memo_init(c, &j->memo,
+                      j->detail_max != 0 && j->detail_max < j->cap ? j->detail_max : j->cap);
+    j->wrong = sa__slots(c, j->cap);
     rep->valid_modes = r->valid_count;
     if (!rep->accepted) {
         finish_message(c, j, add_finding(c, j, AP_REFUSED, r->ok, refused_where(j->m, rep)));
@@ -719,8 +746,11 @@ static void compare(sa_ctx *c, void *arg)
         compare_pivots(c, j);
         compare_offsets(c, j);
     }
+    join_wrong(j->wrong, rep->n_findings);
     rep->wrong_count = *j->wrong == bddfalse ? 0 : sa__count_modes(c, r, *j->wrong);
-    sa__set_of_care(c, r, *j->wrong, &j->care, &rep->wrong_modes);
+    if (!j->no_wrong_modes)
+        sa__set_of_care(c, r, *j->wrong, &j->care, &rep->wrong_modes);
+    rep->wrong_modes_left = j->no_wrong_modes;
 }
 
 /* ---- Entry points ------------------------------------------------------------- */
@@ -764,9 +794,15 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
     if (rc == MDAE_OK)
         rc = solve_approx(m, &a, rep);
     cmp_job j = {.m = m, .a = &a, .rep = rep, .syntax = opt ? opt->syntax : FX_SYNTAX_MEL,
+                 .no_wrong_modes = opt != NULL && opt->no_wrong_modes,
+                 .detail_max = opt != NULL ? opt->detail_max : 0,
                  .cap = 2 + (size_t)a.n_eq + m->n_variables + m->n_equations};
     if (rc == MDAE_OK) {
-        rep->findings = mdae_calloc(j.cap, sizeof *rep->findings);
+        /* not zeroed: add_finding writes each one it takes; the bound is
+         * every item, the brake at N = 10,000 takes 20,000 of its 340,000
+         * (48 MB that calloc's zeroing touched, a tenth of an edit's
+         * diagnostics) */
+        rep->findings = mdae_malloc(j.cap * sizeof *rep->findings);
         rc = rep->findings ? MDAE_OK : MDAE_E_NOMEM;
     }
     if (rc == MDAE_OK)

@@ -160,13 +160,28 @@ typedef struct ap_report {
                              AP_PIVOT (approximate equation order), then
                              AP_OFFSETS (unknowns, then equations, model
                              order) */
-    sa_set wrong_modes;   /* the union of the findings' modes */
+    sa_set wrong_modes;   /* the union of the findings' modes (empty, its
+                             formula NULL, under ap_options.no_wrong_modes) */
+    bool wrong_modes_left; /* ap_options.no_wrong_modes: it was not written */
+    bool details_left;     /* ap_options.detail_max: some findings have no
+                              modes (formula NULL), pivot or message */
     double wrong_count;
     double valid_modes;
 } ap_report;
 
 typedef struct ap_options {
     fx_syntax syntax; /* the pivots' language (FX_SYNTAX_MEL by default) */
+    /* Leave wrong_modes out (wrong_count is still counted): the editor's
+     * warnings need the findings only, and the union's cubes can be
+     * quadratic to write (the brake at N = 10,000: 10,000 cubes over a
+     * window of 10,000 mode variables, 100 MB of rows). */
+    bool no_wrong_modes;
+    /* Only the first detail_max findings get their modes' set, pivot text
+     * and message (0: all); the others keep their kind, indices, count and
+     * place. The editor shows 20 warnings of the brake's 20,000 at
+     * N = 10,000, and writing the rest was a third of its edit's
+     * diagnostics. */
+    size_t detail_max;
 } ap_options;
 
 /* Analyse m as a single-mode tool does and compare it with exact (above).

@@ -44,6 +44,10 @@
  * content), independent of the BDD variable order; edges are sorted by
  * (from, to).
  *
+ * A graph built with sa_options.families has its blocks but no edges
+ * (engine/cdg_family.h finds the families' edges from their items): its
+ * report, mode view and DOT answer MDAE_E_STATE.
+ *
  * Errors: MDAE_OK, MDAE_E_INVAL, MDAE_E_STATE (no sa_begin), MDAE_E_NOMEM,
  * MDAE_E_BDD_LIMIT (node limit, see sa_set_node_limit), MDAE_E_BDD,
  * MDAE_E_CANCELED (progress callback; phases "dependencies", "blocks",

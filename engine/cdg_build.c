@@ -60,6 +60,9 @@
  * alone would not fit in memory. */
 #define CDG_MAX_EDGES 1000000
 #define CDG_MAX_KEY_INTS 16000000 /* the blocks' identities, all together */
+/* Step 5 compares at most this many pairs of blocks per edge of the limit
+ * (pairs_to_compare). */
+#define CDG_PAIRS_PER_EDGE 4000
 static size_t max_edges = CDG_MAX_EDGES, max_key_ints = CDG_MAX_KEY_INTS;
 
 void cdg_set_limits(size_t edges, size_t key_ints)
@@ -154,6 +157,8 @@ typedef struct build {
     size_t hcap;
     size_t key_ints; /* sum of the blocks' key lengths (CDG_MAX_KEY_INTS) */
     /* The union-SCCs' memo (step 6): the hint's, read; r's, written. */
+    bool families; /* sa_options.families: no block edges (step 5), and the
+                      limits' messages do not suggest the option */
     const sa__bmemo *memo_in;
     sa__bmemo *memo_out;
     /* The union-SCC at hand: its equations' places (loc, -1 outside), its
@@ -439,11 +444,66 @@ static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    /* Families build no block edges, so no edge limit (but the
+     * identities': the families are built from the blocks). */
+    const char *hint = b->families || id != MDAE_LIMIT_GRAPH_EDGES
+                           ? ""
+                           : " (their block families are smaller: mdae analyze --families, "
+                             "session/analyze families:true; docs/block_families.md)";
     sa__limit_diag(b->c, b->r->m, eqs, eqs != NULL ? n : 0, id, (double)value,
                    "the conditional dependency graph is too large: %s, as its blocks take "
-                   "too many different forms across the modes; it stopped",
-                   what);
+                   "too many different forms across the modes%s; it stopped",
+                   what, hint);
     sa__fail(b->c, MDAE_E_LIMIT);
+}
+
+/* The pairs (A, B) step 5 compares: per read (j, k) of a block B, the
+ * blocks A that have (j, k) as an unknown. Counted without comparing
+ * (the writers' orders of each variable, counted once), so a graph whose
+ * comparisons alone would take minutes stops at once: rldc_parallel at
+ * N = 15 has a few billion of them (docs/block_families.md). */
+static size_t pairs_to_compare(sa_ctx *c, const cdg_graph *g, const size_t *wfirst,
+                               const int *word)
+{
+    const sa_result *r = g->r;
+    /* per variable, its writers' distinct orders and their counts */
+    size_t *ofirst = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *ofirst);
+    int *oval = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *oval);
+    size_t *ocnt = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *ocnt);
+    size_t no = 0;
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        ofirst[j] = no;
+        for (size_t q = wfirst[j]; q < wfirst[j + 1]; q++) {
+            size_t o = ofirst[j];
+            while (o < no && oval[o] != word[q])
+                o++;
+            if (o == no) {
+                oval[no] = word[q];
+                ocnt[no++] = 0;
+            }
+            ocnt[o]++;
+        }
+    }
+    ofirst[r->n_var] = no;
+    size_t pairs = 0;
+    for (size_t k = 0; k < g->n_blocks; k++)
+        for (size_t a = 0; a < g->blocks[k].n_reads; a++) {
+            const cdg_item *rd = &g->blocks[k].reads[a];
+            for (size_t o = ofirst[rd->index]; o < ofirst[rd->index + 1]; o++)
+                if (oval[o] == rd->order)
+                    pairs += ocnt[o];
+        }
+    return pairs;
+}
+
+/* The first of the graph's largest blocks. */
+static const cdg_block *largest_block(const cdg_graph *g)
+{
+    const cdg_block *L = &g->blocks[0];
+    for (size_t k = 1; k < g->n_blocks; k++)
+        if (g->blocks[k].n_equations > L->n_equations)
+            L = &g->blocks[k];
+    return L;
 }
 
 /* The model indices of block B's equations (temporaries of c). */
@@ -1134,6 +1194,11 @@ static void finish(build *b, cdg_graph *g)
         g->bguard[k] = bdd_addref(t->guard);
     }
 
+    /* Step 5, unless the caller reports families (which find their edges
+     * from their items: engine/cdg_family.c). */
+    g->no_edges = b->families;
+    if (b->families)
+        return;
     /* Writers of each variable: (block, order). */
     size_t *wfirst = sa__alloc(c, (r->n_var + 2) * sizeof *wfirst);
     for (size_t k = 0; k < nb; k++)
@@ -1153,6 +1218,13 @@ static void finish(build *b, cdg_graph *g)
         }
 
     sa__progress(c, "edges", 0, nb);
+    if (pairs_to_compare(c, g, wfirst, word) > max_edges * CDG_PAIRS_PER_EDGE) {
+        const cdg_block *L = largest_block(g); /* where it is located */
+        too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, block_equations(c, L), L->n_equations,
+                  "its %zu blocks have more than %zu pairs of blocks to compare (a writer and "
+                  "a reader of the same unknown) for at most %zu edges",
+                  nb, max_edges * CDG_PAIRS_PER_EDGE, max_edges);
+    }
     dep *es = NULL;
     size_t ne = 0, cap = 0, left = 0;
     BDD *batch = NULL;
@@ -1411,7 +1483,7 @@ static sa__bmemo *memo_of(const sa_result *r)
 {
     sa_result *w = (sa_result *)r;
     if (w->bmemo == NULL)
-        w->bmemo = sa__bmemo_new();
+        w->bmemo = sa__bmemo_new(r->n_eq);
     return w->bmemo;
 }
 
@@ -1453,6 +1525,7 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     b->r = r;
     b->memo_in = opt != NULL && opt->hint != NULL ? opt->hint->bmemo : NULL;
     b->memo_out = memo_of(r);
+    b->families = opt != NULL && opt->families;
     run(b, g);
     drop_blocks(b);
     sa__leave(c);

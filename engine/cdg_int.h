@@ -21,6 +21,8 @@ struct cdg_graph {
     size_t n_edges;
     uint32_t *efrom, *eto; /* n_edges, sorted by (from, to) */
     BDD *eguard;           /* n_edges, referenced */
+    bool no_edges;         /* built without its edges (sa_options.families):
+                              no report, mode view or DOT */
     size_t max_block;
     size_t n_sccs, sccs_reused; /* union-SCCs; of those, from the hint's memo */
 };

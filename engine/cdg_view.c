@@ -63,7 +63,7 @@ int cdg_graph_report(const cdg_graph *g, cdg_report **out)
 {
     if (g == NULL || out == NULL)
         return MDAE_E_INVAL;
-    if (!sa__running())
+    if (!sa__running() || g->no_edges) /* no_edges: sa_options.families */
         return MDAE_E_STATE;
     sa_ctx *c = mdae_malloc(sizeof *c);
     if (c == NULL)
@@ -136,7 +136,7 @@ int cdg_graph_mode(const cdg_graph *g, const bool *mode, cdg_mode_view *out)
 {
     if (g == NULL || out == NULL || (mode == NULL && g->r->n_modes > 0))
         return MDAE_E_INVAL;
-    if (!sa__running())
+    if (!sa__running() || g->no_edges) /* no_edges: sa_options.families */
         return MDAE_E_STATE;
     static const bool none[1] = {false};
     if (mode == NULL)
@@ -343,7 +343,7 @@ int cdg_graph_dot(const cdg_graph *g, char **out)
 {
     if (g == NULL || out == NULL)
         return MDAE_E_INVAL;
-    if (!sa__running())
+    if (!sa__running() || g->no_edges) /* no_edges: sa_options.families */
         return MDAE_E_STATE;
     sa_ctx *c = mdae_malloc(sizeof *c);
     if (c == NULL)

@@ -169,13 +169,17 @@ typedef struct mc_residual {
  * x^(level)+ of the level-th derivative, level being the derivative the
  * instant determines for x (the positions at the Cup-and-Ball's instant 0,
  * the velocities at its instant 1). */
-typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS } mc_side;
+typedef enum mc_side { MC_SIDE_MINUS, MC_SIDE_PLUS, MC_SIDE_EVENT } mc_side;
 typedef struct mc_standard {
     uint32_t r;
     uint32_t var;
     int shift;      /* the value x.^shift of instant r */
     int level;      /* 0: x itself; 1: x'; ... */
     mc_side side;
+    /* MC_SIDE_EVENT (a change into a transient mode, issue 41 item 6): the
+     * value after event `event` (1-based) of the cascade, at the same
+     * standard time as x- and x+ (S4 in mc_impulse.c); 0 otherwise. */
+    uint32_t event;
 } mc_standard;
 
 /* A kept equation of restart instant r as dt -> 0 (RR-9459 section 6.1.2,
@@ -196,17 +200,31 @@ typedef struct mc_std_equation {
 
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
- * impulsive values `eliminate` (hi > 0); when they are linear in them (assumed, as for the clutch's
- * torques), `relations` = |from| - |eliminate| combinations of them are
- * free of impulses and relate the values `among` (the new values x. and
- * the old x: with dt -> 0, x+ and x-). An equation of the restart system
- * without impulsive values is its own relation (eliminate empty). */
+ * impulsive values `eliminate` (hi > 0); when they are linear in them
+ * (checked: mc_elim.h, as for the clutch's torques), `relations` = |from| -
+ * |eliminate| combinations of them are free of impulses and relate the
+ * values `among` (the new values x. and the old x: with dt -> 0, x+ and
+ * x-). An equation of the restart system without impulsive values is its
+ * own relation (eliminate empty). */
 typedef struct mc_reset {
     uint32_t r;
     mc_list eliminate; /* values (variables) */
     mc_list from;      /* equations */
     mc_list among;     /* values (variables) */
     uint32_t relations;
+    /* The elimination done (eliminate non-empty; mc_elim.h says how, and
+     * mc_reset_eliminate gives it as expressions): n_eliminated relations,
+     * each "r = 0" over the shifted values (x'.k, x.k as mc_body_format
+     * writes them), and each as dt -> 0 (mc_std.c; NULL when it cannot be
+     * read: std_why[k] says why). conditions: the pivots assumed non-zero
+     * ("x != 0, ..."), NULL when none. why: NULL, or why nothing was
+     * eliminated (not linear; a pivot that vanishes). All owned. */
+    size_t n_eliminated;
+    char **eliminated;
+    char **standard;          /* n_eliminated entries */
+    const char **std_why;     /* n_eliminated entries, static */
+    char *conditions;
+    char *why;
 } mc_reset;
 
 /* The transient part of a change whose new mode is transient (above). */
@@ -324,6 +342,10 @@ typedef struct mc_options {
      * classes are still given (the editor's deadline). A cancel before them
      * still fails the call (MDAE_E_CANCELED). */
     bool first_keep_on_cancel;
+    /* mc_first_instants: also the impulse orders of each restart instant
+     * as classes of pairs (mc_first.impulses, mc_first_instant.impulses;
+     * implies first_erasures; the later instants' need first_later). */
+    bool first_impulses;
 } mc_options;
 
 /* Analyse the change from mode `from` to mode `to` (arrays of m->n_modes
@@ -496,6 +518,59 @@ typedef struct mc_first_erasure {
  * (where it ends, its rows are the new mode's steady instant, not
  * reported by mc_change), each row in the pairs where it is that (its
  * pairs_exact too). */
+/* How the impulse analysis of a restart instant ended (mc_impulse.c). */
+typedef enum mc_impulse_status {
+    MC_IMPULSES_DONE,      /* exact bounds on every order */
+    MC_IMPULSES_BOUNDS,    /* bounds by propagation only (the exact search
+                              exceeded its budget): a value said possibly
+                              impulsive may not be */
+    MC_IMPULSES_NONE,      /* no assignment of orders satisfies the rules:
+                              no order reported */
+    MC_IMPULSES_TOO_LARGE  /* not done: the restart system determines more
+                              than MC_IMP_MAX_VARS values (mc_int.h) */
+} mc_impulse_status;
+
+/* "done", "bounds", "no assignment", "too large" (static storage). */
+MDAE_API const char *mc_impulse_status_name(mc_impulse_status s);
+
+/* A value (variable name and shift), for mc_first's impulse orders. */
+typedef struct mc_named {
+    char *name; /* owned */
+    int shift;
+} mc_named;
+
+/* A value of a restart system with its impulse order bounds (as
+ * mc_impulse, by name). */
+typedef struct mc_first_order {
+    mc_named value;
+    int lo, hi;
+    size_t n_equal;
+    mc_named *equal; /* impulsive only: the values of equal order (owned) */
+} mc_first_order;
+
+/* The impulse orders of a restart instant (RR-9459 section 6, mc_impulse.c)
+ * in a class of pairs, the same for every pair of the class
+ * (mc_pairs_imp.c says why): mc_result.impulsive and .finite of instant r
+ * of each of these changes, and how the analysis ended (its notes). Issue
+ * 41 item 7. */
+typedef struct mc_first_impulses {
+    mc_impulse_status status;
+    bool priors_forced;      /* finite states force some known values or
+                                residuals to be infinitesimal (I9) */
+    size_t n_impulsive;
+    mc_first_order *impulsive; /* possibly impulsive values (hi > 0) */
+    size_t n_finite;
+    mc_first_order *finite;  /* the others (order <= 0) */
+    double pairs;
+    mdae_bn pairs_exact;     /* owned */
+    sa_set set;              /* over g, g\u207a (exact on the pairs) */
+    bool cubes_left_out;     /* past MC_FIRST_MAX_CUBES: no formula nor cubes */
+} mc_first_impulses;
+
+/* Classes of distinct restart systems tried at one instant before the
+ * impulse orders are given up there (mc_first.impulses_why). */
+#define MC_FIRST_MAX_IMPULSE_CLASSES 256
+
 typedef struct mc_first_instant {
     uint32_t r;
     double pairs;            /* the pairs still restarting at instant r */
@@ -505,6 +580,12 @@ typedef struct mc_first_instant {
     mc_first_erasure *erasures; /* rows erased in some of those pairs */
     size_t n_rows;
     mc_first_erasure *rows;  /* rows kept (the restart system) in some */
+    /* mc_options.first_impulses: the impulse orders of the pairs that
+     * erase at this instant, by class (impulses_computed), or why not. */
+    bool impulses_computed;
+    const char *impulses_why; /* static, or NULL */
+    size_t n_impulses;
+    mc_first_impulses *impulses;
 } mc_first_instant;
 
 typedef struct mc_first {
@@ -531,6 +612,13 @@ typedef struct mc_first {
      * SA_METHOD_ENUMERATE); on BDDs only the restart class's are. */
     bool erasures_of_rejected;
     const char *erasures_why; /* static: why they were not, or NULL */
+    /* mc_options.first_impulses: the impulse orders of the first instant
+     * in the pairs that need a restart, by class (impulses_computed), or
+     * why not (impulses_why, static). */
+    bool impulses_computed;
+    const char *impulses_why;
+    size_t n_impulses;
+    mc_first_impulses *impulses;
     /* The whole of every change (mc_options.first_later): counts by
      * mc_status, and the reset and rejected pairs by their number of
      * instants (continuous ones: classes[MC_FIRST_CONTINUOUS]). */

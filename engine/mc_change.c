@@ -153,6 +153,7 @@ void mc_result_free(mc_result *r)
         mdae_free(r->resets[k].eliminate.items);
         mdae_free(r->resets[k].from.items);
         mdae_free(r->resets[k].among.items);
+        mc__reset_close(&r->resets[k]);
     }
     mdae_free(r->resets);
     mdae_free(r->entered_from);

@@ -93,7 +93,6 @@
 
 #include "fx.h"
 
-#define MC_IMP_MAX_VARS 256
 #define MC_IMP_MAX_NODES 200000L
 #define ORD_MIN (-3)
 #define ORD_MAX 3
@@ -780,6 +779,8 @@ static int resets(imp *p, const bool *impulsive, mc_result *res)
         }
     }
     rs.relations = rs.from.n > rs.eliminate.n ? (uint32_t)(rs.from.n - rs.eliminate.n) : 0;
+    if (rc == MDAE_OK)
+        rc = mc__reset_texts(p->m, p->to, &rs); /* issue 41 item 8 */
     size_t need = res->n_resets + n_all + (rs.eliminate.n > 0 ? 1 : 0);
     mc_reset *x = rc == MDAE_OK ? mdae_realloc(res->resets, (need + 1) * sizeof *x) : NULL;
     if (x == NULL) {
@@ -791,6 +792,7 @@ static int resets(imp *p, const bool *impulsive, mc_result *res)
         mdae_free(rs.eliminate.items);
         mdae_free(rs.from.items);
         mdae_free(rs.among.items);
+        mc__reset_close(&rs);
         return MDAE_E_NOMEM;
     }
     res->resets = x;
@@ -800,6 +802,7 @@ static int resets(imp *p, const bool *impulsive, mc_result *res)
         mdae_free(rs.eliminate.items);
         mdae_free(rs.from.items);
         mdae_free(rs.among.items);
+        mc__reset_close(&rs);
     }
     for (size_t k = 0; k < n_all; k++)
         res->resets[res->n_resets++] = all[k];
@@ -1027,6 +1030,14 @@ static int report(imp *p, const unsigned *dom, mc_result *res)
 int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
                 mc_result *res)
 {
+    mc_impulse_status st;
+    bool forced;
+    return mc__impulse_run(m, to, d, in, res, &st, &forced);
+}
+
+int mc__impulse_run(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
+                    mc_result *res, mc_impulse_status *status, bool *priors_forced)
+{
     imp p;
     memset(&p, 0, sizeof p);
     p.m = m;
@@ -1063,6 +1074,11 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
                 p.support[k] = root2[k];
         }
     }
+    *status = none ? MC_IMPULSES_NONE
+              : p.gave_up ? MC_IMPULSES_TOO_LARGE
+              : approx ? MC_IMPULSES_BOUNDS
+                       : MC_IMPULSES_DONE;
+    *priors_forced = prior_failed && !none && !p.gave_up;
     if (rc == MDAE_OK && (p.gave_up || none)) {
         rc = note(res, none ? "restart instant %u: impulse analysis found no assignment of "
                               "impulse orders satisfying the structural rules (the orders "
@@ -1107,12 +1123,21 @@ int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_insta
  *    choice open; this is ours, and it gives the paper's).
  * S3 Only states (d_x >= 1, levels below d_x) have a standard meaning;
  *    algebraic values of the restart instants and impulsive values have
- *    none (RR-8933 Fig. 4: "their standardization is undefined"). Changes
- *    into transient modes are not read (their instants are not one
- *    restart). */
+ *    none (RR-8933 Fig. 4: "their standardization is undefined").
+ * S4 A change into a transient mode (issue 41 item 6): its E events are
+ *    instants 0 .. E-1 (one instant each, mc_transient.c T6) and the
+ *    instants after them restart the long mode after the cascade, whose
+ *    offsets d are the ones read; K is still the number of instants. An
+ *    event's when-body resets states by a finite amount (next(x) = 0) in
+ *    one instant, so S1's "infinitely close to the left limit" holds only
+ *    before the first event: a value at absolute shift a, 0 < a < K, is the
+ *    value after event min(a, E), x<e> (MC_SIDE_EVENT), at the same
+ *    standard time as x- and x+ (the cascade takes no standard time); the
+ *    restart instants after the last event keep it (finite states, S1).
+ *    An endless or rejected cascade has no restart values: not read. */
 
 static int push_standard(mc_result *res, uint32_t r, uint32_t var, int shift, int level,
-                         mc_side side)
+                         mc_side side, uint32_t event)
 {
     size_t cap = res->n_standard;
     int rc = mc__grow((void **)&res->standard, &cap, res->n_standard + 1, sizeof *res->standard);
@@ -1124,7 +1149,21 @@ static int push_standard(mc_result *res, uint32_t r, uint32_t var, int shift, in
     e->shift = shift;
     e->level = level;
     e->side = side;
+    e->event = event;
     return MDAE_OK;
+}
+
+/* S1, S4: the side of the value at absolute shift a of a restart of K
+ * instants whose first E are events; *event for MC_SIDE_EVENT. */
+static mc_side side_of(int a, uint32_t K, uint32_t E, uint32_t *event)
+{
+    *event = 0;
+    if (a >= (int)K)
+        return MC_SIDE_PLUS;
+    if (a <= 0 || E == 0)
+        return MC_SIDE_MINUS;
+    *event = (uint32_t)a < E ? (uint32_t)a : E;
+    return MC_SIDE_EVENT;
 }
 
 /* The shifts of var among l's items: *lo, *hi updated (untouched if none). */
@@ -1142,7 +1181,7 @@ static bool shifts_of(const mc_list *l, uint32_t var, int *lo, int *hi)
 }
 
 static int standard_instant(const mel_model *m, const int *d, const mc_instant *in, uint32_t K,
-                            mc_result *res)
+                            uint32_t E, mc_result *res)
 {
     int rc = MDAE_OK;
     for (uint32_t x = 0; x < m->n_variables && rc == MDAE_OK; x++) {
@@ -1154,19 +1193,25 @@ static int standard_instant(const mel_model *m, const int *d, const mc_instant *
         int L = (int)in->r + lmax - (int)K;
         L = L < 0 ? 0 : L > d[x] - 1 ? d[x] - 1 : L;
         for (int s = 0; s <= L && rc == MDAE_OK; s++)
-            for (int l = lmin; l <= lmax - s && rc == MDAE_OK; l++)
-                rc = push_standard(res, in->r, x, l, s,
-                                   (int)in->r + l >= (int)K ? MC_SIDE_PLUS : MC_SIDE_MINUS);
+            for (int l = lmin; l <= lmax - s && rc == MDAE_OK; l++) {
+                uint32_t ev;
+                mc_side side = side_of((int)in->r + l, K, E, &ev);
+                rc = push_standard(res, in->r, x, l, s, side, ev);
+            }
     }
     return rc;
 }
 
 int mc__standard(const mel_model *m, const int *d, mc_result *res)
 {
-    if (res->status != MC_RESET || res->transient != NULL || d == NULL)
+    if (res->status != MC_RESET || d == NULL)
         return MDAE_OK;
+    const mc_transient *t = res->transient;
+    if (t != NULL && (t->endless || t->too_long || t->n_events > res->n_instants))
+        return MDAE_OK; /* S4 */
+    uint32_t E = t != NULL ? t->n_events : 0;
     int rc = MDAE_OK;
     for (uint32_t r = 0; r < res->n_instants && rc == MDAE_OK; r++)
-        rc = standard_instant(m, d, &res->instants[r], res->n_instants, res);
+        rc = standard_instant(m, d, &res->instants[r], res->n_instants, E, res);
     return rc;
 }

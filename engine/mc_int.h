@@ -16,6 +16,51 @@
 int mc__impulse(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
                 mc_result *res);
 
+/* Quantities past which the impulse analysis of an instant is not done
+ * (mc_impulse.c I5): a restart system that determines more values than
+ * this is too large for it (mc_pairs_imp.c relies on it). */
+#define MC_IMP_MAX_VARS 256
+
+/* mc__impulse, saying how the analysis ended: *status, and *priors_forced
+ * when finite states forced some known values or residuals to be
+ * infinitesimal (I9's note). */
+int mc__impulse_run(const mel_model *m, const bool *to, const int *d, const mc_instant *in,
+                    mc_result *res, mc_impulse_status *status, bool *priors_forced);
+
+/* ---- Impulse orders as sets of pairs (mc_pairs_imp.c) ---- */
+
+/* One restart instant of the pair models (mc_pairs.c), as the impulse
+ * classes read it; everything borrowed. */
+typedef struct mc__pair_instant {
+    uint32_t r;
+    const mel_model *m;       /* the model */
+    mel_model *pm;            /* the instant's pair model: its rows are the
+                                 candidate rows f_i.^k (equations), its
+                                 columns the values not known (variables);
+                                 new guards go to its arena */
+    const sa_result *res;     /* pm's analysis */
+    const uint32_t *row_eq;   /* per row: its equation of m and shift */
+    const int *row_k;
+    const uint32_t *col_j;    /* per column: its variable of m and shift */
+    const int *col_l;
+    const sa_set *erased;     /* per row: the pairs where R4 erases it */
+    const mel_guard *const *done; /* n_equations * H: f_i.^k solved or in
+                                     the context at the previous instant */
+    uint32_t H;
+    const mel_guard ***ge_after; /* [item][v]: offset >= v in the new mode
+                                    (equations, then variables) */
+    const int *max_off;       /* per item: its largest offset */
+    const sa_set *restart;    /* the pairs that erase at this instant */
+} mc__pair_instant;
+
+/* The impulse orders of instant pi->r over the pairs of pi->restart, as
+ * classes (mc_first_impulses, new: mc__first_impulses_free); *why (static)
+ * says why not when a limit stops it (MDAE_OK, nothing out). MDAE_OK or
+ * MDAE_E_NOMEM. */
+int mc__pairs_impulses(const mc__pair_instant *pi, mc_first_impulses **out, size_t *n_out,
+                       const char **why);
+void mc__first_impulses_free(mc_first_impulses *c, size_t n);
+
 /* The value of a condition made of mode variables (FX_MODE, FX_BOOL, !, &,
  * |) in mode `to`; *ok is set false (and false returned) when it reads
  * anything else (mc_impulse.c). */
@@ -33,6 +78,20 @@ int mc__standard(const mel_model *m, const int *d, mc_result *res);
  * res->standard and res->impulsive (call after mc__standard); to, d: the
  * new mode and its offsets. MDAE_OK or MDAE_E_NOMEM. */
 int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res);
+
+/* The texts of rs's elimination (mc_elim.c): rs->eliminated, conditions
+ * or why (rs->standard left NULL: mc__std_equations reads them). Nothing
+ * when rs->eliminate is empty. MDAE_OK or MDAE_E_NOMEM (rs then has
+ * nothing new). */
+int mc__reset_texts(const mel_model *m, const bool *to, mc_reset *rs);
+/* Free what mc__reset_texts and mc__std_equations put in rs (not its lists). */
+void mc__reset_close(mc_reset *rs);
+
+/* Text of the printers (mc_print.c), appended to b: an equation (is_var
+ * false) or a value at its shift, "e3\u2022", "tau1"; an expression whose
+ * unknowns are encoded as mc_elim.h says, x'\u2022 for x' at shift 1. */
+void mc__print_item(mdae_buf *b, const mel_model *m, mc_item it, bool is_var);
+void mc__print_shifted(mdae_buf *b, const mel_model *m, const struct fx_node *e);
 
 /* ---- Transient modes (mc_transient.c) ---- */
 

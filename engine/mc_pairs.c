@@ -834,8 +834,10 @@ void mc_first_free(mc_first *f)
         mdae_bn_free(&li->pairs_exact);
         for (int c = 0; c < 3; c++)
             mdae_bn_free(&li->counts_exact[c]);
+        mc__first_impulses_free(li->impulses, li->n_impulses);
     }
     mdae_free(f->later);
+    mc__first_impulses_free(f->impulses, f->n_impulses);
     struct mc_first_priv *p = f->priv;
     if (p != NULL) {
         for (uint32_t k = 0; k < p->n_later; k++) {
@@ -912,12 +914,14 @@ static int complement_classes(mc_first *f)
 /* The pairs' analysis (f->priv->pairs built) and f's classes. */
 /* A pair model's analysis: the caller's options, only which pairs are
  * singular (the classes need no more, sa.h). */
-static int analyse_pairs(const mel_model *pm, const sa_options *opt, sa_result **out)
+static int analyse_pairs(const mel_model *pm, const sa_options *opt, bool erasures_next,
+                         sa_result **out)
 {
     sa_options po = {0};
     if (opt != NULL)
         po = *opt;
     po.singular_only = true;
+    po.singular_by_covering = erasures_next;
     return sa_analyze(pm, &po, out, NULL);
 }
 
@@ -1019,6 +1023,48 @@ static int erasures(mc_first *f, const mel_model *m, const sa_options *opt,
     return rc;
 }
 
+/* ---- Impulse orders (mc_pairs_imp.c) ------------------------------------------ */
+
+/* The impulse orders of instant r, read from its pair model pm, its
+ * analysis res, R4's order and erasures, over the pairs of restart, into
+ * *out, *n (or *why). */
+static int impulses_at(const mel_model *m, uint32_t r, mel_model *pm, const sa_result *res,
+                       const greedy_order *order, const sa_set *erased, const sa_set *restart,
+                       mc_first_impulses **out, size_t *n, bool *computed, const char **why)
+{
+    const pair_state *st = order->state;
+    mc__pair_instant pi = {r,           m,          pm,           res,
+                           order->row_eq, order->row_k, order->col_j, order->col_l,
+                           erased,      st->done,   st->H,        st->ge[1],
+                           st->max_off, restart};
+    int rc = mc__pairs_impulses(&pi, out, n, why);
+    *computed = rc == MDAE_OK && *why == NULL;
+    return rc;
+}
+
+/* The first instant's (mc_options.first_impulses), over its restart class. */
+static int first_impulses(mc_first *f, const mel_model *m)
+{
+    struct mc_first_priv *p = f->priv;
+    if (!f->erasures_computed) {
+        f->impulses_why = f->erasures_why;
+        return MDAE_OK;
+    }
+    if (f->cubes_left_out[MC_FIRST_RESTART]) {
+        f->impulses_why = "the pairs that need a restart have more than 4096 cubes";
+        return MDAE_OK;
+    }
+    for (size_t k = 0; k < f->n_erasures; k++)
+        if (f->erasures[k].cubes_left_out) { /* its guard would be missing */
+            f->impulses_why = "the pairs where an equation is erased have more than 4096 "
+                              "cubes";
+            return MDAE_OK;
+        }
+    return impulses_at(m, 0, p->pairs, p->result, &p->order, p->row_erased,
+                       &f->classes[MC_FIRST_RESTART], &f->impulses, &f->n_impulses,
+                       &f->impulses_computed, &f->impulses_why);
+}
+
 /* ---- The changes through when events (by enumeration) ---------------------- */
 
 /* f->events: every change from a long mode into a transient one, whole,
@@ -1075,7 +1121,7 @@ static int one_later(const mel_model *m, const sa_report *rep,
 {
     int rc = pair_model(m, rep, pv, &li->pm, &li->order);
     if (rc == MDAE_OK)
-        rc = analyse_pairs(li->pm, opt, &li->result);
+        rc = analyse_pairs(li->pm, opt, false, &li->result);
     if (rc == MDAE_OK)
         rc = sa_result_partition_exact(li->result, li->order.state->alive, MC_FIRST_MAX_CUBES,
                                        li->classes, li->counts, li->counts_exact);
@@ -1229,6 +1275,15 @@ static int later_instants(mc_first *f, const mel_model *m, const sa_report *rep,
         }
         if (rc == MDAE_OK)
             rc = push_instant(f, m, r, alive, alive_exact, li);
+        if (rc == MDAE_OK && mopt->first_impulses) {
+            mc_first_instant *fi = &f->later[f->n_later - 1];
+            if (li->counts[MC_FIRST_RESTART] > 0)
+                rc = impulses_at(m, r, li->pm, li->result, &li->order, li->erased,
+                                 &li->classes[MC_FIRST_RESTART], &fi->impulses,
+                                 &fi->n_impulses, &fi->impulses_computed, &fi->impulses_why);
+            else
+                fi->impulses_computed = true; /* no pair erases: no restart system */
+        }
         if (rc == MDAE_OK)
             rc = push_outcome(f, MC_RESET, r, li->counts[MC_FIRST_CONTINUOUS],
                               &li->counts_exact[MC_FIRST_CONTINUOUS],
@@ -1281,7 +1336,11 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
         p->order = order;
         pm = NULL;
         f->n_names = p->pairs->n_modes;
-        rc = analyse_pairs(p->pairs, opt, &p->result);
+        /* Under a deadline (first_keep_on_cancel) the classes come first,
+         * as fast as they can: the covering matchings wait for R4. */
+        bool erasures_next = mopt != NULL && (mopt->first_erasures || mopt->first_later) &&
+                             !mopt->first_keep_on_cancel;
+        rc = analyse_pairs(p->pairs, opt, erasures_next, &p->result);
     }
     if (rc == MDAE_OK) {
         f->pairs = sa_result_valid_modes(p->result);
@@ -1291,7 +1350,8 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
      * value, and the classes then only quantify them (sa_result_partition;
      * alone, they find where such matchings exist without building them). */
     bool later = mopt != NULL && mopt->first_later;
-    if (rc == MDAE_OK && mopt != NULL && (mopt->first_erasures || later)) {
+    if (rc == MDAE_OK && mopt != NULL &&
+        (mopt->first_erasures || later || mopt->first_impulses)) {
         rc = erasures(f, m, opt, mopt);
         f->erasures_computed = rc == MDAE_OK;
         if (rc == MDAE_E_LIMIT) { /* the classes stand */
@@ -1314,6 +1374,10 @@ int mc_first_instants(const mel_model *m, const sa_options *opt, const mc_option
             (how == SA_METHOD_AUTO && f->counts[MC_FIRST_RESTART] + f->counts[MC_FIRST_REJECTED] <=
                                           SA_GREEDY_ENUMERATE);
     }
+    if (rc == MDAE_OK && mopt != NULL && mopt->first_impulses)
+        rc = first_impulses(f, m);
+    else if (rc == MDAE_OK)
+        f->impulses_why = "not asked";
     if (rc == MDAE_OK && later)
         rc = later_instants(f, m, rep, opt, mopt);
     else if (rc == MDAE_OK)

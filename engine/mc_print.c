@@ -6,6 +6,7 @@
  * (engine/fx_body.h); prints nothing for a model that keeps none.
  */
 #include "mc.h"
+#include "mc_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,7 @@ typedef struct shifted {
     fx_syntax syn;
     int shift;
     mdae_buf text;
+    bool encoded; /* unknowns encoded with their shifts (mc_elim.h) */
 } shifted;
 
 /* "•" once, "•k" for k > 1, nothing for 0 (the README's and the CLI's
@@ -39,6 +41,10 @@ static void put_shift(mdae_buf *b, int k)
 static const char *occurrence(void *ctx, uint32_t var, uint32_t order)
 {
     shifted *s = ctx;
+    if (s->encoded && s->m->n_variables > 0) {
+        s->shift = (int)(var / s->m->n_variables);
+        var %= s->m->n_variables;
+    }
     if (var >= s->m->n_variables)
         return NULL;
     s->text.len = 0;
@@ -71,7 +77,7 @@ int mc_body_format(const mel_model *m, mc_item eq, char **out)
         fx_pool_free(p);
         return rc;
     }
-    shifted s = {m, fx_body_syntax(m), eq.shift, {0}};
+    shifted s = {m, fx_body_syntax(m), eq.shift, {0}, false};
     fx_namer namer = {.ctx = &s, .occurrence = occurrence};
     mdae_buf b = {0};
     fx_print_lhs(&b, m, lhs, s.syn, &namer);
@@ -86,4 +92,20 @@ int mc_body_format(const mel_model *m, mc_item eq, char **out)
     }
     *out = b.p;
     return MDAE_OK;
+}
+
+void mc__print_item(mdae_buf *b, const mel_model *m, mc_item it, bool is_var)
+{
+    fx_print_name(b, is_var ? m->variables[it.index].name : m->equations[it.index].name,
+                  fx_body_syntax(m));
+    put_shift(b, it.shift);
+}
+
+void mc__print_shifted(mdae_buf *b, const mel_model *m, const fx_node *e)
+{
+    shifted s = {m, fx_body_syntax(m), 0, {0}, true};
+    fx_namer namer = {.ctx = &s, .occurrence = occurrence};
+    fx_print_named(b, m, e, s.syn, &namer);
+    b->oom |= s.text.oom;
+    mdae_free(s.text.p);
 }

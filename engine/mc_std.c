@@ -37,6 +37,15 @@
  *     (43)'s third equation; k1.^2 at instant 0 stays L^2 - (x+^2 + y+^2).
  *  T5 An instant whose impulse analysis was not done (too large; no
  *     assignment) is not read: its impulsive values are not known.
+ *  T6 The relations of a restart relation's elimination (mc_elim.h) are
+ *     read as the equations are, their unknowns carrying their shifts.
+ *  T7 A change into a transient mode (issue 41 item 6): its events are
+ *     the first instants, each read in its own mode (the instants after
+ *     them in the long mode after the cascade); a value before instant K
+ *     and after event e reads as x<e>, the value after event e
+ *     (mc_impulse.c S4: written x\u27e8e\u27e9), a derivative spanning two such
+ *     values as their difference over dt as in T1 (more than two: not
+ *     read); next(x) in a when-body is x one instant later.
  * Results: the clutch (ClutchBasic) j1*(w1+ - w1-) = dt*f1, j2*(w2+ -
  * w2-) = dt*f2, dt*f1 + dt*f2 = 0, w1+ - w2+ = 0, whose elimination of
  * the rescaled torques is RR-9459 (18); the Cup-and-Ball's instant 0 x+ -
@@ -53,6 +62,7 @@
 #include <string.h>
 
 #include "fx.h"
+#include "mc_elim.h"
 
 #define NEG MC_ORDER_NEG_INF
 #define STD_MAX_NODES 4000 /* larger bodies are not read */
@@ -64,11 +74,25 @@ typedef struct std_ctx {
     const int *d;
     mc_result *res;
     uint32_t r, K;
+    uint32_t E;       /* the events of a cascade (instants 0 .. E-1; T7) */
     int k;            /* the shift the body is read at */
     bool top;         /* the reading determines a top-level restart value */
     const char *why;  /* the first reason the equation is not read */
     bool oom;         /* a text could not be built */
+    uint32_t nv;      /* 0, or the unknowns carry their shifts (mc_elim.h):
+                         FX_VAR(x + l*nv) is x at shift l */
 } std_ctx;
+
+/* The unknown an FX_VAR reads and its shift. */
+static uint32_t var_of(const std_ctx *c, uint32_t index)
+{
+    return c->nv > 0 ? index % c->nv : index;
+}
+
+static int shift_of(const std_ctx *c, uint32_t index)
+{
+    return c->nv > 0 ? c->k + (int)(index / c->nv) : c->k;
+}
 
 static int level_of(const std_ctx *c, uint32_t x)
 {
@@ -91,7 +115,21 @@ static int impulse_of(const std_ctx *c, uint32_t x, int l)
     return 0;
 }
 
-static bool plus_side(const std_ctx *c, int l) { return (int)c->r + l >= (int)c->K; }
+/* T1, T7: which value of the restart the value at shift l of instant c->r
+ * is: 0 before it (x-), E + 1 from instant K on (x+), e in 1..E the value
+ * after event e of a cascade (x<e>; the instants after the last event keep
+ * it, mc_impulse.c S4). */
+static uint32_t epoch(const std_ctx *c, int l)
+{
+    int a = (int)c->r + l;
+    if (a >= (int)c->K)
+        return c->E + 1;
+    if (a <= 0)
+        return 0;
+    return (uint32_t)a < c->E ? (uint32_t)a : c->E;
+}
+
+static bool plus_side(const std_ctx *c, int l) { return epoch(c, l) == c->E + 1; }
 
 static int binom(int n, int i)
 {
@@ -107,7 +145,7 @@ static int plus_coef(const std_ctx *c, int n, int l)
 {
     int s = 0;
     for (int i = 0; i <= n; i++)
-        if (plus_side(c, l + i))
+        if (epoch(c, l + i) == epoch(c, l + n))
             s += ((n - i) % 2 ? -1 : 1) * binom(n, i);
     return s;
 }
@@ -119,10 +157,15 @@ static int var_order(std_ctx *c, uint32_t x, int o, int l, int *n)
     if (c->d[x] >= 1) {
         int L = level_of(c, x);
         L = L < 0 ? 0 : L;
-        if (o <= L || plus_side(c, l) || !plus_side(c, l + o - L)) {
+        if (o <= L || epoch(c, l) == epoch(c, l + o - L)) {
             c->top |= o == L && L >= 1 && plus_side(c, l);
             return 0;
         }
+        for (int i = l + 1; i < l + o - L; i++)
+            if (epoch(c, i) != epoch(c, l) && epoch(c, i) != epoch(c, l + o - L)) {
+                c->why = "a derivative across more than two values of the cascade";
+                return 0;
+            }
         if (o - L > STD_MAX_STEP) {
             c->why = "a derivative too far above what the instant determines";
             return 0;
@@ -152,7 +195,7 @@ static int order_of(std_ctx *c, const fx_node *e)
     case FX_TIME:
         return 0;
     case FX_VAR:
-        return var_order(c, e->index, e->order, c->k, &n);
+        return var_order(c, var_of(c, e->index), e->order, shift_of(c, e->index), &n);
     case FX_NEG:
         return order_of(c, e->kids[0]);
     case FX_ADD:
@@ -202,13 +245,20 @@ static int order_of(std_ctx *c, const fx_node *e)
         if (e->kids[0]->op != FX_VAR)
             c->why = "pre() or last() of an expression";
         return 0;
+    case FX_NEXT: /* T7: a when-body's next(x) is x one instant later */
+        if (e->kids[0]->op != FX_VAR) {
+            c->why = "next() of an expression";
+            return 0;
+        }
+        return var_order(c, var_of(c, e->kids[0]->index), e->kids[0]->order,
+                         shift_of(c, e->kids[0]->index) + 1, &n);
     default:
         c->why = "an operator the standardisation does not read";
         return 0;
     }
 }
 
-static void put_name(mdae_buf *b, const char *n, int level, bool plus)
+static void put_name(const std_ctx *c, mdae_buf *b, const char *n, int level, uint32_t ep)
 {
     mdae_buf_puts(b, n);
     for (int k = 0; k < level && level <= 3; k++)
@@ -218,7 +268,13 @@ static void put_name(mdae_buf *b, const char *n, int level, bool plus)
         snprintf(t, sizeof t, "^(%d)", level);
         mdae_buf_puts(b, t);
     }
-    mdae_buf_puts(b, plus ? "\u207a" : "\u207b");
+    if (ep == 0 || ep == c->E + 1) {
+        mdae_buf_puts(b, ep != 0 ? "\u207a" : "\u207b");
+        return;
+    }
+    char t[24];
+    snprintf(t, sizeof t, "\u27e8%u\u27e9", (unsigned)ep); /* x<e>: after event e */
+    mdae_buf_puts(b, t);
 }
 
 static void put_int(mdae_buf *b, int v)
@@ -250,7 +306,7 @@ static void render_var(std_ctx *c, mdae_buf *b, uint32_t x, int o, int l)
         int L = level_of(c, x);
         L = L < 0 ? 0 : L;
         if (n == 0) {
-            put_name(b, name, o, plus_side(c, l));
+            put_name(c, b, name, o, epoch(c, l));
             return;
         }
         int coef = plus_coef(c, n, l);
@@ -259,9 +315,9 @@ static void render_var(std_ctx *c, mdae_buf *b, uint32_t x, int o, int l)
             mdae_buf_puts(b, "*");
         }
         mdae_buf_puts(b, "(");
-        put_name(b, name, L, true);
+        put_name(c, b, name, L, epoch(c, l + n));
         mdae_buf_puts(b, " - ");
-        put_name(b, name, L, false);
+        put_name(c, b, name, L, epoch(c, l));
         mdae_buf_puts(b, ")");
         return;
     }
@@ -280,6 +336,24 @@ static void render_var(std_ctx *c, mdae_buf *b, uint32_t x, int o, int l)
         mdae_buf_puts(b, ")");
 }
 
+/* A sum keeping one term of its top order, not negated nor a quotient, is
+ * printed as that term: no parentheses around it in a product. */
+static bool needs_paren_in_product(std_ctx *c, const fx_node *e)
+{
+    if (e->op == FX_DIV)
+        return true;
+    if (!is_sum(e))
+        return false;
+    int top = order_of(c, e), kept = 0;
+    const fx_node *one = NULL;
+    for (uint32_t k = 0; k < e->n; k++)
+        if (order_of(c, e->kids[k]) == top) {
+            kept++;
+            one = e->kids[k];
+        }
+    return kept != 1 || one->op == FX_NEG || one->op == FX_DIV;
+}
+
 /* The dominant part of e (T3 inside sums). */
 static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
 {
@@ -294,7 +368,7 @@ static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
         mdae_buf_puts(b, "time");
         return;
     case FX_VAR:
-        render_var(c, b, e->index, e->order, c->k);
+        render_var(c, b, var_of(c, e->index), e->order, shift_of(c, e->index));
         return;
     case FX_NEG:
         mdae_buf_puts(b, "-");
@@ -322,7 +396,7 @@ static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
         for (uint32_t k = 0; k < e->n; k++) {
             if (k > 0)
                 mdae_buf_puts(b, "*");
-            render_paren(c, b, e->kids[k], is_sum(e->kids[k]) || e->kids[k]->op == FX_DIV);
+            render_paren(c, b, e->kids[k], needs_paren_in_product(c, e->kids[k]));
         }
         return;
     case FX_DIV:
@@ -354,7 +428,13 @@ static void render(std_ctx *c, mdae_buf *b, const fx_node *e)
     case FX_PRE:
     case FX_LAST:
         if (e->kids[0]->op == FX_VAR)
-            put_name(b, c->m->variables[e->kids[0]->index].name, e->kids[0]->order, false);
+            put_name(c, b, c->m->variables[var_of(c, e->kids[0]->index)].name, e->kids[0]->order,
+                     0);
+        return;
+    case FX_NEXT:
+        if (e->kids[0]->op == FX_VAR)
+            render_var(c, b, var_of(c, e->kids[0]->index), e->kids[0]->order,
+                       shift_of(c, e->kids[0]->index) + 1);
         return;
     default:
         return;
@@ -469,6 +549,35 @@ static int one_equation(std_ctx *c, fx_pool *pool, const mc_instant *in, uint32_
     return rc;
 }
 
+/* T6: the relations of an elimination of instant c->r (mc_elim.h) as
+ * dt -> 0, read as the equations are (T1-T3), into rs->standard. */
+static int std_relations(std_ctx *c, const bool *to, mc_reset *rs)
+{
+    if (rs->n_eliminated == 0 || rs->standard == NULL)
+        return MDAE_OK;
+    fx_pool *pool = fx_pool_new();
+    if (pool == NULL)
+        return MDAE_E_NOMEM;
+    mc_elim e = {0};
+    int rc = mc_reset_eliminate(c->m, to, rs, pool, &e);
+    mdae_range z = {0};
+    const fx_node *zero = fx_num(pool, 0, true, z);
+    for (size_t k = 0; rc == MDAE_OK && k < e.n_relations && k < rs->n_eliminated; k++) {
+        c->k = 0;
+        c->top = false;
+        c->why = NULL;
+        c->nv = c->m->n_variables;
+        rs->standard[k] = zero != NULL ? read_equation(c, e.relations[k], zero) : NULL;
+        rs->std_why[k] = rs->standard[k] == NULL ? (c->why != NULL ? c->why : "not read") : NULL;
+        if (c->oom || zero == NULL)
+            rc = MDAE_E_NOMEM;
+    }
+    c->nv = 0;
+    mc_elim_close(&e);
+    fx_pool_free(pool);
+    return rc;
+}
+
 int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res)
 {
     if (res->n_standard == 0)
@@ -484,8 +593,12 @@ int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_resul
     c.res = res;
     c.K = res->n_instants;
     int rc = MDAE_OK;
+    const mc_transient *t = res->transient;
+    c.E = t != NULL ? t->n_events : 0;
     for (uint32_t r = 0; r < res->n_instants && rc == MDAE_OK; r++) {
         c.r = r;
+        /* T7: an event reads its own mode, the instants after the long one */
+        c.to = t == NULL ? to : r < t->n_events ? &t->events[(size_t)r * m->n_modes] : t->back;
         const mc_instant *in = &res->instants[r];
         bool analysed = false; /* T5: its values have impulse orders */
         for (size_t k = 0; k < res->n_impulsive && !analysed; k++)
@@ -506,6 +619,9 @@ int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_resul
             out.why = "the impulse analysis of the instant was not done";
             rc = push(res, &out);
         }
+        for (size_t k = 0; k < res->n_resets && rc == MDAE_OK; k++)
+            if (res->resets[k].r == r)
+                rc = std_relations(&c, c.to, &res->resets[k]);
     }
     fx_pool_free(pool);
     return rc;

@@ -121,6 +121,16 @@ typedef struct sa_options {
      * optimal matching is chosen and the offsets are not computed (the
      * result's offsets read 0). For sa_result_partition's classes. */
     bool singular_only;
+    /* With singular_only: find the singular modes through the matchings
+     * that cover every active variable (sa_result_left_out's), kept in the
+     * result, so that sa_result_left_out and sa_result_partition over it
+     * do not build them again; the perfect matchings' existence is then
+     * read off them (engine/sa_primal.c, sa__perfect_from_covering). The
+     * same result; for a caller that asks sa_result_left_out next
+     * (mc_pairs.c: `--first --erasures`, `--instants`), whose matchings
+     * cost about twice the existence alone. Within the greedy's budget of
+     * nodes (SA_GREEDY_BUDGET): past it, the existence alone. */
+    bool singular_by_covering;
     /* With a hint: whether its offsets are tried first as they are, by the
      * tight graph of every mode at once (engine/sa_tight.c, issue 16: an
      * edit that does not move the optimum far then builds no perfect
@@ -134,6 +144,12 @@ typedef struct sa_options {
      * shortcut (engine/sa_greedy.c, all_rows) against the relational
      * products it replaces, and aborts on a difference (slow). */
     bool self_check;
+    /* The caller reports block families (engine/cdg_family.h), which find
+     * their edges from their items: cdg_build builds the blocks but no
+     * block edges (cdg_graph_n_edges 0; its report, mode view and DOT then
+     * answer MDAE_E_STATE), so the edge limit does not apply. The blocks
+     * do not change. */
+    bool families;
 } sa_options;
 
 #define SA_SEEDED_AUTO 0
@@ -474,6 +490,7 @@ typedef struct sa_greedy_step {
  * n_equations values (owned by the caller: mdae_bn_free each, also on an
  * error) receiving count[i] exactly (issue 41 item 2). */
 #define SA_GREEDY_ENUMERATE 65536 /* singular modes solved one at a time (AUTO) */
+#define SA_GREEDY_BUDGET 20000000  /* BDD nodes the implicit path may produce */
 MDAE_API int sa_result_left_out(const sa_result *r, const sa_greedy_step *steps, size_t n_steps,
                                 const sa_options *opt, size_t max_cubes, sa_set *out /* out */,
                                 double *count /* out */, mdae_bn *exact /* out */);
@@ -493,5 +510,39 @@ MDAE_API int sa_result_left_out_within(const sa_result *r, const sa_greedy_step 
                                        sa_set *kept /* out, may be NULL */,
                                        double *kept_count /* out */,
                                        mdae_bn *kept_exact /* out, may be NULL */);
+
+/* ---- Blocks of modes labelled by the caller (engine/sa_classify.c) ------ */
+
+/* Called once per block with a valid mode of it (r's n_modes booleans,
+ * borrowed for the call) and whether the block was final (below); sets
+ * *label >= 0: blocks with equal labels are merged. A nonzero return stops
+ * sa_result_classify, which returns it. */
+typedef int sa_label_fn(void *ctx, const bool *mode, bool final, int *label /* out */);
+
+typedef struct sa_class {
+    int label;
+    sa_set set;    /* exact on the valid modes; formula NULL and no cubes
+                      past max_cubes */
+    double count;
+    mdae_bn exact; /* count exactly */
+} sa_class;
+
+/* The valid modes of r where `within` holds (NULL: all) split into blocks
+ * on which every guard attrs[k] (over r's model's mode variables,
+ * borrowed) is constant, refined guard after guard; a block on which at
+ * least `freeze` (> 0) of the guards flagged in heavy (may be NULL) hold
+ * everywhere is final: not split further (the caller knows its label
+ * cannot change). label(ctx, ...) names each block from one of its modes
+ * (deterministic: the same blocks, the same modes); the blocks of a label
+ * are merged into one class, in the order of their first block. On MDAE_OK
+ * *out is new (sa_classes_free), *n_out classes (none when no mode is
+ * within). MDAE_E_LIMIT past max_blocks blocks (or BDD nodes),
+ * MDAE_E_NOMEM, or the label function's code. */
+MDAE_API int sa_result_classify(const sa_result *r, const mel_guard *within,
+                                const mel_guard *const *attrs, size_t n_attrs, const bool *heavy,
+                                size_t freeze, size_t max_blocks, sa_label_fn *label, void *ctx,
+                                size_t max_cubes, sa_class **out /* out */,
+                                size_t *n_out /* out */);
+MDAE_API void sa_classes_free(sa_class *c /* takes ownership; NULL ok */, size_t n);
 
 #endif /* SA_H */

@@ -194,7 +194,7 @@ static bool seeded_wanted(const sa_ctx *c, int asked, int chosen)
 static void solve(sa_ctx *c, int method, bool fell_back)
 {
     sa_result *r = c->r;
-    r->bmemo = sa__bmemo_new(); /* NULL (no memory): nothing kept */
+    r->bmemo = sa__bmemo_new(r->n_eq); /* NULL (no memory): nothing kept */
     c->bmemo = r->bmemo;
     sa__plan plan = {0};
     if (method != SA_METHOD_IMPLICIT) /* the plan is for the choice */

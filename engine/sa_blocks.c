@@ -283,7 +283,8 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
 
 /* The block's sub-problem as an sa_result that borrows the whole's BDDs
  * (no references of its own, except the fields sa__primal fills: ok and
- * singular, dropped by drop_sub, and te, slots of the context). */
+ * singular, and the edge set if a path asked for it (sa__edgeset), dropped
+ * by drop_sub; and te, slots of the context). */
 typedef struct sub {
     sa_result r;
     sa_ctx *ctx;
@@ -302,8 +303,9 @@ static void drop_sub(void *arg)
     if (sa__running()) {
         bdd_delref(s->r.ok);
         bdd_delref(s->r.singular);
+        bdd_delref(s->r.edgeset);
     }
-    s->r.ok = s->r.singular = bddfalse;
+    s->r.ok = s->r.singular = s->r.edgeset = bddfalse;
 }
 
 /* A sub-result's frame over c->r, the whole (temporaries of the context);
@@ -335,7 +337,11 @@ static void sub_enter(sa_ctx *c, sub *s)
     for (size_t k = 0; k < r->n_edges; k++)
         s->var_edge[r->edge_var[k]] = (int)k;
     r->var_edge = s->var_edge;
-    r->edgeset = sa__cube(c, r->edge_var, r->n_edges);
+    /* r->edgeset: made by sa__edgeset if the block's path asks for it (an
+     * enumerated block never does). Made here for every block, it was a
+     * fifth of the brake's time at N = 10,000 (issue 40): a node lookup
+     * per edge in a table far larger than the caches. */
+    r->edgeset = bddfalse;
     r->te = sa__slots(c, r->n_edges + 1);
     sa__push_cleanup(c, drop_sub, s);
     c->r = r;

@@ -214,7 +214,9 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
     sa_result *r = c->r;
     plan->valid_s = sa__slots(c, 1);
     size_t mark = sa__mark(c);
-    bool *in_s = sa__alloc(c, (size_t)r->n_modes + 1);
+    /* in_s and in_m: the context's flags, cleared below as they are read. */
+    bool *in_s = sa__flags(c, 2 * ((size_t)r->n_modes + 1));
+    bool *in_m = in_s + r->n_modes + 1;
     sa__walk w;
     sa__walk_init(c, &w);
     /* Constants (most functions) read no mode: no call for them. */
@@ -235,7 +237,6 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
      * it depends on (a block of a large model reads a few of its many).
      * The walk goes on from the nodes above: one they shared is not walked
      * again, but all its variables are in S already. */
-    bool *in_m = sa__alloc(c, (size_t)r->n_modes + 1);
     size_t walked_s = w.n_visited;
     sa__walk_modes(c, &w, r->chi_m, in_m);
     /* S and the others from the nodes walked, not from a pass over every
@@ -259,6 +260,7 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
         }
     }
     sa__walk_done(&w);
+    sa__flags_done(c);
     qsort(s_modes, n_s, sizeof *s_modes, cmp_u32);
     BDD cube = sa__cube(c, others, n_others);
     sa__put(plan->valid_s, bdd_exist(r->chi_m, cube));
@@ -489,7 +491,7 @@ static void solve_modes(sa_ctx *c, enum_state *st)
     st->key_len = (size_t)r->n_eq + r->n_var + r->n_edges * sizeof(int);
     unsigned char *key = sa__alloc(c, st->key_len + 1);
     unsigned char *other = sa__alloc(c, st->key_len + 1);
-    bool *mode = sa__alloc(c, (size_t)r->n_modes + 1);
+    bool *mode = sa__flags(c, (size_t)r->n_modes + 1); /* S's entries set by mode_key */
     const bool *eq_active = (bool *)key, *var_active = (bool *)(key + r->n_eq);
     int *sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *sigma);
     int *sigma2 = sa__alloc(c, (r->n_edges + 1) * sizeof *sigma2);
@@ -510,6 +512,9 @@ static void solve_modes(sa_ctx *c, enum_state *st)
         if ((t & 63) == 63)
             sa__progress(c, "enumerate", t, st->n_modes);
     }
+    for (uint32_t q = 0; q < st->n_s; q++)
+        mode[st->s_mode[q]] = false;
+    sa__flags_done(c);
     index_diffs(c, st);
 }
 

@@ -257,6 +257,12 @@ static void always_matched(sa_ctx *c, BDD y, bool *always)
 typedef struct pass_mem {
     BDD *nodes, *key;
     uint32_t *at; /* key -> index in nodes */
+    /* Node k's variable, level, children and their indices (NO_NODE for a
+     * constant), read once from BuDDy's table: the walks below read them
+     * again and again (a third of the pass's instructions, brake N = 100). */
+    int *var, *lvl;
+    BDD *lo, *hi;
+    uint32_t *lo_ix, *hi_ix;
     size_t cap, hcap;
     band *bs; /* the rows' bands by level, or NULL: no pass */
     uint32_t nb;
@@ -273,6 +279,12 @@ static void pass_grow(sa_ctx *c, pass_mem *pm, size_t n)
     pm->hcap = 4 * cap;
     pm->key = sa__alloc(c, pm->hcap * sizeof *pm->key);
     pm->at = sa__alloc(c, pm->hcap * sizeof *pm->at);
+    pm->var = sa__alloc(c, cap * sizeof *pm->var);
+    pm->lvl = sa__alloc(c, cap * sizeof *pm->lvl);
+    pm->lo = sa__alloc(c, cap * sizeof *pm->lo);
+    pm->hi = sa__alloc(c, cap * sizeof *pm->hi);
+    pm->lo_ix = sa__alloc(c, cap * sizeof *pm->lo_ix);
+    pm->hi_ix = sa__alloc(c, cap * sizeof *pm->hi_ix);
     pm->cap = cap;
 }
 
@@ -285,6 +297,10 @@ static size_t node_slot(const pass_mem *pm, BDD f)
 }
 
 static uint32_t index_of(const pass_mem *pm, BDD f) { return pm->at[node_slot(pm, f)]; }
+
+#define NO_NODE UINT32_MAX /* a constant's index */
+
+static uint32_t child_index(const pass_mem *pm, BDD f) { return f < 2 ? NO_NODE : index_of(pm, f); }
 
 /* Y's nodes (not the constants) into pm->nodes by increasing level, their
  * number into *n, and the node -> index map. */
@@ -320,6 +336,15 @@ static void nodes_by_level(sa_ctx *c, BDD y, pass_mem *pm, size_t *n)
         pm->key[h] = pm->nodes[k];
         pm->at[h] = (uint32_t)k;
     }
+    for (size_t k = 0; k < all.n; k++) {
+        BDD f = pm->nodes[k];
+        pm->var[k] = bdd_var(f);
+        pm->lvl[k] = bdd_var2level(pm->var[k]);
+        pm->lo[k] = bdd_low(f);
+        pm->hi[k] = bdd_high(f);
+        pm->lo_ix[k] = child_index(pm, pm->lo[k]);
+        pm->hi_ix[k] = child_index(pm, pm->hi[k]);
+    }
     *n = all.n;
 }
 
@@ -333,20 +358,21 @@ static BDD arc_literal(const sa_result *r, int v, int side)
     return side ? bdd_ithvar(v) : bdd_nithvar(v);
 }
 
-static BDD below_of(const pass_mem *pm, const BDD *below, BDD f)
-{
-    return f < 2 ? f : below[index_of(pm, f)];
-}
+/* Below(f), f a node of index ix or a constant. */
+static BDD below_at(const BDD *below, BDD f, uint32_t ix) { return f < 2 ? f : below[ix]; }
 
-/* Where q's chain of low arcs leaves band b (q itself if it lies past the
- * band); -1 (as a BDD) if a node inside is not one of the row's edges. */
-static BDD band_exit(const sa_result *r, const band *b, BDD q)
+/* Where q's (index *qi) chain of low arcs leaves band b (q itself if it
+ * lies past the band), its index into *qi; -1 (as a BDD) if a node inside
+ * is not one of the row's edges. */
+static BDD band_exit(const sa_result *r, const pass_mem *pm, const band *b, BDD q, uint32_t *qi)
 {
-    while (q >= 2 && level_of_node(q) <= b->hi) {
-        int v = bdd_var(q);
+    while (q >= 2 && pm->lvl[*qi] <= b->hi) {
+        int v = pm->var[*qi];
         if (v >= r->n_bddvars || r->var_edge[v] < 0 || r->edge_eq[r->var_edge[v]] != b->eq)
             return (BDD)-1;
-        q = bdd_low(q);
+        uint32_t k = *qi;
+        q = pm->lo[k];
+        *qi = pm->lo_ix[k];
     }
     return q;
 }
@@ -355,22 +381,23 @@ static BDD band_exit(const sa_result *r, const band *b, BDD q)
  * every band it enters or skips; false if a band is not clean or the arcs
  * cross too many bands (*budget). */
 static bool arc_misses(sa_ctx *c, const pass_mem *pm, const BDD *below, int lp, BDD upper,
-                       BDD q, BDD *miss, size_t *budget)
+                       BDD q, uint32_t qi, BDD *miss, size_t *budget)
 {
     const sa_result *r = c->r;
-    int lq = level_of_node(q);
+    int lq = q < 2 ? 1 << 30 : pm->lvl[qi];
     for (uint32_t k = band_after(pm->bs, pm->nb, lp); k < pm->nb && pm->bs[k].lo <= lq; k++) {
         if (*budget == 0)
             return false;
         (*budget)--;
-        BDD m = band_exit(r, &pm->bs[k], q);
+        uint32_t mi = qi;
+        BDD m = band_exit(r, pm, &pm->bs[k], q, &mi);
         if (m == (BDD)-1)
             return false;
         if (m == bddfalse)
             continue;
         size_t m2 = sa__mark(c);
         BDD *to = &miss[pm->bs[k].eq];
-        sa__put(to, sa__or(*to, T(sa__and(upper, below_of(pm, below, m)))));
+        sa__put(to, sa__or(*to, T(sa__and(upper, below_at(below, m, mi)))));
         sa__release(c, m2);
     }
     return true;
@@ -399,33 +426,34 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *
     if (n > 0)
         sa__put(&above[index_of(pm, y)], bddtrue);
     for (size_t k = n; k-- > 0;) { /* bottom up */
-        BDD f = pm->nodes[k];
-        BDD bl = below_of(pm, below, bdd_low(f)), bh = below_of(pm, below, bdd_high(f));
-        int v = bdd_var(f);
+        BDD bl = below_at(below, pm->lo[k], pm->lo_ix[k]);
+        BDD bh = below_at(below, pm->hi[k], pm->hi_ix[k]);
+        int v = pm->var[k];
         sa__put(&below[k], is_mode_var(r, v) ? sa__ite(bdd_ithvar(v), bh, bl) : sa__or(bl, bh));
     }
     size_t budget = ALL_CAN_CROSSINGS * (n + 1) + 1024;
-    bool ok = arc_misses(c, pm, below, -1, bddtrue, y, miss, &budget);
+    bool ok = arc_misses(c, pm, below, -1, bddtrue, y, index_of(pm, y), miss, &budget);
     for (size_t k = 0; k < n && ok; k++) { /* top down */
-        BDD f = pm->nodes[k], a = above[k];
+        BDD a = above[k];
         if (a == bddfalse)
             continue;
-        int v = bdd_var(f);
+        int v = pm->var[k];
         for (int side = 0; side < 2 && ok; side++) {
-            BDD q = side ? bdd_high(f) : bdd_low(f);
+            BDD q = side ? pm->hi[k] : pm->lo[k];
+            uint32_t qi = side ? pm->hi_ix[k] : pm->lo_ix[k];
             if (q == bddfalse)
                 continue;
             size_t m2 = sa__mark(c);
             BDD upper = T(sa__and(a, arc_literal(r, v, side)));
             if (q >= 2) {
-                BDD *to = &above[index_of(pm, q)];
+                BDD *to = &above[qi];
                 sa__put(to, sa__or(*to, upper));
             }
-            ok = arc_misses(c, pm, below, level_of_node(f), upper, q, miss, &budget);
+            ok = arc_misses(c, pm, below, pm->lvl[k], upper, q, qi, miss, &budget);
             if (!whole && side == 1 && !is_mode_var(r, v) && v < r->n_bddvars &&
                 r->var_edge[v] >= 0) {
                 BDD *to = &can[r->edge_eq[r->var_edge[v]]];
-                sa__put(to, sa__or(*to, T(sa__and(a, below_of(pm, below, q)))));
+                sa__put(to, sa__or(*to, T(sa__and(a, below_at(below, q, qi)))));
             }
             sa__release(c, m2);
         }
@@ -619,7 +647,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
 
 /* The BDD nodes the implicit path may produce (sa__try), and the largest
  * number of modes solved one at a time instead. */
-#define GREEDY_BUDGET 20000000
+#define GREEDY_BUDGET SA_GREEDY_BUDGET
 #define GREEDY_ENUMERATE SA_GREEDY_ENUMERATE
 
 typedef struct one_mode {
@@ -764,6 +792,15 @@ static void on_bdds(sa_ctx *c, void *arg)
     left_out_bdds(c, a->j->steps, a->j->n_steps, a->lo);
 }
 
+/* The implicit path within budget, the covering matchings counted in it
+ * as if built here when sa_analyze built them
+ * (sa_options.singular_by_covering): the limit falls where it fell. */
+static bool on_bdds_within(sa_ctx *c, size_t budget, bdd_args *a)
+{
+    size_t spent = c->r->covering_known ? c->r->covering_produced : 0;
+    return budget > spent && sa__try(c, budget - spent, on_bdds, a);
+}
+
 static void compute(sa_ctx *c, void *arg)
 {
     greedy_job *j = arg;
@@ -772,7 +809,7 @@ static void compute(sa_ctx *c, void *arg)
     bool few = sa__count_modes(c, c->r, c->r->singular) <= GREEDY_ENUMERATE;
     if (j->method == SA_METHOD_ENUMERATE || (j->method == SA_METHOD_AUTO && few))
         left_out_enumerated(c, j->steps, j->n_steps, lo);
-    else if (!sa__try(c, j->budget, on_bdds, &a))
+    else if (!on_bdds_within(c, j->budget, &a))
         sa__fail(c, MDAE_E_LIMIT);
     for (uint32_t i = 0; i < c->r->n_eq; i++)
         j->lo[i] = lo[i] >= 2 ? bdd_addref(lo[i]) : lo[i]; /* outlives the context */

@@ -82,6 +82,10 @@ struct sa_result {
      * out, in every mode, referenced; covering_known says it is set. */
     BDD covering;
     bool covering_known;
+    /* Nodes produced building it when sa_analyze did
+     * (sa_options.singular_by_covering), 0 when sa_result_left_out did:
+     * they count against sa_result_left_out's budget as if it had. */
+    size_t covering_produced;
     BDD modeset;  /* the set of mode BDD variables (for counting) */
     BDD edgeset;  /* the set of edge BDD variables (for quantifying): read it
                      through sa__edgeset, bddfalse until first needed */
@@ -191,6 +195,10 @@ typedef struct sa_ctx {
                                more equations (0: no limit) */
     unsigned char *seen;    /* sa__seen's bitmap (owned, freed by sa__leave) */
     size_t seen_bytes;
+    bool *flags;            /* sa__flags' array (owned, freed by sa__leave) */
+    size_t flags_n;
+    bool flags_lent;        /* handed out, not given back (sa__flags_done) */
+    sa__block *spare_block; /* a released temporary chunk, for reuse */
     const char *phase;      /* the last sa__progress's, for the calls from */
     size_t done, total;     /* the garbage collections (sa_enc.c, on_gbc) */
     bool no_max;            /* sa_blocks.c: the blocks' singular modes'
@@ -285,6 +293,14 @@ void sa__walk_done(sa__walk *w);
  * thousands of small sets, and a fresh bitmap each time cost more than
  * the walks (issue 16). */
 unsigned char *sa__seen(sa_ctx *c);
+/* n flags, all false, the context's own (one user at a time): the caller
+ * sets some, clears them again, then calls sa__flags_done. A block of a
+ * large model reads a few of its many mode variables, and a fresh array of
+ * them all per block was quadratic (issue 40: the brake at N = 10,000
+ * cleared 20 KB for each of its 60,000 blocks). Left dirty by a jump
+ * (lent and never given back), it is cleared whole at the next call. */
+bool *sa__flags(sa_ctx *c, size_t n);
+void sa__flags_done(sa_ctx *c);
 /* Make sure at least n BDD variables exist. */
 void sa__need_vars(sa_ctx *c, int n);
 /* Enforce the node limit on live nodes. */
@@ -508,6 +524,12 @@ BDD sa__matchable(sa_ctx *c, bool rows_all, bool cols_all, const char *phase);
  * sa_result_partition and sa_result_left_out ask for them over the same
  * result. The result is otherwise read only. */
 BDD sa__covering(sa_ctx *c, const char *phase);
+/* The modes with a perfect matching (every mode, a mode function: what
+ * sa__matchable(c, true, true, ..) gives, the same BDD), read off
+ * sa__covering's matchings, which it builds and keeps in the result;
+ * false, with nothing kept, when they would produce more than `budget`
+ * nodes. */
+bool sa__perfect_from_covering(sa_ctx *c, size_t budget, BDD *out);
 void sa__primal(sa_ctx *c);
 /* ---- sa_blocks.c (issue 11) ------------------------------------------------
  * The primal problem (r->ok, singular, te: what sa__primal fills, the same
@@ -842,19 +864,26 @@ typedef struct sa__mval {
 #define SA_BMEMO_SCC 2   /* cdg_build.c: a union-SCC's forms */
 #define SA_BMEMO_EDGE 3  /* cdg_build.c: an edge's guard */
 /* At most this many words (integers, nodes, and each entry's own) in one
- * memo, 16 MB: a model of blocks too large to be worth keeping stops
- * adding to it. */
+ * memo, 16 MB, or SA_BMEMO_INTS_PER_EQ per equation of the result when
+ * that is more: a model of blocks too large to be worth keeping stops
+ * adding to it. The fixed 16 MB filled at the brake's N = 10,000 (110,003
+ * equations): 14,479 of its 40,004 union-SCCs were split again after
+ * every edit, 0.6 G instructions of its 2.5 G; a bounded share per
+ * equation keeps the memo's memory linear in the model. */
 #define SA_BMEMO_MAX_INTS ((size_t)4 << 20)
-/* An empty memo in the current layout epoch, or NULL (no memory). Freed by
- * sa__bmemo_free (sa_result_free frees a result's). */
-sa__bmemo *sa__bmemo_new(void);
+#define SA_BMEMO_INTS_PER_EQ ((size_t)256)
+/* An empty memo in the current layout epoch for a result of n_eq
+ * equations, or NULL (no memory). Freed by sa__bmemo_free (sa_result_free
+ * frees a result's). */
+sa__bmemo *sa__bmemo_new(size_t n_eq);
 void sa__bmemo_free(sa__bmemo *m);
 /* What m keeps for key k, into *out (valid while m lives): true; false if
  * nothing, m NULL, or m not readable (made in another layout epoch, or
  * sifting is on). */
 bool sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, sa__mval *out);
 /* Keep v for key k (both copied, their nodes referenced), unless m is
- * NULL, not readable, full (SA_BMEMO_MAX_INTS) or has k already. Fails
+ * NULL, not readable, full (SA_BMEMO_MAX_INTS, SA_BMEMO_INTS_PER_EQ) or
+ * has k already. Fails
  * (sa__fail) only for memory. */
 void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v);
 

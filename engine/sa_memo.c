@@ -71,13 +71,18 @@ struct sa__bmemo {
     size_t *htab; /* open addressing: index + 1 into e, 0 empty */
     size_t hcap;
     size_t ints; /* integers and nodes held, all entries */
+    size_t max_ints; /* the bound on ints (sa_int.h) */
 };
 
-sa__bmemo *sa__bmemo_new(void)
+sa__bmemo *sa__bmemo_new(size_t n_eq)
 {
     sa__bmemo *m = mdae_calloc(1, sizeof *m);
-    if (m != NULL)
+    if (m != NULL) {
         m->epoch = sa__layout_epoch();
+        m->max_ints = SA_BMEMO_MAX_INTS;
+        if (n_eq < SIZE_MAX / SA_BMEMO_INTS_PER_EQ && n_eq * SA_BMEMO_INTS_PER_EQ > m->max_ints)
+            m->max_ints = n_eq * SA_BMEMO_INTS_PER_EQ;
+    }
     return m;
 }
 
@@ -219,7 +224,7 @@ void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v
         return;
     bentry *x = v->entry;
     size_t ints = k->n_shape + k->n_funs + v->n_f + v->n_d + ENTRY_WORDS;
-    if (m->ints + ints > SA_BMEMO_MAX_INTS)
+    if (m->ints + ints > m->max_ints)
         return; /* full: the rest is solved again next time */
     uint64_t h = x != NULL ? x->hash : key_hash(k);
     if (m->n > 0 && find(m, k, h) != NULL)

@@ -246,6 +246,58 @@ BDD sa__covering(sa_ctx *c, const char *phase)
     return r->covering;
 }
 
+/* ---- The perfect matchings' existence through the covering ones -----------
+ * A matching that matches every active variable once matches as many
+ * equations as there are active variables: it is perfect iff it also
+ * matches every active equation. So the modes with a perfect matching are
+ * EXISTS edges . covering & (every active row matched), one relational
+ * product over sa__covering's BDD. Before the quantification both sets
+ * are the perfect matchings (a row: at most one edge, and one where it is
+ * active), so this is sa__matchable(c, true, true, ..)'s BDD. Worth it
+ * when sa_result_left_out reads the covering matchings next (mc_pairs.c,
+ * sa_options.singular_by_covering): the brake at N = 100, first instants,
+ * the existence alone produced 60,000 nodes beside the covering's 130,000;
+ * the product and its rows, a seventh of that (tests/bench/README.md). */
+
+/* Every active row matched: the AND over the rows of (chi_i => one of its
+ * edges), rows conjoined bottom-up, each on top of the rest (a temporary). */
+static BDD rows_matched(sa_ctx *c)
+{
+    const sa_result *r = c->r;
+    BDD *acc = sa__slots(c, 1);
+    sa__put(acc, bddtrue);
+    for (uint32_t a = r->n_eq; a-- > 0;) {
+        uint32_t i = r->eq_order[a];
+        size_t m2 = sa__mark(c);
+        BDD matched = bddfalse;
+        for (size_t e = r->eq_first[i + 1]; e-- > r->eq_first[i];)
+            matched = T(bdd_or(bdd_ithvar(r->edge_var[e]), matched));
+        sa__put(acc, bdd_and(*acc, T(bdd_imp(r->chi_i[i], matched))));
+        sa__release(c, m2);
+    }
+    return *acc;
+}
+
+/* sa__try's body: the covering matchings (kept, with the nodes they took)
+ * and the existence read off them, into *arg (a slot). */
+static void perfect_via_covering(sa_ctx *c, void *arg)
+{
+    BDD *out = arg;
+    long before = sa__produced();
+    BDD y = sa__covering(c, "matchings");
+    c->r->covering_produced = (size_t)(sa__produced() - before);
+    sa__put(out, bdd_appex(y, rows_matched(c), bddop_and, sa__edgeset(c, c->r)));
+}
+
+bool sa__perfect_from_covering(sa_ctx *c, size_t budget, BDD *out)
+{
+    BDD *slot = sa__slots(c, 1);
+    if (c->r->covering_known || !sa__try(c, budget, perfect_via_covering, slot))
+        return false;
+    *out = *slot; /* the caller's slot: sa__try released only its own */
+    return true;
+}
+
 /* ---- Optimal elements by dynamic programming on the BDD ---------------------
  * Why not RR-9322's bit-by-bit pruning of a weight vector: measured on the
  * building model (N = 10), the sum of the weights couples every edge through
@@ -1105,7 +1157,13 @@ void sa__primal(sa_ctx *c)
         r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
 
     if (c->opt != NULL && c->opt->singular_only) { /* sa.h: no optimum asked */
-        BDD pm = T(bdd_and(sa__matchable(c, true, true, "matchings"), r->chi_m));
+        /* Through the covering matchings only where no fallback reads the
+         * nodes produced (a budget: the method could change). */
+        BDD pm;
+        if (!c->opt->singular_by_covering || c->budget != 0 ||
+            !sa__perfect_from_covering(c, SA_GREEDY_BUDGET, &pm))
+            pm = sa__matchable(c, true, true, "matchings");
+        pm = T(bdd_and(pm, r->chi_m));
         sa__put(&r->ok, pm);
         sa__put(&r->singular, bdd_apply(r->chi_m, pm, bddop_diff));
         sa__release(c, mark);

@@ -85,13 +85,16 @@ static int cmp_long(const void *a, const void *b)
 }
 
 /* The counted variables, (level << 32 | variable) sorted: a variable's rank
- * (how many counted ones come before it) is its index, found by level. */
+ * (how many counted ones come before it) is its index, found by level.
+ * `free_vars` counted variables are left out of key because f does not
+ * depend on them: each doubles the count (the caller's final shift). */
 typedef struct cnt_memo {
     const long *key;
     int n;
     int *memo_key;
     double *val;
     size_t cap;
+    int free_vars;
 } cnt_memo;
 
 static int rank_of(const cnt_memo *cm, int var)
@@ -135,26 +138,74 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
     return sa__count_modes_in(c, r, f, NULL, 0);
 }
 
+/* The (level << 32 | variable) of every node of f into key[*n], each node
+ * once (seen: an open-addressing set of cap slots, -1 when free). */
+static void support_rec(BDD f, int *seen, size_t cap, long *key, size_t *n)
+{
+    if (f < 2)
+        return;
+    size_t h = ((size_t)f * 2654435761u) & (cap - 1);
+    while (seen[h] != -1 && seen[h] != f)
+        h = (h + 1) & (cap - 1);
+    if (seen[h] == f)
+        return;
+    seen[h] = f;
+    int v = bdd_var(f);
+    key[(*n)++] = (long)bdd_var2level(v) << 32 | (long)v;
+    support_rec(bdd_low(f), seen, cap, key, n);
+    support_rec(bdd_high(f), seen, cap, key, n);
+}
+
+/* The variables f depends on, sorted by level, into key; their number.
+ * seen (cap slots, all -1) is left as it was. */
+static uint32_t support_keys(BDD f, int *seen, size_t cap, long *key)
+{
+    size_t n = 0;
+    support_rec(f, seen, cap, key, &n);
+    for (size_t k = 0; k < cap; k++)
+        seen[k] = -1;
+    qsort(key, n, sizeof *key, cmp_long);
+    size_t u = 0;
+    for (size_t k = 0; k < n; k++)
+        if (u == 0 || key[u - 1] != key[k])
+            key[u++] = key[k];
+    return (uint32_t)u;
+}
+
 /* The counted variables of r (modes[0 .. n_in), all if modes is NULL)
  * sorted by level; a memo sized for f (its values left to the caller). Its
- * cost follows n_in, not the model's mode variables (issue 40). */
+ * cost follows n_in, not the model's mode variables (issue 40). With modes
+ * NULL only the variables f depends on are keyed (the others are
+ * free_vars): its cost follows f, not the model's mode variables (sorting
+ * them all per count was quadratic in the editor's diagnostics at
+ * N = 10,000: one count per finding and per mode variable). f must depend
+ * on mode variables only, as for any list. */
 static cnt_memo count_setup(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *modes,
                             uint32_t n_in)
 {
-    uint32_t n_keys = modes == NULL ? r->n_modes : n_in;
-    long *key = sa__alloc(c, ((size_t)n_keys + 1) * sizeof *key);
-    uint32_t n = 0;
-    for (uint32_t q = 0; q < n_keys; q++) {
-        uint32_t k = modes == NULL ? q : modes[q];
-        key[n++] = (long)bdd_var2level(r->mode_var[k]) << 32 | (long)r->mode_var[k];
-    }
-    qsort(key, n, sizeof *key, cmp_long);
-    cnt_memo cm = {key, (int)n, NULL, NULL, 16};
-    while (cm.cap < 2 * (size_t)bdd_nodecount(f) + 2)
+    cnt_memo cm = {NULL, 0, NULL, NULL, 16, 0};
+    size_t nodes = (size_t)bdd_nodecount(f);
+    while (cm.cap < 2 * nodes + 2)
         cm.cap *= 2;
     cm.memo_key = sa__alloc(c, cm.cap * sizeof *cm.memo_key);
     for (size_t k = 0; k < cm.cap; k++)
         cm.memo_key[k] = -1;
+    uint32_t n = 0;
+    long *key;
+    if (modes == NULL) {
+        key = sa__alloc(c, (nodes + 1) * sizeof *key);
+        n = support_keys(f, cm.memo_key, cm.cap, key);
+        MDAE_ASSERT(n <= r->n_modes);
+        cm.free_vars = (int)(r->n_modes - n);
+    } else {
+        key = sa__alloc(c, ((size_t)n_in + 1) * sizeof *key);
+        for (uint32_t q = 0; q < n_in; q++)
+            key[n++] = (long)bdd_var2level(r->mode_var[modes[q]]) << 32 |
+                       (long)r->mode_var[modes[q]];
+        qsort(key, n, sizeof *key, cmp_long);
+    }
+    cm.key = key;
+    cm.n = (int)n;
     return cm;
 }
 
@@ -165,7 +216,7 @@ double sa__count_modes_in(sa_ctx *c, const sa_result *r, BDD f, const uint32_t *
     cm.val = sa__alloc(c, cm.cap * sizeof *cm.val);
     int rk;
     double v = count_rec(&cm, f, &rk);
-    return ldexp(v, rk);
+    return ldexp(v, rk + cm.free_vars);
 }
 
 /* count_rec with exact values (issue 41 item 2): the memo's values are big
@@ -233,7 +284,7 @@ void sa__count_modes_exact(sa_ctx *c, const sa_result *r, BDD f, const uint32_t 
     const mdae_bn *v = NULL;
     bool ok = ce.val != NULL && mdae_bn_set_u64(&ce.one, 1) == MDAE_OK &&
               count_rec_exact(&ce, f, &rk, &v) && mdae_bn_copy(out, v) == MDAE_OK &&
-              mdae_bn_shl(out, (unsigned)rk) == MDAE_OK;
+              mdae_bn_shl(out, (unsigned)(rk + ce.cm.free_vars)) == MDAE_OK;
     for (size_t k = 0; ce.val != NULL && k < ce.cm.cap; k++)
         mdae_bn_free(&ce.val[k]);
     mdae_free(ce.val);

@@ -510,6 +510,35 @@ static cJSON *donor_take(donor *d, cJSON *was) { return cJSON_DetachItemViaPoint
 
 /* ---- Report ---------------------------------------------------------------------- */
 
+/* One item of the report (an equation or a variable): {"name", "guard",
+ * "cubes", "offset":[{"value", "guard", "cubes"}...]}. */
+static int report_item_json(const sa_report *rep, const sa_item *it, cJSON **out)
+{
+    cJSON *o = cJSON_CreateObject();
+    int rc = MDAE_E_NOMEM;
+    if (o == NULL || !add_str(o, "name", it->name ? it->name : "?"))
+        goto fail;
+    if ((rc = add_set(o, rep, &it->active)) < 0)
+        goto fail;
+    rc = MDAE_E_NOMEM;
+    cJSON *offs = cJSON_CreateArray();
+    if (!attach(o, "offset", offs))
+        goto fail;
+    for (size_t k = 0; k < it->n_offsets; k++) {
+        cJSON *oc = cJSON_CreateObject();
+        if (!append(offs, oc) || !add_num(oc, "value", it->offsets[k].value))
+            goto fail;
+        if ((rc = add_set(oc, rep, &it->offsets[k].modes)) < 0)
+            goto fail;
+        rc = MDAE_E_NOMEM;
+    }
+    *out = o;
+    return MDAE_OK;
+fail:
+    cJSON_Delete(o);
+    return rc;
+}
+
 /* The items under key, each taken from the donor where it holds it. */
 static int report_items(cJSON *root, const char *key, const sa_report *rep,
                         const sa_item *items, uint32_t n, donor *d)
@@ -525,56 +554,64 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
                 return MDAE_E_NOMEM;
             continue;
         }
-        cJSON *o = cJSON_CreateObject();
-        if (!append(arr, o) || !add_str(o, "name", it->name ? it->name : "?"))
-            return MDAE_E_NOMEM;
-        int rc = add_set(o, rep, &it->active);
+        cJSON *o = NULL;
+        int rc = report_item_json(rep, it, &o);
         if (rc < 0)
             return rc;
-        cJSON *offs = cJSON_CreateArray();
-        if (!attach(o, "offset", offs))
+        if (!append(arr, o))
             return MDAE_E_NOMEM;
-        for (size_t k = 0; k < it->n_offsets; k++) {
-            cJSON *oc = cJSON_CreateObject();
-            if (!append(offs, oc) || !add_num(oc, "value", it->offsets[k].value))
-                return MDAE_E_NOMEM;
-            rc = add_set(oc, rep, &it->offsets[k].modes);
-            if (rc < 0)
-                return rc;
-        }
     }
     return MDAE_OK;
 }
 
-/* rpc_json_report, taking items from prev (may be NULL). */
-static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
+/* A diagnostic of the report: {"kind", "equation" or "variable", "guard",
+ * "cubes"}. */
+static int report_diag_json(const sa_report *rep, const sa_diagnostic *dg, cJSON **out)
 {
-    if (rep == NULL || out == NULL)
-        return MDAE_E_INVAL;
+    bool over = dg->kind == SA_DIAG_OVERDETERMINED;
+    const char *nm = over ? rep->equations[dg->index].name : rep->variables[dg->index].name;
+    cJSON *o = cJSON_CreateObject();
+    int rc = MDAE_E_NOMEM;
+    if (o == NULL || !add_str(o, "kind", over ? "overdetermined" : "underdetermined") ||
+        !attach_literal(o, over ? "equation" : "variable", cJSON_CreateString(nm ? nm : "?")))
+        goto fail;
+    if ((rc = add_set(o, rep, &dg->modes)) < 0)
+        goto fail;
+    *out = o;
+    return MDAE_OK;
+fail:
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* A report the encoders accept: its arrays there, its diagnostics within
+ * them. MDAE_OK or MDAE_E_INVAL. */
+static int report_valid(const sa_report *rep)
+{
     if ((rep->n_equations > 0 && rep->equations == NULL) ||
         (rep->n_variables > 0 && rep->variables == NULL) ||
         (rep->n_diagnostics > 0 && rep->diagnostics == NULL))
         return MDAE_E_INVAL;
-    /* Validate diagnostics first, so a bad report fails before any work. */
     for (size_t k = 0; k < rep->n_diagnostics; k++) {
         const sa_diagnostic *dg = &rep->diagnostics[k];
         uint32_t limit = dg->kind == SA_DIAG_OVERDETERMINED ? rep->n_equations : rep->n_variables;
         if (dg->index >= limit)
             return MDAE_E_INVAL;
     }
-    rpc_json_init();
-    int rc = MDAE_E_NOMEM;
-    cJSON *root = cJSON_CreateObject();
-    if (root == NULL)
-        return MDAE_E_NOMEM;
+    return MDAE_OK;
+}
 
+/* The report's members before its items into root: "modeVariables",
+ * "validModes" (and its exact count), "status", "singular". */
+static int report_head(const sa_report *rep, cJSON *root)
+{
     cJSON *names = cJSON_CreateArray();
     if (!attach(root, "modeVariables", names))
-        goto fail;
+        return MDAE_E_NOMEM;
     for (uint32_t k = 0; k < rep->n_modes; k++) {
         const char *nm = rep->mode_names && rep->mode_names[k] ? rep->mode_names[k] : "?";
         if (!append(names, cJSON_CreateString(nm)))
-            goto fail;
+            return MDAE_E_NOMEM;
     }
     /* a report built by hand has no exact count: its double then */
     if (!(rep->valid_modes_exact != NULL
@@ -582,34 +619,44 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
                               rep->valid_modes, rep->valid_modes_exact, rep->valid_modes_log2)
               : add_count(root, "validModes", rep->valid_modes, NULL)) ||
         !add_str(root, "status", rep->singular ? "singular" : "nonsingular"))
-        goto fail;
+        return MDAE_E_NOMEM;
     cJSON *sing = cJSON_CreateObject();
     if (!attach(root, "singular", sing))
-        goto fail;
-    if ((rc = add_set(sing, rep, &rep->singular_modes)) < 0)
+        return MDAE_E_NOMEM;
+    return add_set(sing, rep, &rep->singular_modes);
+}
+
+/* rpc_json_report, taking items from prev (may be NULL). */
+static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
+{
+    if (rep == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    /* Validate first, so a bad report fails before any work. */
+    int rc = report_valid(rep);
+    if (rc < 0)
+        return rc;
+    rpc_json_init();
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return MDAE_E_NOMEM;
+    if ((rc = report_head(rep, root)) < 0)
         goto fail;
     donor eqs = donor_of(prev, "equations"), vars = donor_of(prev, "variables");
     if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs)) < 0)
         goto fail;
     if ((rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars)) < 0)
         goto fail;
-
     rc = MDAE_E_NOMEM;
     cJSON *diags = cJSON_CreateArray();
     if (!attach(root, "diagnostics", diags))
         goto fail;
     for (size_t k = 0; k < rep->n_diagnostics; k++) {
-        const sa_diagnostic *dg = &rep->diagnostics[k];
-        bool over = dg->kind == SA_DIAG_OVERDETERMINED;
-        const char *nm = over ? rep->equations[dg->index].name : rep->variables[dg->index].name;
-        cJSON *o = cJSON_CreateObject();
-        if (!append(diags, o) ||
-            !add_str(o, "kind", over ? "overdetermined" : "underdetermined") ||
-            !attach_literal(o, over ? "equation" : "variable", cJSON_CreateString(nm ? nm : "?")))
-            goto fail;
-        if ((rc = add_set(o, rep, &dg->modes)) < 0)
+        cJSON *o = NULL;
+        if ((rc = report_diag_json(rep, &rep->diagnostics[k], &o)) < 0)
             goto fail;
         rc = MDAE_E_NOMEM;
+        if (!append(diags, o))
+            goto fail;
     }
     *out = root;
     return MDAE_OK;
@@ -619,6 +666,52 @@ fail:
 }
 
 int rpc_json_report(const sa_report *rep, cJSON **out) { return report_reusing(rep, NULL, out); }
+
+/* Write key's items as an array, each built, written and freed in turn. */
+static int write_items(rpc_jw *w, const char *key, const sa_report *rep, const sa_item *items,
+                       uint32_t n)
+{
+    int rc = rpc_jw_open_array(w, key);
+    for (uint32_t i = 0; rc == MDAE_OK && i < n; i++) {
+        cJSON *o = NULL;
+        if ((rc = report_item_json(rep, &items[i], &o)) < 0)
+            return rc;
+        rc = rpc_jw_value(w, NULL, o);
+        cJSON_Delete(o);
+    }
+    return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
+}
+
+int rpc_json_report_write(const sa_report *rep, rpc_jw *w)
+{
+    if (rep == NULL || w == NULL)
+        return MDAE_E_INVAL;
+    int rc = report_valid(rep);
+    if (rc < 0)
+        return rc;
+    rpc_json_init();
+    cJSON *head = cJSON_CreateObject();
+    if (head == NULL)
+        return MDAE_E_NOMEM;
+    rc = report_head(rep, head);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_members(w, head);
+    cJSON_Delete(head);
+    if (rc == MDAE_OK)
+        rc = write_items(w, "equations", rep, rep->equations, rep->n_equations);
+    if (rc == MDAE_OK)
+        rc = write_items(w, "variables", rep, rep->variables, rep->n_variables);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_open_array(w, "diagnostics");
+    for (size_t k = 0; rc == MDAE_OK && k < rep->n_diagnostics; k++) {
+        cJSON *o = NULL;
+        if ((rc = report_diag_json(rep, &rep->diagnostics[k], &o)) < 0)
+            return rc;
+        rc = rpc_jw_value(w, NULL, o);
+        cJSON_Delete(o);
+    }
+    return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
+}
 
 /* ---- Blocks and edges --------------------------------------------------------------- */
 
@@ -713,11 +806,11 @@ int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model 
     return MDAE_OK;
 }
 
-/* rpc_json_cdg, taking blocks and edges from prev (may be NULL). */
-static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
+/* A graph report the encoders accept. MDAE_OK or MDAE_E_INVAL. */
+static int cdg_valid(const cdg_report *rep)
 {
-    if (rep == NULL || !cJSON_IsObject(analysis) || (rep->n_blocks > 0 && rep->blocks == NULL) ||
-        (rep->n_edges > 0 && rep->edges == NULL) || (rep->n_modes > 0 && rep->mode_names == NULL))
+    if ((rep->n_blocks > 0 && rep->blocks == NULL) || (rep->n_edges > 0 && rep->edges == NULL) ||
+        (rep->n_modes > 0 && rep->mode_names == NULL))
         return MDAE_E_INVAL;
     for (size_t k = 0; k < rep->n_blocks; k++)
         if (!block_arrays_ok(&rep->blocks[k].block))
@@ -725,8 +818,54 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
     for (size_t k = 0; k < rep->n_edges; k++)
         if (rep->edges[k].from >= rep->n_blocks || rep->edges[k].to >= rep->n_blocks)
             return MDAE_E_INVAL;
-    rpc_json_init();
+    return MDAE_OK;
+}
+
+/* A block: {"id", "guard", "cubes", "equations", "unknowns", "reads"}. */
+static int block_json(const cdg_report *rep, const cdg_report_block *rb, cJSON **out)
+{
+    cJSON *o = cJSON_CreateObject();
     int rc = MDAE_E_NOMEM;
+    if (o == NULL || !add_num(o, "id", rb->block.id))
+        goto fail;
+    if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &rb->guard)) < 0)
+        goto fail;
+    rc = MDAE_E_NOMEM;
+    if (!add_block_items(o, &rb->block))
+        goto fail;
+    *out = o;
+    return MDAE_OK;
+fail:
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* An edge: {"from", "to", "guard", "cubes"}. */
+static int edge_json(const cdg_report *rep, const cdg_report_edge *re, cJSON **out)
+{
+    cJSON *o = cJSON_CreateObject();
+    int rc = MDAE_E_NOMEM;
+    if (o == NULL || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
+        goto fail;
+    if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &re->guard)) < 0)
+        goto fail;
+    *out = o;
+    return MDAE_OK;
+fail:
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* rpc_json_cdg, taking blocks and edges from prev (may be NULL). */
+static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
+{
+    if (rep == NULL || !cJSON_IsObject(analysis))
+        return MDAE_E_INVAL;
+    int rc = cdg_valid(rep);
+    if (rc < 0)
+        return rc;
+    rpc_json_init();
+    rc = MDAE_E_NOMEM;
     /* Both arrays are built apart and attached last, so a failure leaves
      * the analysis untouched. */
     cJSON *blocks = cJSON_CreateArray(), *edges = cJSON_CreateArray();
@@ -743,13 +882,11 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
                 goto fail;
             continue;
         }
-        cJSON *o = cJSON_CreateObject();
-        if (!append(blocks, o) || !add_num(o, "id", rb->block.id))
-            goto fail;
-        if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &rb->guard)) < 0)
+        cJSON *o = NULL;
+        if ((rc = block_json(rep, rb, &o)) < 0)
             goto fail;
         rc = MDAE_E_NOMEM;
-        if (!add_block_items(o, &rb->block))
+        if (!append(blocks, o))
             goto fail;
     }
     for (size_t k = 0; k < rep->n_edges; k++) {
@@ -760,12 +897,12 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
                 goto fail;
             continue;
         }
-        cJSON *o = cJSON_CreateObject();
-        if (!append(edges, o) || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
-            goto fail;
-        if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &re->guard)) < 0)
+        cJSON *o = NULL;
+        if ((rc = edge_json(rep, re, &o)) < 0)
             goto fail;
         rc = MDAE_E_NOMEM;
+        if (!append(edges, o))
+            goto fail;
     }
     if (!cJSON_AddItemToObject(analysis, "blocks", blocks))
         goto fail;
@@ -781,9 +918,140 @@ fail:
     return rc;
 }
 
+int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
+{
+    if (rep == NULL || w == NULL)
+        return MDAE_E_INVAL;
+    int rc = cdg_valid(rep);
+    if (rc < 0)
+        return rc;
+    rpc_json_init();
+    bool bodies = m != NULL && mel_model_exprs(m) != NULL;
+    rc = rpc_jw_open_array(w, "blocks");
+    for (size_t k = 0; rc == MDAE_OK && k < rep->n_blocks; k++) {
+        const cdg_block *b = &rep->blocks[k].block;
+        cJSON *o = NULL;
+        if ((rc = block_json(rep, &rep->blocks[k], &o)) < 0)
+            return rc;
+        if (bodies)
+            rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"), b->equations,
+                                 b->n_equations, m);
+        if (rc == MDAE_OK)
+            rc = rpc_jw_value(w, NULL, o);
+        cJSON_Delete(o);
+    }
+    if (rc == MDAE_OK)
+        rc = rpc_jw_close_one(w);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_open_array(w, "edges");
+    for (size_t k = 0; rc == MDAE_OK && k < rep->n_edges; k++) {
+        cJSON *o = NULL;
+        if ((rc = edge_json(rep, &rep->edges[k], &o)) < 0)
+            return rc;
+        rc = rpc_jw_value(w, NULL, o);
+        cJSON_Delete(o);
+    }
+    return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
+}
+
 int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
 {
     return cdg_reusing(rep, NULL, analysis);
+}
+
+/* ---- Block families ------------------------------------------------------------ */
+
+/* [{"name","order","guard","cubes"}..] of a family's items. */
+static int family_items(const cdg_family_report *rep, const cdg_family_item *items, size_t n,
+                        cJSON **out)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (arr == NULL)
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        const cdg_item *it = &items[k].item;
+        cJSON *o = cJSON_CreateObject();
+        int rc = MDAE_E_NOMEM;
+        if (!append(arr, o) || !add_str(o, "name", it->name ? it->name : "?") ||
+            !add_num(o, "order", it->order) ||
+            (rc = add_set_over(o, rep->n_modes, rep->mode_names, &items[k].modes)) < 0) {
+            cJSON_Delete(arr);
+            return rc;
+        }
+    }
+    *out = arr;
+    return MDAE_OK;
+}
+
+static int family_json(const cdg_family_report *rep, const cdg_report_family *F, cJSON *o)
+{
+    int rc;
+    if (!add_num(o, "id", F->id))
+        return MDAE_E_NOMEM;
+    if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &F->modes)) < 0)
+        return rc;
+    if (!add_count(o, "variants", (double)F->n_variants, NULL))
+        return MDAE_E_NOMEM;
+    const char *keys[3] = {"equations", "unknowns", "reads"};
+    const cdg_family_item *lists[3] = {F->equations, F->unknowns, F->reads};
+    size_t counts[3] = {F->n_equations, F->n_unknowns, F->n_reads};
+    for (int q = 0; q < 3; q++) {
+        cJSON *arr = NULL;
+        if ((rc = family_items(rep, lists[q], counts[q], &arr)) < 0)
+            return rc;
+        if (!attach_literal(o, keys[q], arr))
+            return MDAE_E_NOMEM;
+    }
+    return MDAE_OK;
+}
+
+int rpc_json_families(const cdg_family_report *rep, cJSON *analysis)
+{
+    if (rep == NULL || !cJSON_IsObject(analysis) ||
+        (rep->n_families > 0 && rep->families == NULL) ||
+        (rep->n_edges > 0 && rep->edges == NULL) || (rep->n_modes > 0 && rep->mode_names == NULL))
+        return MDAE_E_INVAL;
+    rpc_json_init();
+    int rc = MDAE_E_NOMEM;
+    /* Built apart and attached last: a failure leaves the analysis as it was. */
+    cJSON *part = cJSON_CreateObject(), *fams = cJSON_CreateArray(), *edges = cJSON_CreateArray();
+    if (part == NULL || fams == NULL || edges == NULL) {
+        cJSON_Delete(fams);
+        cJSON_Delete(edges);
+        goto fail;
+    }
+    if (!add_count(part, "blockCount", (double)rep->n_blocks, NULL) ||
+        !attach(part, "families", fams)) {
+        cJSON_Delete(edges);
+        goto fail;
+    }
+    if (!attach(part, "familyEdges", edges))
+        goto fail;
+    for (size_t k = 0; k < rep->n_families; k++) {
+        cJSON *o = cJSON_CreateObject();
+        rc = MDAE_E_NOMEM;
+        if (!append(fams, o) || (rc = family_json(rep, &rep->families[k], o)) < 0)
+            goto fail;
+    }
+    for (size_t k = 0; k < rep->n_edges; k++) {
+        const cdg_report_edge *re = &rep->edges[k];
+        cJSON *o = cJSON_CreateObject();
+        rc = MDAE_E_NOMEM;
+        if (!append(edges, o) || !add_num(o, "from", re->from) || !add_num(o, "to", re->to))
+            goto fail;
+        if ((rc = add_set_over(o, rep->n_modes, rep->mode_names, &re->guard)) < 0)
+            goto fail;
+    }
+    while (part->child != NULL) {
+        cJSON *m = cJSON_DetachItemViaPointer(part, part->child);
+        /* the keys are literals (attach): kept without a copy, cannot fail */
+        cJSON_AddItemToObjectCS(analysis, m->string, m);
+    }
+    cJSON_Delete(part);
+    return MDAE_OK;
+fail:
+    cJSON_Delete(part);
+    return rc;
 }
 
 int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
@@ -1417,7 +1685,27 @@ static cJSON *mc_std_equations_json(const mel_model *m, const mc_result *r)
     return arr;
 }
 
-/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+"}]. */
+/* An eliminating restart relation's elimination (issue 41 item 8):
+ * "eliminated":[{equation, standard, standardWhy}], "conditions", "why". */
+static bool mc_elimination_json(cJSON *o, const mc_reset *x)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(o, "eliminated", arr))
+        return false;
+    for (size_t k = 0; k < x->n_eliminated; k++) {
+        cJSON *e = cJSON_CreateObject();
+        const char *sw = x->std_why != NULL ? x->std_why[k] : NULL;
+        if (!append(arr, e) || !add_str(e, "equation", x->eliminated[k]) ||
+            !attach(e, "standard", str_or_null(x->standard != NULL ? x->standard[k] : NULL)) ||
+            !attach(e, "standardWhy", str_or_null(sw)))
+            return false;
+    }
+    return attach(o, "conditions", str_or_null(x->conditions)) &&
+           attach(o, "why", str_or_null(x->why));
+}
+
+/* mc_result.standard: [{instant, name, shift, level, side: "-" | "+" |
+ * "event"[, event: e]}] ("event": the value after event e of a cascade). */
 static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -1427,7 +1715,10 @@ static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
         if (x->var >= m->n_variables ||
             !append_instant_item(arr, o, x->r, m->variables[x->var].name, x->shift) ||
             !add_num(o, "level", x->level) ||
-            !add_str(o, "side", x->side == MC_SIDE_PLUS ? "+" : "-")) {
+            !add_str(o, "side", x->side == MC_SIDE_PLUS    ? "+"
+                                : x->side == MC_SIDE_EVENT ? "event"
+                                                           : "-") ||
+            (x->side == MC_SIDE_EVENT && !add_num(o, "event", x->event))) {
             cJSON_Delete(arr);
             return NULL;
         }
@@ -1558,7 +1849,8 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
             !attach(o, "eliminate", mc_items(m, &x->eliminate, true)) ||
             !attach(o, "from", mc_items(m, &x->from, false)) ||
             !add_num(o, "relations", x->relations) ||
-            !attach(o, "among", mc_items(m, &x->among, true)))
+            !attach(o, "among", mc_items(m, &x->among, true)) ||
+            (x->eliminate.n > 0 && !mc_elimination_json(o, x)))
             goto nomem;
     }
     cJSON *diags = NULL;
@@ -1832,6 +2124,59 @@ static int add_rows(cJSON *arr, const mc_first *f, const char *const *names,
     return MDAE_OK;
 }
 
+/* [{name, shift, order, orderMin[, certain, equal]}] of the values v. */
+static cJSON *first_orders_json(const mc_first_order *v, size_t n, bool impulsive)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < n; k++) {
+        cJSON *o = push_object(arr), *eq = NULL;
+        bool ok = o != NULL && add_str(o, "name", v[k].value.name) &&
+                  add_num(o, "shift", v[k].value.shift) &&
+                  attach(o, "order", mc_order_num(v[k].hi)) &&
+                  attach(o, "orderMin", mc_order_num(v[k].lo)) &&
+                  (!impulsive || (add_bool(o, "certain", v[k].lo > 0) &&
+                                  attach(o, "equal", eq = cJSON_CreateArray())));
+        for (size_t q = 0; ok && impulsive && q < v[k].n_equal; q++) {
+            cJSON *x = push_object(eq);
+            ok = x != NULL && add_str(x, "name", v[k].equal[q].name) &&
+                 add_num(x, "shift", v[k].equal[q].shift);
+        }
+        if (!ok) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* "impulses": the impulse orders of a restart instant by class of pairs
+ * (mc_first_impulses, issue 41 item 7): [{status, priorsForced, pairs,
+ * guard, cubes, impulsive, finite}]; null with "impulsesNotComputed" when
+ * asked and not computed; nothing when not asked (why NULL or "not
+ * asked"). */
+static int add_impulses(cJSON *o, const mc_first *f, const char *const *names, bool computed,
+                        const char *why, const mc_first_impulses *c, size_t n)
+{
+    if (!computed)
+        return add_not_computed(o, "impulses", "impulsesNotComputed", why);
+    cJSON *arr = cJSON_CreateArray();
+    if (!attach(o, "impulses", arr))
+        return MDAE_E_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        cJSON *x = push_object(arr);
+        if (x == NULL || !add_str(x, "status", mc_impulse_status_name(c[k].status)) ||
+            !add_bool(x, "priorsForced", c[k].priors_forced) ||
+            !add_count(x, "pairs", c[k].pairs, &c[k].pairs_exact) ||
+            !attach(x, "impulsive", first_orders_json(c[k].impulsive, c[k].n_impulsive, true)) ||
+            !attach(x, "finite", first_orders_json(c[k].finite, c[k].n_finite, false)))
+            return MDAE_E_NOMEM;
+        int rc = add_pairs_set(x, f, names, &c[k].set, c[k].cubes_left_out);
+        if (rc != MDAE_OK)
+            return rc;
+    }
+    return MDAE_OK;
+}
+
 /* "instants" of "changes": every later instant (mc_first.later) with its
  * pairs, classes, erasures and restart system as sets of pairs. */
 static int add_later(cJSON *ch, const mc_first *f, const char *const *names)
@@ -1857,6 +2202,9 @@ static int add_later(cJSON *ch, const mc_first *f, const char *const *names)
         int rc = add_rows(er, f, names, li->erasures, li->n_erasures);
         if (rc == MDAE_OK)
             rc = add_rows(rows, f, names, li->rows, li->n_rows);
+        if (rc == MDAE_OK)
+            rc = add_impulses(x, f, names, li->impulses_computed, li->impulses_why,
+                              li->impulses, li->n_impulses);
         if (rc != MDAE_OK)
             return rc;
     }
@@ -2088,6 +2436,9 @@ int rpc_json_first_instants(const mc_first *f, const char *enumeration_skipped, 
     if (rc == MDAE_OK)
         rc = add_erasures(o, f, names);
     if (rc == MDAE_OK)
+        rc = add_impulses(o, f, names, f->impulses_computed, f->impulses_why, f->impulses,
+                          f->n_impulses);
+    if (rc == MDAE_OK)
         rc = add_changes(o, f, names);
     if (rc == MDAE_OK)
         rc = add_events(o, f, names);
@@ -2240,7 +2591,7 @@ static cJSON *dm_names(const ap_report *rep, bool equations)
 
 int rpc_json_approx(const ap_report *rep, cJSON **out)
 {
-    if (rep == NULL || out == NULL)
+    if (rep == NULL || out == NULL || rep->wrong_modes_left || rep->details_left)
         return MDAE_E_INVAL;
     for (size_t k = 0; k < rep->n_findings; k++)
         if (rep->findings[k].variable >= (long)rep->n_variables ||

@@ -47,8 +47,10 @@
 #include "mel.h"
 #include "sa.h"
 #include "cdg.h"
+#include "cdg_family.h"
 #include "mc.h"
 #include "ap.h"
+#include "rpc_jwriter.h"
 
 /* Point cJSON at mdae_malloc/mdae_free (cJSON_InitHooks), so that tests that
  * make allocations fail reach cJSON too, and so that strings printed by
@@ -144,6 +146,21 @@ MDAE_API int rpc_json_add_left_out(cJSON *obj /* borrowed */, const mel_model *m
 MDAE_API int rpc_json_cdg(const cdg_report *rep /* borrowed */,
                           cJSON *analysis /* borrowed: gains two members */);
 
+/* The block families (engine/cdg_family.h; `mdae analyze --families`,
+ * session/analyze {families:true}) in place of rpc_json_cdg's members:
+ *   "blockCount":N, "blockCountExact":"N", "blockCountLog2":x  (the graph's blocks)
+ *   "families":[{"id":0,"guard":..,"cubes":[..],
+ *                "variants":V,"variantsExact":"V","variantsLog2":x,
+ *                "equations":[{"name":"C[1]","order":0,"guard":..,"cubes":[..]}..],
+ *                "unknowns":[..], "reads":[..]}..],
+ *   "familyEdges":[{"from":0,"to":3,"guard":..,"cubes":[..]}..]
+ * A family's guard is the union of its variants' guards; an item's, the
+ * modes where it is in the family's block (in such a mode the family's
+ * block is the items whose guard holds). "from"/"to" are family ids. On
+ * failure `analysis` is left as it was. */
+MDAE_API int rpc_json_families(const cdg_family_report *rep /* borrowed */,
+                               cJSON *analysis /* borrowed: gains five members */);
+
 /* Add to the blocks of an analysis object (rpc_json_cdg's "blocks", built
  * from rep, the report of a graph of model m) the differentiated bodies
  * (issue 38): each equation entry whose "order" c is > 0 gains
@@ -160,6 +177,18 @@ MDAE_API int rpc_json_cdg(const cdg_report *rep /* borrowed */,
 MDAE_API int rpc_json_add_bodies(cJSON *analysis /* borrowed: its blocks gain members */,
                                  const cdg_report *rep /* borrowed */,
                                  const mel_model *m /* borrowed */);
+
+/* Written as produced (issue 40; protocol/rpc_jwriter.h): the members of
+ * rpc_json_report's object, in its order, as members of w's open object,
+ * each equation, variable and diagnostic built, written and freed in turn;
+ * and "blocks" (each with its equations' bodies as rpc_json_add_bodies
+ * gives them for model m; m NULL: none) and "edges" as rpc_json_cdg adds
+ * them, block by block and edge by edge. The text is that of the tree the
+ * other encoders build. MDAE_OK, MDAE_E_INVAL (as those encoders), or the
+ * writer's failure (rpc_jw: sticky; a part may have been written). */
+MDAE_API int rpc_json_report_write(const sa_report *rep /* borrowed */, rpc_jw *w);
+MDAE_API int rpc_json_cdg_write(const cdg_report *rep /* borrowed */,
+                                const mel_model *m /* borrowed; may be NULL */, rpc_jw *w);
 
 /* The complete analysis (`mdae analyze --json`, the server's analyze
  * result): rpc_json_report()'s object, plus rpc_json_cdg()'s members when

@@ -761,6 +761,20 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"modechanges\" must be a boolean");
         return;
     }
+    /* families: the block families in place of the blocks and edges
+     * (engine/cdg_family.h, docs/block_families.md); a whole result only. */
+    const cJSON *families = get_param(params, "families");
+    if (families != NULL && !cJSON_IsBool(families)) {
+        bad_params(call, "%s", "\"families\" must be a boolean");
+        return;
+    }
+    if (cJSON_IsTrue(families) && (cJSON_IsTrue(stream) || since != NULL ||
+                                    cJSON_IsTrue(stable) || cJSON_IsTrue(mc))) {
+        bad_params(call, "%s",
+                   "\"families\" goes without \"stream\", \"since\", \"stableIds\" and "
+                   "\"modechanges\"");
+        return;
+    }
     cJSON *wp = cJSON_CreateObject();
     if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
         (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
@@ -773,7 +787,9 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         srv_call_mdae_error(call, MDAE_E_NOMEM, NULL, NULL);
         return;
     }
-    session_job *sj = job_make(s, call, "analyze", wp, analyze_done, SRV_JOB_ANALYSES);
+    /* the worker's "families" method: analyze's result with the families */
+    session_job *sj = job_make(s, call, cJSON_IsTrue(families) ? "families" : "analyze", wp,
+                               analyze_done, SRV_JOB_ANALYSES);
     if (sj == NULL)
         return;
     if (cJSON_IsTrue(stream))

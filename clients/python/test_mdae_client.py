@@ -87,6 +87,16 @@ class ClientTest(unittest.TestCase):
             self.assertTrue(s.mode({"g1": True, "g2": False})["valid"])
             s.close()
 
+    def test_analyses_a_model_as_block_families(self):
+        with self.client() as c:
+            s = c.open(model("rldc2.mel"))
+            result = s.analyze(families=True)
+            self.assertNotIn("blocks", result)
+            self.assertEqual(result["blockCountExact"], str(len(s.analyze()["blocks"])))
+            self.assertEqual(sum(f["variants"] for f in result["families"]),
+                             result["blockCount"])
+            s.close()
+
     def test_opens_and_analyses_a_modelica_model(self):
         with self.client() as c:
             s = c.open(model("rldc2_cc.mo"), format="modelica")

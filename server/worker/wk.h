@@ -57,7 +57,9 @@
  *                                     the difference from that kept version
  *                                     (protocol/rpc_diff.h). When streaming,
  *                                     analysis/progress {phase,done,total}
- *                                     first, then analysis/diagnostic,
+ *                                     first (the first report, then at most
+ *                                     one every 50 ms), then
+ *                                     analysis/diagnostic,
  *                                     analysis/block (the block's id is
  *                                     "block": "id" is the request's) and
  *                                     analysis/edge, one per entry (with
@@ -76,6 +78,14 @@
  *                                     analysis/modechange, summed up in
  *                                     result.modechanges
  *                                     (wk_modechanges_summary).
+ *                                     Without stream, since, stableIds and
+ *                                     modechanges, and with no report tree
+ *                                     kept, the response is written as it
+ *                                     is produced (issue 40 item 2: no tree
+ *                                     built; the text spooled in chunks for
+ *                                     the Content-Length, sent only whole:
+ *                                     a failure part-way is an error
+ *                                     response), the same bytes.
  *                                     An analysis that fails answers an error
  *                                     with data.diagnostics and, at a stated
  *                                     limit, data.limit (rpc_json_limit); the
@@ -188,6 +198,7 @@ typedef struct wk_state {
     uint64_t current_wid; /* the running request's id; 0 between requests */
     bool current_cancelled;
     uint64_t current_start_ms; /* when the running request was read */
+    bool replied; /* the running request's handler sent its response itself */
     uint64_t polled_ms; /* wk_now_ms of the last look at stdin (wk_cancelled) */
     /* The loaded model (wk_methods.c). */
     char *text; /* owned */
@@ -216,6 +227,11 @@ typedef struct wk_state {
      * session/approx result, built on first use and dropped with the
      * analysis, so one approximate analysis per analysed version (owned). */
     cJSON *cached_approx;
+    /* The approximate analysis itself (owned, dropped with the analysis):
+     * the editor's warnings read its first findings, the JSON above is
+     * built from it only when session/approx asks (24 MB for the brake at
+     * N = 10,000, built on every edit for 20 warnings). */
+    struct ap_report *approx_rep;
     /* The session/rimis results (issue 39, wk_rimis.c), [0] unguarded and
      * [1] guarded, built on first use and dropped with the analysis
      * (owned). */
@@ -253,7 +269,9 @@ typedef struct wk_state {
     uint64_t stale;
 } wk_state;
 
-/* A method: the response to send (a whole JSON-RPC response for id). */
+/* A method: the response to send (a whole JSON-RPC response for id), or
+ * NULL after setting w->replied when it wrote the response itself (a
+ * result written as it is produced: session/analyze, issue 40). */
 typedef cJSON *wk_method_fn(wk_state *w, const cJSON *id, const cJSON *params);
 
 /* ---- wk_main.c ---------------------------------------------------------------- */
@@ -338,6 +356,8 @@ wk_method_fn wk_m_approx;
  * borrowed (valid until the analysis is dropped; built once per analysed
  * version, then kept in w->cached_approx), or the engine's code. */
 int wk_approx(wk_state *w, const cJSON **out /* out: borrowed */);
+/* Drop this analysis's approximate analysis and its JSON (forget_analysis). */
+void wk_approx_forget(wk_state *w);
 /* Its findings as LSP warnings appended to arr, each at its equation (or
  * unknown) in the load's encoding: the pivot that is zero in some modes,
  * the states the modes need, the modes the tool accepts though they are

@@ -5,12 +5,18 @@
  *
  * The approximate analysis (engine/ap.h: RR-9459 section 3.1, what
  * OpenModelica and Dymola do) is compared with the exact all-modes analysis
- * the worker keeps, so it runs after that one, on the same model, and its
- * JSON (rpc_json_approx, `mdae approx --json`) is kept beside the analysis
- * JSON and dropped with it: one approximate analysis per analysed version,
- * whether session/approx, the editor's diagnostics or both ask for it.
+ * the worker keeps, so it runs after that one, on the same model; its
+ * report, and its JSON (rpc_json_approx, `mdae approx --json`) once
+ * session/approx asks, are kept beside the analysis JSON and dropped with
+ * it: one approximate analysis per analysed version, whether
+ * session/approx, the editor's diagnostics or both ask for it, but for a
+ * session/approx after the editor's warnings: those leave out the union
+ * of the findings' modes (ap_options.no_wrong_modes, quadratic to write on
+ * the brake at N = 10,000) and the sets and messages of the findings past
+ * the 20 shown (ap_options.detail_max), which session/approx then has
+ * computed.
  *
- * The warnings are that JSON's findings: each its message (engine/ap.c
+ * The warnings are the report's findings: each its message (engine/ap.c
  * words it: "a single-mode analysis, as Modelica tools do, divides by zero
  * here when bh: it solves eh2 for yh, ...") at its place, so that
  * session/approx, `mdae approx`, the web page and the editor say the same
@@ -31,24 +37,58 @@ static void check(int rc)
         wk_oom();
 }
 
-int wk_approx(wk_state *w, const cJSON **out)
+/* The approximate analysis of the analysed version, run once and kept in
+ * w->approx_rep: MDAE_OK with *out borrowed, or the engine's code. With
+ * `findings_only` its wrong_modes, and the details of the findings past
+ * the first WK_APPROX_DIAGS, may be left out (ap_options): the editor's
+ * warnings; session/approx needs them and runs it again if the kept one
+ * has not them all. */
+static int approx_report(wk_state *w, bool findings_only, const ap_report **out)
 {
     assert(w->model != NULL && w->result != NULL);
-    if (w->cached_approx == NULL) {
+    if (w->approx_rep != NULL && !findings_only &&
+        (w->approx_rep->wrong_modes_left || w->approx_rep->details_left)) {
+        ap_report_free(w->approx_rep);
+        w->approx_rep = NULL;
+    }
+    if (w->approx_rep == NULL) {
         ap_report *rep = NULL;
         w->approximations++;
         /* pivots printed in the text's language, as `mdae approx` does */
-        ap_options opt = {.syntax = w->modelica ? FX_SYNTAX_MODELICA : FX_SYNTAX_MEL};
+        ap_options opt = {.syntax = w->modelica ? FX_SYNTAX_MODELICA : FX_SYNTAX_MEL,
+                          .no_wrong_modes = findings_only,
+                          .detail_max = findings_only ? WK_APPROX_DIAGS : 0};
         int rc = ap_analyze_ex(w->model, w->result, &opt, &rep);
+        check(rc);
+        if (rc < 0)
+            return rc;
+        w->approx_rep = rep;
+    }
+    *out = w->approx_rep;
+    return MDAE_OK;
+}
+
+int wk_approx(wk_state *w, const cJSON **out)
+{
+    if (w->cached_approx == NULL) {
+        const ap_report *rep = NULL;
+        int rc = approx_report(w, false, &rep);
         if (rc == MDAE_OK)
             rc = rpc_json_approx(rep, &w->cached_approx);
-        ap_report_free(rep);
         check(rc);
         if (rc < 0)
             return rc;
     }
     *out = w->cached_approx;
     return MDAE_OK;
+}
+
+void wk_approx_forget(wk_state *w)
+{
+    cJSON_Delete(w->cached_approx);
+    w->cached_approx = NULL;
+    ap_report_free(w->approx_rep);
+    w->approx_rep = NULL;
 }
 
 cJSON *wk_m_approx(wk_state *w, const cJSON *id, const cJSON *params)
@@ -69,41 +109,34 @@ cJSON *wk_m_approx(wk_state *w, const cJSON *id, const cJSON *params)
 
 /* ---- The editor's warnings -------------------------------------------------------- */
 
-static const char *str_of(const cJSON *o, const char *key)
+/* The equation rpc_json_approx names for a finding (its "equation"). */
+static const char *finding_equation(const ap_report *rep, const ap_finding *f)
 {
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
-static bool pos_of(const cJSON *p, mdae_pos *out)
-{
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(p, "line");
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "col");
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(p, "offset");
-    if (!cJSON_IsNumber(l) || !cJSON_IsNumber(c) || !cJSON_IsNumber(o) || l->valuedouble < 1)
-        return false;
-    *out = (mdae_pos){(uint32_t)l->valuedouble, (uint32_t)c->valuedouble,
-                      (uint32_t)o->valuedouble};
-    return true;
+    if (f->equation >= 0)
+        return rep->eq_names[f->equation];
+    if (f->kind == AP_PIVOT && f->approx_eq >= 0)
+        return rep->equations[f->approx_eq].name;
+    return NULL;
 }
 
 /* Where a finding is: its "where" range, else its equation's, else its
- * unknown's declaration; false when it has no place in the text. */
-static bool finding_where(const wk_state *w, const cJSON *f, mdae_range *r)
+ * unknown's declaration; false when it has no place in the text. Read from
+ * the report, as from its JSON before (the same fields). */
+static bool finding_where(const wk_state *w, const ap_report *rep, const ap_finding *f,
+                          mdae_range *r)
 {
-    const cJSON *where = cJSON_GetObjectItemCaseSensitive(f, "where");
-    if (pos_of(cJSON_GetObjectItemCaseSensitive(where, "start"), &r->start)) {
-        if (!pos_of(cJSON_GetObjectItemCaseSensitive(where, "end"), &r->end))
-            r->end = (mdae_pos){0, 0, 0};
+    if (f->where.start.line >= 1) {
+        *r = f->where;
         return true;
     }
     const mel_model *m = w->model;
-    const char *eq = str_of(f, "equation");
+    const char *eq = finding_equation(rep, f);
     long k = eq != NULL ? mel_model_find_equation(m, eq) : -1;
     if (k >= 0) {
         *r = m->equations[k].where;
         return r->start.line > 0;
     }
-    const char *var = str_of(f, "variable");
+    const char *var = f->variable >= 0 ? rep->var_names[f->variable] : NULL;
     for (size_t v = 0; var != NULL && v < m->n_variables; v++)
         if (strcmp(m->variables[v].name, var) == 0) {
             *r = m->variables[v].where;
@@ -112,35 +145,62 @@ static bool finding_where(const wk_state *w, const cJSON *f, mdae_range *r)
     return false;
 }
 
-/* The warning's text for one finding, into b: its message (rpc_json_approx:
+/* The warning's text for one finding, into b: its message (engine/ap.c:
  * one sentence for people, the one `mdae approx` and the web page show),
  * else what its kind and modes say. */
-static void finding_text(mdae_buf *b, const cJSON *f)
+static void finding_text(mdae_buf *b, const ap_finding *f)
 {
-    const char *msg = str_of(f, "message");
-    if (msg != NULL && msg[0] != '\0') {
-        mdae_buf_puts(b, msg);
+    if (f->message != NULL && f->message[0] != '\0') {
+        mdae_buf_puts(b, f->message);
         return;
     }
-    const char *kind = str_of(f, "kind");
-    const char *modes = str_of(cJSON_GetObjectItemCaseSensitive(f, "modes"), "formula");
+    const char *modes = f->modes.formula;
     mdae_buf_puts(b, "a single-mode analysis, as Modelica tools do, is wrong here (");
-    mdae_buf_puts(b, kind != NULL ? kind : "?");
+    mdae_buf_puts(b, ap_kind_name(f->kind));
     mdae_buf_puts(b, ") when ");
     mdae_buf_puts(b, modes != NULL ? modes : "?");
 }
 
+/* The findings' indices are in range (rpc_json_approx refuses a report
+ * where one is not, and the warnings were its JSON's). */
+static bool findings_sound(const ap_report *rep)
+{
+    for (size_t k = 0; k < rep->n_findings; k++) {
+        const ap_finding *f = &rep->findings[k];
+        if (f->variable >= (long)rep->n_variables || f->equation >= (long)rep->n_model_equations ||
+            f->approx_eq >= (long)rep->n_equations)
+            return false;
+    }
+    return true;
+}
+
+/* Whether the warnings shown need a finding past the detailed ones: fewer
+ * than WK_APPROX_DIAGS of those have a place (findings without one are
+ * not shown). */
+static bool needs_more_details(const wk_state *w, const ap_report *rep)
+{
+    if (!rep->details_left)
+        return false;
+    int placed = 0;
+    for (size_t k = 0; k < rep->n_findings && k < WK_APPROX_DIAGS; k++) {
+        mdae_range r;
+        placed += finding_where(w, rep, &rep->findings[k], &r);
+    }
+    return placed < WK_APPROX_DIAGS;
+}
+
 void wk_approx_diags(wk_state *w, cJSON *arr)
 {
-    const cJSON *json = NULL;
-    if (w->result == NULL || wk_approx(w, &json) < 0)
+    const ap_report *rep = NULL;
+    if (w->result == NULL || approx_report(w, true, &rep) < 0 || !findings_sound(rep))
         return;
-    const cJSON *findings = cJSON_GetObjectItemCaseSensitive(json, "findings");
+    if (needs_more_details(w, rep) && (approx_report(w, false, &rep) < 0 || !findings_sound(rep)))
+        return;
     int shown = 0, left = 0;
-    const cJSON *f;
-    cJSON_ArrayForEach(f, findings) {
+    for (size_t k = 0; k < rep->n_findings; k++) {
+        const ap_finding *f = &rep->findings[k];
         mdae_range r;
-        if (!finding_where(w, f, &r))
+        if (!finding_where(w, rep, f, &r))
             continue;
         if (shown == WK_APPROX_DIAGS) {
             left++;

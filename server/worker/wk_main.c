@@ -224,10 +224,13 @@ static void handle(wk_state *w, const char *body, size_t len)
     w->current_wid = cJSON_IsNumber(m->id) ? (uint64_t)m->id->valuedouble : 0;
     w->current_cancelled = false;
     w->current_start_ms = wk_now_ms();
+    w->replied = false;
     wk_method_fn *fn = wk_method_find(w, m->method);
-    wk_send(w, fn ? fn(w, m->id, m->params)
-                  : rpc_response_error(m->id, RPC_METHOD_NOT_FOUND, "unknown worker method",
-                                       NULL));
+    cJSON *resp = fn ? fn(w, m->id, m->params)
+                     : rpc_response_error(m->id, RPC_METHOD_NOT_FOUND, "unknown worker method",
+                                          NULL);
+    if (!w->replied) /* else the handler wrote it (wk_methods.c, analyze_streamed) */
+        wk_send(w, resp);
     rpc_parsed_close(&p);
     w->current_wid = 0;
 }

@@ -83,8 +83,7 @@ static void forget_analysis(wk_state *w)
         w->prev_report = w->cached_report;
         w->cached_report = NULL;
     }
-    cJSON_Delete(w->cached_approx); /* wk_approx.c: this analysis's */
-    w->cached_approx = NULL;
+    wk_approx_forget(w); /* wk_approx.c: this analysis's */
     for (int k = 0; k < 2; k++) { /* wk_rimis.c: likewise */
         cJSON_Delete(w->cached_rimis[k]);
         w->cached_rimis[k] = NULL;
@@ -258,9 +257,8 @@ typedef struct progress_ctx {
     wk_state *w;
     bool stream;
     bool timed_out; /* stopped by the request's time budget (budget_ms) */
-    const char *last_phase;
-    uint64_t last_ms;
-    size_t last_done, last_total;
+    bool sent;        /* a report went out already */
+    uint64_t last_ms; /* when the last one went */
 } progress_ctx;
 
 /* The request's time budget, as the analysis keeps it (issue 36): the
@@ -287,22 +285,23 @@ static int on_progress(void *vctx, const char *phase, size_t done, size_t total)
 {
     progress_ctx *pc = vctx;
     if (pc->stream) {
-        /* Throttled: a phase change, its end (once: the engine calls again
-         * with the same figures after each garbage collection, sa.h), or
-         * every 50 ms. */
+        /* Throttled: the first report, then at most one every 50 ms,
+         * whatever the phase. A model of many small components goes
+         * through every phase once per component: the MSL's
+         * PlanarLoops_analytic (882 components) sent 5,394 reports in
+         * 0.3 s when each phase change was sent, and Firefox spent 17 s
+         * redrawing the page's bar for them. A phase shown late is shown
+         * at the next report (the engine reports within every phase). */
         uint64_t now = wk_now_ms();
-        bool end = done == total && (done != pc->last_done || total != pc->last_total);
-        if (pc->last_phase != phase || end || now - pc->last_ms >= 50) {
+        if (!pc->sent || now - pc->last_ms >= 50) {
             cJSON *p = cJSON_CreateObject();
             cJSON_AddNumberToObject(p, "id", (double)pc->w->current_wid);
             cJSON_AddStringToObject(p, "phase", phase ? phase : "");
             cJSON_AddNumberToObject(p, "done", (double)done);
             cJSON_AddNumberToObject(p, "total", (double)total);
             wk_send(pc->w, rpc_notification_new("analysis/progress", p));
-            pc->last_phase = phase;
+            pc->sent = true;
             pc->last_ms = now;
-            pc->last_done = done;
-            pc->last_total = total;
         }
     }
     if (past_budget(pc->w)) {
@@ -692,6 +691,178 @@ static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, cons
     return NULL;
 }
 
+/* session/analyze {families:true}: the kept report's members but "blocks"
+ * and "edges" (as references: no copy), with rpc_json_families's members
+ * for the analysed graph. MDAE_OK with *out (owned), or an error code. */
+static int families_result(const wk_state *w, const cJSON *rep, cJSON **out)
+{
+    cdg_families *f = NULL;
+    cdg_family_report *frep = NULL;
+    cJSON *json = cJSON_CreateObject();
+    int rc = json == NULL ? MDAE_E_NOMEM : cdg_families_build(w->graph, &f);
+    if (rc == MDAE_OK)
+        rc = cdg_families_report(f, &frep);
+    for (const cJSON *m = rep->child; rc == MDAE_OK && m != NULL; m = m->next)
+        if (strcmp(m->string, "blocks") != 0 && strcmp(m->string, "edges") != 0 &&
+            !cJSON_AddItemReferenceToObject(json, m->string, (cJSON *)m))
+            rc = MDAE_E_NOMEM;
+    if (rc == MDAE_OK)
+        rc = rpc_json_families(frep, json);
+    cdg_family_report_free(frep);
+    cdg_families_free(f);
+    if (rc < 0) {
+        cJSON_Delete(json);
+        return rc;
+    }
+    *out = json;
+    return MDAE_OK;
+}
+
+/* session/analyze {families:true}: m_analyze's whole result with the
+ * block families in place of the blocks and edges. */
+static cJSON *m_families(wk_state *w, const cJSON *id, const cJSON *params)
+{
+    cJSON *err = NULL, *json = NULL;
+    const cJSON *rep = NULL;
+    if (!read_method(w, params))
+        return rpc_response_mdae(id, MDAE_E_INVAL,
+                                 "method must be \"auto\", \"implicit\" or \"enumeration\"", NULL);
+    w->inc_fresh = false;
+    if (!wk_analysed(w, id, false, &err))
+        return err;
+    int rc = wk_report(w, &rep);
+    if (rc == MDAE_OK)
+        rc = families_result(w, rep, &json);
+    check(rc);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    cJSON *resp = rpc_response_result(id, json);
+    bool parts = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "parts"));
+    if (resp == NULL || !cJSON_AddItemToObject(resp, "stats", reuse_stats(w, parts)))
+        wk_oom();
+    return resp;
+}
+
+/* ---- analyze, written as it is produced (issue 40 item 2) ------------------------------- */
+
+/* The serialized response gathered before it is sent: the frame's
+ * Content-Length comes first, so the text is spooled. In memory, in the
+ * writer's chunks of text (RPC_JW_CHUNK bytes each), not in a file: the
+ * worker's memory cap counts it like everything else, a full disk or a
+ * temporary file left behind by a killed worker cannot happen, and the
+ * text is a ninth of the tree it replaces (the brake at N = 10,000: 56 MB
+ * of text, 500 MB of tree). */
+typedef struct spool_chunk {
+    struct spool_chunk *next;
+    size_t len;
+    char text[];
+} spool_chunk;
+
+typedef struct spool {
+    spool_chunk *head, *tail;
+    size_t len;
+} spool;
+
+static int spool_put(void *arg, const char *p, size_t n)
+{
+    spool *s = arg;
+    spool_chunk *c = mdae_malloc(sizeof *c + n); /* the cap ends the process */
+    c->next = NULL;
+    c->len = n;
+    memcpy(c->text, p, n);
+    if (s->tail != NULL)
+        s->tail->next = c;
+    else
+        s->head = c;
+    s->tail = c;
+    s->len += n;
+    return MDAE_OK;
+}
+
+static void spool_free(spool *s)
+{
+    while (s->head != NULL) {
+        spool_chunk *n = s->head->next;
+        mdae_free(s->head);
+        s->head = n;
+    }
+    s->tail = NULL;
+    s->len = 0;
+}
+
+/* The analysis object, members and all, into w's open object as "result":
+ * the offsets' report written and freed before the graph's is built, as
+ * `mdae analyze --json` does (clients/cli_analyze.c). */
+static int write_analysis(wk_state *w, rpc_jw *jw)
+{
+    sa_report *rep = NULL;
+    cdg_report *crep = NULL;
+    int rc = sa_result_report(w->result, &rep);
+    if (rc == MDAE_OK && (rc = rpc_jw_open_object(jw, "result")) == MDAE_OK)
+        rc = rpc_json_report_write(rep, jw);
+    sa_report_free(rep);
+    if (rc == MDAE_OK)
+        rc = cdg_graph_report(w->graph, &crep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_cdg_write(crep, w->model, jw);
+    cdg_report_free(crep);
+    cJSON *left = rc == MDAE_OK ? cJSON_CreateObject() : NULL;
+    if (rc == MDAE_OK)
+        rc = left == NULL ? MDAE_E_NOMEM : rpc_json_add_left_out(left, w->model);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_members(jw, left);
+    cJSON_Delete(left);
+    return rc == MDAE_OK ? rpc_jw_close_one(jw) : rc;
+}
+
+/* session/analyze's response, the same bytes as m_analyze's tree gives
+ * ({"jsonrpc","id","result","stats"}), written as it is produced into a
+ * spool and sent once whole: a failure part-way sends the error response
+ * instead (never a cut result). NULL when sent (w->replied), else the
+ * error response. The report's tree is not built, so not kept either:
+ * hover and the code lenses build it if they are asked (wk_report). */
+static cJSON *analyze_streamed(wk_state *w, const cJSON *id, bool parts)
+{
+    cJSON_Delete(w->prev_report); /* only a donor for a tree: not built here */
+    w->prev_report = NULL;
+    spool s = {NULL, NULL, 0};
+    rpc_jw jw;
+    rpc_jw_init(&jw, spool_put, &s);
+    cJSON *env = rpc_response_result(id, NULL), *stats = reuse_stats(w, parts);
+    if (env == NULL)
+        wk_oom();
+    int rc = rpc_jw_open_object(&jw, NULL);
+    for (const cJSON *m = env->child; m != NULL && rc == MDAE_OK; m = m->next)
+        rc = strcmp(m->string, "result") == 0 ? write_analysis(w, &jw)
+                                              : rpc_jw_value(&jw, m->string, m);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_value(&jw, "stats", stats);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_close_one(&jw);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_flush(&jw);
+    rpc_jw_close(&jw);
+    cJSON_Delete(env);
+    cJSON_Delete(stats);
+    char head[RPC_FRAME_HEAD_MAX];
+    size_t head_len = 0;
+    const char *tail = "";
+    if (rc == MDAE_OK)
+        rc = rpc_frame_wrap(RPC_FRAMING_LSP, s.len, head, &head_len, &tail);
+    check(rc);
+    if (rc < 0) {
+        spool_free(&s);
+        return analysis_error(w, id, rc, NULL);
+    }
+    wk_write(head, head_len);
+    for (const spool_chunk *c = s.head; c != NULL; c = c->next)
+        wk_write(c->text, c->len);
+    wk_write(tail, strlen(tail));
+    spool_free(&s);
+    w->replied = true;
+    return NULL;
+}
+
 static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
 {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(params, "stream");
@@ -706,12 +877,20 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
     w->inc_fresh = false;
     if (!wk_analysed(w, id, cJSON_IsTrue(stream), &err))
         return err;
+    bool parts = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "parts"));
+    /* The result alone, and no tree kept to send it from: written as it is
+     * produced (the notifications, since and stableIds read the tree). */
+    if (!cJSON_IsTrue(stream) && !cJSON_IsNumber(since) && !stable &&
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges")) &&
+        w->cached_report == NULL)
+        return analyze_streamed(w, id, parts);
     int rc = wk_report(w, &rep);
     if (rc < 0)
         return analysis_error(w, id, rc, NULL);
     if ((cJSON_IsNumber(since) || stable) &&
         (err = stable_result(w, id, rep, since, version, &json)) != NULL)
         return err;
+
     if (cJSON_IsTrue(stream))
         stream_parts(w, json ? json : rep, cJSON_IsNumber(since));
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges"))) {
@@ -731,7 +910,6 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
     if (json == NULL && (json = cJSON_CreateObjectReference(rep->child)) == NULL)
         wk_oom();
     cJSON *resp = rpc_response_result(id, json);
-    bool parts = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "parts"));
     if (resp == NULL || !cJSON_AddItemToObject(resp, "stats", reuse_stats(w, parts)))
         wk_oom();
     return resp;
@@ -919,11 +1097,15 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         /* progress: analysis/progress for the editor's $/progress (issue 36) */
         bool progress = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "progress"));
         int arc = ensure_analysis(w, progress, &ad);
-        if (arc == MDAE_OK)
+        /* the report only for its singular-mode diagnostics: none when no
+         * valid mode is singular (its sets of every item were a fifth of
+         * an edit's diagnostics of the brake at N = 10,000) */
+        if (arc == MDAE_OK && sa_result_singular(w->result))
             arc = sa_result_report(w->result, &rep);
         check(arc);
         if (arc == MDAE_OK) {
-            add_singular(w, arr, rep);
+            if (rep != NULL)
+                add_singular(w, arr, rep);
             wk_approx_diags(w, arr); /* issue 38: what single-mode tools do */
             const cJSON *mc = cJSON_GetObjectItemCaseSensitive(params, "modeChanges");
             if (!cJSON_IsFalse(mc))
@@ -1037,6 +1219,7 @@ static const struct wk_method {
 } methods[] = {
     {"load", m_load, false},
     {"analyze", m_analyze, false},
+    {"families", m_families, false},
     {"mode", m_mode, false},
     {"approx", wk_m_approx, false},
     {"rimis", wk_m_rimis, false},

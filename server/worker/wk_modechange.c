@@ -93,18 +93,27 @@ cJSON *wk_m_modechange(wk_state *w, const cJSON *id, const cJSON *params)
         return invalid(id, "", why[0] ? why : "invalid mode change");
     if (rc < 0)
         return rpc_response_mdae(id, rc, NULL, NULL);
+    check(rpc_json_add_left_out(json, m)); /* a half-typed model: what was left out */
+    return rpc_response_result(id, json);
+}
+
+/* The result json of a model, with what was left out of it when it was
+ * half-typed (leftOut, syntaxErrors: as mdae modechange prints it). */
+static cJSON *result_of(const cJSON *id, const mel_model *m, cJSON *json)
+{
+    check(rpc_json_add_left_out(json, m));
     return rpc_response_result(id, json);
 }
 
 /* The response of a mode-change request: -32602 with why for
  * MDAE_E_INVAL, the engine's error otherwise, else the result json. */
-static cJSON *answer(const cJSON *id, int rc, const char *why, cJSON *json)
+static cJSON *answer(const cJSON *id, const mel_model *m, int rc, const char *why, cJSON *json)
 {
     if (rc == MDAE_E_INVAL)
         return invalid(id, "", why);
     if (rc < 0)
         return rpc_response_mdae(id, rc, why[0] ? why : NULL, NULL);
-    return rpc_response_result(id, json);
+    return result_of(id, m, json);
 }
 
 /* session/modechanges {session, first: true[, erasures: true]}: the first
@@ -118,10 +127,11 @@ static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures,
     cJSON *refusal = NULL; /* a guard fixpoint: "rejected" and why (issue 41 item 3) */
     check(rpc_json_guard_refusal(m, skipped, &refusal));
     if (refusal != NULL)
-        return rpc_response_result(id, refusal);
+        return result_of(id, m, refusal);
     mc_first *f = NULL;
     char why[256] = "";
-    mc_options mopt = {.first_erasures = erasures, .first_later = later};
+    mc_options mopt = {.first_erasures = erasures, .first_later = later,
+                       .first_impulses = erasures || later};
     int rc = mc_first_instants(m, NULL, &mopt, &f, why, sizeof why);
     check(rc);
     cJSON *json = NULL;
@@ -129,7 +139,7 @@ static cJSON *first_instants(const mel_model *m, const cJSON *id, bool erasures,
         rc = rpc_json_first_instants(f, skipped, &json);
     check(rc);
     mc_first_free(f);
-    return answer(id, rc, why, json);
+    return answer(id, m, rc, why, json);
 }
 
 cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
@@ -159,7 +169,7 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
     cJSON *refusal = NULL; /* as first_instants, and as mdae modechange --all */
     check(rpc_json_guard_refusal(m, NULL, &refusal));
     if (refusal != NULL)
-        return rpc_response_result(id, refusal);
+        return result_of(id, m, refusal);
     mc_all *all = NULL;
     char why[256] = "";
     int rc = mc_all_enumerate(m, MC_ALL_MAX_PAIRS, &all, why, sizeof why);
@@ -171,7 +181,7 @@ cJSON *wk_m_modechanges(wk_state *w, const cJSON *id, const cJSON *params)
         rc = rpc_json_modechanges(m, all, &json);
     check(rc);
     mc_all_free(all);
-    return answer(id, rc, why, json);
+    return answer(id, m, rc, why, json);
 }
 
 /* ---- session/analyze {modechanges: true} ---------------------------------------------- */
@@ -229,7 +239,7 @@ static int summary_on_bdds(wk_state *w, const char *why, cJSON **out)
 {
     mc_first *f = NULL;
     char fwhy[256] = "";
-    mc_options mopt = {.first_erasures = true, .first_later = true};
+    mc_options mopt = {.first_erasures = true, .first_later = true, .first_impulses = true};
     sa_options so = {.progress = until_cancelled, .progress_ctx = w};
     int rc = mc_first_instants(w->model, &so, &mopt, &f, fwhy, sizeof fwhy);
     check(rc);

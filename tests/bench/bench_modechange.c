@@ -21,6 +21,9 @@
  *   instants MODEL N later seconds cold ratio rows (the same run: every
  *        instant's erasures and restart systems as sets of pairs,
  *        mc_first.later; issue 41's row: within 20x)
+ *   impulses MODEL N later seconds cold ratio classes (and every instant's
+ *        impulse orders as classes of pairs: mc_options.first_impulses,
+ *        issue 41 item 7)
  *
  * Usage: bench_modechange [--n-one N] [--n-all LIST] [--n-first LIST]
  *        [--first-model brake|building_compressible] [--phases] [--max-seconds S]
@@ -266,6 +269,24 @@ static void first(const char *model, long long n)
                model, n, f->n_later, t, cold, t / cold, erased, kept);
     } else
         printf("whole %-24s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
+               why_not(rc, rc == MDAE_OK ? f->later_why : "", why));
+    mc_first_free(f);
+    /* And the impulse orders of every instant as classes of pairs. */
+    mopt.first_impulses = true;
+    f = timed_first(m, &mopt, why, sizeof why, &rc, &t);
+    if (rc == MDAE_OK && f->later_computed) {
+        size_t classes = f->n_impulses, stopped = !f->impulses_computed && f->counts[1] > 0;
+        for (size_t k = 0; k < f->n_later; k++) {
+            classes += f->later[k].n_impulses;
+            stopped += !f->later[k].impulses_computed;
+        }
+        printf("impulses %-21s N=%-4lld %10zu later %9.3f s  cold %8.3f s  ratio %6.1f  "
+               "(%zu classes of impulse orders; %zu instant%s stopped by a limit%s%.120s)\n",
+               model, n, f->n_later, t, cold, t / cold, classes, stopped,
+               stopped == 1 ? "" : "s", stopped ? ": " : "",
+               stopped ? (f->impulses_why != NULL ? f->impulses_why : "a later instant") : "");
+    } else
+        printf("impulses %-21s N=%-4lld not computed after %.3f s: %s\n", model, n, t,
                why_not(rc, rc == MDAE_OK ? f->later_why : "", why));
     mc_first_free(f);
     mel_model_free(m);

@@ -21,14 +21,14 @@
  * N = 6, 8, 10: its blocks grow like 2^N, docs/block_families.md).
  *
  * Usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] [--quick]
- *                    [--only MODEL] [--max-n N]
+ *                    [--model NAME] [--max-n N]
  *   --mdae  the binary measured (default: this build's clients/mdae)
  *   --base  a second binary measured in the same run, each model's rows
  *           right after the first's (an older build: before / after)
  *   --budget CPU seconds allowed per run (default 120)
  *   --quick the two smallest sizes of each model
- *   --only  that model only (brake, building or rldc)
- *   --max-n the sizes up to N only (a quick run: --only building
+ *   --model only this model (brake, building or rldc)
+ *   --max-n the sizes up to N only (a quick run: --model building
  *           --max-n 400)
  * Prints; asserts nothing. See docs/figures.md for measured numbers.
  */
@@ -175,8 +175,7 @@ static void bench_family(const char *label, const char *bin, const family *f, do
 
 int main(int argc, char **argv)
 {
-    const char *bin = MDAE_BINARY_DIR "/clients/mdae", *base = NULL;
-    const char *only = NULL;
+    const char *bin = MDAE_BINARY_DIR "/clients/mdae", *base = NULL, *only = NULL;
     double budget = 120;
     long max_n = LONG_MAX;
     bool quick = false;
@@ -189,13 +188,13 @@ int main(int argc, char **argv)
             budget = atof(argv[++a]);
         else if (!strcmp(argv[a], "--quick"))
             quick = true;
-        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+        else if (!strcmp(argv[a], "--model") && a + 1 < argc)
             only = argv[++a];
         else if (!strcmp(argv[a], "--max-n") && a + 1 < argc)
             max_n = atol(argv[++a]);
         else {
             fprintf(stderr, "usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] "
-                            "[--quick] [--only MODEL] [--max-n N]\n");
+                            "[--quick] [--model NAME] [--max-n N]\n");
             return 2;
         }
     }

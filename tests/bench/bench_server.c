@@ -19,7 +19,8 @@
  *      second instance adds no capacity, and the row measures the proxy;
  *   5. an edit end to end (session/edit + session/analyze: the full result,
  *      with stable ids, and only the difference from the previous version)
- *      against a cold open+analyze, the brake at N = 100 (issue 16);
+ *      against a cold open+analyze, the brake at N = 100 (issue 16; N set
+ *      by --edit-n, issue 40 item 5: 10,000);
  *   6. a persisted edit (issue 37 item 3): session/edit of a persistent
  *      session, answered once its row committed (SQLite, WAL, synchronous
  *      FULL, in TMPDIR/state on the benchmark's file system), against the
@@ -29,7 +30,7 @@
  * Usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]
  *                     [--seconds 5] [--sessions 200] [--reps 3]
  *                     [--workers 32] [--rows 12345] [--timeout 900]
- *                     [--initial-nodes N]
+ *                     [--initial-nodes N] [--edit-n 100]
  *
  * --initial-nodes sets the workers' first BuDDy node table (bdd.initial_nodes;
  * 0: sized from the model, as the embedded CLI does); without it the
@@ -1328,7 +1329,8 @@ static void usage(void)
     fprintf(stderr,
             "usage: bench_server [--mdaed PATH] [--mdae PATH] [--connections 50]\n"
             "                    [--seconds 5] [--sessions 200] [--reps 3] [--workers 32]\n"
-            "                    [--rows 123456] [--timeout 900] [--initial-nodes N]\n");
+            "                    [--rows 123456] [--timeout 900] [--initial-nodes N]\n"
+            "                    [--edit-n 100]\n");
     exit(2);
 }
 
@@ -1337,7 +1339,7 @@ int main(int argc, char **argv)
     char mdaed[PATH_MAX], mdae[PATH_MAX];
     sibling(mdaed, sizeof mdaed, "../server/mdaed");
     sibling(mdae, sizeof mdae, "../clients/mdae");
-    int n_conns = 50, n_sessions = 200, reps = 3, workers = 32, timeout = 900;
+    int n_conns = 50, n_sessions = 200, reps = 3, workers = 32, timeout = 900, edit_n = 100;
     long initial_nodes = -1;
     double seconds = 5;
     const char *rows = "123456";
@@ -1366,11 +1368,14 @@ int main(int argc, char **argv)
             initial_nodes = atol(v);
         else if (strcmp(a, "--timeout") == 0)
             timeout = atoi(v);
+        else if (strcmp(a, "--edit-n") == 0)
+            edit_n = atoi(v);
         else
             usage();
     }
     if (n_conns < 1 || n_conns > 1000 || n_sessions < 1 || n_sessions > 1000 || reps < 1 ||
-        reps > 15 || seconds <= 0 || seconds > 120 || workers < 1 || timeout < 10)
+        reps > 15 || seconds <= 0 || seconds > 120 || workers < 1 || timeout < 10 ||
+        edit_n < 4 || edit_n > 100000)
         usage();
     signal(SIGALRM, on_fatal_signal);
     signal(SIGINT, on_fatal_signal);
@@ -1443,7 +1448,7 @@ int main(int argc, char **argv)
     }
     if (strchr(rows, '5') != NULL) {
         print_loadavg("before row 5");
-        row_edits(100, reps < 5 ? 5 : reps);
+        row_edits(edit_n, reps < 5 ? 5 : reps);
     }
     if (strchr(rows, '6') != NULL) {
         print_loadavg("before row 6");

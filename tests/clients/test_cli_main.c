@@ -686,3 +686,35 @@ Test(cli, singular_in_every_mode_is_said_in_words)
     run_free(&r);
     unlink(path);
 }
+
+/* ---- analyze --families (issue 40 item 4) ------------------------------------ */
+
+Test(cli, analyze_families_prints_each_family_once_with_its_modes)
+{
+    run r = RUN("analyze", "--families", "-D", "N=3", MODEL("rldc_parallel.mel"));
+    expect(&r, 0);
+    contains(r.out, "block families (26, standing for 54 blocks)");
+    contains(r.out, "family edges (58)");
+    cr_assert(strstr(r.out, "\nblocks (") == NULL, "no block list:\n%s", r.out);
+    contains(r.out, "C[1], KV[2]', KN[2]' when g[1] & g[2] | g[1] & g[3]");
+    run_free(&r);
+    r = RUN("analyze", "--families", "--json", "-D", "N=3", MODEL("rldc_parallel.mel"));
+    expect(&r, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "%s", r.out);
+    cr_assert_eq(num(j, "blockCount"), 54);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "blockCountExact")), "54");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "families")), 26);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "familyEdges")), 58);
+    cr_assert_null(cJSON_GetObjectItem(j, "blocks"));
+    double variants = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(j, "families")) variants += num(f, "variants");
+    cr_assert_eq(variants, 54, "every block is one family's variant");
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("analyze", "--families", "--dot", MODEL("rldc2.mel"));
+    expect(&r, 2);
+    contains(r.err, "--dot and --families exclude each other");
+    run_free(&r);
+}

@@ -92,6 +92,33 @@ Test(cli_modechange, equations_print_as_shifted_bodies_with_a_legend)
     contains(r.out, "restart relation at instant 0: e3\u2022:  w1\u2022 - w2\u2022 = 0\n");
     contains(r.out, "(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
                     "derivative");
+    /* f1(w1, tau1) is not known to be linear in tau1: not eliminated, and why */
+    contains(r.out, "restart relation at instant 0: eliminate tau1, tau2 from e1, e2, e4 (1 "
+                    "relation among w1, w1\u2022, w2, w2\u2022; not eliminated: e1 is not linear "
+                    "in tau1: its derivative with respect to it, -'f1.d2'(w1, tau1), reads a "
+                    "value to eliminate)\n    e1:  w1' = f1(w1, tau1)\n");
+    run_free(&r);
+    /* ClutchBasic: the torques eliminated, RR-9459 (18) as dt -> 0 */
+    r = RUN("modechange", MODEL("clutch_basic_mo.mel"), "--from", "g=0", "--to", "g=1");
+    expect(&r, 0);
+    contains(r.out, "restart relation at instant 0: f1, f2 eliminated from e1, e2, e4 (linear "
+                    "in them)\n    j1 * w1' + k1 * w1 + j2 * w2' + k2 * w2 = 0\n      as dt "
+                    "\u2192 0:  j1*(w1\u207a - w1\u207b) + j2*(w2\u207a - w2\u207b) = 0\n"
+                    "restart relation at instant 0: e3\u2022:  0 = if g then w1\u2022 - "
+                    "w2\u2022 else f1\u2022\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch_basic_mo.mel"), "--from", "g=0", "--to", "g=1",
+            "--json");
+    expect(&r, 0);
+    cJSON *jb = parse_out(&r);
+    const cJSON *rs0 = cJSON_GetArrayItem(item(jb, "resets"), 0);
+    const cJSON *el0 = cJSON_GetArrayItem(item(rs0, "eliminated"), 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(el0, "equation")),
+                     "j1 * w1' + k1 * w1 + j2 * w2' + k2 * w2 = 0");
+    cr_assert_str_eq(cJSON_GetStringValue(item(el0, "standard")),
+                     "j1*(w1\u207a - w1\u207b) + j2*(w2\u207a - w2\u207b) = 0");
+    cr_assert(cJSON_IsNull(item(rs0, "conditions")) && cJSON_IsNull(item(rs0, "why")));
+    cJSON_Delete(jb);
     run_free(&r);
     r = RUN("modechange", MODEL("cup_and_ball.mel"), "--from", "gamma=0", "--to", "gamma=1",
             "--json");
@@ -338,6 +365,46 @@ Test(cli_modechange, first_erasures_name_the_erased_equations_of_every_change)
     r = RUN("modechange", MODEL("clutch.mel"), "--all", "--erasures");
     expect(&r, 2);
     contains(r.err, "--erasures goes with --first");
+    run_free(&r);
+}
+
+/* Impulse orders by class of pairs (issue 41 item 7): the clutch's tau1 =
+ * tau2 of order 1 at its first instant, the Cup-and-Ball (22)'s lambda = s
+ * of order <= 1 at both instants (RR-9459 (40)); the brake at N = 100, all
+ * its restarts too large for the analysis, in one class counted exactly;
+ * without --erasures or --instants, none. */
+Test(cli_modechange, first_impulse_orders_come_by_class_of_pairs)
+{
+    run r = RUN("modechange", MODEL("clutch.mel"), "--first", "--erasures");
+    expect(&r, 0);
+    contains(r.out, "  impulse orders at the first instant when !gamma (1 pair): impulsive "
+                    "tau1 = tau2 (order 1); finite w1\u2022 (order \u2264 0), w2\u2022 "
+                    "(order \u2264 0)\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("cup_and_ball_22.mel"), "--first", "--instants");
+    expect(&r, 0);
+    contains(r.out, "  impulse orders at the first instant when gamma\u207a (1 pair): impulsive "
+                    "lambda = s (order \u2264 1); finite x\u20222 (order 0), y\u20222 "
+                    "(order 0)\n");
+    contains(r.out, "    impulse orders when !gamma (1 pair): impulsive lambda = s (order "
+                    "\u2264 1)");
+    run_free(&r);
+    r = RUN("modechange", MODEL("brake.mel"), "-D", "N=100", "--first", "--erasures", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *im = item(j, "impulses");
+    cr_assert_eq(cJSON_GetArraySize(im), 1);
+    const cJSON *c = cJSON_GetArrayItem(im, 0);
+    cr_assert_str_eq(cJSON_GetStringValue(item(c, "status")), "too large");
+    cr_assert_str_eq(cJSON_GetStringValue(item(c, "pairsExact")),
+                     cJSON_GetStringValue(item(item(j, "counts"), "restartExact")));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--first", "--json");
+    expect(&r, 0);
+    j = parse_out(&r);
+    cr_assert_null(item(j, "impulses"));
+    cJSON_Delete(j);
     run_free(&r);
 }
 
@@ -679,8 +746,11 @@ Test(cli_modechange, second_order_cup_and_ball_impulses_and_standard_values)
     contains(r.out, "; determines x'\u207a, y'\u207a\n");
     contains(r.out, "    e1:  (x'\u207a - x'\u207b) + (dt*lambda)*x\u207b = 0\n");
     contains(r.out, "    k1\u20222 (as der(k1)):  0 = -2*x\u207a*x'\u207a - 2*y\u207a*y'\u207a\n");
-    contains(r.out, "restart relation at instant 0: eliminate lambda, s from e1, e2, k2 (1 "
-                    "relation among x, x\u2022, x\u20222, y, y\u2022, y\u20222;");
+    contains(r.out, "restart relation at instant 0: lambda, s eliminated from e1, e2, k2 "
+                    "(linear in them)\n    x * (y'' + g) - y * x'' = 0\n"); /* RR-9459 (26) */
+    contains(r.out, "      as dt \u2192 0:  x\u207b*(y'\u207a - y'\u207b) - "
+                    "y\u207b*(x'\u207a - x'\u207b) = 0\n    where x \u2260 0 (the pivots of "
+                    "the elimination)\n");
     if (strstr(r.err, "found no assignment") != NULL)
         cr_assert_fail("%s", r.err);
     run_free(&r);
@@ -740,4 +810,71 @@ Test(cli_modechange, later_instants_count_in_the_singular_when_one)
     contains(r.out, "instant 1, 1 pair still restarting: ends in 0, erases in 1, rejected in 0; "
                     "restart system: 6 rows");
     run_free(&r);
+}
+
+/* A half-typed model (issue 41): modechange recovers as analyze does -- the
+ * broken statement located on stderr and left out, the changes of the rest
+ * analysed (the same answer as the model without it, plus leftOut and
+ * syntaxErrors in the JSON), exit 1; --from/--to, --all and --first, and the
+ * same through the server. */
+Test(cli_modechange, a_half_typed_model_is_recovered_from_as_analyze_does)
+{
+    FILE *f = fopen(MODEL("rldc2.mel"), "rb");
+    cr_assert_not_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 64, f);
+    fclose(f);
+    text[n] = '\0';
+    strcat(text, "R9 : equation v1 = ");
+    char path[] = "/tmp/mdae-mc-half-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    static const char *const how[][5] = {
+        {"--from", "g1=0,g2=0", "--to", "g1=1,g2=1", "--json"},
+        {"--all", "--json", NULL},
+        {"--first", "--json", NULL},
+    };
+    mdaed_proc p;
+    mdaed_prepare(&p, "mdae-mc-half");
+    char conf[1024], addr[160];
+    snprintf(conf, sizeof conf, "{\"listen\": {\"unix\": \"%s\"}, \"log_level\": \"error\","
+                                " \"state_dir\": \"none\"}\n", p.sock);
+    mdaed_start(&p, conf, true);
+    snprintf(addr, sizeof addr, "unix:%s", p.sock);
+    for (int k = 0; k < 3; k++) {
+        const char *good_args[8] = {"modechange", MODEL("rldc2.mel")};
+        const char *bad_args[8] = {"modechange", path};
+        const char *rem_args[10] = {"--server", addr, "modechange", path};
+        for (int a = 0; a < 5 && how[k][a] != NULL; a++)
+            good_args[2 + a] = bad_args[2 + a] = rem_args[4 + a] = how[k][a];
+        run good = run_args(good_args), bad = run_args(bad_args), rem = run_args(rem_args);
+        expect(&good, 0);
+        expect(&bad, 1);
+        expect(&rem, 1);
+        contains(bad.err, ":61:20: error: expected an expression, found end of input");
+        contains(bad.err, ": 1 syntax error; 1 statement left out, the result is of the rest");
+        cr_assert_str_eq(rem.out, bad.out, "the server answers the same (%s)", how[k][0]);
+        cJSON *g = parse_out(&good), *b = parse_out(&bad);
+        cJSON *lo = cJSON_DetachItemFromObject(b, "leftOut");
+        cr_assert_eq(cJSON_GetArraySize(lo), 1, "%s", how[k][0]);
+        cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(lo, 0), "line")->valueint, 61);
+        cJSON_Delete(lo);
+        cJSON_Delete(cJSON_DetachItemFromObject(b, "syntaxErrors"));
+        cr_assert(cJSON_Compare(g, b, true), "%s: the rest analyses as the model without the line",
+                  how[k][0]);
+        cJSON_Delete(g);
+        cJSON_Delete(b);
+        run_free(&good);
+        run_free(&bad);
+        run_free(&rem);
+    }
+    run txt = RUN("modechange", path, "--from", "g1=0,g2=0", "--to", "g1=1,g2=1");
+    expect(&txt, 1);
+    contains(txt.out, "change g1=0,g2=0 \u2192 g1=1,g2=1: ");
+    contains(txt.err, ":61:20: error: expected an expression");
+    run_free(&txt);
+    mdaed_stop(&p);
+    unlink(path);
 }

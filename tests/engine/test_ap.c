@@ -309,6 +309,77 @@ Test(ap, bad_arguments)
 
 /* The JSON form (protocol/rpc_json.c): the shape session/approx and the
  * CLI print. */
+/* ap_options.no_wrong_modes (the editor's warnings): the same findings,
+ * sets, messages and wrong count; wrong_modes left out, said so, and
+ * refused by the JSON (which must carry it). */
+Test(ap, findings_only_keep_everything_but_the_union)
+{
+    static const char *const files[] = {"clutch.mel", "water_tank.mel", "rldc2.mel"};
+    for (size_t t = 0; t < sizeof files / sizeof *files; t++) {
+        run x;
+        run_file(&x, files[t]);
+        ap_options opt = {.no_wrong_modes = true};
+        ap_report *f = NULL;
+        cr_assert_eq(ap_analyze_ex(x.m, x.r, &opt, &f), MDAE_OK);
+        cr_assert(!x.rep->wrong_modes_left);
+        cr_assert_not_null(x.rep->wrong_modes.formula);
+        cr_assert(f->wrong_modes_left, "%s", files[t]);
+        cr_assert_null(f->wrong_modes.formula);
+        cr_assert_eq(f->wrong_count, x.rep->wrong_count, "%s", files[t]);
+        cr_assert_eq(f->n_findings, x.rep->n_findings, "%s", files[t]);
+        cr_assert_gt(f->n_findings, 0, "%s", files[t]);
+        for (size_t k = 0; k < f->n_findings; k++) {
+            const ap_finding *a = &x.rep->findings[k], *b = &f->findings[k];
+            cr_assert_eq(a->kind, b->kind);
+            cr_assert_eq(a->count, b->count);
+            cr_assert_str_eq(a->message, b->message);
+            cr_assert_str_eq(a->modes.formula, b->modes.formula);
+        }
+        cJSON *j = NULL;
+        cr_assert_eq(rpc_json_approx(f, &j), MDAE_E_INVAL);
+        ap_report_free(f);
+        run_close(&x);
+    }
+}
+
+/* ap_options.detail_max: the first findings as they are, the others with
+ * their kind, indices, count and place only; said so, refused by the JSON. */
+Test(ap, details_of_the_first_findings_only)
+{
+    run x;
+    run_file(&x, "rldc2.mel");
+    cr_assert_gt(x.rep->n_findings, 2, "the test needs findings past the first");
+    ap_options opt = {.detail_max = 2};
+    ap_report *f = NULL;
+    cr_assert_eq(ap_analyze_ex(x.m, x.r, &opt, &f), MDAE_OK);
+    cr_assert(f->details_left);
+    cr_assert(!x.rep->details_left);
+    cr_assert_eq(f->n_findings, x.rep->n_findings);
+    cr_assert_str_eq(f->wrong_modes.formula, x.rep->wrong_modes.formula);
+    cr_assert_eq(f->wrong_count, x.rep->wrong_count);
+    for (size_t k = 0; k < f->n_findings; k++) {
+        const ap_finding *a = &x.rep->findings[k], *b = &f->findings[k];
+        cr_assert_eq(a->kind, b->kind);
+        cr_assert_eq(a->count, b->count);
+        cr_assert_eq(a->equation, b->equation);
+        cr_assert_eq(a->variable, b->variable);
+        cr_assert_eq(a->approx_eq, b->approx_eq);
+        cr_assert_eq(a->where.start.offset, b->where.start.offset);
+        if (k < 2) {
+            cr_assert_str_eq(a->message, b->message);
+            cr_assert_str_eq(a->modes.formula, b->modes.formula);
+        } else {
+            cr_assert_null(b->message, "finding %zu", k);
+            cr_assert_null(b->modes.formula, "finding %zu", k);
+            cr_assert_null(b->pivot, "finding %zu", k);
+        }
+    }
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_approx(f, &j), MDAE_E_INVAL);
+    ap_report_free(f);
+    run_close(&x);
+}
+
 Test(ap, json_shape)
 {
     run x;

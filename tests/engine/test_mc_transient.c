@@ -17,6 +17,7 @@
 #include "mdae.h"
 #include "mel.h"
 #include "mo.h"
+#include "ref.h"
 
 #include "fail_alloc.h"
 #include "mel_test_util.h"
@@ -529,4 +530,140 @@ Test(mc_transient, front_ends_report_allocation_failures)
         cr_assert_eq(rc, MDAE_OK);
         free(text);
     }
+}
+
+/* ---- Standard values of changes into transient modes (issue 41 item 6) ---- */
+
+/* The standard entry of var at shift of instant r and level (NULL: none). */
+static const mc_standard *std_of(const mel_model *m, const mc_result *r, uint32_t instant,
+                                 const char *var, int shift, int level)
+{
+    for (size_t k = 0; k < r->n_standard; k++) {
+        const mc_standard *e = &r->standard[k];
+        if (e->r == instant && e->shift == shift && e->level == level &&
+            strcmp(m->variables[e->var].name, var) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static const char *std_text(const mel_model *m, const mc_result *r, uint32_t instant,
+                            const char *eq)
+{
+    for (size_t k = 0; k < r->n_std_equations; k++)
+        if (r->std_equations[k].r == instant &&
+            strcmp(m->equations[r->std_equations[k].eq].name, eq) == 0)
+            return r->std_equations[k].text != NULL ? r->std_equations[k].text
+                                                    : r->std_equations[k].why;
+    return "(none)";
+}
+
+/* The cascade of tests/models/cascade.mel: the value after event 1 is x<1>
+ * (set to 0 by t1), read so at both instants; the value after the cascade
+ * x+ (set to 1 by t2). */
+Test(mc_transient, a_cascade_has_standard_values_event_by_event)
+{
+    mel_model *m = load("cascade.mel");
+    bool from[3] = {false, false, false}, to[3] = {true, true, true};
+    mc_result *r = NULL;
+    cr_assert_eq(mc_change(m, from, to, NULL, &r, NULL, 0), MDAE_OK);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_eq(r->transient->n_events, 2);
+    const mc_standard *a = std_of(m, r, 0, "x", 0, 0), *b = std_of(m, r, 0, "x", 1, 0);
+    const mc_standard *c = std_of(m, r, 1, "x", 0, 0), *d = std_of(m, r, 1, "x", 1, 0);
+    cr_assert(a && b && c && d);
+    cr_assert_eq(a->side, MC_SIDE_MINUS);
+    cr_assert(b->side == MC_SIDE_EVENT && b->event == 1);
+    cr_assert(c->side == MC_SIDE_EVENT && c->event == 1, "the same value at instant 1");
+    cr_assert_eq(d->side, MC_SIDE_PLUS);
+    cr_assert_str_eq(std_text(m, r, 0, "t1"), "x\u27e81\u27e9 = 0");
+    cr_assert_str_eq(std_text(m, r, 1, "t2"), "x\u207a = 1");
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* RR-9459 (37)-(39): the impact law at the event of the elastic
+ * Cup-and-Ball, read as dt -> 0 in the transient mode's own equations. */
+Test(mc_transient, the_impact_law_reads_as_a_restart_value)
+{
+    mel_model *m = load("cup_and_ball_37.mel");
+    mc_result *r = change1(m, false, true);
+    cr_assert_eq(r->status, MC_RESET);
+    cr_assert_str_eq(std_text(m, r, 0, "tau1"), "y'\u207a = -(1 - alpha)*y'\u207b");
+    cr_assert_str_eq(std_text(m, r, 0, "e1"), "(x'\u207a - x'\u207b) + (dt*lambda)*x\u207b = 0");
+    mc_result_free(r);
+    mel_model_free(m);
+}
+
+/* Random models with when-clauses (cascades of up to 3 events): every
+ * change into a transient mode that restarts has standard values, and they
+ * are consistent: one value (a state's level at one absolute shift) has
+ * one reading at every instant that reads it; the readings go x-, x<1>,
+ * ..., x<E>, x+ as the absolute shift grows, x- before the change and x+
+ * from instant K on; the events' equations are read. */
+Test(mc_transient, random_cascades_have_consistent_standard_values, .timeout = 600)
+{
+    ref_random_opts o = {.max_modes = 4, .max_equations = 7, .max_order = 2,
+                         .when_percent = 100, .max_whens = 3};
+    size_t changes = 0, cascades = 0, values = 0, event_values = 0, read = 0;
+    for (uint64_t s = 0; s < 400; s++) {
+        mel_model *m = ref_random_parsed(7700 + s, &o);
+        if (m == NULL || m->n_whens == 0 || m->n_modes > 6) {
+            mel_model_free(m);
+            continue;
+        }
+        uint32_t nm = m->n_modes;
+        bool from[8], to[8];
+        for (uint32_t a = 0; a < (1u << nm); a++)
+            for (uint32_t b = 0; b < (1u << nm); b++) {
+                ref_mode_from_index(a, nm, from);
+                ref_mode_from_index(b, nm, to);
+                mc_result *r = NULL;
+                if (a == b || mc_change(m, from, to, NULL, &r, NULL, 0) != MDAE_OK)
+                    continue;
+                if (r->transient == NULL || r->entered_from != NULL || r->status != MC_RESET) {
+                    mc_result_free(r);
+                    continue;
+                }
+                changes++;
+                uint32_t E = r->transient->n_events, K = r->n_instants;
+                cascades += E > 1;
+                for (size_t i = 0; i < r->n_standard; i++) {
+                    const mc_standard *x = &r->standard[i];
+                    int abs_i = (int)x->r + x->shift;
+                    uint32_t rank_i = x->side == MC_SIDE_MINUS ? 0
+                                      : x->side == MC_SIDE_PLUS ? E + 1 : x->event;
+                    values++;
+                    event_values += x->side == MC_SIDE_EVENT;
+                    cr_assert(x->side != MC_SIDE_EVENT || (x->event >= 1 && x->event <= E));
+                    cr_assert_eq(abs_i >= (int)K, x->side == MC_SIDE_PLUS, "seed %llu",
+                                 (unsigned long long)(7700 + s));
+                    cr_assert(abs_i > 0 || x->side == MC_SIDE_MINUS);
+                    for (size_t j = 0; j < r->n_standard; j++) {
+                        const mc_standard *y = &r->standard[j];
+                        if (y->var != x->var || y->level != x->level)
+                            continue;
+                        int abs_j = (int)y->r + y->shift;
+                        uint32_t rank_j = y->side == MC_SIDE_MINUS ? 0
+                                          : y->side == MC_SIDE_PLUS ? E + 1 : y->event;
+                        if (abs_j == abs_i)
+                            cr_assert(rank_j == rank_i, "one value, one reading (seed %llu)",
+                                      (unsigned long long)(7700 + s));
+                        if (abs_j > abs_i)
+                            cr_assert_geq(rank_j, rank_i);
+                    }
+                }
+                for (size_t k = 0; k < r->n_std_equations; k++)
+                    read += r->std_equations[k].r < E && r->std_equations[k].text != NULL;
+                mc_result_free(r);
+            }
+        mel_model_free(m);
+    }
+    cr_log_info("%zu changes into transient modes (%zu cascades): %zu standard values, %zu "
+                "after an event; %zu equations of events read",
+                changes, cascades, values, event_values, read);
+    cr_assert_gt(changes, 100);
+    cr_assert_gt(cascades, 5);
+    cr_assert_gt(event_values, 5);
+    cr_assert_gt(read, 50);
 }

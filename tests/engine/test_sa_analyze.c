@@ -1501,3 +1501,113 @@ Test(sa_analyze, a_cancel_is_seen_inside_one_long_bdd_operation)
     sa_result_free(r);
     free(p);
 }
+
+/* ---- The singular modes through the covering matchings (issue 41, Speed) ---
+ * sa_options.singular_by_covering: the perfect matchings' existence read
+ * off the matchings that cover every variable, which the result keeps for
+ * sa_result_left_out. The same singular modes and the same left-out sets
+ * as the existence alone, on random models with singular modes; the
+ * covering matchings' nodes count against the greedy's budget. */
+
+/* r's left-out sets, every equation once in order (self-checked). */
+static int left_out_of(const sa_result *r, const mel_model *m, size_t budget, sa_set *sets,
+                       double *counts)
+{
+    sa_greedy_step *steps = calloc(m->n_equations + 1, sizeof *steps);
+    cr_assert_not_null(steps);
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        steps[i] = (sa_greedy_step){i, &g_true};
+    sa_options o = {.method = SA_METHOD_IMPLICIT, .implicit_budget = budget, .self_check = true};
+    int rc = sa_result_left_out(r, steps, m->n_equations, &o, 0, sets, counts, NULL);
+    free(steps);
+    return rc;
+}
+
+Test(sa_analyze, singular_modes_through_the_covering_matchings_are_the_same)
+{
+    ref_random_opts ro = {.max_modes = 6, .max_equations = 12, .nonsquare_percent = 30};
+    int kept = 0, limited = 0;
+    for (uint64_t s = 1; s <= 80; s++) {
+        char *text = ref_random_model(s, &ro);
+        cr_assert_not_null(text);
+        mel_model *m = parse_text(text);
+        mdae_free(text);
+        sa_options alone = {.method = SA_METHOD_IMPLICIT, .singular_only = true};
+        sa_options through = alone;
+        through.singular_by_covering = true;
+        sa_result *a = NULL, *b = NULL;
+        cr_assert_eq(sa_analyze(m, &alone, &a, NULL), MDAE_OK, "seed %llu", (unsigned long long)s);
+        cr_assert_eq(sa_analyze(m, &through, &b, NULL), MDAE_OK);
+        cr_assert(!a->covering_known);
+        cr_assert(b->covering_known, "seed %llu: the covering matchings are kept",
+                  (unsigned long long)s);
+        kept++;
+        cr_assert_eq(a->ok, b->ok, "seed %llu: the same nonsingular modes", (unsigned long long)s);
+        cr_assert_eq(a->singular, b->singular);
+        uint32_t n = m->n_equations;
+        sa_set *sa = calloc(n + 1, sizeof *sa), *sb = calloc(n + 1, sizeof *sb);
+        double *ca = calloc(n + 1, sizeof *ca), *cb = calloc(n + 1, sizeof *cb);
+        cr_assert(sa && sb && ca && cb);
+        cr_assert_eq(left_out_of(a, m, 0, sa, ca), MDAE_OK);
+        cr_assert_eq(left_out_of(b, m, 0, sb, cb), MDAE_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            cr_assert_eq(ca[i], cb[i], "seed %llu, equation %u", (unsigned long long)s, i);
+            cr_assert_str_eq(sa[i].formula ? sa[i].formula : "", sb[i].formula ? sb[i].formula : "");
+            sa_set_close(&sa[i]);
+            sa_set_close(&sb[i]);
+        }
+        /* A budget below what the covering matchings took: the limit, as
+         * when sa_result_left_out built them itself. */
+        if (b->covering_produced > 1) {
+            cr_assert_eq(left_out_of(b, m, b->covering_produced, sb, cb), MDAE_E_LIMIT);
+            limited++;
+        }
+        free(sa);
+        free(sb);
+        free(ca);
+        free(cb);
+        sa_result_free(a);
+        sa_result_free(b);
+        mel_model_free(m);
+    }
+    cr_assert_gt(kept, 0);
+    cr_assert_gt(limited, 0);
+}
+
+/* ---- The block memo's bound (engine/sa_memo.c) ---------------------------- */
+
+/* An entry larger than the fixed bound (SA_BMEMO_MAX_INTS words) is kept by
+ * the memo of a result with enough equations (SA_BMEMO_INTS_PER_EQ each),
+ * refused by a small one: at the brake's N = 10,000 the fixed bound left
+ * 14,479 of 40,004 union-SCCs to be split again after every edit. */
+Test(sa_analyze, block_memo_bound_follows_the_equations)
+{
+    size_t n = SA_BMEMO_MAX_INTS + 16;
+    int32_t *d = calloc(n, sizeof *d);
+    cr_assert_not_null(d);
+    static const int32_t shape[] = {SA_BMEMO_SCC, 7};
+    const BDD funs[] = {bddtrue};
+    sa__bkey k = {shape, 2, funs, 1};
+    sa__mval v = {.d = d, .n_d = n, .modes = bddtrue};
+    size_t eqs[] = {10, 2 * SA_BMEMO_MAX_INTS / SA_BMEMO_INTS_PER_EQ};
+    sa_ctx *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    for (int t = 0; t < 2; t++) {
+        sa__bmemo *m = sa__bmemo_new(eqs[t]);
+        cr_assert_not_null(m);
+        sa__ctx_init(c, NULL, NULL);
+        if (setjmp(c->jb))
+            cr_assert_fail("the memo failed: %s", mdae_err_name(c->rc));
+        sa__enter(c);
+        sa__bmemo_add(c, m, &k, &v);
+        sa__leave(c);
+        sa__mval got = {0};
+        bool kept = sa__bmemo_find(m, &k, &got);
+        cr_assert_eq(kept, t == 1, "%zu equations: kept %d", eqs[t], kept);
+        if (kept)
+            cr_assert_eq(got.n_d, n);
+        sa__bmemo_free(m);
+    }
+    free(c);
+    free(d);
+}

@@ -841,3 +841,42 @@ Test(srv_session, analyze_with_modechanges_past_the_limits_goes_on_bdds)
     cl_close(&c);
     srv_stop(&p);
 }
+
+/* session/analyze {families:true} (issue 40 item 4): the block families
+ * in place of the blocks and edges, the offsets unchanged; refused with
+ * since/stream. */
+Test(srv_session, analyze_with_families_answers_the_families)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *sid = cl_open(&c, T_TWO_MODES);
+    cJSON *params = session_params(sid);
+    cJSON_AddTrueToObject(params, "families");
+    cJSON *r = cl_request(&c, 2, "session/analyze", params);
+    cJSON *res = result_of(r);
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItem(res, "families")), "%s", cJSON_PrintUnformatted(res));
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItem(res, "familyEdges")));
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(res, "blockCountExact")));
+    cr_assert_null(cJSON_GetObjectItem(res, "blocks"));
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItem(res, "equations")), "the offsets as before");
+    const cJSON *f0 = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "families"), 0);
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(f0, "variantsExact")));
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(f0, "equations"), 0), "guard")));
+    cJSON_Delete(r);
+    /* the plain analysis afterwards still has its blocks */
+    r = cl_request(&c, 3, "session/analyze", session_params(sid));
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItem(result_of(r), "blocks")));
+    cJSON_Delete(r);
+    params = session_params(sid);
+    cJSON_AddTrueToObject(params, "families");
+    cJSON_AddNumberToObject(params, "since", 1);
+    r = cl_request(&c, 4, "session/analyze", params);
+    cr_assert_eq(error_code(r), RPC_INVALID_PARAMS);
+    cJSON_Delete(r);
+    free(sid);
+    cl_close(&c);
+    srv_stop(&p);
+}

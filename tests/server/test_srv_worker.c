@@ -5,7 +5,10 @@
  * cancellation (honoured, ignored, queued, during the mode changes of an
  * analysis), restart from the kept text, an analysis killed at the memory
  * cap not run again for that text (issue 36), and the limits on sessions
- * and workers. Uses the debug methods, enabled by
+ * and workers; session/analyze's result written as it is produced (issue
+ * 40 item 2): the same result as the one sent from the report's tree, and
+ * the brake at N = 2,000 analysed under a memory cap that the worker which
+ * built the whole tree first exceeded. Uses the debug methods, enabled by
  * the test configuration only.
  */
 #include "srv_test.h"
@@ -157,6 +160,90 @@ static bool data_has(const cJSON *r, const char *key)
 {
     return cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data"), key) !=
            NULL;
+}
+
+/* The brake at N = n (its text says N = 3). */
+static char *brake_at(int n)
+{
+    char *t = t_model("brake.mel");
+    char *at = strstr(t, "N : integer = 3;");
+    cr_assert_not_null(at);
+    char *out = malloc(strlen(t) + 32);
+    sprintf(out, "%.*sN : integer = %d;%s", (int)(at - t), t, n, at + strlen("N : integer = 3;"));
+    free(t);
+    return out;
+}
+
+/* The result of a plain session/analyze (written as it is produced by the
+ * worker) and of one with stream: true (sent from the report's tree, after
+ * the notifications): the same JSON. */
+Test(srv_worker, the_result_written_as_produced_is_the_one_sent_from_the_tree)
+{
+    const char *files[] = {"rldc2.mel", "brake.mel", "clutch.mel", "water_tank.mel"};
+    srv_proc p;
+    client a;
+    srv_start(&p, "", "");
+    cl_connect(&a, &p);
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        char *text = t_model(files[k]);
+        char *sid = cl_open(&a, text);
+        cJSON *plain = cl_request(&a, (int)(10 * k + 1), "session/analyze", session_params(sid));
+        cJSON *sp = session_params(sid);
+        cJSON_AddTrueToObject(sp, "stream");
+        char *req = t_request((int)(10 * k + 2), "session/analyze", sp);
+        cl_send(&a, req);
+        cl_send(&a, "\n");
+        cJSON_free(req);
+        cJSON *streamed = NULL; /* the response, after the notifications */
+        while (streamed == NULL) {
+            cJSON *m = cl_json(&a);
+            if (cJSON_GetObjectItem(m, "method") == NULL)
+                streamed = m;
+            else
+                cJSON_Delete(m);
+        }
+        const cJSON *r1 = cJSON_GetObjectItem(plain, "result");
+        const cJSON *r2 = cJSON_GetObjectItem(streamed, "result");
+        cr_assert_not_null(r1, "%s: %s", files[k], cJSON_PrintUnformatted(plain));
+        cr_assert_not_null(cJSON_GetObjectItem(r1, "blocks"), "%s", files[k]);
+        char *t1 = cJSON_PrintUnformatted(r1), *t2 = cJSON_PrintUnformatted(r2);
+        cr_assert_str_eq(t1, t2, "%s", files[k]);
+        free(t1);
+        free(t2);
+        cJSON_Delete(plain);
+        cJSON_Delete(streamed);
+        free(sid);
+        free(text);
+    }
+    cl_close(&a);
+    cr_assert_eq(srv_stop(&p), 0);
+}
+
+/* The worker's peak follows the larger report, not the whole tree and its
+ * text beside the analysis: the brake at N = 2,000 (11 MB of JSON) needs a
+ * cap between 64 and 80 MiB; the worker that built the tree first was
+ * killed at 100, 128, 150 and 160 MiB and fits at 200 (measured
+ * 2026-12-03 with Release builds of 4886186 and of this change; peak
+ * resident without a cap 244 MB and 96 MB). */
+Test(srv_worker, analyses_the_brake_at_2000_under_a_memory_cap_the_whole_tree_exceeds,
+     .timeout = 120)
+{
+    srv_proc p;
+    client a;
+    srv_start(&p, "\"worker_memory_mb\": 128", "");
+    cl_connect(&a, &p);
+    char *text = brake_at(2000);
+    char *s1 = cl_open(&a, text);
+    cJSON *r = cl_request(&a, 1, "session/analyze", session_params(s1));
+    const cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_not_null(res, "%.300s", cJSON_PrintUnformatted(r));
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "blocks")), 6 * 2000 + 4);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "edges")), 10 * 2000 + 2);
+    cJSON_Delete(r);
+    free(s1);
+    free(text);
+    cl_close(&a);
+    cr_assert_eq(srv_stop(&p), 0);
 }
 
 Test(srv_worker, remembers_an_analysis_killed_at_the_memory_cap_until_the_text_changes)

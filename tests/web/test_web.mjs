@@ -829,32 +829,40 @@ async function main(name) {
       let valid = 0, failed = 0;
       const notAnalysed = [];
       const t0 = Date.now();
-      for (const f of files) {
-        // EngineV6_analytic takes 11 s to reach the engine's CDG limit on an
-        // idle machine, over a minute on a loaded one.
-        try {
-          await after(page, 'analyses', () => page.evaluate((t, n) => window.mdae.loadText(t, n), readFileSync(join(dir, f), 'utf8'), f), 180_000);
-          await page.waitForFunction(() => document.body.dataset.settled === String(window.mdae.state.run), { timeout: 180_000, polling: 20 });
-        } catch (e) {
-          throw new Error(`${f}: ${e.message}`);
+      // The page is put back even when a model fails, or the checks after
+      // this one fail for want of the graph.
+      try {
+        const slow = [];
+        for (const f of files) {
+          const t1 = Date.now();
+          // EngineV6_analytic takes 11 s to reach the engine's CDG limit on an
+          // idle machine, over a minute on a loaded one.
+          try {
+            await after(page, 'analyses', () => page.evaluate((t, n) => window.mdae.loadText(t, n), readFileSync(join(dir, f), 'utf8'), f), 180_000);
+            await page.waitForFunction(() => document.body.dataset.settled === String(window.mdae.state.run), { timeout: 180_000, polling: 20 });
+          } catch (e) {
+            throw new Error(`${f}: ${e.message}`);
+          }
+          if (Date.now() - t1 > 2000) slow.push(`${f} ${Date.now() - t1} ms`);
+          const st = await page.evaluate(() => ({
+            analysed: window.mdae.state.analysis !== null,
+            vars: window.mdae.state.analysis ? window.mdae.state.analysis.modeVariables.length : 0,
+            valid: window.mdae.state.modeResult ? window.mdae.state.modeResult.valid : null,
+            legends: [...document.querySelectorAll('#mode-controls legend')].filter((l) => l.scrollWidth > l.clientWidth + 1).map((l) => l.textContent),
+          }));
+          if (!st.analysed) { failed++; notAnalysed.push(f); continue; }
+          if (st.valid === true) valid++;
+          else bad.push(`${f}: ${st.valid}`);
+          if (st.legends.length) bad.push(`${f}: names cut: ${st.legends.slice(0, 3).join(', ')}`);
         }
-        const st = await page.evaluate(() => ({
-          analysed: window.mdae.state.analysis !== null,
-          vars: window.mdae.state.analysis ? window.mdae.state.analysis.modeVariables.length : 0,
-          valid: window.mdae.state.modeResult ? window.mdae.state.modeResult.valid : null,
-          legends: [...document.querySelectorAll('#mode-controls legend')].filter((l) => l.scrollWidth > l.clientWidth + 1).map((l) => l.textContent),
-        }));
-        if (!st.analysed) { failed++; notAnalysed.push(f); continue; }
-        if (st.valid === true) valid++;
-        else bad.push(`${f}: ${st.valid}`);
-        if (st.legends.length) bad.push(`${f}: names cut: ${st.legends.slice(0, 3).join(', ')}`);
+        console.log(`note: ${files.length} MSL models with mode variables: ${valid} in a valid mode, ${failed} not analysed (${notAnalysed.join(', ')}: the server's refusal), in ${Date.now() - t0} ms; over 2 s: ${slow.join(', ') || 'none'}`);
+      } finally {
+        await page.evaluate(() => {
+          const m = window.mdae;
+          [m.singleMode.update, m.simCode.update] = m.saved;
+          const c = document.getElementById('show-graph'); if (!c.checked) c.click();
+        });
       }
-      console.log(`note: ${files.length} MSL models with mode variables: ${valid} in a valid mode, ${failed} not analysed (${notAnalysed.join(', ')}: the server's refusal), in ${Date.now() - t0} ms`);
-      await page.evaluate(() => {
-        const m = window.mdae;
-        [m.singleMode.update, m.simCode.update] = m.saved;
-        const c = document.getElementById('show-graph'); if (!c.checked) c.click();
-      });
       eq(bad, [], 'MSL models not in a valid mode');
       assert(valid > 0, 'no MSL model analysed');
       eq(await counter(page, 'mismatches'), 0, 'the guards and session/mode disagreed');

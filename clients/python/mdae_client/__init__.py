@@ -465,7 +465,8 @@ class Session:
         return result
 
     def analyze(self, since: Optional[int] = None, stable_ids: bool = False, reuse: bool = False,
-                method: Optional[str] = None, modechanges: bool = False) -> Dict[str, Json]:
+                method: Optional[str] = None, modechanges: bool = False,
+                families: bool = False) -> Dict[str, Json]:
         """The analysis, exactly as ``mdae analyze --json`` prints it.
 
         since: a version analysed before (with stable_ids or since): only
@@ -480,9 +481,13 @@ class Session:
         every instant of every change on BDDs as modechanges(first=True,
         instants=True) gives it, without "erasures", with
         "enumerationSkipped": why; {"skipped": why} for a model without
-        mode variables or that both methods refuse."""
+        mode variables or that both methods refuse. families: the block
+        families ("blockCount", "families", "familyEdges") in place of
+        "blocks" and "edges", as ``mdae analyze --json --families``
+        (docs/block_families.md); not with since, stable_ids or
+        modechanges."""
         params = self._params(modechanges=modechanges, method=method, since=since,
-                              stableIds=stable_ids, reuse=reuse)
+                              stableIds=stable_ids, reuse=reuse, families=families)
         result: Dict[str, Json] = self._call("session/analyze", params)
         return result
 

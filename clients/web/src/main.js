@@ -250,16 +250,23 @@ async function analyse({ changed = false } = {}) {
     state.structure = indexStructure(structure);
     if (run !== state.run) return;
     const streamed = [];
-    let frame = 0; // diagnostics drawn once per frame, not once per notification
+    // Diagnostics and progress drawn once per frame, not once per
+    // notification: a model of many components brings thousands.
+    let frame = 0, progress = null;
+    const draw = () => {
+      frame = 0;
+      if (run !== state.run) return;
+      if (progress) setProgress(progress);
+      if (streamed.length) renderDiagnostics(modelDiags, streamed);
+    };
     const result = await call('session/analyze', { session: state.session, stream: true }, {
       signal,
       onNotify: (method, p) => {
         if (run !== state.run) return;
-        if (method === 'analysis/progress') setProgress(p);
-        else if (method === 'analysis/diagnostic') {
-          streamed.push(p);
-          if (!frame) frame = requestAnimationFrame(() => { frame = 0; if (run === state.run) renderDiagnostics(modelDiags, streamed); });
-        }
+        if (method === 'analysis/progress') progress = p;
+        else if (method === 'analysis/diagnostic') streamed.push(p);
+        else return;
+        if (!frame) frame = requestAnimationFrame(draw);
       },
     });
     if (frame) cancelAnimationFrame(frame);

@@ -213,9 +213,16 @@ export class ModeChanges {
       out.push(el('p', { class: 'muted', text: 'No impulsive value.' }));
     }
     for (const s of r.resets) {
+      if (s.eliminated && s.eliminated.length && !s.why) { // issue 41 item 8: the elimination done
+        out.push(el('p', { class: 'reset' }, `Restart relation at instant ${s.instant}: `,
+          `${s.eliminate.map(shifted).join(', ')} eliminated from `, ...this.list('equation', s.from),
+          ...s.eliminated.map((e) => el('span', {}, el('br'), e.equation, e.standard ? ` (as dt → 0: ${e.standard})` : '')),
+          s.conditions ? el('span', {}, el('br'), `where ${s.conditions}`) : ''));
+        continue;
+      }
       out.push(el('p', { class: 'reset' }, `Restart relation at instant ${s.instant}: `,
         s.eliminate.length ? `eliminate ${s.eliminate.map(shifted).join(', ')} from ` : 'from ',
-        ...this.list('equation', s.from), ` (${s.relations} relation${s.relations === 1 ? '' : 's'} among ${s.among.map(shifted).join(', ')})`));
+        ...this.list('equation', s.from), ` (${s.relations} relation${s.relations === 1 ? '' : 's'} among ${s.among.map(shifted).join(', ')}${s.why ? `; not eliminated: ${s.why}` : ''})`));
     }
     if (r.diagnostics.length) {
       out.push(el('ul', { class: 'diags' }, ...r.diagnostics.map((d) => {
