@@ -140,9 +140,9 @@ double sa__count_modes(sa_ctx *c, const sa_result *r, BDD f)
 
 /* The (level << 32 | variable) of every node of f into key[*n], each node
  * once (seen: an open-addressing set of cap slots, -1 when free). Not
- * BuDDy's bdd_support: that builds the support's cube, new nodes that can
- * start a garbage collection in the middle of a count, whose callers hold
- * sets they have not referenced; this walk creates none. */
+ * BuDDy's bdd_support: that builds the support's cube, new nodes, so
+ * possibly a garbage collection or a node-limit error inside a count,
+ * which creates no node today. */
 static void support_rec(BDD f, int *seen, size_t cap, long *key, size_t *n)
 {
     if (f < 2)
