@@ -214,6 +214,25 @@ static void print_singular(const cJSON *a)
     }
 }
 
+
+/* Edges {from, to, guard} as "  b1 → b2   when g" lines (prefix 'b' for
+ * blocks, 'f' for families), "(none)" when there is none. */
+static void print_edges(const cJSON *edges, char prefix)
+{
+    if (size(edges) == 0)
+        printf("  (none)\n");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, edges) {
+        double from = -1, to = -1;
+        num(e, "from", &from);
+        num(e, "to", &to);
+        printf("  %c%.0f \u2192 %c%.0f", prefix, from, prefix, to);
+        const char *guard = str_or(e, "guard", "?");
+        if (strcmp(guard, "true") != 0)
+            printf("   when %s", guard);
+        printf("\n");
+    }
+}
 /* "  b4  el2' → x'   reads z, yl   when bl" */
 static void print_cdg(const cJSON *a)
 {
@@ -236,19 +255,7 @@ static void print_cdg(const cJSON *a)
     }
     printf("\nedges (%d): block A \u2192 block B when B reads an unknown A solves\n",
            size(edges));
-    if (size(edges) == 0)
-        printf("  (none)\n");
-    const cJSON *e;
-    cJSON_ArrayForEach(e, edges) {
-        double from = -1, to = -1;
-        num(e, "from", &from);
-        num(e, "to", &to);
-        printf("  b%.0f \u2192 b%.0f", from, to);
-        const char *guard = str_or(e, "guard", "?");
-        if (strcmp(guard, "true") != 0)
-            printf("   when %s", guard);
-        printf("\n");
-    }
+    print_edges(edges, 'b');
 }
 
 /* A family's items of one kind, grouped by their guard: "KS, KV[1]'; C[1]
@@ -311,19 +318,7 @@ static void print_families(const cJSON *a)
     printf("\nfamily edges (%d): family A \u2192 family B when the block of B reads an\n"
            "unknown the block of A solves\n",
            size(edges));
-    if (size(edges) == 0)
-        printf("  (none)\n");
-    const cJSON *e;
-    cJSON_ArrayForEach(e, edges) {
-        double from = -1, to = -1;
-        num(e, "from", &from);
-        num(e, "to", &to);
-        printf("  f%.0f \u2192 f%.0f", from, to);
-        const char *guard = str_or(e, "guard", "?");
-        if (strcmp(guard, "true") != 0)
-            printf("   when %s", guard);
-        printf("\n");
-    }
+    print_edges(edges, 'f');
 }
 
 void cli_render_analysis(const char *file, const cJSON *a)
