@@ -214,7 +214,6 @@ static void print_singular(const cJSON *a)
     }
 }
 
-
 /* Edges {from, to, guard} as "  b1 → b2   when g" lines (prefix 'b' for
  * blocks, 'f' for families), "(none)" when there is none. */
 static void print_edges(const cJSON *edges, char prefix)
