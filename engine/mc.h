@@ -198,6 +198,27 @@ typedef struct mc_std_equation {
     const char *why;    /* static: why text is NULL, else NULL */
 } mc_std_equation;
 
+/* The restart values of instant r solved (RR-9459 (18), (30), (35);
+ * mc_solve.c says how): the instant's restart system as dt -> 0, its
+ * impulsive values eliminated (the eliminated relations and the
+ * standardised equations that read no impulsive value), solved for the
+ * values the instant determines when it is linear in them: names[k] =
+ * values[k] (the clutch's w1+ = (j1*w1- + j2*w2-)/(j1 + j2)). conditions:
+ * the pivots assumed non-zero ("j1 + j2 \u2260 0", the elimination's
+ * first), NULL when none; requires: what the old values must satisfy for
+ * the system to have that solution (equations left over, read at it:
+ * "L^2 - (x-^2 + y-^2) = 0"), NULL when none; why: NULL, or why it was not
+ * solved (then no value). All texts owned by the result. */
+typedef struct mc_restart_values {
+    uint32_t r;
+    size_t n_values;
+    char **names;      /* "w1\u207a", "x'\u207a" */
+    char **values;     /* n_values expressions */
+    char *conditions;
+    char *requires;
+    char *why;
+} mc_restart_values;
+
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
  * impulsive values `eliminate` (hi > 0); when they are linear in them
@@ -287,6 +308,8 @@ typedef struct mc_result {
     mc_standard *standard;
     size_t n_std_equations; /* the restart systems as dt -> 0, by instant */
     mc_std_equation *std_equations;
+    size_t n_restart_values; /* the restart values solved, by instant */
+    mc_restart_values *restart_values;
     mdae_diags diags;     /* located diagnostics (owned) */
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */

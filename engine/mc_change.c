@@ -148,6 +148,9 @@ void mc_result_free(mc_result *r)
     for (size_t k = 0; k < r->n_std_equations; k++)
         mdae_free(r->std_equations[k].text);
     mdae_free(r->std_equations);
+    for (size_t k = 0; k < r->n_restart_values; k++)
+        mc__restart_values_close(&r->restart_values[k]);
+    mdae_free(r->restart_values);
     mc__transient_free(r->transient);
     for (size_t k = 0; k < r->n_resets; k++) {
         mdae_free(r->resets[k].eliminate.items);
