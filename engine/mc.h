@@ -217,6 +217,18 @@ typedef struct mc_restart_values {
     char *conditions;
     char *requires;
     char *why;
+    /* The same as expressions (nodes in mc_result.pool), when solved: the
+     * system rows[i] = 0 over values FX_VAR(k, 0), k < n_all, named
+     * all_names[k] (in the pool); solution[k] the expression of a value
+     * solved, NULL for the others (x-, knowns' companions); requires_row[i]
+     * a row left over (a condition on the old values, in `requires`).
+     * Arrays owned. */
+    size_t n_rows;
+    const struct fx_node **rows;
+    bool *requires_row;
+    size_t n_all;
+    const char **all_names;
+    const struct fx_node **solution;
 } mc_restart_values;
 
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
@@ -310,6 +322,7 @@ typedef struct mc_result {
     mc_std_equation *std_equations;
     size_t n_restart_values; /* the restart values solved, by instant */
     mc_restart_values *restart_values;
+    struct fx_pool *pool; /* the nodes of restart_values (owned), or NULL */
     mdae_diags diags;     /* located diagnostics (owned) */
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */

@@ -110,6 +110,7 @@ typedef struct mc__std_system {
     size_t n_pivots;          /* the eliminations' pivots as dt -> 0 */
     const fx_node **pivots;
     const char *why;          /* static: why it cannot be solved, or NULL */
+    size_t n_unread;          /* equations of the instant not read as dt -> 0 */
 } mc__std_system;
 
 /* Solve s for its unknowns (mc_solve.c): appends res->restart_values

@@ -202,33 +202,34 @@ static int push_entry(mc_result *res, mc_restart_values *v)
     return MDAE_OK;
 }
 
-/* V3: why column j (value cols[j]) is not solved, into *why (NULL: it is). */
+/* V3: why column j (value cols[j]) is not solved, into why (nothing: it
+ * is). */
 static void undetermined(const mc__std_system *s, const mc_linear *l, const uint32_t *cols,
                          size_t j, const mel_model *m, const bool *to, mdae_buf *why)
 {
-    size_t i = l->pivot_row[j];
-    const char *x = s->values[cols[j]].name;
-    if (i == SIZE_MAX) {
-        if (l->nonlinear_col != SIZE_MAX) {
-            mdae_buf_puts(why, "not linear in ");
-            mdae_buf_puts(why, s->values[cols[l->nonlinear_col]].name);
-            mdae_buf_puts(why, " (");
-            mdae_buf_puts(why, x);
-            mdae_buf_puts(why, " is not determined by the linear equations)");
-        } else {
-            mdae_buf_puts(why, x);
-            mdae_buf_puts(why, " is not determined (its coefficients vanish: a singular pivot)");
-        }
+    size_t i = l->pivot_row[j], free = i == SIZE_MAX ? j : SIZE_MAX;
+    for (size_t k = 0; k < l->n_cols && free == SIZE_MAX; k++)
+        if (l->pivot_row[k] == SIZE_MAX && !mc_linear_is_zero(m, to, l->a[i * l->n_cols + k]))
+            free = k;
+    if (free == SIZE_MAX)
+        return;
+    const char *x = s->values[cols[j]].name, *y = s->values[cols[free]].name;
+    if (l->nonlinear_col != SIZE_MAX) {
+        mdae_buf_puts(why, "not linear in ");
+        mdae_buf_puts(why, s->values[cols[l->nonlinear_col]].name);
+        mdae_buf_puts(why, " (");
+        mdae_buf_puts(why, y);
+        mdae_buf_puts(why, " is not determined by the linear equations)");
         return;
     }
-    for (size_t k = 0; k < l->n_cols; k++)
-        if (l->pivot_row[k] == SIZE_MAX && !mc_linear_is_zero(m, to, l->a[i * l->n_cols + k])) {
-            mdae_buf_puts(why, x);
-            mdae_buf_puts(why, " is not determined (it depends on ");
-            mdae_buf_puts(why, s->values[cols[k]].name);
-            mdae_buf_puts(why, ", which no equation determines)");
-            return;
-        }
+    mdae_buf_puts(why, x);
+    if (free == j)
+        mdae_buf_puts(why, " is not determined (its coefficients vanish: a singular pivot)");
+    else {
+        mdae_buf_puts(why, " is not determined (it depends on ");
+        mdae_buf_puts(why, y);
+        mdae_buf_puts(why, ", which no equation determines)");
+    }
 }
 
 /* V3: the values, names[k] = values[k]; by[cols[j]] their expressions. */
@@ -263,6 +264,9 @@ static int conditions_of(const mel_model *m, const bool *to, fx_pool *p,
                          const mc__std_system *s, const mc_linear *l, const fx_node *const *by,
                          mc_restart_values *out)
 {
+    out->requires_row = mdae_calloc(l->n_rows + 1, sizeof *out->requires_row);
+    if (out->requires_row == NULL)
+        return MDAE_E_NOMEM;
     for (size_t k = 0; k < s->n_pivots + l->n_pivots; k++) {
         const fx_node *piv = k < s->n_pivots ? s->pivots[k] : l->pivots[k - s->n_pivots];
         piv = tidy(p, piv, true);
@@ -284,6 +288,7 @@ static int conditions_of(const mel_model *m, const bool *to, fx_pool *p,
             return MDAE_E_NOMEM;
         if (mc_linear_is_zero(m, to, r))
             continue;
+        out->requires_row[i] = true;
         r = tidy(p, r, true);
         char *t = r != NULL ? text_of(m, s, r, " = 0") : NULL;
         bool ok = t != NULL && (strstr_list(out->requires, t) || join(&out->requires, t));
@@ -291,6 +296,23 @@ static int conditions_of(const mel_model *m, const bool *to, fx_pool *p,
         if (!ok)
             return MDAE_E_NOMEM;
     }
+    return MDAE_OK;
+}
+
+/* The system and solution as expressions (mc.h); takes `by` (n_values). */
+static int expressions_of(const mc__std_system *s, const fx_node **by, mc_restart_values *out)
+{
+    out->rows = mdae_malloc((s->n_rows + 1) * sizeof *out->rows);
+    out->all_names = mdae_malloc((s->n_values + 1) * sizeof *out->all_names);
+    if (out->rows == NULL || out->all_names == NULL)
+        return MDAE_E_NOMEM;
+    if (s->n_rows > 0)
+        memcpy(out->rows, s->rows, s->n_rows * sizeof *out->rows);
+    out->n_rows = s->n_rows;
+    for (size_t k = 0; k < s->n_values; k++)
+        out->all_names[k] = s->values[k].name;
+    out->n_all = s->n_values;
+    out->solution = by;
     return MDAE_OK;
 }
 
@@ -340,6 +362,9 @@ int mc__restart_solve(const mel_model *m, const bool *to, fx_pool *p, const mc__
         mdae_buf_puts(&why, l.why);
     for (size_t j = 0; j < nc && why.len == 0; j++)
         undetermined(s, &l, cols, j, m, to, &why);
+    if (why.len > 0 && l.why == NULL && s->n_unread > 0)
+        mdae_buf_puts(&why, s->n_unread == 1 ? "; an equation of the instant was not read as dt \u2192 0"
+                                             : "; equations of the instant were not read as dt \u2192 0");
     if (why.oom) {
         mdae_free(why.p);
         rc = MDAE_E_NOMEM;
@@ -352,6 +377,10 @@ int mc__restart_solve(const mel_model *m, const bool *to, fx_pool *p, const mc__
         rc = values_of(m, p, s, &l, cols, by, &out);
         if (rc == MDAE_OK)
             rc = conditions_of(m, to, p, s, &l, by, &out);
+        if (rc == MDAE_OK)
+            rc = expressions_of(s, by, &out);
+        if (rc == MDAE_OK)
+            by = NULL; /* out.solution */
     }
     rc = rc == MDAE_OK ? push_entry(res, &out) : (mc__restart_values_close(&out), rc);
 done:
@@ -372,5 +401,9 @@ void mc__restart_values_close(mc_restart_values *v)
     mdae_free(v->conditions);
     mdae_free(v->requires);
     mdae_free(v->why);
+    mdae_free(v->rows);
+    mdae_free(v->requires_row);
+    mdae_free(v->all_names);
+    mdae_free(v->solution);
     memset(v, 0, sizeof *v);
 }

@@ -606,6 +606,16 @@ static bool determined(const std_ctx *c, uint32_t x, int level, uint32_t ep)
     return false;
 }
 
+/* Whether x at shift l is an unknown of instant c->r's restart system. */
+static bool instant_unknown(const std_ctx *c, uint32_t x, int l)
+{
+    const mc_list *u = &c->res->instants[c->r].unknowns;
+    for (size_t k = 0; k < u->n; k++)
+        if (u->items[k].index == x && u->items[k].shift == l)
+            return true;
+    return false;
+}
+
 static void put_shift(mdae_buf *b, int l)
 {
     if (l > 3) {
@@ -652,7 +662,7 @@ static const fx_node *value_node(std_ctx *c, std_sys *y, mc__std_value v)
     if (v.name == NULL)
         return NULL;
     v.unknown = v.state ? determined(c, v.var, v.level, v.epoch)
-                        : v.impulse <= 0 && plus_side(c, v.shift);
+                        : v.impulse <= 0 && instant_unknown(c, v.var, v.shift);
     y->s.values[y->s.n_values++] = v;
     return fx_var(y->p, (uint32_t)(y->s.n_values - 1), 0, z);
 }
@@ -831,8 +841,12 @@ static int restart_values(std_ctx *c, fx_pool *pool)
     for (size_t k = 0; k < c->res->n_std_equations && rc == MDAE_OK; k++) {
         const mc_std_equation *q = &c->res->std_equations[k];
         const mel_equation *eq = &c->m->equations[q->eq];
-        if (q->r != c->r || q->text == NULL)
+        if (q->r != c->r)
             continue;
+        if (q->text == NULL) {
+            y.s.n_unread++;
+            continue;
+        }
         int err = MDAE_OK; /* read as one_equation read it (T4) */
         const fx_node *l = q->derivative == 0 ? eq->lhs
                                               : fx_dt(pool, eq->lhs, (unsigned)q->derivative, &err);
@@ -902,6 +916,9 @@ int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_resul
         if (analysed && rc == MDAE_OK) /* issue 41 item 6 */
             rc = restart_values(&c, pool);
     }
-    fx_pool_free(pool);
+    if (rc == MDAE_OK && res->n_restart_values > 0 && res->pool == NULL)
+        res->pool = pool; /* the restart values' expressions live in it */
+    else
+        fx_pool_free(pool);
     return rc;
 }
