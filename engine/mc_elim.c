@@ -2,7 +2,9 @@
  *
  * engine/mc_elim.c -- the symbolic elimination of a restart relation
  * (mc_elim.h, E1-E5, says the method; mc_int.h, mc__reset_texts, its
- * texts in the result).
+ * texts in the result), and the same machinery on given rows, as
+ * Gauss-Jordan, for the restart values solved (mc_linear_solve; the rows
+ * not linear set aside instead of giving up).
  *
  * Promises: pure, no I/O, no global state; the pseudo-random points of the
  * zero test come from a hash of (point, unknown), so the answers are the
