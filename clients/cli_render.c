@@ -864,6 +864,64 @@ static bool render_elimination(const cJSON *rs, int shown)
     return true;
 }
 
+/* The restart values solved (issue 41 item 6; restartValues), after the
+ * restart relations: per instant, the values with the same expression on
+ * one line ("w1\u207a = w2\u207a = ..."), the pivots assumed non-zero, what
+ * the old values must satisfy; or why they were not solved. */
+static void render_restart_values(const cJSON *cj, int shown)
+{
+    const cJSON *rv;
+    cJSON_ArrayForEach(rv, arr(cj, "restartValues")) {
+        double r = 0;
+        num(rv, "instant", &r);
+        printf("%srestart values at instant %d:", shown++ ? "" : "\n", (int)r);
+        const char *why = cJSON_GetStringValue(get(rv, "why"));
+        if (why != NULL) {
+            printf(" not solved: %s\n", why);
+            continue;
+        }
+        const cJSON *vs = arr(rv, "values"), *v;
+        int groups = 0, k = 0;
+        cJSON_ArrayForEach(v, vs) { /* the first of each expression */
+            const char *val = cJSON_GetStringValue(get(v, "value"));
+            bool first = true;
+            for (int i = 0; i < k && first; i++) {
+                const char *o = cJSON_GetStringValue(get(cJSON_GetArrayItem(vs, i), "value"));
+                first = !(o != NULL && val != NULL && strcmp(o, val) == 0);
+            }
+            groups += first;
+            k++;
+        }
+        k = 0;
+        cJSON_ArrayForEach(v, vs) {
+            const char *val = cJSON_GetStringValue(get(v, "value"));
+            bool first = true;
+            for (int i = 0; i < k && first; i++) {
+                const char *o = cJSON_GetStringValue(get(cJSON_GetArrayItem(vs, i), "value"));
+                first = !(o != NULL && val != NULL && strcmp(o, val) == 0);
+            }
+            k++;
+            if (!first)
+                continue;
+            printf("%s", groups > 1 ? "\n    " : " ");
+            const cJSON *w;
+            cJSON_ArrayForEach(w, vs) {
+                const char *wv = cJSON_GetStringValue(get(w, "value"));
+                if (wv != NULL && val != NULL && strcmp(wv, val) == 0)
+                    printf("%s = ", cJSON_GetStringValue(get(w, "name")) ?: "?");
+            }
+            printf("%s", val ? val : "?");
+        }
+        printf("\n");
+        const char *cond = cJSON_GetStringValue(get(rv, "conditions"));
+        const char *req = cJSON_GetStringValue(get(rv, "requires"));
+        if (cond != NULL)
+            printf("    where %s (the pivots)\n", cond);
+        if (req != NULL)
+            printf("    provided %s (the old values satisfy it)\n", req);
+    }
+}
+
 static void render_impulses(const cJSON *cj)
 {
     render_orders(cj);
@@ -1025,6 +1083,7 @@ void cli_render_modechange(const char *file, const cJSON *cj)
             printf("; exact when linear in the eliminated values)\n");
         bodies |= print_bodies_shifted(arr(rs, "from"), "    ");
     }
+    render_restart_values(cj, shown);
     if (bodies)
         printf("\n(x\u2022: x one instant later, x\u2022k: k instants later; x': the "
                "derivative, (x\u2022 - x)/\u2202; the known values are the old mode's, x\u207b, "

@@ -198,6 +198,39 @@ typedef struct mc_std_equation {
     const char *why;    /* static: why text is NULL, else NULL */
 } mc_std_equation;
 
+/* The restart values of instant r solved (RR-9459 (18), (30), (35);
+ * mc_solve.c says how): the instant's restart system as dt -> 0, its
+ * impulsive values eliminated (the eliminated relations and the
+ * standardised equations that read no impulsive value), solved for the
+ * values the instant determines when it is linear in them: names[k] =
+ * values[k] (the clutch's w1+ = (j1*w1- + j2*w2-)/(j1 + j2)). conditions:
+ * the pivots assumed non-zero ("j1 + j2 \u2260 0", the elimination's
+ * first), NULL when none; requires: what the old values must satisfy for
+ * the system to have that solution (equations left over, read at it:
+ * "L^2 - (x-^2 + y-^2) = 0"), NULL when none; why: NULL, or why it was not
+ * solved (then no value). All texts owned by the result. */
+typedef struct mc_restart_values {
+    uint32_t r;
+    size_t n_values;
+    char **names;      /* "w1\u207a", "x'\u207a" */
+    char **values;     /* n_values expressions */
+    char *conditions;
+    char *requires;
+    char *why;
+    /* The same as expressions (nodes in mc_result.pool), when solved: the
+     * system rows[i] = 0 over values FX_VAR(k, 0), k < n_all, named
+     * all_names[k] (in the pool); solution[k] the expression of a value
+     * solved, NULL for the others (x-, knowns' companions); requires_row[i]
+     * a row left over (a condition on the old values, in `requires`).
+     * Arrays owned. */
+    size_t n_rows;
+    const struct fx_node **rows;
+    bool *requires_row;
+    size_t n_all;
+    const char **all_names;
+    const struct fx_node **solution;
+} mc_restart_values;
+
 /* A restart relation of instant r (RR-9459 section 6.1.2, "eliminate the
  * impulsive variables"): the equations `from` contain the possibly
  * impulsive values `eliminate` (hi > 0); when they are linear in them
@@ -287,6 +320,9 @@ typedef struct mc_result {
     mc_standard *standard;
     size_t n_std_equations; /* the restart systems as dt -> 0, by instant */
     mc_std_equation *std_equations;
+    size_t n_restart_values; /* the restart values solved, by instant */
+    mc_restart_values *restart_values;
+    struct fx_pool *pool; /* the nodes of restart_values (owned), or NULL */
     mdae_diags diags;     /* located diagnostics (owned) */
     /* NULL unless the new mode is transient; then instants[0] (when the
      * analysis got that far) is the event, always reported. Owned. */

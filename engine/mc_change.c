@@ -79,6 +79,7 @@
  *     (change_out_of_transient).
  */
 #include "mc_int.h"
+#include "fx.h"
 
 #include <stdio.h> /* snprintf only */
 #include <string.h>
@@ -148,6 +149,10 @@ void mc_result_free(mc_result *r)
     for (size_t k = 0; k < r->n_std_equations; k++)
         mdae_free(r->std_equations[k].text);
     mdae_free(r->std_equations);
+    for (size_t k = 0; k < r->n_restart_values; k++)
+        mc__restart_values_close(&r->restart_values[k]);
+    mdae_free(r->restart_values);
+    fx_pool_free(r->pool);
     mc__transient_free(r->transient);
     for (size_t k = 0; k < r->n_resets; k++) {
         mdae_free(r->resets[k].eliminate.items);

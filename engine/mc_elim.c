@@ -2,7 +2,9 @@
  *
  * engine/mc_elim.c -- the symbolic elimination of a restart relation
  * (mc_elim.h, E1-E5, says the method; mc_int.h, mc__reset_texts, its
- * texts in the result).
+ * texts in the result), and the same machinery on given rows, as
+ * Gauss-Jordan, for the restart values solved (mc_linear_solve; the rows
+ * not linear set aside instead of giving up).
  *
  * Promises: pure, no I/O, no global state; the pseudo-random points of the
  * zero test come from a hash of (point, unknown), so the answers are the
@@ -26,7 +28,10 @@ typedef struct el {
     const bool *to;
     fx_pool *p;
     uint32_t nv;            /* m->n_variables: the shift encoding */
-    const mc_reset *rs;
+    const mc_reset *rs;     /* the restart relation, or NULL: mc_linear_solve */
+    const uint32_t *cols;   /* rs NULL: the unknowns, FX_VAR(cols[j], 0) */
+    size_t n_cols;
+    bool jordan;            /* rs NULL: eliminate from the pivot rows too */
     const char *why;        /* static reason, or NULL */
 } el;
 
@@ -34,6 +39,12 @@ typedef struct el {
 
 static bool is_eliminated(const el *c, uint32_t var, int shift)
 {
+    if (c->rs == NULL) { /* mc_linear_solve: no shifts */
+        for (size_t j = 0; j < c->n_cols; j++)
+            if (c->cols[j] == var)
+                return true;
+        return false;
+    }
     for (size_t j = 0; j < c->rs->eliminate.n; j++)
         if (c->rs->eliminate.items[j].index == var && c->rs->eliminate.items[j].shift == shift)
             return true;
@@ -265,6 +276,10 @@ typedef struct mat {
     const fx_node **a;   /* R * C coefficients */
     const fx_node **cst; /* R constants */
     bool *row_used, *col_done;
+    bool *aside;         /* R: not linear in the unknowns (mc_linear_solve) */
+    size_t *pivot_row;   /* C: the pivot row of each column, or SIZE_MAX */
+    size_t nonlinear_col; /* the first unknown a row set aside is not linear
+                             in, or SIZE_MAX */
 } mat;
 
 /* fold(x*a - y*b); x NULL: 1. */
@@ -292,7 +307,7 @@ static bool choose_pivot(el *c, const mat *x, size_t *pi, size_t *pj)
             continue;
         for (size_t i = 0; i < x->R; i++) {
             const fx_node *a = x->a[i * x->C + j];
-            if (x->row_used[i] || is_zero(c, a))
+            if (x->row_used[i] || x->aside[i] || is_zero(c, a))
                 continue;
             int rank = pivot_rank(a);
             size_t size = fx_size(a);
@@ -345,9 +360,10 @@ static int pivot_step(el *c, mat *x, size_t i, size_t j, mc_elim *out, size_t *c
     }
     x->row_used[i] = true;
     x->col_done[j] = true;
+    x->pivot_row[j] = i;
     for (size_t r = 0; r < x->R; r++) {
         const fx_node *a = x->a[r * x->C + j];
-        if (x->row_used[r] || is_zero(c, a))
+        if (r == i || (x->row_used[r] && !c->jordan) || x->aside[r] || is_zero(c, a))
             continue;
         const fx_node *f = NULL, *mul = NULL; /* row_r := mul*row_r - f*row_i */
         double av;
@@ -366,7 +382,9 @@ static int pivot_step(el *c, mat *x, size_t i, size_t j, mc_elim *out, size_t *c
         if (f == NULL)
             return MDAE_E_NOMEM;
         for (size_t k = 0; k < x->C; k++) {
-            if (x->col_done[k])
+            /* Gauss-Jordan: a pivot row's own column scales with it (row i
+             * is 0 in every other done column) */
+            if (k == j || (x->col_done[k] && !c->jordan))
                 continue;
             const fx_node *v = combine(c, mul, x->a[r * x->C + k], f, x->a[i * x->C + k]);
             if (v == NULL)
@@ -381,21 +399,32 @@ static int pivot_step(el *c, mat *x, size_t i, size_t j, mc_elim *out, size_t *c
     return MDAE_OK;
 }
 
-/* E2 and E3 for every row: MDAE_OK with c->why or out->why (in the pool:
- * which row is not linear in which value) when not linear; MDAE_E_NOMEM. */
-static int coefficients(el *c, mat *x, mc_elim *out)
+/* E2 and E3 for every row (rs mode: the rows of c->rs->from; else rows):
+ * MDAE_OK with c->why or out->why (in the pool: which row is not linear in
+ * which value) when not linear -- with rows, such a row is set aside
+ * instead (x->aside); MDAE_E_NOMEM. */
+static int coefficients(el *c, mat *x, const fx_node *const *rows, mc_elim *out)
 {
     for (size_t i = 0; i < x->R; i++) {
-        const fx_node *row = row_of(c, c->rs->from.items[i]);
+        const fx_node *row = rows != NULL ? rows[i] : row_of(c, c->rs->from.items[i]);
         if (row == NULL)
             return c->why != NULL ? MDAE_OK : MDAE_E_NOMEM;
-        for (size_t j = 0; j < x->C; j++) {
-            mc_item v = c->rs->eliminate.items[j];
+        for (size_t j = 0; j < x->C && !x->aside[i]; j++) {
+            uint32_t col = rows != NULL ? c->cols[j]
+                                        : c->rs->eliminate.items[j].index +
+                                              (uint32_t)c->rs->eliminate.items[j].shift * c->nv;
             int err = MDAE_OK;
-            const fx_node *a = fx_partial(c->p, row, v.index + (uint32_t)v.shift * c->nv, 0, &err);
+            const fx_node *a = fx_partial(c->p, row, col, 0, &err);
             if (a == NULL)
                 return fx_pool_failed(c->p) ? MDAE_E_NOMEM : (c->why = "a partial derivative could not be taken", MDAE_OK);
             bool deriv = false;
+            if (rows != NULL && reads_eliminated(c, a, &deriv)) {
+                x->aside[i] = true;
+                if (x->nonlinear_col == SIZE_MAX)
+                    x->nonlinear_col = j;
+                break;
+            }
+            mc_item v = rows != NULL ? (mc_item){0} : c->rs->eliminate.items[j];
             if (reads_eliminated(c, a, &deriv)) {
                 mdae_buf b = {0};
                 mc__print_item(&b, c->m, c->rs->from.items[i], false);
@@ -414,6 +443,10 @@ static int coefficients(el *c, mat *x, mc_elim *out)
             x->a[i * x->C + j] = a;
         }
         bool deriv = false;
+        if (x->aside[i]) {
+            x->cst[i] = row; /* read again by the caller (substitution) */
+            continue;
+        }
         x->cst[i] = fx_fold(c->p, set_zero(c, row));
         if (x->cst[i] == NULL)
             return MDAE_E_NOMEM;
@@ -443,9 +476,38 @@ static int relations(el *c, mat *x, mc_elim *out)
     return MDAE_OK;
 }
 
+/* An R x C matrix of NULL coefficients; false on OOM (then mat_free). */
+static bool mat_new(mat *x, size_t R, size_t C)
+{
+    memset(x, 0, sizeof *x);
+    x->R = R;
+    x->C = C;
+    x->nonlinear_col = SIZE_MAX;
+    x->a = mdae_calloc(R * C + 1, sizeof *x->a);
+    x->cst = mdae_calloc(R + 1, sizeof *x->cst);
+    x->row_used = mdae_calloc(R + 1, sizeof *x->row_used);
+    x->col_done = mdae_calloc(C + 1, sizeof *x->col_done);
+    x->aside = mdae_calloc(R + 1, sizeof *x->aside);
+    x->pivot_row = mdae_malloc((C + 1) * sizeof *x->pivot_row);
+    if (x->pivot_row != NULL)
+        for (size_t j = 0; j <= C; j++)
+            x->pivot_row[j] = SIZE_MAX;
+    return x->a && x->cst && x->row_used && x->col_done && x->aside && x->pivot_row;
+}
+
+static void mat_free(mat *x)
+{
+    mdae_free(x->a);
+    mdae_free(x->cst);
+    mdae_free(x->row_used);
+    mdae_free(x->col_done);
+    mdae_free(x->aside);
+    mdae_free(x->pivot_row);
+}
+
 static int eliminate(el *c, mat *x, mc_elim *out)
 {
-    int rc = coefficients(c, x, out);
+    int rc = coefficients(c, x, NULL, out);
     if (rc < 0 || c->why != NULL || out->why != NULL)
         return rc;
     size_t cap_piv = 0;
@@ -481,13 +543,9 @@ int mc_reset_eliminate(const mel_model *m, const bool *to, const mc_reset *rs, f
         out->why = "too many values to number";
         return MDAE_OK;
     }
-    el c = {m, to, p, m->n_variables, rs, NULL};
-    mat x = {rs->from.n, rs->eliminate.n, NULL, NULL, NULL, NULL};
-    x.a = mdae_calloc(x.R * x.C + 1, sizeof *x.a);
-    x.cst = mdae_calloc(x.R + 1, sizeof *x.cst);
-    x.row_used = mdae_calloc(x.R + 1, sizeof *x.row_used);
-    x.col_done = mdae_calloc(x.C + 1, sizeof *x.col_done);
-    int rc = x.a && x.cst && x.row_used && x.col_done ? eliminate(&c, &x, out) : MDAE_E_NOMEM;
+    el c = {m, to, p, m->n_variables, rs, NULL, 0, false, NULL};
+    mat x;
+    int rc = mat_new(&x, rs->from.n, rs->eliminate.n) ? eliminate(&c, &x, out) : MDAE_E_NOMEM;
     if (rc == MDAE_OK && fx_pool_failed(p))
         rc = MDAE_E_NOMEM;
     if (rc == MDAE_OK && c.why != NULL && out->why == NULL)
@@ -499,10 +557,7 @@ int mc_reset_eliminate(const mel_model *m, const bool *to, const mc_reset *rs, f
         out->pivots = NULL;
         out->n_relations = out->n_pivots = 0;
     }
-    mdae_free(x.a);
-    mdae_free(x.cst);
-    mdae_free(x.row_used);
-    mdae_free(x.col_done);
+    mat_free(&x);
     return rc;
 }
 
@@ -596,4 +651,68 @@ int mc__reset_texts(const mel_model *m, const bool *to, mc_reset *rs)
     mc_elim_close(&e);
     fx_pool_free(p);
     return rc;
+}
+
+/* ---- The same machinery on given rows (mc_elim.h, mc_linear_solve) ------------ */
+
+int mc_linear_solve(const mel_model *m, const bool *to, fx_pool *p, const fx_node *const *rows,
+                    size_t n_rows, const uint32_t *cols, size_t n_cols, mc_linear *out)
+{
+    if (m == NULL || p == NULL || out == NULL || (n_rows > 0 && rows == NULL) ||
+        (n_cols > 0 && cols == NULL) || (m->n_modes > 0 && to == NULL))
+        return MDAE_E_INVAL;
+    for (size_t i = 0; i < n_rows; i++)
+        if (rows[i] == NULL)
+            return MDAE_E_INVAL;
+    memset(out, 0, sizeof *out);
+    /* nv = UINT32_MAX: FX_VAR(v, 0) is unknown v at shift 0 */
+    el c = {m, to, p, UINT32_MAX, NULL, cols, n_cols, true, NULL};
+    mat x;
+    mc_elim e = {0};
+    size_t cap_piv = 0;
+    int rc = mat_new(&x, n_rows, n_cols) ? coefficients(&c, &x, rows, &e) : MDAE_E_NOMEM;
+    while (rc == MDAE_OK && c.why == NULL) {
+        size_t i = 0, j = 0;
+        if (!choose_pivot(&c, &x, &i, &j))
+            break;
+        rc = pivot_step(&c, &x, i, j, &e, &cap_piv);
+    }
+    if (rc == MDAE_OK && fx_pool_failed(p))
+        rc = MDAE_E_NOMEM;
+    if (rc < 0) {
+        mc_elim_close(&e);
+        mat_free(&x);
+        return rc;
+    }
+    out->n_rows = n_rows;
+    out->n_cols = n_cols;
+    out->a = x.a;
+    out->cst = x.cst;
+    out->pivot_row = x.pivot_row;
+    out->aside = x.aside;
+    out->nonlinear_col = x.nonlinear_col;
+    out->n_pivots = e.n_pivots;
+    out->pivots = e.pivots;
+    out->why = c.why;
+    mdae_free(x.row_used);
+    mdae_free(x.col_done);
+    return MDAE_OK;
+}
+
+void mc_linear_close(mc_linear *l)
+{
+    if (l == NULL)
+        return;
+    mdae_free(l->a);
+    mdae_free(l->cst);
+    mdae_free(l->pivot_row);
+    mdae_free(l->aside);
+    mdae_free(l->pivots);
+    memset(l, 0, sizeof *l);
+}
+
+bool mc_linear_is_zero(const mel_model *m, const bool *to, const fx_node *e)
+{
+    el c = {m, to, NULL, UINT32_MAX, NULL, NULL, 0, true, NULL};
+    return is_zero(&c, e);
 }

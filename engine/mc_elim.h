@@ -70,4 +70,44 @@ MDAE_API int mc_reset_eliminate(const mel_model *m /* borrowed */, const bool *t
 /* Free the arrays of e (not the pool's nodes); e may be NULL. */
 MDAE_API void mc_elim_close(mc_elim *e);
 
+/* ---- The same machinery on given rows: solving (mc_solve.c) ----------------
+ * rows[i] = 0 over the unknowns FX_VAR(cols[j], 0) (no shift encoding, no
+ * derivative of an unknown), every other leaf a parameter. E2 per row: a
+ * row whose partial in some unknown reads an unknown is not linear; it is
+ * set aside (aside[i]; cst[i] is then the row itself), not used as a
+ * pivot. E3, then E4 as Gauss-Jordan: each step's pivot chosen as E4 says
+ * (numbers, then knowns, then the smallest; a non-numeric one assumed
+ * non-zero and listed in pivots), and its column removed from every other
+ * row not set aside, the pivot rows included (fraction-free: those rows
+ * are multiplied by the pivot), until no remaining row has a non-zero
+ * coefficient in a remaining column. So pivot row i of column j reads
+ * a[i][j] * x_j + sum over the columns left without pivot + cst[i] = 0,
+ * with a[i][j] the product of its pivot and the later non-numeric ones
+ * (non-zero when the pivots are). The rows that were no pivot read
+ * sum over the columns without pivot + cst = 0. */
+typedef struct mc_linear {
+    size_t n_rows, n_cols;
+    const fx_node **a;      /* n_rows * n_cols, row-major (owned array) */
+    const fx_node **cst;    /* n_rows (owned array) */
+    size_t *pivot_row;      /* n_cols: column j's pivot row, SIZE_MAX none */
+    bool *aside;            /* n_rows: not linear, set aside */
+    size_t nonlinear_col;   /* the first column a row set aside is not
+                               linear in, SIZE_MAX none */
+    size_t n_pivots;
+    const fx_node **pivots; /* assumed non-zero, negated as E5 says (owned
+                               array) */
+    const char *why;        /* NULL, or (static) why the elimination
+                               stopped early (too large) */
+} mc_linear;
+
+/* MDAE_OK with *out (close with mc_linear_close; nodes in p);
+ * MDAE_E_INVAL (NULL argument, a NULL row), MDAE_E_NOMEM. */
+MDAE_API int mc_linear_solve(const mel_model *m, const bool *to, fx_pool *p,
+                             const fx_node *const *rows, size_t n_rows, const uint32_t *cols,
+                             size_t n_cols, mc_linear *out);
+MDAE_API void mc_linear_close(mc_linear *l);
+/* E4's zero test (folds to 0, or |value| <= 1e-9 at three pseudo-random
+ * points; knowns at their values when known). */
+MDAE_API bool mc_linear_is_zero(const mel_model *m, const bool *to, const fx_node *e);
+
 #endif /* MC_ELIM_H */

@@ -6,6 +6,7 @@
 #ifndef MC_INT_H
 #define MC_INT_H
 
+#include "fx.h"
 #include "mc.h"
 
 /* Impulse analysis of one restart instant (mc_impulse.c): appends the
@@ -78,6 +79,47 @@ int mc__standard(const mel_model *m, const int *d, mc_result *res);
  * res->standard and res->impulsive (call after mc__standard); to, d: the
  * new mode and its offsets. MDAE_OK or MDAE_E_NOMEM. */
 int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res);
+
+/* ---- The restart values solved (issue 41 item 6) ---- */
+
+/* A value of a restart system as dt -> 0 (mc_std.c T1 reads it): a state
+ * x^(level) before (epoch 0: x-), after (epoch E + 1: x+) or after event
+ * e of a cascade (epoch e), or an algebraic value at its shift, rescaled
+ * (dt^impulse * x) when impulsive. */
+typedef struct mc__std_value {
+    uint32_t var;
+    bool state;
+    int level;          /* state: the derivative read */
+    uint32_t epoch;     /* state */
+    int shift;          /* algebraic */
+    int impulse;        /* algebraic: its impulse order when > 0 */
+    bool unknown;       /* a value the instant determines: solved for */
+    const char *name;   /* as printed ("w1\u207a", "(dt*f1)"), in the pool */
+} mc__std_value;
+
+/* The restart system of instant r as dt -> 0 (mc_std.c builds it from
+ * res->std_equations and the eliminations): rows[i] = 0, FX_VAR(k, 0)
+ * reading values[k] (every other leaf a number, a known, time). Borrowed
+ * by mc__restart_solve; arrays owned (mc_std.c frees), nodes in a pool. */
+typedef struct mc__std_system {
+    uint32_t r;
+    size_t n_rows;
+    const fx_node **rows;
+    size_t n_values;
+    mc__std_value *values;
+    size_t n_pivots;          /* the eliminations' pivots as dt -> 0 */
+    const fx_node **pivots;
+    const char *why;          /* static: why it cannot be solved, or NULL */
+    size_t n_unread;          /* equations of the instant not read as dt -> 0 */
+} mc__std_system;
+
+/* Solve s for its unknowns (mc_solve.c): appends res->restart_values
+ * (one entry, with values or why). to: the instant's mode; p: the pool of
+ * s's nodes (new nodes go there too). MDAE_OK or MDAE_E_NOMEM. */
+int mc__restart_solve(const mel_model *m, const bool *to, fx_pool *p, const mc__std_system *s,
+                      mc_result *res);
+/* Free an entry's texts. */
+void mc__restart_values_close(mc_restart_values *v);
 
 /* The texts of rs's elimination (mc_elim.c): rs->eliminated, conditions
  * or why (rs->standard left NULL: mc__std_equations reads them). Nothing

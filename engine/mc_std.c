@@ -578,6 +578,297 @@ static int std_relations(std_ctx *c, const bool *to, mc_reset *rs)
     return rc;
 }
 
+/* ---- The restart system as expressions (issue 41 item 6; mc_solve.c) ---------
+ * The same reading as render (T1-T3), built as an expression whose values
+ * are FX_VAR(k, 0), k indexing sys->values. */
+
+typedef struct std_sys {
+    fx_pool *p;
+    mc__std_system s;
+    size_t cap_rows, cap_values, cap_pivots;
+    bool impulsive; /* the expression built reads a rescaled impulsive value */
+} std_sys;
+
+/* Whether instant c->r determines x^(level) at epoch ep (the newest value
+ * of the top level of x, not its left limit: as `determines` reads). */
+static bool determined(const std_ctx *c, uint32_t x, int level, uint32_t ep)
+{
+    int L = level_of(c, x);
+    if (ep == 0 || level != (L < 0 ? 0 : L))
+        return false;
+    for (size_t k = 0; k < c->res->n_standard; k++) {
+        const mc_standard *s = &c->res->standard[k];
+        if (s->r == c->r && s->var == x && s->level == level &&
+            ((s->side == MC_SIDE_PLUS && ep == c->E + 1) ||
+             (s->side == MC_SIDE_EVENT && s->event == ep)))
+            return true;
+    }
+    return false;
+}
+
+/* Whether x at shift l is an unknown of instant c->r's restart system. */
+static bool instant_unknown(const std_ctx *c, uint32_t x, int l)
+{
+    const mc_list *u = &c->res->instants[c->r].unknowns;
+    for (size_t k = 0; k < u->n; k++)
+        if (u->items[k].index == x && u->items[k].shift == l)
+            return true;
+    return false;
+}
+
+static void put_shift(mdae_buf *b, int l)
+{
+    if (l > 3) {
+        mdae_buf_puts(b, "\u2022");
+        put_int(b, l);
+        return;
+    }
+    for (int k = 0; k < l; k++)
+        mdae_buf_puts(b, "\u2022");
+}
+
+/* FX_VAR(k, 0) for value v, added to the table when new; NULL on OOM. */
+static const fx_node *value_node(std_ctx *c, std_sys *y, mc__std_value v)
+{
+    mdae_range z = {0};
+    for (size_t k = 0; k < y->s.n_values; k++) {
+        const mc__std_value *w = &y->s.values[k];
+        if (w->var == v.var && w->state == v.state && w->level == v.level &&
+            w->epoch == v.epoch && w->shift == v.shift && w->impulse == v.impulse)
+            return fx_var(y->p, (uint32_t)k, 0, z);
+    }
+    if (mc__grow((void **)&y->s.values, &y->cap_values, y->s.n_values + 1, sizeof *y->s.values) < 0)
+        return NULL;
+    mdae_buf b = {0};
+    const char *name = c->m->variables[v.var].name;
+    if (v.state)
+        put_name(c, &b, name, v.level, v.epoch);
+    else {
+        if (v.impulse > 0) {
+            mdae_buf_puts(&b, "(dt");
+            if (v.impulse > 1) {
+                mdae_buf_puts(&b, "^");
+                put_int(&b, v.impulse);
+            }
+            mdae_buf_puts(&b, "*");
+        }
+        mdae_buf_puts(&b, name);
+        put_shift(&b, v.shift);
+        if (v.impulse > 0)
+            mdae_buf_puts(&b, ")");
+    }
+    v.name = b.oom ? NULL : fx_pool_strndup(y->p, b.p, b.len);
+    mdae_free(b.p);
+    if (v.name == NULL)
+        return NULL;
+    v.unknown = v.state ? determined(c, v.var, v.level, v.epoch)
+                        : v.impulse <= 0 && instant_unknown(c, v.var, v.shift);
+    y->s.values[y->s.n_values++] = v;
+    return fx_var(y->p, (uint32_t)(y->s.n_values - 1), 0, z);
+}
+
+/* render_var's reading of x^(o) at shift l, built. */
+static const fx_node *build_var(std_ctx *c, std_sys *y, uint32_t x, int o, int l)
+{
+    int n;
+    int ord = var_order(c, x, o, l, &n);
+    mc__std_value v = {x, c->d[x] >= 1, 0, 0, 0, 0, false, NULL};
+    if (!v.state) {
+        if (o > 0)
+            return NULL; /* c->why set */
+        v.shift = l;
+        v.impulse = ord > 0 ? ord : 0;
+        y->impulsive |= ord > 0;
+        return value_node(c, y, v);
+    }
+    if (n == 0) {
+        v.level = o;
+        v.epoch = epoch(c, l);
+        return value_node(c, y, v);
+    }
+    int L = level_of(c, x);
+    v.level = L < 0 ? 0 : L;
+    v.epoch = epoch(c, l + n);
+    const fx_node *after = value_node(c, y, v);
+    v.epoch = epoch(c, l);
+    const fx_node *before = value_node(c, y, v);
+    mdae_range z = {0};
+    const fx_node *dif = fx_bin(y->p, FX_ADD, after, fx_un(y->p, FX_NEG, before, z), z);
+    int coef = plus_coef(c, n, l);
+    return coef == 1 ? dif : fx_bin(y->p, FX_MUL, fx_num(y->p, coef, true, z), dif, z);
+}
+
+/* The dominant part of e as render prints it, built; NULL when it cannot
+ * be (c->why) or on OOM. */
+static const fx_node *build(std_ctx *c, std_sys *y, const fx_node *e)
+{
+    mdae_range z = {0};
+    const fx_node *small[8] = {0};
+    switch (e->op) {
+    case FX_NUM:
+    case FX_KNOWN:
+    case FX_TIME:
+        return e;
+    case FX_VAR:
+        return build_var(c, y, var_of(c, e->index), e->order, shift_of(c, e->index));
+    case FX_IF: {
+        bool ok = true;
+        bool v = mc__mode_cond(e->kids[0], c->to, &ok);
+        return ok ? build(c, y, e->kids[v ? 1 : 2]) : NULL;
+    }
+    case FX_PRE:
+    case FX_LAST:
+        if (e->kids[0]->op != FX_VAR)
+            return NULL;
+        return value_node(c, y, (mc__std_value){var_of(c, e->kids[0]->index), c->d[var_of(c, e->kids[0]->index)] >= 1,
+                                                e->kids[0]->order, 0, 0, 0, false, NULL});
+    case FX_NEXT:
+        if (e->kids[0]->op != FX_VAR)
+            return NULL;
+        return build_var(c, y, var_of(c, e->kids[0]->index), e->kids[0]->order,
+                         shift_of(c, e->kids[0]->index) + 1);
+    case FX_NEG:
+    case FX_ADD:
+    case FX_MUL:
+    case FX_DIV:
+    case FX_POW:
+    case FX_CALL:
+        break;
+    default:
+        return NULL;
+    }
+    const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
+    if (kids == NULL)
+        return NULL;
+    int top = e->op == FX_ADD ? order_of(c, e) : 0;
+    uint32_t n = 0;
+    bool ok = true;
+    for (uint32_t k = 0; k < e->n && ok; k++) {
+        if (e->op == FX_ADD && order_of(c, e->kids[k]) != top)
+            continue; /* T3: the terms of the top order */
+        ok = (kids[n++] = build(c, y, e->kids[k])) != NULL;
+    }
+    const fx_node *out = NULL;
+    if (ok && e->op == FX_ADD)
+        out = n == 0 ? fx_num(y->p, 0, true, z) : n == 1 ? kids[0] : fx_make(y->p, FX_ADD, kids, n, z);
+    else if (ok && e->op == FX_CALL)
+        out = fx_call(y->p, (fx_fn)e->fn, e->name, kids, n, z);
+    else if (ok)
+        out = fx_make(y->p, (fx_op)e->op, kids, n, z);
+    if (kids != small)
+        mdae_free(kids);
+    return out;
+}
+
+static int push_row(std_sys *y, const fx_node *row)
+{
+    if (mc__grow((void **)&y->s.rows, &y->cap_rows, y->s.n_rows + 1, sizeof *y->s.rows) < 0)
+        return MDAE_E_NOMEM;
+    y->s.rows[y->s.n_rows++] = row;
+    return MDAE_OK;
+}
+
+/* lhs = rhs read as read_equation does, built into a row when it reads no
+ * impulsive value (the rows that do are the eliminations'); skipped when
+ * it cannot be read. MDAE_OK or MDAE_E_NOMEM. */
+static int build_row(std_ctx *c, std_sys *y, const fx_node *lhs, const fx_node *rhs)
+{
+    c->why = NULL;
+    if (fx_size(lhs) + fx_size(rhs) > STD_MAX_NODES)
+        return MDAE_OK;
+    int ol = order_of(c, lhs), or = order_of(c, rhs);
+    int top = ol > or ? ol : or;
+    if (c->why != NULL || top == NEG)
+        return MDAE_OK;
+    mdae_range z = {0};
+    y->impulsive = false;
+    const fx_node *l = ol == top ? build(c, y, lhs) : fx_num(y->p, 0, true, z);
+    const fx_node *r = l != NULL && or == top ? build(c, y, rhs) : fx_num(y->p, 0, true, z);
+    if (fx_pool_failed(y->p) || c->oom)
+        return MDAE_E_NOMEM;
+    if (l == NULL || r == NULL || c->why != NULL || y->impulsive)
+        return MDAE_OK;
+    const fx_node *row = fx_residual(y->p, l, r);
+    return row != NULL ? push_row(y, row) : MDAE_E_NOMEM;
+}
+
+/* The eliminations of instant c->r, their relations as rows and their
+ * pivots as dt -> 0. */
+static int build_eliminations(std_ctx *c, std_sys *y)
+{
+    int rc = MDAE_OK;
+    mdae_range z = {0};
+    for (size_t k = 0; k < c->res->n_resets && rc == MDAE_OK; k++) {
+        mc_reset *rs = &c->res->resets[k];
+        if (rs->r != c->r || rs->eliminate.n == 0)
+            continue;
+        if (rs->why != NULL) {
+            y->s.why = "its impulsive values were not eliminated (see the restart relation)";
+            continue;
+        }
+        mc_elim e = {0};
+        rc = mc_reset_eliminate(c->m, c->to, rs, y->p, &e);
+        c->k = 0;
+        c->nv = c->m->n_variables;
+        for (size_t i = 0; rc == MDAE_OK && i < e.n_relations; i++)
+            rc = build_row(c, y, e.relations[i], fx_num(y->p, 0, true, z));
+        for (size_t i = 0; rc == MDAE_OK && i < e.n_pivots; i++) {
+            c->why = NULL;
+            order_of(c, e.pivots[i]);
+            const fx_node *piv = c->why == NULL ? build(c, y, e.pivots[i]) : NULL;
+            if (piv == NULL || c->why != NULL)
+                continue;
+            rc = mc__grow((void **)&y->s.pivots, &y->cap_pivots, y->s.n_pivots + 1,
+                          sizeof *y->s.pivots);
+            if (rc == MDAE_OK)
+                y->s.pivots[y->s.n_pivots++] = piv;
+        }
+        c->nv = 0;
+        mc_elim_close(&e);
+    }
+    return rc;
+}
+
+/* Instant c->r's restart system as dt -> 0 built (the equations as
+ * res->std_equations read them), then solved into res->restart_values. */
+static int restart_values(std_ctx *c, fx_pool *pool)
+{
+    std_sys y;
+    memset(&y, 0, sizeof y);
+    y.p = pool;
+    y.s.r = c->r;
+    int rc = build_eliminations(c, &y);
+    for (size_t k = 0; k < c->res->n_std_equations && rc == MDAE_OK; k++) {
+        const mc_std_equation *q = &c->res->std_equations[k];
+        const mel_equation *eq = &c->m->equations[q->eq];
+        if (q->r != c->r)
+            continue;
+        if (q->text == NULL) {
+            y.s.n_unread++;
+            continue;
+        }
+        int err = MDAE_OK; /* read as one_equation read it (T4) */
+        const fx_node *l = q->derivative == 0 ? eq->lhs
+                                              : fx_dt(pool, eq->lhs, (unsigned)q->derivative, &err);
+        const fx_node *r = l == NULL            ? NULL
+                           : q->derivative == 0 ? eq->rhs
+                                                : fx_dt(pool, eq->rhs, (unsigned)q->derivative, &err);
+        if (r == NULL) {
+            rc = fx_pool_failed(pool) ? MDAE_E_NOMEM : MDAE_OK;
+            continue;
+        }
+        c->k = q->shift - q->derivative;
+        rc = build_row(c, &y, l, r);
+    }
+    if (rc == MDAE_OK)
+        rc = mc__restart_solve(c->m, c->to, pool, &y.s, c->res);
+    mdae_free(y.s.rows);
+    mdae_free(y.s.values);
+    mdae_free(y.s.pivots);
+    c->why = NULL;
+    return rc;
+}
+
 int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_result *res)
 {
     if (res->n_standard == 0)
@@ -622,7 +913,12 @@ int mc__std_equations(const mel_model *m, const bool *to, const int *d, mc_resul
         for (size_t k = 0; k < res->n_resets && rc == MDAE_OK; k++)
             if (res->resets[k].r == r)
                 rc = std_relations(&c, c.to, &res->resets[k]);
+        if (analysed && rc == MDAE_OK) /* issue 41 item 6 */
+            rc = restart_values(&c, pool);
     }
-    fx_pool_free(pool);
+    if (rc == MDAE_OK && res->n_restart_values > 0 && res->pool == NULL)
+        res->pool = pool; /* the restart values' expressions live in it */
+    else
+        fx_pool_free(pool);
     return rc;
 }

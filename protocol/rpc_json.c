@@ -1704,6 +1704,31 @@ static bool mc_elimination_json(cJSON *o, const mc_reset *x)
            attach(o, "why", str_or_null(x->why));
 }
 
+/* mc_result.restart_values (issue 41 item 6): [{instant, values: [{name,
+ * value}], conditions, requires, why}] (strings, or null when none). */
+static cJSON *mc_restart_values_json(const mc_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; arr != NULL && k < r->n_restart_values; k++) {
+        const mc_restart_values *x = &r->restart_values[k];
+        cJSON *o = cJSON_CreateObject(), *vs = NULL;
+        bool ok = append(arr, o) && add_num(o, "instant", x->r) &&
+                  attach(o, "values", vs = cJSON_CreateArray());
+        for (size_t i = 0; ok && i < x->n_values; i++) {
+            cJSON *v = cJSON_CreateObject();
+            ok = append(vs, v) && add_str(v, "name", x->names[i]) &&
+                 add_str(v, "value", x->values[i]);
+        }
+        if (!ok || !attach(o, "conditions", str_or_null(x->conditions)) ||
+            !attach(o, "requires", str_or_null(x->requires)) ||
+            !attach(o, "why", str_or_null(x->why))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
 /* mc_result.standard: [{instant, name, shift, level, side: "-" | "+" |
  * "event"[, event: e]}] ("event": the value after event e of a cascade). */
 static cJSON *mc_standard_json(const mel_model *m, const mc_result *r)
@@ -1853,6 +1878,8 @@ int rpc_json_modechange(const mel_model *m, const bool *from, const bool *to,
             (x->eliminate.n > 0 && !mc_elimination_json(o, x)))
             goto nomem;
     }
+    if (!attach(root, "restartValues", mc_restart_values_json(r)))
+        goto nomem;
     cJSON *diags = NULL;
     int rc = rpc_json_diags(&r->diags, &diags);
     if (rc < 0) {

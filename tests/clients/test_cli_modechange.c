@@ -497,6 +497,46 @@ Test(cli_modechange, counts_past_two_to_the_53_are_exact)
     run_free(&r);
 }
 
+/* The restart values solved (issue 41 item 6): ClutchBasic's RR-9459 (18),
+ * after the restart relations, in text and JSON; the clutch with unknown
+ * functions says why not. */
+Test(cli_modechange, restart_values_are_solved_as_the_papers_print_them)
+{
+    run r = RUN("modechange", MODEL("clutch_basic.mo"), "--from", "g=0", "--to", "g=1");
+    expect(&r, 0);
+    contains(r.out, "restart relation at instant 0: [0 = if g then w1 - w2 else f1]\u2022:  0 = "
+                    "if g then w1\u2022 - w2\u2022 else f1\u2022\n"
+                    "restart values at instant 0: w1\u207a = w2\u207a = (j1 * w1\u207b + j2 * "
+                    "w2\u207b) / (j2 + j1)\n    where j2 + j1 \u2260 0 (the pivots)\n");
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch_basic.mo"), "--from", "g=0", "--to", "g=1", "--json");
+    expect(&r, 0);
+    cJSON *j = parse_out(&r);
+    const cJSON *rv = cJSON_GetArrayItem(item(j, "restartValues"), 0);
+    cr_assert_eq(item(rv, "instant")->valueint, 0);
+    const cJSON *v1 = cJSON_GetArrayItem(item(rv, "values"), 1);
+    cr_assert_str_eq(cJSON_GetStringValue(item(v1, "name")), "w2\u207a");
+    cr_assert_str_eq(cJSON_GetStringValue(item(v1, "value")),
+                     "(j1 * w1\u207b + j2 * w2\u207b) / (j2 + j1)");
+    cr_assert_str_eq(cJSON_GetStringValue(item(rv, "conditions")), "j2 + j1 \u2260 0");
+    cr_assert(cJSON_IsNull(item(rv, "requires")) && cJSON_IsNull(item(rv, "why")));
+    cJSON_Delete(j);
+    run_free(&r);
+    r = RUN("modechange", MODEL("clutch.mel"), "--from", "gamma=0", "--to", "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "restart values at instant 0: not solved: its impulsive values were not "
+                    "eliminated (see the restart relation)\n");
+    run_free(&r);
+    /* the second-order Cup-and-Ball: positions continuous, RR-9459 (30) */
+    r = RUN("modechange", MODEL("cup_and_ball_22.mel"), "--from", "gamma=0", "--to",
+            "gamma=1");
+    expect(&r, 0);
+    contains(r.out, "restart values at instant 0:\n    x\u207a = x\u207b\n    y\u207a = "
+                    "y\u207b\n    where x\u207b \u2260 0 (the pivots)\n    provided L ^ 2 - "
+                    "x\u207b ^ 2 - y\u207b ^ 2 = 0 (the old values satisfy it)\n");
+    run_free(&r);
+}
+
 Test(cli_modechange, server_answers_what_the_embedded_engine_prints)
 {
     mdaed_proc p;
