@@ -484,14 +484,9 @@ static uint64_t dg_mix(uint64_t h)
     return h;
 }
 
-/* Read 8 bytes at a time (mdae_hash_str's byte loop was a quarter of a
- * digest), the length mixed in. */
 static uint64_t dg_str(const char *s)
 {
-    if (s == NULL)
-        return 0x2545f4914f6cdd1dull;
-    size_t n = strlen(s);
-    return dg_mix(mdae_hash_words(MDAE_HASH_SEED ^ n, s, n));
+    return s == NULL ? 0x2545f4914f6cdd1dull : dg_mix(mdae_hash_str(s));
 }
 
 /* A number's hash: -0 as 0, since they compare equal. */
