@@ -7,10 +7,13 @@
  * is MDAE_E_NOMEM like everywhere in protocol/.
  *
  * Linear in the results: each set's keys are computed once and indexed
- * (keyed_init), blocks sorted by qsort.
+ * (keyed_init), blocks sorted by qsort. Digests (issue 40 item 5) keep a
+ * key and a hash per item instead of the tree, and a difference from a
+ * digest copies only the items it lists.
  */
 #include "rpc_diff.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +430,457 @@ int rpc_diff_analysis(const cJSON *old, const cJSON *neu, long since, long versi
         }
     }
     if (!add_removed_members(members, old, neu))
+        goto nomem;
+    *out = d;
+    return MDAE_OK;
+nomem:
+    cJSON_Delete(d);
+    return MDAE_E_NOMEM;
+}
+
+/* ---- Digests (rpc_diff.h) ------------------------------------------------------ */
+
+enum { DG_BLOCKS, DG_EDGES, DG_EQUATIONS, DG_VARIABLES, DG_N };
+static const char *const dg_member[DG_N] = {"blocks", "edges", "equations", "variables"};
+
+/* A set member: its key (blocks: the stable id in a; edges: from, to in a,
+ * b; equations and variables: name) and the hash of its JSON. */
+typedef struct dg_entry {
+    double a, b;
+    const char *name;  /* in the digest's pool */
+    uint64_t key;      /* the key's hash */
+    uint64_t hash;     /* the item's, relabelled */
+    const cJSON *item; /* live digests only */
+} dg_entry;
+
+typedef struct dg_set {
+    dg_entry *e;
+    size_t n;
+    size_t *slot; /* index + 1 of a key's first entry, 0 empty; cap a power of two */
+    size_t cap;
+} dg_set;
+
+typedef struct dg_other { /* a member that is not a set */
+    char *name;           /* owned */
+    uint64_t hash;
+} dg_other;
+
+struct rpc_digest {
+    dg_set set[DG_N];
+    char *names; /* the equations' and variables' names, NUL-terminated */
+    dg_other *other;
+    size_t n_other;
+    cJSON *diags_copy;     /* the "diagnostics" member, copied (NULL: none) */
+    const cJSON *analysis; /* live only */
+};
+
+static uint64_t dg_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t dg_str(const char *s)
+{
+    return s == NULL ? 0x2545f4914f6cdd1dull : dg_mix(mdae_hash_str(s));
+}
+
+/* A number's hash: -0 as 0, since they compare equal. */
+static uint64_t dg_number(double v)
+{
+    if (v == 0)
+        v = 0;
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return dg_mix(dg_mix(cJSON_Number + 0x9e3779b97f4a7c15ull) ^ u);
+}
+
+static uint64_t dg_json(const cJSON *x);
+
+static uint64_t dg_pair(const char *key, uint64_t value)
+{
+    return dg_mix(dg_str(key) ^ (value * 0x9e3779b97f4a7c15ull));
+}
+
+/* An object's hash, the members in any order (as cJSON_Compare); the first
+ * member named k1 (k2) counted as the number v1 (v2): the relabelling. */
+static uint64_t dg_object(const cJSON *x, const char *k1, double v1, const char *k2, double v2)
+{
+    uint64_t sum = 0, n = 0;
+    bool done1 = k1 == NULL, done2 = k2 == NULL;
+    for (const cJSON *c = x->child; c != NULL; c = c->next, n++) {
+        uint64_t v;
+        if (!done1 && c->string != NULL && strcmp(c->string, k1) == 0) {
+            v = dg_number(v1);
+            done1 = true;
+        } else if (!done2 && c->string != NULL && strcmp(c->string, k2) == 0) {
+            v = dg_number(v2);
+            done2 = true;
+        } else
+            v = dg_json(c);
+        sum += dg_pair(c->string, v);
+    }
+    return dg_mix(dg_mix(cJSON_Object + 0x9e3779b97f4a7c15ull) ^ sum) + n;
+}
+
+/* x's hash, equal for values cJSON_Compare(a, b, true) finds equal.
+ * Bounded recursion: the depth of a result. */
+static uint64_t dg_json(const cJSON *x)
+{
+    int t = x->type & 0xFF;
+    uint64_t h = dg_mix((uint64_t)t + 0x9e3779b97f4a7c15ull);
+    switch (t) {
+    case cJSON_Number:
+        return dg_number(x->valuedouble);
+    case cJSON_String:
+    case cJSON_Raw:
+        return dg_mix(h ^ dg_str(x->valuestring));
+    case cJSON_Array: {
+        uint64_t n = 0;
+        for (const cJSON *c = x->child; c != NULL; c = c->next, n++)
+            h = dg_mix(h + dg_json(c));
+        return dg_mix(h ^ n);
+    }
+    case cJSON_Object:
+        return dg_object(x, NULL, 0, NULL, 0);
+    default:
+        return h;
+    }
+}
+
+static uint64_t dg_key(int set, const dg_entry *e)
+{
+    switch (set) {
+    case DG_BLOCKS:
+        return dg_number(e->a);
+    case DG_EDGES:
+        return dg_mix(dg_number(e->a) ^ (dg_number(e->b) * 31));
+    default:
+        return dg_str(e->name);
+    }
+}
+
+static bool dg_same_key(int set, const dg_entry *x, const dg_entry *y)
+{
+    if (x->key != y->key)
+        return false;
+    switch (set) {
+    case DG_BLOCKS:
+        return x->a == y->a;
+    case DG_EDGES:
+        return x->a == y->a && x->b == y->b;
+    default:
+        return strcmp(x->name, y->name) == 0;
+    }
+}
+
+/* The slot of e's key in s: where its first entry is, or the empty one. */
+static size_t dg_slot(const dg_set *s, int set, const dg_entry *e)
+{
+    size_t at = (size_t)e->key & (s->cap - 1);
+    while (s->slot[at] != 0 && !dg_same_key(set, &s->e[s->slot[at] - 1], e))
+        at = (at + 1) & (s->cap - 1);
+    return at;
+}
+
+static const dg_entry *dg_find(const dg_set *s, int set, const dg_entry *e)
+{
+    size_t at = dg_slot(s, set, e);
+    return s->slot[at] == 0 ? NULL : &s->e[s->slot[at] - 1];
+}
+
+/* Index s's entries (keys computed). False on OOM. */
+static bool dg_index(dg_set *s, int set)
+{
+    s->cap = 2;
+    while (s->cap < 2 * s->n)
+        s->cap *= 2;
+    s->slot = mdae_calloc(s->cap, sizeof *s->slot);
+    if (s->slot == NULL)
+        return false;
+    for (size_t k = 0; k < s->n; k++) {
+        s->e[k].key = dg_key(set, &s->e[k]);
+        size_t at = dg_slot(s, set, &s->e[k]);
+        if (s->slot[at] == 0)
+            s->slot[at] = k + 1;
+    }
+    return true;
+}
+
+void rpc_digest_free(rpc_digest *d)
+{
+    if (d == NULL)
+        return;
+    for (int k = 0; k < DG_N; k++) {
+        mdae_free(d->set[k].e);
+        mdae_free(d->set[k].slot);
+    }
+    for (size_t k = 0; k < d->n_other; k++)
+        mdae_free(d->other[k].name);
+    mdae_free(d->other);
+    mdae_free(d->names);
+    cJSON_Delete(d->diags_copy);
+    mdae_free(d);
+}
+
+void rpc_digest_detach(rpc_digest *d)
+{
+    for (int k = 0; k < DG_N; k++)
+        for (size_t j = 0; j < d->set[k].n; j++)
+            d->set[k].e[j].item = NULL;
+    d->analysis = NULL;
+}
+
+static size_t array_len(const cJSON *arr)
+{
+    size_t n = 0;
+    for (const cJSON *x = cJSON_IsArray(arr) ? arr->child : NULL; x != NULL; x = x->next)
+        n++;
+    return n;
+}
+
+static int dg_entry_cmp(const void *a, const void *b)
+{
+    const dg_entry *x = a, *y = b;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return x->b < y->b ? -1 : x->b > y->b; /* b: the place, while sorting */
+}
+
+/* The blocks, relabelled and ordered by (stable id, place) as
+ * rpc_block_ids_relabel sorts them. */
+static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
+{
+    size_t k = 0;
+    for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
+        long at = index_of(cJSON_GetObjectItemCaseSensitive(x, "id"), n);
+        if (at < 0)
+            return MDAE_E_INVAL;
+        s->e[k] = (dg_entry){(double)ids[at], (double)k, NULL, 0,
+                             dg_object(x, "id", (double)ids[at], NULL, 0), x};
+    }
+    qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
+    for (k = 0; k < s->n; k++)
+        s->e[k].b = 0;
+    return MDAE_OK;
+}
+
+static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
+{
+    size_t k = 0;
+    for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
+        long f = index_of(cJSON_GetObjectItemCaseSensitive(x, "from"), n);
+        long t = index_of(cJSON_GetObjectItemCaseSensitive(x, "to"), n);
+        if (f < 0 || t < 0)
+            return MDAE_E_INVAL;
+        s->e[k] = (dg_entry){(double)ids[f], (double)ids[t], NULL, 0,
+                             dg_object(x, "from", (double)ids[f], "to", (double)ids[t]), x};
+    }
+    return MDAE_OK;
+}
+
+/* The names of the equations and variables into one pool. */
+static int dg_named(rpc_digest *d, const cJSON *analysis)
+{
+    size_t len = 0;
+    for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
+        for (const cJSON *x = d->set[k].n > 0 ? arr->child : NULL; x != NULL; x = x->next)
+            len += strlen(name_of(x)) + 1;
+    }
+    d->names = mdae_malloc(len + 1);
+    if (d->names == NULL)
+        return MDAE_E_NOMEM;
+    char *at = d->names;
+    for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
+        size_t j = 0;
+        for (const cJSON *x = d->set[k].n > 0 ? arr->child : NULL; x != NULL; x = x->next) {
+            const char *nm = name_of(x);
+            size_t l = strlen(nm) + 1;
+            memcpy(at, nm, l);
+            d->set[k].e[j++] = (dg_entry){0, 0, at, 0, dg_json(x), x};
+            at += l;
+        }
+    }
+    return MDAE_OK;
+}
+
+static int dg_others(rpc_digest *d, const cJSON *analysis)
+{
+    size_t n = 0;
+    for (const cJSON *m = analysis->child; m != NULL; m = m->next)
+        n++;
+    d->other = mdae_calloc(n + 1, sizeof *d->other);
+    if (d->other == NULL)
+        return MDAE_E_NOMEM;
+    for (const cJSON *m = analysis->child; m != NULL; m = m->next) {
+        if (m->string == NULL || is_set(m->string))
+            continue;
+        dg_other *o = &d->other[d->n_other];
+        if ((o->name = mdae_strdup(m->string)) == NULL)
+            return MDAE_E_NOMEM;
+        o->hash = dg_json(m);
+        d->n_other++;
+    }
+    const cJSON *diags = cJSON_GetObjectItemCaseSensitive(analysis, "diagnostics");
+    if (diags != NULL && (d->diags_copy = cJSON_Duplicate(diags, true)) == NULL)
+        return MDAE_E_NOMEM;
+    return MDAE_OK;
+}
+
+int rpc_digest_build(const cJSON *analysis, const uint32_t *ids, size_t n, rpc_digest **out)
+{
+    rpc_message_init();
+    rpc_digest *d = mdae_calloc(1, sizeof *d);
+    if (d == NULL)
+        return MDAE_E_NOMEM;
+    d->analysis = analysis;
+    int rc = MDAE_OK;
+    for (int k = 0; k < DG_N && rc == MDAE_OK; k++) {
+        d->set[k].n = array_len(cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]));
+        if ((d->set[k].e = mdae_malloc((d->set[k].n + 1) * sizeof *d->set[k].e)) == NULL)
+            rc = MDAE_E_NOMEM;
+    }
+    const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(analysis, "blocks");
+    const cJSON *edges = cJSON_GetObjectItemCaseSensitive(analysis, "edges");
+    if (rc == MDAE_OK && d->set[DG_BLOCKS].n > 0)
+        rc = dg_blocks(&d->set[DG_BLOCKS], blocks, ids, n);
+    if (rc == MDAE_OK && d->set[DG_EDGES].n > 0)
+        rc = dg_edges(&d->set[DG_EDGES], edges, ids, n);
+    if (rc == MDAE_OK)
+        rc = dg_named(d, analysis);
+    for (int k = 0; k < DG_N && rc == MDAE_OK; k++)
+        if (!dg_index(&d->set[k], k))
+            rc = MDAE_E_NOMEM;
+    if (rc == MDAE_OK)
+        rc = dg_others(d, analysis);
+    if (rc < 0) {
+        rpc_digest_free(d);
+        return rc;
+    }
+    *out = d;
+    return MDAE_OK;
+}
+
+/* A copy of e's item as the relabelled result holds it; NULL on OOM. */
+static cJSON *dg_copy(int set, const dg_entry *e)
+{
+    cJSON *c = cJSON_Duplicate(e->item, true);
+    if (c != NULL && set == DG_BLOCKS)
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "id"), e->a);
+    if (c != NULL && set == DG_EDGES) {
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "from"), e->a);
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "to"), e->b);
+    }
+    return c;
+}
+
+/* What "removed" lists for e. */
+static cJSON *dg_removed(int set, const dg_entry *e)
+{
+    switch (set) {
+    case DG_BLOCKS:
+        return cJSON_CreateNumber(e->a);
+    case DG_EDGES: {
+        cJSON *x = cJSON_CreateObject();
+        if (x != NULL && (!cJSON_AddNumberToObject(x, "from", e->a) ||
+                          !cJSON_AddNumberToObject(x, "to", e->b))) {
+            cJSON_Delete(x);
+            return NULL;
+        }
+        return x;
+    }
+    default:
+        return cJSON_CreateString(e->name);
+    }
+}
+
+/* diff_set's answer for one of the digests' sets. NULL on OOM. */
+static cJSON *dg_diff_set(const rpc_digest *old, const rpc_digest *neu, int set)
+{
+    const dg_set *so = &old->set[set], *sn = &neu->set[set];
+    cJSON *d = cJSON_CreateObject();
+    cJSON *add = cJSON_AddArrayToObject(d, "added");
+    cJSON *rem = cJSON_AddArrayToObject(d, "removed");
+    cJSON *chg = cJSON_AddArrayToObject(d, "changed");
+    if (d == NULL || add == NULL || rem == NULL || chg == NULL)
+        goto nomem;
+    for (size_t k = 0; k < sn->n; k++) {
+        const dg_entry *x = &sn->e[k], *o = dg_find(so, set, x);
+        if (o == NULL ? !push(add, dg_copy(set, x))
+                      : o->hash != x->hash && !push(chg, dg_copy(set, x)))
+            goto nomem;
+    }
+    for (size_t k = 0; k < so->n; k++)
+        if (dg_find(sn, set, &so->e[k]) == NULL && !push(rem, dg_removed(set, &so->e[k])))
+            goto nomem;
+    return d;
+nomem:
+    cJSON_Delete(d);
+    return NULL;
+}
+
+static const dg_other *dg_other_named(const rpc_digest *d, const char *name)
+{
+    for (size_t k = 0; k < d->n_other; k++)
+        if (strcmp(d->other[k].name, name) == 0)
+            return &d->other[k];
+    return NULL;
+}
+
+/* "members": neu's that old lacks or has otherwise, then old's that neu
+ * lacks as null. False on OOM. */
+static bool dg_members(cJSON *members, const rpc_digest *old, const rpc_digest *neu)
+{
+    for (const cJSON *x = neu->analysis->child; x != NULL; x = x->next) {
+        if (is_set(x->string))
+            continue;
+        const dg_other *o = dg_other_named(old, x->string);
+        if (o == NULL || o->hash != dg_json(x)) {
+            cJSON *c = cJSON_Duplicate(x, true);
+            if (c == NULL || !cJSON_AddItemToObject(members, x->string, c)) {
+                cJSON_Delete(c);
+                return false;
+            }
+        }
+    }
+    for (size_t k = 0; k < old->n_other; k++)
+        if (cJSON_GetObjectItemCaseSensitive(neu->analysis, old->other[k].name) == NULL &&
+            cJSON_AddNullToObject(members, old->other[k].name) == NULL)
+            return false;
+    return true;
+}
+
+int rpc_digest_diff(const rpc_digest *old, const rpc_digest *neu, long since, long version,
+                    cJSON **out)
+{
+    assert(neu->analysis != NULL); /* live */
+    rpc_message_init();
+    cJSON *d = cJSON_CreateObject();
+    if (d == NULL || !cJSON_AddNumberToObject(d, "since", (double)since) ||
+        !cJSON_AddNumberToObject(d, "version", (double)version))
+        goto nomem;
+    for (int k = 0; k < DG_N; k++) {
+        cJSON *s = dg_diff_set(old, neu, k);
+        if (s == NULL || !cJSON_AddItemToObject(d, dg_member[k], s)) {
+            cJSON_Delete(s);
+            goto nomem;
+        }
+    }
+    cJSON *s = diff_set(old->diags_copy,
+                        cJSON_GetObjectItemCaseSensitive(neu->analysis, "diagnostics"),
+                        key_whole, false, rm_whole);
+    if (s == NULL || !cJSON_AddItemToObject(d, "diagnostics", s)) {
+        cJSON_Delete(s);
+        goto nomem;
+    }
+    cJSON *members = cJSON_AddObjectToObject(d, "members");
+    if (members == NULL || !dg_members(members, old, neu))
         goto nomem;
     *out = d;
     return MDAE_OK;

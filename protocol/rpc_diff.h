@@ -57,4 +57,42 @@ MDAE_API int rpc_block_ids_relabel(const cJSON *analysis /* borrowed */,
 MDAE_API int rpc_diff_analysis(const cJSON *old /* borrowed */, const cJSON *neu /* borrowed */,
                                long since, long version, cJSON **out /* out: owned */);
 
+/* Digests (issue 40 item 5). What a later difference needs of a result,
+ * without its tree: per block, edge, equation and variable its key and a
+ * 64-bit hash of its JSON (with stable ids), per other member its name
+ * and hash, and a copy of the (few) diagnostics. A tenth of the tree or
+ * less, and built by a walk that allocates nothing per item, where keeping
+ * the relabelled tree copied it twice and deleted an older one.
+ *
+ * The hash follows rpc_diff_analysis's equality (cJSON_Compare, case
+ * sensitive): arrays in order, an object's members in any order. Two
+ * items that differ are taken as equal only if their hashes collide
+ * (2^-64 a pair).
+ *
+ * rpc_digest_build reads the analysis as rpc_block_ids_relabel would
+ * relabel it (its canonical block ids mapped by ids, blocks ordered by
+ * stable id) and keeps pointers to its items: until rpc_digest_detach,
+ * the digest is "live" and the analysis must outlive it unchanged. */
+typedef struct rpc_digest rpc_digest;
+
+/* MDAE_OK with *out (owned, live), MDAE_E_INVAL as rpc_block_ids_relabel,
+ * MDAE_E_NOMEM (nothing leaked). */
+MDAE_API int rpc_digest_build(const cJSON *analysis /* borrowed, kept */,
+                              const uint32_t *ids /* borrowed */, size_t n,
+                              rpc_digest **out /* out: owned */);
+
+/* Drops d's pointers into its analysis (which may then change or go):
+ * what is kept for a later difference. */
+MDAE_API void rpc_digest_detach(rpc_digest *d);
+
+MDAE_API void rpc_digest_free(rpc_digest *d);
+
+/* The same tree as rpc_diff_analysis(full of old, full of neu, since,
+ * version) gives, the fulls being what rpc_block_ids_relabel makes of
+ * their analyses: only the added and changed items are copied (from neu's
+ * analysis, relabelled). old: any digest (live or not); neu: live. */
+MDAE_API int rpc_digest_diff(const rpc_digest *old /* borrowed */,
+                             const rpc_digest *neu /* borrowed, live */, long since, long version,
+                             cJSON **out /* out: owned */);
+
 #endif /* RPC_DIFF_H */

@@ -258,8 +258,8 @@ typedef struct wk_state {
      * session, hence new ids; the versions it kept are gone too, so since
      * then fails cleanly. */
     struct wk_kept {
-        long version; /* -1: empty */
-        cJSON *full;  /* owned */
+        long version;      /* -1: empty */
+        rpc_digest *digest; /* owned, detached (rpc_diff.h) */
     } kept[WK_KEEP_VERSIONS];
     unsigned kept_next;
     uint64_t loads; /* texts loaded so far: "N edits ago" */

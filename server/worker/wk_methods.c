@@ -122,8 +122,8 @@ void wk_state_close(wk_state *w)
     inc_session_free(w->inc_sess); /* before sa_end: its parts hold BDDs */
     w->inc_sess = NULL;
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++) {
-        cJSON_Delete(w->kept[k].full);
-        w->kept[k].full = NULL;
+        rpc_digest_free(w->kept[k].digest);
+        w->kept[k].digest = NULL;
     }
     mdae_diags_close(&w->model_diags);
 }
@@ -525,25 +525,26 @@ static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
 
 /* ---- analyze ------------------------------------------------------------------------------ */
 
-static void keep_version(wk_state *w, long version, const cJSON *full)
+/* d (live) kept as version's digest: true if taken (detached, owned by w),
+ * false if that version is kept already (d is the caller's). */
+static bool keep_version(wk_state *w, long version, rpc_digest *d)
 {
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         if (w->kept[k].version == version)
-            return;
+            return false;
     struct wk_kept *slot = &w->kept[w->kept_next++ % WK_KEEP_VERSIONS];
-    cJSON_Delete(slot->full);
-    slot->full = cJSON_Duplicate(full, true);
-    if (slot->full == NULL)
-        wk_oom();
+    rpc_digest_free(slot->digest);
+    slot->digest = d;
     slot->version = version;
+    return true;
 }
 
-static const cJSON *kept_version(const wk_state *w, long version)
+static const rpc_digest *kept_version(const wk_state *w, long version)
 {
-    const cJSON *old = NULL;
+    const rpc_digest *old = NULL;
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         if (w->kept[k].version == version)
-            old = w->kept[k].full;
+            old = w->kept[k].digest;
     return old;
 }
 
@@ -655,40 +656,50 @@ static cJSON *reuse_stats(const wk_state *w, bool with_parts)
     return st;
 }
 
-/* The report with stable block ids (kept for a later since), or its
- * difference from version since: *out owned. NULL, or the error response. */
+/* The report with stable block ids, or its difference from version since
+ * (issue 40 item 5: from that version's digest, copying only what the
+ * difference lists; no relabelled copy of the report is made for it). The
+ * report's digest is kept for a later since. *out owned. NULL, or the
+ * error response. */
 static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, const cJSON *since,
                             const cJSON *version, cJSON **out)
 {
-    cJSON *full = NULL;
+    rpc_digest *d = NULL;
     uint32_t *ids = NULL;
+    size_t n = cdg_graph_n_blocks(w->graph);
     int rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
     if (rc == MDAE_OK)
-        rc = rpc_block_ids_relabel(rep, ids, cdg_graph_n_blocks(w->graph), &full);
+        rc = rpc_digest_build(rep, ids, n, &d);
+    if (rc == MDAE_OK && !cJSON_IsNumber(since))
+        rc = rpc_block_ids_relabel(rep, ids, n, out);
     mdae_free(ids);
     check(rc);
-    if (rc < 0)
+    if (rc < 0) {
+        rpc_digest_free(d);
         return analysis_error(w, id, rc, NULL);
+    }
     long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
-    keep_version(w, v, full);
+    bool kept = keep_version(w, v, d);
+    cJSON *err = NULL;
+    const rpc_digest *old = cJSON_IsNumber(since) ? kept_version(w, (long)since->valuedouble) : NULL;
     if (!cJSON_IsNumber(since)) {
-        *out = full;
-        return NULL;
+        /* *out made above */
+    } else if (old == NULL) {
+        err = rpc_response_mdae(id, MDAE_E_STATE,
+                                "that version's result is not kept (only the last few "
+                                "analysed with since or stableIds are)",
+                                NULL);
+    } else {
+        rc = rpc_digest_diff(old, d, (long)since->valuedouble, v, out);
+        check(rc);
+        if (rc < 0 && (*out = cJSON_CreateNull()) == NULL) /* as before: a null result */
+            wk_oom();
     }
-    const cJSON *old = kept_version(w, (long)since->valuedouble);
-    if (old == NULL) {
-        cJSON_Delete(full);
-        return rpc_response_mdae(id, MDAE_E_STATE,
-                                 "that version's result is not kept (only the last few "
-                                 "analysed with since or stableIds are)",
-                                 NULL);
-    }
-    rc = rpc_diff_analysis(old, full, (long)since->valuedouble, v, out);
-    check(rc);
-    cJSON_Delete(full);
-    if (rc < 0 && (*out = cJSON_CreateNull()) == NULL) /* as before: a null result */
-        wk_oom();
-    return NULL;
+    if (kept)
+        rpc_digest_detach(d);
+    else
+        rpc_digest_free(d);
+    return err;
 }
 
 /* session/analyze {families:true}: the kept report's members but "blocks"

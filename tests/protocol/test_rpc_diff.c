@@ -3,7 +3,8 @@
  * tests/protocol/test_rpc_diff.c -- stable block ids put into a result and
  * differences between analysis results (protocol/rpc_diff.h) on
  * hand-written results: edges follow their blocks, each set is keyed as
- * documented, and allocation failures leak nothing.
+ * documented, and allocation failures leak nothing; a difference from a
+ * digest is the whole trees' difference (issue 40 item 5).
  */
 #include <criterion/criterion.h>
 
@@ -282,4 +283,135 @@ Test(rpc_diff, lists_a_removed_member_as_null)
     cJSON_Delete(d);
     cJSON_Delete(a);
     cJSON_Delete(b);
+}
+
+/* ---- Digests (issue 40 item 5): the difference without the old tree --------- */
+
+/* rpc_digest_diff from a's digest (ids ia, detached) to b's, printed, is
+ * what relabelling both and rpc_diff_analysis give. */
+static void digest_as_trees(const cJSON *a, const uint32_t *ia, size_t na, const cJSON *b,
+                            const uint32_t *ib, size_t nb)
+{
+    cJSON *sa = NULL, *sb = NULL, *want = NULL, *got = NULL;
+    rpc_digest *da = NULL, *db = NULL;
+    cr_assert_eq(rpc_block_ids_relabel(a, ia, na, &sa), MDAE_OK);
+    cr_assert_eq(rpc_block_ids_relabel(b, ib, nb, &sb), MDAE_OK);
+    cr_assert_eq(rpc_diff_analysis(sa, sb, 1, 2, &want), MDAE_OK);
+    cr_assert_eq(rpc_digest_build(a, ia, na, &da), MDAE_OK);
+    rpc_digest_detach(da);
+    cr_assert_eq(rpc_digest_build(b, ib, nb, &db), MDAE_OK);
+    cr_assert_eq(rpc_digest_diff(da, db, 1, 2, &got), MDAE_OK);
+    char *w = print(want), *g = print(got);
+    cr_assert_str_eq(g, w);
+    cJSON_free(w);
+    cJSON_free(g);
+    rpc_digest_free(da);
+    rpc_digest_free(db);
+    cJSON_Delete(sa);
+    cJSON_Delete(sb);
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+}
+
+Test(rpc_diff, a_digest_gives_the_whole_trees_difference_on_the_documented_cases)
+{
+    cJSON *a = cJSON_Parse(v1), *b = cJSON_Parse(v2);
+    digest_as_trees(a, ids1, 2, b, ids2, 2);
+    digest_as_trees(b, ids2, 2, a, ids1, 2);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    a = cJSON_Parse("{\"equations\":[{\"name\":\"e\",\"order\":1,\"guard\":\"g\"},"
+                    "{\"name\":\"f\",\"order\":0}],\"leftOut\":[{\"line\":3}],\"n\":-0.0}");
+    b = cJSON_Parse("{\"equations\":[{\"guard\":\"g\",\"name\":\"e\",\"order\":1},"
+                    "{\"name\":\"f\",\"order\":2}],\"syntaxErrors\":0,\"n\":0}");
+    digest_as_trees(a, NULL, 0, b, NULL, 0);
+    digest_as_trees(b, NULL, 0, a, NULL, 0);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+/* A random result: nb blocks (canonical ids 0..nb-1), edges between them,
+ * equations and variables with duplicate names, a few members and
+ * diagnostics, all from small alphabets so that versions share items. */
+static cJSON *random_result(unsigned *seed, size_t nb)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "status", rand_r(seed) % 2 ? "singular" : "nonsingular");
+    if (rand_r(seed) % 3 == 0)
+        cJSON_AddNumberToObject(r, "leftOut", rand_r(seed) % 2);
+    cJSON_AddItemToObject(r, "equations", named_items(seed, 1 + rand_r(seed) % 40, 30));
+    cJSON_AddItemToObject(r, "variables", named_items(seed, rand_r(seed) % 40, 30));
+    cJSON *diags = cJSON_AddArrayToObject(r, "diagnostics");
+    for (int k = rand_r(seed) % 3; k > 0; k--)
+        cJSON_AddItemToArray(diags, named_items(seed, 1, 3));
+    cJSON *blocks = cJSON_AddArrayToObject(r, "blocks");
+    for (size_t k = 0; k < nb; k++) {
+        cJSON *b = cJSON_CreateObject();
+        cJSON_AddNumberToObject(b, "id", (double)k);
+        cJSON_AddItemToObject(b, "equations", named_items(seed, 1 + rand_r(seed) % 2, 4));
+        cJSON_AddItemToArray(blocks, b);
+    }
+    cJSON *edges = cJSON_AddArrayToObject(r, "edges");
+    for (size_t k = 0; nb > 0 && k < 2 * nb; k++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "from", rand_r(seed) % nb);
+        cJSON_AddNumberToObject(e, "to", rand_r(seed) % nb);
+        cJSON_AddStringToObject(e, "guard", rand_r(seed) % 2 ? "true" : "g");
+        cJSON_AddItemToArray(edges, e);
+    }
+    return r;
+}
+
+Test(rpc_diff, a_digest_gives_the_whole_trees_difference_on_random_results)
+{
+    unsigned seed = 40;
+    for (int round = 0; round < 300; round++) {
+        size_t na = (size_t)(rand_r(&seed) % 12), nb = (size_t)(rand_r(&seed) % 12);
+        uint32_t ia[12], ib[12];
+        for (size_t k = 0; k < 12; k++) { /* stable ids from a small range: shared, tied */
+            ia[k] = (uint32_t)(rand_r(&seed) % 16);
+            ib[k] = (uint32_t)(rand_r(&seed) % 16);
+        }
+        cJSON *a = random_result(&seed, na), *b = random_result(&seed, nb);
+        digest_as_trees(a, ia, na, b, ib, nb);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+}
+
+Test(rpc_diff, digests_report_allocation_failures_without_leaks)
+{
+    rpc_message_init();
+    cJSON *a = cJSON_Parse(v1), *b = cJSON_Parse(v2);
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    for (long n = 0;; n++) {
+        counting_arm(n);
+        rpc_digest *da = NULL, *db = NULL;
+        cJSON *d = NULL;
+        int rc = rpc_digest_build(a, ids1, 2, &da);
+        if (rc == MDAE_OK)
+            rc = rpc_digest_build(b, ids2, 2, &db);
+        if (rc == MDAE_OK)
+            rc = rpc_digest_diff(da, db, 1, 2, &d);
+        cJSON_Delete(d);
+        rpc_digest_free(da);
+        rpc_digest_free(db);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+        if (rc == MDAE_OK)
+            break;
+        cr_assert_eq(rc, MDAE_E_NOMEM);
+    }
+    counting_arm(-1);
+    mdae_replace_allocator(NULL);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+Test(rpc_diff, a_digest_refuses_block_ids_as_the_relabelling_does)
+{
+    cJSON *a = cJSON_Parse(v1);
+    rpc_digest *d = NULL;
+    cr_assert_eq(rpc_digest_build(a, ids1, 1, &d), MDAE_E_INVAL);
+    cr_assert_null(d);
+    cJSON_Delete(a);
 }

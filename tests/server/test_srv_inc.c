@@ -8,6 +8,7 @@
  */
 #include <stdarg.h>
 
+#include "rpc_diff.h"
 #include "srv_test.h"
 
 static cJSON *edit_line(const char *sid, int line, int from, int to, const char *text)
@@ -789,4 +790,122 @@ Test(srv_inc, the_method_is_chosen_per_component_reported_and_never_changes_the_
     cJSON_free(texts[1]);
     cl_close(&c);
     srv_stop(&p);
+}
+
+/* ---- since from digests against the whole-tree difference (issue 40 item 5) ---- */
+
+static unsigned next_rand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 16) & 0x7fff;
+}
+
+/* text without its k-th line (of n) holding " : equation", or a copy of
+ * text if it has none. */
+static char *without_an_equation(const char *text, unsigned *seed)
+{
+    int n = 0;
+    for (const char *p = strstr(text, " : equation"); p != NULL; p = strstr(p + 1, " : equation"))
+        n++;
+    if (n == 0)
+        return strdup(text);
+    int k = (int)(next_rand(seed) % (unsigned)n);
+    const char *p = strstr(text, " : equation");
+    while (k-- > 0)
+        p = strstr(p + 1, " : equation");
+    const char *a = p, *b = strchr(p, '\n');
+    while (a > text && a[-1] != '\n')
+        a--;
+    b = b ? b + 1 : p + strlen(p);
+    char *o = malloc(strlen(text) + 1);
+    memcpy(o, text, (size_t)(a - text));
+    strcpy(o + (a - text), b);
+    return o;
+}
+
+/* A session's random edits (an equation's line deleted, or back to an
+ * earlier text): every since answer is, printed, what rpc_diff_analysis
+ * makes of the two versions' full results with stable ids (the path
+ * before digests), so an item the digests miss or add fails it. */
+static void since_as_whole_trees(const char *model, const char *from, const char *to, int steps,
+                                 unsigned seed)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *texts[64];
+    int nt = 0;
+    texts[nt++] = t_model(model);
+    if (from != NULL) {
+        char *t = replaced(texts[0], from, to);
+        free(texts[0]);
+        texts[0] = t;
+    }
+    char *sid = cl_open(&c, texts[0]);
+    cJSON *prev = NULL;
+    long pv = -1;
+    const char *cur = texts[0], *good = texts[0]; /* good: the last that analysed */
+    for (int k = 0; k <= steps && nt < 64; k++) {
+        char *t = k == 0 ? strdup(cur)
+                  : next_rand(&seed) % 3 == 0 ? strdup(texts[next_rand(&seed) % (unsigned)nt])
+                                              : without_an_equation(cur, &seed);
+        texts[nt++] = t;
+        cur = t;
+        cJSON *params = session_params(sid);
+        cJSON_AddStringToObject(params, "text", t);
+        cJSON *r = cl_request(&c, 12, "session/edit", params);
+        const cJSON *er = cJSON_GetObjectItem(r, "result");
+        if (er == NULL) /* a line of a statement on several lines: a syntax error */
+            er = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
+        cr_assert_not_null(cJSON_GetObjectItem(er, "version"), "%s", cJSON_PrintUnformatted(r));
+        long v = cJSON_GetObjectItem(er, "version")->valueint;
+        cJSON_Delete(r);
+        cJSON *dp = session_params(sid);
+        cJSON_AddNumberToObject(dp, "since", (double)pv);
+        cJSON *dr = pv >= 0 ? cl_request(&c, 13, "session/analyze", dp) : NULL;
+        if (pv < 0)
+            cJSON_Delete(dp);
+        cJSON *sp = session_params(sid);
+        cJSON_AddBoolToObject(sp, "stableIds", true);
+        cJSON *fr = cl_request(&c, 14, "session/analyze", sp);
+        cJSON *full = cJSON_DetachItemFromObject(fr, "result");
+        cJSON_Delete(fr);
+        if (full == NULL) { /* this text does not analyse: nothing kept */
+            cr_assert(dr == NULL || cJSON_GetObjectItem(dr, "result") == NULL);
+            cJSON_Delete(dr);
+            cur = good; /* edit on from the last text that analysed */
+            continue;
+        }
+        if (dr != NULL) {
+            cJSON *want = NULL;
+            cr_assert_eq(rpc_diff_analysis(prev, full, pv, v, &want), MDAE_OK);
+            char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(dr, "result"));
+            char *b = cJSON_PrintUnformatted(want);
+            cr_assert_str_eq(a, b, "%s step %d (version %ld since %ld)", model, k, v, pv);
+            free(a);
+            free(b);
+            cJSON_Delete(want);
+            cJSON_Delete(dr);
+        }
+        cJSON_Delete(prev);
+        prev = full;
+        pv = v;
+        good = cur;
+    }
+    cJSON_Delete(prev);
+    for (int k = 0; k < nt; k++)
+        free(texts[k]);
+    free(sid);
+    cl_close(&c);
+    cr_assert_eq(srv_stop(&p), 0);
+}
+
+Test(srv_inc, since_from_digests_equals_the_whole_tree_difference_on_random_edits, .timeout = 300)
+{
+    since_as_whole_trees("brake.mel", "N : integer = 3;", "N : integer = 12;", 12, 7u);
+    since_as_whole_trees("water_tank.mel", NULL, NULL, 8, 11u);
+    since_as_whole_trees("cup_and_ball.mel", NULL, NULL, 8, 13u);
+    since_as_whole_trees("clutch.mel", NULL, NULL, 8, 17u);
+    since_as_whole_trees("rldc2.mel", NULL, NULL, 8, 19u);
 }
