@@ -358,20 +358,40 @@ static int rows_and_edges(build *b, mel_equation *rows, uint32_t *n_rows)
     return b->rc != MDAE_OK ? b->rc : f->err;
 }
 
-static int cmp_edge(const void *x, const void *y)
+/* b->edges by column (j, then l), each column's edges by row: a stable
+ * counting sort, since rows_and_edges pushed them by increasing row (a
+ * qsort by (j, l, row) was three quarters of pair_model's time, the brake
+ * at N = 100: 16 M instructions of 21 M per run). */
+static int sort_edges(build *b)
 {
-    const edge *a = x, *c = y;
-    if (a->j != c->j)
-        return a->j < c->j ? -1 : 1;
-    if (a->l != c->l)
-        return a->l < c->l ? -1 : 1;
-    return a->row < c->row ? -1 : a->row > c->row;
-}
-
-static int cmp_inc(const void *x, const void *y)
-{
-    const mel_incidence *a = x, *c = y;
-    return a->var < c->var ? -1 : a->var > c->var;
+    size_t n = b->n_edges;
+    int lmax = 0;
+    uint32_t jmax = 0;
+    for (size_t e = 0; e < n; e++) {
+        MDAE_ASSERT(b->edges[e].l >= 0 && (e == 0 || b->edges[e - 1].row <= b->edges[e].row));
+        lmax = b->edges[e].l > lmax ? b->edges[e].l : lmax;
+        jmax = b->edges[e].j > jmax ? b->edges[e].j : jmax;
+    }
+    size_t keys = ((size_t)jmax + 1) * ((size_t)lmax + 1);
+    size_t *start = mdae_calloc(keys + 1, sizeof *start);
+    edge *out = mdae_malloc((n + 1) * sizeof *out);
+    if (start == NULL || out == NULL) {
+        mdae_free(start);
+        mdae_free(out);
+        return MDAE_E_NOMEM;
+    }
+    for (size_t e = 0; e < n; e++)
+        start[(size_t)b->edges[e].j * ((size_t)lmax + 1) + (size_t)b->edges[e].l + 1]++;
+    for (size_t k = 0; k < keys; k++)
+        start[k + 1] += start[k];
+    for (size_t e = 0; e < n; e++)
+        out[start[(size_t)b->edges[e].j * ((size_t)lmax + 1) + (size_t)b->edges[e].l]++] =
+            b->edges[e];
+    mdae_free(start);
+    mdae_free(b->edges);
+    b->edges = out;
+    b->cap_edges = n + 1;
+    return MDAE_OK;
 }
 
 /* The columns (one per (j, l) some edge reaches), then each row's
@@ -379,8 +399,8 @@ static int cmp_inc(const void *x, const void *y)
 static int columns(build *b, mel_equation *rows, uint32_t n_rows)
 {
     mel__arena *a = &b->priv->arena;
-    if (b->n_edges > 1)
-        qsort(b->edges, b->n_edges, sizeof *b->edges, cmp_edge);
+    if (b->n_edges > 1 && sort_edges(b) != MDAE_OK)
+        return MDAE_E_NOMEM;
     uint32_t n_cols = 0;
     for (size_t e = 0; e < b->n_edges; e++)
         n_cols += e == 0 || b->edges[e].j != b->edges[e - 1].j || b->edges[e].l != b->edges[e - 1].l;
@@ -437,9 +457,11 @@ static int columns(build *b, mel_equation *rows, uint32_t n_rows)
         mel_equation *q = &rows[b->edges[e].row];
         ((mel_incidence *)q->incs)[q->n_incs++] = (mel_incidence){col_of[e], 1, cs};
     }
+    /* Each row's incidences arrive sorted by column: the edges are by
+     * column, and col_of grows with them. */
     for (uint32_t r = 0; r < n_rows && rc == MDAE_OK; r++)
-        if (rows[r].n_incs > 1)
-            qsort((void *)rows[r].incs, rows[r].n_incs, sizeof *rows[r].incs, cmp_inc);
+        for (uint32_t k = 1; k < rows[r].n_incs; k++)
+            MDAE_ASSERT(rows[r].incs[k - 1].var <= rows[r].incs[k].var);
     b->pm->n_variables = n_cols;
     b->pm->variables = cols;
     b->pm->n_edges = b->n_edges;

@@ -30,6 +30,8 @@ void sa_result_free(sa_result *r)
         bdd_delref(r->edgeset);
         if (r->covering_known)
             bdd_delref(r->covering);
+        if (r->covering_exists_known)
+            bdd_delref(r->covering_exists);
     }
     result_free_bdds(r->chi_i, r->n_eq);
     result_free_bdds(r->chi_j, r->n_var);

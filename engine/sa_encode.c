@@ -257,14 +257,29 @@ static uint32_t *node_order(sa_ctx *c, const graph *g)
     uint32_t *tmp = sa__alloc(c, (n + 1) * sizeof *tmp);
     uint8_t *seen = sa__alloc(c, n + 1);
     uint8_t *seen2 = sa__alloc(c, n + 1);
-    for (;;) {
+    /* The nodes by degree, then index (a stable counting sort): each
+     * component starts at the first one not yet visited, the unvisited
+     * node of least degree, the first of them on a tie. A scan of all the
+     * nodes per component made this quadratic in the components (a pair
+     * model of the brake at N = 100: 3.4 M instructions per analysis). */
+    uint32_t dmax = 0;
+    for (uint32_t v = 0; v < n; v++)
+        dmax = g->deg[v] > dmax ? g->deg[v] : dmax;
+    size_t *at = sa__alloc(c, ((size_t)dmax + 2) * sizeof *at);
+    uint32_t *by_deg = sa__alloc(c, (n + 1) * sizeof *by_deg);
+    for (uint32_t v = 0; v < n; v++)
+        at[g->deg[v] + 1]++;
+    for (uint32_t d = 0; d < dmax; d++)
+        at[d + 1] += at[d];
+    for (uint32_t v = 0; v < n; v++)
+        by_deg[at[g->deg[v]]++] = v;
+    for (uint32_t next = 0;;) {
         /* Next component: an unvisited node of least degree. */
-        uint32_t best = n;
-        for (uint32_t v = 0; v < n; v++)
-            if (!seen[v] && (best == n || g->deg[v] < g->deg[best]))
-                best = v;
-        if (best == n)
+        while (next < n && seen[by_deg[next]])
+            next++;
+        if (next == n)
             break;
+        uint32_t best = by_deg[next];
         /* One probe from it finds a far end (pseudo-peripheral start). */
         uint32_t np = 0;
         memcpy(seen2, seen, n);

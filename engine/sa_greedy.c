@@ -403,15 +403,17 @@ static bool arc_misses(sa_ctx *c, const pass_mem *pm, const BDD *below, int lp, 
     return true;
 }
 
-/* can[i] and miss[i] (n_eq slots the caller owns) for every row over y;
- * false, with them unspecified, when the pass cannot answer. whole: y is
+/* can[i] and miss[i] (n_eq slots the caller owns) for every row over y,
+ * and EXISTS edges . y into *exists (a slot of the caller's: Below of the
+ * root); false, with them unspecified, when the pass cannot answer. whole: y is
  * every column-covering matching (sa__covering, no step has restricted
  * it); then can[i] is read off without the pass: the modes where y is not
  * empty and row i has an active edge (i, j). Why: take M in y there; if M
  * leaves i unmatched, j is active (an edge's guard implies its variable's,
  * sa__check_edges), so M matches it to some row r, and M - (r, j) + (i, j)
  * still matches every active column: it is in y and matches i. */
-static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *miss)
+static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *miss,
+                     BDD *exists)
 {
     const sa_result *r = c->r;
     if (pm->bs == NULL || y < 2) /* a constant Y: the products answer at once */
@@ -461,6 +463,7 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *
             sa__progress(c, "greedy", k, n);
     }
     BDD some = n > 0 ? below[index_of(pm, y)] : bddfalse; /* EXISTS edges . y */
+    sa__put(exists, some);
     for (uint32_t i = 0; whole && ok && i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
         BDD any = bddfalse;
@@ -503,6 +506,7 @@ static void check_rows(sa_ctx *c, BDD y, const BDD *can, const BDD *miss)
  * (all_rows, n_eq slots each) while Y is pass_y (bddfalse: no pass yet). */
 typedef struct greedy_y {
     BDD *y, *matched, *can, *miss, *pass_y;
+    BDD *exists; /* EXISTS edges . pass_y, by the pass */
     BDD answered; /* the modes read (left_out_bdds), referenced by it */
     bool pass_whole; /* the pass was over every column-covering matching */
     size_t quiet; /* steps since Y last changed */
@@ -519,6 +523,7 @@ static void greedy_y_init(sa_ctx *c, greedy_y *g)
     g->can = sa__slots(c, (size_t)r->n_eq + 1);
     g->miss = sa__slots(c, (size_t)r->n_eq + 1);
     g->pass_y = sa__slots(c, 1);
+    g->exists = sa__slots(c, 1);
     g->quiet = ALL_CAN_QUIET;
     if (!make_bands(c, &g->pm.bs, &g->pm.nb))
         g->pm.bs = NULL;
@@ -530,7 +535,7 @@ static bool pass_over_y(sa_ctx *c, greedy_y *g)
 {
     const sa_result *r = c->r;
     bool whole = *g->y == r->covering; /* Y only shrinks: unchanged */
-    if (g->pm.bs == NULL || !all_rows(c, *g->y, &g->pm, whole, g->can, g->miss)) {
+    if (g->pm.bs == NULL || !all_rows(c, *g->y, &g->pm, whole, g->can, g->miss, g->exists)) {
         g->pm.bs = NULL; /* the products from now on */
         return false;
     }
@@ -598,19 +603,27 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
     greedy_y g;
     greedy_y_init(c, &g);
     BDD *answered = sa__slots(c, 1);
-    /* Y is over every mode (sa__covering); the answers, in the singular ones. */
-    sa__put(answered, sa__and(T(bdd_exist(*g.y, sa__edgeset(c, r))), r->singular));
-    g.answered = *answered;
     BDD *taken = sa__slots(c, (size_t)r->n_eq + 1); /* modes where i had its turn */
     BDD *kept = sa__slots(c, (size_t)r->n_eq + 1);
     bool *always = sa__alloc(c, (size_t)r->n_eq + 1);
     /* The first step would pass over the whole Y anyway: its miss says
-     * which rows every element matches (miss false), without the walk. */
-    if (*g.y >= 2 && pass_over_y(c, &g))
+     * which rows every element matches (miss false), without the walk,
+     * and Below of its root is EXISTS edges . Y (a relational product
+     * over Y less: 3.7 M instructions, the brake's pairs at N = 100). */
+    bool passed = *g.y >= 2 && pass_over_y(c, &g);
+    if (passed)
         for (uint32_t i = 0; i < r->n_eq; i++)
             always[i] = r->eq_first[i] != r->eq_first[i + 1] && g.miss[i] == bddfalse;
     else
         always_matched(c, *g.y, always);
+    /* Y is over every mode (sa__covering); the answers, in the singular ones. */
+    BDD some = passed ? *g.exists : T(bdd_exist(*g.y, sa__edgeset(c, r)));
+    if (!r->covering_exists_known) { /* *g.y is r->covering (greedy_y_init) */
+        r->covering_exists = bdd_addref(some);
+        r->covering_exists_known = true;
+    }
+    sa__put(answered, sa__and(some, r->singular));
+    g.answered = *answered;
     /* The guards first: their memo's slots must outlive every step. */
     BDD *whens = sa__slots(c, n_steps + 1);
     sa__gmemo gm;

@@ -82,6 +82,11 @@ struct sa_result {
      * out, in every mode, referenced; covering_known says it is set. */
     BDD covering;
     bool covering_known;
+    /* EXISTS edges . covering, referenced, when covering_exists_known
+     * (sa_result_left_out's pass reads it off Y's root; the partition
+     * reads it there). */
+    BDD covering_exists;
+    bool covering_exists_known;
     /* Nodes produced building it when sa_analyze did
      * (sa_options.singular_by_covering), 0 when sa_result_left_out did:
      * they count against sa_result_left_out's budget as if it had. */

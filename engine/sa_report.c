@@ -517,8 +517,9 @@ static void covering(sa_ctx *c, void *arg)
     }
     /* The matchings themselves only if R4 built them already (their
      * existence alone is much cheaper to find). */
-    BDD some = r->covering_known ? T(bdd_exist(r->covering, sa__edgeset(c, r)))
-                                 : sa__matchable(c, false, true, "partition");
+    BDD some = r->covering_exists_known ? r->covering_exists
+               : r->covering_known      ? T(bdd_exist(r->covering, sa__edgeset(c, r)))
+                                        : sa__matchable(c, false, true, "partition");
     *covered = bdd_addref(bdd_and(some, r->singular));
 }
 

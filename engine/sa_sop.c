@@ -118,6 +118,16 @@ static void cofactors(BDD f, int lv, BDD *f0, BDD *f1)
     }
 }
 
+/* Where U's top variable v lies above L's (above_l): L <= U and L does not
+ * read v, so L lies within both cofactors of U, the first two calls start
+ * from L & !U1 = L & !U0 = false and emit nothing, and the result is the
+ * third call's, isop(L, U0 & U1), its cubes emitted with v free. So that
+ * call alone, one conjunction where the general step makes six
+ * operations, three of them walking U (issue 41's row: the brake's
+ * erasure sets at N = 100 are two literals within "the two modes differ",
+ * a function of all 200 mode variables, and each walked U down to its own
+ * pair of levels). The same cubes in the same order, the same cover. */
+
 /* Result in *out (a caller slot). */
 static void isop(sa_ctx *c, isop_walk *o, BDD l, BDD u, BDD *out)
 {
@@ -139,6 +149,12 @@ static void isop(sa_ctx *c, isop_walk *o, BDD l, BDD u, BDD *out)
     cofactors(l, lv, &l0, &l1);
     cofactors(u, lv, &u0, &u1);
     BDD *cv = sa__slots(c, 3);
+    if (level(u) < level(l)) { /* above_l: the third call alone */
+        isop(c, o, l, T(bdd_and(u0, u1)), &cv[2]);
+        sa__put(out, cv[2]);
+        sa__release(c, mark);
+        return;
+    }
     size_t at = o->depth;
     path_push(c, o, (uint32_t)k);
     isop(c, o, T(bdd_apply(l0, u1, bddop_diff)), u0, &cv[0]);
@@ -213,17 +229,24 @@ static double count_rec(sa_ctx *c, count_memo *m, BDD l, BDD u, BDD *out)
     cofactors(l, lv, &l0, &l1);
     cofactors(u, lv, &u0, &u1);
     BDD *cv = sa__slots(c, 3);
-    double n = count_rec(c, m, T(bdd_apply(l0, u1, bddop_diff)), u0, &cv[0]);
-    if (!m->over)
-        n += count_rec(c, m, T(bdd_apply(l1, u0, bddop_diff)), u1, &cv[1]);
-    if (!m->over) {
-        BDD a = T(bdd_apply(l0, cv[0], bddop_diff));
-        BDD b = T(bdd_apply(l1, cv[1], bddop_diff));
-        n += count_rec(c, m, T(bdd_or(a, b)), T(bdd_and(u0, u1)), &cv[2]);
+    double n;
+    if (level(u) < level(l)) { /* above_l: the third call alone */
+        n = count_rec(c, m, l, T(bdd_and(u0, u1)), &cv[2]);
+        m->over = m->over || n > m->limit;
+        sa__put(out, cv[2]);
+    } else {
+        n = count_rec(c, m, T(bdd_apply(l0, u1, bddop_diff)), u0, &cv[0]);
+        if (!m->over)
+            n += count_rec(c, m, T(bdd_apply(l1, u0, bddop_diff)), u1, &cv[1]);
+        if (!m->over) {
+            BDD a = T(bdd_apply(l0, cv[0], bddop_diff));
+            BDD b = T(bdd_apply(l1, cv[1], bddop_diff));
+            n += count_rec(c, m, T(bdd_or(a, b)), T(bdd_and(u0, u1)), &cv[2]);
+        }
+        m->over = m->over || n > m->limit;
+        BDD t = T(bdd_ite(bdd_ithvar(v), cv[1], cv[0]));
+        sa__put(out, bdd_or(t, cv[2]));
     }
-    m->over = m->over || n > m->limit;
-    BDD t = T(bdd_ite(bdd_ithvar(v), cv[1], cv[0]));
-    sa__put(out, bdd_or(t, cv[2]));
     sa__release(c, mark);
     if (!m->over && 2 * (m->n + 1) <= m->cap) {
         h = count_slot(m, l, u); /* the recursion may have filled h */
