@@ -112,10 +112,11 @@ typedef struct tblock {
     size_t len;
     BDD guard; /* referenced by hand, released by drop_blocks(): a slot would
                   be released by the split's marks, which it outlives */
-    BDD local; /* likewise; local & ok = guard: the leaves' sets before emit
-                  masked them (guard itself for a replayed block). On the
-                  building it names the modes of the block's rooms only,
-                  where guard is a chain through all mode variables. */
+    BDD local; /* likewise; local & ok = guard: the leaf's set before emit
+                  masked it (the guard itself for a replayed block or one
+                  merged from several leaves). On the building it names the
+                  modes of the block's room only, where guard is a chain
+                  through all mode variables. */
     uint32_t id;
 } tblock;
 
@@ -634,9 +635,10 @@ static void add_block(build *b, const int32_t *k, size_t len, BDD set, BDD local
             BDD nv = bdd_addref(bdd_or(t->guard, set));
             bdd_delref(t->guard);
             t->guard = nv;
-            nv = bdd_addref(bdd_or(t->local, local));
+            /* local & ok = guard for the guard itself: no second OR (the
+             * incompressible building merges many leaves, the edges use few) */
             bdd_delref(t->local);
-            t->local = nv;
+            t->local = bdd_addref(t->guard);
             return;
         }
         h = (h + 1) & (b->hcap - 1);
