@@ -112,6 +112,11 @@ typedef struct tblock {
     size_t len;
     BDD guard; /* referenced by hand, released by drop_blocks(): a slot would
                   be released by the split's marks, which it outlives */
+    BDD local; /* likewise; local & ok = guard: the leaf's set before emit
+                  masked it (the guard itself for a replayed block or one
+                  merged from several leaves). On the building it names the
+                  modes of the block's room only, where guard is a chain
+                  through all mode variables. */
     uint32_t id;
 } tblock;
 
@@ -534,13 +539,13 @@ static const uint32_t *block_equations(sa_ctx *c, const cdg_block *B)
  * equations). */
 #define CDG_MEMO_MAX_REC ((size_t)1 << 18)
 
-static void add_block(build *b, const int32_t *k, size_t len, BDD set);
+static void add_block(build *b, const int32_t *k, size_t len, BDD set, BDD local);
 
-static void emit(build *b, BDD set)
+static void emit(build *b, BDD local)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    set = T(bdd_and(set, r->ok)); /* the steps' inputs are exact on ok only */
+    BDD set = T(bdd_and(local, r->ok)); /* the steps' inputs are exact on ok only */
     if (set == bddfalse)
         return;
     size_t ne = b->n_elist;
@@ -592,12 +597,12 @@ static void emit(build *b, BDD set)
     nr = m;
     k[0] = (int32_t)ne;
     k[1] = (int32_t)nr;
-    add_block(b, k, 2 + 4 * ne + 2 * nr, set);
+    add_block(b, k, 2 + 4 * ne + 2 * nr, set, local);
 }
 
-/* A new block, identity k[0 .. len) and guard `set`; no other block may
- * have that identity. Returns its index. */
-static size_t new_block(build *b, const int32_t *k, size_t len, BDD set)
+/* A new block, identity k[0 .. len), guard `set` and `local` (local & ok
+ * = set); no other block may have that identity. Returns its index. */
+static size_t new_block(build *b, const int32_t *k, size_t len, BDD set, BDD local)
 {
     sa_ctx *c = b->c;
     b->key_ints += len;
@@ -611,6 +616,7 @@ static size_t new_block(build *b, const int32_t *k, size_t len, BDD set)
     memcpy(nt->key, k, len * sizeof *k);
     nt->len = len;
     nt->guard = bdd_addref(set);
+    nt->local = bdd_addref(local);
     return b->n_blocks++;
 }
 
@@ -618,7 +624,7 @@ static size_t new_block(build *b, const int32_t *k, size_t len, BDD set)
  * no block has it (the hash table lists the blocks of the union-SCCs
  * split; a replayed one's cannot meet them: identities list their
  * equations). */
-static void add_block(build *b, const int32_t *k, size_t len, BDD set)
+static void add_block(build *b, const int32_t *k, size_t len, BDD set, BDD local)
 {
     if (2 * (b->n_blocks + 1) > b->hcap)
         htab_grow(b);
@@ -629,11 +635,15 @@ static void add_block(build *b, const int32_t *k, size_t len, BDD set)
             BDD nv = bdd_addref(bdd_or(t->guard, set));
             bdd_delref(t->guard);
             t->guard = nv;
+            /* local & ok = guard for the guard itself: no second OR (the
+             * incompressible building merges many leaves, the edges use few) */
+            bdd_delref(t->local);
+            t->local = bdd_addref(t->guard);
             return;
         }
         h = (h + 1) & (b->hcap - 1);
     }
-    b->htab[h] = new_block(b, k, len, set) + 1;
+    b->htab[h] = new_block(b, k, len, set, local) + 1;
 }
 
 /* Split `set` by the values of items[it..] (see step 4); sub is the position
@@ -1045,7 +1055,7 @@ static bool replay_scc(build *b, const uint32_t *S, const sa__bkey *k)
         }
         sort_pairs(key + 2 + 2 * ne, ne); /* unknowns */
         sort_pairs(key + 2 + 4 * ne, nr); /* reads */
-        new_block(b, key, len, v.f[q]);
+        new_block(b, key, len, v.f[q], v.f[q]); /* within ok: the key holds it */
         d += len;
     }
     MDAE_ASSERT(d == v.n_d);
@@ -1133,15 +1143,51 @@ static void sort_blocks(sa_ctx *c, tblock *v, size_t n, uint32_t n_eq)
     sa__alloc_release(c, temps);
 }
 
+/* guard(A) & guard(B) = (local(A) & local(B)) & ok: where the locals'
+ * conjunction is one of them (a reader in some of its writer's modes) or
+ * empty, that guard or false, without a conjunction of the guards. Those
+ * walk both operands above their first common node, and on a model whose
+ * invariants span every mode variable (the building) ok and every guard
+ * are chains through all of them: O(N) an edge (issue 40); the locals name
+ * the blocks' own rooms. */
+static BDD guard_and(build *b, const tblock *ta, const tblock *tb)
+{
+    sa_ctx *c = b->c;
+    if (ta->local != ta->guard && tb->local != tb->guard) {
+        BDD x = T(bdd_and(ta->local, tb->local));
+        if (x == tb->local)
+            return tb->guard;
+        if (x == ta->local)
+            return ta->guard;
+        /* else x & ok: the same function, and a repeated x (the same
+         * pair of modes for several blocks of a room) is in BuDDy's cache */
+        return x == bddfalse ? bddfalse : T(bdd_and(x, b->r->ok));
+    }
+    return T(bdd_and(ta->guard, tb->guard));
+}
+
 /* guard(A) & guard(B), an edge's guard: from the hint's memo when it has
  * the pair (the blocks the edit left keep their guards' nodes, and the
  * building's carry its valid modes' 81 nodes: 2,300 instructions a
  * conjunction, thousands of them), kept in r's. */
-static BDD edge_guard(build *b, BDD ga, BDD gb)
+static BDD edge_guard(build *b, const tblock *ta, const tblock *tb)
 {
     sa_ctx *c = b->c;
-    if (ga < 2 || gb < 2 || b->memo_out == NULL) /* a constant: no memo needed */
+    BDD ga = ta->guard, gb = tb->guard;
+    /* Every guard lies within ok (emit masks the leaves by it; a replayed
+     * union-SCC's key holds ok), so ok & g = g. Not for BuDDy to find: a
+     * conjunction walks both operands above their first common node, and
+     * on a model whose invariants span every mode variable (the building)
+     * ok and every guard are chains through all of them: each edge of a
+     * block present in all modes cost O(N) (issue 40). */
+    if (ga == b->r->ok)
+        return gb;
+    if (gb == b->r->ok || ga == gb)
+        return ga;
+    if (ga < 2 || gb < 2) /* a constant */
         return bdd_and(ga, gb);
+    if (b->memo_out == NULL)
+        return guard_and(b, ta, tb);
     static const int32_t tag = SA_BMEMO_EDGE;
     BDD pair[2] = {ga, gb};
     sa__bkey k = {&tag, 1, pair, 2};
@@ -1150,7 +1196,7 @@ static BDD edge_guard(build *b, BDD ga, BDD gb)
         sa__bmemo_add(c, b->memo_out, &k, &v);
         return v.f[0];
     }
-    BDD f = T(bdd_and(ga, gb));
+    BDD f = guard_and(b, ta, tb);
     sa__bmemo_add(c, b->memo_out, &k, &(sa__mval){&f, 1, NULL, 0, bddtrue, NULL});
     return f;
 }
@@ -1237,7 +1283,7 @@ static void finish(build *b, cdg_graph *g)
                 uint32_t A = wblk[q];
                 if (A == bb || seen[A] == bb + 1 || word[q] != B->reads[a].order)
                     continue;
-                BDD f = edge_guard(b, g->bguard[A], g->bguard[bb]);
+                BDD f = edge_guard(b, &b->blocks[A], &b->blocks[bb]);
                 seen[A] = (uint32_t)bb + 1;
                 if (f == bddfalse)
                     continue;
@@ -1401,8 +1447,10 @@ static void run(build *b, cdg_graph *g)
 static void drop_blocks(build *b)
 {
     if (sa__running())
-        for (size_t k = 0; k < b->n_blocks; k++)
+        for (size_t k = 0; k < b->n_blocks; k++) {
             bdd_delref(b->blocks[k].guard);
+            bdd_delref(b->blocks[k].local);
+        }
     b->n_blocks = 0;
 }
 
