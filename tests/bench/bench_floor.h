@@ -27,6 +27,15 @@ static inline double bench_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* This process's CPU seconds: for the ratios of short runs, which the
+ * other jobs of a loaded machine scatter by 2x in wall time. */
+static inline double bench_cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 /* A progress callback (sa_options.progress) that cancels an analysis once
  * the clock passes ctx's deadline (a bench_deadline). */
 typedef struct bench_deadline {

@@ -10,9 +10,10 @@
  *   all  MODEL N ... refused                       (past the enumeration's
  *        reach)
  *   first MODEL N pairs seconds cold ratio classes   (mc_first_instants: the
- *        first instant of every change on BDDs, the fastest of 3 runs when
- *        one takes under a second, beside the cold all-modes analysis of the
- *        same model, the fastest of 5, and the ratio)
+ *        first instant of every change on BDDs, in CPU seconds, the fastest
+ *        of 3 runs when one takes under a second and of 15 under 0.1 s,
+ *        beside the cold all-modes analysis of the same model, the fastest
+ *        of 5 or 15, and the ratio)
  *   erasures MODEL N pairs seconds cold ratio rows  (the same with which
  *        equations each first instant erases: mc_options.first_erasures)
  *   whole MODEL N pairs seconds cold ratio counts (and every later instant:
@@ -163,27 +164,30 @@ static mc_first *run_first(const mel_model *m, const mc_options *mopt, char *why
 {
     mc_first *f = NULL;
     sa_forget_caches(); /* the same run again: nothing cached */
-    double t0 = bench_now();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     bench_phases pc = {NULL, t0, t0 + max_seconds, !show};
     sa_options so = {.progress = bench_on_phase, .progress_ctx = &pc};
     *rc = mc_first_instants(m, &so, mopt, &f, why, why_len);
-    *t = bench_now() - t0;
+    *t = bench_cpu_now() - c0;
     if (show && pc.phase != NULL)
         fprintf(stderr, "    %-12s %8.4f s (and what follows it)\n", pc.phase,
                 bench_now() - pc.last);
     return f;
 }
 
-/* mc_first_instants of m with mopt, its code in *rc and its time in *t,
- * cancelled after max_seconds; the result or NULL. A run under a second is
- * the fastest of 3, as the cold analysis beside it is the fastest of 5
- * (before 2026-11-26, third stop: one run, whose collections of garbage
- * made the ratios jump by a tenth from run to run). */
+/* mc_first_instants of m with mopt, its code in *rc and its CPU time in
+ * *t, cancelled after max_seconds (wall); the result or NULL. A run under
+ * a second is the fastest of 3, under 0.1 s of 15, as the cold analysis
+ * beside it (before 2026-11-26, third stop: one run, whose collections of
+ * garbage made the ratios jump by a tenth from run to run; before
+ * 2026-12-03, wall time and 3 runs: the brake at N = 100's 3 ms cold
+ * analysis put its ratios anywhere from 7 to 11 on an idle machine). */
 static mc_first *timed_first(const mel_model *m, const mc_options *mopt, char *why,
                              size_t why_len, int *rc, double *t)
 {
     mc_first *f = run_first(m, mopt, why, why_len, rc, t, show_phases);
-    for (int k = 1; k < 3 && *rc == MDAE_OK && *t < 1.0; k++) {
+    int runs = *t < 0.1 ? 15 : 3;
+    for (int k = 1; k < runs && *rc == MDAE_OK && *t < 1.0; k++) {
         double tk;
         int rk;
         mc_first *g = run_first(m, mopt, why, why_len, &rk, &tk, false);
@@ -211,16 +215,17 @@ static void first(const char *model, long long n)
         printf("first %-24s N=%-4lld cannot load\n", model, n);
         return;
     }
-    /* cold: the fastest of 5 analyses (the first pays the manager's
-     * warm-up), so that the ratios are the harshest */
+    /* cold: the fastest of 5 analyses in CPU time, 15 under 0.1 s (the
+     * first pays the manager's warm-up), so that the ratios are the
+     * harshest */
     double cold = 1e30, t;
     int rc = MDAE_OK;
-    for (int k = 0; k < 5 && rc == MDAE_OK; k++) {
+    for (int k = 0; k < (cold < 0.1 ? 15 : 5) && rc == MDAE_OK; k++) {
         sa_forget_caches(); /* the same analysis again: nothing cached */
-        double t0 = bench_now();
+        double t0 = bench_cpu_now();
         sa_result *res = NULL;
         rc = sa_analyze(m, NULL, &res, NULL);
-        double tk = bench_now() - t0;
+        double tk = bench_cpu_now() - t0;
         cold = tk < cold ? tk : cold;
         sa_result_free(res);
     }
