@@ -706,9 +706,10 @@ async function main(name) {
         await lp.goto(`${lsrv.base}/`);
         await lp.waitForFunction(() => document.body.dataset.ready === '1' && window.mdae.state.run >= 1 &&
           document.body.dataset.settled === String(window.mdae.state.run), { timeout: WAIT_MS, polling: 10 });
-        // 168,000 nodes at its peak (the brake, whose offsets are learned
-        // from samples since 2026-11-26, needs 12,500 at N = 100)
-        await loadExample(lp, 'building_compressible.mel', 'N=20');
+        // Past 20,000 nodes at N = 40 (N = 20 fits since its offsets are
+        // learned at distance two, 2026-12-03; the brake, learned from
+        // samples since 2026-11-26, needs 12,500 at N = 100)
+        await loadExample(lp, 'building_compressible.mel', 'N=40');
         const status = await lp.$eval('#status', (e) => e.textContent);
         assert(/BDD_LIMIT|node limit/i.test(status), `status: ${status}`);
         assert(await lp.$eval('#status', (e) => e.classList.contains('error')), 'shown as an error');
