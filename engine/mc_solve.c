@@ -63,15 +63,6 @@ static char *text_of(const mel_model *m, const mc__std_system *s, const fx_node 
     return b.p;
 }
 
-static char *copy_text(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *t = mdae_malloc(n);
-    if (t != NULL)
-        memcpy(t, s, n);
-    return t;
-}
-
 /* e with each value k that has by[k] replaced by it (not folded); NULL on
  * OOM. */
 static const fx_node *subst(fx_pool *p, const fx_node *e, const fx_node *const *by, size_t n)
@@ -250,7 +241,7 @@ static int values_of(const mel_model *m, fx_pool *p, const mc__std_system *s,
         if (v == NULL)
             return MDAE_E_NOMEM;
         by[cols[j]] = v;
-        out->names[j] = copy_text(s->values[cols[j]].name);
+        out->names[j] = mdae_strdup(s->values[cols[j]].name);
         out->values[j] = text_of(m, s, v, "");
         out->n_values = j + 1;
         if (out->names[j] == NULL || out->values[j] == NULL)
@@ -350,7 +341,7 @@ int mc__restart_solve(const mel_model *m, const bool *to, fx_pool *p, const mc__
     if (nc == 0 && s->why == NULL) /* nothing determined here: no entry */
         goto done;
     if (s->why != NULL) {
-        out.why = copy_text(s->why);
+        out.why = mdae_strdup(s->why);
         rc = out.why != NULL ? push_entry(res, &out) : MDAE_E_NOMEM;
         goto done;
     }
