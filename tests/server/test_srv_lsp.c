@@ -606,10 +606,12 @@ Test(srv_lsp, a_check_whose_worker_is_killed_at_its_memory_cap_publishes_the_lim
     lsp_client l;
     lc_start_with(&l, false, "\"worker_memory_mb\": 64");
     char *big = sized_model("building_compressible.mel", 400); /* 420 MB */
+    uint64_t opened = t_now_ms();
     lc_open(&l, "file:///big.mel", big);
     cJSON *m;
     while (published_version(m = lc_next(&l)) != 1)
         cJSON_Delete(m);
+    uint64_t killed_after = t_now_ms() - opened;
     const cJSON *diags = diagnostics_of(m);
     cr_assert_eq(count_with(diags, "(limit limits.worker_memory_mb = 64; raise it with "
                                    "limits.worker_memory_mb in mdaed.json)"),
@@ -630,10 +632,15 @@ Test(srv_lsp, a_check_whose_worker_is_killed_at_its_memory_cap_publishes_the_lim
     cl_lsp_send(&l.c, "textDocument/hover", 10, hp);
     cJSON_Delete(lc_response(&l, 10));
     uint64_t took = t_now_ms() - t0;
-    cr_log_info("hover after the kill: %llu ms", (unsigned long long)took);
-    /* a worker restart and the reload of the text (tens of ms), not an
-     * analysis killed again at the cap (seconds) */
-    cr_assert_lt(took, 1000, "the hover took %llu ms", (unsigned long long)took);
+    cr_log_info("hover after the kill: %llu ms (the kill: %llu ms)", (unsigned long long)took,
+                (unsigned long long)killed_after);
+    /* a worker restart and the reload of the text (tens of ms in Release,
+     * 0.8 s under the sanitizers, 2.6 s on a loaded CI machine), not an
+     * analysis killed again at the cap (the load and the analysis up to the
+     * cap again: about as long as the first kill, several times the reload
+     * in every build): under two thirds of the first kill, not a fixed bound */
+    cr_assert_lt(3 * took, 2 * killed_after, "the hover took %llu ms, the kill %llu ms",
+                 (unsigned long long)took, (unsigned long long)killed_after);
     free(big);
     lc_stop(&l);
 }
