@@ -494,10 +494,15 @@ bool sa__try(sa_ctx *c, size_t budget, void (*fn)(sa_ctx *c, void *arg), void *a
     if (setjmp(c->jb)) {
         memcpy(c->jb, outer, sizeof outer);
         c->budget = whole;
+        /* The cleanups fn pushed, now, while its caller's frame (where
+         * their arguments may live: sa__tight_primal's tight_state) still
+         * exists, also when the failure is not ours: the entry point ran
+         * them after that frame was gone (a use after return, found by
+         * UBSan on an allocation failure inside the tight rounds). */
+        run_cleanups(c, n_cleanups);
         if (c->rc != MDAE_E_BDD_LIMIT || !c->budget_hit || !binding)
             longjmp(c->jb, 1); /* not ours: on to the entry point */
         c->budget_hit = false;
-        run_cleanups(c, n_cleanups);
         sa__release(c, mark);
         sa__alloc_release(c, temps);
         sa__enter(c);
