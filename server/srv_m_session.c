@@ -725,11 +725,16 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
     srv_session *s = session_param(call, params);
     if (s == NULL)
         return;
+    /* stream: true, every part as a notification; "progress", the progress
+     * and the diagnostics only (the page: the blocks and edges are in the
+     * result, and sending them twice doubled a large model's answer). */
     const cJSON *stream = get_param(params, "stream");
-    if (stream != NULL && !cJSON_IsBool(stream)) {
-        bad_params(call, "%s", "\"stream\" must be a boolean");
+    bool progress_only = cJSON_IsString(stream) && strcmp(stream->valuestring, "progress") == 0;
+    if (stream != NULL && !cJSON_IsBool(stream) && !progress_only) {
+        bad_params(call, "%s", "\"stream\" must be a boolean or \"progress\"");
         return;
     }
+    bool streaming = cJSON_IsTrue(stream) || progress_only;
     /* reuse: true adds {"reuse":{components, reused, recomputed, seeded,
      * searched}} (issue 6) to the result; off by default so the result
      * stays `mdae analyze --json`. */
@@ -768,7 +773,7 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         bad_params(call, "%s", "\"families\" must be a boolean");
         return;
     }
-    if (cJSON_IsTrue(families) && (cJSON_IsTrue(stream) || since != NULL ||
+    if (cJSON_IsTrue(families) && (streaming || since != NULL ||
                                     cJSON_IsTrue(stable) || cJSON_IsTrue(mc))) {
         bad_params(call, "%s",
                    "\"families\" goes without \"stream\", \"since\", \"stableIds\" and "
@@ -776,7 +781,8 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
         return;
     }
     cJSON *wp = cJSON_CreateObject();
-    if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", cJSON_IsTrue(stream)) ||
+    if (wp == NULL || !cJSON_AddBoolToObject(wp, "stream", streaming) ||
+        (progress_only && !cJSON_AddFalseToObject(wp, "streamItems")) ||
         (method != NULL && !cJSON_AddStringToObject(wp, "method", method->valuestring)) ||
         (cJSON_IsTrue(mc) && !cJSON_AddTrueToObject(wp, "modechanges")) ||
         (cJSON_IsTrue(reuse) && !cJSON_AddTrueToObject(wp, "parts")) ||
@@ -792,7 +798,7 @@ void srv_m_analyze(srv_call *call, const cJSON *params)
                                analyze_done, SRV_JOB_ANALYSES);
     if (sj == NULL)
         return;
-    if (cJSON_IsTrue(stream))
+    if (streaming)
         sj->job.notify = analyze_notify;
     sj->want_reuse = cJSON_IsTrue(reuse);
     job_submit(sj);

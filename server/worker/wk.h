@@ -50,7 +50,7 @@
  *                                     kept as the analysis's failure at
  *                                     once and no analysis runs
  *                                     (srv_queue.limited, issue 36)
- *   analyze {stream, version, method?, since?, stableIds?}
+ *   analyze {stream, streamItems?, version, method?, since?, stableIds?}
  *                                  -> the rpc_json_analysis JSON (`mdae
  *                                     analyze --json`); with stableIds or
  *                                     since, stable block ids; with since,
@@ -63,7 +63,9 @@
  *                                     analysis/block (the block's id is
  *                                     "block": "id" is the request's) and
  *                                     analysis/edge, one per entry (with
- *                                     since, only added and changed ones).
+ *                                     since, only added and changed ones;
+ *                                     with streamItems false, no block or
+ *                                     edge notifications).
  *                                     The response carries, next to the
  *                                     result, "stats":{"analysed": bool,
  *                                     "reuse":{components, reused,

@@ -551,8 +551,9 @@ static const rpc_digest *kept_version(const wk_state *w, long version)
 /* The parts of the result as notifications before it (issue 5 section 3),
  * each carrying the request's id: the engine builds them as a whole, so they
  * come after the progress, in report order. With since (diff), only what
- * the difference adds or changes (removals are in the result). */
-static void stream_parts(wk_state *w, const cJSON *json, bool diff)
+ * the difference adds or changes (removals are in the result). Without
+ * items (stream: "progress"), the diagnostics only. */
+static void stream_parts(wk_state *w, const cJSON *json, bool diff, bool items)
 {
     static const struct {
         const char *member, *method;
@@ -562,6 +563,8 @@ static void stream_parts(wk_state *w, const cJSON *json, bool diff)
     const size_t n_parts = sizeof parts / sizeof parts[0];
     for (size_t k = 0; k < n_parts * (diff ? 2 : 1); k++) {
         size_t pk = k % n_parts;
+        if (!items && pk > 0)
+            continue;
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(json, parts[pk].member);
         if (diff)
             src = cJSON_GetObjectItemCaseSensitive(src, k < n_parts ? "added" : "changed");
@@ -903,7 +906,8 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
         return err;
 
     if (cJSON_IsTrue(stream))
-        stream_parts(w, json ? json : rep, cJSON_IsNumber(since));
+        stream_parts(w, json ? json : rep, cJSON_IsNumber(since),
+                     !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(params, "streamItems")));
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges"))) {
         cJSON *mc = NULL;
         rc = wk_modechanges_summary(w, cJSON_IsTrue(stream), &mc);

@@ -120,6 +120,60 @@ Test(srv_router, streams_every_progress_notification_before_the_result)
     srv_stop(&p);
 }
 
+/* stream: "progress" (the web page): the progress and the diagnostics as
+ * notifications, the blocks and edges in the result only; any other string
+ * is refused. */
+Test(srv_router, streams_progress_and_diagnostics_only_when_asked)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *text = t_model("singular_simple.mel");
+    char *sid = cl_open(&c, text);
+    cJSON *params = session_params(sid);
+    cJSON_AddStringToObject(params, "stream", "progress");
+    char *req = t_request(9, "session/analyze", params);
+    cl_send(&c, req);
+    cl_send(&c, "\n");
+    cJSON_free(req);
+    int progress = 0, diagnostics = 0;
+    for (;;) {
+        cJSON *j = cl_json(&c);
+        const cJSON *m = cJSON_GetObjectItem(j, "method");
+        if (m == NULL) {
+            const cJSON *res = cJSON_GetObjectItem(j, "result");
+            cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(j));
+            cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(res, "blocks")), 0);
+            cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "diagnostics")),
+                         diagnostics, "every diagnostic streamed");
+            cJSON_Delete(j);
+            break;
+        }
+        if (strcmp(m->valuestring, "analysis/progress") == 0)
+            progress++;
+        else if (strcmp(m->valuestring, "analysis/diagnostic") == 0)
+            diagnostics++;
+        else
+            cr_assert_fail("%s streamed with stream: \"progress\"", m->valuestring);
+        cJSON_Delete(j);
+    }
+    cr_assert_gt(progress, 0);
+    cr_assert_gt(diagnostics, 0, "singular_simple has diagnostics");
+    cJSON *bad = session_params(sid);
+    cJSON_AddStringToObject(bad, "stream", "blocks");
+    req = t_request(10, "session/analyze", bad);
+    cJSON *r = cl_call(&c, req);
+    cJSON_free(req);
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "code")->valueint, -32602,
+                 "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    free(sid);
+    free(text);
+    cl_close(&c);
+    srv_stop(&p);
+}
+
 /* A model of many small components goes through every phase once per
  * component; the reports are throttled all the same (at most one every
  * 50 ms after the first), or a page redrawing its bar for each fell

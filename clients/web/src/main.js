@@ -259,7 +259,7 @@ async function analyse({ changed = false } = {}) {
       if (progress) setProgress(progress);
       if (streamed.length) renderDiagnostics(modelDiags, streamed);
     };
-    const result = await call('session/analyze', { session: state.session, stream: true }, {
+    const result = await call('session/analyze', { session: state.session, stream: 'progress' }, {
       signal,
       onNotify: (method, p) => {
         if (run !== state.run) return;
