@@ -210,7 +210,9 @@ static void put_number(mdae_buf *b, double v, bool is_int)
         return;
     }
     if (isinf(v)) {
-        mdae_buf_puts(b, v > 0 ? "1e999" : "-1e999");
+        /* a quotient, as NaN: a literal past DBL_MAX is an error in both
+         * front-ends ("number too large"), and folding can still make one */
+        mdae_buf_puts(b, v > 0 ? "(1.0 / 0.0)" : "(-1.0 / 0.0)");
         return;
     }
     if (is_int && v == floor(v) && fabs(v) < 9007199254740992.0) {

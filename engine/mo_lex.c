@@ -383,7 +383,13 @@ again:
         char buf[MEL__MAX_NAME + 1];
         memcpy(buf, s + b, n);
         buf[n] = 0;
+        errno = 0;
         t->value = strtod(buf, NULL);
+        if (!is_int && errno == ERANGE && (t->value > 1.0 || t->value < -1.0)) {
+            t->where.end = here(lx);
+            mel__error(lx->cur.rep, MDAE_E_PARSE, t->where, "number too large");
+            goto again;
+        }
         if (is_int) {
             errno = 0;
             long long v = strtoll(buf, NULL, 10);

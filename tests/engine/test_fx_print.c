@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "fx.h"
@@ -156,6 +157,11 @@ Test(fx_print, leaves_numbers_and_calls)
     check(num(2.5e-7), "2.5e-7", "2.5e-7");
     check(num(-1e-100), "-1e-100", "-1e-100");
     check(num(10), "10.0", "10.0");
+    /* no literal past DBL_MAX: both front-ends reject one ("number too
+     * large"), so an infinity (folded) is a quotient, as NaN */
+    check(num(HUGE_VAL), "(1.0 / 0.0)", "(1.0 / 0.0)");
+    check(num(-HUGE_VAL), "(-1.0 / 0.0)", "(-1.0 / 0.0)");
+    check(num(NAN), "(0.0 / 0.0)", "(0.0 / 0.0)");
     check(fx_var(P, 2, 2, R0), "der(der('end'))", "der(der('end'))");
     check(fx_bool(P, true, R0), "true", "true");
     check(fx_time(P, R0), "time", "time");

@@ -555,6 +555,13 @@ Test(mo_parse, reports_lexical_errors)
     cr_assert(has_error(&d, 2, 7, "unterminated quoted name"));
     cr_assert(has_error(&d, 3, 9, "unexpected character '@'"));
     mdae_diags_close(&d);
+    /* past DBL_MAX, as MEL says it (it was read as an infinity that the MEL
+     * printed for it did not read back: mo_parse_fuzz, CI of stop 47) */
+    rc = parse_fail("model M\n Real x;\nequation\n x = 1e400 + 1e-400;\nend M;\n", NULL, &d);
+    cr_assert_eq(rc, MDAE_E_PARSE);
+    cr_assert(has_error(&d, 4, 6, "number too large"));
+    cr_assert_eq(d.count, 1, "an underflow is zero, not an error");
+    mdae_diags_close(&d);
 }
 
 /* OpenModelica's export writes #EMPTY# for an argument it has no value for

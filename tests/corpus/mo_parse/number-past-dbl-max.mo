@@ -1,0 +1,4 @@
+model M
+equation
+ 0 = 1e400;
+end M;
