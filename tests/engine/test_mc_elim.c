@@ -32,6 +32,7 @@
 #include "mel.h"
 #include "ref.h"
 
+#include "mc_clutch.h"
 #include "mc_test.h"
 
 #define MAXV 256 /* values of one system (var, order, shift) */
@@ -309,28 +310,6 @@ static const mc_reset *eliminating(const mc_result *r, uint32_t instant)
     return NULL;
 }
 
-/* The relation of ClutchBasic evaluated at w1' = (w - w1-)/dt,
- * w2' = (w - w2-)/dt, times dt, for a small dt: -> 0 exactly when w is
- * RR-9459 (18)'s restart value, (j1*w1- + j2*w2-)/(j1 + j2). */
-typedef struct clutch_pt {
-    const mel_model *m;
-    double w1m, w2m, w, dt;
-} clutch_pt;
-
-static double clutch_var(void *ctx, uint32_t v, uint32_t o)
-{
-    const clutch_pt *c = ctx;
-    const char *name = c->m->variables[v % c->m->n_variables].name;
-    double before = strcmp(name, "w1") == 0 ? c->w1m : c->w2m;
-    return o == 0 ? before : (c->w - before) / c->dt;
-}
-
-static double clutch_known(void *ctx, uint32_t k)
-{
-    const clutch_pt *c = ctx;
-    return c->m->knowns[k].value;
-}
-
 static double known_value(const mel_model *m, const char *name)
 {
     for (uint32_t k = 0; k < m->n_knowns; k++)
@@ -356,18 +335,15 @@ static void check_clutch_basic(const char *file)
     cr_assert_eq(mc_reset_eliminate(m, (bool[]){true}, rs, pool, &e), MDAE_OK);
     cr_assert_eq(e.n_relations, 1);
     double j1 = known_value(m, "j1"), j2 = known_value(m, "j2");
-    double w1m = exp(-0.05), w2m = 1.5 * exp(-0.03125); /* the notes: at t = 5 s */
+    double w1m = MC_CLUTCH_W1_BEFORE, w2m = MC_CLUTCH_W2_BEFORE;
     double w18 = (j1 * w1m + j2 * w2m) / (j1 + j2);
     cr_assert_float_eq(w18, 1.2863097, 1e-6, "the notes' value of (18)");
     for (double dt = 1e-3; dt >= 1e-9; dt /= 100) {
-        clutch_pt c = {m, w1m, w2m, w18, dt};
-        fx_point at = {5.0, clutch_var, clutch_known, NULL, NULL, &c};
-        double v;
-        cr_assert_eq(fx_eval(e.relations[0], &at, &v), MDAE_OK);
-        cr_assert(fabs(v * dt) <= 10 * dt, "(18): dt*relation = %g at dt = %g", v * dt, dt);
-        c.w = 0.5 * (w1m + w2m); /* not (18): the relation stays finite */
-        cr_assert_eq(fx_eval(e.relations[0], &at, &v), MDAE_OK);
-        cr_assert(fabs(v * dt) > 0.05, "the mean is not (18): %g", v * dt);
+        double v = mc_clutch_relation_dt(m, e.relations[0], w18, dt);
+        cr_assert(fabs(v) <= 10 * dt, "(18): dt*relation = %g at dt = %g", v, dt);
+        /* not (18): the relation stays finite */
+        v = mc_clutch_relation_dt(m, e.relations[0], 0.5 * (w1m + w2m), dt);
+        cr_assert(fabs(v) > 0.05, "the mean is not (18): %g", v);
     }
     tally t = {0};
     check_result(m, (bool[]){true}, r, 7, file, &t);

@@ -33,6 +33,7 @@
 #include "mel.h"
 #include "ref.h"
 
+#include "mc_clutch.h"
 #include "mc_test.h"
 
 #define MAXA 512 /* values of one system */
@@ -199,27 +200,6 @@ static const char *value_of(const mc_restart_values *v, const char *name)
 
 /* ---- The papers' models ------------------------------------------------- */
 
-/* The elimination's relation (mc_elim.h's encoding) at w1' = (w - w1-)/dt,
- * w2' = (w - w2-)/dt. */
-typedef struct clutch_pt {
-    const mel_model *m;
-    double w1m, w2m, w, dt;
-} clutch_pt;
-
-static double clutch_var(void *ctx, uint32_t v, uint32_t o)
-{
-    const clutch_pt *c = ctx;
-    const char *name = c->m->variables[v % c->m->n_variables].name;
-    double before = strcmp(name, "w1") == 0 ? c->w1m : c->w2m;
-    return o == 0 ? before : (c->w - before) / c->dt;
-}
-
-static double clutch_known(void *ctx, uint32_t k)
-{
-    const clutch_pt *c = ctx;
-    return c->m->knowns[k].value;
-}
-
 static void check_clutch_basic(const char *file)
 {
     mel_model *m = load(file);
@@ -235,7 +215,7 @@ static void check_clutch_basic(const char *file)
     point p = {.v = v};
     for (uint32_t k = 0; k < m->n_knowns; k++)
         p.known[k] = m->knowns[k].value;
-    double w1m = exp(-0.05), w2m = 1.5 * exp(-0.03125);
+    double w1m = MC_CLUTCH_W1_BEFORE, w2m = MC_CLUTCH_W2_BEFORE;
     p.val[value_index(v, "w1\u207b")] = w1m;
     p.val[value_index(v, "w2\u207b")] = w2m;
     double s;
@@ -254,11 +234,8 @@ static void check_clutch_basic(const char *file)
     cr_assert_eq(mc_reset_eliminate(m, (bool[]){true}, rs, pool, &e), MDAE_OK);
     cr_assert_eq(e.n_relations, 1);
     for (double dt = 1e-3; dt >= 1e-9; dt /= 100) {
-        clutch_pt c = {m, w1m, w2m, w1p, dt};
-        fx_point at = {5.0, clutch_var, clutch_known, NULL, NULL, &c};
-        double x;
-        cr_assert_eq(fx_eval(e.relations[0], &at, &x), MDAE_OK);
-        cr_assert(fabs(x * dt) <= 10 * dt, "dt*relation = %g at dt = %g", x * dt, dt);
+        double x = mc_clutch_relation_dt(m, e.relations[0], w1p, dt);
+        cr_assert(fabs(x) <= 10 * dt, "dt*relation = %g at dt = %g", x, dt);
     }
     tally t = {0};
     check_result(r, 7, file, &t);
