@@ -63,21 +63,19 @@ static char *text_of(const mel_model *m, const mc__std_system *s, const fx_node 
     return b.p;
 }
 
-/* e with each value k that has by[k] replaced by it (not folded); NULL on
- * OOM. */
-static const fx_node *subst(fx_pool *p, const fx_node *e, const fx_node *const *by, size_t n)
+/* e's operator over f of each of its children (f(p, kid, ctx)); NULL on
+ * OOM, or when f gives NULL for a child. */
+typedef const fx_node *kid_map(fx_pool *p, const fx_node *kid, const void *ctx);
+
+static const fx_node *map_kids(fx_pool *p, const fx_node *e, kid_map *f, const void *ctx)
 {
-    if (e->op == FX_VAR)
-        return e->order == 0 && e->index < n && by[e->index] != NULL ? by[e->index] : e;
-    if (e->n == 0 || e->op == FX_OPAQUE)
-        return e;
     const fx_node *small[8] = {0};
     const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
     if (kids == NULL)
         return NULL;
     uint32_t i = 0;
     for (; i < e->n; i++)
-        if ((kids[i] = subst(p, e->kids[i], by, n)) == NULL)
+        if ((kids[i] = f(p, e->kids[i], ctx)) == NULL)
             break;
     mdae_range z = {0};
     const fx_node *out = i < e->n          ? NULL
@@ -86,6 +84,29 @@ static const fx_node *subst(fx_pool *p, const fx_node *e, const fx_node *const *
     if (kids != small)
         mdae_free(kids);
     return out;
+}
+
+typedef struct substitution {
+    const fx_node *const *by; /* by[k]: what value k becomes; NULL: kept */
+    size_t n;
+} substitution;
+
+/* e with each value k that has by[k] replaced by it (not folded); NULL on
+ * OOM. */
+static const fx_node *subst_in(fx_pool *p, const fx_node *e, const void *ctx)
+{
+    const substitution *s = ctx;
+    if (e->op == FX_VAR)
+        return e->order == 0 && e->index < s->n && s->by[e->index] != NULL ? s->by[e->index] : e;
+    if (e->n == 0 || e->op == FX_OPAQUE)
+        return e;
+    return map_kids(p, e, subst_in, s);
+}
+
+static const fx_node *subst(fx_pool *p, const fx_node *e, const fx_node *const *by, size_t n)
+{
+    substitution s = {by, n};
+    return subst_in(p, e, &s);
 }
 
 /* ---- Signs, for reading (V3: nothing else is rewritten) ---- */
@@ -97,6 +118,8 @@ static bool lead_neg(const fx_node *e)
            (e->op == FX_ADD && lead_neg(e->kids[0]));
 }
 
+static kid_map negate_term;
+
 /* -e with the minus pushed into a sum's terms and through a negation. */
 static const fx_node *negate(fx_pool *p, const fx_node *e)
 {
@@ -107,18 +130,13 @@ static const fx_node *negate(fx_pool *p, const fx_node *e)
         return fx_num(p, -e->num, e->is_int, z);
     if (e->op != FX_ADD)
         return fx_un(p, FX_NEG, e, z);
-    const fx_node *small[8] = {0};
-    const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
-    if (kids == NULL)
-        return NULL;
-    uint32_t i = 0;
-    for (; i < e->n; i++)
-        if ((kids[i] = negate(p, e->kids[i])) == NULL)
-            break;
-    const fx_node *out = i == e->n ? fx_make(p, FX_ADD, kids, e->n, z) : NULL;
-    if (kids != small)
-        mdae_free(kids);
-    return out;
+    return map_kids(p, e, negate_term, NULL);
+}
+
+static const fx_node *negate_term(fx_pool *p, const fx_node *e, const void *ctx)
+{
+    (void)ctx;
+    return negate(p, e);
 }
 
 /* A quotient with the signs moved where they read best: -(n/-d) = n/d,
