@@ -68,6 +68,32 @@ Test(srv_router, analyses_like_the_cli_over_content_length_framing)
     srv_stop(&p);
 }
 
+/* session/analyze of sid as request `id`, with "stream" set to `stream`
+ * (owned by the request). */
+static void send_streamed_analyze(client *c, const char *sid, int id, cJSON *stream)
+{
+    cJSON *params = session_params(sid);
+    cJSON_AddItemToObject(params, "stream", stream);
+    char *req = t_request(id, "session/analyze", params);
+    cl_send(c, req);
+    cl_send(c, "\n");
+    cJSON_free(req);
+}
+
+/* The next notification of request `id` (the caller deletes it), or NULL
+ * once its result has come: then *result is the response (the caller
+ * deletes it). */
+static cJSON *next_streamed(client *c, int id, cJSON **result)
+{
+    cJSON *j = cl_json(c);
+    if (cJSON_GetObjectItem(j, "method") != NULL)
+        return j;
+    cr_assert_not_null(cJSON_GetObjectItem(j, "result"), "%s", cJSON_PrintUnformatted(j));
+    cr_assert_eq(cJSON_GetObjectItem(j, "id")->valueint, id);
+    *result = j;
+    return NULL;
+}
+
 Test(srv_router, streams_every_progress_notification_before_the_result)
 {
     srv_proc p;
@@ -76,22 +102,11 @@ Test(srv_router, streams_every_progress_notification_before_the_result)
     cl_connect(&c, &p);
     char *text = t_model("brake.mel");
     char *sid = cl_open(&c, text);
-    cJSON *params = session_params(sid);
-    cJSON_AddBoolToObject(params, "stream", true);
-    char *req = t_request(7, "session/analyze", params);
-    cl_send(&c, req);
-    cl_send(&c, "\n");
-    cJSON_free(req);
+    send_streamed_analyze(&c, sid, 7, cJSON_CreateTrue());
     int notes = 0, blocks = 0;
-    for (;;) {
-        cJSON *j = cl_json(&c);
+    cJSON *j, *result = NULL;
+    while ((j = next_streamed(&c, 7, &result)) != NULL) {
         const cJSON *m = cJSON_GetObjectItem(j, "method");
-        if (m == NULL) {
-            cr_assert_not_null(cJSON_GetObjectItem(j, "result"), "%s", cJSON_PrintUnformatted(j));
-            cr_assert_eq(cJSON_GetObjectItem(j, "id")->valueint, 7);
-            cJSON_Delete(j);
-            break;
-        }
         cJSON *np = cJSON_GetObjectItem(j, "params");
         cr_assert_eq(cJSON_GetObjectItem(np, "id")->valueint, 7, "the request's own id");
         cr_assert_str_eq(cJSON_GetObjectItem(np, "session")->valuestring, sid);
@@ -112,6 +127,7 @@ Test(srv_router, streams_every_progress_notification_before_the_result)
         }
         cJSON_Delete(j);
     }
+    cJSON_Delete(result);
     cr_assert_gt(notes, 0);
     cr_assert_gt(blocks, 0);
     free(sid);
@@ -131,25 +147,11 @@ Test(srv_router, streams_progress_and_diagnostics_only_when_asked)
     cl_connect(&c, &p);
     char *text = t_model("singular_simple.mel");
     char *sid = cl_open(&c, text);
-    cJSON *params = session_params(sid);
-    cJSON_AddStringToObject(params, "stream", "progress");
-    char *req = t_request(9, "session/analyze", params);
-    cl_send(&c, req);
-    cl_send(&c, "\n");
-    cJSON_free(req);
+    send_streamed_analyze(&c, sid, 9, cJSON_CreateString("progress"));
     int progress = 0, diagnostics = 0;
-    for (;;) {
-        cJSON *j = cl_json(&c);
+    cJSON *j, *result = NULL;
+    while ((j = next_streamed(&c, 9, &result)) != NULL) {
         const cJSON *m = cJSON_GetObjectItem(j, "method");
-        if (m == NULL) {
-            const cJSON *res = cJSON_GetObjectItem(j, "result");
-            cr_assert_not_null(res, "%s", cJSON_PrintUnformatted(j));
-            cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(res, "blocks")), 0);
-            cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "diagnostics")),
-                         diagnostics, "every diagnostic streamed");
-            cJSON_Delete(j);
-            break;
-        }
         if (strcmp(m->valuestring, "analysis/progress") == 0)
             progress++;
         else if (strcmp(m->valuestring, "analysis/diagnostic") == 0)
@@ -158,11 +160,16 @@ Test(srv_router, streams_progress_and_diagnostics_only_when_asked)
             cr_assert_fail("%s streamed with stream: \"progress\"", m->valuestring);
         cJSON_Delete(j);
     }
+    const cJSON *res = cJSON_GetObjectItem(result, "result");
+    cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(res, "blocks")), 0);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "diagnostics")), diagnostics,
+                 "every diagnostic streamed");
+    cJSON_Delete(result);
     cr_assert_gt(progress, 0);
     cr_assert_gt(diagnostics, 0, "singular_simple has diagnostics");
     cJSON *bad = session_params(sid);
     cJSON_AddStringToObject(bad, "stream", "blocks");
-    req = t_request(10, "session/analyze", bad);
+    char *req = t_request(10, "session/analyze", bad);
     cJSON *r = cl_call(&c, req);
     cJSON_free(req);
     cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "code")->valueint, -32602,
@@ -195,26 +202,17 @@ Test(srv_router, throttles_progress_on_a_model_of_many_components)
                                  i, i, i, i, i, i, i);
     cr_assert_lt(used, size);
     char *sid = cl_open(&c, text);
-    cJSON *params = session_params(sid);
-    cJSON_AddBoolToObject(params, "stream", true);
-    char *req = t_request(8, "session/analyze", params);
     uint64_t start = t_now_ms();
-    cl_send(&c, req);
-    cl_send(&c, "\n");
-    cJSON_free(req);
+    send_streamed_analyze(&c, sid, 8, cJSON_CreateTrue());
     int notes = 0;
-    for (;;) {
-        cJSON *j = cl_json(&c);
+    cJSON *j, *result = NULL;
+    while ((j = next_streamed(&c, 8, &result)) != NULL) {
         const cJSON *m = cJSON_GetObjectItem(j, "method");
-        if (m == NULL) {
-            cr_assert_not_null(cJSON_GetObjectItem(j, "result"), "%s", cJSON_PrintUnformatted(j));
-            cJSON_Delete(j);
-            break;
-        }
         if (strcmp(m->valuestring, "analysis/progress") == 0)
             notes++;
         cJSON_Delete(j);
     }
+    cJSON_Delete(result);
     uint64_t elapsed = t_now_ms() - start;
     cr_assert_gt(notes, 0, "the first report always goes");
     cr_assert_leq((uint64_t)notes, 1 + elapsed / 50,
