@@ -45,6 +45,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_run.h"
 #include "mdae.h"
 #include "mel.h"
 #include "ref.h"
@@ -57,30 +58,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static char *slurp(const char *name, size_t *len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *buf = NULL;
-    long n;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        goto fail;
-    buf = mdae_malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n)
-        goto fail;
-    buf[n] = 0;
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-fail:
-    fclose(f);
-    mdae_free(buf);
-    return NULL;
 }
 
 /* ---- Blocks ---------------------------------------------------------------- */
@@ -198,7 +175,7 @@ typedef struct row {
 static int run(const char *family, long long N, uint32_t K, uint64_t seed)
 {
     size_t len;
-    char *text = slurp(family, &len);
+    char *text = bench_model_text(family, &len);
     if (text == NULL) {
         fprintf(stderr, "bench_blocks: cannot read tests/models/%s.mel\n", family);
         return MDAE_E_INVAL;
@@ -306,7 +283,7 @@ done:
     mdae_free(mode);
     mel_model_free(m);
     mdae_diags_close(&d);
-    mdae_free(text);
+    free(text);
     return rc;
 }
 

@@ -22,37 +22,16 @@
 #include <time.h>
 
 #include "bench_floor.h"
+#include "bench_run.h"
 #include "cdg.h"
 #include "mel.h"
 #include "sa.h"
-
-static char *slurp(const char *name, size_t *len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 /* Returns false when the run failed or went over budget. */
 static bool run(const char *family, long long N, double limit)
 {
     size_t len;
-    char *text = slurp(family, &len);
+    char *text = bench_model_text(family, &len);
     if (text == NULL) {
         fprintf(stderr, "cannot read model %s\n", family);
         return false;

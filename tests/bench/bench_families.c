@@ -19,32 +19,11 @@
 #include <string.h>
 
 #include "bench_floor.h"
+#include "bench_run.h"
 #include "cdg.h"
 #include "cdg_family.h"
 #include "mel.h"
 #include "sa.h"
-
-static char *slurp(size_t *len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/rldc_parallel.mel", MDAE_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static size_t cubes_of_sets(const cdg_family_report *fr)
 {
@@ -139,7 +118,7 @@ int main(int argc, char **argv)
     if (nn == 0)
         nn = 4;
     size_t len;
-    char *text = slurp(&len);
+    char *text = bench_model_text("rldc_parallel", &len);
     sa_config cfg;
     sa_config_default(&cfg);
     if (text == NULL || sa_begin(&cfg) != MDAE_OK) {

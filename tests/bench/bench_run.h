@@ -44,6 +44,14 @@ static inline char *bench_slurp(const char *path, size_t *len)
     return s;
 }
 
+/* tests/models/NAME.mel, as bench_slurp reads it. */
+static inline char *bench_model_text(const char *name, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/models/%s.mel", MDAE_SOURCE_DIR, name);
+    return bench_slurp(path, len);
+}
+
 /* The options the sized benchmarks share: --n N (the model's size),
  * --repeat R (best of R runs), --budget S (seconds before an analysis is
  * cancelled). */
