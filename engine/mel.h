@@ -298,6 +298,16 @@ typedef struct mel_options {
      * so they are built all the same and dropped at the end: no faster
      * since the front-ends' one incidence pass. */
     bool no_expressions;
+    /* Issue 40 item 3: the model of the previous version of this text
+     * (borrowed for the call; NULL: none). When its declarations are this
+     * text's (same unknowns, equations, mode variables and known
+     * quantities, in order, integer constants of the same values), an
+     * equation instance whose statement is the same text with the same
+     * loop indices takes its lowered sides from it, moved to its new
+     * place, instead of lowering them again: the model is the one
+     * mel_model_parse makes without it. MEL only (mo_model_parse ignores
+     * it); ignored when either version has no expressions. */
+    const mel_model *since;
 } mel_options;
 
 /* Parse and elaborate `text` (len bytes, need not be NUL-terminated; any
