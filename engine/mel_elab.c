@@ -239,6 +239,7 @@ typedef struct elab {
     size_t len;
     const mel_model *prev;
     bool shared; /* some equation's sides are prev's */
+    size_t copied_edges; /* incidences copied from prev (copied_incidences) */
     mel__eqsrc *eqsrc;
     const env *env_last;
     const char *env_text;
@@ -2261,7 +2262,9 @@ static const fx_node *ctx_cond(elab *el, const ctxnode *c)
  * known quantities in the same order, integer constants of the same value)
  * and an equation's statement is the same bytes at the same place (offset,
  * line, column) with the same loop indices (mel__eqsrc), the previous
- * version's sides are what lower() would make, node for node. This model
+ * version's sides are what lower() would make, node for node, and its
+ * incidences what mel__inc_uses and mel__inc_build would read from them
+ * where they do not depend on the guards (copied_incidences). This model
  * then holds the previous pools (mel_model_priv.held), so the sides outlive
  * the previous model. Names are still checked (walk) and the incidences
  * still read from the sides under this version's guards, so errors, guards
@@ -2354,6 +2357,41 @@ static bool reused_sides(elab *el, const item *it, const char *envs, const fx_no
     return true;
 }
 
+/* The incidences of equation eq copied from el->prev's, when every case
+ * of them is unconditional (an equation whose sides are shared, declared
+ * outside conditional statements, hence once: its guard is TRUE, and the
+ * uses mel__inc_uses would read from the same sides group into the same
+ * cases); false (nothing set) otherwise, or when out of memory (then
+ * mel__inc_uses meets the same). mel__inc_build leaves them: eq has no
+ * uses. Their count goes to el->copied_edges. */
+static bool copied_incidences(elab *el, uint32_t eq)
+{
+    const mel_equation *p = &el->prev->equations[eq];
+    size_t n_cases = 0;
+    for (uint32_t k = 0; k < p->n_incs; k++) {
+        for (uint32_t c = 0; c < p->incs[k].n_cases; c++)
+            if (p->incs[k].cases[c].guard != mel__g_true())
+                return false;
+        n_cases += p->incs[k].n_cases;
+    }
+    mel_incidence *incs = p->n_incs ? mel__arena_alloc_raw(el->ma, p->n_incs * sizeof *incs) : NULL;
+    mel_order_case *cases = n_cases ? mel__arena_alloc_raw(el->ma, n_cases * sizeof *cases) : NULL;
+    if ((p->n_incs > 0 && incs == NULL) || (n_cases > 0 && cases == NULL))
+        return false;
+    for (uint32_t k = 0; k < p->n_incs; k++) {
+        const mel_incidence *a = &p->incs[k];
+        memcpy(cases, a->cases, a->n_cases * sizeof *cases);
+        incs[k] = (mel_incidence){a->var, a->n_cases, cases};
+        cases += a->n_cases;
+    }
+    mel_equation *q = &el->equations[eq];
+    MDAE_ASSERT(q->n_incs == 0);
+    q->incs = incs;
+    q->n_incs = p->n_incs;
+    el->copied_edges += p->n_incs;
+    return true;
+}
+
 /* Equation item it's sides, lowered, and what they read under the item's
  * guard g (el->uses, the structure: mel_inc.c). An equation declared in
  * several branches (ctxlist) is, after its first declaration,
@@ -2367,14 +2405,17 @@ static void lower_equation(elab *el, const item *it, const mel_guard *g)
     bool first = q->lhs == NULL || q->rhs == NULL;
     const char *envs = el->eqsrc != NULL ? env_string(el, it->env) : NULL;
     const fx_node *lhs = NULL, *rhs = NULL;
-    if (el->prev == NULL || !first || !reused_sides(el, it, envs, &lhs, &rhs)) {
+    bool shared = el->prev != NULL && first && reused_sides(el, it, envs, &lhs, &rhs);
+    if (!shared) {
         lhs = lower_item(el, it, it->s->u.equ.lhs);
         rhs = lower_item(el, it, it->s->u.equ.rhs);
     }
     if (el->eqsrc != NULL)
         el->eqsrc[it->eq] = first ? (mel__eqsrc){envs, it->s->where} : (mel__eqsrc){NULL, no_range};
-    if (!mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, g) ||
-        !mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, g)) {
+    if (shared && it->ctx == NULL && copied_incidences(el, it->eq)) {
+        /* the structure too (see "what an edit left alone") */
+    } else if (!mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, g) ||
+               !mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, g)) {
         mel__nomem(el->rep);
         return;
     }
@@ -2736,6 +2777,7 @@ static int elaborate(const mel__stmt *prog, const char *text, size_t len,
         mel__inc_build(&el.uses, el.equations, el.ma, &el.gf, &n_edges) == MDAE_E_NOMEM &&
         el.gf.err == MDAE_OK)
         mel__nomem(rep);
+    n_edges += el.copied_edges;
     check_gf(&el, no_range);
     if (el.fx != NULL && fx_pool_failed(el.fx))
         mel__nomem(rep);
