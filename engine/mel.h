@@ -306,7 +306,10 @@ typedef struct mel_options {
      * loop indices takes its lowered sides from it, moved to its new
      * place, instead of lowering them again: the model is the one
      * mel_model_parse makes without it. MEL only (mo_model_parse ignores
-     * it); ignored when either version has no expressions. */
+     * it); ignored when either version has no expressions. The new model
+     * then shares expression nodes with since (their pools are counted
+     * references): either may be freed first. since must not be parsed
+     * with or freed by another thread during the call. */
     const mel_model *since;
 } mel_options;
 
