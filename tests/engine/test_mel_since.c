@@ -11,11 +11,16 @@
  *    renamed unknown, an outer loop index of another value, N changed, a syntax error and
  *    its fix, and a few hundred random one-byte edits in a row (each
  *    parsed with the last model that parsed as since);
+ *  - every MEL model of tests/models (when-clauses, conditional
+ *    equations declared in both branches, errors), the same text again and
+ *    three edits of its middle, and random one-byte edits of the model with
+ *    a when-clause and next();
  *  - the sharing happens (the equations before the edit have the previous
  *    model's very trees) and outlives the previous model, and stops after
  *    MEL__MAX_HELD versions in a row (everything lowered again).
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +348,95 @@ Test(mel_since, the_equations_before_the_edit_are_shared_and_outlive_their_model
     mel_model_free(prev);
     mdae_free(before);
     mdae_free(after);
+    free(t);
+    free(text);
+}
+
+/* text with `ins` inserted at the start of its middle line and, when del,
+ * its byte `at` deleted (owned: free). */
+static char *edited(const char *text, const char *ins, bool del)
+{
+    size_t n = strlen(text), mid = n / 2;
+    while (mid > 0 && text[mid - 1] != '\n')
+        mid--;
+    size_t k = strlen(ins);
+    char *o = malloc(n + k + 1);
+    cr_assert_not_null(o);
+    memcpy(o, text, mid);
+    memcpy(o + mid, ins, k);
+    memcpy(o + mid + k, text + mid, n - mid + 1);
+    if (del && n > 0) {
+        size_t at = mid + k + (n - mid) / 2;
+        memmove(o + at, o + at + 1, n + k - at);
+    }
+    return o;
+}
+
+Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tests/models", MDAE_SOURCE_DIR);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    size_t models = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mel") != 0)
+            continue;
+        char *text = tm_slurp(e->d_name);
+        static const struct {
+            const char *ins;
+            bool del;
+        } ed[] = {{"", false}, {"\n", false}, {"// a comment\n", true}, {"", true}};
+        for (size_t k = 0; k < sizeof ed / sizeof *ed; k++) {
+            char what[300];
+            snprintf(what, sizeof what, "%s, edit %zu", e->d_name, k);
+            mel_model *m0 = same_as_cold(text, -1, NULL, true, what);
+            char *t = edited(text, ed[k].ins, ed[k].del);
+            mel_model *m1 = same_as_cold(t, -1, m0, true, what);
+            mel_model_free(same_as_cold(text, -1, m1 != NULL ? m1 : m0, true, what));
+            mel_model_free(m0);
+            mel_model_free(m1);
+            free(t);
+        }
+        free(text);
+        models++;
+    }
+    closedir(d);
+    cr_assert_geq(models, 20);
+}
+
+Test(mel_since, random_edits_of_a_model_with_a_when_clause)
+{
+    char *text = tm_slurp("cup_and_ball_elastic_impact.mel");
+    size_t n = strlen(text);
+    char *t = malloc(n + 200);
+    cr_assert_not_null(t);
+    memcpy(t, text, n + 1);
+    static const char bytes[] = "xy1+-*;:()e \nt";
+    unsigned seed = 777;
+    mel_model *prev = same_as_cold(t, -1, NULL, true, "original");
+    for (int k = 0; k < 150; k++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t len = strlen(t), at = (seed >> 8) % (len + 1);
+        char c = bytes[(seed >> 16) % (sizeof bytes - 1)];
+        if ((seed >> 4) % 2 == 0 && len + 1 < n + 200) {
+            memmove(t + at + 1, t + at, len - at + 1);
+            t[at] = c;
+        } else if (at < len) {
+            memmove(t + at, t + at + 1, len - at);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "random edit %d", k);
+        mel_model *m = same_as_cold(t, -1, prev, true, what);
+        if (m != NULL) {
+            mel_model_free(prev);
+            prev = m;
+        }
+        if (k % 30 == 29)
+            memcpy(t, text, n + 1);
+    }
+    mel_model_free(prev);
     free(t);
     free(text);
 }
