@@ -302,10 +302,12 @@ typedef struct mel_options {
      * (borrowed for the call; NULL: none). When its declarations are this
      * text's (same unknowns, equations, mode variables and known
      * quantities, in order, integer constants of the same values), an
-     * equation instance whose statement is the same text with the same
-     * loop indices takes its lowered sides from it, moved to its new
-     * place, instead of lowering them again: the model is the one
-     * mel_model_parse makes without it. MEL only (mo_model_parse ignores
+     * equation instance whose statement is the same text at the same
+     * place (offset, line, column) with the same loop indices shares its
+     * lowered sides with it (and, when they do not depend on guards, its
+     * incidences are copied) instead of lowering them again: the model is
+     * the one mel_model_parse makes without it, field for field
+     * (engine/mel_elab.c, "Pass 2: what an edit left alone"). MEL only (mo_model_parse ignores
      * it); ignored when either version has no expressions. The new model
      * then shares expression nodes with since (their pools are counted
      * references): either may be freed first. since must not be parsed
