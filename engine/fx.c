@@ -16,6 +16,7 @@
 
 struct fx_pool {
     mel__arena arena;
+    size_t holders; /* the creator and fx_pool_hold's, less fx_pool_free's */
     bool failed;
     bool keep_reads; /* fx_fold_keep / fx_dt_keep running (fx_int.h) */
 };
@@ -23,14 +24,26 @@ struct fx_pool {
 fx_pool *fx_pool_new(void)
 {
     fx_pool *p = mdae_calloc(1, sizeof *p);
-    if (p != NULL)
+    if (p != NULL) {
         mel__arena_init(&p->arena);
+        p->holders = 1;
+    }
+    return p;
+}
+
+fx_pool *fx_pool_hold(fx_pool *p)
+{
+    assert(p != NULL && p->holders > 0);
+    p->holders++;
     return p;
 }
 
 void fx_pool_free(fx_pool *p)
 {
     if (p == NULL)
+        return;
+    assert(p->holders > 0);
+    if (--p->holders > 0)
         return;
     mel__arena_free(&p->arena);
     mdae_free(p);

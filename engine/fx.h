@@ -127,7 +127,12 @@ typedef struct fx_pool fx_pool;
 
 /* New empty pool (owned: fx_pool_free); NULL on OOM. */
 MDAE_API fx_pool *fx_pool_new(void);
+/* Release one holder of p: the pool is freed when its creator and every
+ * fx_pool_hold have released it. */
 MDAE_API void fx_pool_free(fx_pool *p /* NULL ok */);
+/* One more holder of p (a model whose expressions share p's nodes, issue 40
+ * item 3): released by fx_pool_free. Returns p. */
+MDAE_API fx_pool *fx_pool_hold(fx_pool *p);
 /* Whether some allocation failed (sticky). */
 MDAE_API bool fx_pool_failed(const fx_pool *p);
 /* Bytes handed out (benchmarks). */

@@ -298,6 +298,21 @@ typedef struct mel_options {
      * so they are built all the same and dropped at the end: no faster
      * since the front-ends' one incidence pass. */
     bool no_expressions;
+    /* Issue 40 item 3: the model of the previous version of this text
+     * (borrowed for the call; NULL: none). When its declarations are this
+     * text's (same unknowns, equations, mode variables and known
+     * quantities, in order, integer constants of the same values), an
+     * equation instance whose statement is the same text at the same
+     * place (offset, line, column) with the same loop indices shares its
+     * lowered sides with it (and, when they do not depend on guards, its
+     * incidences are copied) instead of lowering them again: the model is
+     * the one mel_model_parse makes without it, field for field
+     * (engine/mel_elab.c, "Pass 2: what an edit left alone"). MEL only (mo_model_parse ignores
+     * it); ignored when either version has no expressions. The new model
+     * then shares expression nodes with since (their pools are counted
+     * references): either may be freed first. since must not be parsed
+     * with or freed by another thread during the call. */
+    const mel_model *since;
 } mel_options;
 
 /* Parse and elaborate `text` (len bytes, need not be NUL-terminated; any

@@ -64,6 +64,7 @@ typedef struct env {
     uint32_t id; /* the index's name number (mel_ast.h, "Names") */
     long long value;
     const struct env *parent;
+    const char *name; /* the index's name (the parser's interned copy) */
 } env;
 
 /* One execution of a mode-dependent conditional statement. */
@@ -229,6 +230,19 @@ typedef struct elab {
     struct plan **ptab;
     size_t pcap, pcount;
     vec sites;
+    /* Reuse of a previous version (mel_options.since; "Pass 2: what an
+     * edit left alone"): the text, the previous model when its
+     * declarations are this one's (else NULL), and what this model keeps
+     * for the next version: each equation's statement and loop indices
+     * (owned until handed to the model), the last environment written. */
+    const char *text;
+    size_t len;
+    const mel_model *prev;
+    bool shared; /* some equation's sides are prev's */
+    size_t copied_edges; /* incidences copied from prev (copied_incidences) */
+    mel__eqsrc *eqsrc;
+    const env *env_last;
+    const char *env_text;
 } elab;
 
 typedef struct islot {
@@ -1191,7 +1205,7 @@ static void p1_for(elab *el, const mel__stmt *st)
         env *f = talloc(el, sizeof *f);
         if (f == NULL)
             break;
-        *f = (env){id, v, saved};
+        *f = (env){id, v, saved, name};
         el->env = f;
         p1_stmts(el, st->u.loop.body);
         if (v == hi || el->rep->stop)
@@ -2235,6 +2249,149 @@ static const fx_node *ctx_cond(elab *el, const ctxnode *c)
     return r;
 }
 
+/* ---- Pass 2: what an edit left alone ------------------------------------------
+ * An editor parses the text again after every keystroke (issue 40 item 3).
+ * With mel_options.since, the previous version's model, an equation
+ * instance shares its sides with it when lowering them again would give
+ * the same trees: lowering reads the statement's text, its loop indices'
+ * values and the symbols its names resolve to, and nothing else (pass 2
+ * declares nothing; lower() folds integer constants and loop indices, and
+ * refers to unknowns, known quantities and mode variables by their index),
+ * and writes locations. So when the declarations are the same
+ * (same_declarations: the same unknowns, equations, mode variables and
+ * known quantities in the same order, integer constants of the same value)
+ * and an equation's statement is the same bytes at the same place (offset,
+ * line, column) with the same loop indices (mel__eqsrc), the previous
+ * version's sides are what lower() would make, node for node, and its
+ * incidences what mel__inc_uses and mel__inc_build would read from them
+ * where they do not depend on the guards (copied_incidences). This model
+ * then holds the previous pools (mel_model_priv.held), so the sides outlive
+ * the previous model. Names are still checked (walk) and the incidences
+ * still read from the sides under this version's guards, so errors, guards
+ * and structure are this text's. A statement that moved is lowered again:
+ * a copy of its trees with the locations moved cost as much as lowering
+ * (measured: docs/figures.md). */
+
+/* The loop indices of en as text ("i=3;j=1;", innermost first) in the
+ * model's arena, remembered for the last environment (a loop body's items
+ * share theirs); NULL on OOM. */
+static const char *env_string(elab *el, const env *en)
+{
+    if (en == el->env_last && el->env_text != NULL)
+        return el->env_text;
+    size_t n = 1;
+    for (const env *f = en; f != NULL; f = f->parent)
+        n += strlen(f->name) + 2 + int_width(f->value);
+    char *t = mel__arena_alloc_raw(el->ma, n);
+    if (t == NULL) {
+        mel__nomem(el->rep);
+        return NULL;
+    }
+    char *p = t;
+    for (const env *f = en; f != NULL; f = f->parent) {
+        size_t k = strlen(f->name);
+        memcpy(p, f->name, k);
+        p += k;
+        *p++ = '=';
+        size_t w = int_width(f->value);
+        if (f->value < 0)
+            *p = '-';
+        put_digits(p + w, f->value < 0 ? 0ULL - (unsigned long long)f->value
+                                        : (unsigned long long)f->value);
+        p += w;
+        *p++ = ';';
+    }
+    *p = '\0';
+    MDAE_ASSERT((size_t)(p - t) < n);
+    el->env_last = en;
+    return el->env_text = t;
+}
+
+/* Whether prev (a MEL model with what the next version reuses) declares
+ * what pass 1 has declared, in the same order (see above). */
+static bool same_declarations(const elab *el, const mel_model *prev)
+{
+    const struct mel_model_priv *pp = prev->priv;
+    if (prev->modelica || pp == NULL || pp->src == NULL || pp->eqsrc == NULL ||
+        prev->n_variables != el->vars.n || prev->n_equations != el->eqs.n ||
+        prev->n_modes != el->modes.n || prev->n_knowns != el->knowns.n)
+        return false;
+    const mel_mode *modes = el->modes.p;
+    const mel_known *ks = el->knowns.p;
+    for (uint32_t k = 0; k < prev->n_knowns; k++) {
+        const mel_known *a = &ks[k], *b = &prev->knowns[k];
+        if (a->kind != b->kind || strcmp(a->name, b->name) != 0 ||
+            (a->kind == MEL_KNOWN_INTEGER && a->value != b->value))
+            return false;
+    }
+    for (uint32_t k = 0; k < prev->n_variables; k++)
+        if (strcmp(el->variables[k].name, prev->variables[k].name) != 0)
+            return false;
+    for (uint32_t k = 0; k < prev->n_equations; k++)
+        if (strcmp(el->equations[k].name, prev->equations[k].name) != 0)
+            return false;
+    for (uint32_t k = 0; k < prev->n_modes; k++)
+        if (strcmp(modes[k].name, prev->modes[k].name) != 0)
+            return false;
+    return true;
+}
+
+/* Equation item it's sides shared with el->prev (see above), with envs
+ * its loop indices; false (nothing set) when they cannot be. */
+static bool reused_sides(elab *el, const item *it, const char *envs, const fx_node **lhs,
+                         const fx_node **rhs)
+{
+    const struct mel_model_priv *pp = el->prev->priv;
+    const mel__eqsrc *o = &pp->eqsrc[it->eq];
+    const mel_equation *q = &el->prev->equations[it->eq];
+    mdae_range a = o->stmt, b = it->s->where;
+    if (o->env == NULL || envs == NULL || q->lhs == NULL || q->rhs == NULL ||
+        memcmp(&a, &b, sizeof a) != 0 || b.end.offset > pp->src_len ||
+        b.end.offset > el->len || strcmp(o->env, envs) != 0 ||
+        memcmp(pp->src + b.start.offset, el->text + b.start.offset,
+               b.end.offset - b.start.offset) != 0)
+        return false;
+    *lhs = q->lhs;
+    *rhs = q->rhs;
+    el->shared = true;
+    return true;
+}
+
+/* The incidences of equation eq copied from el->prev's, when every case
+ * of them is unconditional (an equation whose sides are shared, declared
+ * outside conditional statements, hence once: its guard is TRUE, and the
+ * uses mel__inc_uses would read from the same sides group into the same
+ * cases); false (nothing set) otherwise, or when out of memory (then
+ * mel__inc_uses meets the same). mel__inc_build leaves them: eq has no
+ * uses. Their count goes to el->copied_edges. */
+static bool copied_incidences(elab *el, uint32_t eq)
+{
+    const mel_equation *p = &el->prev->equations[eq];
+    size_t n_cases = 0;
+    for (uint32_t k = 0; k < p->n_incs; k++) {
+        for (uint32_t c = 0; c < p->incs[k].n_cases; c++)
+            if (p->incs[k].cases[c].guard != mel__g_true())
+                return false;
+        n_cases += p->incs[k].n_cases;
+    }
+    mel_incidence *incs = p->n_incs ? mel__arena_alloc_raw(el->ma, p->n_incs * sizeof *incs) : NULL;
+    mel_order_case *cases = n_cases ? mel__arena_alloc_raw(el->ma, n_cases * sizeof *cases) : NULL;
+    if ((p->n_incs > 0 && incs == NULL) || (n_cases > 0 && cases == NULL))
+        return false;
+    for (uint32_t k = 0; k < p->n_incs; k++) {
+        const mel_incidence *a = &p->incs[k];
+        memcpy(cases, a->cases, a->n_cases * sizeof *cases);
+        incs[k] = (mel_incidence){a->var, a->n_cases, cases};
+        cases += a->n_cases;
+    }
+    mel_equation *q = &el->equations[eq];
+    MDAE_ASSERT(q->n_incs == 0);
+    q->incs = incs;
+    q->n_incs = p->n_incs;
+    el->copied_edges += p->n_incs;
+    return true;
+}
+
 /* Equation item it's sides, lowered, and what they read under the item's
  * guard g (el->uses, the structure: mel_inc.c). An equation declared in
  * several branches (ctxlist) is, after its first declaration,
@@ -2245,10 +2402,20 @@ static void lower_equation(elab *el, const item *it, const mel_guard *g)
     if (el->rep->rc != MDAE_OK || el->rep->stop)
         return;
     mel_equation *q = &el->equations[it->eq];
-    const fx_node *lhs = lower_item(el, it, it->s->u.equ.lhs);
-    const fx_node *rhs = lower_item(el, it, it->s->u.equ.rhs);
-    if (!mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, g) ||
-        !mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, g)) {
+    bool first = q->lhs == NULL || q->rhs == NULL;
+    const char *envs = el->eqsrc != NULL ? env_string(el, it->env) : NULL;
+    const fx_node *lhs = NULL, *rhs = NULL;
+    bool shared = el->prev != NULL && first && reused_sides(el, it, envs, &lhs, &rhs);
+    if (!shared) {
+        lhs = lower_item(el, it, it->s->u.equ.lhs);
+        rhs = lower_item(el, it, it->s->u.equ.rhs);
+    }
+    if (el->eqsrc != NULL)
+        el->eqsrc[it->eq] = first ? (mel__eqsrc){envs, it->s->where} : (mel__eqsrc){NULL, no_range};
+    if (shared && it->ctx == NULL && copied_incidences(el, it->eq)) {
+        /* the structure too (see "what an edit left alone") */
+    } else if (!mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, g) ||
+               !mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, g)) {
         mel__nomem(el->rep);
         return;
     }
@@ -2509,7 +2676,11 @@ void mel_model_free(mel_model *m)
             mdae_free(priv->left_out[k].message);
         mdae_free(priv->left_out);
         mdae_free(priv->knowns);
+        mdae_free(priv->src);
+        mdae_free(priv->eqsrc);
         fx_pool_free(priv->exprs);
+        for (size_t k = 0; k < priv->n_held; k++)
+            fx_pool_free(priv->held[k]);
         mel__symtab_close(&priv->syms);
         mel__arena_free(&priv->arena);
         mdae_free(priv);
@@ -2517,10 +2688,55 @@ void mel_model_free(mel_model *m)
     mdae_free(m);
 }
 
-static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report *rep,
-                     mel_model **out)
+/* What the next version reuses (mel_options.since), once pass 1 has
+ * declared everything: the equations' sources to fill, and opt->since
+ * when its declarations are these. Only with expressions kept. */
+static void prepare_reuse(elab *el, const mel_options *opt)
 {
-    elab el = {.rep = rep, .opt = opt, .max_instances = mel__max_instances(opt)};
+    if (el->rep->stop || el->fx == NULL || opt->no_expressions || el->eqs.n == 0)
+        return;
+    if ((el->eqsrc = mdae_calloc(el->eqs.n, sizeof *el->eqsrc)) == NULL) {
+        mel__nomem(el->rep);
+        return;
+    }
+    const mel_model *prev = opt->since;
+    if (prev != NULL && prev->priv != NULL && prev->priv->n_held < MEL__MAX_HELD &&
+        same_declarations(el, prev))
+        el->prev = prev;
+}
+
+/* Hand the text and the equations' sources to m (the next version's
+ * since); without them when out of memory (nothing is reused then). When
+ * m shares nodes with el->prev, hold the pools they are in. */
+static void keep_sources(elab *el, mel_model *m)
+{
+    struct mel_model_priv *priv = m->priv;
+    if (el->shared) {
+        const struct mel_model_priv *pp = el->prev->priv;
+        MDAE_ASSERT(pp->n_held < MEL__MAX_HELD);
+        for (size_t k = 0; k < pp->n_held; k++)
+            priv->held[k] = fx_pool_hold(pp->held[k]);
+        priv->held[pp->n_held] = fx_pool_hold(pp->exprs);
+        priv->n_held = pp->n_held + 1;
+    }
+    if (el->eqsrc == NULL || (priv->src = mdae_malloc(el->len + 1)) == NULL) {
+        mdae_free(el->eqsrc);
+        el->eqsrc = NULL;
+        return;
+    }
+    if (el->len > 0)
+        memcpy(priv->src, el->text, el->len);
+    priv->src[el->len] = '\0';
+    priv->src_len = el->len;
+    priv->eqsrc = el->eqsrc;
+    el->eqsrc = NULL;
+}
+
+static int elaborate(const mel__stmt *prog, const char *text, size_t len,
+                     const mel_options *opt, mel__report *rep, mel_model **out)
+{
+    elab el = {.rep = rep, .opt = opt, .max_instances = mel__max_instances(opt), .text = text,
+               .len = len};
     el.max_seq = (uint64_t)el.max_instances * 16;
     el.max_work = (uint64_t)el.max_instances * 64;
     mel_model *m = mel__elab_open(rep, &el.tmp, &el.gf, &el.ma);
@@ -2547,6 +2763,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
                        opt->defines[i].name ? opt->defines[i].name : "(null)");
     }
 
+    prepare_reuse(&el, opt);
     /* Pass 2: guards of unknowns and equations, then the items. */
     p2_guards(&el);
     p2_whens(&el);
@@ -2560,6 +2777,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
         mel__inc_build(&el.uses, el.equations, el.ma, &el.gf, &n_edges) == MDAE_E_NOMEM &&
         el.gf.err == MDAE_OK)
         mel__nomem(rep);
+    n_edges += el.copied_edges;
     check_gf(&el, no_range);
     if (el.fx != NULL && fx_pool_failed(el.fx))
         mel__nomem(rep);
@@ -2570,6 +2788,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     if (rc == MDAE_OK && el.gf.err)
         rc = el.gf.err;
     if (rc != MDAE_OK) {
+        mdae_free(el.eqsrc);
         elab_close(&el);
         model_release_arrays(&el);
         mel_model_free(m);
@@ -2590,6 +2809,7 @@ static int elaborate(const mel__stmt *prog, const mel_options *opt, mel__report 
     m->n_integers = el.n_ints;
     m->n_knowns = (uint32_t)el.knowns.n;
     m->knowns = priv->knowns = el.knowns.p;
+    keep_sources(&el, m);
     elab_close(&el);
     if (opt->no_expressions)
         mel__drop_expressions(m);
@@ -2631,7 +2851,7 @@ static int parse_and_elaborate(const char *text, size_t len, const mel_options *
         rc = rep->rc = MDAE_OK; /* elaborate the rest (mel.h, "Recovery") */
     if (rc != MDAE_OK)
         return rc;
-    rc = elaborate(prog, opt, rep, out);
+    rc = elaborate(prog, text, len, opt, rep, out);
     if (rc == MDAE_OK)
         check_model(*out);
     return rc;

@@ -350,6 +350,19 @@ typedef struct mel__symtab {
     size_t cap, count;
 } mel__symtab;
 
+/* Pools a model's expressions may share with earlier versions (above). */
+#define MEL__MAX_HELD 8
+
+/* Where a MEL equation came from, kept for the next version's
+ * elaboration (mel_options.since, engine/mel_elab.c): its statement's
+ * range and its loop indices' values ("i=3;" innermost first, in the
+ * model's arena), or env NULL when it cannot be reused (declared in
+ * several branches). */
+typedef struct mel__eqsrc {
+    const char *env;
+    mdae_range stmt;
+} mel__eqsrc;
+
 struct mel_model_priv {
     mel__arena arena; /* names, guards, cases, incidences, symbols */
     mel__symtab syms;
@@ -364,6 +377,17 @@ struct mel_model_priv {
      * and the known quantities (mdae_malloc; names in `arena`). */
     struct fx_pool *exprs;
     mel_known *knowns;
+    /* MEL with expressions kept: the text (mdae_malloc) and each
+     * equation's source (mdae_malloc; n_equations), for the next version
+     * (mel_options.since); NULL otherwise. */
+    char *src;
+    size_t src_len;
+    mel__eqsrc *eqsrc;
+    /* The previous versions' pools whose nodes this model's expressions
+     * share (fx_pool_hold; released by mel_model_free): at most
+     * MEL__MAX_HELD, beyond which a version lowers everything again. */
+    struct fx_pool *held[MEL__MAX_HELD];
+    size_t n_held;
 };
 
 uint32_t mel__hash(const char *s, size_t n);

@@ -25,10 +25,15 @@
  *
  * Runs with the glibc tunables of mdaed's workers (as_a_worker, below).
  *
- * Usage: bench_edit [--phases] [--reps R] [--n 50,100] [--no-before] [building|brake] (default both)
+ * Each session parses a version with the model of the version it analysed
+ * before as mel_options.since (issue 40 item 3: the equations the edit
+ * left alone share their sides with it), as an editor's worker would.
+ *
+ * Usage: bench_edit [--phases] [--reps R] [--n 50,100] [--no-before] [--no-since] [building|brake] (default both)
  *   --n: the brake's sizes (default 50,100; at most 8)
  *   --no-before: without the before_s columns (the session with the hint's
  *             tight graphs off: minutes per edit at N = 1,000)
+ *   --no-since: parse every version cold (no mel_options.since)
  *   --phases: also the time of each analysis phase of each run (stderr)
  *   --reps R: each row is the median of R runs (default 5), every edit run
  *             from the original text analysed just before it
@@ -88,6 +93,42 @@ static bool show_phases;
  * edits of the brake at N = 1,000 take minutes); its columns print 0. */
 static bool with_before = true;
 
+/* --no-since: every parse cold, without the previous version's model. */
+static bool with_since = true;
+
+/* The model each session analysed last (the next parse's since). */
+typedef struct last_models {
+    const inc_session *s[2];
+    mel_model *m[2];
+} last_models;
+static last_models last;
+
+static mel_model **last_of(const inc_session *s)
+{
+    for (int k = 0; k < 2; k++)
+        if (last.s[k] == s)
+            return &last.m[k];
+    for (int k = 0; k < 2; k++)
+        if (last.s[k] == NULL) {
+            last.s[k] = s;
+            return &last.m[k];
+        }
+    fprintf(stderr, "bench_edit: more than two sessions\n");
+    exit(1);
+}
+
+/* Free session s and the model it analysed last. */
+static void session_free(inc_session *s)
+{
+    for (int k = 0; k < 2; k++)
+        if (s != NULL && last.s[k] == s) {
+            mel_model_free(last.m[k]);
+            last.m[k] = NULL;
+            last.s[k] = NULL;
+        }
+    inc_session_free(s);
+}
+
 /* --n: the brake's sizes instead of 50 and 100 (issue 40 item 5: 10,000). */
 static long long brake_ns[8] = {50, 100};
 static size_t n_brake_ns = 2;
@@ -108,6 +149,8 @@ static double run(inc_session *s, const char *text, long long n, int seeded, inc
     mel_options mo = {0};
     mo.defines = &d;
     mo.n_defines = 1;
+    mel_model **prev = last_of(s);
+    mo.since = with_since ? *prev : NULL;
     /* Nothing from an earlier run in BuDDy's caches: the two sessions
      * repeat each other's operations (the same edit, alternately). */
     sa_forget_caches();
@@ -128,7 +171,8 @@ static double run(inc_session *s, const char *text, long long n, int seeded, inc
     }
     inc_result_stats(r, st);
     inc_result_free(r);
-    mel_model_free(m);
+    mel_model_free(*prev);
+    *prev = m;
     return t;
 }
 
@@ -189,8 +233,8 @@ static void cold_runs(const char *text, long long n, inc_session **s, inc_sessio
 {
     for (int k = 0; k < reps; k++) {
         if (*s != NULL) {
-            inc_session_free(*s);
-            inc_session_free(*before);
+            session_free(*s);
+            session_free(*before);
         }
         if (inc_session_new(s) != MDAE_OK || inc_session_new(before) != MDAE_OK)
             exit(1);
@@ -208,8 +252,8 @@ static void edit_runs(inc_session **s, inc_session **before, const char *text,
                       row *rw, row *rn, inc_stats *st, inc_stats *stn)
 {
     for (int k = 0; k < reps; k++) {
-        inc_session_free(*s);
-        inc_session_free(*before);
+        session_free(*s);
+        session_free(*before);
         if (inc_session_new(s) != MDAE_OK || inc_session_new(before) != MDAE_OK)
             exit(1);
         run(*before, text, n, SA_SEEDED_OFF, st);
@@ -268,8 +312,8 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
             free(t3);
         }
         fflush(stdout);
-        inc_session_free(s);
-        inc_session_free(before);
+        session_free(s);
+        session_free(before);
     }
     free(text);
 }
@@ -301,6 +345,8 @@ int main(int argc, char **argv)
     for (; a < argc && argv[a][0] == '-'; a++) {
         if (strcmp(argv[a], "--phases") == 0) {
             show_phases = true;
+        } else if (strcmp(argv[a], "--no-since") == 0) {
+            with_since = false;
         } else if (strcmp(argv[a], "--no-before") == 0) {
             with_before = false;
         } else if (strcmp(argv[a], "--n") == 0 && a + 1 < argc) {
@@ -319,7 +365,7 @@ int main(int argc, char **argv)
                    atoi(argv[a + 1]) <= 64) {
             reps = atoi(argv[++a]);
         } else {
-            fprintf(stderr, "usage: bench_edit [--phases] [--reps 1..64] [--n 50,100] [--no-before] [building|brake]\n");
+            fprintf(stderr, "usage: bench_edit [--phases] [--reps 1..64] [--n 50,100] [--no-before] [--no-since] [building|brake]\n");
             return 2;
         }
     }

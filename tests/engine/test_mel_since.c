@@ -1,0 +1,442 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_mel_since.c -- mel_options.since (issue 40 item 3): the
+ * MEL front-end shares the sides of the equations an edit left alone with
+ * the previous version's model (engine/mel_elab.c, "Pass 2: what an edit
+ * left alone"). Checked:
+ *  - the model parsed with since is the cold parse of the same text, field
+ *    for field (names, locations, guards, incidences, expressions with
+ *    their locations, diagnostics), for the brake's edits of bench_edit,
+ *    lines inserted and deleted before, inside and after the loop, a
+ *    renamed unknown, an outer loop index of another value, N changed, a syntax error and
+ *    its fix, and a few hundred random one-byte edits in a row (each
+ *    parsed with the last model that parsed as since);
+ *  - every MEL model of tests/models (when-clauses, conditional
+ *    equations declared in both branches, errors), the same text again and
+ *    three edits of its middle, and random one-byte edits of the model with
+ *    a when-clause and next();
+ *  - the sharing happens (the equations before the edit have the previous
+ *    model's very trees) and outlives the previous model, and stops after
+ *    MEL__MAX_HELD versions in a row (everything lowered again).
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx.h"
+#include "mdae.h"
+#include "mel.h"
+#include "model_files.h"
+
+static void put_f(mdae_buf *b, const char *fmt, ...) MDAE_PRINTF(2, 3);
+static void put_f(mdae_buf *b, const char *fmt, ...)
+{
+    char s[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s, sizeof s, fmt, ap);
+    va_end(ap);
+    mdae_buf_puts(b, s);
+}
+
+static void put_range(mdae_buf *b, mdae_range r)
+{
+    put_f(b, "@%u:%u:%u-%u:%u:%u", r.start.line, r.start.col, r.start.offset, r.end.line,
+          r.end.col, r.end.offset);
+}
+
+static void put_guard(mdae_buf *b, const mel_model *m, const mel_guard *g)
+{
+    char *s = mel_guard_format(m, g);
+    cr_assert_not_null(s);
+    put_f(b, "[%s]", s);
+    mdae_free(s);
+}
+
+/* An expression with every field and location. */
+static void put_fx(mdae_buf *b, const fx_node *e)
+{
+    if (e == NULL) {
+        mdae_buf_puts(b, "nil");
+        return;
+    }
+    put_f(b, "(%u %u %d %u %u %.17g %s", e->op, e->fn, e->is_int, e->order, e->index, e->num,
+          e->name != NULL ? e->name : "-");
+    put_range(b, e->where);
+    for (uint32_t k = 0; k < e->n; k++) {
+        mdae_buf_puts(b, " ");
+        put_fx(b, e->kids[k]);
+    }
+    mdae_buf_puts(b, ")");
+}
+
+/* Everything of m as text (owned: mdae_free). */
+static char *dump(const mel_model *m)
+{
+    mdae_buf b = {0};
+    for (uint32_t i = 0; i < m->n_modes; i++) {
+        const mel_mode *md = &m->modes[i];
+        put_f(&b, "mode %s %ld", md->name, md->reads_var);
+        put_range(&b, md->where);
+        put_fx(&b, md->def);
+        mdae_buf_puts(&b, "\n");
+    }
+    for (uint32_t i = 0; i < m->n_knowns; i++) {
+        const mel_known *k = &m->knowns[i];
+        put_f(&b, "known %s %d %.17g %d ", k->name, k->kind, k->value, k->known);
+        put_fx(&b, k->binding);
+        mdae_buf_puts(&b, "\n");
+    }
+    for (uint32_t i = 0; i < m->n_invariants; i++) {
+        put_guard(&b, m, m->invariants[i].cond);
+        mdae_buf_puts(&b, "\n");
+    }
+    for (uint32_t i = 0; i < m->n_variables; i++) {
+        const mel_variable *v = &m->variables[i];
+        put_f(&b, "var %s ", v->name);
+        put_guard(&b, m, v->guard);
+        put_range(&b, v->where);
+        mdae_buf_puts(&b, "\n");
+    }
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *q = &m->equations[i];
+        put_f(&b, "eq %s %u %u %u ", q->name, q->when, q->cond, q->cond_pos);
+        put_guard(&b, m, q->guard);
+        put_range(&b, q->where);
+        mdae_buf_puts(&b, "\n  ");
+        put_fx(&b, q->lhs);
+        mdae_buf_puts(&b, " = ");
+        put_fx(&b, q->rhs);
+        mdae_buf_puts(&b, "\n");
+        for (uint32_t k = 0; k < q->n_incs; k++) {
+            const mel_incidence *inc = &q->incs[k];
+            put_f(&b, "  %u:", inc->var);
+            for (uint32_t c = 0; c < inc->n_cases; c++) {
+                const mel_order_case *oc = &inc->cases[c];
+                put_f(&b, " o%d n%d ", oc->order, oc->next);
+                put_guard(&b, m, oc->guard);
+                put_range(&b, oc->where);
+            }
+            mdae_buf_puts(&b, "\n");
+        }
+    }
+    put_f(&b, "edges %zu syntax %u left %u\n", m->n_edges, m->n_syntax_errors, m->n_left_out);
+    cr_assert(!b.oom && b.p != NULL);
+    return b.p;
+}
+
+/* rc, the diagnostics and the model's dump of text parsed with since
+ * (NULL: cold); *out the model (owned) or NULL. */
+static char *parse(const char *text, long long n, const mel_model *since, bool recover,
+                   mel_model **out)
+{
+    mel_define def;
+    mel_options o = tm_options_n(&def, n);
+    o.since = since;
+    o.recover = recover;
+    mdae_diags d;
+    mdae_diags_init(&d);
+    mel_model *m = NULL;
+    int rc = mel_model_parse(text, strlen(text), &o, &m, &d);
+    mdae_buf b = {0};
+    put_f(&b, "rc %d\n", rc);
+    for (size_t k = 0; k < d.count; k++) {
+        char *s = mdae_diag_format(&d.items[k], NULL);
+        cr_assert_not_null(s);
+        put_f(&b, "%s\n", s);
+        mdae_free(s);
+    }
+    mdae_diags_close(&d);
+    if (m != NULL) {
+        char *s = dump(m);
+        mdae_buf_puts(&b, s);
+        mdae_free(s);
+    }
+    *out = m;
+    cr_assert(!b.oom && b.p != NULL);
+    return b.p;
+}
+
+/* Parse text with since and cold; assert the same; the model with since
+ * (owned; NULL when it does not parse). */
+static mel_model *same_as_cold(const char *text, long long n, const mel_model *since,
+                               bool recover, const char *what)
+{
+    mel_model *a = NULL, *b = NULL;
+    char *x = parse(text, n, since, recover, &a);
+    char *y = parse(text, n, NULL, recover, &b);
+    if (strcmp(x, y) != 0) {
+        FILE *f = fopen("/tmp/test_mel_since.since.txt", "w"), *g = fopen("/tmp/test_mel_since.cold.txt", "w");
+        if (f != NULL && g != NULL) {
+            fputs(x, f);
+            fputs(y, g);
+        }
+        if (f != NULL)
+            fclose(f);
+        if (g != NULL)
+            fclose(g);
+    }
+    cr_assert_str_eq(x, y, "%s: the model parsed with since differs from the cold one", what);
+    mdae_free(x);
+    mdae_free(y);
+    mel_model_free(b);
+    return a;
+}
+
+/* text with the first `from` replaced by `to`. */
+static char *replace(const char *text, const char *from, const char *to)
+{
+    const char *p = strstr(text, from);
+    cr_assert_not_null(p, "'%s' not found", from);
+    size_t a = (size_t)(p - text), nb = strlen(from), c = strlen(to), n = strlen(text);
+    char *o = malloc(n - nb + c + 1);
+    cr_assert_not_null(o);
+    memcpy(o, text, a);
+    memcpy(o + a, to, c);
+    memcpy(o + a + c, p + nb, n - a - nb + 1);
+    return o;
+}
+
+/* An equation of m by name (must exist). */
+static const mel_equation *eq(const mel_model *m, const char *name)
+{
+    long k = mel_model_find_equation(m, name);
+    cr_assert_geq(k, 0, "no equation %s", name);
+    return &m->equations[k];
+}
+
+static const struct {
+    const char *what, *from, *to;
+} edits[] = {
+    {"(a) rhs", "px[i] : equation b[i] = K*x[i];",
+     "px[i] : equation b[i] = K*x[i] + (if i == 3 then der(x[i]) else 0);"},
+    {"(b) guard", "if open[i] then", "if open[i] & i <> 3 | !open[i] & i == 3 then"},
+    {"a line before the loop", "// Railcars\n", "// Railcars\n// one more line\n"},
+    {"a line deleted before the loop", "// Plug equations at one end of the train\n", ""},
+    {"a line inside the loop", "  // at the reservoir\n", "  // at the reservoir\n\n\n"},
+    {"a line after the loop", "plug2 : equation", "\nplug2 : equation"},
+    {"same length, other text", "me2[i] : equation fv[i] - fch[i]", "me2[i] : equation fv[i] + fch[i]"},
+    {"an unknown renamed", "fl[i] : real;", "fk[i] : real;"},
+    {"an equation renamed", "pb[i] : equation", "pq[i] : equation"},
+    {"a constant changed", "K : real = 1000.0;", "K : real = 2000.0;"},
+    {"a syntax error", "me1[i] : equation fb[i]", "me1[i] : equation fb[i] +* "},
+    {"an undeclared name", "fel[i] : equation fl[i]", "fel[i] : equation fq[i]"},
+    {"the ghost car's loop", "foreach i in 1 .. N + 1 do", "foreach i in 0 .. N + 1 do"},
+};
+
+Test(mel_since, brake_edits_are_the_cold_models)
+{
+    char *text = tm_slurp("brake.mel");
+    for (size_t k = 0; k < sizeof edits / sizeof *edits; k++) {
+        for (int recover = 0; recover < 2; recover++) {
+            mel_model *m0 = same_as_cold(text, 6, NULL, recover, "original");
+            char *t = replace(text, edits[k].from, edits[k].to);
+            mel_model *m1 = same_as_cold(t, 6, m0, recover, edits[k].what);
+            /* and back, from the edited version (if it parsed) */
+            mel_model *m2 = same_as_cold(text, 6, m1 != NULL ? m1 : m0, recover, edits[k].what);
+            mel_model_free(m0);
+            mel_model_free(m1);
+            mel_model_free(m2);
+            free(t);
+        }
+    }
+    /* N changed: same text, other declarations */
+    mel_model *m0 = same_as_cold(text, 6, NULL, false, "N = 6");
+    mel_model_free(same_as_cold(text, 7, m0, false, "N = 7"));
+    mel_model_free(same_as_cold(text, 5, m0, false, "N = 5"));
+    mel_model_free(m0);
+    free(text);
+}
+
+Test(mel_since, random_one_byte_edits_in_a_row)
+{
+    char *text = tm_slurp("brake.mel");
+    size_t n = strlen(text);
+    char *t = malloc(n + 400);
+    cr_assert_not_null(t);
+    memcpy(t, text, n + 1);
+    static const char bytes[] = "ab1+-*;:[]()i \n/=";
+    unsigned seed = 12345;
+    mel_model *prev = same_as_cold(t, 4, NULL, true, "original");
+    for (int k = 0; k < 300; k++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t len = strlen(t), at = (seed >> 8) % (len + 1);
+        int op = (int)((seed >> 4) % 3);
+        char c = bytes[(seed >> 16) % (sizeof bytes - 1)];
+        if (op == 0 && len + 1 < n + 400) { /* insert */
+            memmove(t + at + 1, t + at, len - at + 1);
+            t[at] = c;
+        } else if (op == 1 && at < len) { /* delete */
+            memmove(t + at, t + at + 1, len - at);
+        } else if (at < len) {
+            t[at] = c;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "random edit %d", k);
+        mel_model *m = same_as_cold(t, 4, prev, true, what);
+        if (m != NULL) {
+            mel_model_free(prev);
+            prev = m;
+        }
+        if (k % 50 == 49) { /* back to the original text now and then */
+            memcpy(t, text, n + 1);
+            m = same_as_cold(t, 4, prev, true, "original again");
+            cr_assert_not_null(m);
+            mel_model_free(prev);
+            prev = m;
+        }
+    }
+    mel_model_free(prev);
+    free(t);
+    free(text);
+}
+
+/* The same statement at the same place under an outer loop index of
+ * another value: lowered again. */
+Test(mel_since, an_outer_loop_index_of_another_value)
+{
+    static const char a[] = "N : integer = 3;\n"
+                            "foreach i in 1 .. N do x[i] : real; y[i] : real done;\n"
+                            "foreach k in 1 .. 1 do\n"
+                            "  foreach i in 1 .. N do\n"
+                            "    e[i] : equation x[i] = y[k] + der(y[i]);\n"
+                            "  done\n"
+                            "done;\n"
+                            "foreach i in 1 .. N do f[i] : equation y[i] = 0 done;\n";
+    char *b = replace(a, "foreach k in 1 .. 1", "foreach k in 2 .. 2");
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "k = 1");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "k = 2");
+    cr_assert_eq(eq(m1, "f[2]")->lhs, eq(m0, "f[2]")->lhs);
+    cr_assert_neq(eq(m1, "e[2]")->rhs, eq(m0, "e[2]")->rhs);
+    mel_model_free(m0);
+    mel_model_free(m1);
+    free(b);
+}
+
+Test(mel_since, the_equations_before_the_edit_are_shared_and_outlive_their_model)
+{
+    char *text = tm_slurp("brake.mel");
+    char *t = replace(text, edits[0].from, edits[0].to);
+    mel_model *m0 = same_as_cold(text, 6, NULL, false, "original");
+    mel_model *m1 = same_as_cold(t, 6, m0, false, "(a)");
+    /* before the edit: the same trees; the edited statement and those after
+     * it (moved): lowered again */
+    cr_assert_eq(eq(m1, "me1[2]")->lhs, eq(m0, "me1[2]")->lhs);
+    cr_assert_eq(eq(m1, "pb[5]")->rhs, eq(m0, "pb[5]")->rhs);
+    cr_assert_neq(eq(m1, "px[2]")->rhs, eq(m0, "px[2]")->rhs);
+    cr_assert_neq(eq(m1, "ve1[2]")->lhs, eq(m0, "ve1[2]")->lhs);
+    char *before = dump(m1);
+    mel_model_free(m0);
+    char *after = dump(m1); /* reads m0's trees: ASan's use-after-free if not held */
+    cr_assert_str_eq(before, after);
+    /* versions in a row: each shares with the last, up to the bound, then
+     * one lowers everything again and sharing starts over */
+    mel_model *prev = m1;
+    int fresh = 0;
+    for (int k = 0; k < 20; k++) {
+        mel_model *m = same_as_cold(k % 2 ? t : text, 6, prev, false, "in a row");
+        if (eq(m, "me1[2]")->lhs != eq(prev, "me1[2]")->lhs)
+            fresh++;
+        mel_model_free(prev);
+        prev = m;
+    }
+    cr_assert_geq(fresh, 2, "sharing never starts over");
+    cr_assert_leq(fresh, 4);
+    mel_model_free(prev);
+    mdae_free(before);
+    mdae_free(after);
+    free(t);
+    free(text);
+}
+
+/* text with `ins` inserted at the start of its middle line and, when del,
+ * its byte `at` deleted (owned: free). */
+static char *edited(const char *text, const char *ins, bool del)
+{
+    size_t n = strlen(text), mid = n / 2;
+    while (mid > 0 && text[mid - 1] != '\n')
+        mid--;
+    size_t k = strlen(ins);
+    char *o = malloc(n + k + 1);
+    cr_assert_not_null(o);
+    memcpy(o, text, mid);
+    memcpy(o + mid, ins, k);
+    memcpy(o + mid + k, text + mid, n - mid + 1);
+    if (del && n > 0) {
+        size_t at = mid + k + (n - mid) / 2;
+        memmove(o + at, o + at + 1, n + k - at);
+    }
+    return o;
+}
+
+Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tests/models", MDAE_SOURCE_DIR);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    size_t models = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mel") != 0)
+            continue;
+        char *text = tm_slurp(e->d_name);
+        static const struct {
+            const char *ins;
+            bool del;
+        } ed[] = {{"", false}, {"\n", false}, {"// a comment\n", true}, {"", true}};
+        for (size_t k = 0; k < sizeof ed / sizeof *ed; k++) {
+            char what[300];
+            snprintf(what, sizeof what, "%s, edit %zu", e->d_name, k);
+            mel_model *m0 = same_as_cold(text, -1, NULL, true, what);
+            char *t = edited(text, ed[k].ins, ed[k].del);
+            mel_model *m1 = same_as_cold(t, -1, m0, true, what);
+            mel_model_free(same_as_cold(text, -1, m1 != NULL ? m1 : m0, true, what));
+            mel_model_free(m0);
+            mel_model_free(m1);
+            free(t);
+        }
+        free(text);
+        models++;
+    }
+    closedir(d);
+    cr_assert_geq(models, 20);
+}
+
+Test(mel_since, random_edits_of_a_model_with_a_when_clause)
+{
+    char *text = tm_slurp("cup_and_ball_elastic_impact.mel");
+    size_t n = strlen(text);
+    char *t = malloc(n + 200);
+    cr_assert_not_null(t);
+    memcpy(t, text, n + 1);
+    static const char bytes[] = "xy1+-*;:()e \nt";
+    unsigned seed = 777;
+    mel_model *prev = same_as_cold(t, -1, NULL, true, "original");
+    for (int k = 0; k < 150; k++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t len = strlen(t), at = (seed >> 8) % (len + 1);
+        char c = bytes[(seed >> 16) % (sizeof bytes - 1)];
+        if ((seed >> 4) % 2 == 0 && len + 1 < n + 200) {
+            memmove(t + at + 1, t + at, len - at + 1);
+            t[at] = c;
+        } else if (at < len) {
+            memmove(t + at, t + at + 1, len - at);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "random edit %d", k);
+        mel_model *m = same_as_cold(t, -1, prev, true, what);
+        if (m != NULL) {
+            mel_model_free(prev);
+            prev = m;
+        }
+        if (k % 30 == 29)
+            memcpy(t, text, n + 1);
+    }
+    mel_model_free(prev);
+    free(t);
+    free(text);
+}
