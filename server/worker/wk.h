@@ -207,6 +207,8 @@ typedef struct wk_state {
     size_t text_len;
     char *text_name; /* owned: FILE in FILE:LINE:COL */
     mel_model *model;
+    size_t model_shared; /* its equations whose sides the previous version's
+                            model lent (mel_options.since; reuse stats) */
     bool modelica;       /* the text was read as Modelica */
     rpc_lsp_enc enc;     /* LSP positions: load's positionEncoding (issue 15) */
     mel_outline *outline; /* the text's outline, built on first use (wk_lsp.c) */

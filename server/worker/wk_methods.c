@@ -199,6 +199,17 @@ static void seed_failure(wk_state *w, const cJSON *params)
     w->analysis_method = w->method;
 }
 
+/* How many of m's equations share their sides with since's (mel_options.
+ * since: the same statement at the same place). */
+static size_t shared_equations(const mel_model *m, const mel_model *since)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; m != NULL && since != NULL && i < m->n_equations; i++)
+        n += i < since->n_equations && m->equations[i].lhs != NULL &&
+             m->equations[i].lhs == since->equations[i].lhs;
+    return n;
+}
+
 /* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
  * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. With
  * `recover` or params.recover, syntax errors leave out their statements and
@@ -212,7 +223,19 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     if (!cJSON_IsString(t))
         return MDAE_E_INVAL;
     wk_good was;
+    bool prev_mel = !w->modelica;
     take_good(w, &was);
+    /* The previous version's model, for the front-end to share what the
+     * edit left alone (mel_options.since, issue 40 item 3): the one `was`
+     * keeps, else the loaded one (held until the parse), else the last good
+     * version's; MEL only. */
+    mel_model *prev_held = was.model == NULL ? w->model : NULL;
+    const mel_model *prev = was.model != NULL ? was.model : prev_held;
+    if (prev == NULL) {
+        prev = w->good.model;
+        prev_mel = w->good.model != NULL && !w->good.modelica;
+    }
+    w->model = NULL; /* prev_held: not freed by unload */
     unload(w);
     w->loads++;
     w->text_len = strlen(t->valuestring);
@@ -237,8 +260,11 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     bool modelica = (cJSON_IsString(fmt) && strcmp(fmt->valuestring, "modelica") == 0) ||
                     mo_is_modelica(w->text, w->text_len, w->text_name);
     w->modelica = modelica;
+    mo.since = prev_mel ? prev : NULL;
     int rc = modelica ? mo_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
+    w->model_shared = shared_equations(w->model, mo.since);
+    mel_model_free(prev_held);
     if (rc == MDAE_OK)
         rc = sa_check(w->model, &w->model_diags);
     if (rc == MDAE_OK || rc == MDAE_E_MODEL) { /* as mdae check (issue 41 item 3) */
@@ -654,6 +680,7 @@ static cJSON *reuse_stats(const wk_state *w, bool with_parts)
         !cJSON_AddNumberToObject(ru, "implicit", (double)w->inc_last.implicit) ||
         !cJSON_AddNumberToObject(ru, "enumerated", (double)w->inc_last.enumerated) ||
         !cJSON_AddNumberToObject(ru, "fellBack", (double)w->inc_last.fell_back) ||
+        !cJSON_AddNumberToObject(ru, "sharedEquations", (double)w->model_shared) ||
         (with_parts && !add_parts(w, ru)) || !cJSON_AddItemToObject(st, "reuse", ru))
         wk_oom();
     return st;

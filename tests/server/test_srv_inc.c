@@ -28,6 +28,7 @@ static const char *analyze_method;
  * "sccsReused" summed, from the last analyze with reuse. */
 static int last_seeded_zero, last_seeded_repaired, last_blocks_reused, last_sccs_reused;
 static int last_encoded_from_hint;
+static int last_shared_equations; /* reuse.sharedEquations of the last analyze */
 
 static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
 {
@@ -48,6 +49,7 @@ static cJSON *analyze(client *c, const char *sid, bool with_reuse, int rs[5])
         rs[2] = cJSON_GetObjectItem(ru, "recomputed")->valueint;
         rs[3] = cJSON_GetObjectItem(ru, "seeded")->valueint;
         rs[4] = cJSON_GetObjectItem(ru, "searched")->valueint;
+        last_shared_equations = cJSON_GetObjectItem(ru, "sharedEquations")->valueint;
         last_seeded_zero = last_seeded_repaired = last_blocks_reused = last_sccs_reused = 0;
         last_encoded_from_hint = 0;
         const cJSON *part;
@@ -129,6 +131,7 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
     cJSON *r4 = analyze(&c, sid, true, rs);
     cr_assert_eq(rs[1], 1, "N = 3 again is reused");
     assert_same(r1, r4, "same result as the first N = 3");
+    cr_assert_eq(last_shared_equations, 0, "N changed: every equation read again");
 
     /* server/status adds up what the workers reused: 4 analyses of the
      * session (2 reused, 2 recomputed) and the cold session's one. */
@@ -141,6 +144,18 @@ Test(srv_inc, an_edit_that_keeps_the_structure_is_reused_and_results_equal_cold_
     cr_assert_eq(cJSON_GetObjectItem(ru, "seeded")->valueint, 51,
                  "only N = 4 was analysed with a seed (N = 3 again was reused)");
     cJSON_Delete(st);
+
+    /* A comment appended: the front-end takes every equation from the
+     * version before (mel_options.since, issue 40 item 3). */
+    int lines = 1; /* the comment edited in first */
+    for (const char *q = text; *q; q++)
+        lines += *q == '\n';
+    cJSON_Delete(cl_request(&c, 11, "session/edit", edit_line(sid, lines, 0, 0, "// end\n")));
+    cJSON *r5 = analyze(&c, sid, true, rs);
+    assert_same(r1, r5, "same result after a comment at the end");
+    cr_assert_eq(last_shared_equations, 39, "the 12N+3 equations shared: %d",
+                 last_shared_equations);
+    cJSON_Delete(r5);
 
     cJSON_Delete(r1);
     cJSON_Delete(r2);
