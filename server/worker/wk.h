@@ -55,7 +55,12 @@
  *                                     analyze --json`); with stableIds or
  *                                     since, stable block ids; with since,
  *                                     the difference from that kept version
- *                                     (protocol/rpc_diff.h). When streaming,
+ *                                     (protocol/rpc_diff.h): with no report
+ *                                     tree kept, made from the analysis's
+ *                                     items as the encoders produce them,
+ *                                     hashed and copied only when listed
+ *                                     (rpc_digest_tap; issue 40 item 5: no
+ *                                     tree built). When streaming,
  *                                     analysis/progress {phase,done,total}
  *                                     first (the first report, then at most
  *                                     one every 50 ms), then
@@ -122,8 +127,17 @@
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16
  *                                     otherwise)
- *   diagnose/modeChanges {}        -> {diagnostics:[LSP Diagnostic]}: those of
- *                                     mode changes of what the last
+ *                                     approx: false leaves the approximate
+ *                                     analysis's warnings out, and the
+ *                                     result then says approxLeft: true
+ *                                     when the model analysed (the
+ *                                     editor's, issue 40 item 5)
+ *   diagnose/modeChanges {approx?, modeChanges?}
+ *                                  -> {diagnostics:[LSP Diagnostic]}: with
+ *                                     approx true the approximate
+ *                                     analysis's warnings, then, unless
+ *                                     modeChanges is false, those of
+ *                                     mode changes, of what the last
  *                                     diagnose loaded and analysed (the
  *                                     editor's second publication, issue 36)
  *   lsp/hover, lsp/symbols, lsp/definition, lsp/references, lsp/codeLens

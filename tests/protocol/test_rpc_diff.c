@@ -415,3 +415,194 @@ Test(rpc_diff, a_digest_refuses_block_ids_as_the_relabelling_does)
     cr_assert_null(d);
     cJSON_Delete(a);
 }
+
+/* ---- Digests built from a writer's values (rpc_digest_begin, issue 40 item 5) ---- */
+
+#include "rpc_jwriter.h"
+
+/* b's members through a tap into a builder from old: each set and the
+ * diagnostics element by element in an open array, or (whole) as one
+ * value, as alternate says; the rest as values. */
+static int tap_result(const cJSON *b, const uint32_t *ib, size_t nb, const rpc_digest *old,
+                      long since, long version, bool whole, rpc_digest **d, cJSON **diff)
+{
+    rpc_digest_builder *bl = NULL;
+    int rc = rpc_digest_begin(ib, nb, old, &bl);
+    if (rc < 0)
+        return rc;
+    rpc_jw jw;
+    rpc_jw_init_tap(&jw, rpc_digest_tap, bl);
+    rc = rpc_jw_open_object(&jw, NULL);
+    for (const cJSON *m = b->child; m != NULL && rc == MDAE_OK; m = m->next) {
+        bool set = strcmp(m->string, "blocks") == 0 || strcmp(m->string, "edges") == 0 ||
+                   strcmp(m->string, "equations") == 0 || strcmp(m->string, "variables") == 0 ||
+                   strcmp(m->string, "diagnostics") == 0;
+        if (!set || whole) {
+            rc = rpc_jw_value(&jw, m->string, m);
+            continue;
+        }
+        rc = rpc_jw_open_array(&jw, m->string);
+        for (const cJSON *x = m->child; x != NULL && rc == MDAE_OK; x = x->next)
+            rc = rpc_jw_value(&jw, NULL, x);
+        if (rc == MDAE_OK)
+            rc = rpc_jw_close_one(&jw);
+    }
+    if (rc == MDAE_OK)
+        rc = rpc_jw_close_one(&jw);
+    rpc_jw_close(&jw);
+    if (rc < 0) {
+        rpc_digest_builder_free(bl);
+        return rc;
+    }
+    return rpc_digest_finish(bl, since, version, d, diff);
+}
+
+/* The builder's difference from a's digest (tree-built, detached; then
+ * built by the tap too) to b's values is what relabelling both and
+ * rpc_diff_analysis give; and the builder's digest of b, as old, gives
+ * what the tree-built one gives. */
+static void tapped_as_trees(const cJSON *a, const uint32_t *ia, size_t na, const cJSON *b,
+                            const uint32_t *ib, size_t nb, bool whole)
+{
+    cJSON *sa = NULL, *sb = NULL, *want = NULL, *back = NULL;
+    rpc_digest *da = NULL, *dta = NULL, *db = NULL;
+    cr_assert_eq(rpc_block_ids_relabel(a, ia, na, &sa), MDAE_OK);
+    cr_assert_eq(rpc_block_ids_relabel(b, ib, nb, &sb), MDAE_OK);
+    cr_assert_eq(rpc_diff_analysis(sa, sb, 1, 2, &want), MDAE_OK);
+    cr_assert_eq(rpc_diff_analysis(sb, sa, 2, 3, &back), MDAE_OK);
+    cr_assert_eq(rpc_digest_build(a, ia, na, &da), MDAE_OK);
+    rpc_digest_detach(da);
+    cr_assert_eq(tap_result(a, ia, na, NULL, 0, 1, whole, &dta, NULL), MDAE_OK);
+    char *w = print(want), *wb = print(back);
+    for (int k = 0; k < 2; k++) {
+        cJSON *got = NULL, *got_back = NULL;
+        cr_assert_eq(tap_result(b, ib, nb, k == 0 ? da : dta, 1, 2, whole, &db, &got), MDAE_OK);
+        char *g = print(got);
+        cr_assert_str_eq(g, w, "old digest %s", k == 0 ? "from the tree" : "tapped");
+        /* the tapped digest as old: back from b to a */
+        rpc_digest *again = NULL;
+        cr_assert_eq(tap_result(a, ia, na, db, 2, 3, whole, &again, &got_back), MDAE_OK);
+        rpc_digest_free(again);
+        char *gb = print(got_back);
+        cr_assert_str_eq(gb, wb);
+        cJSON_free(g);
+        cJSON_free(gb);
+        cJSON_Delete(got);
+        cJSON_Delete(got_back);
+        rpc_digest_free(db);
+        db = NULL;
+    }
+    cJSON_free(w);
+    cJSON_free(wb);
+    rpc_digest_free(da);
+    rpc_digest_free(dta);
+    cJSON_Delete(sa);
+    cJSON_Delete(sb);
+    cJSON_Delete(want);
+    cJSON_Delete(back);
+}
+
+Test(rpc_diff, a_tapped_digest_gives_the_whole_trees_difference_on_the_documented_cases)
+{
+    cJSON *a = cJSON_Parse(v1), *b = cJSON_Parse(v2);
+    for (int whole = 0; whole < 2; whole++) {
+        tapped_as_trees(a, ids1, 2, b, ids2, 2, whole);
+        tapped_as_trees(b, ids2, 2, a, ids1, 2, whole);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    a = cJSON_Parse("{\"equations\":[{\"name\":\"e\",\"order\":1,\"guard\":\"g\"},"
+                    "{\"name\":\"f\",\"order\":0}],\"leftOut\":[{\"line\":3}],\"n\":-0.0}");
+    b = cJSON_Parse("{\"equations\":[{\"guard\":\"g\",\"name\":\"e\",\"order\":1},"
+                    "{\"name\":\"f\",\"order\":2}],\"syntaxErrors\":0,\"n\":0}");
+    tapped_as_trees(a, NULL, 0, b, NULL, 0, false);
+    tapped_as_trees(b, NULL, 0, a, NULL, 0, true);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+Test(rpc_diff, a_tapped_digest_gives_the_whole_trees_difference_on_random_results)
+{
+    unsigned seed = 41;
+    for (int round = 0; round < 300; round++) {
+        size_t na = (size_t)(rand_r(&seed) % 12), nb = (size_t)(rand_r(&seed) % 12);
+        uint32_t ia[12], ib[12];
+        for (size_t k = 0; k < 12; k++) { /* tied ids in some rounds, unique in others */
+            ia[k] = round % 2 ? (uint32_t)(rand_r(&seed) % 16) : (uint32_t)(k + round % 5);
+            ib[k] = round % 2 ? (uint32_t)(rand_r(&seed) % 16) : (uint32_t)(k + round % 3);
+        }
+        cJSON *a = random_result(&seed, na), *b = random_result(&seed, nb);
+        tapped_as_trees(a, ia, na, b, ib, nb, round % 3 == 0);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+}
+
+Test(rpc_diff, a_tapped_digest_since_itself_is_empty_and_unkept_since_is_none)
+{
+    cJSON *a = cJSON_Parse(v1), *want = NULL;
+    rpc_digest *d = NULL;
+    cJSON *got = NULL;
+    cr_assert_eq(rpc_diff_analysis(a, a, 4, 4, &want), MDAE_OK);
+    cr_assert_eq(tap_result(a, ids1, 2, NULL, 4, 4, false, &d, &got), MDAE_OK);
+    char *w = print(want), *g = print(got);
+    cr_assert_str_eq(g, w);
+    cJSON_free(w);
+    cJSON_free(g);
+    cJSON_Delete(got);
+    rpc_digest_free(d);
+    got = cJSON_CreateTrue();
+    cr_assert_eq(tap_result(a, ids1, 2, NULL, 3, 4, false, &d, &got), MDAE_OK);
+    cr_assert_null(got);
+    cr_assert_not_null(d);
+    rpc_digest_free(d);
+    cJSON_Delete(want);
+    cJSON_Delete(a);
+}
+
+Test(rpc_diff, a_tap_refuses_what_a_digest_cannot_follow)
+{
+    cJSON *a = cJSON_Parse(v1);
+    rpc_digest *d = NULL;
+    cr_assert_eq(tap_result(a, ids1, 1, NULL, 0, 1, false, &d, NULL), MDAE_E_INVAL);
+    cr_assert_eq(tap_result(a, ids1, 1, NULL, 0, 1, true, &d, NULL), MDAE_E_INVAL);
+    cr_assert_null(d);
+    rpc_digest_builder *b = NULL;
+    cr_assert_eq(rpc_digest_begin(ids1, 2, NULL, &b), MDAE_OK);
+    rpc_jw jw;
+    rpc_jw_init_tap(&jw, rpc_digest_tap, b);
+    cr_assert_eq(rpc_jw_open_object(&jw, NULL), MDAE_OK);
+    cr_assert_eq(rpc_jw_open_object(&jw, "nested"), MDAE_OK);
+    cr_assert_eq(rpc_jw_value(&jw, "x", a), MDAE_E_INVAL); /* depth 2, not a set's element */
+    cr_assert_eq(rpc_jw_close_one(&jw), MDAE_E_INVAL);     /* sticky */
+    rpc_jw_close(&jw);
+    rpc_digest_builder_free(b);
+    cJSON_Delete(a);
+}
+
+Test(rpc_diff, tapped_digests_report_allocation_failures_without_leaks)
+{
+    rpc_message_init();
+    cJSON *a = cJSON_Parse(v1), *b = cJSON_Parse(v2);
+    rpc_digest *da = NULL;
+    cr_assert_eq(rpc_digest_build(a, ids1, 2, &da), MDAE_OK);
+    rpc_digest_detach(da);
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    for (long n = 0;; n++) {
+        counting_arm(n);
+        rpc_digest *db = NULL;
+        cJSON *d = NULL;
+        int rc = tap_result(b, ids2, 2, da, 1, 2, n % 2 == 0, &db, &d);
+        cJSON_Delete(d);
+        rpc_digest_free(db);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+        if (rc == MDAE_OK)
+            break;
+        cr_assert_eq(rc, MDAE_E_NOMEM);
+    }
+    counting_arm(-1);
+    mdae_replace_allocator(NULL);
+    rpc_digest_free(da);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}

@@ -257,3 +257,56 @@ Test(rpc_jwriter, the_writers_refuse_what_the_encoders_refuse)
     cr_assert_eq(s.calls, 0);
     rpc_jw_close(&w);
 }
+
+/* A tap's record of what it was handed: "depth container key value;". */
+static int record_tap(void *arg, unsigned depth, const char *container, const char *key,
+                      const cJSON *v)
+{
+    mdae_buf *b = arg;
+    char *s = cJSON_PrintUnformatted(v);
+    char *line = mdae_asprintf("%u %s %s %s;", depth, container ? container : "-",
+                               key ? key : "-", s ? s : "?");
+    mdae_buf_puts(b, line ? line : "?");
+    mdae_free(line);
+    cJSON_free(s);
+    return strcmp(key ? key : "", "stop") == 0 ? MDAE_E_INVAL : MDAE_OK;
+}
+
+static int never_sink(void *arg, const char *p, size_t n)
+{
+    (void)arg, (void)p, (void)n;
+    cr_assert_fail("a tap's writer printed");
+    return MDAE_OK;
+}
+
+Test(rpc_jwriter, a_tap_is_handed_each_value_with_where_it_goes_and_nothing_is_printed)
+{
+    mdae_buf got = {0};
+    rpc_jw w;
+    rpc_jw_init_tap(&w, record_tap, &got);
+    w.sink = never_sink;
+    cJSON *one = cJSON_CreateNumber(1), *obj = cJSON_Parse("{\"a\":[1],\"b\":\"x\"}");
+    cr_assert_eq(rpc_jw_open_object(&w, NULL), MDAE_OK);
+    cr_assert_eq(rpc_jw_value(&w, "n", one), MDAE_OK);
+    cr_assert_eq(rpc_jw_open_array(&w, "blocks"), MDAE_OK);
+    cr_assert_eq(rpc_jw_value(&w, NULL, obj), MDAE_OK);
+    cr_assert_eq(rpc_jw_close_one(&w), MDAE_OK);
+    cr_assert_eq(rpc_jw_open_array(&w, "a key longer than the thirty-one bytes kept"), MDAE_OK);
+    cr_assert_eq(rpc_jw_value(&w, NULL, one), MDAE_OK);
+    cr_assert_eq(rpc_jw_close_one(&w), MDAE_OK);
+    cr_assert_eq(rpc_jw_members(&w, obj), MDAE_OK);
+    cr_assert_eq(rpc_jw_close_one(&w), MDAE_OK);
+    cr_assert_eq(rpc_jw_flush(&w), MDAE_OK);
+    cr_assert_str_eq(got.p, "1  n 1;2 blocks - {\"a\":[1],\"b\":\"x\"};2  - 1;1  a [1];1  b \"x\";");
+    cr_assert_eq(rpc_jw_raw(&w, "x", 1), MDAE_E_INVAL); /* raw text has no structure */
+    cr_assert_eq(rpc_jw_value(&w, NULL, one), MDAE_E_INVAL); /* sticky */
+    rpc_jw_close(&w);
+    got.len = 0;
+    rpc_jw_init_tap(&w, record_tap, &got);
+    cr_assert_eq(rpc_jw_value(&w, "stop", one), MDAE_E_INVAL); /* the tap's failure is kept */
+    cr_assert_eq(rpc_jw_value(&w, "n", one), MDAE_E_INVAL);
+    rpc_jw_close(&w);
+    mdae_free(got.p);
+    cJSON_Delete(one);
+    cJSON_Delete(obj);
+}
