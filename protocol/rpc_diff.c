@@ -451,8 +451,6 @@ typedef struct dg_entry {
     uint64_t key;      /* the key's hash */
     uint64_t hash;     /* the item's, relabelled */
     const cJSON *item; /* live digests only */
-    cJSON *copy;       /* a builder's only: the item relabelled, when the
-                          difference lists it (owned) */
 } dg_entry;
 
 typedef struct dg_set {
@@ -466,8 +464,6 @@ typedef struct dg_set {
 typedef struct dg_other { /* a member that is not a set */
     char *name;           /* owned */
     uint64_t hash;
-    cJSON *copy;          /* a builder's only: the member, when the
-                             difference lists it (owned) */
 } dg_other;
 
 struct rpc_digest {
@@ -601,9 +597,8 @@ static const dg_entry *dg_find(const dg_set *s, int set, const dg_entry *e)
 /* dg_find, trying first the entry after the one found last (*cursor):
  * two versions of a result list their items mostly in the same order, so
  * most look-ups are a comparison in sequence instead of a probe of the
- * index at a random place (a cache miss each: a tenth of a difference at
- * N = 10,000). Only where every key has one entry, else the index's first
- * is the answer. */
+ * index at a random place (a cache miss each). Only where every key has
+ * one entry, else the index's first is the answer. */
 static const dg_entry *dg_find_near(const dg_set *s, int set, const dg_entry *e, size_t *cursor)
 {
     const dg_entry *o = NULL;
@@ -686,7 +681,7 @@ static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
         if (at < 0)
             return MDAE_E_INVAL;
         s->e[k] = (dg_entry){(double)ids[at], (double)k, NULL, 0,
-                             dg_object(x, "id", (double)ids[at], NULL, 0), x, NULL};
+                             dg_object(x, "id", (double)ids[at], NULL, 0), x};
     }
     qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
     for (k = 0; k < s->n; k++)
@@ -703,8 +698,7 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
         if (f < 0 || t < 0)
             return MDAE_E_INVAL;
         s->e[k] = (dg_entry){(double)ids[f], (double)ids[t], NULL, 0,
-                             dg_object(x, "from", (double)ids[f], "to", (double)ids[t]), x,
-                             NULL};
+                             dg_object(x, "from", (double)ids[f], "to", (double)ids[t]), x};
     }
     return MDAE_OK;
 }
@@ -729,7 +723,7 @@ static int dg_named(rpc_digest *d, const cJSON *analysis)
             const char *nm = name_of(x);
             size_t l = strlen(nm) + 1;
             memcpy(at, nm, l);
-            d->set[k].e[j++] = (dg_entry){0, 0, at, 0, dg_json(x), x, NULL};
+            d->set[k].e[j++] = (dg_entry){0, 0, at, 0, dg_json(x), x};
             at += l;
         }
     }
@@ -793,26 +787,16 @@ int rpc_digest_build(const cJSON *analysis, const uint32_t *ids, size_t n, rpc_d
     return MDAE_OK;
 }
 
-/* x relabelled as e says (blocks: "id"; edges: "from", "to"). */
-static void dg_relabel(int set, cJSON *x, const dg_entry *e)
-{
-    if (set == DG_BLOCKS)
-        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(x, "id"), e->a);
-    if (set == DG_EDGES) {
-        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(x, "from"), e->a);
-        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(x, "to"), e->b);
-    }
-}
-
-/* A copy of e's item as the relabelled result holds it (a builder's
- * entry: of its copy); NULL on OOM. */
+/* A copy of e's item as the relabelled result holds it; NULL on OOM. */
 static cJSON *dg_copy(int set, const dg_entry *e)
 {
-    if (e->copy != NULL)
-        return cJSON_Duplicate(e->copy, true);
     cJSON *c = cJSON_Duplicate(e->item, true);
-    if (c != NULL)
-        dg_relabel(set, c, e);
+    if (c != NULL && set == DG_BLOCKS)
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "id"), e->a);
+    if (c != NULL && set == DG_EDGES) {
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "from"), e->a);
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "to"), e->b);
+    }
     return c;
 }
 
@@ -872,25 +856,24 @@ static const dg_other *dg_other_named(const rpc_digest *d, const char *name)
     return NULL;
 }
 
-/* "members": neu's that old lacks or has otherwise (from neu's live
- * analysis, or a builder's copies), then old's that neu lacks as null.
- * False on OOM. */
+/* "members": neu's that old lacks or has otherwise, then old's that neu
+ * lacks as null. False on OOM. */
 static bool dg_members(cJSON *members, const rpc_digest *old, const rpc_digest *neu)
 {
-    for (size_t k = 0; k < neu->n_other; k++) {
-        const dg_other *x = &neu->other[k], *o = dg_other_named(old, x->name);
-        if (o != NULL && o->hash == x->hash)
+    for (const cJSON *x = neu->analysis->child; x != NULL; x = x->next) {
+        if (is_set(x->string))
             continue;
-        const cJSON *v = x->copy != NULL ? x->copy
-                                         : cJSON_GetObjectItemCaseSensitive(neu->analysis, x->name);
-        cJSON *c = cJSON_Duplicate(v, true);
-        if (c == NULL || !cJSON_AddItemToObject(members, x->name, c)) {
-            cJSON_Delete(c);
-            return false;
+        const dg_other *o = dg_other_named(old, x->string);
+        if (o == NULL || o->hash != dg_json(x)) {
+            cJSON *c = cJSON_Duplicate(x, true);
+            if (c == NULL || !cJSON_AddItemToObject(members, x->string, c)) {
+                cJSON_Delete(c);
+                return false;
+            }
         }
     }
     for (size_t k = 0; k < old->n_other; k++)
-        if (dg_other_named(neu, old->other[k].name) == NULL &&
+        if (cJSON_GetObjectItemCaseSensitive(neu->analysis, old->other[k].name) == NULL &&
             cJSON_AddNullToObject(members, old->other[k].name) == NULL)
             return false;
     return true;
@@ -899,6 +882,7 @@ static bool dg_members(cJSON *members, const rpc_digest *old, const rpc_digest *
 int rpc_digest_diff(const rpc_digest *old, const rpc_digest *neu, long since, long version,
                     cJSON **out)
 {
+    assert(neu->analysis != NULL); /* live */
     rpc_message_init();
     cJSON *d = cJSON_CreateObject();
     if (d == NULL || !cJSON_AddNumberToObject(d, "since", (double)since) ||
@@ -911,7 +895,9 @@ int rpc_digest_diff(const rpc_digest *old, const rpc_digest *neu, long since, lo
             goto nomem;
         }
     }
-    cJSON *s = diff_set(old->diags_copy, neu->diags_copy, key_whole, false, rm_whole);
+    cJSON *s = diff_set(old->diags_copy,
+                        cJSON_GetObjectItemCaseSensitive(neu->analysis, "diagnostics"),
+                        key_whole, false, rm_whole);
     if (s == NULL || !cJSON_AddItemToObject(d, "diagnostics", s)) {
         cJSON_Delete(s);
         goto nomem;
@@ -924,242 +910,4 @@ int rpc_digest_diff(const rpc_digest *old, const rpc_digest *neu, long since, lo
 nomem:
     cJSON_Delete(d);
     return MDAE_E_NOMEM;
-}
-
-/* ---- Digests built from a writer's values (rpc_diff.h) --------------------------- */
-
-struct rpc_digest_builder {
-    rpc_digest *d;        /* being filled; entries' names are offsets into pool */
-    size_t cap[DG_N];     /* of d->set[k].e */
-    size_t cap_other;     /* of d->other */
-    mdae_buf pool;        /* the names, each NUL-terminated */
-    const uint32_t *ids;  /* borrowed */
-    size_t n_ids;
-    const rpc_digest *old; /* borrowed, or NULL */
-    size_t near[DG_N];     /* dg_find_near's cursors in old's sets */
-};
-
-int rpc_digest_begin(const uint32_t *ids, size_t n, const rpc_digest *old,
-                     rpc_digest_builder **out)
-{
-    rpc_message_init();
-    rpc_digest_builder *b = mdae_calloc(1, sizeof *b);
-    if (b == NULL || (b->d = mdae_calloc(1, sizeof *b->d)) == NULL) {
-        mdae_free(b);
-        return MDAE_E_NOMEM;
-    }
-    b->ids = ids;
-    b->n_ids = n;
-    b->old = old;
-    *out = b;
-    return MDAE_OK;
-}
-
-/* Drops the copies the builder made for a difference (what a kept digest
- * does not hold). */
-static void dg_drop_copies(rpc_digest *d)
-{
-    for (int k = 0; k < DG_N; k++)
-        for (size_t j = 0; j < d->set[k].n; j++) {
-            cJSON_Delete(d->set[k].e[j].copy);
-            d->set[k].e[j].copy = NULL;
-        }
-    for (size_t k = 0; k < d->n_other; k++) {
-        cJSON_Delete(d->other[k].copy);
-        d->other[k].copy = NULL;
-    }
-}
-
-void rpc_digest_builder_free(rpc_digest_builder *b)
-{
-    if (b == NULL)
-        return;
-    if (b->d != NULL) { /* its entries' names are never freed one by one */
-        dg_drop_copies(b->d);
-        rpc_digest_free(b->d);
-    }
-    mdae_free(b->pool.p);
-    mdae_free(b);
-}
-
-/* Room for one more element in an array of *cap (n used). */
-static bool dg_grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return true;
-    size_t c = *cap < 64 ? 64 : 2 * *cap;
-    void *p = mdae_realloc(*arr, c * size);
-    if (p == NULL)
-        return false;
-    *arr = p;
-    *cap = c;
-    return true;
-}
-
-/* The set named member, or -1. */
-static int dg_set_named(const char *member)
-{
-    for (int k = 0; k < DG_N; k++)
-        if (strcmp(member, dg_member[k]) == 0)
-            return k;
-    return -1;
-}
-
-/* Is an entry (key computed) found in the builder's old with the same
- * hash? */
-static bool dg_unchanged(rpc_digest_builder *b, int set, const dg_entry *e)
-{
-    if (b->old == NULL || b->old->set[set].slot == NULL)
-        return false;
-    const dg_entry *o = dg_find_near(&b->old->set[set], set, e, &b->near[set]);
-    return o != NULL && o->hash == e->hash;
-}
-
-/* Element x of set `set`, as rpc_digest_build reads it. */
-static int dg_put_item(rpc_digest_builder *b, int set, const cJSON *x)
-{
-    dg_set *s = &b->d->set[set];
-    if (!dg_grow((void **)&s->e, &b->cap[set], s->n, sizeof *s->e))
-        return MDAE_E_NOMEM;
-    dg_entry e = {0, 0, NULL, 0, 0, NULL, NULL};
-    if (set == DG_BLOCKS) {
-        long at = index_of(cJSON_GetObjectItemCaseSensitive(x, "id"), b->n_ids);
-        if (at < 0)
-            return MDAE_E_INVAL;
-        e.a = b->ids[at];
-        e.b = (double)s->n; /* the place, while sorting */
-        e.hash = dg_object(x, "id", e.a, NULL, 0);
-    } else if (set == DG_EDGES) {
-        long f = index_of(cJSON_GetObjectItemCaseSensitive(x, "from"), b->n_ids);
-        long t = index_of(cJSON_GetObjectItemCaseSensitive(x, "to"), b->n_ids);
-        if (f < 0 || t < 0)
-            return MDAE_E_INVAL;
-        e.a = b->ids[f];
-        e.b = b->ids[t];
-        e.hash = dg_object(x, "from", e.a, "to", e.b);
-    } else {
-        const char *nm = name_of(x);
-        size_t off = b->pool.len;
-        mdae_buf_put(&b->pool, nm, strlen(nm) + 1);
-        if (b->pool.oom)
-            return MDAE_E_NOMEM;
-        e.name = (const char *)(uintptr_t)off; /* made a pointer in rpc_digest_finish */
-        e.key = dg_str(nm);
-        e.hash = dg_json(x);
-    }
-    if (set == DG_BLOCKS || set == DG_EDGES)
-        e.key = dg_key(set, &e);
-    dg_entry probe = e;
-    if (set == DG_EQUATIONS || set == DG_VARIABLES)
-        probe.name = name_of(x);
-    bool same = dg_unchanged(b, set, &probe);
-    if (b->old != NULL && !same) {
-        if ((e.copy = cJSON_Duplicate(x, true)) == NULL)
-            return MDAE_E_NOMEM;
-        dg_relabel(set, e.copy, &e);
-    }
-    s->e[s->n++] = e;
-    return MDAE_OK;
-}
-
-static int dg_put_diag(rpc_digest_builder *b, const cJSON *x)
-{
-    rpc_digest *d = b->d;
-    if (d->diags_copy == NULL && (d->diags_copy = cJSON_CreateArray()) == NULL)
-        return MDAE_E_NOMEM;
-    return push(d->diags_copy, cJSON_Duplicate(x, true)) ? MDAE_OK : MDAE_E_NOMEM;
-}
-
-/* A member that is not a set: its name and hash, and a copy when the
- * difference from old lists it. */
-static int dg_put_other(rpc_digest_builder *b, const char *name, const cJSON *v)
-{
-    rpc_digest *d = b->d;
-    if (!dg_grow((void **)&d->other, &b->cap_other, d->n_other, sizeof *d->other))
-        return MDAE_E_NOMEM;
-    dg_other o = {mdae_strdup(name), dg_json(v), NULL};
-    if (o.name == NULL)
-        return MDAE_E_NOMEM;
-    const dg_other *was = b->old != NULL ? dg_other_named(b->old, name) : NULL;
-    if (b->old != NULL && (was == NULL || was->hash != o.hash) &&
-        (o.copy = cJSON_Duplicate(v, true)) == NULL) {
-        mdae_free(o.name);
-        return MDAE_E_NOMEM;
-    }
-    d->other[d->n_other++] = o;
-    return MDAE_OK;
-}
-
-int rpc_digest_tap(void *arg, unsigned depth, const char *container, const char *key,
-                   const cJSON *v)
-{
-    rpc_digest_builder *b = arg;
-    if (depth == 1 && key != NULL) { /* a member of the analysis, whole */
-        int set = dg_set_named(key);
-        bool diags = strcmp(key, "diagnostics") == 0;
-        if (set < 0 && !diags)
-            return dg_put_other(b, key, v);
-        if (diags && b->d->diags_copy == NULL && (b->d->diags_copy = cJSON_CreateArray()) == NULL)
-            return MDAE_E_NOMEM;
-        int rc = MDAE_OK;
-        for (const cJSON *x = cJSON_IsArray(v) ? v->child : NULL; x != NULL && rc == MDAE_OK;
-             x = x->next)
-            rc = diags ? dg_put_diag(b, x) : dg_put_item(b, set, x);
-        return rc;
-    }
-    if (depth == 2 && key == NULL && container != NULL) { /* an element of a set */
-        if (strcmp(container, "diagnostics") == 0)
-            return dg_put_diag(b, v);
-        int set = dg_set_named(container);
-        if (set >= 0)
-            return dg_put_item(b, set, v);
-    }
-    return MDAE_E_INVAL; /* a shape the digest cannot follow */
-}
-
-int rpc_digest_finish(rpc_digest_builder *b, long since, long version, rpc_digest **digest,
-                      cJSON **diff)
-{
-    rpc_digest *d = b->d;
-    int rc = MDAE_OK;
-    /* the names' pool, then the offsets as pointers into it */
-    if ((d->names = mdae_malloc(b->pool.len + 1)) == NULL)
-        rc = MDAE_E_NOMEM;
-    else if (b->pool.len > 0)
-        memcpy(d->names, b->pool.p, b->pool.len);
-    for (int k = DG_EQUATIONS; k <= DG_VARIABLES && rc == MDAE_OK; k++)
-        for (size_t j = 0; j < d->set[k].n; j++)
-            d->set[k].e[j].name = d->names + (uintptr_t)d->set[k].e[j].name;
-    if (rc == MDAE_OK && d->set[DG_BLOCKS].n > 1) {
-        dg_set *s = &d->set[DG_BLOCKS];
-        qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
-    }
-    for (size_t j = 0; rc == MDAE_OK && j < d->set[DG_BLOCKS].n; j++)
-        d->set[DG_BLOCKS].e[j].b = 0;
-    for (int k = 0; k < DG_N && rc == MDAE_OK; k++) {
-        if (d->set[k].e == NULL && (d->set[k].e = mdae_malloc(sizeof *d->set[k].e)) == NULL)
-            rc = MDAE_E_NOMEM;
-        else if (!dg_index(&d->set[k], k))
-            rc = MDAE_E_NOMEM;
-    }
-    if (rc < 0) {
-        rpc_digest_builder_free(b);
-        return rc;
-    }
-    const rpc_digest *old = b->old;
-    if (old == NULL && since == version)
-        old = d; /* nothing changed since itself */
-    if (diff != NULL)
-        *diff = NULL;
-    if (diff != NULL && old != NULL)
-        rc = rpc_digest_diff(old, d, since, version, diff);
-    dg_drop_copies(d);
-    b->d = NULL;
-    rpc_digest_builder_free(b);
-    if (rc < 0) {
-        rpc_digest_free(d);
-        return rc;
-    }
-    *digest = d;
-    return MDAE_OK;
 }

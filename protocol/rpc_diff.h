@@ -90,48 +90,9 @@ MDAE_API void rpc_digest_free(rpc_digest *d);
 /* The same tree as rpc_diff_analysis(full of old, full of neu, since,
  * version) gives, the fulls being what rpc_block_ids_relabel makes of
  * their analyses: only the added and changed items are copied (from neu's
- * analysis, relabelled). old: any digest (live or not); neu: live (or one
- * a builder is finishing: rpc_digest_finish calls this itself). */
+ * analysis, relabelled). old: any digest (live or not); neu: live. */
 MDAE_API int rpc_digest_diff(const rpc_digest *old /* borrowed */,
                              const rpc_digest *neu /* borrowed, live */, long since, long version,
                              cJSON **out /* out: owned */);
-
-/* A digest built from an analysis's values as a writer produces them
- * (issue 40 item 5): no tree of the analysis exists, the encoders of
- * protocol/rpc_json.h write into a tap (rpc_jw_init_tap with
- * rpc_digest_tap and the builder) and each item is hashed, and copied
- * only when the difference from old will list it, as it goes by.
- *
- *   rpc_digest_begin(ids, n, old, &b);       ids as rpc_digest_build's
- *   rpc_jw_init_tap(&jw, rpc_digest_tap, b);
- *   rpc_jw_open_object(&jw, NULL); ...the analysis's members...; close
- *   rpc_digest_finish(b, since, version, &digest, &diff);
- *
- * The tap takes what the analysis writers give: at depth 1 a member of
- * the analysis (a set, or "diagnostics", may come whole), at depth 2 an
- * element of an open "blocks", "edges", "equations", "variables" or
- * "diagnostics" array; anything else is MDAE_E_INVAL (as is a block or an
- * edge naming an id outside 0..n-1), which the writer keeps.
- *
- * rpc_digest_finish always frees b. MDAE_OK with *digest (owned, not
- * live: the digest rpc_digest_build then rpc_digest_detach would give of
- * the same analysis) and, when diff is not NULL, *diff: rpc_digest_diff
- * from old (or, old NULL and since == version, from the digest itself: an
- * empty difference) as a new tree, or NULL when old is NULL otherwise.
- * MDAE_E_NOMEM (nothing leaked, nothing set). old (any digest, borrowed)
- * must outlive the builder. */
-typedef struct rpc_digest_builder rpc_digest_builder;
-
-MDAE_API int rpc_digest_begin(const uint32_t *ids /* borrowed, kept */, size_t n,
-                              const rpc_digest *old /* borrowed, kept; may be NULL */,
-                              rpc_digest_builder **out /* out: owned */);
-/* An rpc_jw_tap (protocol/rpc_jwriter.h); arg: the builder. */
-MDAE_API int rpc_digest_tap(void *arg, unsigned depth, const char *container, const char *key,
-                            const cJSON *v /* borrowed */);
-MDAE_API int rpc_digest_finish(rpc_digest_builder *b /* taken */, long since, long version,
-                               rpc_digest **digest /* out: owned */,
-                               cJSON **diff /* out: owned; may be NULL */);
-/* A builder given up before rpc_digest_finish (NULL is fine). */
-MDAE_API void rpc_digest_builder_free(rpc_digest_builder *b);
 
 #endif /* RPC_DIFF_H */

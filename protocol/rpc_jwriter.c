@@ -118,13 +118,6 @@ void rpc_jw_init(rpc_jw *w, rpc_jw_sink *sink, void *arg)
     w->arg = arg;
 }
 
-void rpc_jw_init_tap(rpc_jw *w, rpc_jw_tap *tap, void *arg)
-{
-    memset(w, 0, sizeof *w);
-    w->tap = tap;
-    w->arg = arg;
-}
-
 /* The buffer to the sink once it holds a chunk. */
 static int settle(rpc_jw *w)
 {
@@ -155,14 +148,6 @@ static int open_one(rpc_jw *w, const char *key, bool object)
         return w->rc;
     if (w->depth == RPC_JW_DEPTH)
         return w->rc = MDAE_E_INVAL;
-    if (w->tap != NULL) {
-        size_t n = key != NULL ? strlen(key) : 0;
-        n = n < RPC_JW_KEY ? n : 0;
-        memcpy(w->key[w->depth], key != NULL ? key : "", n);
-        w->key[w->depth][n] = '\0';
-        w->object[w->depth++] = object;
-        return MDAE_OK;
-    }
     lead(w, key);
     mdae_buf_put(&w->buf, object ? "{" : "[", 1);
     w->object[w->depth] = object;
@@ -179,8 +164,6 @@ int rpc_jw_close_one(rpc_jw *w)
         return w->rc;
     MDAE_ASSERT(w->depth > 0);
     w->depth--;
-    if (w->tap != NULL)
-        return MDAE_OK;
     mdae_buf_put(&w->buf, w->object[w->depth] ? "}" : "]", 1);
     return settle(w);
 }
@@ -189,12 +172,6 @@ int rpc_jw_value(rpc_jw *w, const char *key, const cJSON *v)
 {
     if (w->rc != MDAE_OK)
         return w->rc;
-    if (w->tap != NULL) {
-        int trc = v == NULL ? MDAE_E_INVAL
-                            : w->tap(w->arg, w->depth,
-                                     w->depth > 0 ? w->key[w->depth - 1] : NULL, key, v);
-        return trc < 0 ? (w->rc = trc) : MDAE_OK;
-    }
     lead(w, key);
     int rc = rpc_jw_print(v, &w->buf);
     if (rc < 0)
@@ -216,8 +193,6 @@ int rpc_jw_raw(rpc_jw *w, const char *s, size_t n)
 {
     if (w->rc != MDAE_OK)
         return w->rc;
-    if (w->tap != NULL)
-        return w->rc = MDAE_E_INVAL;
     mdae_buf_put(&w->buf, s, n);
     return settle(w);
 }

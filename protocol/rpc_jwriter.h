@@ -19,15 +19,6 @@
  * a caller that must not show a cut text (the worker) spools the sink and
  * sends it only when rpc_jw_finish succeeded.
  *
- * A tap (rpc_jw_init_tap, issue 40 item 5) takes the values instead of
- * their text: each rpc_jw_value (and each member of rpc_jw_members) is
- * handed to it with where it goes (the depth of open objects and arrays,
- * the key the innermost of them was opened with, its own key), nothing is
- * printed and the sink is never called. So a caller that needs what a
- * writer produces item by item (the digest of a result, protocol/rpc_diff.h)
- * walks the same encoders without their text. rpc_jw_raw fails with
- * MDAE_E_INVAL there (raw text has no structure to hand on).
- *
  * Ownership: the writer owns its buffer (rpc_jw_close frees it); trees and
  * strings passed in are borrowed for the call.
  */
@@ -47,32 +38,18 @@ typedef int rpc_jw_sink(void *arg, const char *p, size_t n);
 #define RPC_JW_DEPTH 16 /* objects and arrays open at a time */
 #define RPC_JW_CHUNK 65536 /* bytes gathered before the sink sees them */
 
-/* Where a tapped value goes: depth open objects and arrays around it,
- * container the key the innermost was opened with ("" for none, or one
- * longer than RPC_JW_KEY - 1 bytes; NULL at depth 0), key its own (NULL
- * for an array's element); v borrowed for the call. MDAE_OK or a negative
- * code (kept as the writer's failure). */
-typedef int rpc_jw_tap(void *arg, unsigned depth, const char *container, const char *key,
-                       const cJSON *v);
-
-#define RPC_JW_KEY 32 /* bytes of an open container's key a tap is told */
-
 typedef struct rpc_jw {
     rpc_jw_sink *sink;
-    rpc_jw_tap *tap;            /* NULL: text to the sink */
     void *arg;
     mdae_buf buf;
     int rc;                     /* the first failure, or MDAE_OK */
     unsigned depth;             /* open objects and arrays */
     bool empty[RPC_JW_DEPTH];   /* nothing written yet inside each */
     bool object[RPC_JW_DEPTH];  /* each an object (else an array) */
-    char key[RPC_JW_DEPTH][RPC_JW_KEY]; /* each one's key (taps only) */
 } rpc_jw;
 
 /* A writer to sink(arg, ...); nothing written yet. */
 MDAE_API void rpc_jw_init(rpc_jw *w, rpc_jw_sink *sink, void *arg);
-/* A writer that hands its values to tap(arg, ...) instead of printing. */
-MDAE_API void rpc_jw_init_tap(rpc_jw *w, rpc_jw_tap *tap, void *arg);
 /* Open an object or an array: as the member `key` of the enclosing object,
  * or (key NULL) as an element of the enclosing array or the top value. */
 MDAE_API int rpc_jw_open_object(rpc_jw *w, const char *key /* borrowed, or NULL */);

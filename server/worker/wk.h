@@ -55,12 +55,7 @@
  *                                     analyze --json`); with stableIds or
  *                                     since, stable block ids; with since,
  *                                     the difference from that kept version
- *                                     (protocol/rpc_diff.h): with no report
- *                                     tree kept, made from the analysis's
- *                                     items as the encoders produce them,
- *                                     hashed and copied only when listed
- *                                     (rpc_digest_tap; issue 40 item 5: no
- *                                     tree built). When streaming,
+ *                                     (protocol/rpc_diff.h). When streaming,
  *                                     analysis/progress {phase,done,total}
  *                                     first (the first report, then at most
  *                                     one every 50 ms), then

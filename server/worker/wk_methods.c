@@ -702,75 +702,6 @@ static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, cons
     return err;
 }
 
-/* The analysis's members into a writer's open object: the offsets'
- * report's, the graph's (with bodies), the left-out statements'. */
-static int write_members(wk_state *w, rpc_jw *jw)
-{
-    sa_report *rep = NULL;
-    cdg_report *crep = NULL;
-    int rc = sa_result_report(w->result, &rep);
-    if (rc == MDAE_OK)
-        rc = rpc_json_report_write(rep, jw);
-    sa_report_free(rep);
-    if (rc == MDAE_OK)
-        rc = cdg_graph_report(w->graph, &crep);
-    if (rc == MDAE_OK)
-        rc = rpc_json_cdg_write(crep, w->model, jw);
-    cdg_report_free(crep);
-    cJSON *left = rc == MDAE_OK ? cJSON_CreateObject() : NULL;
-    if (rc == MDAE_OK)
-        rc = left == NULL ? MDAE_E_NOMEM : rpc_json_add_left_out(left, w->model);
-    if (rc == MDAE_OK)
-        rc = rpc_jw_members(jw, left);
-    cJSON_Delete(left);
-    return rc;
-}
-
-/* stable_result's difference when no report tree is kept (issue 40 item
- * 5): the analysis's items hashed as the encoders produce them (a tap,
- * rpc_digest_tap), each copied only if the difference lists it; no tree
- * of the report is built. The new digest is kept as stable_result keeps
- * it. NULL with *out owned, or the error response. */
-static cJSON *since_tapped(wk_state *w, const cJSON *id, long since, long v, cJSON **out)
-{
-    uint32_t *ids = NULL;
-    size_t n = cdg_graph_n_blocks(w->graph);
-    const rpc_digest *old = kept_version(w, since);
-    rpc_digest_builder *b = NULL;
-    rpc_digest *d = NULL;
-    cJSON_Delete(w->prev_report); /* only a donor for a tree: not built here */
-    w->prev_report = NULL;
-    int rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
-    if (rc == MDAE_OK)
-        rc = rpc_digest_begin(ids, n, old, &b);
-    if (rc == MDAE_OK) {
-        rpc_jw jw;
-        rpc_jw_init_tap(&jw, rpc_digest_tap, b);
-        rc = rpc_jw_open_object(&jw, NULL);
-        if (rc == MDAE_OK)
-            rc = write_members(w, &jw);
-        if (rc == MDAE_OK)
-            rc = rpc_jw_close_one(&jw);
-        rpc_jw_close(&jw);
-        if (rc < 0)
-            rpc_digest_builder_free(b);
-        else
-            rc = rpc_digest_finish(b, since, v, &d, out);
-    }
-    mdae_free(ids);
-    check(rc);
-    if (rc < 0)
-        return analysis_error(w, id, rc, NULL);
-    if (!keep_version(w, v, d))
-        rpc_digest_free(d);
-    if (*out == NULL)
-        return rpc_response_mdae(id, MDAE_E_STATE,
-                                 "that version's result is not kept (only the last few "
-                                 "analysed with since or stableIds are)",
-                                 NULL);
-    return NULL;
-}
-
 /* session/analyze {families:true}: the kept report's members but "blocks"
  * and "edges" (as references: no copy), with rpc_json_families's members
  * for the analysed graph. MDAE_OK with *out (owned), or an error code. */
@@ -875,9 +806,23 @@ static void spool_free(spool *s)
  * `mdae analyze --json` does (clients/cli_analyze.c). */
 static int write_analysis(wk_state *w, rpc_jw *jw)
 {
-    int rc = rpc_jw_open_object(jw, "result");
+    sa_report *rep = NULL;
+    cdg_report *crep = NULL;
+    int rc = sa_result_report(w->result, &rep);
+    if (rc == MDAE_OK && (rc = rpc_jw_open_object(jw, "result")) == MDAE_OK)
+        rc = rpc_json_report_write(rep, jw);
+    sa_report_free(rep);
     if (rc == MDAE_OK)
-        rc = write_members(w, jw);
+        rc = cdg_graph_report(w->graph, &crep);
+    if (rc == MDAE_OK)
+        rc = rpc_json_cdg_write(crep, w->model, jw);
+    cdg_report_free(crep);
+    cJSON *left = rc == MDAE_OK ? cJSON_CreateObject() : NULL;
+    if (rc == MDAE_OK)
+        rc = left == NULL ? MDAE_E_NOMEM : rpc_json_add_left_out(left, w->model);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_members(jw, left);
+    cJSON_Delete(left);
     return rc == MDAE_OK ? rpc_jw_close_one(jw) : rc;
 }
 
@@ -950,20 +895,12 @@ static cJSON *m_analyze(wk_state *w, const cJSON *id, const cJSON *params)
         !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "modechanges")) &&
         w->cached_report == NULL)
         return analyze_streamed(w, id, parts);
-    int rc = MDAE_OK;
-    if (cJSON_IsNumber(since) && w->cached_report == NULL) {
-        /* the difference alone: no report tree (issue 40 item 5) */
-        long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
-        if ((err = since_tapped(w, id, (long)since->valuedouble, v, &json)) != NULL)
-            return err;
-    } else {
-        rc = wk_report(w, &rep);
-        if (rc < 0)
-            return analysis_error(w, id, rc, NULL);
-        if ((cJSON_IsNumber(since) || stable) &&
-            (err = stable_result(w, id, rep, since, version, &json)) != NULL)
-            return err;
-    }
+    int rc = wk_report(w, &rep);
+    if (rc < 0)
+        return analysis_error(w, id, rc, NULL);
+    if ((cJSON_IsNumber(since) || stable) &&
+        (err = stable_result(w, id, rep, since, version, &json)) != NULL)
+        return err;
 
     if (cJSON_IsTrue(stream))
         stream_parts(w, json ? json : rep, cJSON_IsNumber(since));
