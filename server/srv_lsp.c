@@ -11,7 +11,9 @@
  * its diagnostics as soon as it is answered, then "diagnose/modeChanges"
  * publishes the whole set again with the approximate analysis's warnings
  * and the mode changes' (a publication replaces the one before), so the
- * slower checks never delay the first (issue 40 item 5);
+ * slower checks never delay the first (issue 40 item 5); until then the
+ * first carries the previous check's second-stage diagnostics (what the
+ * editor showed), so that they do not vanish and come back on every edit;
  * questions asked meanwhile are queued before the second stage. A newer
  * change bumps the document's epoch and cancels both (the running one
  * inside the worker, at its next step: nothing is killed, the worker keeps
@@ -437,6 +439,35 @@ static cJSON *death_diagnostics(const lsp_job *lj, const srv_reply *r, cJSON *fi
     return arr;
 }
 
+/* The second stage's diagnostics of s's last complete check, kept as
+ * late (taken; NULL: none). */
+static void set_late(srv_session *s, cJSON *late)
+{
+    cJSON_Delete(s->lsp_late);
+    s->lsp_late = late;
+}
+
+/* diags (taken) with copies of the last complete check's second-stage
+ * diagnostics after them: a first publication replaces what the editor
+ * shows, and the approximate analysis's warnings and the mode changes'
+ * would vanish until the second stage gives them again (every edit of the
+ * brake at N = 10,000: 21 warnings gone for a second). Those of the text
+ * before are what the editor showed until now; the second publication
+ * replaces them. On OOM, diags alone. */
+static cJSON *with_late(const srv_session *s, cJSON *diags)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach(d, s->lsp_late)
+    {
+        cJSON *c = cJSON_Duplicate(d, true);
+        if (c == NULL || !cJSON_AddItemToArray(diags, c)) {
+            cJSON_Delete(c);
+            break;
+        }
+    }
+    return diags;
+}
+
 static void check_done(srv_job *job, srv_reply *r)
 {
     lsp_job *lj = (lsp_job *)job;
@@ -456,17 +487,19 @@ static void check_done(srv_job *job, srv_reply *r)
     cJSON_Delete(res);
     if (!cJSON_IsArray(diags)) {
         cJSON_Delete(diags);
+        set_late(lj->s, NULL);
         if ((diags = death_diagnostics(lj, r, NULL)) != NULL)
             lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
         work_end(lj->conn, lj->s, "failed");
     } else if (left || approx) {
         cJSON *copy = cJSON_Duplicate(diags, true);
-        lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
+        lsp_publish(lj->conn, lj->uri, lj->lsp_version, with_late(lj->s, diags));
         if (copy != NULL)
             check_mode_changes(lj, copy, approx, left);
         else
             work_end(lj->conn, lj->s, "out of memory");
     } else {
+        set_late(lj->s, NULL); /* no second stage: nothing of one still holds */
         lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
         work_end(lj->conn, lj->s, "done");
     }
@@ -486,11 +519,13 @@ static void mc_done(srv_job *job, srv_reply *r)
     }
     if (r->rc == MDAE_OK && r->error == NULL && srv_reply_take_result(r, &res) == MDAE_OK) {
         cJSON *mc = cJSON_GetObjectItemCaseSensitive(res, "diagnostics"), *d;
+        set_late(lj->s, cJSON_IsArray(mc) ? cJSON_Duplicate(mc, true) : NULL);
         while ((d = cJSON_DetachItemFromArray(mc, 0)) != NULL)
             cJSON_AddItemToArray(lj->first, d);
         lsp_publish(lj->conn, lj->uri, lj->lsp_version, lj->first);
         lj->first = NULL;
     } else {
+        set_late(lj->s, NULL);
         cJSON *all = death_diagnostics(lj, r, lj->first); /* the first's, and why not more */
         lj->first = NULL;
         if (all != NULL)

@@ -769,3 +769,36 @@ Test(srv_lsp, warns_where_a_single_mode_tool_divides_by_zero)
     free(tank);
     lc_stop(&l);
 }
+
+/* The first publication of a change carries the previous check's
+ * second-stage diagnostics (issue 40 item 5): the single-mode warning
+ * does not vanish while the approximate analysis runs again; the second
+ * publication has the new check's own. */
+Test(srv_lsp, a_change_keeps_the_single_mode_warning_until_its_own_check)
+{
+    lsp_client l;
+    lc_start(&l, false);
+    char *tank = t_model("water_tank.mel");
+    int eh2 = line_of(tank, "eh2 : equation");
+    cJSON *m = complete_publication(&l, "file:///tank.mel", tank);
+    assert_pivot_warning(diagnostics_of(m), eh2, "bh");
+    cJSON_Delete(m);
+    char *more = malloc(strlen(tank) + 8);
+    sprintf(more, "%s\n", tank);
+    lc_change(&l, "file:///tank.mel", 2, more);
+    cJSON *pubs[2] = {NULL, NULL};
+    for (int k = 0; k < 2;) {
+        m = lc_next(&l);
+        if (published_version(m) == 2)
+            pubs[k++] = m;
+        else
+            cJSON_Delete(m);
+    }
+    assert_pivot_warning(diagnostics_of(pubs[0]), eh2, "bh"); /* carried */
+    assert_pivot_warning(diagnostics_of(pubs[1]), eh2, "bh"); /* its own */
+    cJSON_Delete(pubs[0]);
+    cJSON_Delete(pubs[1]);
+    free(more);
+    free(tank);
+    lc_stop(&l);
+}
