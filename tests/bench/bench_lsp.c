@@ -373,8 +373,9 @@ static double open_doc(const char *uri, const char *text, bool modechanges)
 static void edit_rows(int n, int reps, double singular_budget_s)
 {
     static const char *uri = "file:///brake.mel";
-    printf("\nedit -> diagnostics, brake N = %d, debounce 0, ms (first: the analysis's "
-           "diagnostics; complete: with the mode changes')\n\n",
+    printf("\nedit -> diagnostics, brake N = %d, debounce 0, ms (first: the model's and the "
+           "structural analysis's diagnostics; complete: with the single-mode tools' and the "
+           "mode changes')\n\n",
            n);
     printf("| %-40s | %5s | %9s | %9s | %12s | %12s |\n", "edit", "edits", "first p50",
            "first max", "complete p50", "complete max");
