@@ -634,6 +634,10 @@ typedef struct srv_session {
     uint64_t lsp_token;        /* its work-done progress token; 0: none */
     int lsp_progress;          /* none, being created, begun (srv_lsp.c) */
     const char *lsp_stage;     /* what runs (static string) */
+    /* The second stage's diagnostics of its last complete check (owned, or
+     * NULL): carried into the next first publication until the next
+     * second stage gives its own (srv_lsp.c, issue 40 item 5). */
+    cJSON *lsp_late;
 } srv_session;
 
 typedef struct srv_store_row srv_store_row; /* srv_store.c, below */

@@ -9,8 +9,11 @@
  * Editors stay live (issue 36 item 4). A check has two stages, two jobs in
  * the session's queue: "diagnose" (load, analysis of the modes) publishes
  * its diagnostics as soon as it is answered, then "diagnose/modeChanges"
- * publishes the whole set again with the mode changes' (a publication
- * replaces the one before), so the slower check never delays the first;
+ * publishes the whole set again with the approximate analysis's warnings
+ * and the mode changes' (a publication replaces the one before), so the
+ * slower checks never delay the first (issue 40 item 5); until then the
+ * first carries the previous check's second-stage diagnostics (what the
+ * editor showed), so that they do not vanish and come back on every edit;
  * questions asked meanwhile are queued before the second stage. A newer
  * change bumps the document's epoch and cancels both (the running one
  * inside the worker, at its next step: nothing is killed, the worker keeps
@@ -305,11 +308,12 @@ static void lsp_publish(srv_conn *c, const char *uri, long version, cJSON *diagn
 
 /* A check of a document in two stages (issue 36 item 4), each a job for
  * the session's worker: "diagnose" loads the text and analyses its modes,
- * and its diagnostics are published at once; then, when it says mode
- * changes are left to check (the model was analysed and has mode
- * variables) and the client wants them, "diagnose/modeChanges" checks
- * those of what it loaded, and the whole set (the first stage's and its
- * own: a publication replaces the one before) is published again. */
+ * and its diagnostics are published at once; then, when it says the
+ * approximate analysis's warnings are left (the model was analysed), or
+ * mode changes are left to check (it also has mode variables) and the
+ * client wants them, "diagnose/modeChanges" finds those of what it
+ * loaded, and the whole set (the first stage's and its own: a publication
+ * replaces the one before) is published again. */
 typedef struct lsp_job {
     srv_job job;     /* first: the pool hands it back */
     srv_conn *conn;  /* referenced */
@@ -368,11 +372,21 @@ static lsp_job *stage_job(srv_conn *c, srv_session *s, const char *method, cJSON
     return lj;
 }
 
-/* The second stage after the first published `first` (taken). */
-static void check_mode_changes(lsp_job *prev, cJSON *first)
+/* The second stage after the first published `first` (taken): the
+ * approximate analysis's warnings the first left (approx) and the mode
+ * changes' (mode_changes). */
+static void check_mode_changes(lsp_job *prev, cJSON *first, bool approx, bool mode_changes)
 {
     srv_session *s = prev->s;
-    lsp_job *lj = stage_job(prev->conn, s, "diagnose/modeChanges", cJSON_CreateObject(), mc_done);
+    cJSON *params = cJSON_CreateObject();
+    if (params != NULL && (!cJSON_AddBoolToObject(params, "approx", approx) ||
+                           !cJSON_AddBoolToObject(params, "modeChanges", mode_changes))) {
+        cJSON_Delete(params);
+        params = NULL;
+    }
+    lsp_job *lj = params != NULL
+                      ? stage_job(prev->conn, s, "diagnose/modeChanges", params, mc_done)
+                      : NULL;
     if (lj == NULL) {
         cJSON_Delete(first);
         work_end(prev->conn, s, "out of memory");
@@ -425,6 +439,35 @@ static cJSON *death_diagnostics(const lsp_job *lj, const srv_reply *r, cJSON *fi
     return arr;
 }
 
+/* The second stage's diagnostics of s's last complete check, kept as
+ * late (taken; NULL: none). */
+static void set_late(srv_session *s, cJSON *late)
+{
+    cJSON_Delete(s->lsp_late);
+    s->lsp_late = late;
+}
+
+/* diags (taken) with copies of the last complete check's second-stage
+ * diagnostics after them: a first publication replaces what the editor
+ * shows, and the approximate analysis's warnings and the mode changes'
+ * would vanish until the second stage gives them again (every edit of the
+ * brake at N = 10,000: 21 warnings gone for a second). Those of the text
+ * before are what the editor showed until now; the second publication
+ * replaces them. On OOM, diags alone. */
+static cJSON *with_late(const srv_session *s, cJSON *diags)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach(d, s->lsp_late)
+    {
+        cJSON *c = cJSON_Duplicate(d, true);
+        if (c == NULL || !cJSON_AddItemToArray(diags, c)) {
+            cJSON_Delete(c);
+            break;
+        }
+    }
+    return diags;
+}
+
 static void check_done(srv_job *job, srv_reply *r)
 {
     lsp_job *lj = (lsp_job *)job;
@@ -433,26 +476,30 @@ static void check_done(srv_job *job, srv_reply *r)
         lsp_job_free(lj); /* stale: the newer check publishes */
         return;
     }
-    bool left = false;
+    bool left = false, approx = false;
     if (r->rc == MDAE_OK && r->error == NULL && srv_reply_take_result(r, &res) == MDAE_OK &&
         res != NULL) {
         diags = cJSON_DetachItemFromObjectCaseSensitive(res, "diagnostics");
-        left = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "modeChangesLeft"));
+        left = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "modeChangesLeft")) &&
+               lj->conn->lsp_mode_changes;
+        approx = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "approxLeft"));
     }
     cJSON_Delete(res);
     if (!cJSON_IsArray(diags)) {
         cJSON_Delete(diags);
+        set_late(lj->s, NULL);
         if ((diags = death_diagnostics(lj, r, NULL)) != NULL)
             lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
         work_end(lj->conn, lj->s, "failed");
-    } else if (left && lj->conn->lsp_mode_changes) {
+    } else if (left || approx) {
         cJSON *copy = cJSON_Duplicate(diags, true);
-        lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
+        lsp_publish(lj->conn, lj->uri, lj->lsp_version, with_late(lj->s, diags));
         if (copy != NULL)
-            check_mode_changes(lj, copy);
+            check_mode_changes(lj, copy, approx, left);
         else
             work_end(lj->conn, lj->s, "out of memory");
     } else {
+        set_late(lj->s, NULL); /* no second stage: nothing of one still holds */
         lsp_publish(lj->conn, lj->uri, lj->lsp_version, diags);
         work_end(lj->conn, lj->s, "done");
     }
@@ -472,11 +519,13 @@ static void mc_done(srv_job *job, srv_reply *r)
     }
     if (r->rc == MDAE_OK && r->error == NULL && srv_reply_take_result(r, &res) == MDAE_OK) {
         cJSON *mc = cJSON_GetObjectItemCaseSensitive(res, "diagnostics"), *d;
+        set_late(lj->s, cJSON_IsArray(mc) ? cJSON_Duplicate(mc, true) : NULL);
         while ((d = cJSON_DetachItemFromArray(mc, 0)) != NULL)
             cJSON_AddItemToArray(lj->first, d);
         lsp_publish(lj->conn, lj->uri, lj->lsp_version, lj->first);
         lj->first = NULL;
     } else {
+        set_late(lj->s, NULL);
         cJSON *all = death_diagnostics(lj, r, lj->first); /* the first's, and why not more */
         lj->first = NULL;
         if (all != NULL)
@@ -517,10 +566,13 @@ static void check_notify(srv_job *job, const char *method, cJSON *params)
  * from check_done). */
 static void lsp_check(srv_conn *c, srv_session *s)
 {
-    /* the mode changes are the second stage's, whatever modeChanges says;
-     * the analysis's progress only for a client that shows it */
+    /* the mode changes and the approximate analysis's warnings are the
+     * second stage's, whatever modeChanges says (issue 40 item 5: the first
+     * publication is the model's and the structural analysis's); the
+     * analysis's progress only for a client that shows it */
     cJSON *params = srv_session_load_params(s);
     if (params != NULL && (!cJSON_AddFalseToObject(params, "modeChanges") ||
+                           !cJSON_AddFalseToObject(params, "approx") ||
                            (c->lsp_progress && !cJSON_AddTrueToObject(params, "progress")))) {
         cJSON_Delete(params);
         params = NULL;

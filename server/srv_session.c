@@ -303,6 +303,7 @@ static void session_free(srv_session *s)
     mdae_free(s->uri);
     mdae_free(s->owner_key);
     cJSON_Delete(s->defines);
+    cJSON_Delete(s->lsp_late);
     mdae_free(s);
 }
 

@@ -124,8 +124,17 @@
  *                                     (load and diagnose also take
  *                                     positionEncoding: "utf-8"; UTF-16
  *                                     otherwise)
- *   diagnose/modeChanges {}        -> {diagnostics:[LSP Diagnostic]}: those of
- *                                     mode changes of what the last
+ *                                     approx: false leaves the approximate
+ *                                     analysis's warnings out, and the
+ *                                     result then says approxLeft: true
+ *                                     when the model analysed (the
+ *                                     editor's, issue 40 item 5)
+ *   diagnose/modeChanges {approx?, modeChanges?}
+ *                                  -> {diagnostics:[LSP Diagnostic]}: with
+ *                                     approx true the approximate
+ *                                     analysis's warnings, then, unless
+ *                                     modeChanges is false, those of
+ *                                     mode changes, of what the last
  *                                     diagnose loaded and analysed (the
  *                                     editor's second publication, issue 36)
  *   lsp/hover, lsp/symbols, lsp/definition, lsp/references, lsp/codeLens

@@ -1122,7 +1122,8 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
     if (rc == MDAE_E_INVAL)
         return rpc_response_error(id, RPC_INVALID_PARAMS, "\"text\" is required", NULL);
     cJSON *arr = cJSON_CreateArray();
-    bool left = false; /* mode changes left for diagnose/modeChanges */
+    bool left = false;        /* mode changes left for diagnose/modeChanges */
+    bool approx_left = false; /* the approximate analysis's warnings: the same */
     /* the model's own first: its syntax errors (issue 36), then what the
      * analysis of the rest says */
     for (size_t i = 0; i < w->model_diags.count; i++) {
@@ -1148,7 +1149,13 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         if (arc == MDAE_OK) {
             if (rep != NULL)
                 add_singular(w, arr, rep);
-            wk_approx_diags(w, arr); /* issue 38: what single-mode tools do */
+            /* issue 38: what single-mode tools do; with approx false, left
+             * to diagnose/modeChanges (issue 40 item 5: the editor's first
+             * publication does not wait for a second analysis) */
+            if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(params, "approx")))
+                wk_approx_diags(w, arr);
+            else
+                approx_left = true;
             const cJSON *mc = cJSON_GetObjectItemCaseSensitive(params, "modeChanges");
             if (!cJSON_IsFalse(mc))
                 wk_modechange_diags(w, arr);
@@ -1162,7 +1169,8 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
     }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "diagnostics", arr);
-    if (left && !cJSON_AddTrueToObject(r, "modeChangesLeft"))
+    if ((left && !cJSON_AddTrueToObject(r, "modeChangesLeft")) ||
+        (approx_left && !cJSON_AddTrueToObject(r, "approxLeft")))
         wk_oom();
     return rpc_response_result(id, r);
 }

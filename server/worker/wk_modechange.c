@@ -689,18 +689,24 @@ void wk_modechange_diags(wk_state *w, cJSON *arr)
         rejected_diags(w, arr);
 }
 
-/* diagnose/modeChanges (issue 36 item 4): the second stage of an editor's
- * check, after "diagnose" published the analysis's diagnostics. Needs what
- * that diagnose left: the model loaded and its analysis done (not after a
+/* diagnose/modeChanges {approx?, modeChanges?} (issue 36 item 4): the
+ * second stage of an editor's check, after "diagnose" published the
+ * analysis's diagnostics: with approx true, the approximate analysis's
+ * warnings first (those diagnose {approx: false} left, issue 40 item 5),
+ * then, unless modeChanges is false, those of mode changes. Needs what that
+ * diagnose left: the model loaded and its analysis done (not after a
  * failed analysis, nor in a worker restarted since, which has loaded the
  * text but not analysed it: nothing then). */
 cJSON *wk_m_modechange_diags(wk_state *w, const cJSON *id, const cJSON *params)
 {
-    (void)params;
     cJSON *arr = cJSON_CreateArray(), *r = cJSON_CreateObject();
     if (arr == NULL || r == NULL)
         wk_oom();
-    if (w->model != NULL && w->model_rc == MDAE_OK && w->result != NULL)
+    bool analysed = w->model != NULL && w->model_rc == MDAE_OK && w->result != NULL;
+    if (analysed && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "approx")))
+        wk_approx_diags(w, arr);
+    if (analysed && !wk_cancelled(w) &&
+        !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(params, "modeChanges")))
         wk_modechange_diags(w, arr);
     if (wk_cancelled(w)) { /* what was found is partial */
         cJSON_Delete(arr);

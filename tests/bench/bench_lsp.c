@@ -245,21 +245,23 @@ static char *brake_json(int n) { return brake_variant(n, false, 0); }
 static double ms_since(uint64_t t0) { return (double)(now_ns() - t0) / 1e6; }
 
 /* Read until a publishDiagnostics for uri at version v: *first gets the
- * time of the first (ms since t0), *complete that of the first one
- * carrying a mode-change diagnostic ("mode change" in a message), or -1
- * when want_complete is false. */
+ * time of the first (ms since t0), *complete that of the second (the
+ * brake's check publishes twice: the analysis's, then the whole set), or
+ * -1 when want_complete is false. */
 static void await_publications(const char *uri, int v, uint64_t t0, bool want_complete,
                                double *first, double *complete)
 {
     char ver[64];
     snprintf(ver, sizeof ver, "\"uri\":\"%s\",\"version\":%d,", uri, v);
     *first = *complete = -1;
+    int seen = 0; /* the complete one is the second (a first carries the
+                     mode changes' of the version before, issue 40 item 5) */
     while (*first < 0 || (want_complete && *complete < 0)) {
         char *m = recv_msg();
         if (strstr(m, "publishDiagnostics") != NULL && strstr(m, ver) != NULL) {
             if (*first < 0)
                 *first = ms_since(t0);
-            if (strstr(m, "mode change") != NULL)
+            if (++seen == 2)
                 *complete = ms_since(t0);
         }
         free(m);
@@ -373,8 +375,9 @@ static double open_doc(const char *uri, const char *text, bool modechanges)
 static void edit_rows(int n, int reps, double singular_budget_s)
 {
     static const char *uri = "file:///brake.mel";
-    printf("\nedit -> diagnostics, brake N = %d, debounce 0, ms (first: the analysis's "
-           "diagnostics; complete: with the mode changes')\n\n",
+    printf("\nedit -> diagnostics, brake N = %d, debounce 0, ms (first: the model's and the "
+           "structural analysis's diagnostics; complete: with the single-mode tools' and the "
+           "mode changes')\n\n",
            n);
     printf("| %-40s | %5s | %9s | %9s | %12s | %12s |\n", "edit", "edits", "first p50",
            "first max", "complete p50", "complete max");

@@ -646,16 +646,36 @@ Test(srv_lsp, a_check_whose_worker_is_killed_at_its_memory_cap_publishes_the_lim
 }
 
 /* ---- What single-mode tools do (issue 38 item 6) -------------------------------------------
- * The approximate analysis's findings are warnings of the first
- * publication, at the pivot's equation: the Water Tank's eh2 solved for yh
- * divides by zero when bh. They come with the model's other diagnostics
- * when the text is half-typed (a syntax error left out) or singular in some
- * modes; a text whose analysis fails has none. */
+ * The approximate analysis's findings are warnings of the second
+ * publication (the first is the model's and the structural analysis's,
+ * issue 40 item 5), at the pivot's equation: the Water Tank's eh2 solved
+ * for yh divides by zero when bh. They come with the model's other
+ * diagnostics when the text is half-typed (a syntax error left out) or
+ * singular in some modes; a text whose analysis fails has none. */
 
 /* The first publication of version 1 of uri's text (owned). */
 static cJSON *first_publication(lsp_client *l, const char *uri, const char *text)
 {
     lc_open(l, uri, text);
+    for (;;) {
+        cJSON *m = lc_next(l);
+        if (published_version(m) == 1 &&
+            strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "uri")->valuestring,
+                   uri) == 0)
+            return m;
+        cJSON_Delete(m);
+    }
+}
+
+/* The second publication of version 1 of uri's text, the complete one
+ * (owned); the first must have no single-mode warning. */
+static cJSON *complete_publication(lsp_client *l, const char *uri, const char *text)
+{
+    cJSON *first = first_publication(l, uri, text);
+    cr_assert_eq(count_with(diagnostics_of(first), "single-mode analysis"), 0,
+                 "the first publication waits for no second analysis: %s",
+                 cJSON_PrintUnformatted(diagnostics_of(first)));
+    cJSON_Delete(first);
     for (;;) {
         cJSON *m = lc_next(l);
         if (published_version(m) == 1 &&
@@ -713,7 +733,7 @@ Test(srv_lsp, warns_where_a_single_mode_tool_divides_by_zero)
     lc_start(&l, false);
     char *tank = t_model("water_tank.mel");
     int eh2 = line_of(tank, "eh2 : equation");
-    cJSON *m = first_publication(&l, "file:///tank.mel", tank);
+    cJSON *m = complete_publication(&l, "file:///tank.mel", tank);
     assert_pivot_warning(diagnostics_of(m), eh2, "bh");
     cJSON_Delete(m);
 
@@ -721,7 +741,7 @@ Test(srv_lsp, warns_where_a_single_mode_tool_divides_by_zero)
      * analysed, the warning still there. */
     char *half = malloc(strlen(tank) + 64);
     sprintf(half, "%sez : equation der(x) = ;\n", tank);
-    m = first_publication(&l, "file:///half.mel", half);
+    m = complete_publication(&l, "file:///half.mel", half);
     cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(diagnostics_of(m), 0), "severity")->valueint,
                  1, "the syntax error first: %s", cJSON_PrintUnformatted(diagnostics_of(m)));
     assert_pivot_warning(diagnostics_of(m), eh2, "bh");
@@ -733,19 +753,52 @@ Test(srv_lsp, warns_where_a_single_mode_tool_divides_by_zero)
     char *inv = strstr(open, "invariant !(bh & bl);");
     cr_assert_not_null(inv);
     memcpy(inv, "//", 2);
-    m = first_publication(&l, "file:///open.mel", open);
+    m = complete_publication(&l, "file:///open.mel", open);
     cr_assert_gt(count_with(diagnostics_of(m), "structurally singular"), 0, "%s",
                  cJSON_PrintUnformatted(diagnostics_of(m)));
     assert_pivot_warning(diagnostics_of(m), eh2, "bh");
     cJSON_Delete(m);
 
     /* A model a single-mode tool gets right has no such warning. */
-    m = first_publication(&l, "file:///one.mel", "x : real;\ne : equation der(x) = -x;\n");
+    m = complete_publication(&l, "file:///one.mel", "x : real;\ne : equation der(x) = -x;\n");
     cr_assert_eq(count_with(diagnostics_of(m), "single-mode analysis"), 0, "%s",
                  cJSON_PrintUnformatted(diagnostics_of(m)));
     cJSON_Delete(m);
     free(open);
     free(half);
+    free(tank);
+    lc_stop(&l);
+}
+
+/* The first publication of a change carries the previous check's
+ * second-stage diagnostics (issue 40 item 5): the single-mode warning
+ * does not vanish while the approximate analysis runs again; the second
+ * publication has the new check's own. */
+Test(srv_lsp, a_change_keeps_the_single_mode_warning_until_its_own_check)
+{
+    lsp_client l;
+    lc_start(&l, false);
+    char *tank = t_model("water_tank.mel");
+    int eh2 = line_of(tank, "eh2 : equation");
+    cJSON *m = complete_publication(&l, "file:///tank.mel", tank);
+    assert_pivot_warning(diagnostics_of(m), eh2, "bh");
+    cJSON_Delete(m);
+    char *more = malloc(strlen(tank) + 8);
+    sprintf(more, "%s\n", tank);
+    lc_change(&l, "file:///tank.mel", 2, more);
+    cJSON *pubs[2] = {NULL, NULL};
+    for (int k = 0; k < 2;) {
+        m = lc_next(&l);
+        if (published_version(m) == 2)
+            pubs[k++] = m;
+        else
+            cJSON_Delete(m);
+    }
+    assert_pivot_warning(diagnostics_of(pubs[0]), eh2, "bh"); /* carried */
+    assert_pivot_warning(diagnostics_of(pubs[1]), eh2, "bh"); /* its own */
+    cJSON_Delete(pubs[0]);
+    cJSON_Delete(pubs[1]);
+    free(more);
     free(tank);
     lc_stop(&l);
 }
