@@ -647,10 +647,16 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
         sa__release(c, m2);
         sa__progress(c, "greedy", s, n_steps);
     }
+    /* Where i is active and not kept, then within the answered modes: a
+     * row kept wherever it is active (every row an element of Y always
+     * matches, most rows of most models) is left out nowhere without a
+     * conjunction with `answered`, a function of every mode variable (the
+     * brake's pairs at N = 100: 1,303 such conjunctions were a third of
+     * R4's time); the same function. */
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
-        BDD act = T(sa__and(r->chi_i[i], *answered));
-        sa__put(&lo[i], bdd_apply(act, kept[i], bddop_diff));
+        BDD out = T(bdd_apply(r->chi_i[i], kept[i], bddop_diff));
+        sa__put(&lo[i], out == bddfalse ? bddfalse : sa__and(out, *answered));
         sa__release(c, m2);
     }
     sa__release(c, mark);
