@@ -407,8 +407,9 @@ static bool arc_misses(sa_ctx *c, const pass_mem *pm, const BDD *below, int lp, 
  * and EXISTS edges . y into *exists (a slot of the caller's: Below of the
  * root); false, with them unspecified, when the pass cannot answer. whole: y is
  * every column-covering matching (sa__covering, no step has restricted
- * it); then can[i] is read off without the pass: the modes where y is not
- * empty and row i has an active edge (i, j). Why: take M in y there; if M
+ * it); then can[i] is read off without the pass (only under
+ * sa_options.self_check: keep_row reads row_active then): the modes where
+ * y is not empty and row i has an active edge (i, j). Why: take M in y there; if M
  * leaves i unmatched, j is active (an edge's guard implies its variable's,
  * sa__check_edges), so M matches it to some row r, and M - (r, j) + (i, j)
  * still matches every active column: it is in y and matches i. */
@@ -464,7 +465,12 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *
     }
     BDD some = n > 0 ? below[index_of(pm, y)] : bddfalse; /* EXISTS edges . y */
     sa__put(exists, some);
-    for (uint32_t i = 0; whole && ok && i < r->n_eq; i++) {
+    /* Whole, keep_row reads the row's active edges unmasked instead
+     * (row_active): can[i], a conjunction with `some` (a function of
+     * every mode variable) per row, only for the self-check (the brake's
+     * pairs at N = 100: 1,303 conjunctions read by nothing). */
+    bool want_can = c->opt != NULL && c->opt->self_check;
+    for (uint32_t i = 0; whole && want_can && ok && i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
         BDD any = bddfalse;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
