@@ -275,16 +275,18 @@ static void pass_grow(sa_ctx *c, pass_mem *pm, size_t n)
     size_t cap = pm->cap ? pm->cap : 1024;
     while (cap < n)
         cap *= 2;
-    pm->nodes = sa__alloc(c, cap * sizeof *pm->nodes);
+    /* Unzeroed: nodes_by_level clears key and writes the rest before
+     * reading them (a third of its node table's bytes were zeroed twice). */
+    pm->nodes = sa__alloc_raw(c, cap * sizeof *pm->nodes);
     pm->hcap = 4 * cap;
-    pm->key = sa__alloc(c, pm->hcap * sizeof *pm->key);
-    pm->at = sa__alloc(c, pm->hcap * sizeof *pm->at);
-    pm->var = sa__alloc(c, cap * sizeof *pm->var);
-    pm->lvl = sa__alloc(c, cap * sizeof *pm->lvl);
-    pm->lo = sa__alloc(c, cap * sizeof *pm->lo);
-    pm->hi = sa__alloc(c, cap * sizeof *pm->hi);
-    pm->lo_ix = sa__alloc(c, cap * sizeof *pm->lo_ix);
-    pm->hi_ix = sa__alloc(c, cap * sizeof *pm->hi_ix);
+    pm->key = sa__alloc_raw(c, pm->hcap * sizeof *pm->key);
+    pm->at = sa__alloc_raw(c, pm->hcap * sizeof *pm->at);
+    pm->var = sa__alloc_raw(c, cap * sizeof *pm->var);
+    pm->lvl = sa__alloc_raw(c, cap * sizeof *pm->lvl);
+    pm->lo = sa__alloc_raw(c, cap * sizeof *pm->lo);
+    pm->hi = sa__alloc_raw(c, cap * sizeof *pm->hi);
+    pm->lo_ix = sa__alloc_raw(c, cap * sizeof *pm->lo_ix);
+    pm->hi_ix = sa__alloc_raw(c, cap * sizeof *pm->hi_ix);
     pm->cap = cap;
 }
 
@@ -407,8 +409,9 @@ static bool arc_misses(sa_ctx *c, const pass_mem *pm, const BDD *below, int lp, 
  * and EXISTS edges . y into *exists (a slot of the caller's: Below of the
  * root); false, with them unspecified, when the pass cannot answer. whole: y is
  * every column-covering matching (sa__covering, no step has restricted
- * it); then can[i] is read off without the pass: the modes where y is not
- * empty and row i has an active edge (i, j). Why: take M in y there; if M
+ * it); then can[i] is read off without the pass (only under
+ * sa_options.self_check: keep_row reads row_active then): the modes where
+ * y is not empty and row i has an active edge (i, j). Why: take M in y there; if M
  * leaves i unmatched, j is active (an edge's guard implies its variable's,
  * sa__check_edges), so M matches it to some row r, and M - (r, j) + (i, j)
  * still matches every active column: it is in y and matches i. */
@@ -464,7 +467,12 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *
     }
     BDD some = n > 0 ? below[index_of(pm, y)] : bddfalse; /* EXISTS edges . y */
     sa__put(exists, some);
-    for (uint32_t i = 0; whole && ok && i < r->n_eq; i++) {
+    /* Whole, keep_row reads the row's active edges unmasked instead
+     * (row_active): can[i], a conjunction with `some` (a function of
+     * every mode variable) per row, only for the self-check (the brake's
+     * pairs at N = 100: 1,303 conjunctions read by nothing). */
+    bool want_can = c->opt != NULL && c->opt->self_check;
+    for (uint32_t i = 0; whole && want_can && ok && i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
         BDD any = bddfalse;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
@@ -647,10 +655,16 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
         sa__release(c, m2);
         sa__progress(c, "greedy", s, n_steps);
     }
+    /* Where i is active and not kept, then within the answered modes: a
+     * row kept wherever it is active (every row an element of Y always
+     * matches, most rows of most models) is left out nowhere without a
+     * conjunction with `answered`, a function of every mode variable (the
+     * brake's pairs at N = 100: 1,303 such conjunctions were a third of
+     * R4's time); the same function. */
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t m2 = sa__mark(c);
-        BDD act = T(sa__and(r->chi_i[i], *answered));
-        sa__put(&lo[i], bdd_apply(act, kept[i], bddop_diff));
+        BDD out = T(bdd_apply(r->chi_i[i], kept[i], bddop_diff));
+        sa__put(&lo[i], out == bddfalse ? bddfalse : sa__and(out, *answered));
         sa__release(c, m2);
     }
     sa__release(c, mark);

@@ -780,6 +780,11 @@ typedef struct sa__care {
     BDD *factor;     /* n slots */
     int *of_mode;    /* n_modes: the factor of each mode variable, -1: none */
     uint8_t *touched; /* n: scratch of sa__set_of_care */
+    /* Unsplit (n = 0), for sa__set_of_care: EXISTS (the variables above
+     * level *above_level) . whole, in a slot of care's, made level after
+     * level as the sets asked about go down (NULL: not kept). */
+    BDD *above;
+    int *above_level;
 } sa__care;
 /* Split care (a set of modes of r, valid modes typically) into factors:
  * the conjunction of the factors is care, checked, else not split. */

@@ -186,8 +186,15 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
          * `modechange --first --instants`); the same function. */
         BDD *step_c = sa__slots(c, 1);
         sa__put(step_c, sa__ite(r->chi_i[i], *one, mt->rnone[i]));
-        BDD *closed = sa__slots(c, 1); /* the closed columns' edges */
-        sa__put(closed, bddtrue);
+        /* Quantified, *x stays small (the open columns only): the row
+         * first, then each column it closes, its edges quantified at once
+         * (they are in no other column and every row of theirs is in).
+         * Building the row's and its columns' conjunction first made most
+         * of the nodes (the brake's pair model at N = 100, a later
+         * instant's perfect matchings: 18,000 of 41,000); the same
+         * function. */
+        if (mt->quantify)
+            sa__put(x, sa__and(*x, *step_c));
         for (size_t g = gfirst[a]; g < gfirst[a + 1]; g++) {
             uint32_t j = gvars[g];
             size_t nc = mt->cfirst[j + 1] - mt->cfirst[j];
@@ -198,14 +205,13 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
             size_t m3 = sa__mark(c);
             sa__onehot(c, &mt->cedges[mt->cfirst[j]], NULL, nc, cols_all, one, &mt->cnone[j]);
             BDD col = T(sa__ite(r->chi_j[j], *one, mt->cnone[j]));
-            sa__put(step_c, sa__and(*step_c, col));
             if (mt->quantify) /* every row of j's edges is in (gvars) */
-                sa__put(closed, bdd_and(*closed, column_edges(c, mt, j)));
+                sa__put(x, bdd_appex(*x, col, bddop_and, column_edges(c, mt, j)));
+            else
+                sa__put(step_c, sa__and(*step_c, col));
             sa__release(c, m3);
         }
-        if (mt->quantify && *closed != bddtrue)
-            sa__put(x, bdd_appex(*x, *step_c, bddop_and, *closed));
-        else
+        if (!mt->quantify)
             sa__put(x, sa__and(*x, *step_c));
         sa__release(c, m2);
         if ((step & 63) == 63)

@@ -486,41 +486,27 @@ int sa_result_count_mode_exact(const sa_result *r, uint32_t k, bool value, mdae_
  * are smaller than its variables (then each leaves one out), i.e. iff no
  * matching leaves no variable out -- the matchings with every active
  * variable matched once (sa__matchings_ex). */
-typedef struct covering_job {
-    const mel_guard *within; /* only these modes are asked about, or NULL */
-    BDD covered;             /* out, referenced */
-} covering_job;
-
 /* The singular modes of r where some matching leaves no active variable
- * out (within j->within: false if no singular mode is there), into
- * j->covered (referenced: it outlives the context). */
-static void covering(sa_ctx *c, void *arg)
+ * out (within `within`, a BDD: false if no singular mode is there), as a
+ * temporary. */
+static BDD covered_modes(sa_ctx *c, BDD within)
 {
     const sa_result *r = c->r;
-    covering_job *j = arg;
-    BDD *covered = &j->covered;
-    if (j->within != NULL) {
-        sa__gmemo gm;
-        memset(&gm, 0, sizeof gm);
-        if (T(bdd_and(r->singular, sa__guard_bdd(c, &gm, j->within))) == bddfalse) {
-            *covered = bddfalse;
-            return;
-        }
-    }
+    if (within != bddtrue && T(bdd_and(r->singular, within)) == bddfalse)
+        return bddfalse;
     if (!r->diagnostics_skipped) { /* computed anyway (the enumeration's are cheap) */
         BDD *acc = sa__slots(c, 1);
         sa__put(acc, bddfalse);
         for (uint32_t v = 0; v < r->n_var; v++)
             sa__put(acc, bdd_or(*acc, r->under[v]));
-        *covered = bdd_addref(bdd_apply(r->singular, *acc, bddop_diff));
-        return;
+        return T(bdd_apply(r->singular, *acc, bddop_diff));
     }
     /* The matchings themselves only if R4 built them already (their
      * existence alone is much cheaper to find). */
     BDD some = r->covering_exists_known ? r->covering_exists
                : r->covering_known      ? T(bdd_exist(r->covering, sa__edgeset(c, r)))
                                         : sa__matchable(c, false, true, "partition");
-    *covered = bdd_addref(bdd_and(some, r->singular));
+    return T(bdd_and(some, r->singular));
 }
 
 static BDD partition_class(sa_ctx *c, const sa_result *r, int k, BDD covered)
@@ -531,32 +517,43 @@ static BDD partition_class(sa_ctx *c, const sa_result *r, int k, BDD covered)
 }
 
 typedef struct partition_job {
-    int k;
-    BDD covered;
     const mel_guard *within; /* the classes within it, or NULL: all */
-    sa_set *out;
-    double *count;
-    mdae_bn *exact; /* or NULL */
+    sa_set *out;             /* 3 */
+    double *count;           /* 3 */
+    mdae_bn *exact;          /* 3, or NULL */
 } partition_job;
 
-/* Class k's size, then its set (which may fail past SA_MAX_CUBES: the size
- * is written first). */
-static void partition_one(sa_ctx *c, void *arg)
+/* Each class's size, then its set, left empty past the context's limit
+ * of cubes (the size is written first). One context for the three: the
+ * care set's factors, the `within` guard's BDD and the covering modes are
+ * made once (they were made for each class, and the covering modes in a
+ * context of their own: the brake's pairs at N = 100, a tenth of the
+ * classes' instructions). */
+static void partition_all(sa_ctx *c, void *arg)
 {
     partition_job *j = arg;
     const sa_result *r = c->r;
-    BDD f = partition_class(c, r, j->k, j->covered);
-    if (j->within != NULL) {
-        sa__gmemo gm;
-        memset(&gm, 0, sizeof gm);
-        f = T(bdd_and(f, sa__guard_bdd(c, &gm, j->within)));
-    }
-    *j->count = sa__count_modes(c, r, f);
-    if (j->exact != NULL)
-        sa__count_modes_exact(c, r, f, NULL, 0, *j->count, j->exact);
+    BDD *within = sa__slots(c, 1);
+    sa__put(within, bddtrue);
+    sa__gmemo gm;
+    memset(&gm, 0, sizeof gm);
+    if (j->within != NULL)
+        sa__put(within, sa__guard_bdd(c, &gm, j->within));
+    BDD *covered = sa__slots(c, 1);
+    sa__put(covered, covered_modes(c, *within));
     sa__care cs;
     sa__care_init(c, r, r->chi_m, &cs);
-    sa__set_of_care(c, r, f, &cs, j->out);
+    for (int k = 0; k < 3; k++) {
+        size_t mark = sa__mark(c);
+        BDD f = partition_class(c, r, k, *covered);
+        if (j->within != NULL)
+            f = T(bdd_and(f, *within));
+        j->count[k] = sa__count_modes(c, r, f);
+        if (j->exact != NULL)
+            sa__count_modes_exact(c, r, f, NULL, 0, j->count[k], &j->exact[k]);
+        sa__set_of_care_if_few(c, r, f, &cs, &j->out[k]); /* else left empty */
+        sa__release(c, mark);
+    }
 }
 
 int sa_result_partition(const sa_result *r, size_t max_cubes, sa_set out[3], double count[3])
@@ -578,23 +575,10 @@ int sa_result_partition_exact(const sa_result *r, const mel_guard *within, size_
     if (!sa__running())
         return MDAE_E_STATE;
     memset(out, 0, 3 * sizeof *out);
-    /* The matchings that leave no variable out, once for both singular
-     * classes (they were built twice: a third of the first instants). */
-    covering_job cj = {within, bddfalse};
-    int rc = sa__run_on(r, NULL, max_cubes, covering, &cj);
-    BDD covered = cj.covered;
-    for (int k = 0; k < 3 && rc == MDAE_OK; k++) {
+    for (int k = 0; k < 3; k++)
         count[k] = -1;
-        partition_job j = {k, covered, within, &out[k], &count[k],
-                           exact != NULL ? &exact[k] : NULL};
-        rc = sa__run_on(r, NULL, max_cubes, partition_one, &j);
-        if (rc == MDAE_E_LIMIT) { /* too many cubes: left empty, size known */
-            sa__set_close(&out[k]);
-            rc = MDAE_OK;
-        }
-    }
-    if (covered >= 2)
-        bdd_delref(covered);
+    partition_job j = {within, out, count, exact};
+    int rc = sa__run_on(r, NULL, max_cubes, partition_all, &j);
     if (rc != MDAE_OK)
         for (int k = 0; k < 3; k++)
             sa__set_close(&out[k]);

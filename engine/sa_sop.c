@@ -479,6 +479,11 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
 {
     memset(out, 0, sizeof *out);
     out->whole = care;
+    if (care >= 2) {
+        out->above = sa__slots(c, 1);
+        sa__put(out->above, care);
+        out->above_level = sa__alloc(c, sizeof *out->above_level); /* 0: nothing above */
+    }
     uint32_t *parent;
     if (care == bddtrue || care == bddfalse || r->n_modes < 2 || r->m == NULL ||
         !invariant_groups(c, r, &parent))
@@ -557,6 +562,43 @@ static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f)
     return product;
 }
 
+/* The upper bound of the cover of L = f & whole within care (unsplit):
+ * !whole | f, or, where f reads no variable above L's top level lv, the
+ * bound the recursion reaches at lv anyway (isop and count_rec: while U's
+ * top lies above L's, U := U0 & U1, i.e. U's variables above lv are
+ * quantified universally, one at a time), FORALL above . (!whole | f) =
+ * !(EXISTS above . whole) | f, the existential part kept in care and
+ * quantified further as the sets go down (a temporary). The same cover
+ * and count: the brake's erasure sets at N = 100, two literals each within
+ * "the two modes differ", walked that function of 200 variables four
+ * times each; EXISTS above of it is true. */
+static BDD upper_bound(sa_ctx *c, const sa_result *r, const sa__care *care, BDD f, BDD l)
+{
+    int lv = level(l);
+    if (care == NULL || care->n != 0 || care->above == NULL || l < 2 || level(f) < lv ||
+        lv < *care->above_level)
+        return T(bdd_imp(care->whole, f));
+    if (lv > *care->above_level && *care->above >= 2) {
+        size_t mark = sa__mark(c);
+        sa__amark temps = sa__alloc_mark(c);
+        int from = *care->above_level, top = level(*care->above);
+        from = from > top ? from : top; /* nothing read above the top */
+        int *vars = sa__alloc_raw(c, (size_t)(lv > from ? lv - from : 0) * sizeof *vars + 1);
+        size_t nv = 0;
+        for (int at = from; at < lv; at++) {
+            int v = bdd_level2var(at);
+            if (v < r->n_bddvars && r->var_mode[v] >= 0)
+                vars[nv++] = v;
+        }
+        if (nv > 0)
+            sa__put(care->above, bdd_exist(*care->above, sa__cube(c, vars, nv)));
+        sa__alloc_release(c, temps);
+        sa__release(c, mark);
+    }
+    *care->above_level = lv;
+    return T(bdd_imp(*care->above, f));
+}
+
 void sa__set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care, sa_set *out)
 {
     if (!sa__set_of_care_if_few(c, r, f, care, out))
@@ -632,9 +674,11 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
     isop_out o = {NULL, NULL, 0, 0, 0, 0};
     BDD *cover = sa__slots(c, 3);
     BDD within = care_for(c, r, care, &f);
-    /* Outside the care set anything goes: L = f & care, U = f | !care. */
+    /* Outside the care set anything goes: L = f & care, U = f | !care
+     * (or what the recursion makes of it at L's top: upper_bound). */
     sa__put(&cover[1], bdd_and(f, within));
-    sa__put(&cover[2], bdd_imp(within, f));
+    sa__put(&cover[2], care != NULL && care->n == 0 ? upper_bound(c, r, care, f, cover[1])
+                                                    : bdd_imp(within, f));
     size_t limit = c->max_cubes ? c->max_cubes : SA_MAX_CUBES;
     double n = count_cubes(c, cover[1], cover[2], limit);
     if (n == -1) {
