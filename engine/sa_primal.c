@@ -980,8 +980,9 @@ static void perfect_matchings(sa_ctx *c, sa__mats *mt, BDD *x)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    sa__put(x, r->chi_m);
+    sa__put(x, bddtrue);
     sa__matchings(c, x, true, mt, "matchings");
+    sa__put(x, sa__and(*x, r->chi_m));
     sa__reorder(c);
     BDD pm = T(bdd_exist(*x, sa__edgeset(c, r)));
     sa__put(&r->ok, pm);
