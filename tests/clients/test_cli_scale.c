@@ -151,3 +151,26 @@ Test(cli_scale, building_400_within_360_mb, .timeout = 600)
     free(o);
     free(e);
 }
+
+/* Where the cap stops BuDDy growing its node table (the building at N =
+ * 400 under 200 MB), the exit is the out-of-memory status (4): the build
+ * of d66eee9 reported the node limit and then crashed in bdd_done
+ * (SIGSEGV), BuDDy having dropped its old table with the failed realloc. */
+Test(cli_scale, building_400_table_growth_out_of_memory_fails_cleanly, .timeout = 600)
+{
+#ifdef UNDER_ASAN
+    cr_skip_test("AddressSanitizer reserves more address space than the cap");
+#endif
+    char out[] = "/tmp/mdae_scale_outXXXXXX", err[] = "/tmp/mdae_scale_errXXXXXX";
+    int fo = mkstemp(out), fe = mkstemp(err);
+    cr_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    int code = capped_model(BUILDING, 400, 200ul << 20, out, err);
+    char *e = slurp(err);
+    unlink(out);
+    unlink(err);
+    cr_assert_eq(code, 4, "exit %d: %s", code, e);
+    cr_assert(strstr(e, "out of memory") != NULL, "%s", e);
+    free(e);
+}
