@@ -781,6 +781,7 @@ static void split_members(build *b, BDD set, const uint32_t *cand, BDD *const *m
 typedef struct rkeys {
     uint32_t *k;
     size_t n;
+    BDD *v; /* n: F(s, k) of each key k, referenced slots (scc_blocks) */
 } rkeys;
 
 static int cmp_u32(const void *a, const void *b)
@@ -790,22 +791,47 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The keys of a row whose entries not false are touched[0 .. nt), each
- * flagged in listed (cleared here). */
-static rkeys row_keys(sa_ctx *c, uint32_t *touched, size_t nt, bool *listed, size_t n)
+ * flagged in listed (cleared here), with their values moved out of the
+ * scratch row (left all false): the closure is kept row by row, not as an
+ * n x n matrix (at N = 1,000 the building's union-SCC of 16,000 equations
+ * made that matrix 1 GB of slots, set and scanned; issue 40). */
+static rkeys row_keys(sa_ctx *c, uint32_t *touched, size_t nt, bool *listed, size_t n,
+                      BDD *row)
 {
-    rkeys out = {NULL, n};
+    rkeys out = {NULL, n, NULL};
     if (nt * 4 < n) {
         qsort(touched, nt, sizeof *touched, cmp_u32);
         out.k = sa__alloc(c, (nt + 1) * sizeof *out.k);
         memcpy(out.k, touched, nt * sizeof *out.k);
         out.n = nt;
     }
-    for (size_t a = 0; a < nt; a++)
+    out.v = sa__slots(c, out.n + 1);
+    for (size_t a = 0; a < out.n; a++)
+        sa__put(&out.v[a], row[out.k ? out.k[a] : a]);
+    for (size_t a = 0; a < nt; a++) {
         listed[touched[a]] = false;
+        sa__put(&row[touched[a]], bddfalse);
+    }
     return out;
 }
 
 static uint32_t key_at(const rkeys *rk, size_t a) { return rk->k ? rk->k[a] : (uint32_t)a; }
+
+/* F(s, k) in row s's keys rk, or NULL where it is false (not a key). */
+static const BDD *row_at(const rkeys *rk, uint32_t k)
+{
+    if (rk->k == NULL)
+        return &rk->v[k];
+    size_t lo = 0, hi = rk->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rk->k[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rk->n && rk->k[lo] == k ? &rk->v[lo] : NULL;
+}
 
 /* One union-SCC S (sorted equation indices, |S| >= 2; loc their places,
  * set by the caller). */
@@ -813,17 +839,17 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, const int32_t *loc
 {
     sa_ctx *c = b->c;
     size_t mark = sa__mark(c);
-    /* F[s * n + k]: modes where S[s] ~>* S[k]. A worklist per source,
-     * semi-naive: a node passes on only the modes it gained since it was
-     * last processed (delta), not its whole reach set again. */
-    BDD *F = sa__slots(c, n * n);
+    /* F(s, k): modes where S[s] ~>* S[k], row s in keys[s] (row_keys),
+     * found in row, a scratch row. A worklist per source, semi-naive: a
+     * node passes on only the modes it gained since it was last processed
+     * (delta), not its whole reach set again. */
+    BDD *row = sa__slots(c, n);
     BDD *delta = sa__slots(c, n);
     uint32_t *queue = sa__alloc(c, (n + 1) * sizeof *queue);
     uint32_t *touched = sa__alloc(c, (n + 1) * sizeof *touched);
     bool *inq = sa__alloc(c, n + 1), *listed = sa__alloc(c, n + 1);
     rkeys *keys = sa__alloc(c, (n + 1) * sizeof *keys);
     for (size_t s = 0; s < n; s++) {
-        BDD *row = &F[s * n];
         size_t nt = 0;
         sa__put(&row[s], b->chi_i[S[s]]);
         sa__put(&delta[s], row[s]);
@@ -866,7 +892,7 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, const int32_t *loc
             }
             sa__release(c, m1);
         }
-        keys[s] = row_keys(c, touched, nt, listed, n);
+        keys[s] = row_keys(c, touched, nt, listed, n, row);
         sa__progress(c, "blocks", s, n);
     }
     /* M(s, k) = F(s, k) & F(k, s), stored in the upper triangle of F: not
@@ -874,9 +900,10 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, const int32_t *loc
     for (size_t s = 0; s < n; s++)
         for (size_t a = 0; a < keys[s].n; a++) {
             size_t k = key_at(&keys[s], a);
-            if (k <= s || F[s * n + k] == bddfalse)
+            if (k <= s || keys[s].v[a] == bddfalse)
                 continue;
-            sa__put(&F[s * n + k], sa__and(F[s * n + k], F[k * n + s]));
+            const BDD *back = row_at(&keys[k], (uint32_t)s);
+            sa__put(&keys[s].v[a], back == NULL ? bddfalse : sa__and(keys[s].v[a], *back));
         }
     uint32_t *cand = sa__alloc(c, (n + 1) * sizeof *cand);
     BDD **mk = sa__alloc(c, (n + 1) * sizeof *mk);
@@ -887,15 +914,16 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, const int32_t *loc
         /* M(k, s) not false needs F(s, k): k among row s's keys. */
         for (size_t a = 0; a < keys[s].n && *lead != bddfalse; a++) {
             size_t k = key_at(&keys[s], a);
-            if (k < s && F[k * n + s] != bddfalse)
-                sa__put(lead, sa__diff(*lead, F[k * n + s]));
+            const BDD *m = k < s ? row_at(&keys[k], (uint32_t)s) : NULL;
+            if (m != NULL && *m != bddfalse)
+                sa__put(lead, sa__diff(*lead, *m));
         }
         size_t nc = 0;
         for (size_t a = 0; a < keys[s].n && *lead != bddfalse; a++) {
             size_t k = key_at(&keys[s], a);
-            if (k > s && F[s * n + k] != bddfalse) {
+            if (k > s && keys[s].v[a] != bddfalse) {
                 cand[nc] = S[k];
-                mk[nc] = &F[s * n + k];
+                mk[nc] = &keys[s].v[a];
                 nc++;
             }
         }

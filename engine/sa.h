@@ -64,7 +64,10 @@ MDAE_API void sa_config_default(sa_config *cfg);
  * memory it clears. */
 MDAE_API void sa_config_size_for(sa_config *cfg, const mel_model *m /* borrowed */);
 
-/* Start BuDDy for this process. MDAE_E_STATE if already started. */
+/* Start BuDDy for this process. MDAE_E_STATE if already started;
+ * MDAE_E_NOMEM once BuDDy ran out of memory growing its tables in this
+ * process (an analysis then failed with MDAE_E_NOMEM, and sa_end left the
+ * damaged tables alone). */
 MDAE_API int sa_begin(const sa_config *cfg /* borrowed; NULL: defaults */);
 /* Stop BuDDy. Every sa_result must have been freed. Safe without sa_begin. */
 MDAE_API void sa_end(void);

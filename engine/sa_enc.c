@@ -47,6 +47,11 @@ static void clear_refstack(void)
 static bool running;
 static sa_ctx *armed;      /* the entry point the hooks jump to, or NULL */
 static int last_bdd_error; /* reported while nothing was armed */
+/* BuDDy ran out of memory growing a table (BDD_MEMORY): it drops the old
+ * table with the failed realloc, so bdd_done would walk freed memory
+ * (a segfault at exit under an address-space cap) and no new manager can
+ * start in this process. */
+static bool bdd_broken;
 static size_t node_limit;
 static size_t peak_nodes;
 static size_t base_nodes; /* nodes in use when the analysis started */
@@ -83,13 +88,19 @@ void sa_config_default(sa_config *cfg)
 
 static int bdd_rc(int e)
 {
-    /* Table exhaustion and the node cap are the configured limit; anything
-     * else is our misuse of BuDDy. */
-    return (e == BDD_NODENUM || e == BDD_MEMORY) ? MDAE_E_BDD_LIMIT : MDAE_E_BDD;
+    /* Table exhaustion at the node cap is the configured limit; the
+     * memory for a larger table running out is out of memory (a worker at
+     * its memory cap then exits as such); anything else is our misuse of
+     * BuDDy. */
+    if (e == BDD_MEMORY)
+        return MDAE_E_NOMEM;
+    return e == BDD_NODENUM ? MDAE_E_BDD_LIMIT : MDAE_E_BDD;
 }
 
 static void on_bdd_error(int e)
 {
+    if (e == BDD_MEMORY)
+        bdd_broken = true;
     if (armed != NULL)
         sa__fail(armed, bdd_rc(e));
     last_bdd_error = e; /* BuDDy goes on with bddfalse: nothing armed. */
@@ -213,6 +224,8 @@ int sa_begin(const sa_config *cfg)
     sa_config def;
     if (running)
         return MDAE_E_STATE;
+    if (bdd_broken)
+        return MDAE_E_NOMEM;
     if (cfg == NULL) {
         sa_config_default(&def);
         cfg = &def;
@@ -259,7 +272,8 @@ void sa_end(void)
 {
     if (!running)
         return;
-    bdd_done();
+    if (!bdd_broken)
+        bdd_done();
     running = false;
     armed = NULL;
 }

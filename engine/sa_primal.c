@@ -986,8 +986,12 @@ static void perfect_matchings(sa_ctx *c, sa__mats *mt, BDD *x)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    sa__put(x, r->chi_m);
+    /* From true, then the valid modes once (matchings_from_true says why:
+     * started from them, a chain through every room on the building, each
+     * row rebuilt the path down to it; issue 40). The same function. */
+    sa__put(x, bddtrue);
     sa__matchings(c, x, true, mt, "matchings");
+    sa__put(x, sa__and(*x, r->chi_m));
     sa__reorder(c);
     BDD pm = T(bdd_exist(*x, sa__edgeset(c, r)));
     sa__put(&r->ok, pm);
