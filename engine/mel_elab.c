@@ -2359,14 +2359,19 @@ static bool reused_sides(elab *el, const item *it, const char *envs, const fx_no
 
 /* The incidences of equation eq copied from el->prev's, when every case
  * of them is unconditional (an equation whose sides are shared, declared
- * outside conditional statements, hence once: its guard is TRUE, and the
- * uses mel__inc_uses would read from the same sides group into the same
- * cases); false (nothing set) otherwise, or when out of memory (then
- * mel__inc_uses meets the same). mel__inc_build leaves them: eq has no
- * uses. Their count goes to el->copied_edges. */
+ * outside conditional statements and when-clauses in both versions, hence
+ * once: its guard is TRUE, and the uses mel__inc_uses would read from the
+ * same sides group into the same cases); false (nothing set) otherwise, or
+ * when out of memory (then mel__inc_uses meets the same). The previous
+ * version's statement must have been plain too: inside a when-clause whose
+ * condition is false it had no incidences at all (found by mel_parse_fuzz's
+ * since check). mel__inc_build leaves them: eq has no uses. Their count
+ * goes to el->copied_edges. */
 static bool copied_incidences(elab *el, uint32_t eq)
 {
     const mel_equation *p = &el->prev->equations[eq];
+    if (!el->prev->priv->eqsrc[eq].plain || p->guard != mel__g_true())
+        return false;
     size_t n_cases = 0;
     for (uint32_t k = 0; k < p->n_incs; k++) {
         for (uint32_t c = 0; c < p->incs[k].n_cases; c++)
@@ -2406,13 +2411,15 @@ static void lower_equation(elab *el, const item *it, const mel_guard *g)
     const char *envs = el->eqsrc != NULL ? env_string(el, it->env) : NULL;
     const fx_node *lhs = NULL, *rhs = NULL;
     bool shared = el->prev != NULL && first && reused_sides(el, it, envs, &lhs, &rhs);
+    bool plain = it->ctx == NULL && it->when == 0;
     if (!shared) {
         lhs = lower_item(el, it, it->s->u.equ.lhs);
         rhs = lower_item(el, it, it->s->u.equ.rhs);
     }
     if (el->eqsrc != NULL)
-        el->eqsrc[it->eq] = first ? (mel__eqsrc){envs, it->s->where} : (mel__eqsrc){NULL, no_range};
-    if (shared && it->ctx == NULL && copied_incidences(el, it->eq)) {
+        el->eqsrc[it->eq] = first ? (mel__eqsrc){envs, it->s->where, plain}
+                                  : (mel__eqsrc){NULL, no_range, false};
+    if (shared && plain && copied_incidences(el, it->eq)) {
         /* the structure too (see "what an edit left alone") */
     } else if (!mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, g) ||
                !mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, g)) {

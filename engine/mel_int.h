@@ -361,6 +361,7 @@ typedef struct mel__symtab {
 typedef struct mel__eqsrc {
     const char *env;
     mdae_range stmt;
+    bool plain; /* declared outside conditional statements and when-clauses */
 } mel__eqsrc;
 
 struct mel_model_priv {

@@ -440,3 +440,24 @@ Test(mel_since, random_edits_of_a_model_with_a_when_clause)
     free(t);
     free(text);
 }
+
+/* An equation that was in a when-clause whose condition is false (no
+ * incidences there) and is a plain equation once the `when` is broken:
+ * its sides are shared, its incidences are read again, not copied from the
+ * clause's none (mel_parse_fuzz's since check found the copy). */
+Test(mel_since, a_statement_out_of_a_when_clause_gets_its_own_incidences)
+{
+    const char *in_when = "v : real;\ng : boolean;\nwhen !g & g then\n"
+                          "e : equation der(v) = 9;\nend;\n";
+    const char *broken = "v : real;\ng : boolean;\nwh(n !g & g then\n"
+                         "e : equation der(v) = 9;\nend;\n";
+    mel_model *a = same_as_cold(in_when, -1, NULL, true, "in the when-clause");
+    cr_assert_eq(a->equations[0].n_incs, 0);
+    mel_model *b = same_as_cold(broken, -1, a, true, "the when broken");
+    cr_assert_eq(b->equations[0].n_incs, 1);
+    mel_model *c = same_as_cold(in_when, -1, b, true, "the when mended");
+    cr_assert_eq(c->equations[0].n_incs, 0);
+    mel_model_free(a);
+    mel_model_free(b);
+    mel_model_free(c);
+}
