@@ -71,6 +71,11 @@ MDAE_API void sa_config_size_for(sa_config *cfg, const mel_model *m /* borrowed 
 MDAE_API int sa_begin(const sa_config *cfg /* borrowed; NULL: defaults */);
 /* Stop BuDDy. Every sa_result must have been freed. Safe without sa_begin. */
 MDAE_API void sa_end(void);
+/* About how many bytes BuDDy's node table and operation caches take now
+ * (0 when it is not running): its allocations bypass mdae_allocator, and a
+ * process that cannot cap its address space (a sanitizer build's worker)
+ * counts them with this. */
+MDAE_API size_t sa_bdd_table_bytes(void);
 /* Change the node limit of later analyses (0: 50,000,000): the live nodes
  * after a garbage collection may not exceed it. MDAE_E_STATE without
  * sa_begin. (Added by the engine: tests and time budgets need it.) */

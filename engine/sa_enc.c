@@ -167,6 +167,13 @@ static void on_gbc(int pre, bddGbcStat *s)
     }
 }
 
+size_t sa_bdd_table_bytes(void)
+{
+    /* a node is 20 bytes (kernel.h's BddNode); the operation caches, at a
+     * quarter of the nodes each, about 24 bytes a node more */
+    return bdd_isrunning() ? (size_t)bdd_getallocnum() * 44u : 0;
+}
+
 static int apply_limit(void)
 {
     /* BuDDy refuses a cap below its current table; then the garbage

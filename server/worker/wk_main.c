@@ -45,9 +45,21 @@ _Noreturn void wk_oom(void)
     _exit(SRV_EXIT_NOMEM);
 }
 
+/* What counts against the cap besides n more bytes: what mdae_allocator
+ * handed out, and, where the address space cannot be capped (ASan:
+ * set_memory_cap), BuDDy's tables, which it allocates itself. */
+static bool over_cap(size_t n)
+{
+    size_t used = mem_used;
+#ifdef WK_ASAN
+    used += sa_bdd_table_bytes();
+#endif
+    return mem_cap && (n > mem_cap || used + n > mem_cap);
+}
+
 static void *cm_malloc(size_t n)
 {
-    if (mem_cap && (n > mem_cap || mem_used + n > mem_cap))
+    if (over_cap(n))
         wk_oom();
     char *p = malloc(n + HDR);
     if (p == NULL)
@@ -70,7 +82,7 @@ static void *cm_realloc(void *q, size_t n)
         return cm_malloc(n);
     char *p = (char *)q - HDR;
     size_t old = *(size_t *)(void *)p;
-    if (mem_cap && n > old && (n > mem_cap || mem_used + (n - old) > mem_cap))
+    if (n > old && over_cap(n - old))
         wk_oom();
     char *np = realloc(p, n + HDR);
     if (np == NULL)
