@@ -28,6 +28,8 @@
 #define BRAKE MDAE_SOURCE_DIR "/tests/models/brake.mel"
 #define BUILDING MDAE_SOURCE_DIR "/tests/models/building_compressible.mel"
 
+#include "model_files.h"
+
 #define CAP_BYTES (320ul << 20)
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -63,26 +65,43 @@ static int capped_model(const char *model, unsigned n, unsigned long cap, const 
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The same on the brake. */
-static int capped_analyze(unsigned n, unsigned long cap, const char *out, const char *err)
+/* What capped_model printed and its exit status (out and err owned:
+ * free), through temporary files it removes. */
+typedef struct capped_run {
+    int code;
+    char *out, *err;
+} capped_run;
+
+static capped_run run_capped(const char *model, unsigned n, unsigned long cap)
 {
-    return capped_model(BRAKE, n, cap, out, err);
+    char out[] = "/tmp/mdae_scale_outXXXXXX", err[] = "/tmp/mdae_scale_errXXXXXX";
+    int fo = mkstemp(out), fe = mkstemp(err);
+    cr_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    capped_run r = {capped_model(model, n, cap, out, err), NULL, NULL};
+    r.out = tm_read_path(out, NULL);
+    r.err = tm_read_path(err, NULL);
+    cr_assert(r.out != NULL && r.err != NULL);
+    unlink(out);
+    unlink(err);
+    return r;
 }
 
-static char *slurp(const char *path)
+static void capped_run_free(capped_run *r)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert_geq(n, 0);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
+    free(r->out);
+    free(r->err);
+}
+
+/* The whole analysis was written: `name` in it, then the graph, and the
+ * closing brace and newline. */
+static void assert_whole(const char *o, const char *name, const char *graph)
+{
+    cr_assert(strstr(o, name) != NULL);
+    cr_assert(strstr(o, graph) != NULL);
+    size_t len = strlen(o);
+    cr_assert(len > 2 && o[len - 2] == '}' && o[len - 1] == '\n');
 }
 
 Test(cli_scale, brake_2000_within_320_mb, .timeout = 600)
@@ -90,23 +109,11 @@ Test(cli_scale, brake_2000_within_320_mb, .timeout = 600)
 #ifdef UNDER_ASAN
     cr_skip_test("AddressSanitizer reserves more address space than the cap");
 #endif
-    char out[] = "/tmp/mdae_scale_outXXXXXX", err[] = "/tmp/mdae_scale_errXXXXXX";
-    int fo = mkstemp(out), fe = mkstemp(err);
-    cr_assert(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
-    int code = capped_analyze(2000, CAP_BYTES, out, err);
-    char *o = slurp(out), *e = slurp(err);
-    unlink(out);
-    unlink(err);
-    cr_assert_eq(code, 0, "exit %d under a %lu MB cap: %s", code, CAP_BYTES >> 20, e);
+    capped_run r = run_capped(BRAKE, 2000, CAP_BYTES);
+    cr_assert_eq(r.code, 0, "exit %d under a %lu MB cap: %s", r.code, CAP_BYTES >> 20, r.err);
     /* The whole analysis was written: 22,003 equations, the graph. */
-    cr_assert(strstr(o, "\"name\":\"plug2\"") != NULL);
-    cr_assert(strstr(o, "\"blocks\":[") != NULL);
-    size_t len = strlen(o);
-    cr_assert(len > 2 && o[len - 2] == '}' && o[len - 1] == '\n');
-    free(o);
-    free(e);
+    assert_whole(r.out, "\"name\":\"plug2\"", "\"blocks\":[");
+    capped_run_free(&r);
 }
 
 /* The cap is a real one: a tenth of it is not enough, and the failure is
@@ -116,15 +123,9 @@ Test(cli_scale, brake_2000_tiny_cap_fails_cleanly, .timeout = 600)
 #ifdef UNDER_ASAN
     cr_skip_test("AddressSanitizer reserves more address space than the cap");
 #endif
-    char out[] = "/tmp/mdae_scale_outXXXXXX", err[] = "/tmp/mdae_scale_errXXXXXX";
-    int fo = mkstemp(out), fe = mkstemp(err);
-    cr_assert(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
-    int code = capped_analyze(2000, CAP_BYTES / 10, out, err);
-    unlink(out);
-    unlink(err);
-    cr_assert_eq(code, 4);
+    capped_run r = run_capped(BRAKE, 2000, CAP_BYTES / 10);
+    cr_assert_eq(r.code, 4);
+    capped_run_free(&r);
 }
 
 Test(cli_scale, building_400_within_360_mb, .timeout = 600)
@@ -132,24 +133,12 @@ Test(cli_scale, building_400_within_360_mb, .timeout = 600)
 #ifdef UNDER_ASAN
     cr_skip_test("AddressSanitizer reserves more address space than the cap");
 #endif
-    char out[] = "/tmp/mdae_scale_outXXXXXX", err[] = "/tmp/mdae_scale_errXXXXXX";
-    int fo = mkstemp(out), fe = mkstemp(err);
-    cr_assert(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
     unsigned long cap = 360ul << 20;
-    int code = capped_model(BUILDING, 400, cap, out, err);
-    char *o = slurp(out), *e = slurp(err);
-    unlink(out);
-    unlink(err);
-    cr_assert_eq(code, 0, "exit %d under a %lu MB cap: %s", code, cap >> 20, e);
+    capped_run r = run_capped(BUILDING, 400, cap);
+    cr_assert_eq(r.code, 0, "exit %d under a %lu MB cap: %s", r.code, cap >> 20, r.err);
     /* The whole analysis was written, the graph last. */
-    cr_assert(strstr(o, "\"name\":\"rte[400]\"") != NULL);
-    cr_assert(strstr(o, "\"edges\":[") != NULL);
-    size_t len = strlen(o);
-    cr_assert(len > 2 && o[len - 2] == '}' && o[len - 1] == '\n');
-    free(o);
-    free(e);
+    assert_whole(r.out, "\"name\":\"rte[400]\"", "\"edges\":[");
+    capped_run_free(&r);
 }
 
 /* Where the cap stops BuDDy growing its node table (the building at N =
@@ -161,16 +150,8 @@ Test(cli_scale, building_400_table_growth_out_of_memory_fails_cleanly, .timeout 
 #ifdef UNDER_ASAN
     cr_skip_test("AddressSanitizer reserves more address space than the cap");
 #endif
-    char out[] = "/tmp/mdae_scale_outXXXXXX", err[] = "/tmp/mdae_scale_errXXXXXX";
-    int fo = mkstemp(out), fe = mkstemp(err);
-    cr_assert(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
-    int code = capped_model(BUILDING, 400, 200ul << 20, out, err);
-    char *e = slurp(err);
-    unlink(out);
-    unlink(err);
-    cr_assert_eq(code, 4, "exit %d: %s", code, e);
-    cr_assert(strstr(e, "out of memory") != NULL, "%s", e);
-    free(e);
+    capped_run r = run_capped(BUILDING, 400, 200ul << 20);
+    cr_assert_eq(r.code, 4, "exit %d: %s", r.code, r.err);
+    cr_assert(strstr(r.err, "out of memory") != NULL, "%s", r.err);
+    capped_run_free(&r);
 }
