@@ -161,16 +161,25 @@ static uint32_t next_literal(const signed char *row, uint32_t k, uint32_t n)
     return k;
 }
 
-int rpc_json_cubes(uint32_t n_modes, const char *const *names, size_t n_cubes,
-                   const signed char *cubes, cJSON **out)
+/* Cubes the encoders accept: every literal named. */
+static bool cubes_valid(uint32_t n_modes, const char *const *names, size_t n_cubes,
+                        const signed char *cubes)
 {
-    if (out == NULL || (n_cubes > 0 && cubes == NULL) || (n_modes > 0 && names == NULL))
-        return MDAE_E_INVAL;
+    if ((n_cubes > 0 && cubes == NULL) || (n_modes > 0 && names == NULL))
+        return false;
     for (size_t c = 0; c < n_cubes; c++)
         for (uint32_t k = next_literal(cubes + c * n_modes, 0, n_modes); k < n_modes;
              k = next_literal(cubes + c * n_modes, k + 1, n_modes))
             if (names[k] == NULL)
-                return MDAE_E_INVAL;
+                return false;
+    return true;
+}
+
+int rpc_json_cubes(uint32_t n_modes, const char *const *names, size_t n_cubes,
+                   const signed char *cubes, cJSON **out)
+{
+    if (out == NULL || !cubes_valid(n_modes, names, n_cubes, cubes))
+        return MDAE_E_INVAL;
     rpc_json_init();
     cJSON *arr = cJSON_CreateArray();
     if (arr == NULL)
@@ -228,6 +237,41 @@ static int add_set_over(cJSON *obj, uint32_t n_modes, const char *const *names,
     if (rc < 0)
         return rc;
     return attach(obj, "cubes", cubes) ? MDAE_OK : MDAE_E_NOMEM;
+}
+
+/* add_set_over's "guard" and "cubes", written as they are produced: the
+ * same text without the tree (rpc_json_set_cubes's window of mode
+ * variables, then rpc_json_cubes's objects). */
+static int write_set_over(rpc_jw *w, uint32_t n_modes, const char *const *names,
+                          const sa_set *s)
+{
+    const char *formula = s->formula;
+    if (formula == NULL) {
+        if (s->n_cubes != 0)
+            return MDAE_E_INVAL;
+        formula = "false";
+    }
+    uint32_t width = 0;
+    const char *const *window = names;
+    if (s->n_cubes > 0 && s->width > 0) {
+        if (s->first_mode > n_modes || s->width > n_modes - s->first_mode || names == NULL)
+            return MDAE_E_INVAL;
+        width = s->width;
+        window = names + s->first_mode;
+    }
+    if (!cubes_valid(width, window, s->n_cubes, s->rows))
+        return MDAE_E_INVAL;
+    rpc_jw_string(w, "guard", formula);
+    rpc_jw_open_array(w, "cubes");
+    for (size_t c = 0; c < s->n_cubes && w->rc == MDAE_OK; c++) {
+        const signed char *row = s->rows + c * width;
+        rpc_jw_open_object(w, NULL);
+        for (uint32_t k = next_literal(row, 0, width); k < width; k = next_literal(row, k + 1, width))
+            if (row[k] == 1 || row[k] == 0)
+                rpc_jw_bool(w, window[k], row[k] == 1);
+        rpc_jw_close_one(w);
+    }
+    return rpc_jw_close_one(w);
 }
 
 static int add_set(cJSON *obj, const sa_report *rep, const sa_set *s)
@@ -667,18 +711,35 @@ fail:
 
 int rpc_json_report(const sa_report *rep, cJSON **out) { return report_reusing(rep, NULL, out); }
 
-/* Write key's items as an array, each built, written and freed in turn. */
+/* report_item_json's object, written as it is produced. */
+static int write_item(rpc_jw *w, const sa_report *rep, const sa_item *it)
+{
+    rpc_jw_open_object(w, NULL);
+    int rc = rpc_jw_string(w, "name", it->name ? it->name : "?");
+    if (rc == MDAE_OK)
+        rc = write_set_over(w, rep->n_modes, rep->mode_names, &it->active);
+    if (rc == MDAE_OK)
+        rc = rpc_jw_open_array(w, "offset");
+    for (size_t k = 0; rc == MDAE_OK && k < it->n_offsets; k++) {
+        rpc_jw_open_object(w, NULL);
+        rc = rpc_jw_number(w, "value", it->offsets[k].value);
+        if (rc == MDAE_OK)
+            rc = write_set_over(w, rep->n_modes, rep->mode_names, &it->offsets[k].modes);
+        if (rc == MDAE_OK)
+            rc = rpc_jw_close_one(w);
+    }
+    if (rc == MDAE_OK)
+        rc = rpc_jw_close_one(w);
+    return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
+}
+
+/* Write key's items as an array, each written as it is produced. */
 static int write_items(rpc_jw *w, const char *key, const sa_report *rep, const sa_item *items,
                        uint32_t n)
 {
     int rc = rpc_jw_open_array(w, key);
-    for (uint32_t i = 0; rc == MDAE_OK && i < n; i++) {
-        cJSON *o = NULL;
-        if ((rc = report_item_json(rep, &items[i], &o)) < 0)
-            return rc;
-        rc = rpc_jw_value(w, NULL, o);
-        cJSON_Delete(o);
-    }
+    for (uint32_t i = 0; rc == MDAE_OK && i < n; i++)
+        rc = write_item(w, rep, &items[i]);
     return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
 }
 
@@ -918,6 +979,62 @@ fail:
     return rc;
 }
 
+/* items_json's array as the member key, written; with bodies_of (a model
+ * with expressions), add_item_bodies's "body" of each item of order > 0. */
+static int write_block_items(rpc_jw *w, const char *key, const cdg_item *items, size_t n,
+                             const mel_model *bodies_of)
+{
+    int rc = rpc_jw_open_array(w, key);
+    for (size_t k = 0; rc == MDAE_OK && k < n; k++) {
+        const cdg_item *it = &items[k];
+        if (bodies_of != NULL && it->index >= bodies_of->n_equations)
+            return MDAE_E_INVAL;
+        rpc_jw_open_object(w, NULL);
+        rpc_jw_string(w, "name", it->name ? it->name : "?");
+        rc = rpc_jw_number(w, "order", it->order);
+        if (rc == MDAE_OK && bodies_of != NULL && it->order > 0) {
+            char *body = NULL;
+            rc = fx_body_format(bodies_of, it->index, (unsigned)it->order, &body);
+            if (rc == MDAE_E_NOMEM)
+                return rc;
+            rc = body != NULL ? rpc_jw_string(w, "body", body) : MDAE_OK;
+            mdae_free(body);
+        }
+        if (rc == MDAE_OK)
+            rc = rpc_jw_close_one(w);
+    }
+    return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
+}
+
+/* block_json's object, written (bodies_of as in write_block_items). */
+static int write_block(rpc_jw *w, const cdg_report *rep, const cdg_report_block *rb,
+                       const mel_model *bodies_of)
+{
+    const cdg_block *b = &rb->block;
+    rpc_jw_open_object(w, NULL);
+    int rc = rpc_jw_number(w, "id", b->id);
+    if (rc == MDAE_OK)
+        rc = write_set_over(w, rep->n_modes, rep->mode_names, &rb->guard);
+    if (rc == MDAE_OK)
+        rc = write_block_items(w, "equations", b->equations, b->n_equations, bodies_of);
+    if (rc == MDAE_OK)
+        rc = write_block_items(w, "unknowns", b->unknowns, b->n_unknowns, NULL);
+    if (rc == MDAE_OK)
+        rc = write_block_items(w, "reads", b->reads, b->n_reads, NULL);
+    return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
+}
+
+/* edge_json's object, written. */
+static int write_edge(rpc_jw *w, const cdg_report *rep, const cdg_report_edge *re)
+{
+    rpc_jw_open_object(w, NULL);
+    rpc_jw_number(w, "from", re->from);
+    int rc = rpc_jw_number(w, "to", re->to);
+    if (rc == MDAE_OK)
+        rc = write_set_over(w, rep->n_modes, rep->mode_names, &re->guard);
+    return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
+}
+
 int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
 {
     if (rep == NULL || w == NULL)
@@ -926,31 +1043,16 @@ int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
     if (rc < 0)
         return rc;
     rpc_json_init();
-    bool bodies = m != NULL && mel_model_exprs(m) != NULL;
+    const mel_model *bodies_of = m != NULL && mel_model_exprs(m) != NULL ? m : NULL;
     rc = rpc_jw_open_array(w, "blocks");
-    for (size_t k = 0; rc == MDAE_OK && k < rep->n_blocks; k++) {
-        const cdg_block *b = &rep->blocks[k].block;
-        cJSON *o = NULL;
-        if ((rc = block_json(rep, &rep->blocks[k], &o)) < 0)
-            return rc;
-        if (bodies)
-            rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"), b->equations,
-                                 b->n_equations, m);
-        if (rc == MDAE_OK)
-            rc = rpc_jw_value(w, NULL, o);
-        cJSON_Delete(o);
-    }
+    for (size_t k = 0; rc == MDAE_OK && k < rep->n_blocks; k++)
+        rc = write_block(w, rep, &rep->blocks[k], bodies_of);
     if (rc == MDAE_OK)
         rc = rpc_jw_close_one(w);
     if (rc == MDAE_OK)
         rc = rpc_jw_open_array(w, "edges");
-    for (size_t k = 0; rc == MDAE_OK && k < rep->n_edges; k++) {
-        cJSON *o = NULL;
-        if ((rc = edge_json(rep, &rep->edges[k], &o)) < 0)
-            return rc;
-        rc = rpc_jw_value(w, NULL, o);
-        cJSON_Delete(o);
-    }
+    for (size_t k = 0; rc == MDAE_OK && k < rep->n_edges; k++)
+        rc = write_edge(w, rep, &rep->edges[k]);
     return rc == MDAE_OK ? rpc_jw_close_one(w) : rc;
 }
 

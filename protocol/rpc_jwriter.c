@@ -12,18 +12,25 @@
 
 /* ---- Printing ---------------------------------------------------------------------- */
 
+/* The bytes put_string does not copy as they are, and the end: control
+ * characters (the NUL among them), '"' and '\\'. */
+static bool stops_scan(unsigned char c) { return c < 32 || c == '"' || c == '\\'; }
+
 /* s as cJSON's print_string_ptr writes it: quoted; '"', '\\' and the
  * control characters escaped (\b \f \n \r \t by name, the others as
  * \u00xx); every other byte as it is. NULL prints "". */
 static void put_string(mdae_buf *out, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
-    mdae_buf_put(out, "\"", 1);
+    mdae_buf_putc(out, '"');
     if (s != NULL) {
         const char *run = s; /* bytes not yet copied */
-        for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-            if (*p >= 32 && *p != '"' && *p != '\\')
-                continue;
+        const unsigned char *p = (const unsigned char *)s;
+        for (;; p++) {
+            while (!stops_scan(*p)) /* most strings: names, formulas */
+                p++;
+            if (*p == '\0')
+                break;
             mdae_buf_put(out, run, (size_t)((const char *)p - run));
             run = (const char *)p + 1;
             char esc[6] = {'\\', 0, 0, 0, 0, 0};
@@ -44,9 +51,9 @@ static void put_string(mdae_buf *out, const char *s)
             }
             mdae_buf_put(out, esc, n);
         }
-        mdae_buf_puts(out, run);
+        mdae_buf_put(out, run, (size_t)((const char *)p - run)); /* the scan knows its length */
     }
-    mdae_buf_put(out, "\"", 1);
+    mdae_buf_putc(out, '"');
 }
 
 /* rpc_message.c's print_tree test: an integer cJSON prints as its digits. */
@@ -89,17 +96,17 @@ int rpc_jw_print(const cJSON *v, mdae_buf *out)
     case cJSON_Array:
     case cJSON_Object: {
         bool object = (v->type & 0xFF) == cJSON_Object;
-        mdae_buf_put(out, object ? "{" : "[", 1);
+        mdae_buf_putc(out, object ? '{' : '[');
         for (const cJSON *c = v->child; c != NULL && rc == MDAE_OK; c = c->next) {
             if (c != v->child)
-                mdae_buf_put(out, ",", 1);
+                mdae_buf_putc(out, ',');
             if (object) {
                 put_string(out, c->string);
-                mdae_buf_put(out, ":", 1);
+                mdae_buf_putc(out, ':');
             }
             rc = rpc_jw_print(c, out);
         }
-        mdae_buf_put(out, object ? "}" : "]", 1);
+        mdae_buf_putc(out, object ? '}' : ']');
         break;
     }
     default: return MDAE_E_INVAL; /* cJSON_Invalid: cJSON prints nothing either */
@@ -133,12 +140,12 @@ static void lead(rpc_jw *w, const char *key)
 {
     if (w->depth > 0) {
         if (!w->empty[w->depth - 1])
-            mdae_buf_put(&w->buf, ",", 1);
+            mdae_buf_putc(&w->buf, ',');
         w->empty[w->depth - 1] = false;
     }
     if (key != NULL) {
         put_string(&w->buf, key);
-        mdae_buf_put(&w->buf, ":", 1);
+        mdae_buf_putc(&w->buf, ':');
     }
 }
 
@@ -149,7 +156,7 @@ static int open_one(rpc_jw *w, const char *key, bool object)
     if (w->depth == RPC_JW_DEPTH)
         return w->rc = MDAE_E_INVAL;
     lead(w, key);
-    mdae_buf_put(&w->buf, object ? "{" : "[", 1);
+    mdae_buf_putc(&w->buf, object ? '{' : '[');
     w->object[w->depth] = object;
     w->empty[w->depth++] = true;
     return settle(w);
@@ -164,7 +171,7 @@ int rpc_jw_close_one(rpc_jw *w)
         return w->rc;
     MDAE_ASSERT(w->depth > 0);
     w->depth--;
-    mdae_buf_put(&w->buf, w->object[w->depth] ? "}" : "]", 1);
+    mdae_buf_putc(&w->buf, w->object[w->depth] ? '}' : ']');
     return settle(w);
 }
 
@@ -176,6 +183,44 @@ int rpc_jw_value(rpc_jw *w, const char *key, const cJSON *v)
     int rc = rpc_jw_print(v, &w->buf);
     if (rc < 0)
         return w->rc = rc;
+    return settle(w);
+}
+
+int rpc_jw_string(rpc_jw *w, const char *key, const char *s)
+{
+    if (w->rc != MDAE_OK)
+        return w->rc;
+    if (s == NULL)
+        return w->rc = MDAE_E_INVAL; /* cJSON_CreateString(NULL) makes no node */
+    lead(w, key);
+    put_string(&w->buf, s);
+    return settle(w);
+}
+
+int rpc_jw_number(rpc_jw *w, const char *key, double v)
+{
+    if (w->rc != MDAE_OK)
+        return w->rc;
+    lead(w, key);
+    if (prints_as_integer(v)) {
+        char digits[MDAE_INT_CHARS + 1];
+        mdae_buf_put(&w->buf, digits, mdae_put_int(digits, (long long)v));
+        return settle(w);
+    }
+    cJSON *n = cJSON_CreateNumber(v);
+    int rc = n != NULL ? put_number(&w->buf, n) : MDAE_E_NOMEM;
+    cJSON_Delete(n);
+    if (rc < 0)
+        return w->rc = rc;
+    return settle(w);
+}
+
+int rpc_jw_bool(rpc_jw *w, const char *key, bool v)
+{
+    if (w->rc != MDAE_OK)
+        return w->rc;
+    lead(w, key);
+    mdae_buf_puts(&w->buf, v ? "true" : "false");
     return settle(w);
 }
 

@@ -2,7 +2,8 @@
  *
  * protocol/rpc_jwriter.h -- JSON text written as it is produced (issue 40):
  * objects and arrays opened and closed by hand, their members and elements
- * printed from small cJSON trees that the caller frees at once, the text
+ * strings, numbers and booleans written as they are, or printed from small
+ * cJSON trees that the caller frees at once, the text
  * going to a sink in chunks. So a result of millions of values never
  * exists as one tree or one string: `mdae analyze --json` on the brake at
  * N = 10,000 writes 56 MB from a few kilobytes of tree at a time.
@@ -58,6 +59,13 @@ MDAE_API int rpc_jw_open_array(rpc_jw *w, const char *key /* borrowed, or NULL *
 MDAE_API int rpc_jw_close_one(rpc_jw *w);
 /* v printed as the member `key` (or, key NULL, an element). */
 MDAE_API int rpc_jw_value(rpc_jw *w, const char *key, const cJSON *v /* borrowed */);
+/* A string, a number, a boolean as the member `key` (or, key NULL, an
+ * element): the text rpc_jw_value gives for cJSON_CreateString(s),
+ * cJSON_CreateNumber(v), cJSON_CreateBool(v), without the node (the
+ * analysis's millions of small items, issue 40). s NULL: MDAE_E_INVAL. */
+MDAE_API int rpc_jw_string(rpc_jw *w, const char *key, const char *s /* borrowed */);
+MDAE_API int rpc_jw_number(rpc_jw *w, const char *key, double v);
+MDAE_API int rpc_jw_bool(rpc_jw *w, const char *key, bool v);
 /* Every member of object obj, in order, as members of the open object. */
 MDAE_API int rpc_jw_members(rpc_jw *w, const cJSON *obj /* borrowed */);
 /* Raw text as it is (a comma before it is the caller's business). */

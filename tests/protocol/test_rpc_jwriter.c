@@ -257,3 +257,46 @@ Test(rpc_jwriter, the_writers_refuse_what_the_encoders_refuse)
     cr_assert_eq(s.calls, 0);
     rpc_jw_close(&w);
 }
+
+/* rpc_jw_string, rpc_jw_number and rpc_jw_bool write what rpc_jw_value
+ * writes for the node they stand for: escapes, integers and the numbers
+ * cJSON prints itself (past 10^15, fractions, -0). */
+Test(rpc_jwriter, scalars_written_without_a_node_are_the_nodes_printed)
+{
+    const char *strings[] = {"", "x", "a\"b\\c", "tab\there\nline\x01\x1f end", "é ü"};
+    const double numbers[] = {0, -0.0, 1, -7, 0.5, 1e15, -1e15, 999999999999999, 1e300, 3.25e-7};
+    into_buf a = {{0}, 0, 0}, b = {{0}, 0, 0};
+    rpc_jw wa, wb;
+    rpc_jw_init(&wa, buf_sink, &a);
+    rpc_jw_init(&wb, buf_sink, &b);
+    cr_assert_eq(rpc_jw_open_object(&wa, NULL), MDAE_OK);
+    cr_assert_eq(rpc_jw_open_object(&wb, NULL), MDAE_OK);
+    for (size_t k = 0; k < sizeof strings / sizeof *strings; k++) {
+        cJSON *v = cJSON_CreateString(strings[k]);
+        cr_assert_eq(rpc_jw_value(&wa, strings[k], v), MDAE_OK);
+        cr_assert_eq(rpc_jw_string(&wb, strings[k], strings[k]), MDAE_OK);
+        cJSON_Delete(v);
+    }
+    for (size_t k = 0; k < sizeof numbers / sizeof *numbers; k++) {
+        cJSON *v = cJSON_CreateNumber(numbers[k]);
+        cr_assert_eq(rpc_jw_value(&wa, "n", v), MDAE_OK);
+        cr_assert_eq(rpc_jw_number(&wb, "n", numbers[k]), MDAE_OK);
+        cJSON_Delete(v);
+    }
+    for (int k = 0; k < 2; k++) {
+        cJSON *v = cJSON_CreateBool(k);
+        cr_assert_eq(rpc_jw_value(&wa, NULL, v), MDAE_OK);
+        cr_assert_eq(rpc_jw_bool(&wb, NULL, k), MDAE_OK);
+        cJSON_Delete(v);
+    }
+    cr_assert_eq(rpc_jw_close_one(&wa), MDAE_OK);
+    cr_assert_eq(rpc_jw_close_one(&wb), MDAE_OK);
+    cr_assert_eq(rpc_jw_flush(&wa), MDAE_OK);
+    cr_assert_eq(rpc_jw_flush(&wb), MDAE_OK);
+    cr_assert_str_eq(b.b.p, a.b.p);
+    cr_assert_eq(rpc_jw_string(&wb, "s", NULL), MDAE_E_INVAL, "no node for NULL: no text");
+    rpc_jw_close(&wa);
+    rpc_jw_close(&wb);
+    mdae_free(a.b.p);
+    mdae_free(b.b.p);
+}
