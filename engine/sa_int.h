@@ -598,6 +598,13 @@ typedef struct sa__gmemo {
  * caller releases them. */
 BDD sa__guard_bdd(sa_ctx *c, sa__gmemo *gm, const mel_guard *g);
 
+/* ---- sa_check.c ------------------------------------------------------------- */
+
+/* Whether m is consistent (every incidence's cases within its variable's
+ * guard) and its invariants leave a valid mode, decided on the guards
+ * alone. false also when BuDDy fails: the full check then says what. */
+bool sa__check_light(const mel_model *m);
+
 /* ---- sa_tight.c --------------------------------------------------------------
  * The primal of c->r, a block's sub-result (sa_blocks.c: ok, singular, te,
  * the slots it gives, and a maximum matching of each singular mode into

@@ -35,6 +35,7 @@
 
 #include "ref.h"
 #include "sa.h"
+#include "sa_int.h" /* sa__check_light */
 
 #include "model_files.h"
 #include "test_env.h"
@@ -600,6 +601,7 @@ static void compare_model(const char *label, const char *text, const mel_options
         mdae_diags_init(&diags);
         rc = sa_check(m, &diags);
         if (rc != MDAE_E_MODEL) mismatch(&c, "sa_check returned %s", mdae_err_name(rc));
+        if (sa__check_light(m)) mismatch(&c, "sa_check.c's light check passed it");
         bool located = false;
         for (size_t k = 0; k < diags.count; k++)
             located |= diags.items[k].severity == MDAE_SEV_ERROR &&
@@ -621,6 +623,9 @@ static void compare_model(const char *label, const char *text, const mel_options
     mdae_diags_init(&diags);
     rc = sa_check(m, &diags);
     if (rc != MDAE_OK) mismatch(&c, "sa_check returned %s on a consistent model", mdae_err_name(rc));
+    /* decided without the full encoding when there is nothing to say */
+    if (!sa__check_light(m) && sa_result_valid_modes(res) > 0)
+        mismatch(&c, "sa_check.c's light check did not decide a consistent model");
     mdae_diags_close(&diags);
 
     sa_report *reps[3] = {NULL, NULL, NULL};
