@@ -46,14 +46,18 @@ void sa_result_free(sa_result *r)
     sa__bmemo_free(r->bmemo);
     mdae_free(r->c_matched);
     mdae_bn_free(&r->valid_exact);
-    mdae_free(r->mode_var);
-    mdae_free(r->var_mode);
-    mdae_free(r->edge_var);
-    mdae_free(r->var_edge);
-    mdae_free(r->eq_first);
-    mdae_free(r->edge_eq);
-    mdae_free(r->edge_v);
-    mdae_free(r->eq_order);
+    if (r->layout != NULL) {
+        sa__layout_unref(r->layout); /* it owns the arrays (sa_encode.c) */
+    } else {
+        mdae_free(r->mode_var);
+        mdae_free(r->var_mode);
+        mdae_free(r->edge_var);
+        mdae_free(r->var_edge);
+        mdae_free(r->eq_first);
+        mdae_free(r->edge_eq);
+        mdae_free(r->edge_v);
+        mdae_free(r->eq_order);
+    }
     mdae_free(r);
 }
 
