@@ -148,6 +148,14 @@ struct sa_result {
     double row_profile;      /* sa_ctx.row_profile of that layout */
     uint32_t encoded_from_hint; /* equations whose BDDs were the hint's,
                                    taken with its layout (sa_encode.c) */
+    /* The whole's plan (sa__enum_plan_whole), kept for the analyses this
+     * result seeds: S (plan_n_s mode variables, increasing, owned), the
+     * valid assignments of S (referenced) and their number. */
+    bool plan_kept;
+    uint32_t plan_n_s;
+    uint32_t *plan_s_modes;
+    BDD plan_valid_s;
+    double plan_modes;
     uint32_t seeded_rounds;  /* sa_method_info.seeded_rounds */
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
@@ -767,6 +775,13 @@ typedef struct sa__plan {
     BDD *valid_s;
 } sa__plan;
 void sa__enum_plan(sa_ctx *c, sa__plan *plan);
+/* sa__enum_plan for the whole model (c->r, not a block's sub-result):
+ * the hint's plan when the encoding took its functions (c->enc_same) and
+ * the rows it encoded anew read the mode variables the hint's read there
+ * (no more, and all of them: S, hence the plan, is the hint's), else
+ * sa__enum_plan's; kept in c->r either way (issue 40: the brake's edit
+ * walked every row's functions for a plan that had not changed). */
+void sa__enum_plan_whole(sa_ctx *c, sa__plan *plan);
 /* The enumeration of `modes` modes of r is cheap enough to be chosen
  * without trying the implicit path (sa_analyze.c says how cheap; never
  * when the caller asked for an implicit budget and they can be

@@ -905,6 +905,91 @@ Test(sa_analyze, encodings_seeded_in_a_row_are_the_ones_made_from_scratch)
     free(text);
 }
 
+/* a and b kept the same plan (S, its valid assignments and their number). */
+static void same_plan(const sa_result *a, const sa_result *b, const char *what)
+{
+    cr_assert(a->plan_kept && b->plan_kept, "%s", what);
+    cr_assert_eq(a->plan_n_s, b->plan_n_s, "%s: |S|", what);
+    cr_assert(!memcmp(a->plan_s_modes, b->plan_s_modes, a->plan_n_s * sizeof(uint32_t)),
+              "%s: S", what);
+    cr_assert_eq(a->plan_valid_s, b->plan_valid_s, "%s: valid assignments of S", what);
+    cr_assert(a->plan_modes == b->plan_modes && a->modes_s == b->modes_s, "%s", what);
+}
+
+/* e1's guard reads g twice, as g & g (its functions read g) or as
+ * g | !g (they read nothing): the same layout either way. */
+static void plan_model(hb *h, bool reads_g)
+{
+    hb_init(h, "g h", "x y z");
+    hb_eq(h, "e1@g : x");
+    hb_eq(h, "e2 : y");
+    hb_eq(h, "e3 : z x@h");
+    hb_done(h);
+    const mel_guard *g = hb_g(h, MEL_G_VAR, 0, NULL, NULL);
+    const mel_guard *two = reads_g ? hb_g(h, MEL_G_AND, 0, g, g)
+                                   : hb_g(h, MEL_G_OR, 0, g, hb_g(h, MEL_G_NOT, 0, g, NULL));
+    h->eqs[0].guard = two;
+    h->cases[0][0][0].guard = two;
+}
+
+/* The plan of an analysis seeded by a hint (sa__enum_plan_whole) is the
+ * cold one: taken from the hint when the rows encoded anew read the same
+ * mode variables (the brake's edits), made again when S loses one (e1
+ * no longer reads g) or gains one (back again). */
+Test(sa_analyze, a_plan_taken_from_a_hint_is_the_one_made_from_scratch)
+{
+    static hb hs[3];
+    sa_result *prev = NULL;
+    for (int k = 0; k < 3; k++) {
+        plan_model(&hs[k], k != 1);
+        sa_result *cold = NULL, *r = NULL;
+        cr_assert_eq(analyze(&hs[k].m, &cold), MDAE_OK);
+        sa_options so = {.hint = prev};
+        cr_assert_eq(sa_analyze(&hs[k].m, &so, &r, NULL), MDAE_OK);
+        char what[32];
+        snprintf(what, sizeof what, "version %d", k);
+        same_plan(cold, r, what);
+        cr_assert_eq(r->plan_n_s, k == 1 ? 1 : 2, "%s", what);
+        if (k > 0)
+            cr_assert_eq(r->encoded_from_hint, 2, "%s: the hint's layout", what);
+        sa_result_free(cold);
+        sa_result_free(prev);
+        prev = r;
+    }
+    sa_result_free(prev);
+    size_t len;
+    char *text = tm_read("brake.mel", &len);
+    char *versions[] = {mdae_strdup(text), brake_edit(text, 2, 4), brake_edit(text, 1, 2)};
+    mel_define def = {"N", 6};
+    mel_options o = {0};
+    o.defines = &def;
+    o.n_defines = 1;
+    mel_model *prev_m = NULL;
+    prev = NULL;
+    for (size_t k = 0; k < 3; k++) {
+        mel_model *m = NULL;
+        cr_assert_eq(mel_model_parse(versions[k], strlen(versions[k]), &o, &m, NULL), MDAE_OK);
+        sa_result *cold = NULL, *r = NULL;
+        cr_assert_eq(analyze(m, &cold), MDAE_OK);
+        sa_options so = {.hint = prev};
+        cr_assert_eq(sa_analyze(m, &so, &r, NULL), MDAE_OK);
+        char what[32];
+        snprintf(what, sizeof what, "brake %zu", k);
+        same_plan(cold, r, what);
+        const char *why = NULL;
+        cr_assert(sa_result_same(cold, r, &why), "%s: %s", what, why);
+        sa_result_free(cold);
+        sa_result_free(prev);
+        mel_model_free(prev_m);
+        prev = r;
+        prev_m = m;
+        free(versions[k]);
+    }
+    sa_result_free(prev);
+    mel_model_free(prev_m);
+    free(text);
+}
+
 /* The rows taken from the hint are not checked again (its check passed
  * them), but an edited row is: a use of y where it does not exist, made
  * by negating a case's guard (the same layout), is reported with the hint
