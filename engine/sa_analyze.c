@@ -28,6 +28,7 @@ void sa_result_free(sa_result *r)
         bdd_delref(r->singular);
         bdd_delref(r->modeset);
         bdd_delref(r->edgeset);
+        bdd_delref(r->plan_valid_s);
         if (r->covering_known)
             bdd_delref(r->covering);
         if (r->covering_exists_known)
@@ -45,15 +46,20 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->tight_memo, r->n_edges);
     sa__bmemo_free(r->bmemo);
     mdae_free(r->c_matched);
+    mdae_free(r->plan_s_modes);
     mdae_bn_free(&r->valid_exact);
-    mdae_free(r->mode_var);
-    mdae_free(r->var_mode);
-    mdae_free(r->edge_var);
-    mdae_free(r->var_edge);
-    mdae_free(r->eq_first);
-    mdae_free(r->edge_eq);
-    mdae_free(r->edge_v);
-    mdae_free(r->eq_order);
+    if (r->layout != NULL) {
+        sa__layout_unref(r->layout); /* it owns the arrays (sa_encode.c) */
+    } else {
+        mdae_free(r->mode_var);
+        mdae_free(r->var_mode);
+        mdae_free(r->edge_var);
+        mdae_free(r->var_edge);
+        mdae_free(r->eq_first);
+        mdae_free(r->edge_eq);
+        mdae_free(r->edge_v);
+        mdae_free(r->eq_order);
+    }
     mdae_free(r);
 }
 
@@ -200,7 +206,7 @@ static void solve(sa_ctx *c, int method, bool fell_back)
     c->bmemo = r->bmemo;
     sa__plan plan = {0};
     if (method != SA_METHOD_IMPLICIT) /* the plan is for the choice */
-        sa__enum_plan(c, &plan);
+        sa__enum_plan_whole(c, &plan);
     size_t budget;
     r->method = decide(c, &plan, method, &budget);
     r->fell_back = fell_back;

@@ -270,6 +270,102 @@ void sa__enum_plan(sa_ctx *c, sa__plan *plan)
     sa__release(c, mark);
 }
 
+/* The mode variables the functions of equation i of r read (its chi_I,
+ * and the chi_E and sigma of its edges), flagged in `in`. */
+static void row_modes(sa_ctx *c, sa__walk *w, const sa_result *r, uint32_t i, bool *in)
+{
+    int ws = r->w_sigma;
+    if (r->chi_i[i] >= 2)
+        sa__walk_modes(c, w, r->chi_i[i], in);
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (r->chi_e[e] >= 2)
+            sa__walk_modes(c, w, r->chi_e[e], in);
+        for (int b = 0; b < ws; b++)
+            if (r->sigma[e * (size_t)ws + b] >= 2)
+                sa__walk_modes(c, w, r->sigma[e * (size_t)ws + b], in);
+    }
+}
+
+static bool in_sorted(const uint32_t *a, uint32_t n, uint32_t k)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a[mid] == k)
+            return true;
+        if (a[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* Whether the hint h's plan is r's: r took h's chi_M, chi_J and the
+ * functions of every equation but those c->enc_same leaves out; the
+ * mode variables those read in r (new) are in h's S, and every one they
+ * read in h (old) they still read in r. Then S loses none (a variable
+ * read before only by the rows encoded anew is still read by them) and
+ * gains none: the same S, the same valid assignments of it. */
+static bool hint_plan_holds(sa_ctx *c, const sa_result *h)
+{
+    const sa_result *r = c->r;
+    if (!h->plan_kept || r->chi_m != h->chi_m || h->n_eq != r->n_eq || h->n_modes != r->n_modes)
+        return false;
+    size_t mark = sa__mark(c);
+    bool *in_new = sa__flags(c, 2 * ((size_t)r->n_modes + 1));
+    bool *in_old = in_new + r->n_modes + 1;
+    sa__walk w;
+    sa__walk_init(c, &w);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (!c->enc_same[i])
+            row_modes(c, &w, r, i, in_new);
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (!c->enc_same[i])
+            row_modes(c, &w, h, i, in_old);
+    /* Each variable's flags read at its first node, then cleared; a node
+     * both walks meet was walked by the first, so its variable is new. */
+    bool holds = true;
+    for (size_t q = 0; q < w.n_visited; q++) {
+        int k = r->var_mode[bdd_var(w.visited[q])];
+        if (k < 0)
+            continue;
+        if (in_new[k] && !in_sorted(h->plan_s_modes, h->plan_n_s, (uint32_t)k))
+            holds = false; /* S gains k */
+        if (in_old[k] && !in_new[k])
+            holds = false; /* S may lose k */
+        in_new[k] = in_old[k] = false;
+    }
+    sa__walk_done(&w);
+    sa__flags_done(c);
+    sa__release(c, mark);
+    return holds;
+}
+
+void sa__enum_plan_whole(sa_ctx *c, sa__plan *plan)
+{
+    sa_result *r = c->r;
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    if (c->enc_same != NULL && h != NULL && hint_plan_holds(c, h)) {
+        plan->valid_s = sa__slots(c, 1);
+        sa__put(plan->valid_s, h->plan_valid_s);
+        plan->n_s = h->plan_n_s;
+        plan->modes = h->plan_modes;
+        plan->s_modes = sa__alloc_raw(c, ((size_t)plan->n_s + 1) * sizeof *plan->s_modes);
+        memcpy(plan->s_modes, h->plan_s_modes, (size_t)plan->n_s * sizeof *plan->s_modes);
+    } else {
+        sa__enum_plan(c, plan);
+    }
+    uint32_t *s = sa__alloc_keep_raw(c, ((size_t)plan->n_s + 1) * sizeof *s);
+    memcpy(s, plan->s_modes, (size_t)plan->n_s * sizeof *s);
+    mdae_free(r->plan_s_modes);
+    r->plan_s_modes = s;
+    r->plan_n_s = plan->n_s;
+    r->plan_modes = plan->modes;
+    sa__put(&r->plan_valid_s, *plan->valid_s);
+    r->plan_kept = true;
+}
+
 /* Enumerate the assignments of S satisfying P, in lexicographic order of
  * the levels (0 first). P depends on S only. */
 static void enum_rec(enum_state *st, BDD f, uint32_t k, unsigned char *cur)

@@ -55,6 +55,7 @@ typedef struct sa__chunk sa__chunk;
 #define SA_MAX_CLEANUPS 6
 typedef struct sa__block sa__block;
 typedef struct sa__bmemo sa__bmemo;
+typedef struct sa__layout sa__layout;
 
 /* The analysis result: every mode function later stages need (issue 4 will
  * read chi_E, T_e, sigma, c, d). All BDDs are referenced. */
@@ -70,6 +71,11 @@ struct sa_result {
     size_t *eq_first; /* n_eq + 1: edges of equation i are eq_first[i].. */
     uint32_t *edge_eq, *edge_v; /* n_edges: equation and variable of edge e */
     uint32_t *eq_order;         /* n_eq: equations in BDD-variable order */
+    /* The owner of the eight arrays above when sa__encode made them,
+     * shared (reference counted) with the results that took this one's
+     * layout (sa_encode.c, issue 40: an edit of the brake at N = 10,000
+     * copied 8 MB of them); NULL: r owns them itself (sa_result_free). */
+    sa__layout *layout;
     /* A block's sub-result (sa_blocks.c): the whole's index of each of its
      * equations, so that m's names (the whole's) reach them; else NULL. */
     const uint32_t *eq_whole;
@@ -142,6 +148,14 @@ struct sa_result {
     double row_profile;      /* sa_ctx.row_profile of that layout */
     uint32_t encoded_from_hint; /* equations whose BDDs were the hint's,
                                    taken with its layout (sa_encode.c) */
+    /* The whole's plan (sa__enum_plan_whole), kept for the analyses this
+     * result seeds: S (plan_n_s mode variables, increasing, owned), the
+     * valid assignments of S (referenced) and their number. */
+    bool plan_kept;
+    uint32_t plan_n_s;
+    uint32_t *plan_s_modes;
+    BDD plan_valid_s;
+    double plan_modes;
     uint32_t seeded_rounds;  /* sa_method_info.seeded_rounds */
     uint32_t blocks_tight;   /* of the blocks, solved by sa_tight.c */
     uint32_t blocks_learned; /* of those, by offsets learned from samples */
@@ -191,6 +205,10 @@ typedef struct sa_ctx {
                                sa__cm_better (temporaries of the context) */
     bool want_cm;           /* the jump asks for another attempt in
                                Cuthill-McKee's order (sa__hard_part) */
+    /* sa__encode: n_eq flags, the equations whose functions it took from
+     * the hint (whose own check passed them: sa__check_edges skips them),
+     * or NULL (temporaries of the context) */
+    const uint8_t *enc_same;
     double row_profile;     /* the rows' order's profile per row: the
                                columns open at a row, on average
                                (sa_encode.c; sa__enum_is_cheap) */
@@ -487,7 +505,12 @@ unsigned sa__veval(const sa_result *r, const BDD *a, int w, const bool *mode);
 /* ---- sa_encode.c ---------------------------------------------------------- */
 /* Order, allocate r and build chi_m, chi_i, chi_j, chi_e, sigma. */
 void sa__encode(sa_ctx *c, const mel_model *m);
-/* Consistency check on an encoded result; returns the number of errors. */
+/* Drop one reference to a shared layout (sa_result.layout; NULL: none),
+ * freeing its arrays with the last. */
+void sa__layout_unref(sa__layout *l);
+/* Consistency check on an encoded result; returns the number of errors.
+ * The equations sa__encode took from the hint (c->enc_same) are not
+ * checked again: the same guards and orders against the same chi_J. */
 size_t sa__check_edges(sa_ctx *c);
 
 /* ---- sa_primal.c / sa_dm.c / sa_dual.c ------------------------------------ */
@@ -759,6 +782,13 @@ typedef struct sa__plan {
     BDD *valid_s;
 } sa__plan;
 void sa__enum_plan(sa_ctx *c, sa__plan *plan);
+/* sa__enum_plan for the whole model (c->r, not a block's sub-result):
+ * the hint's plan when the encoding took its functions (c->enc_same) and
+ * the rows it encoded anew read the mode variables the hint's read there
+ * (no more, and all of them: S, hence the plan, is the hint's), else
+ * sa__enum_plan's; kept in c->r either way (issue 40: the brake's edit
+ * walked every row's functions for a plan that had not changed). */
+void sa__enum_plan_whole(sa_ctx *c, sa__plan *plan);
 /* The enumeration of `modes` modes of r is cheap enough to be chosen
  * without trying the implicit path (sa_analyze.c says how cheap; never
  * when the caller asked for an implicit budget and they can be

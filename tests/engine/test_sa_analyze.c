@@ -835,6 +835,197 @@ Test(sa_analyze, an_encoding_taken_from_a_hint_is_the_one_made_from_scratch)
     }
 }
 
+/* The brake at N = 6 with edit `kind` on instance i: 0 none, 1 one
+ * equation gains a derivative (a row of another layout: encoded anew),
+ * 2 one valve's guard negated (two rows' guards), 3 one incidence's order
+ * lowered (the same layout, another sigma). malloc'ed. */
+static char *brake_edit(const char *text, int kind, int i)
+{
+    static const char *const from[] = {
+        "px[i] : equation b[i] = K*x[i];", "if open[i] then",
+        "mer[i] : equation ft[i] = Rho*V*der(Pt[i])/P0;"};
+    char to[160];
+    if (kind == 1)
+        snprintf(to, sizeof to, "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", i);
+    else if (kind == 2)
+        snprintf(to, sizeof to, "if open[i] & i <> %d | !open[i] & i == %d then", i, i);
+    else if (kind == 3)
+        snprintf(to, sizeof to, "mer[i] : equation ft[i] = Rho*V*(if i == %d then Pt[i] else der(Pt[i]))/P0;", i);
+    return kind == 0 ? mdae_strdup(text) : edited(text, from[kind - 1], to);
+}
+
+/* Edits in a row, each encoding seeded by the previous one (which is then
+ * freed, with its model, before the next: the layout they share outlives
+ * its first owner): every encoding is the one made from scratch, node for
+ * node, so a row taken from the hint that the edit changed (a stale row)
+ * fails; the layout is shared, not copied; the rows taken are those the
+ * edit left alone. */
+Test(sa_analyze, encodings_seeded_in_a_row_are_the_ones_made_from_scratch)
+{
+    size_t len;
+    char *text = tm_read("brake.mel", &len);
+    mel_define def = {"N", 6};
+    mel_options o = {0};
+    o.defines = &def;
+    o.n_defines = 1;
+    static const struct {
+        int kind, at;
+        uint32_t anew; /* rows not taken from the previous version */
+    } walk[] = {{1, 3, 1}, {2, 3, 3}, {2, 5, 4}, {3, 2, 3}, {3, 2, 0}, {0, 0, 1},
+                {3, 6, 1}, {1, 1, 2}, {2, 1, 3}, {0, 0, 2}};
+    bool cm;
+    mel_model *prev_m = NULL;
+    cr_assert_eq(mel_model_parse(text, len, &o, &prev_m, NULL), MDAE_OK);
+    sa_result *prev = encode_only(prev_m, NULL, &cm);
+    cr_assert_not_null(prev->layout);
+    for (size_t k = 0; k < sizeof walk / sizeof *walk; k++) {
+        char *t = brake_edit(text, walk[k].kind, walk[k].at);
+        mel_model *m = NULL;
+        cr_assert_eq(mel_model_parse(t, strlen(t), &o, &m, NULL), MDAE_OK);
+        sa_result *fresh = encode_only(m, NULL, &cm);
+        sa_result *taken = encode_only(m, prev, &cm);
+        char what[64];
+        snprintf(what, sizeof what, "step %zu", k);
+        same_encoding(fresh, taken, what);
+        cr_assert_eq(taken->encoded_from_hint, m->n_equations - walk[k].anew,
+                     "%s: %u of %u from the hint", what, taken->encoded_from_hint,
+                     m->n_equations);
+        cr_assert(taken->layout == prev->layout && taken->edge_var == prev->edge_var,
+                  "%s: the layout is shared", what);
+        cr_assert(fresh->layout != prev->layout, "%s", what);
+        sa_result_free(prev);
+        mel_model_free(prev_m);
+        sa_result_free(fresh);
+        prev = taken;
+        prev_m = m;
+        free(t);
+    }
+    sa_result_free(prev);
+    mel_model_free(prev_m);
+    free(text);
+}
+
+/* a and b kept the same plan (S, its valid assignments and their number). */
+static void same_plan(const sa_result *a, const sa_result *b, const char *what)
+{
+    cr_assert(a->plan_kept && b->plan_kept, "%s", what);
+    cr_assert_eq(a->plan_n_s, b->plan_n_s, "%s: |S|", what);
+    cr_assert(!memcmp(a->plan_s_modes, b->plan_s_modes, a->plan_n_s * sizeof(uint32_t)),
+              "%s: S", what);
+    cr_assert_eq(a->plan_valid_s, b->plan_valid_s, "%s: valid assignments of S", what);
+    cr_assert(a->plan_modes == b->plan_modes && a->modes_s == b->modes_s, "%s", what);
+}
+
+/* e1's guard reads g twice, as g & g (its functions read g) or as
+ * g | !g (they read nothing): the same layout either way. */
+static void plan_model(hb *h, bool reads_g)
+{
+    hb_init(h, "g h", "x y z");
+    hb_eq(h, "e1@g : x");
+    hb_eq(h, "e2 : y");
+    hb_eq(h, "e3 : z x@h");
+    hb_done(h);
+    const mel_guard *g = hb_g(h, MEL_G_VAR, 0, NULL, NULL);
+    const mel_guard *two = reads_g ? hb_g(h, MEL_G_AND, 0, g, g)
+                                   : hb_g(h, MEL_G_OR, 0, g, hb_g(h, MEL_G_NOT, 0, g, NULL));
+    h->eqs[0].guard = two;
+    h->cases[0][0][0].guard = two;
+}
+
+/* The plan of an analysis seeded by a hint (sa__enum_plan_whole) is the
+ * cold one: taken from the hint when the rows encoded anew read the same
+ * mode variables (the brake's edits), made again when S loses one (e1
+ * no longer reads g) or gains one (back again). */
+Test(sa_analyze, a_plan_taken_from_a_hint_is_the_one_made_from_scratch)
+{
+    static hb hs[3];
+    sa_result *prev = NULL;
+    for (int k = 0; k < 3; k++) {
+        plan_model(&hs[k], k != 1);
+        sa_result *cold = NULL, *r = NULL;
+        cr_assert_eq(analyze(&hs[k].m, &cold), MDAE_OK);
+        sa_options so = {.hint = prev};
+        cr_assert_eq(sa_analyze(&hs[k].m, &so, &r, NULL), MDAE_OK);
+        char what[32];
+        snprintf(what, sizeof what, "version %d", k);
+        same_plan(cold, r, what);
+        cr_assert_eq(r->plan_n_s, k == 1 ? 1 : 2, "%s", what);
+        if (k > 0)
+            cr_assert_eq(r->encoded_from_hint, 2, "%s: the hint's layout", what);
+        sa_result_free(cold);
+        sa_result_free(prev);
+        prev = r;
+    }
+    sa_result_free(prev);
+    size_t len;
+    char *text = tm_read("brake.mel", &len);
+    char *versions[] = {mdae_strdup(text), brake_edit(text, 2, 4), brake_edit(text, 1, 2)};
+    mel_define def = {"N", 6};
+    mel_options o = {0};
+    o.defines = &def;
+    o.n_defines = 1;
+    mel_model *prev_m = NULL;
+    prev = NULL;
+    for (size_t k = 0; k < 3; k++) {
+        mel_model *m = NULL;
+        cr_assert_eq(mel_model_parse(versions[k], strlen(versions[k]), &o, &m, NULL), MDAE_OK);
+        sa_result *cold = NULL, *r = NULL;
+        cr_assert_eq(analyze(m, &cold), MDAE_OK);
+        sa_options so = {.hint = prev};
+        cr_assert_eq(sa_analyze(m, &so, &r, NULL), MDAE_OK);
+        char what[32];
+        snprintf(what, sizeof what, "brake %zu", k);
+        same_plan(cold, r, what);
+        const char *why = NULL;
+        cr_assert(sa_result_same(cold, r, &why), "%s: %s", what, why);
+        sa_result_free(cold);
+        sa_result_free(prev);
+        mel_model_free(prev_m);
+        prev = r;
+        prev_m = m;
+        free(versions[k]);
+    }
+    sa_result_free(prev);
+    mel_model_free(prev_m);
+    free(text);
+}
+
+/* The rows taken from the hint are not checked again (its check passed
+ * them), but an edited row is: a use of y where it does not exist, made
+ * by negating a case's guard (the same layout), is reported with the hint
+ * as without it. */
+Test(sa_analyze, an_edited_row_is_checked_with_a_hint)
+{
+    static const char good[] = "x : real;\ng : boolean;\nif g then\n  y : real;\n"
+                               "  e1 : equation y = 1.0\nelse\n  z : real;\n"
+                               "  e2 : equation z = 2.0\nend;\n"
+                               "e3 : equation x = 3.0 + (if g then y else 0.0);\n";
+    char *bad = edited(good, "(if g then y", "(if !g then y");
+    mel_model *gm = NULL, *bm = NULL;
+    cr_assert_eq(mel_model_parse(good, strlen(good), NULL, &gm, NULL), MDAE_OK);
+    cr_assert_eq(mel_model_parse(bad, strlen(bad), NULL, &bm, NULL), MDAE_OK);
+    sa_result *hint = NULL, *r = NULL;
+    cr_assert_eq(analyze(gm, &hint), MDAE_OK);
+    bool cm;
+    sa_result *taken = encode_only(bm, hint, &cm);
+    cr_assert_eq(taken->encoded_from_hint, bm->n_equations - 1, "the layout is the hint's");
+    sa_result_free(taken);
+    for (int with = 0; with < 2; with++) {
+        sa_options so = {.hint = with ? hint : NULL};
+        mdae_diags d;
+        mdae_diags_init(&d);
+        cr_assert_eq(sa_analyze(bm, &so, &r, &d), MDAE_E_MODEL, "with the hint: %d", with);
+        cr_assert_eq(d.count, 1, "with the hint: %d", with);
+        cr_expect_str_eq(d.items[0].message, "variable 'y' is used in equation 'e3' in modes "
+                                             "where it does not exist: !g");
+        mdae_diags_close(&d);
+    }
+    sa_result_free(hint);
+    mel_model_free(bm);
+    mel_model_free(gm);
+    free(bad);
+}
+
 Test(sa_analyze, report_with_valid_care_gives_short_formulas)
 {
     mel_model *m = parse_file("building_compressible.mel", 3);
