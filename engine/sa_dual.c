@@ -273,28 +273,42 @@ static bool warm_applies(const sa_result *r, const sa_result *h, int w, int wk)
            same_names(r->m, r->var_whole, h->m, h->var_whole, r->n_var, false);
 }
 
-/* The hint's edge of its row i to column j, or -1. */
-static long hint_edge_to(const sa_result *h, uint32_t i, uint32_t j)
+/* The hint's edge of its row i to column j, or -1; the k-th of the row
+ * first (the edges of a row the edit left alone line up). */
+static long hint_edge_to(const sa_result *h, uint32_t i, uint32_t j, size_t k)
 {
+    size_t q0 = h->eq_first[i] + k;
+    if (q0 < h->eq_first[i + 1] && h->edge_v[q0] == j)
+        return (long)q0;
     for (size_t q = h->eq_first[i]; q < h->eq_first[i + 1]; q++)
         if (h->edge_v[q] == j)
             return (long)q;
     return -1;
 }
 
+/* Whether our edge e and the hint's q have the same activity and weight. */
+static bool same_edge(const sa_result *r, const sa_result *h, size_t e, size_t q)
+{
+    size_t ws = (size_t)r->w_sigma;
+    if (r->chi_e[e] != h->chi_e[q])
+        return false;
+    for (size_t b = 0; b < ws; b++)
+        if (r->sigma[e * ws + b] != h->sigma[q * ws + b])
+            return false;
+    return true;
+}
+
 /* Z (above) into in_a (rows, then columns at n_eq + j); from[e]: our edge
  * e's edge in the hint, or -1. */
 static void changed_steps(const sa_result *r, const sa_result *h, bool *in_a, long *from)
 {
-    size_t ws = (size_t)r->w_sigma;
     bool *cols = in_a + r->n_eq;
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t found = 0;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             uint32_t j = r->edge_v[e];
-            long q = from[e] = hint_edge_to(h, i, j);
-            if (q < 0 || r->chi_e[e] != h->chi_e[q] ||
-                memcmp(&r->sigma[e * ws], &h->sigma[(size_t)q * ws], ws * sizeof(BDD)) != 0) {
+            long q = from[e] = hint_edge_to(h, i, j, e - r->eq_first[i]);
+            if (q < 0 || !same_edge(r, h, e, (size_t)q)) {
                 cols[j] = true;
                 in_a[i] = true;
                 from[e] = -1;
@@ -396,8 +410,10 @@ static bool warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, int w, int
         kept++;
         for (int b = 0; b < wk; b++)
             sa__put(&r->c[(size_t)i * w + b], h->c[(size_t)i * w + b]);
-        kn->c[i] = sa__vvalue(&r->c[(size_t)i * w], wk);
-        kn->cs[i] = kn->c[i] >= 0 ? kn->c[i] : h->c_matched[i];
+        /* Where an edge of the row is active, c_i is the value it takes
+         * where matched: the hint's (its c_i and te are ours). */
+        kn->c[i] = -1;
+        kn->cs[i] = h->c_matched[i];
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
         col_dirty[j] = in_a[r->n_eq + j];
