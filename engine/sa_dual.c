@@ -19,8 +19,6 @@
  */
 #include "sa_int.h"
 
-#include <string.h>
-
 #define T(f) sa__tmp(c, (f))
 
 /* What the fixpoint below knows of its operands as integers: each c_i,
@@ -235,42 +233,21 @@ static const BDD *sigma_of(const sa_result *r, size_t e, BDD *v, int wk)
  * loses its derivative: every offset that was raised through it), and the
  * offsets the edit leaves are never computed again.
  *
- * When: the hint has the same rows, columns and mode variables, by name, in
- * the same places (an edit of an equation's right-hand side or of a guard:
- * the rows' edges may differ), the same nonsingular modes, offsets of the
- * same width that fitted the small attempt (sa__dual), and the attempt is
- * that one: on wk bits. Else the start is 0, as before. */
-
-/* Whether r's items and h's have the same names, index by index. */
-static bool same_names(const mel_model *a, const uint32_t *wa, const mel_model *b,
-                       const uint32_t *wb, uint32_t n, bool eqs)
-{
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t x = wa != NULL ? wa[k] : k, y = wb != NULL ? wb[k] : k;
-        const char *p = eqs ? a->equations[x].name : a->variables[x].name;
-        const char *q = eqs ? b->equations[y].name : b->variables[y].name;
-        if (p != q && (p == NULL || q == NULL || strcmp(p, q) != 0))
-            return false;
-    }
-    return true;
-}
+ * Nodes are the hint's by index and steps are compared as BDD nodes, so no
+ * name is read: every function here is one of BuDDy's variables, whatever
+ * they mean in either model (a node whose step only looks the same under
+ * another layout is in Z, and gets 0). When: the hint has as many rows and
+ * columns (an edit of an equation's right-hand side or of a guard: the
+ * rows' edges may differ), the same nonsingular modes, offsets of the same
+ * width that fitted the small attempt (sa__dual), and the attempt is that
+ * one: on wk bits. Else the start is 0, as before. */
 
 /* Whether h's offsets can start r's fixpoint on wk of w bits (above). */
 static bool warm_applies(const sa_result *r, const sa_result *h, int w, int wk)
 {
-    if (h == NULL || h == r || h->m == NULL || h->c == NULL || h->d == NULL ||
-        h->c_matched == NULL || !h->small || h->w_off != w || wk >= w ||
-        h->w_sigma != r->w_sigma || h->ok != r->ok || h->n_eq != r->n_eq ||
-        h->n_var != r->n_var || h->n_modes != r->n_modes || h->n_modes > h->m->n_modes ||
-        r->n_modes > r->m->n_modes)
-        return false;
-    for (uint32_t k = 0; k < r->n_modes; k++) {
-        const char *p = r->m->modes[k].name, *q = h->m->modes[k].name;
-        if (r->mode_var[k] != h->mode_var[k] || p == NULL || q == NULL || strcmp(p, q) != 0)
-            return false;
-    }
-    return same_names(r->m, r->eq_whole, h->m, h->eq_whole, r->n_eq, true) &&
-           same_names(r->m, r->var_whole, h->m, h->var_whole, r->n_var, false);
+    return h != NULL && h != r && h->c != NULL && h->d != NULL && h->c_matched != NULL &&
+           h->te != NULL && h->small && h->w_off == w && wk < w && h->w_sigma == r->w_sigma &&
+           h->ok == r->ok && h->n_eq == r->n_eq && h->n_var == r->n_var;
 }
 
 /* The hint's edge of its row i to column j, or -1; the k-th of the row
