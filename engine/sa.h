@@ -239,6 +239,11 @@ typedef struct sa_method_info {
                                    the hint's, taken with its BDD variable
                                    layout: not encoded again
                                    (engine/sa_encode.c) */
+    uint32_t offsets_from_hint; /* equations and variables whose offsets
+                                   the dual's fixpoint started from the
+                                   hint's, which the edit cannot have
+                                   lowered: not computed again unless
+                                   raised (0: all from 0; engine/sa_dual.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

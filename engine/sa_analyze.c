@@ -454,6 +454,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->seeded_repaired = r->seeded_repaired;
     out->blocks_reused = r->blocks_reused;
     out->encoded_from_hint = r->encoded_from_hint;
+    out->offsets_from_hint = r->offsets_from_hint;
 }
 
 int sa_method_from_name(const char *name, int *out)

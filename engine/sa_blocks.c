@@ -625,9 +625,13 @@ static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, BDD *te, BDD
         return false;
     MDAE_ASSERT(v.n_f == n_val);
     size_t mark = sa__mark(c);
-    BDD *got = sa__slots(c, n_val);
-    for (size_t a = 0; a < n_val; a++)
-        sa__put(&got[a], v.modes == modes ? v.f[a] : sa__and(v.f[a], modes));
+    const BDD *got = v.f; /* in the same modes: the entry's, as they are */
+    if (v.modes != modes) {
+        BDD *in = sa__slots(c, n_val);
+        for (size_t a = 0; a < n_val; a++)
+            sa__put(&in[a], sa__and(v.f[a], modes));
+        got = in;
+    }
     for (size_t k2 = 0; k2 < ne; k2++) {
         sa__put(&te[s->edge_whole[k2]], got[k2]);
         sa__put(&tmax[s->edge_whole[k2]], got[ne + k2]);

@@ -12,6 +12,10 @@
  * matching and the iteration would not terminate; offsets are 0 there.
  * Arithmetic is modular on w_off bits, chosen so that no offset can wrap:
  * canonical offsets are at most about n * max sigma.
+ *
+ * After an edit (sa_options.hint, issue 40) the fixpoint starts from the
+ * hint's offsets wherever that is exact, and from 0 only in the part of the
+ * model the edit can have lowered: see warm_start below.
  */
 #include "sa_int.h"
 
@@ -201,6 +205,207 @@ static const BDD *sigma_of(const sa_result *r, size_t e, BDD *v, int wk)
  * same least fixpoint as sweeping everything each round (the canonical
  * offsets), with much less work once few offsets still move (most of an
  * edit's, issue 16). */
+/* ---- Starting from the hint's offsets (issue 40) -----------------------------
+ * Write F for one sweep of the two steps above (monotone), L for its least
+ * fixpoint (the canonical offsets) and h for the hint's, the least fixpoint
+ * of the hint's own F_h. Iterating from any start s with s <= L and
+ * s <= F(s) (a pre-fixpoint) only raises values, never above L (F(L) = L),
+ * and stops at a fixpoint: L itself. The start, node by node (rows and
+ * columns):
+ *   - Z, the nodes whose step differs from the hint's: a row whose edges,
+ *     their activity, weights or chosen modes (te) are not the hint's row's;
+ *     a column whose edges, activity or weights are not; 0.
+ *   - A, the nodes a node of Z supports, transitively, in h: u supports v
+ *     where v's value is u's plus the edge's weight in some mode (v a column
+ *     and u a row whose edge to it is tight: the hint's tight edges, or
+ *     their integers, or any active edge when unknown; v a row and u a
+ *     column it is matched to in some mode); but a node whose value in h is
+ *     0 in every mode supports nothing (0 is below any fixpoint). 0.
+ *   - every other node: its value in h.
+ * Why s <= L: the Kleene iteration that gave h derives each positive value
+ * from a supporting node reached earlier, so by induction along it, a node
+ * v outside A has its support outside A or at 0, and the same step as in
+ * the hint (v not in Z): L(v) >= L(support) + weight >= h(support) + weight
+ * = h(v). Why s <= F(s): outside A, F(s)(v) >= h(v) by the same support,
+ * and F(s)(v) <= F_h(h)(v) = h(v) since s <= h; in A, 0 (a row's step is
+ * taken after every dirty column's, so d_j >= c_i + sigma there: no wrap).
+ * An edit that lowers an offset lowers it inside A only (an equation that
+ * loses its derivative: every offset that was raised through it), and the
+ * offsets the edit leaves are never computed again.
+ *
+ * Nodes are the hint's by index and steps are compared as BDD nodes, so no
+ * name is read: every function here is one of BuDDy's variables, whatever
+ * they mean in either model (a node whose step only looks the same under
+ * another layout is in Z, and gets 0). When: the hint has as many rows and
+ * columns (an edit of an equation's right-hand side or of a guard: the
+ * rows' edges may differ), the same nonsingular modes, offsets of the same
+ * width that fitted the small attempt (sa__dual), and the attempt is that
+ * one: on wk bits. Else the start is 0, as before. */
+
+/* Whether h's offsets can start r's fixpoint on wk of w bits (above). */
+static bool warm_applies(const sa_result *r, const sa_result *h, int w, int wk)
+{
+    return h != NULL && h != r && h->c != NULL && h->d != NULL && h->c_matched != NULL &&
+           h->te != NULL && h->small && h->w_off == w && wk < w && h->w_sigma == r->w_sigma &&
+           h->ok == r->ok && h->n_eq == r->n_eq && h->n_var == r->n_var;
+}
+
+/* The hint's edge of its row i to column j, or -1; the k-th of the row
+ * first (the edges of a row the edit left alone line up). */
+static long hint_edge_to(const sa_result *h, uint32_t i, uint32_t j, size_t k)
+{
+    size_t q0 = h->eq_first[i] + k;
+    if (q0 < h->eq_first[i + 1] && h->edge_v[q0] == j)
+        return (long)q0;
+    for (size_t q = h->eq_first[i]; q < h->eq_first[i + 1]; q++)
+        if (h->edge_v[q] == j)
+            return (long)q;
+    return -1;
+}
+
+/* Whether our edge e and the hint's q have the same activity and weight. */
+static bool same_edge(const sa_result *r, const sa_result *h, size_t e, size_t q)
+{
+    size_t ws = (size_t)r->w_sigma;
+    if (r->chi_e[e] != h->chi_e[q])
+        return false;
+    for (size_t b = 0; b < ws; b++)
+        if (r->sigma[e * ws + b] != h->sigma[q * ws + b])
+            return false;
+    return true;
+}
+
+/* Z (above) into in_a (rows, then columns at n_eq + j); from[e]: our edge
+ * e's edge in the hint, or -1. */
+static void changed_steps(const sa_result *r, const sa_result *h, bool *in_a, long *from)
+{
+    bool *cols = in_a + r->n_eq;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        size_t found = 0;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+            uint32_t j = r->edge_v[e];
+            long q = from[e] = hint_edge_to(h, i, j, e - r->eq_first[i]);
+            if (q < 0 || !same_edge(r, h, e, (size_t)q)) {
+                cols[j] = true;
+                in_a[i] = true;
+                from[e] = -1;
+                continue;
+            }
+            found++;
+            if (r->te[e] != h->te[q])
+                in_a[i] = true;
+        }
+        if (found == h->eq_first[i + 1] - h->eq_first[i])
+            continue;
+        in_a[i] = true; /* an edge the hint had and we do not */
+        for (size_t q = h->eq_first[i]; q < h->eq_first[i + 1]; q++) {
+            bool ours = false;
+            for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1] && !ours; e++)
+                ours = from[e] == (long)q;
+            if (!ours)
+                cols[h->edge_v[q]] = true;
+        }
+    }
+}
+
+/* Whether edge e (the hint's q) may be tight in the hint: row i's value
+ * plus its weight is column j's (above). */
+static bool hint_tight_edge(const sa_result *h, const known *kh, long long sig, size_t q,
+                            int wk)
+{
+    if (h->tight_memo != NULL) /* cdg_build's, exact in ok */
+        return h->tight_memo[q] != bddfalse;
+    long long ci = h->c_matched[h->edge_eq[q]], dj = kh->d[h->edge_v[q]];
+    if (ci < 0 || dj < 0 || sig < 0)
+        return true; /* not known: as if */
+    return (long long)(((unsigned long long)ci + (unsigned long long)sig) &
+                       ((1ull << wk) - 1)) == dj;
+}
+
+/* A (above): in_a holds Z on entry. kh->d: the hint's column values. */
+static void close_support(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa_result *h,
+                          const known *kh, const long long *sig, const long *from, int wk,
+                          bool *in_a)
+{
+    const sa_result *r = c->r;
+    size_t n = (size_t)r->n_eq + r->n_var;
+    uint32_t *queue = sa__alloc_raw(c, (n + 1) * sizeof *queue), head = 0, tail = 0;
+    for (size_t u = 0; u < n; u++)
+        if (in_a[u])
+            queue[tail++] = (uint32_t)u;
+    while (head < tail) {
+        uint32_t u = queue[head++];
+        if (u < r->n_eq) {
+            if (h->c_matched[u] == 0) /* 0 in every mode */
+                continue;
+            for (size_t e = r->eq_first[u]; e < r->eq_first[u + 1]; e++) {
+                uint32_t v = r->n_eq + r->edge_v[e];
+                if (in_a[v] || act[e] == bddfalse ||
+                    (from[e] >= 0 && !hint_tight_edge(h, kh, sig[e], (size_t)from[e], wk)))
+                    continue;
+                in_a[v] = true;
+                queue[tail++] = v;
+            }
+            continue;
+        }
+        uint32_t j = u - r->n_eq;
+        if (kh->d[j] == 0)
+            continue;
+        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
+            size_t e = mt->cedges[k];
+            uint32_t i = r->edge_eq[e];
+            if (in_a[i] || r->te[e] == bddfalse)
+                continue;
+            in_a[i] = true;
+            queue[tail++] = i;
+        }
+    }
+}
+
+/* The start above into r->c, r->d (all zero on entry) and kn, and the
+ * nodes of A dirty: true. False (nothing written): start from 0. */
+static bool warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, int w, int wk, known *kn,
+                       bool *col_dirty, bool *row_dirty)
+{
+    sa_result *r = c->r;
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    if (!warm_applies(r, h, w, wk))
+        return false;
+    size_t mark = sa__mark(c);
+    bool *in_a = sa__alloc(c, (size_t)r->n_eq + r->n_var + 1);
+    long *from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from);
+    known kh = {NULL, sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *kh.d), NULL, NULL};
+    for (uint32_t j = 0; j < r->n_var; j++)
+        kh.d[j] = sa__vvalue(&h->d[(size_t)j * w], wk);
+    changed_steps(r, h, in_a, from);
+    close_support(c, mt, act, h, &kh, kn->sig, from, wk, in_a);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        row_dirty[i] = in_a[i];
+        if (in_a[i])
+            continue;
+        kept++;
+        for (int b = 0; b < wk; b++)
+            sa__put(&r->c[(size_t)i * w + b], h->c[(size_t)i * w + b]);
+        /* Where an edge of the row is active, c_i is the value it takes
+         * where matched: the hint's (its c_i and te are ours). */
+        kn->c[i] = -1;
+        kn->cs[i] = h->c_matched[i];
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        col_dirty[j] = in_a[r->n_eq + j];
+        if (col_dirty[j])
+            continue;
+        kept++;
+        for (int b = 0; b < wk; b++)
+            sa__put(&r->d[(size_t)j * w + b], h->d[(size_t)j * w + b]);
+        kn->d[j] = kh.d[j];
+    }
+    r->offsets_from_hint = kept;
+    sa__release(c, mark);
+    return true;
+}
+
 static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
                      int wk)
 {
@@ -212,14 +417,15 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
     BDD *sig = sa__slots(c, (size_t)w); /* sigma_of's */
     bool *col_dirty = sa__alloc(c, (size_t)r->n_var + 1);
     bool *row_dirty = sa__alloc(c, (size_t)r->n_eq + 1);
-    for (uint32_t j = 0; j < r->n_var; j++)
-        col_dirty[j] = true;
     known kn = {sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.c), /* c = d = 0 */
                 sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *kn.d),
                 sa__alloc_raw(c, (r->n_edges + 1) * sizeof *kn.sig), /* below */
                 sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.cs)}; /* read once c < 0 */
     for (size_t e = 0; e < r->n_edges; e++)
         kn.sig[e] = sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
+    if (!warm_start(c, mt, act, w, wk, &kn, col_dirty, row_dirty))
+        for (uint32_t j = 0; j < r->n_var; j++)
+            col_dirty[j] = true;
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
     bool fits = true, moved = true;
     for (size_t it = 0; fits && moved; it++) {
@@ -335,6 +541,7 @@ void sa__dual(sa_ctx *c)
     r->small = wk < w; /* fixpoint on wk bits: below 2^(wk - 1) if it fits */
     if (!fixpoint(c, &mt, act, w, wk)) {
         r->small = false;
+        r->offsets_from_hint = 0;
         for (size_t k = 0; k < (size_t)r->n_eq * w; k++)
             sa__put(&r->c[k], bddfalse);
         for (size_t k = 0; k < (size_t)r->n_var * w; k++)

@@ -126,6 +126,7 @@ struct sa_result {
     bool seeded_tight; /* the primal was the hint's tight graph alone
                           (sa__seeded_primal) */
     int fpi_iterations;
+    uint32_t offsets_from_hint; /* sa_method_info.offsets_from_hint */
     double valid_count; /* number of valid modes */
     mdae_bn valid_exact; /* the same, exactly (owned) */
     /* How it was computed (issue 10; sa_analyze.c). */
