@@ -712,9 +712,19 @@ static uint64_t guard_hash(pmap *gh, const mel_guard *g)
     return u;
 }
 
+static bool guard_same_full(pmap *eqm, const mel_guard *a, const mel_guard *b);
+
 /* Whether guards a (this version's) and b (a private model's) are the
- * same formula; eqm remembers the pairs found equal (a -> b). */
-static bool guard_same(pmap *eqm, const mel_guard *a, const mel_guard *b)
+ * same formula; eqm remembers the pairs found equal (a -> b). The common
+ * case inline: both TRUE (most of an equation's guards). */
+static inline bool guard_same(pmap *eqm, const mel_guard *a, const mel_guard *b)
+{
+    if (a->op == MEL_G_TRUE && b->op == MEL_G_TRUE)
+        return true;
+    return guard_same_full(eqm, a, b);
+}
+
+static bool guard_same_full(pmap *eqm, const mel_guard *a, const mel_guard *b)
 {
     if (a->op != b->op)
         return false;
