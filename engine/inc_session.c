@@ -1068,12 +1068,24 @@ static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint
  * some of the new part's equations (hint_for), the latest and then the
  * largest if several do. Names are borrowed from the cached parts' models,
  * so the map is dropped as soon as an eviction may have freed one (the
- * parts analysed after that are not seeded). */
-typedef struct hint_map {
+ * parts analysed after that are not seeded).
+ *
+ * Two tables: the parts the last analysis used (the latest: a name held
+ * there has its best holder there), made first, and every cached part,
+ * made only when a name is not in the first (after an edit, every probe
+ * is found in the previous version's part: the other versions' names are
+ * not hashed again; at N = 10,000 of the brake, four versions of 110,000
+ * names were). */
+typedef struct hint_table {
     const char **name;
     inc_part **part;
     size_t mask;
-    bool valid;
+} hint_table;
+
+typedef struct hint_map {
+    hint_table latest, all;
+    const inc_session *s;
+    bool all_made, valid;
 } hint_map;
 
 static bool better_hint(const inc_part *a, const inc_part *b)
@@ -1082,54 +1094,89 @@ static bool better_hint(const inc_part *a, const inc_part *b)
            (a->gen == b->gen && a->model.n_equations > b->model.n_equations);
 }
 
-static size_t hint_slot(const hint_map *hm, const char *name)
+static size_t hint_slot(const hint_table *t, const char *name)
 {
-    size_t h = (size_t)mdae_hash_str(name) & hm->mask;
-    while (hm->name[h] != NULL && strcmp(hm->name[h], name) != 0)
-        h = (h + 1) & hm->mask;
+    size_t h = (size_t)mdae_hash_str(name) & t->mask;
+    while (t->name[h] != NULL && strcmp(t->name[h], name) != 0)
+        h = (h + 1) & t->mask;
     return h;
 }
 
-static void hint_map_build(hint_map *hm, const inc_session *s)
+/* t: the equations of s's cached parts whose generation is at least
+ * min_gen; false when out of memory (t empty). */
+static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_gen)
 {
     size_t n = 0, cap = 16;
     for (const inc_part *p = s->parts; p != NULL; p = p->next)
-        n += p->res != NULL ? p->model.n_equations : 0;
+        n += p->res != NULL && p->gen >= min_gen ? p->model.n_equations : 0;
     while (cap < 2 * n + 2)
         cap *= 2;
-    hm->name = mdae_calloc(cap, sizeof *hm->name);
-    hm->part = mdae_malloc(cap * sizeof *hm->part); /* read only where name is set */
-    hm->mask = cap - 1;
-    hm->valid = hm->name != NULL && hm->part != NULL;
-    for (inc_part *p = s->parts; hm->valid && p != NULL; p = p->next)
-        for (uint32_t i = 0; p->res != NULL && i < p->model.n_equations; i++) {
-            size_t h = hint_slot(hm, p->model.equations[i].name);
-            if (hm->name[h] == NULL || better_hint(p, hm->part[h])) {
-                hm->name[h] = p->model.equations[i].name;
-                hm->part[h] = p;
+    t->name = mdae_calloc(cap, sizeof *t->name);
+    t->part = mdae_malloc(cap * sizeof *t->part); /* read only where name is set */
+    t->mask = cap - 1;
+    if (t->name == NULL || t->part == NULL) {
+        mdae_free(t->name);
+        mdae_free(t->part);
+        memset(t, 0, sizeof *t);
+        return false;
+    }
+    for (inc_part *p = s->parts; p != NULL; p = p->next)
+        for (uint32_t i = 0; p->res != NULL && p->gen >= min_gen && i < p->model.n_equations;
+             i++) {
+            size_t h = hint_slot(t, p->model.equations[i].name);
+            if (t->name[h] == NULL || better_hint(p, t->part[h])) {
+                t->name[h] = p->model.equations[i].name;
+                t->part[h] = p;
             }
         }
+    return true;
+}
+
+/* The map of session s, whose analysis of generation s->gen is starting. */
+static void hint_map_build(hint_map *hm, const inc_session *s)
+{
+    hm->s = s;
+    hm->valid = hint_table_make(&hm->latest, s, s->gen - 1);
 }
 
 static void hint_map_free(hint_map *hm)
 {
-    mdae_free(hm->name);
-    mdae_free(hm->part);
+    mdae_free(hm->latest.name);
+    mdae_free(hm->latest.part);
+    mdae_free(hm->all.name);
+    mdae_free(hm->all.part);
     memset(hm, 0, sizeof *hm);
+}
+
+/* The best cached holder of name, or NULL. */
+static inc_part *hint_holder(hint_map *hm, const char *name)
+{
+    size_t h = hint_slot(&hm->latest, name);
+    if (hm->latest.name[h] != NULL)
+        return hm->latest.part[h];
+    if (!hm->all_made) {
+        hm->all_made = true;
+        if (!hint_table_make(&hm->all, hm->s, 0))
+            return NULL;
+    }
+    if (hm->all.name == NULL)
+        return NULL;
+    h = hint_slot(&hm->all, name);
+    return hm->all.name[h] != NULL ? hm->all.part[h] : NULL;
 }
 
 /* The seed for a new part: the cached part holding its first, middle or
  * last equation (a rename or an insertion rarely hits all three), or none:
  * a part with no equation in common would only cost its translation. */
-static inc_part *hint_for(const hint_map *hm, const mel_model *m, const rpart *rp)
+static inc_part *hint_for(hint_map *hm, const mel_model *m, const rpart *rp)
 {
     if (!hm->valid || rp->n_eq == 0)
         return NULL;
     const uint32_t probe[3] = {0, rp->n_eq / 2, rp->n_eq - 1};
     for (int k = 0; k < 3; k++) {
-        size_t h = hint_slot(hm, m->equations[rp->eq_map[probe[k]]].name);
-        if (hm->name[h] != NULL)
-            return hm->part[h];
+        inc_part *p = hint_holder(hm, m->equations[rp->eq_map[probe[k]]].name);
+        if (p != NULL)
+            return p;
     }
     return NULL;
 }
@@ -1409,10 +1456,9 @@ static int keep_hashes(analysis *an, inc_part *p, const rpart *rp)
  * the node limit, drop the cache's unused parts and try once more, so the
  * cache never makes an analysis fail that a cold one would finish (parts
  * of older versions hold nodes a cold analysis would not have). */
-static int analyse_new(analysis *an, inc_part *p, const rpart *rp, mdae_diags *one)
+static int analyse_new(analysis *an, inc_part *p, inc_part *hint, mdae_diags *one)
 {
     /* Referenced: an eviction must not free it while in use. */
-    inc_part *hint = hint_for(&an->hints, an->m, rp);
     if (hint != NULL)
         hint->refs++;
     int rc = analyse_part(p, an->opt, hint, one);
@@ -1496,7 +1542,7 @@ static int resolve_part(analysis *an, size_t k)
     if (rc == MDAE_OK)
         rc = keep_hashes(an, p, rp);
     if (rc == MDAE_OK)
-        rc = analyse_new(an, p, rp, &one);
+        rc = analyse_new(an, p, prev, &one);
     pass_diagnostics(an, &one, before);
     mdae_diags_close(&one);
     if (rc < 0) {
