@@ -786,6 +786,46 @@ Test(inc_session, an_edit_is_compared_with_the_previous_version_equation_by_equa
     free(text);
 }
 
+/* A private model shares what an edit left alone with the previous
+ * version's, which shares with its own previous one, at most 8 versions
+ * deep (inc_session.c, INC_HELD): twelve edits in a row, each analysed
+ * anew (the version before last left the cache four generations ago),
+ * each the cold analysis, the older versions freed as the cache drops
+ * them (under ASan: nothing shared is freed while a later version uses
+ * it). */
+Test(inc_session, twelve_edits_in_a_row_share_their_private_models_and_equal_cold)
+{
+    char *text = tm_slurp("brake.mel");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    walk_since = true;
+    mel_define d = {"N", 6};
+    check_text(s, text, &d, 1, "brake N=6");
+    const char *from = "px[i] : equation b[i] = K*x[i];";
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at);
+    for (int k = 0; k < 12; k++) {
+        char to[160], label[64];
+        snprintf(to, sizeof to,
+                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
+                 k % 6 + 1);
+        size_t a = (size_t)(at - text);
+        char *v = malloc(strlen(text) + strlen(to) + 1);
+        memcpy(v, text, a);
+        strcpy(v + a, to);
+        strcat(v, at + strlen(from));
+        snprintf(label, sizeof label, "brake N=6 edit %d", k);
+        inc_stats st = check_text(s, v, &d, 1, label);
+        cr_assert_eq(st.recomputed, 1, "%s: a new structure", label);
+        free(v);
+    }
+    walk_since = false;
+    mel_model_free(since_prev);
+    since_prev = NULL;
+    inc_session_free(s);
+    free(text);
+}
+
 Test(inc_session, paper_models_equal_cold_analyses)
 {
     static const char *files[] = {"water_tank.mel", "clutch.mel", "cup_and_ball.mel",
