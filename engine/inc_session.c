@@ -1456,9 +1456,10 @@ static int keep_hashes(analysis *an, inc_part *p, const rpart *rp)
  * the node limit, drop the cache's unused parts and try once more, so the
  * cache never makes an analysis fail that a cold one would finish (parts
  * of older versions hold nodes a cold analysis would not have). */
-static int analyse_new(analysis *an, inc_part *p, inc_part *hint, mdae_diags *one)
+static int analyse_new(analysis *an, inc_part *p, const rpart *rp, mdae_diags *one)
 {
     /* Referenced: an eviction must not free it while in use. */
+    inc_part *hint = hint_for(&an->hints, an->m, rp);
     if (hint != NULL)
         hint->refs++;
     int rc = analyse_part(p, an->opt, hint, one);
@@ -1542,7 +1543,7 @@ static int resolve_part(analysis *an, size_t k)
     if (rc == MDAE_OK)
         rc = keep_hashes(an, p, rp);
     if (rc == MDAE_OK)
-        rc = analyse_new(an, p, prev, &one);
+        rc = analyse_new(an, p, rp, &one);
     pass_diagnostics(an, &one, before);
     mdae_diags_close(&one);
     if (rc < 0) {
