@@ -36,15 +36,22 @@
  * offsets and blocks are reported only where no part is singular (each part
  * computed them where IT is nonsingular: the composition masks the rest).
  *
- * Cache. A part is keyed by a canonical serialisation of its structure: the
- * mode variable names and the invariants (shared by all parts), then its
- * equations (name, guard, incidences with local variable numbers, each case's
- * guard and order) and its variables (name, guard), in model order. Guards
- * are serialised as DAGs (each shared node once), so the key is linear in
- * the model. Keys are compared in full (a hash only speeds the search): two
- * parts with equal keys have identical sub-models, hence identical analyses.
- * A cached part owns a deep copy of its sub-model (names, guards, ranges),
- * so it never depends on the mel_model of the version that produced it.
+ * Cache. A part is identified by its structure: the mode variable names
+ * and the invariants (shared by all parts, a serialised prefix), then its
+ * equations (name, guard, incidences with local variable numbers, each
+ * case's guard and order) and its variables (name, guard), in model order.
+ * A cached part is found by a hash of that structure and then compared in
+ * full with the part's private model (guards as formulas): two parts found
+ * equal have identical sub-models, hence identical analyses. The hash is
+ * combined from one hash per equation and per variable, kept with the
+ * part; after an edit, an equation equal to the one at the same place in
+ * the part that seeds the new one (the previous version's, as a rule)
+ * takes that hash instead of being hashed again (issue 40 item 3).
+ * A cached part owns a copy of its sub-model (names, guards, ranges), so it
+ * never depends on the mel_model of the version that produced it; the
+ * equations, variables, modes and invariants an edit left alone (the same
+ * structure at the same place) are shared with the previous version's copy
+ * (its memory held by reference count, at most 8 versions deep).
  * Entries unused by the last INC_KEEP_GENERATIONS analyses are dropped
  * (results still referencing them keep them alive: reference counts). The
  * cached parts' BDD nodes count against the node limit (sa_set_node_limit):

@@ -354,6 +354,27 @@ static void prefix_unref(inc_prefix *p)
     mdae_free(p);
 }
 
+/* A private model's memory, counted: the part of a later version shares
+ * the equations, variables, modes and invariants an edit left alone with
+ * the part it was seeded by (build_model), and holds its memory. */
+typedef struct inc_mem {
+    int refs;
+    arena a;
+} inc_mem;
+
+/* A part holds at most this many earlier parts' memories; a part of the
+ * next version copies everything again (so memory does not pile up over
+ * an editor's session). */
+#define INC_HELD 8
+
+static void mem_unref(inc_mem *m)
+{
+    if (m == NULL || --m->refs > 0)
+        return;
+    ar_free(&m->a);
+    mdae_free(m);
+}
+
 typedef struct inc_part inc_part;
 struct inc_part {
     inc_part *next;   /* session cache list */
@@ -362,17 +383,18 @@ struct inc_part {
     bool cached;      /* still in the session list */
     unsigned gen;     /* last analysis that used it */
     struct inc_prefix *prefix; /* one reference: modes and invariants */
-    uint64_t hash;
-    char *key;        /* owned */
-    size_t key_len;
-    arena mem;        /* the private model's data */
-    mel_model model;  /* modes, invariants, equations, variables in mem */
+    uint64_t hash;    /* of its structure (part_signature) */
+    inc_mem *mem;     /* one reference: the private model's own data */
+    inc_mem *held[INC_HELD]; /* one reference each: earlier parts' data it shares */
+    size_t n_held;
+    mel_model model;  /* modes, invariants, equations, variables in mem and held */
     sa_result *res;
     cdg_graph *graph;
     uint32_t *ids;    /* owned: graph block -> stable id; NULL until part_ids */
     /* In mem: the length of each equation's and variable's name (block
-     * keys, part_ids). */
+     * keys, part_ids), and the hash of each (part_signature). */
     uint32_t *eq_len, *var_len;
+    uint64_t *eq_hash, *var_hash;
 };
 
 static void part_unref(inc_part *p)
@@ -381,9 +403,10 @@ static void part_unref(inc_part *p)
         return;
     cdg_graph_free(p->graph);
     sa_result_free(p->res);
-    ar_free(&p->mem);
+    mem_unref(p->mem);
+    for (size_t k = 0; k < p->n_held; k++)
+        mem_unref(p->held[k]);
     prefix_unref(p->prefix);
-    mdae_free(p->key);
     mdae_free(p->ids);
     mdae_free(p);
 }
@@ -410,8 +433,6 @@ struct inc_session {
     inc_prefix *prefix;  /* of the last analysis (one reference) */
     kbuf scratch;        /* owned: the last analysis's key buffer, for the
                           * next one's keys (at most one key's capacity) */
-    size_t key_moved;    /* the length of the last key moved into a part:
-                          * the next buffer starts that large */
     bid **bids;
     size_t bids_cap, n_bids;
     uint32_t next_id;
@@ -642,67 +663,188 @@ static int build_prefix(const mel_model *m, kbuf *b, pmap *seen /* scratch */)
     return oom ? MDAE_E_NOMEM : MDAE_OK;
 }
 
-/* Key of one part: its equations then variables, in model order, variables
- * numbered locally. local[] maps model variable -> local number. Counts
- * come before what they count, so the words parse one way only. */
-static int build_key(const mel_model *m, const rpart *rp, const uint32_t *local, kbuf *b,
-                     pmap *seen /* scratch */)
+/* ---- A part's structure: hashes and comparisons -----------------------------
+ * A part is found in the cache by a hash of its structure and an exact
+ * comparison with the cached part's private model: the equations
+ * (name, guard, incidences with local variable numbers, each case's order
+ * and guard) and the variables (name, guard), in model order, under the
+ * same modes and invariants (the prefix). Guards compare as formulas
+ * (trees: how a DAG shares nodes does not change an analysis). Locations
+ * and next() counts are not part of the structure (a reused part has
+ * produced no diagnostics, see inc_analyze).
+ *
+ * What follows the edit: the hash is combined from one hash per equation
+ * and per variable, kept with the part; an equation equal to the one at
+ * the same place in the part that seeds this one (hint_for: the previous
+ * version's) takes its hash instead of hashing it again, and, when its
+ * locations are the same too, the private model shares its name,
+ * incidences and cases (build_model). The comparison with the previous
+ * version reads each equation once and writes nothing: what the serialised
+ * key cost (building, hashing, comparing 100 KB at N = 100 of the brake)
+ * and the deep copy (an allocation per name and guard) are left to the
+ * equations the edit changed or moved. */
+
+static inline uint64_t hmix(uint64_t h, uint64_t w)
 {
-    uintptr_t next = 0;
-    pm_reset(seen);
-    kw(b, rp->n_eq);
-    for (uint32_t q = 0; q < rp->n_eq; q++) {
-        const mel_equation *e = &m->equations[rp->eq_map[q]];
-        kw_name(b, e->name);
-        key_guard(b, seen, &next, e->guard);
-        kw(b, e->n_incs);
-        for (uint32_t k = 0; k < e->n_incs; k++) {
-            const mel_incidence *inc = &e->incs[k];
-            kw2(b, local[inc->var], inc->n_cases);
-            for (uint32_t c = 0; c < inc->n_cases; c++) {
-                kw(b, (uint32_t)inc->cases[c].order);
-                key_guard(b, seen, &next, inc->cases[c].guard);
-            }
-        }
-    }
-    kw(b, rp->n_var);
-    for (uint32_t q = 0; q < rp->n_var; q++) {
-        const mel_variable *v = &m->variables[rp->var_map[q]];
-        kw_name(b, v->name);
-        key_guard(b, seen, &next, v->guard);
-    }
-    bool oom = seen->oom || b->oom;
-    return oom ? MDAE_E_NOMEM : MDAE_OK;
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
 }
 
-/* The private model's equations, their incidences and cases in one array
- * each (as the front-end lays them out), every field written (the arena
- * does not zero): a field the copy does not carry (when) is 0. */
-static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *local, arena *a,
-                          pmap *memo, mel_model *sm, uint32_t **eq_len /* out */)
+/* A guard's hash, a function of its formula (as a tree), memoised by node
+ * in gh; pointer-wide, so that the memo gives back what it computed. */
+static uint64_t guard_hash(pmap *gh, const mel_guard *g)
 {
-    size_t n_edges = 0, n_cases = 0;
+    switch (g->op) {
+    case MEL_G_FALSE: return K_FALSE;
+    case MEL_G_TRUE: return K_TRUE;
+    case MEL_G_VAR: return (uintptr_t)(hmix(K_VAR, g->var) | 1);
+    default: break;
+    }
+    void *v = pm_get(gh, g);
+    if (v != NULL)
+        return (uintptr_t)v;
+    uint64_t h = hmix(g->op == MEL_G_NOT ? K_NOT : g->op == MEL_G_AND ? K_AND : K_OR,
+                      guard_hash(gh, g->lhs));
+    if (g->op != MEL_G_NOT)
+        h = hmix(h, guard_hash(gh, g->rhs));
+    uintptr_t u = (uintptr_t)(h | 1);
+    pm_put(gh, g, (void *)u);
+    return u;
+}
+
+static bool guard_same_full(pmap *eqm, const mel_guard *a, const mel_guard *b);
+
+/* Whether guards a (this version's) and b (a private model's) are the
+ * same formula; eqm remembers the pairs found equal (a -> b). The common
+ * case inline: both TRUE (most of an equation's guards). */
+static inline bool guard_same(pmap *eqm, const mel_guard *a, const mel_guard *b)
+{
+    if (a->op == MEL_G_TRUE && b->op == MEL_G_TRUE)
+        return true;
+    return guard_same_full(eqm, a, b);
+}
+
+static bool guard_same_full(pmap *eqm, const mel_guard *a, const mel_guard *b)
+{
+    if (a->op != b->op)
+        return false;
+    switch (a->op) {
+    case MEL_G_FALSE:
+    case MEL_G_TRUE: return true;
+    case MEL_G_VAR: return a->var == b->var;
+    default: break;
+    }
+    if (pm_get(eqm, a) == b)
+        return true;
+    if (!guard_same(eqm, a->lhs, b->lhs) ||
+        (a->op != MEL_G_NOT && !guard_same(eqm, a->rhs, b->rhs)))
+        return false;
+    pm_put(eqm, a, (void *)b);
+    return true;
+}
+
+static uint64_t equation_hash(pmap *gh, const mel_equation *e, const uint32_t *local)
+{
+    uint64_t h = hmix(hmix(mdae_hash_str(e->name), guard_hash(gh, e->guard)), e->n_incs);
+    for (uint32_t k = 0; k < e->n_incs; k++) {
+        const mel_incidence *inc = &e->incs[k];
+        h = hmix(h, (uint64_t)local[inc->var] << 32 | inc->n_cases);
+        for (uint32_t c = 0; c < inc->n_cases; c++)
+            h = hmix(hmix(h, (uint32_t)inc->cases[c].order), guard_hash(gh, inc->cases[c].guard));
+    }
+    return h;
+}
+
+static uint64_t variable_hash(pmap *gh, const mel_variable *v)
+{
+    return hmix(mdae_hash_str(v->name), guard_hash(gh, v->guard));
+}
+
+/* How an equation or a variable of this version compares with a private
+ * model's: different, the same structure, or the same with the same
+ * locations too (then the private model may share the old one's data). */
+enum { DIFFERENT, SAME_STRUCTURE, SAME_ALL };
+
+/* Equation e of this version (local: its part's variable numbers) against
+ * o, a private model's. */
+static int equation_same(pmap *eqm, const mel_equation *e, const uint32_t *local,
+                         const mel_equation *o)
+{
+    if (e->n_incs != o->n_incs || strcmp(e->name, o->name) != 0 ||
+        !guard_same(eqm, e->guard, o->guard))
+        return DIFFERENT;
+    bool where = memcmp(&e->where, &o->where, sizeof e->where) == 0;
+    for (uint32_t k = 0; k < e->n_incs; k++) {
+        const mel_incidence *a = &e->incs[k], *b = &o->incs[k];
+        if (local[a->var] != b->var || a->n_cases != b->n_cases)
+            return DIFFERENT;
+        for (uint32_t c = 0; c < a->n_cases; c++) {
+            const mel_order_case *x = &a->cases[c], *y = &b->cases[c];
+            if (x->order != y->order || !guard_same(eqm, x->guard, y->guard))
+                return DIFFERENT;
+            where = where && x->next == y->next &&
+                    memcmp(&x->where, &y->where, sizeof x->where) == 0;
+        }
+    }
+    return where ? SAME_ALL : SAME_STRUCTURE;
+}
+
+static int variable_same(pmap *eqm, const mel_variable *v, const mel_variable *o)
+{
+    if (strcmp(v->name, o->name) != 0 || !guard_same(eqm, v->guard, o->guard))
+        return DIFFERENT;
+    return memcmp(&v->where, &o->where, sizeof v->where) == 0 ? SAME_ALL : SAME_STRUCTURE;
+}
+
+/* What a new part's private model may share with the part that seeded
+ * it (build_model): prev, and the comparison of each equation and
+ * variable with prev's at the same place (part_signature); prev NULL: a
+ * copy of everything. */
+typedef struct share {
+    const inc_part *prev;
+    const unsigned char *eq, *var; /* SAME_ALL: shared */
+    bool modes;                    /* modes and invariants shared */
+} share;
+
+/* The private model's equations, the incidences and cases of those it
+ * does not share in one array each (as the front-end lays them out),
+ * every field written (the arena does not zero): a field the copy does not
+ * carry (when) is 0. An equation shared with sh->prev is its equation,
+ * name, incidences and cases (in prev's memory). */
+static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *local, arena *a,
+                          pmap *memo, mel_model *sm, const share *sh,
+                          uint32_t **eq_len /* out */)
+{
+    size_t n_edges = 0, n_copied = 0, n_cases = 0;
     for (uint32_t q = 0; q < rp->n_eq; q++) {
         const mel_equation *e = &m->equations[rp->eq_map[q]];
         n_edges += e->n_incs;
+        if (sh->prev != NULL && sh->eq[q] == SAME_ALL)
+            continue;
+        n_copied += e->n_incs;
         for (uint32_t k = 0; k < e->n_incs; k++)
             n_cases += e->incs[k].n_cases;
     }
     mel_equation *eqs = AR_NEW(a, mel_equation, rp->n_eq + 1);
-    mel_incidence *incs = AR_NEW(a, mel_incidence, n_edges + 1);
+    mel_incidence *incs = AR_NEW(a, mel_incidence, n_copied + 1);
     mel_order_case *cs = AR_NEW(a, mel_order_case, n_cases + 1);
     uint32_t *len = AR_NEW(a, uint32_t, rp->n_eq + 1);
     if (a->oom)
         return MDAE_E_NOMEM;
     *eq_len = len;
     memset(&eqs[rp->n_eq], 0, sizeof *eqs); /* the spare ends, as calloc's */
-    memset(&incs[n_edges], 0, sizeof *incs);
+    memset(&incs[n_copied], 0, sizeof *incs);
     memset(&cs[n_cases], 0, sizeof *cs);
     sm->n_equations = rp->n_eq;
     sm->equations = eqs;
     sm->n_edges = n_edges;
     for (uint32_t q = 0; q < rp->n_eq; q++) {
         const mel_equation *e = &m->equations[rp->eq_map[q]];
+        if (sh->prev != NULL && sh->eq[q] == SAME_ALL) {
+            eqs[q] = sh->prev->model.equations[q];
+            len[q] = sh->prev->eq_len[q];
+            continue;
+        }
         len[q] = (uint32_t)strlen(e->name);
         eqs[q] = (mel_equation){.name = ar_strdup(a, e->name, len[q]),
                                 .guard = copy_guard(a, memo, e->guard),
@@ -730,26 +872,23 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
     return MDAE_OK;
 }
 
-/* The part's private model: a deep copy of its equations and variables and
- * of all modes and invariants. Ranges are kept (diagnostics point into the
- * text of the version that created the part; a reused part has produced no
- * diagnostics, see inc_analyze). Every field is written; those the copy
- * does not carry (reads_where, when) are 0. */
-static int build_model(const mel_model *m, const rpart *rp, const uint32_t *local, inc_part *p,
-                       pmap *memo /* scratch */)
+/* The modes and invariants of the private model: copied, or prev's when
+ * sh->modes (the same prefix and the same locations). */
+static int copy_modes(const mel_model *m, arena *a, pmap *memo, mel_model *sm, const share *sh)
 {
-    arena *a = &p->mem;
-    pm_reset(memo);
-    mel_model *sm = &p->model;
+    sm->n_modes = m->n_modes;
+    sm->n_invariants = m->n_invariants;
+    if (sh->prev != NULL && sh->modes) {
+        sm->modes = sh->prev->model.modes;
+        sm->invariants = sh->prev->model.invariants;
+        return MDAE_OK;
+    }
     mel_mode *modes = AR_NEW(a, mel_mode, m->n_modes + 1);
     mel_invariant *invs = AR_NEW(a, mel_invariant, m->n_invariants + 1);
-    mel_variable *vars = AR_NEW(a, mel_variable, rp->n_var + 1);
-    uint32_t *var_len = AR_NEW(a, uint32_t, rp->n_var + 1);
     if (a->oom)
         return MDAE_E_NOMEM;
     memset(&modes[m->n_modes], 0, sizeof *modes); /* the spare ends, as calloc's */
     memset(&invs[m->n_invariants], 0, sizeof *invs);
-    memset(&vars[rp->n_var], 0, sizeof *vars);
     for (uint32_t k = 0; k < m->n_modes; k++) {
         /* reads_var: variable indices are the whole model's */
         modes[k] = (mel_mode){.name = ar_strdup(a, m->modes[k].name, strlen(m->modes[k].name)),
@@ -764,7 +903,55 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
         if (invs[k].cond == NULL)
             return MDAE_E_NOMEM;
     }
+    sm->modes = modes;
+    sm->invariants = invs;
+    return MDAE_OK;
+}
+
+/* Part p holds prev's memories (what it shares lives there). */
+static void hold_memories(inc_part *p, const inc_part *prev)
+{
+    MDAE_ASSERT(prev->n_held < INC_HELD && p->n_held == 0);
+    for (size_t k = 0; k < prev->n_held; k++) {
+        p->held[k] = prev->held[k];
+        p->held[k]->refs++;
+    }
+    p->held[prev->n_held] = prev->mem;
+    prev->mem->refs++;
+    p->n_held = prev->n_held + 1;
+}
+
+/* The part's private model: a copy of its equations and variables and of
+ * all modes and invariants, sharing with sh->prev what the edit left
+ * alone (see "A part's structure"). Ranges are kept (diagnostics point
+ * into the text of the version that created them; a reused part has
+ * produced no diagnostics, see inc_analyze). Every field is written; those
+ * the copy does not carry (reads_where, when) are 0. */
+static int build_model(const mel_model *m, const rpart *rp, const uint32_t *local, inc_part *p,
+                       pmap *memo /* scratch */, const share *sh)
+{
+    if ((p->mem = mdae_calloc(1, sizeof *p->mem)) == NULL)
+        return MDAE_E_NOMEM;
+    p->mem->refs = 1;
+    if (sh->prev != NULL)
+        hold_memories(p, sh->prev);
+    arena *a = &p->mem->a;
+    pm_reset(memo);
+    mel_model *sm = &p->model;
+    mel_variable *vars = AR_NEW(a, mel_variable, rp->n_var + 1);
+    uint32_t *var_len = AR_NEW(a, uint32_t, rp->n_var + 1);
+    if (a->oom)
+        return MDAE_E_NOMEM;
+    memset(&vars[rp->n_var], 0, sizeof *vars); /* the spare end, as calloc's */
+    int rc = copy_modes(m, a, memo, sm, sh);
+    if (rc < 0)
+        return rc;
     for (uint32_t q = 0; q < rp->n_var; q++) {
+        if (sh->prev != NULL && sh->var[q] == SAME_ALL) {
+            vars[q] = sh->prev->model.variables[q];
+            var_len[q] = sh->prev->var_len[q];
+            continue;
+        }
         const mel_variable *v = &m->variables[rp->var_map[q]];
         var_len[q] = (uint32_t)strlen(v->name);
         vars[q] = (mel_variable){.name = ar_strdup(a, v->name, var_len[q]),
@@ -773,14 +960,10 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
         if (vars[q].name == NULL || vars[q].guard == NULL)
             return MDAE_E_NOMEM;
     }
-    int rc = copy_equations(m, rp, local, a, memo, sm, &p->eq_len);
+    rc = copy_equations(m, rp, local, a, memo, sm, sh, &p->eq_len);
     if (rc < 0)
         return rc;
     p->var_len = var_len;
-    sm->n_modes = m->n_modes;
-    sm->modes = modes;
-    sm->n_invariants = m->n_invariants;
-    sm->invariants = invs;
     sm->n_variables = rp->n_var;
     sm->variables = vars;
     return MDAE_OK;
@@ -885,12 +1068,24 @@ static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint
  * some of the new part's equations (hint_for), the latest and then the
  * largest if several do. Names are borrowed from the cached parts' models,
  * so the map is dropped as soon as an eviction may have freed one (the
- * parts analysed after that are not seeded). */
-typedef struct hint_map {
+ * parts analysed after that are not seeded).
+ *
+ * Two tables: the parts the last analysis used (the latest: a name held
+ * there has its best holder there), made first, and every cached part,
+ * made only when a name is not in the first (after an edit, every probe
+ * is found in the previous version's part: the other versions' names are
+ * not hashed again; at N = 10,000 of the brake, four versions of 110,000
+ * names were). */
+typedef struct hint_table {
     const char **name;
     inc_part **part;
     size_t mask;
-    bool valid;
+} hint_table;
+
+typedef struct hint_map {
+    hint_table latest, all;
+    const inc_session *s;
+    bool all_made, valid;
 } hint_map;
 
 static bool better_hint(const inc_part *a, const inc_part *b)
@@ -899,54 +1094,89 @@ static bool better_hint(const inc_part *a, const inc_part *b)
            (a->gen == b->gen && a->model.n_equations > b->model.n_equations);
 }
 
-static size_t hint_slot(const hint_map *hm, const char *name)
+static size_t hint_slot(const hint_table *t, const char *name)
 {
-    size_t h = (size_t)mdae_hash_str(name) & hm->mask;
-    while (hm->name[h] != NULL && strcmp(hm->name[h], name) != 0)
-        h = (h + 1) & hm->mask;
+    size_t h = (size_t)mdae_hash_str(name) & t->mask;
+    while (t->name[h] != NULL && strcmp(t->name[h], name) != 0)
+        h = (h + 1) & t->mask;
     return h;
 }
 
-static void hint_map_build(hint_map *hm, const inc_session *s)
+/* t: the equations of s's cached parts whose generation is at least
+ * min_gen; false when out of memory (t empty). */
+static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_gen)
 {
     size_t n = 0, cap = 16;
     for (const inc_part *p = s->parts; p != NULL; p = p->next)
-        n += p->res != NULL ? p->model.n_equations : 0;
+        n += p->res != NULL && p->gen >= min_gen ? p->model.n_equations : 0;
     while (cap < 2 * n + 2)
         cap *= 2;
-    hm->name = mdae_calloc(cap, sizeof *hm->name);
-    hm->part = mdae_malloc(cap * sizeof *hm->part); /* read only where name is set */
-    hm->mask = cap - 1;
-    hm->valid = hm->name != NULL && hm->part != NULL;
-    for (inc_part *p = s->parts; hm->valid && p != NULL; p = p->next)
-        for (uint32_t i = 0; p->res != NULL && i < p->model.n_equations; i++) {
-            size_t h = hint_slot(hm, p->model.equations[i].name);
-            if (hm->name[h] == NULL || better_hint(p, hm->part[h])) {
-                hm->name[h] = p->model.equations[i].name;
-                hm->part[h] = p;
+    t->name = mdae_calloc(cap, sizeof *t->name);
+    t->part = mdae_malloc(cap * sizeof *t->part); /* read only where name is set */
+    t->mask = cap - 1;
+    if (t->name == NULL || t->part == NULL) {
+        mdae_free(t->name);
+        mdae_free(t->part);
+        memset(t, 0, sizeof *t);
+        return false;
+    }
+    for (inc_part *p = s->parts; p != NULL; p = p->next)
+        for (uint32_t i = 0; p->res != NULL && p->gen >= min_gen && i < p->model.n_equations;
+             i++) {
+            size_t h = hint_slot(t, p->model.equations[i].name);
+            if (t->name[h] == NULL || better_hint(p, t->part[h])) {
+                t->name[h] = p->model.equations[i].name;
+                t->part[h] = p;
             }
         }
+    return true;
+}
+
+/* The map of session s, whose analysis of generation s->gen is starting. */
+static void hint_map_build(hint_map *hm, const inc_session *s)
+{
+    hm->s = s;
+    hm->valid = hint_table_make(&hm->latest, s, s->gen - 1);
 }
 
 static void hint_map_free(hint_map *hm)
 {
-    mdae_free(hm->name);
-    mdae_free(hm->part);
+    mdae_free(hm->latest.name);
+    mdae_free(hm->latest.part);
+    mdae_free(hm->all.name);
+    mdae_free(hm->all.part);
     memset(hm, 0, sizeof *hm);
+}
+
+/* The best cached holder of name, or NULL. */
+static inc_part *hint_holder(hint_map *hm, const char *name)
+{
+    size_t h = hint_slot(&hm->latest, name);
+    if (hm->latest.name[h] != NULL)
+        return hm->latest.part[h];
+    if (!hm->all_made) {
+        hm->all_made = true;
+        if (!hint_table_make(&hm->all, hm->s, 0))
+            return NULL;
+    }
+    if (hm->all.name == NULL)
+        return NULL;
+    h = hint_slot(&hm->all, name);
+    return hm->all.name[h] != NULL ? hm->all.part[h] : NULL;
 }
 
 /* The seed for a new part: the cached part holding its first, middle or
  * last equation (a rename or an insertion rarely hits all three), or none:
  * a part with no equation in common would only cost its translation. */
-static inc_part *hint_for(const hint_map *hm, const mel_model *m, const rpart *rp)
+static inc_part *hint_for(hint_map *hm, const mel_model *m, const rpart *rp)
 {
     if (!hm->valid || rp->n_eq == 0)
         return NULL;
     const uint32_t probe[3] = {0, rp->n_eq / 2, rp->n_eq - 1};
     for (int k = 0; k < 3; k++) {
-        size_t h = hint_slot(hm, m->equations[rp->eq_map[probe[k]]].name);
-        if (hm->name[h] != NULL)
-            return hm->part[h];
+        inc_part *p = hint_holder(hm, m->equations[rp->eq_map[probe[k]]].name);
+        if (p != NULL)
+            return p;
     }
     return NULL;
 }
@@ -1040,7 +1270,14 @@ typedef struct analysis {
     inc_result *r;
     uint32_t *local;   /* variable -> index in its part */
     kbuf key;          /* scratch: the key being built (the session's) */
-    pmap seen, memo;   /* scratch: build_key's and build_model's guard memos */
+    pmap seen, memo;   /* scratch: build_prefix's and build_model's guard memos */
+    pmap gh, eqm;      /* guard_hash's memo (this model's guards); guard_same's */
+    /* part_signature's, for the part being resolved: each equation's and
+     * variable's hash and comparison with the previous version's; whether
+     * every one is the same structure as there. */
+    uint64_t *eq_hash, *var_hash;
+    unsigned char *eq_same, *var_same;
+    bool all_same;
     hint_map hints;
     mdae_diags tmp;    /* every part's diagnostics, before deduplication */
     mdae_diags *diags; /* the caller's */
@@ -1117,16 +1354,102 @@ static int enter_prefix(analysis *an)
     return MDAE_OK;
 }
 
-/* The cached part with this key (under the current prefix), or NULL
- * (there is at most one: a part is created only when none is found). */
-static inc_part *find_cached(const inc_session *s, const kbuf *key, uint64_t h)
+/* The hash of part rp's structure (see "A part's structure"), each of
+ * its equations and variables compared with prev's at the same place
+ * (prev: the part that seeds it, NULL: none) and hashed, or given the hash
+ * kept with prev's: an->eq_hash, var_hash, eq_same, var_same, all_same. */
+static uint64_t part_signature(analysis *an, const rpart *rp, const inc_part *prev)
 {
+    const mel_model *m = an->m, *pm = prev != NULL ? &prev->model : NULL;
+    uint32_t pe = pm != NULL ? pm->n_equations : 0, pv = pm != NULL ? pm->n_variables : 0;
+    bool all = pm != NULL && pe == rp->n_eq && pv == rp->n_var;
+    uint64_t h = hmix(hmix(MDAE_HASH_SEED, rp->n_eq), rp->n_var);
+    pm_reset(&an->eqm);
+    for (uint32_t q = 0; q < rp->n_eq; q++) {
+        const mel_equation *e = &m->equations[rp->eq_map[q]];
+        int same = q < pe ? equation_same(&an->eqm, e, an->local, &pm->equations[q]) : DIFFERENT;
+        an->eq_same[q] = (unsigned char)same;
+        an->eq_hash[q] = same != DIFFERENT ? prev->eq_hash[q]
+                                           : equation_hash(&an->gh, e, an->local);
+        all = all && same != DIFFERENT;
+        h = hmix(h, an->eq_hash[q]);
+    }
+    for (uint32_t q = 0; q < rp->n_var; q++) {
+        const mel_variable *v = &m->variables[rp->var_map[q]];
+        int same = q < pv ? variable_same(&an->eqm, v, &pm->variables[q]) : DIFFERENT;
+        an->var_same[q] = (unsigned char)same;
+        an->var_hash[q] = same != DIFFERENT ? prev->var_hash[q] : variable_hash(&an->gh, v);
+        all = all && same != DIFFERENT;
+        h = hmix(h, an->var_hash[q]);
+    }
+    an->all_same = all;
+    return h;
+}
+
+/* Whether cached part c has the structure of part rp (part_signature made
+ * with prev), compared in full. */
+static bool part_same(analysis *an, const rpart *rp, const inc_part *c, const inc_part *prev)
+{
+    const mel_model *m = an->m, *cm = &c->model;
+    if (cm->n_equations != rp->n_eq || cm->n_variables != rp->n_var)
+        return false;
+    if (c == prev && an->all_same)
+        return true;
+    for (uint32_t q = 0; q < rp->n_eq; q++)
+        if (c->eq_hash[q] != an->eq_hash[q] ||
+            equation_same(&an->eqm, &m->equations[rp->eq_map[q]], an->local,
+                          &cm->equations[q]) == DIFFERENT)
+            return false;
+    for (uint32_t q = 0; q < rp->n_var; q++)
+        if (c->var_hash[q] != an->var_hash[q] ||
+            variable_same(&an->eqm, &m->variables[rp->var_map[q]], &cm->variables[q]) ==
+                DIFFERENT)
+            return false;
+    return true;
+}
+
+/* The cached part with rp's structure and hash h (under the current
+ * prefix), or NULL (there is at most one: a part is created only when none
+ * is found). */
+static inc_part *find_cached(analysis *an, const rpart *rp, uint64_t h, const inc_part *prev)
+{
+    const inc_session *s = an->s;
     inc_part *p = s->index != NULL ? s->index[h & (s->index_cap - 1)] : s->parts;
     for (; p != NULL; p = s->index != NULL ? p->hnext : p->next)
-        if (p->prefix == s->prefix && p->hash == h && p->key_len == key->len &&
-            memcmp(p->key, key->p, key->len) == 0)
+        if (p->prefix == s->prefix && p->hash == h && part_same(an, rp, p, prev))
             return p;
     return NULL;
+}
+
+/* Whether the new part (of prefix pre) can share its modes and invariants
+ * with prev's private model: the same prefix, the same locations. */
+static bool modes_shared(const mel_model *m, const inc_part *prev, const inc_prefix *pre)
+{
+    if (prev->prefix != pre)
+        return false;
+    const mel_model *pm = &prev->model;
+    MDAE_ASSERT(pm->n_modes == m->n_modes && pm->n_invariants == m->n_invariants);
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (memcmp(&m->modes[k].where, &pm->modes[k].where, sizeof m->modes[k].where) != 0)
+            return false;
+    for (uint32_t k = 0; k < m->n_invariants; k++)
+        if (memcmp(&m->invariants[k].where, &pm->invariants[k].where,
+                   sizeof m->invariants[k].where) != 0)
+            return false;
+    return true;
+}
+
+/* The hashes of p's equations and variables (an's), kept in its memory. */
+static int keep_hashes(analysis *an, inc_part *p, const rpart *rp)
+{
+    arena *a = &p->mem->a;
+    p->eq_hash = AR_NEW(a, uint64_t, rp->n_eq + 1);
+    p->var_hash = AR_NEW(a, uint64_t, rp->n_var + 1);
+    if (a->oom)
+        return MDAE_E_NOMEM;
+    memcpy(p->eq_hash, an->eq_hash, rp->n_eq * sizeof *p->eq_hash);
+    memcpy(p->var_hash, an->var_hash, rp->n_var * sizeof *p->var_hash);
+    return MDAE_OK;
 }
 
 /* Analyse part p (its private model built), seeded by a cached part; on
@@ -1187,12 +1510,11 @@ static int resolve_part(analysis *an, size_t k)
 {
     inc_session *s = an->s;
     rpart *rp = &an->r->parts[k];
-    an->key.len = 0;
-    int rc = build_key(an->m, rp, an->local, &an->key, &an->seen);
-    if (rc < 0)
-        return rc;
-    uint64_t h = mdae_hash_words(MDAE_HASH_SEED, an->key.p, an->key.len);
-    inc_part *hit = find_cached(s, &an->key, h);
+    /* The seed (analyse_new) is the previous version of this part, as a
+     * rule: what it shares with it is compared, not hashed again. */
+    inc_part *prev = hint_for(&an->hints, an->m, rp);
+    uint64_t h = part_signature(an, rp, prev);
+    inc_part *hit = find_cached(an, rp, h, prev);
     if (hit != NULL) {
         hit->gen = s->gen;
         hit->refs++;
@@ -1205,18 +1527,21 @@ static int resolve_part(analysis *an, size_t k)
     if (p == NULL)
         return MDAE_E_NOMEM;
     p->refs = 1;
-    p->key = an->key.p; /* the key moves into the part */
-    p->key_len = an->key.len;
-    s->key_moved = an->key.len;
     p->hash = h;
     p->prefix = s->prefix;
     s->prefix->refs++;
     p->gen = s->gen;
-    an->key = (kbuf){0};
     size_t before = an->tmp.count;
     mdae_diags one;
     mdae_diags_init(&one);
-    rc = build_model(an->m, rp, an->local, p, &an->memo);
+    share sh = {NULL, an->eq_same, an->var_same, false};
+    if (prev != NULL && prev->n_held < INC_HELD) {
+        sh.prev = prev;
+        sh.modes = modes_shared(an->m, prev, s->prefix);
+    }
+    int rc = build_model(an->m, rp, an->local, p, &an->memo, &sh);
+    if (rc == MDAE_OK)
+        rc = keep_hashes(an, p, rp);
     if (rc == MDAE_OK)
         rc = analyse_new(an, p, rp, &one);
     pass_diagnostics(an, &one, before);
@@ -1369,13 +1694,16 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
         return MDAE_E_INVAL;
     analysis an = {.s = s, .m = m, .opt = opt, .diags = diags, .key = s->scratch};
     s->scratch = (kbuf){0}; /* taken for the call, given back below */
-    if (an.key.cap < s->key_moved) /* the buffer a miss will need */
-        (void)kb_room(&an.key, s->key_moved);
     mdae_diags_init(&an.tmp);
     an.local = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.local);
     an.r = mdae_calloc(1, sizeof *an.r);
+    an.eq_hash = mdae_malloc(((size_t)m->n_equations + 1) * sizeof *an.eq_hash);
+    an.var_hash = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.var_hash);
+    an.eq_same = mdae_malloc((size_t)m->n_equations + 1);
+    an.var_same = mdae_malloc((size_t)m->n_variables + 1);
     int rc = MDAE_E_NOMEM;
-    if (an.local != NULL && an.r != NULL) {
+    if (an.local != NULL && an.r != NULL && an.eq_hash != NULL && an.var_hash != NULL &&
+        an.eq_same != NULL && an.var_same != NULL) {
         an.r->n_eq = m->n_equations;
         an.r->n_var = m->n_variables;
         an.r->n_modes = m->n_modes;
@@ -1386,6 +1714,12 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     hint_map_free(&an.hints);
     pm_clear(&an.seen);
     pm_clear(&an.memo);
+    pm_clear(&an.gh);
+    pm_clear(&an.eqm);
+    mdae_free(an.eq_hash);
+    mdae_free(an.var_hash);
+    mdae_free(an.eq_same);
+    mdae_free(an.var_same);
     trim_cache(s);
     mdae_free(an.local);
     if (an.key.oom) { /* its cap is stuck at its len: start again */

@@ -2370,19 +2370,23 @@ static bool reused_sides(elab *el, const item *it, const char *envs, const fx_no
 static bool copied_incidences(elab *el, uint32_t eq)
 {
     const mel_equation *p = &el->prev->equations[eq];
-    if (!el->prev->priv->eqsrc[eq].plain || p->guard != mel__g_true())
+    const mel_guard *t = mel__g_true();
+    if (!el->prev->priv->eqsrc[eq].plain || p->guard != t)
         return false;
     size_t n_cases = 0;
     for (uint32_t k = 0; k < p->n_incs; k++) {
-        for (uint32_t c = 0; c < p->incs[k].n_cases; c++)
-            if (p->incs[k].cases[c].guard != mel__g_true())
+        const mel_incidence *a = &p->incs[k];
+        for (uint32_t c = 0; c < a->n_cases; c++)
+            if (a->cases[c].guard != t)
                 return false;
-        n_cases += p->incs[k].n_cases;
+        n_cases += a->n_cases;
     }
-    mel_incidence *incs = p->n_incs ? mel__arena_alloc_raw(el->ma, p->n_incs * sizeof *incs) : NULL;
-    mel_order_case *cases = n_cases ? mel__arena_alloc_raw(el->ma, n_cases * sizeof *cases) : NULL;
-    if ((p->n_incs > 0 && incs == NULL) || (n_cases > 0 && cases == NULL))
+    /* One block: the incidences, then their cases. */
+    size_t bytes = p->n_incs * sizeof(mel_incidence) + n_cases * sizeof(mel_order_case);
+    mel_incidence *incs = bytes ? mel__arena_alloc_raw(el->ma, bytes) : NULL;
+    if (bytes > 0 && incs == NULL)
         return false;
+    mel_order_case *cases = (mel_order_case *)(incs + p->n_incs);
     for (uint32_t k = 0; k < p->n_incs; k++) {
         const mel_incidence *a = &p->incs[k];
         memcpy(cases, a->cases, a->n_cases * sizeof *cases);

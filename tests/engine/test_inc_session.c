@@ -731,6 +731,101 @@ Test(inc_session, n_plus_one_of_the_brake_at_200_replays_its_blocks_and_equals_c
     free(text);
 }
 
+/* Issue 40 item 3: a part analysed anew after an edit is compared with
+ * the previous version's (its seed), equation by equation: those the same
+ * keep their hash, and the private model shares those also at the same
+ * place. An edit that changes only a case's guard (v3: !open[3] for
+ * open[3]) must not be taken for the previous version (hash and private
+ * model alike), one that only moves the text (v4) is the previous
+ * structure (found in the cache), as is a version met before (v5). */
+Test(inc_session, an_edit_is_compared_with_the_previous_version_equation_by_equation)
+{
+    static const char *const rhs[] = {
+        "K*x[i];",
+        "K*x[i] + (if i == 3 then der(x[i]) else 0);",
+        "K*x[i] + (if open[i] & i == 3 then der(x[i]) else 0);",
+        "K*x[i] + (if !open[i] & i == 3 then der(x[i]) else 0);",
+    };
+    char *text = tm_slurp("brake.mel");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    walk_since = true;
+    mel_define d = {"N", 6};
+    char *v[6];
+    for (int k = 0; k < 4; k++) {
+        char to[160];
+        snprintf(to, sizeof to, "px[i] : equation b[i] = %s", rhs[k]);
+        const char *from = "px[i] : equation b[i] = K*x[i];";
+        const char *at = strstr(text, from);
+        cr_assert_not_null(at);
+        size_t a = (size_t)(at - text), n = strlen(text);
+        v[k] = malloc(n + strlen(to) + 1);
+        memcpy(v[k], text, a);
+        strcpy(v[k] + a, to);
+        strcat(v[k], at + strlen(from));
+    }
+    v[4] = malloc(strlen(v[3]) + 32);
+    strcpy(v[4], "// moved by one line\n");
+    strcat(v[4], v[3]);
+    v[5] = strdup(v[2]);
+    for (int k = 0; k < 6; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "brake N=6 v%d", k);
+        inc_stats st = check_text(s, v[k], &d, 1, label);
+        if (k >= 4)
+            cr_assert_eq(st.recomputed, 0, "%s: the structure of an earlier version", label);
+        else
+            cr_assert_eq(st.recomputed, 1, "%s: a new structure", label);
+    }
+    walk_since = false;
+    mel_model_free(since_prev);
+    since_prev = NULL;
+    for (int k = 0; k < 6; k++)
+        free(v[k]);
+    inc_session_free(s);
+    free(text);
+}
+
+/* A private model shares what an edit left alone with the previous
+ * version's, which shares with its own previous one, at most 8 versions
+ * deep (inc_session.c, INC_HELD): twelve edits in a row, each analysed
+ * anew (the version before last left the cache four generations ago),
+ * each the cold analysis, the older versions freed as the cache drops
+ * them (under ASan: nothing shared is freed while a later version uses
+ * it). */
+Test(inc_session, twelve_edits_in_a_row_share_their_private_models_and_equal_cold)
+{
+    char *text = tm_slurp("brake.mel");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    walk_since = true;
+    mel_define d = {"N", 6};
+    check_text(s, text, &d, 1, "brake N=6");
+    const char *from = "px[i] : equation b[i] = K*x[i];";
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at);
+    for (int k = 0; k < 12; k++) {
+        char to[160], label[64];
+        snprintf(to, sizeof to,
+                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
+                 k % 6 + 1);
+        size_t a = (size_t)(at - text);
+        char *v = malloc(strlen(text) + strlen(to) + 1);
+        memcpy(v, text, a);
+        strcpy(v + a, to);
+        strcat(v, at + strlen(from));
+        snprintf(label, sizeof label, "brake N=6 edit %d", k);
+        inc_stats st = check_text(s, v, &d, 1, label);
+        cr_assert_eq(st.recomputed, 1, "%s: a new structure", label);
+        free(v);
+    }
+    walk_since = false;
+    mel_model_free(since_prev);
+    since_prev = NULL;
+    inc_session_free(s);
+    free(text);
+}
+
 Test(inc_session, paper_models_equal_cold_analyses)
 {
     static const char *files[] = {"water_tank.mel", "clutch.mel", "cup_and_ball.mel",
