@@ -308,6 +308,23 @@ static void sort_deps(sa_ctx *c, dep *ds, size_t n, uint32_t n_from)
     sa__alloc_release(c, mark);
 }
 
+/* Sort ds[0 .. n) by to, by insertion (one source's dependencies: a
+ * handful); stable. */
+static void sort_by_to(dep *ds, size_t n)
+{
+    for (size_t k = 1; k < n; k++)
+        for (size_t at = k; at > 0 && ds[at - 1].to > ds[at].to; at--) {
+            dep x = ds[at - 1];
+            ds[at - 1] = ds[at];
+            ds[at] = x;
+        }
+}
+
+/* Step 2, row by row: the dependencies come out grouped by their source
+ * equation, so only each source's few need sorting (by column they needed
+ * a counting sort of all of them, a fifth of the step on an edit). Two
+ * variables giving the same pair are merged by OR (the same function in
+ * any order). */
 static void dependencies(build *b)
 {
     sa_ctx *c = b->c;
@@ -318,49 +335,48 @@ static void dependencies(build *b)
     dep *ds = NULL;
     size_t nd = 0, cap = 0, left = 0;
     BDD *batch = NULL;
-    for (uint32_t j = 0; j < r->n_var; j++) {
-        for (size_t a = cfirst[j]; a < cfirst[j + 1]; a++) {
-            size_t e = cedges[a];
+    b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        size_t from = nd;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             if (b->te[e] == bddfalse)
                 continue;
+            uint32_t j = r->edge_v[e];
             for (size_t q = cfirst[j]; q < cfirst[j + 1]; q++) {
                 size_t e2 = cedges[q];
-                if (r->edge_eq[e2] == r->edge_eq[e])
+                if (r->edge_eq[e2] == i)
                     continue;
                 BDD f = sa__and(b->te[e], b->xi[e2]);
                 if (f == bddfalse)
                     continue;
                 ds = grow(c, ds, nd, &cap, sizeof *ds);
-                ds[nd].from = r->edge_eq[e];
+                ds[nd].from = i;
                 ds[nd].to = r->edge_eq[e2];
                 ds[nd].f = next_slot(c, &batch, &left);
                 sa__put(ds[nd].f, f);
                 nd++;
             }
         }
-        if ((j & 255) == 255)
-            sa__progress(c, "dependencies", j, r->n_var);
-    }
-    sort_deps(c, ds, nd, r->n_eq);
-    /* Merge duplicates (two variables giving the same pair) by OR. */
-    size_t m = 0;
-    for (size_t k = 0; k < nd; k++) {
-        if (m > 0 && ds[m - 1].from == ds[k].from && ds[m - 1].to == ds[k].to) {
-            sa__put(ds[m - 1].f, sa__or(*ds[m - 1].f, *ds[k].f));
-            continue;
+        sort_by_to(&ds[from], nd - from);
+        size_t m = from; /* duplicates merged */
+        for (size_t k = from; k < nd; k++) {
+            if (m > from && ds[m - 1].to == ds[k].to) {
+                sa__put(ds[m - 1].f, sa__or(*ds[m - 1].f, *ds[k].f));
+                continue;
+            }
+            ds[m++] = ds[k];
         }
-        ds[m++] = ds[k];
+        nd = m;
+        b->out_first[i + 1] = nd;
+        if ((i & 255) == 255)
+            sa__progress(c, "dependencies", i, r->n_eq);
     }
-    b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
-    b->out_to = sa__alloc_raw(c, (m + 1) * sizeof *b->out_to);
-    b->out_f = sa__alloc_raw(c, (m + 1) * sizeof *b->out_f);
-    for (size_t k = 0; k < m; k++) {
-        b->out_first[ds[k].from + 1]++;
+    b->out_to = sa__alloc_raw(c, (nd + 1) * sizeof *b->out_to);
+    b->out_f = sa__alloc_raw(c, (nd + 1) * sizeof *b->out_f);
+    for (size_t k = 0; k < nd; k++) {
         b->out_to[k] = ds[k].to;
         b->out_f[k] = ds[k].f;
     }
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        b->out_first[i + 1] += b->out_first[i];
 }
 
 /* ---- Step 3: Tarjan on the union graph ---------------------------------- */
@@ -463,14 +479,26 @@ static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *
 }
 
 /* The pairs (A, B) step 5 compares: per read (j, k) of a block B, the
- * blocks A that have (j, k) as an unknown. Counted without comparing
+ * blocks A that have (j, k) as an unknown, or a bound on them when that
+ * bound is at most limit. Counted without comparing
  * (the writers' orders of each variable, counted once), so a graph whose
  * comparisons alone would take minutes stops at once: rldc_parallel at
  * N = 15 has a few billion of them (docs/block_families.md). */
 static size_t pairs_to_compare(sa_ctx *c, const cdg_graph *g, const size_t *wfirst,
-                               const int *word)
+                               const int *word, size_t limit)
 {
     const sa_result *r = g->r;
+    /* At most, every writer of a read's variable, whatever its order: one
+     * pass over the reads, enough on most graphs (the brake's: a tenth of
+     * the graph's final pass after an edit went to the exact count). */
+    size_t bound = 0;
+    for (size_t k = 0; k < g->n_blocks; k++)
+        for (size_t a = 0; a < g->blocks[k].n_reads; a++) {
+            uint32_t j = g->blocks[k].reads[a].index;
+            bound += wfirst[j + 1] - wfirst[j];
+        }
+    if (bound <= limit)
+        return bound;
     /* per variable, its writers' distinct orders and their counts */
     size_t *ofirst = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *ofirst);
     int *oval = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *oval);
@@ -1292,7 +1320,8 @@ static void finish(build *b, cdg_graph *g)
         }
 
     sa__progress(c, "edges", 0, nb);
-    if (pairs_to_compare(c, g, wfirst, word) > max_edges * CDG_PAIRS_PER_EDGE) {
+    if (pairs_to_compare(c, g, wfirst, word, max_edges * CDG_PAIRS_PER_EDGE) >
+        max_edges * CDG_PAIRS_PER_EDGE) {
         const cdg_block *L = largest_block(g); /* where it is located */
         too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, block_equations(c, L), L->n_equations,
                   "its %zu blocks have more than %zu pairs of blocks to compare (a writer and "
