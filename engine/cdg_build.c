@@ -11,7 +11,8 @@
  *
  * 2. Dependencies. i ~> i' = OR over variables j of T_(i,j) & Xi_(i',j),
  *    i' != i (a matched edge is saturated in every ok mode, so T & Xi = T).
- *    Only pairs sharing a variable can be related: built column by column.
+ *    Only pairs sharing a variable can be related: built row by row, each
+ *    matched edge (i, j) meeting the edges of column j.
  *
  * 3. Mode-dependent SCCs, exactly and cheaply. Tarjan's SCCs of the UNION
  *    graph (i -> i' wherever i ~> i' is not the false function) first. Every
