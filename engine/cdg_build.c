@@ -181,13 +181,34 @@ typedef struct build {
 
 /* ---- Step 1 --------------------------------------------------------------- */
 
+/* The value of the w bits at v (w < 63), or -1 if one is not a constant:
+ * sa__vvalue's, here where every equation, variable and edge asks it
+ * (bddfalse and bddtrue are the nodes 0 and 1; a call per vector was a
+ * tenth of the step after an edit). */
+static inline long long vec_value(const BDD *v, int w)
+{
+    unsigned long long x = 0;
+    for (int k = 0; k < w; k++) {
+        if ((unsigned)v[k] > 1u)
+            return -1;
+        x |= (unsigned long long)v[k] << k;
+    }
+    return (long long)x;
+}
+
 /* The value of each of the n vectors of w bits at v, or -1 where one is not
  * a constant (temporaries of the context). */
 static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t stride)
 {
+    MDAE_ASSERT(bddfalse == 0 && bddtrue == 1); /* vec_value */
     long long *out = sa__alloc_raw(c, (n + 1) * sizeof *out);
+    if (w >= 63) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = sa__vvalue(&v[k * stride], w);
+        return out;
+    }
     for (size_t k = 0; k < n; k++)
-        out[k] = sa__vvalue(&v[k * stride], w);
+        out[k] = vec_value(&v[k * stride], w);
     return out;
 }
 
@@ -203,8 +224,16 @@ static bool saturate_constants(build *b, size_t e, const long long *ci, const lo
     long long c = ci[r->edge_eq[e]], d = dj[r->edge_v[e]];
     if (c < 0 && r->c_matched != NULL) /* where e is active, c_i is that (sa_int.h) */
         c = r->c_matched[r->edge_eq[e]];
-    if (c < 0 || d < 0 || !sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs))
+    if (c < 0 || d < 0)
         return false;
+    if (r->w_sigma < 63) {
+        long long sv = vec_value(&r->sigma[e * r->w_sigma], r->w_sigma);
+        if (sv < 0)
+            return false;
+        vs = (unsigned long long)sv;
+    } else if (!sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs)) {
+        return false;
+    }
     /* w <= 62: modular as sa__vadd */
     unsigned long long sum = ((unsigned long long)c + vs) & ((1ull << w) - 1);
     b->isum[e] = (long long)sum;
