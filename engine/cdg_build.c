@@ -169,11 +169,10 @@ typedef struct build {
     sa__bmemo *memo_out;
     /* The union-SCC at hand: its equations' places (loc, -1 outside), its
      * variables' numbers in the order its edges first name them (vloc, -1
-     * outside), and for variable number l the edge that first names it:
-     * the vk[l]-th of the equation at place vp[l] (number_vars) */
+     * outside), and variable number l itself, vj[l] (number_vars) */
     const int32_t *loc;
     int32_t *vloc;
-    uint32_t *vp, *vk;
+    uint32_t *vj;
     size_t scc_first;   /* the union-SCC's first block */
     const uint32_t *scc; /* its equations, n_scc of them (for too_large) */
     size_t scc_n;
@@ -994,30 +993,28 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, const int32_t *loc
 }
 
 /* Number the variables of the union-SCC S (n equations) in the order its
- * edges first name them: b->vloc, b->vp, b->vk (step 6). Returns how many. */
+ * edges first name them: b->vloc, b->vj (step 6). Returns how many. */
 static size_t number_vars(build *b, const uint32_t *S, size_t n)
 {
     const sa_result *r = b->r;
     size_t ne = 0, nv = 0;
     for (size_t p = 0; p < n; p++)
         ne += r->eq_first[S[p] + 1] - r->eq_first[S[p]];
-    b->vp = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vp);
-    b->vk = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vk);
+    b->vj = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vj);
     for (size_t p = 0; p < n; p++)
         for (size_t e = r->eq_first[S[p]]; e < r->eq_first[S[p] + 1]; e++)
             if (b->vloc[r->edge_v[e]] < 0) {
                 b->vloc[r->edge_v[e]] = (int32_t)nv;
-                b->vp[nv] = (uint32_t)p;
-                b->vk[nv] = (uint32_t)(e - r->eq_first[S[p]]);
-                nv++;
+                b->vj[nv++] = r->edge_v[e];
             }
     return nv;
 }
 
-/* Variable number l of the union-SCC S in the current model. */
-static uint32_t var_of(const build *b, const uint32_t *S, int32_t l)
+/* Variable number l of the union-SCC at hand in the current model. */
+static uint32_t var_of(const build *b, int32_t l)
 {
-    return b->r->edge_v[b->r->eq_first[S[b->vp[l]]] + b->vk[l]];
+    MDAE_ASSERT(l >= 0);
+    return b->vj[l];
 }
 
 /* The key of the union-SCC S (n equations, loc their places, its variables
@@ -1136,7 +1133,7 @@ static bool replay_scc(build *b, const uint32_t *S, const sa__bkey *k)
         key[1] = (int32_t)nr;
         for (size_t x = 2; x < len; x += 2) {
             int32_t local = v.d[d + x];
-            key[x] = x < 2 + 2 * ne ? (int32_t)S[local] : (int32_t)var_of(b, S, local);
+            key[x] = x < 2 + 2 * ne ? (int32_t)S[local] : (int32_t)var_of(b, local);
             key[x + 1] = v.d[d + x + 1];
         }
         sort_pairs(key + 2 + 2 * ne, ne); /* unknowns */
@@ -1177,7 +1174,7 @@ static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
         keep_scc(b, &key);
     }
     for (size_t l = 0; l < nv; l++)
-        b->vloc[var_of(b, S, (int32_t)l)] = -1;
+        b->vloc[var_of(b, (int32_t)l)] = -1;
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = -1;
     sa__release(c, mark);
