@@ -1134,10 +1134,6 @@ static inc_part *find_cached(const inc_session *s, const kbuf *key, uint64_t h)
     return NULL;
 }
 
-/* Analyse part p (its private model built), seeded by a cached part; on
- * the node limit, drop the cache's unused parts and try once more, so the
- * cache never makes an analysis fail that a cold one would finish (parts
- * of older versions hold nodes a cold analysis would not have). */
 /* The seeds the parts keep for their ids (rpart.seed), let go. */
 static void drop_seeds(inc_result *r)
 {
@@ -1147,6 +1143,10 @@ static void drop_seeds(inc_result *r)
     }
 }
 
+/* Analyse part p (its private model built), seeded by a cached part; on
+ * the node limit, drop the cache's unused parts and try once more, so the
+ * cache never makes an analysis fail that a cold one would finish (parts
+ * of older versions hold nodes a cold analysis would not have). */
 static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
 {
     /* Referenced: an eviction must not free it while in use. */
@@ -1267,8 +1267,8 @@ static int resolve_part(analysis *an, size_t k)
  * theirs from the session's map, in block order as before, so the ids the
  * map hands out are the same. */
 
-/* which[i] for i < n: the name of item i is the same in both models
- * (lengths first); 0 past the shorter model. Owned: mdae_free. */
+/* same[i] for i < n: the name of item i is the same in both models
+ * (lengths first); false past the shorter model. Owned: mdae_free. */
 static bool *same_names(const uint32_t *len, const uint32_t *len_s, size_t n, size_t n_s,
                         const char *(*name)(const inc_part *, size_t), const inc_part *p,
                         const inc_part *seed)
