@@ -508,6 +508,8 @@ typedef struct rpart {
     uint32_t *var_map;
     const uint32_t *ids; /* local block id -> stable id (borrowed from part) */
     bool reused;         /* found in the cache */
+    bool as_model;       /* eq_map and var_map are the identity (one part):
+                            the result's blocks borrow the graph's items */
     inc_part *seed;      /* one reference, or NULL: the cached part that seeded
                             the part's analysis, whose blocks' ids the part's
                             unchanged blocks take (part_ids); dropped once
@@ -1373,7 +1375,17 @@ static int part_ids(analysis *an, inc_part *p, const inc_part *seed)
     return MDAE_OK;
 }
 
-/* Every part's ids; the number of blocks and of their items. */
+/* map[0 .. n) is the identity. */
+static bool identity_map(const uint32_t *map, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (map[i] != i)
+            return false;
+    return true;
+}
+
+/* Every part's ids; the number of blocks and of the items to copy (those
+ * of the parts not numbered as the model). */
 static int count_blocks(analysis *an, size_t *nb, size_t *ni)
 {
     const inc_result *r = an->r;
@@ -1387,19 +1399,22 @@ static int count_blocks(analysis *an, size_t *nb, size_t *ni)
             return rc;
         rp->ids = rp->part->ids;
         size_t n = cdg_graph_n_blocks(rp->part->graph);
-        for (size_t q = 0; q < n; q++) {
+        *nb += n;
+        rp->as_model = identity_map(rp->eq_map, rp->n_eq) && identity_map(rp->var_map, rp->n_var);
+        for (size_t q = 0; q < n && !rp->as_model; q++) {
             cdg_block blk;
             if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
                 return rc;
             *ni += blk.n_equations + blk.n_unknowns + blk.n_reads;
         }
-        *nb += n;
     }
     return MDAE_OK;
 }
 
 /* The result's blocks: the parts' blocks with model indices and the
- * session's stable ids, sorted by id. */
+ * session's stable ids, sorted by id. A part numbered as the model lends
+ * its graph's items (the result holds the part): a copy of every item was
+ * a tenth of the session's own work on the brake's edits. */
 static int assign_block_ids(analysis *an)
 {
     inc_result *r = an->r;
@@ -1422,6 +1437,8 @@ static int assign_block_ids(analysis *an)
             rblock *rb = &r->blocks[r->n_blocks++];
             rb->b = blk;
             rb->b.id = rp->ids[q];
+            if (rp->as_model)
+                continue;
             rb->b.equations = map_items(&at, blk.equations, blk.n_equations, rp->eq_map);
             rb->b.unknowns = map_items(&at, blk.unknowns, blk.n_unknowns, rp->var_map);
             rb->b.reads = map_items(&at, blk.reads, blk.n_reads, rp->var_map);
