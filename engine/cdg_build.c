@@ -11,7 +11,8 @@
  *
  * 2. Dependencies. i ~> i' = OR over variables j of T_(i,j) & Xi_(i',j),
  *    i' != i (a matched edge is saturated in every ok mode, so T & Xi = T).
- *    Only pairs sharing a variable can be related: built column by column.
+ *    Only pairs sharing a variable can be related: built row by row, each
+ *    matched edge (i, j) meeting the edges of column j.
  *
  * 3. Mode-dependent SCCs, exactly and cheaply. Tarjan's SCCs of the UNION
  *    graph (i -> i' wherever i ~> i' is not the false function) first. Every
@@ -168,11 +169,10 @@ typedef struct build {
     sa__bmemo *memo_out;
     /* The union-SCC at hand: its equations' places (loc, -1 outside), its
      * variables' numbers in the order its edges first name them (vloc, -1
-     * outside), and for variable number l the edge that first names it:
-     * the vk[l]-th of the equation at place vp[l] (number_vars) */
+     * outside), and variable number l itself, vj[l] (number_vars) */
     const int32_t *loc;
     int32_t *vloc;
-    uint32_t *vp, *vk;
+    uint32_t *vj;
     size_t scc_first;   /* the union-SCC's first block */
     const uint32_t *scc; /* its equations, n_scc of them (for too_large) */
     size_t scc_n;
@@ -180,13 +180,34 @@ typedef struct build {
 
 /* ---- Step 1 --------------------------------------------------------------- */
 
+/* The value of the w bits at v (w < 63), or -1 if one is not a constant:
+ * sa__vvalue's, here where every equation, variable and edge asks it
+ * (bddfalse and bddtrue are the nodes 0 and 1; a call per vector was a
+ * tenth of the step after an edit). */
+static inline long long vec_value(const BDD *v, int w)
+{
+    unsigned long long x = 0;
+    for (int k = 0; k < w; k++) {
+        if ((unsigned)v[k] > 1u)
+            return -1;
+        x |= (unsigned long long)v[k] << k;
+    }
+    return (long long)x;
+}
+
 /* The value of each of the n vectors of w bits at v, or -1 where one is not
  * a constant (temporaries of the context). */
 static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t stride)
 {
+    MDAE_ASSERT(bddfalse == 0 && bddtrue == 1); /* vec_value */
     long long *out = sa__alloc_raw(c, (n + 1) * sizeof *out);
+    if (w >= 63) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = sa__vvalue(&v[k * stride], w);
+        return out;
+    }
     for (size_t k = 0; k < n; k++)
-        out[k] = sa__vvalue(&v[k * stride], w);
+        out[k] = vec_value(&v[k * stride], w);
     return out;
 }
 
@@ -202,8 +223,16 @@ static bool saturate_constants(build *b, size_t e, const long long *ci, const lo
     long long c = ci[r->edge_eq[e]], d = dj[r->edge_v[e]];
     if (c < 0 && r->c_matched != NULL) /* where e is active, c_i is that (sa_int.h) */
         c = r->c_matched[r->edge_eq[e]];
-    if (c < 0 || d < 0 || !sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs))
+    if (c < 0 || d < 0)
         return false;
+    if (r->w_sigma < 63) {
+        long long sv = vec_value(&r->sigma[e * r->w_sigma], r->w_sigma);
+        if (sv < 0)
+            return false;
+        vs = (unsigned long long)sv;
+    } else if (!sa__vconst_value(&r->sigma[e * r->w_sigma], r->w_sigma, &vs)) {
+        return false;
+    }
     /* w <= 62: modular as sa__vadd */
     unsigned long long sum = ((unsigned long long)c + vs) & ((1ull << w) - 1);
     b->isum[e] = (long long)sum;
@@ -308,6 +337,23 @@ static void sort_deps(sa_ctx *c, dep *ds, size_t n, uint32_t n_from)
     sa__alloc_release(c, mark);
 }
 
+/* Sort ds[0 .. n) by to, by insertion (one source's dependencies: a
+ * handful); stable. */
+static void sort_by_to(dep *ds, size_t n)
+{
+    for (size_t k = 1; k < n; k++)
+        for (size_t at = k; at > 0 && ds[at - 1].to > ds[at].to; at--) {
+            dep x = ds[at - 1];
+            ds[at - 1] = ds[at];
+            ds[at] = x;
+        }
+}
+
+/* Step 2, row by row: the dependencies come out grouped by their source
+ * equation, so only each source's few need sorting (by column they needed
+ * a counting sort of all of them, a fifth of the step on an edit). Two
+ * variables giving the same pair are merged by OR (the same function in
+ * any order). */
 static void dependencies(build *b)
 {
     sa_ctx *c = b->c;
@@ -318,49 +364,48 @@ static void dependencies(build *b)
     dep *ds = NULL;
     size_t nd = 0, cap = 0, left = 0;
     BDD *batch = NULL;
-    for (uint32_t j = 0; j < r->n_var; j++) {
-        for (size_t a = cfirst[j]; a < cfirst[j + 1]; a++) {
-            size_t e = cedges[a];
+    b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        size_t from = nd;
+        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             if (b->te[e] == bddfalse)
                 continue;
+            uint32_t j = r->edge_v[e];
             for (size_t q = cfirst[j]; q < cfirst[j + 1]; q++) {
                 size_t e2 = cedges[q];
-                if (r->edge_eq[e2] == r->edge_eq[e])
+                if (r->edge_eq[e2] == i)
                     continue;
                 BDD f = sa__and(b->te[e], b->xi[e2]);
                 if (f == bddfalse)
                     continue;
                 ds = grow(c, ds, nd, &cap, sizeof *ds);
-                ds[nd].from = r->edge_eq[e];
+                ds[nd].from = i;
                 ds[nd].to = r->edge_eq[e2];
                 ds[nd].f = next_slot(c, &batch, &left);
                 sa__put(ds[nd].f, f);
                 nd++;
             }
         }
-        if ((j & 255) == 255)
-            sa__progress(c, "dependencies", j, r->n_var);
-    }
-    sort_deps(c, ds, nd, r->n_eq);
-    /* Merge duplicates (two variables giving the same pair) by OR. */
-    size_t m = 0;
-    for (size_t k = 0; k < nd; k++) {
-        if (m > 0 && ds[m - 1].from == ds[k].from && ds[m - 1].to == ds[k].to) {
-            sa__put(ds[m - 1].f, sa__or(*ds[m - 1].f, *ds[k].f));
-            continue;
+        sort_by_to(&ds[from], nd - from);
+        size_t m = from; /* duplicates merged */
+        for (size_t k = from; k < nd; k++) {
+            if (m > from && ds[m - 1].to == ds[k].to) {
+                sa__put(ds[m - 1].f, sa__or(*ds[m - 1].f, *ds[k].f));
+                continue;
+            }
+            ds[m++] = ds[k];
         }
-        ds[m++] = ds[k];
+        nd = m;
+        b->out_first[i + 1] = nd;
+        if ((i & 255) == 255)
+            sa__progress(c, "dependencies", i, r->n_eq);
     }
-    b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
-    b->out_to = sa__alloc_raw(c, (m + 1) * sizeof *b->out_to);
-    b->out_f = sa__alloc_raw(c, (m + 1) * sizeof *b->out_f);
-    for (size_t k = 0; k < m; k++) {
-        b->out_first[ds[k].from + 1]++;
+    b->out_to = sa__alloc_raw(c, (nd + 1) * sizeof *b->out_to);
+    b->out_f = sa__alloc_raw(c, (nd + 1) * sizeof *b->out_f);
+    for (size_t k = 0; k < nd; k++) {
         b->out_to[k] = ds[k].to;
         b->out_f[k] = ds[k].f;
     }
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        b->out_first[i + 1] += b->out_first[i];
 }
 
 /* ---- Step 3: Tarjan on the union graph ---------------------------------- */
@@ -463,14 +508,26 @@ static _Noreturn void too_large(build *b, int id, size_t value, const uint32_t *
 }
 
 /* The pairs (A, B) step 5 compares: per read (j, k) of a block B, the
- * blocks A that have (j, k) as an unknown. Counted without comparing
+ * blocks A that have (j, k) as an unknown, or a bound on them when that
+ * bound is at most limit. Counted without comparing
  * (the writers' orders of each variable, counted once), so a graph whose
  * comparisons alone would take minutes stops at once: rldc_parallel at
  * N = 15 has a few billion of them (docs/block_families.md). */
 static size_t pairs_to_compare(sa_ctx *c, const cdg_graph *g, const size_t *wfirst,
-                               const int *word)
+                               const int *word, size_t limit)
 {
     const sa_result *r = g->r;
+    /* At most, every writer of a read's variable, whatever its order: one
+     * pass over the reads, enough on most graphs (the brake's: a tenth of
+     * the graph's final pass after an edit went to the exact count). */
+    size_t bound = 0;
+    for (size_t k = 0; k < g->n_blocks; k++)
+        for (size_t a = 0; a < g->blocks[k].n_reads; a++) {
+            uint32_t j = g->blocks[k].reads[a].index;
+            bound += wfirst[j + 1] - wfirst[j];
+        }
+    if (bound <= limit)
+        return bound;
     /* per variable, its writers' distinct orders and their counts */
     size_t *ofirst = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *ofirst);
     int *oval = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *oval);
@@ -936,30 +993,28 @@ static void scc_blocks(build *b, const uint32_t *S, size_t n, const int32_t *loc
 }
 
 /* Number the variables of the union-SCC S (n equations) in the order its
- * edges first name them: b->vloc, b->vp, b->vk (step 6). Returns how many. */
+ * edges first name them: b->vloc, b->vj (step 6). Returns how many. */
 static size_t number_vars(build *b, const uint32_t *S, size_t n)
 {
     const sa_result *r = b->r;
     size_t ne = 0, nv = 0;
     for (size_t p = 0; p < n; p++)
         ne += r->eq_first[S[p] + 1] - r->eq_first[S[p]];
-    b->vp = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vp);
-    b->vk = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vk);
+    b->vj = sa__alloc_raw(b->c, (ne + 1) * sizeof *b->vj);
     for (size_t p = 0; p < n; p++)
         for (size_t e = r->eq_first[S[p]]; e < r->eq_first[S[p] + 1]; e++)
             if (b->vloc[r->edge_v[e]] < 0) {
                 b->vloc[r->edge_v[e]] = (int32_t)nv;
-                b->vp[nv] = (uint32_t)p;
-                b->vk[nv] = (uint32_t)(e - r->eq_first[S[p]]);
-                nv++;
+                b->vj[nv++] = r->edge_v[e];
             }
     return nv;
 }
 
-/* Variable number l of the union-SCC S in the current model. */
-static uint32_t var_of(const build *b, const uint32_t *S, int32_t l)
+/* Variable number l of the union-SCC at hand in the current model. */
+static uint32_t var_of(const build *b, int32_t l)
 {
-    return b->r->edge_v[b->r->eq_first[S[b->vp[l]]] + b->vk[l]];
+    MDAE_ASSERT(l >= 0);
+    return b->vj[l];
 }
 
 /* The key of the union-SCC S (n equations, loc their places, its variables
@@ -1078,7 +1133,7 @@ static bool replay_scc(build *b, const uint32_t *S, const sa__bkey *k)
         key[1] = (int32_t)nr;
         for (size_t x = 2; x < len; x += 2) {
             int32_t local = v.d[d + x];
-            key[x] = x < 2 + 2 * ne ? (int32_t)S[local] : (int32_t)var_of(b, S, local);
+            key[x] = x < 2 + 2 * ne ? (int32_t)S[local] : (int32_t)var_of(b, local);
             key[x + 1] = v.d[d + x + 1];
         }
         sort_pairs(key + 2 + 2 * ne, ne); /* unknowns */
@@ -1119,7 +1174,7 @@ static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
         keep_scc(b, &key);
     }
     for (size_t l = 0; l < nv; l++)
-        b->vloc[var_of(b, S, (int32_t)l)] = -1;
+        b->vloc[var_of(b, (int32_t)l)] = -1;
     for (size_t a = 0; a < n; a++)
         loc[S[a]] = -1;
     sa__release(c, mark);
@@ -1292,7 +1347,8 @@ static void finish(build *b, cdg_graph *g)
         }
 
     sa__progress(c, "edges", 0, nb);
-    if (pairs_to_compare(c, g, wfirst, word) > max_edges * CDG_PAIRS_PER_EDGE) {
+    if (pairs_to_compare(c, g, wfirst, word, max_edges * CDG_PAIRS_PER_EDGE) >
+        max_edges * CDG_PAIRS_PER_EDGE) {
         const cdg_block *L = largest_block(g); /* where it is located */
         too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, block_equations(c, L), L->n_equations,
                   "its %zu blocks have more than %zu pairs of blocks to compare (a writer and "

@@ -64,6 +64,9 @@
  * (name, order) sets (cdg.h). The session maps identities to ids once and
  * for all, so a block that did not change keeps its id in every later
  * version (its guard may still change: a diff reports it as changed).
+ * A part analysed anew takes the ids of the blocks it shares with the
+ * cached part that seeded it (the same indices, orders and names) and
+ * keys only the others.
  *
  * The whole result. With several parts, inc_result_whole composes the
  * all-modes result from the parts' results (sa_compose: the model is

@@ -529,6 +529,12 @@ typedef struct rpart {
     uint32_t *var_map;
     const uint32_t *ids; /* local block id -> stable id (borrowed from part) */
     bool reused;         /* found in the cache */
+    bool as_model;       /* eq_map and var_map are the identity (one part):
+                            the result's blocks borrow the graph's items */
+    inc_part *seed;      /* one reference, or NULL: the cached part that seeded
+                            the part's analysis, whose blocks' ids the part's
+                            unchanged blocks take (part_ids); dropped once
+                            they are found */
 } rpart;
 
 typedef struct rblock {
@@ -555,6 +561,7 @@ void inc_result_free(inc_result *r)
     sa_result_free(r->whole);
     for (size_t k = 0; k < r->n_parts; k++) {
         part_unref(r->parts[k].part);
+        part_unref(r->parts[k].seed);
         mdae_free(r->parts[k].eq_map);
         mdae_free(r->parts[k].var_map);
     }
@@ -1452,20 +1459,34 @@ static int keep_hashes(analysis *an, inc_part *p, const rpart *rp)
     return MDAE_OK;
 }
 
+/* The seeds the parts keep for their ids (rpart.seed), let go. */
+static void drop_seeds(inc_result *r)
+{
+    for (size_t k = 0; k < r->n_parts; k++) {
+        part_unref(r->parts[k].seed);
+        r->parts[k].seed = NULL;
+    }
+}
+
 /* Analyse part p (its private model built), seeded by a cached part; on
  * the node limit, drop the cache's unused parts and try once more, so the
  * cache never makes an analysis fail that a cold one would finish (parts
  * of older versions hold nodes a cold analysis would not have). */
-static int analyse_new(analysis *an, inc_part *p, const rpart *rp, mdae_diags *one)
+static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
 {
     /* Referenced: an eviction must not free it while in use. */
     inc_part *hint = hint_for(&an->hints, an->m, rp);
     if (hint != NULL)
         hint->refs++;
     int rc = analyse_part(p, an->opt, hint, one);
-    part_unref(hint); /* evictable from now on */
-    if (rc == MDAE_E_BDD_LIMIT)
+    if (rc == MDAE_OK && hint != NULL && hint->ids != NULL && hint->graph != NULL)
+        rp->seed = hint; /* its reference: for part_ids */
+    else
+        part_unref(hint); /* evictable from now on */
+    if (rc == MDAE_E_BDD_LIMIT) {
         an->hints.valid = false;
+        drop_seeds(an->r); /* the eviction may take them */
+    }
     if (rc == MDAE_E_BDD_LIMIT && evict_unused(an->s)) {
         cdg_graph_free(p->graph);
         p->graph = NULL;
@@ -1564,20 +1585,106 @@ static int resolve_part(analysis *an, size_t k)
     return MDAE_OK;
 }
 
+/* ---- Block ids from the seed (rpart.seed) ---------------------------------
+ * A block's id is a function of its identity by names and orders (inc.h),
+ * so a block of part p whose identity by indices and orders is one of its
+ * seed's blocks, and whose equations and variables have the names the seed
+ * gives those indices, has that block's id: no key, no look-up (the
+ * brake's edits: every block but the edited railcar's). The others take
+ * theirs from the session's map, in block order as before, so the ids the
+ * map hands out are the same. */
+
+/* same[i] for i < n: the name of item i is the same in both models
+ * (lengths first); false past the shorter model. Owned: mdae_free. */
+static bool *same_names(const uint32_t *len, const uint32_t *len_s, size_t n, size_t n_s,
+                        const char *(*name)(const inc_part *, size_t), const inc_part *p,
+                        const inc_part *seed)
+{
+    bool *same = mdae_calloc(n + 1, sizeof *same);
+    if (same == NULL)
+        return NULL;
+    for (size_t i = 0; i < n && i < n_s; i++)
+        same[i] = len[i] == len_s[i] && memcmp(name(p, i), name(seed, i), len[i]) == 0;
+    return same;
+}
+
+static const char *eq_name(const inc_part *p, size_t i) { return p->model.equations[i].name; }
+static const char *var_name(const inc_part *p, size_t i) { return p->model.variables[i].name; }
+
+/* The items x[0 .. n) and y[0 .. n): the same indices and orders, each
+ * index's name the same in both models (same[index]). */
+static bool same_items(const cdg_item *x, const cdg_item *y, size_t n, const bool *same)
+{
+    for (size_t k = 0; k < n; k++)
+        if (x[k].index != y[k].index || x[k].order != y[k].order || !same[x[k].index])
+            return false;
+    return true;
+}
+
+static bool same_block(const cdg_block *x, const cdg_block *y, const bool *eq_same,
+                       const bool *var_same)
+{
+    return x->n_equations == y->n_equations && x->n_reads == y->n_reads &&
+           same_items(x->equations, y->equations, x->n_equations, eq_same) &&
+           same_items(x->unknowns, y->unknowns, x->n_unknowns, var_same) &&
+           same_items(x->reads, y->reads, x->n_reads, var_same);
+}
+
+/* The seed's id of each of p's blocks that has one (above), else
+ * UINT32_MAX: ids[0 .. n). Both graphs list their blocks by smallest
+ * equation index (cdg.h), so one pass over each. False without memory
+ * (nothing found then). */
+static bool ids_from_seed(const inc_part *p, const inc_part *seed, uint32_t *ids, size_t n)
+{
+    for (size_t q = 0; q < n; q++)
+        ids[q] = UINT32_MAX;
+    if (seed == NULL)
+        return true;
+    const mel_model *m = &p->model, *ms = &seed->model;
+    bool *eq_same = same_names(p->eq_len, seed->eq_len, m->n_equations, ms->n_equations,
+                               eq_name, p, seed);
+    bool *var_same = same_names(p->var_len, seed->var_len, m->n_variables, ms->n_variables,
+                                var_name, p, seed);
+    bool ok = eq_same != NULL && var_same != NULL;
+    size_t ns = cdg_graph_n_blocks(seed->graph), at = 0;
+    cdg_block x, y;
+    for (size_t q = 0; ok && q < n && cdg_graph_block(p->graph, (uint32_t)q, &x) == MDAE_OK; q++) {
+        uint32_t first = x.equations[0].index;
+        while (at < ns && cdg_graph_block(seed->graph, (uint32_t)at, &y) == MDAE_OK &&
+               y.equations[0].index < first)
+            at++;
+        for (size_t t = at; t < ns && cdg_graph_block(seed->graph, (uint32_t)t, &y) == MDAE_OK &&
+                            y.equations[0].index == first;
+             t++)
+            if (same_block(&x, &y, eq_same, var_same)) {
+                ids[q] = seed->ids[t];
+                break;
+            }
+    }
+    mdae_free(eq_same);
+    mdae_free(var_same);
+    return ok;
+}
+
 /* The stable ids of part p's blocks, p->ids[q] for its graph's block q,
  * found once and kept with the part: a block's identity is made of the
  * part's own names and orders, and the session maps an identity to the
- * same id for good, so a part found in the cache needs no block key. */
-static int part_ids(analysis *an, inc_part *p)
+ * same id for good, so a part found in the cache needs no block key.
+ * seed (may be NULL): rpart.seed. */
+static int part_ids(analysis *an, inc_part *p, const inc_part *seed)
 {
     if (p->ids != NULL)
         return MDAE_OK;
     size_t n = cdg_graph_n_blocks(p->graph);
     uint32_t *ids = mdae_malloc((n + 1) * sizeof *ids);
-    if (ids == NULL)
+    if (ids == NULL || !ids_from_seed(p, seed, ids, n)) {
+        mdae_free(ids);
         return MDAE_E_NOMEM;
+    }
     int rc = MDAE_OK;
     for (size_t q = 0; q < n && rc == MDAE_OK; q++) {
+        if (ids[q] != UINT32_MAX)
+            continue;
         cdg_block blk;
         if ((rc = cdg_graph_block(p->graph, (uint32_t)q, &blk)) < 0)
             break;
@@ -1593,31 +1700,46 @@ static int part_ids(analysis *an, inc_part *p)
     return MDAE_OK;
 }
 
-/* Every part's ids; the number of blocks and of their items. */
+/* map[0 .. n) is the identity. */
+static bool identity_map(const uint32_t *map, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (map[i] != i)
+            return false;
+    return true;
+}
+
+/* Every part's ids; the number of blocks and of the items to copy (those
+ * of the parts not numbered as the model). */
 static int count_blocks(analysis *an, size_t *nb, size_t *ni)
 {
     const inc_result *r = an->r;
     *nb = *ni = 0;
     for (size_t k = 0; k < r->n_parts; k++) {
         rpart *rp = &r->parts[k];
-        int rc = part_ids(an, rp->part);
+        int rc = part_ids(an, rp->part, rp->seed);
+        part_unref(rp->seed); /* its ids are taken */
+        rp->seed = NULL;
         if (rc < 0)
             return rc;
         rp->ids = rp->part->ids;
         size_t n = cdg_graph_n_blocks(rp->part->graph);
-        for (size_t q = 0; q < n; q++) {
+        *nb += n;
+        rp->as_model = identity_map(rp->eq_map, rp->n_eq) && identity_map(rp->var_map, rp->n_var);
+        for (size_t q = 0; q < n && !rp->as_model; q++) {
             cdg_block blk;
             if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
                 return rc;
             *ni += blk.n_equations + blk.n_unknowns + blk.n_reads;
         }
-        *nb += n;
     }
     return MDAE_OK;
 }
 
 /* The result's blocks: the parts' blocks with model indices and the
- * session's stable ids, sorted by id. */
+ * session's stable ids, sorted by id. A part numbered as the model lends
+ * its graph's items (the result holds the part): a copy of every item was
+ * a tenth of the session's own work on the brake's edits. */
 static int assign_block_ids(analysis *an)
 {
     inc_result *r = an->r;
@@ -1640,6 +1762,8 @@ static int assign_block_ids(analysis *an)
             rblock *rb = &r->blocks[r->n_blocks++];
             rb->b = blk;
             rb->b.id = rp->ids[q];
+            if (rp->as_model)
+                continue;
             rb->b.equations = map_items(&at, blk.equations, blk.n_equations, rp->eq_map);
             rb->b.unknowns = map_items(&at, blk.unknowns, blk.n_unknowns, rp->var_map);
             rb->b.reads = map_items(&at, blk.reads, blk.n_reads, rp->var_map);

@@ -142,3 +142,128 @@ Test(inc_ids, keeps_the_ids_of_the_blocks_an_edit_does_not_touch)
     drop(&b);
     inc_session_free(s);
 }
+
+/* ---- Ids across edits: a function of the identity by names ---------------
+ * A part analysed anew takes the ids of the blocks it shares with its seed
+ * (the previous version's part: engine/inc_session.c, part_ids) without a
+ * key; a renaming keeps every index, so a block whose indices are the
+ * seed's but whose names are not must not take the seed's id. */
+
+/* text with every occurrence of `from` replaced by `to`. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t nf = strlen(from), nt = strlen(to), n = 0;
+    for (const char *p = strstr(text, from); p != NULL; p = strstr(p + nf, from))
+        n++;
+    char *out = malloc(strlen(text) + n * nt + 1), *o = out;
+    cr_assert_not_null(out);
+    for (const char *p = text, *q; (q = strstr(p, from)) != NULL || *p != '\0'; p = q + nf) {
+        if (q == NULL) {
+            strcpy(o, p);
+            return out;
+        }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, nt);
+        o += nt;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* A block's identity by names and orders, one string (malloc). */
+static char *identity_text(const cdg_block *b)
+{
+    size_t cap = 64, len = 0;
+    char *s = malloc(cap);
+    cr_assert_not_null(s);
+    const cdg_item *sets[3] = {b->equations, b->unknowns, b->reads};
+    size_t ns[3] = {b->n_equations, b->n_unknowns, b->n_reads};
+    for (int k = 0; k < 3; k++)
+        for (size_t a = 0; a <= ns[k]; a++) {
+            char item[256];
+            int n = a < ns[k] ? snprintf(item, sizeof item, "%s'%d,", sets[k][a].name,
+                                         sets[k][a].order)
+                              : snprintf(item, sizeof item, "|");
+            while (len + (size_t)n + 1 > cap)
+                cr_assert_not_null(s = realloc(s, cap *= 2));
+            memcpy(s + len, item, (size_t)n + 1);
+            len += (size_t)n;
+        }
+    return s;
+}
+
+/* Every identity -> id the session gave so far, both ways a function. */
+typedef struct id_book {
+    char **ident;
+    uint32_t *id;
+    size_t n;
+} id_book;
+
+static void book_check(id_book *bk, const version *v, const char *what)
+{
+    for (size_t k = 0; k < inc_result_n_blocks(v->r); k++) {
+        cdg_block b;
+        cr_assert_eq(inc_result_block(v->r, k, &b), MDAE_OK);
+        char *ident = identity_text(&b);
+        bool known = false;
+        for (size_t q = 0; q < bk->n && !known; q++) {
+            bool same_ident = strcmp(bk->ident[q], ident) == 0, same_id = bk->id[q] == b.id;
+            cr_assert_eq(same_ident, same_id,
+                         "%s: block %u (%s) against id %u (%s): an identity has one id, an id "
+                         "one identity",
+                         what, b.id, ident, bk->id[q], bk->ident[q]);
+            known = same_ident;
+        }
+        if (known) {
+            free(ident);
+            continue;
+        }
+        cr_assert_not_null(bk->ident = realloc(bk->ident, (bk->n + 1) * sizeof *bk->ident));
+        cr_assert_not_null(bk->id = realloc(bk->id, (bk->n + 1) * sizeof *bk->id));
+        bk->ident[bk->n] = ident;
+        bk->id[bk->n++] = b.id;
+    }
+}
+
+Test(inc_ids, a_block_renamed_in_place_gets_a_new_id_and_the_others_keep_theirs)
+{
+    char *text = tm_slurp("brake.mel");
+    char *renamed_var = replace_all(text, "ft[i]", "fq[i]");  /* same indices */
+    char *renamed_eq = replace_all(text, "mer[i] :", "mrr[i] :");
+    char *edited = replace_all(text, "px[i] : equation b[i] = K*x[i];",
+                               "px[i] : equation b[i] = K*x[i] + (if i == 2 then der(x[i]) "
+                               "else 0);");
+    const char *versions[] = {text, renamed_var, renamed_eq, edited, renamed_var, text};
+    const char *names[] = {"original", "ft renamed", "mer renamed", "px[2] edited",
+                           "ft renamed again", "original again"};
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    id_book bk = {0};
+    size_t first_n = 0;
+    for (size_t k = 0; k < sizeof versions / sizeof versions[0]; k++) {
+        version v;
+        analyse(s, versions[k], 4, &v);
+        inc_stats st;
+        inc_result_stats(v.r, &st);
+        /* the first four analysed anew, seeded by the one before */
+        if (k < 4)
+            cr_assert_eq(st.reused, 0, "%s: reused %zu", names[k], st.reused);
+        check_ids(&v, names[k]);
+        book_check(&bk, &v, names[k]);
+        if (k == 0)
+            first_n = bk.n;
+        if (k == 1) /* fq's blocks are new identities: new ids */
+            cr_assert_gt(bk.n, first_n, "the renaming made new identities");
+        drop(&v);
+    }
+    for (size_t q = 0; q < bk.n; q++)
+        free(bk.ident[q]);
+    free(bk.ident);
+    free(bk.id);
+    inc_session_free(s);
+    free(edited);
+    free(renamed_eq);
+    free(renamed_var);
+    free(text);
+}
