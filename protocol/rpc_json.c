@@ -487,12 +487,14 @@ static bool edge_is(const cJSON *o, const cdg_report *rep, const cdg_report_edge
 typedef struct donor {
     cJSON *arr; /* NULL: nothing to take */
     cJSON *at;
+    size_t place; /* at's place in arr as it was */
+    size_t *from; /* NULL, or rpc_taken.from of the array being built */
 } donor;
 
-static donor donor_of(cJSON *prev, const char *key)
+static donor donor_of(cJSON *prev, const char *key, size_t *from)
 {
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(prev, key);
-    return cJSON_IsArray(arr) ? (donor){arr, arr->child} : (donor){NULL, NULL};
+    return cJSON_IsArray(arr) ? (donor){arr, arr->child, 0, from} : (donor){NULL, NULL, 0, from};
 }
 
 /* The donor's member at this place (NULL past its end); the donor steps
@@ -500,13 +502,21 @@ static donor donor_of(cJSON *prev, const char *key)
 static cJSON *donor_step(donor *d)
 {
     cJSON *was = d->at;
-    if (was != NULL)
+    if (was != NULL) {
         d->at = was->next;
+        d->place++;
+    }
     return was;
 }
 
-/* was, the member donor_step gave, moved out of the donor's array. */
-static cJSON *donor_take(donor *d, cJSON *was) { return cJSON_DetachItemViaPointer(d->arr, was); }
+/* was, the member donor_step gave last, moved out of the donor's array
+ * to be member k of the array being built (recorded in from). */
+static cJSON *donor_take(donor *d, cJSON *was, size_t k)
+{
+    if (d->from != NULL)
+        d->from[k] = d->place - 1;
+    return cJSON_DetachItemViaPointer(d->arr, was);
+}
 
 /* ---- Report ---------------------------------------------------------------------- */
 
@@ -550,7 +560,7 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
         const sa_item *it = &items[i];
         cJSON *was = donor_step(d);
         if (was != NULL && item_is(was, rep, it)) {
-            if (!append(arr, donor_take(d, was)))
+            if (!append(arr, donor_take(d, was, i)))
                 return MDAE_E_NOMEM;
             continue;
         }
@@ -626,8 +636,9 @@ static int report_head(const sa_report *rep, cJSON *root)
     return add_set(sing, rep, &rep->singular_modes);
 }
 
-/* rpc_json_report, taking items from prev (may be NULL). */
-static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
+/* rpc_json_report, taking items from prev (may be NULL), recording what
+ * it took in taken (may be NULL; its arrays allocated). */
+static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_taken *taken)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -641,7 +652,8 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
         return MDAE_E_NOMEM;
     if ((rc = report_head(rep, root)) < 0)
         goto fail;
-    donor eqs = donor_of(prev, "equations"), vars = donor_of(prev, "variables");
+    donor eqs = donor_of(prev, "equations", taken ? taken->from[RPC_TAKEN_EQUATIONS] : NULL);
+    donor vars = donor_of(prev, "variables", taken ? taken->from[RPC_TAKEN_VARIABLES] : NULL);
     if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs)) < 0)
         goto fail;
     if ((rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars)) < 0)
@@ -665,7 +677,10 @@ fail:
     return rc;
 }
 
-int rpc_json_report(const sa_report *rep, cJSON **out) { return report_reusing(rep, NULL, out); }
+int rpc_json_report(const sa_report *rep, cJSON **out)
+{
+    return report_reusing(rep, NULL, out, NULL);
+}
 
 /* Write key's items as an array, each built, written and freed in turn. */
 static int write_items(rpc_jw *w, const char *key, const sa_report *rep, const sa_item *items,
@@ -856,8 +871,9 @@ fail:
     return rc;
 }
 
-/* rpc_json_cdg, taking blocks and edges from prev (may be NULL). */
-static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
+/* rpc_json_cdg, taking blocks and edges from prev (may be NULL),
+ * recording what it took in taken (may be NULL; its arrays allocated). */
+static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, rpc_taken *taken)
 {
     if (rep == NULL || !cJSON_IsObject(analysis))
         return MDAE_E_INVAL;
@@ -871,14 +887,15 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
     cJSON *blocks = cJSON_CreateArray(), *edges = cJSON_CreateArray();
     if (blocks == NULL || edges == NULL)
         goto fail;
-    donor db = donor_of(prev, "blocks"), de = donor_of(prev, "edges");
+    donor db = donor_of(prev, "blocks", taken ? taken->from[RPC_TAKEN_BLOCKS] : NULL);
+    donor de = donor_of(prev, "edges", taken ? taken->from[RPC_TAKEN_EDGES] : NULL);
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
         cJSON *was = donor_step(&db);
         if (was != NULL && block_is(was, rep, rb)) {
-            cJSON *taken = donor_take(&db, was);
-            drop_bodies(taken); /* the equations may have changed: given again */
-            if (!append(blocks, taken))
+            cJSON *mine = donor_take(&db, was, k);
+            drop_bodies(mine); /* the equations may have changed: given again */
+            if (!append(blocks, mine))
                 goto fail;
             continue;
         }
@@ -893,7 +910,7 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
         const cdg_report_edge *re = &rep->edges[k];
         cJSON *was = donor_step(&de);
         if (was != NULL && edge_is(was, rep, re)) {
-            if (!append(edges, donor_take(&de, was)))
+            if (!append(edges, donor_take(&de, was, k)))
                 goto fail;
             continue;
         }
@@ -956,7 +973,7 @@ int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
 
 int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
 {
-    return cdg_reusing(rep, NULL, analysis);
+    return cdg_reusing(rep, NULL, analysis, NULL);
 }
 
 /* ---- Block families ------------------------------------------------------------ */
@@ -1054,21 +1071,62 @@ fail:
     return rc;
 }
 
-int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
-                              cJSON **out)
+void rpc_taken_free(rpc_taken *t)
+{
+    if (t == NULL)
+        return;
+    for (int s = 0; s < RPC_TAKEN_N; s++)
+        mdae_free(t->from[s]);
+    memset(t, 0, sizeof *t);
+}
+
+/* taken's arrays for rep and cdg, every member RPC_NOT_TAKEN, and prev's
+ * lengths. False on OOM (taken freed). */
+static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report *cdg,
+                       const cJSON *prev)
+{
+    static const char *const member[RPC_TAKEN_N] = {"equations", "variables", "blocks", "edges"};
+    memset(taken, 0, sizeof *taken);
+    taken->n[RPC_TAKEN_EQUATIONS] = rep->n_equations;
+    taken->n[RPC_TAKEN_VARIABLES] = rep->n_variables;
+    taken->n[RPC_TAKEN_BLOCKS] = cdg != NULL ? cdg->n_blocks : 0;
+    taken->n[RPC_TAKEN_EDGES] = cdg != NULL ? cdg->n_edges : 0;
+    for (int s = 0; s < RPC_TAKEN_N; s++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(prev, member[s]);
+        taken->prev_n[s] = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
+        if ((taken->from[s] = mdae_malloc((taken->n[s] + 1) * sizeof *taken->from[s])) == NULL) {
+            rpc_taken_free(taken);
+            return false;
+        }
+        for (size_t k = 0; k < taken->n[s]; k++)
+            taken->from[s][k] = RPC_NOT_TAKEN;
+    }
+    return true;
+}
+
+int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                             cJSON **out, rpc_taken *taken)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
+    if (taken != NULL && !taken_init(taken, rep, cdg, prev))
+        return MDAE_E_NOMEM;
     cJSON *root = NULL;
-    int rc = report_reusing(rep, prev, &root);
-    if (rc < 0)
-        return rc;
-    if (cdg != NULL && (rc = cdg_reusing(cdg, prev, root)) < 0) {
+    int rc = report_reusing(rep, prev, &root, taken);
+    if (rc == MDAE_OK && cdg != NULL && (rc = cdg_reusing(cdg, prev, root, taken)) < 0)
         cJSON_Delete(root);
+    if (rc < 0) {
+        rpc_taken_free(taken);
         return rc;
     }
     *out = root;
     return MDAE_OK;
+}
+
+int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                              cJSON **out)
+{
+    return rpc_json_analysis_taking(rep, cdg, prev, out, NULL);
 }
 
 int rpc_json_analysis(const sa_report *rep, const cdg_report *cdg, cJSON **out)

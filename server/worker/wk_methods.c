@@ -82,6 +82,8 @@ static void forget_analysis(wk_state *w)
         cJSON_Delete(w->prev_report);
         w->prev_report = w->cached_report;
         w->cached_report = NULL;
+        w->prev_serial = w->cached_serial;
+        w->cached_serial = 0;
     }
     wk_approx_forget(w); /* wk_approx.c: this analysis's */
     for (int k = 0; k < 2; k++) { /* wk_rimis.c: likewise */
@@ -119,6 +121,7 @@ void wk_state_close(wk_state *w)
     unload(w);
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
+    rpc_taken_free(&w->taken);
     inc_session_free(w->inc_sess); /* before sa_end: its parts hold BDDs */
     w->inc_sess = NULL;
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++) {
@@ -469,8 +472,20 @@ int wk_report(wk_state *w, const cJSON **out)
         int rc = sa_result_report(w->result, &rep);
         if (rc == MDAE_OK)
             rc = cdg_graph_report(w->graph, &crep);
+        /* what is taken from prev_report is said for a later digest
+         * (stable_result); nothing if there is none */
+        rpc_taken_free(&w->taken);
+        w->taken_for = 0;
         if (rc == MDAE_OK)
-            rc = rpc_json_analysis_reusing(rep, crep, w->prev_report, &w->cached_report);
+            rc = rpc_json_analysis_taking(rep, crep, w->prev_report, &w->cached_report,
+                                          w->prev_report != NULL ? &w->taken : NULL);
+        if (rc == MDAE_OK) {
+            w->cached_serial = ++w->trees;
+            if (w->prev_report != NULL) {
+                w->taken_for = w->cached_serial;
+                w->taken_from = w->prev_serial;
+            }
+        }
         if (rc == MDAE_OK)
             rc = rpc_json_add_bodies(w->cached_report, crep, w->model);
         if (rc == MDAE_OK)
@@ -479,6 +494,7 @@ int wk_report(wk_state *w, const cJSON **out)
         sa_report_free(rep);
         cJSON_Delete(w->prev_report); /* what is left of it */
         w->prev_report = NULL;
+        w->prev_serial = 0;
         check(rc);
         if (rc < 0)
             return rc;
@@ -551,9 +567,10 @@ static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
 
 /* ---- analyze ------------------------------------------------------------------------------ */
 
-/* d (live) kept as version's digest: true if taken (detached, owned by w),
- * false if that version is kept already (d is the caller's). */
-static bool keep_version(wk_state *w, long version, rpc_digest *d)
+/* d (live, built over the tree of serial `tree`) kept as version's
+ * digest: true if taken (detached, owned by w), false if that version is
+ * kept already (d is the caller's). */
+static bool keep_version(wk_state *w, long version, rpc_digest *d, uint64_t tree)
 {
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         if (w->kept[k].version == version)
@@ -562,7 +579,17 @@ static bool keep_version(wk_state *w, long version, rpc_digest *d)
     rpc_digest_free(slot->digest);
     slot->digest = d;
     slot->version = version;
+    slot->tree = tree;
     return true;
+}
+
+/* The kept digest of the tree of serial tree (> 0), or NULL. */
+static const rpc_digest *kept_tree(const wk_state *w, uint64_t tree)
+{
+    for (unsigned k = 0; tree > 0 && k < WK_KEEP_VERSIONS; k++)
+        if (w->kept[k].digest != NULL && w->kept[k].tree == tree)
+            return w->kept[k].digest;
+    return NULL;
 }
 
 static const rpc_digest *kept_version(const wk_state *w, long version)
@@ -689,17 +716,22 @@ static cJSON *reuse_stats(const wk_state *w, bool with_parts)
 /* The report with stable block ids, or its difference from version since
  * (issue 40 item 5: from that version's digest, copying only what the
  * difference lists; no relabelled copy of the report is made for it). The
- * report's digest is kept for a later since. *out owned. NULL, or the
- * error response. */
+ * report's digest is kept for a later since; it takes the hashes of the
+ * items wk_report took from the tree before from that tree's kept digest.
+ * rep: w->cached_report. *out owned. NULL, or the error response. */
 static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, const cJSON *since,
                             const cJSON *version, cJSON **out)
 {
     rpc_digest *d = NULL;
     uint32_t *ids = NULL;
     size_t n = cdg_graph_n_blocks(w->graph);
+    assert(rep == w->cached_report);
+    const rpc_digest *prev = w->taken_for != 0 && w->taken_for == w->cached_serial
+                                 ? kept_tree(w, w->taken_from)
+                                 : NULL;
     int rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
     if (rc == MDAE_OK)
-        rc = rpc_digest_build(rep, ids, n, &d);
+        rc = rpc_digest_build_reusing(rep, ids, n, prev, prev != NULL ? &w->taken : NULL, &d);
     if (rc == MDAE_OK && !cJSON_IsNumber(since))
         rc = rpc_block_ids_relabel(rep, ids, n, out);
     mdae_free(ids);
@@ -709,7 +741,7 @@ static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, cons
         return analysis_error(w, id, rc, NULL);
     }
     long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
-    bool kept = keep_version(w, v, d);
+    bool kept = keep_version(w, v, d, w->cached_serial);
     cJSON *err = NULL;
     const rpc_digest *old = cJSON_IsNumber(since) ? kept_version(w, (long)since->valuedouble) : NULL;
     if (!cJSON_IsNumber(since)) {
@@ -866,6 +898,7 @@ static cJSON *analyze_streamed(wk_state *w, const cJSON *id, bool parts)
 {
     cJSON_Delete(w->prev_report); /* only a donor for a tree: not built here */
     w->prev_report = NULL;
+    w->prev_serial = 0;
     spool s = {NULL, NULL, 0};
     rpc_jw jw;
     rpc_jw_init(&jw, spool_put, &s);
