@@ -774,12 +774,16 @@ static void drop_bodies(cJSON *block)
  * whose body cannot be given (expressions not kept, too large, next() or
  * last() inside) has none. MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (an index
  * past m's equations). */
-static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const mel_model *m)
+static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const mel_model *m,
+                           const bool *same, size_t n_same)
 {
     cJSON *o = arr != NULL ? arr->child : NULL;
     for (size_t k = 0; k < n && o != NULL; k++, o = o->next) {
         if (items[k].index >= m->n_equations)
             return MDAE_E_INVAL;
+        if (same != NULL && items[k].index < n_same && same[items[k].index] &&
+            cJSON_GetObjectItemCaseSensitive(o, "body") != NULL)
+            continue; /* still right (rpc_json_add_bodies_keeping) */
         cJSON_DeleteItemFromObjectCaseSensitive(o, "body");
         if (items[k].order <= 0)
             continue;
@@ -799,14 +803,24 @@ static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const me
 
 int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model *m)
 {
+    return rpc_json_add_bodies_keeping(analysis, rep, m, NULL, 0);
+}
+
+int rpc_json_add_bodies_keeping(cJSON *analysis, const cdg_report *rep, const mel_model *m,
+                                const bool *same, size_t n_same)
+{
     if (rep == NULL || m == NULL || !cJSON_IsObject(analysis) ||
         (rep->n_blocks > 0 && rep->blocks == NULL))
         return MDAE_E_INVAL;
     const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(analysis, "blocks");
     if (!cJSON_IsArray(blocks) || (size_t)cJSON_GetArraySize(blocks) != rep->n_blocks)
         return MDAE_E_INVAL;
-    if (mel_model_exprs(m) == NULL)
-        return MDAE_OK; /* no expressions: nothing to add */
+    if (mel_model_exprs(m) == NULL) { /* no expressions: nothing to add */
+        cJSON *b;
+        cJSON_ArrayForEach(b, blocks)
+            drop_bodies(b); /* what a tree taken from kept */
+        return MDAE_OK;
+    }
     rpc_json_init();
     const cJSON *o = blocks->child;
     for (size_t k = 0; k < rep->n_blocks; k++, o = o->next) {
@@ -814,7 +828,7 @@ int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model 
         if (!block_arrays_ok(b))
             return MDAE_E_INVAL;
         int rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"), b->equations,
-                                 b->n_equations, m);
+                                 b->n_equations, m, same, n_same);
         if (rc < 0)
             return rc;
     }
@@ -873,7 +887,8 @@ fail:
 
 /* rpc_json_cdg, taking blocks and edges from prev (may be NULL),
  * recording what it took in taken (may be NULL; its arrays allocated). */
-static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, rpc_taken *taken)
+static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool keep_bodies,
+                       rpc_taken *taken)
 {
     if (rep == NULL || !cJSON_IsObject(analysis))
         return MDAE_E_INVAL;
@@ -894,7 +909,8 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, rpc_
         cJSON *was = donor_step(&db);
         if (was != NULL && block_is(was, rep, rb)) {
             cJSON *mine = donor_take(&db, was, k);
-            drop_bodies(mine); /* the equations may have changed: given again */
+            if (!keep_bodies)
+                drop_bodies(mine); /* the equations may have changed: given again */
             if (!append(blocks, mine))
                 goto fail;
             continue;
@@ -952,7 +968,7 @@ int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
             return rc;
         if (bodies)
             rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"), b->equations,
-                                 b->n_equations, m);
+                                 b->n_equations, m, NULL, 0);
         if (rc == MDAE_OK)
             rc = rpc_jw_value(w, NULL, o);
         cJSON_Delete(o);
@@ -973,7 +989,7 @@ int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
 
 int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
 {
-    return cdg_reusing(rep, NULL, analysis, NULL);
+    return cdg_reusing(rep, NULL, analysis, false, NULL);
 }
 
 /* ---- Block families ------------------------------------------------------------ */
@@ -1105,7 +1121,7 @@ static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report 
 }
 
 int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
-                             cJSON **out, rpc_taken *taken)
+                             bool keep_bodies, cJSON **out, rpc_taken *taken)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -1113,7 +1129,7 @@ int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON 
         return MDAE_E_NOMEM;
     cJSON *root = NULL;
     int rc = report_reusing(rep, prev, &root, taken);
-    if (rc == MDAE_OK && cdg != NULL && (rc = cdg_reusing(cdg, prev, root, taken)) < 0)
+    if (rc == MDAE_OK && cdg != NULL && (rc = cdg_reusing(cdg, prev, root, keep_bodies, taken)) < 0)
         cJSON_Delete(root);
     if (rc < 0) {
         rpc_taken_free(taken);
@@ -1126,7 +1142,7 @@ int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON 
 int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
                               cJSON **out)
 {
-    return rpc_json_analysis_taking(rep, cdg, prev, out, NULL);
+    return rpc_json_analysis_taking(rep, cdg, prev, false, out, NULL);
 }
 
 int rpc_json_analysis(const sa_report *rep, const cdg_report *cdg, cJSON **out)
@@ -1420,7 +1436,7 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
                 goto fail;
             if (mel_model_exprs(m) != NULL &&
                 (rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),
-                                      b.equations, b.n_equations, m)) < 0)
+                                      b.equations, b.n_equations, m, NULL, 0)) < 0)
                 goto fail;
             rc = MDAE_E_NOMEM;
         }

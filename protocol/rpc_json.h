@@ -228,12 +228,27 @@ typedef struct rpc_taken {
 MDAE_API void rpc_taken_free(rpc_taken *t);
 
 /* rpc_json_analysis_reusing, saying in *taken (zeroed first; freed and
- * zeroed on failure) what it took. taken NULL: rpc_json_analysis_reusing. */
+ * zeroed on failure) what it took. With keep_bodies, a block taken keeps
+ * its equations' "body" members (rpc_json_add_bodies_keeping must then
+ * follow, which gives again those it is not told are still right).
+ * taken NULL and !keep_bodies: rpc_json_analysis_reusing. */
 MDAE_API int rpc_json_analysis_taking(const sa_report *rep /* borrowed */,
                                       const cdg_report *cdg /* borrowed; may be NULL */,
-                                      cJSON *prev /* borrowed; members taken */,
+                                      cJSON *prev /* borrowed; members taken */, bool keep_bodies,
                                       cJSON **out /* out: owned */,
                                       rpc_taken *taken /* out: owned arrays; may be NULL */);
+
+/* rpc_json_add_bodies, but an equation entry that has a "body" already
+ * keeps it when same[its equation's index in m] (n: same's length; an
+ * index past it is given again): the caller vouches that the body of that
+ * equation at any order is what it was when that "body" was made (issue
+ * 40 item 5: its sides shared with that version's model, the
+ * declarations and the mode variables' definitions the same). same NULL:
+ * rpc_json_add_bodies. A model without expressions: every "body" dropped. */
+MDAE_API int rpc_json_add_bodies_keeping(cJSON *analysis /* borrowed: changed */,
+                                         const cdg_report *rep /* borrowed */,
+                                         const mel_model *m /* borrowed */,
+                                         const bool *same /* borrowed; may be NULL */, size_t n);
 
 /* ---- One mode (issue 4 section 4) ------------------------------------------ */
 

@@ -263,6 +263,15 @@ typedef struct wk_state {
      * (wk_kept.tree), never from another tree's. */
     uint64_t trees, cached_serial, prev_serial, taken_for, taken_from;
     rpc_taken taken;
+    /* Per equation of the loaded model, whether its body (at any order) is
+     * the one the tree of serial body_tree gave it (owned, n_body_same
+     * long; NULL: none known): its sides shared with that tree's model
+     * (mel_options.since), the mode variables defined alike (wk_methods.c,
+     * bodies_same). wk_report then keeps those bodies of the blocks it
+     * takes from that tree (rpc_json_add_bodies_keeping). */
+    bool *body_same;
+    size_t n_body_same;
+    uint64_t body_tree;
     /* The loaded text's analysis that failed (issue 36): its code, the
      * method it ran with and its diagnostics, kept until the next load, so
      * that no later question runs it again (analysis_rc MDAE_OK: none

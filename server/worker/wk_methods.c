@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fx.h"
 #include "mc.h"
 #include "mo.h"
 #include "rpc_json.h"
@@ -122,6 +123,8 @@ void wk_state_close(wk_state *w)
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
     rpc_taken_free(&w->taken);
+    mdae_free(w->body_same);
+    w->body_same = NULL;
     inc_session_free(w->inc_sess); /* before sa_end: its parts hold BDDs */
     w->inc_sess = NULL;
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++) {
@@ -213,6 +216,35 @@ static size_t shared_equations(const mel_model *m, const mel_model *since)
     return n;
 }
 
+/* Which of m's equations have the body they had in since, the model of
+ * the tree of serial tree (0: none), into w->body_same (issue 40 item 5):
+ * those whose sides m shares with since (the front-end shares them only
+ * when the declarations are the same: engine/mel.h, mel_options.since),
+ * when every mode variable is defined alike (a body prints a mode
+ * variable's definition) and both are MEL. */
+static void bodies_same(wk_state *w, const mel_model *m, const mel_model *since, uint64_t tree)
+{
+    mdae_free(w->body_same);
+    w->body_same = NULL;
+    w->n_body_same = 0;
+    w->body_tree = 0;
+    if (m == NULL || since == NULL || tree == 0 || m->modelica || since->modelica ||
+        m->n_modes != since->n_modes || m->n_equations != since->n_equations)
+        return;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (!fx_equal(m->modes[k].def, since->modes[k].def))
+            return;
+    bool *same = mdae_malloc((size_t)m->n_equations + 1);
+    if (same == NULL)
+        return; /* the bodies are made again */
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        same[i] = m->equations[i].lhs != NULL && m->equations[i].lhs == since->equations[i].lhs &&
+                  m->equations[i].rhs == since->equations[i].rhs;
+    w->body_same = same;
+    w->n_body_same = m->n_equations;
+    w->body_tree = tree;
+}
+
 /* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
  * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. With
  * `recover` or params.recover, syntax errors leave out their statements and
@@ -234,9 +266,12 @@ static int load(wk_state *w, const cJSON *params, bool recover)
      * version's; MEL only. */
     mel_model *prev_held = was.model == NULL ? w->model : NULL;
     const mel_model *prev = was.model != NULL ? was.model : prev_held;
+    /* the tree of prev, the loaded model (none for the last good one's) */
+    uint64_t prev_tree = w->cached_serial;
     if (prev == NULL) {
         prev = w->good.model;
         prev_mel = w->good.model != NULL && !w->good.modelica;
+        prev_tree = 0;
     }
     w->model = NULL; /* prev_held: not freed by unload */
     unload(w);
@@ -267,6 +302,7 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     int rc = modelica ? mo_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
     w->model_shared = shared_equations(w->model, mo.since);
+    bodies_same(w, rc == MDAE_OK ? w->model : NULL, mo.since, prev_tree);
     mel_model_free(prev_held);
     if (rc == MDAE_OK)
         rc = sa_check(w->model, &w->model_diags);
@@ -476,8 +512,11 @@ int wk_report(wk_state *w, const cJSON **out)
          * (stable_result); nothing if there is none */
         rpc_taken_free(&w->taken);
         w->taken_for = 0;
+        /* the bodies the blocks taken keep (wk.h, body_same) */
+        bool keep = w->prev_report != NULL && w->body_same != NULL &&
+                    w->body_tree == w->prev_serial;
         if (rc == MDAE_OK)
-            rc = rpc_json_analysis_taking(rep, crep, w->prev_report, &w->cached_report,
+            rc = rpc_json_analysis_taking(rep, crep, w->prev_report, keep, &w->cached_report,
                                           w->prev_report != NULL ? &w->taken : NULL);
         if (rc == MDAE_OK) {
             w->cached_serial = ++w->trees;
@@ -487,7 +526,8 @@ int wk_report(wk_state *w, const cJSON **out)
             }
         }
         if (rc == MDAE_OK)
-            rc = rpc_json_add_bodies(w->cached_report, crep, w->model);
+            rc = rpc_json_add_bodies_keeping(w->cached_report, crep, w->model,
+                                             keep ? w->body_same : NULL, w->n_body_same);
         if (rc == MDAE_OK)
             rc = rpc_json_add_left_out(w->cached_report, w->model);
         cdg_report_free(crep);
