@@ -827,17 +827,17 @@ static int dg_others(rpc_digest *d, const cJSON *analysis)
     return MDAE_OK;
 }
 
-/* r for old and taken if taken's lengths are those of old and analysis
- * (r->block_at allocated: dg_reuse_close), else NULL (nothing to take,
- * or OOM: the digest is then built without). */
-static dg_reuse *dg_reuse_open(dg_reuse *r, const cJSON *analysis, const rpc_digest *old,
+/* r for old and taken if taken's lengths are those of old and of d's
+ * sets (their lengths set), else NULL (nothing to take, or OOM: the digest
+ * is then built without); r->block_at allocated (the caller frees it). */
+static dg_reuse *dg_reuse_open(dg_reuse *r, const rpc_digest *d, const rpc_digest *old,
                                const rpc_taken *taken)
 {
     if (old == NULL || taken == NULL)
         return NULL;
     for (int k = 0; k < DG_N; k++) {
         int ts = dg_taken_set[k];
-        if (taken->n[ts] != array_len(cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k])) ||
+        if (taken->n[ts] != d->set[k].n ||
             taken->prev_n[ts] != old->set[k].n || (taken->n[ts] > 0 && taken->from[ts] == NULL))
             return NULL;
         for (size_t j = 0; j < taken->n[ts]; j++)
@@ -880,7 +880,7 @@ int rpc_digest_build_reusing(const cJSON *analysis, const uint32_t *ids, size_t 
     const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(analysis, "blocks");
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(analysis, "edges");
     dg_reuse reuse;
-    const dg_reuse *r = rc == MDAE_OK ? dg_reuse_open(&reuse, analysis, old, taken) : NULL;
+    const dg_reuse *r = rc == MDAE_OK ? dg_reuse_open(&reuse, d, old, taken) : NULL;
     if (rc == MDAE_OK && d->set[DG_BLOCKS].n > 0)
         rc = dg_blocks(&d->set[DG_BLOCKS], blocks, ids, n, r);
     if (rc == MDAE_OK && d->set[DG_EDGES].n > 0)

@@ -509,6 +509,17 @@ static cJSON *donor_step(donor *d)
     return was;
 }
 
+/* The length the donor's array had: its places walked and those left
+ * (the donors walk in step with the arrays built, so the rest is what an
+ * edit removed, not a second walk of the array). */
+static size_t donor_count(const donor *d)
+{
+    size_t n = d->place;
+    for (const cJSON *x = d->at; x != NULL; x = x->next)
+        n++;
+    return n;
+}
+
 /* was, the member donor_step gave last, moved out of the donor's array
  * to be member k of the array being built (recorded in from). */
 static cJSON *donor_take(donor *d, cJSON *was, size_t k)
@@ -658,6 +669,10 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_ta
         goto fail;
     if ((rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars)) < 0)
         goto fail;
+    if (taken != NULL) {
+        taken->prev_n[RPC_TAKEN_EQUATIONS] = donor_count(&eqs);
+        taken->prev_n[RPC_TAKEN_VARIABLES] = donor_count(&vars);
+    }
     rc = MDAE_E_NOMEM;
     cJSON *diags = cJSON_CreateArray();
     if (!attach(root, "diagnostics", diags))
@@ -937,6 +952,10 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
         if (!append(edges, o))
             goto fail;
     }
+    if (taken != NULL) {
+        taken->prev_n[RPC_TAKEN_BLOCKS] = donor_count(&db);
+        taken->prev_n[RPC_TAKEN_EDGES] = donor_count(&de);
+    }
     if (!cJSON_AddItemToObject(analysis, "blocks", blocks))
         goto fail;
     if (!cJSON_AddItemToObject(analysis, "edges", edges)) {
@@ -1096,20 +1115,17 @@ void rpc_taken_free(rpc_taken *t)
     memset(t, 0, sizeof *t);
 }
 
-/* taken's arrays for rep and cdg, every member RPC_NOT_TAKEN, and prev's
- * lengths. False on OOM (taken freed). */
-static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report *cdg,
-                       const cJSON *prev)
+/* taken's arrays for rep and cdg, every member RPC_NOT_TAKEN. False on
+ * OOM (taken freed). */
+static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report *cdg)
 {
-    static const char *const member[RPC_TAKEN_N] = {"equations", "variables", "blocks", "edges"};
     memset(taken, 0, sizeof *taken);
     taken->n[RPC_TAKEN_EQUATIONS] = rep->n_equations;
     taken->n[RPC_TAKEN_VARIABLES] = rep->n_variables;
     taken->n[RPC_TAKEN_BLOCKS] = cdg != NULL ? cdg->n_blocks : 0;
     taken->n[RPC_TAKEN_EDGES] = cdg != NULL ? cdg->n_edges : 0;
     for (int s = 0; s < RPC_TAKEN_N; s++) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(prev, member[s]);
-        taken->prev_n[s] = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
+        /* prev's lengths: counted as the donors walk them (donor_count) */
         if ((taken->from[s] = mdae_malloc((taken->n[s] + 1) * sizeof *taken->from[s])) == NULL) {
             rpc_taken_free(taken);
             return false;
@@ -1125,7 +1141,7 @@ int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON 
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
-    if (taken != NULL && !taken_init(taken, rep, cdg, prev))
+    if (taken != NULL && !taken_init(taken, rep, cdg))
         return MDAE_E_NOMEM;
     cJSON *root = NULL;
     int rc = report_reusing(rep, prev, &root, taken);
