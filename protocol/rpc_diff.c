@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpc_json.h"
 #include "rpc_message.h"
 
 static double id_of(const cJSON *b)
@@ -450,6 +451,14 @@ typedef struct dg_entry {
     const char *name;  /* in the digest's pool */
     uint64_t key;      /* the key's hash */
     uint64_t hash;     /* the item's, relabelled */
+    /* Blocks and edges: dg_object's sum over the members but those
+     * relabelled and a block's "equations" (dg_sum_but), and how many
+     * members (all) it has: what a later digest takes for the item
+     * rpc_json_analysis_taking moved unchanged (rpc_digest_build_reusing). */
+    uint64_t rest;
+    uint64_t members;
+    size_t place;      /* blocks: the place in the analysis's array */
+    bool keyed;        /* key set (taken from an older digest) */
     const cJSON *item; /* live digests only */
 } dg_entry;
 
@@ -507,25 +516,40 @@ static uint64_t dg_pair(const char *key, uint64_t value)
     return dg_mix(dg_str(key) ^ (value * 0x9e3779b97f4a7c15ull));
 }
 
-/* An object's hash, the members in any order (as cJSON_Compare); the first
- * member named k1 (k2) counted as the number v1 (v2): the relabelling. */
-static uint64_t dg_object(const cJSON *x, const char *k1, double v1, const char *k2, double v2)
+/* An object's hash from the sum of its members' dg_pair and their count. */
+static uint64_t dg_finish(uint64_t sum, uint64_t n)
 {
-    uint64_t sum = 0, n = 0;
-    bool done1 = k1 == NULL, done2 = k2 == NULL;
-    for (const cJSON *c = x->child; c != NULL; c = c->next, n++) {
-        uint64_t v;
-        if (!done1 && c->string != NULL && strcmp(c->string, k1) == 0) {
-            v = dg_number(v1);
-            done1 = true;
-        } else if (!done2 && c->string != NULL && strcmp(c->string, k2) == 0) {
-            v = dg_number(v2);
-            done2 = true;
-        } else
-            v = dg_json(c);
-        sum += dg_pair(c->string, v);
-    }
     return dg_mix(dg_mix(cJSON_Object + 0x9e3779b97f4a7c15ull) ^ sum) + n;
+}
+
+static bool is_named(const cJSON *c, const char *k)
+{
+    return k != NULL && c->string != NULL && strcmp(c->string, k) == 0;
+}
+
+/* The sum of dg_pair over x's members but the first named k1 and the
+ * first named k2 (NULL: none), and in *n how many members x has. */
+static uint64_t dg_sum_but(const cJSON *x, const char *k1, const char *k2, uint64_t *n)
+{
+    uint64_t sum = 0, k = 0;
+    bool done1 = k1 == NULL, done2 = k2 == NULL;
+    for (const cJSON *c = x->child; c != NULL; c = c->next, k++) {
+        if (!done1 && is_named(c, k1))
+            done1 = true;
+        else if (!done2 && is_named(c, k2))
+            done2 = true;
+        else
+            sum += dg_pair(c->string, dg_json(c));
+    }
+    *n = k;
+    return sum;
+}
+
+/* An object's hash, the members in any order (as cJSON_Compare). */
+static uint64_t dg_object(const cJSON *x)
+{
+    uint64_t n = 0, sum = dg_sum_but(x, NULL, NULL, &n);
+    return dg_finish(sum, n);
 }
 
 /* x's hash, equal for values cJSON_Compare(a, b, true) finds equal.
@@ -547,7 +571,7 @@ static uint64_t dg_json(const cJSON *x)
         return dg_mix(h ^ n);
     }
     case cJSON_Object:
-        return dg_object(x, NULL, 0, NULL, 0);
+        return dg_object(x);
     default:
         return h;
     }
@@ -621,7 +645,8 @@ static bool dg_index(dg_set *s, int set)
     if (s->slot == NULL)
         return false;
     for (size_t k = 0; k < s->n; k++) {
-        s->e[k].key = dg_key(set, &s->e[k]);
+        if (!s->e[k].keyed)
+            s->e[k].key = dg_key(set, &s->e[k]);
         size_t at = dg_slot(s, set, &s->e[k]);
         if (s->slot[at] == 0)
             s->slot[at] = k + 1;
@@ -671,17 +696,51 @@ static int dg_entry_cmp(const void *a, const void *b)
     return x->b < y->b ? -1 : x->b > y->b; /* b: the place, while sorting */
 }
 
+/* What rpc_digest_build_reusing takes from: per set of the new digest,
+ * for its item k, the old digest's entry of the item taken (NULL: none). */
+typedef struct dg_reuse {
+    const rpc_digest *old;
+    const rpc_taken *taken;
+    size_t *block_at; /* old's block entry at each place of its analysis */
+} dg_reuse;
+
+static const int dg_taken_set[DG_N] = {RPC_TAKEN_BLOCKS, RPC_TAKEN_EDGES, RPC_TAKEN_EQUATIONS,
+                                       RPC_TAKEN_VARIABLES};
+
+/* The old entry of set's item k, if it was taken; NULL otherwise. */
+static const dg_entry *dg_reused(const dg_reuse *r, int set, size_t k)
+{
+    if (r == NULL)
+        return NULL;
+    size_t from = r->taken->from[dg_taken_set[set]][k];
+    if (from == RPC_NOT_TAKEN)
+        return NULL;
+    const dg_set *so = &r->old->set[set];
+    return &so->e[set == DG_BLOCKS ? r->block_at[from] : from];
+}
+
 /* The blocks, relabelled and ordered by (stable id, place) as
  * rpc_block_ids_relabel sorts them. */
-static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
+static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
+                     const dg_reuse *r)
 {
     size_t k = 0;
     for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
         long at = index_of(cJSON_GetObjectItemCaseSensitive(x, "id"), n);
         if (at < 0)
             return MDAE_E_INVAL;
-        s->e[k] = (dg_entry){(double)ids[at], (double)k, NULL, 0,
-                             dg_object(x, "id", (double)ids[at], NULL, 0), x};
+        dg_entry *e = &s->e[k];
+        *e = (dg_entry){.a = (double)ids[at], .b = (double)k, .place = k, .item = x};
+        const dg_entry *o = dg_reused(r, DG_BLOCKS, k);
+        if (o != NULL) {
+            e->rest = o->rest;
+            e->members = o->members;
+        } else
+            e->rest = dg_sum_but(x, "id", "equations", &e->members);
+        const cJSON *eqs = cJSON_GetObjectItemCaseSensitive(x, "equations");
+        e->hash = dg_finish(e->rest + dg_pair("id", dg_number(e->a)) +
+                                (eqs != NULL ? dg_pair("equations", dg_json(eqs)) : 0),
+                            e->members);
     }
     qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
     for (k = 0; k < s->n; k++)
@@ -689,7 +748,8 @@ static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
     return MDAE_OK;
 }
 
-static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
+static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
+                    const dg_reuse *r)
 {
     size_t k = 0;
     for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
@@ -697,14 +757,23 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n)
         long t = index_of(cJSON_GetObjectItemCaseSensitive(x, "to"), n);
         if (f < 0 || t < 0)
             return MDAE_E_INVAL;
-        s->e[k] = (dg_entry){(double)ids[f], (double)ids[t], NULL, 0,
-                             dg_object(x, "from", (double)ids[f], "to", (double)ids[t]), x};
+        dg_entry *e = &s->e[k];
+        *e = (dg_entry){.a = (double)ids[f], .b = (double)ids[t], .item = x};
+        const dg_entry *o = dg_reused(r, DG_EDGES, k);
+        if (o != NULL) {
+            e->rest = o->rest;
+            e->members = o->members;
+        } else
+            e->rest = dg_sum_but(x, "from", "to", &e->members);
+        e->hash = dg_finish(e->rest + dg_pair("from", dg_number(e->a)) +
+                                dg_pair("to", dg_number(e->b)),
+                            e->members);
     }
     return MDAE_OK;
 }
 
 /* The names of the equations and variables into one pool. */
-static int dg_named(rpc_digest *d, const cJSON *analysis)
+static int dg_named(rpc_digest *d, const cJSON *analysis, const dg_reuse *r)
 {
     size_t len = 0;
     for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
@@ -723,7 +792,12 @@ static int dg_named(rpc_digest *d, const cJSON *analysis)
             const char *nm = name_of(x);
             size_t l = strlen(nm) + 1;
             memcpy(at, nm, l);
-            d->set[k].e[j++] = (dg_entry){0, 0, at, 0, dg_json(x), x};
+            dg_entry *e = &d->set[k].e[j];
+            const dg_entry *o = dg_reused(r, k, j);
+            *e = o != NULL ? (dg_entry){.name = at, .key = o->key, .keyed = true, .hash = o->hash}
+                           : (dg_entry){.name = at, .hash = dg_json(x)};
+            e->item = x;
+            j++;
             at += l;
         }
     }
@@ -753,7 +827,44 @@ static int dg_others(rpc_digest *d, const cJSON *analysis)
     return MDAE_OK;
 }
 
+/* r for old and taken if taken's lengths are those of old and of d's
+ * sets (their lengths set), else NULL (nothing to take, or OOM: the digest
+ * is then built without); r->block_at allocated (the caller frees it). */
+static dg_reuse *dg_reuse_open(dg_reuse *r, const rpc_digest *d, const rpc_digest *old,
+                               const rpc_taken *taken)
+{
+    if (old == NULL || taken == NULL)
+        return NULL;
+    for (int k = 0; k < DG_N; k++) {
+        int ts = dg_taken_set[k];
+        if (taken->n[ts] != d->set[k].n ||
+            taken->prev_n[ts] != old->set[k].n || (taken->n[ts] > 0 && taken->from[ts] == NULL))
+            return NULL;
+        for (size_t j = 0; j < taken->n[ts]; j++)
+            if (taken->from[ts][j] != RPC_NOT_TAKEN && taken->from[ts][j] >= old->set[k].n)
+                return NULL;
+    }
+    const dg_set *ob = &old->set[DG_BLOCKS];
+    *r = (dg_reuse){old, taken, mdae_malloc((ob->n + 1) * sizeof *r->block_at)};
+    if (r->block_at == NULL)
+        return NULL;
+    for (size_t j = 0; j < ob->n; j++) {
+        if (ob->e[j].place >= ob->n) {
+            mdae_free(r->block_at);
+            return NULL;
+        }
+        r->block_at[ob->e[j].place] = j;
+    }
+    return r;
+}
+
 int rpc_digest_build(const cJSON *analysis, const uint32_t *ids, size_t n, rpc_digest **out)
+{
+    return rpc_digest_build_reusing(analysis, ids, n, NULL, NULL, out);
+}
+
+int rpc_digest_build_reusing(const cJSON *analysis, const uint32_t *ids, size_t n,
+                             const rpc_digest *old, const rpc_taken *taken, rpc_digest **out)
 {
     rpc_message_init();
     rpc_digest *d = mdae_calloc(1, sizeof *d);
@@ -768,12 +879,16 @@ int rpc_digest_build(const cJSON *analysis, const uint32_t *ids, size_t n, rpc_d
     }
     const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(analysis, "blocks");
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(analysis, "edges");
+    dg_reuse reuse;
+    const dg_reuse *r = rc == MDAE_OK ? dg_reuse_open(&reuse, d, old, taken) : NULL;
     if (rc == MDAE_OK && d->set[DG_BLOCKS].n > 0)
-        rc = dg_blocks(&d->set[DG_BLOCKS], blocks, ids, n);
+        rc = dg_blocks(&d->set[DG_BLOCKS], blocks, ids, n, r);
     if (rc == MDAE_OK && d->set[DG_EDGES].n > 0)
-        rc = dg_edges(&d->set[DG_EDGES], edges, ids, n);
+        rc = dg_edges(&d->set[DG_EDGES], edges, ids, n, r);
     if (rc == MDAE_OK)
-        rc = dg_named(d, analysis);
+        rc = dg_named(d, analysis, r);
+    if (r != NULL)
+        mdae_free(reuse.block_at);
     for (int k = 0; k < DG_N && rc == MDAE_OK; k++)
         if (!dg_index(&d->set[k], k))
             rc = MDAE_E_NOMEM;

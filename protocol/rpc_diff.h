@@ -74,12 +74,29 @@ MDAE_API int rpc_diff_analysis(const cJSON *old /* borrowed */, const cJSON *neu
  * stable id) and keeps pointers to its items: until rpc_digest_detach,
  * the digest is "live" and the analysis must outlive it unchanged. */
 typedef struct rpc_digest rpc_digest;
+struct rpc_taken; /* protocol/rpc_json.h */
 
 /* MDAE_OK with *out (owned, live), MDAE_E_INVAL as rpc_block_ids_relabel,
  * MDAE_E_NOMEM (nothing leaked). */
 MDAE_API int rpc_digest_build(const cJSON *analysis /* borrowed, kept */,
                               const uint32_t *ids /* borrowed */, size_t n,
                               rpc_digest **out /* out: owned */);
+
+/* rpc_digest_build, taking what it can from old, the digest of prev, when
+ * analysis is what rpc_json_analysis_taking made of prev with *taken
+ * (protocol/rpc_json.h; issue 40 item 5): an equation or variable taken
+ * from prev has prev's hash and key; a taken edge prev's hash of its other
+ * members (its ends relabelled again with ids); a taken block that of its
+ * members but "id" and "equations" (the bodies are given again). The
+ * digest is the same as rpc_digest_build's; the untaken items are hashed
+ * as there. old or taken NULL, or taken's lengths not those of old and
+ * analysis: rpc_digest_build. The caller vouches that old is prev's
+ * digest (prev as it was when taken); old may be detached. */
+MDAE_API int rpc_digest_build_reusing(const cJSON *analysis /* borrowed, kept */,
+                                      const uint32_t *ids /* borrowed */, size_t n,
+                                      const rpc_digest *old /* borrowed; may be NULL */,
+                                      const struct rpc_taken *taken /* borrowed; may be NULL */,
+                                      rpc_digest **out /* out: owned */);
 
 /* Drops d's pointers into its analysis (which may then change or go):
  * what is kept for a later difference. */

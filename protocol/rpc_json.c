@@ -531,12 +531,14 @@ static bool edge_is(const cJSON *o, const cdg_report *rep, const cdg_report_edge
 typedef struct donor {
     cJSON *arr; /* NULL: nothing to take */
     cJSON *at;
+    size_t place; /* at's place in arr as it was */
+    size_t *from; /* NULL, or rpc_taken.from of the array being built */
 } donor;
 
-static donor donor_of(cJSON *prev, const char *key)
+static donor donor_of(cJSON *prev, const char *key, size_t *from)
 {
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(prev, key);
-    return cJSON_IsArray(arr) ? (donor){arr, arr->child} : (donor){NULL, NULL};
+    return cJSON_IsArray(arr) ? (donor){arr, arr->child, 0, from} : (donor){NULL, NULL, 0, from};
 }
 
 /* The donor's member at this place (NULL past its end); the donor steps
@@ -544,13 +546,32 @@ static donor donor_of(cJSON *prev, const char *key)
 static cJSON *donor_step(donor *d)
 {
     cJSON *was = d->at;
-    if (was != NULL)
+    if (was != NULL) {
         d->at = was->next;
+        d->place++;
+    }
     return was;
 }
 
-/* was, the member donor_step gave, moved out of the donor's array. */
-static cJSON *donor_take(donor *d, cJSON *was) { return cJSON_DetachItemViaPointer(d->arr, was); }
+/* The length the donor's array had: its places walked and those left
+ * (the donors walk in step with the arrays built, so the rest is what an
+ * edit removed, not a second walk of the array). */
+static size_t donor_count(const donor *d)
+{
+    size_t n = d->place;
+    for (const cJSON *x = d->at; x != NULL; x = x->next)
+        n++;
+    return n;
+}
+
+/* was, the member donor_step gave last, moved out of the donor's array
+ * to be member k of the array being built (recorded in from). */
+static cJSON *donor_take(donor *d, cJSON *was, size_t k)
+{
+    if (d->from != NULL)
+        d->from[k] = d->place - 1;
+    return cJSON_DetachItemViaPointer(d->arr, was);
+}
 
 /* ---- Report ---------------------------------------------------------------------- */
 
@@ -594,7 +615,7 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
         const sa_item *it = &items[i];
         cJSON *was = donor_step(d);
         if (was != NULL && item_is(was, rep, it)) {
-            if (!append(arr, donor_take(d, was)))
+            if (!append(arr, donor_take(d, was, i)))
                 return MDAE_E_NOMEM;
             continue;
         }
@@ -670,8 +691,9 @@ static int report_head(const sa_report *rep, cJSON *root)
     return add_set(sing, rep, &rep->singular_modes);
 }
 
-/* rpc_json_report, taking items from prev (may be NULL). */
-static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
+/* rpc_json_report, taking items from prev (may be NULL), recording what
+ * it took in taken (may be NULL; its arrays allocated). */
+static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_taken *taken)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -685,11 +707,16 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out)
         return MDAE_E_NOMEM;
     if ((rc = report_head(rep, root)) < 0)
         goto fail;
-    donor eqs = donor_of(prev, "equations"), vars = donor_of(prev, "variables");
+    donor eqs = donor_of(prev, "equations", taken ? taken->from[RPC_TAKEN_EQUATIONS] : NULL);
+    donor vars = donor_of(prev, "variables", taken ? taken->from[RPC_TAKEN_VARIABLES] : NULL);
     if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs)) < 0)
         goto fail;
     if ((rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars)) < 0)
         goto fail;
+    if (taken != NULL) {
+        taken->prev_n[RPC_TAKEN_EQUATIONS] = donor_count(&eqs);
+        taken->prev_n[RPC_TAKEN_VARIABLES] = donor_count(&vars);
+    }
     rc = MDAE_E_NOMEM;
     cJSON *diags = cJSON_CreateArray();
     if (!attach(root, "diagnostics", diags))
@@ -709,7 +736,10 @@ fail:
     return rc;
 }
 
-int rpc_json_report(const sa_report *rep, cJSON **out) { return report_reusing(rep, NULL, out); }
+int rpc_json_report(const sa_report *rep, cJSON **out)
+{
+    return report_reusing(rep, NULL, out, NULL);
+}
 
 /* report_item_json's object, written as it is produced. */
 static int write_item(rpc_jw *w, const sa_report *rep, const sa_item *it)
@@ -820,12 +850,16 @@ static void drop_bodies(cJSON *block)
  * whose body cannot be given (expressions not kept, too large, next() or
  * last() inside) has none. MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (an index
  * past m's equations). */
-static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const mel_model *m)
+static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const mel_model *m,
+                           const bool *same, size_t n_same)
 {
     cJSON *o = arr != NULL ? arr->child : NULL;
     for (size_t k = 0; k < n && o != NULL; k++, o = o->next) {
         if (items[k].index >= m->n_equations)
             return MDAE_E_INVAL;
+        if (same != NULL && items[k].index < n_same && same[items[k].index] &&
+            cJSON_GetObjectItemCaseSensitive(o, "body") != NULL)
+            continue; /* still right (rpc_json_add_bodies_keeping) */
         cJSON_DeleteItemFromObjectCaseSensitive(o, "body");
         if (items[k].order <= 0)
             continue;
@@ -845,14 +879,24 @@ static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const me
 
 int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model *m)
 {
+    return rpc_json_add_bodies_keeping(analysis, rep, m, NULL, 0);
+}
+
+int rpc_json_add_bodies_keeping(cJSON *analysis, const cdg_report *rep, const mel_model *m,
+                                const bool *same, size_t n_same)
+{
     if (rep == NULL || m == NULL || !cJSON_IsObject(analysis) ||
         (rep->n_blocks > 0 && rep->blocks == NULL))
         return MDAE_E_INVAL;
     const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(analysis, "blocks");
     if (!cJSON_IsArray(blocks) || (size_t)cJSON_GetArraySize(blocks) != rep->n_blocks)
         return MDAE_E_INVAL;
-    if (mel_model_exprs(m) == NULL)
-        return MDAE_OK; /* no expressions: nothing to add */
+    if (mel_model_exprs(m) == NULL) { /* no expressions: nothing to add */
+        cJSON *b;
+        cJSON_ArrayForEach(b, blocks)
+            drop_bodies(b); /* what a tree taken from kept */
+        return MDAE_OK;
+    }
     rpc_json_init();
     const cJSON *o = blocks->child;
     for (size_t k = 0; k < rep->n_blocks; k++, o = o->next) {
@@ -860,7 +904,7 @@ int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model 
         if (!block_arrays_ok(b))
             return MDAE_E_INVAL;
         int rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"), b->equations,
-                                 b->n_equations, m);
+                                 b->n_equations, m, same, n_same);
         if (rc < 0)
             return rc;
     }
@@ -917,8 +961,10 @@ fail:
     return rc;
 }
 
-/* rpc_json_cdg, taking blocks and edges from prev (may be NULL). */
-static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
+/* rpc_json_cdg, taking blocks and edges from prev (may be NULL),
+ * recording what it took in taken (may be NULL; its arrays allocated). */
+static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool keep_bodies,
+                       rpc_taken *taken)
 {
     if (rep == NULL || !cJSON_IsObject(analysis))
         return MDAE_E_INVAL;
@@ -932,14 +978,16 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
     cJSON *blocks = cJSON_CreateArray(), *edges = cJSON_CreateArray();
     if (blocks == NULL || edges == NULL)
         goto fail;
-    donor db = donor_of(prev, "blocks"), de = donor_of(prev, "edges");
+    donor db = donor_of(prev, "blocks", taken ? taken->from[RPC_TAKEN_BLOCKS] : NULL);
+    donor de = donor_of(prev, "edges", taken ? taken->from[RPC_TAKEN_EDGES] : NULL);
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
         cJSON *was = donor_step(&db);
         if (was != NULL && block_is(was, rep, rb)) {
-            cJSON *taken = donor_take(&db, was);
-            drop_bodies(taken); /* the equations may have changed: given again */
-            if (!append(blocks, taken))
+            cJSON *mine = donor_take(&db, was, k);
+            if (!keep_bodies)
+                drop_bodies(mine); /* the equations may have changed: given again */
+            if (!append(blocks, mine))
                 goto fail;
             continue;
         }
@@ -954,7 +1002,7 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
         const cdg_report_edge *re = &rep->edges[k];
         cJSON *was = donor_step(&de);
         if (was != NULL && edge_is(was, rep, re)) {
-            if (!append(edges, donor_take(&de, was)))
+            if (!append(edges, donor_take(&de, was, k)))
                 goto fail;
             continue;
         }
@@ -964,6 +1012,10 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis)
         rc = MDAE_E_NOMEM;
         if (!append(edges, o))
             goto fail;
+    }
+    if (taken != NULL) {
+        taken->prev_n[RPC_TAKEN_BLOCKS] = donor_count(&db);
+        taken->prev_n[RPC_TAKEN_EDGES] = donor_count(&de);
     }
     if (!cJSON_AddItemToObject(analysis, "blocks", blocks))
         goto fail;
@@ -1058,7 +1110,7 @@ int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
 
 int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
 {
-    return cdg_reusing(rep, NULL, analysis);
+    return cdg_reusing(rep, NULL, analysis, false, NULL);
 }
 
 /* ---- Block families ------------------------------------------------------------ */
@@ -1156,21 +1208,59 @@ fail:
     return rc;
 }
 
-int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
-                              cJSON **out)
+void rpc_taken_free(rpc_taken *t)
+{
+    if (t == NULL)
+        return;
+    for (int s = 0; s < RPC_TAKEN_N; s++)
+        mdae_free(t->from[s]);
+    memset(t, 0, sizeof *t);
+}
+
+/* taken's arrays for rep and cdg, every member RPC_NOT_TAKEN. False on
+ * OOM (taken freed). */
+static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report *cdg)
+{
+    memset(taken, 0, sizeof *taken);
+    taken->n[RPC_TAKEN_EQUATIONS] = rep->n_equations;
+    taken->n[RPC_TAKEN_VARIABLES] = rep->n_variables;
+    taken->n[RPC_TAKEN_BLOCKS] = cdg != NULL ? cdg->n_blocks : 0;
+    taken->n[RPC_TAKEN_EDGES] = cdg != NULL ? cdg->n_edges : 0;
+    for (int s = 0; s < RPC_TAKEN_N; s++) {
+        /* prev's lengths: counted as the donors walk them (donor_count) */
+        if ((taken->from[s] = mdae_malloc((taken->n[s] + 1) * sizeof *taken->from[s])) == NULL) {
+            rpc_taken_free(taken);
+            return false;
+        }
+        for (size_t k = 0; k < taken->n[s]; k++)
+            taken->from[s][k] = RPC_NOT_TAKEN;
+    }
+    return true;
+}
+
+int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                             bool keep_bodies, cJSON **out, rpc_taken *taken)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
+    if (taken != NULL && !taken_init(taken, rep, cdg))
+        return MDAE_E_NOMEM;
     cJSON *root = NULL;
-    int rc = report_reusing(rep, prev, &root);
-    if (rc < 0)
-        return rc;
-    if (cdg != NULL && (rc = cdg_reusing(cdg, prev, root)) < 0) {
+    int rc = report_reusing(rep, prev, &root, taken);
+    if (rc == MDAE_OK && cdg != NULL && (rc = cdg_reusing(cdg, prev, root, keep_bodies, taken)) < 0)
         cJSON_Delete(root);
+    if (rc < 0) {
+        rpc_taken_free(taken);
         return rc;
     }
     *out = root;
     return MDAE_OK;
+}
+
+int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                              cJSON **out)
+{
+    return rpc_json_analysis_taking(rep, cdg, prev, false, out, NULL);
 }
 
 int rpc_json_analysis(const sa_report *rep, const cdg_report *cdg, cJSON **out)
@@ -1464,7 +1554,7 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
                 goto fail;
             if (mel_model_exprs(m) != NULL &&
                 (rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),
-                                      b.equations, b.n_equations, m)) < 0)
+                                      b.equations, b.n_equations, m, NULL, 0)) < 0)
                 goto fail;
             rc = MDAE_E_NOMEM;
         }

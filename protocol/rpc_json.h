@@ -212,6 +212,47 @@ MDAE_API int rpc_json_analysis_reusing(const sa_report *rep /* borrowed */,
                                        cJSON *prev /* borrowed; members taken */,
                                        cJSON **out /* out: owned */);
 
+/* What rpc_json_analysis_taking took from prev (issue 40 item 5), for a
+ * digest of *out to take the taken items' hashes from prev's digest
+ * (rpc_digest_build_reusing, protocol/rpc_diff.h): per array of *out,
+ * from[s][k] is the place in prev's array s of the item k of *out, moved
+ * from there unchanged (a block's equations' "body" members excepted:
+ * rpc_json_add_bodies gives them again), or RPC_NOT_TAKEN; n[s] is the
+ * length of *out's array s, prev_n[s] that of prev's. */
+enum { RPC_TAKEN_EQUATIONS, RPC_TAKEN_VARIABLES, RPC_TAKEN_BLOCKS, RPC_TAKEN_EDGES, RPC_TAKEN_N };
+#define RPC_NOT_TAKEN SIZE_MAX
+typedef struct rpc_taken {
+    size_t *from[RPC_TAKEN_N]; /* owned (rpc_taken_free) */
+    size_t n[RPC_TAKEN_N];
+    size_t prev_n[RPC_TAKEN_N];
+} rpc_taken;
+
+/* Frees t's arrays and zeroes it; t may be NULL. */
+MDAE_API void rpc_taken_free(rpc_taken *t);
+
+/* rpc_json_analysis_reusing, saying in *taken (zeroed first; freed and
+ * zeroed on failure) what it took. With keep_bodies, a block taken keeps
+ * its equations' "body" members (rpc_json_add_bodies_keeping must then
+ * follow, which gives again those it is not told are still right).
+ * taken NULL and !keep_bodies: rpc_json_analysis_reusing. */
+MDAE_API int rpc_json_analysis_taking(const sa_report *rep /* borrowed */,
+                                      const cdg_report *cdg /* borrowed; may be NULL */,
+                                      cJSON *prev /* borrowed; members taken */, bool keep_bodies,
+                                      cJSON **out /* out: owned */,
+                                      rpc_taken *taken /* out: owned arrays; may be NULL */);
+
+/* rpc_json_add_bodies, but an equation entry that has a "body" already
+ * keeps it when same[its equation's index in m] (n: same's length; an
+ * index past it is given again): the caller vouches that the body of that
+ * equation at any order is what it was when that "body" was made (issue
+ * 40 item 5: its sides shared with that version's model, the
+ * declarations and the mode variables' definitions the same). same NULL:
+ * rpc_json_add_bodies. A model without expressions: every "body" dropped. */
+MDAE_API int rpc_json_add_bodies_keeping(cJSON *analysis /* borrowed: changed */,
+                                         const cdg_report *rep /* borrowed */,
+                                         const mel_model *m /* borrowed */,
+                                         const bool *same /* borrowed; may be NULL */, size_t n);
+
 /* ---- One mode (issue 4 section 4) ------------------------------------------ */
 
 /* The mode syntax of the command line, "g1=1,g2=false" (spaces allowed

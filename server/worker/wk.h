@@ -163,6 +163,7 @@
 #include "mel_outline.h"
 #include "rpc_lsp.h"
 #include "rpc_diff.h"
+#include "rpc_json.h"
 #include "rpc_framer.h"
 #include "sa.h"
 #include "srv.h"
@@ -197,6 +198,7 @@ typedef struct wk_good {
     cdg_graph *graph;
     cJSON *cached_report;  /* owned, built on use */
     cJSON *prev_report;    /* always NULL: nothing to reuse */
+    uint64_t cached_serial, prev_serial; /* wk_state's: swapped with the trees */
     uint64_t load;         /* wk_state.loads when that text was loaded */
 } wk_good;
 
@@ -253,6 +255,23 @@ typedef struct wk_state {
      * built: what did not change is taken from it (rpc_json_analysis_reusing:
      * an edit of the brake at N = 100 builds one railcar's items). */
     cJSON *prev_report;
+    /* Which tree is which (issue 40 item 5): cached_report's and
+     * prev_report's serials (trees counts those built; 0: no tree), and
+     * what rpc_json_analysis_taking took from the tree taken_from for the
+     * tree taken_for, so that a since request's digest of taken_for takes
+     * the taken items' hashes from the kept digest of taken_from
+     * (wk_kept.tree), never from another tree's. */
+    uint64_t trees, cached_serial, prev_serial, taken_for, taken_from;
+    rpc_taken taken;
+    /* Per equation of the loaded model, whether its body (at any order) is
+     * the one the tree of serial body_tree gave it (owned, n_body_same
+     * long; NULL: none known): its sides shared with that tree's model
+     * (mel_options.since), the mode variables defined alike (wk_methods.c,
+     * bodies_same). wk_report then keeps those bodies of the blocks it
+     * takes from that tree (rpc_json_add_bodies_keeping). */
+    bool *body_same;
+    size_t n_body_same;
+    uint64_t body_tree;
     /* The loaded text's analysis that failed (issue 36): its code, the
      * method it ran with and its diagnostics, kept until the next load, so
      * that no later question runs it again (analysis_rc MDAE_OK: none
@@ -273,6 +292,7 @@ typedef struct wk_state {
     struct wk_kept {
         long version;      /* -1: empty */
         rpc_digest *digest; /* owned, detached (rpc_diff.h) */
+        uint64_t tree;      /* the serial of the tree it was built over */
     } kept[WK_KEEP_VERSIONS];
     unsigned kept_next;
     uint64_t loads; /* texts loaded so far: "N edits ago" */

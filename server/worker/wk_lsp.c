@@ -78,6 +78,8 @@ static void swap_good(wk_state *w)
     SWAP(cdg_graph *, w->graph, g->graph);
     SWAP(cJSON *, w->cached_report, g->cached_report);
     SWAP(cJSON *, w->prev_report, g->prev_report);
+    SWAP(uint64_t, w->cached_serial, g->cached_serial);
+    SWAP(uint64_t, w->prev_serial, g->prev_serial);
 }
 
 /* Run method fn on w->good's version when `use` and there is one, marked

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fx.h"
 #include "mc.h"
 #include "mo.h"
 #include "rpc_json.h"
@@ -82,6 +83,8 @@ static void forget_analysis(wk_state *w)
         cJSON_Delete(w->prev_report);
         w->prev_report = w->cached_report;
         w->cached_report = NULL;
+        w->prev_serial = w->cached_serial;
+        w->cached_serial = 0;
     }
     wk_approx_forget(w); /* wk_approx.c: this analysis's */
     for (int k = 0; k < 2; k++) { /* wk_rimis.c: likewise */
@@ -119,6 +122,9 @@ void wk_state_close(wk_state *w)
     unload(w);
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
+    rpc_taken_free(&w->taken);
+    mdae_free(w->body_same);
+    w->body_same = NULL;
     inc_session_free(w->inc_sess); /* before sa_end: its parts hold BDDs */
     w->inc_sess = NULL;
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++) {
@@ -210,6 +216,35 @@ static size_t shared_equations(const mel_model *m, const mel_model *since)
     return n;
 }
 
+/* Which of m's equations have the body they had in since, the model of
+ * the tree of serial tree (0: none), into w->body_same (issue 40 item 5):
+ * those whose sides m shares with since (the front-end shares them only
+ * when the declarations are the same: engine/mel.h, mel_options.since),
+ * when every mode variable is defined alike (a body prints a mode
+ * variable's definition) and both are MEL. */
+static void bodies_same(wk_state *w, const mel_model *m, const mel_model *since, uint64_t tree)
+{
+    mdae_free(w->body_same);
+    w->body_same = NULL;
+    w->n_body_same = 0;
+    w->body_tree = 0;
+    if (m == NULL || since == NULL || tree == 0 || m->modelica || since->modelica ||
+        m->n_modes != since->n_modes || m->n_equations != since->n_equations)
+        return;
+    for (uint32_t k = 0; k < m->n_modes; k++)
+        if (!fx_equal(m->modes[k].def, since->modes[k].def))
+            return;
+    bool *same = mdae_malloc((size_t)m->n_equations + 1);
+    if (same == NULL)
+        return; /* the bodies are made again */
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        same[i] = m->equations[i].lhs != NULL && m->equations[i].lhs == since->equations[i].lhs &&
+                  m->equations[i].rhs == since->equations[i].rhs;
+    w->body_same = same;
+    w->n_body_same = m->n_equations;
+    w->body_tree = tree;
+}
+
 /* Parse (and check) params.text; sets model, model_rc, model_diags. Returns
  * MDAE_OK or the model's error; MDAE_E_INVAL for bad params. With
  * `recover` or params.recover, syntax errors leave out their statements and
@@ -231,9 +266,12 @@ static int load(wk_state *w, const cJSON *params, bool recover)
      * version's; MEL only. */
     mel_model *prev_held = was.model == NULL ? w->model : NULL;
     const mel_model *prev = was.model != NULL ? was.model : prev_held;
+    /* the tree of prev, the loaded model (none for the last good one's) */
+    uint64_t prev_tree = w->cached_serial;
     if (prev == NULL) {
         prev = w->good.model;
         prev_mel = w->good.model != NULL && !w->good.modelica;
+        prev_tree = 0;
     }
     w->model = NULL; /* prev_held: not freed by unload */
     unload(w);
@@ -264,6 +302,7 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     int rc = modelica ? mo_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
     w->model_shared = shared_equations(w->model, mo.since);
+    bodies_same(w, rc == MDAE_OK ? w->model : NULL, mo.since, prev_tree);
     mel_model_free(prev_held);
     if (rc == MDAE_OK)
         rc = sa_check(w->model, &w->model_diags);
@@ -469,16 +508,33 @@ int wk_report(wk_state *w, const cJSON **out)
         int rc = sa_result_report(w->result, &rep);
         if (rc == MDAE_OK)
             rc = cdg_graph_report(w->graph, &crep);
+        /* what is taken from prev_report is said for a later digest
+         * (stable_result); nothing if there is none */
+        rpc_taken_free(&w->taken);
+        w->taken_for = 0;
+        /* the bodies the blocks taken keep (wk.h, body_same) */
+        bool keep = w->prev_report != NULL && w->body_same != NULL &&
+                    w->body_tree == w->prev_serial;
         if (rc == MDAE_OK)
-            rc = rpc_json_analysis_reusing(rep, crep, w->prev_report, &w->cached_report);
+            rc = rpc_json_analysis_taking(rep, crep, w->prev_report, keep, &w->cached_report,
+                                          w->prev_report != NULL ? &w->taken : NULL);
+        if (rc == MDAE_OK) {
+            w->cached_serial = ++w->trees;
+            if (w->prev_report != NULL) {
+                w->taken_for = w->cached_serial;
+                w->taken_from = w->prev_serial;
+            }
+        }
         if (rc == MDAE_OK)
-            rc = rpc_json_add_bodies(w->cached_report, crep, w->model);
+            rc = rpc_json_add_bodies_keeping(w->cached_report, crep, w->model,
+                                             keep ? w->body_same : NULL, w->n_body_same);
         if (rc == MDAE_OK)
             rc = rpc_json_add_left_out(w->cached_report, w->model);
         cdg_report_free(crep);
         sa_report_free(rep);
         cJSON_Delete(w->prev_report); /* what is left of it */
         w->prev_report = NULL;
+        w->prev_serial = 0;
         check(rc);
         if (rc < 0)
             return rc;
@@ -551,9 +607,10 @@ static cJSON *m_load(wk_state *w, const cJSON *id, const cJSON *params)
 
 /* ---- analyze ------------------------------------------------------------------------------ */
 
-/* d (live) kept as version's digest: true if taken (detached, owned by w),
- * false if that version is kept already (d is the caller's). */
-static bool keep_version(wk_state *w, long version, rpc_digest *d)
+/* d (live, built over the tree of serial `tree`) kept as version's
+ * digest: true if taken (detached, owned by w), false if that version is
+ * kept already (d is the caller's). */
+static bool keep_version(wk_state *w, long version, rpc_digest *d, uint64_t tree)
 {
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         if (w->kept[k].version == version)
@@ -562,7 +619,17 @@ static bool keep_version(wk_state *w, long version, rpc_digest *d)
     rpc_digest_free(slot->digest);
     slot->digest = d;
     slot->version = version;
+    slot->tree = tree;
     return true;
+}
+
+/* The kept digest of the tree of serial tree (> 0), or NULL. */
+static const rpc_digest *kept_tree(const wk_state *w, uint64_t tree)
+{
+    for (unsigned k = 0; tree > 0 && k < WK_KEEP_VERSIONS; k++)
+        if (w->kept[k].digest != NULL && w->kept[k].tree == tree)
+            return w->kept[k].digest;
+    return NULL;
 }
 
 static const rpc_digest *kept_version(const wk_state *w, long version)
@@ -689,17 +756,22 @@ static cJSON *reuse_stats(const wk_state *w, bool with_parts)
 /* The report with stable block ids, or its difference from version since
  * (issue 40 item 5: from that version's digest, copying only what the
  * difference lists; no relabelled copy of the report is made for it). The
- * report's digest is kept for a later since. *out owned. NULL, or the
- * error response. */
+ * report's digest is kept for a later since; it takes the hashes of the
+ * items wk_report took from the tree before from that tree's kept digest.
+ * rep: w->cached_report. *out owned. NULL, or the error response. */
 static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, const cJSON *since,
                             const cJSON *version, cJSON **out)
 {
     rpc_digest *d = NULL;
     uint32_t *ids = NULL;
     size_t n = cdg_graph_n_blocks(w->graph);
+    assert(rep == w->cached_report);
+    const rpc_digest *prev = w->taken_for != 0 && w->taken_for == w->cached_serial
+                                 ? kept_tree(w, w->taken_from)
+                                 : NULL;
     int rc = inc_result_whole_ids(w->inc_res, w->graph, &ids);
     if (rc == MDAE_OK)
-        rc = rpc_digest_build(rep, ids, n, &d);
+        rc = rpc_digest_build_reusing(rep, ids, n, prev, prev != NULL ? &w->taken : NULL, &d);
     if (rc == MDAE_OK && !cJSON_IsNumber(since))
         rc = rpc_block_ids_relabel(rep, ids, n, out);
     mdae_free(ids);
@@ -709,7 +781,7 @@ static cJSON *stable_result(wk_state *w, const cJSON *id, const cJSON *rep, cons
         return analysis_error(w, id, rc, NULL);
     }
     long v = cJSON_IsNumber(version) ? (long)version->valuedouble : -1;
-    bool kept = keep_version(w, v, d);
+    bool kept = keep_version(w, v, d, w->cached_serial);
     cJSON *err = NULL;
     const rpc_digest *old = cJSON_IsNumber(since) ? kept_version(w, (long)since->valuedouble) : NULL;
     if (!cJSON_IsNumber(since)) {
@@ -866,6 +938,7 @@ static cJSON *analyze_streamed(wk_state *w, const cJSON *id, bool parts)
 {
     cJSON_Delete(w->prev_report); /* only a donor for a tree: not built here */
     w->prev_report = NULL;
+    w->prev_serial = 0;
     spool s = {NULL, NULL, 0};
     rpc_jw jw;
     rpc_jw_init(&jw, spool_put, &s);

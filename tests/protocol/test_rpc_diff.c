@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "rpc_diff.h"
+#include "rpc_json.h"
 #include "rpc_message.h"
 
 #include "fail_alloc.h"
@@ -376,6 +377,112 @@ Test(rpc_diff, a_digest_gives_the_whole_trees_difference_on_random_results)
         digest_as_trees(a, ia, na, b, ib, nb);
         cJSON_Delete(a);
         cJSON_Delete(b);
+    }
+}
+
+/* ---- Digests that take hashes from the version before (issue 40 item 5) ------ */
+
+/* The difference from digest `from` to `to` (both of results with ids),
+ * printed, against the trees' (relabelled, rpc_diff_analysis). */
+static void digest_diff_is(const rpc_digest *from, const cJSON *a, const uint32_t *ia, size_t na,
+                           const rpc_digest *to, const cJSON *b, const uint32_t *ib, size_t nb)
+{
+    cJSON *sa = NULL, *sb = NULL, *want = NULL, *got = NULL;
+    cr_assert_eq(rpc_block_ids_relabel(a, ia, na, &sa), MDAE_OK);
+    cr_assert_eq(rpc_block_ids_relabel(b, ib, nb, &sb), MDAE_OK);
+    cr_assert_eq(rpc_diff_analysis(sa, sb, 1, 2, &want), MDAE_OK);
+    cr_assert_eq(rpc_digest_diff(from, to, 1, 2, &got), MDAE_OK);
+    char *w = print(want), *g = print(got);
+    cr_assert_str_eq(g, w);
+    cJSON_free(w);
+    cJSON_free(g);
+    cJSON_Delete(sa);
+    cJSON_Delete(sb);
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+}
+
+static size_t arr_len(const cJSON *r, const char *member)
+{
+    return (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, member));
+}
+
+/* b: a's copy where, as rpc_json_analysis_taking then rpc_json_add_bodies
+ * leave a tree, every item is taken from a at its place (taken) but some,
+ * which change; a taken block's "equations" (its bodies) may change too. */
+static cJSON *edited_copy(unsigned *seed, const cJSON *a, rpc_taken *t)
+{
+    static const char *const member[RPC_TAKEN_N] = {"equations", "variables", "blocks", "edges"};
+    cJSON *b = cJSON_Duplicate(a, true);
+    memset(t, 0, sizeof *t);
+    for (int s = 0; s < RPC_TAKEN_N; s++) {
+        t->n[s] = t->prev_n[s] = arr_len(a, member[s]);
+        t->from[s] = calloc(t->n[s] + 1, sizeof *t->from[s]);
+        cr_assert_not_null(t->from[s]);
+        size_t k = 0;
+        cJSON *x;
+        cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(b, member[s]))
+        {
+            t->from[s][k] = k;
+            if (s == RPC_TAKEN_BLOCKS && rand_r(seed) % 3 == 0) /* bodies given anew */
+                cJSON_ReplaceItemInObjectCaseSensitive(x, "equations",
+                                                       named_items(seed, 1 + rand_r(seed) % 2, 4));
+            if (rand_r(seed) % 4 == 0) { /* built anew: another guard */
+                t->from[s][k] = RPC_NOT_TAKEN;
+                cJSON_DeleteItemFromObjectCaseSensitive(x, "guard");
+                cJSON_AddStringToObject(x, "guard", rand_r(seed) % 2 ? "h" : "true");
+            }
+            k++;
+        }
+    }
+    return b;
+}
+
+static void taken_release(rpc_taken *t)
+{
+    for (int s = 0; s < RPC_TAKEN_N; s++)
+        free(t->from[s]);
+}
+
+/* A digest built with the hashes of the version before is the one built
+ * from scratch: a block taken whose bodies changed, an edge or a block
+ * taken whose stable ids changed (the layout of the guards far from an
+ * edit changing, say) are hashed again, never their stale hashes reused.
+ * Checked by the differences from and to it, and to a third version. */
+Test(rpc_diff, a_digest_taking_hashes_from_the_one_before_is_the_whole_one)
+{
+    unsigned seed = 41;
+    for (int round = 0; round < 300; round++) {
+        size_t n = (size_t)(rand_r(&seed) % 12);
+        uint32_t ia[12], ib[12], ic[12];
+        for (size_t k = 0; k < 12; k++) {
+            ia[k] = (uint32_t)(rand_r(&seed) % 16);
+            ib[k] = rand_r(&seed) % 2 ? ia[k] : (uint32_t)(rand_r(&seed) % 16);
+            ic[k] = (uint32_t)(rand_r(&seed) % 16);
+        }
+        cJSON *a = random_result(&seed, n);
+        rpc_taken t;
+        cJSON *b = edited_copy(&seed, a, &t);
+        cJSON *c = rand_r(&seed) % 2 ? random_result(&seed, n) : cJSON_Duplicate(a, true);
+        rpc_digest *da = NULL, *db = NULL, *dc = NULL;
+        cr_assert_eq(rpc_digest_build(a, ia, n, &da), MDAE_OK);
+        rpc_digest_detach(da);
+        cr_assert_eq(rpc_digest_build_reusing(b, ib, n, da, &t, &db), MDAE_OK);
+        cr_assert_eq(rpc_digest_build(c, ic, n, &dc), MDAE_OK);
+        digest_diff_is(da, a, ia, n, db, b, ib, n);
+        digest_diff_is(db, b, ib, n, dc, c, ic, n);
+        rpc_digest *da2 = NULL; /* a's again, live */
+        cr_assert_eq(rpc_digest_build(a, ia, n, &da2), MDAE_OK);
+        rpc_digest_detach(db);
+        digest_diff_is(db, b, ib, n, da2, a, ia, n);
+        rpc_digest_free(da2);
+        rpc_digest_free(da);
+        rpc_digest_free(db);
+        rpc_digest_free(dc);
+        taken_release(&t);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+        cJSON_Delete(c);
     }
 }
 
