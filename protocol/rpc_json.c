@@ -220,16 +220,21 @@ int rpc_json_set_cubes(uint32_t n_modes, const char *const *names, const sa_set 
 
 /* Add "guard" and "cubes" of a set over n_modes named mode variables to
  * obj. MDAE_E_NOMEM/INVAL. */
+/* s's formula: "false" for an empty set an engine left without one; NULL
+ * for a set with cubes and no formula (MDAE_E_INVAL to the caller). */
+static const char *set_formula(const sa_set *s)
+{
+    if (s->formula != NULL)
+        return s->formula;
+    return s->n_cubes == 0 ? "false" : NULL;
+}
+
 static int add_set_over(cJSON *obj, uint32_t n_modes, const char *const *names,
                         const sa_set *s)
 {
-    const char *formula = s->formula;
-    if (formula == NULL) {
-        /* An engine may leave the formula of the empty set unset. */
-        if (s->n_cubes != 0)
-            return MDAE_E_INVAL;
-        formula = "false";
-    }
+    const char *formula = set_formula(s);
+    if (formula == NULL)
+        return MDAE_E_INVAL;
     if (!add_str(obj, "guard", formula))
         return MDAE_E_NOMEM;
     cJSON *cubes = NULL;
@@ -245,12 +250,9 @@ static int add_set_over(cJSON *obj, uint32_t n_modes, const char *const *names,
 static int write_set_over(rpc_jw *w, uint32_t n_modes, const char *const *names,
                           const sa_set *s)
 {
-    const char *formula = s->formula;
-    if (formula == NULL) {
-        if (s->n_cubes != 0)
-            return MDAE_E_INVAL;
-        formula = "false";
-    }
+    const char *formula = set_formula(s);
+    if (formula == NULL)
+        return MDAE_E_INVAL;
     uint32_t width = 0;
     const char *const *window = names;
     if (s->n_cubes > 0 && s->width > 0) {

@@ -47,45 +47,10 @@
 #include <unistd.h>
 
 #include "bench_floor.h"
+#include "bench_run.h"
 #include "inc.h"
 #include "mel.h"
 #include "sa.h"
-
-static char *slurp(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    if (t == NULL || fread(t, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    t[n] = '\0';
-    fclose(f);
-    return t;
-}
-
-/* text with the first occurrence of `from` replaced by `to` (must exist). */
-static char *replace(const char *text, const char *from, const char *to)
-{
-    const char *p = strstr(text, from);
-    if (p == NULL) {
-        fprintf(stderr, "bench_edit: '%s' not found\n", from);
-        exit(1);
-    }
-    size_t a = (size_t)(p - text), b = strlen(from), c = strlen(to), n = strlen(text);
-    char *o = malloc(n - b + c + 1);
-    memcpy(o, text, a);
-    memcpy(o + a, to, c);
-    memcpy(o + a + c, p + b, n - a - b + 1);
-    return o;
-}
 
 static bool show_phases;
 
@@ -222,7 +187,7 @@ static void print_row(const char *file, long long n, const char *name, row *rw, 
                       double cold0, const inc_stats *st, double fl)
 {
     double t = median(rw->t, reps), t0 = median(rw->t0, reps);
-    printf("%s\t%lld\t%s\t%.4f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.4f\t%.3f\n", file, n, name, t,
+    printf("%s.mel\t%lld\t%s\t%.4f\t%.3f\t%zu/%zu\t%.6f\t%.0f\t%.4f\t%.3f\n", file, n, name, t,
            t / cold, st->reused, st->components, fl, t / fl, t0, t0 / cold0);
 }
 
@@ -278,7 +243,7 @@ static void edit_runs(inc_session **s, inc_session **before, const char *text,
 static void family(const char *file, const long long *ns, size_t n_ns, const edit *ed,
                    size_t n_ed)
 {
-    char *text = slurp(file);
+    char *text = bench_model_text_or_exit(file);
     for (size_t k = 0; k < n_ns; k++) {
         long long n = ns[k];
         /* Two sessions: `now`, and `before` with the hint's tight graphs
@@ -296,9 +261,9 @@ static void family(const char *file, const long long *ns, size_t n_ns, const edi
             long long n2 = e == n_ed ? n + 1 : n;
             if (e < n_ed) {
                 snprintf(to, sizeof to, ed[e].to, (int)(n / 2), (int)(n / 2));
-                t2 = replace(text, ed[e].from, to);
+                t2 = bench_replaced(text, ed[e].from, to);
                 snprintf(to, sizeof to, ed[e].to, (int)(n / 2 + 1), (int)(n / 2 + 1));
-                t3 = replace(text, ed[e].from, to);
+                t3 = bench_replaced(text, ed[e].from, to);
             }
             edit_runs(&s, &before, text, t2 != NULL ? t2 : text, t3, n, n2, (int)e, &rw, &rn, &st,
                       &stn);
@@ -382,7 +347,7 @@ int main(int argc, char **argv)
              "(if i == %d then der(Tr[i]) else 0);"},
             {"(b) guard", "if open[i] then", "if open[i] & i <> %d | !open[i] & i == %d then"},
         };
-        family("building_compressible.mel", ns, 2, ed, 2);
+        family("building_compressible", ns, 2, ed, 2);
     }
     if (only == NULL || strcmp(only, "brake") == 0) {
         static const edit ed[] = {
@@ -390,7 +355,7 @@ int main(int argc, char **argv)
              "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);"},
             {"(b) guard", "if open[i] then", "if open[i] & i <> %d | !open[i] & i == %d then"},
         };
-        family("brake.mel", brake_ns, n_brake_ns, ed, 2);
+        family("brake", brake_ns, n_brake_ns, ed, 2);
     }
     sa_end();
     return 0;

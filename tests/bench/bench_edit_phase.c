@@ -36,47 +36,10 @@
 #define CALLGRIND_TOGGLE_COLLECT
 #endif
 
+#include "bench_run.h"
 #include "inc.h"
 #include "mel.h"
 #include "sa.h"
-
-static char *slurp(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/models/%s", MDAE_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    if (t == NULL || fread(t, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    t[n] = '\0';
-    fclose(f);
-    return t;
-}
-
-/* text with the first `from` replaced by `to` (must exist); owned. */
-static char *replace(const char *text, const char *from, const char *to)
-{
-    const char *p = strstr(text, from);
-    if (p == NULL) {
-        fprintf(stderr, "bench_edit_phase: '%s' not found\n", from);
-        exit(1);
-    }
-    size_t a = (size_t)(p - text), b = strlen(from), c = strlen(to), n = strlen(text);
-    char *o = malloc(n - b + c + 1);
-    if (o == NULL)
-        exit(1);
-    memcpy(o, text, a);
-    memcpy(o + a, to, c);
-    memcpy(o + a + c, p + b, n - a - b + 1);
-    return o;
-}
 
 /* The brake's text with edit `which` on instance k. */
 static char *edited(const char *text, char which, int k)
@@ -85,10 +48,10 @@ static char *edited(const char *text, char which, int k)
     if (which == 'a') {
         snprintf(to, sizeof to,
                  "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", k);
-        return replace(text, "px[i] : equation b[i] = K*x[i];", to);
+        return bench_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
     }
     snprintf(to, sizeof to, "if open[i] & i <> %d | !open[i] & i == %d then", k, k);
-    return replace(text, "if open[i] then", to);
+    return bench_replaced(text, "if open[i] then", to);
 }
 
 static double cpu_now(void)
@@ -166,7 +129,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_edit_phase [--phase-only] N a|b [REPS]\n");
         return 2;
     }
-    char *text = slurp("brake.mel");
+    char *text = bench_model_text_or_exit("brake");
     if (sa_begin(NULL) != MDAE_OK)
         return 1;
     inc_session *s = NULL;

@@ -52,6 +52,36 @@ static inline char *bench_model_text(const char *name, size_t *len)
     return bench_slurp(path, len);
 }
 
+/* bench_model_text, exiting with a message when the file cannot be read. */
+static inline char *bench_model_text_or_exit(const char *name)
+{
+    char *t = bench_model_text(name, NULL);
+    if (t == NULL) {
+        fprintf(stderr, "cannot read tests/models/%s.mel\n", name);
+        exit(1);
+    }
+    return t;
+}
+
+/* text with the first `from` replaced by `to` (free() it); exits when
+ * `from` is not there (an edit that no longer applies to the model). */
+static inline char *bench_replaced(const char *text, const char *from, const char *to)
+{
+    const char *p = strstr(text, from);
+    if (p == NULL) {
+        fprintf(stderr, "'%s' not found in the model\n", from);
+        exit(1);
+    }
+    size_t a = (size_t)(p - text), b = strlen(from), c = strlen(to), n = strlen(text);
+    char *o = malloc(n - b + c + 1);
+    if (o == NULL)
+        exit(1);
+    memcpy(o, text, a);
+    memcpy(o + a, to, c);
+    memcpy(o + a + c, p + b, n - a - b + 1);
+    return o;
+}
+
 /* The options the sized benchmarks share: --n N (the model's size),
  * --repeat R (best of R runs), --budget S (seconds before an analysis is
  * cancelled). */
