@@ -288,30 +288,38 @@ Test(rpc_diff, lists_a_removed_member_as_null)
 
 /* ---- Digests (issue 40 item 5): the difference without the old tree --------- */
 
+/* The difference from digest `from` to `to` (both of results with ids),
+ * printed, against the trees' (relabelled, rpc_diff_analysis). */
+static void digest_diff_is(const rpc_digest *from, const cJSON *a, const uint32_t *ia, size_t na,
+                           const rpc_digest *to, const cJSON *b, const uint32_t *ib, size_t nb)
+{
+    cJSON *sa = NULL, *sb = NULL, *want = NULL, *got = NULL;
+    cr_assert_eq(rpc_block_ids_relabel(a, ia, na, &sa), MDAE_OK);
+    cr_assert_eq(rpc_block_ids_relabel(b, ib, nb, &sb), MDAE_OK);
+    cr_assert_eq(rpc_diff_analysis(sa, sb, 1, 2, &want), MDAE_OK);
+    cr_assert_eq(rpc_digest_diff(from, to, 1, 2, &got), MDAE_OK);
+    char *w = print(want), *g = print(got);
+    cr_assert_str_eq(g, w);
+    cJSON_free(w);
+    cJSON_free(g);
+    cJSON_Delete(sa);
+    cJSON_Delete(sb);
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+}
+
 /* rpc_digest_diff from a's digest (ids ia, detached) to b's, printed, is
  * what relabelling both and rpc_diff_analysis give. */
 static void digest_as_trees(const cJSON *a, const uint32_t *ia, size_t na, const cJSON *b,
                             const uint32_t *ib, size_t nb)
 {
-    cJSON *sa = NULL, *sb = NULL, *want = NULL, *got = NULL;
     rpc_digest *da = NULL, *db = NULL;
-    cr_assert_eq(rpc_block_ids_relabel(a, ia, na, &sa), MDAE_OK);
-    cr_assert_eq(rpc_block_ids_relabel(b, ib, nb, &sb), MDAE_OK);
-    cr_assert_eq(rpc_diff_analysis(sa, sb, 1, 2, &want), MDAE_OK);
     cr_assert_eq(rpc_digest_build(a, ia, na, &da), MDAE_OK);
     rpc_digest_detach(da);
     cr_assert_eq(rpc_digest_build(b, ib, nb, &db), MDAE_OK);
-    cr_assert_eq(rpc_digest_diff(da, db, 1, 2, &got), MDAE_OK);
-    char *w = print(want), *g = print(got);
-    cr_assert_str_eq(g, w);
-    cJSON_free(w);
-    cJSON_free(g);
+    digest_diff_is(da, a, ia, na, db, b, ib, nb);
     rpc_digest_free(da);
     rpc_digest_free(db);
-    cJSON_Delete(sa);
-    cJSON_Delete(sb);
-    cJSON_Delete(want);
-    cJSON_Delete(got);
 }
 
 Test(rpc_diff, a_digest_gives_the_whole_trees_difference_on_the_documented_cases)
@@ -381,26 +389,6 @@ Test(rpc_diff, a_digest_gives_the_whole_trees_difference_on_random_results)
 }
 
 /* ---- Digests that take hashes from the version before (issue 40 item 5) ------ */
-
-/* The difference from digest `from` to `to` (both of results with ids),
- * printed, against the trees' (relabelled, rpc_diff_analysis). */
-static void digest_diff_is(const rpc_digest *from, const cJSON *a, const uint32_t *ia, size_t na,
-                           const rpc_digest *to, const cJSON *b, const uint32_t *ib, size_t nb)
-{
-    cJSON *sa = NULL, *sb = NULL, *want = NULL, *got = NULL;
-    cr_assert_eq(rpc_block_ids_relabel(a, ia, na, &sa), MDAE_OK);
-    cr_assert_eq(rpc_block_ids_relabel(b, ib, nb, &sb), MDAE_OK);
-    cr_assert_eq(rpc_diff_analysis(sa, sb, 1, 2, &want), MDAE_OK);
-    cr_assert_eq(rpc_digest_diff(from, to, 1, 2, &got), MDAE_OK);
-    char *w = print(want), *g = print(got);
-    cr_assert_str_eq(g, w);
-    cJSON_free(w);
-    cJSON_free(g);
-    cJSON_Delete(sa);
-    cJSON_Delete(sb);
-    cJSON_Delete(want);
-    cJSON_Delete(got);
-}
 
 static size_t arr_len(const cJSON *r, const char *member)
 {
