@@ -535,13 +535,15 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
 /* The factors of care that f touches (all of care if it is not split), in
  * a slot of the caller's; *f replaced by a function that agrees with it on
  * care and touches no more factors than it needs. */
-static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f)
+static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f,
+                    bool simplified)
 {
     if (care == NULL)
         return bddtrue;
     if (care->n == 0)
         return care->whole;
-    *f = T(bdd_simplify(*f, care->whole));
+    if (!simplified) /* else *f is that already (sa__set_of_memo_within) */
+        *f = T(bdd_simplify(*f, care->whole));
     /* The factors touched, each once (touched is all zero between calls):
      * the cost follows f's support, not the number of factors (issue 40).
      * The product is canonical whatever the order of its terms. */
@@ -666,14 +668,16 @@ static bool cubes_rows(const isop_out *o, const size_t *ord, sa_set *out)
     return true;
 }
 
-bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
-                            sa_set *out)
+/* sa__set_of_care_if_few; simplified: f is bdd_simplify(f, care->whole)
+ * already, and care is split. */
+static bool set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
+                        bool simplified, sa_set *out)
 {
     size_t mark = sa__mark(c);
     sa__amark temps = sa__alloc_mark(c);
     isop_out o = {NULL, NULL, 0, 0, 0, 0};
     BDD *cover = sa__slots(c, 3);
-    BDD within = care_for(c, r, care, &f);
+    BDD within = care_for(c, r, care, &f, simplified);
     /* Outside the care set anything goes: L = f & care, U = f | !care
      * (or what the recursion makes of it at L's top: upper_bound). */
     sa__put(&cover[1], bdd_and(f, within));
@@ -707,6 +711,12 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
     }
     sa__alloc_release(c, temps);
     return true;
+}
+
+bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
+                            sa_set *out)
+{
+    return set_of_care(c, r, f, care, false, out);
 }
 
 /* ---- Sets already written, by function (sa__set_memo) ------------------- */
@@ -750,6 +760,37 @@ void sa__set_of_memo(sa_ctx *c, const sa_result *r, const sa__care *care, sa__se
     sa__set_of_care(c, r, f, care, out);
     if (f != bddfalse && 2 * (m->n + 1) <= m->cap) {
         sa__put(&m->key[at], f);
+        m->set[at] = out;
+        m->n++;
+    }
+}
+
+/* The set of x & w->d. Where care is split and is w->d, care_for's first
+ * step, bdd_simplify(x & d, d), is made from x (sa_within.c: without the
+ * chain x & d, which on the building walks every room above x's); m is
+ * then keyed by x (two keys with the same x & d give the same set, since
+ * the simplified function is one of x & d). */
+void sa__set_of_memo_within(sa_ctx *c, const sa_result *r, const sa__care *care,
+                            const sa__within *w, sa__set_memo *m, BDD x, sa_set *out)
+{
+    size_t mark = sa__mark(c);
+    if (care == NULL || care->n == 0 || care->whole != w->d) {
+        sa__set_of_memo(c, r, care, m, T(bdd_and(x, w->d)), out);
+        sa__release(c, mark);
+        return;
+    }
+    size_t at = x == bddfalse ? 0 : memo_slot(m, x);
+    if (x != bddfalse && m->key[at] == x) {
+        sa__release(c, mark);
+        sa__set_of_memo(c, r, care, m, x, out); /* the copy */
+        return;
+    }
+    BDD h = sa__within_simplify(c, w, x);
+    if (!set_of_care(c, r, h, care, true, out))
+        sa__fail(c, MDAE_E_LIMIT);
+    sa__release(c, mark);
+    if (x != bddfalse && 2 * (m->n + 1) <= m->cap) {
+        sa__put(&m->key[at], x);
         m->set[at] = out;
         m->n++;
     }
