@@ -798,6 +798,10 @@ void sa__within_init(sa_ctx *c, BDD d, sa__within *out);
  * referenced. Its cost follows x's nodes and d's in x's levels. It is false
  * exactly when x & d is. */
 BDD sa__within_simplify(sa_ctx *c, const sa__within *w, BDD x);
+/* Whether x & d is false, and whether d implies f, in time that follows x
+ * (resp. f), as sa__within_simplify: no conjunction with the whole of d. */
+bool sa__within_empty(const sa__within *w, BDD x);
+bool sa__within_implies(const sa__within *w, BDD f);
 /* Split care (a set of modes of r, valid modes typically) into factors:
  * the conjunction of the factors is care, checked, else not split. */
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out);

@@ -137,12 +137,30 @@ void sa__within_init(sa_ctx *c, BDD d, sa__within *out)
     }
 }
 
+static BDD frontier_for(const sa__within *w, BDD x);
+
 BDD sa__within_simplify(sa_ctx *c, const sa__within *within, BDD x)
 {
-    BDD d = within->d;
-    if (x >= 2 && within->start != NULL)
-        d = within->start[level_of(x)]; /* the frontier lemma (above) */
+    BDD d = frontier_for(within, x); /* the lemma (above) */
     if (x == bddfalse || d == bddfalse)
         return bddfalse;
     return sa__tmp(c, bdd_simplify(sa__tmp(c, bdd_and(x, d)), d));
+}
+
+/* The frontier node for x: p with d = C & p, C above x's top level. */
+static BDD frontier_for(const sa__within *w, BDD x)
+{
+    return x >= 2 && w->start != NULL ? w->start[level_of(x)] : w->d;
+}
+
+bool sa__within_empty(const sa__within *w, BDD x)
+{
+    /* x & d = C & (x & p), C not 0 over other variables */
+    return sa__and(x, frontier_for(w, x)) == bddfalse;
+}
+
+bool sa__within_implies(const sa__within *w, BDD f)
+{
+    /* d => f iff p => f: d = C & p, C not 0 over variables f does not read */
+    return sa__imp(frontier_for(w, f), f) == bddtrue;
 }
