@@ -1,10 +1,12 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
  * tests/engine/test_sa_within.c -- engine/sa_within.c: sa__within_simplify
- * (c, w, x) is the node bdd_simplify(bdd_and(x, d), d) (BuDDy's own), for
- * random x and d, and for d a chain of clauses, one group of variables
- * each, as the compressible building's valid modes (where the walk starts
- * below d's root: the frontier table is checked to be used).
+ * (c, w, x) is the node bdd_simplify(bdd_and(x, d), d) (BuDDy's own), and
+ * sa__within_empty and sa__within_implies say whether x & d is false and
+ * whether d implies x, for random x and d, and for d a chain of clauses,
+ * one group of variables each, as the compressible building's valid modes
+ * (where the walk starts below d's root: the frontier table is checked to
+ * be used).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -44,6 +46,10 @@ static void check(sa_ctx *c, const sa__within *w, BDD x, const char *what, int k
     BDD want = sa__tmp(c, bdd_simplify(sa__tmp(c, bdd_and(x, w->d)), w->d));
     BDD got = sa__within_simplify(c, w, x);
     cr_assert_eq(got, want, "%s %d: node %d, BuDDy's %d", what, k, got, want);
+    bool empty = sa__tmp(c, bdd_and(x, w->d)) == bddfalse;
+    bool implied = sa__tmp(c, bdd_imp(w->d, x)) == bddtrue;
+    cr_assert_eq(sa__within_empty(w, x), empty, "%s %d: x & d empty: %d", what, k, empty);
+    cr_assert_eq(sa__within_implies(w, x), implied, "%s %d: d => x: %d", what, k, implied);
     sa__release(c, mark);
 }
 
