@@ -1428,8 +1428,10 @@ static void local_inputs(build *b)
         sa__put(&te[e], sa__simplify(r->te[e], r->ok));
         sa__put(&ce[e], sa__simplify(r->chi_e[e], r->ok));
     }
+    sa__within ok_within; /* simplify(chi_I & ok, ok) without the chain */
+    sa__within_init(c, r->ok, &ok_within);
     for (uint32_t i = 0; i < r->n_eq; i++)
-        sa__put(&ci[i], bdd_simplify(T(bdd_and(r->chi_i[i], r->ok)), r->ok));
+        sa__put(&ci[i], sa__within_simplify(c, &ok_within, r->chi_i[i]));
     b->te = te;
     b->chi_e = ce;
     b->chi_i = ci;
