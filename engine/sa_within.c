@@ -79,6 +79,8 @@ void sa__within_init(sa_ctx *c, BDD d, sa__within *out)
     if (d < 2 || (size_t)bdd_nodecount(d) > SA_WITHIN_MAX_D)
         return;
     size_t levels = (size_t)bdd_varnum(); /* the level of the constants */
+    BDD *start = sa__alloc_raw(c, (levels + 1) * sizeof *start);
+    sa__amark temps = sa__alloc_mark(c); /* the rest is freed on return */
     nodeset s = {NULL, 16};
     while (s.cap < 2 * (size_t)bdd_nodecount(d) + 4)
         s.cap *= 2;
@@ -128,13 +130,14 @@ void sa__within_init(sa_ctx *c, BDD d, sa__within *out)
     next[levels] = (int)levels;
     for (size_t L = levels; L-- > 0;)
         next[L] = count[L] > 0 ? (int)L : next[L + 1];
-    out->start = sa__alloc_raw(c, (levels + 1) * sizeof *out->start);
     BDD best = d;
     for (size_t L = 0; L <= levels; L++) {
-        out->start[L] = single[next[L]] ? at[next[L]] : best;
+        start[L] = single[next[L]] ? at[next[L]] : best;
         if (single[L])
             best = at[L];
     }
+    sa__alloc_release(c, temps);
+    out->start = start;
 }
 
 static BDD frontier_for(const sa__within *w, BDD x);
