@@ -475,6 +475,58 @@ static BDD support_cube(sa_ctx *c, BDD f)
     return out;
 }
 
+/* Whether f reads only variables of group g. */
+static bool of_group(sa_ctx *c, const sa_result *r, BDD f, const int *of_mode, size_t g)
+{
+    for (BDD s = support_cube(c, f); s >= 2; s = bdd_high(s)) {
+        int k = r->var_mode[bdd_var(s)];
+        if (k < 0 || of_mode[k] != (int)g)
+            return false;
+    }
+    return true;
+}
+
+/* The factors of care (sa__care_init) without a quantification over the
+ * whole support per group (each walked care: N^2 on the building, whose
+ * care set is a chain of one invariant per room). Where each group's
+ * variables are consecutive levels (groups numbered top down, as
+ * sa__care_init numbers them), care's single frontier p at a group's top
+ * level is C & q, q the frontier below the group, C the group's factor,
+ * and bdd_simplify(C & q, q) = C (the restrict follows C's nodes down to
+ * q: S(q, q) = 1). Candidates are checked: each reads its group only, is
+ * not false, and their product is care; factors over disjoint variables
+ * whose product is care are EXISTS (the others) care, each (the others'
+ * factors are satisfiable), so they are the same nodes as the quantified
+ * ones. False (factor partly written) when a check fails. */
+static bool factors_by_frontier(sa_ctx *c, const sa_result *r, BDD care, BDD sup,
+                                const int *of_mode, size_t n, BDD *factor)
+{
+    sa__within w;
+    sa__within_init(c, care, &w);
+    if (w.start == NULL)
+        return false;
+    int *lo = sa__alloc_raw(c, n * sizeof *lo), *hi = sa__alloc_raw(c, n * sizeof *hi);
+    int at = -1; /* the group of the levels read so far */
+    for (BDD s = sup; s >= 2; s = bdd_high(s)) {
+        int g = of_mode[r->var_mode[bdd_var(s)]], l = bdd_var2level(bdd_var(s));
+        if (g == at + 1)
+            lo[g] = l;
+        else if (g != at)
+            return false; /* an earlier group again: not consecutive */
+        at = g;
+        hi[g] = l;
+    }
+    for (size_t g = 0; g < n; g++) {
+        sa__put(&factor[g], bdd_simplify(w.start[lo[g]], w.start[hi[g] + 1]));
+        if (factor[g] == bddfalse || !of_group(c, r, factor[g], of_mode, g))
+            return false;
+    }
+    BDD all = bddtrue;
+    for (size_t g = n; g-- > 0;) /* bottom up: each conjunction walks its factor */
+        all = T(bdd_and(factor[g], all));
+    return all == care;
+}
+
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
 {
     memset(out, 0, sizeof *out);
@@ -517,10 +569,13 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
         BDD *cube = &own[of_mode[r->var_mode[bdd_var(s)]]];
         sa__put(cube, bdd_and(*cube, bdd_ithvar(bdd_var(s))));
     }
-    BDD all = bddtrue;
-    for (size_t g = 0; g < n; g++) {
-        sa__put(&factor[g], bdd_exist(care, T(bdd_exist(sup, own[g]))));
-        all = T(bdd_and(all, factor[g]));
+    BDD all = care;
+    if (!factors_by_frontier(c, r, care, sup, of_mode, n, factor)) {
+        all = bddtrue;
+        for (size_t g = 0; g < n; g++) {
+            sa__put(&factor[g], bdd_exist(care, T(bdd_exist(sup, own[g]))));
+            all = T(bdd_and(all, factor[g]));
+        }
     }
     if (all != care) { /* not a product of the groups: do not split */
         sa__release(c, mark);
