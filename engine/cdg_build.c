@@ -167,6 +167,7 @@ typedef struct build {
                       limits' messages do not suggest the option */
     const sa__bmemo *memo_in;
     sa__bmemo *memo_out;
+    sa__within ok_within; /* r->ok's, for guard_and (finish makes it) */
     /* The union-SCC at hand: its equations' places (loc, -1 outside), its
      * variables' numbers in the order its edges first name them (vloc, -1
      * outside), and variable number l itself, vj[l] (number_vars) */
@@ -1228,23 +1229,29 @@ static void sort_blocks(sa_ctx *c, tblock *v, size_t n, uint32_t n_eq)
 
 /* guard(A) & guard(B) = (local(A) & local(B)) & ok: where the locals'
  * conjunction is one of them (a reader in some of its writer's modes) or
- * empty, that guard or false, without a conjunction of the guards. Those
+ * empty, that block's guard is the edge's, or false, without a conjunction
+ * of the guards. Those
  * walk both operands above their first common node, and on a model whose
  * invariants span every mode variable (the building) ok and every guard
  * are chains through all of them: O(N) an edge (issue 40); the locals name
- * the blocks' own rooms. */
+ * the blocks' own rooms. In every case the locals' conjunction x, unmasked:
+ * an edge's guard is kept exact on ok only (cdg_int.h, eguard), since
+ * x & ok would be a chain of O(N) new nodes kept for each edge (26,000 of
+ * them at N = 1,000: 7.3 G instructions, and most of the live nodes that
+ * every garbage collection marks). Whether x & ok is empty is told by its
+ * simplification within ok, which sa_within.c makes from x, locally. */
 static BDD guard_and(build *b, const tblock *ta, const tblock *tb)
 {
     sa_ctx *c = b->c;
     if (ta->local != ta->guard && tb->local != tb->guard) {
         BDD x = T(bdd_and(ta->local, tb->local));
-        if (x == tb->local)
-            return tb->guard;
+        if (x == tb->local) /* local & ok = guard: a local one serves */
+            return tb->guard == bddfalse ? bddfalse : x;
         if (x == ta->local)
-            return ta->guard;
-        /* else x & ok: the same function, and a repeated x (the same
-         * pair of modes for several blocks of a room) is in BuDDy's cache */
-        return x == bddfalse ? bddfalse : T(bdd_and(x, b->r->ok));
+            return ta->guard == bddfalse ? bddfalse : x;
+        if (x == bddfalse)
+            return bddfalse;
+        return sa__within_simplify(c, &b->ok_within, x) == bddfalse ? bddfalse : x;
     }
     return T(bdd_and(ta->guard, tb->guard));
 }
@@ -1263,17 +1270,19 @@ static BDD edge_guard(build *b, const tblock *ta, const tblock *tb)
      * on a model whose invariants span every mode variable (the building)
      * ok and every guard are chains through all of them: each edge of a
      * block present in all modes cost O(N) (issue 40). */
-    if (ga == b->r->ok)
-        return gb;
+    if (ga == b->r->ok) /* local & ok = guard: the local serves */
+        return tb->local;
     if (gb == b->r->ok || ga == gb)
-        return ga;
+        return ta->local;
     if (ga < 2 || gb < 2) /* a constant */
         return bdd_and(ga, gb);
     if (b->memo_out == NULL)
         return guard_and(b, ta, tb);
     static const int32_t tag = SA_BMEMO_EDGE;
-    BDD pair[2] = {ga, gb};
-    sa__bkey k = {&tag, 1, pair, 2};
+    /* with ok: the value, exact on ok only (guard_and), is the edge's
+     * guard only for the same valid modes */
+    BDD pair[3] = {ga, gb, b->r->ok};
+    sa__bkey k = {&tag, 1, pair, 3};
     sa__mval v;
     if (sa__bmemo_find(b->memo_in, &k, &v)) {
         sa__bmemo_add(c, b->memo_out, &k, &v);
@@ -1346,6 +1355,7 @@ static void finish(build *b, cdg_graph *g)
             word[q] = g->blocks[k].unknowns[a].order;
         }
 
+    sa__within_init(c, r->ok, &b->ok_within);
     sa__progress(c, "edges", 0, nb);
     if (pairs_to_compare(c, g, wfirst, word, max_edges * CDG_PAIRS_PER_EDGE) >
         max_edges * CDG_PAIRS_PER_EDGE) {
@@ -1474,8 +1484,10 @@ static void local_inputs(build *b)
         sa__put(&te[e], sa__simplify(r->te[e], r->ok));
         sa__put(&ce[e], sa__simplify(r->chi_e[e], r->ok));
     }
+    sa__within ok_within; /* simplify(chi_I & ok, ok) without the chain */
+    sa__within_init(c, r->ok, &ok_within);
     for (uint32_t i = 0; i < r->n_eq; i++)
-        sa__put(&ci[i], bdd_simplify(T(bdd_and(r->chi_i[i], r->ok)), r->ok));
+        sa__put(&ci[i], sa__within_simplify(c, &ok_within, r->chi_i[i]));
     b->te = te;
     b->chi_e = ce;
     b->chi_i = ci;

@@ -20,7 +20,9 @@ struct cdg_graph {
     cdg_item *items;    /* pool of every block's items */
     size_t n_edges;
     uint32_t *efrom, *eto; /* n_edges, sorted by (from, to) */
-    BDD *eguard;           /* n_edges, referenced */
+    BDD *eguard;           /* n_edges, referenced; exact on r->ok only:
+                              an edge's guard is eguard[k] & r->ok (not
+                              kept masked: cdg_build.c, guard_and) */
     bool no_edges;         /* built without its edges (sa_options.families):
                               no report, mode view or DOT */
     size_t max_block;

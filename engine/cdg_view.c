@@ -48,11 +48,18 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_blocks);
     }
+    /* The edges' guards are exact on ok only (cdg_int.h): their sets are
+     * those of eguard & ok, through a memo of their own (keyed by eguard) */
+    sa__within ok_within;
+    sa__within_init(c, r->ok, &ok_within);
+    sa__set_memo ememo;
+    sa__set_memo_init(c, &ememo, g->n_edges);
     rep->edges = sa__alloc_keep(c, (g->n_edges + 1) * sizeof *rep->edges);
     for (size_t k = 0; k < g->n_edges; k++) {
         rep->edges[k].from = g->efrom[k];
         rep->edges[k].to = g->eto[k];
-        sa__set_of_memo(c, r, &care, &memo, g->eguard[k], &rep->edges[k].guard);
+        sa__set_of_memo_within(c, r, &care, &ok_within, &ememo, g->eguard[k],
+                               &rep->edges[k].guard);
         rep->n_edges = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_edges);
@@ -162,8 +169,9 @@ int cdg_graph_mode(const cdg_graph *g, const bool *mode, cdg_mode_view *out)
         if ((act[k] = sa__eval(r, g->bguard[k], mode)))
             na++;
     /* Edges are sorted by (from, to), so the active ones are too. */
+    bool in_ok = sa__eval(r, r->ok, mode); /* eguard is exact on ok only */
     for (size_t k = 0; k < g->n_edges; k++) {
-        if (!sa__eval(r, g->eguard[k], mode))
+        if (!in_ok || !sa__eval(r, g->eguard[k], mode))
             continue;
         uint32_t a = g->efrom[k], b = g->eto[k];
         if (!act[a] || !act[b]) { /* guard(A->B) implies both guards */
@@ -319,7 +327,9 @@ static void dot_fill(sa_ctx *c, const cdg_graph *g, mdae_buf *s)
         snprintf(head, sizeof head, "  b%u -> b%u", g->efrom[k], g->eto[k]);
         mdae_buf_puts(s, head);
         mdae_buf lab = {0};
-        bool show = label_of(c, r, g->eguard[k], &lab);
+        size_t mark = sa__mark(c); /* eguard is exact on ok only */
+        bool show = label_of(c, r, sa__tmp(c, bdd_and(g->eguard[k], r->ok)), &lab);
+        sa__release(c, mark);
         if (lab.oom) {
             mdae_free(lab.p);
             sa__fail(c, MDAE_E_NOMEM);

@@ -65,19 +65,22 @@
  * insertion (sub_index). */
 #define SMALL_BLOCK 64
 
-/* A mode function that holds in every valid mode. */
-static bool always(sa_ctx *c, BDD f) { return sa__imp(c->r->chi_m, f) == bddtrue; }
+/* A mode function that holds in every valid mode; vm: chi_m's frontiers
+ * (sa_within.c: on the building chi_m is a chain through every room, and
+ * chi_m => f walked it for each of the 2N guarded rows, issue 40). */
+static bool always(const sa__within *vm, BDD f) { return sa__within_implies(vm, f); }
 
 /* Every variable is active in every valid mode, or (inside sa_tight.c's
  * rounds, which remove columns) in none: never[j], *n_never. */
-static bool vars_always_active(sa_ctx *c, bool *never, uint32_t *n_never)
+static bool vars_always_active(sa_ctx *c, const sa__within *vm, bool *never,
+                               uint32_t *n_never)
 {
     const sa_result *r = c->r;
     *n_never = 0;
     for (uint32_t j = 0; j < r->n_var; j++) {
-        never[j] = c->tight_depth > 0 && sa__and(r->chi_j[j], r->chi_m) == bddfalse;
+        never[j] = c->tight_depth > 0 && sa__within_empty(vm, r->chi_j[j]);
         *n_never += never[j];
-        if (!never[j] && !always(c, r->chi_j[j]))
+        if (!never[j] && !always(vm, r->chi_j[j]))
             return false;
     }
     return true;
@@ -86,7 +89,8 @@ static bool vars_always_active(sa_ctx *c, bool *never, uint32_t *n_never)
 /* group_of[i]: the group of equation i, UINT32_MAX for an equation active
  * in no valid mode. False if some group has no active equation in some
  * valid mode (then the groups are not a partition mode by mode). */
-static bool group_equations(sa_ctx *c, uint32_t *group_of, uint32_t *n_groups)
+static bool group_equations(sa_ctx *c, const sa__within *vm, uint32_t *group_of,
+                            uint32_t *n_groups)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -95,9 +99,9 @@ static bool group_equations(sa_ctx *c, uint32_t *group_of, uint32_t *n_groups)
     uint32_t n_open = 0, ng = 0;
     for (uint32_t i = 0; i < r->n_eq; i++) {
         group_of[i] = UINT32_MAX;
-        if (sa__and(r->chi_i[i], r->chi_m) == bddfalse)
+        if (sa__within_empty(vm, r->chi_i[i]))
             continue;
-        if (always(c, r->chi_i[i])) {
+        if (always(vm, r->chi_i[i])) {
             group_of[i] = ng++;
             continue;
         }
@@ -106,10 +110,10 @@ static bool group_equations(sa_ctx *c, uint32_t *group_of, uint32_t *n_groups)
             uint32_t g = open[k];
             size_t m2 = sa__mark(c);
             BDD both = T(sa__and(guard[g], r->chi_i[i]));
-            if (sa__and(both, r->chi_m) == bddfalse) {
+            if (sa__within_empty(vm, both)) {
                 group_of[i] = g;
                 sa__put(&guard[g], sa__or(guard[g], r->chi_i[i]));
-                if (always(c, guard[g])) { /* full: it can take no other */
+                if (always(vm, guard[g])) { /* full: it can take no other */
                     memmove(&open[k], &open[k + 1], (n_open - k - 1) * sizeof *open);
                     n_open--;
                 }
@@ -124,7 +128,7 @@ static bool group_equations(sa_ctx *c, uint32_t *group_of, uint32_t *n_groups)
     }
     bool covered = true; /* the full groups are */
     for (uint32_t k = 0; k < n_open && covered; k++)
-        covered = always(c, guard[open[k]]);
+        covered = always(vm, guard[open[k]]);
     sa__release(c, mark);
     *n_groups = ng;
     return covered;
@@ -138,8 +142,8 @@ typedef struct ugraph {
     uint32_t *col;
 } ugraph;
 
-static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const bool *never,
-                        ugraph *u, bool *in_union)
+static void union_graph(sa_ctx *c, const sa__within *vm, const uint32_t *group_of,
+                        uint32_t ng, const bool *never, ugraph *u, bool *in_union)
 {
     const sa_result *r = c->r;
     uint32_t n_never = 0;
@@ -167,7 +171,7 @@ static void union_graph(sa_ctx *c, const uint32_t *group_of, uint32_t ng, const 
             uint32_t i = geq[a];
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
                 uint32_t j = r->edge_v[e];
-                in_union[e] = sa__and(r->chi_e[e], r->chi_m) != bddfalse;
+                in_union[e] = !sa__within_empty(vm, r->chi_e[e]);
                 if (seen[j] == g + 1 || !in_union[e])
                     continue;
                 seen[j] = g + 1;
@@ -233,16 +237,18 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     bool *never = sa__alloc(c, (size_t)r->n_var + 1);
     uint32_t n_never;
     *kind = NULL;
-    if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c, never, &n_never))
+    sa__within vm;
+    sa__within_init(c, r->chi_m, &vm);
+    if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c, &vm, never, &n_never))
         return false;
     uint32_t *group_of = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *group_of);
     uint32_t ng;
-    if (!group_equations(c, group_of, &ng))
+    if (!group_equations(c, &vm, group_of, &ng))
         return false;
     if (ng + n_never != r->n_var && c->tight_depth > 0)
         return false;
     ugraph u;
-    union_graph(c, group_of, ng, never, &u, in_union);
+    union_graph(c, &vm, group_of, ng, never, &u, in_union);
     ng = u.n_rows;
     uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
     int *row_edge = sa__alloc(c, ((size_t)ng + 1) * sizeof *row_edge);

@@ -824,6 +824,22 @@ typedef struct sa__care {
     BDD *above;
     int *above_level;
 } sa__care;
+/* ---- sa_within.c: bdd_simplify(x & d, d) without building x & d ---------- */
+/* For one d: where the walk of x may start (d's frontier by level). Arrays
+ * are the caller's (its mark, or sa__leave); d must stay referenced. */
+typedef struct sa__within {
+    BDD d;
+    BDD *start; /* levels + 1, or NULL: no table (d constant or too large) */
+} sa__within;
+void sa__within_init(sa_ctx *c, BDD d, sa__within *out);
+/* bdd_simplify(bdd_and(x, d), d), the same node, in a new slot; x must be
+ * referenced. Its cost follows x's nodes and d's in x's levels. It is false
+ * exactly when x & d is. */
+BDD sa__within_simplify(sa_ctx *c, const sa__within *w, BDD x);
+/* Whether x & d is false, and whether d implies f, in time that follows x
+ * (resp. f), as sa__within_simplify: no conjunction with the whole of d. */
+bool sa__within_empty(const sa__within *w, BDD x);
+bool sa__within_implies(const sa__within *w, BDD f);
 /* Split care (a set of modes of r, valid modes typically) into factors:
  * the conjunction of the factors is care, checked, else not split. */
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out);
@@ -853,6 +869,12 @@ void sa__set_memo_init(sa_ctx *c, sa__set_memo *m, size_t expected);
  * f's and must outlive the memo. */
 void sa__set_of_memo(sa_ctx *c, const sa_result *r, const sa__care *care, sa__set_memo *m, BDD f,
                      sa_set *out);
+/* The set of x & w->d (w->d: r's ok, which holds every block's and edge's
+ * guard), through m: as sa__set_of_memo(c, r, care, m, x & w->d, out),
+ * the same set, without x & w->d where care is split and is w->d (m then
+ * keyed by x: one memo for such calls only). */
+void sa__set_of_memo_within(sa_ctx *c, const sa_result *r, const sa__care *care,
+                            const sa__within *w, sa__set_memo *m, BDD x, sa_set *out);
 void sa__set_close(sa_set *s);
 /* *out := the empty set as sa__set_of gives it (formula "false", no cube),
  * without a context: MDAE_OK or MDAE_E_NOMEM (then *out is closed). */

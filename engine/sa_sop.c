@@ -475,6 +475,58 @@ static BDD support_cube(sa_ctx *c, BDD f)
     return out;
 }
 
+/* Whether f reads only variables of group g. */
+static bool of_group(sa_ctx *c, const sa_result *r, BDD f, const int *of_mode, size_t g)
+{
+    for (BDD s = support_cube(c, f); s >= 2; s = bdd_high(s)) {
+        int k = r->var_mode[bdd_var(s)];
+        if (k < 0 || of_mode[k] != (int)g)
+            return false;
+    }
+    return true;
+}
+
+/* The factors of care (sa__care_init) without a quantification over the
+ * whole support per group (each walked care: N^2 on the building, whose
+ * care set is a chain of one invariant per room). Where each group's
+ * variables are consecutive levels (groups numbered top down, as
+ * sa__care_init numbers them), care's single frontier p at a group's top
+ * level is C & q, q the frontier below the group, C the group's factor,
+ * and bdd_simplify(C & q, q) = C (the restrict follows C's nodes down to
+ * q: S(q, q) = 1). Candidates are checked: each reads its group only, is
+ * not false, and their product is care; factors over disjoint variables
+ * whose product is care are EXISTS (the others) care, each (the others'
+ * factors are satisfiable), so they are the same nodes as the quantified
+ * ones. False (factor partly written) when a check fails. */
+static bool factors_by_frontier(sa_ctx *c, const sa_result *r, BDD care, BDD sup,
+                                const int *of_mode, size_t n, BDD *factor)
+{
+    sa__within w;
+    sa__within_init(c, care, &w);
+    if (w.start == NULL)
+        return false;
+    int *lo = sa__alloc_raw(c, n * sizeof *lo), *hi = sa__alloc_raw(c, n * sizeof *hi);
+    int at = -1; /* the group of the levels read so far */
+    for (BDD s = sup; s >= 2; s = bdd_high(s)) {
+        int g = of_mode[r->var_mode[bdd_var(s)]], l = bdd_var2level(bdd_var(s));
+        if (g == at + 1)
+            lo[g] = l;
+        else if (g != at)
+            return false; /* an earlier group again: not consecutive */
+        at = g;
+        hi[g] = l;
+    }
+    for (size_t g = 0; g < n; g++) {
+        sa__put(&factor[g], bdd_simplify(w.start[lo[g]], w.start[hi[g] + 1]));
+        if (factor[g] == bddfalse || !of_group(c, r, factor[g], of_mode, g))
+            return false;
+    }
+    BDD all = bddtrue;
+    for (size_t g = n; g-- > 0;) /* bottom up: each conjunction walks its factor */
+        all = T(bdd_and(factor[g], all));
+    return all == care;
+}
+
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
 {
     memset(out, 0, sizeof *out);
@@ -517,10 +569,13 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
         BDD *cube = &own[of_mode[r->var_mode[bdd_var(s)]]];
         sa__put(cube, bdd_and(*cube, bdd_ithvar(bdd_var(s))));
     }
-    BDD all = bddtrue;
-    for (size_t g = 0; g < n; g++) {
-        sa__put(&factor[g], bdd_exist(care, T(bdd_exist(sup, own[g]))));
-        all = T(bdd_and(all, factor[g]));
+    BDD all = care;
+    if (!factors_by_frontier(c, r, care, sup, of_mode, n, factor)) {
+        all = bddtrue;
+        for (size_t g = 0; g < n; g++) {
+            sa__put(&factor[g], bdd_exist(care, T(bdd_exist(sup, own[g]))));
+            all = T(bdd_and(all, factor[g]));
+        }
     }
     if (all != care) { /* not a product of the groups: do not split */
         sa__release(c, mark);
@@ -535,13 +590,15 @@ void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out)
 /* The factors of care that f touches (all of care if it is not split), in
  * a slot of the caller's; *f replaced by a function that agrees with it on
  * care and touches no more factors than it needs. */
-static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f)
+static BDD care_for(sa_ctx *c, const sa_result *r, const sa__care *care, BDD *f,
+                    bool simplified)
 {
     if (care == NULL)
         return bddtrue;
     if (care->n == 0)
         return care->whole;
-    *f = T(bdd_simplify(*f, care->whole));
+    if (!simplified) /* else *f is that already (sa__set_of_memo_within) */
+        *f = T(bdd_simplify(*f, care->whole));
     /* The factors touched, each once (touched is all zero between calls):
      * the cost follows f's support, not the number of factors (issue 40).
      * The product is canonical whatever the order of its terms. */
@@ -666,14 +723,16 @@ static bool cubes_rows(const isop_out *o, const size_t *ord, sa_set *out)
     return true;
 }
 
-bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
-                            sa_set *out)
+/* sa__set_of_care_if_few; simplified: f is bdd_simplify(f, care->whole)
+ * already, and care is split. */
+static bool set_of_care(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
+                        bool simplified, sa_set *out)
 {
     size_t mark = sa__mark(c);
     sa__amark temps = sa__alloc_mark(c);
     isop_out o = {NULL, NULL, 0, 0, 0, 0};
     BDD *cover = sa__slots(c, 3);
-    BDD within = care_for(c, r, care, &f);
+    BDD within = care_for(c, r, care, &f, simplified);
     /* Outside the care set anything goes: L = f & care, U = f | !care
      * (or what the recursion makes of it at L's top: upper_bound). */
     sa__put(&cover[1], bdd_and(f, within));
@@ -707,6 +766,12 @@ bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care
     }
     sa__alloc_release(c, temps);
     return true;
+}
+
+bool sa__set_of_care_if_few(sa_ctx *c, const sa_result *r, BDD f, const sa__care *care,
+                            sa_set *out)
+{
+    return set_of_care(c, r, f, care, false, out);
 }
 
 /* ---- Sets already written, by function (sa__set_memo) ------------------- */
@@ -750,6 +815,37 @@ void sa__set_of_memo(sa_ctx *c, const sa_result *r, const sa__care *care, sa__se
     sa__set_of_care(c, r, f, care, out);
     if (f != bddfalse && 2 * (m->n + 1) <= m->cap) {
         sa__put(&m->key[at], f);
+        m->set[at] = out;
+        m->n++;
+    }
+}
+
+/* The set of x & w->d. Where care is split and is w->d, care_for's first
+ * step, bdd_simplify(x & d, d), is made from x (sa_within.c: without the
+ * chain x & d, which on the building walks every room above x's); m is
+ * then keyed by x (two keys with the same x & d give the same set, since
+ * the simplified function is one of x & d). */
+void sa__set_of_memo_within(sa_ctx *c, const sa_result *r, const sa__care *care,
+                            const sa__within *w, sa__set_memo *m, BDD x, sa_set *out)
+{
+    size_t mark = sa__mark(c);
+    if (care == NULL || care->n == 0 || care->whole != w->d) {
+        sa__set_of_memo(c, r, care, m, T(bdd_and(x, w->d)), out);
+        sa__release(c, mark);
+        return;
+    }
+    size_t at = x == bddfalse ? 0 : memo_slot(m, x);
+    if (x != bddfalse && m->key[at] == x) {
+        sa__release(c, mark);
+        sa__set_of_memo(c, r, care, m, x, out); /* the copy */
+        return;
+    }
+    BDD h = sa__within_simplify(c, w, x);
+    if (!set_of_care(c, r, h, care, true, out))
+        sa__fail(c, MDAE_E_LIMIT);
+    sa__release(c, mark);
+    if (x != bddfalse && 2 * (m->n + 1) <= m->cap) {
+        sa__put(&m->key[at], x);
         m->set[at] = out;
         m->n++;
     }
