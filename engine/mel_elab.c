@@ -919,7 +919,7 @@ static bool follows_last(const nameinfo *ni, const inst *in)
 /* The name of name[v] (len bytes) at buf, from that of name[v - 1] (ni,
  * follows_last): a copy with its last digits counted up, as a loop
  * declares x[1], x[2], ... (writing the digits again, inst_len and
- * inst_write, was a quarter of pass 1's time on the brake). */
+ * inst_write, were a fifth of pass 1 on the brake). */
 static void name_after(char *buf, const nameinfo *ni, size_t len)
 {
     MDAE_ASSERT(len == ni->last_len);
