@@ -150,6 +150,9 @@ typedef struct nameinfo {
     long long lo;
     size_t cap, count;  /* dense[0 .. cap), count of them not NULL */
     mel__sym **dense;   /* dense[k] is name[lo + k] or NULL; tmp arena */
+    const char *last;   /* the name of the last name[i] made (new_sym), or NULL */
+    size_t last_len;    /* its length */
+    long long last_i;   /* its i */
 } nameinfo;
 
 /* A growable array of mdae_malloc memory. */
@@ -899,6 +902,35 @@ static bool record(elab *el, nameinfo *ni, const mel__label *l, const inst *in, 
     return true;
 }
 
+/* Is the last name[i] made (ni) name[v - 1], without a sign, and does
+ * name[v] have as many digits (not x[9], x[10])? name_after then writes
+ * name[v]'s name. */
+static bool follows_last(const nameinfo *ni, const inst *in)
+{
+    if (in->n != 1 || ni->last == NULL || in->v[0] <= 0 || ni->last_i != in->v[0] - 1)
+        return false;
+    MDAE_ASSERT(ni->last_len >= 3 && ni->last[ni->last_len - 1] == ']');
+    for (const char *p = ni->last + ni->last_len - 2; *p != '['; p--)
+        if (*p != '9')
+            return true;
+    return false;
+}
+
+/* The name of name[v] (len bytes) at buf, from that of name[v - 1] (ni,
+ * follows_last): a copy with its last digits counted up, as a loop
+ * declares x[1], x[2], ... (writing the digits again, inst_len and
+ * inst_write, were a fifth of pass 1 on the brake). */
+static void name_after(char *buf, const nameinfo *ni, size_t len)
+{
+    MDAE_ASSERT(len == ni->last_len);
+    memcpy(buf, ni->last, len);
+    char *p = buf + len - 2;
+    for (; *p == '9'; p--)
+        *p = '0';
+    MDAE_ASSERT(*p >= '0' && *p < '9');
+    (*p)++;
+}
+
 /* A new symbol named by instance `in` of label l (ni: its name's record),
  * its name written in place. It enters the model's table at once when it
  * has two indices or more (pass 1 finds those by name), else with the
@@ -909,13 +941,22 @@ static mel__sym *new_sym(elab *el, nameinfo *ni, const mel__label *l, const inst
         ni->len = (uint32_t)strlen(l->name); /* at most MEL__MAX_NAME */
         el->bracket_names = el->bracket_names || memchr(l->name, '[', ni->len) != NULL;
     }
-    size_t len = inst_len(ni->len, in);
+    bool after = follows_last(ni, in);
+    size_t len = after ? ni->last_len : inst_len(ni->len, in);
     mel__sym *s = mel__sym_new(el->ma, len);
     if (s == NULL) {
         mel__nomem(el->rep);
         return NULL;
     }
-    inst_write((char *)s->name, len, l->name, ni->len, in);
+    if (after)
+        name_after((char *)s->name, ni, len);
+    else
+        inst_write((char *)s->name, len, l->name, ni->len, in);
+    if (in->n == 1) {
+        ni->last = s->name;
+        ni->last_len = len;
+        ni->last_i = in->v[0];
+    }
     s->hash = mel__hash(s->name, len);
     if (in->n < 2) {
         s->next = el->pending;

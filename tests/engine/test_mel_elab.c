@@ -62,6 +62,45 @@ Test(mel_elab, writes_indices_as_printf_does)
     }
 }
 
+/* A loop's instance names are counted up from the last one (new_sym,
+ * name_after): each name is the one printf writes, across 9 to 10, 99 to
+ * 100, 999 to 1000, from negative indices through 0, a quoted base name with
+ * brackets and digits, and indices that do not follow (2 i, a loop counting
+ * the same name again, another name in between). */
+Test(mel_elab, counts_instance_names_up_as_printf_writes_them)
+{
+    mel_model *m = mt_parse("foreach i in -12 .. 1010 do x[i] : real; y[i + 1] : real done;\n"
+                            "foreach i in 1 .. 30 do z[2 * i] : real; 'a[9]'[i] : real done;\n"
+                            "foreach i in 1 .. 3 do x[2000 - i] : real done;\n"
+                            "foreach i in 0 .. 2 do foreach j in 98 .. 101 do\n"
+                            "  u[i, j] : real done done;\n");
+    static const struct {
+        const char *fmt;
+        long long lo, hi, step;
+    } runs[] = {{"x[%lld]", -12, 1010, 1}, {"y[%lld]", -11, 1011, 1}, {"z[%lld]", 2, 60, 2},
+                {"a[9][%lld]", 1, 30, 1}, {"x[%lld]", 1999, 1997, -1}};
+    size_t n = 0;
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++)
+        for (long long v = runs[r].lo;; v += runs[r].step) {
+            char want[64];
+            snprintf(want, sizeof want, runs[r].fmt, v);
+            cr_assert_gt(mel_model_find_variable(m, want), -1, "no variable %s", want);
+            n++;
+            if (v == runs[r].hi)
+                break;
+        }
+    char want[64];
+    for (long long i = 0; i <= 2; i++)
+        for (long long j = 98; j <= 101; j++) {
+            snprintf(want, sizeof want, "u[%lld,%lld]", i, j);
+            cr_assert_gt(mel_model_find_variable(m, want), -1, "no variable %s", want);
+        }
+    cr_assert_eq(m->n_variables, n + 12);
+    for (size_t k = 0; k < m->n_variables; k++) /* and no other name */
+        cr_assert_eq(mel_model_find_variable(m, m->variables[k].name), (long)k);
+    mel_model_free(m);
+}
+
 Test(mel_elab, runs_an_empty_loop_zero_times)
 {
     mel_model *m = mt_parse("foreach i in 3 .. 2 do x[i] : real done; y : real");

@@ -8,7 +8,9 @@
  *    for field (names, locations, guards, incidences, expressions with
  *    their locations, diagnostics), for the brake's edits of bench_edit,
  *    lines inserted and deleted before, inside and after the loop, a
- *    renamed unknown, an outer loop index of another value, N changed, a syntax error and
+ *    renamed unknown, an outer loop index of another value, N changed, an
+ *    integer constant of another value (in the text or by a define, the
+ *    declarations otherwise the same), a syntax error and
  *    its fix, and a few hundred random one-byte edits in a row (each
  *    parsed with the last model that parsed as since);
  *  - every MEL model of tests/models (when-clauses, conditional
@@ -314,6 +316,41 @@ Test(mel_since, an_outer_loop_index_of_another_value)
     mel_model_free(m0);
     mel_model_free(m1);
     free(b);
+}
+
+/* An integer constant of another value, the declarations otherwise the
+ * same and every equation statement the same bytes at the same place: its
+ * uses are folded into the sides (lower), so none may be shared (the
+ * declarations differ: nothing is), whether
+ * the value changed in the text (same length) or by a define (same text).
+ * A parameter of another value is a known quantity, not folded: shared. */
+Test(mel_since, an_integer_constant_of_another_value)
+{
+    static const char a[] = "N : integer = 2;\n"
+                            "K : real = 5.0;\n"
+                            "x : real; y : real;\n"
+                            "e : equation x = N * y + K;\n"
+                            "f : equation y = der(x) + N;\n";
+    char *b = replace(a, "N : integer = 2", "N : integer = 3");
+    char *c = replace(a, "K : real = 5.0", "K : real = 6.0");
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "N = 2");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "N = 3 in the text");
+    mel_model *m2 = same_as_cold(a, 4, m0, false, "N = 4 by a define");
+    mel_model *m3 = same_as_cold(a, 2, m0, false, "N = 2 by a define");
+    mel_model *m4 = same_as_cold(c, -1, m0, false, "K = 6.0");
+    for (const mel_model *const *m = (const mel_model *const[]){m1, m2, NULL}; *m != NULL; m++) {
+        cr_assert_neq(eq(*m, "e")->rhs, eq(m0, "e")->rhs);
+        cr_assert_neq(eq(*m, "f")->rhs, eq(m0, "f")->rhs);
+    }
+    cr_assert_eq(eq(m3, "e")->rhs, eq(m0, "e")->rhs); /* the same value */
+    cr_assert_eq(eq(m4, "e")->rhs, eq(m0, "e")->rhs);
+    mel_model_free(m0);
+    mel_model_free(m1);
+    mel_model_free(m2);
+    mel_model_free(m3);
+    mel_model_free(m4);
+    free(b);
+    free(c);
 }
 
 Test(mel_since, the_equations_before_the_edit_are_shared_and_outlive_their_model)
