@@ -457,6 +457,7 @@ typedef struct dg_entry {
      * rpc_json_analysis_taking moved unchanged (rpc_digest_build_reusing). */
     uint64_t rest;
     uint64_t members;
+    uint64_t bodies;   /* blocks: dg_pair of "equations" (0: none) */
     size_t place;      /* blocks: the place in the analysis's array */
     bool keyed;        /* key set (taken from an older digest) */
     const cJSON *item; /* live digests only */
@@ -737,10 +738,13 @@ static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
             e->members = o->members;
         } else
             e->rest = dg_sum_but(x, "id", "equations", &e->members);
-        const cJSON *eqs = cJSON_GetObjectItemCaseSensitive(x, "equations");
-        e->hash = dg_finish(e->rest + dg_pair("id", dg_number(e->a)) +
-                                (eqs != NULL ? dg_pair("equations", dg_json(eqs)) : 0),
-                            e->members);
+        if (o != NULL && r->taken->bodies_kept != NULL && r->taken->bodies_kept[k])
+            e->bodies = o->bodies; /* the same "equations", bodies and all */
+        else {
+            const cJSON *eqs = cJSON_GetObjectItemCaseSensitive(x, "equations");
+            e->bodies = eqs != NULL ? dg_pair("equations", dg_json(eqs)) : 0;
+        }
+        e->hash = dg_finish(e->rest + dg_pair("id", dg_number(e->a)) + e->bodies, e->members);
     }
     qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
     for (k = 0; k < s->n; k++)

@@ -87,7 +87,9 @@ MDAE_API int rpc_digest_build(const cJSON *analysis /* borrowed, kept */,
  * (protocol/rpc_json.h; issue 40 item 5): an equation or variable taken
  * from prev has prev's hash and key; a taken edge prev's hash of its other
  * members (its ends relabelled again with ids); a taken block that of its
- * members but "id" and "equations" (the bodies are given again). The
+ * members but "id" and "equations", and that of its "equations" too if
+ * taken->bodies_kept says it kept its bodies (rpc_json_add_bodies_taking;
+ * else they are hashed again: they may have been given again). The
  * digest is the same as rpc_digest_build's; the untaken items are hashed
  * as there. old or taken NULL, or taken's lengths not those of old and
  * analysis: rpc_digest_build. The caller vouches that old is prev's

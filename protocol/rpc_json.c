@@ -853,16 +853,20 @@ static void drop_bodies(cJSON *block)
  * last() inside) has none. MDAE_OK, MDAE_E_NOMEM, MDAE_E_INVAL (an index
  * past m's equations). */
 static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const mel_model *m,
-                           const bool *same, size_t n_same)
+                           const bool *same, size_t n_same, bool *kept /* out: every body kept */)
 {
+    *kept = true;
     cJSON *o = arr != NULL ? arr->child : NULL;
     for (size_t k = 0; k < n && o != NULL; k++, o = o->next) {
         if (items[k].index >= m->n_equations)
             return MDAE_E_INVAL;
-        if (same != NULL && items[k].index < n_same && same[items[k].index] &&
-            cJSON_GetObjectItemCaseSensitive(o, "body") != NULL)
+        bool had = cJSON_GetObjectItemCaseSensitive(o, "body") != NULL;
+        if (had && same != NULL && items[k].index < n_same && same[items[k].index])
             continue; /* still right (rpc_json_add_bodies_keeping) */
-        cJSON_DeleteItemFromObjectCaseSensitive(o, "body");
+        if (had) {
+            *kept = false;
+            cJSON_DeleteItemFromObjectCaseSensitive(o, "body");
+        }
         if (items[k].order <= 0)
             continue;
         char *body = NULL;
@@ -871,6 +875,7 @@ static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const me
             return rc;
         if (body == NULL)
             continue;
+        *kept = false;
         bool ok = add_str(o, "body", body);
         mdae_free(body);
         if (!ok)
@@ -887,6 +892,16 @@ int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model 
 int rpc_json_add_bodies_keeping(cJSON *analysis, const cdg_report *rep, const mel_model *m,
                                 const bool *same, size_t n_same)
 {
+    return rpc_json_add_bodies_taking(analysis, rep, m, same, n_same, NULL);
+}
+
+int rpc_json_add_bodies_taking(cJSON *analysis, const cdg_report *rep, const mel_model *m,
+                               const bool *same, size_t n_same, rpc_taken *taken)
+{
+    if (taken != NULL) {
+        mdae_free(taken->bodies_kept);
+        taken->bodies_kept = NULL;
+    }
     if (rep == NULL || m == NULL || !cJSON_IsObject(analysis) ||
         (rep->n_blocks > 0 && rep->blocks == NULL))
         return MDAE_E_INVAL;
@@ -900,16 +915,27 @@ int rpc_json_add_bodies_keeping(cJSON *analysis, const cdg_report *rep, const me
         return MDAE_OK;
     }
     rpc_json_init();
+    bool *kept = NULL;
+    if (taken != NULL && taken->n[RPC_TAKEN_BLOCKS] == rep->n_blocks &&
+        (kept = mdae_malloc((rep->n_blocks + 1) * sizeof *kept)) == NULL)
+        return MDAE_E_NOMEM;
     const cJSON *o = blocks->child;
     for (size_t k = 0; k < rep->n_blocks; k++, o = o->next) {
         const cdg_block *b = &rep->blocks[k].block;
-        if (!block_arrays_ok(b))
-            return MDAE_E_INVAL;
-        int rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"), b->equations,
-                                 b->n_equations, m, same, n_same);
-        if (rc < 0)
+        bool all = false;
+        int rc = block_arrays_ok(b) ? add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),
+                                                      b->equations, b->n_equations, m, same,
+                                                      n_same, &all)
+                                    : MDAE_E_INVAL;
+        if (rc < 0) {
+            mdae_free(kept);
             return rc;
+        }
+        if (kept != NULL)
+            kept[k] = all;
     }
+    if (taken != NULL)
+        taken->bodies_kept = kept;
     return MDAE_OK;
 }
 
@@ -1216,6 +1242,7 @@ void rpc_taken_free(rpc_taken *t)
         return;
     for (int s = 0; s < RPC_TAKEN_N; s++)
         mdae_free(t->from[s]);
+    mdae_free(t->bodies_kept);
     memset(t, 0, sizeof *t);
 }
 
@@ -1554,9 +1581,10 @@ int rpc_json_mode(const mel_model *m, const bool *mode, const sa_mode_view *sv,
             cJSON *o = cJSON_CreateObject();
             if (!append(blocks, o) || !add_num(o, "id", b.id) || !add_block_items(o, &b))
                 goto fail;
+            bool kept = false; /* not asked */
             if (mel_model_exprs(m) != NULL &&
                 (rc = add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),
-                                      b.equations, b.n_equations, m, NULL, 0)) < 0)
+                                      b.equations, b.n_equations, m, NULL, 0, &kept)) < 0)
                 goto fail;
             rc = MDAE_E_NOMEM;
         }

@@ -225,6 +225,10 @@ typedef struct rpc_taken {
     size_t *from[RPC_TAKEN_N]; /* owned (rpc_taken_free) */
     size_t n[RPC_TAKEN_N];
     size_t prev_n[RPC_TAKEN_N];
+    /* per block of *out (n[RPC_TAKEN_BLOCKS]): true if
+     * rpc_json_add_bodies_taking kept every "body" of its equations (none
+     * given again nor dropped); NULL: not said (owned, rpc_taken_free) */
+    bool *bodies_kept;
 } rpc_taken;
 
 /* Frees t's arrays and zeroes it; t may be NULL. */
@@ -252,6 +256,17 @@ MDAE_API int rpc_json_add_bodies_keeping(cJSON *analysis /* borrowed: changed */
                                          const cdg_report *rep /* borrowed */,
                                          const mel_model *m /* borrowed */,
                                          const bool *same /* borrowed; may be NULL */, size_t n);
+
+/* rpc_json_add_bodies_keeping, saying in taken->bodies_kept (replaced)
+ * which blocks kept all their bodies, for a digest to take the hash of
+ * their "equations" from the digest before (rpc_digest_build_reusing).
+ * taken NULL, or its block count not analysis's: bodies_kept left NULL.
+ * MDAE_E_NOMEM as rpc_json_add_bodies_keeping. */
+MDAE_API int rpc_json_add_bodies_taking(cJSON *analysis /* borrowed: changed */,
+                                        const cdg_report *rep /* borrowed */,
+                                        const mel_model *m /* borrowed */,
+                                        const bool *same /* borrowed; may be NULL */, size_t n,
+                                        rpc_taken *taken /* borrowed: bodies_kept set; may be NULL */);
 
 /* ---- One mode (issue 4 section 4) ------------------------------------------ */
 

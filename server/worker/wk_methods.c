@@ -526,8 +526,9 @@ int wk_report(wk_state *w, const cJSON **out)
             }
         }
         if (rc == MDAE_OK)
-            rc = rpc_json_add_bodies_keeping(w->cached_report, crep, w->model,
-                                             keep ? w->body_same : NULL, w->n_body_same);
+            rc = rpc_json_add_bodies_taking(w->cached_report, crep, w->model,
+                                            keep ? w->body_same : NULL, w->n_body_same,
+                                            w->prev_report != NULL ? &w->taken : NULL);
         if (rc == MDAE_OK)
             rc = rpc_json_add_left_out(w->cached_report, w->model);
         cdg_report_free(crep);

@@ -395,10 +395,14 @@ static size_t arr_len(const cJSON *r, const char *member)
     return (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, member));
 }
 
-/* b: a's copy where, as rpc_json_analysis_taking then rpc_json_add_bodies
- * leave a tree, every item is taken from a at its place (taken) but some,
- * which change; a taken block's "equations" (its bodies) may change too. */
-static cJSON *edited_copy(unsigned *seed, const cJSON *a, rpc_taken *t)
+/* b: a's copy where, as rpc_json_analysis_taking then
+ * rpc_json_add_bodies_taking leave a tree, every item is taken from a at
+ * its place (taken) but some, which change; a block's "equations" (its
+ * bodies) change too, one in anew_1_in: then t->bodies_kept says so, but
+ * for a block built anew (not taken), which it may say kept its bodies
+ * (none given: rpc_json_add_bodies_taking says so of a new block whose
+ * equations have no body), the digest then to hash it again. */
+static cJSON *edited_copy(unsigned *seed, const cJSON *a, rpc_taken *t, unsigned anew_1_in)
 {
     static const char *const member[RPC_TAKEN_N] = {"equations", "variables", "blocks", "edges"};
     cJSON *b = cJSON_Duplicate(a, true);
@@ -407,19 +411,29 @@ static cJSON *edited_copy(unsigned *seed, const cJSON *a, rpc_taken *t)
         t->n[s] = t->prev_n[s] = arr_len(a, member[s]);
         t->from[s] = calloc(t->n[s] + 1, sizeof *t->from[s]);
         cr_assert_not_null(t->from[s]);
+        if (s == RPC_TAKEN_BLOCKS) {
+            t->bodies_kept = calloc(t->n[s] + 1, sizeof *t->bodies_kept);
+            cr_assert_not_null(t->bodies_kept);
+        }
         size_t k = 0;
         cJSON *x;
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(b, member[s]))
         {
             t->from[s][k] = k;
-            if (s == RPC_TAKEN_BLOCKS && rand_r(seed) % 3 == 0) /* bodies given anew */
+            bool anew = s == RPC_TAKEN_BLOCKS && rand_r(seed) % anew_1_in == 0;
+            if (anew) /* bodies given anew */
                 cJSON_ReplaceItemInObjectCaseSensitive(x, "equations",
                                                        named_items(seed, 1 + rand_r(seed) % 2, 4));
             if (rand_r(seed) % 4 == 0) { /* built anew: another guard */
                 t->from[s][k] = RPC_NOT_TAKEN;
-                cJSON_DeleteItemFromObjectCaseSensitive(x, "guard");
-                cJSON_AddStringToObject(x, "guard", rand_r(seed) % 2 ? "h" : "true");
+                /* all bodies anew: a block's bodies its only change */
+                if (anew_1_in > 1 || s != RPC_TAKEN_BLOCKS) {
+                    cJSON_DeleteItemFromObjectCaseSensitive(x, "guard");
+                    cJSON_AddStringToObject(x, "guard", rand_r(seed) % 2 ? "h" : "true");
+                }
             }
+            if (s == RPC_TAKEN_BLOCKS)
+                t->bodies_kept[k] = !anew || t->from[s][k] == RPC_NOT_TAKEN;
             k++;
         }
     }
@@ -430,6 +444,7 @@ static void taken_release(rpc_taken *t)
 {
     for (int s = 0; s < RPC_TAKEN_N; s++)
         free(t->from[s]);
+    free(t->bodies_kept);
 }
 
 /* A digest built with the hashes of the version before is the one built
@@ -437,9 +452,8 @@ static void taken_release(rpc_taken *t)
  * taken whose stable ids changed (the layout of the guards far from an
  * edit changing, say) are hashed again, never their stale hashes reused.
  * Checked by the differences from and to it, and to a third version. */
-Test(rpc_diff, a_digest_taking_hashes_from_the_one_before_is_the_whole_one)
+static void digests_taking_hashes(unsigned seed, unsigned anew_1_in)
 {
-    unsigned seed = 41;
     for (int round = 0; round < 300; round++) {
         size_t n = (size_t)(rand_r(&seed) % 12);
         uint32_t ia[12], ib[12], ic[12];
@@ -450,7 +464,7 @@ Test(rpc_diff, a_digest_taking_hashes_from_the_one_before_is_the_whole_one)
         }
         cJSON *a = random_result(&seed, n);
         rpc_taken t;
-        cJSON *b = edited_copy(&seed, a, &t);
+        cJSON *b = edited_copy(&seed, a, &t, anew_1_in);
         cJSON *c = rand_r(&seed) % 2 ? random_result(&seed, n) : cJSON_Duplicate(a, true);
         rpc_digest *da = NULL, *db = NULL, *dc = NULL;
         cr_assert_eq(rpc_digest_build(a, ia, n, &da), MDAE_OK);
@@ -472,6 +486,20 @@ Test(rpc_diff, a_digest_taking_hashes_from_the_one_before_is_the_whole_one)
         cJSON_Delete(b);
         cJSON_Delete(c);
     }
+}
+
+Test(rpc_diff, a_digest_taking_hashes_from_the_one_before_is_the_whole_one)
+{
+    digests_taking_hashes(41, 3);
+}
+
+/* Every block's bodies given anew, and every block built anew said to
+ * have kept them: a block's "equations" hash is taken from the digest
+ * before only for a block taken (moved from there), never for one at the
+ * same place built anew. */
+Test(rpc_diff, a_digest_takes_a_blocks_bodies_hash_only_for_a_block_taken)
+{
+    digests_taking_hashes(43, 1);
 }
 
 Test(rpc_diff, digests_report_allocation_failures_without_leaks)
