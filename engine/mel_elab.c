@@ -2427,7 +2427,8 @@ static bool copied_incidences(elab *el, uint32_t eq)
     mel_incidence *incs = bytes ? mel__arena_alloc_raw(el->ma, bytes) : NULL;
     if (bytes > 0 && incs == NULL)
         return false;
-    mel_order_case *cases = (mel_order_case *)(incs + p->n_incs);
+    /* no incidences: incs is NULL, and so is the (empty) run of cases */
+    mel_order_case *cases = incs != NULL ? (mel_order_case *)(incs + p->n_incs) : NULL;
     for (uint32_t k = 0; k < p->n_incs; k++) {
         const mel_incidence *a = &p->incs[k];
         memcpy(cases, a->cases, a->n_cases * sizeof *cases);
