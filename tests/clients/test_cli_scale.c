@@ -128,17 +128,23 @@ Test(cli_scale, brake_2000_tiny_cap_fails_cleanly, .timeout = 600)
     capped_run_free(&r);
 }
 
+/* The building at N = 400 analysed whole under a cap of mb MB: exit 0,
+ * and the whole analysis written, the graph last. */
+static void assert_building_400_within(unsigned long mb)
+{
+    unsigned long cap = mb << 20;
+    capped_run r = run_capped(BUILDING, 400, cap);
+    cr_assert_eq(r.code, 0, "exit %d under a %lu MB cap: %s", r.code, cap >> 20, r.err);
+    assert_whole(r.out, "\"name\":\"rte[400]\"", "\"edges\":[");
+    capped_run_free(&r);
+}
+
 Test(cli_scale, building_400_within_360_mb, .timeout = 600)
 {
 #ifdef UNDER_ASAN
     cr_skip_test("AddressSanitizer reserves more address space than the cap");
 #endif
-    unsigned long cap = 360ul << 20;
-    capped_run r = run_capped(BUILDING, 400, cap);
-    cr_assert_eq(r.code, 0, "exit %d under a %lu MB cap: %s", r.code, cap >> 20, r.err);
-    /* The whole analysis was written, the graph last. */
-    assert_whole(r.out, "\"name\":\"rte[400]\"", "\"edges\":[");
-    capped_run_free(&r);
+    assert_building_400_within(360);
 }
 
 /* The dependency graph's edge guards kept exact on the valid modes only
@@ -150,11 +156,7 @@ Test(cli_scale, building_400_within_240_mb, .timeout = 600)
 #ifdef UNDER_ASAN
     cr_skip_test("AddressSanitizer reserves more address space than the cap");
 #endif
-    unsigned long cap = 240ul << 20;
-    capped_run r = run_capped(BUILDING, 400, cap);
-    cr_assert_eq(r.code, 0, "exit %d under a %lu MB cap: %s", r.code, cap >> 20, r.err);
-    assert_whole(r.out, "\"name\":\"rte[400]\"", "\"edges\":[");
-    capped_run_free(&r);
+    assert_building_400_within(240);
 }
 
 /* Where the cap stops BuDDy growing its node table (the building at N =
