@@ -34,7 +34,9 @@
 #include "mdaed_proc.h"
 #include "rpc_message.h"
 
+#ifndef SRV_TEST_WAIT_MS /* a suite whose models load slowly sets it first */
 #define SRV_TEST_WAIT_MS MDAED_PROC_WAIT_MS
+#endif
 
 typedef mdaed_proc srv_proc;
 
