@@ -1066,3 +1066,61 @@ Test(srv_inc, since_lists_a_block_taken_whose_bodies_were_given_again)
     cl_close(&c);
     srv_stop(&p);
 }
+
+/* An edit of a loop's statement whose other instances lower to the sides
+ * they had (the brake's piston equation gains a derivative in one railcar,
+ * bench_server's row 5): the blocks taken keep those instances' bodies
+ * (wk_methods.c, sides_same: equal trees, the declarations the same), and
+ * every since answer is the whole-tree difference and every full result a
+ * cold session's, also when the railcar edited moves back and forth and
+ * when an integer constant changes (nothing shared: bodies given again). */
+Test(srv_inc, an_edited_loop_keeps_its_unchanged_instances_bodies_and_equals_cold)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *t0 = t_model("brake.mel");
+    char *base = replaced(t0, "N : integer = 3;", "N : integer = 6;");
+    const char *from = "px[i] : equation b[i] = K*x[i];";
+    char *t[5];
+    t[0] = strdup(base);
+    t[1] = replaced(base, from,
+                    "px[i] : equation b[i] = K*x[i] + (if i == 3 then der(x[i]) else 0);");
+    t[2] = replaced(base, from,
+                    "px[i] : equation b[i] = K*x[i] + (if i == 4 then der(x[i]) else 0);");
+    t[3] = replaced(t[2], "N : integer = 6;", "N : integer = 7;");
+    t[4] = strdup(t[1]);
+    char *sid = cl_open(&c, t[0]);
+    cJSON *sp = session_params(sid);
+    cJSON_AddBoolToObject(sp, "stableIds", true);
+    cJSON *fr = cl_request(&c, 14, "session/analyze", sp);
+    cJSON *prev = cJSON_DetachItemFromObject(fr, "result");
+    cJSON_Delete(fr);
+    cr_assert_not_null(prev);
+    long pv = cJSON_GetObjectItem(prev, "version") != NULL
+                  ? (long)cJSON_GetObjectItem(prev, "version")->valuedouble
+                  : 1;
+    for (int k = 1; k < 5; k++) {
+        long v = 0;
+        cJSON *full = edit_and_check_since(&c, sid, t[k], prev, pv, &v);
+        cJSON *mine = kept_tree_result(&c, sid);
+        char *cold_sid = cl_open(&c, t[k]);
+        cJSON *cold = analyze(&c, cold_sid, false, NULL);
+        assert_same(mine, cold, "a tree built from the one before equals a cold result");
+        cJSON_Delete(mine);
+        cJSON_Delete(cold);
+        free(cold_sid);
+        cJSON_Delete(prev);
+        prev = full;
+        pv = v;
+    }
+    cJSON_Delete(prev);
+    for (int k = 0; k < 5; k++)
+        free(t[k]);
+    free(base);
+    free(t0);
+    free(sid);
+    cl_close(&c);
+    srv_stop(&p);
+}
