@@ -216,12 +216,29 @@ static size_t shared_equations(const mel_model *m, const mel_model *since)
     return n;
 }
 
+/* Do m's equation i and since's have the same sides? Shared nodes, or,
+ * when the front-end shared some equation's sides (so judged the
+ * declarations the same: engine/mel.h, mel_options.since), equal trees
+ * (fx_equal): an edited statement's instances that lower to what they were
+ * (the brake's edited loop at N = 10,000: 10,000 bodies not printed again). */
+static bool sides_same(const mel_model *m, const mel_model *since, uint32_t i, bool decls_same)
+{
+    const mel_equation *a = &m->equations[i], *b = &since->equations[i];
+    if (a->lhs == NULL || b->lhs == NULL || a->rhs == NULL || b->rhs == NULL)
+        return false;
+    if (a->lhs == b->lhs && a->rhs == b->rhs)
+        return true;
+    return decls_same && fx_equal(a->lhs, b->lhs) && fx_equal(a->rhs, b->rhs);
+}
+
 /* Which of m's equations have the body they had in since, the model of
  * the tree of serial tree (0: none), into w->body_same (issue 40 item 5):
- * those whose sides m shares with since (the front-end shares them only
- * when the declarations are the same: engine/mel.h, mel_options.since),
- * when every mode variable is defined alike (a body prints a mode
- * variable's definition) and both are MEL. */
+ * those whose sides are the same (sides_same), when every mode variable is
+ * defined alike (a body prints a mode variable's definition) and both are
+ * MEL. A body is a function of its equation's sides and of the
+ * declarations (the names it prints, the incidences' orders it is bounded
+ * by, which the front-end reads from the sides and the declarations:
+ * engine/fx_body.h). */
 static void bodies_same(wk_state *w, const mel_model *m, const mel_model *since, uint64_t tree)
 {
     mdae_free(w->body_same);
@@ -237,9 +254,9 @@ static void bodies_same(wk_state *w, const mel_model *m, const mel_model *since,
     bool *same = mdae_malloc((size_t)m->n_equations + 1);
     if (same == NULL)
         return; /* the bodies are made again */
+    bool decls_same = w->model_shared > 0; /* shared_equations(m, since), load */
     for (uint32_t i = 0; i < m->n_equations; i++)
-        same[i] = m->equations[i].lhs != NULL && m->equations[i].lhs == since->equations[i].lhs &&
-                  m->equations[i].rhs == since->equations[i].rhs;
+        same[i] = sides_same(m, since, i, decls_same);
     w->body_same = same;
     w->n_body_same = m->n_equations;
     w->body_tree = tree;
