@@ -1709,6 +1709,57 @@ static bool same_row(const build *b, const sa_result *o, uint32_t i)
     return true;
 }
 
+/* dirty[i] |= row i of a and b differ, rows of `size` bytes, n of them:
+ * compared 64 rows at a time first (most are the same). */
+static void diff_rows(const void *a, const void *b, size_t n, size_t size, bool *dirty)
+{
+    const char *x = a, *y = b;
+    for (size_t i0 = 0; i0 < n; i0 += 64) {
+        size_t k = n - i0 < 64 ? n - i0 : 64;
+        if (memcmp(x + i0 * size, y + i0 * size, k * size) == 0)
+            continue;
+        for (size_t i = i0; i < i0 + k; i++)
+            dirty[i] |= memcmp(x + i * size, y + i * size, size) != 0;
+    }
+}
+
+/* dirty[edge_eq[e]] |= edge e of a and b differ (n edges of `size` bytes). */
+static void diff_edges(const void *a, const void *b, size_t n, size_t size,
+                       const uint32_t *edge_eq, bool *dirty)
+{
+    const char *x = a, *y = b;
+    for (size_t e0 = 0; e0 < n; e0 += 64) {
+        size_t k = n - e0 < 64 ? n - e0 : 64;
+        if (memcmp(x + e0 * size, y + e0 * size, k * size) == 0)
+            continue;
+        for (size_t e = e0; e < e0 + k; e++)
+            if (memcmp(x + e * size, y + e * size, size) != 0)
+                dirty[edge_eq[e]] = true;
+    }
+}
+
+/* dirty[i]: row i's inputs differ in r and the seed's o (same_row), found
+ * array by array when both lay out their edges alike. */
+static void dirty_rows(const build *b, const sa_result *o, bool *dirty)
+{
+    const sa_result *r = b->r;
+    size_t n = r->n_eq, ne = r->n_edges;
+    if (ne != o->n_edges || memcmp(r->eq_first, o->eq_first, (n + 1) * sizeof *r->eq_first)) {
+        for (uint32_t i = 0; i < n; i++)
+            dirty[i] = !same_row(b, o, i);
+        return;
+    }
+    diff_rows(r->chi_i, o->chi_i, n, sizeof(BDD), dirty);
+    diff_rows(r->c, o->c, n, (size_t)r->w_off * sizeof(BDD), dirty);
+    if (r->c_matched != NULL)
+        diff_rows(r->c_matched, o->c_matched, n, sizeof *r->c_matched, dirty);
+    diff_edges(r->edge_v, o->edge_v, ne, sizeof *r->edge_v, r->edge_eq, dirty);
+    diff_edges(r->chi_e, o->chi_e, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_edges(r->te, o->te, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_edges(b->xi, o->tight_memo, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_edges(r->sigma, o->sigma, ne, (size_t)r->w_sigma * sizeof(BDD), r->edge_eq, dirty);
+}
+
 /* The state of a seeded build beyond b's. */
 typedef struct seeded {
     const cdg_graph *seed;
@@ -1982,6 +2033,38 @@ static void writer_edges(build *b, const cdg_graph *g, const tblock *fin, const 
     }
 }
 
+/* The seed's edges between kept blocks (old2new: their new ids, which
+ * keep their order) and the new ones es, merged by (from, to) into g. */
+static void merge_edges(build *b, cdg_graph *g, const cdg_graph *sg, const uint32_t *old2new,
+                        deps *es)
+{
+    sa_ctx *c = b->c;
+    sort_deps(c, es->ds, es->nd, (uint32_t)g->n_blocks);
+    size_t nk = 0;
+    for (size_t k = 0; k < sg->n_edges; k++)
+        nk += old2new[sg->efrom[k]] != UINT32_MAX && old2new[sg->eto[k]] != UINT32_MAX;
+    size_t ne = nk + es->nd;
+    if (ne > max_edges)
+        too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, NULL, 0,
+                  "it has more than %zu edges between its %zu blocks", max_edges, g->n_blocks);
+    g->efrom = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->efrom);
+    g->eto = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eto);
+    g->eguard = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eguard);
+    size_t k = 0, x = 0;
+    for (size_t at = 0; at < ne; at++) {
+        uint32_t A = UINT32_MAX, B = UINT32_MAX;
+        while (k < sg->n_edges &&
+               ((A = old2new[sg->efrom[k]]) == UINT32_MAX || (B = old2new[sg->eto[k]]) == UINT32_MAX))
+            k++;
+        const dep *d = x < es->nd ? &es->ds[x] : NULL;
+        bool kept = k < sg->n_edges && (d == NULL || A < d->from || (A == d->from && B < d->to));
+        g->efrom[at] = kept ? A : d->from;
+        g->eto[at] = kept ? B : d->to;
+        g->eguard[at] = bdd_addref(kept ? sg->eguard[k++] : *es->ds[x++].f);
+        g->n_edges = at + 1;
+    }
+}
+
 /* finish for a seeded build: the kept blocks (not in the region) and the
  * new ones (b->blocks) merged in canonical order, the seed's edges between
  * kept blocks and the others found again (3). */
@@ -2050,14 +2133,9 @@ static void finish_seeded(build *b, cdg_graph *g, const seeded *sd)
     sa__progress(c, "edges", 0, nb);
     check_pairs(b, g, &w);
     deps es = {0};
-    for (size_t k = 0; k < sg->n_edges; k++) {
-        uint32_t A = old2new[sg->efrom[k]], B = old2new[sg->eto[k]];
-        if (A != UINT32_MAX && B != UINT32_MAX)
-            add_edge(b, g, &es, A, B, sg->eguard[k]);
-    }
     reader_edges(b, g, &w, fin, is, nn, &es);
     writer_edges(b, g, fin, isnew, is, nn, &es);
-    store_edges(b, g, &es);
+    merge_edges(b, g, sg, old2new, &es);
 }
 
 static void run_seeded(build *b, cdg_graph *g, const cdg_graph *seed)
@@ -2076,8 +2154,7 @@ static void run_seeded(build *b, cdg_graph *g, const cdg_graph *seed)
     sd.found = sa__alloc(c, (size_t)n + 1);
     sd.rs = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd.rs);
     sd.rn = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd.rn);
-    for (uint32_t i = 0; i < n; i++)
-        sd.dirty[i] = !same_row(b, seed->r, i);
+    dirty_rows(b, seed->r, sd.dirty);
     sa__columns(c, r, &sd.cfirst, &sd.cedges);
     new_union_graph(b, &sd);
     bool *bad = sa__alloc(c, (size_t)sd.ncomp + 1);
