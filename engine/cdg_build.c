@@ -145,7 +145,10 @@ typedef struct build {
     long long *isum;
     BDD **sum_of;
     const long long *ci;
-    BDD *xi;        /* n_edges slots */
+    BDD *xi;        /* n_edges: Xi_e, in the slots xs where found here (a
+                       seeded build reads most from its seed: run_seeded) */
+    BDD *xs;
+    const long long *dj; /* d_j where a constant, else -1 */
     /* step 2: dependencies, CSR by source equation */
     size_t *out_first;
     uint32_t *out_to;
@@ -238,45 +241,56 @@ static bool saturate_constants(build *b, size_t e, const long long *ci, const lo
     unsigned long long sum = ((unsigned long long)c + vs) & ((1ull << w) - 1);
     b->isum[e] = (long long)sum;
     b->sum_of[e] = NULL;
-    sa__put(&b->xi[e], sum == (unsigned long long)d ? b->chi_e[e] : bddfalse);
+    sa__put(&b->xs[e], sum == (unsigned long long)d ? b->chi_e[e] : bddfalse);
+    b->xi[e] = b->xs[e];
     return true;
 }
 
-static void saturation(build *b)
+/* Step 1 for the edges of row i (b->ci, b->dj, b->xs set). */
+static void saturate_row(build *b, uint32_t i)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
     int w = b->w;
-    b->xi = sa__slots(c, r->n_edges + 1);
-    b->isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->isum); /* written whole */
-    b->sum_of = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->sum_of);
-    b->ci = constants(c, b->c_off, r->n_eq, w, b->os);
-    const long long *dj = constants(c, b->d_off, r->n_var, w, b->os);
-    size_t n_vec = 0;
-    for (size_t e = 0; e < r->n_edges; e++)
-        if (!saturate_constants(b, e, b->ci, dj)) {
-            b->isum[e] = -1;
-            n_vec++;
-        }
-    BDD *vec = sa__slots(c, n_vec * (size_t)w + 1);
-    size_t mark = sa__mark(c);
-    BDD *sig = sa__slots(c, (size_t)w);
-    for (size_t e = 0; e < r->n_edges; e++) {
-        if (b->isum[e] >= 0)
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (saturate_constants(b, e, b->ci, b->dj))
             continue;
-        uint32_t i = r->edge_eq[e], j = r->edge_v[e];
+        b->isum[e] = -1;
+        uint32_t j = r->edge_v[e];
+        BDD *s = b->sum_of[e] = sa__slots(c, (size_t)w); /* kept to the end */
+        size_t mark = sa__mark(c);
+        BDD *sig = sa__slots(c, (size_t)w);
         for (int k = 0; k < w; k++)
             sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
-        BDD *s = b->sum_of[e] = vec;
-        vec += w;
         sa__vadd(c, s, &b->c_off[i * b->os], sig, w);
-        size_t m2 = sa__mark(c);
-        sa__put(&b->xi[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[j * b->os], w));
-        sa__release(c, m2);
-        if ((e & 255) == 255)
-            sa__progress(c, "dependencies", e, r->n_edges);
+        sa__put(&b->xs[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[j * b->os], w));
+        b->xi[e] = b->xs[e];
+        sa__release(c, mark);
     }
-    sa__release(c, mark);
+}
+
+/* Step 1's arrays for every row (written by saturate_row). */
+static void saturation_arrays(build *b, bool all_slots)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    b->xs = sa__slots(c, r->n_edges + 1);
+    b->xi = all_slots ? b->xs : sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->xi);
+    b->isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->isum); /* written per row */
+    b->sum_of = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->sum_of);
+    b->ci = constants(c, b->c_off, r->n_eq, b->w, b->os);
+    b->dj = constants(c, b->d_off, r->n_var, b->w, b->os);
+}
+
+static void saturation(build *b)
+{
+    const sa_result *r = b->r;
+    saturation_arrays(b, true);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        saturate_row(b, i);
+        if ((i & 255) == 255)
+            sa__progress(b->c, "dependencies", i, r->n_eq);
+    }
 }
 
 /* The tight edges into the result's memo (sa_result.tight_memo), for an
@@ -1684,12 +1698,13 @@ static bool seed_usable(const sa_result *r, const cdg_graph *seed, bool families
            o->tight_memo != NULL && r->ok == o->ok && r->ok != bddfalse && r->n_eq > 0 &&
            r->n_eq == o->n_eq && r->n_var == o->n_var && r->w_off == o->w_off &&
            r->w_sigma == o->w_sigma && (r->c_matched == NULL) == (o->c_matched == NULL) &&
-           r->c != NULL && o->c != NULL && r->m != NULL && !sa__sifting() &&
+           r->c != NULL && o->c != NULL && r->d != NULL && o->d != NULL && r->m != NULL && !sa__sifting() &&
            seed->epoch == sa__layout_epoch() && step_width(r) == seed->w;
 }
 
-/* Row i has the same inputs in r and in the seed's o (above). */
-static bool same_row(const build *b, const sa_result *o, uint32_t i)
+/* Row i has the same inputs in r and in the seed's o (above; its Xi too
+ * when with_xi). */
+static bool same_row(const build *b, const sa_result *o, uint32_t i, bool with_xi)
 {
     const sa_result *r = b->r;
     size_t wo = (size_t)r->w_off, ws = (size_t)r->w_sigma;
@@ -1702,7 +1717,7 @@ static bool same_row(const build *b, const sa_result *o, uint32_t i)
     for (size_t k = 0; k < n; k++) {
         size_t e = e0 + k, f = f0 + k;
         if (r->edge_v[e] != o->edge_v[f] || r->chi_e[e] != o->chi_e[f] || r->te[e] != o->te[f] ||
-            b->xi[e] != o->tight_memo[f] ||
+            (with_xi && b->xi[e] != o->tight_memo[f]) ||
             memcmp(&r->sigma[e * ws], &o->sigma[f * ws], ws * sizeof(BDD)))
             return false;
     }
@@ -1738,15 +1753,15 @@ static void diff_edges(const void *a, const void *b, size_t n, size_t size,
     }
 }
 
-/* dirty[i]: row i's inputs differ in r and the seed's o (same_row), found
- * array by array when both lay out their edges alike. */
-static void dirty_rows(const build *b, const sa_result *o, bool *dirty)
+/* dirty[i]: row i's inputs but Xi differ in r and the seed's o (same_row),
+ * found array by array when both lay out their edges alike (same). */
+static void dirty_rows(const build *b, const sa_result *o, bool same, bool *dirty)
 {
     const sa_result *r = b->r;
     size_t n = r->n_eq, ne = r->n_edges;
-    if (ne != o->n_edges || memcmp(r->eq_first, o->eq_first, (n + 1) * sizeof *r->eq_first)) {
+    if (!same) {
         for (uint32_t i = 0; i < n; i++)
-            dirty[i] = !same_row(b, o, i);
+            dirty[i] = !same_row(b, o, i, false);
         return;
     }
     diff_rows(r->chi_i, o->chi_i, n, sizeof(BDD), dirty);
@@ -1756,7 +1771,6 @@ static void dirty_rows(const build *b, const sa_result *o, bool *dirty)
     diff_edges(r->edge_v, o->edge_v, ne, sizeof *r->edge_v, r->edge_eq, dirty);
     diff_edges(r->chi_e, o->chi_e, ne, sizeof(BDD), r->edge_eq, dirty);
     diff_edges(r->te, o->te, ne, sizeof(BDD), r->edge_eq, dirty);
-    diff_edges(b->xi, o->tight_memo, ne, sizeof(BDD), r->edge_eq, dirty);
     diff_edges(r->sigma, o->sigma, ne, (size_t)r->w_sigma * sizeof(BDD), r->edge_eq, dirty);
 }
 
@@ -1770,11 +1784,44 @@ typedef struct seeded {
     size_t *rs;
     uint32_t *rn;
     bool *found;         /* n_eq: row i's are in d */
+    bool *sat;           /* n_eq: row i saturated here (else its Xi is the
+                            seed's, its sums unknown) */
     uint32_t *comp;      /* n_eq: the new union-SCCs */
     size_t *first;       /* the new union graph, CSR */
     uint32_t *to;
     uint32_t ncomp;
 } seeded;
+
+/* Step 1 from the seed: Xi is o's (its tight_memo) for the rows whose
+ * inputs are o's and whose variables have o's d_j; the others are
+ * saturated, and dirty (D) if their inputs or Xi differ. */
+static void seed_saturation(build *b, seeded *sd)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r, *o = sd->seed->r;
+    uint32_t n = r->n_eq;
+    bool same = r->n_edges == o->n_edges &&
+                memcmp(r->eq_first, o->eq_first, ((size_t)n + 1) * sizeof *r->eq_first) == 0;
+    saturation_arrays(b, false);
+    dirty_rows(b, o, same, sd->dirty);
+    bool *dcol = sa__alloc(c, (size_t)r->n_var + 1);
+    diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), dcol);
+    if (same)
+        memcpy(b->xi, o->tight_memo, r->n_edges * sizeof *b->xi);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t e0 = r->eq_first[i], ne = r->eq_first[i + 1] - e0;
+        bool cand = sd->dirty[i];
+        for (size_t e = e0; e < e0 + ne && !cand; e++)
+            cand = dcol[r->edge_v[e]];
+        if (!same && !sd->dirty[i]) /* as many edges: same_row */
+            memcpy(&b->xi[e0], &o->tight_memo[o->eq_first[i]], ne * sizeof *b->xi);
+        if (!cand)
+            continue;
+        saturate_row(b, i);
+        sd->sat[i] = true;
+        sd->dirty[i] = sd->dirty[i] || !same_row(b, o, i, true);
+    }
+}
 
 static void row_deps_once(build *b, seeded *sd, uint32_t i)
 {
@@ -1914,6 +1961,9 @@ static size_t split_region(build *b, seeded *sd, const bool *bad)
     size_t *cnt = sa__alloc(c, ((size_t)sd->ncomp + 2) * sizeof *cnt);
     for (uint32_t i = 0; i < n; i++)
         if ((sd->region[i] = bad[sd->comp[i]])) {
+            if (!sd->sat[i])
+                saturate_row(b, i); /* its sums (steps 3, 4) */
+            sd->sat[i] = true;
             row_deps_once(b, sd, i);
             cnt[sd->comp[i] + 1]++;
         }
@@ -2146,15 +2196,15 @@ static void run_seeded(build *b, cdg_graph *g, const cdg_graph *seed)
     b->w = seed->w;
     sa__progress(c, "dependencies", 0, r->n_edges);
     local_inputs(b);
-    saturation(b);
-    keep_tight(b);
     seeded sd = {.seed = seed};
     sd.dirty = sa__alloc(c, (size_t)n + 1);
     sd.region = sa__alloc(c, (size_t)n + 1);
     sd.found = sa__alloc(c, (size_t)n + 1);
+    sd.sat = sa__alloc(c, (size_t)n + 1);
     sd.rs = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd.rs);
     sd.rn = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd.rn);
-    dirty_rows(b, seed->r, sd.dirty);
+    seed_saturation(b, &sd);
+    keep_tight(b);
     sa__columns(c, r, &sd.cfirst, &sd.cedges);
     new_union_graph(b, &sd);
     bool *bad = sa__alloc(c, (size_t)sd.ncomp + 1);
