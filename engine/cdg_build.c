@@ -42,6 +42,11 @@
  *    pair, in the modes guard(A) & guard(B): in such a mode the read is at
  *    the variable's leading order d_j, so the edge is saturated, and
  *    conversely (see cdg.h). Found through an index of writers per variable.
+ *
+ * After an edit (cdg_build_seeded), the previous version's graph seeds the
+ * build: only the union-SCCs the edit reaches are split again, and only
+ * the edges of their blocks found again; why the others are the same is
+ * sketched above run_seeded ("Seeded by the previous version's graph").
  */
 #include "cdg_int.h"
 
@@ -1724,32 +1729,20 @@ static bool same_row(const build *b, const sa_result *o, uint32_t i, bool with_x
     return true;
 }
 
-/* dirty[i] |= row i of a and b differ, rows of `size` bytes, n of them:
- * compared 64 rows at a time first (most are the same). */
-static void diff_rows(const void *a, const void *b, size_t n, size_t size, bool *dirty)
+/* dirty[owner[k]] |= element k of a and b differ (owner NULL: dirty[k]),
+ * n elements of `size` bytes: compared 64 at a time first (most are the
+ * same). */
+static void diff_rows(const void *a, const void *b, size_t n, size_t size, const uint32_t *owner,
+                      bool *dirty)
 {
     const char *x = a, *y = b;
-    for (size_t i0 = 0; i0 < n; i0 += 64) {
-        size_t k = n - i0 < 64 ? n - i0 : 64;
-        if (memcmp(x + i0 * size, y + i0 * size, k * size) == 0)
+    for (size_t k0 = 0; k0 < n; k0 += 64) {
+        size_t m = n - k0 < 64 ? n - k0 : 64;
+        if (memcmp(x + k0 * size, y + k0 * size, m * size) == 0)
             continue;
-        for (size_t i = i0; i < i0 + k; i++)
-            dirty[i] |= memcmp(x + i * size, y + i * size, size) != 0;
-    }
-}
-
-/* dirty[edge_eq[e]] |= edge e of a and b differ (n edges of `size` bytes). */
-static void diff_edges(const void *a, const void *b, size_t n, size_t size,
-                       const uint32_t *edge_eq, bool *dirty)
-{
-    const char *x = a, *y = b;
-    for (size_t e0 = 0; e0 < n; e0 += 64) {
-        size_t k = n - e0 < 64 ? n - e0 : 64;
-        if (memcmp(x + e0 * size, y + e0 * size, k * size) == 0)
-            continue;
-        for (size_t e = e0; e < e0 + k; e++)
-            if (memcmp(x + e * size, y + e * size, size) != 0)
-                dirty[edge_eq[e]] = true;
+        for (size_t k = k0; k < k0 + m; k++)
+            if (memcmp(x + k * size, y + k * size, size) != 0)
+                dirty[owner != NULL ? owner[k] : k] = true;
     }
 }
 
@@ -1764,14 +1757,14 @@ static void dirty_rows(const build *b, const sa_result *o, bool same, bool *dirt
             dirty[i] = !same_row(b, o, i, false);
         return;
     }
-    diff_rows(r->chi_i, o->chi_i, n, sizeof(BDD), dirty);
-    diff_rows(r->c, o->c, n, (size_t)r->w_off * sizeof(BDD), dirty);
+    diff_rows(r->chi_i, o->chi_i, n, sizeof(BDD), NULL, dirty);
+    diff_rows(r->c, o->c, n, (size_t)r->w_off * sizeof(BDD), NULL, dirty);
     if (r->c_matched != NULL)
-        diff_rows(r->c_matched, o->c_matched, n, sizeof *r->c_matched, dirty);
-    diff_edges(r->edge_v, o->edge_v, ne, sizeof *r->edge_v, r->edge_eq, dirty);
-    diff_edges(r->chi_e, o->chi_e, ne, sizeof(BDD), r->edge_eq, dirty);
-    diff_edges(r->te, o->te, ne, sizeof(BDD), r->edge_eq, dirty);
-    diff_edges(r->sigma, o->sigma, ne, (size_t)r->w_sigma * sizeof(BDD), r->edge_eq, dirty);
+        diff_rows(r->c_matched, o->c_matched, n, sizeof *r->c_matched, NULL, dirty);
+    diff_rows(r->edge_v, o->edge_v, ne, sizeof *r->edge_v, r->edge_eq, dirty);
+    diff_rows(r->chi_e, o->chi_e, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_rows(r->te, o->te, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_rows(r->sigma, o->sigma, ne, (size_t)r->w_sigma * sizeof(BDD), r->edge_eq, dirty);
 }
 
 /* The state of a seeded build beyond b's. */
@@ -1805,7 +1798,7 @@ static void seed_saturation(build *b, seeded *sd)
     saturation_arrays(b, false);
     dirty_rows(b, o, same, sd->dirty);
     bool *dcol = sa__alloc(c, (size_t)r->n_var + 1);
-    diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), dcol);
+    diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
     if (same)
         memcpy(b->xi, o->tight_memo, r->n_edges * sizeof *b->xi);
     for (uint32_t i = 0; i < n; i++) {
