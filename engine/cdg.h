@@ -99,6 +99,18 @@ typedef struct cdg_block {
  * MDAE_E_BDD_LIMIT, like sa_analyze. */
 MDAE_API int cdg_build(const sa_result *r /* borrowed */, const sa_options *opt,
                        cdg_graph **out, mdae_diags *diags);
+/* The same graph as cdg_build's, built from seed, the graph of a previous
+ * version of the model (borrowed; NULL: none): when r is an edit of
+ * seed's result that keeps the equations and variables by index and the
+ * valid modes, only the union-SCCs the edit reaches are split again and
+ * only the edges of their blocks found again; every other block (identity,
+ * guard) and edge is the seed's. Otherwise, or when the seeded build meets
+ * a limit or an error, a build from scratch (whose diagnostics diags
+ * receives). seed and its result must be alive during the call only.
+ * Why the kept blocks are the same: engine/cdg_build.c. */
+MDAE_API int cdg_build_seeded(const sa_result *r /* borrowed */, const sa_options *opt,
+                              const cdg_graph *seed /* borrowed; NULL ok */, cdg_graph **out,
+                              mdae_diags *diags);
 MDAE_API void cdg_graph_free(cdg_graph *g /* takes ownership; NULL ok */);
 
 MDAE_API size_t cdg_graph_n_blocks(const cdg_graph *g);
@@ -120,6 +132,9 @@ MDAE_TEST_API size_t cdg_graph_max_block(const cdg_graph *g);
  * in the hint's memo instead of splitting them again. */
 MDAE_TEST_API size_t cdg_graph_n_sccs(const cdg_graph *g);
 MDAE_TEST_API size_t cdg_graph_sccs_reused(const cdg_graph *g);
+/* Tests and benchmarks: the blocks a seeded build (cdg_build_seeded)
+ * kept from its seed as they were. */
+MDAE_TEST_API size_t cdg_graph_blocks_kept(const cdg_graph *g);
 /* The identity of block `id` (no BDD work). *out borrows the graph's arrays:
  * valid while g lives. MDAE_E_INVAL if id >= n_blocks. */
 MDAE_API int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out /* out */);

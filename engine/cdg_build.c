@@ -42,6 +42,11 @@
  *    pair, in the modes guard(A) & guard(B): in such a mode the read is at
  *    the variable's leading order d_j, so the edge is saturated, and
  *    conversely (see cdg.h). Found through an index of writers per variable.
+ *
+ * After an edit (cdg_build_seeded), the previous version's graph seeds the
+ * build: only the union-SCCs the edit reaches are split again, and only
+ * the edges of their blocks found again; why the others are the same is
+ * sketched above run_seeded ("Seeded by the previous version's graph").
  */
 #include "cdg_int.h"
 
@@ -145,7 +150,10 @@ typedef struct build {
     long long *isum;
     BDD **sum_of;
     const long long *ci;
-    BDD *xi;        /* n_edges slots */
+    BDD *xi;        /* n_edges: Xi_e, in the slots xs where found here (a
+                       seeded build reads most from its seed: run_seeded) */
+    BDD *xs;
+    const long long *dj; /* d_j where a constant, else -1 */
     /* step 2: dependencies, CSR by source equation */
     size_t *out_first;
     uint32_t *out_to;
@@ -238,45 +246,56 @@ static bool saturate_constants(build *b, size_t e, const long long *ci, const lo
     unsigned long long sum = ((unsigned long long)c + vs) & ((1ull << w) - 1);
     b->isum[e] = (long long)sum;
     b->sum_of[e] = NULL;
-    sa__put(&b->xi[e], sum == (unsigned long long)d ? b->chi_e[e] : bddfalse);
+    sa__put(&b->xs[e], sum == (unsigned long long)d ? b->chi_e[e] : bddfalse);
+    b->xi[e] = b->xs[e];
     return true;
 }
 
-static void saturation(build *b)
+/* Step 1 for the edges of row i (b->ci, b->dj, b->xs set). */
+static void saturate_row(build *b, uint32_t i)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
     int w = b->w;
-    b->xi = sa__slots(c, r->n_edges + 1);
-    b->isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->isum); /* written whole */
-    b->sum_of = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->sum_of);
-    b->ci = constants(c, b->c_off, r->n_eq, w, b->os);
-    const long long *dj = constants(c, b->d_off, r->n_var, w, b->os);
-    size_t n_vec = 0;
-    for (size_t e = 0; e < r->n_edges; e++)
-        if (!saturate_constants(b, e, b->ci, dj)) {
-            b->isum[e] = -1;
-            n_vec++;
-        }
-    BDD *vec = sa__slots(c, n_vec * (size_t)w + 1);
-    size_t mark = sa__mark(c);
-    BDD *sig = sa__slots(c, (size_t)w);
-    for (size_t e = 0; e < r->n_edges; e++) {
-        if (b->isum[e] >= 0)
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (saturate_constants(b, e, b->ci, b->dj))
             continue;
-        uint32_t i = r->edge_eq[e], j = r->edge_v[e];
+        b->isum[e] = -1;
+        uint32_t j = r->edge_v[e];
+        BDD *s = b->sum_of[e] = sa__slots(c, (size_t)w); /* kept to the end */
+        size_t mark = sa__mark(c);
+        BDD *sig = sa__slots(c, (size_t)w);
         for (int k = 0; k < w; k++)
             sa__put(&sig[k], k < r->w_sigma ? r->sigma[e * r->w_sigma + k] : bddfalse);
-        BDD *s = b->sum_of[e] = vec;
-        vec += w;
         sa__vadd(c, s, &b->c_off[i * b->os], sig, w);
-        size_t m2 = sa__mark(c);
-        sa__put(&b->xi[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[j * b->os], w));
-        sa__release(c, m2);
-        if ((e & 255) == 255)
-            sa__progress(c, "dependencies", e, r->n_edges);
+        sa__put(&b->xs[e], sa__vequal(c, b->chi_e[e], s, &b->d_off[j * b->os], w));
+        b->xi[e] = b->xs[e];
+        sa__release(c, mark);
     }
-    sa__release(c, mark);
+}
+
+/* Step 1's arrays for every row (written by saturate_row). */
+static void saturation_arrays(build *b, bool all_slots)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    b->xs = sa__slots(c, r->n_edges + 1);
+    b->xi = all_slots ? b->xs : sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->xi);
+    b->isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->isum); /* written per row */
+    b->sum_of = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->sum_of);
+    b->ci = constants(c, b->c_off, r->n_eq, b->w, b->os);
+    b->dj = constants(c, b->d_off, r->n_var, b->w, b->os);
+}
+
+static void saturation(build *b)
+{
+    const sa_result *r = b->r;
+    saturation_arrays(b, true);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        saturate_row(b, i);
+        if ((i & 255) == 255)
+            sa__progress(b->c, "dependencies", i, r->n_eq);
+    }
 }
 
 /* The tight edges into the result's memo (sa_result.tight_memo), for an
@@ -350,62 +369,74 @@ static void sort_by_to(dep *ds, size_t n)
         }
 }
 
+/* The dependencies of row i, appended to (*ds)[*nd ..): by target, those
+ * of one target merged by OR (the same function in any order). cfirst,
+ * cedges: the edges by variable (sa__columns). */
+typedef struct deps {
+    dep *ds;
+    size_t nd, cap, left;
+    BDD *batch;
+} deps;
+
+static void row_dependencies(build *b, uint32_t i, const size_t *cfirst, const size_t *cedges,
+                             deps *d)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    size_t from = d->nd;
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (b->te[e] == bddfalse)
+            continue;
+        uint32_t j = r->edge_v[e];
+        for (size_t q = cfirst[j]; q < cfirst[j + 1]; q++) {
+            size_t e2 = cedges[q];
+            if (r->edge_eq[e2] == i)
+                continue;
+            BDD f = sa__and(b->te[e], b->xi[e2]);
+            if (f == bddfalse)
+                continue;
+            d->ds = grow(c, d->ds, d->nd, &d->cap, sizeof *d->ds);
+            d->ds[d->nd].from = i;
+            d->ds[d->nd].to = r->edge_eq[e2];
+            d->ds[d->nd].f = next_slot(c, &d->batch, &d->left);
+            sa__put(d->ds[d->nd].f, f);
+            d->nd++;
+        }
+    }
+    sort_by_to(&d->ds[from], d->nd - from);
+    size_t m = from; /* duplicates merged */
+    for (size_t k = from; k < d->nd; k++) {
+        if (m > from && d->ds[m - 1].to == d->ds[k].to) {
+            sa__put(d->ds[m - 1].f, sa__or(*d->ds[m - 1].f, *d->ds[k].f));
+            continue;
+        }
+        d->ds[m++] = d->ds[k];
+    }
+    d->nd = m;
+}
+
 /* Step 2, row by row: the dependencies come out grouped by their source
  * equation, so only each source's few need sorting (by column they needed
- * a counting sort of all of them, a fifth of the step on an edit). Two
- * variables giving the same pair are merged by OR (the same function in
- * any order). */
+ * a counting sort of all of them, a fifth of the step on an edit). */
 static void dependencies(build *b)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
     size_t *cfirst, *cedges; /* edges by variable */
     sa__columns(c, r, &cfirst, &cedges);
-
-    dep *ds = NULL;
-    size_t nd = 0, cap = 0, left = 0;
-    BDD *batch = NULL;
+    deps d = {0};
     b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        size_t from = nd;
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-            if (b->te[e] == bddfalse)
-                continue;
-            uint32_t j = r->edge_v[e];
-            for (size_t q = cfirst[j]; q < cfirst[j + 1]; q++) {
-                size_t e2 = cedges[q];
-                if (r->edge_eq[e2] == i)
-                    continue;
-                BDD f = sa__and(b->te[e], b->xi[e2]);
-                if (f == bddfalse)
-                    continue;
-                ds = grow(c, ds, nd, &cap, sizeof *ds);
-                ds[nd].from = i;
-                ds[nd].to = r->edge_eq[e2];
-                ds[nd].f = next_slot(c, &batch, &left);
-                sa__put(ds[nd].f, f);
-                nd++;
-            }
-        }
-        sort_by_to(&ds[from], nd - from);
-        size_t m = from; /* duplicates merged */
-        for (size_t k = from; k < nd; k++) {
-            if (m > from && ds[m - 1].to == ds[k].to) {
-                sa__put(ds[m - 1].f, sa__or(*ds[m - 1].f, *ds[k].f));
-                continue;
-            }
-            ds[m++] = ds[k];
-        }
-        nd = m;
-        b->out_first[i + 1] = nd;
+        row_dependencies(b, i, cfirst, cedges, &d);
+        b->out_first[i + 1] = d.nd;
         if ((i & 255) == 255)
             sa__progress(c, "dependencies", i, r->n_eq);
     }
-    b->out_to = sa__alloc_raw(c, (nd + 1) * sizeof *b->out_to);
-    b->out_f = sa__alloc_raw(c, (nd + 1) * sizeof *b->out_f);
-    for (size_t k = 0; k < nd; k++) {
-        b->out_to[k] = ds[k].to;
-        b->out_f[k] = ds[k].f;
+    b->out_to = sa__alloc_raw(c, (d.nd + 1) * sizeof *b->out_to);
+    b->out_f = sa__alloc_raw(c, (d.nd + 1) * sizeof *b->out_f);
+    for (size_t k = 0; k < d.nd; k++) {
+        b->out_to[k] = d.ds[k].to;
+        b->out_f[k] = d.ds[k].f;
     }
 }
 
@@ -1293,11 +1324,157 @@ static BDD edge_guard(build *b, const tblock *ta, const tblock *tb)
     return f;
 }
 
+/* The graph's block arrays for nb blocks of nitems items in all. */
+static void alloc_blocks(sa_ctx *c, cdg_graph *g, size_t nb, size_t nitems)
+{
+    g->blocks = sa__alloc_keep_raw(c, (nb + 1) * sizeof *g->blocks);
+    g->bguard = sa__alloc_keep_raw(c, (nb + 1) * sizeof *g->bguard);
+    g->blocal = sa__alloc_keep_raw(c, (nb + 1) * sizeof *g->blocal);
+    g->items = sa__alloc_keep_raw(c, (nitems + 1) * sizeof *g->items);
+    g->n_blocks = nb;
+}
+
+/* Block k of g: ne equations, their unknowns and nr reads from the pairs
+ * p (key layout, tblock), items from *it on (advanced), guard and local
+ * referenced. */
+static void set_block(cdg_graph *g, size_t k, const int32_t *p, size_t ne, size_t nr,
+                      cdg_item **it, BDD guard, BDD local)
+{
+    const mel_model *m = g->r->m;
+    cdg_block *blk = &g->blocks[k];
+    cdg_item *x = *it;
+    blk->id = (uint32_t)k;
+    blk->n_equations = blk->n_unknowns = ne;
+    blk->n_reads = nr;
+    blk->equations = x;
+    for (size_t a = 0; a < ne; a++, p += 2, x++)
+        *x = (cdg_item){(uint32_t)p[0], p[1], m->equations[p[0]].name};
+    blk->unknowns = x;
+    for (size_t a = 0; a < ne; a++, p += 2, x++)
+        *x = (cdg_item){(uint32_t)p[0], p[1], m->variables[p[0]].name};
+    blk->reads = x;
+    for (size_t a = 0; a < nr; a++, p += 2, x++)
+        *x = (cdg_item){(uint32_t)p[0], p[1], m->variables[p[0]].name};
+    *it = x;
+    if (ne > g->max_block)
+        g->max_block = ne;
+    g->bguard[k] = bdd_addref(guard);
+    g->blocal[k] = bdd_addref(local);
+}
+
+/* The writers of each variable: blocks wblk[q] writing it at order
+ * word[q], q in wfirst[j] .. wfirst[j + 1) (temporaries of c). */
+typedef struct writers {
+    size_t *first;
+    uint32_t *blk;
+    int *ord;
+} writers;
+
+static writers writers_of(sa_ctx *c, const cdg_graph *g)
+{
+    const sa_result *r = g->r;
+    size_t nb = g->n_blocks;
+    writers w;
+    w.first = sa__alloc(c, (r->n_var + 2) * sizeof *w.first);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++)
+            w.first[g->blocks[k].unknowns[a].index + 1]++;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        w.first[j + 1] += w.first[j];
+    size_t *fill = sa__alloc_raw(c, (r->n_var + 1) * sizeof *fill);
+    memcpy(fill, w.first, r->n_var * sizeof *fill);
+    w.blk = sa__alloc_raw(c, (w.first[r->n_var] + 1) * sizeof *w.blk);
+    w.ord = sa__alloc_raw(c, (w.first[r->n_var] + 1) * sizeof *w.ord);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++) {
+            size_t q = fill[g->blocks[k].unknowns[a].index]++;
+            w.blk[q] = (uint32_t)k;
+            w.ord[q] = g->blocks[k].unknowns[a].order;
+        }
+    return w;
+}
+
+/* Stop before comparing more pairs of blocks than the edges' limit allows
+ * (pairs_to_compare). */
+static void check_pairs(build *b, const cdg_graph *g, const writers *w)
+{
+    if (pairs_to_compare(b->c, g, w->first, w->ord, max_edges * CDG_PAIRS_PER_EDGE) >
+        max_edges * CDG_PAIRS_PER_EDGE) {
+        const cdg_block *L = largest_block(g); /* where it is located */
+        too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, block_equations(b->c, L),
+                  L->n_equations,
+                  "its %zu blocks have more than %zu pairs of blocks to compare (a writer and "
+                  "a reader of the same unknown) for at most %zu edges",
+                  g->n_blocks, max_edges * CDG_PAIRS_PER_EDGE, max_edges);
+    }
+}
+
+/* Edge A -> B of guard f (not false) appended to es (B names the limit). */
+static void add_edge(build *b, const cdg_graph *g, deps *es, uint32_t A, uint32_t B, BDD f)
+{
+    if (es->nd == max_edges) {
+        const cdg_block *L = &g->blocks[B];
+        too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, block_equations(b->c, L),
+                  L->n_equations, "it has more than %zu edges between its %zu blocks", max_edges,
+                  g->n_blocks);
+    }
+    es->ds = grow(b->c, es->ds, es->nd, &es->cap, sizeof *es->ds);
+    es->ds[es->nd].from = A;
+    es->ds[es->nd].to = B;
+    es->ds[es->nd].f = next_slot(b->c, &es->batch, &es->left);
+    sa__put(es->ds[es->nd].f, f);
+    es->nd++;
+}
+
+/* The edges es, sorted by (from, to), into g. */
+static void store_edges(build *b, cdg_graph *g, deps *es)
+{
+    sa_ctx *c = b->c;
+    size_t ne = es->nd;
+    sort_deps(c, es->ds, ne, (uint32_t)g->n_blocks);
+    g->efrom = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->efrom);
+    g->eto = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eto);
+    g->eguard = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eguard);
+    for (size_t k = 0; k < ne; k++) {
+        g->efrom[k] = es->ds[k].from;
+        g->eto[k] = es->ds[k].to;
+        g->eguard[k] = bdd_addref(*es->ds[k].f);
+        g->n_edges = k + 1;
+    }
+}
+
+/* The edges A -> B whose reader B is one of the blocks is[0 .. n) (all
+ * when is is NULL), appended to es; fin[k]: block k's guard and local. */
+static void reader_edges(build *b, const cdg_graph *g, const writers *w, const tblock *fin,
+                         const uint32_t *is, size_t n, deps *es)
+{
+    sa_ctx *c = b->c;
+    size_t nb = g->n_blocks;
+    uint32_t *seen = sa__alloc(c, (nb + 1) * sizeof *seen); /* last B + 1 */
+    for (size_t x = 0; x < n; x++) {
+        size_t bb = is != NULL ? is[x] : x;
+        const cdg_block *B = &g->blocks[bb];
+        for (size_t a = 0; a < B->n_reads; a++) {
+            uint32_t j = B->reads[a].index;
+            for (size_t q = w->first[j]; q < w->first[j + 1]; q++) {
+                uint32_t A = w->blk[q];
+                if (A == bb || seen[A] == bb + 1 || w->ord[q] != B->reads[a].order)
+                    continue;
+                BDD f = edge_guard(b, &fin[A], &fin[bb]);
+                seen[A] = (uint32_t)bb + 1;
+                if (f != bddfalse)
+                    add_edge(b, g, es, A, (uint32_t)bb, f);
+            }
+        }
+        if ((x & 255) == 255)
+            sa__progress(c, "edges", x, n);
+    }
+}
+
 static void finish(build *b, cdg_graph *g)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    const mel_model *m = r->m;
     size_t nb = b->n_blocks;
     sort_blocks(c, b->blocks, nb, r->n_eq);
     size_t nitems = 0;
@@ -1305,31 +1482,12 @@ static void finish(build *b, cdg_graph *g)
         b->blocks[k].id = (uint32_t)k;
         nitems += (b->blocks[k].len - 2) / 2;
     }
-    g->blocks = sa__alloc_keep_raw(c, (nb + 1) * sizeof *g->blocks);
-    g->bguard = sa__alloc_keep_raw(c, (nb + 1) * sizeof *g->bguard);
-    g->items = sa__alloc_keep_raw(c, (nitems + 1) * sizeof *g->items);
-    g->n_blocks = nb;
+    alloc_blocks(c, g, nb, nitems);
     cdg_item *it = g->items;
     for (size_t k = 0; k < nb; k++) {
         const tblock *t = &b->blocks[k];
-        size_t ne = (size_t)t->key[0], nr = (size_t)t->key[1];
-        const int32_t *p = t->key + 2;
-        cdg_block *blk = &g->blocks[k];
-        blk->id = (uint32_t)k;
-        blk->n_equations = blk->n_unknowns = ne;
-        blk->n_reads = nr;
-        blk->equations = it;
-        for (size_t a = 0; a < ne; a++, p += 2, it++)
-            *it = (cdg_item){(uint32_t)p[0], p[1], m->equations[p[0]].name};
-        blk->unknowns = it;
-        for (size_t a = 0; a < ne; a++, p += 2, it++)
-            *it = (cdg_item){(uint32_t)p[0], p[1], m->variables[p[0]].name};
-        blk->reads = it;
-        for (size_t a = 0; a < nr; a++, p += 2, it++)
-            *it = (cdg_item){(uint32_t)p[0], p[1], m->variables[p[0]].name};
-        if (ne > g->max_block)
-            g->max_block = ne;
-        g->bguard[k] = bdd_addref(t->guard);
+        set_block(g, k, t->key + 2, (size_t)t->key[0], (size_t)t->key[1], &it, t->guard,
+                  t->local);
     }
 
     /* Step 5, unless the caller reports families (which find their edges
@@ -1337,75 +1495,13 @@ static void finish(build *b, cdg_graph *g)
     g->no_edges = b->families;
     if (b->families)
         return;
-    /* Writers of each variable: (block, order). */
-    size_t *wfirst = sa__alloc(c, (r->n_var + 2) * sizeof *wfirst);
-    for (size_t k = 0; k < nb; k++)
-        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++)
-            wfirst[g->blocks[k].unknowns[a].index + 1]++;
-    for (uint32_t j = 0; j < r->n_var; j++)
-        wfirst[j + 1] += wfirst[j];
-    size_t *fill = sa__alloc_raw(c, (r->n_var + 1) * sizeof *fill);
-    memcpy(fill, wfirst, r->n_var * sizeof *fill);
-    uint32_t *wblk = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *wblk);
-    int *word = sa__alloc_raw(c, (wfirst[r->n_var] + 1) * sizeof *word);
-    for (size_t k = 0; k < nb; k++)
-        for (size_t a = 0; a < g->blocks[k].n_unknowns; a++) {
-            size_t q = fill[g->blocks[k].unknowns[a].index]++;
-            wblk[q] = (uint32_t)k;
-            word[q] = g->blocks[k].unknowns[a].order;
-        }
-
+    writers w = writers_of(c, g);
     sa__within_init(c, r->ok, &b->ok_within);
     sa__progress(c, "edges", 0, nb);
-    if (pairs_to_compare(c, g, wfirst, word, max_edges * CDG_PAIRS_PER_EDGE) >
-        max_edges * CDG_PAIRS_PER_EDGE) {
-        const cdg_block *L = largest_block(g); /* where it is located */
-        too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, block_equations(c, L), L->n_equations,
-                  "its %zu blocks have more than %zu pairs of blocks to compare (a writer and "
-                  "a reader of the same unknown) for at most %zu edges",
-                  nb, max_edges * CDG_PAIRS_PER_EDGE, max_edges);
-    }
-    dep *es = NULL;
-    size_t ne = 0, cap = 0, left = 0;
-    BDD *batch = NULL;
-    uint32_t *seen = sa__alloc(c, (nb + 1) * sizeof *seen); /* last B + 1 */
-    for (size_t bb = 0; bb < nb; bb++) {
-        const cdg_block *B = &g->blocks[bb];
-        for (size_t a = 0; a < B->n_reads; a++) {
-            uint32_t j = B->reads[a].index;
-            for (size_t q = wfirst[j]; q < wfirst[j + 1]; q++) {
-                uint32_t A = wblk[q];
-                if (A == bb || seen[A] == bb + 1 || word[q] != B->reads[a].order)
-                    continue;
-                BDD f = edge_guard(b, &b->blocks[A], &b->blocks[bb]);
-                seen[A] = (uint32_t)bb + 1;
-                if (f == bddfalse)
-                    continue;
-                if (ne == max_edges)
-                    too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges,
-                              block_equations(c, B), B->n_equations,
-                              "it has more than %zu edges between its %zu blocks", max_edges, nb);
-                es = grow(c, es, ne, &cap, sizeof *es);
-                es[ne].from = A;
-                es[ne].to = (uint32_t)bb;
-                es[ne].f = next_slot(c, &batch, &left);
-                sa__put(es[ne].f, f);
-                ne++;
-            }
-        }
-        if ((bb & 255) == 255)
-            sa__progress(c, "edges", bb, nb);
-    }
-    sort_deps(c, es, ne, (uint32_t)nb);
-    g->efrom = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->efrom);
-    g->eto = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eto);
-    g->eguard = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eguard);
-    for (size_t k = 0; k < ne; k++) {
-        g->efrom[k] = es[k].from;
-        g->eto[k] = es[k].to;
-        g->eguard[k] = bdd_addref(*es[k].f);
-        g->n_edges = k + 1;
-    }
+    check_pairs(b, g, &w);
+    deps es = {0};
+    reader_edges(b, g, &w, b->blocks, NULL, nb, &es);
+    store_edges(b, g, &es);
 }
 
 /* The steps' inputs: r's offsets, chosen matching and guards simplified
@@ -1493,6 +1589,23 @@ static void local_inputs(build *b)
     b->chi_i = ci;
 }
 
+/* What a build seeded by g reads: the union graph (first, to: CSR by
+ * source over r's equations) and its components comp. */
+static void keep_topology(build *b, cdg_graph *g, const uint32_t *comp, const size_t *first,
+                          const uint32_t *to)
+{
+    sa_ctx *c = b->c;
+    size_t n = b->r->n_eq, na = first[n];
+    g->arc_first = sa__alloc_keep_raw(c, (n + 1) * sizeof *g->arc_first);
+    g->arc_to = sa__alloc_keep_raw(c, (na + 1) * sizeof *g->arc_to);
+    g->comp = sa__alloc_keep_raw(c, (n + 1) * sizeof *g->comp);
+    memcpy(g->arc_first, first, (n + 1) * sizeof *first);
+    memcpy(g->arc_to, to, na * sizeof *to);
+    memcpy(g->comp, comp, n * sizeof *comp);
+    g->w = b->w;
+    g->epoch = sa__layout_epoch();
+}
+
 static void run(build *b, cdg_graph *g)
 {
     sa_ctx *c = b->c;
@@ -1511,6 +1624,7 @@ static void run(build *b, cdg_graph *g)
     uint32_t *comp = sa__alloc_raw(c, (r->n_eq + 1) * sizeof *comp);
     uint32_t ncomp = union_sccs(b, comp);
     g->n_sccs = ncomp;
+    keep_topology(b, g, comp, b->out_first, b->out_to);
     /* Members of each component, sorted by equation index. */
     size_t *cfirst = sa__alloc(c, ((size_t)ncomp + 2) * sizeof *cfirst);
     for (uint32_t i = 0; i < r->n_eq; i++)
@@ -1538,6 +1652,560 @@ static void run(build *b, cdg_graph *g)
         sa__progress(c, "blocks", done, r->n_eq);
     }
     finish(b, g);
+}
+
+/* ---- Seeded by the previous version's graph (cdg_build_seeded) --------------
+ * r is an edit of the result o the seed graph was built from: the same
+ * equations and variables by index, the same valid modes ok, width w and
+ * BDD layout (seed_usable). Row i is *dirty* (D) when one of the steps'
+ * inputs on it is not o's: chi_I, c_i (bits and c_matched), or one of its
+ * edges' variable, chi_E, T, sigma or saturation Xi (o's Xi: its
+ * tight_memo; Xi carries d_j). Every step is a function of such nodes and
+ * integers (a node of BuDDy's one table is one function in one layout:
+ * sa_memo.c), so:
+ *
+ * (1) An arc i -> i' of the union graph between two rows outside D has the
+ *     same function in both versions: the OR over their shared variables j
+ *     of T_(i,j) & Xi_(i',j), neither row's edges changed. Only the arcs
+ *     with an end in D are found again (D's rows by row, the arcs into D
+ *     by its columns); the others are the seed's (arc_to).
+ * (2) A union-SCC C' of the new graph with no row in D has all its arcs in
+ *     the old graph (1), so it is strongly connected there: C' lies in an
+ *     old union-SCC C. If C has no row in D either, C is strongly connected
+ *     in the new graph, so C = C'. Such a C' is *kept*: its rows' inputs
+ *     and the arcs between them are unchanged, and step 4 reads nothing
+ *     else (its equations, their edges, the arcs inside C', ok), so its
+ *     blocks are the seed's: identities, guards and locals. Any other
+ *     union-SCC (the *region*: a row in D, or a piece of an old one that
+ *     had one) is split again (component(), the hint's memo still serving),
+ *     and the seed's blocks of the old union-SCCs over the region's rows
+ *     are dropped: an old union-SCC with no row in D and not kept was
+ *     merged into a new one with a row in D.
+ * (3) An edge A -> B is a function of A's unknowns, B's reads and both
+ *     blocks' guards and locals (step 5): between two kept blocks it is the
+ *     seed's, guard and all; those with a new block at an end are found
+ *     again.
+ *
+ * The new union graph is made whole from (1) (integers, O(n + arcs)) and
+ * Tarjan run on it: exact, and it numbers the components for the next
+ * seed. BDD work is done for the region's rows only (and for D's arcs).
+ * Blocks: the kept ones in the seed's order (by smallest equation, then
+ * content: cdg.h), the new ones sorted as finish sorts them, merged; no
+ * smallest equation is in both. The graph is the one a build from scratch
+ * gives (test_cdg_seeded compares them on random edits of random models).
+ */
+
+/* g can seed a build of r's graph (above). */
+static bool seed_usable(const sa_result *r, const cdg_graph *seed, bool families)
+{
+    const sa_result *o = seed != NULL ? seed->r : NULL;
+    return o != NULL && o != r && seed->comp != NULL && !seed->no_edges && !families &&
+           o->tight_memo != NULL && r->ok == o->ok && r->ok != bddfalse && r->n_eq > 0 &&
+           r->n_eq == o->n_eq && r->n_var == o->n_var && r->w_off == o->w_off &&
+           r->w_sigma == o->w_sigma && (r->c_matched == NULL) == (o->c_matched == NULL) &&
+           r->c != NULL && o->c != NULL && r->d != NULL && o->d != NULL && r->m != NULL && !sa__sifting() &&
+           seed->epoch == sa__layout_epoch() && step_width(r) == seed->w;
+}
+
+/* Row i has the same inputs in r and in the seed's o (above; its Xi too
+ * when with_xi). */
+static bool same_row(const build *b, const sa_result *o, uint32_t i, bool with_xi)
+{
+    const sa_result *r = b->r;
+    size_t wo = (size_t)r->w_off, ws = (size_t)r->w_sigma;
+    if (r->chi_i[i] != o->chi_i[i] || memcmp(&r->c[i * wo], &o->c[i * wo], wo * sizeof(BDD)) ||
+        (r->c_matched != NULL && r->c_matched[i] != o->c_matched[i]))
+        return false;
+    size_t e0 = r->eq_first[i], f0 = o->eq_first[i], n = r->eq_first[i + 1] - e0;
+    if (o->eq_first[i + 1] - f0 != n)
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        size_t e = e0 + k, f = f0 + k;
+        if (r->edge_v[e] != o->edge_v[f] || r->chi_e[e] != o->chi_e[f] || r->te[e] != o->te[f] ||
+            (with_xi && b->xi[e] != o->tight_memo[f]) ||
+            memcmp(&r->sigma[e * ws], &o->sigma[f * ws], ws * sizeof(BDD)))
+            return false;
+    }
+    return true;
+}
+
+/* dirty[owner[k]] |= element k of a and b differ (owner NULL: dirty[k]),
+ * n elements of `size` bytes: compared 64 at a time first (most are the
+ * same). */
+static void diff_rows(const void *a, const void *b, size_t n, size_t size, const uint32_t *owner,
+                      bool *dirty)
+{
+    const char *x = a, *y = b;
+    for (size_t k0 = 0; k0 < n; k0 += 64) {
+        size_t m = n - k0 < 64 ? n - k0 : 64;
+        if (memcmp(x + k0 * size, y + k0 * size, m * size) == 0)
+            continue;
+        for (size_t k = k0; k < k0 + m; k++)
+            if (memcmp(x + k * size, y + k * size, size) != 0)
+                dirty[owner != NULL ? owner[k] : k] = true;
+    }
+}
+
+/* dirty[i]: row i's inputs but Xi differ in r and the seed's o (same_row),
+ * found array by array when both lay out their edges alike (same). */
+static void dirty_rows(const build *b, const sa_result *o, bool same, bool *dirty)
+{
+    const sa_result *r = b->r;
+    size_t n = r->n_eq, ne = r->n_edges;
+    if (!same) {
+        for (uint32_t i = 0; i < n; i++)
+            dirty[i] = !same_row(b, o, i, false);
+        return;
+    }
+    diff_rows(r->chi_i, o->chi_i, n, sizeof(BDD), NULL, dirty);
+    diff_rows(r->c, o->c, n, (size_t)r->w_off * sizeof(BDD), NULL, dirty);
+    if (r->c_matched != NULL)
+        diff_rows(r->c_matched, o->c_matched, n, sizeof *r->c_matched, NULL, dirty);
+    diff_rows(r->edge_v, o->edge_v, ne, sizeof *r->edge_v, r->edge_eq, dirty);
+    diff_rows(r->chi_e, o->chi_e, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_rows(r->te, o->te, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_rows(r->sigma, o->sigma, ne, (size_t)r->w_sigma * sizeof(BDD), r->edge_eq, dirty);
+}
+
+/* The state of a seeded build beyond b's. */
+typedef struct seeded {
+    const cdg_graph *seed;
+    bool *dirty;         /* n_eq: D */
+    bool *region;        /* n_eq: the rows whose union-SCC is split again */
+    size_t *cfirst, *cedges; /* edges by variable */
+    deps d;              /* the dependencies found: row i's at rs[i], rn[i] of them */
+    size_t *rs;
+    uint32_t *rn;
+    bool *found;         /* n_eq: row i's are in d */
+    bool *sat;           /* n_eq: row i saturated here (else its Xi is the
+                            seed's, its sums unknown) */
+    uint32_t *comp;      /* n_eq: the new union-SCCs */
+    size_t *first;       /* the new union graph, CSR */
+    uint32_t *to;
+    uint32_t ncomp;
+} seeded;
+
+/* Step 1 from the seed: Xi is o's (its tight_memo) for the rows whose
+ * inputs are o's and whose variables have o's d_j; the others are
+ * saturated, and dirty (D) if their inputs or Xi differ. */
+static void seed_saturation(build *b, seeded *sd)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r, *o = sd->seed->r;
+    uint32_t n = r->n_eq;
+    bool same = r->n_edges == o->n_edges &&
+                memcmp(r->eq_first, o->eq_first, ((size_t)n + 1) * sizeof *r->eq_first) == 0;
+    saturation_arrays(b, false);
+    dirty_rows(b, o, same, sd->dirty);
+    bool *dcol = sa__alloc(c, (size_t)r->n_var + 1);
+    diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
+    if (same)
+        memcpy(b->xi, o->tight_memo, r->n_edges * sizeof *b->xi);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t e0 = r->eq_first[i], ne = r->eq_first[i + 1] - e0;
+        bool cand = sd->dirty[i];
+        for (size_t e = e0; e < e0 + ne && !cand; e++)
+            cand = dcol[r->edge_v[e]];
+        if (!same && !sd->dirty[i]) /* as many edges: same_row */
+            memcpy(&b->xi[e0], &o->tight_memo[o->eq_first[i]], ne * sizeof *b->xi);
+        if (!cand)
+            continue;
+        saturate_row(b, i);
+        sd->sat[i] = true;
+        sd->dirty[i] = sd->dirty[i] || !same_row(b, o, i, true);
+    }
+}
+
+static void row_deps_once(build *b, seeded *sd, uint32_t i)
+{
+    if (sd->found[i])
+        return;
+    sd->rs[i] = sd->d.nd;
+    row_dependencies(b, i, sd->cfirst, sd->cedges, &sd->d);
+    sd->rn[i] = (uint32_t)(sd->d.nd - sd->rs[i]);
+    sd->found[i] = true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The arcs u -> d into D's rows from rows outside D, as u << 32 | d,
+ * sorted, each once (temporaries); *n of them. */
+static uint64_t *arcs_into_dirty(build *b, seeded *sd, size_t *n)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    uint64_t *p = NULL;
+    size_t np = 0, cap = 0;
+    for (uint32_t d = 0; d < r->n_eq; d++) {
+        if (!sd->dirty[d])
+            continue;
+        for (size_t e2 = r->eq_first[d]; e2 < r->eq_first[d + 1]; e2++) {
+            if (b->xi[e2] == bddfalse)
+                continue;
+            uint32_t j = r->edge_v[e2];
+            for (size_t q = sd->cfirst[j]; q < sd->cfirst[j + 1]; q++) {
+                size_t e = sd->cedges[q];
+                uint32_t u = r->edge_eq[e];
+                if (u == d || sd->dirty[u] || b->te[e] == bddfalse ||
+                    sa__and(b->te[e], b->xi[e2]) == bddfalse)
+                    continue;
+                p = grow(c, p, np, &cap, sizeof *p);
+                p[np++] = (uint64_t)u << 32 | d;
+            }
+        }
+    }
+    if (np > 1)
+        qsort(p, np, sizeof *p, cmp_u64);
+    size_t m = 0;
+    for (size_t k = 0; k < np; k++)
+        if (m == 0 || p[m - 1] != p[k])
+            p[m++] = p[k];
+    *n = m;
+    return p;
+}
+
+/* The new union graph (1): D's rows' arcs found again, every other row's
+ * the seed's to rows outside D and the arcs into D; then its union-SCCs. */
+static void new_union_graph(build *b, seeded *sd)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    const cdg_graph *sg = sd->seed;
+    uint32_t n = r->n_eq;
+    for (uint32_t i = 0; i < n; i++)
+        if (sd->dirty[i])
+            row_deps_once(b, sd, i);
+    size_t np;
+    const uint64_t *in = arcs_into_dirty(b, sd, &np);
+    sd->first = sa__alloc_raw(c, ((size_t)n + 2) * sizeof *sd->first);
+    sd->to = sa__alloc_raw(c, (sg->arc_first[n] + np + sd->d.nd + 1) * sizeof *sd->to);
+    size_t at = 0, x = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sd->first[i] = at;
+        if (sd->dirty[i]) {
+            for (size_t k = sd->rs[i]; k < sd->rs[i] + sd->rn[i]; k++)
+                sd->to[at++] = sd->d.ds[k].to;
+            continue;
+        }
+        size_t q = sg->arc_first[i], qe = sg->arc_first[i + 1];
+        for (;;) { /* merge: both sorted by target */
+            while (q < qe && sd->dirty[sg->arc_to[q]])
+                q++;
+            bool more_in = x < np && (uint32_t)(in[x] >> 32) == i;
+            if (q == qe && !more_in)
+                break;
+            uint32_t t_in = more_in ? (uint32_t)in[x] : UINT32_MAX;
+            if (q < qe && sg->arc_to[q] < t_in)
+                sd->to[at++] = sg->arc_to[q++];
+            else
+                sd->to[at++] = t_in, x++;
+        }
+    }
+    sd->first[n] = at;
+    MDAE_ASSERT(x == np);
+    sd->comp = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd->comp);
+    sd->ncomp = sa__sccs(c, n, sd->first, sd->to, sd->comp);
+}
+
+/* bad[k] for the new union-SCC k: it is not kept (2). Returns how many. */
+static uint32_t split_again(build *b, seeded *sd, bool *bad)
+{
+    sa_ctx *c = b->c;
+    uint32_t n = b->r->n_eq, no = (uint32_t)sd->seed->n_sccs;
+    const uint32_t *oc = sd->seed->comp;
+    uint32_t *osize = sa__alloc(c, ((size_t)no + 1) * sizeof *osize);
+    bool *otouched = sa__alloc(c, (size_t)no + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        MDAE_ASSERT(oc[i] < no);
+        osize[oc[i]]++;
+        otouched[oc[i]] |= sd->dirty[i];
+    }
+    uint32_t *nsize = sa__alloc(c, ((size_t)sd->ncomp + 1) * sizeof *nsize);
+    uint32_t *nold = sa__alloc_raw(c, ((size_t)sd->ncomp + 1) * sizeof *nold);
+    for (uint32_t k = 0; k < sd->ncomp; k++)
+        nold[k] = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = sd->comp[i];
+        nsize[k]++;
+        if (sd->dirty[i] || otouched[oc[i]] || (nold[k] != UINT32_MAX && nold[k] != oc[i]))
+            bad[k] = true;
+        nold[k] = oc[i];
+    }
+    uint32_t nbad = 0;
+    for (uint32_t k = 0; k < sd->ncomp; k++) {
+        bad[k] |= nsize[k] != osize[nold[k]];
+        nbad += bad[k];
+    }
+    return nbad;
+}
+
+/* Steps 3 and 4 on the region: its rows' dependencies into b's CSR (the
+ * other rows have none there), then each union-SCC split again, in the
+ * order run takes them. Returns how many came from the hint's memo. */
+static size_t split_region(build *b, seeded *sd, const bool *bad)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    uint32_t n = r->n_eq;
+    size_t *cnt = sa__alloc(c, ((size_t)sd->ncomp + 2) * sizeof *cnt);
+    for (uint32_t i = 0; i < n; i++)
+        if ((sd->region[i] = bad[sd->comp[i]])) {
+            if (!sd->sat[i])
+                saturate_row(b, i); /* its sums (steps 3, 4) */
+            sd->sat[i] = true;
+            row_deps_once(b, sd, i);
+            cnt[sd->comp[i] + 1]++;
+        }
+    b->out_first = sa__alloc(c, ((size_t)n + 2) * sizeof *b->out_first);
+    size_t na = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        b->out_first[i] = na;
+        na += sd->region[i] ? sd->rn[i] : 0;
+    }
+    b->out_first[n] = na;
+    b->out_to = sa__alloc_raw(c, (na + 1) * sizeof *b->out_to);
+    b->out_f = sa__alloc_raw(c, (na + 1) * sizeof *b->out_f);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; sd->region[i] && k < sd->rn[i]; k++) {
+            b->out_to[b->out_first[i] + k] = sd->d.ds[sd->rs[i] + k].to;
+            b->out_f[b->out_first[i] + k] = sd->d.ds[sd->rs[i] + k].f;
+        }
+    for (uint32_t k = 0; k < sd->ncomp; k++)
+        cnt[k + 1] += cnt[k];
+    uint32_t *members = sa__alloc_raw(c, (cnt[sd->ncomp] + 1) * sizeof *members);
+    size_t *fill = sa__alloc_raw(c, ((size_t)sd->ncomp + 1) * sizeof *fill);
+    memcpy(fill, cnt, sd->ncomp * sizeof *fill);
+    for (uint32_t i = 0; i < n; i++)
+        if (sd->region[i])
+            members[fill[sd->comp[i]]++] = i;
+    int32_t *loc = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *loc);
+    for (uint32_t i = 0; i < n; i++)
+        loc[i] = -1;
+    b->vloc = sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *b->vloc);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        b->vloc[j] = -1;
+    b->elist = sa__alloc_raw(c, (n + 1) * sizeof *b->elist);
+    size_t reused = 0;
+    for (uint32_t k = 0; k < sd->ncomp; k++)
+        if (bad[k]) {
+            reused += component(b, &members[cnt[k]], cnt[k + 1] - cnt[k], loc);
+            sa__progress(c, "blocks", cnt[k + 1], cnt[sd->ncomp]);
+        }
+    return reused;
+}
+
+/* Block k of g: the seed's block sb, its items named in g's model. */
+static void keep_block(cdg_graph *g, size_t k, const cdg_block *sb, cdg_item **it, BDD guard,
+                       BDD local)
+{
+    const mel_model *m = g->r->m;
+    cdg_block *blk = &g->blocks[k];
+    cdg_item *x = *it;
+    *blk = *sb;
+    blk->id = (uint32_t)k;
+    blk->equations = x;
+    for (size_t a = 0; a < sb->n_equations; a++, x++)
+        *x = (cdg_item){sb->equations[a].index, sb->equations[a].order,
+                        m->equations[sb->equations[a].index].name};
+    blk->unknowns = x;
+    for (size_t a = 0; a < sb->n_unknowns; a++, x++)
+        *x = (cdg_item){sb->unknowns[a].index, sb->unknowns[a].order,
+                        m->variables[sb->unknowns[a].index].name};
+    blk->reads = x;
+    for (size_t a = 0; a < sb->n_reads; a++, x++)
+        *x = (cdg_item){sb->reads[a].index, sb->reads[a].order,
+                        m->variables[sb->reads[a].index].name};
+    *it = x;
+    if (sb->n_equations > g->max_block)
+        g->max_block = sb->n_equations;
+    g->bguard[k] = bdd_addref(guard);
+    g->blocal[k] = bdd_addref(local);
+}
+
+/* The edges A -> B of a new writer A (isnew) and a kept reader B, for the
+ * new blocks is[0 .. n), appended to es. */
+static void writer_edges(build *b, const cdg_graph *g, const tblock *fin, const bool *isnew,
+                         const uint32_t *is, size_t n, deps *es)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    size_t nb = g->n_blocks;
+    bool *mark = sa__alloc(c, (size_t)r->n_var + 1);
+    for (size_t x = 0; x < n; x++)
+        for (size_t a = 0; a < g->blocks[is[x]].n_unknowns; a++)
+            mark[g->blocks[is[x]].unknowns[a].index] = true;
+    size_t *rfirst = sa__alloc(c, ((size_t)r->n_var + 2) * sizeof *rfirst);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t a = 0; !isnew[k] && a < g->blocks[k].n_reads; a++)
+            rfirst[g->blocks[k].reads[a].index + 1] += mark[g->blocks[k].reads[a].index];
+    for (uint32_t j = 0; j < r->n_var; j++)
+        rfirst[j + 1] += rfirst[j];
+    size_t *fill = sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *fill);
+    memcpy(fill, rfirst, r->n_var * sizeof *fill);
+    uint32_t *rblk = sa__alloc_raw(c, (rfirst[r->n_var] + 1) * sizeof *rblk);
+    int *rord = sa__alloc_raw(c, (rfirst[r->n_var] + 1) * sizeof *rord);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t a = 0; !isnew[k] && a < g->blocks[k].n_reads; a++) {
+            const cdg_item *rd = &g->blocks[k].reads[a];
+            if (!mark[rd->index])
+                continue;
+            size_t q = fill[rd->index]++;
+            rblk[q] = (uint32_t)k;
+            rord[q] = rd->order;
+        }
+    uint32_t *seen = sa__alloc(c, (nb + 1) * sizeof *seen); /* last A + 1 */
+    for (size_t x = 0; x < n; x++) {
+        uint32_t A = is[x];
+        const cdg_block *BA = &g->blocks[A];
+        for (size_t a = 0; a < BA->n_unknowns; a++) {
+            uint32_t j = BA->unknowns[a].index;
+            for (size_t q = rfirst[j]; q < rfirst[j + 1]; q++) {
+                uint32_t B = rblk[q];
+                if (rord[q] != BA->unknowns[a].order || seen[B] == A + 1)
+                    continue;
+                seen[B] = A + 1;
+                BDD f = edge_guard(b, &fin[A], &fin[B]);
+                if (f != bddfalse)
+                    add_edge(b, g, es, A, B, f);
+            }
+        }
+    }
+}
+
+/* The seed's edges between kept blocks (old2new: their new ids, which
+ * keep their order) and the new ones es, merged by (from, to) into g. */
+static void merge_edges(build *b, cdg_graph *g, const cdg_graph *sg, const uint32_t *old2new,
+                        deps *es)
+{
+    sa_ctx *c = b->c;
+    sort_deps(c, es->ds, es->nd, (uint32_t)g->n_blocks);
+    size_t nk = 0;
+    for (size_t k = 0; k < sg->n_edges; k++)
+        nk += old2new[sg->efrom[k]] != UINT32_MAX && old2new[sg->eto[k]] != UINT32_MAX;
+    size_t ne = nk + es->nd;
+    if (ne > max_edges)
+        too_large(b, MDAE_LIMIT_GRAPH_EDGES, max_edges, NULL, 0,
+                  "it has more than %zu edges between its %zu blocks", max_edges, g->n_blocks);
+    g->efrom = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->efrom);
+    g->eto = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eto);
+    g->eguard = sa__alloc_keep_raw(c, (ne + 1) * sizeof *g->eguard);
+    size_t k = 0, x = 0;
+    for (size_t at = 0; at < ne; at++) {
+        uint32_t A = UINT32_MAX, B = UINT32_MAX;
+        while (k < sg->n_edges &&
+               ((A = old2new[sg->efrom[k]]) == UINT32_MAX || (B = old2new[sg->eto[k]]) == UINT32_MAX))
+            k++;
+        const dep *d = x < es->nd ? &es->ds[x] : NULL;
+        bool kept = k < sg->n_edges && (d == NULL || A < d->from || (A == d->from && B < d->to));
+        g->efrom[at] = kept ? A : d->from;
+        g->eto[at] = kept ? B : d->to;
+        g->eguard[at] = bdd_addref(kept ? sg->eguard[k++] : *es->ds[x++].f);
+        g->n_edges = at + 1;
+    }
+}
+
+/* finish for a seeded build: the kept blocks (not in the region) and the
+ * new ones (b->blocks) merged in canonical order, the seed's edges between
+ * kept blocks and the others found again (3). */
+static void finish_seeded(build *b, cdg_graph *g, const seeded *sd)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    const cdg_graph *sg = sd->seed;
+    size_t nn = b->n_blocks, ns = sg->n_blocks;
+    sort_blocks(c, b->blocks, nn, r->n_eq);
+    uint32_t *old2new = sa__alloc_raw(c, (ns + 1) * sizeof *old2new);
+    size_t nitems = 0, nk = 0;
+    for (size_t k = 0; k < nn; k++)
+        nitems += (b->blocks[k].len - 2) / 2;
+    for (size_t s = 0; s < ns; s++) {
+        const cdg_block *sb = &sg->blocks[s];
+        old2new[s] = UINT32_MAX;
+        if (sd->region[sb->equations[0].index])
+            continue;
+        old2new[s] = 0; /* kept: numbered below */
+        nk++;
+        nitems += 2 * sb->n_equations + sb->n_reads;
+        b->key_ints += 2 + 2 * (2 * sb->n_equations + sb->n_reads);
+    }
+    if (b->key_ints > max_key_ints)
+        too_large(b, MDAE_LIMIT_GRAPH_ITEMS, max_key_ints, NULL, 0,
+                  "its blocks' identities exceed %zu items (%zu blocks)", max_key_ints, nn + nk);
+    size_t nb = nn + nk;
+    tblock *fin = sa__alloc_raw(c, (nb + 1) * sizeof *fin); /* guard and local */
+    bool *isnew = sa__alloc(c, nb + 1);
+    uint32_t *is = sa__alloc_raw(c, (nn + 1) * sizeof *is);
+    size_t t = 0, s = 0;
+    for (size_t k = 0; k < nb; k++) {
+        while (s < ns && old2new[s] == UINT32_MAX)
+            s++;
+        uint32_t fs = s < ns ? sg->blocks[s].equations[0].index : UINT32_MAX;
+        if (t < nn && (uint32_t)b->blocks[t].key[2] < fs) {
+            fin[k] = b->blocks[t];
+            fin[k].id = (uint32_t)t++; /* its place in b->blocks */
+            isnew[k] = true;
+        } else {
+            MDAE_ASSERT(s < ns && (t == nn || (uint32_t)b->blocks[t].key[2] > fs));
+            fin[k] = (tblock){NULL, 0, sg->bguard[s], sg->blocal[s], (uint32_t)s};
+            old2new[s++] = (uint32_t)k;
+        }
+    }
+    size_t x = 0;
+    for (size_t k = 0; k < nb; k++)
+        if (isnew[k])
+            is[x++] = (uint32_t)k;
+    alloc_blocks(c, g, nb, nitems);
+    cdg_item *it = g->items;
+    for (size_t k = 0; k < nb; k++) {
+        if (isnew[k]) {
+            const tblock *tb = &b->blocks[fin[k].id];
+            set_block(g, k, tb->key + 2, (size_t)tb->key[0], (size_t)tb->key[1], &it, tb->guard,
+                      tb->local);
+        } else {
+            keep_block(g, k, &sg->blocks[fin[k].id], &it, fin[k].guard, fin[k].local);
+        }
+    }
+    g->blocks_kept = nk;
+    g->no_edges = false;
+    writers w = writers_of(c, g);
+    sa__within_init(c, r->ok, &b->ok_within);
+    sa__progress(c, "edges", 0, nb);
+    check_pairs(b, g, &w);
+    deps es = {0};
+    reader_edges(b, g, &w, fin, is, nn, &es);
+    writer_edges(b, g, fin, isnew, is, nn, &es);
+    merge_edges(b, g, sg, old2new, &es);
+}
+
+static void run_seeded(build *b, cdg_graph *g, const cdg_graph *seed)
+{
+    sa_ctx *c = b->c;
+    const sa_result *r = b->r;
+    uint32_t n = r->n_eq;
+    b->w = seed->w;
+    sa__progress(c, "dependencies", 0, r->n_edges);
+    local_inputs(b);
+    seeded sd = {.seed = seed};
+    sd.dirty = sa__alloc(c, (size_t)n + 1);
+    sd.region = sa__alloc(c, (size_t)n + 1);
+    sd.found = sa__alloc(c, (size_t)n + 1);
+    sd.sat = sa__alloc(c, (size_t)n + 1);
+    sd.rs = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd.rs);
+    sd.rn = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd.rn);
+    seed_saturation(b, &sd);
+    keep_tight(b);
+    sa__columns(c, r, &sd.cfirst, &sd.cedges);
+    new_union_graph(b, &sd);
+    bool *bad = sa__alloc(c, (size_t)sd.ncomp + 1);
+    uint32_t nbad = split_again(b, &sd, bad);
+    g->n_sccs = sd.ncomp;
+    g->sccs_reused = sd.ncomp - nbad + split_region(b, &sd, bad);
+    finish_seeded(b, g, &sd);
+    keep_topology(b, g, sd.comp, sd.first, sd.to);
 }
 
 static void drop_blocks(build *b)
@@ -1574,6 +2242,8 @@ void cdg_graph_free(cdg_graph *g)
     if (sa__running()) {
         for (size_t k = 0; g->bguard && k < g->n_blocks; k++)
             bdd_delref(g->bguard[k]);
+        for (size_t k = 0; g->blocal && k < g->n_blocks; k++)
+            bdd_delref(g->blocal[k]);
         for (size_t k = 0; g->eguard && k < g->n_edges; k++)
             bdd_delref(g->eguard[k]);
     }
@@ -1583,6 +2253,10 @@ void cdg_graph_free(cdg_graph *g)
     mdae_free(g->efrom);
     mdae_free(g->eto);
     mdae_free(g->eguard);
+    mdae_free(g->blocal);
+    mdae_free(g->comp);
+    mdae_free(g->arc_first);
+    mdae_free(g->arc_to);
     mdae_free(g);
 }
 
@@ -1631,10 +2305,10 @@ static sa__bmemo *memo_of(const sa_result *r)
     return w->bmemo;
 }
 
-int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_diags *diags)
+/* cdg_build, seeded by seed (NULL: none) when seed_usable says it can. */
+static int build_graph(const sa_result *r, const sa_options *opt, const cdg_graph *seed,
+                       cdg_graph **out, mdae_diags *diags)
 {
-    if (r == NULL || out == NULL)
-        return MDAE_E_INVAL;
     if (!sa__running())
         return MDAE_E_STATE;
     sa_ctx *c = mdae_malloc(sizeof *c);
@@ -1670,7 +2344,10 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     b->memo_in = opt != NULL && opt->hint != NULL ? opt->hint->bmemo : NULL;
     b->memo_out = memo_of(r);
     b->families = opt != NULL && opt->families;
-    run(b, g);
+    if (seed != NULL)
+        run_seeded(b, g, seed);
+    else
+        run(b, g);
     drop_blocks(b);
     sa__leave(c);
     mdae_free(b);
@@ -1680,6 +2357,30 @@ int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_d
     return MDAE_OK;
 }
 
+int cdg_build(const sa_result *r, const sa_options *opt, cdg_graph **out, mdae_diags *diags)
+{
+    if (r == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    return build_graph(r, opt, NULL, out, diags);
+}
+
+int cdg_build_seeded(const sa_result *r, const sa_options *opt, const cdg_graph *seed,
+                     cdg_graph **out, mdae_diags *diags)
+{
+    if (r == NULL || out == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running())
+        return MDAE_E_STATE;
+    if (!seed_usable(r, seed, opt != NULL && opt->families))
+        return build_graph(r, opt, NULL, out, diags);
+    /* Without diagnostics: a limit or an error is met again, and said, by
+     * the build from scratch (the same words, located where it is). */
+    int rc = build_graph(r, opt, seed, out, NULL);
+    if (rc == MDAE_OK || rc == MDAE_E_CANCELED || rc == MDAE_E_NOMEM)
+        return rc;
+    return build_graph(r, opt, NULL, out, diags);
+}
+
 /* ---- Plain accessors --------------------------------------------------------- */
 
 size_t cdg_graph_n_blocks(const cdg_graph *g) { return g ? g->n_blocks : 0; }
@@ -1687,6 +2388,7 @@ size_t cdg_graph_n_edges(const cdg_graph *g) { return g ? g->n_edges : 0; }
 size_t cdg_graph_max_block(const cdg_graph *g) { return g ? g->max_block : 0; }
 size_t cdg_graph_n_sccs(const cdg_graph *g) { return g ? g->n_sccs : 0; }
 size_t cdg_graph_sccs_reused(const cdg_graph *g) { return g ? g->sccs_reused : 0; }
+size_t cdg_graph_blocks_kept(const cdg_graph *g) { return g ? g->blocks_kept : 0; }
 
 int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out)
 {

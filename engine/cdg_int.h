@@ -26,7 +26,18 @@ struct cdg_graph {
     bool no_edges;         /* built without its edges (sa_options.families):
                               no report, mode view or DOT */
     size_t max_block;
-    size_t n_sccs, sccs_reused; /* union-SCCs; of those, from the hint's memo */
+    size_t n_sccs, sccs_reused; /* union-SCCs; of those, from the hint's memo
+                                   or kept from the seed graph */
+    /* What a build seeded by this graph reads (cdg_build_seeded; comp NULL:
+     * nothing, the graph cannot seed). */
+    BDD *blocal;        /* n_blocks, referenced: each block's local set
+                           (cdg_build.c, tblock.local) */
+    uint32_t *comp;     /* r->n_eq: each equation's union-SCC */
+    size_t *arc_first;  /* r->n_eq + 1: the union graph by source ... */
+    uint32_t *arc_to;   /* ... its targets, sorted per source */
+    int w;              /* the steps' width (step_width) */
+    unsigned long epoch; /* sa__layout_epoch of the build */
+    size_t blocks_kept;  /* blocks taken from the seed graph as they were */
 };
 
 #endif /* CDG_INT_H */

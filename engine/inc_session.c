@@ -1055,7 +1055,8 @@ static void sort_blocks(rblock *b, size_t n)
 }
 
 /* Analyse one part anew: private model, sa_analyze (seeded with hint's
- * offsets, which only changes its speed: sa.h), cdg_build. */
+ * offsets, which only changes its speed: sa.h), cdg_build_seeded from
+ * hint's graph (likewise: cdg.h). */
 static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint,
                         mdae_diags *diags)
 {
@@ -1066,7 +1067,7 @@ static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint
     int rc = sa_analyze(&p->model, &o, &p->res, diags);
     if (rc < 0)
         return rc;
-    return cdg_build(p->res, &o, &p->graph, diags);
+    return cdg_build_seeded(p->res, &o, hint != NULL ? hint->graph : NULL, &p->graph, diags);
 }
 
 /* Which cached part seeds a new part's analysis (sa_options.hint: only its
