@@ -8,7 +8,8 @@
  *    for field (names, locations, guards, incidences, expressions with
  *    their locations, diagnostics), for the brake's edits of bench_edit,
  *    lines inserted and deleted before, inside and after the loop, a
- *    renamed unknown, an outer loop index of another value, N changed, an
+ *    renamed unknown, declarations and an equation deleted and added, an
+ *    outer loop index of another value, N changed, an
  *    integer constant of another value (in the text or by a define, the
  *    declarations otherwise the same), a syntax error and
  *    its fix, and a few hundred random one-byte edits in a row (each
@@ -227,6 +228,12 @@ static const struct {
     {"a syntax error", "me1[i] : equation fb[i]", "me1[i] : equation fb[i] +* "},
     {"an undeclared name", "fel[i] : equation fl[i]", "fel[i] : equation fq[i]"},
     {"the ghost car's loop", "foreach i in 1 .. N + 1 do", "foreach i in 0 .. N + 1 do"},
+    {"an unknown's declaration deleted", "  fl[i] : real;   // leakage\n", ""},
+    {"a parameter's declaration deleted", "F2 : real = 0.01;\n", ""},
+    {"an equation deleted", "  me2[i] : equation fv[i] - fch[i] - fl[i] - ft[i] = 0;\n", ""},
+    {"an unknown declared", "t : real;\n", "t : real;\nw : real;\n"},
+    {"an equation added in the loop", "  // Flow equations\n",
+     "  // Flow equations\n  mx[i] : equation b[i] = x[i];\n"},
 };
 
 Test(mel_since, brake_edits_are_the_cold_models)
