@@ -2308,7 +2308,8 @@ static const fx_node *ctx_cond(elab *el, const ctxnode *c)
  * refers to unknowns, known quantities and mode variables by their index),
  * and writes locations. So when the declarations are the same
  * (same_declarations: the same unknowns, equations, mode variables and
- * known quantities in the same order, integer constants of the same value)
+ * known quantities in the same order, integer constants of the same value
+ * and still integer constants, not parameters)
  * and an equation's statement is the same bytes at the same place (offset,
  * line, column) with the same loop indices (mel__eqsrc), the previous
  * version's sides are what lower() would make, node for node, and its
@@ -2356,6 +2357,16 @@ static const char *env_string(elab *el, const env *en)
     return el->env_text = t;
 }
 
+/* Whether known quantity `name` of a model whose symbols are t is an
+ * integer constant, which lower() folds into a number, rather than a
+ * parameter (of type integer too, perhaps of the same value), which it
+ * leaves a known quantity. */
+static bool folded(const mel__symtab *t, const char *name)
+{
+    const mel__sym *s = mel__sym_find(t, name);
+    return s != NULL && s->kind == MEL_SYM_INT;
+}
+
 /* Whether prev (a MEL model with what the next version reuses) declares
  * what pass 1 has declared, in the same order (see above). */
 static bool same_declarations(const elab *el, const mel_model *prev)
@@ -2370,7 +2381,9 @@ static bool same_declarations(const elab *el, const mel_model *prev)
     for (uint32_t k = 0; k < prev->n_knowns; k++) {
         const mel_known *a = &ks[k], *b = &prev->knowns[k];
         if (a->kind != b->kind || strcmp(a->name, b->name) != 0 ||
-            (a->kind == MEL_KNOWN_INTEGER && a->value != b->value))
+            (a->kind == MEL_KNOWN_INTEGER &&
+             (a->value != b->value ||
+              folded(&el->priv->syms, a->name) != folded(&pp->syms, b->name))))
             return false;
     }
     for (uint32_t k = 0; k < prev->n_variables; k++)

@@ -505,3 +505,24 @@ Test(mel_since, a_statement_out_of_a_when_clause_gets_its_own_incidences)
     mel_model_free(b);
     mel_model_free(c);
 }
+
+/* An integer constant that becomes an integer parameter of the same value
+ * (same length, so every equation statement stays at its place): the
+ * constant was folded into the sides, the parameter is a known quantity,
+ * so nothing may be shared although the knowns have the same names, kinds
+ * and values. And the other way round. */
+Test(mel_since, an_integer_constant_that_becomes_a_parameter)
+{
+    static const char a[] = "N : integer = 0;          \n"
+                            "x : real; y : real;\n"
+                            "e : equation x = N * y;\n"
+                            "f : equation y = der(x) + N;\n";
+    char *b = replace(a, "N : integer = 0;          ", "N : parameter integer = 0;");
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "a constant");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "a parameter");
+    mel_model *m2 = same_as_cold(a, -1, m1, false, "a constant again");
+    mel_model_free(m0);
+    mel_model_free(m1);
+    mel_model_free(m2);
+    free(b);
+}
