@@ -144,6 +144,7 @@ typedef struct whenrec {
 typedef struct nameinfo {
     bool declared;      /* the name or some name[...] is declared */
     bool sparse;        /* some name[i] are in elab.itab */
+    bool has_int;       /* the name or some name[...] is an integer constant */
     mel__sym_kind kind; /* of its first declaration */
     uint32_t len;       /* strlen of the name, once declared */
     mel__sym *sym0;     /* the name without index, or NULL */
@@ -903,6 +904,7 @@ static bool record(elab *el, nameinfo *ni, const mel__label *l, const inst *in, 
         ni->declared = true;
         ni->kind = k;
     }
+    ni->has_int = ni->has_int || k == MEL_SYM_INT;
     if (l->n == 0)
         ni->sym0 = s;
     else if (l->n == 1)
@@ -1833,6 +1835,12 @@ typedef struct site {
 typedef struct plan {
     const mel__stmt *s;
     bool walk;          /* no plan: walk the statement */
+    /* Every site SITE_VAR, or SITE_LOOP of a name without integer
+     * constants: what running the plan reports depends only on the
+     * statement, its loop indices and the declared names and kinds, not
+     * on the order of declarations (an integer constant used before its
+     * declaration) nor on integer expressions in indices. */
+    bool local;
     uint32_t n;
     site *sites;        /* tmp arena */
 } plan;
@@ -1991,7 +1999,13 @@ static const plan *plan_of(elab *el, const item *it)
         return NULL;
     if (sites != NULL)
         memcpy(sites, el->sites.p, el->sites.n * sizeof *sites);
-    *p = (plan){it->s, !ok, ok ? (uint32_t)el->sites.n : 0, sites};
+    bool local = ok;
+    for (size_t k = 0; k < el->sites.n && local; k++) {
+        const site *st = &((const site *)el->sites.p)[k];
+        local = st->kind == SITE_VAR ||
+                (st->kind == SITE_LOOP && !el->names[st->name].has_int);
+    }
+    *p = (plan){it->s, !ok, local, ok ? (uint32_t)el->sites.n : 0, sites};
     if (!ptab_put(el, p))
         return NULL;
     return p->walk ? NULL : p;
@@ -2316,7 +2330,9 @@ static const fx_node *ctx_cond(elab *el, const ctxnode *c)
  * incidences what mel__inc_uses and mel__inc_build would read from them
  * where they do not depend on the guards (copied_incidences). This model
  * then holds the previous pools (mel_model_priv.held), so the sides outlive
- * the previous model. Names are still checked (walk) and the incidences
+ * the previous model. Names are still checked (walk), except where the
+ * check could only repeat the previous version's, which reported nothing
+ * (a shared statement whose plan is local: p2_item), and the incidences
  * still read from the sides under this version's guards, so errors, guards
  * and structure are this text's. A statement that moved is lowered again:
  * a copy of its trees with the locations moved cost as much as lowering
@@ -2481,20 +2497,39 @@ static bool copied_incidences(elab *el, uint32_t eq)
     return true;
 }
 
-/* Equation item it's sides, lowered, and what they read under the item's
- * guard g (el->uses, the structure: mel_inc.c). An equation declared in
- * several branches (ctxlist) is, after its first declaration,
+/* What equation item it reuses of el->prev (see "what an edit left
+ * alone"): its loop indices as text (NULL when no sources are kept), and
+ * the previous version's sides when they are this item's. */
+typedef struct reuse {
+    const char *envs;
+    bool shared;
+    const fx_node *lhs, *rhs;
+} reuse;
+
+static reuse reuse_of(elab *el, const item *it)
+{
+    reuse r = {NULL, false, NULL, NULL};
+    const mel_equation *q = &el->equations[it->eq];
+    bool first = q->lhs == NULL || q->rhs == NULL;
+    r.envs = el->eqsrc != NULL ? env_string(el, it->env) : NULL;
+    r.shared = el->prev != NULL && first && reused_sides(el, it, r.envs, &r.lhs, &r.rhs);
+    return r;
+}
+
+/* Equation item it's sides, lowered (or r's), and what they read under
+ * the item's guard g (el->uses, the structure: mel_inc.c). An equation
+ * declared in several branches (ctxlist) is, after its first declaration,
  * if <this context> then <these sides> else <the sides so far>: exactly
  * one of its contexts holds where it is active. */
-static void lower_equation(elab *el, const item *it, const mel_guard *g)
+static void lower_equation(elab *el, const item *it, const mel_guard *g, const reuse *r)
 {
     if (el->rep->rc != MDAE_OK || el->rep->stop)
         return;
     mel_equation *q = &el->equations[it->eq];
     bool first = q->lhs == NULL || q->rhs == NULL;
-    const char *envs = el->eqsrc != NULL ? env_string(el, it->env) : NULL;
-    const fx_node *lhs = NULL, *rhs = NULL;
-    bool shared = el->prev != NULL && first && reused_sides(el, it, envs, &lhs, &rhs);
+    const char *envs = r->envs;
+    const fx_node *lhs = r->lhs, *rhs = r->rhs;
+    bool shared = r->shared;
     bool plain = it->ctx == NULL && it->when == 0;
     if (!shared) {
         lhs = lower_item(el, it, it->s->u.equ.lhs);
@@ -2615,13 +2650,17 @@ static void p2_item(elab *el, const item *it)
     case IT_EQ: {
         const mel_guard *g = ctx_guard(el, it->ctx);
         const plan *p = plan_of(el, it);
-        if (p != NULL)
+        reuse r = reuse_of(el, it);
+        /* A shared item's plan, when local, reports what it reported in
+         * el->prev, which parsed: nothing (reused_sides: the same
+         * statement, loop indices and declarations). */
+        if (p != NULL && !(p->local && r.shared))
             run_plan(el, p, it);
-        else {
+        else if (p == NULL) {
             walk(el, it->s->u.equ.lhs, g, 0, true, true);
             walk(el, it->s->u.equ.rhs, g, 0, true, true);
         }
-        lower_equation(el, it, g);
+        lower_equation(el, it, g, &r);
         break;
     }
     case IT_INV: {

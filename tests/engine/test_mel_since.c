@@ -526,3 +526,35 @@ Test(mel_since, an_integer_constant_that_becomes_a_parameter)
     mel_model_free(m2);
     free(b);
 }
+
+/* An equation statement at the same place, its integer constants now
+ * declared after it (the declarations otherwise the same, in the same
+ * order): its sides are shared, but the names are checked again, and the
+ * cold parse's "used before its declaration" is reported (mel_elab.c
+ * p2_item skips the check of a shared statement only when it names no
+ * integer constant). With an index (c[i], a loop's) and without. */
+Test(mel_since, an_integer_constant_declared_after_its_use_now)
+{
+    static const char a[] = "c : integer = 1;\n"
+                            "x : real;\n"
+                            "e : equation x = c;\n";
+    static const char b[] = "x : real;       \n"
+                            "         \n"
+                            "e : equation x = c;\n"
+                            "c : integer = 1;\n";
+    static const char c[] = "foreach i in 1 .. 2 do d[i] : integer = i done;\n"
+                            "foreach i in 1 .. 2 do x[i] : real done;\n"
+                            "foreach i in 1 .. 2 do e[i] : equation x[i] = d[i] done;\n";
+    static const char d[] = "foreach i in 1 .. 2 do x[i] : real done;        \n"
+                            "                                       \n"
+                            "foreach i in 1 .. 2 do e[i] : equation x[i] = d[i] done;\n"
+                            "foreach i in 1 .. 2 do d[i] : integer = i done;\n";
+    const char *pairs[][2] = {{a, b}, {c, d}};
+    for (size_t k = 0; k < 2; k++) {
+        mel_model *m0 = same_as_cold(pairs[k][0], -1, NULL, false, "declared before");
+        cr_assert_not_null(m0);
+        mel_model *m1 = same_as_cold(pairs[k][1], -1, m0, false, "declared after");
+        cr_assert_null(m1);
+        mel_model_free(m0);
+    }
+}
