@@ -144,6 +144,7 @@ typedef struct whenrec {
 typedef struct nameinfo {
     bool declared;      /* the name or some name[...] is declared */
     bool sparse;        /* some name[i] are in elab.itab */
+    bool has_int;       /* the name or some name[...] is an integer constant */
     mel__sym_kind kind; /* of its first declaration */
     uint32_t len;       /* strlen of the name, once declared */
     mel__sym *sym0;     /* the name without index, or NULL */
@@ -246,6 +247,14 @@ typedef struct elab {
     mel__eqsrc *eqsrc;
     const env *env_last;
     const char *env_text;
+    /* Statements found the same bytes as in prev's text (reused_sides),
+     * by address, direct-mapped: a loop body's statements are compared
+     * once, not once per execution. */
+    struct stmt_memo {
+        const mel__stmt *s;
+        bool same;
+    } same_text[64];
+    bool *copied; /* by equation: its incidences copied (check_model); NULL */
 } elab;
 
 typedef struct islot {
@@ -895,6 +904,7 @@ static bool record(elab *el, nameinfo *ni, const mel__label *l, const inst *in, 
         ni->declared = true;
         ni->kind = k;
     }
+    ni->has_int = ni->has_int || k == MEL_SYM_INT;
     if (l->n == 0)
         ni->sym0 = s;
     else if (l->n == 1)
@@ -1825,6 +1835,12 @@ typedef struct site {
 typedef struct plan {
     const mel__stmt *s;
     bool walk;          /* no plan: walk the statement */
+    /* Every site SITE_VAR, or SITE_LOOP of a name without integer
+     * constants: what running the plan reports depends only on the
+     * statement, its loop indices and the declared names and kinds, not
+     * on the order of declarations (an integer constant used before its
+     * declaration) nor on integer expressions in indices. */
+    bool local;
     uint32_t n;
     site *sites;        /* tmp arena */
 } plan;
@@ -1983,7 +1999,13 @@ static const plan *plan_of(elab *el, const item *it)
         return NULL;
     if (sites != NULL)
         memcpy(sites, el->sites.p, el->sites.n * sizeof *sites);
-    *p = (plan){it->s, !ok, ok ? (uint32_t)el->sites.n : 0, sites};
+    bool local = ok;
+    for (size_t k = 0; k < el->sites.n && local; k++) {
+        const site *st = &((const site *)el->sites.p)[k];
+        local = st->kind == SITE_VAR ||
+                (st->kind == SITE_LOOP && !el->names[st->name].has_int);
+    }
+    *p = (plan){it->s, !ok, local, ok ? (uint32_t)el->sites.n : 0, sites};
     if (!ptab_put(el, p))
         return NULL;
     return p->walk ? NULL : p;
@@ -2300,14 +2322,17 @@ static const fx_node *ctx_cond(elab *el, const ctxnode *c)
  * refers to unknowns, known quantities and mode variables by their index),
  * and writes locations. So when the declarations are the same
  * (same_declarations: the same unknowns, equations, mode variables and
- * known quantities in the same order, integer constants of the same value)
+ * known quantities in the same order, integer constants of the same value
+ * and still integer constants, not parameters)
  * and an equation's statement is the same bytes at the same place (offset,
  * line, column) with the same loop indices (mel__eqsrc), the previous
  * version's sides are what lower() would make, node for node, and its
  * incidences what mel__inc_uses and mel__inc_build would read from them
  * where they do not depend on the guards (copied_incidences). This model
  * then holds the previous pools (mel_model_priv.held), so the sides outlive
- * the previous model. Names are still checked (walk) and the incidences
+ * the previous model. Names are still checked (walk), except where the
+ * check could only repeat the previous version's, which reported nothing
+ * (a shared statement whose plan is local: p2_item), and the incidences
  * still read from the sides under this version's guards, so errors, guards
  * and structure are this text's. A statement that moved is lowered again:
  * a copy of its trees with the locations moved cost as much as lowering
@@ -2348,6 +2373,16 @@ static const char *env_string(elab *el, const env *en)
     return el->env_text = t;
 }
 
+/* Whether known quantity `name` of a model whose symbols are t is an
+ * integer constant, which lower() folds into a number, rather than a
+ * parameter (of type integer too, perhaps of the same value), which it
+ * leaves a known quantity. */
+static bool folded(const mel__symtab *t, const char *name)
+{
+    const mel__sym *s = mel__sym_find(t, name);
+    return s != NULL && s->kind == MEL_SYM_INT;
+}
+
 /* Whether prev (a MEL model with what the next version reuses) declares
  * what pass 1 has declared, in the same order (see above). */
 static bool same_declarations(const elab *el, const mel_model *prev)
@@ -2362,7 +2397,9 @@ static bool same_declarations(const elab *el, const mel_model *prev)
     for (uint32_t k = 0; k < prev->n_knowns; k++) {
         const mel_known *a = &ks[k], *b = &prev->knowns[k];
         if (a->kind != b->kind || strcmp(a->name, b->name) != 0 ||
-            (a->kind == MEL_KNOWN_INTEGER && a->value != b->value))
+            (a->kind == MEL_KNOWN_INTEGER &&
+             (a->value != b->value ||
+              folded(&el->priv->syms, a->name) != folded(&pp->syms, b->name))))
             return false;
     }
     for (uint32_t k = 0; k < prev->n_variables; k++)
@@ -2377,6 +2414,19 @@ static bool same_declarations(const elab *el, const mel_model *prev)
     return true;
 }
 
+/* Whether statement st (range r, within both texts) is the same bytes in
+ * prev's text (pp) as in this one; remembered by statement (the answer
+ * does not depend on the execution). */
+static bool same_text(elab *el, const struct mel_model_priv *pp, const mel__stmt *st,
+                      mdae_range r)
+{
+    struct stmt_memo *m = &el->same_text[((uintptr_t)st >> 4) % 64];
+    if (m->s != st)
+        *m = (struct stmt_memo){st, memcmp(pp->src + r.start.offset, el->text + r.start.offset,
+                                           r.end.offset - r.start.offset) == 0};
+    return m->same;
+}
+
 /* Equation item it's sides shared with el->prev (see above), with envs
  * its loop indices; false (nothing set) when they cannot be. */
 static bool reused_sides(elab *el, const item *it, const char *envs, const fx_node **lhs,
@@ -2388,9 +2438,7 @@ static bool reused_sides(elab *el, const item *it, const char *envs, const fx_no
     mdae_range a = o->stmt, b = it->s->where;
     if (o->env == NULL || envs == NULL || q->lhs == NULL || q->rhs == NULL ||
         memcmp(&a, &b, sizeof a) != 0 || b.end.offset > pp->src_len ||
-        b.end.offset > el->len || strcmp(o->env, envs) != 0 ||
-        memcmp(pp->src + b.start.offset, el->text + b.start.offset,
-               b.end.offset - b.start.offset) != 0)
+        b.end.offset > el->len || strcmp(o->env, envs) != 0 || !same_text(el, pp, it->s, b))
         return false;
     *lhs = q->lhs;
     *rhs = q->rhs;
@@ -2403,60 +2451,85 @@ static bool reused_sides(elab *el, const item *it, const char *envs, const fx_no
  * outside conditional statements and when-clauses in both versions, hence
  * once: its guard is TRUE, and the uses mel__inc_uses would read from the
  * same sides group into the same cases); false (nothing set) otherwise, or
- * when out of memory (then mel__inc_uses meets the same). The previous
- * version's statement must have been plain too: inside a when-clause whose
- * condition is false it had no incidences at all (found by mel_parse_fuzz's
- * since check). mel__inc_build leaves them: eq has no uses. Their count
- * goes to el->copied_edges. */
+ * when out of memory (then mel__inc_uses meets the same), or when prev's
+ * cases of eq are not one run (mel__inc_build and this copy both lay an
+ * equation's cases out as one run, incidence after incidence). The
+ * previous version's statement must have been plain too: inside a
+ * when-clause whose condition is false it had no incidences at all (found
+ * by mel_parse_fuzz's since check). mel__inc_build leaves them: eq has no
+ * uses. Their count goes to el->copied_edges, and el->copied marks eq
+ * (check_model: a copy of a checked equation). */
 static bool copied_incidences(elab *el, uint32_t eq)
 {
     const mel_equation *p = &el->prev->equations[eq];
     const mel_guard *t = mel__g_true();
     if (!el->prev->priv->eqsrc[eq].plain || p->guard != t)
         return false;
+    const mel_order_case *run = p->n_incs > 0 ? p->incs[0].cases : NULL;
     size_t n_cases = 0;
     for (uint32_t k = 0; k < p->n_incs; k++) {
-        const mel_incidence *a = &p->incs[k];
-        for (uint32_t c = 0; c < a->n_cases; c++)
-            if (a->cases[c].guard != t)
-                return false;
-        n_cases += a->n_cases;
+        if (p->incs[k].cases != run + n_cases)
+            return false;
+        n_cases += p->incs[k].n_cases;
     }
+    for (size_t c = 0; c < n_cases; c++)
+        if (run[c].guard != t)
+            return false;
     /* One block: the incidences, then their cases. */
     size_t bytes = p->n_incs * sizeof(mel_incidence) + n_cases * sizeof(mel_order_case);
     mel_incidence *incs = bytes ? mel__arena_alloc_raw(el->ma, bytes) : NULL;
     if (bytes > 0 && incs == NULL)
         return false;
-    /* no incidences: incs is NULL, and so is the (empty) run of cases */
-    mel_order_case *cases = incs != NULL ? (mel_order_case *)(incs + p->n_incs) : NULL;
-    for (uint32_t k = 0; k < p->n_incs; k++) {
-        const mel_incidence *a = &p->incs[k];
-        memcpy(cases, a->cases, a->n_cases * sizeof *cases);
-        incs[k] = (mel_incidence){a->var, a->n_cases, cases};
-        cases += a->n_cases;
+    if (bytes > 0) { /* no incidences: incs stays NULL */
+        mel_order_case *cases = (mel_order_case *)(incs + p->n_incs);
+        memcpy(incs, p->incs, p->n_incs * sizeof *incs);
+        memcpy(cases, run, n_cases * sizeof *cases);
+        for (uint32_t k = 0; k < p->n_incs; k++)
+            incs[k].cases = cases + (p->incs[k].cases - run);
     }
     mel_equation *q = &el->equations[eq];
     MDAE_ASSERT(q->n_incs == 0);
     q->incs = incs;
     q->n_incs = p->n_incs;
     el->copied_edges += p->n_incs;
+    if (el->copied != NULL)
+        el->copied[eq] = true;
     return true;
 }
 
-/* Equation item it's sides, lowered, and what they read under the item's
- * guard g (el->uses, the structure: mel_inc.c). An equation declared in
- * several branches (ctxlist) is, after its first declaration,
+/* What equation item it reuses of el->prev (see "what an edit left
+ * alone"): its loop indices as text (NULL when no sources are kept), and
+ * the previous version's sides when they are this item's. */
+typedef struct reuse {
+    const char *envs;
+    bool shared;
+    const fx_node *lhs, *rhs;
+} reuse;
+
+static reuse reuse_of(elab *el, const item *it)
+{
+    reuse r = {NULL, false, NULL, NULL};
+    const mel_equation *q = &el->equations[it->eq];
+    bool first = q->lhs == NULL || q->rhs == NULL;
+    r.envs = el->eqsrc != NULL ? env_string(el, it->env) : NULL;
+    r.shared = el->prev != NULL && first && reused_sides(el, it, r.envs, &r.lhs, &r.rhs);
+    return r;
+}
+
+/* Equation item it's sides, lowered (or r's), and what they read under
+ * the item's guard g (el->uses, the structure: mel_inc.c). An equation
+ * declared in several branches (ctxlist) is, after its first declaration,
  * if <this context> then <these sides> else <the sides so far>: exactly
  * one of its contexts holds where it is active. */
-static void lower_equation(elab *el, const item *it, const mel_guard *g)
+static void lower_equation(elab *el, const item *it, const mel_guard *g, const reuse *r)
 {
     if (el->rep->rc != MDAE_OK || el->rep->stop)
         return;
     mel_equation *q = &el->equations[it->eq];
     bool first = q->lhs == NULL || q->rhs == NULL;
-    const char *envs = el->eqsrc != NULL ? env_string(el, it->env) : NULL;
-    const fx_node *lhs = NULL, *rhs = NULL;
-    bool shared = el->prev != NULL && first && reused_sides(el, it, envs, &lhs, &rhs);
+    const char *envs = r->envs;
+    const fx_node *lhs = r->lhs, *rhs = r->rhs;
+    bool shared = r->shared;
     bool plain = it->ctx == NULL && it->when == 0;
     if (!shared) {
         lhs = lower_item(el, it, it->s->u.equ.lhs);
@@ -2577,13 +2650,17 @@ static void p2_item(elab *el, const item *it)
     case IT_EQ: {
         const mel_guard *g = ctx_guard(el, it->ctx);
         const plan *p = plan_of(el, it);
-        if (p != NULL)
+        reuse r = reuse_of(el, it);
+        /* A shared item's plan, when local, reports what it reported in
+         * el->prev, which parsed: nothing (reused_sides: the same
+         * statement, loop indices and declarations). */
+        if (p != NULL && !(p->local && r.shared))
             run_plan(el, p, it);
-        else {
+        else if (p == NULL) {
             walk(el, it->s->u.equ.lhs, g, 0, true, true);
             walk(el, it->s->u.equ.rhs, g, 0, true, true);
         }
-        lower_equation(el, it, g);
+        lower_equation(el, it, g, &r);
         break;
     }
     case IT_INV: {
@@ -2689,6 +2766,7 @@ static void elab_close(elab *el)
     mdae_free(el->uses.p);
     mdae_free(el->wrecs.p);
     mdae_free(el->memo.p);
+    mdae_free(el->copied);
 }
 
 static void model_release_arrays(elab *el)
@@ -2754,8 +2832,10 @@ static void prepare_reuse(elab *el, const mel_options *opt)
     }
     const mel_model *prev = opt->since;
     if (prev != NULL && prev->priv != NULL && prev->priv->n_held < MEL__MAX_HELD &&
-        same_declarations(el, prev))
+        same_declarations(el, prev)) {
         el->prev = prev;
+        el->copied = mdae_calloc(el->eqs.n, sizeof *el->copied); /* NULL: all checked */
+    }
 }
 
 /* Hand the text and the equations' sources to m (the next version's
@@ -2783,6 +2863,34 @@ static void keep_sources(elab *el, mel_model *m)
     priv->src_len = el->len;
     priv->eqsrc = el->eqsrc;
     el->eqsrc = NULL;
+}
+
+/* What mel.h promises of an elaborated model (issue 12): per equation,
+ * incidences sorted by variable index, one per variable, each with at least
+ * one case, cases by strictly decreasing order within 0..MEL_MAX_ORDER; and
+ * n_edges counts them. Linear in the model, once per parse; an equation
+ * whose incidences are a copy of the previous version's (copied, may be
+ * NULL) is counted only: its original was checked. */
+static void check_model(const mel_model *m, const bool *copied)
+{
+    size_t edges = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *e = &m->equations[i];
+        edges += e->n_incs;
+        if (copied != NULL && copied[i])
+            continue;
+        for (uint32_t k = 0; k < e->n_incs; k++) {
+            const mel_incidence *inc = &e->incs[k];
+            MDAE_ASSERT(inc->var < m->n_variables);
+            MDAE_ASSERT(k == 0 || e->incs[k - 1].var < inc->var);
+            MDAE_ASSERT(inc->n_cases > 0);
+            for (uint32_t c = 0; c < inc->n_cases; c++) {
+                MDAE_ASSERT(inc->cases[c].order >= 0 && inc->cases[c].order <= MEL_MAX_ORDER);
+                MDAE_ASSERT(c == 0 || inc->cases[c - 1].order > inc->cases[c].order);
+            }
+        }
+    }
+    MDAE_ASSERT(edges == m->n_edges);
 }
 
 static int elaborate(const mel__stmt *prog, const char *text, size_t len,
@@ -2863,35 +2971,12 @@ static int elaborate(const mel__stmt *prog, const char *text, size_t len,
     m->n_knowns = (uint32_t)el.knowns.n;
     m->knowns = priv->knowns = el.knowns.p;
     keep_sources(&el, m);
+    check_model(m, el.copied);
     elab_close(&el);
     if (opt->no_expressions)
         mel__drop_expressions(m);
     *out = m;
     return MDAE_OK;
-}
-
-/* What mel.h promises of an elaborated model (issue 12): per equation,
- * incidences sorted by variable index, one per variable, each with at least
- * one case, cases by strictly decreasing order within 0..MEL_MAX_ORDER; and
- * n_edges counts them. Linear in the model, once per parse. */
-static void check_model(const mel_model *m)
-{
-    size_t edges = 0;
-    for (uint32_t i = 0; i < m->n_equations; i++) {
-        const mel_equation *e = &m->equations[i];
-        for (uint32_t k = 0; k < e->n_incs; k++) {
-            const mel_incidence *inc = &e->incs[k];
-            MDAE_ASSERT(inc->var < m->n_variables);
-            MDAE_ASSERT(k == 0 || e->incs[k - 1].var < inc->var);
-            MDAE_ASSERT(inc->n_cases > 0);
-            for (uint32_t c = 0; c < inc->n_cases; c++) {
-                MDAE_ASSERT(inc->cases[c].order >= 0 && inc->cases[c].order <= MEL_MAX_ORDER);
-                MDAE_ASSERT(c == 0 || inc->cases[c - 1].order > inc->cases[c].order);
-            }
-        }
-        edges += e->n_incs;
-    }
-    MDAE_ASSERT(edges == m->n_edges);
 }
 
 /* mel_model_parse's own steps (mel__front_parse): parse, recover, elaborate. */
@@ -2904,10 +2989,7 @@ static int parse_and_elaborate(const char *text, size_t len, const mel_options *
         rc = rep->rc = MDAE_OK; /* elaborate the rest (mel.h, "Recovery") */
     if (rc != MDAE_OK)
         return rc;
-    rc = elaborate(prog, text, len, opt, rep, out);
-    if (rc == MDAE_OK)
-        check_model(*out);
-    return rc;
+    return elaborate(prog, text, len, opt, rep, out);
 }
 
 int mel_model_parse(const char *text, size_t len, const mel_options *opt, mel_model **out,

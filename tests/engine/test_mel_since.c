@@ -8,7 +8,8 @@
  *    for field (names, locations, guards, incidences, expressions with
  *    their locations, diagnostics), for the brake's edits of bench_edit,
  *    lines inserted and deleted before, inside and after the loop, a
- *    renamed unknown, an outer loop index of another value, N changed, an
+ *    renamed unknown, declarations and an equation deleted and added, an
+ *    outer loop index of another value, N changed, an
  *    integer constant of another value (in the text or by a define, the
  *    declarations otherwise the same), a syntax error and
  *    its fix, and a few hundred random one-byte edits in a row (each
@@ -227,6 +228,12 @@ static const struct {
     {"a syntax error", "me1[i] : equation fb[i]", "me1[i] : equation fb[i] +* "},
     {"an undeclared name", "fel[i] : equation fl[i]", "fel[i] : equation fq[i]"},
     {"the ghost car's loop", "foreach i in 1 .. N + 1 do", "foreach i in 0 .. N + 1 do"},
+    {"an unknown's declaration deleted", "  fl[i] : real;   // leakage\n", ""},
+    {"a parameter's declaration deleted", "F2 : real = 0.01;\n", ""},
+    {"an equation deleted", "  me2[i] : equation fv[i] - fch[i] - fl[i] - ft[i] = 0;\n", ""},
+    {"an unknown declared", "t : real;\n", "t : real;\nw : real;\n"},
+    {"an equation added in the loop", "  // Flow equations\n",
+     "  // Flow equations\n  mx[i] : equation b[i] = x[i];\n"},
 };
 
 Test(mel_since, brake_edits_are_the_cold_models)
@@ -497,4 +504,57 @@ Test(mel_since, a_statement_out_of_a_when_clause_gets_its_own_incidences)
     mel_model_free(a);
     mel_model_free(b);
     mel_model_free(c);
+}
+
+/* An integer constant that becomes an integer parameter of the same value
+ * (same length, so every equation statement stays at its place): the
+ * constant was folded into the sides, the parameter is a known quantity,
+ * so nothing may be shared although the knowns have the same names, kinds
+ * and values. And the other way round. */
+Test(mel_since, an_integer_constant_that_becomes_a_parameter)
+{
+    static const char a[] = "N : integer = 0;          \n"
+                            "x : real; y : real;\n"
+                            "e : equation x = N * y;\n"
+                            "f : equation y = der(x) + N;\n";
+    char *b = replace(a, "N : integer = 0;          ", "N : parameter integer = 0;");
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "a constant");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "a parameter");
+    mel_model *m2 = same_as_cold(a, -1, m1, false, "a constant again");
+    mel_model_free(m0);
+    mel_model_free(m1);
+    mel_model_free(m2);
+    free(b);
+}
+
+/* An equation statement at the same place, its integer constants now
+ * declared after it (the declarations otherwise the same, in the same
+ * order): its sides are shared, but the names are checked again, and the
+ * cold parse's "used before its declaration" is reported (mel_elab.c
+ * p2_item skips the check of a shared statement only when it names no
+ * integer constant). With an index (c[i], a loop's) and without. */
+Test(mel_since, an_integer_constant_declared_after_its_use_now)
+{
+    static const char a[] = "c : integer = 1;\n"
+                            "x : real;\n"
+                            "e : equation x = c;\n";
+    static const char b[] = "x : real;       \n"
+                            "         \n"
+                            "e : equation x = c;\n"
+                            "c : integer = 1;\n";
+    static const char c[] = "foreach i in 1 .. 2 do d[i] : integer = i done;\n"
+                            "foreach i in 1 .. 2 do x[i] : real done;\n"
+                            "foreach i in 1 .. 2 do e[i] : equation x[i] = d[i] done;\n";
+    static const char d[] = "foreach i in 1 .. 2 do x[i] : real done;        \n"
+                            "                                       \n"
+                            "foreach i in 1 .. 2 do e[i] : equation x[i] = d[i] done;\n"
+                            "foreach i in 1 .. 2 do d[i] : integer = i done;\n";
+    const char *pairs[][2] = {{a, b}, {c, d}};
+    for (size_t k = 0; k < 2; k++) {
+        mel_model *m0 = same_as_cold(pairs[k][0], -1, NULL, false, "declared before");
+        cr_assert_not_null(m0);
+        mel_model *m1 = same_as_cold(pairs[k][1], -1, m0, false, "declared after");
+        cr_assert_null(m1);
+        mel_model_free(m0);
+    }
 }
