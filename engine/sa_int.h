@@ -840,6 +840,10 @@ BDD sa__within_simplify(sa_ctx *c, const sa__within *w, BDD x);
  * (resp. f), as sa__within_simplify: no conjunction with the whole of d. */
 bool sa__within_empty(const sa__within *w, BDD x);
 bool sa__within_implies(const sa__within *w, BDD f);
+/* For a node x of d: the deepest node p of d at a level <= x's that every
+ * path of d from its root to x meets (d's single frontier there, p = x
+ * when x is one; d itself when there is no table). */
+BDD sa__within_dominator(const sa__within *w, BDD x);
 /* Split care (a set of modes of r, valid modes typically) into factors:
  * the conjunction of the factors is care, checked, else not split. */
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out);
