@@ -104,7 +104,8 @@ struct sa_result {
     BDD *chi_j;   /* n_var */
     BDD *chi_e;   /* n_edges: active (some case holds, the variable exists
                      and the equation is active: chi_e implies chi_i) */
-    BDD *te;      /* n_edges: in the chosen MWPM (valid nonsingular modes) */
+    BDD *te;      /* n_edges: in the chosen MWPM (valid nonsingular modes;
+                     false out of ok, which sa__dual relies on) */
     int w_sigma;  /* bits of sigma */
     BDD *sigma;   /* n_edges * w_sigma, little-endian */
     int w_off;    /* bits of offsets */
