@@ -322,10 +322,12 @@ static bool hint_tight_edge(const sa_result *h, const known *kh, long long sig, 
                        ((1ull << wk) - 1)) == dj;
 }
 
-/* A (above): in_a holds Z on entry. kh->d: the hint's column values. */
-static void close_support(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa_result *h,
-                          const known *kh, const long long *sig, const long *from, int wk,
-                          bool *in_a)
+/* A (above): in_a holds Z on entry. kh->d: the hint's column values. An
+ * edge supports nothing where it is never active in ok (act is chi_E,
+ * unmasked: see sa__dual). */
+static void close_support(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
+                          const sa_result *h, const known *kh, const long long *sig,
+                          const long *from, int wk, bool *in_a)
 {
     const sa_result *r = c->r;
     size_t n = (size_t)r->n_eq + r->n_var;
@@ -340,7 +342,7 @@ static void close_support(sa_ctx *c, const sa__mats *mt, const BDD *act, const s
                 continue;
             for (size_t e = r->eq_first[u]; e < r->eq_first[u + 1]; e++) {
                 uint32_t v = r->n_eq + r->edge_v[e];
-                if (in_a[v] || act[e] == bddfalse ||
+                if (in_a[v] || act[e] == bddfalse || sa__within_empty(okw, act[e]) ||
                     (from[e] >= 0 && !hint_tight_edge(h, kh, sig[e], (size_t)from[e], wk)))
                     continue;
                 in_a[v] = true;
@@ -364,8 +366,8 @@ static void close_support(sa_ctx *c, const sa__mats *mt, const BDD *act, const s
 
 /* The start above into r->c, r->d (all zero on entry) and kn, and the
  * nodes of A dirty: true. False (nothing written): start from 0. */
-static bool warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, int w, int wk, known *kn,
-                       bool *col_dirty, bool *row_dirty)
+static bool warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
+                       int w, int wk, known *kn, bool *col_dirty, bool *row_dirty)
 {
     sa_result *r = c->r;
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
@@ -378,7 +380,7 @@ static bool warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, int w, int
     for (uint32_t j = 0; j < r->n_var; j++)
         kh.d[j] = sa__vvalue(&h->d[(size_t)j * w], wk);
     changed_steps(r, h, in_a, from);
-    close_support(c, mt, act, h, &kh, kn->sig, from, wk, in_a);
+    close_support(c, mt, act, okw, h, &kh, kn->sig, from, wk, in_a);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < r->n_eq; i++) {
         row_dirty[i] = in_a[i];
@@ -406,8 +408,8 @@ static bool warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, int w, int
     return true;
 }
 
-static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
-                     int wk)
+static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
+                     int w, int wk)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -423,7 +425,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
                 sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.cs)}; /* read once c < 0 */
     for (size_t e = 0; e < r->n_edges; e++)
         kn.sig[e] = sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
-    if (!warm_start(c, mt, act, w, wk, &kn, col_dirty, row_dirty))
+    if (!warm_start(c, mt, act, okw, w, wk, &kn, col_dirty, row_dirty))
         for (uint32_t j = 0; j < r->n_var; j++)
             col_dirty[j] = true;
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
@@ -461,7 +463,7 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, int w,
                     if (r->te[mt->cedges[k]] != bddfalse)
                         row_dirty[r->edge_eq[mt->cedges[k]]] = true;
             }
-            fits = wk == w || acc[wk - 1] == bddfalse;
+            fits = wk == w || sa__within_empty(okw, acc[wk - 1]); /* in ok */
         }
         if (!fits)
             break;
@@ -519,6 +521,33 @@ void sa__offsets_alloc(sa_ctx *c)
     r->d = sa__alloc_keep(c, ((size_t)r->n_var * w + 1) * sizeof(BDD));
 }
 
+/* d &= ok, bit by bit: the fixpoint's columns outside ok (below) cleared. */
+static void mask_columns(sa_ctx *c, int w)
+{
+    sa_result *r = c->r;
+    if (r->ok == bddtrue)
+        return;
+    for (size_t k = 0; k < (size_t)r->n_var * w; k++)
+        if (r->d[k] != bddfalse)
+            sa__put(&r->d[k], sa__and(r->d[k], r->ok));
+}
+
+/* Why the fixpoint runs on chi_E, not on "active edge in an analysed mode"
+ * chi_E & ok (issue 40). The steps are mode by mode, and in a mode of ok
+ * both masks are the same, so each sweep gives the same values there. Out
+ * of ok, te is false (T_e is a matching of ok's modes, sa_int.h), so every
+ * row step gives c_i = 0 there: c is the same BDD whatever d holds out of
+ * ok, the sweeps move (c changes) exactly as before, and the columns out
+ * of ok, max of 0 + sigma or of cs + sigma (the value c_i takes where
+ * matched, which column_constant reads), are bounded and settle after one
+ * sweep. The test that a value fits reads d in ok only (sa__within_empty),
+ * and d is masked by ok at the end: the same c and d as with chi_E & ok.
+ * On the compressible building ok is a chain through every room, so
+ * chi_E & ok copied it above the edge's room for each conditional edge
+ * (N = 1,000: 7,000 conjunctions, 0.9 G instructions in BuDDy's unique
+ * table), and every step on the masks walked those copies; on chi_E most
+ * columns are integers (column_constant: an unconditional edge's chi_E is
+ * true) and the rest stay local. */
 void sa__dual(sa_ctx *c)
 {
     sa_result *r = c->r;
@@ -529,24 +558,24 @@ void sa__dual(sa_ctx *c)
     size_t mark = sa__mark(c);
     sa__mats mt;
     sa__mats_init(c, &mt);
-    /* The mask "active edge in an analysed mode". */
-    BDD *act = sa__slots(c, r->n_edges + 1);
-    for (size_t e = 0; e < r->n_edges; e++)
-        sa__put(&act[e], sa__and(r->chi_e[e], r->ok));
+    sa__within okw; /* emptiness in ok without the chain (sa_within.c) */
+    sa__within_init(c, r->ok, &okw);
+    const BDD *act = r->chi_e; /* unmasked: see above */
     /* Offsets are small in practice: first on a few bits (the arithmetic
      * costs per bit: brake N = 50, 12 bits, 10 ms), on all w if they do not
      * fit. The result has w bits either way (the high ones false). */
     r->c_matched = sa__alloc_keep_raw(c, ((size_t)r->n_eq + 1) * sizeof *r->c_matched);
     int wk = r->w_sigma + 3 < w ? r->w_sigma + 3 : w;
     r->small = wk < w; /* fixpoint on wk bits: below 2^(wk - 1) if it fits */
-    if (!fixpoint(c, &mt, act, w, wk)) {
+    if (!fixpoint(c, &mt, act, &okw, w, wk)) {
         r->small = false;
         r->offsets_from_hint = 0;
         for (size_t k = 0; k < (size_t)r->n_eq * w; k++)
             sa__put(&r->c[k], bddfalse);
         for (size_t k = 0; k < (size_t)r->n_var * w; k++)
             sa__put(&r->d[k], bddfalse);
-        fixpoint(c, &mt, act, w, w);
+        fixpoint(c, &mt, act, &okw, w, w);
     }
+    mask_columns(c, w);
     sa__release(c, mark);
 }

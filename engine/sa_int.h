@@ -104,7 +104,8 @@ struct sa_result {
     BDD *chi_j;   /* n_var */
     BDD *chi_e;   /* n_edges: active (some case holds, the variable exists
                      and the equation is active: chi_e implies chi_i) */
-    BDD *te;      /* n_edges: in the chosen MWPM (valid nonsingular modes) */
+    BDD *te;      /* n_edges: in the chosen MWPM (valid nonsingular modes;
+                     false out of ok, which sa__dual relies on) */
     int w_sigma;  /* bits of sigma */
     BDD *sigma;   /* n_edges * w_sigma, little-endian */
     int w_off;    /* bits of offsets */
@@ -840,6 +841,10 @@ BDD sa__within_simplify(sa_ctx *c, const sa__within *w, BDD x);
  * (resp. f), as sa__within_simplify: no conjunction with the whole of d. */
 bool sa__within_empty(const sa__within *w, BDD x);
 bool sa__within_implies(const sa__within *w, BDD f);
+/* For a node x of d: the deepest node p of d at a level <= x's that every
+ * path of d from its root to x meets (d's single frontier there, p = x
+ * when x is one; d itself when there is no table). */
+BDD sa__within_dominator(const sa__within *w, BDD x);
 /* Split care (a set of modes of r, valid modes typically) into factors:
  * the conjunction of the factors is care, checked, else not split. */
 void sa__care_init(sa_ctx *c, const sa_result *r, BDD care, sa__care *out);

@@ -156,6 +156,13 @@ static BDD frontier_for(const sa__within *w, BDD x)
     return x >= 2 && w->start != NULL ? w->start[level_of(x)] : w->d;
 }
 
+BDD sa__within_dominator(const sa__within *w, BDD x)
+{
+    /* The frontier at x's level is {p} (sa__within_init): a path through
+     * x crosses that level at p first. */
+    return frontier_for(w, x);
+}
+
 bool sa__within_empty(const sa__within *w, BDD x)
 {
     /* x & d = C & (x & p), C not 0 over other variables */

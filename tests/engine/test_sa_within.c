@@ -6,7 +6,8 @@
  * whether d implies x, for random x and d, and for d a chain of clauses,
  * one group of variables each, as the compressible building's valid modes
  * (where the walk starts below d's root: the frontier table is checked to
- * be used).
+ * be used); sa__within_dominator's nodes meet every path to the node they
+ * are asked for (sa__edge_modes factors its contexts at them).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -69,6 +70,36 @@ static void leave(sa_ctx *c)
     free(c);
 }
 
+/* Whether x is reachable from f without passing through node p. */
+static bool reaches_avoiding(BDD f, BDD x, BDD p)
+{
+    if (f == x)
+        return true;
+    if (f < 2 || f == p)
+        return false;
+    return reaches_avoiding(bdd_low(f), x, p) || reaches_avoiding(bdd_high(f), x, p);
+}
+
+/* sa__within_dominator(w, x) for every node x of d: a node of d at a
+ * level <= x's that every path from d's root to x meets (x itself, or one
+ * without which x cannot be reached), checked by walking d; on a chain of
+ * clauses, below d's root for the nodes past the first group (the factoring
+ * of sa__edge_modes needs them deep). */
+static void check_dominators(BDD d, BDD f, const sa__within *w, int *below_root)
+{
+    if (f < 2)
+        return;
+    BDD p = sa__within_dominator(w, f);
+    cr_assert(p == f || reaches_avoiding(d, p, -1), "dominator %d of %d is not d's", p, f);
+    cr_assert_leq(bdd_var2level(bdd_var(p)), bdd_var2level(bdd_var(f)));
+    if (p != f)
+        cr_assert(!reaches_avoiding(d, f, p), "node %d reached around its dominator %d", f, p);
+    *below_root += p != d;
+    check_dominators(d, bdd_low(f), w, below_root);
+    check_dominators(d, bdd_high(f), w, below_root);
+}
+
+/* Random d: simplify, emptiness, implication and the dominators. */
 Test(sa_within, random_functions_and_care_sets)
 {
     ENTER(c);
@@ -86,6 +117,8 @@ Test(sa_within, random_functions_and_care_sets)
         check(c, &w, bddtrue, "true", k);
         check(c, &w, bddfalse, "false", k);
         check(c, &w, d, "d itself", k);
+        int below = 0;
+        check_dominators(d, d, &w, &below);
         sa__alloc_release(c, temps);
         sa__release(c, mark);
     }
@@ -115,5 +148,19 @@ Test(sa_within, chains_of_clauses)
         int hi = 3 * g + 3 + (g + 1 < NV / 3 && k % 2 ? 3 : 0);
         check(c, &w, random_fun(c, &seed, 3 * g, hi, 1 + k % 5), "chain", k);
     }
+    leave(c);
+}
+
+Test(sa_within, dominators_of_a_chain)
+{
+    ENTER(c);
+    BDD d = bddtrue;
+    for (int g = NV / 3 - 1; g >= 0; g--)
+        d = sa__tmp(c, bdd_and(d, sa__tmp(c, bdd_or(bdd_ithvar(3 * g), bdd_nithvar(3 * g + 1)))));
+    sa__within w;
+    sa__within_init(c, d, &w);
+    int below = 0;
+    check_dominators(d, d, &w, &below);
+    cr_assert_gt(below, 0, "every dominator was the root");
     leave(c);
 }
