@@ -128,9 +128,13 @@
  *                                     analysis's warnings out, and the
  *                                     result then says approxLeft: true
  *                                     when the model analysed (the
- *                                     editor's, issue 40 item 5)
+ *                                     editor's, issue 40 item 5); the
+ *                                     analysis's dependency graph is not
+ *                                     made (inc_analyze_offsets)
  *   diagnose/modeChanges {approx?, modeChanges?}
- *                                  -> {diagnostics:[LSP Diagnostic]}: with
+ *                                  -> {diagnostics:[LSP Diagnostic]}: the
+ *                                     graph diagnose left made first
+ *                                     (wk_graph_diags), with
  *                                     approx true the approximate
  *                                     analysis's warnings, then, unless
  *                                     modeChanges is false, those of
@@ -330,6 +334,13 @@ void wk_state_close(wk_state *w); /* before sa_end: the cache holds BDDs */
 /* Loaded and analysed (analysing now if needed), or an error response in
  * *err. */
 bool wk_analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err);
+/* The dependency graph of offsets that "diagnose" found (it publishes
+ * without the graph, issue 40 item 5), made now: at the start of the
+ * check's second stage, so that the editor's questions after it find it
+ * made. A failure (a limit of the graph; not a cancel) appends its
+ * diagnostics to arr, located as diagnose locates an analysis's, and is
+ * kept as the analysis's failure. Nothing without offsets. */
+void wk_graph_diags(wk_state *w, cJSON *arr /* borrowed: appended to */);
 /* The analysis JSON of the loaded model once wk_analysed: MDAE_OK with *out
  * borrowed (valid until the next load; built once, then kept), or the
  * engine's code. */
