@@ -217,13 +217,20 @@ MDAE_API void inc_result_free(inc_result *r /* takes ownership; NULL ok */);
  * new block may get another number than with inc_analyze. The cache keeps
  * the parts with or without graphs; a later inc_analyze of a part found
  * there makes its graph then. Errors of the graphs (a limit) come from
- * inc_result_graphs. */
+ * inc_result_graphs. The entries inc_analyze drops from the cache at its
+ * end (unused for INC_KEEP_GENERATIONS analyses) are left to
+ * inc_session_trim, for the caller to call once it has answered (freeing
+ * an old version's BDDs was an eighth of the brake's diagnose at
+ * N = 10,000); without it they go after twice as many analyses. */
 MDAE_API int inc_analyze_offsets(inc_session *s, const mel_model *m, const sa_options *opt,
                                  inc_result **out /* out */, mdae_diags *diags);
 /* Every part's graph and block ids (nothing if made): opt for progress and
  * cancellation (may be NULL), diags as cdg_build's. On failure the result
  * stays usable for its offsets and a later call tries again. */
 MDAE_API int inc_result_graphs(inc_result *r, const sa_options *opt, mdae_diags *diags);
+/* Drop the cache entries unused for INC_KEEP_GENERATIONS analyses (what
+ * inc_analyze does at its end). NULL ok. */
+MDAE_API void inc_session_trim(inc_session *s);
 MDAE_API void inc_result_stats(const inc_result *r, inc_stats *out /* out */);
 
 /* The parts of an analysis, in the order of their first equation: their

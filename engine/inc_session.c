@@ -1295,12 +1295,12 @@ static bool evict_unused(inc_session *s)
     return any;
 }
 
-/* Drop cache entries unused for INC_KEEP_GENERATIONS analyses. */
-static void trim_cache(inc_session *s)
+/* Drop cache entries unused for `keep` analyses. */
+static void trim_cache(inc_session *s, unsigned keep)
 {
     inc_part **pp = &s->parts;
     while (*pp != NULL) {
-        if (s->gen - (*pp)->gen >= INC_KEEP_GENERATIONS)
+        if (s->gen - (*pp)->gen >= keep)
             uncache(s, pp);
         else
             pp = &(*pp)->next;
@@ -2016,7 +2016,9 @@ static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, in
     mdae_free(an.var_hash);
     mdae_free(an.eq_same);
     mdae_free(an.var_same);
-    trim_cache(s);
+    /* inc_analyze_offsets leaves the trim to the caller (inc_session_trim),
+     * bounded here if it never comes */
+    trim_cache(s, defer ? 2 * INC_KEEP_GENERATIONS : INC_KEEP_GENERATIONS);
     mdae_free(an.local);
     if (an.key.oom) { /* its cap is stuck at its len: start again */
         mdae_free(an.key.p);
@@ -2036,6 +2038,12 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
                 mdae_diags *diags)
 {
     return analyze(s, m, opt, out, diags, false);
+}
+
+void inc_session_trim(inc_session *s)
+{
+    if (s != NULL)
+        trim_cache(s, INC_KEEP_GENERATIONS);
 }
 
 int inc_analyze_offsets(inc_session *s, const mel_model *m, const sa_options *opt,

@@ -251,6 +251,14 @@ typedef struct wk_state {
      * built from it only when session/approx asks (24 MB for the brake at
      * N = 10,000, built on every edit for 20 warnings). */
     struct ap_report *approx_rep;
+    /* What a load dropped and wk_after_reply frees, after the response has
+     * gone (issue 40 item 5: the editor's first diagnostics do not wait for
+     * an older version's memory to be freed): the approximate analysis and
+     * its JSON (owned), and the incremental cache's trim (trim_due:
+     * inc_session_trim after an inc_analyze_offsets). */
+    struct ap_report *late_approx_rep;
+    cJSON *late_approx;
+    bool trim_due;
     /* The session/rimis results (issue 39, wk_rimis.c), [0] unguarded and
      * [1] guarded, built on first use and dropped with the analysis
      * (owned). */
@@ -330,6 +338,9 @@ uint64_t wk_now_ms(void);
 
 /* ---- wk_methods.c --------------------------------------------------------------- */
 void wk_state_init(wk_state *w, const srv_worker_opts *o);
+/* After each response is sent (wk_main.c): free what the request left for
+ * later (wk_state.late_approx_rep, trim_due). */
+void wk_after_reply(wk_state *w);
 void wk_state_close(wk_state *w); /* before sa_end: the cache holds BDDs */
 /* Loaded and analysed (analysing now if needed), or an error response in
  * *err. */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ap.h"
 #include "fx.h"
 #include "mc.h"
 #include "mo.h"
@@ -41,6 +42,17 @@ void wk_state_init(wk_state *w, const srv_worker_opts *o)
     mdae_diags_init(&w->analysis_diags);
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         w->kept[k].version = -1;
+}
+
+void wk_after_reply(wk_state *w)
+{
+    cJSON_Delete(w->late_approx);
+    ap_report_free(w->late_approx_rep);
+    w->late_approx = NULL;
+    w->late_approx_rep = NULL;
+    if (w->trim_due)
+        inc_session_trim(w->inc_sess);
+    w->trim_due = false;
 }
 
 /* ---- The model and its analysis --------------------------------------------------- */
@@ -120,6 +132,7 @@ void wk_state_close(wk_state *w)
 {
     wk_good_free(&w->good);
     unload(w);
+    wk_after_reply(w);
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
     rpc_taken_free(&w->taken);
@@ -467,6 +480,7 @@ static int ensure_offsets(wk_state *w, bool stream, mdae_diags *ad)
         rc = inc_session_new(&w->inc_sess);
     if (rc == MDAE_OK)
         rc = inc_analyze_offsets(w->inc_sess, w->model, &so, &w->inc_res, ad);
+    w->trim_due = true; /* wk_after_reply */
     if (rc == MDAE_OK) {
         inc_result_stats(w->inc_res, &w->inc_last);
         rc = inc_result_whole_offsets(w->inc_res, w->model, &w->result, ad);
