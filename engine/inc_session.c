@@ -402,6 +402,7 @@ struct inc_part {
      * included, still have no graph (0 once it has one). */
     inc_part *graph_seed;
     unsigned pending;
+    unsigned born;    /* the analysis that made it (hint_table_make) */
     /* In mem: the length of each equation's and variable's name (block
      * keys, part_ids), and the hash of each (part_signature). */
     uint32_t *eq_len, *var_len;
@@ -449,7 +450,22 @@ struct inc_session {
     size_t bids_cap, n_bids;
     uint32_t next_id;
     inc_stats total;
+    /* The parts of the last analysis that succeeded, in its order (one
+     * reference each; dropped by an eviction): where the next one looks
+     * first for a part's seed (hint_holder). */
+    inc_part **last;
+    size_t n_last;
 };
+
+/* The last analysis's parts, let go. */
+static void forget_last(inc_session *s)
+{
+    for (size_t k = 0; k < s->n_last; k++)
+        part_unref(s->last[k]);
+    mdae_free(s->last);
+    s->last = NULL;
+    s->n_last = 0;
+}
 
 int inc_session_new(inc_session **out)
 {
@@ -479,6 +495,7 @@ void inc_session_free(inc_session *s)
         }
     mdae_free(s->bids);
     mdae_free(s->index);
+    forget_last(s);
     prefix_unref(s->prefix);
     mdae_free(s->scratch.p);
     mdae_free(s);
@@ -1130,7 +1147,7 @@ typedef struct hint_table {
 typedef struct hint_map {
     hint_table latest, all;
     const inc_session *s;
-    bool all_made, valid;
+    bool latest_made, all_made, valid;
 } hint_map;
 
 static bool better_hint(const inc_part *a, const inc_part *b)
@@ -1147,13 +1164,21 @@ static size_t hint_slot(const hint_table *t, const char *name)
     return h;
 }
 
+/* Whether cached part p goes into a table of generations from min_gen on:
+ * with min_gen > 0 (the latest), as the table would have been at the start
+ * of the analysis (s->gen): not the parts it made itself. */
+static bool in_table(const inc_part *p, const inc_session *s, unsigned min_gen)
+{
+    return p->res != NULL && p->gen >= min_gen && (min_gen == 0 || p->born != s->gen);
+}
+
 /* t: the equations of s's cached parts whose generation is at least
- * min_gen; false when out of memory (t empty). */
+ * min_gen (in_table); false when out of memory (t empty). */
 static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_gen)
 {
     size_t n = 0, cap = 16;
     for (const inc_part *p = s->parts; p != NULL; p = p->next)
-        n += p->res != NULL && p->gen >= min_gen ? p->model.n_equations : 0;
+        n += in_table(p, s, min_gen) ? p->model.n_equations : 0;
     while (cap < 2 * n + 2)
         cap *= 2;
     t->name = mdae_calloc(cap, sizeof *t->name);
@@ -1166,8 +1191,7 @@ static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_ge
         return false;
     }
     for (inc_part *p = s->parts; p != NULL; p = p->next)
-        for (uint32_t i = 0; p->res != NULL && p->gen >= min_gen && i < p->model.n_equations;
-             i++) {
+        for (uint32_t i = 0; in_table(p, s, min_gen) && i < p->model.n_equations; i++) {
             size_t h = hint_slot(t, p->model.equations[i].name);
             if (t->name[h] == NULL || better_hint(p, t->part[h])) {
                 t->name[h] = p->model.equations[i].name;
@@ -1181,7 +1205,7 @@ static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_ge
 static void hint_map_build(hint_map *hm, const inc_session *s)
 {
     hm->s = s;
-    hm->valid = hint_table_make(&hm->latest, s, s->gen - 1);
+    hm->valid = true; /* its tables made on first use (hint_holder) */
 }
 
 static void hint_map_free(hint_map *hm)
@@ -1193,9 +1217,34 @@ static void hint_map_free(hint_map *hm)
     memset(hm, 0, sizeof *hm);
 }
 
-/* The best cached holder of name, or NULL. */
-static inc_part *hint_holder(hint_map *hm, const char *name)
+/* Part k of the last analysis when it holds `name` as its equation q and
+ * is of the latest generation, else NULL: then it is the one holder the
+ * latest table would give (the parts of one analysis have distinct names),
+ * found without a table (an edit keeps the parts and their equations'
+ * places: at N = 10,000 of the brake, the table hashed 110,000 names per
+ * edit for three look-ups). */
+static inc_part *last_holder(const inc_session *s, size_t k, uint32_t q, const char *name)
 {
+    inc_part *p = k < s->n_last ? s->last[k] : NULL;
+    if (p == NULL || !in_table(p, s, s->gen - 1) || q >= p->model.n_equations ||
+        strcmp(p->model.equations[q].name, name) != 0)
+        return NULL;
+    return p;
+}
+
+/* The best cached holder of name (equation q of part k), or NULL. */
+static inc_part *hint_holder(hint_map *hm, const char *name, size_t k, uint32_t q)
+{
+    inc_part *guess = last_holder(hm->s, k, q, name);
+    if (guess != NULL)
+        return guess;
+    if (!hm->latest_made) {
+        hm->latest_made = true;
+        if (!hint_table_make(&hm->latest, hm->s, hm->s->gen - 1)) {
+            hm->valid = false;
+            return NULL;
+        }
+    }
     size_t h = hint_slot(&hm->latest, name);
     if (hm->latest.name[h] != NULL)
         return hm->latest.part[h];
@@ -1210,16 +1259,17 @@ static inc_part *hint_holder(hint_map *hm, const char *name)
     return hm->all.name[h] != NULL ? hm->all.part[h] : NULL;
 }
 
-/* The seed for a new part: the cached part holding its first, middle or
- * last equation (a rename or an insertion rarely hits all three), or none:
- * a part with no equation in common would only cost its translation. */
-static inc_part *hint_for(hint_map *hm, const mel_model *m, const rpart *rp)
+/* The seed for a new part (part k of the result): the cached part holding
+ * its first, middle or last equation (a rename or an insertion rarely hits
+ * all three), or none: a part with no equation in common would only cost
+ * its translation. */
+static inc_part *hint_for(hint_map *hm, const mel_model *m, const rpart *rp, size_t k)
 {
     if (!hm->valid || rp->n_eq == 0)
         return NULL;
     const uint32_t probe[3] = {0, rp->n_eq / 2, rp->n_eq - 1};
-    for (int k = 0; k < 3; k++) {
-        inc_part *p = hint_holder(hm, m->equations[rp->eq_map[probe[k]]].name);
+    for (int t = 0; t < 3 && hm->valid; t++) {
+        inc_part *p = hint_holder(hm, m->equations[rp->eq_map[probe[t]]].name, k, probe[t]);
         if (p != NULL)
             return p;
     }
@@ -1283,6 +1333,7 @@ static void uncache(inc_session *s, inc_part **pp)
 static bool evict_unused(inc_session *s)
 {
     bool any = false;
+    forget_last(s); /* its parts are the previous analysis's */
     inc_part **pp = &s->parts;
     while (*pp != NULL) {
         if ((*pp)->gen != s->gen) {
@@ -1528,7 +1579,7 @@ static int settle_seed(inc_session *s, kbuf *key, inc_part *p, const sa_options 
 static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
 {
     /* Referenced: an eviction must not free it while in use. */
-    inc_part *hint = hint_for(&an->hints, an->m, rp);
+    inc_part *hint = hint_for(&an->hints, an->m, rp, (size_t)(rp - an->r->parts));
     if (hint != NULL)
         hint->refs++;
     int rc = analyse_offsets(p, an->opt, hint, one);
@@ -1597,7 +1648,7 @@ static int resolve_part(analysis *an, size_t k)
     rpart *rp = &an->r->parts[k];
     /* The seed (analyse_new) is the previous version of this part, as a
      * rule: what it shares with it is compared, not hashed again. */
-    inc_part *prev = hint_for(&an->hints, an->m, rp);
+    inc_part *prev = hint_for(&an->hints, an->m, rp, k);
     uint64_t h = part_signature(an, rp, prev);
     inc_part *hit = find_cached(an, rp, h, prev);
     if (hit != NULL) {
@@ -1616,6 +1667,7 @@ static int resolve_part(analysis *an, size_t k)
     p->prefix = s->prefix;
     s->prefix->refs++;
     p->gen = s->gen;
+    p->born = s->gen;
     size_t before = an->tmp.count;
     mdae_diags one;
     mdae_diags_init(&one);
@@ -1979,6 +2031,20 @@ static int run_steps(analysis *an)
     return an->defer ? MDAE_OK : complete_result(an->r, &an->key, an->opt, an->diags);
 }
 
+/* r's parts as the session's last (forget_last); none without memory. */
+static void keep_last(inc_session *s, const inc_result *r)
+{
+    forget_last(s);
+    s->last = mdae_malloc((r->n_parts + 1) * sizeof *s->last);
+    if (s->last == NULL)
+        return;
+    for (size_t k = 0; k < r->n_parts; k++) {
+        s->last[k] = r->parts[k].part;
+        s->last[k]->refs++;
+    }
+    s->n_last = r->n_parts;
+}
+
 /* inc_analyze, with the graphs made (defer false) or left for
  * inc_result_graphs (true). */
 static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
@@ -2005,8 +2071,10 @@ static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, in
         an.r->n_modes = m->n_modes;
         rc = run_steps(&an);
     }
-    if (rc == MDAE_OK)
+    if (rc == MDAE_OK) {
         add_stats(&s->total, &an.r->stats);
+        keep_last(s, an.r);
+    }
     hint_map_free(&an.hints);
     pm_clear(&an.seen);
     pm_clear(&an.memo);
