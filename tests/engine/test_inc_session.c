@@ -754,23 +754,30 @@ static void edit_walk(const char *tag, uint64_t seq, char *text, uint64_t st, in
 
 /* ---- Tests ------------------------------------------------------------------ */
 
-Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
+/* n_seq walks of `steps` edits of random models (seeds from model_seed,
+ * edits' from edit_seed), the cache counts added to *sum. */
+static void random_walks(const char *tag, uint64_t n_seq, uint64_t model_seed,
+                         uint64_t edit_seed, int steps, inc_stats *sum)
 {
-    uint64_t n_seq = env_u64("INC_SEQUENCES", 220);
-    inc_stats sum = {0};
-    size_t analyses = 0;
     for (uint64_t seq = 0; seq < n_seq; seq++) {
         ref_random_opts ro = {0};
         ro.max_modes = 4;
         ro.max_equations = 8;
         ro.nonsquare_percent = 20;
-        char *text0 = ref_random_model(1000 + seq, &ro);
+        char *text0 = ref_random_model(model_seed + seq, &ro);
         cr_assert_not_null(text0);
         char *text = strdup(text0);
         mdae_free(text0);
-        edit_walk("seq", seq, text, 77 + seq * 1000003, 6, &sum);
-        analyses += 6;
+        edit_walk(tag, seq, text, edit_seed + seq * 1000003, steps, sum);
     }
+}
+
+Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
+{
+    uint64_t n_seq = env_u64("INC_SEQUENCES", 220);
+    inc_stats sum = {0};
+    random_walks("seq", n_seq, 1000, 77, 6, &sum);
+    size_t analyses = 6 * n_seq;
     cr_log_info("%zu edits: %zu parts, %zu reused, %zu recomputed", analyses, sum.components,
                 sum.reused, sum.recomputed);
     /* The cache is used (random models are mostly one part, and invariant
@@ -792,17 +799,7 @@ Test(inc_session, staged_edit_sequences_equal_cold_analyses_whenever_the_graphs_
     inc_stats sum = {0};
     staged = true;
     stage_state = 2026;
-    for (uint64_t seq = 0; seq < n_seq; seq++) {
-        ref_random_opts ro = {0};
-        ro.max_modes = 4;
-        ro.max_equations = 8;
-        ro.nonsquare_percent = 20;
-        char *text0 = ref_random_model(5000 + seq, &ro);
-        cr_assert_not_null(text0);
-        char *text = strdup(text0);
-        mdae_free(text0);
-        edit_walk("staged", seq, text, 91 + seq * 1000003, 8, &sum);
-    }
+    random_walks("staged", n_seq, 5000, 91, 8, &sum);
     staged = false;
     cr_log_info("stages: %zu whole, %zu then graphs, %zu offsets only, %zu graphs later",
                 stage_counts[0], stage_counts[1], stage_counts[2], stage_counts[3]);
