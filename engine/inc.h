@@ -198,6 +198,39 @@ MDAE_TEST_API void inc_session_stats(const inc_session *s, inc_stats *total /* o
 MDAE_API int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt,
                          inc_result **out /* out */, mdae_diags *diags);
 MDAE_API void inc_result_free(inc_result *r /* takes ownership; NULL ok */);
+
+/* inc_analyze in two stages (issue 40 item 5: an editor's first
+ * diagnostics need the offsets and the singular modes, not the dependency
+ * graph). inc_analyze_offsets does everything inc_analyze does but the
+ * parts' dependency graphs and the blocks' ids: the parts analysed anew
+ * keep the cached part that seeded their offsets, and inc_result_graphs
+ * (or inc_result_whole) makes their graphs later from that seed's memo,
+ * exactly as inc_analyze would have made them right after the offsets
+ * (the graph is a function of the offsets, the seed only changes the
+ * speed). Until then inc_result_n_blocks is 0, inc_result_mode refuses and
+ * inc_result_part gives 0 union-SCCs. A seed whose own graph is not made
+ * yet gets it first (a chain of versions edited without a question: at
+ * most INC_KEEP_GENERATIONS parts wait in one chain; a longer one makes
+ * its older graphs during the analysis that would lengthen it). The ids a
+ * session hands out to new blocks follow the order in which graphs are
+ * made, so a block keeps its id from version to version either way, but a
+ * new block may get another number than with inc_analyze. The cache keeps
+ * the parts with or without graphs; a later inc_analyze of a part found
+ * there makes its graph then. Errors of the graphs (a limit) come from
+ * inc_result_graphs. The entries inc_analyze drops from the cache at its
+ * end (unused for INC_KEEP_GENERATIONS analyses) are left to
+ * inc_session_trim, for the caller to call once it has answered (freeing
+ * an old version's BDDs was an eighth of the brake's diagnose at
+ * N = 10,000); without it they go after twice as many analyses. */
+MDAE_API int inc_analyze_offsets(inc_session *s, const mel_model *m, const sa_options *opt,
+                                 inc_result **out /* out */, mdae_diags *diags);
+/* Every part's graph and block ids (nothing if made): opt for progress and
+ * cancellation (may be NULL), diags as cdg_build's. On failure the result
+ * stays usable for its offsets and a later call tries again. */
+MDAE_API int inc_result_graphs(inc_result *r, const sa_options *opt, mdae_diags *diags);
+/* Drop the cache entries unused for INC_KEEP_GENERATIONS analyses (what
+ * inc_analyze does at its end). NULL ok. */
+MDAE_API void inc_session_trim(inc_session *s);
 MDAE_API void inc_result_stats(const inc_result *r, inc_stats *out /* out */);
 
 /* The parts of an analysis, in the order of their first equation: their
@@ -221,7 +254,8 @@ MDAE_TEST_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
 
 /* The all-modes result and dependency graph of the whole model, exactly
  * those of a cold sa_analyze + cdg_build of m (same BDDs, hence the same
- * reports byte for byte). m must be the model given to inc_analyze (checked
+ * reports byte for byte); the parts' graphs made first if they wait
+ * (inc_result_graphs). m must be the model given to inc_analyze (checked
  * by its counts only) and outlive r. With one part they are the part's own
  * (its numbering is the model's); with several, they are composed from the
  * parts' results by sa_compose (no solving: the model is encoded again and
@@ -232,6 +266,10 @@ MDAE_TEST_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
 MDAE_API int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
                               sa_result **res /* out */, cdg_graph **graph /* out */,
                               mdae_diags *diags);
+/* The all-modes result alone (inc_result_whole's *res, the same object),
+ * without making any graph: for an inc_analyze_offsets result. */
+MDAE_API int inc_result_whole_offsets(inc_result *r, const mel_model *m, sa_result **res /* out */,
+                                      mdae_diags *diags);
 
 /* The blocks of the whole model (over all modes), as cdg_block identities
  * with indices into the analysed model's equations/variables and the

@@ -367,6 +367,10 @@ typedef struct inc_mem {
  * an editor's session). */
 #define INC_HELD 8
 
+/* A chain of parts whose graphs wait (inc_analyze_offsets) holds at most
+ * this many: each holds its seed, the part before it. */
+#define INC_PENDING_MAX INC_KEEP_GENERATIONS
+
 static void mem_unref(inc_mem *m)
 {
     if (m == NULL || --m->refs > 0)
@@ -389,8 +393,16 @@ struct inc_part {
     size_t n_held;
     mel_model model;  /* modes, invariants, equations, variables in mem and held */
     sa_result *res;
-    cdg_graph *graph;
+    cdg_graph *graph; /* NULL until part_graph (inc_analyze_offsets defers it) */
     uint32_t *ids;    /* owned: graph block -> stable id; NULL until part_ids */
+    /* One reference, or NULL: the cached part whose offsets seeded res
+     * (sa_options.hint), kept until the part's graph and ids are made
+     * (part_graph): its memo seeds cdg_build, its ids the unchanged
+     * blocks' (part_ids). pending: how many parts of that chain, this one
+     * included, still have no graph (0 once it has one). */
+    inc_part *graph_seed;
+    unsigned pending;
+    unsigned born;    /* the analysis that made it (hint_table_make) */
     /* In mem: the length of each equation's and variable's name (block
      * keys, part_ids), and the hash of each (part_signature). */
     uint32_t *eq_len, *var_len;
@@ -401,6 +413,7 @@ static void part_unref(inc_part *p)
 {
     if (p == NULL || --p->refs > 0)
         return;
+    part_unref(p->graph_seed);
     cdg_graph_free(p->graph);
     sa_result_free(p->res);
     mem_unref(p->mem);
@@ -437,7 +450,22 @@ struct inc_session {
     size_t bids_cap, n_bids;
     uint32_t next_id;
     inc_stats total;
+    /* The parts of the last analysis that succeeded, in its order (one
+     * reference each; dropped by an eviction): where the next one looks
+     * first for a part's seed (hint_holder). */
+    inc_part **last;
+    size_t n_last;
 };
+
+/* The last analysis's parts, let go. */
+static void forget_last(inc_session *s)
+{
+    for (size_t k = 0; k < s->n_last; k++)
+        part_unref(s->last[k]);
+    mdae_free(s->last);
+    s->last = NULL;
+    s->n_last = 0;
+}
 
 int inc_session_new(inc_session **out)
 {
@@ -467,6 +495,7 @@ void inc_session_free(inc_session *s)
         }
     mdae_free(s->bids);
     mdae_free(s->index);
+    forget_last(s);
     prefix_unref(s->prefix);
     mdae_free(s->scratch.p);
     mdae_free(s);
@@ -531,10 +560,6 @@ typedef struct rpart {
     bool reused;         /* found in the cache */
     bool as_model;       /* eq_map and var_map are the identity (one part):
                             the result's blocks borrow the graph's items */
-    inc_part *seed;      /* one reference, or NULL: the cached part that seeded
-                            the part's analysis, whose blocks' ids the part's
-                            unchanged blocks take (part_ids); dropped once
-                            they are found */
 } rpart;
 
 typedef struct rblock {
@@ -549,6 +574,8 @@ struct inc_result {
     rblock *blocks;      /* sorted by id */
     cdg_item *items;     /* owned: every block's items, one array */
     inc_stats stats;
+    inc_session *s;      /* borrowed: the session that made it (part_graph) */
+    bool graphs;         /* every part's graph and ids made, blocks assigned */
     sa_result *whole;    /* several parts: composed on demand (owned) */
     cdg_graph *whole_graph;
 };
@@ -561,7 +588,6 @@ void inc_result_free(inc_result *r)
     sa_result_free(r->whole);
     for (size_t k = 0; k < r->n_parts; k++) {
         part_unref(r->parts[k].part);
-        part_unref(r->parts[k].seed);
         mdae_free(r->parts[k].eq_map);
         mdae_free(r->parts[k].var_map);
     }
@@ -587,14 +613,15 @@ int inc_result_part(const inc_result *r, size_t k, inc_part_info *out)
     out->variables = rp->n_var;
     out->reused = rp->reused;
     sa_result_method(rp->part->res, &out->method);
-    out->sccs = cdg_graph_n_sccs(rp->part->graph);
-    out->sccs_reused = cdg_graph_sccs_reused(rp->part->graph);
+    const cdg_graph *g = rp->part->graph; /* NULL: not made yet */
+    out->sccs = g != NULL ? cdg_graph_n_sccs(g) : 0;
+    out->sccs_reused = g != NULL ? cdg_graph_sccs_reused(g) : 0;
     return MDAE_OK;
 }
 
 size_t inc_result_n_blocks(const inc_result *r)
 {
-    return r->n_blocks;
+    return r->n_blocks; /* 0 until the graphs are made */
 }
 
 int inc_result_block(const inc_result *r, size_t k, cdg_block *out)
@@ -623,33 +650,47 @@ int inc_result_block_by_id(const inc_result *r, uint32_t id, cdg_block *out)
     return MDAE_OK;
 }
 
-int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
-                     sa_result **res, cdg_graph **graph, mdae_diags *diags)
+int inc_result_whole_offsets(inc_result *r, const mel_model *m, sa_result **res,
+                             mdae_diags *diags)
 {
-    if (r == NULL || m == NULL || res == NULL || graph == NULL ||
-        m->n_equations != r->n_eq || m->n_variables != r->n_var || m->n_modes != r->n_modes)
+    if (r == NULL || m == NULL || res == NULL || m->n_equations != r->n_eq ||
+        m->n_variables != r->n_var || m->n_modes != r->n_modes)
         return MDAE_E_INVAL;
     if (r->n_parts == 1) {
         /* One part holds every equation and variable, in model order. */
         *res = r->parts[0].part->res;
-        *graph = r->parts[0].part->graph;
         return MDAE_OK;
     }
-    if (r->whole_graph == NULL) {
+    if (r->whole == NULL) {
         sa_part *pp = mdae_calloc(r->n_parts + 1, sizeof *pp);
         if (pp == NULL)
             return MDAE_E_NOMEM;
         for (size_t k = 0; k < r->n_parts; k++)
             pp[k] = (sa_part){r->parts[k].part->res, r->parts[k].eq_map, r->parts[k].var_map};
-        int rc = r->whole ? MDAE_OK : sa_compose(m, pp, r->n_parts, &r->whole, diags);
+        int rc = sa_compose(m, pp, r->n_parts, &r->whole, diags);
         mdae_free(pp);
-        if (rc == MDAE_OK)
-            rc = cdg_build(r->whole, opt, &r->whole_graph, diags);
         if (rc < 0)
             return rc;
     }
     *res = r->whole;
-    *graph = r->whole_graph;
+    return MDAE_OK;
+}
+
+int inc_result_whole(inc_result *r, const mel_model *m, const sa_options *opt,
+                     sa_result **res, cdg_graph **graph, mdae_diags *diags)
+{
+    sa_result *whole = NULL;
+    if (res == NULL || graph == NULL)
+        return MDAE_E_INVAL;
+    int rc = inc_result_whole_offsets(r, m, &whole, diags);
+    if (rc == MDAE_OK)
+        rc = inc_result_graphs(r, opt, diags);
+    if (rc == MDAE_OK && r->n_parts > 1 && r->whole_graph == NULL)
+        rc = cdg_build(r->whole, opt, &r->whole_graph, diags);
+    if (rc < 0)
+        return rc;
+    *res = whole;
+    *graph = r->n_parts == 1 ? r->parts[0].part->graph : r->whole_graph;
     return MDAE_OK;
 }
 
@@ -1054,20 +1095,35 @@ static void sort_blocks(rblock *b, size_t n)
     }
 }
 
-/* Analyse one part anew: private model, sa_analyze (seeded with hint's
- * offsets, which only changes its speed: sa.h), cdg_build_seeded from
- * hint's graph (likewise: cdg.h). */
-static int analyse_part(inc_part *p, const sa_options *opt, const inc_part *hint,
-                        mdae_diags *diags)
+/* The offsets of part p (its private model built): sa_analyze, seeded with
+ * hint's offsets, which only changes its speed (sa.h). */
+static int analyse_offsets(inc_part *p, const sa_options *opt, const inc_part *hint,
+                           mdae_diags *diags)
 {
     sa_options o = {0};
     if (opt != NULL)
         o = *opt;
     o.hint = hint != NULL ? hint->res : NULL;
-    int rc = sa_analyze(&p->model, &o, &p->res, diags);
-    if (rc < 0)
-        return rc;
-    return cdg_build_seeded(p->res, &o, hint != NULL ? hint->graph : NULL, &p->graph, diags);
+    return sa_analyze(&p->model, &o, &p->res, diags);
+}
+
+/* p's dependency graph from its offsets: cdg_build_seeded from the graph
+ * of the part that seeded them (p->graph_seed: its blocks and edges where
+ * the edit did not reach, its memo of union-SCCs elsewhere; only the speed
+ * depends on it, cdg.h), as if made right after them; nothing if made. */
+static int build_graph(inc_part *p, const sa_options *opt, mdae_diags *diags)
+{
+    if (p->graph != NULL)
+        return MDAE_OK;
+    sa_options o = {0};
+    if (opt != NULL)
+        o = *opt;
+    o.hint = p->graph_seed != NULL ? p->graph_seed->res : NULL;
+    int rc = cdg_build_seeded(p->res, &o, p->graph_seed != NULL ? p->graph_seed->graph : NULL,
+                              &p->graph, diags);
+    if (rc == MDAE_OK)
+        p->pending = 0;
+    return rc;
 }
 
 /* Which cached part seeds a new part's analysis (sa_options.hint: only its
@@ -1093,7 +1149,7 @@ typedef struct hint_table {
 typedef struct hint_map {
     hint_table latest, all;
     const inc_session *s;
-    bool all_made, valid;
+    bool latest_made, all_made, valid;
 } hint_map;
 
 static bool better_hint(const inc_part *a, const inc_part *b)
@@ -1110,13 +1166,21 @@ static size_t hint_slot(const hint_table *t, const char *name)
     return h;
 }
 
+/* Whether cached part p goes into a table of generations from min_gen on:
+ * with min_gen > 0 (the latest), as the table would have been at the start
+ * of the analysis (s->gen): not the parts it made itself. */
+static bool in_table(const inc_part *p, const inc_session *s, unsigned min_gen)
+{
+    return p->res != NULL && p->gen >= min_gen && (min_gen == 0 || p->born != s->gen);
+}
+
 /* t: the equations of s's cached parts whose generation is at least
- * min_gen; false when out of memory (t empty). */
+ * min_gen (in_table); false when out of memory (t empty). */
 static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_gen)
 {
     size_t n = 0, cap = 16;
     for (const inc_part *p = s->parts; p != NULL; p = p->next)
-        n += p->res != NULL && p->gen >= min_gen ? p->model.n_equations : 0;
+        n += in_table(p, s, min_gen) ? p->model.n_equations : 0;
     while (cap < 2 * n + 2)
         cap *= 2;
     t->name = mdae_calloc(cap, sizeof *t->name);
@@ -1129,8 +1193,7 @@ static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_ge
         return false;
     }
     for (inc_part *p = s->parts; p != NULL; p = p->next)
-        for (uint32_t i = 0; p->res != NULL && p->gen >= min_gen && i < p->model.n_equations;
-             i++) {
+        for (uint32_t i = 0; in_table(p, s, min_gen) && i < p->model.n_equations; i++) {
             size_t h = hint_slot(t, p->model.equations[i].name);
             if (t->name[h] == NULL || better_hint(p, t->part[h])) {
                 t->name[h] = p->model.equations[i].name;
@@ -1144,7 +1207,7 @@ static bool hint_table_make(hint_table *t, const inc_session *s, unsigned min_ge
 static void hint_map_build(hint_map *hm, const inc_session *s)
 {
     hm->s = s;
-    hm->valid = hint_table_make(&hm->latest, s, s->gen - 1);
+    hm->valid = true; /* its tables made on first use (hint_holder) */
 }
 
 static void hint_map_free(hint_map *hm)
@@ -1156,9 +1219,34 @@ static void hint_map_free(hint_map *hm)
     memset(hm, 0, sizeof *hm);
 }
 
-/* The best cached holder of name, or NULL. */
-static inc_part *hint_holder(hint_map *hm, const char *name)
+/* Part k of the last analysis when it holds `name` as its equation q and
+ * is of the latest generation, else NULL: then it is the one holder the
+ * latest table would give (the parts of one analysis have distinct names),
+ * found without a table (an edit keeps the parts and their equations'
+ * places: at N = 10,000 of the brake, the table hashed 110,000 names per
+ * edit for three look-ups). */
+static inc_part *last_holder(const inc_session *s, size_t k, uint32_t q, const char *name)
 {
+    inc_part *p = k < s->n_last ? s->last[k] : NULL;
+    if (p == NULL || !in_table(p, s, s->gen - 1) || q >= p->model.n_equations ||
+        strcmp(p->model.equations[q].name, name) != 0)
+        return NULL;
+    return p;
+}
+
+/* The best cached holder of name (equation q of part k), or NULL. */
+static inc_part *hint_holder(hint_map *hm, const char *name, size_t k, uint32_t q)
+{
+    inc_part *guess = last_holder(hm->s, k, q, name);
+    if (guess != NULL)
+        return guess;
+    if (!hm->latest_made) {
+        hm->latest_made = true;
+        if (!hint_table_make(&hm->latest, hm->s, hm->s->gen - 1)) {
+            hm->valid = false;
+            return NULL;
+        }
+    }
     size_t h = hint_slot(&hm->latest, name);
     if (hm->latest.name[h] != NULL)
         return hm->latest.part[h];
@@ -1173,16 +1261,17 @@ static inc_part *hint_holder(hint_map *hm, const char *name)
     return hm->all.name[h] != NULL ? hm->all.part[h] : NULL;
 }
 
-/* The seed for a new part: the cached part holding its first, middle or
- * last equation (a rename or an insertion rarely hits all three), or none:
- * a part with no equation in common would only cost its translation. */
-static inc_part *hint_for(hint_map *hm, const mel_model *m, const rpart *rp)
+/* The seed for a new part (part k of the result): the cached part holding
+ * its first, middle or last equation (a rename or an insertion rarely hits
+ * all three), or none: a part with no equation in common would only cost
+ * its translation. */
+static inc_part *hint_for(hint_map *hm, const mel_model *m, const rpart *rp, size_t k)
 {
     if (!hm->valid || rp->n_eq == 0)
         return NULL;
     const uint32_t probe[3] = {0, rp->n_eq / 2, rp->n_eq - 1};
-    for (int k = 0; k < 3; k++) {
-        inc_part *p = hint_holder(hm, m->equations[rp->eq_map[probe[k]]].name);
+    for (int t = 0; t < 3 && hm->valid; t++) {
+        inc_part *p = hint_holder(hm, m->equations[rp->eq_map[probe[t]]].name, k, probe[t]);
         if (p != NULL)
             return p;
     }
@@ -1246,6 +1335,7 @@ static void uncache(inc_session *s, inc_part **pp)
 static bool evict_unused(inc_session *s)
 {
     bool any = false;
+    forget_last(s); /* its parts are the previous analysis's */
     inc_part **pp = &s->parts;
     while (*pp != NULL) {
         if ((*pp)->gen != s->gen) {
@@ -1258,12 +1348,12 @@ static bool evict_unused(inc_session *s)
     return any;
 }
 
-/* Drop cache entries unused for INC_KEEP_GENERATIONS analyses. */
-static void trim_cache(inc_session *s)
+/* Drop cache entries unused for `keep` analyses. */
+static void trim_cache(inc_session *s, unsigned keep)
 {
     inc_part **pp = &s->parts;
     while (*pp != NULL) {
-        if (s->gen - (*pp)->gen >= INC_KEEP_GENERATIONS)
+        if (s->gen - (*pp)->gen >= keep)
             uncache(s, pp);
         else
             pp = &(*pp)->next;
@@ -1290,6 +1380,7 @@ typedef struct analysis {
     mdae_diags tmp;    /* every part's diagnostics, before deduplication */
     mdae_diags *diags; /* the caller's */
     bool model_error;  /* some part was refused: go on, fail at the end */
+    bool defer;        /* the offsets only (inc_analyze_offsets) */
 } analysis;
 
 /* The model's components become the result's parts (maps moved). */
@@ -1460,33 +1551,55 @@ static int keep_hashes(analysis *an, inc_part *p, const rpart *rp)
     return MDAE_OK;
 }
 
-/* The seeds the parts keep for their ids (rpart.seed), let go. */
+/* The seeds the parts of r keep for their graphs and ids (graph_seed), let
+ * go: a part whose graph is not made yet is then made without its seed's
+ * memo (the same graph, more slowly). */
 static void drop_seeds(inc_result *r)
 {
     for (size_t k = 0; k < r->n_parts; k++) {
-        part_unref(r->parts[k].seed);
-        r->parts[k].seed = NULL;
+        inc_part *p = r->parts[k].part;
+        if (p == NULL || p->graph_seed == NULL)
+            continue;
+        part_unref(p->graph_seed);
+        p->graph_seed = NULL;
+        p->pending = p->graph == NULL;
     }
 }
+
+static int part_graph(inc_session *s, kbuf *key, inc_part *p, const sa_options *opt,
+                      mdae_diags *diags);
+static int settle_seed(inc_session *s, kbuf *key, inc_part *p, const sa_options *opt);
 
 /* Analyse part p (its private model built), seeded by a cached part; on
  * the node limit, drop the cache's unused parts and try once more, so the
  * cache never makes an analysis fail that a cold one would finish (parts
- * of older versions hold nodes a cold analysis would not have). */
+ * of older versions hold nodes a cold analysis would not have). With
+ * an->defer, the offsets only: the graph waits (inc_result_graphs), its
+ * seed kept with the part, unless the part would be the
+ * INC_PENDING_MAX + 1-th of a chain without graphs: then its seed's chain
+ * is made first (the parts a chain holds are bounded). */
 static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
 {
     /* Referenced: an eviction must not free it while in use. */
-    inc_part *hint = hint_for(&an->hints, an->m, rp);
+    inc_part *hint = hint_for(&an->hints, an->m, rp, (size_t)(rp - an->r->parts));
     if (hint != NULL)
         hint->refs++;
-    int rc = analyse_part(p, an->opt, hint, one);
-    if (rc == MDAE_OK && hint != NULL && hint->ids != NULL && hint->graph != NULL)
-        rp->seed = hint; /* its reference: for part_ids */
-    else
-        part_unref(hint); /* evictable from now on */
+    int rc = analyse_offsets(p, an->opt, hint, one);
+    if (rc == MDAE_OK) {
+        p->graph_seed = hint; /* its reference: for the graph and the ids */
+        p->pending = hint == NULL || hint->graph != NULL ? 1 : hint->pending + 1;
+        hint = NULL;
+        if (!an->defer)
+            rc = part_graph(an->s, &an->key, p, an->opt, one);
+        else if (p->pending > INC_PENDING_MAX)
+            rc = settle_seed(an->s, &an->key, p, an->opt);
+    }
+    part_unref(hint);
     if (rc == MDAE_E_BDD_LIMIT) {
         an->hints.valid = false;
         drop_seeds(an->r); /* the eviction may take them */
+        part_unref(p->graph_seed);
+        p->graph_seed = NULL;
     }
     if (rc == MDAE_E_BDD_LIMIT && evict_unused(an->s)) {
         cdg_graph_free(p->graph);
@@ -1495,7 +1608,10 @@ static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
         p->res = NULL;
         mdae_diags_close(one);
         mdae_diags_init(one);
-        rc = analyse_part(p, an->opt, NULL, one);
+        p->pending = 1;
+        rc = analyse_offsets(p, an->opt, NULL, one);
+        if (rc == MDAE_OK && !an->defer)
+            rc = build_graph(p, an->opt, one);
     }
     return rc;
 }
@@ -1534,7 +1650,7 @@ static int resolve_part(analysis *an, size_t k)
     rpart *rp = &an->r->parts[k];
     /* The seed (analyse_new) is the previous version of this part, as a
      * rule: what it shares with it is compared, not hashed again. */
-    inc_part *prev = hint_for(&an->hints, an->m, rp);
+    inc_part *prev = hint_for(&an->hints, an->m, rp, k);
     uint64_t h = part_signature(an, rp, prev);
     inc_part *hit = find_cached(an, rp, h, prev);
     if (hit != NULL) {
@@ -1553,6 +1669,7 @@ static int resolve_part(analysis *an, size_t k)
     p->prefix = s->prefix;
     s->prefix->refs++;
     p->gen = s->gen;
+    p->born = s->gen;
     size_t before = an->tmp.count;
     mdae_diags one;
     mdae_diags_init(&one);
@@ -1670,12 +1787,16 @@ static bool ids_from_seed(const inc_part *p, const inc_part *seed, uint32_t *ids
 /* The stable ids of part p's blocks, p->ids[q] for its graph's block q,
  * found once and kept with the part: a block's identity is made of the
  * part's own names and orders, and the session maps an identity to the
- * same id for good, so a part found in the cache needs no block key.
- * seed (may be NULL): rpart.seed. */
-static int part_ids(analysis *an, inc_part *p, const inc_part *seed)
+ * same id for good, so a part found in the cache needs no block key. Its
+ * seed (graph_seed), when it has its ids, lends those of the unchanged
+ * blocks and is let go once they are found. key: scratch. */
+static int part_ids(inc_session *s, kbuf *key, inc_part *p)
 {
     if (p->ids != NULL)
         return MDAE_OK;
+    const inc_part *seed = p->graph_seed;
+    if (seed != NULL && (seed->ids == NULL || seed->graph == NULL))
+        seed = NULL;
     size_t n = cdg_graph_n_blocks(p->graph);
     uint32_t *ids = mdae_malloc((n + 1) * sizeof *ids);
     if (ids == NULL || !ids_from_seed(p, seed, ids, n)) {
@@ -1689,16 +1810,54 @@ static int part_ids(analysis *an, inc_part *p, const inc_part *seed)
         cdg_block blk;
         if ((rc = cdg_graph_block(p->graph, (uint32_t)q, &blk)) < 0)
             break;
-        an->key.len = 0;
-        block_key(&an->key, &blk, p);
-        rc = an->key.oom ? MDAE_E_NOMEM : block_id(an->s, an->key.p, an->key.len, &ids[q]);
+        key->len = 0;
+        block_key(key, &blk, p);
+        rc = key->oom ? MDAE_E_NOMEM : block_id(s, key->p, key->len, &ids[q]);
     }
     if (rc < 0) {
         mdae_free(ids);
         return rc;
     }
     p->ids = ids;
+    part_unref(p->graph_seed); /* its ids are taken */
+    p->graph_seed = NULL;
     return MDAE_OK;
+}
+
+/* Part p's seed with its graph and ids (its own chain first), so that p's
+ * graph is made from the seed's memo and p's unchanged blocks take the
+ * seed's ids, as when each version's graph was made with its offsets. A
+ * seed whose graph fails (a limit of that older version) is let go: p's
+ * graph is then made without it. key: scratch. */
+static int settle_seed(inc_session *s, kbuf *key, inc_part *p, const sa_options *opt)
+{
+    inc_part *seed = p->graph_seed;
+    if (seed == NULL || (seed->graph != NULL && seed->ids != NULL))
+        return MDAE_OK;
+    mdae_diags tmp; /* an older version's: not the caller's */
+    mdae_diags_init(&tmp);
+    int rc = part_graph(s, key, seed, opt, &tmp);
+    if (rc == MDAE_OK)
+        rc = part_ids(s, key, seed);
+    mdae_diags_close(&tmp);
+    if (rc == MDAE_E_NOMEM || rc == MDAE_E_CANCELED)
+        return rc;
+    if (rc < 0) {
+        part_unref(seed);
+        p->graph_seed = NULL;
+    }
+    p->pending = 1;
+    return MDAE_OK;
+}
+
+/* Part p's graph, its seed's chain settled first; nothing if made. */
+static int part_graph(inc_session *s, kbuf *key, inc_part *p, const sa_options *opt,
+                      mdae_diags *diags)
+{
+    if (p->graph != NULL)
+        return MDAE_OK;
+    int rc = settle_seed(s, key, p, opt);
+    return rc < 0 ? rc : build_graph(p, opt, diags);
 }
 
 /* map[0 .. n) is the identity. */
@@ -1712,15 +1871,12 @@ static bool identity_map(const uint32_t *map, uint32_t n)
 
 /* Every part's ids; the number of blocks and of the items to copy (those
  * of the parts not numbered as the model). */
-static int count_blocks(analysis *an, size_t *nb, size_t *ni)
+static int count_blocks(inc_result *r, kbuf *key, size_t *nb, size_t *ni)
 {
-    const inc_result *r = an->r;
     *nb = *ni = 0;
     for (size_t k = 0; k < r->n_parts; k++) {
         rpart *rp = &r->parts[k];
-        int rc = part_ids(an, rp->part, rp->seed);
-        part_unref(rp->seed); /* its ids are taken */
-        rp->seed = NULL;
+        int rc = part_ids(r->s, key, rp->part);
         if (rc < 0)
             return rc;
         rp->ids = rp->part->ids;
@@ -1741,13 +1897,15 @@ static int count_blocks(analysis *an, size_t *nb, size_t *ni)
  * session's stable ids, sorted by id. A part numbered as the model lends
  * its graph's items (the result holds the part): a copy of every item was
  * a tenth of the session's own work on the brake's edits. */
-static int assign_block_ids(analysis *an)
+static int assign_block_ids(inc_result *r, kbuf *key)
 {
-    inc_result *r = an->r;
     size_t nb, ni;
-    int rc = count_blocks(an, &nb, &ni);
+    int rc = count_blocks(r, key, &nb, &ni);
     if (rc < 0)
         return rc;
+    mdae_free(r->blocks); /* a try before that failed */
+    mdae_free(r->items);
+    r->n_blocks = 0;
     r->blocks = mdae_malloc((nb + 1) * sizeof *r->blocks);
     r->items = mdae_malloc((ni + 1) * sizeof *r->items);
     if (r->blocks == NULL || r->items == NULL)
@@ -1772,7 +1930,70 @@ static int assign_block_ids(analysis *an)
     }
     memset(at, 0, sizeof *at); /* the spare end */
     sort_blocks(r->blocks, r->n_blocks);
+    r->graphs = true;
     return MDAE_OK;
+}
+
+/* one's diagnostics into diags, those it does not hold yet. */
+static void add_new_diags(mdae_diags *diags, const mdae_diags *one)
+{
+    size_t before = diags->count;
+    for (size_t q = 0; q < one->count; q++)
+        if (!diag_seen(diags, before, &one->items[q]))
+            mdae_diags_add_copy(diags, &one->items[q]);
+}
+
+/* Part p's graph (made later than its offsets: inc_analyze_offsets, or a
+ * cached part that was), its diagnostics added to diags unless said; on
+ * the node limit, the cache's unused parts dropped and the graph made once
+ * more without its seed (analyse_new). key: scratch. */
+static int complete_graph(inc_session *s, kbuf *key, inc_part *p, const sa_options *opt,
+                          mdae_diags *diags)
+{
+    if (p->graph != NULL)
+        return MDAE_OK;
+    mdae_diags one;
+    mdae_diags_init(&one);
+    int rc = part_graph(s, key, p, opt, &one);
+    if (rc == MDAE_E_BDD_LIMIT) {
+        part_unref(p->graph_seed);
+        p->graph_seed = NULL;
+        if (evict_unused(s)) {
+            mdae_diags_close(&one);
+            mdae_diags_init(&one);
+            rc = build_graph(p, opt, &one);
+        }
+    }
+    if (diags != NULL)
+        add_new_diags(diags, &one);
+    mdae_diags_close(&one);
+    return rc;
+}
+
+/* Every part's graph and ids, and the result's blocks. */
+static int complete_result(inc_result *r, kbuf *key, const sa_options *opt, mdae_diags *diags)
+{
+    for (size_t k = 0; k < r->n_parts; k++) {
+        int rc = complete_graph(r->s, key, r->parts[k].part, opt, diags);
+        if (rc < 0)
+            return rc;
+    }
+    return assign_block_ids(r, key);
+}
+
+int inc_result_graphs(inc_result *r, const sa_options *opt, mdae_diags *diags)
+{
+    if (r == NULL)
+        return MDAE_E_INVAL;
+    if (r->graphs)
+        return MDAE_OK;
+    inc_session *s = r->s;
+    int rc = complete_result(r, &s->scratch, opt, diags);
+    if (s->scratch.oom) { /* its cap is stuck at its len: start again */
+        mdae_free(s->scratch.p);
+        s->scratch = (kbuf){0};
+    }
+    return rc;
 }
 
 static void add_stats(inc_stats *total, const inc_stats *st)
@@ -1809,15 +2030,32 @@ static int run_steps(analysis *an)
     }
     if (an->model_error)
         return MDAE_E_MODEL;
-    return assign_block_ids(an);
+    return an->defer ? MDAE_OK : complete_result(an->r, &an->key, an->opt, an->diags);
 }
 
-int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
-                mdae_diags *diags)
+/* r's parts as the session's last (forget_last); none without memory. */
+static void keep_last(inc_session *s, const inc_result *r)
+{
+    forget_last(s);
+    s->last = mdae_malloc((r->n_parts + 1) * sizeof *s->last);
+    if (s->last == NULL)
+        return;
+    for (size_t k = 0; k < r->n_parts; k++) {
+        s->last[k] = r->parts[k].part;
+        s->last[k]->refs++;
+    }
+    s->n_last = r->n_parts;
+}
+
+/* inc_analyze, with the graphs made (defer false) or left for
+ * inc_result_graphs (true). */
+static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
+                   mdae_diags *diags, bool defer)
 {
     if (s == NULL || m == NULL || out == NULL)
         return MDAE_E_INVAL;
-    analysis an = {.s = s, .m = m, .opt = opt, .diags = diags, .key = s->scratch};
+    analysis an = {.s = s, .m = m, .opt = opt, .diags = diags, .key = s->scratch,
+                   .defer = defer};
     s->scratch = (kbuf){0}; /* taken for the call, given back below */
     mdae_diags_init(&an.tmp);
     an.local = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.local);
@@ -1829,13 +2067,16 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     int rc = MDAE_E_NOMEM;
     if (an.local != NULL && an.r != NULL && an.eq_hash != NULL && an.var_hash != NULL &&
         an.eq_same != NULL && an.var_same != NULL) {
+        an.r->s = s;
         an.r->n_eq = m->n_equations;
         an.r->n_var = m->n_variables;
         an.r->n_modes = m->n_modes;
         rc = run_steps(&an);
     }
-    if (rc == MDAE_OK)
+    if (rc == MDAE_OK) {
         add_stats(&s->total, &an.r->stats);
+        keep_last(s, an.r);
+    }
     hint_map_free(&an.hints);
     pm_clear(&an.seen);
     pm_clear(&an.memo);
@@ -1845,7 +2086,9 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     mdae_free(an.var_hash);
     mdae_free(an.eq_same);
     mdae_free(an.var_same);
-    trim_cache(s);
+    /* inc_analyze_offsets leaves the trim to the caller (inc_session_trim),
+     * bounded here if it never comes */
+    trim_cache(s, defer ? 2 * INC_KEEP_GENERATIONS : INC_KEEP_GENERATIONS);
     mdae_free(an.local);
     if (an.key.oom) { /* its cap is stuck at its len: start again */
         mdae_free(an.key.p);
@@ -1859,6 +2102,24 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     }
     *out = an.r;
     return MDAE_OK;
+}
+
+int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
+                mdae_diags *diags)
+{
+    return analyze(s, m, opt, out, diags, false);
+}
+
+void inc_session_trim(inc_session *s)
+{
+    if (s != NULL)
+        trim_cache(s, INC_KEEP_GENERATIONS);
+}
+
+int inc_analyze_offsets(inc_session *s, const mel_model *m, const sa_options *opt,
+                        inc_result **out, mdae_diags *diags)
+{
+    return analyze(s, m, opt, out, diags, true);
 }
 
 /* ---- One mode ----------------------------------------------------------- */
@@ -1875,7 +2136,7 @@ void inc_mode_view_close(inc_mode_view *v)
 
 int inc_result_mode(const inc_result *r, const bool *mode, inc_mode_view *out)
 {
-    if (r == NULL || out == NULL || (mode == NULL && r->n_modes > 0))
+    if (r == NULL || out == NULL || (mode == NULL && r->n_modes > 0) || !r->graphs)
         return MDAE_E_INVAL;
     inc_mode_view v = {0};
     sa_mode_view pv = {0};

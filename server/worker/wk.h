@@ -128,9 +128,13 @@
  *                                     analysis's warnings out, and the
  *                                     result then says approxLeft: true
  *                                     when the model analysed (the
- *                                     editor's, issue 40 item 5)
+ *                                     editor's, issue 40 item 5); the
+ *                                     analysis's dependency graph is not
+ *                                     made (inc_analyze_offsets)
  *   diagnose/modeChanges {approx?, modeChanges?}
- *                                  -> {diagnostics:[LSP Diagnostic]}: with
+ *                                  -> {diagnostics:[LSP Diagnostic]}: the
+ *                                     graph diagnose left made first
+ *                                     (wk_graph_diags), with
  *                                     approx true the approximate
  *                                     analysis's warnings, then, unless
  *                                     modeChanges is false, those of
@@ -247,6 +251,14 @@ typedef struct wk_state {
      * built from it only when session/approx asks (24 MB for the brake at
      * N = 10,000, built on every edit for 20 warnings). */
     struct ap_report *approx_rep;
+    /* What a load dropped and wk_after_reply frees, after the response has
+     * gone (issue 40 item 5: the editor's first diagnostics do not wait for
+     * an older version's memory to be freed): the approximate analysis and
+     * its JSON (owned), and the incremental cache's trim (trim_due:
+     * inc_session_trim after an inc_analyze_offsets). */
+    struct ap_report *late_approx_rep;
+    cJSON *late_approx;
+    bool trim_due;
     /* The session/rimis results (issue 39, wk_rimis.c), [0] unguarded and
      * [1] guarded, built on first use and dropped with the analysis
      * (owned). */
@@ -326,10 +338,20 @@ uint64_t wk_now_ms(void);
 
 /* ---- wk_methods.c --------------------------------------------------------------- */
 void wk_state_init(wk_state *w, const srv_worker_opts *o);
+/* After each response is sent (wk_main.c): free what the request left for
+ * later (wk_state.late_approx_rep, trim_due). */
+void wk_after_reply(wk_state *w);
 void wk_state_close(wk_state *w); /* before sa_end: the cache holds BDDs */
 /* Loaded and analysed (analysing now if needed), or an error response in
  * *err. */
 bool wk_analysed(wk_state *w, const cJSON *id, bool stream, cJSON **err);
+/* The dependency graph of offsets that "diagnose" found (it publishes
+ * without the graph, issue 40 item 5), made now: at the start of the
+ * check's second stage, so that the editor's questions after it find it
+ * made. A failure (a limit of the graph; not a cancel) appends its
+ * diagnostics to arr, located as diagnose locates an analysis's, and is
+ * kept as the analysis's failure. Nothing without offsets. */
+void wk_graph_diags(wk_state *w, cJSON *arr /* borrowed: appended to */);
 /* The analysis JSON of the loaded model once wk_analysed: MDAE_OK with *out
  * borrowed (valid until the next load; built once, then kept), or the
  * engine's code. */

@@ -85,9 +85,12 @@ int wk_approx(wk_state *w, const cJSON **out)
 
 void wk_approx_forget(wk_state *w)
 {
-    cJSON_Delete(w->cached_approx);
+    /* freed once the response is sent (wk_after_reply) */
+    cJSON_Delete(w->late_approx);
+    ap_report_free(w->late_approx_rep);
+    w->late_approx = w->cached_approx;
+    w->late_approx_rep = w->approx_rep;
     w->cached_approx = NULL;
-    ap_report_free(w->approx_rep);
     w->approx_rep = NULL;
 }
 

@@ -245,6 +245,7 @@ static void handle(wk_state *w, const char *body, size_t len)
         wk_send(w, resp);
     rpc_parsed_close(&p);
     w->current_wid = 0;
+    wk_after_reply(w);
 }
 
 static void set_memory_cap(size_t memory_mb)

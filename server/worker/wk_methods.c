@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ap.h"
 #include "fx.h"
 #include "mc.h"
 #include "mo.h"
@@ -41,6 +42,17 @@ void wk_state_init(wk_state *w, const srv_worker_opts *o)
     mdae_diags_init(&w->analysis_diags);
     for (unsigned k = 0; k < WK_KEEP_VERSIONS; k++)
         w->kept[k].version = -1;
+}
+
+void wk_after_reply(wk_state *w)
+{
+    cJSON_Delete(w->late_approx);
+    ap_report_free(w->late_approx_rep);
+    w->late_approx = NULL;
+    w->late_approx_rep = NULL;
+    if (w->trim_due)
+        inc_session_trim(w->inc_sess);
+    w->trim_due = false;
 }
 
 /* ---- The model and its analysis --------------------------------------------------- */
@@ -120,6 +132,7 @@ void wk_state_close(wk_state *w)
 {
     wk_good_free(&w->good);
     unload(w);
+    wk_after_reply(w);
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
     rpc_taken_free(&w->taken);
@@ -152,8 +165,8 @@ void wk_good_free(wk_good *g)
 static void take_good(wk_state *w, wk_good *g)
 {
     memset(g, 0, sizeof *g);
-    if (w->model == NULL || w->model_rc < 0 || w->result == NULL || w->graph == NULL)
-        return;
+    if (w->model == NULL || w->model_rc < 0 || w->result == NULL)
+        return; /* a graph not made yet is made when asked (wk_lsp.c, with_good) */
     *g = (wk_good){.text = w->text, .text_len = w->text_len, .modelica = w->modelica,
                    .model_rc = MDAE_OK, .model = w->model, .outline = w->outline,
                    .outline_rc = w->outline_rc, .inc_res = w->inc_res, .result = w->result,
@@ -463,12 +476,13 @@ static int timed_out(wk_state *w, const progress_ctx *pc, int rc, mdae_diags *ad
     return MDAE_E_TIMEOUT;
 }
 
-/* Analyse the loaded model unless done already: the all-modes result and
- * its conditional dependency graph, kept for mode and dot requests. Errors
- * found on the way go to *ad; a failure is kept and given again. */
-static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
+/* The loaded model's offsets unless known: the all-modes result without
+ * its dependency graph (inc_analyze_offsets: the graph waits until a
+ * question needs it, ensure_analysis). Errors found on the way go to *ad;
+ * a failure is kept and given again. */
+static int ensure_offsets(wk_state *w, bool stream, mdae_diags *ad)
 {
-    if (w->result != NULL && w->graph != NULL)
+    if (w->result != NULL)
         return MDAE_OK;
     int kept = kept_failure(w, ad);
     if (kept < 0)
@@ -482,14 +496,40 @@ static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
     if (w->inc_sess == NULL)
         rc = inc_session_new(&w->inc_sess);
     if (rc == MDAE_OK)
-        rc = inc_analyze(w->inc_sess, w->model, &so, &w->inc_res, ad);
+        rc = inc_analyze_offsets(w->inc_sess, w->model, &so, &w->inc_res, ad);
+    w->trim_due = true; /* wk_after_reply */
     if (rc == MDAE_OK) {
         inc_result_stats(w->inc_res, &w->inc_last);
-        rc = inc_result_whole(w->inc_res, w->model, &so, &w->result, &w->graph, ad);
+        rc = inc_result_whole_offsets(w->inc_res, w->model, &w->result, ad);
     }
     check(rc);
     rc = timed_out(w, &pc, rc, ad);
     if (rc < 0) {
+        forget_analysis(w);
+        keep_failure(w, rc, ad);
+    }
+    return rc;
+}
+
+/* Analyse the loaded model unless done already: the all-modes result and
+ * its conditional dependency graph, kept for mode and dot requests (the
+ * graph of offsets that ensure_offsets found is made from them: the same
+ * graph as in one go). Errors found on the way go to *ad; a failure is
+ * kept and given again (not while answering from the last good version,
+ * wk_lsp.c: the loaded text's kept failure is another's). */
+static int ensure_analysis(wk_state *w, bool stream, mdae_diags *ad)
+{
+    if (w->result != NULL && w->graph != NULL)
+        return MDAE_OK;
+    int rc = ensure_offsets(w, stream, ad);
+    if (rc < 0)
+        return rc;
+    progress_ctx pc = {.w = w, .stream = stream};
+    sa_options so = {.progress = on_progress, .progress_ctx = &pc, .method = w->method};
+    rc = inc_result_whole(w->inc_res, w->model, &so, &w->result, &w->graph, ad);
+    check(rc);
+    rc = timed_out(w, &pc, rc, ad);
+    if (rc < 0 && rc != MDAE_E_CANCELED && w->stale == 0) {
         forget_analysis(w);
         keep_failure(w, rc, ad);
     }
@@ -1207,6 +1247,18 @@ static void add_failure(const wk_state *w, cJSON *arr, int rc, const mdae_diags 
     }
 }
 
+void wk_graph_diags(wk_state *w, cJSON *arr)
+{
+    if (w->model == NULL || w->model_rc < 0 || w->result == NULL || w->graph != NULL)
+        return;
+    mdae_diags ad;
+    mdae_diags_init(&ad);
+    int rc = ensure_analysis(w, false, &ad);
+    if (rc < 0 && rc != MDAE_E_CANCELED)
+        add_failure(w, arr, rc, &ad);
+    mdae_diags_close(&ad);
+}
+
 static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
 {
     int rc = load(w, params, true); /* the editor's text: half-typed most of the time */
@@ -1230,7 +1282,7 @@ static cJSON *m_diagnose(wk_state *w, const cJSON *id, const cJSON *params)
         sa_report *rep = NULL;
         /* progress: analysis/progress for the editor's $/progress (issue 36) */
         bool progress = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "progress"));
-        int arc = ensure_analysis(w, progress, &ad);
+        int arc = ensure_offsets(w, progress, &ad);
         /* the report only for its singular-mode diagnostics: none when no
          * valid mode is singular (its sets of every item were a fifth of
          * an edit's diagnostics of the brake at N = 10,000) */

@@ -702,6 +702,7 @@ cJSON *wk_m_modechange_diags(wk_state *w, const cJSON *id, const cJSON *params)
     cJSON *arr = cJSON_CreateArray(), *r = cJSON_CreateObject();
     if (arr == NULL || r == NULL)
         wk_oom();
+    wk_graph_diags(w, arr); /* what the questions after it need */
     bool analysed = w->model != NULL && w->model_rc == MDAE_OK && w->result != NULL;
     if (analysed && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "approx")))
         wk_approx_diags(w, arr);

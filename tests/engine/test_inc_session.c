@@ -98,6 +98,38 @@ static char *pair(const char *a, const char *b)
     return s;
 }
 
+/* In edit_walk (issue 40 item 3): the session's model is parsed with the
+ * previous version's as mel_options.since (kept here), the cold analysis's
+ * without, as an editor's worker and a cold run would. */
+static bool walk_since;
+static mel_model *since_prev;
+static size_t since_shared; /* equations whose sides were since's */
+
+/* Staged analyses (issue 40 item 5, inc_analyze_offsets): with `staged`,
+ * check_text analyses each text in one of four ways, by a random state:
+ * inc_analyze; the offsets, then the graphs at once; the offsets only
+ * (their graphs never made: the later versions' graphs chain through
+ * them); the offsets, the graphs made only after the next version was
+ * analysed (a question about an older version). Every way must give the
+ * cold offsets, and every graph made the cold blocks and edges; the ids
+ * stay a function of the blocks' identities in the session (ids_seen). */
+enum { STAGE_WHOLE, STAGE_THEN_GRAPHS, STAGE_OFFSETS_ONLY, STAGE_GRAPHS_LATER };
+static bool staged;
+static uint64_t stage_state;
+static size_t stage_counts[4];
+static strs ids_seen; /* "ID identity" of every block an id was seen for */
+
+/* The result left for its graphs (STAGE_GRAPHS_LATER): completed and
+ * compared after the next version's analysis. m is since_prev then (or
+ * owned when not walk_since). */
+static struct late {
+    inc_result *ir;
+    mel_model *m, *mc;
+    sa_result *cr;
+    cdg_graph *cg;
+    char what[400];
+} late;
+
 /* ---- Cold vs incremental on every mode ----------------------------------- */
 
 static void compare_mode(const mel_model *m, const sa_result *cr, const cdg_graph *cg,
@@ -203,6 +235,34 @@ static void compare_mode(const mel_model *m, const sa_result *cr, const cdg_grap
 
 /* ---- The whole result against the cold one ------------------------------- */
 
+/* Each id of ir's blocks names one identity and each identity has one id,
+ * over every result of the session (ids_seen, sorted). */
+static void check_ids(const inc_result *ir, const char *what)
+{
+    for (size_t k = 0; k < inc_result_n_blocks(ir); k++) {
+        cdg_block blk;
+        cr_assert_eq(inc_result_block(ir, k, &blk), MDAE_OK);
+        char *idn = identity(&blk), head[24];
+        snprintf(head, sizeof head, "%u ", (unsigned)blk.id);
+        bool found = false;
+        for (size_t q = 0; q < ids_seen.n && !found; q++) {
+            const char *e = ids_seen.v[q], *sp = strchr(e, ' ');
+            bool same_id = strncmp(e, head, strlen(head)) == 0;
+            bool same_block = strcmp(sp + 1, idn) == 0;
+            cr_assert_eq(same_id, same_block, "%s: id %u: %s / %s", what, (unsigned)blk.id, e,
+                         idn);
+            found = same_id;
+        }
+        if (!found) {
+            char *e = NULL;
+            cat(&e, head);
+            cat(&e, idn);
+            strs_add(&ids_seen, e);
+        }
+        free(idn);
+    }
+}
+
 static void put_set(char **s, const sa_set *set, uint32_t n_modes)
 {
     cat(s, set->formula);
@@ -294,6 +354,34 @@ static void check_whole(const mel_model *m, const sa_result *whole, const cdg_gr
     sa_result_free(cr);
 }
 
+/* The result left for its graphs, made now: the cold blocks, edges and
+ * whole result, ids as before; then freed. */
+static void check_late(void)
+{
+    inc_result *ir = late.ir;
+    const mel_model *m = late.m;
+    check_ids(ir, late.what); /* staged only */
+    uint32_t nm = m->n_modes;
+    uint64_t total = ref_modes_total(nm, 10, 1024), rs = 54321;
+    bool *mode = calloc(nm + 1, 1);
+    for (uint64_t x = 0; x < total; x++) {
+        ref_modes_at(x, nm, 10, &rs, mode);
+        compare_mode(m, late.cr, late.cg, ir, mode, late.what);
+    }
+    free(mode);
+    sa_result *wr = NULL;
+    cdg_graph *wg = NULL;
+    cr_assert_eq(inc_result_whole(ir, m, NULL, &wr, &wg, NULL), MDAE_OK, "%s", late.what);
+    check_whole(m, wr, wg, late.what);
+    inc_result_free(ir);
+    cdg_graph_free(late.cg);
+    sa_result_free(late.cr);
+    if (!walk_since && late.m != late.mc)
+        mel_model_free(late.m);
+    mel_model_free(late.mc);
+    memset(&late, 0, sizeof late);
+}
+
 /* Analyse `text` cold and through the session; compare on every mode (at
  * most 2^10: beyond, 1024 sampled modes). Returns the session's stats of
  * this analysis. */
@@ -301,12 +389,6 @@ static void check_whole(const mel_model *m, const sa_result *whole, const cdg_gr
  * seeding tests need the implicit path, the others take the default. */
 static int test_method = SA_METHOD_AUTO;
 
-/* In edit_walk (issue 40 item 3): the session's model is parsed with the
- * previous version's as mel_options.since (kept here), the cold analysis's
- * without, as an editor's worker and a cold run would. */
-static bool walk_since;
-static mel_model *since_prev;
-static size_t since_shared; /* equations whose sides were since's */
 
 static inc_stats check_text(inc_session *s, const char *text, const mel_define *defs,
                             size_t n_defs, const char *what)
@@ -334,16 +416,37 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
     sa_result *cr = NULL;
     cdg_graph *cg = NULL;
     int crc = sa_analyze(mc, &so, &cr, &dc);
+    int stage = STAGE_WHOLE;
+    if (staged) {
+        stage_state = stage_state * 6364136223846793005ull + 1442695040888963407ull;
+        stage = (int)(stage_state >> 62);
+        stage_counts[stage]++;
+    }
+    bool graphs = stage == STAGE_WHOLE || stage == STAGE_THEN_GRAPHS;
+    size_t sa_diags = dc.count;
+    int sa_rc = crc;
     if (crc == MDAE_OK)
         crc = cdg_build(cr, NULL, &cg, &dc);
+    size_t want = dc.count;
+    if (!graphs) { /* the offsets' answer only */
+        crc = sa_rc;
+        want = sa_diags;
+    }
     inc_result *ir = NULL;
-    int irc = inc_analyze(s, m, &so, &ir, &di);
+    int irc = stage == STAGE_WHOLE ? inc_analyze(s, m, &so, &ir, &di)
+                                   : inc_analyze_offsets(s, m, &so, &ir, &di);
+    if (irc == MDAE_OK && stage == STAGE_THEN_GRAPHS)
+        irc = inc_result_graphs(ir, NULL, &di);
+    if (late.ir != NULL) { /* the version before's graphs, now */
+        cr_assert_eq(inc_result_graphs(late.ir, NULL, NULL), MDAE_OK, "%s", late.what);
+        check_late();
+    }
     cr_assert_eq(crc, irc, "%s: cold %s, incremental %s\n%s", what, mdae_err_name(crc),
                  mdae_err_name(irc), text);
     /* Same diagnostics as a set (parts report in their own order). */
-    cr_assert_eq(dc.count, di.count, "%s: %zu diagnostics cold, %zu incremental\n%s", what,
-                 dc.count, di.count, text);
-    for (size_t k = 0; k < dc.count; k++) {
+    cr_assert_eq(want, di.count, "%s: %zu diagnostics cold, %zu incremental\n%s", what, want,
+                 di.count, text);
+    for (size_t k = 0; k < want; k++) {
         bool found = false;
         for (size_t q = 0; q < di.count && !found; q++)
             found = dc.items[k].severity == di.items[q].severity &&
@@ -352,7 +455,26 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
         cr_assert(found, "%s: diagnostic '%s' missing", what, dc.items[k].message);
     }
     inc_stats st = {0};
-    if (irc == MDAE_OK) {
+    if (irc == MDAE_OK && !graphs) {
+        inc_result_stats(ir, &st);
+        cr_assert_eq(inc_result_n_blocks(ir), 0);
+        sa_result *wr = NULL;
+        cr_assert_eq(inc_result_whole_offsets(ir, m, &wr, NULL), MDAE_OK, "%s", what);
+        char *a = report_text(cr), *b = report_text(wr);
+        cr_assert_str_eq(a, b, "%s: offsets' report", what);
+        free(a);
+        free(b);
+        if (stage == STAGE_GRAPHS_LATER && cg != NULL) {
+            late = (struct late){.ir = ir, .m = m, .mc = mc, .cr = cr, .cg = cg};
+            snprintf(late.what, sizeof late.what, "%s (graphs later)", what);
+            ir = NULL;
+            cr = NULL;
+            cg = NULL;
+            mc = NULL;
+        }
+    } else if (irc == MDAE_OK) {
+        if (staged) /* ids_seen: one session's */
+            check_ids(ir, what);
         inc_result_stats(ir, &st);
         cr_assert_eq(st.components, st.reused + st.recomputed);
         uint32_t nm = m->n_modes;
@@ -376,6 +498,10 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
     if (walk_since) {
         mel_model_free(since_prev);
         since_prev = m;
+    } else if (mc == NULL) {
+        /* m is late's */
+    } else if (m != mc) {
+        mel_model_free(m);
     }
     mel_model_free(mc);
     return st;
@@ -614,6 +740,11 @@ static void edit_walk(const char *tag, uint64_t seq, char *text, uint64_t st, in
         sum->reused += one.reused;
         sum->recomputed += one.recomputed;
     }
+    if (late.ir != NULL) {
+        cr_assert_eq(inc_result_graphs(late.ir, NULL, NULL), MDAE_OK, "%s", late.what);
+        check_late();
+    }
+    strs_free(&ids_seen);
     walk_since = false;
     mel_model_free(since_prev);
     since_prev = NULL;
@@ -623,23 +754,30 @@ static void edit_walk(const char *tag, uint64_t seq, char *text, uint64_t st, in
 
 /* ---- Tests ------------------------------------------------------------------ */
 
-Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
+/* n_seq walks of `steps` edits of random models (seeds from model_seed,
+ * edits' from edit_seed), the cache counts added to *sum. */
+static void random_walks(const char *tag, uint64_t n_seq, uint64_t model_seed,
+                         uint64_t edit_seed, int steps, inc_stats *sum)
 {
-    uint64_t n_seq = env_u64("INC_SEQUENCES", 220);
-    inc_stats sum = {0};
-    size_t analyses = 0;
     for (uint64_t seq = 0; seq < n_seq; seq++) {
         ref_random_opts ro = {0};
         ro.max_modes = 4;
         ro.max_equations = 8;
         ro.nonsquare_percent = 20;
-        char *text0 = ref_random_model(1000 + seq, &ro);
+        char *text0 = ref_random_model(model_seed + seq, &ro);
         cr_assert_not_null(text0);
         char *text = strdup(text0);
         mdae_free(text0);
-        edit_walk("seq", seq, text, 77 + seq * 1000003, 6, &sum);
-        analyses += 6;
+        edit_walk(tag, seq, text, edit_seed + seq * 1000003, steps, sum);
     }
+}
+
+Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
+{
+    uint64_t n_seq = env_u64("INC_SEQUENCES", 220);
+    inc_stats sum = {0};
+    random_walks("seq", n_seq, 1000, 77, 6, &sum);
+    size_t analyses = 6 * n_seq;
     cr_log_info("%zu edits: %zu parts, %zu reused, %zu recomputed", analyses, sum.components,
                 sum.reused, sum.recomputed);
     /* The cache is used (random models are mostly one part, and invariant
@@ -649,6 +787,95 @@ Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
     /* and the front-end shared the equations the edits left alone */
     cr_log_info("%zu equations shared with the previous version", since_shared);
     cr_assert_gt(since_shared, 0);
+}
+
+/* Issue 40 item 5: the offsets of an edit without its graph
+ * (inc_analyze_offsets), the graphs made at once, later, or never (a later
+ * version's then chain through them): every answer the cold one, every id
+ * one block's. */
+Test(inc_session, staged_edit_sequences_equal_cold_analyses_whenever_the_graphs_are_made)
+{
+    uint64_t n_seq = env_u64("INC_SEQUENCES", 220) / 2;
+    inc_stats sum = {0};
+    staged = true;
+    stage_state = 2026;
+    random_walks("staged", n_seq, 5000, 91, 8, &sum);
+    staged = false;
+    cr_log_info("stages: %zu whole, %zu then graphs, %zu offsets only, %zu graphs later",
+                stage_counts[0], stage_counts[1], stage_counts[2], stage_counts[3]);
+    for (int k = 0; k < 4; k++)
+        cr_assert_gt(stage_counts[k], 0);
+    cr_assert_gt(sum.reused, 0);
+}
+
+/* A chain of versions without graphs longer than INC_KEEP_GENERATIONS:
+ * the brake edited twelve times (a der term in another railcar each time),
+ * offsets only, then the last version's graph: the cold one, made from
+ * its seed's memo (union-SCCs replayed), the unchanged blocks' ids those
+ * the first version gave them. */
+Test(inc_session, a_long_chain_of_offsets_only_edits_gives_the_cold_graph)
+{
+    char *text = tm_slurp("brake.mel");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    mel_define d = {"N", 12};
+    mel_options mo = {.defines = &d, .n_defines = 1};
+    mel_model *m0 = NULL;
+    inc_result *r0 = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m0, NULL), MDAE_OK);
+    cr_assert_eq(inc_analyze(s, m0, NULL, &r0, NULL), MDAE_OK);
+    const char *from = "px[i] : equation b[i] = K*x[i];";
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at);
+    for (int k = 1; k <= 12; k++) {
+        char to[160];
+        snprintf(to, sizeof to,
+                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", k);
+        size_t a = (size_t)(at - text);
+        char *v = malloc(strlen(text) + strlen(to) + 1);
+        memcpy(v, text, a);
+        strcpy(v + a, to);
+        strcat(v, at + strlen(from));
+        mel_model *m = NULL;
+        inc_result *ir = NULL;
+        cr_assert_eq(mel_model_parse(v, strlen(v), &mo, &m, NULL), MDAE_OK);
+        cr_assert_eq(inc_analyze_offsets(s, m, NULL, &ir, NULL), MDAE_OK);
+        inc_stats st;
+        inc_result_stats(ir, &st);
+        cr_assert_eq(st.recomputed, 1);
+        cr_assert_eq(inc_result_n_blocks(ir), 0, "no graph yet");
+        if (k == 12) {
+            sa_result *wr = NULL;
+            cdg_graph *wg = NULL;
+            cr_assert_eq(inc_result_whole(ir, m, NULL, &wr, &wg, NULL), MDAE_OK);
+            check_whole(m, wr, wg, "the brake after 12 offsets-only edits");
+            inc_part_info pi;
+            cr_assert_eq(inc_result_part(ir, 0, &pi), MDAE_OK);
+            cr_assert_gt(pi.sccs_reused, 0, "made from its seed's memo");
+            /* railcar 1's blocks are those of version 0 again (k = 1's
+             * edit is gone): ids by identity */
+            size_t same = 0;
+            for (size_t q = 0; q < inc_result_n_blocks(r0); q++) {
+                cdg_block x, y;
+                cr_assert_eq(inc_result_block(r0, q, &x), MDAE_OK);
+                if (inc_result_block_by_id(ir, x.id, &y) != MDAE_OK)
+                    continue;
+                char *ix = identity(&x), *iy = identity(&y);
+                cr_assert_str_eq(ix, iy, "id %u", (unsigned)x.id);
+                same++;
+                free(ix);
+                free(iy);
+            }
+            cr_assert_gt(same, inc_result_n_blocks(r0) / 2);
+        }
+        inc_result_free(ir);
+        mel_model_free(m);
+        free(v);
+    }
+    inc_result_free(r0);
+    mel_model_free(m0);
+    inc_session_free(s);
+    free(text);
 }
 
 Test(inc_session, changing_n_of_paper_models_equals_cold_analyses)
