@@ -395,6 +395,10 @@ static void check_mode_changes(lsp_job *prev, cJSON *first, bool approx, bool mo
     lj->version = prev->version; /* the text the first stage loaded */
     lj->lsp_version = prev->lsp_version;
     lj->first = first;
+    /* it makes the dependency graph the first stage left (issue 40 item 5)
+     * and the approximate analysis: a kill at a limit there is that text's
+     * too, so that a hover does not make the graph again to be killed again */
+    lj->job.flags = SRV_JOB_ANALYSES;
     work_stage(prev->conn, s, LSP_STAGE_CHANGES);
     srv_queue_submit(&s->queue, &lj->job);
 }
