@@ -179,6 +179,7 @@
 typedef struct wk_msg { /* a frame read ahead of its turn */
     char *body;         /* owned */
     size_t len;
+    uint64_t cancels; /* the worker request id it cancels; 0: not a cancellation */
     struct wk_msg *next;
 } wk_msg;
 

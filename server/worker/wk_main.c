@@ -103,12 +103,33 @@ static void *cm_calloc(size_t count, size_t n)
 
 /* ---- Pipe I/O ----------------------------------------------------------------------- */
 
+/* The request id a frame cancels ($/cancelRequest {id}), 0 if it is not a
+ * cancellation: decided once, when the frame arrives, so that the polls
+ * during an analysis (wk_cancelled, every millisecond) do not parse the
+ * queued frames again. */
+static uint64_t cancelled_id(const char *body, size_t len)
+{
+    rpc_parsed p;
+    if (rpc_parse(body, len, &p) < 0)
+        return 0;
+    uint64_t wid = 0;
+    if (p.msgs[0].kind == RPC_MSG_NOTIFICATION &&
+        strcmp(p.msgs[0].method, RPC_CANCEL_METHOD) == 0) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(p.msgs[0].params, "id");
+        if (cJSON_IsNumber(id) && id->valuedouble >= 1 && id->valuedouble < 9007199254740992.0)
+            wid = (uint64_t)id->valuedouble;
+    }
+    rpc_parsed_close(&p);
+    return wid;
+}
+
 static int on_in_frame(void *ctx, const rpc_frame *f)
 {
     wk_state *w = ctx;
     wk_msg *m = mdae_malloc(sizeof *m);
     m->body = mdae_strndup(f->body, f->len);
     m->len = f->len;
+    m->cancels = cancelled_id(f->body, f->len);
     m->next = NULL;
     if (w->q_tail)
         w->q_tail->next = m;
@@ -170,21 +191,6 @@ void wk_send(wk_state *w, cJSON *msg)
 }
 
 /* Is m `$/cancelRequest` for request wid? */
-static bool cancels(const wk_msg *m, uint64_t wid)
-{
-    rpc_parsed p;
-    if (rpc_parse(m->body, m->len, &p) < 0)
-        return false;
-    bool hit = false;
-    if (p.msgs[0].kind == RPC_MSG_NOTIFICATION &&
-        strcmp(p.msgs[0].method, RPC_CANCEL_METHOD) == 0) {
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(p.msgs[0].params, "id");
-        hit = cJSON_IsNumber(id) && (uint64_t)id->valuedouble == wid;
-    }
-    rpc_parsed_close(&p);
-    return hit;
-}
-
 bool wk_cancelled(wk_state *w)
 {
     if (w->current_cancelled)
@@ -198,7 +204,7 @@ bool wk_cancelled(wk_state *w)
         return w->current_cancelled = true;
     wk_msg *prev = NULL;
     for (wk_msg *m = w->q_head; m != NULL; prev = m, m = m->next) {
-        if (!cancels(m, w->current_wid))
+        if (m->cancels == 0 || m->cancels != w->current_wid)
             continue;
         if (prev)
             prev->next = m->next;
