@@ -107,10 +107,13 @@ static void *cm_calloc(size_t count, size_t n)
  * cancellation: decided once, when the frame arrives, so that the polls
  * during an analysis (wk_cancelled, every millisecond) do not parse the
  * queued frames again. */
-static uint64_t cancelled_id(const char *body, size_t len)
+static uint64_t cancelled_id(const char *body /* NUL-terminated */, size_t len)
 {
     rpc_parsed p;
-    if (rpc_parse(body, len, &p) < 0)
+    /* a frame without the name is not one (the router writes the method
+     * with cJSON, which escapes neither '/' nor letters): a model's text
+     * is not parsed twice */
+    if (strstr(body, "cancelRequest") == NULL || rpc_parse(body, len, &p) < 0)
         return 0;
     uint64_t wid = 0;
     if (p.msgs[0].kind == RPC_MSG_NOTIFICATION &&
@@ -129,7 +132,7 @@ static int on_in_frame(void *ctx, const rpc_frame *f)
     wk_msg *m = mdae_malloc(sizeof *m);
     m->body = mdae_strndup(f->body, f->len);
     m->len = f->len;
-    m->cancels = cancelled_id(f->body, f->len);
+    m->cancels = cancelled_id(m->body, m->len);
     m->next = NULL;
     if (w->q_tail)
         w->q_tail->next = m;
