@@ -182,6 +182,10 @@ typedef struct inc_stats {
     size_t implicit;
     size_t enumerated;
     size_t fell_back;
+    /* Analyses whose split into parts was the previous analysis's, found
+     * by comparing the incidences instead of a union-find (issue 40 item
+     * 3: an edit that leaves every equation's variables alone). */
+    size_t split_kept;
 } inc_stats;
 
 /* New empty session (owned: inc_session_free). */

@@ -455,6 +455,12 @@ struct inc_session {
      * first for a part's seed (hint_holder). */
     inc_part **last;
     size_t n_last;
+    /* The last analysis's split, for the next one's (inc__split_follow):
+     * part k is last[k]'s private model with its maps, copied into
+     * kept_maps (owned, as kept); n_kept 0: none. */
+    inc__kept_part *kept;
+    uint32_t *kept_maps;
+    size_t n_kept;
 };
 
 /* The last analysis's parts, let go. */
@@ -465,6 +471,11 @@ static void forget_last(inc_session *s)
     mdae_free(s->last);
     s->last = NULL;
     s->n_last = 0;
+    mdae_free(s->kept);
+    mdae_free(s->kept_maps);
+    s->kept = NULL;
+    s->kept_maps = NULL;
+    s->n_kept = 0;
 }
 
 int inc_session_new(inc_session **out)
@@ -1388,10 +1399,13 @@ static int split_into_parts(analysis *an)
 {
     inc__piece *pc = NULL;
     size_t n = 0;
-    int rc = inc__split(an->m, an->local, &pc, &n);
+    const inc_session *s = an->s;
+    bool kept = false;
+    int rc = inc__split_follow(an->m, s->kept, s->n_kept, an->local, &pc, &n, &kept);
     if (rc < 0)
         return rc;
     inc_result *r = an->r;
+    r->stats.split_kept = kept;
     r->parts = mdae_calloc(n + 1, sizeof *r->parts);
     if (r->parts == NULL) {
         inc__pieces_free(pc, n);
@@ -1721,8 +1735,12 @@ static bool *same_names(const uint32_t *len, const uint32_t *len_s, size_t n, si
     bool *same = mdae_calloc(n + 1, sizeof *same);
     if (same == NULL)
         return NULL;
-    for (size_t i = 0; i < n && i < n_s; i++)
-        same[i] = len[i] == len_s[i] && memcmp(name(p, i), name(seed, i), len[i]) == 0;
+    for (size_t i = 0; i < n && i < n_s; i++) {
+        /* the same pointer: an equation or variable p's private model
+         * shares with its seed's (build_model), most of them after an edit */
+        const char *a = name(p, i), *b = name(seed, i);
+        same[i] = a == b || (len[i] == len_s[i] && memcmp(a, b, len[i]) == 0);
+    }
     return same;
 }
 
@@ -2006,6 +2024,7 @@ static void add_stats(inc_stats *total, const inc_stats *st)
     total->implicit += st->implicit;
     total->enumerated += st->enumerated;
     total->fell_back += st->fell_back;
+    total->split_kept += st->split_kept;
 }
 
 /* The steps: split into parts, enter the modes' prefix, resolve every part
@@ -2033,7 +2052,29 @@ static int run_steps(analysis *an)
     return an->defer ? MDAE_OK : complete_result(an->r, &an->key, an->opt, an->diags);
 }
 
-/* r's parts as the session's last (forget_last); none without memory. */
+/* r's split as the session's kept one (with its parts in s->last); none
+ * without memory. */
+static void keep_split(inc_session *s, const inc_result *r)
+{
+    s->kept = mdae_malloc((r->n_parts + 1) * sizeof *s->kept);
+    s->kept_maps = mdae_malloc(((size_t)r->n_eq + r->n_var + 1) * sizeof *s->kept_maps);
+    if (s->kept == NULL || s->kept_maps == NULL)
+        return; /* freed by forget_last */
+    uint32_t *at = s->kept_maps;
+    for (size_t k = 0; k < r->n_parts; k++) {
+        const rpart *rp = &r->parts[k];
+        inc__kept_part *p = &s->kept[k];
+        *p = (inc__kept_part){rp->n_eq, rp->n_var, at, at + rp->n_eq,
+                              rp->part->model.equations};
+        memcpy(at, rp->eq_map, rp->n_eq * sizeof *at);
+        memcpy(at + rp->n_eq, rp->var_map, rp->n_var * sizeof *at);
+        at += rp->n_eq + rp->n_var;
+    }
+    s->n_kept = r->n_parts;
+}
+
+/* r's parts as the session's last (forget_last), and its split; none
+ * without memory. */
 static void keep_last(inc_session *s, const inc_result *r)
 {
     forget_last(s);
@@ -2045,6 +2086,7 @@ static void keep_last(inc_session *s, const inc_result *r)
         s->last[k]->refs++;
     }
     s->n_last = r->n_parts;
+    keep_split(s, r);
 }
 
 /* inc_analyze, with the graphs made (defer false) or left for

@@ -1127,6 +1127,58 @@ Test(inc_session, an_edit_in_one_part_recomputes_only_that_part)
     inc_session_free(s);
 }
 
+/* Issue 40 item 3: the split into parts is the previous analysis's when
+ * every equation has the incidences of the one at its place there (an
+ * order, a guard, a name changed), found without a union-find
+ * (inc_stats.split_kept), and made again otherwise: an incidence that
+ * joins two parts, one that leaves, equations or variables in another
+ * order, another count. Each version equals its cold analysis. */
+Test(inc_session, an_edit_that_keeps_the_incidences_keeps_the_split)
+{
+    static const struct {
+        const char *text;
+        size_t kept, components;
+    } v[] = {
+        {"a : real; b : real; c : real; d : real;\n"
+         "e1 : equation der(a) = b; e2 : equation b = 0;\n"
+         "e3 : equation der(c) = d; e4 : equation d = 1;\n", 0, 2},
+        {"a : real; b : real; c : real; d : real;\n" /* an order */
+         "e1 : equation der(der(a)) = b; e2 : equation b = 0;\n"
+         "e3 : equation der(c) = d; e4 : equation d = 1;\n", 1, 2},
+        {"a : real; b : real; c : real; d : real;\n" /* a name */
+         "e1 : equation der(der(a)) = b; e2 : equation b = 0;\n"
+         "e3 : equation der(c) = d; e5 : equation d = 1;\n", 1, 2},
+        {"a : real; b : real; c : real; d : real;\n" /* joins the parts */
+         "e1 : equation der(der(a)) = b; e2 : equation b = c;\n"
+         "e3 : equation der(c) = d; e5 : equation d = 1;\n", 0, 1},
+        {"a : real; b : real; c : real; d : real;\n" /* the same again */
+         "e1 : equation der(der(a)) = b; e2 : equation b = c;\n"
+         "e3 : equation der(c) = d; e5 : equation d = 1;\n", 1, 1},
+        {"a : real; b : real; c : real; d : real;\n" /* leaves: two again */
+         "e1 : equation der(der(a)) = b; e2 : equation b = 0;\n"
+         "e3 : equation der(c) = d; e5 : equation d = 1;\n", 0, 2},
+        {"a : real; c : real; b : real; d : real;\n" /* variables in another order */
+         "e1 : equation der(der(a)) = b; e2 : equation b = 0;\n"
+         "e3 : equation der(c) = d; e5 : equation d = 1;\n", 0, 2},
+        {"a : real; c : real; b : real; d : real;\n" /* equations in another order */
+         "e3 : equation der(c) = d; e5 : equation d = 1;\n"
+         "e1 : equation der(der(a)) = b; e2 : equation b = 0;\n", 0, 2},
+        {"a : real; c : real; b : real; d : real; f : real;\n" /* another count */
+         "e3 : equation der(c) = d; e5 : equation d = 1;\n"
+         "e1 : equation der(der(a)) = b; e2 : equation b = 0; e6 : equation f = 2;\n", 0, 3},
+    };
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "v%zu", k);
+        inc_stats st = check_text(s, v[k].text, NULL, 0, label);
+        cr_assert_eq(st.split_kept, v[k].kept, "%s: split kept %zu", label, st.split_kept);
+        cr_assert_eq(st.components, v[k].components, "%s: %zu parts", label, st.components);
+    }
+    inc_session_free(s);
+}
+
 Test(inc_session, a_result_outlives_the_cache_entries_it_uses)
 {
     inc_session *s = NULL;
