@@ -571,6 +571,9 @@ typedef struct rpart {
     bool reused;         /* found in the cache */
     bool as_model;       /* eq_map and var_map are the identity (one part):
                             the result's blocks borrow the graph's items */
+    /* The split kept: the previous version's part's equations, which
+     * analysis.pre_same compared this part's with; else NULL. */
+    const mel_equation *pre_eqs;
 } rpart;
 
 typedef struct rblock {
@@ -737,7 +740,8 @@ static int build_prefix(const mel_model *m, kbuf *b, pmap *seen /* scratch */)
  * the same place in the part that seeds this one (hint_for: the previous
  * version's) takes its hash instead of hashing it again, and, when its
  * locations are the same too, the private model shares its name,
- * incidences and cases (build_model). The comparison with the previous
+ * incidences and cases (build_model), and when only they differ (the text
+ * before it moved), its name and guards. The comparison with the previous
  * version reads each equation once and writes nothing: what the serialised
  * key cost (building, hashing, comparing 100 KB at N = 100 of the brake)
  * and the deep copy (an allocation per name and guard) are left to the
@@ -825,9 +829,11 @@ static uint64_t variable_hash(pmap *gh, const mel_variable *v)
 enum { DIFFERENT, SAME_STRUCTURE, SAME_ALL };
 
 /* Equation e of this version (local: its part's variable numbers) against
- * o, a private model's. */
+ * o, a private model's; with var_map (not NULL: o's part's variables in
+ * model indices), also DIFFERENT when a variable of o is not e's by
+ * model index (the split kept). */
 static int equation_same(pmap *eqm, const mel_equation *e, const uint32_t *local,
-                         const mel_equation *o)
+                         const uint32_t *var_map, const mel_equation *o)
 {
     if (e->n_incs != o->n_incs || strcmp(e->name, o->name) != 0 ||
         !guard_same(eqm, e->guard, o->guard))
@@ -835,7 +841,8 @@ static int equation_same(pmap *eqm, const mel_equation *e, const uint32_t *local
     bool where = memcmp(&e->where, &o->where, sizeof e->where) == 0;
     for (uint32_t k = 0; k < e->n_incs; k++) {
         const mel_incidence *a = &e->incs[k], *b = &o->incs[k];
-        if (local[a->var] != b->var || a->n_cases != b->n_cases)
+        if (local[a->var] != b->var || a->n_cases != b->n_cases ||
+            (var_map != NULL && var_map[b->var] != a->var))
             return DIFFERENT;
         for (uint32_t c = 0; c < a->n_cases; c++) {
             const mel_order_case *x = &a->cases[c], *y = &b->cases[c];
@@ -904,9 +911,13 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
             len[q] = sh->prev->eq_len[q];
             continue;
         }
-        len[q] = (uint32_t)strlen(e->name);
-        eqs[q] = (mel_equation){.name = ar_strdup(a, e->name, len[q]),
-                                .guard = copy_guard(a, memo, e->guard),
+        /* Moved only: its name and guards are prev's, its places its own. */
+        const mel_equation *o = sh->prev != NULL && sh->eq[q] == SAME_STRUCTURE
+                                    ? &sh->prev->model.equations[q]
+                                    : NULL;
+        len[q] = o != NULL ? sh->prev->eq_len[q] : (uint32_t)strlen(e->name);
+        eqs[q] = (mel_equation){.name = o != NULL ? o->name : ar_strdup(a, e->name, len[q]),
+                                .guard = o != NULL ? o->guard : copy_guard(a, memo, e->guard),
                                 .where = e->where,
                                 .n_incs = e->n_incs,
                                 .incs = incs};
@@ -919,7 +930,8 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
             *incs = (mel_incidence){.var = local[inc->var], .n_cases = inc->n_cases, .cases = cs};
             for (uint32_t c = 0; c < inc->n_cases; c++, cs++) {
                 const mel_order_case *oc = &inc->cases[c];
-                *cs = (mel_order_case){.guard = copy_guard(a, memo, oc->guard),
+                const mel_guard *g = o != NULL ? o->incs[k].cases[c].guard : NULL;
+                *cs = (mel_order_case){.guard = g != NULL ? g : copy_guard(a, memo, oc->guard),
                                        .order = oc->order,
                                        .where = oc->where,
                                        .next = oc->next};
@@ -1012,9 +1024,12 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
             continue;
         }
         const mel_variable *v = &m->variables[rp->var_map[q]];
-        var_len[q] = (uint32_t)strlen(v->name);
-        vars[q] = (mel_variable){.name = ar_strdup(a, v->name, var_len[q]),
-                                 .guard = copy_guard(a, memo, v->guard),
+        const mel_variable *o = sh->prev != NULL && sh->var[q] == SAME_STRUCTURE
+                                    ? &sh->prev->model.variables[q]
+                                    : NULL; /* moved only: see copy_equations */
+        var_len[q] = o != NULL ? sh->prev->var_len[q] : (uint32_t)strlen(v->name);
+        vars[q] = (mel_variable){.name = o != NULL ? o->name : ar_strdup(a, v->name, var_len[q]),
+                                 .guard = o != NULL ? o->guard : copy_guard(a, memo, v->guard),
                                  .where = v->where};
         if (vars[q].name == NULL || vars[q].guard == NULL)
             return MDAE_E_NOMEM;
@@ -1387,6 +1402,9 @@ typedef struct analysis {
     uint64_t *eq_hash, *var_hash;
     unsigned char *eq_same, *var_same;
     bool all_same;
+    /* The split kept: each equation of the model (by model index)
+     * compared with the previous version's at its place (equation_same). */
+    unsigned char *pre_same;
     hint_map hints;
     mdae_diags tmp;    /* every part's diagnostics, before deduplication */
     mdae_diags *diags; /* the caller's */
@@ -1394,14 +1412,71 @@ typedef struct analysis {
     bool defer;        /* the offsets only (inc_analyze_offsets) */
 } analysis;
 
+/* ---- The split kept -------------------------------------------------------
+ * The components are a function of the incidences alone: when every
+ * equation of the previous analysis's part k, at its place in this model,
+ * has the variables of the kept equation (by model index, through the
+ * part's var_map), and the counts are the same, the previous split is this
+ * model's (same parts, same order, same maps). Found in the pass that
+ * compares each equation with the kept one (equation_same, whose answers
+ * part_signature then takes), instead of a union-find and a second pass
+ * (an edit that leaves the incidences alone: an order, a guard, a name). */
+
+/* Whether e's variables are o's (o of kept part p), by model index. */
+static bool same_variables(const mel_equation *e, const mel_equation *o,
+                           const inc__kept_part *p)
+{
+    if (e->n_incs != o->n_incs)
+        return false;
+    for (uint32_t j = 0; j < e->n_incs; j++) {
+        uint32_t b = o->incs[j].var;
+        if (b >= p->n_var || p->var_map[b] != e->incs[j].var)
+            return false;
+    }
+    return true;
+}
+
+/* Whether the session's kept split is m's (see above); an->local and
+ * an->pre_same are written either way. */
+static bool split_is_kept(analysis *an)
+{
+    const inc_session *s = an->s;
+    const mel_model *m = an->m;
+    size_t ne = 0, nv = 0;
+    for (size_t k = 0; k < s->n_kept; k++) {
+        ne += s->kept[k].n_eq;
+        nv += s->kept[k].n_var;
+    }
+    if (s->n_kept == 0 || ne != m->n_equations || nv != m->n_variables)
+        return false;
+    for (size_t k = 0; k < s->n_kept; k++)
+        for (uint32_t q = 0; q < s->kept[k].n_var; q++) {
+            MDAE_ASSERT(s->kept[k].var_map[q] < nv); /* a split of nv variables */
+            an->local[s->kept[k].var_map[q]] = q;
+        }
+    pm_reset(&an->eqm);
+    for (size_t k = 0; k < s->n_kept; k++) {
+        const inc__kept_part *p = &s->kept[k];
+        for (uint32_t q = 0; q < p->n_eq; q++) {
+            const mel_equation *e = &m->equations[p->eq_map[q]], *o = &p->eqs[q];
+            int same = equation_same(&an->eqm, e, an->local, p->var_map, o);
+            if (same == DIFFERENT && !same_variables(e, o, p))
+                return false;
+            an->pre_same[p->eq_map[q]] = (unsigned char)same;
+        }
+    }
+    return true;
+}
+
 /* The model's components become the result's parts (maps moved). */
 static int split_into_parts(analysis *an)
 {
     inc__piece *pc = NULL;
     size_t n = 0;
     const inc_session *s = an->s;
-    bool kept = false;
-    int rc = inc__split_follow(an->m, s->kept, s->n_kept, an->local, &pc, &n, &kept);
+    bool kept = split_is_kept(an);
+    int rc = kept ? inc__split_kept(s->kept, n = s->n_kept, &pc)
+                  : inc__split(an->m, an->local, &pc, &n);
     if (rc < 0)
         return rc;
     inc_result *r = an->r;
@@ -1413,6 +1488,7 @@ static int split_into_parts(analysis *an)
     }
     r->n_parts = n;
     for (size_t k = 0; k < n; k++) {
+        r->parts[k].pre_eqs = kept ? s->kept[k].eqs : NULL;
         r->parts[k].n_eq = pc[k].n_eq;
         r->parts[k].n_var = pc[k].n_var;
         r->parts[k].eq_map = pc[k].eq_map;
@@ -1476,11 +1552,16 @@ static uint64_t part_signature(analysis *an, const rpart *rp, const inc_part *pr
     const mel_model *m = an->m, *pm = prev != NULL ? &prev->model : NULL;
     uint32_t pe = pm != NULL ? pm->n_equations : 0, pv = pm != NULL ? pm->n_variables : 0;
     bool all = pm != NULL && pe == rp->n_eq && pv == rp->n_var;
+    /* compared when the split was kept (the kept part's equations are prev's) */
+    bool pre = pm != NULL && rp->pre_eqs == pm->equations;
+    MDAE_ASSERT(!pre || pe == rp->n_eq);
     uint64_t h = hmix(hmix(MDAE_HASH_SEED, rp->n_eq), rp->n_var);
     pm_reset(&an->eqm);
     for (uint32_t q = 0; q < rp->n_eq; q++) {
         const mel_equation *e = &m->equations[rp->eq_map[q]];
-        int same = q < pe ? equation_same(&an->eqm, e, an->local, &pm->equations[q]) : DIFFERENT;
+        int same = pre ? an->pre_same[rp->eq_map[q]]
+                 : q < pe ? equation_same(&an->eqm, e, an->local, NULL, &pm->equations[q])
+                          : DIFFERENT;
         an->eq_same[q] = (unsigned char)same;
         an->eq_hash[q] = same != DIFFERENT ? prev->eq_hash[q]
                                            : equation_hash(&an->gh, e, an->local);
@@ -1510,7 +1591,7 @@ static bool part_same(analysis *an, const rpart *rp, const inc_part *c, const in
         return true;
     for (uint32_t q = 0; q < rp->n_eq; q++)
         if (c->eq_hash[q] != an->eq_hash[q] ||
-            equation_same(&an->eqm, &m->equations[rp->eq_map[q]], an->local,
+            equation_same(&an->eqm, &m->equations[rp->eq_map[q]], an->local, NULL,
                           &cm->equations[q]) == DIFFERENT)
             return false;
     for (uint32_t q = 0; q < rp->n_var; q++)
@@ -1612,6 +1693,8 @@ static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
     if (rc == MDAE_E_BDD_LIMIT) {
         an->hints.valid = false;
         drop_seeds(an->r); /* the eviction may take them */
+        for (size_t k = 0; k < an->r->n_parts; k++)
+            an->r->parts[k].pre_eqs = NULL; /* and the kept split's parts */
         part_unref(p->graph_seed);
         p->graph_seed = NULL;
     }
@@ -2106,9 +2189,10 @@ static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, in
     an.var_hash = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.var_hash);
     an.eq_same = mdae_malloc((size_t)m->n_equations + 1);
     an.var_same = mdae_malloc((size_t)m->n_variables + 1);
+    an.pre_same = mdae_malloc((size_t)m->n_equations + 1);
     int rc = MDAE_E_NOMEM;
     if (an.local != NULL && an.r != NULL && an.eq_hash != NULL && an.var_hash != NULL &&
-        an.eq_same != NULL && an.var_same != NULL) {
+        an.eq_same != NULL && an.var_same != NULL && an.pre_same != NULL) {
         an.r->s = s;
         an.r->n_eq = m->n_equations;
         an.r->n_var = m->n_variables;
@@ -2128,6 +2212,7 @@ static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, in
     mdae_free(an.var_hash);
     mdae_free(an.eq_same);
     mdae_free(an.var_same);
+    mdae_free(an.pre_same);
     /* inc_analyze_offsets leaves the trim to the caller (inc_session_trim),
      * bounded here if it never comes */
     trim_cache(s, defer ? 2 * INC_KEEP_GENERATIONS : INC_KEEP_GENERATIONS);

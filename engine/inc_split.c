@@ -145,41 +145,7 @@ done:
     return MDAE_OK;
 }
 
-/* Whether m has the incidences of the kept split (see inc__split_follow);
- * local is written either way (each kept variable's place in its part). */
-static bool same_incidences(const mel_model *m, const inc__kept_part *kept, size_t n,
-                            uint32_t *local)
-{
-    size_t ne = 0, nv = 0;
-    for (size_t k = 0; k < n; k++) {
-        ne += kept[k].n_eq;
-        nv += kept[k].n_var;
-    }
-    if (n == 0 || ne != m->n_equations || nv != m->n_variables)
-        return false;
-    for (size_t k = 0; k < n; k++)
-        for (uint32_t q = 0; q < kept[k].n_var; q++) {
-            MDAE_ASSERT(kept[k].var_map[q] < nv); /* a split of a model of nv variables */
-            local[kept[k].var_map[q]] = q;
-        }
-    for (size_t k = 0; k < n; k++) {
-        const inc__kept_part *p = &kept[k];
-        for (uint32_t q = 0; q < p->n_eq; q++) {
-            const mel_equation *e = &m->equations[p->eq_map[q]], *o = &p->eqs[q];
-            if (e->n_incs != o->n_incs)
-                return false;
-            for (uint32_t j = 0; j < e->n_incs; j++) {
-                uint32_t b = o->incs[j].var;
-                if (b >= p->n_var || p->var_map[b] != e->incs[j].var)
-                    return false;
-            }
-        }
-    }
-    return true;
-}
-
-/* The kept split's maps, copied into new pieces. */
-static int copy_pieces(const inc__kept_part *kept, size_t n, inc__piece **out)
+int inc__split_kept(const inc__kept_part *kept, size_t n, inc__piece **out)
 {
     inc__piece *pc = mdae_calloc(n + 1, sizeof *pc);
     if (pc == NULL)
@@ -199,16 +165,4 @@ static int copy_pieces(const inc__kept_part *kept, size_t n, inc__piece **out)
     }
     *out = pc;
     return MDAE_OK;
-}
-
-int inc__split_follow(const mel_model *m, const inc__kept_part *kept, size_t n,
-                      uint32_t *local, inc__piece **out, size_t *n_out, bool *was_kept)
-{
-    *was_kept = same_incidences(m, kept, n, local);
-    if (!*was_kept)
-        return inc__split(m, local, out, n_out);
-    int rc = copy_pieces(kept, n, out);
-    if (rc == MDAE_OK)
-        *n_out = n;
-    return rc;
 }
