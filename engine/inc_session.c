@@ -455,7 +455,7 @@ struct inc_session {
      * first for a part's seed (hint_holder). */
     inc_part **last;
     size_t n_last;
-    /* The last analysis's split, for the next one's (inc__split_follow):
+    /* The last analysis's split, for the next one's (split_is_kept):
      * part k is last[k]'s private model with its maps, copied into
      * kept_maps (owned, as kept); n_kept 0: none. */
     inc__kept_part *kept;
