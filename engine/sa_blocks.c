@@ -67,8 +67,21 @@
 
 /* A mode function that holds in every valid mode; vm: chi_m's frontiers
  * (sa_within.c: on the building chi_m is a chain through every room, and
- * chi_m => f walked it for each of the 2N guarded rows, issue 40). */
-static bool always(const sa__within *vm, BDD f) { return sa__within_implies(vm, f); }
+ * chi_m => f walked it for each of the 2N guarded rows, issue 40). The
+ * constants answered here (vm's chi_m is never false where these are
+ * asked: find_blocks returns first): most of a tight graph's edges and
+ * rows are, and a call per edge was a tenth of sa__blocks_solve on the
+ * brake at N = 10,000 (1.5 M calls). */
+static bool always(const sa__within *vm, BDD f)
+{
+    return f == bddtrue || (f != bddfalse && sa__within_implies(vm, f));
+}
+
+/* A mode function false in every valid mode (as always). */
+static bool never_in(const sa__within *vm, BDD f)
+{
+    return f == bddfalse || (f != bddtrue && sa__within_empty(vm, f));
+}
 
 /* Every variable is active in every valid mode, or (inside sa_tight.c's
  * rounds, which remove columns) in none: never[j], *n_never. */
@@ -78,7 +91,7 @@ static bool vars_always_active(sa_ctx *c, const sa__within *vm, bool *never,
     const sa_result *r = c->r;
     *n_never = 0;
     for (uint32_t j = 0; j < r->n_var; j++) {
-        never[j] = c->tight_depth > 0 && sa__within_empty(vm, r->chi_j[j]);
+        never[j] = c->tight_depth > 0 && never_in(vm, r->chi_j[j]);
         *n_never += never[j];
         if (!never[j] && !always(vm, r->chi_j[j]))
             return false;
@@ -95,11 +108,11 @@ static bool group_equations(sa_ctx *c, const sa__within *vm, uint32_t *group_of,
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
     BDD *guard = sa__slots(c, (size_t)r->n_eq + 1); /* per group */
-    uint32_t *open = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *open);
+    uint32_t *open = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *open); /* n_open */
     uint32_t n_open = 0, ng = 0;
     for (uint32_t i = 0; i < r->n_eq; i++) {
         group_of[i] = UINT32_MAX;
-        if (sa__within_empty(vm, r->chi_i[i]))
+        if (never_in(vm, r->chi_i[i]))
             continue;
         if (always(vm, r->chi_i[i])) {
             group_of[i] = ng++;
@@ -110,7 +123,7 @@ static bool group_equations(sa_ctx *c, const sa__within *vm, uint32_t *group_of,
             uint32_t g = open[k];
             size_t m2 = sa__mark(c);
             BDD both = T(sa__and(guard[g], r->chi_i[i]));
-            if (sa__within_empty(vm, both)) {
+            if (never_in(vm, both)) {
                 group_of[i] = g;
                 sa__put(&guard[g], sa__or(guard[g], r->chi_i[i]));
                 if (always(vm, guard[g])) { /* full: it can take no other */
@@ -150,11 +163,11 @@ static void union_graph(sa_ctx *c, const sa__within *vm, const uint32_t *group_o
     for (uint32_t j = 0; j < r->n_var; j++)
         n_never += never[j];
     u->n_rows = ng + n_never; /* ng groups, then a row per never-active variable */
-    u->first = sa__alloc(c, ((size_t)u->n_rows + 2) * sizeof *u->first);
-    u->col = sa__alloc(c, (r->n_edges + r->n_var + 1) * sizeof *u->col);
+    u->first = sa__alloc_raw(c, ((size_t)u->n_rows + 2) * sizeof *u->first); /* [0, n_rows] */
+    u->col = sa__alloc_raw(c, (r->n_edges + r->n_var + 1) * sizeof *u->col); /* first[n_rows] */
     /* Equations of each group, in model order (counting sort). */
     uint32_t *gfirst = sa__alloc(c, ((size_t)ng + 2) * sizeof *gfirst);
-    uint32_t *geq = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *geq);
+    uint32_t *geq = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *geq); /* gfirst[ng] */
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (group_of[i] != UINT32_MAX)
             gfirst[group_of[i] + 2]++;
@@ -171,7 +184,7 @@ static void union_graph(sa_ctx *c, const sa__within *vm, const uint32_t *group_o
             uint32_t i = geq[a];
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
                 uint32_t j = r->edge_v[e];
-                in_union[e] = !sa__within_empty(vm, r->chi_e[e]);
+                in_union[e] = !never_in(vm, r->chi_e[e]);
                 if (seen[j] == g + 1 || !in_union[e])
                     continue;
                 seen[j] = g + 1;
@@ -197,9 +210,11 @@ uint32_t sa__sccs(sa_ctx *c, uint32_t n, const size_t *first, const uint32_t *to
                   uint32_t *comp)
 {
     size_t n1 = (size_t)n + 1;
-    sm_scc_work w = {sa__alloc(c, n1 * sizeof *w.index), sa__alloc(c, n1 * sizeof *w.low),
-                     sa__alloc(c, n1 * sizeof *w.stack), sa__alloc(c, n1 * sizeof *w.call),
-                     sa__alloc(c, n1 * sizeof *w.pos), sa__alloc(c, n1 * sizeof *w.on)};
+    /* Not zeroed: sm_sccs clears index and on, and writes the others
+     * before it reads them. */
+    sm_scc_work w = {sa__alloc_raw(c, n1 * sizeof *w.index), sa__alloc_raw(c, n1 * sizeof *w.low),
+                     sa__alloc_raw(c, n1 * sizeof *w.stack), sa__alloc_raw(c, n1 * sizeof *w.call),
+                     sa__alloc_raw(c, n1 * sizeof *w.pos), sa__alloc_raw(c, n1 * sizeof *w.on)};
     return sm_sccs(n, first, to, comp, &w);
 }
 
@@ -234,14 +249,14 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
                         bool *in_union, uint8_t **kind, uint32_t *n_blocks)
 {
     const sa_result *r = c->r;
-    bool *never = sa__alloc(c, (size_t)r->n_var + 1);
+    bool *never = sa__alloc_raw(c, (size_t)r->n_var + 1); /* read once all written */
     uint32_t n_never;
     *kind = NULL;
     sa__within vm;
     sa__within_init(c, r->chi_m, &vm);
     if (r->chi_m == bddfalse || r->n_eq < 2 || !vars_always_active(c, &vm, never, &n_never))
         return false;
-    uint32_t *group_of = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *group_of);
+    uint32_t *group_of = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *group_of);
     uint32_t ng;
     if (!group_equations(c, &vm, group_of, &ng))
         return false;
@@ -251,7 +266,7 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     union_graph(c, &vm, group_of, ng, never, &u, in_union);
     ng = u.n_rows;
     uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
-    int *row_edge = sa__alloc(c, ((size_t)ng + 1) * sizeof *row_edge);
+    int *row_edge = sa__alloc_raw(c, ((size_t)ng + 1) * sizeof *row_edge);
     /* Nothing may jump between here and sm_ws_free. */
     sm_ws *ws = sm_ws_new();
     if (ws == NULL)
@@ -273,10 +288,10 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     for (uint32_t g = 0; g < ng; g++)
         group_of_var[u.col[row_edge[g]]] = g;
     /* Group g -> group g' when g has an edge to the variable matched to g'. */
-    uint32_t *succ = sa__alloc(c, (u.first[ng] + 1) * sizeof *succ);
+    uint32_t *succ = sa__alloc_raw(c, (u.first[ng] + 1) * sizeof *succ);
     for (size_t k = 0; k < u.first[ng]; k++)
         succ[k] = group_of_var[u.col[k]];
-    uint32_t *comp = sa__alloc(c, ((size_t)ng + 1) * sizeof *comp);
+    uint32_t *comp = sa__alloc_raw(c, ((size_t)ng + 1) * sizeof *comp); /* sm_sccs */
     *n_blocks = sa__sccs(c, ng, u.first, succ, comp);
     for (uint32_t i = 0; i < r->n_eq; i++)
         block_of_eq[i] = group_of[i] == UINT32_MAX ? UINT32_MAX : comp[group_of[i]];
@@ -384,22 +399,21 @@ static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
     r->chi_m = w->chi_m;
     r->modeset = w->modeset;
     r->w_sigma = w->w_sigma;
-    size_t ne = 0;
+    size_t most = 0; /* the members' edges, of which the block's are some */
     for (uint32_t a = 0; a < n_members; a++) {
         uint32_t i = members[a];
         s->eq_local[i] = a;
-        for (size_t e = w->eq_first[i]; e < w->eq_first[i + 1]; e++)
-            ne += block_of_var[w->edge_v[e]] == b;
+        most += w->eq_first[i + 1] - w->eq_first[i];
     }
     for (uint32_t a = 0; a < n_vars; a++)
         s->var_local[vars[a]] = a;
-    r->n_edges = ne;
-    s->edge_whole = sa__alloc_raw(c, (ne + 1) * sizeof *s->edge_whole); /* written whole */
+    s->edge_whole = sa__alloc_raw(c, (most + 1) * sizeof *s->edge_whole); /* n_edges written */
     size_t k = 0;
     for (uint32_t a = 0; a < n_members; a++)
         for (size_t e = w->eq_first[members[a]]; e < w->eq_first[members[a] + 1]; e++)
             if (block_of_var[w->edge_v[e]] == b)
                 s->edge_whole[k++] = e;
+    r->n_edges = k;
     /* The members in the whole's row order: a small block by insertion (a
      * walk of the whole's order cost each of the brake's 300 blocks up to
      * 1,203 steps), a large one by that walk. */
@@ -1147,7 +1161,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
 {
     sa_result *w = c->r;
     memset(out, 0, sizeof *out);
-    uint32_t *block_of_eq = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *block_of_eq);
+    uint32_t *block_of_eq = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *block_of_eq);
     uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
@@ -1159,8 +1173,8 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     /* Members of each block, in model order (counting sort). */
     uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
     uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
-    uint32_t *eqs = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *eqs);
-    uint32_t *vars = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *vars);
+    uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* n_active */
+    uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
     uint32_t n_active = 0;
     for (uint32_t i = 0; i < w->n_eq; i++)
         if (block_of_eq[i] != UINT32_MAX) {
