@@ -60,6 +60,11 @@ static long long kn_sig(const known *kn, size_t e)
     return sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
 }
 
+/* The edges of each column j: edges[first[j] .. first[j + 1]). */
+typedef struct columns {
+    const size_t *first, *edges;
+} columns;
+
 /* c_i wherever edge e of row i is active, as an integer if it is one
  * there, else -1 (above). */
 static long long c_on_edge(const sa_result *r, const known *kn, size_t e)
@@ -94,12 +99,12 @@ static long long row_common_value(const sa_result *r, const known *kn, int wk, u
  * modular as sa__vadd) over column j's active edges, 0 if none, when every
  * edge's activity, c_i and sigma_e are constants: true and *v; else false.
  * Most of the brake's columns. */
-static bool column_constant(const sa_result *r, const sa__mats *mt, const known *kn,
+static bool column_constant(const sa_result *r, const columns *mt, const known *kn,
                             const BDD *act, int wk, uint32_t j, unsigned long long *v)
 {
     unsigned long long top = 0, mask = (1ull << wk) - 1;
-    for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
-        size_t e = mt->cedges[k];
+    for (size_t k = mt->first[j]; k < mt->first[j + 1]; k++) {
+        size_t e = mt->edges[k];
         if (act[e] == bddfalse)
             continue;
         long long a = c_on_edge(r, kn, e), s = kn_sig(kn, e);
@@ -137,13 +142,13 @@ static bool row_constant(const sa_result *r, const known *kn, int wk, uint32_t i
  * none is; a few disjunctions per level where the vectors cost an
  * addition, an ite and a maximum per edge. Into acc (wk slots): true;
  * false if a sum is not a constant (acc then undefined). */
-static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
+static bool column_by_levels(sa_ctx *c, const sa_result *r, const columns *mt,
                              const known *kn, const BDD *act, int wk, uint32_t j, BDD *acc)
 {
     unsigned long long mask = (1ull << wk) - 1;
-    size_t lo = mt->cfirst[j], hi = mt->cfirst[j + 1];
+    size_t lo = mt->first[j], hi = mt->first[j + 1];
     for (size_t k = lo; k < hi; k++) {
-        size_t e = mt->cedges[k];
+        size_t e = mt->edges[k];
         if (act[e] != bddfalse && (c_on_edge(r, kn, e) < 0 || kn_sig(kn, e) < 0))
             return false;
     }
@@ -156,7 +161,7 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
         bool found = false;
         unsigned long long v = 0; /* the next sum down */
         for (size_t k = lo; k < hi; k++) {
-            size_t e = mt->cedges[k];
+            size_t e = mt->edges[k];
             if (act[e] == bddfalse)
                 continue;
             unsigned long long t = ((unsigned long long)c_on_edge(r, kn, e) +
@@ -170,7 +175,7 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
             break;
         sa__put(here, bddfalse);
         for (size_t k = lo; k < hi; k++) {
-            size_t e = mt->cedges[k];
+            size_t e = mt->edges[k];
             if (act[e] != bddfalse && (((unsigned long long)c_on_edge(r, kn, e) +
                                         (unsigned long long)kn_sig(kn, e)) & mask) == v)
                 sa__put(here, sa__or(*here, act[e]));
@@ -416,7 +421,7 @@ static long hint_edge_of(const sa_result *r, const sa_result *h, const long *fro
 
 /* A (above): a holds Z on entry. An edge supports nothing where it is
  * never active in ok (act is chi_E, unmasked: see sa__dual). */
-static void close_support(const sa__mats *mt, const BDD *act, const sa__within *okw,
+static void close_support(const columns *mt, const BDD *act, const sa__within *okw,
                           const sa_result *h, const known *kn, const long *from, node_set *a)
 {
     const sa_result *r = kn->r;
@@ -440,8 +445,8 @@ static void close_support(const sa__mats *mt, const BDD *act, const sa__within *
         uint32_t j = u - r->n_eq;
         if (sa__vvalue(&h->d[(size_t)j * h->w_off], wk) == 0)
             continue;
-        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
-            size_t e = mt->cedges[k];
+        for (size_t k = mt->first[j]; k < mt->first[j + 1]; k++) {
+            size_t e = mt->edges[k];
             if (r->te[e] != bddfalse)
                 add_node(a, r->edge_eq[e]);
         }
@@ -494,7 +499,7 @@ static void take_in_order(worklist *l)
 /* The start above from r->c, r->d and kn->cs, which hold the hint's
  * offsets (copy_offsets): the nodes of A set to 0 and pushed (their steps
  * to be taken), every other node kept. */
-static void warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
+static void warm_start(sa_ctx *c, const columns *mt, const BDD *act, const sa__within *okw,
                        const known *kn, worklist *cols, worklist *rows)
 {
     sa_result *r = c->r;
@@ -543,7 +548,7 @@ static void warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__
  * round read a flag per node, 220,000 at the brake's N = 10,000, where an
  * edit's rounds step a few), taken in index order: the same steps as the
  * sweeps, in the same order. */
-static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
+static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__within *okw,
                      int w, int wk, bool warm)
 {
     sa_result *r = c->r;
@@ -581,8 +586,8 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__wi
                 sa__vconst_put(acc, wk, v);
             else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc)) {
                 sa__vconst(acc, wk, 0);
-                for (size_t q = mt->cfirst[j]; q < mt->cfirst[j + 1]; q++) {
-                    size_t e = mt->cedges[q];
+                for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
+                    size_t e = mt->edges[q];
                     sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], sigma_of(r, e, sig, wk),
                              wk);
                     sa__vite(c, term, act[e], term, zero, wk);
@@ -592,9 +597,9 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__wi
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
                 sa__vcopy(dj, acc, wk);
-                for (size_t q = mt->cfirst[j]; q < mt->cfirst[j + 1]; q++)
-                    if (r->te[mt->cedges[q]] != bddfalse)
-                        push(&rows, r->edge_eq[mt->cedges[q]]);
+                for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++)
+                    if (r->te[mt->edges[q]] != bddfalse)
+                        push(&rows, r->edge_eq[mt->edges[q]]);
             }
             fits = wk == w || sa__within_empty(okw, acc[wk - 1]); /* in ok */
         }
@@ -725,8 +730,8 @@ void sa__dual(sa_ctx *c)
         r->d = copy_offsets(c, h->d, r->n_var, w, wk);
     }
     size_t mark = sa__mark(c);
-    sa__mats mt;
-    sa__mats_init(c, &mt);
+    columns mt; /* the edges of each column */
+    sa__layout_columns(c, r, &mt.first, &mt.edges);
     sa__within okw; /* emptiness in ok without the chain (sa_within.c) */
     sa__within_init(c, r->ok, &okw);
     const BDD *act = r->chi_e; /* unmasked: see above */

@@ -799,6 +799,7 @@ struct sa__layout {
     int *mode_var, *var_mode, *edge_var, *var_edge;
     size_t *eq_first;
     uint32_t *edge_eq, *edge_v, *eq_order;
+    size_t *col_first, *col_edges; /* sa__layout_columns */
 };
 
 void sa__layout_unref(sa__layout *l)
@@ -813,16 +814,42 @@ void sa__layout_unref(sa__layout *l)
     mdae_free(l->edge_eq);
     mdae_free(l->edge_v);
     mdae_free(l->eq_order);
+    mdae_free(l->col_first);
+    mdae_free(l->col_edges);
     mdae_free(l);
 }
 
-/* r's arrays, made by the cold encoding, handed to a layout of its own. */
+/* r's arrays, made by the cold encoding, handed to a layout of its own,
+ * with the edges of each column (sa__layout_columns), built once here. */
 static void own_layout(sa_ctx *c, sa_result *r)
 {
     sa__layout *l = sa__alloc_keep_raw(c, sizeof *l);
     *l = (sa__layout){1,           r->mode_var, r->var_mode, r->edge_var, r->var_edge,
-                      r->eq_first, r->edge_eq,  r->edge_v,   r->eq_order};
+                      r->eq_first, r->edge_eq,  r->edge_v,   r->eq_order, NULL,
+                      NULL};
     r->layout = l;
+    size_t *f = l->col_first = sa__alloc_keep(c, ((size_t)r->n_var + 2) * sizeof *f);
+    size_t *ed = l->col_edges = sa__alloc_keep_raw(c, (r->n_edges + 1) * sizeof *ed);
+    for (size_t e = 0; e < r->n_edges; e++)
+        f[r->edge_v[e] + 2]++;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        f[j + 2] += f[j + 1];
+    for (size_t e = 0; e < r->n_edges; e++)
+        ed[f[r->edge_v[e] + 1]++] = e;
+}
+
+void sa__layout_columns(sa_ctx *c, const sa_result *r, const size_t **first,
+                        const size_t **edges)
+{
+    if (r->layout != NULL && r->layout->col_edges != NULL) {
+        *first = r->layout->col_first;
+        *edges = r->layout->col_edges;
+        return;
+    }
+    size_t *f, *ed;
+    sa__columns(c, r, &f, &ed);
+    *first = f;
+    *edges = ed;
 }
 
 /* r takes h's layout: shared when h has one, else copied. */

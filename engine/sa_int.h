@@ -510,6 +510,13 @@ void sa__encode(sa_ctx *c, const mel_model *m);
 /* Drop one reference to a shared layout (sa_result.layout; NULL: none),
  * freeing its arrays with the last. */
 void sa__layout_unref(sa__layout *l);
+/* The edges of each variable (column) j of r, as sa__columns gives them:
+ * (*edges)[(*first)[j] .. (*first)[j + 1]), in index order. From r's
+ * layout when it has one (built with it by the cold encoding, shared by
+ * every result that takes it: read only, no pass per analysis), else
+ * sa__columns's temporaries of c. */
+void sa__layout_columns(sa_ctx *c, const sa_result *r, const size_t **first,
+                        const size_t **edges);
 /* Consistency check on an encoded result; returns the number of errors.
  * The equations sa__encode took from the hint (c->enc_same) are not
  * checked again: the same guards and orders against the same chi_J. */
