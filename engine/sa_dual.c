@@ -354,36 +354,16 @@ static void changed_steps(const sa_result *r, const sa_result *h, node_set *a, l
     }
 }
 
-/* Whether r's edges are h's, by index: the layout sa_encode.c takes from
- * the hint (encode_from_hint shares its arrays: every edit that keeps the
- * incidences, as the brake's (a) and (b)). */
-static bool same_layout(const sa_result *r, const sa_result *h)
-{
-    if (r->n_edges != h->n_edges)
-        return false;
-    if (r->eq_first == h->eq_first && r->edge_v == h->edge_v)
-        return true;
-    return memcmp(r->eq_first, h->eq_first, ((size_t)r->n_eq + 1) * sizeof *r->eq_first) == 0 &&
-           (r->n_edges == 0 ||
-            memcmp(r->edge_v, h->edge_v, r->n_edges * sizeof *r->edge_v) == 0);
-}
-
-/* Edges compared at once by same_layout_steps. */
-#define RUN_EDGES 256
-
-/* Z (above) into a when the layout is the hint's (same_layout): edge e is
+/* Z (above) into a when the layout is the hint's (sa__same_edges): edge e is
  * the hint's e, so Z is where chi_E, sigma or te differ. Compared a run
  * of edges at a time with memcmp, edge by edge only in a run that
  * differs: an edit's few rows, where the comparison edge by edge
  * (changed_steps) walked the 340,000 edges of the brake at N = 10,000. */
 static void same_layout_steps(const sa_result *r, const sa_result *h, node_set *a)
 {
-    size_t ws = (size_t)r->w_sigma;
-    for (size_t lo = 0; lo < r->n_edges; lo += RUN_EDGES) {
-        size_t n = r->n_edges - lo < RUN_EDGES ? r->n_edges - lo : RUN_EDGES;
-        if (memcmp(&r->chi_e[lo], &h->chi_e[lo], n * sizeof(BDD)) == 0 &&
-            memcmp(&r->te[lo], &h->te[lo], n * sizeof(BDD)) == 0 &&
-            memcmp(&r->sigma[lo * ws], &h->sigma[lo * ws], n * ws * sizeof(BDD)) == 0)
+    for (size_t lo = 0; lo < r->n_edges; lo += SA_RUN_EDGES) {
+        size_t n = r->n_edges - lo < SA_RUN_EDGES ? r->n_edges - lo : SA_RUN_EDGES;
+        if (sa__run_same(r, h, lo, n, true))
             continue;
         for (size_t e = lo; e < lo + n; e++) {
             if (!same_edge(r, h, e, e)) {
@@ -411,7 +391,7 @@ static bool hint_tight_edge(const sa_result *h, long long sig, size_t q, int wk)
 }
 
 /* Our edge e's edge in the hint: from[e], or e itself when from is NULL
- * (same_layout) and the edge is the hint's; -1 if none. */
+ * (sa__same_edges) and the edge is the hint's; -1 if none. */
 static long hint_edge_of(const sa_result *r, const sa_result *h, const long *from, size_t e)
 {
     if (from != NULL)
@@ -508,7 +488,7 @@ static void warm_start(sa_ctx *c, const columns *mt, const BDD *act, const sa__w
     size_t n = (size_t)r->n_eq + r->n_var, w = (size_t)kn->w;
     node_set a = {sa__alloc(c, n + 1), sa__alloc_raw(c, (n + 1) * sizeof *a.at), 0};
     long *from = NULL; /* NULL: the hint's edges by index */
-    if (same_layout(r, h)) {
+    if (sa__same_edges(r, h)) {
         same_layout_steps(r, h, &a);
     } else {
         from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from);

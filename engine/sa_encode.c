@@ -852,6 +852,26 @@ void sa__layout_columns(sa_ctx *c, const sa_result *r, const size_t **first,
     *edges = ed;
 }
 
+bool sa__same_edges(const sa_result *r, const sa_result *h)
+{
+    if (r->n_eq != h->n_eq || r->n_var != h->n_var || r->n_edges != h->n_edges)
+        return false;
+    if (r->eq_first == h->eq_first && r->edge_v == h->edge_v)
+        return true;
+    return memcmp(r->eq_first, h->eq_first, ((size_t)r->n_eq + 1) * sizeof *r->eq_first) == 0 &&
+           (r->n_edges == 0 ||
+            memcmp(r->edge_v, h->edge_v, r->n_edges * sizeof *r->edge_v) == 0);
+}
+
+bool sa__run_same(const sa_result *r, const sa_result *h, size_t lo, size_t n, bool with_te)
+{
+    MDAE_ASSERT(r->w_sigma == h->w_sigma && lo + n <= r->n_edges);
+    size_t ws = (size_t)r->w_sigma;
+    return memcmp(&r->chi_e[lo], &h->chi_e[lo], n * sizeof(BDD)) == 0 &&
+           (!with_te || memcmp(&r->te[lo], &h->te[lo], n * sizeof(BDD)) == 0) &&
+           memcmp(&r->sigma[lo * ws], &h->sigma[lo * ws], n * ws * sizeof(BDD)) == 0;
+}
+
 /* r takes h's layout: shared when h has one, else copied. */
 static void take_layout(sa_ctx *c, sa_result *r, const sa_result *h, size_t nv);
 

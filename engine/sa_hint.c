@@ -251,8 +251,8 @@ static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, name_map
                      long delta)
 {
     const mel_model *hm = h->m;
-    int *to_var = sa__alloc(c, ((size_t)h->n_bddvars + 1) * sizeof *to_var);
-    for (int v = 0; v < h->n_bddvars; v++)
+    int *to_var = sa__alloc_raw(c, ((size_t)h->n_bddvars + 1) * sizeof *to_var);
+    for (int v = 0; v <= h->n_bddvars; v++)
         to_var[v] = -1;
     char buf[256];
     for (uint32_t k = 0; k < h->n_modes && k < hm->n_modes; k++) {
@@ -663,21 +663,6 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     return true;
 }
 
-/* Whether r's rows have the hint's edges, in the same places. */
-static bool same_edges(const sa_result *r, const sa_result *h)
-{
-    if (r->n_eq != h->n_eq || r->n_var != h->n_var || r->n_edges != h->n_edges ||
-        r->w_sigma != h->w_sigma)
-        return false;
-    for (uint32_t i = 0; i <= r->n_eq; i++)
-        if (r->eq_first[i] != h->eq_first[i])
-            return false;
-    for (size_t e = 0; e < r->n_edges; e++)
-        if (r->edge_v[e] != h->edge_v[e])
-            return false;
-    return true;
-}
-
 /* The mapped reading for sa__hint_tight: our edges to the hint's (by
  * edges_by_name, our rows the hint's rows same[i], into *from); a column is
  * the hint's when each of its edges is the hint's, with the same activity
@@ -720,9 +705,6 @@ static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, lon
     return todo;
 }
 
-/* Edges compared at once by same_columns. */
-#define RUN_EDGES 256
-
 /* The in-place reading: r's edges are the hint's, by index. Compared a
  * run of edges at a time (memcmp of chi_E and sigma), edge by edge only
  * in a run that differs: an edit's few rows, where a comparison per edge
@@ -732,10 +714,9 @@ static bool *same_columns(sa_ctx *c, const sa_result *h)
     const sa_result *r = c->r;
     size_t ws = (size_t)r->w_sigma;
     bool *todo = sa__alloc(c, (size_t)r->n_var + 1);
-    for (size_t lo = 0; lo < r->n_edges; lo += RUN_EDGES) {
-        size_t n = r->n_edges - lo < RUN_EDGES ? r->n_edges - lo : RUN_EDGES;
-        if (memcmp(&r->chi_e[lo], &h->chi_e[lo], n * sizeof(BDD)) == 0 &&
-            memcmp(&r->sigma[lo * ws], &h->sigma[lo * ws], n * ws * sizeof(BDD)) == 0)
+    for (size_t lo = 0; lo < r->n_edges; lo += SA_RUN_EDGES) {
+        size_t n = r->n_edges - lo < SA_RUN_EDGES ? r->n_edges - lo : SA_RUN_EDGES;
+        if (sa__run_same(r, h, lo, n, false))
             continue;
         for (size_t e = lo; e < lo + n; e++)
             if (r->chi_e[e] != h->chi_e[e] ||
@@ -753,7 +734,7 @@ bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
         r->w_sigma != h->w_sigma)
         return NULL;
     long *from = NULL; /* our edge -> the hint's; NULL: the same index */
-    bool *todo = hc == h->c && same_edges(r, h) ? same_columns(c, h)
+    bool *todo = hc == h->c && sa__same_edges(r, h) ? same_columns(c, h)
                                                 : mapped_columns(c, h, same, &from);
     if (todo == NULL)
         return NULL;
