@@ -656,10 +656,10 @@ static BDD *copy_offsets(sa_ctx *c, const BDD *from, size_t n, int w, int wk)
     BDD *q = sa__alloc_keep_raw(c, (n * (size_t)w + 1) * sizeof *q);
     memcpy(q, from, n * (size_t)w * sizeof *q);
     q[n * (size_t)w] = bddfalse;
-    for (size_t k = 0; k < n; k++)
+    for (const BDD *row = q, *end = q + n * (size_t)w; row < end; row += w)
         for (int b = 0; b < wk; b++)
-            if (q[k * (size_t)w + b] >= 2)
-                bdd_addref(q[k * (size_t)w + b]);
+            if (row[b] >= 2)
+                bdd_addref(row[b]);
     return q;
 }
 
