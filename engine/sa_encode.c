@@ -819,6 +819,8 @@ void sa__layout_unref(sa__layout *l)
     mdae_free(l);
 }
 
+static void *keep_copy(sa_ctx *c, const void *p, size_t n);
+
 /* r's arrays, made by the cold encoding, handed to a layout of its own,
  * with the edges of each column (sa__layout_columns), built once here. */
 static void own_layout(sa_ctx *c, sa_result *r)
@@ -828,14 +830,10 @@ static void own_layout(sa_ctx *c, sa_result *r)
                       r->eq_first, r->edge_eq,  r->edge_v,   r->eq_order, NULL,
                       NULL};
     r->layout = l;
-    size_t *f = l->col_first = sa__alloc_keep(c, ((size_t)r->n_var + 2) * sizeof *f);
-    size_t *ed = l->col_edges = sa__alloc_keep_raw(c, (r->n_edges + 1) * sizeof *ed);
-    for (size_t e = 0; e < r->n_edges; e++)
-        f[r->edge_v[e] + 2]++;
-    for (uint32_t j = 0; j < r->n_var; j++)
-        f[j + 2] += f[j + 1];
-    for (size_t e = 0; e < r->n_edges; e++)
-        ed[f[r->edge_v[e] + 1]++] = e;
+    size_t *f, *ed;
+    sa__columns(c, r, &f, &ed); /* temporaries: kept copies */
+    l->col_first = keep_copy(c, f, ((size_t)r->n_var + 2) * sizeof *f);
+    l->col_edges = keep_copy(c, ed, r->n_edges * sizeof *ed);
 }
 
 void sa__layout_columns(sa_ctx *c, const sa_result *r, const size_t **first,
