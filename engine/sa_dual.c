@@ -19,26 +19,59 @@
  */
 #include "sa_int.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define T(f) sa__tmp(c, (f))
 
-/* What the fixpoint below knows of its operands as integers: each c_i,
- * d_j and sigma_e that is a constant on its wk bits, else -1; and cs[i],
- * the value c_i takes wherever row i is matched, if that is one integer
- * (the rows whose chosen edges are guarded: the brake's valves), else -1.
- * c_i is 0 where its row is not matched, and an edge is active only where
- * its row is (sa_encode.c) and, in a valid nonsingular mode, every active
- * row is matched: so wherever edge e counts, c_i + sigma_e is cs[i] +
- * sigma_e. */
+/* What the fixpoint below knows of its operands as integers: c_i, d_j
+ * and sigma_e as the value of their wk low bits when those are constants,
+ * else -1 (read from the bits when asked: only the steps of dirty nodes
+ * and the edges of the warm start's support ask, so an edit reads a few;
+ * issue 40 read all of them, 340,000 weights and 110,000 columns at the
+ * brake's N = 10,000, per attempt); and cs[i], the value c_i takes
+ * wherever row i is matched, if that is one integer (the rows whose chosen
+ * edges are guarded: the brake's valves), else -1. c_i is 0 where its row
+ * is not matched, and an edge is active only where its row is
+ * (sa_encode.c) and, in a valid nonsingular mode, every active row is
+ * matched: so wherever edge e counts, c_i + sigma_e is cs[i] + sigma_e.
+ * Invariant: cs[i] = c_i's value whenever that is a constant (it is set
+ * so with every c_i, and a row the warm start keeps takes the hint's c_i
+ * with the hint's cs, which held it), so cs is r->c_matched itself. */
 typedef struct known {
-    long long *c, *d, *sig, *cs;
+    const sa_result *r;
+    int w, wk;
+    long long *cs;
 } known;
+
+static long long kn_c(const known *kn, uint32_t i)
+{
+    return sa__vvalue(&kn->r->c[(size_t)i * kn->w], kn->wk);
+}
+
+static long long kn_d(const known *kn, uint32_t j)
+{
+    return sa__vvalue(&kn->r->d[(size_t)j * kn->w], kn->wk);
+}
+
+static long long kn_sig(const known *kn, size_t e)
+{
+    const sa_result *r = kn->r;
+    return sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
+}
+
+/* The edges of each column j: edges[first[j] .. first[j + 1]). */
+typedef struct columns {
+    const size_t *first, *edges;
+} columns;
 
 /* c_i wherever edge e of row i is active, as an integer if it is one
  * there, else -1 (above). */
 static long long c_on_edge(const sa_result *r, const known *kn, size_t e)
 {
     uint32_t i = r->edge_eq[e];
-    return kn->c[i] >= 0 ? kn->c[i] : kn->cs[i];
+    long long ci = kn_c(kn, i);
+    return ci >= 0 ? ci : kn->cs[i];
 }
 
 /* The value c_i takes wherever row i is matched: d_j - sigma_e of its
@@ -51,7 +84,7 @@ static long long row_common_value(const sa_result *r, const known *kn, int wk, u
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
         if (r->te[e] == bddfalse)
             continue;
-        long long d = kn->d[r->edge_v[e]], s = kn->sig[e];
+        long long d = kn_d(kn, r->edge_v[e]), s = kn_sig(kn, e);
         if (d < 0 || s < 0)
             return -1;
         long long v = (long long)(((unsigned long long)d - (unsigned long long)s) & mask);
@@ -66,15 +99,15 @@ static long long row_common_value(const sa_result *r, const known *kn, int wk, u
  * modular as sa__vadd) over column j's active edges, 0 if none, when every
  * edge's activity, c_i and sigma_e are constants: true and *v; else false.
  * Most of the brake's columns. */
-static bool column_constant(const sa_result *r, const sa__mats *mt, const known *kn,
+static bool column_constant(const sa_result *r, const columns *mt, const known *kn,
                             const BDD *act, int wk, uint32_t j, unsigned long long *v)
 {
     unsigned long long top = 0, mask = (1ull << wk) - 1;
-    for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
-        size_t e = mt->cedges[k];
+    for (size_t k = mt->first[j]; k < mt->first[j + 1]; k++) {
+        size_t e = mt->edges[k];
         if (act[e] == bddfalse)
             continue;
-        long long a = c_on_edge(r, kn, e), s = kn->sig[e];
+        long long a = c_on_edge(r, kn, e), s = kn_sig(kn, e);
         if (act[e] != bddtrue || a < 0 || s < 0)
             return false;
         unsigned long long t = ((unsigned long long)a + (unsigned long long)s) & mask;
@@ -94,7 +127,7 @@ static bool row_constant(const sa_result *r, const known *kn, int wk, uint32_t i
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
         if (r->te[e] == bddfalse)
             continue;
-        long long d = kn->d[r->edge_v[e]], s = kn->sig[e];
+        long long d = kn_d(kn, r->edge_v[e]), s = kn_sig(kn, e);
         if (r->te[e] != bddtrue || d < 0 || s < 0)
             return false;
         val = ((unsigned long long)d - (unsigned long long)s) & mask;
@@ -109,14 +142,14 @@ static bool row_constant(const sa_result *r, const known *kn, int wk, uint32_t i
  * none is; a few disjunctions per level where the vectors cost an
  * addition, an ite and a maximum per edge. Into acc (wk slots): true;
  * false if a sum is not a constant (acc then undefined). */
-static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
+static bool column_by_levels(sa_ctx *c, const sa_result *r, const columns *mt,
                              const known *kn, const BDD *act, int wk, uint32_t j, BDD *acc)
 {
     unsigned long long mask = (1ull << wk) - 1;
-    size_t lo = mt->cfirst[j], hi = mt->cfirst[j + 1];
+    size_t lo = mt->first[j], hi = mt->first[j + 1];
     for (size_t k = lo; k < hi; k++) {
-        size_t e = mt->cedges[k];
-        if (act[e] != bddfalse && (c_on_edge(r, kn, e) < 0 || kn->sig[e] < 0))
+        size_t e = mt->edges[k];
+        if (act[e] != bddfalse && (c_on_edge(r, kn, e) < 0 || kn_sig(kn, e) < 0))
             return false;
     }
     size_t mark = sa__mark(c);
@@ -128,11 +161,11 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
         bool found = false;
         unsigned long long v = 0; /* the next sum down */
         for (size_t k = lo; k < hi; k++) {
-            size_t e = mt->cedges[k];
+            size_t e = mt->edges[k];
             if (act[e] == bddfalse)
                 continue;
             unsigned long long t = ((unsigned long long)c_on_edge(r, kn, e) +
-                                    (unsigned long long)kn->sig[e]) & mask;
+                                    (unsigned long long)kn_sig(kn, e)) & mask;
             if (t < done && (!found || t > v)) {
                 v = t;
                 found = true;
@@ -142,9 +175,9 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const sa__mats *mt,
             break;
         sa__put(here, bddfalse);
         for (size_t k = lo; k < hi; k++) {
-            size_t e = mt->cedges[k];
+            size_t e = mt->edges[k];
             if (act[e] != bddfalse && (((unsigned long long)c_on_edge(r, kn, e) +
-                                        (unsigned long long)kn->sig[e]) & mask) == v)
+                                        (unsigned long long)kn_sig(kn, e)) & mask) == v)
                 sa__put(here, sa__or(*here, act[e]));
         }
         BDD fresh = T(sa__diff(*here, *above));
@@ -168,15 +201,15 @@ static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, int w
 {
     unsigned long long mask = (1ull << wk) - 1;
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-        if (r->te[e] != bddfalse && (kn->d[r->edge_v[e]] < 0 || kn->sig[e] < 0))
+        if (r->te[e] != bddfalse && (kn_d(kn, r->edge_v[e]) < 0 || kn_sig(kn, e) < 0))
             return false;
     for (int b = 0; b < wk; b++)
         sa__put(&acc[b], bddfalse);
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
         if (r->te[e] == bddfalse)
             continue;
-        unsigned long long v = ((unsigned long long)kn->d[r->edge_v[e]] -
-                                (unsigned long long)kn->sig[e]) & mask;
+        unsigned long long v = ((unsigned long long)kn_d(kn, r->edge_v[e]) -
+                                (unsigned long long)kn_sig(kn, e)) & mask;
         for (int b = 0; b < wk; b++)
             sa__put(&acc[b], (v >> b) & 1 ? sa__or(acc[b], r->te[e]) : sa__diff(acc[b], r->te[e]));
     }
@@ -275,141 +308,228 @@ static bool same_edge(const sa_result *r, const sa_result *h, size_t e, size_t q
     return true;
 }
 
-/* Z (above) into in_a (rows, then columns at n_eq + j); from[e]: our edge
- * e's edge in the hint, or -1. */
-static void changed_steps(const sa_result *r, const sa_result *h, bool *in_a, long *from)
+/* The nodes of A (above) as found, in order: rows i as i, columns j as
+ * n_eq + j; in_a says which are in. */
+typedef struct node_set {
+    bool *in_a;
+    uint32_t *at, n;
+} node_set;
+
+static void add_node(node_set *a, uint32_t u)
 {
-    bool *cols = in_a + r->n_eq;
+    if (a->in_a[u])
+        return;
+    a->in_a[u] = true;
+    a->at[a->n++] = u;
+}
+
+/* Z (above) into a; from[e]: our edge e's edge in the hint, or -1. */
+static void changed_steps(const sa_result *r, const sa_result *h, node_set *a, long *from)
+{
     for (uint32_t i = 0; i < r->n_eq; i++) {
         size_t found = 0;
         for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
             uint32_t j = r->edge_v[e];
             long q = from[e] = hint_edge_to(h, i, j, e - r->eq_first[i]);
             if (q < 0 || !same_edge(r, h, e, (size_t)q)) {
-                cols[j] = true;
-                in_a[i] = true;
+                add_node(a, r->n_eq + j);
+                add_node(a, i);
                 from[e] = -1;
                 continue;
             }
             found++;
             if (r->te[e] != h->te[q])
-                in_a[i] = true;
+                add_node(a, i);
         }
         if (found == h->eq_first[i + 1] - h->eq_first[i])
             continue;
-        in_a[i] = true; /* an edge the hint had and we do not */
+        add_node(a, i); /* an edge the hint had and we do not */
         for (size_t q = h->eq_first[i]; q < h->eq_first[i + 1]; q++) {
             bool ours = false;
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1] && !ours; e++)
                 ours = from[e] == (long)q;
             if (!ours)
-                cols[h->edge_v[q]] = true;
+                add_node(a, r->n_eq + h->edge_v[q]);
+        }
+    }
+}
+
+/* Z (above) into a when the layout is the hint's (sa__same_edges): edge e is
+ * the hint's e, so Z is where chi_E, sigma or te differ. Compared a run
+ * of edges at a time with memcmp, edge by edge only in a run that
+ * differs: an edit's few rows, where the comparison edge by edge
+ * (changed_steps) walked the 340,000 edges of the brake at N = 10,000. */
+static void same_layout_steps(const sa_result *r, const sa_result *h, node_set *a)
+{
+    for (size_t lo = 0; lo < r->n_edges; lo += SA_RUN_EDGES) {
+        size_t n = r->n_edges - lo < SA_RUN_EDGES ? r->n_edges - lo : SA_RUN_EDGES;
+        if (sa__run_same(r, h, lo, n, true))
+            continue;
+        for (size_t e = lo; e < lo + n; e++) {
+            if (!same_edge(r, h, e, e)) {
+                add_node(a, r->n_eq + r->edge_v[e]);
+                add_node(a, r->edge_eq[e]);
+            } else if (r->te[e] != h->te[e]) {
+                add_node(a, r->edge_eq[e]);
+            }
         }
     }
 }
 
 /* Whether edge e (the hint's q) may be tight in the hint: row i's value
  * plus its weight is column j's (above). */
-static bool hint_tight_edge(const sa_result *h, const known *kh, long long sig, size_t q,
-                            int wk)
+static bool hint_tight_edge(const sa_result *h, long long sig, size_t q, int wk)
 {
     if (h->tight_memo != NULL) /* cdg_build's, exact in ok */
         return h->tight_memo[q] != bddfalse;
-    long long ci = h->c_matched[h->edge_eq[q]], dj = kh->d[h->edge_v[q]];
+    long long ci = h->c_matched[h->edge_eq[q]];
+    long long dj = sa__vvalue(&h->d[(size_t)h->edge_v[q] * h->w_off], wk);
     if (ci < 0 || dj < 0 || sig < 0)
         return true; /* not known: as if */
     return (long long)(((unsigned long long)ci + (unsigned long long)sig) &
                        ((1ull << wk) - 1)) == dj;
 }
 
-/* A (above): in_a holds Z on entry. kh->d: the hint's column values. An
- * edge supports nothing where it is never active in ok (act is chi_E,
- * unmasked: see sa__dual). */
-static void close_support(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
-                          const sa_result *h, const known *kh, const long long *sig,
-                          const long *from, int wk, bool *in_a)
+/* Our edge e's edge in the hint: from[e], or e itself when from is NULL
+ * (sa__same_edges) and the edge is the hint's; -1 if none. */
+static long hint_edge_of(const sa_result *r, const sa_result *h, const long *from, size_t e)
 {
-    const sa_result *r = c->r;
-    size_t n = (size_t)r->n_eq + r->n_var;
-    uint32_t *queue = sa__alloc_raw(c, (n + 1) * sizeof *queue), head = 0, tail = 0;
-    for (size_t u = 0; u < n; u++)
-        if (in_a[u])
-            queue[tail++] = (uint32_t)u;
-    while (head < tail) {
-        uint32_t u = queue[head++];
+    if (from != NULL)
+        return from[e];
+    return same_edge(r, h, e, e) ? (long)e : -1;
+}
+
+/* A (above): a holds Z on entry. An edge supports nothing where it is
+ * never active in ok (act is chi_E, unmasked: see sa__dual). */
+static void close_support(const columns *mt, const BDD *act, const sa__within *okw,
+                          const sa_result *h, const known *kn, const long *from, node_set *a)
+{
+    const sa_result *r = kn->r;
+    int wk = kn->wk;
+    for (uint32_t head = 0; head < a->n; head++) {
+        uint32_t u = a->at[head];
         if (u < r->n_eq) {
             if (h->c_matched[u] == 0) /* 0 in every mode */
                 continue;
             for (size_t e = r->eq_first[u]; e < r->eq_first[u + 1]; e++) {
                 uint32_t v = r->n_eq + r->edge_v[e];
-                if (in_a[v] || act[e] == bddfalse || sa__within_empty(okw, act[e]) ||
-                    (from[e] >= 0 && !hint_tight_edge(h, kh, sig[e], (size_t)from[e], wk)))
+                if (a->in_a[v] || act[e] == bddfalse || sa__within_empty(okw, act[e]))
                     continue;
-                in_a[v] = true;
-                queue[tail++] = v;
+                long q = hint_edge_of(r, h, from, e);
+                if (q >= 0 && !hint_tight_edge(h, kn_sig(kn, e), (size_t)q, wk))
+                    continue;
+                add_node(a, v);
             }
             continue;
         }
         uint32_t j = u - r->n_eq;
-        if (kh->d[j] == 0)
+        if (sa__vvalue(&h->d[(size_t)j * h->w_off], wk) == 0)
             continue;
-        for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
-            size_t e = mt->cedges[k];
-            uint32_t i = r->edge_eq[e];
-            if (in_a[i] || r->te[e] == bddfalse)
-                continue;
-            in_a[i] = true;
-            queue[tail++] = i;
+        for (size_t k = mt->first[j]; k < mt->first[j + 1]; k++) {
+            size_t e = mt->edges[k];
+            if (r->te[e] != bddfalse)
+                add_node(a, r->edge_eq[e]);
         }
     }
 }
 
-/* The start above into r->c, r->d (all zero on entry) and kn, and the
- * nodes of A dirty: true. False (nothing written): start from 0. */
-static bool warm_start(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
-                       int w, int wk, known *kn, bool *col_dirty, bool *row_dirty)
+/* ---- The fixpoint's work: the nodes whose step is to be taken -------------- */
+
+typedef struct worklist {
+    uint32_t *at, n;
+    bool *in;
+} worklist;
+
+static void worklist_init(sa_ctx *c, worklist *l, size_t cap)
 {
-    sa_result *r = c->r;
-    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
-    if (!warm_applies(r, h, w, wk))
-        return false;
-    size_t mark = sa__mark(c);
-    bool *in_a = sa__alloc(c, (size_t)r->n_eq + r->n_var + 1);
-    long *from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from);
-    known kh = {NULL, sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *kh.d), NULL, NULL};
-    for (uint32_t j = 0; j < r->n_var; j++)
-        kh.d[j] = sa__vvalue(&h->d[(size_t)j * w], wk);
-    changed_steps(r, h, in_a, from);
-    close_support(c, mt, act, okw, h, &kh, kn->sig, from, wk, in_a);
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++) {
-        row_dirty[i] = in_a[i];
-        if (in_a[i])
-            continue;
-        kept++;
-        for (int b = 0; b < wk; b++)
-            sa__put(&r->c[(size_t)i * w + b], h->c[(size_t)i * w + b]);
-        /* Where an edge of the row is active, c_i is the value it takes
-         * where matched: the hint's (its c_i and te are ours). */
-        kn->c[i] = -1;
-        kn->cs[i] = h->c_matched[i];
-    }
-    for (uint32_t j = 0; j < r->n_var; j++) {
-        col_dirty[j] = in_a[r->n_eq + j];
-        if (col_dirty[j])
-            continue;
-        kept++;
-        for (int b = 0; b < wk; b++)
-            sa__put(&r->d[(size_t)j * w + b], h->d[(size_t)j * w + b]);
-        kn->d[j] = kh.d[j];
-    }
-    r->offsets_from_hint = kept;
-    sa__release(c, mark);
-    return true;
+    l->at = sa__alloc_raw(c, (cap + 1) * sizeof *l->at);
+    l->in = sa__alloc(c, cap + 1);
+    l->n = 0;
 }
 
-static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__within *okw,
-                     int w, int wk)
+static void push(worklist *l, uint32_t k)
+{
+    if (l->in[k])
+        return;
+    l->in[k] = true;
+    l->at[l->n++] = k;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The list in index order, the order the sweeps took the nodes in before
+ * the lists (the same BDD operations in the same order); unmarked, so
+ * that the other phase may push them again. The caller empties it after
+ * the phase (l->n = 0). */
+static void take_in_order(worklist *l)
+{
+    bool sorted = true;
+    for (uint32_t k = 1; k < l->n && sorted; k++)
+        sorted = l->at[k - 1] < l->at[k];
+    if (!sorted)
+        qsort(l->at, l->n, sizeof *l->at, cmp_u32);
+    for (uint32_t k = 0; k < l->n; k++)
+        l->in[l->at[k]] = false;
+}
+
+/* The start above from r->c, r->d and kn->cs, which hold the hint's
+ * offsets (copy_offsets): the nodes of A set to 0 and pushed (their steps
+ * to be taken), every other node kept. */
+static void warm_start(sa_ctx *c, const columns *mt, const BDD *act, const sa__within *okw,
+                       const known *kn, worklist *cols, worklist *rows)
+{
+    sa_result *r = c->r;
+    const sa_result *h = c->opt->hint;
+    size_t mark = sa__mark(c);
+    size_t n = (size_t)r->n_eq + r->n_var, w = (size_t)kn->w;
+    node_set a = {sa__alloc(c, n + 1), sa__alloc_raw(c, (n + 1) * sizeof *a.at), 0};
+    long *from = NULL; /* NULL: the hint's edges by index */
+    if (sa__same_edges(r, h)) {
+        same_layout_steps(r, h, &a);
+    } else {
+        from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from);
+        changed_steps(r, h, &a, from);
+    }
+    close_support(mt, act, okw, h, kn, from, &a);
+    for (uint32_t k = 0; k < a.n; k++) {
+        uint32_t u = a.at[k];
+        BDD *v = u < r->n_eq ? &r->c[u * w] : &r->d[(u - r->n_eq) * w];
+        for (size_t b = 0; b < w; b++)
+            sa__put(&v[b], bddfalse);
+        if (u < r->n_eq) {
+            kn->cs[u] = 0;
+            push(rows, u);
+        } else {
+            push(cols, u - r->n_eq);
+        }
+    }
+    r->offsets_from_hint = (uint32_t)(n - a.n);
+    sa__release(c, mark);
+}
+
+/* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d:
+ * all zero on entry, or the hint's when warm: warm_start). False if a d
+ * reached 2^(wk-1): the values might then not fit, and the caller starts
+ * again on more bits. Why it is exact when it returns true: the iteration
+ * only increases c and d; while every c is below 2^(wk-1), c + sigma
+ * (sigma < 2^(wk-2)) cannot wrap, so every d computed is exact, and it is
+ * checked before any c is derived from it.
+ *
+ * Only what changed is recomputed: a column whose rows' c did not change
+ * keeps its d, a row whose matched column's d did not change keeps its c.
+ * Both maps are monotone, so this chaotic iteration from c = 0 reaches the
+ * same least fixpoint as sweeping everything each round (the canonical
+ * offsets), with much less work once few offsets still move (most of an
+ * edit's, issue 16). The nodes to step are kept in lists (issue 40: a
+ * round read a flag per node, 220,000 at the brake's N = 10,000, where an
+ * edit's rounds step a few), taken in index order: the same steps as the
+ * sweeps, in the same order. */
+static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__within *okw,
+                     int w, int wk, bool warm)
 {
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -417,17 +537,17 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__wi
     BDD *term = sa__slots(c, (size_t)w);
     BDD *zero = sa__slots(c, (size_t)w);
     BDD *sig = sa__slots(c, (size_t)w); /* sigma_of's */
-    bool *col_dirty = sa__alloc(c, (size_t)r->n_var + 1);
-    bool *row_dirty = sa__alloc(c, (size_t)r->n_eq + 1);
-    known kn = {sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.c), /* c = d = 0 */
-                sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *kn.d),
-                sa__alloc_raw(c, (r->n_edges + 1) * sizeof *kn.sig), /* below */
-                sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *kn.cs)}; /* read once c < 0 */
-    for (size_t e = 0; e < r->n_edges; e++)
-        kn.sig[e] = sa__vvalue(&r->sigma[e * (size_t)r->w_sigma], r->w_sigma);
-    if (!warm_start(c, mt, act, okw, w, wk, &kn, col_dirty, row_dirty))
+    worklist cols, rows;
+    worklist_init(c, &cols, r->n_var);
+    worklist_init(c, &rows, r->n_eq);
+    known kn = {r, w, wk, r->c_matched};
+    if (warm) {
+        warm_start(c, mt, act, okw, &kn, &cols, &rows);
+    } else {
+        memset(kn.cs, 0, ((size_t)r->n_eq + 1) * sizeof *kn.cs); /* c = d = 0 */
         for (uint32_t j = 0; j < r->n_var; j++)
-            col_dirty[j] = true;
+            push(&cols, j);
+    }
     size_t bound = (size_t)r->n_eq + r->n_var + 3;
     bool fits = true, moved = true;
     for (size_t it = 0; fits && moved; it++) {
@@ -437,18 +557,17 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__wi
             sa__fail(c, MDAE_E_BDD);
         }
         r->fpi_iterations = (int)it + 1;
-        for (uint32_t j = 0; j < r->n_var && fits; j++) {
-            if (!col_dirty[j])
-                continue;
-            col_dirty[j] = false;
+        take_in_order(&cols);
+        for (uint32_t k = 0; k < cols.n && fits; k++) {
+            uint32_t j = cols.at[k];
             unsigned long long v;
             bool known_value = column_constant(r, mt, &kn, act, wk, j, &v);
             if (known_value)
                 sa__vconst_put(acc, wk, v);
             else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc)) {
                 sa__vconst(acc, wk, 0);
-                for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++) {
-                    size_t e = mt->cedges[k];
+                for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
+                    size_t e = mt->edges[q];
                     sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], sigma_of(r, e, sig, wk),
                              wk);
                     sa__vite(c, term, act[e], term, zero, wk);
@@ -458,20 +577,19 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__wi
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
                 sa__vcopy(dj, acc, wk);
-                kn.d[j] = known_value ? (long long)v : sa__vvalue(acc, wk);
-                for (size_t k = mt->cfirst[j]; k < mt->cfirst[j + 1]; k++)
-                    if (r->te[mt->cedges[k]] != bddfalse)
-                        row_dirty[r->edge_eq[mt->cedges[k]]] = true;
+                for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++)
+                    if (r->te[mt->edges[q]] != bddfalse)
+                        push(&rows, r->edge_eq[mt->edges[q]]);
             }
             fits = wk == w || sa__within_empty(okw, acc[wk - 1]); /* in ok */
         }
         if (!fits)
             break;
+        cols.n = 0;
         moved = false;
-        for (uint32_t i = 0; i < r->n_eq; i++) {
-            if (!row_dirty[i])
-                continue;
-            row_dirty[i] = false;
+        take_in_order(&rows);
+        for (uint32_t k = 0; k < rows.n; k++) {
+            uint32_t i = rows.at[k];
             unsigned long long v;
             bool known_value = row_constant(r, &kn, wk, i, &v);
             if (known_value)
@@ -490,21 +608,22 @@ static bool fixpoint(sa_ctx *c, const sa__mats *mt, const BDD *act, const sa__wi
             if (!sa__vsame(ci, acc, wk)) {
                 moved = true;
                 sa__vcopy(ci, acc, wk);
-                kn.c[i] = known_value ? (long long)v : sa__vvalue(acc, wk);
-                kn.cs[i] = kn.c[i] >= 0 ? kn.c[i] : row_common_value(r, &kn, wk, i);
+                long long now = known_value ? (long long)v : sa__vvalue(acc, wk);
+                kn.cs[i] = now >= 0 ? now : row_common_value(r, &kn, wk, i);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-                    col_dirty[r->edge_v[e]] = true;
+                    push(&cols, r->edge_v[e]);
             }
         }
+        rows.n = 0;
         sa__progress(c, "offsets", it, bound);
     }
-    for (uint32_t i = 0; fits && i < r->n_eq; i++)
-        r->c_matched[i] = kn.c[i] >= 0 ? kn.c[i] : kn.cs[i];
     sa__release(c, mark);
     return fits;
 }
 
-void sa__offsets_alloc(sa_ctx *c)
+/* The width of the offsets (r->w_off): enough that no canonical offset
+ * wraps. */
+static int offsets_width(sa_ctx *c)
 {
     sa_result *r = c->r;
     unsigned long long maxs = (1ull << r->w_sigma) - 1;
@@ -515,10 +634,33 @@ void sa__offsets_alloc(sa_ctx *c)
                        maxs);
         sa__fail(c, MDAE_E_LIMIT);
     }
+    return w;
+}
+
+void sa__offsets_alloc(sa_ctx *c)
+{
+    sa_result *r = c->r;
+    int w = offsets_width(c);
     r->w_off = w;
     r->small = false; /* until sa__dual says */
     r->c = sa__alloc_keep(c, ((size_t)r->n_eq * w + 1) * sizeof(BDD));
     r->d = sa__alloc_keep(c, ((size_t)r->n_var * w + 1) * sizeof(BDD));
+}
+
+/* A copy of the hint's n offsets of w bits, kept with the result: only
+ * their wk low bits can be other than false (the hint's fixpoint fitted on
+ * wk bits: warm_applies), so only those are referenced. One copy instead
+ * of a zeroed array and a sa__put per bit of each kept node. */
+static BDD *copy_offsets(sa_ctx *c, const BDD *from, size_t n, int w, int wk)
+{
+    BDD *q = sa__alloc_keep_raw(c, (n * (size_t)w + 1) * sizeof *q);
+    memcpy(q, from, n * (size_t)w * sizeof *q);
+    q[n * (size_t)w] = bddfalse;
+    for (const BDD *row = q, *end = q + n * (size_t)w; row < end; row += w)
+        for (int b = 0; b < wk; b++)
+            if (row[b] >= 2)
+                bdd_addref(row[b]);
+    return q;
 }
 
 /* d &= ok, bit by bit: the fixpoint's columns outside ok (below) cleared. */
@@ -551,30 +693,40 @@ static void mask_columns(sa_ctx *c, int w)
 void sa__dual(sa_ctx *c)
 {
     sa_result *r = c->r;
-    sa__offsets_alloc(c);
-    int w = r->w_off;
-    if (r->ok == bddfalse)
-        return;
-    size_t mark = sa__mark(c);
-    sa__mats mt;
-    sa__mats_init(c, &mt);
-    sa__within okw; /* emptiness in ok without the chain (sa_within.c) */
-    sa__within_init(c, r->ok, &okw);
-    const BDD *act = r->chi_e; /* unmasked: see above */
+    const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
+    int w = offsets_width(c);
     /* Offsets are small in practice: first on a few bits (the arithmetic
      * costs per bit: brake N = 50, 12 bits, 10 ms), on all w if they do not
      * fit. The result has w bits either way (the high ones false). */
-    r->c_matched = sa__alloc_keep_raw(c, ((size_t)r->n_eq + 1) * sizeof *r->c_matched);
     int wk = r->w_sigma + 3 < w ? r->w_sigma + 3 : w;
+    bool warm = r->ok != bddfalse && warm_applies(r, h, w, wk);
+    if (!warm) {
+        sa__offsets_alloc(c);
+        if (r->ok == bddfalse)
+            return;
+    } else {
+        r->w_off = w;
+        r->c = copy_offsets(c, h->c, r->n_eq, w, wk);
+        r->d = copy_offsets(c, h->d, r->n_var, w, wk);
+    }
+    size_t mark = sa__mark(c);
+    columns mt; /* the edges of each column */
+    sa__layout_columns(c, r, &mt.first, &mt.edges);
+    sa__within okw; /* emptiness in ok without the chain (sa_within.c) */
+    sa__within_init(c, r->ok, &okw);
+    const BDD *act = r->chi_e; /* unmasked: see above */
+    r->c_matched = sa__alloc_keep_raw(c, ((size_t)r->n_eq + 1) * sizeof *r->c_matched);
+    if (warm)
+        memcpy(r->c_matched, h->c_matched, (size_t)r->n_eq * sizeof *r->c_matched);
     r->small = wk < w; /* fixpoint on wk bits: below 2^(wk - 1) if it fits */
-    if (!fixpoint(c, &mt, act, &okw, w, wk)) {
+    if (!fixpoint(c, &mt, act, &okw, w, wk, warm)) {
         r->small = false;
         r->offsets_from_hint = 0;
         for (size_t k = 0; k < (size_t)r->n_eq * w; k++)
             sa__put(&r->c[k], bddfalse);
         for (size_t k = 0; k < (size_t)r->n_var * w; k++)
             sa__put(&r->d[k], bddfalse);
-        fixpoint(c, &mt, act, &okw, w, w);
+        fixpoint(c, &mt, act, &okw, w, w, false);
     }
     mask_columns(c, w);
     sa__release(c, mark);

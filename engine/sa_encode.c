@@ -799,6 +799,7 @@ struct sa__layout {
     int *mode_var, *var_mode, *edge_var, *var_edge;
     size_t *eq_first;
     uint32_t *edge_eq, *edge_v, *eq_order;
+    size_t *col_first, *col_edges; /* sa__layout_columns */
 };
 
 void sa__layout_unref(sa__layout *l)
@@ -813,16 +814,60 @@ void sa__layout_unref(sa__layout *l)
     mdae_free(l->edge_eq);
     mdae_free(l->edge_v);
     mdae_free(l->eq_order);
+    mdae_free(l->col_first);
+    mdae_free(l->col_edges);
     mdae_free(l);
 }
 
-/* r's arrays, made by the cold encoding, handed to a layout of its own. */
+static void *keep_copy(sa_ctx *c, const void *p, size_t n);
+
+/* r's arrays, made by the cold encoding, handed to a layout of its own,
+ * with the edges of each column (sa__layout_columns), built once here. */
 static void own_layout(sa_ctx *c, sa_result *r)
 {
     sa__layout *l = sa__alloc_keep_raw(c, sizeof *l);
     *l = (sa__layout){1,           r->mode_var, r->var_mode, r->edge_var, r->var_edge,
-                      r->eq_first, r->edge_eq,  r->edge_v,   r->eq_order};
+                      r->eq_first, r->edge_eq,  r->edge_v,   r->eq_order, NULL,
+                      NULL};
     r->layout = l;
+    size_t *f, *ed;
+    sa__columns(c, r, &f, &ed); /* temporaries: kept copies */
+    l->col_first = keep_copy(c, f, ((size_t)r->n_var + 2) * sizeof *f);
+    l->col_edges = keep_copy(c, ed, r->n_edges * sizeof *ed);
+}
+
+void sa__layout_columns(sa_ctx *c, const sa_result *r, const size_t **first,
+                        const size_t **edges)
+{
+    if (r->layout != NULL && r->layout->col_edges != NULL) {
+        *first = r->layout->col_first;
+        *edges = r->layout->col_edges;
+        return;
+    }
+    size_t *f, *ed;
+    sa__columns(c, r, &f, &ed);
+    *first = f;
+    *edges = ed;
+}
+
+bool sa__same_edges(const sa_result *r, const sa_result *h)
+{
+    if (r->n_eq != h->n_eq || r->n_var != h->n_var || r->n_edges != h->n_edges)
+        return false;
+    if (r->eq_first == h->eq_first && r->edge_v == h->edge_v)
+        return true;
+    return memcmp(r->eq_first, h->eq_first, ((size_t)r->n_eq + 1) * sizeof *r->eq_first) == 0 &&
+           (r->n_edges == 0 ||
+            memcmp(r->edge_v, h->edge_v, r->n_edges * sizeof *r->edge_v) == 0);
+}
+
+bool sa__run_same(const sa_result *r, const sa_result *h, size_t lo, size_t n, bool with_te)
+{
+    MDAE_ASSERT(r->w_sigma == h->w_sigma && lo + n <= r->n_edges);
+    size_t ws = (size_t)r->w_sigma;
+    return memcmp(&r->chi_e[lo], &h->chi_e[lo], n * sizeof(BDD)) == 0 &&
+           (!with_te || memcmp(&r->te[lo], &h->te[lo], n * sizeof(BDD)) == 0) &&
+           memcmp(&r->sigma[lo * ws], &h->sigma[lo * ws], n * ws * sizeof(BDD)) == 0;
 }
 
 /* r takes h's layout: shared when h has one, else copied. */

@@ -107,7 +107,7 @@ static long map_find_near(sa_ctx *c, name_map *nm, const char *s, long guess)
 {
     if (s != NULL && guess >= 0 && (uint64_t)guess < nm->n) {
         const char *at = nm->name(nm->arg, (uint32_t)guess);
-        if (at != NULL && strcmp(at, s) == 0)
+        if (at != NULL && (at == s || strcmp(at, s) == 0))
             return guess;
     }
     return map_find(c, nm, s);
@@ -251,8 +251,8 @@ static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, name_map
                      long delta)
 {
     const mel_model *hm = h->m;
-    int *to_var = sa__alloc(c, ((size_t)h->n_bddvars + 1) * sizeof *to_var);
-    for (int v = 0; v < h->n_bddvars; v++)
+    int *to_var = sa__alloc_raw(c, ((size_t)h->n_bddvars + 1) * sizeof *to_var);
+    for (int v = 0; v <= h->n_bddvars; v++)
         to_var[v] = -1;
     char buf[256];
     for (uint32_t k = 0; k < h->n_modes && k < hm->n_modes; k++) {
@@ -337,14 +337,29 @@ static int read_width(const sa_result *r, const sa_result *h)
 }
 
 /* The bits that n vectors of w bits (v, one after the other) use: one more
- * than the highest bit that is not false in any of them, 0 if none is. */
-static int bits_in_use(const BDD *v, size_t n, int w)
+ * than the highest bit that is not false in any of them, 0 if none is.
+ * Only the low `top` bits of each are read: the caller knows the others
+ * are false (known_bits). */
+static int bits_in_use(const BDD *v, size_t n, int w, int top)
 {
     int used = 0;
-    for (size_t k = 0; k < n * (size_t)w; k++)
-        if (v[k] != bddfalse && (int)(k % (size_t)w) + 1 > used)
-            used = (int)(k % (size_t)w) + 1;
+    for (size_t k = 0; k < n; k++) {
+        const BDD *row = &v[k * (size_t)w];
+        for (int b = top - 1; b >= used; b--)
+            if (row[b] != bddfalse) {
+                used = b + 1;
+                break;
+            }
+    }
     return used;
+}
+
+/* The low bits of h's offsets that may be other than false: those below
+ * w_sigma + 2 when sa__dual says h is small (sa_int.h), else all. The
+ * brake's edit read 19 bits of each of 110,000 offsets for 3 (issue 40). */
+static int known_bits(const sa_result *h)
+{
+    return h->small && h->w_sigma + 2 < h->w_off ? h->w_sigma + 2 : h->w_off;
 }
 
 /* Whether our offsets are the hint's own vectors as they are: every
@@ -421,7 +436,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
             *same = from;
         r->seeded += r->n_eq;
         *width = hw;
-        int u = bits_in_use(h->c, r->n_eq, hw);
+        int u = bits_in_use(h->c, r->n_eq, hw, known_bits(h));
         *used = u > 0 ? u : 1;
         return h->c;
     }
@@ -469,7 +484,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
     if (same != NULL)
         *same = rows;
     *width = w;
-    int u = bits_in_use(out, r->n_eq, w);
+    int u = bits_in_use(out, r->n_eq, w, w);
     *used = u > 0 ? u : 1;
     return out;
 }
@@ -561,8 +576,8 @@ static bool same_order(sa_ctx *c, const sa_result *h, const sa_result *r, const 
 /* The bits in use by the hint's offsets and sigmas, plus one for a sum. */
 static int hint_bits(const sa_result *h)
 {
-    int wv = h->w_sigma, wc = bits_in_use(h->c, h->n_eq, h->w_off);
-    int wd = bits_in_use(h->d, h->n_var, h->w_off);
+    int wv = h->w_sigma, wc = bits_in_use(h->c, h->n_eq, h->w_off, known_bits(h));
+    int wd = bits_in_use(h->d, h->n_var, h->w_off, known_bits(h));
     wv = wc > wv ? wc : wv;
     wv = wd > wv ? wd : wv;
     return wv + 1 < h->w_off ? wv + 1 : h->w_off;
@@ -648,21 +663,6 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     return true;
 }
 
-/* Whether r's rows have the hint's edges, in the same places. */
-static bool same_edges(const sa_result *r, const sa_result *h)
-{
-    if (r->n_eq != h->n_eq || r->n_var != h->n_var || r->n_edges != h->n_edges ||
-        r->w_sigma != h->w_sigma)
-        return false;
-    for (uint32_t i = 0; i <= r->n_eq; i++)
-        if (r->eq_first[i] != h->eq_first[i])
-            return false;
-    for (size_t e = 0; e < r->n_edges; e++)
-        if (r->edge_v[e] != h->edge_v[e])
-            return false;
-    return true;
-}
-
 /* The mapped reading for sa__hint_tight: our edges to the hint's (by
  * edges_by_name, our rows the hint's rows same[i], into *from); a column is
  * the hint's when each of its edges is the hint's, with the same activity
@@ -705,16 +705,24 @@ static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, lon
     return todo;
 }
 
-/* The in-place reading: r's edges are the hint's, by index. */
+/* The in-place reading: r's edges are the hint's, by index. Compared a
+ * run of edges at a time (memcmp of chi_E and sigma), edge by edge only
+ * in a run that differs: an edit's few rows, where a comparison per edge
+ * walked the brake's 340,000 (issue 40). */
 static bool *same_columns(sa_ctx *c, const sa_result *h)
 {
     const sa_result *r = c->r;
     size_t ws = (size_t)r->w_sigma;
     bool *todo = sa__alloc(c, (size_t)r->n_var + 1);
-    for (size_t e = 0; e < r->n_edges; e++)
-        if (r->chi_e[e] != h->chi_e[e] ||
-            memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0)
-            todo[r->edge_v[e]] = true;
+    for (size_t lo = 0; lo < r->n_edges; lo += SA_RUN_EDGES) {
+        size_t n = r->n_edges - lo < SA_RUN_EDGES ? r->n_edges - lo : SA_RUN_EDGES;
+        if (sa__run_same(r, h, lo, n, false))
+            continue;
+        for (size_t e = lo; e < lo + n; e++)
+            if (r->chi_e[e] != h->chi_e[e] ||
+                memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0)
+                todo[r->edge_v[e]] = true;
+    }
     return todo;
 }
 
@@ -726,7 +734,7 @@ bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
         r->w_sigma != h->w_sigma)
         return NULL;
     long *from = NULL; /* our edge -> the hint's; NULL: the same index */
-    bool *todo = hc == h->c && same_edges(r, h) ? same_columns(c, h)
+    bool *todo = hc == h->c && sa__same_edges(r, h) ? same_columns(c, h)
                                                 : mapped_columns(c, h, same, &from);
     if (todo == NULL)
         return NULL;

@@ -510,6 +510,24 @@ void sa__encode(sa_ctx *c, const mel_model *m);
 /* Drop one reference to a shared layout (sa_result.layout; NULL: none),
  * freeing its arrays with the last. */
 void sa__layout_unref(sa__layout *l);
+/* The edges of each variable (column) j of r, as sa__columns gives them:
+ * (*edges)[(*first)[j] .. (*first)[j + 1]), in index order. From r's
+ * layout when it has one (built with it by the cold encoding, shared by
+ * every result that takes it: read only, no pass per analysis), else
+ * sa__columns's temporaries of c. */
+void sa__layout_columns(sa_ctx *c, const sa_result *r, const size_t **first,
+                        const size_t **edges);
+/* Whether r's edges are h's by index: as many rows, columns and edges, and
+ * each row's edges to the same columns (the layout sa__encode takes from
+ * the hint: compared by pointer when shared). */
+bool sa__same_edges(const sa_result *r, const sa_result *h);
+/* Edges compared at once by sa__run_same. */
+#define SA_RUN_EDGES 256
+/* Whether edges [lo, lo + n) of r and h (sa__same_edges) have the same
+ * chi_E and sigma, and te when with_te: one memcmp per array, so that an
+ * edit's few changed rows are found without a comparison per edge (issue
+ * 40: the brake's 340,000 edges at N = 10,000). */
+bool sa__run_same(const sa_result *r, const sa_result *h, size_t lo, size_t n, bool with_te);
 /* Consistency check on an encoded result; returns the number of errors.
  * The equations sa__encode took from the hint (c->enc_same) are not
  * checked again: the same guards and orders against the same chi_J. */

@@ -146,3 +146,52 @@ Test(sa_dual, an_edit_that_keeps_the_structure_starts_from_every_offset)
     mel_model_free(m1);
     mel_model_free(m0);
 }
+
+/* PAIRS blocks a_k : x_k = 0, b_k : y_k + der(x_k) = 0 (x_k's offset 1),
+ * block `at` without the derivative: the same layout either way
+ * (sa_encode.c takes the hint's), so the warm start compares the edges by
+ * runs (sa_dual.c, same_layout_steps: 256 edges a run), and only the
+ * three offsets of the edited block move. */
+#define PAIRS 200
+
+static mel_model *pairs(int at)
+{
+    size_t cap = 96 * PAIRS, n = 0;
+    char *text = malloc(cap);
+    cr_assert_not_null(text);
+    for (int k = 1; k <= PAIRS; k++)
+        n += (size_t)snprintf(text + n, cap - n, "x%d : real; y%d : real;\n", k, k);
+    for (int k = 1; k <= PAIRS; k++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "a%d : equation x%d = 0;\nb%d : equation y%d + %s(x%d) = 0;\n", k,
+                              k, k, k, k == at ? "" : "der", k);
+    cr_assert_lt(n, cap);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, NULL), MDAE_OK);
+    free(text);
+    return m;
+}
+
+Test(sa_dual, an_edit_at_a_run_boundary_or_the_end_moves_its_own_offsets_only)
+{
+    /* a_k has edge 3k - 3, b_k 3k - 2 and 3k - 1: b86 holds edges 256
+     * and 257 (the second run's first), b171 511 and 512. */
+    static const int at[] = {1, 85, 86, 171, PAIRS};
+    mel_model *m0 = pairs(0);
+    sa_result *hint = analyze(m0, NULL);
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        mel_model *m1 = pairs(at[k]);
+        sa_result *warm = analyze(m1, hint), *cold = analyze(m1, NULL);
+        const char *why = NULL;
+        cr_assert(sa_result_same(cold, warm, &why), "edit of b%d: %s differs", at[k], why);
+        sa_method_info mi;
+        sa_result_method(warm, &mi);
+        /* all but b_at, a_at (matched to x_at) and x_at */
+        cr_assert_eq(mi.offsets_from_hint, 4 * PAIRS - 3, "b%d: %u", at[k], mi.offsets_from_hint);
+        sa_result_free(cold);
+        sa_result_free(warm);
+        mel_model_free(m1);
+    }
+    sa_result_free(hint);
+    mel_model_free(m0);
+}
