@@ -2,7 +2,9 @@
  *
  * engine/sa_report.c -- the result as plain data (sa_report) for the JSON
  * encoder and the text output: sets of modes as cubes and formulas
- * (sa_sop.c), offsets split by value, singular-mode diagnostics.
+ * (sa_sop.c), offsets split by value, singular-mode diagnostics; after an
+ * earlier report, only the items whose BDD handles changed (report_keys.h,
+ * sa_report_since; why the others' JSON is the same: its section below).
  *
  * Offsets by value without enumerating modes: a recursive split over the
  * bits of the offset vector, high bit first, restricted to the modes where
