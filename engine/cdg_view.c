@@ -8,6 +8,8 @@
  */
 #include "cdg_int.h"
 
+#include "report_keys.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +30,13 @@ void cdg_report_free(cdg_report *rep)
     mdae_free(rep);
 }
 
-static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
+/* Blocks and edges whose guards are not computed (cdg__report_since):
+ * block[k], edge[k]; NULL: none. */
+typedef struct skips {
+    const bool *block, *edge;
+} skips;
+
+static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep, skips sk)
 {
     const sa_result *r = g->r;
     const char **names = sa__alloc_keep(c, (r->n_modes + 1) * sizeof *names);
@@ -43,7 +51,8 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
     rep->blocks = sa__alloc_keep(c, (g->n_blocks + 1) * sizeof *rep->blocks);
     for (size_t k = 0; k < g->n_blocks; k++) {
         rep->blocks[k].block = g->blocks[k];
-        sa__set_of_memo(c, r, &care, &memo, g->bguard[k], &rep->blocks[k].guard);
+        if (sk.block == NULL || !sk.block[k])
+            sa__set_of_memo(c, r, &care, &memo, g->bguard[k], &rep->blocks[k].guard);
         rep->n_blocks = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_blocks);
@@ -58,15 +67,16 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep)
     for (size_t k = 0; k < g->n_edges; k++) {
         rep->edges[k].from = g->efrom[k];
         rep->edges[k].to = g->eto[k];
-        sa__set_of_memo_within(c, r, &care, &ok_within, &ememo, g->eguard[k],
-                               &rep->edges[k].guard);
+        if (sk.edge == NULL || !sk.edge[k])
+            sa__set_of_memo_within(c, r, &care, &ok_within, &ememo, g->eguard[k],
+                                   &rep->edges[k].guard);
         rep->n_edges = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_edges);
     }
 }
 
-int cdg_graph_report(const cdg_graph *g, cdg_report **out)
+static int report_skipping(const cdg_graph *g, skips sk, cdg_report **out)
 {
     if (g == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -89,10 +99,167 @@ int cdg_graph_report(const cdg_graph *g, cdg_report **out)
         return rc;
     }
     sa__enter(c);
-    report_fill(c, g, rep);
+    report_fill(c, g, rep, sk);
     sa__leave(c);
     mdae_free(c);
     *out = rep;
+    return MDAE_OK;
+}
+
+int cdg_graph_report(const cdg_graph *g, cdg_report **out)
+{
+    return report_skipping(g, (skips){NULL, NULL}, out);
+}
+
+/* ---- The report after an earlier one (report_keys.h) --------------------------
+ * A block's report is its id (its place), its guard's set and its items'
+ * names and orders; an edge's its ends and the set of its guard & ok. The
+ * sets are those of sa_report.c's argument (the same care, levels, mode
+ * variables and names, which sa_report_since checked before giving prev),
+ * so a block whose guard handle, items (index and order) and items' names
+ * are the earlier block's at the same place has the same report, and an
+ * edge with the same ends and guard handle likewise. */
+
+struct cdg__report_keys {
+    size_t n_blocks, n_edges;
+    BDD *bguard;      /* n_blocks, referenced */
+    size_t *at;       /* n_blocks + 1: block k's items are item[at[k] .. at[k + 1]) */
+    uint32_t *shape;  /* 2 n_blocks: each block's n_equations, n_reads */
+    int64_t *item;    /* index << 32 | (uint32_t)order: equations, unknowns, reads */
+    uint32_t *efrom, *eto;
+    BDD *eguard;      /* n_edges, referenced */
+};
+
+void cdg__report_keys_free(cdg__report_keys *k)
+{
+    if (k == NULL)
+        return;
+    for (size_t q = 0; k->bguard != NULL && q < k->n_blocks; q++)
+        bdd_delref(k->bguard[q]); /* 0 (false) where not written: no-op */
+    for (size_t q = 0; k->eguard != NULL && q < k->n_edges; q++)
+        bdd_delref(k->eguard[q]);
+    mdae_free(k->bguard);
+    mdae_free(k->at);
+    mdae_free(k->shape);
+    mdae_free(k->item);
+    mdae_free(k->efrom);
+    mdae_free(k->eto);
+    mdae_free(k->eguard);
+    mdae_free(k);
+}
+
+static int64_t item_key(const cdg_item *it)
+{
+    return (int64_t)((uint64_t)it->index << 32 | (uint32_t)it->order);
+}
+
+static int64_t *put_items(int64_t *x, const cdg_item *items, size_t n)
+{
+    for (size_t a = 0; a < n; a++)
+        *x++ = item_key(&items[a]);
+    return x;
+}
+
+/* g's keys, or NULL on OOM. */
+static cdg__report_keys *keys_new(const cdg_graph *g)
+{
+    cdg__report_keys *k = mdae_calloc(1, sizeof *k);
+    if (k == NULL)
+        return NULL;
+    size_t n_items = 0;
+    for (size_t b = 0; b < g->n_blocks; b++)
+        n_items += 2 * g->blocks[b].n_equations + g->blocks[b].n_reads;
+    k->bguard = mdae_calloc(g->n_blocks + 1, sizeof *k->bguard);
+    k->at = mdae_malloc((g->n_blocks + 1) * sizeof *k->at);
+    k->shape = mdae_malloc((2 * g->n_blocks + 1) * sizeof *k->shape);
+    k->item = mdae_malloc((n_items + 1) * sizeof *k->item);
+    k->efrom = mdae_malloc((g->n_edges + 1) * sizeof *k->efrom);
+    k->eto = mdae_malloc((g->n_edges + 1) * sizeof *k->eto);
+    k->eguard = mdae_calloc(g->n_edges + 1, sizeof *k->eguard);
+    if (!k->bguard || !k->at || !k->shape || !k->item || !k->efrom || !k->eto || !k->eguard) {
+        cdg__report_keys_free(k);
+        return NULL;
+    }
+    k->n_blocks = g->n_blocks;
+    k->n_edges = g->n_edges;
+    int64_t *x = k->item;
+    for (size_t b = 0; b < g->n_blocks; b++) {
+        const cdg_block *blk = &g->blocks[b];
+        MDAE_ASSERT(blk->n_unknowns == blk->n_equations);
+        k->bguard[b] = bdd_addref(g->bguard[b]);
+        k->at[b] = (size_t)(x - k->item);
+        k->shape[2 * b] = (uint32_t)blk->n_equations;
+        k->shape[2 * b + 1] = (uint32_t)blk->n_reads;
+        x = put_items(x, blk->equations, blk->n_equations);
+        x = put_items(x, blk->unknowns, blk->n_unknowns);
+        x = put_items(x, blk->reads, blk->n_reads);
+    }
+    k->at[g->n_blocks] = (size_t)(x - k->item);
+    for (size_t e = 0; e < g->n_edges; e++) {
+        k->efrom[e] = g->efrom[e];
+        k->eto[e] = g->eto[e];
+        k->eguard[e] = bdd_addref(g->eguard[e]);
+    }
+    return k;
+}
+
+/* Are the items[0 .. n) of block b of k those at x, and their names
+ * those they had (named: eq_named or var_named, n_named long)? */
+static bool items_alike(const int64_t *x, const cdg_item *items, size_t n, const bool *named,
+                        size_t n_named)
+{
+    for (size_t a = 0; a < n; a++)
+        if (x[a] != item_key(&items[a]) || items[a].index >= n_named || !named[items[a].index])
+            return false;
+    return true;
+}
+
+/* Block b of g the same as block b of prev (k: g's keys)? */
+static bool block_alike(const cdg_graph *g, const cdg__report_keys *prev, size_t b,
+                        const bool *eq_named, const bool *var_named)
+{
+    const cdg_block *blk = &g->blocks[b];
+    const int64_t *x = &prev->item[prev->at[b]];
+    size_t ne = blk->n_equations, nr = blk->n_reads, n_eq = g->r->n_eq, n_var = g->r->n_var;
+    return g->bguard[b] == prev->bguard[b] && prev->shape[2 * b] == ne &&
+           prev->shape[2 * b + 1] == nr && items_alike(x, blk->equations, ne, eq_named, n_eq) &&
+           items_alike(x + ne, blk->unknowns, ne, var_named, n_var) &&
+           items_alike(x + 2 * ne, blk->reads, nr, var_named, n_var);
+}
+
+int cdg__report_since(const sa_result *r, const cdg_graph *g, const cdg__report_keys *prev,
+                      const bool *eq_named, const bool *var_named, cdg_report **out,
+                      cdg__report_keys **keys, bool **same, bool **esame)
+{
+    *out = NULL;
+    *keys = NULL;
+    *same = *esame = NULL;
+    if (g == NULL)
+        return MDAE_E_INVAL;
+    if (!sa__running() || g->no_edges) /* no_edges: sa_options.families */
+        return MDAE_E_STATE;
+    if (g->r != r) /* its sets are another result's: no keys, nothing the same */
+        prev = NULL;
+    cdg__report_keys *k = g->r == r ? keys_new(g) : NULL;
+    bool *bs = mdae_calloc(g->n_blocks + 1, sizeof *bs);
+    bool *es = mdae_calloc(g->n_edges + 1, sizeof *es);
+    int rc = (k != NULL || g->r != r) && bs != NULL && es != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    for (size_t b = 0; rc == MDAE_OK && prev != NULL && b < g->n_blocks && b < prev->n_blocks; b++)
+        bs[b] = block_alike(g, prev, b, eq_named, var_named);
+    for (size_t e = 0; rc == MDAE_OK && prev != NULL && e < g->n_edges && e < prev->n_edges; e++)
+        es[e] = g->efrom[e] == prev->efrom[e] && g->eto[e] == prev->eto[e] &&
+                g->eguard[e] == prev->eguard[e];
+    if (rc == MDAE_OK)
+        rc = report_skipping(g, (skips){bs, es}, out);
+    if (rc < 0) {
+        cdg__report_keys_free(k);
+        mdae_free(bs);
+        mdae_free(es);
+        return rc;
+    }
+    *keys = k;
+    *same = bs;
+    *esame = es;
     return MDAE_OK;
 }
 

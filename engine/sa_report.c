@@ -2,7 +2,9 @@
  *
  * engine/sa_report.c -- the result as plain data (sa_report) for the JSON
  * encoder and the text output: sets of modes as cubes and formulas
- * (sa_sop.c), offsets split by value, singular-mode diagnostics.
+ * (sa_sop.c), offsets split by value, singular-mode diagnostics; after an
+ * earlier report, only the items whose BDD handles changed (report_keys.h,
+ * sa_report_since; why the others' JSON is the same: its section below).
  *
  * Offsets by value without enumerating modes: a recursive split over the
  * bits of the offset vector, high bit first, restricted to the modes where
@@ -10,6 +12,8 @@
  * the work is proportional to the number of distinct values.
  */
 #include "sa_int.h"
+
+#include "report_keys.h"
 
 #include <stdlib.h>
 
@@ -332,7 +336,13 @@ static void fill_item(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it, co
     sa__release(c, mark);
 }
 
-static int build(sa_ctx *c, const sa_result *r)
+/* Items whose sets are not computed (sa_report_since): skip_eq[i],
+ * skip_var[j]; NULL: none. */
+typedef struct skips {
+    const bool *eq, *var;
+} skips;
+
+static int build(sa_ctx *c, const sa_result *r, skips sk)
 {
     sa_report *rep = c->rep;
     const mel_model *m = r->m;
@@ -364,12 +374,18 @@ static int build(sa_ctx *c, const sa_result *r)
     fl.s.cap = 4096;
     fl.s.values = sa__alloc(c, fl.s.cap * sizeof *fl.s.values);
     fl.s.sets = sa__slots(c, fl.s.cap);
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        fill_item(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
-                  r->c ? &r->c[(size_t)i * r->w_off] : NULL);
-    for (uint32_t j = 0; j < r->n_var; j++)
-        fill_item(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
-                  r->d ? &r->d[(size_t)j * r->w_off] : NULL);
+    for (uint32_t i = 0; i < r->n_eq; i++) {
+        rep->equations[i].name = m->equations[i].name;
+        if (sk.eq == NULL || !sk.eq[i])
+            fill_item(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
+                      r->c ? &r->c[(size_t)i * r->w_off] : NULL);
+    }
+    for (uint32_t j = 0; j < r->n_var; j++) {
+        rep->variables[j].name = m->variables[j].name;
+        if (sk.var == NULL || !sk.var[j])
+            fill_item(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
+                      r->d ? &r->d[(size_t)j * r->w_off] : NULL);
+    }
     if (c->report_offsets_only)
         return MDAE_OK;
     size_t nd = 0;
@@ -404,7 +420,7 @@ int sa_result_report(const sa_result *r, sa_report **out)
     return sa_result_report_ex(r, SA_REPORT_VALID_CARE, out);
 }
 
-int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
+static int report_skipping(const sa_result *r, unsigned flags, skips sk, sa_report **out)
 {
     if (r == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -430,11 +446,263 @@ int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
     c->r = (sa_result *)r; /* read only here */
     c->care = (flags & SA_REPORT_VALID_CARE) ? r->chi_m : bddtrue;
     c->report_offsets_only = (flags & SA_REPORT_OFFSETS_ONLY) != 0;
-    build(c, r);
+    build(c, r, sk);
     sa_report *rep = c->rep;
     sa__leave(c);
     mdae_free(c);
     *out = rep;
+    return MDAE_OK;
+}
+
+int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
+{
+    return report_skipping(r, flags, (skips){NULL, NULL}, out);
+}
+
+/* ---- The report after an earlier one (report_keys.h) --------------------------
+ *
+ * Why an item whose keys are the earlier report's has the same report.
+ * fill_item makes an item's sets from three functions: chi_m & chi (where
+ * it is active), and the split of ok & chi by the bits of its offset
+ * vector (a recursion over the bits, high bit first, on the handles: a
+ * constant bit takes one branch without an operation, so bits above
+ * another vector's width that are false change nothing). Each set is
+ * sa__set_of_memo's cover of a function f within the care set chi_m: the
+ * ISOP of [f & care, f | !care], whether the care is split into factors
+ * or not (sa_sop.c's claim: the same cubes in the same order), walked by
+ * level, its literals named by the mode variable of each BDD variable and
+ * sorted by mode index, its formula written with the mode variables'
+ * names. So the item's sets are a function of (chi, its bits) and of
+ * chi_m, ok, the levels of the mode variables' BDD variables, which BDD
+ * variable is which mode variable, and the modes' names; the JSON of the
+ * item adds only its name and the modes' names. A BDD handle that is
+ * referenced names one function for as long as it is (BuDDy's nodes are
+ * unique: the same function in the same variable order is the same node,
+ * and a node is not reused while referenced; a sifting keeps referenced
+ * handles' functions but changes the order, which the levels and
+ * sa__layout_epoch say). The keys hold every handle referenced, so equal
+ * handles are equal functions, and equal keys an equal report. The same
+ * for a block (its guard's handle, its items by index and order, their
+ * names) and an edge (its ends, its guard's handle, exact on ok):
+ * cdg_view.c.
+ *
+ * Their cost: an item's keys are its handles (chi and the bits up to its
+ * highest one that is not false) and its name, copied; comparing them is
+ * reading them, where computing its sets was a count, a cover and a
+ * formula or a copy of each. */
+
+struct sa_report_keys {
+    unsigned long epoch;    /* sa__layout_epoch */
+    BDD chi_m, ok;          /* referenced */
+    uint32_t n_modes, n_eq, n_var;
+    int *mode_var;          /* n_modes: r->mode_var */
+    int *mode_level;        /* n_modes: that variable's level */
+    bool has_c, has_d;      /* offset vectors */
+    BDD *item;              /* per item (equations, then variables): chi, then
+                               its offset vector's bits up to the last that
+                               is not false (the others are); referenced */
+    size_t *item_at;        /* n_eq + n_var + 1: item q's are item[item_at[q]
+                               .. item_at[q + 1]) */
+    char *names;            /* the modes', equations' and variables' names
+                               as the JSON gives them ("?" for none) */
+    size_t *name_at;        /* n_modes + n_eq + n_var: a name's place in names */
+    cdg__report_keys *cdg;  /* the graph's, NULL without one */
+};
+
+void sa_report_keys_free(sa_report_keys *k)
+{
+    if (k == NULL)
+        return;
+    bdd_delref(k->chi_m);
+    bdd_delref(k->ok);
+    size_t n = k->item_at != NULL ? k->item_at[(size_t)k->n_eq + k->n_var] : 0;
+    for (size_t q = 0; q < n; q++)
+        bdd_delref(k->item[q]);
+    cdg__report_keys_free(k->cdg);
+    mdae_free(k->mode_var);
+    mdae_free(k->mode_level);
+    mdae_free(k->item);
+    mdae_free(k->item_at);
+    mdae_free(k->names);
+    mdae_free(k->name_at);
+    mdae_free(k);
+}
+
+void sa_report_same_free(sa_report_same *s)
+{
+    if (s == NULL)
+        return;
+    mdae_free(s->equations);
+    mdae_free(s->variables);
+    mdae_free(s->blocks);
+    mdae_free(s->edges);
+    memset(s, 0, sizeof *s);
+}
+
+static const char *shown(const char *name) { return name != NULL ? name : "?"; }
+
+/* Name q of r's keys: the modes', then the equations', then the
+ * variables'. */
+static const char *name_of(const sa_result *r, size_t q)
+{
+    const mel_model *m = r->m;
+    if (q < r->n_modes)
+        return shown(m->modes[q].name);
+    q -= r->n_modes;
+    return shown(q < r->n_eq ? m->equations[q].name : m->variables[q - r->n_eq].name);
+}
+
+/* k's copies of r's names. False on OOM. */
+static bool keys_names(sa_report_keys *k, const sa_result *r)
+{
+    size_t n = (size_t)r->n_modes + r->n_eq + r->n_var, len = 0;
+    k->name_at = mdae_malloc((n + 1) * sizeof *k->name_at);
+    if (k->name_at == NULL)
+        return false;
+    for (size_t q = 0; q < n; q++) {
+        k->name_at[q] = len;
+        len += strlen(name_of(r, q)) + 1;
+    }
+    if ((k->names = mdae_malloc(len + 1)) == NULL)
+        return false;
+    for (size_t q = 0; q < n; q++)
+        strcpy(k->names + k->name_at[q], name_of(r, q));
+    return true;
+}
+
+/* The keys of r's items (the graph's are cdg__report_since's); NULL on
+ * OOM. */
+static sa_report_keys *keys_new(const sa_result *r)
+{
+    sa_report_keys *k = mdae_calloc(1, sizeof *k);
+    if (k == NULL)
+        return NULL;
+    k->epoch = sa__layout_epoch();
+    k->chi_m = bdd_addref(r->chi_m);
+    k->ok = bdd_addref(r->ok);
+    k->n_modes = r->n_modes;
+    k->n_eq = r->n_eq;
+    k->n_var = r->n_var;
+    k->has_c = r->c != NULL;
+    k->has_d = r->d != NULL;
+    size_t n_items = (size_t)r->n_eq + r->n_var;
+    k->mode_var = mdae_malloc(((size_t)r->n_modes + 1) * sizeof *k->mode_var);
+    k->mode_level = mdae_malloc(((size_t)r->n_modes + 1) * sizeof *k->mode_level);
+    k->item = mdae_malloc((n_items * (1 + (size_t)r->w_off) + 1) * sizeof *k->item);
+    k->item_at = mdae_calloc(n_items + 1, sizeof *k->item_at); /* zero: nothing referenced */
+    if (k->mode_var == NULL || k->mode_level == NULL || k->item == NULL || k->item_at == NULL ||
+        !keys_names(k, r)) {
+        sa_report_keys_free(k);
+        return NULL;
+    }
+    for (uint32_t q = 0; q < r->n_modes; q++) {
+        k->mode_var[q] = r->mode_var[q];
+        k->mode_level[q] = bdd_var2level(r->mode_var[q]);
+    }
+    size_t n = 0;
+    for (size_t q = 0; q < n_items; q++) {
+        bool eq = q < r->n_eq;
+        size_t at = eq ? q : q - r->n_eq;
+        const BDD *vec = eq ? r->c : r->d;
+        vec = vec != NULL ? &vec[at * (size_t)r->w_off] : NULL;
+        int w = vec != NULL ? r->w_off : 0;
+        while (w > 0 && vec[w - 1] == bddfalse)
+            w--;
+        k->item[n++] = bdd_addref(eq ? r->chi_i[at] : r->chi_j[at]);
+        for (int b = 0; b < w; b++)
+            k->item[n++] = bdd_addref(vec[b]);
+        k->item_at[q + 1] = n;
+    }
+    return k;
+}
+
+/* Is every set of a report of a's the function of the same things as in
+ * a report of b's (everything but the items' own handles)? */
+static bool keys_alike(const sa_report_keys *a, const sa_report_keys *b)
+{
+    if (a->epoch != b->epoch || a->chi_m != b->chi_m || a->ok != b->ok ||
+        a->n_modes != b->n_modes || a->has_c != b->has_c || a->has_d != b->has_d)
+        return false;
+    for (uint32_t q = 0; q < a->n_modes; q++)
+        if (a->mode_var[q] != b->mode_var[q] || a->mode_level[q] != b->mode_level[q] ||
+            strcmp(a->names + a->name_at[q], b->names + b->name_at[q]) != 0)
+            return false;
+    return true;
+}
+
+/* Item q of a (equations, then variables) and item p of b: the same name?
+ * The same handles (the bits past the last one kept are false in both)? */
+static bool item_named(const sa_report_keys *a, size_t q, const sa_report_keys *b, size_t p)
+{
+    return strcmp(a->names + a->name_at[a->n_modes + q], b->names + b->name_at[b->n_modes + p]) ==
+           0;
+}
+
+static bool item_keyed(const sa_report_keys *a, size_t q, const sa_report_keys *b, size_t p)
+{
+    size_t n = a->item_at[q + 1] - a->item_at[q];
+    return n == b->item_at[p + 1] - b->item_at[p] &&
+           memcmp(&a->item[a->item_at[q]], &b->item[b->item_at[p]], n * sizeof *a->item) == 0;
+}
+
+/* same->equations, ->variables, and whether each equation and variable
+ * has its name in prev (eq_named, var_named: owned by the caller), k
+ * being r's keys and prev alike (NULL: nothing the same). False on OOM. */
+static bool mark_items(const sa_report_keys *k, const sa_report_keys *prev, sa_report_same *same,
+                       bool **eq_named, bool **var_named)
+{
+    same->equations = mdae_calloc((size_t)k->n_eq + 1, sizeof *same->equations);
+    same->variables = mdae_calloc((size_t)k->n_var + 1, sizeof *same->variables);
+    *eq_named = mdae_calloc((size_t)k->n_eq + 1, sizeof **eq_named);
+    *var_named = mdae_calloc((size_t)k->n_var + 1, sizeof **var_named);
+    if (same->equations == NULL || same->variables == NULL || *eq_named == NULL ||
+        *var_named == NULL)
+        return false;
+    for (uint32_t i = 0; prev != NULL && i < k->n_eq && i < prev->n_eq; i++) {
+        (*eq_named)[i] = item_named(k, i, prev, i);
+        same->equations[i] = (*eq_named)[i] && item_keyed(k, i, prev, i);
+    }
+    for (uint32_t j = 0; prev != NULL && j < k->n_var && j < prev->n_var; j++) {
+        size_t q = (size_t)k->n_eq + j, p = (size_t)prev->n_eq + j;
+        (*var_named)[j] = item_named(k, q, prev, p);
+        same->variables[j] = (*var_named)[j] && item_keyed(k, q, prev, p);
+    }
+    return true;
+}
+
+int sa_report_since(const sa_result *r, const cdg_graph *g, const sa_report_keys *prev,
+                    sa_report **rep, cdg_report **crep, sa_report_keys **keys,
+                    sa_report_same *same)
+{
+    if (r == NULL || rep == NULL || crep == NULL || keys == NULL || same == NULL)
+        return MDAE_E_INVAL;
+    *rep = NULL;
+    *crep = NULL;
+    *keys = NULL;
+    memset(same, 0, sizeof *same);
+    if (!sa__running())
+        return MDAE_E_STATE;
+    sa_report_keys *k = keys_new(r);
+    bool *eq_named = NULL, *var_named = NULL;
+    if (k != NULL && prev != NULL && !keys_alike(k, prev))
+        prev = NULL;
+    int rc = k != NULL && mark_items(k, prev, same, &eq_named, &var_named) ? MDAE_OK : MDAE_E_NOMEM;
+    if (rc == MDAE_OK)
+        rc = report_skipping(r, SA_REPORT_VALID_CARE, (skips){same->equations, same->variables},
+                             rep);
+    if (rc == MDAE_OK && g != NULL)
+        rc = cdg__report_since(r, g, prev != NULL ? prev->cdg : NULL, eq_named, var_named, crep,
+                               &k->cdg, &same->blocks, &same->edges);
+    mdae_free(eq_named);
+    mdae_free(var_named);
+    if (rc < 0) {
+        sa_report_free(*rep);
+        *rep = NULL;
+        sa_report_keys_free(k);
+        sa_report_same_free(same);
+        return rc;
+    }
+    *keys = k;
     return MDAE_OK;
 }
 

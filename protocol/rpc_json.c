@@ -606,9 +606,31 @@ fail:
     return rc;
 }
 
-/* The items under key, each taken from the donor where it holds it. */
+/* The donor's member was, which the caller's keys say is what would be
+ * built at its place (engine/report_keys.h: its sets were not computed):
+ * is it an item named name, block k, an edge with re's ends? False: the
+ * donor is not the tree the keys were of. */
+static bool item_vouched(const cJSON *was, const char *name)
+{
+    return cJSON_IsObject(was) && str_member_is(was->child, "name", name);
+}
+
+static bool block_vouched(const cJSON *was, size_t k)
+{
+    return cJSON_IsObject(was) && num_member_is(was->child, "id", (double)k);
+}
+
+static bool edge_vouched(const cJSON *was, const cdg_report_edge *re)
+{
+    return cJSON_IsObject(was) && num_member_is(was->child, "from", re->from) &&
+           num_member_is(was->child->next, "to", re->to);
+}
+
+/* The items under key, each taken from the donor where it holds it: same
+ * (NULL: none) says which are the donor's without a look at their sets
+ * (rpc_json_analysis_since). */
 static int report_items(cJSON *root, const char *key, const sa_report *rep,
-                        const sa_item *items, uint32_t n, donor *d)
+                        const sa_item *items, uint32_t n, donor *d, const bool *same)
 {
     cJSON *arr = cJSON_CreateArray();
     if (!attach_copy(root, key, arr))
@@ -616,6 +638,13 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
     for (uint32_t i = 0; i < n; i++) {
         const sa_item *it = &items[i];
         cJSON *was = donor_step(d);
+        if (same != NULL && same[i]) {
+            if (!item_vouched(was, it->name ? it->name : "?"))
+                return MDAE_E_STATE;
+            if (!append(arr, donor_take(d, was, i)))
+                return MDAE_E_NOMEM;
+            continue;
+        }
         if (was != NULL && item_is(was, rep, it)) {
             if (!append(arr, donor_take(d, was, i)))
                 return MDAE_E_NOMEM;
@@ -694,8 +723,10 @@ static int report_head(const sa_report *rep, cJSON *root)
 }
 
 /* rpc_json_report, taking items from prev (may be NULL), recording what
- * it took in taken (may be NULL; its arrays allocated). */
-static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_taken *taken)
+ * it took in taken (may be NULL; its arrays allocated); same (may be NULL)
+ * as rpc_json_analysis_since. */
+static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_taken *taken,
+                          const sa_report_same *same)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -711,9 +742,10 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_ta
         goto fail;
     donor eqs = donor_of(prev, "equations", taken ? taken->from[RPC_TAKEN_EQUATIONS] : NULL);
     donor vars = donor_of(prev, "variables", taken ? taken->from[RPC_TAKEN_VARIABLES] : NULL);
-    if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs)) < 0)
-        goto fail;
-    if ((rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars)) < 0)
+    if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs,
+                           same ? same->equations : NULL)) < 0 ||
+        (rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars,
+                           same ? same->variables : NULL)) < 0)
         goto fail;
     if (taken != NULL) {
         taken->prev_n[RPC_TAKEN_EQUATIONS] = donor_count(&eqs);
@@ -740,7 +772,7 @@ fail:
 
 int rpc_json_report(const sa_report *rep, cJSON **out)
 {
-    return report_reusing(rep, NULL, out, NULL);
+    return report_reusing(rep, NULL, out, NULL, NULL);
 }
 
 /* report_item_json's object, written as it is produced. */
@@ -990,9 +1022,10 @@ fail:
 }
 
 /* rpc_json_cdg, taking blocks and edges from prev (may be NULL),
- * recording what it took in taken (may be NULL; its arrays allocated). */
+ * recording what it took in taken (may be NULL; its arrays allocated);
+ * same (may be NULL) as rpc_json_analysis_since. */
 static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool keep_bodies,
-                       rpc_taken *taken)
+                       rpc_taken *taken, const sa_report_same *same)
 {
     if (rep == NULL || !cJSON_IsObject(analysis))
         return MDAE_E_INVAL;
@@ -1011,7 +1044,12 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
         cJSON *was = donor_step(&db);
-        if (was != NULL && block_is(was, rep, rb)) {
+        bool vouch = same != NULL && same->blocks != NULL && same->blocks[k];
+        if (vouch && !block_vouched(was, k)) {
+            rc = MDAE_E_STATE; /* the donor is not the tree the keys were of */
+            goto fail;
+        }
+        if (vouch || (was != NULL && block_is(was, rep, rb))) {
             cJSON *mine = donor_take(&db, was, k);
             if (!keep_bodies)
                 drop_bodies(mine); /* the equations may have changed: given again */
@@ -1029,7 +1067,12 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
     for (size_t k = 0; k < rep->n_edges; k++) {
         const cdg_report_edge *re = &rep->edges[k];
         cJSON *was = donor_step(&de);
-        if (was != NULL && edge_is(was, rep, re)) {
+        bool vouch = same != NULL && same->edges != NULL && same->edges[k];
+        if (vouch && !edge_vouched(was, re)) {
+            rc = MDAE_E_STATE;
+            goto fail;
+        }
+        if (vouch || (was != NULL && edge_is(was, rep, re))) {
             if (!append(edges, donor_take(&de, was, k)))
                 goto fail;
             continue;
@@ -1138,7 +1181,7 @@ int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
 
 int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
 {
-    return cdg_reusing(rep, NULL, analysis, false, NULL);
+    return cdg_reusing(rep, NULL, analysis, false, NULL, NULL);
 }
 
 /* ---- Block families ------------------------------------------------------------ */
@@ -1267,16 +1310,18 @@ static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report 
     return true;
 }
 
-int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
-                             bool keep_bodies, cJSON **out, rpc_taken *taken)
+int rpc_json_analysis_since(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                            bool keep_bodies, const sa_report_same *same, cJSON **out,
+                            rpc_taken *taken)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
     if (taken != NULL && !taken_init(taken, rep, cdg))
         return MDAE_E_NOMEM;
     cJSON *root = NULL;
-    int rc = report_reusing(rep, prev, &root, taken);
-    if (rc == MDAE_OK && cdg != NULL && (rc = cdg_reusing(cdg, prev, root, keep_bodies, taken)) < 0)
+    int rc = report_reusing(rep, prev, &root, taken, same);
+    if (rc == MDAE_OK && cdg != NULL &&
+        (rc = cdg_reusing(cdg, prev, root, keep_bodies, taken, same)) < 0)
         cJSON_Delete(root);
     if (rc < 0) {
         rpc_taken_free(taken);
@@ -1284,6 +1329,12 @@ int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON 
     }
     *out = root;
     return MDAE_OK;
+}
+
+int rpc_json_analysis_taking(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                             bool keep_bodies, cJSON **out, rpc_taken *taken)
+{
+    return rpc_json_analysis_since(rep, cdg, prev, keep_bodies, NULL, out, taken);
 }
 
 int rpc_json_analysis_reusing(const sa_report *rep, const cdg_report *cdg, cJSON *prev,

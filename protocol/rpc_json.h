@@ -48,6 +48,7 @@
 #include "sa.h"
 #include "cdg.h"
 #include "cdg_family.h"
+#include "report_keys.h"
 #include "mc.h"
 #include "ap.h"
 #include "rpc_jwriter.h"
@@ -244,6 +245,24 @@ MDAE_API int rpc_json_analysis_taking(const sa_report *rep /* borrowed */,
                                       cJSON *prev /* borrowed; members taken */, bool keep_bodies,
                                       cJSON **out /* out: owned */,
                                       rpc_taken *taken /* out: owned arrays; may be NULL */);
+
+/* rpc_json_analysis_taking, where same (NULL: rpc_json_analysis_taking)
+ * says which items, blocks and edges of rep and cdg are the ones of the
+ * report prev was made of, at the same place, their sets not computed
+ * (engine/report_keys.h, sa_report_since): those are taken from prev
+ * without a look at their sets, the others built or taken as
+ * rpc_json_analysis_taking does. The caller vouches that prev is the tree
+ * made of that report (with rpc_json_add_bodies and
+ * rpc_json_add_left_out's members at most); a member of prev at a marked
+ * place that is not an item of that name, a block of that id or an edge
+ * with those ends fails with MDAE_E_STATE (prev then lacks what was taken
+ * so far: build again without it). */
+MDAE_API int rpc_json_analysis_since(const sa_report *rep /* borrowed */,
+                                     const cdg_report *cdg /* borrowed; may be NULL */,
+                                     cJSON *prev /* borrowed; members taken */, bool keep_bodies,
+                                     const sa_report_same *same /* borrowed; may be NULL */,
+                                     cJSON **out /* out: owned */,
+                                     rpc_taken *taken /* out: owned arrays; may be NULL */);
 
 /* rpc_json_add_bodies, but an equation entry that has a "body" already
  * keeps it when same[its equation's index in m] (n: same's length; an

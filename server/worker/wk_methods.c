@@ -136,6 +136,8 @@ void wk_state_close(wk_state *w)
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
     rpc_taken_free(&w->taken);
+    sa_report_keys_free(w->keys); /* before sa_end: it holds BDDs */
+    w->keys = NULL;
     mdae_free(w->body_same);
     w->body_same = NULL;
     inc_session_free(w->inc_sess); /* before sa_end: its parts hold BDDs */
@@ -557,39 +559,71 @@ int wk_analyse_whole(wk_state *w, sa_result **r, cdg_graph **g, mdae_diags *ad)
     return timed_out(w, &pc, rc, ad);
 }
 
+/* The report's tree in w->cached_report (its serial next), taking what it
+ * can from w->prev_report: with keys, the keys of the report that tree
+ * was made of (NULL: none), the items whose keys did not change unseen;
+ * the new report's keys kept in w->keys. MDAE_E_STATE: prev_report was not
+ * what keys say (some of it taken: build again without it). */
+static int report_tree(wk_state *w, const sa_report_keys *keys)
+{
+    sa_report *rep = NULL;
+    cdg_report *crep = NULL;
+    sa_report_keys *now = NULL;
+    sa_report_same same = {0};
+    int rc = sa_report_since(w->result, w->graph, keys, &rep, &crep, &now, &same);
+    /* what is taken from prev_report is said for a later digest
+     * (stable_result); nothing if there is none */
+    rpc_taken_free(&w->taken);
+    w->taken_for = 0;
+    /* the bodies the blocks taken keep (wk.h, body_same) */
+    bool keep = w->prev_report != NULL && w->body_same != NULL && w->body_tree == w->prev_serial;
+    if (rc == MDAE_OK)
+        rc = rpc_json_analysis_since(rep, crep, w->prev_report, keep, keys ? &same : NULL,
+                                     &w->cached_report, w->prev_report != NULL ? &w->taken : NULL);
+    if (rc == MDAE_OK) {
+        w->cached_serial = ++w->trees;
+        if (w->prev_report != NULL) {
+            w->taken_for = w->cached_serial;
+            w->taken_from = w->prev_serial;
+        }
+        rc = rpc_json_add_bodies_taking(w->cached_report, crep, w->model,
+                                        keep ? w->body_same : NULL, w->n_body_same,
+                                        w->prev_report != NULL ? &w->taken : NULL);
+    }
+    if (rc == MDAE_OK)
+        rc = rpc_json_add_left_out(w->cached_report, w->model);
+    if (rc == MDAE_OK) {
+        sa_report_keys_free(w->keys);
+        w->keys = now;
+        w->keys_tree = w->cached_serial;
+        now = NULL;
+    } else if (w->cached_report != NULL) {
+        cJSON_Delete(w->cached_report);
+        w->cached_report = NULL;
+        w->cached_serial = 0;
+        w->taken_for = 0;
+    }
+    sa_report_keys_free(now);
+    sa_report_same_free(&same);
+    cdg_report_free(crep);
+    sa_report_free(rep);
+    return rc;
+}
+
 int wk_report(wk_state *w, const cJSON **out)
 {
     if (w->cached_report == NULL) {
-        sa_report *rep = NULL;
-        cdg_report *crep = NULL;
-        int rc = sa_result_report(w->result, &rep);
-        if (rc == MDAE_OK)
-            rc = cdg_graph_report(w->graph, &crep);
-        /* what is taken from prev_report is said for a later digest
-         * (stable_result); nothing if there is none */
-        rpc_taken_free(&w->taken);
-        w->taken_for = 0;
-        /* the bodies the blocks taken keep (wk.h, body_same) */
-        bool keep = w->prev_report != NULL && w->body_same != NULL &&
-                    w->body_tree == w->prev_serial;
-        if (rc == MDAE_OK)
-            rc = rpc_json_analysis_taking(rep, crep, w->prev_report, keep, &w->cached_report,
-                                          w->prev_report != NULL ? &w->taken : NULL);
-        if (rc == MDAE_OK) {
-            w->cached_serial = ++w->trees;
-            if (w->prev_report != NULL) {
-                w->taken_for = w->cached_serial;
-                w->taken_from = w->prev_serial;
-            }
+        const sa_report_keys *keys =
+            w->prev_report != NULL && w->keys != NULL && w->keys_tree == w->prev_serial ? w->keys
+                                                                                       : NULL;
+        int rc = report_tree(w, keys);
+        if (rc == MDAE_E_STATE && keys != NULL) {
+            /* prev_report was not the tree of those keys: a tree of its own */
+            cJSON_Delete(w->prev_report);
+            w->prev_report = NULL;
+            w->prev_serial = 0;
+            rc = report_tree(w, NULL);
         }
-        if (rc == MDAE_OK)
-            rc = rpc_json_add_bodies_taking(w->cached_report, crep, w->model,
-                                            keep ? w->body_same : NULL, w->n_body_same,
-                                            w->prev_report != NULL ? &w->taken : NULL);
-        if (rc == MDAE_OK)
-            rc = rpc_json_add_left_out(w->cached_report, w->model);
-        cdg_report_free(crep);
-        sa_report_free(rep);
         cJSON_Delete(w->prev_report); /* what is left of it */
         w->prev_report = NULL;
         w->prev_serial = 0;

@@ -1004,6 +1004,221 @@ Test(rpc_json, a_tree_built_from_the_previous_versions_is_the_one_built_anew)
     free(renamed);
 }
 
+/* ---- A tree built since the earlier report's keys (rpc_json_analysis_since) ------
+ * engine/report_keys.h: the items whose keys did not change are neither
+ * computed nor compared, only taken; the tree must still be the one built
+ * anew, and an item whose functions changed under the same name must be
+ * reported again. One BDD manager for the whole chain (the keys hold its
+ * nodes). */
+
+typedef struct since_run {
+    sa_report_keys *keys; /* the last report's */
+    size_t marked, items; /* of the last report: marked the same, in all */
+    size_t renamed_not;   /* items named as before at their place, not marked */
+} since_run;
+
+static size_t count_marked(const bool *m, size_t n)
+{
+    size_t k = 0;
+    for (size_t q = 0; m != NULL && q < n; q++)
+        k += m[q];
+    return k;
+}
+
+/* Items named at place q as prev names them, but not marked. */
+static size_t named_not_marked(const cJSON *prev, const cJSON *now, const char *key,
+                               const bool *marked)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(prev, key)->child;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(now, key)->child;
+    size_t n = 0;
+    for (size_t q = 0; a != NULL && b != NULL; a = a->next, b = b->next, q++)
+        n += !marked[q] && strcmp(cJSON_GetObjectItemCaseSensitive(a, "name")->valuestring,
+                                  cJSON_GetObjectItemCaseSensitive(b, "name")->valuestring) == 0;
+    return n;
+}
+
+/* The analysis JSON of text with N = n, from prev (consumed: deleted) and
+ * run->keys, the keys of the report prev was made of (NULL: built anew). */
+static cJSON *analysis_since(const char *text, long long n, cJSON *prev, since_run *run)
+{
+    mel_define d = {"N", n};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = 1;
+    analysed a;
+    memset(&a, 0, sizeof a);
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &a.m, NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(a.m, NULL, &a.res, NULL), MDAE_OK);
+    cr_assert_eq(cdg_build(a.res, NULL, &a.g, NULL), MDAE_OK);
+    sa_report_keys *keys = NULL;
+    sa_report_same same;
+    cr_assert_eq(sa_report_since(a.res, a.g, run->keys, &a.rep, &a.crep, &keys, &same), MDAE_OK);
+    cJSON *before = prev != NULL ? cJSON_Duplicate(prev, true) : NULL, *j = NULL;
+    cr_assert_eq(rpc_json_analysis_since(a.rep, a.crep, prev, false, run->keys ? &same : NULL, &j,
+                                         NULL),
+                 MDAE_OK);
+    cr_assert_eq(rpc_json_add_bodies(j, a.crep, a.m), MDAE_OK);
+    run->marked = count_marked(same.equations, a.rep->n_equations) +
+                  count_marked(same.variables, a.rep->n_variables) +
+                  count_marked(same.blocks, a.crep->n_blocks) +
+                  count_marked(same.edges, a.crep->n_edges);
+    run->items = a.rep->n_equations + a.rep->n_variables + a.crep->n_blocks + a.crep->n_edges;
+    run->renamed_not = before == NULL ? 0
+                                      : named_not_marked(before, j, "equations", same.equations) +
+                                            named_not_marked(before, j, "variables",
+                                                             same.variables);
+    cJSON_Delete(before);
+    cJSON_Delete(prev);
+    sa_report_same_free(&same);
+    sa_report_keys_free(run->keys);
+    run->keys = keys;
+    cdg_report_free(a.crep);
+    sa_report_free(a.rep);
+    cdg_graph_free(a.g);
+    sa_result_free(a.res);
+    mel_model_free(a.m);
+    return j;
+}
+
+Test(rpc_json, a_tree_built_since_the_earlier_reports_keys_is_the_one_built_anew)
+{
+    char *v0 = tm_slurp("brake.mel");
+    char *eq = replace_all(v0, "px[i] : equation b[i] = K*x[i];",
+                           "px[i] : equation b[i] = K*x[i] + (if i == 5 then der(x[i]) else 0);");
+    /* railcar 5's valve equations keep their names, where they are active changes */
+    char *guard = replace_all(v0, "if open[i] then", "if open[i] & i <> 5 | !open[i] & i == 5 then");
+    char *renamed = replace_all(v0, "open", "valve"); /* new mode-variable names */
+    struct {
+        const char *text;
+        long long n;
+        const char *what;
+    } v[] = {{v0, 10, "original"}, {eq, 10, "one equation"}, {guard, 10, "one guard"},
+             {guard, 11, "N + 1"},  {guard, 11, "the same"}, {renamed, 11, "renamed"},
+             {v0, 9, "N - 2"},      {v0, 9, "the same again"}};
+    enum { NV = sizeof v / sizeof v[0] };
+    char *anew[NV];
+    for (size_t k = 0; k < NV; k++) { /* each with a BDD manager of its own */
+        cJSON *j = analysis_of(v[k].text, v[k].n, NULL);
+        anew[k] = compact(j);
+        cJSON_Delete(j);
+    }
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    since_run run = {0};
+    cJSON *prev = analysis_since(v[0].text, v[0].n, NULL, &run);
+    for (size_t k = 1; k < NV; k++) {
+        cJSON *j = analysis_since(v[k].text, v[k].n, prev, &run);
+        char *s = compact(j);
+        cr_assert_str_eq(s, anew[k], "%s: the tree differs from the one built anew", v[k].what);
+        if (strncmp(v[k].what, "the same", 8) == 0)
+            cr_assert_eq(run.marked, run.items, "%s: %zu of %zu taken unseen", v[k].what,
+                         run.marked, run.items);
+        else if (v[k].n != v[k - 1].n || strcmp(v[k].what, "renamed") == 0)
+            cr_assert_eq(run.marked, 0, "%s: other modes, every set is made again", v[k].what);
+        else
+            cr_assert_gt(run.marked, run.items / 2, "%s: only %zu of %zu taken unseen",
+                         v[k].what, run.marked, run.items);
+        if (strcmp(v[k].what, "one guard") == 0)
+            cr_assert_gt(run.renamed_not, 0, "the items whose sets changed under their name");
+        mdae_free(s);
+        prev = j;
+    }
+    cJSON_Delete(prev);
+    sa_report_keys_free(run.keys);
+    sa_end();
+    for (size_t k = 0; k < NV; k++)
+        mdae_free(anew[k]);
+    free(v0);
+    free(eq);
+    free(guard);
+    free(renamed);
+}
+
+/* Keys, the tree made of their report, and the next version's analysis. */
+typedef struct since_case {
+    analysed a;
+    sa_report_keys *keys;
+    cJSON *tree;
+} since_case;
+
+static since_case since_case_open(void)
+{
+    char *v0 = tm_slurp("brake.mel");
+    char *eq = replace_all(v0, "px[i] : equation b[i] = K*x[i];",
+                           "px[i] : equation b[i] = K*x[i] + (if i == 2 then der(x[i]) else 0);");
+    cr_assert_eq(sa_begin(NULL), MDAE_OK);
+    since_run run = {0};
+    since_case sc;
+    memset(&sc, 0, sizeof sc);
+    sc.tree = analysis_since(v0, 4, NULL, &run);
+    sc.keys = run.keys;
+    mel_define d = {"N", 4};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = 1;
+    cr_assert_eq(mel_model_parse(eq, strlen(eq), &mo, &sc.a.m, NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(sc.a.m, NULL, &sc.a.res, NULL), MDAE_OK);
+    cr_assert_eq(cdg_build(sc.a.res, NULL, &sc.a.g, NULL), MDAE_OK);
+    free(v0);
+    free(eq);
+    return sc;
+}
+
+static void since_case_close(since_case *sc)
+{
+    cJSON_Delete(sc->tree);
+    sa_report_keys_free(sc->keys);
+    analysed_free(&sc->a); /* sa_end */
+}
+
+Test(rpc_json, a_donor_that_is_not_the_keys_tree_is_refused)
+{
+    since_case sc = since_case_open();
+    sa_report_keys *keys = NULL;
+    sa_report_same same;
+    cr_assert_eq(sa_report_since(sc.a.res, sc.a.g, sc.keys, &sc.a.rep, &sc.a.crep, &keys, &same),
+                 MDAE_OK);
+    cr_assert(same.equations[0], "equation 0 is the earlier report's");
+    cJSON *eq0 = cJSON_GetObjectItemCaseSensitive(sc.tree, "equations")->child;
+    cJSON_SetValuestring(cJSON_GetObjectItemCaseSensitive(eq0, "name"), "not it");
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_analysis_since(sc.a.rep, sc.a.crep, sc.tree, false, &same, &j, NULL),
+                 MDAE_E_STATE);
+    cr_assert_null(j);
+    sa_report_same_free(&same);
+    sa_report_keys_free(keys);
+    since_case_close(&sc);
+}
+
+static int encode_since(const void *arg, cJSON **out)
+{
+    const since_case *sc = arg;
+    sa_report *rep = NULL;
+    cdg_report *crep = NULL;
+    sa_report_keys *keys = NULL;
+    sa_report_same same = {0};
+    cJSON *prev = cJSON_Duplicate(sc->tree, true);
+    int rc = prev != NULL ? sa_report_since(sc->a.res, sc->a.g, sc->keys, &rep, &crep, &keys, &same)
+                          : MDAE_E_NOMEM;
+    if (rc == MDAE_OK) {
+        rc = rpc_json_analysis_since(rep, crep, prev, false, &same, out, NULL);
+        cr_assert_gt(count_marked(same.equations, rep->n_equations), 0);
+    }
+    cJSON_Delete(prev);
+    sa_report_same_free(&same);
+    sa_report_keys_free(keys);
+    cdg_report_free(crep);
+    sa_report_free(rep);
+    return rc;
+}
+
+Test(rpc_json, a_report_since_survives_every_allocation_failure)
+{
+    since_case sc = since_case_open();
+    check_oom(encode_since, &sc);
+    since_case_close(&sc);
+}
+
 /* ---- Differentiated bodies (issue 38, rpc_json_add_bodies) ---------------------- */
 
 /* The analysis JSON of a MEL text, with its bodies. */
