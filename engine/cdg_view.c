@@ -8,7 +8,7 @@
  */
 #include "cdg_int.h"
 
-#include "report_keys.h"
+#include "sa_report_keys.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,7 +111,7 @@ int cdg_graph_report(const cdg_graph *g, cdg_report **out)
     return report_skipping(g, (skips){NULL, NULL}, out);
 }
 
-/* ---- The report after an earlier one (report_keys.h) --------------------------
+/* ---- The report after an earlier one (sa_report_keys.h) --------------------------
  * A block's report is its id (its place), its guard's set and its items'
  * names and orders; an edge's its ends and the set of its guard & ok. The
  * sets are those of sa_report.c's argument (the same care, levels, mode

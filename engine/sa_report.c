@@ -3,7 +3,7 @@
  * engine/sa_report.c -- the result as plain data (sa_report) for the JSON
  * encoder and the text output: sets of modes as cubes and formulas
  * (sa_sop.c), offsets split by value, singular-mode diagnostics; after an
- * earlier report, only the items whose BDD handles changed (report_keys.h,
+ * earlier report, only the items whose BDD handles changed (sa_report_keys.h,
  * sa_report_since; why the others' JSON is the same: its section below).
  *
  * Offsets by value without enumerating modes: a recursive split over the
@@ -13,7 +13,7 @@
  */
 #include "sa_int.h"
 
-#include "report_keys.h"
+#include "sa_report_keys.h"
 
 #include <stdlib.h>
 
@@ -459,7 +459,7 @@ int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
     return report_skipping(r, flags, (skips){NULL, NULL}, out);
 }
 
-/* ---- The report after an earlier one (report_keys.h) --------------------------
+/* ---- The report after an earlier one (sa_report_keys.h) --------------------------
  *
  * Why an item whose keys are the earlier report's has the same report.
  * fill_item makes an item's sets from three functions: chi_m & chi (where

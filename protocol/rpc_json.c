@@ -607,7 +607,7 @@ fail:
 }
 
 /* The donor's member was, which the caller's keys say is what would be
- * built at its place (engine/report_keys.h: its sets were not computed):
+ * built at its place (engine/sa_report_keys.h: its sets were not computed):
  * is it an item named name, block k, an edge with re's ends? False: the
  * donor is not the tree the keys were of. */
 static bool item_vouched(const cJSON *was, const char *name)

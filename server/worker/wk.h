@@ -277,7 +277,7 @@ typedef struct wk_state {
     uint64_t trees, cached_serial, prev_serial, taken_for, taken_from;
     rpc_taken taken;
     /* What the items of the report the tree of serial keys_tree was made of
-     * are functions of (engine/report_keys.h; owned, NULL: none): the next
+     * are functions of (engine/sa_report_keys.h; owned, NULL: none): the next
      * report over that tree as prev_report computes only the items whose
      * keys changed and takes the others from the tree unseen (issue 40
      * item 3). */

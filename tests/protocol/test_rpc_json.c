@@ -1005,7 +1005,7 @@ Test(rpc_json, a_tree_built_from_the_previous_versions_is_the_one_built_anew)
 }
 
 /* ---- A tree built since the earlier report's keys (rpc_json_analysis_since) ------
- * engine/report_keys.h: the items whose keys did not change are neither
+ * engine/sa_report_keys.h: the items whose keys did not change are neither
  * computed nor compared, only taken; the tree must still be the one built
  * anew, and an item whose functions changed under the same name must be
  * reported again. One BDD manager for the whole chain (the keys hold its

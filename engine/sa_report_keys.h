@@ -1,6 +1,6 @@
 /* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
  *
- * engine/report_keys.h -- the report of a result and its graph (sa.h's
+ * engine/sa_report_keys.h -- the report of a result and its graph (sa.h's
  * sa_result_report, cdg.h's cdg_graph_report) made after the report of a
  * previous version, leaving out what is the previous report's (issue 40
  * item 3: "the JSON difference is produced per changed item").
@@ -16,8 +16,8 @@
  * the same). The caller takes such items from what it made of the earlier
  * report (protocol/rpc_json.h, rpc_json_analysis_since).
  */
-#ifndef MDAE_REPORT_KEYS_H
-#define MDAE_REPORT_KEYS_H
+#ifndef MDAE_SA_REPORT_KEYS_H
+#define MDAE_SA_REPORT_KEYS_H
 
 #include "cdg.h"
 #include "sa.h"
@@ -73,4 +73,4 @@ int cdg__report_since(const sa_result *r, const cdg_graph *g, const cdg__report_
                       cdg__report_keys **keys, bool **same, bool **esame);
 void cdg__report_keys_free(cdg__report_keys *k /* NULL ok */);
 
-#endif /* MDAE_REPORT_KEYS_H */
+#endif /* MDAE_SA_REPORT_KEYS_H */
