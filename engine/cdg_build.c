@@ -117,11 +117,13 @@ typedef struct tblock {
     int32_t *key;
     size_t len;
     BDD guard; /* referenced by hand, released by drop_blocks(): a slot would
-                  be released by the split's marks, which it outlives */
-    BDD local; /* likewise; local & ok = guard: the leaf's set before emit
-                  masked it (the guard itself for a replayed block or one
-                  merged from several leaves). On the building it names the
-                  modes of the block's room only, where guard is a chain
+                  be released by the split's marks, which it outlives;
+                  exact on ok only (guard & ok is the block's set of modes,
+                  not empty), like the edges' guards (cdg_int.h) */
+    BDD local; /* likewise, the same function: the leaf's set (emit), the
+                  guard itself for a replayed block or one merged from
+                  several leaves. On the building it names the modes of
+                  the block's room only, where guard & ok is a chain
                   through all mode variables. */
     uint32_t id;
 } tblock;
@@ -175,7 +177,8 @@ typedef struct build {
                       limits' messages do not suggest the option */
     const sa__bmemo *memo_in;
     sa__bmemo *memo_out;
-    sa__within ok_within; /* r->ok's, for guard_and (finish makes it) */
+    sa__within ok_within; /* r->ok's, for emit and guard_and (local_inputs
+                             makes it, or finish when ok is false) */
     /* The union-SCC at hand: its equations' places (loc, -1 outside), its
      * variables' numbers in the order its edges first name them (vloc, -1
      * outside), and variable number l itself, vj[l] (number_vars) */
@@ -634,9 +637,12 @@ static void emit(build *b, BDD local)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    BDD set = T(bdd_and(local, r->ok)); /* the steps' inputs are exact on ok only */
-    if (set == bddfalse)
+    /* The guard is kept exact on ok only, as the edges' are (cdg_int.h):
+     * local & ok would copy ok's chain above the block's room on the
+     * building, 4 N^2 nodes kept (issue 40). Empty within ok: no block. */
+    if (sa__within_empty(&b->ok_within, local))
         return;
+    BDD set = local;
     size_t ne = b->n_elist;
     size_t need = 2 + 4 * ne + 2 * b->n_items;
     if (b->cap_kbuf < need) {
@@ -1274,17 +1280,13 @@ static void sort_blocks(sa_ctx *c, tblock *v, size_t n, uint32_t n_eq)
 static BDD guard_and(build *b, const tblock *ta, const tblock *tb)
 {
     sa_ctx *c = b->c;
-    if (ta->local != ta->guard && tb->local != tb->guard) {
-        BDD x = T(bdd_and(ta->local, tb->local));
-        if (x == tb->local) /* local & ok = guard: a local one serves */
-            return tb->guard == bddfalse ? bddfalse : x;
-        if (x == ta->local)
-            return ta->guard == bddfalse ? bddfalse : x;
-        if (x == bddfalse)
-            return bddfalse;
-        return sa__within_simplify(c, &b->ok_within, x) == bddfalse ? bddfalse : x;
-    }
-    return T(bdd_and(ta->guard, tb->guard));
+    /* Guards are exact on ok only and not empty there (emit). */
+    BDD x = T(sa__and(ta->guard, tb->guard));
+    if (x == tb->guard || x == ta->guard) /* one guard within the other */
+        return x;
+    if (x == bddfalse || sa__within_empty(&b->ok_within, x))
+        return bddfalse;
+    return x;
 }
 
 /* guard(A) & guard(B), an edge's guard: from the hint's memo when it has
@@ -1295,18 +1297,12 @@ static BDD edge_guard(build *b, const tblock *ta, const tblock *tb)
 {
     sa_ctx *c = b->c;
     BDD ga = ta->guard, gb = tb->guard;
-    /* Every guard lies within ok (emit masks the leaves by it; a replayed
-     * union-SCC's key holds ok), so ok & g = g. Not for BuDDy to find: a
-     * conjunction walks both operands above their first common node, and
-     * on a model whose invariants span every mode variable (the building)
-     * ok and every guard are chains through all of them: each edge of a
-     * block present in all modes cost O(N) (issue 40). */
-    if (ga == b->r->ok) /* local & ok = guard: the local serves */
-        return tb->local;
-    if (gb == b->r->ok || ga == gb)
-        return ta->local;
-    if (ga < 2 || gb < 2) /* a constant */
-        return bdd_and(ga, gb);
+    /* Guards are exact on ok only (emit): where one is ok or true, the
+     * other serves. */
+    if (ga == b->r->ok || ga == bddtrue)
+        return gb;
+    if (gb == b->r->ok || gb == bddtrue || ga == gb)
+        return ga;
     if (b->memo_out == NULL)
         return guard_and(b, ta, tb);
     static const int32_t tag = SA_BMEMO_EDGE;
@@ -1550,6 +1546,7 @@ static void local_inputs(build *b)
     b->te = r->te;
     b->chi_e = r->chi_e;
     b->chi_i = r->chi_i;
+    sa__within_init(c, r->ok, &b->ok_within); /* emit's emptiness, ci below */
     bool narrow = w < wo, masked = r->ok != bddtrue && r->ok != bddfalse;
     if (narrow && masked) { /* the offsets on b->w bits (step_width), simplified */
         BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
@@ -1580,10 +1577,9 @@ static void local_inputs(build *b)
         sa__put(&te[e], sa__simplify(r->te[e], r->ok));
         sa__put(&ce[e], sa__simplify(r->chi_e[e], r->ok));
     }
-    sa__within ok_within; /* simplify(chi_I & ok, ok) without the chain */
-    sa__within_init(c, r->ok, &ok_within);
+    /* simplify(chi_I & ok, ok) without the chain */
     for (uint32_t i = 0; i < r->n_eq; i++)
-        sa__put(&ci[i], sa__within_simplify(c, &ok_within, r->chi_i[i]));
+        sa__put(&ci[i], sa__within_simplify(c, &b->ok_within, r->chi_i[i]));
     b->te = te;
     b->chi_e = ce;
     b->chi_i = ci;

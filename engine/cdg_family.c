@@ -110,7 +110,7 @@ static uint32_t join(grouping *gr, uint32_t k)
 {
     sa_ctx *c = gr->c;
     const cdg_block *B = &gr->g->blocks[k];
-    BDD guard = gr->g->bguard[k];
+    BDD guard = T(sa__and(gr->g->bguard[k], gr->g->r->ok)); /* exact on ok only */
     size_t n = candidates(gr, B);
     uint32_t chosen = UINT32_MAX;
     for (size_t q = 0; q < n && chosen == UINT32_MAX; q++)
@@ -274,6 +274,7 @@ static void items(sa_ctx *c, cdg_families *f)
             size_t b = a;
             for (; b < n && same_item(&t[a], &t[b]); b++)
                 modes = T(bdd_or(modes, f->g->bguard[t[b].block]));
+            modes = T(sa__and(modes, f->g->r->ok)); /* guards exact on ok only */
             f->items[f->n_items] = t[a].item;
             f->imodes[f->n_items++] = bdd_addref(modes);
             sa__release(c, mark);
@@ -498,8 +499,9 @@ int cdg_families_variant_at(const cdg_families *f, size_t k, const bool *mode, c
                 n[kind]++;
             }
     cdg_block b = {.id = UINT32_MAX, .equations = it};
+    bool in_ok = sa__eval(r, r->ok, mode); /* guards exact on ok only */
     for (size_t v = 0; v < F->n_variants; v++)
-        if (sa__eval(r, f->g->bguard[f->variants[F->first_variant + v]], mode))
+        if (in_ok && sa__eval(r, f->g->bguard[f->variants[F->first_variant + v]], mode))
             b.id = f->variants[F->first_variant + v];
     b.n_equations = n[K_EQ];
     b.n_unknowns = n[K_UNK];

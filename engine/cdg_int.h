@@ -16,7 +16,10 @@ struct cdg_graph {
     const sa_result *r; /* borrowed */
     size_t n_blocks;
     cdg_block *blocks;  /* blocks[k].id == k; item arrays point into items */
-    BDD *bguard;        /* n_blocks, referenced (bddfalse where not yet set) */
+    BDD *bguard;        /* n_blocks, referenced (bddfalse where not yet set);
+                           exact on r->ok only, like eguard: a block's
+                           modes are bguard[k] & r->ok, not empty (kept
+                           unmasked: cdg_build.c, emit) */
     cdg_item *items;    /* pool of every block's items */
     size_t n_edges;
     uint32_t *efrom, *eto; /* n_edges, sorted by (from, to) */

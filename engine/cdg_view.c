@@ -46,21 +46,23 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep, skips sk
         names[k] = r->m->modes[k].name;
     sa__care care;
     sa__care_init(c, r, r->chi_m, &care);
-    sa__set_memo memo; /* blocks and edges share few guards */
-    sa__set_memo_init(c, &memo, g->n_blocks + g->n_edges);
+    /* The blocks' and the edges' guards are exact on ok only (cdg_int.h):
+     * their sets are those of bguard & ok and eguard & ok, through a memo
+     * of their own for each (keyed by bguard, eguard) */
+    sa__within ok_within;
+    sa__within_init(c, r->ok, &ok_within);
+    sa__set_memo memo;
+    sa__set_memo_init(c, &memo, g->n_blocks);
     rep->blocks = sa__alloc_keep(c, (g->n_blocks + 1) * sizeof *rep->blocks);
     for (size_t k = 0; k < g->n_blocks; k++) {
         rep->blocks[k].block = g->blocks[k];
         if (sk.block == NULL || !sk.block[k])
-            sa__set_of_memo(c, r, &care, &memo, g->bguard[k], &rep->blocks[k].guard);
+            sa__set_of_memo_within(c, r, &care, &ok_within, &memo, g->bguard[k],
+                                   &rep->blocks[k].guard);
         rep->n_blocks = k + 1;
         if ((k & 255) == 255)
             sa__progress(c, "report", k, g->n_blocks);
     }
-    /* The edges' guards are exact on ok only (cdg_int.h): their sets are
-     * those of eguard & ok, through a memo of their own (keyed by eguard) */
-    sa__within ok_within;
-    sa__within_init(c, r->ok, &ok_within);
     sa__set_memo ememo;
     sa__set_memo_init(c, &ememo, g->n_edges);
     rep->edges = sa__alloc_keep(c, (g->n_edges + 1) * sizeof *rep->edges);
@@ -332,11 +334,11 @@ int cdg_graph_mode(const cdg_graph *g, const bool *mode, cdg_mode_view *out)
     v.valid = sa__eval(r, r->chi_m, mode);
     v.singular = v.valid && !sa__eval(r, r->ok, mode);
     size_t na = 0;
+    bool in_ok = sa__eval(r, r->ok, mode); /* bguard, eguard exact on ok only */
     for (size_t k = 0; k < nb; k++)
-        if ((act[k] = sa__eval(r, g->bguard[k], mode)))
+        if ((act[k] = in_ok && sa__eval(r, g->bguard[k], mode)))
             na++;
     /* Edges are sorted by (from, to), so the active ones are too. */
-    bool in_ok = sa__eval(r, r->ok, mode); /* eguard is exact on ok only */
     for (size_t k = 0; k < g->n_edges; k++) {
         if (!in_ok || !sa__eval(r, g->eguard[k], mode))
             continue;
@@ -478,7 +480,10 @@ static void dot_fill(sa_ctx *c, const cdg_graph *g, mdae_buf *s)
         char head[48];
         snprintf(head, sizeof head, "  b%zu [label=\"", k);
         mdae_buf_puts(s, head);
-        if (label_of(c, r, g->bguard[k], s))
+        size_t mark = sa__mark(c); /* bguard is exact on ok only */
+        bool show = label_of(c, r, sa__tmp(c, sa__and(g->bguard[k], r->ok)), s);
+        sa__release(c, mark);
+        if (show)
             mdae_buf_puts(s, " : ");
         if (b->n_reads > 0) {
             sb_items(s, b->reads, b->n_reads);
