@@ -255,6 +255,13 @@ typedef struct elab {
         bool same;
     } same_text[64];
     bool *copied; /* by equation: its incidences copied (check_model); NULL */
+    /* This text's declarations key (declarations_key), mdae_malloc'ed
+     * until handed to the model; NULL when not made. */
+    char *key;
+    size_t key_len;
+    /* opt->since has this text's declarations key (same_key), known
+     * before pass 1: it made the same declarations without an error. */
+    bool decls_as_since;
 } elab;
 
 typedef struct islot {
@@ -1008,7 +1015,12 @@ static mel__sym *declare(elab *el, const mel__label *l, const inst *in, mel__sym
                          mdae_range where, objlist *objs, bool *again)
 {
     *again = false;
-    mel__sym *s = declared(el, l, in);
+    /* Declared again, or a loop index: with the previous version's
+     * declarations (el->decls_as_since), an error there, so neither
+     * outside conditionals, where only an error may declare a name
+     * again (the look-up a tenth of declare on the brake). */
+    bool fresh = el->decls_as_since && el->ctx == NULL;
+    mel__sym *s = fresh ? NULL : declared(el, l, in);
     if (s != NULL) {
         obj *o = s->kind == k && objs != NULL ? s->aux : NULL;
         if (o != NULL && o->ctx != NULL && el->ctx != NULL) {
@@ -1032,7 +1044,7 @@ static mel__sym *declare(elab *el, const mel__label *l, const inst *in, mel__sym
             kind_name(s->kind), (unsigned)s->where.start.line);
         return NULL;
     }
-    if (env_find(el->env, l->name_id) != NULL) {
+    if (!fresh && env_find(el->env, l->name_id) != NULL) {
         err(el, where, "'%s' is a loop index", l->name);
         return NULL;
     }
@@ -2383,8 +2395,95 @@ static bool folded(const mel__symtab *t, const char *name)
     return s != NULL && s->kind == MEL_SYM_INT;
 }
 
+/* ---- The declarations key
+ * Pass 1 reads, of the syntax tree, the statements' kinds and nesting,
+ * the declarations (whole), the equations' labels (not their sides), the
+ * invariants' places (not their conditions), the loops' and conditionals'
+ * headers; and the defines. It reads no position into what it declares
+ * (names, kinds, numbers, integer values: what same_declarations
+ * compares; positions are the `where` fields, which it does not). The key
+ * is that, as bytes: per statement a tag and the text of what pass 1
+ * reads of it (length first, so that no two trees make one key), then
+ * the defines. Two texts with the same key and no syntax errors (the
+ * left-out text could make pass 1 leave a statement out: mel.h,
+ * "Recovery") declare the same things in the same order, so
+ * same_declarations need not compare the names one by one (230,000
+ * string comparisons on the brake at N = 10,000). Each piece is the text
+ * from the statement's start to where pass 1 stops reading (an
+ * equation's left side, a loop's or conditional's first inner
+ * statement): comments and spaces in it count, which only makes keys
+ * differ that could have been the same. */
+static void key_piece(mdae_buf *b, char tag, const char *text, size_t from, size_t to)
+{
+    uint64_t n = to > from ? to - from : 0;
+    mdae_buf_putc(b, tag);
+    mdae_buf_put(b, (const char *)&n, sizeof n);
+    mdae_buf_put(b, text + from, (size_t)n);
+}
+
+/* The key of statements s (and those after) of text into b. Recursion as
+ * deep as the statements' nesting, which the parser bounds. */
+static void key_stmts(mdae_buf *b, const char *text, const mel__stmt *s)
+{
+    for (; s != NULL; s = s->next) {
+        size_t a = s->where.start.offset, z = s->where.end.offset;
+        switch (s->kind) {
+        case MEL_S_DECL: key_piece(b, 'D', text, a, z); break;
+        case MEL_S_EQU:
+            key_piece(b, 'E', text, a, s->u.equ.lhs ? s->u.equ.lhs->where.start.offset : z);
+            break;
+        case MEL_S_INV: key_piece(b, 'I', text, a, a); break;
+        case MEL_S_FOR:
+            key_piece(b, 'F', text, a, s->u.loop.body ? s->u.loop.body->where.start.offset : z);
+            key_stmts(b, text, s->u.loop.body);
+            break;
+        case MEL_S_IF:
+        case MEL_S_WHEN: {
+            const mel__stmt *in = s->u.cond.body ? s->u.cond.body : s->u.cond.orelse;
+            key_piece(b, s->kind == MEL_S_IF ? 'C' : 'W', text, a, in ? in->where.start.offset : z);
+            key_stmts(b, text, s->u.cond.body);
+            key_piece(b, '|', text, a, a);
+            key_stmts(b, text, s->u.cond.orelse);
+            break;
+        }
+        }
+        key_piece(b, ';', text, a, a);
+    }
+}
+
+/* This text's declarations key (above) in el->key, when the sources are
+ * kept (expressions kept) and the parse met no syntax error; else (and
+ * when out of memory: then only nothing is skipped) none. */
+static void declarations_key(elab *el, const mel__stmt *prog)
+{
+    if (el->opt->no_expressions || el->rep->syntax_errors > 0 || el->rep->stop)
+        return;
+    mdae_buf b = {0};
+    key_stmts(&b, el->text, prog);
+    for (size_t k = 0; k < el->opt->n_defines; k++) {
+        const mel_define *d = &el->opt->defines[k];
+        const char *name = d->name != NULL ? d->name : "";
+        key_piece(&b, 'N', name, 0, strlen(name));
+        mdae_buf_put(&b, (const char *)&d->value, sizeof d->value);
+    }
+    if (b.oom || b.p == NULL) {
+        mdae_free(b.p);
+        return;
+    }
+    el->key = b.p;
+    el->key_len = b.len;
+}
+
+/* Whether prev was elaborated from a text of this one's declarations key. */
+static bool same_key(const elab *el, const struct mel_model_priv *pp)
+{
+    return el->key != NULL && pp->decl_key != NULL && el->key_len == pp->decl_key_len &&
+           memcmp(el->key, pp->decl_key, el->key_len) == 0;
+}
+
 /* Whether prev (a MEL model with what the next version reuses) declares
- * what pass 1 has declared, in the same order (see above). */
+ * what pass 1 has declared, in the same order (see above): known at once
+ * when the declarations keys are the same. */
 static bool same_declarations(const elab *el, const mel_model *prev)
 {
     const struct mel_model_priv *pp = prev->priv;
@@ -2392,6 +2491,8 @@ static bool same_declarations(const elab *el, const mel_model *prev)
         prev->n_variables != el->vars.n || prev->n_equations != el->eqs.n ||
         prev->n_modes != el->modes.n || prev->n_knowns != el->knowns.n)
         return false;
+    if (same_key(el, pp))
+        return true;
     const mel_mode *modes = el->modes.p;
     const mel_known *ks = el->knowns.p;
     for (uint32_t k = 0; k < prev->n_knowns; k++) {
@@ -2767,6 +2868,7 @@ static void elab_close(elab *el)
     mdae_free(el->wrecs.p);
     mdae_free(el->memo.p);
     mdae_free(el->copied);
+    mdae_free(el->key);
 }
 
 static void model_release_arrays(elab *el)
@@ -2809,6 +2911,7 @@ void mel_model_free(mel_model *m)
         mdae_free(priv->knowns);
         mdae_free(priv->src);
         mdae_free(priv->eqsrc);
+        mdae_free(priv->decl_key);
         fx_pool_free(priv->exprs);
         for (size_t k = 0; k < priv->n_held; k++)
             fx_pool_free(priv->held[k]);
@@ -2863,6 +2966,9 @@ static void keep_sources(elab *el, mel_model *m)
     priv->src_len = el->len;
     priv->eqsrc = el->eqsrc;
     el->eqsrc = NULL;
+    priv->decl_key = el->key;
+    priv->decl_key_len = el->key_len;
+    el->key = NULL;
 }
 
 /* What mel.h promises of an elaborated model (issue 12): per equation,
@@ -2912,6 +3018,9 @@ static int elaborate(const mel__stmt *prog, const char *text, size_t len,
             mel__nomem(rep);
     }
 
+    declarations_key(&el, prog);
+    el.decls_as_since = opt->since != NULL && opt->since->priv != NULL &&
+                        same_key(&el, opt->since->priv);
     if (!rep->stop)
         p1_stmts(&el, prog);
     if (!rep->stop)

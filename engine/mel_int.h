@@ -384,6 +384,10 @@ struct mel_model_priv {
     char *src;
     size_t src_len;
     mel__eqsrc *eqsrc;
+    /* What pass 1 read of that text (mel_elab.c, "declarations_key"):
+     * mdae_malloc, or NULL (not kept: syntax errors, no sources). */
+    char *decl_key;
+    size_t decl_key_len;
     /* The previous versions' pools whose nodes this model's expressions
      * share (fx_pool_hold; released by mel_model_free): at most
      * MEL__MAX_HELD, beyond which a version lowers everything again. */

@@ -558,3 +558,67 @@ Test(mel_since, an_integer_constant_declared_after_its_use_now)
         mel_model_free(m0);
     }
 }
+
+/* The declarations key (engine/mel_elab.c): a text whose equations' sides
+ * alone changed takes the previous version's declarations without
+ * comparing them (and declares outside conditionals without looking the
+ * names up); any change to what pass 1 reads (a declaration's type or
+ * value, a loop's bounds, a condition, a label, a define) compares them
+ * as before. Each edit of the base, parsed with the base's model as
+ * since, then the base again with the edit's, is the cold parse. */
+Test(mel_since, the_declarations_key_sees_what_pass_1_reads)
+{
+    static const char a[] = "N : integer = 5;\n"
+                            "M : integer = 2;\n"
+                            "p : real    = 1;\n"
+                            "foreach i in 1 .. M do\n"
+                            "  x[i] : real;\n"
+                            "  g[i] : boolean = x[i] > 0;\n"
+                            "  if g[i] then\n"
+                            "    y[i] : real;\n"
+                            "    e[i] : equation y[i] = x[i];\n"
+                            "  else\n"
+                            "    y[i] : real;\n"
+                            "    e[i] : equation y[i] = 2 * x[i];\n"
+                            "  end;\n"
+                            "  f[i] : equation der(x[i]) = p * y[i];\n"
+                            "done;\n"
+                            "h : equation z = N + M;\n"
+                            "z : real;\n";
+    static const struct {
+        const char *what, *from, *to;
+        bool shared; /* f[1]'s sides are the base's */
+    } cases[] = {
+        {"a side in a branch", "y[i] = 2 * x[i]", "y[i] = 3 * x[i]", true},
+        {"a side before a declaration, longer", "z = N + M;", "z = N + M + 0;", true},
+        {"a side made of the last declaration", "z = N + M;", "z = z;", true},
+        {"a parameter made an integer constant", "p : real    = 1", "p : integer = 1", false},
+        {"a constant of another value", "N : integer = 5", "N : integer = 6", false},
+        {"a loop's bounds", "1 .. M do", "1 .. 2 do", true},
+        {"a condition", "if g[i] then", "if g[2] then", true},
+        {"a label", "h : equation", "k : equation", false},
+        {"a declaration's spaces", "z : real;", "z :  real;", true},
+        {"a declaration moved before the equations", "h : equation z = N + M;\nz : real;\n",
+         "z : real;\nh : equation z = N + M;\n", true},
+    };
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "the base");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *b = replace(a, cases[k].from, cases[k].to);
+        mel_model *m1 = same_as_cold(b, -1, m0, false, cases[k].what);
+        cr_assert_not_null(m1, "%s", cases[k].what);
+        cr_assert_eq(eq(m1, "f[1]")->rhs == eq(m0, "f[1]")->rhs, cases[k].shared, "%s",
+                     cases[k].what);
+        mel_model *m2 = same_as_cold(a, -1, m1, false, cases[k].what);
+        mel_model_free(m1);
+        mel_model_free(m2);
+        free(b);
+    }
+    /* The same text under defines of N: other keys, the same names. */
+    mel_model *m3 = same_as_cold(a, 3, m0, false, "a define of N = 3");
+    cr_assert_neq(eq(m3, "h")->rhs, eq(m0, "h")->rhs);
+    mel_model *m4 = same_as_cold(a, 2, m3, false, "a define of N = 2");
+    cr_assert_neq(eq(m4, "h")->rhs, eq(m3, "h")->rhs);
+    mel_model_free(m0);
+    mel_model_free(m3);
+    mel_model_free(m4);
+}
