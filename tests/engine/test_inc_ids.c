@@ -267,3 +267,63 @@ Test(inc_ids, a_block_renamed_in_place_gets_a_new_id_and_the_others_keep_theirs)
     free(renamed_var);
     free(text);
 }
+
+/* The brake is one part: after an edit its graph is seeded by the previous
+ * one and the result's blocks borrow its item arrays (the ids are matched
+ * by smallest equation, then identity: engine/inc_ids.c). A whole block of
+ * the edited version has the previous id iff the previous whole graph had
+ * a block of its identity by names; the edited equation's blocks get new
+ * ids. Some smallest equation starts several blocks (the matching must
+ * compare within its bucket). */
+Test(inc_ids, follows_an_edit_of_one_part_block_by_block)
+{
+    char *text = tm_slurp("brake.mel");
+    char *edited = replace_all(text, "px[i] : equation b[i] = K*x[i];",
+                               "px[i] : equation b[i] = K*x[i] + (if i == 2 then der(x[i]) "
+                               "else 0);");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    version a, b;
+    analyse(s, text, 6, &a);
+    analyse(s, edited, 6, &b);
+    check_ids(&a, "original");
+    check_ids(&b, "edited");
+    size_t na = cdg_graph_n_blocks(a.g), nb = cdg_graph_n_blocks(b.g), kept = 0, fresh = 0,
+           shared_first = 0;
+    char **ia = malloc((na + 1) * sizeof *ia);
+    cr_assert_not_null(ia);
+    for (size_t i = 0; i < na; i++) {
+        cdg_block x, y;
+        cr_assert_eq(cdg_graph_block(a.g, (uint32_t)i, &x), MDAE_OK);
+        ia[i] = identity_text(&x);
+        if (i > 0 && cdg_graph_block(a.g, (uint32_t)i - 1, &y) == MDAE_OK)
+            shared_first += x.equations[0].index == y.equations[0].index;
+    }
+    for (size_t j = 0; j < nb; j++) {
+        cdg_block y;
+        cr_assert_eq(cdg_graph_block(b.g, (uint32_t)j, &y), MDAE_OK);
+        char *iy = identity_text(&y);
+        size_t i = 0;
+        while (i < na && strcmp(ia[i], iy) != 0)
+            i++;
+        for (size_t q = 0; q < na && i == na; q++)
+            cr_assert_neq(a.ids[q], b.ids[j], "new block %s takes the old id %u", iy, b.ids[j]);
+        if (i < na)
+            cr_assert_eq(a.ids[i], b.ids[j], "kept block %s: id %u, was %u", iy, b.ids[j],
+                         a.ids[i]);
+        kept += i < na;
+        fresh += i == na;
+        free(iy);
+    }
+    cr_assert_gt(kept, 0);
+    cr_assert_gt(fresh, 0, "the edit changes some block");
+    cr_assert_gt(shared_first, 0, "some equation starts several blocks");
+    for (size_t i = 0; i < na; i++)
+        free(ia[i]);
+    free(ia);
+    drop(&a);
+    drop(&b);
+    inc_session_free(s);
+    free(edited);
+    free(text);
+}
