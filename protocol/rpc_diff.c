@@ -512,9 +512,36 @@ static uint64_t dg_number(double v)
 
 static uint64_t dg_json(const cJSON *x);
 
+/* dg_pair with dg_str(key) given: the relabelled members' keys are
+ * hashed once a digest, not once an item. */
+static uint64_t dg_pair_h(uint64_t key_hash, uint64_t value)
+{
+    return dg_mix(key_hash ^ (value * 0x9e3779b97f4a7c15ull));
+}
+
 static uint64_t dg_pair(const char *key, uint64_t value)
 {
-    return dg_mix(dg_str(key) ^ (value * 0x9e3779b97f4a7c15ull));
+    return dg_pair_h(dg_str(key), value);
+}
+
+/* x's first member named k, trying first its first member and the one
+ * after (where a result puts "id", "name", "from" and "to"): the same as
+ * cJSON_GetObjectItemCaseSensitive, without its call per look-up. */
+static const cJSON *dg_member_named(const cJSON *x, const char *k)
+{
+    const cJSON *c = x->child;
+    if (c != NULL && c->string != NULL && strcmp(c->string, k) == 0)
+        return c;
+    if (c != NULL && c->next != NULL && c->next->string != NULL &&
+        strcmp(c->next->string, k) == 0)
+        return c->next;
+    return cJSON_GetObjectItemCaseSensitive(x, k);
+}
+
+static const char *dg_name_of(const cJSON *x)
+{
+    const cJSON *n = dg_member_named(x, "name");
+    return cJSON_IsString(n) ? n->valuestring : "";
 }
 
 /* An object's hash from the sum of its members' dg_pair and their count. */
@@ -720,14 +747,45 @@ static const dg_entry *dg_reused(const dg_reuse *r, int set, size_t k)
     return &so->e[set == DG_BLOCKS ? r->block_at[from] : from];
 }
 
+/* s's entries (blocks, b their place) in (a, b) order by counting, where
+ * a, a stable id, is below 8 n + 64: a place's order among equal ids is
+ * the walk's, as dg_entry_cmp's. False if an id is too large or on OOM
+ * (s untouched: qsort then). */
+static bool dg_count_sort(dg_set *s)
+{
+    size_t bound = 8 * s->n + 64;
+    for (size_t k = 0; k < s->n; k++)
+        if (!(s->e[k].a >= 0 && s->e[k].a < (double)bound))
+            return false;
+    size_t *start = mdae_calloc(bound + 1, sizeof *start);
+    dg_entry *to = mdae_malloc((s->n + 1) * sizeof *to);
+    if (start == NULL || to == NULL) {
+        mdae_free(start);
+        mdae_free(to);
+        return false;
+    }
+    for (size_t k = 0; k < s->n; k++)
+        start[(size_t)s->e[k].a + 1]++;
+    for (size_t v = 1; v <= bound; v++)
+        start[v] += start[v - 1];
+    for (size_t k = 0; k < s->n; k++)
+        to[start[(size_t)s->e[k].a]++] = s->e[k];
+    mdae_free(start);
+    mdae_free(s->e);
+    s->e = to;
+    return true;
+}
+
 /* The blocks, relabelled and ordered by (stable id, place) as
  * rpc_block_ids_relabel sorts them. */
 static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
                      const dg_reuse *r)
 {
     size_t k = 0;
+    const uint64_t id_h = dg_str("id");
+    bool sorted = true;
     for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
-        long at = index_of(cJSON_GetObjectItemCaseSensitive(x, "id"), n);
+        long at = index_of(dg_member_named(x, "id"), n);
         if (at < 0)
             return MDAE_E_INVAL;
         dg_entry *e = &s->e[k];
@@ -744,9 +802,11 @@ static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
             const cJSON *eqs = cJSON_GetObjectItemCaseSensitive(x, "equations");
             e->bodies = eqs != NULL ? dg_pair("equations", dg_json(eqs)) : 0;
         }
-        e->hash = dg_finish(e->rest + dg_pair("id", dg_number(e->a)) + e->bodies, e->members);
+        e->hash = dg_finish(e->rest + dg_pair_h(id_h, dg_number(e->a)) + e->bodies, e->members);
+        sorted = sorted && (k == 0 || s->e[k - 1].a < e->a);
     }
-    qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
+    if (!sorted && !dg_count_sort(s)) /* ids rising: already in (id, place) order */
+        qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
     for (k = 0; k < s->n; k++)
         s->e[k].b = 0;
     return MDAE_OK;
@@ -756,9 +816,10 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
                     const dg_reuse *r)
 {
     size_t k = 0;
+    const uint64_t from_h = dg_str("from"), to_h = dg_str("to");
     for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
-        long f = index_of(cJSON_GetObjectItemCaseSensitive(x, "from"), n);
-        long t = index_of(cJSON_GetObjectItemCaseSensitive(x, "to"), n);
+        long f = index_of(dg_member_named(x, "from"), n);
+        long t = index_of(dg_member_named(x, "to"), n);
         if (f < 0 || t < 0)
             return MDAE_E_INVAL;
         dg_entry *e = &s->e[k];
@@ -769,21 +830,28 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
             e->members = o->members;
         } else
             e->rest = dg_sum_but(x, "from", "to", &e->members);
-        e->hash = dg_finish(e->rest + dg_pair("from", dg_number(e->a)) +
-                                dg_pair("to", dg_number(e->b)),
+        e->hash = dg_finish(e->rest + dg_pair_h(from_h, dg_number(e->a)) +
+                                dg_pair_h(to_h, dg_number(e->b)),
                             e->members);
     }
     return MDAE_OK;
 }
 
-/* The names of the equations and variables into one pool. */
+/* The names of the equations and variables into one pool (each item's
+ * name looked up and measured once: the entries hold it and its size, in
+ * place, until it is copied). */
 static int dg_named(rpc_digest *d, const cJSON *analysis, const dg_reuse *r)
 {
     size_t len = 0;
     for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
-        for (const cJSON *x = d->set[k].n > 0 ? arr->child : NULL; x != NULL; x = x->next)
-            len += strlen(name_of(x)) + 1;
+        size_t j = 0;
+        for (const cJSON *x = d->set[k].n > 0 ? arr->child : NULL; x != NULL; x = x->next) {
+            dg_entry *e = &d->set[k].e[j++];
+            e->name = dg_name_of(x);
+            e->place = strlen(e->name) + 1;
+            len += e->place;
+        }
     }
     d->names = mdae_malloc(len + 1);
     if (d->names == NULL)
@@ -793,10 +861,9 @@ static int dg_named(rpc_digest *d, const cJSON *analysis, const dg_reuse *r)
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
         size_t j = 0;
         for (const cJSON *x = d->set[k].n > 0 ? arr->child : NULL; x != NULL; x = x->next) {
-            const char *nm = name_of(x);
-            size_t l = strlen(nm) + 1;
-            memcpy(at, nm, l);
             dg_entry *e = &d->set[k].e[j];
+            size_t l = e->place;
+            memcpy(at, e->name, l);
             const dg_entry *o = dg_reused(r, k, j);
             *e = o != NULL ? (dg_entry){.name = at, .key = o->key, .keyed = true, .hash = o->hash}
                            : (dg_entry){.name = at, .hash = dg_json(x)};

@@ -388,6 +388,37 @@ Test(rpc_diff, a_digest_gives_the_whole_trees_difference_on_random_results)
     }
 }
 
+/* The digest's shortcuts (issue 40 item 5): keys looked up at the first
+ * two members first, blocks ordered by counting where the stable ids are
+ * small and by qsort where one is large; both give the trees' order
+ * (ties by place) and members found anywhere in an item. */
+Test(rpc_diff, a_digest_orders_large_ids_and_finds_keys_after_other_members)
+{
+    const char *ta = "{\"blocks\":[{\"g\":1,\"h\":2,\"id\":0},{\"id\":1,\"g\":3},"
+                     "{\"g\":4,\"id\":2}],"
+                     "\"edges\":[{\"guard\":\"g\",\"w\":1,\"to\":1,\"from\":0},"
+                     "{\"to\":2,\"from\":1}],"
+                     "\"equations\":[{\"order\":1,\"guard\":\"g\",\"name\":\"e\"},"
+                     "{\"order\":0,\"name\":\"f\"}]}";
+    const char *tb = "{\"blocks\":[{\"g\":1,\"h\":2,\"id\":0},{\"id\":1,\"g\":5},"
+                     "{\"g\":4,\"id\":2}],"
+                     "\"edges\":[{\"guard\":\"h\",\"w\":1,\"to\":1,\"from\":0}],"
+                     "\"equations\":[{\"order\":2,\"guard\":\"g\",\"name\":\"e\"},"
+                     "{\"order\":0,\"name\":\"g\"}]}";
+    cJSON *a = cJSON_Parse(ta), *b = cJSON_Parse(tb);
+    cr_assert_not_null(a);
+    cr_assert_not_null(b);
+    const uint32_t large_a[3] = {4000000000u, 7, 4000000000u}, large_b[3] = {9, 4000000000u, 7};
+    const uint32_t small_a[3] = {2, 2, 1}, small_b[3] = {1, 2, 2};
+    digest_as_trees(a, large_a, 3, b, large_b, 3);
+    digest_as_trees(b, large_b, 3, a, large_a, 3);
+    digest_as_trees(a, small_a, 3, b, small_b, 3);
+    digest_as_trees(a, large_a, 3, b, small_b, 3);
+    digest_as_trees(b, small_b, 3, a, large_a, 3);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
 /* ---- Digests that take hashes from the version before (issue 40 item 5) ------ */
 
 static size_t arr_len(const cJSON *r, const char *member)
