@@ -8,7 +8,7 @@
  */
 #include "cdg_int.h"
 
-#include "sa_report_keys.h"
+#include "cdg_report_keys.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ void cdg_report_free(cdg_report *rep)
     mdae_free(rep);
 }
 
-/* Blocks and edges whose guards are not computed (cdg__report_since):
+/* Blocks and edges whose guards are not computed (cdg_report_since):
  * block[k], edge[k]; NULL: none. */
 typedef struct skips {
     const bool *block, *edge;
@@ -113,16 +113,18 @@ int cdg_graph_report(const cdg_graph *g, cdg_report **out)
     return report_skipping(g, (skips){NULL, NULL}, out);
 }
 
-/* ---- The report after an earlier one (sa_report_keys.h) --------------------------
+/* ---- The report after an earlier one (cdg_report_keys.h) -------------------------
  * A block's report is its id (its place), its guard's set and its items'
  * names and orders; an edge's its ends and the set of its guard & ok. The
  * sets are those of sa_report.c's argument (the same care, levels, mode
- * variables and names, which sa_report_since checked before giving prev),
+ * variables and names, which sa__item_keys_alike checked before prev is
+ * read),
  * so a block whose guard handle, items (index and order) and items' names
  * are the earlier block's at the same place has the same report, and an
  * edge with the same ends and guard handle likewise. */
 
-struct cdg__report_keys {
+/* The graph's part of a report's keys. */
+typedef struct graph_keys {
     size_t n_blocks, n_edges;
     BDD *bguard;      /* n_blocks, referenced */
     size_t *at;       /* n_blocks + 1: block k's items are item[at[k] .. at[k + 1]) */
@@ -130,9 +132,9 @@ struct cdg__report_keys {
     int64_t *item;    /* index << 32 | (uint32_t)order: equations, unknowns, reads */
     uint32_t *efrom, *eto;
     BDD *eguard;      /* n_edges, referenced */
-};
+} graph_keys;
 
-void cdg__report_keys_free(cdg__report_keys *k)
+static void graph_keys_free(graph_keys *k)
 {
     if (k == NULL)
         return;
@@ -163,9 +165,9 @@ static int64_t *put_items(int64_t *x, const cdg_item *items, size_t n)
 }
 
 /* g's keys, or NULL on OOM. */
-static cdg__report_keys *keys_new(const cdg_graph *g)
+static graph_keys *graph_keys_new(const cdg_graph *g)
 {
-    cdg__report_keys *k = mdae_calloc(1, sizeof *k);
+    graph_keys *k = mdae_calloc(1, sizeof *k);
     if (k == NULL)
         return NULL;
     size_t n_items = 0;
@@ -179,7 +181,7 @@ static cdg__report_keys *keys_new(const cdg_graph *g)
     k->eto = mdae_malloc((g->n_edges + 1) * sizeof *k->eto);
     k->eguard = mdae_calloc(g->n_edges + 1, sizeof *k->eguard);
     if (!k->bguard || !k->at || !k->shape || !k->item || !k->efrom || !k->eto || !k->eguard) {
-        cdg__report_keys_free(k);
+        graph_keys_free(k);
         return NULL;
     }
     k->n_blocks = g->n_blocks;
@@ -217,7 +219,7 @@ static bool items_alike(const int64_t *x, const cdg_item *items, size_t n, const
 }
 
 /* Block b of g the same as block b of prev (k: g's keys)? */
-static bool block_alike(const cdg_graph *g, const cdg__report_keys *prev, size_t b,
+static bool block_alike(const cdg_graph *g, const graph_keys *prev, size_t b,
                         const bool *eq_named, const bool *var_named)
 {
     const cdg_block *blk = &g->blocks[b];
@@ -229,22 +231,23 @@ static bool block_alike(const cdg_graph *g, const cdg__report_keys *prev, size_t
            items_alike(x + 2 * ne, blk->reads, nr, var_named, n_var);
 }
 
-int cdg__report_since(const sa_result *r, const cdg_graph *g, const cdg__report_keys *prev,
-                      const bool *eq_named, const bool *var_named, cdg_report **out,
-                      cdg__report_keys **keys, bool **same, bool **esame)
+/* The graph's part of cdg_report_since: g's report in *out, its keys in
+ * *keys (NULL when g is another result's than r), same->blocks and
+ * ->edges. prev: the keys of an earlier graph whose report is to be taken
+ * from (NULL: nothing is; given only when the items' keys were alike);
+ * eq_named[i] / var_named[j]: whether equation i / variable j has the name
+ * it had there (r's n_eq, n_var long). */
+static int graph_report_since(const sa_result *r, const cdg_graph *g, const graph_keys *prev,
+                              const bool *eq_named, const bool *var_named, cdg_report **out,
+                              graph_keys **keys, cdg_report_same *same)
 {
-    *out = NULL;
-    *keys = NULL;
-    *same = *esame = NULL;
-    if (g == NULL)
-        return MDAE_E_INVAL;
-    if (!sa__running() || g->no_edges) /* no_edges: sa_options.families */
+    if (g->no_edges) /* sa_options.families */
         return MDAE_E_STATE;
     if (g->r != r) /* its sets are another result's: no keys, nothing the same */
         prev = NULL;
-    cdg__report_keys *k = g->r == r ? keys_new(g) : NULL;
-    bool *bs = mdae_calloc(g->n_blocks + 1, sizeof *bs);
-    bool *es = mdae_calloc(g->n_edges + 1, sizeof *es);
+    graph_keys *k = g->r == r ? graph_keys_new(g) : NULL;
+    bool *bs = same->blocks = mdae_calloc(g->n_blocks + 1, sizeof *bs);
+    bool *es = same->edges = mdae_calloc(g->n_edges + 1, sizeof *es);
     int rc = (k != NULL || g->r != r) && bs != NULL && es != NULL ? MDAE_OK : MDAE_E_NOMEM;
     for (size_t b = 0; rc == MDAE_OK && prev != NULL && b < g->n_blocks && b < prev->n_blocks; b++)
         bs[b] = block_alike(g, prev, b, eq_named, var_named);
@@ -254,14 +257,81 @@ int cdg__report_since(const sa_result *r, const cdg_graph *g, const cdg__report_
     if (rc == MDAE_OK)
         rc = report_skipping(g, (skips){bs, es}, out);
     if (rc < 0) {
-        cdg__report_keys_free(k);
-        mdae_free(bs);
-        mdae_free(es);
+        graph_keys_free(k);
         return rc;
     }
     *keys = k;
-    *same = bs;
-    *esame = es;
+    return MDAE_OK;
+}
+
+struct cdg_report_keys {
+    sa__item_keys *items; /* the result's items' (sa_report.c) */
+    graph_keys *graph;    /* the graph's, NULL without one */
+};
+
+void cdg_report_keys_free(cdg_report_keys *k)
+{
+    if (k == NULL)
+        return;
+    sa__item_keys_free(k->items);
+    graph_keys_free(k->graph);
+    mdae_free(k);
+}
+
+void cdg_report_same_free(cdg_report_same *s)
+{
+    if (s == NULL)
+        return;
+    mdae_free(s->equations);
+    mdae_free(s->variables);
+    mdae_free(s->blocks);
+    mdae_free(s->edges);
+    memset(s, 0, sizeof *s);
+}
+
+/* Whether the items' keys of k and prev are alike (every set a function of
+ * the same things), and so whether prev can be read at all. */
+static const cdg_report_keys *usable(const cdg_report_keys *k, const cdg_report_keys *prev)
+{
+    return prev != NULL && sa__item_keys_alike(k->items, prev->items) ? prev : NULL;
+}
+
+int cdg_report_since(const sa_result *r, const cdg_graph *g, const cdg_report_keys *prev,
+                     sa_report **rep, cdg_report **crep, cdg_report_keys **keys,
+                     cdg_report_same *same)
+{
+    if (r == NULL || rep == NULL || crep == NULL || keys == NULL || same == NULL)
+        return MDAE_E_INVAL;
+    *rep = NULL;
+    *crep = NULL;
+    *keys = NULL;
+    memset(same, 0, sizeof *same);
+    if (!sa__running())
+        return MDAE_E_STATE;
+    cdg_report_keys *k = mdae_calloc(1, sizeof *k);
+    bool *eq_named = NULL, *var_named = NULL;
+    int rc = k != NULL && (k->items = sa__item_keys_new(r)) != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    if (rc == MDAE_OK)
+        prev = usable(k, prev);
+    if (rc == MDAE_OK && !sa__item_keys_mark(k->items, prev != NULL ? prev->items : NULL,
+                                             &same->equations, &same->variables, &eq_named,
+                                             &var_named))
+        rc = MDAE_E_NOMEM;
+    if (rc == MDAE_OK)
+        rc = sa__report_skipping(r, SA_REPORT_VALID_CARE, same->equations, same->variables, rep);
+    if (rc == MDAE_OK && g != NULL)
+        rc = graph_report_since(r, g, prev != NULL ? prev->graph : NULL, eq_named, var_named,
+                                crep, &k->graph, same);
+    mdae_free(eq_named);
+    mdae_free(var_named);
+    if (rc < 0) {
+        sa_report_free(*rep);
+        *rep = NULL;
+        cdg_report_keys_free(k);
+        cdg_report_same_free(same);
+        return rc;
+    }
+    *keys = k;
     return MDAE_OK;
 }
 

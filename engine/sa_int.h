@@ -980,4 +980,34 @@ bool sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, sa__mval *out);
  * (sa__fail) only for memory. */
 void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v);
 
+/* ---- sa_report.c: the items' part of a report after an earlier one ------
+ * (engine/cdg_report_keys.h, cdg_report_since, combines it with the
+ * graph's part.) */
+
+/* What the items of one result's report are functions of: BDD handles,
+ * referenced, and copies of the names (sa_report.c says why). Owned:
+ * sa__item_keys_free, before sa_end. */
+typedef struct sa__item_keys sa__item_keys;
+
+/* r's item keys, or NULL on OOM. */
+sa__item_keys *sa__item_keys_new(const sa_result *r /* borrowed */);
+void sa__item_keys_free(sa__item_keys *k /* NULL ok */);
+
+/* Is every set of a report of a's the function of the same things as in a
+ * report of b's (the care set, ok, the layout, the modes' names:
+ * everything but the items' own handles)? */
+bool sa__item_keys_alike(const sa__item_keys *a, const sa__item_keys *b);
+
+/* Which items of k are prev's at the same place, as four arrays allocated
+ * here (owned by the caller, even on failure): eq_same[i] / var_same[j]
+ * (same name and handles), eq_named[i] / var_named[j] (same name). prev
+ * NULL, or not alike: nothing the same. False on OOM. */
+bool sa__item_keys_mark(const sa__item_keys *k, const sa__item_keys *prev /* NULL ok */,
+                        bool **eq_same, bool **var_same, bool **eq_named, bool **var_named);
+
+/* sa_result_report_ex(r, flags, out), the sets of equation i / variable j
+ * not computed where skip_eq[i] / skip_var[j] (NULL: none skipped). */
+int sa__report_skipping(const sa_result *r, unsigned flags, const bool *skip_eq,
+                        const bool *skip_var, sa_report **out /* out: owned */);
+
 #endif /* SA_INT_H */

@@ -3,8 +3,9 @@
  * engine/sa_report.c -- the result as plain data (sa_report) for the JSON
  * encoder and the text output: sets of modes as cubes and formulas
  * (sa_sop.c), offsets split by value, singular-mode diagnostics; after an
- * earlier report, only the items whose BDD handles changed (sa_report_keys.h,
- * sa_report_since; why the others' JSON is the same: its section below).
+ * earlier report, only the items whose BDD handles changed (sa__item_keys,
+ * combined with the graph's by cdg_view.c's cdg_report_since; why the
+ * others' JSON is the same: its section below).
  *
  * Offsets by value without enumerating modes: a recursive split over the
  * bits of the offset vector, high bit first, restricted to the modes where
@@ -12,8 +13,6 @@
  * the work is proportional to the number of distinct values.
  */
 #include "sa_int.h"
-
-#include "sa_report_keys.h"
 
 #include <stdlib.h>
 
@@ -336,7 +335,7 @@ static void fill_item(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it, co
     sa__release(c, mark);
 }
 
-/* Items whose sets are not computed (sa_report_since): skip_eq[i],
+/* Items whose sets are not computed (sa__report_skipping): skip_eq[i],
  * skip_var[j]; NULL: none. */
 typedef struct skips {
     const bool *eq, *var;
@@ -420,8 +419,10 @@ int sa_result_report(const sa_result *r, sa_report **out)
     return sa_result_report_ex(r, SA_REPORT_VALID_CARE, out);
 }
 
-static int report_skipping(const sa_result *r, unsigned flags, skips sk, sa_report **out)
+int sa__report_skipping(const sa_result *r, unsigned flags, const bool *skip_eq,
+                        const bool *skip_var, sa_report **out)
 {
+    skips sk = {skip_eq, skip_var};
     if (r == NULL || out == NULL)
         return MDAE_E_INVAL;
     if (!sa__running())
@@ -456,10 +457,10 @@ static int report_skipping(const sa_result *r, unsigned flags, skips sk, sa_repo
 
 int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
 {
-    return report_skipping(r, flags, (skips){NULL, NULL}, out);
+    return sa__report_skipping(r, flags, NULL, NULL, out);
 }
 
-/* ---- The report after an earlier one (sa_report_keys.h) --------------------------
+/* ---- The items' part of a report after an earlier one (sa_int.h) -----------------
  *
  * Why an item whose keys are the earlier report's has the same report.
  * fill_item makes an item's sets from three functions: chi_m & chi (where
@@ -491,7 +492,7 @@ int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
  * reading them, where computing its sets was a count, a cover and a
  * formula or a copy of each. */
 
-struct sa_report_keys {
+struct sa__item_keys {
     unsigned long epoch;    /* sa__layout_epoch */
     BDD chi_m, ok;          /* referenced */
     uint32_t n_modes, n_eq, n_var;
@@ -506,10 +507,9 @@ struct sa_report_keys {
     char *names;            /* the modes', equations' and variables' names
                                as the JSON gives them ("?" for none) */
     size_t *name_at;        /* n_modes + n_eq + n_var: a name's place in names */
-    cdg__report_keys *cdg;  /* the graph's, NULL without one */
 };
 
-void sa_report_keys_free(sa_report_keys *k)
+void sa__item_keys_free(sa__item_keys *k)
 {
     if (k == NULL)
         return;
@@ -518,7 +518,6 @@ void sa_report_keys_free(sa_report_keys *k)
     size_t n = k->item_at != NULL ? k->item_at[(size_t)k->n_eq + k->n_var] : 0;
     for (size_t q = 0; q < n; q++)
         bdd_delref(k->item[q]);
-    cdg__report_keys_free(k->cdg);
     mdae_free(k->mode_var);
     mdae_free(k->mode_level);
     mdae_free(k->item);
@@ -526,17 +525,6 @@ void sa_report_keys_free(sa_report_keys *k)
     mdae_free(k->names);
     mdae_free(k->name_at);
     mdae_free(k);
-}
-
-void sa_report_same_free(sa_report_same *s)
-{
-    if (s == NULL)
-        return;
-    mdae_free(s->equations);
-    mdae_free(s->variables);
-    mdae_free(s->blocks);
-    mdae_free(s->edges);
-    memset(s, 0, sizeof *s);
 }
 
 static const char *shown(const char *name) { return name != NULL ? name : "?"; }
@@ -553,7 +541,7 @@ static const char *name_of(const sa_result *r, size_t q)
 }
 
 /* k's copies of r's names. False on OOM. */
-static bool keys_names(sa_report_keys *k, const sa_result *r)
+static bool keys_names(sa__item_keys *k, const sa_result *r)
 {
     size_t n = (size_t)r->n_modes + r->n_eq + r->n_var, len = 0;
     k->name_at = mdae_malloc((n + 1) * sizeof *k->name_at);
@@ -570,11 +558,9 @@ static bool keys_names(sa_report_keys *k, const sa_result *r)
     return true;
 }
 
-/* The keys of r's items (the graph's are cdg__report_since's); NULL on
- * OOM. */
-static sa_report_keys *keys_new(const sa_result *r)
+sa__item_keys *sa__item_keys_new(const sa_result *r)
 {
-    sa_report_keys *k = mdae_calloc(1, sizeof *k);
+    sa__item_keys *k = mdae_calloc(1, sizeof *k);
     if (k == NULL)
         return NULL;
     k->epoch = sa__layout_epoch();
@@ -592,7 +578,7 @@ static sa_report_keys *keys_new(const sa_result *r)
     k->item_at = mdae_calloc(n_items + 1, sizeof *k->item_at); /* zero: nothing referenced */
     if (k->mode_var == NULL || k->mode_level == NULL || k->item == NULL || k->item_at == NULL ||
         !keys_names(k, r)) {
-        sa_report_keys_free(k);
+        sa__item_keys_free(k);
         return NULL;
     }
     for (uint32_t q = 0; q < r->n_modes; q++) {
@@ -616,9 +602,7 @@ static sa_report_keys *keys_new(const sa_result *r)
     return k;
 }
 
-/* Is every set of a report of a's the function of the same things as in
- * a report of b's (everything but the items' own handles)? */
-static bool keys_alike(const sa_report_keys *a, const sa_report_keys *b)
+bool sa__item_keys_alike(const sa__item_keys *a, const sa__item_keys *b)
 {
     if (a->epoch != b->epoch || a->chi_m != b->chi_m || a->ok != b->ok ||
         a->n_modes != b->n_modes || a->has_c != b->has_c || a->has_d != b->has_d)
@@ -632,78 +616,40 @@ static bool keys_alike(const sa_report_keys *a, const sa_report_keys *b)
 
 /* Item q of a (equations, then variables) and item p of b: the same name?
  * The same handles (the bits past the last one kept are false in both)? */
-static bool item_named(const sa_report_keys *a, size_t q, const sa_report_keys *b, size_t p)
+static bool item_named(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
 {
     return strcmp(a->names + a->name_at[a->n_modes + q], b->names + b->name_at[b->n_modes + p]) ==
            0;
 }
 
-static bool item_keyed(const sa_report_keys *a, size_t q, const sa_report_keys *b, size_t p)
+static bool item_keyed(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
 {
     size_t n = a->item_at[q + 1] - a->item_at[q];
     return n == b->item_at[p + 1] - b->item_at[p] &&
            memcmp(&a->item[a->item_at[q]], &b->item[b->item_at[p]], n * sizeof *a->item) == 0;
 }
 
-/* same->equations, ->variables, and whether each equation and variable
- * has its name in prev (eq_named, var_named: owned by the caller), k
- * being r's keys and prev alike (NULL: nothing the same). False on OOM. */
-static bool mark_items(const sa_report_keys *k, const sa_report_keys *prev, sa_report_same *same,
-                       bool **eq_named, bool **var_named)
+bool sa__item_keys_mark(const sa__item_keys *k, const sa__item_keys *prev, bool **eq_same,
+                        bool **var_same, bool **eq_named, bool **var_named)
 {
-    same->equations = mdae_calloc((size_t)k->n_eq + 1, sizeof *same->equations);
-    same->variables = mdae_calloc((size_t)k->n_var + 1, sizeof *same->variables);
+    *eq_same = mdae_calloc((size_t)k->n_eq + 1, sizeof **eq_same);
+    *var_same = mdae_calloc((size_t)k->n_var + 1, sizeof **var_same);
     *eq_named = mdae_calloc((size_t)k->n_eq + 1, sizeof **eq_named);
     *var_named = mdae_calloc((size_t)k->n_var + 1, sizeof **var_named);
-    if (same->equations == NULL || same->variables == NULL || *eq_named == NULL ||
-        *var_named == NULL)
+    if (*eq_same == NULL || *var_same == NULL || *eq_named == NULL || *var_named == NULL)
         return false;
+    if (prev != NULL && !sa__item_keys_alike(k, prev))
+        prev = NULL;
     for (uint32_t i = 0; prev != NULL && i < k->n_eq && i < prev->n_eq; i++) {
         (*eq_named)[i] = item_named(k, i, prev, i);
-        same->equations[i] = (*eq_named)[i] && item_keyed(k, i, prev, i);
+        (*eq_same)[i] = (*eq_named)[i] && item_keyed(k, i, prev, i);
     }
     for (uint32_t j = 0; prev != NULL && j < k->n_var && j < prev->n_var; j++) {
         size_t q = (size_t)k->n_eq + j, p = (size_t)prev->n_eq + j;
         (*var_named)[j] = item_named(k, q, prev, p);
-        same->variables[j] = (*var_named)[j] && item_keyed(k, q, prev, p);
+        (*var_same)[j] = (*var_named)[j] && item_keyed(k, q, prev, p);
     }
     return true;
-}
-
-int sa_report_since(const sa_result *r, const cdg_graph *g, const sa_report_keys *prev,
-                    sa_report **rep, cdg_report **crep, sa_report_keys **keys,
-                    sa_report_same *same)
-{
-    if (r == NULL || rep == NULL || crep == NULL || keys == NULL || same == NULL)
-        return MDAE_E_INVAL;
-    *rep = NULL;
-    *crep = NULL;
-    *keys = NULL;
-    memset(same, 0, sizeof *same);
-    if (!sa__running())
-        return MDAE_E_STATE;
-    sa_report_keys *k = keys_new(r);
-    bool *eq_named = NULL, *var_named = NULL;
-    if (k != NULL && prev != NULL && !keys_alike(k, prev))
-        prev = NULL;
-    int rc = k != NULL && mark_items(k, prev, same, &eq_named, &var_named) ? MDAE_OK : MDAE_E_NOMEM;
-    if (rc == MDAE_OK)
-        rc = report_skipping(r, SA_REPORT_VALID_CARE, (skips){same->equations, same->variables},
-                             rep);
-    if (rc == MDAE_OK && g != NULL)
-        rc = cdg__report_since(r, g, prev != NULL ? prev->cdg : NULL, eq_named, var_named, crep,
-                               &k->cdg, &same->blocks, &same->edges);
-    mdae_free(eq_named);
-    mdae_free(var_named);
-    if (rc < 0) {
-        sa_report_free(*rep);
-        *rep = NULL;
-        sa_report_keys_free(k);
-        sa_report_same_free(same);
-        return rc;
-    }
-    *keys = k;
-    return MDAE_OK;
 }
 
 typedef struct count_job {

@@ -607,7 +607,7 @@ fail:
 }
 
 /* The donor's member was, which the caller's keys say is what would be
- * built at its place (engine/sa_report_keys.h: its sets were not computed):
+ * built at its place (engine/cdg_report_keys.h: its sets were not computed):
  * is it an item named name, block k, an edge with re's ends? False: the
  * donor is not the tree the keys were of. */
 static bool item_vouched(const cJSON *was, const char *name)
@@ -726,7 +726,7 @@ static int report_head(const sa_report *rep, cJSON *root)
  * it took in taken (may be NULL; its arrays allocated); same (may be NULL)
  * as rpc_json_analysis_since. */
 static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_taken *taken,
-                          const sa_report_same *same)
+                          const cdg_report_same *same)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -1025,7 +1025,7 @@ fail:
  * recording what it took in taken (may be NULL; its arrays allocated);
  * same (may be NULL) as rpc_json_analysis_since. */
 static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool keep_bodies,
-                       rpc_taken *taken, const sa_report_same *same)
+                       rpc_taken *taken, const cdg_report_same *same)
 {
     if (rep == NULL || !cJSON_IsObject(analysis))
         return MDAE_E_INVAL;
@@ -1311,7 +1311,7 @@ static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report 
 }
 
 int rpc_json_analysis_since(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
-                            bool keep_bodies, const sa_report_same *same, cJSON **out,
+                            bool keep_bodies, const cdg_report_same *same, cJSON **out,
                             rpc_taken *taken)
 {
     if (rep == NULL || out == NULL)

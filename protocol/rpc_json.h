@@ -48,7 +48,7 @@
 #include "sa.h"
 #include "cdg.h"
 #include "cdg_family.h"
-#include "sa_report_keys.h"
+#include "cdg_report_keys.h"
 #include "mc.h"
 #include "ap.h"
 #include "rpc_jwriter.h"
@@ -249,7 +249,7 @@ MDAE_API int rpc_json_analysis_taking(const sa_report *rep /* borrowed */,
 /* rpc_json_analysis_taking, where same (NULL: rpc_json_analysis_taking)
  * says which items, blocks and edges of rep and cdg are the ones of the
  * report prev was made of, at the same place, their sets not computed
- * (engine/sa_report_keys.h, sa_report_since): those are taken from prev
+ * (engine/cdg_report_keys.h, cdg_report_since): those are taken from prev
  * without a look at their sets, the others built or taken as
  * rpc_json_analysis_taking does. The caller vouches that prev is the tree
  * made of that report (with rpc_json_add_bodies and
@@ -260,7 +260,7 @@ MDAE_API int rpc_json_analysis_taking(const sa_report *rep /* borrowed */,
 MDAE_API int rpc_json_analysis_since(const sa_report *rep /* borrowed */,
                                      const cdg_report *cdg /* borrowed; may be NULL */,
                                      cJSON *prev /* borrowed; members taken */, bool keep_bodies,
-                                     const sa_report_same *same /* borrowed; may be NULL */,
+                                     const cdg_report_same *same /* borrowed; may be NULL */,
                                      cJSON **out /* out: owned */,
                                      rpc_taken *taken /* out: owned arrays; may be NULL */);
 

@@ -277,11 +277,11 @@ typedef struct wk_state {
     uint64_t trees, cached_serial, prev_serial, taken_for, taken_from;
     rpc_taken taken;
     /* What the items of the report the tree of serial keys_tree was made of
-     * are functions of (engine/sa_report_keys.h; owned, NULL: none): the next
+     * are functions of (engine/cdg_report_keys.h; owned, NULL: none): the next
      * report over that tree as prev_report computes only the items whose
      * keys changed and takes the others from the tree unseen (issue 40
      * item 3). */
-    sa_report_keys *keys;
+    cdg_report_keys *keys;
     uint64_t keys_tree;
     /* Per equation of the loaded model, whether its body (at any order) is
      * the one the tree of serial body_tree gave it (owned, n_body_same

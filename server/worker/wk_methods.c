@@ -136,7 +136,7 @@ void wk_state_close(wk_state *w)
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
     rpc_taken_free(&w->taken);
-    sa_report_keys_free(w->keys); /* before sa_end: it holds BDDs */
+    cdg_report_keys_free(w->keys); /* before sa_end: it holds BDDs */
     w->keys = NULL;
     mdae_free(w->body_same);
     w->body_same = NULL;
@@ -564,13 +564,13 @@ int wk_analyse_whole(wk_state *w, sa_result **r, cdg_graph **g, mdae_diags *ad)
  * was made of (NULL: none), the items whose keys did not change unseen;
  * the new report's keys kept in w->keys. MDAE_E_STATE: prev_report was not
  * what keys say (some of it taken: build again without it). */
-static int report_tree(wk_state *w, const sa_report_keys *keys)
+static int report_tree(wk_state *w, const cdg_report_keys *keys)
 {
     sa_report *rep = NULL;
     cdg_report *crep = NULL;
-    sa_report_keys *now = NULL;
-    sa_report_same same = {0};
-    int rc = sa_report_since(w->result, w->graph, keys, &rep, &crep, &now, &same);
+    cdg_report_keys *now = NULL;
+    cdg_report_same same = {0};
+    int rc = cdg_report_since(w->result, w->graph, keys, &rep, &crep, &now, &same);
     /* what is taken from prev_report is said for a later digest
      * (stable_result); nothing if there is none */
     rpc_taken_free(&w->taken);
@@ -593,7 +593,7 @@ static int report_tree(wk_state *w, const sa_report_keys *keys)
     if (rc == MDAE_OK)
         rc = rpc_json_add_left_out(w->cached_report, w->model);
     if (rc == MDAE_OK) {
-        sa_report_keys_free(w->keys);
+        cdg_report_keys_free(w->keys);
         w->keys = now;
         w->keys_tree = w->cached_serial;
         now = NULL;
@@ -603,8 +603,8 @@ static int report_tree(wk_state *w, const sa_report_keys *keys)
         w->cached_serial = 0;
         w->taken_for = 0;
     }
-    sa_report_keys_free(now);
-    sa_report_same_free(&same);
+    cdg_report_keys_free(now);
+    cdg_report_same_free(&same);
     cdg_report_free(crep);
     sa_report_free(rep);
     return rc;
@@ -613,7 +613,7 @@ static int report_tree(wk_state *w, const sa_report_keys *keys)
 int wk_report(wk_state *w, const cJSON **out)
 {
     if (w->cached_report == NULL) {
-        const sa_report_keys *keys =
+        const cdg_report_keys *keys =
             w->prev_report != NULL && w->keys != NULL && w->keys_tree == w->prev_serial ? w->keys
                                                                                        : NULL;
         int rc = report_tree(w, keys);

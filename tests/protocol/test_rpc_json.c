@@ -1005,14 +1005,14 @@ Test(rpc_json, a_tree_built_from_the_previous_versions_is_the_one_built_anew)
 }
 
 /* ---- A tree built since the earlier report's keys (rpc_json_analysis_since) ------
- * engine/sa_report_keys.h: the items whose keys did not change are neither
+ * engine/cdg_report_keys.h: the items whose keys did not change are neither
  * computed nor compared, only taken; the tree must still be the one built
  * anew, and an item whose functions changed under the same name must be
  * reported again. One BDD manager for the whole chain (the keys hold its
  * nodes). */
 
 typedef struct since_run {
-    sa_report_keys *keys; /* the last report's */
+    cdg_report_keys *keys; /* the last report's */
     size_t marked, items; /* of the last report: marked the same, in all */
     size_t renamed_not;   /* items named as before at their place, not marked */
 } since_run;
@@ -1051,9 +1051,9 @@ static cJSON *analysis_since(const char *text, long long n, cJSON *prev, since_r
     cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &a.m, NULL), MDAE_OK);
     cr_assert_eq(sa_analyze(a.m, NULL, &a.res, NULL), MDAE_OK);
     cr_assert_eq(cdg_build(a.res, NULL, &a.g, NULL), MDAE_OK);
-    sa_report_keys *keys = NULL;
-    sa_report_same same;
-    cr_assert_eq(sa_report_since(a.res, a.g, run->keys, &a.rep, &a.crep, &keys, &same), MDAE_OK);
+    cdg_report_keys *keys = NULL;
+    cdg_report_same same;
+    cr_assert_eq(cdg_report_since(a.res, a.g, run->keys, &a.rep, &a.crep, &keys, &same), MDAE_OK);
     cJSON *before = prev != NULL ? cJSON_Duplicate(prev, true) : NULL, *j = NULL;
     cr_assert_eq(rpc_json_analysis_since(a.rep, a.crep, prev, false, run->keys ? &same : NULL, &j,
                                          NULL),
@@ -1070,8 +1070,8 @@ static cJSON *analysis_since(const char *text, long long n, cJSON *prev, since_r
                                                              same.variables);
     cJSON_Delete(before);
     cJSON_Delete(prev);
-    sa_report_same_free(&same);
-    sa_report_keys_free(run->keys);
+    cdg_report_same_free(&same);
+    cdg_report_keys_free(run->keys);
     run->keys = keys;
     cdg_report_free(a.crep);
     sa_report_free(a.rep);
@@ -1124,7 +1124,7 @@ Test(rpc_json, a_tree_built_since_the_earlier_reports_keys_is_the_one_built_anew
         prev = j;
     }
     cJSON_Delete(prev);
-    sa_report_keys_free(run.keys);
+    cdg_report_keys_free(run.keys);
     sa_end();
     for (size_t k = 0; k < NV; k++)
         mdae_free(anew[k]);
@@ -1137,7 +1137,7 @@ Test(rpc_json, a_tree_built_since_the_earlier_reports_keys_is_the_one_built_anew
 /* Keys, the tree made of their report, and the next version's analysis. */
 typedef struct since_case {
     analysed a;
-    sa_report_keys *keys;
+    cdg_report_keys *keys;
     cJSON *tree;
 } since_case;
 
@@ -1167,16 +1167,16 @@ static since_case since_case_open(void)
 static void since_case_close(since_case *sc)
 {
     cJSON_Delete(sc->tree);
-    sa_report_keys_free(sc->keys);
+    cdg_report_keys_free(sc->keys);
     analysed_free(&sc->a); /* sa_end */
 }
 
 Test(rpc_json, a_donor_that_is_not_the_keys_tree_is_refused)
 {
     since_case sc = since_case_open();
-    sa_report_keys *keys = NULL;
-    sa_report_same same;
-    cr_assert_eq(sa_report_since(sc.a.res, sc.a.g, sc.keys, &sc.a.rep, &sc.a.crep, &keys, &same),
+    cdg_report_keys *keys = NULL;
+    cdg_report_same same;
+    cr_assert_eq(cdg_report_since(sc.a.res, sc.a.g, sc.keys, &sc.a.rep, &sc.a.crep, &keys, &same),
                  MDAE_OK);
     cr_assert(same.equations[0], "equation 0 is the earlier report's");
     cJSON *eq0 = cJSON_GetObjectItemCaseSensitive(sc.tree, "equations")->child;
@@ -1185,8 +1185,8 @@ Test(rpc_json, a_donor_that_is_not_the_keys_tree_is_refused)
     cr_assert_eq(rpc_json_analysis_since(sc.a.rep, sc.a.crep, sc.tree, false, &same, &j, NULL),
                  MDAE_E_STATE);
     cr_assert_null(j);
-    sa_report_same_free(&same);
-    sa_report_keys_free(keys);
+    cdg_report_same_free(&same);
+    cdg_report_keys_free(keys);
     since_case_close(&sc);
 }
 
@@ -1195,18 +1195,18 @@ static int encode_since(const void *arg, cJSON **out)
     const since_case *sc = arg;
     sa_report *rep = NULL;
     cdg_report *crep = NULL;
-    sa_report_keys *keys = NULL;
-    sa_report_same same = {0};
+    cdg_report_keys *keys = NULL;
+    cdg_report_same same = {0};
     cJSON *prev = cJSON_Duplicate(sc->tree, true);
-    int rc = prev != NULL ? sa_report_since(sc->a.res, sc->a.g, sc->keys, &rep, &crep, &keys, &same)
+    int rc = prev != NULL ? cdg_report_since(sc->a.res, sc->a.g, sc->keys, &rep, &crep, &keys, &same)
                           : MDAE_E_NOMEM;
     if (rc == MDAE_OK) {
         rc = rpc_json_analysis_since(rep, crep, prev, false, &same, out, NULL);
         cr_assert_gt(count_marked(same.equations, rep->n_equations), 0);
     }
     cJSON_Delete(prev);
-    sa_report_same_free(&same);
-    sa_report_keys_free(keys);
+    cdg_report_same_free(&same);
+    cdg_report_keys_free(keys);
     cdg_report_free(crep);
     sa_report_free(rep);
     return rc;
