@@ -18,6 +18,10 @@
  *    equations declared in both branches, errors), the same text again and
  *    three edits of its middle, and random one-byte edits of the model with
  *    a when-clause and next();
+ *  - statement-level edits in a row of the brake and of every MEL model
+ *    of tests/models (a statement deleted, inserted, copied, changed in
+ *    place or moved, lines inserted above one, a syntax error typed and
+ *    fixed at the next step), with recovery and without;
  *  - the sharing happens (the equations before the edit have the previous
  *    model's very trees) and outlives the previous model, and stops after
  *    MEL__MAX_HELD versions in a row (everything lowered again).
