@@ -420,7 +420,9 @@ static char *edited(const char *text, const char *ins, bool del)
     return o;
 }
 
-Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
+/* Calls each(name, text, k) on the k-th MEL model of tests/models, for
+ * every one; asserts there are at least 20. */
+static void for_each_mel_model(void (*each)(const char *name, const char *text, size_t k))
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/tests/models", MDAE_SOURCE_DIR);
@@ -432,26 +434,37 @@ Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
         if (len < 5 || strcmp(e->d_name + len - 4, ".mel") != 0)
             continue;
         char *text = tm_slurp(e->d_name);
-        static const struct {
-            const char *ins;
-            bool del;
-        } ed[] = {{"", false}, {"\n", false}, {"// a comment\n", true}, {"", true}};
-        for (size_t k = 0; k < sizeof ed / sizeof *ed; k++) {
-            char what[300];
-            snprintf(what, sizeof what, "%s, edit %zu", e->d_name, k);
-            mel_model *m0 = same_as_cold(text, -1, NULL, true, what);
-            char *t = edited(text, ed[k].ins, ed[k].del);
-            mel_model *m1 = same_as_cold(t, -1, m0, true, what);
-            mel_model_free(same_as_cold(text, -1, m1 != NULL ? m1 : m0, true, what));
-            mel_model_free(m0);
-            mel_model_free(m1);
-            free(t);
-        }
+        each(e->d_name, text, models++);
         free(text);
-        models++;
     }
     closedir(d);
     cr_assert_geq(models, 20);
+}
+
+/* The model, its middle edited four ways, and back. */
+static void middle_edits(const char *name, const char *text, size_t models)
+{
+    (void)models;
+    static const struct {
+        const char *ins;
+        bool del;
+    } ed[] = {{"", false}, {"\n", false}, {"// a comment\n", true}, {"", true}};
+    for (size_t k = 0; k < sizeof ed / sizeof *ed; k++) {
+        char what[300];
+        snprintf(what, sizeof what, "%s, edit %zu", name, k);
+        mel_model *m0 = same_as_cold(text, -1, NULL, true, what);
+        char *t = edited(text, ed[k].ins, ed[k].del);
+        mel_model *m1 = same_as_cold(t, -1, m0, true, what);
+        mel_model_free(same_as_cold(text, -1, m1 != NULL ? m1 : m0, true, what));
+        mel_model_free(m0);
+        mel_model_free(m1);
+        free(t);
+    }
+}
+
+Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
+{
+    for_each_mel_model(middle_edits);
 }
 
 Test(mel_since, random_edits_of_a_model_with_a_when_clause)
@@ -781,22 +794,12 @@ Test(mel_since, statement_edits_of_the_brake_in_a_row)
     free(text);
 }
 
+static void statement_edits(const char *name, const char *text, size_t k)
+{
+    statement_edits_in_a_row(name, text, -1, 24, 99u + (unsigned)k);
+}
+
 Test(mel_since, statement_edits_of_every_model_of_tests_models_in_a_row)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/tests/models", MDAE_SOURCE_DIR);
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    size_t models = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".mel") != 0)
-            continue;
-        char *text = tm_slurp(e->d_name);
-        statement_edits_in_a_row(e->d_name, text, -1, 24, 99u + (unsigned)models);
-        free(text);
-        models++;
-    }
-    closedir(d);
-    cr_assert_geq(models, 20);
+    for_each_mel_model(statement_edits);
 }
