@@ -18,6 +18,10 @@
  *    equations declared in both branches, errors), the same text again and
  *    three edits of its middle, and random one-byte edits of the model with
  *    a when-clause and next();
+ *  - statement-level edits in a row of the brake and of every MEL model
+ *    of tests/models (a statement deleted, inserted, copied, changed in
+ *    place or moved, lines inserted above one, a syntax error typed and
+ *    fixed at the next step), with recovery and without;
  *  - the sharing happens (the equations before the edit have the previous
  *    model's very trees) and outlives the previous model, and stops after
  *    MEL__MAX_HELD versions in a row (everything lowered again).
@@ -416,7 +420,9 @@ static char *edited(const char *text, const char *ins, bool del)
     return o;
 }
 
-Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
+/* Calls each(name, text, k) on the k-th MEL model of tests/models, for
+ * every one; asserts there are at least 20. */
+static void for_each_mel_model(void (*each)(const char *name, const char *text, size_t k))
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/tests/models", MDAE_SOURCE_DIR);
@@ -428,26 +434,37 @@ Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
         if (len < 5 || strcmp(e->d_name + len - 4, ".mel") != 0)
             continue;
         char *text = tm_slurp(e->d_name);
-        static const struct {
-            const char *ins;
-            bool del;
-        } ed[] = {{"", false}, {"\n", false}, {"// a comment\n", true}, {"", true}};
-        for (size_t k = 0; k < sizeof ed / sizeof *ed; k++) {
-            char what[300];
-            snprintf(what, sizeof what, "%s, edit %zu", e->d_name, k);
-            mel_model *m0 = same_as_cold(text, -1, NULL, true, what);
-            char *t = edited(text, ed[k].ins, ed[k].del);
-            mel_model *m1 = same_as_cold(t, -1, m0, true, what);
-            mel_model_free(same_as_cold(text, -1, m1 != NULL ? m1 : m0, true, what));
-            mel_model_free(m0);
-            mel_model_free(m1);
-            free(t);
-        }
+        each(e->d_name, text, models++);
         free(text);
-        models++;
     }
     closedir(d);
     cr_assert_geq(models, 20);
+}
+
+/* The model, its middle edited four ways, and back. */
+static void middle_edits(const char *name, const char *text, size_t models)
+{
+    (void)models;
+    static const struct {
+        const char *ins;
+        bool del;
+    } ed[] = {{"", false}, {"\n", false}, {"// a comment\n", true}, {"", true}};
+    for (size_t k = 0; k < sizeof ed / sizeof *ed; k++) {
+        char what[300];
+        snprintf(what, sizeof what, "%s, edit %zu", name, k);
+        mel_model *m0 = same_as_cold(text, -1, NULL, true, what);
+        char *t = edited(text, ed[k].ins, ed[k].del);
+        mel_model *m1 = same_as_cold(t, -1, m0, true, what);
+        mel_model_free(same_as_cold(text, -1, m1 != NULL ? m1 : m0, true, what));
+        mel_model_free(m0);
+        mel_model_free(m1);
+        free(t);
+    }
+}
+
+Test(mel_since, every_model_of_tests_models_and_its_edits_are_the_cold_models)
+{
+    for_each_mel_model(middle_edits);
 }
 
 Test(mel_since, random_edits_of_a_model_with_a_when_clause)
@@ -621,4 +638,168 @@ Test(mel_since, the_declarations_key_sees_what_pass_1_reads)
     mel_model_free(m0);
     mel_model_free(m3);
     mel_model_free(m4);
+}
+
+/* ---- Statement-level edits in a row (issue 40 item 3) ----------------------
+ * An editor's edits are mostly whole statements: one inserted, deleted,
+ * changed or moved, and a syntax error typed then fixed. The lines of a
+ * model are its statements (one a line in tests/models, comments aside);
+ * each step edits the text of the last step by lines and parses it with the
+ * last model that parsed as since, which must be the cold parse (locations
+ * and diagnostics included, with recovery and without). */
+
+/* The lines of a text: starts[k] .. starts[k + 1]. */
+typedef struct lines {
+    size_t n, starts[4096];
+} lines;
+
+static void split_lines(const char *t, lines *ls)
+{
+    ls->n = 0;
+    for (size_t p = 0;;) {
+        cr_assert_lt(ls->n + 1, sizeof ls->starts / sizeof *ls->starts);
+        ls->starts[ls->n++] = p;
+        const char *nl = strchr(t + p, '\n');
+        if (nl == NULL)
+            break;
+        p = (size_t)(nl - t) + 1;
+    }
+    ls->starts[ls->n] = strlen(t);
+}
+
+/* t with bytes [a, b) replaced by `to` (owned: free). */
+static char *spliced(const char *t, size_t a, size_t b, const char *to)
+{
+    size_t n = strlen(t), c = strlen(to);
+    char *o = malloc(n - (b - a) + c + 1);
+    cr_assert_not_null(o);
+    memcpy(o, t, a);
+    memcpy(o + a, to, c);
+    memcpy(o + a + c, t + b, n - b + 1);
+    return o;
+}
+
+/* One statement-level edit of t chosen by r (owned: free); *kind says
+ * which. A syntax error (kind 5) is typed into a line whose statement ends
+ * in ';'; the caller fixes it at the next step (reverts). */
+static char *statement_edit(const char *t, unsigned r, int *kind)
+{
+    lines ls;
+    split_lines(t, &ls);
+    size_t k = (r >> 3) % ls.n, a = ls.starts[k], b = ls.starts[k + 1];
+    size_t k2 = (r >> 13) % ls.n, a2 = ls.starts[k2];
+    char line[512];
+    size_t len = b - a < sizeof line - 1 ? b - a : sizeof line - 1;
+    memcpy(line, t + a, len);
+    line[len] = '\0';
+    char *semi = strrchr(line, ';');
+    char buf[600];
+    *kind = (int)(r % 7);
+    switch (*kind) {
+    case 0: /* a statement deleted: the lines below move up */
+        return spliced(t, a, b, "");
+    case 1: /* a new unknown and its equation inserted: the lines below move down */
+        snprintf(buf, sizeof buf, "zz%u : real;\nzq%u : equation der(zz%u) = zz%u;\n", r % 97,
+                 r % 97, r % 97, r % 97);
+        return spliced(t, a2, a2, buf);
+    case 2: /* a statement copied elsewhere (a redeclaration, or an equation more) */
+        return spliced(t, a2, a2, line);
+    case 3: /* a statement changed in place, lines unchanged */
+        if (semi == NULL || strstr(line, ": equation") == NULL)
+            return spliced(t, a, a, "  ");
+        *semi = '\0';
+        snprintf(buf, sizeof buf, "%s + 0;%s", line, semi + 1);
+        return spliced(t, a, b, buf);
+    case 4: /* a statement moved: deleted here, inserted there */
+        if (a2 >= a && a2 < b)
+            return spliced(t, a, b, "");
+        {
+            char *o = k2 < k ? spliced(t, a, b, "") : NULL;
+            char *p = k2 < k ? spliced(o, a2, a2, line) : spliced(t, a2, a2, line);
+            free(o);
+            if (k2 < k)
+                return p;
+            char *q = spliced(p, a, b, "");
+            free(p);
+            return q;
+        }
+    case 5: /* a syntax error typed */
+        if (semi == NULL)
+            return spliced(t, a, a, "+* ");
+        *semi = '\0';
+        snprintf(buf, sizeof buf, "%s +* ;%s", line, semi + 1);
+        return spliced(t, a, b, buf);
+    default: /* lines inserted above a statement, nothing else */
+        return spliced(t, a2, a2, "\n// moved down\n");
+    }
+}
+
+static char *copy(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *o = malloc(n);
+    cr_assert_not_null(o);
+    memcpy(o, s, n);
+    return o;
+}
+
+/* steps statement edits in a row of text (n: N's define, or -1), each
+ * parsed with the last model that parsed as since, with and without
+ * recovery; a syntax error typed at one step is fixed at the next. */
+static void statement_edits_in_a_row(const char *name, const char *text, long long n, int steps,
+                                     unsigned seed)
+{
+    for (int recover = 0; recover < 2; recover++) {
+        char *t = copy(text);
+        mel_model *prev = same_as_cold(t, n, NULL, recover, name);
+        for (int s = 0; s < steps; s++) {
+            seed = seed * 1103515245u + 12345u;
+            int kind;
+            char *u = statement_edit(t, seed >> 4, &kind);
+            char what[300];
+            snprintf(what, sizeof what, "%s, statement edit %d (kind %d, recover %d)", name, s,
+                     kind, recover);
+            mel_model *m = same_as_cold(u, n, prev, recover, what);
+            if (m != NULL) {
+                mel_model_free(prev);
+                prev = m;
+            }
+            if (kind == 5) { /* fixed: back to the text before the error */
+                free(u);
+                snprintf(what, sizeof what, "%s, statement edit %d fixed (recover %d)", name, s,
+                         recover);
+                m = same_as_cold(t, n, prev, recover, what);
+                if (m != NULL) {
+                    mel_model_free(prev);
+                    prev = m;
+                }
+                continue;
+            }
+            free(t);
+            t = u;
+            if (s % 16 == 15) { /* back to the model now and then */
+                free(t);
+                t = copy(text);
+            }
+        }
+        mel_model_free(prev);
+        free(t);
+    }
+}
+
+Test(mel_since, statement_edits_of_the_brake_in_a_row)
+{
+    char *text = tm_slurp("brake.mel");
+    statement_edits_in_a_row("brake.mel", text, 5, 120, 4242);
+    free(text);
+}
+
+static void statement_edits(const char *name, const char *text, size_t k)
+{
+    statement_edits_in_a_row(name, text, -1, 24, 99u + (unsigned)k);
+}
+
+Test(mel_since, statement_edits_of_every_model_of_tests_models_in_a_row)
+{
+    for_each_mel_model(statement_edits);
 }
