@@ -265,7 +265,7 @@ static bool find_blocks(sa_ctx *c, uint32_t *block_of_eq, uint32_t *block_of_var
     ugraph u;
     union_graph(c, &vm, group_of, ng, never, &u, in_union);
     ng = u.n_rows;
-    uint32_t *group_of_var = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *group_of_var);
+    uint32_t *group_of_var = sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *group_of_var); /* perfect: all */
     int *row_edge = sa__alloc_raw(c, ((size_t)ng + 1) * sizeof *row_edge);
     /* Nothing may jump between here and sm_ws_free. */
     sm_ws *ws = sm_ws_new();
@@ -339,10 +339,10 @@ static sub *sub_new(sa_ctx *c)
     s->whole = w;
     s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
     s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
-    s->var_edge = sa__alloc(c, ((size_t)w->n_bddvars + 1) * sizeof *s->var_edge);
+    s->var_edge = sa__alloc_raw(c, ((size_t)w->n_bddvars + 1) * sizeof *s->var_edge); /* below */
     for (int v = 0; v < w->n_bddvars; v++)
         s->var_edge[v] = -1;
-    s->order_pos = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->order_pos);
+    s->order_pos = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *s->order_pos); /* eq_order: all */
     for (uint32_t a = 0; a < w->n_eq; a++)
         s->order_pos[w->eq_order[a]] = a;
     return s;
@@ -417,7 +417,7 @@ static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
     /* The members in the whole's row order: a small block by insertion (a
      * walk of the whole's order cost each of the brake's 300 blocks up to
      * 1,203 steps), a large one by that walk. */
-    r->eq_order = sa__alloc(c, ((size_t)n_members + 1) * sizeof *r->eq_order);
+    r->eq_order = sa__alloc_raw(c, ((size_t)n_members + 1) * sizeof *r->eq_order); /* written whole */
     if (n_members <= SMALL_BLOCK) {
         for (uint32_t a = 0; a < n_members; a++) {
             uint32_t at = s->order_pos[members[a]], q = a;
@@ -1162,7 +1162,8 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     sa_result *w = c->r;
     memset(out, 0, sizeof *out);
     uint32_t *block_of_eq = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *block_of_eq);
-    uint32_t *block_of_var = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
+    /* block_of_var: each column's, when find_blocks is true (out is not set else) */
+    uint32_t *block_of_var = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
     uint8_t *kind;

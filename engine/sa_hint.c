@@ -405,8 +405,8 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
     /* Equations by name: ours -> the hint's. */
     name_map eqs;
     map_init(&eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
-    long *from = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *from);
-    int *step = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *step);
+    long *from = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *from); /* both: each row's */
+    int *step = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *step);
     bool any = false;
     long shift = 0; /* the last match's index in the hint less ours */
     for (uint32_t i = 0; i < r->n_eq; i++) {
@@ -628,7 +628,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     if (h == NULL || h == r || h->m == NULL || h->te == NULL || h->c == NULL ||
         h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
         return false;
-    long *from = sa__alloc(c, (r->n_edges + 1) * sizeof *from);
+    long *from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from); /* all, when true */
     if (!edges_by_name(c, h, r, NULL, from) || !same_order(c, h, r, from))
         return false;
     size_t mark = sa__mark(c);
@@ -672,7 +672,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
 static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, long **from)
 {
     const sa_result *r = c->r;
-    long *f = sa__alloc(c, (r->n_edges + 1) * sizeof *f);
+    long *f = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *f); /* all, when true */
     if (!edges_by_name(c, h, r, same, f)) /* only same's rows can be read */
         return NULL;
     size_t ws = (size_t)r->w_sigma;
@@ -680,7 +680,7 @@ static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, lon
     for (size_t e = 0; e < h->n_edges; e++)
         hcount[h->edge_v[e]]++;
     uint32_t *count = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *count);
-    long *hcol = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *hcol);
+    long *hcol = sa__alloc_raw(c, ((size_t)r->n_var + 1) * sizeof *hcol); /* below */
     bool *todo = sa__alloc(c, (size_t)r->n_var + 1);
     for (uint32_t j = 0; j < r->n_var; j++)
         hcol[j] = -1;

@@ -239,7 +239,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
      * weights are mostly constants, and its columns mostly unguarded. The
      * vectors, c_i + sigma_ij, are the column's own (sum[k * uw] for its
      * k-th edge), not n_edges * w slots of which most columns use none. */
-    long long *isum = sa__alloc(c, (r->n_edges + 1) * sizeof *isum);
+    long long *isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *isum); /* a column's before it reads them */
     size_t *first, *edges;
     sa__columns(c, c->r, &first, &edges);
     BDD *dj = sa__slots(c, uw), *cand = sa__slots(c, uw), *zero = sa__slots(c, uw);

@@ -981,3 +981,233 @@ Test(sa_hint, a_seeded_analysis_canceled_anywhere_fails_cleanly)
     free(flipped);
     free(text);
 }
+
+/* ---- Chains of random edits ------------------------------------------------------- */
+
+/* A small generator of choices for the chains (splitmix64). */
+static uint64_t chain_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Whether p lies after `after` on its line. */
+static bool on_line_after(const char *text, const char *p, const char *after)
+{
+    const char *line = p;
+    while (line > text && line[-1] != '\n')
+        line--;
+    const char *a = strstr(line, after);
+    return a != NULL && a < p;
+}
+
+/* The start of the k-th (mod their number) whole-word occurrence of a
+ * word starting with `prefix` and ending in digits, on a line after its
+ * `after`; NULL if there is none. */
+static const char *nth_word(const char *text, const char *after, const char *prefix, uint64_t k)
+{
+    size_t np = strlen(prefix), n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = 0;
+        for (const char *p = text; *p; p++) {
+            if (strncmp(p, prefix, np) != 0 || (p > text && word_char(p[-1])) ||
+                !(p[np] >= '0' && p[np] <= '9') || !on_line_after(text, p, after))
+                continue;
+            const char *q = p + np;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (word_char(*q))
+                continue;
+            if (pass == 1 && at == k % n)
+                return p;
+            at++;
+        }
+        n = at;
+        if (n == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* text with [a, b) replaced by `to` (malloc'ed). */
+static char *splice(const char *text, const char *a, const char *b, const char *to)
+{
+    size_t n = strlen(text), nt = strlen(to);
+    char *o = malloc(n + nt + 1);
+    cr_assert_not_null(o);
+    size_t la = (size_t)(a - text);
+    memcpy(o, text, la);
+    memcpy(o + la, to, nt);
+    memcpy(o + la + nt, b, strlen(b) + 1);
+    return o;
+}
+
+/* One random edit of a random model's text (malloc'ed; a copy when the
+ * drawn edit finds nothing to change): a variable's occurrence in an
+ * equation wrapped in der(), a der() of a variable taken off, or a guard
+ * negated. */
+static char *random_edit(const char *text, uint64_t *seed)
+{
+    uint64_t kind = chain_next(seed) % 3, k = chain_next(seed);
+    char buf[64];
+    if (kind == 0) {
+        const char *p = nth_word(text, ": equation", "x", k);
+        if (p != NULL) {
+            size_t n = 1;
+            while (p[n] >= '0' && p[n] <= '9')
+                n++;
+            snprintf(buf, sizeof buf, "der(%.*s)", (int)n, p);
+            return splice(text, p, p + n, buf);
+        }
+    } else if (kind == 1) {
+        const char *p = nth_word(text, ": equation", "x", k);
+        if (p != NULL && p - text >= 4 && strncmp(p - 4, "der(", 4) == 0) {
+            size_t n = 1;
+            while (p[n] >= '0' && p[n] <= '9')
+                n++;
+            if (p[n] == ')') {
+                snprintf(buf, sizeof buf, "%.*s", (int)n, p);
+                return splice(text, p - 4, p + n + 1, buf);
+            }
+        }
+    } else {
+        size_t n = 0;
+        for (const char *q = strstr(text, "if "); q != NULL; q = strstr(q + 3, "if "))
+            n++;
+        if (n > 0) {
+            const char *a = strstr(text, "if ");
+            for (uint64_t s = k % n; s > 0; s--)
+                a = strstr(a + 3, "if ");
+            char *tail = negate_first_guard(a);
+            char *o = splice(text, a, a + strlen(a), tail);
+            free(tail);
+            return o;
+        }
+    }
+    char *o = malloc(strlen(text) + 1);
+    cr_assert_not_null(o);
+    strcpy(o, text);
+    return o;
+}
+
+/* Versions of the chains analysed through the hint's tight graphs, and
+ * with some block found in the hint's memo. */
+static unsigned chain_seeded_tight, chain_blocks_reused;
+
+/* A chain of `steps` random edits of `text`, each version analysed seeded
+ * by the previous version's seeded result (as a session does: the hint is
+ * always the last answer, never a cold one), and each equal to its cold
+ * analysis, function for function and report for report; a refused
+ * version (both ways) leaves the hint as it was. Returns how many
+ * versions were compared. */
+static unsigned chain_of_edits(const char *text, uint64_t seed, unsigned steps, const char *what)
+{
+    char label[128];
+    char *cur = malloc(strlen(text) + 1);
+    cr_assert_not_null(cur);
+    strcpy(cur, text);
+    mel_model *hm = parse(cur, 0, what);
+    int rc;
+    sa_result *hint = analyze_ex(hm, NULL, SA_METHOD_AUTO, SA_SEEDED_AUTO, &rc);
+    unsigned compared = 0;
+    for (unsigned step = 0; step < steps; step++) {
+        char *next = random_edit(cur, &seed);
+        free(cur);
+        cur = next;
+        snprintf(label, sizeof label, "%s, edit %u", what, step);
+        mel_model *m = parse(cur, 0, label);
+        int crc, src;
+        sa_result *cold = analyze_ex(m, NULL, SA_METHOD_AUTO, SA_SEEDED_OFF, &crc);
+        sa_result *seeded = analyze_ex(m, hint, SA_METHOD_AUTO, SA_SEEDED_ALWAYS, &src);
+        cr_assert_eq(src, crc, "%s: %s seeded, %s cold\n%s", label, mdae_err_name(src),
+                     mdae_err_name(crc), cur);
+        if (cold != NULL) {
+            const char *why = NULL;
+            cr_assert(sa_result_same(cold, seeded, &why), "%s: %s differs\n%s", label, why, cur);
+            same_modes(m, cold, seeded, label);
+            same_reports(cold, seeded, label);
+            sa_method_info mi;
+            sa_result_method(seeded, &mi);
+            chain_seeded_tight += mi.seeded_tight;
+            chain_blocks_reused += mi.blocks_reused > 0;
+            compared++;
+        }
+        sa_result_free(cold);
+        if (seeded != NULL) { /* the next edit's hint, its model kept with it */
+            sa_result_free(hint);
+            mel_model_free(hm);
+            hint = seeded;
+            hm = m;
+        } else {
+            mel_model_free(m);
+        }
+    }
+    sa_result_free(hint);
+    mel_model_free(hm);
+    free(cur);
+    return compared;
+}
+
+Test(sa_hint, chains_of_random_edits_get_the_cold_result_at_every_step)
+{
+    ref_random_opts o = {.nonsquare_percent = 10, .max_order = 3};
+    unsigned compared = 0;
+    for (uint64_t t = 0; t < 150; t++) {
+        uint64_t seed = 0xC4A1ull + t;
+        char *text = ref_random_model(seed, &o);
+        cr_assert_not_null(text);
+        char what[64];
+        snprintf(what, sizeof what, "random model seed %llu", (unsigned long long)seed);
+        compared += chain_of_edits(text, seed * 31 + 7, 10, what);
+        mdae_free(text);
+    }
+    cr_log_info("random edit chains: %u versions compared with their cold analyses, %u through "
+                "the hint's tight graphs, %u with blocks from the hint's memo",
+                compared, chain_seeded_tight, chain_blocks_reused);
+    cr_assert_gt(compared, 1000, "the chains compared too few versions");
+    cr_assert_gt(chain_seeded_tight, 0, "no version went through the hint's tight graphs");
+}
+
+/* The brake at N = 12, a chain of edits as an editor makes them: a car's
+ * piston equation gains a derivative or a car's valve guard is negated,
+ * each from the original text, the car drawn at random; each version
+ * seeded by the last seeded result. */
+Test(sa_hint, a_chain_of_brake_edits_gets_the_cold_result_at_every_step)
+{
+    char *text = tm_slurp("brake.mel");
+    uint64_t seed = 0xB4A6Eull;
+    mel_model *hm = parse(text, 12, "brake N=12");
+    int rc;
+    sa_result *hint = analyze_ex(hm, NULL, SA_METHOD_AUTO, SA_SEEDED_AUTO, &rc);
+    cr_assert_not_null(hint);
+    for (unsigned step = 0; step < 10; step++) {
+        char to[160], label[64];
+        int car = (int)(chain_next(&seed) % 12) + 1;
+        bool guard = chain_next(&seed) % 2 == 0;
+        if (guard)
+            snprintf(to, sizeof to, "if open[i] & i <> %d | !open[i] & i == %d then", car, car);
+        else
+            snprintf(to, sizeof to,
+                     "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", car);
+        char *edited = subst(text, NULL, guard ? "if open[i] then" : "px[i] : equation b[i] = K*x[i];",
+                             to, false);
+        snprintf(label, sizeof label, "brake edit %u (car %d, %s)", step, car,
+                 guard ? "guard" : "derivative");
+        mel_model *m = parse(edited, 12, label);
+        sa_result *cold;
+        sa_method_info mi;
+        sa_result *seeded = seeded_by(m, hint, &cold, &mi, label);
+        same_reports(cold, seeded, label);
+        sa_result_free(cold);
+        sa_result_free(hint);
+        mel_model_free(hm);
+        hint = seeded;
+        hm = m;
+        free(edited);
+    }
+    sa_result_free(hint);
+    mel_model_free(hm);
+    free(text);
+}
