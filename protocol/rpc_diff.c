@@ -1006,30 +1006,51 @@ static cJSON *dg_removed(int set, const dg_entry *e)
     }
 }
 
-/* diff_set's answer for one of the digests' sets. NULL on OOM. */
+/* Is old's entry k matched by none of neu's (no entry of neu has its
+ * key)? matched: NULL, or per old entry whether a look-up of neu's found
+ * it (see dg_diff_set). */
+static bool dg_gone(const dg_set *so, const dg_set *sn, int set, size_t k, const bool *matched,
+                    size_t *near)
+{
+    return matched != NULL ? !matched[k] : dg_find_near(sn, set, &so->e[k], near) == NULL;
+}
+
+/* diff_set's answer for one of the digests' sets. NULL on OOM.
+ *
+ * The removed without a look-up each (issue 40 item 5): where old's keys
+ * are unique (!so->dup), the look-up of a key of neu in old finds the one
+ * old entry with that key, so an old entry is found by some look-up of
+ * the first pass exactly when neu has its key: the entries the first pass
+ * did not mark are those the second pass's look-ups in neu would not find.
+ * With duplicate keys in old (the index answers the first only) the
+ * look-ups are made as before. */
 static cJSON *dg_diff_set(const rpc_digest *old, const rpc_digest *neu, int set)
 {
     const dg_set *so = &old->set[set], *sn = &neu->set[set];
+    bool *matched = so->dup ? NULL : mdae_calloc(so->n + 1, sizeof *matched);
     cJSON *d = cJSON_CreateObject();
     cJSON *add = cJSON_AddArrayToObject(d, "added");
     cJSON *rem = cJSON_AddArrayToObject(d, "removed");
     cJSON *chg = cJSON_AddArrayToObject(d, "changed");
-    if (d == NULL || add == NULL || rem == NULL || chg == NULL)
+    if (d == NULL || add == NULL || rem == NULL || chg == NULL || (!so->dup && matched == NULL))
         goto nomem;
     size_t near = 0;
     for (size_t k = 0; k < sn->n; k++) {
         const dg_entry *x = &sn->e[k], *o = dg_find_near(so, set, x, &near);
+        if (o != NULL && matched != NULL)
+            matched[o - so->e] = true;
         if (o == NULL ? !push(add, dg_copy(set, x))
                       : o->hash != x->hash && !push(chg, dg_copy(set, x)))
             goto nomem;
     }
     near = 0;
     for (size_t k = 0; k < so->n; k++)
-        if (dg_find_near(sn, set, &so->e[k], &near) == NULL &&
-            !push(rem, dg_removed(set, &so->e[k])))
+        if (dg_gone(so, sn, set, k, matched, &near) && !push(rem, dg_removed(set, &so->e[k])))
             goto nomem;
+    mdae_free(matched);
     return d;
 nomem:
+    mdae_free(matched);
     cJSON_Delete(d);
     return NULL;
 }
