@@ -785,6 +785,8 @@ static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
     const uint64_t id_h = dg_str("id");
     bool sorted = true;
     for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
+        if (k == s->n)
+            return MDAE_E_STATE; /* longer than said */
         long at = index_of(dg_member_named(x, "id"), n);
         if (at < 0)
             return MDAE_E_INVAL;
@@ -805,6 +807,8 @@ static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
         e->hash = dg_finish(e->rest + dg_pair_h(id_h, dg_number(e->a)) + e->bodies, e->members);
         sorted = sorted && (k == 0 || s->e[k - 1].a < e->a);
     }
+    if (k != s->n)
+        return MDAE_E_STATE;
     if (!sorted && !dg_count_sort(s)) /* ids rising: already in (id, place) order */
         qsort(s->e, s->n, sizeof *s->e, dg_entry_cmp);
     for (k = 0; k < s->n; k++)
@@ -818,6 +822,8 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
     size_t k = 0;
     const uint64_t from_h = dg_str("from"), to_h = dg_str("to");
     for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
+        if (k == s->n)
+            return MDAE_E_STATE;
         long f = index_of(dg_member_named(x, "from"), n);
         long t = index_of(dg_member_named(x, "to"), n);
         if (f < 0 || t < 0)
@@ -834,7 +840,7 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
                                 dg_pair_h(to_h, dg_number(e->b)),
                             e->members);
     }
-    return MDAE_OK;
+    return k == s->n ? MDAE_OK : MDAE_E_STATE;
 }
 
 /* The names of the equations and variables into one pool (each item's
@@ -846,12 +852,16 @@ static int dg_named(rpc_digest *d, const cJSON *analysis, const dg_reuse *r)
     for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
         size_t j = 0;
-        for (const cJSON *x = d->set[k].n > 0 ? arr->child : NULL; x != NULL; x = x->next) {
+        for (const cJSON *x = cJSON_IsArray(arr) ? arr->child : NULL; x != NULL; x = x->next) {
+            if (j == d->set[k].n)
+                return MDAE_E_STATE;
             dg_entry *e = &d->set[k].e[j++];
             e->name = dg_name_of(x);
             e->place = strlen(e->name) + 1;
             len += e->place;
         }
+        if (j != d->set[k].n)
+            return MDAE_E_STATE;
     }
     d->names = mdae_malloc(len + 1);
     if (d->names == NULL)
@@ -860,7 +870,7 @@ static int dg_named(rpc_digest *d, const cJSON *analysis, const dg_reuse *r)
     for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
         size_t j = 0;
-        for (const cJSON *x = d->set[k].n > 0 ? arr->child : NULL; x != NULL; x = x->next) {
+        for (const cJSON *x = cJSON_IsArray(arr) ? arr->child : NULL; x != NULL; x = x->next) {
             dg_entry *e = &d->set[k].e[j];
             size_t l = e->place;
             memcpy(at, e->name, l);
@@ -934,17 +944,29 @@ int rpc_digest_build(const cJSON *analysis, const uint32_t *ids, size_t n, rpc_d
     return rpc_digest_build_reusing(analysis, ids, n, NULL, NULL, out);
 }
 
-int rpc_digest_build_reusing(const cJSON *analysis, const uint32_t *ids, size_t n,
-                             const rpc_digest *old, const rpc_taken *taken, rpc_digest **out)
+/* The length of analysis's set k: taken's (told: no walk of a long
+ * array only to count it, a cache miss an item) or counted. The walks
+ * that fill the digest check it (MDAE_E_STATE if wrong). */
+static size_t dg_set_len(const cJSON *analysis, int k, const rpc_taken *taken)
 {
-    rpc_message_init();
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
+    if (!cJSON_IsArray(arr))
+        return 0;
+    return taken != NULL ? taken->n[dg_taken_set[k]] : array_len(arr);
+}
+
+/* rpc_digest_build_reusing, the sets' lengths taken from taken if given:
+ * MDAE_E_STATE if they are not the arrays' (nothing leaked). */
+static int dg_build(const cJSON *analysis, const uint32_t *ids, size_t n, const rpc_digest *old,
+                    const rpc_taken *taken, rpc_digest **out)
+{
     rpc_digest *d = mdae_calloc(1, sizeof *d);
     if (d == NULL)
         return MDAE_E_NOMEM;
     d->analysis = analysis;
     int rc = MDAE_OK;
     for (int k = 0; k < DG_N && rc == MDAE_OK; k++) {
-        d->set[k].n = array_len(cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]));
+        d->set[k].n = dg_set_len(analysis, k, taken);
         if ((d->set[k].e = mdae_malloc((d->set[k].n + 1) * sizeof *d->set[k].e)) == NULL)
             rc = MDAE_E_NOMEM;
     }
@@ -952,9 +974,9 @@ int rpc_digest_build_reusing(const cJSON *analysis, const uint32_t *ids, size_t 
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(analysis, "edges");
     dg_reuse reuse;
     const dg_reuse *r = rc == MDAE_OK ? dg_reuse_open(&reuse, d, old, taken) : NULL;
-    if (rc == MDAE_OK && d->set[DG_BLOCKS].n > 0)
+    if (rc == MDAE_OK && cJSON_IsArray(blocks))
         rc = dg_blocks(&d->set[DG_BLOCKS], blocks, ids, n, r);
-    if (rc == MDAE_OK && d->set[DG_EDGES].n > 0)
+    if (rc == MDAE_OK && cJSON_IsArray(edges))
         rc = dg_edges(&d->set[DG_EDGES], edges, ids, n, r);
     if (rc == MDAE_OK)
         rc = dg_named(d, analysis, r);
@@ -971,6 +993,16 @@ int rpc_digest_build_reusing(const cJSON *analysis, const uint32_t *ids, size_t 
     }
     *out = d;
     return MDAE_OK;
+}
+
+int rpc_digest_build_reusing(const cJSON *analysis, const uint32_t *ids, size_t n,
+                             const rpc_digest *old, const rpc_taken *taken, rpc_digest **out)
+{
+    rpc_message_init();
+    int rc = dg_build(analysis, ids, n, old, old != NULL ? taken : NULL, out);
+    if (rc == MDAE_E_STATE) /* taken's lengths not the analysis's: counted */
+        rc = dg_build(analysis, ids, n, NULL, NULL, out);
+    return rc;
 }
 
 /* A copy of e's item as the relabelled result holds it; NULL on OOM. */
@@ -1006,30 +1038,51 @@ static cJSON *dg_removed(int set, const dg_entry *e)
     }
 }
 
-/* diff_set's answer for one of the digests' sets. NULL on OOM. */
+/* Is old's entry k matched by none of neu's (no entry of neu has its
+ * key)? matched: NULL, or per old entry whether a look-up of neu's found
+ * it (see dg_diff_set). */
+static bool dg_gone(const dg_set *so, const dg_set *sn, int set, size_t k, const bool *matched,
+                    size_t *near)
+{
+    return matched != NULL ? !matched[k] : dg_find_near(sn, set, &so->e[k], near) == NULL;
+}
+
+/* diff_set's answer for one of the digests' sets. NULL on OOM.
+ *
+ * The removed without a look-up each (issue 40 item 5): where old's keys
+ * are unique (!so->dup), the look-up of a key of neu in old finds the one
+ * old entry with that key, so an old entry is found by some look-up of
+ * the first pass exactly when neu has its key: the entries the first pass
+ * did not mark are those the second pass's look-ups in neu would not find.
+ * With duplicate keys in old (the index answers the first only) the
+ * look-ups are made as before. */
 static cJSON *dg_diff_set(const rpc_digest *old, const rpc_digest *neu, int set)
 {
     const dg_set *so = &old->set[set], *sn = &neu->set[set];
+    bool *matched = so->dup ? NULL : mdae_calloc(so->n + 1, sizeof *matched);
     cJSON *d = cJSON_CreateObject();
     cJSON *add = cJSON_AddArrayToObject(d, "added");
     cJSON *rem = cJSON_AddArrayToObject(d, "removed");
     cJSON *chg = cJSON_AddArrayToObject(d, "changed");
-    if (d == NULL || add == NULL || rem == NULL || chg == NULL)
+    if (d == NULL || add == NULL || rem == NULL || chg == NULL || (!so->dup && matched == NULL))
         goto nomem;
     size_t near = 0;
     for (size_t k = 0; k < sn->n; k++) {
         const dg_entry *x = &sn->e[k], *o = dg_find_near(so, set, x, &near);
+        if (o != NULL && matched != NULL)
+            matched[o - so->e] = true;
         if (o == NULL ? !push(add, dg_copy(set, x))
                       : o->hash != x->hash && !push(chg, dg_copy(set, x)))
             goto nomem;
     }
     near = 0;
     for (size_t k = 0; k < so->n; k++)
-        if (dg_find_near(sn, set, &so->e[k], &near) == NULL &&
-            !push(rem, dg_removed(set, &so->e[k])))
+        if (dg_gone(so, sn, set, k, matched, &near) && !push(rem, dg_removed(set, &so->e[k])))
             goto nomem;
+    mdae_free(matched);
     return d;
 nomem:
+    mdae_free(matched);
     cJSON_Delete(d);
     return NULL;
 }

@@ -938,9 +938,11 @@ int rpc_json_add_bodies_taking(cJSON *analysis, const cdg_report *rep, const mel
         (rep->n_blocks > 0 && rep->blocks == NULL))
         return MDAE_E_INVAL;
     const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(analysis, "blocks");
-    if (!cJSON_IsArray(blocks) || (size_t)cJSON_GetArraySize(blocks) != rep->n_blocks)
+    if (!cJSON_IsArray(blocks))
         return MDAE_E_INVAL;
     if (mel_model_exprs(m) == NULL) { /* no expressions: nothing to add */
+        if ((size_t)cJSON_GetArraySize(blocks) != rep->n_blocks)
+            return MDAE_E_INVAL;
         cJSON *b;
         cJSON_ArrayForEach(b, blocks)
             drop_bodies(b); /* what a tree taken from kept */
@@ -951,8 +953,16 @@ int rpc_json_add_bodies_taking(cJSON *analysis, const cdg_report *rep, const mel
     if (taken != NULL && taken->n[RPC_TAKEN_BLOCKS] == rep->n_blocks &&
         (kept = mdae_malloc((rep->n_blocks + 1) * sizeof *kept)) == NULL)
         return MDAE_E_NOMEM;
+    /* the blocks' number checked as they are walked (not by a walk of its
+     * own: a cache miss a block, issue 40 item 5) */
     const cJSON *o = blocks->child;
-    for (size_t k = 0; k < rep->n_blocks; k++, o = o->next) {
+    for (size_t k = 0; k <= rep->n_blocks; k++, o = o->next) {
+        if ((k == rep->n_blocks) != (o == NULL)) {
+            mdae_free(kept);
+            return MDAE_E_INVAL;
+        }
+        if (k == rep->n_blocks)
+            break;
         const cdg_block *b = &rep->blocks[k].block;
         bool all = false;
         int rc = block_arrays_ok(b) ? add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),

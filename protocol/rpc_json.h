@@ -174,7 +174,8 @@ MDAE_API int rpc_json_families(const cdg_family_report *rep /* borrowed */,
  * Bodies a tree already held are replaced (rpc_json_analysis_reusing drops
  * them from what it takes, so they are always those of m). MDAE_OK,
  * MDAE_E_NOMEM (the bodies added so far stay), MDAE_E_INVAL (NULL, or an
- * analysis whose "blocks" are not rep's). */
+ * analysis whose "blocks" are not rep's; found as they are walked, the
+ * bodies added before stay). */
 MDAE_API int rpc_json_add_bodies(cJSON *analysis /* borrowed: its blocks gain members */,
                                  const cdg_report *rep /* borrowed */,
                                  const mel_model *m /* borrowed */);

@@ -524,6 +524,42 @@ Test(rpc_diff, a_digest_taking_hashes_from_the_one_before_is_the_whole_one)
     digests_taking_hashes(41, 3);
 }
 
+/* The digest takes the sets' lengths from what was taken (no walk only to
+ * count them, issue 40 item 5); where they are not the analysis's (an item
+ * more or fewer than said, in any set), it is the one built from scratch,
+ * never read past what was said. */
+Test(rpc_diff, a_digest_told_wrong_lengths_is_the_whole_one)
+{
+    static const char *const member[RPC_TAKEN_N] = {"equations", "variables", "blocks", "edges"};
+    unsigned seed = 77;
+    for (int round = 0; round < 200; round++) {
+        size_t n = 1 + (size_t)(rand_r(&seed) % 11);
+        uint32_t ia[12], ib[12];
+        for (size_t k = 0; k < 12; k++)
+            ia[k] = ib[k] = (uint32_t)(rand_r(&seed) % 16);
+        cJSON *a = random_result(&seed, n);
+        rpc_taken t;
+        cJSON *b = edited_copy(&seed, a, &t, 3);
+        cJSON *arr = cJSON_GetObjectItemCaseSensitive(b, member[round % RPC_TAKEN_N]);
+        if (round % 8 < 4 && arr->child != NULL) /* one fewer than said */
+            cJSON_Delete(cJSON_DetachItemViaPointer(arr, arr->child));
+        else if (arr->child != NULL) /* one more */
+            cJSON_AddItemToArray(arr, cJSON_Duplicate(arr->child, true));
+        else /* one more than none */
+            t.n[round % RPC_TAKEN_N] = 1;
+        rpc_digest *da = NULL, *db = NULL;
+        cr_assert_eq(rpc_digest_build(a, ia, n, &da), MDAE_OK);
+        rpc_digest_detach(da);
+        cr_assert_eq(rpc_digest_build_reusing(b, ib, n, da, &t, &db), MDAE_OK);
+        digest_diff_is(da, a, ia, n, db, b, ib, n);
+        rpc_digest_free(da);
+        rpc_digest_free(db);
+        taken_release(&t);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+}
+
 /* Every block's bodies given anew, and every block built anew said to
  * have kept them: a block's "equations" hash is taken from the digest
  * before only for a block taken (moved from there), never for one at the

@@ -1309,6 +1309,14 @@ Test(rpc_json, bodies_need_the_analysis_of_the_report)
     cr_assert_eq(rpc_json_add_bodies(o, a.crep, a.m), MDAE_E_INVAL); /* no blocks */
     cr_assert_eq(rpc_json_add_bodies(j, NULL, a.m), MDAE_E_INVAL);
     cr_assert_eq(rpc_json_add_bodies(j, a.crep, NULL), MDAE_E_INVAL);
+    /* a block more or fewer than the report's (found while walking them) */
+    cJSON *blocks = cJSON_GetObjectItemCaseSensitive(j, "blocks");
+    cr_assert_not_null(blocks->child);
+    cJSON_AddItemToArray(blocks, cJSON_Duplicate(blocks->child, true));
+    cr_assert_eq(rpc_json_add_bodies(j, a.crep, a.m), MDAE_E_INVAL);
+    cJSON_Delete(cJSON_DetachItemViaPointer(blocks, blocks->child));
+    cJSON_Delete(cJSON_DetachItemViaPointer(blocks, blocks->child));
+    cr_assert_eq(rpc_json_add_bodies(j, a.crep, a.m), MDAE_E_INVAL);
     cJSON_Delete(o);
     cJSON_Delete(j);
     analysed_free(&a);
