@@ -704,7 +704,11 @@ cJSON *wk_m_modechange_diags(wk_state *w, const cJSON *id, const cJSON *params)
         wk_oom();
     wk_graph_diags(w, arr); /* what the questions after it need */
     bool analysed = w->model != NULL && w->model_rc == MDAE_OK && w->result != NULL;
-    if (analysed && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "approx")))
+    /* a cancel seen in the graph's construction is answered now: the
+     * approximate analysis does not poll (a tenth of a second of the brake
+     * at N = 10,000 before the newer edit's check could start) */
+    if (analysed && !wk_cancelled(w) &&
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(params, "approx")))
         wk_approx_diags(w, arr);
     if (analysed && !wk_cancelled(w) &&
         !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(params, "modeChanges")))

@@ -8,7 +8,8 @@
  * and workers; session/analyze's result written as it is produced (issue
  * 40 item 2): the same result as the one sent from the report's tree, and
  * the brake at N = 2,000 analysed under a memory cap that the worker which
- * built the whole tree first exceeded. Uses the debug methods, enabled by
+ * built the whole tree first exceeded; the editor's second stage cancelled
+ * in its graph, spoken to the worker's pipe directly (issue 40). Uses the debug methods, enabled by
  * the test configuration only.
  */
 /* the building at N = 1,000 loads twice under the memory cap (the kill,
@@ -334,6 +335,156 @@ Test(srv_worker, cancels_a_running_request)
     free(text);
     cl_close(&a);
     srv_stop(&p);
+}
+
+/* ---- The worker's pipe, spoken to directly ---------------------------------------- */
+
+typedef struct wk_pipe {
+    pid_t pid;
+    int to, from;
+} wk_pipe;
+
+static void wk_pipe_start(wk_pipe *w)
+{
+    int in[2], out[2];
+    cr_assert_eq(pipe(in), 0);
+    cr_assert_eq(pipe(out), 0);
+    w->pid = fork();
+    cr_assert_geq(w->pid, 0);
+    if (w->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execl(MDAED_PROC_EXE, MDAED_PROC_EXE, "--worker", "--debug-methods", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    w->to = in[1];
+    w->from = out[0];
+}
+
+/* One framed message (its body printed from m, taken) appended to *buf. */
+static void wk_frame(char **buf, cJSON *m)
+{
+    char *body = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    size_t n = *buf ? strlen(*buf) : 0;
+    *buf = realloc(*buf, n + strlen(body) + 64);
+    cr_assert_not_null(*buf);
+    sprintf(*buf + n, "Content-Length: %zu\r\n\r\n%s", strlen(body), body);
+    cJSON_free(body);
+}
+
+static cJSON *wk_msg(const char *method, int id, cJSON *params)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    if (id > 0)
+        cJSON_AddNumberToObject(m, "id", id);
+    cJSON_AddStringToObject(m, "method", method);
+    cJSON_AddItemToObject(m, "params", params);
+    return m;
+}
+
+/* The next message from the worker (owned), notifications included. */
+static cJSON *wk_read(wk_pipe *w)
+{
+    char hdr[128];
+    size_t n = 0;
+    while (n < 4 || memcmp(hdr + n - 4, "\r\n\r\n", 4) != 0) {
+        cr_assert_lt(n + 1, sizeof hdr);
+        cr_assert_eq(read(w->from, hdr + n, 1), 1, "the worker closed its output");
+        n++;
+    }
+    hdr[n] = '\0';
+    size_t len = 0;
+    cr_assert_eq(sscanf(hdr, "Content-Length: %zu", &len), 1);
+    char *body = malloc(len + 1);
+    for (size_t got = 0; got < len;) {
+        ssize_t k = read(w->from, body + got, len - got);
+        cr_assert_gt(k, 0);
+        got += (size_t)k;
+    }
+    body[len] = '\0';
+    cJSON *m = cJSON_Parse(body);
+    free(body);
+    cr_assert_not_null(m);
+    return m;
+}
+
+/* The response to id (owned), notifications skipped. */
+static cJSON *wk_response(wk_pipe *w, int id)
+{
+    for (;;) {
+        cJSON *m = wk_read(w);
+        const cJSON *mid = cJSON_GetObjectItem(m, "id");
+        if (cJSON_IsNumber(mid) && mid->valueint == id)
+            return m;
+        cJSON_Delete(m);
+    }
+}
+
+/* An editor's second stage (diagnose/modeChanges) cancelled while it
+ * makes the dependency graph answers the cancel there (issue 40): the
+ * approximate analysis, which does not poll, is not run after it (a tenth
+ * of a second of the brake at N = 10,000 before the newer edit's check
+ * could start), and the next diagnose is answered. The cancel is queued
+ * before the stage starts (a debug/sleep between, so that the worker's
+ * once-a-millisecond look at its input does see it), as the router sends
+ * it during the stage. */
+Test(srv_worker, a_second_stage_cancelled_in_its_graph_answers_without_the_approximation)
+{
+    wk_pipe w;
+    wk_pipe_start(&w);
+    char *text = t_model("brake.mel");
+    char *buf = NULL;
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "text", text);
+    cJSON_AddFalseToObject(d, "modeChanges");
+    cJSON_AddFalseToObject(d, "approx");
+    wk_frame(&buf, wk_msg("diagnose", 1, cJSON_Duplicate(d, true)));
+    cJSON *sl = cJSON_CreateObject();
+    cJSON_AddNumberToObject(sl, "ms", 3);
+    cJSON_AddTrueToObject(sl, "ignore_cancel");
+    wk_frame(&buf, wk_msg("debug/sleep", 2, sl));
+    cJSON *mc = cJSON_CreateObject();
+    cJSON_AddTrueToObject(mc, "approx");
+    cJSON_AddTrueToObject(mc, "modeChanges");
+    wk_frame(&buf, wk_msg("diagnose/modeChanges", 3, mc));
+    cJSON *cp = cJSON_CreateObject();
+    cJSON_AddNumberToObject(cp, "id", 3);
+    wk_frame(&buf, wk_msg("$/cancelRequest", 0, cp));
+    wk_frame(&buf, wk_msg("debug/analyses", 4, cJSON_CreateObject()));
+    wk_frame(&buf, wk_msg("diagnose", 5, d));
+    cr_assert_eq(write(w.to, buf, strlen(buf)), (ssize_t)strlen(buf));
+    free(buf);
+    cJSON *r = wk_response(&w, 1);
+    cr_assert_not_null(cJSON_GetObjectItem(r, "result"), "%s", cJSON_PrintUnformatted(r));
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "approxLeft")));
+    cJSON_Delete(r);
+    r = wk_response(&w, 3);
+    cr_assert_eq(error_code(r), RPC_REQUEST_CANCELLED, "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    r = wk_response(&w, 4);
+    const cJSON *res = cJSON_GetObjectItem(r, "result");
+    cr_assert_eq(cJSON_GetObjectItem(res, "analyses")->valueint, 1);
+    cr_assert_eq(cJSON_GetObjectItem(res, "approximations")->valueint, 0,
+                 "the cancelled stage approximated: %s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    r = wk_response(&w, 5); /* the same text: answered from what is kept */
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "diagnostics")),
+              "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    close(w.to); /* the worker stops at the end of its input */
+    int st = 0;
+    cr_assert_eq(waitpid(w.pid, &st, 0), w.pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    close(w.from);
+    free(text);
 }
 
 /* session/analyze {modechanges} checks for a cancel between the pairs (issue
