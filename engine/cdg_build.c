@@ -1767,19 +1767,21 @@ static bool same_row(const build *b, const sa_result *o, uint32_t i, bool with_x
 
 /* dirty[owner[k]] |= element k of a and b differ (owner NULL: dirty[k]),
  * n elements of `size` bytes: compared 64 at a time first (most are the
- * same). */
-static void diff_rows(const void *a, const void *b, size_t n, size_t size, const uint32_t *owner,
+ * same). Whether some element differs. */
+static bool diff_rows(const void *a, const void *b, size_t n, size_t size, const uint32_t *owner,
                       bool *dirty)
 {
     const char *x = a, *y = b;
+    bool any = false;
     for (size_t k0 = 0; k0 < n; k0 += 64) {
         size_t m = n - k0 < 64 ? n - k0 : 64;
         if (memcmp(x + k0 * size, y + k0 * size, m * size) == 0)
             continue;
         for (size_t k = k0; k < k0 + m; k++)
             if (memcmp(x + k * size, y + k * size, size) != 0)
-                dirty[owner != NULL ? owner[k] : k] = true;
+                any = dirty[owner != NULL ? owner[k] : k] = true;
     }
+    return any;
 }
 
 /* dirty[i]: row i's inputs but Xi differ in r and the seed's o (same_row),
@@ -1834,13 +1836,13 @@ static void seed_saturation(build *b, seeded *sd)
     saturation_arrays(b, false);
     dirty_rows(b, o, same, sd->dirty);
     bool *dcol = sa__alloc(c, (size_t)r->n_var + 1);
-    diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
+    bool any_col = diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
     if (same)
         memcpy(b->xi, o->tight_memo, r->n_edges * sizeof *b->xi);
     for (uint32_t i = 0; i < n; i++) {
         size_t e0 = r->eq_first[i], ne = r->eq_first[i + 1] - e0;
         bool cand = sd->dirty[i];
-        for (size_t e = e0; e < e0 + ne && !cand; e++)
+        for (size_t e = e0; any_col && e < e0 + ne && !cand; e++)
             cand = dcol[r->edge_v[e]];
         if (!same && !sd->dirty[i]) /* as many edges: same_row */
             memcpy(&b->xi[e0], &o->tight_memo[o->eq_first[i]], ne * sizeof *b->xi);
@@ -2144,6 +2146,8 @@ static void merge_edges(build *b, cdg_graph *g, const cdg_graph *sg, const uint3
     }
 }
 
+static void check_graph(const cdg_graph *g, const bool *isnew); /* below */
+
 /* finish for a seeded build: the kept blocks (not in the region) and the
  * new ones (b->blocks) merged in canonical order, the seed's edges between
  * kept blocks and the others found again (3). */
@@ -2215,6 +2219,7 @@ static void finish_seeded(build *b, cdg_graph *g, const seeded *sd)
     reader_edges(b, g, &w, fin, is, nn, &es);
     writer_edges(b, g, fin, isnew, is, nn, &es);
     merge_edges(b, g, sg, old2new, &es);
+    check_graph(g, isnew);
 }
 
 static void run_seeded(build *b, cdg_graph *g, const cdg_graph *seed)
@@ -2312,12 +2317,16 @@ static bool items_sorted(const cdg_item *v, size_t n, bool strict)
 
 /* What cdg.h promises of a graph (issue 12): blocks[k].id == k, as many
  * unknowns as equations, sorted identities, edges sorted by (from, to)
- * between existing blocks. Linear in the graph, once per build. */
-static void check_graph(const cdg_graph *g)
+ * between existing blocks. Linear in the graph, once per build; the
+ * items of the blocks isnew says a seeded build kept (NULL: none) are its
+ * seed's, checked when that was built, and not read again. */
+static void check_graph(const cdg_graph *g, const bool *isnew)
 {
     for (size_t k = 0; k < g->n_blocks; k++) {
         const cdg_block *b = &g->blocks[k];
         MDAE_ASSERT(b->id == k);
+        if (isnew != NULL && !isnew[k])
+            continue; /* the seed's items, checked when it was built */
         MDAE_ASSERT(b->n_unknowns == b->n_equations && b->n_equations > 0);
         MDAE_ASSERT(items_sorted(b->equations, b->n_equations, true));
         MDAE_ASSERT(items_sorted(b->unknowns, b->n_unknowns, true));
@@ -2388,7 +2397,8 @@ static int build_graph(const sa_result *r, const sa_options *opt, const cdg_grap
     sa__leave(c);
     mdae_free(b);
     mdae_free(c);
-    check_graph(g);
+    if (seed == NULL) /* else finish_seeded's */
+        check_graph(g, NULL);
     *out = g;
     return MDAE_OK;
 }
