@@ -138,6 +138,10 @@ MDAE_TEST_API size_t cdg_graph_blocks_kept(const cdg_graph *g);
 /* The identity of block `id` (no BDD work). *out borrows the graph's arrays:
  * valid while g lives. MDAE_E_INVAL if id >= n_blocks. */
 MDAE_API int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out /* out */);
+/* Every block's identity at once: n_blocks of them, [k].id == k (no BDD
+ * work; borrowed like cdg_graph_block's: valid while g lives). NULL when
+ * g is NULL or has no blocks. */
+MDAE_API const cdg_block *cdg_graph_blocks(const cdg_graph *g);
 /* Edge k (sorted by (from, to)); MDAE_E_INVAL if k >= n_edges. Tests. */
 MDAE_TEST_API int cdg_graph_edge(const cdg_graph *g, size_t k, uint32_t *from, uint32_t *to);
 

@@ -50,6 +50,7 @@
  */
 #include "cdg_int.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,14 +149,15 @@ typedef struct build {
                        they are r's own vectors read on their first w bits */
     /* s_e = c_i + sigma_e: isum[e] where it is a constant (most of the
      * brake's), else -1 and its w bits at sum_of[e] (slots); c_i likewise
-     * ci[i] where a constant, else -1 */
+     * ci[i] where a constant, else -1 (CONST_UNSET until saturate_row
+     * reads row i in a seeded build) */
     long long *isum;
     BDD **sum_of;
-    const long long *ci;
+    long long *ci;
     BDD *xi;        /* n_edges: Xi_e, in the slots xs where found here (a
                        seeded build reads most from its seed: run_seeded) */
     BDD *xs;
-    const long long *dj; /* d_j where a constant, else -1 */
+    long long *dj; /* d_j where a constant, else -1 (CONST_UNSET: as ci) */
     /* step 2: dependencies, CSR by source equation */
     size_t *out_first;
     uint32_t *out_to;
@@ -207,19 +209,33 @@ static inline long long vec_value(const BDD *v, int w)
     return (long long)x;
 }
 
+/* Not read yet (constants, lazy). */
+#define CONST_UNSET LLONG_MIN
+
+/* The value of the vector of w bits at v, or -1 if it is not a constant. */
+static long long vector_constant(const BDD *v, int w)
+{
+    return w >= 63 ? sa__vvalue(v, w) : vec_value(v, w);
+}
+
+/* out[k], the value of vector k (constants), read now if it was not. */
+static long long constant_at(long long *out, const BDD *v, size_t k, int w, size_t stride)
+{
+    if (out[k] == CONST_UNSET)
+        out[k] = vector_constant(&v[k * stride], w);
+    return out[k];
+}
+
 /* The value of each of the n vectors of w bits at v, or -1 where one is not
- * a constant (temporaries of the context). */
-static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t stride)
+ * a constant (temporaries of the context); lazy: CONST_UNSET each, read
+ * when asked (constant_at: a seeded build reads the few rows it
+ * saturates, not every row and column). */
+static long long *constants(sa_ctx *c, const BDD *v, size_t n, int w, size_t stride, bool lazy)
 {
     MDAE_ASSERT(bddfalse == 0 && bddtrue == 1); /* vec_value */
     long long *out = sa__alloc_raw(c, (n + 1) * sizeof *out);
-    if (w >= 63) {
-        for (size_t k = 0; k < n; k++)
-            out[k] = sa__vvalue(&v[k * stride], w);
-        return out;
-    }
     for (size_t k = 0; k < n; k++)
-        out[k] = vec_value(&v[k * stride], w);
+        out[k] = lazy ? CONST_UNSET : vector_constant(&v[k * stride], w);
     return out;
 }
 
@@ -260,7 +276,9 @@ static void saturate_row(build *b, uint32_t i)
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
     int w = b->w;
+    constant_at(b->ci, b->c_off, i, w, b->os);
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        constant_at(b->dj, b->d_off, r->edge_v[e], w, b->os);
         if (saturate_constants(b, e, b->ci, b->dj))
             continue;
         b->isum[e] = -1;
@@ -277,7 +295,8 @@ static void saturate_row(build *b, uint32_t i)
     }
 }
 
-/* Step 1's arrays for every row (written by saturate_row). */
+/* Step 1's arrays for every row (written by saturate_row); c_i and d_j read
+ * as saturate_row asks them unless all_slots (a build from scratch). */
 static void saturation_arrays(build *b, bool all_slots)
 {
     sa_ctx *c = b->c;
@@ -286,8 +305,8 @@ static void saturation_arrays(build *b, bool all_slots)
     b->xi = all_slots ? b->xs : sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->xi);
     b->isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->isum); /* written per row */
     b->sum_of = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *b->sum_of);
-    b->ci = constants(c, b->c_off, r->n_eq, b->w, b->os);
-    b->dj = constants(c, b->d_off, r->n_var, b->w, b->os);
+    b->ci = constants(c, b->c_off, r->n_eq, b->w, b->os, !all_slots);
+    b->dj = constants(c, b->d_off, r->n_var, b->w, b->os, !all_slots);
 }
 
 static void saturation(build *b)
@@ -425,8 +444,8 @@ static void dependencies(build *b)
 {
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
-    size_t *cfirst, *cedges; /* edges by variable */
-    sa__columns(c, r, &cfirst, &cedges);
+    const size_t *cfirst, *cedges; /* edges by variable (the layout's when kept) */
+    sa__layout_columns(c, r, &cfirst, &cedges);
     deps d = {0};
     b->out_first = sa__alloc(c, (r->n_eq + 2) * sizeof *b->out_first);
     for (uint32_t i = 0; i < r->n_eq; i++) {
@@ -1088,6 +1107,7 @@ static void scc_key(build *b, const uint32_t *S, size_t n, const int32_t *loc, s
     for (size_t p = 0; p < n; p++) {
         uint32_t i = S[p];
         shape[a++] = (int32_t)(r->eq_first[i + 1] - r->eq_first[i]);
+        MDAE_ASSERT(b->ci[i] != CONST_UNSET); /* saturated: split_region */
         shape[a++] = (int32_t)b->ci[i];
         funs[f++] = b->chi_i[i];
         for (size_t x = 0; b->ci[i] < 0 && x < w; x++)
@@ -1222,6 +1242,10 @@ static bool component(build *b, const uint32_t *S, size_t n, int32_t *loc)
 
 /* ---- Final order and edges ------------------------------------------------ */
 
+/* Up to this many blocks, sort_blocks sorts in place (both sorts are
+ * stable by tblock_cmp: the same order). */
+#define SORT_FEW_BLOCKS 32
+
 static int tblock_cmp(const void *a, const void *b)
 {
     const tblock *x = a, *y = b;
@@ -1236,6 +1260,18 @@ static int tblock_cmp(const void *a, const void *b)
     return x->len < y->len ? -1 : x->len > y->len;
 }
 
+/* A stable insertion sort by tblock_cmp: sort_blocks's order for the few
+ * new blocks of an edit, without its buckets (a pass over every equation). */
+static void insertion_sort_blocks(tblock *v, size_t n)
+{
+    for (size_t k = 1; k < n; k++)
+        for (size_t at = k; at > 0 && tblock_cmp(&v[at - 1], &v[at]) > 0; at--) {
+            tblock x = v[at - 1];
+            v[at - 1] = v[at];
+            v[at] = x;
+        }
+}
+
 /* Sort v[0 .. n) by tblock_cmp: by counting on the smallest equation
  * (key[2] < n_eq), then by insertion among the blocks that share it (a
  * handful: an equation's forms in different modes). qsort's comparisons
@@ -1244,6 +1280,10 @@ static void sort_blocks(sa_ctx *c, tblock *v, size_t n, uint32_t n_eq)
 {
     if (n < 2)
         return;
+    if (n <= SORT_FEW_BLOCKS) {
+        insertion_sort_blocks(v, n);
+        return;
+    }
     sa__amark temps = sa__alloc_mark(c);
     uint32_t *key = sa__alloc_raw(c, n * sizeof *key);
     for (size_t k = 0; k < n; k++) {
@@ -1727,19 +1767,21 @@ static bool same_row(const build *b, const sa_result *o, uint32_t i, bool with_x
 
 /* dirty[owner[k]] |= element k of a and b differ (owner NULL: dirty[k]),
  * n elements of `size` bytes: compared 64 at a time first (most are the
- * same). */
-static void diff_rows(const void *a, const void *b, size_t n, size_t size, const uint32_t *owner,
+ * same). Whether some element differs. */
+static bool diff_rows(const void *a, const void *b, size_t n, size_t size, const uint32_t *owner,
                       bool *dirty)
 {
     const char *x = a, *y = b;
+    bool any = false;
     for (size_t k0 = 0; k0 < n; k0 += 64) {
         size_t m = n - k0 < 64 ? n - k0 : 64;
         if (memcmp(x + k0 * size, y + k0 * size, m * size) == 0)
             continue;
         for (size_t k = k0; k < k0 + m; k++)
             if (memcmp(x + k * size, y + k * size, size) != 0)
-                dirty[owner != NULL ? owner[k] : k] = true;
+                any = dirty[owner != NULL ? owner[k] : k] = true;
     }
+    return any;
 }
 
 /* dirty[i]: row i's inputs but Xi differ in r and the seed's o (same_row),
@@ -1768,7 +1810,7 @@ typedef struct seeded {
     const cdg_graph *seed;
     bool *dirty;         /* n_eq: D */
     bool *region;        /* n_eq: the rows whose union-SCC is split again */
-    size_t *cfirst, *cedges; /* edges by variable */
+    const size_t *cfirst, *cedges; /* edges by variable (sa__layout_columns) */
     deps d;              /* the dependencies found: row i's at rs[i], rn[i] of them */
     size_t *rs;
     uint32_t *rn;
@@ -1794,13 +1836,13 @@ static void seed_saturation(build *b, seeded *sd)
     saturation_arrays(b, false);
     dirty_rows(b, o, same, sd->dirty);
     bool *dcol = sa__alloc(c, (size_t)r->n_var + 1);
-    diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
+    bool any_col = diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
     if (same)
         memcpy(b->xi, o->tight_memo, r->n_edges * sizeof *b->xi);
     for (uint32_t i = 0; i < n; i++) {
         size_t e0 = r->eq_first[i], ne = r->eq_first[i + 1] - e0;
         bool cand = sd->dirty[i];
-        for (size_t e = e0; e < e0 + ne && !cand; e++)
+        for (size_t e = e0; any_col && e < e0 + ne && !cand; e++)
             cand = dcol[r->edge_v[e]];
         if (!same && !sd->dirty[i]) /* as many edges: same_row */
             memcpy(&b->xi[e0], &o->tight_memo[o->eq_first[i]], ne * sizeof *b->xi);
@@ -2104,6 +2146,8 @@ static void merge_edges(build *b, cdg_graph *g, const cdg_graph *sg, const uint3
     }
 }
 
+static void check_graph(const cdg_graph *g, const bool *isnew); /* below */
+
 /* finish for a seeded build: the kept blocks (not in the region) and the
  * new ones (b->blocks) merged in canonical order, the seed's edges between
  * kept blocks and the others found again (3). */
@@ -2175,6 +2219,7 @@ static void finish_seeded(build *b, cdg_graph *g, const seeded *sd)
     reader_edges(b, g, &w, fin, is, nn, &es);
     writer_edges(b, g, fin, isnew, is, nn, &es);
     merge_edges(b, g, sg, old2new, &es);
+    check_graph(g, isnew);
 }
 
 static void run_seeded(build *b, cdg_graph *g, const cdg_graph *seed)
@@ -2194,7 +2239,7 @@ static void run_seeded(build *b, cdg_graph *g, const cdg_graph *seed)
     sd.rn = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *sd.rn);
     seed_saturation(b, &sd);
     keep_tight(b);
-    sa__columns(c, r, &sd.cfirst, &sd.cedges);
+    sa__layout_columns(c, r, &sd.cfirst, &sd.cedges); /* kept with an edit's layout */
     new_union_graph(b, &sd);
     bool *bad = sa__alloc(c, (size_t)sd.ncomp + 1);
     uint32_t nbad = split_again(b, &sd, bad);
@@ -2272,12 +2317,16 @@ static bool items_sorted(const cdg_item *v, size_t n, bool strict)
 
 /* What cdg.h promises of a graph (issue 12): blocks[k].id == k, as many
  * unknowns as equations, sorted identities, edges sorted by (from, to)
- * between existing blocks. Linear in the graph, once per build. */
-static void check_graph(const cdg_graph *g)
+ * between existing blocks. Linear in the graph, once per build; the
+ * items of the blocks isnew says a seeded build kept (NULL: none) are its
+ * seed's, checked when that was built, and not read again. */
+static void check_graph(const cdg_graph *g, const bool *isnew)
 {
     for (size_t k = 0; k < g->n_blocks; k++) {
         const cdg_block *b = &g->blocks[k];
         MDAE_ASSERT(b->id == k);
+        if (isnew != NULL && !isnew[k])
+            continue; /* the seed's items, checked when it was built */
         MDAE_ASSERT(b->n_unknowns == b->n_equations && b->n_equations > 0);
         MDAE_ASSERT(items_sorted(b->equations, b->n_equations, true));
         MDAE_ASSERT(items_sorted(b->unknowns, b->n_unknowns, true));
@@ -2348,7 +2397,8 @@ static int build_graph(const sa_result *r, const sa_options *opt, const cdg_grap
     sa__leave(c);
     mdae_free(b);
     mdae_free(c);
-    check_graph(g);
+    if (seed == NULL) /* else finish_seeded's */
+        check_graph(g, NULL);
     *out = g;
     return MDAE_OK;
 }
@@ -2392,6 +2442,11 @@ int cdg_graph_block(const cdg_graph *g, uint32_t id, cdg_block *out)
         return MDAE_E_INVAL;
     *out = g->blocks[id];
     return MDAE_OK;
+}
+
+const cdg_block *cdg_graph_blocks(const cdg_graph *g)
+{
+    return g != NULL && g->n_blocks > 0 ? g->blocks : NULL;
 }
 
 int cdg_graph_edge(const cdg_graph *g, size_t k, uint32_t *from, uint32_t *to)

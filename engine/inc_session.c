@@ -1866,16 +1866,14 @@ static bool ids_from_seed(const inc_part *p, const inc_part *seed, uint32_t *ids
                                 var_name, p, seed);
     bool ok = eq_same != NULL && var_same != NULL;
     size_t ns = cdg_graph_n_blocks(seed->graph), at = 0;
-    cdg_block x, y;
-    for (size_t q = 0; ok && q < n && cdg_graph_block(p->graph, (uint32_t)q, &x) == MDAE_OK; q++) {
-        uint32_t first = x.equations[0].index;
-        while (at < ns && cdg_graph_block(seed->graph, (uint32_t)at, &y) == MDAE_OK &&
-               y.equations[0].index < first)
+    const cdg_block *x = cdg_graph_blocks(p->graph), *y = cdg_graph_blocks(seed->graph);
+    MDAE_ASSERT(n == cdg_graph_n_blocks(p->graph));
+    for (size_t q = 0; ok && q < n; q++) {
+        uint32_t first = x[q].equations[0].index;
+        while (at < ns && y[at].equations[0].index < first)
             at++;
-        for (size_t t = at; t < ns && cdg_graph_block(seed->graph, (uint32_t)t, &y) == MDAE_OK &&
-                            y.equations[0].index == first;
-             t++)
-            if (same_block(&x, &y, eq_same, var_same)) {
+        for (size_t t = at; t < ns && y[t].equations[0].index == first; t++)
+            if (same_block(&x[q], &y[t], eq_same, var_same)) {
                 ids[q] = seed->ids[t];
                 break;
             }
@@ -1905,14 +1903,12 @@ static int part_ids(inc_session *s, kbuf *key, inc_part *p)
         return MDAE_E_NOMEM;
     }
     int rc = MDAE_OK;
+    const cdg_block *blks = cdg_graph_blocks(p->graph);
     for (size_t q = 0; q < n && rc == MDAE_OK; q++) {
         if (ids[q] != UINT32_MAX)
             continue;
-        cdg_block blk;
-        if ((rc = cdg_graph_block(p->graph, (uint32_t)q, &blk)) < 0)
-            break;
         key->len = 0;
-        block_key(key, &blk, p);
+        block_key(key, &blks[q], p);
         rc = key->oom ? MDAE_E_NOMEM : block_id(s, key->p, key->len, &ids[q]);
     }
     if (rc < 0) {
@@ -1984,12 +1980,9 @@ static int count_blocks(inc_result *r, kbuf *key, size_t *nb, size_t *ni)
         size_t n = cdg_graph_n_blocks(rp->part->graph);
         *nb += n;
         rp->as_model = identity_map(rp->eq_map, rp->n_eq) && identity_map(rp->var_map, rp->n_var);
-        for (size_t q = 0; q < n && !rp->as_model; q++) {
-            cdg_block blk;
-            if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
-                return rc;
-            *ni += blk.n_equations + blk.n_unknowns + blk.n_reads;
-        }
+        const cdg_block *blks = cdg_graph_blocks(rp->part->graph);
+        for (size_t q = 0; q < n && !rp->as_model; q++)
+            *ni += blks[q].n_equations + blks[q].n_unknowns + blks[q].n_reads;
     }
     return MDAE_OK;
 }
@@ -2015,10 +2008,9 @@ static int assign_block_ids(inc_result *r, kbuf *key)
     for (size_t k = 0; k < r->n_parts; k++) {
         const rpart *rp = &r->parts[k];
         size_t n = cdg_graph_n_blocks(rp->part->graph);
+        const cdg_block *blks = cdg_graph_blocks(rp->part->graph);
         for (size_t q = 0; q < n; q++) {
-            cdg_block blk;
-            if ((rc = cdg_graph_block(rp->part->graph, (uint32_t)q, &blk)) < 0)
-                return rc;
+            const cdg_block blk = blks[q];
             rblock *rb = &r->blocks[r->n_blocks++];
             rb->b = blk;
             rb->b.id = rp->ids[q];

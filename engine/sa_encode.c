@@ -715,6 +715,21 @@ static inline int guard_kinship(const mel_guard *a, const mel_guard *b)
     return same_mentions(a, b) ? 1 : 0;
 }
 
+/* An equation the hint's model shares (the same guard and incidences, as
+ * an incremental session's private models share those of an unchanged
+ * equation): the same as itself, 2, without comparing its cases; *maxo
+ * raised to its largest order, each incidence's first case's (cases are
+ * sorted by decreasing order: mel.h). */
+static int shared_row(const mel_equation *a, int *maxo)
+{
+    int top = *maxo;
+    for (uint32_t k = 0; k < a->n_incs; k++)
+        if (a->incs[k].n_cases > 0 && a->incs[k].cases[0].order > top)
+            top = a->incs[k].cases[0].order;
+    *maxo = top;
+    return 2;
+}
+
 /* Equation a against the hint's b: 2 the same (guards and orders), 1 the
  * same layout (above), 0 another; *maxo raised to a's largest order
  * (when not 0). */
@@ -722,6 +737,8 @@ static int row_kinship(const mel_equation *a, const mel_equation *b, int *maxo)
 {
     if (a->n_incs != b->n_incs)
         return 0;
+    if (a->incs == b->incs && a->guard == b->guard)
+        return shared_row(a, maxo);
     int kin = guard_kinship(a->guard, b->guard), top = *maxo;
     for (uint32_t k = 0; k < a->n_incs && kin > 0; k++) {
         const mel_incidence *x = &a->incs[k], *y = &b->incs[k];

@@ -203,6 +203,9 @@ typedef struct version {
     cdg_graph *g; /* seeded (or from scratch for the first) */
 } version;
 
+/* The most blocks a seeded build made anew (not kept from its seed). */
+static size_t most_new;
+
 static bool analyse(const char *text, const version *prev, version *out, size_t *kept,
                     const char *label)
 {
@@ -222,6 +225,9 @@ static bool analyse(const char *text, const version *prev, version *out, size_t 
     if (rc == MDAE_OK) {
         same_graph(out->g, fresh, label);
         *kept += cdg_graph_blocks_kept(out->g);
+        size_t made = cdg_graph_n_blocks(out->g) - cdg_graph_blocks_kept(out->g);
+        if (prev != NULL && made > most_new)
+            most_new = made;
     }
     cdg_graph_free(fresh);
     return true;
@@ -235,25 +241,28 @@ static void drop(version *v)
     *v = (version){0};
 }
 
-Test(cdg_seeded, random_edits_give_the_graph_a_build_from_scratch_gives)
+/* walks random walks of `steps` edits of three random models of at most
+ * max_eq equations each (seeds from seed0), each version's graph seeded by
+ * the previous one's and compared with one from scratch; the edits and
+ * the blocks kept added to *edits and *kept. */
+static void walk_edits(uint64_t walks, uint64_t seed0, int max_eq, int steps, size_t *edits,
+                       size_t *kept)
 {
-    uint64_t walks = env_u64("CDG_SEEDED_WALKS", 150);
-    size_t kept = 0, edits = 0;
     for (uint64_t w = 0; w < walks; w++) {
         ref_random_opts ro = {0};
         ro.max_modes = 3;
-        ro.max_equations = 12;
+        ro.max_equations = max_eq;
         ro.nonsquare_percent = 10;
-        char *text = three_models(7000 + w, &ro);
+        char *text = three_models(seed0 + w, &ro);
         uint64_t st = 31 + w * 1000003;
         char label[128];
         snprintf(label, sizeof label, "walk %llu start", (unsigned long long)w);
         version v;
-        if (!analyse(text, NULL, &v, &kept, label)) {
+        if (!analyse(text, NULL, &v, kept, label)) {
             free(text);
             continue;
         }
-        for (int step = 0; step < 8; step++) {
+        for (int step = 0; step < steps; step++) {
             const char *what = "";
             char *next = edit(text, &st, &what);
             if (next == NULL)
@@ -261,7 +270,7 @@ Test(cdg_seeded, random_edits_give_the_graph_a_build_from_scratch_gives)
             snprintf(label, sizeof label, "walk %llu step %d (%s)", (unsigned long long)w, step,
                      what);
             version nv;
-            if (!analyse(next, &v, &nv, &kept, label)) { /* an error: another edit */
+            if (!analyse(next, &v, &nv, kept, label)) { /* an error: another edit */
                 free(next);
                 continue;
             }
@@ -269,12 +278,84 @@ Test(cdg_seeded, random_edits_give_the_graph_a_build_from_scratch_gives)
             text = next;
             drop(&v);
             v = nv;
-            edits++;
+            ++*edits;
         }
         drop(&v);
         free(text);
     }
+}
+
+Test(cdg_seeded, random_edits_give_the_graph_a_build_from_scratch_gives)
+{
+    uint64_t walks = env_u64("CDG_SEEDED_WALKS", 150);
+    size_t kept = 0, edits = 0;
+    walk_edits(walks, 7000, 12, 8, &edits, &kept);
     cr_log_info("%zu edits, %zu blocks kept from the seed", edits, kept);
     cr_assert_gt(edits, 4 * walks);
     cr_assert_gt(kept, edits, "the seeded builds keep blocks");
+}
+
+/* A chain x0 <- x1 <- ... <- x<n> read by z, whose equation reads x<n>
+ * differentiated `order` times and whose links switch with a mode:
+ * differentiating the end differentiates every link (every block new). */
+static char *chain_model(int n, int order)
+{
+    size_t cap = 128 + (size_t)n * 96;
+    char *t = malloc(cap), *q = t;
+    cr_assert_not_null(t);
+    q += sprintf(q, "p : real = 1.0;\ng : boolean = p >= 0;\nz : real;\n");
+    for (int i = 0; i <= n; i++)
+        q += sprintf(q, "x%d : real;\n", i);
+    q += sprintf(q, "c0 : equation x0 = p;\n");
+    for (int i = 1; i <= n; i++)
+        q += sprintf(q, "c%d : equation x%d = if g then x%d else 2 * x%d;\n", i, i, i - 1, i - 1);
+    q += sprintf(q, "cz : equation z = ");
+    for (int k = 0; k < order; k++)
+        q += sprintf(q, "der(");
+    q += sprintf(q, "x%d", n);
+    for (int k = 0; k < order; k++)
+        *q++ = ')';
+    q += sprintf(q, ";\n");
+    cr_assert_lt((size_t)(q - t), cap);
+    return t;
+}
+
+/* Issue 40 item 3: each version seeded by the previous one, the end of a
+ * 40-link chain differentiated, then not, then twice...: edits that make
+ * every block anew (more than SORT_FEW_BLOCKS: sort_blocks by buckets)
+ * and back, the graph from scratch after each. */
+Test(cdg_seeded, a_chain_differentiated_at_its_end_again_and_again_gives_the_graph_from_scratch)
+{
+    static const int orders[] = {0, 1, 0, 2, 1, 1, 0, 3, 0};
+    size_t kept = 0;
+    version v = {0};
+    most_new = 0;
+    for (size_t k = 0; k < sizeof orders / sizeof *orders; k++) {
+        char *text = chain_model(40, orders[k]), label[64];
+        snprintf(label, sizeof label, "chain step %zu (order %d)", k, orders[k]);
+        version nv;
+        cr_assert(analyse(text, k > 0 ? &v : NULL, &nv, &kept, label), "%s", label);
+        free(text);
+        drop(&v);
+        v = nv;
+    }
+    drop(&v);
+    cr_assert_gt(most_new, 32, "an edit made every block anew");
+    cr_assert_gt(kept, 0, "the same version again keeps its blocks");
+}
+
+/* Issue 40 item 3: long chains on larger models, each graph seeded by the
+ * previous version's (the chain's first only from scratch): the graph
+ * from scratch after every edit (c_i and d_j read lazily, the new blocks
+ * sorted in place: engine/cdg_build.c). */
+Test(cdg_seeded, long_chains_of_edits_of_larger_models_give_the_graph_from_scratch)
+{
+    uint64_t walks = env_u64("CDG_SEEDED_WALKS", 150) / 5;
+    size_t kept = 0, edits = 0;
+    most_new = 0;
+    walk_edits(walks, 9100, 40, 24, &edits, &kept);
+    cr_log_info("%zu edits, %zu blocks kept, at most %zu new blocks in one build", edits, kept,
+                most_new);
+    cr_assert_gt(edits, 10 * walks);
+    cr_assert_gt(kept, 0, "the seeded builds keep blocks");
 }

@@ -754,15 +754,16 @@ static void edit_walk(const char *tag, uint64_t seq, char *text, uint64_t st, in
 
 /* ---- Tests ------------------------------------------------------------------ */
 
-/* n_seq walks of `steps` edits of random models (seeds from model_seed,
- * edits' from edit_seed), the cache counts added to *sum. */
-static void random_walks(const char *tag, uint64_t n_seq, uint64_t model_seed,
-                         uint64_t edit_seed, int steps, inc_stats *sum)
+/* n_seq walks of `steps` edits of random models of at most max_eq
+ * equations (seeds from model_seed, edits' from edit_seed), the cache
+ * counts added to *sum. */
+static void random_walks_of(const char *tag, uint64_t n_seq, uint64_t model_seed,
+                            uint64_t edit_seed, int steps, int max_eq, inc_stats *sum)
 {
     for (uint64_t seq = 0; seq < n_seq; seq++) {
         ref_random_opts ro = {0};
         ro.max_modes = 4;
-        ro.max_equations = 8;
+        ro.max_equations = max_eq;
         ro.nonsquare_percent = 20;
         char *text0 = ref_random_model(model_seed + seq, &ro);
         cr_assert_not_null(text0);
@@ -770,6 +771,12 @@ static void random_walks(const char *tag, uint64_t n_seq, uint64_t model_seed,
         mdae_free(text0);
         edit_walk(tag, seq, text, edit_seed + seq * 1000003, steps, sum);
     }
+}
+
+static void random_walks(const char *tag, uint64_t n_seq, uint64_t model_seed,
+                         uint64_t edit_seed, int steps, inc_stats *sum)
+{
+    random_walks_of(tag, n_seq, model_seed, edit_seed, steps, 8, sum);
 }
 
 Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
@@ -787,6 +794,20 @@ Test(inc_session, random_edit_sequences_equal_cold_analyses_after_every_edit)
     /* and the front-end shared the equations the edits left alone */
     cr_log_info("%zu equations shared with the previous version", since_shared);
     cr_assert_gt(since_shared, 0);
+}
+
+/* Issue 40 item 3: long chains of edits of larger models, each version's
+ * graph seeded by the previous one's, its hint's rows shared with it
+ * (sa_encode.c, shared_row) and its blocks' ids lent by it (part_ids):
+ * after every edit, the result, graph and ids of a cold analysis. */
+Test(inc_session, long_edit_chains_of_larger_models_equal_cold_analyses_after_every_edit)
+{
+    uint64_t n_seq = env_u64("INC_SEQUENCES", 220) / 8;
+    inc_stats sum = {0};
+    random_walks_of("chain", n_seq, 9000, 131, 24, 16, &sum);
+    cr_log_info("%zu edits: %zu parts, %zu reused, %zu recomputed", 24 * n_seq,
+                sum.components, sum.reused, sum.recomputed);
+    cr_assert_gt(sum.recomputed, 0);
 }
 
 /* Issue 40 item 5: the offsets of an edit without its graph
