@@ -755,6 +755,8 @@ void *sa__alloc_keep_raw(sa_ctx *c, size_t n)
     return p;
 }
 
+void sa__poll_cancel(sa_ctx *c) { poll_progress(c); }
+
 void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total)
 {
     c->phase = phase;

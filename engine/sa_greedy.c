@@ -346,6 +346,8 @@ static void nodes_by_level(sa_ctx *c, BDD y, pass_mem *pm, size_t *n)
         pm->hi[k] = bdd_high(f);
         pm->lo_ix[k] = child_index(pm, pm->lo[k]);
         pm->hi_ix[k] = child_index(pm, pm->hi[k]);
+        if ((k & 4095) == 0) /* millions of nodes at N = 10,000 (the brake) */
+            sa__poll_cancel(c);
     }
     *n = all.n;
 }
@@ -435,6 +437,8 @@ static bool all_rows(sa_ctx *c, BDD y, pass_mem *pm, bool whole, BDD *can, BDD *
         BDD bh = below_at(below, pm->hi[k], pm->hi_ix[k]);
         int v = pm->var[k];
         sa__put(&below[k], is_mode_var(r, v) ? sa__ite(bdd_ithvar(v), bh, bl) : sa__or(bl, bh));
+        if ((k & 1023) == 0) /* 2.8 M nodes took 1.1 s (the brake at N = 10,000) */
+            sa__poll_cancel(c);
     }
     size_t budget = ALL_CAN_CROSSINGS * (n + 1) + 1024;
     bool ok = arc_misses(c, pm, below, -1, bddtrue, y, index_of(pm, y), miss, &budget);
@@ -666,6 +670,7 @@ static void left_out_bdds(sa_ctx *c, const sa_greedy_step *steps, size_t n_steps
         BDD out = T(bdd_apply(r->chi_i[i], kept[i], bddop_diff));
         sa__put(&lo[i], out == bddfalse ? bddfalse : sa__and(out, *answered));
         sa__release(c, m2);
+        sa__poll_cancel(c); /* a row can take ms at N = 3,000 (the brake) */
     }
     sa__release(c, mark);
 }
@@ -843,7 +848,9 @@ static void compute(sa_ctx *c, void *arg)
 }
 
 /* Every row's set and size, in one context (one care set for all): a row
- * whose cover would exceed the limit is left empty, its size known. */
+ * whose cover would exceed the limit is left empty, its size known. The
+ * cancel polled after each row: the rows of the brake at N = 3,000 took
+ * 3 s without a poll, during which the editor's cancel waited. */
 static void covers(sa_ctx *c, void *arg)
 {
     greedy_job *j = arg;
@@ -881,6 +888,7 @@ static void covers(sa_ctx *c, void *arg)
         }
         sa__alloc_release(c, temps);
         sa__release(c, mark);
+        sa__poll_cancel(c);
     }
 }
 
@@ -933,7 +941,7 @@ int sa_result_left_out_within(const sa_result *r, const sa_greedy_step *steps, s
         }
     }
     if (rc == MDAE_OK)
-        rc = sa__run_on(r, NULL, max_cubes, covers, &j);
+        rc = sa__run_on(r, &progress, max_cubes, covers, &j); /* a cancel is seen here too */
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (lo[i] >= 2)
             bdd_delref(lo[i]);

@@ -480,6 +480,11 @@ void *sa__alloc_keep_raw(sa_ctx *c, size_t n);
 
 /* Progress / cancellation checkpoint. */
 void sa__progress(sa_ctx *c, const char *phase, size_t done, size_t total);
+/* The caller's progress callback alone, with the last checkpoint's phase
+ * (a non-zero answer cancels): no node-limit or budget check, so that
+ * where it is called changes nothing but how soon a cancel is seen (a
+ * checkpoint inside sa__try could make a budget bind that did not). */
+void sa__poll_cancel(sa_ctx *c);
 
 /* ---- sa_vec.c: little-endian integer vectors of BDDs (modular, w bits) ---- */
 /* The width w that holds v: its bit length, at least 1, at most 62. */

@@ -216,6 +216,8 @@ void sa__matchings_ex(sa_ctx *c, BDD *x, bool rows_all, bool cols_all, sa__mats 
         sa__release(c, m2);
         if ((step & 63) == 63)
             sa__progress(c, phase, step, r->n_eq);
+        else /* a step can take ms (the brake at N = 10,000: 64 took 0.4 s) */
+            sa__poll_cancel(c);
     }
 }
 

@@ -1765,6 +1765,80 @@ Test(sa_analyze, singular_modes_through_the_covering_matchings_are_the_same)
     cr_assert_gt(limited, 0);
 }
 
+/* ---- The left-out sets poll the cancel to their end ------------------------
+ * After the greedy's last step, sa_result_left_out still walks every row
+ * twice (where it is left out, then its set and size): at the brake's
+ * N = 3,000 that was 3 s without a poll, during which the editor's cancel
+ * (past its 1 s budget, or a newer edit) waited. Each row polls now. */
+
+typedef struct after_steps {
+    size_t n_steps;
+    bool past_last; /* the last step's checkpoint seen */
+    long polls;     /* the calls after it */
+    bool cancel;    /* answer the first of them with a cancel */
+} after_steps;
+
+static int count_after_steps(void *ctx, const char *phase, size_t done, size_t total)
+{
+    after_steps *a = ctx;
+    if (a->past_last) {
+        a->polls++;
+        return a->cancel;
+    }
+    a->past_last = strcmp(phase, "greedy") == 0 && total == a->n_steps && done + 1 == total;
+    return 0;
+}
+
+static int left_out_watched(const sa_result *r, const mel_model *m, after_steps *a)
+{
+    sa_greedy_step *steps = calloc(m->n_equations + 1, sizeof *steps);
+    sa_set *sets = calloc(m->n_equations + 1, sizeof *sets);
+    double *counts = calloc(m->n_equations + 1, sizeof *counts);
+    cr_assert(steps && sets && counts);
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        steps[i] = (sa_greedy_step){i, &g_true};
+    a->n_steps = m->n_equations;
+    sa_options o = {.method = SA_METHOD_IMPLICIT, .progress = count_after_steps,
+                    .progress_ctx = a};
+    int rc = sa_result_left_out(r, steps, m->n_equations, &o, 0, sets, counts, NULL);
+    for (uint32_t i = 0; rc == MDAE_OK && i < m->n_equations; i++)
+        sa_set_close(&sets[i]);
+    free(steps);
+    free(sets);
+    free(counts);
+    return rc;
+}
+
+Test(sa_analyze, the_left_out_sets_poll_the_cancel_after_the_last_step_row_by_row)
+{
+    ref_random_opts ro = {.max_modes = 6, .max_equations = 12, .nonsquare_percent = 30};
+    int tried = 0;
+    for (uint64_t s = 1; s <= 40 && tried < 5; s++) {
+        char *text = ref_random_model(s, &ro);
+        cr_assert_not_null(text);
+        mel_model *m = parse_text(text);
+        mdae_free(text);
+        sa_result *r = NULL;
+        cr_assert_eq(analyze_with(m, SA_METHOD_IMPLICIT, NULL, NULL, &r), MDAE_OK);
+        if (sa_result_singular(r) && m->n_equations >= 2) {
+            tried++;
+            after_steps a = {0};
+            cr_assert_eq(left_out_watched(r, m, &a), MDAE_OK);
+            cr_assert(a.past_last, "seed %llu: the last step's checkpoint", (unsigned long long)s);
+            cr_assert_geq(a.polls, (long)m->n_equations,
+                          "seed %llu: %ld polls after the last step for %zu rows",
+                          (unsigned long long)s, a.polls, m->n_equations);
+            after_steps c = {.cancel = true};
+            cr_assert_eq(left_out_watched(r, m, &c), MDAE_E_CANCELED, "seed %llu",
+                         (unsigned long long)s);
+            cr_assert_eq(c.polls, 1);
+        }
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+    cr_assert_eq(tried, 5);
+}
+
 /* ---- The block memo's bound (engine/sa_memo.c) ---------------------------- */
 
 /* An entry larger than the fixed bound (SA_BMEMO_MAX_INTS words) is kept by
