@@ -1699,6 +1699,21 @@ static const fx_node *lw_bin(elab *el, const mo__expr *e, bool cond, bool scalar
     return r != NULL || fx_pool_failed(el->fx) ? r : lw_opaque(el, e, true);
 }
 
+/* A condition that cannot be a Boolean: arithmetic, or a reference to one
+ * scalar variable of another type (`if w then` with w a Real: the Modelica
+ * fuzzer's; where the condition selects nothing it is no guard, and the
+ * MEL printed of it did not read back). */
+static bool not_boolean(elab *el, const mo__expr *c)
+{
+    if (arithmetic(c))
+        return true;
+    if (c->kind != MO_E_REF)
+        return false;
+    bool whole;
+    long i = resolve(el, c, &whole, true);
+    return i >= 0 && !whole && VAR(el, i)->type != T_BOOL;
+}
+
 /* if c1 then v1 elseif ... else vn: decided conditions select (as in
  * collect), the rest nests in the else branches. */
 static const fx_node *lw_if(elab *el, const mo__expr *e)
@@ -1713,7 +1728,7 @@ static const fx_node *lw_if(elab *el, const mo__expr *e)
         return NULL;
     }
     for (uint32_t i = 0; i + 1 < e->n_kids; i += 2) {
-        if (arithmetic(e->kids[i])) /* also where it selects nothing */
+        if (not_boolean(el, e->kids[i])) /* also where it selects nothing */
             err(el, MDAE_E_MODEL, e->kids[i]->where, "condition '%s' is not a Boolean",
                 expr_text(el, e->kids[i]));
         value v = eval(el, e->kids[i]);

@@ -195,6 +195,25 @@ Test(mo_parse, refuses_arithmetic_as_a_condition_that_selects_nothing)
     mdae_diags_close(&d);
 }
 
+/* A Real variable is no condition either, selecting or not (the Modelica
+ * fuzzer's `if w then y else -y`, w a Real: no guard was made of it, and the
+ * printed MEL's `if w then` did not read back). */
+Test(mo_parse, refuses_a_real_variable_as_a_condition)
+{
+    const char *selects_nothing = "model M\n  Real x;\n  Real y;\n  Real w;\nequation\n"
+                                  "  der(x) = if w then y else -y;\n  y = 2 * x;\nend M;\n";
+    const char *selects = "model M\n  Real x;\n  Real y;\n  Real w;\nequation\n"
+                          "  der(x) = if w then y else 0;\n  y = 2 * x;\n  w = 1;\nend M;\n";
+    const char *texts[] = {selects_nothing, selects};
+    for (int k = 0; k < 2; k++) {
+        mdae_diags d;
+        parse_fail(texts[k], NULL, &d);
+        cr_assert(has_error(&d, 6, 15, "condition 'w' is not a Boolean"), "text %d", k);
+        cr_assert_eq(d.count, 1, "text %d: one error, not one per path", k);
+        mdae_diags_close(&d);
+    }
+}
+
 /* A NUL inside a quoted name is an error, not a name cut short at it (the
  * Modelica fuzzer found one: the cut name was empty, and the printed MEL
  * did not read back). */
