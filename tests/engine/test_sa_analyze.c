@@ -1827,7 +1827,7 @@ Test(sa_analyze, the_left_out_sets_poll_the_cancel_after_the_last_step_row_by_ro
             cr_assert(a.past_last, "seed %llu: the last step's checkpoint", (unsigned long long)s);
             cr_assert_geq(a.polls, (long)m->n_equations,
                           "seed %llu: %ld polls after the last step for %zu rows",
-                          (unsigned long long)s, a.polls, m->n_equations);
+                          (unsigned long long)s, a.polls, (size_t)m->n_equations);
             after_steps c = {.cancel = true};
             cr_assert_eq(left_out_watched(r, m, &c), MDAE_E_CANCELED, "seed %llu",
                          (unsigned long long)s);
