@@ -1005,8 +1005,9 @@ bool sa__item_keys_alike(const sa__item_keys *a, const sa__item_keys *b);
 
 /* Which items of k are prev's at the same place, as four arrays allocated
  * here (owned by the caller, even on failure): eq_same[i] / var_same[j]
- * (same name and handles), eq_named[i] / var_named[j] (same name). prev
- * NULL, or not alike: nothing the same. False on OOM. */
+ * (same name and handles), eq_named[i] / var_named[j] (same name). prev:
+ * NULL (nothing the same), or keys alike k's (sa__item_keys_alike, which
+ * the caller checked). False on OOM. */
 bool sa__item_keys_mark(const sa__item_keys *k, const sa__item_keys *prev /* NULL ok */,
                         bool **eq_same, bool **var_same, bool **eq_named, bool **var_named);
 

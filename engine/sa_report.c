@@ -638,8 +638,7 @@ bool sa__item_keys_mark(const sa__item_keys *k, const sa__item_keys *prev, bool 
     *var_named = mdae_calloc((size_t)k->n_var + 1, sizeof **var_named);
     if (*eq_same == NULL || *var_same == NULL || *eq_named == NULL || *var_named == NULL)
         return false;
-    if (prev != NULL && !sa__item_keys_alike(k, prev))
-        prev = NULL;
+    MDAE_ASSERT(prev == NULL || sa__item_keys_alike(k, prev));
     for (uint32_t i = 0; prev != NULL && i < k->n_eq && i < prev->n_eq; i++) {
         (*eq_named)[i] = item_named(k, i, prev, i);
         (*eq_same)[i] = (*eq_named)[i] && item_keyed(k, i, prev, i);
