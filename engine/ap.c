@@ -188,21 +188,27 @@ static char *joined_name(const mel_model *m, const ap_equation *q)
     return b.p;
 }
 
-/* The report's equations: members, names, spans. */
+/* The report's equations: members, names, spans. The members are in the
+ * equations' allocation (after the n_eq + 1 records); an equation of one
+ * member names it with eq_names' copy (fill_names before). */
 static int fill_equations(const mel_model *m, const approx *a, ap_report *rep)
 {
-    rep->equations = mdae_calloc((size_t)a->n_eq + 1, sizeof *rep->equations);
+    size_t n_members = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        n_members += a->eq_of[i] != NONE;
+    size_t head = ((size_t)a->n_eq + 1) * sizeof *rep->equations;
+    rep->equations = mdae_calloc(1, head + n_members * sizeof(uint32_t));
     if (rep->equations == NULL)
         return MDAE_E_NOMEM;
     rep->n_equations = a->n_eq;
     for (uint32_t i = 0; i < m->n_equations; i++)
         if (a->eq_of[i] != NONE)
             rep->equations[a->eq_of[i]].n_members++;
+    uint32_t *next = (uint32_t *)((char *)rep->equations + head);
     for (uint32_t q = 0; q < a->n_eq; q++) {
         ap_equation *e = &rep->equations[q];
-        e->members = mdae_malloc(e->n_members * sizeof *e->members);
-        if (e->members == NULL)
-            return MDAE_E_NOMEM;
+        e->members = next;
+        next += e->n_members;
         e->n_members = 0;
         e->matched = -1;
         e->sigma = -1;
@@ -224,8 +230,8 @@ static int fill_equations(const mel_model *m, const approx *a, ap_report *rep)
     }
     for (uint32_t q = 0; q < a->n_eq; q++) {
         ap_equation *e = &rep->equations[q];
-        e->name = e->n_members == 1 ? mdae_strdup(m->equations[e->members[0]].name)
-                                    : joined_name(m, e);
+        MDAE_ASSERT(e->n_members > 0);
+        e->name = e->n_members == 1 ? rep->eq_names[e->members[0]] : joined_name(m, e);
         if (e->name == NULL)
             return MDAE_E_NOMEM;
     }
@@ -260,16 +266,18 @@ static int fill_blocks(const approx *a, ap_report *rep)
     sm_scc_work wk = {w32, w32 + n + 1, w32 + 2 * ((size_t)n + 1), w32 + 3 * ((size_t)n + 1),
                       pos, on};
     uint32_t nb = sm_sccs(n, first, to, comp, &wk);
-    rep->blocks = mdae_calloc((size_t)nb + 1, sizeof *rep->blocks);
+    /* the blocks' equations in the blocks' allocation, after the records */
+    size_t head = ((size_t)nb + 1) * sizeof *rep->blocks;
+    rep->blocks = mdae_calloc(1, head + (size_t)n * sizeof(uint32_t));
     if (rep->blocks == NULL)
         goto done;
     rep->n_blocks = nb;
     for (uint32_t q = 0; q < n; q++)
         rep->blocks[comp[q]].n++;
+    uint32_t *next = (uint32_t *)((char *)rep->blocks + head);
     for (uint32_t b = 0; b < nb; b++) {
-        rep->blocks[b].equations = mdae_malloc(rep->blocks[b].n * sizeof(uint32_t));
-        if (rep->blocks[b].equations == NULL)
-            goto done;
+        rep->blocks[b].equations = next;
+        next += rep->blocks[b].n;
         rep->blocks[b].n = 0;
     }
     for (uint32_t q = 0; q < n; q++) {
@@ -755,28 +763,45 @@ static void compare(sa_ctx *c, void *arg)
 
 /* ---- Entry points ------------------------------------------------------------- */
 
+static const char *mode_name(const mel_model *m, uint32_t k) { return m->modes[k].name; }
+static const char *variable_name(const mel_model *m, uint32_t v) { return m->variables[v].name; }
+static const char *equation_name(const mel_model *m, uint32_t i) { return m->equations[i].name; }
+
+/* Copies of the n names name_of(m, 0 .. n) as one allocation: n + 1
+ * pointers (the last NULL), then the strings; NULL on OOM. */
+static char **name_table(const mel_model *m, uint32_t n,
+                         const char *(*name_of)(const mel_model *, uint32_t))
+{
+    size_t head = ((size_t)n + 1) * sizeof(char *), bytes = 0;
+    for (uint32_t k = 0; k < n; k++)
+        bytes += strlen(name_of(m, k)) + 1;
+    char **t = mdae_malloc(head + bytes);
+    if (t == NULL)
+        return NULL;
+    char *p = (char *)t + head;
+    for (uint32_t k = 0; k < n; k++) {
+        size_t len = strlen(name_of(m, k)) + 1;
+        memcpy(p, name_of(m, k), len);
+        t[k] = p;
+        p += len;
+    }
+    t[n] = NULL;
+    return t;
+}
+
 static int fill_names(const mel_model *m, ap_report *rep)
 {
     rep->n_modes = m->n_modes;
-    rep->mode_names = mdae_calloc((size_t)m->n_modes + 1, sizeof *rep->mode_names);
+    rep->mode_names = name_table(m, m->n_modes, mode_name);
     rep->n_variables = m->n_variables;
-    rep->var_names = mdae_calloc((size_t)m->n_variables + 1, sizeof *rep->var_names);
+    rep->var_names = name_table(m, m->n_variables, variable_name);
     rep->d = mdae_calloc((size_t)m->n_variables + 1, sizeof *rep->d);
     rep->underdetermined = mdae_calloc((size_t)m->n_variables + 1, 1);
     rep->n_model_equations = m->n_equations;
-    rep->eq_names = mdae_calloc((size_t)m->n_equations + 1, sizeof *rep->eq_names);
+    rep->eq_names = name_table(m, m->n_equations, equation_name);
     if (!rep->mode_names || !rep->var_names || !rep->d || !rep->underdetermined ||
         !rep->eq_names)
         return MDAE_E_NOMEM;
-    for (uint32_t i = 0; i < m->n_equations; i++)
-        if ((rep->eq_names[i] = mdae_strdup(m->equations[i].name)) == NULL)
-            return MDAE_E_NOMEM;
-    for (uint32_t k = 0; k < m->n_modes; k++)
-        if ((rep->mode_names[k] = mdae_strdup(m->modes[k].name)) == NULL)
-            return MDAE_E_NOMEM;
-    for (uint32_t v = 0; v < m->n_variables; v++)
-        if ((rep->var_names[v] = mdae_strdup(m->variables[v].name)) == NULL)
-            return MDAE_E_NOMEM;
     return MDAE_OK;
 }
 
@@ -863,24 +888,18 @@ void ap_report_free(ap_report *rep)
 {
     if (rep == NULL)
         return;
-    for (uint32_t k = 0; rep->mode_names && k < rep->n_modes; k++)
-        mdae_free(rep->mode_names[k]);
+    /* the name tables and the members are packed (fill_names,
+     * fill_equations, fill_blocks); an equation of one member borrows its
+     * name from eq_names */
     mdae_free(rep->mode_names);
-    for (uint32_t v = 0; rep->var_names && v < rep->n_variables; v++)
-        mdae_free(rep->var_names[v]);
     mdae_free(rep->var_names);
-    for (uint32_t i = 0; rep->eq_names && i < rep->n_model_equations; i++)
-        mdae_free(rep->eq_names[i]);
-    mdae_free(rep->eq_names);
-    for (uint32_t q = 0; rep->equations && q < rep->n_equations; q++) {
-        mdae_free(rep->equations[q].name);
-        mdae_free(rep->equations[q].members);
-    }
+    for (uint32_t q = 0; rep->equations && q < rep->n_equations; q++)
+        if (rep->equations[q].n_members > 1)
+            mdae_free(rep->equations[q].name);
     mdae_free(rep->equations);
+    mdae_free(rep->eq_names);
     mdae_free(rep->d);
     mdae_free(rep->underdetermined);
-    for (uint32_t b = 0; rep->blocks && b < rep->n_blocks; b++)
-        mdae_free(rep->blocks[b].equations);
     mdae_free(rep->blocks);
     for (size_t k = 0; rep->findings && k < rep->n_findings; k++) {
         ap_finding *f = &rep->findings[k];

@@ -80,7 +80,13 @@
  * than SA_MAX_CUBES cubes), MDAE_E_BDD_LIMIT / MDAE_E_BDD.
  *
  * Ownership: the report (ap_report_free) owns everything in it; names are
- * copies, so it may outlive the model and the exact result.
+ * copies, so it may outlive the model and the exact result. Its arrays
+ * are packed (a name table is one allocation, the equations' members and
+ * the blocks' equations are in their arrays' allocations, and an equation
+ * of one member shares that member's name in eq_names): the editor frees
+ * the report of the brake at N = 10,000 on its next edit, and one free
+ * per name was 100 M instructions of that edit (docs/figures.md). Read
+ * its fields; do not free or resize them.
  */
 #ifndef AP_H
 #define AP_H
@@ -103,9 +109,9 @@ typedef enum ap_kind {
 
 /* An approximate equation. */
 typedef struct ap_equation {
-    char *name;        /* owned */
+    char *name;        /* the report's (ap_report_free releases it) */
     uint32_t n_members;
-    uint32_t *members; /* owned: the model's equation indices, model order */
+    uint32_t *members; /* the report's: the model's equation indices, model order */
     long matched;      /* the unknown it is solved for, or -1 (refused) */
     int sigma;         /* the order of `matched` in it, or -1 */
     int c;             /* Pryce's c, or -1 (refused) */
@@ -118,7 +124,7 @@ typedef struct ap_equation {
  * matched unknown), in model order. */
 typedef struct ap_block {
     uint32_t n;
-    uint32_t *equations; /* owned: indices into ap_report.equations */
+    uint32_t *equations; /* the report's: indices into ap_report.equations */
 } ap_block;
 
 typedef struct ap_finding {
@@ -142,14 +148,14 @@ typedef struct ap_finding {
 typedef struct ap_report {
     bool accepted;  /* the approximate structure has a perfect matching */
     uint32_t n_modes;
-    char **mode_names; /* owned copies; n_modes */
+    char **mode_names; /* copies, the report's; n_modes */
     uint32_t n_equations;
     ap_equation *equations;
     uint32_t n_model_equations;
-    char **eq_names;      /* owned copies of the model's equation names
-                             (members, ap_finding.equation) */
+    char **eq_names;      /* copies of the model's equation names (the report's:
+                             members, ap_finding.equation) */
     uint32_t n_variables;
-    char **var_names;     /* owned copies */
+    char **var_names;     /* copies, the report's */
     int *d;               /* n_variables: Pryce's d, -1 when refused */
     bool *underdetermined; /* n_variables: refused, some maximum matching
                               leaves it out */
