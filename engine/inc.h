@@ -214,8 +214,9 @@ MDAE_API void inc_result_free(inc_result *r /* takes ownership; NULL ok */);
  * speed). Until then inc_result_n_blocks is 0, inc_result_mode refuses and
  * inc_result_part gives 0 union-SCCs. A seed whose own graph is not made
  * yet gets it first (a chain of versions edited without a question: at
- * most INC_KEEP_GENERATIONS parts wait in one chain; a longer one makes
- * its older graphs during the analysis that would lengthen it). The ids a
+ * most INC_KEEP_GENERATIONS parts wait in one chain; the part that would
+ * lengthen it is seeded by the chain's first part with a graph instead,
+ * and the versions in between get graphs only if asked). The ids a
  * session hands out to new blocks follow the order in which graphs are
  * made, so a block keeps its id from version to version either way, but a
  * new block may get another number than with inc_analyze. The cache keeps

@@ -829,6 +829,88 @@ Test(inc_session, staged_edit_sequences_equal_cold_analyses_whenever_the_graphs_
     cr_assert_gt(sum.reused, 0);
 }
 
+/* The brake's text with the der term of px[k] (k = 0: none); owned. */
+static char *brake_der_at(const char *text, int k)
+{
+    const char *from = "px[i] : equation b[i] = K*x[i];";
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at);
+    char to[160];
+    snprintf(to, sizeof to,
+             "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", k);
+    size_t a = (size_t)(at - text);
+    char *v = malloc(strlen(text) + strlen(to) + 1);
+    cr_assert_not_null(v);
+    memcpy(v, text, a);
+    strcpy(v + a, k > 0 ? to : from);
+    strcat(v, at + strlen(from));
+    return v;
+}
+
+/* An editor that types faster than its second stage (every version's
+ * graph cancelled): the versions in between keep no graph while the chain
+ * grows past INC_KEEP_GENERATIONS (the part that would lengthen it is
+ * seeded by the chain's first graph, skip_chain), and the last version's
+ * graph, made from that seed, is the cold one with the first version's ids
+ * for the blocks it kept. Before skip_chain, every fifth version made the
+ * four graphs before it. */
+Test(inc_session, a_chain_past_its_bound_makes_no_graph_of_the_versions_in_between)
+{
+    char *text = tm_slurp("brake.mel");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    mel_define d = {"N", 16};
+    mel_options mo = {.defines = &d, .n_defines = 1};
+    enum { EDITS = 3 * INC_KEEP_GENERATIONS + 2 };
+    mel_model *m[EDITS + 1] = {0};
+    inc_result *ir[EDITS + 1] = {0};
+    char *v0 = brake_der_at(text, 0);
+    cr_assert_eq(mel_model_parse(v0, strlen(v0), &mo, &m[0], NULL), MDAE_OK);
+    cr_assert_eq(inc_analyze(s, m[0], NULL, &ir[0], NULL), MDAE_OK);
+    free(v0);
+    for (int k = 1; k <= EDITS; k++) {
+        char *v = brake_der_at(text, k);
+        cr_assert_eq(mel_model_parse(v, strlen(v), &mo, &m[k], NULL), MDAE_OK);
+        cr_assert_eq(inc_analyze_offsets(s, m[k], NULL, &ir[k], NULL), MDAE_OK);
+        free(v);
+        for (int j = 1; j <= k; j++) {
+            inc_part_info pi;
+            cr_assert_eq(inc_result_part(ir[j], 0, &pi), MDAE_OK);
+            cr_assert_eq(pi.sccs, 0, "version %d's graph made at version %d", j, k);
+        }
+    }
+    sa_result *wr = NULL;
+    cdg_graph *wg = NULL;
+    cr_assert_eq(inc_result_whole(ir[EDITS], m[EDITS], NULL, &wr, &wg, NULL), MDAE_OK);
+    check_whole(m[EDITS], wr, wg, "the brake after a chain past its bound");
+    inc_part_info pi;
+    cr_assert_eq(inc_result_part(ir[EDITS], 0, &pi), MDAE_OK);
+    cr_assert_gt(pi.sccs_reused, 0, "made from the first version's memo");
+    size_t same = 0;
+    for (size_t q = 0; q < inc_result_n_blocks(ir[0]); q++) {
+        cdg_block x, y;
+        cr_assert_eq(inc_result_block(ir[0], q, &x), MDAE_OK);
+        if (inc_result_block_by_id(ir[EDITS], x.id, &y) != MDAE_OK)
+            continue;
+        char *ix = identity(&x), *iy = identity(&y);
+        cr_assert_str_eq(ix, iy, "id %u", (unsigned)x.id);
+        same++;
+        free(ix);
+        free(iy);
+    }
+    cr_assert_gt(same, inc_result_n_blocks(ir[0]) / 2);
+    /* a version in between, asked for after all: its own chain, the cold graph */
+    int mid = EDITS / 2;
+    cr_assert_eq(inc_result_whole(ir[mid], m[mid], NULL, &wr, &wg, NULL), MDAE_OK);
+    check_whole(m[mid], wr, wg, "a version in between, asked for late");
+    for (int k = 0; k <= EDITS; k++) {
+        inc_result_free(ir[k]);
+        mel_model_free(m[k]);
+    }
+    inc_session_free(s);
+    free(text);
+}
+
 /* A chain of versions without graphs longer than INC_KEEP_GENERATIONS:
  * the brake edited twelve times (a der term in another railcar each time),
  * offsets only, then the last version's graph: the cold one, made from
