@@ -85,7 +85,11 @@ int wk_approx(wk_state *w, const cJSON **out)
 
 void wk_approx_forget(wk_state *w)
 {
-    /* freed once the response is sent (wk_after_reply) */
+    /* freed once the response is sent (wk_after_reply); a second forget
+     * before then (a load forgets, then the analysis it starts) keeps
+     * them late, not freed on the response's path */
+    if (w->cached_approx == NULL && w->approx_rep == NULL)
+        return;
     cJSON_Delete(w->late_approx);
     ap_report_free(w->late_approx_rep);
     w->late_approx = w->cached_approx;
