@@ -664,11 +664,23 @@ static BDD pivot_zero(sa_ctx *c, const ap_equation *e)
     return sa__tmp(c, sa__diff(r->chi_m, *has));
 }
 
+/* The caller's cancel (ap_options.progress), every AP_POLL_ITEMS items. */
+static void poll_items(sa_ctx *c, size_t done, size_t total)
+{
+    if (done % AP_POLL_ITEMS != 0)
+        return;
+    c->phase = "approx";
+    c->done = done;
+    c->total = total;
+    sa__poll_cancel(c); /* no budget: the comparison's nodes are the report's */
+}
+
 /* AP_PIVOT: each approximate equation's zero-pivot modes. */
 static void compare_pivots(sa_ctx *c, cmp_job *j)
 {
     const ap_report *rep = j->rep;
     for (uint32_t q = 0; q < rep->n_equations; q++) {
+        poll_items(c, q, rep->n_equations);
         size_t mark = sa__mark(c);
         const ap_equation *e = &rep->equations[q];
         ap_finding *fd = add_finding(c, j, AP_PIVOT, pivot_zero(c, e), e->where);
@@ -692,7 +704,9 @@ static void compare_offsets(sa_ctx *c, cmp_job *j)
     const sa_result *r = c->r;
     const mel_model *m = j->m;
     const ap_report *rep = j->rep;
+    size_t total = (size_t)m->n_variables + m->n_equations;
     for (uint32_t v = 0; v < m->n_variables; v++) {
+        poll_items(c, v, total);
         size_t mark = sa__mark(c);
         BDD within = sa__tmp(c, sa__and(r->ok, r->chi_j[v]));
         BDD f = differs(c, within, &r->d[(size_t)v * r->w_off], r->w_off, rep->d[v]);
@@ -706,6 +720,7 @@ static void compare_offsets(sa_ctx *c, cmp_job *j)
     }
     for (uint32_t i = 0; i < m->n_equations; i++) {
         uint32_t q = j->a->eq_of[i];
+        poll_items(c, (size_t)m->n_variables + i, total);
         if (q == NONE)
             continue;
         size_t mark = sa__mark(c);
@@ -830,8 +845,10 @@ static int analyze(const mel_model *m, const sa_result *exact, const ap_options 
         rep->findings = mdae_malloc(j.cap * sizeof *rep->findings);
         rc = rep->findings ? MDAE_OK : MDAE_E_NOMEM;
     }
+    sa_options run = {.progress = opt != NULL ? opt->progress : NULL,
+                      .progress_ctx = opt != NULL ? opt->progress_ctx : NULL};
     if (rc == MDAE_OK)
-        rc = sa__run_on(exact, NULL, 0, compare, &j);
+        rc = sa__run_on(exact, &run, 0, compare, &j);
     approx_close(&a);
     return rc;
 }

@@ -188,7 +188,15 @@ typedef struct ap_options {
      * N = 10,000, and writing the rest was a third of its edit's
      * diagnostics. */
     size_t detail_max;
+    /* Cancellation (sa.h's sa_progress_fn, phase "approx"; NULL: none):
+     * called every AP_POLL_ITEMS items of the comparison; non-zero ends
+     * the analysis with MDAE_E_CANCELED (an editor's newer text: the
+     * comparison is a tenth of a second of the brake at N = 10,000). */
+    sa_progress_fn progress;
+    void *progress_ctx;
 } ap_options;
+
+#define AP_POLL_ITEMS 256
 
 /* Analyse m as a single-mode tool does and compare it with exact (above).
  * On MDAE_OK *out is a new report (ap_report_free). */

@@ -37,6 +37,15 @@ static void check(int rc)
         wk_oom();
 }
 
+/* ap_options.progress: the request's cancel (wk_cancelled). */
+static int until_cancelled(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    (void)done;
+    (void)total;
+    return wk_cancelled(ctx) ? 1 : 0;
+}
+
 /* The approximate analysis of the analysed version, run once and kept in
  * w->approx_rep: MDAE_OK with *out borrowed, or the engine's code. With
  * `findings_only` its wrong_modes, and the details of the findings past
@@ -57,7 +66,9 @@ static int approx_report(wk_state *w, bool findings_only, const ap_report **out)
         /* pivots printed in the text's language, as `mdae approx` does */
         ap_options opt = {.syntax = w->modelica ? FX_SYNTAX_MODELICA : FX_SYNTAX_MEL,
                           .no_wrong_modes = findings_only,
-                          .detail_max = findings_only ? WK_APPROX_DIAGS : 0};
+                          .detail_max = findings_only ? WK_APPROX_DIAGS : 0,
+                          .progress = until_cancelled,
+                          .progress_ctx = w};
         int rc = ap_analyze_ex(w->model, w->result, &opt, &rep);
         check(rc);
         if (rc < 0)
@@ -107,7 +118,10 @@ cJSON *wk_m_approx(wk_state *w, const cJSON *id, const cJSON *params)
     const cJSON *json = NULL;
     int rc = wk_approx(w, &json);
     if (rc < 0)
-        return rpc_response_mdae(id, rc, "the single-mode analysis failed", NULL);
+        return rpc_response_mdae(id, rc,
+                                 rc == MDAE_E_CANCELED ? "request cancelled"
+                                                       : "the single-mode analysis failed",
+                                 NULL);
     cJSON *copy = cJSON_Duplicate(json, true);
     if (copy == NULL)
         wk_oom();

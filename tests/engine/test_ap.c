@@ -889,3 +889,51 @@ Test(ap, pivot_text_of_a_merged_equation)
     mel_model_free(m);
     fx_pool_free(p);
 }
+
+/* ap_options.progress (the editor's cancel): called during the comparison
+ * with phase "approx" every AP_POLL_ITEMS items; a callback that never
+ * cancels leaves the report the one made without it; one that cancels
+ * ends the analysis with MDAE_E_CANCELED (and frees what it made: ASan). */
+typedef struct polls {
+    size_t calls, cancel_at;
+} polls;
+
+static int count_polls(void *ctx, const char *phase, size_t done, size_t total)
+{
+    polls *p = ctx;
+    cr_assert_str_eq(phase, "approx");
+    cr_assert_leq(done, total);
+    return ++p->calls == p->cancel_at;
+}
+
+Test(ap, a_cancel_ends_the_comparison)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_define d;
+    mel_options mo = tm_options_n(&d, 60);
+    run x = {0};
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &x.m, NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(x.m, NULL, &x.r, NULL), MDAE_OK);
+    cr_assert_eq(ap_analyze(x.m, x.r, &x.rep), MDAE_OK);
+    polls p = {0};
+    ap_options opt = {.progress = count_polls, .progress_ctx = &p};
+    ap_report *f = NULL;
+    cr_assert_eq(ap_analyze_ex(x.m, x.r, &opt, &f), MDAE_OK);
+    size_t items = (size_t)x.m->n_variables + x.m->n_equations + f->n_equations;
+    cr_assert_geq(p.calls, items / AP_POLL_ITEMS, "%zu polls of %zu items", p.calls, items);
+    cr_assert_eq(f->n_findings, x.rep->n_findings);
+    cr_assert_str_eq(f->wrong_modes.formula, x.rep->wrong_modes.formula);
+    for (size_t k = 0; k < f->n_findings; k++)
+        cr_assert_str_eq(f->findings[k].message, x.rep->findings[k].message);
+    ap_report_free(f);
+    for (size_t at = 1; at <= 3; at++) {
+        polls c = {.cancel_at = at};
+        opt.progress_ctx = &c;
+        f = NULL;
+        cr_assert_eq(ap_analyze_ex(x.m, x.r, &opt, &f), MDAE_E_CANCELED, "cancel at %zu", at);
+        cr_assert_null(f);
+        cr_assert_eq(c.calls, at);
+    }
+    run_close(&x);
+    free(text);
+}
