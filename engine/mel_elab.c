@@ -264,6 +264,7 @@ typedef struct elab {
     /* opt->since has this text's declarations key (same_key), known
      * before pass 1: it made the same declarations without an error. */
     bool decls_as_since;
+    bool replaying; /* a replay (see "Replay"): look-ups index what they find */
 } elab;
 
 typedef struct islot {
@@ -625,7 +626,15 @@ static __attribute__((noinline)) int lookup_named(elab *el, const mel__expr *e, 
     /* Names of two indices or more; else a quoted spelling of another's
      * instance name ('x[1]' for x[1] or the converse; only in the table
      * once pass 1 is over). */
-    *out = mel__sym_findn(&el->priv->syms, el->name, el->name_len);
+    mel__sym *s = mel__sym_findn(&el->priv->syms, el->name, el->name_len);
+    *out = s;
+    /* A replay (pass 1 did not index the names): the next look-up of
+     * name[i], lowering's after the walk's, finds it as pass 1's would. */
+    nameinfo *ni = el->replaying && s != NULL && in.n == 1
+                       ? (nameinfo *)name_get(el, e->u.id.name_id)
+                       : NULL;
+    if (ni != NULL && !index_put(el, ni, e->u.id.name_id, in.v[0], s))
+        return MDAE_E_NOMEM;
     return MDAE_OK;
 }
 
@@ -3038,24 +3047,28 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
  * n_edges counts them. Linear in the model, once per parse; an equation
  * whose incidences are a copy of the previous version's (copied, may be
  * NULL) is counted only: its original was checked. */
+static void check_equation(const mel_model *m, const mel_equation *e)
+{
+    for (uint32_t k = 0; k < e->n_incs; k++) {
+        const mel_incidence *inc = &e->incs[k];
+        MDAE_ASSERT(inc->var < m->n_variables);
+        MDAE_ASSERT(k == 0 || e->incs[k - 1].var < inc->var);
+        MDAE_ASSERT(inc->n_cases > 0);
+        for (uint32_t c = 0; c < inc->n_cases; c++) {
+            MDAE_ASSERT(inc->cases[c].order >= 0 && inc->cases[c].order <= MEL_MAX_ORDER);
+            MDAE_ASSERT(c == 0 || inc->cases[c - 1].order > inc->cases[c].order);
+        }
+    }
+}
+
 static void check_model(const mel_model *m, const bool *copied)
 {
     size_t edges = 0;
     for (uint32_t i = 0; i < m->n_equations; i++) {
         const mel_equation *e = &m->equations[i];
         edges += e->n_incs;
-        if (copied != NULL && copied[i])
-            continue;
-        for (uint32_t k = 0; k < e->n_incs; k++) {
-            const mel_incidence *inc = &e->incs[k];
-            MDAE_ASSERT(inc->var < m->n_variables);
-            MDAE_ASSERT(k == 0 || e->incs[k - 1].var < inc->var);
-            MDAE_ASSERT(inc->n_cases > 0);
-            for (uint32_t c = 0; c < inc->n_cases; c++) {
-                MDAE_ASSERT(inc->cases[c].order >= 0 && inc->cases[c].order <= MEL_MAX_ORDER);
-                MDAE_ASSERT(c == 0 || inc->cases[c - 1].order > inc->cases[c].order);
-            }
-        }
+        if (copied == NULL || !copied[i])
+            check_equation(m, e);
     }
     MDAE_ASSERT(edges == m->n_edges);
 }
@@ -3107,7 +3120,7 @@ typedef struct span {
     int64_t d_line, d_col;   /* lines added; columns added on the edit's last line */
 } span;
 
-static mdae_pos moved_pos(const span *sp, mdae_pos p)
+static inline mdae_pos moved_pos(const span *sp, mdae_pos p)
 {
     if (p.line == 0 || p.offset < sp->old_end)
         return p;
@@ -3118,7 +3131,7 @@ static mdae_pos moved_pos(const span *sp, mdae_pos p)
     return p;
 }
 
-static mdae_range moved(const span *sp, mdae_range r)
+static inline mdae_range moved(const span *sp, mdae_range r)
 {
     return (mdae_range){moved_pos(sp, r.start), moved_pos(sp, r.end)};
 }
@@ -3422,7 +3435,9 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     }
     mel_mode *modes = el->modes.p;
     for (size_t k = 0; k < el->modes.n; k++) {
-        if (modes[k].where.start.offset >= from && modes[k].def != NULL &&
+        if (modes[k].where.start.offset < from)
+            continue; /* before the edit, its use too */
+        if (modes[k].def != NULL &&
             (modes[k].def = fx_moved(el, sp, modes[k].def)) == NULL)
             return false;
         modes[k].where = moved(sp, modes[k].where);
@@ -3430,13 +3445,16 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     }
     mel_known *ks = el->knowns.p;
     for (size_t k = 0; k < el->knowns.n; k++) {
-        if (ks[k].where.start.offset >= from && ks[k].binding != NULL &&
+        if (ks[k].where.start.offset < from)
+            continue;
+        if (ks[k].binding != NULL &&
             (ks[k].binding = fx_moved(el, sp, ks[k].binding)) == NULL)
             return false;
         ks[k].where = moved(sp, ks[k].where);
     }
     for (uint32_t k = 0; k < prev->n_variables; k++)
-        el->variables[k].where = moved(sp, el->variables[k].where);
+        if (el->variables[k].where.start.offset >= from) /* else all before the edit */
+            el->variables[k].where = moved(sp, el->variables[k].where);
     mel_invariant *inv = el->invariants.p;
     for (size_t k = 0; k < el->invariants.n; k++)
         inv[k].where = moved(sp, inv[k].where);
@@ -3570,6 +3588,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     elab el = {.rep = &rep, .opt = opt, .max_instances = pp->max_instances, .text = text,
                .len = len};
     el.max_work = (uint64_t)el.max_instances * 64;
+    el.replaying = true;
     mel_model *m = mel__elab_open(&rep, &el.tmp, &el.gf, &el.ma);
     if (m == NULL) {
         mel__arena_free(&el.tmp);
@@ -3613,7 +3632,9 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     m->n_integers = prev->n_integers;
     m->n_knowns = prev->n_knowns;
     m->knowns = priv->knowns = el.knowns.p;
-    check_model(m, NULL);
+    for (uint32_t q = 0; E != NULL && q < m->n_equations; q++) /* the others: as in prev */
+        if (priv->eqsrc[q].stmt.start.offset == E->where.start.offset)
+            check_equation(m, &m->equations[q]);
     elab_close(&el);
     *out = m;
     return MDAE_OK;
