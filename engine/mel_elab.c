@@ -265,6 +265,7 @@ typedef struct elab {
      * before pass 1: it made the same declarations without an error. */
     bool decls_as_since;
     bool replaying; /* a replay (see "Replay"): look-ups index what they find */
+    const mel_variable *shared_variables; /* a replay's unknowns, when prev's */
 } elab;
 
 typedef struct islot {
@@ -367,7 +368,8 @@ static const nameinfo *name_get(const elab *el, uint32_t id)
 }
 
 /* The record of name number id, to declare it; NULL on OOM (reported). */
-static nameinfo *name_at(elab *el, uint32_t id)
+/* Inline (declare's, a few times an instance, as before replays called it too). */
+static inline __attribute__((always_inline)) nameinfo *name_at(elab *el, uint32_t id)
 {
     if (id >= el->n_names) {
         size_t n = id < 32 ? 64 : 2 * (size_t)id;
@@ -397,7 +399,9 @@ static inline mel__sym *index_find(const elab *el, const nameinfo *ni, uint32_t 
  * dense array takes the indices from the first one up as long as they stay
  * dense (below lo + 2 count + 64: loops count up, x[1], x[2], ...); the
  * others go to itab. */
-static bool index_put(elab *el, nameinfo *ni, uint32_t id, long long idx, mel__sym *s)
+static inline __attribute__((always_inline)) bool index_put(elab *el, nameinfo *ni,
+                                                             uint32_t id, long long idx,
+                                                             mel__sym *s)
 {
     if (ni->cap == 0)
         ni->lo = idx;
@@ -2925,6 +2929,7 @@ static void priv_release(struct mel_model_priv *p)
             mel__symtab_close(&p->bases);
             mel__gf_close(&p->guards);
         }
+        mdae_free(p->variables); /* a replay of it may share them */
         mel__arena_free(&p->arena);
         mdae_free(p);
         if (base != NULL) {
@@ -2943,7 +2948,6 @@ void mel_model_free(mel_model *m)
     if (priv != NULL) {
         mdae_free(priv->modes);
         mdae_free(priv->invariants);
-        mdae_free(priv->variables);
         mdae_free(priv->equations);
         mdae_free(priv->whens);
         for (uint32_t k = 0; priv->left_out != NULL && k < m->n_left_out; k++)
@@ -3405,8 +3409,18 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
 {
     const struct mel_model_priv *pp = prev->priv;
     bool ok = true;
+    bool shifts = sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0;
+    size_t from = sp->old_end;
+    /* The unknowns, when none is declared after the edit, are prev's
+     * (freed with the last model that holds prev's private part). */
+    bool vars_move = false;
+    for (uint32_t k = 0; k < prev->n_variables && shifts && !vars_move; k++)
+        vars_move = prev->variables[k].where.start.offset >= from;
     el->equations = copy_of(prev->equations, prev->n_equations, sizeof *el->equations, &ok);
-    el->variables = copy_of(prev->variables, prev->n_variables, sizeof *el->variables, &ok);
+    if (vars_move)
+        el->variables = copy_of(prev->variables, prev->n_variables, sizeof *el->variables, &ok);
+    else
+        el->shared_variables = (mel_variable *)prev->variables;
     el->eqsrc = copy_of(pp->eqsrc, prev->n_equations, sizeof *el->eqsrc, &ok);
     el->modes = (vec){copy_of(prev->modes, prev->n_modes, sizeof(mel_mode), &ok), prev->n_modes,
                       prev->n_modes};
@@ -3416,10 +3430,8 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
                       prev->n_whens};
     el->knowns = (vec){copy_of(prev->knowns, prev->n_knowns, sizeof(mel_known), &ok),
                        prev->n_knowns, prev->n_knowns};
-    bool shifts = sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0;
     if (!ok || !shifts)
         return ok;
-    size_t from = sp->old_end;
     for (uint32_t q = 0; q < prev->n_equations; q++) {
         mel_equation *e = &el->equations[q];
         mel__eqsrc *o = &el->eqsrc[q];
@@ -3452,7 +3464,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
             return false;
         ks[k].where = moved(sp, ks[k].where);
     }
-    for (uint32_t k = 0; k < prev->n_variables; k++)
+    for (uint32_t k = 0; vars_move && k < prev->n_variables; k++)
         if (el->variables[k].where.start.offset >= from) /* else all before the edit */
             el->variables[k].where = moved(sp, el->variables[k].where);
     mel_invariant *inv = el->invariants.p;
@@ -3622,7 +3634,9 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     m->n_invariants = prev->n_invariants;
     m->invariants = priv->invariants = el.invariants.p;
     m->n_variables = prev->n_variables;
-    m->variables = priv->variables = el.variables;
+    m->variables = priv->variables = el.variables; /* NULL: shared */
+    if (el.variables == NULL)
+        m->variables = el.shared_variables;
     m->n_equations = prev->n_equations;
     m->equations = priv->equations = el.equations;
     m->n_whens = prev->n_whens;
