@@ -2985,25 +2985,23 @@ static void prepare_reuse(elab *el, const mel_options *opt)
     }
 }
 
-/* Hand the text and the equations' sources to m (the next version's
- * since); without them when out of memory (nothing is reused then). When
- * m shares nodes with el->prev, hold the pools they are in. */
-static void keep_sources(elab *el, mel_model *m)
+/* priv holds pp's pools, whose nodes its model shares (mel_model_priv.held). */
+static void hold_pools(struct mel_model_priv *priv, const struct mel_model_priv *pp)
 {
-    struct mel_model_priv *priv = m->priv;
-    if (el->shared) {
-        const struct mel_model_priv *pp = el->prev->priv;
-        MDAE_ASSERT(pp->n_held < MEL__MAX_HELD);
-        for (size_t k = 0; k < pp->n_held; k++)
-            priv->held[k] = fx_pool_hold(pp->held[k]);
-        priv->held[pp->n_held] = fx_pool_hold(pp->exprs);
-        priv->n_held = pp->n_held + 1;
-    }
-    if (el->eqsrc == NULL || (priv->src = mdae_malloc(el->len + 1)) == NULL) {
-        mdae_free(el->eqsrc);
-        el->eqsrc = NULL;
-        return;
-    }
+    MDAE_ASSERT(pp->n_held < MEL__MAX_HELD);
+    for (size_t k = 0; k < pp->n_held; k++)
+        priv->held[k] = fx_pool_hold(pp->held[k]);
+    priv->held[pp->n_held] = fx_pool_hold(pp->exprs);
+    priv->n_held = pp->n_held + 1;
+}
+
+/* The text, the equations' sources (el->eqsrc) and the declarations key
+ * handed to priv, for the next version's since; false (nothing handed)
+ * when out of memory. */
+static bool hand_sources(elab *el, struct mel_model_priv *priv)
+{
+    if ((priv->src = mdae_malloc(el->len + 1)) == NULL)
+        return false;
     if (el->len > 0)
         memcpy(priv->src, el->text, el->len);
     priv->src[el->len] = '\0';
@@ -3013,6 +3011,21 @@ static void keep_sources(elab *el, mel_model *m)
     priv->decl_key = el->key;
     priv->decl_key_len = el->key_len;
     el->key = NULL;
+    return true;
+}
+
+/* Hand the text and the equations' sources to m (the next version's
+ * since); without them when out of memory (nothing is reused then). When
+ * m shares nodes with el->prev, hold the pools they are in. */
+static void keep_sources(elab *el, mel_model *m)
+{
+    struct mel_model_priv *priv = m->priv;
+    if (el->shared)
+        hold_pools(priv, el->prev->priv);
+    if (el->eqsrc == NULL || !hand_sources(el, priv)) {
+        mdae_free(el->eqsrc);
+        el->eqsrc = NULL;
+    }
 }
 
 /* What a replay of the next version needs (see "Replay"), kept when this
@@ -3549,21 +3562,9 @@ static bool replay_sources(const mel_model *prev, const span *sp, const mel__stm
 static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t work)
 {
     struct mel_model_priv *priv = m->priv, *pp = prev->priv;
-    if ((priv->src = mdae_malloc(el->len + 1)) == NULL)
+    if (!hand_sources(el, priv))
         return false;
-    if (el->len > 0)
-        memcpy(priv->src, el->text, el->len);
-    priv->src[el->len] = '\0';
-    priv->src_len = el->len;
-    priv->eqsrc = el->eqsrc;
-    el->eqsrc = NULL;
-    priv->decl_key = el->key;
-    priv->decl_key_len = el->key_len;
-    el->key = NULL;
-    for (size_t k = 0; k < pp->n_held; k++)
-        priv->held[k] = fx_pool_hold(pp->held[k]);
-    priv->held[pp->n_held] = fx_pool_hold(pp->exprs);
-    priv->n_held = pp->n_held + 1;
+    hold_pools(priv, pp);
     priv->guards = pp->guards; /* the table is pp's (borrowed), as it was after pp's parse */
     priv->guards_items = pp->guards_items;
     priv->work = work;
