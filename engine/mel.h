@@ -34,7 +34,13 @@
  * every equation that reads it.
  *
  * Ownership: a mel_model and everything reachable from it (names, guards,
- * arrays) belong to the model and are released by mel_model_free().
+ * arrays) belong to the model and are released by mel_model_free(). A
+ * model parsed with mel_options.since may share parts with the previous
+ * version (expression nodes; when it was replayed, its names, guards,
+ * symbols and incidences): those are held by counted references, so the
+ * two models may be freed in either order, and what they share goes
+ * with the last of them (changed 2026-12-04, issue 40 item 3; before, a
+ * model owned all its names and guards).
  *
  * Language: see docs/languages.md and RR-9322 section 4.2.
  */
@@ -310,8 +316,16 @@ typedef struct mel_options {
      * (engine/mel_elab.c, "Pass 2: what an edit left alone"). MEL only (mo_model_parse ignores
      * it); ignored when either version has no expressions. The new model
      * then shares expression nodes with since (their pools are counted
-     * references): either may be freed first. since must not be parsed
-     * with or freed by another thread during the call. */
+     * references): either may be freed first. When since reported
+     * nothing, this text parses without a diagnostic and the bytes that
+     * differ lie inside the sides of one equation statement, the model is
+     * made from since with only that statement's instances elaborated
+     * again (engine/mel_elab.c, "Replay"), field for field the same
+     * model; it then holds since's names, guards and symbols (counted:
+     * either may still be freed first) for at most MEL__MAX_HELD versions
+     * in a row, then a version is elaborated in full. since must not be
+     * parsed with or freed by another thread during the call, nor while
+     * a model made from it is freed by another thread. */
     const mel_model *since;
 } mel_options;
 

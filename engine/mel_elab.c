@@ -48,6 +48,7 @@
 #include "mel_int.h"
 #include "fx.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +155,7 @@ typedef struct nameinfo {
     const char *last;   /* the name of the last name[i] made (new_sym), or NULL */
     size_t last_len;    /* its length */
     long long last_i;   /* its i */
+    const char *base;   /* the name (the parser's), once declared */
 } nameinfo;
 
 /* A growable array of mdae_malloc memory. */
@@ -262,6 +264,8 @@ typedef struct elab {
     /* opt->since has this text's declarations key (same_key), known
      * before pass 1: it made the same declarations without an error. */
     bool decls_as_since;
+    bool replaying; /* a replay (see "Replay"): look-ups index what they find */
+    const mel_variable *shared_variables; /* a replay's unknowns, when prev's */
 } elab;
 
 typedef struct islot {
@@ -364,7 +368,8 @@ static const nameinfo *name_get(const elab *el, uint32_t id)
 }
 
 /* The record of name number id, to declare it; NULL on OOM (reported). */
-static nameinfo *name_at(elab *el, uint32_t id)
+/* Inline (declare's, a few times an instance, as before replays called it too). */
+static inline __attribute__((always_inline)) nameinfo *name_at(elab *el, uint32_t id)
 {
     if (id >= el->n_names) {
         size_t n = id < 32 ? 64 : 2 * (size_t)id;
@@ -394,7 +399,9 @@ static inline mel__sym *index_find(const elab *el, const nameinfo *ni, uint32_t 
  * dense array takes the indices from the first one up as long as they stay
  * dense (below lo + 2 count + 64: loops count up, x[1], x[2], ...); the
  * others go to itab. */
-static bool index_put(elab *el, nameinfo *ni, uint32_t id, long long idx, mel__sym *s)
+static inline __attribute__((always_inline)) bool index_put(elab *el, nameinfo *ni,
+                                                             uint32_t id, long long idx,
+                                                             mel__sym *s)
 {
     if (ni->cap == 0)
         ni->lo = idx;
@@ -623,7 +630,15 @@ static __attribute__((noinline)) int lookup_named(elab *el, const mel__expr *e, 
     /* Names of two indices or more; else a quoted spelling of another's
      * instance name ('x[1]' for x[1] or the converse; only in the table
      * once pass 1 is over). */
-    *out = mel__sym_findn(&el->priv->syms, el->name, el->name_len);
+    mel__sym *s = mel__sym_findn(&el->priv->syms, el->name, el->name_len);
+    *out = s;
+    /* A replay (pass 1 did not index the names): the next look-up of
+     * name[i], lowering's after the walk's, finds it as pass 1's would. */
+    nameinfo *ni = el->replaying && s != NULL && in.n == 1
+                       ? (nameinfo *)name_get(el, e->u.id.name_id)
+                       : NULL;
+    if (ni != NULL && !index_put(el, ni, e->u.id.name_id, in.v[0], s))
+        return MDAE_E_NOMEM;
     return MDAE_OK;
 }
 
@@ -910,6 +925,7 @@ static bool record(elab *el, nameinfo *ni, const mel__label *l, const inst *in, 
     if (!ni->declared) {
         ni->declared = true;
         ni->kind = k;
+        ni->base = l->name;
     }
     ni->has_int = ni->has_int || k == MEL_SYM_INT;
     if (l->n == 0)
@@ -2637,8 +2653,9 @@ static void lower_equation(elab *el, const item *it, const mel_guard *g, const r
         rhs = lower_item(el, it, it->s->u.equ.rhs);
     }
     if (el->eqsrc != NULL)
-        el->eqsrc[it->eq] = first ? (mel__eqsrc){envs, it->s->where, plain}
-                                  : (mel__eqsrc){NULL, no_range, false};
+        el->eqsrc[it->eq] =
+            first ? (mel__eqsrc){envs, it->s->where, plain, false, 0, it->s->size, it->seq}
+                  : (mel__eqsrc){NULL, no_range, false, false, 0, 0, 0};
     if (shared && plain && copied_incidences(el, it->eq)) {
         /* the structure too (see "what an edit left alone") */
     } else if (!mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, g) ||
@@ -2749,6 +2766,7 @@ static void p2_item(elab *el, const item *it)
         break;
     }
     case IT_EQ: {
+        uint32_t mark = el->gf.next_id;
         const mel_guard *g = ctx_guard(el, it->ctx);
         const plan *p = plan_of(el, it);
         reuse r = reuse_of(el, it);
@@ -2762,6 +2780,10 @@ static void p2_item(elab *el, const item *it)
             walk(el, it->s->u.equ.rhs, g, 0, true, true);
         }
         lower_equation(el, it, g, &r);
+        if (el->eqsrc != NULL) { /* what a replay needs (see "Replay") */
+            el->eqsrc[it->eq].guard_mark = mark;
+            el->eqsrc[it->eq].made_guards = el->gf.next_id != mark;
+        }
         break;
     }
     case IT_INV: {
@@ -2894,6 +2916,30 @@ long mel_model_find_known(const mel_model *m, const char *name)
     return -1;
 }
 
+/* Free what is left of p (arena, symbols, guards: mel_model_priv.gone,
+ * refs) once its model is freed and no version replayed from it holds
+ * it; then the same of the version it holds. A loop: the chain is at
+ * most MEL__MAX_HELD long, but a loop costs nothing. */
+static void priv_release(struct mel_model_priv *p)
+{
+    while (p != NULL && p->gone && p->refs == 0) {
+        struct mel_model_priv *base = p->base;
+        if (!p->borrowed) {
+            mel__symtab_close(&p->syms);
+            mel__symtab_close(&p->bases);
+            mel__gf_close(&p->guards);
+        }
+        mdae_free(p->variables); /* a replay of it may share them */
+        mel__arena_free(&p->arena);
+        mdae_free(p);
+        if (base != NULL) {
+            MDAE_ASSERT(base->refs > 0);
+            base->refs--;
+        }
+        p = base;
+    }
+}
+
 void mel_model_free(mel_model *m)
 {
     if (m == NULL)
@@ -2902,7 +2948,6 @@ void mel_model_free(mel_model *m)
     if (priv != NULL) {
         mdae_free(priv->modes);
         mdae_free(priv->invariants);
-        mdae_free(priv->variables);
         mdae_free(priv->equations);
         mdae_free(priv->whens);
         for (uint32_t k = 0; priv->left_out != NULL && k < m->n_left_out; k++)
@@ -2915,9 +2960,8 @@ void mel_model_free(mel_model *m)
         fx_pool_free(priv->exprs);
         for (size_t k = 0; k < priv->n_held; k++)
             fx_pool_free(priv->held[k]);
-        mel__symtab_close(&priv->syms);
-        mel__arena_free(&priv->arena);
-        mdae_free(priv);
+        priv->gone = true;
+        priv_release(priv);
     }
     mdae_free(m);
 }
@@ -2941,25 +2985,23 @@ static void prepare_reuse(elab *el, const mel_options *opt)
     }
 }
 
-/* Hand the text and the equations' sources to m (the next version's
- * since); without them when out of memory (nothing is reused then). When
- * m shares nodes with el->prev, hold the pools they are in. */
-static void keep_sources(elab *el, mel_model *m)
+/* priv holds pp's pools, whose nodes its model shares (mel_model_priv.held). */
+static void hold_pools(struct mel_model_priv *priv, const struct mel_model_priv *pp)
 {
-    struct mel_model_priv *priv = m->priv;
-    if (el->shared) {
-        const struct mel_model_priv *pp = el->prev->priv;
-        MDAE_ASSERT(pp->n_held < MEL__MAX_HELD);
-        for (size_t k = 0; k < pp->n_held; k++)
-            priv->held[k] = fx_pool_hold(pp->held[k]);
-        priv->held[pp->n_held] = fx_pool_hold(pp->exprs);
-        priv->n_held = pp->n_held + 1;
-    }
-    if (el->eqsrc == NULL || (priv->src = mdae_malloc(el->len + 1)) == NULL) {
-        mdae_free(el->eqsrc);
-        el->eqsrc = NULL;
-        return;
-    }
+    MDAE_ASSERT(pp->n_held < MEL__MAX_HELD);
+    for (size_t k = 0; k < pp->n_held; k++)
+        priv->held[k] = fx_pool_hold(pp->held[k]);
+    priv->held[pp->n_held] = fx_pool_hold(pp->exprs);
+    priv->n_held = pp->n_held + 1;
+}
+
+/* The text, the equations' sources (el->eqsrc) and the declarations key
+ * handed to priv, for the next version's since; false (nothing handed)
+ * when out of memory. */
+static bool hand_sources(elab *el, struct mel_model_priv *priv)
+{
+    if ((priv->src = mdae_malloc(el->len + 1)) == NULL)
+        return false;
     if (el->len > 0)
         memcpy(priv->src, el->text, el->len);
     priv->src[el->len] = '\0';
@@ -2969,6 +3011,51 @@ static void keep_sources(elab *el, mel_model *m)
     priv->decl_key = el->key;
     priv->decl_key_len = el->key_len;
     el->key = NULL;
+    return true;
+}
+
+/* Hand the text and the equations' sources to m (the next version's
+ * since); without them when out of memory (nothing is reused then). When
+ * m shares nodes with el->prev, hold the pools they are in. */
+static void keep_sources(elab *el, mel_model *m)
+{
+    struct mel_model_priv *priv = m->priv;
+    if (el->shared)
+        hold_pools(priv, el->prev->priv);
+    if (el->eqsrc == NULL || !hand_sources(el, priv)) {
+        mdae_free(el->eqsrc);
+        el->eqsrc = NULL;
+    }
+}
+
+/* What a replay of the next version needs (see "Replay"), kept when this
+ * parse reported nothing and kept its sources: the names declared without
+ * their indices, the guard factory's table (moved out of el), pass 1's
+ * work. Out of memory only leaves the model not replayable. */
+static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
+{
+    struct mel_model_priv *priv = m->priv;
+    if (priv->src == NULL || el->rep->errors > 0 || el->rep->syntax_errors > 0 ||
+        m->n_left_out > 0 || el->gf.next_id != guards_items || el->gf.frozen)
+        return;
+    for (size_t id = 0; id < el->n_names; id++) {
+        const nameinfo *ni = &el->names[id];
+        if (!ni->declared)
+            continue;
+        MDAE_ASSERT(ni->base != NULL);
+        mel__sym *s = mel__sym_add(&priv->bases, el->ma, ni->base);
+        if (s == NULL)
+            return;
+        s->kind = ni->kind;
+        s->value = ni->has_int;
+    }
+    priv->guards = el->gf;
+    el->gf.table = NULL; /* the model's now */
+    el->gf.cap = el->gf.count = 0;
+    priv->guards_items = guards_items;
+    priv->work = el->work;
+    priv->max_instances = el->max_instances;
+    priv->replayable = true;
 }
 
 /* What mel.h promises of an elaborated model (issue 12): per equation,
@@ -2977,26 +3064,595 @@ static void keep_sources(elab *el, mel_model *m)
  * n_edges counts them. Linear in the model, once per parse; an equation
  * whose incidences are a copy of the previous version's (copied, may be
  * NULL) is counted only: its original was checked. */
+static void check_equation(const mel_model *m, const mel_equation *e)
+{
+    for (uint32_t k = 0; k < e->n_incs; k++) {
+        const mel_incidence *inc = &e->incs[k];
+        MDAE_ASSERT(inc->var < m->n_variables);
+        MDAE_ASSERT(k == 0 || e->incs[k - 1].var < inc->var);
+        MDAE_ASSERT(inc->n_cases > 0);
+        for (uint32_t c = 0; c < inc->n_cases; c++) {
+            MDAE_ASSERT(inc->cases[c].order >= 0 && inc->cases[c].order <= MEL_MAX_ORDER);
+            MDAE_ASSERT(c == 0 || inc->cases[c - 1].order > inc->cases[c].order);
+        }
+    }
+}
+
 static void check_model(const mel_model *m, const bool *copied)
 {
     size_t edges = 0;
     for (uint32_t i = 0; i < m->n_equations; i++) {
         const mel_equation *e = &m->equations[i];
         edges += e->n_incs;
-        if (copied != NULL && copied[i])
-            continue;
-        for (uint32_t k = 0; k < e->n_incs; k++) {
-            const mel_incidence *inc = &e->incs[k];
-            MDAE_ASSERT(inc->var < m->n_variables);
-            MDAE_ASSERT(k == 0 || e->incs[k - 1].var < inc->var);
-            MDAE_ASSERT(inc->n_cases > 0);
-            for (uint32_t c = 0; c < inc->n_cases; c++) {
-                MDAE_ASSERT(inc->cases[c].order >= 0 && inc->cases[c].order <= MEL_MAX_ORDER);
-                MDAE_ASSERT(c == 0 || inc->cases[c - 1].order > inc->cases[c].order);
-            }
-        }
+        if (copied == NULL || !copied[i])
+            check_equation(m, e);
     }
     MDAE_ASSERT(edges == m->n_edges);
+}
+
+/* ---- Replay: an edit inside one equation statement ----------------------------
+ * Issue 40 item 3: an edit's cost should follow the edit. When the
+ * previous version (mel_options.since) reported nothing and kept what a
+ * replay needs (keep_replay), and this text parses without a diagnostic
+ * with the same declarations key, and the bytes that differ (the longest
+ * common prefix and suffix of the two texts leave old [at, old_end) and
+ * new [at, new_end)) lie inside the sides of one equation statement E
+ * (after its label), this model is made from the previous one without
+ * pass 1 and with pass 2 over E's instances only:
+ *  - The token streams of the two texts are the same before E and, shifted,
+ *    after it, and E is one equation statement in both (its old range is
+ *    the range its instances recorded, mel__eqsrc.stmt), so the trees are
+ *    the same but for E's sides and the locations after the edit. Pass 1
+ *    reads nothing of an equation's sides but its size (the work limit:
+ *    checked from the previous total, mel_model_priv.work), so it declares
+ *    the same symbols in the same order, with the same contexts and loop
+ *    indices, and E's executions are its instances in the previous model
+ *    (every equation declared once: mel__eqsrc.env set).
+ *  - Pass 2 gives every other item what it gave it in the previous version
+ *    (same text, declarations, guards), with the locations after the edit
+ *    moved (moved_pos: offset, line and, on the edit's last line, column)
+ *    and no error (the previous version had none). E's instances are walked
+ *    (errors: no replay, the full elaboration reports them), lowered and
+ *    read under their equation's guard, with the symbols of the previous
+ *    version (its table, borrowed) and the names its expressions use
+ *    (mel_model_priv.bases).
+ *  - Guards are hash-consed and ordered by creation (mel__g_or_all sorts
+ *    by id), so this version's guards must be made in the cold parse's
+ *    order: the factory is the previous one's, frozen (mel__gf_view), and
+ *    finds only the guards made before E's item began in the previous
+ *    parse (mel__eqsrc.guard_mark); E's items made none there and make
+ *    none here, and the incidences' grouping made none in the previous
+ *    parse (keep_replay) and makes none here. So a cold parse of this text
+ *    makes the same guards in the same order.
+ * Anything else (another edit, an error, a guard not found, the chain of
+ * versions at MEL__MAX_HELD) elaborates the text in full. The replayed
+ * model holds the previous version's private part (arena, symbols,
+ * guards: mel_model_priv.base) and expression pools; either model may be
+ * freed first. */
+
+/* Where the edit moves a position of the previous text (see above). */
+typedef struct span {
+    size_t at, old_end, new_end;
+    size_t old_nl;           /* the previous text's first newline from old_end, or its length */
+    int64_t d_line, d_col;   /* lines added; columns added on the edit's last line */
+} span;
+
+static inline mdae_pos moved_pos(const span *sp, mdae_pos p)
+{
+    if (p.line == 0 || p.offset < sp->old_end)
+        return p;
+    if (p.offset <= sp->old_nl)
+        p.col = (uint32_t)((int64_t)p.col + sp->d_col);
+    p.line = (uint32_t)((int64_t)p.line + sp->d_line);
+    p.offset = (uint32_t)(p.offset - sp->old_end + sp->new_end);
+    return p;
+}
+
+static inline mdae_range moved(const span *sp, mdae_range r)
+{
+    return (mdae_range){moved_pos(sp, r.start), moved_pos(sp, r.end)};
+}
+
+/* Column of offset off of text t (as mel_lex.c counts them, from 0 here). */
+static size_t column_of(const char *t, size_t off)
+{
+    size_t s = off;
+    while (s > 0 && t[s - 1] != '\n')
+        s--;
+    if (s == 0 && off >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0)
+        s = 3; /* mel__lex_init: columns count from after a byte-order mark */
+    return off - s;
+}
+
+static int64_t newlines(const char *t, size_t from, size_t to)
+{
+    int64_t n = 0;
+    for (size_t k = from; k < to; k++)
+        n += t[k] == '\n';
+    return n;
+}
+
+static span edit_span(const char *o, size_t olen, const char *n, size_t nlen)
+{
+    size_t m = olen < nlen ? olen : nlen, a = 0, z = 0;
+    while (a < m && o[a] == n[a])
+        a++;
+    while (z < m - a && o[olen - 1 - z] == n[nlen - 1 - z])
+        z++;
+    span sp = {a, olen - z, nlen - z, olen, 0, 0};
+    const char *nl = memchr(o + sp.old_end, '\n', olen - sp.old_end);
+    sp.old_nl = nl != NULL ? (size_t)(nl - o) : olen;
+    sp.d_line = newlines(n, a, sp.new_end) - newlines(o, a, sp.old_end);
+    sp.d_col = (int64_t)column_of(n, sp.new_end) - (int64_t)column_of(o, sp.old_end);
+    return sp;
+}
+
+#define REPLAY_MAX_LOOPS 64
+
+/* The equation statement of s (and those after) whose sides hold the edit
+ * sp, with the loops around it (outermost first) in loops[0 .. *n_loops);
+ * NULL when the edit is elsewhere. Recursion as deep as the nesting. */
+static const mel__stmt *edited_equation(const mel__stmt *s, const span *sp,
+                                        const mel__stmt **loops, size_t *n_loops)
+{
+    for (; s != NULL; s = s->next) {
+        if (s->where.start.offset > sp->at || sp->new_end > s->where.end.offset)
+            continue;
+        switch (s->kind) {
+        case MEL_S_EQU:
+            return s->u.equ.lhs != NULL && s->u.equ.rhs != NULL &&
+                           s->u.equ.lhs->where.start.offset <= sp->at
+                       ? s
+                       : NULL;
+        case MEL_S_FOR:
+            if (*n_loops == REPLAY_MAX_LOOPS)
+                return NULL;
+            loops[(*n_loops)++] = s;
+            return edited_equation(s->u.loop.body, sp, loops, n_loops);
+        case MEL_S_IF:
+        case MEL_S_WHEN: {
+            const mel__stmt *e = edited_equation(s->u.cond.body, sp, loops, n_loops);
+            return e != NULL ? e : edited_equation(s->u.cond.orelse, sp, loops, n_loops);
+        }
+        default: return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Make the names e reads known to name_get as pass 1 would have
+ * (declared, kind of the first declaration, integer constant, the symbol
+ * without index), from the previous version's bases and symbols. */
+static void replay_names(elab *el, const struct mel_model_priv *pp, const mel__expr *e)
+{
+    if (e == NULL || el->rep->stop)
+        return;
+    switch (e->kind) {
+    case MEL_X_ID:
+    case MEL_X_CALL:
+        if (!(e->kind == MEL_X_CALL && e->u.id.text)) {
+            const mel__sym *b = mel__sym_find(&pp->bases, e->u.id.name);
+            nameinfo *ni = b != NULL ? name_at(el, e->u.id.name_id) : NULL;
+            if (ni != NULL && !ni->declared) {
+                ni->declared = true;
+                ni->kind = b->kind;
+                ni->has_int = b->value != 0;
+                ni->sym0 = mel__sym_find(&pp->syms, e->u.id.name);
+            }
+        }
+        for (uint32_t k = 0; k < e->u.id.n; k++)
+            replay_names(el, pp, e->u.id.args[k]);
+        return;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE:
+    case MEL_X_NEXT: replay_names(el, pp, e->u.kid); return;
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        replay_names(el, pp, e->u.bin.lhs);
+        replay_names(el, pp, e->u.bin.rhs);
+        return;
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n; k++)
+            replay_names(el, pp, e->u.nary.kids[k]);
+        return;
+    case MEL_X_IF:
+        replay_names(el, pp, e->u.ite.c);
+        replay_names(el, pp, e->u.ite.a);
+        replay_names(el, pp, e->u.ite.b);
+        return;
+    default: return;
+    }
+}
+
+/* Forget what lowering memoised in e (mel__expr.aux), for the full
+ * elaboration after a replay that did not go through. */
+static void clear_aux(mel__expr *e)
+{
+    if (e == NULL)
+        return;
+    e->aux = 0;
+    switch (e->kind) {
+    case MEL_X_ID:
+    case MEL_X_CALL:
+        for (uint32_t k = 0; k < e->u.id.n; k++)
+            clear_aux(e->u.id.args[k]);
+        return;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE:
+    case MEL_X_NEXT: clear_aux(e->u.kid); return;
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        clear_aux(e->u.bin.lhs);
+        clear_aux(e->u.bin.rhs);
+        return;
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        for (uint32_t k = 0; k < e->u.nary.n; k++)
+            clear_aux(e->u.nary.kids[k]);
+        return;
+    case MEL_X_IF:
+        clear_aux(e->u.ite.c);
+        clear_aux(e->u.ite.a);
+        clear_aux(e->u.ite.b);
+        return;
+    default: return;
+    }
+}
+
+/* The loop indices of an instance of E (loops[0 .. n), outermost first)
+ * from its source's text ("i=3;j=1;", innermost first: env_string), in
+ * the scratch arena; false when they do not read back. */
+static bool replay_env(elab *el, const char *s, const mel__stmt *const *loops, size_t n,
+                       const env **out)
+{
+    long long v[REPLAY_MAX_LOOPS];
+    for (size_t k = n; k-- > 0;) {
+        size_t len = strlen(loops[k]->u.loop.index);
+        if (strncmp(s, loops[k]->u.loop.index, len) != 0 || s[len] != '=')
+            return false;
+        char *end;
+        errno = 0;
+        v[k] = strtoll(s + len + 1, &end, 10);
+        if (errno != 0 || end == s + len + 1 || *end != ';')
+            return false;
+        s = end + 1;
+    }
+    if (*s != '\0')
+        return false;
+    const env *parent = NULL;
+    for (size_t k = 0; k < n; k++) {
+        env *f = talloc(el, sizeof *f);
+        if (f == NULL)
+            return false;
+        *f = (env){loops[k]->u.loop.index_id, v[k], parent, loops[k]->u.loop.index};
+        parent = f;
+    }
+    *out = parent;
+    return true;
+}
+
+/* e (of the previous version) with its locations moved by sp, in el's
+ * pool: the plain constructors of fx.h make it field for field. */
+static const fx_node *fx_moved(elab *el, const span *sp, const fx_node *e)
+{
+    if (e == NULL)
+        return NULL;
+    fx_pool *p = el->fx;
+    mdae_range w = moved(sp, e->where);
+    const fx_node *small[8];
+    const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
+    if (kids == NULL)
+        return NULL;
+    for (uint32_t k = 0; k < e->n; k++)
+        kids[k] = fx_moved(el, sp, e->kids[k]);
+    const fx_node *r;
+    switch ((fx_op)e->op) {
+    case FX_NUM: r = fx_num(p, e->num, e->is_int, w); break;
+    case FX_BOOL: r = fx_bool(p, e->num != 0, w); break;
+    case FX_TIME: r = fx_time(p, w); break;
+    case FX_VAR: r = fx_var(p, e->index, e->order, w); break;
+    case FX_KNOWN: r = fx_known(p, e->index, w); break;
+    case FX_MODE: r = fx_mode(p, e->index, w); break;
+    case FX_CALL: r = fx_call(p, (fx_fn)e->fn, e->name, kids, e->n, w); break;
+    case FX_OPAQUE: r = fx_opaque(p, e->name, kids, e->n, w); break;
+    default: r = fx_make(p, (fx_op)e->op, kids, e->n, w); break;
+    }
+    if (kids != small)
+        mdae_free(kids);
+    return r;
+}
+
+/* The incidences of q (of the previous version) with their locations
+ * moved by sp, in el's arena (one block: incidences, then cases); false
+ * on OOM. */
+static bool incs_moved(elab *el, const span *sp, mel_equation *q)
+{
+    size_t n_cases = 0;
+    for (uint32_t k = 0; k < q->n_incs; k++)
+        n_cases += q->incs[k].n_cases;
+    if (q->n_incs == 0)
+        return true;
+    size_t bytes = q->n_incs * sizeof(mel_incidence) + n_cases * sizeof(mel_order_case);
+    mel_incidence *incs = mel__arena_alloc_raw(el->ma, bytes);
+    if (incs == NULL)
+        return false;
+    mel_order_case *cases = (mel_order_case *)(incs + q->n_incs);
+    for (uint32_t k = 0; k < q->n_incs; k++) {
+        incs[k] = q->incs[k];
+        incs[k].cases = cases;
+        for (uint32_t c = 0; c < q->incs[k].n_cases; c++) {
+            cases[c] = q->incs[k].cases[c];
+            cases[c].where = moved(sp, cases[c].where);
+        }
+        cases += q->incs[k].n_cases;
+    }
+    q->incs = incs;
+    return true;
+}
+
+/* A copy of n elements of elt bytes at p (mdae_malloc), or NULL (also
+ * when n is 0: *ok tells OOM apart). */
+static void *copy_of(const void *p, size_t n, size_t elt, bool *ok)
+{
+    if (n == 0)
+        return NULL;
+    void *c = mdae_malloc(n * elt);
+    if (c == NULL)
+        *ok = false;
+    else
+        memcpy(c, p, n * elt);
+    return c;
+}
+
+/* The previous version's records copied into el, with the locations after
+ * the edit moved and the expressions of the declarations after it copied
+ * with theirs (their sources: el->eqsrc); false on OOM. */
+static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const mel__stmt *E)
+{
+    const struct mel_model_priv *pp = prev->priv;
+    bool ok = true;
+    bool shifts = sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0;
+    size_t from = sp->old_end;
+    /* The unknowns, when none is declared after the edit, are prev's
+     * (freed with the last model that holds prev's private part). */
+    bool vars_move = false;
+    for (uint32_t k = 0; k < prev->n_variables && shifts && !vars_move; k++)
+        vars_move = prev->variables[k].where.start.offset >= from;
+    el->equations = copy_of(prev->equations, prev->n_equations, sizeof *el->equations, &ok);
+    if (vars_move)
+        el->variables = copy_of(prev->variables, prev->n_variables, sizeof *el->variables, &ok);
+    else
+        el->shared_variables = (mel_variable *)prev->variables;
+    el->eqsrc = copy_of(pp->eqsrc, prev->n_equations, sizeof *el->eqsrc, &ok);
+    el->modes = (vec){copy_of(prev->modes, prev->n_modes, sizeof(mel_mode), &ok), prev->n_modes,
+                      prev->n_modes};
+    el->invariants = (vec){copy_of(prev->invariants, prev->n_invariants, sizeof(mel_invariant), &ok),
+                           prev->n_invariants, prev->n_invariants};
+    el->whens = (vec){copy_of(prev->whens, prev->n_whens, sizeof(mel_when), &ok), prev->n_whens,
+                      prev->n_whens};
+    el->knowns = (vec){copy_of(prev->knowns, prev->n_knowns, sizeof(mel_known), &ok),
+                       prev->n_knowns, prev->n_knowns};
+    if (!ok || !shifts)
+        return ok;
+    for (uint32_t q = 0; q < prev->n_equations; q++) {
+        mel_equation *e = &el->equations[q];
+        mel__eqsrc *o = &el->eqsrc[q];
+        if ((E != NULL && o->stmt.start.offset == E->where.start.offset) ||
+            o->stmt.start.offset < from)
+            continue; /* E's (replayed), or before the edit */
+        e->where = moved(sp, e->where);
+        o->stmt = moved(sp, o->stmt);
+        e->lhs = fx_moved(el, sp, e->lhs);
+        e->rhs = fx_moved(el, sp, e->rhs);
+        if (e->lhs == NULL || e->rhs == NULL || !incs_moved(el, sp, e))
+            return false;
+    }
+    mel_mode *modes = el->modes.p;
+    for (size_t k = 0; k < el->modes.n; k++) {
+        if (modes[k].where.start.offset < from)
+            continue; /* before the edit, its use too */
+        if (modes[k].def != NULL &&
+            (modes[k].def = fx_moved(el, sp, modes[k].def)) == NULL)
+            return false;
+        modes[k].where = moved(sp, modes[k].where);
+        modes[k].reads_where = moved(sp, modes[k].reads_where);
+    }
+    mel_known *ks = el->knowns.p;
+    for (size_t k = 0; k < el->knowns.n; k++) {
+        if (ks[k].where.start.offset < from)
+            continue;
+        if (ks[k].binding != NULL &&
+            (ks[k].binding = fx_moved(el, sp, ks[k].binding)) == NULL)
+            return false;
+        ks[k].where = moved(sp, ks[k].where);
+    }
+    for (uint32_t k = 0; vars_move && k < prev->n_variables; k++)
+        if (el->variables[k].where.start.offset >= from) /* else all before the edit */
+            el->variables[k].where = moved(sp, el->variables[k].where);
+    mel_invariant *inv = el->invariants.p;
+    for (size_t k = 0; k < el->invariants.n; k++)
+        inv[k].where = moved(sp, inv[k].where);
+    mel_when *w = el->whens.p;
+    for (size_t k = 0; k < el->whens.n; k++)
+        w[k].where = moved(sp, w[k].where);
+    return true;
+}
+
+/* E's instances (their sources start where E does) elaborated again:
+ * walked, lowered, read (see "Replay"); their old incidences' count
+ * goes from *edges. false when the replay cannot go on. */
+static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E,
+                             const mel__stmt *const *loops, size_t n_loops, size_t *edges)
+{
+    const struct mel_model_priv *pp = prev->priv;
+    replay_names(el, pp, E->u.equ.lhs);
+    replay_names(el, pp, E->u.equ.rhs);
+    for (uint32_t q = 0; q < prev->n_equations && !el->rep->stop; q++) {
+        mel__eqsrc *o = &el->eqsrc[q];
+        if (o->stmt.start.offset != E->where.start.offset)
+            continue;
+        const env *en = NULL;
+        if (!replay_env(el, o->env, loops, n_loops, &en))
+            return false;
+        mel_equation *e = &el->equations[q];
+        *edges -= e->n_incs;
+        e->incs = NULL;
+        e->n_incs = 0;
+        e->where = E->where;
+        item it = {IT_EQ, E, NULL, en, NULL, o->seq, q, -1, e->when};
+        el->it = &it;
+        el->gf.below = o->guard_mark;
+        walk(el, E->u.equ.lhs, e->guard, 0, true, true);
+        walk(el, E->u.equ.rhs, e->guard, 0, true, true);
+        if (el->rep->errors > 0 || el->rep->rc != MDAE_OK || el->gf.err != MDAE_OK)
+            return false;
+        e->lhs = lower_item(el, &it, E->u.equ.lhs);
+        e->rhs = lower_item(el, &it, E->u.equ.rhs);
+        if (!mel__inc_uses(&el->gf, &el->uses, q, e->lhs, e->guard) ||
+            !mel__inc_uses(&el->gf, &el->uses, q, e->rhs, e->guard) || el->gf.err != MDAE_OK)
+            return false;
+        o->stmt = E->where;
+        o->size = E->size;
+        el->it = NULL;
+    }
+    el->gf.below = pp->guards_items;
+    size_t n_new = 0;
+    if (mel__inc_build(&el->uses, el->equations, el->ma, &el->gf, &n_new) != MDAE_OK ||
+        el->gf.err != MDAE_OK || el->rep->stop)
+        return false;
+    *edges += n_new;
+    return true;
+}
+
+/* Whether prev's equations are declared once each and E's instances
+ * there are E's (their old range: the edit undone) and made no guard;
+ * *work: pass 1's work with E's new size. */
+static bool replay_sources(const mel_model *prev, const span *sp, const mel__stmt *E,
+                           uint64_t *work)
+{
+    const struct mel_model_priv *pp = prev->priv;
+    uint64_t w = pp->work;
+    for (uint32_t q = 0; q < prev->n_equations; q++) {
+        const mel__eqsrc *o = &pp->eqsrc[q];
+        if (o->env == NULL)
+            return false;
+        if (E == NULL || o->stmt.start.offset != E->where.start.offset)
+            continue;
+        if (o->made_guards || o->stmt.end.offset + sp->new_end != E->where.end.offset + sp->old_end)
+            return false;
+        w = w - o->size + E->size;
+    }
+    *work = w;
+    return true;
+}
+
+/* The replayed model's own part: sources for the next version, what a
+ * replay of it needs (shared with prev), prev held (see "Replay"). */
+static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t work)
+{
+    struct mel_model_priv *priv = m->priv, *pp = prev->priv;
+    if (!hand_sources(el, priv))
+        return false;
+    hold_pools(priv, pp);
+    priv->guards = pp->guards; /* the table is pp's (borrowed), as it was after pp's parse */
+    priv->guards_items = pp->guards_items;
+    priv->work = work;
+    priv->max_instances = pp->max_instances;
+    priv->replayable = true;
+    priv->base = pp;
+    pp->refs++;
+    priv->depth = pp->depth + 1;
+    return true;
+}
+
+/* Replay (above) of prog (text, len) from opt->since into *out: MDAE_OK,
+ * or 1 when this text is to be elaborated in full (then nothing was
+ * reported or kept, and prog is as the parser left it). */
+static int replay(const mel__stmt *prog, const char *text, size_t len, const mel_options *opt,
+                  const mel__report *outer, mel_model **out)
+{
+    const mel_model *prev = opt->since;
+    const struct mel_model_priv *pp = prev != NULL ? prev->priv : NULL;
+    if (pp == NULL || !pp->replayable || prev->modelica || opt->no_expressions ||
+        pp->n_held >= MEL__MAX_HELD || pp->depth >= MEL__MAX_HELD || outer->errors > 0 ||
+        outer->syntax_errors > 0 || outer->stop || mel__max_instances(opt) != pp->max_instances)
+        return 1;
+    span sp = edit_span(pp->src, pp->src_len, text, len);
+    const mel__stmt *loops[REPLAY_MAX_LOOPS];
+    size_t n_loops = 0;
+    bool same = sp.at == len && len == pp->src_len;
+    const mel__stmt *E = same ? NULL : edited_equation(prog, &sp, loops, &n_loops);
+    uint64_t work = 0;
+    if ((!same && E == NULL) || !replay_sources(prev, &sp, E, &work))
+        return 1;
+    mel__report rep; /* silent: an error means a full elaboration, which reports */
+    mel__report_init(&rep, NULL, outer->max_errors);
+    elab el = {.rep = &rep, .opt = opt, .max_instances = pp->max_instances, .text = text,
+               .len = len};
+    el.max_work = (uint64_t)el.max_instances * 64;
+    el.replaying = true;
+    mel_model *m = mel__elab_open(&rep, &el.tmp, &el.gf, &el.ma);
+    if (m == NULL) {
+        mel__arena_free(&el.tmp);
+        return 1;
+    }
+    struct mel_model_priv *priv = el.priv = m->priv;
+    priv->syms = pp->syms;
+    priv->bases = pp->bases;
+    priv->borrowed = true;
+    mel__gf_view(&el.gf, &pp->guards);
+    el.fx = priv->exprs = fx_pool_new();
+    size_t edges = prev->n_edges;
+    declarations_key(&el, prog);
+    bool ok = el.fx != NULL && work <= el.max_work && same_key(&el, pp) &&
+              replay_copy(&el, prev, &sp, E) &&
+              (E == NULL || replay_instances(&el, prev, E, loops, n_loops, &edges)) &&
+              !fx_pool_failed(el.fx) && replay_keep(&el, prev, m, work);
+    if (!ok) {
+        if (E != NULL) {
+            clear_aux(E->u.equ.lhs);
+            clear_aux(E->u.equ.rhs);
+        }
+        mdae_free(el.eqsrc);
+        elab_close(&el);
+        model_release_arrays(&el);
+        mel_model_free(m);
+        return 1;
+    }
+    m->n_modes = prev->n_modes;
+    m->modes = priv->modes = el.modes.p;
+    m->n_invariants = prev->n_invariants;
+    m->invariants = priv->invariants = el.invariants.p;
+    m->n_variables = prev->n_variables;
+    m->variables = priv->variables = el.variables; /* NULL: shared */
+    if (el.variables == NULL)
+        m->variables = el.shared_variables;
+    m->n_equations = prev->n_equations;
+    m->equations = priv->equations = el.equations;
+    m->n_whens = prev->n_whens;
+    m->whens = priv->whens = el.whens.p;
+    m->n_edges = edges;
+    m->n_params = prev->n_params;
+    m->n_integers = prev->n_integers;
+    m->n_knowns = prev->n_knowns;
+    m->knowns = priv->knowns = el.knowns.p;
+    for (uint32_t q = 0; E != NULL && q < m->n_equations; q++) /* the others: as in prev */
+        if (priv->eqsrc[q].stmt.start.offset == E->where.start.offset)
+            check_equation(m, &m->equations[q]);
+    elab_close(&el);
+    *out = m;
+    return MDAE_OK;
 }
 
 static int elaborate(const mel__stmt *prog, const char *text, size_t len,
@@ -3042,6 +3698,7 @@ static int elaborate(const mel__stmt *prog, const char *text, size_t len,
         for (size_t i = 0; i < b->n && !rep->stop; i++)
             p2_item(&el, &b->it[i]);
     p2_when_invariants(&el);
+    uint32_t guards_items = el.gf.next_id;
     size_t n_edges = 0;
     if (rep->rc == MDAE_OK &&
         mel__inc_build(&el.uses, el.equations, el.ma, &el.gf, &n_edges) == MDAE_E_NOMEM &&
@@ -3080,6 +3737,7 @@ static int elaborate(const mel__stmt *prog, const char *text, size_t len,
     m->n_knowns = (uint32_t)el.knowns.n;
     m->knowns = priv->knowns = el.knowns.p;
     keep_sources(&el, m);
+    keep_replay(&el, m, guards_items);
     check_model(m, el.copied);
     elab_close(&el);
     if (opt->no_expressions)
@@ -3098,6 +3756,8 @@ static int parse_and_elaborate(const char *text, size_t len, const mel_options *
         rc = rep->rc = MDAE_OK; /* elaborate the rest (mel.h, "Recovery") */
     if (rc != MDAE_OK)
         return rc;
+    if (opt->since != NULL && replay(prog, text, len, opt, rep, out) == MDAE_OK)
+        return MDAE_OK;
     return elaborate(prog, text, len, opt, rep, out);
 }
 

@@ -48,9 +48,20 @@ void mel__gf_init(mel__gfactory *f, mel__arena *arena)
     f->next_id = 2;
 }
 
+void mel__gf_view(mel__gfactory *f, const mel__gfactory *of)
+{
+    *f = *of;
+    f->arena = NULL;
+    f->err = MDAE_OK;
+    f->frozen = true;
+    f->missed = false;
+    f->below = of->next_id;
+}
+
 void mel__gf_close(mel__gfactory *f)
 {
-    mdae_free(f->table);
+    if (!f->frozen)
+        mdae_free(f->table);
     f->table = NULL;
     f->cap = f->count = 0;
 }
@@ -98,8 +109,17 @@ static const mel_guard *make(mel__gfactory *f, mel_guard_op op, uint32_t var, co
     uint32_t h = key_hash(op, var, a, b);
     if (f->cap) {
         for (struct mel__gnode *n = f->table[h & (f->cap - 1)]; n; n = n->next)
-            if (n->hash == h && n->g.op == op && n->g.var == var && n->g.lhs == a && n->g.rhs == b)
+            if (n->hash == h && n->g.op == op && n->g.var == var && n->g.lhs == a &&
+                n->g.rhs == b) {
+                if (f->frozen && n->id >= f->below) /* not made yet at that point */
+                    break;
                 return &n->g;
+            }
+    }
+    if (f->frozen) {
+        f->missed = true;
+        f->err = MDAE_E_LIMIT;
+        return mel__g_true();
     }
     uint64_t size = 1;
     if (a)

@@ -257,6 +257,10 @@ typedef struct mel__gfactory {
     size_t cap, count;
     uint32_t next_id;
     int err; /* MDAE_OK, MDAE_E_NOMEM or MDAE_E_LIMIT */
+    /* A factory that only finds (mel__gf_view): a guard not made yet is
+     * not made; the builder sets `missed` (and err MDAE_E_LIMIT). */
+    bool frozen, missed;
+    uint32_t below; /* frozen: only the guards made before (id < below) are found */
 } mel__gfactory;
 /* What both elaborators open with: their scratch arena *tmp initialised,
  * a new model (mel__model_new) with its guard factory *gf building in the
@@ -267,6 +271,10 @@ mel_model *mel__elab_open(mel__report *rep, mel__arena *tmp, mel__gfactory *gf,
 
 void mel__gf_init(mel__gfactory *f, mel__arena *arena);
 void mel__gf_close(mel__gfactory *f); /* frees the table, not the nodes */
+/* A factory over the table of another (what mel__gf_close would free:
+ * table, cap, count, next_id), borrowed, that only finds guards (frozen,
+ * above); mel__gf_close leaves the table alone. */
+void mel__gf_view(mel__gfactory *f, const mel__gfactory *of);
 const mel_guard *mel__g_true(void);
 const mel_guard *mel__g_false(void);
 const mel_guard *mel__g_var(mel__gfactory *f, uint32_t var);
@@ -362,6 +370,13 @@ typedef struct mel__eqsrc {
     const char *env;
     mdae_range stmt;
     bool plain; /* declared outside conditional statements and when-clauses */
+    /* Its item made guard nodes (pass 2): the replay of an edit
+     * (mel_elab.c, "Replay") cannot redo it, whose guards must be made
+     * in the order a cold parse makes them. */
+    bool made_guards;
+    uint32_t guard_mark; /* the factory's next id when its item began */
+    uint32_t size;     /* its statement's mel__stmt.size (the work it charged) */
+    uint64_t seq;      /* its item's elaboration order (integer constants before it) */
 } mel__eqsrc;
 
 struct mel_model_priv {
@@ -393,6 +408,26 @@ struct mel_model_priv {
      * MEL__MAX_HELD, beyond which a version lowers everything again. */
     struct fx_pool *held[MEL__MAX_HELD];
     size_t n_held;
+    /* Issue 40 item 3, the replay of an edit (mel_elab.c, "Replay"):
+     * kept by a MEL parse that reported nothing, with its sources. The
+     * guard factory's table (`guards`, its arena this one), the declared
+     * names without their indices (`bases`: kind of the first declaration,
+     * value 1 when some instance is an integer constant), pass 1's work
+     * and the instance limit it ran under. A version replayed from this
+     * one shares arena, syms, guards and bases (`borrowed`: base's) and
+     * holds its base (refs counts the versions that hold this one; `gone`:
+     * its model was freed; what is left goes with the last holder).
+     * depth: versions replayed in a row (at most MEL__MAX_HELD). */
+    bool replayable;
+    mel__gfactory guards;
+    uint32_t guards_items; /* next id after pass 2's items (the incidences made none) */
+    mel__symtab bases;
+    uint64_t work;
+    size_t max_instances;
+    bool borrowed, gone;
+    size_t refs;
+    unsigned depth;
+    struct mel_model_priv *base;
 };
 
 uint32_t mel__hash(const char *s, size_t n);

@@ -36,6 +36,7 @@
 #include "fx.h"
 #include "mdae.h"
 #include "mel.h"
+#include "mel_int.h" /* mel_model_priv.depth: whether a model was replayed */
 #include "model_files.h"
 
 static void put_f(mdae_buf *b, const char *fmt, ...) MDAE_PRINTF(2, 3);
@@ -802,4 +803,232 @@ static void statement_edits(const char *name, const char *text, size_t k)
 Test(mel_since, statement_edits_of_every_model_of_tests_models_in_a_row)
 {
     for_each_mel_model(statement_edits);
+}
+
+/* ---- Replay of an edit inside one equation (engine/mel_elab.c, "Replay") --
+ * When the bytes that changed lie inside the sides of one equation
+ * statement, the model is made from the previous one with only that
+ * statement's instances elaborated again. Checked: the model is the cold
+ * parse field for field (locations after the edit moved: offsets, lines,
+ * columns on the edit's line), the replay happens where it should
+ * (mel_model_priv.depth), falls back where it must (errors, a guard not
+ * made yet, the work limit, the chain at MEL__MAX_HELD), and the models
+ * may be freed in either order. */
+
+/* How many versions in a row m was replayed (0: elaborated in full). */
+static unsigned replayed(const mel_model *m)
+{
+    return m->priv->depth;
+}
+
+/* The lines of t that are equation statements ending in ';' (a line of
+ * tests/models is a statement). */
+static size_t equation_lines(const char *t, const lines *ls, size_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < ls->n && n < cap; k++) {
+        size_t a = ls->starts[k], b = ls->starts[k + 1];
+        char line[512];
+        size_t len = b - a < sizeof line - 1 ? b - a : sizeof line - 1;
+        memcpy(line, t + a, len);
+        line[len] = '\0';
+        char *c = strstr(line, "//");
+        if (c != NULL)
+            *c = '\0';
+        if (strstr(line, ": equation") != NULL && strchr(line, ';') != NULL)
+            out[n++] = k;
+    }
+    return n;
+}
+
+/* t with `term` typed before the ';' of its line k (owned: free). */
+static char *term_typed(const char *t, const lines *ls, size_t k, const char *term)
+{
+    const char *semi = memchr(t + ls->starts[k], ';', ls->starts[k + 1] - ls->starts[k]);
+    cr_assert_not_null(semi);
+    size_t at = (size_t)(semi - t);
+    return spliced(t, at, at, term);
+}
+
+/* Terms typed into the brake's equations: inside the railcar loop (i),
+ * outside it; some with mode-dependent if-expressions, a line break, an
+ * undeclared name, an equation's name. */
+static const char *const loop_terms[] = {
+    " + 0", " + der(x[i])", " + (if i == 2 then der(b[i]) else 0)",
+    " + (if open[i] then x[i] else 0)", " + K*fl[i]", " - (if i > 1 then Pt[i - 1] else 0)",
+    "\n    + Pr[i]", " + qq[i]", " + me1[i]", " + (if open[i] & i <> 2 then 0 else fv[i])",
+    " + (if !open[i] then der(Pt[i]) else 0)", " + N*t",
+};
+static const char *const top_terms[] = {" + 0", " + der(t)", " + t\n  ", " + K", " + zz"};
+
+Test(mel_since, replayed_edits_inside_the_brakes_equations_in_a_row)
+{
+    char *text = tm_slurp("brake.mel");
+    unsigned seed = 777, replays = 0;
+    for (int order = 0; order < 2; order++) {
+        char *t = copy(text);
+        mel_model *prev = same_as_cold(t, 6, NULL, false, "original");
+        for (int s = 0; s < 40; s++) {
+            seed = seed * 1103515245u + 12345u;
+            lines ls;
+            split_lines(t, &ls);
+            size_t eqs[256];
+            size_t n = equation_lines(t, &ls, eqs, 256);
+            cr_assert_gt(n, 0);
+            size_t k = eqs[(seed >> 8) % n];
+            bool in_loop = strstr(t + ls.starts[k], "[i]") != NULL &&
+                           strstr(t + ls.starts[k], "[i]") < t + ls.starts[k + 1];
+            const char *term = in_loop ? loop_terms[(seed >> 16) % (sizeof loop_terms /
+                                                                    sizeof *loop_terms)]
+                                       : top_terms[(seed >> 16) % (sizeof top_terms /
+                                                                   sizeof *top_terms)];
+            char *u = term_typed(t, &ls, k, term);
+            char what[300];
+            snprintf(what, sizeof what, "replay %d (order %d): '%s' on line %zu", s, order, term,
+                     k + 1);
+            mel_model *m = same_as_cold(u, 6, prev, false, what);
+            if (m == NULL) { /* an error: the text goes back */
+                free(u);
+                continue;
+            }
+            replays += replayed(m) > 0;
+            if (order == 0) { /* the previous version freed first, as an editor's worker does */
+                mel_model_free(prev);
+                prev = m;
+            } else { /* the new one first, then the previous one parsed with the new */
+                mel_model *again = same_as_cold(u, 6, m, false, what);
+                mel_model_free(m);
+                mel_model_free(prev);
+                prev = again;
+            }
+            free(t);
+            t = u;
+            if (s % 13 == 12) { /* back to the model */
+                free(t);
+                t = copy(text);
+            }
+        }
+        mel_model_free(prev);
+        free(t);
+    }
+    cr_assert_gt(replays, 20, "only %u replays", replays);
+    free(text);
+}
+
+/* Edit (a) of bench_edit in a row: replayed up to MEL__MAX_HELD versions,
+ * then elaborated in full (which starts a new chain); the same text again
+ * is replayed too. */
+Test(mel_since, the_chain_of_replays_is_bounded)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *prev = same_as_cold(text, 6, NULL, false, "original");
+    cr_assert_eq(replayed(prev), 0);
+    unsigned full = 0;
+    for (int k = 0; k < 20; k++) {
+        char to[200];
+        snprintf(to, sizeof to,
+                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
+                 1 + k % 6);
+        char *t = k % 5 == 4 ? copy(text) : replace(text, "px[i] : equation b[i] = K*x[i];", to);
+        mel_model *m = same_as_cold(t, 6, prev, false, "edit (a)");
+        full += replayed(m) == 0;
+        cr_assert_leq(replayed(m), MEL__MAX_HELD);
+        mel_model *same = same_as_cold(t, 6, m, false, "the same text again");
+        mel_model_free(prev);
+        mel_model_free(m);
+        prev = same;
+        free(t);
+    }
+    cr_assert_gt(full, 0);
+    cr_assert_lt(full, 10);
+    mel_model_free(prev);
+    free(text);
+}
+
+/* Statements after the edit on the edit's own line: their columns move. A
+ * guard the previous parse made only after the edited statement is not
+ * found (the cold parse makes it there): elaborated in full. */
+Test(mel_since, columns_on_the_edits_line_and_guards_made_later)
+{
+    const char *a = "g : boolean; h : boolean; x : real; y : real; z : real;\n"
+                    "e1 : equation x = 1; e2 : equation der(y) = x; e3 : equation z = y;\n"
+                    "if g then e4 : equation der(z) = 0; end;\n"
+                    "e5 : equation 0 = (if h then x else y);\n";
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
+    char *b = replace(a, "e1 : equation x = 1;", "e1 : equation x = 1 + der(y)*2;");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "columns");
+    cr_assert_gt(replayed(m1), 0);
+    char *c = replace(b, "x = 1 + der(y)*2;", "x = (if h then 1 else 2);");
+    mel_model *m2 = same_as_cold(c, -1, m1, false, "a guard made later");
+    char *d = replace(c, "der(z) = 0;", "der(z) = (if g then 0 else x);");
+    mel_model *m3 = same_as_cold(d, -1, m2, false, "inside the conditional");
+    char *e = replace(d, "e2 : equation der(y) = x;", "e2 : equation der(y) =\n\n x + y;");
+    mel_model *m4 = same_as_cold(e, -1, m3, false, "lines added inside");
+    cr_assert_gt(replayed(m4), 0);
+    mel_model_free(m0);
+    mel_model_free(m2);
+    mel_model_free(m1);
+    mel_model_free(m4);
+    mel_model_free(m3);
+    free(b);
+    free(c);
+    free(d);
+    free(e);
+}
+
+/* A statement grown past the work limit (pass 1 charges its size per
+ * execution): the cold parse's limit error, not a replay. */
+Test(mel_since, a_replay_within_the_work_limit_only)
+{
+    const char *a = "N : integer = 10;\nforeach i in 1 .. N do x[i] : real; e[i] : equation x[i] = "
+                    "1; done\n";
+    mel_options o = {.max_instances = 30};
+    mel_model *m0 = NULL, *m1 = NULL, *c1 = NULL;
+    cr_assert_eq(mel_model_parse(a, strlen(a), &o, &m0, NULL), MDAE_OK);
+    char big[4096] = "";
+    strcat(big, "x[i] = 1");
+    for (int k = 0; k < 200; k++)
+        strcat(big, " + 1");
+    char *b = replace(a, "x[i] = 1", big);
+    mel_options w = o;
+    w.since = m0;
+    int rc1 = mel_model_parse(b, strlen(b), &w, &m1, NULL);
+    int rc2 = mel_model_parse(b, strlen(b), &o, &c1, NULL);
+    cr_assert_eq(rc1, rc2);
+    cr_assert_eq(rc1, MDAE_E_LIMIT);
+    mel_model_free(m0);
+    free(b);
+}
+
+/* Every MEL model of tests/models: " + 0" typed into each equation in
+ * turn, each version parsed with the last. */
+static void zero_typed(const char *name, const char *text, size_t k)
+{
+    (void)k;
+    char *t = copy(text);
+    mel_model *prev = same_as_cold(t, -1, NULL, true, name);
+    lines ls;
+    split_lines(t, &ls);
+    size_t eqs[512];
+    size_t n = equation_lines(t, &ls, eqs, 512);
+    for (size_t j = 0; j < n && prev != NULL; j++) {
+        split_lines(t, &ls);
+        char *u = term_typed(t, &ls, eqs[j], j % 2 ? " + 0" : " - der(0)");
+        char what[300];
+        snprintf(what, sizeof what, "%s, equation line %zu", name, eqs[j] + 1);
+        mel_model *m = same_as_cold(u, -1, prev, true, what);
+        if (m != NULL) {
+            mel_model_free(prev);
+            prev = m;
+        }
+        free(t);
+        t = u;
+    }
+    mel_model_free(prev);
+    free(t);
+}
+
+Test(mel_since, terms_typed_into_every_models_equations)
+{
+    for_each_mel_model(zero_typed);
 }
