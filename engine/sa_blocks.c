@@ -848,12 +848,22 @@ static void kept_put_new(sa_ctx *c, sa__kept *k, krec *x)
     krec_unref(x);
 }
 
+/* Blocks of more rows are not kept by place: the check of such a block
+ * costs about what its key does, and the record a copy of it (the brake's
+ * union-graph block of every railcar, 1,203 rows at N = 100, cost its cold
+ * analysis 0.3 M instructions), while the many small blocks of a tight
+ * graph are what the key's fixed costs were paid for. They stay in the
+ * memo (by key). */
+#define KEPT_BLOCK_ROWS 64
+
 /* A record of block s (sub_index'd in s->whole) under key, with the
  * solution val (solution_size) in modes, into the kept blocks of the
- * result s->whole is part of. */
+ * result s->whole is part of (if it is small: KEPT_BLOCK_ROWS). */
 static void kept_record(sa_ctx *c, const sub *s, const sa__bkey *key, const BDD *val, BDD modes)
 {
     const sa_result *w = s->whole, *r = &s->r;
+    if (r->n_eq > KEPT_BLOCK_ROWS)
+        return;
     sa__kept *k = kept_of(top_result(s->whole));
     krec *x = k == NULL ? NULL
                         : krec_new(c, k, key, val, solution_size(s), modes, r->n_eq, r->n_var,
