@@ -681,10 +681,17 @@ typedef struct krec {
 struct sa__kept {
     unsigned long epoch; /* sa__layout_epoch when made */
     uint32_t n_eq;
-    uint32_t *row_rec;   /* per row of the result: the latest record whose
+    uint32_t *row_rec;   /* per row of the result: the first record whose
                             first row it is, + 1; 0 none */
     krec **rec;
-    uint32_t *link;      /* per record: the one before it of the same first row, + 1 */
+    uint32_t *link;      /* per record: the next of the same first row, + 1;
+                            the first one, then the others latest first. A
+                            first row's first record is the likeliest match:
+                            a seeded result's round 0 (the previous version's
+                            offsets), a cold one's first round (most modes;
+                            the brake's cold analysis at N = 10,000 keeps
+                            three records of most blocks, and searched from
+                            the latest, the edit checked all three) */
     size_t n, cap;
     size_t words, max_words; /* held, and the bound (the memo's: sa_int.h) */
     size_t *htab, hcap, hashed_n; /* by key hash (kept_find_key), over rec[0 .. hashed_n) */
@@ -798,10 +805,16 @@ static bool kept_put(sa_ctx *c, sa__kept *k, krec *x)
         k->cap = cap;
     }
     x->refs++;
-    k->link[k->n] = k->row_rec[x->rows[0]];
-    k->rec[k->n++] = x;
+    uint32_t *head = &k->row_rec[x->rows[0]];
+    k->rec[k->n] = x;
     k->words += krec_words(x);
-    k->row_rec[x->rows[0]] = (uint32_t)k->n;
+    if (*head == 0) {
+        k->link[k->n] = 0;
+        *head = (uint32_t)++k->n;
+    } else { /* second: the first stays first (link) */
+        k->link[k->n] = k->link[*head - 1];
+        k->link[*head - 1] = (uint32_t)++k->n;
+    }
     return true;
 }
 
