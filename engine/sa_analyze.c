@@ -45,6 +45,7 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->under, r->n_var);
     result_free_bdds(r->tight_memo, r->n_edges);
     sa__bmemo_free(r->bmemo);
+    sa__kept_free(r->kept);
     mdae_free(r->c_matched);
     mdae_free(r->plan_s_modes);
     mdae_bn_free(&r->valid_exact);

@@ -629,44 +629,474 @@ static void block_key(sa_ctx *c, const sub *s, sa__bkey *k)
 /* A block's solution in a memo: te and tmax of its edges, ok, singular. */
 static size_t solution_size(const sub *s) { return 2 * s->r.n_edges + 2; }
 
-/* The block in s as the hint's memo has it (then into te, tmax, *ok, *sing
- * and *bok as solve_block would, and into this analysis's memo): true; else
- * false, nothing changed. Kept in more valid modes than ours, it is
- * restricted to ours (sa_memo.c says why that is exact). */
-static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, BDD *te, BDD *tmax, BDD *ok,
-                        BDD *sing, BDD *bok)
+/* ---- The blocks kept by place ----------------------------------------------------
+ * Every block sa__blocks_solve solves or reuses is also kept with the
+ * result it is part of (r->kept): a record of its key and solution (as the
+ * memo has them) and of the result's rows, columns and edges it is made of
+ * (for a block of a sub-result, a union-graph block's tight rounds, its
+ * rows and edges mapped up to the result's). An analysis seeded by that
+ * result whose edges are the hint's (sa__same_edges: the same rows, the
+ * same columns, edge by edge) finds each block of its own at the top level
+ * by the place of its first row, and takes the record's solution when the
+ * block is the record's, checked by integers and node handles alone: no
+ * sub-result, no key, no hash, no memo entry added.
+ *
+ * Lemma (why the check is the memo's). Let B be a block of ours and x the
+ * record at B's first row, made from a block B' whose key is K'. If B and
+ * B' have the same rows and the same columns (the result's numbers,
+ * ascending in both), the same edges in the same order (the rows' edges
+ * whose column is in the block, row by row: the result's edge numbers,
+ * which name the same row and column in both since the edges are the
+ * hint's), each edge with the same BDD variable, activity node (the tight
+ * graph's, in a round) and weight nodes, the rows' and columns' activity
+ * nodes equal, and B's rows in our row order are x's local order, then B's
+ * key (block_key) is K', integer for integer and node for node: the
+ * sizes, w_sigma and no_max are compared, a local row or column number is
+ * the place of the edge's row or column in the (equal) ascending lists,
+ * and the rest is compared as it is. The memo's lemma (sa_memo.c) then
+ * gives B the solution kept for K', restricted to B's valid modes if
+ * those are fewer, exactly as reuse_block takes it. A record's nodes are
+ * referenced while it lives, so none is reused for another function, and a
+ * record is read only in the layout epoch it was made in, never while
+ * sifting. Where the check fails the block goes the key's way (memo, then
+ * the hint's records by key, then solved). So the result is the same BDD
+ * for BDD whichever way a block takes; only blocks_reused may count a
+ * block the memo, when full, would have missed. */
+
+/* One kept block; its arrays follow it in the same allocation. */
+typedef struct krec {
+    size_t refs;
+    uint32_t n_eq, n_var;
+    size_t n_edges, n_val;
+    sa__bkey key;   /* shape and funs: below */
+    uint64_t hash;  /* of key, when hashed (kept_find_key) */
+    bool hashed;
+    uint32_t *rows; /* the result's, ascending */
+    uint32_t *vars; /* the result's, ascending */
+    size_t *edges;  /* the result's, in the key's order */
+    BDD *val;       /* te and tmax per edge, ok, singular (solution_size) */
+    BDD modes;      /* the valid modes it holds in */
+} krec;
+
+struct sa__kept {
+    unsigned long epoch; /* sa__layout_epoch when made */
+    uint32_t n_eq;
+    uint32_t *row_rec;   /* per row of the result: the first record whose
+                            first row it is, + 1; 0 none */
+    krec **rec;
+    uint32_t *link;      /* per record: the next of the same first row, + 1;
+                            the first one, then the others latest first. A
+                            first row's first record is the likeliest match:
+                            a seeded result's round 0 (the previous version's
+                            offsets), a cold one's first round (most modes;
+                            the brake's cold analysis at N = 10,000 keeps
+                            three records of most blocks, and searched from
+                            the latest, the edit checked all three) */
+    size_t n, cap;
+    size_t words, max_words; /* held, and the bound (the memo's: sa_int.h) */
+    size_t *htab, hcap, hashed_n; /* by key hash (kept_find_key), over rec[0 .. hashed_n) */
+};
+
+static void krec_unref(krec *x)
+{
+    if (--x->refs > 0)
+        return;
+    if (sa__running()) {
+        for (size_t k = 0; k < x->key.n_funs; k++)
+            bdd_delref(x->key.funs[k]);
+        for (size_t k = 0; k < x->n_val; k++)
+            bdd_delref(x->val[k]);
+        bdd_delref(x->modes);
+    }
+    mdae_free(x);
+}
+
+void sa__kept_free(sa__kept *k)
+{
+    if (k == NULL)
+        return;
+    for (size_t a = 0; a < k->n; a++)
+        krec_unref(k->rec[a]);
+    mdae_free(k->rec);
+    mdae_free(k->link);
+    mdae_free(k->row_rec);
+    mdae_free(k->htab);
+    mdae_free(k);
+}
+
+/* The result w is part of: w, or the whole of the block sub-result it is
+ * (sub_index's are the only sub-results with eq_whole; a sub's r is its
+ * first member), and so on up. */
+static sa_result *top_result(sa_result *w)
+{
+    while (w->eq_whole != NULL)
+        w = ((sub *)(void *)w)->whole;
+    return w;
+}
+
+static uint32_t row_in_top(const sa_result *w, uint32_t i)
+{
+    for (; w->eq_whole != NULL; w = ((const sub *)(const void *)w)->whole)
+        i = w->eq_whole[i];
+    return i;
+}
+
+static uint32_t var_in_top(const sa_result *w, uint32_t j)
+{
+    for (; w->eq_whole != NULL; w = ((const sub *)(const void *)w)->whole)
+        j = w->var_whole[j];
+    return j;
+}
+
+static size_t edge_in_top(const sa_result *w, size_t e)
+{
+    for (; w->eq_whole != NULL; w = ((const sub *)(const void *)w)->whole)
+        e = ((const sub *)(const void *)w)->edge_whole[e];
+    return e;
+}
+
+/* Whether k can be read or added to now (the memo's rule, sa_memo.c). */
+static bool kept_usable(const sa__kept *k)
+{
+    return k != NULL && !sa__sifting() && k->epoch == sa__layout_epoch();
+}
+
+/* The result's kept blocks, made when first needed; NULL if no memory or
+ * not usable. */
+static sa__kept *kept_of(sa_result *top)
+{
+    if (top->kept == NULL && !sa__sifting()) {
+        sa__kept *k = mdae_calloc(1, sizeof *k);
+        uint32_t *rr = mdae_calloc((size_t)top->n_eq + 1, sizeof *rr);
+        if (k == NULL || rr == NULL) {
+            mdae_free(k);
+            mdae_free(rr);
+            return NULL;
+        }
+        *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0};
+        if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
+            k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
+        top->kept = k;
+    }
+    return kept_usable(top->kept) ? top->kept : NULL;
+}
+
+static size_t krec_words(const krec *x)
+{
+    return x->key.n_shape + x->key.n_funs + x->n_val + x->n_eq + x->n_var + 2 * x->n_edges + 16;
+}
+
+/* x (referenced here) into k, at its first row; false if k is full. */
+static bool kept_put(sa_ctx *c, sa__kept *k, krec *x)
+{
+    if (k->words + krec_words(x) > k->max_words || x->n_eq == 0)
+        return false;
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 64;
+        krec **rec = mdae_realloc(k->rec, cap * sizeof *rec);
+        if (rec != NULL)
+            k->rec = rec;
+        uint32_t *link = mdae_realloc(k->link, cap * sizeof *link);
+        if (link != NULL)
+            k->link = link;
+        if (rec == NULL || link == NULL)
+            sa__fail(c, MDAE_E_NOMEM);
+        k->cap = cap;
+    }
+    x->refs++;
+    uint32_t *head = &k->row_rec[x->rows[0]];
+    k->rec[k->n] = x;
+    k->words += krec_words(x);
+    if (*head == 0) {
+        k->link[k->n] = 0;
+        *head = (uint32_t)++k->n;
+    } else { /* second: the first stays first (link) */
+        k->link[k->n] = k->link[*head - 1];
+        k->link[*head - 1] = (uint32_t)++k->n;
+    }
+    return true;
+}
+
+/* A record (not yet referenced) of key, the solution val (n_val) in
+ * modes, for a block of n_eq rows, n_var columns and n_edges edges, its
+ * places left to the caller; NULL if k has no room for it. */
+static krec *krec_new(sa_ctx *c, const sa__kept *k, const sa__bkey *key, const BDD *val,
+                      size_t n_val, BDD modes, uint32_t n_eq, uint32_t n_var, size_t n_edges)
+{
+    if (k->words + key->n_shape + key->n_funs + n_val > k->max_words)
+        return NULL;
+    size_t bytes = sizeof(krec) + n_edges * sizeof(size_t) + key->n_shape * sizeof(int32_t) +
+                   (key->n_funs + n_val) * sizeof(BDD) + ((size_t)n_eq + n_var) * sizeof(uint32_t);
+    krec *x = mdae_malloc(bytes);
+    if (x == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    x->refs = 0;
+    x->n_eq = n_eq;
+    x->n_var = n_var;
+    x->n_edges = n_edges;
+    x->n_val = n_val;
+    x->hashed = false;
+    x->edges = (size_t *)(x + 1);
+    int32_t *shape = (int32_t *)(x->edges + n_edges);
+    BDD *funs = (BDD *)(shape + key->n_shape);
+    x->val = funs + key->n_funs;
+    x->rows = (uint32_t *)(x->val + n_val);
+    x->vars = x->rows + n_eq;
+    x->key = (sa__bkey){shape, key->n_shape, funs, key->n_funs};
+    memcpy(shape, key->shape, key->n_shape * sizeof *shape);
+    for (size_t a = 0; a < key->n_funs; a++)
+        funs[a] = bdd_addref(key->funs[a]);
+    for (size_t a = 0; a < n_val; a++)
+        x->val[a] = bdd_addref(val[a]);
+    x->modes = bdd_addref(modes);
+    return x;
+}
+
+/* x, placed, into k; freed if k is full. */
+static void kept_put_new(sa_ctx *c, sa__kept *k, krec *x)
+{
+    x->refs = 1; /* ours until k takes it */
+    kept_put(c, k, x);
+    krec_unref(x);
+}
+
+/* Blocks of more rows are not kept by place: the check of such a block
+ * costs about what its key does, and the record a copy of it (the brake's
+ * union-graph block of every railcar, 1,203 rows at N = 100, cost its cold
+ * analysis 0.3 M instructions), while the many small blocks of a tight
+ * graph are what the key's fixed costs were paid for. They stay in the
+ * memo (by key). */
+#define KEPT_BLOCK_ROWS 64
+
+/* A record of block s (sub_index'd in s->whole) under key, with the
+ * solution val (solution_size) in modes, into the kept blocks of the
+ * result s->whole is part of (if it is small: KEPT_BLOCK_ROWS). */
+static void kept_record(sa_ctx *c, const sub *s, const sa__bkey *key, const BDD *val, BDD modes)
+{
+    const sa_result *w = s->whole, *r = &s->r;
+    if (r->n_eq > KEPT_BLOCK_ROWS)
+        return;
+    sa__kept *k = kept_of(top_result(s->whole));
+    krec *x = k == NULL ? NULL
+                        : krec_new(c, k, key, val, solution_size(s), modes, r->n_eq, r->n_var,
+                                   r->n_edges);
+    if (x == NULL)
+        return;
+    for (size_t q = 0; q < r->n_edges; q++)
+        x->edges[q] = edge_in_top(w, s->edge_whole[q]);
+    for (uint32_t a = 0; a < r->n_eq; a++)
+        x->rows[a] = row_in_top(w, r->eq_whole[a]);
+    for (uint32_t a = 0; a < r->n_var; a++)
+        x->vars[a] = var_in_top(w, r->var_whole[a]);
+    kept_put_new(c, k, x);
+}
+
+/* The hint's kept blocks where this analysis may find its blocks by place:
+ * c->r is the result itself (not a block's sub-result), and its edges are
+ * the hint's; else NULL. */
+static const sa__kept *kept_by_place(const sa_ctx *c)
+{
+    const sa_result *w = c->r, *h = c->opt != NULL ? c->opt->hint : NULL;
+    if (h == NULL || h == w || w->eq_whole != NULL || !kept_usable(h->kept) ||
+        h->kept->n_eq != w->n_eq || h->w_sigma != w->w_sigma || !sa__same_edges(w, h))
+        return NULL;
+    return h->kept;
+}
+
+/* Whether record x is block b of c->r (its rows eqs[0 .. ne), columns
+ * vars[0 .. nv)) by the check of the lemma above, its rows in the result's
+ * order by order_pos. */
+static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
+                    const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var, uint32_t b,
+                    const uint32_t *order_pos)
+{
+    const sa_result *w = c->r;
+    const int32_t *shape = x->key.shape;
+    size_t ws = (size_t)w->w_sigma, stride = 1 + ws;
+    if (x->n_eq != ne || x->n_var != nv || shape[4] != w->w_sigma || shape[5] != c->no_max ||
+        memcmp(x->rows, eqs, ne * sizeof *eqs) != 0 || memcmp(x->vars, vars, nv * sizeof *vars) != 0)
+        return false;
+    const BDD *f = x->key.funs;
+    size_t q = 0;
+    for (uint32_t a = 0; a < ne; a++)
+        for (size_t e = w->eq_first[eqs[a]]; e < w->eq_first[eqs[a] + 1]; e++) {
+            if (block_of_var[w->edge_v[e]] != b)
+                continue;
+            if (q == x->n_edges || x->edges[q] != e || shape[6 + 3 * q + 2] != w->edge_var[e] ||
+                f[q * stride] != w->chi_e[e])
+                return false;
+            for (size_t a2 = 0; a2 < ws; a2++) /* a few: not memcmp */
+                if (f[q * stride + 1 + a2] != w->sigma[e * ws + a2])
+                    return false;
+            q++;
+        }
+    if (q != x->n_edges)
+        return false;
+    const BDD *fr = &f[x->n_edges * stride];
+    for (uint32_t a = 0; a < ne; a++)
+        if (fr[a] != w->chi_i[eqs[a]])
+            return false;
+    for (uint32_t a = 0; a < nv; a++)
+        if (fr[ne + a] != w->chi_j[vars[a]])
+            return false;
+    const int32_t *order = &shape[6 + 3 * x->n_edges];
+    for (uint32_t a = 1; a < ne; a++)
+        if (order_pos[eqs[order[a - 1]]] > order_pos[eqs[order[a]]])
+            return false;
+    return x->modes == w->chi_m || sa__imp(w->chi_m, x->modes) == bddtrue;
+}
+
+/* The record of k that block b of c->r is (krec_is), among those whose
+ * first row is the block's; NULL if none. */
+static const krec *kept_same(const sa_ctx *c, const sa__kept *k, const uint32_t *eqs, uint32_t ne,
+                             const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var,
+                             uint32_t b, const uint32_t *order_pos)
+{
+    for (uint32_t at = k->row_rec[eqs[0]]; at != 0; at = k->link[at - 1])
+        if (krec_is(c, k->rec[at - 1], eqs, ne, vars, nv, block_of_var, b, order_pos))
+            return k->rec[at - 1];
+    return NULL;
+}
+
+static uint64_t krec_hash(krec *x)
+{
+    if (!x->hashed) {
+        x->hash = mdae_hash_words(
+            mdae_hash_words(MDAE_HASH_SEED, x->key.shape, x->key.n_shape * sizeof(int32_t)),
+            x->key.funs, x->key.n_funs * sizeof(BDD));
+        x->hashed = true;
+    }
+    return x->hash;
+}
+
+static bool krec_has_key(const krec *x, const sa__bkey *key)
+{
+    return x->key.n_shape == key->n_shape && x->key.n_funs == key->n_funs &&
+           memcmp(x->key.shape, key->shape, key->n_shape * sizeof(int32_t)) == 0 &&
+           memcmp(x->key.funs, key->funs, key->n_funs * sizeof(BDD)) == 0;
+}
+
+/* A record of k with key (any place), by a table of their keys' hashes
+ * made when first asked (an analysis that cannot find its blocks by place:
+ * the hint's memo lacks the blocks the hint itself found by place); NULL
+ * if none (or no memory for the table). */
+static const krec *kept_find_key(sa__kept *k, const sa__bkey *key)
+{
+    if (k->hashed_n != k->n) {
+        size_t cap = 64;
+        while (cap < 2 * k->n + 2)
+            cap *= 2;
+        size_t *t = mdae_calloc(cap, sizeof *t);
+        if (t == NULL)
+            return NULL;
+        for (size_t a = 0; a < k->n; a++) {
+            size_t at = krec_hash(k->rec[a]) & (cap - 1);
+            while (t[at] != 0)
+                at = (at + 1) & (cap - 1);
+            t[at] = a + 1;
+        }
+        mdae_free(k->htab);
+        k->htab = t;
+        k->hcap = cap;
+        k->hashed_n = k->n;
+    }
+    uint64_t h = mdae_hash_words(
+        mdae_hash_words(MDAE_HASH_SEED, key->shape, key->n_shape * sizeof(int32_t)), key->funs,
+        key->n_funs * sizeof(BDD));
+    for (size_t at = h & (k->hcap - 1); k->htab[at] != 0; at = (at + 1) & (k->hcap - 1)) {
+        krec *x = k->rec[k->htab[at] - 1];
+        if (krec_hash(x) == h && krec_has_key(x, key))
+            return x;
+    }
+    return NULL;
+}
+
+/* A solution kept in more valid modes than ours (or the same), val in
+ * `held`, taken into te, tmax (the whole's edges: edges[0 .. ne)), *ok,
+ * *sing and *bok as solve_block would; the values taken (restricted to our
+ * modes) into *got, slots of the caller's mark, or val itself. */
+static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edges, size_t ne,
+                          BDD *te, BDD *tmax, BDD *ok, BDD *sing, BDD *bok, const BDD **got)
+{
+    size_t n_val = 2 * ne + 2;
+    BDD modes = c->r->chi_m;
+    *got = val; /* in the same modes: as they are */
+    if (held != modes) {
+        BDD *in = sa__slots(c, n_val);
+        for (size_t a = 0; a < n_val; a++)
+            sa__put(&in[a], sa__and(val[a], modes));
+        *got = in;
+    }
+    for (size_t k = 0; k < ne; k++) {
+        sa__put(&te[edges[k]], (*got)[k]);
+        sa__put(&tmax[edges[k]], (*got)[ne + k]);
+    }
+    sa__put(ok, sa__and(*ok, (*got)[2 * ne]));
+    sa__put(bok, (*got)[2 * ne]);
+    sa__put(sing, (*got)[2 * ne + 1]);
+}
+
+/* Block b of c->r as the record x has it (kept_same): its solution into
+ * te .. bok, and x kept with this result too. */
+static void reuse_kept(sa_ctx *c, const krec *x, BDD *te, BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
+{
+    size_t mark = sa__mark(c);
+    const BDD *got;
+    take_solution(c, x->val, x->modes, x->edges, x->n_edges, te, tmax, ok, sing, bok, &got);
+    sa__kept *k = kept_of(c->r);
+    if (k != NULL && got == x->val) { /* the same solution in the same modes: shared */
+        kept_put(c, k, (krec *)x);
+    } else if (k != NULL) { /* restricted to our modes: a record of its own */
+        krec *y = krec_new(c, k, &x->key, got, x->n_val, c->r->chi_m, x->n_eq, x->n_var,
+                           x->n_edges);
+        if (y != NULL) {
+            memcpy(y->edges, x->edges, x->n_edges * sizeof *y->edges);
+            memcpy(y->rows, x->rows, x->n_eq * sizeof *y->rows);
+            memcpy(y->vars, x->vars, x->n_var * sizeof *y->vars);
+            kept_put_new(c, k, y);
+        }
+    }
+    sa__release(c, mark);
+}
+
+/* The block in s as the hint's memo has it, or else, with by_key (when
+ * blocks are not found by place: kept_by_place), the hint's kept blocks
+ * by key (then into te, tmax, *ok, *sing and *bok as solve_block would, and
+ * into this analysis's memo and kept blocks): true; else false, nothing
+ * changed. Kept in more valid modes than ours, it is restricted to ours
+ * (sa_memo.c says why that is exact). */
+static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, bool by_key, BDD *te,
+                        BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     size_t n_val = solution_size(s), ne = s->r.n_edges;
     BDD modes = s->r.chi_m;
     sa__mval v;
-    if (h == NULL || !sa__bmemo_find(h->bmemo, k, &v) ||
-        (v.modes != modes && sa__imp(modes, v.modes) != bddtrue))
+    if (h == NULL)
+        return false;
+    if (!sa__bmemo_find(h->bmemo, k, &v)) {
+        const krec *x = by_key && kept_usable(h->kept) ? kept_find_key(h->kept, k) : NULL;
+        if (x == NULL)
+            return false;
+        v = (sa__mval){x->val, x->n_val, NULL, 0, x->modes, NULL};
+    }
+    if (v.modes != modes && sa__imp(modes, v.modes) != bddtrue)
         return false;
     MDAE_ASSERT(v.n_f == n_val);
     size_t mark = sa__mark(c);
-    const BDD *got = v.f; /* in the same modes: the entry's, as they are */
-    if (v.modes != modes) {
-        BDD *in = sa__slots(c, n_val);
-        for (size_t a = 0; a < n_val; a++)
-            sa__put(&in[a], sa__and(v.f[a], modes));
-        got = in;
-    }
-    for (size_t k2 = 0; k2 < ne; k2++) {
-        sa__put(&te[s->edge_whole[k2]], got[k2]);
-        sa__put(&tmax[s->edge_whole[k2]], got[ne + k2]);
-    }
-    sa__put(ok, sa__and(*ok, got[2 * ne]));
-    sa__put(bok, got[2 * ne]);
-    sa__put(sing, got[2 * ne + 1]);
+    const BDD *got;
+    take_solution(c, v.f, v.modes, s->edge_whole, ne, te, tmax, ok, sing, bok, &got);
     sa__bmemo_add(c, c->bmemo, k,
                   &(sa__mval){got, n_val, NULL, 0, modes, v.modes == modes ? v.entry : NULL});
+    kept_record(c, s, k, got, modes);
     sa__release(c, mark);
     return true;
 }
 
-/* Keep the block just solved in this analysis's memo: te and tmax of its
- * edges (local), its ok and singular modes, in its valid modes. */
+/* Keep the block just solved in this analysis's memo and kept blocks: te
+ * and tmax of its edges (local), its ok and singular modes, in its valid
+ * modes. */
 static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te,
                        const BDD *tmax, BDD ok, BDD sing)
 {
@@ -682,6 +1112,7 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
     sa__put(&v[2 * ne], ok);
     sa__put(&v[2 * ne + 1], sing);
     sa__bmemo_add(c, c->bmemo, k, &(sa__mval){v, solution_size(s), NULL, 0, s->r.chi_m, NULL});
+    kept_record(c, s, k, v, s->r.chi_m);
     sa__release(c, mark);
 }
 
@@ -1204,6 +1635,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     sa__put(ok, w->chi_m);
     bool *from_prev = sa__alloc(c, (size_t)nb + 1);
     uint32_t reused = 0;
+    const sa__kept *by_place = kept_by_place(c); /* NULL: by key only */
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
         if ((ne == 0 || nv == 0) && kind != NULL) { /* a row or column alone: singular */
@@ -1219,12 +1651,22 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
             reused++;
             continue;
         }
+        const krec *x = by_place == NULL ? NULL
+                                         : kept_same(c, by_place, &eqs[efirst[b]], ne,
+                                                     &vars[vfirst[b]], nv, block_of_var, b,
+                                                     s->order_pos);
+        if (x != NULL) {
+            reuse_kept(c, x, te, tmax, ok, &sing[b], &bok[b]);
+            reused++;
+            sa__progress(c, "blocks", b, nb);
+            continue;
+        }
         size_t m2 = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
         sub_index(c, w, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv, block_of_var, b, s);
         sa__bkey key;
         block_key(c, s, &key);
-        if (reuse_block(c, s, &key, te, tmax, ok, &sing[b], &bok[b])) {
+        if (reuse_block(c, s, &key, by_place == NULL, te, tmax, ok, &sing[b], &bok[b])) {
             reused++;
         } else {
             sub_fill(c, w, s);

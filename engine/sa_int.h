@@ -180,6 +180,10 @@ struct sa_result {
      * (sa_memo.c); NULL: none. */
     sa__bmemo *bmemo;
     uint32_t blocks_reused; /* sa_method_info.blocks_reused */
+    /* The blocks this analysis solved or reused, by the place of their
+     * rows (sa_blocks.c, "The blocks kept by place"), for an analysis
+     * seeded by this result; NULL: none. Freed by sa__kept_free. */
+    struct sa__kept *kept;
 };
 
 typedef struct sa_ctx {
@@ -1015,5 +1019,14 @@ bool sa__item_keys_mark(const sa__item_keys *k, const sa__item_keys *prev /* NUL
  * not computed where skip_eq[i] / skip_var[j] (NULL: none skipped). */
 int sa__report_skipping(const sa_result *r, unsigned flags, const bool *skip_eq,
                         const bool *skip_var, sa_report **out /* out: owned */);
+
+/* ---- sa_blocks.c: the blocks kept by place (issue 40 item 3) --------------
+ * A result's blocks as sa__blocks_solve solved or reused them, each with
+ * its key (sa_memo.c), its solution, and the result's rows, columns and
+ * edges it is made of (sa_blocks.c says how an analysis seeded by the
+ * result finds them without a key). */
+typedef struct sa__kept sa__kept;
+/* Frees k's records no other result shares (NULL ok). */
+void sa__kept_free(sa__kept *k);
 
 #endif /* SA_INT_H */

@@ -1211,3 +1211,64 @@ Test(sa_hint, a_chain_of_brake_edits_gets_the_cold_result_at_every_step)
     mel_model_free(hm);
     free(text);
 }
+
+/* ---- Blocks found by place (engine/sa_blocks.c, "The blocks kept by
+ * place") ------------------------------------------------------------------ */
+
+/* Three blocks, A = {e1, e2} x {x1, x2}, B = {f1, f2} x {y1, y2} and C =
+ * {h1, h2} x {z1, z2}, B and C reading A's and B's columns; e2's edge to
+ * y1 is active in no valid mode (g & h, which the invariant excludes), so
+ * A and B are apart. The edit makes it active where g & !h: the same edges, row
+ * by row (the blocks are found by place), but A and B now on a cycle, one
+ * block; C unchanged. Each version analysed seeded by the previous one's
+ * result (the first by a cold one), back and forth, every way: the records
+ * of A and B are at the new block's rows and must not be taken. */
+Test(sa_hint, an_edge_that_closes_a_cycle_through_kept_blocks_gets_the_cold_result)
+{
+    static const char before[] = "g : boolean; h : boolean;\n"
+                                 "invariant !(g & h);\n"
+                                 "x1 : real; x2 : real; y1 : real; y2 : real;\n"
+                                 "z1 : real; z2 : real;\n"
+                                 "e1 : equation der(x1) + x2 = 0;\n"
+                                 "e2 : equation x1 + x2 + (if g & h then y1 else 0) = 0;\n"
+                                 "f1 : equation y1 + y2 + x1 = 0;\n"
+                                 "f2 : equation y1 + (if h then y2 else 0) = 0;\n"
+                                 "h1 : equation z1 + z2 + y2 = 0;\n"
+                                 "h2 : equation der(z1) + z2 = 0;\n";
+    char *after = subst(before, NULL, "if g & h then y1", "if g & !h then y1", false);
+    const char *texts[2] = {before, after};
+    mel_model *m[2] = {parse(before, 0, "apart"), parse(after, 0, "on a cycle")};
+    sa_result *cold[2];
+    int rc;
+    for (int k = 0; k < 2; k++) {
+        cold[k] = analyze_ex(m[k], NULL, SA_METHOD_BLOCKS, SA_SEEDED_OFF, &rc);
+        cr_assert_not_null(cold[k], "%s", texts[k]);
+    }
+    static const int how[][2] = {{SA_METHOD_BLOCKS, SA_SEEDED_OFF},
+                                 {SA_METHOD_AUTO, SA_SEEDED_ALWAYS},
+                                 {SA_METHOD_IMPLICIT, SA_SEEDED_AUTO}};
+    unsigned reused = 0;
+    for (size_t w = 0; w < sizeof how / sizeof *how; w++) {
+        sa_result *hint = analyze_ex(m[0], NULL, how[w][0], SA_SEEDED_OFF, &rc);
+        cr_assert_not_null(hint);
+        for (int step = 1; step <= 6; step++) {
+            char label[96];
+            snprintf(label, sizeof label, "way %zu, version %d (%s)", w, step,
+                     step % 2 ? "on a cycle" : "apart");
+            sa_options o = {.hint = hint, .method = how[w][0], .seeded = how[w][1]};
+            sa_method_info mi;
+            sa_result *r = seeded_as_cold(m[step % 2], &o, cold[step % 2], &mi, label);
+            same_reports(cold[step % 2], r, label);
+            reused += mi.blocks_reused;
+            sa_result_free(hint);
+            hint = r;
+        }
+        sa_result_free(hint);
+    }
+    cr_assert_gt(reused, 0, "no block was reused");
+    for (int k = 0; k < 2; k++) {
+        sa_result_free(cold[k]);
+        mel_model_free(m[k]);
+    }
+    free(after);
+}
