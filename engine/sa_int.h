@@ -180,6 +180,7 @@ struct sa_result {
      * (sa_memo.c); NULL: none. */
     sa__bmemo *bmemo;
     uint32_t blocks_reused; /* sa_method_info.blocks_reused */
+    uint32_t seeded_vector_columns; /* sa_method_info.seeded_vector_columns */
 };
 
 typedef struct sa_ctx {
