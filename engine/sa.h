@@ -244,6 +244,13 @@ typedef struct sa_method_info {
                                    hint's, which the edit cannot have
                                    lowered: not computed again unless
                                    raised (0: all from 0; engine/sa_dual.c) */
+    uint32_t seeded_vector_columns; /* where seeded_tight: the columns whose
+                                       tight edges the rounds found by
+                                       vector arithmetic, their sums
+                                       c_i + sigma_e not integers where
+                                       active (the others' by integers, or
+                                       the hint's tight_memo;
+                                       engine/sa_tight.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

@@ -456,6 +456,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->blocks_reused = r->blocks_reused;
     out->encoded_from_hint = r->encoded_from_hint;
     out->offsets_from_hint = r->offsets_from_hint;
+    out->seeded_vector_columns = r->seeded_tight ? r->seeded_vector_columns : 0;
 }
 
 int sa_method_from_name(const char *name, int *out)

@@ -184,6 +184,7 @@ struct sa_result {
      * rows (sa_blocks.c, "The blocks kept by place"), for an analysis
      * seeded by this result; NULL: none. Freed by sa__kept_free. */
     struct sa__kept *kept;
+    uint32_t seeded_vector_columns; /* sa_method_info.seeded_vector_columns */
 };
 
 typedef struct sa_ctx {

@@ -143,15 +143,41 @@ static void sample_mode(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p,
     solve_probe(c, frame, p, v);
 }
 
+/* The value of the wv bits at ci wherever act holds, when it is one
+ * integer there (act neither true nor false): true and *v. By the
+ * generalized cofactor, ci[b] constrained to act, which is a constant
+ * exactly when ci[b] is one within act. */
+static bool value_where(BDD act, const BDD *ci, int wv, unsigned long long *v)
+{
+    if (act == bddtrue || act == bddfalse)
+        return false;
+    unsigned long long x = 0;
+    for (int b = 0; b < wv; b++) {
+        BDD f = ci[b] < 2 ? ci[b] : bdd_constrain(ci[b], act);
+        if (f >= 2)
+            return false;
+        x |= (unsigned long long)(f == bddtrue) << b;
+    }
+    *v = x;
+    return true;
+}
+
 /* c_i + sigma_e for edge e, c_i the wv bits at ci: as an integer when both
  * are constants (w bits hold it), else -1 and the vector into sum (w
- * slots). */
+ * slots). The caller reads the sum only where e is active (chi_E): c_i
+ * counts as a constant when it is one there, and the tight edges are the
+ * same. A canonical c_i is 0 where its row is inactive: the brake's valve
+ * rows' offsets are k where open[i], 0 elsewhere, and sent every
+ * railcar's column to the vector arithmetic when an edit was seeded by a
+ * result without tight_memo (an editor's previous edit, whose graph was
+ * never built: 22,022 sa__vmax at N = 2,000, issue 40). */
 static long long edge_sum(sa_ctx *c, const BDD *ci, int wv, size_t e, BDD *sum, int w)
 {
     const sa_result *r = c->r;
     const BDD *sg = &r->sigma[e * (size_t)r->w_sigma];
     unsigned long long vc, vs;
-    if (sa__vconst_value(ci, wv, &vc) && sa__vconst_value(sg, r->w_sigma, &vs))
+    if (sa__vconst_value(sg, r->w_sigma, &vs) &&
+        (sa__vconst_value(ci, wv, &vc) || value_where(r->chi_e[e], ci, wv, &vc)))
         return (long long)(vc + vs);
     size_t mark = sa__mark(c);
     BDD *a = sa__slots(c, (size_t)w), *b = sa__slots(c, (size_t)w);
@@ -225,9 +251,10 @@ static bool column_by_activity(sa_ctx *c, const long long *isum, const size_t *e
  * edges. c_i >= 0 is a mode function per equation: cv[i * stride + b],
  * b < wv, little-endian (the proof at the top of the file holds mode by
  * mode, so the offsets may differ from mode to mode). Only the columns j
- * with cols[j] if cols is not NULL (the others' tight[] are left). */
-static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, const bool *cols,
-                            BDD *tight)
+ * with cols[j] if cols is not NULL (the others' tight[] are left). Returns
+ * how many columns took the vector arithmetic (sums not all integers). */
+static uint32_t tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv,
+                                const bool *cols, BDD *tight)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
@@ -243,6 +270,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
     size_t *first, *edges;
     sa__columns(c, c->r, &first, &edges);
     BDD *dj = sa__slots(c, uw), *cand = sa__slots(c, uw), *zero = sa__slots(c, uw);
+    uint32_t vector_columns = 0;
     for (uint32_t j = 0; j < r->n_var; j++) {
         if (cols != NULL && !cols[j])
             continue;
@@ -255,6 +283,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
             sa__release(c, m1);
             continue;
         }
+        vector_columns++;
         sa__vconst(dj, w, 0);
         for (size_t k = 0; k < n; k++) {
             if (isum[es[k]] >= 0)
@@ -272,6 +301,7 @@ static void tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv, con
     }
     sa__alloc_release(c, temps);
     sa__release(c, mark);
+    return vector_columns;
 }
 
 /* The same for constant offsets off[i] >= 0. */
@@ -1620,15 +1650,16 @@ static void seeded_rounds(sa_ctx *c, void *arg)
          * hint's but near what its sample shifted: the other columns keep
          * round 0's tight edges. */
         const bool *cols = round > 0 ? s->redo : sa__hint_tight(c, s->hc, s->same, tight);
-        tight_edges_vec(c, round > 0 ? shifted : s->hc, round > 0 ? (size_t)wv : (size_t)s->wh,
-                        wv, cols, tight);
+        r->seeded_vector_columns +=
+            tight_edges_vec(c, round > 0 ? shifted : s->hc,
+                            round > 0 ? (size_t)wv : (size_t)s->wh, wv, cols, tight);
         int taught = round == 0 ? learn_dead(c, s, &lesson_seed, &p, *rest, cols, tight,
                                              &shifted, &wv)
                                 : 0;
         if (taught < 0)
             break; /* a singular sample */
         if (taught > 0)
-            tight_edges_vec(c, shifted, (size_t)wv, wv, s->redo, tight);
+            r->seeded_vector_columns += tight_edges_vec(c, shifted, (size_t)wv, wv, s->redo, tight);
         c->max_block_rows = limit;
         sa__bround prev = {&r0, s->redo};
         owe.round = round;
