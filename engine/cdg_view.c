@@ -64,9 +64,11 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep, skips sk
      * stops keeping: the sets are the same) */
     sa__set_memo memo;
     sa__set_memo_init(c, &memo, computed(sk.block, g->n_blocks));
-    rep->blocks = sa__alloc_keep(c, (g->n_blocks + 1) * sizeof *rep->blocks);
+    /* not zeroed by the allocator: each entry written once below, counted
+     * as it is (cdg_report_free reads the entries counted) */
+    rep->blocks = sa__alloc_keep_raw(c, (g->n_blocks + 1) * sizeof *rep->blocks);
     for (size_t k = 0; k < g->n_blocks; k++) {
-        rep->blocks[k].block = g->blocks[k];
+        rep->blocks[k] = (cdg_report_block){.block = g->blocks[k]};
         if (sk.block == NULL || !sk.block[k])
             sa__set_of_memo_within(c, r, &care, &ok_within, &memo, g->bguard[k],
                                    &rep->blocks[k].guard);
@@ -76,10 +78,9 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep, skips sk
     }
     sa__set_memo ememo;
     sa__set_memo_init(c, &ememo, computed(sk.edge, g->n_edges));
-    rep->edges = sa__alloc_keep(c, (g->n_edges + 1) * sizeof *rep->edges);
+    rep->edges = sa__alloc_keep_raw(c, (g->n_edges + 1) * sizeof *rep->edges);
     for (size_t k = 0; k < g->n_edges; k++) {
-        rep->edges[k].from = g->efrom[k];
-        rep->edges[k].to = g->eto[k];
+        rep->edges[k] = (cdg_report_edge){.from = g->efrom[k], .to = g->eto[k]};
         if (sk.edge == NULL || !sk.edge[k])
             sa__set_of_memo_within(c, r, &care, &ok_within, &ememo, g->eguard[k],
                                    &rep->edges[k].guard);

@@ -387,31 +387,33 @@ static int build(sa_ctx *c, const sa_result *r, skips sk)
     filler fl = {&cs, {0}, {0}};
     /* sized by the sets it may hold: the items computed, the diagnostics
      * (a memo that is full only stops keeping: the sets are the same) */
-    sa__set_memo_init(c, &fl.memo, 2 * (computed(sk.eq, r->n_eq) + computed(sk.var, r->n_var)) +
-                                       (c->report_offsets_only ? 0 : diagnosed(r)) + 1);
+    size_t nd = c->report_offsets_only ? 0 : diagnosed(r);
+    sa__set_memo_init(c, &fl.memo,
+                      2 * (computed(sk.eq, r->n_eq) + computed(sk.var, r->n_var)) + nd + 1);
     sa__set_of_memo(c, r, &cs, &fl.memo, r->singular, &rep->singular_modes);
-    rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);
-    rep->n_equations = r->n_eq;
-    rep->variables = sa__alloc_keep(c, (r->n_var + 1) * sizeof *rep->variables);
-    rep->n_variables = r->n_var;
+    /* not zeroed by the allocator: each item written once below, counted
+     * as it is (sa_report_free reads the items counted) */
+    rep->equations = sa__alloc_keep_raw(c, (r->n_eq + 1) * sizeof *rep->equations);
+    rep->variables = sa__alloc_keep_raw(c, (r->n_var + 1) * sizeof *rep->variables);
     fl.s.cap = 4096;
     fl.s.values = sa__alloc(c, fl.s.cap * sizeof *fl.s.values);
     fl.s.sets = sa__slots(c, fl.s.cap);
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        rep->equations[i].name = m->equations[i].name;
+        rep->equations[i] = (sa_item){.name = m->equations[i].name};
+        rep->n_equations = i + 1;
         if (sk.eq == NULL || !sk.eq[i])
             fill_item(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
                       r->c ? &r->c[(size_t)i * r->w_off] : NULL);
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
-        rep->variables[j].name = m->variables[j].name;
+        rep->variables[j] = (sa_item){.name = m->variables[j].name};
+        rep->n_variables = j + 1;
         if (sk.var == NULL || !sk.var[j])
             fill_item(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
                       r->d ? &r->d[(size_t)j * r->w_off] : NULL);
     }
     if (c->report_offsets_only)
         return MDAE_OK;
-    size_t nd = diagnosed(r);
     rep->diagnostics = sa__alloc_keep(c, (nd + 1) * sizeof *rep->diagnostics);
     for (uint32_t i = 0; i < r->n_eq; i++) {
         if (r->over[i] == bddfalse)
@@ -633,17 +635,33 @@ static key_names *names_copy(const sa_result *r)
     return kn;
 }
 
+/* Whether the n BDDs at v (n * sizeof(BDD) a multiple of 8) are all 0,
+ * read as 64-bit words. */
+static inline bool all_zero(const BDD *v, size_t n)
+{
+    uint64_t x[16], acc = 0;
+    size_t nw = n * sizeof *v / sizeof x[0];
+    MDAE_ASSERT(nw <= 16 && nw * sizeof x[0] == n * sizeof *v);
+    memcpy(x, v, nw * sizeof x[0]);
+    for (size_t t = 0; t < nw; t++)
+        acc |= x[t];
+    return acc == 0;
+}
+
 /* The width of offset vector v[0 .. w) without its high false bits. Most
- * of an item's w_off bits are false (the brake's offsets take two), so
- * this reads eight at a time while they are; bddfalse is BuDDy's 0, read
- * once (it is a variable of the library, not a constant). */
+ * of an item's w_off bits are false (the brake's offsets take two of
+ * 30-odd), so this reads them sixteen, then four at a time while they are
+ * (as words: bddfalse is BuDDy's 0, read once: it is a variable of the
+ * library, not a constant). */
 static int trimmed_width(const BDD *v, int w)
 {
     const BDD f = bddfalse;
-    if (f == 0)
-        while (w >= 8 && (v[w - 1] | v[w - 2] | v[w - 3] | v[w - 4] | v[w - 5] | v[w - 6] |
-                          v[w - 7] | v[w - 8]) == 0)
-            w -= 8;
+    if (f == 0) {
+        while (w >= 16 && all_zero(v + w - 16, 16))
+            w -= 16;
+        while (w >= 4 && all_zero(v + w - 4, 4))
+            w -= 4;
+    }
     while (w > 0 && v[w - 1] == f)
         w--;
     return w;
@@ -688,7 +706,9 @@ sa__item_keys *sa__item_keys_new(const sa_result *r, const sa__item_keys *prev)
     k->mode_var = mdae_malloc(((size_t)r->n_modes + 1) * sizeof *k->mode_var);
     k->mode_level = mdae_malloc(((size_t)r->n_modes + 1) * sizeof *k->mode_level);
     k->item = mdae_malloc((n_items * (1 + (size_t)r->w_off) + 1) * sizeof *k->item);
-    k->item_at = mdae_calloc(n_items + 1, sizeof *k->item_at); /* zero: nothing referenced */
+    k->item_at = mdae_malloc((n_items + 1) * sizeof *k->item_at);
+    if (k->item_at != NULL) /* nothing referenced until keys_items sets the last */
+        k->item_at[0] = k->item_at[n_items] = 0;
     if (prev != NULL && names_equal(prev->names, r)) {
         k->names = prev->names;
         k->names->refs++;
@@ -746,7 +766,7 @@ static bool item_named(const sa__item_keys *a, size_t q, const sa__item_keys *b,
 }
 
 /* The same handles (the bits past the last one kept are false in both)? */
-static bool item_keyed(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
+static inline bool item_keyed(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
 {
     const BDD *x = &a->item[a->item_at[q]], *y = &b->item[b->item_at[p]];
     size_t n = a->item_at[q + 1] - a->item_at[q];
