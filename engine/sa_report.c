@@ -635,33 +635,27 @@ static key_names *names_copy(const sa_result *r)
     return kn;
 }
 
-/* Whether the n BDDs at v (n * sizeof(BDD) a multiple of 8) are all 0,
- * read as 64-bit words. */
-static inline bool all_zero(const BDD *v, size_t n)
+/* Two BDDs at v as one 64-bit word. */
+static inline uint64_t two_bdds(const BDD *v)
 {
-    uint64_t x[16], acc = 0;
-    size_t nw = n * sizeof *v / sizeof x[0];
-    MDAE_ASSERT(nw <= 16 && nw * sizeof x[0] == n * sizeof *v);
-    memcpy(x, v, nw * sizeof x[0]);
-    for (size_t t = 0; t < nw; t++)
-        acc |= x[t];
-    return acc == 0;
+    _Static_assert(2 * sizeof *v == sizeof(uint64_t), "a BDD is 32 bits");
+    uint64_t x;
+    memcpy(&x, v, sizeof x);
+    return x;
 }
 
 /* The width of offset vector v[0 .. w) without its high false bits. Most
  * of an item's w_off bits are false (the brake's offsets take two of
- * 30-odd), so this reads them sixteen, then four at a time while they are
- * (as words: bddfalse is BuDDy's 0, read once: it is a variable of the
- * library, not a constant). */
+ * 30-odd), so this reads them eight at a time while they are (as words:
+ * bddfalse is BuDDy's 0, read once: it is a variable of the library, not
+ * a constant). */
 static int trimmed_width(const BDD *v, int w)
 {
     const BDD f = bddfalse;
-    if (f == 0) {
-        while (w >= 16 && all_zero(v + w - 16, 16))
-            w -= 16;
-        while (w >= 4 && all_zero(v + w - 4, 4))
-            w -= 4;
-    }
+    if (f == 0)
+        while (w >= 8 && (two_bdds(v + w - 8) | two_bdds(v + w - 6) | two_bdds(v + w - 4) |
+                          two_bdds(v + w - 2)) == 0)
+            w -= 8;
     while (w > 0 && v[w - 1] == f)
         w--;
     return w;
