@@ -36,6 +36,15 @@ typedef struct skips {
     const bool *block, *edge;
 } skips;
 
+/* How many of n are not skipped (skip NULL: none is). */
+static size_t computed(const bool *skip, size_t n)
+{
+    size_t k = n;
+    for (size_t q = 0; skip != NULL && q < n; q++)
+        k -= skip[q];
+    return k;
+}
+
 static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep, skips sk)
 {
     const sa_result *r = g->r;
@@ -51,11 +60,15 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep, skips sk
      * of their own for each (keyed by bguard, eguard) */
     sa__within ok_within;
     sa__within_init(c, r->ok, &ok_within);
+    /* each memo sized by the sets it may hold (a memo that is full only
+     * stops keeping: the sets are the same) */
     sa__set_memo memo;
-    sa__set_memo_init(c, &memo, g->n_blocks);
-    rep->blocks = sa__alloc_keep(c, (g->n_blocks + 1) * sizeof *rep->blocks);
+    sa__set_memo_init(c, &memo, computed(sk.block, g->n_blocks));
+    /* not zeroed by the allocator: each entry written once below, counted
+     * as it is (cdg_report_free reads the entries counted) */
+    rep->blocks = sa__alloc_keep_raw(c, (g->n_blocks + 1) * sizeof *rep->blocks);
     for (size_t k = 0; k < g->n_blocks; k++) {
-        rep->blocks[k].block = g->blocks[k];
+        rep->blocks[k] = (cdg_report_block){.block = g->blocks[k]};
         if (sk.block == NULL || !sk.block[k])
             sa__set_of_memo_within(c, r, &care, &ok_within, &memo, g->bguard[k],
                                    &rep->blocks[k].guard);
@@ -64,11 +77,10 @@ static void report_fill(sa_ctx *c, const cdg_graph *g, cdg_report *rep, skips sk
             sa__progress(c, "report", k, g->n_blocks);
     }
     sa__set_memo ememo;
-    sa__set_memo_init(c, &ememo, g->n_edges);
-    rep->edges = sa__alloc_keep(c, (g->n_edges + 1) * sizeof *rep->edges);
+    sa__set_memo_init(c, &ememo, computed(sk.edge, g->n_edges));
+    rep->edges = sa__alloc_keep_raw(c, (g->n_edges + 1) * sizeof *rep->edges);
     for (size_t k = 0; k < g->n_edges; k++) {
-        rep->edges[k].from = g->efrom[k];
-        rep->edges[k].to = g->eto[k];
+        rep->edges[k] = (cdg_report_edge){.from = g->efrom[k], .to = g->eto[k]};
         if (sk.edge == NULL || !sk.edge[k])
             sa__set_of_memo_within(c, r, &care, &ok_within, &ememo, g->eguard[k],
                                    &rep->edges[k].guard);
@@ -207,28 +219,33 @@ static graph_keys *graph_keys_new(const cdg_graph *g)
     return k;
 }
 
-/* Are the items[0 .. n) of block b of k those at x, and their names
- * those they had (named: eq_named or var_named, n_named long)? */
-static bool items_alike(const int64_t *x, const cdg_item *items, size_t n, const bool *named,
-                        size_t n_named)
+/* Do the items x[0 .. n) (keys: index << 32 | order) all have the name
+ * they had (named: eq_named or var_named, n_named long)? */
+static bool items_named(const int64_t *x, size_t n, const bool *named, size_t n_named)
 {
-    for (size_t a = 0; a < n; a++)
-        if (x[a] != item_key(&items[a]) || items[a].index >= n_named || !named[items[a].index])
+    for (size_t a = 0; a < n; a++) {
+        uint64_t index = (uint64_t)x[a] >> 32;
+        if (index >= n_named || !named[index])
             return false;
+    }
     return true;
 }
 
-/* Block b of g the same as block b of prev (k: g's keys)? */
-static bool block_alike(const cdg_graph *g, const graph_keys *prev, size_t b,
-                        const bool *eq_named, const bool *var_named)
+/* Block b of k (g's keys) the same as block b of prev? all_named: every
+ * item has the name it had (no look at eq_named, var_named). */
+static bool block_alike(const cdg_graph *g, const graph_keys *k, const graph_keys *prev, size_t b,
+                        bool all_named, const bool *eq_named, const bool *var_named)
 {
-    const cdg_block *blk = &g->blocks[b];
-    const int64_t *x = &prev->item[prev->at[b]];
-    size_t ne = blk->n_equations, nr = blk->n_reads, n_eq = g->r->n_eq, n_var = g->r->n_var;
-    return g->bguard[b] == prev->bguard[b] && prev->shape[2 * b] == ne &&
-           prev->shape[2 * b + 1] == nr && items_alike(x, blk->equations, ne, eq_named, n_eq) &&
-           items_alike(x + ne, blk->unknowns, ne, var_named, n_var) &&
-           items_alike(x + 2 * ne, blk->reads, nr, var_named, n_var);
+    size_t ne = k->shape[2 * b], nr = k->shape[2 * b + 1];
+    if (k->bguard[b] != prev->bguard[b] || prev->shape[2 * b] != ne ||
+        prev->shape[2 * b + 1] != nr)
+        return false;
+    const int64_t *x = &k->item[k->at[b]], *y = &prev->item[prev->at[b]];
+    size_t n = 2 * ne + nr;
+    if (memcmp(x, y, n * sizeof *x) != 0)
+        return false;
+    return all_named || (items_named(x, ne, eq_named, g->r->n_eq) &&
+                         items_named(x + ne, ne + nr, var_named, g->r->n_var));
 }
 
 /* The graph's part of cdg_report_since: g's report in *out, its keys in
@@ -238,8 +255,8 @@ static bool block_alike(const cdg_graph *g, const graph_keys *prev, size_t b,
  * eq_named[i] / var_named[j]: whether equation i / variable j has the name
  * it had there (r's n_eq, n_var long). */
 static int graph_report_since(const sa_result *r, const cdg_graph *g, const graph_keys *prev,
-                              const bool *eq_named, const bool *var_named, cdg_report **out,
-                              graph_keys **keys, cdg_report_same *same)
+                              bool all_named, const bool *eq_named, const bool *var_named,
+                              cdg_report **out, graph_keys **keys, cdg_report_same *same)
 {
     if (g->no_edges) /* sa_options.families */
         return MDAE_E_STATE;
@@ -250,7 +267,7 @@ static int graph_report_since(const sa_result *r, const cdg_graph *g, const grap
     bool *es = same->edges = mdae_calloc(g->n_edges + 1, sizeof *es);
     int rc = (k != NULL || g->r != r) && bs != NULL && es != NULL ? MDAE_OK : MDAE_E_NOMEM;
     for (size_t b = 0; rc == MDAE_OK && prev != NULL && b < g->n_blocks && b < prev->n_blocks; b++)
-        bs[b] = block_alike(g, prev, b, eq_named, var_named);
+        bs[b] = block_alike(g, k, prev, b, all_named, eq_named, var_named);
     for (size_t e = 0; rc == MDAE_OK && prev != NULL && e < g->n_edges && e < prev->n_edges; e++)
         es[e] = g->efrom[e] == prev->efrom[e] && g->eto[e] == prev->eto[e] &&
                 g->eguard[e] == prev->eguard[e];
@@ -310,7 +327,9 @@ int cdg_report_since(const sa_result *r, const cdg_graph *g, const cdg_report_ke
         return MDAE_E_STATE;
     cdg_report_keys *k = mdae_calloc(1, sizeof *k);
     bool *eq_named = NULL, *var_named = NULL;
-    int rc = k != NULL && (k->items = sa__item_keys_new(r)) != NULL ? MDAE_OK : MDAE_E_NOMEM;
+    int rc = k != NULL && (k->items = sa__item_keys_new(r, prev != NULL ? prev->items : NULL)) != NULL
+                 ? MDAE_OK
+                 : MDAE_E_NOMEM;
     if (rc == MDAE_OK)
         prev = usable(k, prev);
     if (rc == MDAE_OK && !sa__item_keys_mark(k->items, prev != NULL ? prev->items : NULL,
@@ -320,8 +339,9 @@ int cdg_report_since(const sa_result *r, const cdg_graph *g, const cdg_report_ke
     if (rc == MDAE_OK)
         rc = sa__report_skipping(r, SA_REPORT_VALID_CARE, same->equations, same->variables, rep);
     if (rc == MDAE_OK && g != NULL)
-        rc = graph_report_since(r, g, prev != NULL ? prev->graph : NULL, eq_named, var_named,
-                                crep, &k->graph, same);
+        rc = graph_report_since(r, g, prev != NULL ? prev->graph : NULL,
+                                prev != NULL && sa__item_keys_all_named(k->items, prev->items),
+                                eq_named, var_named, crep, &k->graph, same);
     mdae_free(eq_named);
     mdae_free(var_named);
     if (rc < 0) {

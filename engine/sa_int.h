@@ -995,18 +995,28 @@ void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v
  * graph's part.) */
 
 /* What the items of one result's report are functions of: BDD handles,
- * referenced, and copies of the names (sa_report.c says why). Owned:
- * sa__item_keys_free, before sa_end. */
+ * referenced, and copies of the names (sa_report.c says why), which later
+ * keys share while every name is the same. Owned: sa__item_keys_free,
+ * before sa_end; the keys never read r or its model after
+ * sa__item_keys_new (either may be freed first), and keys sharing names
+ * may be freed in any order (the names are reference counted). */
 typedef struct sa__item_keys sa__item_keys;
 
-/* r's item keys, or NULL on OOM. */
-sa__item_keys *sa__item_keys_new(const sa_result *r /* borrowed */);
+/* r's item keys, or NULL on OOM. prev (NULL ok; only read, any earlier
+ * keys): when it holds every name of r (the same strings at the same
+ * places), the new keys share its names instead of copying them. */
+sa__item_keys *sa__item_keys_new(const sa_result *r /* borrowed */,
+                                 const sa__item_keys *prev /* borrowed; NULL ok */);
 void sa__item_keys_free(sa__item_keys *k /* NULL ok */);
 
 /* Is every set of a report of a's the function of the same things as in a
  * report of b's (the care set, ok, the layout, the modes' names:
  * everything but the items' own handles)? */
 bool sa__item_keys_alike(const sa__item_keys *a, const sa__item_keys *b);
+
+/* Does every item of k have the name it has in prev at the same place,
+ * known without reading them (k shares prev's names, split alike)? */
+bool sa__item_keys_all_named(const sa__item_keys *k, const sa__item_keys *prev);
 
 /* Which items of k are prev's at the same place, as four arrays allocated
  * here (owned by the caller, even on failure): eq_same[i] / var_same[j]

@@ -341,6 +341,27 @@ typedef struct skips {
     const bool *eq, *var;
 } skips;
 
+/* How many of n are not skipped (skip NULL: none is). */
+static size_t computed(const bool *skip, size_t n)
+{
+    size_t k = n;
+    for (size_t q = 0; skip != NULL && q < n; q++)
+        k -= skip[q];
+    return k;
+}
+
+/* The diagnostics of r: its overdetermined equations and underdetermined
+ * variables. */
+static size_t diagnosed(const sa_result *r)
+{
+    size_t nd = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        nd += r->over[i] != bddfalse;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        nd += r->under[j] != bddfalse;
+    return nd;
+}
+
 static int build(sa_ctx *c, const sa_result *r, skips sk)
 {
     sa_report *rep = c->rep;
@@ -364,34 +385,35 @@ static int build(sa_ctx *c, const sa_result *r, skips sk)
     sa__care cs;
     sa__care_init(c, r, c->care, &cs);
     filler fl = {&cs, {0}, {0}};
-    sa__set_memo_init(c, &fl.memo, 2 * ((size_t)r->n_eq + r->n_var));
+    /* sized by the sets it may hold: the items computed, the diagnostics
+     * (a memo that is full only stops keeping: the sets are the same) */
+    size_t nd = c->report_offsets_only ? 0 : diagnosed(r);
+    sa__set_memo_init(c, &fl.memo,
+                      2 * (computed(sk.eq, r->n_eq) + computed(sk.var, r->n_var)) + nd + 1);
     sa__set_of_memo(c, r, &cs, &fl.memo, r->singular, &rep->singular_modes);
-    rep->equations = sa__alloc_keep(c, (r->n_eq + 1) * sizeof *rep->equations);
-    rep->n_equations = r->n_eq;
-    rep->variables = sa__alloc_keep(c, (r->n_var + 1) * sizeof *rep->variables);
-    rep->n_variables = r->n_var;
+    /* not zeroed by the allocator: each item written once below, counted
+     * as it is (sa_report_free reads the items counted) */
+    rep->equations = sa__alloc_keep_raw(c, (r->n_eq + 1) * sizeof *rep->equations);
+    rep->variables = sa__alloc_keep_raw(c, (r->n_var + 1) * sizeof *rep->variables);
     fl.s.cap = 4096;
     fl.s.values = sa__alloc(c, fl.s.cap * sizeof *fl.s.values);
     fl.s.sets = sa__slots(c, fl.s.cap);
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        rep->equations[i].name = m->equations[i].name;
+        rep->equations[i] = (sa_item){.name = m->equations[i].name};
+        rep->n_equations = i + 1;
         if (sk.eq == NULL || !sk.eq[i])
             fill_item(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
                       r->c ? &r->c[(size_t)i * r->w_off] : NULL);
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
-        rep->variables[j].name = m->variables[j].name;
+        rep->variables[j] = (sa_item){.name = m->variables[j].name};
+        rep->n_variables = j + 1;
         if (sk.var == NULL || !sk.var[j])
             fill_item(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
                       r->d ? &r->d[(size_t)j * r->w_off] : NULL);
     }
     if (c->report_offsets_only)
         return MDAE_OK;
-    size_t nd = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        nd += r->over[i] != bddfalse;
-    for (uint32_t j = 0; j < r->n_var; j++)
-        nd += r->under[j] != bddfalse;
     rep->diagnostics = sa__alloc_keep(c, (nd + 1) * sizeof *rep->diagnostics);
     for (uint32_t i = 0; i < r->n_eq; i++) {
         if (r->over[i] == bddfalse)
@@ -488,9 +510,27 @@ int sa_result_report_ex(const sa_result *r, unsigned flags, sa_report **out)
  * cdg_view.c.
  *
  * Their cost: an item's keys are its handles (chi and the bits up to its
- * highest one that is not false) and its name, copied; comparing them is
+ * highest one that is not false) and its name, copied once and then shared
+ * by the next keys while no name changes (key_names); comparing them is
  * reading them, where computing its sets was a count, a cover and a
  * formula or a copy of each. */
+
+/* The names of keys: the modes', equations' and variables' as the JSON
+ * gives them ("?" for none), copied, and shared by the next keys when
+ * every name is the same (reference counted). Why copied and not
+ * borrowed from the model: keys outlive their result's model (the worker
+ * frees a version's model when the next version loads, and reads the
+ * keys at that version's report), so a borrowed name could be read after
+ * its model is freed. Sharing the copy instead makes a version whose
+ * names did not change cost one comparison per name (against the copy,
+ * which it then keeps) and no copy; and the items' names are then known
+ * equal by the pointer (sa__item_keys_mark). */
+typedef struct key_names {
+    size_t refs;  /* keys holding it */
+    size_t n;     /* n_modes + n_eq + n_var */
+    size_t *at;   /* n + 1: name q is chars + at[q], NUL-terminated */
+    char *chars;
+} key_names;
 
 struct sa__item_keys {
     unsigned long epoch;    /* sa__layout_epoch */
@@ -504,10 +544,17 @@ struct sa__item_keys {
                                is not false (the others are); referenced */
     size_t *item_at;        /* n_eq + n_var + 1: item q's are item[item_at[q]
                                .. item_at[q + 1]) */
-    char *names;            /* the modes', equations' and variables' names
-                               as the JSON gives them ("?" for none) */
-    size_t *name_at;        /* n_modes + n_eq + n_var: a name's place in names */
+    key_names *names;       /* owned with other keys (refs) */
 };
+
+static void names_drop(key_names *kn)
+{
+    if (kn == NULL || --kn->refs > 0)
+        return;
+    mdae_free(kn->at);
+    mdae_free(kn->chars);
+    mdae_free(kn);
+}
 
 void sa__item_keys_free(sa__item_keys *k)
 {
@@ -522,8 +569,7 @@ void sa__item_keys_free(sa__item_keys *k)
     mdae_free(k->mode_level);
     mdae_free(k->item);
     mdae_free(k->item_at);
-    mdae_free(k->names);
-    mdae_free(k->name_at);
+    names_drop(k->names);
     mdae_free(k);
 }
 
@@ -540,25 +586,104 @@ static const char *name_of(const sa_result *r, size_t q)
     return shown(q < r->n_eq ? m->equations[q].name : m->variables[q - r->n_eq].name);
 }
 
-/* k's copies of r's names. False on OOM. */
-static bool keys_names(sa__item_keys *k, const sa_result *r)
+/* Does prev hold r's names (the same strings at the same places)? One
+ * strcmp per name, the loops split by kind (no name_of per name). */
+static bool names_equal(const key_names *prev, const sa_result *r)
 {
-    size_t n = (size_t)r->n_modes + r->n_eq + r->n_var, len = 0;
-    k->name_at = mdae_malloc((n + 1) * sizeof *k->name_at);
-    if (k->name_at == NULL)
+    const mel_model *m = r->m;
+    if (prev->n != (size_t)r->n_modes + r->n_eq + r->n_var)
         return false;
-    for (size_t q = 0; q < n; q++) {
-        k->name_at[q] = len;
-        len += strlen(name_of(r, q)) + 1;
-    }
-    if ((k->names = mdae_malloc(len + 1)) == NULL)
-        return false;
-    for (size_t q = 0; q < n; q++)
-        strcpy(k->names + k->name_at[q], name_of(r, q));
+    const char *chars = prev->chars;
+    const size_t *at = prev->at;
+    for (uint32_t q = 0; q < r->n_modes; q++)
+        if (strcmp(shown(m->modes[q].name), chars + at[q]) != 0)
+            return false;
+    at += r->n_modes;
+    for (uint32_t i = 0; i < r->n_eq; i++)
+        if (strcmp(shown(m->equations[i].name), chars + at[i]) != 0)
+            return false;
+    at += r->n_eq;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        if (strcmp(shown(m->variables[j].name), chars + at[j]) != 0)
+            return false;
     return true;
 }
 
-sa__item_keys *sa__item_keys_new(const sa_result *r)
+/* A copy of r's names (refs 1), or NULL on OOM. */
+static key_names *names_copy(const sa_result *r)
+{
+    key_names *kn = mdae_calloc(1, sizeof *kn);
+    if (kn == NULL)
+        return NULL;
+    size_t n = kn->n = (size_t)r->n_modes + r->n_eq + r->n_var, len = 0;
+    kn->refs = 1;
+    if ((kn->at = mdae_malloc((n + 1) * sizeof *kn->at)) == NULL) {
+        names_drop(kn);
+        return NULL;
+    }
+    for (size_t q = 0; q < n; q++) {
+        kn->at[q] = len;
+        len += strlen(name_of(r, q)) + 1;
+    }
+    kn->at[n] = len;
+    if ((kn->chars = mdae_malloc(len + 1)) == NULL) {
+        names_drop(kn);
+        return NULL;
+    }
+    for (size_t q = 0; q < n; q++)
+        memcpy(kn->chars + kn->at[q], name_of(r, q), kn->at[q + 1] - kn->at[q]);
+    return kn;
+}
+
+/* Two BDDs at v as one 64-bit word. */
+static inline uint64_t two_bdds(const BDD *v)
+{
+    _Static_assert(2 * sizeof *v == sizeof(uint64_t), "a BDD is 32 bits");
+    uint64_t x;
+    memcpy(&x, v, sizeof x);
+    return x;
+}
+
+/* The width of offset vector v[0 .. w) without its high false bits. Most
+ * of an item's w_off bits are false (the brake's offsets take two of
+ * 30-odd), so this reads them eight at a time while they are (as words:
+ * bddfalse is BuDDy's 0, read once: it is a variable of the library, not
+ * a constant). */
+static int trimmed_width(const BDD *v, int w)
+{
+    const BDD f = bddfalse;
+    if (f == 0)
+        while (w >= 8 && (two_bdds(v + w - 8) | two_bdds(v + w - 6) | two_bdds(v + w - 4) |
+                          two_bdds(v + w - 2)) == 0)
+            w -= 8;
+    while (w > 0 && v[w - 1] == f)
+        w--;
+    return w;
+}
+
+/* k's items' handles, referenced, and item_at (allocated by the caller). */
+static void keys_items(sa__item_keys *k, const sa_result *r)
+{
+    size_t n = 0, q = 0;
+    for (uint32_t i = 0; i < r->n_eq; i++, q++) {
+        const BDD *vec = r->c != NULL ? &r->c[(size_t)i * r->w_off] : NULL;
+        int w = vec != NULL ? trimmed_width(vec, r->w_off) : 0;
+        k->item[n++] = bdd_addref(r->chi_i[i]);
+        for (int b = 0; b < w; b++)
+            k->item[n++] = bdd_addref(vec[b]);
+        k->item_at[q + 1] = n;
+    }
+    for (uint32_t j = 0; j < r->n_var; j++, q++) {
+        const BDD *vec = r->d != NULL ? &r->d[(size_t)j * r->w_off] : NULL;
+        int w = vec != NULL ? trimmed_width(vec, r->w_off) : 0;
+        k->item[n++] = bdd_addref(r->chi_j[j]);
+        for (int b = 0; b < w; b++)
+            k->item[n++] = bdd_addref(vec[b]);
+        k->item_at[q + 1] = n;
+    }
+}
+
+sa__item_keys *sa__item_keys_new(const sa_result *r, const sa__item_keys *prev)
 {
     sa__item_keys *k = mdae_calloc(1, sizeof *k);
     if (k == NULL)
@@ -575,9 +700,17 @@ sa__item_keys *sa__item_keys_new(const sa_result *r)
     k->mode_var = mdae_malloc(((size_t)r->n_modes + 1) * sizeof *k->mode_var);
     k->mode_level = mdae_malloc(((size_t)r->n_modes + 1) * sizeof *k->mode_level);
     k->item = mdae_malloc((n_items * (1 + (size_t)r->w_off) + 1) * sizeof *k->item);
-    k->item_at = mdae_calloc(n_items + 1, sizeof *k->item_at); /* zero: nothing referenced */
+    k->item_at = mdae_malloc((n_items + 1) * sizeof *k->item_at);
+    if (k->item_at != NULL) /* nothing referenced until keys_items sets the last */
+        k->item_at[0] = k->item_at[n_items] = 0;
+    if (prev != NULL && names_equal(prev->names, r)) {
+        k->names = prev->names;
+        k->names->refs++;
+    } else {
+        k->names = names_copy(r);
+    }
     if (k->mode_var == NULL || k->mode_level == NULL || k->item == NULL || k->item_at == NULL ||
-        !keys_names(k, r)) {
+        k->names == NULL) {
         sa__item_keys_free(k);
         return NULL;
     }
@@ -585,21 +718,14 @@ sa__item_keys *sa__item_keys_new(const sa_result *r)
         k->mode_var[q] = r->mode_var[q];
         k->mode_level[q] = bdd_var2level(r->mode_var[q]);
     }
-    size_t n = 0;
-    for (size_t q = 0; q < n_items; q++) {
-        bool eq = q < r->n_eq;
-        size_t at = eq ? q : q - r->n_eq;
-        const BDD *vec = eq ? r->c : r->d;
-        vec = vec != NULL ? &vec[at * (size_t)r->w_off] : NULL;
-        int w = vec != NULL ? r->w_off : 0;
-        while (w > 0 && vec[w - 1] == bddfalse)
-            w--;
-        k->item[n++] = bdd_addref(eq ? r->chi_i[at] : r->chi_j[at]);
-        for (int b = 0; b < w; b++)
-            k->item[n++] = bdd_addref(vec[b]);
-        k->item_at[q + 1] = n;
-    }
+    keys_items(k, r);
     return k;
+}
+
+/* Name q of k (modes, equations, variables). */
+static const char *key_name(const sa__item_keys *k, size_t q)
+{
+    return k->names->chars + k->names->at[q];
 }
 
 bool sa__item_keys_alike(const sa__item_keys *a, const sa__item_keys *b)
@@ -608,25 +734,42 @@ bool sa__item_keys_alike(const sa__item_keys *a, const sa__item_keys *b)
         a->n_modes != b->n_modes || a->has_c != b->has_c || a->has_d != b->has_d)
         return false;
     for (uint32_t q = 0; q < a->n_modes; q++)
-        if (a->mode_var[q] != b->mode_var[q] || a->mode_level[q] != b->mode_level[q] ||
-            strcmp(a->names + a->name_at[q], b->names + b->name_at[q]) != 0)
+        if (a->mode_var[q] != b->mode_var[q] || a->mode_level[q] != b->mode_level[q])
+            return false;
+    if (a->names == b->names) /* shared: every name the same */
+        return true;
+    for (uint32_t q = 0; q < a->n_modes; q++)
+        if (strcmp(key_name(a, q), key_name(b, q)) != 0)
             return false;
     return true;
 }
 
-/* Item q of a (equations, then variables) and item p of b: the same name?
- * The same handles (the bits past the last one kept are false in both)? */
-static bool item_named(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
+bool sa__item_keys_all_named(const sa__item_keys *k, const sa__item_keys *prev)
 {
-    return strcmp(a->names + a->name_at[a->n_modes + q], b->names + b->name_at[b->n_modes + p]) ==
-           0;
+    /* shared names (the same strings), split alike into modes, equations
+     * and variables */
+    return k->names == prev->names && k->n_modes == prev->n_modes && k->n_eq == prev->n_eq;
 }
 
-static bool item_keyed(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
+/* Item q of a (equations, then variables) and item p of b: the same name?
+ * (The same place in shared names is the same string.) */
+static bool item_named(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
 {
+    const char *x = key_name(a, a->n_modes + q), *y = key_name(b, b->n_modes + p);
+    return x == y || strcmp(x, y) == 0;
+}
+
+/* The same handles (the bits past the last one kept are false in both)? */
+static inline bool item_keyed(const sa__item_keys *a, size_t q, const sa__item_keys *b, size_t p)
+{
+    const BDD *x = &a->item[a->item_at[q]], *y = &b->item[b->item_at[p]];
     size_t n = a->item_at[q + 1] - a->item_at[q];
-    return n == b->item_at[p + 1] - b->item_at[p] &&
-           memcmp(&a->item[a->item_at[q]], &b->item[b->item_at[p]], n * sizeof *a->item) == 0;
+    if (n != b->item_at[p + 1] - b->item_at[p])
+        return false;
+    for (size_t t = 0; t < n; t++)
+        if (x[t] != y[t])
+            return false;
+    return true;
 }
 
 bool sa__item_keys_mark(const sa__item_keys *k, const sa__item_keys *prev, bool **eq_same,
@@ -638,14 +781,25 @@ bool sa__item_keys_mark(const sa__item_keys *k, const sa__item_keys *prev, bool 
     *var_named = mdae_calloc((size_t)k->n_var + 1, sizeof **var_named);
     if (*eq_same == NULL || *var_same == NULL || *eq_named == NULL || *var_named == NULL)
         return false;
-    MDAE_ASSERT(prev == NULL || sa__item_keys_alike(k, prev));
-    for (uint32_t i = 0; prev != NULL && i < k->n_eq && i < prev->n_eq; i++) {
-        (*eq_named)[i] = item_named(k, i, prev, i);
+    if (prev == NULL)
+        return true;
+    MDAE_ASSERT(sa__item_keys_alike(k, prev));
+    uint32_t ne = k->n_eq < prev->n_eq ? k->n_eq : prev->n_eq;
+    uint32_t nv = k->n_var < prev->n_var ? k->n_var : prev->n_var;
+    bool all_named = sa__item_keys_all_named(k, prev);
+    if (all_named) {
+        memset(*eq_named, true, ne);
+        memset(*var_named, true, nv);
+    }
+    for (uint32_t i = 0; i < ne; i++) {
+        if (!all_named)
+            (*eq_named)[i] = item_named(k, i, prev, i);
         (*eq_same)[i] = (*eq_named)[i] && item_keyed(k, i, prev, i);
     }
-    for (uint32_t j = 0; prev != NULL && j < k->n_var && j < prev->n_var; j++) {
+    for (uint32_t j = 0; j < nv; j++) {
         size_t q = (size_t)k->n_eq + j, p = (size_t)prev->n_eq + j;
-        (*var_named)[j] = item_named(k, q, prev, p);
+        if (!all_named)
+            (*var_named)[j] = item_named(k, q, prev, p);
         (*var_same)[j] = (*var_named)[j] && item_keyed(k, q, prev, p);
     }
     return true;
