@@ -535,12 +535,27 @@ typedef struct donor {
     cJSON *at;
     size_t place; /* at's place in arr as it was */
     size_t *from; /* NULL, or rpc_taken.from of the array being built */
+    const cJSON **node; /* NULL, or rpc_taken.node of the array being built */
 } donor;
 
-static donor donor_of(cJSON *prev, const char *key, size_t *from)
+static donor donor_of(cJSON *prev, const char *key, const rpc_taken *taken, int set)
 {
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(prev, key);
-    return cJSON_IsArray(arr) ? (donor){arr, arr->child, 0, from} : (donor){NULL, NULL, 0, from};
+    size_t *from = taken != NULL ? taken->from[set] : NULL;
+    const cJSON **node = taken != NULL ? taken->node[set] : NULL;
+    return cJSON_IsArray(arr) ? (donor){arr, arr->child, 0, from, node}
+                              : (donor){NULL, NULL, 0, from, node};
+}
+
+/* x appended to arr as member k of the array being built, recorded in
+ * the donor's nodes. False on OOM (x deleted). */
+static bool append_at(cJSON *arr, cJSON *x, donor *d, size_t k)
+{
+    if (!append(arr, x))
+        return false;
+    if (d->node != NULL)
+        d->node[k] = x;
+    return true;
 }
 
 /* The donor's member at this place (NULL past its end); the donor steps
@@ -641,12 +656,12 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
         if (same != NULL && same[i]) {
             if (!item_vouched(was, it->name ? it->name : "?"))
                 return MDAE_E_STATE;
-            if (!append(arr, donor_take(d, was, i)))
+            if (!append_at(arr, donor_take(d, was, i), d, i))
                 return MDAE_E_NOMEM;
             continue;
         }
         if (was != NULL && item_is(was, rep, it)) {
-            if (!append(arr, donor_take(d, was, i)))
+            if (!append_at(arr, donor_take(d, was, i), d, i))
                 return MDAE_E_NOMEM;
             continue;
         }
@@ -654,7 +669,7 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
         int rc = report_item_json(rep, it, &o);
         if (rc < 0)
             return rc;
-        if (!append(arr, o))
+        if (!append_at(arr, o, d, i))
             return MDAE_E_NOMEM;
     }
     return MDAE_OK;
@@ -740,8 +755,8 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_ta
         return MDAE_E_NOMEM;
     if ((rc = report_head(rep, root)) < 0)
         goto fail;
-    donor eqs = donor_of(prev, "equations", taken ? taken->from[RPC_TAKEN_EQUATIONS] : NULL);
-    donor vars = donor_of(prev, "variables", taken ? taken->from[RPC_TAKEN_VARIABLES] : NULL);
+    donor eqs = donor_of(prev, "equations", taken, RPC_TAKEN_EQUATIONS);
+    donor vars = donor_of(prev, "variables", taken, RPC_TAKEN_VARIABLES);
     if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs,
                            same ? same->equations : NULL)) < 0 ||
         (rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars,
@@ -1049,8 +1064,8 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
     cJSON *blocks = cJSON_CreateArray(), *edges = cJSON_CreateArray();
     if (blocks == NULL || edges == NULL)
         goto fail;
-    donor db = donor_of(prev, "blocks", taken ? taken->from[RPC_TAKEN_BLOCKS] : NULL);
-    donor de = donor_of(prev, "edges", taken ? taken->from[RPC_TAKEN_EDGES] : NULL);
+    donor db = donor_of(prev, "blocks", taken, RPC_TAKEN_BLOCKS);
+    donor de = donor_of(prev, "edges", taken, RPC_TAKEN_EDGES);
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
         cJSON *was = donor_step(&db);
@@ -1063,7 +1078,7 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
             cJSON *mine = donor_take(&db, was, k);
             if (!keep_bodies)
                 drop_bodies(mine); /* the equations may have changed: given again */
-            if (!append(blocks, mine))
+            if (!append_at(blocks, mine, &db, k))
                 goto fail;
             continue;
         }
@@ -1071,7 +1086,7 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
         if ((rc = block_json(rep, rb, &o)) < 0)
             goto fail;
         rc = MDAE_E_NOMEM;
-        if (!append(blocks, o))
+        if (!append_at(blocks, o, &db, k))
             goto fail;
     }
     for (size_t k = 0; k < rep->n_edges; k++) {
@@ -1083,7 +1098,7 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
             goto fail;
         }
         if (vouch || (was != NULL && edge_is(was, rep, re))) {
-            if (!append(edges, donor_take(&de, was, k)))
+            if (!append_at(edges, donor_take(&de, was, k), &de, k))
                 goto fail;
             continue;
         }
@@ -1091,7 +1106,7 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
         if ((rc = edge_json(rep, re, &o)) < 0)
             goto fail;
         rc = MDAE_E_NOMEM;
-        if (!append(edges, o))
+        if (!append_at(edges, o, &de, k))
             goto fail;
     }
     if (taken != NULL) {
@@ -1293,8 +1308,10 @@ void rpc_taken_free(rpc_taken *t)
 {
     if (t == NULL)
         return;
-    for (int s = 0; s < RPC_TAKEN_N; s++)
+    for (int s = 0; s < RPC_TAKEN_N; s++) {
         mdae_free(t->from[s]);
+        mdae_free(t->node[s]);
+    }
     mdae_free(t->bodies_kept);
     memset(t, 0, sizeof *t);
 }
@@ -1310,7 +1327,9 @@ static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report 
     taken->n[RPC_TAKEN_EDGES] = cdg != NULL ? cdg->n_edges : 0;
     for (int s = 0; s < RPC_TAKEN_N; s++) {
         /* prev's lengths: counted as the donors walk them (donor_count) */
-        if ((taken->from[s] = mdae_malloc((taken->n[s] + 1) * sizeof *taken->from[s])) == NULL) {
+        taken->from[s] = mdae_malloc((taken->n[s] + 1) * sizeof *taken->from[s]);
+        taken->node[s] = mdae_calloc(taken->n[s] + 1, sizeof *taken->node[s]);
+        if (taken->from[s] == NULL || taken->node[s] == NULL) {
             rpc_taken_free(taken);
             return false;
         }

@@ -225,6 +225,12 @@ enum { RPC_TAKEN_EQUATIONS, RPC_TAKEN_VARIABLES, RPC_TAKEN_BLOCKS, RPC_TAKEN_EDG
 #define RPC_NOT_TAKEN SIZE_MAX
 typedef struct rpc_taken {
     size_t *from[RPC_TAKEN_N]; /* owned (rpc_taken_free) */
+    /* node[s][k]: item k of *out's array s, as rpc_json_analysis_since left
+     * it (taken or built): a digest of *out reads the items through them
+     * instead of walking the arrays, and does not look at those it takes
+     * from prev's digest at all (NULL: not said; owned, the nodes
+     * *out's) */
+    const cJSON **node[RPC_TAKEN_N];
     size_t n[RPC_TAKEN_N];
     size_t prev_n[RPC_TAKEN_N];
     /* per block of *out (n[RPC_TAKEN_BLOCKS]): true if
