@@ -44,8 +44,41 @@ void wk_state_init(wk_state *w, const srv_worker_opts *o)
         w->kept[k].version = -1;
 }
 
+/* What the request's reply need not wait for, freed after it
+ * (wk_after_reply); one of each kind at a time (one still there is freed
+ * now). */
+static void late_report(wk_state *w, sa_report *rep, cdg_report *crep)
+{
+    sa_report_free(w->late_rep);
+    cdg_report_free(w->late_crep);
+    w->late_rep = rep;
+    w->late_crep = crep;
+}
+
+static void late_keys(wk_state *w, cdg_report_keys *k)
+{
+    cdg_report_keys_free(w->late_keys);
+    w->late_keys = k;
+}
+
+static void late_tree(wk_state *w, cJSON *tree)
+{
+    cJSON_Delete(w->late_tree);
+    w->late_tree = tree;
+}
+
+static void late_digest(wk_state *w, rpc_digest *d)
+{
+    rpc_digest_free(w->late_digest);
+    w->late_digest = d;
+}
+
 void wk_after_reply(wk_state *w)
 {
+    late_report(w, NULL, NULL);
+    late_keys(w, NULL);
+    late_tree(w, NULL);
+    late_digest(w, NULL);
     cJSON_Delete(w->late_approx);
     ap_report_free(w->late_approx_rep);
     w->late_approx = NULL;
@@ -593,7 +626,7 @@ static int report_tree(wk_state *w, const cdg_report_keys *keys)
     if (rc == MDAE_OK)
         rc = rpc_json_add_left_out(w->cached_report, w->model);
     if (rc == MDAE_OK) {
-        cdg_report_keys_free(w->keys);
+        late_keys(w, w->keys);
         w->keys = now;
         w->keys_tree = w->cached_serial;
         now = NULL;
@@ -605,8 +638,7 @@ static int report_tree(wk_state *w, const cdg_report_keys *keys)
     }
     cdg_report_keys_free(now);
     cdg_report_same_free(&same);
-    cdg_report_free(crep);
-    sa_report_free(rep);
+    late_report(w, rep, crep);
     return rc;
 }
 
@@ -624,7 +656,7 @@ int wk_report(wk_state *w, const cJSON **out)
             w->prev_serial = 0;
             rc = report_tree(w, NULL);
         }
-        cJSON_Delete(w->prev_report); /* what is left of it */
+        late_tree(w, w->prev_report); /* what is left of it */
         w->prev_report = NULL;
         w->prev_serial = 0;
         check(rc);
@@ -708,7 +740,7 @@ static bool keep_version(wk_state *w, long version, rpc_digest *d, uint64_t tree
         if (w->kept[k].version == version)
             return false;
     struct wk_kept *slot = &w->kept[w->kept_next++ % WK_KEEP_VERSIONS];
-    rpc_digest_free(slot->digest);
+    late_digest(w, slot->digest); /* its pools live on in the digests that share them */
     slot->digest = d;
     slot->version = version;
     slot->tree = tree;
