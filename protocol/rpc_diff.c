@@ -1169,17 +1169,29 @@ static bool dg_gone(const dg_set *so, const dg_set *sn, int set, size_t k, const
  * the first pass exactly when neu has its key: the entries the first pass
  * did not mark are those the second pass's look-ups in neu would not find.
  * With duplicate keys in old (the index answers the first only) the
- * look-ups are made as before. */
+ * look-ups are made as before. Where both digests share their index
+ * (the same keys at the same places, each once), an entry's match is the
+ * one at its place: only the hashes are compared. */
 static cJSON *dg_diff_set(const rpc_digest *old, const rpc_digest *neu, int set)
 {
     const dg_set *so = &old->set[set], *sn = &neu->set[set];
-    bool *matched = so->idx->dup ? NULL : mdae_calloc(so->n + 1, sizeof *matched);
+    /* one index: the same keys at the same places (dg_index_set) */
+    bool same_keys = so->idx == sn->idx && !so->idx->dup;
+    bool *matched = so->idx->dup || same_keys ? NULL : mdae_calloc(so->n + 1, sizeof *matched);
     cJSON *d = cJSON_CreateObject();
     cJSON *add = cJSON_AddArrayToObject(d, "added");
     cJSON *rem = cJSON_AddArrayToObject(d, "removed");
     cJSON *chg = cJSON_AddArrayToObject(d, "changed");
-    if (d == NULL || add == NULL || rem == NULL || chg == NULL || (!so->idx->dup && matched == NULL))
+    if (d == NULL || add == NULL || rem == NULL || chg == NULL ||
+        (!so->idx->dup && !same_keys && matched == NULL))
         goto nomem;
+    if (same_keys) { /* each key once, at the same place in both: only changes */
+        assert(so->n == sn->n);
+        for (size_t k = 0; k < sn->n; k++)
+            if (so->e[k].hash != sn->e[k].hash && !push(chg, dg_copy(set, &sn->e[k])))
+                goto nomem;
+        return d;
+    }
     size_t near = 0;
     for (size_t k = 0; k < sn->n; k++) {
         const dg_entry *x = &sn->e[k], *o = dg_find_near(so, set, x, &near);
