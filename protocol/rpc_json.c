@@ -931,6 +931,23 @@ static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const me
     return MDAE_OK;
 }
 
+/* Are the bodies of b's equations all what the tree taken from has (a
+ * block taken, its bodies kept: rpc_json_analysis_since with
+ * keep_bodies)? Each of order > 0 vouched for by same: its body at any
+ * order is what it was, so the entry has it, or has none where none could
+ * be given then (too large, next() or last()) nor now. */
+static bool bodies_vouched(const cdg_block *b, const mel_model *m, const bool *same, size_t n_same)
+{
+    for (size_t j = 0; j < b->n_equations; j++) {
+        uint32_t i = b->equations[j].index;
+        if (i >= m->n_equations)
+            return false; /* add_item_bodies says so */
+        if (b->equations[j].order > 0 && (i >= n_same || !same[i]))
+            return false;
+    }
+    return true;
+}
+
 int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model *m)
 {
     return rpc_json_add_bodies_keeping(analysis, rep, m, NULL, 0);
@@ -968,10 +985,18 @@ int rpc_json_add_bodies_taking(cJSON *analysis, const cdg_report *rep, const mel
     if (taken != NULL && taken->n[RPC_TAKEN_BLOCKS] == rep->n_blocks &&
         (kept = mdae_malloc((rep->n_blocks + 1) * sizeof *kept)) == NULL)
         return MDAE_E_NOMEM;
-    /* the blocks' number checked as they are walked (not by a walk of its
-     * own: a cache miss a block, issue 40 item 5) */
-    const cJSON *o = blocks->child;
-    for (size_t k = 0; k <= rep->n_blocks; k++, o = o->next) {
+    /* the blocks through taken's nodes where it has them (a block taken
+     * whose bodies are all vouched for is then not looked at: issue 40
+     * item 5), else walked, their number checked as they are (not by a
+     * walk of its own: a cache miss a block) */
+    const cJSON *const *node = kept != NULL && taken->keep_bodies && same != NULL
+                                   ? taken->node[RPC_TAKEN_BLOCKS]
+                                   : NULL;
+    const cJSON *o = blocks->child, *next = NULL;
+    for (size_t k = 0; k <= rep->n_blocks; k++, o = next) {
+        if (node != NULL)
+            o = k < rep->n_blocks ? node[k] : NULL;
+        next = o != NULL && node == NULL ? o->next : NULL;
         if ((k == rep->n_blocks) != (o == NULL)) {
             mdae_free(kept);
             return MDAE_E_INVAL;
@@ -979,6 +1004,11 @@ int rpc_json_add_bodies_taking(cJSON *analysis, const cdg_report *rep, const mel
         if (k == rep->n_blocks)
             break;
         const cdg_block *b = &rep->blocks[k].block;
+        if (node != NULL && taken->from[RPC_TAKEN_BLOCKS][k] != RPC_NOT_TAKEN && block_arrays_ok(b) &&
+            bodies_vouched(b, m, same, n_same)) {
+            kept[k] = true;
+            continue;
+        }
         bool all = false;
         int rc = block_arrays_ok(b) ? add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),
                                                       b->equations, b->n_equations, m, same,
@@ -1347,6 +1377,8 @@ int rpc_json_analysis_since(const sa_report *rep, const cdg_report *cdg, cJSON *
         return MDAE_E_INVAL;
     if (taken != NULL && !taken_init(taken, rep, cdg))
         return MDAE_E_NOMEM;
+    if (taken != NULL)
+        taken->keep_bodies = keep_bodies;
     cJSON *root = NULL;
     int rc = report_reusing(rep, prev, &root, taken, same);
     if (rc == MDAE_OK && cdg != NULL &&

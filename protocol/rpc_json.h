@@ -237,6 +237,12 @@ typedef struct rpc_taken {
      * rpc_json_add_bodies_taking kept every "body" of its equations (none
      * given again nor dropped); NULL: not said (owned, rpc_taken_free) */
     bool *bodies_kept;
+    /* the blocks taken kept their bodies (rpc_json_analysis_since's
+     * keep_bodies): rpc_json_add_bodies_taking, given taken's nodes and
+     * same, does not look at a taken block whose every equation of order
+     * > 0 same vouches for (its entry has the body it would be given, or
+     * none where none could be given) */
+    bool keep_bodies;
 } rpc_taken;
 
 /* Frees t's arrays and zeroes it; t may be NULL. */
