@@ -277,6 +277,27 @@ MDAE_API int rpc_json_analysis_since(const sa_report *rep /* borrowed */,
                                      cJSON **out /* out: owned */,
                                      rpc_taken *taken /* out: owned arrays; may be NULL */);
 
+/* rpc_json_analysis_since, prev's arrays built in place (issue 40 item
+ * 5): prev_taken (NULL: rpc_json_analysis_since) is what
+ * rpc_json_analysis_since said in its taken when it built prev, and the
+ * caller vouches that prev is that tree, changed since by
+ * rpc_json_add_bodies* and rpc_json_add_left_out at most. Each of prev's
+ * arrays whose nodes prev_taken says is detached from prev and becomes
+ * *out's: an item marked in same is left where it is without a look at
+ * it (no MDAE_E_STATE for it: only one past prev's length fails so), one
+ * taken as rpc_json_analysis_since takes it stays too, one built
+ * replaces prev's at its place (deleted), those past the new length are
+ * deleted. taken says the same as rpc_json_analysis_since's (from[s][k]
+ * = k for an item left). On failure prev lacks the arrays it gave. */
+MDAE_API int rpc_json_analysis_in_place(const sa_report *rep /* borrowed */,
+                                        const cdg_report *cdg /* borrowed; may be NULL */,
+                                        cJSON *prev /* borrowed; arrays taken */,
+                                        const rpc_taken *prev_taken /* borrowed; may be NULL */,
+                                        bool keep_bodies,
+                                        const cdg_report_same *same /* borrowed; may be NULL */,
+                                        cJSON **out /* out: owned */,
+                                        rpc_taken *taken /* out: owned arrays; may be NULL */);
+
 /* rpc_json_add_bodies, but an equation entry that has a "body" already
  * keeps it when same[its equation's index in m] (n: same's length; an
  * index past it is given again): the caller vouches that the body of that

@@ -604,24 +604,30 @@ static int report_tree(wk_state *w, const cdg_report_keys *keys)
     cdg_report_keys *now = NULL;
     cdg_report_same same = {0};
     int rc = cdg_report_since(w->result, w->graph, keys, &rep, &crep, &now, &same);
-    /* what is taken from prev_report is said for a later digest
-     * (stable_result); nothing if there is none */
+    /* prev_report's nodes, if w->taken was said of it: its arrays are
+     * built in place (rpc_json_analysis_in_place) */
+    rpc_taken prev_taken = {0};
+    bool in_place = w->prev_report != NULL && w->taken_for != 0 && w->taken_for == w->prev_serial;
+    if (in_place) {
+        prev_taken = w->taken;
+        memset(&w->taken, 0, sizeof w->taken);
+    }
+    /* what is taken from prev_report, and the nodes of the tree, are said
+     * for a later digest (stable_result) and the next tree */
     rpc_taken_free(&w->taken);
     w->taken_for = 0;
     /* the bodies the blocks taken keep (wk.h, body_same) */
     bool keep = w->prev_report != NULL && w->body_same != NULL && w->body_tree == w->prev_serial;
     if (rc == MDAE_OK)
-        rc = rpc_json_analysis_since(rep, crep, w->prev_report, keep, keys ? &same : NULL,
-                                     &w->cached_report, w->prev_report != NULL ? &w->taken : NULL);
+        rc = rpc_json_analysis_in_place(rep, crep, w->prev_report, in_place ? &prev_taken : NULL,
+                                        keep, keys ? &same : NULL, &w->cached_report, &w->taken);
+    rpc_taken_free(&prev_taken);
     if (rc == MDAE_OK) {
         w->cached_serial = ++w->trees;
-        if (w->prev_report != NULL) {
-            w->taken_for = w->cached_serial;
-            w->taken_from = w->prev_serial;
-        }
+        w->taken_for = w->cached_serial;
+        w->taken_from = w->prev_serial; /* 0: none (kept_tree finds none) */
         rc = rpc_json_add_bodies_taking(w->cached_report, crep, w->model,
-                                        keep ? w->body_same : NULL, w->n_body_same,
-                                        w->prev_report != NULL ? &w->taken : NULL);
+                                        keep ? w->body_same : NULL, w->n_body_same, &w->taken);
     }
     if (rc == MDAE_OK)
         rc = rpc_json_add_left_out(w->cached_report, w->model);
