@@ -838,6 +838,22 @@ static char *without_an_equation(const char *text, unsigned *seed)
     return o;
 }
 
+/* session/edit to text t: the version it made (a text that does not
+ * parse, a line of a statement on several lines deleted, has one too). */
+static long edited_version(client *c, const char *sid, const char *t)
+{
+    cJSON *params = session_params(sid);
+    cJSON_AddStringToObject(params, "text", t);
+    cJSON *r = cl_request(c, 12, "session/edit", params);
+    const cJSON *er = cJSON_GetObjectItem(r, "result");
+    if (er == NULL)
+        er = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
+    cr_assert_not_null(cJSON_GetObjectItem(er, "version"), "%s", cJSON_PrintUnformatted(r));
+    long v = cJSON_GetObjectItem(er, "version")->valueint;
+    cJSON_Delete(r);
+    return v;
+}
+
 /* A session's random edits (an equation's line deleted, or back to an
  * earlier text): every since answer is, printed, what rpc_diff_analysis
  * makes of the two versions' full results with stable ids (the path
@@ -867,15 +883,7 @@ static void since_as_whole_trees(const char *model, const char *from, const char
                                               : without_an_equation(cur, &seed);
         texts[nt++] = t;
         cur = t;
-        cJSON *params = session_params(sid);
-        cJSON_AddStringToObject(params, "text", t);
-        cJSON *r = cl_request(&c, 12, "session/edit", params);
-        const cJSON *er = cJSON_GetObjectItem(r, "result");
-        if (er == NULL) /* a line of a statement on several lines: a syntax error */
-            er = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
-        cr_assert_not_null(cJSON_GetObjectItem(er, "version"), "%s", cJSON_PrintUnformatted(r));
-        long v = cJSON_GetObjectItem(er, "version")->valueint;
-        cJSON_Delete(r);
+        long v = edited_version(&c, sid, t);
         cJSON *dp = session_params(sid);
         cJSON_AddNumberToObject(dp, "since", (double)pv);
         cJSON *dr = pv >= 0 ? cl_request(&c, 13, "session/analyze", dp) : NULL;
@@ -1152,15 +1160,7 @@ Test(srv_inc, since_from_older_kept_versions_with_requests_between_is_the_whole_
                                               : without_an_equation(cur, &seed);
         texts[nt++] = t;
         cur = t;
-        cJSON *params = session_params(sid);
-        cJSON_AddStringToObject(params, "text", t);
-        cJSON *r = cl_request(&c, 12, "session/edit", params);
-        const cJSON *er = cJSON_GetObjectItem(r, "result");
-        if (er == NULL)
-            er = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
-        cr_assert_not_null(cJSON_GetObjectItem(er, "version"), "%s", cJSON_PrintUnformatted(r));
-        long v = cJSON_GetObjectItem(er, "version")->valueint;
-        cJSON_Delete(r);
+        long v = edited_version(&c, sid, t);
         if (k % 2 == 0) /* written as produced: the tree before is dropped, nothing taken */
             cJSON_Delete(cl_request(&c, 13, "session/analyze", session_params(sid)));
         if (evicted >= 0) {
