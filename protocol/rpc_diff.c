@@ -459,17 +459,43 @@ typedef struct dg_entry {
     uint64_t members;
     uint64_t bodies;   /* blocks: dg_pair of "equations" (0: none) */
     size_t place;      /* blocks: the place in the analysis's array */
+    uint32_t ca, cb;   /* blocks: the canonical id in ca; edges: the canonical
+                          ends: what a taken item's members hold */
     bool keyed;        /* key set (taken from an older digest) */
-    const cJSON *item; /* live digests only */
+    const cJSON *item; /* read only while the digest is live */
 } dg_entry;
+
+/* The index of a set's keys: per key, index + 1 of its first entry (0
+ * empty; cap a power of two). Shared (refs) by the digests whose set has
+ * the same keys at the same places (a digest built from the one before
+ * where an edit changed no name, id or ends: issue 40 item 5). */
+typedef struct dg_index {
+    size_t refs;
+    size_t cap;
+    bool dup; /* some key has more than one entry */
+    size_t slot[];
+} dg_index;
 
 typedef struct dg_set {
     dg_entry *e;
     size_t n;
-    size_t *slot; /* index + 1 of a key's first entry, 0 empty; cap a power of two */
-    size_t cap;
-    bool dup;     /* some key has more than one entry */
+    dg_index *idx; /* a reference */
 } dg_set;
+
+/* Names of equations and variables, NUL-terminated one after the other,
+ * shared (refs) by the digests whose entries point into them: a digest
+ * built from the one before points at that one's names for the items it
+ * took, and keeps them when that digest goes (keep_version's eviction in
+ * the worker). */
+typedef struct dg_pool {
+    size_t refs;
+    char text[];
+} dg_pool;
+
+/* A digest shares at most this many pools: one more, and its names are
+ * copied into one pool of its own (a long chain of edits then frees the
+ * pools of the versions it no longer names). */
+#define DG_MAX_POOLS 16
 
 typedef struct dg_other { /* a member that is not a set */
     char *name;           /* owned */
@@ -478,7 +504,8 @@ typedef struct dg_other { /* a member that is not a set */
 
 struct rpc_digest {
     dg_set set[DG_N];
-    char *names; /* the equations' and variables' names, NUL-terminated */
+    dg_pool **pools; /* the names' pools, n_pools references */
+    size_t n_pools;
     dg_other *other;
     size_t n_other;
     cJSON *diags_copy;     /* the "diagnostics" member, copied (NULL: none) */
@@ -626,24 +653,25 @@ static bool dg_same_key(int set, const dg_entry *x, const dg_entry *y)
         return x->a == y->a;
     case DG_EDGES:
         return x->a == y->a && x->b == y->b;
-    default:
-        return strcmp(x->name, y->name) == 0;
+    default: /* a name shared with the digest before: the same pointer */
+        return x->name == y->name || strcmp(x->name, y->name) == 0;
     }
 }
 
 /* The slot of e's key in s: where its first entry is, or the empty one. */
 static size_t dg_slot(const dg_set *s, int set, const dg_entry *e)
 {
-    size_t at = (size_t)e->key & (s->cap - 1);
-    while (s->slot[at] != 0 && !dg_same_key(set, &s->e[s->slot[at] - 1], e))
-        at = (at + 1) & (s->cap - 1);
+    const dg_index *ix = s->idx;
+    size_t at = (size_t)e->key & (ix->cap - 1);
+    while (ix->slot[at] != 0 && !dg_same_key(set, &s->e[ix->slot[at] - 1], e))
+        at = (at + 1) & (ix->cap - 1);
     return at;
 }
 
 static const dg_entry *dg_find(const dg_set *s, int set, const dg_entry *e)
 {
     size_t at = dg_slot(s, set, e);
-    return s->slot[at] == 0 ? NULL : &s->e[s->slot[at] - 1];
+    return s->idx->slot[at] == 0 ? NULL : &s->e[s->idx->slot[at] - 1];
 }
 
 /* dg_find, trying first the entry after the one found last (*cursor):
@@ -654,7 +682,7 @@ static const dg_entry *dg_find(const dg_set *s, int set, const dg_entry *e)
 static const dg_entry *dg_find_near(const dg_set *s, int set, const dg_entry *e, size_t *cursor)
 {
     const dg_entry *o = NULL;
-    if (!s->dup && *cursor < s->n && dg_same_key(set, &s->e[*cursor], e))
+    if (!s->idx->dup && *cursor < s->n && dg_same_key(set, &s->e[*cursor], e))
         o = &s->e[*cursor];
     else
         o = dg_find(s, set, e);
@@ -663,25 +691,57 @@ static const dg_entry *dg_find_near(const dg_set *s, int set, const dg_entry *e,
     return o;
 }
 
-/* Index s's entries (keys computed). False on OOM. */
-static bool dg_index(dg_set *s, int set)
+static void dg_index_drop(dg_index *ix)
 {
-    s->cap = 2;
-    while (s->cap < 2 * s->n)
-        s->cap *= 2;
-    s->slot = mdae_calloc(s->cap, sizeof *s->slot);
-    if (s->slot == NULL)
+    if (ix != NULL && --ix->refs == 0)
+        mdae_free(ix);
+}
+
+/* Does s have old's keys at the same places (then old's index is s's)? */
+static bool dg_same_keys(const dg_set *s, const dg_set *old, int set)
+{
+    if (old->idx == NULL || s->n != old->n)
         return false;
-    for (size_t k = 0; k < s->n; k++) {
+    for (size_t k = 0; k < s->n; k++)
+        if (!dg_same_key(set, &s->e[k], &old->e[k]))
+            return false;
+    return true;
+}
+
+/* Index s's entries (their keys computed first): old's index where s has
+ * its keys at the same places (old NULL: none), else one of its own.
+ * False on OOM. */
+static bool dg_index_set(dg_set *s, int set, const dg_set *old)
+{
+    for (size_t k = 0; k < s->n; k++)
         if (!s->e[k].keyed)
             s->e[k].key = dg_key(set, &s->e[k]);
+    if (old != NULL && dg_same_keys(s, old, set)) {
+        s->idx = old->idx;
+        s->idx->refs++;
+        return true;
+    }
+    size_t cap = 2;
+    while (cap < 2 * s->n)
+        cap *= 2;
+    s->idx = mdae_calloc(1, sizeof *s->idx + cap * sizeof s->idx->slot[0]);
+    if (s->idx == NULL)
+        return false;
+    *s->idx = (dg_index){.refs = 1, .cap = cap};
+    for (size_t k = 0; k < s->n; k++) {
         size_t at = dg_slot(s, set, &s->e[k]);
-        if (s->slot[at] == 0)
-            s->slot[at] = k + 1;
+        if (s->idx->slot[at] == 0)
+            s->idx->slot[at] = k + 1;
         else
-            s->dup = true;
+            s->idx->dup = true;
     }
     return true;
+}
+
+static void dg_pool_drop(dg_pool *p)
+{
+    if (p != NULL && --p->refs == 0)
+        mdae_free(p);
 }
 
 void rpc_digest_free(rpc_digest *d)
@@ -690,23 +750,23 @@ void rpc_digest_free(rpc_digest *d)
         return;
     for (int k = 0; k < DG_N; k++) {
         mdae_free(d->set[k].e);
-        mdae_free(d->set[k].slot);
+        dg_index_drop(d->set[k].idx);
     }
     for (size_t k = 0; k < d->n_other; k++)
         mdae_free(d->other[k].name);
     mdae_free(d->other);
-    mdae_free(d->names);
+    for (size_t k = 0; k < d->n_pools; k++)
+        dg_pool_drop(d->pools[k]);
+    mdae_free(d->pools);
     cJSON_Delete(d->diags_copy);
     mdae_free(d);
 }
 
-void rpc_digest_detach(rpc_digest *d)
-{
-    for (int k = 0; k < DG_N; k++)
-        for (size_t j = 0; j < d->set[k].n; j++)
-            d->set[k].e[j].item = NULL;
-    d->analysis = NULL;
-}
+/* The entries' item pointers are not cleared (a walk of every entry):
+ * nothing reads them once the digest is not live (rpc_digest_diff reads
+ * the new digest's, which is live; a digest built from this one reads the
+ * items through the new tree's nodes). */
+void rpc_digest_detach(rpc_digest *d) { d->analysis = NULL; }
 
 static size_t array_len(const cJSON *arr)
 {
@@ -747,6 +807,35 @@ static const dg_entry *dg_reused(const dg_reuse *r, int set, size_t k)
     return &so->e[set == DG_BLOCKS ? r->block_at[from] : from];
 }
 
+/* The items of one of the analysis's arrays in order: through taken's
+ * nodes where the digest takes from an older one and they are said (no
+ * walk of the array: an item taken is then not looked at), else by
+ * walking the array. */
+typedef struct dg_walk {
+    const cJSON *at;          /* walking: the next member */
+    const cJSON *const *node; /* or taken's nodes */
+    size_t k, n;
+} dg_walk;
+
+static dg_walk dg_walk_of(const cJSON *arr, const dg_reuse *r, int set)
+{
+    const cJSON **node = r != NULL ? r->taken->node[dg_taken_set[set]] : NULL;
+    if (node != NULL)
+        return (dg_walk){NULL, node, 0, r->taken->n[dg_taken_set[set]]};
+    return (dg_walk){cJSON_IsArray(arr) ? arr->child : NULL, NULL, 0, 0};
+}
+
+/* The next item, NULL past the last. */
+static const cJSON *dg_walk_next(dg_walk *w)
+{
+    if (w->node != NULL)
+        return w->k < w->n ? w->node[w->k++] : NULL;
+    const cJSON *x = w->at;
+    if (x != NULL)
+        w->at = x->next;
+    return x;
+}
+
 /* s's entries (blocks, b their place) in (a, b) order by counting, where
  * a, a stable id, is below 8 n + 64: a place's order among equal ids is
  * the walk's, as dg_entry_cmp's. False if an id is too large or on OOM
@@ -784,15 +873,17 @@ static int dg_blocks(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
     size_t k = 0;
     const uint64_t id_h = dg_str("id");
     bool sorted = true;
-    for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
+    dg_walk w = dg_walk_of(arr, r, DG_BLOCKS);
+    for (const cJSON *x; (x = dg_walk_next(&w)) != NULL; k++) {
         if (k == s->n)
             return MDAE_E_STATE; /* longer than said */
-        long at = index_of(dg_member_named(x, "id"), n);
+        const dg_entry *o = dg_reused(r, DG_BLOCKS, k);
+        /* a block taken is the old one moved: its "id" is the old's */
+        long at = o != NULL ? (o->ca < n ? (long)o->ca : -1) : index_of(dg_member_named(x, "id"), n);
         if (at < 0)
             return MDAE_E_INVAL;
         dg_entry *e = &s->e[k];
-        *e = (dg_entry){.a = (double)ids[at], .b = (double)k, .place = k, .item = x};
-        const dg_entry *o = dg_reused(r, DG_BLOCKS, k);
+        *e = (dg_entry){.a = (double)ids[at], .b = (double)k, .place = k, .ca = (uint32_t)at, .item = x};
         if (o != NULL) {
             e->rest = o->rest;
             e->members = o->members;
@@ -821,16 +912,19 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
 {
     size_t k = 0;
     const uint64_t from_h = dg_str("from"), to_h = dg_str("to");
-    for (const cJSON *x = arr->child; x != NULL; x = x->next, k++) {
+    dg_walk w = dg_walk_of(arr, r, DG_EDGES);
+    for (const cJSON *x; (x = dg_walk_next(&w)) != NULL; k++) {
         if (k == s->n)
             return MDAE_E_STATE;
-        long f = index_of(dg_member_named(x, "from"), n);
-        long t = index_of(dg_member_named(x, "to"), n);
+        const dg_entry *o = dg_reused(r, DG_EDGES, k);
+        /* an edge taken is the old one moved: its ends are the old's */
+        long f = o != NULL ? (o->ca < n ? (long)o->ca : -1) : index_of(dg_member_named(x, "from"), n);
+        long t = o != NULL ? (o->cb < n ? (long)o->cb : -1) : index_of(dg_member_named(x, "to"), n);
         if (f < 0 || t < 0)
             return MDAE_E_INVAL;
         dg_entry *e = &s->e[k];
-        *e = (dg_entry){.a = (double)ids[f], .b = (double)ids[t], .item = x};
-        const dg_entry *o = dg_reused(r, DG_EDGES, k);
+        *e = (dg_entry){.a = (double)ids[f], .b = (double)ids[t], .ca = (uint32_t)f,
+                        .cb = (uint32_t)t, .item = x};
         if (o != NULL) {
             e->rest = o->rest;
             e->members = o->members;
@@ -843,43 +937,63 @@ static int dg_edges(dg_set *s, const cJSON *arr, const uint32_t *ids, size_t n,
     return k == s->n ? MDAE_OK : MDAE_E_STATE;
 }
 
-/* The names of the equations and variables into one pool (each item's
- * name looked up and measured once: the entries hold it and its size, in
- * place, until it is copied). */
+/* The names of the equations and variables: those of the items taken
+ * from the digest before point into its pools, which this one then
+ * shares (issue 40 item 5: not copied, not even looked at); the others
+ * are copied into a pool of this digest's (each name looked up and
+ * measured once: the entries hold it and its size, in place, until it is
+ * copied). With DG_MAX_POOLS pools shared already, every name is copied. */
 static int dg_named(rpc_digest *d, const cJSON *analysis, const dg_reuse *r)
 {
+    bool share = r != NULL && r->old->n_pools < DG_MAX_POOLS;
     size_t len = 0;
     for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
         size_t j = 0;
-        for (const cJSON *x = cJSON_IsArray(arr) ? arr->child : NULL; x != NULL; x = x->next) {
+        dg_walk w = dg_walk_of(arr, r, k);
+        for (const cJSON *x; (x = dg_walk_next(&w)) != NULL;) {
             if (j == d->set[k].n)
                 return MDAE_E_STATE;
+            const dg_entry *o = dg_reused(r, k, j);
             dg_entry *e = &d->set[k].e[j++];
-            e->name = dg_name_of(x);
-            e->place = strlen(e->name) + 1;
+            e->item = x;
+            e->name = o != NULL ? o->name : dg_name_of(x);
+            e->place = o != NULL && share ? 0 : strlen(e->name) + 1; /* 0: shared */
             len += e->place;
         }
         if (j != d->set[k].n)
             return MDAE_E_STATE;
     }
-    d->names = mdae_malloc(len + 1);
-    if (d->names == NULL)
+    size_t n_old = share ? r->old->n_pools : 0;
+    d->pools = mdae_malloc((n_old + 1) * sizeof *d->pools);
+    dg_pool *mine = mdae_malloc(sizeof *mine + len + 1);
+    if (d->pools == NULL || mine == NULL) {
+        mdae_free(mine);
         return MDAE_E_NOMEM;
-    char *at = d->names;
+    }
+    mine->refs = 1;
+    d->pools[0] = mine;
+    d->n_pools = 1;
+    for (size_t p = 0; p < n_old; p++) {
+        d->pools[d->n_pools++] = r->old->pools[p];
+        r->old->pools[p]->refs++;
+    }
+    char *at = mine->text;
     for (int k = DG_EQUATIONS; k <= DG_VARIABLES; k++) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(analysis, dg_member[k]);
-        size_t j = 0;
-        for (const cJSON *x = cJSON_IsArray(arr) ? arr->child : NULL; x != NULL; x = x->next) {
+        for (size_t j = 0; j < d->set[k].n; j++) {
             dg_entry *e = &d->set[k].e[j];
-            size_t l = e->place;
-            memcpy(at, e->name, l);
             const dg_entry *o = dg_reused(r, k, j);
-            *e = o != NULL ? (dg_entry){.name = at, .key = o->key, .keyed = true, .hash = o->hash}
-                           : (dg_entry){.name = at, .hash = dg_json(x)};
+            const char *name = e->name;
+            size_t l = e->place;
+            if (l > 0) {
+                memcpy(at, name, l);
+                name = at;
+                at += l;
+            }
+            const cJSON *x = e->item;
+            *e = o != NULL ? (dg_entry){.name = name, .key = o->key, .keyed = true, .hash = o->hash}
+                           : (dg_entry){.name = name, .hash = dg_json(x)};
             e->item = x;
-            j++;
-            at += l;
         }
     }
     return MDAE_OK;
@@ -980,11 +1094,11 @@ static int dg_build(const cJSON *analysis, const uint32_t *ids, size_t n, const 
         rc = dg_edges(&d->set[DG_EDGES], edges, ids, n, r);
     if (rc == MDAE_OK)
         rc = dg_named(d, analysis, r);
+    for (int k = 0; k < DG_N && rc == MDAE_OK; k++)
+        if (!dg_index_set(&d->set[k], k, r != NULL ? &old->set[k] : NULL))
+            rc = MDAE_E_NOMEM;
     if (r != NULL)
         mdae_free(reuse.block_at);
-    for (int k = 0; k < DG_N && rc == MDAE_OK; k++)
-        if (!dg_index(&d->set[k], k))
-            rc = MDAE_E_NOMEM;
     if (rc == MDAE_OK)
         rc = dg_others(d, analysis);
     if (rc < 0) {
@@ -1050,22 +1164,34 @@ static bool dg_gone(const dg_set *so, const dg_set *sn, int set, size_t k, const
 /* diff_set's answer for one of the digests' sets. NULL on OOM.
  *
  * The removed without a look-up each (issue 40 item 5): where old's keys
- * are unique (!so->dup), the look-up of a key of neu in old finds the one
+ * are unique (!so->idx->dup), the look-up of a key of neu in old finds the one
  * old entry with that key, so an old entry is found by some look-up of
  * the first pass exactly when neu has its key: the entries the first pass
  * did not mark are those the second pass's look-ups in neu would not find.
  * With duplicate keys in old (the index answers the first only) the
- * look-ups are made as before. */
+ * look-ups are made as before. Where both digests share their index
+ * (the same keys at the same places, each once), an entry's match is the
+ * one at its place: only the hashes are compared. */
 static cJSON *dg_diff_set(const rpc_digest *old, const rpc_digest *neu, int set)
 {
     const dg_set *so = &old->set[set], *sn = &neu->set[set];
-    bool *matched = so->dup ? NULL : mdae_calloc(so->n + 1, sizeof *matched);
+    /* one index: the same keys at the same places (dg_index_set) */
+    bool same_keys = so->idx == sn->idx && !so->idx->dup;
+    bool *matched = so->idx->dup || same_keys ? NULL : mdae_calloc(so->n + 1, sizeof *matched);
     cJSON *d = cJSON_CreateObject();
     cJSON *add = cJSON_AddArrayToObject(d, "added");
     cJSON *rem = cJSON_AddArrayToObject(d, "removed");
     cJSON *chg = cJSON_AddArrayToObject(d, "changed");
-    if (d == NULL || add == NULL || rem == NULL || chg == NULL || (!so->dup && matched == NULL))
+    if (d == NULL || add == NULL || rem == NULL || chg == NULL ||
+        (!so->idx->dup && !same_keys && matched == NULL))
         goto nomem;
+    if (same_keys) { /* each key once, at the same place in both: only changes */
+        assert(so->n == sn->n);
+        for (size_t k = 0; k < sn->n; k++)
+            if (so->e[k].hash != sn->e[k].hash && !push(chg, dg_copy(set, &sn->e[k])))
+                goto nomem;
+        return d;
+    }
     size_t near = 0;
     for (size_t k = 0; k < sn->n; k++) {
         const dg_entry *x = &sn->e[k], *o = dg_find_near(so, set, x, &near);

@@ -529,24 +529,93 @@ static bool edge_is(const cJSON *o, const cdg_report *rep, const cdg_report_edge
 }
 
 /* The array of a previous tree whose members may be taken, walked in step
- * with the array being built: at is the member at the same place. */
+ * with the array being built: at is the member at the same place.
+ *
+ * In place (issue 40 item 5; rpc_json_analysis_in_place): the previous
+ * array, detached from its tree, becomes the one built; its members are
+ * reached through the nodes said when it was built (prev_node, prev_n
+ * long), a member taken is left where it is, unseen, and one built
+ * replaces the member at its place (or is appended past them; those
+ * past the new length are deleted at the end, donor_cut). */
 typedef struct donor {
     cJSON *arr; /* NULL: nothing to take */
     cJSON *at;
     size_t place; /* at's place in arr as it was */
     size_t *from; /* NULL, or rpc_taken.from of the array being built */
+    const cJSON **node; /* NULL, or rpc_taken.node of the array being built */
+    const cJSON *const *prev_node; /* in place: arr's members; else NULL */
+    size_t prev_n;
 } donor;
 
-static donor donor_of(cJSON *prev, const char *key, size_t *from)
+/* prev's array key as the donor, in place where prev_taken says its
+ * nodes (then detached from prev: the caller's to attach or delete). */
+static donor donor_of(cJSON *prev, const char *key, const rpc_taken *taken, int set,
+                      const rpc_taken *prev_taken)
 {
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(prev, key);
-    return cJSON_IsArray(arr) ? (donor){arr, arr->child, 0, from} : (donor){NULL, NULL, 0, from};
+    size_t *from = taken != NULL ? taken->from[set] : NULL;
+    const cJSON **node = taken != NULL ? taken->node[set] : NULL;
+    if (!cJSON_IsArray(arr))
+        return (donor){NULL, NULL, 0, from, node, NULL, 0};
+    if (prev_taken != NULL && prev_taken->node[set] != NULL) {
+        cJSON_DetachItemViaPointer(prev, arr);
+        return (donor){arr, NULL, 0, from, node, prev_taken->node[set], prev_taken->n[set]};
+    }
+    return (donor){arr, arr->child, 0, from, node, NULL, 0};
+}
+
+/* The array to build into: the donor's, in place (attached to root as
+ * key), else a new one; NULL on OOM. */
+static cJSON *donor_array(donor *d, cJSON *root, const char *key)
+{
+    cJSON *arr = d->prev_node != NULL ? d->arr : cJSON_CreateArray();
+    if (d->prev_node != NULL)
+        d->arr = NULL; /* root's now (or deleted) */
+    return attach_copy(root, key, arr) ? arr : NULL;
+}
+
+/* x as member k of the array being built (arr), recorded in the donor's
+ * nodes: appended, or in place, left where it is if taken, else put in
+ * place of the member at k (deleted) or appended past them. False on OOM
+ * (x deleted). */
+static bool append_at(cJSON *arr, cJSON *x, donor *d, size_t k)
+{
+    if (d->prev_node != NULL && k < d->prev_n) {
+        cJSON *was = (cJSON *)d->prev_node[k];
+        if (x != was && !cJSON_ReplaceItemViaPointer(arr, was, x)) {
+            cJSON_Delete(x);
+            return false;
+        }
+    } else if (!append(arr, x))
+        return false;
+    if (d->node != NULL)
+        d->node[k] = x;
+    return true;
+}
+
+/* In place: the members past n (an edit removed them) deleted. */
+static void donor_cut(donor *d, cJSON *arr, size_t n)
+{
+    if (d->prev_node == NULL || d->prev_n <= n)
+        return;
+    cJSON *tail = (cJSON *)d->prev_node[n]; /* past the places replaced */
+    if (n == 0)
+        arr->child = NULL;
+    else {
+        cJSON *last = tail->prev; /* member n - 1 as it is now */
+        last->next = NULL;
+        arr->child->prev = last;
+    }
+    tail->prev = NULL;
+    cJSON_Delete(tail); /* and the members after it */
 }
 
 /* The donor's member at this place (NULL past its end); the donor steps
  * on. */
 static cJSON *donor_step(donor *d)
 {
+    if (d->prev_node != NULL)
+        return d->place < d->prev_n ? (cJSON *)d->prev_node[d->place++] : NULL;
     cJSON *was = d->at;
     if (was != NULL) {
         d->at = was->next;
@@ -560,6 +629,8 @@ static cJSON *donor_step(donor *d)
  * edit removed, not a second walk of the array). */
 static size_t donor_count(const donor *d)
 {
+    if (d->prev_node != NULL)
+        return d->prev_n;
     size_t n = d->place;
     for (const cJSON *x = d->at; x != NULL; x = x->next)
         n++;
@@ -567,12 +638,21 @@ static size_t donor_count(const donor *d)
 }
 
 /* was, the member donor_step gave last, moved out of the donor's array
- * to be member k of the array being built (recorded in from). */
+ * to be member k of the array being built (recorded in from); in place,
+ * left where it is. */
 static cJSON *donor_take(donor *d, cJSON *was, size_t k)
 {
     if (d->from != NULL)
         d->from[k] = d->place - 1;
-    return cJSON_DetachItemViaPointer(d->arr, was);
+    return d->prev_node != NULL ? was : cJSON_DetachItemViaPointer(d->arr, was);
+}
+
+/* A donor's array not attached (in place, failed before): deleted. */
+static void donor_close(donor *d)
+{
+    if (d->prev_node != NULL)
+        cJSON_Delete(d->arr);
+    d->arr = NULL;
 }
 
 /* ---- Report ---------------------------------------------------------------------- */
@@ -632,21 +712,23 @@ static bool edge_vouched(const cJSON *was, const cdg_report_edge *re)
 static int report_items(cJSON *root, const char *key, const sa_report *rep,
                         const sa_item *items, uint32_t n, donor *d, const bool *same)
 {
-    cJSON *arr = cJSON_CreateArray();
-    if (!attach_copy(root, key, arr))
+    cJSON *arr = donor_array(d, root, key);
+    if (arr == NULL)
         return MDAE_E_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         const sa_item *it = &items[i];
         cJSON *was = donor_step(d);
         if (same != NULL && same[i]) {
-            if (!item_vouched(was, it->name ? it->name : "?"))
+            /* in place, the caller vouches for prev's nodes: unseen */
+            if (was == NULL ||
+                (d->prev_node == NULL && !item_vouched(was, it->name ? it->name : "?")))
                 return MDAE_E_STATE;
-            if (!append(arr, donor_take(d, was, i)))
+            if (!append_at(arr, donor_take(d, was, i), d, i))
                 return MDAE_E_NOMEM;
             continue;
         }
         if (was != NULL && item_is(was, rep, it)) {
-            if (!append(arr, donor_take(d, was, i)))
+            if (!append_at(arr, donor_take(d, was, i), d, i))
                 return MDAE_E_NOMEM;
             continue;
         }
@@ -654,9 +736,10 @@ static int report_items(cJSON *root, const char *key, const sa_report *rep,
         int rc = report_item_json(rep, it, &o);
         if (rc < 0)
             return rc;
-        if (!append(arr, o))
+        if (!append_at(arr, o, d, i))
             return MDAE_E_NOMEM;
     }
+    donor_cut(d, arr, n);
     return MDAE_OK;
 }
 
@@ -726,7 +809,7 @@ static int report_head(const sa_report *rep, cJSON *root)
  * it took in taken (may be NULL; its arrays allocated); same (may be NULL)
  * as rpc_json_analysis_since. */
 static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_taken *taken,
-                          const cdg_report_same *same)
+                          const cdg_report_same *same, const rpc_taken *prev_taken)
 {
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
@@ -738,10 +821,10 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_ta
     cJSON *root = cJSON_CreateObject();
     if (root == NULL)
         return MDAE_E_NOMEM;
+    donor eqs = donor_of(prev, "equations", taken, RPC_TAKEN_EQUATIONS, prev_taken);
+    donor vars = donor_of(prev, "variables", taken, RPC_TAKEN_VARIABLES, prev_taken);
     if ((rc = report_head(rep, root)) < 0)
         goto fail;
-    donor eqs = donor_of(prev, "equations", taken ? taken->from[RPC_TAKEN_EQUATIONS] : NULL);
-    donor vars = donor_of(prev, "variables", taken ? taken->from[RPC_TAKEN_VARIABLES] : NULL);
     if ((rc = report_items(root, "equations", rep, rep->equations, rep->n_equations, &eqs,
                            same ? same->equations : NULL)) < 0 ||
         (rc = report_items(root, "variables", rep, rep->variables, rep->n_variables, &vars,
@@ -766,13 +849,15 @@ static int report_reusing(const sa_report *rep, cJSON *prev, cJSON **out, rpc_ta
     *out = root;
     return MDAE_OK;
 fail:
+    donor_close(&eqs);
+    donor_close(&vars);
     cJSON_Delete(root);
     return rc;
 }
 
 int rpc_json_report(const sa_report *rep, cJSON **out)
 {
-    return report_reusing(rep, NULL, out, NULL, NULL);
+    return report_reusing(rep, NULL, out, NULL, NULL, NULL);
 }
 
 /* report_item_json's object, written as it is produced. */
@@ -916,6 +1001,23 @@ static int add_item_bodies(cJSON *arr, const cdg_item *items, size_t n, const me
     return MDAE_OK;
 }
 
+/* Are the bodies of b's equations all what the tree taken from has (a
+ * block taken, its bodies kept: rpc_json_analysis_since with
+ * keep_bodies)? Each of order > 0 vouched for by same: its body at any
+ * order is what it was, so the entry has it, or has none where none could
+ * be given then (too large, next() or last()) nor now. */
+static bool bodies_vouched(const cdg_block *b, const mel_model *m, const bool *same, size_t n_same)
+{
+    for (size_t j = 0; j < b->n_equations; j++) {
+        uint32_t i = b->equations[j].index;
+        if (i >= m->n_equations)
+            return false; /* add_item_bodies says so */
+        if (b->equations[j].order > 0 && (i >= n_same || !same[i]))
+            return false;
+    }
+    return true;
+}
+
 int rpc_json_add_bodies(cJSON *analysis, const cdg_report *rep, const mel_model *m)
 {
     return rpc_json_add_bodies_keeping(analysis, rep, m, NULL, 0);
@@ -953,10 +1055,18 @@ int rpc_json_add_bodies_taking(cJSON *analysis, const cdg_report *rep, const mel
     if (taken != NULL && taken->n[RPC_TAKEN_BLOCKS] == rep->n_blocks &&
         (kept = mdae_malloc((rep->n_blocks + 1) * sizeof *kept)) == NULL)
         return MDAE_E_NOMEM;
-    /* the blocks' number checked as they are walked (not by a walk of its
-     * own: a cache miss a block, issue 40 item 5) */
-    const cJSON *o = blocks->child;
-    for (size_t k = 0; k <= rep->n_blocks; k++, o = o->next) {
+    /* the blocks through taken's nodes where it has them (a block taken
+     * whose bodies are all vouched for is then not looked at: issue 40
+     * item 5), else walked, their number checked as they are (not by a
+     * walk of its own: a cache miss a block) */
+    const cJSON *const *node = kept != NULL && taken->keep_bodies && same != NULL
+                                   ? taken->node[RPC_TAKEN_BLOCKS]
+                                   : NULL;
+    const cJSON *o = blocks->child, *next = NULL;
+    for (size_t k = 0; k <= rep->n_blocks; k++, o = next) {
+        if (node != NULL)
+            o = k < rep->n_blocks ? node[k] : NULL;
+        next = o != NULL && node == NULL ? o->next : NULL;
         if ((k == rep->n_blocks) != (o == NULL)) {
             mdae_free(kept);
             return MDAE_E_INVAL;
@@ -964,6 +1074,11 @@ int rpc_json_add_bodies_taking(cJSON *analysis, const cdg_report *rep, const mel
         if (k == rep->n_blocks)
             break;
         const cdg_block *b = &rep->blocks[k].block;
+        if (node != NULL && taken->from[RPC_TAKEN_BLOCKS][k] != RPC_NOT_TAKEN && block_arrays_ok(b) &&
+            bodies_vouched(b, m, same, n_same)) {
+            kept[k] = true;
+            continue;
+        }
         bool all = false;
         int rc = block_arrays_ok(b) ? add_item_bodies(cJSON_GetObjectItemCaseSensitive(o, "equations"),
                                                       b->equations, b->n_equations, m, same,
@@ -1035,7 +1150,8 @@ fail:
  * recording what it took in taken (may be NULL; its arrays allocated);
  * same (may be NULL) as rpc_json_analysis_since. */
 static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool keep_bodies,
-                       rpc_taken *taken, const cdg_report_same *same)
+                       rpc_taken *taken, const cdg_report_same *same,
+                       const rpc_taken *prev_taken)
 {
     if (rep == NULL || !cJSON_IsObject(analysis))
         return MDAE_E_INVAL;
@@ -1044,18 +1160,24 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
         return rc;
     rpc_json_init();
     rc = MDAE_E_NOMEM;
-    /* Both arrays are built apart and attached last, so a failure leaves
-     * the analysis untouched. */
-    cJSON *blocks = cJSON_CreateArray(), *edges = cJSON_CreateArray();
+    /* Both arrays are built apart (in place: prev's, detached) and
+     * attached last, so a failure leaves the analysis untouched. */
+    donor db = donor_of(prev, "blocks", taken, RPC_TAKEN_BLOCKS, prev_taken);
+    donor de = donor_of(prev, "edges", taken, RPC_TAKEN_EDGES, prev_taken);
+    cJSON *blocks = db.prev_node != NULL ? db.arr : cJSON_CreateArray();
+    cJSON *edges = de.prev_node != NULL ? de.arr : cJSON_CreateArray();
+    if (db.prev_node != NULL)
+        db.arr = NULL; /* blocks */
+    if (de.prev_node != NULL)
+        de.arr = NULL;
     if (blocks == NULL || edges == NULL)
         goto fail;
-    donor db = donor_of(prev, "blocks", taken ? taken->from[RPC_TAKEN_BLOCKS] : NULL);
-    donor de = donor_of(prev, "edges", taken ? taken->from[RPC_TAKEN_EDGES] : NULL);
     for (size_t k = 0; k < rep->n_blocks; k++) {
         const cdg_report_block *rb = &rep->blocks[k];
         cJSON *was = donor_step(&db);
         bool vouch = same != NULL && same->blocks != NULL && same->blocks[k];
-        if (vouch && !block_vouched(was, k)) {
+        /* in place, the caller vouches for prev's nodes: unseen */
+        if (vouch && (was == NULL || (db.prev_node == NULL && !block_vouched(was, k)))) {
             rc = MDAE_E_STATE; /* the donor is not the tree the keys were of */
             goto fail;
         }
@@ -1063,7 +1185,7 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
             cJSON *mine = donor_take(&db, was, k);
             if (!keep_bodies)
                 drop_bodies(mine); /* the equations may have changed: given again */
-            if (!append(blocks, mine))
+            if (!append_at(blocks, mine, &db, k))
                 goto fail;
             continue;
         }
@@ -1071,19 +1193,19 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
         if ((rc = block_json(rep, rb, &o)) < 0)
             goto fail;
         rc = MDAE_E_NOMEM;
-        if (!append(blocks, o))
+        if (!append_at(blocks, o, &db, k))
             goto fail;
     }
     for (size_t k = 0; k < rep->n_edges; k++) {
         const cdg_report_edge *re = &rep->edges[k];
         cJSON *was = donor_step(&de);
         bool vouch = same != NULL && same->edges != NULL && same->edges[k];
-        if (vouch && !edge_vouched(was, re)) {
+        if (vouch && (was == NULL || (de.prev_node == NULL && !edge_vouched(was, re)))) {
             rc = MDAE_E_STATE;
             goto fail;
         }
         if (vouch || (was != NULL && edge_is(was, rep, re))) {
-            if (!append(edges, donor_take(&de, was, k)))
+            if (!append_at(edges, donor_take(&de, was, k), &de, k))
                 goto fail;
             continue;
         }
@@ -1091,9 +1213,11 @@ static int cdg_reusing(const cdg_report *rep, cJSON *prev, cJSON *analysis, bool
         if ((rc = edge_json(rep, re, &o)) < 0)
             goto fail;
         rc = MDAE_E_NOMEM;
-        if (!append(edges, o))
+        if (!append_at(edges, o, &de, k))
             goto fail;
     }
+    donor_cut(&db, blocks, rep->n_blocks);
+    donor_cut(&de, edges, rep->n_edges);
     if (taken != NULL) {
         taken->prev_n[RPC_TAKEN_BLOCKS] = donor_count(&db);
         taken->prev_n[RPC_TAKEN_EDGES] = donor_count(&de);
@@ -1191,7 +1315,7 @@ int rpc_json_cdg_write(const cdg_report *rep, const mel_model *m, rpc_jw *w)
 
 int rpc_json_cdg(const cdg_report *rep, cJSON *analysis)
 {
-    return cdg_reusing(rep, NULL, analysis, false, NULL, NULL);
+    return cdg_reusing(rep, NULL, analysis, false, NULL, NULL, NULL);
 }
 
 /* ---- Block families ------------------------------------------------------------ */
@@ -1293,8 +1417,10 @@ void rpc_taken_free(rpc_taken *t)
 {
     if (t == NULL)
         return;
-    for (int s = 0; s < RPC_TAKEN_N; s++)
+    for (int s = 0; s < RPC_TAKEN_N; s++) {
         mdae_free(t->from[s]);
+        mdae_free(t->node[s]);
+    }
     mdae_free(t->bodies_kept);
     memset(t, 0, sizeof *t);
 }
@@ -1310,7 +1436,9 @@ static bool taken_init(rpc_taken *taken, const sa_report *rep, const cdg_report 
     taken->n[RPC_TAKEN_EDGES] = cdg != NULL ? cdg->n_edges : 0;
     for (int s = 0; s < RPC_TAKEN_N; s++) {
         /* prev's lengths: counted as the donors walk them (donor_count) */
-        if ((taken->from[s] = mdae_malloc((taken->n[s] + 1) * sizeof *taken->from[s])) == NULL) {
+        taken->from[s] = mdae_malloc((taken->n[s] + 1) * sizeof *taken->from[s]);
+        taken->node[s] = mdae_calloc(taken->n[s] + 1, sizeof *taken->node[s]);
+        if (taken->from[s] == NULL || taken->node[s] == NULL) {
             rpc_taken_free(taken);
             return false;
         }
@@ -1324,14 +1452,25 @@ int rpc_json_analysis_since(const sa_report *rep, const cdg_report *cdg, cJSON *
                             bool keep_bodies, const cdg_report_same *same, cJSON **out,
                             rpc_taken *taken)
 {
+    return rpc_json_analysis_in_place(rep, cdg, prev, NULL, keep_bodies, same, out, taken);
+}
+
+int rpc_json_analysis_in_place(const sa_report *rep, const cdg_report *cdg, cJSON *prev,
+                               const rpc_taken *prev_taken, bool keep_bodies,
+                               const cdg_report_same *same, cJSON **out, rpc_taken *taken)
+{
     if (rep == NULL || out == NULL)
         return MDAE_E_INVAL;
+    if (prev == NULL)
+        prev_taken = NULL;
     if (taken != NULL && !taken_init(taken, rep, cdg))
         return MDAE_E_NOMEM;
+    if (taken != NULL)
+        taken->keep_bodies = keep_bodies;
     cJSON *root = NULL;
-    int rc = report_reusing(rep, prev, &root, taken, same);
+    int rc = report_reusing(rep, prev, &root, taken, same, prev_taken);
     if (rc == MDAE_OK && cdg != NULL &&
-        (rc = cdg_reusing(cdg, prev, root, keep_bodies, taken, same)) < 0)
+        (rc = cdg_reusing(cdg, prev, root, keep_bodies, taken, same, prev_taken)) < 0)
         cJSON_Delete(root);
     if (rc < 0) {
         rpc_taken_free(taken);

@@ -225,12 +225,24 @@ enum { RPC_TAKEN_EQUATIONS, RPC_TAKEN_VARIABLES, RPC_TAKEN_BLOCKS, RPC_TAKEN_EDG
 #define RPC_NOT_TAKEN SIZE_MAX
 typedef struct rpc_taken {
     size_t *from[RPC_TAKEN_N]; /* owned (rpc_taken_free) */
+    /* node[s][k]: item k of *out's array s, as rpc_json_analysis_since left
+     * it (taken or built): a digest of *out reads the items through them
+     * instead of walking the arrays, and does not look at those it takes
+     * from prev's digest at all (NULL: not said; owned, the nodes
+     * *out's) */
+    const cJSON **node[RPC_TAKEN_N];
     size_t n[RPC_TAKEN_N];
     size_t prev_n[RPC_TAKEN_N];
     /* per block of *out (n[RPC_TAKEN_BLOCKS]): true if
      * rpc_json_add_bodies_taking kept every "body" of its equations (none
      * given again nor dropped); NULL: not said (owned, rpc_taken_free) */
     bool *bodies_kept;
+    /* the blocks taken kept their bodies (rpc_json_analysis_since's
+     * keep_bodies): rpc_json_add_bodies_taking, given taken's nodes and
+     * same, does not look at a taken block whose every equation of order
+     * > 0 same vouches for (its entry has the body it would be given, or
+     * none where none could be given) */
+    bool keep_bodies;
 } rpc_taken;
 
 /* Frees t's arrays and zeroes it; t may be NULL. */
@@ -264,6 +276,27 @@ MDAE_API int rpc_json_analysis_since(const sa_report *rep /* borrowed */,
                                      const cdg_report_same *same /* borrowed; may be NULL */,
                                      cJSON **out /* out: owned */,
                                      rpc_taken *taken /* out: owned arrays; may be NULL */);
+
+/* rpc_json_analysis_since, prev's arrays built in place (issue 40 item
+ * 5): prev_taken (NULL: rpc_json_analysis_since) is what
+ * rpc_json_analysis_since said in its taken when it built prev, and the
+ * caller vouches that prev is that tree, changed since by
+ * rpc_json_add_bodies* and rpc_json_add_left_out at most. Each of prev's
+ * arrays whose nodes prev_taken says is detached from prev and becomes
+ * *out's: an item marked in same is left where it is without a look at
+ * it (no MDAE_E_STATE for it: only one past prev's length fails so), one
+ * taken as rpc_json_analysis_since takes it stays too, one built
+ * replaces prev's at its place (deleted), those past the new length are
+ * deleted. taken says the same as rpc_json_analysis_since's (from[s][k]
+ * = k for an item left). On failure prev lacks the arrays it gave. */
+MDAE_API int rpc_json_analysis_in_place(const sa_report *rep /* borrowed */,
+                                        const cdg_report *cdg /* borrowed; may be NULL */,
+                                        cJSON *prev /* borrowed; arrays taken */,
+                                        const rpc_taken *prev_taken /* borrowed; may be NULL */,
+                                        bool keep_bodies,
+                                        const cdg_report_same *same /* borrowed; may be NULL */,
+                                        cJSON **out /* out: owned */,
+                                        rpc_taken *taken /* out: owned arrays; may be NULL */);
 
 /* rpc_json_add_bodies, but an equation entry that has a "body" already
  * keeps it when same[its equation's index in m] (n: same's length; an

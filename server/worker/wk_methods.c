@@ -44,8 +44,41 @@ void wk_state_init(wk_state *w, const srv_worker_opts *o)
         w->kept[k].version = -1;
 }
 
+/* What the request's reply need not wait for, freed after it
+ * (wk_after_reply); one of each kind at a time (one still there is freed
+ * now). */
+static void late_report(wk_state *w, sa_report *rep, cdg_report *crep)
+{
+    sa_report_free(w->late_rep);
+    cdg_report_free(w->late_crep);
+    w->late_rep = rep;
+    w->late_crep = crep;
+}
+
+static void late_keys(wk_state *w, cdg_report_keys *k)
+{
+    cdg_report_keys_free(w->late_keys);
+    w->late_keys = k;
+}
+
+static void late_tree(wk_state *w, cJSON *tree)
+{
+    cJSON_Delete(w->late_tree);
+    w->late_tree = tree;
+}
+
+static void late_digest(wk_state *w, rpc_digest *d)
+{
+    rpc_digest_free(w->late_digest);
+    w->late_digest = d;
+}
+
 void wk_after_reply(wk_state *w)
 {
+    late_report(w, NULL, NULL);
+    late_keys(w, NULL);
+    late_tree(w, NULL);
+    late_digest(w, NULL);
     cJSON_Delete(w->late_approx);
     ap_report_free(w->late_approx_rep);
     w->late_approx = NULL;
@@ -571,29 +604,35 @@ static int report_tree(wk_state *w, const cdg_report_keys *keys)
     cdg_report_keys *now = NULL;
     cdg_report_same same = {0};
     int rc = cdg_report_since(w->result, w->graph, keys, &rep, &crep, &now, &same);
-    /* what is taken from prev_report is said for a later digest
-     * (stable_result); nothing if there is none */
+    /* prev_report's nodes, if w->taken was said of it: its arrays are
+     * built in place (rpc_json_analysis_in_place) */
+    rpc_taken prev_taken = {0};
+    bool in_place = w->prev_report != NULL && w->taken_for != 0 && w->taken_for == w->prev_serial;
+    if (in_place) {
+        prev_taken = w->taken;
+        memset(&w->taken, 0, sizeof w->taken);
+    }
+    /* what is taken from prev_report, and the nodes of the tree, are said
+     * for a later digest (stable_result) and the next tree */
     rpc_taken_free(&w->taken);
     w->taken_for = 0;
     /* the bodies the blocks taken keep (wk.h, body_same) */
     bool keep = w->prev_report != NULL && w->body_same != NULL && w->body_tree == w->prev_serial;
     if (rc == MDAE_OK)
-        rc = rpc_json_analysis_since(rep, crep, w->prev_report, keep, keys ? &same : NULL,
-                                     &w->cached_report, w->prev_report != NULL ? &w->taken : NULL);
+        rc = rpc_json_analysis_in_place(rep, crep, w->prev_report, in_place ? &prev_taken : NULL,
+                                        keep, keys ? &same : NULL, &w->cached_report, &w->taken);
+    rpc_taken_free(&prev_taken);
     if (rc == MDAE_OK) {
         w->cached_serial = ++w->trees;
-        if (w->prev_report != NULL) {
-            w->taken_for = w->cached_serial;
-            w->taken_from = w->prev_serial;
-        }
+        w->taken_for = w->cached_serial;
+        w->taken_from = w->prev_serial; /* 0: none (kept_tree finds none) */
         rc = rpc_json_add_bodies_taking(w->cached_report, crep, w->model,
-                                        keep ? w->body_same : NULL, w->n_body_same,
-                                        w->prev_report != NULL ? &w->taken : NULL);
+                                        keep ? w->body_same : NULL, w->n_body_same, &w->taken);
     }
     if (rc == MDAE_OK)
         rc = rpc_json_add_left_out(w->cached_report, w->model);
     if (rc == MDAE_OK) {
-        cdg_report_keys_free(w->keys);
+        late_keys(w, w->keys);
         w->keys = now;
         w->keys_tree = w->cached_serial;
         now = NULL;
@@ -605,8 +644,7 @@ static int report_tree(wk_state *w, const cdg_report_keys *keys)
     }
     cdg_report_keys_free(now);
     cdg_report_same_free(&same);
-    cdg_report_free(crep);
-    sa_report_free(rep);
+    late_report(w, rep, crep);
     return rc;
 }
 
@@ -624,7 +662,7 @@ int wk_report(wk_state *w, const cJSON **out)
             w->prev_serial = 0;
             rc = report_tree(w, NULL);
         }
-        cJSON_Delete(w->prev_report); /* what is left of it */
+        late_tree(w, w->prev_report); /* what is left of it */
         w->prev_report = NULL;
         w->prev_serial = 0;
         check(rc);
@@ -708,7 +746,7 @@ static bool keep_version(wk_state *w, long version, rpc_digest *d, uint64_t tree
         if (w->kept[k].version == version)
             return false;
     struct wk_kept *slot = &w->kept[w->kept_next++ % WK_KEEP_VERSIONS];
-    rpc_digest_free(slot->digest);
+    late_digest(w, slot->digest); /* its pools live on in the digests that share them */
     slot->digest = d;
     slot->version = version;
     slot->tree = tree;

@@ -473,9 +473,44 @@ static cJSON *edited_copy(unsigned *seed, const cJSON *a, rpc_taken *t, unsigned
 
 static void taken_release(rpc_taken *t)
 {
-    for (int s = 0; s < RPC_TAKEN_N; s++)
+    for (int s = 0; s < RPC_TAKEN_N; s++) {
         free(t->from[s]);
+        free(t->node[s]);
+    }
     free(t->bodies_kept);
+}
+
+/* t->node filled with b's items, as rpc_json_analysis_since records them:
+ * a digest built with them reads no item it takes. */
+static void taken_nodes(rpc_taken *t, const cJSON *b)
+{
+    static const char *const member[RPC_TAKEN_N] = {"equations", "variables", "blocks", "edges"};
+    for (int s = 0; s < RPC_TAKEN_N; s++) {
+        cJSON **node = calloc(t->n[s] + 1, sizeof *node);
+        cr_assert_not_null(node);
+        size_t k = 0;
+        cJSON *x;
+        cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(b, member[s]))
+            node[k++] = x;
+        cr_assert_eq(k, t->n[s]);
+        t->node[s] = (const cJSON **)node;
+    }
+}
+
+/* Some of b's equations built anew (not taken) renamed: their keys are
+ * not the version before's at the same place, so the index is not shared. */
+static void rename_some(unsigned *seed, cJSON *b, const rpc_taken *t)
+{
+    size_t k = 0;
+    cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(b, "equations"))
+    {
+        if (t->from[RPC_TAKEN_EQUATIONS][k++] == RPC_NOT_TAKEN && rand_r(seed) % 3 == 0) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "r%u", (unsigned)(rand_r(seed) % 50));
+            cJSON_ReplaceItemInObjectCaseSensitive(x, "name", cJSON_CreateString(nm));
+        }
+    }
 }
 
 /* A digest built with the hashes of the version before is the one built
@@ -604,4 +639,102 @@ Test(rpc_diff, a_digest_refuses_block_ids_as_the_relabelling_does)
     cr_assert_eq(rpc_digest_build(a, ids1, 1, &d), MDAE_E_INVAL);
     cr_assert_null(d);
     cJSON_Delete(a);
+}
+
+/* ---- Digests sharing names and indexes with the one before (issue 40 item 5) ---- */
+
+/* A chain of edits, each version's digest built from the one before with
+ * the new tree's nodes (so it shares that one's name pools, and its index
+ * where the keys stay), the versions kept as the worker keeps them (the
+ * last four): the oldest is freed when a version is added, while the
+ * later ones still point at its names and index. Every difference from a
+ * kept version to the newest is the trees'. Forty versions: past
+ * DG_MAX_POOLS, where a digest copies its names again. */
+Test(rpc_diff, a_chain_of_digests_sharing_names_and_indexes_survives_evictions)
+{
+    unsigned seed = 47;
+    for (int round = 0; round < 25; round++) {
+        size_t n = 1 + (size_t)(rand_r(&seed) % 11);
+        uint32_t ids[4][12];
+        cJSON *tree[4] = {NULL};
+        rpc_digest *dg[4] = {NULL};
+        for (size_t k = 0; k < 12; k++)
+            ids[0][k] = (uint32_t)(rand_r(&seed) % 16);
+        tree[0] = random_result(&seed, n);
+        cr_assert_eq(rpc_digest_build(tree[0], ids[0], n, &dg[0]), MDAE_OK);
+        rpc_digest_detach(dg[0]);
+        for (int v = 1; v < 40; v++) {
+            int at = v % 4, was = (v - 1) % 4;
+            rpc_taken t;
+            cJSON *b = edited_copy(&seed, tree[was], &t, 3);
+            rename_some(&seed, b, &t);
+            taken_nodes(&t, b);
+            uint32_t nid[12];
+            for (size_t k = 0; k < 12; k++) /* mostly the same: the blocks' order kept */
+                nid[k] = rand_r(&seed) % 4 ? ids[was][k] : (uint32_t)(rand_r(&seed) % 16);
+            rpc_digest *d = NULL;
+            cr_assert_eq(rpc_digest_build_reusing(b, nid, n, dg[was], &t, &d), MDAE_OK);
+            taken_release(&t);
+            rpc_digest_free(dg[at]); /* evicted: d may share its names */
+            cJSON_Delete(tree[at]);
+            dg[at] = d;
+            tree[at] = b;
+            memcpy(ids[at], nid, sizeof nid);
+            for (int back = 1; back <= 3 && back <= v; back++) {
+                int o = (v - back) % 4;
+                digest_diff_is(dg[o], tree[o], ids[o], n, d, b, ids[at], n);
+            }
+            digest_diff_is(d, b, ids[at], n, d, b, ids[at], n); /* nothing */
+            rpc_digest_detach(d);
+        }
+        for (int k = 0; k < 4; k++) {
+            rpc_digest_free(dg[k]);
+            cJSON_Delete(tree[k]);
+        }
+    }
+}
+
+/* A digest built from the one before, names and index shared, fails at
+ * every allocation without a leak, and the digest before (whose pools and
+ * index it referenced meanwhile) is whole after each failure: the next
+ * attempt and the difference from it are right. */
+Test(rpc_diff, a_digest_sharing_the_one_befores_reports_allocation_failures_without_leaks)
+{
+    unsigned seed = 53;
+    uint32_t ids[12];
+    for (size_t k = 0; k < 12; k++)
+        ids[k] = (uint32_t)(rand_r(&seed) % 16);
+    cJSON *a = random_result(&seed, 8);
+    rpc_digest *da = NULL;
+    cr_assert_eq(rpc_digest_build(a, ids, 8, &da), MDAE_OK);
+    rpc_digest_detach(da);
+    rpc_taken t;
+    cJSON *b = edited_copy(&seed, a, &t, 3);
+    taken_nodes(&t, b);
+    cr_assert_eq(mdae_replace_allocator(&counting_allocator), MDAE_OK);
+    for (long n = 0;; n++) {
+        counting_arm(n);
+        rpc_digest *db = NULL;
+        cJSON *d = NULL;
+        int rc = rpc_digest_build_reusing(b, ids, 8, da, &t, &db);
+        if (rc == MDAE_OK)
+            rc = rpc_digest_diff(da, db, 1, 2, &d);
+        cJSON_Delete(d);
+        rpc_digest_free(db);
+        cr_assert_eq(live, 0, "allocation %ld: %ld blocks leaked", n, live);
+        if (rc == MDAE_OK)
+            break;
+        cr_assert_eq(rc, MDAE_E_NOMEM);
+    }
+    counting_arm(-1);
+    mdae_replace_allocator(NULL);
+    rpc_digest *db = NULL;
+    cr_assert_eq(rpc_digest_build_reusing(b, ids, 8, da, &t, &db), MDAE_OK);
+    digest_diff_is(da, a, ids, 8, db, b, ids, 8);
+    rpc_digest_free(da); /* the one before goes first, as keep_version evicts it */
+    digest_diff_is(db, b, ids, 8, db, b, ids, 8);
+    rpc_digest_free(db);
+    taken_release(&t);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
 }

@@ -1344,3 +1344,118 @@ Test(rpc_json, bodies_survive_every_allocation_failure)
     analysed_free(&a);
     free(text);
 }
+
+/* ---- Bodies of blocks taken, vouched for, not looked at (issue 40 item 5) ------ */
+
+/* One version's analysis in the chain's manager: its tree built since the
+ * tree before (prev, consumed; NULL: anew) with its bodies kept where
+ * same_of (the model before; NULL: none) shares an equation's sides, as
+ * the worker does (wk_methods.c, bodies_same); with_nodes: taken's nodes
+ * kept (the blocks vouched for not looked at), else dropped (every block
+ * walked). */
+static cJSON *tree_keeping_bodies(const char *text, const mel_model *before, cJSON *prev,
+                                  cdg_report_keys **keys, bool with_nodes, mel_model **m,
+                                  rpc_taken *in_place)
+{
+    mel_options mo = {0};
+    mo.since = before;
+    analysed a;
+    memset(&a, 0, sizeof a);
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &a.m, NULL), MDAE_OK);
+    cr_assert_eq(sa_analyze(a.m, NULL, &a.res, NULL), MDAE_OK);
+    cr_assert_eq(cdg_build(a.res, NULL, &a.g, NULL), MDAE_OK);
+    cdg_report_keys *now = NULL;
+    cdg_report_same same;
+    cr_assert_eq(cdg_report_since(a.res, a.g, *keys, &a.rep, &a.crep, &now, &same), MDAE_OK);
+    bool *body_same = NULL;
+    if (before != NULL) {
+        body_same = calloc(a.m->n_equations + 1, sizeof *body_same);
+        for (uint32_t i = 0; i < a.m->n_equations && i < before->n_equations; i++)
+            body_same[i] = a.m->equations[i].lhs != NULL &&
+                           a.m->equations[i].lhs == before->equations[i].lhs &&
+                           a.m->equations[i].rhs == before->equations[i].rhs;
+    }
+    rpc_taken taken;
+    cJSON *j = NULL;
+    cr_assert_eq(rpc_json_analysis_in_place(a.rep, a.crep, prev, in_place, prev != NULL,
+                                            *keys != NULL ? &same : NULL, &j, &taken),
+                 MDAE_OK);
+    if (!with_nodes)
+        for (int s = 0; s < RPC_TAKEN_N; s++) {
+            mdae_free(taken.node[s]);
+            taken.node[s] = NULL;
+        }
+    cr_assert_eq(rpc_json_add_bodies_taking(j, a.crep, a.m, prev != NULL ? body_same : NULL,
+                                            a.m->n_equations, &taken),
+                 MDAE_OK);
+    if (in_place != NULL) { /* the next tree's, in place of this one */
+        rpc_taken_free(in_place);
+        *in_place = taken;
+    } else
+        rpc_taken_free(&taken);
+    free(body_same);
+    cJSON_Delete(prev);
+    cdg_report_same_free(&same);
+    cdg_report_keys_free(*keys);
+    *keys = now;
+    cdg_report_free(a.crep);
+    sa_report_free(a.rep);
+    cdg_graph_free(a.g);
+    sa_result_free(a.res);
+    *m = a.m;
+    return j;
+}
+
+/* The brake, one railcar's piston equation gaining a derivative and
+ * losing it again (bench_server's row 5), then fewer and more railcars
+ * (arrays shorter and longer than the tree before's): the blocks taken
+ * whose bodies are vouched for are not looked at (taken's nodes), and
+ * each tree is the one built anew with its bodies, whether the tree
+ * before's arrays are walked, reached through their nodes, or built in
+ * place (rpc_json_analysis_in_place). */
+Test(rpc_json, blocks_taken_with_their_bodies_vouched_for_are_the_tree_built_anew)
+{
+    char *v0 = tm_slurp("brake.mel");
+    char *v1 = replace_all(v0, "px[i] : equation b[i] = K*x[i];",
+                           "px[i] : equation b[i] = K*x[i] + (if i == 2 then der(x[i]) else 0);");
+    char *v2 = replace_all(v1, "N : integer = 3;", "N : integer = 2;");
+    char *v3 = replace_all(v1, "N : integer = 3;", "N : integer = 4;");
+    enum { NT = 7 };
+    const char *texts[NT] = {v0, v1, v0, v1, v2, v3, v1};
+    char *anew[NT];
+    for (int k = 0; k < NT; k++) {
+        analysed a;
+        cJSON *j = analysis_with_bodies(texts[k], &a);
+        anew[k] = compact(j);
+        cJSON_Delete(j);
+        analysed_free(&a);
+    }
+    static const char *const how[] = {"walked", "nodes", "in place"};
+    for (int mode = 0; mode < 3; mode++) {
+        cr_assert_eq(sa_begin(NULL), MDAE_OK);
+        cdg_report_keys *keys = NULL;
+        mel_model *m = NULL;
+        cJSON *tree = NULL;
+        rpc_taken nodes = {0};
+        for (int k = 0; k < NT; k++) {
+            mel_model *was = m;
+            tree = tree_keeping_bodies(texts[k], was, tree, &keys, mode > 0, &m,
+                                       mode == 2 ? &nodes : NULL);
+            char *s = compact(tree);
+            cr_assert_str_eq(s, anew[k], "version %d (%s)", k, how[mode]);
+            mdae_free(s);
+            mel_model_free(was);
+        }
+        rpc_taken_free(&nodes);
+        cJSON_Delete(tree);
+        cdg_report_keys_free(keys);
+        mel_model_free(m);
+        sa_end();
+    }
+    for (int k = 0; k < NT; k++)
+        mdae_free(anew[k]);
+    free(v0);
+    free(v1);
+    free(v2);
+    free(v3);
+}

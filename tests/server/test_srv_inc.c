@@ -838,6 +838,22 @@ static char *without_an_equation(const char *text, unsigned *seed)
     return o;
 }
 
+/* session/edit to text t: the version it made (a text that does not
+ * parse, a line of a statement on several lines deleted, has one too). */
+static long edited_version(client *c, const char *sid, const char *t)
+{
+    cJSON *params = session_params(sid);
+    cJSON_AddStringToObject(params, "text", t);
+    cJSON *r = cl_request(c, 12, "session/edit", params);
+    const cJSON *er = cJSON_GetObjectItem(r, "result");
+    if (er == NULL)
+        er = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
+    cr_assert_not_null(cJSON_GetObjectItem(er, "version"), "%s", cJSON_PrintUnformatted(r));
+    long v = cJSON_GetObjectItem(er, "version")->valueint;
+    cJSON_Delete(r);
+    return v;
+}
+
 /* A session's random edits (an equation's line deleted, or back to an
  * earlier text): every since answer is, printed, what rpc_diff_analysis
  * makes of the two versions' full results with stable ids (the path
@@ -867,15 +883,7 @@ static void since_as_whole_trees(const char *model, const char *from, const char
                                               : without_an_equation(cur, &seed);
         texts[nt++] = t;
         cur = t;
-        cJSON *params = session_params(sid);
-        cJSON_AddStringToObject(params, "text", t);
-        cJSON *r = cl_request(&c, 12, "session/edit", params);
-        const cJSON *er = cJSON_GetObjectItem(r, "result");
-        if (er == NULL) /* a line of a statement on several lines: a syntax error */
-            er = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "error"), "data");
-        cr_assert_not_null(cJSON_GetObjectItem(er, "version"), "%s", cJSON_PrintUnformatted(r));
-        long v = cJSON_GetObjectItem(er, "version")->valueint;
-        cJSON_Delete(r);
+        long v = edited_version(&c, sid, t);
         cJSON *dp = session_params(sid);
         cJSON_AddNumberToObject(dp, "since", (double)pv);
         cJSON *dr = pv >= 0 ? cl_request(&c, 13, "session/analyze", dp) : NULL;
@@ -1118,4 +1126,97 @@ Test(srv_inc, an_edited_loop_keeps_its_unchanged_instances_bodies_and_equals_col
     free(sid);
     cl_close(&c);
     srv_stop(&p);
+}
+
+/* Since from any kept version, with other requests between (issue 40 item
+ * 5: the digests share their names and indexes with the one before, and
+ * the oldest kept is evicted while later ones share them): a session's
+ * random edits, each followed by a since from a version no longer kept
+ * (an error), a since from one of the three versions before, and the full
+ * result, with a plain session/analyze before them (written as produced:
+ * the tree before dropped, nothing to take) or after the since (sent from
+ * its tree): every since answer is rpc_diff_analysis's of the full
+ * results. Twenty-four edits: past the sixteen pools a digest shares. */
+Test(srv_inc, since_from_older_kept_versions_with_requests_between_is_the_whole_tree_difference,
+     .timeout = 300)
+{
+    srv_proc p;
+    client c;
+    srv_start(&p, "", "");
+    cl_connect(&c, &p);
+    char *texts[64];
+    int nt = 0;
+    char *t0 = t_model("brake.mel");
+    texts[nt++] = replaced(t0, "N : integer = 3;", "N : integer = 12;");
+    free(t0);
+    char *sid = cl_open(&c, texts[0]);
+    cJSON *full[4] = {NULL}; /* the last good versions' full results, newest last */
+    long fv[4] = {-1, -1, -1, -1}, evicted = -1;
+    unsigned seed = 23u;
+    const char *cur = texts[0], *good = texts[0];
+    for (int k = 0; k <= 24 && nt < 64; k++) {
+        char *t = k == 0 ? strdup(cur)
+                  : next_rand(&seed) % 3 == 0 ? strdup(texts[next_rand(&seed) % (unsigned)nt])
+                                              : without_an_equation(cur, &seed);
+        texts[nt++] = t;
+        cur = t;
+        long v = edited_version(&c, sid, t);
+        if (k % 2 == 0) /* written as produced: the tree before is dropped, nothing taken */
+            cJSON_Delete(cl_request(&c, 13, "session/analyze", session_params(sid)));
+        if (evicted >= 0) {
+            cJSON *ep = session_params(sid);
+            cJSON_AddNumberToObject(ep, "since", (double)evicted);
+            cJSON *e = cl_request(&c, 14, "session/analyze", ep);
+            cr_assert_null(cJSON_GetObjectItem(e, "result"), "since %ld: %s", evicted,
+                           cJSON_PrintUnformatted(e));
+            cJSON_Delete(e);
+        }
+        int back = 1 + (int)(next_rand(&seed) % 3);
+        while (back > 1 && full[4 - back] == NULL)
+            back--;
+        cJSON *dr = NULL;
+        if (full[4 - back] != NULL) {
+            cJSON *dp = session_params(sid);
+            cJSON_AddNumberToObject(dp, "since", (double)fv[4 - back]);
+            dr = cl_request(&c, 15, "session/analyze", dp);
+        }
+        if (k % 2 == 1) /* sent from the tree the since request built */
+            cJSON_Delete(cl_request(&c, 13, "session/analyze", session_params(sid)));
+        cJSON *sp = session_params(sid);
+        cJSON_AddBoolToObject(sp, "stableIds", true);
+        cJSON *fr = cl_request(&c, 16, "session/analyze", sp);
+        cJSON *now = cJSON_DetachItemFromObject(fr, "result");
+        cJSON_Delete(fr);
+        if (now == NULL) { /* does not analyse: nothing kept */
+            cJSON_Delete(dr);
+            cur = good;
+            continue;
+        }
+        if (dr != NULL) {
+            cJSON *want = NULL;
+            cr_assert_eq(rpc_diff_analysis(full[4 - back], now, fv[4 - back], v, &want), MDAE_OK);
+            char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(dr, "result"));
+            char *b = cJSON_PrintUnformatted(want);
+            cr_assert_str_eq(a, b, "step %d (version %ld since %ld)", k, v, fv[4 - back]);
+            free(a);
+            free(b);
+            cJSON_Delete(want);
+            cJSON_Delete(dr);
+        }
+        if (fv[0] >= 0) /* four versions kept: the oldest goes */
+            evicted = fv[0];
+        cJSON_Delete(full[0]);
+        memmove(full, full + 1, 3 * sizeof *full);
+        memmove(fv, fv + 1, 3 * sizeof *fv);
+        full[3] = now;
+        fv[3] = v;
+        good = cur;
+    }
+    for (int k = 0; k < 4; k++)
+        cJSON_Delete(full[k]);
+    for (int k = 0; k < nt; k++)
+        free(texts[k]);
+    free(sid);
+    cl_close(&c);
+    cr_assert_eq(srv_stop(&p), 0);
 }
