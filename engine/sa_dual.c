@@ -511,6 +511,106 @@ static void warm_start(sa_ctx *c, const columns *mt, const BDD *act, const sa__w
     sa__release(c, mark);
 }
 
+/* ---- The column step off the chain of valid modes (issue 40) ----------------
+ * The vector column step, d_j = max over column j's edges of
+ * ite(act_e, c_i + sigma_e, 0), is mode by mode: each bit of the result is
+ * a Boolean function of the operands' bits in the same mode. Split the
+ * modes by ok:
+ *   - in ok, it only reads c_i there, so any c'_i equal to c_i on ok gives
+ *     the same values: c'_i = bdd_simplify(c_i, ok) (Coudert-Madre's
+ *     restrict agrees with its argument on the care set);
+ *   - out of ok, c_i is 0 (the fixpoint's invariant: c starts at 0 or at
+ *     the hint's, whose ok is ours and whose c is 0 out of it
+ *     (warm_applies, sa_int.h), and every row step gives 0 there, T_e being
+ *     false out of ok), so d_j there is the same step with every c_i = 0,
+ *     out_j, which does not change during the fixpoint.
+ * So d_j = ite(ok, step(c'), out_j): the same function, hence the same
+ * BDD, as the step on c. On the compressible building ok is a chain
+ * through every room and each conditional c_i copies it above its room;
+ * the step on c walked those copies in each addition, ite and maximum of
+ * each edge (N = 400: 20,000 maxima of 16,400 instructions each, 330 M,
+ * N^2.5 from N = 100), where c' stays in the room and the chain is walked
+ * once per bit by the last ite. */
+typedef struct off_chain {
+    BDD ok;       /* r->ok; bddtrue: the plain step */
+    int w, wk;
+    BDD *crel;    /* n_eq * wk slots: c'_i, valid where cvalid[i] */
+    bool *cvalid;
+    BDD *out;     /* n_var * wk slots: out_j, valid where ovalid[j] */
+    bool *ovalid;
+} off_chain;
+
+static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
+{
+    const sa_result *r = c->r;
+    oc->ok = r->ok;
+    oc->w = w;
+    oc->wk = wk;
+    if (oc->ok == bddtrue)
+        return;
+    oc->crel = sa__slots(c, (size_t)r->n_eq * (size_t)wk + 1);
+    oc->cvalid = sa__alloc(c, (size_t)r->n_eq + 1);
+    oc->out = sa__slots(c, (size_t)r->n_var * (size_t)wk + 1);
+    oc->ovalid = sa__alloc(c, (size_t)r->n_var + 1);
+}
+
+/* c'_i (above), made when first asked after c_i changed. */
+static const BDD *c_in_ok(const sa_result *r, off_chain *oc, uint32_t i)
+{
+    BDD *v = &oc->crel[(size_t)i * (size_t)oc->wk];
+    if (!oc->cvalid[i]) {
+        const BDD *ci = &r->c[(size_t)i * (size_t)oc->w];
+        for (int b = 0; b < oc->wk; b++)
+            sa__put(&v[b], sa__simplify(ci[b], oc->ok));
+        oc->cvalid[i] = true;
+    }
+    return v;
+}
+
+/* The vector column step of column j on the rows' values cv(i) (r->c's
+ * rows, or c'), into acc; term, zero and sig: scratch vectors. */
+static void column_step_on(sa_ctx *c, const columns *mt, const BDD *act, uint32_t j,
+                           off_chain *oc, bool in_ok, BDD *acc, BDD *term, const BDD *zero,
+                           BDD *sig)
+{
+    const sa_result *r = c->r;
+    int wk = oc->wk;
+    sa__vconst(acc, wk, 0);
+    for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
+        size_t e = mt->edges[q];
+        uint32_t i = r->edge_eq[e];
+        const BDD *ci = in_ok ? c_in_ok(r, oc, i) : &r->c[(size_t)i * (size_t)oc->w];
+        sa__vadd(c, term, ci, sigma_of(r, e, sig, wk), wk);
+        sa__vite(c, term, act[e], term, zero, wk);
+        sa__vmax(c, acc, acc, term, wk);
+    }
+}
+
+/* The column step of column j into acc, through ok's split (above) unless
+ * ok is true. */
+static void column_step(sa_ctx *c, const columns *mt, const BDD *act, uint32_t j,
+                        off_chain *oc, BDD *acc, BDD *term, const BDD *zero, BDD *sig)
+{
+    const sa_result *r = c->r;
+    int wk = oc->wk;
+    if (oc->ok == bddtrue) {
+        column_step_on(c, mt, act, j, oc, false, acc, term, zero, sig);
+        return;
+    }
+    BDD *out = &oc->out[(size_t)j * (size_t)wk];
+    if (!oc->ovalid[j]) { /* every c_i = 0: c_i + sigma_e is sigma_e */
+        sa__vconst(out, wk, 0);
+        for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
+            size_t e = mt->edges[q];
+            sa__vite(c, term, act[e], sigma_of(r, e, sig, wk), zero, wk);
+            sa__vmax(c, out, out, term, wk);
+        }
+        oc->ovalid[j] = true;
+    }
+    column_step_on(c, mt, act, j, oc, true, acc, term, zero, sig);
+    sa__vite(c, acc, oc->ok, acc, out, wk);
+}
+
 /* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d:
  * all zero on entry, or the hint's when warm: warm_start). False if a d
  * reached 2^(wk-1): the values might then not fit, and the caller starts
@@ -541,6 +641,8 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
     worklist_init(c, &cols, r->n_var);
     worklist_init(c, &rows, r->n_eq);
     known kn = {r, w, wk, r->c_matched};
+    off_chain oc; /* c' and out_j of the column step, made as asked */
+    off_chain_init(c, &oc, w, wk);
     if (warm) {
         warm_start(c, mt, act, okw, &kn, &cols, &rows);
     } else {
@@ -564,16 +666,8 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
             bool known_value = column_constant(r, mt, &kn, act, wk, j, &v);
             if (known_value)
                 sa__vconst_put(acc, wk, v);
-            else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc)) {
-                sa__vconst(acc, wk, 0);
-                for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
-                    size_t e = mt->edges[q];
-                    sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], sigma_of(r, e, sig, wk),
-                             wk);
-                    sa__vite(c, term, act[e], term, zero, wk);
-                    sa__vmax(c, acc, acc, term, wk);
-                }
-            }
+            else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc))
+                column_step(c, mt, act, j, &oc, acc, term, zero, sig);
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
                 sa__vcopy(dj, acc, wk);
@@ -608,6 +702,8 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
             if (!sa__vsame(ci, acc, wk)) {
                 moved = true;
                 sa__vcopy(ci, acc, wk);
+                if (oc.ok != bddtrue)
+                    oc.cvalid[i] = false;
                 long long now = known_value ? (long long)v : sa__vvalue(acc, wk);
                 kn.cs[i] = now >= 0 ? now : row_common_value(r, &kn, wk, i);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
