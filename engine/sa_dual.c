@@ -248,20 +248,23 @@ static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
     oc->tvalid = sa__alloc(c, r->n_edges + 1);
 }
 
-/* d'_j (below), made when first asked after d_j changed. */
-static const BDD *d_in_ok(const sa_result *r, off_chain *oc, uint32_t j)
+/* Offset k of offs (r->c or r->d, w bits a row) restricted to ok, in
+ * rel's k-th wk slots: c'_i or d'_j (above), made when first
+ * asked after the offset changed (valid[k] false). */
+static const BDD *offset_in_ok(const off_chain *oc, const BDD *offs, BDD *rel, bool *valid,
+                               uint32_t k)
 {
-    BDD *v = &oc->drel[(size_t)j * (size_t)oc->wk];
-    if (!oc->dvalid[j]) {
-        const BDD *dj = &r->d[(size_t)j * (size_t)oc->w];
+    BDD *v = &rel[(size_t)k * (size_t)oc->wk];
+    if (!valid[k]) {
+        const BDD *from = &offs[(size_t)k * (size_t)oc->w];
         for (int b = 0; b < oc->wk; b++)
-            sa__put(&v[b], sa__simplify(dj[b], oc->ok));
-        oc->dvalid[j] = true;
+            sa__put(&v[b], sa__simplify(from[b], oc->ok));
+        valid[k] = true;
     }
     return v;
 }
 
-/* T'_e (below), made once. */
+/* T'_e (above), made once. */
 static BDD te_in_ok(const sa_result *r, off_chain *oc, size_t e)
 {
     if (!oc->tvalid[e]) {
@@ -271,25 +274,12 @@ static BDD te_in_ok(const sa_result *r, off_chain *oc, size_t e)
     return oc->terel[e];
 }
 
-/* acc &= ok, bit by bit: a row step's value out of ok, 0 (below). */
+/* acc &= ok, bit by bit: a row step's value out of ok is 0 (above). */
 static void mask_by_ok(const off_chain *oc, BDD *acc)
 {
     for (int b = 0; b < oc->wk; b++)
         if (acc[b] != bddfalse)
             sa__put(&acc[b], sa__and(acc[b], oc->ok));
-}
-
-/* c'_i (above), made when first asked after c_i changed. */
-static const BDD *c_in_ok(const sa_result *r, off_chain *oc, uint32_t i)
-{
-    BDD *v = &oc->crel[(size_t)i * (size_t)oc->wk];
-    if (!oc->cvalid[i]) {
-        const BDD *ci = &r->c[(size_t)i * (size_t)oc->w];
-        for (int b = 0; b < oc->wk; b++)
-            sa__put(&v[b], sa__simplify(ci[b], oc->ok));
-        oc->cvalid[i] = true;
-    }
-    return v;
 }
 
 /* The row step when every chosen edge's d_j and sigma_e are constants but
@@ -629,7 +619,8 @@ static void column_step_on(sa_ctx *c, const columns *mt, const BDD *act, uint32_
     for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
         size_t e = mt->edges[q];
         uint32_t i = r->edge_eq[e];
-        const BDD *ci = in_ok ? c_in_ok(r, oc, i) : &r->c[(size_t)i * (size_t)oc->w];
+        const BDD *ci = in_ok ? offset_in_ok(oc, r->c, oc->crel, oc->cvalid, i)
+                              : &r->c[(size_t)i * (size_t)oc->w];
         sa__vadd(c, term, ci, sigma_of(r, e, sig, wk), wk);
         sa__vite(c, term, act[e], term, zero, wk);
         sa__vmax(c, acc, acc, term, wk);
@@ -673,7 +664,8 @@ static void row_step(sa_ctx *c, uint32_t i, off_chain *oc, BDD *acc, BDD *term, 
         if (r->te[e] == bddfalse)
             continue;
         uint32_t j = r->edge_v[e];
-        const BDD *dj = split ? d_in_ok(r, oc, j) : &r->d[(size_t)j * (size_t)oc->w];
+        const BDD *dj = split ? offset_in_ok(oc, r->d, oc->drel, oc->dvalid, j)
+                              : &r->d[(size_t)j * (size_t)oc->w];
         sa__vsub(c, term, dj, sigma_of(r, e, sig, wk), wk);
         sa__vite(c, acc, split ? te_in_ok(r, oc, e) : r->te[e], term, acc, wk);
     }
