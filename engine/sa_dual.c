@@ -191,14 +191,107 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const columns *mt,
     return true;
 }
 
+/* ---- The column step off the chain of valid modes (issue 40) ----------------
+ * The vector column step, d_j = max over column j's edges of
+ * ite(act_e, c_i + sigma_e, 0), is mode by mode: each bit of the result is
+ * a Boolean function of the operands' bits in the same mode. Split the
+ * modes by ok:
+ *   - in ok, it only reads c_i there, so any c'_i equal to c_i on ok gives
+ *     the same values: c'_i = bdd_simplify(c_i, ok) (Coudert-Madre's
+ *     restrict agrees with its argument on the care set);
+ *   - out of ok, c_i is 0 (the fixpoint's invariant: c starts at 0 or at
+ *     the hint's, whose ok is ours and whose c is 0 out of it
+ *     (warm_applies, sa_int.h), and every row step gives 0 there, T_e being
+ *     false out of ok), so d_j there is the same step with every c_i = 0,
+ *     out_j, which does not change during the fixpoint.
+ * So d_j = ite(ok, step(c'), out_j): the same function, hence the same
+ * BDD, as the step on c. On the compressible building ok is a chain
+ * through every room and each conditional c_i copies it above its room;
+ * the step on c walked those copies in each addition, ite and maximum of
+ * each edge (N = 400: 20,000 maxima of 16,400 instructions each, 330 M,
+ * N^2.5 from N = 100), where c' stays in the room and the chain is walked
+ * once per bit by the last ite.
+ *
+ * The row steps likewise: c_i = ite(T_e, d_j - sigma_e, ...) over row i's
+ * edges from 0 (the vectors, or row_by_choices' bits) reads T_e and d_j;
+ * in ok, T'_e = simplify(T_e, ok) and d'_j = simplify(d_j, ok) are T_e and
+ * d_j; out of ok every T_e is false, so the step gives 0 there. So c_i =
+ * step(T', d') & ok, bit by bit: the same BDD. */
+typedef struct off_chain {
+    BDD ok;       /* r->ok; bddtrue: the plain step */
+    int w, wk;
+    BDD *crel;    /* n_eq * wk slots: c'_i, valid where cvalid[i] */
+    bool *cvalid;
+    BDD *out;     /* n_var * wk slots: out_j, valid where ovalid[j] */
+    bool *ovalid;
+    BDD *drel;    /* n_var * wk slots: d'_j, valid where dvalid[j] */
+    bool *dvalid;
+    BDD *terel;   /* n_edges slots: T'_e, valid where tvalid[e] */
+    bool *tvalid;
+} off_chain;
+
+static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
+{
+    const sa_result *r = c->r;
+    oc->ok = r->ok;
+    oc->w = w;
+    oc->wk = wk;
+    if (oc->ok == bddtrue)
+        return;
+    oc->crel = sa__slots(c, (size_t)r->n_eq * (size_t)wk + 1);
+    oc->cvalid = sa__alloc(c, (size_t)r->n_eq + 1);
+    oc->out = sa__slots(c, (size_t)r->n_var * (size_t)wk + 1);
+    oc->ovalid = sa__alloc(c, (size_t)r->n_var + 1);
+    oc->drel = sa__slots(c, (size_t)r->n_var * (size_t)wk + 1);
+    oc->dvalid = sa__alloc(c, (size_t)r->n_var + 1);
+    oc->terel = sa__slots(c, r->n_edges + 1);
+    oc->tvalid = sa__alloc(c, r->n_edges + 1);
+}
+
+/* Offset k of offs (r->c or r->d, w bits a row) restricted to ok, in
+ * rel's k-th wk slots: c'_i or d'_j (above), made when first
+ * asked after the offset changed (valid[k] false). */
+static const BDD *offset_in_ok(const off_chain *oc, const BDD *offs, BDD *rel, bool *valid,
+                               uint32_t k)
+{
+    BDD *v = &rel[(size_t)k * (size_t)oc->wk];
+    if (!valid[k]) {
+        const BDD *from = &offs[(size_t)k * (size_t)oc->w];
+        for (int b = 0; b < oc->wk; b++)
+            sa__put(&v[b], sa__simplify(from[b], oc->ok));
+        valid[k] = true;
+    }
+    return v;
+}
+
+/* T'_e (above), made once. */
+static BDD te_in_ok(const sa_result *r, off_chain *oc, size_t e)
+{
+    if (!oc->tvalid[e]) {
+        sa__put(&oc->terel[e], sa__simplify(r->te[e], oc->ok));
+        oc->tvalid[e] = true;
+    }
+    return oc->terel[e];
+}
+
+/* acc &= ok, bit by bit: a row step's value out of ok is 0 (above). */
+static void mask_by_ok(const off_chain *oc, BDD *acc)
+{
+    for (int b = 0; b < oc->wk; b++)
+        if (acc[b] != bddfalse)
+            sa__put(&acc[b], sa__and(acc[b], oc->ok));
+}
+
 /* The row step when every chosen edge's d_j and sigma_e are constants but
  * not every choice is: acc = ite(T_e, d_j - sigma_e, acc) edge after edge,
  * as the vectors do it, bit by bit on constants (ite(f, 1, x) = f | x,
  * ite(f, 0, x) = x & !f). Into acc (wk slots): true; false if a value is
  * not a constant (acc then undefined). */
-static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, int wk, uint32_t i,
-                           BDD *acc)
+static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, off_chain *oc,
+                           uint32_t i, BDD *acc)
 {
+    int wk = oc->wk;
+    bool split = oc->ok != bddtrue; /* on T'_e, then & ok (above) */
     unsigned long long mask = (1ull << wk) - 1;
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
         if (r->te[e] != bddfalse && (kn_d(kn, r->edge_v[e]) < 0 || kn_sig(kn, e) < 0))
@@ -210,9 +303,12 @@ static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, int w
             continue;
         unsigned long long v = ((unsigned long long)kn_d(kn, r->edge_v[e]) -
                                 (unsigned long long)kn_sig(kn, e)) & mask;
+        BDD t = split ? te_in_ok(r, oc, e) : r->te[e];
         for (int b = 0; b < wk; b++)
-            sa__put(&acc[b], (v >> b) & 1 ? sa__or(acc[b], r->te[e]) : sa__diff(acc[b], r->te[e]));
+            sa__put(&acc[b], (v >> b) & 1 ? sa__or(acc[b], t) : sa__diff(acc[b], t));
     }
+    if (split)
+        mask_by_ok(oc, acc);
     return true;
 }
 
@@ -511,6 +607,72 @@ static void warm_start(sa_ctx *c, const columns *mt, const BDD *act, const sa__w
     sa__release(c, mark);
 }
 
+/* The vector column step of column j on the rows' values cv(i) (r->c's
+ * rows, or c'), into acc; term, zero and sig: scratch vectors. */
+static void column_step_on(sa_ctx *c, const columns *mt, const BDD *act, uint32_t j,
+                           off_chain *oc, bool in_ok, BDD *acc, BDD *term, const BDD *zero,
+                           BDD *sig)
+{
+    const sa_result *r = c->r;
+    int wk = oc->wk;
+    sa__vconst(acc, wk, 0);
+    for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
+        size_t e = mt->edges[q];
+        uint32_t i = r->edge_eq[e];
+        const BDD *ci = in_ok ? offset_in_ok(oc, r->c, oc->crel, oc->cvalid, i)
+                              : &r->c[(size_t)i * (size_t)oc->w];
+        sa__vadd(c, term, ci, sigma_of(r, e, sig, wk), wk);
+        sa__vite(c, term, act[e], term, zero, wk);
+        sa__vmax(c, acc, acc, term, wk);
+    }
+}
+
+/* The column step of column j into acc, through ok's split (above) unless
+ * ok is true. */
+static void column_step(sa_ctx *c, const columns *mt, const BDD *act, uint32_t j,
+                        off_chain *oc, BDD *acc, BDD *term, const BDD *zero, BDD *sig)
+{
+    const sa_result *r = c->r;
+    int wk = oc->wk;
+    if (oc->ok == bddtrue) {
+        column_step_on(c, mt, act, j, oc, false, acc, term, zero, sig);
+        return;
+    }
+    BDD *out = &oc->out[(size_t)j * (size_t)wk];
+    if (!oc->ovalid[j]) { /* every c_i = 0: c_i + sigma_e is sigma_e */
+        sa__vconst(out, wk, 0);
+        for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
+            size_t e = mt->edges[q];
+            sa__vite(c, term, act[e], sigma_of(r, e, sig, wk), zero, wk);
+            sa__vmax(c, out, out, term, wk);
+        }
+        oc->ovalid[j] = true;
+    }
+    column_step_on(c, mt, act, j, oc, true, acc, term, zero, sig);
+    sa__vite(c, acc, oc->ok, acc, out, wk);
+}
+
+/* The vector row step of row i into acc, through ok's split (above) unless
+ * ok is true; term and sig: scratch vectors. */
+static void row_step(sa_ctx *c, uint32_t i, off_chain *oc, BDD *acc, BDD *term, BDD *sig)
+{
+    const sa_result *r = c->r;
+    int wk = oc->wk;
+    bool split = oc->ok != bddtrue;
+    sa__vconst(acc, wk, 0);
+    for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
+        if (r->te[e] == bddfalse)
+            continue;
+        uint32_t j = r->edge_v[e];
+        const BDD *dj = split ? offset_in_ok(oc, r->d, oc->drel, oc->dvalid, j)
+                              : &r->d[(size_t)j * (size_t)oc->w];
+        sa__vsub(c, term, dj, sigma_of(r, e, sig, wk), wk);
+        sa__vite(c, acc, split ? te_in_ok(r, oc, e) : r->te[e], term, acc, wk);
+    }
+    if (split)
+        mask_by_ok(oc, acc);
+}
+
 /* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d:
  * all zero on entry, or the hint's when warm: warm_start). False if a d
  * reached 2^(wk-1): the values might then not fit, and the caller starts
@@ -541,6 +703,8 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
     worklist_init(c, &cols, r->n_var);
     worklist_init(c, &rows, r->n_eq);
     known kn = {r, w, wk, r->c_matched};
+    off_chain oc; /* c' and out_j of the column step, made as asked */
+    off_chain_init(c, &oc, w, wk);
     if (warm) {
         warm_start(c, mt, act, okw, &kn, &cols, &rows);
     } else {
@@ -564,19 +728,13 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
             bool known_value = column_constant(r, mt, &kn, act, wk, j, &v);
             if (known_value)
                 sa__vconst_put(acc, wk, v);
-            else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc)) {
-                sa__vconst(acc, wk, 0);
-                for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++) {
-                    size_t e = mt->edges[q];
-                    sa__vadd(c, term, &r->c[(size_t)r->edge_eq[e] * w], sigma_of(r, e, sig, wk),
-                             wk);
-                    sa__vite(c, term, act[e], term, zero, wk);
-                    sa__vmax(c, acc, acc, term, wk);
-                }
-            }
+            else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc))
+                column_step(c, mt, act, j, &oc, acc, term, zero, sig);
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
                 sa__vcopy(dj, acc, wk);
+                if (oc.ok != bddtrue)
+                    oc.dvalid[j] = false;
                 for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++)
                     if (r->te[mt->edges[q]] != bddfalse)
                         push(&rows, r->edge_eq[mt->edges[q]]);
@@ -594,20 +752,14 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
             bool known_value = row_constant(r, &kn, wk, i, &v);
             if (known_value)
                 sa__vconst_put(acc, wk, v);
-            else if (!row_by_choices(c, r, &kn, wk, i, acc)) {
-                sa__vconst(acc, wk, 0);
-                for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-                    if (r->te[e] == bddfalse)
-                        continue;
-                    sa__vsub(c, term, &r->d[(size_t)r->edge_v[e] * w], sigma_of(r, e, sig, wk),
-                             wk);
-                    sa__vite(c, acc, r->te[e], term, acc, wk);
-                }
-            }
+            else if (!row_by_choices(c, r, &kn, &oc, i, acc))
+                row_step(c, i, &oc, acc, term, sig);
             BDD *ci = &r->c[(size_t)i * w];
             if (!sa__vsame(ci, acc, wk)) {
                 moved = true;
                 sa__vcopy(ci, acc, wk);
+                if (oc.ok != bddtrue)
+                    oc.cvalid[i] = false;
                 long long now = known_value ? (long long)v : sa__vvalue(acc, wk);
                 kn.cs[i] = now >= 0 ? now : row_common_value(r, &kn, wk, i);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
