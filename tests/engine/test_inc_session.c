@@ -847,6 +847,25 @@ static char *brake_der_at(const char *text, int k)
     return v;
 }
 
+/* Every block of `first` whose id `later` has too is the same block (ids
+ * by identity), and more than half of them are there. */
+static void check_ids_kept(const inc_result *first, const inc_result *later)
+{
+    size_t same = 0;
+    for (size_t q = 0; q < inc_result_n_blocks(first); q++) {
+        cdg_block x, y;
+        cr_assert_eq(inc_result_block(first, q, &x), MDAE_OK);
+        if (inc_result_block_by_id(later, x.id, &y) != MDAE_OK)
+            continue;
+        char *ix = identity(&x), *iy = identity(&y);
+        cr_assert_str_eq(ix, iy, "id %u", (unsigned)x.id);
+        same++;
+        free(ix);
+        free(iy);
+    }
+    cr_assert_gt(same, inc_result_n_blocks(first) / 2);
+}
+
 /* An editor that types faster than its second stage (every version's
  * graph cancelled): the versions in between keep no graph while the chain
  * grows past INC_KEEP_GENERATIONS (the part that would lengthen it is
@@ -886,19 +905,7 @@ Test(inc_session, a_chain_past_its_bound_makes_no_graph_of_the_versions_in_betwe
     inc_part_info pi;
     cr_assert_eq(inc_result_part(ir[EDITS], 0, &pi), MDAE_OK);
     cr_assert_gt(pi.sccs_reused, 0, "made from the first version's memo");
-    size_t same = 0;
-    for (size_t q = 0; q < inc_result_n_blocks(ir[0]); q++) {
-        cdg_block x, y;
-        cr_assert_eq(inc_result_block(ir[0], q, &x), MDAE_OK);
-        if (inc_result_block_by_id(ir[EDITS], x.id, &y) != MDAE_OK)
-            continue;
-        char *ix = identity(&x), *iy = identity(&y);
-        cr_assert_str_eq(ix, iy, "id %u", (unsigned)x.id);
-        same++;
-        free(ix);
-        free(iy);
-    }
-    cr_assert_gt(same, inc_result_n_blocks(ir[0]) / 2);
+    check_ids_kept(ir[0], ir[EDITS]);
     /* a version in between, asked for after all: its own chain, the cold graph */
     int mid = EDITS / 2;
     cr_assert_eq(inc_result_whole(ir[mid], m[mid], NULL, &wr, &wg, NULL), MDAE_OK);
@@ -927,18 +934,8 @@ Test(inc_session, a_long_chain_of_offsets_only_edits_gives_the_cold_graph)
     inc_result *r0 = NULL;
     cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m0, NULL), MDAE_OK);
     cr_assert_eq(inc_analyze(s, m0, NULL, &r0, NULL), MDAE_OK);
-    const char *from = "px[i] : equation b[i] = K*x[i];";
-    const char *at = strstr(text, from);
-    cr_assert_not_null(at);
     for (int k = 1; k <= 12; k++) {
-        char to[160];
-        snprintf(to, sizeof to,
-                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", k);
-        size_t a = (size_t)(at - text);
-        char *v = malloc(strlen(text) + strlen(to) + 1);
-        memcpy(v, text, a);
-        strcpy(v + a, to);
-        strcat(v, at + strlen(from));
+        char *v = brake_der_at(text, k);
         mel_model *m = NULL;
         inc_result *ir = NULL;
         cr_assert_eq(mel_model_parse(v, strlen(v), &mo, &m, NULL), MDAE_OK);
@@ -957,19 +954,7 @@ Test(inc_session, a_long_chain_of_offsets_only_edits_gives_the_cold_graph)
             cr_assert_gt(pi.sccs_reused, 0, "made from its seed's memo");
             /* railcar 1's blocks are those of version 0 again (k = 1's
              * edit is gone): ids by identity */
-            size_t same = 0;
-            for (size_t q = 0; q < inc_result_n_blocks(r0); q++) {
-                cdg_block x, y;
-                cr_assert_eq(inc_result_block(r0, q, &x), MDAE_OK);
-                if (inc_result_block_by_id(ir, x.id, &y) != MDAE_OK)
-                    continue;
-                char *ix = identity(&x), *iy = identity(&y);
-                cr_assert_str_eq(ix, iy, "id %u", (unsigned)x.id);
-                same++;
-                free(ix);
-                free(iy);
-            }
-            cr_assert_gt(same, inc_result_n_blocks(r0) / 2);
+            check_ids_kept(r0, ir);
         }
         inc_result_free(ir);
         mel_model_free(m);
