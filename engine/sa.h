@@ -251,6 +251,12 @@ typedef struct sa_method_info {
                                        active (the others' by integers, or
                                        the hint's tight_memo;
                                        engine/sa_tight.c) */
+    uint32_t seeded_columns_made; /* where seeded_tight: the columns whose
+                                     tight edges the first round found from
+                                     the hint's offsets, not read from the
+                                     hint (its graph's tight_memo, or its
+                                     own round 0's where the offsets are
+                                     the same; engine/sa_tight.c) */
 } sa_method_info;
 
 /* Analyse the model in all modes. opt may be NULL. On MDAE_OK *out is a new

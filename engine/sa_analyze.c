@@ -46,6 +46,7 @@ void sa_result_free(sa_result *r)
     result_free_bdds(r->tight_memo, r->n_edges);
     sa__bmemo_free(r->bmemo);
     sa__kept_free(r->kept);
+    sa__own_tight_free(r->own_tight);
     mdae_free(r->c_matched);
     mdae_free(r->plan_s_modes);
     mdae_bn_free(&r->valid_exact);
@@ -457,6 +458,7 @@ void sa_result_method(const sa_result *r, sa_method_info *out)
     out->encoded_from_hint = r->encoded_from_hint;
     out->offsets_from_hint = r->offsets_from_hint;
     out->seeded_vector_columns = r->seeded_tight ? r->seeded_vector_columns : 0;
+    out->seeded_columns_made = r->seeded_tight ? r->seeded_columns_made : 0;
 }
 
 int sa_method_from_name(const char *name, int *out)

@@ -667,9 +667,10 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
  * edges_by_name, our rows the hint's rows same[i], into *from); a column is
  * the hint's when each of its edges is the hint's, with the same activity
  * and weight, in a row whose offsets are the hint's row as it is (same[i]),
- * all in one hint column that has no other edge. Returns the other columns
- * (flags), or NULL. */
-static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, long **from)
+ * all in one hint column that has no other edge and is not stale[] (NULL:
+ * none is). Returns the other columns (flags), or NULL. */
+static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, const bool *stale,
+                            long **from)
 {
     const sa_result *r = c->r;
     long *f = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *f); /* all, when true */
@@ -698,7 +699,7 @@ static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, lon
     }
     for (size_t e = 0; e < r->n_edges; e++) {
         uint32_t j = r->edge_v[e];
-        if (!todo[j] && count[j] != hcount[hcol[j]])
+        if (!todo[j] && (count[j] != hcount[hcol[j]] || (stale != NULL && stale[hcol[j]])))
             todo[j] = true;
     }
     *from = f;
@@ -708,12 +709,14 @@ static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, lon
 /* The in-place reading: r's edges are the hint's, by index. Compared a
  * run of edges at a time (memcmp of chi_E and sigma), edge by edge only
  * in a run that differs: an edit's few rows, where a comparison per edge
- * walked the brake's 340,000 (issue 40). */
-static bool *same_columns(sa_ctx *c, const sa_result *h)
+ * walked the brake's 340,000 (issue 40). The columns to compute are
+ * marked in stale (n_var flags, the hint's columns whose memo does not
+ * hold, by index: ours), or in new flags if it is NULL. */
+static bool *same_columns(sa_ctx *c, const sa_result *h, bool *stale)
 {
     const sa_result *r = c->r;
     size_t ws = (size_t)r->w_sigma;
-    bool *todo = sa__alloc(c, (size_t)r->n_var + 1);
+    bool *todo = stale != NULL ? stale : sa__alloc(c, (size_t)r->n_var + 1);
     for (size_t lo = 0; lo < r->n_edges; lo += SA_RUN_EDGES) {
         size_t n = r->n_edges - lo < SA_RUN_EDGES ? r->n_edges - lo : SA_RUN_EDGES;
         if (sa__run_same(r, h, lo, n, false))
@@ -726,20 +729,59 @@ static bool *same_columns(sa_ctx *c, const sa_result *h)
     return todo;
 }
 
+/* Whether offsets a (wa bits) and b (wb bits) are the same integers in
+ * every mode: the same bits, those beyond one's width false in the other. */
+static bool same_offsets(const BDD *a, int wa, const BDD *b, int wb)
+{
+    int top = wa > wb ? wa : wb;
+    for (int k = 0; k < top; k++)
+        if ((k < wa ? a[k] : bddfalse) != (k < wb ? b[k] : bddfalse))
+            return false;
+    return true;
+}
+
+/* The hint's columns whose own tight edges (h->own_tight, a seeded
+ * result's round 0: sa_tight.c says why they are exact) are not those of
+ * its final offsets: the stale ones, and those with an edge in a row whose
+ * final offsets (h->c, bits above known_bits false) are not the ones round
+ * 0 read. n_var flags (temporaries). */
+static bool *own_stale(sa_ctx *c, const sa_result *h)
+{
+    const sa__own_tight *o = h->own_tight;
+    bool *stale = sa__alloc_raw(c, (size_t)h->n_var + 1);
+    memcpy(stale, o->stale, h->n_var);
+    size_t hw = (size_t)h->w_off, ow = (size_t)o->w;
+    int kb = known_bits(h);
+    for (uint32_t i = 0; i < h->n_eq; i++)
+        if (!same_offsets(&h->c[i * hw], kb, &o->c[i * ow], o->w))
+            for (size_t e = h->eq_first[i]; e < h->eq_first[i + 1]; e++)
+                stale[h->edge_v[e]] = true;
+    return stale;
+}
+
 bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     const sa_result *r = c->r;
-    if (h == NULL || same == NULL || h->tight_memo == NULL || h->ok != bddtrue ||
-        r->w_sigma != h->w_sigma)
+    if (h == NULL || same == NULL || r->w_sigma != h->w_sigma)
         return NULL;
+    /* The graph's memo (exact in ok: everywhere when ok is true), else the
+     * hint's own round 0's. */
+    const BDD *memo = h->ok == bddtrue ? h->tight_memo : NULL;
+    bool *stale = NULL; /* the hint's columns where memo does not hold */
+    if (memo == NULL) {
+        if (h->own_tight == NULL || h->c == NULL || h->w_off <= 0)
+            return NULL;
+        memo = h->own_tight->tight;
+        stale = own_stale(c, h);
+    }
     long *from = NULL; /* our edge -> the hint's; NULL: the same index */
-    bool *todo = hc == h->c && sa__same_edges(r, h) ? same_columns(c, h)
-                                                : mapped_columns(c, h, same, &from);
+    bool *todo = hc == h->c && sa__same_edges(r, h) ? same_columns(c, h, stale)
+                                                : mapped_columns(c, h, same, stale, &from);
     if (todo == NULL)
         return NULL;
     for (size_t e = 0; e < r->n_edges; e++)
         if (!todo[r->edge_v[e]])
-            sa__put(&tight[e], h->tight_memo[from != NULL ? (size_t)from[e] : e]);
+            sa__put(&tight[e], memo[from != NULL ? (size_t)from[e] : e]);
     return todo;
 }

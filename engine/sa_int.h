@@ -185,6 +185,11 @@ struct sa_result {
      * seeded by this result; NULL: none. Freed by sa__kept_free. */
     struct sa__kept *kept;
     uint32_t seeded_vector_columns; /* sa_method_info.seeded_vector_columns */
+    uint32_t seeded_columns_made; /* sa_method_info.seeded_columns_made */
+    /* A seeded result's own tight edges (sa_tight.c), for an analysis it
+     * seeds before its graph is built (sa_hint.c); NULL: none. Freed by
+     * sa__own_tight_free. */
+    struct sa__own_tight *own_tight;
 };
 
 typedef struct sa_ctx {
@@ -1039,5 +1044,26 @@ int sa__report_skipping(const sa_result *r, unsigned flags, const bool *skip_eq,
 typedef struct sa__kept sa__kept;
 /* Frees k's records no other result shares (NULL ok). */
 void sa__kept_free(sa__kept *k);
+
+/* ---- sa_tight.c: a seeded result's own tight edges (issue 40 item 5) ------
+ * Round 0 of the seeded rounds finds the tight edges of the hint's offsets
+ * (sa_tight.c, tight_edges_vec: an edge is tight where it is active and
+ * c_i + sigma_e is the largest such sum of its column). A result made so
+ * keeps them, with the offsets round 0 read: where a column's rows have
+ * those offsets in the result too (its final c), the column's tight edges
+ * are the ones an analysis seeded by the result would find (sa_hint.c,
+ * sa__hint_tight). */
+typedef struct sa__own_tight {
+    BDD *tight;  /* per edge, referenced: round 0's tight edges (false in
+                    the stale columns) */
+    bool *stale; /* per column: tight[] is not round 0's (a later round
+                    made that column's again) */
+    BDD *c;      /* per equation, w bits, referenced: the offsets round 0
+                    read (the bits above w false) */
+    int w;
+    size_t n_edges, n_c; /* tight's and c's lengths */
+} sa__own_tight;
+/* Frees o and its references (NULL ok). */
+void sa__own_tight_free(sa__own_tight *o);
 
 #endif /* SA_INT_H */

@@ -1623,15 +1623,32 @@ static void pay_owed(sa_ctx *c, const owed *o, const BDD *r0te, BDD *te)
     sa__release(c, mark);
 }
 
+/* The seeded rounds' state, and their tight graph: in the caller's slots,
+ * for the result to keep round 0's (keep_own_tight). */
+typedef struct seeded_run {
+    seeded_state s;
+    BDD *tight; /* n_edges: the current round's tight graph */
+} seeded_run;
+
+/* How many of the n flags are set. */
+static uint32_t count_set(const bool *f, size_t n)
+{
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += f[i];
+    return k;
+}
+
 static void seeded_rounds(sa_ctx *c, void *arg)
 {
-    seeded_state *s = arg;
+    seeded_run *run = arg;
+    seeded_state *s = &run->s;
     sa_result *r = c->r;
     size_t mark = sa__mark(c);
     open_rounds(c, &s->t, false);
     uint32_t limit = r->n_eq / 8 > SEEDED_BLOCK_ROWS ? r->n_eq / 8 : SEEDED_BLOCK_ROWS;
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1);
-    BDD *te = sa__slots(c, r->n_edges + 1), *tight = sa__slots(c, r->n_edges + 1);
+    BDD *te = sa__slots(c, r->n_edges + 1), *tight = run->tight;
     sa__put(rest, r->chi_m);
     probe p = {NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
@@ -1650,6 +1667,8 @@ static void seeded_rounds(sa_ctx *c, void *arg)
          * hint's but near what its sample shifted: the other columns keep
          * round 0's tight edges. */
         const bool *cols = round > 0 ? s->redo : sa__hint_tight(c, s->hc, s->same, tight);
+        if (round == 0)
+            r->seeded_columns_made = cols != NULL ? count_set(cols, r->n_var) : r->n_var;
         r->seeded_vector_columns +=
             tight_edges_vec(c, round > 0 ? shifted : s->hc,
                             round > 0 ? (size_t)wv : (size_t)s->wh, wv, cols, tight);
@@ -1686,6 +1705,85 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     sa__release(c, mark);
 }
 
+/* ---- A seeded result's own tight edges (sa__own_tight) ----------------------
+ * Why they are exact for an analysis seeded by this result. Round 0's
+ * tight[e] is a function of three things only: the offsets c_i round 0
+ * read (the hint's, hc, as wv-bit integers per mode), chi_E and sigma of
+ * the edges of e's column: "e active and c_i + sigma_e >= every active
+ * c_k + sigma_f of the column", mode by mode (tight_edges_vec, whichever
+ * of its ways; or the hint's memo of the same function, sa__hint_tight).
+ * A BDD is canonical, so the same inputs give the same node. The next
+ * analysis, seeded by this result, reads our final offsets (sa__dual's c)
+ * and finds the tight edges of its own columns the same way; where a
+ * column is ours (same edges, chi_E, sigma: sa__hint_tight checks) and
+ * each of its rows has final offsets equal, bit for bit, to those round 0
+ * read, the inputs are the same, so the tight edges are round 0's. Which
+ * rows' final offsets are round 0's is known only after sa__dual, so the
+ * offsets round 0 read are kept (c, their wv bits in use; above them
+ * every bit was false) and compared when read (sa_hint.c). A column a later
+ * round or learn_dead made again from shifted offsets (s->redo, which only
+ * grows) no longer holds round 0's: stale. No condition on ok: nothing
+ * here reads d (where ok holds, d_j is that largest active sum, so these
+ * are also the edges with d_j = c_i + sigma_e, tight_memo's). */
+
+void sa__own_tight_free(sa__own_tight *o)
+{
+    if (o == NULL)
+        return;
+    if (sa__running()) {
+        for (size_t k = 0; k < o->n_edges; k++)
+            bdd_delref(o->tight[k]);
+        for (size_t k = 0; k < o->n_c; k++)
+            bdd_delref(o->c[k]);
+    }
+    mdae_free(o->tight);
+    mdae_free(o->stale);
+    mdae_free(o->c);
+    mdae_free(o);
+}
+
+/* Round 0's tight edges (run->tight outside s->redo's columns, their
+ * references moved out of the slots) and the offsets it read, into
+ * r->own_tight. Without memory for them, none (nothing is lost but
+ * time). */
+static void keep_own_tight(sa_ctx *c, seeded_run *run)
+{
+    sa_result *r = c->r;
+    const seeded_state *s = &run->s;
+    size_t wv = (size_t)s->wv, wh = (size_t)s->wh;
+    MDAE_ASSERT(r->own_tight == NULL && s->wv <= s->wh);
+    sa__own_tight *o = mdae_calloc(1, sizeof *o);
+    if (o == NULL)
+        return;
+    o->tight = mdae_malloc((r->n_edges + 1) * sizeof *o->tight);
+    o->stale = mdae_malloc((size_t)r->n_var + 1);
+    o->c = mdae_malloc(((size_t)r->n_eq * wv + 1) * sizeof *o->c);
+    if (o->tight == NULL || o->stale == NULL || o->c == NULL) {
+        sa__own_tight_free(o);
+        return;
+    }
+    memcpy(o->stale, s->redo, r->n_var);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        if (o->stale[r->edge_v[e]]) {
+            o->tight[e] = bddfalse; /* the slot keeps its reference */
+            continue;
+        }
+        o->tight[e] = run->tight[e]; /* the slot's reference, moved */
+        run->tight[e] = bddfalse;
+    }
+    for (size_t i = 0; i < r->n_eq; i++)
+        for (size_t b = 0; b < wv; b++) {
+            BDD f = s->hc[i * wh + b];
+            o->c[i * wv + b] = f;
+            if (f >= 2)
+                bdd_addref(f);
+        }
+    o->w = s->wv;
+    o->n_edges = r->n_edges;
+    o->n_c = (size_t)r->n_eq * wv;
+    r->own_tight = o;
+}
+
 bool sa__seeded_primal(sa_ctx *c)
 {
     sa_result *r = c->r;
@@ -1695,11 +1793,18 @@ bool sa__seeded_primal(sa_ctx *c)
         r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
-    seeded_state s = {{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, NULL, false, false},
-                      NULL, NULL, 0, 0, NULL, NULL};
-    s.hc = sa__hint_offsets(c, false, &s.wh, &s.wv, &s.same); /* ours, or the hint's own */
-    bool done = s.hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &s) &&
-                s.t.covered;
+    seeded_run run = {{{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, NULL,
+                        false, false},
+                       NULL, NULL, 0, 0, NULL, NULL},
+                      NULL};
+    seeded_state *s = &run.s;
+    s->hc = sa__hint_offsets(c, false, &s->wh, &s->wv, &s->same); /* ours, or the hint's own */
+    if (s->hc != NULL)
+        run.tight = sa__slots(c, r->n_edges + 1);
+    bool done = s->hc != NULL && sa__try(c, SEEDED_BUDGET, seeded_rounds, &run) &&
+                s->t.covered;
+    if (done)
+        keep_own_tight(c, &run);
     sa__release(c, mark);
     if (!done)
         r->seeded = seeded; /* the primal's costs will carry the hint again */
