@@ -267,8 +267,8 @@ static uint32_t tight_edges_vec(sa_ctx *c, const BDD *cv, size_t stride, int wv,
      * vectors, c_i + sigma_ij, are the column's own (sum[k * uw] for its
      * k-th edge), not n_edges * w slots of which most columns use none. */
     long long *isum = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *isum); /* a column's before it reads them */
-    size_t *first, *edges;
-    sa__columns(c, c->r, &first, &edges);
+    const size_t *first, *edges; /* the layout's, kept with it: not made per call */
+    sa__layout_columns(c, r, &first, &edges);
     BDD *dj = sa__slots(c, uw), *cand = sa__slots(c, uw), *zero = sa__slots(c, uw);
     uint32_t vector_columns = 0;
     for (uint32_t j = 0; j < r->n_var; j++) {
