@@ -731,11 +731,17 @@ static bool *same_columns(sa_ctx *c, const sa_result *h, bool *stale)
 
 /* Whether offsets a (wa bits) and b (wb bits) are the same integers in
  * every mode: the same bits, those beyond one's width false in the other. */
-static bool same_offsets(const BDD *a, int wa, const BDD *b, int wb)
+static inline bool same_offsets(const BDD *a, int wa, const BDD *b, int wb)
 {
-    int top = wa > wb ? wa : wb;
-    for (int k = 0; k < top; k++)
-        if ((k < wa ? a[k] : bddfalse) != (k < wb ? b[k] : bddfalse))
+    int lo = wa < wb ? wa : wb, k;
+    for (k = 0; k < lo; k++)
+        if (a[k] != b[k])
+            return false;
+    for (k = lo; k < wa; k++)
+        if (a[k] != bddfalse)
+            return false;
+    for (k = lo; k < wb; k++)
+        if (b[k] != bddfalse)
             return false;
     return true;
 }
