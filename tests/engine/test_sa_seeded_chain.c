@@ -33,8 +33,9 @@ TestSuite(sa_seeded_chain, .init = begin, .fini = end);
 
 #define RAILCARS 40
 
-/* The brake with the derivative of x[k] added to px[k], as bench_edit's (a). */
-static mel_model *brake_edit(const char *text, int k)
+/* The brake of n railcars with the derivative of x[k] added to px[k], as
+ * bench_edit's (a). */
+static mel_model *brake_edit_n(const char *text, int k, int n_cars)
 {
     const char *from = "px[i] : equation b[i] = K*x[i];";
     char to[256];
@@ -47,7 +48,7 @@ static mel_model *brake_edit(const char *text, int k)
     cr_assert_not_null(edited);
     memcpy(edited, text, head);
     snprintf(edited + head, n - head, "%s%s", to, at + strlen(from));
-    mel_define d = {"N", RAILCARS};
+    mel_define d = {"N", n_cars};
     mel_options mo = {0};
     mo.defines = &d;
     mo.n_defines = 1;
@@ -55,6 +56,11 @@ static mel_model *brake_edit(const char *text, int k)
     cr_assert_eq(mel_model_parse(edited, strlen(edited), &mo, &m, NULL), MDAE_OK);
     free(edited);
     return m;
+}
+
+static mel_model *brake_edit(const char *text, int k)
+{
+    return brake_edit_n(text, k, RAILCARS);
 }
 
 static sa_result *analyse(const mel_model *m, const sa_result *hint)
@@ -125,4 +131,32 @@ Test(sa_seeded_chain, seeded_by_seeded)
 Test(sa_seeded_chain, seeded_by_graphed)
 {
     chain(true, 1, 0, 2);
+}
+
+/* A seeded result seeding the brake with one railcar more (its equations
+ * matched by name, not by index: sa_hint.c's mapped reading), and the
+ * same model again: the hint's own tight edges read where they hold, the
+ * results the cold ones. */
+Test(sa_seeded_chain, seeded_by_seeded_grown)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *m0 = brake_edit(text, 10), *m1 = brake_edit(text, 11);
+    mel_model *m2 = brake_edit_n(text, 12, RAILCARS + 1), *m3 = brake_edit_n(text, 13, RAILCARS + 1);
+    sa_result *r0 = analyse(m0, NULL), *r1 = analyse(m1, r0);
+    sa_result *r2 = analyse(m2, r1), *r3 = analyse(m3, r2);
+    const mel_model *ms[] = {m2, m3};
+    sa_result *rs[] = {r2, r3};
+    for (int k = 0; k < 2; k++) {
+        sa_result *cold = analyse(ms[k], NULL);
+        const char *why = NULL;
+        cr_assert(sa_result_same(rs[k], cold, &why), "model %d: %s", k, why);
+        sa_result_free(cold);
+    }
+    sa_result *all[] = {r0, r1, r2, r3};
+    mel_model *models[] = {m0, m1, m2, m3};
+    for (int k = 0; k < 4; k++) {
+        sa_result_free(all[k]);
+        mel_model_free(models[k]);
+    }
+    free(text);
 }
