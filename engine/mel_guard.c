@@ -56,6 +56,7 @@ void mel__gf_view(mel__gfactory *f, const mel__gfactory *of)
     f->frozen = true;
     f->missed = false;
     f->below = of->next_id;
+    f->compared = 0;
 }
 
 void mel__gf_overlay(mel__gfactory *f, const mel__gfactory *of, mel__arena *arena)
