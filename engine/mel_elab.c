@@ -265,6 +265,11 @@ typedef struct elab {
      * before pass 1: it made the same declarations without an error. */
     bool decls_as_since;
     bool replaying; /* a replay (see "Replay"): look-ups index what they find */
+    vec folded; /* uint32_t: offsets of the `if`s pass 1 folded (mel_model_priv.folded) */
+    /* declarations_key: where statement key_mark's piece starts in the key
+     * (a replay's edited condition), when it has one. */
+    const mel__stmt *key_mark;
+    size_t key_mark_at;
     const mel_variable *shared_variables; /* a replay's unknowns, when prev's */
 } elab;
 
@@ -1293,11 +1298,27 @@ static void p1_for(elab *el, const mel__stmt *st)
     el->env = saved;
 }
 
+/* Remember that pass 1 folded an execution of `if` statement st
+ * (mel_model_priv.folded; once a run of executions). */
+static void note_folded(elab *el, const mel__stmt *st)
+{
+    const uint32_t *f = el->folded.p;
+    uint32_t at = st->where.start.offset;
+    for (size_t k = el->folded.n, j = 0; k-- > 0 && j < 8; j++)
+        if (f[k] == at)
+            return;
+    uint32_t *p = vec_push(el, &el->folded, sizeof *p);
+    if (p != NULL)
+        *p = at;
+}
+
 static void p1_if(elab *el, const mel__stmt *st)
 {
     int t = fold3(el, st->u.cond.cond, el->env);
     if (t == TRI_ERROR)
         return;
+    if (t != TRI_UNKNOWN)
+        note_folded(el, st);
     if (t == TRI_TRUE) {
         p1_stmts(el, st->u.cond.body);
         return;
@@ -2428,7 +2449,10 @@ static bool folded(const mel__symtab *t, const char *name)
  * from the statement's start to where pass 1 stops reading (an
  * equation's left side, a loop's or conditional's first inner
  * statement): comments and spaces in it count, which only makes keys
- * differ that could have been the same. */
+ * differ that could have been the same. A conditional's piece ends with
+ * its header's size (mel__stmt.size: the work pass 1 charges for each of
+ * its executions), which a replay of an edited condition reads from the
+ * previous version's key (see "Replay: an edited condition"). */
 static void key_piece(mdae_buf *b, char tag, const char *text, size_t from, size_t to)
 {
     uint64_t n = to > from ? to - from : 0;
@@ -2437,9 +2461,11 @@ static void key_piece(mdae_buf *b, char tag, const char *text, size_t from, size
     mdae_buf_put(b, text + from, (size_t)n);
 }
 
-/* The key of statements s (and those after) of text into b. Recursion as
- * deep as the statements' nesting, which the parser bounds. */
-static void key_stmts(mdae_buf *b, const char *text, const mel__stmt *s)
+/* The key of statements s (and those after) of text into b; *mark_at
+ * where the piece of statement `mark` starts. Recursion as deep as the
+ * statements' nesting, which the parser bounds. */
+static void key_stmts(mdae_buf *b, const char *text, const mel__stmt *s, const mel__stmt *mark,
+                      size_t *mark_at)
 {
     for (; s != NULL; s = s->next) {
         size_t a = s->where.start.offset, z = s->where.end.offset;
@@ -2451,15 +2477,18 @@ static void key_stmts(mdae_buf *b, const char *text, const mel__stmt *s)
         case MEL_S_INV: key_piece(b, 'I', text, a, a); break;
         case MEL_S_FOR:
             key_piece(b, 'F', text, a, s->u.loop.body ? s->u.loop.body->where.start.offset : z);
-            key_stmts(b, text, s->u.loop.body);
+            key_stmts(b, text, s->u.loop.body, mark, mark_at);
             break;
         case MEL_S_IF:
         case MEL_S_WHEN: {
             const mel__stmt *in = s->u.cond.body ? s->u.cond.body : s->u.cond.orelse;
+            if (s == mark)
+                *mark_at = b->len;
             key_piece(b, s->kind == MEL_S_IF ? 'C' : 'W', text, a, in ? in->where.start.offset : z);
-            key_stmts(b, text, s->u.cond.body);
+            mdae_buf_put(b, (const char *)&s->size, sizeof s->size);
+            key_stmts(b, text, s->u.cond.body, mark, mark_at);
             key_piece(b, '|', text, a, a);
-            key_stmts(b, text, s->u.cond.orelse);
+            key_stmts(b, text, s->u.cond.orelse, mark, mark_at);
             break;
         }
         }
@@ -2475,7 +2504,7 @@ static void declarations_key(elab *el, const mel__stmt *prog)
     if (el->opt->no_expressions || el->rep->syntax_errors > 0 || el->rep->stop)
         return;
     mdae_buf b = {0};
-    key_stmts(&b, el->text, prog);
+    key_stmts(&b, el->text, prog, el->key_mark, &el->key_mark_at);
     for (size_t k = 0; k < el->opt->n_defines; k++) {
         const mel_define *d = &el->opt->defines[k];
         const char *name = d->name != NULL ? d->name : "";
@@ -2891,6 +2920,7 @@ static void elab_close(elab *el)
     mdae_free(el->memo.p);
     mdae_free(el->copied);
     mdae_free(el->key);
+    mdae_free(el->folded.p);
 }
 
 static void model_release_arrays(elab *el)
@@ -2927,8 +2957,10 @@ static void priv_release(struct mel_model_priv *p)
         if (!p->borrowed) {
             mel__symtab_close(&p->syms);
             mel__symtab_close(&p->bases);
-            mel__gf_close(&p->guards);
         }
+        if (!p->borrowed || p->own_guards)
+            mel__gf_close(&p->guards);
+        mdae_free(p->folded);
         mdae_free(p->variables); /* a replay of it may share them */
         mel__arena_free(&p->arena);
         mdae_free(p);
@@ -3052,6 +3084,10 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
     priv->guards = el->gf;
     el->gf.table = NULL; /* the model's now */
     el->gf.cap = el->gf.count = 0;
+    priv->or_compared = el->gf.compared > 0;
+    priv->folded = el->folded.p;
+    priv->n_folded = el->folded.n;
+    el->folded = (vec){NULL, 0, 0};
     priv->guards_items = guards_items;
     priv->work = el->work;
     priv->max_instances = el->max_instances;
@@ -3557,22 +3593,284 @@ static bool replay_sources(const mel_model *prev, const span *sp, const mel__stm
     return true;
 }
 
+/* prev's folded conditionals (mel_model_priv.folded), moved by sp, to
+ * priv; false on OOM. */
+static bool folded_moved(struct mel_model_priv *priv, const struct mel_model_priv *pp,
+                         const span *sp)
+{
+    if (pp->n_folded == 0)
+        return true;
+    if ((priv->folded = mdae_malloc(pp->n_folded * sizeof *priv->folded)) == NULL)
+        return false;
+    for (size_t k = 0; k < pp->n_folded; k++) {
+        uint32_t f = pp->folded[k];
+        priv->folded[k] = f >= sp->old_end ? (uint32_t)(f - sp->old_end + sp->new_end) : f;
+    }
+    priv->n_folded = pp->n_folded;
+    return true;
+}
+
 /* The replayed model's own part: sources for the next version, what a
- * replay of it needs (shared with prev), prev held (see "Replay"). */
-static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t work)
+ * replay of it needs (shared with prev), prev held (see "Replay"); the
+ * guard factory's table is prev's (borrowed), or, after an edited
+ * condition, el's overlay of it (owned: see "Replay: an edited
+ * condition"). */
+static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t work,
+                        const span *sp, bool overlay)
 {
     struct mel_model_priv *priv = m->priv, *pp = prev->priv;
-    if (!hand_sources(el, priv))
+    if (!folded_moved(priv, pp, sp) || !hand_sources(el, priv))
         return false;
     hold_pools(priv, pp);
-    priv->guards = pp->guards; /* the table is pp's (borrowed), as it was after pp's parse */
-    priv->guards_items = pp->guards_items;
+    priv->or_compared = pp->or_compared || el->gf.compared > 0;
+    priv->unordered = pp->unordered || overlay;
+    if (overlay) {
+        priv->guards = el->gf;
+        priv->own_guards = true;
+        el->gf.table = NULL; /* the model's now */
+        el->gf.cap = el->gf.count = 0;
+        priv->guards_items = priv->guards.next_id;
+    } else {
+        priv->guards = pp->guards; /* the table is pp's (borrowed), as after pp's parse */
+        priv->guards_items = pp->guards_items;
+    }
     priv->work = work;
     priv->max_instances = pp->max_instances;
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;
     priv->depth = pp->depth + 1;
+    return true;
+}
+
+/* ---- Replay: an edited condition ---------------------------------------------
+ * Issue 40 item 3, edit (b) of bench_edit: the bytes that differ lie in
+ * the condition of an `if` statement C (between its start and the
+ * `then`), C is outside conditionals (in loops or at the top level) and
+ * its branches are equation statements only. Then the model is made from
+ * the previous one (as in "Replay") with only the guards of C's
+ * equations made again, and those equations whose guard changed walked
+ * and read again:
+ *  - Pass 1 reads of C's condition only its size (the work, from the
+ *    previous version's key: declarations_key ends a conditional's piece
+ *    with it) and whether it folds (fold3). The previous version folded
+ *    no execution of C (mel_model_priv.folded, and every execution
+ *    declared all of C's equations), this one folds none (checked per
+ *    execution), and the declarations keys are the same but for C's
+ *    piece: pass 1 declares the same things in the same order with the
+ *    same contexts (the condition's text aside) and loop indices.
+ *  - Pass 2 gives C's equations the guard of their branch (the
+ *    condition's, or its negation: ctx_guard and ctxlist_guard of a
+ *    context directly inside a top-level conditional), and every other
+ *    record what the previous version gave it. An equation whose guard
+ *    is the same keeps its incidences (the same sides read under the
+ *    same guard); the others are walked (a branch of an if-expression
+ *    the guard no longer rules out is checked: errors fall back), and
+ *    their uses read and grouped again.
+ *  - New guards go to an overlay of the previous version's table
+ *    (mel__gf_overlay): the previous model is untouched, and the new one
+ *    holds it. Their ids follow the previous ones, not the cold parse's
+ *    creation order; the only thing the order shapes is the OR of a
+ *    case's uses (mel__g_or_all sorts by id), so the replay requires
+ *    that no such OR compared two guards, in the previous versions
+ *    (mel_model_priv.or_compared) or here (mel__gfactory.compared): then
+ *    every guard is the cold parse's, node for node. A model so made is
+ *    `unordered`, and a replay from it checks the same of its own ORs. */
+
+/* Where the `then` after a condition ending at `from` starts, when only
+ * spaces lie between; else from. */
+static size_t then_at(const char *t, size_t len, size_t from)
+{
+    size_t k = from;
+    while (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'))
+        k++;
+    bool word_end = k + 4 == len || (k + 4 < len && t[k + 4] != '_' &&
+                                     !(t[k + 4] >= 'a' && t[k + 4] <= 'z') &&
+                                     !(t[k + 4] >= 'A' && t[k + 4] <= 'Z') &&
+                                     !(t[k + 4] >= '0' && t[k + 4] <= '9'));
+    return k + 4 <= len && memcmp(t + k, "then", 4) == 0 && word_end ? k : from;
+}
+
+/* The `if` statement of s (and those after) whose condition holds the
+ * edit sp, outside conditionals, with the loops around it (outermost
+ * first) in loops[0 .. *n_loops); NULL when the edit is elsewhere. */
+static const mel__stmt *edited_condition(const mel__stmt *s, const char *text, size_t len,
+                                         const span *sp, const mel__stmt **loops,
+                                         size_t *n_loops)
+{
+    for (; s != NULL; s = s->next) {
+        if (s->where.start.offset > sp->at || sp->new_end > s->where.end.offset)
+            continue;
+        switch (s->kind) {
+        case MEL_S_FOR:
+            if (*n_loops == REPLAY_MAX_LOOPS)
+                return NULL;
+            loops[(*n_loops)++] = s;
+            return edited_condition(s->u.loop.body, text, len, sp, loops, n_loops);
+        case MEL_S_IF: {
+            const mel__expr *c = s->u.cond.cond;
+            return c != NULL && c->where.start.offset <= sp->at &&
+                           sp->new_end <= then_at(text, len, c->where.end.offset)
+                       ? s
+                       : NULL;
+        }
+        default: return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Whether pp's declarations key is this text's (el->key) but for the
+ * piece of the edited conditional (el->key_mark_at: tag, length, text,
+ * header size), whose header size in pp's is then *size_a. */
+static bool same_key_but_mark(const elab *el, const struct mel_model_priv *pp, uint32_t *size_a)
+{
+    const char *a = pp->decl_key, *b = el->key;
+    size_t p = el->key_mark_at, na = pp->decl_key_len, nb = el->key_len;
+    const size_t head = 1 + sizeof(uint64_t), tail = sizeof(uint32_t);
+    if (a == NULL || b == NULL || p == SIZE_MAX || p + head + tail > na || p + head + tail > nb ||
+        memcmp(a, b, p) != 0 || a[p] != 'C' || b[p] != 'C')
+        return false;
+    uint64_t la, lb;
+    memcpy(&la, a + p + 1, sizeof la);
+    memcpy(&lb, b + p + 1, sizeof lb);
+    if (la > na - p - head - tail || lb > nb - p - head - tail)
+        return false;
+    size_t ea = p + head + (size_t)la + tail, eb = p + head + (size_t)lb + tail;
+    if (na - ea != nb - eb || memcmp(a + ea, b + eb, na - ea) != 0)
+        return false;
+    memcpy(size_a, a + ea - tail, tail);
+    return true;
+}
+
+/* The number of statements of s when all are equations with both sides,
+ * else 0; their names made known to name_get (replay_names). */
+static size_t equations_only(elab *el, const struct mel_model_priv *pp, const mel__stmt *s)
+{
+    size_t n = 0;
+    for (; s != NULL; s = s->next, n++) {
+        if (s->kind != MEL_S_EQU || s->u.equ.lhs == NULL || s->u.equ.rhs == NULL)
+            return 0;
+        replay_names(el, pp, s->u.equ.lhs);
+        replay_names(el, pp, s->u.equ.rhs);
+    }
+    return n;
+}
+
+/* The statement of C's branches that starts at offset at, and its branch
+ * (*then), or NULL. */
+static const mel__stmt *branch_stmt(const mel__stmt *C, uint32_t at, bool *then)
+{
+    for (int b = 0; b < 2; b++)
+        for (const mel__stmt *s = b == 0 ? C->u.cond.body : C->u.cond.orelse; s != NULL;
+             s = s->next)
+            if (s->where.start.offset == at) {
+                *then = b == 0;
+                return s;
+            }
+    return NULL;
+}
+
+/* The guards of an execution of C (loop indices en; seq: pass 1's
+ * order of C) in yes and no (see above); false when this text's
+ * condition folds there, or is in error. */
+static bool execution_guards(elab *el, const mel__stmt *C, const env *en, uint64_t seq,
+                             const mel_guard **yes, const mel_guard **no)
+{
+    mel__gfactory *f = &el->gf;
+    el->seq = seq;
+    if (fold3(el, C->u.cond.cond, en) != TRI_UNKNOWN || el->rep->errors > 0)
+        return false;
+    const mel_guard *g = to_guard(el, C->u.cond.cond, en, seq);
+    if (g == NULL || el->rep->errors > 0)
+        return false;
+    /* ctxlist_guard of ctx_guard of a context whose parent is TRUE */
+    *yes = mel__g_or(f, mel__g_false(), mel__g_and(f, mel__g_true(), g));
+    *no = mel__g_or(f, mel__g_false(), mel__g_and(f, mel__g_true(), mel__g_not(f, g)));
+    return true;
+}
+
+/* Equation q (statement st, loop indices en, guard g, not its previous
+ * one) walked and its uses read again; its old incidences' count goes
+ * from *edges. false when the replay cannot go on. */
+static bool equation_guarded(elab *el, uint32_t q, const mel__stmt *st, const env *en,
+                             const mel_guard *g, size_t *edges)
+{
+    mel_equation *e = &el->equations[q];
+    item it = {IT_EQ, st, NULL, en, NULL, el->eqsrc[q].seq, q, -1, e->when};
+    e->guard = g;
+    el->it = &it;
+    walk(el, st->u.equ.lhs, g, 0, true, true);
+    walk(el, st->u.equ.rhs, g, 0, true, true);
+    el->it = NULL;
+    if (el->rep->errors > 0 || el->rep->rc != MDAE_OK || el->gf.err != MDAE_OK)
+        return false;
+    *edges -= e->n_incs;
+    e->incs = NULL;
+    e->n_incs = 0;
+    return mel__inc_uses(&el->gf, &el->uses, q, e->lhs, g) &&
+           mel__inc_uses(&el->gf, &el->uses, q, e->rhs, g) && el->gf.err == MDAE_OK;
+}
+
+/* C's equations given their guards again (see above); *work: pass 1's
+ * with C's header of size size_a in prev's replaced by this one's; the
+ * count of incidences in *edges. false when the replay cannot go on. */
+static bool replay_condition(elab *el, const mel_model *prev, const mel__stmt *C,
+                             const mel__stmt *const *loops, size_t n_loops, uint32_t size_a,
+                             uint64_t *work, size_t *edges)
+{
+    const struct mel_model_priv *pp = prev->priv;
+    for (size_t k = 0; k < pp->n_folded; k++)
+        if (pp->folded[k] == C->where.start.offset)
+            return false;
+    replay_names(el, pp, C->u.cond.cond);
+    size_t n_stmts = equations_only(el, pp, C->u.cond.body);
+    bool all = n_stmts > 0 || C->u.cond.body == NULL;
+    size_t n_else = equations_only(el, pp, C->u.cond.orelse);
+    if (pp->or_compared || !all || (n_else == 0 && C->u.cond.orelse != NULL) ||
+        n_stmts + n_else == 0)
+        return false;
+    n_stmts += n_else;
+    const mel__stmt *first = C->u.cond.body != NULL ? C->u.cond.body : C->u.cond.orelse;
+    uint32_t lo = C->where.start.offset, hi = C->where.end.offset;
+    const char *last_env = NULL;
+    const env *en = NULL;
+    const mel_guard *yes = NULL, *no = NULL;
+    uint64_t execs = 0;
+    size_t in_exec = 0;
+    for (uint32_t q = 0; q < prev->n_equations && !el->rep->stop; q++) {
+        const mel__eqsrc *o = &el->eqsrc[q];
+        uint32_t at = o->stmt.start.offset;
+        bool then = false;
+        const mel__stmt *st = at >= lo && at < hi ? branch_stmt(C, at, &then) : NULL;
+        if (st == NULL)
+            continue;
+        if (last_env == NULL || strcmp(o->env, last_env) != 0) { /* C's next execution */
+            if ((last_env != NULL && in_exec != n_stmts) || st != first || o->seq == 0 ||
+                !replay_env(el, o->env, loops, n_loops, &en) ||
+                !execution_guards(el, C, en, o->seq - 1, &yes, &no))
+                return false;
+            last_env = o->env;
+            execs++;
+            in_exec = 0;
+        }
+        in_exec++;
+        const mel_guard *g = then ? yes : no;
+        if (g != el->equations[q].guard && !equation_guarded(el, q, st, en, g, edges))
+            return false;
+    }
+    /* every execution declared all of C's equations: none folded there */
+    if (execs == 0 || in_exec != n_stmts || *work < execs * size_a)
+        return false;
+    uint64_t w = *work - execs * size_a + execs * C->size;
+    if (w > el->max_work)
+        return false;
+    *work = w;
+    size_t n_new = 0;
+    if (mel__inc_build(&el->uses, el->equations, el->ma, &el->gf, &n_new) != MDAE_OK ||
+        el->gf.err != MDAE_OK || el->rep->stop || el->gf.compared > 0)
+        return false;
+    *edges += n_new;
     return true;
 }
 
@@ -3593,8 +3891,13 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     size_t n_loops = 0;
     bool same = sp.at == len && len == pp->src_len;
     const mel__stmt *E = same ? NULL : edited_equation(prog, &sp, loops, &n_loops);
+    const mel__stmt *C = NULL;
+    if (!same && E == NULL) {
+        n_loops = 0;
+        C = edited_condition(prog, text, len, &sp, loops, &n_loops);
+    }
     uint64_t work = 0;
-    if ((!same && E == NULL) || !replay_sources(prev, &sp, E, &work))
+    if ((!same && E == NULL && C == NULL) || !replay_sources(prev, &sp, E, &work))
         return 1;
     mel__report rep; /* silent: an error means a full elaboration, which reports */
     mel__report_init(&rep, NULL, outer->max_errors);
@@ -3611,14 +3914,24 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     priv->syms = pp->syms;
     priv->bases = pp->bases;
     priv->borrowed = true;
-    mel__gf_view(&el.gf, &pp->guards);
+    if (C != NULL)
+        mel__gf_overlay(&el.gf, &pp->guards, el.ma);
+    else
+        mel__gf_view(&el.gf, &pp->guards);
     el.fx = priv->exprs = fx_pool_new();
     size_t edges = prev->n_edges;
+    el.key_mark = C;
+    el.key_mark_at = SIZE_MAX;
     declarations_key(&el, prog);
-    bool ok = el.fx != NULL && work <= el.max_work && same_key(&el, pp) &&
+    uint32_t size_a = 0;
+    bool ok = el.fx != NULL && work <= el.max_work &&
+              (C == NULL ? same_key(&el, pp) : same_key_but_mark(&el, pp, &size_a)) &&
               replay_copy(&el, prev, &sp, E) &&
               (E == NULL || replay_instances(&el, prev, E, loops, n_loops, &edges)) &&
-              !fx_pool_failed(el.fx) && replay_keep(&el, prev, m, work);
+              (C == NULL || replay_condition(&el, prev, C, loops, n_loops, size_a, &work, &edges)) &&
+              /* from ids not in creation order: only while no OR's shape depends on them */
+              !(pp->unordered && el.gf.compared > 0) && !fx_pool_failed(el.fx) &&
+              replay_keep(&el, prev, m, work, &sp, C != NULL);
     if (!ok) {
         if (E != NULL) {
             clear_aux(E->u.equ.lhs);
@@ -3647,9 +3960,12 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     m->n_integers = prev->n_integers;
     m->n_knowns = prev->n_knowns;
     m->knowns = priv->knowns = el.knowns.p;
-    for (uint32_t q = 0; E != NULL && q < m->n_equations; q++) /* the others: as in prev */
-        if (priv->eqsrc[q].stmt.start.offset == E->where.start.offset)
+    const mel__stmt *R = E != NULL ? E : C; /* what was elaborated again */
+    for (uint32_t q = 0; R != NULL && q < m->n_equations; q++) { /* the others: as in prev */
+        uint32_t at = priv->eqsrc[q].stmt.start.offset;
+        if (at >= R->where.start.offset && at < R->where.end.offset)
             check_equation(m, &m->equations[q]);
+    }
     elab_close(&el);
     *out = m;
     return MDAE_OK;

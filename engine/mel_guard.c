@@ -56,6 +56,14 @@ void mel__gf_view(mel__gfactory *f, const mel__gfactory *of)
     f->frozen = true;
     f->missed = false;
     f->below = of->next_id;
+    f->compared = 0;
+}
+
+void mel__gf_overlay(mel__gfactory *f, const mel__gfactory *of, mel__arena *arena)
+{
+    mel__gf_init(f, arena);
+    f->base = of;
+    f->next_id = of->next_id;
 }
 
 void mel__gf_close(mel__gfactory *f)
@@ -101,21 +109,31 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* The node (op, var, a, b) of f's table or of its bases' (an overlay's),
+ * or NULL. */
+static const struct mel__gnode *find(const mel__gfactory *f, uint32_t h, mel_guard_op op,
+                                     uint32_t var, const mel_guard *a, const mel_guard *b)
+{
+    for (; f != NULL; f = f->base) {
+        if (f->cap == 0)
+            continue;
+        for (const struct mel__gnode *n = f->table[h & (f->cap - 1)]; n; n = n->next)
+            if (n->hash == h && n->g.op == op && n->g.var == var && n->g.lhs == a &&
+                n->g.rhs == b)
+                return n;
+    }
+    return NULL;
+}
+
 static const mel_guard *make(mel__gfactory *f, mel_guard_op op, uint32_t var, const mel_guard *a,
                              const mel_guard *b)
 {
     if (f->err)
         return mel__g_true();
     uint32_t h = key_hash(op, var, a, b);
-    if (f->cap) {
-        for (struct mel__gnode *n = f->table[h & (f->cap - 1)]; n; n = n->next)
-            if (n->hash == h && n->g.op == op && n->g.var == var && n->g.lhs == a &&
-                n->g.rhs == b) {
-                if (f->frozen && n->id >= f->below) /* not made yet at that point */
-                    break;
-                return &n->g;
-            }
-    }
+    const struct mel__gnode *n = find(f, h, op, var, a, b);
+    if (n != NULL && !(f->frozen && n->id >= f->below)) /* else not made yet at that point */
+        return &n->g;
     if (f->frozen) {
         f->missed = true;
         f->err = MDAE_E_LIMIT;
@@ -134,22 +152,22 @@ static const mel_guard *make(mel__gfactory *f, mel_guard_op op, uint32_t var, co
         f->err = MDAE_E_NOMEM;
         return mel__g_true();
     }
-    struct mel__gnode *n = mel__arena_alloc_raw(f->arena, sizeof *n); /* written in full */
-    if (n == NULL) {
+    struct mel__gnode *nn = mel__arena_alloc_raw(f->arena, sizeof *nn); /* written in full */
+    if (nn == NULL) {
         f->err = MDAE_E_NOMEM;
         return mel__g_true();
     }
-    n->g.op = op;
-    n->g.var = var;
-    n->g.lhs = a;
-    n->g.rhs = b;
-    n->id = f->next_id++;
-    n->hash = h;
-    n->size = size;
-    n->next = f->table[h & (f->cap - 1)];
-    f->table[h & (f->cap - 1)] = n;
+    nn->g.op = op;
+    nn->g.var = var;
+    nn->g.lhs = a;
+    nn->g.rhs = b;
+    nn->id = f->next_id++;
+    nn->hash = h;
+    nn->size = size;
+    nn->next = f->table[h & (f->cap - 1)];
+    f->table[h & (f->cap - 1)] = nn;
     f->count++;
-    return &n->g;
+    return &nn->g;
 }
 
 const mel_guard *mel__g_var(mel__gfactory *f, uint32_t var)
@@ -246,6 +264,8 @@ const mel_guard *mel__g_or_all(mel__gfactory *f, const mel_guard **gs, size_t n)
     }
     if (k == 0)
         return mel__g_false();
+    if (k > 1)
+        f->compared++; /* the ids' order shapes the result */
     return or_range(f, gs, k);
 }
 

@@ -261,6 +261,14 @@ typedef struct mel__gfactory {
      * not made; the builder sets `missed` (and err MDAE_E_LIMIT). */
     bool frozen, missed;
     uint32_t below; /* frozen: only the guards made before (id < below) are found */
+    /* An overlay (mel__gf_overlay; issue 40 item 3, the replay of an
+     * edited condition): the guards of `base` (and of its bases) are
+     * found as this table's, read-only; new ones go to this table, with
+     * ids from base->next_id up. NULL: none. */
+    const struct mel__gfactory *base;
+    /* mel__g_or_all calls that ORed two distinct guards or more: the only
+     * place where the guards' creation order (ids) shapes a guard. */
+    size_t compared;
 } mel__gfactory;
 /* What both elaborators open with: their scratch arena *tmp initialised,
  * a new model (mel__model_new) with its guard factory *gf building in the
@@ -275,6 +283,10 @@ void mel__gf_close(mel__gfactory *f); /* frees the table, not the nodes */
  * table, cap, count, next_id), borrowed, that only finds guards (frozen,
  * above); mel__gf_close leaves the table alone. */
 void mel__gf_view(mel__gfactory *f, const mel__gfactory *of);
+/* A factory that finds the guards of `of` (borrowed: it must outlive f,
+ * and is never written) and makes new ones in its own table, nodes in
+ * `arena`, ids from of->next_id up; mel__gf_close frees its own table. */
+void mel__gf_overlay(mel__gfactory *f, const mel__gfactory *of, mel__arena *arena);
 const mel_guard *mel__g_true(void);
 const mel_guard *mel__g_false(void);
 const mel_guard *mel__g_var(mel__gfactory *f, uint32_t var);
@@ -425,6 +437,18 @@ struct mel_model_priv {
     uint64_t work;
     size_t max_instances;
     bool borrowed, gone;
+    /* A replay of an edited condition (mel_elab.c, "Replay: an edited
+     * condition"): `guards` is an overlay of base's, owned (its nodes in
+     * this arena), and the guards' ids need not be a cold parse's
+     * creation order (`unordered`), which the model's structure does not
+     * depend on while no mel__g_or_all compared two guards: `or_compared`
+     * says one may have (in this version or one it was replayed from). */
+    bool own_guards, unordered, or_compared;
+    /* The offsets of the `if` statements some execution of which pass 1
+     * folded (a constant condition): mdae_malloc, n_folded; replays shift
+     * them with the text. */
+    uint32_t *folded;
+    size_t n_folded;
     size_t refs;
     unsigned depth;
     struct mel_model_priv *base;

@@ -1032,3 +1032,186 @@ Test(mel_since, terms_typed_into_every_models_equations)
 {
     for_each_mel_model(zero_typed);
 }
+
+/* ---- Replay of an edited condition (engine/mel_elab.c, "Replay: an edited
+ * condition") -------------------------------------------------------------
+ * When the bytes that changed lie in the condition of an `if` whose
+ * branches are equations, the model is made from the previous one with
+ * only that conditional's guards made again, new guards in an overlay of
+ * the previous table. Checked: the cold model field for field (guards
+ * negated, a new combination of mode variables, a guard made equal to an
+ * existing one, TRUE and FALSE, conditions that fold for some loop index
+ * or are in error: those fall back), the replay happens where it should,
+ * chains of such edits and of edits inside equations, both models freed
+ * in either order, and a model whose ORs depend on the guards' order is
+ * elaborated in full. */
+
+static const char *const brake_conditions[] = {
+    "open[i] & i <> 3 | !open[i] & i == 3", /* bench_edit's (b) at i = 3 */
+    "!open[i]",                             /* negated: no new guard */
+    "open[i] & open[1]",                    /* a new combination */
+    "open[i] | open[N]",
+    "!!open[i]",                            /* equal to the existing one */
+    "open[i] | open[i]",
+    "open[i] == open[i]",                   /* TRUE: ve2 never active */
+    "open[i] <> open[i]",                   /* FALSE */
+    "open[i] == open[1]",
+    "(open[i] & !open[1]) | (open[1] & !open[i])",
+    "open[N + 1 - i]",                      /* other variables */
+    "open[i] & i > 2",                      /* folds for i <= 2: in full */
+    "open[i] & qq",                         /* an error: in full */
+    "open[i + 1]",                          /* open[N + 1]: an error */
+    "open[i]  ",                            /* spaces only */
+};
+
+static char *condition_typed(const char *text, const char *cond)
+{
+    char to[256];
+    snprintf(to, sizeof to, "if %s then", cond);
+    return replace(text, "if open[i] then", to);
+}
+
+Test(mel_since, edited_conditions_are_replayed_as_the_cold_models)
+{
+    char *text = tm_slurp("brake.mel");
+    size_t n = sizeof brake_conditions / sizeof *brake_conditions;
+    unsigned replays = 0;
+    for (size_t k = 0; k < n; k++) {
+        mel_model *m0 = same_as_cold(text, 6, NULL, false, "original");
+        char *t = condition_typed(text, brake_conditions[k]);
+        mel_model *m1 = same_as_cold(t, 6, m0, false, brake_conditions[k]);
+        if (k < 11 || k == 14) {
+            cr_assert_not_null(m1);
+            cr_assert_gt(replayed(m1), 0, "'%s' not replayed", brake_conditions[k]);
+        }
+        if (m1 != NULL)
+            replays += replayed(m1) > 0;
+        /* back, from the edited version; then the previous one freed first */
+        mel_model *m2 = same_as_cold(text, 6, m1 != NULL ? m1 : m0, false, "back");
+        mel_model_free(m0);
+        char *before = m1 != NULL ? dump(m1) : NULL;
+        mel_model_free(m2);
+        if (m1 != NULL) { /* reads the guards and trees of m0, which it holds */
+            char *after = dump(m1);
+            cr_assert_str_eq(before, after);
+            mdae_free(after);
+        }
+        mdae_free(before);
+        mel_model_free(m1);
+        free(t);
+    }
+    cr_assert_geq(replays, 12);
+    free(text);
+}
+
+Test(mel_since, edited_conditions_and_equations_in_a_row)
+{
+    char *text = tm_slurp("brake.mel");
+    size_t n = sizeof brake_conditions / sizeof *brake_conditions;
+    unsigned seed = 4711, replays = 0;
+    for (int order = 0; order < 2; order++) {
+        char *t = copy(text);
+        mel_model *prev = same_as_cold(t, 5, NULL, false, "original");
+        for (int s = 0; s < 60; s++) {
+            seed = seed * 1103515245u + 12345u;
+            char *u;
+            char what[300];
+            const char *ifp = strstr(t, "  if ");
+            if ((seed >> 9) % 3 != 0 && ifp != NULL) { /* the condition replaced */
+                const char *c = ifp + 5, *then = strstr(c, " then");
+                cr_assert_not_null(then);
+                char to[256];
+                snprintf(to, sizeof to, "%s", brake_conditions[(seed >> 12) % n]);
+                u = spliced(t, (size_t)(c - t), (size_t)(then - t), to);
+                snprintf(what, sizeof what, "step %d (order %d): if %s", s, order, to);
+            } else { /* a term typed into an equation */
+                lines ls;
+                split_lines(t, &ls);
+                size_t eqs[256];
+                size_t ne = equation_lines(t, &ls, eqs, 256);
+                size_t k = eqs[(seed >> 8) % ne];
+                const char *term = loop_terms[(seed >> 16) % 4];
+                if (strstr(t + ls.starts[k], "[i]") == NULL ||
+                    strstr(t + ls.starts[k], "[i]") >= t + ls.starts[k + 1])
+                    term = " + 0";
+                u = term_typed(t, &ls, k, term);
+                snprintf(what, sizeof what, "step %d (order %d): '%s' on line %zu", s, order, term,
+                         k + 1);
+            }
+            mel_model *m = same_as_cold(u, 5, prev, false, what);
+            if (m == NULL) {
+                free(u);
+                continue;
+            }
+            replays += replayed(m) > 0;
+            if (order == 0) {
+                mel_model_free(prev);
+                prev = m;
+            } else {
+                mel_model *again = same_as_cold(u, 5, m, false, what);
+                mel_model_free(m);
+                mel_model_free(prev);
+                prev = again;
+            }
+            free(t);
+            t = u;
+        }
+        mel_model_free(prev);
+        free(t);
+    }
+    cr_assert_gt(replays, 40, "only %u replays", replays);
+    free(text);
+}
+
+/* An OR whose operands' order is the guards' creation order (a case read
+ * under g and under h): an edited condition that makes guards anew is
+ * elaborated in full (or replayed), and the model is the cold one. */
+Test(mel_since, a_model_whose_ors_depend_on_the_guards_order)
+{
+    const char *a = "g : boolean; h : boolean; x : real; y : real; z : real;\n"
+                    "e1 : equation x = (if h then y else 0) + (if g then y else 0);\n"
+                    "if g then e2 : equation der(y) = x; else e3 : equation y = 0; end;\n"
+                    "e4 : equation z = (if g & h then x else y);\n";
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
+    char *b = replace(a, "if g then e2", "if h & g then e2");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "h & g");
+    cr_assert_eq(replayed(m1), 0);
+    char *c = replace(a, "if g then e2", "if !h then e2");
+    mel_model *m2 = same_as_cold(c, -1, m0, false, "!h");
+    mel_model_free(m0);
+    mel_model_free(m1);
+    mel_model_free(m2);
+    free(b);
+    free(c);
+}
+
+/* A condition edit with no loop around, then an equation edit from the
+ * replayed model (its guards an overlay): the OR of e4's cases then
+ * compares guards, made in no cold order: elaborated in full. */
+Test(mel_since, edits_after_an_edited_condition)
+{
+    const char *a = "g : boolean; h : boolean; x : real; y : real; z : real;\n"
+                    "if g then e2 : equation der(y) = x; else e3 : equation y = 0; end;\n"
+                    "e4 : equation z = x;\n"
+                    "e5 : equation x = y;\n";
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
+    char *b = replace(a, "if g then", "if g & h then");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "g & h");
+    cr_assert_gt(replayed(m1), 0);
+    char *c = replace(b, "z = x;", "z = (if g & h then x else 0) + (if h then x else 0);");
+    mel_model *m2 = same_as_cold(c, -1, m1, false, "an OR of two guards after");
+    cr_assert_eq(replayed(m2), 0);
+    char *d = replace(b, "z = x;", "z = (if g & h then x else 0);");
+    mel_model *m3 = same_as_cold(d, -1, m1, false, "one guard after");
+    char *e = replace(d, "if g & h then", "if h then");
+    mel_model *m4 = same_as_cold(e, -1, m3, false, "the condition again");
+    mel_model_free(m1);
+    mel_model_free(m0);
+    mel_model_free(m3);
+    mel_model_free(m4);
+    mel_model_free(m2);
+    free(b);
+    free(c);
+    free(d);
+    free(e);
+}
