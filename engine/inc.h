@@ -189,6 +189,9 @@ typedef struct inc_stats {
     /* Equations and variables found the same as the previous model's by
      * pointer (inc_session_since) instead of by contents. */
     size_t by_pointer;
+    /* Of those, the equations whose locations moved (the text before
+     * them changed length). */
+    size_t moved_by_pointer;
 } inc_stats;
 
 /* New empty session (owned: inc_session_free). */

@@ -1524,10 +1524,12 @@ static bool split_is_kept(analysis *an)
         for (uint32_t q = 0; q < p->n_eq; q++) {
             const mel_equation *e = &m->equations[p->eq_map[q]], *o = &p->eqs[q];
             int same = se != NULL ? since_equation(e, &se[p->eq_map[q]]) : -1;
-            if (same >= 0)
+            if (same >= 0) {
                 an->r->stats.by_pointer++;
-            else
+                an->r->stats.moved_by_pointer += same == SAME_STRUCTURE;
+            } else {
                 same = equation_same(&an->eqm, e, an->local, p->var_map, o);
+            }
             if (same == DIFFERENT && !same_variables(e, o, p))
                 return false;
             an->pre_same[p->eq_map[q]] = (unsigned char)same;
@@ -2201,6 +2203,7 @@ static void add_stats(inc_stats *total, const inc_stats *st)
     total->fell_back += st->fell_back;
     total->split_kept += st->split_kept;
     total->by_pointer += st->by_pointer;
+    total->moved_by_pointer += st->moved_by_pointer;
 }
 
 /* The steps: split into parts, enter the modes' prefix, resolve every part
