@@ -179,34 +179,37 @@ static void stop(pair *p)
 
 static const char PX[] = "px[i] : equation b[i] = K*x[i];";
 
-/* An edit inside one statement: the rest compared by pointer; one that
- * adds a line: every equation after it moved, and noticed. */
+/* The session's next version: text parsed from p->prev and analysed told
+ * it; *moved: its equations moved_shared says moved. */
+static inc_stats edit_to(pair *p, const char *text, size_t *moved)
+{
+    mel_model *m = parse(text, p->prev);
+    *moved = moved_shared(m, p->prev);
+    return step(p, m, p->prev);
+}
+
+/* An edit inside one statement: the rest compared by pointer; the text
+ * after it further on (a longer line, a line more): every equation after
+ * it moved, and noticed. */
 Test(inc_since, an_edit_inside_a_statement_is_compared_by_pointer_and_moves_are_noticed)
 {
     char *text = tm_slurp("brake.mel");
     pair p = start(text);
-    char *v1 = replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 12 then der(x[i]) else 0);");
-    mel_model *m = parse(v1, p.prev);
-    size_t moved = moved_shared(m, p.prev);
-    cr_assert_gt(moved, 0); /* the text after the edit is further on */
-    inc_stats st = step(&p, m, p.prev);
-    cr_assert_gt(st.by_pointer, m->n_equations / 2);
-    cr_assert_eq(st.moved_by_pointer, moved, "%zu by pointer, %zu moved, %zu expected", st.by_pointer, st.moved_by_pointer, moved);
-    /* a line more inside px: ve1 and ve2 (after it) move down */
-    char *v2 = replaced(text, PX, "px[i] : equation b[i] = K*x[i]\n   + (if i == 13 then der(x[i]) else 0);");
-    mel_model *m2 = parse(v2, p.prev);
-    moved = moved_shared(m2, p.prev);
-    cr_assert_gt(moved, 0);
-    st = step(&p, m2, p.prev);
-    cr_assert_eq(st.moved_by_pointer, moved, "%zu by pointer, %zu moved, %zu expected", st.by_pointer, st.moved_by_pointer, moved);
-    /* back to the text of v1 */
-    mel_model *m3 = parse(v1, p.prev);
-    moved = moved_shared(m3, p.prev);
-    st = step(&p, m3, p.prev);
-    cr_assert_eq(st.moved_by_pointer, moved, "%zu by pointer, %zu moved, %zu expected", st.by_pointer, st.moved_by_pointer, moved);
+    char *v[3] = {
+        replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 12 then der(x[i]) else 0);"),
+        replaced(text, PX, "px[i] : equation b[i] = K*x[i]\n   + (if i == 13 then der(x[i]) else 0);"),
+        NULL};
+    v[2] = strdup(v[0]); /* back to the first edit's text */
+    for (int k = 0; k < 3; k++) {
+        size_t moved = 0;
+        inc_stats st = edit_to(&p, v[k], &moved);
+        cr_assert_gt(st.by_pointer, p.prev->n_equations / 2, "edit %d", k);
+        cr_assert_gt(moved, 0, "edit %d", k);
+        cr_assert_eq(st.moved_by_pointer, moved, "edit %d: %zu by pointer, %zu moved, %zu expected",
+                     k, st.by_pointer, st.moved_by_pointer, moved);
+        free(v[k]);
+    }
     stop(&p);
-    free(v2);
-    free(v1);
     free(text);
 }
 
@@ -217,13 +220,10 @@ Test(inc_since, a_label_or_a_guard_edit_shares_nothing)
     char *text = tm_slurp("brake.mel");
     pair p = start(text);
     char *v1 = replaced(text, PX, "pz[i] : equation b[i] = K*x[i];");
-    mel_model *m = parse(v1, p.prev);
-    inc_stats st = step(&p, m, p.prev);
-    cr_assert_eq(st.by_pointer, 0);
     char *v2 = replaced(v1, "if open[i] then", "if !open[i] then");
-    mel_model *m2 = parse(v2, p.prev);
-    st = step(&p, m2, p.prev);
-    cr_assert_eq(st.by_pointer, 0);
+    size_t moved = 0;
+    cr_assert_eq(edit_to(&p, v1, &moved).by_pointer, 0);
+    cr_assert_eq(edit_to(&p, v2, &moved).by_pointer, 0);
     stop(&p);
     free(v2);
     free(v1);
