@@ -37,6 +37,10 @@ typedef struct inc__kept_part {
     uint32_t n_eq, n_var;
     const uint32_t *eq_map, *var_map;
     const mel_equation *eqs; /* n_eq */
+    /* The part was analysed anew from the model of the analysis that kept
+     * the split (its private model built from that model's equations and
+     * variables, not found in the cache): inc_session.c, "Since". */
+    bool fresh;
 } inc__kept_part;
 
 /* The kept split's n parts as new pieces (maps copied; the caller has

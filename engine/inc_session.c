@@ -461,6 +461,12 @@ struct inc_session {
     inc__kept_part *kept;
     uint32_t *kept_maps;
     size_t n_kept;
+    /* The model of the analysis that kept the split (a token, never read:
+     * it may be freed), and the one the caller says the next analysis's
+     * model was made from (inc_session_since: alive until that analysis
+     * returns), taken as kept_model's when they are the same pointer. */
+    const mel_model *kept_model;
+    const mel_model *since;
 };
 
 /* The last analysis's parts, let go. */
@@ -476,6 +482,7 @@ static void forget_last(inc_session *s)
     s->kept = NULL;
     s->kept_maps = NULL;
     s->n_kept = 0;
+    s->kept_model = NULL;
 }
 
 int inc_session_new(inc_session **out)
@@ -574,6 +581,8 @@ typedef struct rpart {
     /* The split kept: the previous version's part's equations, which
      * analysis.pre_same compared this part's with; else NULL. */
     const mel_equation *pre_eqs;
+    /* pre_eqs's part was analysed anew from analysis.since (see "Since") */
+    bool pre_fresh;
 } rpart;
 
 typedef struct rblock {
@@ -1410,7 +1419,61 @@ typedef struct analysis {
     mdae_diags *diags; /* the caller's */
     bool model_error;  /* some part was refused: go on, fail at the end */
     bool defer;        /* the offsets only (inc_analyze_offsets) */
+    /* The model of the analysis that kept the split, when the caller said
+     * this model was made from it (inc_session_since); else NULL. */
+    const mel_model *since;
 } analysis;
+
+/* ---- Since -----------------------------------------------------------------
+ * A model made from the previous version's (mel_options.since) shares with
+ * it the names, guards and incidences of what the edit left alone (the
+ * replay: every equation but the edited statement's instances; the
+ * unknowns, when none is declared after the edit), at the same indices.
+ * When the caller says the model was made from the one the session last
+ * analysed (an->since, alive for the call), an equation of this model
+ * whose name, guard and incidences' cases are since's at the same index
+ * (the same pointers, so the same memory, so the same contents: a model is
+ * not changed once made) compares with the kept part's equation as since's
+ * did, and since's compares SAME_ALL when that part was analysed anew from
+ * since (inc__kept_part.fresh): build_model copies each equation from the
+ * model or shares an earlier part's that compared SAME_ALL with it, and
+ * for one that compared SAME_STRUCTURE takes the old name and guards
+ * (the same strings and formulas) with the model's locations; the
+ * variables are numbered by since's split, which is the kept one. So
+ * equation_same(e, o) is SAME_ALL when e's locations are since's too, and
+ * SAME_STRUCTURE when only they differ (the text before it moved), read
+ * from pointers instead of strings and guard trees; anything else is
+ * compared as before. The same for the variables. */
+
+/* Equation e against since's equation s at its index (see above):
+ * SAME_ALL or SAME_STRUCTURE when found by pointers, else -1 (compare). */
+static int since_equation(const mel_equation *e, const mel_equation *s)
+{
+    if (e->name != s->name || e->guard != s->guard || e->n_incs != s->n_incs)
+        return -1;
+    bool where = memcmp(&e->where, &s->where, sizeof e->where) == 0;
+    if (e->incs == s->incs)
+        return where ? SAME_ALL : SAME_STRUCTURE;
+    for (uint32_t k = 0; k < e->n_incs; k++) {
+        const mel_incidence *a = &e->incs[k], *b = &s->incs[k];
+        if (a->var != b->var || a->n_cases != b->n_cases)
+            return -1;
+        for (uint32_t c = 0; c < a->n_cases; c++) {
+            const mel_order_case *x = &a->cases[c], *y = &b->cases[c];
+            if (x->order != y->order || x->guard != y->guard || x->next != y->next)
+                return -1;
+            where = where && memcmp(&x->where, &y->where, sizeof x->where) == 0;
+        }
+    }
+    return where ? SAME_ALL : SAME_STRUCTURE;
+}
+
+static int since_variable(const mel_variable *v, const mel_variable *s)
+{
+    if (v->name != s->name || v->guard != s->guard)
+        return -1;
+    return memcmp(&v->where, &s->where, sizeof v->where) == 0 ? SAME_ALL : SAME_STRUCTURE;
+}
 
 /* ---- The split kept -------------------------------------------------------
  * The components are a function of the incidences alone: when every
@@ -1457,9 +1520,16 @@ static bool split_is_kept(analysis *an)
     pm_reset(&an->eqm);
     for (size_t k = 0; k < s->n_kept; k++) {
         const inc__kept_part *p = &s->kept[k];
+        const mel_equation *se = an->since != NULL && p->fresh ? an->since->equations : NULL;
         for (uint32_t q = 0; q < p->n_eq; q++) {
             const mel_equation *e = &m->equations[p->eq_map[q]], *o = &p->eqs[q];
-            int same = equation_same(&an->eqm, e, an->local, p->var_map, o);
+            int same = se != NULL ? since_equation(e, &se[p->eq_map[q]]) : -1;
+            if (same >= 0) {
+                an->r->stats.by_pointer++;
+                an->r->stats.moved_by_pointer += same == SAME_STRUCTURE;
+            } else {
+                same = equation_same(&an->eqm, e, an->local, p->var_map, o);
+            }
             if (same == DIFFERENT && !same_variables(e, o, p))
                 return false;
             an->pre_same[p->eq_map[q]] = (unsigned char)same;
@@ -1489,6 +1559,7 @@ static int split_into_parts(analysis *an)
     r->n_parts = n;
     for (size_t k = 0; k < n; k++) {
         r->parts[k].pre_eqs = kept ? s->kept[k].eqs : NULL;
+        r->parts[k].pre_fresh = kept && s->kept[k].fresh && an->since != NULL;
         r->parts[k].n_eq = pc[k].n_eq;
         r->parts[k].n_var = pc[k].n_var;
         r->parts[k].eq_map = pc[k].eq_map;
@@ -1568,9 +1639,16 @@ static uint64_t part_signature(analysis *an, const rpart *rp, const inc_part *pr
         all = all && same != DIFFERENT;
         h = hmix(h, an->eq_hash[q]);
     }
+    /* prev is the kept part, analysed anew from since: its variables are
+     * since's at rp's var_map (the kept split's); see "Since" */
+    const mel_variable *sv = pre && rp->pre_fresh ? an->since->variables : NULL;
     for (uint32_t q = 0; q < rp->n_var; q++) {
         const mel_variable *v = &m->variables[rp->var_map[q]];
-        int same = q < pv ? variable_same(&an->eqm, v, &pm->variables[q]) : DIFFERENT;
+        int same = sv != NULL ? since_variable(v, &sv[rp->var_map[q]]) : -1;
+        if (same >= 0)
+            an->r->stats.by_pointer++;
+        else
+            same = q < pv ? variable_same(&an->eqm, v, &pm->variables[q]) : DIFFERENT;
         an->var_same[q] = (unsigned char)same;
         an->var_hash[q] = same != DIFFERENT ? prev->var_hash[q] : variable_hash(&an->gh, v);
         all = all && same != DIFFERENT;
@@ -2124,6 +2202,8 @@ static void add_stats(inc_stats *total, const inc_stats *st)
     total->enumerated += st->enumerated;
     total->fell_back += st->fell_back;
     total->split_kept += st->split_kept;
+    total->by_pointer += st->by_pointer;
+    total->moved_by_pointer += st->moved_by_pointer;
 }
 
 /* The steps: split into parts, enter the modes' prefix, resolve every part
@@ -2164,7 +2244,7 @@ static void keep_split(inc_session *s, const inc_result *r)
         const rpart *rp = &r->parts[k];
         inc__kept_part *p = &s->kept[k];
         *p = (inc__kept_part){rp->n_eq, rp->n_var, at, at + rp->n_eq,
-                              rp->part->model.equations};
+                              rp->part->model.equations, !rp->reused};
         memcpy(at, rp->eq_map, rp->n_eq * sizeof *at);
         memcpy(at + rp->n_eq, rp->var_map, rp->n_var * sizeof *at);
         at += rp->n_eq + rp->n_var;
@@ -2174,7 +2254,7 @@ static void keep_split(inc_session *s, const inc_result *r)
 
 /* r's parts as the session's last (forget_last), and its split; none
  * without memory. */
-static void keep_last(inc_session *s, const inc_result *r)
+static void keep_last(inc_session *s, const inc_result *r, const mel_model *m)
 {
     forget_last(s);
     s->last = mdae_malloc((r->n_parts + 1) * sizeof *s->last);
@@ -2186,6 +2266,8 @@ static void keep_last(inc_session *s, const inc_result *r)
     }
     s->n_last = r->n_parts;
     keep_split(s, r);
+    if (s->n_kept > 0)
+        s->kept_model = m;
 }
 
 /* inc_analyze, with the graphs made (defer false) or left for
@@ -2197,6 +2279,10 @@ static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, in
         return MDAE_E_INVAL;
     analysis an = {.s = s, .m = m, .opt = opt, .diags = diags, .key = s->scratch,
                    .defer = defer};
+    if (s->since != NULL && s->since == s->kept_model &&
+        s->since->n_equations == m->n_equations && s->since->n_variables == m->n_variables)
+        an.since = s->since;
+    s->since = NULL; /* for this call only */
     s->scratch = (kbuf){0}; /* taken for the call, given back below */
     mdae_diags_init(&an.tmp);
     an.local = mdae_malloc(((size_t)m->n_variables + 1) * sizeof *an.local);
@@ -2217,7 +2303,7 @@ static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, in
     }
     if (rc == MDAE_OK) {
         add_stats(&s->total, &an.r->stats);
-        keep_last(s, an.r);
+        keep_last(s, an.r, m);
     }
     hint_map_free(&an.hints);
     pm_clear(&an.seen);
@@ -2245,6 +2331,12 @@ static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, in
     }
     *out = an.r;
     return MDAE_OK;
+}
+
+void inc_session_since(inc_session *s, const mel_model *since)
+{
+    if (s != NULL)
+        s->since = since;
 }
 
 int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,

@@ -110,8 +110,25 @@ static void upstream(const mel_model *m, uint32_t g, bool *up, bool *dep)
     }
 }
 
+/* Whether some mode variable reads the current value of an unknown
+ * (mel_mode.reads_var in range): the others never flag, so a model
+ * without one (the brake: open[i] reads last(fv[i])) needs neither the
+ * union-find nor the upstream passes, each a pass over the whole model
+ * (issue 40 item 5: an editor's every load). */
+static bool some_mode_reads(const mel_model *m)
+{
+    for (uint32_t g = 0; g < m->n_modes; g++)
+        if (m->modes[g].reads_var >= 0 && (unsigned long)m->modes[g].reads_var < m->n_variables)
+            return true;
+    return false;
+}
+
 int mc_guard_fixpoints(const mel_model *m, mdae_diags *d, size_t *count)
 {
+    if (!some_mode_reads(m)) { /* the loop below would find nothing */
+        *count = 0;
+        return MDAE_OK;
+    }
     size_t n = (size_t)m->n_equations + m->n_variables;
     uint32_t *p = mdae_malloc((n + 1) * sizeof *p);
     if (p == NULL)

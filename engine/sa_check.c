@@ -50,6 +50,18 @@ static bool some_case_outside(sa_ctx *c, sa__gmemo *gm, const mel_model *m, cons
     return false;
 }
 
+/* Whether every variable exists in every mode (its guard the constant
+ * true, whose BDD is bddtrue): then no case can lie outside its variable,
+ * and the pass over every incidence (and the BDD of each variable's
+ * guard) is not needed (the brake at N = 10,000: 340,004 incidences). */
+static bool every_variable_unconditional(const mel_model *m)
+{
+    for (uint32_t j = 0; j < m->n_variables; j++)
+        if (m->variables[j].guard->op != MEL_G_TRUE)
+            return false;
+    return true;
+}
+
 /* chi_M is not false and no case lies outside its variable (c entered). */
 static bool consistent(sa_ctx *c, const mel_model *m)
 {
@@ -68,6 +80,8 @@ static bool consistent(sa_ctx *c, const mel_model *m)
         sa__put(chi_m, bdd_and(*chi_m, sa__guard_bdd(c, &gm, m->invariants[k].cond)));
     if (*chi_m == bddfalse)
         return false; /* the full check warns */
+    if (every_variable_unconditional(m))
+        return true; /* chi_j true: no case lies outside its variable */
     BDD *chi_j = sa__slots(c, (size_t)m->n_variables + 1);
     for (uint32_t j = 0; j < m->n_variables; j++)
         sa__put(&chi_j[j], sa__guard_bdd(c, &gm, m->variables[j].guard));

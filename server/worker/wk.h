@@ -239,6 +239,17 @@ typedef struct wk_state {
      * the whole is composed from the parts. Either way the JSON is exactly
      * the cold one. */
     inc_session *inc_sess;
+    /* The model of the session's last analysis that succeeded (a token:
+     * compared by pointer, read only through inc_since), and that model
+     * once the worker let go of it (owned: alive for the next analysis,
+     * which compares what the edit left alone by pointer,
+     * inc_session_since; then freed after the reply, late_since). Every
+     * model the worker frees goes through model_release (wk_methods.c),
+     * so the token is never a freed model's address. inc_since is NULL or
+     * inc_model. */
+    const mel_model *inc_model;
+    mel_model *inc_since;
+    mel_model *late_since;
     inc_result *inc_res;
     sa_result *result;   /* borrowed from inc_res, or NULL */
     cdg_graph *graph;    /* borrowed from inc_res, or NULL */
@@ -398,8 +409,9 @@ int wk_analyse_whole(wk_state *w, sa_result **r /* out */, cdg_graph **g /* out 
  * rpc_json_diags, "messages": ["FILE:LINE:COL: error: ..."]}, as a model
  * with errors is answered (new; ends the process on out of memory). */
 cJSON *wk_diags_details(const wk_state *w, const mdae_diags *d);
-/* Release w->good's contents (before sa_end: it may hold BDDs). */
-void wk_good_free(wk_good *g);
+/* Release g's contents (w->good's, or one taken from w; before sa_end: it
+ * may hold BDDs). */
+void wk_good_free(wk_state *w, wk_good *g);
 /* The handler of `method`, or NULL (unknown, or a debug method without
  * --debug-methods). */
 wk_method_fn *wk_method_find(const wk_state *w, const char *method);

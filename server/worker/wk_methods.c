@@ -86,6 +86,21 @@ void wk_after_reply(wk_state *w)
     if (w->trim_due)
         inc_session_trim(w->inc_sess);
     w->trim_due = false;
+    mel_model_free(w->late_since);
+    w->late_since = NULL;
+}
+
+/* Free model m (owned by w until now; NULL ok), unless it is the model of
+ * the session's last analysis: then it is kept for the next one
+ * (wk_state.inc_since). */
+static void model_release(wk_state *w, mel_model *m)
+{
+    if (m == NULL || m != w->inc_model) {
+        mel_model_free(m);
+        return;
+    }
+    MDAE_ASSERT(w->inc_since == NULL); /* m was held elsewhere */
+    w->inc_since = m;
 }
 
 /* ---- The model and its analysis --------------------------------------------------- */
@@ -145,7 +160,7 @@ static void forget_analysis(wk_state *w)
 static void unload(wk_state *w)
 {
     forget_analysis(w);
-    mel_model_free(w->model);
+    model_release(w, w->model);
     w->model = NULL;
     mdae_diags_close(&w->model_diags);
     mdae_diags_init(&w->model_diags);
@@ -163,9 +178,12 @@ static void unload(wk_state *w)
 
 void wk_state_close(wk_state *w)
 {
-    wk_good_free(&w->good);
+    wk_good_free(w, &w->good);
     unload(w);
     wk_after_reply(w);
+    w->inc_model = NULL; /* nothing analyses any more */
+    mel_model_free(w->inc_since);
+    w->inc_since = NULL;
     cJSON_Delete(w->prev_report);
     w->prev_report = NULL;
     rpc_taken_free(&w->taken);
@@ -184,13 +202,13 @@ void wk_state_close(wk_state *w)
 
 /* ---- The last version that analysed (wk.h, wk_good) ----------------------------- */
 
-void wk_good_free(wk_good *g)
+void wk_good_free(wk_state *w, wk_good *g)
 {
     cJSON_Delete(g->cached_report);
     cJSON_Delete(g->prev_report);
     inc_result_free(g->inc_res); /* result and graph were borrowed from it */
     mel_outline_free(g->outline);
-    mel_model_free(g->model);
+    model_release(w, g->model);
     mdae_free(g->text);
     memset(g, 0, sizeof *g);
 }
@@ -220,13 +238,13 @@ static void settle_good(wk_state *w, wk_good *g)
 {
     if (w->model_rc < 0) {
         if (g->model != NULL) {
-            wk_good_free(&w->good);
+            wk_good_free(w, &w->good);
             w->good = *g;
         }
         return;
     }
-    wk_good_free(g);
-    wk_good_free(&w->good);
+    wk_good_free(w, g);
+    wk_good_free(w, &w->good);
 }
 
 /* params.failed {rc, limit, value, message}: the router saw a worker killed
@@ -368,7 +386,7 @@ static int load(wk_state *w, const cJSON *params, bool recover)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
     w->model_shared = shared_equations(w->model, mo.since);
     bodies_same(w, rc == MDAE_OK ? w->model : NULL, mo.since, prev_tree);
-    mel_model_free(prev_held);
+    model_release(w, prev_held);
     if (rc == MDAE_OK)
         rc = sa_check(w->model, &w->model_diags);
     if (rc == MDAE_OK || rc == MDAE_E_MODEL) { /* as mdae check (issue 41 item 3) */
@@ -530,8 +548,21 @@ static int ensure_offsets(wk_state *w, bool stream, mdae_diags *ad)
     int rc = MDAE_OK;
     if (w->inc_sess == NULL)
         rc = inc_session_new(&w->inc_sess);
-    if (rc == MDAE_OK)
+    if (rc == MDAE_OK) {
+        /* what the edit left alone compared by pointer (inc_since: the
+         * session's last model, alive; ignored when w->model was not made
+         * from it, engine/inc.h) */
+        inc_session_since(w->inc_sess, w->inc_since);
         rc = inc_analyze_offsets(w->inc_sess, w->model, &so, &w->inc_res, ad);
+    }
+    if (rc == MDAE_OK) { /* the session kept w->model's split */
+        w->inc_model = w->model;
+        if (w->inc_since != NULL) { /* freed after the reply */
+            mel_model_free(w->late_since); /* two analyses in one request */
+            w->late_since = w->inc_since;
+            w->inc_since = NULL;
+        }
+    }
     w->trim_due = true; /* wk_after_reply */
     if (rc == MDAE_OK) {
         inc_result_stats(w->inc_res, &w->inc_last);

@@ -104,6 +104,10 @@ static char *pair(const char *a, const char *b)
 static bool walk_since;
 static mel_model *since_prev;
 static size_t since_shared; /* equations whose sides were since's */
+/* Every other analysis of a walk is told since_prev (inc_session_since:
+ * what it shares compared by pointer), the others compare by contents. */
+static unsigned since_told;
+static bool since_analysed; /* since_prev's analysis succeeded (inc.h's contract) */
 
 /* Staged analyses (issue 40 item 5, inc_analyze_offsets): with `staged`,
  * check_text analyses each text in one of four ways, by a random state:
@@ -433,6 +437,8 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
         want = sa_diags;
     }
     inc_result *ir = NULL;
+    if (walk_since && since_analysed && since_told++ % 2 == 0)
+        inc_session_since(s, since_prev);
     int irc = stage == STAGE_WHOLE ? inc_analyze(s, m, &so, &ir, &di)
                                    : inc_analyze_offsets(s, m, &so, &ir, &di);
     if (irc == MDAE_OK && stage == STAGE_THEN_GRAPHS)
@@ -498,6 +504,7 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
     if (walk_since) {
         mel_model_free(since_prev);
         since_prev = m;
+        since_analysed = irc == MDAE_OK;
     } else if (mc == NULL) {
         /* m is late's */
     } else if (m != mc) {

@@ -1,0 +1,298 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_inc_since.c -- the editor's first stage outside the
+ * analysis follows the edit (issue 40 item 5, h-load12):
+ *  - a session told the model of its last analysis (inc_session_since)
+ *    compares what the new model shares with it by pointer, with the same
+ *    answers, ids and statistics as a session not told, and notices what
+ *    the skip must: an equation moved by the edit (its locations), a
+ *    renamed equation or a changed guard (a full elaboration: nothing
+ *    shared), a model it did not analyse last;
+ *  - the light check skips its pass over the incidences only when every
+ *    variable exists in every mode (bad_use.mel: a case outside its
+ *    variable is still an error);
+ *  - the guard fixpoints skip their passes only when no mode reads a
+ *    current value (cup_and_ball_19.mel is still flagged).
+ * (The random edit walks of test_inc_session.c tell every other analysis
+ * its previous model too, against cold analyses.)
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdg.h"
+#include "inc.h"
+#include "mc.h"
+#include "mel.h"
+#include "sa.h"
+
+#include "model_files.h"
+
+static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void end(void) { sa_end(); }
+
+TestSuite(inc_since, .init = begin, .fini = end, .timeout = 600);
+
+static mel_model *parse(const char *text, const mel_model *since)
+{
+    mel_define def;
+    mel_options mo = tm_options_n(&def, 30);
+    mo.since = since;
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m, NULL), MDAE_OK, "%s", text);
+    return m;
+}
+
+/* text with the first `from` replaced by `to`; owned. */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at, "%s", from);
+    size_t a = (size_t)(at - text);
+    char *v = malloc(strlen(text) + strlen(to) + 1);
+    cr_assert_not_null(v);
+    memcpy(v, text, a);
+    strcpy(v + a, to);
+    strcat(v, at + strlen(from));
+    return v;
+}
+
+/* Two sessions in step: `told` is told the previous model, `plain` not. */
+typedef struct pair {
+    inc_session *told, *plain;
+    mel_model *prev; /* the last model both analysed */
+} pair;
+
+/* Every block (id and items) of a and b the same. */
+static void same_blocks(const inc_result *a, const inc_result *b)
+{
+    cr_assert_eq(inc_result_n_blocks(a), inc_result_n_blocks(b));
+    for (size_t k = 0; k < inc_result_n_blocks(a); k++) {
+        cdg_block x, y;
+        cr_assert_eq(inc_result_block(a, k, &x), MDAE_OK);
+        cr_assert_eq(inc_result_block(b, k, &y), MDAE_OK);
+        cr_assert_eq(x.id, y.id, "block %zu", k);
+        cr_assert_eq(x.n_equations, y.n_equations);
+        cr_assert_eq(x.n_unknowns, y.n_unknowns);
+        cr_assert_eq(x.n_reads, y.n_reads);
+        for (size_t q = 0; q < x.n_equations; q++)
+            cr_assert(x.equations[q].index == y.equations[q].index &&
+                      x.equations[q].order == y.equations[q].order &&
+                      strcmp(x.equations[q].name, y.equations[q].name) == 0);
+        for (size_t q = 0; q < x.n_unknowns; q++)
+            cr_assert(x.unknowns[q].index == y.unknowns[q].index &&
+                      x.unknowns[q].order == y.unknowns[q].order);
+        for (size_t q = 0; q < x.n_reads; q++)
+            cr_assert(x.reads[q].index == y.reads[q].index &&
+                      x.reads[q].order == y.reads[q].order);
+    }
+}
+
+/* Analyse m in both sessions (the told one told `since`) and compare;
+ * m becomes p->prev. The told session's statistics of this analysis. */
+static inc_stats step(pair *p, mel_model *m, const mel_model *since)
+{
+    inc_result *a = NULL, *b = NULL;
+    mdae_diags da, db;
+    mdae_diags_init(&da);
+    mdae_diags_init(&db);
+    inc_session_since(p->told, since);
+    int ra = inc_analyze(p->told, m, NULL, &a, &da);
+    int rb = inc_analyze(p->plain, m, NULL, &b, &db);
+    cr_assert_eq(ra, rb);
+    cr_assert_eq(ra, MDAE_OK, "%s", mdae_err_name(ra));
+    cr_assert_eq(da.count, db.count);
+    for (size_t k = 0; k < da.count; k++) {
+        cr_assert_str_eq(da.items[k].message, db.items[k].message);
+        cr_assert_eq(da.items[k].where.start.offset, db.items[k].where.start.offset);
+    }
+    inc_stats sa, sb;
+    inc_result_stats(a, &sa);
+    inc_result_stats(b, &sb);
+    cr_assert_eq(sb.by_pointer, 0);
+    cr_assert_eq(sb.moved_by_pointer, 0);
+    inc_stats cmp = sa;
+    cmp.by_pointer = cmp.moved_by_pointer = 0;
+    cr_assert_eq(memcmp(&cmp, &sb, sizeof cmp), 0, "the statistics but by_pointer");
+    same_blocks(a, b);
+    for (size_t k = 0; k < inc_result_n_parts(a); k++) {
+        inc_part_info x, y;
+        cr_assert_eq(inc_result_part(a, k, &x), MDAE_OK);
+        cr_assert_eq(inc_result_part(b, k, &y), MDAE_OK);
+        cr_assert_eq(x.reused, y.reused);
+        cr_assert_eq(x.equations, y.equations);
+    }
+    inc_result_free(a);
+    inc_result_free(b);
+    mdae_diags_close(&da);
+    mdae_diags_close(&db);
+    mel_model_free(p->prev);
+    p->prev = m;
+    return sa;
+}
+
+/* Whether equations a and b have the same incidences and orders. */
+static bool same_orders(const mel_equation *a, const mel_equation *b)
+{
+    if (a->n_incs != b->n_incs)
+        return false;
+    for (uint32_t k = 0; k < a->n_incs; k++) {
+        if (a->incs[k].var != b->incs[k].var || a->incs[k].n_cases != b->incs[k].n_cases)
+            return false;
+        for (uint32_t c = 0; c < a->incs[k].n_cases; c++)
+            if (a->incs[k].cases[c].order != b->incs[k].cases[c].order)
+                return false;
+    }
+    return true;
+}
+
+/* Equations of m that keep prev's name (shared) and incidences at their
+ * index but sit elsewhere (the text before them changed length). */
+static size_t moved_shared(const mel_model *m, const mel_model *prev)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++)
+        n += m->equations[i].name == prev->equations[i].name &&
+             same_orders(&m->equations[i], &prev->equations[i]) &&
+             memcmp(&m->equations[i].where, &prev->equations[i].where,
+                    sizeof m->equations[i].where) != 0;
+    return n;
+}
+
+static pair start(const char *text)
+{
+    pair p = {0};
+    cr_assert_eq(inc_session_new(&p.told), MDAE_OK);
+    cr_assert_eq(inc_session_new(&p.plain), MDAE_OK);
+    step(&p, parse(text, NULL), NULL);
+    return p;
+}
+
+static void stop(pair *p)
+{
+    inc_session_free(p->told);
+    inc_session_free(p->plain);
+    mel_model_free(p->prev);
+}
+
+static const char PX[] = "px[i] : equation b[i] = K*x[i];";
+
+/* The session's next version: text parsed from p->prev and analysed told
+ * it; *moved: its equations moved_shared says moved. */
+static inc_stats edit_to(pair *p, const char *text, size_t *moved)
+{
+    mel_model *m = parse(text, p->prev);
+    *moved = moved_shared(m, p->prev);
+    return step(p, m, p->prev);
+}
+
+/* An edit inside one statement: the rest compared by pointer; the text
+ * after it further on (a longer line, a line more): every equation after
+ * it moved, and noticed. */
+Test(inc_since, an_edit_inside_a_statement_is_compared_by_pointer_and_moves_are_noticed)
+{
+    char *text = tm_slurp("brake.mel");
+    pair p = start(text);
+    char *v[3] = {
+        replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 12 then der(x[i]) else 0);"),
+        replaced(text, PX, "px[i] : equation b[i] = K*x[i]\n   + (if i == 13 then der(x[i]) else 0);"),
+        NULL};
+    v[2] = strdup(v[0]); /* back to the first edit's text */
+    for (int k = 0; k < 3; k++) {
+        size_t moved = 0;
+        inc_stats st = edit_to(&p, v[k], &moved);
+        cr_assert_gt(st.by_pointer, p.prev->n_equations / 2, "edit %d", k);
+        cr_assert_gt(moved, 0, "edit %d", k);
+        cr_assert_eq(st.moved_by_pointer, moved, "edit %d: %zu by pointer, %zu moved, %zu expected",
+                     k, st.by_pointer, st.moved_by_pointer, moved);
+        free(v[k]);
+    }
+    stop(&p);
+    free(text);
+}
+
+/* A renamed equation and a changed guard are elaborated in full: nothing
+ * is shared, nothing compared by pointer, the same answers. */
+Test(inc_since, a_label_or_a_guard_edit_shares_nothing)
+{
+    char *text = tm_slurp("brake.mel");
+    pair p = start(text);
+    char *v1 = replaced(text, PX, "pz[i] : equation b[i] = K*x[i];");
+    char *v2 = replaced(v1, "if open[i] then", "if !open[i] then");
+    size_t moved = 0;
+    cr_assert_eq(edit_to(&p, v1, &moved).by_pointer, 0);
+    cr_assert_eq(edit_to(&p, v2, &moved).by_pointer, 0);
+    stop(&p);
+    free(v2);
+    free(v1);
+    free(text);
+}
+
+/* A model the session did not analyse last is not taken as its previous
+ * one (by pointer), nor is one of other counts. */
+Test(inc_since, a_since_that_is_not_the_last_analysed_model_is_ignored)
+{
+    char *text = tm_slurp("brake.mel");
+    pair p = start(text);
+    mel_model *other = parse(text, NULL); /* not analysed by the session */
+    char *v1 = replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 3 then der(x[i]) else 0);");
+    mel_model *m = parse(v1, other);
+    inc_stats st = step(&p, m, other);
+    cr_assert_eq(st.by_pointer, 0);
+    mel_model_free(other);
+    stop(&p);
+    free(v1);
+    free(text);
+}
+
+/* ---- The light check and the guard fixpoints ------------------------------ */
+
+static int check_file(const char *name, size_t *n_diags)
+{
+    char *text = tm_slurp(name);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, NULL), MDAE_OK, "%s", name);
+    mdae_diags d;
+    mdae_diags_init(&d);
+    int rc = sa_check(m, &d);
+    *n_diags = d.count;
+    mdae_diags_close(&d);
+    mel_model_free(m);
+    free(text);
+    return rc;
+}
+
+Test(inc_since, the_light_check_still_finds_a_case_outside_its_variable)
+{
+    size_t n = 0;
+    cr_assert_eq(check_file("bad_use.mel", &n), MDAE_E_MODEL);
+    cr_assert_gt(n, 0);
+    cr_assert_eq(check_file("brake.mel", &n), MDAE_OK); /* every variable unconditional */
+    cr_assert_eq(n, 0);
+}
+
+static size_t fixpoint_warnings(const char *name)
+{
+    char *text = tm_slurp(name);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), NULL, &m, NULL), MDAE_OK, "%s", name);
+    mdae_diags d;
+    mdae_diags_init(&d);
+    cr_assert_eq(mc_guard_fixpoint_warnings(m, &d), MDAE_OK);
+    size_t n = 0;
+    for (size_t k = 0; k < d.count; k++)
+        n += strstr(d.items[k].message, "guard fixpoint") != NULL;
+    mdae_diags_close(&d);
+    mel_model_free(m);
+    free(text);
+    return n;
+}
+
+Test(inc_since, the_guard_fixpoints_still_flag_a_mode_that_reads_a_current_value)
+{
+    cr_assert_eq(fixpoint_warnings("cup_and_ball_19.mel"), 1);
+    cr_assert_eq(fixpoint_warnings("cup_and_ball.mel"), 0);
+    cr_assert_eq(fixpoint_warnings("brake.mel"), 0); /* open[i] reads last(fv[i]) */
+}
