@@ -1040,4 +1040,9 @@ typedef struct sa__kept sa__kept;
 /* Frees k's records no other result shares (NULL ok). */
 void sa__kept_free(sa__kept *k);
 
+/* h-round0: how many blocks r's seeded tight rounds took from the hint's
+ * records as they were (sa_blocks.c, "The decomposition from the hint's
+ * records"), and into *afresh how many they found among the rest. */
+uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh);
+
 #endif /* SA_INT_H */
