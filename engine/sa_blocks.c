@@ -885,8 +885,9 @@ static void kept_put_new(sa_ctx *c, sa__kept *k, krec *x)
  * memo (by key). */
 #define KEPT_BLOCK_ROWS 64
 
-/* blocks_from_hint gives parts on a cycle back to the rest at most this
- * many times before it leaves the whole to find_blocks. */
+/* blocks_from_hint gives parts back to the rest (those on a cycle, or
+ * next to a rest without a perfect matching) at most this many times
+ * before it leaves the whole to find_blocks. */
 #define PLACE_ROUNDS 8
 
 /* A record of block s (sub_index'd in s->whole) under key, with the
@@ -1585,6 +1586,14 @@ static void diagnostics_by_reach(sa_ctx *c, const sa__bsol *b, const BDD *match)
  * strongly connected component of that graph alone (a changed edge closes
  * a cycle through it), or the rest has no perfect matching, nothing is
  * taken (false) and the caller decomposes the whole graph as before.
+ * A part next to a rest that has no perfect matching goes back to the
+ * rest too (square parts: if the whole has a perfect matching, some rest
+ * row reaches a part's column); with none next to it, no valid mode's tight
+ * graph has a perfect matching, and the round, which then covers no mode,
+ * stops there (find_blocks' union graph then has none either on the
+ * brake; were it to have one, its blocks would all fail and be kept for
+ * the later rounds' samples: only the rounds' choice of samples, never the
+ * functions, could differ).
  *
  * Lemma (why the blocks so found give the cold functions). Let P_1 .. P_n
  * be a partition of the active groups and columns into parts, each with as
@@ -1815,40 +1824,72 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     (*first)[nn] = n;
 }
 
-/* Parts on a cycle of the parts' graph (comp: its nb components; size:
- * scratch, nb zeros) given back to the rest, the others renumbered in
- * order; false if none is. */
-static bool drop_cyclic(rest *t, const krec **part_rec, const uint32_t *comp, uint32_t nb,
-                        uint32_t *part_of_eq, uint32_t *part_of_var, uint32_t *size)
+/* The parts marked in drop (by part, cleared here) given back to the
+ * rest, the others renumbered in order; false if none is. */
+static bool drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *part_of_eq,
+                       uint32_t *part_of_var)
 {
-    uint32_t nn = t->n_parts + t->u.n_rows, kept = 0;
-    for (uint32_t p = 0; p < nn; p++)
-        size[comp[p]]++;
-    MDAE_ASSERT(nb > 0);
-    for (uint32_t p = 0; p < t->n_parts; p++) {
+    uint32_t kept = 0, n = t->n_parts;
+    for (uint32_t p = 0; p < n; p++) {
         const krec *x = part_rec[p];
-        bool alone = size[comp[p]] == 1;
-        uint32_t q = alone ? kept++ : UINT32_MAX;
+        uint32_t q = drop[p] ? UINT32_MAX : kept++;
         for (uint32_t a = 0; a < x->n_eq; a++)
             part_of_eq[x->rows[a]] = q;
         for (uint32_t a = 0; a < x->n_var; a++)
             part_of_var[x->vars[a]] = q;
-        if (alone)
+        if (q != UINT32_MAX)
             part_rec[q] = x;
+        drop[p] = false;
     }
-    bool dropped = kept < t->n_parts;
     t->n_parts = kept;
-    return dropped;
+    return kept < n;
+}
+
+/* Marks in drop the parts on a cycle of the parts' graph (comp: its nb
+ * components; size: scratch, nb zeros); false if none is. */
+static bool on_cycles(const rest *t, const uint32_t *comp, uint32_t *size, bool *drop)
+{
+    uint32_t nn = t->n_parts + t->u.n_rows;
+    bool any = false;
+    for (uint32_t p = 0; p < nn; p++)
+        size[comp[p]]++;
+    for (uint32_t p = 0; p < t->n_parts; p++) {
+        drop[p] = size[comp[p]] != 1;
+        any |= drop[p];
+    }
+    return any;
+}
+
+/* Marks in drop the parts a row of the rest has an edge (in_union) to a
+ * column of, when the rest has no perfect matching: the parts are square,
+ * so then some of them lies on a cycle with the rest, or the whole has
+ * none (the lemma below); false if none is. */
+static bool next_to_rest(sa_ctx *c, const rest *t, const uint32_t *part_of_var,
+                         const bool *in_union, bool *drop)
+{
+    const sa_result *w = c->r;
+    bool any = false;
+    for (uint32_t a = 0; a < t->gfirst[t->n_groups]; a++)
+        for (size_t e = w->eq_first[t->geq[a]]; e < w->eq_first[t->geq[a] + 1]; e++) {
+            uint32_t p = part_of_var[w->edge_v[e]];
+            if (in_union[e] && p != UINT32_MAX && !drop[p])
+                any = drop[p] = true;
+        }
+    return any;
 }
 
 /* The blocks of c->r's tight graph from the hint's records k (the section
  * above): block_of_eq, block_of_var and *n_blocks as find_blocks writes
  * them, and *rec_of_block (per block: the record it is, or NULL); false if
  * the hint's records do not give them (block_of_eq, block_of_var and
- * in_union then hold anything: the caller decomposes afresh). */
+ * in_union then hold anything: the caller decomposes afresh), with
+ * *unmatched set when the rest has no perfect matching and no edge into a
+ * part: then no valid mode's tight graph has a perfect matching (a mode's
+ * would match the rest's active rows, one per group, onto the rest's
+ * active columns, as many: a perfect matching of the rest's union graph). */
 static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order_pos,
                              uint32_t *block_of_eq, uint32_t *block_of_var, bool *in_union,
-                             uint32_t *n_blocks, const krec ***rec_of_block)
+                             uint32_t *n_blocks, const krec ***rec_of_block, bool *unmatched)
 {
     const sa_result *w = c->r;
     sa__within vm;
@@ -1868,20 +1909,28 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
              at = k->link[at - 1])
             if (take_part(c, &vm, k->rec[at - 1], t.n_parts, part_of_eq, part_of_var, order_pos))
                 part_rec[t.n_parts++] = k->rec[at - 1];
-    uint32_t *comp, nb;
+    uint32_t *comp = NULL, nb = 0;
+    bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
     for (int round = 0;; round++) {
-        if (t.n_parts == 0 || !rest_graph(c, &vm, part_of_eq, part_of_var, &t, in_union) ||
-            !rest_matching(c, &t))
+        if (t.n_parts == 0 || round > PLACE_ROUNDS ||
+            !rest_graph(c, &vm, part_of_eq, part_of_var, &t, in_union))
             return false;
+        if (!rest_matching(c, &t)) {
+            if (!next_to_rest(c, &t, part_of_var, in_union, drop)) {
+                *unmatched = true; /* no mode has a perfect matching */
+                return false;
+            }
+            drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
+            continue;
+        }
         size_t *first;
         uint32_t *to, nn = t.n_parts + t.u.n_rows;
         parts_graph(c, &t, part_rec, part_of_var, in_union, &first, &to);
         comp = sa__alloc_raw(c, ((size_t)nn + 1) * sizeof *comp); /* sm_sccs */
         nb = sa__sccs(c, nn, first, to, comp);
-        if (!drop_cyclic(&t, part_rec, comp, nb, part_of_eq, part_of_var, sa__alloc(c, ((size_t)nb + 1) * sizeof(uint32_t))))
+        if (!on_cycles(&t, comp, sa__alloc(c, ((size_t)nb + 1) * sizeof(uint32_t)), drop))
             break;
-        if (round == PLACE_ROUNDS)
-            return false;
+        drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
     }
     for (uint32_t i = 0; i < w->n_eq; i++)
         block_of_eq[i] = part_of_eq[i] != UINT32_MAX ? comp[part_of_eq[i]]
@@ -1955,9 +2004,11 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     sub *s = sub_new(c);
     const sa__kept *by_place = kept_by_place(c); /* NULL: by key only */
     const krec **rec_of_block = NULL; /* per block: the hint's record it is */
-    bool tried = by_place != NULL && prev == NULL && c->tight_depth > 0;
+    bool tried = by_place != NULL && prev == NULL && c->tight_depth > 0, unmatched = false;
     bool placed = tried && blocks_from_hint(c, by_place, s->order_pos, block_of_eq, block_of_var,
-                                            in_union, &nb, &rec_of_block);
+                                            in_union, &nb, &rec_of_block, &unmatched);
+    if (unmatched)
+        return false; /* the round covers no mode (find_blocks finds no perfect matching) */
     if (tried && !placed)
         memset(in_union, 0, w->n_edges + 1); /* written by the attempt */
     if (!placed) {
