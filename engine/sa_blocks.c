@@ -1582,12 +1582,12 @@ static void diagnostics_by_reach(sa_ctx *c, const sa__bsol *b, const BDD *match)
  * grouped, matched and split as find_blocks does, on the rest alone; and
  * one Tarjan pass over the graph of the parts and the rest's groups (an
  * edge p -> q where a row of p has an edge to a column of q: q's part, or
- * the rest's group matched to it) numbers the blocks. If a part is not a
- * strongly connected component of that graph alone (a changed edge closes
- * a cycle through it), or the rest has no perfect matching, nothing is
- * taken (false) and the caller decomposes the whole graph as before.
- * A part next to a rest that has no perfect matching goes back to the
- * rest too (square parts: if the whole has a perfect matching, some rest
+ * the rest's group matched to it) numbers the blocks. A part that is not
+ * a strongly connected component of that graph alone (a changed edge
+ * closes a cycle through it) goes back to the rest, and the rest is done
+ * again (PLACE_ROUNDS; then, or where the rest does not group, false: the
+ * caller decomposes the whole graph as before). A part next to a rest
+ * that has no perfect matching goes back to the rest too (square parts: if the whole has a perfect matching, some rest
  * row reaches a part's column); with none next to it, no valid mode's tight
  * graph has a perfect matching, and the round, which then covers no mode,
  * stops there (find_blocks' union graph then has none either on the
@@ -1597,7 +1597,8 @@ static void diagnostics_by_reach(sa_ctx *c, const sa__bsol *b, const BDD *match)
  *
  * Lemma (why the blocks so found give the cold functions). Let P_1 .. P_n
  * be a partition of the active groups and columns into parts, each with as
- * many groups as columns, and suppose the graph of the parts (an edge from
+ * many active rows as active columns in every valid mode (a group has one
+ * active row in each), and suppose the graph of the parts (an edge from
  * P to Q, P != Q, where a row of P has an edge active in some valid mode
  * to a column of Q) is acyclic. Then in every valid mode m every perfect
  * matching M of G(m) lies within the parts: take a part Z with no edge
@@ -1611,19 +1612,21 @@ static void diagnostics_by_reach(sa_ctx *c, const sa__bsol *b, const BDD *match)
  * blocks kept by place: its key is the record's, and the solution
  * restricted to our valid modes is ours by sa_memo.c's lemma). A record's
  * rows are as many groups as its columns in every valid mode of ours
- * (krec_square: grouped here, every row active in some mode), its columns
+ * (krec_square: the record's block was square, as many groups as columns
+ * over its modes, which hold ours; every row active in some mode), its columns
  * active in every valid mode (the record's block was a block of an
  * analysis over more modes whose columns all were: vars_always_active;
  * chi_j compared node for node). The Tarjan pass proves the acyclicity:
  * a part alone in its component lies on no cycle, and the rest's groups
  * are split into their own components, which are the fine blocks of the
- * rest (find_blocks' proof on the rest's union graph) joined where a cycle
- * through the rest's edges only (no part on it) joins them. Edges of a
- * part's rows are taken when their tight function is not false (more than
- * those active in a valid mode: at worst a cycle that is not there, and
- * then the whole decomposition). So the blocks are a coarsening-free
- * block-triangular partition (the union graph's fine blocks when every
- * part is one), each solved exactly: te, ok, tmax and sing are the cold
+ * rest (find_blocks' proof on the rest's union graph: a cycle through a
+ * part would have put the part in the component). Edges of a part's rows
+ * are taken when their tight function is not false (more than those
+ * active in a valid mode: at worst a cycle that is not there, and the part
+ * goes back to the rest). So the blocks are a block-triangular partition
+ * (the union graph's fine blocks when each part is strongly connected in
+ * our modes too, else a coarser one), each solved exactly: te, ok, tmax
+ * and sing are the cold
  * ones, BDD for BDD. What may differ is the blocks' order (Tarjan's over
  * a smaller graph), hence which failing block learn_failures samples
  * first: the later seeded rounds may sample other modes (seededRounds may
