@@ -100,17 +100,19 @@ static bool vars_always_active(sa_ctx *c, const sa__within *vm, bool *never,
 }
 
 /* group_of[i]: the group of equation i, UINT32_MAX for an equation active
- * in no valid mode. False if some group has no active equation in some
- * valid mode (then the groups are not a partition mode by mode). */
-static bool group_equations(sa_ctx *c, const sa__within *vm, uint32_t *group_of,
-                            uint32_t *n_groups)
+ * in no valid mode, for the equations rows[0 .. n) (rows NULL: every
+ * equation, n = r->n_eq). False if some group has no active equation in
+ * some valid mode (then the groups are not a partition mode by mode). */
+static bool group_rows(sa_ctx *c, const sa__within *vm, const uint32_t *rows, uint32_t n,
+                       uint32_t *group_of, uint32_t *n_groups)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c);
-    BDD *guard = sa__slots(c, (size_t)r->n_eq + 1); /* per group */
-    uint32_t *open = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *open); /* n_open */
+    BDD *guard = sa__slots(c, (size_t)n + 1); /* per group */
+    uint32_t *open = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *open); /* n_open */
     uint32_t n_open = 0, ng = 0;
-    for (uint32_t i = 0; i < r->n_eq; i++) {
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t i = rows != NULL ? rows[a] : a;
         group_of[i] = UINT32_MAX;
         if (never_in(vm, r->chi_i[i]))
             continue;
@@ -145,6 +147,12 @@ static bool group_equations(sa_ctx *c, const sa__within *vm, uint32_t *group_of,
     sa__release(c, mark);
     *n_groups = ng;
     return covered;
+}
+
+static bool group_equations(sa_ctx *c, const sa__within *vm, uint32_t *group_of,
+                            uint32_t *n_groups)
+{
+    return group_rows(c, vm, NULL, c->r->n_eq, group_of, n_groups);
 }
 
 /* The union graph on groups, in compressed rows without repeated columns;
@@ -315,6 +323,8 @@ typedef struct sub {
     size_t *edge_whole;  /* local edge -> whole's edge */
     int *var_edge;       /* BDD variable -> local edge, -1 outside (sub_enter) */
     uint32_t *order_pos; /* whole's equation -> its place in whole's eq_order */
+    bool square;         /* the block is one of a union graph with a perfect
+                            matching (as many groups as columns) */
 } sub;
 
 static void drop_sub(void *arg)
@@ -676,6 +686,8 @@ typedef struct krec {
     size_t *edges;  /* the result's, in the key's order */
     BDD *val;       /* te and tmax per edge, ok, singular (solution_size) */
     BDD modes;      /* the valid modes it holds in */
+    bool square;    /* made from a block with as many groups as columns
+                       (sub.square) */
 } krec;
 
 struct sa__kept {
@@ -695,6 +707,9 @@ struct sa__kept {
     size_t n, cap;
     size_t words, max_words; /* held, and the bound (the memo's: sa_int.h) */
     size_t *htab, hcap, hashed_n; /* by key hash (kept_find_key), over rec[0 .. hashed_n) */
+    uint32_t placed;     /* blocks of this result's tight rounds placed from
+                            the hint's records (blocks_from_hint) */
+    uint32_t afresh;     /* and the blocks of the rest, decomposed there */
 };
 
 static void krec_unref(krec *x)
@@ -774,7 +789,7 @@ static sa__kept *kept_of(sa_result *top)
             return NULL;
         }
         *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
-                        SA_BMEMO_MAX_INTS, NULL, 0, 0};
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0};
         if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
             k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
         top->kept = k;
@@ -837,6 +852,7 @@ static krec *krec_new(sa_ctx *c, const sa__kept *k, const sa__bkey *key, const B
     x->n_edges = n_edges;
     x->n_val = n_val;
     x->hashed = false;
+    x->square = false;
     x->edges = (size_t *)(x + 1);
     int32_t *shape = (int32_t *)(x->edges + n_edges);
     BDD *funs = (BDD *)(shape + key->n_shape);
@@ -869,6 +885,11 @@ static void kept_put_new(sa_ctx *c, sa__kept *k, krec *x)
  * memo (by key). */
 #define KEPT_BLOCK_ROWS 64
 
+/* blocks_from_hint gives parts back to the rest (those on a cycle, or
+ * next to a rest without a perfect matching) at most this many times
+ * before it leaves the whole to find_blocks. */
+#define PLACE_ROUNDS 8
+
 /* A record of block s (sub_index'd in s->whole) under key, with the
  * solution val (solution_size) in modes, into the kept blocks of the
  * result s->whole is part of (if it is small: KEPT_BLOCK_ROWS). */
@@ -889,6 +910,7 @@ static void kept_record(sa_ctx *c, const sub *s, const sa__bkey *key, const BDD 
         x->rows[a] = row_in_top(w, r->eq_whole[a]);
     for (uint32_t a = 0; a < r->n_var; a++)
         x->vars[a] = var_in_top(w, r->var_whole[a]);
+    x->square = s->square;
     kept_put_new(c, k, x);
 }
 
@@ -1054,6 +1076,7 @@ static void reuse_kept(sa_ctx *c, const krec *x, BDD *te, BDD *tmax, BDD *ok, BD
             memcpy(y->edges, x->edges, x->n_edges * sizeof *y->edges);
             memcpy(y->rows, x->rows, x->n_eq * sizeof *y->rows);
             memcpy(y->vars, x->vars, x->n_var * sizeof *y->vars);
+            y->square = x->square;
             kept_put_new(c, k, y);
         }
     }
@@ -1547,6 +1570,389 @@ static void diagnostics_by_reach(sa_ctx *c, const sa__bsol *b, const BDD *match)
     sa__release(c, mark);
 }
 
+/* ---- The decomposition from the hint's records ------------------------------------
+ * A seeded tight round (c->tight_depth > 0, no earlier round: round 0)
+ * whose blocks can be found by place (kept_by_place) takes its block
+ * structure from the hint's records instead of decomposing the whole tight
+ * graph: every record that is, by krec_is, a block of ours (the same rows,
+ * columns, edges, edge and activity nodes, row order and valid modes within
+ * the record's; each found at its first row, disjoint from those taken
+ * before) and whose rows fall into as many groups as it has columns
+ * (krec_square) becomes a part; the rest (rows and columns in no part) is
+ * grouped, matched and split as find_blocks does, on the rest alone; and
+ * one Tarjan pass over the graph of the parts and the rest's groups (an
+ * edge p -> q where a row of p has an edge to a column of q: q's part, or
+ * the rest's group matched to it) numbers the blocks. A part that is not
+ * a strongly connected component of that graph alone (a changed edge
+ * closes a cycle through it) goes back to the rest, and the rest is done
+ * again (PLACE_ROUNDS; then, or where the rest does not group, false: the
+ * caller decomposes the whole graph as before). A part next to a rest
+ * that has no perfect matching goes back to the rest too (square parts: if the whole has a perfect matching, some rest
+ * row reaches a part's column); with none next to it, no valid mode's tight
+ * graph has a perfect matching, and the round, which then covers no mode,
+ * stops there (find_blocks' union graph then has none either on the
+ * brake; were it to have one, its blocks would all fail and be kept for
+ * the later rounds' samples: only the rounds' choice of samples, never the
+ * functions, could differ).
+ *
+ * Lemma (why the blocks so found give the cold functions). Let P_1 .. P_n
+ * be a partition of the active groups and columns into parts, each with as
+ * many active rows as active columns in every valid mode (a group has one
+ * active row in each), and suppose the graph of the parts (an edge from
+ * P to Q, P != Q, where a row of P has an edge active in some valid mode
+ * to a column of Q) is acyclic. Then in every valid mode m every perfect
+ * matching M of G(m) lies within the parts: take a part Z with no edge
+ * out (a sink); its rows' edges all end in Z, so M matches its rows (one
+ * active per group, as many as Z's columns) to all of Z's columns; remove
+ * Z and go on. Conversely a union of perfect matchings of the parts is one
+ * of G(m). So the perfect matchings of every mode are the products of the
+ * parts' (as with the fine blocks: the top of the file), the weights and
+ * the lexicographic choice split the same way, and each part may be solved
+ * alone; a part that is a record is solved by the record (the lemma of the
+ * blocks kept by place: its key is the record's, and the solution
+ * restricted to our valid modes is ours by sa_memo.c's lemma). A record's
+ * rows are as many groups as its columns in every valid mode of ours
+ * (krec_square: the record's block was square, as many groups as columns
+ * over its modes, which hold ours; every row active in some mode), its columns
+ * active in every valid mode (the record's block was a block of an
+ * analysis over more modes whose columns all were: vars_always_active;
+ * chi_j compared node for node). The Tarjan pass proves the acyclicity:
+ * a part alone in its component lies on no cycle, and the rest's groups
+ * are split into their own components, which are the fine blocks of the
+ * rest (find_blocks' proof on the rest's union graph: a cycle through a
+ * part would have put the part in the component). Edges of a part's rows
+ * are taken when their tight function is not false (more than those
+ * active in a valid mode: at worst a cycle that is not there, and the part
+ * goes back to the rest). So the blocks are a block-triangular partition
+ * (the union graph's fine blocks when each part is strongly connected in
+ * our modes too, else a coarser one), each solved exactly: te, ok, tmax
+ * and sing are the cold
+ * ones, BDD for BDD. What may differ is the blocks' order (Tarjan's over
+ * a smaller graph), hence which failing block learn_failures samples
+ * first: the later seeded rounds may sample other modes (seededRounds may
+ * differ), never the functions. in_union is not written for the parts'
+ * edges (the tight rounds do not read it). */
+
+/* Whether x's rows are as many groups as its columns in every valid mode
+ * of ours: x was made from a block of a union graph with a perfect matching
+ * (x->square), over more valid modes than ours (krec_is), so its rows'
+ * groups then still have one active row each in every valid mode of ours;
+ * and each row is active in some (as find_blocks has it). */
+static bool krec_square(const sa_ctx *c, const sa__within *vm, const krec *x)
+{
+    const sa_result *w = c->r;
+    if (!x->square)
+        return false;
+    for (uint32_t a = 0; x->modes != w->chi_m && a < x->n_eq; a++)
+        if (never_in(vm, w->chi_i[x->rows[a]]))
+            return false;
+    return true;
+}
+
+/* Record x as part p if its rows and columns are in no part yet and it is
+ * a block of ours (krec_is, krec_square): part_of_eq and part_of_var
+ * written (true); else nothing changed. */
+static bool take_part(sa_ctx *c, const sa__within *vm, const krec *x, uint32_t p,
+                      uint32_t *part_of_eq, uint32_t *part_of_var, const uint32_t *order_pos)
+{
+    for (uint32_t a = 0; a < x->n_eq; a++)
+        if (part_of_eq[x->rows[a]] != UINT32_MAX)
+            return false;
+    for (uint32_t a = 0; a < x->n_var; a++)
+        if (part_of_var[x->vars[a]] != UINT32_MAX)
+            return false;
+    for (uint32_t a = 0; a < x->n_var; a++)
+        part_of_var[x->vars[a]] = p;
+    bool is = krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p, order_pos) &&
+              krec_square(c, vm, x);
+    for (uint32_t a = 0; a < x->n_var; a++)
+        part_of_var[x->vars[a]] = is ? p : UINT32_MAX;
+    for (uint32_t a = 0; is && a < x->n_eq; a++)
+        part_of_eq[x->rows[a]] = p;
+    return is;
+}
+
+/* The rest of a decomposition from the hint (blocks_from_hint): the rows
+ * and columns in no part, grouped, their union graph (u: the rest's groups,
+ * then a row per never-active column; its columns the rest's, numbered by
+ * var_local) and a perfect matching of it (var_node[local column]: the
+ * node of the row matched to it, n_parts + row). */
+typedef struct rest {
+    uint32_t n_parts, n_groups;
+    uint32_t *group_of;  /* by row, the rest's rows' groups */
+    uint32_t *var_local; /* by column, the rest's */
+    uint32_t *var_node;  /* by local column */
+    uint32_t *gfirst, *geq; /* each group's rows, in model order */
+    ugraph u;
+} rest;
+
+/* The node of column j's part, or of the rest's row matched to it. */
+static uint32_t node_of_var(const rest *t, const uint32_t *part_of_var, uint32_t j)
+{
+    return part_of_var[j] != UINT32_MAX ? part_of_var[j] : t->var_node[t->var_local[j]];
+}
+
+/* The rest's groups and union graph (as find_blocks: the same checks), and
+ * in_union for the rest's rows' edges; false if they do not apply. */
+static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_eq,
+                       const uint32_t *part_of_var, rest *t, bool *in_union)
+{
+    const sa_result *w = c->r;
+    uint32_t *rows = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *rows); /* nr */
+    uint32_t nr = 0, nv = 0, n_never = 0, ng;
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        if (part_of_eq[i] == UINT32_MAX)
+            rows[nr++] = i;
+    bool *never = sa__alloc(c, (size_t)w->n_var + 1);
+    t->var_local = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *t->var_local); /* rest's */
+    for (uint32_t j = 0; j < w->n_var; j++) {
+        if (part_of_var[j] != UINT32_MAX)
+            continue;
+        never[j] = never_in(vm, w->chi_j[j]);
+        if (!never[j] && !always(vm, w->chi_j[j]))
+            return false;
+        n_never += never[j];
+        t->var_local[j] = nv++;
+    }
+    if (!group_rows(c, vm, rows, nr, t->group_of, &ng) || ng + n_never != nv)
+        return false;
+    t->n_groups = ng;
+    t->gfirst = sa__alloc(c, ((size_t)ng + 2) * sizeof *t->gfirst);
+    t->geq = sa__alloc_raw(c, ((size_t)nr + 1) * sizeof *t->geq); /* gfirst[ng] */
+    for (uint32_t a = 0; a < nr; a++)
+        if (t->group_of[rows[a]] != UINT32_MAX)
+            t->gfirst[t->group_of[rows[a]] + 2]++;
+    for (uint32_t g = 0; g < ng; g++)
+        t->gfirst[g + 2] += t->gfirst[g + 1];
+    for (uint32_t a = 0; a < nr; a++)
+        if (t->group_of[rows[a]] != UINT32_MAX)
+            t->geq[t->gfirst[t->group_of[rows[a]] + 1]++] = rows[a];
+    ugraph *u = &t->u;
+    u->n_rows = nv;
+    u->first = sa__alloc_raw(c, ((size_t)nv + 2) * sizeof *u->first); /* [0, nv] */
+    size_t cap = (size_t)nv + 1;
+    for (uint32_t a = 0; a < nr; a++)
+        cap += w->eq_first[rows[a] + 1] - w->eq_first[rows[a]];
+    u->col = sa__alloc_raw(c, cap * sizeof *u->col); /* first[nv] */
+    uint32_t *seen = sa__alloc(c, ((size_t)nv + 1) * sizeof *seen); /* g + 1 */
+    size_t n = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        u->first[g] = n;
+        for (uint32_t a = t->gfirst[g]; a < t->gfirst[g + 1]; a++)
+            for (size_t e = w->eq_first[t->geq[a]]; e < w->eq_first[t->geq[a] + 1]; e++) {
+                uint32_t j = w->edge_v[e];
+                in_union[e] = !never_in(vm, w->chi_e[e]);
+                if (!in_union[e] || part_of_var[j] != UINT32_MAX || seen[t->var_local[j]] == g + 1)
+                    continue;
+                seen[t->var_local[j]] = g + 1;
+                u->col[n++] = t->var_local[j];
+            }
+    }
+    uint32_t g = ng;
+    for (uint32_t j = 0; j < w->n_var; j++)
+        if (part_of_var[j] == UINT32_MAX && never[j]) {
+            u->first[g++] = n;
+            u->col[n++] = t->var_local[j];
+        }
+    MDAE_ASSERT(g == nv && n < cap);
+    u->first[g] = n;
+    return true;
+}
+
+/* A perfect matching of the rest's union graph into t->var_node; false if
+ * it has none. */
+static bool rest_matching(sa_ctx *c, rest *t)
+{
+    uint32_t n = t->u.n_rows;
+    t->var_node = sa__alloc_raw(c, ((size_t)n + 1) * sizeof *t->var_node); /* perfect: all */
+    if (n == 0)
+        return true;
+    sm_ws *ws = sm_ws_new(); /* nothing may jump between here and sm_ws_free */
+    if (ws == NULL)
+        sa__fail(c, MDAE_E_NOMEM);
+    sm_graph sg = {n, n, t->u.first, t->u.col, NULL, NULL};
+    const sm_solution *sol = NULL;
+    int rc = sm_max_matching(ws, &sg, &sol);
+    bool perfect = rc == MDAE_OK && sol->perfect;
+    for (uint32_t g = 0; perfect && g < n; g++)
+        t->var_node[t->u.col[sol->row_edge[g]]] = t->n_parts + g;
+    sm_ws_free(ws);
+    if (rc == MDAE_E_NOMEM)
+        sa__fail(c, MDAE_E_NOMEM);
+    return perfect;
+}
+
+/* The graph of the parts and the rest's rows (nodes: parts 0 .. n_parts,
+ * then the rest's union-graph rows), in compressed rows into *first and
+ * *to, without loops: an edge of a part's row whose tight function is not
+ * false, of a rest's row in the union graph (in_union). */
+static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
+                        const uint32_t *part_of_var, const bool *in_union, size_t **first,
+                        uint32_t **to)
+{
+    const sa_result *w = c->r;
+    uint32_t nn = t->n_parts + t->u.n_rows;
+    *first = sa__alloc_raw(c, ((size_t)nn + 2) * sizeof **first); /* [0, nn] */
+    *to = sa__alloc_raw(c, (w->n_edges + w->n_var + 1) * sizeof **to); /* first[nn] */
+    uint32_t *seen = sa__alloc(c, ((size_t)nn + 1) * sizeof *seen); /* node + 1 */
+    size_t n = 0;
+    for (uint32_t p = 0; p < nn; p++) {
+        (*first)[p] = n;
+        seen[p] = p + 1;
+        uint32_t g = p - t->n_parts;
+        if (p >= t->n_parts && g >= t->n_groups) { /* a never-active column's row */
+            for (size_t k = t->u.first[g]; k < t->u.first[g + 1]; k++)
+                if (seen[t->var_node[t->u.col[k]]] != p + 1) {
+                    seen[t->var_node[t->u.col[k]]] = p + 1;
+                    (*to)[n++] = t->var_node[t->u.col[k]];
+                }
+            continue;
+        }
+        const krec *x = p < t->n_parts ? part_rec[p] : NULL;
+        uint32_t na = x != NULL ? x->n_eq : t->gfirst[g + 1] - t->gfirst[g];
+        for (uint32_t a = 0; a < na; a++) {
+            uint32_t i = x != NULL ? x->rows[a] : t->geq[t->gfirst[g] + a];
+            for (size_t e = w->eq_first[i]; e < w->eq_first[i + 1]; e++) {
+                if (x != NULL ? w->chi_e[e] == bddfalse : !in_union[e])
+                    continue;
+                uint32_t q = node_of_var(t, part_of_var, w->edge_v[e]);
+                if (seen[q] != p + 1) {
+                    seen[q] = p + 1;
+                    (*to)[n++] = q;
+                }
+            }
+        }
+    }
+    MDAE_ASSERT(n <= w->n_edges + w->n_var);
+    (*first)[nn] = n;
+}
+
+/* The parts marked in drop (by part, cleared here) given back to the
+ * rest, the others renumbered in order; false if none is. */
+static bool drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *part_of_eq,
+                       uint32_t *part_of_var)
+{
+    uint32_t kept = 0, n = t->n_parts;
+    for (uint32_t p = 0; p < n; p++) {
+        const krec *x = part_rec[p];
+        uint32_t q = drop[p] ? UINT32_MAX : kept++;
+        for (uint32_t a = 0; a < x->n_eq; a++)
+            part_of_eq[x->rows[a]] = q;
+        for (uint32_t a = 0; a < x->n_var; a++)
+            part_of_var[x->vars[a]] = q;
+        if (q != UINT32_MAX)
+            part_rec[q] = x;
+        drop[p] = false;
+    }
+    t->n_parts = kept;
+    return kept < n;
+}
+
+/* Marks in drop the parts on a cycle of the parts' graph (comp: its nb
+ * components; size: scratch, nb zeros); false if none is. */
+static bool on_cycles(const rest *t, const uint32_t *comp, uint32_t *size, bool *drop)
+{
+    uint32_t nn = t->n_parts + t->u.n_rows;
+    bool any = false;
+    for (uint32_t p = 0; p < nn; p++)
+        size[comp[p]]++;
+    for (uint32_t p = 0; p < t->n_parts; p++) {
+        drop[p] = size[comp[p]] != 1;
+        any |= drop[p];
+    }
+    return any;
+}
+
+/* Marks in drop the parts a row of the rest has an edge (in_union) to a
+ * column of, when the rest has no perfect matching: the parts are square,
+ * so then some of them lies on a cycle with the rest, or the whole has
+ * none (the lemma below); false if none is. */
+static bool next_to_rest(sa_ctx *c, const rest *t, const uint32_t *part_of_var,
+                         const bool *in_union, bool *drop)
+{
+    const sa_result *w = c->r;
+    bool any = false;
+    for (uint32_t a = 0; a < t->gfirst[t->n_groups]; a++)
+        for (size_t e = w->eq_first[t->geq[a]]; e < w->eq_first[t->geq[a] + 1]; e++) {
+            uint32_t p = part_of_var[w->edge_v[e]];
+            if (in_union[e] && p != UINT32_MAX && !drop[p])
+                any = drop[p] = true;
+        }
+    return any;
+}
+
+/* The blocks of c->r's tight graph from the hint's records k (the section
+ * above): block_of_eq, block_of_var and *n_blocks as find_blocks writes
+ * them, and *rec_of_block (per block: the record it is, or NULL); false if
+ * the hint's records do not give them (block_of_eq, block_of_var and
+ * in_union then hold anything: the caller decomposes afresh), with
+ * *unmatched set when the rest has no perfect matching and no edge into a
+ * part: then no valid mode's tight graph has a perfect matching (a mode's
+ * would match the rest's active rows, one per group, onto the rest's
+ * active columns, as many: a perfect matching of the rest's union graph). */
+static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order_pos,
+                             uint32_t *block_of_eq, uint32_t *block_of_var, bool *in_union,
+                             uint32_t *n_blocks, const krec ***rec_of_block, bool *unmatched)
+{
+    const sa_result *w = c->r;
+    sa__within vm;
+    sa__within_init(c, w->chi_m, &vm);
+    if (w->chi_m == bddfalse || w->n_eq < 2)
+        return false;
+    uint32_t *part_of_eq = block_of_eq, *part_of_var = block_of_var; /* then renumbered */
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        part_of_eq[i] = UINT32_MAX;
+    for (uint32_t j = 0; j < w->n_var; j++)
+        part_of_var[j] = UINT32_MAX;
+    rest t = {0};
+    t.group_of = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *t.group_of); /* scratch */
+    const krec **part_rec = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *part_rec); /* n_parts */
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        for (uint32_t at = k->row_rec[i]; at != 0 && part_of_eq[i] == UINT32_MAX;
+             at = k->link[at - 1])
+            if (take_part(c, &vm, k->rec[at - 1], t.n_parts, part_of_eq, part_of_var, order_pos))
+                part_rec[t.n_parts++] = k->rec[at - 1];
+    uint32_t *comp = NULL, nb = 0;
+    bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
+    for (int round = 0;; round++) {
+        if (t.n_parts == 0 || round > PLACE_ROUNDS ||
+            !rest_graph(c, &vm, part_of_eq, part_of_var, &t, in_union))
+            return false;
+        if (!rest_matching(c, &t)) {
+            if (!next_to_rest(c, &t, part_of_var, in_union, drop)) {
+                *unmatched = true; /* no mode has a perfect matching */
+                return false;
+            }
+            drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
+            continue;
+        }
+        size_t *first;
+        uint32_t *to, nn = t.n_parts + t.u.n_rows;
+        parts_graph(c, &t, part_rec, part_of_var, in_union, &first, &to);
+        comp = sa__alloc_raw(c, ((size_t)nn + 1) * sizeof *comp); /* sm_sccs */
+        nb = sa__sccs(c, nn, first, to, comp);
+        if (!on_cycles(&t, comp, sa__alloc(c, ((size_t)nb + 1) * sizeof(uint32_t)), drop))
+            break;
+        drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
+    }
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        block_of_eq[i] = part_of_eq[i] != UINT32_MAX ? comp[part_of_eq[i]]
+                         : t.group_of[i] == UINT32_MAX ? UINT32_MAX
+                                                       : comp[t.n_parts + t.group_of[i]];
+    for (uint32_t j = 0; j < w->n_var; j++)
+        block_of_var[j] = comp[node_of_var(&t, part_of_var, j)];
+    *rec_of_block = sa__alloc(c, ((size_t)nb + 1) * sizeof **rec_of_block);
+    for (uint32_t p = 0; p < t.n_parts; p++)
+        (*rec_of_block)[comp[p]] = part_rec[p];
+    *n_blocks = nb;
+    sa__kept *mine = kept_of(c->r);
+    if (mine != NULL && nb > 1) {
+        mine->placed += t.n_parts;
+        mine->afresh += nb - t.n_parts;
+    }
+    return nb > 1;
+}
+
 /* Whether no block has more than max equations. */
 static bool blocks_within(sa_ctx *c, const uint32_t *block_of_eq, uint32_t nb, uint32_t max)
 {
@@ -1597,9 +2003,22 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     uint32_t *block_of_var = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *block_of_var);
     uint32_t nb = 0;
     bool *in_union = sa__alloc(c, w->n_edges + 1);
-    uint8_t *kind;
-    if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
-        return false;
+    uint8_t *kind = NULL;
+    sub *s = sub_new(c);
+    const sa__kept *by_place = kept_by_place(c); /* NULL: by key only */
+    const krec **rec_of_block = NULL; /* per block: the hint's record it is */
+    bool tried = by_place != NULL && prev == NULL && c->tight_depth > 0, unmatched = false;
+    bool placed = tried && blocks_from_hint(c, by_place, s->order_pos, block_of_eq, block_of_var,
+                                            in_union, &nb, &rec_of_block, &unmatched);
+    if (unmatched)
+        return false; /* the round covers no mode (find_blocks finds no perfect matching) */
+    if (tried && !placed)
+        memset(in_union, 0, w->n_edges + 1); /* written by the attempt */
+    if (!placed) {
+        rec_of_block = NULL;
+        if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
+            return false;
+    }
     if (c->max_block_rows > 0 && !blocks_within(c, block_of_eq, nb, c->max_block_rows))
         return false;
     /* Members of each block, in model order (counting sort). */
@@ -1626,7 +2045,6 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         vars[vfirst[block_of_var[j] + 1]++] = j;
     MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == w->n_var);
 
-    sub *s = sub_new(c);
     BDD *te = sa__slots(c, w->n_edges + 1);
     BDD *tmax = sa__slots(c, w->n_edges + 1);
     BDD *sing = sa__slots(c, (size_t)nb + 1);
@@ -1635,7 +2053,6 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     sa__put(ok, w->chi_m);
     bool *from_prev = sa__alloc(c, (size_t)nb + 1);
     uint32_t reused = 0;
-    const sa__kept *by_place = kept_by_place(c); /* NULL: by key only */
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
         if ((ne == 0 || nv == 0) && kind != NULL) { /* a row or column alone: singular */
@@ -1651,10 +2068,12 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
             reused++;
             continue;
         }
-        const krec *x = by_place == NULL ? NULL
-                                         : kept_same(c, by_place, &eqs[efirst[b]], ne,
-                                                     &vars[vfirst[b]], nv, block_of_var, b,
-                                                     s->order_pos);
+        const krec *x = rec_of_block != NULL && rec_of_block[b] != NULL ? rec_of_block[b]
+                        : by_place == NULL ? NULL
+                                           : kept_same(c, by_place, &eqs[efirst[b]], ne,
+                                                       &vars[vfirst[b]], nv, block_of_var, b,
+                                                       s->order_pos);
+        MDAE_ASSERT(x == NULL || (x->n_eq == ne && x->n_var == nv && x->rows[0] == eqs[efirst[b]]));
         if (x != NULL) {
             reuse_kept(c, x, te, tmax, ok, &sing[b], &bok[b]);
             reused++;
@@ -1664,6 +2083,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         size_t m2 = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
         sub_index(c, w, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv, block_of_var, b, s);
+        s->square = kind == NULL;
         sa__bkey key;
         block_key(c, s, &key);
         if (reuse_block(c, s, &key, by_place == NULL, te, tmax, ok, &sing[b], &bok[b])) {
@@ -1722,4 +2142,10 @@ bool sa__primal_blocks(sa_ctx *c)
     }
     sa__release(c, mark);
     return true;
+}
+
+uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh)
+{
+    *afresh = r->kept != NULL ? r->kept->afresh : 0;
+    return r->kept != NULL ? r->kept->placed : 0;
 }

@@ -1066,4 +1066,9 @@ typedef struct sa__own_tight {
 /* Frees o and its references (NULL ok). */
 void sa__own_tight_free(sa__own_tight *o);
 
+/* h-round0: how many blocks r's seeded tight rounds took from the hint's
+ * records as they were (sa_blocks.c, "The decomposition from the hint's
+ * records"), and into *afresh how many they found among the rest. */
+uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh);
+
 #endif /* SA_INT_H */

@@ -1,0 +1,186 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_sa_blocks_repair.c -- a seeded round 0 takes its block
+ * decomposition from the hint's records (engine/sa_blocks.c, "The
+ * decomposition from the hint's records", h-round0): the unchanged blocks
+ * as parts, checked acyclic, and only the rest grouped, matched and split.
+ *
+ * Checked: chains of edits of the brake, (a) a derivative added to one
+ * railcar's px[i] and (b) one railcar's valve guard negated, each version
+ * seeded by the previous version's result (as the editor does), and random
+ * models edited once, seeded by their cold result: every seeded result is
+ * its cold analysis (sa_result_same: functions and reports), and the seeded
+ * rounds took most blocks from the hint (sa__kept_placed; 0 before this
+ * change, when every round decomposed the whole tight graph).
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdae.h"
+#include "mel.h"
+#include "ref.h"
+#include "sa.h"
+#include "sa_int.h"
+
+#include "model_files.h"
+
+static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void end(void) { sa_end(); }
+
+TestSuite(sa_blocks_repair, .init = begin, .fini = end);
+
+#define RAILCARS 40
+
+static mel_model *parse_n(const char *text, long long n)
+{
+    mel_define d = {"N", n};
+    mel_options mo = {0};
+    mo.defines = &d;
+    mo.n_defines = n > 0;
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m, NULL), MDAE_OK, "%s", text);
+    return m;
+}
+
+/* text with its first `from` replaced by `to` (malloc'ed), or NULL. */
+static char *replace(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (at == NULL)
+        return NULL;
+    size_t head = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *o = malloc(n);
+    cr_assert_not_null(o);
+    memcpy(o, text, head);
+    snprintf(o + head, n - head, "%s%s", to, at + strlen(from));
+    return o;
+}
+
+/* The brake with railcar k edited: (a) der(x[k]) added to px[k], (b)
+ * open[k]'s guard negated. */
+static mel_model *brake_edit(const char *text, char kind, int k)
+{
+    char to[256];
+    char *edited;
+    if (kind == 'a') {
+        snprintf(to, sizeof to,
+                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", k);
+        edited = replace(text, "px[i] : equation b[i] = K*x[i];", to);
+    } else {
+        snprintf(to, sizeof to, "if open[i] & i <> %d | !open[i] & i == %d then", k, k);
+        edited = replace(text, "if open[i] then", to);
+    }
+    cr_assert_not_null(edited);
+    mel_model *m = parse_n(edited, RAILCARS);
+    free(edited);
+    return m;
+}
+
+static sa_result *analyse(const mel_model *m, const sa_result *hint)
+{
+    sa_options o = {0};
+    o.hint = hint;
+    sa_result *r = NULL;
+    cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
+    return r;
+}
+
+/* A seeded result r against its cold analysis; returns the blocks r's
+ * rounds placed from the hint, *afresh those they decomposed. */
+static uint32_t same_as_cold(const mel_model *m, const sa_result *r, uint32_t *afresh,
+                             const char *what)
+{
+    sa_result *cold = analyse(m, NULL);
+    const char *why = NULL;
+    cr_assert(sa_result_same(r, cold, &why), "%s: %s", what, why);
+    sa_result_free(cold);
+    return sa__kept_placed(r, afresh);
+}
+
+/* Edits of `kind` at railcars 10, 11, ... (steps of them), each seeded by
+ * the one before: each equal to its cold analysis, and most of its blocks
+ * placed from the hint. */
+static void chain(char kind, int steps)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *pm = brake_edit(text, kind, 10);
+    sa_result *prev = analyse(pm, NULL);
+    for (int k = 11; k < 11 + steps; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "edit (%c) at railcar %d", kind, k);
+        mel_model *m = brake_edit(text, kind, k);
+        sa_result *r = analyse(m, prev);
+        uint32_t afresh, placed = same_as_cold(m, r, &afresh, what);
+        sa_method_info mi;
+        sa_result_method(r, &mi);
+        cr_assert(mi.seeded_tight, "%s: not seeded", what);
+        cr_assert_gt(placed, 10 * afresh, "%s: %u blocks placed, %u afresh", what, placed, afresh);
+        sa_result_free(prev);
+        mel_model_free(pm);
+        prev = r;
+        pm = m;
+    }
+    sa_result_free(prev);
+    mel_model_free(pm);
+    free(text);
+}
+
+Test(sa_blocks_repair, brake_derivative_chain)
+{
+    chain('a', 4);
+}
+
+Test(sa_blocks_repair, brake_guard_chain)
+{
+    chain('b', 4);
+}
+
+/* Random models (tests/ref), each with its first guard negated or else
+ * its first der(x) taken off, seeded by the cold result of the original:
+ * equal to their cold analyses (they are small: their seeded rounds, when
+ * any, mostly decompose afresh; the count is logged). */
+Test(sa_blocks_repair, random_models_edited_once)
+{
+    ref_random_opts ro = {.nonsquare_percent = 10};
+    uint32_t placed = 0, compared = 0;
+    for (uint64_t seed = 0; seed < 160; seed++) {
+        char *text = ref_random_model(seed, &ro);
+        cr_assert_not_null(text);
+        char *edited = replace(text, "if ", "if !");
+        if (edited == NULL)
+            edited = replace(text, "der(x", "(x");
+        if (edited == NULL) {
+            free(text);
+            continue;
+        }
+        mel_model *m0 = NULL, *m1 = NULL;
+        mel_options mo = {0};
+        int rc0 = mel_model_parse(text, strlen(text), &mo, &m0, NULL);
+        int rc1 = mel_model_parse(edited, strlen(edited), &mo, &m1, NULL);
+        if (rc0 == MDAE_OK && rc1 == MDAE_OK) {
+            sa_options o = {0};
+            sa_result *h = NULL, *r = NULL;
+            if (sa_analyze(m0, &o, &h, NULL) == MDAE_OK) {
+                o.hint = h;
+                if (sa_analyze(m1, &o, &r, NULL) == MDAE_OK) {
+                    char what[64];
+                    snprintf(what, sizeof what, "random model %llu", (unsigned long long)seed);
+                    uint32_t afresh;
+                    placed += same_as_cold(m1, r, &afresh, what);
+                    compared++;
+                }
+            }
+            sa_result_free(r);
+            sa_result_free(h);
+        }
+        mel_model_free(m0);
+        mel_model_free(m1);
+        free(edited);
+        free(text);
+    }
+    cr_assert_gt(compared, 100, "%u compared", compared);
+    cr_log_info("random models: %u compared, %u blocks placed\n", compared, placed);
+}
