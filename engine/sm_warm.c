@@ -7,6 +7,7 @@
  * cleared per solve).
  */
 #include "sm_warm.h"
+#include "sm_heap.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -24,11 +25,6 @@ enum {
     R_LISTED = 16, /* in list */
     R_QUEUED = 32  /* in the worklist */
 };
-
-typedef struct heap_item {
-    long long key;
-    uint32_t col;
-} heap_item;
 
 /* A set of indices, open addressing (slot: index + 1, 0 empty): the
  * edit's few items, asked about for every item a solve reads. */
@@ -75,7 +71,7 @@ struct sm_warm {
     uint32_t *free_rows, *moved, *queue, *done_cols, *list;
     size_t n_free, n_moved, n_done, n_list;
     int *list_c;
-    heap_item *heap;
+    sm_heap_item *heap;
     size_t n_heap;
 };
 
@@ -567,39 +563,6 @@ static bool fix_dual(sm_warm *w)
     return true;
 }
 
-static void heap_push(sm_warm *w, long long key, uint32_t col)
-{
-    size_t k = w->n_heap++;
-    while (k > 0) {
-        size_t p = (k - 1) / 2;
-        if (w->heap[p].key <= key)
-            break;
-        w->heap[k] = w->heap[p];
-        k = p;
-    }
-    w->heap[k] = (heap_item){key, col};
-}
-
-static heap_item heap_pop(sm_warm *w)
-{
-    heap_item top = w->heap[0], last = w->heap[--w->n_heap];
-    size_t k = 0, n = w->n_heap;
-    for (;;) {
-        size_t a = 2 * k + 1;
-        if (a >= n)
-            break;
-        if (a + 1 < n && w->heap[a + 1].key < w->heap[a].key)
-            a++;
-        if (w->heap[a].key >= last.key)
-            break;
-        w->heap[k] = w->heap[a];
-        k = a;
-    }
-    if (n > 0)
-        w->heap[k] = last;
-    return top;
-}
-
 /* Row i's edges into the search (stamp st), at distance base to i. */
 static void relax(sm_warm *w, uint32_t i, long long base, uint64_t st)
 {
@@ -617,7 +580,7 @@ static void relax(sm_warm *w, uint32_t i, long long base, uint64_t st)
             w->seen_at[j] = st;
             w->dist[j] = nd;
             w->par_edge[j] = e;
-            heap_push(w, nd, j);
+            sm_heap_push(w->heap, &w->n_heap, nd, j);
         }
     }
 }
@@ -635,7 +598,7 @@ static bool augment(sm_warm *w, uint32_t s)
     long long far = 0;
     long t = -1;
     while (w->n_heap > 0 && !w->over) {
-        heap_item it = heap_pop(w);
+        sm_heap_item it = sm_heap_pop(w->heap, &w->n_heap);
         uint32_t j = it.col;
         if (w->done_at[j] == st || it.key != w->dist[j])
             continue;
