@@ -1527,6 +1527,40 @@ static BDD dead_modes(sa_ctx *c, const BDD *tight, uint32_t i, BDD rest)
     return *any == bddtrue ? bddfalse : T(sa__and(T(sa__diff(r->chi_i[i], *any)), rest));
 }
 
+static int cmp_row(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The equations with an edge in a column marked in cols, in increasing
+ * order (*n of them; temporaries of c): learn_dead's, found from the
+ * marked columns' edges instead of every equation's (the edit's few
+ * columns; the brake at N = 10,000 scanned 340,000 edges). */
+static const uint32_t *remade_rows(sa_ctx *c, const bool *cols, uint32_t *n)
+{
+    const sa_result *r = c->r;
+    const size_t *first, *edges;
+    sa__layout_columns(c, r, &first, &edges);
+    bool *seen = sa__alloc(c, (size_t)r->n_eq + 1);
+    size_t count = 0;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        if (cols[j])
+            count += first[j + 1] - first[j];
+    uint32_t *rows = sa__alloc_raw(c, (count + 1) * sizeof *rows);
+    *n = 0;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        for (size_t q = first[j]; cols[j] && q < first[j + 1]; q++) {
+            uint32_t i = r->edge_eq[edges[q]];
+            if (!seen[i]) {
+                seen[i] = true;
+                rows[(*n)++] = i;
+            }
+        }
+    qsort(rows, *n, sizeof *rows, cmp_row);
+    return rows;
+}
+
 /* Before round 0 solves: an active equation with no tight edge under the
  * hint's offsets (tight) has no perfect matching of round 0's tight graph
  * in those modes, its dead modes, which round 0 therefore cannot cover.
@@ -1558,11 +1592,11 @@ static int learn_dead(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD 
     BDD *dead = sa__slots(c, (size_t)r->n_eq + 1); /* per equation: its dead
                                                       modes, if a sample lay
                                                       in them */
-    for (uint32_t i = 0; i < r->n_eq; i++) {
-        bool remade = cols == NULL;
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1] && !remade; e++)
-            remade = cols[r->edge_v[e]];
-        if (!remade || r->chi_i[i] == bddfalse)
+    uint32_t n_rows = r->n_eq;
+    const uint32_t *rows = cols != NULL ? remade_rows(c, cols, &n_rows) : NULL;
+    for (uint32_t k = 0; k < n_rows; k++) {
+        uint32_t i = rows != NULL ? rows[k] : k;
+        if (r->chi_i[i] == bddfalse)
             continue;
         size_t mark = sa__mark(c);
         BDD di = dead_modes(c, tight, i, rest);
