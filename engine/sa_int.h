@@ -1071,4 +1071,20 @@ void sa__own_tight_free(sa__own_tight *o);
  * records"), and into *afresh how many they found among the rest. */
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh);
 
+/* ---- sa_probe.c: the seeded rounds' samples from the hint (issue 40) ------
+ * A sampled mode's canonical offsets repaired from the hint's in the same
+ * mode (engine/sm_warm.h), for learn_shift (sa_tight.c). */
+typedef struct sa__warm sa__warm;
+/* For c->r's seeded rounds whose base (the hint's offsets, stride slots
+ * per row, wb bits read) is the hint's own c, read in place: the hint's
+ * rows, columns and edges compared once; NULL if the hint cannot answer
+ * (another layout, no te). Temporaries of c. */
+sa__warm *sa__warm_new(sa_ctx *c, const BDD *base, size_t stride, int wb);
+/* learn_shift's lesson from the mode `mode` (valid in c->r), answered
+ * from the hint: 1 and shift updated as the cold solve would (every row
+ * active in the mode gets max(0, c_i) - base_i there, the others keep
+ * theirs); 0 if the mode is singular (shift unchanged); -1 if not answered
+ * (the caller solves the mode whole; shift unchanged). */
+int sa__warm_learn(sa_ctx *c, sa__warm *w, const bool *mode, int *shift);
+
 #endif /* SA_INT_H */

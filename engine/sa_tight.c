@@ -97,19 +97,18 @@
 #define SEEDED_BLOCK_ROWS 64
 
 /* A sampled mode: what is active in it and the edges' orders (-1:
- * inactive), as the single-mode path takes them. */
+ * inactive), as the single-mode path takes them (made by the first
+ * solve_probe), and the seeded rounds' repair from the hint (sa_probe.c;
+ * NULL: none). */
 typedef struct probe {
     bool *mode, *eq_active, *var_active;
     int *sigma;
+    sa__warm *warm;
 } probe;
 
 static void probe_init(sa_ctx *c, probe *p)
 {
-    const sa_result *r = c->r;
-    p->mode = sa__alloc(c, (size_t)r->n_modes + 1);
-    p->eq_active = sa__alloc(c, (size_t)r->n_eq + 1);
-    p->var_active = sa__alloc(c, (size_t)r->n_var + 1);
-    p->sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *p->sigma);
+    *p = (probe){sa__alloc(c, (size_t)c->r->n_modes + 1), NULL, NULL, NULL, NULL};
 }
 
 /* The answer of the single-mode path in the mode p->mode into *v (borrowed
@@ -119,6 +118,11 @@ static void probe_init(sa_ctx *c, probe *p)
 static void solve_probe(sa_ctx *c, sm_frame *frame, probe *p, const sm_mode **v)
 {
     const sa_result *r = c->r;
+    if (p->sigma == NULL) {
+        p->eq_active = sa__alloc(c, (size_t)r->n_eq + 1);
+        p->var_active = sa__alloc(c, (size_t)r->n_var + 1);
+        p->sigma = sa__alloc(c, (r->n_edges + 1) * sizeof *p->sigma);
+    }
     bool *mode = p->mode, *eq_active = p->eq_active, *var_active = p->var_active;
     int *sigma = p->sigma;
     for (uint32_t i = 0; i < r->n_eq; i++)
@@ -1335,34 +1339,54 @@ typedef struct seeded_state {
 } seeded_state;
 
 /* A mode of rest (within r's valid modes) sampled and solved alone with
- * frame, and what it shows of the shift of base (per equation: stride, wb
- * bits in use) into shift (n_eq, the caller's, zeroed before the first
- * sample): an equation active in it gets what its offset there adds to
- * base's value there; an inactive one keeps what an earlier sample found
- * (0 at first), for the sample says nothing of the modes where it counts.
+ * *frame (made here if NULL), and what it shows of the shift of base (per
+ * equation: stride, wb bits in use) into shift (n_eq, the caller's, zeroed
+ * before the first sample): an equation active in it gets what its offset
+ * there adds to base's value there; an inactive one keeps what an earlier
+ * sample found (0 at first), for the sample says nothing of the modes
+ * where it counts.
  * Measured on the brake's guard edit seeded by the one before (railcars 51
  * and 50): both valve rows need +1 wherever active, and no mode has both
  * active; a shift taken afresh from each sample (the inactive row's made
  * of its 0 there) covered a quarter of the modes per round, four rounds in
  * all, against three this way (two with learn_failures). False if the
- * sample is singular (no offsets: nothing learned). */
-static bool learn_shift(sa_ctx *c, sm_frame *frame, uint64_t *seed, probe *p, BDD rest,
+ * sample is singular (no offsets: nothing learned). With p->warm, the
+ * lesson is read from the hint's offsets repaired near the edit
+ * (sa_probe.c: the same shifts, without solving the mode whole), and
+ * checked against the whole solve under sa_options.self_check. */
+static bool learn_shift(sa_ctx *c, sm_frame **frame, uint64_t *seed, probe *p, BDD rest,
                         const BDD *base, size_t stride, int wb, int *shift)
 {
     sa_result *r = c->r;
-    const sm_mode *v;
     BDD valid = r->chi_m;
     r->chi_m = rest;
-    sample_mode(c, frame, seed, p, &v);
+    int rc = sa_result_sample_mode(r, seed, p->mode);
     r->chi_m = valid;
-    if (v->singular)
-        return false;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        if (p->eq_active[i]) {
-            unsigned had = sa__veval(r, &base[(size_t)i * stride], wb, p->mode);
-            shift[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
-        }
-    return true;
+    MDAE_ASSERT(rc == MDAE_OK);
+    bool check = c->opt != NULL && c->opt->self_check;
+    int *before = NULL; /* under self_check: shift before the warm lesson */
+    if (check && p->warm != NULL) {
+        before = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *before);
+        memcpy(before, shift, (size_t)r->n_eq * sizeof *before);
+    }
+    int warm = p->warm != NULL ? sa__warm_learn(c, p->warm, p->mode, shift) : -1;
+    if (warm >= 0 && !check)
+        return warm > 0;
+    int *into = warm >= 0 ? before : shift;
+    if (*frame == NULL)
+        *frame = new_frame(c, false); /* offsets only (solve_probe) */
+    const sm_mode *v;
+    solve_probe(c, *frame, p, &v);
+    if (!v->singular)
+        for (uint32_t i = 0; i < r->n_eq; i++)
+            if (p->eq_active[i]) {
+                unsigned had = sa__veval(r, &base[(size_t)i * stride], wb, p->mode);
+                into[i] = (v->c[i] > 0 ? v->c[i] : 0) - (int)had;
+            }
+    if (warm >= 0) /* self_check: the warm lesson is the cold one */
+        MDAE_ASSERT(warm == !v->singular &&
+                    (v->singular || memcmp(before, shift, (size_t)r->n_eq * sizeof *shift) == 0));
+    return !v->singular;
 }
 
 /* base shifted by shift: c_i := max(0, base_i + shift_i), into *cv (wv
@@ -1379,14 +1403,15 @@ static void shift_base(sa_ctx *c, const BDD *base, size_t stride, int wb, const 
     shift_offsets(c, base, stride, wb, shift, *wv, *cv);
 }
 
-/* The first sample's frame, probe and shifts (none until a round samples:
- * an edit's seeded rounds often need none). */
+/* The first sample's probe, shifts and repair from the hint (none until a
+ * round samples: an edit's seeded rounds often need none; the frame
+ * follows when a sample is solved whole, learn_shift). */
 static void begin_samples(sa_ctx *c, seeded_state *s, probe *p)
 {
-    if (s->t.frame != NULL)
+    if (s->shift != NULL)
         return;
-    s->t.frame = new_frame(c, false); /* offsets only (solve_probe) */
     probe_init(c, p);
+    p->warm = sa__warm_new(c, s->hc, (size_t)s->wh, s->wv);
     s->shift = sa__alloc(c, ((size_t)c->r->n_eq + 1) * sizeof *s->shift);
 }
 
@@ -1426,7 +1451,7 @@ static int learn_in(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD wh
     begin_samples(c, s, p);
     if (l->seen == NULL)
         l->seen = sa__alloc(c, (size_t)l->cap * nm);
-    if (!learn_shift(c, s->t.frame, seed, p, where, s->hc, (size_t)s->wh, s->wv, s->shift))
+    if (!learn_shift(c, &s->t.frame, seed, p, where, s->hc, (size_t)s->wh, s->wv, s->shift))
         return -1;
     memcpy(&l->seen[(size_t)l->n++ * nm], p->mode, nm);
     return 1;
@@ -1502,6 +1527,40 @@ static BDD dead_modes(sa_ctx *c, const BDD *tight, uint32_t i, BDD rest)
     return *any == bddtrue ? bddfalse : T(sa__and(T(sa__diff(r->chi_i[i], *any)), rest));
 }
 
+static int cmp_row(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The equations with an edge in a column marked in cols, in increasing
+ * order (*n of them; temporaries of c): learn_dead's, found from the
+ * marked columns' edges instead of every equation's (the edit's few
+ * columns; the brake at N = 10,000 scanned 340,000 edges). */
+static const uint32_t *remade_rows(sa_ctx *c, const bool *cols, uint32_t *n)
+{
+    const sa_result *r = c->r;
+    const size_t *first, *edges;
+    sa__layout_columns(c, r, &first, &edges);
+    bool *seen = sa__alloc(c, (size_t)r->n_eq + 1);
+    size_t count = 0;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        if (cols[j])
+            count += first[j + 1] - first[j];
+    uint32_t *rows = sa__alloc_raw(c, (count + 1) * sizeof *rows);
+    *n = 0;
+    for (uint32_t j = 0; j < r->n_var; j++)
+        for (size_t q = first[j]; cols[j] && q < first[j + 1]; q++) {
+            uint32_t i = r->edge_eq[edges[q]];
+            if (!seen[i]) {
+                seen[i] = true;
+                rows[(*n)++] = i;
+            }
+        }
+    qsort(rows, *n, sizeof *rows, cmp_row);
+    return rows;
+}
+
 /* Before round 0 solves: an active equation with no tight edge under the
  * hint's offsets (tight) has no perfect matching of round 0's tight graph
  * in those modes, its dead modes, which round 0 therefore cannot cover.
@@ -1533,11 +1592,11 @@ static int learn_dead(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p, BDD 
     BDD *dead = sa__slots(c, (size_t)r->n_eq + 1); /* per equation: its dead
                                                       modes, if a sample lay
                                                       in them */
-    for (uint32_t i = 0; i < r->n_eq; i++) {
-        bool remade = cols == NULL;
-        for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1] && !remade; e++)
-            remade = cols[r->edge_v[e]];
-        if (!remade || r->chi_i[i] == bddfalse)
+    uint32_t n_rows = r->n_eq;
+    const uint32_t *rows = cols != NULL ? remade_rows(c, cols, &n_rows) : NULL;
+    for (uint32_t k = 0; k < n_rows; k++) {
+        uint32_t i = rows != NULL ? rows[k] : k;
+        if (r->chi_i[i] == bddfalse)
             continue;
         size_t mark = sa__mark(c);
         BDD di = dead_modes(c, tight, i, rest);
@@ -1589,7 +1648,7 @@ bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, siz
     sa__push_cleanup(c, free_frame, frame);
     probe p;
     probe_init(c, &p);
-    bool found = learn_shift(c, *frame, seed, &p, rest, base, stride, wb, shift);
+    bool found = learn_shift(c, frame, seed, &p, rest, base, stride, wb, shift);
     if (found)
         shift_base(c, base, stride, wb, shift, cv, wv);
     sa__pop_cleanup(c);
@@ -1650,7 +1709,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1);
     BDD *te = sa__slots(c, r->n_edges + 1), *tight = run->tight;
     sa__put(rest, r->chi_m);
-    probe p = {NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
+    probe p = {NULL, NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
     sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
     owed owe = {sa__alloc(c, r->n_edges + 1), sa__slots(c, SEEDED_ROUNDS), 0};

@@ -7,14 +7,10 @@
  * engine/sm.h. Every loop over the graph is iterative.
  */
 #include "sm.h"
+#include "sm_heap.h"
 
 #include <limits.h>
 #include <string.h>
-
-typedef struct heap_item {
-    long long key;
-    uint32_t col;
-} heap_item;
 
 struct sm_ws {
     void *block; /* every array below, carved from one allocation */
@@ -36,7 +32,7 @@ struct sm_ws {
     int *par_edge;     /* per column: the edge a search reached it by */
     /* Shortest paths. */
     long long *u, *v, *dist;
-    heap_item *heap;
+    sm_heap_item *heap;
     size_t n_heap;
     uint32_t *done_cols;
     /* Offsets and the choice. */
@@ -344,39 +340,6 @@ static long long reduced(const sm_ws *ws, const sm_graph *g, size_t e)
     return -(long long)g->sigma[e] - ws->u[ws->edge_row[e]] - ws->v[g->col[e]];
 }
 
-static void heap_push(sm_ws *ws, long long key, uint32_t col)
-{
-    size_t k = ws->n_heap++;
-    while (k > 0) {
-        size_t p = (k - 1) / 2;
-        if (ws->heap[p].key <= key)
-            break;
-        ws->heap[k] = ws->heap[p];
-        k = p;
-    }
-    ws->heap[k] = (heap_item){key, col};
-}
-
-static heap_item heap_pop(sm_ws *ws)
-{
-    heap_item top = ws->heap[0], last = ws->heap[--ws->n_heap];
-    size_t k = 0, n = ws->n_heap;
-    for (;;) {
-        size_t a = 2 * k + 1;
-        if (a >= n)
-            break;
-        if (a + 1 < n && ws->heap[a + 1].key < ws->heap[a].key)
-            a++;
-        if (ws->heap[a].key >= last.key)
-            break;
-        ws->heap[k] = ws->heap[a];
-        k = a;
-    }
-    if (n > 0)
-        ws->heap[k] = last;
-    return top;
-}
-
 static void relax_row(sm_ws *ws, const sm_graph *g, uint32_t i, long long base, uint32_t stamp)
 {
     for (size_t e = g->row_first[i]; e < g->row_first[i + 1]; e++) {
@@ -388,7 +351,7 @@ static void relax_row(sm_ws *ws, const sm_graph *g, uint32_t i, long long base, 
             ws->col_seen[j] = stamp;
             ws->dist[j] = nd;
             ws->par_edge[j] = (int)e;
-            heap_push(ws, nd, j);
+            sm_heap_push(ws->heap, &ws->n_heap, nd, j);
         }
     }
 }
@@ -407,7 +370,7 @@ static bool shortest_augment(sm_ws *ws, const sm_graph *g, uint32_t s)
     long long far = 0;
     bool found = false;
     while (ws->n_heap > 0) {
-        heap_item it = heap_pop(ws);
+        sm_heap_item it = sm_heap_pop(ws->heap, &ws->n_heap);
         uint32_t j = it.col;
         if (ws->col_done[j] == stamp || it.key != ws->dist[j])
             continue;
