@@ -213,9 +213,12 @@ Test(inc_since, an_edit_inside_a_statement_is_compared_by_pointer_and_moves_are_
     free(text);
 }
 
-/* A renamed equation and a changed guard are elaborated in full: nothing
- * is shared, nothing compared by pointer, the same answers. */
-Test(inc_since, a_label_or_a_guard_edit_shares_nothing)
+/* A renamed equation is elaborated in full: nothing is shared, nothing
+ * compared by pointer. A negated guard is replayed by the front-end (the
+ * guards made again in an overlay of the previous table, mel_elab.c): the
+ * equations it does not govern are shared, the ones it does are not, and
+ * the answers are the same either way (step compares the two sessions). */
+Test(inc_since, a_label_edit_shares_nothing_a_guard_edit_shares_what_it_does_not_govern)
 {
     char *text = tm_slurp("brake.mel");
     pair p = start(text);
@@ -223,7 +226,10 @@ Test(inc_since, a_label_or_a_guard_edit_shares_nothing)
     char *v2 = replaced(v1, "if open[i] then", "if !open[i] then");
     size_t moved = 0;
     cr_assert_eq(edit_to(&p, v1, &moved).by_pointer, 0);
-    cr_assert_eq(edit_to(&p, v2, &moved).by_pointer, 0);
+    size_t n = p.prev->n_equations + p.prev->n_variables; /* what by_pointer counts */
+    size_t shared = edit_to(&p, v2, &moved).by_pointer;
+    cr_assert_gt(shared, n / 2, "%zu of %zu shared", shared, n);
+    cr_assert_lt(shared, n, "the guarded equations are not shared: %zu of %zu", shared, n);
     stop(&p);
     free(v2);
     free(v1);
