@@ -715,15 +715,13 @@ static bool *mapped_columns(sa_ctx *c, const sa_result *h, const long *same, con
 static bool *same_columns(sa_ctx *c, const sa_result *h, bool *stale)
 {
     const sa_result *r = c->r;
-    size_t ws = (size_t)r->w_sigma;
     bool *todo = stale != NULL ? stale : sa__alloc(c, (size_t)r->n_var + 1);
     for (size_t lo = 0; lo < r->n_edges; lo += SA_RUN_EDGES) {
         size_t n = r->n_edges - lo < SA_RUN_EDGES ? r->n_edges - lo : SA_RUN_EDGES;
         if (sa__run_same(r, h, lo, n, false))
             continue;
         for (size_t e = lo; e < lo + n; e++)
-            if (r->chi_e[e] != h->chi_e[e] ||
-                memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0)
+            if (!sa__edge_same(r, h, e))
                 todo[r->edge_v[e]] = true;
     }
     return todo;

@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bn.h"
 #include "mdae.h"
@@ -543,6 +544,14 @@ bool sa__same_edges(const sa_result *r, const sa_result *h);
  * edit's few changed rows are found without a comparison per edge (issue
  * 40: the brake's 340,000 edges at N = 10,000). */
 bool sa__run_same(const sa_result *r, const sa_result *h, size_t lo, size_t n, bool with_te);
+/* Whether edge e of r and h (sa__same_edges) has the same chi_E and sigma:
+ * the comparison edge by edge inside a run sa__run_same found different. */
+static inline bool sa__edge_same(const sa_result *r, const sa_result *h, size_t e)
+{
+    size_t ws = (size_t)r->w_sigma;
+    return r->chi_e[e] == h->chi_e[e] &&
+           memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) == 0;
+}
 /* Consistency check on an encoded result; returns the number of errors.
  * The equations sa__encode took from the hint (c->enc_same) are not
  * checked again: the same guards and orders against the same chi_J. */

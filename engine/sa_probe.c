@@ -111,7 +111,7 @@ static size_t differing(sa_ctx *c, const BDD *a, const BDD *b, size_t n, uint32_
 /* The edges whose chi_E or sigma differ from the hint's, into *out. */
 static size_t changed_edges(sa_ctx *c, const sa_result *r, const sa_result *h, size_t **out)
 {
-    size_t ws = (size_t)r->w_sigma, count = 0;
+    size_t count = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             *out = sa__alloc_raw(c, (count + 1) * sizeof **out);
@@ -121,8 +121,7 @@ static size_t changed_edges(sa_ctx *c, const sa_result *r, const sa_result *h, s
             if (sa__run_same(r, h, lo, n, false))
                 continue;
             for (size_t e = lo; e < lo + n; e++)
-                if (r->chi_e[e] != h->chi_e[e] ||
-                    memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0) {
+                if (!sa__edge_same(r, h, e)) {
                     if (pass == 1)
                         (*out)[count] = e;
                     count++;
