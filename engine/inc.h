@@ -208,8 +208,9 @@ MDAE_TEST_API void inc_session_stats(const inc_session *s, inc_stats *total /* o
  * returns (NULL: nothing known); typically the model that call's was
  * parsed from (mel_options.since). That call then compares what since
  * shares with its model (the same names, guards, incidences at the same
- * index: engine/inc_session.c, "Since") by pointer instead of by contents (issue 40 item 3: the brake's edit at
- * N = 10,000 compared 120,003 equations and 110,003 unknowns); answers,
+ * index: engine/inc_session.c, "Since") by pointer instead of by contents
+ * (issue 40 item 3: the brake's edit at N = 10,000 compared 120,003
+ * equations and 110,003 unknowns); answers,
  * ids and cache are the same as without. For that call only; ignored when
  * since is not the model the session kept its split from (by pointer) or
  * its counts differ. */

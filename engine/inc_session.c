@@ -2275,8 +2275,11 @@ static void keep_last(inc_session *s, const inc_result *r, const mel_model *m)
 static int analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_result **out,
                    mdae_diags *diags, bool defer)
 {
-    if (s == NULL || m == NULL || out == NULL)
+    if (s == NULL || m == NULL || out == NULL) {
+        if (s != NULL)
+            s->since = NULL; /* for that call only, answered or not */
         return MDAE_E_INVAL;
+    }
     analysis an = {.s = s, .m = m, .opt = opt, .diags = diags, .key = s->scratch,
                    .defer = defer};
     if (s->since != NULL && s->since == s->kept_model &&

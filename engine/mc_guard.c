@@ -115,10 +115,16 @@ static void upstream(const mel_model *m, uint32_t g, bool *up, bool *dep)
  * without one (the brake: open[i] reads last(fv[i])) needs neither the
  * union-find nor the upstream passes, each a pass over the whole model
  * (issue 40 item 5: an editor's every load). */
+static bool mode_reads(const mel_model *m, uint32_t g)
+{
+    long x = m->modes[g].reads_var;
+    return x >= 0 && (unsigned long)x < m->n_variables;
+}
+
 static bool some_mode_reads(const mel_model *m)
 {
     for (uint32_t g = 0; g < m->n_modes; g++)
-        if (m->modes[g].reads_var >= 0 && (unsigned long)m->modes[g].reads_var < m->n_variables)
+        if (mode_reads(m, g))
             return true;
     return false;
 }
@@ -149,9 +155,9 @@ int mc_guard_fixpoints(const mel_model *m, mdae_diags *d, size_t *count)
     if (up == NULL || dep == NULL)
         rc = MDAE_E_NOMEM;
     for (uint32_t g = 0; g < m->n_modes && rc == MDAE_OK; g++) {
-        long x = m->modes[g].reads_var;
-        if (x < 0 || (unsigned long)x >= m->n_variables)
+        if (!mode_reads(m, g))
             continue;
+        long x = m->modes[g].reads_var;
         upstream(m, g, up, dep);
         if (up[x])
             continue;

@@ -3784,9 +3784,10 @@ static bool execution_guards(elab *el, const mel__stmt *C, const env *en, uint64
     const mel_guard *g = to_guard(el, C->u.cond.cond, en, seq);
     if (g == NULL || el->rep->errors > 0)
         return false;
-    /* ctxlist_guard of ctx_guard of a context whose parent is TRUE */
-    *yes = mel__g_or(f, mel__g_false(), mel__g_and(f, mel__g_true(), g));
-    *no = mel__g_or(f, mel__g_false(), mel__g_and(f, mel__g_true(), mel__g_not(f, g)));
+    /* what ctxlist_guard of ctx_guard gives a context whose parent is TRUE:
+     * OR with FALSE and AND with TRUE return their other operand */
+    *yes = g;
+    *no = mel__g_not(f, g);
     return true;
 }
 
@@ -3820,6 +3821,8 @@ static bool replay_condition(elab *el, const mel_model *prev, const mel__stmt *C
                              uint64_t *work, size_t *edges)
 {
     const struct mel_model_priv *pp = prev->priv;
+    if (pp->or_compared)
+        return false;
     for (size_t k = 0; k < pp->n_folded; k++)
         if (pp->folded[k] == C->where.start.offset)
             return false;
@@ -3827,7 +3830,7 @@ static bool replay_condition(elab *el, const mel_model *prev, const mel__stmt *C
     size_t n_stmts = equations_only(el, pp, C->u.cond.body);
     bool all = n_stmts > 0 || C->u.cond.body == NULL;
     size_t n_else = equations_only(el, pp, C->u.cond.orelse);
-    if (pp->or_compared || !all || (n_else == 0 && C->u.cond.orelse != NULL) ||
+    if (!all || (n_else == 0 && C->u.cond.orelse != NULL) ||
         n_stmts + n_else == 0)
         return false;
     n_stmts += n_else;

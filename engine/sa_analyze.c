@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-static void result_free_bdds(BDD *a, size_t n)
+void sa__free_bdds(BDD *a, size_t n)
 {
     if (a == NULL)
         return;
@@ -34,16 +34,16 @@ void sa_result_free(sa_result *r)
         if (r->covering_exists_known)
             bdd_delref(r->covering_exists);
     }
-    result_free_bdds(r->chi_i, r->n_eq);
-    result_free_bdds(r->chi_j, r->n_var);
-    result_free_bdds(r->chi_e, r->n_edges);
-    result_free_bdds(r->te, r->n_edges);
-    result_free_bdds(r->sigma, r->n_edges * (size_t)r->w_sigma);
-    result_free_bdds(r->c, (size_t)r->n_eq * (size_t)r->w_off);
-    result_free_bdds(r->d, (size_t)r->n_var * (size_t)r->w_off);
-    result_free_bdds(r->over, r->n_eq);
-    result_free_bdds(r->under, r->n_var);
-    result_free_bdds(r->tight_memo, r->n_edges);
+    sa__free_bdds(r->chi_i, r->n_eq);
+    sa__free_bdds(r->chi_j, r->n_var);
+    sa__free_bdds(r->chi_e, r->n_edges);
+    sa__free_bdds(r->te, r->n_edges);
+    sa__free_bdds(r->sigma, r->n_edges * (size_t)r->w_sigma);
+    sa__free_bdds(r->c, (size_t)r->n_eq * (size_t)r->w_off);
+    sa__free_bdds(r->d, (size_t)r->n_var * (size_t)r->w_off);
+    sa__free_bdds(r->over, r->n_eq);
+    sa__free_bdds(r->under, r->n_var);
+    sa__free_bdds(r->tight_memo, r->n_edges);
     sa__bmemo_free(r->bmemo);
     sa__kept_free(r->kept);
     sa__own_tight_free(r->own_tight);

@@ -1828,8 +1828,8 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
 }
 
 /* The parts marked in drop (by part, cleared here) given back to the
- * rest, the others renumbered in order; false if none is. */
-static bool drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *part_of_eq,
+ * rest, the others renumbered in order. */
+static void drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *part_of_eq,
                        uint32_t *part_of_var)
 {
     uint32_t kept = 0, n = t->n_parts;
@@ -1845,7 +1845,6 @@ static bool drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *par
         drop[p] = false;
     }
     t->n_parts = kept;
-    return kept < n;
 }
 
 /* Marks in drop the parts on a cycle of the parts' graph (comp: its nb

@@ -462,7 +462,7 @@ static void same_layout_steps(const sa_result *r, const sa_result *h, node_set *
         if (sa__run_same(r, h, lo, n, true))
             continue;
         for (size_t e = lo; e < lo + n; e++) {
-            if (!same_edge(r, h, e, e)) {
+            if (!sa__edge_same(r, h, e)) {
                 add_node(a, r->n_eq + r->edge_v[e]);
                 add_node(a, r->edge_eq[e]);
             } else if (r->te[e] != h->te[e]) {
@@ -492,7 +492,7 @@ static long hint_edge_of(const sa_result *r, const sa_result *h, const long *fro
 {
     if (from != NULL)
         return from[e];
-    return same_edge(r, h, e, e) ? (long)e : -1;
+    return sa__edge_same(r, h, e) ? (long)e : -1;
 }
 
 /* A (above): a holds Z on entry. An edge supports nothing where it is

@@ -732,9 +732,8 @@ static bool *same_columns(sa_ctx *c, const sa_result *h, bool *stale)
 static inline bool same_offsets(const BDD *a, int wa, const BDD *b, int wb)
 {
     int lo = wa < wb ? wa : wb, k;
-    for (k = 0; k < lo; k++)
-        if (a[k] != b[k])
-            return false;
+    if (!sa__vsame(a, b, lo))
+        return false;
     for (k = lo; k < wa; k++)
         if (a[k] != bddfalse)
             return false;

@@ -1074,8 +1074,11 @@ typedef struct sa__own_tight {
 } sa__own_tight;
 /* Frees o and its references (NULL ok). */
 void sa__own_tight_free(sa__own_tight *o);
+/* Drops the references of a's n BDDs (when BuDDy still runs) and frees a
+ * (NULL ok): a result's arrays of referenced functions (sa_analyze.c). */
+void sa__free_bdds(BDD *a, size_t n);
 
-/* h-round0: how many blocks r's seeded tight rounds took from the hint's
+/* How many blocks r's seeded tight rounds took from the hint's
  * records as they were (sa_blocks.c, "The decomposition from the hint's
  * records"), and into *afresh how many they found among the rest. */
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh);

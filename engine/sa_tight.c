@@ -1789,15 +1789,9 @@ void sa__own_tight_free(sa__own_tight *o)
 {
     if (o == NULL)
         return;
-    if (sa__running()) {
-        for (size_t k = 0; k < o->n_edges; k++)
-            bdd_delref(o->tight[k]);
-        for (size_t k = 0; k < o->n_c; k++)
-            bdd_delref(o->c[k]);
-    }
-    mdae_free(o->tight);
+    sa__free_bdds(o->tight, o->n_edges);
+    sa__free_bdds(o->c, o->n_c);
     mdae_free(o->stale);
-    mdae_free(o->c);
     mdae_free(o);
 }
 

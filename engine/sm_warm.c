@@ -238,7 +238,6 @@ sm_warm *sm_warm_new(const sm_warm_graph *g, const size_t *edges, size_t n_edges
 
 void sm_warm_free(sm_warm *w) { mdae_free(w); }
 
-uint32_t sm_warm_reached(const sm_warm *w) { return w != NULL ? w->reached : 0; }
 
 size_t sm_warm_rows(const sm_warm *w, const uint32_t **rows, const int **c)
 {

@@ -146,7 +146,4 @@ MDAE_API size_t sm_warm_rows(const sm_warm *w, const uint32_t **rows, const int 
 /* After SM_WARM_PERFECT: whether row i is among sm_warm_rows' (O(1)). */
 MDAE_API bool sm_warm_listed(const sm_warm *w, uint32_t i);
 
-/* Rows reached by the last solve (for benchmarks and tests). */
-MDAE_API uint32_t sm_warm_reached(const sm_warm *w);
-
 #endif /* SM_WARM_H */

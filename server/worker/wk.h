@@ -244,8 +244,8 @@ typedef struct wk_state {
      * once the worker let go of it (owned: alive for the next analysis,
      * which compares what the edit left alone by pointer,
      * inc_session_since; then freed after the reply, late_since). Every
-     * model the worker frees goes through model_release (wk_methods.c),
-     * so the token is never a freed model's address. inc_since is NULL or
+     * other model the worker frees goes through model_release
+     * (wk_methods.c), so the token is never a freed model's address. inc_since is NULL or
      * inc_model. */
     const mel_model *inc_model;
     mel_model *inc_since;

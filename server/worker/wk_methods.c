@@ -550,8 +550,8 @@ static int ensure_offsets(wk_state *w, bool stream, mdae_diags *ad)
         rc = inc_session_new(&w->inc_sess);
     if (rc == MDAE_OK) {
         /* what the edit left alone compared by pointer (inc_since: the
-         * session's last model, alive; ignored when w->model was not made
-         * from it, engine/inc.h) */
+         * session's last model, alive; ignored unless it is the model the
+         * session kept its split from, with w->model's counts: engine/inc.h) */
         inc_session_since(w->inc_sess, w->inc_since);
         rc = inc_analyze_offsets(w->inc_sess, w->model, &so, &w->inc_res, ad);
     }

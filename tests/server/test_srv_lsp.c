@@ -336,7 +336,6 @@ static int count_with(const cJSON *arr, const char *needle)
     return n;
 }
 
-/* tests/models/NAME with its `N : integer = 3;` set to n (malloc'd). */
 /* A wall-clock bound of the Release build, times MDAE_TEST_SLOWDOWN where
  * tests/CMakeLists.txt sets it: under ASan+UBSan the cancel paths below
  * take 4.1-4.6 s on an idle machine where Release takes 0.2-0.3 s
@@ -348,6 +347,7 @@ static uint64_t bound_ms(uint64_t release_ms)
     return release_ms * (uint64_t)(k >= 1 ? k : 1);
 }
 
+/* tests/models/NAME with its `N : integer = 3;` set to n (malloc'd). */
 static char *sized_model(const char *name, int n)
 {
     char *text = t_model(name);
