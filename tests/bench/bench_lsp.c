@@ -283,6 +283,7 @@ static void med_max(double *t, int n, double *med, double *max)
 }
 
 static int doc_version = 1;
+static int edits_made; /* edit rows' edits so far: each edits another railcar */
 static void questions(int reps);
 
 /* Replace uri's text by text (full-text didChange, the next version). */
@@ -300,7 +301,9 @@ static void change(const char *uri, const char *text)
 }
 
 /* The edit rows (issue 36 item 4): `reps` edits of the brake at N = n, each
- * px[10 + r] (a text the worker has not seen), the next sent once the
+ * px[10 + k] with k counting every edit of the run (a text the worker has
+ * not seen: its session keeps the analyses of the texts it saw, and a row
+ * repeating an earlier row's texts measured those hits), the next sent once the
  * previous version's diagnostics are complete; stops early past budget_s
  * seconds. Prints edit -> first publication and, with mode changes,
  * edit -> the complete one (the analysis's diagnostics and the mode
@@ -314,7 +317,7 @@ static void edit_row(const char *what, int n, bool extra, bool modechanges, int 
     uint64_t start = now_ns();
     int done = 0;
     for (int r = 0; r < reps; r++) {
-        char *text = brake_variant(n, extra, 10 + r % (n > 10 ? n - 10 : 1));
+        char *text = brake_variant(n, extra, 10 + edits_made++ % (n > 10 ? n - 10 : 1));
         uint64_t t0 = now_ns();
         change(uri, text);
         free(text);
@@ -415,6 +418,7 @@ static double session_start(const char *mdaed, int n)
     free(wait_id(1));
     send_msg("{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
     doc_version = 1;
+    edits_made = 0; /* the same texts for mdaed and --before */
     char *text = brake_json(n);
     double s = open_doc("file:///brake.mel", text, true);
     free(text);
