@@ -496,6 +496,7 @@ typedef struct tight_state {
     BDD *te;   /* the block's own te while tight_whole lends it others */
     bool covered;
     bool wide; /* some round had keys at distance two (learned_rounds) */
+    sa__known *known; /* c->known before the rounds (open_rounds) */
 } tight_state;
 
 static void tight_restore(void *arg)
@@ -513,6 +514,7 @@ static void tight_restore(void *arg)
     t->c->tight_depth--;
     t->c->no_max = false;
     t->c->max_block_rows = 0;
+    t->c->known = t->known;
     sm_frame_free(t->frame);
     t->frame = NULL;
 }
@@ -544,6 +546,7 @@ static sm_frame *new_frame(sa_ctx *c, bool ranked)
 static void open_rounds(sa_ctx *c, tight_state *t, bool frame_now)
 {
     t->frame = frame_now ? new_frame(c, true) : NULL;
+    t->known = c->known;
     c->tight_depth++;
     sa__push_cleanup(c, tight_restore, t);
 }
@@ -1261,7 +1264,8 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
     sa_result *r = c->r;
     if (r->chi_m == bddfalse || c->tight_depth > 0)
         return false;
-    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, NULL, false, false};
+    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, NULL, false, false,
+                     NULL};
     return sa__try(c, TIGHT_BUDGET, tight_rounds, &t) && t.covered;
 }
 
@@ -1711,6 +1715,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     sa__put(rest, r->chi_m);
     probe p = {NULL, NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
+    c->known = sa__known_new(c, tight, s->redo); /* until tight_restore */
     sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
     owed owe = {sa__alloc(c, r->n_edges + 1), sa__slots(c, SEEDED_ROUNDS), 0};
     uint64_t seed = 0x9E3779B97F4A7C15ull, lesson_seed = 0xD1B54A32D192ED03ull;
@@ -1847,7 +1852,7 @@ bool sa__seeded_primal(sa_ctx *c)
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
     seeded_run run = {{{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, NULL,
-                        false, false},
+                        false, false, NULL},
                        NULL, NULL, 0, 0, NULL, NULL},
                       NULL};
     seeded_state *s = &run.s;
