@@ -959,7 +959,8 @@ static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_
     const int32_t *shape = x->key.shape;
     size_t ws = (size_t)w->w_sigma, stride = 1 + ws;
     if (x->n_eq != ne || x->n_var != nv || shape[4] != w->w_sigma || shape[5] != c->no_max ||
-        memcmp(x->rows, eqs, ne * sizeof *eqs) != 0 || memcmp(x->vars, vars, nv * sizeof *vars) != 0)
+        (x->rows != eqs && memcmp(x->rows, eqs, ne * sizeof *eqs) != 0) ||
+        (x->vars != vars && memcmp(x->vars, vars, nv * sizeof *vars) != 0)) /* take_part's: its own */
         return false;
     const BDD *f = x->key.funs;
     size_t q = 0;
