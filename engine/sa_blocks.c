@@ -340,22 +340,33 @@ static void drop_sub(void *arg)
 }
 
 /* A sub-result's frame over c->r, the whole (temporaries of the context);
- * sub_index and sub_fill give it its rows and columns. */
+ * sub_index and sub_fill give it its rows and columns, after sub_maps. */
 static sub *sub_new(sa_ctx *c)
 {
     sa_result *w = c->r;
     sub *s = sa__alloc(c, sizeof *s);
     s->ctx = c;
     s->whole = w;
+    s->order_pos = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *s->order_pos); /* eq_order: all */
+    for (uint32_t a = 0; a < w->n_eq; a++)
+        s->order_pos[w->eq_order[a]] = a;
+    return s;
+}
+
+/* s's maps from the whole's numbers, made when s first indexes a block
+ * (sub_index), in the caller's temporaries (those of sub_new: a block
+ * reused from the hint's records by place needs none, and the seeded
+ * rounds' tight graphs reuse them all). */
+static void sub_maps(sa_ctx *c, sub *s)
+{
+    const sa_result *w = s->whole;
+    if (s->eq_local != NULL)
+        return;
     s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
     s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
     s->var_edge = sa__alloc_raw(c, ((size_t)w->n_bddvars + 1) * sizeof *s->var_edge); /* below */
     for (int v = 0; v < w->n_bddvars; v++)
         s->var_edge[v] = -1;
-    s->order_pos = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *s->order_pos); /* eq_order: all */
-    for (uint32_t a = 0; a < w->n_eq; a++)
-        s->order_pos[w->eq_order[a]] = a;
-    return s;
 }
 
 /* The filled sub-result becomes c->r: its edges' variables, edge set and
@@ -386,16 +397,17 @@ static void sub_leave(sa_ctx *c, sub *s)
         s->var_edge[s->r.edge_var[k]] = -1;
 }
 
-/* Index block b in s: its equations and variables (local numbers), the
- * whole's edges between them (edge_whole, in the whole's order), its rows'
- * order; the sizes and what it shares with the whole in s->r. Enough for
- * its key (block_key): the rest of the sub-result (sub_fill) is only made
- * for a block the memo does not have. */
+/* Index block b in s (sub_maps made): its equations and variables (local
+ * numbers), the whole's edges between them (edge_whole, in the whole's
+ * order), its rows' order; the sizes and what it shares with the whole in
+ * s->r. Enough for its key (block_key): the rest of the sub-result
+ * (sub_fill) is only made for a block the memo does not have. */
 static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
                       uint32_t n_members, const uint32_t *vars, uint32_t n_vars,
                       const uint32_t *block_of_var, uint32_t b, sub *s)
 {
     sa_result *r = &s->r;
+    MDAE_ASSERT(s->eq_local != NULL);
     memset(r, 0, sizeof *r);
     r->m = w->m;
     r->n_eq = n_members;
@@ -497,6 +509,7 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
             cols[nc++] = j;
         }
     sub *s = sub_new(c);
+    sub_maps(c, s);
     sub_index(c, w, rows, n_rows, cols, nc, col_block, 1, s);
     sub_fill(c, w, s);
     sa_result *r = &s->r;
@@ -710,6 +723,8 @@ struct sa__kept {
     uint32_t placed;     /* blocks of this result's tight rounds placed from
                             the hint's records (blocks_from_hint) */
     uint32_t afresh;     /* and the blocks of the rest, decomposed there */
+    uint32_t known;      /* records of the hint taken as parts of a later
+                            seeded round without krec_is (sa__known) */
 };
 
 static void krec_unref(krec *x)
@@ -789,7 +804,7 @@ static sa__kept *kept_of(sa_result *top)
             return NULL;
         }
         *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
-                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0};
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0};
         if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
             k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
         top->kept = k;
@@ -890,6 +905,13 @@ static void kept_put_new(sa_ctx *c, sa__kept *k, krec *x)
  * before it leaves the whole to find_blocks. */
 #define PLACE_ROUNDS 8
 
+/* sa__blocks_solve reports its progress (sa__progress: the caller's
+ * callback, a clock read) after every block it solves, and after every
+ * this many it reuses from the hint's records: the brake's seeded rounds
+ * reuse thousands of blocks of a few rows (N = 2,000: 6,000 reports were
+ * 0.8 M of the round's 17 M instructions). */
+#define REUSED_PER_PROGRESS 64
+
 /* A record of block s (sub_index'd in s->whole) under key, with the
  * solution val (solution_size) in modes, into the kept blocks of the
  * result s->whole is part of (if it is small: KEPT_BLOCK_ROWS). */
@@ -937,7 +959,8 @@ static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_
     const int32_t *shape = x->key.shape;
     size_t ws = (size_t)w->w_sigma, stride = 1 + ws;
     if (x->n_eq != ne || x->n_var != nv || shape[4] != w->w_sigma || shape[5] != c->no_max ||
-        memcmp(x->rows, eqs, ne * sizeof *eqs) != 0 || memcmp(x->vars, vars, nv * sizeof *vars) != 0)
+        (x->rows != eqs && memcmp(x->rows, eqs, ne * sizeof *eqs) != 0) ||
+        (x->vars != vars && memcmp(x->vars, vars, nv * sizeof *vars) != 0)) /* take_part's: its own */
         return false;
     const BDD *f = x->key.funs;
     size_t q = 0;
@@ -1035,7 +1058,8 @@ static const krec *kept_find_key(sa__kept *k, const sa__bkey *key)
 }
 
 /* A solution kept in more valid modes than ours (or the same), val in
- * `held`, taken into te, tmax (the whole's edges: edges[0 .. ne)), *ok,
+ * `held`, taken into te, tmax (NULL: not wanted; the whole's edges:
+ * edges[0 .. ne)), *ok,
  * *sing and *bok as solve_block would; the values taken (restricted to our
  * modes) into *got, slots of the caller's mark, or val itself. */
 static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edges, size_t ne,
@@ -1052,7 +1076,8 @@ static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edg
     }
     for (size_t k = 0; k < ne; k++) {
         sa__put(&te[edges[k]], (*got)[k]);
-        sa__put(&tmax[edges[k]], (*got)[ne + k]);
+        if (tmax != NULL)
+            sa__put(&tmax[edges[k]], (*got)[ne + k]);
     }
     sa__put(ok, sa__and(*ok, (*got)[2 * ne]));
     sa__put(bok, (*got)[2 * ne]);
@@ -1182,7 +1207,7 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
         }
     }
     keep_block(c, s, key, r->te, local_tmax, r->ok, r->singular);
-    for (size_t k = 0; k < r->n_edges; k++)
+    for (size_t k = 0; tmax != NULL && k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++)
@@ -1649,11 +1674,63 @@ static bool krec_square(const sa_ctx *c, const sa__within *vm, const krec *x)
     return true;
 }
 
-/* Record x as part p if its rows and columns are in no part yet and it is
- * a block of ours (krec_is, krec_square): part_of_eq and part_of_var
- * written (true); else nothing changed. */
-static bool take_part(sa_ctx *c, const sa__within *vm, const krec *x, uint32_t p,
-                      uint32_t *part_of_eq, uint32_t *part_of_var, const uint32_t *order_pos)
+/* ---- The seeded rounds' records found (sa__known) ---------------------------
+ * Why a record found a block of an earlier seeded round's tight graph by
+ * take_part's krec_is is one in a later round if none of its columns is in
+ * redo. take_part asks krec_is of record x with its own rows and columns
+ * and x's columns alone marked p in part_of_var, so the answer reads only:
+ * x; the result's sizes, edges (eq_first, edge_v, edge_var), sigma,
+ * w_sigma, chi_i, chi_j and row order, none of which the rounds change;
+ * c->no_max, true in every round (sa_tight.c's tight_solve); chi_e of the
+ * edges of x's rows into x's columns, the rounds' tight graph, whose
+ * columns outside redo keep the functions they had in every round so far
+ * (a round makes again only the columns of redo, which only grows:
+ * sa_tight.c's seeded_rounds); and last chi_m => x->modes, where chi_m,
+ * the modes left, only shrinks from round to round (true stays true).
+ * So a true answer stays true; a false one is asked again. krec_square is
+ * asked every time (it reads chi_m). */
+
+sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
+{
+    const sa_result *w = c->r, *h = c->opt != NULL ? c->opt->hint : NULL;
+    if (h == NULL || !kept_usable(h->kept) || h->kept->n == 0)
+        return NULL;
+    sa__known *kn = sa__alloc(c, sizeof *kn);
+    *kn = (sa__known){w, tight, redo, h->kept, sa__layout_epoch(), h->kept->n,
+                      sa__alloc(c, h->kept->n)};
+    return kn;
+}
+
+/* c->known, if it holds for the records k of c->r's current round. */
+static sa__known *known_for(const sa_ctx *c, const sa__kept *k)
+{
+    sa__known *kn = c->known;
+    return kn != NULL && kn->k == k && kn->r == c->r && kn->tight == c->r->chi_e &&
+                   kn->epoch == sa__layout_epoch() && kn->n == k->n
+               ? kn
+               : NULL;
+}
+
+/* Whether record a (x) was found a block in an earlier round and none of
+ * its columns was made again since (the section's lemma: krec_is's
+ * answer is then true). */
+static bool known_block(const sa__known *kn, size_t a, const krec *x)
+{
+    if (kn == NULL || !kn->is[a])
+        return false;
+    for (uint32_t v = 0; v < x->n_var; v++)
+        if (kn->redo[x->vars[v]])
+            return false;
+    return true;
+}
+
+/* Record x (record a of the hint's, kn: see sa__known, may be NULL) as
+ * part p if its rows and columns are in no part yet and it is a block of
+ * ours (krec_is, krec_square): part_of_eq and part_of_var written (true);
+ * else nothing changed. */
+static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_rec,
+                      const krec *x, uint32_t p, uint32_t *part_of_eq, uint32_t *part_of_var,
+                      const uint32_t *order_pos, uint32_t *n_known)
 {
     for (uint32_t a = 0; a < x->n_eq; a++)
         if (part_of_eq[x->rows[a]] != UINT32_MAX)
@@ -1663,8 +1740,15 @@ static bool take_part(sa_ctx *c, const sa__within *vm, const krec *x, uint32_t p
             return false;
     for (uint32_t a = 0; a < x->n_var; a++)
         part_of_var[x->vars[a]] = p;
-    bool is = krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p, order_pos) &&
-              krec_square(c, vm, x);
+    bool known = known_block(kn, a_rec, x);
+    bool is = known || krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
+                               order_pos);
+    if (known && c->opt != NULL && c->opt->self_check) /* the lemma, checked */
+        MDAE_ASSERT(krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p, order_pos));
+    if (kn != NULL && is)
+        kn->is[a_rec] = 1;
+    *n_known += known;
+    is = is && krec_square(c, vm, x);
     for (uint32_t a = 0; a < x->n_var; a++)
         part_of_var[x->vars[a]] = is ? p : UINT32_MAX;
     for (uint32_t a = 0; is && a < x->n_eq; a++)
@@ -1906,11 +1990,17 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     rest t = {0};
     t.group_of = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *t.group_of); /* scratch */
     const krec **part_rec = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *part_rec); /* n_parts */
+    sa__known *kn = known_for(c, k);
+    uint32_t n_known = 0;
     for (uint32_t i = 0; i < w->n_eq; i++)
         for (uint32_t at = k->row_rec[i]; at != 0 && part_of_eq[i] == UINT32_MAX;
              at = k->link[at - 1])
-            if (take_part(c, &vm, k->rec[at - 1], t.n_parts, part_of_eq, part_of_var, order_pos))
+            if (take_part(c, &vm, kn, at - 1, k->rec[at - 1], t.n_parts, part_of_eq, part_of_var,
+                          order_pos, &n_known))
                 part_rec[t.n_parts++] = k->rec[at - 1];
+    sa__kept *own = kept_of(c->r);
+    if (own != NULL)
+        own->known += n_known;
     uint32_t *comp = NULL, nb = 0;
     bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
     for (int round = 0;; round++) {
@@ -2045,7 +2135,9 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == w->n_var);
 
     BDD *te = sa__slots(c, w->n_edges + 1);
-    BDD *tmax = sa__slots(c, w->n_edges + 1);
+    /* Not wanted where no maximum matching is (c->no_max: the tight
+     * rounds read te and ok only; an array of every edge less). */
+    BDD *tmax = c->no_max ? NULL : sa__slots(c, w->n_edges + 1);
     BDD *sing = sa__slots(c, (size_t)nb + 1);
     BDD *bok = sa__slots(c, (size_t)nb + 1);
     BDD *ok = sa__slots(c, 1);
@@ -2076,9 +2168,11 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         if (x != NULL) {
             reuse_kept(c, x, te, tmax, ok, &sing[b], &bok[b]);
             reused++;
-            sa__progress(c, "blocks", b, nb);
+            if (reused % REUSED_PER_PROGRESS == 0) /* a few thousand instructions each */
+                sa__progress(c, "blocks", b, nb);
             continue;
         }
+        sub_maps(c, s); /* before the block's temporaries: for every block */
         size_t m2 = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
         sub_index(c, w, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv, block_of_var, b, s);
@@ -2112,6 +2206,7 @@ bool sa__primal_blocks(sa_ctx *c)
         sa__release(c, mark);
         return false;
     }
+    MDAE_ASSERT(b.tmax != NULL); /* not c->no_max's */
     w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
     sa__put(&w->ok, *b.ok);
     sa__put(&w->singular, sa__diff(w->chi_m, *b.ok));
@@ -2141,6 +2236,11 @@ bool sa__primal_blocks(sa_ctx *c)
     }
     sa__release(c, mark);
     return true;
+}
+
+uint32_t sa__kept_known(const sa_result *r)
+{
+    return r->kept != NULL ? r->kept->known : 0;
 }
 
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh)

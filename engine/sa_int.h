@@ -248,6 +248,10 @@ typedef struct sa_ctx {
         void *arg;
     } cleanups[SA_MAX_CLEANUPS];
     int n_cleanups;
+    /* sa_tight.c's seeded rounds: what their rounds learned of the hint's
+     * kept blocks (sa_blocks.c, sa__known), for the later rounds; NULL
+     * outside them */
+    struct sa__known *known;
 } sa_ctx;
 
 /* ---- sa_enc.c: the BuDDy boundary ---------------------------------------- */
@@ -641,8 +645,30 @@ typedef struct sa__bround {
  * With prev, a block that is one of prev's and none of whose columns is
  * redone takes prev's solution (its te, the very functions of prev->b->te,
  * and *ok, bok; tmax and sing stay false: the seeded rounds read te and ok
- * only) and is marked in b->from_prev. */
+ * only) and is marked in b->from_prev. With c->no_max, b->tmax is NULL. */
 bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *b);
+/* The hint's kept blocks (sa_blocks.c) an earlier seeded round found to
+ * be blocks of its tight graph, for the later rounds of the same analysis
+ * (sa_tight.c's seeded_rounds, c->known while they run): made by
+ * sa__known_new (temporaries of the context), read and written by
+ * sa__blocks_solve, which trusts a record marked here, none of whose
+ * columns is in redo, without checking it again (the tight graph's other
+ * columns are the earlier round's, node for node, and its valid modes
+ * fewer: sa_blocks.c says why that is the check's answer). */
+typedef struct sa__known {
+    const sa_result *r;    /* the result of the rounds */
+    const BDD *tight;      /* their tight graph, r->chi_e while a round runs */
+    const bool *redo;      /* per column: its tight edges made again since
+                              round 0 (only grows) */
+    const struct sa__kept *k; /* the hint's kept blocks */
+    unsigned long epoch;   /* sa__layout_epoch when made */
+    size_t n;              /* records of k then */
+    uint8_t *is;           /* per record: found a block in some round */
+} sa__known;
+/* A sa__known over c->r's hint's kept blocks for the tight graph `tight`
+ * and the columns redo (both the caller's, living as long as it); NULL
+ * where the hint has none usable. */
+sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo);
 /* The perfect matchings of the edges act[e] (c->r's edges, each within
  * chi_e) between the equations rows[0 .. n_rows) and the variables with
  * in_col[j], in each of `modes`, and their lexicographically smallest one
@@ -1082,6 +1108,9 @@ void sa__free_bdds(BDD *a, size_t n);
  * records as they were (sa_blocks.c, "The decomposition from the hint's
  * records"), and into *afresh how many they found among the rest. */
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh);
+/* How many of the hint's records r's later seeded rounds took as parts
+ * without checking them again (sa__known: an earlier round found them). */
+uint32_t sa__kept_known(const sa_result *r);
 
 /* ---- sa_probe.c: the seeded rounds' samples from the hint (issue 40) ------
  * A sampled mode's canonical offsets repaired from the hint's in the same

@@ -496,6 +496,7 @@ typedef struct tight_state {
     BDD *te;   /* the block's own te while tight_whole lends it others */
     bool covered;
     bool wide; /* some round had keys at distance two (learned_rounds) */
+    sa__known *known; /* c->known before the rounds (open_rounds) */
 } tight_state;
 
 static void tight_restore(void *arg)
@@ -513,6 +514,7 @@ static void tight_restore(void *arg)
     t->c->tight_depth--;
     t->c->no_max = false;
     t->c->max_block_rows = 0;
+    t->c->known = t->known;
     sm_frame_free(t->frame);
     t->frame = NULL;
 }
@@ -544,6 +546,7 @@ static sm_frame *new_frame(sa_ctx *c, bool ranked)
 static void open_rounds(sa_ctx *c, tight_state *t, bool frame_now)
 {
     t->frame = frame_now ? new_frame(c, true) : NULL;
+    t->known = c->known;
     c->tight_depth++;
     sa__push_cleanup(c, tight_restore, t);
 }
@@ -1261,7 +1264,8 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
     sa_result *r = c->r;
     if (r->chi_m == bddfalse || c->tight_depth > 0)
         return false;
-    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, NULL, false, false};
+    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, NULL, false, false,
+                     NULL};
     return sa__try(c, TIGHT_BUDGET, tight_rounds, &t) && t.covered;
 }
 
@@ -1300,15 +1304,18 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
 _Static_assert(SEEDED_ROUNDS <= 8, "owed.mask has a bit per round");
 
 
-/* out := max(0, base + delta[i]) per equation, on wv bits (stride wv);
- * base has stride stride and wb bits. */
+/* out := max(0, base + delta[i]) per equation with rows[i] (rows NULL:
+ * every equation; the others' stay false), on wv bits (stride wv); base
+ * has stride stride and wb bits. */
 static void shift_offsets(sa_ctx *c, const BDD *base, size_t stride, int wb, const int *delta,
-                          int wv, BDD *out)
+                          const bool *rows, int wv, BDD *out)
 {
     const sa_result *r = c->r;
     size_t mark = sa__mark(c), uw = (size_t)wv;
     BDD *k = sa__slots(c, uw), *diff = sa__slots(c, uw), *zero = sa__slots(c, uw);
     for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (rows != NULL && !rows[i])
+            continue;
         BDD *ci = &out[i * uw];
         for (int b = 0; b < wv; b++)
             sa__put(&ci[b], b < wb ? base[i * stride + (size_t)b] : bddfalse);
@@ -1389,10 +1396,11 @@ static bool learn_shift(sa_ctx *c, sm_frame **frame, uint64_t *seed, probe *p, B
     return !v->singular;
 }
 
-/* base shifted by shift: c_i := max(0, base_i + shift_i), into *cv (wv
+/* base shifted by shift: c_i := max(0, base_i + shift_i) for the
+ * equations with rows[i] (NULL: all; the others' false), into *cv (wv
  * bits, slots allocated here). */
 static void shift_base(sa_ctx *c, const BDD *base, size_t stride, int wb, const int *shift,
-                       BDD **cv, int *wv)
+                       const bool *rows, BDD **cv, int *wv)
 {
     const sa_result *r = c->r;
     unsigned top = 0;
@@ -1400,7 +1408,7 @@ static void shift_base(sa_ctx *c, const BDD *base, size_t stride, int wb, const 
         top = shift[i] > 0 && (unsigned)shift[i] > top ? (unsigned)shift[i] : top;
     *wv = sa__vbits(((1ull << wb) - 1) + top);
     *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
-    shift_offsets(c, base, stride, wb, shift, *wv, *cv);
+    shift_offsets(c, base, stride, wb, shift, rows, *wv, *cv);
 }
 
 /* The first sample's probe, shifts and repair from the hint (none until a
@@ -1480,37 +1488,100 @@ static bool learn_failures(sa_ctx *c, seeded_state *s, uint64_t *seed, probe *p,
     return true;
 }
 
+/* The equations with an edge in a column of s->redo (temporaries of the
+ * caller's): the only offsets a round's tight_edges_vec reads (its columns
+ * are s->redo's), so the only ones the rounds shift. */
+static const bool *redo_rows(sa_ctx *c, const seeded_state *s)
+{
+    const sa_result *r = c->r;
+    const size_t *first, *edges;
+    sa__layout_columns(c, r, &first, &edges);
+    bool *rows = sa__alloc(c, (size_t)r->n_eq + 1);
+    for (uint32_t j = 0; j < r->n_var; j++)
+        for (size_t q = first[j]; s->redo[j] && q < first[j + 1]; q++)
+            rows[r->edge_eq[edges[q]]] = true;
+    return rows;
+}
+
+/* Under sa_options.self_check: the tight edges of s->redo's columns from
+ * the offsets part (shifted where redo_rows says) are those from full
+ * (shifted everywhere), both wv bits. */
+static void check_redo_rows(sa_ctx *c, const seeded_state *s, const BDD *part, const BDD *full,
+                            int wv)
+{
+    const sa_result *r = c->r;
+    size_t mark = sa__mark(c);
+    BDD *a = sa__slots(c, r->n_edges + 1), *b = sa__slots(c, r->n_edges + 1);
+    tight_edges_vec(c, part, (size_t)wv, wv, s->redo, a);
+    tight_edges_vec(c, full, (size_t)wv, wv, s->redo, b);
+    for (size_t e = 0; e < r->n_edges; e++)
+        MDAE_ASSERT(a[e] == b[e]);
+    sa__release(c, mark);
+}
+
+static bool self_checking(const sa_ctx *c) { return c->opt != NULL && c->opt->self_check; }
+
 /* The hint's offsets shifted by s->shift into *cv (wv bits, allocated
- * here), and the columns of the shifted equations marked in s->redo. */
+ * here) where the round reads them (redo_rows; false elsewhere), and the
+ * columns of the shifted equations marked in s->redo. */
 static void shift_hint(sa_ctx *c, seeded_state *s, BDD **cv, int *wv)
 {
     const sa_result *r = c->r;
-    shift_base(c, s->hc, (size_t)s->wh, s->wv, s->shift, cv, wv);
     for (uint32_t i = 0; i < r->n_eq; i++)
         if (s->shift[i] != 0)
             redo_columns(r, s, i);
+    shift_base(c, s->hc, (size_t)s->wh, s->wv, s->shift, redo_rows(c, s), cv, wv);
+    if (self_checking(c)) {
+        BDD *full;
+        int wf;
+        shift_base(c, s->hc, (size_t)s->wh, s->wv, s->shift, NULL, &full, &wf);
+        MDAE_ASSERT(wf == *wv);
+        check_redo_rows(c, s, *cv, full, *wv);
+    }
 }
 
 /* The hint's offsets with, for each equation i whose dead[i] is not false,
  * its shift (s->shift) within dead[i] only: c_i := ite(dead_i, max(0,
- * hint_i + shift_i), hint_i), into *cv (wv bits, allocated here); the
- * columns of the equations so shifted marked in s->redo. */
+ * hint_i + shift_i), hint_i), into *cv (wv bits, allocated here) where the
+ * round reads them (redo_rows; false elsewhere); the columns of the
+ * equations so shifted marked in s->redo. */
+static void dead_offsets(sa_ctx *c, const seeded_state *s, const BDD *dead, const int *only,
+                         const bool *rows, BDD **cv, int *wv);
+
 static void shift_dead(sa_ctx *c, seeded_state *s, const BDD *dead, BDD **cv, int *wv)
 {
     const sa_result *r = c->r;
     int *only = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *only);
-    for (uint32_t i = 0; i < r->n_eq; i++)
+    for (uint32_t i = 0; i < r->n_eq; i++) {
         only[i] = dead[i] != bddfalse ? s->shift[i] : 0;
-    shift_base(c, s->hc, (size_t)s->wh, s->wv, only, cv, wv);
+        if (only[i] != 0)
+            redo_columns(r, s, i);
+    }
+    dead_offsets(c, s, dead, only, redo_rows(c, s), cv, wv);
+    if (self_checking(c)) {
+        BDD *full;
+        int wf;
+        dead_offsets(c, s, dead, only, NULL, &full, &wf);
+        MDAE_ASSERT(wf == *wv);
+        check_redo_rows(c, s, *cv, full, *wv);
+    }
+}
+
+/* shift_dead's offsets, shifted by only within dead where rows says (NULL:
+ * every equation). */
+static void dead_offsets(sa_ctx *c, const seeded_state *s, const BDD *dead, const int *only,
+                         const bool *rows, BDD **cv, int *wv)
+{
+    const sa_result *r = c->r;
+    shift_base(c, s->hc, (size_t)s->wh, s->wv, only, rows, cv, wv);
     size_t mark = sa__mark(c), uw = (size_t)*wv;
     BDD *hint = sa__slots(c, uw);
     for (uint32_t i = 0; i < r->n_eq; i++) {
-        if (only[i] == 0)
+        if (only[i] == 0 || (rows != NULL && !rows[i]))
             continue;
         for (size_t b = 0; b < uw; b++)
             sa__put(&hint[b], b < (size_t)s->wv ? s->hc[i * (size_t)s->wh + b] : bddfalse);
         sa__vite(c, &(*cv)[i * uw], dead[i], &(*cv)[i * uw], hint, *wv);
-        redo_columns(r, s, i);
     }
     sa__release(c, mark);
 }
@@ -1650,7 +1721,7 @@ bool sa__sampled_shift(sa_ctx *c, uint64_t *seed, BDD rest, const BDD *base, siz
     probe_init(c, &p);
     bool found = learn_shift(c, frame, seed, &p, rest, base, stride, wb, shift);
     if (found)
-        shift_base(c, base, stride, wb, shift, cv, wv);
+        shift_base(c, base, stride, wb, shift, NULL, cv, wv);
     sa__pop_cleanup(c);
     free_frame(frame);
     return found;
@@ -1711,6 +1782,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     sa__put(rest, r->chi_m);
     probe p = {NULL, NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
+    c->known = sa__known_new(c, tight, s->redo); /* until tight_restore */
     sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
     owed owe = {sa__alloc(c, r->n_edges + 1), sa__slots(c, SEEDED_ROUNDS), 0};
     uint64_t seed = 0x9E3779B97F4A7C15ull, lesson_seed = 0xD1B54A32D192ED03ull;
@@ -1847,7 +1919,7 @@ bool sa__seeded_primal(sa_ctx *c)
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
     seeded_run run = {{{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, NULL,
-                        false, false},
+                        false, false, NULL},
                        NULL, NULL, 0, 0, NULL, NULL},
                       NULL};
     seeded_state *s = &run.s;

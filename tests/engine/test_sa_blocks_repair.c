@@ -184,3 +184,39 @@ Test(sa_blocks_repair, random_models_edited_once)
     cr_assert_gt(compared, 100, "%u compared", compared);
     cr_log_info("random models: %u compared, %u blocks placed\n", compared, placed);
 }
+
+/* Edits (a) at railcars 10, 11, 12, each seeded by the one before, under
+ * sa_options.self_check: a round after round 0 takes the records round 0
+ * found to be blocks (sa__known, engine/sa_blocks.c) without krec_is, and
+ * self_check asks krec_is of each such record all the same (an assertion:
+ * it must be a block). The brake's round 0 covers no mode there (its
+ * offsets are the previous edit's), so round 1 takes most records as
+ * known; the results stay the cold ones. */
+Test(sa_blocks_repair, known_records_checked)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *pm = brake_edit(text, 'a', 10);
+    sa_result *prev = analyse(pm, NULL);
+    uint32_t known = 0;
+    for (int k = 11; k < 13; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "edit (a) at railcar %d, self_check", k);
+        mel_model *m = brake_edit(text, 'a', k);
+        sa_options o = {0};
+        o.hint = prev;
+        o.self_check = true;
+        sa_result *r = NULL;
+        cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
+        uint32_t afresh;
+        same_as_cold(m, r, &afresh, what);
+        known += k > 11 ? sa__kept_known(r) : 0; /* seeded by a seeded result */
+        sa_result_free(prev);
+        mel_model_free(pm);
+        prev = r;
+        pm = m;
+    }
+    cr_assert_gt(known, 100, "%u records taken as known", known);
+    sa_result_free(prev);
+    mel_model_free(pm);
+    free(text);
+}
