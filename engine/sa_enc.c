@@ -184,7 +184,9 @@ static void advise_huge(const void *p, size_t bytes)
         return;
     uintptr_t mask = (uintptr_t)page - 1;
     /* the block's pages, and malloc's header and tail with them: the
-     * mapping is advised whole, not split (mremap moves one mapping) */
+     * mapping is advised whole, not split (mremap moves one mapping); the
+     * 64 bytes of slack may reach one page past it: advice there too, or
+     * ENOMEM where nothing is mapped, which still advises the rest */
     uintptr_t lo = (uintptr_t)p & ~mask;
     uintptr_t hi = ((uintptr_t)p + bytes + 64 + mask) & ~mask;
     (void)madvise((void *)lo, (size_t)(hi - lo), MADV_HUGEPAGE);
