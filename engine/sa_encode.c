@@ -925,17 +925,35 @@ static void take_layout(sa_ctx *c, sa_result *r, const sa_result *h, size_t nv)
     r->eq_order = keep_copy(c, h->eq_order, (r->n_eq + 1) * sizeof(uint32_t));
 }
 
+void sa__copy_refs(BDD *restrict to, const BDD *restrict from, size_t n)
+{
+    size_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        BDD any = 0;
+        for (size_t q = 0; q < 16; q++) {
+            to[k + q] = from[k + q];
+            any |= from[k + q];
+        }
+        if (any >= 2) /* some entry is a node (BDDs are never negative) */
+            for (size_t q = k; q < k + 16; q++)
+                if (to[q] >= 2)
+                    bdd_addref(to[q]);
+    }
+    for (; k < n; k++) {
+        to[k] = from[k];
+        if (to[k] >= 2)
+            bdd_addref(to[k]);
+    }
+}
+
 /* A copy of the hint's n functions f, kept with the result, each
  * referenced (filled before anything can fail: a result being built is
  * freed function by function on a jump). */
 static BDD *keep_bdds(sa_ctx *c, const BDD *f, size_t n)
 {
     BDD *q = sa__alloc_keep_raw(c, (n + 1) * sizeof *q);
-    memcpy(q, f, n * sizeof *q);
+    sa__copy_refs(q, f, n);
     q[n] = bddfalse;
-    for (size_t k = 0; k < n; k++)
-        if (q[k] >= 2)
-            bdd_addref(q[k]);
     return q;
 }
 
