@@ -248,6 +248,10 @@ typedef struct sa_ctx {
         void *arg;
     } cleanups[SA_MAX_CLEANUPS];
     int n_cleanups;
+    /* sa__encode from the hint: the equations enc_same leaves out, in
+     * index order (temporaries of the context; NULL with enc_same) */
+    const uint32_t *enc_rows;
+    uint32_t n_enc_rows;
 } sa_ctx;
 
 /* ---- sa_enc.c: the BuDDy boundary ---------------------------------------- */
