@@ -1574,24 +1574,35 @@ static bool split_is_kept(analysis *an)
             an->local[s->kept[k].var_map[q]] = q;
         }
     pm_reset(&an->eqm);
-    for (size_t k = 0; k < s->n_kept; k++) {
+    /* counted here, added at the end (a count in memory per equation, the
+     * brake's 120,000, cost as much as the comparison by pointer) */
+    size_t by_pointer = 0, moved = 0;
+    bool kept = true;
+    unsigned char *pre_same = an->pre_same;
+    const mel_equation *meqs = m->equations;
+    for (size_t k = 0; k < s->n_kept && kept; k++) {
         const inc__kept_part *p = &s->kept[k];
         const mel_equation *se = an->since != NULL && p->fresh ? an->since->equations : NULL;
+        const uint32_t *map = p->eq_map;
         for (uint32_t q = 0; q < p->n_eq; q++) {
-            const mel_equation *e = &m->equations[p->eq_map[q]], *o = &p->eqs[q];
-            int same = se != NULL ? since_equation(e, &se[p->eq_map[q]]) : -1;
+            const mel_equation *e = &meqs[map[q]], *o = &p->eqs[q];
+            int same = se != NULL ? since_equation(e, &se[map[q]]) : -1;
             if (same >= 0) {
-                an->r->stats.by_pointer++;
-                an->r->stats.moved_by_pointer += same == SAME_STRUCTURE;
+                by_pointer++;
+                moved += same == SAME_STRUCTURE;
             } else {
                 same = equation_same(&an->eqm, e, an->local, p->var_map, o);
             }
-            if (same == DIFFERENT && !same_variables(e, o, p))
-                return false;
-            an->pre_same[p->eq_map[q]] = (unsigned char)same;
+            if (same == DIFFERENT && !same_variables(e, o, p)) {
+                kept = false;
+                break;
+            }
+            pre_same[map[q]] = (unsigned char)same;
         }
     }
-    return true;
+    an->r->stats.by_pointer += by_pointer;
+    an->r->stats.moved_by_pointer += moved;
+    return kept;
 }
 
 /* The model's components become the result's parts (maps moved). */
@@ -1684,32 +1695,44 @@ static uint64_t part_signature(analysis *an, const rpart *rp, const inc_part *pr
     MDAE_ASSERT(!pre || pe == rp->n_eq);
     uint64_t h = hmix(hmix(MDAE_HASH_SEED, rp->n_eq), rp->n_var);
     pm_reset(&an->eqm);
-    for (uint32_t q = 0; q < rp->n_eq; q++) {
-        const mel_equation *e = &m->equations[rp->eq_map[q]];
-        int same = pre ? an->pre_same[rp->eq_map[q]]
+    /* Locals: a flag written through unsigned char may alias any field,
+     * which the loops would read again per equation. */
+    unsigned char *eq_same = an->eq_same, *var_same = an->var_same;
+    uint64_t *eq_hash = an->eq_hash, *var_hash = an->var_hash;
+    const unsigned char *pre_same = an->pre_same;
+    const uint64_t *prev_eq_hash = prev != NULL ? prev->eq_hash : NULL;
+    const uint64_t *prev_var_hash = prev != NULL ? prev->var_hash : NULL;
+    const uint32_t *eq_map = rp->eq_map, *var_map = rp->var_map;
+    uint32_t ne = rp->n_eq, nv = rp->n_var;
+    const mel_equation *meqs = m->equations;
+    const mel_variable *mvars = m->variables;
+    for (uint32_t q = 0; q < ne; q++) {
+        const mel_equation *e = &meqs[eq_map[q]];
+        int same = pre ? pre_same[eq_map[q]]
                  : q < pe ? equation_same(&an->eqm, e, an->local, NULL, &pm->equations[q])
                           : DIFFERENT;
-        an->eq_same[q] = (unsigned char)same;
-        an->eq_hash[q] = same != DIFFERENT ? prev->eq_hash[q]
-                                           : equation_hash(&an->gh, e, an->local);
+        eq_same[q] = (unsigned char)same;
+        eq_hash[q] = same != DIFFERENT ? prev_eq_hash[q] : equation_hash(&an->gh, e, an->local);
         all = all && same != DIFFERENT;
-        h = hmix(h, an->eq_hash[q]);
+        h = hmix(h, eq_hash[q]);
     }
     /* prev is the kept part, analysed anew from since: its variables are
      * since's at rp's var_map (the kept split's); see "Since" */
     const mel_variable *sv = pre && rp->pre_fresh ? an->since->variables : NULL;
-    for (uint32_t q = 0; q < rp->n_var; q++) {
-        const mel_variable *v = &m->variables[rp->var_map[q]];
-        int same = sv != NULL ? since_variable(v, &sv[rp->var_map[q]]) : -1;
+    size_t by_pointer = 0;
+    for (uint32_t q = 0; q < nv; q++) {
+        const mel_variable *v = &mvars[var_map[q]];
+        int same = sv != NULL ? since_variable(v, &sv[var_map[q]]) : -1;
         if (same >= 0)
-            an->r->stats.by_pointer++;
+            by_pointer++;
         else
             same = q < pv ? variable_same(&an->eqm, v, &pm->variables[q]) : DIFFERENT;
-        an->var_same[q] = (unsigned char)same;
-        an->var_hash[q] = same != DIFFERENT ? prev->var_hash[q] : variable_hash(&an->gh, v);
+        var_same[q] = (unsigned char)same;
+        var_hash[q] = same != DIFFERENT ? prev_var_hash[q] : variable_hash(&an->gh, v);
         all = all && same != DIFFERENT;
-        h = hmix(h, an->var_hash[q]);
+        h = hmix(h, var_hash[q]);
     }
+    an->r->stats.by_pointer += by_pointer;
     an->all_same = all;
     return h;
 }
