@@ -940,19 +940,36 @@ static void take_layout(sa_ctx *c, sa_result *r, const sa_result *h, size_t nv)
     r->eq_order = keep_copy(c, h->eq_order, (r->n_eq + 1) * sizeof(uint32_t));
 }
 
+/* The entries sa__copy_refs tests at once, and again in a block that has
+ * a node (the brake's offsets: a few nodes in a few rows; its chi_E and
+ * sigma: one in 20). */
+#define COPY_BLOCK 32
+#define COPY_PART 8
+
+/* Reference the nodes among a[0 .. COPY_PART). */
+static void ref_part(const BDD *a)
+{
+    BDD any = 0;
+    for (size_t q = 0; q < COPY_PART; q++)
+        any |= a[q];
+    if (any >= 2)
+        for (size_t q = 0; q < COPY_PART; q++)
+            if (a[q] >= 2)
+                bdd_addref(a[q]);
+}
+
 void sa__copy_refs(BDD *restrict to, const BDD *restrict from, size_t n)
 {
     size_t k = 0;
-    for (; k + 16 <= n; k += 16) {
+    for (; k + COPY_BLOCK <= n; k += COPY_BLOCK) {
         BDD any = 0;
-        for (size_t q = 0; q < 16; q++) {
+        for (size_t q = 0; q < COPY_BLOCK; q++) {
             to[k + q] = from[k + q];
             any |= from[k + q];
         }
         if (any >= 2) /* some entry is a node (BDDs are never negative) */
-            for (size_t q = k; q < k + 16; q++)
-                if (to[q] >= 2)
-                    bdd_addref(to[q]);
+            for (size_t q = k; q < k + COPY_BLOCK; q += COPY_PART)
+                ref_part(&to[q]);
     }
     for (; k < n; k++) {
         to[k] = from[k];
@@ -1051,6 +1068,7 @@ void sa__encode(sa_ctx *c, const mel_model *m)
     size_t ne = 0;
     for (uint32_t i = 0; i < m->n_equations; i++)
         ne += m->equations[i].n_incs;
+    MDAE_ASSERT(ne == m->n_edges); /* graph_build's adjacency is sized by it */
     r->n_edges = ne;
     size_t nv = (size_t)m->n_modes + ne;
     if (nv > SA_MAX_BDD_VARS) {

@@ -389,15 +389,12 @@ static int known_bits(const sa_result *h)
  * variables are ours (the step-0 carry, made here into *cc, is the
  * identity) and every offset fits in w bits. Then they are read in place
  * (an edit of the brake: 1,203 vectors not copied). */
-static bool in_place(sa_ctx *c, const sa_result *h, const long *from, const int *step,
+static bool in_place(sa_ctx *c, const sa_result *h, const long *from, bool identity,
                      name_map *modes, carry_ctx *cc, int w)
 {
     const sa_result *r = c->r;
-    if (r->n_eq > h->n_eq)
+    if (r->n_eq > h->n_eq || !identity) /* identity: from[i] = i, step[i] = 0 for every i */
         return false;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        if (from[i] != (long)i || step[i] != 0)
-            return false;
     if (!shared_mode_vars(h, r) && !same_mode_vars(h, mode_map(c, h, r, modes, 0)))
         return false;
     cc->identity = true;
@@ -451,7 +448,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
     long *from = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *from); /* both: each row's */
     int *step = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *step);
     long shift = 0; /* the last match's index in the hint less ours */
-    bool any = false;
+    bool any = false, identity = true; /* every row the hint's at its index */
     for (uint32_t i = 0; i < r->n_eq; i++) {
         if (shift == 0) {
             uint32_t next = shared_rows_from(r, hm, eqs.n, from, step, i);
@@ -468,6 +465,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
         else if (name != NULL)
             from[i] = neighbour(c, &eqs, name, &step[i]);
         any = any || from[i] >= 0;
+        identity = identity && from[i] == (long)i && step[i] == 0;
     }
     if (!any)
         return NULL;
@@ -480,7 +478,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
         if (!extend)
             rows = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *rows);
     }
-    if (!extend && in_place(c, h, from, step, &modes, &ccs[1], w)) {
+    if (!extend && in_place(c, h, from, identity, &modes, &ccs[1], w)) {
         if (same != NULL)
             *same = from;
         r->seeded += r->n_eq;
