@@ -806,7 +806,8 @@ static bool compare_rows(const mel_model *m, const mel_model *hm, uint8_t *same,
     int top = 0;
     uint32_t n = 0;
     const mel_equation *mine = m->equations, *hint = hm->equations;
-    for (uint32_t i = 0; i < m->n_equations; i++) {
+    uint32_t ne = m->n_equations; /* same[] may alias m: read once */
+    for (uint32_t i = 0; i < ne; i++) {
         if (!shared && mine[i].incs == hint[i].incs && mine[i].guard == hint[i].guard &&
             mine[i].n_incs == hint[i].n_incs) { /* row_kinship's first answer, inline */
             same[i] = 1;
