@@ -558,7 +558,7 @@ static inline bool sa__edge_same(const sa_result *r, const sa_result *h, size_t 
 }
 /* to[0 .. n) = from[0 .. n), each function referenced (constants carry no
  * count), to and from disjoint: the arrays a result copies from its hint,
- * most of whose entries are bddtrue or bddfalse. One pass, 16 entries at
+ * most of whose entries are bddtrue or bddfalse. One pass, 32 entries at
  * a time, whose OR says whether any of them needs a reference (a node is
  * >= 2, the constants 0 and 1): the copy and the test are vector code,
  * where memcpy and a test per entry read each array twice (issue 40). */
