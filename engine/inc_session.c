@@ -881,6 +881,53 @@ typedef struct share {
     bool modes;                    /* modes and invariants shared */
 } share;
 
+/* The first q in [from, n) whose flag is not SAME_ALL, or n: 8 flags at
+ * a time (an edit's run of shared equations or variables). */
+static uint32_t next_not_shared(const unsigned char *same, uint32_t from, uint32_t n)
+{
+    const uint64_t all = 0x0101010101010101ull * SAME_ALL;
+    uint32_t q = from;
+    for (uint64_t w; q + 8 <= n; q += 8) {
+        memcpy(&w, same + q, sizeof w);
+        if (w != all)
+            break;
+    }
+    while (q < n && same[q] == SAME_ALL)
+        q++;
+    return q;
+}
+
+/* The edges of the private model's equations: sh->prev's less those of
+ * its equations not shared (SAME_ALL: only at an index prev has), plus
+ * those of ours not shared; *n_copied and *n_cases: the incidences and
+ * cases of ours not shared. Each pass skips the shared runs, so that the
+ * count follows the edit (the brake's: 10,000 of 120,000 equations
+ * re-lowered, the others shared). */
+static size_t count_edges(const mel_model *m, const rpart *rp, const share *sh,
+                          size_t *n_copied, size_t *n_cases)
+{
+    const mel_model *pm = sh->prev != NULL ? &sh->prev->model : NULL;
+    uint32_t n = rp->n_eq, pe = pm != NULL ? pm->n_equations : 0;
+    const unsigned char *same = sh->eq;
+    const uint32_t *map = rp->eq_map;
+    size_t edges = pm != NULL ? pm->n_edges : 0, copied = 0, cases = 0;
+    for (uint32_t q = n; q < pe; q++) /* prev's rows past ours: none shared */
+        edges -= pm->equations[q].n_incs;
+    for (uint32_t q = pm != NULL ? next_not_shared(same, 0, n) : 0; q < n;
+         q = pm != NULL ? next_not_shared(same, q + 1, n) : q + 1) {
+        const mel_equation *e = &m->equations[map[q]];
+        if (q < pe)
+            edges -= pm->equations[q].n_incs;
+        edges += e->n_incs;
+        copied += e->n_incs;
+        for (uint32_t k = 0; k < e->n_incs; k++)
+            cases += e->incs[k].n_cases;
+    }
+    *n_copied = copied;
+    *n_cases = cases;
+    return edges;
+}
+
 /* The private model's equations, the incidences and cases of those it
  * does not share in one array each (as the front-end lays them out),
  * every field written (the arena does not zero): a field the copy does not
@@ -890,41 +937,41 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
                           pmap *memo, mel_model *sm, const share *sh,
                           uint32_t **eq_len /* out */)
 {
-    size_t n_edges = 0, n_copied = 0, n_cases = 0;
-    for (uint32_t q = 0; q < rp->n_eq; q++) {
-        const mel_equation *e = &m->equations[rp->eq_map[q]];
-        n_edges += e->n_incs;
-        if (sh->prev != NULL && sh->eq[q] == SAME_ALL)
-            continue;
-        n_copied += e->n_incs;
-        for (uint32_t k = 0; k < e->n_incs; k++)
-            n_cases += e->incs[k].n_cases;
-    }
-    mel_equation *eqs = AR_NEW(a, mel_equation, rp->n_eq + 1);
+    size_t n_copied, n_cases;
+    size_t n_edges = count_edges(m, rp, sh, &n_copied, &n_cases);
+    uint32_t n = rp->n_eq;
+    mel_equation *eqs = AR_NEW(a, mel_equation, n + 1);
     mel_incidence *incs = AR_NEW(a, mel_incidence, n_copied + 1);
     mel_order_case *cs = AR_NEW(a, mel_order_case, n_cases + 1);
-    uint32_t *len = AR_NEW(a, uint32_t, rp->n_eq + 1);
+    uint32_t *len = AR_NEW(a, uint32_t, n + 1);
     if (a->oom)
         return MDAE_E_NOMEM;
     *eq_len = len;
-    memset(&eqs[rp->n_eq], 0, sizeof *eqs); /* the spare ends, as calloc's */
+    memset(&eqs[n], 0, sizeof *eqs); /* the spare ends, as calloc's */
     memset(&incs[n_copied], 0, sizeof *incs);
     memset(&cs[n_cases], 0, sizeof *cs);
-    sm->n_equations = rp->n_eq;
+    const mel_incidence *incs0 = incs;
+    const mel_order_case *cs0 = cs;
+    sm->n_equations = n;
     sm->equations = eqs;
     sm->n_edges = n_edges;
-    for (uint32_t q = 0; q < rp->n_eq; q++) {
-        const mel_equation *e = &m->equations[rp->eq_map[q]];
-        if (sh->prev != NULL && sh->eq[q] == SAME_ALL) {
-            eqs[q] = sh->prev->model.equations[q];
-            len[q] = sh->prev->eq_len[q];
-            continue;
+    const mel_equation *prev_eqs = sh->prev != NULL ? sh->prev->model.equations : NULL;
+    const uint32_t *prev_len = sh->prev != NULL ? sh->prev->eq_len : NULL;
+    for (uint32_t q = 0; q < n; q++) {
+        if (prev_eqs != NULL) { /* a run of shared ones: prev's */
+            uint32_t end = next_not_shared(sh->eq, q, n);
+            for (; q < end; q++) {
+                eqs[q] = prev_eqs[q];
+                len[q] = prev_len[q];
+            }
+            if (q == n)
+                break;
         }
+        const mel_equation *e = &m->equations[rp->eq_map[q]];
         /* Moved only: its name and guards are prev's, its places its own. */
-        const mel_equation *o = sh->prev != NULL && sh->eq[q] == SAME_STRUCTURE
-                                    ? &sh->prev->model.equations[q]
-                                    : NULL;
-        len[q] = o != NULL ? sh->prev->eq_len[q] : (uint32_t)strlen(e->name);
+        const mel_equation *o = prev_eqs != NULL && sh->eq[q] == SAME_STRUCTURE ? &prev_eqs[q]
+                                                                               : NULL;
+        len[q] = o != NULL ? prev_len[q] : (uint32_t)strlen(e->name);
         eqs[q] = (mel_equation){.name = o != NULL ? o->name : ar_strdup(a, e->name, len[q]),
                                 .guard = o != NULL ? o->guard : copy_guard(a, memo, e->guard),
                                 .where = e->where,
@@ -949,6 +996,9 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
             }
         }
     }
+    MDAE_ASSERT(incs == incs0 + n_copied && cs == cs0 + n_cases); /* count_edges's */
+    (void)incs0; /* with -DMDAE_NO_ASSERT */
+    (void)cs0;
     return MDAE_OK;
 }
 
@@ -1026,11 +1076,17 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
     int rc = copy_modes(m, a, memo, sm, sh);
     if (rc < 0)
         return rc;
+    const mel_variable *prev_vars = sh->prev != NULL ? sh->prev->model.variables : NULL;
+    const uint32_t *prev_len = sh->prev != NULL ? sh->prev->var_len : NULL;
     for (uint32_t q = 0; q < rp->n_var; q++) {
-        if (sh->prev != NULL && sh->var[q] == SAME_ALL) {
-            vars[q] = sh->prev->model.variables[q];
-            var_len[q] = sh->prev->var_len[q];
-            continue;
+        if (prev_vars != NULL) { /* a run of shared ones: prev's */
+            uint32_t end = next_not_shared(sh->var, q, rp->n_var);
+            for (; q < end; q++) {
+                vars[q] = prev_vars[q];
+                var_len[q] = prev_len[q];
+            }
+            if (q == rp->n_var)
+                break;
         }
         const mel_variable *v = &m->variables[rp->var_map[q]];
         const mel_variable *o = sh->prev != NULL && sh->var[q] == SAME_STRUCTURE
@@ -1518,24 +1574,35 @@ static bool split_is_kept(analysis *an)
             an->local[s->kept[k].var_map[q]] = q;
         }
     pm_reset(&an->eqm);
-    for (size_t k = 0; k < s->n_kept; k++) {
+    /* counted here, added at the end (a count in memory per equation, the
+     * brake's 120,000, cost as much as the comparison by pointer) */
+    size_t by_pointer = 0, moved = 0;
+    bool kept = true;
+    unsigned char *pre_same = an->pre_same;
+    const mel_equation *meqs = m->equations;
+    for (size_t k = 0; k < s->n_kept && kept; k++) {
         const inc__kept_part *p = &s->kept[k];
         const mel_equation *se = an->since != NULL && p->fresh ? an->since->equations : NULL;
+        const uint32_t *map = p->eq_map;
         for (uint32_t q = 0; q < p->n_eq; q++) {
-            const mel_equation *e = &m->equations[p->eq_map[q]], *o = &p->eqs[q];
-            int same = se != NULL ? since_equation(e, &se[p->eq_map[q]]) : -1;
+            const mel_equation *e = &meqs[map[q]], *o = &p->eqs[q];
+            int same = se != NULL ? since_equation(e, &se[map[q]]) : -1;
             if (same >= 0) {
-                an->r->stats.by_pointer++;
-                an->r->stats.moved_by_pointer += same == SAME_STRUCTURE;
+                by_pointer++;
+                moved += same == SAME_STRUCTURE;
             } else {
                 same = equation_same(&an->eqm, e, an->local, p->var_map, o);
             }
-            if (same == DIFFERENT && !same_variables(e, o, p))
-                return false;
-            an->pre_same[p->eq_map[q]] = (unsigned char)same;
+            if (same == DIFFERENT && !same_variables(e, o, p)) {
+                kept = false;
+                break;
+            }
+            pre_same[map[q]] = (unsigned char)same;
         }
     }
-    return true;
+    an->r->stats.by_pointer += by_pointer;
+    an->r->stats.moved_by_pointer += moved;
+    return kept;
 }
 
 /* The model's components become the result's parts (maps moved). */
@@ -1628,32 +1695,44 @@ static uint64_t part_signature(analysis *an, const rpart *rp, const inc_part *pr
     MDAE_ASSERT(!pre || pe == rp->n_eq);
     uint64_t h = hmix(hmix(MDAE_HASH_SEED, rp->n_eq), rp->n_var);
     pm_reset(&an->eqm);
-    for (uint32_t q = 0; q < rp->n_eq; q++) {
-        const mel_equation *e = &m->equations[rp->eq_map[q]];
-        int same = pre ? an->pre_same[rp->eq_map[q]]
+    /* Locals: a flag written through unsigned char may alias any field,
+     * which the loops would read again per equation. */
+    unsigned char *eq_same = an->eq_same, *var_same = an->var_same;
+    uint64_t *eq_hash = an->eq_hash, *var_hash = an->var_hash;
+    const unsigned char *pre_same = an->pre_same;
+    const uint64_t *prev_eq_hash = prev != NULL ? prev->eq_hash : NULL;
+    const uint64_t *prev_var_hash = prev != NULL ? prev->var_hash : NULL;
+    const uint32_t *eq_map = rp->eq_map, *var_map = rp->var_map;
+    uint32_t ne = rp->n_eq, nv = rp->n_var;
+    const mel_equation *meqs = m->equations;
+    const mel_variable *mvars = m->variables;
+    for (uint32_t q = 0; q < ne; q++) {
+        const mel_equation *e = &meqs[eq_map[q]];
+        int same = pre ? pre_same[eq_map[q]]
                  : q < pe ? equation_same(&an->eqm, e, an->local, NULL, &pm->equations[q])
                           : DIFFERENT;
-        an->eq_same[q] = (unsigned char)same;
-        an->eq_hash[q] = same != DIFFERENT ? prev->eq_hash[q]
-                                           : equation_hash(&an->gh, e, an->local);
+        eq_same[q] = (unsigned char)same;
+        eq_hash[q] = same != DIFFERENT ? prev_eq_hash[q] : equation_hash(&an->gh, e, an->local);
         all = all && same != DIFFERENT;
-        h = hmix(h, an->eq_hash[q]);
+        h = hmix(h, eq_hash[q]);
     }
     /* prev is the kept part, analysed anew from since: its variables are
      * since's at rp's var_map (the kept split's); see "Since" */
     const mel_variable *sv = pre && rp->pre_fresh ? an->since->variables : NULL;
-    for (uint32_t q = 0; q < rp->n_var; q++) {
-        const mel_variable *v = &m->variables[rp->var_map[q]];
-        int same = sv != NULL ? since_variable(v, &sv[rp->var_map[q]]) : -1;
+    size_t by_pointer = 0;
+    for (uint32_t q = 0; q < nv; q++) {
+        const mel_variable *v = &mvars[var_map[q]];
+        int same = sv != NULL ? since_variable(v, &sv[var_map[q]]) : -1;
         if (same >= 0)
-            an->r->stats.by_pointer++;
+            by_pointer++;
         else
             same = q < pv ? variable_same(&an->eqm, v, &pm->variables[q]) : DIFFERENT;
-        an->var_same[q] = (unsigned char)same;
-        an->var_hash[q] = same != DIFFERENT ? prev->var_hash[q] : variable_hash(&an->gh, v);
+        var_same[q] = (unsigned char)same;
+        var_hash[q] = same != DIFFERENT ? prev_var_hash[q] : variable_hash(&an->gh, v);
         all = all && same != DIFFERENT;
-        h = hmix(h, an->var_hash[q]);
+        h = hmix(h, var_hash[q]);
     }
+    an->r->stats.by_pointer += by_pointer;
     an->all_same = all;
     return h;
 }

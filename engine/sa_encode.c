@@ -732,13 +732,13 @@ static int shared_row(const mel_equation *a, int *maxo)
 
 /* Equation a against the hint's b: 2 the same (guards and orders), 1 the
  * same layout (above), 0 another; *maxo raised to a's largest order
- * (when not 0). */
-static int row_kinship(const mel_equation *a, const mel_equation *b, int *maxo)
+ * (when not 0), a shared row's only when `shared` (see compare_rows). */
+static int row_kinship(const mel_equation *a, const mel_equation *b, int *maxo, bool shared)
 {
     if (a->n_incs != b->n_incs)
         return 0;
     if (a->incs == b->incs && a->guard == b->guard)
-        return shared_row(a, maxo);
+        return shared ? shared_row(a, maxo) : 2;
     int kin = guard_kinship(a->guard, b->guard), top = *maxo;
     for (uint32_t k = 0; k < a->n_incs && kin > 0; k++) {
         const mel_incidence *x = &a->incs[k], *y = &b->incs[k];
@@ -782,7 +782,8 @@ static const sa_result *layout_hint(sa_ctx *c, const mel_model *m)
     for (uint32_t j = 0; j < m->n_variables; j++) {
         const mel_guard *a = m->variables[j].guard, *b = hm->variables[j].guard;
         int budget = HINT_GUARD_BUDGET;
-        if (!(a->op == MEL_G_TRUE && b->op == MEL_G_TRUE) && !same_guard(a, b, &budget))
+        if (a != b && !(a->op == MEL_G_TRUE && b->op == MEL_G_TRUE) &&
+            !same_guard(a, b, &budget))
             return NULL;
     }
     return h;
@@ -790,15 +791,30 @@ static const sa_result *layout_hint(sa_ctx *c, const mel_model *m)
 
 /* Every equation of m against the hint's model hm, in one pass: same[i]
  * says equation i is the hint's (row_kinship 2), *maxo the largest order
- * of m's cases, *n_same how many are the same. False when some equation
- * has another layout (row_kinship 0): the hint is not taken. */
+ * of m's cases (with `shared`; else of the rows that do not share their
+ * incidences with hm's), *n_same how many are the same. False when some
+ * equation has another layout (row_kinship 0): the hint is not taken.
+ * Why the orders of the shared rows may wait (issue 40: a pass over every
+ * case of the brake's 120,000 rows per edit): the caller needs
+ * vbits(largest order) to be the hint's w_sigma, vbits(largest order of
+ * hm), and is monotone; a shared row's cases are hm's row's, so their
+ * vbits are at most w_sigma, and when the other rows reach w_sigma the
+ * answer is known; else it reads the shared rows' too. */
 static bool compare_rows(const mel_model *m, const mel_model *hm, uint8_t *same, int *maxo,
-                         uint32_t *n_same)
+                         uint32_t *n_same, bool shared)
 {
     int top = 0;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < m->n_equations; i++) {
-        int kin = row_kinship(&m->equations[i], &hm->equations[i], &top);
+    const mel_equation *mine = m->equations, *hint = hm->equations;
+    uint32_t ne = m->n_equations; /* same[] may alias m: read once */
+    for (uint32_t i = 0; i < ne; i++) {
+        if (!shared && mine[i].incs == hint[i].incs && mine[i].guard == hint[i].guard &&
+            mine[i].n_incs == hint[i].n_incs) { /* row_kinship's first answer, inline */
+            same[i] = 1;
+            n++;
+            continue;
+        }
+        int kin = row_kinship(&mine[i], &hint[i], &top, shared);
         if (kin == 0)
             return false;
         same[i] = kin == 2;
@@ -925,17 +941,52 @@ static void take_layout(sa_ctx *c, sa_result *r, const sa_result *h, size_t nv)
     r->eq_order = keep_copy(c, h->eq_order, (r->n_eq + 1) * sizeof(uint32_t));
 }
 
+/* The entries sa__copy_refs tests at once, and again in a block that has
+ * a node (the brake's offsets: a few nodes in a few rows; its chi_E and
+ * sigma: one in 20). */
+#define COPY_BLOCK 32
+#define COPY_PART 8
+
+/* Reference the nodes among a[0 .. COPY_PART). */
+static void ref_part(const BDD *a)
+{
+    BDD any = 0;
+    for (size_t q = 0; q < COPY_PART; q++)
+        any |= a[q];
+    if (any >= 2)
+        for (size_t q = 0; q < COPY_PART; q++)
+            if (a[q] >= 2)
+                bdd_addref(a[q]);
+}
+
+void sa__copy_refs(BDD *restrict to, const BDD *restrict from, size_t n)
+{
+    size_t k = 0;
+    for (; k + COPY_BLOCK <= n; k += COPY_BLOCK) {
+        BDD any = 0;
+        for (size_t q = 0; q < COPY_BLOCK; q++) {
+            to[k + q] = from[k + q];
+            any |= from[k + q];
+        }
+        if (any >= 2) /* some entry is a node (BDDs are never negative) */
+            for (size_t q = k; q < k + COPY_BLOCK; q += COPY_PART)
+                ref_part(&to[q]);
+    }
+    for (; k < n; k++) {
+        to[k] = from[k];
+        if (to[k] >= 2)
+            bdd_addref(to[k]);
+    }
+}
+
 /* A copy of the hint's n functions f, kept with the result, each
  * referenced (filled before anything can fail: a result being built is
  * freed function by function on a jump). */
 static BDD *keep_bdds(sa_ctx *c, const BDD *f, size_t n)
 {
     BDD *q = sa__alloc_keep_raw(c, (n + 1) * sizeof *q);
-    memcpy(q, f, n * sizeof *q);
+    sa__copy_refs(q, f, n);
     q[n] = bddfalse;
-    for (size_t k = 0; k < n; k++)
-        if (q[k] >= 2)
-            bdd_addref(q[k]);
     return q;
 }
 
@@ -965,7 +1016,11 @@ static bool encode_from_hint(sa_ctx *c, const mel_model *m)
     uint8_t *same = sa__alloc_raw(c, (size_t)m->n_equations + 1);
     int maxo;
     uint32_t n_same;
-    if (!compare_rows(m, h->m, same, &maxo, &n_same) || sa__vbits((unsigned)maxo) != h->w_sigma)
+    if (!compare_rows(m, h->m, same, &maxo, &n_same, false))
+        return false;
+    if (sa__vbits((unsigned)maxo) < h->w_sigma) /* the shared rows' orders may reach it */
+        compare_rows(m, h->m, same, &maxo, &n_same, true);
+    if (sa__vbits((unsigned)maxo) != h->w_sigma)
         return false;
     /* The same incidences row by row: the same edges. */
     size_t ne = h->n_edges, nv = (size_t)m->n_modes + ne;
@@ -981,16 +1036,23 @@ static bool encode_from_hint(sa_ctx *c, const mel_model *m)
     sa__need_vars(c, r->n_bddvars);
     sa__put(&r->modeset, h->modeset);
     sa__put(&r->chi_m, h->chi_m);
+    uint32_t *rows = sa__alloc_raw(c, ((size_t)r->n_eq - n_same + 1) * sizeof *rows);
+    uint32_t n_rows = 0;
+    for (uint32_t i = 0; i < r->n_eq && n_rows < r->n_eq - n_same; i++)
+        if (!same[i])
+            rows[n_rows++] = i;
+    MDAE_ASSERT(n_rows == r->n_eq - n_same);
     size_t mark = sa__mark(c);
     gmemo gm = {0};
-    for (uint32_t i = 0; i < r->n_eq && n_same < r->n_eq; i++)
-        if (!same[i]) {
-            clear_row(r, i);
-            encode_row(c, &gm, m, i);
-        }
+    for (uint32_t k = 0; k < n_rows; k++) {
+        clear_row(r, rows[k]);
+        encode_row(c, &gm, m, rows[k]);
+    }
     sa__release(c, mark);
     r->encoded_from_hint = n_same;
     c->enc_same = same;
+    c->enc_rows = rows;
+    c->n_enc_rows = n_rows;
     return true;
 }
 
@@ -1007,6 +1069,7 @@ void sa__encode(sa_ctx *c, const mel_model *m)
     size_t ne = 0;
     for (uint32_t i = 0; i < m->n_equations; i++)
         ne += m->equations[i].n_incs;
+    MDAE_ASSERT(ne == m->n_edges); /* graph_build's adjacency is sized by it */
     r->n_edges = ne;
     size_t nv = (size_t)m->n_modes + ne;
     if (nv > SA_MAX_BDD_VARS) {
@@ -1089,10 +1152,12 @@ size_t sa__check_edges(sa_ctx *c)
         mdae_diags_add(c->diags, MDAE_SEV_WARNING, where,
                        "the invariants exclude every mode: there is no valid mode");
     }
-    for (uint32_t i = 0; i < r->n_eq; i++) {
+    /* The hint's rows (c->enc_same): its guards, orders and chi_J, it
+     * passed; only the others (c->enc_rows) are checked. */
+    uint32_t n = c->enc_same != NULL ? c->n_enc_rows : r->n_eq;
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t i = c->enc_same != NULL ? c->enc_rows[a] : a;
         const mel_equation *eq = &m->equations[i];
-        if (c->enc_same != NULL && c->enc_same[i])
-            continue; /* the hint's guards, orders and chi_J: it passed */
         for (uint32_t k = 0; k < eq->n_incs; k++) {
             const mel_incidence *inc = &eq->incs[k];
             if (r->chi_j[inc->var] == bddtrue)

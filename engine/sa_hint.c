@@ -290,6 +290,28 @@ static bool same_mode_vars(const sa_result *h, const int *to_var)
     return true;
 }
 
+/* Whether same_mode_vars(h, mode_map(c, h, r, modes, 0)) holds, seen
+ * without a pass over the BDD variables or the names: r's model has the
+ * hint's modes (the same array: a private model shares them with the one
+ * before, inc_session.c) and r the hint's mode variables (the same layout,
+ * sa_encode.c). Then each of the hint's modes k is found at k by name
+ * (map_find_near's guess, by pointer) and maps its variable to
+ * r->mode_var[k], itself; same_mode_vars asks too that it be one of the
+ * hint's variables. False: not known (the caller asks mode_map). */
+static bool shared_mode_vars(const sa_result *h, const sa_result *r)
+{
+    const mel_model *hm = h->m, *m = r->m;
+    if (hm->modes != m->modes || h->mode_var != r->mode_var || h->n_modes > hm->n_modes ||
+        h->n_modes > m->n_modes)
+        return false;
+    for (uint32_t k = 0; k < h->n_modes; k++) {
+        int v = h->mode_var[k];
+        if (v < 0 || v >= h->n_bddvars || hm->modes[k].name == NULL)
+            return false;
+    }
+    return true;
+}
+
 /* A memo's size for carrying the offsets hv (hw bits each) of the n
  * equations i with from[i] >= 0 and step[i] == st: a power of two, at
  * least twice their nodes (only those: the brake's N + 1 carries one
@@ -367,25 +389,43 @@ static int known_bits(const sa_result *h)
  * variables are ours (the step-0 carry, made here into *cc, is the
  * identity) and every offset fits in w bits. Then they are read in place
  * (an edit of the brake: 1,203 vectors not copied). */
-static bool in_place(sa_ctx *c, const sa_result *h, const long *from, const int *step,
+static bool in_place(sa_ctx *c, const sa_result *h, const long *from, bool identity,
                      name_map *modes, carry_ctx *cc, int w)
 {
     const sa_result *r = c->r;
-    if (r->n_eq > h->n_eq)
+    if (r->n_eq > h->n_eq || !identity) /* identity: from[i] = i, step[i] = 0 for every i */
         return false;
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        if (from[i] != (long)i || step[i] != 0)
-            return false;
-    if (!same_mode_vars(h, mode_map(c, h, r, modes, 0)))
+    if (!shared_mode_vars(h, r) && !same_mode_vars(h, mode_map(c, h, r, modes, 0)))
         return false;
     cc->identity = true;
-    for (uint32_t i = 0; i < r->n_eq; i++)
+    for (uint32_t i = 0; i < r->n_eq && w < h->w_off; i++) /* else every one fits */
         if (!fits_in(hint_row(h, NULL, from, i), w, h->w_off))
             return false;
     return true;
 }
 
 /* ---- Entry points ----------------------------------------------------------- */
+
+/* The rows of r from i on whose equation is the hint's at the same index
+ * by name pointer (n: the hint's equations the name map holds), as the
+ * loop of sa__hint_offsets matches them while its shift is 0
+ * (map_find_near's guess): from[k] = k, step[k] = 0; returns the first
+ * row after them. A private model shares the names of what the edit left
+ * alone (inc_session.c): an edit of the brake reads two pointers a row. */
+static uint32_t shared_rows_from(const sa_result *r, const mel_model *hm, uint32_t n,
+                                 long *from, int *step, uint32_t i)
+{
+    if (r->eq_whole != NULL)
+        return i;
+    const mel_equation *mine = r->m->equations, *hint = hm->equations;
+    uint32_t lim = r->n_eq < n ? r->n_eq : n;
+    while (i < lim && mine[i].name != NULL && mine[i].name == hint[i].name) {
+        from[i] = (long)i;
+        step[i] = 0;
+        i++;
+    }
+    return i;
+}
 
 const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const long **same)
 {
@@ -407,9 +447,15 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
     map_init(&eqs, h->n_eq < hm->n_equations ? h->n_eq : hm->n_equations, eq_name, hm);
     long *from = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *from); /* both: each row's */
     int *step = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *step);
-    bool any = false;
     long shift = 0; /* the last match's index in the hint less ours */
+    bool any = false, identity = true; /* every row the hint's at its index */
     for (uint32_t i = 0; i < r->n_eq; i++) {
+        if (shift == 0) {
+            uint32_t next = shared_rows_from(r, hm, eqs.n, from, step, i);
+            any = any || next > i;
+            if ((i = next) == r->n_eq)
+                break;
+        }
         uint32_t whole = r->eq_whole != NULL ? r->eq_whole[i] : i;
         const char *name = m->equations[whole].name;
         from[i] = map_find_near(c, &eqs, name, (long)whole + shift);
@@ -419,6 +465,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
         else if (name != NULL)
             from[i] = neighbour(c, &eqs, name, &step[i]);
         any = any || from[i] >= 0;
+        identity = identity && from[i] == (long)i && step[i] == 0;
     }
     if (!any)
         return NULL;
@@ -431,7 +478,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
         if (!extend)
             rows = sa__alloc_raw(c, ((size_t)r->n_eq + 1) * sizeof *rows);
     }
-    if (!extend && in_place(c, h, from, step, &modes, &ccs[1], w)) {
+    if (!extend && in_place(c, h, from, identity, &modes, &ccs[1], w)) {
         if (same != NULL)
             *same = from;
         r->seeded += r->n_eq;

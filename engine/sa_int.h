@@ -252,6 +252,10 @@ typedef struct sa_ctx {
      * kept blocks (sa_blocks.c, sa__known), for the later rounds; NULL
      * outside them */
     struct sa__known *known;
+    /* sa__encode from the hint: the equations enc_same leaves out, in
+     * index order (temporaries of the context; NULL with enc_same) */
+    const uint32_t *enc_rows;
+    uint32_t n_enc_rows;
 } sa_ctx;
 
 /* ---- sa_enc.c: the BuDDy boundary ---------------------------------------- */
@@ -556,6 +560,13 @@ static inline bool sa__edge_same(const sa_result *r, const sa_result *h, size_t 
     return r->chi_e[e] == h->chi_e[e] &&
            memcmp(&r->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) == 0;
 }
+/* to[0 .. n) = from[0 .. n), each function referenced (constants carry no
+ * count), to and from disjoint: the arrays a result copies from its hint,
+ * most of whose entries are bddtrue or bddfalse. One pass, 32 entries at
+ * a time, whose OR says whether any of them needs a reference (a node is
+ * >= 2, the constants 0 and 1): the copy and the test are vector code,
+ * where memcpy and a test per entry read each array twice (issue 40). */
+void sa__copy_refs(BDD *restrict to, const BDD *restrict from, size_t n);
 /* Consistency check on an encoded result; returns the number of errors.
  * The equations sa__encode took from the hint (c->enc_same) are not
  * checked again: the same guards and orders against the same chi_J. */
