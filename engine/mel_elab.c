@@ -48,7 +48,6 @@
 #include "mel_int.h"
 #include "fx.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -271,6 +270,7 @@ typedef struct elab {
     const mel__stmt *key_mark;
     size_t key_mark_at;
     const mel_variable *shared_variables; /* a replay's unknowns, when prev's */
+    vec instances; /* uint32_t: a replayed equation statement's instances (replay_sources) */
 } elab;
 
 typedef struct islot {
@@ -2921,6 +2921,7 @@ static void elab_close(elab *el)
     mdae_free(el->copied);
     mdae_free(el->key);
     mdae_free(el->folded.p);
+    mdae_free(el->instances.p);
 }
 
 static void model_release_arrays(elab *el)
@@ -3060,6 +3061,30 @@ static void keep_sources(elab *el, mel_model *m)
     }
 }
 
+/* A name's symbols with one index as pass 1 indexed them (nameinfo's
+ * dense array: name[lo + k] or NULL), kept with its base (the aux of its
+ * mel_model_priv.bases symbol) for the replays of later versions (see
+ * "Replay"), whose look-ups of name[i] then find them as pass 1's would
+ * rather than by writing and hashing the instance name. */
+typedef struct kept_index {
+    long long lo;
+    size_t cap, count;
+    mel__sym *dense[];
+} kept_index;
+
+/* ni's dense array kept in the model's arena; NULL on OOM. */
+static kept_index *keep_index(elab *el, const nameinfo *ni)
+{
+    kept_index *k = mel__arena_alloc_raw(el->ma, sizeof *k + ni->cap * sizeof *k->dense);
+    if (k == NULL)
+        return NULL;
+    k->lo = ni->lo;
+    k->cap = ni->cap;
+    k->count = ni->count;
+    memcpy(k->dense, ni->dense, ni->cap * sizeof *k->dense);
+    return k;
+}
+
 /* What a replay of the next version needs (see "Replay"), kept when this
  * parse reported nothing and kept its sources: the names declared without
  * their indices, the guard factory's table (moved out of el), pass 1's
@@ -3080,6 +3105,8 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
             return;
         s->kind = ni->kind;
         s->value = ni->has_int;
+        if (ni->cap > 0 && (s->aux = keep_index(el, ni)) == NULL)
+            return;
     }
     priv->guards = el->gf;
     el->gf.table = NULL; /* the model's now */
@@ -3091,6 +3118,9 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
     priv->guards_items = guards_items;
     priv->work = el->work;
     priv->max_instances = el->max_instances;
+    priv->once = true;
+    for (uint32_t q = 0; q < m->n_equations && priv->once; q++)
+        priv->once = priv->eqsrc[q].env != NULL;
     priv->replayable = true;
 }
 
@@ -3256,9 +3286,25 @@ static const mel__stmt *edited_equation(const mel__stmt *s, const span *sp,
     return NULL;
 }
 
+/* ni's one-index symbols from k (kept_index, NULL: none), copied into
+ * the scratch arena (look-ups index what they find by name: the copy is
+ * this replay's); none on OOM (reported): they are found by name. */
+static void index_kept(elab *el, nameinfo *ni, const kept_index *k)
+{
+    mel__sym **d = k != NULL ? talloc(el, k->cap * sizeof *d) : NULL;
+    if (d == NULL)
+        return;
+    memcpy(d, k->dense, k->cap * sizeof *d);
+    ni->lo = k->lo;
+    ni->cap = k->cap;
+    ni->count = k->count;
+    ni->dense = d;
+}
+
 /* Make the names e reads known to name_get as pass 1 would have
  * (declared, kind of the first declaration, integer constant, the symbol
- * without index), from the previous version's bases and symbols. */
+ * without index, those with one index: kept_index), from the previous
+ * version's bases and symbols. */
 static void replay_names(elab *el, const struct mel_model_priv *pp, const mel__expr *e)
 {
     if (e == NULL || el->rep->stop)
@@ -3274,6 +3320,7 @@ static void replay_names(elab *el, const struct mel_model_priv *pp, const mel__e
                 ni->kind = b->kind;
                 ni->has_int = b->value != 0;
                 ni->sym0 = mel__sym_find(&pp->syms, e->u.id.name);
+                index_kept(el, ni, b->aux);
             }
         }
         for (uint32_t k = 0; k < e->u.id.n; k++)
@@ -3346,6 +3393,28 @@ static void clear_aux(mel__expr *e)
     }
 }
 
+/* The value "=-12;" at *s (as env_string writes it: '=', an optional '-',
+ * decimal digits, ';') into *v, *s moved past the ';'; false when it is
+ * not one or overflows. */
+static bool env_value(const char **s, long long *v)
+{
+    const char *p = *s + 1;
+    bool neg = *p == '-';
+    p += neg;
+    if (*p < '0' || *p > '9')
+        return false;
+    unsigned long long u = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (__builtin_mul_overflow(u, 10ull, &u) ||
+            __builtin_add_overflow(u, (unsigned long long)(*p - '0'), &u))
+            return false;
+    if (*p != ';' || u > (unsigned long long)LLONG_MAX + neg)
+        return false;
+    *v = neg ? (long long)(0ull - u) : (long long)u;
+    *s = p + 1;
+    return true;
+}
+
 /* The loop indices of an instance of E (loops[0 .. n), outermost first)
  * from its source's text ("i=3;j=1;", innermost first: env_string), in
  * the scratch arena; false when they do not read back. */
@@ -3354,15 +3423,11 @@ static bool replay_env(elab *el, const char *s, const mel__stmt *const *loops, s
 {
     long long v[REPLAY_MAX_LOOPS];
     for (size_t k = n; k-- > 0;) {
-        size_t len = strlen(loops[k]->u.loop.index);
-        if (strncmp(s, loops[k]->u.loop.index, len) != 0 || s[len] != '=')
+        const char *x = loops[k]->u.loop.index;
+        while (*x != '\0' && *s == *x)
+            x++, s++;
+        if (*x != '\0' || *s != '=' || !env_value(&s, &v[k]))
             return false;
-        char *end;
-        errno = 0;
-        v[k] = strtoll(s + len + 1, &end, 10);
-        if (errno != 0 || end == s + len + 1 || *end != ';')
-            return false;
-        s = end + 1;
     }
     if (*s != '\0')
         return false;
@@ -3525,7 +3590,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     return true;
 }
 
-/* E's instances (their sources start where E does) elaborated again:
+/* E's instances (el->instances: replay_sources) elaborated again:
  * walked, lowered, read (see "Replay"); their old incidences' count
  * goes from *edges. false when the replay cannot go on. */
 static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E,
@@ -3534,10 +3599,11 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
     const struct mel_model_priv *pp = prev->priv;
     replay_names(el, pp, E->u.equ.lhs);
     replay_names(el, pp, E->u.equ.rhs);
-    for (uint32_t q = 0; q < prev->n_equations && !el->rep->stop; q++) {
+    const uint32_t *qs = el->instances.p;
+    for (size_t k = 0; k < el->instances.n && !el->rep->stop; k++) {
+        uint32_t q = qs[k];
         mel__eqsrc *o = &el->eqsrc[q];
-        if (o->stmt.start.offset != E->where.start.offset)
-            continue;
+        MDAE_ASSERT(o->stmt.start.offset == E->where.start.offset);
         const env *en = NULL;
         if (!replay_env(el, o->env, loops, n_loops, &en))
             return false;
@@ -3571,22 +3637,27 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
     return true;
 }
 
-/* Whether prev's equations are declared once each and E's instances
- * there are E's (their old range: the edit undone) and made no guard;
- * *work: pass 1's work with E's new size. */
-static bool replay_sources(const mel_model *prev, const span *sp, const mel__stmt *E,
+/* Whether prev's equations are declared once each (mel_model_priv.once)
+ * and E's instances there are E's (their old range: the edit undone) and
+ * made no guard; their equations in el->instances, in order; *work: pass
+ * 1's work with E's new size. */
+static bool replay_sources(elab *el, const mel_model *prev, const span *sp, const mel__stmt *E,
                            uint64_t *work)
 {
     const struct mel_model_priv *pp = prev->priv;
     uint64_t w = pp->work;
-    for (uint32_t q = 0; q < prev->n_equations; q++) {
+    if (!pp->once)
+        return false;
+    uint32_t at = E != NULL ? E->where.start.offset : 0;
+    for (uint32_t q = 0; E != NULL && q < prev->n_equations; q++) {
         const mel__eqsrc *o = &pp->eqsrc[q];
-        if (o->env == NULL)
-            return false;
-        if (E == NULL || o->stmt.start.offset != E->where.start.offset)
+        if (o->stmt.start.offset != at)
             continue;
-        if (o->made_guards || o->stmt.end.offset + sp->new_end != E->where.end.offset + sp->old_end)
+        uint32_t *slot = vec_push(el, &el->instances, sizeof *slot);
+        if (slot == NULL || o->made_guards ||
+            o->stmt.end.offset + sp->new_end != E->where.end.offset + sp->old_end)
             return false;
+        *slot = q;
         w = w - o->size + E->size;
     }
     *work = w;
@@ -3636,6 +3707,7 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     }
     priv->work = work;
     priv->max_instances = pp->max_instances;
+    priv->once = pp->once; /* the same loop indices */
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;
@@ -3899,18 +3971,23 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
         n_loops = 0;
         C = edited_condition(prog, text, len, &sp, loops, &n_loops);
     }
-    uint64_t work = 0;
-    if ((!same && E == NULL && C == NULL) || !replay_sources(prev, &sp, E, &work))
+    if (!same && E == NULL && C == NULL)
         return 1;
     mel__report rep; /* silent: an error means a full elaboration, which reports */
     mel__report_init(&rep, NULL, outer->max_errors);
     elab el = {.rep = &rep, .opt = opt, .max_instances = pp->max_instances, .text = text,
                .len = len};
+    uint64_t work = 0;
+    if (!replay_sources(&el, prev, &sp, E, &work)) {
+        mdae_free(el.instances.p);
+        return 1;
+    }
     el.max_work = (uint64_t)el.max_instances * 64;
     el.replaying = true;
     mel_model *m = mel__elab_open(&rep, &el.tmp, &el.gf, &el.ma);
     if (m == NULL) {
         mel__arena_free(&el.tmp);
+        mdae_free(el.instances.p);
         return 1;
     }
     struct mel_model_priv *priv = el.priv = m->priv;
@@ -3963,10 +4040,13 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     m->n_integers = prev->n_integers;
     m->n_knowns = prev->n_knowns;
     m->knowns = priv->knowns = el.knowns.p;
-    const mel__stmt *R = E != NULL ? E : C; /* what was elaborated again */
-    for (uint32_t q = 0; R != NULL && q < m->n_equations; q++) { /* the others: as in prev */
+    /* What was elaborated again is checked, the others are as in prev. */
+    const uint32_t *qs = el.instances.p;
+    for (size_t k = 0; k < el.instances.n; k++) /* E's */
+        check_equation(m, &m->equations[qs[k]]);
+    for (uint32_t q = 0; C != NULL && q < m->n_equations; q++) {
         uint32_t at = priv->eqsrc[q].stmt.start.offset;
-        if (at >= R->where.start.offset && at < R->where.end.offset)
+        if (at >= C->where.start.offset && at < C->where.end.offset)
             check_equation(m, &m->equations[q]);
     }
     elab_close(&el);

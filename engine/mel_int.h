@@ -424,7 +424,9 @@ struct mel_model_priv {
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared
      * names without their indices (`bases`: kind of the first declaration,
-     * value 1 when some instance is an integer constant), pass 1's work
+     * value 1 when some instance is an integer constant; aux: its
+     * instances with one index as pass 1 indexed them, mel_elab.c's
+     * kept_index, or NULL), pass 1's work
      * and the instance limit it ran under. A version replayed from this
      * one shares arena, syms, guards and bases (`borrowed`: base's) and
      * holds its base (refs counts the versions that hold this one; `gone`:
@@ -436,6 +438,7 @@ struct mel_model_priv {
     mel__symtab bases;
     uint64_t work;
     size_t max_instances;
+    bool once; /* every equation declared once: each eqsrc's env set */
     bool borrowed, gone;
     /* A replay of an edited condition (mel_elab.c, "Replay: an edited
      * condition"): `guards` is an overlay of base's, owned (its nodes in
