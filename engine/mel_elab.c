@@ -1866,7 +1866,8 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
 typedef enum site_kind {
     SITE_ANY,  /* walk_id */
     SITE_VAR,  /* no index: always unknown `var`, incident */
-    SITE_LOOP  /* x[i], x[i + c], x[i - c] with i a loop index: see loop_site */
+    SITE_LOOP, /* x[i], x[i + c], x[i - c] with i a loop index: see loop_site */
+    SITE_IF    /* a replay's if-expression whose condition compares integers: see plan_if */
 } site_kind;
 
 typedef struct site {
@@ -1879,6 +1880,8 @@ typedef struct site {
     uint32_t index, depth, name;
     char op;
     long long c;
+    /* SITE_IF: the sites of its branches follow, n_then then n_else. */
+    uint32_t n_then, n_else;
 } site;
 
 typedef struct plan {
@@ -1944,9 +1947,45 @@ static bool plan_id(elab *el, const mel__expr *e, bool incident, const env *en)
     site *st = vec_push(el, &el->sites, sizeof *st);
     if (st == NULL)
         return false;
-    *st = (site){e, incident, kind, var, 0, 0, 0, 0, 0};
+    *st = (site){e, incident, kind, var, 0, 0, 0, 0, 0, 0, 0};
     if (e->u.id.n == 1 && incident)
         loop_site(el, e, en, st);
+    return true;
+}
+
+static bool plan_expr(elab *el, const mel__expr *e, int order, bool incident, const item *it);
+
+/* Whether e, a condition, compares integers (walk() neither walks it nor
+ * reads it as a formula but evaluates it: real_condition is false,
+ * to_guard is TRUE or FALSE). The same at every execution of a statement:
+ * the names that are loop indices and integer constants are. */
+static bool int_comparison(elab *el, const mel__expr *e, const env *en)
+{
+    return e->kind == MEL_X_CMP && is_int_expr(el, e->u.bin.lhs, en) &&
+           is_int_expr(el, e->u.bin.rhs, en);
+}
+
+/* The SITE_IF of if-expression e, then its branches' sites, when its
+ * condition compares integers, in a replay (whose walk is only a check:
+ * any error elaborates the text in full); false otherwise (walk it) or on
+ * OOM (reported). */
+static bool plan_if(elab *el, const mel__expr *e, int order, bool incident, const item *it)
+{
+    if (!el->replaying || !int_comparison(el, e->u.ite.c, it->env))
+        return false;
+    size_t at = el->sites.n;
+    site *st = vec_push(el, &el->sites, sizeof *st);
+    if (st == NULL)
+        return false;
+    *st = (site){e, incident, SITE_IF, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!plan_expr(el, e->u.ite.a, order, incident, it))
+        return false;
+    size_t mid = el->sites.n;
+    if (!plan_expr(el, e->u.ite.b, order, incident, it))
+        return false;
+    site *s = &((site *)el->sites.p)[at];
+    s->n_then = (uint32_t)(mid - at - 1);
+    s->n_else = (uint32_t)(el->sites.n - mid);
     return true;
 }
 
@@ -1988,7 +2027,8 @@ static bool plan_expr(elab *el, const mel__expr *e, int order, bool incident, co
             if (!plan_expr(el, e->u.nary.kids[k], order, incident, it))
                 return false;
         return true;
-    default: return false; /* MEL_X_IF */
+    case MEL_X_IF: return plan_if(el, e, order, incident, it);
+    default: return false;
     }
 }
 
@@ -2076,17 +2116,39 @@ static const mel__sym *loop_var(const elab *el, const site *st, const env *en)
     return s != NULL && s->kind == MEL_SYM_VAR ? s : NULL;
 }
 
-/* walk() of equation item it's sides, by its statement's plan p: walk_id
- * where a name is not an unknown known in advance (the uses themselves are
- * read from the lowered sides, mel_inc.c). */
-static void run_plan(elab *el, const plan *p, const item *it)
+/* walk() of sites [from, to) of plan p in equation item it, whose guard
+ * g is FALSE when dead: walk_id where a name is not an unknown known in
+ * advance (the uses themselves are read from the lowered sides,
+ * mel_inc.c); at a SITE_IF, walk()'s to_guard of its condition (an error
+ * skips both branches) and the branch it takes (none when dead: walk's
+ * branch guards are g's and the condition). Recursion as deep as the
+ * if-expressions' nesting. */
+static void run_sites(elab *el, const plan *p, uint32_t from, uint32_t to, const item *it,
+                      bool dead)
 {
-    for (uint32_t k = 0; k < p->n && !el->rep->stop; k++) {
+    for (uint32_t k = from; k < to && !el->rep->stop; k++) {
         const site *st = &p->sites[k];
+        if (st->kind == SITE_IF) {
+            const mel_guard *c = to_guard(el, st->e->u.ite.c, it->env, it->seq);
+            uint32_t a = k + 1, b = a + st->n_then, end = b + st->n_else;
+            MDAE_ASSERT(c == NULL || c->op == MEL_G_TRUE || c->op == MEL_G_FALSE);
+            if (c != NULL && !dead)
+                c->op == MEL_G_TRUE ? run_sites(el, p, a, b, it, dead)
+                                    : run_sites(el, p, b, end, it, dead);
+            k = end - 1;
+            continue;
+        }
         if (st->kind == SITE_VAR || (st->kind == SITE_LOOP && loop_var(el, st, it->env) != NULL))
             continue;
         walk_id(el, st->e, st->incident, st->incident);
     }
+}
+
+/* walk() of equation item it's sides under guard g, by its statement's
+ * plan p (see run_sites). */
+static void run_plan(elab *el, const plan *p, const item *it, const mel_guard *g)
+{
+    run_sites(el, p, 0, p->n, it, g->op == MEL_G_FALSE);
 }
 
 /* ---- Pass 2: expressions kept (issue 38) ----------------------------------------
@@ -2803,7 +2865,7 @@ static void p2_item(elab *el, const item *it)
          * el->prev, which parsed: nothing (reused_sides: the same
          * statement, loop indices and declarations). */
         if (p != NULL && !(p->local && r.shared))
-            run_plan(el, p, it);
+            run_plan(el, p, it, g);
         else if (p == NULL) {
             walk(el, it->s->u.equ.lhs, g, 0, true, true);
             walk(el, it->s->u.equ.rhs, g, 0, true, true);
@@ -3118,6 +3180,7 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
     priv->guards_items = guards_items;
     priv->work = el->work;
     priv->max_instances = el->max_instances;
+    priv->seq_end = el->seq;
     priv->once = true;
     for (uint32_t q = 0; q < m->n_equations && priv->once; q++)
         priv->once = priv->eqsrc[q].env != NULL;
@@ -3615,8 +3678,13 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
         item it = {IT_EQ, E, NULL, en, NULL, o->seq, q, -1, e->when};
         el->it = &it;
         el->gf.below = o->guard_mark;
-        walk(el, E->u.equ.lhs, e->guard, 0, true, true);
-        walk(el, E->u.equ.rhs, e->guard, 0, true, true);
+        const plan *p = plan_of(el, &it);
+        if (p != NULL) {
+            run_plan(el, p, &it, e->guard);
+        } else {
+            walk(el, E->u.equ.lhs, e->guard, 0, true, true);
+            walk(el, E->u.equ.rhs, e->guard, 0, true, true);
+        }
         if (el->rep->errors > 0 || el->rep->rc != MDAE_OK || el->gf.err != MDAE_OK)
             return false;
         e->lhs = lower_item(el, &it, E->u.equ.lhs);
@@ -3708,6 +3776,7 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     priv->work = work;
     priv->max_instances = pp->max_instances;
     priv->once = pp->once; /* the same loop indices */
+    priv->seq_end = pp->seq_end; /* the same declarations key: the same executions */
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;
@@ -3984,6 +4053,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     }
     el.max_work = (uint64_t)el.max_instances * 64;
     el.replaying = true;
+    el.seq = pp->seq_end; /* as after pass 1: lower()'s fold3 reads the integer constants so */
     mel_model *m = mel__elab_open(&rep, &el.tmp, &el.gf, &el.ma);
     if (m == NULL) {
         mel__arena_free(&el.tmp);

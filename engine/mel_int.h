@@ -439,6 +439,9 @@ struct mel_model_priv {
     uint64_t work;
     size_t max_instances;
     bool once; /* every equation declared once: each eqsrc's env set */
+    /* Pass 1's count of statement executions, which pass 2's lowering
+     * folds conditions with (integer constants declared before it). */
+    uint64_t seq_end;
     bool borrowed, gone;
     /* A replay of an edited condition (mel_elab.c, "Replay: an edited
      * condition"): `guards` is an overlay of base's, owned (its nodes in

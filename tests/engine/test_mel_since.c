@@ -1215,3 +1215,64 @@ Test(mel_since, edits_after_an_edited_condition)
     free(d);
     free(e);
 }
+
+/* ---- A replay's plans (engine/mel_elab.c, "Pass 2: plans") -------------------
+ * A replayed statement is checked by its plan, which a replay makes also
+ * through if-expressions whose condition compares integers (SITE_IF: the
+ * condition evaluated, the branch taken checked, none under a FALSE
+ * guard), and looks one-index names up in the dense arrays pass 1 kept
+ * (kept_index). Each edit below is parsed from the same original and
+ * compared with the cold parse (the same errors, or the same model); the
+ * edits without an error are replays. */
+Test(mel_since, a_replays_plan_through_if_expressions_on_integers)
+{
+    const char *a = "N : integer = 4;\nM : integer = 2;\n"
+                    "foreach i in 1 .. N do x[i] : real; y[i] : real; "
+                    "open[i] : boolean = last(x[i]); done;\n"
+                    "foreach i in 2 .. N + 3 do z[2 * i] : real; zz[2 * i] : equation "
+                    "z[2 * i] = 0; done;\n"
+                    "foreach i in 1 .. N do\n"
+                    "  e[i] : equation x[i] = y[i];\n"
+                    "  if open[i] & !open[i] then d[i] : equation y[i] = 0; end\n"
+                    "done;\n"
+                    "L : integer = 2;\n";
+    static const struct {
+        const char *from, *to;
+        bool replays; /* else an error, found by the replay's check too */
+    } plan_edits[] = {
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 2 then der(y[i]) else 0);", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i > 100 then qq[i] else 0);", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 3 then qq[i] else 0);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 2 then x[i + 7] else 0);", false},
+        {"x[i] = y[i];",
+         "x[i] = y[i] + (if i <= N - 1 then x[i + 1] else (if i == N then 0 else qq[i]));", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == L then 0 else 1);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i / 0 == 1 then 0 else qq[i]);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == M then der(x[i]) else z[2 * i + 2]);", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == M then der(x[i]) else z[2 * i]);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i > 1 then zz[2 * i] else 0);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 2 then (if i > M then qq[i] else 1) else 0);",
+         true},
+        {"x[i] = y[i];", "x[i] = y[i] + x[-i + 2 * i] + (if -i < 0 then 1 else qq[i]);", true},
+        {"y[i] = 0;", "y[i] = (if i == 1 then qq[i] else 0);", true},
+    };
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
+    cr_assert_not_null(m0);
+    for (size_t k = 0; k < sizeof plan_edits / sizeof *plan_edits; k++) {
+        char *t = replace(a, plan_edits[k].from, plan_edits[k].to);
+        mel_model *m = same_as_cold(t, -1, m0, false, plan_edits[k].to);
+        cr_assert_eq(m != NULL, plan_edits[k].replays, "%s", plan_edits[k].to);
+        if (m != NULL) {
+            cr_assert_gt(replayed(m), 0, "%s", plan_edits[k].to);
+            char *u = replace(t, " else ", " else 0 + "); /* a replay of the replay */
+            mel_model *m2 = same_as_cold(u, -1, m, false, u);
+            cr_assert_not_null(m2, "%s", u);
+            cr_assert_gt(replayed(m2), 1, "%s", u);
+            mel_model_free(m);
+            mel_model_free(m2);
+            free(u);
+        }
+        free(t);
+    }
+    mel_model_free(m0);
+}
