@@ -271,6 +271,10 @@ typedef struct elab {
     size_t key_mark_at;
     const mel_variable *shared_variables; /* a replay's unknowns, when prev's */
     vec instances; /* uint32_t: a replayed equation statement's instances (replay_sources) */
+    /* A replay: E's instances keep their sources (replay_sources), and
+     * eqsrc is prev's when no source moves (replay_copy): then it is
+     * neither written nor freed here (mel_model_priv.eqsrc_borrowed). */
+    bool instances_same, eqsrc_shared;
 } elab;
 
 typedef struct islot {
@@ -2119,22 +2123,25 @@ static const mel__sym *loop_var(const elab *el, const site *st, const env *en)
 /* walk() of sites [from, to) of plan p in equation item it, whose guard
  * g is FALSE when dead: walk_id where a name is not an unknown known in
  * advance (the uses themselves are read from the lowered sides,
- * mel_inc.c); at a SITE_IF, walk()'s to_guard of its condition (an error
- * skips both branches) and the branch it takes (none when dead: walk's
- * branch guards are g's and the condition). Recursion as deep as the
+ * mel_inc.c); at a SITE_IF, walk()'s to_guard of its condition (integers
+ * compared: TRUE or FALSE, made by no factory; an error skips both
+ * branches) and the branch it takes (none when dead: walk's branch
+ * guards are g's and the condition). Recursion as deep as the
  * if-expressions' nesting. */
 static void run_sites(elab *el, const plan *p, uint32_t from, uint32_t to, const item *it,
                       bool dead)
 {
     for (uint32_t k = from; k < to && !el->rep->stop; k++) {
         const site *st = &p->sites[k];
-        if (st->kind == SITE_IF) {
-            const mel_guard *c = to_guard(el, st->e->u.ite.c, it->env, it->seq);
+        if (st->kind == SITE_IF) { /* to_guard's integer comparison (int_comparison) */
+            const mel__expr *c = st->e->u.ite.c;
+            long long x, y;
+            bool ok = eval_int(el, c->u.bin.lhs, it->env, it->seq, &x) >= 0 &&
+                      eval_int(el, c->u.bin.rhs, it->env, it->seq, &y) >= 0;
             uint32_t a = k + 1, b = a + st->n_then, end = b + st->n_else;
-            MDAE_ASSERT(c == NULL || c->op == MEL_G_TRUE || c->op == MEL_G_FALSE);
-            if (c != NULL && !dead)
-                c->op == MEL_G_TRUE ? run_sites(el, p, a, b, it, dead)
-                                    : run_sites(el, p, b, end, it, dead);
+            if (ok && !dead)
+                cmp_ll(c->u.bin.op, x, y) ? run_sites(el, p, a, b, it, dead)
+                                          : run_sites(el, p, b, end, it, dead);
             k = end - 1;
             continue;
         }
@@ -3025,6 +3032,8 @@ static void priv_release(struct mel_model_priv *p)
             mel__gf_close(&p->guards);
         mdae_free(p->folded);
         mdae_free(p->variables); /* a replay of it may share them */
+        if (p->eqsrc_lent)
+            mdae_free(p->eqsrc); /* replays of it shared them */
         mel__arena_free(&p->arena);
         mdae_free(p);
         if (base != NULL) {
@@ -3050,7 +3059,8 @@ void mel_model_free(mel_model *m)
         mdae_free(priv->left_out);
         mdae_free(priv->knowns);
         mdae_free(priv->src);
-        mdae_free(priv->eqsrc);
+        if (!priv->eqsrc_borrowed && !priv->eqsrc_lent)
+            mdae_free(priv->eqsrc); /* else a replay's or priv_release's */
         mdae_free(priv->decl_key);
         fx_pool_free(priv->exprs);
         for (size_t k = 0; k < priv->n_held; k++)
@@ -3102,6 +3112,7 @@ static bool hand_sources(elab *el, struct mel_model_priv *priv)
     priv->src[el->len] = '\0';
     priv->src_len = el->len;
     priv->eqsrc = el->eqsrc;
+    priv->eqsrc_borrowed = el->eqsrc_shared;
     el->eqsrc = NULL;
     priv->decl_key = el->key;
     priv->decl_key_len = el->key_len;
@@ -3598,7 +3609,12 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
         el->variables = copy_of(prev->variables, prev->n_variables, sizeof *el->variables, &ok);
     else
         el->shared_variables = (mel_variable *)prev->variables;
-    el->eqsrc = copy_of(pp->eqsrc, prev->n_equations, sizeof *el->eqsrc, &ok);
+    if (!shifts && el->instances_same) { /* no source changes: prev's, shared */
+        el->eqsrc = pp->eqsrc;
+        el->eqsrc_shared = true;
+    } else {
+        el->eqsrc = copy_of(pp->eqsrc, prev->n_equations, sizeof *el->eqsrc, &ok);
+    }
     el->modes = (vec){copy_of(prev->modes, prev->n_modes, sizeof(mel_mode), &ok), prev->n_modes,
                       prev->n_modes};
     el->invariants = (vec){copy_of(prev->invariants, prev->n_invariants, sizeof(mel_invariant), &ok),
@@ -3692,8 +3708,11 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
         if (!mel__inc_uses(&el->gf, &el->uses, q, e->lhs, e->guard) ||
             !mel__inc_uses(&el->gf, &el->uses, q, e->rhs, e->guard) || el->gf.err != MDAE_OK)
             return false;
-        o->stmt = E->where;
-        o->size = E->size;
+        if (!el->eqsrc_shared) {
+            o->stmt = E->where;
+            o->size = E->size;
+        }
+        MDAE_ASSERT(memcmp(&o->stmt, &E->where, sizeof o->stmt) == 0 && o->size == E->size);
         el->it = NULL;
     }
     el->gf.below = pp->guards_items;
@@ -3716,6 +3735,7 @@ static bool replay_sources(elab *el, const mel_model *prev, const span *sp, cons
     uint64_t w = pp->work;
     if (!pp->once)
         return false;
+    el->instances_same = true;
     uint32_t at = E != NULL ? E->where.start.offset : 0;
     for (uint32_t q = 0; E != NULL && q < prev->n_equations; q++) {
         const mel__eqsrc *o = &pp->eqsrc[q];
@@ -3726,6 +3746,8 @@ static bool replay_sources(elab *el, const mel_model *prev, const span *sp, cons
             o->stmt.end.offset + sp->new_end != E->where.end.offset + sp->old_end)
             return false;
         *slot = q;
+        el->instances_same = el->instances_same && o->size == E->size &&
+                             memcmp(&o->stmt, &E->where, sizeof o->stmt) == 0;
         w = w - o->size + E->size;
     }
     *work = w;
@@ -3780,6 +3802,7 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;
+    pp->eqsrc_lent = pp->eqsrc_lent || (priv->eqsrc_borrowed && !pp->eqsrc_borrowed);
     priv->depth = pp->depth + 1;
     return true;
 }
@@ -4087,7 +4110,8 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
             clear_aux(E->u.equ.lhs);
             clear_aux(E->u.equ.rhs);
         }
-        mdae_free(el.eqsrc);
+        if (!el.eqsrc_shared)
+            mdae_free(el.eqsrc);
         elab_close(&el);
         model_release_arrays(&el);
         mel_model_free(m);

@@ -411,6 +411,11 @@ struct mel_model_priv {
     char *src;
     size_t src_len;
     mel__eqsrc *eqsrc;
+    /* eqsrc is a version's this one was replayed from (mel_elab.c,
+     * "Replay": no source moved), which it holds (base): not freed here;
+     * eqsrc_lent: some replay of this version shares this one's, freed
+     * then with what is left of it (mel_model_free, priv_release). */
+    bool eqsrc_borrowed, eqsrc_lent;
     /* What pass 1 read of that text (mel_elab.c, "declarations_key"):
      * mdae_malloc, or NULL (not kept: syntax errors, no sources). */
     char *decl_key;

@@ -1276,3 +1276,52 @@ Test(mel_since, a_replays_plan_through_if_expressions_on_integers)
     }
     mel_model_free(m0);
 }
+
+/* A replay that moves no source (an edit of the same length, the same
+ * text again) shares the previous version's equation sources
+ * (mel_model_priv.eqsrc_borrowed); one that moves some copies them. Every
+ * version is the cold parse, and the versions are freed in either order
+ * (ASan: none freed early, none leaked). */
+Test(mel_since, sources_shared_when_none_moves)
+{
+    char *text = tm_slurp("brake.mel");
+    for (int order = 0; order < 2; order++) {
+        mel_model *m0 = same_as_cold(text, 6, NULL, false, "original");
+        char *a = replace(text, "px[i] : equation b[i] = K*x[i];",
+                          "px[i] : equation b[i] = K*x[i] + (if i == 1 then der(x[i]) else 0);");
+        mel_model *m1 = same_as_cold(a, 6, m0, false, "the shape");
+        cr_assert_gt(replayed(m1), 0);
+        cr_assert_neq(m1->priv->eqsrc, m0->priv->eqsrc);
+        char *b = replace(a, "i == 1", "i == 2");
+        mel_model *m2 = same_as_cold(b, 6, m1, false, "a literal");
+        cr_assert_gt(replayed(m2), 1);
+        cr_assert_eq(m2->priv->eqsrc, m1->priv->eqsrc);
+        mel_model *m3 = same_as_cold(b, 6, m2, false, "the same text");
+        cr_assert_eq(m3->priv->eqsrc, m1->priv->eqsrc);
+        char *c = replace(b, "i == 2", "i == 12");
+        mel_model *m4 = same_as_cold(c, 6, m3, false, "longer");
+        cr_assert_gt(replayed(m4), 3);
+        cr_assert_neq(m4->priv->eqsrc, m1->priv->eqsrc);
+        mel_model *m5 = same_as_cold(b, 6, m4, false, "back");
+        if (order == 0) {
+            mel_model_free(m0);
+            mel_model_free(m1);
+            mel_model_free(m2);
+            mel_model_free(m3);
+            mel_model_free(m4);
+        } else {
+            mel_model_free(m4);
+            mel_model_free(m3);
+            mel_model_free(m2);
+            mel_model_free(m1);
+            mel_model_free(m0);
+        }
+        mel_model *m6 = same_as_cold(text, 6, m5, false, "the original again");
+        mel_model_free(m5);
+        mel_model_free(m6);
+        free(a);
+        free(b);
+        free(c);
+    }
+    free(text);
+}
