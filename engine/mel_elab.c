@@ -3669,6 +3669,47 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     return true;
 }
 
+/* Whether trees a and b are the same node for node, locations included
+ * (fx_equal's fields, is_int and where too). */
+static bool same_tree(const fx_node *a, const fx_node *b)
+{
+    if (a == b)
+        return true;
+    if (a == NULL || b == NULL || a->op != b->op || a->fn != b->fn || a->is_int != b->is_int ||
+        a->order != b->order || a->n != b->n || a->index != b->index ||
+        memcmp(&a->num, &b->num, sizeof a->num) != 0 ||
+        memcmp(&a->where, &b->where, sizeof a->where) != 0 || (a->name == NULL) != (b->name == NULL) ||
+        (a->name != NULL && strcmp(a->name, b->name) != 0))
+        return false;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!same_tree(a->kids[k], b->kids[k]))
+            return false;
+    return true;
+}
+
+/* Replayed instance e (item it; prev's copy) lowered again, and its uses
+ * read (el->uses), its old incidences' count gone from *edges; or, when
+ * keep allows and the sides lowered are prev's node for node, e left as
+ * prev's, sides and incidences: mel__inc_uses and mel__inc_build would
+ * read the same uses under the same guard (prev's, ids in the cold
+ * order: keep is false after an edited condition) and group them into
+ * the same incidences, equation by equation, making no guard. false when
+ * the replay cannot go on. */
+static bool instance_sides(elab *el, const item *it, mel_equation *e, bool keep, size_t *edges)
+{
+    const fx_node *lhs = lower_item(el, it, it->s->u.equ.lhs);
+    const fx_node *rhs = lower_item(el, it, it->s->u.equ.rhs);
+    if (keep && lhs != NULL && rhs != NULL && same_tree(lhs, e->lhs) && same_tree(rhs, e->rhs))
+        return true;
+    *edges -= e->n_incs;
+    e->incs = NULL;
+    e->n_incs = 0;
+    e->lhs = lhs;
+    e->rhs = rhs;
+    return mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, e->guard) &&
+           mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, e->guard) && el->gf.err == MDAE_OK;
+}
+
 /* E's instances (el->instances: replay_sources) elaborated again:
  * walked, lowered, read (see "Replay"); their old incidences' count
  * goes from *edges. false when the replay cannot go on. */
@@ -3687,9 +3728,6 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
         if (!replay_env(el, o->env, loops, n_loops, &en))
             return false;
         mel_equation *e = &el->equations[q];
-        *edges -= e->n_incs;
-        e->incs = NULL;
-        e->n_incs = 0;
         e->where = E->where;
         item it = {IT_EQ, E, NULL, en, NULL, o->seq, q, -1, e->when};
         el->it = &it;
@@ -3703,10 +3741,7 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
         }
         if (el->rep->errors > 0 || el->rep->rc != MDAE_OK || el->gf.err != MDAE_OK)
             return false;
-        e->lhs = lower_item(el, &it, E->u.equ.lhs);
-        e->rhs = lower_item(el, &it, E->u.equ.rhs);
-        if (!mel__inc_uses(&el->gf, &el->uses, q, e->lhs, e->guard) ||
-            !mel__inc_uses(&el->gf, &el->uses, q, e->rhs, e->guard) || el->gf.err != MDAE_OK)
+        if (!instance_sides(el, &it, e, !pp->unordered, edges))
             return false;
         if (!el->eqsrc_shared) {
             o->stmt = E->where;
