@@ -275,6 +275,14 @@ typedef struct elab {
      * eqsrc is prev's when no source moves (replay_copy): then it is
      * neither written nor freed here (mel_model_priv.eqsrc_borrowed). */
     bool instances_same, eqsrc_shared;
+    /* The integer conditions run_sites evaluated in the instance being
+     * replayed (its if-expressions, the branch taken), which lower()'s
+     * fold3 would evaluate again to the same value (lower_if). */
+    struct if_fold {
+        const mel__expr *e;
+        bool yes;
+    } ifs[8];
+    uint32_t n_ifs;
 } elab;
 
 typedef struct islot {
@@ -2139,9 +2147,11 @@ static void run_sites(elab *el, const plan *p, uint32_t from, uint32_t to, const
             bool ok = eval_int(el, c->u.bin.lhs, it->env, it->seq, &x) >= 0 &&
                       eval_int(el, c->u.bin.rhs, it->env, it->seq, &y) >= 0;
             uint32_t a = k + 1, b = a + st->n_then, end = b + st->n_else;
+            bool yes = ok && cmp_ll(c->u.bin.op, x, y);
+            if (ok && el->n_ifs < sizeof el->ifs / sizeof *el->ifs)
+                el->ifs[el->n_ifs++] = (struct if_fold){st->e, yes};
             if (ok && !dead)
-                cmp_ll(c->u.bin.op, x, y) ? run_sites(el, p, a, b, it, dead)
-                                          : run_sites(el, p, b, end, it, dead);
+                yes ? run_sites(el, p, a, b, it, dead) : run_sites(el, p, b, end, it, dead);
             k = end - 1;
             continue;
         }
@@ -2321,6 +2331,18 @@ static const fx_node *lower_call(elab *el, const mel__expr *e, const env *en, ui
     return r;
 }
 
+/* fold3 of if-expression e's condition: the value run_sites found for it
+ * in this instance (el->ifs: the same comparison of the same integers,
+ * evaluated without error before the item's seq, hence before pass 1's
+ * end), else evaluated. */
+static int lower_if(elab *el, const mel__expr *e, const env *en)
+{
+    for (uint32_t k = 0; k < el->n_ifs; k++)
+        if (el->ifs[k].e == e)
+            return el->ifs[k].yes ? TRI_TRUE : TRI_FALSE;
+    return fold3(el, e->u.ite.c, en);
+}
+
 static const fx_node *lower_node(elab *el, const mel__expr *e, const env *en, uint64_t seq,
                                  bool *dep)
 {
@@ -2353,9 +2375,9 @@ static const fx_node *lower_node(elab *el, const mel__expr *e, const env *en, ui
     case MEL_X_AND:
     case MEL_X_OR: return lower_nary(el, e, en, seq, dep);
     case MEL_X_IF: {
-        int t = fold3(el, e->u.ite.c, en);
+        int t = lower_if(el, e, en);
         if (t == TRI_TRUE || t == TRI_FALSE) { /* the structure's choice too */
-            *dep = *dep || reads_env(e->u.ite.c, en);
+            *dep = *dep || e->aux == AUX_DEPENDS || reads_env(e->u.ite.c, en);
             return lower(el, t == TRI_TRUE ? e->u.ite.a : e->u.ite.b, en, seq, dep);
         }
         const fx_node *c = lower(el, e->u.ite.c, en, seq, dep);
@@ -3733,6 +3755,7 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
         el->it = &it;
         el->gf.below = o->guard_mark;
         const plan *p = plan_of(el, &it);
+        el->n_ifs = 0; /* this instance's (run_sites) */
         if (p != NULL) {
             run_plan(el, p, &it, e->guard);
         } else {
@@ -3741,7 +3764,9 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
         }
         if (el->rep->errors > 0 || el->rep->rc != MDAE_OK || el->gf.err != MDAE_OK)
             return false;
-        if (!instance_sides(el, &it, e, !pp->unordered, edges))
+        bool sides = instance_sides(el, &it, e, !pp->unordered, edges);
+        el->n_ifs = 0;
+        if (!sides)
             return false;
         if (!el->eqsrc_shared) {
             o->stmt = E->where;
