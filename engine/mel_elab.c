@@ -3180,6 +3180,16 @@ static kept_index *keep_index(elab *el, const nameinfo *ni)
     return k;
 }
 
+/* mel_model_priv.vars_end of the n unknowns vs. */
+static uint32_t vars_end(const mel_variable *vs, uint32_t n)
+{
+    uint32_t end = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (vs[k].where.start.offset >= end)
+            end = vs[k].where.start.offset + 1;
+    return end;
+}
+
 /* What a replay of the next version needs (see "Replay"), kept when this
  * parse reported nothing and kept its sources: the names declared without
  * their indices, the guard factory's table (moved out of el), pass 1's
@@ -3214,6 +3224,7 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
     priv->work = el->work;
     priv->max_instances = el->max_instances;
     priv->seq_end = el->seq;
+    priv->vars_end = vars_end(m->variables, m->n_variables);
     priv->once = true;
     for (uint32_t q = 0; q < m->n_equations && priv->once; q++)
         priv->once = priv->eqsrc[q].env != NULL;
@@ -3547,6 +3558,8 @@ static const fx_node *fx_moved(elab *el, const span *sp, const fx_node *e)
         return NULL;
     fx_pool *p = el->fx;
     mdae_range w = moved(sp, e->where);
+    if (e->op == FX_VAR) /* the most common leaf, without the kids' array */
+        return fx_var(p, e->index, e->order, w);
     const fx_node *small[8];
     const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
     if (kids == NULL)
@@ -3623,9 +3636,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     size_t from = sp->old_end;
     /* The unknowns, when none is declared after the edit, are prev's
      * (freed with the last model that holds prev's private part). */
-    bool vars_move = false;
-    for (uint32_t k = 0; k < prev->n_variables && shifts && !vars_move; k++)
-        vars_move = prev->variables[k].where.start.offset >= from;
+    bool vars_move = shifts && pp->vars_end > from;
     el->equations = copy_of(prev->equations, prev->n_equations, sizeof *el->equations, &ok);
     if (vars_move)
         el->variables = copy_of(prev->variables, prev->n_variables, sizeof *el->variables, &ok);
@@ -3859,6 +3870,8 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     priv->max_instances = pp->max_instances;
     priv->once = pp->once; /* the same loop indices */
     priv->seq_end = pp->seq_end; /* the same declarations key: the same executions */
+    priv->vars_end = el->variables != NULL ? vars_end(el->variables, prev->n_variables)
+                                           : pp->vars_end;
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;

@@ -447,6 +447,8 @@ struct mel_model_priv {
     /* Pass 1's count of statement executions, which pass 2's lowering
      * folds conditions with (integer constants declared before it). */
     uint64_t seq_end;
+    /* 1 + the offset of the last unknown's declaration (0: none). */
+    uint32_t vars_end;
     bool borrowed, gone;
     /* A replay of an edited condition (mel_elab.c, "Replay: an edited
      * condition"): `guards` is an overlay of base's, owned (its nodes in

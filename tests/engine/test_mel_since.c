@@ -1325,3 +1325,29 @@ Test(mel_since, sources_shared_when_none_moves)
     }
     free(text);
 }
+
+/* Unknowns declared after the edit move with it (mel_model_priv.vars_end
+ * says whether any is), in a replay and in a replay of that replay. */
+Test(mel_since, unknowns_after_the_edit_move)
+{
+    const char *a = "x : real;\ne1 : equation x = 1;\ny : real; z : real;\ne2 : equation y = x;\n"
+                    "e3 : equation z = y;\n";
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
+    char *b = replace(a, "x = 1;", "x = 1 + 2;");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "unknowns after");
+    cr_assert_gt(replayed(m1), 0);
+    char *c = replace(b, "x = 1 + 2;", "x = 1 +\n 2 + 3;");
+    mel_model *m2 = same_as_cold(c, -1, m1, false, "again, a line added");
+    cr_assert_gt(replayed(m2), 1);
+    char *d = replace(c, "z = y;", "z = y + 0;");
+    mel_model *m3 = same_as_cold(d, -1, m2, false, "after the last unknown");
+    cr_assert_gt(replayed(m3), 2);
+    cr_assert_eq(m3->variables, m2->variables);
+    mel_model_free(m0);
+    mel_model_free(m1);
+    mel_model_free(m2);
+    mel_model_free(m3);
+    free(b);
+    free(c);
+    free(d);
+}
