@@ -3395,7 +3395,7 @@ static const mel__stmt *edited_equation(const mel__stmt *s, const span *sp,
 
 /* ni's one-index symbols from k (kept_index, NULL: none), copied into
  * the scratch arena (look-ups index what they find by name: the copy is
- * this replay's); none on OOM (reported): they are found by name. */
+ * this replay's); none on OOM (reported: the replay gives up). */
 static void index_kept(elab *el, nameinfo *ni, const kept_index *k)
 {
     mel__sym **d = k != NULL ? talloc(el, k->cap * sizeof *d) : NULL;
