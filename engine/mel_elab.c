@@ -3722,23 +3722,27 @@ static bool same_tree(const fx_node *a, const fx_node *b)
 
 /* Replayed instance e (item it; prev's copy) lowered again, and its uses
  * read (el->uses), its old incidences' count gone from *edges; or, when
- * keep allows and the sides lowered are prev's node for node, e left as
- * prev's, sides and incidences: mel__inc_uses and mel__inc_build would
- * read the same uses under the same guard (prev's, ids in the cold
- * order: keep is false after an edited condition) and group them into
- * the same incidences, equation by equation, making no guard. false when
- * the replay cannot go on. */
+ * keep allows and the sides lowered are prev's node for node, with
+ * prev's incidences: mel__inc_uses and mel__inc_build would read the same
+ * uses under the same guard (prev's, ids in the cold order: keep is false
+ * after an edited condition) and group them into the same incidences,
+ * equation by equation, making no guard. The sides are the new trees
+ * all the same: a worker counts the equations whose sides a version took
+ * from the previous one (the "sharedEquations" of session/analyze's
+ * reuse), which these were not. false when the replay cannot go on. */
 static bool instance_sides(elab *el, const item *it, mel_equation *e, bool keep, size_t *edges)
 {
     const fx_node *lhs = lower_item(el, it, it->s->u.equ.lhs);
     const fx_node *rhs = lower_item(el, it, it->s->u.equ.rhs);
-    if (keep && lhs != NULL && rhs != NULL && same_tree(lhs, e->lhs) && same_tree(rhs, e->rhs))
+    bool same = keep && lhs != NULL && rhs != NULL && same_tree(lhs, e->lhs) &&
+                same_tree(rhs, e->rhs);
+    e->lhs = lhs;
+    e->rhs = rhs;
+    if (same)
         return true;
     *edges -= e->n_incs;
     e->incs = NULL;
     e->n_incs = 0;
-    e->lhs = lhs;
-    e->rhs = rhs;
     return mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, e->guard) &&
            mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, e->guard) && el->gf.err == MDAE_OK;
 }
