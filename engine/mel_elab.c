@@ -1905,6 +1905,7 @@ typedef struct plan {
      * on the order of declarations (an integer constant used before its
      * declaration) nor on integer expressions in indices. */
     bool local;
+    bool has_if;        /* some site is a SITE_IF (a replay's: plan_if) */
     uint32_t n;
     site *sites;        /* tmp arena */
 } plan;
@@ -2081,7 +2082,10 @@ static bool ptab_put(elab *el, plan *p)
 
 /* The plan of equation item it's statement, made at its first execution;
  * NULL when it has none (walk it) or on OOM (reported). */
-static const plan *plan_of(elab *el, const item *it)
+static const plan *plan_make(elab *el, const item *it);
+
+/* Inline: p2_item looks the plan up for every equation instance. */
+static inline __attribute__((always_inline)) const plan *plan_of(elab *el, const item *it)
 {
     for (size_t a = el->pcap ? ptab_at(it->s, el->pcap) : 0; el->pcap != 0;
          a = (a + 1) & (el->pcap - 1)) {
@@ -2091,6 +2095,12 @@ static const plan *plan_of(elab *el, const item *it)
         if (p->s == it->s)
             return p->walk ? NULL : p;
     }
+    return plan_make(el, it);
+}
+
+/* plan_of's plan of a statement met for the first time. */
+static __attribute__((noinline)) const plan *plan_make(elab *el, const item *it)
+{
     el->sites.n = 0;
     bool ok = plan_expr(el, it->s->u.equ.lhs, 0, true, it) &&
               plan_expr(el, it->s->u.equ.rhs, 0, true, it);
@@ -2100,13 +2110,14 @@ static const plan *plan_of(elab *el, const item *it)
         return NULL;
     if (sites != NULL)
         memcpy(sites, el->sites.p, el->sites.n * sizeof *sites);
-    bool local = ok;
-    for (size_t k = 0; k < el->sites.n && local; k++) {
+    bool local = ok, has_if = false;
+    for (size_t k = 0; k < el->sites.n; k++) {
         const site *st = &((const site *)el->sites.p)[k];
-        local = st->kind == SITE_VAR ||
-                (st->kind == SITE_LOOP && !el->names[st->name].has_int);
+        local = local && (st->kind == SITE_VAR ||
+                          (st->kind == SITE_LOOP && !el->names[st->name].has_int));
+        has_if = has_if || st->kind == SITE_IF;
     }
-    *p = (plan){it->s, !ok, local, ok ? (uint32_t)el->sites.n : 0, sites};
+    *p = (plan){it->s, !ok, local, has_if, ok ? (uint32_t)el->sites.n : 0, sites};
     if (!ptab_put(el, p))
         return NULL;
     return p->walk ? NULL : p;
@@ -2114,7 +2125,9 @@ static const plan *plan_of(elab *el, const item *it)
 
 /* The unknown that SITE_LOOP st names in environment en when it names one
  * (walk_id's lookup), else NULL: walk_id will say what it is. */
-static const mel__sym *loop_var(const elab *el, const site *st, const env *en)
+static inline __attribute__((always_inline)) const mel__sym *loop_var(const elab *el,
+                                                                      const site *st,
+                                                                      const env *en)
 {
     for (uint32_t k = 0; k < st->depth && en != NULL; k++)
         en = en->parent;
@@ -2162,10 +2175,22 @@ static void run_sites(elab *el, const plan *p, uint32_t from, uint32_t to, const
 }
 
 /* walk() of equation item it's sides under guard g, by its statement's
- * plan p (see run_sites). */
-static void run_plan(elab *el, const plan *p, const item *it, const mel_guard *g)
+ * plan p (see run_sites); a plan without SITE_IF (every plan of a full
+ * elaboration) by the loop of run_sites' other sites, inline (p2_item
+ * runs it for every equation instance). */
+static inline __attribute__((always_inline)) void run_plan(elab *el, const plan *p,
+                                                           const item *it, const mel_guard *g)
 {
-    run_sites(el, p, 0, p->n, it, g->op == MEL_G_FALSE);
+    if (p->has_if) {
+        run_sites(el, p, 0, p->n, it, g->op == MEL_G_FALSE);
+        return;
+    }
+    for (uint32_t k = 0; k < p->n && !el->rep->stop; k++) {
+        const site *st = &p->sites[k];
+        if (st->kind == SITE_VAR || (st->kind == SITE_LOOP && loop_var(el, st, it->env) != NULL))
+            continue;
+        walk_id(el, st->e, st->incident, st->incident);
+    }
 }
 
 /* ---- Pass 2: expressions kept (issue 38) ----------------------------------------
