@@ -48,7 +48,6 @@
 #include "mel_int.h"
 #include "fx.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -271,6 +270,19 @@ typedef struct elab {
     const mel__stmt *key_mark;
     size_t key_mark_at;
     const mel_variable *shared_variables; /* a replay's unknowns, when prev's */
+    vec instances; /* uint32_t: a replayed equation statement's instances (replay_sources) */
+    /* A replay: E's instances keep their sources (replay_sources), and
+     * eqsrc is prev's when no source moves (replay_copy): then it is
+     * neither written nor freed here (mel_model_priv.eqsrc_borrowed). */
+    bool instances_same, eqsrc_shared;
+    /* The integer conditions run_sites evaluated in the instance being
+     * replayed (its if-expressions, the branch taken), which lower()'s
+     * fold3 would evaluate again to the same value (lower_if). */
+    struct if_fold {
+        const mel__expr *e;
+        bool yes;
+    } ifs[8];
+    uint32_t n_ifs;
 } elab;
 
 typedef struct islot {
@@ -1866,7 +1878,8 @@ static void walk(elab *el, const mel__expr *e, const mel_guard *g, int order, bo
 typedef enum site_kind {
     SITE_ANY,  /* walk_id */
     SITE_VAR,  /* no index: always unknown `var`, incident */
-    SITE_LOOP  /* x[i], x[i + c], x[i - c] with i a loop index: see loop_site */
+    SITE_LOOP, /* x[i], x[i + c], x[i - c] with i a loop index: see loop_site */
+    SITE_IF    /* a replay's if-expression whose condition compares integers: see plan_if */
 } site_kind;
 
 typedef struct site {
@@ -1879,6 +1892,8 @@ typedef struct site {
     uint32_t index, depth, name;
     char op;
     long long c;
+    /* SITE_IF: the sites of its branches follow, n_then then n_else. */
+    uint32_t n_then, n_else;
 } site;
 
 typedef struct plan {
@@ -1890,6 +1905,7 @@ typedef struct plan {
      * on the order of declarations (an integer constant used before its
      * declaration) nor on integer expressions in indices. */
     bool local;
+    bool has_if;        /* some site is a SITE_IF (a replay's: plan_if) */
     uint32_t n;
     site *sites;        /* tmp arena */
 } plan;
@@ -1944,9 +1960,45 @@ static bool plan_id(elab *el, const mel__expr *e, bool incident, const env *en)
     site *st = vec_push(el, &el->sites, sizeof *st);
     if (st == NULL)
         return false;
-    *st = (site){e, incident, kind, var, 0, 0, 0, 0, 0};
+    *st = (site){e, incident, kind, var, 0, 0, 0, 0, 0, 0, 0};
     if (e->u.id.n == 1 && incident)
         loop_site(el, e, en, st);
+    return true;
+}
+
+static bool plan_expr(elab *el, const mel__expr *e, int order, bool incident, const item *it);
+
+/* Whether e, a condition, compares integers (walk() neither walks it nor
+ * reads it as a formula but evaluates it: real_condition is false,
+ * to_guard is TRUE or FALSE). The same at every execution of a statement:
+ * the names that are loop indices and integer constants are. */
+static bool int_comparison(elab *el, const mel__expr *e, const env *en)
+{
+    return e->kind == MEL_X_CMP && is_int_expr(el, e->u.bin.lhs, en) &&
+           is_int_expr(el, e->u.bin.rhs, en);
+}
+
+/* The SITE_IF of if-expression e, then its branches' sites, when its
+ * condition compares integers, in a replay (whose walk is only a check:
+ * any error elaborates the text in full); false otherwise (walk it) or on
+ * OOM (reported). */
+static bool plan_if(elab *el, const mel__expr *e, int order, bool incident, const item *it)
+{
+    if (!el->replaying || !int_comparison(el, e->u.ite.c, it->env))
+        return false;
+    size_t at = el->sites.n;
+    site *st = vec_push(el, &el->sites, sizeof *st);
+    if (st == NULL)
+        return false;
+    *st = (site){e, incident, SITE_IF, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!plan_expr(el, e->u.ite.a, order, incident, it))
+        return false;
+    size_t mid = el->sites.n;
+    if (!plan_expr(el, e->u.ite.b, order, incident, it))
+        return false;
+    site *s = &((site *)el->sites.p)[at];
+    s->n_then = (uint32_t)(mid - at - 1);
+    s->n_else = (uint32_t)(el->sites.n - mid);
     return true;
 }
 
@@ -1988,7 +2040,8 @@ static bool plan_expr(elab *el, const mel__expr *e, int order, bool incident, co
             if (!plan_expr(el, e->u.nary.kids[k], order, incident, it))
                 return false;
         return true;
-    default: return false; /* MEL_X_IF */
+    case MEL_X_IF: return plan_if(el, e, order, incident, it);
+    default: return false;
     }
 }
 
@@ -2029,7 +2082,10 @@ static bool ptab_put(elab *el, plan *p)
 
 /* The plan of equation item it's statement, made at its first execution;
  * NULL when it has none (walk it) or on OOM (reported). */
-static const plan *plan_of(elab *el, const item *it)
+static const plan *plan_make(elab *el, const item *it);
+
+/* Inline: p2_item looks the plan up for every equation instance. */
+static inline __attribute__((always_inline)) const plan *plan_of(elab *el, const item *it)
 {
     for (size_t a = el->pcap ? ptab_at(it->s, el->pcap) : 0; el->pcap != 0;
          a = (a + 1) & (el->pcap - 1)) {
@@ -2039,6 +2095,12 @@ static const plan *plan_of(elab *el, const item *it)
         if (p->s == it->s)
             return p->walk ? NULL : p;
     }
+    return plan_make(el, it);
+}
+
+/* plan_of's plan of a statement met for the first time. */
+static __attribute__((noinline)) const plan *plan_make(elab *el, const item *it)
+{
     el->sites.n = 0;
     bool ok = plan_expr(el, it->s->u.equ.lhs, 0, true, it) &&
               plan_expr(el, it->s->u.equ.rhs, 0, true, it);
@@ -2048,13 +2110,14 @@ static const plan *plan_of(elab *el, const item *it)
         return NULL;
     if (sites != NULL)
         memcpy(sites, el->sites.p, el->sites.n * sizeof *sites);
-    bool local = ok;
-    for (size_t k = 0; k < el->sites.n && local; k++) {
+    bool local = ok, has_if = false;
+    for (size_t k = 0; k < el->sites.n; k++) {
         const site *st = &((const site *)el->sites.p)[k];
-        local = st->kind == SITE_VAR ||
-                (st->kind == SITE_LOOP && !el->names[st->name].has_int);
+        local = local && (st->kind == SITE_VAR ||
+                          (st->kind == SITE_LOOP && !el->names[st->name].has_int));
+        has_if = has_if || st->kind == SITE_IF;
     }
-    *p = (plan){it->s, !ok, local, ok ? (uint32_t)el->sites.n : 0, sites};
+    *p = (plan){it->s, !ok, local, has_if, ok ? (uint32_t)el->sites.n : 0, sites};
     if (!ptab_put(el, p))
         return NULL;
     return p->walk ? NULL : p;
@@ -2062,7 +2125,9 @@ static const plan *plan_of(elab *el, const item *it)
 
 /* The unknown that SITE_LOOP st names in environment en when it names one
  * (walk_id's lookup), else NULL: walk_id will say what it is. */
-static const mel__sym *loop_var(const elab *el, const site *st, const env *en)
+static inline __attribute__((always_inline)) const mel__sym *loop_var(const elab *el,
+                                                                      const site *st,
+                                                                      const env *en)
 {
     for (uint32_t k = 0; k < st->depth && en != NULL; k++)
         en = en->parent;
@@ -2076,11 +2141,50 @@ static const mel__sym *loop_var(const elab *el, const site *st, const env *en)
     return s != NULL && s->kind == MEL_SYM_VAR ? s : NULL;
 }
 
-/* walk() of equation item it's sides, by its statement's plan p: walk_id
- * where a name is not an unknown known in advance (the uses themselves are
- * read from the lowered sides, mel_inc.c). */
-static void run_plan(elab *el, const plan *p, const item *it)
+/* walk() of sites [from, to) of plan p in equation item it, whose guard
+ * g is FALSE when dead: walk_id where a name is not an unknown known in
+ * advance (the uses themselves are read from the lowered sides,
+ * mel_inc.c); at a SITE_IF, walk()'s to_guard of its condition (integers
+ * compared: TRUE or FALSE, made by no factory; an error skips both
+ * branches) and the branch it takes (none when dead: walk's branch
+ * guards are g's and the condition). Recursion as deep as the
+ * if-expressions' nesting. */
+static void run_sites(elab *el, const plan *p, uint32_t from, uint32_t to, const item *it,
+                      bool dead)
 {
+    for (uint32_t k = from; k < to && !el->rep->stop; k++) {
+        const site *st = &p->sites[k];
+        if (st->kind == SITE_IF) { /* to_guard's integer comparison (int_comparison) */
+            const mel__expr *c = st->e->u.ite.c;
+            long long x, y;
+            bool ok = eval_int(el, c->u.bin.lhs, it->env, it->seq, &x) >= 0 &&
+                      eval_int(el, c->u.bin.rhs, it->env, it->seq, &y) >= 0;
+            uint32_t a = k + 1, b = a + st->n_then, end = b + st->n_else;
+            bool yes = ok && cmp_ll(c->u.bin.op, x, y);
+            if (ok && el->n_ifs < sizeof el->ifs / sizeof *el->ifs)
+                el->ifs[el->n_ifs++] = (struct if_fold){st->e, yes};
+            if (ok && !dead)
+                yes ? run_sites(el, p, a, b, it, dead) : run_sites(el, p, b, end, it, dead);
+            k = end - 1;
+            continue;
+        }
+        if (st->kind == SITE_VAR || (st->kind == SITE_LOOP && loop_var(el, st, it->env) != NULL))
+            continue;
+        walk_id(el, st->e, st->incident, st->incident);
+    }
+}
+
+/* walk() of equation item it's sides under guard g, by its statement's
+ * plan p (see run_sites); a plan without SITE_IF (every plan of a full
+ * elaboration) by the loop of run_sites' other sites, inline (p2_item
+ * runs it for every equation instance). */
+static inline __attribute__((always_inline)) void run_plan(elab *el, const plan *p,
+                                                           const item *it, const mel_guard *g)
+{
+    if (p->has_if) {
+        run_sites(el, p, 0, p->n, it, g->op == MEL_G_FALSE);
+        return;
+    }
     for (uint32_t k = 0; k < p->n && !el->rep->stop; k++) {
         const site *st = &p->sites[k];
         if (st->kind == SITE_VAR || (st->kind == SITE_LOOP && loop_var(el, st, it->env) != NULL))
@@ -2252,6 +2356,18 @@ static const fx_node *lower_call(elab *el, const mel__expr *e, const env *en, ui
     return r;
 }
 
+/* fold3 of if-expression e's condition: the value run_sites found for it
+ * in this instance (el->ifs: the same comparison of the same integers,
+ * evaluated without error before the item's seq, hence before pass 1's
+ * end), else evaluated. */
+static int lower_if(elab *el, const mel__expr *e, const env *en)
+{
+    for (uint32_t k = 0; k < el->n_ifs; k++)
+        if (el->ifs[k].e == e)
+            return el->ifs[k].yes ? TRI_TRUE : TRI_FALSE;
+    return fold3(el, e->u.ite.c, en);
+}
+
 static const fx_node *lower_node(elab *el, const mel__expr *e, const env *en, uint64_t seq,
                                  bool *dep)
 {
@@ -2284,9 +2400,9 @@ static const fx_node *lower_node(elab *el, const mel__expr *e, const env *en, ui
     case MEL_X_AND:
     case MEL_X_OR: return lower_nary(el, e, en, seq, dep);
     case MEL_X_IF: {
-        int t = fold3(el, e->u.ite.c, en);
+        int t = lower_if(el, e, en);
         if (t == TRI_TRUE || t == TRI_FALSE) { /* the structure's choice too */
-            *dep = *dep || reads_env(e->u.ite.c, en);
+            *dep = *dep || e->aux == AUX_DEPENDS || reads_env(e->u.ite.c, en);
             return lower(el, t == TRI_TRUE ? e->u.ite.a : e->u.ite.b, en, seq, dep);
         }
         const fx_node *c = lower(el, e->u.ite.c, en, seq, dep);
@@ -2803,7 +2919,7 @@ static void p2_item(elab *el, const item *it)
          * el->prev, which parsed: nothing (reused_sides: the same
          * statement, loop indices and declarations). */
         if (p != NULL && !(p->local && r.shared))
-            run_plan(el, p, it);
+            run_plan(el, p, it, g);
         else if (p == NULL) {
             walk(el, it->s->u.equ.lhs, g, 0, true, true);
             walk(el, it->s->u.equ.rhs, g, 0, true, true);
@@ -2921,6 +3037,7 @@ static void elab_close(elab *el)
     mdae_free(el->copied);
     mdae_free(el->key);
     mdae_free(el->folded.p);
+    mdae_free(el->instances.p);
 }
 
 static void model_release_arrays(elab *el)
@@ -2962,6 +3079,8 @@ static void priv_release(struct mel_model_priv *p)
             mel__gf_close(&p->guards);
         mdae_free(p->folded);
         mdae_free(p->variables); /* a replay of it may share them */
+        if (p->eqsrc_lent)
+            mdae_free(p->eqsrc); /* replays of it shared them */
         mel__arena_free(&p->arena);
         mdae_free(p);
         if (base != NULL) {
@@ -2987,7 +3106,8 @@ void mel_model_free(mel_model *m)
         mdae_free(priv->left_out);
         mdae_free(priv->knowns);
         mdae_free(priv->src);
-        mdae_free(priv->eqsrc);
+        if (!priv->eqsrc_borrowed && !priv->eqsrc_lent)
+            mdae_free(priv->eqsrc); /* else a replay's or priv_release's */
         mdae_free(priv->decl_key);
         fx_pool_free(priv->exprs);
         for (size_t k = 0; k < priv->n_held; k++)
@@ -3039,6 +3159,7 @@ static bool hand_sources(elab *el, struct mel_model_priv *priv)
     priv->src[el->len] = '\0';
     priv->src_len = el->len;
     priv->eqsrc = el->eqsrc;
+    priv->eqsrc_borrowed = el->eqsrc_shared;
     el->eqsrc = NULL;
     priv->decl_key = el->key;
     priv->decl_key_len = el->key_len;
@@ -3058,6 +3179,40 @@ static void keep_sources(elab *el, mel_model *m)
         mdae_free(el->eqsrc);
         el->eqsrc = NULL;
     }
+}
+
+/* A name's symbols with one index as pass 1 indexed them (nameinfo's
+ * dense array: name[lo + k] or NULL), kept with its base (the aux of its
+ * mel_model_priv.bases symbol) for the replays of later versions (see
+ * "Replay"), whose look-ups of name[i] then find them as pass 1's would
+ * rather than by writing and hashing the instance name. */
+typedef struct kept_index {
+    long long lo;
+    size_t cap, count;
+    mel__sym *dense[];
+} kept_index;
+
+/* ni's dense array kept in the model's arena; NULL on OOM. */
+static kept_index *keep_index(elab *el, const nameinfo *ni)
+{
+    kept_index *k = mel__arena_alloc_raw(el->ma, sizeof *k + ni->cap * sizeof *k->dense);
+    if (k == NULL)
+        return NULL;
+    k->lo = ni->lo;
+    k->cap = ni->cap;
+    k->count = ni->count;
+    memcpy(k->dense, ni->dense, ni->cap * sizeof *k->dense);
+    return k;
+}
+
+/* mel_model_priv.vars_end of the n unknowns vs. */
+static uint32_t vars_end(const mel_variable *vs, uint32_t n)
+{
+    uint32_t end = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (vs[k].where.start.offset >= end)
+            end = vs[k].where.start.offset + 1;
+    return end;
 }
 
 /* What a replay of the next version needs (see "Replay"), kept when this
@@ -3080,6 +3235,8 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
             return;
         s->kind = ni->kind;
         s->value = ni->has_int;
+        if (ni->cap > 0 && (s->aux = keep_index(el, ni)) == NULL)
+            return;
     }
     priv->guards = el->gf;
     el->gf.table = NULL; /* the model's now */
@@ -3091,6 +3248,11 @@ static void keep_replay(elab *el, mel_model *m, uint32_t guards_items)
     priv->guards_items = guards_items;
     priv->work = el->work;
     priv->max_instances = el->max_instances;
+    priv->seq_end = el->seq;
+    priv->vars_end = vars_end(m->variables, m->n_variables);
+    priv->once = true;
+    for (uint32_t q = 0; q < m->n_equations && priv->once; q++)
+        priv->once = priv->eqsrc[q].env != NULL;
     priv->replayable = true;
 }
 
@@ -3256,9 +3418,25 @@ static const mel__stmt *edited_equation(const mel__stmt *s, const span *sp,
     return NULL;
 }
 
+/* ni's one-index symbols from k (kept_index, NULL: none), copied into
+ * the scratch arena (look-ups index what they find by name: the copy is
+ * this replay's); none on OOM (reported: the replay gives up). */
+static void index_kept(elab *el, nameinfo *ni, const kept_index *k)
+{
+    mel__sym **d = k != NULL ? talloc(el, k->cap * sizeof *d) : NULL;
+    if (d == NULL)
+        return;
+    memcpy(d, k->dense, k->cap * sizeof *d);
+    ni->lo = k->lo;
+    ni->cap = k->cap;
+    ni->count = k->count;
+    ni->dense = d;
+}
+
 /* Make the names e reads known to name_get as pass 1 would have
  * (declared, kind of the first declaration, integer constant, the symbol
- * without index), from the previous version's bases and symbols. */
+ * without index, those with one index: kept_index), from the previous
+ * version's bases and symbols. */
 static void replay_names(elab *el, const struct mel_model_priv *pp, const mel__expr *e)
 {
     if (e == NULL || el->rep->stop)
@@ -3274,6 +3452,7 @@ static void replay_names(elab *el, const struct mel_model_priv *pp, const mel__e
                 ni->kind = b->kind;
                 ni->has_int = b->value != 0;
                 ni->sym0 = mel__sym_find(&pp->syms, e->u.id.name);
+                index_kept(el, ni, b->aux);
             }
         }
         for (uint32_t k = 0; k < e->u.id.n; k++)
@@ -3346,6 +3525,28 @@ static void clear_aux(mel__expr *e)
     }
 }
 
+/* The value "=-12;" at *s (as env_string writes it: '=', an optional '-',
+ * decimal digits, ';') into *v, *s moved past the ';'; false when it is
+ * not one or overflows. */
+static bool env_value(const char **s, long long *v)
+{
+    const char *p = *s + 1;
+    bool neg = *p == '-';
+    p += neg;
+    if (*p < '0' || *p > '9')
+        return false;
+    unsigned long long u = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (__builtin_mul_overflow(u, 10ull, &u) ||
+            __builtin_add_overflow(u, (unsigned long long)(*p - '0'), &u))
+            return false;
+    if (*p != ';' || u > (unsigned long long)LLONG_MAX + neg)
+        return false;
+    *v = neg ? (long long)(0ull - u) : (long long)u;
+    *s = p + 1;
+    return true;
+}
+
 /* The loop indices of an instance of E (loops[0 .. n), outermost first)
  * from its source's text ("i=3;j=1;", innermost first: env_string), in
  * the scratch arena; false when they do not read back. */
@@ -3354,15 +3555,11 @@ static bool replay_env(elab *el, const char *s, const mel__stmt *const *loops, s
 {
     long long v[REPLAY_MAX_LOOPS];
     for (size_t k = n; k-- > 0;) {
-        size_t len = strlen(loops[k]->u.loop.index);
-        if (strncmp(s, loops[k]->u.loop.index, len) != 0 || s[len] != '=')
+        const char *x = loops[k]->u.loop.index;
+        while (*x != '\0' && *s == *x)
+            x++, s++;
+        if (*x != '\0' || *s != '=' || !env_value(&s, &v[k]))
             return false;
-        char *end;
-        errno = 0;
-        v[k] = strtoll(s + len + 1, &end, 10);
-        if (errno != 0 || end == s + len + 1 || *end != ';')
-            return false;
-        s = end + 1;
     }
     if (*s != '\0')
         return false;
@@ -3386,6 +3583,8 @@ static const fx_node *fx_moved(elab *el, const span *sp, const fx_node *e)
         return NULL;
     fx_pool *p = el->fx;
     mdae_range w = moved(sp, e->where);
+    if (e->op == FX_VAR) /* the most common leaf, without the kids' array */
+        return fx_var(p, e->index, e->order, w);
     const fx_node *small[8];
     const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
     if (kids == NULL)
@@ -3462,15 +3661,18 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     size_t from = sp->old_end;
     /* The unknowns, when none is declared after the edit, are prev's
      * (freed with the last model that holds prev's private part). */
-    bool vars_move = false;
-    for (uint32_t k = 0; k < prev->n_variables && shifts && !vars_move; k++)
-        vars_move = prev->variables[k].where.start.offset >= from;
+    bool vars_move = shifts && pp->vars_end > from;
     el->equations = copy_of(prev->equations, prev->n_equations, sizeof *el->equations, &ok);
     if (vars_move)
         el->variables = copy_of(prev->variables, prev->n_variables, sizeof *el->variables, &ok);
     else
         el->shared_variables = (mel_variable *)prev->variables;
-    el->eqsrc = copy_of(pp->eqsrc, prev->n_equations, sizeof *el->eqsrc, &ok);
+    if (!shifts && el->instances_same) { /* no source changes: prev's, shared */
+        el->eqsrc = pp->eqsrc;
+        el->eqsrc_shared = true;
+    } else {
+        el->eqsrc = copy_of(pp->eqsrc, prev->n_equations, sizeof *el->eqsrc, &ok);
+    }
     el->modes = (vec){copy_of(prev->modes, prev->n_modes, sizeof(mel_mode), &ok), prev->n_modes,
                       prev->n_modes};
     el->invariants = (vec){copy_of(prev->invariants, prev->n_invariants, sizeof(mel_invariant), &ok),
@@ -3525,7 +3727,52 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     return true;
 }
 
-/* E's instances (their sources start where E does) elaborated again:
+/* Whether trees a and b are the same node for node, locations included
+ * (fx_equal's fields, is_int and where too). */
+static bool same_tree(const fx_node *a, const fx_node *b)
+{
+    if (a == b)
+        return true;
+    if (a == NULL || b == NULL || a->op != b->op || a->fn != b->fn || a->is_int != b->is_int ||
+        a->order != b->order || a->n != b->n || a->index != b->index ||
+        memcmp(&a->num, &b->num, sizeof a->num) != 0 ||
+        memcmp(&a->where, &b->where, sizeof a->where) != 0 || (a->name == NULL) != (b->name == NULL) ||
+        (a->name != NULL && strcmp(a->name, b->name) != 0))
+        return false;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!same_tree(a->kids[k], b->kids[k]))
+            return false;
+    return true;
+}
+
+/* Replayed instance e (item it; prev's copy) lowered again, and its uses
+ * read (el->uses), its old incidences' count gone from *edges; or, when
+ * keep allows and the sides lowered are prev's node for node, with
+ * prev's incidences: mel__inc_uses and mel__inc_build would read the same
+ * uses under the same guard (prev's, ids in the cold order: keep is false
+ * after an edited condition) and group them into the same incidences,
+ * equation by equation, making no guard. The sides are the new trees
+ * all the same: a worker counts the equations whose sides a version took
+ * from the previous one (the "sharedEquations" of session/analyze's
+ * reuse), which these were not. false when the replay cannot go on. */
+static bool instance_sides(elab *el, const item *it, mel_equation *e, bool keep, size_t *edges)
+{
+    const fx_node *lhs = lower_item(el, it, it->s->u.equ.lhs);
+    const fx_node *rhs = lower_item(el, it, it->s->u.equ.rhs);
+    bool same = keep && lhs != NULL && rhs != NULL && same_tree(lhs, e->lhs) &&
+                same_tree(rhs, e->rhs);
+    e->lhs = lhs;
+    e->rhs = rhs;
+    if (same)
+        return true;
+    *edges -= e->n_incs;
+    e->incs = NULL;
+    e->n_incs = 0;
+    return mel__inc_uses(&el->gf, &el->uses, it->eq, lhs, e->guard) &&
+           mel__inc_uses(&el->gf, &el->uses, it->eq, rhs, e->guard) && el->gf.err == MDAE_OK;
+}
+
+/* E's instances (el->instances: replay_sources) elaborated again:
  * walked, lowered, read (see "Replay"); their old incidences' count
  * goes from *edges. false when the replay cannot go on. */
 static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E,
@@ -3534,32 +3781,38 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
     const struct mel_model_priv *pp = prev->priv;
     replay_names(el, pp, E->u.equ.lhs);
     replay_names(el, pp, E->u.equ.rhs);
-    for (uint32_t q = 0; q < prev->n_equations && !el->rep->stop; q++) {
+    const uint32_t *qs = el->instances.p;
+    for (size_t k = 0; k < el->instances.n && !el->rep->stop; k++) {
+        uint32_t q = qs[k];
         mel__eqsrc *o = &el->eqsrc[q];
-        if (o->stmt.start.offset != E->where.start.offset)
-            continue;
+        MDAE_ASSERT(o->stmt.start.offset == E->where.start.offset);
         const env *en = NULL;
         if (!replay_env(el, o->env, loops, n_loops, &en))
             return false;
         mel_equation *e = &el->equations[q];
-        *edges -= e->n_incs;
-        e->incs = NULL;
-        e->n_incs = 0;
         e->where = E->where;
         item it = {IT_EQ, E, NULL, en, NULL, o->seq, q, -1, e->when};
         el->it = &it;
         el->gf.below = o->guard_mark;
-        walk(el, E->u.equ.lhs, e->guard, 0, true, true);
-        walk(el, E->u.equ.rhs, e->guard, 0, true, true);
+        const plan *p = plan_of(el, &it);
+        el->n_ifs = 0; /* this instance's (run_sites) */
+        if (p != NULL) {
+            run_plan(el, p, &it, e->guard);
+        } else {
+            walk(el, E->u.equ.lhs, e->guard, 0, true, true);
+            walk(el, E->u.equ.rhs, e->guard, 0, true, true);
+        }
         if (el->rep->errors > 0 || el->rep->rc != MDAE_OK || el->gf.err != MDAE_OK)
             return false;
-        e->lhs = lower_item(el, &it, E->u.equ.lhs);
-        e->rhs = lower_item(el, &it, E->u.equ.rhs);
-        if (!mel__inc_uses(&el->gf, &el->uses, q, e->lhs, e->guard) ||
-            !mel__inc_uses(&el->gf, &el->uses, q, e->rhs, e->guard) || el->gf.err != MDAE_OK)
+        bool sides = instance_sides(el, &it, e, !pp->unordered, edges);
+        el->n_ifs = 0;
+        if (!sides)
             return false;
-        o->stmt = E->where;
-        o->size = E->size;
+        if (!el->eqsrc_shared) {
+            o->stmt = E->where;
+            o->size = E->size;
+        }
+        MDAE_ASSERT(memcmp(&o->stmt, &E->where, sizeof o->stmt) == 0 && o->size == E->size);
         el->it = NULL;
     }
     el->gf.below = pp->guards_items;
@@ -3571,22 +3824,30 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
     return true;
 }
 
-/* Whether prev's equations are declared once each and E's instances
- * there are E's (their old range: the edit undone) and made no guard;
- * *work: pass 1's work with E's new size. */
-static bool replay_sources(const mel_model *prev, const span *sp, const mel__stmt *E,
+/* Whether prev's equations are declared once each (mel_model_priv.once)
+ * and E's instances there are E's (their old range: the edit undone) and
+ * made no guard; their equations in el->instances, in order; *work: pass
+ * 1's work with E's new size. */
+static bool replay_sources(elab *el, const mel_model *prev, const span *sp, const mel__stmt *E,
                            uint64_t *work)
 {
     const struct mel_model_priv *pp = prev->priv;
     uint64_t w = pp->work;
-    for (uint32_t q = 0; q < prev->n_equations; q++) {
+    if (!pp->once)
+        return false;
+    el->instances_same = true;
+    uint32_t at = E != NULL ? E->where.start.offset : 0;
+    for (uint32_t q = 0; E != NULL && q < prev->n_equations; q++) {
         const mel__eqsrc *o = &pp->eqsrc[q];
-        if (o->env == NULL)
-            return false;
-        if (E == NULL || o->stmt.start.offset != E->where.start.offset)
+        if (o->stmt.start.offset != at)
             continue;
-        if (o->made_guards || o->stmt.end.offset + sp->new_end != E->where.end.offset + sp->old_end)
+        uint32_t *slot = vec_push(el, &el->instances, sizeof *slot);
+        if (slot == NULL || o->made_guards ||
+            o->stmt.end.offset + sp->new_end != E->where.end.offset + sp->old_end)
             return false;
+        *slot = q;
+        el->instances_same = el->instances_same && o->size == E->size &&
+                             memcmp(&o->stmt, &E->where, sizeof o->stmt) == 0;
         w = w - o->size + E->size;
     }
     *work = w;
@@ -3636,9 +3897,14 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     }
     priv->work = work;
     priv->max_instances = pp->max_instances;
+    priv->once = pp->once; /* the same loop indices */
+    priv->seq_end = pp->seq_end; /* the same declarations key: the same executions */
+    priv->vars_end = el->variables != NULL ? vars_end(el->variables, prev->n_variables)
+                                           : pp->vars_end;
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;
+    pp->eqsrc_lent = pp->eqsrc_lent || (priv->eqsrc_borrowed && !pp->eqsrc_borrowed);
     priv->depth = pp->depth + 1;
     return true;
 }
@@ -3899,18 +4165,24 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
         n_loops = 0;
         C = edited_condition(prog, text, len, &sp, loops, &n_loops);
     }
-    uint64_t work = 0;
-    if ((!same && E == NULL && C == NULL) || !replay_sources(prev, &sp, E, &work))
+    if (!same && E == NULL && C == NULL)
         return 1;
     mel__report rep; /* silent: an error means a full elaboration, which reports */
     mel__report_init(&rep, NULL, outer->max_errors);
     elab el = {.rep = &rep, .opt = opt, .max_instances = pp->max_instances, .text = text,
                .len = len};
+    uint64_t work = 0;
+    if (!replay_sources(&el, prev, &sp, E, &work)) {
+        mdae_free(el.instances.p);
+        return 1;
+    }
     el.max_work = (uint64_t)el.max_instances * 64;
     el.replaying = true;
+    el.seq = pp->seq_end; /* as after pass 1: lower()'s fold3 reads the integer constants so */
     mel_model *m = mel__elab_open(&rep, &el.tmp, &el.gf, &el.ma);
     if (m == NULL) {
         mel__arena_free(&el.tmp);
+        mdae_free(el.instances.p);
         return 1;
     }
     struct mel_model_priv *priv = el.priv = m->priv;
@@ -3940,7 +4212,8 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
             clear_aux(E->u.equ.lhs);
             clear_aux(E->u.equ.rhs);
         }
-        mdae_free(el.eqsrc);
+        if (!el.eqsrc_shared)
+            mdae_free(el.eqsrc);
         elab_close(&el);
         model_release_arrays(&el);
         mel_model_free(m);
@@ -3963,10 +4236,13 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     m->n_integers = prev->n_integers;
     m->n_knowns = prev->n_knowns;
     m->knowns = priv->knowns = el.knowns.p;
-    const mel__stmt *R = E != NULL ? E : C; /* what was elaborated again */
-    for (uint32_t q = 0; R != NULL && q < m->n_equations; q++) { /* the others: as in prev */
+    /* What was elaborated again is checked, the others are as in prev. */
+    const uint32_t *qs = el.instances.p;
+    for (size_t k = 0; k < el.instances.n; k++) /* E's */
+        check_equation(m, &m->equations[qs[k]]);
+    for (uint32_t q = 0; C != NULL && q < m->n_equations; q++) {
         uint32_t at = priv->eqsrc[q].stmt.start.offset;
-        if (at >= R->where.start.offset && at < R->where.end.offset)
+        if (at >= C->where.start.offset && at < C->where.end.offset)
             check_equation(m, &m->equations[q]);
     }
     elab_close(&el);

@@ -411,6 +411,11 @@ struct mel_model_priv {
     char *src;
     size_t src_len;
     mel__eqsrc *eqsrc;
+    /* eqsrc is a version's this one was replayed from (mel_elab.c,
+     * "Replay": no source moved), which it holds (base): not freed here;
+     * eqsrc_lent: some replay of this version shares this one's, freed
+     * then with what is left of it (mel_model_free, priv_release). */
+    bool eqsrc_borrowed, eqsrc_lent;
     /* What pass 1 read of that text (mel_elab.c, "declarations_key"):
      * mdae_malloc, or NULL (not kept: syntax errors, no sources). */
     char *decl_key;
@@ -424,7 +429,9 @@ struct mel_model_priv {
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared
      * names without their indices (`bases`: kind of the first declaration,
-     * value 1 when some instance is an integer constant), pass 1's work
+     * value 1 when some instance is an integer constant; aux: its
+     * instances with one index as pass 1 indexed them, mel_elab.c's
+     * kept_index, or NULL), pass 1's work
      * and the instance limit it ran under. A version replayed from this
      * one shares arena, syms, guards and bases (`borrowed`: base's) and
      * holds its base (refs counts the versions that hold this one; `gone`:
@@ -436,6 +443,12 @@ struct mel_model_priv {
     mel__symtab bases;
     uint64_t work;
     size_t max_instances;
+    bool once; /* every equation declared once: each eqsrc's env set */
+    /* Pass 1's count of statement executions, which pass 2's lowering
+     * folds conditions with (integer constants declared before it). */
+    uint64_t seq_end;
+    /* 1 + the offset of the last unknown's declaration (0: none). */
+    uint32_t vars_end;
     bool borrowed, gone;
     /* A replay of an edited condition (mel_elab.c, "Replay: an edited
      * condition"): `guards` is an overlay of base's, owned (its nodes in

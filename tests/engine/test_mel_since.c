@@ -1215,3 +1215,139 @@ Test(mel_since, edits_after_an_edited_condition)
     free(d);
     free(e);
 }
+
+/* ---- A replay's plans (engine/mel_elab.c, "Pass 2: plans") -------------------
+ * A replayed statement is checked by its plan, which a replay makes also
+ * through if-expressions whose condition compares integers (SITE_IF: the
+ * condition evaluated, the branch taken checked, none under a FALSE
+ * guard), and looks one-index names up in the dense arrays pass 1 kept
+ * (kept_index). Each edit below is parsed from the same original and
+ * compared with the cold parse (the same errors, or the same model); the
+ * edits without an error are replays. */
+Test(mel_since, a_replays_plan_through_if_expressions_on_integers)
+{
+    const char *a = "N : integer = 4;\nM : integer = 2;\n"
+                    "foreach i in 1 .. N do x[i] : real; y[i] : real; "
+                    "open[i] : boolean = last(x[i]); done;\n"
+                    "foreach i in 2 .. N + 3 do z[2 * i] : real; zz[2 * i] : equation "
+                    "z[2 * i] = 0; done;\n"
+                    "foreach i in 1 .. N do\n"
+                    "  e[i] : equation x[i] = y[i];\n"
+                    "  if open[i] & !open[i] then d[i] : equation y[i] = 0; end\n"
+                    "done;\n"
+                    "L : integer = 2;\n";
+    static const struct {
+        const char *from, *to;
+        bool replays; /* else an error, found by the replay's check too */
+    } plan_edits[] = {
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 2 then der(y[i]) else 0);", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i > 100 then qq[i] else 0);", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 3 then qq[i] else 0);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 2 then x[i + 7] else 0);", false},
+        {"x[i] = y[i];",
+         "x[i] = y[i] + (if i <= N - 1 then x[i + 1] else (if i == N then 0 else qq[i]));", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == L then 0 else 1);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i / 0 == 1 then 0 else qq[i]);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == M then der(x[i]) else z[2 * i + 2]);", true},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == M then der(x[i]) else z[2 * i]);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i > 1 then zz[2 * i] else 0);", false},
+        {"x[i] = y[i];", "x[i] = y[i] + (if i == 2 then (if i > M then qq[i] else 1) else 0);",
+         true},
+        {"x[i] = y[i];", "x[i] = y[i] + x[-i + 2 * i] + (if -i < 0 then 1 else qq[i]);", true},
+        {"y[i] = 0;", "y[i] = (if i == 1 then qq[i] else 0);", true},
+    };
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
+    cr_assert_not_null(m0);
+    for (size_t k = 0; k < sizeof plan_edits / sizeof *plan_edits; k++) {
+        char *t = replace(a, plan_edits[k].from, plan_edits[k].to);
+        mel_model *m = same_as_cold(t, -1, m0, false, plan_edits[k].to);
+        cr_assert_eq(m != NULL, plan_edits[k].replays, "%s", plan_edits[k].to);
+        if (m != NULL) {
+            cr_assert_gt(replayed(m), 0, "%s", plan_edits[k].to);
+            char *u = replace(t, " else ", " else 0 + "); /* a replay of the replay */
+            mel_model *m2 = same_as_cold(u, -1, m, false, u);
+            cr_assert_not_null(m2, "%s", u);
+            cr_assert_gt(replayed(m2), 1, "%s", u);
+            mel_model_free(m);
+            mel_model_free(m2);
+            free(u);
+        }
+        free(t);
+    }
+    mel_model_free(m0);
+}
+
+/* A replay that moves no source (an edit of the same length, the same
+ * text again) shares the previous version's equation sources
+ * (mel_model_priv.eqsrc_borrowed); one that moves some copies them. Every
+ * version is the cold parse, and the versions are freed in either order
+ * (ASan: none freed early, none leaked). */
+Test(mel_since, sources_shared_when_none_moves)
+{
+    char *text = tm_slurp("brake.mel");
+    for (int order = 0; order < 2; order++) {
+        mel_model *m0 = same_as_cold(text, 6, NULL, false, "original");
+        char *a = replace(text, "px[i] : equation b[i] = K*x[i];",
+                          "px[i] : equation b[i] = K*x[i] + (if i == 1 then der(x[i]) else 0);");
+        mel_model *m1 = same_as_cold(a, 6, m0, false, "the shape");
+        cr_assert_gt(replayed(m1), 0);
+        cr_assert_neq(m1->priv->eqsrc, m0->priv->eqsrc);
+        char *b = replace(a, "i == 1", "i == 2");
+        mel_model *m2 = same_as_cold(b, 6, m1, false, "a literal");
+        cr_assert_gt(replayed(m2), 1);
+        cr_assert_eq(m2->priv->eqsrc, m1->priv->eqsrc);
+        mel_model *m3 = same_as_cold(b, 6, m2, false, "the same text");
+        cr_assert_eq(m3->priv->eqsrc, m1->priv->eqsrc);
+        char *c = replace(b, "i == 2", "i == 12");
+        mel_model *m4 = same_as_cold(c, 6, m3, false, "longer");
+        cr_assert_gt(replayed(m4), 3);
+        cr_assert_neq(m4->priv->eqsrc, m1->priv->eqsrc);
+        mel_model *m5 = same_as_cold(b, 6, m4, false, "back");
+        if (order == 0) {
+            mel_model_free(m0);
+            mel_model_free(m1);
+            mel_model_free(m2);
+            mel_model_free(m3);
+            mel_model_free(m4);
+        } else {
+            mel_model_free(m4);
+            mel_model_free(m3);
+            mel_model_free(m2);
+            mel_model_free(m1);
+            mel_model_free(m0);
+        }
+        mel_model *m6 = same_as_cold(text, 6, m5, false, "the original again");
+        mel_model_free(m5);
+        mel_model_free(m6);
+        free(a);
+        free(b);
+        free(c);
+    }
+    free(text);
+}
+
+/* Unknowns declared after the edit move with it (mel_model_priv.vars_end
+ * says whether any is), in a replay and in a replay of that replay. */
+Test(mel_since, unknowns_after_the_edit_move)
+{
+    const char *a = "x : real;\ne1 : equation x = 1;\ny : real; z : real;\ne2 : equation y = x;\n"
+                    "e3 : equation z = y;\n";
+    mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
+    char *b = replace(a, "x = 1;", "x = 1 + 2;");
+    mel_model *m1 = same_as_cold(b, -1, m0, false, "unknowns after");
+    cr_assert_gt(replayed(m1), 0);
+    char *c = replace(b, "x = 1 + 2;", "x = 1 +\n 2 + 3;");
+    mel_model *m2 = same_as_cold(c, -1, m1, false, "again, a line added");
+    cr_assert_gt(replayed(m2), 1);
+    char *d = replace(c, "z = y;", "z = y + 0;");
+    mel_model *m3 = same_as_cold(d, -1, m2, false, "after the last unknown");
+    cr_assert_gt(replayed(m3), 2);
+    cr_assert_eq(m3->variables, m2->variables);
+    mel_model_free(m0);
+    mel_model_free(m1);
+    mel_model_free(m2);
+    mel_model_free(m3);
+    free(b);
+    free(c);
+    free(d);
+}
