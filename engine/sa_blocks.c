@@ -2207,7 +2207,8 @@ bool sa__primal_blocks(sa_ctx *c)
         return false;
     }
     MDAE_ASSERT(b.tmax != NULL); /* not c->no_max's */
-    w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
+    if (w->te == NULL) /* else a seeded primal's that did not cover: put over */
+        w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
     sa__put(&w->ok, *b.ok);
     sa__put(&w->singular, sa__diff(w->chi_m, *b.ok));
     for (size_t e = 0; e < w->n_edges; e++)
