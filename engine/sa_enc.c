@@ -366,7 +366,19 @@ static void pool_put(sa__chunk *k)
         return;
     MDAE_ASSERT(k->n == 0);
     size_t bytes = k->cap * sizeof(BDD);
-    if (pool_n == POOL_MAX || bytes > POOL_BYTES - pool_bytes) {
+    if (pool_n == POOL_MAX) { /* the smallest goes, if smaller than k */
+        size_t least = 0;
+        for (size_t i = 1; i < pool_n; i++)
+            least = pool[i]->cap < pool[least]->cap ? i : least;
+        if (pool[least]->cap >= k->cap) {
+            mdae_free(k);
+            return;
+        }
+        pool_bytes -= pool[least]->cap * sizeof(BDD);
+        mdae_free(pool[least]);
+        pool[least] = pool[--pool_n];
+    }
+    if (bytes > POOL_BYTES - pool_bytes) {
         mdae_free(k);
         return;
     }
@@ -672,7 +684,11 @@ BDD *sa__slots(sa_ctx *c, size_t n)
 {
     sa__chunk *t = c->top;
     if (t == NULL || t->cap - t->n < n) {
-        size_t cap = n > 65536 ? n : 65536;
+        if (n > SIZE_MAX / (4 * sizeof(BDD)))
+            sa__fail(c, MDAE_E_NOMEM);
+        size_t cap = 65536; /* a larger one by powers of 2: pooled, it fits again */
+        while (cap < n)
+            cap *= 2;
         sa__chunk *k = c->spare;
         if (k != NULL && k->cap >= n) {
             c->spare = NULL; /* reuse the chunk released last */

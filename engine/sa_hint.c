@@ -864,6 +864,35 @@ void sa__take_memo(const sa_result *r, const bool *todo, const BDD *memo, const 
             sa__put(&tight[e], memo[from != NULL ? (size_t)from[e] : e]);
 }
 
+void sa__take_memo_cols(const sa_result *r, const bool *todo, const BDD *memo, BDD *tight,
+                        const size_t *first, const size_t *edges)
+{
+    size_t n = r->n_edges;
+    BDD old = 0;
+    for (size_t e = 0; e < n; e++)
+        old |= tight[e];
+    if (old != bddfalse) { /* not fresh slots: edge by edge */
+        sa__take_memo(r, todo, memo, NULL, tight);
+        return;
+    }
+    sa__copy_refs(tight, memo, n);
+    uint32_t nv = r->n_var, j = 0;
+    for (; j + 8 <= nv; j += 8) { /* the columns to do are few: 8 flags at a time */
+        uint64_t w;
+        memcpy(&w, todo + j, sizeof w);
+        if (w == 0)
+            continue;
+        for (uint32_t k = j; k < j + 8; k++)
+            if (todo[k])
+                for (size_t q = first[k]; q < first[k + 1]; q++)
+                    sa__put(&tight[edges[q]], bddfalse);
+    }
+    for (; j < nv; j++)
+        if (todo[j])
+            for (size_t q = first[j]; q < first[j + 1]; q++)
+                sa__put(&tight[edges[q]], bddfalse);
+}
+
 bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
@@ -885,6 +914,12 @@ bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
                                                 : mapped_columns(c, h, same, stale, &from);
     if (todo == NULL)
         return NULL;
-    sa__take_memo(r, todo, memo, from, tight);
+    if (from == NULL) { /* the columns: the layout's (no pass), or made */
+        const size_t *first, *edges;
+        sa__layout_columns(c, r, &first, &edges);
+        sa__take_memo_cols(r, todo, memo, tight, first, edges);
+    } else {
+        sa__take_memo(r, todo, memo, from, tight);
+    }
     return todo;
 }

@@ -845,6 +845,12 @@ bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight);
  * tests/engine/test_sa_slots.c). */
 void sa__take_memo(const sa_result *r, const bool *todo, const BDD *memo, const long *from,
                    BDD *tight);
+/* The same with from NULL, given r's columns (sa__layout_columns): when
+ * every slot of tight is bddfalse (round 0's fresh slots), all of memo
+ * copied (sa__copy_refs) and the edges of todo's few columns put back to
+ * bddfalse, instead of a test per edge; else sa__take_memo. */
+void sa__take_memo_cols(const sa_result *r, const bool *todo, const BDD *memo, BDD *tight,
+                        const size_t *first, const size_t *edges);
 
 /* ---- sa_repair.c (issue 16): the hint's chosen matching repaired ----------
  * With tc, tz from sa__hint_matching and zero[e] (n_edges) the edges of

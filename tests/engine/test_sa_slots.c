@@ -222,3 +222,76 @@ Test(sa_slots, take_memo_is_sa_put)
     bdd_error_hook(sa_handler);
     sa_end();
 }
+
+/* sa__take_memo_cols (from NULL, by columns) against sa__put, fresh slots
+ * or not, as take_memo_case. */
+static void take_cols_case(size_t ne, uint32_t nv, bool dirty, unsigned seed)
+{
+    uint32_t *edge_v = malloc((ne + 1) * sizeof *edge_v);
+    size_t *first = calloc(nv + 2, sizeof *first), *edges = malloc((ne + 1) * sizeof *edges);
+    bool *todo = calloc(nv + 1, 1);
+    BDD *memo = malloc((ne + 1) * sizeof *memo), *fast = calloc(ne + 1, sizeof *fast),
+        *slow = calloc(ne + 1, sizeof *slow);
+    cr_assert(edge_v && first && edges && todo && memo && fast && slow);
+    for (size_t e = 0; e < ne; e++) {
+        edge_v[e] = next(&seed) % nv;
+        first[edge_v[e] + 1]++;
+    }
+    for (uint32_t j = 0; j < nv; j++)
+        first[j + 1] += first[j];
+    size_t *fill = calloc(nv + 1, sizeof *fill);
+    cr_assert_not_null(fill);
+    for (size_t e = 0; e < ne; e++)
+        edges[first[edge_v[e]] + fill[edge_v[e]]++] = e;
+    for (uint32_t j = 0; j < nv; j++)
+        todo[j] = next(&seed) % 5 == 0;
+    for (size_t k = 0; k < ne; k++)
+        memo[k] = bdd_addref(some_value(&seed));
+    if (dirty)
+        for (size_t e = 0; e < ne; e += 45) {
+            BDD f = some_value(&seed);
+            sa__put(&fast[e], f);
+            sa__put(&slow[e], f);
+        }
+    sa_result r = {0};
+    r.n_edges = ne;
+    r.n_var = nv;
+    r.edge_v = edge_v;
+    sa__take_memo_cols(&r, todo, memo, fast, first, edges);
+    for (size_t e = 0; e < ne; e++)
+        if (!todo[edge_v[e]])
+            sa__put(&slow[e], memo[e]);
+    for (size_t e = 0; e < ne; e++)
+        cr_assert_eq(fast[e], slow[e], "edge %zu of %zu: %d, sa__put %d", e, ne, fast[e], slow[e]);
+    breaks = 0;
+    drop_all(memo, ne);
+    drop_all(slow, ne);
+    bdd_gbc();
+    drop_all(fast, ne);
+    cr_assert_eq(breaks, 0, "%d references dropped from nodes that had none (%zu edges)", breaks,
+                 ne);
+    free(fill);
+    free(edge_v);
+    free(first);
+    free(edges);
+    free(todo);
+    free(memo);
+    free(fast);
+    free(slow);
+}
+
+Test(sa_slots, take_memo_by_columns_is_sa_put)
+{
+    sa_config cfg;
+    sa_config_default(&cfg);
+    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
+    cr_assert_geq(bdd_setvarnum(NV), 0);
+    sa_handler = bdd_error_hook(count_breaks);
+    static const size_t ns[] = {0, 1, 31, 32, 33, 100, 1000, 4099};
+    unsigned seed = 23;
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (int v = 0; v < 2; v++)
+            take_cols_case(ns[i], 1 + (uint32_t)(ns[i] / 3), v & 1, seed++);
+    bdd_error_hook(sa_handler);
+    sa_end();
+}
