@@ -251,8 +251,9 @@ static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, name_map
                      long delta)
 {
     const mel_model *hm = h->m;
-    int *to_var = sa__alloc_raw(c, ((size_t)h->n_bddvars + 1) * sizeof *to_var);
-    for (int v = 0; v <= h->n_bddvars; v++)
+    int nb = h->n_bddvars; /* a local: the stores below may alias h's int */
+    int *to_var = sa__alloc_raw(c, ((size_t)nb + 1) * sizeof *to_var);
+    for (int v = 0; v <= nb; v++)
         to_var[v] = -1;
     char buf[256];
     for (uint32_t k = 0; k < h->n_modes && k < hm->n_modes; k++) {
