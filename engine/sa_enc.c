@@ -67,10 +67,13 @@ static bool reordered; /* the level order is no longer the identity */
  * sifting (sa__layout_epoch). */
 static unsigned long layout_epoch;
 
+/* b[0 .. n) are in use; b[n .. clean) are bddfalse (sa__release clears
+ * what it releases); b[clean .. cap) were never handed out (malloc's). */
 struct sa__chunk {
     sa__chunk *prev;
     size_t base; /* slots below this chunk */
     size_t n, cap;
+    size_t clean;
     BDD b[];
 };
 
@@ -83,6 +86,16 @@ struct sa__block {
 };
 
 #define ALLOC_CHUNK 16384
+
+/* Slot chunks kept between analyses (a context's, at sa__leave): each
+ * cleared below its `clean`, so the next analysis's arrays of slots need
+ * no memset (the brake's editor stage cleared four fresh chunks of 256 KB
+ * per analysis: 2 % of its instructions). At most POOL_MAX chunks and
+ * POOL_BYTES bytes; freed by sa_end. Single-threaded, as BuDDy. */
+#define POOL_MAX 8
+#define POOL_BYTES ((size_t)16 << 20)
+static sa__chunk *pool[POOL_MAX];
+static size_t pool_n, pool_bytes;
 
 void sa_config_default(sa_config *cfg)
 {
@@ -340,6 +353,52 @@ void sa_end(void)
         bdd_done();
     running = false;
     armed = NULL;
+    while (pool_n > 0)
+        mdae_free(pool[--pool_n]);
+    pool_bytes = 0;
+}
+
+/* Chunk k (no slot in use, cleared below its clean) into the pool, or
+ * freed. */
+static void pool_put(sa__chunk *k)
+{
+    if (k == NULL)
+        return;
+    MDAE_ASSERT(k->n == 0);
+    size_t bytes = k->cap * sizeof(BDD);
+    if (pool_n == POOL_MAX) { /* the smallest goes, if smaller than k */
+        size_t least = 0;
+        for (size_t i = 1; i < pool_n; i++)
+            least = pool[i]->cap < pool[least]->cap ? i : least;
+        if (pool[least]->cap >= k->cap) {
+            mdae_free(k);
+            return;
+        }
+        pool_bytes -= pool[least]->cap * sizeof(BDD);
+        mdae_free(pool[least]);
+        pool[least] = pool[--pool_n];
+    }
+    if (bytes > POOL_BYTES - pool_bytes) {
+        mdae_free(k);
+        return;
+    }
+    pool[pool_n++] = k;
+    pool_bytes += bytes;
+}
+
+/* A chunk of the pool with room for n slots (the smallest), or NULL. */
+static sa__chunk *pool_take(size_t n)
+{
+    size_t best = pool_n;
+    for (size_t i = 0; i < pool_n; i++)
+        if (pool[i]->cap >= n && (best == pool_n || pool[i]->cap < pool[best]->cap))
+            best = i;
+    if (best == pool_n)
+        return NULL;
+    sa__chunk *k = pool[best];
+    pool[best] = pool[--pool_n];
+    pool_bytes -= k->cap * sizeof(BDD);
+    return k;
 }
 
 void sa_forget_caches(void)
@@ -454,13 +513,13 @@ void sa__leave(sa_ctx *c)
     if (armed == c)
         armed = NULL;
     run_cleanups(c, 0);
-    sa__release(c, 0);
+    sa__release(c, 0); /* every slot cleared: the chunks can be pooled */
     while (c->top != NULL) {
         sa__chunk *p = c->top->prev;
-        mdae_free(c->top);
+        pool_put(c->top);
         c->top = p;
     }
-    mdae_free(c->spare);
+    pool_put(c->spare);
     c->spare = NULL;
     mdae_free(c->seen);
     c->seen = NULL;
@@ -625,15 +684,22 @@ BDD *sa__slots(sa_ctx *c, size_t n)
 {
     sa__chunk *t = c->top;
     if (t == NULL || t->cap - t->n < n) {
-        size_t cap = n > 65536 ? n : 65536;
+        if (n > SIZE_MAX / (4 * sizeof(BDD)))
+            sa__fail(c, MDAE_E_NOMEM);
+        size_t cap = 65536; /* a larger one by powers of 2: pooled, it fits again */
+        while (cap < n)
+            cap *= 2;
         sa__chunk *k = c->spare;
         if (k != NULL && k->cap >= n) {
             c->spare = NULL; /* reuse the chunk released last */
             cap = k->cap;
+        } else if ((k = pool_take(n)) != NULL) {
+            cap = k->cap; /* an earlier analysis's, cleared below k->clean */
         } else {
             k = mdae_malloc(sizeof *k + cap * sizeof(BDD));
             if (k == NULL)
                 sa__fail(c, MDAE_E_NOMEM);
+            k->clean = 0; /* a new chunk: nothing cleared yet */
         }
         k->prev = t;
         k->base = c->n_slots;
@@ -642,11 +708,23 @@ BDD *sa__slots(sa_ctx *c, size_t n)
         c->top = t = k;
     }
     BDD *p = t->b + t->n;
-    if (n <= 4) /* most requests: a call to memset costs more */
-        for (size_t k = 0; k < n; k++)
-            p[k] = bddfalse;
-    else
-        memset(p, 0, n * sizeof(BDD)); /* bddfalse */
+    /* (a slot written after its release would break this) */
+    MDAE_ASSERT(t->n >= t->clean || (p[0] == bddfalse && t->b[t->clean - 1] == bddfalse));
+    /* Below clean the slots are bddfalse already (released slots are
+     * cleared by sa__release): only those never handed out are cleared,
+     * the first time (a round's arrays are taken and released again and
+     * again: their memsets were 2 % of the editor's first stage). */
+    if (t->n + n > t->clean) {
+        size_t from = t->clean > t->n ? t->clean : t->n;
+        BDD *q = t->b + from;
+        size_t m = t->n + n - from;
+        if (m <= 4)
+            for (size_t k = 0; k < m; k++)
+                q[k] = bddfalse;
+        else
+            memset(q, 0, m * sizeof(BDD)); /* bddfalse */
+        t->clean = t->n + n;
+    }
     t->n += n;
     c->n_slots += n;
     return p;
@@ -709,16 +787,47 @@ BDD sa__edgeset(sa_ctx *c, const sa_result *r)
 
 size_t sa__mark(const sa_ctx *c) { return c->n_slots; }
 
+#define RELEASE_BLOCK 32
+#define RELEASE_PART 8
+
+/* Dereference the nodes among b[0 .. n) and set them all to bddfalse,
+ * RELEASE_BLOCK at a time: the OR of a block tells whether any is a node
+ * (BDDs are >= 0; 0 and 1 the constants), then RELEASE_PART at a time: most released slots hold
+ * constants (the rounds' vectors of bits), which a test per slot cost
+ * 2 % of the editor's first stage. */
+static void release_slots(BDD *b, size_t n)
+{
+    size_t k = 0;
+    for (; k + RELEASE_BLOCK <= n; k += RELEASE_BLOCK) {
+        BDD *x = b + k, any = 0;
+        for (size_t q = 0; q < RELEASE_BLOCK; q++)
+            any |= x[q];
+        if (any >= 2 && running)
+            for (size_t p = 0; p < RELEASE_BLOCK; p += RELEASE_PART) {
+                BDD part = 0;
+                for (size_t q = p; q < p + RELEASE_PART; q++)
+                    part |= x[q];
+                if (part >= 2)
+                    for (size_t q = p; q < p + RELEASE_PART; q++)
+                        if (x[q] >= 2)
+                            bdd_delref(x[q]);
+            }
+        for (size_t q = 0; q < RELEASE_BLOCK; q++)
+            x[q] = bddfalse;
+    }
+    for (; k < n; k++) {
+        if (b[k] >= 2 && running)
+            bdd_delref(b[k]);
+        b[k] = bddfalse;
+    }
+}
+
 void sa__release(sa_ctx *c, size_t mark)
 {
     while (c->top != NULL && c->n_slots > mark) {
         sa__chunk *t = c->top;
         size_t n = c->n_slots - mark < t->n ? c->n_slots - mark : t->n;
-        const BDD *b = t->b + (t->n - n);
-        if (running)
-            for (size_t k = n; k-- > 0;)
-                if (b[k] >= 2)
-                    bdd_delref(b[k]);
+        release_slots(t->b + (t->n - n), n);
         t->n -= n;
         c->n_slots -= n;
         if (t->n == 0 && t->prev != NULL) {
@@ -726,7 +835,7 @@ void sa__release(sa_ctx *c, size_t mark)
              * chunk's boundary would otherwise map and unmap 256 KB each
              * time (measured: a fifth of the brake's analysis, issue 10). */
             c->top = t->prev;
-            mdae_free(c->spare);
+            pool_put(c->spare);
             c->spare = t;
         } else {
             break;

@@ -979,6 +979,36 @@ void sa__copy_refs(BDD *restrict to, const BDD *restrict from, size_t n)
     }
 }
 
+void sa__ref_all(const BDD *a, size_t n)
+{
+    size_t k = 0;
+    for (; k + COPY_BLOCK <= n; k += COPY_BLOCK) {
+        BDD any = 0;
+        for (size_t q = 0; q < COPY_BLOCK; q++)
+            any |= a[k + q];
+        if (any >= 2)
+            for (size_t q = k; q < k + COPY_BLOCK; q += COPY_PART)
+                ref_part(&a[q]);
+    }
+    for (; k < n; k++)
+        if (a[k] >= 2)
+            bdd_addref(a[k]);
+}
+
+void sa__move_bdds(BDD *restrict to, BDD *restrict from, size_t n)
+{
+    size_t k = 0;
+    for (; k + COPY_BLOCK <= n; k += COPY_BLOCK)
+        for (size_t q = k; q < k + COPY_BLOCK; q++) {
+            to[q] = from[q];
+            from[q] = bddfalse;
+        }
+    for (; k < n; k++) {
+        to[k] = from[k];
+        from[k] = bddfalse;
+    }
+}
+
 /* A copy of the hint's n functions f, kept with the result, each
  * referenced (filled before anything can fail: a result being built is
  * freed function by function on a jump). */

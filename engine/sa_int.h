@@ -567,6 +567,12 @@ static inline bool sa__edge_same(const sa_result *r, const sa_result *h, size_t 
  * >= 2, the constants 0 and 1): the copy and the test are vector code,
  * where memcpy and a test per entry read each array twice (issue 40). */
 void sa__copy_refs(BDD *restrict to, const BDD *restrict from, size_t n);
+/* Reference each node among a[0 .. n), as sa__copy_refs does its copy's
+ * (for a copy made otherwise: a strided one). */
+void sa__ref_all(const BDD *a, size_t n);
+/* to[0 .. n) = from[0 .. n) and from[0 .. n) = bddfalse: the references
+ * moved, in vector code (memcpy and memset would read and write twice). */
+void sa__move_bdds(BDD *restrict to, BDD *restrict from, size_t n);
 /* Consistency check on an encoded result; returns the number of errors.
  * The equations sa__encode took from the hint (c->enc_same) are not
  * checked again: the same guards and orders against the same chi_J. */
@@ -833,6 +839,18 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz);
  * (hint->ok true). Written into tight[]; returns the columns left to
  * compute (temporaries, n_var flags), or NULL when none was read. */
 bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight);
+/* sa__hint_tight's last step: tight[e] = memo[from[e]] (from NULL:
+ * memo[e]) for r's edges outside todo's columns (todo: by variable), each
+ * referenced, as sa__put would put it (tested against it:
+ * tests/engine/test_sa_slots.c). */
+void sa__take_memo(const sa_result *r, const bool *todo, const BDD *memo, const long *from,
+                   BDD *tight);
+/* The same with from NULL, given r's columns (sa__layout_columns): when
+ * every slot of tight is bddfalse (round 0's fresh slots), all of memo
+ * copied (sa__copy_refs) and the edges of todo's few columns put back to
+ * bddfalse, instead of a test per edge; else sa__take_memo. */
+void sa__take_memo_cols(const sa_result *r, const bool *todo, const BDD *memo, BDD *tight,
+                        const size_t *first, const size_t *edges);
 
 /* ---- sa_repair.c (issue 16): the hint's chosen matching repaired ----------
  * With tc, tz from sa__hint_matching and zero[e] (n_edges) the edges of

@@ -1892,21 +1892,24 @@ static void keep_own_tight(sa_ctx *c, seeded_run *run)
         return;
     }
     memcpy(o->stale, s->redo, r->n_var);
-    for (size_t e = 0; e < r->n_edges; e++) {
-        if (o->stale[r->edge_v[e]]) {
-            o->tight[e] = bddfalse; /* the slot keeps its reference */
-            continue;
+    /* Every slot's reference moved (vector code), then the few stale
+     * columns' edges moved back: a slot of a stale column keeps its own. */
+    sa__move_bdds(o->tight, run->tight, r->n_edges);
+    const bool *stale = o->stale;
+    const uint32_t *edge_v = r->edge_v;
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (stale[edge_v[e]]) {
+            run->tight[e] = o->tight[e];
+            o->tight[e] = bddfalse;
         }
-        o->tight[e] = run->tight[e]; /* the slot's reference, moved */
-        run->tight[e] = bddfalse;
+    if (wv == wh) {
+        sa__copy_refs(o->c, s->hc, (size_t)r->n_eq * wv);
+    } else {
+        for (size_t b = 0; b < wv; b++) /* bit by bit: wv is 1 or 2 */
+            for (size_t i = 0; i < r->n_eq; i++)
+                o->c[i * wv + b] = s->hc[i * wh + b];
+        sa__ref_all(o->c, (size_t)r->n_eq * wv);
     }
-    for (size_t i = 0; i < r->n_eq; i++)
-        for (size_t b = 0; b < wv; b++) {
-            BDD f = s->hc[i * wh + b];
-            o->c[i * wv + b] = f;
-            if (f >= 2)
-                bdd_addref(f);
-        }
     o->w = s->wv;
     o->n_edges = r->n_edges;
     o->n_c = (size_t)r->n_eq * wv;
