@@ -1849,16 +1849,18 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
     for (uint32_t a = 0; a < x->n_var; a++)
         if (part_of_var[x->vars[a]] != UINT32_MAX)
             return false;
-    for (uint32_t a = 0; a < x->n_var; a++)
-        part_of_var[x->vars[a]] = p;
     bool known = known_block(kn, a_rec, x);
     bool bulk = !known && bulk_edges(kn, a_rec, x);
+    bool self_check = c->opt != NULL && c->opt->self_check;
+    bool marked = (!known && !bulk) || self_check; /* krec_is reads x's columns as p */
+    for (uint32_t a = 0; marked && a < x->n_var; a++)
+        part_of_var[x->vars[a]] = p;
     bool is = known ||
               (bulk ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
                           krec_rest(c, x, x->rows, x->n_eq, x->vars, x->n_var, order_pos)
                     : krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
                               order_pos));
-    if ((known || (bulk && is)) && c->opt != NULL && c->opt->self_check) /* the lemmas, checked */
+    if ((known || (bulk && is)) && self_check) /* the lemmas, checked */
         MDAE_ASSERT(krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p, order_pos));
     if (bulk && is)
         kn->n_bulk++;
@@ -1866,7 +1868,7 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
         kn->is[a_rec] = 1;
     *n_known += known;
     is = is && krec_square(c, vm, x);
-    for (uint32_t a = 0; a < x->n_var; a++)
+    for (uint32_t a = 0; (is || marked) && a < x->n_var; a++)
         part_of_var[x->vars[a]] = is ? p : UINT32_MAX;
     for (uint32_t a = 0; is && a < x->n_eq; a++)
         part_of_eq[x->rows[a]] = p;
