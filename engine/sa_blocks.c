@@ -728,7 +728,7 @@ struct sa__kept {
     uint8_t *seeded;     /* per record: taken by this result's own seeded
                             rounds as a block of their tight graph (the
                             bulk check, "The records of the hint's own
-                            rounds"); NULL until the first */
+                            rounds") */
     uint32_t bulk;       /* records of the hint taken by the bulk check */
 };
 
@@ -838,22 +838,14 @@ static bool kept_put(sa_ctx *c, sa__kept *k, krec *x, bool seeded)
         uint32_t *link = mdae_realloc(k->link, cap * sizeof *link);
         if (link != NULL)
             k->link = link;
-        uint8_t *sd = k->seeded != NULL || seeded ? mdae_realloc(k->seeded, cap) : NULL;
-        if (sd != NULL) {
-            if (k->seeded == NULL)
-                memset(sd, 0, k->cap);
+        uint8_t *sd = mdae_realloc(k->seeded, cap);
+        if (sd != NULL)
             k->seeded = sd;
-        }
-        if (rec == NULL || link == NULL || ((k->seeded != NULL || seeded) && sd == NULL))
+        if (rec == NULL || link == NULL || sd == NULL)
             sa__fail(c, MDAE_E_NOMEM);
         k->cap = cap;
-    } else if (seeded && k->seeded == NULL) {
-        k->seeded = mdae_calloc(k->cap, 1);
-        if (k->seeded == NULL)
-            sa__fail(c, MDAE_E_NOMEM);
     }
-    if (k->seeded != NULL)
-        k->seeded[k->n] = seeded;
+    k->seeded[k->n] = seeded;
     x->refs++;
     uint32_t *head = &k->row_rec[x->rows[0]];
     k->rec[k->n] = x;
@@ -976,8 +968,8 @@ static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_
                     const uint32_t *order_pos);
 
 /* krec_is's checks of x's sizes and places. */
-static bool krec_sized(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
-                       const uint32_t *vars, uint32_t nv)
+static inline bool krec_sized(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
+                              const uint32_t *vars, uint32_t nv)
 {
     const int32_t *shape = x->key.shape;
     return x->n_eq == ne && x->n_var == nv && shape[4] == c->r->w_sigma &&
@@ -988,8 +980,8 @@ static bool krec_sized(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint
 
 /* krec_is's checks after the edges': the rows' and columns' activity, the
  * rows' order, the modes. */
-static bool krec_rest(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
-                      const uint32_t *vars, uint32_t nv, const uint32_t *order_pos)
+static inline bool krec_rest(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
+                             const uint32_t *vars, uint32_t nv, const uint32_t *order_pos)
 {
     const sa_result *w = c->r;
     const int32_t *shape = x->key.shape;
