@@ -725,6 +725,11 @@ struct sa__kept {
     uint32_t afresh;     /* and the blocks of the rest, decomposed there */
     uint32_t known;      /* records of the hint taken as parts of a later
                             seeded round without krec_is (sa__known) */
+    uint8_t *seeded;     /* per record: taken by this result's own seeded
+                            rounds as a block of their tight graph (the
+                            bulk check, "The records of the hint's own
+                            rounds") */
+    uint32_t bulk;       /* records of the hint taken by the bulk check */
 };
 
 static void krec_unref(krec *x)
@@ -749,6 +754,7 @@ void sa__kept_free(sa__kept *k)
         krec_unref(k->rec[a]);
     mdae_free(k->rec);
     mdae_free(k->link);
+    mdae_free(k->seeded);
     mdae_free(k->row_rec);
     mdae_free(k->htab);
     mdae_free(k);
@@ -804,7 +810,7 @@ static sa__kept *kept_of(sa_result *top)
             return NULL;
         }
         *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
-                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0};
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0};
         if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
             k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
         top->kept = k;
@@ -817,8 +823,10 @@ static size_t krec_words(const krec *x)
     return x->key.n_shape + x->key.n_funs + x->n_val + x->n_eq + x->n_var + 2 * x->n_edges + 16;
 }
 
-/* x (referenced here) into k, at its first row; false if k is full. */
-static bool kept_put(sa_ctx *c, sa__kept *k, krec *x)
+/* x (referenced here) into k, at its first row, marked seeded (a block of
+ * the tight graph of k's result's own seeded rounds) or not; false if k is
+ * full. */
+static bool kept_put(sa_ctx *c, sa__kept *k, krec *x, bool seeded)
 {
     if (k->words + krec_words(x) > k->max_words || x->n_eq == 0)
         return false;
@@ -830,10 +838,14 @@ static bool kept_put(sa_ctx *c, sa__kept *k, krec *x)
         uint32_t *link = mdae_realloc(k->link, cap * sizeof *link);
         if (link != NULL)
             k->link = link;
-        if (rec == NULL || link == NULL)
+        uint8_t *sd = mdae_realloc(k->seeded, cap);
+        if (sd != NULL)
+            k->seeded = sd;
+        if (rec == NULL || link == NULL || sd == NULL)
             sa__fail(c, MDAE_E_NOMEM);
         k->cap = cap;
     }
+    k->seeded[k->n] = seeded;
     x->refs++;
     uint32_t *head = &k->row_rec[x->rows[0]];
     k->rec[k->n] = x;
@@ -884,11 +896,11 @@ static krec *krec_new(sa_ctx *c, const sa__kept *k, const sa__bkey *key, const B
     return x;
 }
 
-/* x, placed, into k; freed if k is full. */
-static void kept_put_new(sa_ctx *c, sa__kept *k, krec *x)
+/* x, placed, into k (seeded: as kept_put); freed if k is full. */
+static void kept_put_new(sa_ctx *c, sa__kept *k, krec *x, bool seeded)
 {
     x->refs = 1; /* ours until k takes it */
-    kept_put(c, k, x);
+    kept_put(c, k, x, seeded);
     krec_unref(x);
 }
 
@@ -933,7 +945,7 @@ static void kept_record(sa_ctx *c, const sub *s, const sa__bkey *key, const BDD 
     for (uint32_t a = 0; a < r->n_var; a++)
         x->vars[a] = var_in_top(w, r->var_whole[a]);
     x->square = s->square;
-    kept_put_new(c, k, x);
+    kept_put_new(c, k, x, false);
 }
 
 /* The hint's kept blocks where this analysis may find its blocks by place:
@@ -953,14 +965,48 @@ static const sa__kept *kept_by_place(const sa_ctx *c)
  * order by order_pos. */
 static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
                     const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var, uint32_t b,
+                    const uint32_t *order_pos);
+
+/* krec_is's checks of x's sizes and places. */
+static inline bool krec_sized(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
+                              const uint32_t *vars, uint32_t nv)
+{
+    const int32_t *shape = x->key.shape;
+    return x->n_eq == ne && x->n_var == nv && shape[4] == c->r->w_sigma &&
+           shape[5] == c->no_max &&
+           (x->rows == eqs || memcmp(x->rows, eqs, ne * sizeof *eqs) == 0) &&
+           (x->vars == vars || memcmp(x->vars, vars, nv * sizeof *vars) == 0); /* take_part's: its own */
+}
+
+/* krec_is's checks after the edges': the rows' and columns' activity, the
+ * rows' order, the modes. */
+static inline bool krec_rest(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
+                             const uint32_t *vars, uint32_t nv, const uint32_t *order_pos)
+{
+    const sa_result *w = c->r;
+    const int32_t *shape = x->key.shape;
+    const BDD *fr = &x->key.funs[x->n_edges * (1 + (size_t)w->w_sigma)];
+    for (uint32_t a = 0; a < ne; a++)
+        if (fr[a] != w->chi_i[eqs[a]])
+            return false;
+    for (uint32_t a = 0; a < nv; a++)
+        if (fr[ne + a] != w->chi_j[vars[a]])
+            return false;
+    const int32_t *order = &shape[6 + 3 * x->n_edges];
+    for (uint32_t a = 1; a < ne; a++)
+        if (order_pos[eqs[order[a - 1]]] > order_pos[eqs[order[a]]])
+            return false;
+    return x->modes == w->chi_m || sa__imp(w->chi_m, x->modes) == bddtrue;
+}
+
+static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
+                    const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var, uint32_t b,
                     const uint32_t *order_pos)
 {
     const sa_result *w = c->r;
     const int32_t *shape = x->key.shape;
     size_t ws = (size_t)w->w_sigma, stride = 1 + ws;
-    if (x->n_eq != ne || x->n_var != nv || shape[4] != w->w_sigma || shape[5] != c->no_max ||
-        (x->rows != eqs && memcmp(x->rows, eqs, ne * sizeof *eqs) != 0) ||
-        (x->vars != vars && memcmp(x->vars, vars, nv * sizeof *vars) != 0)) /* take_part's: its own */
+    if (!krec_sized(c, x, eqs, ne, vars, nv))
         return false;
     const BDD *f = x->key.funs;
     size_t q = 0;
@@ -976,20 +1022,7 @@ static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_
                     return false;
             q++;
         }
-    if (q != x->n_edges)
-        return false;
-    const BDD *fr = &f[x->n_edges * stride];
-    for (uint32_t a = 0; a < ne; a++)
-        if (fr[a] != w->chi_i[eqs[a]])
-            return false;
-    for (uint32_t a = 0; a < nv; a++)
-        if (fr[ne + a] != w->chi_j[vars[a]])
-            return false;
-    const int32_t *order = &shape[6 + 3 * x->n_edges];
-    for (uint32_t a = 1; a < ne; a++)
-        if (order_pos[eqs[order[a - 1]]] > order_pos[eqs[order[a]]])
-            return false;
-    return x->modes == w->chi_m || sa__imp(w->chi_m, x->modes) == bddtrue;
+    return q == x->n_edges && krec_rest(c, x, eqs, ne, vars, nv, order_pos);
 }
 
 /* The record of k that block b of c->r is (krec_is), among those whose
@@ -1084,16 +1117,26 @@ static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edg
     sa__put(sing, (*got)[2 * ne + 1]);
 }
 
-/* Block b of c->r as the record x has it (kept_same): its solution into
- * te .. bok, and x kept with this result too. */
+/* Whether c->r's blocks are those of a round of its own seeded rounds
+ * (sa_tight.c's seeded_rounds: c->known is theirs, c->r's tight graph
+ * theirs), not of a block's sub-result or of other tight rounds. */
+static bool in_own_rounds(const sa_ctx *c)
+{
+    return c->known != NULL && c->known->r == c->r && c->r->chi_e == c->known->tight;
+}
+
+/* Block b of c->r as the record x has it (kept_same, or a part that krec_is
+ * or its shortcuts found a block of c->r): its solution into te .. bok, and
+ * x kept with this result too. */
 static void reuse_kept(sa_ctx *c, const krec *x, BDD *te, BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
 {
     size_t mark = sa__mark(c);
     const BDD *got;
     take_solution(c, x->val, x->modes, x->edges, x->n_edges, te, tmax, ok, sing, bok, &got);
     sa__kept *k = kept_of(c->r);
+    bool own = in_own_rounds(c); /* x: krec_is holds of it in this round */
     if (k != NULL && got == x->val) { /* the same solution in the same modes: shared */
-        kept_put(c, k, (krec *)x);
+        kept_put(c, k, (krec *)x, own);
     } else if (k != NULL) { /* restricted to our modes: a record of its own */
         krec *y = krec_new(c, k, &x->key, got, x->n_val, c->r->chi_m, x->n_eq, x->n_var,
                            x->n_edges);
@@ -1102,7 +1145,7 @@ static void reuse_kept(sa_ctx *c, const krec *x, BDD *te, BDD *tmax, BDD *ok, BD
             memcpy(y->rows, x->rows, x->n_eq * sizeof *y->rows);
             memcpy(y->vars, x->vars, x->n_var * sizeof *y->vars);
             y->square = x->square;
-            kept_put_new(c, k, y);
+            kept_put_new(c, k, y, own);
         }
     }
     sa__release(c, mark);
@@ -1693,11 +1736,16 @@ static bool krec_square(const sa_ctx *c, const sa__within *vm, const krec *x)
 sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
 {
     const sa_result *w = c->r, *h = c->opt != NULL ? c->opt->hint : NULL;
-    if (h == NULL || !kept_usable(h->kept) || h->kept->n == 0)
+    if (h == NULL)
         return NULL;
+    const sa__kept *k = kept_usable(h->kept) && h->kept->n > 0 ? h->kept : NULL;
+    size_t n = k != NULL ? k->n : 0;
     sa__known *kn = sa__alloc(c, sizeof *kn);
-    *kn = (sa__known){w, tight, redo, h->kept, sa__layout_epoch(), h->kept->n,
-                      sa__alloc(c, h->kept->n)};
+    bool same_var = w->n_edges == h->n_edges &&
+                    (w->edge_var == h->edge_var ||
+                     memcmp(w->edge_var, h->edge_var, w->n_edges * sizeof *w->edge_var) == 0);
+    *kn = (sa__known){w, tight, redo, k, sa__layout_epoch(), n, sa__alloc(c, n + 1),
+                      NULL, same_var, 0};
     return kn;
 }
 
@@ -1705,7 +1753,7 @@ sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
 static sa__known *known_for(const sa_ctx *c, const sa__kept *k)
 {
     sa__known *kn = c->known;
-    return kn != NULL && kn->k == k && kn->r == c->r && kn->tight == c->r->chi_e &&
+    return kn != NULL && k != NULL && kn->k == k && kn->r == c->r && kn->tight == c->r->chi_e &&
                    kn->epoch == sa__layout_epoch() && kn->n == k->n
                ? kn
                : NULL;
@@ -1724,6 +1772,61 @@ static bool known_block(const sa__known *kn, size_t a, const krec *x)
     return true;
 }
 
+/* ---- The records of the hint's own rounds (the bulk check) ----------------
+ * Why krec_is needs no edge compared for record a (x) of the hint h's kept
+ * blocks when h is a seeded result whose own seeded rounds took x as a
+ * block of their tight graph (k->seeded[a], set by reuse_kept only where
+ * in_own_rounds: x was found by krec_is, or by this section's or
+ * sa__known's shortcuts, a block of that round's graph T_h), and none of
+ * x's columns is unlike (below) or in redo (made again since round 0).
+ * The edge loop of krec_is compares, for the edges of x's rows into x's
+ * columns, the record's edge, its BDD variable, its tight function and
+ * sigma with ours, all of which it found equal to h's in h's round. The
+ * edges are h's (kept_by_place: sa__same_edges), so are edge_var
+ * (kn->same_var) and, in a column not unlike, sigma and the tight
+ * function: sa__known_columns compared our round 0's with h->own_tight,
+ * which holds, for every column h's rounds did not make again (not
+ * stale), the function that column had in each of h's rounds (a round
+ * makes again only redo's columns: sa_tight.c). Our later rounds change
+ * only redo's columns. The other checks (sizes, activity of rows and
+ * columns, row order, modes) are made as krec_is makes them. Under
+ * sa_options.self_check krec_is is asked all the same (MDAE_ASSERT). */
+
+void sa__known_columns(sa_ctx *c, sa__known *kn)
+{
+    const sa_result *w = c->r, *h = c->opt != NULL ? c->opt->hint : NULL;
+    const sa__own_tight *o = h != NULL ? h->own_tight : NULL;
+    if (kn == NULL || kn->k == NULL || o == NULL || o->n_edges != w->n_edges ||
+        h->w_sigma != w->w_sigma || !kn->same_var || !sa__same_edges(w, h))
+        return;
+    size_t ws = (size_t)w->w_sigma;
+    bool *unlike = sa__alloc_raw(c, (size_t)w->n_var + 1);
+    memcpy(unlike, o->stale, w->n_var); /* the same columns: sa__same_edges */
+    for (size_t lo = 0; lo < w->n_edges; lo += SA_RUN_EDGES) { /* a run at a time */
+        size_t n = w->n_edges - lo < SA_RUN_EDGES ? w->n_edges - lo : SA_RUN_EDGES;
+        if (memcmp(&kn->tight[lo], &o->tight[lo], n * sizeof(BDD)) == 0 &&
+            memcmp(&w->sigma[lo * ws], &h->sigma[lo * ws], n * ws * sizeof(BDD)) == 0)
+            continue;
+        for (size_t e = lo; e < lo + n; e++)
+            if (kn->tight[e] != o->tight[e] ||
+                memcmp(&w->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0)
+                unlike[w->edge_v[e]] = true;
+    }
+    kn->unlike = unlike;
+}
+
+/* Whether record a (x) of kn->k passes krec_is's edge loop by the
+ * section's lemma. */
+static bool bulk_edges(const sa__known *kn, size_t a, const krec *x)
+{
+    if (kn == NULL || kn->unlike == NULL || kn->k->seeded == NULL || !kn->k->seeded[a])
+        return false;
+    for (uint32_t v = 0; v < x->n_var; v++)
+        if (kn->unlike[x->vars[v]] || kn->redo[x->vars[v]])
+            return false;
+    return true;
+}
+
 /* Record x (record a of the hint's, kn: see sa__known, may be NULL) as
  * part p if its rows and columns are in no part yet and it is a block of
  * ours (krec_is, krec_square): part_of_eq and part_of_var written (true);
@@ -1738,18 +1841,26 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
     for (uint32_t a = 0; a < x->n_var; a++)
         if (part_of_var[x->vars[a]] != UINT32_MAX)
             return false;
-    for (uint32_t a = 0; a < x->n_var; a++)
-        part_of_var[x->vars[a]] = p;
     bool known = known_block(kn, a_rec, x);
-    bool is = known || krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
-                               order_pos);
-    if (known && c->opt != NULL && c->opt->self_check) /* the lemma, checked */
+    bool bulk = !known && bulk_edges(kn, a_rec, x);
+    bool self_check = c->opt != NULL && c->opt->self_check;
+    bool marked = (!known && !bulk) || self_check; /* krec_is reads x's columns as p */
+    for (uint32_t a = 0; marked && a < x->n_var; a++)
+        part_of_var[x->vars[a]] = p;
+    bool is = known ||
+              (bulk ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
+                          krec_rest(c, x, x->rows, x->n_eq, x->vars, x->n_var, order_pos)
+                    : krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
+                              order_pos));
+    if ((known || (bulk && is)) && self_check) /* the lemmas, checked */
         MDAE_ASSERT(krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p, order_pos));
+    if (bulk && is)
+        kn->n_bulk++;
     if (kn != NULL && is)
         kn->is[a_rec] = 1;
     *n_known += known;
     is = is && krec_square(c, vm, x);
-    for (uint32_t a = 0; a < x->n_var; a++)
+    for (uint32_t a = 0; (is || marked) && a < x->n_var; a++)
         part_of_var[x->vars[a]] = is ? p : UINT32_MAX;
     for (uint32_t a = 0; is && a < x->n_eq; a++)
         part_of_eq[x->rows[a]] = p;
@@ -1991,7 +2102,7 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     t.group_of = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *t.group_of); /* scratch */
     const krec **part_rec = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *part_rec); /* n_parts */
     sa__known *kn = known_for(c, k);
-    uint32_t n_known = 0;
+    uint32_t n_known = 0, bulk0 = kn != NULL ? kn->n_bulk : 0;
     for (uint32_t i = 0; i < w->n_eq; i++)
         for (uint32_t at = k->row_rec[i]; at != 0 && part_of_eq[i] == UINT32_MAX;
              at = k->link[at - 1])
@@ -1999,8 +2110,10 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
                           order_pos, &n_known))
                 part_rec[t.n_parts++] = k->rec[at - 1];
     sa__kept *own = kept_of(c->r);
-    if (own != NULL)
+    if (own != NULL) {
         own->known += n_known;
+        own->bulk += kn != NULL ? kn->n_bulk - bulk0 : 0;
+    }
     uint32_t *comp = NULL, nb = 0;
     bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
     for (int round = 0;; round++) {
@@ -2042,13 +2155,12 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     return nb > 1;
 }
 
-/* Whether no block has more than max equations. */
-static bool blocks_within(sa_ctx *c, const uint32_t *block_of_eq, uint32_t nb, uint32_t max)
+/* Whether no block has more than max equations (max 0: no bound), by
+ * their counts (block b's: rows[b]). */
+static bool blocks_within(const uint32_t *rows, uint32_t nb, uint32_t max)
 {
-    const sa_result *r = c->r;
-    uint32_t *rows = sa__alloc(c, ((size_t)nb + 1) * sizeof *rows);
-    for (uint32_t i = 0; i < r->n_eq; i++)
-        if (block_of_eq[i] != UINT32_MAX && ++rows[block_of_eq[i]] > max)
+    for (uint32_t b = 0; max > 0 && b < nb; b++)
+        if (rows[b] > max)
             return false;
     return true;
 }
@@ -2108,19 +2220,19 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
             return false;
     }
-    if (c->max_block_rows > 0 && !blocks_within(c, block_of_eq, nb, c->max_block_rows))
-        return false;
     /* Members of each block, in model order (counting sort). */
     uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
-    uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
-    uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* n_active */
-    uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
     uint32_t n_active = 0;
     for (uint32_t i = 0; i < w->n_eq; i++)
         if (block_of_eq[i] != UINT32_MAX) {
             efirst[block_of_eq[i] + 2]++;
             n_active++;
         }
+    if (!blocks_within(&efirst[2], nb, c->max_block_rows))
+        return false;
+    uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
+    uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* n_active */
+    uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
     for (uint32_t j = 0; j < w->n_var; j++)
         vfirst[block_of_var[j] + 2]++;
     for (uint32_t b = 0; b < nb; b++) {
@@ -2242,6 +2354,11 @@ bool sa__primal_blocks(sa_ctx *c)
 uint32_t sa__kept_known(const sa_result *r)
 {
     return r->kept != NULL ? r->kept->known : 0;
+}
+
+uint32_t sa__kept_bulk(const sa_result *r)
+{
+    return r->kept != NULL ? r->kept->bulk : 0;
 }
 
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh)

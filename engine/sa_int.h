@@ -681,11 +681,22 @@ typedef struct sa__known {
     unsigned long epoch;   /* sa__layout_epoch when made */
     size_t n;              /* records of k then */
     uint8_t *is;           /* per record: found a block in some round */
+    bool *unlike;          /* per column: its tight edges in round 0 or its
+                              weights are not the hint's own rounds' (the
+                              bulk check, sa_blocks.c); NULL: not known */
+    bool same_var;         /* r's edge_var is the hint's */
+    uint32_t n_bulk;       /* records taken by the bulk check (sa_blocks.c) */
 } sa__known;
-/* A sa__known over c->r's hint's kept blocks for the tight graph `tight`
- * and the columns redo (both the caller's, living as long as it); NULL
- * where the hint has none usable. */
+/* A sa__known over c->r's hint's kept blocks (k NULL where the hint has
+ * none usable) for the tight graph `tight` and the columns redo (both the
+ * caller's, living as long as it); NULL without a hint. While it is
+ * c->known, the records c->r's rounds take are marked in c->r's own kept
+ * blocks as blocks of its rounds' tight graph (sa_blocks.c). */
 sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo);
+/* Round 0's tight graph made (before a column is made again): kn->unlike
+ * from it, where the hint is a seeded result with its own round 0's tight
+ * edges (sa__own_tight) and the same edges; else nothing (kn may be NULL). */
+void sa__known_columns(sa_ctx *c, sa__known *kn);
 /* The perfect matchings of the edges act[e] (c->r's edges, each within
  * chi_e) between the equations rows[0 .. n_rows) and the variables with
  * in_col[j], in each of `modes`, and their lexicographically smallest one
@@ -1140,6 +1151,10 @@ uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh);
 /* How many of the hint's records r's later seeded rounds took as parts
  * without checking them again (sa__known: an earlier round found them). */
 uint32_t sa__kept_known(const sa_result *r);
+/* How many of the hint's records r's seeded rounds took as parts by the
+ * bulk check (sa_blocks.c, "The records of the hint's own rounds"): no
+ * edge compared. */
+uint32_t sa__kept_bulk(const sa_result *r);
 
 /* ---- sa_probe.c: the seeded rounds' samples from the hint (issue 40) ------
  * A sampled mode's canonical offsets repaired from the hint's in the same

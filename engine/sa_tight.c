@@ -1807,6 +1807,8 @@ static void seeded_rounds(sa_ctx *c, void *arg)
         r->seeded_vector_columns +=
             tight_edges_vec(c, round > 0 ? shifted : s->hc,
                             round > 0 ? (size_t)wv : (size_t)s->wh, wv, cols, tight);
+        if (round == 0) /* the hint's records' bulk check (sa_blocks.c) */
+            sa__known_columns(c, c->known);
         int taught = round == 0 ? learn_dead(c, s, &lesson_seed, &p, *rest, cols, tight,
                                              &shifted, &wv)
                                 : 0;

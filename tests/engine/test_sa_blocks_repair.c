@@ -220,3 +220,37 @@ Test(sa_blocks_repair, known_records_checked)
     mel_model_free(pm);
     free(text);
 }
+
+/* The bulk check of records the hint's own seeded rounds took (sa_blocks.c,
+ * "The records of the hint's own rounds"): a chain of edits, each seeded by
+ * the previous seeded result, under self_check (each record so taken is
+ * checked by krec_is all the same), the results the cold ones. */
+Test(sa_blocks_repair, bulk_records_checked)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *pm = brake_edit(text, 'a', 10);
+    sa_result *prev = analyse(pm, NULL);
+    uint32_t bulk = 0;
+    for (int k = 11; k < 14; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "edit (a) at railcar %d, self_check (bulk)", k);
+        mel_model *m = brake_edit(text, 'a', k);
+        sa_options o = {0};
+        o.hint = prev;
+        o.self_check = true;
+        sa_result *r = NULL;
+        cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
+        uint32_t afresh;
+        same_as_cold(m, r, &afresh, what);
+        bulk += sa__kept_bulk(r);
+        sa_result_free(prev);
+        mel_model_free(pm);
+        prev = r;
+        pm = m;
+    }
+    cr_log_info("%u records taken by the bulk check", bulk);
+    cr_assert_gt(bulk, 100, "%u records taken by the bulk check", bulk);
+    sa_result_free(prev);
+    mel_model_free(pm);
+    free(text);
+}
