@@ -5,14 +5,10 @@
  * analysis context. Why errors longjmp and how references are kept: see the
  * design notes in sa_int.h.
  */
-#define _DEFAULT_SOURCE 1 /* madvise, MADV_HUGEPAGE (Linux) */
 #include "sa_int.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* The node table a manager starts with when nothing says more: 4,096
  * nodes, enough for a model whose components are enumerated; the table
@@ -165,58 +161,6 @@ static void poll_progress(sa_ctx *c)
         sa__fail(c, MDAE_E_CANCELED);
 }
 
-/* Huge pages for BuDDy's node table (issue 40). Its lookups (bdd_makenode's
- * hash slot, then the nodes of its chain) land anywhere in the table: on
- * the compressible building at N = 1,000 the table is 4,194,277 nodes
- * (84 MB, above the 32 MB L3), bdd_makenode alone half of the time, and
- * with 4 KB pages nearly every lookup also misses the TLB (21,000 pages;
- * the second-level TLB holds 2,048) and walks the page tables, which a
- * virtual machine walks twice. With 2 MB pages the table is 42 pages. The
- * system's transparent huge pages are often `madvise` (only for ranges
- * that ask: Debian's default), so ask for the table: BuDDy grows it with
- * realloc, which for a block this large is glibc's mremap, which keeps the
- * advice; the pages the grown part touches then come huge. Advice only:
- * contents never change, a refusal (ENOMEM, EINVAL, another system)
- * changes nothing but the speed. Not below SA_HUGE_MIN_BYTES: a smaller
- * table fits the TLB, and may sit in malloc's heap among other blocks.
- * BuDDy's table and its size are kernel.c's globals (not in bdd.h); the
- * node layout is kernel.h's BddNode, 20 bytes (sa_bdd_table_bytes). */
-#define SA_HUGE_MIN_BYTES ((size_t)4 << 20)
-typedef struct sa__buddy_node {
-    unsigned int refcou_level;
-    int low, high, hash, next;
-} sa__buddy_node;
-_Static_assert(sizeof(sa__buddy_node) == 20, "BuDDy 2.4's BddNode");
-extern sa__buddy_node *bddnodes;
-
-static void advise_huge(const void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    long page = sysconf(_SC_PAGESIZE);
-    if (p == NULL || bytes < SA_HUGE_MIN_BYTES || page <= 0)
-        return;
-    uintptr_t mask = (uintptr_t)page - 1;
-    /* the block's pages, and malloc's header and tail with them: the
-     * mapping is advised whole, not split (mremap moves one mapping); the
-     * 64 bytes of slack may reach one page past it: advice there too, or
-     * ENOMEM where nothing is mapped, which still advises the rest */
-    uintptr_t lo = (uintptr_t)p & ~mask;
-    uintptr_t hi = ((uintptr_t)p + bytes + 64 + mask) & ~mask;
-    (void)madvise((void *)lo, (size_t)(hi - lo), MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
-/* BuDDy's resize hook: called before the realloc that grows the table
- * from oldsize nodes, so the advice is on the block realloc moves. */
-static void on_resize(int oldsize, int newsize)
-{
-    (void)newsize;
-    advise_huge(bddnodes, (size_t)oldsize * sizeof *bddnodes);
-}
-
 static void on_gbc(int pre, bddGbcStat *s)
 {
     /* Replaces BuDDy's default handler, which prints: stdout carries JSON. */
@@ -322,8 +266,7 @@ int sa_begin(const sa_config *cfg)
     /* bdd_init installs the default (exiting, printing) handlers. */
     bdd_error_hook(on_bdd_error);
     bdd_gbc_hook(on_gbc);
-    bdd_resize_hook(on_resize);
-    advise_huge(bddnodes, (size_t)bdd_getallocnum() * sizeof *bddnodes);
+    bdd_resize_hook(NULL);
     bdd_reorder_verbose(0);
     /* Grow the table by up to 4M nodes at a time instead of BuDDy's 50,000:
      * fewer collections. Measured 2026-11-21: building N = 20, 8.9 s with
