@@ -59,27 +59,13 @@ TestSuite(inc_follow, .init = begin, .fini = end, .timeout = 600);
 
 static const char PX[] = "px[i] : equation b[i] = K*x[i];";
 
-/* text with the first `from` replaced by `to`; owned. */
-static char *replaced(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    cr_assert_not_null(at, "%s", from);
-    size_t a = (size_t)(at - text);
-    char *v = malloc(strlen(text) + strlen(to) + 1);
-    cr_assert_not_null(v);
-    memcpy(v, text, a);
-    strcpy(v + a, to);
-    strcat(v, at + strlen(from));
-    return v;
-}
-
 /* base with px[i] given `term` in railcar k (a printf format of k). */
 static char *px_edit(const char *base, const char *term, int k)
 {
     char t[200], to[300];
     snprintf(t, sizeof t, term, k);
     snprintf(to, sizeof to, "px[i] : equation b[i] = K*x[i] + (if i == %d then %s else 0);", k, t);
-    return replaced(base, PX, to);
+    return tm_replaced(base, PX, to);
 }
 
 static mel_model *parse(const char *text, const mel_model *since)
@@ -193,7 +179,7 @@ Test(inc_follow, an_incidence_added_and_removed)
 Test(inc_follow, the_largest_order_in_a_shared_row)
 {
     char *plain = tm_slurp("brake.mel");
-    char *text = replaced(plain, "dt : equation der(t) = 1.0;", "dt : equation der(der(t)) = 1.0;");
+    char *text = tm_replaced(plain, "dt : equation der(t) = 1.0;", "dt : equation der(der(t)) = 1.0;");
     editor ed = open_editor(text);
     char *v1 = px_edit(text, "der(der(x[i]))", 10);
     char *v2 = px_edit(text, "der(x[i])", 11);

@@ -45,20 +45,6 @@ static mel_model *parse(const char *text, const mel_model *since)
     return m;
 }
 
-/* text with the first `from` replaced by `to`; owned. */
-static char *replaced(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    cr_assert_not_null(at, "%s", from);
-    size_t a = (size_t)(at - text);
-    char *v = malloc(strlen(text) + strlen(to) + 1);
-    cr_assert_not_null(v);
-    memcpy(v, text, a);
-    strcpy(v + a, to);
-    strcat(v, at + strlen(from));
-    return v;
-}
-
 /* Two sessions in step: `told` is told the previous model, `plain` not. */
 typedef struct pair {
     inc_session *told, *plain;
@@ -196,8 +182,8 @@ Test(inc_since, an_edit_inside_a_statement_is_compared_by_pointer_and_moves_are_
     char *text = tm_slurp("brake.mel");
     pair p = start(text);
     char *v[3] = {
-        replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 12 then der(x[i]) else 0);"),
-        replaced(text, PX, "px[i] : equation b[i] = K*x[i]\n   + (if i == 13 then der(x[i]) else 0);"),
+        tm_replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 12 then der(x[i]) else 0);"),
+        tm_replaced(text, PX, "px[i] : equation b[i] = K*x[i]\n   + (if i == 13 then der(x[i]) else 0);"),
         NULL};
     v[2] = strdup(v[0]); /* back to the first edit's text */
     for (int k = 0; k < 3; k++) {
@@ -222,8 +208,8 @@ Test(inc_since, a_label_edit_shares_nothing_a_guard_edit_shares_what_it_does_not
 {
     char *text = tm_slurp("brake.mel");
     pair p = start(text);
-    char *v1 = replaced(text, PX, "pz[i] : equation b[i] = K*x[i];");
-    char *v2 = replaced(v1, "if open[i] then", "if !open[i] then");
+    char *v1 = tm_replaced(text, PX, "pz[i] : equation b[i] = K*x[i];");
+    char *v2 = tm_replaced(v1, "if open[i] then", "if !open[i] then");
     size_t moved = 0;
     cr_assert_eq(edit_to(&p, v1, &moved).by_pointer, 0);
     size_t n = p.prev->n_equations + p.prev->n_variables; /* what by_pointer counts */
@@ -243,7 +229,7 @@ Test(inc_since, a_since_that_is_not_the_last_analysed_model_is_ignored)
     char *text = tm_slurp("brake.mel");
     pair p = start(text);
     mel_model *other = parse(text, NULL); /* not analysed by the session */
-    char *v1 = replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 3 then der(x[i]) else 0);");
+    char *v1 = tm_replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 3 then der(x[i]) else 0);");
     mel_model *m = parse(v1, other);
     inc_stats st = step(&p, m, other);
     cr_assert_eq(st.by_pointer, 0);

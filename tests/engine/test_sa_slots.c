@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "sa_int.h"
+#include "sa_enter.h"
 
 #include <bdd.h>
 
@@ -21,19 +22,6 @@
 
 TestSuite(sa_slots, .timeout = 60);
 
-#define ENTER(c)                                                   \
-    sa_ctx *c = calloc(1, sizeof *c);                              \
-    cr_assert_not_null(c);                                         \
-    sa__ctx_init(c, NULL, NULL);                                   \
-    if (setjmp(c->jb))                                             \
-        cr_assert_fail("failed: %s", mdae_err_name(c->rc));        \
-    sa__enter(c)
-
-static void leave(sa_ctx *c)
-{
-    sa__leave(c);
-    free(c);
-}
 
 static unsigned next(unsigned *s)
 {

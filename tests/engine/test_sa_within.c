@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "sa_int.h"
+#include "sa_enter.h"
 
 #define NV 12
 
@@ -52,22 +53,6 @@ static void check(sa_ctx *c, const sa__within *w, BDD x, const char *what, int k
     cr_assert_eq(sa__within_empty(w, x), empty, "%s %d: x & d empty: %d", what, k, empty);
     cr_assert_eq(sa__within_implies(w, x), implied, "%s %d: d => x: %d", what, k, implied);
     sa__release(c, mark);
-}
-
-/* A context entered in the test's own frame (its setjmp must outlive the
- * calls that may jump). */
-#define ENTER(c)                                                   \
-    sa_ctx *c = calloc(1, sizeof *c);                              \
-    cr_assert_not_null(c);                                         \
-    sa__ctx_init(c, NULL, NULL);                                   \
-    if (setjmp(c->jb))                                             \
-        cr_assert_fail("failed: %s", mdae_err_name(c->rc));        \
-    sa__enter(c)
-
-static void leave(sa_ctx *c)
-{
-    sa__leave(c);
-    free(c);
 }
 
 /* Whether x is reachable from f without passing through node p. */

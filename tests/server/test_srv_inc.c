@@ -10,6 +10,7 @@
 
 #include "rpc_diff.h"
 #include "srv_test.h"
+#include "model_files.h"
 
 static cJSON *edit_line(const char *sid, int line, int from, int to, const char *text)
 {
@@ -307,18 +308,6 @@ static char *canonical(const cJSON *full)
     return out;
 }
 
-static char *replaced(const char *text, const char *from, const char *to)
-{
-    const char *p = strstr(text, from);
-    cr_assert_not_null(p, "%s", from);
-    size_t a = (size_t)(p - text), b = strlen(from), c = strlen(to), n = strlen(text);
-    char *o = malloc(n - b + c + 1);
-    memcpy(o, text, a);
-    memcpy(o + a, to, c);
-    memcpy(o + a + c, p + b, n - a - b + 1);
-    return o;
-}
-
 static char *appended(const char *text, const char *more)
 {
     char *o = malloc(strlen(text) + strlen(more) + 1);
@@ -349,12 +338,12 @@ Test(srv_inc, differences_applied_to_the_previous_result_give_the_new_one)
     cl_connect(&c, &p);
     char *t[7];
     t[0] = t_model("water_tank.mel");
-    t[1] = replaced(t[0], "e1 : equation z = inputFlow(time);",
+    t[1] = tm_replaced(t[0], "e1 : equation z = inputFlow(time);",
                     "e1 : equation z = inputFlow(time) + der(y);");
-    t[2] = replaced(t[1], "invariant !(bh & bl);", "");
+    t[2] = tm_replaced(t[1], "invariant !(bh & bl);", "");
     t[3] = appended(t[2], "w : real;\new : equation der(w) = x;\n");
     t[4] = appended(t[3], "if bh then q : real; eq : equation q = w; end;\n");
-    t[5] = replaced(t[4], "eh2 : equation 0 = if bh then x - xmax else yh;",
+    t[5] = tm_replaced(t[4], "eh2 : equation 0 = if bh then x - xmax else yh;",
                     "eh2 : equation 0 = if bl then x - xmax else yh;");
     t[6] = strdup(t[0]);
     char *sid = cl_open(&c, t[0]);
@@ -869,7 +858,7 @@ static void since_as_whole_trees(const char *model, const char *from, const char
     int nt = 0;
     texts[nt++] = t_model(model);
     if (from != NULL) {
-        char *t = replaced(texts[0], from, to);
+        char *t = tm_replaced(texts[0], from, to);
         free(texts[0]);
         texts[0] = t;
     }
@@ -956,13 +945,13 @@ Test(srv_inc, bodies_kept_from_the_version_before_are_those_of_a_cold_analysis)
     cl_connect(&c, &p);
     char *t0 = t_model("water_tank.mel");
     char *t[4];
-    t[0] = replaced(t0, "el2 : equation 0 = if bl then xmin - x else yl;",
+    t[0] = tm_replaced(t0, "el2 : equation 0 = if bl then xmin - x else yl;",
                     "el2 : equation 0 = if bl then xmin - K*x else yl;");
-    char *with_k = replaced(t[0], "x : real;    // stored water mass",
+    char *with_k = tm_replaced(t[0], "x : real;    // stored water mass",
                             "K : integer = 2;\nx : real;    // stored water mass");
     free(t[0]);
     t[0] = with_k;
-    t[1] = replaced(t[0], "K : integer = 2;", "K : integer = 3;"); /* same length, same places */
+    t[1] = tm_replaced(t[0], "K : integer = 2;", "K : integer = 3;"); /* same length, same places */
     t[2] = appended(t[1], "// a comment after every statement\n");
     t[3] = strdup(t[0]);
     char *sid = cl_open(&c, t[0]);
@@ -1074,13 +1063,13 @@ Test(srv_inc, since_lists_a_block_taken_whose_bodies_were_given_again)
     cl_connect(&c, &p);
     char *t0 = t_model("water_tank.mel");
     char *t[4];
-    t[0] = replaced(t0, "el2 : equation 0 = if bl then xmin - x else yl;",
+    t[0] = tm_replaced(t0, "el2 : equation 0 = if bl then xmin - x else yl;",
                     "el2 : equation 0 = if bl then xmin - K*x else yl;");
-    char *with_k = replaced(t[0], "x : real;    // stored water mass",
+    char *with_k = tm_replaced(t[0], "x : real;    // stored water mass",
                             "K : integer = 2;\nx : real;    // stored water mass");
     free(t[0]);
     t[0] = with_k;
-    t[1] = replaced(t[0], "K : integer = 2;", "K : integer = 3;");
+    t[1] = tm_replaced(t[0], "K : integer = 2;", "K : integer = 3;");
     t[2] = appended(t[1], "// a comment after every statement\n");
     t[3] = strdup(t[0]);
     char *sid = cl_open(&c, t[0]);
@@ -1107,15 +1096,15 @@ Test(srv_inc, an_edited_loop_keeps_its_unchanged_instances_bodies_and_equals_col
     srv_start(&p, "", "");
     cl_connect(&c, &p);
     char *t0 = t_model("brake.mel");
-    char *base = replaced(t0, "N : integer = 3;", "N : integer = 6;");
+    char *base = tm_replaced(t0, "N : integer = 3;", "N : integer = 6;");
     const char *from = "px[i] : equation b[i] = K*x[i];";
     char *t[5];
     t[0] = strdup(base);
-    t[1] = replaced(base, from,
+    t[1] = tm_replaced(base, from,
                     "px[i] : equation b[i] = K*x[i] + (if i == 3 then der(x[i]) else 0);");
-    t[2] = replaced(base, from,
+    t[2] = tm_replaced(base, from,
                     "px[i] : equation b[i] = K*x[i] + (if i == 4 then der(x[i]) else 0);");
-    t[3] = replaced(t[2], "N : integer = 6;", "N : integer = 7;");
+    t[3] = tm_replaced(t[2], "N : integer = 6;", "N : integer = 7;");
     t[4] = strdup(t[1]);
     char *sid = cl_open(&c, t[0]);
     edits_checked(&c, sid, t, 5, true);
@@ -1147,7 +1136,7 @@ Test(srv_inc, since_from_older_kept_versions_with_requests_between_is_the_whole_
     char *texts[64];
     int nt = 0;
     char *t0 = t_model("brake.mel");
-    texts[nt++] = replaced(t0, "N : integer = 3;", "N : integer = 12;");
+    texts[nt++] = tm_replaced(t0, "N : integer = 3;", "N : integer = 12;");
     free(t0);
     char *sid = cl_open(&c, texts[0]);
     cJSON *full[4] = {NULL}; /* the last good versions' full results, newest last */

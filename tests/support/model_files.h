@@ -13,8 +13,24 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mel.h"
+
+/* text with the first `from` replaced by `to` (which must occur: else the
+ * test fails); free() it. */
+static inline char *tm_replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at, "%s", from);
+    size_t a = (size_t)(at - text), nf = strlen(from), nt = strlen(to), n = strlen(text);
+    char *v = malloc(n - nf + nt + 1);
+    cr_assert_not_null(v);
+    memcpy(v, text, a);
+    memcpy(v + a, to, nt);
+    memcpy(v + a + nt, at + nf, n - a - nf + 1);
+    return v;
+}
 
 /* The whole of file `path`, NUL-terminated (free() it); its length in
  * *len unless len is NULL. NULL when the file cannot be opened. */
