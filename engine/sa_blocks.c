@@ -730,6 +730,9 @@ struct sa__kept {
                             bulk check, "The records of the hint's own
                             rounds") */
     uint32_t bulk;       /* records of the hint taken by the bulk check */
+    uint32_t again;      /* records of the hint taken as parts again, as an
+                            earlier round took them ("The parts taken
+                            again") */
 };
 
 static void krec_unref(krec *x)
@@ -810,7 +813,7 @@ static sa__kept *kept_of(sa_result *top)
             return NULL;
         }
         *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
-                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0};
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0, 0};
         if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
             k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
         top->kept = k;
@@ -1733,6 +1736,9 @@ static bool krec_square(const sa_ctx *c, const sa__within *vm, const krec *x)
  * So a true answer stays true; a false one is asked again. krec_square is
  * asked every time (it reads chi_m). */
 
+static struct sa__took *took_new(sa_ctx *c, size_t n); /* "The parts taken again" */
+enum { TOOK_TAKEN = 1, TOOK_REFUSED = 2 }; /* how a record's visit ended, if asked */
+
 sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
 {
     const sa_result *w = c->r, *h = c->opt != NULL ? c->opt->hint : NULL;
@@ -1745,7 +1751,7 @@ sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
                     (w->edge_var == h->edge_var ||
                      memcmp(w->edge_var, h->edge_var, w->n_edges * sizeof *w->edge_var) == 0);
     *kn = (sa__known){w, tight, redo, k, sa__layout_epoch(), n, sa__alloc(c, n + 1),
-                      NULL, same_var, 0};
+                      NULL, same_var, 0, k != NULL ? took_new(c, n) : NULL};
     return kn;
 }
 
@@ -1830,10 +1836,11 @@ static bool bulk_edges(const sa__known *kn, size_t a, const krec *x)
 /* Record x (record a of the hint's, kn: see sa__known, may be NULL) as
  * part p if its rows and columns are in no part yet and it is a block of
  * ours (krec_is, krec_square): part_of_eq and part_of_var written (true);
- * else nothing changed. */
+ * else nothing changed. how (may be NULL): how[a] set when x was asked
+ * (its rows and columns in no part): TOOK_TAKEN or TOOK_REFUSED. */
 static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_rec,
                       const krec *x, uint32_t p, uint32_t *part_of_eq, uint32_t *part_of_var,
-                      const uint32_t *order_pos, uint32_t *n_known)
+                      const uint32_t *order_pos, uint32_t *n_known, uint8_t *how)
 {
     for (uint32_t a = 0; a < x->n_eq; a++)
         if (part_of_eq[x->rows[a]] != UINT32_MAX)
@@ -1860,11 +1867,169 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
         kn->is[a_rec] = 1;
     *n_known += known;
     is = is && krec_square(c, vm, x);
+    if (how != NULL)
+        how[a_rec] = is ? TOOK_TAKEN : TOOK_REFUSED;
     for (uint32_t a = 0; (is || marked) && a < x->n_var; a++)
         part_of_var[x->vars[a]] = is ? p : UINT32_MAX;
     for (uint32_t a = 0; is && a < x->n_eq; a++)
         part_of_eq[x->rows[a]] = p;
     return is;
+}
+
+/* ---- The parts taken again ------------------------------------------------
+ * Why a later round of the same seeded rounds may take blocks_from_hint's
+ * parts as an earlier call took them from the hint's records (before any
+ * part was given back), asking again only the records with a column in
+ * redo. take_parts visits the records in a fixed order (rows ascending,
+ * each row's records in k's order); a visit either finds a row or column
+ * of the record in a part already (refused, nothing asked), or asks
+ * krec_is (or a shortcut whose answer is krec_is's: sa__known, the bulk
+ * check) and krec_square. Those read, besides the parts so far, only the
+ * record, x's own columns marked with a number no other column has, the
+ * result's fixed arrays (sizes, edges, sigma, chi_i, chi_j, row order),
+ * c->no_max, the tight functions of the edges of x's rows into x's
+ * columns and chi_m, the round's modes (vm is made from it). Here chi_m
+ * is the earlier call's, node for node (held in a slot: the rounds in
+ * between covered nothing), and a column outside redo has the tight
+ * functions it had then (a round makes again only redo's columns, and
+ * redo only grows: sa__known). So, by induction over the visits, if every
+ * record that was asked then and has a column in redo answers as it did,
+ * every visit ends as it did and the parts are the same. Those are asked
+ * here: a taken one on the parts as they were left (its columns hold its
+ * part's number, no other column does), a refused one with its columns
+ * marked by a number no part has. Another answer: the parts are taken
+ * afresh. Under sa_options.self_check they are taken afresh all the same
+ * and compared (MDAE_ASSERT). */
+
+typedef struct sa__took {
+    BDD *modes;            /* a slot: chi_m of the call that took them */
+    bool valid;            /* taken at least once */
+    uint32_t n_parts;
+    uint32_t *part_of_eq;  /* per row: its part (n_eq) */
+    uint32_t *part_of_var; /* per column: its part (n_var) */
+    const krec **part_rec; /* per part: its record (n_parts) */
+    uint8_t *how;          /* per record of kn->k: how its visit ended */
+} sa__took;
+
+/* An empty sa__took for n records of c->r's hint, in c's current scope. */
+static sa__took *took_new(sa_ctx *c, size_t n)
+{
+    const sa_result *w = c->r;
+    sa__took *tk = sa__alloc(c, sizeof *tk);
+    tk->modes = sa__slots(c, 1);
+    tk->part_of_eq = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *tk->part_of_eq);
+    tk->part_of_var = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *tk->part_of_var);
+    tk->part_rec = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *tk->part_rec);
+    tk->how = sa__alloc(c, n + 1);
+    return tk;
+}
+
+/* The hint's records k taken as parts (take_part) by rows in order, each
+ * row's records in k's order, into part_of_eq and part_of_var (all
+ * UINT32_MAX before) and part_rec; their number. how: as take_part's. */
+static uint32_t take_parts(sa_ctx *c, const sa__within *vm, sa__known *kn, const sa__kept *k,
+                           uint32_t *part_of_eq, uint32_t *part_of_var, const krec **part_rec,
+                           const uint32_t *order_pos, uint32_t *n_known, uint8_t *how)
+{
+    const sa_result *w = c->r;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        for (uint32_t at = k->row_rec[i]; at != 0 && part_of_eq[i] == UINT32_MAX;
+             at = k->link[at - 1])
+            if (take_part(c, vm, kn, at - 1, k->rec[at - 1], n, part_of_eq, part_of_var,
+                          order_pos, n_known, how))
+                part_rec[n++] = k->rec[at - 1];
+    return n;
+}
+
+/* The parts just taken (n of them) kept in tk for a later round. */
+static void took_keep(sa_ctx *c, sa__took *tk, const uint32_t *part_of_eq,
+                      const uint32_t *part_of_var, const krec **part_rec, uint32_t n)
+{
+    const sa_result *w = c->r;
+    memcpy(tk->part_of_eq, part_of_eq, w->n_eq * sizeof *part_of_eq);
+    memcpy(tk->part_of_var, part_of_var, w->n_var * sizeof *part_of_var);
+    memcpy(tk->part_rec, part_rec, n * sizeof *part_rec);
+    tk->n_parts = n;
+    sa__put(tk->modes, w->chi_m);
+    tk->valid = true;
+}
+
+/* Whether one of x's columns is in redo. */
+static bool redo_column(const sa__known *kn, const krec *x)
+{
+    for (uint32_t v = 0; v < x->n_var; v++)
+        if (kn->redo[x->vars[v]])
+            return true;
+    return false;
+}
+
+/* The parts kn->took holds into part_of_eq, part_of_var, part_rec and
+ * *n_parts, if the section's lemma gives them for this call: true; else
+ * false (part_of_var may have been written). */
+static bool took_again(sa_ctx *c, const sa__within *vm, const sa__known *kn,
+                       uint32_t *part_of_eq, uint32_t *part_of_var, const krec **part_rec,
+                       uint32_t *n_parts, const uint32_t *order_pos)
+{
+    const sa_result *w = c->r;
+    const sa__took *tk = kn != NULL ? kn->took : NULL;
+    if (tk == NULL || !tk->valid || *tk->modes != w->chi_m)
+        return false;
+    uint32_t np = tk->n_parts;
+    for (uint32_t j = 0; j < w->n_var; j++) { /* the taken ones with a column in redo */
+        uint32_t p = tk->part_of_var[j];
+        if (!kn->redo[j] || p == UINT32_MAX)
+            continue;
+        const krec *x = tk->part_rec[p];
+        if (!krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, tk->part_of_var, p, order_pos) ||
+            !krec_square(c, vm, x))
+            return false;
+    }
+    memcpy(part_of_var, tk->part_of_var, w->n_var * sizeof *part_of_var);
+    for (size_t a = 0; a < kn->n; a++) { /* the refused ones asked, with a column in redo */
+        const krec *x = kn->k->rec[a];
+        if (tk->how[a] != TOOK_REFUSED || !redo_column(kn, x))
+            continue;
+        for (uint32_t v = 0; v < x->n_var; v++)
+            part_of_var[x->vars[v]] = np;
+        bool is = krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, np, order_pos) &&
+                  krec_square(c, vm, x);
+        for (uint32_t v = 0; v < x->n_var; v++)
+            part_of_var[x->vars[v]] = tk->part_of_var[x->vars[v]];
+        if (is)
+            return false;
+    }
+    memcpy(part_of_eq, tk->part_of_eq, w->n_eq * sizeof *part_of_eq);
+    memcpy(part_rec, tk->part_rec, np * sizeof *part_rec);
+    *n_parts = np;
+    return true;
+}
+
+/* Under sa_options.self_check: the parts took_again gave (n of them) are
+ * those take_parts finds afresh; the records that found as known
+ * (sa__known) into *n_known (its shortcuts are checked there too). */
+static void took_checked(sa_ctx *c, const sa__within *vm, sa__known *kn, const sa__kept *k,
+                         const uint32_t *part_of_eq, const uint32_t *part_of_var,
+                         const krec **part_rec, uint32_t n, const uint32_t *order_pos,
+                         uint32_t *n_known)
+{
+    const sa_result *w = c->r;
+    size_t mark = sa__mark(c);
+    sa__amark temps = sa__alloc_mark(c);
+    uint32_t *eq = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eq);
+    uint32_t *var = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *var);
+    const krec **rec = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *rec);
+    memset(eq, 0xff, ((size_t)w->n_eq + 1) * sizeof *eq); /* UINT32_MAX */
+    memset(var, 0xff, ((size_t)w->n_var + 1) * sizeof *var);
+    uint32_t n_bulk = kn->n_bulk; /* counted by the call, not the check */
+    uint32_t m = take_parts(c, vm, kn, k, eq, var, rec, order_pos, n_known, NULL);
+    kn->n_bulk = n_bulk;
+    MDAE_ASSERT(m == n);
+    MDAE_ASSERT(memcmp(eq, part_of_eq, w->n_eq * sizeof *eq) == 0);
+    MDAE_ASSERT(memcmp(var, part_of_var, w->n_var * sizeof *var) == 0);
+    MDAE_ASSERT(memcmp(rec, part_rec, n * sizeof *rec) == 0);
+    sa__alloc_release(c, temps);
+    sa__release(c, mark);
 }
 
 /* The rest of a decomposition from the hint (blocks_from_hint): the rows
@@ -2103,16 +2268,24 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     const krec **part_rec = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *part_rec); /* n_parts */
     sa__known *kn = known_for(c, k);
     uint32_t n_known = 0, bulk0 = kn != NULL ? kn->n_bulk : 0;
-    for (uint32_t i = 0; i < w->n_eq; i++)
-        for (uint32_t at = k->row_rec[i]; at != 0 && part_of_eq[i] == UINT32_MAX;
-             at = k->link[at - 1])
-            if (take_part(c, &vm, kn, at - 1, k->rec[at - 1], t.n_parts, part_of_eq, part_of_var,
-                          order_pos, &n_known))
-                part_rec[t.n_parts++] = k->rec[at - 1];
+    bool again = took_again(c, &vm, kn, part_of_eq, part_of_var, part_rec, &t.n_parts, order_pos);
+    if (again && c->opt->self_check) /* took_again holds only with kn, of c->opt */
+        took_checked(c, &vm, kn, k, part_of_eq, part_of_var, part_rec, t.n_parts, order_pos,
+                     &n_known);
+    if (!again) {
+        sa__took *tk = kn != NULL ? kn->took : NULL;
+        if (tk != NULL)
+            memset(tk->how, 0, kn->n);
+        t.n_parts = take_parts(c, &vm, kn, k, part_of_eq, part_of_var, part_rec, order_pos,
+                               &n_known, tk != NULL ? tk->how : NULL);
+        if (tk != NULL)
+            took_keep(c, tk, part_of_eq, part_of_var, part_rec, t.n_parts);
+    }
     sa__kept *own = kept_of(c->r);
     if (own != NULL) {
         own->known += n_known;
         own->bulk += kn != NULL ? kn->n_bulk - bulk0 : 0;
+        own->again += again ? t.n_parts : 0;
     }
     uint32_t *comp = NULL, nb = 0;
     bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
@@ -2359,6 +2532,11 @@ uint32_t sa__kept_known(const sa_result *r)
 uint32_t sa__kept_bulk(const sa_result *r)
 {
     return r->kept != NULL ? r->kept->bulk : 0;
+}
+
+uint32_t sa__kept_again(const sa_result *r)
+{
+    return r->kept != NULL ? r->kept->again : 0;
 }
 
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh)

@@ -686,6 +686,9 @@ typedef struct sa__known {
                               bulk check, sa_blocks.c); NULL: not known */
     bool same_var;         /* r's edge_var is the hint's */
     uint32_t n_bulk;       /* records taken by the bulk check (sa_blocks.c) */
+    struct sa__took *took; /* the parts an earlier round's records gave
+                              (sa_blocks.c, "The parts taken again"); NULL
+                              without records */
 } sa__known;
 /* A sa__known over c->r's hint's kept blocks (k NULL where the hint has
  * none usable) for the tight graph `tight` and the columns redo (both the
@@ -1155,6 +1158,10 @@ uint32_t sa__kept_known(const sa_result *r);
  * bulk check (sa_blocks.c, "The records of the hint's own rounds"): no
  * edge compared. */
 uint32_t sa__kept_bulk(const sa_result *r);
+/* Records of the hint a later seeded round of r took as parts from an
+ * earlier round's parts, without checking them (sa_blocks.c, "The parts
+ * taken again"; for tests). */
+uint32_t sa__kept_again(const sa_result *r);
 
 /* ---- sa_probe.c: the seeded rounds' samples from the hint (issue 40) ------
  * A sampled mode's canonical offsets repaired from the hint's in the same
