@@ -1942,11 +1942,16 @@ static uint32_t take_parts(sa_ctx *c, const sa__within *vm, sa__known *kn, const
     return n;
 }
 
-/* The parts just taken (n of them) kept in tk for a later round. */
-static void took_keep(sa_ctx *c, sa__took *tk, const uint32_t *part_of_eq,
+/* The parts as take_parts left them (n of them) kept in *keep for a later
+ * round, if *keep is not NULL; then *keep NULL (kept once). */
+static void took_keep(sa_ctx *c, sa__took **keep, const uint32_t *part_of_eq,
                       const uint32_t *part_of_var, const krec **part_rec, uint32_t n)
 {
     const sa_result *w = c->r;
+    sa__took *tk = *keep;
+    if (tk == NULL)
+        return;
+    *keep = NULL;
     memcpy(tk->part_of_eq, part_of_eq, w->n_eq * sizeof *part_of_eq);
     memcpy(tk->part_of_var, part_of_var, w->n_var * sizeof *part_of_var);
     memcpy(tk->part_rec, part_rec, n * sizeof *part_rec);
@@ -2259,10 +2264,6 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     if (w->chi_m == bddfalse || w->n_eq < 2)
         return false;
     uint32_t *part_of_eq = block_of_eq, *part_of_var = block_of_var; /* then renumbered */
-    for (uint32_t i = 0; i < w->n_eq; i++)
-        part_of_eq[i] = UINT32_MAX;
-    for (uint32_t j = 0; j < w->n_var; j++)
-        part_of_var[j] = UINT32_MAX;
     rest t = {0};
     t.group_of = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *t.group_of); /* scratch */
     const krec **part_rec = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *part_rec); /* n_parts */
@@ -2272,14 +2273,17 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     if (again && c->opt->self_check) /* took_again holds only with kn, of c->opt */
         took_checked(c, &vm, kn, k, part_of_eq, part_of_var, part_rec, t.n_parts, order_pos,
                      &n_known);
+    sa__took *keep = NULL; /* where the parts are kept, when they change first */
     if (!again) {
-        sa__took *tk = kn != NULL ? kn->took : NULL;
-        if (tk != NULL)
-            memset(tk->how, 0, kn->n);
+        keep = kn != NULL ? kn->took : NULL;
+        memset(part_of_eq, 0xff, w->n_eq * sizeof *part_of_eq); /* UINT32_MAX: no part */
+        memset(part_of_var, 0xff, w->n_var * sizeof *part_of_var);
+        if (keep != NULL) {
+            keep->valid = false;
+            memset(keep->how, 0, kn->n);
+        }
         t.n_parts = take_parts(c, &vm, kn, k, part_of_eq, part_of_var, part_rec, order_pos,
-                               &n_known, tk != NULL ? tk->how : NULL);
-        if (tk != NULL)
-            took_keep(c, tk, part_of_eq, part_of_var, part_rec, t.n_parts);
+                               &n_known, keep != NULL ? keep->how : NULL);
     }
     sa__kept *own = kept_of(c->r);
     if (own != NULL) {
@@ -2289,11 +2293,18 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     }
     uint32_t *comp = NULL, nb = 0;
     bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
+    /* The parts as taken, kept for a later round (took_again) before
+     * drop_parts changes them or the call fails (a call that places its
+     * blocks with none given back has no later round that would read
+     * them: from_round's instead). */
     for (int round = 0;; round++) {
         if (t.n_parts == 0 || round > PLACE_ROUNDS ||
-            !rest_graph(c, &vm, part_of_eq, part_of_var, &t, in_union))
+            !rest_graph(c, &vm, part_of_eq, part_of_var, &t, in_union)) {
+            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
             return false;
+        }
         if (!rest_matching(c, &t)) {
+            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
             if (!next_to_rest(c, &t, part_of_var, in_union, drop)) {
                 *unmatched = true; /* no mode has a perfect matching */
                 return false;
@@ -2308,6 +2319,7 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
         nb = sa__sccs(c, nn, first, to, comp);
         if (!on_cycles(&t, comp, sa__alloc(c, ((size_t)nb + 1) * sizeof(uint32_t)), drop))
             break;
+        took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
         drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
     }
     for (uint32_t i = 0; i < w->n_eq; i++)
