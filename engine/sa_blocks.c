@@ -365,8 +365,7 @@ static void sub_maps(sa_ctx *c, sub *s)
     s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
     s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
     s->var_edge = sa__alloc_raw(c, ((size_t)w->n_bddvars + 1) * sizeof *s->var_edge); /* below */
-    for (int v = 0; v < w->n_bddvars; v++)
-        s->var_edge[v] = -1;
+    memset(s->var_edge, 0xff, (size_t)w->n_bddvars * sizeof *s->var_edge); /* -1: two's complement */
 }
 
 /* The filled sub-result becomes c->r: its edges' variables, edge set and
@@ -1128,15 +1127,30 @@ static bool in_own_rounds(const sa_ctx *c)
     return c->known != NULL && c->known->r == c->r && c->r->chi_e == c->known->tight;
 }
 
+/* Where reuse_kept keeps the records it reuses: kept_of(c->r), asked at
+ * the first and again when the layout epoch moves (kept_of makes it once,
+ * and it is usable while its epoch is the layout's: kept_usable). */
+typedef struct own_kept {
+    bool asked;
+    unsigned long epoch; /* sa__layout_epoch when asked */
+    sa__kept *k;
+} own_kept;
+
 /* Block b of c->r as the record x has it (kept_same, or a part that krec_is
  * or its shortcuts found a block of c->r): its solution into te .. bok, and
- * x kept with this result too. */
-static void reuse_kept(sa_ctx *c, const krec *x, BDD *te, BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
+ * x kept with this result too (ok: the call's own_kept). */
+static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, BDD *tmax, BDD *ok,
+                       BDD *sing, BDD *bok)
 {
     size_t mark = sa__mark(c);
     const BDD *got;
     take_solution(c, x->val, x->modes, x->edges, x->n_edges, te, tmax, ok, sing, bok, &got);
-    sa__kept *k = kept_of(c->r);
+    if (!ok_->asked || ok_->epoch != sa__layout_epoch()) {
+        ok_->k = kept_of(c->r);
+        ok_->epoch = sa__layout_epoch();
+        ok_->asked = true;
+    }
+    sa__kept *k = ok_->k;
     bool own = in_own_rounds(c); /* x: krec_is holds of it in this round */
     if (k != NULL && got == x->val) { /* the same solution in the same modes: shared */
         kept_put(c, k, (krec *)x, own);
@@ -1151,7 +1165,8 @@ static void reuse_kept(sa_ctx *c, const krec *x, BDD *te, BDD *tmax, BDD *ok, BD
             kept_put_new(c, k, y, own);
         }
     }
-    sa__release(c, mark);
+    if (got != x->val) /* else take_solution made no slot */
+        sa__release(c, mark);
 }
 
 /* The block in s as the hint's memo has it, or else, with by_key (when
@@ -2063,14 +2078,16 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
                        const uint32_t *part_of_var, rest *t, bool *in_union)
 {
     const sa_result *w = c->r;
-    uint32_t *rows = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *rows); /* nr */
+    const uint32_t n_eq = w->n_eq, n_var = w->n_var; /* locals: the stores below could alias w's */
+    const size_t *eq_first = w->eq_first;
+    uint32_t *rows = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *rows); /* nr */
     uint32_t nr = 0, nv = 0, n_never = 0, ng;
-    for (uint32_t i = 0; i < w->n_eq; i++)
+    for (uint32_t i = 0; i < n_eq; i++)
         if (part_of_eq[i] == UINT32_MAX)
             rows[nr++] = i;
-    bool *never = sa__alloc(c, (size_t)w->n_var + 1);
-    t->var_local = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *t->var_local); /* rest's */
-    for (uint32_t j = 0; j < w->n_var; j++) {
+    bool *never = sa__alloc(c, (size_t)n_var + 1);
+    t->var_local = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *t->var_local); /* rest's */
+    for (uint32_t j = 0; j < n_var; j++) {
         if (part_of_var[j] != UINT32_MAX)
             continue;
         never[j] = never_in(vm, w->chi_j[j]);
@@ -2097,14 +2114,14 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
     u->first = sa__alloc_raw(c, ((size_t)nv + 2) * sizeof *u->first); /* [0, nv] */
     size_t cap = (size_t)nv + 1;
     for (uint32_t a = 0; a < nr; a++)
-        cap += w->eq_first[rows[a] + 1] - w->eq_first[rows[a]];
+        cap += eq_first[rows[a] + 1] - eq_first[rows[a]];
     u->col = sa__alloc_raw(c, cap * sizeof *u->col); /* first[nv] */
     uint32_t *seen = sa__alloc(c, ((size_t)nv + 1) * sizeof *seen); /* g + 1 */
     size_t n = 0;
     for (uint32_t g = 0; g < ng; g++) {
         u->first[g] = n;
         for (uint32_t a = t->gfirst[g]; a < t->gfirst[g + 1]; a++)
-            for (size_t e = w->eq_first[t->geq[a]]; e < w->eq_first[t->geq[a] + 1]; e++) {
+            for (size_t e = eq_first[t->geq[a]]; e < eq_first[t->geq[a] + 1]; e++) {
                 uint32_t j = w->edge_v[e];
                 in_union[e] = !never_in(vm, w->chi_e[e]);
                 if (!in_union[e] || part_of_var[j] != UINT32_MAX || seen[t->var_local[j]] == g + 1)
@@ -2114,7 +2131,7 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
             }
     }
     uint32_t g = ng;
-    for (uint32_t j = 0; j < w->n_var; j++)
+    for (uint32_t j = 0; j < n_var; j++)
         if (part_of_var[j] == UINT32_MAX && never[j]) {
             u->first[g++] = n;
             u->col[n++] = t->var_local[j];
@@ -2156,40 +2173,59 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
                         uint32_t **to)
 {
     const sa_result *w = c->r;
-    uint32_t nn = t->n_parts + t->u.n_rows;
-    *first = sa__alloc_raw(c, ((size_t)nn + 2) * sizeof **first); /* [0, nn] */
-    *to = sa__alloc_raw(c, (w->n_edges + w->n_var + 1) * sizeof **to); /* first[nn] */
+    const size_t *eq_first = w->eq_first;
+    const uint32_t *edge_v = w->edge_v;
+    const BDD *chi_e = w->chi_e;
+    uint32_t np = t->n_parts, nn = np + t->u.n_rows;
+    size_t *fst = sa__alloc_raw(c, ((size_t)nn + 2) * sizeof *fst); /* [0, nn] */
+    uint32_t *out = sa__alloc_raw(c, (w->n_edges + w->n_var + 1) * sizeof *out); /* fst[nn] */
     uint32_t *seen = sa__alloc(c, ((size_t)nn + 1) * sizeof *seen); /* node + 1 */
     size_t n = 0;
-    for (uint32_t p = 0; p < nn; p++) {
-        (*first)[p] = n;
+    for (uint32_t p = 0; p < np; p++) { /* a part: its rows' edges not false */
+        const krec *x = part_rec[p];
+        fst[p] = n;
         seen[p] = p + 1;
-        uint32_t g = p - t->n_parts;
-        if (p >= t->n_parts && g >= t->n_groups) { /* a never-active column's row */
+        for (uint32_t a = 0; a < x->n_eq; a++)
+            for (size_t e = eq_first[x->rows[a]]; e < eq_first[x->rows[a] + 1]; e++) {
+                uint32_t j = edge_v[e], q = part_of_var[j];
+                if (chi_e[e] == bddfalse || q == p)
+                    continue;
+                q = q != UINT32_MAX ? q : t->var_node[t->var_local[j]]; /* node_of_var */
+                if (seen[q] != p + 1) {
+                    seen[q] = p + 1;
+                    out[n++] = q;
+                }
+            }
+    }
+    for (uint32_t p = np; p < nn; p++) {
+        fst[p] = n;
+        seen[p] = p + 1;
+        uint32_t g = p - np;
+        if (g >= t->n_groups) { /* a never-active column's row */
             for (size_t k = t->u.first[g]; k < t->u.first[g + 1]; k++)
                 if (seen[t->var_node[t->u.col[k]]] != p + 1) {
                     seen[t->var_node[t->u.col[k]]] = p + 1;
-                    (*to)[n++] = t->var_node[t->u.col[k]];
+                    out[n++] = t->var_node[t->u.col[k]];
                 }
             continue;
         }
-        const krec *x = p < t->n_parts ? part_rec[p] : NULL;
-        uint32_t na = x != NULL ? x->n_eq : t->gfirst[g + 1] - t->gfirst[g];
-        for (uint32_t a = 0; a < na; a++) {
-            uint32_t i = x != NULL ? x->rows[a] : t->geq[t->gfirst[g] + a];
-            for (size_t e = w->eq_first[i]; e < w->eq_first[i + 1]; e++) {
-                if (x != NULL ? w->chi_e[e] == bddfalse : !in_union[e])
+        for (uint32_t a = t->gfirst[g]; a < t->gfirst[g + 1]; a++) { /* a group: in_union */
+            uint32_t i = t->geq[a];
+            for (size_t e = eq_first[i]; e < eq_first[i + 1]; e++) {
+                if (!in_union[e])
                     continue;
-                uint32_t q = node_of_var(t, part_of_var, w->edge_v[e]);
+                uint32_t q = node_of_var(t, part_of_var, edge_v[e]);
                 if (seen[q] != p + 1) {
                     seen[q] = p + 1;
-                    (*to)[n++] = q;
+                    out[n++] = q;
                 }
             }
         }
     }
     MDAE_ASSERT(n <= w->n_edges + w->n_var);
-    (*first)[nn] = n;
+    fst[nn] = n;
+    *first = fst;
+    *to = out;
 }
 
 /* The parts marked in drop (by part, cleared here) given back to the
@@ -2405,10 +2441,12 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
             return false;
     }
-    /* Members of each block, in model order (counting sort). */
+    /* Members of each block, in model order (counting sort; the sizes in
+     * locals: the stores into the counts could alias w's). */
+    const uint32_t n_eq = w->n_eq, n_var = w->n_var;
     uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
     uint32_t n_active = 0;
-    for (uint32_t i = 0; i < w->n_eq; i++)
+    for (uint32_t i = 0; i < n_eq; i++)
         if (block_of_eq[i] != UINT32_MAX) {
             efirst[block_of_eq[i] + 2]++;
             n_active++;
@@ -2418,18 +2456,18 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
     uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* n_active */
     uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
-    for (uint32_t j = 0; j < w->n_var; j++)
+    for (uint32_t j = 0; j < n_var; j++)
         vfirst[block_of_var[j] + 2]++;
     for (uint32_t b = 0; b < nb; b++) {
         efirst[b + 2] += efirst[b + 1];
         vfirst[b + 2] += vfirst[b + 1];
     }
-    for (uint32_t i = 0; i < w->n_eq; i++)
+    for (uint32_t i = 0; i < n_eq; i++)
         if (block_of_eq[i] != UINT32_MAX)
             eqs[efirst[block_of_eq[i] + 1]++] = i;
-    for (uint32_t j = 0; j < w->n_var; j++)
+    for (uint32_t j = 0; j < n_var; j++)
         vars[vfirst[block_of_var[j] + 1]++] = j;
-    MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == w->n_var);
+    MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == n_var);
 
     BDD *te = sa__slots(c, w->n_edges + 1);
     /* Not wanted where no maximum matching is (c->no_max: the tight
@@ -2441,6 +2479,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     sa__put(ok, w->chi_m);
     bool *from_prev = sa__alloc(c, (size_t)nb + 1);
     uint32_t reused = 0;
+    own_kept own_k = {false, 0, NULL};
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t ne = efirst[b + 1] - efirst[b], nv = vfirst[b + 1] - vfirst[b];
         if ((ne == 0 || nv == 0) && kind != NULL) { /* a row or column alone: singular */
@@ -2463,7 +2502,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
                                                        s->order_pos);
         MDAE_ASSERT(x == NULL || (x->n_eq == ne && x->n_var == nv && x->rows[0] == eqs[efirst[b]]));
         if (x != NULL) {
-            reuse_kept(c, x, te, tmax, ok, &sing[b], &bok[b]);
+            reuse_kept(c, &own_k, x, te, tmax, ok, &sing[b], &bok[b]);
             reused++;
             if (reused % REUSED_PER_PROGRESS == 0) /* a few thousand instructions each */
                 sa__progress(c, "blocks", b, nb);
