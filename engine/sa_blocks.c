@@ -1001,6 +1001,29 @@ static inline bool krec_rest(const sa_ctx *c, const krec *x, const uint32_t *eqs
     return x->modes == w->chi_m || sa__imp(w->chi_m, x->modes) == bddtrue;
 }
 
+/* krec_rest for a record of the bulk check (bulk_edges: none of x's
+ * columns unlike, so their activity is the hint's, which x's is): the
+ * rows' activity unless kn->same_rows, their order unless kn->same_order
+ * (the bulk check's lemma: x passed these checks against the hint's), the
+ * modes. */
+static inline bool krec_rest_bulk(const sa_ctx *c, const sa__known *kn, const krec *x,
+                                  const uint32_t *order_pos)
+{
+    const sa_result *w = c->r;
+    const int32_t *shape = x->key.shape;
+    const BDD *fr = &x->key.funs[x->n_edges * (1 + (size_t)w->w_sigma)];
+    uint32_t ne = x->n_eq;
+    const uint32_t *eqs = x->rows;
+    for (uint32_t a = 0; !kn->same_rows && a < ne; a++)
+        if (fr[a] != w->chi_i[eqs[a]])
+            return false;
+    const int32_t *order = &shape[6 + 3 * x->n_edges];
+    for (uint32_t a = 1; !kn->same_order && a < ne; a++)
+        if (order_pos[eqs[order[a - 1]]] > order_pos[eqs[order[a]]])
+            return false;
+    return x->modes == w->chi_m || sa__imp(w->chi_m, x->modes) == bddtrue;
+}
+
 static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_t ne,
                     const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var, uint32_t b,
                     const uint32_t *order_pos)
@@ -1766,7 +1789,7 @@ sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
                     (w->edge_var == h->edge_var ||
                      memcmp(w->edge_var, h->edge_var, w->n_edges * sizeof *w->edge_var) == 0);
     *kn = (sa__known){w, tight, redo, k, sa__layout_epoch(), n, sa__alloc(c, n + 1),
-                      NULL, same_var, 0, k != NULL ? took_new(c, n) : NULL};
+                      NULL, same_var, 0, k != NULL ? took_new(c, n) : NULL, false, false};
     return kn;
 }
 
@@ -1809,9 +1832,16 @@ static bool known_block(const sa__known *kn, size_t a, const krec *x)
  * which holds, for every column h's rounds did not make again (not
  * stale), the function that column had in each of h's rounds (a round
  * makes again only redo's columns: sa_tight.c). Our later rounds change
- * only redo's columns. The other checks (sizes, activity of rows and
- * columns, row order, modes) are made as krec_is makes them. Under
- * sa_options.self_check krec_is is asked all the same (MDAE_ASSERT). */
+ * only redo's columns. krec_rest's checks of activity and row order read,
+ * besides the record, only chi_i and chi_j of x's rows and columns and the
+ * result's row order, which the rounds do not change and h's rounds read
+ * as h has them: where they are h's, node for node and place for place,
+ * the record passes them as it did in h's round. sa__known_columns marks
+ * unlike a column whose chi_j is not h's, and says whether every row's
+ * chi_i (same_rows) and the row order (same_order) are h's; what is not,
+ * is compared (krec_rest_bulk). Sizes and modes are checked as krec_is
+ * checks them. Under sa_options.self_check krec_is is asked all the same
+ * (MDAE_ASSERT). */
 
 void sa__known_columns(sa_ctx *c, sa__known *kn)
 {
@@ -1833,6 +1863,13 @@ void sa__known_columns(sa_ctx *c, sa__known *kn)
                 memcmp(&w->sigma[e * ws], &h->sigma[e * ws], ws * sizeof(BDD)) != 0)
                 unlike[w->edge_v[e]] = true;
     }
+    if (w->chi_j != h->chi_j && memcmp(w->chi_j, h->chi_j, w->n_var * sizeof(BDD)) != 0)
+        for (uint32_t j = 0; j < w->n_var; j++) /* activity: krec_rest's, in bulk */
+            unlike[j] |= w->chi_j[j] != h->chi_j[j];
+    kn->same_rows =
+        w->chi_i == h->chi_i || memcmp(w->chi_i, h->chi_i, w->n_eq * sizeof(BDD)) == 0;
+    kn->same_order = w->eq_order == h->eq_order ||
+                     memcmp(w->eq_order, h->eq_order, w->n_eq * sizeof *w->eq_order) == 0;
     kn->unlike = unlike;
 }
 
@@ -1871,7 +1908,7 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
         part_of_var[x->vars[a]] = p;
     bool is = known ||
               (bulk ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
-                          krec_rest(c, x, x->rows, x->n_eq, x->vars, x->n_var, order_pos)
+                          krec_rest_bulk(c, kn, x, order_pos)
                     : krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
                               order_pos));
     if ((known || (bulk && is)) && self_check) /* the lemmas, checked */

@@ -689,6 +689,9 @@ typedef struct sa__known {
     struct sa__took *took; /* the parts an earlier round's records gave
                               (sa_blocks.c, "The parts taken again"); NULL
                               without records */
+    bool same_rows;        /* with unlike: r's chi_i is the hint's (and a
+                              column whose chi_j is not is unlike) */
+    bool same_order;       /* with unlike: r's eq_order is the hint's */
 } sa__known;
 /* A sa__known over c->r's hint's kept blocks (k NULL where the hint has
  * none usable) for the tight graph `tight` and the columns redo (both the
