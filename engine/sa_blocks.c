@@ -1033,21 +1033,28 @@ static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_
     size_t ws = (size_t)w->w_sigma, stride = 1 + ws;
     if (!krec_sized(c, x, eqs, ne, vars, nv))
         return false;
-    const BDD *f = x->key.funs;
-    size_t q = 0;
+    /* The record's edge q: x->edges[q], its variable at shape[6 + 3q + 2],
+     * its tight function and sigma at f[q * stride ..]; walked by
+     * pointers (no product per edge). */
+    const BDD *f = x->key.funs, *chi_e = w->chi_e, *sigma = w->sigma;
+    const size_t *eq_first = w->eq_first, *xe = x->edges, *xend = x->edges + x->n_edges;
+    const uint32_t *edge_v = w->edge_v;
+    const int *edge_var = w->edge_var;
+    const int32_t *var_q = &shape[6 + 2];
     for (uint32_t a = 0; a < ne; a++)
-        for (size_t e = w->eq_first[eqs[a]]; e < w->eq_first[eqs[a] + 1]; e++) {
-            if (block_of_var[w->edge_v[e]] != b)
+        for (size_t e = eq_first[eqs[a]], end = eq_first[eqs[a] + 1]; e < end; e++) {
+            if (block_of_var[edge_v[e]] != b)
                 continue;
-            if (q == x->n_edges || x->edges[q] != e || shape[6 + 3 * q + 2] != w->edge_var[e] ||
-                f[q * stride] != w->chi_e[e])
+            if (xe == xend || *xe != e || *var_q != edge_var[e] || f[0] != chi_e[e])
                 return false;
             for (size_t a2 = 0; a2 < ws; a2++) /* a few: not memcmp */
-                if (f[q * stride + 1 + a2] != w->sigma[e * ws + a2])
+                if (f[1 + a2] != sigma[e * ws + a2])
                     return false;
-            q++;
+            xe++;
+            var_q += 3;
+            f += stride;
         }
-    return q == x->n_edges && krec_rest(c, x, eqs, ne, vars, nv, order_pos);
+    return xe == xend && krec_rest(c, x, eqs, ne, vars, nv, order_pos);
 }
 
 /* The record of k that block b of c->r is (krec_is), among those whose
@@ -1921,7 +1928,7 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
     is = is && krec_square(c, vm, x);
     if (how != NULL)
         how[a_rec] = is ? TOOK_TAKEN : TOOK_REFUSED;
-    for (uint32_t a = 0; (is || marked) && a < x->n_var; a++)
+    for (uint32_t a = 0; is != marked && a < x->n_var; a++) /* else as they are */
         part_of_var[x->vars[a]] = is ? p : UINT32_MAX;
     for (uint32_t a = 0; is && a < x->n_eq; a++)
         part_of_eq[x->rows[a]] = p;
