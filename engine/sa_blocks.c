@@ -1001,6 +1001,15 @@ static inline bool krec_rest(const sa_ctx *c, const krec *x, const uint32_t *eqs
     return x->modes == w->chi_m || sa__imp(w->chi_m, x->modes) == bddtrue;
 }
 
+/* Whether a[0 .. n) and b[0 .. n) are the same nodes (a few: not memcmp). */
+static inline bool same_bdds(const BDD *a, const BDD *b, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
 /* krec_rest for a record of the bulk check (bulk_edges: none of x's
  * columns unlike, so their activity is the hint's, which x's is): the
  * rows' activity unless kn->same_rows, their order unless kn->same_order
@@ -1047,9 +1056,8 @@ static bool krec_is(const sa_ctx *c, const krec *x, const uint32_t *eqs, uint32_
                 continue;
             if (xe == xend || *xe != e || *var_q != edge_var[e] || f[0] != chi_e[e])
                 return false;
-            for (size_t a2 = 0; a2 < ws; a2++) /* a few: not memcmp */
-                if (f[1 + a2] != sigma[e * ws + a2])
-                    return false;
+            if (ws == 1 ? f[1] != sigma[e] : !same_bdds(&f[1], &sigma[e * ws], ws))
+                return false;
             xe++;
             var_q += 3;
             f += stride;
