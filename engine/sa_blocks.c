@@ -2137,15 +2137,16 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
     for (uint32_t i = 0; i < n_eq; i++)
         if (part_of_eq[i] == UINT32_MAX)
             rows[nr++] = i;
-    bool *never = sa__alloc(c, (size_t)n_var + 1);
+    uint32_t *never = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *never); /* n_never */
     t->var_local = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *t->var_local); /* rest's */
     for (uint32_t j = 0; j < n_var; j++) {
         if (part_of_var[j] != UINT32_MAX)
             continue;
-        never[j] = never_in(vm, w->chi_j[j]);
-        if (!never[j] && !always(vm, w->chi_j[j]))
+        bool nj = never_in(vm, w->chi_j[j]);
+        if (!nj && !always(vm, w->chi_j[j]))
             return false;
-        n_never += never[j];
+        if (nj) /* the rest's never-active columns, ascending */
+            never[n_never++] = j;
         t->var_local[j] = nv++;
     }
     if (!group_rows(c, vm, rows, nr, t->group_of, &ng) || ng + n_never != nv)
@@ -2183,11 +2184,10 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
             }
     }
     uint32_t g = ng;
-    for (uint32_t j = 0; j < n_var; j++)
-        if (part_of_var[j] == UINT32_MAX && never[j]) {
-            u->first[g++] = n;
-            u->col[n++] = t->var_local[j];
-        }
+    for (uint32_t a = 0; a < n_never; a++) {
+        u->first[g++] = n;
+        u->col[n++] = t->var_local[never[a]];
+    }
     MDAE_ASSERT(g == nv && n < cap);
     u->first[g] = n;
     return true;
