@@ -2235,10 +2235,11 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     size_t n = 0;
     for (uint32_t p = 0; p < np; p++) { /* a part: its rows' edges not false */
         const krec *x = part_rec[p];
+        const uint32_t *rows = x->rows, na = x->n_eq; /* locals: the stores could alias */
         fst[p] = n;
         seen[p] = p + 1;
-        for (uint32_t a = 0; a < x->n_eq; a++)
-            for (size_t e = eq_first[x->rows[a]]; e < eq_first[x->rows[a] + 1]; e++) {
+        for (uint32_t a = 0; a < na; a++)
+            for (size_t e = eq_first[rows[a]], end = eq_first[rows[a] + 1]; e < end; e++) {
                 uint32_t j = edge_v[e], q = part_of_var[j];
                 if (chi_e[e] == bddfalse || q == p)
                     continue;
@@ -2261,9 +2262,9 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
                 }
             continue;
         }
-        for (uint32_t a = t->gfirst[g]; a < t->gfirst[g + 1]; a++) { /* a group: in_union */
+        for (uint32_t a = t->gfirst[g], a1 = t->gfirst[g + 1]; a < a1; a++) { /* in_union */
             uint32_t i = t->geq[a];
-            for (size_t e = eq_first[i]; e < eq_first[i + 1]; e++) {
+            for (size_t e = eq_first[i], end = eq_first[i + 1]; e < end; e++) {
                 if (!in_union[e])
                     continue;
                 uint32_t q = node_of_var(t, part_of_var, edge_v[e]);
@@ -2286,13 +2287,16 @@ static void drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *par
                        uint32_t *part_of_var)
 {
     uint32_t kept = 0, n = t->n_parts;
-    for (uint32_t p = 0; p < n; p++) {
+    while (kept < n && !drop[kept]) /* those before the first dropped keep their numbers */
+        kept++;
+    for (uint32_t p = kept; p < n; p++) {
         const krec *x = part_rec[p];
+        const uint32_t *rows = x->rows, *vars = x->vars, ne = x->n_eq, nv = x->n_var;
         uint32_t q = drop[p] ? UINT32_MAX : kept++;
-        for (uint32_t a = 0; a < x->n_eq; a++)
-            part_of_eq[x->rows[a]] = q;
-        for (uint32_t a = 0; a < x->n_var; a++)
-            part_of_var[x->vars[a]] = q;
+        for (uint32_t a = 0; a < ne; a++)
+            part_of_eq[rows[a]] = q;
+        for (uint32_t a = 0; a < nv; a++)
+            part_of_var[vars[a]] = q;
         if (q != UINT32_MAX)
             part_rec[q] = x;
         drop[p] = false;
