@@ -830,7 +830,8 @@ static size_t krec_words(const krec *x)
  * full. */
 static bool kept_put(sa_ctx *c, sa__kept *k, krec *x, bool seeded)
 {
-    if (k->words + krec_words(x) > k->max_words || x->n_eq == 0)
+    size_t words = krec_words(x);
+    if (k->words + words > k->max_words || x->n_eq == 0)
         return false;
     if (k->n == k->cap) {
         size_t cap = k->cap ? 2 * k->cap : 64;
@@ -851,7 +852,7 @@ static bool kept_put(sa_ctx *c, sa__kept *k, krec *x, bool seeded)
     x->refs++;
     uint32_t *head = &k->row_rec[x->rows[0]];
     k->rec[k->n] = x;
-    k->words += krec_words(x);
+    k->words += words;
     if (*head == 0) {
         k->link[k->n] = 0;
         *head = (uint32_t)++k->n;
