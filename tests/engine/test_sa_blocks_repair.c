@@ -190,8 +190,10 @@ Test(sa_blocks_repair, random_models_edited_once)
  * found to be blocks (sa__known, engine/sa_blocks.c) without krec_is, and
  * self_check asks krec_is of each such record all the same (an assertion:
  * it must be a block). The brake's round 0 covers no mode there (its
- * offsets are the previous edit's), so round 1 takes most records as
- * known; the results stay the cold ones. */
+ * offsets are the previous edit's), so round 1 takes round 0's parts
+ * again (sa_blocks.c, "The parts taken again"); under self_check it takes
+ * them afresh all the same to compare, most records as known (those are
+ * counted); the results stay the cold ones. */
 Test(sa_blocks_repair, known_records_checked)
 {
     char *text = tm_slurp("brake.mel");
