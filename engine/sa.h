@@ -163,8 +163,9 @@ typedef struct sa_options {
      * that may differ from the hint model's (the model the hint was
      * analysed on) at their index beyond their locations, increasing,
      * n_hint_rows of them. Every other equation is the hint model's
-     * equation, or has its guard, and incidences with its variables, case
-     * counts, orders and case guards (the same guard pointers): as
+     * equation, or has its name and guard, and incidences with its
+     * variables, case counts, orders and case guards (the same name and
+     * guard pointers; names not NULL): as
      * inc_session.c's private models share the previous part's, or take
      * its names and guards when only the text moved. The same for the
      * variables (hint_vars): every other variable's guard is the hint

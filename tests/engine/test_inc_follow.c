@@ -320,6 +320,7 @@ static sa_method_info listed_is_unlisted(const mel_model *m, const sa_result *h,
     sa_result_method(b, &mb);
     cr_assert_eq(ma.encoded_from_hint, mb.encoded_from_hint);
     cr_assert_eq(ma.offsets_from_hint, mb.offsets_from_hint);
+    cr_assert_eq(sa_result_seeded(a), sa_result_seeded(b), "rows seeded from the hint");
     sa_result_free(a);
     sa_result_free(b);
     sa_result_free(cold);
@@ -330,13 +331,13 @@ static sa_method_info listed_is_unlisted(const mel_model *m, const sa_result *h,
  * as a private model over a's rows, the hint a's cold result, and the rows
  * named moved[0 .. n_moved) moved in the text (not listed): listed or not
  * (every row and variable listed: list_all), the same. */
-static sa_method_info listed_edit(const char *ta, const char *tb, bool list_all,
-                                  const char *const *moved, uint32_t n_moved)
+static sa_method_info listed_row(const char *ta, const char *tb, const char *edited,
+                                 bool list_all, const char *const *moved, uint32_t n_moved)
 {
     mel_model *a = parse(ta, NULL), *b = parse(tb, NULL);
     sa_result *h = NULL;
     cr_assert_eq(sa_analyze(a, NULL, &h, NULL), MDAE_OK);
-    uint32_t row = row_named(a, "px[10]"), mv[MOVED_MAX];
+    uint32_t row = row_named(a, edited), mv[MOVED_MAX];
     for (uint32_t k = 0; k < n_moved; k++)
         mv[k] = row_named(a, moved[k]);
     private p = private_model(a, b, &row, 1, mv, n_moved);
@@ -354,6 +355,12 @@ static sa_method_info listed_edit(const char *ta, const char *tb, bool list_all,
     mel_model_free(a);
     mel_model_free(b);
     return mi;
+}
+
+static sa_method_info listed_edit(const char *ta, const char *tb, bool list_all,
+                                  const char *const *moved, uint32_t n_moved)
+{
+    return listed_row(ta, tb, "px[10]", list_all, moved, n_moved);
 }
 
 /* base and base with term in px[10], px[11] and px[12] moved. */
@@ -409,4 +416,17 @@ Test(inc_follow, listed_rows_the_largest_order_in_a_shared_row)
     free(v2);
     free(text);
     free(plain);
+}
+
+/* A listed row renamed (dt -> dt2, its own name pointer): matched by the
+ * name map as without the list (not found), not by its index; the rows
+ * around it before and after it as the hint's. */
+Test(inc_follow, listed_rows_a_row_renamed)
+{
+    char *text = tm_slurp("brake.mel");
+    char *renamed = tm_replaced(text, "dt : equation", "dt2 : equation");
+    static const char *const moved[] = {"px[11]"};
+    listed_row(text, renamed, "dt", false, moved, 1);
+    free(renamed);
+    free(text);
 }
