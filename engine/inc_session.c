@@ -642,6 +642,18 @@ int inc_result_part(const inc_result *r, size_t k, inc_part_info *out)
     return MDAE_OK;
 }
 
+int inc_result_part_model(const inc_result *r, size_t k, const mel_model **model,
+                          const uint32_t **eq_map, const uint32_t **var_map)
+{
+    if (r == NULL || model == NULL || eq_map == NULL || var_map == NULL || k >= r->n_parts ||
+        r->parts[k].part == NULL)
+        return MDAE_E_INVAL;
+    *model = &r->parts[k].part->model;
+    *eq_map = r->parts[k].eq_map;
+    *var_map = r->parts[k].var_map;
+    return MDAE_OK;
+}
+
 size_t inc_result_n_blocks(const inc_result *r)
 {
     return r->n_blocks; /* 0 until the graphs are made */

@@ -85,8 +85,48 @@ typedef struct editor {
     inc_result *r;
 } editor;
 
+/* Every part of r made anew: its private model holds m's equations and
+ * variables with their places (names, places, variables, cases, orders,
+ * `next`), whatever it shares with the part before (copy_equations'
+ * shared runs and moved rows; h-inc15). */
+static void private_models_are_m(const inc_result *r, const mel_model *m)
+{
+    for (size_t k = 0; k < inc_result_n_parts(r); k++) {
+        inc_part_info info;
+        const mel_model *pm;
+        const uint32_t *eq_map, *var_map;
+        cr_assert_eq(inc_result_part(r, k, &info), MDAE_OK);
+        cr_assert_eq(inc_result_part_model(r, k, &pm, &eq_map, &var_map), MDAE_OK);
+        if (info.reused) /* made for an earlier version: its places */
+            continue;
+        for (uint32_t j = 0; j < pm->n_variables; j++) {
+            const mel_variable *v = &m->variables[var_map[j]], *o = &pm->variables[j];
+            cr_assert_str_eq(o->name, v->name);
+            cr_assert(memcmp(&o->where, &v->where, sizeof o->where) == 0, "%s", v->name);
+        }
+        for (uint32_t q = 0; q < pm->n_equations; q++) {
+            const mel_equation *e = &m->equations[eq_map[q]], *o = &pm->equations[q];
+            cr_assert_str_eq(o->name, e->name);
+            cr_assert(memcmp(&o->where, &e->where, sizeof o->where) == 0, "%s", e->name);
+            cr_assert_eq(o->n_incs, e->n_incs, "%s", e->name);
+            for (uint32_t i = 0; i < e->n_incs; i++) {
+                const mel_incidence *a = &e->incs[i], *b = &o->incs[i];
+                cr_assert_eq(var_map[b->var], a->var, "%s", e->name);
+                cr_assert_eq(b->n_cases, a->n_cases, "%s", e->name);
+                for (uint32_t c = 0; c < a->n_cases; c++) {
+                    const mel_order_case *x = &a->cases[c], *y = &b->cases[c];
+                    cr_assert(x->order == y->order && x->next == y->next &&
+                                  memcmp(&x->where, &y->where, sizeof x->where) == 0,
+                              "%s: case %u of incidence %u", e->name, c, i);
+                }
+            }
+        }
+    }
+}
+
 /* The next version, text, told the previous model as the worker does;
- * its whole result must be the cold one. Its method information. */
+ * its whole result must be the cold one, its private models m's. Its
+ * method information. */
 static sa_method_info edit(editor *ed, const char *text)
 {
     mel_model *m = parse(text, ed->m);
@@ -100,6 +140,7 @@ static sa_method_info edit(editor *ed, const char *text)
     mdae_diags_init(&d);
     cr_assert_eq(inc_analyze_offsets(ed->s, m, NULL, &r, &d), MDAE_OK);
     mdae_diags_close(&d);
+    private_models_are_m(r, m);
     sa_result *whole = NULL, *cold = NULL;
     cr_assert_eq(inc_result_whole_offsets(r, m, &whole, NULL), MDAE_OK);
     cr_assert_eq(sa_analyze(m, NULL, &cold, NULL), MDAE_OK);
@@ -428,5 +469,28 @@ Test(inc_follow, listed_rows_a_row_renamed)
     static const char *const moved[] = {"px[11]"};
     listed_row(text, renamed, "dt", false, moved, 1);
     free(renamed);
+    free(text);
+}
+
+/* Edits that lengthen px's statement (its 30 rows' own places move, their
+ * cases' not), then an edit before it (every row after it moves, cases
+ * too), then back: the private models hold each version's places
+ * (private_models_are_m). */
+Test(inc_follow, places_moved_by_the_edit)
+{
+    char *text = tm_slurp("brake.mel");
+    editor ed = open_editor(text);
+    char *v1 = px_edit(text, "der(x[i])", 10);
+    char *v2 = px_edit(text, "der(x[i]) + 0*x[i]", 11);
+    char *v3 = tm_replaced(v2, "dt : equation der(t) = 1.0;", "dt : equation der(t) =  1.0;");
+    edit(&ed, v1);
+    edit(&ed, v2);
+    edit(&ed, v3);
+    edit(&ed, v2);
+    edit(&ed, text);
+    free(v1);
+    free(v2);
+    free(v3);
+    close_editor(&ed);
     free(text);
 }
