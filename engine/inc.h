@@ -273,6 +273,15 @@ MDAE_API size_t inc_result_n_parts(const inc_result *r);
  * analysis failed on a model error). */
 MDAE_API int inc_result_part(const inc_result *r, size_t k, inc_part_info *out /* out */);
 
+/* Tests: part k's private model (the copy the session analysed, sharing
+ * what the edit left alone with earlier parts') and its equations' and
+ * variables' indices in the analysed model (local -> model index), all
+ * borrowed from r. MDAE_E_INVAL as inc_result_part. */
+MDAE_TEST_API int inc_result_part_model(const inc_result *r, size_t k,
+                                        const mel_model **model /* out */,
+                                        const uint32_t **eq_map /* out */,
+                                        const uint32_t **var_map /* out */);
+
 /* Number of parts (connected components) of m; no BDD work. */
 MDAE_TEST_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
 

@@ -642,6 +642,18 @@ int inc_result_part(const inc_result *r, size_t k, inc_part_info *out)
     return MDAE_OK;
 }
 
+int inc_result_part_model(const inc_result *r, size_t k, const mel_model **model,
+                          const uint32_t **eq_map, const uint32_t **var_map)
+{
+    if (r == NULL || model == NULL || eq_map == NULL || var_map == NULL || k >= r->n_parts ||
+        r->parts[k].part == NULL)
+        return MDAE_E_INVAL;
+    *model = &r->parts[k].part->model;
+    *eq_map = r->parts[k].eq_map;
+    *var_map = r->parts[k].var_map;
+    return MDAE_OK;
+}
+
 size_t inc_result_n_blocks(const inc_result *r)
 {
     return r->n_blocks; /* 0 until the graphs are made */
@@ -1186,15 +1198,36 @@ static void sort_blocks(rblock *b, size_t n)
     }
 }
 
+/* The rows and variables of a part's private model that may differ from
+ * those of the part it was built from (`from`, share.prev) beyond their
+ * locations (list_edit_rows), increasing; from NULL: not known. For
+ * sa_options.hint_rows / hint_vars when from seeds it. */
+typedef struct edit_rows {
+    const inc_part *from;
+    uint32_t *rows, n_rows;
+    uint32_t *vars, n_vars;
+} edit_rows;
+
 /* The offsets of part p (its private model built): sa_analyze, seeded with
- * hint's offsets, which only changes its speed (sa.h). */
+ * hint's offsets, which only changes its speed (sa.h); told which rows
+ * and variables may differ from the hint model's when p's model was built
+ * from hint's (ed, may be NULL). */
 static int analyse_offsets(inc_part *p, const sa_options *opt, const inc_part *hint,
-                           mdae_diags *diags)
+                           const edit_rows *ed, mdae_diags *diags)
 {
     sa_options o = {0};
     if (opt != NULL)
         o = *opt;
     o.hint = hint != NULL ? hint->res : NULL;
+    o.hint_rows = o.hint_vars = NULL;
+    o.n_hint_rows = o.n_hint_vars = 0;
+    /* hint->res is sa_analyze's of &hint->model (here): its model */
+    if (ed != NULL && ed->from != NULL && ed->from == hint) {
+        o.hint_rows = ed->rows;
+        o.n_hint_rows = ed->n_rows;
+        o.hint_vars = ed->vars;
+        o.n_hint_vars = ed->n_vars;
+    }
     return sa_analyze(&p->model, &o, &p->res, diags);
 }
 
@@ -1210,6 +1243,7 @@ static int build_graph(inc_part *p, const sa_options *opt, mdae_diags *diags)
     if (opt != NULL)
         o = *opt;
     o.hint = p->graph_seed != NULL ? p->graph_seed->res : NULL;
+    o.hint_rows = o.hint_vars = NULL; /* the caller's are not the seed's */
     int rc = cdg_build_seeded(p->res, &o, p->graph_seed != NULL ? p->graph_seed->graph : NULL,
                               &p->graph, diags);
     if (rc == MDAE_OK)
@@ -1854,13 +1888,14 @@ static void skip_chain(inc_part *p)
  * seed kept with the part; the INC_PENDING_MAX + 1-th part of a chain
  * without graphs is seeded by the chain's first graph instead
  * (skip_chain: the parts a chain holds are bounded). */
-static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
+static int analyse_new(analysis *an, inc_part *p, rpart *rp, const edit_rows *ed,
+                       mdae_diags *one)
 {
     /* Referenced: an eviction must not free it while in use. */
     inc_part *hint = hint_for(&an->hints, an->m, rp, (size_t)(rp - an->r->parts));
     if (hint != NULL)
         hint->refs++;
-    int rc = analyse_offsets(p, an->opt, hint, one);
+    int rc = analyse_offsets(p, an->opt, hint, ed, one);
     if (rc == MDAE_OK) {
         p->graph_seed = hint; /* its reference: for the graph and the ids */
         p->pending = hint == NULL || hint->graph != NULL ? 1 : hint->pending + 1;
@@ -1887,7 +1922,7 @@ static int analyse_new(analysis *an, inc_part *p, rpart *rp, mdae_diags *one)
         mdae_diags_close(one);
         mdae_diags_init(one);
         p->pending = 1;
-        rc = analyse_offsets(p, an->opt, NULL, one);
+        rc = analyse_offsets(p, an->opt, NULL, NULL, one);
         if (rc == MDAE_OK && !an->defer)
             rc = build_graph(p, an->opt, one);
     }
@@ -1922,6 +1957,44 @@ static void count_new(inc_stats *st, const sa_result *res)
 
 /* Part k of the result: from the cache, or analysed and cached. A part
  * refused for a model error is left empty (an->model_error). */
+/* The indices q < n whose flag is DIFFERENT, increasing, into out; how
+ * many. 8 flags at a time: DIFFERENT is 0, and a word of flags has a zero
+ * byte iff (w - 0x01..01) & ~w & 0x80..80 is not 0 (the flags are 0..2). */
+static uint32_t list_different(const unsigned char *same, uint32_t n, uint32_t *out)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint32_t k = 0, q = 0;
+    for (uint64_t w; q + 8 <= n; q += 8) {
+        memcpy(&w, same + q, sizeof w);
+        if (((w - ones) & ~w & highs) != 0)
+            for (uint32_t j = q; j < q + 8; j++)
+                if (same[j] == DIFFERENT)
+                    out[k++] = j;
+    }
+    for (; q < n; q++)
+        if (same[q] == DIFFERENT)
+            out[k++] = q;
+    return k;
+}
+
+/* ed: the rows and variables of part rp's private model, built with share
+ * sh (sh->prev set), that may differ from sh->prev's beyond their
+ * locations: those DIFFERENT. The others are prev's (SAME_ALL: copies) or
+ * prev's with their own locations (SAME_STRUCTURE: copy_equations and
+ * build_model take prev's name and guards, equation_same found the same
+ * variables, cases and orders), as sa_options.hint_rows promises. Left
+ * empty (from NULL) when out of memory: every row is then compared. */
+static void list_edit_rows(edit_rows *ed, const share *sh, const rpart *rp)
+{
+    ed->rows = mdae_malloc(((size_t)rp->n_eq + rp->n_var + 1) * sizeof *ed->rows);
+    if (ed->rows == NULL)
+        return;
+    ed->vars = ed->rows + rp->n_eq;
+    ed->n_rows = list_different(sh->eq, rp->n_eq, ed->rows);
+    ed->n_vars = list_different(sh->var, rp->n_var, ed->vars);
+    ed->from = sh->prev;
+}
+
 static int resolve_part(analysis *an, size_t k)
 {
     inc_session *s = an->s;
@@ -1959,8 +2032,12 @@ static int resolve_part(analysis *an, size_t k)
     int rc = build_model(an->m, rp, an->local, p, &an->memo, &sh);
     if (rc == MDAE_OK)
         rc = keep_hashes(an, p, rp);
+    edit_rows ed = {0};
+    if (rc == MDAE_OK && sh.prev != NULL)
+        list_edit_rows(&ed, &sh, rp);
     if (rc == MDAE_OK)
-        rc = analyse_new(an, p, rp, &one);
+        rc = analyse_new(an, p, rp, &ed, &one);
+    mdae_free(ed.rows);
     pass_diagnostics(an, &one, before);
     mdae_diags_close(&one);
     if (rc < 0) {

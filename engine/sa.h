@@ -158,6 +158,23 @@ typedef struct sa_options {
      * answer MDAE_E_STATE), so the edge limit does not apply. The blocks
      * do not change. */
     bool families;
+    /* With a hint, the caller's promise (speed only; issue 40 item 5, the
+     * editor's first stage follows the edit): the equations of the model
+     * that may differ from the hint model's (the model the hint was
+     * analysed on) at their index beyond their locations, increasing,
+     * n_hint_rows of them. Every other equation is the hint model's
+     * equation, or has its name and guard, and incidences with its
+     * variables, case counts, orders and case guards (the same name and
+     * guard pointers; names not NULL): as
+     * inc_session.c's private models share the previous part's, or take
+     * its names and guards when only the text moved. The same for the
+     * variables (hint_vars): every other variable's guard is the hint
+     * model's variable's. NULL: not known, every row (variable) is
+     * compared. A wrong promise gives a wrong result. */
+    const uint32_t *hint_rows;
+    uint32_t n_hint_rows;
+    const uint32_t *hint_vars;
+    uint32_t n_hint_vars;
 } sa_options;
 
 #define SA_SEEDED_AUTO 0

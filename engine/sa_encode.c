@@ -779,7 +779,12 @@ static const sa_result *layout_hint(sa_ctx *c, const mel_model *m)
         if (!same_guard(m->invariants[k].cond, hm->invariants[k].cond, &budget))
             return NULL;
     }
-    for (uint32_t j = 0; j < m->n_variables; j++) {
+    /* the variables that may differ (sa_options.hint_vars), or all */
+    const uint32_t *vars = c->opt->hint_vars;
+    uint32_t nv = vars != NULL ? c->opt->n_hint_vars : m->n_variables;
+    for (uint32_t k = 0; k < nv; k++) {
+        uint32_t j = vars != NULL ? vars[k] : k;
+        MDAE_ASSERT(j < m->n_variables);
         const mel_guard *a = m->variables[j].guard, *b = hm->variables[j].guard;
         int budget = HINT_GUARD_BUDGET;
         if (a != b && !(a->op == MEL_G_TRUE && b->op == MEL_G_TRUE) &&
@@ -823,6 +828,65 @@ static bool compare_rows(const mel_model *m, const mel_model *hm, uint8_t *same,
     *maxo = top;
     *n_same = n;
     return true;
+}
+
+/* compare_rows(..., false) when the caller listed the rows that may
+ * differ from hm's beyond their locations (sa_options.hint_rows,
+ * increasing): every other row has hm's row's guard, variables, cases,
+ * orders and case guards, which row_kinship would find the same (2), and
+ * its orders are hm's row's, as a shared row's: not read (see above: their
+ * vbits are at most w_sigma, and the caller reads every row's orders when
+ * the listed ones do not reach it). Only the listed rows are compared
+ * (issue 40 item 5: a pass over the brake's rows per edit, 2,000 of them
+ * moved by the edit). The same same[], *n_same and decision as
+ * compare_rows (test_inc_follow: both ways). */
+static bool compare_listed_rows(const mel_model *m, const mel_model *hm, uint8_t *same,
+                                int *maxo, uint32_t *n_same, const uint32_t *rows,
+                                uint32_t n_rows)
+{
+    int top = 0;
+    uint32_t ne = m->n_equations, n = ne - n_rows;
+    MDAE_ASSERT(n_rows <= ne);
+    memset(same, 1, ne);
+    const mel_equation *mine = m->equations, *hint = hm->equations;
+    for (uint32_t k = 0; k < n_rows; k++) {
+        uint32_t i = rows[k];
+        MDAE_ASSERT(i < ne && (k == 0 || rows[k - 1] < i)); /* increasing */
+        if (mine[i].incs == hint[i].incs && mine[i].guard == hint[i].guard &&
+            mine[i].n_incs == hint[i].n_incs) {
+            n++;
+            continue;
+        }
+        int kin = row_kinship(&mine[i], &hint[i], &top, false);
+        if (kin == 0)
+            return false;
+        same[i] = kin == 2;
+        n += kin == 2;
+    }
+    *maxo = top;
+    *n_same = n;
+    return true;
+}
+
+/* The rows to encode: those not the same, increasing (n_rows of them);
+ * only among the listed ones when the caller listed them. */
+static uint32_t *rows_to_encode(sa_ctx *c, const uint8_t *same, uint32_t n_rows,
+                                const uint32_t *listed, uint32_t n_listed)
+{
+    sa_result *r = c->r;
+    uint32_t *rows = sa__alloc_raw(c, ((size_t)n_rows + 1) * sizeof *rows);
+    uint32_t k = 0;
+    if (listed != NULL) {
+        for (uint32_t q = 0; q < n_listed; q++)
+            if (!same[listed[q]])
+                rows[k++] = listed[q];
+    } else {
+        for (uint32_t i = 0; i < r->n_eq && k < n_rows; i++)
+            if (!same[i])
+                rows[k++] = i;
+    }
+    MDAE_ASSERT(k == n_rows);
+    return rows;
 }
 
 /* The layout arrays of a result (sa_result.layout), shared by the
@@ -1046,7 +1110,10 @@ static bool encode_from_hint(sa_ctx *c, const mel_model *m)
     uint8_t *same = sa__alloc_raw(c, (size_t)m->n_equations + 1);
     int maxo;
     uint32_t n_same;
-    if (!compare_rows(m, h->m, same, &maxo, &n_same, false))
+    const uint32_t *listed = c->opt->hint_rows; /* layout_hint: c->opt->hint is h */
+    uint32_t n_listed = c->opt->n_hint_rows;
+    if (listed != NULL ? !compare_listed_rows(m, h->m, same, &maxo, &n_same, listed, n_listed)
+                       : !compare_rows(m, h->m, same, &maxo, &n_same, false))
         return false;
     if (sa__vbits((unsigned)maxo) < h->w_sigma) /* the shared rows' orders may reach it */
         compare_rows(m, h->m, same, &maxo, &n_same, true);
@@ -1066,12 +1133,8 @@ static bool encode_from_hint(sa_ctx *c, const mel_model *m)
     sa__need_vars(c, r->n_bddvars);
     sa__put(&r->modeset, h->modeset);
     sa__put(&r->chi_m, h->chi_m);
-    uint32_t *rows = sa__alloc_raw(c, ((size_t)r->n_eq - n_same + 1) * sizeof *rows);
-    uint32_t n_rows = 0;
-    for (uint32_t i = 0; i < r->n_eq && n_rows < r->n_eq - n_same; i++)
-        if (!same[i])
-            rows[n_rows++] = i;
-    MDAE_ASSERT(n_rows == r->n_eq - n_same);
+    uint32_t n_rows = r->n_eq - n_same;
+    uint32_t *rows = rows_to_encode(c, same, n_rows, listed, n_listed);
     size_t mark = sa__mark(c);
     gmemo gm = {0};
     for (uint32_t k = 0; k < n_rows; k++) {

@@ -868,6 +868,11 @@ void sa__take_memo(const sa_result *r, const bool *todo, const BDD *memo, const 
  * bddfalse, instead of a test per edge; else sa__take_memo. */
 void sa__take_memo_cols(const sa_result *r, const bool *todo, const BDD *memo, BDD *tight,
                         const size_t *first, const size_t *edges);
+/* The bits that n vectors of w bits (v, one after the other) use: one more
+ * than the highest bit, below top, that is not false in one of them; 0 if
+ * none is (0 <= top <= w, top <= SA_MAX_OFFSET_BITS). One pass, no test per
+ * vector (tested against the test per bit: tests/engine/test_sa_slots.c). */
+int sa__bits_in_use(const BDD *v, size_t n, int w, int top);
 
 /* ---- sa_repair.c (issue 16): the hint's chosen matching repaired ----------
  * With tc, tz from sa__hint_matching and zero[e] (n_edges) the edges of

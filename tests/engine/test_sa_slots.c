@@ -283,3 +283,44 @@ Test(sa_slots, take_memo_by_columns_is_sa_put)
     bdd_error_hook(sa_handler);
     sa_end();
 }
+
+/* ---- sa__bits_in_use (h-inc15): one pass of ORs, against a test per bit
+ * and vector from the highest bit down (the loop it replaced). */
+
+static int bits_in_use_slow(const BDD *v, size_t n, int w, int top)
+{
+    int used = 0;
+    for (size_t k = 0; k < n; k++) {
+        const BDD *row = &v[k * (size_t)w];
+        for (int b = top - 1; b >= used; b--)
+            if (row[b] != bddfalse) {
+                used = b + 1;
+                break;
+            }
+    }
+    return used;
+}
+
+/* Vectors of every width up to 31 bits, every top, nodes (any value >= 2)
+ * and bddtrue sprinkled at random in a few bits (some above top, which
+ * must not count), all false too. */
+Test(sa_slots, bits_in_use_is_the_test_per_bit)
+{
+    unsigned seed = 15;
+    for (int w = 1; w <= SA_MAX_OFFSET_BITS; w++)
+        for (int top = 0; top <= w; top++)
+            for (size_t n = 0; n < 40; n += 1 + n / 3)
+                for (int density = 0; density < 4; density++) {
+                    BDD *v = calloc(n * (size_t)w + 1, sizeof *v);
+                    cr_assert_not_null(v);
+                    for (size_t k = 0; k < n * (size_t)w && density > 0; k++) {
+                        seed = seed * 1103515245u + 12345u;
+                        unsigned x = (seed >> 16) % 64;
+                        if (x < (unsigned)density)
+                            v[k] = x == 0 ? bddtrue : (BDD)(2 + x);
+                    }
+                    cr_assert_eq(sa__bits_in_use(v, n, w, top), bits_in_use_slow(v, n, w, top),
+                                 "w %d top %d n %zu density %d", w, top, n, density);
+                    free(v);
+                }
+}
