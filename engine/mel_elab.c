@@ -3109,6 +3109,7 @@ void mel_model_free(mel_model *m)
         if (!priv->eqsrc_borrowed && !priv->eqsrc_lent)
             mdae_free(priv->eqsrc); /* else a replay's or priv_release's */
         mdae_free(priv->decl_key);
+        mdae_free(priv->tree_pool);
         fx_pool_free(priv->exprs);
         for (size_t k = 0; k < priv->n_held; k++)
             fx_pool_free(priv->held[k]);
@@ -3871,6 +3872,175 @@ static bool folded_moved(struct mel_model_priv *priv, const struct mel_model_pri
     return true;
 }
 
+/* ---- Replay: a chain without end ----------------------------------------
+ * A replayed version holds the previous one's private part (its arena
+ * holds incidences this one shares; through it, the root's symbols,
+ * guards, names and loop indices' text) and pools (trees this one
+ * shares). So held, the chain grows with every edit; it was cut at
+ * MEL__MAX_HELD versions by a full elaboration (150-480 ms at N =
+ * 10,000). Instead, the replay whose chain reaches MEL__MAX_HELD rebases:
+ *  - it copies into its own arena every equation's incidences (field for
+ *    field: the same model), takes its own copy of the unknowns when they
+ *    are not the root's and of the sources when borrowed;
+ *  - it holds the root's private part (the full parse the chain started
+ *    from: the first not `borrowed`) directly instead of the previous
+ *    version's, and only the pools its trees are in
+ *    (mel_model_priv.tree_pool: the root's group always, the others when
+ *    some tree is in them); when those leave no room for the next
+ *    version's, the trees outside the root's group are copied into its
+ *    own pool (fx_moved without a move: field for field).
+ * Nothing else of an intermediate version is reachable from it: a
+ * replay's arena holds only the incidences it made or moved (guards,
+ * names and symbols are the root's while no condition was edited), its
+ * unknowns are copied or shared, its modes, knowns, invariants and
+ * whens are copies. So a version holds its root, at most MEL__MAX_HELD
+ * pools and its own copies: memory stays bounded, and a chain of edits
+ * never needs a full elaboration. Not after an edited condition (the
+ * guards are then an overlay in an intermediate version's arena:
+ * `unordered`), whose chain still ends in a full elaboration. */
+
+/* priv->tree_pool (el's equations, then modes, then knowns; see the
+ * field) from prev's: an entry whose trees are not prev's is in priv's
+ * own pool (a replay makes nodes in its new pool only, and replaces both
+ * sides of an equation or neither). false on OOM. */
+static bool trees_placed(const elab *el, const mel_model *prev, struct mel_model_priv *priv)
+{
+    const struct mel_model_priv *pp = prev->priv;
+    size_t ne = prev->n_equations, nm = prev->n_modes, nk = prev->n_knowns;
+    uint8_t *t = mdae_malloc(ne + nm + nk + 1);
+    if (t == NULL)
+        return false;
+    if (pp->tree_pool != NULL)
+        memcpy(t, pp->tree_pool, ne + nm + nk);
+    else
+        memset(t, 0, ne + nm + nk); /* prev is the root: its group's */
+    MDAE_ASSERT(priv->n_held <= MEL__MAX_HELD);
+    uint8_t own = (uint8_t)priv->n_held;
+    for (size_t q = 0; q < ne; q++) {
+        const mel_equation *a = &el->equations[q], *b = &prev->equations[q];
+        bool l = a->lhs != b->lhs, r = a->rhs != b->rhs;
+        MDAE_ASSERT(l == r);
+        if (l || r)
+            t[q] = own;
+    }
+    const mel_mode *modes = el->modes.p;
+    for (size_t k = 0; k < nm; k++)
+        if (modes[k].def != prev->modes[k].def)
+            t[ne + k] = own;
+    const mel_known *ks = el->knowns.p;
+    for (size_t k = 0; k < nk; k++)
+        if (ks[k].binding != prev->knowns[k].binding)
+            t[ne + nm + k] = own;
+    priv->tree_pool = t;
+    priv->root_slots = pp->tree_pool != NULL ? pp->root_slots : pp->n_held + 1;
+    return true;
+}
+
+/* The trees of entry i of priv->tree_pool (see trees_placed) copied
+ * into el's pool, field for field; false on OOM. */
+static bool tree_copied(elab *el, size_t ne, size_t i)
+{
+    const span same = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0}; /* moves nothing */
+    size_t nm = el->modes.n;
+    if (i < ne) {
+        mel_equation *e = &el->equations[i];
+        e->lhs = fx_moved(el, &same, e->lhs);
+        e->rhs = fx_moved(el, &same, e->rhs);
+        return e->lhs != NULL && e->rhs != NULL;
+    }
+    const fx_node **x = i < ne + nm ? &((mel_mode *)el->modes.p)[i - ne].def
+                                    : &((mel_known *)el->knowns.p)[i - ne - nm].binding;
+    if (*x != NULL && (*x = fx_moved(el, &same, *x)) == NULL)
+        return false;
+    return true;
+}
+
+/* The incidences of el's ne equations copied into el's arena (see
+ * above); false on OOM. */
+static bool incidences_owned(elab *el, size_t ne)
+{
+    const span same = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0};
+    for (size_t q = 0; q < ne; q++)
+        if (!incs_moved(el, &same, &el->equations[q]))
+            return false;
+    return true;
+}
+
+/* The version the chain of pp started from (see above). */
+static struct mel_model_priv *chain_root(const struct mel_model_priv *pp)
+{
+    struct mel_model_priv *r = (struct mel_model_priv *)pp;
+    while (r->borrowed) {
+        MDAE_ASSERT(r->base != NULL);
+        r = r->base;
+    }
+    return r;
+}
+
+/* priv (replayed from pp, which it holds as after replay_keep) rebased
+ * (see above): what it shares of the intermediate versions copied, their
+ * pools it no longer needs released, root held instead of pp. false on
+ * OOM (then priv still holds pp: the model is freed as it is). */
+static bool rebase(elab *el, const mel_model *prev, struct mel_model_priv *priv)
+{
+    struct mel_model_priv *pp = prev->priv, *root = chain_root(pp);
+    size_t n = priv->n_held, roots = priv->root_slots, ne = prev->n_equations;
+    size_t entries = ne + el->modes.n + el->knowns.n;
+    uint8_t *t = priv->tree_pool;
+    bool used[MEL__MAX_HELD] = {false};
+    size_t n_used = 0;
+    MDAE_ASSERT(roots <= n && n <= MEL__MAX_HELD);
+    for (size_t i = 0; i < entries; i++)
+        if (t[i] >= roots && t[i] < n && !used[t[i]]) {
+            used[t[i]] = true;
+            n_used++;
+        }
+    if (roots + n_used >= MEL__MAX_HELD) { /* no room for the next: all in the own pool */
+        for (size_t i = 0; i < entries; i++)
+            if (t[i] >= roots && t[i] < n) {
+                if (!tree_copied(el, ne, i))
+                    return false;
+                t[i] = (uint8_t)n;
+            }
+        memset(used, 0, sizeof used);
+    }
+    bool ok = incidences_owned(el, ne);
+    if (ok && el->variables == NULL && el->shared_variables != root->variables)
+        el->variables =
+            copy_of(el->shared_variables, prev->n_variables, sizeof *el->variables, &ok);
+    if (ok && priv->eqsrc_borrowed) {
+        mel__eqsrc *own = copy_of(priv->eqsrc, ne, sizeof *own, &ok);
+        if (own != NULL) {
+            priv->eqsrc = own;
+            priv->eqsrc_borrowed = false;
+        }
+    }
+    if (!ok || fx_pool_failed(el->fx))
+        return false;
+    uint8_t slot[MEL__MAX_HELD + 1];
+    size_t kept = roots;
+    for (size_t k = 0; k < n; k++) {
+        if (k < roots || used[k]) {
+            slot[k] = (uint8_t)(k < roots ? k : kept);
+            priv->held[slot[k]] = priv->held[k];
+            kept += k >= roots;
+        } else {
+            fx_pool_free(priv->held[k]);
+        }
+    }
+    slot[n] = (uint8_t)kept; /* the own pool */
+    for (size_t i = 0; i < entries; i++)
+        t[i] = slot[t[i]];
+    priv->n_held = kept;
+    MDAE_ASSERT(kept < MEL__MAX_HELD);
+    MDAE_ASSERT(pp->refs > 0);
+    pp->refs--; /* pp is not freed here: its model (gone or not) is the caller's */
+    root->refs++;
+    priv->base = root;
+    priv->depth = 1;
+    return true;
+}
+
 /* The replayed model's own part: sources for the next version, what a
  * replay of it needs (shared with prev), prev held (see "Replay"); the
  * guard factory's table is prev's (borrowed), or, after an edited
@@ -3904,8 +4074,14 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;
-    pp->eqsrc_lent = pp->eqsrc_lent || (priv->eqsrc_borrowed && !pp->eqsrc_borrowed);
     priv->depth = pp->depth + 1;
+    if (!trees_placed(el, prev, priv))
+        return false;
+    /* the chain at its end: rebased, unless guards lie in an overlay */
+    if ((priv->n_held >= MEL__MAX_HELD || priv->depth >= MEL__MAX_HELD) && !priv->unordered &&
+        priv->root_slots < MEL__MAX_HELD && !rebase(el, prev, priv))
+        return false;
+    pp->eqsrc_lent = pp->eqsrc_lent || (priv->eqsrc_borrowed && !pp->eqsrc_borrowed);
     return true;
 }
 
