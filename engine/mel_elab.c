@@ -275,6 +275,14 @@ typedef struct elab {
      * eqsrc is prev's when no source moves (replay_copy): then it is
      * neither written nor freed here (mel_model_priv.eqsrc_borrowed). */
     bool instances_same, eqsrc_shared;
+    /* A replay of an edit of E's integer conditions only ("Replay:
+     * instances an edited condition leaves alone"): the if-expressions'
+     * conditions now and before, and their count (0: none such). */
+    struct cond_pair {
+        const mel__expr *now, *before;
+    } edited[8];
+    size_t n_edited;
+    bool shifted; /* a replay: the edit moves what follows it (replay_copy) */
     /* The integer conditions run_sites evaluated in the instance being
      * replayed (its if-expressions, the branch taken), which lower()'s
      * fold3 would evaluate again to the same value (lower_if). */
@@ -3659,6 +3667,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     const struct mel_model_priv *pp = prev->priv;
     bool ok = true;
     bool shifts = sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0;
+    el->shifted = shifts;
     size_t from = sp->old_end;
     /* The unknowns, when none is declared after the edit, are prev's
      * (freed with the last model that holds prev's private part). */
@@ -3728,22 +3737,187 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     return true;
 }
 
+static inline bool same_pos(mdae_pos a, mdae_pos b)
+{
+    return a.offset == b.offset && a.line == b.line && a.col == b.col;
+}
+
+static inline bool same_range(mdae_range a, mdae_range b)
+{
+    return same_pos(a.start, b.start) && same_pos(a.end, b.end);
+}
+
 /* Whether trees a and b are the same node for node, locations included
  * (fx_equal's fields, is_int and where too). */
 static bool same_tree(const fx_node *a, const fx_node *b)
 {
     if (a == b)
         return true;
-    if (a == NULL || b == NULL || a->op != b->op || a->fn != b->fn || a->is_int != b->is_int ||
-        a->order != b->order || a->n != b->n || a->index != b->index ||
-        memcmp(&a->num, &b->num, sizeof a->num) != 0 ||
-        memcmp(&a->where, &b->where, sizeof a->where) != 0 || (a->name == NULL) != (b->name == NULL) ||
-        (a->name != NULL && strcmp(a->name, b->name) != 0))
+    uint64_t an, bn; /* the numbers' bits, as memcmp would compare them */
+    if (a == NULL || b == NULL)
+        return false;
+    memcpy(&an, &a->num, sizeof an);
+    memcpy(&bn, &b->num, sizeof bn);
+    if (a->op != b->op || a->fn != b->fn || a->is_int != b->is_int || a->order != b->order ||
+        a->n != b->n || a->index != b->index || an != bn || !same_range(a->where, b->where) ||
+        (a->name == NULL) != (b->name == NULL) || (a->name != NULL && strcmp(a->name, b->name) != 0))
         return false;
     for (uint32_t k = 0; k < a->n; k++)
         if (!same_tree(a->kids[k], b->kids[k]))
             return false;
     return true;
+}
+
+/* ---- Replay: instances an edited condition leaves alone ---------------
+ * An edit of E that moves nothing (the same length, lines and columns)
+ * and changes, of E's sides, only conditions of if-expressions that
+ * compare integer literals and loop indices (the bench's `if i == 10`
+ * -> `if i == 11`): at an instance where each such condition has the
+ * value it had in the previous text, lowering takes the same branches
+ * (lower_if: the condition folds, to the same value: eval_int of a
+ * literal or a loop index, cmp_ll) and reads the same nodes at the same
+ * places, so the sides are prev's node for node, and its incidences are
+ * kept (as instance_sides's same trees: the same uses under the same
+ * guard); walk checks the same branches as prev's did, without error
+ * (the conditions name nothing else, the branch not taken is not
+ * walked). The sides are taken as copies (fx_moved moving nothing): new
+ * trees, as instance_sides's, for the worker's count of shared
+ * equations. That the rest is the same is checked: the previous text of
+ * E is parsed again, alone (a statement parses the same in or out of its
+ * context), and compared node for node with E's (same_ast), positions
+ * relative to the statement. Other instances are replayed as usual. */
+
+/* An integer literal or a loop index of en (by name, innermost first,
+ * as env_find) into *v; false for anything else. */
+static bool atom_int(const mel__expr *e, const env *en, long long *v)
+{
+    if (e->kind == MEL_X_NUM && e->u.num.is_int) {
+        *v = e->u.num.ival;
+        return true;
+    }
+    if (e->kind != MEL_X_ID || e->u.id.n != 0)
+        return false;
+    for (const env *f = en; f != NULL; f = f->parent)
+        if (strcmp(f->name, e->u.id.name) == 0) {
+            *v = f->value;
+            return true;
+        }
+    return false;
+}
+
+static bool is_atom(const mel__expr *e)
+{
+    return (e->kind == MEL_X_NUM && e->u.num.is_int) || (e->kind == MEL_X_ID && e->u.id.n == 0);
+}
+
+/* Whether condition c compares two atoms (atom_int's kinds). */
+static bool atom_comparison(const mel__expr *c)
+{
+    return c->kind == MEL_X_CMP && is_atom(c->u.bin.lhs) && is_atom(c->u.bin.rhs);
+}
+
+/* Whether a (E's, text offsets) and b (the previous text of E parsed
+ * alone: offsets from E's start `off`) are the same node for node but
+ * for the conditions of if-expressions that compare atoms in both,
+ * which are collected in el->edited (false when more than it holds). */
+static bool same_ast(elab *el, const mel__expr *a, const mel__expr *b, uint32_t off)
+{
+    if (a->kind != b->kind || a->where.start.offset - off != b->where.start.offset ||
+        a->where.end.offset - off != b->where.end.offset)
+        return false;
+    switch (a->kind) {
+    case MEL_X_NUM:
+        return a->u.num.is_int == b->u.num.is_int && a->u.num.value == b->u.num.value &&
+               (!a->u.num.is_int || a->u.num.ival == b->u.num.ival);
+    case MEL_X_BOOL: return a->u.b == b->u.b;
+    case MEL_X_ID:
+    case MEL_X_CALL:
+        if (a->u.id.n != b->u.id.n || a->u.id.text != b->u.id.text ||
+            strcmp(a->u.id.name, b->u.id.name) != 0)
+            return false;
+        for (uint32_t k = 0; k < a->u.id.n; k++)
+            if (!same_ast(el, a->u.id.args[k], b->u.id.args[k], off))
+                return false;
+        return true;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE:
+    case MEL_X_NEXT: return same_ast(el, a->u.kid, b->u.kid, off);
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        return a->u.bin.op == b->u.bin.op && same_ast(el, a->u.bin.lhs, b->u.bin.lhs, off) &&
+               same_ast(el, a->u.bin.rhs, b->u.bin.rhs, off);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        if (a->u.nary.n != b->u.nary.n)
+            return false;
+        for (uint32_t k = 0; k < a->u.nary.n; k++)
+            if (a->u.nary.ops[k] != b->u.nary.ops[k] ||
+                !same_ast(el, a->u.nary.kids[k], b->u.nary.kids[k], off))
+                return false;
+        return true;
+    case MEL_X_IF:
+        if (atom_comparison(a->u.ite.c) && atom_comparison(b->u.ite.c)) {
+            if (el->n_edited == sizeof el->edited / sizeof *el->edited)
+                return false;
+            el->edited[el->n_edited++] = (struct cond_pair){a->u.ite.c, b->u.ite.c};
+        } else if (!same_ast(el, a->u.ite.c, b->u.ite.c, off)) {
+            return false;
+        }
+        return same_ast(el, a->u.ite.a, b->u.ite.a, off) &&
+               same_ast(el, a->u.ite.b, b->u.ite.b, off);
+    default: return false;
+    }
+}
+
+/* el->edited for edit sp of E (see above), the previous text of E parsed
+ * into `ast`; none when the edit is not one such. */
+static void edited_conditions(elab *el, const struct mel_model_priv *pp, const span *sp,
+                              const mel__stmt *E, mel__arena *ast)
+{
+    el->n_edited = 0;
+    uint32_t a = E->where.start.offset, z = E->where.end.offset;
+    if (sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0 ||
+        !el->instances_same || pp->unordered || z > pp->src_len || a >= z)
+        return;
+    mel__report rep;
+    mel__report_init(&rep, NULL, 1);
+    mel__stmt *old = NULL;
+    if (mel__parse(pp->src + a, z - a, el->opt->max_depth, ast, &rep, &old) != MDAE_OK ||
+        rep.errors > 0 || rep.syntax_errors > 0 || old == NULL || old->next != NULL ||
+        old->kind != MEL_S_EQU || old->u.equ.lhs == NULL || old->u.equ.rhs == NULL ||
+        !same_ast(el, E->u.equ.lhs, old->u.equ.lhs, a) ||
+        !same_ast(el, E->u.equ.rhs, old->u.equ.rhs, a))
+        el->n_edited = 0;
+}
+
+/* Whether every condition of el->edited has, in environment en, the
+ * value it had before (both compare atoms of en). */
+static bool conditions_as_before(const elab *el, const env *en)
+{
+    for (size_t k = 0; k < el->n_edited; k++) {
+        const mel__expr *c = el->edited[k].now, *d = el->edited[k].before;
+        long long w, x, y, z;
+        if (!atom_int(c->u.bin.lhs, en, &w) || !atom_int(c->u.bin.rhs, en, &x) ||
+            !atom_int(d->u.bin.lhs, en, &y) || !atom_int(d->u.bin.rhs, en, &z) ||
+            cmp_ll(c->u.bin.op, w, x) != cmp_ll(d->u.bin.op, y, z))
+            return false;
+    }
+    return true;
+}
+
+/* e's sides (prev's) taken as copies in el's pool (see above); false on
+ * OOM. */
+static bool sides_copied(elab *el, mel_equation *e)
+{
+    const span same = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0}; /* moves nothing */
+    e->lhs = fx_moved(el, &same, e->lhs);
+    e->rhs = fx_moved(el, &same, e->rhs);
+    return e->lhs != NULL && e->rhs != NULL;
 }
 
 /* Replayed instance e (item it; prev's copy) lowered again, and its uses
@@ -3792,6 +3966,13 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
             return false;
         mel_equation *e = &el->equations[q];
         e->where = E->where;
+        if (el->n_edited > 0 && conditions_as_before(el, en)) { /* prev's sides and incidences */
+            if (!sides_copied(el, e))
+                return false;
+            el->priv->sides_as_before++;
+            MDAE_ASSERT(memcmp(&o->stmt, &E->where, sizeof o->stmt) == 0 && o->size == E->size);
+            continue;
+        }
         item it = {IT_EQ, E, NULL, en, NULL, o->seq, q, -1, e->when};
         el->it = &it;
         el->gf.below = o->guard_mark;
@@ -3916,7 +4097,12 @@ static bool trees_placed(const elab *el, const mel_model *prev, struct mel_model
         memset(t, 0, ne + nm + nk); /* prev is the root: its group's */
     MDAE_ASSERT(priv->n_held <= MEL__MAX_HELD);
     uint8_t own = (uint8_t)priv->n_held;
-    for (size_t q = 0; q < ne; q++) {
+    /* Without a shift only E's instances may have new trees (replay_copy
+     * moved nothing); with one, any equation, mode or known after it. */
+    const uint32_t *qs = el->instances.p;
+    size_t n_scan = el->shifted ? ne : el->instances.n;
+    for (size_t k = 0; k < n_scan; k++) {
+        size_t q = el->shifted ? k : qs[k];
         const mel_equation *a = &el->equations[q], *b = &prev->equations[q];
         bool l = a->lhs != b->lhs, r = a->rhs != b->rhs;
         MDAE_ASSERT(l == r);
@@ -4373,6 +4559,10 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     size_t edges = prev->n_edges;
     el.key_mark = C;
     el.key_mark_at = SIZE_MAX;
+    mel__arena before; /* the previous text of E (edited_conditions) */
+    mel__arena_init(&before);
+    if (E != NULL)
+        edited_conditions(&el, pp, &sp, E, &before);
     declarations_key(&el, prog);
     uint32_t size_a = 0;
     bool ok = el.fx != NULL && work <= el.max_work &&
@@ -4383,6 +4573,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
               /* from ids not in creation order: only while no OR's shape depends on them */
               !(pp->unordered && el.gf.compared > 0) && !fx_pool_failed(el.fx) &&
               replay_keep(&el, prev, m, work, &sp, C != NULL);
+    mel__arena_free(&before);
     if (!ok) {
         if (E != NULL) {
             clear_aux(E->u.equ.lhs);

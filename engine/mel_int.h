@@ -435,6 +435,10 @@ struct mel_model_priv {
      * group's. */
     uint8_t *tree_pool;
     size_t root_slots;
+    /* A replay's count of E's instances whose sides it took from the
+     * previous version (mel_elab.c, "Replay: instances an edited
+     * condition leaves alone"). */
+    size_t sides_as_before;
     /* Issue 40 item 3, the replay of an edit (mel_elab.c, "Replay"):
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared

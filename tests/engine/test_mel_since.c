@@ -1014,6 +1014,60 @@ Test(mel_since, a_chain_of_thirty_edits_never_elaborates_in_full)
     free(text);
 }
 
+/* Edits of integer conditions only (mel_elab.c, "Replay: instances an
+ * edited condition leaves alone"): the instances whose conditions keep
+ * their values take the previous sides, the others are replayed; each
+ * version is the cold parse. Conditions on loop indices of two loops,
+ * nested if-expressions, a branch that names an undeclared name where it
+ * is not taken, an operator changed, an integer constant (not an atom:
+ * replayed as usual), a literal outside the conditions, a condition on
+ * other integer expressions, a condition that became a real comparison. */
+Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
+{
+    static const char a[] =
+        "N : integer = 6; M : integer = 3;\n"
+        "foreach j in 1 .. 2 do foreach i in 1 .. N do\n"
+        "  x[j, i] : real; y[j, i] : real;\n"
+        "  e[j, i] : equation x[j, i] = y[j, i] + (if i == 2 then der(y[j, i]) else 0) +\n"
+        "    (if i + 1 == 3 then 1 else 2);\n"
+        "  f[j, i] : equation y[j, i] = (if j == 1 then (if i < 7 then x[j, i] else qq) else 1);\n"
+        "done done\n";
+    static const struct {
+        const char *from, *to;
+        size_t kept; /* instances that take the previous sides */
+    } steps[] = {
+        {"if i == 2 then der", "if i == 3 then der", 8},
+        {"if i == 3 then der", "if i <> 3 then der", 0},
+        {"if i <> 3 then der", "if 3 <> i then der", 12},
+        {"if j == 1 then (if i < 7", "if j == 2 then (if i < 7", 0},
+        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 5", 0}, /* qq: an error */
+        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 8", 12},
+        {"if 3 <> i then der", "if 3 <> M then der", 0},
+        {"if 3 <> M then der", "if 3 <> i then der", 0},
+        {"else 0) +", "else 7) +", 0},         /* not in a condition */
+        {"if i + 1 == 3", "if i + 2 == 3", 0}, /* a condition on no atoms */
+        {"if 3 <> i then der", "if 3.0<i then der", 0},
+    };
+    char *t = copy(a);
+    mel_model *prev = same_as_cold(t, -1, NULL, false, "original");
+    for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+        char *u = replace(t, steps[k].from, steps[k].to);
+        mel_model *m = same_as_cold(u, -1, prev, false, steps[k].to);
+        if (m == NULL) { /* an error: back to the last text */
+            free(u);
+            continue;
+        }
+        cr_assert_eq(m->priv->sides_as_before, steps[k].kept, "%s: %zu instances kept",
+                     steps[k].to, m->priv->sides_as_before);
+        mel_model_free(prev);
+        prev = m;
+        free(t);
+        t = u;
+    }
+    mel_model_free(prev);
+    free(t);
+}
+
 /* Statements after the edit on the edit's own line: their columns move. A
  * guard the previous parse made only after the edited statement is not
  * found (the cold parse makes it there): elaborated in full. */
