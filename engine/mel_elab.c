@@ -3617,6 +3617,37 @@ static const fx_node *fx_moved(elab *el, const span *sp, const fx_node *e)
     return r;
 }
 
+/* A copy of e (of the previous version) in el's pool, node for node:
+ * fx_moved without a move. */
+static const fx_node *fx_copied(elab *el, const fx_node *e)
+{
+    fx_pool *p = el->fx;
+    switch ((fx_op)e->op) { /* the leaves, without the kids' array */
+    case FX_VAR: return fx_var(p, e->index, e->order, e->where);
+    case FX_KNOWN: return fx_known(p, e->index, e->where);
+    case FX_NUM: return fx_num(p, e->num, e->is_int, e->where);
+    case FX_MODE: return fx_mode(p, e->index, e->where);
+    default: break;
+    }
+    const fx_node *small[8];
+    const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
+    if (kids == NULL)
+        return NULL;
+    for (uint32_t k = 0; k < e->n; k++)
+        kids[k] = fx_copied(el, e->kids[k]); /* NULL (OOM): the constructors return NULL */
+    const fx_node *r;
+    switch ((fx_op)e->op) {
+    case FX_BOOL: r = fx_bool(p, e->num != 0, e->where); break;
+    case FX_TIME: r = fx_time(p, e->where); break;
+    case FX_CALL: r = fx_call(p, (fx_fn)e->fn, e->name, kids, e->n, e->where); break;
+    case FX_OPAQUE: r = fx_opaque(p, e->name, kids, e->n, e->where); break;
+    default: r = fx_make(p, (fx_op)e->op, kids, e->n, e->where); break;
+    }
+    if (kids != small)
+        mdae_free(kids);
+    return r;
+}
+
 /* The incidences of q (of the previous version) with their locations
  * moved by sp, in el's arena (one block: incidences, then cases); false
  * on OOM. */
@@ -3914,9 +3945,8 @@ static bool conditions_as_before(const elab *el, const env *en)
  * OOM. */
 static bool sides_copied(elab *el, mel_equation *e)
 {
-    const span same = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0}; /* moves nothing */
-    e->lhs = fx_moved(el, &same, e->lhs);
-    e->rhs = fx_moved(el, &same, e->rhs);
+    e->lhs = fx_copied(el, e->lhs);
+    e->rhs = fx_copied(el, e->rhs);
     return e->lhs != NULL && e->rhs != NULL;
 }
 
@@ -4126,17 +4156,15 @@ static bool trees_placed(const elab *el, const mel_model *prev, struct mel_model
  * into el's pool, field for field; false on OOM. */
 static bool tree_copied(elab *el, size_t ne, size_t i)
 {
-    const span same = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0}; /* moves nothing */
     size_t nm = el->modes.n;
     if (i < ne) {
         mel_equation *e = &el->equations[i];
-        e->lhs = fx_moved(el, &same, e->lhs);
-        e->rhs = fx_moved(el, &same, e->rhs);
-        return e->lhs != NULL && e->rhs != NULL;
+        MDAE_ASSERT(e->lhs != NULL && e->rhs != NULL); /* a replay's: replay_copy */
+        return sides_copied(el, e);
     }
     const fx_node **x = i < ne + nm ? &((mel_mode *)el->modes.p)[i - ne].def
                                     : &((mel_known *)el->knowns.p)[i - ne - nm].binding;
-    if (*x != NULL && (*x = fx_moved(el, &same, *x)) == NULL)
+    if (*x != NULL && (*x = fx_copied(el, *x)) == NULL)
         return false;
     return true;
 }
