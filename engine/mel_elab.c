@@ -283,6 +283,11 @@ typedef struct elab {
     } edited[8];
     size_t n_edited;
     bool shifted; /* a replay: the edit moves what follows it (replay_copy) */
+    /* A replay's mel_model_priv.tree_pool being made (replay_copy, then
+     * the instances), handed over by trees_placed; tree_own: the value
+     * of the trees in the replay's own pool. */
+    uint8_t *tree_pool;
+    uint8_t tree_own;
     /* The integer conditions run_sites evaluated in the instance being
      * replayed (its if-expressions, the branch taken), which lower()'s
      * fold3 would evaluate again to the same value (lower_if). */
@@ -3722,6 +3727,15 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
                       prev->n_whens};
     el->knowns = (vec){copy_of(prev->knowns, prev->n_knowns, sizeof(mel_known), &ok),
                        prev->n_knowns, prev->n_knowns};
+    size_t n_trees = (size_t)prev->n_equations + prev->n_modes + prev->n_knowns;
+    if (ok && (el->tree_pool = mdae_malloc(n_trees + 1)) == NULL)
+        ok = false;
+    if (ok && pp->tree_pool != NULL)
+        memcpy(el->tree_pool, pp->tree_pool, n_trees);
+    else if (ok)
+        memset(el->tree_pool, 0, n_trees); /* prev is the root: its group's */
+    MDAE_ASSERT(pp->n_held < MEL__MAX_HELD); /* replay(): the new one holds one more */
+    el->tree_own = (uint8_t)(pp->n_held + 1);
     if (!ok || !shifts)
         return ok;
     for (uint32_t q = 0; q < prev->n_equations; q++) {
@@ -3734,6 +3748,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
         o->stmt = moved(sp, o->stmt);
         e->lhs = fx_moved(el, sp, e->lhs);
         e->rhs = fx_moved(el, sp, e->rhs);
+        el->tree_pool[q] = el->tree_own;
         if (e->lhs == NULL || e->rhs == NULL || !incs_moved(el, sp, e))
             return false;
     }
@@ -3744,6 +3759,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
         if (modes[k].def != NULL &&
             (modes[k].def = fx_moved(el, sp, modes[k].def)) == NULL)
             return false;
+        el->tree_pool[prev->n_equations + k] = el->tree_own;
         modes[k].where = moved(sp, modes[k].where);
         modes[k].reads_where = moved(sp, modes[k].reads_where);
     }
@@ -3754,6 +3770,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
         if (ks[k].binding != NULL &&
             (ks[k].binding = fx_moved(el, sp, ks[k].binding)) == NULL)
             return false;
+        el->tree_pool[prev->n_equations + prev->n_modes + k] = el->tree_own;
         ks[k].where = moved(sp, ks[k].where);
     }
     for (uint32_t k = 0; vars_move && k < prev->n_variables; k++)
@@ -3996,6 +4013,7 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
             return false;
         mel_equation *e = &el->equations[q];
         e->where = E->where;
+        el->tree_pool[q] = el->tree_own; /* new sides either way */
         if (el->n_edited > 0 && conditions_as_before(el, en)) { /* prev's sides and incidences */
             if (!sides_copied(el, e))
                 return false;
@@ -4110,46 +4128,24 @@ static bool folded_moved(struct mel_model_priv *priv, const struct mel_model_pri
  * guards are then an overlay in an intermediate version's arena:
  * `unordered`), whose chain still ends in a full elaboration. */
 
-/* priv->tree_pool (el's equations, then modes, then knowns; see the
- * field) from prev's: an entry whose trees are not prev's is in priv's
- * own pool (a replay makes nodes in its new pool only, and replaces both
- * sides of an equation or neither). false on OOM. */
-static bool trees_placed(const elab *el, const mel_model *prev, struct mel_model_priv *priv)
+/* priv->tree_pool (see the field) handed over from el: prev's, with
+ * the entries whose trees this replay made (replay_copy's moved ones, E's
+ * instances) in priv's own pool. Checked for E's instances: their sides
+ * are new (a replay makes nodes in its new pool only, both sides of an
+ * equation or neither). */
+static void trees_placed(elab *el, const mel_model *prev, struct mel_model_priv *priv)
 {
     const struct mel_model_priv *pp = prev->priv;
-    size_t ne = prev->n_equations, nm = prev->n_modes, nk = prev->n_knowns;
-    uint8_t *t = mdae_malloc(ne + nm + nk + 1);
-    if (t == NULL)
-        return false;
-    if (pp->tree_pool != NULL)
-        memcpy(t, pp->tree_pool, ne + nm + nk);
-    else
-        memset(t, 0, ne + nm + nk); /* prev is the root: its group's */
-    MDAE_ASSERT(priv->n_held <= MEL__MAX_HELD);
-    uint8_t own = (uint8_t)priv->n_held;
-    /* Without a shift only E's instances may have new trees (replay_copy
-     * moved nothing); with one, any equation, mode or known after it. */
+    MDAE_ASSERT(el->tree_pool != NULL && el->tree_own == priv->n_held);
     const uint32_t *qs = el->instances.p;
-    size_t n_scan = el->shifted ? ne : el->instances.n;
-    for (size_t k = 0; k < n_scan; k++) {
-        size_t q = el->shifted ? k : qs[k];
-        const mel_equation *a = &el->equations[q], *b = &prev->equations[q];
-        bool l = a->lhs != b->lhs, r = a->rhs != b->rhs;
-        MDAE_ASSERT(l == r);
-        if (l || r)
-            t[q] = own;
+    for (size_t k = 0; k < el->instances.n; k++) {
+        const mel_equation *a = &el->equations[qs[k]], *b = &prev->equations[qs[k]];
+        MDAE_ASSERT(a->lhs != b->lhs && a->rhs != b->rhs &&
+                    el->tree_pool[qs[k]] == el->tree_own);
     }
-    const mel_mode *modes = el->modes.p;
-    for (size_t k = 0; k < nm; k++)
-        if (modes[k].def != prev->modes[k].def)
-            t[ne + k] = own;
-    const mel_known *ks = el->knowns.p;
-    for (size_t k = 0; k < nk; k++)
-        if (ks[k].binding != prev->knowns[k].binding)
-            t[ne + nm + k] = own;
-    priv->tree_pool = t;
+    priv->tree_pool = el->tree_pool;
+    el->tree_pool = NULL;
     priv->root_slots = pp->tree_pool != NULL ? pp->root_slots : pp->n_held + 1;
-    return true;
 }
 
 /* The trees of entry i of priv->tree_pool (see trees_placed) copied
@@ -4289,8 +4285,7 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     priv->base = pp;
     pp->refs++;
     priv->depth = pp->depth + 1;
-    if (!trees_placed(el, prev, priv))
-        return false;
+    trees_placed(el, prev, priv);
     /* the chain at its end: rebased, unless guards lie in an overlay */
     if ((priv->n_held >= MEL__MAX_HELD || priv->depth >= MEL__MAX_HELD) && !priv->unordered &&
         priv->root_slots < MEL__MAX_HELD && !rebase(el, prev, priv))
@@ -4609,6 +4604,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
         }
         if (!el.eqsrc_shared)
             mdae_free(el.eqsrc);
+        mdae_free(el.tree_pool);
         elab_close(&el);
         model_release_arrays(&el);
         mel_model_free(m);
