@@ -275,6 +275,19 @@ typedef struct elab {
      * eqsrc is prev's when no source moves (replay_copy): then it is
      * neither written nor freed here (mel_model_priv.eqsrc_borrowed). */
     bool instances_same, eqsrc_shared;
+    /* A replay of an edit of E's integer conditions only ("Replay:
+     * instances an edited condition leaves alone"): the if-expressions'
+     * conditions now and before, and their count (0: none such). */
+    struct cond_pair {
+        const mel__expr *now, *before;
+    } edited[8];
+    size_t n_edited;
+    bool shifted; /* a replay: the edit moves what follows it (replay_copy) */
+    /* A replay's mel_model_priv.tree_pool being made (replay_copy, then
+     * the instances), handed over by trees_placed; tree_own: the value
+     * of the trees in the replay's own pool. */
+    uint8_t *tree_pool;
+    uint8_t tree_own;
     /* The integer conditions run_sites evaluated in the instance being
      * replayed (its if-expressions, the branch taken), which lower()'s
      * fold3 would evaluate again to the same value (lower_if). */
@@ -3109,6 +3122,7 @@ void mel_model_free(mel_model *m)
         if (!priv->eqsrc_borrowed && !priv->eqsrc_lent)
             mdae_free(priv->eqsrc); /* else a replay's or priv_release's */
         mdae_free(priv->decl_key);
+        mdae_free(priv->tree_pool);
         fx_pool_free(priv->exprs);
         for (size_t k = 0; k < priv->n_held; k++)
             fx_pool_free(priv->held[k]);
@@ -3608,6 +3622,37 @@ static const fx_node *fx_moved(elab *el, const span *sp, const fx_node *e)
     return r;
 }
 
+/* A copy of e (of the previous version) in el's pool, node for node:
+ * fx_moved without a move. */
+static const fx_node *fx_copied(elab *el, const fx_node *e)
+{
+    fx_pool *p = el->fx;
+    switch ((fx_op)e->op) { /* the leaves, without the kids' array */
+    case FX_VAR: return fx_var(p, e->index, e->order, e->where);
+    case FX_KNOWN: return fx_known(p, e->index, e->where);
+    case FX_NUM: return fx_num(p, e->num, e->is_int, e->where);
+    case FX_MODE: return fx_mode(p, e->index, e->where);
+    default: break;
+    }
+    const fx_node *small[8];
+    const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
+    if (kids == NULL)
+        return NULL;
+    for (uint32_t k = 0; k < e->n; k++)
+        kids[k] = fx_copied(el, e->kids[k]); /* NULL (OOM): the constructors return NULL */
+    const fx_node *r;
+    switch ((fx_op)e->op) {
+    case FX_BOOL: r = fx_bool(p, e->num != 0, e->where); break;
+    case FX_TIME: r = fx_time(p, e->where); break;
+    case FX_CALL: r = fx_call(p, (fx_fn)e->fn, e->name, kids, e->n, e->where); break;
+    case FX_OPAQUE: r = fx_opaque(p, e->name, kids, e->n, e->where); break;
+    default: r = fx_make(p, (fx_op)e->op, kids, e->n, e->where); break;
+    }
+    if (kids != small)
+        mdae_free(kids);
+    return r;
+}
+
 /* The incidences of q (of the previous version) with their locations
  * moved by sp, in el's arena (one block: incidences, then cases); false
  * on OOM. */
@@ -3658,6 +3703,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     const struct mel_model_priv *pp = prev->priv;
     bool ok = true;
     bool shifts = sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0;
+    el->shifted = shifts;
     size_t from = sp->old_end;
     /* The unknowns, when none is declared after the edit, are prev's
      * (freed with the last model that holds prev's private part). */
@@ -3681,6 +3727,15 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
                       prev->n_whens};
     el->knowns = (vec){copy_of(prev->knowns, prev->n_knowns, sizeof(mel_known), &ok),
                        prev->n_knowns, prev->n_knowns};
+    size_t n_trees = (size_t)prev->n_equations + prev->n_modes + prev->n_knowns;
+    if (ok && (el->tree_pool = mdae_malloc(n_trees + 1)) == NULL)
+        ok = false;
+    if (ok && pp->tree_pool != NULL)
+        memcpy(el->tree_pool, pp->tree_pool, n_trees);
+    else if (ok)
+        memset(el->tree_pool, 0, n_trees); /* prev is the root: its group's */
+    MDAE_ASSERT(pp->n_held < MEL__MAX_HELD); /* replay(): the new one holds one more */
+    el->tree_own = (uint8_t)(pp->n_held + 1);
     if (!ok || !shifts)
         return ok;
     for (uint32_t q = 0; q < prev->n_equations; q++) {
@@ -3693,6 +3748,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
         o->stmt = moved(sp, o->stmt);
         e->lhs = fx_moved(el, sp, e->lhs);
         e->rhs = fx_moved(el, sp, e->rhs);
+        el->tree_pool[q] = el->tree_own;
         if (e->lhs == NULL || e->rhs == NULL || !incs_moved(el, sp, e))
             return false;
     }
@@ -3703,6 +3759,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
         if (modes[k].def != NULL &&
             (modes[k].def = fx_moved(el, sp, modes[k].def)) == NULL)
             return false;
+        el->tree_pool[prev->n_equations + k] = el->tree_own;
         modes[k].where = moved(sp, modes[k].where);
         modes[k].reads_where = moved(sp, modes[k].reads_where);
     }
@@ -3713,6 +3770,7 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
         if (ks[k].binding != NULL &&
             (ks[k].binding = fx_moved(el, sp, ks[k].binding)) == NULL)
             return false;
+        el->tree_pool[prev->n_equations + prev->n_modes + k] = el->tree_own;
         ks[k].where = moved(sp, ks[k].where);
     }
     for (uint32_t k = 0; vars_move && k < prev->n_variables; k++)
@@ -3727,22 +3785,186 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     return true;
 }
 
+static inline bool same_pos(mdae_pos a, mdae_pos b)
+{
+    return a.offset == b.offset && a.line == b.line && a.col == b.col;
+}
+
+static inline bool same_range(mdae_range a, mdae_range b)
+{
+    return same_pos(a.start, b.start) && same_pos(a.end, b.end);
+}
+
 /* Whether trees a and b are the same node for node, locations included
  * (fx_equal's fields, is_int and where too). */
 static bool same_tree(const fx_node *a, const fx_node *b)
 {
     if (a == b)
         return true;
-    if (a == NULL || b == NULL || a->op != b->op || a->fn != b->fn || a->is_int != b->is_int ||
-        a->order != b->order || a->n != b->n || a->index != b->index ||
-        memcmp(&a->num, &b->num, sizeof a->num) != 0 ||
-        memcmp(&a->where, &b->where, sizeof a->where) != 0 || (a->name == NULL) != (b->name == NULL) ||
-        (a->name != NULL && strcmp(a->name, b->name) != 0))
+    uint64_t an, bn; /* the numbers' bits, as memcmp would compare them */
+    if (a == NULL || b == NULL)
+        return false;
+    memcpy(&an, &a->num, sizeof an);
+    memcpy(&bn, &b->num, sizeof bn);
+    if (a->op != b->op || a->fn != b->fn || a->is_int != b->is_int || a->order != b->order ||
+        a->n != b->n || a->index != b->index || an != bn || !same_range(a->where, b->where) ||
+        (a->name == NULL) != (b->name == NULL) || (a->name != NULL && strcmp(a->name, b->name) != 0))
         return false;
     for (uint32_t k = 0; k < a->n; k++)
         if (!same_tree(a->kids[k], b->kids[k]))
             return false;
     return true;
+}
+
+/* ---- Replay: instances an edited condition leaves alone ---------------
+ * An edit of E that moves nothing (the same length, lines and columns)
+ * and changes, of E's sides, only conditions of if-expressions that
+ * compare integer literals and loop indices (the bench's `if i == 10`
+ * -> `if i == 11`): at an instance where each such condition has the
+ * value it had in the previous text, lowering takes the same branches
+ * (lower_if: the condition folds, to the same value: eval_int of a
+ * literal or a loop index, cmp_ll) and reads the same nodes at the same
+ * places, so the sides are prev's node for node, and its incidences are
+ * kept (as instance_sides's same trees: the same uses under the same
+ * guard); walk checks the same branches as prev's did, without error
+ * (the conditions name nothing else, the branch not taken is not
+ * walked). The sides are taken as copies (fx_moved moving nothing): new
+ * trees, as instance_sides's, for the worker's count of shared
+ * equations. That the rest is the same is checked: the previous text of
+ * E is parsed again, alone (a statement parses the same in or out of its
+ * context), and compared node for node with E's (same_ast), positions
+ * relative to the statement. Other instances are replayed as usual. */
+
+/* An integer literal or a loop index of en (by name, innermost first,
+ * as env_find) into *v; false for anything else. */
+static bool atom_int(const mel__expr *e, const env *en, long long *v)
+{
+    if (e->kind == MEL_X_NUM && e->u.num.is_int) {
+        *v = e->u.num.ival;
+        return true;
+    }
+    if (e->kind != MEL_X_ID || e->u.id.n != 0)
+        return false;
+    for (const env *f = en; f != NULL; f = f->parent)
+        if (strcmp(f->name, e->u.id.name) == 0) {
+            *v = f->value;
+            return true;
+        }
+    return false;
+}
+
+static bool is_atom(const mel__expr *e)
+{
+    return (e->kind == MEL_X_NUM && e->u.num.is_int) || (e->kind == MEL_X_ID && e->u.id.n == 0);
+}
+
+/* Whether condition c compares two atoms (atom_int's kinds). */
+static bool atom_comparison(const mel__expr *c)
+{
+    return c->kind == MEL_X_CMP && is_atom(c->u.bin.lhs) && is_atom(c->u.bin.rhs);
+}
+
+/* Whether a (E's, text offsets) and b (the previous text of E parsed
+ * alone: offsets from E's start `off`) are the same node for node but
+ * for the conditions of if-expressions that compare atoms in both,
+ * which are collected in el->edited (false when more than it holds). */
+static bool same_ast(elab *el, const mel__expr *a, const mel__expr *b, uint32_t off)
+{
+    if (a->kind != b->kind || a->where.start.offset - off != b->where.start.offset ||
+        a->where.end.offset - off != b->where.end.offset)
+        return false;
+    switch (a->kind) {
+    case MEL_X_NUM:
+        return a->u.num.is_int == b->u.num.is_int && a->u.num.value == b->u.num.value &&
+               (!a->u.num.is_int || a->u.num.ival == b->u.num.ival);
+    case MEL_X_BOOL: return a->u.b == b->u.b;
+    case MEL_X_ID:
+    case MEL_X_CALL:
+        if (a->u.id.n != b->u.id.n || a->u.id.text != b->u.id.text ||
+            strcmp(a->u.id.name, b->u.id.name) != 0)
+            return false;
+        for (uint32_t k = 0; k < a->u.id.n; k++)
+            if (!same_ast(el, a->u.id.args[k], b->u.id.args[k], off))
+                return false;
+        return true;
+    case MEL_X_NEG:
+    case MEL_X_NOT:
+    case MEL_X_DER:
+    case MEL_X_LAST:
+    case MEL_X_PRE:
+    case MEL_X_NEXT: return same_ast(el, a->u.kid, b->u.kid, off);
+    case MEL_X_POW:
+    case MEL_X_CMP:
+        return a->u.bin.op == b->u.bin.op && same_ast(el, a->u.bin.lhs, b->u.bin.lhs, off) &&
+               same_ast(el, a->u.bin.rhs, b->u.bin.rhs, off);
+    case MEL_X_ADD:
+    case MEL_X_MUL:
+    case MEL_X_AND:
+    case MEL_X_OR:
+        if (a->u.nary.n != b->u.nary.n)
+            return false;
+        for (uint32_t k = 0; k < a->u.nary.n; k++)
+            if (a->u.nary.ops[k] != b->u.nary.ops[k] ||
+                !same_ast(el, a->u.nary.kids[k], b->u.nary.kids[k], off))
+                return false;
+        return true;
+    case MEL_X_IF:
+        if (atom_comparison(a->u.ite.c) && atom_comparison(b->u.ite.c)) {
+            if (el->n_edited == sizeof el->edited / sizeof *el->edited)
+                return false;
+            el->edited[el->n_edited++] = (struct cond_pair){a->u.ite.c, b->u.ite.c};
+        } else if (!same_ast(el, a->u.ite.c, b->u.ite.c, off)) {
+            return false;
+        }
+        return same_ast(el, a->u.ite.a, b->u.ite.a, off) &&
+               same_ast(el, a->u.ite.b, b->u.ite.b, off);
+    default: return false;
+    }
+}
+
+/* el->edited for edit sp of E (see above), the previous text of E parsed
+ * into `ast`; none when the edit is not one such. */
+static void edited_conditions(elab *el, const struct mel_model_priv *pp, const span *sp,
+                              const mel__stmt *E, mel__arena *ast)
+{
+    el->n_edited = 0;
+    uint32_t a = E->where.start.offset, z = E->where.end.offset;
+    if (sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0 ||
+        !el->instances_same || pp->unordered || z > pp->src_len || a >= z)
+        return;
+    mel__report rep;
+    mel__report_init(&rep, NULL, 1);
+    mel__stmt *old = NULL;
+    if (mel__parse(pp->src + a, z - a, el->opt->max_depth, ast, &rep, &old) != MDAE_OK ||
+        rep.errors > 0 || rep.syntax_errors > 0 || old == NULL || old->next != NULL ||
+        old->kind != MEL_S_EQU || old->u.equ.lhs == NULL || old->u.equ.rhs == NULL ||
+        !same_ast(el, E->u.equ.lhs, old->u.equ.lhs, a) ||
+        !same_ast(el, E->u.equ.rhs, old->u.equ.rhs, a))
+        el->n_edited = 0;
+}
+
+/* Whether every condition of el->edited has, in environment en, the
+ * value it had before (both compare atoms of en). */
+static bool conditions_as_before(const elab *el, const env *en)
+{
+    for (size_t k = 0; k < el->n_edited; k++) {
+        const mel__expr *c = el->edited[k].now, *d = el->edited[k].before;
+        long long w, x, y, z;
+        if (!atom_int(c->u.bin.lhs, en, &w) || !atom_int(c->u.bin.rhs, en, &x) ||
+            !atom_int(d->u.bin.lhs, en, &y) || !atom_int(d->u.bin.rhs, en, &z) ||
+            cmp_ll(c->u.bin.op, w, x) != cmp_ll(d->u.bin.op, y, z))
+            return false;
+    }
+    return true;
+}
+
+/* e's sides (prev's) taken as copies in el's pool (see above); false on
+ * OOM. */
+static bool sides_copied(elab *el, mel_equation *e)
+{
+    e->lhs = fx_copied(el, e->lhs);
+    e->rhs = fx_copied(el, e->rhs);
+    return e->lhs != NULL && e->rhs != NULL;
 }
 
 /* Replayed instance e (item it; prev's copy) lowered again, and its uses
@@ -3791,6 +4013,14 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
             return false;
         mel_equation *e = &el->equations[q];
         e->where = E->where;
+        el->tree_pool[q] = el->tree_own; /* new sides either way */
+        if (el->n_edited > 0 && conditions_as_before(el, en)) { /* prev's sides and incidences */
+            if (!sides_copied(el, e))
+                return false;
+            el->priv->sides_as_before++;
+            MDAE_ASSERT(memcmp(&o->stmt, &E->where, sizeof o->stmt) == 0 && o->size == E->size);
+            continue;
+        }
         item it = {IT_EQ, E, NULL, en, NULL, o->seq, q, -1, e->when};
         el->it = &it;
         el->gf.below = o->guard_mark;
@@ -3871,6 +4101,156 @@ static bool folded_moved(struct mel_model_priv *priv, const struct mel_model_pri
     return true;
 }
 
+/* ---- Replay: a chain without end ----------------------------------------
+ * A replayed version holds the previous one's private part (its arena
+ * holds incidences this one shares; through it, the root's symbols,
+ * guards, names and loop indices' text) and pools (trees this one
+ * shares). So held, the chain grows with every edit; it was cut at
+ * MEL__MAX_HELD versions by a full elaboration (150-480 ms at N =
+ * 10,000). Instead, the replay whose chain reaches MEL__MAX_HELD rebases:
+ *  - it copies into its own arena every equation's incidences (field for
+ *    field: the same model), takes its own copy of the unknowns when they
+ *    are not the root's and of the sources when borrowed;
+ *  - it holds the root's private part (the full parse the chain started
+ *    from: the first not `borrowed`) directly instead of the previous
+ *    version's, and only the pools its trees are in
+ *    (mel_model_priv.tree_pool: the root's group always, the others when
+ *    some tree is in them); when those leave no room for the next
+ *    version's, the trees outside the root's group are copied into its
+ *    own pool (fx_moved without a move: field for field).
+ * Nothing else of an intermediate version is reachable from it: a
+ * replay's arena holds only the incidences it made or moved (guards,
+ * names and symbols are the root's while no condition was edited), its
+ * unknowns are copied or shared, its modes, knowns, invariants and
+ * whens are copies. So a version holds its root, at most MEL__MAX_HELD
+ * pools and its own copies: memory stays bounded, and a chain of edits
+ * never needs a full elaboration. Not after an edited condition (the
+ * guards are then an overlay in an intermediate version's arena:
+ * `unordered`), whose chain still ends in a full elaboration. */
+
+/* priv->tree_pool (see the field) handed over from el: prev's, with
+ * the entries whose trees this replay made (replay_copy's moved ones, E's
+ * instances) in priv's own pool. Checked for E's instances: their sides
+ * are new (a replay makes nodes in its new pool only, both sides of an
+ * equation or neither). */
+static void trees_placed(elab *el, const mel_model *prev, struct mel_model_priv *priv)
+{
+    const struct mel_model_priv *pp = prev->priv;
+    MDAE_ASSERT(el->tree_pool != NULL && el->tree_own == priv->n_held);
+    const uint32_t *qs = el->instances.p;
+    for (size_t k = 0; k < el->instances.n; k++) {
+        const mel_equation *a = &el->equations[qs[k]], *b = &prev->equations[qs[k]];
+        MDAE_ASSERT(a->lhs != b->lhs && a->rhs != b->rhs &&
+                    el->tree_pool[qs[k]] == el->tree_own);
+    }
+    priv->tree_pool = el->tree_pool;
+    el->tree_pool = NULL;
+    priv->root_slots = pp->tree_pool != NULL ? pp->root_slots : pp->n_held + 1;
+}
+
+/* The trees of entry i of priv->tree_pool (see trees_placed) copied
+ * into el's pool, field for field; false on OOM. */
+static bool tree_copied(elab *el, size_t ne, size_t i)
+{
+    size_t nm = el->modes.n;
+    if (i < ne) {
+        mel_equation *e = &el->equations[i];
+        MDAE_ASSERT(e->lhs != NULL && e->rhs != NULL); /* a replay's: replay_copy */
+        return sides_copied(el, e);
+    }
+    const fx_node **x = i < ne + nm ? &((mel_mode *)el->modes.p)[i - ne].def
+                                    : &((mel_known *)el->knowns.p)[i - ne - nm].binding;
+    if (*x != NULL && (*x = fx_copied(el, *x)) == NULL)
+        return false;
+    return true;
+}
+
+/* The incidences of el's ne equations copied into el's arena (see
+ * above); false on OOM. */
+static bool incidences_owned(elab *el, size_t ne)
+{
+    const span same = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0};
+    for (size_t q = 0; q < ne; q++)
+        if (!incs_moved(el, &same, &el->equations[q]))
+            return false;
+    return true;
+}
+
+/* The version the chain of pp started from (see above). */
+static struct mel_model_priv *chain_root(const struct mel_model_priv *pp)
+{
+    struct mel_model_priv *r = (struct mel_model_priv *)pp;
+    while (r->borrowed) {
+        MDAE_ASSERT(r->base != NULL);
+        r = r->base;
+    }
+    return r;
+}
+
+/* priv (replayed from pp, which it holds as after replay_keep) rebased
+ * (see above): what it shares of the intermediate versions copied, their
+ * pools it no longer needs released, root held instead of pp. false on
+ * OOM (then priv still holds pp: the model is freed as it is). */
+static bool rebase(elab *el, const mel_model *prev, struct mel_model_priv *priv)
+{
+    struct mel_model_priv *pp = prev->priv, *root = chain_root(pp);
+    size_t n = priv->n_held, roots = priv->root_slots, ne = prev->n_equations;
+    size_t entries = ne + el->modes.n + el->knowns.n;
+    uint8_t *t = priv->tree_pool;
+    bool used[MEL__MAX_HELD] = {false};
+    size_t n_used = 0;
+    MDAE_ASSERT(roots <= n && n <= MEL__MAX_HELD);
+    for (size_t i = 0; i < entries; i++)
+        if (t[i] >= roots && t[i] < n && !used[t[i]]) {
+            used[t[i]] = true;
+            n_used++;
+        }
+    if (roots + n_used >= MEL__MAX_HELD) { /* no room for the next: all in the own pool */
+        for (size_t i = 0; i < entries; i++)
+            if (t[i] >= roots && t[i] < n) {
+                if (!tree_copied(el, ne, i))
+                    return false;
+                t[i] = (uint8_t)n;
+            }
+        memset(used, 0, sizeof used);
+    }
+    bool ok = incidences_owned(el, ne);
+    if (ok && el->variables == NULL && el->shared_variables != root->variables)
+        el->variables =
+            copy_of(el->shared_variables, prev->n_variables, sizeof *el->variables, &ok);
+    if (ok && priv->eqsrc_borrowed) {
+        mel__eqsrc *own = copy_of(priv->eqsrc, ne, sizeof *own, &ok);
+        if (own != NULL) {
+            priv->eqsrc = own;
+            priv->eqsrc_borrowed = false;
+        }
+    }
+    if (!ok || fx_pool_failed(el->fx))
+        return false;
+    uint8_t slot[MEL__MAX_HELD + 1];
+    size_t kept = roots;
+    for (size_t k = 0; k < n; k++) {
+        if (k < roots || used[k]) {
+            slot[k] = (uint8_t)(k < roots ? k : kept);
+            priv->held[slot[k]] = priv->held[k];
+            kept += k >= roots;
+        } else {
+            fx_pool_free(priv->held[k]);
+        }
+    }
+    slot[n] = (uint8_t)kept; /* the own pool */
+    for (size_t i = 0; i < entries; i++)
+        t[i] = slot[t[i]];
+    priv->n_held = kept;
+    MDAE_ASSERT(kept < MEL__MAX_HELD);
+    MDAE_ASSERT(pp->refs > 0);
+    pp->refs--; /* pp is not freed here: its model (gone or not) is the caller's */
+    root->refs++;
+    priv->base = root;
+    priv->depth = 1;
+    return true;
+}
+
 /* The replayed model's own part: sources for the next version, what a
  * replay of it needs (shared with prev), prev held (see "Replay"); the
  * guard factory's table is prev's (borrowed), or, after an edited
@@ -3904,8 +4284,13 @@ static bool replay_keep(elab *el, const mel_model *prev, mel_model *m, uint64_t 
     priv->replayable = true;
     priv->base = pp;
     pp->refs++;
-    pp->eqsrc_lent = pp->eqsrc_lent || (priv->eqsrc_borrowed && !pp->eqsrc_borrowed);
     priv->depth = pp->depth + 1;
+    trees_placed(el, prev, priv);
+    /* the chain at its end: rebased, unless guards lie in an overlay */
+    if ((priv->n_held >= MEL__MAX_HELD || priv->depth >= MEL__MAX_HELD) && !priv->unordered &&
+        priv->root_slots < MEL__MAX_HELD && !rebase(el, prev, priv))
+        return false;
+    pp->eqsrc_lent = pp->eqsrc_lent || (priv->eqsrc_borrowed && !pp->eqsrc_borrowed);
     return true;
 }
 
@@ -4197,6 +4582,10 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     size_t edges = prev->n_edges;
     el.key_mark = C;
     el.key_mark_at = SIZE_MAX;
+    mel__arena before; /* the previous text of E (edited_conditions) */
+    mel__arena_init(&before);
+    if (E != NULL)
+        edited_conditions(&el, pp, &sp, E, &before);
     declarations_key(&el, prog);
     uint32_t size_a = 0;
     bool ok = el.fx != NULL && work <= el.max_work &&
@@ -4207,6 +4596,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
               /* from ids not in creation order: only while no OR's shape depends on them */
               !(pp->unordered && el.gf.compared > 0) && !fx_pool_failed(el.fx) &&
               replay_keep(&el, prev, m, work, &sp, C != NULL);
+    mel__arena_free(&before);
     if (!ok) {
         if (E != NULL) {
             clear_aux(E->u.equ.lhs);
@@ -4214,6 +4604,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
         }
         if (!el.eqsrc_shared)
             mdae_free(el.eqsrc);
+        mdae_free(el.tree_pool);
         elab_close(&el);
         model_release_arrays(&el);
         mel_model_free(m);

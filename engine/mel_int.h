@@ -425,6 +425,20 @@ struct mel_model_priv {
      * MEL__MAX_HELD, beyond which a version lowers everything again. */
     struct fx_pool *held[MEL__MAX_HELD];
     size_t n_held;
+    /* A replayed version's (mel_elab.c, "Replay: a chain without end"):
+     * where the trees of each equation (both sides), then of each mode
+     * variable's definition, then of each known quantity's binding are
+     * (n_equations + n_modes + n_knowns entries, mdae_malloc): held[k]
+     * for k < n_held (k < root_slots: some pool of the root's group, the
+     * pools the full parse the chain started from held or made), or this
+     * version's own pool (n_held). NULL for a full parse: all its own
+     * group's. */
+    uint8_t *tree_pool;
+    size_t root_slots;
+    /* A replay's count of E's instances whose sides it took from the
+     * previous version (mel_elab.c, "Replay: instances an edited
+     * condition leaves alone"). */
+    size_t sides_as_before;
     /* Issue 40 item 3, the replay of an edit (mel_elab.c, "Replay"):
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared
@@ -436,7 +450,8 @@ struct mel_model_priv {
      * one shares arena, syms, guards and bases (`borrowed`: base's) and
      * holds its base (refs counts the versions that hold this one; `gone`:
      * its model was freed; what is left goes with the last holder).
-     * depth: versions replayed in a row (at most MEL__MAX_HELD). */
+     * depth: versions replayed in a row since the root, at most
+     * MEL__MAX_HELD; a rebased replay holds the root directly (depth 1). */
     bool replayable;
     mel__gfactory guards;
     uint32_t guards_items; /* next id after pass 2's items (the incidences made none) */
