@@ -193,6 +193,32 @@ struct sa_result {
     struct sa__own_tight *own_tight;
 };
 
+/* ---- r->te's readers (issue 40) -------------------------------------------
+ * Every read of a result's chosen edges goes through these, so that their
+ * representation may change without touching the readers again. Why: on the
+ * compressible building the valid modes r->ok are a chain through every
+ * room, and each exact te[e] (false out of ok) copies the chain above its
+ * room: 2 N^2 nodes of BuDDy's table at N = 1,000 (docs/figures.md,
+ * h-bldg12, h-bldg13, h-bldg15). Kept instead in the canonical form within
+ * ok, bdd_simplify(te[e], r->ok) (sa__within_simplify: a function of
+ * te[e] & ok alone), sa__te would conjoin with ok, sa__te_never test the
+ * within form as it is (simplify(f & d, d) is false iff f & d is), and
+ * sa__te_exact's comparisons between two results would also compare their
+ * ok. Today the stored form is the exact one and these only read it. */
+
+/* The modes where edge e is chosen: the exact function (false out of ok). */
+static inline BDD sa__te(const sa_result *r, size_t e) { return r->te[e]; }
+/* Whether edge e is chosen in no mode. */
+static inline bool sa__te_never(const sa_result *r, size_t e) { return r->te[e] == bddfalse; }
+/* Whether edge e of r and edge f of h are chosen in the same modes. */
+static inline bool sa__te_same(const sa_result *r, size_t e, const sa_result *h, size_t f)
+{
+    return r->te[e] == h->te[f];
+}
+/* All r->n_edges exact functions at once, for a reader that compares them
+ * with another result's or passes them on whole (read only). */
+static inline const BDD *sa__te_exact(const sa_result *r) { return r->te; }
+
 typedef struct sa_ctx {
     jmp_buf jb;
     int rc;                 /* the code sa__fail() jumped with */
