@@ -1614,7 +1614,7 @@ static void local_inputs(build *b)
         b->d_off = dv;
     }
     for (size_t e = 0; e < r->n_edges; e++) {
-        sa__put(&te[e], sa__simplify(sa__te(r, e), r->ok));
+        sa__put(&te[e], sa__te_in_ok(r, e));
         sa__put(&ce[e], sa__simplify(r->chi_e[e], r->ok));
     }
     /* simplify(chi_I & ok, ok) without the chain */

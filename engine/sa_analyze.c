@@ -538,7 +538,7 @@ int sa_result_mode(const sa_result *r, const bool *mode, sa_mode_view *out)
         if (ok && v.eq_active[i]) {
             v.c[i] = (int)sa__veval(r, &r->c[(size_t)i * r->w_off], r->w_off, mode);
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-                if (sa__eval(r, sa__te(r, e), mode))
+                if (sa__te_at(r, r, e, mode))
                     v.matched_var[i] = (int)r->edge_v[e];
         }
         if (v.singular)

@@ -128,7 +128,7 @@ static bool row_constant(const sa_result *r, const known *kn, int wk, uint32_t i
         if (sa__te_never(r, e))
             continue;
         long long d = kn_d(kn, r->edge_v[e]), s = kn_sig(kn, e);
-        if (sa__te(r, e) != bddtrue || d < 0 || s < 0)
+        if (!sa__te_always(r, e) || d < 0 || s < 0)
             return false;
         val = ((unsigned long long)d - (unsigned long long)s) & mask;
     }
@@ -267,8 +267,8 @@ static const BDD *offset_in_ok(const off_chain *oc, const BDD *offs, BDD *rel, b
 /* T'_e (above), made once. */
 static BDD te_in_ok(const sa_result *r, off_chain *oc, size_t e)
 {
-    if (!oc->tvalid[e]) {
-        sa__put(&oc->terel[e], sa__simplify(sa__te(r, e), oc->ok));
+    if (!oc->tvalid[e]) { /* oc->ok is r->ok */
+        sa__put(&oc->terel[e], sa__te_in_ok(r, e));
         oc->tvalid[e] = true;
     }
     return oc->terel[e];
@@ -303,7 +303,7 @@ static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, off_c
             continue;
         unsigned long long v = ((unsigned long long)kn_d(kn, r->edge_v[e]) -
                                 (unsigned long long)kn_sig(kn, e)) & mask;
-        BDD t = split ? te_in_ok(r, oc, e) : sa__te(r, e);
+        BDD t = split ? te_in_ok(r, oc, e) : sa__te(c, r, e);
         for (int b = 0; b < wk; b++)
             sa__put(&acc[b], (v >> b) & 1 ? sa__or(acc[b], t) : sa__diff(acc[b], t));
     }
@@ -667,7 +667,7 @@ static void row_step(sa_ctx *c, uint32_t i, off_chain *oc, BDD *acc, BDD *term, 
         const BDD *dj = split ? offset_in_ok(oc, r->d, oc->drel, oc->dvalid, j)
                               : &r->d[(size_t)j * (size_t)oc->w];
         sa__vsub(c, term, dj, sigma_of(r, e, sig, wk), wk);
-        sa__vite(c, acc, split ? te_in_ok(r, oc, e) : sa__te(r, e), term, acc, wk);
+        sa__vite(c, acc, split ? te_in_ok(r, oc, e) : sa__te(c, r, e), term, acc, wk);
     }
     if (split)
         mask_by_ok(oc, acc);

@@ -685,7 +685,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     int wv = h->tight_memo != NULL ? 0 : hint_bits(h); /* for hint_tight only */
     for (size_t e = 0; e < r->n_edges; e++)
         if (from[e] >= 0) {
-            sa__put(&hf[2 * e], sa__te(h, (size_t)from[e]));
+            sa__put(&hf[2 * e], sa__te(c, h, (size_t)from[e]));
             if (h->tight_memo != NULL) /* cdg_build's, exact in ok */
                 sa__put(&hf[2 * e + 1], sa__and(h->tight_memo[from[e]], h->ok));
             else

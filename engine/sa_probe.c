@@ -79,7 +79,7 @@ static int warm_offset(void *ctx, uint32_t i)
 static bool warm_matched(void *ctx, size_t e)
 {
     const sa__warm *a = ctx;
-    return sa__eval(a->r, sa__te(a->h, e), a->mode);
+    return sa__te_at(a->r, a->h, e, a->mode);
 }
 
 /* ---- What the edit changed ------------------------------------------------------ */

@@ -11,7 +11,8 @@
  *   node simplify(f, ok) (the canonical form: it depends on f & ok alone,
  *   so two results with the same ok compare their within forms by handle
  *   as they compare the exact ones);
- * - sa__te_never(e) is whether the within form is false;
+ * - sa__te_never(e) is whether the within form is false, sa__te_always(e)
+ *   whether it is true and ok is every mode, sa__te_in_ok(e) is it;
  * - on the compressible building, where ok is a chain through every room
  *   and the exact te, c, d hold about 2 N^2 nodes, the within forms hold
  *   about 2 N (the nodes step 2 would keep; docs/figures.md, h-bldg15).
@@ -68,9 +69,12 @@ static void check_result(const sa_result *r, const char *name, int *exact, int *
     sa__within wok;
     sa__within_init(c, r->ok, &wok);
     for (size_t e = 0; e < ne; e++) {
-        sa__put(&ex[e], sa__te(r, e));
+        sa__put(&ex[e], sa__te(c, r, e));
         within_of(c, &wok, r->ok, ex[e], &w[e], name, e);
         cr_assert_eq(sa__te_never(r, e), w[e] == bddfalse, "%s te %zu: never", name, e);
+        cr_assert_eq(sa__te_always(r, e), w[e] == bddtrue && r->ok == bddtrue, "%s te %zu", name,
+                     e);
+        cr_assert_eq(sa__te_in_ok(r, e), w[e], "%s te %zu: in ok", name, e);
     }
     for (size_t k = 0; k < nc; k++) {
         sa__put(&ex[ne + k], r->c[k]);
