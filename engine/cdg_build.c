@@ -1583,7 +1583,7 @@ static void local_inputs(build *b)
     b->c_off = r->c;
     b->d_off = r->d;
     b->os = wo; /* r's own, read on their first w bits */
-    b->te = r->te;
+    b->te = sa__te_exact(r);
     b->chi_e = r->chi_e;
     b->chi_i = r->chi_i;
     sa__within_init(c, r->ok, &b->ok_within); /* emit's emptiness, ci below */
@@ -1614,7 +1614,7 @@ static void local_inputs(build *b)
         b->d_off = dv;
     }
     for (size_t e = 0; e < r->n_edges; e++) {
-        sa__put(&te[e], sa__simplify(r->te[e], r->ok));
+        sa__put(&te[e], sa__te_in_ok(r, e));
         sa__put(&ce[e], sa__simplify(r->chi_e[e], r->ok));
     }
     /* simplify(chi_I & ok, ok) without the chain */
@@ -1757,7 +1757,7 @@ static bool same_row(const build *b, const sa_result *o, uint32_t i, bool with_x
         return false;
     for (size_t k = 0; k < n; k++) {
         size_t e = e0 + k, f = f0 + k;
-        if (r->edge_v[e] != o->edge_v[f] || r->chi_e[e] != o->chi_e[f] || r->te[e] != o->te[f] ||
+        if (r->edge_v[e] != o->edge_v[f] || r->chi_e[e] != o->chi_e[f] || !sa__te_same(r, e, o, f) ||
             (with_xi && b->xi[e] != o->tight_memo[f]) ||
             memcmp(&r->sigma[e * ws], &o->sigma[f * ws], ws * sizeof(BDD)))
             return false;
@@ -1801,7 +1801,7 @@ static void dirty_rows(const build *b, const sa_result *o, bool same, bool *dirt
         diff_rows(r->c_matched, o->c_matched, n, sizeof *r->c_matched, NULL, dirty);
     diff_rows(r->edge_v, o->edge_v, ne, sizeof *r->edge_v, r->edge_eq, dirty);
     diff_rows(r->chi_e, o->chi_e, ne, sizeof(BDD), r->edge_eq, dirty);
-    diff_rows(r->te, o->te, ne, sizeof(BDD), r->edge_eq, dirty);
+    diff_rows(sa__te_exact(r), sa__te_exact(o), ne, sizeof(BDD), r->edge_eq, dirty);
     diff_rows(r->sigma, o->sigma, ne, (size_t)r->w_sigma * sizeof(BDD), r->edge_eq, dirty);
 }
 

@@ -415,7 +415,7 @@ bool sa_result_same(const sa_result *a, const sa_result *b, const char **why)
         w = "valid modes";
     else if (a->ok != b->ok || a->singular != b->singular)
         w = "singular modes";
-    else if (!same_bdds(a->te, b->te, a->n_edges))
+    else if (!same_bdds(sa__te_exact(a), sa__te_exact(b), a->n_edges))
         w = "chosen matching (te)";
     else if (a->w_off != b->w_off)
         w = "offset width";
@@ -538,7 +538,7 @@ int sa_result_mode(const sa_result *r, const bool *mode, sa_mode_view *out)
         if (ok && v.eq_active[i]) {
             v.c[i] = (int)sa__veval(r, &r->c[(size_t)i * r->w_off], r->w_off, mode);
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-                if (sa__eval(r, r->te[e], mode))
+                if (sa__te_at(r, r, e, mode))
                     v.matched_var[i] = (int)r->edge_v[e];
         }
         if (v.singular)

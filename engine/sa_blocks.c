@@ -530,7 +530,7 @@ void sa__choice_within(sa_ctx *c, const uint32_t *rows, uint32_t n_rows, const b
     sa__edge_modes(c, sa__choose(c, *x));
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++)
-        sa__put(&te[s->edge_whole[k]], sa__and(r->te[k], *got));
+        sa__put(&te[s->edge_whole[k]], sa__and(sa__te(c, r, k), *got));
     sa__put(found, *got);
     sub_leave(c, s);
     sa__alloc_release(c, temps);
@@ -1306,12 +1306,12 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
             implicit_primal(c, local_tmax);
         }
     }
-    keep_block(c, s, key, r->te, local_tmax, r->ok, r->singular);
+    keep_block(c, s, key, sa__te_exact(r), local_tmax, r->ok, r->singular);
     for (size_t k = 0; tmax != NULL && k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++)
-        sa__put(&te[s->edge_whole[k]], r->te[k]);
+        sa__put(&te[s->edge_whole[k]], sa__te(c, r, k));
     sa__put(ok, sa__and(*ok, r->ok));
     sa__put(bok, r->ok);
     sa__put(sing, r->singular);
@@ -2624,7 +2624,8 @@ bool sa__primal_blocks(sa_ctx *c)
     /* sa_tight.c's rounds want a square union graph with a perfect matching. */
     if (apart || (b.kind == NULL && sa__tight_primal(c, whole))) {
         for (size_t e = 0; e < w->n_edges; e++)
-            sa__put(&b.te[e], apart ? sa__or(b.te[e], b.tmax[e]) : sa__or(w->te[e], whole[e]));
+            sa__put(&b.te[e],
+                    apart ? sa__or(b.te[e], b.tmax[e]) : sa__or(sa__te(c, w, e), whole[e]));
         diagnostics_by_reach(c, &b, b.te);
         w->dm_by_blocks = true;
     }

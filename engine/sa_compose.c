@@ -168,7 +168,7 @@ static void compose_primal(sa_ctx *c, const compose_ctx *cc, const sa_part *part
         for (uint32_t q = 0; q < pr->n_eq; q++) {
             uint32_t i = parts[k].eq_of[q];
             for (size_t e = 0; e < pr->eq_first[q + 1] - pr->eq_first[q]; e++)
-                carry(c, &r->te[r->eq_first[i] + e], pr->te[pr->eq_first[q] + e],
+                carry(c, &r->te[r->eq_first[i] + e], sa__te(c, pr, pr->eq_first[q] + e),
                       cc->pairs[k], r->ok);
             carry(c, &r->over[i], pr->over[q], cc->pairs[k], r->singular);
         }

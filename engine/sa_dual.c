@@ -82,7 +82,7 @@ static long long row_common_value(const sa_result *r, const known *kn, int wk, u
     unsigned long long mask = (1ull << wk) - 1;
     long long common = -1;
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-        if (r->te[e] == bddfalse)
+        if (sa__te_never(r, e))
             continue;
         long long d = kn_d(kn, r->edge_v[e]), s = kn_sig(kn, e);
         if (d < 0 || s < 0)
@@ -125,10 +125,10 @@ static bool row_constant(const sa_result *r, const known *kn, int wk, uint32_t i
 {
     unsigned long long val = 0, mask = (1ull << wk) - 1;
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-        if (r->te[e] == bddfalse)
+        if (sa__te_never(r, e))
             continue;
         long long d = kn_d(kn, r->edge_v[e]), s = kn_sig(kn, e);
-        if (r->te[e] != bddtrue || d < 0 || s < 0)
+        if (!sa__te_always(r, e) || d < 0 || s < 0)
             return false;
         val = ((unsigned long long)d - (unsigned long long)s) & mask;
     }
@@ -267,8 +267,8 @@ static const BDD *offset_in_ok(const off_chain *oc, const BDD *offs, BDD *rel, b
 /* T'_e (above), made once. */
 static BDD te_in_ok(const sa_result *r, off_chain *oc, size_t e)
 {
-    if (!oc->tvalid[e]) {
-        sa__put(&oc->terel[e], sa__simplify(r->te[e], oc->ok));
+    if (!oc->tvalid[e]) { /* oc->ok is r->ok */
+        sa__put(&oc->terel[e], sa__te_in_ok(r, e));
         oc->tvalid[e] = true;
     }
     return oc->terel[e];
@@ -294,16 +294,16 @@ static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, off_c
     bool split = oc->ok != bddtrue; /* on T'_e, then & ok (above) */
     unsigned long long mask = (1ull << wk) - 1;
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
-        if (r->te[e] != bddfalse && (kn_d(kn, r->edge_v[e]) < 0 || kn_sig(kn, e) < 0))
+        if (!sa__te_never(r, e) && (kn_d(kn, r->edge_v[e]) < 0 || kn_sig(kn, e) < 0))
             return false;
     for (int b = 0; b < wk; b++)
         sa__put(&acc[b], bddfalse);
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-        if (r->te[e] == bddfalse)
+        if (sa__te_never(r, e))
             continue;
         unsigned long long v = ((unsigned long long)kn_d(kn, r->edge_v[e]) -
                                 (unsigned long long)kn_sig(kn, e)) & mask;
-        BDD t = split ? te_in_ok(r, oc, e) : r->te[e];
+        BDD t = split ? te_in_ok(r, oc, e) : sa__te(c, r, e);
         for (int b = 0; b < wk; b++)
             sa__put(&acc[b], (v >> b) & 1 ? sa__or(acc[b], t) : sa__diff(acc[b], t));
     }
@@ -375,7 +375,7 @@ static const BDD *sigma_of(const sa_result *r, size_t e, BDD *v, int wk)
 static bool warm_applies(const sa_result *r, const sa_result *h, int w, int wk)
 {
     return h != NULL && h != r && h->c != NULL && h->d != NULL && h->c_matched != NULL &&
-           h->te != NULL && h->small && h->w_off == w && wk < w && h->w_sigma == r->w_sigma &&
+           sa__te_exact(h) != NULL && h->small && h->w_off == w && wk < w && h->w_sigma == r->w_sigma &&
            h->ok == r->ok && h->n_eq == r->n_eq && h->n_var == r->n_var;
 }
 
@@ -434,7 +434,7 @@ static void changed_steps(const sa_result *r, const sa_result *h, node_set *a, l
                 continue;
             }
             found++;
-            if (r->te[e] != h->te[q])
+            if (!sa__te_same(r, e, h, (size_t)q))
                 add_node(a, i);
         }
         if (found == h->eq_first[i + 1] - h->eq_first[i])
@@ -465,7 +465,7 @@ static void same_layout_steps(const sa_result *r, const sa_result *h, node_set *
             if (!sa__edge_same(r, h, e)) {
                 add_node(a, r->n_eq + r->edge_v[e]);
                 add_node(a, r->edge_eq[e]);
-            } else if (r->te[e] != h->te[e]) {
+            } else if (!sa__te_same(r, e, h, e)) {
                 add_node(a, r->edge_eq[e]);
             }
         }
@@ -523,7 +523,7 @@ static void close_support(const columns *mt, const BDD *act, const sa__within *o
             continue;
         for (size_t k = mt->first[j]; k < mt->first[j + 1]; k++) {
             size_t e = mt->edges[k];
-            if (r->te[e] != bddfalse)
+            if (!sa__te_never(r, e))
                 add_node(a, r->edge_eq[e]);
         }
     }
@@ -661,13 +661,13 @@ static void row_step(sa_ctx *c, uint32_t i, off_chain *oc, BDD *acc, BDD *term, 
     bool split = oc->ok != bddtrue;
     sa__vconst(acc, wk, 0);
     for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++) {
-        if (r->te[e] == bddfalse)
+        if (sa__te_never(r, e))
             continue;
         uint32_t j = r->edge_v[e];
         const BDD *dj = split ? offset_in_ok(oc, r->d, oc->drel, oc->dvalid, j)
                               : &r->d[(size_t)j * (size_t)oc->w];
         sa__vsub(c, term, dj, sigma_of(r, e, sig, wk), wk);
-        sa__vite(c, acc, split ? te_in_ok(r, oc, e) : r->te[e], term, acc, wk);
+        sa__vite(c, acc, split ? te_in_ok(r, oc, e) : sa__te(c, r, e), term, acc, wk);
     }
     if (split)
         mask_by_ok(oc, acc);
@@ -736,7 +736,7 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
                 if (oc.ok != bddtrue)
                     oc.dvalid[j] = false;
                 for (size_t q = mt->first[j]; q < mt->first[j + 1]; q++)
-                    if (r->te[mt->edges[q]] != bddfalse)
+                    if (!sa__te_never(r, mt->edges[q]))
                         push(&rows, r->edge_eq[mt->edges[q]]);
             }
             fits = wk == w || sa__within_empty(okw, acc[wk - 1]); /* in ok */

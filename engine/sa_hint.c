@@ -717,7 +717,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
-    if (h == NULL || h == r || h->m == NULL || h->te == NULL || h->c == NULL ||
+    if (h == NULL || h == r || h->m == NULL || sa__te_exact(h) == NULL || h->c == NULL ||
         h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
         return false;
     long *from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from); /* all, when true */
@@ -729,7 +729,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     int wv = h->tight_memo != NULL ? 0 : hint_bits(h); /* for hint_tight only */
     for (size_t e = 0; e < r->n_edges; e++)
         if (from[e] >= 0) {
-            sa__put(&hf[2 * e], h->te[from[e]]);
+            sa__put(&hf[2 * e], sa__te(c, h, (size_t)from[e]));
             if (h->tight_memo != NULL) /* cdg_build's, exact in ok */
                 sa__put(&hf[2 * e + 1], sa__and(h->tight_memo[from[e]], h->ok));
             else

@@ -527,6 +527,58 @@ bool sa__vsame(const BDD *a, const BDD *b, int w);
 /* Evaluate at a mode by walking nodes (no new nodes). */
 bool sa__eval(const sa_result *r, BDD f, const bool *mode);
 unsigned sa__veval(const sa_result *r, const BDD *a, int w, const bool *mode);
+/* ---- r->te's readers (issue 40) -------------------------------------------
+ * Every read of a result's chosen edges goes through these, so that their
+ * representation may change without touching the readers again. Why: on the
+ * compressible building the valid modes r->ok are a chain through every
+ * room, and each exact te[e] (false out of ok) copies the chain above its
+ * room: 2 N^2 nodes of BuDDy's table at N = 1,000, against 2 N for the
+ * same functions within ok (docs/figures.md: h-bldg12, h-bldg13,
+ * h-bldg15; test_sa_te_within). Kept instead in
+ * the canonical form within ok, w = bdd_simplify(te[e], r->ok) (as
+ * sa__within_simplify makes it: a function of te[e] & ok alone, so equal
+ * for equal te[e] under the same ok):
+ * - sa__te would give w & ok (a temporary of c: why it takes c);
+ * - sa__te_in_ok would give w itself, sa__te_never test it as it is
+ *   (simplify(f & d, d) is false iff f & d is), sa__te_always test w and
+ *   ok, sa__te_at evaluate w and ok in the mode;
+ * - sa__te_same and sa__te_exact's comparisons between two results would
+ *   compare their ok too (equal within forms mean equal functions only
+ *   under one ok).
+ * Today the stored form is the exact one and these only read it. The
+ * writers (sa_primal.c, sa_blocks.c, sa_tight.c, sa_enum.c, sa_repair.c,
+ * sa_compose.c) write r->te[e] themselves. */
+
+/* The modes where edge e is chosen: the exact function (false out of ok),
+ * kept while c's temporaries are (today r->te[e] itself). */
+static inline BDD sa__te(sa_ctx *c, const sa_result *r, size_t e)
+{
+    (void)c;
+    return r->te[e];
+}
+/* Whether edge e is chosen in no mode. */
+static inline bool sa__te_never(const sa_result *r, size_t e) { return r->te[e] == bddfalse; }
+/* Whether edge e is chosen in every mode (so ok is every mode too). */
+static inline bool sa__te_always(const sa_result *r, size_t e) { return r->te[e] == bddtrue; }
+/* Whether edge e of r and edge f of h are chosen in the same modes. */
+static inline bool sa__te_same(const sa_result *r, size_t e, const sa_result *h, size_t f)
+{
+    return r->te[e] == h->te[f];
+}
+/* All r->n_edges exact functions at once, for a reader that compares them
+ * with another result's or passes them on whole (read only). */
+static inline const BDD *sa__te_exact(const sa_result *r) { return r->te; }
+/* sa__simplify(sa__te(r, e), r->ok), not kept (sa_int.h's "r->te's
+ * readers": the within form itself). */
+static inline BDD sa__te_in_ok(const sa_result *r, size_t e)
+{
+    return sa__simplify(r->te[e], r->ok);
+}
+/* Whether edge e of h is chosen in the mode (sa__eval with r's layout). */
+static inline bool sa__te_at(const sa_result *r, const sa_result *h, size_t e, const bool *mode)
+{
+    return sa__eval(r, h->te[e], mode);
+}
 
 /* ---- sa_encode.c ---------------------------------------------------------- */
 /* Order, allocate r and build chi_m, chi_i, chi_j, chi_e, sigma. */

@@ -79,7 +79,7 @@ static int warm_offset(void *ctx, uint32_t i)
 static bool warm_matched(void *ctx, size_t e)
 {
     const sa__warm *a = ctx;
-    return sa__eval(a->r, a->h->te[e], a->mode);
+    return sa__te_at(a->r, a->h, e, a->mode);
 }
 
 /* ---- What the edit changed ------------------------------------------------------ */
@@ -139,7 +139,7 @@ sa__warm *sa__warm_new(sa_ctx *c, const BDD *base, size_t stride, int wb)
     /* base is the hint's own c only when sa__hint_offsets read it in
      * place: the same rows by index and the same mode variables. */
     if (h == NULL || h == r || base == NULL || base != h->c || stride != (size_t)h->w_off ||
-        wb <= 0 || wb > 30 || h->te == NULL || h->chi_i == NULL || h->chi_j == NULL ||
+        wb <= 0 || wb > 30 || sa__te_exact(h) == NULL || h->chi_i == NULL || h->chi_j == NULL ||
         r->w_sigma != h->w_sigma || r->n_eq == 0 || !sa__same_edges(r, h))
         return NULL;
     sa__warm *a = sa__alloc(c, sizeof *a);

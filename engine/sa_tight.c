@@ -1021,8 +1021,8 @@ static bool tight_whole(sa_ctx *c, tight_state *t, BDD *tight, BDD *rest, BDD *o
     BDD *got = sa__slots(c, 1);
     sa__put(got, r->ok);
     for (size_t e = 0; e < r->n_edges; e++)
-        if (r->te[e] != bddfalse)
-            sa__put(&te[e], sa__or(te[e], T(sa__and(r->te[e], *got))));
+        if (!sa__te_never(r, e))
+            sa__put(&te[e], sa__or(te[e], T(sa__and(sa__te(c, r, e), *got))));
     r->te = te0;
     t->te = NULL;
     r->chi_e = chi_e;

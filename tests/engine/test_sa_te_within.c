@@ -1,0 +1,118 @@
+/* mdae -- multimode DAE structural analysis. SPDX-License-Identifier: MIT
+ *
+ * tests/engine/test_sa_te_within.c -- what keeping a result's te, c and d
+ * in the form within its valid modes ok (issue 40, sa_int.h's "r->te's
+ * readers") rests on, checked on whole analyses:
+ * - each exact function f (te[e] through sa__te, every bit of c and d) is
+ *   false out of ok: f = simplify(f, ok) & ok, so the within form loses
+ *   nothing and sa__te can give the exact function back by one
+ *   conjunction;
+ * - sa__within_simplify(f), made without the chain f & ok, is that very
+ *   node simplify(f, ok) (the canonical form: it depends on f & ok alone,
+ *   so two results with the same ok compare their within forms by handle
+ *   as they compare the exact ones);
+ * - sa__te_never(e) is whether the within form is false, sa__te_always(e)
+ *   whether it is true and ok is every mode, sa__te_in_ok(e) is it;
+ * - on the compressible building, where ok is a chain through every room
+ *   and the exact te, c, d hold about 2 N^2 nodes, the within forms hold
+ *   about 2 N (the nodes step 2 would keep; docs/figures.md, h-bldg15).
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mel.h"
+#include "sa.h"
+#include "sa_enter.h"
+#include "sa_int.h"
+
+#include "model_files.h"
+
+static void begin(void) { cr_assert_eq(sa_begin(NULL), MDAE_OK); }
+static void end(void) { sa_end(); }
+
+TestSuite(sa_te_within, .init = begin, .fini = end, .timeout = 300);
+
+static sa_result *analyse_file(const char *name, long long n, mel_model **m)
+{
+    mel_define def;
+    mel_options mo = tm_options_n(&def, n);
+    size_t len = 0;
+    char *text = tm_read(name, &len);
+    cr_assert_eq(mel_model_parse(text, len, &mo, m, NULL), MDAE_OK, "%s", name);
+    free(text);
+    sa_result *r = NULL;
+    cr_assert_eq(sa_analyze(*m, NULL, &r, NULL), MDAE_OK, "%s", name);
+    return r;
+}
+
+/* f's within form into *w (a slot), after checking the claims above. */
+static void within_of(sa_ctx *c, const sa__within *wok, BDD ok, BDD f, BDD *w, const char *what,
+                      size_t k)
+{
+    sa__put(w, sa__simplify(f, ok));
+    cr_assert_eq(sa__and(*w, ok), f, "%s %zu: not false out of ok", what, k);
+    size_t mark = sa__mark(c);
+    cr_assert_eq(sa__within_simplify(c, wok, f), *w, "%s %zu: not the canonical form", what, k);
+    sa__release(c, mark);
+}
+
+/* The checks on r; the nodes of the exact and within forms of te, c, d. */
+static void check_result(const sa_result *r, const char *name, int *exact, int *within)
+{
+    ENTER(c);
+    size_t ne = r->n_edges, nc = (size_t)r->n_eq * r->w_off, nd = (size_t)r->n_var * r->w_off;
+    size_t n = ne + nc + nd;
+    BDD *ex = sa__slots(c, n + 1), *w = sa__slots(c, n + 1);
+    sa__within wok;
+    sa__within_init(c, r->ok, &wok);
+    for (size_t e = 0; e < ne; e++) {
+        sa__put(&ex[e], sa__te(c, r, e));
+        within_of(c, &wok, r->ok, ex[e], &w[e], name, e);
+        cr_assert_eq(sa__te_never(r, e), w[e] == bddfalse, "%s te %zu: never", name, e);
+        cr_assert_eq(sa__te_always(r, e), w[e] == bddtrue && r->ok == bddtrue, "%s te %zu", name,
+                     e);
+        cr_assert_eq(sa__te_in_ok(r, e), w[e], "%s te %zu: in ok", name, e);
+    }
+    for (size_t k = 0; k < nc; k++) {
+        sa__put(&ex[ne + k], r->c[k]);
+        within_of(c, &wok, r->ok, r->c[k], &w[ne + k], name, k);
+    }
+    for (size_t k = 0; k < nd; k++) {
+        sa__put(&ex[ne + nc + k], r->d[k]);
+        within_of(c, &wok, r->ok, r->d[k], &w[ne + nc + k], name, k);
+    }
+    *exact = bdd_anodecount(ex, (int)n);
+    *within = bdd_anodecount(w, (int)n);
+    leave(c);
+}
+
+Test(sa_te_within, models_and_building)
+{
+    static const struct {
+        const char *name;
+        long long n;
+    } cases[] = {
+        {"building_compressible.mel", 40}, {"building_incompressible.mel", 4},
+        {"brake.mel", 30},                 {"clutch.mel", -1},
+        {"cup_and_ball.mel", -1},          {"rldc_parallel.mel", 4},
+        {"rldc_chain.mel", 4},             {"water_tank.mel", -1},
+        {"singular_simple.mel", -1},       {"ground_contact.mel", -1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mel_model *m = NULL;
+        sa_result *r = analyse_file(cases[k].name, cases[k].n, &m);
+        int exact = 0, within = 0;
+        check_result(r, cases[k].name, &exact, &within);
+        cr_assert_leq(within, exact, "%s", cases[k].name);
+        if (k == 0) { /* the building at N = 40: ok a chain of 2N + 1 nodes */
+            cr_assert_eq(bdd_nodecount(r->ok), 81);
+            cr_assert_geq(exact, 40 * 40, "the exact forms copy the chain: %d", exact);
+            cr_assert_leq(within, 4 * 40, "the within forms are local: %d", within);
+        }
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+}
