@@ -12,8 +12,8 @@
  * constants. */
 #define DELREF_BLOCK 16
 
-/* Whether f is not a constant (bddfalse 0, bddtrue 1): a node, or an
- * invalid BDD, which bdd_delref reports. */
+/* Whether f is not a constant (bddfalse 0, bddtrue 1): a node, or
+ * anything else, which goes to bdd_delref as before. */
 static inline bool not_constant(BDD f) { return (unsigned)f > 1u; }
 
 /* Most of a result's slots are constants: 97 % of the 6.6 M that an
