@@ -820,18 +820,30 @@ static int fill_names(const mel_model *m, ap_report *rep)
     return MDAE_OK;
 }
 
+/* rc, or MDAE_E_CANCELED when it is MDAE_OK and the caller's cancel
+ * (ap_options.progress) says so: asked between the steps before the
+ * comparison, which polls by itself (they are 60 ms of the brake at
+ * N = 10,000, 30 ms the longest, that an editor's newer text waited out). */
+static int poll_step(const ap_options *opt, int rc, size_t step)
+{
+    if (rc == MDAE_OK && opt != NULL && opt->progress != NULL &&
+        opt->progress(opt->progress_ctx, "approx", step, 4) != 0)
+        return MDAE_E_CANCELED;
+    return rc;
+}
+
 static int analyze(const mel_model *m, const sa_result *exact, const ap_options *opt,
                    ap_report *rep)
 {
     approx a;
     int rc = approx_group(m, &a);
-    if (rc == MDAE_OK)
+    if ((rc = poll_step(opt, rc, 0)) == MDAE_OK)
         rc = fill_names(m, rep);
-    if (rc == MDAE_OK)
+    if ((rc = poll_step(opt, rc, 1)) == MDAE_OK)
         rc = fill_equations(m, &a, rep);
-    if (rc == MDAE_OK)
+    if ((rc = poll_step(opt, rc, 2)) == MDAE_OK)
         rc = approx_rows(m, rep, &a);
-    if (rc == MDAE_OK)
+    if ((rc = poll_step(opt, rc, 3)) == MDAE_OK)
         rc = solve_approx(m, &a, rep);
     cmp_job j = {.m = m, .a = &a, .rep = rep, .syntax = opt ? opt->syntax : FX_SYNTAX_MEL,
                  .no_wrong_modes = opt != NULL && opt->no_wrong_modes,

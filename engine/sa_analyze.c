@@ -8,13 +8,40 @@
 
 #include <string.h>
 
+/* Slots looked at together by sa__delref_nodes: one test when all are
+ * constants. */
+#define DELREF_BLOCK 16
+
+/* Whether f is not a constant (bddfalse 0, bddtrue 1): a node, or
+ * anything else, which goes to bdd_delref as before. */
+static inline bool not_constant(BDD f) { return (unsigned)f > 1u; }
+
+/* Most of a result's slots are constants: 97 % of the 6.6 M that an
+ * editor's cache trim drops at N = 10,000 (issue 40). */
+void sa__delref_nodes(const BDD *a, size_t n)
+{
+    size_t k = 0;
+    for (; k + DELREF_BLOCK <= n; k += DELREF_BLOCK) {
+        unsigned any = 0;
+        for (size_t q = k; q < k + DELREF_BLOCK; q++)
+            any |= (unsigned)a[q];
+        if (any <= 1u)
+            continue; /* all constants */
+        for (size_t q = k; q < k + DELREF_BLOCK; q++)
+            if (not_constant(a[q]))
+                bdd_delref(a[q]);
+    }
+    for (; k < n; k++)
+        if (not_constant(a[k]))
+            bdd_delref(a[k]);
+}
+
 void sa__free_bdds(BDD *a, size_t n)
 {
     if (a == NULL)
         return;
     if (sa__running())
-        for (size_t k = 0; k < n; k++)
-            bdd_delref(a[k]);
+        sa__delref_nodes(a, n);
     mdae_free(a);
 }
 

@@ -1206,6 +1206,10 @@ void sa__own_tight_free(sa__own_tight *o);
 /* Drops the references of a's n BDDs (when BuDDy still runs) and frees a
  * (NULL ok): a result's arrays of referenced functions (sa_analyze.c). */
 void sa__free_bdds(BDD *a, size_t n);
+/* bdd_delref of each of a's n BDDs that is not a constant (bdd_delref
+ * leaves a constant as it is): the same references dropped, without a
+ * call per constant (sa_analyze.c). */
+void sa__delref_nodes(const BDD *a, size_t n);
 
 /* How many blocks r's seeded tight rounds took from the hint's
  * records as they were (sa_blocks.c, "The decomposition from the hint's

@@ -91,10 +91,8 @@ static void entry_unref(bentry *x)
     if (--x->refs > 0)
         return;
     if (sa__running()) {
-        for (size_t k = 0; k < x->n_funs; k++)
-            bdd_delref(x->funs[k]);
-        for (size_t k = 0; k < x->n_val; k++)
-            bdd_delref(x->val[k]);
+        sa__delref_nodes(x->funs, x->n_funs);
+        sa__delref_nodes(x->val, x->n_val);
         bdd_delref(x->modes);
     }
     mdae_free(x); /* its arrays with it (new_entry) */

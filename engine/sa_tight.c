@@ -133,6 +133,10 @@ static void solve_probe(sa_ctx *c, sm_frame *frame, probe *p, const sm_mode **v)
         sigma[e] = !sa__eval(r, r->chi_e[e], mode)
                        ? -1
                        : (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode);
+    /* the probe's setup (the evaluation above; a first probe's frame and
+     * samples before it) is a stretch of its own: 10 to 80 ms at
+     * N = 10,000 */
+    sa__poll_cancel(c);
     int rc = sm_frame_offsets(frame, eq_active, var_active, sigma, v);
     if (rc < 0)
         sa__fail(c, rc);
@@ -1152,6 +1156,9 @@ static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *see
     }
     cands cd;
     locals(c, &cd);
+    /* here and around the tight edges: the rounds' setup before the first
+     * block polled, ~90 ms of the brake at N = 10,000 without */
+    sa__poll_cancel(c);
     cd.near_only = c->opt != NULL && c->opt->hint != NULL;
     uint32_t limit = r->n_eq / 8 > SEEDED_BLOCK_ROWS ? r->n_eq / 8 : SEEDED_BLOCK_ROWS;
     BDD *tight = sa__slots(c, r->n_edges + 1);
@@ -1191,8 +1198,10 @@ static bool learned_rounds(sa_ctx *c, tight_state *t, samples *sm, uint64_t *see
         }
         wide = local && grown && (round > 0 ? wide : predicts(c, t, sm, seed, p, cv, wv));
         BDD before = *rest;
+        sa__poll_cancel(c);
         if (local) {
             tight_edges_vec(c, cv, (size_t)wv, wv, NULL, tight);
+            sa__poll_cancel(c);
             c->max_block_rows = wide ? 0 : limit;
             if (wide)
                 sa__raise_budget(c, r->n_edges * LEARN_NODES_PER_EDGE);

@@ -890,10 +890,12 @@ Test(ap, pivot_text_of_a_merged_equation)
     fx_pool_free(p);
 }
 
-/* ap_options.progress (the editor's cancel): called during the comparison
- * with phase "approx" every AP_POLL_ITEMS items; a callback that never
- * cancels leaves the report the one made without it; one that cancels
- * ends the analysis with MDAE_E_CANCELED (and frees what it made: ASan). */
+/* ap_options.progress (the editor's cancel): called with phase "approx"
+ * between the four steps before the comparison, then during the
+ * comparison every AP_POLL_ITEMS items; a callback that never cancels
+ * leaves the report the one made without it; one that cancels, at any of
+ * the steps or in the comparison, ends the analysis with MDAE_E_CANCELED
+ * (and frees what it made: ASan). */
 typedef struct polls {
     size_t calls, cancel_at;
 } polls;
@@ -920,13 +922,13 @@ Test(ap, a_cancel_ends_the_comparison)
     ap_report *f = NULL;
     cr_assert_eq(ap_analyze_ex(x.m, x.r, &opt, &f), MDAE_OK);
     size_t items = (size_t)x.m->n_variables + x.m->n_equations + f->n_equations;
-    cr_assert_geq(p.calls, items / AP_POLL_ITEMS, "%zu polls of %zu items", p.calls, items);
+    cr_assert_geq(p.calls, 4 + items / AP_POLL_ITEMS, "%zu polls of %zu items", p.calls, items);
     cr_assert_eq(f->n_findings, x.rep->n_findings);
     cr_assert_str_eq(f->wrong_modes.formula, x.rep->wrong_modes.formula);
     for (size_t k = 0; k < f->n_findings; k++)
         cr_assert_str_eq(f->findings[k].message, x.rep->findings[k].message);
     ap_report_free(f);
-    for (size_t at = 1; at <= 3; at++) {
+    for (size_t at = 1; at <= 7; at++) { /* the steps' 4, the comparison's */
         polls c = {.cancel_at = at};
         opt.progress_ctx = &c;
         f = NULL;

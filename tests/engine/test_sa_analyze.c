@@ -1472,7 +1472,7 @@ Test(sa_analyze, offsets_learned_from_samples_give_the_cold_result)
         if (k == 0) {
             long calls = 0;
             int rc = MDAE_E_CANCELED;
-            for (long at = 0; at < 100000 && rc == MDAE_E_CANCELED; at += 7, calls++) {
+            for (long at = 0; at < 100000 && rc == MDAE_E_CANCELED; at++, calls++) {
                 long left = at;
                 sa_result *r = NULL;
                 rc = analyze_with(m, SA_METHOD_AUTO, cancel_at_call, &left, &r);

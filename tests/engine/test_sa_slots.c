@@ -324,3 +324,55 @@ Test(sa_slots, bits_in_use_is_the_test_per_bit)
                     free(v);
                 }
 }
+
+/* ---- sa__free_bdds against a bdd_delref per slot (wk15) ------------------- */
+
+/* n slots, mostly constants, each node referenced once by the array a
+ * (allocated as sa__free_bdds frees it) and once by a copy: sa__free_bdds
+ * drops a's references, one per node slot (the copy's then keep every
+ * node alive; dropping them finds each one referenced, and leaves the
+ * nodes there were before: one reference too many or too few fails). */
+static void free_bdds_case(size_t n, unsigned seed, int before)
+{
+    BDD *a = mdae_malloc((n + 1) * sizeof *a), *copy = malloc((n + 1) * sizeof *copy);
+    cr_assert(a && copy);
+    for (size_t k = 0; k < n; k++) {
+        a[k] = bdd_addref(some_value(&seed));
+        copy[k] = bdd_addref(a[k]);
+    }
+    if (n > 40) /* a block of constants, then one node at its end */
+        for (size_t k = 16; k < 32; k++) {
+            bdd_delref(a[k]);
+            bdd_delref(copy[k]);
+            a[k] = copy[k] =
+                k == 31 ? bdd_addref(bdd_addref(bdd_and(bdd_ithvar(0), bdd_ithvar(1)))) : (BDD)(k % 2);
+        }
+    breaks = 0;
+    sa__free_bdds(a, n);
+    cr_assert_eq(breaks, 0, "%zu slots: a reference dropped from a node that had none", n);
+    bdd_gbc();
+    for (size_t k = 0; k < n; k++) /* still alive: held by the copy */
+        if (copy[k] >= 2)
+            cr_assert_geq(bdd_nodecount(copy[k]), 1);
+    drop_all(copy, n);
+    cr_assert_eq(breaks, 0, "%zu slots: %d references dropped twice", n, breaks);
+    cr_assert_eq(live_nodes(), before, "%zu slots: a reference left", n);
+    free(copy);
+}
+
+Test(sa_slots, free_bdds_drops_one_reference_per_node_slot)
+{
+    sa_config cfg;
+    sa_config_default(&cfg);
+    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
+    cr_assert_geq(bdd_setvarnum(NV), 0);
+    sa_handler = bdd_error_hook(count_breaks);
+    int before = live_nodes();
+    static const size_t ns[] = {0, 1, 15, 16, 17, 31, 32, 33, 47, 100, 1000, 70001};
+    unsigned seed = 23;
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        free_bdds_case(ns[i], seed++, before);
+    sa__free_bdds(NULL, 5);
+    bdd_error_hook(sa_handler);
+    sa_end();
+}
