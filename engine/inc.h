@@ -285,7 +285,8 @@ MDAE_TEST_API int inc_result_part_model(const inc_result *r, size_t k,
 /* Tests: how many earlier parts' memories part k's private model holds
  * (at most 8) and how many parts its chain of private models (each built
  * from the one before) counts since a full copy (0: a full copy).
- * MDAE_E_INVAL as inc_result_part. */
+ * MDAE_E_INVAL as inc_result_part; MDAE_E_STATE when some name, guard,
+ * incidence or case of the model is not in the memories the part says. */
 MDAE_TEST_API int inc_result_part_chain(const inc_result *r, size_t k,
                                         size_t *n_held /* out */, unsigned *chain /* out */);
 

@@ -653,6 +653,53 @@ int inc_result_part(const inc_result *r, size_t k, inc_part_info *out)
     return MDAE_OK;
 }
 
+/* Whether x lies in one of the memories of set s of part p (mem_set). */
+static bool in_mems(const inc_part *p, mem_set s, const void *x)
+{
+    for (size_t k = 0; k <= p->n_held; k++) {
+        if (!((s >> k) & 1u))
+            continue;
+        const inc_mem *m = k < p->n_held ? p->held[k] : p->mem;
+        for (const arena_chunk *c = m->a.head; c != NULL; c = c->next)
+            if ((const char *)x >= (const char *)c->data &&
+                (const char *)x < (const char *)c->data + c->used)
+                return true;
+    }
+    return false;
+}
+
+/* Whether each equation's and variable's name and guard, each
+ * equation's incidences and cases, and the modes lie in the memories its
+ * set says (sets of at most n_held + 1 bits). */
+static bool sets_hold(const inc_part *p)
+{
+    const mel_model *m = &p->model;
+    mem_set all = (mem_set)((2u << p->n_held) - 1);
+    for (uint32_t q = 0; q < m->n_equations; q++) {
+        const mel_equation *e = &m->equations[q];
+        mem_set s = p->eq_mems[q];
+        if ((s & ~all) != 0 || !in_mems(p, s, e->name) || !in_mems(p, s, e->guard))
+            return false;
+        for (uint32_t j = 0; j < e->n_incs; j++) {
+            if (!in_mems(p, s, &e->incs[j]))
+                return false;
+            for (uint32_t c = 0; c < e->incs[j].n_cases; c++)
+                if (!in_mems(p, s, &e->incs[j].cases[c]) ||
+                    !in_mems(p, s, e->incs[j].cases[c].guard))
+                    return false;
+        }
+    }
+    for (uint32_t q = 0; q < m->n_variables; q++) {
+        const mel_variable *v = &m->variables[q];
+        mem_set s = p->var_mems[q];
+        if ((s & ~all) != 0 || !in_mems(p, s, v->name) || !in_mems(p, s, v->guard))
+            return false;
+    }
+    return (p->modes_mems & ~all) == 0 &&
+           (m->n_modes == 0 || in_mems(p, p->modes_mems, m->modes)) &&
+           (m->n_invariants == 0 || in_mems(p, p->modes_mems, m->invariants));
+}
+
 int inc_result_part_chain(const inc_result *r, size_t k, size_t *n_held, unsigned *chain)
 {
     if (r == NULL || n_held == NULL || chain == NULL || k >= r->n_parts ||
@@ -660,7 +707,7 @@ int inc_result_part_chain(const inc_result *r, size_t k, size_t *n_held, unsigne
         return MDAE_E_INVAL;
     *n_held = r->parts[k].part->n_held;
     *chain = r->parts[k].part->chain;
-    return MDAE_OK;
+    return sets_hold(r->parts[k].part) ? MDAE_OK : MDAE_E_STATE;
 }
 
 int inc_result_part_model(const inc_result *r, size_t k, const mel_model **model,
