@@ -282,6 +282,14 @@ MDAE_TEST_API int inc_result_part_model(const inc_result *r, size_t k,
                                         const uint32_t **eq_map /* out */,
                                         const uint32_t **var_map /* out */);
 
+/* Tests: how many earlier parts' memories part k's private model holds
+ * (at most 8) and how many parts its chain of private models (each built
+ * from the one before) counts since a full copy (0: a full copy).
+ * MDAE_E_INVAL as inc_result_part; MDAE_E_STATE when some name, guard,
+ * incidence or case of the model is not in the memories the part says. */
+MDAE_TEST_API int inc_result_part_chain(const inc_result *r, size_t k,
+                                        size_t *n_held /* out */, unsigned *chain /* out */);
+
 /* Number of parts (connected components) of m; no BDD work. */
 MDAE_TEST_API int inc_model_parts(const mel_model *m, size_t *out /* out */);
 

@@ -362,10 +362,16 @@ typedef struct inc_mem {
     arena a;
 } inc_mem;
 
-/* A part holds at most this many earlier parts' memories; a part of the
- * next version copies everything again (so memory does not pile up over
- * an editor's session). */
+/* A part holds at most this many earlier parts' memories (so memory does
+ * not pile up over an editor's session): a part of the next version
+ * rebases (rebase_plan) and holds at most INC_HELD_KEPT of them. */
 #define INC_HELD 8
+#define INC_HELD_KEPT (INC_HELD / 2)
+
+/* A set of memories a part's equation, variable or modes may read: bit k
+ * for k < n_held is held[k], bit n_held the part's own mem. */
+typedef uint16_t mem_set;
+#define MEM_SETS (1u << (INC_HELD + 1))
 
 /* A chain of parts whose graphs wait (inc_analyze_offsets) holds at most
  * this many: each holds its seed, the part before it. */
@@ -391,6 +397,7 @@ struct inc_part {
     inc_mem *mem;     /* one reference: the private model's own data */
     inc_mem *held[INC_HELD]; /* one reference each: earlier parts' data it shares */
     size_t n_held;
+    unsigned chain;   /* parts built from a previous one since a full copy */
     mel_model model;  /* modes, invariants, equations, variables in mem and held */
     sa_result *res;
     cdg_graph *graph; /* NULL until part_graph (inc_analyze_offsets defers it) */
@@ -407,6 +414,10 @@ struct inc_part {
      * keys, part_ids), and the hash of each (part_signature). */
     uint32_t *eq_len, *var_len;
     uint64_t *eq_hash, *var_hash;
+    /* In mem: the memories each equation's and variable's name, guard,
+     * incidences and cases may be in (a superset), and the modes'. */
+    mem_set *eq_mems, *var_mems;
+    mem_set modes_mems;
 };
 
 static void part_unref(inc_part *p)
@@ -640,6 +651,63 @@ int inc_result_part(const inc_result *r, size_t k, inc_part_info *out)
     out->sccs = g != NULL ? cdg_graph_n_sccs(g) : 0;
     out->sccs_reused = g != NULL ? cdg_graph_sccs_reused(g) : 0;
     return MDAE_OK;
+}
+
+/* Whether x lies in one of the memories of set s of part p (mem_set). */
+static bool in_mems(const inc_part *p, mem_set s, const void *x)
+{
+    for (size_t k = 0; k <= p->n_held; k++) {
+        if (!((s >> k) & 1u))
+            continue;
+        const inc_mem *m = k < p->n_held ? p->held[k] : p->mem;
+        for (const arena_chunk *c = m->a.head; c != NULL; c = c->next)
+            if ((const char *)x >= (const char *)c->data &&
+                (const char *)x < (const char *)c->data + c->used)
+                return true;
+    }
+    return false;
+}
+
+/* Whether each equation's and variable's name and guard, each
+ * equation's incidences and cases, and the modes lie in the memories its
+ * set says (sets of at most n_held + 1 bits). */
+static bool sets_hold(const inc_part *p)
+{
+    const mel_model *m = &p->model;
+    mem_set all = (mem_set)((2u << p->n_held) - 1);
+    for (uint32_t q = 0; q < m->n_equations; q++) {
+        const mel_equation *e = &m->equations[q];
+        mem_set s = p->eq_mems[q];
+        if ((s & ~all) != 0 || !in_mems(p, s, e->name) || !in_mems(p, s, e->guard))
+            return false;
+        for (uint32_t j = 0; j < e->n_incs; j++) {
+            if (!in_mems(p, s, &e->incs[j]))
+                return false;
+            for (uint32_t c = 0; c < e->incs[j].n_cases; c++)
+                if (!in_mems(p, s, &e->incs[j].cases[c]) ||
+                    !in_mems(p, s, e->incs[j].cases[c].guard))
+                    return false;
+        }
+    }
+    for (uint32_t q = 0; q < m->n_variables; q++) {
+        const mel_variable *v = &m->variables[q];
+        mem_set s = p->var_mems[q];
+        if ((s & ~all) != 0 || !in_mems(p, s, v->name) || !in_mems(p, s, v->guard))
+            return false;
+    }
+    return (p->modes_mems & ~all) == 0 &&
+           (m->n_modes == 0 || in_mems(p, p->modes_mems, m->modes)) &&
+           (m->n_invariants == 0 || in_mems(p, p->modes_mems, m->invariants));
+}
+
+int inc_result_part_chain(const inc_result *r, size_t k, size_t *n_held, unsigned *chain)
+{
+    if (r == NULL || n_held == NULL || chain == NULL || k >= r->n_parts ||
+        r->parts[k].part == NULL)
+        return MDAE_E_INVAL;
+    *n_held = r->parts[k].part->n_held;
+    *chain = r->parts[k].part->chain;
+    return sets_hold(r->parts[k].part) ? MDAE_OK : MDAE_E_STATE;
 }
 
 int inc_result_part_model(const inc_result *r, size_t k, const mel_model **model,
@@ -891,7 +959,31 @@ typedef struct share {
     const inc_part *prev;
     const unsigned char *eq, *var; /* SAME_ALL: shared */
     bool modes;                    /* modes and invariants shared */
+    /* The memories the part holds (prev's: held[k] at k, prev->mem at
+     * prev->n_held); remap: a set of prev's numbering -> the part's, NULL
+     * when the same (see rebase_plan). */
+    inc_mem *keep[INC_HELD];
+    size_t n_keep;
+    const mem_set *remap;
 } share;
+
+/* Set s of sh->prev's numbering in the part's (see share). */
+static inline mem_set remap_set(const share *sh, mem_set s)
+{
+    return sh->remap != NULL ? sh->remap[s] : s;
+}
+
+/* to[q] = from[q] in the part's numbering, for q in [start, end). */
+static void remap_sets(const share *sh, mem_set *to, const mem_set *from, uint32_t start,
+                       uint32_t end)
+{
+    if (sh->remap == NULL) {
+        memcpy(to + start, from + start, (end - start) * sizeof *to);
+        return;
+    }
+    for (uint32_t q = start; q < end; q++)
+        to[q] = sh->remap[from[q]];
+}
 
 /* The first q in [from, n) whose flag is not SAME_ALL, or n: 8 flags at
  * a time (an edit's run of shared equations or variables). */
@@ -947,7 +1039,7 @@ static size_t count_edges(const mel_model *m, const rpart *rp, const share *sh,
  * name, incidences and cases (in prev's memory). */
 static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *local, arena *a,
                           pmap *memo, mel_model *sm, const share *sh,
-                          uint32_t **eq_len /* out */)
+                          uint32_t **eq_len /* out */, mem_set **eq_mems /* out */)
 {
     size_t n_copied, n_cases;
     size_t n_edges = count_edges(m, rp, sh, &n_copied, &n_cases);
@@ -956,9 +1048,13 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
     mel_incidence *incs = AR_NEW(a, mel_incidence, n_copied + 1);
     mel_order_case *cs = AR_NEW(a, mel_order_case, n_cases + 1);
     uint32_t *len = AR_NEW(a, uint32_t, n + 1);
+    mem_set *mems = AR_NEW(a, mem_set, n + 1);
     if (a->oom)
         return MDAE_E_NOMEM;
     *eq_len = len;
+    *eq_mems = mems;
+    const mem_set own = (mem_set)(1u << sh->n_keep);
+    const mem_set *prev_mems = sh->prev != NULL ? sh->prev->eq_mems : NULL;
     memset(&eqs[n], 0, sizeof *eqs); /* the spare ends, as calloc's */
     memset(&incs[n_copied], 0, sizeof *incs);
     memset(&cs[n_cases], 0, sizeof *cs);
@@ -972,6 +1068,7 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
     for (uint32_t q = 0; q < n; q++) {
         if (prev_eqs != NULL) { /* a run of shared ones: prev's */
             uint32_t end = next_not_shared(sh->eq, q, n);
+            remap_sets(sh, mems, prev_mems, q, end);
             for (; q < end; q++) {
                 eqs[q] = prev_eqs[q];
                 len[q] = prev_len[q];
@@ -984,6 +1081,8 @@ static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *l
         const mel_equation *o = prev_eqs != NULL && sh->eq[q] == SAME_STRUCTURE ? &prev_eqs[q]
                                                                                : NULL;
         len[q] = o != NULL ? prev_len[q] : (uint32_t)strlen(e->name);
+        mems[q] = (mem_set)(own | (o != NULL ? remap_set(sh, prev_mems[q]) : 0));
+        MDAE_ASSERT(mems[q] < MEM_SETS && mems[q] != 0xFFFF);
         eqs[q] = (mel_equation){.name = o != NULL ? o->name : ar_strdup(a, e->name, len[q]),
                                 .guard = o != NULL ? o->guard : copy_guard(a, memo, e->guard),
                                 .where = e->where,
@@ -1050,17 +1149,16 @@ static int copy_modes(const mel_model *m, arena *a, pmap *memo, mel_model *sm, c
     return MDAE_OK;
 }
 
-/* Part p holds prev's memories (what it shares lives there). */
-static void hold_memories(inc_part *p, const inc_part *prev)
+/* Part p holds sh->keep (what it shares lives there). */
+static void hold_memories(inc_part *p, const share *sh)
 {
-    MDAE_ASSERT(prev->n_held < INC_HELD && p->n_held == 0);
-    for (size_t k = 0; k < prev->n_held; k++) {
-        p->held[k] = prev->held[k];
+    MDAE_ASSERT(sh->n_keep <= INC_HELD && p->n_held == 0);
+    for (size_t k = 0; k < sh->n_keep; k++) {
+        p->held[k] = sh->keep[k];
         p->held[k]->refs++;
     }
-    p->held[prev->n_held] = prev->mem;
-    prev->mem->refs++;
-    p->n_held = prev->n_held + 1;
+    p->n_held = sh->n_keep;
+    p->chain = sh->prev->chain + 1;
 }
 
 /* The part's private model: a copy of its equations and variables and of
@@ -1076,7 +1174,7 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
         return MDAE_E_NOMEM;
     p->mem->refs = 1;
     if (sh->prev != NULL)
-        hold_memories(p, sh->prev);
+        hold_memories(p, sh);
     arena *a = &p->mem->a;
     pm_reset(memo);
     mel_model *sm = &p->model;
@@ -1090,9 +1188,16 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
         return rc;
     const mel_variable *prev_vars = sh->prev != NULL ? sh->prev->model.variables : NULL;
     const uint32_t *prev_len = sh->prev != NULL ? sh->prev->var_len : NULL;
+    const mem_set *prev_mems = sh->prev != NULL ? sh->prev->var_mems : NULL;
+    const mem_set own = (mem_set)(1u << sh->n_keep);
+    mem_set *var_mems = AR_NEW(a, mem_set, rp->n_var + 1);
+    if (a->oom)
+        return MDAE_E_NOMEM;
+    p->modes_mems = sh->prev != NULL && sh->modes ? remap_set(sh, sh->prev->modes_mems) : own;
     for (uint32_t q = 0; q < rp->n_var; q++) {
         if (prev_vars != NULL) { /* a run of shared ones: prev's */
             uint32_t end = next_not_shared(sh->var, q, rp->n_var);
+            remap_sets(sh, var_mems, prev_mems, q, end);
             for (; q < end; q++) {
                 vars[q] = prev_vars[q];
                 var_len[q] = prev_len[q];
@@ -1105,16 +1210,18 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
                                     ? &sh->prev->model.variables[q]
                                     : NULL; /* moved only: see copy_equations */
         var_len[q] = o != NULL ? sh->prev->var_len[q] : (uint32_t)strlen(v->name);
+        var_mems[q] = (mem_set)(own | (o != NULL ? remap_set(sh, prev_mems[q]) : 0));
         vars[q] = (mel_variable){.name = o != NULL ? o->name : ar_strdup(a, v->name, var_len[q]),
                                  .guard = o != NULL ? o->guard : copy_guard(a, memo, v->guard),
                                  .where = v->where};
         if (vars[q].name == NULL || vars[q].guard == NULL)
             return MDAE_E_NOMEM;
     }
-    rc = copy_equations(m, rp, local, a, memo, sm, sh, &p->eq_len);
+    rc = copy_equations(m, rp, local, a, memo, sm, sh, &p->eq_len, &p->eq_mems);
     if (rc < 0)
         return rc;
     p->var_len = var_len;
+    p->var_mems = var_mems;
     sm->n_variables = rp->n_var;
     sm->variables = vars;
     return MDAE_OK;
@@ -1995,6 +2102,89 @@ static void list_edit_rows(edit_rows *ed, const share *sh, const rpart *rp)
     ed->from = sh->prev;
 }
 
+/* The sets the rows prev shares with part rp read: hist[set] counts
+ * them (the modes once when shared). */
+static void count_sets(const analysis *an, const rpart *rp, const inc_part *prev, bool modes,
+                       size_t *hist /* MEM_SETS, zeroed */)
+{
+    for (uint32_t q = 0; q < rp->n_eq; q++)
+        if (an->eq_same[q] != DIFFERENT)
+            hist[prev->eq_mems[q]]++;
+    for (uint32_t q = 0; q < rp->n_var; q++)
+        if (an->var_same[q] != DIFFERENT)
+            hist[prev->var_mems[q]]++;
+    if (modes)
+        hist[prev->modes_mems]++;
+}
+
+/* The INC_HELD_KEPT memories of prev's n (bit k: see mem_set) the most
+ * shared rows read (at least one row each), as a set. */
+static mem_set most_read(const size_t *hist, size_t n)
+{
+    size_t uses[INC_HELD + 1] = {0};
+    for (unsigned set = 1; set < MEM_SETS; set++)
+        for (size_t k = 0; k < n; k++)
+            if ((set >> k) & 1u)
+                uses[k] += hist[set];
+    mem_set kept = 0;
+    for (size_t r = 0; r < INC_HELD_KEPT; r++) {
+        size_t best = n;
+        for (size_t k = 0; k < n; k++)
+            if (!((kept >> k) & 1u) && uses[k] > 0 && (best == n || uses[k] > uses[best]))
+                best = k;
+        if (best < n)
+            kept = (mem_set)(kept | (1u << best));
+    }
+    return kept;
+}
+
+/* What part rp, built from prev, shares and holds (sh, set to prev's
+ * flags): prev's memories and prev->mem while they are at most INC_HELD.
+ * Else a rebase: it holds the INC_HELD_KEPT of them the most shared rows
+ * read, renumbered in order (remap, MEM_SETS entries, 0xFFFF for a set
+ * with a memory dropped), and copies from the model every row (and the
+ * modes) that reads another one: its flag set DIFFERENT, so build_model
+ * copies it and list_edit_rows lists it (not prev's pointers any more).
+ * Memory stays bounded, and a chain of edits never copies all again. */
+static void share_plan(analysis *an, const rpart *rp, const inc_part *prev, share *sh,
+                       mem_set *remap /* MEM_SETS */)
+{
+    size_t n = prev->n_held + 1;
+    inc_mem *all[INC_HELD + 1];
+    for (size_t k = 0; k < prev->n_held; k++)
+        all[k] = prev->held[k];
+    all[prev->n_held] = prev->mem;
+    sh->remap = NULL;
+    sh->n_keep = 0;
+    if (n <= INC_HELD) {
+        for (size_t k = 0; k < n; k++)
+            sh->keep[sh->n_keep++] = all[k];
+        return;
+    }
+    size_t hist[MEM_SETS] = {0};
+    count_sets(an, rp, prev, sh->modes, hist);
+    mem_set kept = most_read(hist, n);
+    for (size_t k = 0; k < n; k++)
+        if ((kept >> k) & 1u)
+            sh->keep[sh->n_keep++] = all[k];
+    for (unsigned set = 0; set < MEM_SETS; set++) {
+        unsigned to = 0, j = 0;
+        for (size_t k = 0; k < n; k++)
+            if ((kept >> k) & 1u)
+                to |= ((set >> k) & 1u) << j++;
+        remap[set] = (set & ~(unsigned)kept) != 0 ? 0xFFFF : (mem_set)to;
+    }
+    for (uint32_t q = 0; q < rp->n_eq; q++)
+        if (an->eq_same[q] != DIFFERENT && remap[prev->eq_mems[q]] == 0xFFFF)
+            an->eq_same[q] = DIFFERENT;
+    for (uint32_t q = 0; q < rp->n_var; q++)
+        if (an->var_same[q] != DIFFERENT && remap[prev->var_mems[q]] == 0xFFFF)
+            an->var_same[q] = DIFFERENT;
+    if (sh->modes && remap[prev->modes_mems] == 0xFFFF)
+        sh->modes = false;
+    sh->remap = remap;
+}
+
 static int resolve_part(analysis *an, size_t k)
 {
     inc_session *s = an->s;
@@ -2024,10 +2214,12 @@ static int resolve_part(analysis *an, size_t k)
     size_t before = an->tmp.count;
     mdae_diags one;
     mdae_diags_init(&one);
-    share sh = {NULL, an->eq_same, an->var_same, false};
-    if (prev != NULL && prev->n_held < INC_HELD) {
+    share sh = {.eq = an->eq_same, .var = an->var_same};
+    mem_set remap[MEM_SETS];
+    if (prev != NULL) {
         sh.prev = prev;
         sh.modes = modes_shared(an->m, prev, s->prefix);
+        share_plan(an, rp, prev, &sh, remap);
     }
     int rc = build_model(an->m, rp, an->local, p, &an->memo, &sh);
     if (rc == MDAE_OK)

@@ -394,6 +394,12 @@ static void check_late(void)
 static int test_method = SA_METHOD_AUTO;
 
 
+/* check_text: when watch_chain, each part's private model holds at most 8
+ * memories; longest_chain: the longest chain of parts built from the one
+ * before (inc_result_part_chain). */
+static bool watch_chain;
+static unsigned longest_chain;
+
 static inc_stats check_text(inc_session *s, const char *text, const mel_define *defs,
                             size_t n_defs, const char *what)
 {
@@ -495,6 +501,16 @@ static inc_stats check_text(inc_session *s, const char *text, const mel_define *
         cdg_graph *wg = NULL;
         cr_assert_eq(inc_result_whole(ir, m, NULL, &wr, &wg, NULL), MDAE_OK, "%s", what);
         check_whole(m, wr, wg, what);
+    }
+    for (size_t k = 0; watch_chain && ir != NULL && k < st.components; k++) {
+        size_t held;
+        unsigned chain;
+        int rc_chain = inc_result_part_chain(ir, k, &held, &chain);
+        if (rc_chain == MDAE_E_INVAL)
+            continue;
+        cr_assert_eq(rc_chain, MDAE_OK, "%s: part %zu reads memories it does not say", what, k);
+        cr_assert_leq(held, 8, "%s: part %zu holds %zu memories", what, k, held);
+        longest_chain = chain > longest_chain ? chain : longest_chain;
     }
     inc_result_free(ir);
     cdg_graph_free(cg);
@@ -1141,6 +1157,53 @@ Test(inc_session, twelve_edits_in_a_row_share_their_private_models_and_equal_col
         cr_assert_eq(st.recomputed, 1, "%s: a new structure", label);
         free(v);
     }
+    walk_since = false;
+    mel_model_free(since_prev);
+    since_prev = NULL;
+    inc_session_free(s);
+    free(text);
+}
+
+/* The chain of private models has no end (inc_session.c, share_plan):
+ * twenty-six edits in a row, the edited railcar and another equation's
+ * text in turn (rows copied by different versions), each the cold
+ * analysis; every private model holds at most 8 earlier ones' memories
+ * (the rebase drops the others, copying the rows that read them), and no
+ * version copies everything again (under ASan: nothing dropped is read). */
+Test(inc_session, twenty_six_edits_in_a_row_rebase_their_private_models_and_equal_cold)
+{
+    char *text = tm_slurp("brake.mel");
+    inc_session *s = NULL;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    walk_since = true;
+    watch_chain = true;
+    longest_chain = 0;
+    mel_define d = {"N", 6};
+    check_text(s, text, &d, 1, "brake N=6");
+    const char *from = "px[i] : equation b[i] = K*x[i];";
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at);
+    for (int k = 0; k < 26; k++) {
+        char to[160], label[64];
+        if (k % 3 == 2) /* the same railcar, the text longer: the rows after it move */
+            snprintf(to, sizeof to,
+                     "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0)%s;",
+                     k % 5 + 1, k % 2 ? " + 0" : "");
+        else
+            snprintf(to, sizeof to,
+                     "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
+                     k % 5 + 1);
+        size_t a = (size_t)(at - text);
+        char *v = malloc(strlen(text) + strlen(to) + 1);
+        memcpy(v, text, a);
+        strcpy(v + a, to);
+        strcat(v, at + strlen(from));
+        snprintf(label, sizeof label, "brake N=6 edit %d", k);
+        check_text(s, v, &d, 1, label);
+        free(v);
+    }
+    cr_assert_geq(longest_chain, 20, "no full copy in a chain of edits: %u", longest_chain);
+    watch_chain = false;
     walk_since = false;
     mel_model_free(since_prev);
     since_prev = NULL;
