@@ -1644,7 +1644,7 @@ typedef struct analysis {
 
 /* Equation e against since's equation s at its index (see above):
  * SAME_ALL or SAME_STRUCTURE when found by pointers, else -1 (compare). */
-static int since_equation(const mel_equation *e, const mel_equation *s)
+static inline int since_equation(const mel_equation *e, const mel_equation *s)
 {
     if (e->name != s->name || e->guard != s->guard || e->n_incs != s->n_incs)
         return -1;
@@ -1696,6 +1696,90 @@ static bool same_variables(const mel_equation *e, const mel_equation *o,
     return true;
 }
 
+/* Equation i = p->eq_map[q] of the model against kept part p's q-th, and
+ * against since's at i when se is not NULL, as split_is_kept's loop
+ * compares it: pre_same[i] written, the counts added; false when its
+ * variables are not the kept one's (the split is not kept). */
+static inline bool kept_row(analysis *an, const inc__kept_part *p, uint32_t q,
+                            const mel_equation *se, size_t *by_pointer, size_t *moved)
+{
+    uint32_t i = p->eq_map[q];
+    const mel_equation *e = &an->m->equations[i], *o = &p->eqs[q];
+    int same = se != NULL ? since_equation(e, &se[i]) : -1;
+    if (same >= 0) {
+        (*by_pointer)++;
+        *moved += same == SAME_STRUCTURE;
+    } else {
+        same = equation_same(&an->eqm, e, an->local, p->var_map, o);
+    }
+    if (same == DIFFERENT && !same_variables(e, o, p))
+        return false;
+    an->pre_same[i] = (unsigned char)same;
+    return true;
+}
+
+/* The q with p->eq_map[q] == i, or p->n_eq: a binary search, the map
+ * read as increasing (a map that is not may hide i: not found). */
+static uint32_t kept_index(const inc__kept_part *p, uint32_t i)
+{
+    uint32_t lo = 0, hi = p->n_eq;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->eq_map[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->n_eq && p->eq_map[lo] == i ? lo : p->n_eq;
+}
+
+/* split_is_kept's loop following the edit: when the front-end lists the
+ * equations its replay of since made anew (mel_model_edited_rows), every
+ * other one is since's at its index, which since_equation finds SAME_ALL
+ * in a kept part analysed anew from since (fresh; pre_same set so by one
+ * memset). The parts not fresh and the listed rows in fresh ones are
+ * compared as the loop compares them (kept_row). true: the split is kept,
+ * pre_same and the counts are the loop's; false: not known (not listed, a
+ * listed row not found, or not kept): the loop decides from scratch. */
+static bool kept_by_edited_rows(analysis *an)
+{
+    const inc_session *s = an->s;
+    const mel_model *m = an->m;
+    const uint32_t *rows;
+    size_t n_rows;
+    if (!mel_model_edited_rows(m, an->since, &rows, &n_rows) ||
+        (uint64_t)n_rows * s->n_kept > m->n_equations)
+        return false;
+    memset(an->pre_same, SAME_ALL, m->n_equations);
+    size_t by_pointer = m->n_equations, moved = 0;
+    for (size_t k = 0; k < s->n_kept; k++) {
+        const inc__kept_part *p = &s->kept[k];
+        if (p->fresh)
+            continue;
+        by_pointer -= p->n_eq; /* the loop counts the fresh parts' rows only */
+        for (uint32_t q = 0; q < p->n_eq; q++)
+            if (!kept_row(an, p, q, NULL, &by_pointer, &moved))
+                return false;
+    }
+    for (size_t j = 0; j < n_rows; j++) {
+        MDAE_ASSERT(j == 0 || rows[j - 1] < rows[j]);
+        size_t k = 0;
+        uint32_t q = 0;
+        for (; k < s->n_kept && (q = kept_index(&s->kept[k], rows[j])) == s->kept[k].n_eq; k++)
+            ;
+        if (k == s->n_kept)
+            return false;
+        if (!s->kept[k].fresh)
+            continue; /* compared above */
+        by_pointer--; /* counted again by kept_row when found so */
+        if (!kept_row(an, &s->kept[k], q, an->since->equations, &by_pointer, &moved))
+            return false;
+    }
+    an->r->stats.by_pointer += by_pointer;
+    an->r->stats.moved_by_pointer += moved;
+    return true;
+}
+
 /* Whether the session's kept split is m's (see above); an->local and
  * an->pre_same are written either way. */
 static bool split_is_kept(analysis *an)
@@ -1714,6 +1798,9 @@ static bool split_is_kept(analysis *an)
             MDAE_ASSERT(s->kept[k].var_map[q] < nv); /* a split of nv variables */
             an->local[s->kept[k].var_map[q]] = q;
         }
+    pm_reset(&an->eqm);
+    if (an->since != NULL && kept_by_edited_rows(an))
+        return true;
     pm_reset(&an->eqm);
     /* counted here, added at the end (a count in memory per equation, the
      * brake's 120,000, cost as much as the comparison by pointer) */
@@ -1822,6 +1909,22 @@ static int enter_prefix(analysis *an)
     return MDAE_OK;
 }
 
+/* part_signature's variables when the model's variables are since's
+ * array itself (the replay shares it when no unknown moved) and prev is
+ * the kept part analysed anew from since: each variable is since's at its
+ * index, which since_variable finds SAME_ALL (the same name, guard and
+ * locations), so each takes prev's hash, mixed into h (returned) in order
+ * as the loop over since_variable would. */
+static uint64_t shared_variables(unsigned char *var_same, uint64_t *var_hash,
+                                 const uint64_t *prev_var_hash, uint32_t nv, uint64_t h)
+{
+    memset(var_same, SAME_ALL, nv);
+    memcpy(var_hash, prev_var_hash, nv * sizeof *var_hash);
+    for (uint32_t q = 0; q < nv; q++)
+        h = hmix(h, var_hash[q]);
+    return h;
+}
+
 /* The hash of part rp's structure (see "A part's structure"), each of
  * its equations and variables compared with prev's at the same place
  * (prev: the part that seeds it, NULL: none) and hashed, or given the hash
@@ -1861,7 +1964,12 @@ static uint64_t part_signature(analysis *an, const rpart *rp, const inc_part *pr
      * since's at rp's var_map (the kept split's); see "Since" */
     const mel_variable *sv = pre && rp->pre_fresh ? an->since->variables : NULL;
     size_t by_pointer = 0;
-    for (uint32_t q = 0; q < nv; q++) {
+    bool shared = sv != NULL && sv == mvars; /* since's array itself: see shared_variables */
+    if (shared) {
+        h = shared_variables(var_same, var_hash, prev_var_hash, nv, h);
+        by_pointer = nv;
+    }
+    for (uint32_t q = 0; q < nv && !shared; q++) {
         const mel_variable *v = &mvars[var_map[q]];
         int same = sv != NULL ? since_variable(v, &sv[var_map[q]]) : -1;
         if (same >= 0)

@@ -339,6 +339,19 @@ MDAE_API int mel_model_parse(const char *text, size_t len, const mel_options *op
  * (differentiated equations live as long as the model), or NULL when
  * expressions were not kept. */
 MDAE_API struct fx_pool *mel_model_exprs(const mel_model *m);
+
+/* Issue 40: when m was made from since (mel_options.since; both alive) by
+ * a replay of an edit inside one equation statement that moved no
+ * location and kept since's incidences (engine/mel_elab.c, "Replay"):
+ * true, *rows (m's, increasing, valid while m lives) the *n equations it
+ * elaborated again, and every other equation of m is since's at its index
+ * field for field (the same name, guard, incidences and locations: the
+ * same pointers). Else false, nothing written. */
+MDAE_API bool mel_model_edited_rows(const mel_model *m, const mel_model *since,
+                                    const uint32_t **rows, size_t *n);
+/* Tests: m's list of edited rows forgotten (mel_model_edited_rows false
+ * from now on): the passes that follow it take their slow path. */
+MDAE_TEST_API void mel_model_forget_edited_rows(mel_model *m);
 /* Index of the known quantity with this name, or -1. */
 MDAE_API long mel_model_find_known(const mel_model *m, const char *name);
 

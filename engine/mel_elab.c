@@ -283,6 +283,7 @@ typedef struct elab {
     } edited[8];
     size_t n_edited;
     bool shifted; /* a replay: the edit moves what follows it (replay_copy) */
+    bool rebased; /* a replay: its incidences and unknowns copied (rebase) */
     /* A replay's mel_model_priv.tree_pool being made (replay_copy, then
      * the instances), handed over by trees_placed; tree_own: the value
      * of the trees in the replay's own pool. */
@@ -3068,6 +3069,22 @@ struct fx_pool *mel_model_exprs(const mel_model *m)
     return m != NULL && m->priv != NULL ? m->priv->exprs : NULL;
 }
 
+bool mel_model_edited_rows(const mel_model *m, const mel_model *since, const uint32_t **rows,
+                           size_t *n)
+{
+    if (m == NULL || since == NULL || m->priv == NULL || m->priv->rows_from != since)
+        return false;
+    *rows = m->priv->edited_rows;
+    *n = m->priv->n_edited_rows;
+    return true;
+}
+
+void mel_model_forget_edited_rows(mel_model *m)
+{
+    if (m != NULL && m->priv != NULL)
+        m->priv->rows_from = NULL;
+}
+
 long mel_model_find_known(const mel_model *m, const char *name)
 {
     for (uint32_t k = 0; k < m->n_knowns; k++)
@@ -3123,6 +3140,7 @@ void mel_model_free(mel_model *m)
             mdae_free(priv->eqsrc); /* else a replay's or priv_release's */
         mdae_free(priv->decl_key);
         mdae_free(priv->tree_pool);
+        mdae_free(priv->edited_rows);
         fx_pool_free(priv->exprs);
         for (size_t k = 0; k < priv->n_held; k++)
             fx_pool_free(priv->held[k]);
@@ -4195,6 +4213,7 @@ static bool rebase(elab *el, const mel_model *prev, struct mel_model_priv *priv)
 {
     struct mel_model_priv *pp = prev->priv, *root = chain_root(pp);
     size_t n = priv->n_held, roots = priv->root_slots, ne = prev->n_equations;
+    el->rebased = true;
     size_t entries = ne + el->modes.n + el->knowns.n;
     uint8_t *t = priv->tree_pool;
     bool used[MEL__MAX_HELD] = {false};
@@ -4635,6 +4654,12 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
         uint32_t at = priv->eqsrc[q].stmt.start.offset;
         if (at >= C->where.start.offset && at < C->where.end.offset)
             check_equation(m, &m->equations[q]);
+    }
+    if (C == NULL && !el.shifted && !el.rebased) { /* the rows E's instances only */
+        priv->rows_from = prev;
+        priv->edited_rows = el.instances.p;
+        priv->n_edited_rows = el.instances.n;
+        el.instances = (vec){0};
     }
     elab_close(&el);
     *out = m;

@@ -439,6 +439,15 @@ struct mel_model_priv {
      * previous version (mel_elab.c, "Replay: instances an edited
      * condition leaves alone"). */
     size_t sides_as_before;
+    /* A replay of an edit inside one equation statement that moved no
+     * location and was not rebased (mel_elab.c, "Replay"): the previous
+     * version (rows_from, compared by pointer only) and E's instances,
+     * increasing (edited_rows, mdae_malloc); every other equation is
+     * rows_from's at its index, copied field for field (replay_copy).
+     * rows_from NULL: not known. See mel_model_edited_rows. */
+    const struct mel_model *rows_from;
+    uint32_t *edited_rows;
+    size_t n_edited_rows;
     /* Issue 40 item 3, the replay of an edit (mel_elab.c, "Replay"):
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared

@@ -239,6 +239,120 @@ Test(inc_since, a_since_that_is_not_the_last_analysed_model_is_ignored)
     free(text);
 }
 
+/* ---- The kept split's pass following the edit (h-inc17) ------------------
+ * A replay that moved nothing lists the equations it made anew
+ * (mel_model_edited_rows); the session then compares only those with the
+ * kept split (inc_session.c, kept_by_edited_rows). Two told sessions, each
+ * on its own chain of versions of the same texts: `fast` keeps the lists,
+ * `slow` has them forgotten (its models' lists dropped: the loop over every
+ * equation). Same answers, blocks, parts and statistics, by_pointer and
+ * moved_by_pointer included; the lists hold their promise (every equation
+ * not listed is since's field for field). */
+
+/* Every equation of m not in rows[0..n) (increasing) is since's at its
+ * index: the same name, guard, incidences and locations; the listed ones
+ * are px's instances. */
+static void rows_hold(const mel_model *m, const mel_model *since, const uint32_t *rows, size_t n)
+{
+    size_t j = 0;
+    for (uint32_t i = 0; i < m->n_equations; i++) {
+        const mel_equation *e = &m->equations[i], *o = &since->equations[i];
+        if (j < n && rows[j] == i) {
+            cr_assert(strncmp(e->name, "px[", 3) == 0, "listed %s", e->name);
+            j++;
+            continue;
+        }
+        cr_assert(e->name == o->name && e->guard == o->guard && e->n_incs == o->n_incs &&
+                      e->incs == o->incs && memcmp(&e->where, &o->where, sizeof e->where) == 0,
+                  "equation %u (%s) not listed, not since's", i, e->name);
+    }
+    cr_assert_eq(j, n, "the list increasing, in the model");
+}
+
+/* Analyse m in s told since; the result (owned). */
+static inc_result *told_result(inc_session *s, const mel_model *m, const mel_model *since)
+{
+    inc_result *r = NULL;
+    inc_session_since(s, since);
+    cr_assert_eq(inc_analyze(s, m, NULL, &r, NULL), MDAE_OK);
+    return r;
+}
+
+Test(inc_since, the_split_kept_through_the_edited_rows_is_the_loop_over_every_equation)
+{
+    char *text = tm_slurp("brake.mel");
+    const char *edits[] = {
+        "px[i] : equation b[i] = K*x[i] + (if i == 12 then der(x[i]) else 0);", /* moves */
+        "px[i] : equation b[i] = K*x[i] + (if i == 13 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 14 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 14 then der(x[i]) else 0);", /* the same */
+        "px[i] : equation b[i] = K*x[i] + (if i == 15 then x[i - 1]  else 0);", /* variables */
+        "px[i] : equation b[i] = K*x[i] + (if i == 16 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 17 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 18 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 19 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 20 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 21 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 22 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 23 then der(x[i]) else 0);",
+        "px[i] : equation b[i] = K*x[i] + (if i == 24 then der(x[i]) else 0);",
+    }; /* the front-end's chain rebased past MEL__MAX_HELD: not listed then */
+    inc_session *fast = NULL, *slow = NULL;
+    cr_assert_eq(inc_session_new(&fast), MDAE_OK);
+    cr_assert_eq(inc_session_new(&slow), MDAE_OK);
+    mel_model *mf = parse(text, NULL), *ms = parse(text, NULL);
+    inc_result_free(told_result(fast, mf, NULL));
+    inc_result_free(told_result(slow, ms, NULL));
+    size_t listed = 0, kept_listed = 0;
+    for (size_t k = 0; k < sizeof edits / sizeof *edits; k++) {
+        char *v = tm_replaced(text, PX, edits[k]);
+        mel_model *nf = parse(v, mf), *ns = parse(v, ms);
+        const uint32_t *rows;
+        size_t n;
+        bool known = mel_model_edited_rows(nf, mf, &rows, &n);
+        cr_assert(k > 0 || !known, "edit %zu: listed only when nothing moved", k);
+        if (known) {
+            rows_hold(nf, mf, rows, n);
+            listed++;
+        }
+        mel_model_forget_edited_rows(ns);
+        cr_assert(!mel_model_edited_rows(ns, ms, &rows, &n));
+        inc_result *a = told_result(fast, nf, mf), *b = told_result(slow, ns, ms);
+        inc_stats sa, sb;
+        inc_result_stats(a, &sa);
+        inc_result_stats(b, &sb);
+        if (sa.split_kept) /* not after x[i - 1]: other components */
+            cr_assert_gt(sa.by_pointer, nf->n_equations / 2, "edit %zu", k);
+        kept_listed += known && sa.split_kept;
+        cr_assert_eq(memcmp(&sa, &sb, sizeof sa), 0,
+                     "edit %zu: the statistics (by pointer %zu / %zu, moved %zu / %zu)", k,
+                     sa.by_pointer, sb.by_pointer, sa.moved_by_pointer, sb.moved_by_pointer);
+        same_blocks(a, b);
+        cr_assert_eq(inc_result_n_parts(a), inc_result_n_parts(b));
+        for (size_t j = 0; j < inc_result_n_parts(a); j++) {
+            inc_part_info x, y;
+            cr_assert_eq(inc_result_part(a, j, &x), MDAE_OK);
+            cr_assert_eq(inc_result_part(b, j, &y), MDAE_OK);
+            cr_assert_eq(x.reused, y.reused);
+            cr_assert_eq(x.equations, y.equations);
+        }
+        inc_result_free(a);
+        inc_result_free(b);
+        mel_model_free(mf);
+        mel_model_free(ms);
+        mf = nf;
+        ms = ns;
+        free(v);
+    }
+    cr_assert_geq(listed, 8, "%zu listed", listed);
+    cr_assert_geq(kept_listed, 4, "the fast path taken: %zu", kept_listed);
+    inc_session_free(fast);
+    inc_session_free(slow);
+    mel_model_free(mf);
+    mel_model_free(ms);
+    free(text);
+}
+
 /* ---- The light check and the guard fixpoints ------------------------------ */
 
 static int check_file(const char *name, size_t *n_diags)
