@@ -1718,11 +1718,18 @@ static inline bool kept_row(analysis *an, const inc__kept_part *p, uint32_t q,
     return true;
 }
 
-/* The q with p->eq_map[q] == i, or p->n_eq: a binary search, the map
- * read as increasing (a map that is not may hide i: not found). */
-static uint32_t kept_index(const inc__kept_part *p, uint32_t i)
+/* The q >= from with p->eq_map[q] == i, or p->n_eq: steps doubling from
+ * `from` (the row before's), then a binary search, the map read as
+ * increasing (a map that is not may hide i: not found). */
+static uint32_t kept_index(const inc__kept_part *p, uint32_t from, uint32_t i)
 {
-    uint32_t lo = 0, hi = p->n_eq;
+    uint32_t lo = from, hi = from, step = 1;
+    while (hi < p->n_eq && p->eq_map[hi] < i) {
+        lo = hi + 1;
+        hi = p->n_eq - hi > step ? hi + step : p->n_eq;
+        step = step < (1u << 30) ? 2 * step : step;
+    }
+    hi = hi < p->n_eq ? hi + 1 : p->n_eq; /* eq_map[hi] >= i: in the range */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (p->eq_map[mid] < i)
@@ -1731,6 +1738,24 @@ static uint32_t kept_index(const inc__kept_part *p, uint32_t i)
             hi = mid;
     }
     return lo < p->n_eq && p->eq_map[lo] == i ? lo : p->n_eq;
+}
+
+/* The kept part (*k) and its index (*q) of model equation i, looked for
+ * in part `last` from index `from` on (the row before's: the rows
+ * increasing), then in every part from its start; false: not found. */
+static bool find_kept(const inc_session *s, uint32_t i, size_t last, uint32_t from, size_t *k,
+                      uint32_t *q)
+{
+    if ((*q = kept_index(&s->kept[last], from, i)) < s->kept[last].n_eq) {
+        *k = last;
+        return true;
+    }
+    for (size_t j = 0; j < s->n_kept; j++)
+        if ((*q = kept_index(&s->kept[j], 0, i)) < s->kept[j].n_eq) {
+            *k = j;
+            return true;
+        }
+    return false;
 }
 
 /* split_is_kept's loop following the edit: when the front-end lists the
@@ -1761,14 +1786,16 @@ static bool kept_by_edited_rows(analysis *an)
             if (!kept_row(an, p, q, NULL, &by_pointer, &moved))
                 return false;
     }
+    size_t last = 0; /* the part of the row before, found from `from` on */
+    uint32_t from = 0;
     for (size_t j = 0; j < n_rows; j++) {
         MDAE_ASSERT(j == 0 || rows[j - 1] < rows[j]);
-        size_t k = 0;
-        uint32_t q = 0;
-        for (; k < s->n_kept && (q = kept_index(&s->kept[k], rows[j])) == s->kept[k].n_eq; k++)
-            ;
-        if (k == s->n_kept)
+        size_t k;
+        uint32_t q;
+        if (!find_kept(s, rows[j], last, from, &k, &q))
             return false;
+        last = k;
+        from = q + 1;
         if (!s->kept[k].fresh)
             continue; /* compared above */
         by_pointer--; /* counted again by kept_row when found so */
