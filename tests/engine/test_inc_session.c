@@ -856,18 +856,10 @@ Test(inc_session, staged_edit_sequences_equal_cold_analyses_whenever_the_graphs_
 static char *brake_der_at(const char *text, int k)
 {
     const char *from = "px[i] : equation b[i] = K*x[i];";
-    const char *at = strstr(text, from);
-    cr_assert_not_null(at);
     char to[160];
     snprintf(to, sizeof to,
              "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", k);
-    size_t a = (size_t)(at - text);
-    char *v = malloc(strlen(text) + strlen(to) + 1);
-    cr_assert_not_null(v);
-    memcpy(v, text, a);
-    strcpy(v + a, k > 0 ? to : from);
-    strcat(v, at + strlen(from));
-    return v;
+    return tm_replaced(text, from, k > 0 ? to : from);
 }
 
 /* Every block of `first` whose id `later` has too is the same block (ids
@@ -1140,18 +1132,12 @@ Test(inc_session, twelve_edits_in_a_row_share_their_private_models_and_equal_col
     mel_define d = {"N", 6};
     check_text(s, text, &d, 1, "brake N=6");
     const char *from = "px[i] : equation b[i] = K*x[i];";
-    const char *at = strstr(text, from);
-    cr_assert_not_null(at);
     for (int k = 0; k < 12; k++) {
         char to[160], label[64];
         snprintf(to, sizeof to,
                  "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
                  k % 6 + 1);
-        size_t a = (size_t)(at - text);
-        char *v = malloc(strlen(text) + strlen(to) + 1);
-        memcpy(v, text, a);
-        strcpy(v + a, to);
-        strcat(v, at + strlen(from));
+        char *v = tm_replaced(text, from, to);
         snprintf(label, sizeof label, "brake N=6 edit %d", k);
         inc_stats st = check_text(s, v, &d, 1, label);
         cr_assert_eq(st.recomputed, 1, "%s: a new structure", label);
@@ -1181,8 +1167,6 @@ Test(inc_session, twenty_six_edits_in_a_row_rebase_their_private_models_and_equa
     mel_define d = {"N", 6};
     check_text(s, text, &d, 1, "brake N=6");
     const char *from = "px[i] : equation b[i] = K*x[i];";
-    const char *at = strstr(text, from);
-    cr_assert_not_null(at);
     for (int k = 0; k < 26; k++) {
         char to[160], label[64];
         if (k % 3 == 2) /* the same railcar, the text longer: the rows after it move */
@@ -1193,11 +1177,7 @@ Test(inc_session, twenty_six_edits_in_a_row_rebase_their_private_models_and_equa
             snprintf(to, sizeof to,
                      "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
                      k % 5 + 1);
-        size_t a = (size_t)(at - text);
-        char *v = malloc(strlen(text) + strlen(to) + 1);
-        memcpy(v, text, a);
-        strcpy(v + a, to);
-        strcat(v, at + strlen(from));
+        char *v = tm_replaced(text, from, to);
         snprintf(label, sizeof label, "brake N=6 edit %d", k);
         check_text(s, v, &d, 1, label);
         free(v);

@@ -194,6 +194,23 @@ static mel_model *same_as_cold(const char *text, long long n, const mel_model *s
     return a;
 }
 
+/* The version after prev, m (u's model made from prev), in one of the two
+ * freeing orders a chain of edits is tested in: order 0 frees prev first,
+ * as an editor's worker does, and keeps m; order 1 parses u again from m
+ * (same_as_cold), then frees m and prev, and keeps that. */
+static mel_model *next_version(mel_model *prev, mel_model *m, const char *u, long long n,
+                               int order, const char *what)
+{
+    if (order == 0) {
+        mel_model_free(prev);
+        return m;
+    }
+    mel_model *again = same_as_cold(u, n, m, false, what);
+    mel_model_free(m);
+    mel_model_free(prev);
+    return again;
+}
+
 /* text with the first `from` replaced by `to`. */
 static char *replace(const char *text, const char *from, const char *to)
 {
@@ -893,15 +910,7 @@ Test(mel_since, replayed_edits_inside_the_brakes_equations_in_a_row)
                 continue;
             }
             replays += replayed(m) > 0;
-            if (order == 0) { /* the previous version freed first, as an editor's worker does */
-                mel_model_free(prev);
-                prev = m;
-            } else { /* the new one first, then the previous one parsed with the new */
-                mel_model *again = same_as_cold(u, 6, m, false, what);
-                mel_model_free(m);
-                mel_model_free(prev);
-                prev = again;
-            }
+            prev = next_version(prev, m, u, 6, order, what);
             free(t);
             t = u;
             if (s % 13 == 12) { /* back to the model */
@@ -995,16 +1004,8 @@ Test(mel_since, a_chain_of_thirty_edits_never_elaborates_in_full)
             mel_model *m = same_as_cold(u, 6, prev, false, what);
             cr_assert_not_null(m);
             chain_bounded(m);
-            if (order == 0) {
-                mel_model_free(prev);
-                prev = m;
-            } else {
-                mel_model *again = same_as_cold(u, 6, m, false, what);
-                chain_bounded(again);
-                mel_model_free(m);
-                mel_model_free(prev);
-                prev = again;
-            }
+            prev = next_version(prev, m, u, 6, order, what);
+            chain_bounded(prev);
             free(t);
             t = u;
         }
@@ -1267,15 +1268,7 @@ Test(mel_since, edited_conditions_and_equations_in_a_row)
                 continue;
             }
             replays += replayed(m) > 0;
-            if (order == 0) {
-                mel_model_free(prev);
-                prev = m;
-            } else {
-                mel_model *again = same_as_cold(u, 5, m, false, what);
-                mel_model_free(m);
-                mel_model_free(prev);
-                prev = again;
-            }
+            prev = next_version(prev, m, u, 5, order, what);
             free(t);
             t = u;
         }

@@ -223,19 +223,20 @@ Test(sa_blocks_repair, known_records_checked)
     free(text);
 }
 
-/* The bulk check of records the hint's own seeded rounds took (sa_blocks.c,
- * "The records of the hint's own rounds"): a chain of edits, each seeded by
- * the previous seeded result, under self_check (each record so taken is
- * checked by krec_is all the same), the results the cold ones. */
-static uint32_t chain_bulk(char kind)
+/* A chain of edits of `kind` at railcars 11, 12, 13, each seeded by the
+ * previous seeded result, under self_check (what a fast path takes is
+ * checked the slow way all the same: an assertion), the results the cold
+ * ones; the sum of count(r) over the chain's results (`label` names the
+ * count in the failure messages). */
+static uint32_t chain_counted(char kind, uint32_t (*count)(const sa_result *), const char *label)
 {
     char *text = tm_slurp("brake.mel");
     mel_model *pm = brake_edit(text, kind, 10);
     sa_result *prev = analyse(pm, NULL);
-    uint32_t bulk = 0;
+    uint32_t sum = 0;
     for (int k = 11; k < 14; k++) {
-        char what[64];
-        snprintf(what, sizeof what, "edit (%c) at railcar %d, self_check (bulk)", kind, k);
+        char what[80];
+        snprintf(what, sizeof what, "edit (%c) at railcar %d, self_check (%s)", kind, k, label);
         mel_model *m = brake_edit(text, kind, k);
         sa_options o = {0};
         o.hint = prev;
@@ -244,7 +245,7 @@ static uint32_t chain_bulk(char kind)
         cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
         uint32_t afresh;
         same_as_cold(m, r, &afresh, what);
-        bulk += sa__kept_bulk(r);
+        sum += count(r);
         sa_result_free(prev);
         mel_model_free(pm);
         prev = r;
@@ -253,8 +254,13 @@ static uint32_t chain_bulk(char kind)
     sa_result_free(prev);
     mel_model_free(pm);
     free(text);
-    return bulk;
+    return sum;
 }
+
+/* The bulk check of records the hint's own seeded rounds took (sa_blocks.c,
+ * "The records of the hint's own rounds"): each record so taken is checked
+ * by krec_is all the same under self_check. */
+static uint32_t chain_bulk(char kind) { return chain_counted(kind, sa__kept_bulk, "bulk"); }
 
 Test(sa_blocks_repair, bulk_records_checked)
 {
@@ -271,38 +277,9 @@ Test(sa_blocks_repair, bulk_records_checked_guards)
     cr_log_info("%u records taken by the bulk check (guards)", chain_bulk('b'));
 }
 
-/* The parts taken again (sa_blocks.c): edits of `kind` at railcars 11,
- * 12, 13, each seeded by the previous seeded result, under self_check
- * (the parts so taken are taken afresh all the same and compared: an
- * assertion), the results the cold ones; the parts taken again, counted. */
-static uint32_t chain_again(char kind)
-{
-    char *text = tm_slurp("brake.mel");
-    mel_model *pm = brake_edit(text, kind, 10);
-    sa_result *prev = analyse(pm, NULL);
-    uint32_t again = 0;
-    for (int k = 11; k < 14; k++) {
-        char what[64];
-        snprintf(what, sizeof what, "edit (%c) at railcar %d, self_check (again)", kind, k);
-        mel_model *m = brake_edit(text, kind, k);
-        sa_options o = {0};
-        o.hint = prev;
-        o.self_check = true;
-        sa_result *r = NULL;
-        cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
-        uint32_t afresh;
-        same_as_cold(m, r, &afresh, what);
-        again += sa__kept_again(r);
-        sa_result_free(prev);
-        mel_model_free(pm);
-        prev = r;
-        pm = m;
-    }
-    sa_result_free(prev);
-    mel_model_free(pm);
-    free(text);
-    return again;
-}
+/* The parts taken again (sa_blocks.c): the parts so taken are taken
+ * afresh all the same under self_check and compared. */
+static uint32_t chain_again(char kind) { return chain_counted(kind, sa__kept_again, "again"); }
 
 /* Round 0 of edit (a) (the previous edit's offsets) covers no mode, so
  * round 1, over the same modes, takes the parts round 0 took from the
