@@ -211,20 +211,6 @@ static mel_model *next_version(mel_model *prev, mel_model *m, const char *u, lon
     return again;
 }
 
-/* text with the first `from` replaced by `to`. */
-static char *replace(const char *text, const char *from, const char *to)
-{
-    const char *p = strstr(text, from);
-    cr_assert_not_null(p, "'%s' not found", from);
-    size_t a = (size_t)(p - text), nb = strlen(from), c = strlen(to), n = strlen(text);
-    char *o = malloc(n - nb + c + 1);
-    cr_assert_not_null(o);
-    memcpy(o, text, a);
-    memcpy(o + a, to, c);
-    memcpy(o + a + c, p + nb, n - a - nb + 1);
-    return o;
-}
-
 /* An equation of m by name (must exist). */
 static const mel_equation *eq(const mel_model *m, const char *name)
 {
@@ -264,7 +250,7 @@ Test(mel_since, brake_edits_are_the_cold_models)
     for (size_t k = 0; k < sizeof edits / sizeof *edits; k++) {
         for (int recover = 0; recover < 2; recover++) {
             mel_model *m0 = same_as_cold(text, 6, NULL, recover, "original");
-            char *t = replace(text, edits[k].from, edits[k].to);
+            char *t = tm_replaced(text, edits[k].from, edits[k].to);
             mel_model *m1 = same_as_cold(t, 6, m0, recover, edits[k].what);
             /* and back, from the edited version (if it parsed) */
             mel_model *m2 = same_as_cold(text, 6, m1 != NULL ? m1 : m0, recover, edits[k].what);
@@ -337,7 +323,7 @@ Test(mel_since, an_outer_loop_index_of_another_value)
                             "  done\n"
                             "done;\n"
                             "foreach i in 1 .. N do f[i] : equation y[i] = 0 done;\n";
-    char *b = replace(a, "foreach k in 1 .. 1", "foreach k in 2 .. 2");
+    char *b = tm_replaced(a, "foreach k in 1 .. 1", "foreach k in 2 .. 2");
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "k = 1");
     mel_model *m1 = same_as_cold(b, -1, m0, false, "k = 2");
     cr_assert_eq(eq(m1, "f[2]")->lhs, eq(m0, "f[2]")->lhs);
@@ -360,8 +346,8 @@ Test(mel_since, an_integer_constant_of_another_value)
                             "x : real; y : real;\n"
                             "e : equation x = N * y + K;\n"
                             "f : equation y = der(x) + N;\n";
-    char *b = replace(a, "N : integer = 2", "N : integer = 3");
-    char *c = replace(a, "K : real = 5.0", "K : real = 6.0");
+    char *b = tm_replaced(a, "N : integer = 2", "N : integer = 3");
+    char *c = tm_replaced(a, "K : real = 5.0", "K : real = 6.0");
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "N = 2");
     mel_model *m1 = same_as_cold(b, -1, m0, false, "N = 3 in the text");
     mel_model *m2 = same_as_cold(a, 4, m0, false, "N = 4 by a define");
@@ -385,7 +371,7 @@ Test(mel_since, an_integer_constant_of_another_value)
 Test(mel_since, the_equations_before_the_edit_are_shared_and_outlive_their_model)
 {
     char *text = tm_slurp("brake.mel");
-    char *t = replace(text, edits[0].from, edits[0].to);
+    char *t = tm_replaced(text, edits[0].from, edits[0].to);
     mel_model *m0 = same_as_cold(text, 6, NULL, false, "original");
     mel_model *m1 = same_as_cold(t, 6, m0, false, "(a)");
     /* before the edit: the same trees; the edited statement and those after
@@ -553,7 +539,7 @@ Test(mel_since, an_integer_constant_that_becomes_a_parameter)
                             "x : real; y : real;\n"
                             "e : equation x = N * y;\n"
                             "f : equation y = der(x) + N;\n";
-    char *b = replace(a, "N : integer = 0;          ", "N : parameter integer = 0;");
+    char *b = tm_replaced(a, "N : integer = 0;          ", "N : parameter integer = 0;");
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "a constant");
     mel_model *m1 = same_as_cold(b, -1, m0, false, "a parameter");
     mel_model *m2 = same_as_cold(a, -1, m1, false, "a constant again");
@@ -639,7 +625,7 @@ Test(mel_since, the_declarations_key_sees_what_pass_1_reads)
     };
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "the base");
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        char *b = replace(a, cases[k].from, cases[k].to);
+        char *b = tm_replaced(a, cases[k].from, cases[k].to);
         mel_model *m1 = same_as_cold(b, -1, m0, false, cases[k].what);
         cr_assert_not_null(m1, "%s", cases[k].what);
         cr_assert_eq(eq(m1, "f[1]")->rhs == eq(m0, "f[1]")->rhs, cases[k].shared, "%s",
@@ -939,7 +925,8 @@ Test(mel_since, the_chain_of_replays_is_bounded)
         snprintf(to, sizeof to,
                  "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
                  1 + k % 6);
-        char *t = k % 5 == 4 ? copy(text) : replace(text, "px[i] : equation b[i] = K*x[i];", to);
+        char *t = k % 5 == 4 ? copy(text)
+                             : tm_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
         mel_model *m = same_as_cold(t, 6, prev, false, "edit (a)");
         full += replayed(m) == 0;
         cr_assert_leq(replayed(m), MEL__MAX_HELD);
@@ -990,7 +977,7 @@ Test(mel_since, a_chain_of_thirty_edits_never_elaborates_in_full)
                 snprintf(to, sizeof to,
                          "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
                          1 + k);
-                u = replace(text, "px[i] : equation b[i] = K*x[i];", to);
+                u = tm_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
             } else {
                 lines ls;
                 split_lines(t, &ls);
@@ -1052,7 +1039,7 @@ Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
     char *t = copy(a);
     mel_model *prev = same_as_cold(t, -1, NULL, false, "original");
     for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
-        char *u = replace(t, steps[k].from, steps[k].to);
+        char *u = tm_replaced(t, steps[k].from, steps[k].to);
         mel_model *m = same_as_cold(u, -1, prev, false, steps[k].to);
         if (m == NULL) { /* an error: back to the last text */
             free(u);
@@ -1079,14 +1066,14 @@ Test(mel_since, columns_on_the_edits_line_and_guards_made_later)
                     "if g then e4 : equation der(z) = 0; end;\n"
                     "e5 : equation 0 = (if h then x else y);\n";
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
-    char *b = replace(a, "e1 : equation x = 1;", "e1 : equation x = 1 + der(y)*2;");
+    char *b = tm_replaced(a, "e1 : equation x = 1;", "e1 : equation x = 1 + der(y)*2;");
     mel_model *m1 = same_as_cold(b, -1, m0, false, "columns");
     cr_assert_gt(replayed(m1), 0);
-    char *c = replace(b, "x = 1 + der(y)*2;", "x = (if h then 1 else 2);");
+    char *c = tm_replaced(b, "x = 1 + der(y)*2;", "x = (if h then 1 else 2);");
     mel_model *m2 = same_as_cold(c, -1, m1, false, "a guard made later");
-    char *d = replace(c, "der(z) = 0;", "der(z) = (if g then 0 else x);");
+    char *d = tm_replaced(c, "der(z) = 0;", "der(z) = (if g then 0 else x);");
     mel_model *m3 = same_as_cold(d, -1, m2, false, "inside the conditional");
-    char *e = replace(d, "e2 : equation der(y) = x;", "e2 : equation der(y) =\n\n x + y;");
+    char *e = tm_replaced(d, "e2 : equation der(y) = x;", "e2 : equation der(y) =\n\n x + y;");
     mel_model *m4 = same_as_cold(e, -1, m3, false, "lines added inside");
     cr_assert_gt(replayed(m4), 0);
     mel_model_free(m0);
@@ -1113,7 +1100,7 @@ Test(mel_since, a_replay_within_the_work_limit_only)
     strcat(big, "x[i] = 1");
     for (int k = 0; k < 200; k++)
         strcat(big, " + 1");
-    char *b = replace(a, "x[i] = 1", big);
+    char *b = tm_replaced(a, "x[i] = 1", big);
     mel_options w = o;
     w.since = m0;
     int rc1 = mel_model_parse(b, strlen(b), &w, &m1, NULL);
@@ -1192,7 +1179,7 @@ static char *condition_typed(const char *text, const char *cond)
 {
     char to[256];
     snprintf(to, sizeof to, "if %s then", cond);
-    return replace(text, "if open[i] then", to);
+    return tm_replaced(text, "if open[i] then", to);
 }
 
 Test(mel_since, edited_conditions_are_replayed_as_the_cold_models)
@@ -1289,10 +1276,10 @@ Test(mel_since, a_model_whose_ors_depend_on_the_guards_order)
                     "if g then e2 : equation der(y) = x; else e3 : equation y = 0; end;\n"
                     "e4 : equation z = (if g & h then x else y);\n";
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
-    char *b = replace(a, "if g then e2", "if h & g then e2");
+    char *b = tm_replaced(a, "if g then e2", "if h & g then e2");
     mel_model *m1 = same_as_cold(b, -1, m0, false, "h & g");
     cr_assert_eq(replayed(m1), 0);
-    char *c = replace(a, "if g then e2", "if !h then e2");
+    char *c = tm_replaced(a, "if g then e2", "if !h then e2");
     mel_model *m2 = same_as_cold(c, -1, m0, false, "!h");
     mel_model_free(m0);
     mel_model_free(m1);
@@ -1311,15 +1298,15 @@ Test(mel_since, edits_after_an_edited_condition)
                     "e4 : equation z = x;\n"
                     "e5 : equation x = y;\n";
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
-    char *b = replace(a, "if g then", "if g & h then");
+    char *b = tm_replaced(a, "if g then", "if g & h then");
     mel_model *m1 = same_as_cold(b, -1, m0, false, "g & h");
     cr_assert_gt(replayed(m1), 0);
-    char *c = replace(b, "z = x;", "z = (if g & h then x else 0) + (if h then x else 0);");
+    char *c = tm_replaced(b, "z = x;", "z = (if g & h then x else 0) + (if h then x else 0);");
     mel_model *m2 = same_as_cold(c, -1, m1, false, "an OR of two guards after");
     cr_assert_eq(replayed(m2), 0);
-    char *d = replace(b, "z = x;", "z = (if g & h then x else 0);");
+    char *d = tm_replaced(b, "z = x;", "z = (if g & h then x else 0);");
     mel_model *m3 = same_as_cold(d, -1, m1, false, "one guard after");
-    char *e = replace(d, "if g & h then", "if h then");
+    char *e = tm_replaced(d, "if g & h then", "if h then");
     mel_model *m4 = same_as_cold(e, -1, m3, false, "the condition again");
     mel_model_free(m1);
     mel_model_free(m0);
@@ -1375,12 +1362,12 @@ Test(mel_since, a_replays_plan_through_if_expressions_on_integers)
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
     cr_assert_not_null(m0);
     for (size_t k = 0; k < sizeof plan_edits / sizeof *plan_edits; k++) {
-        char *t = replace(a, plan_edits[k].from, plan_edits[k].to);
+        char *t = tm_replaced(a, plan_edits[k].from, plan_edits[k].to);
         mel_model *m = same_as_cold(t, -1, m0, false, plan_edits[k].to);
         cr_assert_eq(m != NULL, plan_edits[k].replays, "%s", plan_edits[k].to);
         if (m != NULL) {
             cr_assert_gt(replayed(m), 0, "%s", plan_edits[k].to);
-            char *u = replace(t, " else ", " else 0 + "); /* a replay of the replay */
+            char *u = tm_replaced(t, " else ", " else 0 + "); /* a replay of the replay */
             mel_model *m2 = same_as_cold(u, -1, m, false, u);
             cr_assert_not_null(m2, "%s", u);
             cr_assert_gt(replayed(m2), 1, "%s", u);
@@ -1403,18 +1390,18 @@ Test(mel_since, sources_shared_when_none_moves)
     char *text = tm_slurp("brake.mel");
     for (int order = 0; order < 2; order++) {
         mel_model *m0 = same_as_cold(text, 6, NULL, false, "original");
-        char *a = replace(text, "px[i] : equation b[i] = K*x[i];",
+        char *a = tm_replaced(text, "px[i] : equation b[i] = K*x[i];",
                           "px[i] : equation b[i] = K*x[i] + (if i == 1 then der(x[i]) else 0);");
         mel_model *m1 = same_as_cold(a, 6, m0, false, "the shape");
         cr_assert_gt(replayed(m1), 0);
         cr_assert_neq(m1->priv->eqsrc, m0->priv->eqsrc);
-        char *b = replace(a, "i == 1", "i == 2");
+        char *b = tm_replaced(a, "i == 1", "i == 2");
         mel_model *m2 = same_as_cold(b, 6, m1, false, "a literal");
         cr_assert_gt(replayed(m2), 1);
         cr_assert_eq(m2->priv->eqsrc, m1->priv->eqsrc);
         mel_model *m3 = same_as_cold(b, 6, m2, false, "the same text");
         cr_assert_eq(m3->priv->eqsrc, m1->priv->eqsrc);
-        char *c = replace(b, "i == 2", "i == 12");
+        char *c = tm_replaced(b, "i == 2", "i == 12");
         mel_model *m4 = same_as_cold(c, 6, m3, false, "longer");
         cr_assert_gt(replayed(m4), 3);
         cr_assert_neq(m4->priv->eqsrc, m1->priv->eqsrc);
@@ -1449,13 +1436,13 @@ Test(mel_since, unknowns_after_the_edit_move)
     const char *a = "x : real;\ne1 : equation x = 1;\ny : real; z : real;\ne2 : equation y = x;\n"
                     "e3 : equation z = y;\n";
     mel_model *m0 = same_as_cold(a, -1, NULL, false, "original");
-    char *b = replace(a, "x = 1;", "x = 1 + 2;");
+    char *b = tm_replaced(a, "x = 1;", "x = 1 + 2;");
     mel_model *m1 = same_as_cold(b, -1, m0, false, "unknowns after");
     cr_assert_gt(replayed(m1), 0);
-    char *c = replace(b, "x = 1 + 2;", "x = 1 +\n 2 + 3;");
+    char *c = tm_replaced(b, "x = 1 + 2;", "x = 1 +\n 2 + 3;");
     mel_model *m2 = same_as_cold(c, -1, m1, false, "again, a line added");
     cr_assert_gt(replayed(m2), 1);
-    char *d = replace(c, "z = y;", "z = y + 0;");
+    char *d = tm_replaced(c, "z = y;", "z = y + 0;");
     mel_model *m3 = same_as_cold(d, -1, m2, false, "after the last unknown");
     cr_assert_gt(replayed(m3), 2);
     cr_assert_eq(m3->variables, m2->variables);
