@@ -384,6 +384,7 @@ static void sub_enter(sa_ctx *c, sub *s)
      * per edge in a table far larger than the caches. */
     r->edgeset = bddfalse;
     r->te = sa__slots(c, r->n_edges + 1);
+    r->te_within = false;
     sa__push_cleanup(c, drop_sub, s);
     c->r = r;
 }
@@ -1306,6 +1307,7 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
             implicit_primal(c, local_tmax);
         }
     }
+    MDAE_ASSERT(!r->te_within); /* the memo and the kept blocks hold exact te */
     keep_block(c, s, key, sa__te_exact(r), local_tmax, r->ok, r->singular);
     for (size_t k = 0; tmax != NULL && k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
@@ -2604,6 +2606,7 @@ bool sa__primal_blocks(sa_ctx *c)
     MDAE_ASSERT(b.tmax != NULL); /* not c->no_max's */
     if (w->te == NULL) /* else a seeded primal's that did not cover: put over */
         w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
+    w->te_within = false; /* the exact b.te & *b.ok below */
     sa__put(&w->ok, *b.ok);
     sa__put(&w->singular, sa__diff(w->chi_m, *b.ok));
     for (size_t e = 0; e < w->n_edges; e++)

@@ -771,6 +771,7 @@ void sa__edge_modes(sa_ctx *c, BDD t)
         if ((k & 1023) == 1023)
             sa__progress(c, "choice", k, ns->n);
     }
+    MDAE_ASSERT(!r->te_within); /* ORed into as exact functions */
     for (size_t e = 0; e < r->n_edges; e++) {
         if (tel[e] == bddfalse)
             continue;
