@@ -243,6 +243,11 @@ typedef struct sa_ctx {
     sa__block *spare_block; /* a released temporary chunk, for reuse */
     const char *phase;      /* the last sa__progress's, for the calls from */
     size_t done, total;     /* the garbage collections (sa_enc.c, on_gbc) */
+    /* sa__edge_modes may write te within r->ok (sa_result.te_within) when
+     * it can: set by sa_tight.c's tight_whole for its own primal, whose
+     * caller conjoins te with that ok anyway (issue 40); NULL: never.
+     * For this result only (not the blocks its primal may solve). */
+    const sa_result *edge_modes_within;
     bool no_max;            /* sa_blocks.c: the blocks' singular modes'
                                maximum matchings are not wanted (a tight
                                graph's singular modes are only "not
@@ -730,6 +735,9 @@ typedef struct sa__bsol {
     uint32_t *efirst, *vfirst, *eqs, *vars;
     bool *from_prev; /* per block: its solution is prev's (sa__blocks_solve) */
     uint8_t *kind;   /* per block, SA_UBLOCK_* (sa_udm.c); NULL: all square */
+    /* per block: its te entries are within its own ok bok[b] (sa_result's
+     * te_within: its primal's), not exact; either way te & *ok is exact */
+    bool *te_within;
 } sa__bsol;
 /* An earlier round of the same analysis, over more modes (the seeded
  * rounds', sa_tight.c): its blocks, and redo: the columns whose tight
@@ -890,8 +898,12 @@ void sa__offsets_alloc(sa_ctx *c);
 /* Lexicographically smallest element of S per mode (edges false first). */
 BDD sa__choose(sa_ctx *c, BDD s);
 /* r->te[e] |= the modes where t (one edge set per mode: sa__choose's)
- * holds edge e, for every edge in one pass. */
+ * holds edge e, for every edge in one pass; or, when
+ * c->edge_modes_within is r and it can, te within r->ok (te_within). */
 void sa__edge_modes(sa_ctx *c, BDD t);
+/* Tests: sa__edge_modes always writes the exact te (the path before
+ * te_within, compared with it by test_sa_te_within). Process-global. */
+extern bool sa__edge_modes_exact;
 /* Over the edges es[0..n) (any order): *one := exactly one of them is true
  * (at most one if !exactly), each only where act[k] holds (act may be NULL);
  * *none := none is true. one and none are caller slots. */
