@@ -1790,7 +1790,7 @@ static void dirty_rows(const build *b, const sa_result *o, bool same, bool *dirt
 {
     const sa_result *r = b->r;
     size_t n = r->n_eq, ne = r->n_edges;
-    if (!same) {
+    if (!same || !sa__te_comparable(r, o)) { /* te: function by function */
         for (uint32_t i = 0; i < n; i++)
             dirty[i] = !same_row(b, o, i, false);
         return;

@@ -432,6 +432,18 @@ static bool same_bdds(const BDD *a, const BDD *b, size_t n)
     return n == 0 || memcmp(a, b, n * sizeof *a) == 0;
 }
 
+/* Whether a and b (as many edges, the same ok) choose each edge in the same
+ * modes, whichever form each stores te in. */
+static bool same_te(const sa_result *a, const sa_result *b)
+{
+    if (sa__te_comparable(a, b))
+        return same_bdds(sa__te_exact(a), sa__te_exact(b), a->n_edges);
+    for (size_t e = 0; e < a->n_edges; e++)
+        if (!sa__te_same(a, e, b, e))
+            return false;
+    return true;
+}
+
 bool sa_result_same(const sa_result *a, const sa_result *b, const char **why)
 {
     const char *w = NULL;
@@ -442,7 +454,7 @@ bool sa_result_same(const sa_result *a, const sa_result *b, const char **why)
         w = "valid modes";
     else if (a->ok != b->ok || a->singular != b->singular)
         w = "singular modes";
-    else if (!same_bdds(sa__te_exact(a), sa__te_exact(b), a->n_edges))
+    else if (!same_te(a, b))
         w = "chosen matching (te)";
     else if (a->w_off != b->w_off)
         w = "offset width";

@@ -384,6 +384,7 @@ static void sub_enter(sa_ctx *c, sub *s)
      * per edge in a table far larger than the caches. */
     r->edgeset = bddfalse;
     r->te = sa__slots(c, r->n_edges + 1);
+    r->te_within = false;
     sa__push_cleanup(c, drop_sub, s);
     c->r = r;
 }
@@ -1267,12 +1268,12 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
 /* Solve the block in s, its sub-result in c->r for the call: by
  * enumerating the assignments of the mode variables it reads, or by the
  * implicit primal (the top of the file says which). Adds its matched edges
- * to te and a maximum matching of its singular modes to tmax (whole's
+ * to te (within its ok when it sets *within: its primal's te_within) and a maximum matching of its singular modes to tmax (whole's
  * edges, slots), its nonsingular modes to *ok, and sets *sing to its
  * singular modes and *bok to its nonsingular ones; keeps it in the
  * analysis's memo under key. */
 static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tmax, BDD *ok,
-                        BDD *sing, BDD *bok)
+                        BDD *sing, BDD *bok, bool *within)
 {
     sa_result *w = c->r, *r = &s->r;
     size_t mark = sa__mark(c);
@@ -1306,12 +1307,16 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
             implicit_primal(c, local_tmax);
         }
     }
-    keep_block(c, s, key, sa__te_exact(r), local_tmax, r->ok, r->singular);
+    /* The memo and the kept blocks hold exact te, which a block within its
+     * ok has not made: not kept (a later analysis solves it again). */
+    if (!r->te_within)
+        keep_block(c, s, key, sa__te_exact(r), local_tmax, r->ok, r->singular);
+    *within = r->te_within;
     for (size_t k = 0; tmax != NULL && k < r->n_edges; k++)
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
     c->r = w;
-    for (size_t k = 0; k < r->n_edges; k++)
-        sa__put(&te[s->edge_whole[k]], sa__te(c, r, k));
+    for (size_t k = 0; k < r->n_edges; k++) /* as stored: *within says */
+        sa__put(&te[s->edge_whole[k]], r->te[k]);
     sa__put(ok, sa__and(*ok, r->ok));
     sa__put(bok, r->ok);
     sa__put(sing, r->singular);
@@ -2537,6 +2542,8 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     BDD *ok = sa__slots(c, 1);
     sa__put(ok, w->chi_m);
     bool *from_prev = sa__alloc(c, (size_t)nb + 1);
+    bool *te_within = sa__alloc(c, (size_t)nb + 1);
+    memset(te_within, 0, (size_t)nb + 1);
     uint32_t reused = 0;
     own_kept own_k = {false, 0, NULL};
     for (uint32_t b = 0; b < nb; b++) {
@@ -2578,7 +2585,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
             reused++;
         } else {
             sub_fill(c, w, s);
-            solve_block(c, s, &key, te, tmax, ok, &sing[b], &bok[b]);
+            solve_block(c, s, &key, te, tmax, ok, &sing[b], &bok[b], &te_within[b]);
         }
         sa__alloc_release(c, temps);
         sa__release(c, m2);
@@ -2588,8 +2595,66 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     *out = (sa__bsol){.nb = nb, .block_of_eq = block_of_eq, .block_of_var = block_of_var,
                       .in_union = in_union, .te = te, .tmax = tmax, .sing = sing, .bok = bok,
                       .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars,
-                      .from_prev = from_prev, .kind = kind};
+                      .from_prev = from_prev, .kind = kind, .te_within = te_within};
     return true;
+}
+
+/* Whether some block of b has its te within its ok, and whether every such
+ * block's ok is the whole's *b.ok (the same handle: the compressible
+ * building's, docs/figures.md h-bldg16) into *same. */
+static bool some_within(const sa__bsol *b, bool *same)
+{
+    bool any = false;
+    *same = true;
+    for (uint32_t k = 0; k < b->nb; k++)
+        if (b->te_within[k]) {
+            any = true;
+            *same = *same && b->bok[k] == *b->ok;
+        }
+    return any;
+}
+
+/* w->te from the blocks' b.te: exact, b.te & *b.ok (also for a block within
+ * its ok, *b.ok implying it: what lies out of it goes), unless some block
+ * has its te within its ok and every such block's ok is *b.ok, not
+ * constant: then within *b.ok (w->te_within), the other blocks' exact
+ * functions simplified as sa__within_simplify does (without the chain). */
+static void take_te(sa_ctx *c, const sa__bsol *b, sa_result *w)
+{
+    bool same;
+    bool within = some_within(b, &same) && same && *b->ok >= 2;
+    w->te_within = within;
+    if (!within) {
+        for (size_t e = 0; e < w->n_edges; e++)
+            sa__put(&w->te[e], sa__and(b->te[e], *b->ok));
+        return;
+    }
+    sa__within wok;
+    size_t mark = sa__mark(c);
+    sa__within_init(c, *b->ok, &wok);
+    for (size_t e = 0; e < w->n_edges; e++) {
+        uint32_t k = b->block_of_eq[w->edge_eq[e]];
+        bool in = k < b->nb && b->block_of_var[w->edge_v[e]] == k && b->te_within[k];
+        size_t m2 = sa__mark(c);
+        sa__put(&w->te[e], in || b->te[e] < 2 ? b->te[e] : sa__within_simplify(c, &wok, b->te[e]));
+        sa__release(c, m2);
+    }
+    sa__release(c, mark);
+}
+
+/* b's te entries within their blocks' oks made exact (& bok), in place. */
+static void exact_te(sa_ctx *c, sa__bsol *b)
+{
+    bool same;
+    if (!some_within(b, &same))
+        return;
+    sa_result *w = c->r;
+    for (size_t e = 0; e < w->n_edges; e++) {
+        uint32_t k = b->block_of_eq[w->edge_eq[e]];
+        if (k < b->nb && b->block_of_var[w->edge_v[e]] == k && b->te_within[k])
+            sa__put(&b->te[e], sa__and(b->te[e], b->bok[k]));
+    }
+    memset(b->te_within, 0, b->nb);
 }
 
 bool sa__primal_blocks(sa_ctx *c)
@@ -2606,13 +2671,13 @@ bool sa__primal_blocks(sa_ctx *c)
         w->te = sa__alloc_keep(c, (w->n_edges + 1) * sizeof(BDD));
     sa__put(&w->ok, *b.ok);
     sa__put(&w->singular, sa__diff(w->chi_m, *b.ok));
-    for (size_t e = 0; e < w->n_edges; e++)
-        sa__put(&w->te[e], sa__and(b.te[e], *b.ok));
+    take_te(c, &b, w);
     w->primal_blocks = b.nb;
     if (w->singular == bddfalse) {
         sa__release(c, mark);
         return true;
     }
+    exact_te(c, &b); /* read below as exact */
     /* In each mode, the blocks' own matchings: perfect in the nonsingular
      * ones, maximum in the singular ones, when those are apart; else a
      * maximum matching of the whole in each singular mode, if the tight

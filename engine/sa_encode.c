@@ -963,7 +963,8 @@ bool sa__run_same(const sa_result *r, const sa_result *h, size_t lo, size_t n, b
     MDAE_ASSERT(r->w_sigma == h->w_sigma && lo + n <= r->n_edges);
     size_t ws = (size_t)r->w_sigma;
     return memcmp(&r->chi_e[lo], &h->chi_e[lo], n * sizeof(BDD)) == 0 &&
-           (!with_te || memcmp(sa__te_exact(r) + lo, sa__te_exact(h) + lo, n * sizeof(BDD)) == 0) &&
+           (!with_te || (sa__te_comparable(r, h) &&
+                          memcmp(sa__te_exact(r) + lo, sa__te_exact(h) + lo, n * sizeof(BDD)) == 0)) &&
            memcmp(&r->sigma[lo * ws], &h->sigma[lo * ws], n * ws * sizeof(BDD)) == 0;
 }
 

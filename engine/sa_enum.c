@@ -756,6 +756,7 @@ static void write_back(sa_ctx *c, enum_state *st, bool primal_only, BDD *tmax)
     sa__put(&r->singular, bdd_apply(r->chi_m, r->ok, bddop_diff));
     if (r->te == NULL)
         r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
+    MDAE_ASSERT(!r->te_within); /* built as exact functions */
     if (primal_only) {
         for (size_t e = 0; e < r->n_edges; e++) {
             build(c, st, F_TE, e, 0, r->ok, &r->te[e]);

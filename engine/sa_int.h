@@ -106,7 +106,13 @@ struct sa_result {
     BDD *chi_e;   /* n_edges: active (some case holds, the variable exists
                      and the equation is active: chi_e implies chi_i) */
     BDD *te;      /* n_edges: in the chosen MWPM (valid nonsingular modes;
-                     false out of ok, which sa__dual relies on) */
+                     false out of ok, which sa__dual relies on); stored as
+                     te_within says: read it through sa__te and the other
+                     accessors ("r->te's readers") */
+    /* te holds the within forms sa__simplify(te[e], ok) (canonical: what
+     * sa__within_simplify makes) rather than the exact functions; false
+     * (calloc, every writer today): the exact ones. */
+    bool te_within;
     int w_sigma;  /* bits of sigma */
     BDD *sigma;   /* n_edges * w_sigma, little-endian */
     int w_off;    /* bits of offsets */
@@ -237,6 +243,11 @@ typedef struct sa_ctx {
     sa__block *spare_block; /* a released temporary chunk, for reuse */
     const char *phase;      /* the last sa__progress's, for the calls from */
     size_t done, total;     /* the garbage collections (sa_enc.c, on_gbc) */
+    /* sa__edge_modes may write te within r->ok (sa_result.te_within) when
+     * it can: set by sa_tight.c's tight_whole for its own primal, whose
+     * caller conjoins te with that ok anyway (issue 40); NULL: never.
+     * For this result only (not the blocks its primal may solve). */
+    const sa_result *edge_modes_within;
     bool no_max;            /* sa_blocks.c: the blocks' singular modes'
                                maximum matchings are not wanted (a tight
                                graph's singular modes are only "not
@@ -550,34 +561,59 @@ unsigned sa__veval(const sa_result *r, const BDD *a, int w, const bool *mode);
  * sa_compose.c) write r->te[e] themselves. */
 
 /* The modes where edge e is chosen: the exact function (false out of ok),
- * kept while c's temporaries are (today r->te[e] itself). */
+ * kept while c's temporaries are (r->te[e] itself, or its within form
+ * conjoined with ok). */
 static inline BDD sa__te(sa_ctx *c, const sa_result *r, size_t e)
 {
-    (void)c;
-    return r->te[e];
+    BDD w = r->te[e];
+    if (!r->te_within || w == bddfalse)
+        return w;
+    return w == bddtrue ? r->ok : sa__tmp(c, sa__and(w, r->ok));
 }
-/* Whether edge e is chosen in no mode. */
+/* Whether edge e is chosen in no mode (within: simplify(f, ok) is false iff
+ * f is, f being false out of ok). */
 static inline bool sa__te_never(const sa_result *r, size_t e) { return r->te[e] == bddfalse; }
 /* Whether edge e is chosen in every mode (so ok is every mode too). */
-static inline bool sa__te_always(const sa_result *r, size_t e) { return r->te[e] == bddtrue; }
+static inline bool sa__te_always(const sa_result *r, size_t e)
+{
+    return r->te[e] == bddtrue && (!r->te_within || r->ok == bddtrue);
+}
+/* Whether the stored te arrays of r and h may be compared handle by handle
+ * (sa__te_exact's readers): the same form, and under the same ok when it is
+ * the within one. Then equal handles are equal functions and, the forms
+ * being canonical, different handles different ones. */
+static inline bool sa__te_comparable(const sa_result *r, const sa_result *h)
+{
+    return r->te_within == h->te_within && (!r->te_within || r->ok == h->ok);
+}
 /* Whether edge e of r and edge f of h are chosen in the same modes. */
 static inline bool sa__te_same(const sa_result *r, size_t e, const sa_result *h, size_t f)
 {
-    return r->te[e] == h->te[f];
+    if (sa__te_comparable(r, h))
+        return r->te[e] == h->te[f];
+    BDD a = r->te_within ? bdd_addref(sa__and(r->te[e], r->ok)) : r->te[e];
+    BDD b = h->te_within ? bdd_addref(sa__and(h->te[f], h->ok)) : h->te[f];
+    bool same = a == b;
+    if (r->te_within)
+        bdd_delref(a);
+    if (h->te_within)
+        bdd_delref(b);
+    return same;
 }
-/* All r->n_edges exact functions at once, for a reader that compares them
- * with another result's or passes them on whole (read only). */
+/* All r->n_edges stored functions at once (te_within says which form), for
+ * a reader that compares them with another result's (only when
+ * sa__te_comparable) or passes them on whole (read only). */
 static inline const BDD *sa__te_exact(const sa_result *r) { return r->te; }
 /* sa__simplify(sa__te(r, e), r->ok), not kept (sa_int.h's "r->te's
  * readers": the within form itself). */
 static inline BDD sa__te_in_ok(const sa_result *r, size_t e)
 {
-    return sa__simplify(r->te[e], r->ok);
+    return r->te_within ? r->te[e] : sa__simplify(r->te[e], r->ok);
 }
 /* Whether edge e of h is chosen in the mode (sa__eval with r's layout). */
 static inline bool sa__te_at(const sa_result *r, const sa_result *h, size_t e, const bool *mode)
 {
-    return sa__eval(r, h->te[e], mode);
+    return sa__eval(r, h->te[e], mode) && (!h->te_within || sa__eval(r, h->ok, mode));
 }
 
 /* ---- sa_encode.c ---------------------------------------------------------- */
@@ -699,6 +735,9 @@ typedef struct sa__bsol {
     uint32_t *efirst, *vfirst, *eqs, *vars;
     bool *from_prev; /* per block: its solution is prev's (sa__blocks_solve) */
     uint8_t *kind;   /* per block, SA_UBLOCK_* (sa_udm.c); NULL: all square */
+    /* per block: its te entries are within its own ok bok[b] (sa_result's
+     * te_within: its primal's), not exact; either way te & *ok is exact */
+    bool *te_within;
 } sa__bsol;
 /* An earlier round of the same analysis, over more modes (the seeded
  * rounds', sa_tight.c): its blocks, and redo: the columns whose tight
@@ -859,8 +898,12 @@ void sa__offsets_alloc(sa_ctx *c);
 /* Lexicographically smallest element of S per mode (edges false first). */
 BDD sa__choose(sa_ctx *c, BDD s);
 /* r->te[e] |= the modes where t (one edge set per mode: sa__choose's)
- * holds edge e, for every edge in one pass. */
+ * holds edge e, for every edge in one pass; or, when
+ * c->edge_modes_within is r and it can, te within r->ok (te_within). */
 void sa__edge_modes(sa_ctx *c, BDD t);
+/* Tests: sa__edge_modes always writes the exact te (the path before
+ * te_within, compared with it by test_sa_te_within). Process-global. */
+extern bool sa__edge_modes_exact;
 /* Over the edges es[0..n) (any order): *one := exactly one of them is true
  * (at most one if !exactly), each only where act[k] holds (act may be NULL);
  * *none := none is true. one and none are caller slots. */

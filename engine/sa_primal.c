@@ -713,6 +713,37 @@ static void send_down(dom_pass *p, BDD f, BDD ch, BDD to)
     sa__put(&p->ctx[k], sa__or(p->ctx[k], to));
 }
 
+/* sa__edge_modes' te within r->ok, when c->edge_modes_within asks for it
+ * and it can: r->te all false (nothing to OR into), ok not constant, and
+ * ok implies the context of every edge's dominator. Then te[e] & ok =
+ * ctx(D) & tel[e] & ok = tel[e] & ok, whose within form
+ * sa__within_simplify gives without the chain ctx(D) & tel[e] (2 N^2
+ * nodes on the compressible building: docs/figures.md, h-bldg16). Sets
+ * r->te_within and true; else false, nothing written. */
+bool sa__edge_modes_exact;
+
+static bool edge_modes_within(sa_ctx *c, const dom_pass *p, const BDD *tel, const BDD *tdom)
+{
+    sa_result *r = c->r;
+    if (c->edge_modes_within != r || r->ok < 2 || r->te_within || sa__edge_modes_exact)
+        return false;
+    sa__within wok;
+    sa__within_init(c, r->ok, &wok);
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (r->te[e] != bddfalse ||
+            (tel[e] != bddfalse && !sa__within_implies(&wok, p->ctx[node_index(p, tdom[e])])))
+            return false;
+    for (size_t e = 0; e < r->n_edges; e++) {
+        if (tel[e] == bddfalse)
+            continue;
+        size_t m2 = sa__mark(c);
+        sa__put(&r->te[e], sa__within_simplify(c, &wok, tel[e]));
+        sa__release(c, m2);
+    }
+    r->te_within = true;
+    return true;
+}
+
 void sa__edge_modes(sa_ctx *c, BDD t)
 {
     sa_result *r = c->r;
@@ -771,13 +802,16 @@ void sa__edge_modes(sa_ctx *c, BDD t)
         if ((k & 1023) == 1023)
             sa__progress(c, "choice", k, ns->n);
     }
-    for (size_t e = 0; e < r->n_edges; e++) {
-        if (tel[e] == bddfalse)
-            continue;
-        size_t m2 = sa__mark(c);
-        BDD g = T(sa__and(p.ctx[node_index(&p, tdom[e])], tel[e]));
-        sa__put(&r->te[e], r->te[e] == bddfalse ? g : sa__or(r->te[e], g));
-        sa__release(c, m2);
+    if (!edge_modes_within(c, &p, tel, tdom)) {
+        MDAE_ASSERT(!r->te_within); /* ORed into as exact functions */
+        for (size_t e = 0; e < r->n_edges; e++) {
+            if (tel[e] == bddfalse)
+                continue;
+            size_t m2 = sa__mark(c);
+            BDD g = T(sa__and(p.ctx[node_index(&p, tdom[e])], tel[e]));
+            sa__put(&r->te[e], r->te[e] == bddfalse ? g : sa__or(r->te[e], g));
+            sa__release(c, m2);
+        }
     }
     sa__release(c, mark);
 }

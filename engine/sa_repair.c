@@ -214,6 +214,7 @@ static void starts(sa_ctx *c, const dgraph *g, const BDD *fresh, BDD modes, BDD 
 static void write_te(sa_ctx *c, const bool *in, const BDD *back, const BDD *te_in, BDD covered)
 {
     sa_result *r = c->r;
+    MDAE_ASSERT(!r->te_within); /* ORed into as exact functions */
     for (size_t e = 0; e < r->n_edges; e++) {
         bool a = in[r->edge_eq[e]], b = in[r->n_eq + r->edge_v[e]];
         BDD t = a && b ? te_in[e] : !a && !b ? back[e] : bddfalse;

@@ -502,6 +502,10 @@ typedef struct tight_state {
     sm_frame *frame;
     BDD *tmax; /* the caller's slots */
     BDD *te;   /* the block's own te while tight_whole lends it others */
+    bool te_within0; /* and its te_within then */
+    /* te (tight_rounds') holds the within forms of tight_whole's single
+     * round, whose modes covered all of them: within *ok */
+    bool te_within;
     bool covered;
     bool wide; /* some round had keys at distance two (learned_rounds) */
     sa__known *known; /* c->known before the rounds (open_rounds) */
@@ -516,9 +520,12 @@ static void tight_restore(void *arg)
     t->r->chi_j = t->chi_j;
     t->r->chi_e = t->chi_e;
     t->r->chi_m = t->chi_m;
-    if (t->te != NULL)
+    if (t->te != NULL) {
         t->r->te = t->te;
+        t->r->te_within = t->te_within0;
+    }
     t->te = NULL;
+    t->c->edge_modes_within = NULL;
     t->c->tight_depth--;
     t->c->no_max = false;
     t->c->max_block_rows = 0;
@@ -1013,6 +1020,13 @@ static bool tight_whole(sa_ctx *c, tight_state *t, BDD *tight, BDD *rest, BDD *o
     size_t mark = sa__mark(c);
     BDD *chi_e = r->chi_e, chi_m = r->chi_m, *te0 = r->te;
     t->te = te0; /* restored by tight_restore after a jump */
+    t->te_within0 = r->te_within;
+    /* The first round to add modes, which may cover them all: then te may
+     * be its primal's within form (sa__edge_modes), no other round adding
+     * to it (each runs only while *rest has modes). */
+    bool first = *ok == bddfalse && !t->te_within;
+    for (size_t e = 0; first && e < r->n_edges; e++)
+        first = te[e] == bddfalse;
     BDD *keep = sa__slots(c, 2);
     sa__put(&keep[0], r->ok);
     sa__put(&keep[1], r->singular);
@@ -1021,13 +1035,20 @@ static bool tight_whole(sa_ctx *c, tight_state *t, BDD *tight, BDD *rest, BDD *o
     r->chi_e = tight;
     r->chi_m = *rest;
     r->te = sa__slots(c, r->n_edges + 1);
+    r->te_within = false;
+    c->edge_modes_within = first ? r : NULL;
     sa__primal(c);
+    c->edge_modes_within = NULL;
     BDD *got = sa__slots(c, 1);
     sa__put(got, r->ok);
+    /* within *got, which is then all of *ok (false before) */
+    bool within = first && r->te_within && r->ok == *got && sa__diff(*rest, *got) == bddfalse;
     for (size_t e = 0; e < r->n_edges; e++)
         if (!sa__te_never(r, e))
-            sa__put(&te[e], sa__or(te[e], T(sa__and(sa__te(c, r, e), *got))));
+            sa__put(&te[e], within ? r->te[e] : sa__or(te[e], T(sa__and(sa__te(c, r, e), *got))));
+    t->te_within = within;
     r->te = te0;
+    r->te_within = t->te_within0;
     t->te = NULL;
     r->chi_e = chi_e;
     r->chi_m = chi_m;
@@ -1260,10 +1281,11 @@ static void tight_rounds(sa_ctx *c, void *arg)
     tight_restore(t);
     t->covered = *rest == bddfalse;
     if (t->covered) {
-        for (size_t e = 0; e < r->n_edges; e++) {
+        for (size_t e = 0; e < r->n_edges; e++) { /* all of r->te, either form */
             sa__put(&r->te[e], te[e]);
             sa__put(&t->tmax[e], tmax[e]);
         }
+        r->te_within = t->te_within && *ok != bddfalse; /* within *ok (tight_whole) */
         sa__put(&r->ok, *ok);
         sa__put(&r->singular, *sing);
         r->blocks_learned += learned;
@@ -1277,8 +1299,8 @@ bool sa__tight_primal(sa_ctx *c, BDD *tmax)
     sa_result *r = c->r;
     if (r->chi_m == bddfalse || c->tight_depth > 0)
         return false;
-    tight_state t = {c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, tmax, NULL, false, false,
-                     NULL};
+    tight_state t = {.c = c, .r = r, .chi_i = r->chi_i, .chi_j = r->chi_j, .chi_e = r->chi_e,
+                     .chi_m = r->chi_m, .opt = c->opt, .tmax = tmax};
     return sa__try(c, TIGHT_BUDGET, tight_rounds, &t) && t.covered;
 }
 
@@ -1936,8 +1958,8 @@ bool sa__seeded_primal(sa_ctx *c)
         r->te = sa__alloc_keep(c, (r->n_edges + 1) * sizeof(BDD));
     uint32_t seeded = r->seeded;
     size_t mark = sa__mark(c);
-    seeded_run run = {{{c, r, r->chi_i, r->chi_j, r->chi_e, r->chi_m, c->opt, NULL, NULL, NULL,
-                        false, false, NULL},
+    seeded_run run = {{{.c = c, .r = r, .chi_i = r->chi_i, .chi_j = r->chi_j, .chi_e = r->chi_e,
+                        .chi_m = r->chi_m, .opt = c->opt},
                        NULL, NULL, 0, 0, NULL, NULL},
                       NULL};
     seeded_state *s = &run.s;

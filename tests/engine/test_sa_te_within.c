@@ -116,3 +116,120 @@ Test(sa_te_within, models_and_building)
         mel_model_free(m);
     }
 }
+
+/* r's te turned into the within forms in place (te_within set), as a
+ * writer keeping them would leave it. */
+static void store_within(sa_result *r)
+{
+    for (size_t e = 0; e < r->n_edges; e++) {
+        BDD w = bdd_addref(sa__simplify(r->te[e], r->ok));
+        bdd_delref(r->te[e]);
+        r->te[e] = w;
+    }
+    r->te_within = true;
+}
+
+/* Every accessor of "r->te's readers" on w (te stored within ok) gives what
+ * it gives on x (the same result with its exact te), and the comparisons
+ * across the two forms find them the same. */
+static void check_within_reads(sa_ctx *c, const sa_result *x, const sa_result *w, const char *name)
+{
+    const char *why = NULL;
+    cr_assert(sa_result_same(x, w, &why), "%s: %s", name, why != NULL ? why : "");
+    cr_assert(sa_result_same(w, x, &why), "%s: %s", name, why != NULL ? why : "");
+    cr_assert(!sa__te_comparable(x, w) && sa__te_comparable(w, w), "%s", name);
+    bool *mode = calloc((size_t)x->n_modes + 1, 1);
+    uint64_t s = 88172645463325252ull;
+    for (size_t e = 0; e < x->n_edges; e++) {
+        size_t mark = sa__mark(c);
+        cr_assert_eq(sa__te(c, w, e), x->te[e], "%s te %zu", name, e);
+        cr_assert_eq(sa__te_never(w, e), sa__te_never(x, e), "%s te %zu", name, e);
+        cr_assert_eq(sa__te_always(w, e), sa__te_always(x, e), "%s te %zu", name, e);
+        cr_assert_eq(sa__te_in_ok(w, e), sa__te_in_ok(x, e), "%s te %zu", name, e);
+        cr_assert(sa__te_same(w, e, x, e) && sa__te_same(x, e, w, e), "%s te %zu", name, e);
+        size_t f = (e * 7 + 3) % x->n_edges;
+        cr_assert_eq(sa__te_same(w, e, x, f), x->te[e] == x->te[f], "%s te %zu %zu", name, e, f);
+        cr_assert_eq(sa__te_same(w, e, w, f), x->te[e] == x->te[f], "%s te %zu %zu", name, e, f);
+        for (int k = 0; k < 4; k++) { /* some modes, valid or not */
+            for (uint32_t q = 0; q < x->n_modes; q++) {
+                s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+                mode[q] = s & 1;
+            }
+            cr_assert_eq(sa__te_at(x, w, e, mode), sa__te_at(x, x, e, mode), "%s te %zu", name,
+                         e);
+        }
+        sa__release(c, mark);
+    }
+    free(mode);
+}
+
+/* r's te stored within ok (left so; the analysis may have stored it so),
+ * checked against its exact te. */
+static void check_stored_within(sa_result *r, const char *name)
+{
+    ENTER(c);
+    BDD *exact = sa__slots(c, r->n_edges + 1);
+    for (size_t e = 0; e < r->n_edges; e++)
+        sa__put(&exact[e], sa__te(c, r, e));
+    sa_result x = *r; /* a view of r with the exact te: not freed */
+    x.te = exact;
+    x.te_within = false;
+    if (!r->te_within)
+        store_within(r);
+    check_within_reads(c, &x, r, name);
+    leave(c);
+}
+
+Test(sa_te_within, stored_within_reads_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+    } cases[] = {
+        {"building_compressible.mel", 12}, {"building_incompressible.mel", 4},
+        {"brake.mel", 8},                  {"clutch.mel", -1},
+        {"rldc_parallel.mel", 4},          {"ground_contact.mel", -1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mel_model *m = NULL;
+        sa_result *r = analyse_file(cases[k].name, cases[k].n, &m);
+        check_stored_within(r, cases[k].name);
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+}
+
+/* The analyses whose primal writes te within ok (sa__edge_modes, kept so
+ * through tight_whole and the blocks: the compressible building's) give
+ * the same result as with te exact everywhere (sa__edge_modes_exact), and
+ * their te is within ok where the path applies. */
+Test(sa_te_within, within_path_same_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+        bool within; /* the path applies */
+    } cases[] = {
+        {"building_compressible.mel", 40, true}, {"building_compressible.mel", 7, true},
+        {"building_incompressible.mel", 6, false}, {"brake.mel", 30, false},
+        {"clutch.mel", -1, false},                {"rldc_chain.mel", 4, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mel_model *m1 = NULL, *m2 = NULL;
+        sa__edge_modes_exact = true;
+        sa_result *x = analyse_file(cases[k].name, cases[k].n, &m1);
+        sa__edge_modes_exact = false;
+        sa_result *w = analyse_file(cases[k].name, cases[k].n, &m2);
+        cr_assert(!x->te_within, "%s", cases[k].name);
+        if (cases[k].within)
+            cr_assert(w->te_within, "%s: the within path not taken", cases[k].name);
+        const char *why = NULL;
+        cr_assert(sa_result_same(x, w, &why), "%s: %s", cases[k].name, why != NULL ? why : "");
+        int exact = 0, within = 0;
+        check_result(w, cases[k].name, &exact, &within);
+        sa_result_free(w);
+        sa_result_free(x);
+        mel_model_free(m2);
+        mel_model_free(m1);
+    }
+}
