@@ -255,6 +255,17 @@ MDAE_API int inc_result_graphs(inc_result *r, const sa_options *opt, mdae_diags 
 /* Drop the cache entries unused for INC_KEEP_GENERATIONS analyses (what
  * inc_analyze does at its end). NULL ok. */
 MDAE_API void inc_session_trim(inc_session *s);
+
+/* What the incremental sessions of the process keep alive, all sessions
+ * and results together (for tests of memory bounds: an editor's session
+ * keeps a bounded number of versions): the parts (cached, held by results
+ * or as another part's seed), the private models' memories (a part's own
+ * and the earlier ones it shares), and the bytes of their arenas' chunks
+ * (those memories and the parts' own tables). */
+typedef struct inc_live_info {
+    size_t parts, mems, arena_bytes;
+} inc_live_info;
+MDAE_API void inc_live(inc_live_info *out /* out */);
 MDAE_API void inc_result_stats(const inc_result *r, inc_stats *out /* out */);
 
 /* The parts of an analysis, in the order of their first equation: their

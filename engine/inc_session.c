@@ -10,6 +10,7 @@
  */
 #include "inc_int.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -244,6 +245,19 @@ static void key_guard_full(kbuf *b, pmap *seen, uintptr_t *next, const mel_guard
 #define ARENA_FIRST 1024
 #define ARENA_CHUNK 65536
 
+/* What is alive in the process (inc_live): parts, private-model memories
+ * and the bytes of every arena's chunks. */
+static atomic_size_t live_parts, live_mems, live_arena_bytes;
+
+void inc_live(inc_live_info *out)
+{
+    if (out == NULL)
+        return;
+    out->parts = atomic_load_explicit(&live_parts, memory_order_relaxed);
+    out->mems = atomic_load_explicit(&live_mems, memory_order_relaxed);
+    out->arena_bytes = atomic_load_explicit(&live_arena_bytes, memory_order_relaxed);
+}
+
 typedef struct arena_chunk {
     struct arena_chunk *next;
     size_t used, cap; /* bytes of data */
@@ -268,6 +282,7 @@ static arena_chunk *ar_chunk(arena *a, size_t n)
     }
     k->used = 0;
     k->cap = cap;
+    atomic_fetch_add_explicit(&live_arena_bytes, cap, memory_order_relaxed);
     k->next = a->head;
     a->head = k;
     return k;
@@ -306,6 +321,7 @@ static void ar_free(arena *a)
 {
     for (arena_chunk *k = a->head, *next; k != NULL; k = next) {
         next = k->next;
+        atomic_fetch_sub_explicit(&live_arena_bytes, k->cap, memory_order_relaxed);
         mdae_free(k);
     }
     memset(a, 0, sizeof *a);
@@ -383,6 +399,7 @@ static void mem_unref(inc_mem *m)
         return;
     ar_free(&m->a);
     mdae_free(m);
+    atomic_fetch_sub_explicit(&live_mems, 1, memory_order_relaxed);
 }
 
 typedef struct inc_part inc_part;
@@ -395,6 +412,13 @@ struct inc_part {
     struct inc_prefix *prefix; /* one reference: modes and invariants */
     uint64_t hash;    /* of its structure (part_signature) */
     inc_mem *mem;     /* one reference: the private model's own data */
+    /* Owned: the part's own tables (its model's equation and variable
+     * arrays, eq_len / var_len, eq_mems / var_mems, eq_hash / var_hash),
+     * which no later part reads once this one is freed: a later version
+     * copies their entries and holds mem only for what they point to
+     * (names, guards, incidences, cases, modes). Kept out of mem so that a
+     * held memory is only that content, not n-sized tables per version. */
+    arena own;
     inc_mem *held[INC_HELD]; /* one reference each: earlier parts' data it shares */
     size_t n_held;
     unsigned chain;   /* parts built from a previous one since a full copy */
@@ -430,9 +454,11 @@ static void part_unref(inc_part *p)
     mem_unref(p->mem);
     for (size_t k = 0; k < p->n_held; k++)
         mem_unref(p->held[k]);
+    ar_free(&p->own);
     prefix_unref(p->prefix);
     mdae_free(p->ids);
     mdae_free(p);
+    atomic_fetch_sub_explicit(&live_parts, 1, memory_order_relaxed);
 }
 
 /* ---- Session ----------------------------------------------------------- */
@@ -1032,24 +1058,25 @@ static size_t count_edges(const mel_model *m, const rpart *rp, const share *sh,
     return edges;
 }
 
-/* The private model's equations, the incidences and cases of those it
+/* The private model's equations (their array, lengths and memory sets in
+ * tab: the part's tables), the incidences and cases of those it
  * does not share in one array each (as the front-end lays them out),
  * every field written (the arena does not zero): a field the copy does not
  * carry (when) is 0. An equation shared with sh->prev is its equation,
  * name, incidences and cases (in prev's memory). */
 static int copy_equations(const mel_model *m, const rpart *rp, const uint32_t *local, arena *a,
-                          pmap *memo, mel_model *sm, const share *sh,
+                          arena *tab, pmap *memo, mel_model *sm, const share *sh,
                           uint32_t **eq_len /* out */, mem_set **eq_mems /* out */)
 {
     size_t n_copied, n_cases;
     size_t n_edges = count_edges(m, rp, sh, &n_copied, &n_cases);
     uint32_t n = rp->n_eq;
-    mel_equation *eqs = AR_NEW(a, mel_equation, n + 1);
-    mel_incidence *incs = AR_NEW(a, mel_incidence, n_copied + 1);
+    mel_equation *eqs = AR_NEW(tab, mel_equation, n + 1); /* tables: tab */
+    uint32_t *len = AR_NEW(tab, uint32_t, n + 1);
+    mem_set *mems = AR_NEW(tab, mem_set, n + 1);
+    mel_incidence *incs = AR_NEW(a, mel_incidence, n_copied + 1); /* content: a */
     mel_order_case *cs = AR_NEW(a, mel_order_case, n_cases + 1);
-    uint32_t *len = AR_NEW(a, uint32_t, n + 1);
-    mem_set *mems = AR_NEW(a, mem_set, n + 1);
-    if (a->oom)
+    if (a->oom || tab->oom)
         return MDAE_E_NOMEM;
     *eq_len = len;
     *eq_mems = mems;
@@ -1172,15 +1199,16 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
 {
     if ((p->mem = mdae_calloc(1, sizeof *p->mem)) == NULL)
         return MDAE_E_NOMEM;
+    atomic_fetch_add_explicit(&live_mems, 1, memory_order_relaxed);
     p->mem->refs = 1;
     if (sh->prev != NULL)
         hold_memories(p, sh);
-    arena *a = &p->mem->a;
+    arena *a = &p->mem->a, *tab = &p->own; /* content, tables (inc_part) */
     pm_reset(memo);
     mel_model *sm = &p->model;
-    mel_variable *vars = AR_NEW(a, mel_variable, rp->n_var + 1);
-    uint32_t *var_len = AR_NEW(a, uint32_t, rp->n_var + 1);
-    if (a->oom)
+    mel_variable *vars = AR_NEW(tab, mel_variable, rp->n_var + 1);
+    uint32_t *var_len = AR_NEW(tab, uint32_t, rp->n_var + 1);
+    if (tab->oom)
         return MDAE_E_NOMEM;
     memset(&vars[rp->n_var], 0, sizeof *vars); /* the spare end, as calloc's */
     int rc = copy_modes(m, a, memo, sm, sh);
@@ -1190,8 +1218,8 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
     const uint32_t *prev_len = sh->prev != NULL ? sh->prev->var_len : NULL;
     const mem_set *prev_mems = sh->prev != NULL ? sh->prev->var_mems : NULL;
     const mem_set own = (mem_set)(1u << sh->n_keep);
-    mem_set *var_mems = AR_NEW(a, mem_set, rp->n_var + 1);
-    if (a->oom)
+    mem_set *var_mems = AR_NEW(tab, mem_set, rp->n_var + 1);
+    if (tab->oom)
         return MDAE_E_NOMEM;
     p->modes_mems = sh->prev != NULL && sh->modes ? remap_set(sh, sh->prev->modes_mems) : own;
     for (uint32_t q = 0; q < rp->n_var; q++) {
@@ -1217,7 +1245,7 @@ static int build_model(const mel_model *m, const rpart *rp, const uint32_t *loca
         if (vars[q].name == NULL || vars[q].guard == NULL)
             return MDAE_E_NOMEM;
     }
-    rc = copy_equations(m, rp, local, a, memo, sm, sh, &p->eq_len, &p->eq_mems);
+    rc = copy_equations(m, rp, local, a, tab, memo, sm, sh, &p->eq_len, &p->eq_mems);
     if (rc < 0)
         return rc;
     p->var_len = var_len;
@@ -2069,7 +2097,7 @@ static bool modes_shared(const mel_model *m, const inc_part *prev, const inc_pre
 /* The hashes of p's equations and variables (an's), kept in its memory. */
 static int keep_hashes(analysis *an, inc_part *p, const rpart *rp)
 {
-    arena *a = &p->mem->a;
+    arena *a = &p->own; /* tables (inc_part) */
     p->eq_hash = AR_NEW(a, uint64_t, rp->n_eq + 1);
     p->var_hash = AR_NEW(a, uint64_t, rp->n_var + 1);
     if (a->oom)
@@ -2340,6 +2368,7 @@ static int resolve_part(analysis *an, size_t k)
     inc_part *p = mdae_calloc(1, sizeof *p);
     if (p == NULL)
         return MDAE_E_NOMEM;
+    atomic_fetch_add_explicit(&live_parts, 1, memory_order_relaxed);
     p->refs = 1;
     p->hash = h;
     p->prefix = s->prefix;

@@ -68,21 +68,29 @@ static char *px_edit(const char *base, const char *term, int k)
     return tm_replaced(base, PX, to);
 }
 
-static mel_model *parse(const char *text, const mel_model *since)
+/* text with n railcars (RAILCARS when 0). */
+static mel_model *parse_n(const char *text, const mel_model *since, int n)
 {
     mel_define def;
-    mel_options mo = tm_options_n(&def, RAILCARS);
+    mel_options mo = tm_options_n(&def, n > 0 ? n : RAILCARS);
     mo.since = since;
     mel_model *m = NULL;
     cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m, NULL), MDAE_OK, "%s", text);
     return m;
 }
 
-/* An editor's session: its last model and result. */
+static mel_model *parse(const char *text, const mel_model *since)
+{
+    return parse_n(text, since, 0);
+}
+
+/* An editor's session: its last model and result; railcars: the texts'
+ * (RAILCARS when 0). */
 typedef struct editor {
     inc_session *s;
     mel_model *m;
     inc_result *r;
+    int railcars;
 } editor;
 
 /* Every part of r made anew: its private model holds m's equations and
@@ -129,7 +137,7 @@ static void private_models_are_m(const inc_result *r, const mel_model *m)
  * method information. */
 static sa_method_info edit(editor *ed, const char *text)
 {
-    mel_model *m = parse(text, ed->m);
+    mel_model *m = parse_n(text, ed->m, ed->railcars);
     inc_session_since(ed->s, ed->m);
     /* Nodes held without their reference (the hint's tight edges and
      * offsets, moved and copied in blocks: h-inc14) are collected here, and
@@ -156,12 +164,17 @@ static sa_method_info edit(editor *ed, const char *text)
     return mi;
 }
 
-static editor open_editor(const char *text)
+static editor open_editor_n(const char *text, int railcars)
 {
-    editor ed = {0};
+    editor ed = {.railcars = railcars};
     cr_assert_eq(inc_session_new(&ed.s), MDAE_OK);
     edit(&ed, text);
     return ed;
+}
+
+static editor open_editor(const char *text)
+{
+    return open_editor_n(text, 0);
 }
 
 static void close_editor(editor *ed)
@@ -187,6 +200,56 @@ Test(inc_follow, brake_edits_take_the_hint_and_stay_cold_equal)
         free(v);
     }
     close_editor(&ed);
+    free(text);
+}
+
+/* An editor's session over a chain of 30 edits without a question about
+ * the graphs (the first stage only, the cache trimmed after each answer
+ * as the worker does: inc_session_trim): every result the cold one
+ * (edit), and what the session keeps alive bounded by a small constant
+ * number of versions: per part of the result at most LIVE_PARTS parts
+ * (the cached versions and the chain of seeds kept for their graphs:
+ * 4 to 7 on the brake), and the arenas' bytes at most LIVE_VERSIONS
+ * times one version's (the open's: its private model and tables; 4.05
+ * on the brake). The private models' memories an edited part holds
+ * (shared rows of up to INC_HELD earlier versions) count as content
+ * only: with each version's n-sized tables in them (before h-mem18)
+ * the held memories kept 8 more versions' tables alive. */
+#define LIVE_PARTS 8
+#define CHAIN_RAILCARS 300
+#define LIVE_VERSIONS 5
+
+Test(inc_follow, a_chain_of_edits_keeps_a_bounded_number_of_versions)
+{
+    char *text = tm_slurp("brake.mel");
+    inc_live_info before, one, now;
+    inc_live(&before);
+    cr_assert_eq(before.parts, 0);
+    editor ed = open_editor_n(text, CHAIN_RAILCARS);
+    inc_session_trim(ed.s);
+    inc_live(&one);
+    size_t version_bytes = one.arena_bytes - before.arena_bytes;
+    size_t n_parts = inc_result_n_parts(ed.r);
+    cr_assert_gt(version_bytes, 0);
+    for (int j = 0; j < 30; j++) {
+        char *v = px_edit(text, "der(x[i])", 10 + j);
+        edit(&ed, v);
+        inc_session_trim(ed.s);
+        free(v);
+        inc_live(&now);
+        cr_assert_leq(now.parts, LIVE_PARTS * n_parts, "edit %d: %zu parts", j, now.parts);
+        cr_assert_leq(now.arena_bytes - before.arena_bytes, LIVE_VERSIONS * version_bytes,
+                      "edit %d: %zu bytes, one version %zu", j, now.arena_bytes, version_bytes);
+        if (getenv("MDAE_TEST_VERBOSE") != NULL)
+            fprintf(stderr, "edit %d: parts %zu (result %zu) mems %zu arena %zu (one %zu)\n", j,
+                    now.parts, inc_result_n_parts(ed.r), now.mems,
+                    now.arena_bytes - before.arena_bytes, version_bytes);
+    }
+    close_editor(&ed);
+    inc_live(&now);
+    cr_assert_eq(now.parts, 0, "%zu parts left", now.parts);
+    cr_assert_eq(now.mems, 0, "%zu memories left", now.mems);
+    cr_assert_eq(now.arena_bytes, before.arena_bytes);
     free(text);
 }
 
