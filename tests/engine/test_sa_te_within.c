@@ -233,3 +233,92 @@ Test(sa_te_within, within_path_same_as_exact)
         mel_model_free(m1);
     }
 }
+
+/* Two sets the same: formula and every cube's literals. */
+static void same_set(const sa_set *x, const sa_set *y, uint32_t n_modes, const char *name,
+                     const char *what, size_t k)
+{
+    if (x->formula == NULL || y->formula == NULL) { /* not computed */
+        cr_assert(x->formula == y->formula, "%s: %s %zu", name, what, k);
+        return;
+    }
+    cr_assert_str_eq(x->formula, y->formula, "%s: %s %zu", name, what, k);
+    cr_assert_eq(x->n_cubes, y->n_cubes, "%s: %s %zu", name, what, k);
+    for (size_t q = 0; q < x->n_cubes; q++)
+        for (uint32_t v = 0; v < n_modes; v++)
+            cr_assert_eq(sa_set_literal(x, q, v), sa_set_literal(y, q, v), "%s: %s %zu", name,
+                         what, k);
+}
+
+static void same_items(const sa_item *x, const sa_item *y, size_t n, uint32_t n_modes,
+                       const char *name)
+{
+    for (size_t k = 0; k < n; k++) {
+        same_set(&x[k].active, &y[k].active, n_modes, name, "active", k);
+        cr_assert_eq(x[k].n_offsets, y[k].n_offsets, "%s: item %zu offsets", name, k);
+        for (size_t q = 0; q < x[k].n_offsets; q++) {
+            cr_assert_eq(x[k].offsets[q].value, y[k].offsets[q].value, "%s: item %zu", name, k);
+            same_set(&x[k].offsets[q].modes, &y[k].offsets[q].modes, n_modes, name, "offset",
+                     k);
+        }
+    }
+}
+
+/* Whether the report of r takes its items' sets within ok (sa_report.c's
+ * report_within, seen from outside: ok the valid modes, not constant, and
+ * the care set split into factors). */
+static bool report_takes_within(const sa_result *r)
+{
+    ENTER(c);
+    sa__care cs;
+    sa__care_init(c, r, r->chi_m, &cs);
+    bool within = r->ok >= 2 && r->ok == r->chi_m && cs.n > 0;
+    leave(c);
+    return within;
+}
+
+/* The report whose items' sets are made within ok (sa_report.c: the
+ * compressible building's) is the report made from the exact functions
+ * (sa__report_exact), set by set; with the offsets only, too. */
+Test(sa_te_within, report_within_same_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+        bool within; /* the path applies */
+    } cases[] = {
+        {"building_compressible.mel", 40, true}, {"building_compressible.mel", 7, true},
+        {"building_incompressible.mel", 6, false}, {"brake.mel", 30, false},
+        {"clutch.mel", -1, false},                {"rldc_chain.mel", 4, false},
+        {"singular_simple.mel", -1, false},       {"ground_contact.mel", -1, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *name = cases[k].name;
+        mel_model *m = NULL;
+        sa_result *r = analyse_file(name, cases[k].n, &m);
+        if (cases[k].within)
+            cr_assert(report_takes_within(r), "%s: the within path not taken", name);
+        for (int only = 0; only < 2; only++) {
+            unsigned flags = SA_REPORT_VALID_CARE | (only ? SA_REPORT_OFFSETS_ONLY : 0);
+            sa_report *x = NULL, *w = NULL;
+            sa__report_exact = true;
+            cr_assert_eq(sa_result_report_ex(r, flags, &x), MDAE_OK, "%s", name);
+            sa__report_exact = false;
+            cr_assert_eq(sa_result_report_ex(r, flags, &w), MDAE_OK, "%s", name);
+            uint32_t nm = x->n_modes;
+            same_set(&x->singular_modes, &w->singular_modes, nm, name, "singular", 0);
+            cr_assert_eq(x->n_equations, w->n_equations, "%s", name);
+            cr_assert_eq(x->n_variables, w->n_variables, "%s", name);
+            same_items(x->equations, w->equations, x->n_equations, nm, name);
+            same_items(x->variables, w->variables, x->n_variables, nm, name);
+            cr_assert_eq(x->n_diagnostics, w->n_diagnostics, "%s", name);
+            for (size_t q = 0; q < x->n_diagnostics; q++)
+                same_set(&x->diagnostics[q].modes, &w->diagnostics[q].modes, nm, name,
+                         "diagnostic", q);
+            sa_report_free(w);
+            sa_report_free(x);
+        }
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+}
