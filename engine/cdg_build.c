@@ -1575,6 +1575,8 @@ static int step_width(const sa_result *r)
     return wn;
 }
 
+bool cdg__inputs_exact;
+
 static void local_inputs(build *b)
 {
     sa_ctx *c = b->c;
@@ -1621,7 +1623,9 @@ static void local_inputs(build *b)
     for (size_t e = 0; e < r->n_edges; e++) {
         sa__put(&te[e], sa__te_in_ok(r, e));
         size_t mark = sa__mark(c);
-        sa__put(&ce[e], sa__within_simplify(c, &b->ok_within, r->chi_e[e]));
+        sa__put(&ce[e], cdg__inputs_exact
+                            ? sa__simplify(r->chi_e[e], r->ok)
+                            : sa__within_simplify(c, &b->ok_within, r->chi_e[e]));
         sa__release(c, mark);
     }
     /* simplify(chi_I & ok, ok) without the chain */

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdg.h"
+#include "cdg_int.h"
 #include "mel.h"
 #include "sa.h"
 #include "sa_enter.h"
@@ -318,6 +320,69 @@ Test(sa_te_within, report_within_same_as_exact)
             sa_report_free(w);
             sa_report_free(x);
         }
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+}
+
+/* Whether a & ok and b & ok are the same function. */
+static bool same_on_ok(BDD a, BDD b, BDD ok)
+{
+    BDD x = bdd_addref(sa__and(a, ok));
+    bool same = sa__and(b, ok) == x;
+    bdd_delref(x);
+    return same;
+}
+
+/* The dependency graph built from chi_E within ok (cdg_build.c's
+ * local_inputs, sa__within_simplify) is the one built from
+ * bdd_simplify(chi_E, ok) (cdg__inputs_exact): the same blocks, items,
+ * edges and guards' sets. */
+Test(sa_te_within, graph_within_same_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+    } cases[] = {
+        {"building_compressible.mel", 40}, {"building_compressible.mel", 7},
+        {"building_incompressible.mel", 6}, {"brake.mel", 30},
+        {"clutch.mel", -1},                 {"rldc_chain.mel", 4},
+        {"ground_contact.mel", -1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *name = cases[k].name;
+        mel_model *m = NULL;
+        sa_result *r = analyse_file(name, cases[k].n, &m);
+        cdg_graph *gx = NULL, *gw = NULL;
+        cdg__inputs_exact = true;
+        cr_assert_eq(cdg_build(r, NULL, &gx, NULL), MDAE_OK, "%s", name);
+        cdg__inputs_exact = false;
+        cr_assert_eq(cdg_build(r, NULL, &gw, NULL), MDAE_OK, "%s", name);
+        cr_assert_eq(gx->n_blocks, gw->n_blocks, "%s: blocks", name);
+        cr_assert_eq(gx->n_edges, gw->n_edges, "%s: edges", name);
+        for (size_t q = 0; q < gx->n_blocks; q++) {
+            const cdg_block *a = &gx->blocks[q], *b = &gw->blocks[q];
+            cr_assert_eq(a->n_equations, b->n_equations, "%s: block %zu", name, q);
+            cr_assert(same_on_ok(gx->bguard[q], gw->bguard[q], r->ok), "%s: block %zu guard",
+                      name, q);
+        }
+        for (size_t q = 0; q < gx->n_edges; q++) {
+            cr_assert(gx->efrom[q] == gw->efrom[q] && gx->eto[q] == gw->eto[q], "%s: edge %zu",
+                      name, q);
+            cr_assert(same_on_ok(gx->eguard[q], gw->eguard[q], r->ok), "%s: edge %zu guard",
+                      name, q);
+        }
+        cdg_report *x = NULL, *w = NULL;
+        cr_assert_eq(cdg_graph_report(gx, &x), MDAE_OK, "%s", name);
+        cr_assert_eq(cdg_graph_report(gw, &w), MDAE_OK, "%s", name);
+        for (size_t q = 0; q < x->n_blocks; q++)
+            same_set(&x->blocks[q].guard, &w->blocks[q].guard, r->n_modes, name, "block", q);
+        for (size_t q = 0; q < x->n_edges; q++)
+            same_set(&x->edges[q].guard, &w->edges[q].guard, r->n_modes, name, "edge", q);
+        cdg_report_free(w);
+        cdg_report_free(x);
+        cdg_graph_free(gw);
+        cdg_graph_free(gx);
         sa_result_free(r);
         mel_model_free(m);
     }
