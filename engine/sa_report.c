@@ -314,18 +314,14 @@ typedef struct filler {
     sa__set_memo wmemo; /* theirs, keyed by the canonical within form */
 } filler;
 
-static void fill_item_within(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it,
-                             const char *name, BDD chi, const BDD *vec);
+/* Item it's sets: where it is active (chi), its offsets (vec, or NULL) by
+ * value; this one from the exact functions, fill_item_within within ok. */
+typedef void item_filler(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it,
+                         const char *name, BDD chi, const BDD *vec);
 
-/* Item it's sets: where it is active, its offsets by value (within ok when
- * fl->okw says: fill_item_within). */
 static void fill_item(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it, const char *name,
                       BDD chi, const BDD *vec)
 {
-    if (fl->okw != NULL) {
-        fill_item_within(c, r, fl, it, name, chi, vec);
-        return;
-    }
     split *s = &fl->s;
     it->name = name;
     size_t mark = sa__mark(c);
@@ -497,6 +493,7 @@ static int build(sa_ctx *c, const sa_result *r, skips sk)
         items = 0;
     }
     sa__set_memo_init(c, &fl.memo, items + nd + 1);
+    item_filler *fill = fl.okw != NULL ? fill_item_within : fill_item;
     sa__set_of_memo(c, r, &cs, &fl.memo, r->singular, &rep->singular_modes);
     /* not zeroed by the allocator: each item written once below, counted
      * as it is (sa_report_free reads the items counted) */
@@ -509,15 +506,15 @@ static int build(sa_ctx *c, const sa_result *r, skips sk)
         rep->equations[i] = (sa_item){.name = m->equations[i].name};
         rep->n_equations = i + 1;
         if (sk.eq == NULL || !sk.eq[i])
-            fill_item(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
-                      r->c ? &r->c[(size_t)i * r->w_off] : NULL);
+            fill(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
+                 r->c ? &r->c[(size_t)i * r->w_off] : NULL);
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
         rep->variables[j] = (sa_item){.name = m->variables[j].name};
         rep->n_variables = j + 1;
         if (sk.var == NULL || !sk.var[j])
-            fill_item(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
-                      r->d ? &r->d[(size_t)j * r->w_off] : NULL);
+            fill(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
+                 r->d ? &r->d[(size_t)j * r->w_off] : NULL);
     }
     if (c->report_offsets_only)
         return MDAE_OK;
