@@ -43,4 +43,9 @@ struct cdg_graph {
     size_t blocks_kept;  /* blocks taken from the seed graph as they were */
 };
 
+/* Tests: cdg_build's inputs take chi_E by bdd_simplify(chi_E, ok) (the path
+ * before sa__within_simplify, compared with it by test_sa_te_within).
+ * Process-global. */
+extern bool cdg__inputs_exact;
+
 #endif /* CDG_INT_H */

@@ -1176,6 +1176,11 @@ bool sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, sa__mval *out);
  * (sa__fail) only for memory. */
 void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v);
 
+/* ---- sa_report.c: the items' sets within ok (issue 40) -------------------
+ * Tests: the report always makes its items' sets from the exact functions
+ * (the path before the within one, compared with it by test_sa_te_within).
+ * Process-global. */
+extern bool sa__report_exact;
 /* ---- sa_report.c: the items' part of a report after an earlier one ------
  * (engine/cdg_report_keys.h, cdg_report_since, combines it with the
  * graph's part.) */

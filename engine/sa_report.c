@@ -309,7 +309,15 @@ typedef struct filler {
     const sa__care *cs;
     split s;
     sa__set_memo memo;
+    /* The items' sets within ok (below), or NULL: exact. */
+    const sa__within *okw;
+    sa__set_memo wmemo; /* theirs, keyed by the canonical within form */
 } filler;
+
+/* Item it's sets: where it is active (chi), its offsets (vec, or NULL) by
+ * value; this one from the exact functions, fill_item_within within ok. */
+typedef void item_filler(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it,
+                         const char *name, BDD chi, const BDD *vec);
 
 static void fill_item(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it, const char *name,
                       BDD chi, const BDD *vec)
@@ -327,6 +335,94 @@ static void fill_item(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it, co
         for (size_t k = 0; k < s->n; k++) {
             it->offsets[k].value = (int)s->values[k];
             sa__set_of_memo(c, r, fl->cs, &fl->memo, s->sets[k], &it->offsets[k].modes);
+            it->n_offsets = k + 1;
+        }
+        for (size_t k = 0; k < s->n; k++)
+            sa__put(&s->sets[k], bddfalse);
+    }
+    sa__release(c, mark);
+}
+
+/* ---- The items' sets within ok (issue 40) --------------------------------
+ * On the compressible building ok is a chain through every room: each
+ * exact set of an item, chi_m & chi or a split of ok & chi by the bits of
+ * its offsets, copies the chain above the item's room (N^2 nodes in all,
+ * 2 M at N = 1,000, which the report made again after the analysis).
+ * When the care set is ok itself (chi_m == ok: no singular mode) and is
+ * split into factors, the same sets come from the within forms: x with
+ * x & ok the exact set, made from chi and the offsets' within forms (local
+ * functions: w = simplify(v, ok)), tested empty by sa__within_empty, and
+ * each set is that of x & ok (sa__set_of_memo_within: care_for's
+ * simplify(x & ok, ok) made from x). The split takes the same branches in
+ * the same order: a branch is cut iff its set is empty in ok; a bit whose
+ * within form is a constant b takes one branch, where the exact split
+ * found the other's set empty (the set lies in ok). The memo is keyed by
+ * sa__within_simplify(x), canonical (a function of x & ok), so it hits
+ * exactly where the exact memo did for the items. sa__report_exact
+ * (tests) forces the exact path. */
+bool sa__report_exact;
+
+/* Whether fill_item may take the within path for r with care set cs. */
+static bool report_within(const sa_ctx *c, const sa_result *r, const sa__care *cs)
+{
+    return !sa__report_exact && r->ok >= 2 && r->ok == r->chi_m && c->care == r->ok &&
+           cs->whole == r->ok && cs->n > 0;
+}
+
+/* out := the set of x & ok, through fl's within memo (x referenced). */
+static void set_within(sa_ctx *c, const sa_result *r, filler *fl, BDD x, sa_set *out)
+{
+    size_t mark = sa__mark(c);
+    BDD h = sa__within_simplify(c, fl->okw, x);
+    sa__set_of_memo_within(c, r, fl->cs, fl->okw, &fl->wmemo, h, out);
+    sa__release(c, mark);
+}
+
+/* split_rec on within forms: set and v[] local, set's exact set set & ok. */
+static void split_within(sa_ctx *c, const sa__within *okw, split *s, const BDD *v, int k, BDD set,
+                         unsigned value)
+{
+    if (sa__within_empty(okw, set))
+        return;
+    if (k < 0) {
+        if (s->n == s->cap) /* values are bounded by 2^w: cannot happen */
+            sa__fail(c, MDAE_E_BDD);
+        s->values[s->n] = value;
+        sa__put(&s->sets[s->n], set);
+        s->n++;
+        return;
+    }
+    if (v[k] == bddfalse || v[k] == bddtrue) {
+        split_within(c, okw, s, v, k - 1, set, value | (v[k] == bddtrue ? 1u << k : 0u));
+        return;
+    }
+    size_t mark = sa__mark(c);
+    BDD s0 = T(sa__diff(set, v[k]));
+    BDD s1 = T(sa__and(set, v[k]));
+    split_within(c, okw, s, v, k - 1, s0, value);
+    split_within(c, okw, s, v, k - 1, s1, value | (1u << k));
+    sa__release(c, mark);
+}
+
+/* fill_item within ok (above); vec: the exact offsets, or NULL. */
+static void fill_item_within(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it,
+                             const char *name, BDD chi, const BDD *vec)
+{
+    split *s = &fl->s;
+    it->name = name;
+    size_t mark = sa__mark(c);
+    if (!c->report_offsets_only)
+        set_within(c, r, fl, chi, &it->active);
+    if (vec != NULL && !sa__within_empty(fl->okw, chi)) {
+        BDD *v = sa__slots(c, (size_t)r->w_off + 1);
+        for (int b = 0; b < r->w_off; b++)
+            sa__put(&v[b], sa__within_simplify(c, fl->okw, vec[b]));
+        s->n = 0;
+        split_within(c, fl->okw, s, v, r->w_off - 1, chi, 0);
+        it->offsets = sa__alloc_keep(c, (s->n + 1) * sizeof *it->offsets);
+        for (size_t k = 0; k < s->n; k++) {
+            it->offsets[k].value = (int)s->values[k];
+            set_within(c, r, fl, s->sets[k], &it->offsets[k].modes);
             it->n_offsets = k + 1;
         }
         for (size_t k = 0; k < s->n; k++)
@@ -384,12 +480,20 @@ static int build(sa_ctx *c, const sa_result *r, skips sk)
     rep->singular = r->singular != bddfalse;
     sa__care cs;
     sa__care_init(c, r, c->care, &cs);
-    filler fl = {&cs, {0}, {0}};
+    filler fl = {&cs, {0}, {0}, NULL, {0}};
     /* sized by the sets it may hold: the items computed, the diagnostics
      * (a memo that is full only stops keeping: the sets are the same) */
     size_t nd = c->report_offsets_only ? 0 : diagnosed(r);
-    sa__set_memo_init(c, &fl.memo,
-                      2 * (computed(sk.eq, r->n_eq) + computed(sk.var, r->n_var)) + nd + 1);
+    size_t items = 2 * (computed(sk.eq, r->n_eq) + computed(sk.var, r->n_var));
+    sa__within okw;
+    if (report_within(c, r, &cs)) {
+        sa__within_init(c, r->ok, &okw);
+        fl.okw = &okw;
+        sa__set_memo_init(c, &fl.wmemo, items);
+        items = 0;
+    }
+    sa__set_memo_init(c, &fl.memo, items + nd + 1);
+    item_filler *fill = fl.okw != NULL ? fill_item_within : fill_item;
     sa__set_of_memo(c, r, &cs, &fl.memo, r->singular, &rep->singular_modes);
     /* not zeroed by the allocator: each item written once below, counted
      * as it is (sa_report_free reads the items counted) */
@@ -402,15 +506,15 @@ static int build(sa_ctx *c, const sa_result *r, skips sk)
         rep->equations[i] = (sa_item){.name = m->equations[i].name};
         rep->n_equations = i + 1;
         if (sk.eq == NULL || !sk.eq[i])
-            fill_item(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
-                      r->c ? &r->c[(size_t)i * r->w_off] : NULL);
+            fill(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
+                 r->c ? &r->c[(size_t)i * r->w_off] : NULL);
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
         rep->variables[j] = (sa_item){.name = m->variables[j].name};
         rep->n_variables = j + 1;
         if (sk.var == NULL || !sk.var[j])
-            fill_item(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
-                      r->d ? &r->d[(size_t)j * r->w_off] : NULL);
+            fill(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
+                 r->d ? &r->d[(size_t)j * r->w_off] : NULL);
     }
     if (c->report_offsets_only)
         return MDAE_OK;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdg.h"
+#include "cdg_int.h"
 #include "mel.h"
 #include "sa.h"
 #include "sa_enter.h"
@@ -231,5 +233,157 @@ Test(sa_te_within, within_path_same_as_exact)
         sa_result_free(x);
         mel_model_free(m2);
         mel_model_free(m1);
+    }
+}
+
+/* Two sets the same: formula and every cube's literals. */
+static void same_set(const sa_set *x, const sa_set *y, uint32_t n_modes, const char *name,
+                     const char *what, size_t k)
+{
+    if (x->formula == NULL || y->formula == NULL) { /* not computed */
+        cr_assert(x->formula == y->formula, "%s: %s %zu", name, what, k);
+        return;
+    }
+    cr_assert_str_eq(x->formula, y->formula, "%s: %s %zu", name, what, k);
+    cr_assert_eq(x->n_cubes, y->n_cubes, "%s: %s %zu", name, what, k);
+    for (size_t q = 0; q < x->n_cubes; q++)
+        for (uint32_t v = 0; v < n_modes; v++)
+            cr_assert_eq(sa_set_literal(x, q, v), sa_set_literal(y, q, v), "%s: %s %zu", name,
+                         what, k);
+}
+
+static void same_items(const sa_item *x, const sa_item *y, size_t n, uint32_t n_modes,
+                       const char *name)
+{
+    for (size_t k = 0; k < n; k++) {
+        same_set(&x[k].active, &y[k].active, n_modes, name, "active", k);
+        cr_assert_eq(x[k].n_offsets, y[k].n_offsets, "%s: item %zu offsets", name, k);
+        for (size_t q = 0; q < x[k].n_offsets; q++) {
+            cr_assert_eq(x[k].offsets[q].value, y[k].offsets[q].value, "%s: item %zu", name, k);
+            same_set(&x[k].offsets[q].modes, &y[k].offsets[q].modes, n_modes, name, "offset",
+                     k);
+        }
+    }
+}
+
+/* Whether the report of r takes its items' sets within ok (sa_report.c's
+ * report_within, seen from outside: ok the valid modes, not constant, and
+ * the care set split into factors). */
+static bool report_takes_within(const sa_result *r)
+{
+    ENTER(c);
+    sa__care cs;
+    sa__care_init(c, r, r->chi_m, &cs);
+    bool within = r->ok >= 2 && r->ok == r->chi_m && cs.n > 0;
+    leave(c);
+    return within;
+}
+
+/* The report whose items' sets are made within ok (sa_report.c: the
+ * compressible building's) is the report made from the exact functions
+ * (sa__report_exact), set by set; with the offsets only, too. */
+Test(sa_te_within, report_within_same_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+        bool within; /* the path applies */
+    } cases[] = {
+        {"building_compressible.mel", 40, true}, {"building_compressible.mel", 7, true},
+        {"building_incompressible.mel", 6, false}, {"brake.mel", 30, false},
+        {"clutch.mel", -1, false},                {"rldc_chain.mel", 4, false},
+        {"singular_simple.mel", -1, false},       {"ground_contact.mel", -1, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *name = cases[k].name;
+        mel_model *m = NULL;
+        sa_result *r = analyse_file(name, cases[k].n, &m);
+        if (cases[k].within)
+            cr_assert(report_takes_within(r), "%s: the within path not taken", name);
+        for (int only = 0; only < 2; only++) {
+            unsigned flags = SA_REPORT_VALID_CARE | (only ? SA_REPORT_OFFSETS_ONLY : 0);
+            sa_report *x = NULL, *w = NULL;
+            sa__report_exact = true;
+            cr_assert_eq(sa_result_report_ex(r, flags, &x), MDAE_OK, "%s", name);
+            sa__report_exact = false;
+            cr_assert_eq(sa_result_report_ex(r, flags, &w), MDAE_OK, "%s", name);
+            uint32_t nm = x->n_modes;
+            same_set(&x->singular_modes, &w->singular_modes, nm, name, "singular", 0);
+            cr_assert_eq(x->n_equations, w->n_equations, "%s", name);
+            cr_assert_eq(x->n_variables, w->n_variables, "%s", name);
+            same_items(x->equations, w->equations, x->n_equations, nm, name);
+            same_items(x->variables, w->variables, x->n_variables, nm, name);
+            cr_assert_eq(x->n_diagnostics, w->n_diagnostics, "%s", name);
+            for (size_t q = 0; q < x->n_diagnostics; q++)
+                same_set(&x->diagnostics[q].modes, &w->diagnostics[q].modes, nm, name,
+                         "diagnostic", q);
+            sa_report_free(w);
+            sa_report_free(x);
+        }
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+}
+
+/* Whether a & ok and b & ok are the same function. */
+static bool same_on_ok(BDD a, BDD b, BDD ok)
+{
+    BDD x = bdd_addref(sa__and(a, ok));
+    bool same = sa__and(b, ok) == x;
+    bdd_delref(x);
+    return same;
+}
+
+/* The dependency graph built from chi_E within ok (cdg_build.c's
+ * local_inputs, sa__within_simplify) is the one built from
+ * bdd_simplify(chi_E, ok) (cdg__inputs_exact): the same blocks, items,
+ * edges and guards' sets. */
+Test(sa_te_within, graph_within_same_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+    } cases[] = {
+        {"building_compressible.mel", 40}, {"building_compressible.mel", 7},
+        {"building_incompressible.mel", 6}, {"brake.mel", 30},
+        {"clutch.mel", -1},                 {"rldc_chain.mel", 4},
+        {"ground_contact.mel", -1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *name = cases[k].name;
+        mel_model *m = NULL;
+        sa_result *r = analyse_file(name, cases[k].n, &m);
+        cdg_graph *gx = NULL, *gw = NULL;
+        cdg__inputs_exact = true;
+        cr_assert_eq(cdg_build(r, NULL, &gx, NULL), MDAE_OK, "%s", name);
+        cdg__inputs_exact = false;
+        cr_assert_eq(cdg_build(r, NULL, &gw, NULL), MDAE_OK, "%s", name);
+        cr_assert_eq(gx->n_blocks, gw->n_blocks, "%s: blocks", name);
+        cr_assert_eq(gx->n_edges, gw->n_edges, "%s: edges", name);
+        for (size_t q = 0; q < gx->n_blocks; q++) {
+            const cdg_block *a = &gx->blocks[q], *b = &gw->blocks[q];
+            cr_assert_eq(a->n_equations, b->n_equations, "%s: block %zu", name, q);
+            cr_assert(same_on_ok(gx->bguard[q], gw->bguard[q], r->ok), "%s: block %zu guard",
+                      name, q);
+        }
+        for (size_t q = 0; q < gx->n_edges; q++) {
+            cr_assert(gx->efrom[q] == gw->efrom[q] && gx->eto[q] == gw->eto[q], "%s: edge %zu",
+                      name, q);
+            cr_assert(same_on_ok(gx->eguard[q], gw->eguard[q], r->ok), "%s: edge %zu guard",
+                      name, q);
+        }
+        cdg_report *x = NULL, *w = NULL;
+        cr_assert_eq(cdg_graph_report(gx, &x), MDAE_OK, "%s", name);
+        cr_assert_eq(cdg_graph_report(gw, &w), MDAE_OK, "%s", name);
+        for (size_t q = 0; q < x->n_blocks; q++)
+            same_set(&x->blocks[q].guard, &w->blocks[q].guard, r->n_modes, name, "block", q);
+        for (size_t q = 0; q < x->n_edges; q++)
+            same_set(&x->edges[q].guard, &w->edges[q].guard, r->n_modes, name, "edge", q);
+        cdg_report_free(w);
+        cdg_report_free(x);
+        cdg_graph_free(gw);
+        cdg_graph_free(gx);
+        sa_result_free(r);
+        mel_model_free(m);
     }
 }
