@@ -253,7 +253,12 @@ MDAE_API int inc_analyze_offsets(inc_session *s, const mel_model *m, const sa_op
  * stays usable for its offsets and a later call tries again. */
 MDAE_API int inc_result_graphs(inc_result *r, const sa_options *opt, mdae_diags *diags);
 /* Drop the cache entries unused for INC_KEEP_GENERATIONS analyses (what
- * inc_analyze does at its end). NULL ok. */
+ * inc_analyze does at its end), and let the cached parts that are not the
+ * last analysis's go of the seeds kept for their graphs (the chains
+ * above: only the newest version's is kept, so an editor's session keeps
+ * the cache and at most one more version per part; an older version's
+ * graph, if asked for later, is made without its seed's memo: the same
+ * graph, slower, a new block's id maybe another number). NULL ok. */
 MDAE_API void inc_session_trim(inc_session *s);
 
 /* What the incremental sessions of the process keep alive, all sessions

@@ -433,6 +433,7 @@ struct inc_part {
      * included, still have no graph (0 once it has one). */
     inc_part *graph_seed;
     unsigned pending;
+    bool on_chain;    /* scratch of cut_chains: a question may soon need it */
     unsigned born;    /* the analysis that made it (hint_table_make) */
     /* In mem: the length of each equation's and variable's name (block
      * keys, part_ids), and the hash of each (part_signature). */
@@ -2107,19 +2108,24 @@ static int keep_hashes(analysis *an, inc_part *p, const rpart *rp)
     return MDAE_OK;
 }
 
-/* The seeds the parts of r keep for their graphs and ids (graph_seed), let
- * go: a part whose graph is not made yet is then made without its seed's
- * memo (the same graph, more slowly). */
+/* The seed part p keeps for its graph and ids (graph_seed), let go: p's
+ * graph, if not made yet, is then made without the seed's memo (the same
+ * graph, more slowly; cdg_build_seeded is exact) and its new blocks' ids
+ * come from the session's map (an identity seen before keeps its id). */
+static void drop_seed(inc_part *p)
+{
+    if (p == NULL || p->graph_seed == NULL)
+        return;
+    part_unref(p->graph_seed);
+    p->graph_seed = NULL;
+    p->pending = p->graph == NULL;
+}
+
+/* drop_seed of every part of r. */
 static void drop_seeds(inc_result *r)
 {
-    for (size_t k = 0; k < r->n_parts; k++) {
-        inc_part *p = r->parts[k].part;
-        if (p == NULL || p->graph_seed == NULL)
-            continue;
-        part_unref(p->graph_seed);
-        p->graph_seed = NULL;
-        p->pending = p->graph == NULL;
-    }
+    for (size_t k = 0; k < r->n_parts; k++)
+        drop_seed(r->parts[k].part);
 }
 
 static int part_graph(inc_session *s, kbuf *key, inc_part *p, const sa_options *opt,
@@ -2860,10 +2866,62 @@ int inc_analyze(inc_session *s, const mel_model *m, const sa_options *opt, inc_r
     return analyze(s, m, opt, out, diags, false);
 }
 
+/* ---- Chains of seeds ------------------------------------------------------
+ * A part analysed without its graph (inc_analyze_offsets) keeps the part
+ * that seeded it (graph_seed), which keeps its own while it has no graph
+ * either: a chain of at most INC_PENDING_MAX versions without graphs and
+ * the first one with a graph (skip_chain), needed only if that part's
+ * graph is asked for. An editor asks about its newest version only, but
+ * every cached version kept its whole chain: at the brake's N = 10,000
+ * about 50 MB a version, 0 to 3 versions beyond the cache's (h-mem18).
+ * So the trim keeps the chains of the newest parts (those of the last
+ * analysis that succeeded, s->last, and those the latest analysis used,
+ * gen == s->gen, in case it failed after them), whose graphs are then
+ * made exactly as before, and the other cached parts let go of their
+ * seeds (drop_seed): such a part's graph, if ever asked for (an edit
+ * undone finds it in the cache), is made without a seed's memo, the same
+ * graph (cdg_build_seeded is exact), its blocks of a known identity with
+ * their ids (the session's map), a new one's id maybe another number
+ * (inc.h: ids follow the order graphs are made in). A chain is held by
+ * its newest part: what is alive is the cache and the newest parts' seeds
+ * beyond it (at most one version with a graph, as the chain's first
+ * part is cached while younger than INC_KEEP_GENERATIONS analyses). */
+
+/* Mark (on) or unmark every part of p's chain, p included. */
+static void mark_chain(inc_part *p, bool on)
+{
+    for (; p != NULL; p = p->graph_seed)
+        p->on_chain = on;
+}
+
+/* Mark or unmark the newest parts' chains (above). */
+static void mark_newest(inc_session *s, bool on)
+{
+    for (size_t k = 0; k < s->n_last; k++)
+        mark_chain(s->last[k], on);
+    for (inc_part *p = s->parts; p != NULL; p = p->next)
+        if (p->gen == s->gen)
+            mark_chain(p, on);
+}
+
+/* Every cached part off the newest parts' chains lets go of its seed
+ * (above). The marked parts stay alive: each is held by s->last, the
+ * cache or the marked part it seeds, none of which is touched. */
+static void cut_chains(inc_session *s)
+{
+    mark_newest(s, true);
+    for (inc_part *p = s->parts; p != NULL; p = p->next)
+        if (!p->on_chain)
+            drop_seed(p);
+    mark_newest(s, false);
+}
+
 void inc_session_trim(inc_session *s)
 {
-    if (s != NULL)
-        trim_cache(s, INC_KEEP_GENERATIONS);
+    if (s == NULL)
+        return;
+    trim_cache(s, INC_KEEP_GENERATIONS);
+    cut_chains(s);
 }
 
 int inc_analyze_offsets(inc_session *s, const mel_model *m, const sa_options *opt,

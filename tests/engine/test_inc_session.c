@@ -981,6 +981,108 @@ Test(inc_session, a_long_chain_of_offsets_only_edits_gives_the_cold_graph)
     free(text);
 }
 
+/* The brake (N = 16) opened with its graph, then `edits` offsets-only
+ * edits (a der term in railcar k), each result freed when the next comes
+ * but version `keep` (ir_keep, may be NULL), the session trimmed after
+ * each when `trim` (the worker's inc_session_trim); *newest the last
+ * version's result and model, *r0 / *m0 the open's (all owned). */
+static void type_edits(inc_session *s, const char *text, int edits, bool trim, int keep,
+                       inc_result **r0, mel_model **m0, inc_result **ir_keep,
+                       mel_model **m_keep, inc_result **newest, mel_model **m_newest)
+{
+    mel_define d = {"N", 16};
+    mel_options mo = {.defines = &d, .n_defines = 1};
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, m0, NULL), MDAE_OK);
+    cr_assert_eq(inc_analyze(s, *m0, NULL, r0, NULL), MDAE_OK);
+    inc_result *prev = NULL;
+    mel_model *mprev = NULL;
+    for (int k = 1; k <= edits; k++) {
+        char *v = brake_der_at(text, k);
+        mel_model *m = NULL;
+        inc_result *ir = NULL;
+        cr_assert_eq(mel_model_parse(v, strlen(v), &mo, &m, NULL), MDAE_OK);
+        cr_assert_eq(inc_analyze_offsets(s, m, NULL, &ir, NULL), MDAE_OK);
+        free(v);
+        if (k - 1 == keep && ir_keep != NULL) {
+            *ir_keep = prev;
+            *m_keep = mprev;
+        } else {
+            inc_result_free(prev);
+            mel_model_free(mprev);
+        }
+        prev = ir;
+        mprev = m;
+        if (trim)
+            inc_session_trim(s);
+    }
+    *newest = prev;
+    *m_newest = mprev;
+}
+
+/* The trim keeps the chain of seeds of the newest version only (issue 40
+ * item 1, inc_session.c "Chains of seeds"): an editor typing without a
+ * graph question, each older result let go as the worker does, keeps the
+ * cache and the chain's first graph, not every cached version's chain.
+ * The newest version's graph is then made as without the trims (the same
+ * ids, block for block, its seed's memo replayed), and an older cached
+ * version whose result was kept and whose chain was cut gives the cold
+ * graph all the same, with the ids of the blocks the first version had. */
+Test(inc_session, the_trim_keeps_the_newest_versions_chain_only)
+{
+    char *text = tm_slurp("brake.mel");
+    enum { EDITS = INC_KEEP_GENERATIONS + 2, KEEP = EDITS - INC_KEEP_GENERATIONS + 1 };
+    inc_session *s = NULL, *u = NULL;
+    inc_result *r0, *ir_keep = NULL, *ir, *r0u, *iru;
+    mel_model *m0, *m_keep = NULL, *m, *m0u, *mu;
+    cr_assert_eq(inc_session_new(&s), MDAE_OK);
+    cr_assert_eq(inc_session_new(&u), MDAE_OK);
+    type_edits(s, text, EDITS, true, KEEP, &r0, &m0, &ir_keep, &m_keep, &ir, &m);
+    /* alive: the cache's versions (KEEP .. EDITS) and the open's, held by
+     * r0 and as the newest chain's first graph (skip_chain); with every
+     * cached version's chain, versions 1 .. KEEP - 1 too */
+    inc_live_info live;
+    inc_live(&live);
+    cr_assert_eq(live.parts, INC_KEEP_GENERATIONS + 1, "%zu parts alive", live.parts);
+    /* the same edits, never trimmed: the newest's graph and ids the same */
+    type_edits(u, text, EDITS, false, -1, &r0u, &m0u, NULL, NULL, &iru, &mu);
+    sa_result *wr = NULL, *wru = NULL;
+    cdg_graph *wg = NULL, *wgu = NULL;
+    cr_assert_eq(inc_result_whole(ir, m, NULL, &wr, &wg, NULL), MDAE_OK);
+    cr_assert_eq(inc_result_whole(iru, mu, NULL, &wru, &wgu, NULL), MDAE_OK);
+    check_whole(m, wr, wg, "the newest version after the trims");
+    inc_part_info pi;
+    cr_assert_eq(inc_result_part(ir, 0, &pi), MDAE_OK);
+    cr_assert_gt(pi.sccs_reused, 0, "made from its seed's memo");
+    cr_assert_eq(inc_result_n_blocks(ir), inc_result_n_blocks(iru));
+    for (size_t q = 0; q < inc_result_n_blocks(ir); q++) {
+        cdg_block x, y;
+        cr_assert_eq(inc_result_block(ir, q, &x), MDAE_OK);
+        cr_assert_eq(inc_result_block(iru, q, &y), MDAE_OK);
+        char *ix = identity(&x), *iy = identity(&y);
+        cr_assert_eq(x.id, y.id, "block %zu", q);
+        cr_assert_str_eq(ix, iy, "block %zu", q);
+        free(ix);
+        free(iy);
+    }
+    check_ids_kept(r0, ir);
+    /* the older version, its chain cut: the cold graph, known ids kept */
+    cr_assert_eq(inc_result_whole(ir_keep, m_keep, NULL, &wr, &wg, NULL), MDAE_OK);
+    check_whole(m_keep, wr, wg, "an older version after its chain was cut");
+    check_ids_kept(r0, ir_keep);
+    check_ids_kept(ir, ir_keep);
+    inc_result *all[] = {r0, ir_keep, ir, r0u, iru};
+    mel_model *ms[] = {m0, m_keep, m, m0u, mu};
+    for (size_t k = 0; k < 5; k++) {
+        inc_result_free(all[k]);
+        mel_model_free(ms[k]);
+    }
+    inc_session_free(s);
+    inc_session_free(u);
+    inc_live(&live);
+    cr_assert_eq(live.parts, 0, "%zu parts left", live.parts);
+    free(text);
+}
+
 Test(inc_session, changing_n_of_paper_models_equals_cold_analyses)
 {
     static const struct {
