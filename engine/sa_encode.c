@@ -1074,6 +1074,15 @@ void sa__move_bdds(BDD *restrict to, BDD *restrict from, size_t n)
     }
 }
 
+void sa__swap_bdds(BDD *restrict a, BDD *restrict b, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        BDD t = a[k];
+        a[k] = b[k];
+        b[k] = t;
+    }
+}
+
 /* A copy of the hint's n functions f, kept with the result, each
  * referenced (filled before anything can fail: a result being built is
  * freed function by function on a jump). */

@@ -1286,4 +1286,12 @@ sa__warm *sa__warm_new(sa_ctx *c, const BDD *base, size_t stride, int wb);
  * (the caller solves the mode whole; shift unchanged). */
 int sa__warm_learn(sa_ctx *c, sa__warm *w, const bool *mode, int *shift);
 
+/* ---- sa_encode.c (h-enc19) ------------------------------------------------- */
+/* a[k] and b[k] exchanged for k < n, references and all (each array keeps
+ * owning what it now holds; vector code): for slots b whose BDDs go into
+ * a kept array a before b's release, what `sa__put(&a[k], b[k])` per k
+ * and the release did, without a reference count touched for b's nodes
+ * (the release then drops a's old ones). The arrays do not overlap. */
+void sa__swap_bdds(BDD *restrict a, BDD *restrict b, size_t n);
+
 #endif /* SA_INT_H */
