@@ -1293,5 +1293,9 @@ int sa__warm_learn(sa_ctx *c, sa__warm *w, const bool *mode, int *shift);
  * and the release did, without a reference count touched for b's nodes
  * (the release then drops a's old ones). The arrays do not overlap. */
 void sa__swap_bdds(BDD *restrict a, BDD *restrict b, size_t n);
+/* The first j in [from, n) with flags[j] set, else n: 8 flags read at a
+ * time where none is (a pass over few set flags, e.g. the columns an edit
+ * made again, without a test per flag). */
+uint32_t sa__next_flag(const bool *flags, uint32_t from, uint32_t n);
 
 #endif /* SA_INT_H */

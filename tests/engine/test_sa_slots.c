@@ -441,3 +441,39 @@ Test(sa_slots, swap_bdds_is_sa_put_then_release)
     bdd_error_hook(sa_handler);
     sa_end();
 }
+
+/* ---- sa__next_flag (h-enc19) against a test per flag ---------------------- */
+
+static uint32_t next_flag_slow(const bool *flags, uint32_t from, uint32_t n)
+{
+    for (uint32_t j = from; j < n; j++)
+        if (flags[j])
+            return j;
+    return n;
+}
+
+Test(sa_slots, next_flag_is_the_test_per_flag)
+{
+    unsigned seed = 5;
+    bool *buf = malloc(300);
+    cr_assert_not_null(buf);
+    for (uint32_t n = 0; n < 140; n++)
+        for (int density = 0; density < 4; density++)
+            for (uint32_t shift = 0; shift < 3; shift++) { /* unaligned arrays too */
+                bool *flags = buf + shift;
+                for (uint32_t j = 0; j < n; j++)
+                    flags[j] = density == 0 ? false : next(&seed) % (density == 3 ? 2 : 40) == 0;
+                flags[n] = true; /* past the end: never reported */
+                for (uint32_t from = 0; from <= n; from++)
+                    cr_assert_eq(sa__next_flag(flags, from, n), next_flag_slow(flags, from, n),
+                                 "n %u, from %u, density %d, shift %u", n, from, density, shift);
+                /* the walk over every set flag */
+                uint32_t count = 0, slow = 0;
+                for (uint32_t j = sa__next_flag(flags, 0, n); j < n; j = sa__next_flag(flags, j + 1, n))
+                    count++;
+                for (uint32_t j = 0; j < n; j++)
+                    slow += flags[j];
+                cr_assert_eq(count, slow);
+            }
+    free(buf);
+}
